@@ -1,0 +1,161 @@
+# regtrack — one top-level Makefile (after git's and redis's).
+#
+#   make                      build bin/regtrack-server, bin/regtrack, bin/regtrack-worker
+#   make check                every test tier, under ASan + UBSan (SANITIZE=none to skip)
+#   make SANITIZE=address,undefined check
+#   make bench                performance figures beside same-run baselines
+#   make install PREFIX=/usr/local DESTDIR=
+#   make demo / make demo-stop
+
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+CC       ?= gcc
+ifeq ($(CC),cc)
+CC := gcc
+endif
+PKGS     := libmicrohttpd jansson libpq libcurl uuid libcrypto gsl
+WARN     := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -Wformat=2 -Wno-format-nonliteral
+CFLAGS   ?= -O2 -g
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -Ilib -I. -MMD -MP \
+	$(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LDLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
+
+# Sanitized builds live in their own tree so plain and sanitized objects
+# never mix: build/plain or build/san-address-undefined.
+SANITIZE ?=
+ifneq ($(filter-out none,$(SANITIZE)),)
+SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+VARIANT   := san-$(subst $(comma),-,$(SANITIZE))
+else
+SAN_FLAGS :=
+VARIANT   := plain
+endif
+comma := ,
+B   := build/$(VARIANT)
+# plain binaries go to bin/, sanitized ones stay under build/
+ifeq ($(VARIANT),plain)
+BIN := bin
+else
+BIN := $(B)/bin
+endif
+
+ALL_CFLAGS  = $(BASE_CFLAGS) $(SAN_FLAGS) $(CFLAGS)
+ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
+
+LIB_SRC    := $(wildcard lib/*.c lib/*/*.c)
+SERVER_SRC := $(filter-out server/main.c,$(wildcard server/*.c))
+WORKER_SRC := $(filter-out worker/main.c,$(wildcard worker/*.c))
+CLI_SRC    := $(wildcard cli/*.c)
+TEST_SRC   := $(wildcard tests/unit/test_*.c)
+
+obj = $(patsubst %.c,$(B)/%.o,$(1))
+LIB_A    := $(B)/libregtrack.a
+SERVER_A := $(B)/libserver.a
+WORKER_A := $(B)/libworker.a
+TESTS    := $(patsubst tests/unit/%.c,$(B)/tests/%,$(TEST_SRC))
+
+PROGRAMS := $(BIN)/regtrack-server $(BIN)/regtrack $(BIN)/regtrack-worker
+
+.PHONY: all check check-unit check-integration check-web check-kernel bench \
+	install clean demo demo-stop deps fuzz check-faults lint cases
+.DEFAULT_GOAL := all
+
+all: $(PROGRAMS) cases
+
+deps:
+	@deploy/install-deps
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(LIB_A): $(call obj,$(LIB_SRC))
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+$(SERVER_A): $(call obj,$(SERVER_SRC))
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+$(WORKER_A): $(call obj,$(WORKER_SRC))
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BIN)/regtrack-server: $(call obj,server/main.c) $(SERVER_A) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+$(BIN)/regtrack-worker: $(call obj,worker/main.c) $(WORKER_A) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+$(BIN)/regtrack: $(call obj,$(CLI_SRC)) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/tests/%: $(B)/tests/unit/%.o $(SERVER_A) $(WORKER_A) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+
+# --- benchmark cases: static binaries per arch (worker/cases/*.c) ---------
+CASE_SRC   := $(wildcard worker/cases/*.c)
+CASE_NAMES := $(filter-out casecommon,$(basename $(notdir $(CASE_SRC))))
+CASE_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter -static -pthread
+CASES_X86  := $(addprefix bin/cases/x86_64/,$(CASE_NAMES))
+CASES_ARM  := $(addprefix bin/cases/aarch64/,$(CASE_NAMES))
+AARCH64_CC ?= aarch64-linux-gnu-gcc
+HOST_ARCH  := $(shell uname -m)
+cases: $(CASES_X86) $(if $(shell command -v $(AARCH64_CC) 2>/dev/null),$(CASES_ARM))
+bin/cases/x86_64/%: worker/cases/%.c $(wildcard worker/cases/*.h) $(wildcard worker/cases/casecommon.c)
+	@mkdir -p $(dir $@)
+	$(if $(filter x86_64,$(HOST_ARCH)),$(CC),x86_64-linux-gnu-gcc) $(CASE_CFLAGS) -o $@ $< $(wildcard worker/cases/casecommon.c) -lm
+bin/cases/aarch64/%: worker/cases/%.c $(wildcard worker/cases/*.h) $(wildcard worker/cases/casecommon.c)
+	@mkdir -p $(dir $@)
+	$(if $(filter aarch64,$(HOST_ARCH)),$(CC),$(AARCH64_CC)) $(CASE_CFLAGS) -o $@ $< $(wildcard worker/cases/casecommon.c) -lm
+
+# --- tests --------------------------------------------------------------
+# `make check` runs under ASan+UBSan unless SANITIZE is given (SANITIZE=none
+# for a plain run).
+CHECK_SANITIZE := $(if $(filter command line environment,$(origin SANITIZE)),$(SANITIZE),address,undefined)
+export ASAN_OPTIONS  ?= detect_leaks=1:abort_on_error=1:halt_on_error=1
+export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
+export LSAN_OPTIONS  ?= suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
+
+check: lint
+	@deploy/install-deps
+	$(MAKE) SANITIZE=$(CHECK_SANITIZE) check-unit check-integration
+	$(MAKE) cases
+	$(MAKE) SANITIZE=$(CHECK_SANITIZE) check-web check-kernel
+
+lint:
+	@tests/lint.sh
+
+check-unit: $(TESTS)
+	@set -e; for t in $(TESTS); do echo "== $$t"; $$t; done
+
+check-integration: $(PROGRAMS)
+	REGTRACK_BIN=$(CURDIR)/$(BIN) tests/integration/run.sh
+
+check-web: $(PROGRAMS)
+	@if [ -x tests/web/run.sh ]; then REGTRACK_BIN=$(CURDIR)/$(BIN) tests/web/run.sh; fi
+
+check-kernel: $(PROGRAMS)
+	@if [ -x tests/kernel/run.sh ]; then REGTRACK_BIN=$(CURDIR)/$(BIN) tests/kernel/run.sh; fi
+
+bench: all
+	REGTRACK_BIN=$(CURDIR)/bin bench/run.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/regtrack/sql \
+		$(DESTDIR)$(PREFIX)/share/regtrack/web $(DESTDIR)$(PREFIX)/share/regtrack/cases
+	install -m 755 $(PROGRAMS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 sql/*.sql $(DESTDIR)$(PREFIX)/share/regtrack/sql/
+	cp -r web/. $(DESTDIR)$(PREFIX)/share/regtrack/web/
+	cp -r bin/cases/. $(DESTDIR)$(PREFIX)/share/regtrack/cases/ 2>/dev/null || true
+
+demo: all
+	deploy/demo start
+
+demo-stop:
+	deploy/demo stop
+
+clean:
+	rm -rf build bin
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,42 @@
+#ifndef REGTRACK_BUF_H
+#define REGTRACK_BUF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+/*
+ * A growable byte buffer with a size cap (after git's strbuf and curl's
+ * dynbuf). `data` is never NULL and always NUL-terminated, so it can be
+ * used as a C string when the content has no NUL bytes.
+ *
+ * Lifecycle: BUF_INIT(cap) or buf_init(&b, cap), then appends, then
+ * buf_release(&b). `cap` is the largest `len` allowed (0 = no cap). An
+ * append past the cap appends nothing and returns -1 (E2BIG semantics);
+ * out of memory is fatal (see xalloc.h).
+ */
+struct buf {
+	char *data;
+	size_t len;
+	size_t alloc;
+	size_t cap;
+};
+
+extern char buf_empty[];
+#define BUF_INIT(c) { buf_empty, 0, 0, (c) }
+
+void buf_init(struct buf *b, size_t cap);
+/* Frees the storage; the buffer is then empty and reusable. */
+void buf_release(struct buf *b);
+/* Empties the buffer, keeping storage. */
+void buf_reset(struct buf *b);
+/* Each returns 0, or -1 when the cap would be exceeded (nothing appended). */
+int buf_add(struct buf *b, const void *p, size_t n) __attribute__((warn_unused_result));
+int buf_addstr(struct buf *b, const char *s) __attribute__((warn_unused_result));
+int buf_addch(struct buf *b, char c) __attribute__((warn_unused_result));
+int buf_addf(struct buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), warn_unused_result));
+int buf_vaddf(struct buf *b, const char *fmt, va_list ap) __attribute__((warn_unused_result));
+/* Hands the data to the caller (new, caller frees with free()); the buffer is reset. */
+char *buf_detach(struct buf *b, size_t *len);
+
+#endif

@@ -1,0 +1,32 @@
+#ifndef REGTRACK_XALLOC_H
+#define REGTRACK_XALLOC_H
+
+#include <stddef.h>
+
+/*
+ * Allocation wrappers. Out of memory is fatal: each of these prints
+ * "fatal: out of memory" to stderr and aborts, so callers never test the
+ * result for NULL. Every pointer returned is new; the caller frees it with
+ * free().
+ */
+
+/* malloc(n); n == 0 returns a valid pointer of size 1. */
+void *xmalloc(size_t n);
+/* calloc(nmemb, size) with overflow check (overflow is fatal). */
+void *xcalloc(size_t nmemb, size_t size);
+/* realloc(p, n); p may be NULL. */
+void *xrealloc(void *p, size_t n);
+/* strdup(s); s must not be NULL. */
+char *xstrdup(const char *s);
+/* strndup(s, n): at most n bytes of s plus a NUL. */
+char *xstrndup(const char *s, size_t n);
+/* asprintf into a new string. */
+char *xstrfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Grow (*p, *alloc) so that it holds at least `nr` elements of `size`. */
+void xgrow(void **p, size_t *alloc, size_t nr, size_t size);
+#define ALLOC_GROW(p, nr, alloc) xgrow((void **)&(p), &(alloc), (nr), sizeof(*(p)))
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#endif
