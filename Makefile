@@ -31,12 +31,12 @@ SAN_FLAGS :=
 VARIANT   := plain
 endif
 comma := ,
-B   := build/$(VARIANT)
+B   ?= build/$(VARIANT)
 # plain binaries go to bin/, sanitized ones stay under build/
 ifeq ($(VARIANT),plain)
-BIN := bin
+BIN ?= bin
 else
-BIN := $(B)/bin
+BIN ?= $(B)/bin
 endif
 
 ALL_CFLAGS  = $(BASE_CFLAGS) $(SAN_FLAGS) $(CFLAGS)
@@ -56,7 +56,7 @@ TESTS    := $(patsubst tests/unit/%.c,$(B)/tests/%,$(TEST_SRC))
 
 PROGRAMS := $(BIN)/regtrack-server $(BIN)/regtrack $(BIN)/regtrack-worker
 
-.PHONY: all check check-unit check-integration check-web check-kernel bench \
+.PHONY: all check check-unit check-integration check-cases check-worker check-web check-kernel bench \
 	install clean demo demo-stop deps fuzz check-faults lint cases
 .DEFAULT_GOAL := all
 
@@ -120,8 +120,8 @@ export LSAN_OPTIONS  ?= suppressions=$(CURDIR)/tests/lsan.supp:print_suppression
 check: lint
 	@deploy/install-deps
 	$(MAKE) SANITIZE=$(CHECK_SANITIZE) check-unit check-integration
-	$(MAKE) cases
-	$(MAKE) SANITIZE=$(CHECK_SANITIZE) check-web check-kernel
+	$(MAKE) check-cases
+	$(MAKE) SANITIZE=$(CHECK_SANITIZE) check-worker check-web check-kernel
 
 lint:
 	@tests/lint.sh
@@ -131,6 +131,13 @@ check-unit: $(TESTS)
 
 check-integration: $(PROGRAMS)
 	REGTRACK_BIN=$(CURDIR)/$(BIN) tests/integration/run.sh
+
+# Each tier with a tests/TIER/run.sh script: the script gets REGTRACK_BIN.
+check-cases: cases
+	@if [ -x tests/cases/run.sh ]; then tests/cases/run.sh; fi
+
+check-worker: $(PROGRAMS)
+	@if [ -x tests/worker/run.sh ]; then REGTRACK_BIN=$(CURDIR)/$(BIN) tests/worker/run.sh; fi
 
 check-web: $(PROGRAMS)
 	@if [ -x tests/web/run.sh ]; then REGTRACK_BIN=$(CURDIR)/$(BIN) tests/web/run.sh; fi
