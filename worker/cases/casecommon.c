@@ -1,0 +1,537 @@
+/*
+ * casecommon: parameters, output, clock and task start-up shared by the
+ * benchmark cases.  See casecommon.h.
+ */
+#define _GNU_SOURCE
+#include "casecommon.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/sysinfo.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "banned.h"
+
+static const char *case_name = "case";
+
+/* --- messages ------------------------------------------------------------ */
+
+static void vnote(const char *fmt, va_list ap)
+{
+	char msg[512];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	fprintf(stderr, "%s: %s\n", case_name, msg);
+}
+
+void case_fatal(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vnote(fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+	exit(1);
+}
+
+void case_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vnote(fmt, ap);
+	va_end(ap);
+}
+
+/* --- time and machine ---------------------------------------------------- */
+
+uint64_t case_now_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts))
+		case_fatal("clock_gettime(CLOCK_MONOTONIC) failed: %s", strerror(errno));
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void case_sleep(double sec)
+{
+	struct timespec ts, rem;
+
+	if (!(sec > 0))
+		return;
+	ts.tv_sec = (time_t)sec;
+	ts.tv_nsec = (long)((sec - (double)ts.tv_sec) * 1e9);
+	if (ts.tv_nsec >= 1000000000L)
+		ts.tv_nsec = 999999999L;
+	while (nanosleep(&ts, &rem) && errno == EINTR)
+		ts = rem;
+}
+
+int case_nr_cpus(void)
+{
+	cpu_set_t set;
+	long n;
+
+	if (!sched_getaffinity(0, sizeof(set), &set)) {
+		n = CPU_COUNT(&set);
+		if (n > 0)
+			return (int)n;
+	}
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
+}
+
+size_t case_page_size(void)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+
+	return ps > 0 ? (size_t)ps : 4096;
+}
+
+uint64_t case_free_ram(void)
+{
+	struct sysinfo si;
+
+	if (sysinfo(&si))
+		return 0;
+	return ((uint64_t)si.freeram + si.bufferram) * (si.mem_unit ? si.mem_unit : 1);
+}
+
+void *case_shared_alloc(size_t size)
+{
+	void *p = mmap(NULL, size ? size : 1, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		case_fatal("mmap of %zu shared bytes failed: %s", size, strerror(errno));
+	return p;
+}
+
+/* --- output -------------------------------------------------------------- */
+
+void case_emit(const char *key, double value)
+{
+	double a = fabs(value);
+
+	if (!isfinite(value))
+		case_fatal("internal error: value of '%s' is not finite", key);
+	if (a == 0)
+		printf("%s: 0\n", key);
+	else if (a >= 1e9)
+		printf("%s: %.0f\n", key, value);
+	else if (a < 1e-4)
+		printf("%s: %.12f\n", key, value);
+	else
+		printf("%s: %.9g\n", key, value);
+	if (fflush(stdout))
+		case_fatal("writing to stdout failed: %s", strerror(errno));
+}
+
+/* --- statistics ---------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double case_median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	if (n % 2)
+		return v[n / 2];
+	return (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* --- parameters ---------------------------------------------------------- */
+
+static void usage(const char *summary, const struct case_param *p, size_t n)
+{
+	size_t i;
+
+	fprintf(stderr, "usage: %s [key=value ...]\n%s\nparameters:\n", case_name, summary);
+	for (i = 0; i < n; i++) {
+		fprintf(stderr, "  %-14s default %-8s %s", p[i].name, p[i].def, p[i].help);
+		if (p[i].type == CASE_PARAM_CHOICE)
+			fprintf(stderr, " (%s)", p[i].choices);
+		else if (p[i].type == CASE_PARAM_TASKS)
+			fprintf(stderr, " (N or P%% of CPUs, %.15g..%.15g)", p[i].min, p[i].max);
+		else
+			fprintf(stderr, " (%.15g..%.15g)", p[i].min, p[i].max);
+		fputc('\n', stderr);
+	}
+}
+
+/* Index of word in "a|b|c", or -1. */
+static int choice_index(const char *choices, const char *word)
+{
+	size_t wl = strlen(word);
+	const char *s = choices;
+	int idx = 0;
+
+	for (;;) {
+		const char *bar = strchr(s, '|');
+		size_t len = bar ? (size_t)(bar - s) : strlen(s);
+
+		if (len == wl && wl && !memcmp(s, word, wl))
+			return idx;
+		if (!bar)
+			return -1;
+		s = bar + 1;
+		idx++;
+	}
+}
+
+/* Parse text as p's value; 0 or -1 with why[] filled. */
+static int param_set(struct case_param *p, const char *text, char *why, size_t whylen)
+{
+	char *end;
+	double d;
+	long l;
+	int ci;
+
+	switch (p->type) {
+	case CASE_PARAM_INT:
+		errno = 0;
+		l = strtol(text, &end, 10);
+		if (!*text || *end || errno) {
+			snprintf(why, whylen, "'%s' is not an integer", text);
+			return -1;
+		}
+		d = (double)l;
+		break;
+	case CASE_PARAM_DOUBLE:
+		errno = 0;
+		d = strtod(text, &end);
+		if (!*text || *end || errno || !isfinite(d)) {
+			snprintf(why, whylen, "'%s' is not a number", text);
+			return -1;
+		}
+		l = 0;
+		break;
+	case CASE_PARAM_TASKS:
+		errno = 0;
+		d = strtod(text, &end);
+		if (!*text || end == text || errno || !isfinite(d) || d <= 0 ||
+		    (*end && strcmp(end, "%"))) {
+			snprintf(why, whylen, "'%s' is neither a task count nor a percentage", text);
+			return -1;
+		}
+		if (*end == '%') {
+			d = floor(d * case_nr_cpus() / 100.0);
+			if (d < 1)
+				d = 1;
+		} else if (d != floor(d)) {
+			snprintf(why, whylen, "'%s' is not a whole number of tasks", text);
+			return -1;
+		}
+		if (d > 1e6)
+			d = 1e6;
+		l = (long)d;
+		break;
+	case CASE_PARAM_CHOICE:
+		ci = choice_index(p->choices, text);
+		if (ci < 0) {
+			snprintf(why, whylen, "'%s' is not one of %s", text, p->choices);
+			return -1;
+		}
+		p->sval = text;
+		p->ival = ci;
+		p->dval = ci;
+		return 0;
+	default:
+		snprintf(why, whylen, "bad parameter table");
+		return -1;
+	}
+	if (d < p->min || d > p->max) {
+		snprintf(why, whylen, "'%s' is out of range %g..%g", text, p->min, p->max);
+		return -1;
+	}
+	p->sval = text;
+	p->ival = l ? l : (long)d;
+	p->dval = d;
+	return 0;
+}
+
+void case_params_parse(const char *name, const char *summary,
+		       struct case_param *params, size_t n, int argc, char **argv)
+{
+	char why[256];
+	size_t i;
+	int a;
+
+	case_name = name;
+	for (a = 1; a < argc; a++) {
+		const char *arg = argv[a], *eq = strchr(arg, '=');
+		struct case_param *p = NULL;
+
+		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+			usage(summary, params, n);
+			exit(0);
+		}
+		if (!eq || eq == arg) {
+			case_note("argument '%s' is not key=value", arg);
+			usage(summary, params, n);
+			exit(2);
+		}
+		for (i = 0; i < n; i++)
+			if (strlen(params[i].name) == (size_t)(eq - arg) &&
+			    !memcmp(params[i].name, arg, (size_t)(eq - arg)))
+				p = &params[i];
+		if (!p) {
+			case_note("unknown parameter '%.*s'", (int)(eq - arg), arg);
+			usage(summary, params, n);
+			exit(2);
+		}
+		if (p->set) {
+			case_note("parameter '%s' given twice", p->name);
+			exit(2);
+		}
+		if (param_set(p, eq + 1, why, sizeof(why))) {
+			case_note("bad value for '%s': %s", p->name, why);
+			usage(summary, params, n);
+			exit(2);
+		}
+		p->set = 1;
+	}
+	for (i = 0; i < n; i++) {
+		if (params[i].set)
+			continue;
+		if (param_set(&params[i], params[i].def, why, sizeof(why)))
+			case_fatal("internal error: default of '%s': %s", params[i].name, why);
+	}
+}
+
+/* --- tasks --------------------------------------------------------------- */
+
+/*
+ * ready pipe: each task writes 'R' (ready) or 'F' (failed before ready).  A
+ * process-mode task then closes its write end, so the parent sees EOF early
+ * when a task dies without writing.  gate pipe: the tasks block reading it;
+ * the parent closes its write end to release them all at once (EOF).
+ */
+static struct {
+	int nr, threads;
+	int (*fn)(int, void *);
+	void *arg;
+	int ready_rd, ready_wr, gate_rd, gate_wr;
+	volatile int *abort;	/* shared: 1 when the tasks must stop */
+	pid_t *pids;
+	pthread_t *tids;
+	int *rets;		/* thread mode: each thread's return value */
+	int *idx;		/* thread mode: argument cells */
+	int *said_ready;	/* thread mode: did task i call case_task_ready */
+} g = { .ready_rd = -1, .ready_wr = -1, .gate_rd = -1, .gate_wr = -1 };
+
+static __thread int task_idx = -1;
+
+static void write_byte(int fd, char c)
+{
+	ssize_t r;
+
+	do
+		r = write(fd, &c, 1);
+	while (r < 0 && errno == EINTR);
+}
+
+int case_task_ready(void)
+{
+	char c;
+	ssize_t r;
+
+	if (g.threads && task_idx >= 0)
+		g.said_ready[task_idx] = 1;
+	write_byte(g.ready_wr, 'R');
+	if (!g.threads) {
+		close(g.ready_wr);
+		g.ready_wr = -1;
+	}
+	do
+		r = read(g.gate_rd, &c, 1);
+	while (r < 0 && errno == EINTR);
+	return *g.abort ? -1 : 0;
+}
+
+static void *thread_main(void *p)
+{
+	int idx = *(int *)p;
+
+	task_idx = idx;
+	g.rets[idx] = g.fn(idx, g.arg);
+	if (!g.said_ready[idx])
+		write_byte(g.ready_wr, 'F');
+	return NULL;
+}
+
+static void make_pipe(int *rd, int *wr)
+{
+	int fds[2];
+
+	if (pipe2(fds, O_CLOEXEC))
+		case_fatal("pipe failed: %s", strerror(errno));
+	*rd = fds[0];
+	*wr = fds[1];
+}
+
+int case_tasks_start(int nr, int threads, int (*fn)(int, void *), void *arg)
+{
+	int i, got = 0, failed = 0;
+	char c;
+
+	g.nr = nr;
+	g.threads = threads;
+	g.fn = fn;
+	g.arg = arg;
+	if (!g.abort)
+		g.abort = case_shared_alloc(sizeof(*g.abort));
+	*g.abort = 0;
+	make_pipe(&g.ready_rd, &g.ready_wr);
+	make_pipe(&g.gate_rd, &g.gate_wr);
+	fflush(stdout);
+	fflush(stderr);
+	if (threads) {
+		g.tids = calloc((size_t)nr, sizeof(*g.tids));
+		g.rets = calloc((size_t)nr, sizeof(*g.rets));
+		g.idx = calloc((size_t)nr, sizeof(*g.idx));
+		g.said_ready = calloc((size_t)nr, sizeof(*g.said_ready));
+		if (!g.tids || !g.rets || !g.idx || !g.said_ready)
+			case_fatal("out of memory");
+		for (i = 0; i < nr; i++) {
+			int e;
+
+			g.idx[i] = i;
+			e = pthread_create(&g.tids[i], NULL, thread_main, &g.idx[i]);
+			if (e)
+				case_fatal("pthread_create of task %d failed: %s", i, strerror(e));
+		}
+	} else {
+		g.pids = calloc((size_t)nr, sizeof(*g.pids));
+		if (!g.pids)
+			case_fatal("out of memory");
+		for (i = 0; i < nr; i++) {
+			pid_t pid = fork();
+
+			if (pid < 0) {
+				/* let the ones already forked go and fail */
+				case_note("fork of task %d failed: %s", i, strerror(errno));
+				g.nr = i;
+				*g.abort = 1;
+				close(g.ready_wr);
+				g.ready_wr = -1;
+				case_tasks_go();
+				return -1;
+			}
+			if (pid == 0) {
+				int rc;
+
+				prctl(PR_SET_PDEATHSIG, SIGKILL);
+				if (getppid() == 1)
+					_exit(1);
+				close(g.gate_wr);
+				close(g.ready_rd);
+				task_idx = i;
+				rc = fn(i, arg);
+				if (g.ready_wr >= 0)
+					write_byte(g.ready_wr, 'F');
+				fflush(stderr);
+				_exit(rc ? 1 : 0);
+			}
+			g.pids[i] = pid;
+		}
+		/* only the tasks hold write ends now */
+		close(g.ready_wr);
+		g.ready_wr = -1;
+	}
+	while (got < nr) {
+		ssize_t r = read(g.ready_rd, &c, 1);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got++;
+		if (c != 'R')
+			failed = 1;
+	}
+	if (got < nr || failed) {
+		if (got < nr)
+			case_note("%d of %d tasks died before they were ready", nr - got, nr);
+		*g.abort = 1;
+		case_tasks_go();
+		return -1;
+	}
+	return 0;
+}
+
+void case_tasks_go(void)
+{
+	if (g.gate_wr >= 0) {
+		close(g.gate_wr);
+		g.gate_wr = -1;
+	}
+}
+
+int case_tasks_join(void)
+{
+	int i, bad = 0;
+
+	case_tasks_go();
+	if (g.threads) {
+		for (i = 0; i < g.nr; i++) {
+			pthread_join(g.tids[i], NULL);
+			if (g.rets[i]) {
+				case_note("task %d failed", i);
+				bad = 1;
+			}
+		}
+		free(g.tids);
+		free(g.rets);
+		free(g.idx);
+		free(g.said_ready);
+		g.tids = NULL;
+		g.rets = g.idx = g.said_ready = NULL;
+		if (g.ready_wr >= 0)
+			close(g.ready_wr);
+		g.ready_wr = -1;
+	} else {
+		for (i = 0; i < g.nr; i++) {
+			int st;
+			pid_t r;
+
+			do
+				r = waitpid(g.pids[i], &st, 0);
+			while (r < 0 && errno == EINTR);
+			if (r < 0) {
+				case_note("waitpid of task %d failed: %s", i, strerror(errno));
+				bad = 1;
+			} else if (WIFSIGNALED(st)) {
+				case_note("task %d killed by signal %d", i, WTERMSIG(st));
+				bad = 1;
+			} else if (WEXITSTATUS(st)) {
+				case_note("task %d failed (exit status %d)", i, WEXITSTATUS(st));
+				bad = 1;
+			}
+		}
+		free(g.pids);
+		g.pids = NULL;
+	}
+	close(g.ready_rd);
+	close(g.gate_rd);
+	g.ready_rd = g.gate_rd = -1;
+	return bad ? -1 : 0;
+}
