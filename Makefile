@@ -72,7 +72,14 @@ $(B)/%.o: %.c
 $(LIB_A): $(call obj,$(LIB_SRC))
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
-$(SERVER_A): $(call obj,$(SERVER_SRC))
+MIGRATIONS := $(sort $(wildcard sql/[0-9]*.sql))
+$(B)/gen/migrations.c: $(MIGRATIONS) tools/embed-sql
+	@mkdir -p $(dir $@)
+	tools/embed-sql $(MIGRATIONS) > $@.tmp && mv $@.tmp $@
+$(B)/gen/migrations.o: $(B)/gen/migrations.c
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(SERVER_A): $(call obj,$(SERVER_SRC)) $(B)/gen/migrations.o
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 $(WORKER_A): $(call obj,$(WORKER_SRC))

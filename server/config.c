@@ -1,0 +1,154 @@
+#include "server/config.h"
+#include "xalloc.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "banned.h"
+
+enum key_type { KEY_STRING, KEY_LONG };
+
+struct config_key {
+	const char *name;
+	enum key_type type;
+	size_t offset;
+	const char *def;
+	long min, max;
+};
+
+#define S(n, d) { #n, KEY_STRING, offsetof(struct config, n), d, 0, 0 }
+#define L(n, d, lo, hi) { #n, KEY_LONG, offsetof(struct config, n), #d, lo, hi }
+
+static const struct config_key config_keys[] = {
+	S(listen, "127.0.0.1:8080"),
+	S(db, ""),
+	S(web_dir, ""),
+	S(smtp_url, ""),
+	S(mail_from, "regtrack <regtrack@localhost>"),
+	S(public_url, "http://127.0.0.1:8080"),
+	L(threads, 8, 1, 256),
+	L(body_limit, 16777216, 1024, 1073741824),
+	L(public_read, 1, 0, 1),
+	L(lease_timeout_s, 120, 1, 86400),
+	L(max_attempts, 3, 1, 100),
+	L(db_timeout_ms, 30000, 0, 3600000),
+};
+
+static const struct config_key *find_key(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(config_keys); i++)
+		if (!strcmp(config_keys[i].name, name))
+			return &config_keys[i];
+	return NULL;
+}
+
+static int set_key(struct config *c, const struct config_key *k, const char *value,
+		   const char *where, struct err *e)
+{
+	char *p = (char *)c + k->offset;
+
+	if (k->type == KEY_STRING) {
+		char **s = (char **)p;
+		free(*s);
+		*s = xstrdup(value);
+		return 0;
+	} else {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(value, &end, 10);
+		if (errno || end == value || *end || v < k->min || v > k->max)
+			return err_set(e, 400, "config_invalid", where,
+				       "'%s' must be an integer in [%ld, %ld], not '%s'",
+				       k->name, k->min, k->max, value);
+		*(long *)p = v;
+		return 0;
+	}
+}
+
+void config_init(struct config *c)
+{
+	memset(c, 0, sizeof(*c));
+	for (size_t i = 0; i < ARRAY_SIZE(config_keys); i++)
+		if (set_key(c, &config_keys[i], config_keys[i].def, "default", NULL))
+			abort(); /* a default out of its own bounds is a bug */
+}
+
+void config_release(struct config *c)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(config_keys); i++)
+		if (config_keys[i].type == KEY_STRING)
+			free(*(char **)((char *)c + config_keys[i].offset));
+	memset(c, 0, sizeof(*c));
+}
+
+int config_set(struct config *c, const char *key, const char *value, struct err *e)
+{
+	const struct config_key *k = find_key(key);
+
+	if (!k)
+		return err_set(e, 400, "config_invalid", key, "unknown config key '%s'", key);
+	return set_key(c, k, value, key, e);
+}
+
+static char *trim(char *s)
+{
+	char *end;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	end = s + strlen(s);
+	while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\n' || end[-1] == '\r'))
+		*--end = '\0';
+	return s;
+}
+
+int config_load_file(struct config *c, const char *path, struct err *e)
+{
+	FILE *f = fopen(path, "r");
+	char line[4096];
+	int lineno = 0;
+
+	if (!f)
+		return err_set(e, 400, "config_io", path, "cannot read config file '%s': %s",
+			       path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		char *eq, *key, *val, where[300];
+		const struct config_key *k;
+
+		lineno++;
+		key = trim(line);
+		if (!*key || *key == '#')
+			continue;
+		snprintf(where, sizeof(where), "%s:%d", path, lineno);
+		eq = strchr(key, '=');
+		if (!eq) {
+			fclose(f);
+			return err_set(e, 400, "config_invalid", where, "expected 'key = value'");
+		}
+		*eq = '\0';
+		val = trim(eq + 1);
+		key = trim(key);
+		/* optional double quotes around a value */
+		if (val[0] == '"' && strlen(val) >= 2 && val[strlen(val) - 1] == '"') {
+			val[strlen(val) - 1] = '\0';
+			val++;
+		}
+		k = find_key(key);
+		if (!k) {
+			fclose(f);
+			return err_set(e, 400, "config_invalid", where, "unknown config key '%s'", key);
+		}
+		if (set_key(c, k, val, where, e)) {
+			fclose(f);
+			return -1;
+		}
+	}
+	fclose(f);
+	return 0;
+}

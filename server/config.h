@@ -1,0 +1,45 @@
+#ifndef REGTRACK_SERVER_CONFIG_H
+#define REGTRACK_SERVER_CONFIG_H
+
+#include <stddef.h>
+
+#include "err.h"
+
+/*
+ * Server configuration: one declarative table of keys (config.c,
+ * `config_keys[]`) with type, default and bounds, read from a `key = value`
+ * file (`#` comments) and then overridden by command-line flags. One struct
+ * is passed down; there are no config globals.
+ */
+struct config {
+	char *listen;            /* "ADDR:PORT"; port 0 = pick one */
+	char *db;                /* libpq conninfo; env REGTRACK_DB */
+	char *web_dir;           /* static dashboard files; "" = next to the binary */
+	char *smtp_url;          /* e.g. smtp://127.0.0.1:2525; "" = mail off */
+	char *mail_from;
+	char *public_url;        /* base of links in mails */
+	long threads;            /* HTTP thread pool size */
+	long body_limit;         /* bytes; larger request bodies get 413 */
+	long public_read;        /* 1 = reads need no token */
+	long lease_timeout_s;    /* job lease without heartbeat */
+	long max_attempts;       /* job attempts before it fails for good */
+	long db_timeout_ms;      /* statement_timeout per connection */
+};
+
+/* Fills c with the defaults. Strings are new; release with config_release(). */
+void config_init(struct config *c);
+void config_release(struct config *c);
+
+/*
+ * Reads `path` (key = value lines) into c. Errors (-1, e filled, status 400):
+ * unreadable file (code "config_io"), unknown key, bad number or out of
+ * bounds (code "config_invalid", detail = "FILE:LINE key").
+ */
+int config_load_file(struct config *c, const char *path, struct err *e)
+	__attribute__((warn_unused_result));
+
+/* Sets one key from text (flags use this too). Errors as config_load_file. */
+int config_set(struct config *c, const char *key, const char *value, struct err *e)
+	__attribute__((warn_unused_result));
+
+#endif
