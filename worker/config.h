@@ -1,0 +1,101 @@
+#ifndef REGTRACK_WORKER_CONFIG_H
+#define REGTRACK_WORKER_CONFIG_H
+
+#include <stdio.h>
+
+#include "err.h"
+
+/*
+ * Configuration of regtrack-worker: one declarative table of keys (name,
+ * command-line flag, type, default, bounds, help) in config.c, read from a
+ * `key = value` file and overridden by flags (after redis' static_configs[]
+ * and pgbouncer's bouncer_params[]).
+ *
+ * Precedence, lowest first: built-in default, config file (--config FILE),
+ * environment REGTRACK_TOKEN (token only), command-line flag.
+ *
+ * File syntax: one `key = value` per line; blank lines and lines whose
+ * first non-blank character is '#' are ignored; whitespace around key and
+ * value is trimmed; a value may be wrapped in double quotes (kept verbatim
+ * inside, no escapes). A key given twice: the last one wins. Unknown keys,
+ * lines without '=', values of the wrong type and values out of bounds are
+ * errors naming the file and line. See deploy/etc/regtrack-worker.conf.
+ *
+ * Every string field is new, owned by the struct and freed by
+ * worker_config_release(); a string is never NULL (an unset one is "").
+ */
+struct worker_config {
+	char *server_url;	/* http(s)://host[:port][/prefix], no trailing '/' */
+	char *token;		/* bearer token, worker scope */
+	char *work_dir;		/* mirrors, builds and spool/ live here */
+	char *arch;		/* x86_64 | aarch64; default: uname -m */
+	char *tbox_group;	/* default: the host name */
+	char *capabilities;	/* validated, comma-separated: host,qemu-x86_64,qemu-aarch64 */
+	char *cases_dir;	/* static case binaries; "" = next to the executable */
+	char *ccache_dir;	/* "" = WORK_DIR/ccache */
+	int make_jobs;		/* 0 = number of online CPUs */
+	int qemu_mem_mb;
+	int qemu_cpus;
+	int timeout_fetch_s;
+	int timeout_build_s;
+	int timeout_boot_s;
+	int timeout_run_s;
+	int lease_wait_s;	/* long-poll wait of one lease request, <= 60 */
+	int heartbeat_s;	/* heartbeat period outside the "run" phase */
+	int heartbeat_run_s;	/* heartbeat period while a case is measuring */
+	int http_timeout_s;	/* per request, added to lease_wait_s for leases */
+	int retry_max_s;	/* cap of the upload/register retry backoff */
+	int once;		/* --once: one lease, then exit */
+	char *config_file;	/* the --config FILE read, "" if none */
+};
+
+/* Fills c with the built-in defaults (arch from uname(2), tbox_group from
+ * gethostname(2)). Release with worker_config_release(). */
+void worker_config_init(struct worker_config *c);
+void worker_config_release(struct worker_config *c);
+
+/*
+ * Sets one key from its text form, with the key's type and bounds checked.
+ * `key` is the file name of the key ("make_jobs"). Errors (c unchanged):
+ * "unknown_key", "invalid_value" (not a number, bad URL, unknown
+ * capability), "out_of_range" (e->message names the bounds). e->detail is
+ * the key.
+ */
+int worker_config_set(struct worker_config *c, const char *key, const char *value,
+		      struct err *e) __attribute__((warn_unused_result));
+
+/*
+ * Reads a config file (syntax above) into c. Errors: "io" (cannot open or
+ * read; e->detail the path), and those of worker_config_set() with
+ * e->detail "PATH:LINE: KEY" — c may then hold the keys of earlier lines.
+ */
+int worker_config_load_file(struct worker_config *c, const char *path, struct err *e)
+	__attribute__((warn_unused_result));
+
+/*
+ * Applies the command line after the subcommand name (argv[0] is "run";
+ * argv[1..argc-1] are options): first the file named by --config, then
+ * env_token (the value of REGTRACK_TOKEN, NULL or "" for none), then every
+ * flag (`--flag VALUE` or `--flag=VALUE`; `--once` takes no value).
+ * Errors: "usage" (unknown flag, missing value, stray argument; e->detail
+ * the argument) and those of worker_config_load_file()/_set().
+ */
+int worker_config_from_args(struct worker_config *c, int argc, char **argv,
+			    const char *env_token, struct err *e)
+	__attribute__((warn_unused_result));
+
+/*
+ * Checks what `run` needs that defaults cannot give: server_url and token
+ * set, heartbeat_run_s >= heartbeat_s. Error "missing" or "invalid_value",
+ * e->detail the key.
+ */
+int worker_config_check(const struct worker_config *c, struct err *e)
+	__attribute__((warn_unused_result));
+
+/* 1 if the comma-separated capability list of c contains `cap`, else 0. */
+int worker_config_has_cap(const struct worker_config *c, const char *cap);
+
+/* Prints every flag with its key, default and bounds (for --help). */
+void worker_config_usage(FILE *f);
+
+#endif
