@@ -169,6 +169,8 @@ static void usage(const char *summary, const struct case_param *p, size_t n)
 		fprintf(stderr, "  %-14s default %-8s %s", p[i].name, p[i].def, p[i].help);
 		if (p[i].type == CASE_PARAM_CHOICE)
 			fprintf(stderr, " (%s)", p[i].choices);
+		else if (p[i].type == CASE_PARAM_STRING)
+			fprintf(stderr, " (text)");
 		else if (p[i].type == CASE_PARAM_TASKS)
 			fprintf(stderr, " (N or P%% of CPUs, %.15g..%.15g)", p[i].min, p[i].max);
 		else
@@ -244,6 +246,15 @@ static int param_set(struct case_param *p, const char *text, char *why, size_t w
 			d = 1e6;
 		l = (long)d;
 		break;
+	case CASE_PARAM_STRING:
+		if (!*text || (double)strlen(text) > p->max) {
+			snprintf(why, whylen, "'%s' is empty or longer than %.0f bytes", text, p->max);
+			return -1;
+		}
+		p->sval = text;
+		p->ival = 0;
+		p->dval = 0;
+		return 0;
 	case CASE_PARAM_CHOICE:
 		ci = choice_index(p->choices, text);
 		if (ci < 0) {
@@ -259,7 +270,7 @@ static int param_set(struct case_param *p, const char *text, char *why, size_t w
 		return -1;
 	}
 	if (d < p->min || d > p->max) {
-		snprintf(why, whylen, "'%s' is out of range %g..%g", text, p->min, p->max);
+		snprintf(why, whylen, "'%s' is out of range %.15g..%.15g", text, p->min, p->max);
 		return -1;
 	}
 	p->sval = text;

@@ -26,6 +26,7 @@ enum case_param_type {
 	CASE_PARAM_CHOICE,	/* one word of choices "a|b|c" -> sval, ival = its index */
 	CASE_PARAM_TASKS,	/* "N" tasks, or "P%" of the online CPUs (rounded down,
 				 * at least 1), as LKP's nr_task -> ival in [min, max] */
+	CASE_PARAM_STRING,	/* any text of 1..max bytes (a path, ...) -> sval */
 };
 
 /*
@@ -38,7 +39,7 @@ struct case_param {
 	const char *name;
 	enum case_param_type type;
 	const char *def;	/* default, parsed like a command-line value; never NULL */
-	double min, max;	/* bounds for INT, DOUBLE and TASKS (inclusive) */
+	double min, max;	/* bounds for INT, DOUBLE and TASKS (inclusive); STRING: max length */
 	const char *choices;	/* CHOICE only: '|'-separated words */
 	const char *help;	/* one line for the usage text, with the unit */
 
