@@ -1,0 +1,162 @@
+/*
+ * will-it-scale: the CSV that runtest.py prints and the raw output of one
+ * test binary.
+ *
+ * runtest.py (LKP's copy runs one task count):
+ *   tasks,processes,processes_idle,threads,threads_idle,linear
+ *   0,0,100,0,100,0          <- baseline row, skipped
+ *   104,1200363,0.04,0,0.00,0
+ * gives per row (after LKP's stats/will-it-scale): N.processes,
+ * N.processes_idle, N.threads, N.threads_idle, N.linear (N = tasks),
+ * per_process_ops = floor(processes / tasks), per_thread_ops =
+ * floor(threads / tasks) (LKP's integer division), workload = processes +
+ * threads, and scalability = workload / linear where linear > 0 (the
+ * fraction of linear scaling from one task; runtest.py fills linear only
+ * when it ran the single-task point, LKP's runs leave it 0).
+ *
+ * Raw binary (./mmap2_processes -t 16 -s 20):
+ *   testcase:...  warmup  min:A max:B total:C ...  measurement ...  average:X
+ * gives N.processes (or N.threads for a *_threads binary) = X,
+ * per_process_ops (per_thread_ops) = floor(X / N), workload = X, with N
+ * from "-t N" on a command line when present, else 1 (the binary's default).
+ *
+ * An "Assertion ... failed" line (the test aborted) fails the run.
+ */
+#include "parse/parse_tool.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xalloc.h"
+#include "banned.h"
+
+#define WIS_COLS 16
+
+static const char *const wis_names[] = {
+	"tasks", "processes", "processes_idle", "threads", "threads_idle", "linear",
+};
+
+static void wis_row(struct parse_ctx *c, const double *v)
+{
+	double tasks = v[0], procs = v[1], threads = v[3], linear = v[5];
+	long long n = (long long)tasks;
+
+	parse_ctx_addf(c, procs, "%lld.processes", n);
+	parse_ctx_addf(c, v[2], "%lld.processes_idle", n);
+	parse_ctx_addf(c, threads, "%lld.threads", n);
+	parse_ctx_addf(c, v[4], "%lld.threads_idle", n);
+	parse_ctx_addf(c, linear, "%lld.linear", n);
+	parse_ctx_add(c, "per_process_ops", floor(procs / tasks));
+	parse_ctx_add(c, "per_thread_ops", floor(threads / tasks));
+	parse_ctx_add(c, "workload", procs + threads);
+	if (linear > 0)
+		parse_ctx_add(c, "scalability", (procs + threads) / linear);
+}
+
+/* "-t N" anywhere on the line; returns N or 0 */
+static long cmdline_tasks(const char *s)
+{
+	const char *p = s;
+
+	while ((p = strstr(p, "-t"))) {
+		if ((p == s || p[-1] == ' ' || p[-1] == '\t') && (p[2] == ' ' || p[2] == '\t')) {
+			double v;
+
+			if (!parse_num(parse_skip_blank(p + 2), NULL, &v) && v >= 1 && v < 1e7)
+				return (long)v;
+		}
+		p += 2;
+	}
+	return 0;
+}
+
+void parse_will_it_scale(struct parse_ctx *c, struct parse_lines *l)
+{
+	int col[ARRAY_SIZE(wis_names)];
+	int have_header = 0, ncols = 0, in_measure = 0, threads_mode = 0;
+	long tasks = 0;
+	size_t rows = 0, nmeasure = 0;
+	double average = -1;
+
+	for (size_t i = 0; i < l->n; i++) {
+		char *s = l->v[i];
+		char *fld[WIS_COLS];
+		size_t n;
+
+		if (strstr(s, "Assertion") && strstr(s, "failed")) {
+			parse_ctx_fail(c, "test aborted: %s", s);
+			return;
+		}
+		if (!strncmp(s, "tasks,", 6)) {
+			char *copy = xstrdup(s);
+
+			n = parse_split_char(copy, ',', fld, WIS_COLS);
+			have_header = 1;
+			ncols = (int)n;
+			for (size_t k = 0; k < ARRAY_SIZE(wis_names); k++) {
+				col[k] = -1;
+				for (size_t j = 0; j < n; j++)
+					if (!strcmp(fld[j], wis_names[k]))
+						col[k] = (int)j;
+				if (col[k] < 0)
+					have_header = 0;
+			}
+			free(copy);
+			if (!have_header)
+				parse_ctx_note(c, "csv header without the columns of runtest.py: %s", s);
+			continue;
+		}
+		if (have_header && strchr(s, ',')) {
+			char *copy = xstrdup(s);
+			double all[WIS_COLS], v[ARRAY_SIZE(wis_names)];
+			int ok;
+
+			n = parse_split_char(copy, ',', fld, WIS_COLS);
+			ok = (int)n == ncols;
+			for (size_t j = 0; ok && j < n; j++)
+				ok = !parse_num_full(fld[j], &all[j]);
+			free(copy);
+			if (!ok)
+				continue;
+			for (size_t k = 0; k < ARRAY_SIZE(wis_names); k++)
+				v[k] = all[col[k]];
+			if (v[0] <= 0)
+				continue; /* the 0,0,100,... baseline */
+			wis_row(c, v);
+			rows++;
+			continue;
+		}
+		/* the raw binary's output */
+		if (strstr(s, "_threads"))
+			threads_mode = 1;
+		if (!tasks)
+			tasks = cmdline_tasks(s);
+		if (!strcmp(s, "measurement")) {
+			in_measure = 1;
+		} else if (in_measure && !strncmp(s, "min:", 4) && strstr(s, "total:")) {
+			nmeasure++;
+		} else if (!strncmp(s, "average:", 8)) {
+			if (parse_num_full(s + 8, &average) || average < 0)
+				average = -1;
+		}
+	}
+	if (rows)
+		return;
+	if (average >= 0) {
+		const char *mode = threads_mode ? "threads" : "processes";
+		long n = tasks ? tasks : 1;
+
+		parse_ctx_addf(c, average, "%ld.%s", n, mode);
+		parse_ctx_addf(c, floor(average / (double)n), "per_%s_ops",
+			       threads_mode ? "thread" : "process");
+		parse_ctx_add(c, "workload", average);
+		return;
+	}
+	if (nmeasure)
+		parse_ctx_fail(c, "measurement without its average line (truncated output?)");
+	else if (have_header)
+		parse_ctx_fail(c, "csv header but no result row (the run failed or was cut short)");
+	else
+		parse_ctx_fail(c, "no will-it-scale result (neither runtest.py csv nor average line)");
+}
