@@ -92,6 +92,10 @@ int client_post(struct client *c, const char *path, const json_t *body, long ext
 		err_set(e, 0, "internal", url, "cannot serialize request body");
 		goto out;
 	}
+	if (c->cancel && atomic_load(c->cancel)) {
+		err_set(e, 0, "cancelled", url, "request to '%s' cancelled", url);
+		goto out;
+	}
 	curl_easy_reset(h);
 	curl_easy_setopt(h, CURLOPT_URL, url);
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, (struct curl_slist *)c->headers);

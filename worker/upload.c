@@ -1,0 +1,109 @@
+#include "worker/upload.h"
+#include "worker/wlog.h"
+#include "xalloc.h"
+
+#include <string.h>
+#include <time.h>
+#include "banned.h"
+
+json_t *upload_entry_complete(long long job_id, json_t *body)
+{
+	char stamp[32], *path = xstrfmt("/api/v1/jobs/%lld/complete", job_id);
+	struct tm tm;
+	time_t now = time(NULL);
+	json_t *entry;
+
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	entry = json_pack("{s:s, s:I, s:s, s:o, s:s}", "kind", "complete", "job_id",
+			  (json_int_t)job_id, "path", path, "body", body, "spooled_at", stamp);
+	free(path);
+	return entry;
+}
+
+/* HTTP statuses that refuse an upload for good (others are retried) */
+static const long final_statuses[] = { 400, 404, 405, 410, 413, 415, 422 };
+
+enum upload_verdict upload_send(struct client *c, const json_t *entry, struct err *e)
+{
+	const char *path = json_string_value(json_object_get(entry, "path"));
+	const char *kind = json_string_value(json_object_get(entry, "kind"));
+	json_t *body = json_object_get(entry, "body");
+	struct client_reply r;
+	enum upload_verdict v = UPLOAD_RETRY;
+
+	if (!path || strncmp(path, "/api/v1/", 8) || !json_is_object(body)) {
+		err_set(e, 400, "invalid", "", "spool entry has no path or body");
+		return UPLOAD_REJECTED;
+	}
+	if (client_post(c, path, body, 0, &r, e))
+		return UPLOAD_RETRY;
+	if (r.status >= 200 && r.status < 300) {
+		v = UPLOAD_SENT;
+	} else if (r.status == 409) {
+		client_reply_error(&r, path, e);
+		v = kind && !strcmp(kind, "complete") ? UPLOAD_DROPPED : UPLOAD_REJECTED;
+	} else {
+		client_reply_error(&r, path, e);
+		for (size_t i = 0; i < ARRAY_SIZE(final_statuses); i++)
+			if (r.status == final_statuses[i])
+				v = UPLOAD_REJECTED;
+	}
+	client_reply_release(&r);
+	return v;
+}
+
+int upload_flush(struct spool *s, struct client *c, size_t *left, size_t *sent,
+		 size_t *set_aside, struct err *e)
+{
+	char **names;
+	size_t nr, i, nsent = 0, naside = 0;
+	int ret = 0;
+
+	if (spool_list(s, &names, &nr, e))
+		return -1;
+	for (i = 0; i < nr; i++) {
+		json_t *entry;
+		struct err se;
+		enum upload_verdict v;
+		long long job_id;
+
+		if (spool_get(s, names[i], &entry, &se))
+			continue;	/* gone, or torn and set aside with a warning */
+		job_id = json_integer_value(json_object_get(entry, "job_id"));
+		v = upload_send(c, entry, &se);
+		json_decref(entry);
+		if (v == UPLOAD_RETRY) {
+			wlog_warn("upload of '%s' (job %lld) failed, will retry: %s", names[i],
+				  job_id, se.message);
+			break;
+		}
+		if (v == UPLOAD_SENT) {
+			if (spool_remove(s, names[i], e)) {
+				ret = -1;
+				break;
+			}
+			nsent++;
+			wlog_info("uploaded '%s' (job %lld)", names[i], job_id);
+			continue;
+		}
+		if (spool_set_aside(s, names[i], v == UPLOAD_DROPPED ? "dropped" : "rejected", e)) {
+			ret = -1;
+			break;
+		}
+		naside++;
+		if (v == UPLOAD_DROPPED)
+			wlog_warn("job %lld: lease lost, completion discarded (kept in '%s/dropped/%s'): %s",
+				  job_id, s->dir, names[i], se.message);
+		else
+			wlog_error("upload of '%s' (job %lld) refused for good (kept in '%s/rejected/%s'): %s [%s %s]",
+				   names[i], job_id, s->dir, names[i], se.message, se.code, se.detail);
+	}
+	*left = nr - nsent - naside;
+	if (sent)
+		*sent = nsent;
+	if (set_aside)
+		*set_aside = naside;
+	spool_names_free(names, nr);
+	return ret;
+}
