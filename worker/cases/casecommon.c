@@ -95,6 +95,36 @@ int case_nr_cpus(void)
 	return n > 0 ? (int)n : 1;
 }
 
+void case_cpu_first_last(int *first, int *last)
+{
+	cpu_set_t set;
+	int c;
+
+	*first = *last = -1;
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return;
+	for (c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set)) {
+			if (*first < 0)
+				*first = c;
+			*last = c;
+		}
+	if (*first == *last)
+		*first = *last = -1;
+}
+
+void case_pin(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		case_note("pinning to CPU %d failed: %s", cpu, strerror(errno));
+}
+
 size_t case_page_size(void)
 {
 	long ps = sysconf(_SC_PAGESIZE);

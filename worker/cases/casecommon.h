@@ -90,6 +90,15 @@ void case_sleep(double sec);
 /* Number of CPUs this process may run on (sched_getaffinity; needs no /proc), >= 1. */
 int case_nr_cpus(void);
 
+/*
+ * The first and the last CPU this process may run on (sched_getaffinity), or
+ * both -1 when it may run on only one CPU (or the call fails).
+ */
+void case_cpu_first_last(int *first, int *last);
+
+/* Pin the calling thread to cpu; cpu < 0: do nothing.  A failure is noted, not fatal. */
+void case_pin(int cpu);
+
 /* Page size in bytes. */
 size_t case_page_size(void);
 

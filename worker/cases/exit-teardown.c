@@ -10,7 +10,8 @@
  * process_mrelease(2): right after the kill the parent calls it on the
  * child's pidfd, reaping the memory in the parent's context while the child
  * exits (as the OOM reaper and Android's lmkd do).  One untimed iteration of
- * each kind per `warmup` comes first.
+ * each kind per `warmup` comes first.  With two or more CPUs the parent runs
+ * on the first and the child on the last, so that both can work at once.
  *
  * Output (stdout), per iteration:
  *   teardown_ms: ms from kill(SIGKILL) to waitpid() returning
@@ -59,12 +60,13 @@ static struct case_param params[] = {
 };
 
 /* Child body: map and touch, report ready on fd, wait to be killed. */
-static void child(size_t size, int ready_wr)
+static void child(size_t size, int ready_wr, int cpu)
 {
 	size_t page = case_page_size(), off;
 	char *p;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	case_pin(cpu);
 	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED) {
 		case_note("mmap of %zu bytes failed: %s", size, strerror(errno));
@@ -82,7 +84,7 @@ static void child(size_t size, int ready_wr)
  * One iteration: ms from the kill to the reap, with process_mrelease when
  * use_mrelease.  Returns the time, or -1 (ENOSYS: *nosys set) / fatal.
  */
-static double one(size_t size, int use_mrelease, int *nosys)
+static double one(size_t size, int use_mrelease, int *nosys, int child_cpu)
 {
 	int fds[2], pidfd = -1, st;
 	uint64_t t0, t1;
@@ -97,7 +99,7 @@ static double one(size_t size, int use_mrelease, int *nosys)
 		case_fatal("fork failed: %s", strerror(errno));
 	if (pid == 0) {
 		close(fds[0]);
-		child(size, fds[1]);
+		child(size, fds[1], child_cpu);
 	}
 	close(fds[1]);
 	do
@@ -148,7 +150,7 @@ int main(int argc, char **argv)
 {
 	size_t size;
 	long it, iterations, warmup;
-	int want_mrelease, nosys = 0;
+	int want_mrelease, nosys = 0, parent_cpu, child_cpu;
 	uint64_t freeram;
 	double *plain, *mrel;
 
@@ -169,15 +171,19 @@ int main(int argc, char **argv)
 	if (!plain || !mrel)
 		case_fatal("out of memory");
 
+	/* child and parent on different CPUs: the kill must not let the dying
+	 * child preempt the parent before it calls process_mrelease */
+	case_cpu_first_last(&parent_cpu, &child_cpu);
+	case_pin(parent_cpu);
 	for (it = 0; it < warmup; it++) {
-		one(size, 0, &nosys);
+		one(size, 0, &nosys, child_cpu);
 		if (want_mrelease && !nosys)
-			one(size, 1, &nosys);
+			one(size, 1, &nosys, child_cpu);
 	}
 	for (it = 0; it < iterations; it++) {
-		plain[it] = one(size, 0, &nosys);
+		plain[it] = one(size, 0, &nosys, child_cpu);
 		if (want_mrelease && !nosys)
-			mrel[it] = one(size, 1, &nosys);
+			mrel[it] = one(size, 1, &nosys, child_cpu);
 	}
 	for (it = 0; it < iterations; it++) {
 		case_emit("teardown_ms", plain[it]);

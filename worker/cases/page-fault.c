@@ -153,6 +153,8 @@ int main(int argc, char **argv)
 	j.dir = params[P_DIR].sval;
 	if (!strcmp(j.dir, "auto"))
 		j.dir = is_tmpfs("/tmp") || !is_tmpfs("/dev/shm") ? "/tmp" : "/dev/shm";
+	if (access(j.dir, W_OK | X_OK))
+		case_fatal("cannot create files in dir '%s': %s", j.dir, strerror(errno));
 	if (!is_tmpfs(j.dir))
 		case_note("'%s' is not tmpfs; page_fault2 maps a tmpfs file", j.dir);
 	need = (uint64_t)nr * 2 * j.size;

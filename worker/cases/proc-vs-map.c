@@ -134,18 +134,6 @@ static void lat_stats(struct lat *l, double *median, double *min, double *max, d
 	*avg = sum / (double)l->n / 1e6;
 }
 
-static void pin(int cpu)
-{
-	cpu_set_t set;
-
-	if (cpu < 0)
-		return;
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
-		case_note("pinning to CPU %d failed: %s", cpu, strerror(errno));
-}
-
 /* xorshift64: deterministic page choice, so that runs are comparable */
 static uint64_t rnd(uint64_t *s)
 {
@@ -164,7 +152,7 @@ static int mapper(struct job *j)
 	uint64_t seed = 0x9e3779b97f4a7c15ull, t, deadline, now;
 	char *region;
 
-	pin(j->cpu_first);
+	case_pin(j->cpu_first);
 	region = mmap(NULL, j->region, PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE | MAP_POPULATE,
 		      -1, 0);
 	if (region == MAP_FAILED) {
@@ -234,7 +222,7 @@ static int reader(struct job *j, int ridx)
 	double med, min, max, avg;
 	uint64_t t;
 
-	pin(j->cpu_last);
+	case_pin(j->cpu_last);
 	if (setpriority(PRIO_PROCESS, 0, 15))
 		case_note("setpriority failed: %s", strerror(errno));
 	if (case_task_ready())
@@ -270,7 +258,7 @@ static int busy(struct job *j)
 	uint64_t spin = (uint64_t)(j->busy_ms * 1e6), end;
 	struct timespec ms = { 0, 1000000 };
 
-	pin(j->cpu_last);
+	case_pin(j->cpu_last);
 	if (case_task_ready())
 		return 1;
 	while (!j->sh->stop) {
@@ -294,25 +282,6 @@ static int task(int idx, void *arg)
 	return busy(j);
 }
 
-/* First and last CPU this process may run on; cpu_last = -1 with only one. */
-static void pick_cpus(struct job *j)
-{
-	cpu_set_t set;
-	int c;
-
-	j->cpu_first = j->cpu_last = -1;
-	if (sched_getaffinity(0, sizeof(set), &set))
-		return;
-	for (c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &set)) {
-			if (j->cpu_first < 0)
-				j->cpu_first = c;
-			j->cpu_last = c;
-		}
-	if (j->cpu_first == j->cpu_last)
-		j->cpu_first = j->cpu_last = -1;
-}
-
 int main(int argc, char **argv)
 {
 	struct job j;
@@ -333,7 +302,7 @@ int main(int argc, char **argv)
 	j.region = (size_t)params[P_REGION_MB].ival << 20;
 	if (j.region / case_page_size() < 2)
 		case_fatal("region_mb=%ld holds fewer than two pages", params[P_REGION_MB].ival);
-	pick_cpus(&j);
+	case_cpu_first_last(&j.cpu_first, &j.cpu_last);
 	snprintf(probe, sizeof(probe), "/proc/self/%s", j.procfile);
 	if (access(probe, R_OK))
 		case_fatal("cannot read '%s' (is /proc mounted?): %s", probe, strerror(errno));
