@@ -461,6 +461,8 @@ int case_tasks_start(int nr, int threads, int (*fn)(int, void *), void *arg)
 				case_fatal("pthread_create of task %d failed: %s", i, strerror(e));
 		}
 	} else {
+		pid_t parent = getpid();
+
 		g.pids = calloc((size_t)nr, sizeof(*g.pids));
 		if (!g.pids)
 			case_fatal("out of memory");
@@ -481,7 +483,7 @@ int case_tasks_start(int nr, int threads, int (*fn)(int, void *), void *arg)
 				int rc;
 
 				prctl(PR_SET_PDEATHSIG, SIGKILL);
-				if (getppid() == 1)
+				if (getppid() != parent)	/* the parent died before prctl */
 					_exit(1);
 				close(g.gate_wr);
 				close(g.ready_rd);
