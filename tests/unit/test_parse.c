@@ -1,0 +1,733 @@
+/*
+ * Tests of lib/parse: golden tests against LKP's own parser output
+ * (NAME.expected.yaml beside NAME.txt, copied from
+ * /work/shared/fixtures/real into tests/fixtures/parse/), values checked by
+ * hand for fixtures without an oracle, and every fixture cut short at
+ * several points (run under ASan/UBSan by `make check`). Run from the repo
+ * root: fixtures are found at tests/fixtures/parse/.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse/parse.h"
+#include "xalloc.h"
+#include "banned.h"
+
+#define FIXDIR "tests/fixtures/parse/"
+
+/* The fixture's bytes without its first "# source:" line; new, free(). */
+static char *load(const char *name, size_t *len)
+{
+	char *path = xstrfmt(FIXDIR "%s", name);
+	FILE *f = fopen(path, "rb");
+	char *data, *start;
+	long n;
+
+	if (!f)
+		fail_msg("cannot open fixture '%s' (run from the repo root)", path);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	assert_true(n >= 0);
+	rewind(f);
+	data = xmalloc((size_t)n + 1);
+	assert_int_equal(fread(data, 1, (size_t)n, f), (size_t)n);
+	data[n] = '\0';
+	fclose(f);
+	free(path);
+	start = data;
+	if (!strncmp(start, "# source:", 9)) {
+		char *nl = strchr(start, '\n');
+
+		start = nl ? nl + 1 : start + strlen(start);
+	}
+	*len = strlen(start);
+	memmove(data, start, *len + 1);
+	return data;
+}
+
+static json_t *parse_fixture(const char *tool, const char *name)
+{
+	size_t len;
+	char *text = load(name, &len);
+	struct err e;
+	json_t *doc = parse_output(tool, text, len, &e);
+
+	free(text);
+	assert_non_null(doc);
+	return doc;
+}
+
+static json_t *parse_str(const char *tool, const char *text)
+{
+	struct err e;
+	json_t *doc = parse_output(tool, text, strlen(text), &e);
+
+	assert_non_null(doc);
+	return doc;
+}
+
+static const char *status(json_t *doc)
+{
+	return json_string_value(json_object_get(doc, "status"));
+}
+
+static json_t *metric(json_t *doc, const char *name)
+{
+	json_t *a = json_object_get(json_object_get(doc, "metrics"), name);
+
+	if (!a)
+		fail_msg("metric '%s' missing", name);
+	return a;
+}
+
+static double val(json_t *doc, const char *name, size_t i)
+{
+	json_t *a = metric(doc, name);
+
+	if (i >= json_array_size(a))
+		fail_msg("metric '%s' has %zu values, wanted index %zu", name, json_array_size(a), i);
+	return json_number_value(json_array_get(a, i));
+}
+
+static size_t nvalues(json_t *doc)
+{
+	const char *k;
+	json_t *v;
+	size_t n = 0;
+
+	json_object_foreach(json_object_get(doc, "metrics"), k, v)
+		n += json_array_size(v);
+	return n;
+}
+
+static int errors_mention(json_t *doc, const char *needle)
+{
+	json_t *errs = json_object_get(doc, "errors"), *s;
+	size_t i;
+
+	json_array_foreach(errs, i, s)
+		if (strstr(json_string_value(s), needle))
+			return 1;
+	return 0;
+}
+
+static void assert_rel(double got, double want, double rel, const char *what)
+{
+	double scale = fabs(want) > 1e-300 ? fabs(want) : 1;
+
+	if (!(fabs(got - want) / scale <= rel))
+		fail_msg("%s: got %.17g, want %.17g (rel. tolerance %g)", what, got, want, rel);
+}
+
+/* --- golden tests ---------------------------------------------------- */
+
+/* How an oracle value (LKP aggregates runs) follows from our per-run values */
+enum agg { AGG_ONE, AGG_MEAN, AGG_SUM, AGG_MAX, AGG_MIN, AGG_HMEAN, AGG_SPREAD, AGG_SKIP };
+
+/*
+ * A deliberate difference from LKP's output. key: the oracle key, or
+ * "*SUFFIX" for every key ending in SUFFIX. ours: our metric without the
+ * tool prefix (NULL = the same name). rel: relative tolerance (0 = 1e-9).
+ * printed: LKP printed the value rounded or truncated, compare at the
+ * precision printed (one unit of its last digit).
+ */
+struct rule {
+	const char *key;
+	const char *ours;
+	enum agg agg;
+	double rel;
+	int printed;
+	const char *why;
+};
+
+struct golden {
+	const char *tool, *fixture, *oracle;
+	const struct rule *rules;
+	/* prefixes of our metrics that LKP does not print, with the reason */
+	const char *const *extras;
+};
+
+#define VMS_EXACT_NS \
+	"LKP subtracts the two epoch times as doubles (resolution ~2e-7 s at 1.6e9 s); we " \
+	"subtract the decimal strings exactly, so a run differs by up to ~4e-7 relative"
+
+static const struct rule rules_vms_swapin[] = {
+	{ "stddev%", NULL, AGG_ONE, 0, 1, "LKP prints %g (6 significant digits)" },
+	{ "free_time", NULL, AGG_ONE, 0, 1, "LKP prints %g (6 significant digits)" },
+	{ "median_stddev%", "median", AGG_SPREAD, 0, 0,
+	  "LKP's spread of the per-run medians; we give the medians" },
+	{ NULL, NULL, AGG_ONE, 0, 0, NULL },
+};
+
+static const struct rule rules_vms_truncate[] = {
+	{ "throughput", NULL, AGG_MEAN, 1e-6, 0,
+	  "LKP prints the mean over runs, truncated; we give each run. " VMS_EXACT_NS },
+	{ "stddev%", "throughput", AGG_SPREAD, 1e-4, 0,
+	  "LKP's spread across runs; ours per run is the spread within a run. " VMS_EXACT_NS },
+	{ "median", NULL, AGG_MEAN, 1e-6, 0, "mean over runs in LKP. " VMS_EXACT_NS },
+	{ "median_stddev%", "median", AGG_SPREAD, 1e-4, 0, "spread across runs. " VMS_EXACT_NS },
+	{ "workload", NULL, AGG_SUM, 0, 0, "LKP sums the runs' KB; we give each run's" },
+	{ "throughput_fault", NULL, AGG_MEAN, 1e-6, 0, "as throughput" },
+	{ "stddev_fault%", "throughput_fault", AGG_SPREAD, 1e-4, 0, "as stddev%" },
+	{ "median_fault", NULL, AGG_MEAN, 1e-6, 0, "as median" },
+	{ "median_fault_stddev%", "median_fault", AGG_SPREAD, 1e-4, 0, "as median_stddev%" },
+	{ NULL, NULL, AGG_ONE, 0, 0, NULL },
+};
+
+static const struct rule rules_unixbench[] = {
+	{ "test.pass", NULL, AGG_SKIP, 0, 0,
+	  "LKP's pass marker; a run that did not pass has status failed instead" },
+	{ NULL, NULL, AGG_ONE, 0, 0, NULL },
+};
+static const char *const extras_unixbench[] = {
+	"unixbench.1.", /* per-pass metrics named by copies: the pass's test, index, score */
+	NULL,
+};
+
+static const struct rule rules_hackbench[] = {
+	{ "throughput", NULL, AGG_MAX, 0, 0, "LKP: best iteration; we give every iteration" },
+	{ "throughput_best", "throughput", AGG_MAX, 0, 0, "the best iteration" },
+	{ "throughput_avg", "throughput", AGG_HMEAN, 0, 1,
+	  "KB / mean time = harmonic mean of the iterations; LKP rounds to 2 decimals" },
+	{ "throughput_worst", "throughput", AGG_MIN, 0, 0, "the worst iteration" },
+	{ NULL, NULL, AGG_ONE, 0, 0, NULL },
+};
+
+static const struct rule rules_kselftest[] = {
+	{ "futex.make.pass", NULL, AGG_SKIP, 0, 0,
+	  "LKP counts the build (make) as a test; we report test results only" },
+	{ NULL, NULL, AGG_ONE, 0, 0, NULL },
+};
+
+static const struct rule rules_stress_ng[] = {
+	{ "*.pass", NULL, AGG_SKIP, 0, 0,
+	  "LKP's per-stressor pass markers; failures go to status and errors" },
+	{ NULL, NULL, AGG_ONE, 0, 0, NULL },
+};
+
+static const struct rule rules_none[] = { { NULL, NULL, AGG_ONE, 0, 0, NULL } };
+static const char *const extras_none[] = { NULL };
+
+static const struct golden goldens[] = {
+	{ "will-it-scale", "wis-runtest-mmap2-lkp.txt", "wis-runtest-mmap2-lkp.expected.yaml",
+	  rules_none, extras_none },
+	{ "vm-scalability", "vms-case-swapin-lkp.txt", "vms-case-swapin-lkp.expected.yaml",
+	  rules_vms_swapin, extras_none },
+	{ "vm-scalability", "vms-case-truncate-seq-lkp.txt",
+	  "vms-case-truncate-seq-lkp.expected.yaml", rules_vms_truncate, extras_none },
+	{ "unixbench", "unixbench-partial-index-lkp.txt",
+	  "unixbench-partial-index-lkp.expected.yaml", rules_unixbench, extras_unixbench },
+	{ "hackbench", "hackbench-lkp.txt", "hackbench-lkp.expected.yaml", rules_hackbench,
+	  extras_none },
+	{ "fio", "fio-json-lkp.json", "fio-json-lkp.expected.yaml", rules_none, extras_none },
+	{ "kselftest", "kselftest-tap-futex-nested-lkp.txt",
+	  "kselftest-tap-futex-nested-lkp.expected.yaml", rules_kselftest, extras_none },
+	{ "stress-ng", "stress-ng-metrics-brief-memory-class-lkp.txt",
+	  "stress-ng-metrics-brief-memory-class-lkp.expected.yaml", rules_stress_ng, extras_none },
+	{ "perf-profile", "perf-report-children-folded-lkp.txt",
+	  "perf-report-children-folded-lkp.expected.yaml", rules_none, extras_none },
+};
+
+static const struct rule *rule_find(const struct rule *r, const char *key)
+{
+	for (; r->key; r++) {
+		if (r->key[0] == '*') {
+			size_t kl = strlen(key), sl = strlen(r->key + 1);
+
+			if (kl >= sl && !strcmp(key + kl - sl, r->key + 1))
+				return r;
+		} else if (!strcmp(r->key, key)) {
+			return r;
+		}
+	}
+	return NULL;
+}
+
+static double aggregate(json_t *arr, enum agg agg, const char *what)
+{
+	size_t n = json_array_size(arr), i;
+	double sum = 0, inv = 0, mx = -INFINITY, mn = INFINITY, mean, var = 0;
+	json_t *v;
+
+	if (!n)
+		fail_msg("%s: no values", what);
+	if (agg == AGG_ONE && n != 1)
+		fail_msg("%s: %zu values, LKP has one", what, n);
+	json_array_foreach(arr, i, v) {
+		double x = json_number_value(v);
+
+		sum += x;
+		inv += 1 / x;
+		mx = x > mx ? x : mx;
+		mn = x < mn ? x : mn;
+	}
+	mean = sum / (double)n;
+	json_array_foreach(arr, i, v)
+		var += (json_number_value(v) - mean) * (json_number_value(v) - mean);
+	switch (agg) {
+	case AGG_ONE:
+	case AGG_MEAN:
+		return mean;
+	case AGG_SUM:
+		return sum;
+	case AGG_MAX:
+		return mx;
+	case AGG_MIN:
+		return mn;
+	case AGG_HMEAN:
+		return (double)n / inv;
+	case AGG_SPREAD:
+		return 100 * sqrt(var / (double)n) / mean;
+	case AGG_SKIP:
+		break;
+	}
+	fail_msg("%s: bad aggregation", what);
+	return 0;
+}
+
+/* one unit of the last digit printed in text ("25.4235" -> 1e-4) */
+static double printed_unit(const char *text)
+{
+	const char *dot = strchr(text, '.');
+	size_t d = 0;
+
+	if (!dot)
+		return 1;
+	for (dot++; *dot >= '0' && *dot <= '9'; dot++)
+		d++;
+	return pow(10, -(double)d);
+}
+
+static void golden_one(const struct golden *g)
+{
+	size_t len;
+	char *oracle = load(g->oracle, &len);
+	json_t *doc = parse_fixture(g->tool, g->fixture);
+	json_t *metrics = json_object_get(doc, "metrics");
+	json_t *matched = json_object();
+	char *line, *save = NULL;
+	const char *k;
+	json_t *v;
+	size_t compared = 0;
+
+	if (strcmp(status(doc), "ok"))
+		fail_msg("%s: status %s", g->fixture, status(doc));
+	for (line = strtok_r(oracle, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *sep = strstr(line, ": "), *key, *text, *ours;
+		const struct rule *r;
+		double want, got, tol;
+
+		if (line[0] == '#' || !sep)
+			continue;
+		*sep = '\0';
+		key = line;
+		text = sep + 2;
+		while (*text == ' ')
+			text++;
+		want = strtod(text, NULL);
+		r = rule_find(g->rules, key);
+		if (r && r->agg == AGG_SKIP)
+			continue;
+		ours = xstrfmt("%s.%s", g->tool, r && r->ours ? r->ours : key);
+		if (!json_object_get(metrics, ours))
+			fail_msg("%s: oracle '%s' -> our '%s' missing", g->fixture, key, ours);
+		json_object_set_new(matched, ours, json_true());
+		got = aggregate(json_object_get(metrics, ours), r ? r->agg : AGG_ONE, ours);
+		tol = r && r->rel > 0 ? r->rel : 1e-9;
+		if (r && r->printed && fabs(got - want) < printed_unit(text))
+			tol = INFINITY;	/* equal at LKP's printed precision */
+		assert_rel(got, want, tol, ours);
+		compared++;
+		free(ours);
+	}
+	/* every metric of ours is in the oracle or a listed extra */
+	json_object_foreach(metrics, k, v) {
+		int ok = json_object_get(matched, k) != NULL;
+		char *stripped = xstrfmt("%s", k + strlen(g->tool) + 1);
+
+		for (size_t i = 0; !ok && g->extras[i]; i++)
+			ok = !strncmp(k, g->extras[i], strlen(g->extras[i]));
+		/* a name that LKP also prints but aggregates differently */
+		for (const struct rule *r = g->rules; !ok && r->key; r++)
+			ok = !strcmp(r->key, stripped);
+		if (!ok)
+			fail_msg("%s: our metric '%s' is not in LKP's output", g->fixture, k);
+		free(stripped);
+	}
+	assert_true(compared > 0);
+	json_decref(matched);
+	json_decref(doc);
+	free(oracle);
+}
+
+static void test_golden(void **state)
+{
+	for (size_t i = 0; i < sizeof(goldens) / sizeof(goldens[0]); i++)
+		golden_one(&goldens[i]);
+}
+
+/* --- fixtures without an oracle: values checked by hand --------------- */
+
+static void test_wis_assertion_failure(void **state)
+{
+	json_t *doc = parse_fixture("will-it-scale", "wis-assertion-failure-lkp.txt");
+
+	assert_string_equal(status(doc), "failed");
+	assert_int_equal(nvalues(doc), 0);
+	assert_true(errors_mention(doc, "Assertion `ret == 1' failed"));
+	json_decref(doc);
+}
+
+static void test_wis_raw_binary(void **state)
+{
+	json_t *doc = parse_str("will-it-scale",
+				"./mmap2_threads -t 16 -s 5\n"
+				"testcase:Separate file mmap/munmap\n"
+				"warmup\n"
+				"min:100 max:110 total:1700\n"
+				"measurement\n"
+				"min:101 max:111 total:1710\n"
+				"min:99 max:109 total:1690\n"
+				"average:1700\n");
+
+	assert_string_equal(status(doc), "ok");
+	assert_rel(val(doc, "will-it-scale.16.threads", 0), 1700, 1e-12, "16.threads");
+	assert_rel(val(doc, "will-it-scale.per_thread_ops", 0), 106, 1e-12, "1700/16 floored");
+	assert_rel(val(doc, "will-it-scale.workload", 0), 1700, 1e-12, "workload");
+	json_decref(doc);
+
+	/* measurement lines but no average: cut short */
+	doc = parse_str("will-it-scale", "warmup\nmeasurement\nmin:1 max:2 total:3\n");
+	assert_string_equal(status(doc), "failed");
+	json_decref(doc);
+}
+
+static void test_wis_scalability(void **state)
+{
+	json_t *doc = parse_str("will-it-scale",
+				"tasks,processes,processes_idle,threads,threads_idle,linear\n"
+				"0,0,100,0,100,0\n"
+				"1,500,90.0,450,90.0,500\n"
+				"4,1800,60.0,1600,61.0,2000\n");
+
+	assert_string_equal(status(doc), "ok");
+	assert_rel(val(doc, "will-it-scale.4.processes", 0), 1800, 1e-12, "4.processes");
+	assert_rel(val(doc, "will-it-scale.per_process_ops", 1), 450, 1e-12, "1800/4");
+	assert_rel(val(doc, "will-it-scale.per_thread_ops", 1), 400, 1e-12, "1600/4");
+	assert_rel(val(doc, "will-it-scale.scalability", 1), 3400.0 / 2000, 1e-12, "scalability");
+	assert_int_equal(json_array_size(metric(doc, "will-it-scale.workload")), 2);
+	json_decref(doc);
+}
+
+static void test_stress_ng_misc(void **state)
+{
+	json_t *doc = parse_fixture("stress-ng", "stress-ng-metrics-brief-memrate-misc-lkp.txt");
+
+	assert_string_equal(status(doc), "ok");
+	assert_rel(val(doc, "stress-ng.memrate.ops", 0), 1664, 1e-12, "ops");
+	assert_rel(val(doc, "stress-ng.memrate.ops_per_sec", 0), 27.70, 1e-12, "ops/s");
+	assert_rel(val(doc, "stress-ng.memrate.write128nt_MB_per_sec", 0), 2190.96, 1e-12, "nt");
+	assert_rel(val(doc, "stress-ng.memrate.write16_MB_per_sec", 0), 1064.65, 1e-12, "w16");
+	assert_int_equal(nvalues(doc), 12);
+	json_decref(doc);
+}
+
+static void test_perf_stat_csv_interval(void **state)
+{
+	json_t *doc = parse_fixture("perf-stat", "perf-stat-x-csv-interval-lkp.csv");
+
+	assert_string_equal(status(doc), "ok");
+	/* the second interval has 16 of 23 events: left out */
+	assert_true(errors_mention(doc, "16 of 23 events"));
+	assert_int_equal(json_array_size(metric(doc, "perf-stat.ps.cpu-cycles")), 1);
+	assert_rel(val(doc, "perf-stat.ps.cpu-cycles", 0), 4659960482.0 / 1.017184940, 1e-12,
+		   "cycles/s");
+	assert_rel(val(doc, "perf-stat.ps.task-clock", 0), 16689.57 / 1.017184940, 1e-12,
+		   "task-clock msec/s");
+	assert_rel(val(doc, "perf-stat.ps.node-loads", 0), 0, 1e-12, "node-loads");
+	assert_int_equal(nvalues(doc), 23);
+	json_decref(doc);
+}
+
+static void test_perf_stat_csv_hybrid(void **state)
+{
+	json_t *doc = parse_fixture("perf-stat", "perf-stat-x-csv-interval-hybrid-lkp.csv");
+
+	assert_string_equal(status(doc), "ok");
+	assert_rel(val(doc, "perf-stat.ps.cpu_atom.cpu-cycles", 0), 340060066.0 / 1.001092774,
+		   1e-12, "atom cycles");
+	/* perf 6 prints task-clock in ns without a unit: we give msec */
+	assert_rel(val(doc, "perf-stat.ps.task-clock", 0), 22065625475.0 / 1e6 / 1.001092774,
+		   1e-12, "task-clock");
+	assert_rel(val(doc, "perf-stat.ps.context-switches", 1),
+		   24722 / (2.004750051 - 1.001092774), 1e-12, "second interval");
+	assert_int_equal(json_array_size(metric(doc, "perf-stat.ps.cpu_core.instructions")), 3);
+	json_decref(doc);
+}
+
+static void test_perf_stat_text_and_csv(void **state)
+{
+	json_t *doc = parse_str("perf-stat",
+				" Performance counter stats for 'system wide':\n"
+				"\n"
+				"         16,689.57 msec cpu-clock                 #   16.690 CPUs utilized\n"
+				"     4,659,960,482      cycles:u                  #    0.279 GHz    (16.69%)\n"
+				"   <not supported>      node-loads\n"
+				"      16689.570000      task-clock (msec)         #   16.690 CPUs utilized\n"
+				"\n"
+				"       1.017184940 seconds time elapsed\n");
+
+	assert_string_equal(status(doc), "ok");
+	assert_rel(val(doc, "perf-stat.total.cpu-clock", 0), 16689.57, 1e-12, "cpu-clock");
+	assert_rel(val(doc, "perf-stat.total.cycles-u", 0), 4659960482.0, 1e-12, "cycles:u");
+	assert_rel(val(doc, "perf-stat.total.task-clock", 0), 16689.57, 1e-12, "old task-clock");
+	assert_null(json_object_get(json_object_get(doc, "metrics"), "perf-stat.total.node-loads"));
+	assert_true(errors_mention(doc, "node-loads"));
+	assert_int_equal(nvalues(doc), 3);
+	json_decref(doc);
+
+	doc = parse_str("perf-stat", "16689.57,msec,task-clock,16689569794,100.00,16.690,CPUs utilized\n"
+				     "<not supported>,,node-loads,0,100.00,,\n"
+				     "4659960482,,instructions:u,2785208122,16.69,0.99,insn per cycle\n");
+	assert_string_equal(status(doc), "ok");
+	assert_rel(val(doc, "perf-stat.total.task-clock", 0), 16689.57, 1e-12, "csv task-clock");
+	assert_rel(val(doc, "perf-stat.total.instructions-u", 0), 4659960482.0, 1e-12, "insn:u");
+	assert_true(errors_mention(doc, "node-loads"));
+	json_decref(doc);
+}
+
+static void test_perf_profile_details(void **state)
+{
+	json_t *doc = parse_fixture("perf-profile", "perf-report-children-folded-lkp.txt");
+
+	/* rcu_irq_enter and rcu_irq_enter.part.56 are one symbol: 0.21 + 0.07 */
+	assert_rel(val(doc, "perf-profile.children.cycles-pp.rcu_irq_enter", 0), 0.28, 1e-12,
+		   "summed children");
+	/* a chain of 13 frames keeps its first 5, .isra.9 stripped */
+	assert_rel(val(doc, "perf-profile.calltrace.cycles-pp._raw_spin_lock."
+			    "xfs_inode_set_eofblocks_tag.xfs_file_iomap_begin_delay."
+			    "xfs_file_iomap_begin.iomap_apply", 0), 8.61, 1e-12, "calltrace");
+	json_decref(doc);
+}
+
+static void test_kselftest_run_vmtests(void **state)
+{
+	json_t *doc = parse_fixture("kselftest", "kselftest-mm-run_vmtests-lkp.txt");
+
+	assert_string_equal(status(doc), "ok");
+	assert_rel(val(doc, "kselftest.mm.run_vmtests.hugepage-mmap.pass", 0), 1, 0, "hugepage");
+	assert_rel(val(doc, "kselftest.mm.run_vmtests.gup_test_-u.pass", 0), 1, 0, "gup -u");
+	assert_rel(val(doc, "kselftest.mm.run_vmtests.userfaultfd.pass", 0), 1, 0, "uffd");
+	assert_rel(val(doc, "kselftest.mm.run_vmtests.pass", 0), 1, 0, "collection");
+	assert_int_equal(nvalues(doc), 7);
+	json_decref(doc);
+
+	doc = parse_str("kselftest", "TAP version 13\n1..2\nok 1 selftests: x: a\n"
+				     "not ok 2 selftests: x: b # exit=1\n");
+	assert_rel(val(doc, "kselftest.x.b.fail", 0), 1, 0, "not ok");
+	json_decref(doc);
+}
+
+static void test_proc_vs_map_seed(void **state)
+{
+	json_t *doc = parse_fixture("proc-vs-map", "proc-vs-map-smaps_rollup-arm64-24c.txt");
+
+	assert_string_equal(status(doc), "ok");
+	/* two tables of 20 samples (baseline, patched) in file order */
+	assert_int_equal(json_array_size(metric(doc, "proc-vs-map.median_ms")), 40);
+	assert_rel(val(doc, "proc-vs-map.median_ms", 0), 0.132, 1e-12, "baseline median");
+	assert_rel(val(doc, "proc-vs-map.median_ms", 20), 0.006, 1e-12, "patched median");
+	assert_rel(val(doc, "proc-vs-map.maximum_ms", 19), 3.924, 1e-12, "baseline worst");
+	assert_rel(val(doc, "proc-vs-map.maximum_ms", 39), 2.043, 1e-12, "patched worst");
+	assert_rel(val(doc, "proc-vs-map.minimum_ms", 17), 1.316, 1e-12, "baseline min");
+	json_decref(doc);
+}
+
+static void test_kv(void **state)
+{
+	json_t *doc = parse_str("kv", "# small-allocs\n"
+				      "throughput_kbps: 1234.5\n"
+				      "median_task_kbps: 10\n"
+				      "throughput_kbps: 1300\n"
+				      "note: warm-up done\n"
+				      "x: nan\n"
+				      "y: 1e999\n"
+				      "z: 0x10\n"
+				      "w: 5 ms\n"
+				      "latency_ms: -2.5e-1\n");
+
+	assert_string_equal(status(doc), "ok");
+	assert_rel(val(doc, "throughput_kbps", 0), 1234.5, 0, "first");
+	assert_rel(val(doc, "throughput_kbps", 1), 1300, 0, "repeat");
+	assert_rel(val(doc, "latency_ms", 0), -0.25, 0, "exponent");
+	assert_int_equal(nvalues(doc), 4);	/* note, nan, inf, hex, unit: ignored */
+	json_decref(doc);
+
+	/* a last line without newline may be cut short: left out, named */
+	doc = parse_str("kv", "a: 1\nb: 12");
+	assert_int_equal(nvalues(doc), 1);
+	assert_true(errors_mention(doc, "no newline"));
+	json_decref(doc);
+
+	doc = parse_str("kv", "nothing here\n");
+	assert_string_equal(status(doc), "failed");
+	json_decref(doc);
+
+	/* NUL bytes inside do not end the text */
+	{
+		static const char t[] = "a: 1\n\0garbage\nb: 2\n";
+		struct err e;
+
+		doc = parse_output("kv", t, sizeof(t) - 1, &e);
+		assert_rel(val(doc, "b", 0), 2, 0, "after NUL");
+		json_decref(doc);
+	}
+}
+
+static void test_time(void **state)
+{
+	json_t *doc = parse_str("time",
+				"\tCommand being timed: \"./execl\"\n"
+				"\tUser time (seconds): 1.25\n"
+				"\tSystem time (seconds): 3.50\n"
+				"\tPercent of CPU this job got: 95%\n"
+				"\tElapsed (wall clock) time (h:mm:ss or m:ss): 1:02:03\n"
+				"\tMaximum resident set size (kbytes): 2048\n"
+				"\tMinor (reclaiming a frame) page faults: 97\n"
+				"\tVoluntary context switches: 12\n"
+				"\tExit status: 0\n"
+				"\tElapsed (wall clock) time (h:mm:ss or m:ss): 0:05.50\n");
+
+	assert_string_equal(status(doc), "ok");
+	assert_rel(val(doc, "time.elapsed_time", 0), 3723, 0, "h:mm:ss");
+	assert_rel(val(doc, "time.elapsed_time", 1), 5.5, 0, "m:ss.ss");
+	assert_rel(val(doc, "time.percent_of_cpu_this_job_got", 0), 95, 0, "percent");
+	assert_rel(val(doc, "time.system_time", 0), 3.5, 0, "sys");
+	assert_rel(val(doc, "time.minor_page_faults", 0), 97, 0, "minflt");
+	json_decref(doc);
+
+	doc = parse_str("time", "\tCommand terminated by signal 9\n"
+				"\tElapsed (wall clock) time (h:mm:ss or m:ss): 0:01.00\n");
+	assert_string_equal(status(doc), "failed");
+	assert_int_equal(nvalues(doc), 0);
+	json_decref(doc);
+}
+
+static void test_unknown_tool(void **state)
+{
+	struct err e;
+	const char *const *t = parse_tools();
+	size_t n = 0;
+
+	err_clear(&e);
+	assert_null(parse_output("nosuch", "a: 1\n", 5, &e));
+	assert_int_equal(e.status, 400);
+	assert_string_equal(e.code, "unknown_tool");
+	assert_string_equal(e.detail, "tool");
+	for (; *t; t++)
+		n++;
+	assert_int_equal(n, 12);
+	assert_string_equal(parse_tools()[0], "kv");
+}
+
+/* --- every fixture cut short ---------------------------------------- */
+
+static const struct {
+	const char *tool, *fixture;
+} all_fixtures[] = {
+	{ "will-it-scale", "wis-runtest-mmap2-lkp.txt" },
+	{ "will-it-scale", "wis-assertion-failure-lkp.txt" },
+	{ "vm-scalability", "vms-case-swapin-lkp.txt" },
+	{ "vm-scalability", "vms-case-truncate-seq-lkp.txt" },
+	{ "unixbench", "unixbench-partial-index-lkp.txt" },
+	{ "hackbench", "hackbench-lkp.txt" },
+	{ "fio", "fio-json-lkp.json" },
+	{ "kselftest", "kselftest-tap-futex-nested-lkp.txt" },
+	{ "kselftest", "kselftest-mm-run_vmtests-lkp.txt" },
+	{ "stress-ng", "stress-ng-metrics-brief-memory-class-lkp.txt" },
+	{ "stress-ng", "stress-ng-metrics-brief-memrate-misc-lkp.txt" },
+	{ "perf-stat", "perf-stat-x-csv-interval-lkp.csv" },
+	{ "perf-stat", "perf-stat-x-csv-interval-hybrid-lkp.csv" },
+	{ "perf-profile", "perf-report-children-folded-lkp.txt" },
+	{ "proc-vs-map", "proc-vs-map-smaps_rollup-arm64-24c.txt" },
+};
+
+static void check_doc_shape(json_t *doc)
+{
+	const char *k;
+	json_t *v, *x;
+	size_t i;
+
+	assert_true(json_is_object(json_object_get(doc, "metrics")));
+	assert_true(json_is_array(json_object_get(doc, "errors")));
+	json_object_foreach(json_object_get(doc, "metrics"), k, v) {
+		assert_true(json_array_size(v) > 0);
+		json_array_foreach(v, i, x)
+			assert_true(json_is_real(x) && isfinite(json_real_value(x)));
+	}
+}
+
+static void test_truncated(void **state)
+{
+	for (size_t f = 0; f < sizeof(all_fixtures) / sizeof(all_fixtures[0]); f++) {
+		size_t len, full;
+		char *text = load(all_fixtures[f].fixture, &len);
+		struct err e;
+		json_t *doc = parse_output(all_fixtures[f].tool, text, len, &e);
+
+		check_doc_shape(doc);
+		full = nvalues(doc);
+		json_decref(doc);
+		/* 23 points spread over the file, and the last bytes */
+		for (size_t k = 0; k <= 25; k++) {
+			size_t cut = k <= 23 ? len * k / 24 : len - (k - 23);
+			char *copy = xmalloc(cut + 1);
+
+			/* an exact-size heap copy: ASan sees any read past the cut */
+			memcpy(copy, text, cut);
+			doc = parse_output(all_fixtures[f].tool, copy, cut, &e);
+			assert_non_null(doc);
+			check_doc_shape(doc);
+			if (strcmp(status(doc), "failed") && nvalues(doc) > full)
+				fail_msg("%s cut at %zu of %zu: %zu values, more than the %zu of "
+					 "the whole file", all_fixtures[f].fixture, cut, len,
+					 nvalues(doc), full);
+			if (!strcmp(status(doc), "failed"))
+				assert_int_equal(nvalues(doc), 0);
+			json_decref(doc);
+			free(copy);
+		}
+		free(text);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_golden),
+		cmocka_unit_test(test_wis_assertion_failure),
+		cmocka_unit_test(test_wis_raw_binary),
+		cmocka_unit_test(test_wis_scalability),
+		cmocka_unit_test(test_stress_ng_misc),
+		cmocka_unit_test(test_perf_stat_csv_interval),
+		cmocka_unit_test(test_perf_stat_csv_hybrid),
+		cmocka_unit_test(test_perf_stat_text_and_csv),
+		cmocka_unit_test(test_perf_profile_details),
+		cmocka_unit_test(test_kselftest_run_vmtests),
+		cmocka_unit_test(test_proc_vs_map_seed),
+		cmocka_unit_test(test_kv),
+		cmocka_unit_test(test_time),
+		cmocka_unit_test(test_unknown_tool),
+		cmocka_unit_test(test_truncated),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
