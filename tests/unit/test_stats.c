@@ -1,0 +1,526 @@
+/*
+ * Two-sample comparison: exact p-values against hand-computed values and
+ * brute-force enumeration, HL intervals by hand, Welch against the t table,
+ * BH, the metric registry, and the real fixtures (LKP's fxmark verdict,
+ * the proc-vs-map and oom-reaper seeds).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats/compare.h"
+#include "stats/ranktest.h"
+#include "xalloc.h"
+#include "banned.h"
+
+#define FIXDIR "tests/fixtures/stats/"
+
+static FILE *open_fixture(const char *name)
+{
+	char path[512];
+	const char *top = getenv("REGTRACK_SRCDIR");
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s%s%s", top ? top : "", top ? "/" : "", name);
+	f = fopen(path, "r");
+	if (!f)
+		fail_msg("cannot open fixture '%s'", path);
+	return f;
+}
+
+/* ---- exact Mann-Whitney ------------------------------------------------ */
+
+static void test_mw_exact_no_ties(void **state)
+{
+	const double a3[] = { 1, 2, 3 }, b3[] = { 4, 5, 6 };
+	const double a4[] = { 1, 2, 3, 4 }, b4[] = { 5, 6, 7, 8 };
+	/* U = 1 (6 > 5): P(U <= 1) = 2/252, two-sided 4/252 (R: 0.01587) */
+	const double a5[] = { 1, 2, 3, 4, 6 }, b5[] = { 5, 7, 8, 9, 10 };
+	double u;
+
+	assert_float_equal(ranktest_mann_whitney(a3, 3, b3, 3, &u), 0.1, 1e-12);
+	assert_float_equal(u, 0, 0);
+	assert_float_equal(ranktest_mann_whitney(a4, 4, b4, 4, NULL), 2.0 / 70, 1e-12);
+	assert_float_equal(ranktest_mann_whitney(a5, 5, b5, 5, &u), 4.0 / 252, 1e-12);
+	assert_float_equal(u, 1, 0);
+	/* direction does not matter */
+	assert_float_equal(ranktest_mann_whitney(b5, 5, a5, 5, &u), 4.0 / 252, 1e-12);
+	assert_float_equal(u, 24, 0);
+	/* one value a side: p is 1 */
+	assert_float_equal(ranktest_mann_whitney(a3, 1, b3, 1, NULL), 1, 0);
+	assert_float_equal(ranktest_min_p(3, 3), 0.1, 1e-12);
+	assert_float_equal(ranktest_min_p(6, 6), 2.0 / 924, 1e-12);
+	assert_float_equal(ranktest_min_p(1, 1), 1, 0);
+}
+
+/* Brute force: every way to pick na of the pooled values as "a". */
+static double brute_p(const double *a, size_t na, const double *b, size_t nb)
+{
+	size_t N = na + nb, hit = 0, total = 0;
+	double pool[16], rank[16], s_obs = 0, e;
+
+	for (size_t i = 0; i < na; i++)
+		pool[i] = a[i];
+	for (size_t i = 0; i < nb; i++)
+		pool[na + i] = b[i];
+	for (size_t i = 0; i < N; i++) {
+		double less = 0, eq = 0;
+
+		for (size_t j = 0; j < N; j++) {
+			less += pool[j] < pool[i];
+			eq += pool[j] == pool[i];
+		}
+		rank[i] = less + (eq + 1) / 2;
+	}
+	for (size_t i = 0; i < na; i++)
+		s_obs += rank[i];
+	e = (double)na * (double)(N + 1) / 2;
+	for (unsigned mask = 0; mask < (1u << N); mask++) {
+		double s = 0;
+
+		if ((size_t)__builtin_popcount(mask) != na)
+			continue;
+		for (size_t i = 0; i < N; i++)
+			if (mask & (1u << i))
+				s += rank[i];
+		total++;
+		if (fabs(s - e) >= fabs(s_obs - e) - 1e-9)
+			hit++;
+	}
+	return (double)hit / (double)total;
+}
+
+static void test_mw_exact_ties_against_enumeration(void **state)
+{
+	const double a[] = { 1, 2, 2, 3, 5 }, b[] = { 2, 3, 3, 4, 6, 6 };
+	const double c[] = { 7, 7, 7, 8 }, d[] = { 7, 8, 8, 9, 9, 9, 10 };
+	const double g[] = { 1, 1, 1, 1, 2 }, h[] = { 1, 2, 2, 2, 2, 2 };
+	double p;
+
+	p = ranktest_mann_whitney(a, 5, b, 6, NULL);
+	assert_float_equal(p, brute_p(a, 5, b, 6), 1e-12);
+	assert_true(p > 0.05 && p < 1);
+	p = ranktest_mann_whitney(c, 4, d, 7, NULL);
+	assert_float_equal(p, brute_p(c, 4, d, 7), 1e-12);
+	/* sizes swapped exercise the other DP orientation */
+	assert_float_equal(ranktest_mann_whitney(d, 7, c, 4, NULL), p, 1e-12);
+	p = ranktest_mann_whitney(g, 5, h, 6, NULL);
+	assert_float_equal(p, brute_p(g, 5, h, 6), 1e-12);
+	/* all tied: nothing to see */
+	assert_float_equal(ranktest_mann_whitney(c, 3, c, 3, NULL), 1, 0);
+}
+
+static void test_mw_normal_approximation(void **state)
+{
+	double a[30], b[30], p, u;
+
+	for (int i = 0; i < 30; i++) {
+		a[i] = i;
+		b[i] = 100 + i;
+	}
+	/* N = 60 > RANKTEST_EXACT_MAX: z = (450 - 0.5) / sqrt(900 * 61 / 12) */
+	p = ranktest_mann_whitney(a, 30, b, 30, &u);
+	assert_float_equal(u, 0, 0);
+	assert_float_equal(p / 3.019859359162151e-11, 1, 1e-6);
+}
+
+/* ---- Hodges-Lehmann ------------------------------------------------------ */
+
+static void test_hodges_lehmann_by_hand(void **state)
+{
+	/* differences 100 + j - 10 i: 61..65, 71..75, 81..85, 91..95, 101..105 */
+	const double a[] = { 0, 10, 20, 30, 40 }, b[] = { 101, 102, 103, 104, 105 };
+	double est, lo, hi;
+
+	/* 5 vs 5: P(U <= 2) = 4/252 <= 0.025 < P(U <= 3) = 7/252, so k = 3 */
+	assert_int_equal(ranktest_hodges_lehmann(a, 5, b, 5, 0.95, &est, &lo, &hi), 0);
+	assert_float_equal(est, 83, 1e-12);
+	assert_float_equal(lo, 63, 1e-12);
+	assert_float_equal(hi, 103, 1e-12);
+	/* 3 vs 3 cannot reach 95 % (P(U = 0) = 0.05 > 0.025), but reaches 90 % */
+	assert_int_equal(ranktest_hodges_lehmann(a, 3, b, 3, 0.95, &est, &lo, &hi), -1);
+	assert_true(isnan(lo) && isnan(hi));
+	assert_float_equal(est, 92, 1e-12); /* median of 81..83, 91..93, 101..103 */
+	assert_int_equal(ranktest_hodges_lehmann(a, 3, b, 3, 0.90, &est, &lo, &hi), 0);
+	assert_float_equal(lo, 81, 1e-12);
+	assert_float_equal(hi, 103, 1e-12);
+}
+
+static void test_u_cdf(void **state)
+{
+	double cdf[26];
+
+	ranktest_u_cdf(5, 5, cdf);
+	/* counts of U for 5 vs 5 start 1, 1, 2, 3, 5, 7 (of 252) */
+	assert_float_equal(cdf[0], 1.0 / 252, 1e-15);
+	assert_float_equal(cdf[2], 4.0 / 252, 1e-15);
+	assert_float_equal(cdf[5], 19.0 / 252, 1e-15);
+	assert_float_equal(cdf[25], 1, 1e-15);
+	assert_float_equal(cdf[12], 0.5, 1e-15); /* symmetric around 12.5 */
+}
+
+/* ---- Welch ---------------------------------------------------------------- */
+
+static void test_welch_against_t_table(void **state)
+{
+	/*
+	 * equal variances 2.5, n = 5: se^2 = 1, t = 2, df = 8. Two-sided p from
+	 * the closed form for even df (Abramowitz & Stegun 26.7.3):
+	 * 1 - sin(th) (1 + c/2 + 3c^2/8 + 15c^3/48), th = atan(2/sqrt(8)),
+	 * c = cos^2(th) = 2/3 -> 0.0805162380
+	 */
+	const double a[] = { 1, 2, 3, 4, 5 }, b[] = { 3, 4, 5, 6, 7 };
+	double t, df, p;
+
+	p = ranktest_welch(a, 5, b, 5, &t, &df);
+	assert_float_equal(t, 2, 1e-12);
+	assert_float_equal(df, 8, 1e-12);
+	assert_float_equal(p, 0.0805162380, 1e-9);
+	assert_true(isnan(ranktest_welch(a, 1, b, 5, NULL, NULL)));
+}
+
+/* ---- median, sample stats, BH ------------------------------------------ */
+
+static int cmp_d(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a > b) - (a < b);
+}
+
+static void test_median_matches_sort(void **state)
+{
+	uint64_t s = 42;
+
+	for (size_t n = 1; n < 60; n++) {
+		double v[60], w[60], want;
+
+		for (size_t i = 0; i < n; i++) {
+			s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+			v[i] = (double)((s >> 33) % 17); /* many ties */
+		}
+		memcpy(w, v, sizeof(v));
+		qsort(w, n, sizeof(*w), cmp_d);
+		want = n % 2 ? w[n / 2] : (w[n / 2 - 1] + w[n / 2]) / 2;
+		assert_float_equal(ranktest_median_inplace(v, n), want, 0);
+	}
+}
+
+static void test_sample_stats(void **state)
+{
+	const double v[] = { 2, 4, 4, 4, 5, 5, 7, 9 }; /* population sd 2, mean 5 */
+	const double z[] = { NAN, INFINITY };
+	struct sample_stats st;
+
+	sample_stats_compute(v, 8, &st);
+	assert_int_equal(st.n, 8);
+	assert_float_equal(st.mean, 5, 1e-12);
+	assert_float_equal(st.median, 4.5, 1e-12);
+	assert_float_equal(st.stddev_pct, 40, 1e-12);
+	assert_float_equal(st.min, 2, 0);
+	assert_float_equal(st.max, 9, 0);
+	sample_stats_compute(v, 0, &st);
+	assert_int_equal(st.n, 0);
+	assert_true(isnan(st.mean) && isnan(st.median) && isnan(st.stddev_pct));
+	sample_stats_compute(z, 2, &st);
+	assert_int_equal(st.n, 0);
+	assert_true(isnan(st.max));
+}
+
+static void test_bh_adjust(void **state)
+{
+	/* R: p.adjust(c(0.01, 0.04, 0.03, 0.005), "BH") = 0.02 0.04 0.04 0.02 */
+	double p[] = { 0.01, 0.04, 0.03, 0.005, NAN }, q[5];
+
+	bh_adjust(p, 5, q);
+	assert_float_equal(q[0], 0.02, 1e-15);
+	assert_float_equal(q[1], 0.04, 1e-15);
+	assert_float_equal(q[2], 0.04, 1e-15);
+	assert_float_equal(q[3], 0.02, 1e-15);
+	assert_true(isnan(q[4]));
+	/* in place, and capped at 1 */
+	p[0] = 0.9;
+	p[1] = 0.8;
+	bh_adjust(p, 2, p);
+	assert_float_equal(p[0], 0.9, 1e-15);
+	assert_float_equal(p[1], 0.9, 1e-15);
+}
+
+static void test_metric_registry(void **state)
+{
+	assert_int_equal(metric_higher_is_better("fxmark.ssd_ext4_no_jnl_MRPL_4_bufferedio.works/sec"), 1);
+	assert_int_equal(metric_higher_is_better("will-it-scale.per_thread_ops"), 1);
+	assert_int_equal(metric_higher_is_better("vm-scalability.throughput"), 1);
+	assert_int_equal(metric_higher_is_better("unixbench.score"), 1);
+	assert_int_equal(metric_higher_is_better("stress-ng.mmap.ops_per_sec"), 1);
+	assert_int_equal(metric_higher_is_better("proc-vs-map.read_latency_ms"), 0);
+	assert_int_equal(metric_higher_is_better("time.elapsed_time"), 0);
+	assert_int_equal(metric_higher_is_better("perf-stat.overall.cpi"), 0);
+	assert_int_equal(metric_higher_is_better("perf-stat.ps.cycles"), -1);
+	assert_int_equal(metric_higher_is_better("hackbench.unknown_thing"), -1);
+	assert_string_equal(metric_unit_guess("oom.total_running_time_ms"), "ms");
+	assert_string_equal(metric_unit_guess("stress-ng.mmap.ops_per_sec"), "ops/s");
+	assert_string_equal(metric_unit_guess("hackbench.unknown_thing"), "");
+	assert_int_equal(metric_is_monitor("perf-stat.ps.cycles"), 1);
+	assert_int_equal(metric_is_monitor("perf-profile.children.cycles-pp.do_mmap"), 1);
+	assert_int_equal(metric_is_monitor("time.elapsed_time"), 1);
+	assert_int_equal(metric_is_monitor("vmstat.cpu.us"), 1);
+	assert_int_equal(metric_is_monitor("will-it-scale.per_thread_ops"), 0);
+	assert_int_equal(metric_is_monitor("timer-stress.score"), 0);
+}
+
+/* ---- verdicts ------------------------------------------------------------- */
+
+static void test_small_n_is_need_more_runs(void **state)
+{
+	/* +50 % with complete separation, but 3 vs 3 cannot reach p <= 0.01 */
+	const double a[] = { 100, 101, 102 }, b[] = { 150, 151, 152 };
+	struct compare_result r;
+
+	compare_samples(a, 3, b, 3, NULL, &r);
+	assert_float_equal(r.p_value, 0.1, 1e-12);
+	assert_float_equal(r.min_p, 0.1, 1e-12);
+	assert_true(r.change_pct > 49 && r.change_pct < 51);
+	assert_true(isnan(r.ci_lo_pct));
+	assert_int_equal(r.verdict, VERDICT_NEED_MORE_RUNS);
+	assert_string_equal(verdict_name(r.verdict), "need-more-runs");
+	assert_int_equal(compare_change_kind(&r, 1), CHANGE_NONE);
+}
+
+static void test_same_and_floor(void **state)
+{
+	double a[10], b[10];
+	struct compare_result r;
+	struct compare_opts o;
+
+	for (int i = 0; i < 10; i++) {
+		a[i] = 1000 + (i % 5) - 2;     /* +-0.2 % */
+		b[i] = 1001 + ((i * 3) % 5) - 2; /* +0.1 % */
+	}
+	compare_samples(a, 10, b, 10, NULL, &r);
+	assert_int_equal(r.verdict, VERDICT_SAME);
+	assert_true(r.ci_lo_pct >= -1 && r.ci_hi_pct <= 1 && r.ci_lo_pct <= r.ci_hi_pct);
+	assert_string_equal(verdict_name(r.verdict), "same");
+	/* a real but tiny shift: significant, yet below a 1 % floor, and the CI is inside */
+	for (int i = 0; i < 10; i++)
+		b[i] = a[i] + 5; /* +0.5 % */
+	compare_samples(a, 10, b, 10, NULL, &r);
+	assert_true(r.p_value <= 0.01);
+	assert_int_equal(r.verdict, VERDICT_SAME);
+	compare_opts_init(&o);
+	o.floor_pct = 0.25;
+	compare_samples(a, 10, b, 10, &o, &r);
+	assert_int_equal(r.verdict, VERDICT_DIFFERENT);
+	assert_float_equal(compare_opts_floor(&o, "perf-stat.ps.cycles"), 5.0, 0);
+	assert_float_equal(compare_opts_floor(&o, "will-it-scale.per_thread_ops"), 0.25, 0);
+}
+
+static void test_nonpositive_values_fall_back_to_raw(void **state)
+{
+	const double a[] = { -2, -1, 0, 1, 2, -1.5, 0.5 }, b[] = { 8, 9, 10, 11, 12, 8.5, 10.5 };
+	struct compare_result r;
+
+	compare_samples(a, 7, b, 7, NULL, &r);
+	assert_int_equal(r.log_scale, 0);
+	/* mean_a = -1/7: %change relative to |mean_a| */
+	assert_float_equal(r.change_pct, 100 * (69.0 / 7 + 1.0 / 7) / (1.0 / 7), 1e-9);
+	assert_true(isfinite(r.ci_lo_pct) && r.ci_lo_pct > 0);
+	assert_int_equal(r.verdict, VERDICT_DIFFERENT);
+	assert_true(isfinite(r.welch_p) && r.welch_p < 1e-6);
+}
+
+/* ---- real fixtures -------------------------------------------------------- */
+
+/* Reads the "- number" lines under `key:` of the LKP fixture. */
+static size_t read_matrix(const char *key, double *out, size_t max)
+{
+	FILE *f = open_fixture(FIXDIR "lkp-changed-stats-fxmark-regression.yaml");
+	char line[512];
+	int in = 0, after_stat = 0;
+	size_t n = 0;
+
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] != ' ' && line[0] != '#') {
+			in = !strncmp(line, key, strlen(key));
+			after_stat = 0;
+			continue;
+		}
+		if (!in)
+			continue;
+		if (strstr(line, "works/sec:")) {
+			after_stat = 1;
+			continue;
+		}
+		if (after_stat && strstr(line, "- ") && n < max)
+			out[n++] = strtod(strstr(line, "- ") + 2, NULL);
+	}
+	fclose(f);
+	return n;
+}
+
+static void test_lkp_fxmark_fixture(void **state)
+{
+	const char *name = "fxmark.ssd_ext4_no_jnl_MRPL_4_bufferedio.works/sec";
+	double a[16], b[16];
+	size_t na = read_matrix("matrix_a:", a, 16), nb = read_matrix("matrix_b:", b, 16);
+	struct compare_result r;
+
+	assert_int_equal(na, 6);
+	assert_int_equal(nb, 6);
+	assert_float_equal(a[0], 7415950.517791, 1e-6);
+	assert_float_equal(b[5], 7902933.963499, 1e-6);
+	compare_samples(a, na, b, nb, NULL, &r);
+	/* complete separation, 6 vs 6: exact p = 2 / C(12, 6) */
+	assert_float_equal(r.p_value, 2.0 / 924, 1e-12);
+	assert_true(r.exact);
+	/* LKP lists the stat as changed; we agree: different, an improvement */
+	assert_int_equal(r.verdict, VERDICT_DIFFERENT);
+	assert_int_equal(compare_change_kind(&r, metric_higher_is_better(name)), CHANGE_IMPROVEMENT);
+	assert_string_equal(change_kind_name(compare_change_kind(&r, 1)), "improvement");
+	/* LKP's min/max of each side agree with ours */
+	assert_float_equal(r.a.min, 7363113.100274, 1e-6);
+	assert_float_equal(r.a.max, 7442603.302947, 1e-6);
+	assert_float_equal(r.b.min, 7785809.108594, 1e-6);
+	assert_float_equal(r.b.max, 8013649.203754, 1e-6);
+	/*
+	 * Named disagreement: the fixture's mean_a (7415950.517791) and
+	 * mean_b (7927162.999455) are not the arithmetic means of the six
+	 * runs but the upper median (sorted[3]) of each side, and its ratio
+	 * 1.0689 is their quotient.
+	 * Our mean is the arithmetic mean, so our %change is +6.80 %, not
+	 * +6.89 %. Both sides call it a change.
+	 */
+	assert_float_equal(r.a.mean, 7403946.784849334, 1e-6);
+	assert_float_equal(r.b.mean, 7907512.720075, 1e-6);
+	assert_float_equal(r.change_pct, 6.8013175926, 1e-8);
+	assert_float_equal(r.a.stddev_pct, 0.393105131, 1e-8);
+	assert_true(r.ci_lo_pct > 4 && r.ci_hi_pct < 9 && r.ci_lo_pct < r.hl_pct &&
+		    r.hl_pct < r.ci_hi_pct);
+}
+
+/* Reads the three columns of one side ("baseline:" or "patched:") of the seed. */
+static size_t read_proc_vs_map(const char *side, double *med, double *mn, double *mx)
+{
+	FILE *f = open_fixture(FIXDIR "proc-vs-map-smaps_rollup-arm64-24c.txt");
+	char line[256];
+	int in = 0;
+	size_t n = 0;
+
+	while (fgets(line, sizeof(line), f)) {
+		char *end;
+		double x;
+
+		if (line[0] == '#')
+			continue;
+		if (line[0] != ' ') {
+			in = !strncmp(line, side, strlen(side));
+			continue;
+		}
+		x = strtod(line, &end);
+		if (!in || end == line)
+			continue;
+		med[n] = x;
+		mn[n] = strtod(end, &end);
+		mx[n] = strtod(end, &end);
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+static void test_seed_proc_vs_map(void **state)
+{
+	double amed[32], amin[32], amax[32], bmed[32], bmin[32], bmax[32];
+	size_t na = read_proc_vs_map("baseline:", amed, amin, amax);
+	size_t nb = read_proc_vs_map("patched:", bmed, bmin, bmax);
+	struct compare_result r;
+
+	assert_int_equal(na, 20);
+	assert_int_equal(nb, 20);
+	/* median latency 0.132 -> 0.006 ms: every value tied within a side */
+	compare_samples(amed, na, bmed, nb, NULL, &r);
+	assert_float_equal(r.a.median, 0.132, 1e-12);
+	assert_float_equal(r.b.median, 0.006, 1e-12);
+	assert_float_equal(r.change_pct, 100 * (0.006 - 0.132) / 0.132, 1e-9); /* -95.45 % */
+	assert_true(r.change_pct < -95.4 && r.change_pct > -95.5);
+	assert_float_equal(r.p_value, 2 / 137846528820.0, 1e-20); /* 2 / C(40, 20) */
+	assert_float_equal(r.ci_lo_pct, r.change_pct, 1e-9);
+	assert_float_equal(r.ci_hi_pct, r.change_pct, 1e-9);
+	assert_float_equal(r.welch_p, 0, 0); /* zero variance, different means */
+	assert_int_equal(r.verdict, VERDICT_DIFFERENT);
+	assert_int_equal(compare_change_kind(&r, metric_higher_is_better("proc-vs-map.median_ms")),
+			 CHANGE_IMPROVEMENT);
+	/* worst case 3.924 -> 2.043 ms, every patched max below every baseline max */
+	compare_samples(amax, na, bmax, nb, NULL, &r);
+	assert_float_equal(r.a.max, 3.924, 1e-12);
+	assert_float_equal(r.b.max, 2.043, 1e-12);
+	assert_true(r.a.max > 3.9 && r.b.max < 2.1);
+	assert_float_equal(r.p_value, 2 / 137846528820.0, 1e-20);
+	assert_int_equal(r.verdict, VERDICT_DIFFERENT);
+	assert_true(r.change_pct < -30 && r.change_pct > -40);
+	/* minimum column: bimodal baseline (0.12 and 1.3 ms) vs 0.006 */
+	compare_samples(amin, na, bmin, nb, NULL, &r);
+	assert_int_equal(r.verdict, VERDICT_DIFFERENT);
+	assert_true(r.a.stddev_pct > 100);
+}
+
+static void test_seed_oom_reaper(void **state)
+{
+	FILE *f = open_fixture(FIXDIR "oom-reaper-exit-arm64.txt");
+	char line[256], name[128];
+	int rows = 0, seen_total = 0;
+
+	while (fgets(line, sizeof(line), f)) {
+		double with, without;
+		struct compare_result r;
+
+		if (line[0] == '#' || sscanf(line, "%127s %lf %lf", name, &with, &without) != 3)
+			continue;
+		rows++;
+		/* base = without the patch, head = with it; one sample a side */
+		compare_samples(&without, 1, &with, 1, NULL, &r);
+		assert_int_equal(r.a.n, 1);
+		assert_float_equal(r.p_value, 1, 0);
+		assert_true(isnan(r.ci_lo_pct) && isnan(r.welch_p));
+		assert_int_not_equal(r.verdict, VERDICT_DIFFERENT);
+		assert_int_equal(r.verdict, VERDICT_NEED_MORE_RUNS);
+		if (!strcmp(name, "total_running_time")) {
+			seen_total = 1;
+			assert_float_equal(r.change_pct, 100 * (132.6 - 167.1) / 167.1, 1e-9);
+			assert_true(r.change_pct < -20.6 && r.change_pct > -20.7);
+		}
+	}
+	fclose(f);
+	assert_int_equal(rows, 9);
+	assert_true(seen_total);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mw_exact_no_ties),
+		cmocka_unit_test(test_mw_exact_ties_against_enumeration),
+		cmocka_unit_test(test_mw_normal_approximation),
+		cmocka_unit_test(test_hodges_lehmann_by_hand),
+		cmocka_unit_test(test_u_cdf),
+		cmocka_unit_test(test_welch_against_t_table),
+		cmocka_unit_test(test_median_matches_sort),
+		cmocka_unit_test(test_sample_stats),
+		cmocka_unit_test(test_bh_adjust),
+		cmocka_unit_test(test_metric_registry),
+		cmocka_unit_test(test_small_n_is_need_more_runs),
+		cmocka_unit_test(test_same_and_floor),
+		cmocka_unit_test(test_nonpositive_values_fall_back_to_raw),
+		cmocka_unit_test(test_lkp_fxmark_fixture),
+		cmocka_unit_test(test_seed_proc_vs_map),
+		cmocka_unit_test(test_seed_oom_reaper),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
