@@ -1,9 +1,269 @@
+/*
+ * regtrack-server — serve (default), migrate, token create|revoke.
+ *
+ *   regtrack-server [serve] [--config FILE] [--db CONNINFO] [--listen ADDR:PORT]
+ *                   [--threads N] [--lease-timeout S] [--smtp URL] [--public-url URL]
+ *                   [--web-dir DIR]
+ *   regtrack-server migrate [--db CONNINFO]
+ *   regtrack-server token create --scope worker|submit|read|admin --name NAME
+ *   regtrack-server token revoke NAME
+ *
+ * The database comes from --db, else the config's `db`, else env REGTRACK_DB.
+ */
+#include "server/auth.h"
+#include "server/config.h"
+#include "server/db.h"
+#include "server/http.h"
+#include "server/migrate.h"
+#include "xalloc.h"
+
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "banned.h"
 
-int main(void)
+static const char usage_text[] =
+	"usage: regtrack-server [serve] [--config FILE] [--db CONNINFO] [--listen ADDR:PORT]\n"
+	"                       [--threads N] [--lease-timeout SECONDS] [--smtp URL]\n"
+	"                       [--public-url URL] [--web-dir DIR]\n"
+	"       regtrack-server migrate [--config FILE] [--db CONNINFO]\n"
+	"       regtrack-server token create --scope worker|submit|read|admin --name NAME\n"
+	"       regtrack-server token revoke NAME\n";
+
+/* flag -> config key; one table for every option that sets a key */
+static const struct {
+	const char *flag, *key;
+} flag_keys[] = {
+	{ "--db", "db" },
+	{ "--listen", "listen" },
+	{ "--threads", "threads" },
+	{ "--lease-timeout", "lease_timeout_s" },
+	{ "--max-attempts", "max_attempts" },
+	{ "--smtp", "smtp_url" },
+	{ "--public-url", "public_url" },
+	{ "--web-dir", "web_dir" },
+	{ "--body-limit", "body_limit" },
+};
+
+static int usage(void)
 {
-	fputs("regtrack-server: not built yet\n", stderr);
+	fputs(usage_text, stderr);
 	return 2;
+}
+
+static void find_web_dir(struct server *srv)
+{
+	static const char *const rel[] = { "/../web", "/../../../web", "/../share/regtrack/web" };
+	char exe[PATH_MAX], path[PATH_MAX + 64];
+	ssize_t n;
+	char *slash;
+
+	if (srv->cfg->web_dir[0]) {
+		snprintf(srv->web_dir, sizeof(srv->web_dir), "%s", srv->cfg->web_dir);
+		return;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return;
+	*slash = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(rel); i++) {
+		snprintf(path, sizeof(path), "%s%s/index.html", exe, rel[i]);
+		if (!access(path, R_OK)) {
+			snprintf(srv->web_dir, sizeof(srv->web_dir), "%s%s", exe, rel[i]);
+			return;
+		}
+	}
+}
+
+static int do_migrate(struct config *cfg)
+{
+	struct err e;
+	PGconn *c = db_connect_once(cfg->db, &e);
+	int n;
+
+	if (!c || migrate_apply(c, &n, &e)) {
+		fprintf(stderr, "regtrack-server: %s\n", e.message);
+		PQfinish(c);
+		return 1;
+	}
+	PQfinish(c);
+	printf("migrations applied: %d (schema version %d)\n", n,
+	       nr_migrations ? migrations[nr_migrations - 1].version : 0);
+	return 0;
+}
+
+static int do_token(struct config *cfg, int argc, char **argv)
+{
+	const char *scope = NULL, *name = NULL;
+	struct err e;
+	PGconn *c;
+	int ret = 0;
+
+	if (argc < 1)
+		return usage();
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--scope") && i + 1 < argc)
+			scope = argv[++i];
+		else if (!strcmp(argv[i], "--name") && i + 1 < argc)
+			name = argv[++i];
+		else if (!name && argv[i][0] != '-')
+			name = argv[i];
+		else
+			return usage();
+	}
+	if (!name || (!strcmp(argv[0], "create") && !scope))
+		return usage();
+	c = db_connect_once(cfg->db, &e);
+	if (!c || migrate_apply(c, NULL, &e) || db_cmd(c, "SELECT 1", &e)) {
+		fprintf(stderr, "regtrack-server: %s\n", e.message);
+		PQfinish(c);
+		return 1;
+	}
+	/* statements are prepared per connection by db_conn(); prepare them here too */
+	for (int i = 0; i < DB_NR_STMTS; i++)
+		PQclear(PQprepare(c, db_stmts[i].name, db_stmts[i].sql, 0, NULL));
+	if (!strcmp(argv[0], "create")) {
+		char *tok;
+		if (token_create(c, name, scope, &tok, &e)) {
+			fprintf(stderr, "regtrack-server: %s\n", e.message);
+			ret = 1;
+		} else {
+			printf("%s\n", tok);
+			free(tok);
+		}
+	} else if (!strcmp(argv[0], "revoke")) {
+		if (token_revoke(c, name, &e)) {
+			fprintf(stderr, "regtrack-server: %s\n", e.message);
+			ret = 1;
+		}
+	} else {
+		ret = usage();
+	}
+	PQfinish(c);
+	return ret;
+}
+
+static int do_serve(struct config *cfg)
+{
+	struct server srv;
+	struct err e;
+	sigset_t set;
+	int sig, n;
+	PGconn *c;
+
+	memset(&srv, 0, sizeof(srv));
+	srv.cfg = cfg;
+	srv.started = (long)time(NULL);
+	find_web_dir(&srv);
+
+	c = db_connect_once(cfg->db, &e);
+	if (!c || migrate_apply(c, &n, &e)) {
+		fprintf(stderr, "regtrack-server: %s\n", e.message);
+		PQfinish(c);
+		return 1;
+	}
+	PQfinish(c);
+
+	/* threads inherit this mask; the main thread takes the signals with sigwait */
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	srv.db = db_new(cfg->db, cfg->db_timeout_ms);
+	if (http_start(&srv, &e)) {
+		fprintf(stderr, "regtrack-server: %s\n", e.message);
+		db_free(srv.db);
+		return 1;
+	}
+	printf("listening on %.*s:%u\n", (int)(strrchr(cfg->listen, ':') - cfg->listen),
+	       cfg->listen, srv.port);
+	fflush(stdout);
+
+	sigwait(&set, &sig);
+	fprintf(stderr, "regtrack-server: %s, draining\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+	MHD_quiesce_daemon(srv.daemon);
+	for (int i = 0; i < 300 && atomic_load(&srv.in_flight); i++)
+		usleep(100 * 1000);
+	http_stop(&srv);
+	db_free(srv.db);
+	fprintf(stderr, "regtrack-server: stopped\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct config cfg;
+	struct err e;
+	const char *cmd = "serve";
+	int i = 1, ret;
+
+	config_init(&cfg);
+	if (argc > 1 && argv[1][0] != '-') {
+		cmd = argv[1];
+		i = 2;
+	}
+	/* --config first, so that flags override the file wherever they appear */
+	for (int k = i; k < argc - 1; k++) {
+		if (!strcmp(argv[k], "--config") && config_load_file(&cfg, argv[k + 1], &e)) {
+			fprintf(stderr, "regtrack-server: %s (%s)\n", e.message, e.detail);
+			config_release(&cfg);
+			return 2;
+		}
+	}
+	for (; i < argc; i++) {
+		size_t k;
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(usage_text, stdout);
+			config_release(&cfg);
+			return 0;
+		}
+		if (!strcmp(argv[i], "--config") && i + 1 < argc) {
+			i++;
+			continue;
+		}
+		for (k = 0; k < ARRAY_SIZE(flag_keys); k++)
+			if (!strcmp(argv[i], flag_keys[k].flag))
+				break;
+		if (k == ARRAY_SIZE(flag_keys))
+			break; /* a subcommand's own arguments start here */
+		if (i + 1 >= argc) {
+			config_release(&cfg);
+			return usage();
+		}
+		if (config_set(&cfg, flag_keys[k].key, argv[++i], &e)) {
+			fprintf(stderr, "regtrack-server: %s\n", e.message);
+			config_release(&cfg);
+			return 2;
+		}
+	}
+	if (!cfg.db[0] && getenv("REGTRACK_DB") && config_set(&cfg, "db", getenv("REGTRACK_DB"), &e))
+		abort();
+	if (!cfg.db[0]) {
+		fputs("regtrack-server: no database: give --db CONNINFO, `db` in the config or "
+		      "REGTRACK_DB (deploy/pg-local url prints one)\n", stderr);
+		config_release(&cfg);
+		return 2;
+	}
+
+	if (!strcmp(cmd, "serve") && i == argc)
+		ret = do_serve(&cfg);
+	else if (!strcmp(cmd, "migrate") && i == argc)
+		ret = do_migrate(&cfg);
+	else if (!strcmp(cmd, "token"))
+		ret = do_token(&cfg, argc - i, argv + i);
+	else
+		ret = usage();
+	config_release(&cfg);
+	return ret;
 }

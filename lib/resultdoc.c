@@ -1,0 +1,321 @@
+#include "resultdoc.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "banned.h"
+
+#define MAX_STR 4096
+
+int is_commit_sha(const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i]; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return i == 40;
+}
+
+static int digits(const char *s, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!isdigit((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
+int is_rfc3339(const char *s)
+{
+	size_t n = strlen(s);
+	const char *p;
+
+	if (n < 20 || !digits(s, 4) || s[4] != '-' || !digits(s + 5, 2) || s[7] != '-' ||
+	    !digits(s + 8, 2) || (s[10] != 'T' && s[10] != 't' && s[10] != ' ') ||
+	    !digits(s + 11, 2) || s[13] != ':' || !digits(s + 14, 2) || s[16] != ':' ||
+	    !digits(s + 17, 2))
+		return 0;
+	p = s + 19;
+	if (*p == '.') {
+		p++;
+		if (!isdigit((unsigned char)*p))
+			return 0;
+		while (isdigit((unsigned char)*p))
+			p++;
+	}
+	if ((*p == 'Z' || *p == 'z') && !p[1])
+		return 1;
+	if ((*p == '+' || *p == '-') && digits(p + 1, 2) && p[3] == ':' && digits(p + 4, 2) && !p[6])
+		return 1;
+	return 0;
+}
+
+int is_uuid(const char *s)
+{
+	static const int dash[] = { 8, 13, 18, 23 };
+	size_t i, d = 0;
+
+	if (strlen(s) != 36)
+		return 0;
+	for (i = 0; i < 36; i++) {
+		if (d < 4 && (int)i == dash[d]) {
+			if (s[i] != '-')
+				return 0;
+			d++;
+		} else if (!isxdigit((unsigned char)s[i])) {
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static int is_name(const char *s, size_t max, int dots_slashes)
+{
+	size_t n = strlen(s);
+
+	if (!n || n > max)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (dots_slashes) {
+			if (c <= ' ' || c >= 0x7f)
+				return 0;
+		} else if (!isalnum(c) && c != '.' && c != '_' && c != '-' && c != '+') {
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* optional string field: NULL when absent; -1 when the wrong type or too long */
+static int opt_str(json_t *obj, const char *key, const char *path, const char **out,
+		   struct err *e)
+{
+	json_t *v = json_object_get(obj, key);
+
+	*out = NULL;
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_string(v))
+		return err_set(e, 400, "invalid_field", path, "'%s' must be a string", path);
+	if (json_string_length(v) > MAX_STR)
+		return err_set(e, 400, "invalid_field", path, "'%s' is longer than %d bytes",
+			       path, MAX_STR);
+	*out = json_string_value(v);
+	return 0;
+}
+
+static int opt_int(json_t *obj, const char *key, const char *path, long long min,
+		   long long *out, struct err *e)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < min)
+		return err_set(e, 400, "invalid_field", path, "'%s' must be an integer >= %lld",
+			       path, min);
+	*out = json_integer_value(v);
+	return 0;
+}
+
+static int check_machine(json_t *m, struct resultdoc *d, struct err *e)
+{
+	if (!json_is_object(m))
+		return err_set(e, 400, "invalid_field", "machine", "'machine' must be an object");
+	if (opt_str(m, "hostname", "machine.hostname", &d->hostname, e) ||
+	    opt_str(m, "arch", "machine.arch", &d->arch, e) ||
+	    opt_str(m, "cpu_model", "machine.cpu_model", &d->cpu_model, e) ||
+	    opt_str(m, "tbox_group", "machine.tbox_group", &d->tbox_group, e) ||
+	    opt_int(m, "nr_cpus", "machine.nr_cpus", 0, &d->nr_cpus, e) ||
+	    opt_int(m, "memory_mb", "machine.memory_mb", 0, &d->memory_mb, e))
+		return -1;
+	if (d->tbox_group && !is_name(d->tbox_group, 128, 0))
+		return err_set(e, 400, "invalid_field", "machine.tbox_group",
+			       "'machine.tbox_group' must be 1..128 chars of [A-Za-z0-9._+-]");
+	return 0;
+}
+
+static int check_params(json_t *p, struct err *e)
+{
+	const char *k;
+	json_t *v;
+	char path[300];
+
+	if (!json_is_object(p))
+		return err_set(e, 400, "invalid_field", "params", "'params' must be an object");
+	json_object_foreach(p, k, v) {
+		snprintf(path, sizeof(path), "params.%.200s", k);
+		if (!*k || strlen(k) > 128)
+			return err_set(e, 400, "invalid_field", path,
+				       "params keys must be 1..128 bytes");
+		if (!json_is_string(v) && !json_is_number(v) && !json_is_boolean(v))
+			return err_set(e, 400, "invalid_field", path,
+				       "'%s' must be a string, number or boolean", path);
+		if (json_is_string(v) && json_string_length(v) > MAX_STR)
+			return err_set(e, 400, "invalid_field", path, "'%s' is too long", path);
+	}
+	return 0;
+}
+
+static int check_metrics(json_t *m, struct resultdoc *d, struct err *e)
+{
+	const char *name;
+	json_t *arr;
+	char path[320];
+
+	if (!json_is_object(m))
+		return err_set(e, 400, "invalid_field", "metrics",
+			       "'metrics' must be an object of NAME: [values]");
+	d->nr_metrics = json_object_size(m);
+	if (d->nr_metrics > RESULTDOC_MAX_METRICS)
+		return err_set(e, 413, "too_large", "metrics", "more than %d metrics",
+			       RESULTDOC_MAX_METRICS);
+	json_object_foreach(m, name, arr) {
+		size_t i;
+		json_t *v;
+
+		snprintf(path, sizeof(path), "metrics.%.256s", name);
+		if (!is_name(name, 256, 1))
+			return err_set(e, 400, "invalid_field", path,
+				       "metric names must be 1..256 printable ASCII chars without spaces");
+		if (json_is_number(arr))
+			return err_set(e, 400, "invalid_field", path,
+				       "'%s' must be an array of numbers (one per iteration)", path);
+		if (!json_is_array(arr) || !json_array_size(arr))
+			return err_set(e, 400, "invalid_field", path,
+				       "'%s' must be a non-empty array of numbers", path);
+		json_array_foreach(arr, i, v) {
+			if (!json_is_number(v) || !isfinite(json_number_value(v))) {
+				snprintf(path, sizeof(path), "metrics.%.256s[%zu]", name, i);
+				return err_set(e, 400, "invalid_field", path,
+					       "'%s' must be a finite number", path);
+			}
+		}
+		d->nr_values += json_array_size(arr);
+		if (d->nr_values > RESULTDOC_MAX_VALUES)
+			return err_set(e, 413, "too_large", "metrics", "more than %d values",
+				       RESULTDOC_MAX_VALUES);
+	}
+	return 0;
+}
+
+static const char *const statuses[] = { "ok", "failed", "build-failed", "boot-failed",
+					"run-failed", NULL };
+
+int resultdoc_check(json_t *doc, struct resultdoc *d, struct err *e)
+{
+	json_t *v;
+	const char *measure = NULL;
+	int ok;
+
+	memset(d, 0, sizeof(*d));
+	d->duration_s = NAN;
+	d->nr_cpus = d->memory_mb = -1;
+	if (!json_is_object(doc))
+		return err_set(e, 400, "invalid_field", "", "a result document must be a JSON object");
+
+	if (opt_str(doc, "run_id", "run_id", &d->run_id, e))
+		return -1;
+	if (!d->run_id)
+		return err_set(e, 400, "missing_field", "run_id", "'run_id' is required");
+	if (!is_uuid(d->run_id))
+		return err_set(e, 400, "invalid_field", "run_id", "'run_id' must be a UUID");
+	for (int i = 0; i < 37; i++)
+		d->run_id_buf[i] = (char)tolower((unsigned char)d->run_id[i]);
+	d->run_id = d->run_id_buf;
+
+	if (opt_str(doc, "commit", "commit", &d->commit, e))
+		return -1;
+	if (!d->commit)
+		return err_set(e, 400, "missing_field", "commit", "'commit' is required");
+	if (!is_commit_sha(d->commit))
+		return err_set(e, 400, "invalid_field", "commit",
+			       "'commit' must be a full 40-digit lowercase hex sha");
+
+	if (opt_str(doc, "testcase", "testcase", &d->testcase, e))
+		return -1;
+	if (!d->testcase)
+		return err_set(e, 400, "missing_field", "testcase", "'testcase' is required");
+	if (!is_name(d->testcase, 128, 0))
+		return err_set(e, 400, "invalid_field", "testcase",
+			       "'testcase' must be 1..128 chars of [A-Za-z0-9._+-]");
+
+	if (opt_str(doc, "tree", "tree", &d->tree, e) ||
+	    opt_str(doc, "branch", "branch", &d->branch, e) ||
+	    opt_str(doc, "kconfig", "kconfig", &d->kconfig, e) ||
+	    opt_str(doc, "compiler", "compiler", &d->compiler, e) ||
+	    opt_str(doc, "status", "status", &d->status, e) ||
+	    opt_str(doc, "started_at", "started_at", &d->started_at, e) ||
+	    opt_str(doc, "commit_time", "commit_time", &d->commit_time, e) ||
+	    opt_str(doc, "commit_subject", "commit_subject", &d->commit_subject, e) ||
+	    opt_str(doc, "mode", "mode", &d->mode, e) ||
+	    opt_int(doc, "job_id", "job_id", 1, &d->job_id, e))
+		return -1;
+	if (d->tree && !is_name(d->tree, 128, 0))
+		return err_set(e, 400, "invalid_field", "tree",
+			       "'tree' must be 1..128 chars of [A-Za-z0-9._+-]");
+	if (d->kconfig && !is_name(d->kconfig, 128, 0))
+		return err_set(e, 400, "invalid_field", "kconfig",
+			       "'kconfig' must be 1..128 chars of [A-Za-z0-9._+-]");
+	if (d->compiler && !is_name(d->compiler, 128, 0))
+		return err_set(e, 400, "invalid_field", "compiler",
+			       "'compiler' must be 1..128 chars of [A-Za-z0-9._+-]");
+	if (!d->status)
+		d->status = "ok";
+	ok = 0;
+	for (int i = 0; statuses[i]; i++)
+		if (!strcmp(d->status, statuses[i]))
+			ok = 1;
+	if (!ok)
+		return err_set(e, 400, "invalid_field", "status",
+			       "'status' must be ok, failed, build-failed, boot-failed or run-failed");
+	if (d->started_at && !is_rfc3339(d->started_at))
+		return err_set(e, 400, "invalid_field", "started_at",
+			       "'started_at' must be an RFC 3339 date-time");
+	if (d->commit_time && !is_rfc3339(d->commit_time))
+		return err_set(e, 400, "invalid_field", "commit_time",
+			       "'commit_time' must be an RFC 3339 date-time");
+
+	v = json_object_get(doc, "duration_s");
+	if (v && !json_is_null(v)) {
+		if (!json_is_number(v) || json_number_value(v) < 0)
+			return err_set(e, 400, "invalid_field", "duration_s",
+				       "'duration_s' must be a number >= 0");
+		d->duration_s = json_number_value(v);
+	}
+
+	v = json_object_get(doc, "params");
+	if (v && !json_is_null(v)) {
+		if (check_params(v, e))
+			return -1;
+		d->params = v;
+		if (json_is_string(json_object_get(v, "measure")))
+			measure = json_string_value(json_object_get(v, "measure"));
+	}
+	if (!d->mode)
+		d->mode = measure ? measure : "wallclock";
+	if (strcmp(d->mode, "wallclock") && strcmp(d->mode, "icount"))
+		return err_set(e, 400, "invalid_field", d->mode == measure ? "params.measure" : "mode",
+			       "measurement mode must be 'wallclock' or 'icount'");
+
+	v = json_object_get(doc, "machine");
+	if (v && !json_is_null(v)) {
+		if (check_machine(v, d, e))
+			return -1;
+		d->machine = v;
+	}
+
+	v = json_object_get(doc, "metrics");
+	if (!v)
+		return err_set(e, 400, "missing_field", "metrics", "'metrics' is required");
+	if (check_metrics(v, d, e))
+		return -1;
+	if (!d->nr_metrics && !strcmp(d->status, "ok"))
+		return err_set(e, 400, "invalid_field", "metrics",
+			       "'metrics' is empty: a run with status 'ok' needs at least one metric");
+	d->metrics = v;
+	return 0;
+}

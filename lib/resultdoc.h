@@ -1,0 +1,67 @@
+#ifndef REGTRACK_RESULTDOC_H
+#define REGTRACK_RESULTDOC_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "err.h"
+
+/*
+ * The result document (DESIGN.md "The result document"): validation of one
+ * parsed JSON object, pure and side-effect free (fuzzed in `make fuzz`).
+ *
+ * Required: "run_id" (UUID text), "commit" (40 lowercase hex), "testcase"
+ * (1..128 chars of [A-Za-z0-9._+-]), "metrics" (object NAME -> non-empty
+ * array of finite numbers; NAME 1..256 printable ASCII without spaces;
+ * at least one metric unless "status" is not "ok").
+ * Optional, type-checked when present: "job_id" (integer >= 1), "tree",
+ * "branch", "kconfig", "compiler", "status" (ok, failed, build-failed,
+ * boot-failed, run-failed), "started_at" and "commit_time" (RFC 3339),
+ * "commit_subject", "duration_s" (number >= 0), "mode" (wallclock|icount;
+ * default params.measure, then "wallclock"), "params" (object of strings,
+ * numbers and booleans), "machine" (object: hostname, arch, cpu_model,
+ * tbox_group strings; nr_cpus, memory_mb integers >= 0).
+ * Unknown fields are kept by the caller, not rejected.
+ *
+ * Limits: at most RESULTDOC_MAX_METRICS metrics and RESULTDOC_MAX_VALUES
+ * values in all; strings at most 4096 bytes (jansson already rejects
+ * invalid UTF-8 and NUL bytes when parsing).
+ */
+#define RESULTDOC_MAX_METRICS 100000
+#define RESULTDOC_MAX_VALUES 2000000
+
+struct resultdoc {
+	/* all borrowed from the json_t given to resultdoc_check(); NULL when absent */
+	const char *run_id;     /* lowercased copy lives in run_id_buf */
+	char run_id_buf[37];
+	const char *commit, *testcase, *tree, *branch, *kconfig, *compiler;
+	const char *status;     /* never NULL after a successful check: default "ok" */
+	const char *started_at, *commit_time, *commit_subject, *mode;
+	long long job_id;       /* 0 = none */
+	double duration_s;      /* NAN = absent */
+	json_t *params;         /* object; borrowed, or NULL when absent */
+	json_t *machine;        /* object or NULL */
+	const char *hostname, *arch, *cpu_model, *tbox_group;
+	long long nr_cpus, memory_mb; /* -1 = absent */
+	json_t *metrics;        /* object */
+	size_t nr_metrics, nr_values;
+};
+
+/*
+ * Checks `doc` and fills `out` with borrowed views into it (valid while the
+ * caller holds doc). Returns 0, or -1 with e filled: status 400, code
+ * "invalid_field" or "missing_field", detail = the JSON path of the first
+ * bad field ("metrics.NAME[2]", "machine.nr_cpus", "commit"), or status
+ * 413 "too_large" past the limits above.
+ */
+int resultdoc_check(json_t *doc, struct resultdoc *out, struct err *e)
+	__attribute__((warn_unused_result));
+
+/* 1 when s is a UUID in text form (8-4-4-4-12 hex digits, any case). */
+int is_uuid(const char *s);
+/* 1 when s is 40 lowercase hex digits. */
+int is_commit_sha(const char *s);
+/* 1 when s is an RFC 3339 date-time (YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)). */
+int is_rfc3339(const char *s);
+
+#endif

@@ -1,0 +1,34 @@
+#ifndef REGTRACK_SERVER_API_H
+#define REGTRACK_SERVER_API_H
+
+#include "server/http.h"
+
+/*
+ * Handlers of the HTTP API v1, one file per resource (api_*.c). Each
+ * parses and validates its input, calls the db layer and replies with
+ * JSON through reply_json() or the one error path reply_err(). The route
+ * table is in routes.c; DESIGN.md lists the endpoints.
+ */
+
+/* api_health.c */
+enum MHD_Result api_healthz(struct request *rq);
+enum MHD_Result api_prometheus(struct request *rq);
+/* api_results.c */
+enum MHD_Result api_results_post(struct request *rq);
+enum MHD_Result api_run_get(struct request *rq);
+/* api_series.c */
+enum MHD_Result api_series_get(struct request *rq);
+/* api_compare.c */
+enum MHD_Result api_compare_get(struct request *rq);
+/* api_meta.c */
+enum MHD_Result api_machines_get(struct request *rq);
+enum MHD_Result api_testcases_get(struct request *rq);
+enum MHD_Result api_metrics_get(struct request *rq);
+enum MHD_Result api_metric_put(struct request *rq);
+
+/* Parses a PostgreSQL float8/bigint text; NAN / 0 for SQL NULL (empty). */
+double pg_double(const char *s);
+/* JSON real, or null for NAN and infinities. New reference. */
+json_t *json_num(double v);
+
+#endif

@@ -1,0 +1,271 @@
+/*
+ * GET /api/v1/compare?base=SHA&head=SHA[&testcase=&tbox_group=&kconfig=
+ *     &compiler=&params=&mode=&metric=PREFIX&alpha=&format=text&changed=1]
+ *
+ * Per (setup, metric): the base and head samples are the runs' values (each
+ * run's mean over its iterations: runs are the independent unit, one boot
+ * each), compared by lib/stats/compare.h. Across all rows of one response
+ * the p-values are adjusted for the false discovery rate (Benjamini-
+ * Hochberg); a row is `different` only when its adjusted q <= alpha too.
+ * format=text renders the LKP layout (lib/lkptext.h) per setup.
+ */
+#include "server/api.h"
+#include "server/query.h"
+#include "lkptext.h"
+#include "stats/compare.h"
+#include "xalloc.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "banned.h"
+
+struct cmp_row {
+	long long setup_id;
+	const char *metric;       /* borrowed from the PGresult */
+	int higher_is_better;     /* 1, 0, -1 unknown */
+	const char *unit;
+	int is_monitor;
+	double *a, *b;            /* into one shared pool */
+	size_t na, nb;
+	struct compare_result res;
+	double q;
+};
+
+static double parse_alpha(const char *s, struct err *e)
+{
+	char *end;
+	double a;
+
+	if (!s)
+		return 0.01;
+	a = strtod(s, &end);
+	if (*end || !(a > 0 && a < 1)) {
+		err_set(e, 400, "invalid_field", "alpha", "alpha must be a number in (0, 1)");
+		return NAN;
+	}
+	return a;
+}
+
+static json_t *pair(double x, double y)
+{
+	return json_pack("[o,o]", json_num(x), json_num(y));
+}
+
+static json_t *row_json(const struct cmp_row *w)
+{
+	const struct compare_result *r = &w->res;
+
+	return json_pack("{s:I,s:s,s:s,s:o,s:[I,I],s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:s,s:s}",
+		"setup_id", (json_int_t)w->setup_id, "metric", w->metric, "unit", w->unit,
+		"higher_is_better", w->higher_is_better < 0 ? json_null() : json_boolean(w->higher_is_better),
+		"n", (json_int_t)r->a.n, (json_int_t)r->b.n,
+		"mean", pair(r->a.mean, r->b.mean),
+		"median", pair(r->a.median, r->b.median),
+		"stddev_pct", pair(r->a.stddev_pct, r->b.stddev_pct),
+		"min", pair(r->a.min, r->b.min),
+		"max", pair(r->a.max, r->b.max),
+		"change_pct", json_num(r->change_pct),
+		"ci_pct", pair(r->ci_lo_pct, r->ci_hi_pct),
+		"p_value", json_num(r->p_value),
+		"q_value", json_num(w->q),
+		"welch_p", json_num(r->welch_p),
+		"verdict", verdict_name(r->verdict),
+		"change", change_kind_name(compare_change_kind(r, w->higher_is_better)));
+}
+
+static int render_text(PGconn *c, struct buf *out, struct cmp_row *rows,
+		       size_t n, int changed_only, const char *base, const char *base_subj,
+		       const char *head, const char *head_subj, struct err *e)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t j = i, k = 0;
+		struct lkp_row *lr;
+		struct lkp_axis axes[64];
+		size_t nr_axes = 0;
+		json_t *s = setup_json(c, rows[i].setup_id, e), *params;
+		const char *key;
+		json_t *v;
+		char *vals[64];
+		int full;
+
+		if (!s)
+			return -1;
+		while (j < n && rows[j].setup_id == rows[i].setup_id)
+			j++;
+		lr = xcalloc(j - i, sizeof(*lr));
+		for (size_t x = i; x < j; x++) {
+			if (changed_only && rows[x].res.verdict != VERDICT_DIFFERENT)
+				continue;
+			lr[k].metric = rows[x].metric;
+			lr[k].base_mean = rows[x].res.a.mean;
+			lr[k].base_stddev_pct = rows[x].res.a.stddev_pct;
+			lr[k].head_mean = rows[x].res.b.mean;
+			lr[k].head_stddev_pct = rows[x].res.b.stddev_pct;
+			lr[k].change_pct = rows[x].res.change_pct;
+			k++;
+		}
+		axes[nr_axes++] = (struct lkp_axis){ "compiler", json_string_value(json_object_get(s, "compiler")) };
+		axes[nr_axes++] = (struct lkp_axis){ "kconfig", json_string_value(json_object_get(s, "kconfig")) };
+		axes[nr_axes++] = (struct lkp_axis){ "tbox_group", json_string_value(json_object_get(s, "tbox_group")) };
+		axes[nr_axes++] = (struct lkp_axis){ "testcase", json_string_value(json_object_get(s, "testcase")) };
+		params = json_object_get(s, "params");
+		json_object_foreach(params, key, v) {
+			if (nr_axes == ARRAY_SIZE(axes))
+				break;
+			vals[nr_axes] = json_is_string(v) ? xstrdup(json_string_value(v))
+					: json_dumps(v, JSON_ENCODE_ANY);
+			axes[nr_axes] = (struct lkp_axis){ key, vals[nr_axes] };
+			nr_axes++;
+		}
+		if (strcmp(json_string_value(json_object_get(s, "mode")), "wallclock"))
+			axes[nr_axes++] = (struct lkp_axis){ "measure", json_string_value(json_object_get(s, "mode")) };
+		full = (i && buf_addch(out, '\n')) ||
+		       lkp_render(out, axes, nr_axes, base, base_subj, head, head_subj, lr, k);
+		for (size_t x = 4; x < nr_axes; x++)
+			if (strcmp(axes[x].name, "measure"))
+				free((char *)axes[x].value);
+		free(lr);
+		json_decref(s);
+		if (full)
+			return err_set(e, 413, "too_large", "format", "the text table is too large");
+		i = j;
+	}
+	return 0;
+}
+
+enum MHD_Result api_compare_get(struct request *rq)
+{
+	struct setup_filter f;
+	struct err e;
+	const char *base_id, *base_sha, *base_subj, *head_id, *head_sha, *head_subj;
+	const char *prefix = rq_arg(rq, "metric"), *format = rq_arg(rq, "format");
+	int changed_only = rq_arg(rq, "changed") && strcmp(rq_arg(rq, "changed"), "0");
+	double alpha;
+	PGconn *c;
+	PGresult *r;
+	struct cmp_row *rows = NULL;
+	size_t nr = 0, alloc = 0, ntup;
+	double *pool, *p, *q;
+	struct compare_opts opts;
+	json_t *out, *list, *setups;
+	enum MHD_Result ret;
+
+	alpha = parse_alpha(rq_arg(rq, "alpha"), &e);
+	if (isnan(alpha))
+		return reply_err(rq, &e);
+	if (format && strcmp(format, "text") && strcmp(format, "json"))
+		return reply_errf(rq, 400, "invalid_field", "format", "format must be json or text");
+	if (setup_filter_from_query(rq, &f, &e))
+		return reply_err(rq, &e);
+	c = rq_db(rq, &e);
+	if (!c)
+		return reply_err(rq, &e);
+	if (commit_resolve(rq, c, rq_arg(rq, "base"), "base", &base_id, &base_sha, &base_subj, &e) ||
+	    commit_resolve(rq, c, rq_arg(rq, "head"), "head", &head_id, &head_sha, &head_subj, &e))
+		return reply_err(rq, &e);
+	{
+		const char *params[9] = { base_id, head_id, f.testcase, f.tbox_group, f.kconfig,
+					  f.compiler, f.params_key, f.mode, prefix };
+		r = db_exec(c, ST_COMPARE, 9, params, &e);
+	}
+	if (!r)
+		return reply_err(rq, &e);
+
+	/* rows arrive ordered by (setup, metric, run): group them */
+	ntup = (size_t)PQntuples(r);
+	pool = xmalloc((ntup ? ntup : 1) * sizeof(double) * 2);
+	p = pool;
+	for (size_t i = 0; i < ntup;) {
+		size_t j = i;
+		struct cmp_row *w;
+		const char *hib;
+
+		ALLOC_GROW(rows, nr + 1, alloc);
+		w = &rows[nr++];
+		memset(w, 0, sizeof(*w));
+		w->setup_id = strtoll(PQgetvalue(r, (int)i, 0), NULL, 10);
+		w->metric = PQgetvalue(r, (int)i, 1);
+		hib = PQgetvalue(r, (int)i, 4);
+		w->higher_is_better = !*hib ? -1 : hib[0] == 't';
+		w->unit = PQgetvalue(r, (int)i, 5);
+		w->is_monitor = PQgetvalue(r, (int)i, 6)[0] == 't';
+		while (j < ntup && strtoll(PQgetvalue(r, (int)j, 0), NULL, 10) == w->setup_id &&
+		       !strcmp(PQgetvalue(r, (int)j, 1), w->metric))
+			j++;
+		w->a = p;
+		for (size_t x = i; x < j; x++)
+			if (PQgetvalue(r, (int)x, 2)[0] == 't')
+				w->a[w->na++] = pg_double(PQgetvalue(r, (int)x, 3));
+		w->b = w->a + w->na;
+		for (size_t x = i; x < j; x++)
+			if (PQgetvalue(r, (int)x, 2)[0] != 't')
+				w->b[w->nb++] = pg_double(PQgetvalue(r, (int)x, 3));
+		p = w->b + w->nb;
+		i = j;
+	}
+	compare_opts_init(&opts);
+	opts.alpha = alpha;
+	q = xcalloc(nr ? nr : 1, sizeof(double));
+	for (size_t i = 0; i < nr; i++) {
+		struct compare_opts o = opts;
+		o.floor_pct = compare_opts_floor(&opts, rows[i].metric);
+		compare_samples(rows[i].a, rows[i].na, rows[i].b, rows[i].nb, &o, &rows[i].res);
+		q[i] = rows[i].res.p_value;
+	}
+	bh_adjust(q, nr, q);
+	for (size_t i = 0; i < nr; i++) {
+		rows[i].q = q[i];
+		if (rows[i].res.verdict == VERDICT_DIFFERENT && !(q[i] <= alpha))
+			rows[i].res.verdict = VERDICT_NEED_MORE_RUNS;
+	}
+
+	if (format && !strcmp(format, "text")) {
+		struct buf text = BUF_INIT(64u << 20);
+		err_clear(&e);
+		if (render_text(c, &text, rows, nr, changed_only, base_sha, base_subj, head_sha,
+				head_subj, &e))
+			ret = reply_err(rq, &e);
+		else if (!nr)
+			ret = reply_errf(rq, 404, "not_found", "base",
+					 "no runs of both commits match these filters");
+		else
+			ret = reply_text(rq, 200, "text/plain; charset=utf-8", text.data, text.len);
+		buf_release(&text);
+		goto out;
+	}
+
+	list = json_array();
+	setups = json_array();
+	for (size_t i = 0; i < nr; i++) {
+		if (changed_only && rows[i].res.verdict != VERDICT_DIFFERENT)
+			continue;
+		if (!i || rows[i].setup_id != rows[i - 1].setup_id) {
+			json_t *s = setup_json(c, rows[i].setup_id, &e);
+			if (!s) {
+				json_decref(list);
+				json_decref(setups);
+				ret = reply_err(rq, &e);
+				goto out;
+			}
+			json_array_append_new(setups, s);
+		}
+		json_array_append_new(list, row_json(&rows[i]));
+	}
+	out = json_pack("{s:{s:s,s:o},s:{s:s,s:o},s:f,s:s,s:o,s:o}",
+		"base", "sha", base_sha, "subject", base_subj ? json_string(base_subj) : json_null(),
+		"head", "sha", head_sha, "subject", head_subj ? json_string(head_subj) : json_null(),
+		"alpha", alpha, "sample", "per-run mean of iterations",
+		"setups", setups, "rows", list);
+	ret = reply_json(rq, 200, out);
+out:
+	free(q);
+	free(pool);
+	free(rows);
+	PQclear(r);
+	return ret;
+}

@@ -1,0 +1,162 @@
+#include "server/db.h"
+#include "xalloc.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "banned.h"
+
+struct db {
+	char *conninfo;
+	long timeout_ms;
+	pthread_key_t key;
+};
+
+static void conn_destroy(void *p)
+{
+	PQfinish(p);
+}
+
+struct db *db_new(const char *conninfo, long statement_timeout_ms)
+{
+	struct db *db = xcalloc(1, sizeof(*db));
+
+	db->conninfo = xstrdup(conninfo);
+	db->timeout_ms = statement_timeout_ms;
+	if (pthread_key_create(&db->key, conn_destroy))
+		abort();
+	return db;
+}
+
+void db_free(struct db *db)
+{
+	PGconn *c;
+
+	if (!db)
+		return;
+	c = pthread_getspecific(db->key);
+	if (c) {
+		PQfinish(c);
+		pthread_setspecific(db->key, NULL);
+	}
+	pthread_key_delete(db->key);
+	free(db->conninfo);
+	free(db);
+}
+
+static void notice_quiet(void *arg, const char *msg)
+{
+	(void)arg;
+	(void)msg;
+}
+
+PGconn *db_connect_once(const char *conninfo, struct err *e)
+{
+	PGconn *c = PQconnectdb(conninfo);
+
+	if (PQstatus(c) != CONNECTION_OK) {
+		err_set(e, 503, "db_unavailable", "db", "cannot connect to the database: %s",
+			PQerrorMessage(c));
+		PQfinish(c);
+		return NULL;
+	}
+	PQsetNoticeProcessor(c, notice_quiet, NULL);
+	return c;
+}
+
+static int prepare_all(struct db *db, PGconn *c, struct err *e)
+{
+	char sql[64];
+
+	snprintf(sql, sizeof(sql), "SET statement_timeout = %ld", db->timeout_ms);
+	if (db_cmd(c, sql, e))
+		return -1;
+	for (int i = 0; i < DB_NR_STMTS; i++) {
+		PGresult *r = PQprepare(c, db_stmts[i].name, db_stmts[i].sql, 0, NULL);
+		if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+			err_set(e, 500, "db_error", db_stmts[i].name, "cannot prepare '%s': %s",
+				db_stmts[i].name, PQresultErrorMessage(r));
+			PQclear(r);
+			return -1;
+		}
+		PQclear(r);
+	}
+	return 0;
+}
+
+PGconn *db_conn(struct db *db, struct err *e)
+{
+	PGconn *c = pthread_getspecific(db->key);
+
+	if (c && PQstatus(c) == CONNECTION_OK && PQtransactionStatus(c) == PQTRANS_IDLE)
+		return c;
+	if (c) {
+		PQfinish(c);
+		pthread_setspecific(db->key, NULL);
+	}
+	c = db_connect_once(db->conninfo, e);
+	if (!c)
+		return NULL;
+	if (prepare_all(db, c, e)) {
+		PQfinish(c);
+		return NULL;
+	}
+	pthread_setspecific(db->key, c);
+	return c;
+}
+
+static PGresult *check(PGconn *c, PGresult *r, const char *what, struct err *e)
+{
+	ExecStatusType st = PQresultStatus(r);
+	const char *state;
+
+	if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK)
+		return r;
+	state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+	if (PQstatus(c) != CONNECTION_OK || (state && !strncmp(state, "08", 2)) ||
+	    (state && !strcmp(state, "57P01")))
+		err_set(e, 503, "db_unavailable", what, "the database is unavailable: %s",
+			PQresultErrorMessage(r));
+	else if (state && !strcmp(state, "23505"))
+		err_set(e, 409, "conflict", what, "already exists: %s", PQresultErrorMessage(r));
+	else if (state && !strcmp(state, "57014"))
+		err_set(e, 503, "db_timeout", what, "the database query timed out");
+	else
+		err_set(e, 500, "db_error", what, "database error: %s", PQresultErrorMessage(r));
+	PQclear(r);
+	return NULL;
+}
+
+PGresult *db_exec(PGconn *c, enum db_stmt st, int n, const char *const *params, struct err *e)
+{
+	PGresult *r = PQexecPrepared(c, db_stmts[st].name, n, params, NULL, NULL, 0);
+	return check(c, r, db_stmts[st].name, e);
+}
+
+int db_cmd(PGconn *c, const char *sql, struct err *e)
+{
+	PGresult *r = check(c, PQexec(c, sql), sql, e);
+
+	if (!r)
+		return -1;
+	PQclear(r);
+	return 0;
+}
+
+int db_begin(PGconn *c, struct err *e)
+{
+	return db_cmd(c, "BEGIN", e);
+}
+
+int db_commit(PGconn *c, struct err *e)
+{
+	return db_cmd(c, "COMMIT", e);
+}
+
+void db_rollback(PGconn *c)
+{
+	if (PQtransactionStatus(c) != PQTRANS_IDLE)
+		PQclear(PQexec(c, "ROLLBACK"));
+}

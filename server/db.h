@@ -1,0 +1,90 @@
+#ifndef REGTRACK_SERVER_DB_H
+#define REGTRACK_SERVER_DB_H
+
+#include <libpq-fe.h>
+
+#include "err.h"
+
+/*
+ * The database layer's connection handling: one libpq connection per
+ * server thread, made on first use, with every statement of `db_stmts[]`
+ * prepared on it; a connection found broken is reset on the next call, so
+ * the server reconnects by itself when PostgreSQL comes back.
+ *
+ * All SQL lives in server/db_*.c; handlers call those functions.
+ */
+struct db;
+
+/* Prepared statements, by index into the table in db_stmts.c. */
+enum db_stmt {
+	ST_HEALTH,
+	ST_TOKEN_BY_ID,
+	ST_TOKEN_INSERT,
+	ST_TOKEN_REVOKE,
+	ST_TREE_INSERT,
+	ST_TREE_ID,
+	ST_TESTCASE_INSERT,
+	ST_TESTCASE_ID,
+	ST_COMMIT_INSERT,
+	ST_COMMIT_ID,
+	ST_COMMIT_FILL,
+	ST_COMMIT_RESOLVE,
+	ST_MACHINE_INSERT,
+	ST_MACHINE_ID,
+	ST_SETUP_INSERT,
+	ST_SETUP_ID,
+	ST_SETUP_GET,
+	ST_RUN_INSERT,
+	ST_RUN_SHA,
+	ST_METRICS_INSERT,
+	ST_VALUES_INSERT,
+	ST_RUN_GET,
+	ST_RUN_VALUES,
+	ST_SERIES,
+	ST_COMPARE,
+	ST_MACHINES_JSON,
+	ST_TESTCASES_JSON,
+	ST_METRICS_JSON,
+	ST_METRIC_SET,
+	DB_NR_STMTS
+};
+
+struct db_stmt_def {
+	const char *name;
+	const char *sql;
+};
+extern const struct db_stmt_def db_stmts[DB_NR_STMTS];
+
+/* New handle for `conninfo` (copied); connects lazily per thread. */
+struct db *db_new(const char *conninfo, long statement_timeout_ms);
+/* Closes the calling thread's connection; others close when their thread exits. */
+void db_free(struct db *db);
+
+/*
+ * The calling thread's connection, connected and prepared. Borrowed: valid
+ * until the thread exits or the next db_conn() after a failure. Errors
+ * (NULL, e filled): status 503, code "db_unavailable".
+ */
+PGconn *db_conn(struct db *db, struct err *e);
+
+/*
+ * Runs prepared statement `st` with n text parameters (NULL = SQL NULL).
+ * Returns a PGresult (caller PQclear()s) whose status is COMMAND_OK or
+ * TUPLES_OK; otherwise NULL with e filled: 503 "db_unavailable" when the
+ * connection broke, 409 "conflict" on a unique violation, 500 "db_error"
+ * otherwise (message from PostgreSQL).
+ */
+PGresult *db_exec(PGconn *c, enum db_stmt st, int n, const char *const *params, struct err *e)
+	__attribute__((warn_unused_result));
+/* The same for ad-hoc SQL that is not worth preparing (transaction control). */
+int db_cmd(PGconn *c, const char *sql, struct err *e) __attribute__((warn_unused_result));
+
+/* Shorthands for transaction control; rollback never fails loudly. */
+int db_begin(PGconn *c, struct err *e) __attribute__((warn_unused_result));
+int db_commit(PGconn *c, struct err *e) __attribute__((warn_unused_result));
+void db_rollback(PGconn *c);
+
+/* Connects once on the calling thread (for CLI subcommands: migrate, token). */
+PGconn *db_connect_once(const char *conninfo, struct err *e);
+
+#endif

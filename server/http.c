@@ -1,0 +1,387 @@
+#include "server/http.h"
+#include "server/auth.h"
+#include "xalloc.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "banned.h"
+
+static double ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) * 1e3 + (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+static enum MHD_Result queue(struct request *rq, unsigned status, struct MHD_Response *resp)
+{
+	enum MHD_Result r;
+
+	MHD_add_response_header(resp, "Cache-Control", "no-store");
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	r = MHD_queue_response(rq->conn, status, resp);
+	MHD_destroy_response(resp);
+	rq->status = (int)status;
+	return r;
+}
+
+enum MHD_Result reply_text(struct request *rq, unsigned status, const char *content_type,
+			   const char *data, size_t len)
+{
+	struct MHD_Response *resp =
+		MHD_create_response_from_buffer(len, (void *)data, MHD_RESPMEM_MUST_COPY);
+
+	MHD_add_response_header(resp, "Content-Type", content_type);
+	return queue(rq, status, resp);
+}
+
+enum MHD_Result reply_json(struct request *rq, unsigned status, json_t *body)
+{
+	size_t len;
+	char *s;
+	struct MHD_Response *resp;
+
+	s = json_dumps(body, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
+	json_decref(body);
+	if (!s)
+		abort(); /* only on out of memory */
+	len = strlen(s);
+	s[len] = '\n'; /* replace the NUL: the response has its own length */
+	resp = MHD_create_response_from_buffer(len + 1, s, MHD_RESPMEM_MUST_FREE);
+	MHD_add_response_header(resp, "Content-Type", "application/json");
+	return queue(rq, status, resp);
+}
+
+enum MHD_Result reply_err(struct request *rq, const struct err *e)
+{
+	int status = e->status >= 400 && e->status <= 599 ? e->status : 500;
+
+	return reply_json(rq, (unsigned)status,
+			  json_pack("{s:{s:s,s:s,s:s}}", "error", "code", e->code, "message",
+				    e->message, "detail", e->detail));
+}
+
+enum MHD_Result reply_errf(struct request *rq, int status, const char *code, const char *detail,
+			   const char *fmt, ...)
+{
+	struct err e;
+	va_list ap;
+
+	e.status = status;
+	snprintf(e.code, sizeof(e.code), "%s", code);
+	snprintf(e.detail, sizeof(e.detail), "%s", detail ? detail : "");
+	va_start(ap, fmt);
+	vsnprintf(e.message, sizeof(e.message), fmt, ap);
+	va_end(ap);
+	return reply_err(rq, &e);
+}
+
+enum MHD_Result reply_empty(struct request *rq, unsigned status)
+{
+	return queue(rq, status, MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT));
+}
+
+const char *rq_arg(struct request *rq, const char *name)
+{
+	const char *v = MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, name);
+	return v && *v ? v : NULL;
+}
+
+json_t *rq_json(struct request *rq, struct err *e)
+{
+	json_error_t je;
+	json_t *j;
+
+	if (!rq->body.len) {
+		err_set(e, 400, "invalid_json", "body", "the request body is empty; expected JSON");
+		return NULL;
+	}
+	j = json_loadb(rq->body.data, rq->body.len, JSON_REJECT_DUPLICATES, &je);
+	if (!j) {
+		char detail[64];
+		snprintf(detail, sizeof(detail), "line %d column %d", je.line, je.column);
+		err_set(e, 400, "invalid_json", detail, "malformed JSON: %s", je.text);
+		return NULL;
+	}
+	if (!json_is_object(j)) {
+		json_decref(j);
+		err_set(e, 400, "invalid_field", "", "the request body must be a JSON object");
+		return NULL;
+	}
+	return j;
+}
+
+PGconn *rq_db(struct request *rq, struct err *e)
+{
+	return db_conn(rq->srv->db, e);
+}
+
+/* --- static files of the dashboard ----------------------------------- */
+
+static const char *content_type_of(const char *path)
+{
+	static const struct {
+		const char *ext, *type;
+	} types[] = {
+		{ ".html", "text/html; charset=utf-8" },
+		{ ".js", "text/javascript; charset=utf-8" },
+		{ ".mjs", "text/javascript; charset=utf-8" },
+		{ ".css", "text/css; charset=utf-8" },
+		{ ".json", "application/json" },
+		{ ".svg", "image/svg+xml" },
+		{ ".png", "image/png" },
+		{ ".ico", "image/x-icon" },
+		{ ".txt", "text/plain; charset=utf-8" },
+	};
+	const char *dot = strrchr(path, '.');
+
+	for (size_t i = 0; dot && i < ARRAY_SIZE(types); i++)
+		if (!strcmp(dot, types[i].ext))
+			return types[i].type;
+	return "application/octet-stream";
+}
+
+static enum MHD_Result serve_file(struct request *rq, const char *path)
+{
+	struct MHD_Response *resp;
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		if (fd >= 0)
+			close(fd);
+		return reply_errf(rq, 404, "not_found", rq->url, "no such page '%s'", rq->url);
+	}
+	resp = MHD_create_response_from_fd((size_t)st.st_size, fd);
+	MHD_add_response_header(resp, "Content-Type", content_type_of(path));
+	MHD_add_response_header(resp, "Content-Security-Policy",
+				"default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'");
+	return queue(rq, 200, resp);
+}
+
+/*
+ * GET of a path outside the API: a file under web_dir when it exists;
+ * otherwise, for a path without an extension (/series, /regressions/3,
+ * …), index.html, which loads the page's module and fetches its data.
+ */
+static enum MHD_Result serve_static(struct request *rq)
+{
+	const char *url = rq->url;
+	const char *last = strrchr(url, '/');
+	char path[8192];
+
+	if (!rq->srv->web_dir[0] || strstr(url, "..") || strchr(url, '\\'))
+		return reply_errf(rq, 404, "not_found", url, "no such page '%s'", url);
+	if (!strcmp(url, "/") || (last && !strchr(last, '.'))) {
+		snprintf(path, sizeof(path), "%s/index.html", rq->srv->web_dir);
+		return serve_file(rq, path);
+	}
+	snprintf(path, sizeof(path), "%s%s", rq->srv->web_dir, url);
+	return serve_file(rq, path);
+}
+
+/* --- routing ---------------------------------------------------------- */
+
+/* Matches url against pattern; fills path params (arena copies). 1 on match. */
+static int match(struct request *rq, const char *pattern, const char *url)
+{
+	int n = 0;
+
+	while (*pattern && *url) {
+		if (pattern[0] == '{' && pattern[1] == '}') {
+			const char *end = strchr(url, '/');
+			size_t len = end ? (size_t)(end - url) : strlen(url);
+			if (!len || n == MAX_PATH_PARAMS)
+				return 0;
+			rq->path_params[n++] = arena_strndup(rq->arena, url, len);
+			url += len;
+			pattern += 2;
+			continue;
+		}
+		if (*pattern != *url)
+			return 0;
+		pattern++;
+		url++;
+	}
+	if (*pattern || *url)
+		return 0;
+	rq->nr_path_params = n;
+	return 1;
+}
+
+static enum MHD_Result dispatch(struct request *rq)
+{
+	const struct route *found = NULL;
+	int path_matched = 0;
+	struct err e;
+
+	if (rq->too_large)
+		return reply_errf(rq, 413, "too_large", "body",
+				  "the request body is larger than %ld bytes", rq->srv->cfg->body_limit);
+	for (unsigned i = 0; i < nr_routes; i++) {
+		if (!match(rq, routes[i].pattern, rq->url))
+			continue;
+		path_matched = 1;
+		if (!strcmp(routes[i].method, rq->method)) {
+			found = &routes[i];
+			break;
+		}
+	}
+	if (!found) {
+		if (path_matched)
+			return reply_errf(rq, 405, "method_not_allowed", rq->method,
+					  "method %s is not allowed on '%s'", rq->method, rq->url);
+		if (!strncmp(rq->url, "/api/", 5))
+			return reply_errf(rq, 404, "not_found", rq->url, "no such endpoint '%s'",
+					  rq->url);
+		if (strcmp(rq->method, "GET") && strcmp(rq->method, "HEAD"))
+			return reply_errf(rq, 405, "method_not_allowed", rq->method,
+					  "method %s is not allowed on '%s'", rq->method, rq->url);
+		return serve_static(rq);
+	}
+	if (auth_check(rq, found->auth, &e))
+		return reply_err(rq, &e);
+	return found->fn(rq);
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+				  const char *method, const char *version,
+				  const char *upload_data, size_t *upload_data_size, void **con_cls)
+{
+	struct server *srv = cls;
+	struct request *rq = *con_cls;
+
+	if (!rq) {
+		struct arena *a = arena_new();
+		const char *cl;
+
+		rq = arena_zalloc(a, sizeof(*rq));
+		rq->arena = a;
+		rq->srv = srv;
+		rq->conn = conn;
+		rq->method = arena_strdup(a, method);
+		rq->url = arena_strdup(a, url);
+		buf_init(&rq->body, (size_t)srv->cfg->body_limit);
+		clock_gettime(CLOCK_MONOTONIC, &rq->start);
+		*con_cls = rq;
+		atomic_fetch_add(&srv->in_flight, 1);
+		cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
+		if (cl) {
+			unsigned long long len = strtoull(cl, NULL, 10);
+			unsigned long long cap = (unsigned long long)srv->cfg->body_limit;
+			/*
+			 * Past the cap: read and drop the body so the client, which
+			 * is still sending, gets a clean 413; far past it, reply at
+			 * once and let the connection close.
+			 */
+			if (len > cap)
+				rq->too_large = 1;
+			if (len > 4 * cap)
+				return dispatch(rq);
+		}
+		return MHD_YES;
+	}
+	if (*upload_data_size) {
+		if (!rq->too_large && buf_add(&rq->body, upload_data, *upload_data_size)) {
+			rq->too_large = 1;
+			buf_release(&rq->body);
+		}
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	if (rq->status)
+		return MHD_YES; /* already replied (413 on the first call) */
+	return dispatch(rq);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct server *srv = cls;
+	struct request *rq = *con_cls;
+
+	if (!rq)
+		return;
+	if (rq->status >= 100 && rq->status < 600)
+		atomic_fetch_add(&srv->requests[rq->status / 100], 1);
+	atomic_fetch_sub(&srv->in_flight, 1);
+	if (getenv("REGTRACK_ACCESS_LOG"))
+		fprintf(stderr, "%s %s %d %.1fms\n", rq->method, rq->url, rq->status,
+			ms_since(&rq->start));
+	buf_release(&rq->body);
+	arena_free(rq->arena);
+	*con_cls = NULL;
+}
+
+static void log_mhd(void *cls, const char *fmt, va_list ap)
+{
+	(void)cls;
+	fputs("regtrack-server: http: ", stderr);
+	vfprintf(stderr, fmt, ap);
+}
+
+int http_start(struct server *srv, struct err *e)
+{
+	struct sockaddr_in sin;
+	const char *colon = strrchr(srv->cfg->listen, ':');
+	char host[256];
+	char *end;
+	long port;
+	const union MHD_DaemonInfo *info;
+
+	if (!colon || (size_t)(colon - srv->cfg->listen) >= sizeof(host))
+		return err_set(e, 400, "config_invalid", "listen", "listen must be ADDR:PORT, not '%s'",
+			       srv->cfg->listen);
+	memcpy(host, srv->cfg->listen, (size_t)(colon - srv->cfg->listen));
+	host[colon - srv->cfg->listen] = '\0';
+	port = strtol(colon + 1, &end, 10);
+	if (*end || port < 0 || port > 65535)
+		return err_set(e, 400, "config_invalid", "listen", "bad port in '%s'",
+			       srv->cfg->listen);
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons((unsigned short)port);
+	if (inet_pton(AF_INET, host, &sin.sin_addr) != 1)
+		return err_set(e, 400, "config_invalid", "listen",
+			       "listen address must be an IPv4 address, not '%s'", host);
+
+	srv->daemon = MHD_start_daemon(
+		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC |
+			MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO,
+		(uint16_t)port, NULL, NULL, on_request, srv,
+		MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,
+		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sin,
+		MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)srv->cfg->threads,
+		MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)4000,
+		MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)1024,
+		MHD_OPTION_END);
+	if (!srv->daemon)
+		return err_set(e, 500, "listen_failed", srv->cfg->listen, "cannot listen on %s: %s",
+			       srv->cfg->listen, strerror(errno));
+	info = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);
+	srv->port = info ? info->port : (unsigned short)port;
+	return 0;
+}
+
+void http_stop(struct server *srv)
+{
+	if (!srv->daemon)
+		return;
+	MHD_quiesce_daemon(srv->daemon);
+	MHD_stop_daemon(srv->daemon);
+	srv->daemon = NULL;
+}

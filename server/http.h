@@ -1,0 +1,106 @@
+#ifndef REGTRACK_SERVER_HTTP_H
+#define REGTRACK_SERVER_HTTP_H
+
+#include <jansson.h>
+#include <microhttpd.h>
+#include <stdatomic.h>
+
+#include "arena.h"
+#include "buf.h"
+#include "err.h"
+#include "server/config.h"
+#include "server/db.h"
+
+/*
+ * The HTTP side of regtrack-server: libmicrohttpd with an internal thread
+ * pool, one route table (routes.c), a per-request arena, a body cap (413
+ * past it), token auth per route, and one error path: every error reply is
+ * {"error": {"code", "message", "detail"}} from reply_err().
+ */
+
+/* token scopes, as bits; a route lists the scopes it accepts */
+enum scope {
+	SCOPE_READ = 1,
+	SCOPE_SUBMIT = 2,
+	SCOPE_WORKER = 4,
+	SCOPE_ADMIN = 8,
+};
+#define AUTH_NONE 0                                 /* anyone */
+#define AUTH_READ (SCOPE_READ | SCOPE_SUBMIT | SCOPE_WORKER | SCOPE_ADMIN) /* open if public_read */
+#define AUTH_SUBMIT (SCOPE_SUBMIT | SCOPE_WORKER | SCOPE_ADMIN)
+#define AUTH_JOBS (SCOPE_SUBMIT | SCOPE_ADMIN)
+#define AUTH_WORKER (SCOPE_WORKER | SCOPE_ADMIN)
+#define AUTH_ADMIN SCOPE_ADMIN
+
+struct server {
+	struct config *cfg;           /* borrowed */
+	struct db *db;
+	struct MHD_Daemon *daemon;
+	unsigned short port;
+	char web_dir[4096];
+	atomic_ulong requests[6];     /* by status class: [2]=2xx … [5]=5xx */
+	atomic_ulong in_flight;
+	atomic_ulong values_ingested;
+	long started;                 /* time(NULL) at start */
+};
+
+#define MAX_PATH_PARAMS 4
+
+struct request {
+	struct server *srv;
+	struct MHD_Connection *conn;
+	struct arena *arena;          /* freed when the request completes */
+	const char *method, *url;
+	struct buf body;              /* capped at cfg->body_limit */
+	int too_large;
+	int scope;                    /* the caller's scope bit, 0 when no token */
+	long long token_id;
+	const char *path_params[MAX_PATH_PARAMS];
+	int nr_path_params;
+	struct timespec start;
+	int status;                   /* status replied, for the access log */
+};
+
+typedef enum MHD_Result (*handler_fn)(struct request *rq);
+
+struct route {
+	const char *method;
+	const char *pattern;          /* "/api/v1/runs/{}": {} matches one path segment */
+	handler_fn fn;
+	int auth;                     /* AUTH_* mask of accepted scopes */
+};
+extern const struct route routes[];
+extern const unsigned nr_routes;
+
+/* Starts the daemon on cfg->listen; fills srv->port. -1 with e on failure. */
+int http_start(struct server *srv, struct err *e) __attribute__((warn_unused_result));
+/* Stops accepting, lets requests in flight finish, stops the threads. */
+void http_stop(struct server *srv);
+
+/* Replies. Each queues the response and returns MHD_YES/MHD_NO for the handler to return. */
+/* body: stolen reference (json_decref'd here) */
+enum MHD_Result reply_json(struct request *rq, unsigned status, json_t *body);
+/* The one error path: {"error": {"code", "message", "detail"}} with e->status. */
+enum MHD_Result reply_err(struct request *rq, const struct err *e);
+/* Shorthand: fills a local err and replies with it. */
+enum MHD_Result reply_errf(struct request *rq, int status, const char *code, const char *detail,
+			   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* data: copied */
+enum MHD_Result reply_text(struct request *rq, unsigned status, const char *content_type,
+			   const char *data, size_t len);
+enum MHD_Result reply_empty(struct request *rq, unsigned status);
+
+/* Query argument, or NULL when absent or empty. Borrowed until the request ends. */
+const char *rq_arg(struct request *rq, const char *name);
+
+/*
+ * Parses the request body as one JSON object. Returns a new reference
+ * (caller json_decref()s) or NULL with e filled: 400 "invalid_json" with
+ * the line/column in detail, or 400 "invalid_field" when it is not an object.
+ */
+json_t *rq_json(struct request *rq, struct err *e);
+
+/* The calling thread's database connection, or NULL with e (503). */
+PGconn *rq_db(struct request *rq, struct err *e);
+
+#endif

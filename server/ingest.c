@@ -1,0 +1,333 @@
+#include "server/ingest.h"
+#include "server/auth.h"
+#include "server/db.h"
+#include "buf.h"
+#include "stats/metric.h"
+#include "xalloc.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "banned.h"
+
+long long db_upsert_id(PGconn *c, int insert_st, int n_insert, int select_st, int n_select,
+		       const char *const *params, struct err *e)
+{
+	PGresult *r;
+	long long id = -1;
+
+	for (int attempt = 0; attempt < 2; attempt++) {
+		r = db_exec(c, (enum db_stmt)insert_st, n_insert, params, e);
+		if (!r)
+			return -1;
+		if (PQntuples(r) == 1)
+			id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+		PQclear(r);
+		if (id > 0)
+			return id;
+		/* a new statement sees rows committed by concurrent inserts */
+		r = db_exec(c, (enum db_stmt)select_st, n_select, params, e);
+		if (!r)
+			return -1;
+		if (PQntuples(r) == 1)
+			id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+		PQclear(r);
+		if (id > 0)
+			return id;
+	}
+	err_set(e, 500, "db_error", db_stmts[select_st].name, "cannot find or create a row");
+	return -1;
+}
+
+/* text[] literal element: double-quoted, with \ and " escaped */
+static int add_array_elem(struct buf *b, const char *s)
+{
+	int r = 0;
+
+	if (b->len > 1)
+		r |= buf_addch(b, ',');
+	r |= buf_addch(b, '"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			r |= buf_addch(b, '\\');
+		r |= buf_addch(b, *s);
+	}
+	r |= buf_addch(b, '"');
+	return r;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Registers the document's metric names; sorted so concurrent ingests lock in one order. */
+static int insert_metrics(PGconn *c, json_t *metrics, struct err *e)
+{
+	size_t n = json_object_size(metrics), i = 0;
+	const char **names = xcalloc(n ? n : 1, sizeof(*names));
+	struct buf nb = BUF_INIT(0), ub = BUF_INIT(0), hb = BUF_INIT(0), mb = BUF_INIT(0);
+	const char *key;
+	json_t *v;
+	PGresult *r;
+	int ret = 0;
+
+	json_object_foreach(metrics, key, v)
+		names[i++] = key;
+	qsort(names, n, sizeof(*names), cmp_str);
+	ret |= buf_addch(&nb, '{') | buf_addch(&ub, '{') | buf_addch(&hb, '{') | buf_addch(&mb, '{');
+	for (i = 0; i < n; i++) {
+		int hib = metric_higher_is_better(names[i]);
+		ret |= add_array_elem(&nb, names[i]);
+		ret |= add_array_elem(&ub, metric_unit_guess(names[i]));
+		if (hb.len > 1)
+			ret |= buf_addch(&hb, ',');
+		ret |= buf_addstr(&hb, hib < 0 ? "NULL" : hib ? "t" : "f");
+		if (mb.len > 1)
+			ret |= buf_addch(&mb, ',');
+		ret |= buf_addstr(&mb, metric_is_monitor(names[i]) ? "t" : "f");
+	}
+	ret |= buf_addch(&nb, '}') | buf_addch(&ub, '}') | buf_addch(&hb, '}') | buf_addch(&mb, '}');
+	if (ret)
+		abort(); /* uncapped buffers cannot fail */
+	{
+		const char *params[4] = { nb.data, ub.data, hb.data, mb.data };
+		r = db_exec(c, ST_METRICS_INSERT, 4, params, e);
+	}
+	if (r)
+		PQclear(r);
+	else
+		ret = -1;
+	free(names);
+	buf_release(&nb);
+	buf_release(&ub);
+	buf_release(&hb);
+	buf_release(&mb);
+	return ret;
+}
+
+static int insert_values(PGconn *c, long long run, json_t *metrics, size_t *nr_values,
+			 struct err *e)
+{
+	struct buf nb = BUF_INIT(0), vb = BUF_INIT(0);
+	char runbuf[24];
+	const char *key;
+	json_t *arr;
+	PGresult *r;
+	int ret = 0;
+	size_t rows;
+
+	*nr_values = 0;
+	ret |= buf_addch(&nb, '{') | buf_addch(&vb, '{');
+	json_object_foreach(metrics, key, arr) {
+		size_t i;
+		json_t *x;
+
+		ret |= add_array_elem(&nb, key);
+		if (vb.len > 1)
+			ret |= buf_addch(&vb, ',');
+		/* each element is itself an array literal: "{1.5,2}" */
+		ret |= buf_addstr(&vb, "\"{");
+		json_array_foreach(arr, i, x) {
+			ret |= buf_addf(&vb, i ? ",%.17g" : "%.17g", json_number_value(x));
+			(*nr_values)++;
+		}
+		ret |= buf_addstr(&vb, "}\"");
+	}
+	ret |= buf_addch(&nb, '}') | buf_addch(&vb, '}');
+	if (ret)
+		abort();
+	snprintf(runbuf, sizeof(runbuf), "%lld", run);
+	{
+		const char *params[3] = { runbuf, nb.data, vb.data };
+		r = db_exec(c, ST_VALUES_INSERT, 3, params, e);
+	}
+	buf_release(&nb);
+	buf_release(&vb);
+	if (!r)
+		return -1;
+	rows = strtoull(PQcmdTuples(r), NULL, 10);
+	PQclear(r);
+	if (rows != json_object_size(metrics))
+		return err_set(e, 500, "db_error", "metrics", "stored %zu of %zu metrics", rows,
+			       json_object_size(metrics));
+	return 0;
+}
+
+/* Fields with a column of their own; every other top-level field goes to runs.extra. */
+static const char *const column_fields[] = {
+	"run_id", "job_id", "tree", "branch", "commit", "kconfig", "compiler", "machine",
+	"testcase", "params", "status", "started_at", "duration_s", "metrics", "mode",
+	"commit_time", "commit_subject", NULL
+};
+
+static json_t *extra_fields(json_t *doc)
+{
+	json_t *extra = json_object();
+	const char *key;
+	json_t *v;
+
+	json_object_foreach(doc, key, v) {
+		int known = 0;
+		for (int i = 0; column_fields[i]; i++)
+			if (!strcmp(key, column_fields[i]))
+				known = 1;
+		if (!known)
+			json_object_set(extra, key, v);
+	}
+	return extra;
+}
+
+static long long find_or_create(PGconn *c, const struct resultdoc *d, const char *params_key,
+				long long *tree_id, long long *commit_id, long long *machine_id,
+				struct err *e)
+{
+	char tidbuf[24] = "", tcbuf[24];
+	const char *tbox = d->tbox_group ? d->tbox_group : d->hostname ? d->hostname : "unknown";
+	long long tc;
+
+	*tree_id = 0;
+	if (d->tree) {
+		const char *p[1] = { d->tree };
+		*tree_id = db_upsert_id(c, ST_TREE_INSERT, 1, ST_TREE_ID, 1, p, e);
+		if (*tree_id < 0)
+			return -1;
+		snprintf(tidbuf, sizeof(tidbuf), "%lld", *tree_id);
+	}
+	{
+		const char *p[4] = { d->commit, d->commit_time, d->commit_subject,
+				     d->tree ? tidbuf : NULL };
+		char cid[24];
+		const char *f[4] = { cid, p[1], p[2], p[3] };
+		PGresult *r;
+
+		*commit_id = db_upsert_id(c, ST_COMMIT_INSERT, 4, ST_COMMIT_ID, 1, p, e);
+		if (*commit_id < 0)
+			return -1;
+		/* fill in what an earlier document of this commit did not say */
+		if (d->commit_time || d->commit_subject || d->tree) {
+			snprintf(cid, sizeof(cid), "%lld", *commit_id);
+			r = db_exec(c, ST_COMMIT_FILL, 4, f, e);
+			if (!r)
+				return -1;
+			PQclear(r);
+		}
+	}
+	{
+		const char *p[1] = { d->testcase };
+		tc = db_upsert_id(c, ST_TESTCASE_INSERT, 1, ST_TESTCASE_ID, 1, p, e);
+		if (tc < 0)
+			return -1;
+		snprintf(tcbuf, sizeof(tcbuf), "%lld", tc);
+	}
+	*machine_id = 0;
+	if (d->machine && d->hostname && d->arch) {
+		char cpus[24], mem[24];
+		const char *p[6] = { d->hostname, d->arch, tbox, cpus, mem, d->cpu_model };
+		snprintf(cpus, sizeof(cpus), "%lld", d->nr_cpus);
+		snprintf(mem, sizeof(mem), "%lld", d->memory_mb);
+		if (d->nr_cpus < 0)
+			p[3] = NULL;
+		if (d->memory_mb < 0)
+			p[4] = NULL;
+		*machine_id = db_upsert_id(c, ST_MACHINE_INSERT, 6, ST_MACHINE_ID, 3, p, e);
+		if (*machine_id < 0)
+			return -1;
+	}
+	{
+		const char *p[6] = { tcbuf, params_key, d->kconfig ? d->kconfig : "unknown",
+				     d->compiler ? d->compiler : "unknown", tbox, d->mode };
+		return db_upsert_id(c, ST_SETUP_INSERT, 6, ST_SETUP_ID, 6, p, e);
+	}
+}
+
+int ingest_result(PGconn *c, json_t *doc, const struct resultdoc *d,
+		  struct ingest_outcome *out, struct err *e)
+{
+	char *canon = NULL, *params_key = NULL, *extra_text = NULL;
+	char hash[65], idb[5][24], dur[32];
+	long long tree_id, commit_id, machine_id, setup_id;
+	json_t *extra = NULL, *empty = NULL;
+	PGresult *r;
+	int ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	canon = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+	if (!canon)
+		abort();
+	sha256_hex(canon, strlen(canon), hash);
+	if (!d->params)
+		empty = json_object();
+	params_key = json_dumps(d->params ? d->params : empty, JSON_COMPACT | JSON_SORT_KEYS);
+	extra = extra_fields(doc);
+	extra_text = json_dumps(extra, JSON_COMPACT);
+	if (!params_key || !extra_text)
+		abort();
+
+	if (db_begin(c, e))
+		goto out;
+	setup_id = find_or_create(c, d, params_key, &tree_id, &commit_id, &machine_id, e);
+	if (setup_id < 0)
+		goto rollback;
+
+	snprintf(idb[0], 24, "%lld", d->job_id);
+	snprintf(idb[1], 24, "%lld", commit_id);
+	snprintf(idb[2], 24, "%lld", setup_id);
+	snprintf(idb[3], 24, "%lld", machine_id);
+	snprintf(idb[4], 24, "%lld", tree_id);
+	snprintf(dur, sizeof(dur), "%.17g", d->duration_s);
+	{
+		const char *p[12] = { d->run_id, d->job_id ? idb[0] : NULL, idb[1], idb[2],
+				      machine_id ? idb[3] : NULL, tree_id ? idb[4] : NULL,
+				      d->branch, d->status, d->started_at,
+				      isnan(d->duration_s) ? NULL : dur, hash, extra_text };
+		r = db_exec(c, ST_RUN_INSERT, 12, p, e);
+	}
+	if (!r)
+		goto rollback;
+	if (PQntuples(r) == 0) {
+		const char *p[1] = { d->run_id };
+		PQclear(r);
+		db_rollback(c);
+		r = db_exec(c, ST_RUN_SHA, 1, p, e);
+		if (!r)
+			goto out;
+		if (PQntuples(r) == 1 && !strcmp(PQgetvalue(r, 0, 0), hash)) {
+			out->created = 0;
+			out->nr_metrics = d->nr_metrics;
+			out->nr_values = d->nr_values;
+			ret = 0;
+		} else {
+			err_set(e, 409, "conflict", "run_id",
+				"run '%s' is already stored with different content", d->run_id);
+		}
+		PQclear(r);
+		goto out;
+	}
+	out->id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+	PQclear(r);
+
+	if (d->nr_metrics) {
+		if (insert_metrics(c, d->metrics, e))
+			goto rollback;
+		if (insert_values(c, out->id, d->metrics, &out->nr_values, e))
+			goto rollback;
+	}
+	if (db_commit(c, e))
+		goto rollback;
+	out->created = 1;
+	out->nr_metrics = d->nr_metrics;
+	ret = 0;
+	goto out;
+rollback:
+	db_rollback(c);
+out:
+	free(canon);
+	free(params_key);
+	free(extra_text);
+	json_decref(extra);
+	json_decref(empty);
+	return ret;
+}

@@ -1,0 +1,43 @@
+#ifndef REGTRACK_SERVER_INGEST_H
+#define REGTRACK_SERVER_INGEST_H
+
+#include <jansson.h>
+#include <libpq-fe.h>
+
+#include "err.h"
+#include "resultdoc.h"
+
+/* What ingest_result() did. */
+struct ingest_outcome {
+	long long id;         /* runs.id */
+	int created;          /* 1 = stored now, 0 = an identical copy was already stored */
+	size_t nr_metrics, nr_values;
+};
+
+/*
+ * Stores one checked result document in one transaction: commit, tree,
+ * testcase, setup (testcase + params + kconfig + compiler + tbox_group +
+ * mode), machine, metrics (registry defaults for new names from
+ * lib/stats/metric.h), the run, and every replicate of every metric (one
+ * array-parameter INSERT, not a row per value). Idempotent by run_id: the
+ * same run_id with the same content (SHA-256 of the canonical JSON:
+ * sorted keys, compact) stores nothing and sets created = 0; with other
+ * content it fails with 409 "conflict" (detail "run_id"). Fields the
+ * schema has no column for are kept in runs.extra.
+ *
+ * doc and d are borrowed. Errors (-1, e filled, nothing stored): 409 as
+ * above, 503 when the database is unavailable, 500 on other db errors.
+ */
+int ingest_result(PGconn *c, json_t *doc, const struct resultdoc *d,
+		  struct ingest_outcome *out, struct err *e) __attribute__((warn_unused_result));
+
+/*
+ * Returns the id of the row named by params: tries insert_st with the
+ * first n_insert params (ON CONFLICT DO NOTHING RETURNING id), then
+ * select_st with the first n_select. -1 with e filled on a database error.
+ * Used for every "find or create".
+ */
+long long db_upsert_id(PGconn *c, int insert_st, int n_insert, int select_st, int n_select,
+		       const char *const *params, struct err *e);
+
+#endif

@@ -1,0 +1,101 @@
+#include "server/query.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "banned.h"
+
+int setup_filter_from_query(struct request *rq, struct setup_filter *f, struct err *e)
+{
+	const char *params = rq_arg(rq, "params");
+
+	memset(f, 0, sizeof(*f));
+	f->testcase = rq_arg(rq, "testcase");
+	f->tbox_group = rq_arg(rq, "tbox_group");
+	f->kconfig = rq_arg(rq, "kconfig");
+	f->compiler = rq_arg(rq, "compiler");
+	f->mode = rq_arg(rq, "mode");
+	if (f->mode && strcmp(f->mode, "wallclock") && strcmp(f->mode, "icount"))
+		return err_set(e, 400, "invalid_field", "mode", "mode must be wallclock or icount");
+	if (params) {
+		json_error_t je;
+		json_t *j = json_loads(params, 0, &je);
+		char *key;
+
+		if (!j || !json_is_object(j)) {
+			json_decref(j);
+			return err_set(e, 400, "invalid_field", "params",
+				       "params must be a JSON object, e.g. {\"test\":\"small-allocs\"}");
+		}
+		key = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+		json_decref(j);
+		f->params_key = arena_strdup(rq->arena, key);
+		free(key);
+	}
+	return 0;
+}
+
+int commit_resolve(struct request *rq, PGconn *c, const char *arg, const char *field,
+		   const char **id, const char **sha, const char **subject, struct err *e)
+{
+	char lower[41];
+	size_t n;
+	PGresult *r;
+	const char *p[1] = { lower };
+
+	if (!arg)
+		return err_set(e, 400, "missing_field", field, "'%s' is required", field);
+	n = strlen(arg);
+	if (n < 7 || n > 40)
+		return err_set(e, 400, "invalid_field", field,
+			       "'%s' must be a commit sha or a prefix of at least 7 hex digits", field);
+	for (size_t i = 0; i < n; i++) {
+		if (!isxdigit((unsigned char)arg[i]))
+			return err_set(e, 400, "invalid_field", field, "'%s' must be hex", field);
+		lower[i] = (char)tolower((unsigned char)arg[i]);
+	}
+	lower[n] = '\0';
+	r = db_exec(c, ST_COMMIT_RESOLVE, 1, p, e);
+	if (!r)
+		return -1;
+	if (PQntuples(r) == 0) {
+		PQclear(r);
+		return err_set(e, 404, "not_found", field, "no results for commit '%s'", arg);
+	}
+	if (PQntuples(r) > 1) {
+		PQclear(r);
+		return err_set(e, 400, "invalid_field", field, "commit prefix '%s' is ambiguous", arg);
+	}
+	*id = arena_strdup(rq->arena, PQgetvalue(r, 0, 0));
+	*sha = arena_strdup(rq->arena, PQgetvalue(r, 0, 1));
+	*subject = PQgetisnull(r, 0, 2) ? NULL : arena_strdup(rq->arena, PQgetvalue(r, 0, 2));
+	PQclear(r);
+	return 0;
+}
+
+json_t *setup_json(PGconn *c, long long setup_id, struct err *e)
+{
+	char id[24];
+	const char *p[1] = { id };
+	PGresult *r;
+	json_t *o, *params;
+
+	snprintf(id, sizeof(id), "%lld", setup_id);
+	r = db_exec(c, ST_SETUP_GET, 1, p, e);
+	if (!r)
+		return NULL;
+	if (PQntuples(r) != 1) {
+		PQclear(r);
+		err_set(e, 500, "db_error", "setup", "setup %lld vanished", setup_id);
+		return NULL;
+	}
+	params = json_loads(PQgetvalue(r, 0, 1), 0, NULL);
+	o = json_pack("{s:I,s:s,s:o,s:s,s:s,s:s,s:s}", "id", (json_int_t)setup_id, "testcase",
+		      PQgetvalue(r, 0, 0), "params", params ? params : json_object(), "kconfig",
+		      PQgetvalue(r, 0, 2), "compiler", PQgetvalue(r, 0, 3), "tbox_group",
+		      PQgetvalue(r, 0, 4), "mode", PQgetvalue(r, 0, 5));
+	PQclear(r);
+	return o;
+}

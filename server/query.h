@@ -1,0 +1,36 @@
+#ifndef REGTRACK_SERVER_QUERY_H
+#define REGTRACK_SERVER_QUERY_H
+
+#include "server/http.h"
+
+/*
+ * Filters shared by the read endpoints: testcase, tbox_group, kconfig,
+ * compiler, params (a JSON object, canonicalized to the stored params_key)
+ * and mode. Strings are borrowed from the request (or its arena).
+ */
+struct setup_filter {
+	const char *testcase, *tbox_group, *kconfig, *compiler, *params_key, *mode;
+};
+
+/*
+ * Reads the filters from rq's query string. Errors (-1, e filled, 400
+ * "invalid_field" naming the argument): params not a JSON object, mode not
+ * wallclock|icount.
+ */
+int setup_filter_from_query(struct request *rq, struct setup_filter *f, struct err *e)
+	__attribute__((warn_unused_result));
+
+/*
+ * Resolves a commit given as a full sha or a prefix of at least 7 hex
+ * digits. Fills id (commits.id text), sha and subject (arena copies;
+ * subject may be NULL). Errors: 400 "invalid_field" (not hex, too short,
+ * ambiguous), 404 "not_found", 503 db.
+ */
+int commit_resolve(struct request *rq, PGconn *c, const char *arg, const char *field,
+		   const char **id, const char **sha, const char **subject, struct err *e)
+	__attribute__((warn_unused_result));
+
+/* The setup row as JSON {id, testcase, params, kconfig, compiler, tbox_group, mode}; new ref or NULL. */
+json_t *setup_json(PGconn *c, long long setup_id, struct err *e);
+
+#endif

@@ -1,0 +1,188 @@
+"""Test harness: a throwaway PostgreSQL cluster (deploy/pg-local in a temp
+data directory), the real regtrack-server on port 0, tokens of each scope,
+and a small HTTP client over real sockets. Standard library only; run with
+Debian's /usr/bin/python3.
+
+Environment: REGTRACK_BIN (dir with the binaries, default bin/),
+REGTRACK_TEST_TMP (where clusters go, default a new temp dir).
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+import uuid
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BIN = os.environ.get("REGTRACK_BIN", os.path.join(TOP, "bin"))
+PG_LOCAL = os.path.join(TOP, "deploy", "pg-local")
+
+
+class Cluster:
+    """One PostgreSQL cluster for a whole test run; a fresh database per user."""
+
+    _lock = threading.Lock()
+    _instance = None
+
+    def __init__(self):
+        base = os.environ.get("REGTRACK_TEST_TMP") or tempfile.mkdtemp(prefix="regtrack-test-")
+        self.tmp = base
+        self.data = os.path.join(base, "pg")
+        self.port = str(20000 + os.getpid() % 20000)
+        self.env = dict(os.environ, REGTRACK_PGDATA=self.data, REGTRACK_PGPORT=self.port)
+        out = subprocess.run([PG_LOCAL, "start"], env=self.env, check=True,
+                             capture_output=True, text=True, timeout=120)
+        self.base_conninfo = out.stdout.strip().splitlines()[-1]
+        self.n = 0
+
+    @classmethod
+    def get(cls):
+        with cls._lock:
+            if cls._instance is None:
+                cls._instance = Cluster()
+            return cls._instance
+
+    def psql(self, sql, db="regtrack"):
+        out = subprocess.run([PG_LOCAL, "psql", "-X", "-tAq", "-d", db, "-c", sql],
+                             env=self.env, check=True, capture_output=True, text=True,
+                             timeout=60)
+        return out.stdout.strip()
+
+    def new_db(self):
+        with Cluster._lock:
+            self.n += 1
+            name = "t%d_%d" % (os.getpid(), self.n)
+        self.psql("CREATE DATABASE %s" % name, db="postgres")
+        return name, self.base_conninfo.replace("dbname=regtrack", "dbname=" + name)
+
+    def stop(self):
+        subprocess.run([PG_LOCAL, "stop"], env=self.env, timeout=120)
+        if not os.environ.get("REGTRACK_TEST_TMP"):
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+class Response:
+    def __init__(self, status, body, headers):
+        self.status = status
+        self.body = body
+        self.headers = headers
+
+    def json(self):
+        return json.loads(self.body)
+
+    def __repr__(self):
+        return "<%d %s>" % (self.status, self.body[:300])
+
+
+class Server:
+    """The real regtrack-server on a fresh database of the shared cluster."""
+
+    def __init__(self, extra_args=(), env=None):
+        self.cluster = Cluster.get()
+        self.dbname, self.conninfo = self.cluster.new_db()
+        self.extra_args = list(extra_args)
+        self.env = dict(os.environ, **(env or {}))
+        self.proc = None
+        self.start()
+        self.tokens = {s: self.token(s) for s in ("read", "submit", "worker", "admin")}
+
+    def start(self, port=0):
+        args = [os.path.join(BIN, "regtrack-server"), "serve", "--db", self.conninfo,
+                "--listen", "127.0.0.1:%d" % port] + self.extra_args
+        self.log = open(os.path.join(self.cluster.tmp, "server-%s.log" % self.dbname), "ab")
+        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self.log, env=self.env)
+        line = self.proc.stdout.readline().decode()
+        if not line.startswith("listening on "):
+            self.proc.kill()
+            raise RuntimeError("server did not start: %r (log %s)" % (line, self.log.name))
+        self.addr = line.split()[-1]
+        self.url = "http://" + self.addr
+
+    def stop(self, sig=signal.SIGTERM, timeout=30):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        rc = self.proc.returncode if self.proc else 0
+        self.proc = None
+        return rc
+
+    def restart(self):
+        port = int(self.addr.rsplit(":", 1)[1])
+        self.stop()
+        self.start(port)
+
+    def cli(self, *args, check=True):
+        out = subprocess.run([os.path.join(BIN, "regtrack-server")] + list(args) +
+                             [], env=dict(self.env, REGTRACK_DB=self.conninfo),
+                             capture_output=True, text=True, timeout=60)
+        if check and out.returncode:
+            raise RuntimeError("regtrack-server %s: %s" % (args, out.stderr))
+        return out
+
+    def token(self, scope, name=None):
+        name = name or "%s-%s" % (scope, uuid.uuid4().hex[:8])
+        return self.cli("token", "create", "--scope", scope, "--name", name).stdout.strip()
+
+    def psql(self, sql):
+        return self.cluster.psql(sql, db=self.dbname)
+
+    def request(self, method, path, body=None, token=None, scope=None, raw=None,
+                headers=None, timeout=60):
+        data = raw
+        if body is not None:
+            data = json.dumps(body).encode()
+        req = urllib.request.Request(self.url + path, data=data, method=method)
+        if scope:
+            token = self.tokens[scope]
+        if token:
+            req.add_header("Authorization", "Bearer " + token)
+        for k, v in (headers or {}).items():
+            req.add_header(k, v)
+        if data is not None:
+            req.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as r:
+                return Response(r.status, r.read().decode(), dict(r.headers))
+        except urllib.error.HTTPError as e:
+            return Response(e.code, e.read().decode(), dict(e.headers))
+
+    def get(self, path, **kw):
+        return self.request("GET", path, **kw)
+
+    def post(self, path, body=None, **kw):
+        return self.request("POST", path, body=body, **kw)
+
+
+def result_doc(commit, testcase="vm-scalability", metrics=None, **extra):
+    doc = {
+        "run_id": str(uuid.uuid4()),
+        "commit": commit,
+        "tree": "linux",
+        "branch": "master",
+        "kconfig": "x86_64-defconfig",
+        "compiler": "gcc-12",
+        "machine": {"hostname": "lkp-test-1", "arch": "x86_64", "cpu_model": "test cpu",
+                    "nr_cpus": 2, "memory_mb": 4096, "tbox_group": "vm-2p"},
+        "testcase": testcase,
+        "params": {"test": "small-allocs", "nr_task": "100%"},
+        "status": "ok",
+        "started_at": "2026-11-29T10:00:00Z",
+        "duration_s": 12.5,
+        "metrics": metrics if metrics is not None else {"vm-scalability.throughput": [1.0]},
+    }
+    doc.update(extra)
+    return doc
+
+
+def sha(c):
+    """A 40-hex commit id made of one repeated hex digit or a prefix."""
+    return (c * 40)[:40]
