@@ -440,6 +440,77 @@ static void test_stress_ng_misc(void **state)
 	json_decref(doc);
 }
 
+/* A full two-pass report in UnixBench 5.1.3's layout (written after its
+ * Run script, numbers made up): per-copies names, index, score. */
+static void test_unixbench_two_passes(void **state)
+{
+	json_t *doc = parse_str("unixbench",
+		"Benchmark Run: Tue Jan 02 2024 23:50:00 - 00:10:00\n"
+		"4 CPUs in system; running 1 parallel copy of tests\n"
+		"\n"
+		"Execl Throughput                               4254.3 lps   (29.9 s, 2 samples)\n"
+		"Pipe Throughput                              1000000.0 lps   (10.0 s, 7 samples)\n"
+		"\n"
+		"System Benchmarks Index Values               BASELINE       RESULT    INDEX\n"
+		"Execl Throughput                                 43.0       4254.3    989.4\n"
+		"Pipe Throughput                               12440.0    1000000.0    803.9\n"
+		"                                                                   ========\n"
+		"System Benchmarks Index Score                                         891.8\n"
+		"\n"
+		"Benchmark Run: Wed Jan 03 2024 00:10:00 - 00:30:00\n"
+		"4 CPUs in system; running 4 parallel copies of tests\n"
+		"\n"
+		"Execl Throughput                              15000.5 lps   (29.9 s, 2 samples)\n"
+		"Pipe Throughput                              3900000.0 lps   (10.0 s, 7 samples)\n"
+		"\n"
+		"System Benchmarks Index Values               BASELINE       RESULT    INDEX\n"
+		"Execl Throughput                                 43.0      15000.5   3488.5\n"
+		"Pipe Throughput                               12440.0    3900000.0   3135.0\n"
+		"                                                                   ========\n"
+		"System Benchmarks Index Score                                        3307.1\n");
+
+	assert_string_equal(status(doc), "ok");
+	assert_rel(val(doc, "unixbench.1.execl_throughput", 0), 4254.3, 0, "1 copy execl");
+	assert_rel(val(doc, "unixbench.4.execl_throughput", 0), 15000.5, 0, "4 copies execl");
+	assert_rel(val(doc, "unixbench.4.pipe_throughput.index", 0), 3135.0, 0, "index");
+	assert_rel(val(doc, "unixbench.1.score", 0), 891.8, 0, "score 1");
+	assert_rel(val(doc, "unixbench.4.score", 0), 3307.1, 0, "score 4");
+	/* two tests per pass: no single-test score/throughput */
+	assert_null(json_object_get(json_object_get(doc, "metrics"), "unixbench.score"));
+	json_decref(doc);
+
+	/* a pass cut before its index score */
+	doc = parse_str("unixbench",
+		"Benchmark Run: Tue Jan 02 2024 23:50:00 - 00:10:00\n"
+		"4 CPUs in system; running 1 parallel copy of tests\n"
+		"Execl Throughput                               4254.3 lps   (29.9 s, 2 samples)\n");
+	assert_string_equal(status(doc), "failed");
+	json_decref(doc);
+}
+
+/* stress-ng 0.17's --metrics layout ("metrc:", two more columns) */
+static void test_stress_ng_new_layout(void **state)
+{
+	json_t *doc = parse_str("stress-ng",
+		"stress-ng: info:  [61] dispatching hogs: 2 vm\n"
+		"stress-ng: metrc: [61] stressor       bogo ops real time  usr time  sys time   bogo ops/s     bogo ops/s CPU used per       RSS Max\n"
+		"stress-ng: metrc: [61]                           (secs)    (secs)    (secs)   (real time) (usr+sys time) instance (%)          (KB)\n"
+		"stress-ng: metrc: [61] vm               270840     10.00     19.08      0.83     27082.27       13603.21        99.58        263484\n"
+		"stress-ng: info:  [61] skipped: 0\n"
+		"stress-ng: info:  [61] passed: 2: vm (2)\n"
+		"stress-ng: info:  [61] successful run completed in 10.01 secs\n");
+
+	assert_string_equal(status(doc), "ok");
+	assert_rel(val(doc, "stress-ng.vm.ops", 0), 270840, 0, "ops");
+	assert_rel(val(doc, "stress-ng.vm.ops_per_sec", 0), 27082.27, 0, "ops/s");
+	assert_int_equal(nvalues(doc), 2);
+	json_decref(doc);
+
+	doc = parse_str("stress-ng", "stress-ng: info:  [61] unsuccessful run completed in 1.00 secs\n");
+	assert_string_equal(status(doc), "failed");
+	json_decref(doc);
+}
+
 static void test_perf_stat_csv_interval(void **state)
 {
 	json_t *doc = parse_fixture("perf-stat", "perf-stat-x-csv-interval-lkp.csv");
@@ -717,6 +788,8 @@ int main(void)
 		cmocka_unit_test(test_wis_raw_binary),
 		cmocka_unit_test(test_wis_scalability),
 		cmocka_unit_test(test_stress_ng_misc),
+		cmocka_unit_test(test_unixbench_two_passes),
+		cmocka_unit_test(test_stress_ng_new_layout),
 		cmocka_unit_test(test_perf_stat_csv_interval),
 		cmocka_unit_test(test_perf_stat_csv_hybrid),
 		cmocka_unit_test(test_perf_stat_text_and_csv),
