@@ -22,6 +22,7 @@ LDLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 
 # Sanitized builds live in their own tree so plain and sanitized objects
 # never mix: build/plain or build/san-address-undefined.
+comma := ,
 SANITIZE ?=
 ifneq ($(filter-out none,$(SANITIZE)),)
 SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -30,7 +31,6 @@ else
 SAN_FLAGS :=
 VARIANT   := plain
 endif
-comma := ,
 B   ?= build/$(VARIANT)
 # plain binaries go to bin/, sanitized ones stay under build/
 ifeq ($(VARIANT),plain)
