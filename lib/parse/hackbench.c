@@ -11,6 +11,7 @@
  */
 #include "parse/parse_tool.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "xalloc.h"
@@ -35,7 +36,9 @@ void parse_hackbench(struct parse_ctx *c, struct parse_lines *l)
 			if (!strncmp(p, " messages of ", 13) && !parse_num(p + 13, NULL, &v))
 				bytes = v;
 		} else if (!strncmp(s, "Time: ", 6) && !parse_num_full(s + 6, &v)) {
-			double kb = (double)((unsigned long long)(tasks * messages * bytes) >> 10);
+			double size = tasks * messages * bytes;
+			/* LKP's (T * M * B) >> 10, exact while the product fits a double */
+			double kb = size > 0 && size < 9e15 ? floor(size / 1024) : 0;
 
 			times++;
 			if (v <= 0 || kb <= 0) {

@@ -137,7 +137,8 @@ void parse_unixbench(struct parse_ctx *c, struct parse_lines *l)
 		}
 		if (!p.active)
 			continue;
-		if ((q = strstr(s, "; running ")) && !parse_num(q + 10, NULL, &v) && v >= 1) {
+		if ((q = strstr(s, "; running ")) && !parse_num(q + 10, NULL, &v) && v >= 1 &&
+		    v < 1e9) {
 			p.copies = (long)v;
 			continue;
 		}

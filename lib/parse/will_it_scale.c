@@ -123,6 +123,10 @@ void parse_will_it_scale(struct parse_ctx *c, struct parse_lines *l)
 				v[k] = all[col[k]];
 			if (v[0] <= 0)
 				continue; /* the 0,0,100,... baseline */
+			if (v[0] != floor(v[0]) || v[0] > 1e9) {
+				parse_ctx_note(c, "line %zu: tasks is not a task count, left out", i + 1);
+				continue;
+			}
 			wis_row(c, v);
 			rows++;
 			continue;
