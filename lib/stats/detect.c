@@ -215,7 +215,7 @@ static int earliest_split(const struct detect_series *s, struct scratch *w, size
 static void fill_fields(struct detect_series *s, size_t j, double *tmp)
 {
 	struct change_point *cp = &s->cp[j];
-	size_t W = s->opts.window, k = cp->index;
+	size_t W = s->opts.window, m = s->opts.min_seg, k = cp->index, nsplits;
 	size_t lo = j ? s->cp[j - 1].index : 0, hi = j + 1 < s->ncp ? s->cp[j + 1].index : s->n;
 
 	if (k > W && k - W > lo)
@@ -226,6 +226,8 @@ static void fill_fields(struct detect_series *s, size_t j, double *tmp)
 	cp->after = window_median(s->med, k, hi, tmp);
 	cp->change_pct = pct_change(cp->before, cp->after);
 	cp->mw_p = ranktest_mann_whitney(s->med + lo, k - lo, s->med + k, hi - k, NULL);
+	nsplits = hi - lo >= 2 * m ? hi - lo - 2 * m + 1 : 1;
+	cp->p_value = fmin(1, (double)nsplits * cp->mw_p);
 	cp->id = s->ids ? s->ids[k] : k;
 }
 
@@ -258,7 +260,7 @@ size_t detect_series_run(struct detect_series *s)
 			ALLOC_GROW(s->cp, s->ncp + 1, s->cp_alloc);
 			memset(&s->cp[s->ncp], 0, sizeof(s->cp[s->ncp]));
 			s->cp[s->ncp].index = k;
-			s->cp[s->ncp].p_value = p;
+			s->cp[s->ncp].window_p = p;
 			s->ncp++;
 			c = k;
 			continue;

@@ -67,9 +67,14 @@
  *                  [max(prev change, index - W), index) and
  *                  [index, min(next change, index + W)), in input units
  *  change_pct      100 * (after - before) / |before| (NAN when before is 0)
- *  p_value         the window p that accepted the change (search-corrected)
- *  mw_p            plain two-sided Mann-Whitney p of the before/after
- *                  per-commit medians (not corrected for the search)
+ *  mw_p            two-sided Mann-Whitney p (ranktest.h) of the per-commit
+ *                  medians in the before range vs the after range
+ *  p_value         mw_p corrected for the search of the split position:
+ *                  min(1, nsplits * mw_p), nsplits the positions a split
+ *                  could take in before+after (Bonferroni)
+ *  window_p        the p of the window that accepted the change (that
+ *                  window may end a few commits after it, so this is
+ *                  often much larger than p_value)
  *
  * Online check (detect_online_check): Page's CUSUM (Biometrika 41 (1954)
  * 100-115) on robust z-scores of the newest commits against the recent
@@ -93,7 +98,7 @@ void detect_opts_init(struct detect_opts *o);
 struct change_point {
 	size_t index; /* first commit (position in the series) after the change */
 	size_t id;    /* the group number of that commit (detect_values), else index */
-	double before, after, change_pct, p_value, mw_p;
+	double before, after, change_pct, p_value, mw_p, window_p;
 };
 
 /*
