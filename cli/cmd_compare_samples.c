@@ -1,12 +1,198 @@
-/* placeholder until its issue lands: the subcommand reports it is missing */
+/*
+ * regtrack compare-samples [options] A B
+ *
+ * A (base) and B (head): files of numbers, one per line (`#` comments) or
+ * a JSON array. Prints one JSON object:
+ *   {"n": [na, nb], "mean": [..], "median": [..], "stddev_pct": [..],
+ *    "min": [..], "max": [..], "change_pct": p, "ci_pct": [lo, hi],
+ *    "hl_pct": h, "p_value": q, "welch_p": w, "min_p": m, "exact": bool,
+ *    "log_scale": bool, "alpha": a, "floor_pct": f, "verdict": "...",
+ *    "direction": "higher-is-better"|"lower-is-better"|"unknown",
+ *    "change": "none"|"improvement"|"regression"|"unknown"}
+ * Numbers that cannot be computed are null.
+ *
+ * Options: --alpha X (0.01), --floor PCT (1, or 5 for a monitor metric
+ * named with --metric), --ci-level X (0.95), --metric NAME (direction and
+ * floor from the metric registry), --gate higher|lower|auto: exit 1 when
+ * the verdict is a regression for that direction (auto = from --metric).
+ * Exit 0 otherwise, 2 on usage or input errors.
+ */
 #include "cli.h"
 
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "stats/compare.h"
+#include "stats/numlist.h"
 #include "banned.h"
+
+#define MAX_FILE (64u << 20)
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: regtrack compare-samples [--alpha X] [--floor PCT] [--ci-level X]\n"
+			"                                [--metric NAME] [--gate higher|lower|auto] A B\n");
+	return 2;
+}
+
+static int parse_double(const char *opt, const char *s, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	if (end == s || *end || errno || !isfinite(*out)) {
+		fprintf(stderr, "regtrack: %s: '%s' is not a number\n", opt, s);
+		return -1;
+	}
+	return 0;
+}
+
+static int load(const char *path, double **v, size_t *n)
+{
+	struct err e;
+	char *text;
+	size_t len;
+
+	if (numlist_read_file(path, MAX_FILE, &text, &len, &e) ||
+	    numlist_parse(text, len, v, n, &e)) {
+		fprintf(stderr, "regtrack: '%s': %s\n", path, e.message);
+		free(text);
+		return -1;
+	}
+	free(text);
+	return 0;
+}
+
+static json_t *num(double x)
+{
+	return isfinite(x) ? json_real(x) : json_null();
+}
+
+static json_t *pair(double a, double b)
+{
+	json_t *j = json_array();
+
+	json_array_append_new(j, num(a));
+	json_array_append_new(j, num(b));
+	return j;
+}
+
+static const char *direction_name(int higher)
+{
+	return higher == 1 ? "higher-is-better" : higher == 0 ? "lower-is-better" : "unknown";
+}
 
 int cmd_compare_samples(int argc, char **argv)
 {
-	fprintf(stderr, "regtrack: '%s' is not built yet\n", argv[0]);
-	return 2;
+	struct compare_opts o;
+	struct compare_result r;
+	const char *files[2] = { NULL, NULL }, *metric = NULL, *gate = NULL;
+	double *a = NULL, *b = NULL;
+	size_t na, nb, nfiles = 0;
+	int floor_set = 0, higher = -1, rc = 0;
+	json_t *j;
+	char *s;
+
+	compare_opts_init(&o);
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+
+		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+			usage();
+			return 0;
+		}
+		if (!strcmp(arg, "--alpha") || !strcmp(arg, "--floor") ||
+		    !strcmp(arg, "--ci-level") || !strcmp(arg, "--metric") ||
+		    !strcmp(arg, "--gate")) {
+			const char *val;
+
+			if (i + 1 >= argc)
+				return usage();
+			val = argv[++i];
+			if (!strcmp(arg, "--alpha") && parse_double(arg, val, &o.alpha))
+				return 2;
+			if (!strcmp(arg, "--floor")) {
+				if (parse_double(arg, val, &o.floor_pct))
+					return 2;
+				o.monitor_floor_pct = o.floor_pct;
+				floor_set = 1;
+			}
+			if (!strcmp(arg, "--ci-level") && parse_double(arg, val, &o.ci_level))
+				return 2;
+			if (!strcmp(arg, "--metric"))
+				metric = val;
+			if (!strcmp(arg, "--gate"))
+				gate = val;
+			continue;
+		}
+		if (arg[0] == '-' && arg[1]) {
+			fprintf(stderr, "regtrack: compare-samples: unknown option '%s'\n", arg);
+			return usage();
+		}
+		if (nfiles == 2)
+			return usage();
+		files[nfiles++] = arg;
+	}
+	if (nfiles != 2)
+		return usage();
+	if (!(o.alpha > 0 && o.alpha < 1) || !(o.ci_level > 0 && o.ci_level < 1) ||
+	    !(o.floor_pct >= 0)) {
+		fprintf(stderr, "regtrack: --alpha and --ci-level must lie in (0, 1), --floor >= 0\n");
+		return 2;
+	}
+	if (gate && strcmp(gate, "higher") && strcmp(gate, "lower") && strcmp(gate, "auto"))
+		return usage();
+	if (gate && !strcmp(gate, "auto") && !metric) {
+		fprintf(stderr, "regtrack: --gate auto needs --metric NAME\n");
+		return 2;
+	}
+	if (metric) {
+		higher = metric_higher_is_better(metric);
+		if (!floor_set)
+			o.floor_pct = compare_opts_floor(&o, metric);
+	}
+	if (gate && strcmp(gate, "auto"))
+		higher = !strcmp(gate, "higher");
+	if (load(files[0], &a, &na) || load(files[1], &b, &nb)) {
+		free(a);
+		return 2;
+	}
+	compare_samples(a, na, b, nb, &o, &r);
+
+	j = json_object();
+	json_object_set_new(j, "n", json_pack("[II]", (json_int_t)r.a.n, (json_int_t)r.b.n));
+	json_object_set_new(j, "mean", pair(r.a.mean, r.b.mean));
+	json_object_set_new(j, "median", pair(r.a.median, r.b.median));
+	json_object_set_new(j, "stddev_pct", pair(r.a.stddev_pct, r.b.stddev_pct));
+	json_object_set_new(j, "min", pair(r.a.min, r.b.min));
+	json_object_set_new(j, "max", pair(r.a.max, r.b.max));
+	json_object_set_new(j, "change_pct", num(r.change_pct));
+	json_object_set_new(j, "ci_pct", pair(r.ci_lo_pct, r.ci_hi_pct));
+	json_object_set_new(j, "ci_level", num(o.ci_level));
+	json_object_set_new(j, "hl_pct", num(r.hl_pct));
+	json_object_set_new(j, "p_value", num(r.p_value));
+	json_object_set_new(j, "welch_p", num(r.welch_p));
+	json_object_set_new(j, "min_p", num(r.min_p));
+	json_object_set_new(j, "exact", json_boolean(r.exact));
+	json_object_set_new(j, "log_scale", json_boolean(r.log_scale));
+	json_object_set_new(j, "alpha", num(o.alpha));
+	json_object_set_new(j, "floor_pct", num(o.floor_pct));
+	json_object_set_new(j, "verdict", json_string(verdict_name(r.verdict)));
+	json_object_set_new(j, "direction", json_string(direction_name(higher)));
+	json_object_set_new(j, "change",
+			    json_string(change_kind_name(compare_change_kind(&r, higher))));
+	s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	puts(s);
+	free(s);
+	json_decref(j);
+	if (gate && compare_change_kind(&r, higher) == CHANGE_REGRESSION)
+		rc = 1;
+	free(a);
+	free(b);
+	return rc;
 }

@@ -1,12 +1,318 @@
-/* placeholder until its issue lands: the subcommand reports it is missing */
+/*
+ * regtrack detect [options] FILE
+ *
+ * FILE: one number per line (`#` comments), a JSON array of numbers, or a
+ * JSON object {"values": [..], "ids": [..]} / {"values": [..], "groups":
+ * [..]} where ids (strings or integers) or groups (integers >= 0) name the
+ * commit of each value: values of one commit are several runs of it.
+ * Commits are ordered by group number, or by first appearance of an id.
+ * Prints {"change_points": [{"index": i, "id": ..., "before": m1,
+ * "after": m2, "change_pct": p, "p_value": q, "mw_p": .., "window_p": ..}],
+ * "n_values": n, "n_commits": c}; `index` is the first commit after the
+ * change (the value index when each value is its own commit; the group
+ * number with "groups"; the commit's position with "ids", whose id is
+ * then given as "id"). With --tail N it adds "tail_check", the online
+ * CUSUM check of the last N commits against the window before them.
+ *
+ * Options: --window W (64), --p-max P (0.001), --min-seg M (3),
+ * --min-change PCT (0), --tail N. Exit 0, or 2 on usage or input errors.
+ */
 #include "cli.h"
 
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "stats/detect.h"
+#include "stats/numlist.h"
+#include "xalloc.h"
 #include "banned.h"
+
+#define MAX_FILE (256u << 20)
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: regtrack detect [--window W] [--p-max P] [--min-seg M]\n"
+			"                       [--min-change PCT] [--tail N] FILE\n");
+	return 2;
+}
+
+static json_t *num(double x)
+{
+	return isfinite(x) ? json_real(x) : json_null();
+}
+
+struct idkey {
+	char *key;
+	size_t first; /* index of the first value with this id */
+	size_t i;
+};
+
+static int cmp_key(const void *x, const void *y)
+{
+	const struct idkey *a = x, *b = y;
+	int c = strcmp(a->key, b->key);
+
+	if (c)
+		return c;
+	return (a->i > b->i) - (a->i < b->i);
+}
+
+static int cmp_first(const void *x, const void *y)
+{
+	const struct idkey *a = x, *b = y;
+
+	return (a->first > b->first) - (a->first < b->first);
+}
+
+/*
+ * ids[i] -> group numbers in order of first appearance. *idvals gets, per
+ * group, the json id (borrowed from ids). Returns -1 on a bad id.
+ */
+static int group_ids(json_t *ids, size_t n, size_t *group, json_t ***idvals)
+{
+	struct idkey *k = xcalloc(n ? n : 1, sizeof(*k));
+	size_t ng = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < n && !rc; i++) {
+		json_t *v = json_array_get(ids, i);
+
+		if (json_is_string(v))
+			k[i].key = xstrfmt("s%s", json_string_value(v));
+		else if (json_is_integer(v))
+			k[i].key = xstrfmt("i%lld", (long long)json_integer_value(v));
+		else
+			rc = -1;
+		k[i].i = i;
+	}
+	if (!rc) {
+		qsort(k, n, sizeof(*k), cmp_key);
+		for (size_t i = 0; i < n; i++)
+			k[i].first = i && !strcmp(k[i].key, k[i - 1].key) ? k[i - 1].first : k[i].i;
+		/* distinct ids ordered by first appearance */
+		qsort(k, n, sizeof(*k), cmp_first);
+		*idvals = xcalloc(n ? n : 1, sizeof(**idvals));
+		for (size_t i = 0; i < n; i++) {
+			if (!i || k[i].first != k[i - 1].first)
+				(*idvals)[ng++] = json_array_get(ids, k[i].first);
+			group[k[i].i] = ng - 1;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		free(k[i].key);
+	free(k);
+	return rc;
+}
+
+static int parse_size(const char *opt, const char *s, size_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (end == s || *end || errno || s[0] == '-') {
+		fprintf(stderr, "regtrack: %s: '%s' is not a count\n", opt, s);
+		return -1;
+	}
+	*out = (size_t)v;
+	return 0;
+}
+
+static int parse_double(const char *opt, const char *s, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	if (end == s || *end || errno || !isfinite(*out)) {
+		fprintf(stderr, "regtrack: %s: '%s' is not a number\n", opt, s);
+		return -1;
+	}
+	return 0;
+}
+
+/* Loads the input; *group NULL when each value is its own commit. */
+static int load(const char *path, double **v, size_t *n, size_t **group, json_t **doc,
+		json_t ***idvals)
+{
+	struct err e;
+	char *text;
+	size_t len, start;
+	json_error_t je;
+	json_t *values, *ids, *groups, *x;
+	size_t i;
+
+	*group = NULL;
+	*doc = NULL;
+	*idvals = NULL;
+	if (numlist_read_file(path, MAX_FILE, &text, &len, &e)) {
+		fprintf(stderr, "regtrack: %s\n", e.message);
+		return -1;
+	}
+	start = numlist_skip_comments(text, len);
+	if (start >= len || text[start] != '{') {
+		int rc = numlist_parse(text, len, v, n, &e);
+
+		if (rc)
+			fprintf(stderr, "regtrack: '%s': %s\n", path, e.message);
+		free(text);
+		return rc;
+	}
+	*doc = json_loadb(text + start, len - start, 0, &je);
+	free(text);
+	if (!*doc) {
+		fprintf(stderr, "regtrack: '%s': invalid JSON at line %d: %s\n", path, je.line,
+			je.text);
+		return -1;
+	}
+	values = json_object_get(*doc, "values");
+	ids = json_object_get(*doc, "ids");
+	groups = json_object_get(*doc, "groups");
+	if (!json_is_array(values) || (ids && !json_is_array(ids)) ||
+	    (groups && !json_is_array(groups)) || (ids && groups)) {
+		fprintf(stderr, "regtrack: '%s': expected {\"values\": [..]} with optional "
+				"\"ids\" or \"groups\" arrays\n", path);
+		return -1;
+	}
+	*n = json_array_size(values);
+	if ((ids && json_array_size(ids) != *n) || (groups && json_array_size(groups) != *n)) {
+		fprintf(stderr, "regtrack: '%s': \"values\" and \"%s\" differ in length\n", path,
+			ids ? "ids" : "groups");
+		return -1;
+	}
+	*v = xmalloc((*n ? *n : 1) * sizeof(**v));
+	json_array_foreach(values, i, x) {
+		if (!json_is_number(x)) {
+			fprintf(stderr, "regtrack: '%s': values[%zu] is not a number\n", path, i);
+			return -1;
+		}
+		(*v)[i] = json_number_value(x);
+	}
+	if (groups) {
+		*group = xmalloc((*n ? *n : 1) * sizeof(**group));
+		json_array_foreach(groups, i, x) {
+			if (!json_is_integer(x) || json_integer_value(x) < 0) {
+				fprintf(stderr, "regtrack: '%s': groups[%zu] is not an integer >= 0\n",
+					path, i);
+				return -1;
+			}
+			(*group)[i] = (size_t)json_integer_value(x);
+		}
+	} else if (ids) {
+		*group = xmalloc((*n ? *n : 1) * sizeof(**group));
+		if (group_ids(ids, *n, *group, idvals)) {
+			fprintf(stderr, "regtrack: '%s': ids must be strings or integers\n", path);
+			return -1;
+		}
+	}
+	return 0;
+}
 
 int cmd_detect(int argc, char **argv)
 {
-	fprintf(stderr, "regtrack: '%s' is not built yet\n", argv[0]);
-	return 2;
+	struct detect_opts o;
+	struct detect_series s;
+	struct err e;
+	const char *path = NULL;
+	double *v = NULL;
+	size_t n = 0, *group = NULL, tail = 0;
+	json_t *doc = NULL, **idvals = NULL, *out, *cps;
+	int rc = 2;
+	char *txt;
+
+	detect_opts_init(&o);
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i], *val;
+		int bad = 0;
+
+		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+			usage();
+			return 0;
+		}
+		if (arg[0] != '-' || !arg[1]) {
+			if (path)
+				return usage();
+			path = arg;
+			continue;
+		}
+		if (i + 1 >= argc)
+			return usage();
+		val = argv[++i];
+		if (!strcmp(arg, "--window"))
+			bad = parse_size(arg, val, &o.window);
+		else if (!strcmp(arg, "--min-seg"))
+			bad = parse_size(arg, val, &o.min_seg);
+		else if (!strcmp(arg, "--tail"))
+			bad = parse_size(arg, val, &tail);
+		else if (!strcmp(arg, "--p-max"))
+			bad = parse_double(arg, val, &o.p_max);
+		else if (!strcmp(arg, "--min-change"))
+			bad = parse_double(arg, val, &o.min_change_pct);
+		else {
+			fprintf(stderr, "regtrack: detect: unknown option '%s'\n", arg);
+			return usage();
+		}
+		if (bad)
+			return 2;
+	}
+	if (!path)
+		return usage();
+	if (o.window < 8 || o.window > 100000 || o.min_seg < 1) {
+		fprintf(stderr, "regtrack: --window must lie in [8, 100000], --min-seg >= 1\n");
+		return 2;
+	}
+	if (load(path, &v, &n, &group, &doc, &idvals))
+		goto out;
+	if (detect_values(v, group, n, &o, &s, &e)) {
+		fprintf(stderr, "regtrack: '%s': %s\n", path, e.message);
+		goto out;
+	}
+	out = json_object();
+	cps = json_array();
+	for (size_t j = 0; j < s.ncp; j++) {
+		const struct change_point *c = &s.cp[j];
+		json_t *cp = json_object();
+
+		json_object_set_new(cp, "index", json_integer((json_int_t)(idvals ? c->index : c->id)));
+		if (idvals)
+			json_object_set(cp, "id", idvals[c->id]);
+		json_object_set_new(cp, "before", num(c->before));
+		json_object_set_new(cp, "after", num(c->after));
+		json_object_set_new(cp, "change_pct", num(c->change_pct));
+		json_object_set_new(cp, "p_value", num(c->p_value));
+		json_object_set_new(cp, "mw_p", num(c->mw_p));
+		json_object_set_new(cp, "window_p", num(c->window_p));
+		json_array_append_new(cps, cp);
+	}
+	json_object_set_new(out, "change_points", cps);
+	json_object_set_new(out, "n_values", json_integer((json_int_t)n));
+	json_object_set_new(out, "n_commits", json_integer((json_int_t)s.n));
+	if (tail) {
+		struct detect_online chk;
+		json_t *t = json_object();
+
+		detect_series_check_tail(&s, tail, &chk);
+		json_object_set_new(t, "commits", json_integer((json_int_t)(tail < s.n ? tail : s.n)));
+		json_object_set_new(t, "alarm", json_integer(chk.alarm));
+		json_object_set_new(t, "reference_median", num(chk.center));
+		json_object_set_new(t, "change_pct", num(chk.change_pct));
+		json_object_set_new(out, "tail_check", t);
+	}
+	txt = json_dumps(out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	puts(txt);
+	free(txt);
+	json_decref(out);
+	detect_series_release(&s);
+	rc = 0;
+out:
+	free(v);
+	free(group);
+	free(idvals);
+	json_decref(doc);
+	return rc;
 }

@@ -19,18 +19,18 @@ void sample_stats_compute(const double *v, size_t n, struct sample_stats *out)
 	if (!n)
 		return;
 	tmp = xmalloc(n * sizeof(*tmp));
-	for (size_t i = 0; i < n; i++) {
-		if (!isfinite(v[i]))
-			continue;
-		tmp[m++] = v[i];
-		sum += v[i];
-	}
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(v[i]))
+			tmp[m++] = v[i];
 	out->n = m;
 	if (!m) {
 		free(tmp);
 		return;
 	}
-	mean = sum / (double)m;
+	/* shifted sum: identical values give an exact mean and a zero stddev */
+	for (size_t i = 0; i < m; i++)
+		sum += tmp[i] - tmp[0];
+	mean = tmp[0] + sum / (double)m;
 	out->min = out->max = tmp[0];
 	for (size_t i = 0; i < m; i++) {
 		ss += (tmp[i] - mean) * (tmp[i] - mean);

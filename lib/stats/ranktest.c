@@ -317,12 +317,13 @@ double ranktest_welch(const double *a, size_t na, const double *b, size_t nb, do
 		*df = NAN;
 	if (na < 2 || nb < 2)
 		return NAN;
+	/* shifted sums: identical values give an exact mean and zero variance */
 	for (size_t i = 0; i < na; i++)
-		ma += a[i];
+		ma += a[i] - a[0];
 	for (size_t i = 0; i < nb; i++)
-		mb += b[i];
-	ma /= (double)na;
-	mb /= (double)nb;
+		mb += b[i] - b[0];
+	ma = a[0] + ma / (double)na;
+	mb = b[0] + mb / (double)nb;
 	for (size_t i = 0; i < na; i++)
 		va += (a[i] - ma) * (a[i] - ma);
 	for (size_t i = 0; i < nb; i++)

@@ -1,0 +1,154 @@
+#include "numlist.h"
+#include "xalloc.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "banned.h"
+
+size_t numlist_skip_comments(const char *text, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		size_t j = i;
+
+		while (j < len && (text[j] == ' ' || text[j] == '\t' || text[j] == '\r'))
+			j++;
+		if (j < len && text[j] == '\n') {
+			i = j + 1;
+			continue;
+		}
+		if (j < len && text[j] == '#') {
+			while (j < len && text[j] != '\n')
+				j++;
+			i = j < len ? j + 1 : j;
+			continue;
+		}
+		return j;
+	}
+	return i;
+}
+
+static int parse_json(const char *text, size_t len, double **out, size_t *n, struct err *e)
+{
+	json_error_t je;
+	json_t *a = json_loadb(text, len, 0, &je);
+	size_t i;
+	json_t *v;
+
+	if (!a)
+		return err_set(e, 400, "invalid_input", "", "invalid JSON at line %d: %s", je.line,
+			       je.text);
+	if (!json_is_array(a)) {
+		json_decref(a);
+		return err_set(e, 400, "invalid_input", "", "expected a JSON array of numbers");
+	}
+	*n = json_array_size(a);
+	*out = xmalloc((*n ? *n : 1) * sizeof(**out));
+	json_array_foreach(a, i, v) {
+		if (!json_is_number(v)) {
+			json_decref(a);
+			free(*out);
+			*out = NULL;
+			return err_set(e, 400, "invalid_input", "", "element %zu is not a number", i);
+		}
+		(*out)[i] = json_number_value(v);
+	}
+	json_decref(a);
+	return 0;
+}
+
+int numlist_parse(const char *text, size_t len, double **out, size_t *n, struct err *e)
+{
+	size_t start = numlist_skip_comments(text, len), alloc = 0, line = 1;
+	const char *p, *end = text + len;
+
+	*out = NULL;
+	*n = 0;
+	for (size_t i = 0; i < start; i++)
+		line += text[i] == '\n';
+	if (start < len && text[start] == '[')
+		return parse_json(text + start, len - start, out, n, e);
+	for (p = text + start; p < end; line++) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		const char *q = p, *stop;
+		char tmp[128], *after;
+		double x;
+
+		if (!eol)
+			eol = end;
+		stop = memchr(p, '#', (size_t)(eol - p));
+		if (!stop)
+			stop = eol;
+		while (q < stop && isspace((unsigned char)*q))
+			q++;
+		while (stop > q && isspace((unsigned char)stop[-1]))
+			stop--;
+		if (q < stop) {
+			size_t l = (size_t)(stop - q);
+
+			if (l >= sizeof(tmp))
+				l = sizeof(tmp) - 1;
+			memcpy(tmp, q, l);
+			tmp[l] = '\0';
+			errno = 0;
+			x = strtod(tmp, &after);
+			if (after == tmp || *after || errno == ERANGE || !isfinite(x)) {
+				free(*out);
+				*out = NULL;
+				*n = 0;
+				return err_set(e, 400, "invalid_input", "", "line %zu: '%s' is not a number",
+					       line, tmp);
+			}
+			ALLOC_GROW(*out, *n + 1, alloc);
+			(*out)[(*n)++] = x;
+		}
+		p = eol + 1;
+	}
+	if (!*out)
+		*out = xmalloc(sizeof(**out));
+	return 0;
+}
+
+int numlist_read_file(const char *path, size_t max_bytes, char **text, size_t *len,
+		      struct err *e)
+{
+	FILE *f = fopen(path, "rb");
+	size_t alloc = 0, got;
+	char *buf = NULL;
+
+	*text = NULL;
+	*len = 0;
+	if (!f)
+		return err_set(e, 404, "not_found", path, "cannot open '%s': %s", path, strerror(errno));
+	for (;;) {
+		ALLOC_GROW(buf, *len + 65536 + 1, alloc);
+		got = fread(buf + *len, 1, alloc - *len - 1, f);
+		*len += got;
+		if (*len > max_bytes) {
+			fclose(f);
+			free(buf);
+			*len = 0;
+			return err_set(e, 413, "too_large", path, "'%s' is larger than %zu bytes", path,
+				       max_bytes);
+		}
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		fclose(f);
+		free(buf);
+		*len = 0;
+		return err_set(e, 500, "io_error", path, "cannot read '%s'", path);
+	}
+	fclose(f);
+	buf[*len] = '\0';
+	*text = buf;
+	return 0;
+}

@@ -1,0 +1,34 @@
+#ifndef REGTRACK_STATS_NUMLIST_H
+#define REGTRACK_STATS_NUMLIST_H
+
+#include <stddef.h>
+
+#include "err.h"
+
+/*
+ * Sample files for `regtrack compare-samples` and `regtrack detect`:
+ * either one number per line (blank lines and `#` comments allowed, also
+ * after a number), or, after any leading `#` comment lines, a JSON array
+ * of numbers. Text is borrowed for the call.
+ *
+ * On success returns 0 and sets *out (new, caller frees with free()) and
+ * *n (may be 0). On failure returns -1, *out NULL, and fills e with
+ * 400 "invalid_input": the message names the line (text) or the JSON
+ * error, e.g. "line 3: 'abc' is not a number".
+ */
+int numlist_parse(const char *text, size_t len, double **out, size_t *n, struct err *e)
+	__attribute__((warn_unused_result));
+
+/*
+ * Reads a whole file of at most max_bytes into a new NUL-terminated string
+ * (caller frees with free()); *len gets its length. Returns -1 with e
+ * filled (404 "not_found" when it cannot be opened, 413 "too_large" past
+ * the cap, 500 "io_error" on a read error).
+ */
+int numlist_read_file(const char *path, size_t max_bytes, char **text, size_t *len,
+		      struct err *e) __attribute__((warn_unused_result));
+
+/* The index of the first byte after leading blank and `#` comment lines. */
+size_t numlist_skip_comments(const char *text, size_t len);
+
+#endif
