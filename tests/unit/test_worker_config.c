@@ -256,6 +256,25 @@ static void test_usage_errors(void **state)
 	worker_config_release(&c);
 }
 
+/* the annotated example in deploy/etc/ parses and says what it claims */
+static void test_shipped_example(void **state)
+{
+	struct worker_config c;
+	struct err e;
+
+	worker_config_init(&c);
+	assert_int_equal(worker_config_load_file(&c, "deploy/etc/regtrack-worker.conf", &e), 0);
+	assert_string_equal(c.server_url, "http://regtrack.example.org:8080");
+	assert_string_equal(c.token, "");
+	assert_string_equal(c.tbox_group, "kvm-2c-24g");
+	assert_string_equal(c.capabilities, "host,qemu-x86_64,qemu-aarch64");
+	assert_string_equal(c.work_dir, "/var/lib/regtrack-worker");
+	assert_int_equal(c.timeout_boot_s, 300);
+	assert_int_equal(c.heartbeat_run_s, 50);
+	assert_int_equal(c.retry_max_s, 300);
+	worker_config_release(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,6 +285,7 @@ int main(void)
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_file_errors),
 		cmocka_unit_test(test_usage_errors),
+		cmocka_unit_test(test_shipped_example),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
