@@ -1,0 +1,246 @@
+"""Worker tier: the real regtrack-server (throwaway PostgreSQL, port 0) and the
+real regtrack-worker in host mode (`--capabilities host`, jobs with kconfig
+"host": the case runs on the running kernel, nothing is built).
+
+What is checked (issue 3, "Tests"):
+- a job goes queued -> leased -> done and its metrics are in the store;
+- a lease that is not renewed expires and the job is queued again;
+- a worker whose lease was lost gets 409 and its completion is not stored;
+- a completion spooled while the server is down arrives exactly once after it
+  comes back, also across a worker restart.
+
+Run with tests/worker/run.sh (make check-worker). Standard library only.
+"""
+import glob
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(TOP, "tests", "integration"))
+import harness  # noqa: E402
+
+BIN = harness.BIN
+CASES = os.environ.get("REGTRACK_CASES", os.path.join(TOP, "bin", "cases"))
+COMMIT = "1" * 40
+
+
+def wait_for(pred, timeout=60, step=0.2, what="condition"):
+    end = time.time() + timeout
+    while time.time() < end:
+        v = pred()
+        if v:
+            return v
+        time.sleep(step)
+    raise AssertionError("timed out waiting for " + what)
+
+
+class Worker:
+    """One regtrack-worker process with its own work dir."""
+
+    def __init__(self, server, work_dir, tbox_group, *extra, once=True):
+        self.log_path = os.path.join(work_dir, "worker.log")
+        os.makedirs(work_dir, exist_ok=True)
+        args = [os.path.join(BIN, "regtrack-worker"), "run",
+                "--server", server.url, "--work-dir", work_dir,
+                "--tbox-group", tbox_group, "--capabilities", "host",
+                "--cases-dir", CASES, "--lease-wait", "2", "--retry-max", "1",
+                "--heartbeat", "1", "--heartbeat-run", "1"] + list(extra)
+        if once:
+            args.insert(2, "--once")
+        env = dict(os.environ, REGTRACK_TOKEN=server.tokens["worker"])
+        self.log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(args, stdout=self.log, stderr=self.log, env=env)
+
+    def wait(self, timeout=300):
+        try:
+            return self.proc.wait(timeout)
+        finally:
+            self.log.close()
+
+    def stop(self, timeout=120):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        return self.wait(timeout)
+
+    def text(self):
+        with open(self.log_path, errors="replace") as f:
+            return f.read()
+
+
+class WorkerTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="regtrack-wt-", dir=os.environ.get("REGTRACK_TEST_TMP"))
+        self.servers = []
+        self.workers = []
+
+    def tearDown(self):
+        for w in self.workers:
+            if w.proc.poll() is None:
+                w.proc.kill()
+                w.wait()
+        for s in self.servers:
+            s.stop()
+
+    def server(self, *args):
+        s = harness.Server(extra_args=args)
+        self.servers.append(s)
+        r = s.post("/api/v1/trees", {"name": "linux", "url": "/nonexistent/linux.git",
+                                     "branches": ["master"]}, scope="admin")
+        self.assertIn(r.status, (200, 201), r)
+        return s
+
+    def worker(self, s, name, *extra, once=True):
+        w = Worker(s, os.path.join(self.tmp, name), self.tbox, *extra, once=once)
+        self.workers.append(w)
+        return w
+
+    @property
+    def tbox(self):
+        return "wt-" + self.id().rsplit(".", 1)[-1]
+
+    def submit(self, s, runtime="0.2", repeat=2):
+        r = s.post("/api/v1/jobs", {
+            "tree": "linux", "commit": COMMIT, "kconfig": "host", "compiler": "gcc-12",
+            "testcase": "small-allocs",
+            "params": {"nr_task": "1", "runtime": runtime, "source": "anon"},
+            "tbox_group": self.tbox, "repeat": repeat}, scope="submit")
+        self.assertIn(r.status, (200, 201), r)
+        return r.json()["id"]
+
+    def job(self, s, job_id):
+        r = s.get("/api/v1/jobs/%d" % job_id, scope="read")
+        self.assertEqual(r.status, 200, r)
+        return r.json()
+
+    def state(self, s, job_id):
+        return self.job(s, job_id)["state"]
+
+    def run_ids(self, s, job_id):
+        j = self.job(s, job_id)
+        return j.get("run_ids") or [r["run_id"] for r in j.get("runs", [])]
+
+    def assert_done_with_metrics(self, s, job_id, repeat):
+        j = self.job(s, job_id)
+        self.assertEqual(j["state"], "done", j)
+        ids = self.run_ids(s, job_id)
+        self.assertEqual(len(ids), repeat, j)
+        self.assertEqual(len(set(ids)), repeat, j)
+        for run_id in ids:
+            r = s.get("/api/v1/runs/" + run_id, scope="read")
+            self.assertEqual(r.status, 200, r)
+            run = r.json()
+            metrics = run.get("metrics", {})
+            tp = metrics.get("small-allocs.throughput")
+            self.assertTrue(tp, run)
+            self.assertGreater(tp[0], 0, run)
+            self.assertEqual(run.get("commit"), COMMIT, run)
+            self.assertEqual(run.get("job_id"), job_id, run)
+        # stored once: exactly `repeat` runs for this job in the database
+        n = s.psql("SELECT count(*) FROM runs WHERE job_id = %d" % job_id)
+        self.assertEqual(int(n), repeat)
+
+    # -- queued -> leased -> done -----------------------------------------
+    def test_host_job_done(self):
+        s = self.server()
+        job_id = self.submit(s, repeat=2)
+        self.assertEqual(self.state(s, job_id), "queued")
+        w = self.worker(s, "w")
+        rc = w.wait()
+        self.assertEqual(rc, 0, w.text())
+        self.assert_done_with_metrics(s, job_id, 2)
+        j = self.job(s, job_id)
+        self.assertEqual(j.get("attempts"), 1, j)
+        # the spool is empty once the server acknowledged the completion
+        self.assertEqual(glob.glob(os.path.join(self.tmp, "w", "spool", "*.json")), [])
+        # register carried the fingerprint; the run its machine
+        self.assertIn("registered at", w.text())
+
+    def test_once_without_job_exits_0(self):
+        s = self.server()
+        w = self.worker(s, "idle")
+        self.assertEqual(w.wait(60), 0, w.text())
+        self.assertIn("no job offered", w.text())
+
+    # -- lease expiry ----------------------------------------------------
+    def test_lease_expiry_requeues(self):
+        s = self.server("--lease-timeout", "2")
+        job_id = self.submit(s, repeat=1)
+        # a machine that leases and then vanishes (never heartbeats)
+        r = s.post("/api/v1/workers/register", {
+            "hostname": "ghost", "arch": os.uname().machine, "tbox_group": self.tbox,
+            "nr_cpus": 1, "memory_mb": 512, "cpu_model": "none", "capabilities": ["host"],
+            "fingerprint": {}}, scope="worker")
+        self.assertEqual(r.status, 200, r)
+        ghost = r.json()["machine_id"]
+        r = s.post("/api/v1/jobs/lease", {"machine_id": ghost, "wait_s": 0}, scope="worker")
+        self.assertEqual(r.status, 200, r)
+        self.assertEqual(r.json()["job"]["id"], job_id)
+        self.assertEqual(self.state(s, job_id), "leased")
+        wait_for(lambda: self.state(s, job_id) == "queued", timeout=30, what="requeue")
+        # a live worker then does the job: second attempt
+        w = self.worker(s, "w")
+        self.assertEqual(w.wait(), 0, w.text())
+        self.assert_done_with_metrics(s, job_id, 1)
+        self.assertEqual(self.job(s, job_id).get("attempts"), 2)
+        # the ghost's late completion is refused and stores nothing
+        r = s.post("/api/v1/jobs/%d/complete" % job_id,
+                   {"status": "ok", "results": [], "log_tail": ""}, scope="worker")
+        self.assertEqual(r.status, 409, r)
+        r = s.post("/api/v1/jobs/%d/heartbeat" % job_id,
+                   {"phase": "run", "progress": 0.5, "message": ""}, scope="worker")
+        self.assertEqual(r.status, 409, r)
+
+    # -- the worker loses its lease --------------------------------------
+    def test_lost_lease_409(self):
+        # the case runs 6 s, the lease lasts 2 s and the worker heartbeats only
+        # every 30 s while measuring: the lease expires under it
+        s = self.server("--lease-timeout", "2")
+        job_id = self.submit(s, runtime="6", repeat=1)
+        w = self.worker(s, "w", "--heartbeat", "30", "--heartbeat-run", "30")
+        rc = w.wait()
+        self.assertEqual(rc, 1, w.text())
+        self.assertIn("lease lost", w.text())
+        # nothing stored for it; the completion is kept aside, not re-sent
+        n = s.psql("SELECT count(*) FROM runs WHERE job_id = %d" % job_id)
+        self.assertEqual(int(n), 0)
+        self.assertEqual(glob.glob(os.path.join(self.tmp, "w", "spool", "*.json")), [])
+        self.assertNotEqual(self.state(s, job_id), "done")
+
+    # -- spool while the server is down ----------------------------------
+    def test_spooled_while_down_arrives_once(self):
+        s = self.server()
+        job_id = self.submit(s, runtime="3", repeat=1)
+        w = self.worker(s, "w")
+        wait_for(lambda: self.state(s, job_id) == "leased", what="lease")
+        port = int(s.addr.rsplit(":", 1)[1])
+        s.stop()
+        # the worker finishes the case, spools the completion, cannot send it
+        wait_for(lambda: "will retry" in w.text(), timeout=120, what="upload retry")
+        spooled = glob.glob(os.path.join(self.tmp, "w", "spool", "*.json"))
+        self.assertEqual(len(spooled), 1)
+        with open(spooled[0]) as f:
+            entry = json.load(f)
+        self.assertEqual(entry["job_id"], job_id)
+        self.assertEqual(entry["body"]["status"], "ok")
+        run_id = entry["body"]["results"][0]["run_id"]
+        # stop the worker while the server is still down: the entry stays
+        self.assertEqual(w.stop(), 1, w.text())
+        self.assertEqual(glob.glob(os.path.join(self.tmp, "w", "spool", "*.json")), spooled)
+        # server back; a restarted worker sends what is left first
+        s.start(port)
+        w2 = self.worker(s, "w")
+        self.assertEqual(w2.wait(), 0, w2.text())
+        self.assertEqual(glob.glob(os.path.join(self.tmp, "w", "spool", "*.json")), [])
+        self.assert_done_with_metrics(s, job_id, 1)
+        self.assertEqual(self.run_ids(s, job_id), [run_id])
+
+
+if __name__ == "__main__":
+    unittest.main()
