@@ -118,6 +118,29 @@ static double *u_counts(size_t m, size_t n)
 	return p;
 }
 
+/*
+ * Per-thread cache of the last null distribution (N <= RANKTEST_EXACT_MAX,
+ * so na*nb <= 625): a comparison of thousands of metrics with the same
+ * run counts computes it once.
+ */
+static _Thread_local struct {
+	size_t na, nb;
+	double cdf[(RANKTEST_EXACT_MAX / 2) * (RANKTEST_EXACT_MAX / 2) + 1];
+} cdf_cache;
+
+/* The cached cdf for (na, nb), filled on a miss; NULL when too large to cache. */
+static const double *u_cdf_cached(size_t na, size_t nb)
+{
+	if (na + nb > RANKTEST_EXACT_MAX || !na || !nb)
+		return NULL;
+	if (cdf_cache.na != na || cdf_cache.nb != nb) {
+		ranktest_u_cdf(na, nb, cdf_cache.cdf);
+		cdf_cache.na = na;
+		cdf_cache.nb = nb;
+	}
+	return cdf_cache.cdf;
+}
+
 void ranktest_u_cdf(size_t na, size_t nb, double *cdf_out)
 {
 	size_t mn = na * nb;
@@ -237,15 +260,13 @@ double ranktest_mann_whitney(const double *a, size_t na, const double *b, size_t
 			p = exact_p_ties(s, rank2, N, na, s_obs);
 		}
 	} else if (N <= RANKTEST_EXACT_MAX) {
-		size_t mn = na * nb, ui = (size_t)u;
-		double *cdf = xmalloc((mn + 1) * sizeof(*cdf));
+		size_t ui = (size_t)u;
+		const double *cdf = u_cdf_cached(na, nb);
 		double lower, upper;
 
-		ranktest_u_cdf(na, nb, cdf);
 		lower = cdf[ui];
 		upper = ui ? 1 - cdf[ui - 1] : 1;
 		p = 2 * (lower < upper ? lower : upper);
-		free(cdf);
 	} else {
 		double mn = (double)na * (double)nb, n = (double)N;
 		double var = mn / 12 * ((n + 1) - (double)tie_sum3 / (n * (n - 1)));
@@ -283,13 +304,11 @@ int ranktest_hodges_lehmann(const double *a, size_t na, const double *b, size_t 
 		return -1;
 	}
 	if (N <= RANKTEST_EXACT_MAX) {
-		double *cdf = xmalloc((mn + 1) * sizeof(*cdf));
+		const double *cdf = u_cdf_cached(na, nb);
 
-		ranktest_u_cdf(na, nb, cdf);
 		/* P(U <= k-1) <= alpha/2, with a little room for rounding */
 		while (k < mn / 2 && cdf[k] <= alpha2 * (1 + 1e-12))
 			k++;
-		free(cdf);
 	} else {
 		double z = gsl_cdf_ugaussian_Qinv(alpha2);
 		double kk = floor((double)mn / 2 - z * sqrt((double)mn * (double)(N + 1) / 12));
