@@ -416,8 +416,14 @@ int worker_config_from_args(struct worker_config *c, int argc, char **argv,
 			return -1;
 		if (!strcmp(k->name, "config"))
 			continue;
-		if (set_key(c, k, v, e))
-			return -1;
+		if (set_key(c, k, v, e)) {
+			char msg[sizeof(e->message)], code[sizeof(e->code)];
+
+			snprintf(msg, sizeof(msg), "%s", e->message);
+			snprintf(code, sizeof(code), "%s", e->code);
+			return err_set(e, e->status, code, k->name, "option '%s': %s", k->flag,
+				       msg);
+		}
 	}
 	return 0;
 }

@@ -236,6 +236,7 @@ static void test_usage_errors(void **state)
 	char *a4[] = { "run", "stray" };
 	char *a5[] = { "run", "--heartbeat-run", "5", "--heartbeat", "10",
 		       "--server", "http://h", "--token", "t" };
+	char *a6[] = { "run", "--make-jobs", "5000" };
 
 	worker_config_init(&c);
 	assert_int_equal(worker_config_from_args(&c, 3, a1, NULL, &e), -1);
@@ -247,6 +248,10 @@ static void test_usage_errors(void **state)
 	assert_string_equal(e.code, "usage");
 	assert_int_equal(worker_config_from_args(&c, 2, a4, NULL, &e), -1);
 	assert_string_equal(e.code, "usage");
+	assert_int_equal(worker_config_from_args(&c, 3, a6, NULL, &e), -1);
+	assert_string_equal(e.code, "out_of_range");
+	assert_string_equal(e.detail, "make_jobs");
+	assert_string_equal(e.message, "option '--make-jobs': '5000' is out of range [0, 1024]");
 	/* check: missing server and token, then the heartbeat cross-check */
 	assert_int_equal(worker_config_check(&c, &e), -1);
 	assert_string_equal(e.detail, "server_url");
