@@ -26,6 +26,19 @@ enum MHD_Result api_testcases_get(struct request *rq);
 enum MHD_Result api_metrics_get(struct request *rq);
 enum MHD_Result api_metric_put(struct request *rq);
 
+/* api_jobs.c */
+enum MHD_Result api_jobs_post(struct request *rq);
+enum MHD_Result api_jobs_get(struct request *rq);
+enum MHD_Result api_job_get(struct request *rq);
+enum MHD_Result api_job_kconfig(struct request *rq);
+enum MHD_Result api_workers_register(struct request *rq);
+enum MHD_Result api_jobs_lease(struct request *rq);
+enum MHD_Result api_job_heartbeat(struct request *rq);
+enum MHD_Result api_job_complete(struct request *rq);
+/* api_trees.c */
+enum MHD_Result api_trees_post(struct request *rq);
+enum MHD_Result api_trees_get(struct request *rq);
+
 /* Parses a PostgreSQL float8/bigint text; NAN / 0 for SQL NULL (empty). */
 double pg_double(const char *s);
 /* JSON real, or null for NAN and infinities. New reference. */

@@ -35,7 +35,7 @@ enum MHD_Result api_results_post(struct request *rq)
 		return reply_err(rq, &e);
 	}
 	c = rq_db(rq, &e);
-	if (!c || ingest_result(c, doc, &d, &out, &e)) {
+	if (!c || ingest_result(c, doc, &d, 0, &out, &e)) {
 		json_decref(doc);
 		return reply_err(rq, &e);
 	}

@@ -32,8 +32,11 @@ enum scope {
 #define AUTH_WORKER (SCOPE_WORKER | SCOPE_ADMIN)
 #define AUTH_ADMIN SCOPE_ADMIN
 
+struct lease_queue;
+
 struct server {
 	struct config *cfg;           /* borrowed */
+	struct lease_queue *leases;   /* long-poll waiters and the lease reaper (lease.h) */
 	struct db *db;
 	struct MHD_Daemon *daemon;
 	unsigned short port;
@@ -59,6 +62,10 @@ struct request {
 	int nr_path_params;
 	struct timespec start;
 	int status;                   /* status replied, for the access log */
+	/* a handler that suspended the connection leaves its answer here */
+	int resumed;
+	unsigned deferred_status;
+	json_t *deferred;             /* owned; NULL with status 204 */
 };
 
 typedef enum MHD_Result (*handler_fn)(struct request *rq);

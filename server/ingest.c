@@ -180,6 +180,14 @@ static json_t *extra_fields(json_t *doc)
 	return extra;
 }
 
+static void undo(PGconn *c, int nested)
+{
+	if (!nested)
+		db_rollback(c);
+	else if (PQtransactionStatus(c) != PQTRANS_IDLE)
+		PQclear(PQexec(c, "ROLLBACK TO SAVEPOINT ingest"));
+}
+
 static long long find_or_create(PGconn *c, const struct resultdoc *d, const char *params_key,
 				long long *tree_id, long long *commit_id, long long *machine_id,
 				struct err *e)
@@ -243,9 +251,12 @@ static long long find_or_create(PGconn *c, const struct resultdoc *d, const char
 	}
 }
 
-int ingest_result(PGconn *c, json_t *doc, const struct resultdoc *d,
+int ingest_result(PGconn *c, json_t *doc, const struct resultdoc *d, int nested,
 		  struct ingest_outcome *out, struct err *e)
 {
+	/* nested: inside the caller's transaction, fenced by a savepoint */
+	const char *begin = nested ? "SAVEPOINT ingest" : "BEGIN";
+	const char *commit = nested ? "RELEASE SAVEPOINT ingest" : "COMMIT";
 	char *canon = NULL, *params_key = NULL, *extra_text = NULL;
 	char hash[65], idb[5][24], dur[32];
 	long long tree_id, commit_id, machine_id, setup_id;
@@ -266,7 +277,7 @@ int ingest_result(PGconn *c, json_t *doc, const struct resultdoc *d,
 	if (!params_key || !extra_text)
 		abort();
 
-	if (db_begin(c, e))
+	if (db_cmd(c, begin, e))
 		goto out;
 	setup_id = find_or_create(c, d, params_key, &tree_id, &commit_id, &machine_id, e);
 	if (setup_id < 0)
@@ -290,7 +301,7 @@ int ingest_result(PGconn *c, json_t *doc, const struct resultdoc *d,
 	if (PQntuples(r) == 0) {
 		const char *p[1] = { d->run_id };
 		PQclear(r);
-		db_rollback(c);
+		undo(c, nested);
 		r = db_exec(c, ST_RUN_SHA, 1, p, e);
 		if (!r)
 			goto out;
@@ -315,14 +326,14 @@ int ingest_result(PGconn *c, json_t *doc, const struct resultdoc *d,
 		if (insert_values(c, out->id, d->metrics, &out->nr_values, e))
 			goto rollback;
 	}
-	if (db_commit(c, e))
+	if (db_cmd(c, commit, e))
 		goto rollback;
 	out->created = 1;
 	out->nr_metrics = d->nr_metrics;
 	ret = 0;
 	goto out;
 rollback:
-	db_rollback(c);
+	undo(c, nested);
 out:
 	free(canon);
 	free(params_key);

@@ -25,10 +25,13 @@ struct ingest_outcome {
  * content it fails with 409 "conflict" (detail "run_id"). Fields the
  * schema has no column for are kept in runs.extra.
  *
+ * With nested = 1 it runs inside the caller's open transaction, fenced by
+ * a savepoint, and leaves committing to the caller.
+ *
  * doc and d are borrowed. Errors (-1, e filled, nothing stored): 409 as
  * above, 503 when the database is unavailable, 500 on other db errors.
  */
-int ingest_result(PGconn *c, json_t *doc, const struct resultdoc *d,
+int ingest_result(PGconn *c, json_t *doc, const struct resultdoc *d, int nested,
 		  struct ingest_outcome *out, struct err *e) __attribute__((warn_unused_result));
 
 /*

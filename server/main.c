@@ -14,6 +14,7 @@
 #include "server/config.h"
 #include "server/db.h"
 #include "server/http.h"
+#include "server/lease.h"
 #include "server/migrate.h"
 #include "xalloc.h"
 
@@ -181,8 +182,10 @@ static int do_serve(struct config *cfg)
 	signal(SIGPIPE, SIG_IGN);
 
 	srv.db = db_new(cfg->db, cfg->db_timeout_ms);
+	srv.leases = lease_queue_start(&srv);
 	if (http_start(&srv, &e)) {
 		fprintf(stderr, "regtrack-server: %s\n", e.message);
+		lease_queue_stop(srv.leases);
 		db_free(srv.db);
 		return 1;
 	}
@@ -193,6 +196,9 @@ static int do_serve(struct config *cfg)
 	sigwait(&set, &sig);
 	fprintf(stderr, "regtrack-server: %s, draining\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
 	MHD_quiesce_daemon(srv.daemon);
+	/* long polls answer 204 now; everything else gets up to 30 s to finish */
+	lease_queue_stop(srv.leases);
+	srv.leases = NULL;
 	for (int i = 0; i < 300 && atomic_load(&srv.in_flight); i++)
 		usleep(100 * 1000);
 	http_stop(&srv);

@@ -14,5 +14,15 @@ const struct route routes[] = {
 	{ "GET", "/api/v1/testcases", api_testcases_get, AUTH_READ },
 	{ "GET", "/api/v1/metrics", api_metrics_get, AUTH_READ },
 	{ "PUT", "/api/v1/metrics/{}", api_metric_put, AUTH_ADMIN },
+	{ "POST", "/api/v1/trees", api_trees_post, AUTH_ADMIN },
+	{ "GET", "/api/v1/trees", api_trees_get, AUTH_READ },
+	{ "POST", "/api/v1/jobs", api_jobs_post, AUTH_JOBS },
+	{ "GET", "/api/v1/jobs", api_jobs_get, AUTH_READ },
+	{ "POST", "/api/v1/jobs/lease", api_jobs_lease, AUTH_WORKER },
+	{ "GET", "/api/v1/jobs/{}", api_job_get, AUTH_READ },
+	{ "GET", "/api/v1/jobs/{}/kconfig", api_job_kconfig, AUTH_READ },
+	{ "POST", "/api/v1/jobs/{}/heartbeat", api_job_heartbeat, AUTH_WORKER },
+	{ "POST", "/api/v1/jobs/{}/complete", api_job_complete, AUTH_WORKER },
+	{ "POST", "/api/v1/workers/register", api_workers_register, AUTH_WORKER },
 };
 const unsigned nr_routes = sizeof(routes) / sizeof(routes[0]);

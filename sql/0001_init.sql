@@ -77,7 +77,10 @@ CREATE TABLE jobs (
 	id          bigserial PRIMARY KEY,
 	tree_id     bigint REFERENCES trees(id),
 	commit_id   bigint NOT NULL REFERENCES commits(id),
-	setup_id    bigint NOT NULL REFERENCES setups(id),
+	testcase_id integer NOT NULL REFERENCES testcases(id),
+	params      jsonb NOT NULL DEFAULT '{}',
+	kconfig     text NOT NULL,
+	compiler    text NOT NULL,
 	arch        text,
 	repeat      integer NOT NULL DEFAULT 1 CHECK (repeat BETWEEN 1 AND 1000),
 	state       text NOT NULL DEFAULT 'queued'

@@ -112,6 +112,9 @@ class Server:
                 self.proc.kill()
                 self.proc.wait()
         rc = self.proc.returncode if self.proc else 0
+        if self.proc:
+            self.proc.stdout.close()
+            self.log.close()
         self.proc = None
         return rc
 

@@ -1,0 +1,645 @@
+/*
+ * Jobs and the worker protocol:
+ *   POST /api/v1/jobs (submit)            queue runs of a testcase at a commit
+ *   GET  /api/v1/jobs[?state=&limit=]     recent jobs, newest first
+ *   GET  /api/v1/jobs/{id}                one job: state, attempts, phase history, runs
+ *   GET  /api/v1/jobs/{id}/kconfig        the .config the worker built with
+ *   POST /api/v1/workers/register (worker) -> {machine_id}
+ *   POST /api/v1/jobs/lease (worker)      {machine_id, wait_s <= 60} -> 200 {job} | 204
+ *   POST /api/v1/jobs/{id}/heartbeat      {machine_id, phase, progress, message}
+ *   POST /api/v1/jobs/{id}/complete       {machine_id, status, results[], log_tail, kconfig}
+ *
+ * A job's outcome (ok, build-failed, boot-failed, run-failed) is what the
+ * worker reported; the job's state is `done` for any outcome. `failed`
+ * means no worker finished it: its lease expired max_attempts times.
+ * A heartbeat or complete for a lease that is no longer the caller's
+ * (expired and requeued, or leased by another machine) gets 409
+ * "lease_lost" and stores nothing.
+ */
+#include "server/api.h"
+#include "server/ingest.h"
+#include "server/lease.h"
+#include "resultdoc.h"
+#include "xalloc.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "banned.h"
+
+#define MAX_WAIT_S 60
+#define MAX_LOG_TAIL (256 * 1024)
+#define MAX_KCONFIG (4 * 1024 * 1024)
+
+static int get_str(json_t *o, const char *key, int required, size_t max, const char **out,
+		   struct err *e)
+{
+	json_t *v = json_object_get(o, key);
+
+	*out = NULL;
+	if (!v || json_is_null(v)) {
+		if (required)
+			return err_set(e, 400, "missing_field", key, "'%s' is required", key);
+		return 0;
+	}
+	if (!json_is_string(v))
+		return err_set(e, 400, "invalid_field", key, "'%s' must be a string", key);
+	if (json_string_length(v) > max)
+		return err_set(e, 400, "invalid_field", key, "'%s' is longer than %zu bytes", key, max);
+	*out = json_string_value(v);
+	return 0;
+}
+
+static int get_int(json_t *o, const char *key, long long def, long long min, long long max,
+		   long long *out, struct err *e)
+{
+	json_t *v = json_object_get(o, key);
+
+	*out = def;
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max)
+		return err_set(e, 400, "invalid_field", key, "'%s' must be an integer in [%lld, %lld]",
+			       key, min, max);
+	*out = json_integer_value(v);
+	return 0;
+}
+
+static int is_word(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+
+	if (!n || n > max)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("._+-", s[i]))
+			return 0;
+	return 1;
+}
+
+/* The architecture a kconfig name builds for: x86_64-..., arm64-... or aarch64-... */
+static const char *kconfig_arch(const char *kconfig)
+{
+	if (!strncmp(kconfig, "x86_64", 6))
+		return "x86_64";
+	if (!strncmp(kconfig, "arm64", 5) || !strncmp(kconfig, "aarch64", 7))
+		return "aarch64";
+	return NULL;
+}
+
+static enum MHD_Result reply_json_row(struct request *rq, PGresult *r, unsigned status)
+{
+	json_t *j = json_loads(PQgetvalue(r, 0, 0), 0, NULL);
+
+	PQclear(r);
+	if (!j)
+		return reply_errf(rq, 500, "db_error", "", "bad JSON from the database");
+	return reply_json(rq, status, j);
+}
+
+enum MHD_Result api_jobs_post(struct request *rq)
+{
+	struct err e;
+	json_t *b = rq_json(rq, &e), *params;
+	const char *tree = NULL, *commit, *kconfig, *compiler, *testcase, *arch, *tbox, *cap;
+	long long repeat, priority, max_attempts, tree_id = 0, commit_id, tc_id;
+	char *params_text = NULL, capbuf[64];
+	char ids[6][24];
+	PGconn *c;
+	PGresult *r;
+	enum MHD_Result ret;
+
+	if (!b)
+		return reply_err(rq, &e);
+	if (get_str(b, "tree", 0, 128, &tree, &e) || get_str(b, "commit", 1, 40, &commit, &e) ||
+	    get_str(b, "kconfig", 1, 128, &kconfig, &e) ||
+	    get_str(b, "compiler", 0, 128, &compiler, &e) ||
+	    get_str(b, "testcase", 1, 128, &testcase, &e) || get_str(b, "arch", 0, 32, &arch, &e) ||
+	    get_str(b, "tbox_group", 0, 128, &tbox, &e) ||
+	    get_int(b, "repeat", 1, 1, 1000, &repeat, &e) ||
+	    get_int(b, "priority", 0, -1000, 1000, &priority, &e) ||
+	    get_int(b, "max_attempts", rq->srv->cfg->max_attempts, 1, 100, &max_attempts, &e))
+		goto bad;
+	if (!is_commit_sha(commit)) {
+		err_set(&e, 400, "invalid_field", "commit", "'commit' must be a full 40-digit lowercase hex sha");
+		goto bad;
+	}
+	if (!is_word(kconfig, 128) || !is_word(testcase, 128) || (compiler && !is_word(compiler, 128)) ||
+	    (tbox && !is_word(tbox, 128)) || (tree && !is_word(tree, 128))) {
+		err_set(&e, 400, "invalid_field",
+			!is_word(kconfig, 128) ? "kconfig" : !is_word(testcase, 128) ? "testcase"
+			: compiler && !is_word(compiler, 128) ? "compiler"
+			: tbox && !is_word(tbox, 128) ? "tbox_group" : "tree",
+			"names must be 1..128 chars of [A-Za-z0-9._+-]");
+		goto bad;
+	}
+	params = json_object_get(b, "params");
+	if (params && !json_is_object(params)) {
+		err_set(&e, 400, "invalid_field", "params", "'params' must be an object");
+		goto bad;
+	}
+	if (params) {
+		const char *k;
+		json_t *v;
+		json_object_foreach(params, k, v) {
+			if (!json_is_string(v) && !json_is_number(v) && !json_is_boolean(v)) {
+				err_set(&e, 400, "invalid_field", "params",
+					"params values must be strings, numbers or booleans");
+				goto bad;
+			}
+		}
+	}
+	if (strcmp(kconfig, "host")) {
+		const char *ka = kconfig_arch(kconfig);
+		if (!arch)
+			arch = ka;
+		if (!arch || (strcmp(arch, "x86_64") && strcmp(arch, "aarch64"))) {
+			err_set(&e, 400, "invalid_field", "arch",
+				"a kernel job needs arch x86_64 or aarch64 (or a kconfig named x86_64-… "
+				"or arm64-…)");
+			goto bad;
+		}
+		if (!tree) {
+			err_set(&e, 400, "missing_field", "tree", "a kernel job needs a tracked 'tree'");
+			goto bad;
+		}
+		snprintf(capbuf, sizeof(capbuf), "qemu-%s", arch);
+		cap = capbuf;
+	} else {
+		cap = "host";
+	}
+	params_text = json_dumps(params ? params : json_object(), JSON_COMPACT | JSON_SORT_KEYS);
+
+	c = rq_db(rq, &e);
+	if (!c)
+		goto bad;
+	if (tree) {
+		const char *p[1] = { tree };
+		r = db_exec(c, ST_TREE_GET, 1, p, &e);
+		if (!r)
+			goto bad;
+		if (PQntuples(r) == 1)
+			tree_id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+		PQclear(r);
+		if (!tree_id && strcmp(kconfig, "host")) {
+			err_set(&e, 404, "not_found", "tree",
+				"no tree '%s': register it with POST /api/v1/trees", tree);
+			goto bad;
+		}
+	}
+	snprintf(ids[0], 24, "%lld", tree_id);
+	{
+		const char *p[4] = { commit, NULL, NULL, tree_id ? ids[0] : NULL };
+		commit_id = db_upsert_id(c, ST_COMMIT_INSERT, 4, ST_COMMIT_ID, 1, p, &e);
+		if (commit_id < 0)
+			goto bad;
+	}
+	{
+		const char *p[1] = { testcase };
+		tc_id = db_upsert_id(c, ST_TESTCASE_INSERT, 1, ST_TESTCASE_ID, 1, p, &e);
+		if (tc_id < 0)
+			goto bad;
+	}
+	snprintf(ids[1], 24, "%lld", commit_id);
+	snprintf(ids[2], 24, "%lld", tc_id);
+	snprintf(ids[3], 24, "%lld", repeat);
+	snprintf(ids[4], 24, "%lld", priority);
+	snprintf(ids[5], 24, "%lld", max_attempts);
+	{
+		char tok[24];
+		const char *p[13] = { tree_id ? ids[0] : NULL, ids[1], ids[2], params_text, kconfig,
+				      compiler ? compiler : "gcc-12", arch, tbox, cap, ids[3], ids[4],
+				      ids[5], tok };
+		snprintf(tok, sizeof(tok), "%lld", rq->token_id);
+		if (!rq->token_id)
+			p[12] = NULL;
+		r = db_exec(c, ST_JOB_INSERT, 13, p, &e);
+	}
+	if (!r)
+		goto bad;
+	ret = reply_json(rq, 201, json_pack("{s:I,s:s,s:s}", "id",
+					    (json_int_t)strtoll(PQgetvalue(r, 0, 0), NULL, 10),
+					    "state", "queued", "capability", cap));
+	PQclear(r);
+	lease_queue_kick(rq->srv->leases);
+	free(params_text);
+	json_decref(b);
+	return ret;
+bad:
+	free(params_text);
+	json_decref(b);
+	return reply_err(rq, &e);
+}
+
+static int path_id(struct request *rq, long long *id, char buf[24])
+{
+	char *end;
+
+	*id = strtoll(rq->path_params[0], &end, 10);
+	if (*end || *id <= 0)
+		return -1;
+	snprintf(buf, 24, "%lld", *id);
+	return 0;
+}
+
+enum MHD_Result api_jobs_get(struct request *rq)
+{
+	struct err e;
+	const char *state = rq_arg(rq, "state"), *limit = rq_arg(rq, "limit");
+	char lim[24];
+	const char *p[2] = { state, lim };
+	long n = limit ? strtol(limit, NULL, 10) : 200;
+	PGconn *c;
+	PGresult *r;
+
+	if (state && strcmp(state, "queued") && strcmp(state, "leased") && strcmp(state, "done") &&
+	    strcmp(state, "failed") && strcmp(state, "cancelled"))
+		return reply_errf(rq, 400, "invalid_field", "state",
+				  "state must be queued, leased, done, failed or cancelled");
+	if (n < 1 || n > 5000)
+		return reply_errf(rq, 400, "invalid_field", "limit", "limit must be in [1, 5000]");
+	snprintf(lim, sizeof(lim), "%ld", n);
+	c = rq_db(rq, &e);
+	r = c ? db_exec(c, ST_JOBS_JSON, 2, p, &e) : NULL;
+	if (!r)
+		return reply_err(rq, &e);
+	return reply_json_row(rq, r, 200);
+}
+
+enum MHD_Result api_job_get(struct request *rq)
+{
+	struct err e;
+	long long id;
+	char idb[24];
+	const char *p[1] = { idb };
+	PGconn *c;
+	PGresult *r;
+
+	if (path_id(rq, &id, idb))
+		return reply_errf(rq, 400, "invalid_field", "id", "job id must be a positive integer");
+	c = rq_db(rq, &e);
+	r = c ? db_exec(c, ST_JOB_JSON, 1, p, &e) : NULL;
+	if (!r)
+		return reply_err(rq, &e);
+	if (!PQntuples(r)) {
+		PQclear(r);
+		return reply_errf(rq, 404, "not_found", "id", "no job %lld", id);
+	}
+	return reply_json_row(rq, r, 200);
+}
+
+enum MHD_Result api_job_kconfig(struct request *rq)
+{
+	struct err e;
+	long long id;
+	char idb[24];
+	const char *p[1] = { idb };
+	PGconn *c;
+	PGresult *r;
+	enum MHD_Result ret;
+
+	if (path_id(rq, &id, idb))
+		return reply_errf(rq, 400, "invalid_field", "id", "job id must be a positive integer");
+	c = rq_db(rq, &e);
+	r = c ? db_exec(c, ST_JOB_KCONFIG, 1, p, &e) : NULL;
+	if (!r)
+		return reply_err(rq, &e);
+	if (!PQntuples(r) || PQgetisnull(r, 0, 0)) {
+		PQclear(r);
+		return reply_errf(rq, 404, "not_found", "id", "job %lld has no .config", id);
+	}
+	ret = reply_text(rq, 200, "text/plain; charset=utf-8", PQgetvalue(r, 0, 0),
+			 (size_t)PQgetlength(r, 0, 0));
+	PQclear(r);
+	return ret;
+}
+
+enum MHD_Result api_workers_register(struct request *rq)
+{
+	struct err e;
+	json_t *b = rq_json(rq, &e), *caps, *fp;
+	const char *host, *arch, *tbox, *model;
+	long long cpus, mem;
+	struct buf capbuf = BUF_INIT(64 * 1024);
+	char *fptext = NULL, cb[24], mb[24];
+	PGconn *c;
+	PGresult *r;
+	enum MHD_Result ret;
+	size_t i;
+	json_t *v;
+	int over = 0;
+
+	if (!b)
+		return reply_err(rq, &e);
+	if (get_str(b, "hostname", 1, 255, &host, &e) || get_str(b, "arch", 1, 32, &arch, &e) ||
+	    get_str(b, "tbox_group", 0, 128, &tbox, &e) || get_str(b, "cpu_model", 0, 512, &model, &e) ||
+	    get_int(b, "nr_cpus", -1, 0, 1 << 20, &cpus, &e) ||
+	    get_int(b, "memory_mb", -1, 0, 1LL << 40, &mem, &e))
+		goto bad;
+	if (!is_word(host, 255) || !is_word(arch, 32) || (tbox && !is_word(tbox, 128))) {
+		err_set(&e, 400, "invalid_field", !is_word(host, 255) ? "hostname"
+			: !is_word(arch, 32) ? "arch" : "tbox_group",
+			"names must be chars of [A-Za-z0-9._+-]");
+		goto bad;
+	}
+	caps = json_object_get(b, "capabilities");
+	if (caps && !json_is_array(caps)) {
+		err_set(&e, 400, "invalid_field", "capabilities", "'capabilities' must be an array of strings");
+		goto bad;
+	}
+	over |= buf_addch(&capbuf, '{');
+	json_array_foreach(caps, i, v) {
+		if (!json_is_string(v) || !is_word(json_string_value(v), 64)) {
+			err_set(&e, 400, "invalid_field", "capabilities",
+				"capabilities are words like host, qemu-x86_64, qemu-aarch64");
+			goto bad;
+		}
+		over |= buf_addf(&capbuf, "%s\"%s\"", i ? "," : "", json_string_value(v));
+	}
+	over |= buf_addch(&capbuf, '}');
+	if (over) {
+		err_set(&e, 400, "invalid_field", "capabilities", "too many capabilities");
+		goto bad;
+	}
+	fp = json_object_get(b, "fingerprint");
+	if (fp && !json_is_object(fp)) {
+		err_set(&e, 400, "invalid_field", "fingerprint", "'fingerprint' must be an object");
+		goto bad;
+	}
+	fptext = json_dumps(fp ? fp : json_object(), JSON_COMPACT);
+	snprintf(cb, sizeof(cb), "%lld", cpus);
+	snprintf(mb, sizeof(mb), "%lld", mem);
+	{
+		const char *p[8] = { host, arch, tbox ? tbox : host, cpus >= 0 ? cb : NULL,
+				     mem >= 0 ? mb : NULL, model, capbuf.data, fptext };
+		c = rq_db(rq, &e);
+		r = c ? db_exec(c, ST_MACHINE_REGISTER, 8, p, &e) : NULL;
+	}
+	if (!r)
+		goto bad;
+	ret = reply_json(rq, 200, json_pack("{s:I,s:I}", "machine_id",
+					    (json_int_t)strtoll(PQgetvalue(r, 0, 0), NULL, 10),
+					    "lease_timeout_s", (json_int_t)rq->srv->cfg->lease_timeout_s));
+	PQclear(r);
+	lease_queue_kick(rq->srv->leases);
+	free(fptext);
+	buf_release(&capbuf);
+	json_decref(b);
+	return ret;
+bad:
+	free(fptext);
+	buf_release(&capbuf);
+	json_decref(b);
+	return reply_err(rq, &e);
+}
+
+static int machine_exists(PGconn *c, long long id, struct err *e)
+{
+	char b[24];
+	const char *p[1] = { b };
+	PGresult *r;
+	int n;
+
+	snprintf(b, sizeof(b), "%lld", id);
+	r = db_exec(c, ST_MACHINE_SEEN, 1, p, e);
+	if (!r)
+		return -1;
+	n = PQntuples(r);
+	PQclear(r);
+	if (!n)
+		return err_set(e, 404, "not_found", "machine_id",
+			       "no machine %lld: register first", id);
+	return 0;
+}
+
+enum MHD_Result api_jobs_lease(struct request *rq)
+{
+	struct err e;
+	json_t *b, *job;
+	long long machine, wait_s;
+	PGconn *c;
+	int got;
+
+	if (rq->resumed) {
+		job = rq->deferred;
+		rq->deferred = NULL;
+		if (!job)
+			return reply_empty(rq, 204);
+		return reply_json(rq, 200, json_pack("{s:o}", "job", job));
+	}
+	b = rq_json(rq, &e);
+	if (!b)
+		return reply_err(rq, &e);
+	if (!json_object_get(b, "machine_id")) {
+		json_decref(b);
+		return reply_errf(rq, 400, "missing_field", "machine_id", "'machine_id' is required");
+	}
+	if (get_int(b, "machine_id", 0, 1, 1LL << 62, &machine, &e) ||
+	    get_int(b, "wait_s", 0, 0, MAX_WAIT_S, &wait_s, &e)) {
+		json_decref(b);
+		return reply_err(rq, &e);
+	}
+	json_decref(b);
+	c = rq_db(rq, &e);
+	if (!c || machine_exists(c, machine, &e))
+		return reply_err(rq, &e);
+	got = lease_try(c, machine, rq->srv->cfg->lease_timeout_s, &job, &e);
+	if (got < 0)
+		return reply_err(rq, &e);
+	if (got)
+		return reply_json(rq, 200, json_pack("{s:o}", "job", job));
+	if (!wait_s || !rq->srv->leases)
+		return reply_empty(rq, 204);
+	MHD_suspend_connection(rq->conn);
+	lease_queue_park(rq->srv->leases, rq, machine, now_ms() + wait_s * 1000);
+	return MHD_YES;
+}
+
+static int path_job_and_machine(struct request *rq, json_t *b, char idb[24], char mb[24],
+				const char **mp, struct err *e)
+{
+	long long id, machine;
+
+	if (path_id(rq, &id, idb))
+		return err_set(e, 400, "invalid_field", "id", "job id must be a positive integer");
+	if (get_int(b, "machine_id", 0, 0, 1LL << 62, &machine, e))
+		return -1;
+	snprintf(mb, 24, "%lld", machine);
+	*mp = machine ? mb : NULL;
+	return 0;
+}
+
+enum MHD_Result api_job_heartbeat(struct request *rq)
+{
+	struct err e;
+	json_t *b = rq_json(rq, &e), *pv;
+	const char *phase, *message, *machine;
+	char idb[24], mb[24], secs[24], prog[32];
+	double progress = NAN;
+	PGconn *c;
+	PGresult *r;
+	enum MHD_Result ret;
+
+	if (!b)
+		return reply_err(rq, &e);
+	if (path_job_and_machine(rq, b, idb, mb, &machine, &e) ||
+	    get_str(b, "phase", 0, 32, &phase, &e) || get_str(b, "message", 0, 1024, &message, &e))
+		goto bad;
+	if (phase && !is_word(phase, 32)) {
+		err_set(&e, 400, "invalid_field", "phase", "phase is a word like build or run");
+		goto bad;
+	}
+	pv = json_object_get(b, "progress");
+	if (pv && !json_is_null(pv)) {
+		if (!json_is_number(pv) || json_number_value(pv) < 0 || json_number_value(pv) > 1) {
+			err_set(&e, 400, "invalid_field", "progress", "progress must be a number in [0, 1]");
+			goto bad;
+		}
+		progress = json_number_value(pv);
+	}
+	snprintf(secs, sizeof(secs), "%ld", rq->srv->cfg->lease_timeout_s);
+	snprintf(prog, sizeof(prog), "%.6g", progress);
+	{
+		const char *p[6] = { idb, secs, phase, isnan(progress) ? NULL : prog, message, machine };
+		c = rq_db(rq, &e);
+		r = c ? db_exec(c, ST_JOB_HEARTBEAT, 6, p, &e) : NULL;
+	}
+	if (!r)
+		goto bad;
+	if (!PQntuples(r)) {
+		PQclear(r);
+		err_set(&e, 409, "lease_lost", "id",
+			"job %s is not leased to this worker any more: stop and do not complete it", idb);
+		goto bad;
+	}
+	ret = reply_json(rq, 200, json_pack("{s:s}", "lease_expires_at", PQgetvalue(r, 0, 0)));
+	PQclear(r);
+	json_decref(b);
+	return ret;
+bad:
+	json_decref(b);
+	return reply_err(rq, &e);
+}
+
+static const char *const outcomes[] = { "ok", "build-failed", "boot-failed", "run-failed", NULL };
+
+enum MHD_Result api_job_complete(struct request *rq)
+{
+	struct err e;
+	json_t *b = rq_json(rq, &e), *results, *doc;
+	const char *status, *log_tail, *kconfig, *machine;
+	char idb[24], mb[24];
+	struct resultdoc *docs = NULL;
+	size_t n = 0, i;
+	PGconn *c = NULL;
+	PGresult *r;
+	long long job_id;
+	int known = 0;
+
+	if (!b)
+		return reply_err(rq, &e);
+	if (path_job_and_machine(rq, b, idb, mb, &machine, &e) ||
+	    get_str(b, "status", 1, 32, &status, &e) ||
+	    get_str(b, "log_tail", 0, MAX_LOG_TAIL, &log_tail, &e) ||
+	    get_str(b, "kconfig", 0, MAX_KCONFIG, &kconfig, &e))
+		goto bad;
+	for (i = 0; outcomes[i]; i++)
+		if (!strcmp(status, outcomes[i]))
+			known = 1;
+	if (!known) {
+		err_set(&e, 400, "invalid_field", "status",
+			"status must be ok, build-failed, boot-failed or run-failed");
+		goto bad;
+	}
+	job_id = strtoll(idb, NULL, 10);
+	results = json_object_get(b, "results");
+	if (results && !json_is_array(results)) {
+		err_set(&e, 400, "invalid_field", "results", "'results' must be an array of result documents");
+		goto bad;
+	}
+	n = json_array_size(results);
+	if (!strcmp(status, "ok") && !n) {
+		err_set(&e, 400, "invalid_field", "results", "status ok needs at least one result document");
+		goto bad;
+	}
+	docs = xcalloc(n ? n : 1, sizeof(*docs));
+	json_array_foreach(results, i, doc) {
+		if (resultdoc_check(doc, &docs[i], &e)) {
+			char detail[sizeof(e.detail)];
+			snprintf(detail, sizeof(detail), "results[%zu].%.200s", i, e.detail);
+			snprintf(e.detail, sizeof(e.detail), "%s", detail);
+			goto bad;
+		}
+		if (docs[i].job_id && docs[i].job_id != job_id) {
+			err_set(&e, 400, "invalid_field", "results.job_id",
+				"result %zu names job %lld, not %lld", i, docs[i].job_id, job_id);
+			goto bad;
+		}
+		docs[i].job_id = job_id; /* link the run; the document itself is stored as sent */
+	}
+
+	c = rq_db(rq, &e);
+	if (!c || db_begin(c, &e))
+		goto bad;
+	{
+		const char *p[1] = { idb };
+		r = db_exec(c, ST_JOB_LOCK, 1, p, &e);
+	}
+	if (!r)
+		goto rollback;
+	if (!PQntuples(r)) {
+		PQclear(r);
+		err_set(&e, 404, "not_found", "id", "no job %s", idb);
+		goto rollback;
+	}
+	if (!strcmp(PQgetvalue(r, 0, 0), "done") && machine &&
+	    !strcmp(PQgetvalue(r, 0, 1), machine)) {
+		/* a retried complete whose first copy was stored */
+		PQclear(r);
+		db_rollback(c);
+		free(docs);
+		json_decref(b);
+		return reply_json(rq, 200, json_pack("{s:I,s:s,s:b}", "id", (json_int_t)job_id,
+						     "state", "done", "already", 1));
+	}
+	if (strcmp(PQgetvalue(r, 0, 0), "leased") || (machine && strcmp(PQgetvalue(r, 0, 1), machine))) {
+		PQclear(r);
+		err_set(&e, 409, "lease_lost", "id",
+			"job %s is not leased to this worker any more; nothing was stored", idb);
+		goto rollback;
+	}
+	PQclear(r);
+	json_array_foreach(results, i, doc) {
+		struct ingest_outcome out;
+		if (ingest_result(c, doc, &docs[i], 1, &out, &e)) {
+			char detail[sizeof(e.detail)];
+			snprintf(detail, sizeof(detail), "results[%zu].%.200s", i, e.detail);
+			snprintf(e.detail, sizeof(e.detail), "%s", detail);
+			goto rollback;
+		}
+		if (out.created)
+			atomic_fetch_add(&rq->srv->values_ingested, out.nr_values);
+	}
+	{
+		const char *p[4] = { idb, status, log_tail, kconfig };
+		r = db_exec(c, ST_JOB_FINISH, 4, p, &e);
+	}
+	if (!r)
+		goto rollback;
+	PQclear(r);
+	if (db_commit(c, &e))
+		goto rollback;
+	free(docs);
+	json_decref(b);
+	return reply_json(rq, 200, json_pack("{s:I,s:s,s:s,s:I}", "id", (json_int_t)job_id, "state",
+					     "done", "outcome", status, "runs", (json_int_t)n));
+rollback:
+	db_rollback(c);
+bad:
+	free(docs);
+	json_decref(b);
+	return reply_err(rq, &e);
+}

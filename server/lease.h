@@ -1,0 +1,47 @@
+#ifndef REGTRACK_SERVER_LEASE_H
+#define REGTRACK_SERVER_LEASE_H
+
+#include <jansson.h>
+
+#include "server/http.h"
+
+/*
+ * Job leasing: one attempt (lease_try), and the long poll behind
+ * POST /api/v1/jobs/lease with wait_s > 0. A request that finds no job is
+ * suspended (libmicrohttpd suspend/resume, so no pool thread blocks) and
+ * parked here; one background thread retries the parked requests when the
+ * queue changes (a job posted through this server kicks it at once; jobs
+ * posted through another server are seen within LEASE_POLL_MS) and resumes
+ * each with its job, or with 204 at its deadline. The same thread expires
+ * leases without a heartbeat every second: the job is requeued with its
+ * attempts raised, or fails for good after max_attempts.
+ */
+#define LEASE_POLL_MS 250
+
+/* New queue and its thread; NULL only if the thread cannot start. */
+struct lease_queue *lease_queue_start(struct server *srv);
+/* Resumes every parked request with 204, stops the thread, frees q. */
+void lease_queue_stop(struct lease_queue *q);
+/* Wakes the thread now (a job was queued or requeued). */
+void lease_queue_kick(struct lease_queue *q);
+
+/*
+ * Parks rq (already suspended by the caller) until deadline_ms
+ * (CLOCK_MONOTONIC). On resume rq->resumed is 1 and rq->deferred holds the
+ * job object (or NULL for none, deferred_status 204).
+ */
+void lease_queue_park(struct lease_queue *q, struct request *rq, long long machine_id,
+		      long long deadline_ms);
+
+/*
+ * Tries to lease one job for machine_id now. Returns 1 and a new job
+ * object in *job, 0 when no job matches, -1 with e on a database error.
+ */
+int lease_try(PGconn *c, long long machine_id, long lease_s, json_t **job, struct err *e);
+
+/* Expires overdue leases; returns how many jobs changed state, -1 on error. */
+int lease_expire(PGconn *c, struct err *e);
+
+long long now_ms(void);
+
+#endif

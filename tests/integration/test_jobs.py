@@ -1,0 +1,287 @@
+"""Job queue and worker protocol: lease, heartbeat, complete, expiry, long poll."""
+import os
+import sys
+import threading
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Server, result_doc, sha  # noqa: E402
+
+
+def register(srv, host, arch="x86_64", caps=("host",), tbox="vm-2p"):
+    r = srv.post("/api/v1/workers/register", {
+        "hostname": host, "arch": arch, "tbox_group": tbox, "nr_cpus": 2, "memory_mb": 2048,
+        "cpu_model": "test", "capabilities": list(caps),
+        "fingerprint": {"kernel_release": "6.1.0", "smt": "off"}}, scope="worker")
+    assert r.status == 200, r
+    return r.json()["machine_id"]
+
+
+def host_job(srv, commit, **kw):
+    body = {"commit": commit, "kconfig": "host", "testcase": "small-allocs",
+            "params": {"nr_task": 1, "runtime": 1}, "repeat": 2}
+    body.update(kw)
+    r = srv.post("/api/v1/jobs", body, scope="submit")
+    assert r.status == 201, r
+    return r.json()["id"]
+
+
+def docs_for(job, commit, n=2, testcase="small-allocs"):
+    return [result_doc(commit, testcase=testcase, job_id=job["id"],
+                       params=job["params"], kconfig="host",
+                       metrics={"small-allocs.throughput": [1000.0 + i]}) for i in range(n)]
+
+
+class Protocol(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.srv = Server()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.stop()
+
+    def lease(self, machine, wait_s=0):
+        return self.srv.post("/api/v1/jobs/lease", {"machine_id": machine, "wait_s": wait_s},
+                             scope="worker")
+
+    def test_queued_leased_done_with_runs_stored(self):
+        srv = self.srv
+        m = register(srv, "w-happy")
+        jid = host_job(srv, sha("1"))
+        self.assertEqual(srv.get("/api/v1/jobs/%d" % jid).json()["state"], "queued")
+        r = self.lease(m)
+        self.assertEqual(r.status, 200, r)
+        job = r.json()["job"]
+        self.assertEqual((job["id"], job["commit"], job["kconfig"], job["repeat"]),
+                         (jid, sha("1"), "host", 2))
+        self.assertEqual(job["params"], {"nr_task": 1, "runtime": 1})
+        got = srv.get("/api/v1/jobs/%d" % jid).json()
+        self.assertEqual((got["state"], got["attempts"], got["machine"]), ("leased", 1, "w-happy"))
+        for phase in ("run", "upload"):
+            r = srv.post("/api/v1/jobs/%d/heartbeat" % jid,
+                         {"machine_id": m, "phase": phase, "progress": 0.5, "message": "x"},
+                         scope="worker")
+            self.assertEqual(r.status, 200, r)
+            self.assertIn("lease_expires_at", r.json())
+        docs = docs_for(job, sha("1"))
+        r = srv.post("/api/v1/jobs/%d/complete" % jid,
+                     {"machine_id": m, "status": "ok", "results": docs, "log_tail": "done\n",
+                      "kconfig": None}, scope="worker")
+        self.assertEqual(r.status, 200, r)
+        got = srv.get("/api/v1/jobs/%d" % jid).json()
+        self.assertEqual((got["state"], got["outcome"]), ("done", "ok"))
+        self.assertEqual(got["runs"], [d["run_id"] for d in docs])
+        self.assertEqual([p["phase"] for p in got["phase_history"]],
+                         ["leased", "run", "upload", "done"])
+        self.assertEqual(srv.psql("SELECT count(*) FROM runs WHERE job_id = %d" % jid), "2")
+        run = srv.get("/api/v1/runs/" + docs[1]["run_id"]).json()
+        self.assertEqual(run["metrics"], {"small-allocs.throughput": [1001.0]})
+        self.assertEqual(run["job_id"], jid)
+        # a retried complete (first reply lost) is acknowledged, not doubled
+        r = srv.post("/api/v1/jobs/%d/complete" % jid,
+                     {"machine_id": m, "status": "ok", "results": docs}, scope="worker")
+        self.assertEqual(r.status, 200, r)
+        self.assertTrue(r.json()["already"])
+        self.assertEqual(srv.psql("SELECT count(*) FROM runs WHERE job_id = %d" % jid), "2")
+
+    def test_other_machine_complete_is_409_and_stores_nothing(self):
+        srv = self.srv
+        m1, m2 = register(srv, "w-owner"), register(srv, "w-thief")
+        jid = host_job(srv, sha("2"), tbox_group="only-owner")
+        srv.psql("UPDATE machines SET tbox_group = 'only-owner' WHERE id = %d" % m1)
+        job = self.lease(m1).json()["job"]
+        r = srv.post("/api/v1/jobs/%d/complete" % jid,
+                     {"machine_id": m2, "status": "ok", "results": docs_for(job, sha("2"))},
+                     scope="worker")
+        self.assertEqual(r.status, 409, r)
+        self.assertEqual(r.json()["error"]["code"], "lease_lost")
+        r = srv.post("/api/v1/jobs/%d/heartbeat" % jid, {"machine_id": m2, "phase": "run"},
+                     scope="worker")
+        self.assertEqual(r.status, 409)
+        self.assertEqual(srv.psql("SELECT count(*) FROM runs WHERE job_id = %d" % jid), "0")
+        self.assertEqual(srv.get("/api/v1/jobs/%d" % jid).json()["state"], "leased")
+
+    def test_build_failure_is_done_with_outcome_and_log(self):
+        srv = self.srv
+        m = register(srv, "w-kernel", caps=("qemu-x86_64",))
+        srv.post("/api/v1/trees", {"name": "linux", "url": "/srv/linux.git",
+                                   "branches": ["master"]}, scope="admin")
+        r = srv.post("/api/v1/jobs", {"tree": "linux", "commit": sha("3"),
+                                      "kconfig": "x86_64-tiny-mm", "testcase": "execl"},
+                     scope="submit")
+        self.assertEqual(r.status, 201, r)
+        self.assertEqual(r.json()["capability"], "qemu-x86_64")
+        jid = r.json()["id"]
+        job = self.lease(m).json()["job"]
+        self.assertEqual((job["id"], job["url"], job["branch"]), (jid, "/srv/linux.git", "master"))
+        r = srv.post("/api/v1/jobs/%d/complete" % jid,
+                     {"machine_id": m, "status": "build-failed",
+                      "log_tail": "mm/mmap.c:12: error: expected ';'\n",
+                      "kconfig": "CONFIG_MMU=y\n"}, scope="worker")
+        self.assertEqual(r.status, 200, r)
+        got = srv.get("/api/v1/jobs/%d" % jid).json()
+        self.assertEqual((got["state"], got["outcome"]), ("done", "build-failed"))
+        self.assertIn("expected ';'", got["log_tail"])
+        self.assertEqual(srv.get("/api/v1/jobs/%d/kconfig" % jid).body, "CONFIG_MMU=y\n")
+
+    def test_matching_by_arch_and_capability(self):
+        srv = self.srv
+        srv.post("/api/v1/trees", {"name": "linux", "url": "/srv/linux.git"}, scope="admin")
+        arm = register(srv, "w-arm-only", arch="aarch64", caps=("qemu-aarch64",), tbox="arm-box")
+        r = srv.post("/api/v1/jobs", {"tree": "linux", "commit": sha("4"),
+                                      "kconfig": "x86_64-tiny-mm", "testcase": "execl",
+                                      "tbox_group": "nowhere"}, scope="submit")
+        self.assertEqual(r.status, 201)
+        self.assertEqual(self.lease(arm).status, 204)
+
+    def test_bad_requests(self):
+        srv = self.srv
+        r = srv.post("/api/v1/jobs", {"commit": "abc", "kconfig": "host", "testcase": "x"},
+                     scope="submit")
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "commit"))
+        r = srv.post("/api/v1/jobs", {"commit": sha("5"), "kconfig": "x86_64-tiny-mm",
+                                      "testcase": "x", "tree": "no-such-tree"}, scope="submit")
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (404, "tree"))
+        r = srv.post("/api/v1/jobs", {"commit": sha("5"), "kconfig": "host", "testcase": "x",
+                                      "repeat": 0}, scope="submit")
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "repeat"))
+        r = srv.post("/api/v1/jobs", {"commit": sha("5"), "kconfig": "host", "testcase": "x"},
+                     scope="read")
+        self.assertEqual(r.status, 403)
+        r = srv.post("/api/v1/jobs/lease", {"machine_id": 999999}, scope="worker")
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (404, "machine_id"))
+        r = srv.post("/api/v1/jobs/lease", {"machine_id": 1, "wait_s": 61}, scope="worker")
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "wait_s"))
+        r = srv.post("/api/v1/jobs/lease", {"machine_id": 1}, scope="submit")
+        self.assertEqual(r.status, 403)
+
+
+class Expiry(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.srv = Server(extra_args=["--lease-timeout", "1", "--max-attempts", "2"])
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.stop()
+
+    def wait_state(self, jid, state, timeout=10):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            got = self.srv.get("/api/v1/jobs/%d" % jid).json()
+            if got["state"] == state:
+                return got
+            time.sleep(0.2)
+        self.fail("job %d never reached %s: %s" % (jid, state, got))
+
+    def test_requeue_then_fail_for_good(self):
+        srv = self.srv
+        m = register(srv, "w-vanishing", tbox="vanishing")
+        jid = host_job(srv, sha("6"), tbox_group="vanishing")
+        job = srv.post("/api/v1/jobs/lease", {"machine_id": m}, scope="worker").json()["job"]
+        got = self.wait_state(jid, "queued")
+        self.assertEqual(got["attempts"], 1)
+        # the worker that lost its lease is told so and cannot store its results
+        r = srv.post("/api/v1/jobs/%d/heartbeat" % jid, {"machine_id": m, "phase": "run"},
+                     scope="worker")
+        self.assertEqual(r.status, 409)
+        r = srv.post("/api/v1/jobs/%d/complete" % jid,
+                     {"machine_id": m, "status": "ok", "results": docs_for(job, sha("6"))},
+                     scope="worker")
+        self.assertEqual(r.status, 409)
+        self.assertEqual(srv.psql("SELECT count(*) FROM runs WHERE job_id = %d" % jid), "0")
+        # second and last attempt also vanishes: failed for good, with the reason kept
+        job = srv.post("/api/v1/jobs/lease", {"machine_id": m}, scope="worker").json()["job"]
+        self.assertEqual((job["id"], job["attempt"]), (jid, 2))
+        got = self.wait_state(jid, "failed")
+        self.assertEqual(got["attempts"], 2)
+        self.assertIn("lease expired", got["fail_reason"])
+        self.assertEqual(srv.post("/api/v1/jobs/lease", {"machine_id": m},
+                                  scope="worker").status, 204)
+
+    def test_heartbeats_keep_the_lease(self):
+        srv = self.srv
+        m = register(srv, "w-alive", tbox="alive")
+        jid = host_job(srv, sha("7"), tbox_group="alive")
+        srv.post("/api/v1/jobs/lease", {"machine_id": m}, scope="worker")
+        for _ in range(6):
+            time.sleep(0.4)
+            r = srv.post("/api/v1/jobs/%d/heartbeat" % jid, {"machine_id": m, "phase": "build"},
+                         scope="worker")
+            self.assertEqual(r.status, 200, r)
+        self.assertEqual(srv.get("/api/v1/jobs/%d" % jid).json()["state"], "leased")
+
+
+class LongPoll(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.srv = Server()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.stop()
+
+    def test_waiting_worker_gets_a_job_posted_later(self):
+        srv = self.srv
+        m = register(srv, "w-poll")
+        out = {}
+
+        def poll():
+            t0 = time.time()
+            out["r"] = srv.post("/api/v1/jobs/lease", {"machine_id": m, "wait_s": 20},
+                                scope="worker")
+            out["t"] = time.time() - t0
+
+        t = threading.Thread(target=poll)
+        t.start()
+        time.sleep(1.0)
+        jid = host_job(srv, sha("8"))
+        t.join(30)
+        self.assertEqual(out["r"].status, 200, out["r"])
+        self.assertEqual(out["r"].json()["job"]["id"], jid)
+        self.assertLess(out["t"], 10)
+        self.assertGreater(out["t"], 0.9)
+
+    def test_no_job_answers_204_at_the_deadline(self):
+        srv = self.srv
+        m = register(srv, "w-idle", tbox="empty-group")
+        t0 = time.time()
+        r = srv.post("/api/v1/jobs/lease", {"machine_id": m, "wait_s": 1}, scope="worker")
+        self.assertEqual(r.status, 204)
+        self.assertGreaterEqual(time.time() - t0, 0.9)
+
+    def test_many_pollers_do_not_block_other_requests(self):
+        srv = self.srv
+        m = register(srv, "w-crowd", tbox="crowd")
+        threads = [threading.Thread(target=srv.post, args=("/api/v1/jobs/lease",),
+                                    kwargs={"body": {"machine_id": m, "wait_s": 3},
+                                            "scope": "worker"}) for _ in range(40)]
+        for t in threads:
+            t.start()
+        time.sleep(0.3)
+        t0 = time.time()
+        self.assertEqual(srv.get("/healthz").status, 200)
+        self.assertLess(time.time() - t0, 2.5)
+        for t in threads:
+            t.join(10)
+
+    def test_shutdown_answers_parked_polls(self):
+        other = Server()
+        m = register(other, "w-shut", tbox="none")
+        out = {}
+        t = threading.Thread(target=lambda: out.setdefault(
+            "r", other.post("/api/v1/jobs/lease", {"machine_id": m, "wait_s": 30},
+                            scope="worker")))
+        t.start()
+        time.sleep(0.5)
+        t0 = time.time()
+        self.assertEqual(other.stop(), 0)
+        t.join(10)
+        self.assertEqual(out["r"].status, 204)
+        self.assertLess(time.time() - t0, 10)
+
+
+if __name__ == "__main__":
+    unittest.main()
