@@ -39,6 +39,10 @@ enum MHD_Result api_job_complete(struct request *rq);
 enum MHD_Result api_trees_post(struct request *rq);
 enum MHD_Result api_trees_get(struct request *rq);
 
+/* regressions (api_regressions.c): add below */
+/* bisects (api_bisects.c): add below */
+/* mail and subscriptions (api_mail.c): add below */
+
 /* Parses a PostgreSQL float8/bigint text; NAN / 0 for SQL NULL (empty). */
 double pg_double(const char *s);
 /* JSON real, or null for NAN and infinities. New reference. */

@@ -63,6 +63,9 @@ enum db_stmt {
 	ST_JOBS_JSON,
 	ST_JOB_KCONFIG,
 	ST_QUEUE_COUNT,
+	/* regressions and detection (sql/0003): add below */
+	/* bisect (sql/0004): add below */
+	/* mail (sql/0005): add below */
 	DB_NR_STMTS
 };
 

@@ -245,4 +245,7 @@ const struct db_stmt_def db_stmts[DB_NR_STMTS] = {
 	/* a cheap fingerprint of the queue: long-poll waiters retry only when it changed */
 	[ST_QUEUE_COUNT] = { "queue_count",
 		"SELECT count(*), coalesce(max(id), 0) FROM jobs WHERE state = 'queued'" },
+	/* regressions and detection (sql/0003): add below */
+	/* bisect (sql/0004): add below */
+	/* mail (sql/0005): add below */
 };

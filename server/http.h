@@ -37,6 +37,7 @@ struct lease_queue;
 struct server {
 	struct config *cfg;           /* borrowed */
 	struct lease_queue *leases;   /* long-poll waiters and the lease reaper (lease.h) */
+	/* background threads of other modules: add their handles below */
 	struct db *db;
 	struct MHD_Daemon *daemon;
 	unsigned short port;

@@ -183,6 +183,7 @@ static int do_serve(struct config *cfg)
 
 	srv.db = db_new(cfg->db, cfg->db_timeout_ms);
 	srv.leases = lease_queue_start(&srv);
+	/* background threads of other modules (detection, bisect, mailer): start below */
 	if (http_start(&srv, &e)) {
 		fprintf(stderr, "regtrack-server: %s\n", e.message);
 		lease_queue_stop(srv.leases);
@@ -199,6 +200,7 @@ static int do_serve(struct config *cfg)
 	/* long polls answer 204 now; everything else gets up to 30 s to finish */
 	lease_queue_stop(srv.leases);
 	srv.leases = NULL;
+	/* background threads of other modules: stop below */
 	for (int i = 0; i < 300 && atomic_load(&srv.in_flight); i++)
 		usleep(100 * 1000);
 	http_stop(&srv);

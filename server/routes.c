@@ -24,5 +24,8 @@ const struct route routes[] = {
 	{ "POST", "/api/v1/jobs/{}/heartbeat", api_job_heartbeat, AUTH_WORKER },
 	{ "POST", "/api/v1/jobs/{}/complete", api_job_complete, AUTH_WORKER },
 	{ "POST", "/api/v1/workers/register", api_workers_register, AUTH_WORKER },
+	/* regressions (api_regressions.c): add below */
+	/* bisects (api_bisects.c): add below */
+	/* mail and subscriptions (api_mail.c): add below */
 };
 const unsigned nr_routes = sizeof(routes) / sizeof(routes[0]);
