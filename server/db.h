@@ -66,6 +66,7 @@ enum db_stmt {
 	/* regressions and detection (sql/0003): add below */
 	/* bisect (sql/0004): add below */
 	/* mail (sql/0005): add below */
+	ST_OUTBOX_INSERT,
 	DB_NR_STMTS
 };
 

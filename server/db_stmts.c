@@ -248,4 +248,8 @@ const struct db_stmt_def db_stmts[DB_NR_STMTS] = {
 	/* regressions and detection (sql/0003): add below */
 	/* bisect (sql/0004): add below */
 	/* mail (sql/0005): add below */
+	/* $1 kind, $2 regression id, $3 bisect id (NULL when not known) */
+	[ST_OUTBOX_INSERT] = { "outbox_insert",
+		"INSERT INTO outbox (kind, regression_id, bisect_id) "
+		"VALUES ($1, $2::bigint, $3::bigint) RETURNING id" },
 };

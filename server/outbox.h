@@ -1,0 +1,53 @@
+#ifndef REGTRACK_SERVER_OUTBOX_H
+#define REGTRACK_SERVER_OUTBOX_H
+
+#include <libpq-fe.h>
+
+#include "err.h"
+
+/*
+ * The outbox (sql/0005_mail.sql): each report mail is one row, inserted in
+ * the same transaction as the state change that causes it, so a report is
+ * queued if and only if that change commits. A row records what to render
+ * (its kind and the regression / bisect it is about); the mailer thread
+ * (mailer.h) renders it on first claim and sends it, retrying through mail
+ * server outages. None of these functions begins or commits a transaction:
+ * the caller owns it.
+ *
+ * Kinds:
+ *   bisect  a bisect found its first bad commit (full report with culprit)
+ *   range   a report of a regression's detected range, without a culprit
+ *           (on demand, or for confirmed regressions left unbisected)
+ *   fixed   the regression was marked fixed: a reply in the thread of the
+ *           regression's first report (In-Reply-To/References)
+ */
+
+/*
+ * Call inside the transaction that marks bisect `bisect_id` done with a
+ * first bad commit. Queues one 'bisect' report. Returns 0, or -1 with e
+ * filled (db_exec's errors: 503 db_unavailable, 500 db_error); the caller
+ * then rolls back.
+ */
+int outbox_bisect_done(PGconn *c, long long bisect_id, struct err *e)
+	__attribute__((warn_unused_result));
+
+/*
+ * Call inside the transaction that marks regression `regression_id` fixed.
+ * Queues one 'fixed' follow-up; it is rendered as a reply to the
+ * regression's first report and sent only after that one (no follow-up is
+ * sent when the regression was never reported: the row ends 'failed' with
+ * last_error saying so). Returns the outbox id or -1 with e as above.
+ */
+long long outbox_regression_fixed(PGconn *c, long long regression_id, struct err *e)
+	__attribute__((warn_unused_result));
+
+/*
+ * Queues a report on demand (POST /api/v1/regressions/{id}/report): a
+ * 'bisect' report when a done bisect of the regression named a culprit,
+ * else a 'range' report. A regression already reported gets the new mail
+ * as a reply in its thread. Returns the outbox id or -1 with e as above.
+ */
+long long outbox_regression_report(PGconn *c, long long regression_id, struct err *e)
+	__attribute__((warn_unused_result));
+
+#endif
