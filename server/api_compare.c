@@ -58,7 +58,7 @@ static json_t *row_json(const struct cmp_row *w)
 {
 	const struct compare_result *r = &w->res;
 
-	return json_pack("{s:I,s:s,s:s,s:o,s:[I,I],s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:s,s:s}",
+	return json_pack("{s:I,s:s,s:s,s:o,s:[I,I],s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:s,s:s}",
 		"setup_id", (json_int_t)w->setup_id, "metric", w->metric, "unit", w->unit,
 		"higher_is_better", w->higher_is_better < 0 ? json_null() : json_boolean(w->higher_is_better),
 		"n", (json_int_t)r->a.n, (json_int_t)r->b.n,
@@ -90,7 +90,8 @@ static int render_text(PGconn *c, struct buf *out, struct cmp_row *rows,
 		json_t *s = setup_json(c, rows[i].setup_id, e), *params;
 		const char *key;
 		json_t *v;
-		char *vals[64];
+		char *owned[64];
+		size_t nr_owned = 0;
 		int full;
 
 		if (!s)
@@ -115,20 +116,20 @@ static int render_text(PGconn *c, struct buf *out, struct cmp_row *rows,
 		axes[nr_axes++] = (struct lkp_axis){ "testcase", json_string_value(json_object_get(s, "testcase")) };
 		params = json_object_get(s, "params");
 		json_object_foreach(params, key, v) {
-			if (nr_axes == ARRAY_SIZE(axes))
+			if (nr_axes + 1 >= ARRAY_SIZE(axes))
 				break;
-			vals[nr_axes] = json_is_string(v) ? xstrdup(json_string_value(v))
-					: json_dumps(v, JSON_ENCODE_ANY);
-			axes[nr_axes] = (struct lkp_axis){ key, vals[nr_axes] };
-			nr_axes++;
+			owned[nr_owned] = json_is_string(v) ? xstrdup(json_string_value(v))
+					  : json_dumps(v, JSON_ENCODE_ANY);
+			axes[nr_axes++] = (struct lkp_axis){ key, owned[nr_owned++] };
 		}
-		if (strcmp(json_string_value(json_object_get(s, "mode")), "wallclock"))
+		if (strcmp(json_string_value(json_object_get(s, "mode")), "wallclock") &&
+		    nr_axes < ARRAY_SIZE(axes))
 			axes[nr_axes++] = (struct lkp_axis){ "measure", json_string_value(json_object_get(s, "mode")) };
 		full = (i && buf_addch(out, '\n')) ||
 		       lkp_render(out, axes, nr_axes, base, base_subj, head, head_subj, lr, k);
-		for (size_t x = 4; x < nr_axes; x++)
-			if (strcmp(axes[x].name, "measure"))
-				free((char *)axes[x].value);
+		/* lkp_render sorted axes[]: free through owned[] */
+		for (size_t x = 0; x < nr_owned; x++)
+			free(owned[x]);
 		free(lr);
 		json_decref(s);
 		if (full)
@@ -241,10 +242,11 @@ enum MHD_Result api_compare_get(struct request *rq)
 
 	list = json_array();
 	setups = json_array();
-	for (size_t i = 0; i < nr; i++) {
+	for (size_t i = 0, listed = 0; i < nr; i++) {
 		if (changed_only && rows[i].res.verdict != VERDICT_DIFFERENT)
 			continue;
-		if (!i || rows[i].setup_id != rows[i - 1].setup_id) {
+		/* each setup once, also when changed=1 skipped its first rows */
+		if (!listed || rows[i].setup_id != rows[listed - 1].setup_id) {
 			json_t *s = setup_json(c, rows[i].setup_id, &e);
 			if (!s) {
 				json_decref(list);
@@ -255,6 +257,7 @@ enum MHD_Result api_compare_get(struct request *rq)
 			json_array_append_new(setups, s);
 		}
 		json_array_append_new(list, row_json(&rows[i]));
+		listed = i + 1;
 	}
 	out = json_pack("{s:{s:s,s:o},s:{s:s,s:o},s:f,s:s,s:o,s:o}",
 		"base", "sha", base_sha, "subject", base_subj ? json_string(base_subj) : json_null(),

@@ -1,0 +1,389 @@
+// Browser tests of the dashboard: a throwaway PostgreSQL cluster, the real
+// regtrack-server serving web/, seeded through the API (and one bulk SQL
+// insert for the 10^5-point series), then Debian's chromium driven by
+// playwright-core over every page. Screenshots go to tests/web/artifacts/.
+//
+// Environment: REGTRACK_BIN (dir with regtrack-server), REGTRACK_TEST_TMP
+// (where the cluster goes; run.sh makes and removes it), BIG_POINTS (size
+// of the large series, default 100000), CHROMIUM (default /usr/bin/chromium).
+import { chromium } from 'playwright-core';
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, createWriteStream } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { randomUUID } from 'node:crypto';
+import { createInterface } from 'node:readline';
+import assert from 'node:assert/strict';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const top = dirname(dirname(here));
+const BIN = process.env.REGTRACK_BIN || join(top, 'bin');
+const TMP = process.env.REGTRACK_TEST_TMP || mkdtempSync('/tmp/regtrack-web-');
+const ART = join(here, 'artifacts');
+const BIG = Number(process.env.BIG_POINTS || 100000);
+const PG_ENV = {
+	...process.env,
+	REGTRACK_PGDATA: process.env.REGTRACK_PGDATA || join(TMP, 'pg'),
+	REGTRACK_PGPORT: process.env.REGTRACK_PGPORT || String(20000 + process.pid % 20000),
+};
+const XSS = 'mm: fix <script>alert(1)</script> and <img src=x onerror=alert(2)> in page_fault';
+
+// --- the tiny runner: sequential checks, one closing line ---------------
+const results = [];
+async function check(name, fn) {
+	const t0 = Date.now();
+	try {
+		await fn();
+		results.push([name, null]);
+		console.log(`ok - ${name} (${Date.now() - t0} ms)`);
+	} catch (e) {
+		results.push([name, e]);
+		console.log(`FAIL - ${name}: ${e && e.stack ? e.stack : e}`);
+	}
+}
+
+// --- server and data -----------------------------------------------------
+function run(cmd, args, opts = {}) {
+	return execFileSync(cmd, args, { encoding: 'utf8', timeout: 120000, ...opts }).trim();
+}
+
+function psql(sql) {
+	return run(join(top, 'deploy', 'pg-local'), ['psql', '-X', '-tAq', '-v', 'ON_ERROR_STOP=1', '-c', sql], { env: PG_ENV });
+}
+
+async function startServer(conninfo) {
+	const log = createWriteStream(join(TMP, 'server.log'));
+	const proc = spawn(join(BIN, 'regtrack-server'), ['serve', '--db', conninfo, '--listen', '127.0.0.1:0',
+		'--web-dir', join(top, 'web')], { stdio: ['ignore', 'pipe', 'pipe'] });
+	proc.stderr.pipe(log);
+	const line = await new Promise((resolve, reject) => {
+		const rl = createInterface({ input: proc.stdout });
+		const timer = setTimeout(() => reject(new Error('server did not start in 30 s')), 30000);
+		rl.once('line', (l) => {
+			clearTimeout(timer);
+			resolve(l);
+		});
+		proc.once('exit', (code) => reject(new Error(`server exited ${code}; see ${join(TMP, 'server.log')}`)));
+	});
+	process.on('exit', () => proc.kill('SIGTERM'));
+	if (!line.startsWith('listening on '))
+		throw new Error(`server said ${line}`);
+	return { proc, url: 'http://' + line.split(' ').pop() };
+}
+
+function token(conninfo, scope) {
+	return run(join(BIN, 'regtrack-server'), ['token', 'create', '--scope', scope, '--name',
+		`${scope}-${randomUUID().slice(0, 8)}`], { env: { ...process.env, REGTRACK_DB: conninfo } });
+}
+
+let URLBASE, TOK = {};
+async function call(method, path, body, scope) {
+	const headers = { 'Content-Type': 'application/json' };
+	if (scope)
+		headers.Authorization = 'Bearer ' + TOK[scope];
+	const r = await fetch(URLBASE + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+	const text = await r.text();
+	let json = null;
+	try {
+		json = JSON.parse(text);
+	} catch {
+		/* text */
+	}
+	return { status: r.status, json, text };
+}
+
+// Deterministic noise (an LCG), so a failure reproduces.
+let lcg = 12345;
+function rnd() {
+	lcg = (lcg * 1103515245 + 12345) % 2147483648;
+	return lcg / 2147483648;
+}
+
+const hex = (n) => n.toString(16).padStart(2, '0');
+const SHAS = Array.from({ length: 12 }, (_, i) => `${hex(0xa0 + i)}${'1234567890abcdef'.repeat(3)}`.slice(0, 40));
+const SUBJECTS = SHAS.map((_, i) => (i === 8 ? XSS : `mm/vmscan: step ${i} of the seeded history`));
+const STEP = 8; // first bad commit: throughput -15 % from here on
+const RUNS = 6;
+
+function doc(i, params, metrics) {
+	return {
+		run_id: randomUUID(), commit: SHAS[i], commit_time: new Date(Date.UTC(2026, 10, 1 + i, 12)).toISOString().replace('.000', ''),
+		commit_subject: SUBJECTS[i], tree: 'linux', branch: 'master', kconfig: 'x86_64-defconfig', compiler: 'gcc-12',
+		machine: { hostname: 'lkp-web-1', arch: 'x86_64', tbox_group: 'vm-2p', nr_cpus: 2, memory_mb: 4096, cpu_model: 'Test CPU @ 2.0GHz' },
+		testcase: 'vm-scalability', params, status: 'ok', started_at: '2026-11-29T10:00:00Z', duration_s: 12.5, metrics,
+	};
+}
+
+async function seed() {
+	const posts = [];
+	for (let i = 0; i < SHAS.length; i++) {
+		for (let k = 0; k < RUNS; k++) {
+			const tp = 1.0e7 * (i >= STEP ? 0.85 : 1) * (1 + (rnd() - 0.5) * 0.02);
+			posts.push(doc(i, { test: 'small-allocs', nr_task: '100%' }, {
+				'vm-scalability.throughput': [tp, tp * 1.001],
+				'time.elapsed_time': [12.5 * (1 + (rnd() - 0.5) * 0.04)],
+				'vm-scalability.free_time': [0.05 * (1 + (rnd() - 0.5) * 0.05)],
+			}));
+			if (k < 2)
+				posts.push(doc(i, { test: 'small-allocs', nr_task: '50%' }, {
+					'vm-scalability.throughput': [6.0e6 * (1 + (rnd() - 0.5) * 0.02)],
+				}));
+		}
+	}
+	for (const d of posts) {
+		const r = await call('POST', '/api/v1/results', d, 'submit');
+		assert.ok(r.status === 201 || r.status === 200, `POST results: ${r.status} ${r.text}`);
+	}
+	// the large series: one run through the API makes its setup, metric and
+	// machine; the bulk goes in with SQL (10^5 uploads would take minutes)
+	const big = doc(0, { mode: 'process', test: 'page_fault2', nr_task: '16' }, { 'will-it-scale.per_process_ops': [250000] });
+	big.testcase = 'will-it-scale';
+	big.commit = 'f'.repeat(40);
+	big.commit_time = '2026-11-30T00:00:00Z';
+	big.commit_subject = 'the newest commit of the large series';
+	let r = await call('POST', '/api/v1/results', big, 'submit');
+	assert.ok(r.status === 201 || r.status === 200, `POST big: ${r.status} ${r.text}`);
+	const perCommit = 5, nc = Math.ceil((BIG - 1) / perCommit);
+	psql(`WITH s AS (SELECT r.setup_id, r.machine_id, v.metric_id FROM runs r JOIN run_values v ON v.run_id = r.id
+		JOIN commits c ON c.id = r.commit_id WHERE c.sha = '${'f'.repeat(40)}' LIMIT 1),
+	c AS (INSERT INTO commits (sha, subject, commit_time)
+		SELECT md5('c' || i) || substr(md5('d' || i), 1, 8), 'perf: seeded commit ' || i,
+			timestamptz '2024-01-01 00:00Z' + i * interval '1 minute'
+		FROM generate_series(1, ${nc}) i RETURNING id, commit_time),
+	r AS (INSERT INTO runs (run_id, commit_id, setup_id, machine_id, status, doc_sha256)
+		SELECT gen_random_uuid(), c.id, s.setup_id, s.machine_id, 'ok', '\\x00'::bytea
+		FROM c, s, generate_series(1, ${perCommit}) k RETURNING id, commit_id)
+	INSERT INTO run_values (run_id, metric_id, vals)
+		SELECT r.id, s.metric_id, ARRAY[250000 * (1 + (random() - 0.5) * 0.03) *
+			CASE WHEN r.commit_id % 7000 < 3500 THEN 1 ELSE 0.9 END]
+		FROM r, s`);
+	r = await call('GET', '/api/v1/series?testcase=will-it-scale&metric=will-it-scale.per_process_ops');
+	assert.equal(r.status, 200);
+	return r.json.series[0].points.value.length;
+}
+
+// --- the browser ---------------------------------------------------------
+async function main() {
+	mkdirSync(ART, { recursive: true });
+	const conninfo = run(join(top, 'deploy', 'pg-local'), ['start'], { env: PG_ENV }).split('\n').pop();
+	const srv = await startServer(conninfo);
+	URLBASE = srv.url;
+	for (const s of ['read', 'submit', 'admin'])
+		TOK[s] = token(conninfo, s);
+	const t0 = Date.now();
+	const bigPoints = await seed();
+	console.log(`seeded ${SHAS.length} commits x ${RUNS} runs and a series of ${bigPoints} points in ${Date.now() - t0} ms`);
+
+	const profile = mkdtempSync(join(TMP, 'chromium-'));
+	const ctx = await chromium.launchPersistentContext(profile, {
+		executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+		headless: true,
+		args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+			'--disable-background-networking', '--disable-component-update', '--disable-sync'],
+		viewport: { width: 1400, height: 900 },
+		timeout: 60000,
+	});
+	const page = ctx.pages()[0] || await ctx.newPage();
+	page.setDefaultTimeout(20000);
+	const dialogs = [], pageErrors = [], consoleErrors = [];
+	page.on('dialog', (d) => {
+		dialogs.push(d.message());
+		d.dismiss().catch(() => {});
+	});
+	page.on('pageerror', (e) => pageErrors.push(String(e)));
+	page.on('console', (m) => {
+		// a 404 of an API not built yet is expected: the page shows an empty state
+		if (m.type() === 'error' && !/Failed to load resource: the server responded with a status of 404/.test(m.text()))
+			consoleErrors.push(m.text());
+	});
+	const timings = {};
+	async function open(path, name) {
+		await page.goto(URLBASE + path);
+		await page.waitForFunction(() => document.body.dataset.ready, null, { timeout: 30000 });
+		const ms = Number(await page.evaluate(() => document.body.dataset.ready));
+		timings[name] = ms;
+		return ms;
+	}
+	const shot = (name) => page.screenshot({ path: join(ART, `${name}.png`), fullPage: true });
+	const has = async (route) => (await call('GET', route)).status !== 404;
+
+	try {
+		await check('overview lists testcases and panels', async () => {
+			await open('/', 'overview');
+			assert.equal(await page.textContent('h1'), 'Overview');
+			const rows = await page.$$eval('#testcases tbody tr', (trs) => trs.map((t) => t.cells[0].textContent));
+			assert.deepEqual(rows, ['vm-scalability', 'will-it-scale']);
+			assert.match(await page.textContent('#workers'), /x86_64: 1 online of 1/);
+			await shot('overview');
+		});
+
+		await check('navigation: nav bar to series, pickers to a chart', async () => {
+			await page.click('nav a[data-nav="series"]');
+			await page.waitForURL('**/series');
+			await page.waitForFunction(() => document.body.dataset.ready);
+			await page.selectOption('#pick-testcase', 'vm-scalability');
+			await page.waitForURL(/\/series\?testcase=vm-scalability/);
+			await page.waitForFunction(() => document.body.dataset.ready);
+			// first metric of the testcase chosen, both setups charted
+			assert.equal(await page.inputValue('#pick-metric'), 'vm-scalability.free_time');
+			await page.selectOption('#pick-metric', 'vm-scalability.throughput');
+			await page.waitForURL(/metric=vm-scalability.throughput/);
+			await page.waitForFunction(() => document.body.dataset.ready);
+			assert.equal(await page.locator('.series-block').count(), 2);
+			const pts = await page.$$eval('.chart', (cs) => cs.map((c) => Number(c.dataset.points)).sort((a, b) => a - b));
+			assert.deepEqual(pts, [2 * SHAS.length, RUNS * SHAS.length]);
+			assert.equal(await page.locator('.chart canvas').count(), 2);
+		});
+
+		await check('series: one setup, hover shows the commit subject as text, click opens compare', async () => {
+			const q = new URLSearchParams({ testcase: 'vm-scalability', metric: 'vm-scalability.throughput',
+				tbox_group: 'vm-2p', kconfig: 'x86_64-defconfig', compiler: 'gcc-12',
+				params: JSON.stringify({ nr_task: '100%', test: 'small-allocs' }) });
+			await open(`/series?${q}`, 'series');
+			assert.equal(await page.locator('.series-block').count(), 1);
+			assert.equal(await page.inputValue('#pick-setup'), '0');
+			assert.match(await page.textContent('.series-block h2'), /vm-scalability \/ nr_task=100% test=small-allocs \/ vm-2p/);
+			// the latest-commits table: newest first, the XSS subject literal
+			const first = await page.$$eval('.commit-row', (trs) => trs.map((t) => t.cells[1].textContent));
+			assert.equal(first.length, SHAS.length);
+			assert.ok(first[SHAS.length - 1 - STEP].includes(XSS), first[SHAS.length - 1 - STEP]);
+			// hover the middle run of the first bad commit: x = commit index on [-0.6, n-0.4]
+			const box = await page.locator('.u-over').boundingBox();
+			const px = box.x + (STEP + 0.6) / (SHAS.length) * box.width;
+			await page.mouse.move(px, box.y + box.height / 2);
+			await page.waitForFunction(() => /alert/.test(document.querySelector('.hover-info').textContent));
+			const info = await page.textContent('.hover-info');
+			assert.ok(info.includes(XSS), info);
+			assert.ok(info.includes(SHAS[STEP].slice(0, 12)), info);
+			await shot('series');
+			await page.mouse.click(px, box.y + box.height / 2);
+			await page.waitForURL(/\/compare\?/);
+			const u = new URL(page.url());
+			assert.equal(u.searchParams.get('base'), SHAS[STEP - 1]);
+			assert.equal(u.searchParams.get('head'), SHAS[STEP]);
+			assert.equal(u.searchParams.get('focus'), 'vm-scalability.throughput');
+		});
+
+		await check('compare: rows, verdicts, direction colours, sorting and filtering', async () => {
+			await page.waitForFunction(() => document.body.dataset.ready);
+			// the head commit's subject is shown literally
+			assert.ok((await page.textContent('.range')).includes(XSS));
+			const metrics = await page.$$eval('tr.cmp-row', (trs) => trs.map((t) => t.dataset.metric));
+			assert.deepEqual(metrics, ['time.elapsed_time', 'vm-scalability.free_time', 'vm-scalability.throughput']);
+			const tp = page.locator('tr.cmp-row[data-metric="vm-scalability.throughput"]');
+			assert.equal(await tp.getAttribute('data-verdict'), 'different');
+			assert.equal(await tp.getAttribute('data-change'), 'regression');
+			assert.match(await tp.getAttribute('class'), /dir-regression/);
+			assert.match(await tp.getAttribute('class'), /focus/);
+			const pct = await tp.locator('td.pct').textContent();
+			const v = parseFloat(pct);
+			assert.ok(v < -13 && v > -17, pct);
+			assert.equal(await tp.locator('.badge').textContent(), 'regression');
+			const colour = await tp.locator('td.pct').evaluate((td) => getComputedStyle(td).color);
+			assert.equal(colour, 'rgb(198, 40, 40)');
+			const href = new URL(await tp.locator('a').getAttribute('href'), URLBASE);
+			assert.equal(href.pathname, '/series');
+			assert.equal(href.searchParams.get('metric'), 'vm-scalability.throughput');
+			assert.equal(href.searchParams.get('tbox_group'), 'vm-2p');
+			assert.deepEqual(JSON.parse(href.searchParams.get('params')), { test: 'small-allocs', nr_task: '100%' });
+			await shot('compare');
+			// sort by |%change|: the regression comes first
+			await page.click('th:has-text("%change")');
+			const sorted = await page.$$eval('tr.cmp-row', (trs) => trs.map((t) => t.dataset.metric));
+			assert.equal(sorted[0], 'vm-scalability.throughput');
+			assert.match(page.url(), /sort=change/);
+			// filter by prefix
+			await page.fill('#filter', 'time.');
+			assert.deepEqual(await page.$$eval('tr.cmp-row', (trs) => trs.map((t) => t.dataset.metric)), ['time.elapsed_time']);
+			await page.fill('#filter', '');
+			await page.check('#changed');
+			assert.deepEqual(await page.$$eval('tr.cmp-row', (trs) => trs.map((t) => t.dataset.metric)), ['vm-scalability.throughput']);
+			assert.match(page.url(), /changed=1/);
+			// the metric links to its series
+			await page.click('tr.cmp-row a');
+			await page.waitForURL(/\/series\?/);
+			await page.waitForFunction(() => document.body.dataset.ready);
+			assert.equal(await page.locator('.series-block').count(), 1);
+		});
+
+		await check('compare: form without commits, error for an unknown commit', async () => {
+			await open('/compare', 'compare-empty');
+			assert.equal(await page.locator('#compare-form').count(), 1);
+			await page.fill('#compare-form input[name=base]', SHAS[0]);
+			await page.fill('#compare-form input[name=head]', SHAS[11]);
+			await page.click('#compare-form button');
+			await page.waitForURL(/head=/);
+			await page.waitForFunction(() => document.body.dataset.ready);
+			assert.equal(await page.locator('tr.cmp-row').count(), 3 + 1);
+			await open(`/compare?base=${'e'.repeat(40)}&head=${SHAS[1]}`, 'compare-404');
+			assert.match(await page.textContent('.error'), /no results for commit/);
+		});
+
+		await check('machines: the seeded machine', async () => {
+			await open('/machines', 'machines');
+			const cells = await page.$$eval('#machines tbody tr', (trs) => trs.map((t) => [...t.cells].slice(0, 5).map((c) => c.textContent)));
+			assert.deepEqual(cells, [['lkp-web-1', 'x86_64', 'vm-2p', '2', '4 GiB']]);
+			await shot('machines');
+		});
+
+		await check('jobs: list or empty state', async () => {
+			await open('/jobs', 'jobs');
+			if (await has('/api/v1/jobs'))
+				assert.equal(await page.locator('#jobs, .empty').count() >= 1, true);
+			else
+				assert.match(await page.textContent('main'), /no jobs API/);
+			await shot('jobs');
+		});
+
+		await check('regression and bisect pages: data or empty state', async () => {
+			await open('/regressions/1', 'regression');
+			if (!(await has('/api/v1/regressions')))
+				assert.match(await page.textContent('main'), /no regressions API yet/);
+			await shot('regression');
+			await open('/bisects/1', 'bisect');
+			if (!(await has('/api/v1/bisects/1')))
+				assert.match(await page.textContent('main'), /no bisects API yet/);
+			await shot('bisect');
+		});
+
+		await check('unknown page says so', async () => {
+			await page.goto(URLBASE + '/no/such/page');
+			await page.waitForSelector('h1');
+			assert.equal(await page.textContent('h1'), 'Not found');
+		});
+
+		await check(`large series: ${bigPoints} points render`, async () => {
+			const q = new URLSearchParams({ testcase: 'will-it-scale', metric: 'will-it-scale.per_process_ops' });
+			const ms = await open(`/series?${q}`, 'series-large');
+			const n = Number(await page.getAttribute('.chart', 'data-points'));
+			assert.equal(n, bigPoints);
+			const draw = await page.getAttribute('.chart', 'data-draw-ms');
+			console.log(`  series of ${n} points: page ready ${ms} ms after navigation, chart drawn in ${draw} ms`);
+			await shot('series-large');
+		});
+
+		await check('no dialog fired, no injected element, no page error', async () => {
+			assert.deepEqual(dialogs, []);
+			assert.deepEqual(pageErrors, []);
+			assert.deepEqual(consoleErrors, []);
+			await open(`/compare?base=${SHAS[STEP - 1]}&head=${SHAS[STEP]}`, 'compare-xss');
+			assert.equal(await page.locator('img[src="x"]').count(), 0);
+			assert.equal(await page.locator('main script').count(), 0);
+			assert.equal(await page.getByText('<script>alert(1)</script>', { exact: false }).count() >= 1, true);
+		});
+	} finally {
+		await ctx.close().catch(() => {});
+		srv.proc.kill('SIGTERM');
+		rmSync(profile, { recursive: true, force: true });
+	}
+	console.log('page load (navigation start to data rendered, ms): ' +
+		Object.entries(timings).map(([k, v]) => `${k} ${v}`).join(', '));
+	const failed = results.filter((r) => r[1]).length;
+	console.log(`web: ${results.length - failed} passed, ${failed} failed`);
+	return failed ? 1 : 0;
+}
+
+main().then((rc) => process.exit(rc), (e) => {
+	console.error(e);
+	process.exit(1);
+});

@@ -1,0 +1,48 @@
+// Readers of the API's objects that tolerate the few spellings an
+// endpoint may use (a commit as "sha" or {sha, subject}; last_good or good).
+
+export function pick(o, ...keys) {
+	if (!o)
+		return undefined;
+	for (const k of keys)
+		if (o[k] !== undefined && o[k] !== null)
+			return o[k];
+	return undefined;
+}
+
+// {sha, subject} from "sha", {sha, subject} or {commit, subject}.
+export function commitOf(v, subject) {
+	if (!v)
+		return { sha: '', subject: subject || '' };
+	if (typeof v === 'string')
+		return { sha: v, subject: subject || '' };
+	return { sha: v.sha || v.commit || '', subject: v.subject || subject || '' };
+}
+
+// The list inside a list response: [..] itself or {items|<name>: [..]}.
+export function listOf(data, name) {
+	if (Array.isArray(data))
+		return data;
+	if (data && Array.isArray(data[name]))
+		return data[name];
+	if (data && Array.isArray(data.items))
+		return data.items;
+	return [];
+}
+
+export function regressionKind(r) {
+	const k = pick(r, 'kind', 'change', 'direction');
+	if (k === 'regression' || k === 'improvement')
+		return k;
+	return 'regression';
+}
+
+// The series page's query for one setup and metric.
+export function seriesQuery(setup, metric) {
+	if (!setup)
+		return { metric };
+	return {
+		testcase: setup.testcase, metric, tbox_group: setup.tbox_group, kconfig: setup.kconfig,
+		compiler: setup.compiler, params: setup.params, mode: setup.mode,
+	};
+}

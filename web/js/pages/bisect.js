@@ -1,0 +1,232 @@
+// The bisect-style page, for /regressions/{id} and /bisects/{id}: the range,
+// each bisect step in order (commit, subject, its samples as a strip of dots
+// coloured by verdict, round), the first bad commit, the good-vs-bad
+// comparison table, the .config difference, the report text, and triage
+// controls for an admin token.
+import { h, replace, link, section, table, emptyState, errorBox, fmtNum, fmtPct, fmtP,
+	fmtTime, duration, commitLink, setupLabel, stateBadge, badge } from '../dom.js';
+import { api, getToken, setToken } from '../api.js';
+import { pick, commitOf, regressionKind, seriesQuery } from '../model.js';
+import { compareTable } from './compare.js';
+
+const STATES = ['new', 'confirmed', 'bisecting', 'bisected', 'reported', 'fixed', 'invalid', 'wontfix'];
+const SVG = 'http://www.w3.org/2000/svg';
+
+function svg(tag, attrs, ...children) {
+	const el = document.createElementNS(SVG, tag);
+	for (const [k, v] of Object.entries(attrs || {}))
+		el.setAttribute(k, String(v));
+	for (const c of children)
+		el.appendChild(c instanceof Node ? c : document.createTextNode(String(c)));
+	return el;
+}
+
+function sampleValues(samples) {
+	return (samples || []).map((s) => (typeof s === 'number' ? s : pick(s, 'value', 'v')))
+		.filter((v) => Number.isFinite(v));
+}
+
+function median(v) {
+	const s = v.slice().sort((a, b) => a - b);
+	if (!s.length)
+		return null;
+	return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+// One step's samples on a shared axis [lo, hi], dots coloured by verdict,
+// with the good and bad references' medians as ticks.
+function strip(values, verdict, lo, hi, refs) {
+	const W = 260, H = 18, pad = 5;
+	const x = (v) => (hi > lo ? pad + (v - lo) / (hi - lo) * (W - 2 * pad) : W / 2);
+	const el = svg('svg', { class: 'strip', width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: 'img' });
+	el.appendChild(svg('line', { x1: pad, x2: W - pad, y1: H / 2, y2: H / 2, class: 'axis' }));
+	for (const [name, v] of refs)
+		if (Number.isFinite(v))
+			el.appendChild(svg('line', { x1: x(v), x2: x(v), y1: 1, y2: H - 1, class: `ref ref-${name}` },
+				svg('title', null, `${name} median ${fmtNum(v)}`)));
+	for (const v of values)
+		el.appendChild(svg('circle', { cx: x(v).toFixed(1), cy: H / 2, r: 4, class: `dot ${verdict || 'unknown'}` },
+			svg('title', null, fmtNum(v))));
+	el.setAttribute('aria-label', `${values.length} samples, ${verdict || 'no verdict'}`);
+	return el;
+}
+
+function stepsTable(bisect) {
+	const steps = (bisect.steps || []).slice();
+	if (!steps.length)
+		return emptyState(bisect.state === 'queued' ? 'Queued: no step has run yet.' : 'No steps recorded.');
+	const all = [];
+	for (const s of steps)
+		all.push(...sampleValues(s.samples));
+	const goodRef = median(sampleValues(pick(bisect, 'good_samples')) || []);
+	const badRef = median(sampleValues(pick(bisect, 'bad_samples')) || []);
+	for (const v of [goodRef, badRef])
+		if (Number.isFinite(v))
+			all.push(v);
+	const lo = Math.min(...all), hi = Math.max(...all);
+	return table([
+		{ label: 'round', cls: 'num' }, { label: 'commit' }, { label: 'samples' },
+		{ label: 'median', cls: 'num' }, { label: 'verdict' },
+	], steps.map((s, i) => {
+		const c = commitOf(s.commit, s.subject);
+		const vals = sampleValues(s.samples);
+		return h('tr', { class: `step-row verdict-${s.verdict || 'unknown'}`, dataset: { step: String(i) } },
+			h('td', { class: 'num' }, s.round === undefined ? '' : String(s.round)),
+			h('td', null, commitLink(c.sha, c.subject)),
+			h('td', null, strip(vals, s.verdict, lo, hi, [['good', goodRef], ['bad', badRef]])),
+			h('td', { class: 'num' }, fmtNum(median(vals)), h('span', { class: 'muted' }, ` n=${vals.length}`)),
+			h('td', null, badge(s.verdict || 'pending', { good: 'good', bad: 'bad', skip: 'muted' }[s.verdict] || 'warn')));
+	}), { class: 'list steps' });
+}
+
+function firstBad(bisect) {
+	const sha = pick(bisect, 'first_bad_commit', 'first_bad');
+	if (!sha)
+		return bisect.state === 'done' ? emptyState('The bisect ended without a first bad commit.')
+			: emptyState(`No first bad commit yet (${bisect.state || 'pending'}).`);
+	const c = commitOf(sha, pick(bisect, 'first_bad_subject'));
+	const diffstat = pick(bisect, 'first_bad_diffstat', 'diffstat');
+	return h('div', { class: 'first-bad', id: 'first-bad' },
+		h('p', null, h('b', null, 'first bad commit: '), commitLink(c.sha, c.subject)),
+		bisect.confidence !== undefined ? h('p', null, h('b', null, 'confidence: '),
+			Number.isFinite(bisect.confidence) ? `${(bisect.confidence * 100).toFixed(1)}%` : String(bisect.confidence)) : null,
+		diffstat ? h('pre', { class: 'diffstat' }, diffstat) : null);
+}
+
+function rangeCard(r, b) {
+	const good = commitOf(pick(r, 'last_good', 'good', 'base') || pick(b, 'good'));
+	const bad = commitOf(pick(r, 'first_bad', 'bad', 'head') || pick(b, 'bad'));
+	const setup = pick(r, 'setup') || pick(b, 'setup');
+	const metric = pick(r, 'metric') || pick(b, 'metric');
+	const kind = r ? regressionKind(r) : null;
+	const ci = pick(r, 'ci_pct');
+	return h('div', { class: 'card range', id: 'range' },
+		h('div', null, h('b', null, 'last good '), commitLink(good.sha, good.subject)),
+		h('div', null, h('b', null, 'first bad '), commitLink(bad.sha, bad.subject)),
+		metric ? h('div', null, h('b', null, 'metric '),
+			h('a', { href: link('/series', seriesQuery(setup, metric)) }, metric),
+			setup ? h('span', { class: 'muted' }, ' · ', setupLabel(setup)) : null) : null,
+		r && pick(r, 'change_pct') !== undefined ? h('div', null, h('b', null, 'change '),
+			h('span', { class: `pct ${kind}` }, fmtPct(r.change_pct)),
+			Array.isArray(ci) ? ` [${fmtPct(ci[0])}, ${fmtPct(ci[1])}]` : '',
+			r.p_value !== undefined ? ` · p ${fmtP(r.p_value)}` : '') : null,
+		good.sha && bad.sha ? h('div', null, h('a', {
+			href: link('/compare', { base: good.sha, head: bad.sha, ...(setup ? {
+				testcase: setup.testcase, tbox_group: setup.tbox_group, kconfig: setup.kconfig,
+				compiler: setup.compiler, params: setup.params, mode: setup.mode } : {}), focus: metric }),
+		}, 'full comparison')) : null);
+}
+
+function bisectFacts(b) {
+	const wall = pick(b, 'wall_time_s', 'wall_s');
+	const jobs = pick(b, 'jobs');
+	return h('p', { class: 'muted', id: 'bisect-facts' },
+		h('a', { href: `/bisects/${b.id}` }, `bisect #${b.id}`), ' ', stateBadge(b.state),
+		` · ${(b.steps || []).length} steps`,
+		Number.isFinite(wall) ? ` · wall time ${duration(wall)}` : '',
+		Array.isArray(jobs) ? ` · ${jobs.length} jobs` : Number.isFinite(jobs) ? ` · ${jobs} jobs` : '',
+		b.message || b.reason ? ` · ${b.message || b.reason}` : '');
+}
+
+function triage(r, rerender) {
+	const out = h('p', { class: 'muted', id: 'triage-status' });
+	const sel = h('select', { id: 'triage-state' }, STATES.map((s) =>
+		h('option', { value: s, selected: s === r.state }, s)));
+	const note = h('input', { id: 'triage-note', size: 50, placeholder: 'why (kept in the history)' });
+	const tok = h('input', { id: 'triage-token', type: 'password', size: 30, placeholder: 'admin token',
+		value: getToken(), autocomplete: 'off' });
+	const form = h('form', {
+		class: 'pickers', id: 'triage',
+		onsubmit: async (ev) => {
+			ev.preventDefault();
+			if (tok.value.trim() !== getToken())
+				setToken(tok.value.trim());
+			replace(out, 'saving…');
+			try {
+				await api(`/regressions/${r.id}`, { method: 'PATCH', body: { state: sel.value, note: note.value } });
+				await rerender();
+			} catch (e) {
+				replace(out, errorBox(e));
+			}
+		},
+	}, h('label', null, 'state ', sel), h('label', null, 'note ', note),
+	h('label', null, 'token ', tok), h('button', { type: 'submit' }, 'save'));
+	return [form, out];
+}
+
+function historyList(r) {
+	const hist = pick(r, 'history') || [];
+	if (!hist.length)
+		return emptyState('No history.');
+	return h('ol', { class: 'history', id: 'history' }, hist.map((e) => h('li', null,
+		fmtTime(pick(e, 'at', 'time')), ' ', stateBadge(pick(e, 'state', 'to')),
+		e.by || e.who ? ` by ${e.by || e.who}` : '', e.note || e.why ? ` — ${e.note || e.why}` : '')));
+}
+
+async function comparison(good, bad, setup, metric) {
+	if (!good || !bad)
+		return emptyState('No range to compare.');
+	try {
+		const data = await api('/compare', { query: { base: good, head: bad, ...(setup ? {
+			testcase: setup.testcase, tbox_group: setup.tbox_group, kconfig: setup.kconfig,
+			compiler: setup.compiler, params: setup.params, mode: setup.mode } : {}) } });
+		return compareTable(data, { sort: 'change', focus: metric });
+	} catch (e) {
+		return e.status === 404 ? emptyState(`No comparison: ${e.message}`) : errorBox(e);
+	}
+}
+
+export async function render(root, { id, kind }) {
+	let r = null, b = null;
+	document.title = `${kind} ${id} · regtrack`;
+	if (kind === 'regression') {
+		r = await api(`/regressions/${id}`, { optional: true });
+		if (r === null) {
+			replace(root, h('h1', null, `Regression #${id}`),
+				emptyState('This server has no regressions API yet.'));
+			return;
+		}
+		const bid = pick(r, 'bisect_id') || pick(pick(r, 'bisect'), 'id');
+		if (bid)
+			b = await api(`/bisects/${bid}`, { optional: true }).catch(() => null);
+	} else {
+		b = await api(`/bisects/${id}`, { optional: true });
+		if (b === null) {
+			replace(root, h('h1', null, `Bisect #${id}`), emptyState('This server has no bisects API yet.'));
+			return;
+		}
+		const rid = pick(b, 'regression_id');
+		if (rid)
+			r = await api(`/regressions/${rid}`, { optional: true }).catch(() => null);
+	}
+	const setup = pick(r, 'setup') || pick(b, 'setup');
+	const metric = pick(r, 'metric') || pick(b, 'metric');
+	const good = commitOf(pick(r, 'last_good', 'good', 'base') || pick(b, 'good')).sha;
+	const bad = commitOf(pick(b, 'first_bad_commit') || pick(r, 'first_bad', 'bad', 'head') || pick(b, 'bad')).sha;
+	const cmpBase = b && pick(b, 'first_bad_commit') ? commitOf(pick(b, 'first_bad_parent')).sha || good : good;
+	const title = kind === 'regression'
+		? [`${regressionKind(r) === 'improvement' ? 'Improvement' : 'Regression'} #${r.id}: `,
+			metric || '', ' ', fmtPct(pick(r, 'change_pct')), ' ', stateBadge(r.state)]
+		: [`Bisect #${b.id}: `, metric || '', ' ', stateBadge(b.state)];
+	const report = pick(r, 'report_text', 'report') || pick(b, 'report_text');
+	const configDiff = pick(r, 'config_diff') || pick(b, 'config_diff');
+	const parts = [
+		h('h1', null, title),
+		rangeCard(r, b),
+	];
+	if (b) {
+		parts.push(section('Bisect', bisectFacts(b), stepsTable(b), firstBad(b)));
+	} else if (r) {
+		parts.push(section('Bisect', emptyState('Not bisected yet.')));
+	}
+	parts.push(section(b && pick(b, 'first_bad_commit') ? 'First bad commit vs last good' : 'Last good vs first bad',
+		await comparison(cmpBase, bad, setup, metric)));
+	if (configDiff)
+		parts.push(section('.config difference', h('pre', { class: 'config-diff' }, configDiff)));
+	if (report)
+		parts.push(section('Report', h('pre', { class: 'report', id: 'report' }, report)));
+	if (r) {
+		parts.push(section('Triage', ...triage(r, () => render(root, { id, kind })), historyList(r)));
+	}
+	replace(root, parts);
+}

@@ -1,0 +1,87 @@
+// One job (/jobs/{id}): phase, elapsed time per phase, progress, message,
+// runs, log tail; refreshes itself while the job is queued or leased.
+import { h, replace, section, table, emptyState, errorBox, fmtTime, duration, stateBadge,
+	commitLink, fmtParams } from '../dom.js';
+import { api } from '../api.js';
+import { pick, commitOf } from '../model.js';
+import { progressBar } from './jobs.js';
+
+const REFRESH_MS = 3000;
+
+// [{phase, start, seconds, progress, message}] from phase_history; the last
+// phase of a live job runs until now.
+export function phaseTimes(hist, live, now = Date.now()) {
+	const out = [];
+	for (let i = 0; i < hist.length; i++) {
+		const t = Date.parse(hist[i].at);
+		const next = i + 1 < hist.length ? Date.parse(hist[i + 1].at) : live ? now : NaN;
+		if (out.length && out[out.length - 1].phase === hist[i].phase) {
+			const o = out[out.length - 1];
+			o.seconds = (next - o.start) / 1000;
+			o.progress = hist[i].progress;
+			o.message = hist[i].message || o.message;
+			continue;
+		}
+		out.push({ phase: hist[i].phase, start: t, seconds: (next - t) / 1000,
+			progress: hist[i].progress, message: hist[i].message });
+	}
+	return out;
+}
+
+function view(j) {
+	const live = j.state === 'queued' || j.state === 'leased';
+	const phases = phaseTimes(j.phase_history || [], live);
+	const runs = j.runs || [];
+	return [
+		h('h1', null, `Job #${j.id} `, stateBadge(j.state)),
+		h('div', { class: 'card range' },
+			h('div', null, h('b', null, 'commit '), commitLink(commitOf(j.commit).sha, pick(j, 'commit_subject', 'subject'))),
+			h('div', null, h('b', null, 'testcase '), j.testcase || '', ' ', h('span', { class: 'muted' }, fmtParams(j.params))),
+			h('div', null, h('b', null, 'build '), [j.kconfig, j.compiler, j.tbox_group || j.arch].filter(Boolean).join(' / ')),
+			h('div', null, h('b', null, 'phase '), j.phase || '—', ' ', progressBar(j.progress),
+				j.message ? h('span', { class: 'muted' }, ' ', j.message) : null),
+			h('div', null, h('b', null, 'attempts '), String(j.attempts ?? '—'),
+				j.outcome ? [' · ', h('b', null, 'outcome '), typeof j.outcome === 'string' ? j.outcome : JSON.stringify(j.outcome)] : null)),
+		section('Phases', phases.length ? table([
+			{ label: 'phase' }, { label: 'started' }, { label: 'elapsed', cls: 'num' },
+			{ label: 'progress' }, { label: 'message' },
+		], phases.map((p) => h('tr', { class: 'phase-row' },
+			h('td', null, p.phase || ''), h('td', null, fmtTime(new Date(p.start).toISOString())),
+			h('td', { class: 'num' }, duration(p.seconds)), h('td', null, progressBar(p.progress)),
+			h('td', null, p.message || ''))), { class: 'list', id: 'phases' })
+			: emptyState('No phase reported yet.')),
+		section('Runs', runs.length ? h('ul', { id: 'runs' }, runs.map((r) => {
+			const rid = typeof r === 'string' ? r : pick(r, 'run_id', 'id');
+			return h('li', null, h('a', { href: `/api/v1/runs/${rid}` }, String(rid)),
+				typeof r === 'object' && r.status ? ` ${r.status}` : '');
+		})) : emptyState('No runs yet.')),
+		section('Log tail', j.log_tail ? h('pre', { class: 'log', id: 'log-tail' }, j.log_tail)
+			: emptyState('No log.')),
+	];
+}
+
+export async function render(root, { id }) {
+	document.title = `job ${id} · regtrack`;
+	const load = async () => {
+		const j = await api(`/jobs/${id}`, { optional: true });
+		if (j === null) {
+			replace(root, h('h1', null, `Job #${id}`), emptyState('This server has no jobs API yet.'));
+			return false;
+		}
+		replace(root, view(j));
+		return j.state === 'queued' || j.state === 'leased';
+	};
+	if (await load()) {
+		const t = setInterval(async () => {
+			if (document.hidden)
+				return;
+			try {
+				if (!(await load()))
+					clearInterval(t);
+			} catch (e) {
+				root.appendChild(errorBox(e));
+				clearInterval(t);
+			}
+		}, REFRESH_MS);
+	}
+}

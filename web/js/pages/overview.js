@@ -1,0 +1,114 @@
+// Overview (/): open regressions and improvements, bisects, queue depth,
+// workers online by arch, tracked testcases.
+import { h, replace, link, section, table, emptyState, errorBox, fmtPct, age, stateBadge,
+	commitLink, setupLabel, badge } from '../dom.js';
+import { tryApi } from '../api.js';
+import { pick, commitOf, listOf, regressionKind, seriesQuery } from '../model.js';
+
+const ONLINE_S = 15 * 60;
+const OPEN = new Set(['new', 'confirmed', 'bisecting', 'bisected', 'reported']);
+
+function panel(res, name, fn) {
+	if (res.missing)
+		return emptyState(`No ${name} yet: this server has no ${name} API.`);
+	if (res.error)
+		return errorBox(res.error);
+	return fn(res.data);
+}
+
+function regressionRows(data) {
+	const list = listOf(data, 'regressions').filter((r) => OPEN.has(r.state));
+	if (!list.length)
+		return emptyState('No open regressions or improvements.');
+	return table([
+		{ label: '#' }, { label: 'kind' }, { label: '%change', cls: 'num' }, { label: 'metric' },
+		{ label: 'setup' }, { label: 'range' }, { label: 'state' }, { label: 'age' },
+	], list.map((r) => {
+		const kind = regressionKind(r);
+		const good = commitOf(pick(r, 'last_good', 'good', 'base'));
+		const bad = commitOf(pick(r, 'first_bad', 'bad', 'head'));
+		return h('tr', { class: 'regression-row' },
+			h('td', null, h('a', { href: `/regressions/${r.id}` }, `#${r.id}`)),
+			h('td', null, badge(kind, kind === 'improvement' ? 'good' : 'bad')),
+			h('td', { class: `num ${kind}` }, fmtPct(pick(r, 'change_pct'))),
+			h('td', null, h('a', { href: link('/series', seriesQuery(r.setup, r.metric)) }, r.metric || '')),
+			h('td', { class: 'setup' }, setupLabel(r.setup)),
+			h('td', null, commitLink(good.sha), ' .. ', commitLink(bad.sha)),
+			h('td', null, stateBadge(r.state)),
+			h('td', null, age(pick(r, 'created_at', 'detected_at', 'updated_at'))));
+	}), { class: 'list', id: 'regressions' });
+}
+
+function bisectRows(data) {
+	const list = listOf(data, 'bisects');
+	if (!list.length)
+		return emptyState('No bisects yet.');
+	return table([
+		{ label: '#' }, { label: 'state' }, { label: 'metric' }, { label: 'range' },
+		{ label: 'first bad commit' }, { label: 'started' },
+	], list.map((b) => {
+		const fb = commitOf(pick(b, 'first_bad_commit', 'first_bad'), b.first_bad_subject);
+		return h('tr', { class: 'bisect-row' },
+			h('td', null, h('a', { href: `/bisects/${b.id}` }, `#${b.id}`)),
+			h('td', null, stateBadge(b.state)),
+			h('td', null, b.metric || ''),
+			h('td', null, commitLink(commitOf(b.good).sha), ' .. ', commitLink(commitOf(b.bad).sha)),
+			h('td', null, fb.sha ? commitLink(fb.sha, fb.subject) : '—'),
+			h('td', null, age(pick(b, 'created_at', 'started_at'))));
+	}), { class: 'list', id: 'bisects' });
+}
+
+function queueSummary(jobs) {
+	const list = listOf(jobs, 'jobs');
+	const by = {};
+	for (const j of list)
+		by[j.state] = (by[j.state] || 0) + 1;
+	return h('p', { id: 'queue' },
+		h('span', { class: 'big' }, String(by.queued || 0)), ' queued · ',
+		h('span', { class: 'big' }, String(by.leased || 0)), ' running · ',
+		String(by.failed || 0), ' failed · ', h('a', { href: '/jobs' }, 'all jobs'));
+}
+
+function workersSummary(machines) {
+	const list = listOf(machines, 'machines');
+	if (!list.length)
+		return emptyState('No machines have reported yet.');
+	const now = Date.now();
+	const arches = {};
+	for (const m of list) {
+		const a = arches[m.arch] || (arches[m.arch] = { online: 0, total: 0 });
+		a.total++;
+		if ((now - Date.parse(m.last_seen)) / 1000 < ONLINE_S)
+			a.online++;
+	}
+	return h('ul', { class: 'inline', id: 'workers' }, Object.keys(arches).sort().map((a) =>
+		h('li', null, h('b', null, a), `: ${arches[a].online} online of ${arches[a].total}`)));
+}
+
+function testcaseRows(data) {
+	const list = listOf(data, 'testcases');
+	if (!list.length)
+		return emptyState('No results yet: submit some with `regtrack submit` or POST /api/v1/results.');
+	return table([{ label: 'testcase' }, { label: 'setups', cls: 'num' }, { label: '' }],
+		list.map((t) => h('tr', null,
+			h('td', null, t.name),
+			h('td', { class: 'num' }, String(t.setups)),
+			h('td', null, h('a', { href: link('/series', { testcase: t.name }) }, 'series')))),
+		{ class: 'list', id: 'testcases' });
+}
+
+export async function render(root) {
+	document.title = 'overview · regtrack';
+	const [regs, bisects, jobs, machines, testcases] = await Promise.all([
+		tryApi('/regressions'), tryApi('/bisects'), tryApi('/jobs'),
+		tryApi('/machines'), tryApi('/testcases'),
+	]);
+	replace(root,
+		h('h1', null, 'Overview'),
+		section('Open regressions and improvements', panel(regs, 'regressions', regressionRows)),
+		h('div', { class: 'cols' },
+			section('Queue', panel(jobs, 'jobs', queueSummary)),
+			section('Workers', panel(machines, 'machines', workersSummary))),
+		section('Bisects', panel(bisects, 'bisects', bisectRows)),
+		section('Testcases', panel(testcases, 'testcases', testcaseRows)));
+}

@@ -1,0 +1,40 @@
+// All regressions and improvements (/regressions[?state=]).
+import { h, replace, link, table, emptyState, fmtPct, age, stateBadge, commitLink,
+	setupLabel, badge } from '../dom.js';
+import { api } from '../api.js';
+import { pick, commitOf, listOf, regressionKind } from '../model.js';
+
+const STATES = ['', 'new', 'confirmed', 'bisecting', 'bisected', 'reported', 'fixed', 'invalid', 'wontfix'];
+
+export async function render(root, { query }) {
+	document.title = 'regressions · regtrack';
+	const state = query.get('state') || '';
+	const data = await api('/regressions', { query: { state }, optional: true });
+	const sel = h('select', { id: 'reg-state', onchange: (ev) => location.assign(link('/regressions', { state: ev.target.value })) },
+		STATES.map((s) => h('option', { value: s, selected: s === state }, s || 'all states')));
+	const head = [h('h1', null, 'Regressions and improvements'), h('div', { class: 'pickers' }, h('label', null, 'state ', sel))];
+	if (data === null) {
+		replace(root, head, emptyState('This server has no regressions API yet.'));
+		return;
+	}
+	const list = listOf(data, 'regressions');
+	if (!list.length) {
+		replace(root, head, emptyState('None.'));
+		return;
+	}
+	replace(root, head, table([
+		{ label: '#' }, { label: 'kind' }, { label: '%change', cls: 'num' }, { label: 'metric' },
+		{ label: 'setup' }, { label: 'range' }, { label: 'state' }, { label: 'age' },
+	], list.map((r) => {
+		const kind = regressionKind(r);
+		return h('tr', { class: 'regression-row' },
+			h('td', null, h('a', { href: `/regressions/${r.id}` }, `#${r.id}`)),
+			h('td', null, badge(kind, kind === 'improvement' ? 'good' : 'bad')),
+			h('td', { class: `num ${kind}` }, fmtPct(r.change_pct)),
+			h('td', null, r.metric || ''), h('td', null, setupLabel(r.setup)),
+			h('td', null, commitLink(commitOf(pick(r, 'last_good', 'good')).sha), ' .. ',
+				commitLink(commitOf(pick(r, 'first_bad', 'bad')).sha)),
+			h('td', null, stateBadge(r.state)),
+			h('td', null, age(pick(r, 'created_at', 'detected_at'))));
+	}), { class: 'list', id: 'regressions' }));
+}

@@ -1,0 +1,201 @@
+// Series (/series?testcase=&metric=[&tbox_group&kconfig&compiler&params&mode]):
+// pickers, then one chart per matching setup, and its latest commits.
+import { h, replace, link, section, table, emptyState, errorBox, shortSha, fmtNum,
+	fmtParams, setupLabel, commitLink } from '../dom.js';
+import { api } from '../api.js';
+import { listOf, seriesQuery } from '../model.js';
+import { seriesChart } from '../chart.js';
+
+const FILTERS = ['testcase', 'metric', 'tbox_group', 'kconfig', 'compiler', 'params', 'mode'];
+const MAX_CHARTS = 8;
+const RECENT = 30;
+
+function current(query) {
+	const q = {};
+	for (const k of FILTERS)
+		if (query.get(k))
+			q[k] = query.get(k);
+	return q;
+}
+
+function go(q) {
+	location.assign(link('/series', q));
+}
+
+function canon(o) {
+	if (!o || typeof o !== 'object')
+		return o;
+	return Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k]]));
+}
+
+function parseParams(text) {
+	try {
+		return canon(JSON.parse(text));
+	} catch {
+		return null;
+	}
+}
+
+// Does setup s match the filters of the page's query q (absent = any)?
+function setupMatches(q, s) {
+	if (!q.params)
+		return false;
+	return JSON.stringify(parseParams(q.params)) === JSON.stringify(canon(s.params)) &&
+		['tbox_group', 'kconfig', 'compiler', 'mode'].every((k) => !q[k] || q[k] === s[k]);
+}
+
+function pickers(q, testcases, metrics) {
+	const tc = testcases.find((t) => t.name === q.testcase);
+	const tcSel = h('select', {
+		id: 'pick-testcase', onchange: (ev) => go({ testcase: ev.target.value }),
+	}, h('option', { value: '' }, '— testcase —'),
+	testcases.map((t) => h('option', { value: t.name, selected: t.name === q.testcase }, t.name)));
+	const setups = tc ? tc.setup_list || [] : [];
+	const setupSel = h('select', {
+		id: 'pick-setup', disabled: !tc,
+		onchange: (ev) => {
+			const s = setups[Number(ev.target.value)];
+			go(s ? { ...seriesQuery({ ...s, testcase: q.testcase }, q.metric) }
+				: { testcase: q.testcase, metric: q.metric });
+		},
+	}, h('option', { value: '' }, 'all setups'),
+	setups.map((s, i) => h('option', {
+		value: String(i), selected: setupMatches(q, s),
+	}, [fmtParams(s.params), s.tbox_group, s.kconfig, s.compiler, s.mode].filter(Boolean).join(' / '))));
+	const mine = metrics.filter((m) => q.testcase && m.name.startsWith(q.testcase + '.'));
+	const others = metrics.filter((m) => !mine.includes(m));
+	const metSel = h('select', {
+		id: 'pick-metric', disabled: !tc,
+		onchange: (ev) => go({ ...q, metric: ev.target.value }),
+	}, h('optgroup', { label: q.testcase || 'testcase' },
+		mine.map((m) => h('option', { value: m.name, selected: m.name === q.metric }, m.name))),
+	h('optgroup', { label: 'other metrics and monitors' },
+		others.map((m) => h('option', { value: m.name, selected: m.name === q.metric }, m.name))));
+	return h('form', { class: 'pickers', onsubmit: (ev) => ev.preventDefault() },
+		h('label', null, 'testcase ', tcSel), h('label', null, 'setup ', setupSel),
+		h('label', null, 'metric ', metSel));
+}
+
+// Change points the API may send with a series: [{index}] or [{commit}].
+function changePoints(s) {
+	const cps = s.change_points || [];
+	return cps.map((cp) => {
+		if (Number.isInteger(cp.index))
+			return cp.index;
+		const i = s.commits.findIndex((c) => c.sha === cp.commit);
+		return i >= 0 ? i : null;
+	}).filter((i) => i !== null);
+}
+
+function compareLink(s, c, metric) {
+	if (c <= 0)
+		return null;
+	const st = s.setup;
+	return link('/compare', {
+		base: s.commits[c - 1].sha, head: s.commits[c].sha, testcase: st.testcase,
+		tbox_group: st.tbox_group, kconfig: st.kconfig, compiler: st.compiler,
+		params: st.params, mode: st.mode, focus: metric,
+	});
+}
+
+function seriesBlock(s, metric, unit, width) {
+	const info = h('div', { class: 'hover-info', 'aria-live': 'polite' },
+		h('span', { class: 'muted' }, 'Hover a point for its commit; click to compare it with its parent.'));
+	const chartEl = h('div', { class: 'chart' });
+	const n = s.points.value.length;
+	const nc = s.commits.length;
+	const medians = new Array(nc).fill(null).map(() => []);
+	for (let i = 0; i < n; i++)
+		medians[s.points.commit[i]].push(s.points.value[i]);
+	const first = Math.max(0, nc - RECENT);
+	const rows = [];
+	for (let c = nc - 1; c >= first; c--) {
+		const v = medians[c].slice().sort((a, b) => a - b);
+		const m = v.length ? (v.length % 2 ? v[v.length >> 1] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2) : null;
+		const cl = compareLink(s, c, metric);
+		rows.push(h('tr', { class: 'commit-row' },
+			h('td', { class: 'num' }, String(c)),
+			h('td', null, commitLink(s.commits[c].sha, s.commits[c].subject)),
+			h('td', { class: 'num' }, String(v.length)),
+			h('td', { class: 'num' }, fmtNum(m)),
+			h('td', null, cl ? h('a', { href: cl }, 'vs parent') : '')));
+	}
+	const block = h('section', { class: 'card series-block' },
+		h('h2', null, setupLabel(s.setup)),
+		h('p', { class: 'muted' }, `${n} runs over ${nc} commits`,
+			s.change_points && s.change_points.length ? ` · ${s.change_points.length} change points` : ''),
+		chartEl, info,
+		h('details', { class: 'commits' }, h('summary', null, `Latest ${nc - first} commits`),
+			table([{ label: '#', cls: 'num' }, { label: 'commit' }, { label: 'runs', cls: 'num' },
+				{ label: 'median', cls: 'num' }, { label: '' }], rows, { class: 'list' })));
+	const draw = () => {
+		const t0 = performance.now();
+		seriesChart(chartEl, s, {
+			metric, unit, width, changePoints: changePoints(s),
+			onHover: (p) => {
+				if (!p) {
+					return;
+				}
+				replace(info,
+					h('code', { class: 'sha' }, shortSha(p.commit.sha)), ' ',
+					h('span', { class: 'subject' }, p.commit.subject || ''), ' · ',
+					h('b', null, 'value '), fmtNum(p.value), unit ? ` ${unit}` : '',
+					' · ', h('b', null, 'median '), fmtNum(p.median), ` of ${p.runs} runs`);
+			},
+			onPick: (c) => {
+				const l = compareLink(s, c, metric);
+				if (l)
+					location.assign(l);
+			},
+		});
+		chartEl.dataset.points = String(n);
+		chartEl.dataset.drawMs = String(Math.round(performance.now() - t0));
+	};
+	return { block, draw };
+}
+
+export async function render(root, { query }) {
+	const q = current(query);
+	document.title = `${q.metric || 'series'} · regtrack`;
+	const [testcases, metrics] = await Promise.all([api('/testcases'), api('/metrics')]);
+	const tcs = listOf(testcases, 'testcases');
+	const mets = listOf(metrics, 'metrics');
+	if (q.testcase && !q.metric) {
+		const m = mets.find((x) => x.name.startsWith(q.testcase + '.'));
+		if (m) {
+			q.metric = m.name;
+			history.replaceState(null, '', link('/series', q));
+		}
+	}
+	const head = [h('h1', null, 'Series'), pickers(q, tcs, mets)];
+	if (!q.testcase || !q.metric) {
+		replace(root, head, emptyState(tcs.length ? 'Pick a testcase and a metric.'
+			: 'No results yet: nothing to chart.'));
+		return;
+	}
+	replace(root, head, h('p', { class: 'muted' }, 'Loading series…'));
+	let data;
+	try {
+		data = await api('/series', { query: q });
+	} catch (e) {
+		replace(root, head, errorBox(e));
+		return;
+	}
+	const list = data.series || [];
+	if (!list.length) {
+		replace(root, head, emptyState('No runs match these filters.'));
+		return;
+	}
+	const unit = (mets.find((m) => m.name === q.metric) || {}).unit || '';
+	replace(root, head);
+	const width = Math.max(480, Math.min(root.clientWidth - 40, 1400));
+	for (const s of list.slice(0, MAX_CHARTS)) {
+		const { block, draw } = seriesBlock(s, q.metric, unit, width);
+		root.appendChild(block);
+		draw();
+	}
+	if (list.length > MAX_CHARTS)
+		root.appendChild(section('More setups', h('ul', null, list.slice(MAX_CHARTS).map((s) =>
+			h('li', null, h('a', { href: link('/series', seriesQuery(s.setup, q.metric)) },
+				setupLabel(s.setup)))))));
+}
