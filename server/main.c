@@ -214,22 +214,19 @@ int main(int argc, char **argv)
 	struct config cfg;
 	struct err e;
 	const char *cmd = "serve";
-	int i = 1, ret;
+	int i, ret, cmd_set = 0;
 
 	config_init(&cfg);
-	if (argc > 1 && argv[1][0] != '-') {
-		cmd = argv[1];
-		i = 2;
-	}
 	/* --config first, so that flags override the file wherever they appear */
-	for (int k = i; k < argc - 1; k++) {
+	for (int k = 1; k < argc - 1; k++) {
 		if (!strcmp(argv[k], "--config") && config_load_file(&cfg, argv[k + 1], &e)) {
 			fprintf(stderr, "regtrack-server: %s (%s)\n", e.message, e.detail);
 			config_release(&cfg);
 			return 2;
 		}
 	}
-	for (; i < argc; i++) {
+	/* global flags may come before or after the subcommand's name */
+	for (i = 1; i < argc; i++) {
 		size_t k;
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			fputs(usage_text, stdout);
@@ -238,6 +235,12 @@ int main(int argc, char **argv)
 		}
 		if (!strcmp(argv[i], "--config") && i + 1 < argc) {
 			i++;
+			continue;
+		}
+		if (!cmd_set && (!strcmp(argv[i], "serve") || !strcmp(argv[i], "migrate") ||
+				 !strcmp(argv[i], "token"))) {
+			cmd = argv[i];
+			cmd_set = 1;
 			continue;
 		}
 		for (k = 0; k < ARRAY_SIZE(flag_keys); k++)

@@ -5,7 +5,14 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 export REGTRACK_TEST_TMP=${REGTRACK_TEST_TMP:-$(mktemp -d /tmp/regtrack-it.XXXXXX)}
 cleanup() {
+	rc=$?
 	REGTRACK_PGDATA="$REGTRACK_TEST_TMP/pg" "$here/../../deploy/pg-local" stop >/dev/null 2>&1 || true
+	if [ $rc -ne 0 ]; then
+		# keep the server logs of a failed run
+		for f in "$REGTRACK_TEST_TMP"/server-*.log; do
+			[ -s "$f" ] && { echo "== $f"; tail -n 40 "$f"; }
+		done
+	fi
 	rm -rf "$REGTRACK_TEST_TMP"
 }
 trap cleanup EXIT

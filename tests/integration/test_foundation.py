@@ -3,12 +3,14 @@ import json
 import math
 import os
 import signal
+import subprocess
 import sys
+import tempfile
 import unittest
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Server, result_doc, sha  # noqa: E402
+from harness import BIN, Server, result_doc, sha  # noqa: E402
 
 
 def setUpModule():
@@ -298,6 +300,53 @@ class Series(unittest.TestCase):
     def test_requires_testcase_and_metric(self):
         r = srv.get("/api/v1/series?metric=x")
         self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "testcase"))
+
+
+class Cli(unittest.TestCase):
+    def run_cli(self, *args, token="submit", stdin=None):
+        env = dict(os.environ, REGTRACK_SERVER=srv.url, REGTRACK_TOKEN=srv.tokens[token])
+        return subprocess.run([os.path.join(BIN, "regtrack")] + list(args), env=env,
+                              input=stdin, capture_output=True, text=True, timeout=60)
+
+    def test_submit_files_and_compare(self):
+        base, head = sha("a"), sha("b")
+        with tempfile.TemporaryDirectory() as d:
+            paths = []
+            for i, (c, v) in enumerate([(base, 10.0), (base, 10.2), (head, 12.0), (head, 12.1)]):
+                p = os.path.join(d, "r%d.json" % i)
+                with open(p, "w") as f:
+                    json.dump(result_doc(c, testcase="clitc", metrics={"clitc.lat_ms": [v]}), f)
+                paths.append(p)
+            r = self.run_cli("submit", *paths)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout.count(": stored"), 4)
+            r = self.run_cli("submit", paths[0])
+            self.assertIn("already stored", r.stdout)
+        r = self.run_cli("compare", "--base", base, "--head", head, "--testcase", "clitc")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        row = json.loads(r.stdout)["rows"][0]
+        self.assertEqual((row["metric"], row["n"]), ("clitc.lat_ms", [2, 2]))
+        self.assertAlmostEqual(row["mean"][0], 10.1)
+        r = self.run_cli("compare", "--base", base, "--head", head, "--testcase", "clitc", "--text")
+        self.assertIn("clitc.lat_ms", r.stdout)
+        self.assertIn("%stddev     %change", r.stdout)
+
+    def test_submit_rejection_exit_code_and_message(self):
+        r = self.run_cli("submit", "-", stdin='{"run_id": "x"}')
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("invalid_field", r.stderr)
+        self.assertIn("run_id", r.stderr)
+        r = self.run_cli("submit", "-", token="read",
+                         stdin=json.dumps(result_doc(sha("a"), testcase="clitc")))
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("403 forbidden", r.stderr)
+
+    def test_unreachable_server(self):
+        env = dict(os.environ, REGTRACK_SERVER="http://127.0.0.1:9")
+        r = subprocess.run([os.path.join(BIN, "regtrack"), "compare", "--base", "a" * 40,
+                            "--head", "b" * 40], env=env, capture_output=True, text=True)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("failed", r.stderr)
 
 
 class Shutdown(unittest.TestCase):

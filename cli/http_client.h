@@ -1,0 +1,34 @@
+#ifndef REGTRACK_CLI_HTTP_CLIENT_H
+#define REGTRACK_CLI_HTTP_CLIENT_H
+
+#include <stddef.h>
+
+#include "buf.h"
+#include "err.h"
+
+/*
+ * The CLI's HTTP client (libcurl): one request to the regtrack server.
+ * The server URL comes from --server or REGTRACK_SERVER (default
+ * http://127.0.0.1:8080), the token from --token or REGTRACK_TOKEN.
+ */
+struct http_client {
+	char server[1024];
+	char token[256];
+	long timeout_s;
+};
+
+/*
+ * Fills c from the flags in argv (--server URL, --token TOKEN, which are
+ * removed from argv, *argc adjusted) and the environment.
+ */
+void http_client_init(struct http_client *c, int *argc, char **argv);
+
+/*
+ * METHOD path with an optional body (JSON, len bytes; NULL for none). The
+ * response body goes to out (capped at 256 MiB). Returns the HTTP status,
+ * or -1 with e filled when no response came (connection refused, timeout).
+ */
+long http_client_request(struct http_client *c, const char *method, const char *path,
+			 const char *body, size_t len, struct buf *out, struct err *e);
+
+#endif
