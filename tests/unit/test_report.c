@@ -227,8 +227,8 @@ static void test_compose_injection(void **state)
 	assert_int_equal(header_count(out.data, "Bcc"), 0);
 	assert_int_equal(header_count(out.data, "Subject"), 1);
 	assert_int_equal(header_count(out.data, "To"), 1);
-	assert_non_null(strstr(out.data, "Subject: [linux:master] [mm] 3c1a2b4d5e6f: x.ops Bcc: evil2@x -11.7%\r\n"
-					 " regression\r\n"));
+	assert_non_null(strstr(out.data, "Subject: [linux:master] [mm: fix Bcc] 3c1a2b4d5e6f: x.ops Bcc: evil2@x\r\n"
+					 " -11.7% regression\r\n"));
 	assert_non_null(strstr(out.data, "To: jane@example.org,\r\n list@example.org\r\n"));
 	assert_non_null(strstr(out.data, "Date: Thu, 01 Jan 1970 00:00:00 +0000\r\n"));
 	/* every body line ends in CRLF: no bare LF anywhere */
