@@ -116,6 +116,23 @@ bin/cases/aarch64/%: worker/cases/%.c $(wildcard worker/cases/*.h) $(wildcard wo
 	@mkdir -p $(dir $@)
 	$(if $(filter aarch64,$(HOST_ARCH)),$(CC),$(AARCH64_CC)) $(CASE_CFLAGS) -o $@ $< $(wildcard worker/cases/casecommon.c) -lm
 
+# --- guest /init for the worker's initramfs (worker/init/init.c) ---------
+# Built beside the cases (bin/cases/ARCH/init); execute.c packs it as /init.
+INIT_BINS := bin/cases/x86_64/init $(if $(shell command -v $(AARCH64_CC) 2>/dev/null),bin/cases/aarch64/init)
+cases: $(INIT_BINS)
+bin/cases/x86_64/init: worker/init/init.c lib/banned.h
+	@mkdir -p $(dir $@)
+	$(if $(filter x86_64,$(HOST_ARCH)),$(CC),x86_64-linux-gnu-gcc) $(CASE_CFLAGS) -Ilib -o $@ $<
+bin/cases/aarch64/init: worker/init/init.c lib/banned.h
+	@mkdir -p $(dir $@)
+	$(if $(filter aarch64,$(HOST_ARCH)),$(CC),$(AARCH64_CC)) $(CASE_CFLAGS) -Ilib -o $@ $<
+
+# test driver of job_execute() for tests/kernel/run.sh
+$(B)/tests/kernel/exec_job: $(B)/tests/kernel/exec_job.o $(WORKER_A) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+check-kernel: $(B)/tests/kernel/exec_job cases
+
 # --- tests --------------------------------------------------------------
 # `make check` runs under ASan+UBSan unless SANITIZE is given (SANITIZE=none
 # for a plain run).
@@ -150,7 +167,8 @@ check-web: $(PROGRAMS)
 	@if [ -x tests/web/run.sh ]; then REGTRACK_BIN=$(CURDIR)/$(BIN) tests/web/run.sh; fi
 
 check-kernel: $(PROGRAMS)
-	@if [ -x tests/kernel/run.sh ]; then REGTRACK_BIN=$(CURDIR)/$(BIN) tests/kernel/run.sh; fi
+	@if [ -x tests/kernel/run.sh ]; then REGTRACK_BIN=$(CURDIR)/$(BIN) \
+		REGTRACK_EXEC_JOB=$(CURDIR)/$(B)/tests/kernel/exec_job tests/kernel/run.sh; fi
 
 bench: all
 	REGTRACK_BIN=$(CURDIR)/bin bench/run.sh

@@ -1,0 +1,638 @@
+#include "execute.h"
+#include "hostrun.h"
+#include "initramfs.h"
+#include "kernel.h"
+#include "parse/parse.h"
+#include "qemu.h"
+#include "xalloc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "banned.h"
+
+#define LOG_TAIL_LEN (16u << 10)
+#define MAX_CASE_ARGS 64
+#define KVM_PROBE_S 60
+
+#define MARK_INIT "==== regtrack-init release="
+#define MARK_BEGIN "==== regtrack-result-begin ===="
+#define MARK_END "==== regtrack-result-end "
+
+static void report(phase_fn phase, void *ctx, const char *name, double progress,
+		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void report(phase_fn phase, void *ctx, const char *name, double progress,
+		   const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	if (!phase)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	phase(ctx, name, progress, msg);
+}
+
+static char *tail_dup(const char *s, size_t len)
+{
+	if (len > LOG_TAIL_LEN) {
+		s += len - LOG_TAIL_LEN;
+		len = LOG_TAIL_LEN;
+	}
+	return xstrndup(s, len);
+}
+
+static void now_rfc3339(char *dst, size_t n)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(dst, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static int name_ok(const char *s, const char *extra)
+{
+	if (!s || !*s || *s == '.' || *s == '-')
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || strchr(extra, *s)))
+			return 0;
+	return 1;
+}
+
+/* The case's key=value words and the measure mode, from params. */
+struct case_args {
+	char *v[MAX_CASE_ARGS + 1];
+	int n;
+	int icount;
+};
+
+static void case_args_release(struct case_args *a)
+{
+	while (a->n)
+		free(a->v[--a->n]);
+	a->v[0] = NULL;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int case_args_from_params(struct case_args *a, json_t *params, struct err *e)
+{
+	const char *keys[MAX_CASE_ARGS + 1];
+	const char *key;
+	json_t *val;
+	size_t nkeys = 0, i;
+
+	memset(a, 0, sizeof(*a));
+	if (!params || json_is_null(params))
+		return 0;
+	if (!json_is_object(params))
+		return err_set(e, 400, "invalid_job", "params", "params must be an object");
+	json_object_foreach(params, key, val) {
+		if (nkeys >= MAX_CASE_ARGS)
+			return err_set(e, 400, "invalid_job", "params", "more than %d params", MAX_CASE_ARGS);
+		keys[nkeys++] = key;
+	}
+	qsort(keys, nkeys, sizeof(keys[0]), cmp_str);
+	for (i = 0; i < nkeys; i++) {
+		char *word = NULL;
+
+		val = json_object_get(params, keys[i]);
+		if (!name_ok(keys[i], "_.-"))
+			goto bad;
+		if (!strcmp(keys[i], "measure")) {
+			const char *m = json_string_value(val);
+
+			if (!m || (strcmp(m, "wallclock") && strcmp(m, "icount")))
+				return err_set(e, 400, "invalid_job", "params.measure",
+					       "measure must be \"wallclock\" or \"icount\"");
+			a->icount = !strcmp(m, "icount");
+			continue;
+		}
+		if (json_is_string(val)) {
+			const char *s = json_string_value(val);
+
+			if (!*s || strpbrk(s, " \t\r\n"))
+				goto bad;
+			word = xstrfmt("%s=%s", keys[i], s);
+		} else if (json_is_integer(val)) {
+			word = xstrfmt("%s=%lld", keys[i], (long long)json_integer_value(val));
+		} else if (json_is_real(val) && isfinite(json_real_value(val))) {
+			word = xstrfmt("%s=%.17g", keys[i], json_real_value(val));
+		} else if (json_is_boolean(val)) {
+			word = xstrfmt("%s=%d", keys[i], json_is_true(val) ? 1 : 0);
+		} else {
+			goto bad;
+		}
+		a->v[a->n++] = word;
+		a->v[a->n] = NULL;
+		continue;
+bad:
+		case_args_release(a);
+		return err_set(e, 400, "invalid_job", keys[i], "bad param '%s'", keys[i]);
+	}
+	return 0;
+}
+
+/* "TESTCASE.KEY" -> [values] from the case's "key: value" text; NULL when none. */
+static json_t *metrics_from_text(const char *testcase, const char *text, size_t len)
+{
+	json_t *doc, *metrics, *out, *vals;
+	const char *key;
+	struct err e;
+	size_t i;
+
+	doc = parse_output("kv", text, len, &e);
+	if (!doc)
+		return NULL;
+	metrics = json_object_get(doc, "metrics");
+	if (!json_is_object(metrics) || !json_object_size(metrics)) {
+		json_decref(doc);
+		return NULL;
+	}
+	out = json_object();
+	json_object_foreach(metrics, key, vals) {
+		json_t *arr = json_array();
+		json_t *v;
+
+		json_array_foreach(vals, i, v)
+			if (json_is_number(v) && isfinite(json_number_value(v)))
+				json_array_append_new(arr, json_real(json_number_value(v)));
+		if (json_array_size(arr)) {
+			char *name = xstrfmt("%s.%s", testcase, key);
+
+			json_object_set_new(out, name, arr);
+			free(name);
+		} else {
+			json_decref(arr);
+		}
+	}
+	json_decref(doc);
+	if (!json_object_size(out)) {
+		json_decref(out);
+		return NULL;
+	}
+	return out;
+}
+
+static json_t *run_object(json_t *metrics, const char *started_at, double duration_s,
+			  const char *mode, const char *accel, const char *release,
+			  double guest_s, int cpus)
+{
+	json_t *run = json_object();
+
+	json_object_set_new(run, "metrics", metrics);
+	json_object_set_new(run, "started_at", json_string(started_at));
+	json_object_set_new(run, "duration_s", json_real(duration_s));
+	json_object_set_new(run, "mode", json_string(mode));
+	json_object_set_new(run, "accel", json_string(accel));
+	json_object_set_new(run, "kernel_release", json_string(release ? release : ""));
+	if (guest_s >= 0)
+		json_object_set_new(run, "guest_elapsed_s", json_real(guest_s));
+	json_object_set_new(run, "cpus", json_integer(cpus));
+	return run;
+}
+
+static void set_status(struct job_outcome *out, const char *status)
+{
+	snprintf(out->status, sizeof(out->status), "%s", status);
+}
+
+/* --- host mode ------------------------------------------------------------ */
+
+static int execute_host(const struct job_spec *spec, const struct worker_env *env,
+			const struct case_args *args, phase_fn phase, void *ctx,
+			struct job_outcome *out, struct err *e)
+{
+	int i, repeat = spec->repeat > 0 ? spec->repeat : 1;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	char *tmpdir = xstrfmt("%s/run/host", env->work_dir);
+	int rc = 0;
+
+	if (mkdir(tmpdir, 0755) < 0 && errno != EEXIST) {
+		char *parent = xstrfmt("%s/run", env->work_dir);
+
+		if (mkdir(parent, 0755) < 0 && errno != EEXIST) {
+			err_set(e, 500, "io_error", parent, "cannot create '%s': %s", parent, strerror(errno));
+			free(parent);
+			free(tmpdir);
+			return -1;
+		}
+		free(parent);
+		if (mkdir(tmpdir, 0755) < 0 && errno != EEXIST) {
+			err_set(e, 500, "io_error", tmpdir, "cannot create '%s': %s", tmpdir, strerror(errno));
+			free(tmpdir);
+			return -1;
+		}
+	}
+	if (args->icount) {
+		set_status(out, "run-failed");
+		out->log_tail = xstrdup("regtrack: measure \"icount\" needs qemu; host mode measures wall-clock time\n");
+		free(tmpdir);
+		return 0;
+	}
+	set_status(out, "ok");
+	for (i = 0; i < repeat; i++) {
+		struct hostrun h;
+		char started[32], desc[64];
+		json_t *metrics;
+		struct buf log = BUF_INIT(0);
+
+		report(phase, ctx, "run", (double)i / repeat, "host run %d/%d of %s", i + 1, repeat,
+		       spec->testcase);
+		hostrun_init(&h);
+		h.cases_dir = env->cases_dir;
+		h.arch = env->arch;
+		h.testcase = spec->testcase;
+		h.args = (const char *const *)args->v;
+		h.cwd = tmpdir;
+		h.timeout_s = env->timeout_run_s;
+		now_rfc3339(started, sizeof(started));
+		if (hostrun_run(&h, e) < 0) {
+			hostrun_release(&h);
+			rc = -1;
+			break;
+		}
+		if (buf_addf(&log, "$ %s/%s/%s", env->cases_dir, env->arch, spec->testcase) ||
+		    buf_addstr(&log, "\n") || buf_add(&log, h.cmd.out.data, h.cmd.out.len) ||
+		    buf_add(&log, h.cmd.err.data, h.cmd.err.len) ||
+		    buf_addf(&log, "regtrack: case ended: %s\n", runcmd_describe(&h.cmd, desc, sizeof(desc))))
+			abort();	/* uncapped */
+		free(out->log_tail);
+		out->log_tail = tail_dup(log.data, log.len);
+		buf_release(&log);
+		metrics = runcmd_ok(&h.cmd) ? metrics_from_text(spec->testcase, h.cmd.out.data, h.cmd.out.len) : NULL;
+		if (!metrics) {
+			set_status(out, "run-failed");
+			hostrun_release(&h);
+			break;
+		}
+		json_array_append_new(out->runs, run_object(metrics, started, h.cmd.elapsed_s, "wallclock",
+							    "host", h.release, -1, (int)cpus));
+		hostrun_release(&h);
+	}
+	free(tmpdir);
+	return rc;
+}
+
+/* --- kernel mode ---------------------------------------------------------- */
+
+static int build_initramfs(const char *path, const struct worker_env *env,
+			   const struct job_spec *spec, const struct case_args *args,
+			   int timeout_run_s, struct err *e)
+{
+	char *dir = xstrfmt("%s/%s", env->cases_dir, env->arch);
+	char *init = xstrfmt("%s/init", dir);
+	char *casebin = xstrfmt("%s/%s", dir, spec->testcase);
+	struct initramfs ir;
+	struct buf job = BUF_INIT(0);
+	struct dirent *de;
+	struct stat st;
+	DIR *d = NULL;
+	int rc = -1, i;
+
+	if (stat(init, &st) < 0 || !S_ISREG(st.st_mode)) {
+		err_set(e, 500, "invalid_job", init, "no /init binary '%s' (make cases)", init);
+		goto out_nofree;
+	}
+	if (stat(casebin, &st) < 0 || !S_ISREG(st.st_mode)) {
+		err_set(e, 400, "invalid_job", casebin, "no case binary '%s'", casebin);
+		goto out_nofree;
+	}
+	initramfs_init(&ir);
+	initramfs_add_dir(&ir, "dev", 0755);
+	initramfs_add_node(&ir, "dev/console", S_IFCHR, 0600, 5, 1);
+	initramfs_add_dir(&ir, "proc", 0755);
+	initramfs_add_dir(&ir, "sys", 0755);
+	initramfs_add_dir(&ir, "tmp", 01777);
+	initramfs_add_dir(&ir, "regtrack", 0755);
+	initramfs_add_dir(&ir, "cases", 0755);
+	if (initramfs_add_path(&ir, "init", 0755, init, e) < 0)
+		goto out;
+	/* every case binary: a case may run another (execl runs itself) */
+	d = opendir(dir);
+	if (!d) {
+		err_set(e, 500, "io_error", dir, "cannot read '%s': %s", dir, strerror(errno));
+		goto out;
+	}
+	{
+		char *names[256];
+		int n = 0;
+
+		while ((de = readdir(d)) && n < 256) {
+			if (de->d_name[0] == '.' || !strcmp(de->d_name, "init"))
+				continue;
+			names[n++] = xstrdup(de->d_name);
+		}
+		qsort(names, (size_t)n, sizeof(names[0]), cmp_str);
+		for (i = 0; i < n; i++) {
+			char *src = xstrfmt("%s/%s", dir, names[i]);
+			char *dst = xstrfmt("cases/%s", names[i]);
+			int r = 0;
+
+			if (!stat(src, &st) && S_ISREG(st.st_mode))
+				r = initramfs_add_path(&ir, dst, 0755, src, e);
+			free(src);
+			free(dst);
+			if (r < 0) {
+				while (i < n)
+					free(names[i++]);
+				goto out;
+			}
+			free(names[i]);
+		}
+	}
+	if (buf_addf(&job, "case %s\ntimeout %d\n", spec->testcase, timeout_run_s))
+		abort();
+	for (i = 0; i < args->n; i++)
+		if (buf_addf(&job, "arg %s\n", args->v[i]))
+			abort();
+	initramfs_add_file(&ir, "regtrack/job", 0644, job.data, job.len);
+	initramfs_finish(&ir);
+	rc = initramfs_write(&ir, path, e);
+out:
+	if (d)
+		closedir(d);
+	initramfs_release(&ir);
+	buf_release(&job);
+out_nofree:
+	free(casebin);
+	free(init);
+	free(dir);
+	return rc;
+}
+
+/* What one boot printed: the parsed markers of the serial log. */
+struct boot_result {
+	int reached_init, has_end;
+	int exit_code, signal, timed_out;
+	double guest_s;
+	char release[128];
+	struct buf text;   /* the case's stdout: "rt| " lines, prefix stripped */
+};
+
+static void parse_serial(const char *log, struct boot_result *r)
+{
+	const char *p = strstr(log, MARK_INIT), *begin, *end, *line;
+
+	memset(r, 0, sizeof(*r));
+	buf_init(&r->text, 0);
+	r->guest_s = -1;
+	if (!p)
+		return;
+	r->reached_init = 1;
+	p += strlen(MARK_INIT);
+	snprintf(r->release, sizeof(r->release), "%.*s", (int)strcspn(p, " \r\n"), p);
+	begin = strstr(p, MARK_BEGIN);
+	if (!begin)
+		return;
+	end = strstr(begin, MARK_END);
+	if (!end)
+		return;
+	r->has_end = 1;
+	{
+		long long ns = 0;
+
+		if (sscanf(end + strlen(MARK_END), "exit=%d signal=%d timeout=%d elapsed_ns=%lld",
+			   &r->exit_code, &r->signal, &r->timed_out, &ns) != 4) {
+			r->has_end = 0;
+			return;
+		}
+		r->guest_s = ns / 1e9;
+	}
+	for (line = begin; line < end; ) {
+		const char *nl = memchr(line, '\n', (size_t)(end - line));
+		size_t n = nl ? (size_t)(nl - line) : (size_t)(end - line);
+
+		if (n >= 4 && !memcmp(line, "rt| ", 4)) {
+			size_t m = n - 4;
+
+			while (m && line[4 + m - 1] == '\r')
+				m--;
+			if (buf_add(&r->text, line + 4, m) || buf_addch(&r->text, '\n'))
+				abort();
+		}
+		line += n + 1;
+	}
+}
+
+static int execute_kernel(const struct job_spec *spec, const struct worker_env *env,
+			  const struct case_args *args, phase_fn phase, void *ctx,
+			  struct job_outcome *out, struct err *e)
+{
+	struct kernel k;
+	char *runs_dir = NULL, *initrd = NULL, *ccache = NULL, *kcdir = NULL, *work = NULL;
+	const char *accel = "tcg";
+	char why[320] = "";
+	int rc = -1, r, i, repeat = spec->repeat > 0 ? spec->repeat : 1;
+	int run_s = env->timeout_run_s > 0 ? env->timeout_run_s : 600;
+	int boot_s = env->timeout_boot_s > 0 ? env->timeout_boot_s : 300;
+
+	kernel_init(&k);
+	/* make runs in the source dir: every path it gets must be absolute */
+	work = realpath(env->work_dir, NULL);
+	if (!work) {
+		err_set(e, 500, "io_error", env->work_dir, "cannot resolve '%s': %s", env->work_dir,
+			strerror(errno));
+		goto out;
+	}
+	k.work_dir = work;
+	k.tree = spec->tree;
+	k.url = spec->url;
+	k.commit = spec->commit;
+	k.kconfig = spec->kconfig;
+	k.compiler = spec->compiler;
+	k.arch = env->arch;
+	if (env->ccache_dir && env->ccache_dir[0] != '/') {
+		char *cwd = getcwd(NULL, 0);
+
+		ccache = xstrfmt("%s/%s", cwd ? cwd : ".", env->ccache_dir);
+		free(cwd);
+	} else {
+		ccache = env->ccache_dir ? xstrdup(env->ccache_dir) : xstrfmt("%s/ccache", work);
+	}
+	k.ccache_dir = ccache;
+	kcdir = kernel_find_kconfig_dir(NULL, env->cases_dir);
+	if (!kcdir) {
+		err_set(e, 500, "io_error", "kconfig", "no kconfig fragment dir found");
+		goto out;
+	}
+	k.kconfig_dir = kcdir;
+	k.make_jobs = env->make_jobs;
+	k.timeout_fetch_s = env->timeout_fetch_s;
+	k.timeout_build_s = env->timeout_build_s;
+
+	report(phase, ctx, "fetch", 0, "%s %s", spec->tree ? spec->tree : "", spec->commit ? spec->commit : "");
+	if (kernel_fetch(&k, e) < 0)
+		goto out;
+	report(phase, ctx, "configure", 0, "%s at %.12s", spec->kconfig, k.sha);
+	r = kernel_configure(&k, e);
+	if (!r) {
+		report(phase, ctx, "build", 0, "make -j%d %s", env->make_jobs > 0 ? env->make_jobs : 1,
+		       spec->kconfig);
+		r = kernel_build(&k, e);
+	}
+	if (r) {
+		if (r < 0)
+			goto out;
+		set_status(out, "build-failed");
+		out->log_tail = tail_dup(k.log.data, k.log.len);
+		if (k.config_text)
+			out->kconfig_text = xstrdup(k.config_text);
+		rc = 0;
+		goto out;
+	}
+	out->kconfig_text = xstrdup(k.config_text ? k.config_text : "");
+
+	report(phase, ctx, "initramfs", 0, "%s", spec->testcase);
+	runs_dir = xstrfmt("%s/run/%s-%s", env->work_dir, spec->tree, spec->kconfig);
+	{
+		char *parent = xstrfmt("%s/run", env->work_dir);
+
+		if ((mkdir(parent, 0755) < 0 && errno != EEXIST) ||
+		    (mkdir(runs_dir, 0755) < 0 && errno != EEXIST)) {
+			err_set(e, 500, "io_error", runs_dir, "cannot create '%s': %s", runs_dir, strerror(errno));
+			free(parent);
+			goto out;
+		}
+		free(parent);
+	}
+	initrd = xstrfmt("%s/initramfs.cpio", runs_dir);
+	if (build_initramfs(initrd, env, spec, args, run_s, e) < 0)
+		goto out;
+
+	if (!args->icount) {
+		report(phase, ctx, "boot", 0, "probing kvm");
+		accel = qemu_kvm_usable(env->arch, k.image, initrd, "rt.case=none", MARK_END,
+					KVM_PROBE_S, why, sizeof(why)) ? "kvm" : "tcg";
+	}
+
+	set_status(out, "ok");
+	for (i = 0; i < repeat; i++) {
+		struct boot_result br;
+		struct qemu q;
+		char started[32], *logpath;
+		json_t *metrics = NULL;
+		int fd;
+
+		report(phase, ctx, "boot", (double)i / repeat, "boot %d/%d (%s, %s%s%s)", i + 1, repeat,
+		       accel, args->icount ? "icount" : "wallclock", why[0] ? ": " : "", why);
+		logpath = xstrfmt("%s/serial-%lld-%d.log", runs_dir, spec->id, i + 1);
+		fd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		free(logpath);
+		qemu_init(&q);
+		q.arch = env->arch;
+		q.kernel = k.image;
+		q.initrd = initrd;
+		q.accel = accel;
+		q.icount = args->icount;
+		q.mem_mb = env->qemu_mem_mb;
+		q.cpus = env->qemu_cpus;
+		q.timeout_s = boot_s + run_s;
+		q.log_fd = fd;
+		now_rfc3339(started, sizeof(started));
+		r = qemu_run(&q, e);
+		if (fd >= 0)
+			close(fd);
+		if (r < 0) {
+			qemu_release(&q);
+			goto out;
+		}
+		free(out->log_tail);
+		out->log_tail = tail_dup(q.log.data, q.log.len);
+		parse_serial(q.log.data, &br);
+		if (!br.reached_init) {
+			set_status(out, "boot-failed");
+		} else if (!br.has_end || br.exit_code || br.signal || br.timed_out) {
+			set_status(out, "run-failed");
+		} else {
+			metrics = metrics_from_text(spec->testcase, br.text.data, br.text.len);
+			if (!metrics)
+				set_status(out, "run-failed");
+		}
+		if (metrics) {
+			report(phase, ctx, "run", (double)(i + 1) / repeat, "run %d/%d done in %.1f s",
+			       i + 1, repeat, q.elapsed_s);
+			json_array_append_new(out->runs,
+				run_object(metrics, started, q.elapsed_s, args->icount ? "icount" : "wallclock",
+					   accel, br.release[0] ? br.release : k.release, br.guest_s,
+					   args->icount ? 1 : env->qemu_cpus > 0 ? env->qemu_cpus : 2));
+		}
+		buf_release(&br.text);
+		qemu_release(&q);
+		if (strcmp(out->status, "ok"))
+			break;
+	}
+	rc = 0;
+out:
+	free(initrd);
+	free(runs_dir);
+	free(kcdir);
+	free(ccache);
+	free(work);
+	kernel_release(&k);
+	return rc;
+}
+
+int job_execute(const struct job_spec *spec, const struct worker_env *env,
+		phase_fn phase, void *ctx, struct job_outcome *out, struct err *e)
+{
+	struct case_args args;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	out->runs = json_array();
+	set_status(out, "run-failed");
+	if (!spec || !env || !env->work_dir || !env->arch || !env->cases_dir)
+		return err_set(e, 400, "invalid_job", "", "job spec or worker env incomplete");
+	if (!name_ok(spec->testcase, "_.-") || !strcmp(spec->testcase, "init"))
+		return err_set(e, 400, "invalid_job", "testcase", "bad testcase '%s'",
+			       spec->testcase ? spec->testcase : "");
+	if (spec->repeat < 0 || spec->repeat > 1000)
+		return err_set(e, 400, "invalid_job", "repeat", "repeat must be 1..1000");
+	if (!spec->kconfig)
+		return err_set(e, 400, "invalid_job", "kconfig", "no kconfig");
+	if (strcmp(spec->kconfig, "host") && !kernel_kconfig_known(spec->kconfig, env->arch))
+		return err_set(e, 400, "invalid_job", "kconfig", "kconfig '%s' cannot be built for %s",
+			       spec->kconfig, env->arch);
+	{
+		struct stat st;
+
+		if (stat(env->work_dir, &st) < 0 && mkdir(env->work_dir, 0755) < 0)
+			return err_set(e, 500, "io_error", env->work_dir, "cannot create '%s': %s",
+				       env->work_dir, strerror(errno));
+	}
+	if (case_args_from_params(&args, spec->params, e) < 0)
+		return -1;
+	if (!strcmp(spec->kconfig, "host"))
+		rc = execute_host(spec, env, &args, phase, ctx, out, e);
+	else
+		rc = execute_kernel(spec, env, &args, phase, ctx, out, e);
+	case_args_release(&args);
+	return rc;
+}
+
+void job_outcome_release(struct job_outcome *out)
+{
+	json_decref(out->runs);
+	free(out->log_tail);
+	free(out->kconfig_text);
+	out->runs = NULL;
+	out->log_tail = NULL;
+	out->kconfig_text = NULL;
+}

@@ -1,0 +1,86 @@
+#ifndef REGTRACK_EXECUTE_H
+#define REGTRACK_EXECUTE_H
+
+/*
+ * The worker's execution engine: what the agent loop calls for one leased
+ * job. Kernel mode: fetch the tree, configure and build the kernel
+ * (worker/kernel.h), pack an initramfs with /init and the case binaries
+ * (worker/initramfs.h), boot it `repeat` times in qemu (worker/qemu.h) and
+ * parse each run's result block. Host mode (kconfig "host"): run the case
+ * binary `repeat` times on the running kernel (worker/hostrun.h).
+ */
+#include <jansson.h>
+#include "err.h"
+
+struct job_spec {
+	long long id;
+	const char *tree, *url, *commit;      /* url: git URL or local path of the tree */
+	const char *kconfig;                  /* "host" = host mode, no build */
+	const char *compiler;                 /* "gcc-12" */
+	const char *testcase;                 /* case name, e.g. "small-allocs" */
+	json_t *params;                       /* object of strings/numbers; "measure": "wallclock"|"icount" */
+	int repeat;                           /* n runs (n boots, or n host executions) */
+};
+
+struct worker_env {
+	const char *work_dir;                 /* mirrors/, build/, ccache/ below it unless set */
+	const char *arch;                     /* "x86_64" | "aarch64" */
+	const char *cases_dir;                /* dir with ARCH/NAME static binaries (bin/cases) */
+	const char *ccache_dir;
+	int make_jobs, qemu_mem_mb, qemu_cpus;
+	int timeout_fetch_s, timeout_build_s, timeout_boot_s, timeout_run_s;
+};
+
+/* phase: "fetch","configure","build","initramfs","boot","run"; progress 0..1 */
+typedef void (*phase_fn)(void *ctx, const char *phase, double progress, const char *message);
+
+struct job_outcome {
+	char status[16];      /* "ok", "build-failed", "boot-failed", "run-failed" */
+	json_t *runs;         /* new array, one object per run: {"metrics": {"TESTCASE.KEY": [v..]},
+	                         "started_at": "RFC3339", "duration_s": x, "mode": "wallclock"|"icount",
+	                         "accel": "kvm"|"tcg"|"host", "kernel_release": "…"} */
+	char *log_tail;       /* new, last ~16 KiB of the build/serial log */
+	char *kconfig_text;   /* new, final .config (NULL in host mode) */
+};
+
+/*
+ * Runs the job; never exits the process. Returns 0 when the job ran to an
+ * outcome (including build-failed etc.), -1 with e filled on an internal
+ * error (bad spec, work dir unusable).
+ *
+ * Details of the outcome:
+ * - Params become the case's argv as "key=value" words in key order
+ *   (numbers: integers as integers, others with %.17g; true/false as 1/0);
+ *   "measure" is not passed. Keys must be [A-Za-z0-9_.-]+, values without
+ *   newlines or spaces.
+ * - measure "wallclock" (default) uses KVM when the worker arch is the
+ *   host's and a probe boot under KVM reached /init (remembered per
+ *   process), else TCG; "icount" always uses TCG with -icount and one vCPU.
+ *   Host mode supports "wallclock" only (icount: run-failed).
+ * - The runs stop at the first failing one: status is that run's failure,
+ *   `runs` holds the runs that succeeded before it.
+ *   build-failed: configure or make failed or timed out (make's tail in
+ *     log_tail); boot-failed: qemu ended or timed out before /init printed
+ *     its first line; run-failed: /init ran but the case exited non-zero,
+ *     was killed, timed out, printed no result block, or printed no
+ *     "key: number" line.
+ * - Each run object also has "guest_elapsed_s" (kernel mode: the case's
+ *   duration by the guest's clock) and "cpus" (vCPUs or host CPUs).
+ * - Extra files under WORK_DIR/run/TREE-KCONFIG/: initramfs.cpio and
+ *   serial-JOBID-N.log (the full serial log of run N).
+ * - The kconfig fragments are looked up as kernel_find_kconfig_dir()
+ *   describes (worker/kconfig next to the cases dir's checkout, or
+ *   $REGTRACK_KCONFIG_DIR, or PREFIX/share/regtrack/kconfig).
+ * - Errors (-1): "invalid_job" (bad testcase/params/repeat/kconfig for this
+ *   arch/compiler, no case binary), "fetch_failed", "unknown_commit",
+ *   "io_error" (work dir unusable), "exec_failed" (git/make/qemu missing).
+ * phase may be NULL; it is called before each phase and before each run,
+ * never while a case is measuring.
+ */
+int job_execute(const struct job_spec *spec, const struct worker_env *env,
+		phase_fn phase, void *ctx, struct job_outcome *out, struct err *e);
+
+/* Frees what job_execute put into out (runs, log_tail, kconfig_text). */
+void job_outcome_release(struct job_outcome *out);
+
+#endif

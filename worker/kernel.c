@@ -1,0 +1,671 @@
+#include "kernel.h"
+#include "runcmd.h"
+#include "xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#include "banned.h"
+
+#define KERNEL_LOG_CAP (64u << 10)
+#define GIT_QUICK_S 120   /* rev-parse, worktree prune: local and fast */
+
+/* One row per kconfig name the worker knows how to build. */
+struct kconfig_base {
+	const char *name;
+	const char *arch;        /* worker arch that can run it */
+	const char *karch;       /* ARCH= for make */
+	const char *target;      /* base config make target */
+	const char *image_target;
+	const char *image;       /* relative to the build dir */
+	const char *fragments[3];
+};
+
+static const struct kconfig_base kconfig_bases[] = {
+	{ "x86_64-tiny-mm", "x86_64", "x86_64", "tinyconfig", "bzImage", "arch/x86/boot/bzImage",
+	  { "tiny-mm.config", "x86_64-tiny-mm.config", NULL } },
+	{ "arm64-tiny-mm", "aarch64", "arm64", "tinyconfig", "Image", "arch/arm64/boot/Image",
+	  { "tiny-mm.config", "arm64-tiny-mm.config", NULL } },
+	{ "x86_64-defconfig", "x86_64", "x86_64", "defconfig", "bzImage", "arch/x86/boot/bzImage",
+	  { "x86_64-defconfig.config", NULL } },
+	{ "arm64-defconfig", "aarch64", "arm64", "defconfig", "Image", "arch/arm64/boot/Image",
+	  { "arm64-defconfig.config", NULL } },
+};
+
+static const struct kconfig_base *kconfig_find(const char *name, const char *arch)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(kconfig_bases); i++)
+		if (!strcmp(kconfig_bases[i].name, name) &&
+		    (!arch || !strcmp(kconfig_bases[i].arch, arch)))
+			return &kconfig_bases[i];
+	return NULL;
+}
+
+int kernel_kconfig_known(const char *kconfig, const char *arch)
+{
+	return kconfig && arch && kconfig_find(kconfig, arch) != NULL;
+}
+
+void kernel_init(struct kernel *k)
+{
+	memset(k, 0, sizeof(*k));
+	buf_init(&k->log, 0);
+}
+
+void kernel_release(struct kernel *k)
+{
+	free(k->src_dir);
+	free(k->build_dir);
+	free(k->image);
+	free(k->release);
+	free(k->config_text);
+	buf_release(&k->log);
+	k->src_dir = k->build_dir = k->image = k->release = k->config_text = NULL;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Appends to the log, keeping only its last KERNEL_LOG_CAP bytes. */
+static void log_add(struct kernel *k, const char *p, size_t n)
+{
+	struct buf *b = &k->log;
+
+	if (n >= KERNEL_LOG_CAP) {
+		p += n - KERNEL_LOG_CAP;
+		n = KERNEL_LOG_CAP;
+	}
+	if (b->len + n > KERNEL_LOG_CAP) {
+		size_t drop = b->len + n - KERNEL_LOG_CAP;
+
+		memmove(b->data, b->data + drop, b->len - drop);
+		b->len -= drop;
+		b->data[b->len] = '\0';
+	}
+	if (buf_add(b, p, n))
+		abort();	/* uncapped buffer: cannot fail */
+}
+
+static void log_addf(struct kernel *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void log_addf(struct kernel *k, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		log_add(k, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+}
+
+/*
+ * Runs argv (in cwd, with env), logging "$ argv" and its output.
+ * Returns 0 when it exited 0, 1 when it ran and failed (the reason logged),
+ * -1 when it could not start (e filled). full_log_fd >= 0 also gets the output.
+ */
+static int run_logged(struct kernel *k, const char *const *argv, const char *cwd,
+		      const char *const *env, int timeout_s, int full_log_fd, struct err *e)
+{
+	struct runcmd cmd;
+	char desc[64];
+	size_t i;
+	int rc;
+
+	log_addf(k, "$");
+	for (i = 0; argv[i]; i++)
+		log_addf(k, " %s", argv[i]);
+	log_addf(k, "\n");
+	runcmd_init(&cmd, argv, timeout_s);
+	cmd.cwd = cwd;
+	cmd.env = env;
+	cmd.merge_stderr = 1;
+	cmd.out.cap = KERNEL_LOG_CAP;
+	cmd.log_fd = full_log_fd;
+	cmd.cancel = k->cancel;
+	if (runcmd_run(&cmd, e) < 0) {
+		log_addf(k, "%s\n", e->message);
+		runcmd_release(&cmd);
+		return -1;
+	}
+	log_add(k, cmd.out.data, cmd.out.len);
+	if (cmd.out.len && cmd.out.data[cmd.out.len - 1] != '\n')
+		log_addf(k, "\n");
+	rc = runcmd_ok(&cmd) ? 0 : 1;
+	if (rc)
+		log_addf(k, "regtrack: '%s' failed: %s\n", argv[0], runcmd_describe(&cmd, desc, sizeof(desc)));
+	runcmd_release(&cmd);
+	return rc;
+}
+
+static int valid_name(const char *s)
+{
+	if (!s || !*s || *s == '.' || *s == '-')
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || strchr("._-", *s)))
+			return 0;
+	return 1;
+}
+
+static int is_full_sha(const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i]; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return i == 40;
+}
+
+static int mkdir_p(const char *path, struct err *e)
+{
+	char *p = xstrdup(path), *s;
+
+	for (s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0755) < 0 && errno != EEXIST)
+			goto fail;
+		*s = '/';
+	}
+	if (mkdir(p, 0755) < 0 && errno != EEXIST)
+		goto fail;
+	free(p);
+	return 0;
+fail:
+	err_set(e, 500, "io_error", path, "cannot create '%s': %s", p, strerror(errno));
+	free(p);
+	return -1;
+}
+
+static int dir_exists(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+static int file_exists(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
+/* 1 when `prog` is an executable in PATH. */
+static int in_path(const char *prog)
+{
+	const char *path = getenv("PATH"), *p;
+
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path; p; ) {
+		const char *end = strchr(p, ':');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		char *cand = xstrfmt("%.*s/%s", (int)len, p, prog);
+		int ok = !access(cand, X_OK);
+
+		free(cand);
+		if (ok)
+			return 1;
+		p = end ? end + 1 : NULL;
+	}
+	return 0;
+}
+
+static const char *host_arch(void)
+{
+	static struct utsname u;
+
+	if (!u.machine[0])
+		uname(&u);
+	return u.machine;
+}
+
+/* Flock()s mirrors/TREE.lock; returns the fd (close to unlock) or -1. */
+static int lock_tree(struct kernel *k, struct err *e)
+{
+	char *path = xstrfmt("%s/mirrors/%s.lock", k->work_dir, k->tree);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0 || flock(fd, LOCK_EX) < 0) {
+		err_set(e, 500, "io_error", path, "cannot lock '%s': %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		fd = -1;
+	}
+	free(path);
+	return fd;
+}
+
+/* git rev-parse --verify COMMIT^{commit} in the mirror; 0 and k->sha on success. */
+static int resolve_commit(struct kernel *k, const char *mirror, struct err *e)
+{
+	char *spec = xstrfmt("%s^{commit}", k->commit);
+	const char *argv[] = { "git", "--git-dir", mirror, "rev-parse", "-q", "--verify",
+			       "--end-of-options", spec, NULL };
+	struct runcmd cmd;
+	int rc = 1;
+
+	runcmd_init(&cmd, argv, GIT_QUICK_S);
+	cmd.cancel = k->cancel;
+	if (runcmd_run(&cmd, e) < 0) {
+		free(spec);
+		runcmd_release(&cmd);
+		return -1;
+	}
+	if (runcmd_ok(&cmd) && cmd.out.len >= 40) {
+		memcpy(k->sha, cmd.out.data, 40);
+		k->sha[40] = '\0';
+		rc = is_full_sha(k->sha) ? 0 : 1;
+	}
+	free(spec);
+	runcmd_release(&cmd);
+	return rc;
+}
+
+int kernel_fetch(struct kernel *k, struct err *e)
+{
+	const struct kconfig_base *base;
+	char *mirrors = NULL, *mirror = NULL, *srcs = NULL, *tmp = NULL, *cross = NULL;
+	int lock = -1, rc = -1, r, tfetch = k->timeout_fetch_s > 0 ? k->timeout_fetch_s : 1800;
+	double t0 = now_s();
+
+	if (!valid_name(k->tree))
+		return err_set(e, 400, "invalid_job", "tree", "bad tree name '%s'", k->tree ? k->tree : "");
+	if (!k->url || !*k->url || k->url[0] == '-')
+		return err_set(e, 400, "invalid_job", "url", "bad tree url");
+	if (!k->commit || !*k->commit || k->commit[0] == '-')
+		return err_set(e, 400, "invalid_job", "commit", "bad commit");
+	base = k->kconfig ? kconfig_find(k->kconfig, NULL) : NULL;
+	if (!base)
+		return err_set(e, 400, "invalid_job", "kconfig", "unknown kconfig '%s'",
+			       k->kconfig ? k->kconfig : "");
+	if (strcmp(base->arch, k->arch ? k->arch : ""))
+		return err_set(e, 400, "invalid_job", "kconfig", "kconfig '%s' is for %s, this worker is %s",
+			       k->kconfig, base->arch, k->arch ? k->arch : "?");
+	if (!k->compiler || (strcmp(k->compiler, "gcc") && strncmp(k->compiler, "gcc-", 4)) ||
+	    !valid_name(k->compiler))
+		return err_set(e, 400, "invalid_job", "compiler", "unsupported compiler '%s'",
+			       k->compiler ? k->compiler : "");
+	cross = xstrfmt("%s%s", strcmp(base->arch, host_arch()) ?
+			(!strcmp(base->arch, "aarch64") ? "aarch64-linux-gnu-" : "x86_64-linux-gnu-") : "",
+			k->compiler);
+	if (!in_path(cross)) {
+		err_set(e, 400, "invalid_job", "compiler", "compiler '%s' is not installed", cross);
+		free(cross);
+		return -1;
+	}
+	free(cross);
+	k->karch = base->karch;
+
+	mirrors = xstrfmt("%s/mirrors", k->work_dir);
+	srcs = xstrfmt("%s/src", k->work_dir);
+	if (mkdir_p(mirrors, e) || mkdir_p(srcs, e))
+		goto out;
+	mirror = xstrfmt("%s/%s.git", mirrors, k->tree);
+	free(k->src_dir);
+	k->src_dir = xstrfmt("%s/%s-%s", srcs, k->tree, base->karch);
+	lock = lock_tree(k, e);
+	if (lock < 0)
+		goto out;
+
+	if (!dir_exists(mirror)) {
+		const char *rm[] = { "rm", "-rf", NULL, NULL };
+		const char *clone[] = { "git", "clone", "--mirror", "--quiet", "--", k->url, NULL, NULL };
+
+		tmp = xstrfmt("%s.tmp", mirror);
+		rm[2] = tmp;
+		clone[6] = tmp;
+		if (run_logged(k, rm, NULL, NULL, GIT_QUICK_S, -1, e) < 0)
+			goto out;
+		r = run_logged(k, clone, NULL, NULL, tfetch, -1, e);
+		if (r) {
+			if (r > 0)
+				err_set(e, 502, "fetch_failed", k->url, "cannot clone '%s'", k->url);
+			goto out;
+		}
+		if (rename(tmp, mirror) < 0) {
+			err_set(e, 500, "io_error", mirror, "cannot rename '%s': %s", tmp, strerror(errno));
+			goto out;
+		}
+	}
+	/* a full sha we already have needs no network; anything else may have moved */
+	r = is_full_sha(k->commit) ? resolve_commit(k, mirror, e) : 1;
+	if (r < 0)
+		goto out;
+	if (r > 0) {
+		const char *fetch[] = { "git", "--git-dir", mirror, "fetch", "--quiet", "--prune",
+					"--", k->url, "+refs/*:refs/*", NULL };
+
+		r = run_logged(k, fetch, NULL, NULL, tfetch, -1, e);
+		if (r) {
+			if (r > 0)
+				err_set(e, 502, "fetch_failed", k->url, "cannot fetch '%s'", k->url);
+			goto out;
+		}
+		r = resolve_commit(k, mirror, e);
+		if (r < 0)
+			goto out;
+		if (r > 0) {
+			err_set(e, 404, "unknown_commit", "commit", "commit '%s' not found in '%s'",
+				k->commit, k->url);
+			goto out;
+		}
+	}
+
+	{
+		char *dotgit = xstrfmt("%s/.git", k->src_dir);
+		int have = file_exists(dotgit);
+
+		free(dotgit);
+		if (have) {
+			const char *co[] = { "git", "-C", k->src_dir, "checkout", "--quiet", "--force",
+					     "--detach", k->sha, NULL };
+			const char *clean[] = { "git", "-C", k->src_dir, "clean", "-q", "-f", "-d", "-x", NULL };
+
+			r = run_logged(k, co, NULL, NULL, tfetch, -1, e);
+			if (!r)
+				r = run_logged(k, clean, NULL, NULL, tfetch, -1, e);
+			if (r < 0)
+				goto out;
+			have = r == 0;
+		}
+		if (!have) {
+			const char *rm[] = { "rm", "-rf", k->src_dir, NULL };
+			const char *prune[] = { "git", "--git-dir", mirror, "worktree", "prune", NULL };
+			const char *add[] = { "git", "--git-dir", mirror, "worktree", "add", "--quiet",
+					      "--force", "--detach", k->src_dir, k->sha, NULL };
+
+			if (run_logged(k, rm, NULL, NULL, GIT_QUICK_S, -1, e) < 0 ||
+			    run_logged(k, prune, NULL, NULL, GIT_QUICK_S, -1, e) < 0)
+				goto out;
+			r = run_logged(k, add, NULL, NULL, tfetch, -1, e);
+			if (r) {
+				if (r > 0)
+					err_set(e, 500, "io_error", k->src_dir,
+						"cannot check out %s into '%s'", k->sha, k->src_dir);
+				goto out;
+			}
+		}
+	}
+	rc = 0;
+out:
+	if (lock >= 0)
+		close(lock);
+	k->fetch_s = now_s() - t0;
+	free(tmp);
+	free(mirror);
+	free(mirrors);
+	free(srcs);
+	return rc;
+}
+
+char *kernel_find_kconfig_dir(const char *explicit, const char *cases_dir)
+{
+	const char *fixed[] = { "/usr/local/share/regtrack/kconfig", "/usr/share/regtrack/kconfig" };
+	const char *envdir = getenv("REGTRACK_KCONFIG_DIR");
+	size_t i;
+
+	if (explicit)
+		return dir_exists(explicit) ? xstrdup(explicit) : NULL;
+	if (envdir && *envdir)
+		return dir_exists(envdir) ? xstrdup(envdir) : NULL;
+	if (cases_dir) {
+		char *cand = xstrfmt("%s/../../worker/kconfig", cases_dir);
+
+		if (dir_exists(cand))
+			return cand;
+		free(cand);
+	}
+	for (i = 0; i < ARRAY_SIZE(fixed); i++)
+		if (dir_exists(fixed[i]))
+			return xstrdup(fixed[i]);
+	return NULL;
+}
+
+/* The make command line common to every make call; strings in `hold` freed by the caller. */
+struct make_args {
+	const char *argv[16];
+	char *hold[6];
+	int n, nhold;
+	const char *env[8];
+};
+
+static const char *hold(struct make_args *m, char *s)
+{
+	m->hold[m->nhold++] = s;
+	return s;
+}
+
+static void make_args_init(struct make_args *m, struct kernel *k, const struct kconfig_base *base)
+{
+	int cross = strcmp(base->arch, host_arch()) != 0;
+	const char *prefix = !cross ? "" :
+		!strcmp(base->arch, "aarch64") ? "aarch64-linux-gnu-" : "x86_64-linux-gnu-";
+
+	memset(m, 0, sizeof(*m));
+	m->argv[m->n++] = "make";
+	m->argv[m->n++] = hold(m, xstrfmt("O=%s", k->build_dir));
+	m->argv[m->n++] = hold(m, xstrfmt("ARCH=%s", base->karch));
+	if (cross)
+		m->argv[m->n++] = hold(m, xstrfmt("CROSS_COMPILE=%s", prefix));
+	m->argv[m->n++] = hold(m, xstrfmt("CC=ccache %s%s", prefix, k->compiler));
+	m->env[0] = hold(m, k->ccache_dir ? xstrfmt("CCACHE_DIR=%s", k->ccache_dir) :
+			 xstrfmt("CCACHE_DIR=%s/ccache", k->work_dir));
+	m->env[1] = hold(m, xstrfmt("CCACHE_BASEDIR=%s", k->work_dir));
+	/* fixed build identity: reproducible images, ccache hits on init/version.c */
+	m->env[2] = "KBUILD_BUILD_TIMESTAMP=Sun Jan 1 00:00:00 UTC 2023";
+	m->env[3] = "KBUILD_BUILD_USER=regtrack";
+	m->env[4] = "KBUILD_BUILD_HOST=regtrack";
+	m->env[5] = "LC_ALL=C";
+	m->env[6] = NULL;
+}
+
+static void make_args_release(struct make_args *m)
+{
+	while (m->nhold)
+		free(m->hold[--m->nhold]);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *text = NULL;
+	size_t len = 0;
+
+	if (!f)
+		return NULL;
+	if (getdelim(&text, &len, '\0', f) < 0) {
+		free(text);
+		text = xstrdup("");
+	}
+	fclose(f);
+	return text;
+}
+
+/* Logs each "CONFIG_X=y" of the fragment that the final .config lacks. */
+static void check_fragment(struct kernel *k, const char *frag_path, const char *config)
+{
+	char *frag = slurp(frag_path), *line, *next;
+
+	for (line = frag; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (strncmp(line, "CONFIG_", 7))
+			continue;
+		{
+			char *want = xstrfmt("\n%s\n", line);
+			char *cfg = xstrfmt("\n%s", config);
+
+			if (!strstr(cfg, want))
+				log_addf(k, "regtrack: warning: %s from %s is not in the final .config\n",
+					 line, frag_path);
+			free(want);
+			free(cfg);
+		}
+	}
+	free(frag);
+}
+
+int kernel_configure(struct kernel *k, struct err *e)
+{
+	const struct kconfig_base *base = kconfig_find(k->kconfig, k->arch);
+	char *builds = NULL, *config = NULL, *old = NULL, *merge = NULL;
+	char *frag[ARRAY_SIZE(base->fragments)] = { NULL };
+	struct make_args m;
+	struct stat old_st;
+	int rc = -1, r, nfrag = 0, had_old, tbuild = k->timeout_build_s > 0 ? k->timeout_build_s : 7200;
+	double t0 = now_s();
+	size_t i;
+
+	if (!base || !k->src_dir || !k->kconfig_dir)
+		return err_set(e, 500, "invalid_job", "kconfig", "configure before fetch, or no kconfig dir");
+	for (i = 0; i < ARRAY_SIZE(base->fragments) && base->fragments[i]; i++) {
+		frag[nfrag] = xstrfmt("%s/%s", k->kconfig_dir, base->fragments[i]);
+		if (!file_exists(frag[nfrag])) {
+			err_set(e, 500, "io_error", frag[nfrag], "kconfig fragment '%s' missing", frag[nfrag]);
+			nfrag++;
+			goto out;
+		}
+		nfrag++;
+	}
+	builds = xstrfmt("%s/build", k->work_dir);
+	free(k->build_dir);
+	k->build_dir = xstrfmt("%s/%s-%s-%s", builds, k->tree, k->kconfig, k->compiler);
+	if (mkdir_p(k->build_dir, e))
+		goto out;
+	config = xstrfmt("%s/.config", k->build_dir);
+	had_old = !stat(config, &old_st);
+	old = had_old ? slurp(config) : NULL;
+
+	make_args_init(&m, k, base);
+	m.argv[m.n] = base->target;
+	m.argv[m.n + 1] = NULL;
+	r = run_logged(k, m.argv, k->src_dir, m.env, tbuild, -1, e);
+	if (!r) {
+		const char *margv[8 + ARRAY_SIZE(base->fragments)];
+		int n = 0;
+
+		merge = xstrfmt("%s/scripts/kconfig/merge_config.sh", k->src_dir);
+		margv[n++] = merge;
+		margv[n++] = "-m";
+		margv[n++] = "-O";
+		margv[n++] = k->build_dir;
+		margv[n++] = config;
+		for (i = 0; i < (size_t)nfrag; i++)
+			margv[n++] = frag[i];
+		margv[n] = NULL;
+		r = run_logged(k, margv, k->src_dir, m.env, tbuild, -1, e);
+	}
+	if (!r) {
+		m.argv[m.n] = "olddefconfig";
+		r = run_logged(k, m.argv, k->src_dir, m.env, tbuild, -1, e);
+	}
+	make_args_release(&m);
+	if (r) {
+		rc = r < 0 ? -1 : 1;
+		goto out;
+	}
+	free(k->config_text);
+	k->config_text = slurp(config);
+	if (!k->config_text) {
+		err_set(e, 500, "io_error", config, "no .config after configure");
+		goto out;
+	}
+	for (i = 0; i < (size_t)nfrag; i++)
+		check_fragment(k, frag[i], k->config_text);
+	if (old && !strcmp(old, k->config_text)) {
+		/* unchanged: give .config back its old mtime, nothing to reconfigure */
+		struct timespec ts[2] = { old_st.st_atim, old_st.st_mtim };
+
+		utimensat(AT_FDCWD, config, ts, 0);
+		log_addf(k, "regtrack: .config unchanged\n");
+	}
+	rc = 0;
+out:
+	k->configure_s = now_s() - t0;
+	for (i = 0; i < (size_t)nfrag; i++)
+		free(frag[i]);
+	free(merge);
+	free(old);
+	free(config);
+	free(builds);
+	return rc;
+}
+
+int kernel_build(struct kernel *k, struct err *e)
+{
+	const struct kconfig_base *base = kconfig_find(k->kconfig, k->arch);
+	char *jobs = NULL, *logpath = NULL, *path = NULL;
+	struct make_args m;
+	int rc = -1, r, fd, tbuild = k->timeout_build_s > 0 ? k->timeout_build_s : 7200;
+	double t0 = now_s();
+
+	if (!base || !k->build_dir)
+		return err_set(e, 500, "invalid_job", "kconfig", "build before configure");
+	logpath = xstrfmt("%s/regtrack-build.log", k->build_dir);
+	fd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		err_set(e, 500, "io_error", logpath, "cannot create '%s': %s", logpath, strerror(errno));
+		free(logpath);
+		return -1;
+	}
+	make_args_init(&m, k, base);
+	jobs = xstrfmt("-j%d", k->make_jobs > 0 ? k->make_jobs : 1);
+	m.argv[m.n] = jobs;
+	m.argv[m.n + 1] = base->image_target;
+	m.argv[m.n + 2] = NULL;
+	r = run_logged(k, m.argv, k->src_dir, m.env, tbuild, fd, e);
+	make_args_release(&m);
+	close(fd);
+	if (r) {
+		rc = r < 0 ? -1 : 1;
+		goto out;
+	}
+	free(k->image);
+	k->image = xstrfmt("%s/%s", k->build_dir, base->image);
+	if (!file_exists(k->image)) {
+		log_addf(k, "regtrack: make succeeded but '%s' is missing\n", k->image);
+		rc = 1;
+		goto out;
+	}
+	path = xstrfmt("%s/include/config/kernel.release", k->build_dir);
+	free(k->release);
+	k->release = slurp(path);
+	if (k->release)
+		k->release[strcspn(k->release, "\n")] = '\0';
+	else
+		k->release = xstrdup("");
+	free(path);
+	path = xstrfmt("%s/.config", k->build_dir);
+	free(k->config_text);
+	k->config_text = slurp(path);
+	rc = 0;
+out:
+	k->build_s = now_s() - t0;
+	free(path);
+	free(jobs);
+	free(logpath);
+	return rc;
+}

@@ -1,0 +1,105 @@
+#ifndef REGTRACK_KERNEL_H
+#define REGTRACK_KERNEL_H
+
+#include <signal.h>
+
+#include "buf.h"
+#include "err.h"
+
+/*
+ * Getting a bootable kernel image for (tree, commit, kconfig, compiler):
+ * source, configuration, build. Every git and make call goes through
+ * runcmd (argv, timeout, own process group).
+ *
+ * Layout under work_dir (every part reused by later jobs):
+ *	mirrors/TREE.git          bare mirror (`git clone --mirror`, then `fetch`)
+ *	mirrors/TREE.lock         flock()ed around every mirror/worktree operation
+ *	src/TREE-KARCH/           a `git worktree` of the mirror, checked out at
+ *	                          the commit (only changed files get new mtimes,
+ *	                          so a rebuild after a small change is incremental)
+ *	build/TREE-KCONFIG-COMPILER/  `make O=` output dir; .config is kept there;
+ *	                          regtrack-build.log is the last full make log
+ *
+ * kconfig names are a table in kernel.c: "x86_64-tiny-mm", "arm64-tiny-mm"
+ * (tinyconfig + worker/kconfig/tiny-mm.config + ARCH-tiny-mm.config),
+ * "x86_64-defconfig", "arm64-defconfig" (defconfig + ARCH-defconfig.config).
+ * Fragments are merged with scripts/kconfig/merge_config.sh -m, then
+ * `make olddefconfig`. compiler is "gcc" or "gcc-N"; the cross prefix
+ * (aarch64-linux-gnu-, x86_64-linux-gnu-) is added when the kernel's arch
+ * is not the host's; ccache wraps it (CCACHE_DIR = ccache_dir).
+ */
+struct kernel {
+	/* --- inputs: borrowed, set by the caller before kernel_fetch --- */
+	const char *work_dir;
+	const char *tree;         /* [A-Za-z0-9._-]+ */
+	const char *url;          /* git URL or local path */
+	const char *commit;       /* sha (full or abbreviated), branch or tag */
+	const char *kconfig;      /* a name from the table above */
+	const char *compiler;     /* "gcc" | "gcc-N" */
+	const char *arch;         /* the worker's arch: "x86_64" | "aarch64" */
+	const char *ccache_dir;   /* NULL: WORK_DIR/ccache */
+	const char *kconfig_dir;  /* NULL: search (see kernel_find_kconfig_dir) */
+	int make_jobs;            /* <= 0: 1 */
+	int timeout_fetch_s, timeout_build_s;  /* <= 0: 1800 / 7200 */
+	volatile sig_atomic_t *cancel;  /* passed to every child (see runcmd.h) */
+
+	/* --- outputs: owned by the struct, freed by kernel_release --- */
+	char sha[41];             /* the commit resolved in the mirror */
+	char *src_dir, *build_dir;
+	char *image;              /* bootable image: build/arch/x86/boot/bzImage or
+	                           * build/arch/arm64/boot/Image */
+	char *release;            /* `make kernelrelease`, e.g. "6.1.158" */
+	char *config_text;        /* the final .config */
+	const char *karch;        /* "x86_64" | "arm64" (static storage) */
+	struct buf log;           /* last 64 KiB of the output of every command
+	                           * run, each preceded by a "$ argv" line */
+	double fetch_s, configure_s, build_s;  /* wall time of each phase */
+};
+
+/* Zeroes k and sets up the log buffer. Set the inputs afterwards. */
+void kernel_init(struct kernel *k);
+void kernel_release(struct kernel *k);
+
+/*
+ * 1 when `kconfig` names a base config in the table for the worker arch
+ * `arch` ("x86_64"/"aarch64"); 0 otherwise.
+ */
+int kernel_kconfig_known(const char *kconfig, const char *arch);
+
+/*
+ * Brings the mirror up to date when needed (a full sha already in the
+ * mirror needs no fetch), resolves k->commit to k->sha and checks it out
+ * into k->src_dir. Returns 0; -1 with e filled: "invalid_job" (bad tree
+ * name, kconfig unknown or not for this arch, unknown compiler), "fetch_failed"
+ * (clone/fetch failed or timed out; the git output is in k->log),
+ * "unknown_commit" (not in the mirror after a fetch), "io_error" (work dir
+ * unusable).
+ */
+int kernel_fetch(struct kernel *k, struct err *e) __attribute__((warn_unused_result));
+
+/*
+ * Configures k->build_dir: base config, fragments, olddefconfig. When the
+ * resulting .config equals the previous one, its old mtime is restored so
+ * make sees nothing to redo. Returns 0 on success, 1 when a configure
+ * step failed (a build failure of the job: the reason is in k->log),
+ * -1 with e filled on an internal error ("io_error", "invalid_job").
+ */
+int kernel_configure(struct kernel *k, struct err *e) __attribute__((warn_unused_result));
+
+/*
+ * Builds the image with make -jN under ccache; fills image, release and
+ * config_text. Returns 0, 1 when the build failed or timed out (reason
+ * and make's output tail in k->log), -1 with e filled on an internal error.
+ */
+int kernel_build(struct kernel *k, struct err *e) __attribute__((warn_unused_result));
+
+/*
+ * The directory holding the kconfig fragments: `explicit` when not NULL,
+ * else $REGTRACK_KCONFIG_DIR, else CASES_DIR/../../worker/kconfig (the
+ * source checkout next to bin/cases), else /usr/local/share/regtrack/kconfig,
+ * else /usr/share/regtrack/kconfig; the first that exists. Returns a new
+ * string (caller frees), or NULL when none exists.
+ */
+char *kernel_find_kconfig_dir(const char *explicit, const char *cases_dir);
+
+#endif
