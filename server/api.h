@@ -42,6 +42,11 @@ enum MHD_Result api_trees_get(struct request *rq);
 /* regressions (api_regressions.c): add below */
 /* bisects (api_bisects.c): add below */
 /* mail and subscriptions (api_mail.c): add below */
+enum MHD_Result api_subscriptions_post(struct request *rq);
+enum MHD_Result api_subscriptions_get(struct request *rq);
+enum MHD_Result api_subscription_delete(struct request *rq);
+enum MHD_Result api_regression_report(struct request *rq);
+enum MHD_Result api_outbox_get(struct request *rq);
 
 /* Parses a PostgreSQL float8/bigint text; NAN / 0 for SQL NULL (empty). */
 double pg_double(const char *s);

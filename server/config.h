@@ -18,6 +18,17 @@ struct config {
 	char *smtp_url;          /* e.g. smtp://127.0.0.1:2525; "" = mail off */
 	char *mail_from;
 	char *public_url;        /* base of links in mails */
+	/* mail (mailer.h) */
+	char *smtp_user;         /* "" = no SMTP AUTH */
+	char *smtp_password;
+	char *smtp_starttls;     /* none | try | required */
+	char *mail_dry_run_dir;  /* non-empty: write DIR/ID.eml instead of sending */
+	char *mail_cc;           /* comma-separated addresses copied on every report */
+	long mail_to_author;     /* 1 = the culprit's author gets the report */
+	long mail_report_improvements; /* 1 = bisected improvements are mailed too */
+	long mail_report_fixed;  /* 1 = a follow-up when a regression is marked fixed */
+	long mail_retry_max_s;   /* cap of the exponential retry backoff */
+	long mail_poll_ms;       /* outbox poll when not kicked */
 	long threads;            /* HTTP thread pool size */
 	long body_limit;         /* bytes; larger request bodies get 413 */
 	long public_read;        /* 1 = reads need no token */

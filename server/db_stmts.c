@@ -252,4 +252,97 @@ const struct db_stmt_def db_stmts[DB_NR_STMTS] = {
 	[ST_OUTBOX_INSERT] = { "outbox_insert",
 		"INSERT INTO outbox (kind, regression_id, bisect_id) "
 		"VALUES ($1, $2::bigint, $3::bigint) RETURNING id" },
+	/* the oldest due queued row, locked for this transaction */
+	[ST_OUTBOX_CLAIM] = { "outbox_claim",
+		"SELECT id, kind, coalesce(regression_id, 0), coalesce(bisect_id, 0), "
+		"subject IS NOT NULL, attempts FROM outbox "
+		"WHERE state = 'queued' AND next_attempt_at <= now() "
+		"ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED" },
+	[ST_OUTBOX_ROW] = { "outbox_row",
+		"SELECT subject, body, message_id, in_reply_to, "
+		"array_to_string(recipients, ' ') FROM outbox WHERE id = $1::bigint" },
+	/* $1 id, $2 subject, $3 body, $4 message id, $5 in-reply-to, $6 recipients
+	 * (space-separated), $7 regression id, $8 thread root id */
+	[ST_OUTBOX_RENDER] = { "outbox_render",
+		"UPDATE outbox SET subject = $2, body = $3, message_id = $4, in_reply_to = $5, "
+		"recipients = string_to_array($6, ' '), regression_id = $7::bigint, "
+		"thread_id = $8::bigint WHERE id = $1::bigint" },
+	/* $2 'sent' or 'dry_run' */
+	[ST_OUTBOX_DONE] = { "outbox_done",
+		"UPDATE outbox SET state = $2, attempts = attempts + 1, sent_at = now(), "
+		"last_error = NULL WHERE id = $1::bigint" },
+	/* exponential backoff: 2^attempts seconds, at most $3 */
+	[ST_OUTBOX_RETRY] = { "outbox_retry",
+		"UPDATE outbox SET attempts = attempts + 1, last_error = $2, "
+		"next_attempt_at = now() + make_interval(secs => least($3::float8, "
+		"power(2, least(attempts, 30)))) WHERE id = $1::bigint" },
+	[ST_OUTBOX_DEFER] = { "outbox_defer",
+		"UPDATE outbox SET next_attempt_at = now() + interval '1 second' "
+		"WHERE id = $1::bigint" },
+	/* $2 'failed' or 'skipped', $3 why */
+	[ST_OUTBOX_GIVEUP] = { "outbox_giveup",
+		"UPDATE outbox SET state = $2, last_error = $3 WHERE id = $1::bigint" },
+	/* the first report of regression $1 before row $2 (the thread root) */
+	[ST_OUTBOX_THREAD_ROOT] = { "outbox_thread_root",
+		"SELECT id, coalesce(message_id, ''), coalesce(subject, '') FROM outbox "
+		"WHERE regression_id = $1::bigint AND kind <> 'fixed' AND id < $2::bigint "
+		"AND state IN ('queued', 'sent', 'dry_run') ORDER BY id LIMIT 1" },
+	/* $1 regression id (NULL = all), $2 limit */
+	[ST_OUTBOX_JSON] = { "outbox_json",
+		"SELECT coalesce(json_agg(json_build_object('id', o.id, 'kind', o.kind, "
+		"'regression_id', o.regression_id, 'bisect_id', o.bisect_id, 'thread_id', o.thread_id, "
+		"'state', o.state, 'message_id', o.message_id, 'in_reply_to', o.in_reply_to, "
+		"'subject', o.subject, 'recipients', o.recipients, 'attempts', o.attempts, "
+		"'last_error', o.last_error, 'created_at', o.created_at, 'sent_at', o.sent_at) "
+		"ORDER BY o.id DESC), '[]')::text FROM (SELECT * FROM outbox "
+		"WHERE $1::bigint IS NULL OR regression_id = $1::bigint "
+		"ORDER BY id DESC LIMIT $2::integer) o" },
+	/* what a report of regression $1 says (mailer.c reads the columns by index) */
+	[ST_MAIL_REGRESSION] = { "mail_regression",
+		"SELECT r.kind, r.change_pct, m.name, t.name, s.params::text, s.kconfig, s.compiler, "
+		"s.tbox_group, s.mode, g.sha, g.subject, b.sha, b.subject, b.author, "
+		"coalesce(tr.name, ''), x.branch, x.arch, x.nr_cpus, x.memory_mb, x.cpu_model, "
+		"r.setup_id, r.good_commit_id, r.bad_commit_id, r.metric_id, "
+		"coalesce(r.bisect_id, 0), b.parents[1], r.state "
+		"FROM regressions r JOIN metrics m ON m.id = r.metric_id "
+		"JOIN setups s ON s.id = r.setup_id JOIN testcases t ON t.id = s.testcase_id "
+		"JOIN commits g ON g.id = r.good_commit_id JOIN commits b ON b.id = r.bad_commit_id "
+		"LEFT JOIN LATERAL (SELECT ru.branch, ru.tree_id, ma.arch, ma.nr_cpus, ma.memory_mb, "
+		"ma.cpu_model FROM runs ru LEFT JOIN machines ma ON ma.id = ru.machine_id "
+		"WHERE ru.setup_id = r.setup_id AND ru.commit_id = r.bad_commit_id "
+		"ORDER BY ru.id DESC LIMIT 1) x ON true "
+		"LEFT JOIN trees tr ON tr.id = coalesce(x.tree_id, b.tree_id) WHERE r.id = $1::bigint" },
+	[ST_MAIL_BISECT_REGRESSION] = { "mail_bisect_regression",
+		"SELECT id FROM regressions WHERE bisect_id = $1::bigint ORDER BY id LIMIT 1" },
+	/* LKP table rows of setup $1, base commit $2 vs head $3: metric $4 first, then
+	 * the metrics of the other records of the same range; per-run means as samples */
+	[ST_MAIL_TABLE] = { "mail_table",
+		"WITH per_run AS (SELECT ru.commit_id, rv.metric_id, "
+		"(SELECT avg(v) FROM unnest(rv.vals) v) AS m FROM runs ru "
+		"JOIN run_values rv ON rv.run_id = ru.id "
+		"WHERE ru.setup_id = $1::bigint AND ru.commit_id IN ($2::bigint, $3::bigint) "
+		"AND (rv.metric_id = $4::integer OR rv.metric_id IN (SELECT metric_id FROM regressions "
+		"WHERE setup_id = $1::bigint AND good_commit_id = $2::bigint "
+		"AND bad_commit_id = $3::bigint))) "
+		"SELECT me.name, avg(p.m) FILTER (WHERE p.commit_id = $2::bigint), "
+		"stddev_pop(p.m) FILTER (WHERE p.commit_id = $2::bigint), "
+		"avg(p.m) FILTER (WHERE p.commit_id = $3::bigint), "
+		"stddev_pop(p.m) FILTER (WHERE p.commit_id = $3::bigint) "
+		"FROM per_run p JOIN metrics me ON me.id = p.metric_id "
+		"GROUP BY me.id, me.name ORDER BY me.id <> $4::integer, me.name LIMIT 50" },
+	/* subscriptions of tree $1 and testcase $2; metric globs and paths checked in C */
+	[ST_MAIL_SUBS_MATCH] = { "mail_subs_match",
+		"SELECT email, coalesce(metric, ''), array_to_string(paths, E'\n') FROM subscriptions "
+		"WHERE (tree IS NULL OR tree = $1) AND (testcase IS NULL OR testcase = $2) ORDER BY id" },
+	[ST_SUB_INSERT] = { "sub_insert",
+		"INSERT INTO subscriptions (email, tree, testcase, metric, paths) "
+		"VALUES ($1, $2, $3, $4, coalesce($5::text[], '{}')) RETURNING id" },
+	[ST_SUBS_JSON] = { "subs_json",
+		"SELECT coalesce(json_agg(json_build_object('id', id, 'email', email, 'tree', tree, "
+		"'testcase', testcase, 'metric', metric, 'paths', paths, 'created_at', created_at) "
+		"ORDER BY id), '[]')::text FROM subscriptions" },
+	[ST_SUB_DELETE] = { "sub_delete",
+		"DELETE FROM subscriptions WHERE id = $1::bigint RETURNING id" },
+	[ST_MAIL_REGRESSION_EXISTS] = { "mail_regression_exists",
+		"SELECT coalesce(bisect_id, 0) FROM regressions WHERE id = $1::bigint" },
 };

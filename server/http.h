@@ -38,6 +38,7 @@ struct server {
 	struct config *cfg;           /* borrowed */
 	struct lease_queue *leases;   /* long-poll waiters and the lease reaper (lease.h) */
 	/* background threads of other modules: add their handles below */
+	struct mailer *mailer;        /* outbox sender (mailer.h); NULL when mail is off */
 	struct db *db;
 	struct MHD_Daemon *daemon;
 	unsigned short port;

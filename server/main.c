@@ -15,6 +15,7 @@
 #include "server/db.h"
 #include "server/http.h"
 #include "server/lease.h"
+#include "server/mailer.h"
 #include "server/migrate.h"
 #include "xalloc.h"
 
@@ -184,6 +185,10 @@ static int do_serve(struct config *cfg)
 	srv.db = db_new(cfg->db, cfg->db_timeout_ms);
 	srv.leases = lease_queue_start(&srv);
 	/* background threads of other modules (detection, bisect, mailer): start below */
+	if (mailer_check_config(cfg, &e))
+		fprintf(stderr, "regtrack-server: %s; mail is off\n", e.message);
+	else
+		srv.mailer = mailer_start(&srv);
 	if (http_start(&srv, &e)) {
 		fprintf(stderr, "regtrack-server: %s\n", e.message);
 		lease_queue_stop(srv.leases);
@@ -204,6 +209,8 @@ static int do_serve(struct config *cfg)
 	for (int i = 0; i < 300 && atomic_load(&srv.in_flight); i++)
 		usleep(100 * 1000);
 	http_stop(&srv);
+	mailer_stop(srv.mailer); /* after http_stop: handlers kick it */
+	srv.mailer = NULL;
 	db_free(srv.db);
 	fprintf(stderr, "regtrack-server: stopped\n");
 	return 0;

@@ -43,5 +43,20 @@ long long outbox_regression_fixed(PGconn *c, long long regression_id, struct err
 
 long long outbox_regression_report(PGconn *c, long long regression_id, struct err *e)
 {
-	return queue(c, "range", regression_id, 0, e);
+	char rid[24];
+	const char *p[1] = { rid };
+	PGresult *r;
+	long long bisect_id;
+
+	snprintf(rid, sizeof(rid), "%lld", regression_id);
+	r = db_exec(c, ST_MAIL_REGRESSION_EXISTS, 1, p, e);
+	if (!r)
+		return -1;
+	if (!PQntuples(r)) {
+		PQclear(r);
+		return err_set(e, 404, "not_found", "regression", "no regression %lld", regression_id);
+	}
+	bisect_id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+	PQclear(r);
+	return queue(c, bisect_id > 0 ? "bisect" : "range", regression_id, bisect_id, e);
 }

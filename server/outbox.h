@@ -45,7 +45,8 @@ long long outbox_regression_fixed(PGconn *c, long long regression_id, struct err
  * Queues a report on demand (POST /api/v1/regressions/{id}/report): a
  * 'bisect' report when a done bisect of the regression named a culprit,
  * else a 'range' report. A regression already reported gets the new mail
- * as a reply in its thread. Returns the outbox id or -1 with e as above.
+ * as a reply in its thread. Returns the outbox id or -1 with e as above,
+ * or 404 "not_found" when there is no such regression.
  */
 long long outbox_regression_report(PGconn *c, long long regression_id, struct err *e)
 	__attribute__((warn_unused_result));

@@ -27,5 +27,10 @@ const struct route routes[] = {
 	/* regressions (api_regressions.c): add below */
 	/* bisects (api_bisects.c): add below */
 	/* mail and subscriptions (api_mail.c): add below */
+	{ "POST", "/api/v1/subscriptions", api_subscriptions_post, AUTH_ADMIN },
+	{ "GET", "/api/v1/subscriptions", api_subscriptions_get, AUTH_ADMIN },
+	{ "DELETE", "/api/v1/subscriptions/{}", api_subscription_delete, AUTH_ADMIN },
+	{ "POST", "/api/v1/regressions/{}/report", api_regression_report, AUTH_ADMIN },
+	{ "GET", "/api/v1/outbox", api_outbox_get, AUTH_ADMIN },
 };
 const unsigned nr_routes = sizeof(routes) / sizeof(routes[0]);

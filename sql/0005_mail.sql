@@ -16,7 +16,7 @@ CREATE TABLE outbox (
 	-- the first mail of the thread this one replies to (NULL: starts a thread)
 	thread_id       bigint REFERENCES outbox(id),
 	state           text NOT NULL DEFAULT 'queued'
-	                CHECK (state IN ('queued', 'sent', 'dry_run', 'failed')),
+	                CHECK (state IN ('queued', 'sent', 'dry_run', 'failed', 'skipped')),
 	message_id      text UNIQUE,
 	in_reply_to     text,
 	subject         text,

@@ -1,0 +1,264 @@
+/*
+ * Mail and subscriptions (issue 7):
+ *   POST   /api/v1/subscriptions (admin)     {email, tree, testcase, metric, paths[]} -> 201 {id}
+ *   GET    /api/v1/subscriptions (admin)     every subscription, oldest first
+ *   DELETE /api/v1/subscriptions/{id} (admin) 204, 404 when unknown
+ *   POST   /api/v1/regressions/{id}/report (admin)  queue a report now -> 202 {outbox_id}
+ *   GET    /api/v1/outbox[?regression=&limit=] (admin)  recent mails and their state
+ *
+ * Subscription fields other than email are optional; absent or empty
+ * means any. metric is a glob (fnmatch), paths are globs matched against
+ * the files the culprit touched. A report asked for by hand is a 'bisect'
+ * report when the regression has a bisect, else a 'range' report, and a
+ * reply in the thread when the regression was reported before.
+ */
+#include "server/api.h"
+#include "server/mailer.h"
+#include "server/outbox.h"
+#include "report.h"
+#include "xalloc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "banned.h"
+
+#define MAX_FIELD 256
+#define MAX_PATHS 64
+
+/* Optional string field: NULL when absent, null or empty. */
+static int opt_str(json_t *o, const char *key, const char **out, struct err *e)
+{
+	json_t *v = json_object_get(o, key);
+
+	*out = NULL;
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_string(v))
+		return err_set(e, 400, "invalid_field", key, "'%s' must be a string", key);
+	if (json_string_length(v) > MAX_FIELD)
+		return err_set(e, 400, "invalid_field", key, "'%s' is longer than %d bytes", key,
+			       MAX_FIELD);
+	for (const char *s = json_string_value(v); *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return err_set(e, 400, "invalid_field", key,
+				       "'%s' must not contain control characters", key);
+	if (json_string_length(v))
+		*out = json_string_value(v);
+	return 0;
+}
+
+/* paths: array of glob strings, as a PostgreSQL array literal (new) or NULL. */
+static int paths_literal(json_t *o, char **out, struct err *e)
+{
+	json_t *v = json_object_get(o, "paths"), *it;
+	struct buf b = BUF_INIT(0);
+	size_t i;
+
+	*out = NULL;
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_array(v) || json_array_size(v) > MAX_PATHS)
+		return err_set(e, 400, "invalid_field", "paths",
+			       "'paths' must be an array of at most %d strings", MAX_PATHS);
+	if (buf_addch(&b, '{'))
+		goto big;
+	json_array_foreach(v, i, it) {
+		const char *s;
+
+		if (!json_is_string(it) || !json_string_length(it) || json_string_length(it) > MAX_FIELD) {
+			buf_release(&b);
+			return err_set(e, 400, "invalid_field", "paths",
+				       "'paths' must hold non-empty strings of at most %d bytes", MAX_FIELD);
+		}
+		if (i && buf_addch(&b, ','))
+			goto big;
+		if (buf_addch(&b, '"'))
+			goto big;
+		for (s = json_string_value(it); *s; s++) {
+			if ((unsigned char)*s < 0x20) {
+				buf_release(&b);
+				return err_set(e, 400, "invalid_field", "paths",
+					       "'paths' must not contain control characters");
+			}
+			if ((*s == '"' || *s == '\\') && buf_addch(&b, '\\'))
+				goto big;
+			if (buf_addch(&b, *s))
+				goto big;
+		}
+		if (buf_addch(&b, '"'))
+			goto big;
+	}
+	if (buf_addch(&b, '}'))
+		goto big;
+	*out = buf_detach(&b, NULL);
+	return 0;
+big:
+	buf_release(&b);
+	return err_set(e, 413, "too_large", "paths", "'paths' too large");
+}
+
+enum MHD_Result api_subscriptions_post(struct request *rq)
+{
+	const char *email, *tree, *testcase, *metric;
+	char *paths = NULL;
+	json_t *b;
+	PGresult *r;
+	PGconn *c;
+	struct err e;
+	long long id;
+
+	b = rq_json(rq, &e);
+	if (!b)
+		return reply_err(rq, &e);
+	if (opt_str(b, "email", &email, &e) || opt_str(b, "tree", &tree, &e) ||
+	    opt_str(b, "testcase", &testcase, &e) || opt_str(b, "metric", &metric, &e) ||
+	    paths_literal(b, &paths, &e))
+		goto fail;
+	if (!email) {
+		err_set(&e, 400, "missing_field", "email", "'email' is required");
+		goto fail;
+	}
+	if (!report_addr_ok(email)) {
+		err_set(&e, 400, "invalid_field", "email", "'email' must be a plain address (local@domain)");
+		goto fail;
+	}
+	c = rq_db(rq, &e);
+	if (!c)
+		goto fail;
+	{
+		const char *p[5] = { email, tree, testcase, metric, paths };
+		r = db_exec(c, ST_SUB_INSERT, 5, p, &e);
+	}
+	if (!r)
+		goto fail;
+	id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+	PQclear(r);
+	free(paths);
+	{
+		json_t *out = json_pack("{s:I, s:s, s:o, s:o, s:o, s:O}", "id", (json_int_t)id,
+					"email", email, "tree", tree ? json_string(tree) : json_null(),
+					"testcase", testcase ? json_string(testcase) : json_null(),
+					"metric", metric ? json_string(metric) : json_null(),
+					"paths", json_object_get(b, "paths") && json_is_array(json_object_get(b, "paths"))
+						? json_object_get(b, "paths") : json_array());
+		json_decref(b);
+		return reply_json(rq, 201, out);
+	}
+fail:
+	free(paths);
+	json_decref(b);
+	return reply_err(rq, &e);
+}
+
+static enum MHD_Result reply_db_json(struct request *rq, enum db_stmt st, int n,
+				     const char *const *p)
+{
+	struct err e;
+	PGconn *c = rq_db(rq, &e);
+	PGresult *r;
+	json_t *out;
+
+	if (!c)
+		return reply_err(rq, &e);
+	r = db_exec(c, st, n, p, &e);
+	if (!r)
+		return reply_err(rq, &e);
+	out = json_loads(PQgetvalue(r, 0, 0), 0, NULL);
+	PQclear(r);
+	if (!out)
+		return reply_errf(rq, 500, "db_error", "", "unreadable JSON from the database");
+	return reply_json(rq, 200, out);
+}
+
+enum MHD_Result api_subscriptions_get(struct request *rq)
+{
+	return reply_db_json(rq, ST_SUBS_JSON, 0, NULL);
+}
+
+static int path_id(struct request *rq, const char *what, long long *id, struct err *e)
+{
+	const char *s = rq->path_params[0];
+	char *end;
+
+	*id = strtoll(s, &end, 10);
+	if (!*s || *end || *id <= 0)
+		return err_set(e, 404, "not_found", what, "no %s '%s'", what, s);
+	return 0;
+}
+
+enum MHD_Result api_subscription_delete(struct request *rq)
+{
+	long long id;
+	char ids[24];
+	const char *p[1] = { ids };
+	PGresult *r;
+	PGconn *c;
+	struct err e;
+	int found;
+
+	if (path_id(rq, "subscription", &id, &e))
+		return reply_err(rq, &e);
+	c = rq_db(rq, &e);
+	if (!c)
+		return reply_err(rq, &e);
+	snprintf(ids, sizeof(ids), "%lld", id);
+	r = db_exec(c, ST_SUB_DELETE, 1, p, &e);
+	if (!r)
+		return reply_err(rq, &e);
+	found = PQntuples(r);
+	PQclear(r);
+	if (!found)
+		return reply_errf(rq, 404, "not_found", "subscription", "no subscription %lld", id);
+	return reply_empty(rq, 204);
+}
+
+enum MHD_Result api_regression_report(struct request *rq)
+{
+	long long id, oid;
+	PGconn *c;
+	struct err e;
+
+	if (path_id(rq, "regression", &id, &e))
+		return reply_err(rq, &e);
+	c = rq_db(rq, &e);
+	if (!c)
+		return reply_err(rq, &e);
+	if (db_begin(c, &e))
+		return reply_err(rq, &e);
+	oid = outbox_regression_report(c, id, &e);
+	if (oid < 0 || db_commit(c, &e))
+		goto fail;
+	mailer_kick(rq->srv->mailer);
+	return reply_json(rq, 202, json_pack("{s:I, s:I, s:b}", "outbox_id", (json_int_t)oid,
+					     "regression_id", (json_int_t)id,
+					     "mail_enabled", rq->srv->mailer != NULL));
+fail:
+	db_rollback(c);
+	return reply_err(rq, &e);
+}
+
+enum MHD_Result api_outbox_get(struct request *rq)
+{
+	const char *reg = rq_arg(rq, "regression"), *lim = rq_arg(rq, "limit");
+	char *end;
+	long long v;
+	const char *p[2] = { NULL, "100" };
+
+	if (reg) {
+		v = strtoll(reg, &end, 10);
+		if (*end || v <= 0)
+			return reply_errf(rq, 400, "invalid_field", "regression",
+					  "'regression' must be a positive integer");
+		p[0] = reg;
+	}
+	if (lim) {
+		v = strtoll(lim, &end, 10);
+		if (*end || v <= 0 || v > 1000)
+			return reply_errf(rq, 400, "invalid_field", "limit",
+					  "'limit' must be an integer in [1, 1000]");
+		p[1] = lim;
+	}
+	return reply_db_json(rq, ST_OUTBOX_JSON, 2, p);
+}

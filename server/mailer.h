@@ -1,0 +1,67 @@
+#ifndef REGTRACK_SERVER_MAILER_H
+#define REGTRACK_SERVER_MAILER_H
+
+#include <libpq-fe.h>
+
+#include "err.h"
+#include "server/config.h"
+
+struct server;
+
+/*
+ * The mailer thread: sends the outbox (outbox.h) through libcurl's SMTP.
+ *
+ * One row at a time, in id order: BEGIN; claim the oldest due queued row
+ * (FOR UPDATE SKIP LOCKED, so several servers never take the same row);
+ * render it if it was never rendered (subject, body, recipients, a new
+ * Message-ID "<uuid@domain of mail_from>", In-Reply-To for follow-ups:
+ * fixed then); send; mark it 'sent' (or 'dry_run') or, when sending
+ * failed, keep it queued with attempts + 1 and next_attempt_at = now +
+ * min(2^attempts s, mail_retry_max_s); COMMIT. A mail server outage thus
+ * delays mail and never drops it; the only way a mail goes out twice is a
+ * crash between the server's "250 OK" and our COMMIT.
+ *
+ * Rows the mailer does not send: no recipient after matching (state
+ * 'skipped'), an improvement when mail_report_improvements = 0 or a
+ * follow-up when mail_report_fixed = 0 ('skipped'), a follow-up of a
+ * regression never reported or a row whose regression is gone ('failed').
+ * A follow-up waits (1 s steps) until its thread's first mail is rendered.
+ *
+ * Recipients: every subscription whose tree and testcase match (NULL =
+ * any), whose metric glob matches (fnmatch) and, when it lists paths,
+ * one of whose globs matches a file the culprit touched (unknown files =
+ * no match); the culprit's author when mail_to_author = 1; mail_cc (comma
+ * separated) always. Duplicates are dropped; addresses that fail
+ * report_addr_ok() are left out.
+ *
+ * Config: smtp_url ("" = do not send), smtp_user, smtp_password,
+ * smtp_starttls (none|try|required), mail_from, public_url,
+ * mail_dry_run_dir (non-empty: write DIR/<outbox id>.eml and mark the row
+ * 'dry_run' instead of sending), mail_to_author, mail_cc,
+ * mail_report_improvements, mail_report_fixed, mail_retry_max_s,
+ * mail_poll_ms.
+ */
+struct mailer;
+
+/* Checks the mail keys of cfg (smtp_starttls value, mail_from address). -1 with e (400). */
+int mailer_check_config(const struct config *cfg, struct err *e) __attribute__((warn_unused_result));
+
+/*
+ * Starts the thread when there is somewhere to send to (smtp_url or
+ * mail_dry_run_dir set); NULL when mail is off or the thread cannot start.
+ */
+struct mailer *mailer_start(struct server *srv);
+/* Stops the thread (after the row in hand) and frees m; NULL is a no-op. */
+void mailer_stop(struct mailer *m);
+/* Wakes the thread now (a row was queued); NULL is a no-op. */
+void mailer_kick(struct mailer *m);
+
+/*
+ * One round on connection c: handles the oldest due row. Returns 1 when a
+ * row was handled (sent, dry-run, skipped, failed or put back for a
+ * retry), 0 when none was due, -1 with e on a database error.
+ */
+int mailer_run_once(PGconn *c, const struct config *cfg, struct err *e)
+	__attribute__((warn_unused_result));
+
+#endif
