@@ -1,0 +1,206 @@
+#ifndef REGTRACK_BISECT_PLAN_H
+#define REGTRACK_BISECT_PLAN_H
+
+#include <stddef.h>
+
+#include "stats/compare.h"
+
+/*
+ * The bisect planner: a pure function from what is known about a commit
+ * range (per-commit samples, which commits failed to build, the good and
+ * bad references) to verdicts and the next probes. No I/O, no clock, no
+ * randomness: the same input gives the same plan, so the coordinator can
+ * recompute it from the database after a restart.
+ *
+ * Candidates. c[0..n) are the commits of the range good..bad in history
+ * order (oldest first; the server uses the first-parent chain), c[n-1]
+ * being the bad endpoint itself. The good endpoint is not a candidate; its
+ * samples come separately. "First bad" is the index f in [0, n) such that
+ * commits before f are good and f onward are bad; f = 0 means the first
+ * candidate (whose parent is the good endpoint).
+ *
+ * Model (a posterior over "which commit is first bad", after Henderson et
+ * al., "Flake Aware Culprit Finding", ICST 2023, with Gaussian noise):
+ * every run of a good commit is N(mu_g, s), of a bad commit N(mu_b, s);
+ * mu_g = mean of the good references, mu_b = mean of the bad endpoint's
+ * samples, s = pooled standard deviation of both (floored at
+ * noise_floor_pct of |mu_g|, so identical icount values do not make it 0),
+ * then refitted once on every commit the posterior is sure about (hard
+ * assignment EM step) so the midpoint is not left off by the references'
+ * own noise.
+ * One sample x at commit j adds the log likelihood ratio "j is bad" vs
+ * "j is good":
+ *	llr(x) = (mu_b - mu_g) / s^2 * (x - (mu_g + mu_b) / 2)
+ * clipped to [-llr_clip, +llr_clip] so that one outlier run cannot decide
+ * alone. With S_j the sum over j's samples and a uniform prior over f,
+ *	log P(f) = const + sum_{j >= f} S_j
+ * (commits j >= f are bad, j < f good). Skipped commits carry no samples
+ * and so no evidence: their neighbours decide, as with `git bisect skip`.
+ *
+ * Rounds. Each round probes up to k commits at the points where the
+ * posterior's cumulative P(f <= j) crosses 1/(k+1), ..., k/(k+1) (equal
+ * parts of the remaining range when the posterior is flat on it), so N
+ * commits take about ceil(log_{k+1} N) rounds. A point landing on a
+ * skipped commit moves to the nearest untested neighbour. A commit probed
+ * again (its evidence was not decisive) gets as many runs again as it has
+ * (doubling) up to max_runs. Once the credible interval of f (mass
+ * >= 1 - epsilon) is at most k commits wide, the round probes every commit
+ * of it plus the commit before it with verify_runs runs each, which also
+ * serves as the verification round.
+ *
+ * The end. Done when one f holds >= 1 - epsilon of the posterior, f and its
+ * parent (f - 1, or the good endpoint) each have >= verify_runs samples,
+ * and compare_samples(parent, f) is `different` in the direction of good
+ * -> bad with at least half of the reference change (the verification).
+ * Ambiguous when the credible interval cannot be split further because
+ * every commit that could split it failed to build: the answer is "the
+ * first bad commit is one of c[lo..hi]". Failed when the references do not
+ * differ, when a commit needed to decide stays undecided at max_runs, or
+ * after max_rounds rounds.
+ */
+
+struct bisect_opts {
+	int k;                   /* probes per round, >= 1 (the coordinator: idle matching workers) */
+	int runs_per_step;       /* least runs of a new probe in noisy mode: 5; more when the
+	                          * references say the change is small (probe_z), and
+	                          * max(ref_runs, this) before the noise is known */
+	int runs_deterministic;  /* runs of a new probe when the references have ~zero spread: 2 */
+	int ref_runs;            /* runs of each reference (good, bad): 10 */
+	int ref_runs_min;        /* ... when they have ~zero spread: 3 */
+	int expect_deterministic; /* 1: ask ref_runs_min first (icount mode), top up if noisy */
+	int verify_runs;         /* runs of the first bad commit and its parent: 10 */
+	int max_runs;            /* cap of runs on one commit: 40 */
+	int max_rounds;          /* give up after this many rounds: 30 */
+	double epsilon;          /* posterior mass allowed outside the answer: 0.005 */
+	double llr_clip;         /* largest |log likelihood ratio| of one run: 6 */
+	double probe_z;          /* new probes get runs so that a probe mean is this many
+	                          * of its standard errors from the midpoint: 3.0 */
+	double det_spread_pct;   /* references with %stddev <= this are deterministic: 0.2 */
+	double noise_floor_pct;  /* floor of s as % of |mu_g|: 0.1 */
+	double min_change_pct;   /* good vs bad must differ by more than this %: 1.0 */
+};
+
+/* Defaults above. */
+void bisect_opts_init(struct bisect_opts *o);
+
+/* One candidate. */
+struct bisect_commit {
+	const double *samples;   /* one value per run (a run's mean over its iterations); borrowed */
+	size_t n;
+	int skipped;             /* 1: its build or boot failed; never probed again */
+};
+
+struct bisect_input {
+	size_t n;                          /* candidates, >= 1 */
+	const struct bisect_commit *c;     /* c[n-1] is the bad endpoint; borrowed */
+	const double *good;                /* samples of the good endpoint; borrowed */
+	size_t n_good;
+	int good_skipped, bad_skipped;     /* an endpoint failed to build: the bisect fails */
+	int round;                         /* rounds already run (0 before the first) */
+};
+
+/* Index of the good endpoint in probes and verdicts. */
+#define BISECT_GOOD (-1L)
+
+enum bisect_role { ROLE_REF, ROLE_PROBE, ROLE_VERIFY };
+/* "ref", "probe", "verify" (static strings). */
+const char *bisect_role_name(enum bisect_role r);
+
+struct bisect_probe {
+	long idx;                /* candidate index, or BISECT_GOOD */
+	int runs;                /* runs to add, >= 1 */
+	enum bisect_role role;
+};
+
+enum bisect_action {
+	BISECT_PROBE,            /* run the probes, then plan again */
+	BISECT_DONE,             /* first_bad found and verified */
+	BISECT_AMBIGUOUS,        /* the first bad commit is one of [lo, hi]; all between fail to build */
+	BISECT_FAILED,           /* cannot decide: see reason */
+};
+/* "probe", "done", "ambiguous", "failed" (static strings). */
+const char *bisect_action_name(enum bisect_action a);
+
+/* The fitted model; filled by bisect_plan_compute. */
+struct bisect_model {
+	int ready;               /* 1 when both references have >= 2 samples */
+	double mu_good, mu_bad, sigma;
+	double separation;       /* |mu_b - mu_g| / sigma (d in standard deviations) */
+	double change_pct;       /* 100 * (mu_b - mu_g) / |mu_g| */
+	int deterministic;       /* both references' %stddev <= det_spread_pct */
+	int refs_target;         /* runs each reference should have */
+	struct compare_result refs;  /* compare_samples(good, bad) */
+};
+
+struct bisect_plan {
+	struct bisect_opts opts;
+	const struct bisect_input *in;   /* borrowed until the next compute or release */
+	struct bisect_model model;
+	double *llr;             /* S_j per candidate, n entries; new, owned */
+	double *post;            /* P(f = j), n entries; new, owned */
+	double *cdf;             /* P(f <= j), n entries; new, owned */
+	long map;                /* argmax of post */
+	long lo, hi;             /* shortest interval around map with mass >= 1 - epsilon */
+};
+
+/* Zeroes p; release with bisect_plan_release. */
+void bisect_plan_init(struct bisect_plan *p, const struct bisect_opts *o);
+void bisect_plan_release(struct bisect_plan *p);
+
+/*
+ * Fits the model and the posterior to `in` (borrowed until the next call
+ * or release). With fewer than 2 samples on a reference the posterior is
+ * flat (model.ready = 0).
+ */
+void bisect_plan_compute(struct bisect_plan *p, const struct bisect_input *in);
+
+struct bisect_decision {
+	enum bisect_action action;
+	const char *phase;       /* "refs", "search", "verify" or "end" (static) */
+	struct bisect_probe *probes;     /* new, owned; free with bisect_decision_release */
+	size_t nr_probes;
+	long first_bad;          /* DONE: the index; otherwise the current best guess */
+	double confidence;       /* posterior mass of first_bad (DONE), of [lo, hi] (AMBIGUOUS) */
+	long lo, hi;             /* AMBIGUOUS: the candidates left */
+	struct compare_result verify;    /* DONE: compare_samples(parent, first_bad) */
+	char reason[256];        /* FAILED / AMBIGUOUS: why, in words; otherwise empty */
+};
+
+/* What to do next, after bisect_plan_compute. d is overwritten. */
+void bisect_plan_next(struct bisect_plan *p, struct bisect_decision *d);
+void bisect_decision_release(struct bisect_decision *d);
+
+enum step_verdict { STEP_UNTESTED, STEP_GOOD, STEP_BAD, STEP_SKIP, STEP_UNKNOWN };
+/* "untested", "good", "bad", "skip", "unknown" (static strings). */
+const char *step_verdict_name(enum step_verdict v);
+
+/* The evidence behind one commit's verdict. */
+struct bisect_evidence {
+	enum step_verdict verdict;
+	size_t n;
+	double mean;
+	double llr;              /* S_j: > 0 says bad */
+	double p_bad;            /* posterior P(f <= j): the commit is bad */
+	struct compare_result vs_good, vs_bad;   /* compare_samples(good refs, j), (bad refs, j) */
+};
+
+/*
+ * The verdict on candidate idx from its own samples: skip when it failed
+ * to build, untested without samples, bad when S_j >= log(1/epsilon - 1)
+ * and good when S_j <= -that, unknown otherwise (more runs needed). The
+ * compare_samples results are recorded beside it as evidence.
+ */
+void bisect_plan_verdict(const struct bisect_plan *p, long idx, struct bisect_evidence *ev);
+
+/*
+ * The information bound of a noisy bisect: log2(n) bits are needed, and one
+ * run of a commit that is either good or bad, separated by d standard
+ * deviations of Gaussian noise, carries at most the capacity of the binary
+ * input Gaussian channel with amplitudes +-d/2 (equiprobable inputs):
+ *	C(d) = 1 - E_Z[log2(1 + exp(-d (d/2 + Z)))],  Z ~ N(0, 1)
+ * (Cover & Thomas, Elements of Information Theory, ch. 9), computed by
+ * quadrature. Returns log2(n) / C(d) runs (about 20.5 for n = 1000, d = 2).
+ */
+double bisect_info_bound(double n, double d);
+
+#endif

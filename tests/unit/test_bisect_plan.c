@@ -1,0 +1,257 @@
+/*
+ * The bisect planner without kernels: the issue's simulation (N = 1000,
+ * commits at and after a hidden index slower by d = 2 standard deviations,
+ * k = 4, 200 seeded trials), skips stepped around, an all-skipped range
+ * ending with the honest answer, icount-like deterministic values, split
+ * points of the first round, failures, and the information bound.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bisect/plan.h"
+#include "bisect/sim.h"
+#include "banned.h"
+
+static long culprit_of(uint64_t seed, long n)
+{
+	return (long)((seed * 2654435761u) % (uint64_t)n);
+}
+
+/* N = 1000, d = 2, k = 4: right >= 99 %, search rounds <= ceil(log5 1000) + 1 */
+static void test_sim_issue_target(void **state)
+{
+	const int trials = 200;
+	const int bound = bisect_rounds_bound(1000, 4) + 1;
+	struct bisect_opts o;
+	int right = 0, within = 0, max_search = 0;
+	long runs = 0;
+
+	assert_int_equal(bisect_rounds_bound(1000, 4), 5);
+	bisect_opts_init(&o);
+	o.k = 4;
+	for (int t = 1; t <= trials; t++) {
+		struct bisect_sim s = { 1000, culprit_of((uint64_t)t, 1000), 100.0, 2.0, 2.0, NULL,
+					(uint64_t)t };
+		struct bisect_sim_result r;
+
+		bisect_sim_run(&s, &o, &r);
+		right += r.action == BISECT_DONE && r.first_bad == s.culprit;
+		within += r.rounds <= bound;
+		if (r.search_rounds > max_search)
+			max_search = r.search_rounds;
+		runs += r.runs;
+		if (r.action == BISECT_DONE)
+			assert_true(r.confidence >= 0.995);
+	}
+	print_message("sim N=1000 d=2 k=4: %d/%d right, max search rounds %d (bound %d), "
+		      "%d/%d within %d rounds in all, mean runs %.1f (information bound %.1f)\n",
+		      right, trials, max_search, bound, within, trials, bound, (double)runs / trials,
+		      bisect_info_bound(1000, 2));
+	assert_true(right * 100 >= 99 * trials);
+	assert_true(max_search <= bound);
+	assert_true(within * 100 >= 99 * trials);
+}
+
+/* one commit in ten fails to build (never the culprit or its parent): stepped around */
+static void test_sim_skips_stepped_around(void **state)
+{
+	unsigned char skip[300];
+	struct bisect_opts o;
+	int right = 0, skipped = 0;
+
+	bisect_opts_init(&o);
+	o.k = 3;
+	for (int t = 1; t <= 50; t++) {
+		struct bisect_sim s = { 300, culprit_of((uint64_t)t, 300), 100.0, 2.0, 3.0, skip,
+					(uint64_t)t };
+		struct bisect_sim_result r;
+
+		for (int j = 0; j < 300; j++)
+			skip[j] = (j * 7 + t) % 10 == 0 && j != s.culprit && j != s.culprit - 1 &&
+				  j != 299;
+		bisect_sim_run(&s, &o, &r);
+		right += r.action == BISECT_DONE && r.first_bad == s.culprit;
+		skipped += r.skips > 0;
+	}
+	assert_int_equal(right, 50);
+	assert_true(skipped >= 25); /* the probes did land on failing commits and moved on */
+}
+
+/* the culprit and the commits around it fail: the honest answer is the range */
+static void test_sim_only_skipped_candidates(void **state)
+{
+	unsigned char skip[40] = { 0 };
+	struct bisect_opts o;
+	struct bisect_sim s = { 40, 20, 100.0, 1.0, 4.0, skip, 7 };
+	struct bisect_sim_result r;
+
+	skip[18] = skip[19] = skip[20] = 1;
+	bisect_opts_init(&o);
+	o.k = 2;
+	bisect_sim_run(&s, &o, &r);
+	assert_int_equal(r.action, BISECT_AMBIGUOUS);
+	/* 17 good, 18..20 fail to build, 21 bad: the first bad is one of 18..21 */
+	assert_int_equal(r.lo, 18);
+	assert_int_equal(r.hi, 21);
+	assert_true(strstr(r.reason, "failed to build") != NULL);
+	assert_int_equal(r.first_bad, -1);
+}
+
+/* icount-like values (0.05 % noise, a 5 % change): few references and runs */
+static void test_sim_deterministic(void **state)
+{
+	struct bisect_opts o;
+	int right = 0, maxrounds = 0;
+	long maxruns = 0;
+
+	bisect_opts_init(&o);
+	o.k = 1;
+	o.expect_deterministic = 1;
+	for (int t = 1; t <= 20; t++) {
+		struct bisect_sim s = { 30, culprit_of((uint64_t)t, 30), 1000.0, 0.5, 100.0, NULL,
+					(uint64_t)t };
+		struct bisect_sim_result r;
+
+		bisect_sim_run(&s, &o, &r);
+		right += r.action == BISECT_DONE && r.first_bad == s.culprit;
+		/* 3 + 3 references, 2 runs a probe, then 10 + 10 to verify: well under noisy costs */
+		if (r.runs > maxruns)
+			maxruns = r.runs;
+		if (r.rounds > maxrounds)
+			maxrounds = r.rounds;
+		assert_true(r.search_rounds <= bisect_rounds_bound(30, 1) + 1);
+	}
+	print_message("deterministic N=30 k=1: max runs %ld, max rounds %d\n", maxruns, maxrounds);
+	assert_int_equal(right, 20);
+	assert_true(maxruns <= 6 + 2 * 6 + 2 * 10); /* refs, probes, verification top-ups */
+}
+
+/* no difference between good and bad: fails with why */
+static void test_sim_no_change_fails(void **state)
+{
+	struct bisect_opts o;
+	struct bisect_sim s = { 100, 50, 100.0, 2.0, 0.0, NULL, 3 };
+	struct bisect_sim_result r;
+
+	bisect_opts_init(&o);
+	o.k = 2;
+	bisect_sim_run(&s, &o, &r);
+	assert_int_equal(r.action, BISECT_FAILED);
+	assert_true(strstr(r.reason, "do not differ") != NULL);
+}
+
+/* the first round: references plus k probes dividing the range into k+1 parts */
+static void test_first_round_split_points(void **state)
+{
+	struct bisect_commit c[1000];
+	struct bisect_input in = { 1000, c, NULL, 0, 0, 0, 0 };
+	struct bisect_opts o;
+	struct bisect_plan p;
+	struct bisect_decision d;
+
+	memset(c, 0, sizeof(c));
+	bisect_opts_init(&o);
+	o.k = 4;
+	bisect_plan_init(&p, &o);
+	bisect_plan_compute(&p, &in);
+	bisect_plan_next(&p, &d);
+	assert_int_equal(d.action, BISECT_PROBE);
+	assert_string_equal(d.phase, "refs");
+	assert_int_equal(d.nr_probes, 6);
+	assert_int_equal(d.probes[0].idx, BISECT_GOOD);
+	assert_int_equal(d.probes[0].runs, 10);
+	assert_int_equal(d.probes[1].idx, 999);
+	assert_int_equal(d.probes[1].role, ROLE_REF);
+	assert_int_equal(d.probes[2].idx, 199);
+	assert_int_equal(d.probes[3].idx, 399);
+	assert_int_equal(d.probes[4].idx, 599);
+	assert_int_equal(d.probes[5].idx, 799);
+	assert_int_equal(d.probes[5].role, ROLE_PROBE);
+	assert_int_equal(d.probes[5].runs, 10); /* noise unknown: as many as a reference */
+	bisect_decision_release(&d);
+
+	/* a split point on a commit that fails to build moves to a neighbour */
+	c[399].skipped = 1;
+	c[199].skipped = 1;
+	c[198].skipped = 1;
+	bisect_plan_compute(&p, &in);
+	bisect_plan_next(&p, &d);
+	assert_int_equal(d.probes[2].idx, 200);
+	assert_int_equal(d.probes[3].idx, 398);
+	bisect_decision_release(&d);
+	bisect_plan_release(&p);
+}
+
+/* verdicts and their evidence on hand-made samples */
+static void test_verdicts(void **state)
+{
+	static const double good[] = { 100, 101, 99, 100.5, 99.5, 100, 100.2, 99.8, 100.1, 99.9 };
+	static const double bad[] = { 110, 111, 109, 110.5, 109.5, 110, 110.2, 109.8, 110.1, 109.9 };
+	static const double lo[] = { 100.3, 99.7 };
+	static const double hi[] = { 109.7, 110.4 };
+	static const double mid[] = { 105.0 };
+	struct bisect_commit c[5] = {
+		{ lo, 2, 0 }, { NULL, 0, 1 }, { mid, 1, 0 }, { hi, 2, 0 }, { bad, 10, 0 },
+	};
+	struct bisect_input in = { 5, c, good, 10, 0, 0, 1 };
+	struct bisect_opts o;
+	struct bisect_plan p;
+	struct bisect_evidence ev;
+
+	bisect_opts_init(&o);
+	bisect_plan_init(&p, &o);
+	bisect_plan_compute(&p, &in);
+	assert_true(p.model.ready);
+	assert_false(p.model.deterministic);
+	assert_true(fabs(p.model.change_pct - 10.0) < 0.1);
+	bisect_plan_verdict(&p, 0, &ev);
+	assert_int_equal(ev.verdict, STEP_GOOD);
+	assert_int_equal(ev.n, 2);
+	assert_true(ev.llr <= -2 * o.llr_clip + 1e-9); /* two runs, each clipped at -6 */
+	bisect_plan_verdict(&p, 1, &ev);
+	assert_int_equal(ev.verdict, STEP_SKIP);
+	bisect_plan_verdict(&p, 2, &ev);
+	assert_int_equal(ev.verdict, STEP_UNKNOWN); /* at the midpoint (refitted: near it) */
+	assert_true(fabs(ev.llr) < 1.0);
+	bisect_plan_verdict(&p, 3, &ev);
+	assert_int_equal(ev.verdict, STEP_BAD);
+	assert_true(ev.p_bad > 0.99);
+	assert_true(fabs(ev.vs_good.change_pct - 10.05) < 0.01);
+	assert_string_equal(step_verdict_name(STEP_SKIP), "skip");
+	bisect_plan_release(&p);
+}
+
+static void test_info_bound(void **state)
+{
+	double b = bisect_info_bound(1000, 2);
+
+	/* log2(1000) = 9.97 bits / C(2) = 0.486 bits a run (BPSK at 0 dB) */
+	assert_true(b > 20.0 && b < 21.0);
+	assert_true(bisect_info_bound(1000, 50) < 10.0);
+	assert_true(bisect_info_bound(1000, 50) > 9.9);
+	assert_true(bisect_info_bound(1000, 1) > 55);
+	assert_true(bisect_info_bound(1, 2) == 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sim_issue_target),
+		cmocka_unit_test(test_sim_skips_stepped_around),
+		cmocka_unit_test(test_sim_only_skipped_candidates),
+		cmocka_unit_test(test_sim_deterministic),
+		cmocka_unit_test(test_sim_no_change_fails),
+		cmocka_unit_test(test_first_round_split_points),
+		cmocka_unit_test(test_verdicts),
+		cmocka_unit_test(test_info_bound),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
