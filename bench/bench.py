@@ -1,0 +1,540 @@
+"""make bench: regtrack's performance figures, each beside a baseline
+measured in the same run on the same machine, with the ratio.
+
+Run by bench/run.sh (which builds bench/loadgen and bench/detect_bench
+first) with Debian's /usr/bin/python3; standard library only. Uses the
+integration harness (tests/integration/harness.py): a throwaway PostgreSQL
+cluster and the real regtrack-server on port 0.
+
+Every timed figure is repeated (BENCH_REPS, default 5) with the figure and
+its baseline interleaved, so a noisy neighbour hits both; the table shows
+the median and the spread (min..max) and the ratio of the medians. Output:
+the table on stdout and bench/results.json. Nothing is asserted: a missed
+target is marked "MISS" and the exit status is still 0.
+"""
+import json
+import os
+import platform
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(TOP, "tests", "integration"))
+import harness  # noqa: E402
+
+BIN = os.environ.get("REGTRACK_BIN", os.path.join(TOP, "bin"))
+harness.BIN = BIN
+PROGS = os.environ["BENCH_PROGS"]          # where run.sh built loadgen, detect_bench
+LOADGEN = os.path.join(PROGS, "loadgen")
+REPS = int(os.environ.get("BENCH_REPS", "5"))
+OUT = os.environ.get("BENCH_OUT", os.path.join(TOP, "bench", "results.json"))
+
+NM = 5000          # metrics per document
+REPL = 3           # replicates per metric
+CLIENTS = 4
+DOCS = int(os.environ.get("BENCH_INGEST_DOCS", "24"))   # per repetition
+
+results = []       # rows of the table and of results.json
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def run(args, timeout=300, **kw):
+    out = subprocess.run([str(a) for a in args], capture_output=True, text=True,
+                         timeout=timeout, **kw)
+    if out.returncode:
+        raise RuntimeError("%s: exit %d: %s" % (args[0], out.returncode, out.stderr[-2000:]))
+    return out
+
+
+def loadgen(*args, timeout=300):
+    return json.loads(run([LOADGEN] + list(args), timeout=timeout).stdout)
+
+
+def summary(xs):
+    xs = sorted(xs)
+    return {"median": statistics.median(xs), "min": xs[0], "max": xs[-1], "n": len(xs),
+            "samples": xs}
+
+
+def add(name, unit, value, baseline=None, base_name=None, target=None, better="lower",
+        note=None, ratio_target=None, ratio_better=None):
+    """One figure: value and baseline are summary() dicts (or None)."""
+    row = {"name": name, "unit": unit, "value": value, "baseline": baseline,
+           "baseline_name": base_name, "target": target, "better": better, "note": note,
+           "ratio": None, "ratio_target": ratio_target}
+    if value and baseline and baseline["median"]:
+        row["ratio"] = value["median"] / baseline["median"]
+    miss = []
+    if value and target is not None:
+        m = value["median"]
+        if (better == "lower" and m > target) or (better == "higher" and m < target):
+            miss.append("target")
+    if row["ratio"] is not None and ratio_target is not None:
+        rb = ratio_better or better
+        r = row["ratio"]
+        if (rb == "lower" and r > ratio_target) or (rb == "higher" and r < ratio_target):
+            miss.append("ratio")
+    row["miss"] = miss
+    results.append(row)
+    return row
+
+
+def skip(name, why):
+    results.append({"name": name, "skipped": why})
+
+
+def conninfo(srv):
+    return srv.cluster.base_conninfo.replace("dbname=regtrack", "dbname=" + srv.dbname)
+
+
+def proc_status(pid, key):
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1])      # kB
+    except OSError:
+        return None
+    return None
+
+
+# ---- ingest ------------------------------------------------------------------
+
+def bench_ingest(srv):
+    log("ingest: %d clients, %d documents of %d metrics x %d values per repetition"
+        % (CLIENTS, DOCS, NM, REPL))
+    tok = srv.tokens["submit"]
+    # warm-up: registers the metric names, the setup and the commit
+    w = loadgen("ingest", srv.url, tok, CLIENTS, CLIENTS, NM, REPL, 1, "bench-ingest", 1)
+    if w["errors"]:
+        raise RuntimeError("warm-up ingest failed")
+    loadgen("copy", conninfo(srv), CLIENTS, CLIENTS, NM, REPL, 1, "bench-ingest")
+    api, copy = [], []
+    for rep in range(REPS):
+        a = loadgen("ingest", srv.url, tok, CLIENTS, DOCS, NM, REPL, 100 + rep,
+                    "bench-ingest", 1)
+        if a["errors"]:
+            raise RuntimeError("%d ingest errors" % a["errors"])
+        c = loadgen("copy", conninfo(srv), CLIENTS, DOCS, NM, REPL, 100 + rep, "bench-ingest")
+        api.append(a["values"] / a["seconds"])
+        copy.append(c["values"] / c["seconds"])
+    add("ingest POST /api/v1/results", "values/s", summary(api), summary(copy),
+        "COPY into run_values (same rows, 4 conns)", better="higher",
+        ratio_target=0.6, ratio_better="higher",
+        note="%d clients, %d-metric x %d-value documents" % (CLIENTS, NM, REPL))
+    hwm = proc_status(srv.proc.pid, "VmHWM")
+    return hwm
+
+
+# ---- compare and series -------------------------------------------------------
+
+SERIES_COMMITS = 20000
+SERIES_RUNS = 5        # per commit: 10^5 points
+
+
+def load_series(srv):
+    """10^5 points of one metric in one setup, written with SQL (fast)."""
+    t0 = time.time()
+    srv.psql("""
+INSERT INTO testcases (name) VALUES ('bench-series');
+INSERT INTO metrics (name, unit, higher_is_better) VALUES ('bench.series', 'ops', true);
+INSERT INTO setups (testcase_id, params, params_key, kconfig, compiler, tbox_group)
+  SELECT id, '{}', '{}', 'x86_64-defconfig', 'gcc-12', 'bench-2p' FROM testcases
+  WHERE name = 'bench-series';
+INSERT INTO commits (sha, subject, commit_time)
+  SELECT md5(i::text) || substr(md5('s' || i), 1, 8), 'bench commit ' || i,
+         timestamptz '2026-01-01' + i * interval '1 minute'
+  FROM generate_series(1, %d) i;
+INSERT INTO runs (run_id, commit_id, setup_id, doc_sha256)
+  SELECT md5('run' || c.id || '-' || k)::uuid, c.id, s.id, '\\x00'
+  FROM commits c CROSS JOIN generate_series(1, %d) k
+  CROSS JOIN (SELECT s.id FROM setups s JOIN testcases t ON t.id = s.testcase_id
+              WHERE t.name = 'bench-series') s
+  WHERE c.subject LIKE 'bench commit %%';
+INSERT INTO run_values (run_id, metric_id, vals)
+  SELECT r.id, m.id, ARRAY[1000 + (r.id %% 97), 1001 + (r.id %% 89), 999 + (r.id %% 83)]::float8[]
+  FROM runs r JOIN setups s ON s.id = r.setup_id JOIN testcases t ON t.id = s.testcase_id
+  CROSS JOIN metrics m WHERE t.name = 'bench-series' AND m.name = 'bench.series';
+ANALYZE;
+""" % (SERIES_COMMITS, SERIES_RUNS))
+    log("series: %d points loaded in %.1f s" % (SERIES_COMMITS * SERIES_RUNS, time.time() - t0))
+
+
+def time_pair(url, sql_args, reps):
+    """Interleaved: REPS x (API GET, raw SQL), each call does `reps` timings."""
+    api, raw = [], []
+    info = {}
+    for _ in range(REPS):
+        g = loadgen("get", url, reps)
+        if g["status"] != 200:
+            raise RuntimeError("GET %s: %d" % (url, g["status"]))
+        api.append(statistics.median(g["ms"]))
+        s = loadgen(*sql_args[:1], sql_args[1], reps, *sql_args[2:])
+        raw.append(statistics.median(s["ms"]))
+        info = {"bytes": g["bytes"], "rows": s["rows"]}
+    return summary(api), summary(raw), info
+
+
+def bench_compare(srv):
+    tok = srv.tokens["submit"]
+    a = loadgen("ingest", srv.url, tok, 2, 12, NM, REPL, 7, "bench-compare", 2)
+    if a["errors"]:
+        raise RuntimeError("compare data: ingest errors")
+    base, head = a["commits"]
+    srv.psql("ANALYZE")
+    url = "%s/api/v1/compare?base=%s&head=%s&testcase=bench-compare" % (srv.url, base, head)
+    # the raw query: the same (run, metric, values) rows, straight from the tables
+    raw_sql = ("SELECT r.setup_id, v.metric_id, r.commit_id, v.vals FROM runs r "
+               "JOIN run_values v ON v.run_id = r.id "
+               "WHERE r.commit_id IN (SELECT id FROM commits WHERE sha IN ($1, $2))")
+    api, raw, info = time_pair(url, ["sql", conninfo(srv), raw_sql, base, head], 5)
+    add("compare API (2 commits x 6 runs x 5,000)", "ms", api, raw,
+        "raw SQL of the same %d rows" % info["rows"], target=20, ratio_target=2,
+        note="%d bytes of JSON" % info["bytes"])
+    return base, head
+
+
+def bench_series(srv):
+    load_series(srv)
+    url = "%s/api/v1/series?testcase=bench-series&metric=bench.series" % srv.url
+    raw_sql = ("SELECT c.sha, r.run_id, v.vals FROM run_values v "
+               "JOIN runs r ON r.id = v.run_id JOIN commits c ON c.id = r.commit_id "
+               "WHERE v.metric_id = (SELECT id FROM metrics WHERE name = $1) "
+               "AND r.setup_id = (SELECT s.id FROM setups s JOIN testcases t "
+               "ON t.id = s.testcase_id WHERE t.name = $2) "
+               "ORDER BY c.topo_order NULLS LAST, c.commit_time NULLS LAST, c.first_seen, "
+               "c.id, r.id")
+    api, raw, info = time_pair(url, ["sql", conninfo(srv), raw_sql, "bench.series",
+                                     "bench-series"], 3)
+    add("series API (10^5 points)", "ms", api, raw, "raw SQL of the same %d rows" % info["rows"],
+        target=30, ratio_target=2, note="%d bytes of JSON" % info["bytes"])
+
+
+# ---- change-point detection (bench/detect_bench.c, by the stats engineer) -------
+
+def bench_detect():
+    exe = os.path.join(PROGS, "detect_bench")
+    if not os.path.exists(exe):
+        skip("change-point detection", "bench/detect_bench did not build")
+        return
+    full, inc, qs, bs = [], [], [], []
+    for _ in range(max(1, REPS // 2)):
+        out = run([exe], timeout=300).stdout
+        vals = {}
+        for line in out.splitlines():
+            if ":" not in line:
+                continue
+            k, _, rest = line.partition(":")
+            try:
+                vals[k.strip()] = float(rest.split()[0])
+            except (ValueError, IndexError):
+                pass
+        full.append(vals["detect 10,000-point series (%s runs)" % _runs(out)])
+        inc.append(vals["append one run, incremental detect"])
+        qs.append(vals["baseline qsort of the same values"])
+        bs.append(vals["baseline L2 binary segmentation"])
+    add("detect, 10^4-point series", "ms", summary(full), summary(bs),
+        "L2 binary segmentation (same series)", target=10,
+        note="qsort of the values: %.3f ms" % statistics.median(qs))
+    add("detect, one appended run (incremental)", "ms", summary(inc), summary(full),
+        "full detect of the series", target=1)
+
+
+def _runs(out):
+    for line in out.splitlines():
+        if line.startswith("detect 10,000-point series ("):
+            return line.split("(")[1].split()[0]
+    return "?"
+
+
+# ---- HTTP requests/s vs nginx --------------------------------------------------
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def wrk(url, secs=3, conns=16):
+    out = run(["wrk", "-t2", "-c%d" % conns, "-d%ds" % secs, url], timeout=secs + 30).stdout
+    rps = None
+    non2xx = 0
+    for line in out.splitlines():
+        if line.startswith("Requests/sec:"):
+            rps = float(line.split()[1])
+        if "Non-2xx" in line:
+            non2xx = int(line.split()[-1])
+    if rps is None or non2xx:
+        raise RuntimeError("wrk %s: %s" % (url, out))
+    return rps
+
+
+def start_nginx(tmp):
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    if not os.path.exists(nginx):
+        return None, None
+    port = free_port()
+    www = os.path.join(tmp, "www")
+    os.makedirs(www)
+    os.makedirs(os.path.join(tmp, "logs"))
+    with open(os.path.join(www, "healthz.json"), "w") as f:
+        f.write('{"status":"ok","database":"ok"}')
+    os.chmod(tmp, 0o755)
+    os.chmod(www, 0o755)
+    conf = os.path.join(tmp, "nginx.conf")
+    with open(conf, "w") as f:
+        f.write("""daemon off;
+worker_processes auto;
+pid %(t)s/nginx.pid;
+error_log %(t)s/logs/error.log warn;
+events { worker_connections 1024; }
+http {
+	access_log off;
+	client_body_temp_path %(t)s/body;
+	proxy_temp_path %(t)s/proxy;
+	fastcgi_temp_path %(t)s/fastcgi;
+	keepalive_requests 1000000;
+	default_type application/json;
+	server {
+		listen 127.0.0.1:%(p)d;
+		root %(w)s;
+	}
+}
+""" % {"t": tmp, "p": port, "w": www})
+    proc = subprocess.Popen([nginx, "-p", tmp, "-c", conf, "-e", os.path.join(tmp, "logs", "error.log")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = "http://127.0.0.1:%d/healthz.json" % port
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return proc, url
+        except OSError:
+            if proc.poll() is not None:
+                raise RuntimeError("nginx: %s" % proc.stderr.read().decode())
+            time.sleep(0.05)
+    proc.kill()
+    raise RuntimeError("nginx did not start")
+
+
+def bench_http(srv, tmp):
+    if not shutil.which("wrk"):
+        skip("HTTP requests/s", "wrk not installed (apt-get install wrk)")
+        return
+    proc, nurl = start_nginx(os.path.join(tmp, "nginx"))
+    if not proc:
+        skip("HTTP requests/s", "nginx not installed (apt-get install nginx-light)")
+        return
+    try:
+        ours = {"/healthz": [], "/api/v1/trees": []}
+        base = []
+        for _ in range(max(3, REPS // 2 + 1)):
+            base.append(wrk(nurl))
+            for path in ours:
+                ours[path].append(wrk(srv.url + path))
+        for path, xs in ours.items():
+            add("HTTP GET %s" % path, "req/s", summary(xs), summary(base),
+                "nginx static file (%d B)" % 31, better="higher", ratio_target=0.5,
+                ratio_better="higher", note="wrk -t2 -c16 -d3s on loopback")
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+# ---- worker idle RSS -------------------------------------------------------------
+
+def bench_worker_rss(srv, tmp):
+    exe = os.path.join(BIN, "regtrack-worker")
+    work = os.path.join(tmp, "worker")
+    os.makedirs(work, exist_ok=True)
+    env = dict(os.environ, REGTRACK_TOKEN=srv.tokens["worker"])
+    p = subprocess.Popen([exe, "run", "--server", srv.url, "--work-dir", work], env=env,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    rss = []
+    try:
+        for _ in range(10):
+            time.sleep(0.5)
+            if p.poll() is not None:
+                break
+            rss.append(proc_status(p.pid, "VmRSS"))
+        if p.poll() is not None:
+            err = p.stderr.read().decode().strip().splitlines()
+            skip("worker idle RSS", "regtrack-worker run exited %d: %s"
+                 % (p.returncode, err[-1] if err else ""))
+            return
+        hwm = proc_status(p.pid, "VmHWM")
+    finally:
+        if p.poll() is None:
+            p.terminate()
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        p.stderr.close()
+    kb = [x for x in rss[2:] if x] or [x for x in rss if x]
+    add("worker idle RSS (run, no jobs)", "MiB", summary([x / 1024 for x in kb]), None, None,
+        target=8, note="peak VmHWM %.1f MiB" % (hwm / 1024 if hwm else float("nan")))
+
+
+# ---- bisect simulation (bench/bisect_sim*, by the bisect engineer) ------------------
+
+def bench_bisect():
+    cands = sorted(f for f in os.listdir(os.path.join(TOP, "bench")) if f.startswith("bisect_sim"))
+    exe = None
+    for f in cands:
+        p = os.path.join(PROGS, os.path.splitext(f)[0])
+        if f.endswith(".c") and os.path.exists(p):
+            exe = [p]
+        elif f.endswith(".py"):
+            exe = ["/usr/bin/python3", os.path.join(TOP, "bench", f)]
+        elif os.access(os.path.join(TOP, "bench", f), os.X_OK) and not f.endswith(".c"):
+            exe = [os.path.join(TOP, "bench", f)]
+        if exe:
+            break
+    if not exe:
+        skip("bisect simulation", "bench/bisect_sim* not present yet (bisect engineer)")
+        return None
+    out = run(exe, timeout=120).stdout
+    results.append({"name": "bisect simulation", "raw": out.strip()})
+    return out
+
+
+# ---- kernel incremental rebuild (opt-in) ---------------------------------------------
+
+def bench_kernel():
+    if os.environ.get("BENCH_KERNEL") != "1":
+        skip("kernel bisect step (ccache rebuild / full build)",
+             "opt-in: BENCH_KERNEL=1 (a full build takes ~4-5 min on 2 cores)")
+        return
+    script = os.path.join(TOP, "bench", "kernel_step.sh")
+    out = subprocess.run([script], capture_output=True, text=True, timeout=1800)
+    if out.returncode:
+        skip("kernel bisect step (ccache rebuild / full build)",
+             (out.stderr.strip().splitlines() or ["failed"])[-1])
+        return
+    d = json.loads(out.stdout)
+    add("kernel bisect step: ccache rebuild", "s", summary([d["incremental_s"]]),
+        summary([d["full_s"]]), "full build of the same tree", ratio_target=0.25,
+        note=d.get("note"))
+
+
+# ---- the table -------------------------------------------------------------------
+
+def fmt(v):
+    if v is None:
+        return "-"
+    a = abs(v)
+    if a >= 1e5:
+        return "%.3g" % v
+    if a >= 100:
+        return "%.0f" % v
+    if a >= 10:
+        return "%.1f" % v
+    if a >= 1:
+        return "%.2f" % v
+    return "%.3f" % v
+
+
+def fmt_s(s):
+    if not s:
+        return "-"
+    return "%s [%s..%s]" % (fmt(s["median"]), fmt(s["min"]), fmt(s["max"]))
+
+
+def table():
+    lines = []
+    w = 42
+    lines.append("%-*s %-8s %-26s %-26s %-7s %s" % (w, "figure", "unit", "median [min..max]",
+                                                     "baseline median [min..max]", "ratio",
+                                                     "target"))
+    lines.append("-" * 140)
+    for r in results:
+        if "skipped" in r:
+            lines.append("%-*s skipped: %s" % (w, r["name"], r["skipped"]))
+            continue
+        if "raw" in r:
+            lines.append("%s:" % r["name"])
+            lines.extend("    " + x for x in r["raw"].splitlines())
+            continue
+        tgt = []
+        if r["target"] is not None:
+            tgt.append("%s %s %s" % ("<=" if r["better"] == "lower" else ">=", fmt(r["target"]),
+                                     r["unit"]))
+        if r["ratio_target"] is not None:
+            rb = "<=" if (r.get("ratio_better") or r["better"]) == "lower" else ">="
+            tgt.append("ratio %s %s" % (rb, fmt(r["ratio_target"])))
+        mark = "  MISS(%s)" % ",".join(r["miss"]) if r["miss"] else ("  ok" if tgt else "")
+        lines.append("%-*s %-8s %-26s %-26s %-7s %s%s" % (
+            w, r["name"], r["unit"], fmt_s(r["value"]), fmt_s(r["baseline"]),
+            fmt(r["ratio"]) if r["ratio"] is not None else "-", ", ".join(tgt), mark))
+        extra = [x for x in (r.get("baseline_name") and "baseline: " + r["baseline_name"],
+                             r.get("note")) if x]
+        if extra:
+            lines.append("%-*s   %s" % (w, "", "; ".join(extra)))
+    return "\n".join(lines)
+
+
+def main():
+    t_start = time.time()
+    tmp = tempfile.mkdtemp(prefix="regtrack-bench-")
+    os.environ.setdefault("REGTRACK_TEST_TMP", os.path.join(tmp, "cluster"))
+    os.makedirs(os.environ["REGTRACK_TEST_TMP"], exist_ok=True)
+    srv = None
+    try:
+        srv = harness.Server()
+        log("server %s pid %d, PostgreSQL %s" % (srv.url, srv.proc.pid, srv.cluster.data))
+        steps = [("ingest", lambda: bench_ingest(srv)),
+                 ("compare", lambda: bench_compare(srv)),
+                 ("series", lambda: bench_series(srv)),
+                 ("http", lambda: bench_http(srv, tmp)),
+                 ("detect", bench_detect),
+                 ("worker", lambda: bench_worker_rss(srv, tmp)),
+                 ("bisect", bench_bisect),
+                 ("kernel", bench_kernel)]
+        hwm = None
+        for name, fn in steps:
+            t0 = time.time()
+            try:
+                r = fn()
+                if name == "ingest":
+                    hwm = r
+            except Exception as e:          # one broken figure must not hide the others
+                skip(name, "error: %s" % str(e).strip().splitlines()[0][:200])
+            log("%s: %.1f s" % (name, time.time() - t0))
+        hwm_end = proc_status(srv.proc.pid, "VmHWM")
+        add("server peak RSS (VmHWM) after ingest load", "MiB",
+            summary([hwm / 1024]) if hwm else None, None, None,
+            note="after all figures: %.1f MiB" % (hwm_end / 1024 if hwm_end else float("nan")))
+    finally:
+        if srv:
+            srv.stop()
+            srv.cluster.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(table())
+    doc = {"when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+           "host": platform.node(), "cpus": os.cpu_count(),
+           "load_avg_at_end": os.getloadavg(), "reps": REPS,
+           "seconds": round(time.time() - t_start, 1), "figures": results}
+    with open(OUT, "w") as f:
+        json.dump(doc, f, indent=1)
+    print("\n%d figures (%d missed a target) in %.0f s; written to %s"
+          % (sum(1 for r in results if "value" in r),
+             sum(1 for r in results if r.get("miss")), time.time() - t_start, OUT))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# make bench: builds the bench programs, then bench/bench.py prints every
+# figure beside its same-run baseline and writes bench/results.json.
+#
+# Environment: REGTRACK_BIN (the binaries, default bin/), BENCH_REPS
+# (repetitions, default 5), BENCH_KERNEL=1 (also the kernel rebuild step,
+# several minutes), BENCH_PROGS (where the bench programs go, default
+# build/bench-progs).
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+export REGTRACK_BIN=${REGTRACK_BIN:-$top/bin}
+export BENCH_PROGS=${BENCH_PROGS:-$top/build/bench-progs}
+B=$BENCH_PROGS/obj
+mkdir -p "$BENCH_PROGS"
+
+# the library and server objects, built by the top-level Makefile in its own dir
+make --no-print-directory -s B="$B" BIN="$B/bin" "$B/libregtrack.a" "$B/libserver.a" >&2
+
+CFLAGS="-O2 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter -Ilib -I."
+PKGS="libcurl libpq jansson libmicrohttpd uuid libcrypto gsl"
+# shellcheck disable=SC2046
+gcc $CFLAGS $(pkg-config --cflags $PKGS) -o "$BENCH_PROGS/loadgen" bench/loadgen.c \
+	"$B/libserver.a" "$B/libregtrack.a" $(pkg-config --libs $PKGS) -lpthread -lm
+if [[ -f bench/detect_bench.c ]]; then
+	# shellcheck disable=SC2046
+	gcc $CFLAGS -Itests/unit -o "$BENCH_PROGS/detect_bench" bench/detect_bench.c \
+		"$B/libregtrack.a" $(pkg-config --libs gsl jansson) -lm ||
+		echo "bench: detect_bench did not build" >&2
+fi
+for f in bench/bisect_sim*.c; do
+	[[ -f $f ]] || continue
+	# shellcheck disable=SC2046
+	gcc $CFLAGS -Itests/unit -o "$BENCH_PROGS/$(basename "$f" .c)" "$f" \
+		"$B/libregtrack.a" $(pkg-config --libs $PKGS) -lpthread -lm ||
+		echo "bench: $f did not build" >&2
+done
+
+exec timeout 900 /usr/bin/python3 bench/bench.py
