@@ -24,6 +24,7 @@ npm_ci "$here"
 export REGTRACK_TEST_TMP=${REGTRACK_TEST_TMP:-$(mktemp -d /tmp/regtrack-web.XXXXXX)}
 export REGTRACK_PGDATA="$REGTRACK_TEST_TMP/pg" REGTRACK_PGPORT=$((20000 + $$ % 20000))
 cleanup() {
+	cp "$REGTRACK_TEST_TMP/server.log" "$here/artifacts/" 2>/dev/null || true
 	"$top/deploy/pg-local" stop >/dev/null 2>&1 || true
 	rm -rf "$REGTRACK_TEST_TMP"
 }

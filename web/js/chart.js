@@ -6,7 +6,7 @@
 // across [-0.25, +0.25] around it, so every point has its own x (uPlot's
 // aligned data wants strictly increasing x) and the cursor snaps to runs.
 import uPlot from '/vendor/uPlot.esm.js';
-import { shortSha, fmtNum } from './dom.js';
+import { shortSha, fmtCompact } from './dom.js';
 
 // Per-point layout and per-commit medians from the API's columns.
 // commit: commit index of each point (ascending as the API sends them).
@@ -81,8 +81,8 @@ export function seriesChart(el, s, opts) {
 			},
 			{
 				label: `${opts.metric}${opts.unit ? ' (' + opts.unit + ')' : ''}`,
-				values: (u, splits) => splits.map((v) => fmtNum(v)),
-				size: 70,
+				values: (u, splits) => splits.map((v) => fmtCompact(v)),
+				size: 64,
 			},
 		],
 		series: [

@@ -82,6 +82,16 @@ export function fmtNum(v) {
 	return String(Number(v.toPrecision(4)));
 }
 
+// Axis labels: 12.5M, 250k, 0.132.
+export function fmtCompact(v) {
+	if (!Number.isFinite(v))
+		return '';
+	for (const [scale, suffix] of [[1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e4, 'k']])
+		if (Math.abs(v) >= scale)
+			return String(Number((v / scale).toPrecision(4))) + suffix;
+	return String(Number(v.toPrecision(4)));
+}
+
 export function fmtPct(v, digits = 1) {
 	if (v === null || v === undefined || !Number.isFinite(v))
 		return '—';

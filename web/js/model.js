@@ -32,9 +32,9 @@ export function listOf(data, name) {
 
 export function regressionKind(r) {
 	const k = pick(r, 'kind', 'change', 'direction');
-	if (k === 'regression' || k === 'improvement')
+	if (k === 'regression' || k === 'improvement' || k === 'change')
 		return k;
-	return 'regression';
+	return 'change';
 }
 
 // The series page's query for one setup and metric.
@@ -45,4 +45,24 @@ export function seriesQuery(setup, metric) {
 		testcase: setup.testcase, metric, tbox_group: setup.tbox_group, kconfig: setup.kconfig,
 		compiler: setup.compiler, params: setup.params, mode: setup.mode,
 	};
+}
+
+// The range of a regression record: last good and first bad {sha, subject}.
+export function goodOf(r) {
+	return commitOf(pick(r, 'last_good', 'good', 'good_commit', 'base'));
+}
+
+export function badOf(r) {
+	return commitOf(pick(r, 'first_bad', 'bad', 'bad_commit', 'head'));
+}
+
+// [lo, hi] %change confidence interval, or null.
+export function ciOf(r) {
+	if (!r)
+		return null;
+	if (Array.isArray(r.ci_pct))
+		return r.ci_pct;
+	if (Number.isFinite(r.ci_lo_pct) && Number.isFinite(r.ci_hi_pct))
+		return [r.ci_lo_pct, r.ci_hi_pct];
+	return null;
 }

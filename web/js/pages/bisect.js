@@ -6,7 +6,7 @@
 import { h, replace, link, section, table, emptyState, errorBox, fmtNum, fmtPct, fmtP,
 	fmtTime, duration, commitLink, setupLabel, stateBadge, badge } from '../dom.js';
 import { api, getToken, setToken } from '../api.js';
-import { pick, commitOf, regressionKind, seriesQuery } from '../model.js';
+import { pick, commitOf, regressionKind, seriesQuery, goodOf, badOf, ciOf } from '../model.js';
 import { compareTable } from './compare.js';
 
 const STATES = ['new', 'confirmed', 'bisecting', 'bisected', 'reported', 'fixed', 'invalid', 'wontfix'];
@@ -94,12 +94,12 @@ function firstBad(bisect) {
 }
 
 function rangeCard(r, b) {
-	const good = commitOf(pick(r, 'last_good', 'good', 'base') || pick(b, 'good'));
-	const bad = commitOf(pick(r, 'first_bad', 'bad', 'head') || pick(b, 'bad'));
+	const good = r ? goodOf(r) : commitOf(pick(b, 'good'));
+	const bad = r ? badOf(r) : commitOf(pick(b, 'bad'));
 	const setup = pick(r, 'setup') || pick(b, 'setup');
 	const metric = pick(r, 'metric') || pick(b, 'metric');
 	const kind = r ? regressionKind(r) : null;
-	const ci = pick(r, 'ci_pct');
+	const ci = ciOf(r);
 	return h('div', { class: 'card range', id: 'range' },
 		h('div', null, h('b', null, 'last good '), commitLink(good.sha, good.subject)),
 		h('div', null, h('b', null, 'first bad '), commitLink(bad.sha, bad.subject)),
@@ -159,7 +159,9 @@ function historyList(r) {
 	if (!hist.length)
 		return emptyState('No history.');
 	return h('ol', { class: 'history', id: 'history' }, hist.map((e) => h('li', null,
-		fmtTime(pick(e, 'at', 'time')), ' ', stateBadge(pick(e, 'state', 'to')),
+		fmtTime(pick(e, 'at', 'time')), ' ',
+		pick(e, 'from_state', 'from') ? [stateBadge(pick(e, 'from_state', 'from')), ' → '] : null,
+		stateBadge(pick(e, 'to_state', 'state', 'to')),
 		e.by || e.who ? ` by ${e.by || e.who}` : '', e.note || e.why ? ` — ${e.note || e.why}` : '')));
 }
 
@@ -201,11 +203,11 @@ export async function render(root, { id, kind }) {
 	}
 	const setup = pick(r, 'setup') || pick(b, 'setup');
 	const metric = pick(r, 'metric') || pick(b, 'metric');
-	const good = commitOf(pick(r, 'last_good', 'good', 'base') || pick(b, 'good')).sha;
-	const bad = commitOf(pick(b, 'first_bad_commit') || pick(r, 'first_bad', 'bad', 'head') || pick(b, 'bad')).sha;
+	const good = r ? goodOf(r).sha : commitOf(pick(b, 'good')).sha;
+	const bad = commitOf(pick(b, 'first_bad_commit')).sha || (r ? badOf(r).sha : commitOf(pick(b, 'bad')).sha);
 	const cmpBase = b && pick(b, 'first_bad_commit') ? commitOf(pick(b, 'first_bad_parent')).sha || good : good;
 	const title = kind === 'regression'
-		? [`${regressionKind(r) === 'improvement' ? 'Improvement' : 'Regression'} #${r.id}: `,
+		? [`${{ improvement: 'Improvement', regression: 'Regression' }[regressionKind(r)] || 'Change'} #${r.id}: `,
 			metric || '', ' ', fmtPct(pick(r, 'change_pct')), ' ', stateBadge(r.state)]
 		: [`Bisect #${b.id}: `, metric || '', ' ', stateBadge(b.state)];
 	const report = pick(r, 'report_text', 'report') || pick(b, 'report_text');

@@ -41,7 +41,9 @@ function view(j) {
 			h('div', null, h('b', null, 'phase '), j.phase || '—', ' ', progressBar(j.progress),
 				j.message ? h('span', { class: 'muted' }, ' ', j.message) : null),
 			h('div', null, h('b', null, 'attempts '), String(j.attempts ?? '—'),
-				j.outcome ? [' · ', h('b', null, 'outcome '), typeof j.outcome === 'string' ? j.outcome : JSON.stringify(j.outcome)] : null)),
+				j.outcome ? [' · ', h('b', null, 'outcome '), typeof j.outcome === 'string' ? j.outcome : JSON.stringify(j.outcome)] : null,
+				j.machine ? [' · ', h('b', null, 'machine '), String(j.machine)] : null),
+			j.fail_reason ? h('div', { class: 'error' }, j.fail_reason) : null),
 		section('Phases', phases.length ? table([
 			{ label: 'phase' }, { label: 'started' }, { label: 'elapsed', cls: 'num' },
 			{ label: 'progress' }, { label: 'message' },

@@ -3,7 +3,7 @@
 import { h, replace, link, section, table, emptyState, errorBox, fmtPct, age, stateBadge,
 	commitLink, setupLabel, badge } from '../dom.js';
 import { tryApi } from '../api.js';
-import { pick, commitOf, listOf, regressionKind, seriesQuery } from '../model.js';
+import { pick, commitOf, listOf, regressionKind, seriesQuery, goodOf, badOf } from '../model.js';
 
 const ONLINE_S = 15 * 60;
 const OPEN = new Set(['new', 'confirmed', 'bisecting', 'bisected', 'reported']);
@@ -25,11 +25,10 @@ function regressionRows(data) {
 		{ label: 'setup' }, { label: 'range' }, { label: 'state' }, { label: 'age' },
 	], list.map((r) => {
 		const kind = regressionKind(r);
-		const good = commitOf(pick(r, 'last_good', 'good', 'base'));
-		const bad = commitOf(pick(r, 'first_bad', 'bad', 'head'));
+		const good = goodOf(r), bad = badOf(r);
 		return h('tr', { class: 'regression-row' },
 			h('td', null, h('a', { href: `/regressions/${r.id}` }, `#${r.id}`)),
-			h('td', null, badge(kind, kind === 'improvement' ? 'good' : 'bad')),
+			h('td', null, badge(kind, { improvement: 'good', regression: 'bad' }[kind] || 'info')),
 			h('td', { class: `num ${kind}` }, fmtPct(pick(r, 'change_pct'))),
 			h('td', null, h('a', { href: link('/series', seriesQuery(r.setup, r.metric)) }, r.metric || '')),
 			h('td', { class: 'setup' }, setupLabel(r.setup)),
