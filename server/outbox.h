@@ -32,8 +32,11 @@ int outbox_bisect_done(PGconn *c, long long bisect_id, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*
- * Call inside the transaction that marks regression `regression_id` fixed.
- * Queues one 'fixed' follow-up; it is rendered as a reply to the
+ * Queues one 'fixed' follow-up of regression `regression_id`. The trigger
+ * outbox_regression_fixed (sql/0005) already does this in the transaction
+ * of every UPDATE that sets a regression's state to 'fixed', so callers
+ * that change the state need not call this (it would queue a second one).
+ * It is rendered as a reply to the
  * regression's first report and sent only after that one (no follow-up is
  * sent when the regression was never reported: the row ends 'failed' with
  * last_error saying so). Returns the outbox id or -1 with e as above.

@@ -44,3 +44,15 @@ CREATE TABLE subscriptions (
 	paths       text[] NOT NULL DEFAULT '{}',
 	created_at  timestamptz NOT NULL DEFAULT now()
 );
+
+-- A regression marked fixed (by whatever path: API, detector, psql) queues
+-- its follow-up in the same transaction; the mailer sends it as a reply to
+-- the regression's first report, or marks it failed when there was none.
+CREATE FUNCTION outbox_regression_fixed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	INSERT INTO outbox (kind, regression_id) VALUES ('fixed', NEW.id);
+	RETURN NULL;
+END $$;
+CREATE TRIGGER outbox_regression_fixed AFTER UPDATE OF state ON regressions
+	FOR EACH ROW WHEN (NEW.state = 'fixed' AND OLD.state IS DISTINCT FROM 'fixed')
+	EXECUTE FUNCTION outbox_regression_fixed();

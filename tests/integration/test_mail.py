@@ -1,0 +1,264 @@
+"""Regression report mails (issue 7) against a real SMTP server (aiosmtpd):
+one mail per report with the right headers, subject, table and links;
+follow-ups thread under the first mail; an SMTP outage delays mail and
+never drops or doubles it; header injection through commit subjects and
+metric names is impossible; subscriptions API; dry-run mode."""
+import email.utils
+import os
+import re
+import sys
+import tempfile
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Server, result_doc, sha  # noqa: E402
+from smtpsink import SmtpSink  # noqa: E402
+
+METRIC = "will-it-scale.per_process_ops"
+GOOD = [123000.0, 123500.0, 123700.0]   # mean 123400
+BAD = [108800.0, 108900.0, 108850.0]    # mean 108850: -11.79 %
+
+
+def write_config(extra):
+    f = tempfile.NamedTemporaryFile("w", suffix=".conf", delete=False)
+    f.write("\n".join("%s = %s" % kv for kv in extra.items()) + "\n")
+    f.close()
+    return f.name
+
+
+def wait_until(fn, timeout=30, what="condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        v = fn()
+        if v:
+            return v
+        time.sleep(0.1)
+    raise AssertionError("timed out waiting for " + what)
+
+
+class Mail(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.sink = SmtpSink()
+        cls.sink.start()
+        cls.conf = write_config({
+            "smtp_url": cls.sink.url, "smtp_starttls": "none",
+            "mail_from": "regtrack bot <regtrack@example.org>",
+            "public_url": "https://perf.example.org/", "mail_cc": "cc@example.org",
+            "mail_poll_ms": 100, "mail_retry_max_s": 1, "detect_enabled": 0})
+        cls.srv = Server(extra_args=["--config", cls.conf])
+        cls.n = 0
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.stop()
+        cls.sink.stop()
+        os.unlink(cls.conf)
+
+    def q(self, sql):
+        return self.srv.psql(sql).strip()
+
+    def regression(self, good, bad, subject="mm/mmap: take the lock later",
+                   author="Jane Dev <jane@example.org>", metric=METRIC, bisect_id=None):
+        """Runs at two commits through the API, then a regression record by psql."""
+        for c, vals in ((good, GOOD), (bad, BAD)):
+            for v in vals:
+                doc = result_doc(c, testcase="will-it-scale", metrics={METRIC: [v, v]},
+                                 params={"mode": "process", "nr_task": "100%", "test": "mmap1"})
+                r = self.srv.post("/api/v1/results", doc, scope="submit")
+                self.assertIn(r.status, (200, 201), r)
+        subj = subject.replace("'", "''")
+        self.q("UPDATE commits SET subject = E'%s', author = '%s' WHERE sha = '%s'"
+               % (subj.replace("\r", "\\r").replace("\n", "\\n"), author, bad))
+        self.q("UPDATE commits SET subject = 'mm/mmap: prepare' WHERE sha = '%s'" % good)
+        mname = metric.replace("\r", "\\r").replace("\n", "\\n")
+        self.q("INSERT INTO metrics (name, higher_is_better) VALUES (E'%s', true) "
+               "ON CONFLICT (name) DO NOTHING" % mname)
+        rid = self.q(
+            "INSERT INTO regressions (setup_id, metric_id, good_commit_id, bad_commit_id, kind, "
+            "state, change_pct, verdict, n_before, n_after, commits_after, pair_verdict, bisect_id) "
+            "SELECT r.setup_id, m.id, g.id, b.id, 'regression', 'confirmed', -11.79, 'different', "
+            "3, 3, 1, 'different', %s FROM runs r JOIN commits b ON b.id = r.commit_id, "
+            "commits g, metrics m WHERE b.sha = '%s' AND g.sha = '%s' AND m.name = E'%s' "
+            "LIMIT 1 RETURNING id" % (bisect_id or "NULL", bad, good, mname))
+        return int(rid.split()[0])
+
+    def report(self, rid):
+        r = self.srv.post("/api/v1/regressions/%d/report" % rid, {}, scope="admin")
+        self.assertEqual(r.status, 202, r)
+        self.assertTrue(r.json()["mail_enabled"])
+        return r.json()["outbox_id"]
+
+    def row(self, oid):
+        out = self.q("SELECT state, coalesce(message_id, ''), attempts FROM outbox WHERE id = %d"
+                     % oid)
+        state, mid, attempts = out.split("|")
+        return state, mid, int(attempts)
+
+    def test_1_subscriptions_api(self):
+        r = self.srv.post("/api/v1/subscriptions", {"email": "mm@example.org", "tree": "linux",
+                                                    "metric": "will-it-scale.*"}, scope="admin")
+        self.assertEqual(r.status, 201, r)
+        r2 = self.srv.post("/api/v1/subscriptions", {"email": "net@example.org",
+                                                     "testcase": "netperf",
+                                                     "paths": ["net/*"]}, scope="admin")
+        self.assertEqual(r2.status, 201, r2)
+        self.assertEqual(r2.json()["paths"], ["net/*"])
+        bad = self.srv.post("/api/v1/subscriptions",
+                            {"email": "x@example.org\r\nBcc: evil@x"}, scope="admin")
+        self.assertEqual(bad.status, 400)
+        self.assertEqual(bad.json()["error"]["detail"], "email")
+        self.assertEqual(self.srv.post("/api/v1/subscriptions", {"tree": "linux"},
+                                       scope="admin").status, 400)
+        self.assertIn(self.srv.post("/api/v1/subscriptions", {"email": "a@example.org"},
+                                    scope="read").status, (401, 403))
+        subs = self.srv.get("/api/v1/subscriptions", scope="admin").json()
+        self.assertEqual([s["email"] for s in subs], ["mm@example.org", "net@example.org"])
+        self.assertEqual(subs[0]["metric"], "will-it-scale.*")
+        tmp = self.srv.post("/api/v1/subscriptions", {"email": "tmp@example.org"}, scope="admin")
+        path = "/api/v1/subscriptions/%d" % tmp.json()["id"]
+        self.assertEqual(self.srv.request("DELETE", path, scope="admin").status, 204)
+        self.assertEqual(self.srv.request("DELETE", path, scope="admin").status, 404)
+        self.assertEqual(len(self.srv.get("/api/v1/subscriptions", scope="admin").json()), 2)
+        self.assertEqual(self.srv.post("/api/v1/regressions/999999/report", {},
+                                       scope="admin").status, 404)
+
+    def test_2_bisect_report_and_followup(self):
+        good, bad = sha("1"), "3c1a2b4d5e6f708192a3b4c5d6e7f8091a2b3c4d"
+        rid = self.regression(good, bad, bisect_id=42)
+        before = len(self.sink.messages)
+        oid = self.report(rid)
+        mails = self.sink.wait_for(before + 1)
+        m = mails[before]
+        msg = m["msg"]
+        self.assertEqual(msg["Subject"], "[linux:master] [mm/mmap] 3c1a2b4d5e6f: %s -11.8%% "
+                         "regression" % METRIC)
+        self.assertEqual(email.utils.parseaddr(msg["From"]),
+                         ("regtrack bot", "regtrack@example.org"))
+        self.assertEqual(m["mail_from"], "regtrack@example.org")
+        # subscription (tree linux, metric glob) + mail_cc; net@ does not match
+        self.assertEqual(sorted(m["rcpt_tos"]), ["cc@example.org", "mm@example.org"])
+        self.assertRegex(msg["Message-ID"], r"^<[0-9a-f-]{36}@example\.org>$")
+        self.assertIsNone(msg["In-Reply-To"])
+        body = msg.get_content().replace("\r\n", "\n")
+        self.assertIn("\ncommit:   %s (\"mm/mmap: take the lock later\")\n" % bad, body)
+        self.assertIn("\nauthor:   Jane Dev <jane@example.org>\n", body)
+        self.assertIn("\ntestcase: will-it-scale\n", body)
+        self.assertIn("\nmachine:  vm-2p - 2 CPUs, 4G memory, x86_64 (test cpu)\n", body)
+        self.assertIn("\nparameters:\n  mode: process\n  nr_task: 100%\n  test: mmap1\n", body)
+        self.assertIn("\nReported-by: regtrack <regtrack@example.org>\n"
+                      "Closes: https://perf.example.org/regressions/%d\n" % rid, body)
+        self.assertIn("\n#regzbot introduced: %s\n" % bad, body)
+        # the LKP table: means of the runs (123400 -> 108850 = -11.8 %)
+        self.assertRegex(body, r"\n +123400 +-11\.8% +108850 +" + re.escape(METRIC) + r"\n")
+        self.assertIn("  1111111111 (\"mm/mmap: prepare\")\n", body)
+        self.assertIn('"commit":"%s"' % bad, body)
+        self.assertIn(" https://perf.example.org/api/v1/jobs\n", body)
+        self.assertIn("\ndashboard: https://perf.example.org/regressions/%d\n"
+                      "bisect:    https://perf.example.org/bisects/42\n" % rid, body)
+        state, mid, attempts = wait_until(lambda: self.row(oid)[0] == "sent" and self.row(oid),
+                                          what="row sent")
+        self.assertEqual((state, attempts), ("sent", 1))
+        self.assertEqual(mid, msg["Message-ID"])
+
+        # marked fixed: the trigger queues a follow-up that replies in the thread
+        self.q("UPDATE regressions SET state = 'fixed' WHERE id = %d" % rid)
+        mails = self.sink.wait_for(before + 2)
+        f = mails[before + 1]["msg"]
+        self.assertEqual(f["In-Reply-To"], mid)
+        self.assertEqual(f["References"], mid)
+        self.assertEqual(f["Subject"], "Re: " + msg["Subject"])
+        self.assertIn("is now marked fixed", f.get_content())
+        self.assertIn("https://perf.example.org/regressions/%d" % rid, f.get_content())
+        self.assertNotEqual(f["Message-ID"], mid)
+        # exactly one mail each: nothing else arrives
+        time.sleep(1.5)
+        self.assertEqual(len(self.sink.messages), before + 2)
+        self.assertEqual(self.q("SELECT count(*) FROM outbox WHERE regression_id = %d "
+                                "AND state = 'sent'" % rid), "2")
+
+    def test_3_outage_delays_never_drops(self):
+        rids = [self.regression(sha("4"), sha("5")), self.regression(sha("6"), sha("7"))]
+        before = len(self.sink.messages)
+        self.sink.stop()
+        try:
+            oids = [self.report(r) for r in rids]
+            # the mailer tried, failed and kept both rows queued with a backoff
+            wait_until(lambda: all(self.row(o)[2] >= 2 for o in oids), what="retries")
+            for o in oids:
+                state, mid, _ = self.row(o)
+                self.assertEqual(state, "queued")
+                self.assertTrue(mid)  # rendered once, Message-ID fixed before sending
+            err = self.q("SELECT last_error FROM outbox WHERE id = %d" % oids[0])
+            self.assertTrue(err)
+        finally:
+            self.sink.start()
+        mails = self.sink.wait_for(before + 2)
+        wait_until(lambda: all(self.row(o)[0] == "sent" for o in oids), what="rows sent")
+        time.sleep(2.5)  # a retry in flight would show up as a third mail
+        self.assertEqual(len(self.sink.messages), before + 2)
+        got = sorted(m["msg"]["Message-ID"] for m in mails[before:])
+        self.assertEqual(got, sorted(self.row(o)[1] for o in oids))
+        subjects = sorted(m["msg"]["Subject"] for m in mails[before:])
+        self.assertEqual(subjects, sorted(
+            "[linux:master] %s..%s: %s -11.8%% regression" % (g[:12], b[:12], METRIC)
+            for g, b in ((sha("4"), sha("5")), (sha("6"), sha("7")))))
+
+    def test_4_header_injection(self):
+        rid = self.regression(sha("8"), sha("9"), subject="mm: evil\r\nBcc: evil@x.org",
+                              author="Mallory <m@x.org>\r\nBcc: evil3@x.org",
+                              metric="inj.ops\r\nBcc: evil2@x.org", bisect_id=43)
+        before = len(self.sink.messages)
+        self.report(rid)
+        m = self.sink.wait_for(before + 1)[before]
+        raw = m["raw"]
+        head = raw.split(b"\r\n\r\n", 1)[0]
+        self.assertNotRegex(head, rb"(?im)^bcc:")
+        self.assertEqual(len(re.findall(rb"(?im)^subject:", head)), 1)
+        self.assertEqual(m["rcpt_tos"], ["cc@example.org"])
+        self.assertIsNone(m["msg"]["Bcc"])
+        self.assertEqual(m["msg"]["Subject"], "[linux:master] [mm: evil Bcc] 999999999999: "
+                         "inj.ops Bcc: evil2@x.org -11.8% regression")
+        self.assertNotIn(b"\n\n", head.replace(b"\r\n", b"|"))
+
+    def test_5_utf8_subject_rfc2047(self):
+        rid = self.regression(sha("a"), sha("b"), subject="mm/sl\u00fcb: r\u00e9duire la fragmentation",
+                              bisect_id=44)
+        before = len(self.sink.messages)
+        self.report(rid)
+        m = self.sink.wait_for(before + 1)[before]
+        self.assertIn(b"Subject: =?UTF-8?B?", m["raw"])
+        self.assertEqual(m["msg"]["Subject"], "[linux:master] [mm/sl\u00fcb] bbbbbbbbbbbb: "
+                         "%s -11.8%% regression" % METRIC)
+        self.assertIn("commit:   %s (\"mm/sl\u00fcb: r\u00e9duire la fragmentation\")" % sha("b"),
+                      m["msg"].get_content())
+
+
+class DryRun(unittest.TestCase):
+    def test_dry_run_writes_file_without_sending(self):
+        d = tempfile.mkdtemp(prefix="regtrack-mail-")
+        conf = write_config({"mail_dry_run_dir": d, "mail_cc": "cc@example.org",
+                             "mail_poll_ms": 100, "detect_enabled": 0,
+                             "mail_from": "regtrack@example.org"})
+        srv = Server(extra_args=["--config", conf])
+        try:
+            t = Mail("test_1_subscriptions_api")
+            t.srv = srv
+            rid = t.regression(sha("c"), sha("d"))
+            oid = t.report(rid)
+            path = os.path.join(d, "%d.eml" % oid)
+            wait_until(lambda: os.path.exists(path), what="dry-run file")
+            state, mid, _ = wait_until(lambda: t.row(oid)[0] == "dry_run" and t.row(oid),
+                                       what="dry_run state")
+            with open(path, "rb") as f:
+                text = f.read()
+            self.assertIn(("Message-ID: %s\r\n" % mid).encode(), text)
+            self.assertIn(b"\r\nTo: cc@example.org\r\n", text)
+        finally:
+            srv.stop()
+            os.unlink(conf)
+
+
+if __name__ == "__main__":
+    unittest.main()
