@@ -40,6 +40,9 @@ enum MHD_Result api_trees_post(struct request *rq);
 enum MHD_Result api_trees_get(struct request *rq);
 
 /* regressions (api_regressions.c): add below */
+enum MHD_Result api_regressions_get(struct request *rq);
+enum MHD_Result api_regression_get(struct request *rq);
+enum MHD_Result api_regression_patch(struct request *rq);
 /* bisects (api_bisects.c): add below */
 /* mail and subscriptions (api_mail.c): add below */
 enum MHD_Result api_subscriptions_post(struct request *rq);

@@ -7,10 +7,14 @@
  * which keys), and every run as a point in columns:
  *   {"metric", "order", "series": [{"setup": {…}, "commits": [{sha, subject,
  *    commit_time}], "points": {"commit": [i…], "value": [mean of the run's
- *    iterations…], "run_id": […]}}]}
+ *    iterations…], "run_id": […]}, "change_points": [{index, commit, before,
+ *    after, change_pct, p_value, regression_id, …}]}]}
+ * change_points (regressions.h): what the detector found in that series;
+ * index is the position in "commits" of the first commit after the change.
  */
 #include "server/api.h"
 #include "server/query.h"
+#include "server/regressions.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -76,8 +80,22 @@ enum MHD_Result api_series_get(struct request *rq)
 		json_array_append_new(pv, json_num(pg_double(PQgetvalue(r, i, 5))));
 		json_array_append_new(pr, json_string(PQgetvalue(r, i, 4)));
 	}
+	PQclear(r);
+	{
+		size_t i;
+		json_t *s;
+		json_array_foreach(list, i, s) {
+			json_int_t setup = json_integer_value(json_object_get(json_object_get(s, "setup"), "id"));
+			json_t *cps = regression_change_points(c, setup, metric,
+							       json_object_get(s, "commits"), &e);
+			if (!cps) {
+				json_decref(list);
+				return reply_err(rq, &e);
+			}
+			json_object_set_new(s, "change_points", cps);
+		}
+	}
 	out = json_pack("{s:s,s:s,s:o}", "metric", metric, "order",
 			"topo_order, commit_time, first_seen", "series", list);
-	PQclear(r);
 	return reply_json(rq, 200, out);
 }

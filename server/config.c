@@ -10,18 +10,19 @@
 
 #include "banned.h"
 
-enum key_type { KEY_STRING, KEY_LONG };
+enum key_type { KEY_STRING, KEY_LONG, KEY_DOUBLE };
 
 struct config_key {
 	const char *name;
 	enum key_type type;
 	size_t offset;
 	const char *def;
-	long min, max;
+	long min, max; /* bounds of KEY_LONG and KEY_DOUBLE values */
 };
 
 #define S(n, d) { #n, KEY_STRING, offsetof(struct config, n), d, 0, 0 }
 #define L(n, d, lo, hi) { #n, KEY_LONG, offsetof(struct config, n), #d, lo, hi }
+#define D(n, d, lo, hi) { #n, KEY_DOUBLE, offsetof(struct config, n), #d, lo, hi }
 
 static const struct config_key config_keys[] = {
 	S(listen, "127.0.0.1:8080"),
@@ -47,6 +48,13 @@ static const struct config_key config_keys[] = {
 	L(lease_timeout_s, 120, 1, 86400),
 	L(max_attempts, 3, 1, 100),
 	L(db_timeout_ms, 30000, 0, 3600000),
+	/* change detection (detect_thread.h) */
+	L(detect_enabled, 1, 0, 1),
+	D(detect_min_change_pct, 1.0, 0, 1000),
+	D(detect_p_max, 0.001, 0, 1),
+	L(detect_window, 64, 8, 100000),
+	L(detect_confirm_commits, 5, 1, 100000),
+	L(detect_poll_ms, 1000, 20, 600000),
 };
 
 static const struct config_key *find_key(const char *name)
@@ -66,6 +74,18 @@ static int set_key(struct config *c, const struct config_key *k, const char *val
 		char **s = (char **)p;
 		free(*s);
 		*s = xstrdup(value);
+		return 0;
+	} else if (k->type == KEY_DOUBLE) {
+		char *end;
+		double v;
+
+		errno = 0;
+		v = strtod(value, &end);
+		if (errno || end == value || *end || !(v >= k->min && v <= k->max))
+			return err_set(e, 400, "config_invalid", where,
+				       "'%s' must be a number in [%ld, %ld], not '%s'",
+				       k->name, k->min, k->max, value);
+		*(double *)p = v;
 		return 0;
 	} else {
 		char *end;

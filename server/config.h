@@ -35,6 +35,13 @@ struct config {
 	long lease_timeout_s;    /* job lease without heartbeat */
 	long max_attempts;       /* job attempts before it fails for good */
 	long db_timeout_ms;      /* statement_timeout per connection */
+	/* change detection (detect_thread.h) */
+	long detect_enabled;        /* 1 = run the detection thread */
+	double detect_min_change_pct; /* smallest |%change| a change point needs (monitors: >= 5) */
+	double detect_p_max;        /* window p the detector needs to accept a split */
+	long detect_window;         /* commits per detector window */
+	long detect_confirm_commits; /* commits after a change that confirm it (regressions.h) */
+	long detect_poll_ms;        /* queue poll when no NOTIFY arrives */
 };
 
 /* Fills c with the defaults. Strings are new; release with config_release(). */

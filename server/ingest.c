@@ -325,6 +325,15 @@ int ingest_result(PGconn *c, json_t *doc, const struct resultdoc *d, int nested,
 			goto rollback;
 		if (insert_values(c, out->id, d->metrics, &out->nr_values, e))
 			goto rollback;
+		/* change detection (detect_thread.h): queue the setup, last so the
+		 * pending row is held for the shortest time */
+		{
+			const char *p[1] = { idb[2] };
+			r = db_exec(c, ST_DETECT_ENQUEUE, 1, p, e);
+			if (!r)
+				goto rollback;
+			PQclear(r);
+		}
 	}
 	if (db_cmd(c, commit, e))
 		goto rollback;

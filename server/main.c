@@ -13,6 +13,7 @@
 #include "server/auth.h"
 #include "server/config.h"
 #include "server/db.h"
+#include "server/detect_thread.h"
 #include "server/http.h"
 #include "server/lease.h"
 #include "server/mailer.h"
@@ -185,12 +186,15 @@ static int do_serve(struct config *cfg)
 	srv.db = db_new(cfg->db, cfg->db_timeout_ms);
 	srv.leases = lease_queue_start(&srv);
 	/* background threads of other modules (detection, bisect, mailer): start below */
+	if (cfg->detect_enabled)
+		srv.detect = detect_thread_start(&srv);
 	if (mailer_check_config(cfg, &e))
 		fprintf(stderr, "regtrack-server: %s; mail is off\n", e.message);
 	else
 		srv.mailer = mailer_start(&srv);
 	if (http_start(&srv, &e)) {
 		fprintf(stderr, "regtrack-server: %s\n", e.message);
+		detect_thread_stop(srv.detect);
 		lease_queue_stop(srv.leases);
 		db_free(srv.db);
 		return 1;
@@ -206,6 +210,8 @@ static int do_serve(struct config *cfg)
 	lease_queue_stop(srv.leases);
 	srv.leases = NULL;
 	/* background threads of other modules: stop below */
+	detect_thread_stop(srv.detect);
+	srv.detect = NULL;
 	for (int i = 0; i < 300 && atomic_load(&srv.in_flight); i++)
 		usleep(100 * 1000);
 	http_stop(&srv);

@@ -25,6 +25,9 @@ const struct route routes[] = {
 	{ "POST", "/api/v1/jobs/{}/complete", api_job_complete, AUTH_WORKER },
 	{ "POST", "/api/v1/workers/register", api_workers_register, AUTH_WORKER },
 	/* regressions (api_regressions.c): add below */
+	{ "GET", "/api/v1/regressions", api_regressions_get, AUTH_READ },
+	{ "GET", "/api/v1/regressions/{}", api_regression_get, AUTH_READ },
+	{ "PATCH", "/api/v1/regressions/{}", api_regression_patch, AUTH_ADMIN },
 	/* bisects (api_bisects.c): add below */
 	/* mail and subscriptions (api_mail.c): add below */
 	{ "POST", "/api/v1/subscriptions", api_subscriptions_post, AUTH_ADMIN },

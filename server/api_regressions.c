@@ -1,0 +1,213 @@
+/*
+ * Regression records (regressions.h has the rules):
+ *   GET   /api/v1/regressions[?state=&kind=&testcase=&metric=&leaders=1&limit=]
+ *         newest first; each record with its series (testcase, params,
+ *         kconfig, compiler, tbox_group, mode, metric, unit,
+ *         higher_is_better), range (good / bad {sha, subject}), sizes
+ *         (change_pct, ci_pct, p_value, verdict, pair, detector), state,
+ *         created_at, group_id and group_size; leaders=1 lists only the
+ *         first record of each group
+ *   GET   /api/v1/regressions/{id}   the same, plus `group` (every record of
+ *         the range, leader first) and `history` [{at, who, from, to, note}]
+ *   PATCH /api/v1/regressions/{id}   (admin) {"state": S, "note": TEXT}: state
+ *         change and its history row in one transaction; a note alone is
+ *         recorded with from = to
+ */
+#include "server/api.h"
+#include "server/regressions.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "banned.h"
+
+#define LIMIT_DEFAULT 100
+#define LIMIT_MAX 1000
+#define NOTE_MAX 4000
+
+static int parse_long(const char *s, long long min, long long max, long long *out)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+enum MHD_Result api_regressions_get(struct request *rq)
+{
+	const char *state = rq_arg(rq, "state"), *kind = rq_arg(rq, "kind");
+	const char *limit_s = rq_arg(rq, "limit"), *leaders = rq_arg(rq, "leaders");
+	long long limit = LIMIT_DEFAULT;
+	char lim[24];
+	struct err e;
+	PGconn *c;
+	PGresult *r;
+	json_t *j;
+
+	if (state && !regression_state_valid(state))
+		return reply_errf(rq, 400, "invalid_field", "state",
+				  "'state' must be one of new, confirmed, bisecting, bisected, "
+				  "reported, fixed, invalid, wontfix, not '%s'", state);
+	if (kind && !regression_kind_valid(kind))
+		return reply_errf(rq, 400, "invalid_field", "kind",
+				  "'kind' must be regression, improvement or change, not '%s'", kind);
+	if (limit_s && parse_long(limit_s, 1, LIMIT_MAX, &limit))
+		return reply_errf(rq, 400, "invalid_field", "limit",
+				  "'limit' must be an integer in [1, %d]", LIMIT_MAX);
+	if (leaders && strcmp(leaders, "0") && strcmp(leaders, "1"))
+		return reply_errf(rq, 400, "invalid_field", "leaders", "'leaders' must be 0 or 1");
+	snprintf(lim, sizeof(lim), "%lld", limit);
+	c = rq_db(rq, &e);
+	if (!c)
+		return reply_err(rq, &e);
+	{
+		const char *p[6] = { state, kind, rq_arg(rq, "testcase"), rq_arg(rq, "metric"), lim,
+				     leaders && !strcmp(leaders, "1") ? "t" : NULL };
+		r = db_exec(c, ST_REGRESSIONS_JSON, 6, p, &e);
+	}
+	if (!r)
+		return reply_err(rq, &e);
+	j = json_loads(PQgetvalue(r, 0, 0), 0, NULL);
+	PQclear(r);
+	if (!j)
+		return reply_errf(rq, 500, "db_error", "", "bad JSON from the database");
+	return reply_json(rq, 200, json_pack("{s:o}", "regressions", j));
+}
+
+static json_t *one_json(PGconn *c, enum db_stmt st, const char *id, struct err *e)
+{
+	const char *p[1] = { id };
+	PGresult *r = db_exec(c, st, 1, p, e);
+	json_t *j;
+
+	if (!r)
+		return NULL;
+	if (PQntuples(r) != 1) {
+		PQclear(r);
+		err_set(e, 404, "not_found", "id", "no regression %s", id);
+		return NULL;
+	}
+	j = json_loads(PQgetvalue(r, 0, 0), 0, NULL);
+	PQclear(r);
+	if (!j)
+		err_set(e, 500, "db_error", db_stmts[st].name, "bad JSON from the database");
+	return j;
+}
+
+/* The record with its group and history; NULL with e (404 when there is none). */
+static json_t *regression_full(PGconn *c, const char *id, struct err *e)
+{
+	json_t *o = one_json(c, ST_REGRESSION_JSON, id, e), *g, *h;
+
+	if (!o)
+		return NULL;
+	g = one_json(c, ST_REGRESSION_GROUP_JSON, id, e);
+	h = g ? one_json(c, ST_REGRESSION_HISTORY_JSON, id, e) : NULL;
+	if (!g || !h) {
+		json_decref(o);
+		json_decref(g);
+		return NULL;
+	}
+	json_object_set_new(o, "group", g);
+	json_object_set_new(o, "history", h);
+	return o;
+}
+
+static int path_id(struct request *rq, long long *id, struct err *e)
+{
+	if (parse_long(rq->path_params[0], 1, LLONG_MAX, id))
+		return err_set(e, 400, "invalid_field", "id", "'%s' is not a regression id",
+			       rq->path_params[0]);
+	return 0;
+}
+
+enum MHD_Result api_regression_get(struct request *rq)
+{
+	struct err e;
+	long long id;
+	char idb[24];
+	PGconn *c;
+	json_t *o;
+
+	if (path_id(rq, &id, &e))
+		return reply_err(rq, &e);
+	snprintf(idb, sizeof(idb), "%lld", id);
+	c = rq_db(rq, &e);
+	if (!c)
+		return reply_err(rq, &e);
+	o = regression_full(c, idb, &e);
+	if (!o)
+		return reply_err(rq, &e);
+	return reply_json(rq, 200, o);
+}
+
+enum MHD_Result api_regression_patch(struct request *rq)
+{
+	struct err e;
+	long long id;
+	char idb[24];
+	const char *state = NULL, *note = NULL, *key;
+	json_t *b, *v, *o;
+	PGconn *c;
+
+	if (path_id(rq, &id, &e))
+		return reply_err(rq, &e);
+	b = rq_json(rq, &e);
+	if (!b)
+		return reply_err(rq, &e);
+	json_object_foreach(b, key, v) {
+		if (!strcmp(key, "state")) {
+			if (!json_is_string(v) || !regression_state_valid(json_string_value(v))) {
+				json_decref(b);
+				return reply_errf(rq, 400, "invalid_field", "state",
+						  "'state' must be one of new, confirmed, bisecting, "
+						  "bisected, reported, fixed, invalid, wontfix");
+			}
+			state = json_string_value(v);
+		} else if (!strcmp(key, "note")) {
+			if (json_is_null(v))
+				continue;
+			if (!json_is_string(v) || json_string_length(v) > NOTE_MAX) {
+				json_decref(b);
+				return reply_errf(rq, 400, "invalid_field", "note",
+						  "'note' must be a string of at most %d bytes",
+						  NOTE_MAX);
+			}
+			note = json_string_value(v);
+		} else {
+			json_decref(b);
+			return reply_errf(rq, 400, "invalid_field", key,
+					  "unknown field '%s' (only 'state' and 'note')", key);
+		}
+	}
+	if (!state && !note) {
+		json_decref(b);
+		return reply_errf(rq, 400, "missing_field", "state",
+				  "give 'state' (and optionally 'note'), or a 'note'");
+	}
+	snprintf(idb, sizeof(idb), "%lld", id);
+	c = rq_db(rq, &e);
+	if (!c || db_begin(c, &e)) {
+		json_decref(b);
+		return reply_err(rq, &e);
+	}
+	if (regression_transition(c, id, state, NULL, rq->token_id, note, NULL, NULL, &e) ||
+	    db_commit(c, &e)) {
+		db_rollback(c);
+		json_decref(b);
+		return reply_err(rq, &e);
+	}
+	json_decref(b);
+	o = regression_full(c, idb, &e);
+	if (!o)
+		return reply_err(rq, &e);
+	return reply_json(rq, 200, o);
+}
