@@ -538,6 +538,7 @@ enum MHD_Result api_job_complete(struct request *rq)
 	PGresult *r;
 	long long job_id;
 	int known = 0;
+	enum MHD_Result ret;
 
 	if (!b)
 		return reply_err(rq, &e);
@@ -633,9 +634,11 @@ enum MHD_Result api_job_complete(struct request *rq)
 	if (db_commit(c, &e))
 		goto rollback;
 	free(docs);
+	/* `status` points into b: build the reply before b goes */
+	ret = reply_json(rq, 200, json_pack("{s:I,s:s,s:s,s:I}", "id", (json_int_t)job_id, "state",
+					    "done", "outcome", status, "runs", (json_int_t)n));
 	json_decref(b);
-	return reply_json(rq, 200, json_pack("{s:I,s:s,s:s,s:I}", "id", (json_int_t)job_id, "state",
-					     "done", "outcome", status, "runs", (json_int_t)n));
+	return ret;
 rollback:
 	db_rollback(c);
 bad:
