@@ -1,0 +1,703 @@
+#include "worker/agent.h"
+#include "worker/completion.h"
+#include "worker/execute.h"
+#include "worker/upload.h"
+#include "worker/wlog.h"
+#include "xalloc.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "banned.h"
+
+#define BACKOFF_START_S 1
+
+static int stopping(const struct agent *a)
+{
+	return atomic_load(a->stop) != 0;
+}
+
+/* Sleeps up to `s` seconds, waking early when a stop is requested. */
+static void nap(const struct agent *a, double s)
+{
+	struct timespec slice = { 0, 200 * 1000 * 1000 };
+
+	for (double left = s; left > 0 && !stopping(a); left -= 0.2)
+		nanosleep(&slice, NULL);
+}
+
+/* Exponential backoff with jitter: 1, 2, 4, ... retry_max_s seconds, +0..25%. */
+static double backoff_next(const struct agent *a, double *cur)
+{
+	double d = *cur, j = d * 0.25 * ((double)(rand() % 1000) / 1000.0);
+
+	*cur = d * 2 > a->cfg->retry_max_s ? a->cfg->retry_max_s : d * 2;
+	return d + j;
+}
+
+/* ---- directories ------------------------------------------------------- */
+
+static int mkdir_p(const char *dir, struct err *e)
+{
+	char *p = xstrdup(dir);
+	int ret = 0;
+
+	for (char *s = p + 1;; s++) {
+		char c;
+
+		if (*s && *s != '/')
+			continue;
+		c = *s;
+		*s = '\0';
+		if (mkdir(p, 0755) && errno != EEXIST) {
+			ret = err_set(e, 500, "io", p, "cannot create directory '%s': %s", p,
+				      strerror(errno));
+			break;
+		}
+		*s = c;
+		if (!c)
+			break;
+	}
+	free(p);
+	return ret;
+}
+
+static int is_dir(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+/* cases_dir "": bin/cases beside the executable, else PREFIX/share/regtrack/cases. */
+static char *resolve_cases_dir(const char *configured)
+{
+	char exe[PATH_MAX], *slash, *cand;
+	ssize_t n;
+
+	if (*configured)
+		return xstrdup(configured);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return xstrdup("/usr/local/share/regtrack/cases");
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	cand = xstrfmt("%s/cases", exe);
+	if (is_dir(cand))
+		return cand;
+	free(cand);
+	return xstrfmt("%s/../share/regtrack/cases", exe);
+}
+
+/* ---- setup ------------------------------------------------------------- */
+
+json_t *agent_register_body(const struct agent *a)
+{
+	json_t *caps = json_array();
+	const char *p = a->cfg->capabilities;
+
+	while (p && *p) {
+		const char *end = strchr(p, ',');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+
+		json_array_append_new(caps, json_stringn(p, n));
+		p = end ? end + 1 : NULL;
+	}
+	return json_pack("{s:s?, s:s, s:s, s:I, s:I, s:s?, s:o, s:o}",
+			 "hostname", a->fp.hostname, "arch", a->cfg->arch,
+			 "tbox_group", a->cfg->tbox_group, "nr_cpus", (json_int_t)a->fp.nr_cpus,
+			 "memory_mb", (json_int_t)a->fp.memory_mb, "cpu_model", a->fp.cpu_model,
+			 "capabilities", caps, "fingerprint", fingerprint_json(&a->fp));
+}
+
+int agent_init(struct agent *a, struct worker_config *cfg, const atomic_int *stop,
+	       struct err *e)
+{
+	char *spool_dir;
+	long cpus;
+	pthread_condattr_t ca;
+
+	memset(a, 0, sizeof(*a));
+	a->cfg = cfg;
+	a->stop = stop;
+	pthread_mutex_init(&a->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&a->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	srand((unsigned)getpid() ^ (unsigned)time(NULL));
+
+	if (fingerprint_collect(&a->fp, "/", e))
+		return -1;
+	a->machine = json_pack("{s:s?, s:s, s:s?, s:I, s:I, s:s}", "hostname", a->fp.hostname,
+			       "arch", cfg->arch, "cpu_model", a->fp.cpu_model,
+			       "nr_cpus", (json_int_t)a->fp.nr_cpus,
+			       "memory_mb", (json_int_t)a->fp.memory_mb,
+			       "tbox_group", cfg->tbox_group);
+	if (mkdir_p(cfg->work_dir, e))
+		return -1;
+	spool_dir = xstrfmt("%s/spool", cfg->work_dir);
+	if (spool_open(&a->spool, spool_dir, e)) {
+		free(spool_dir);
+		return -1;
+	}
+	free(spool_dir);
+	if (client_init(&a->api, cfg->server_url, cfg->token, cfg->http_timeout_s, e) ||
+	    client_init(&a->hb_api, cfg->server_url, cfg->token, cfg->http_timeout_s, e))
+		return -1;
+	a->cases_dir = resolve_cases_dir(cfg->cases_dir);
+	a->ccache_dir = *cfg->ccache_dir ? xstrdup(cfg->ccache_dir)
+					 : xstrfmt("%s/ccache", cfg->work_dir);
+	cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	a->make_jobs = cfg->make_jobs ? cfg->make_jobs : (cpus > 0 ? (int)cpus : 1);
+	return 0;
+}
+
+void agent_release(struct agent *a)
+{
+	if (a->hb_running) {
+		pthread_mutex_lock(&a->lock);
+		a->hb_quit = 1;
+		pthread_cond_broadcast(&a->cond);
+		pthread_mutex_unlock(&a->lock);
+		pthread_join(a->hb_thread, NULL);
+		a->hb_running = 0;
+	}
+	client_release(&a->api);
+	client_release(&a->hb_api);
+	spool_close(&a->spool);
+	fingerprint_release(&a->fp);
+	json_decref(a->machine);
+	json_decref(a->machine_id);
+	free(a->cases_dir);
+	free(a->ccache_dir);
+	pthread_cond_destroy(&a->cond);
+	pthread_mutex_destroy(&a->lock);
+	a->machine = a->machine_id = NULL;
+	a->cases_dir = a->ccache_dir = NULL;
+}
+
+/* ---- heartbeats -------------------------------------------------------- */
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void wait_until(struct agent *a, double t)
+{
+	struct timespec ts;
+
+	ts.tv_sec = (time_t)t;
+	ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+	pthread_cond_timedwait(&a->cond, &a->lock, &ts);
+}
+
+/*
+ * One heartbeat through client c (the caller's own); the lock is NOT held.
+ * Returns 0 renewed, 1 lease lost (409), -1 failed (e filled).
+ */
+static int post_heartbeat(struct client *c, json_t *machine_id, long long job_id,
+			  const char *phase, double progress, const char *message, struct err *e)
+{
+	char *path = xstrfmt("/api/v1/jobs/%lld/heartbeat", job_id);
+	json_t *body = json_pack("{s:O, s:s, s:f, s:s}", "machine_id", machine_id, "phase",
+				 phase, "progress", progress, "message", message);
+	struct client_reply r;
+	int ret = -1;
+
+	if (!client_post(c, path, body, 0, &r, e)) {
+		if (r.status == 409)
+			ret = 1;
+		else if (r.status >= 200 && r.status < 300)
+			ret = 0;
+		else
+			client_reply_error(&r, "heartbeat", e);
+		client_reply_release(&r);
+	}
+	json_decref(body);
+	free(path);
+	return ret;
+}
+
+static void *heartbeat_main(void *arg)
+{
+	struct agent *a = arg;
+	double last = 0;
+
+	pthread_mutex_lock(&a->lock);
+	while (!a->hb_quit) {
+		long long job_id;
+		json_t *machine_id;
+		char phase[sizeof(a->phase)], message[sizeof(a->message)];
+		double progress, period, due;
+		int in_run, rc;
+		struct err e;
+
+		if (!a->job_id || a->completing) {
+			/* idle, or the main thread is delivering the completion */
+			pthread_cond_wait(&a->cond, &a->lock);
+			last = 0;
+			continue;
+		}
+		in_run = !strcmp(a->phase, "run");
+		period = in_run ? a->hb_run_s : a->hb_s;
+		if (!last)
+			last = mono_now();	/* the lease itself is fresh */
+		due = last + period;
+		if (!(a->phase_changed && !in_run) && mono_now() < due) {
+			wait_until(a, due);
+			continue;	/* re-check everything after a wake-up */
+		}
+		if (atomic_load(&a->abandon)) {
+			/* lost already: nothing to renew */
+			pthread_cond_wait(&a->cond, &a->lock);
+			continue;
+		}
+		a->phase_changed = 0;
+		job_id = a->job_id;
+		progress = a->progress;
+		memcpy(phase, a->phase, sizeof(phase));
+		memcpy(message, a->message, sizeof(message));
+		machine_id = json_incref(a->machine_id);
+		pthread_mutex_unlock(&a->lock);
+		rc = post_heartbeat(&a->hb_api, machine_id, job_id, phase, progress, message, &e);
+		json_decref(machine_id);
+		last = mono_now();
+		pthread_mutex_lock(&a->lock);
+		/* a reply for a job that is over, or being completed, says nothing */
+		if (a->job_id != job_id || a->completing)
+			continue;
+		if (rc == 1) {
+			atomic_store(&a->abandon, 1);
+			if (!in_run)
+				wlog_warn("job %lld: lease lost (heartbeat got 409); abandoning the job",
+					  job_id);
+		} else if (rc < 0) {
+			atomic_fetch_add(&a->hb_failures, 1);
+			if (!in_run)
+				wlog_warn("job %lld: heartbeat failed: %s", job_id, e.message);
+		}
+	}
+	pthread_mutex_unlock(&a->lock);
+	return NULL;
+}
+
+static void hb_set_job(struct agent *a, long long job_id, const char *phase)
+{
+	pthread_mutex_lock(&a->lock);
+	a->job_id = job_id;
+	snprintf(a->phase, sizeof(a->phase), "%s", phase);
+	a->progress = 0;
+	a->message[0] = '\0';
+	a->phase_changed = 0;
+	a->completing = 0;
+	if (job_id) {
+		atomic_store(&a->abandon, 0);
+		atomic_store(&a->hb_failures, 0);
+	}
+	pthread_cond_broadcast(&a->cond);
+	pthread_mutex_unlock(&a->lock);
+}
+
+/* The phase callback given to job_execute(): state only, no I/O except a log line on a phase change. */
+static void on_phase(void *ctx, const char *phase, double progress, const char *message)
+{
+	struct agent *a = ctx;
+	long long job_id;
+	int changed;
+
+	if (!phase)
+		return;
+	pthread_mutex_lock(&a->lock);
+	job_id = a->job_id;
+	changed = strcmp(a->phase, phase) != 0;
+	if (changed) {
+		snprintf(a->phase, sizeof(a->phase), "%s", phase);
+		a->phase_changed = 1;
+	}
+	a->progress = progress < 0 ? 0 : progress > 1 ? 1 : progress;
+	snprintf(a->message, sizeof(a->message), "%s", message ? message : "");
+	if (changed)
+		pthread_cond_broadcast(&a->cond);
+	pthread_mutex_unlock(&a->lock);
+	if (changed)
+		wlog_info("job %lld: phase %s%s%s", job_id, phase, message && *message ? ": " : "",
+			  message ? message : "");
+}
+
+/* ---- protocol steps ---------------------------------------------------- */
+
+/*
+ * Sends the spool until it is empty; with backoff; gives up early on stop.
+ * Returns the entries left; *aside (may be NULL) counts entries dropped or
+ * rejected on the way.
+ */
+static size_t drain_spool(struct agent *a, size_t *aside)
+{
+	double cur = BACKOFF_START_S;
+	size_t left = 0;
+
+	if (aside)
+		*aside = 0;
+	for (;;) {
+		struct err e;
+		size_t n = 0;
+
+		if (upload_flush(&a->spool, &a->api, &left, NULL, &n, &e)) {
+			wlog_error("spool: %s", e.message);
+			/* a broken spool dir: keep trying, results are still on disk */
+		}
+		if (aside)
+			*aside += n;
+		if (!left)
+			return 0;
+		if (stopping(a)) {
+			wlog_warn("stopping with %zu completion(s) in '%s'; they are sent on the next start",
+				  left, a->spool.dir);
+			return left;
+		}
+		nap(a, backoff_next(a, &cur));
+	}
+}
+
+/*
+ * Heartbeat periods: as configured, but at most half the server's lease
+ * timeout (from the register reply, 0 = unknown), so that one lost
+ * heartbeat does not cost the lease.
+ */
+static void set_periods(struct agent *a, long long lease_timeout_s)
+{
+	int cap = lease_timeout_s > 0 ? (int)(lease_timeout_s / 2) : 0;
+
+	a->hb_s = a->cfg->heartbeat_s;
+	a->hb_run_s = a->cfg->heartbeat_run_s;
+	if (cap < 1 && lease_timeout_s > 0)
+		cap = 1;
+	if (cap && a->hb_s > cap)
+		a->hb_s = cap;
+	if (cap && a->hb_run_s > cap) {
+		wlog_warn("heartbeat_run_s %d is over half the server's lease timeout (%lld s); using %d s",
+			  a->hb_run_s, lease_timeout_s, cap);
+		a->hb_run_s = cap;
+	}
+}
+
+/* 0 registered; -1 refused for good (exit 1) or stopped. */
+static int do_register(struct agent *a)
+{
+	json_t *body = agent_register_body(a);
+	double cur = BACKOFF_START_S;
+	int ret = -1;
+
+	while (!stopping(a)) {
+		struct client_reply r;
+		struct err e;
+		json_t *id;
+
+		if (client_post(&a->api, "/api/v1/workers/register", body, 0, &r, &e)) {
+			wlog_warn("register at '%s' failed, will retry: %s", a->cfg->server_url,
+				  e.message);
+			nap(a, backoff_next(a, &cur));
+			continue;
+		}
+		id = json_object_get(r.body, "machine_id");
+		if (r.status == 200 && (json_is_integer(id) || json_is_string(id))) {
+			pthread_mutex_lock(&a->lock);
+			json_decref(a->machine_id);
+			a->machine_id = json_incref(id);
+			pthread_mutex_unlock(&a->lock);
+			set_periods(a, json_integer_value(json_object_get(r.body, "lease_timeout_s")));
+			char *shown = json_dumps(id, JSON_ENCODE_ANY);
+
+			wlog_info("registered at '%s' as machine %s (arch %s, tbox_group %s, capabilities %s)",
+				  a->cfg->server_url, shown ? shown : "?", a->cfg->arch,
+				  a->cfg->tbox_group, a->cfg->capabilities);
+			free(shown);
+			client_reply_release(&r);
+			ret = 0;
+			break;
+		}
+		client_reply_error(&r, "register", &e);
+		if (r.status >= 400 && r.status < 500 && r.status != 408 && r.status != 429) {
+			wlog_error("%s", e.message);
+			client_reply_release(&r);
+			break;
+		}
+		wlog_warn("%s; will retry", e.message);
+		client_reply_release(&r);
+		nap(a, backoff_next(a, &cur));
+	}
+	json_decref(body);
+	return ret;
+}
+
+enum lease_result { LEASE_JOB, LEASE_NONE, LEASE_RETRY, LEASE_REREGISTER, LEASE_FATAL };
+
+static enum lease_result do_lease(struct agent *a, json_t **job)
+{
+	json_t *body = json_pack("{s:O, s:i}", "machine_id", a->machine_id, "wait_s",
+				 a->cfg->lease_wait_s);
+	struct client_reply r;
+	struct err e;
+	enum lease_result res;
+	int rc;
+
+	*job = NULL;
+	client_set_cancel(&a->api, a->stop);	/* a stop cuts the long-poll short */
+	rc = client_post(&a->api, "/api/v1/jobs/lease", body, a->cfg->lease_wait_s, &r, &e);
+	client_set_cancel(&a->api, NULL);
+	json_decref(body);
+	if (rc) {
+		if (strcmp(e.code, "cancelled"))
+			wlog_warn("lease failed: %s", e.message);
+		return LEASE_RETRY;
+	}
+	if (r.status == 204) {
+		res = LEASE_NONE;
+	} else if (r.status == 200 && json_is_object(json_object_get(r.body, "job"))) {
+		*job = json_incref(json_object_get(r.body, "job"));
+		res = LEASE_JOB;
+	} else {
+		client_reply_error(&r, "lease", &e);
+		if (r.status == 404 || r.status == 410) {
+			/* the server does not know this machine (e.g. a new database) */
+			wlog_warn("%s; registering again", e.message);
+			res = LEASE_REREGISTER;
+		} else if (r.status == 401 || r.status == 403) {
+			wlog_error("%s", e.message);
+			res = LEASE_FATAL;
+		} else {
+			wlog_warn("%s", e.message);
+			res = LEASE_RETRY;
+		}
+	}
+	client_reply_release(&r);
+	return res;
+}
+
+static const char *job_str(const json_t *job, const char *key)
+{
+	return json_string_value(json_object_get(job, key));
+}
+
+/* Fills spec from the lease reply's job (borrowed views); error names the bad field. */
+static int job_spec_from_json(const json_t *job, struct job_spec *spec, struct err *e)
+{
+	/* host jobs have no tree: the executor checks tree/url for kernel jobs */
+	static const char *const required[] = { "commit", "kconfig", "testcase" };
+	json_t *repeat = json_object_get(job, "repeat");
+	json_t *params = json_object_get(job, "params");
+
+	memset(spec, 0, sizeof(*spec));
+	spec->id = json_integer_value(json_object_get(job, "id"));
+	for (size_t i = 0; i < ARRAY_SIZE(required); i++)
+		if (!job_str(job, required[i]) || !*job_str(job, required[i]))
+			return err_set(e, 400, "invalid_job", required[i],
+				       "job %lld has no '%s'", spec->id, required[i]);
+	if (params && !json_is_null(params) && !json_is_object(params))
+		return err_set(e, 400, "invalid_job", "params", "job %lld: params is not an object",
+			       spec->id);
+	if (repeat && !json_is_null(repeat) &&
+	    (!json_is_integer(repeat) || json_integer_value(repeat) < 1 ||
+	     json_integer_value(repeat) > 1000))
+		return err_set(e, 400, "invalid_job", "repeat", "job %lld: bad repeat", spec->id);
+	spec->tree = job_str(job, "tree");
+	spec->url = job_str(job, "url");
+	spec->commit = job_str(job, "commit");
+	spec->kconfig = job_str(job, "kconfig");
+	spec->compiler = job_str(job, "compiler") ? job_str(job, "compiler") : "gcc";
+	spec->testcase = job_str(job, "testcase");
+	spec->params = json_is_object(params) ? params : NULL;
+	spec->repeat = json_is_integer(repeat) ? (int)json_integer_value(repeat) : 1;
+	return 0;
+}
+
+/*
+ * Runs one leased job and delivers its completion. Returns 0 when the
+ * completion was acknowledged (or no completion is due), 1 when the lease
+ * was lost or the completion is left in the spool.
+ */
+static int run_job(struct agent *a, json_t *job)
+{
+	struct worker_env env = {
+		.work_dir = a->cfg->work_dir, .arch = a->cfg->arch, .cases_dir = a->cases_dir,
+		.ccache_dir = a->ccache_dir, .make_jobs = a->make_jobs,
+		.qemu_mem_mb = a->cfg->qemu_mem_mb, .qemu_cpus = a->cfg->qemu_cpus,
+		.timeout_fetch_s = a->cfg->timeout_fetch_s, .timeout_build_s = a->cfg->timeout_build_s,
+		.timeout_boot_s = a->cfg->timeout_boot_s, .timeout_run_s = a->cfg->timeout_run_s,
+	};
+	struct job_spec spec;
+	struct job_outcome out;
+	struct err e, xe;
+	const char *status;
+	char *log = NULL;
+	json_t *body, *entry;
+	long long id = json_integer_value(json_object_get(job, "id"));
+	int rc, hb_failures;
+	size_t left, aside;
+	json_t *machine_id;
+
+	memset(&out, 0, sizeof(out));
+	err_clear(&xe);
+	wlog_info("job %lld: leased: commit %.12s kconfig %s testcase %s repeat %lld%s%s", id,
+		  job_str(job, "commit") ? job_str(job, "commit") : "?",
+		  job_str(job, "kconfig") ? job_str(job, "kconfig") : "?",
+		  job_str(job, "testcase") ? job_str(job, "testcase") : "?",
+		  (long long)json_integer_value(json_object_get(job, "repeat")),
+		  job_str(job, "tree") ? " tree " : "",
+		  job_str(job, "tree") ? job_str(job, "tree") : "");
+	hb_set_job(a, id, "fetch");
+	if (job_spec_from_json(job, &spec, &xe)) {
+		rc = -1;
+	} else {
+		rc = job_execute(&spec, &env, on_phase, a, &out, &xe);
+	}
+	/*
+	 * From here the main thread talks to the server alone: one heartbeat
+	 * for the "upload" phase (which also tells whether the lease is still
+	 * ours), then the completion. The heartbeat thread stays quiet.
+	 */
+	pthread_mutex_lock(&a->lock);
+	a->completing = 1;
+	snprintf(a->phase, sizeof(a->phase), "upload");
+	machine_id = json_incref(a->machine_id);
+	pthread_mutex_unlock(&a->lock);
+	wlog_info("job %lld: phase upload", id);
+	if (post_heartbeat(&a->api, machine_id, id, "upload", 1.0, "", &e) == 1)
+		atomic_store(&a->abandon, 1);
+	json_decref(machine_id);
+	hb_failures = atomic_load(&a->hb_failures);
+	if (hb_failures)
+		wlog_warn("job %lld: %d heartbeat(s) failed during the job", id, hb_failures);
+
+	if (atomic_load(&a->abandon)) {
+		wlog_warn("job %lld: lease lost while running; outcome '%s' discarded (another worker redoes the job)",
+			  id, out.status[0] ? out.status : "none");
+		job_outcome_release(&out);
+		hb_set_job(a, 0, "");
+		return 1;
+	}
+
+	/* one exit path for every job failure: the completion */
+	status = out.status;
+	if (!completion_status_valid(status)) {
+		status = "run-failed";
+		log = xstrfmt("%s\nregtrack-worker: %s: %s\n", out.log_tail ? out.log_tail : "",
+			      rc ? xe.code : "internal",
+			      rc ? xe.message : "the executor returned no status");
+	} else if (rc) {
+		log = xstrfmt("%s\nregtrack-worker: %s: %s\n", out.log_tail ? out.log_tail : "",
+			      xe.code, xe.message);
+	}
+	wlog_info("job %lld: %s, %zu run(s)%s%s", id, status, json_array_size(out.runs),
+		  rc ? ": " : "", rc ? xe.message : "");
+	body = completion_build(job, a->machine, status, out.runs,
+				log ? log : out.log_tail, out.kconfig_text, &e);
+	free(log);
+	job_outcome_release(&out);
+	if (!body) {
+		/* cannot happen with a valid status and runs from the executor */
+		wlog_error("job %lld: cannot build the completion: %s", id, e.message);
+		hb_set_job(a, 0, "");
+		return 1;
+	}
+	/* the server then checks the lease is ours, and acknowledges a retried copy */
+	json_object_set(body, "machine_id", a->machine_id);
+	entry = upload_entry_complete(id, body);
+	if (spool_put(&a->spool, entry, NULL, &e)) {
+		/* disk trouble: still try to deliver it from memory */
+		double cur = BACKOFF_START_S;
+		enum upload_verdict v;
+
+		wlog_error("job %lld: cannot spool the completion (%s); sending it from memory",
+			   id, e.message);
+		while ((v = upload_send(&a->api, entry, &e)) == UPLOAD_RETRY && !stopping(a))
+			nap(a, backoff_next(a, &cur));
+		json_decref(entry);
+		hb_set_job(a, 0, "");
+		if (v != UPLOAD_SENT)
+			wlog_error("job %lld: completion not delivered: %s", id, e.message);
+		return v == UPLOAD_SENT ? 0 : 1;
+	}
+	json_decref(entry);
+	left = drain_spool(a, &aside);
+	hb_set_job(a, 0, "");
+	/* set aside: this completion (lease lost) or an older one */
+	return left || aside ? 1 : 0;
+}
+
+int agent_run(struct agent *a)
+{
+	int ret = 0, jobs = 0;
+	double cur = BACKOFF_START_S;
+
+	wlog_info("regtrack-worker starting: server '%s', work dir '%s', arch %s, tbox_group %s, capabilities %s, cases '%s'",
+		  a->cfg->server_url, a->cfg->work_dir, a->cfg->arch, a->cfg->tbox_group,
+		  a->cfg->capabilities, a->cases_dir);
+	/* 1. what a previous run left behind goes first */
+	if (drain_spool(a, NULL))
+		return 1;
+	/* 2. register */
+	if (do_register(a))
+		return stopping(a) ? 0 : 1;
+	if (pthread_create(&a->hb_thread, NULL, heartbeat_main, a)) {
+		wlog_error("cannot start the heartbeat thread");
+		return 1;
+	}
+	a->hb_running = 1;
+	/* 3. lease, run, complete */
+	while (!stopping(a)) {
+		json_t *job;
+		enum lease_result lr = do_lease(a, &job);
+
+		if (lr == LEASE_NONE) {
+			cur = BACKOFF_START_S;
+			if (a->cfg->once) {
+				wlog_info("no job offered within %d s", a->cfg->lease_wait_s);
+				break;
+			}
+			continue;
+		}
+		if (lr == LEASE_FATAL) {
+			ret = 1;
+			break;
+		}
+		if (lr == LEASE_REREGISTER) {
+			if (do_register(a)) {
+				ret = stopping(a) ? 0 : 1;
+				break;
+			}
+			continue;
+		}
+		if (lr == LEASE_RETRY) {
+			nap(a, backoff_next(a, &cur));
+			continue;
+		}
+		cur = BACKOFF_START_S;
+		if (stopping(a)) {
+			wlog_warn("job %lld: stopping before it started; handing it back (its lease expires on the server)",
+				  (long long)json_integer_value(json_object_get(job, "id")));
+			json_decref(job);
+			break;
+		}
+		ret = run_job(a, job);
+		json_decref(job);
+		jobs++;
+		if (a->cfg->once)
+			break;
+		ret = 0;
+	}
+	if (stopping(a))
+		wlog_info("stopped after %d job(s)", jobs);
+	return ret;
+}

@@ -1,0 +1,100 @@
+#ifndef REGTRACK_WORKER_AGENT_H
+#define REGTRACK_WORKER_AGENT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include <jansson.h>
+
+#include "err.h"
+#include "worker/client.h"
+#include "worker/config.h"
+#include "worker/fingerprint.h"
+#include "worker/spool.h"
+
+/*
+ * The agent loop of regtrack-worker (`run`):
+ *
+ *   1. send what the spool still holds (a restarted worker's results first)
+ *   2. register: POST /api/v1/workers/register with the host fingerprint
+ *   3. loop: POST /api/v1/jobs/lease (long-poll lease_wait_s); on a job:
+ *      job_execute() with heartbeats from a second thread; the completion
+ *      (status + one result document per run) is spooled, then uploaded,
+ *      with retries and backoff, until the server acknowledged it
+ *
+ * Heartbeats: job_execute()'s phase callback only updates shared state
+ * under a mutex; the heartbeat thread posts {phase, progress, message}
+ * right after each phase change and every heartbeat_s seconds — except in
+ * phase "run" (a case is measuring): no post when the run starts and then
+ * one every heartbeat_run_s seconds (default 50 s against the server's
+ * default 120 s lease), and the thread logs nothing until the phase ends.
+ * So a case shorter than heartbeat_run_s sees no worker activity at all,
+ * and a long one sees one small HTTP request per heartbeat_run_s. Both
+ * periods are capped at half the lease timeout the server announces in
+ * its register reply ("lease_timeout_s"), with a warning.
+ * A 409 reply (lease lost) raises the abandon flag: the job's outcome is
+ * then not completed (another worker redoes the job).
+ *
+ * Stop (SIGTERM/SIGINT raise *stop): a lease long-poll is cut short and the
+ * agent exits; a job that was leased but not started is handed back (not
+ * run: its lease expires on the server and it is queued again); a job that
+ * is running is finished and its completion uploaded; completions the
+ * server cannot take right now stay in the spool for the next start.
+ *
+ * --once: at most one lease request and one job. Exit status of
+ * agent_run(): 0 = the job ran and its completion was delivered (whatever
+ * the job's own status), or no job was offered within lease_wait_s, or a
+ * clean stop; 1 = registration refused, the lease was lost, or a
+ * completion is still in the spool when the agent had to stop.
+ */
+struct agent {
+	struct worker_config *cfg;	/* borrowed */
+	const atomic_int *stop;		/* borrowed; raised by signal handlers */
+	struct fingerprint fp;
+	json_t *machine;		/* result documents' "machine" object, owned */
+	json_t *machine_id;		/* from register, owned */
+	struct client api;		/* main thread */
+	struct spool spool;
+	char *cases_dir, *ccache_dir;	/* resolved, owned */
+	int make_jobs;			/* resolved */
+	int hb_s, hb_run_s;		/* heartbeat periods in use (see set_periods) */
+
+	/* heartbeat state, under lock */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	pthread_t hb_thread;
+	int hb_running;
+	int hb_quit;
+	long long job_id;		/* 0: no job */
+	char phase[32];
+	double progress;
+	char message[256];
+	int phase_changed;		/* post now (not for "run") */
+	int completing;			/* main thread sends heartbeat + completion */
+	struct client hb_api;		/* heartbeat thread */
+	atomic_int abandon;		/* the server said 409 for the current job */
+	atomic_int hb_failures;		/* failed heartbeats of the current job */
+};
+
+/*
+ * Prepares the agent: fingerprint, spool (WORK_DIR/spool, locked), HTTP
+ * clients, resolved directories. cfg must have passed
+ * worker_config_check(); cfg and stop are borrowed for the agent's life.
+ * Errors: those of fingerprint_collect(), spool_open() ("busy" when
+ * another worker uses the work dir), client_init(); "io" when WORK_DIR
+ * cannot be created. Release with agent_release() in every case.
+ */
+int agent_init(struct agent *a, struct worker_config *cfg, const atomic_int *stop,
+	       struct err *e) __attribute__((warn_unused_result));
+void agent_release(struct agent *a);
+
+/* Runs the loop above; returns the process exit status (0 or 1). */
+int agent_run(struct agent *a);
+
+/*
+ * The register request body: {hostname, arch, tbox_group, nr_cpus,
+ * memory_mb, cpu_model, capabilities[], fingerprint{}}. New reference.
+ */
+json_t *agent_register_body(const struct agent *a);
+
+#endif
