@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# tests/kernel/run.sh — the worker's execution engine on a real Linux kernel.
+#
+# Through job_execute() (driver: tests/kernel/exec_job.c), on the git tree
+# that deploy/make-kernel-tree makes from Debian's linux-source-6.1:
+#   1. host mode: small-allocs on the running kernel;
+#   2. x86_64: a commit that does not compile -> build-failed with make's
+#      error in the log tail; a bad case param -> run-failed;
+#   3. x86_64-tiny-mm at the base commit, booted twice in qemu under icount
+#      (and once wall-clock, which probes KVM and falls back to TCG);
+#   4. arm64-tiny-mm cross-built and booted twice in qemu-system-aarch64 -M
+#      virt under icount.
+# Each good run must carry positive, finite small-allocs metrics, its mode
+# and accel, the kernel release, and the final .config. No timing
+# assertions; every phase's duration is printed.
+#
+# Builds run one after the other (2 cores). The kernel tree, mirrors, build
+# dirs and ccache live under $REGTRACK_CACHE (default: var/cache in the
+# checkout, git-ignored), so a second run rebuilds nothing: measured here,
+# cold ~4 min (x86_64) + ~5.5 min (arm64), warm ~1.5 min for everything.
+#
+# Env: REGTRACK_EXEC_JOB  the exec_job binary (default: built here)
+#      REGTRACK_CACHE     cache dir (default: var/cache)
+#      KERNEL_TEST_ARCHES "x86_64 aarch64" (default both)
+set -u
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+CACHE=${REGTRACK_CACHE:-$ROOT/var/cache}
+ARCHES=${KERNEL_TEST_ARCHES:-x86_64 aarch64}
+mkdir -p "$CACHE"
+CACHE=$(cd "$CACHE" && pwd)
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+pass=0
+fail=0
+ok()  { pass=$((pass + 1)); echo "ok: $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+
+t_start=$(date +%s)
+if [[ -z "${REGTRACK_EXEC_JOB:-}" ]]; then
+	make -s B=build/kernel-test BIN=build/kernel-test/bin build/kernel-test/tests/kernel/exec_job cases >&2 || exit 1
+	REGTRACK_EXEC_JOB=$ROOT/build/kernel-test/tests/kernel/exec_job
+fi
+for a in $ARCHES; do
+	for f in init small-allocs; do
+		[[ -x bin/cases/$a/$f ]] || { echo "kernel tests: bin/cases/$a/$f missing (make cases)" >&2; exit 1; }
+	done
+done
+
+t0=$(date +%s)
+BASE=$(deploy/make-kernel-tree "$CACHE/linux") || { echo "kernel tests: make-kernel-tree failed" >&2; exit 1; }
+echo "kernel tree: $CACHE/linux at $BASE ($(( $(date +%s) - t0 )) s)"
+
+# A branch whose one commit breaks mm/mmap.c, for the build-failed path.
+# Fixed identity and dates: the same commit id every time; made once.
+if ! git -C "$CACHE/linux" rev-parse -q --verify refs/heads/regtrack-test-broken >/dev/null; then
+	wt=$TMP/broken
+	git -C "$CACHE/linux" worktree add -q --detach "$wt" "$BASE" &&
+	printf '\n#error "regtrack test: deliberately broken build"\n' >> "$wt/mm/mmap.c" &&
+	GIT_AUTHOR_NAME=regtrack GIT_AUTHOR_EMAIL=regtrack@localhost \
+	GIT_COMMITTER_NAME=regtrack GIT_COMMITTER_EMAIL=regtrack@localhost \
+	GIT_AUTHOR_DATE=2023-01-02T00:00:00Z GIT_COMMITTER_DATE=2023-01-02T00:00:00Z \
+		git -C "$wt" commit -q -a -m "mm: break the build (regtrack test)" &&
+	git -C "$CACHE/linux" branch regtrack-test-broken "$(git -C "$wt" rev-parse HEAD)"
+	git -C "$CACHE/linux" worktree remove --force "$wt" 2>/dev/null
+	git -C "$CACHE/linux" worktree prune
+fi
+
+WORK=$CACHE/worker
+common=(--work-dir "$WORK" --cases-dir "$ROOT/bin/cases" --ccache-dir "$CACHE/ccache"
+	--url "$CACHE/linux" --tree linux --compiler gcc-12 --jobs 2 --testcase small-allocs)
+
+# exec LABEL ARGS... : runs exec_job, JSON to $TMP/LABEL.json, stderr (phase times) shown
+exec_job() {
+	local label=$1; shift
+	echo "== $label"
+	"$REGTRACK_EXEC_JOB" "$@" > "$TMP/$label.json" 2> "$TMP/$label.err"
+	rc=$?
+	sed 's/^/   /' "$TMP/$label.err"
+}
+
+# check_runs LABEL N MODE ACCEL RELEASE_PREFIX : the outcome is ok with N good runs
+check_runs() {
+	local label=$1 n=$2 mode=$3 accel=$4 rel=$5 j=$TMP/$1.json
+	if [[ $rc -ne 0 ]]; then bad "$label: exec_job exit $rc"; return; fi
+	[[ $(jq -r .status "$j") == ok ]] && ok "$label: status ok" ||
+		{ bad "$label: status $(jq -r .status "$j")"; jq -r .log_tail "$j" | tail -30 >&2; return; }
+	[[ $(jq '.runs | length' "$j") == "$n" ]] && ok "$label: $n runs" || bad "$label: $(jq '.runs | length' "$j") runs, want $n"
+	# every metric of every run: a non-empty array of positive finite numbers,
+	# and small-allocs.throughput among them
+	if jq -e --arg mode "$mode" --arg accel "$accel" --arg rel "$rel" '
+		all(.runs[];
+		    (.metrics | has("small-allocs.throughput") and has("small-allocs.median")) and
+		    all(.metrics[]; length >= 1 and all(.[]; type == "number" and . > 0 and . < 1e300)) and
+		    .mode == $mode and .accel == $accel and (.kernel_release | startswith($rel)) and
+		    (.started_at | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z$")) and
+		    .duration_s > 0)' "$j" >/dev/null; then
+		ok "$label: metrics positive and finite, mode $mode, accel $accel, release $rel*"
+	else
+		bad "$label: runs do not match"; jq -c .runs "$j" >&2
+	fi
+	jq -r '.runs[] | "   run: throughput \(.metrics["small-allocs.throughput"][0]) KB/s, \(.mode)/\(.accel), kernel \(.kernel_release), \(.duration_s * 10 | floor / 10) s"' "$j"
+}
+
+# check_kernel_outcome LABEL : the final .config and the serial log came back
+check_kernel_outcome() {
+	local j=$TMP/$1.json
+	[[ $(jq .kconfig_lines "$j") -gt 500 ]] && ok "$1: final .config kept ($(jq .kconfig_lines "$j") lines)" ||
+		bad "$1: .config missing"
+	jq -r .log_tail "$j" | grep -q '^==== regtrack-result-end exit=0 ' && ok "$1: serial log tail has the result block" ||
+		bad "$1: serial log tail lacks the result block"
+}
+
+# --- 1. host mode ---------------------------------------------------------
+host_arch=$(uname -m)
+exec_job host "${common[@]}" --arch "$host_arch" --kconfig host --repeat 2 \
+	--params '{"nr_task": 1, "runtime": 0.2}'
+check_runs host 2 wallclock host "$(uname -r)"
+
+exec_job host-icount "${common[@]}" --arch "$host_arch" --kconfig host --repeat 1 \
+	--params '{"nr_task": 1, "runtime": 0.2, "measure": "icount"}'
+[[ $rc -eq 0 && $(jq -r .status "$TMP/host-icount.json") == run-failed ]] &&
+	ok "host-icount: run-failed (host mode cannot count instructions)" || bad "host-icount: rc $rc"
+
+exec_job bad-kconfig "${common[@]}" --arch x86_64 --kconfig arm64-tiny-mm --commit "$BASE"
+[[ $rc -eq 1 ]] && grep -q 'invalid_job' "$TMP/bad-kconfig.err" && ok "bad-kconfig: invalid_job" ||
+	bad "bad-kconfig: rc $rc"
+
+exec_job unknown-commit "${common[@]}" --arch x86_64 --kconfig x86_64-tiny-mm --commit no-such-branch
+[[ $rc -eq 1 ]] && grep -q 'unknown_commit' "$TMP/unknown-commit.err" && ok "unknown-commit: unknown_commit" ||
+	bad "unknown-commit: rc $rc"
+
+icount='{"nr_task": 1, "iterations": 20, "measure": "icount"}'
+for arch in $ARCHES; do
+	case $arch in
+	x86_64) kc=x86_64-tiny-mm ;;
+	aarch64) kc=arm64-tiny-mm ;;
+	*) bad "no kconfig for $arch"; continue ;;
+	esac
+	t0=$(date +%s)
+	if [[ $arch == x86_64 ]]; then
+		# --- 2. failure paths (the base build afterwards is incremental) ---
+		exec_job x86_64-broken "${common[@]}" --arch x86_64 --kconfig $kc --commit regtrack-test-broken \
+			--params "$icount"
+		[[ $rc -eq 0 && $(jq -r .status "$TMP/x86_64-broken.json") == build-failed ]] &&
+			ok "x86_64-broken: build-failed" || bad "x86_64-broken: rc $rc status $(jq -r .status "$TMP/x86_64-broken.json" 2>/dev/null)"
+		jq -r .log_tail "$TMP/x86_64-broken.json" | grep -q 'deliberately broken build' &&
+			ok "x86_64-broken: compiler error in the log tail" || bad "x86_64-broken: log tail lacks the error"
+
+		exec_job x86_64-badparam "${common[@]}" --arch x86_64 --kconfig $kc --commit "$BASE" \
+			--params '{"nr_maps": 0, "measure": "icount"}'
+		[[ $rc -eq 0 && $(jq -r .status "$TMP/x86_64-badparam.json") == run-failed ]] &&
+			ok "x86_64-badparam: run-failed" || bad "x86_64-badparam: rc $rc"
+		jq -r .log_tail "$TMP/x86_64-badparam.json" | grep -q '^==== regtrack-result-end exit=2 ' &&
+			ok "x86_64-badparam: case exit status 2 in the serial log" || bad "x86_64-badparam: no exit=2 in the log"
+	fi
+	# --- 3./4. good runs under icount --------------------------------------
+	exec_job $arch-icount "${common[@]}" --arch $arch --kconfig $kc --commit "$BASE" --repeat 2 \
+		--params "$icount"
+	check_runs $arch-icount 2 icount tcg 6.1.
+	check_kernel_outcome $arch-icount
+	jq -r '[.runs[].metrics["small-allocs.throughput"][0]] | "   icount spread of 2 boots: \(((max - min) / min * 10000 | floor) / 100) %"' \
+		"$TMP/$arch-icount.json" 2>/dev/null
+	if [[ $arch == x86_64 && $host_arch == x86_64 ]]; then
+		exec_job x86_64-wallclock "${common[@]}" --arch x86_64 --kconfig $kc --commit "$BASE" --repeat 1 \
+			--params '{"nr_task": 1, "iterations": 20}'
+		accel=$(jq -r '.runs[0].accel // "none"' "$TMP/x86_64-wallclock.json")
+		[[ $accel == kvm || $accel == tcg ]] || accel=kvm
+		check_runs x86_64-wallclock 1 wallclock "$accel" 6.1.
+		grep -q 'probing kvm' "$TMP/x86_64-wallclock.err" && ok "x86_64-wallclock: kvm probed, ran on $accel" ||
+			bad "x86_64-wallclock: no kvm probe"
+	fi
+	echo "   $arch total: $(( $(date +%s) - t0 )) s"
+done
+
+echo "kernel tests: $pass passed, $fail failed, $(( $(date +%s) - t_start )) s"
+[[ $fail -eq 0 ]]
