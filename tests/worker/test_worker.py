@@ -91,9 +91,6 @@ class WorkerTest(unittest.TestCase):
     def server(self, *args):
         s = harness.Server(extra_args=args)
         self.servers.append(s)
-        r = s.post("/api/v1/trees", {"name": "linux", "url": "/nonexistent/linux.git",
-                                     "branches": ["master"]}, scope="admin")
-        self.assertIn(r.status, (200, 201), r)
         return s
 
     def worker(self, s, name, *extra, once=True):
@@ -107,7 +104,7 @@ class WorkerTest(unittest.TestCase):
 
     def submit(self, s, runtime="0.2", repeat=2):
         r = s.post("/api/v1/jobs", {
-            "tree": "linux", "commit": COMMIT, "kconfig": "host", "compiler": "gcc-12",
+            "commit": COMMIT, "kconfig": "host", "compiler": "gcc-12",
             "testcase": "small-allocs",
             "params": {"nr_task": "1", "runtime": runtime, "source": "anon"},
             "tbox_group": self.tbox, "repeat": repeat}, scope="submit")
@@ -123,8 +120,7 @@ class WorkerTest(unittest.TestCase):
         return self.job(s, job_id)["state"]
 
     def run_ids(self, s, job_id):
-        j = self.job(s, job_id)
-        return j.get("run_ids") or [r["run_id"] for r in j.get("runs", [])]
+        return self.job(s, job_id)["runs"]
 
     def assert_done_with_metrics(self, s, job_id, repeat):
         j = self.job(s, job_id)
@@ -156,7 +152,11 @@ class WorkerTest(unittest.TestCase):
         self.assertEqual(rc, 0, w.text())
         self.assert_done_with_metrics(s, job_id, 2)
         j = self.job(s, job_id)
-        self.assertEqual(j.get("attempts"), 1, j)
+        self.assertEqual(j["attempts"], 1, j)
+        phases = [p["phase"] for p in j["phase_history"]]
+        self.assertEqual(phases[0], "leased", j)
+        self.assertEqual(phases[-1], "done", j)
+        self.assertIn("upload", phases, j)
         # the spool is empty once the server acknowledged the completion
         self.assertEqual(glob.glob(os.path.join(self.tmp, "w", "spool", "*.json")), [])
         # register carried the fingerprint; the run its machine
@@ -188,22 +188,32 @@ class WorkerTest(unittest.TestCase):
         w = self.worker(s, "w")
         self.assertEqual(w.wait(), 0, w.text())
         self.assert_done_with_metrics(s, job_id, 1)
-        self.assertEqual(self.job(s, job_id).get("attempts"), 2)
+        self.assertEqual(self.job(s, job_id)["attempts"], 2)
         # the ghost's late completion is refused and stores nothing
         r = s.post("/api/v1/jobs/%d/complete" % job_id,
-                   {"status": "ok", "results": [], "log_tail": ""}, scope="worker")
+                   {"machine_id": ghost, "status": "run-failed", "results": [],
+                    "log_tail": "late"}, scope="worker")
         self.assertEqual(r.status, 409, r)
+        self.assertEqual(r.json()["error"]["code"], "lease_lost")
         r = s.post("/api/v1/jobs/%d/heartbeat" % job_id,
-                   {"phase": "run", "progress": 0.5, "message": ""}, scope="worker")
+                   {"machine_id": ghost, "phase": "run", "progress": 0.5, "message": ""},
+                   scope="worker")
         self.assertEqual(r.status, 409, r)
+        j = self.job(s, job_id)
+        self.assertEqual((j["state"], j["outcome"]), ("done", "ok"), j)
 
     # -- the worker loses its lease --------------------------------------
     def test_lost_lease_409(self):
-        # the case runs 6 s, the lease lasts 2 s and the worker heartbeats only
-        # every 30 s while measuring: the lease expires under it
-        s = self.server("--lease-timeout", "2")
+        # while the case measures (6 s), the lease is made to expire as if
+        # heartbeats had been lost; the server requeues the job and the
+        # worker's next heartbeat or its completion gets 409
+        s = self.server()
         job_id = self.submit(s, runtime="6", repeat=1)
-        w = self.worker(s, "w", "--heartbeat", "30", "--heartbeat-run", "30")
+        w = self.worker(s, "w", "--heartbeat", "2", "--heartbeat-run", "2")
+        wait_for(lambda: self.state(s, job_id) == "leased", what="lease")
+        s.psql("UPDATE jobs SET lease_expires_at = now() - interval '1 second' WHERE id = %d"
+               % job_id)
+        wait_for(lambda: self.state(s, job_id) == "queued", timeout=60, what="requeue")
         rc = w.wait()
         self.assertEqual(rc, 1, w.text())
         self.assertIn("lease lost", w.text())
@@ -211,7 +221,9 @@ class WorkerTest(unittest.TestCase):
         n = s.psql("SELECT count(*) FROM runs WHERE job_id = %d" % job_id)
         self.assertEqual(int(n), 0)
         self.assertEqual(glob.glob(os.path.join(self.tmp, "w", "spool", "*.json")), [])
-        self.assertNotEqual(self.state(s, job_id), "done")
+        self.assertEqual(self.state(s, job_id), "queued")
+        hist = [p["phase"] for p in self.job(s, job_id)["phase_history"]]
+        self.assertIn("lease-expired", hist)
 
     # -- spool while the server is down ----------------------------------
     def test_spooled_while_down_arrives_once(self):
