@@ -137,12 +137,12 @@ enum MHD_Result api_subscriptions_post(struct request *rq)
 	PQclear(r);
 	free(paths);
 	{
-		json_t *out = json_pack("{s:I, s:s, s:o, s:o, s:o, s:O}", "id", (json_int_t)id,
+		json_t *pa = json_object_get(b, "paths");
+		json_t *out = json_pack("{s:I, s:s, s:o, s:o, s:o, s:o}", "id", (json_int_t)id,
 					"email", email, "tree", tree ? json_string(tree) : json_null(),
 					"testcase", testcase ? json_string(testcase) : json_null(),
 					"metric", metric ? json_string(metric) : json_null(),
-					"paths", json_object_get(b, "paths") && json_is_array(json_object_get(b, "paths"))
-						? json_object_get(b, "paths") : json_array());
+					"paths", json_is_array(pa) ? json_incref(pa) : json_array());
 		json_decref(b);
 		return reply_json(rq, 201, out);
 	}
