@@ -44,6 +44,10 @@ enum MHD_Result api_regressions_get(struct request *rq);
 enum MHD_Result api_regression_get(struct request *rq);
 enum MHD_Result api_regression_patch(struct request *rq);
 /* bisects (api_bisects.c): add below */
+enum MHD_Result api_bisects_post(struct request *rq);
+enum MHD_Result api_bisects_get(struct request *rq);
+enum MHD_Result api_bisect_get(struct request *rq);
+enum MHD_Result api_bisect_cancel(struct request *rq);
 /* mail and subscriptions (api_mail.c): add below */
 enum MHD_Result api_subscriptions_post(struct request *rq);
 enum MHD_Result api_subscriptions_get(struct request *rq);

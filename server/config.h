@@ -42,6 +42,17 @@ struct config {
 	long detect_window;         /* commits per detector window */
 	long detect_confirm_commits; /* commits after a change that confirm it (regressions.h) */
 	long detect_poll_ms;        /* queue poll when no NOTIFY arrives */
+	/* bisect (bisect.h, gitmirror.h) */
+	char *data_dir;             /* server data: DATA_DIR/mirrors/TREE.git; relative to the cwd */
+	long auto_bisect;           /* 1 = bisect confirmed regressions by themselves */
+	double auto_bisect_min_pct; /* ... when |%change| is at least this */
+	long bisect_max_k;          /* most probes of one bisect in one round */
+	long bisect_share_pct;      /* most of the matching workers one bisect may use */
+	long bisect_priority;       /* job priority of bisect jobs (tracking jobs: 0) */
+	long bisect_reuse_runs;     /* 1 = runs already stored at a commit count as samples */
+	long bisect_max_runs;       /* cap of runs on one commit */
+	long bisect_poll_ms;        /* coordinator poll */
+	long git_timeout_s;         /* each git command of the mirror */
 };
 
 /* Fills c with the defaults. Strings are new; release with config_release(). */

@@ -377,6 +377,167 @@ const struct db_stmt_def db_stmts[DB_NR_STMTS] = {
 		"JOIN commits cb ON cb.id = g.bad_commit_id JOIN commits cg ON cg.id = g.good_commit_id "
 		"WHERE g.setup_id = $1::bigint AND m.name = $2 AND g.detected ORDER BY g.id" },
 	/* bisect (sql/0004): add below */
+	/* $1 shas $2 parents (space-separated) $3 authors $4 commit times $5 subjects (text[] each),
+	 * $6 tree, $7 topo_order of the row before the first */
+	[ST_COMMITS_IMPORT] = { "commits_import",
+		"INSERT INTO commits (sha, tree_id, subject, author, commit_time, parents, topo_order) "
+		"SELECT u.sha, $6::bigint, u.subject, u.author, u.ct::timestamptz, "
+		"coalesce(string_to_array(nullif(u.par, ''), ' '), '{}'), $7::bigint + u.ord "
+		"FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) "
+		"WITH ORDINALITY AS u (sha, par, author, ct, subject, ord) "
+		"ON CONFLICT (sha) DO UPDATE SET parents = EXCLUDED.parents, "
+		"topo_order = EXCLUDED.topo_order, tree_id = coalesce(commits.tree_id, EXCLUDED.tree_id), "
+		"subject = coalesce(commits.subject, EXCLUDED.subject), "
+		"author = coalesce(commits.author, EXCLUDED.author), "
+		"commit_time = coalesce(commits.commit_time, EXCLUDED.commit_time)" },
+	/* a tree whose mirror was never made from its current url */
+	[ST_TREE_MIRROR_TODO] = { "tree_mirror_todo",
+		"SELECT t.id, t.name, t.url, array_to_string(t.branches, ' ') FROM trees t "
+		"LEFT JOIN tree_mirrors m ON m.tree_id = t.id WHERE t.url IS NOT NULL AND "
+		"(m.tree_id IS NULL OR m.url IS DISTINCT FROM t.url) ORDER BY t.id LIMIT 1" },
+	/* $1 tree $2 url $3 commits imported $4 error */
+	[ST_TREE_MIRROR_SET] = { "tree_mirror_set",
+		"INSERT INTO tree_mirrors (tree_id, url, synced_at, commits, error) "
+		"VALUES ($1::bigint, $2, now(), $3::integer, $4) ON CONFLICT (tree_id) DO UPDATE SET "
+		"url = EXCLUDED.url, synced_at = now(), commits = coalesce(EXCLUDED.commits, "
+		"tree_mirrors.commits), error = EXCLUDED.error" },
+	[ST_TREE_BY_ID] = { "tree_by_id",
+		"SELECT name, url, array_to_string(branches, ' ') FROM trees WHERE id = $1::bigint" },
+	/* $1 tree $2 good $3 bad $4 testcase $5 params $6 kconfig $7 compiler $8 arch $9 tbox_group
+	 * $10 metric $11 runs_per_step $12 ref_runs $13 k $14 regression $15 token */
+	[ST_BISECT_INSERT] = { "bisect_insert",
+		"INSERT INTO bisects (tree_id, good_id, bad_id, testcase_id, params, kconfig, compiler, "
+		"arch, tbox_group, metric, runs_per_step, ref_runs, max_k, regression_id, submitted_by) "
+		"VALUES ($1::bigint, $2::bigint, $3::bigint, $4::integer, $5::jsonb, $6, $7, $8, $9, $10, "
+		"$11::integer, $12::integer, $13::integer, $14::bigint, $15::bigint) RETURNING id" },
+	[ST_BISECT_ACTIVE] = { "bisect_active",
+		"SELECT id FROM bisects WHERE state IN ('queued', 'running') ORDER BY id" },
+	/* locks one active bisect for its coordinator step (skipped when another server holds it) */
+	[ST_BISECT_LOCK] = { "bisect_lock",
+		"SELECT b.state, b.round, tr.name, tr.url, array_to_string(tr.branches, ' '), g.sha, "
+		"bd.sha, b.kconfig, b.arch, b.tbox_group, coalesce(b.params->>'measure', ''), "
+		"b.runs_per_step, b.ref_runs, b.max_k, coalesce(b.regression_id, 0), b.tree_id, "
+		"b.metric, coalesce(b.nr_candidates, 0) "
+		"FROM bisects b JOIN trees tr ON tr.id = b.tree_id JOIN commits g ON g.id = b.good_id "
+		"JOIN commits bd ON bd.id = b.bad_id "
+		"WHERE b.id = $1::bigint AND b.state IN ('queued', 'running') FOR UPDATE OF b SKIP LOCKED" },
+	/* $1 bisect $2 candidates $3 commits in the whole range */
+	[ST_BISECT_START] = { "bisect_start",
+		"UPDATE bisects SET state = 'running', started_at = coalesce(started_at, now()), "
+		"nr_candidates = $2::integer, nr_range = $3::integer, phase = 'refs' WHERE id = $1::bigint" },
+	/* $1 bisect $2 shas (text[], oldest first) */
+	[ST_BISECT_COMMITS_INSERT] = { "bisect_commits_insert",
+		"INSERT INTO bisect_commits (bisect_id, idx, commit_id) "
+		"SELECT $1::bigint, u.ord - 1, c.id FROM unnest($2::text[]) WITH ORDINALITY AS u (sha, ord) "
+		"JOIN commits c ON c.sha = u.sha" },
+	[ST_BISECT_CANDIDATES] = { "bisect_candidates",
+		"SELECT bc.idx, c.id, c.sha FROM bisect_commits bc JOIN commits c ON c.id = bc.commit_id "
+		"WHERE bc.bisect_id = $1::bigint ORDER BY bc.idx" },
+	/*
+	 * $1 bisect, $2 reuse: every ok run of the bisect's series at its commits (idx -1 = the
+	 * good endpoint), one value a run (the mean over its iterations); the bisect's own jobs
+	 * only unless $2
+	 */
+	[ST_BISECT_SAMPLES] = { "bisect_samples",
+		"SELECT x.idx, (SELECT avg(v) FROM unnest(rv.vals) v) "
+		"FROM bisects b JOIN (SELECT idx, commit_id FROM bisect_commits WHERE bisect_id = $1::bigint "
+		"UNION ALL SELECT -1, good_id FROM bisects WHERE id = $1::bigint) x ON true "
+		"JOIN runs r ON r.commit_id = x.commit_id JOIN setups s ON s.id = r.setup_id "
+		"JOIN run_values rv ON rv.run_id = r.id JOIN metrics m ON m.id = rv.metric_id "
+		"LEFT JOIN machines mc ON mc.id = r.machine_id LEFT JOIN jobs j ON j.id = r.job_id "
+		"WHERE b.id = $1::bigint AND r.status = 'ok' AND m.name = b.metric "
+		"AND s.testcase_id = b.testcase_id AND s.params = b.params AND s.kconfig = b.kconfig "
+		"AND s.compiler = b.compiler AND (b.tbox_group IS NULL OR s.tbox_group = b.tbox_group) "
+		"AND (b.arch IS NULL OR mc.arch = b.arch) AND (j.bisect_id = b.id OR $2::boolean) "
+		"ORDER BY x.idx, r.id" },
+	[ST_BISECT_JOBS] = { "bisect_jobs",
+		"SELECT commit_id, bisect_round, state, coalesce(outcome, '') FROM jobs "
+		"WHERE bisect_id = $1::bigint ORDER BY id" },
+	/* $1 arch $2 tbox_group $3 capability: matching machines seen lately, and the idle ones */
+	[ST_BISECT_WORKERS] = { "bisect_workers",
+		"SELECT count(*) FILTER (WHERE NOT x.busy), count(*) FROM (SELECT m.id, EXISTS ("
+		"SELECT 1 FROM jobs j WHERE j.leased_by = m.id AND j.state = 'leased') AS busy "
+		"FROM machines m WHERE m.last_seen > now() - make_interval(secs => $4::float8) "
+		"AND ($1::text IS NULL OR m.arch = $1) AND ($2::text IS NULL OR m.tbox_group = $2) "
+		"AND $3 = ANY (m.capabilities)) x" },
+	/* $1 bisect $2 commit $3 capability $4 repeat $5 priority $6 max_attempts $7 round */
+	[ST_BISECT_JOB_INSERT] = { "bisect_job_insert",
+		"INSERT INTO jobs (tree_id, commit_id, testcase_id, params, kconfig, compiler, arch, "
+		"tbox_group, need_capability, repeat, priority, max_attempts, bisect_id, bisect_round) "
+		"SELECT b.tree_id, $2::bigint, b.testcase_id, b.params, b.kconfig, b.compiler, b.arch, "
+		"b.tbox_group, $3, $4::integer, $5::integer, $6::integer, b.id, $7::integer "
+		"FROM bisects b WHERE b.id = $1::bigint RETURNING id" },
+	/* $1 bisect $2 commit $3 round $4 role $5 verdict $6 samples $7 evidence */
+	[ST_BISECT_STEP_INSERT] = { "bisect_step_insert",
+		"INSERT INTO bisect_steps (bisect_id, commit_id, round, role, verdict, samples, evidence) "
+		"VALUES ($1::bigint, $2::bigint, $3::integer, $4, $5, $6::float8[], $7::jsonb)" },
+	[ST_BISECT_STEPS_COUNT] = { "bisect_steps_count",
+		"SELECT count(*) FROM bisect_steps WHERE bisect_id = $1::bigint AND round = $2::integer" },
+	/* $1 bisect $2 round $3 phase $4 model */
+	[ST_BISECT_ROUND] = { "bisect_round",
+		"UPDATE bisects SET round = $2::integer, phase = $3, model = $4::jsonb WHERE id = $1::bigint" },
+	/* $1 bisect $2 state $3 outcome $4 first bad $5 candidates $6 confidence $7 reason
+	 * $8 verification $9 model */
+	[ST_BISECT_FINISH] = { "bisect_finish",
+		"UPDATE bisects SET state = $2, outcome = $3, first_bad_id = $4::bigint, "
+		"candidate_ids = $5::bigint[], confidence = $6::float8, reason = $7, "
+		"verification = $8::jsonb, model = coalesce($9::jsonb, model), phase = 'end', "
+		"finished_at = now() WHERE id = $1::bigint RETURNING coalesce(regression_id, 0)" },
+#define BISECT_JSON \
+	"'id', b.id, 'state', b.state, 'tree', tr.name, 'good', g.sha, 'bad', bd.sha, " \
+	"'testcase', t.name, 'params', b.params, 'kconfig', b.kconfig, 'compiler', b.compiler, " \
+	"'arch', b.arch, 'tbox_group', b.tbox_group, 'metric', b.metric, " \
+	"'runs_per_step', b.runs_per_step, 'ref_runs', b.ref_runs, 'k', b.max_k, 'round', b.round, " \
+	"'phase', b.phase, 'nr_candidates', b.nr_candidates, 'nr_range', b.nr_range, " \
+	"'outcome', b.outcome, 'first_bad_commit', CASE WHEN fb.id IS NULL THEN NULL ELSE " \
+	"json_build_object('sha', fb.sha, 'subject', fb.subject, 'author', fb.author, " \
+	"'commit_time', fb.commit_time) END, " \
+	"'confidence', b.confidence, 'reason', b.reason, 'regression_id', b.regression_id, " \
+	"'jobs_used', (SELECT count(*) FROM jobs j WHERE j.bisect_id = b.id), " \
+	"'runs_used', (SELECT count(*) FROM runs r JOIN jobs j ON j.id = r.job_id " \
+	"WHERE j.bisect_id = b.id), " \
+	"'wall_time_s', extract(epoch FROM coalesce(b.finished_at, now()) - b.created_at), " \
+	"'created_at', b.created_at, 'started_at', b.started_at, 'finished_at', b.finished_at"
+#define BISECT_FROM \
+	" FROM bisects b JOIN trees tr ON tr.id = b.tree_id JOIN commits g ON g.id = b.good_id " \
+	"JOIN commits bd ON bd.id = b.bad_id JOIN testcases t ON t.id = b.testcase_id " \
+	"LEFT JOIN commits fb ON fb.id = b.first_bad_id "
+	[ST_BISECT_JSON] = { "bisect_json",
+		"SELECT json_build_object(" BISECT_JSON ", "
+		"'candidates', (SELECT coalesce(json_agg(json_build_object('sha', c.sha, 'subject', "
+		"c.subject) ORDER BY u.o), '[]') FROM unnest(b.candidate_ids) WITH ORDINALITY AS u (cid, o) "
+		"JOIN commits c ON c.id = u.cid), 'verification', b.verification, 'model', b.model, "
+		"'steps', (SELECT coalesce(json_agg(json_build_object('commit', c.sha, 'subject', "
+		"c.subject, 'round', s.round, 'role', s.role, 'samples', s.samples, 'verdict', s.verdict, "
+		"'evidence', s.evidence) ORDER BY s.id), '[]') FROM bisect_steps s "
+		"JOIN commits c ON c.id = s.commit_id WHERE s.bisect_id = b.id))::text"
+		BISECT_FROM "WHERE b.id = $1::bigint" },
+	/* $1 state (NULL = any) $2 limit */
+	[ST_BISECTS_JSON] = { "bisects_json",
+		"SELECT coalesce(json_agg(x.o ORDER BY x.id DESC), '[]')::text FROM (SELECT b.id, "
+		"json_build_object(" BISECT_JSON ") AS o" BISECT_FROM
+		"WHERE $1::text IS NULL OR b.state = $1 ORDER BY b.id DESC LIMIT $2::integer) x" },
+	/* $1 smallest |%change|: a confirmed regression without a bisect, locked */
+	[ST_BISECT_REG_TODO] = { "bisect_reg_todo",
+		"SELECT r.id, t.name, s.params::text, s.kconfig, s.compiler, s.tbox_group, m.name, "
+		"gc.sha, bc.sha, tr.name, r.change_pct "
+		"FROM regressions r JOIN setups s ON s.id = r.setup_id "
+		"JOIN testcases t ON t.id = s.testcase_id "
+		"JOIN metrics m ON m.id = r.metric_id JOIN commits gc ON gc.id = r.good_commit_id "
+		"JOIN commits bc ON bc.id = r.bad_commit_id "
+		"JOIN trees tr ON tr.id = coalesce(bc.tree_id, gc.tree_id) WHERE r.state = 'confirmed' "
+		"AND r.bisect_id IS NULL AND r.kind IN ('regression', 'change') "
+		"AND abs(r.change_pct) >= $1::float8 "
+		"ORDER BY r.id LIMIT 1 FOR UPDATE OF r SKIP LOCKED" },
+	[ST_BISECT_REG_LINK] = { "bisect_reg_link",
+		"UPDATE regressions SET bisect_id = $2::bigint, updated_at = now() WHERE id = $1::bigint" },
+	/* cancels a bisect and its jobs not yet finished; returns the bisect when it was active */
+	[ST_BISECT_CANCEL] = { "bisect_cancel",
+		"WITH j AS (UPDATE jobs SET state = 'cancelled', finished_at = now(), "
+		"lease_expires_at = NULL WHERE bisect_id = $1::bigint AND state IN ('queued', 'leased') "
+		"RETURNING id) UPDATE bisects SET state = 'cancelled', phase = 'end', finished_at = now(), "
+		"reason = coalesce($2, 'cancelled') WHERE id = $1::bigint AND state IN ('queued', 'running') "
+		"RETURNING id, (SELECT count(*) FROM j)" },
 	/* mail (sql/0005): add below */
 	/* $1 kind, $2 regression id, $3 bisect id (NULL when not known) */
 	[ST_OUTBOX_INSERT] = { "outbox_insert",

@@ -34,6 +34,7 @@ enum scope {
 
 struct lease_queue;
 struct detect_thread;
+struct bisect_coord;
 
 struct server {
 	struct config *cfg;           /* borrowed */
@@ -41,6 +42,7 @@ struct server {
 	/* background threads of other modules: add their handles below */
 	struct detect_thread *detect; /* change detection (detect_thread.h); NULL when off */
 	struct mailer *mailer;        /* outbox sender (mailer.h); NULL when mail is off */
+	struct bisect_coord *bisects; /* bisect coordinator (bisect.h) */
 	struct db *db;
 	struct MHD_Daemon *daemon;
 	unsigned short port;

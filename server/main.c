@@ -13,6 +13,7 @@
 #include "server/auth.h"
 #include "server/config.h"
 #include "server/db.h"
+#include "server/bisect.h"
 #include "server/detect_thread.h"
 #include "server/http.h"
 #include "server/lease.h"
@@ -192,8 +193,10 @@ static int do_serve(struct config *cfg)
 		fprintf(stderr, "regtrack-server: %s; mail is off\n", e.message);
 	else
 		srv.mailer = mailer_start(&srv);
+	srv.bisects = bisect_coord_start(&srv);
 	if (http_start(&srv, &e)) {
 		fprintf(stderr, "regtrack-server: %s\n", e.message);
+		bisect_coord_stop(srv.bisects);
 		detect_thread_stop(srv.detect);
 		lease_queue_stop(srv.leases);
 		db_free(srv.db);
@@ -206,6 +209,7 @@ static int do_serve(struct config *cfg)
 	sigwait(&set, &sig);
 	fprintf(stderr, "regtrack-server: %s, draining\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
 	MHD_quiesce_daemon(srv.daemon);
+	bisect_coord_halt(srv.bisects); /* before the lease queue it kicks; freed after http_stop */
 	/* long polls answer 204 now; everything else gets up to 30 s to finish */
 	lease_queue_stop(srv.leases);
 	srv.leases = NULL;
@@ -216,6 +220,8 @@ static int do_serve(struct config *cfg)
 		usleep(100 * 1000);
 	http_stop(&srv);
 	mailer_stop(srv.mailer); /* after http_stop: handlers kick it */
+	bisect_coord_stop(srv.bisects);
+	srv.bisects = NULL;
 	srv.mailer = NULL;
 	db_free(srv.db);
 	fprintf(stderr, "regtrack-server: stopped\n");

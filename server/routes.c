@@ -29,6 +29,10 @@ const struct route routes[] = {
 	{ "GET", "/api/v1/regressions/{}", api_regression_get, AUTH_READ },
 	{ "PATCH", "/api/v1/regressions/{}", api_regression_patch, AUTH_ADMIN },
 	/* bisects (api_bisects.c): add below */
+	{ "POST", "/api/v1/bisects", api_bisects_post, AUTH_JOBS },
+	{ "GET", "/api/v1/bisects", api_bisects_get, AUTH_READ },
+	{ "GET", "/api/v1/bisects/{}", api_bisect_get, AUTH_READ },
+	{ "POST", "/api/v1/bisects/{}/cancel", api_bisect_cancel, AUTH_JOBS },
 	/* mail and subscriptions (api_mail.c): add below */
 	{ "POST", "/api/v1/subscriptions", api_subscriptions_post, AUTH_ADMIN },
 	{ "GET", "/api/v1/subscriptions", api_subscriptions_get, AUTH_ADMIN },

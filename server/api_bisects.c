@@ -1,0 +1,217 @@
+/*
+ * Bisects:
+ *   POST /api/v1/bisects (submit)      {tree, good, bad, testcase, params, kconfig, compiler,
+ *                                       tbox_group or arch, metric, [runs_per_step, ref_runs, k]}
+ *                                      -> 201 {id, state}
+ *   GET  /api/v1/bisects[?state=&limit=] newest first, without steps
+ *   GET  /api/v1/bisects/{id}           state, range, steps, first bad commit, confidence, cost
+ *   POST /api/v1/bisects/{id}/cancel (submit)
+ * The work happens in the coordinator thread (bisect.h).
+ */
+#include "server/api.h"
+#include "server/bisect.h"
+#include "resultdoc.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "banned.h"
+
+static int get_str(json_t *o, const char *key, int required, const char **out, struct err *e)
+{
+	json_t *v = json_object_get(o, key);
+
+	*out = NULL;
+	if (!v || json_is_null(v))
+		return required ? err_set(e, 400, "missing_field", key, "'%s' is required", key) : 0;
+	if (!json_is_string(v))
+		return err_set(e, 400, "invalid_field", key, "'%s' must be a string", key);
+	*out = json_string_value(v);
+	return 0;
+}
+
+static int get_int(json_t *o, const char *key, long long def, long long min, long long max,
+		   int *out, struct err *e)
+{
+	json_t *v = json_object_get(o, key);
+
+	*out = (int)def;
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max)
+		return err_set(e, 400, "invalid_field", key, "'%s' must be an integer in [%lld, %lld]",
+			       key, min, max);
+	*out = (int)json_integer_value(v);
+	return 0;
+}
+
+/* names: 1..max chars of [A-Za-z0-9._+-] (a metric may also hold ':' '/' '%' '@') */
+static int check_name(const char *key, const char *s, size_t max, const char *extra, struct err *e)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (!s)
+		return 0;
+	if (!n || n > max)
+		return err_set(e, 400, "invalid_field", key, "'%s' must be 1..%zu characters", key, max);
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("._+-", s[i]) &&
+		    !(extra && strchr(extra, s[i])))
+			return err_set(e, 400, "invalid_field", key, "'%s' has a character not allowed",
+				       key);
+	return 0;
+}
+
+enum MHD_Result api_bisects_post(struct request *rq)
+{
+	struct err e;
+	json_t *b = rq_json(rq, &e), *params;
+	struct bisect_spec s;
+	char *ptext = NULL;
+	PGconn *c;
+	long long id;
+	enum MHD_Result ret;
+
+	if (!b)
+		return reply_err(rq, &e);
+	memset(&s, 0, sizeof(s));
+	if (get_str(b, "tree", 1, &s.tree, &e) || get_str(b, "good", 1, &s.good, &e) ||
+	    get_str(b, "bad", 1, &s.bad, &e) || get_str(b, "testcase", 1, &s.testcase, &e) ||
+	    get_str(b, "kconfig", 1, &s.kconfig, &e) || get_str(b, "compiler", 0, &s.compiler, &e) ||
+	    get_str(b, "arch", 0, &s.arch, &e) || get_str(b, "tbox_group", 0, &s.tbox_group, &e) ||
+	    get_str(b, "metric", 1, &s.metric, &e) ||
+	    get_int(b, "runs_per_step", 5, 1, 100, &s.runs_per_step, &e) ||
+	    get_int(b, "ref_runs", 10, 2, 100, &s.ref_runs, &e) ||
+	    get_int(b, "k", 0, 0, 64, &s.k, &e))
+		goto bad;
+	if (check_name("tree", s.tree, 128, NULL, &e) || check_name("testcase", s.testcase, 128, NULL, &e) ||
+	    check_name("kconfig", s.kconfig, 128, NULL, &e) ||
+	    check_name("compiler", s.compiler, 128, NULL, &e) || check_name("arch", s.arch, 32, NULL, &e) ||
+	    check_name("tbox_group", s.tbox_group, 128, NULL, &e) ||
+	    check_name("metric", s.metric, 256, ":/%@", &e))
+		goto bad;
+	if (!is_commit_sha(s.good) || !is_commit_sha(s.bad)) {
+		err_set(&e, 400, "invalid_field", is_commit_sha(s.good) ? "bad" : "good",
+			"'good' and 'bad' must be full 40-digit lowercase hex shas");
+		goto bad;
+	}
+	if (!strcmp(s.good, s.bad)) {
+		err_set(&e, 400, "invalid_field", "bad", "'good' and 'bad' are the same commit");
+		goto bad;
+	}
+	if (s.arch && strcmp(s.arch, "x86_64") && strcmp(s.arch, "aarch64")) {
+		err_set(&e, 400, "invalid_field", "arch", "arch is x86_64 or aarch64");
+		goto bad;
+	}
+	params = json_object_get(b, "params");
+	if (params && !json_is_object(params)) {
+		err_set(&e, 400, "invalid_field", "params", "'params' must be an object");
+		goto bad;
+	}
+	ptext = json_dumps(params ? params : json_object(), JSON_COMPACT | JSON_SORT_KEYS);
+	s.params = ptext;
+	s.token_id = rq->token_id;
+	c = rq_db(rq, &e);
+	if (!c)
+		goto bad;
+	id = bisect_create(c, &s, &e);
+	if (id < 0)
+		goto bad;
+	bisect_coord_kick(rq->srv->bisects);
+	ret = reply_json(rq, 201, json_pack("{s:I,s:s}", "id", (json_int_t)id, "state", "queued"));
+	free(ptext);
+	json_decref(b);
+	return ret;
+bad:
+	free(ptext);
+	json_decref(b);
+	return reply_err(rq, &e);
+}
+
+static int path_id(struct request *rq, long long *id, char buf[24])
+{
+	char *end;
+
+	*id = strtoll(rq->path_params[0], &end, 10);
+	if (*end || *id <= 0)
+		return -1;
+	snprintf(buf, 24, "%lld", *id);
+	return 0;
+}
+
+static enum MHD_Result reply_row(struct request *rq, PGresult *r)
+{
+	json_t *j = json_loads(PQgetvalue(r, 0, 0), 0, NULL);
+
+	PQclear(r);
+	if (!j)
+		return reply_errf(rq, 500, "db_error", "", "bad JSON from the database");
+	return reply_json(rq, 200, j);
+}
+
+enum MHD_Result api_bisect_get(struct request *rq)
+{
+	struct err e;
+	long long id;
+	char idb[24];
+	const char *p[1] = { idb };
+	PGconn *c;
+	PGresult *r;
+
+	if (path_id(rq, &id, idb))
+		return reply_errf(rq, 400, "invalid_field", "id", "bisect id must be a positive integer");
+	c = rq_db(rq, &e);
+	r = c ? db_exec(c, ST_BISECT_JSON, 1, p, &e) : NULL;
+	if (!r)
+		return reply_err(rq, &e);
+	if (!PQntuples(r)) {
+		PQclear(r);
+		return reply_errf(rq, 404, "not_found", "id", "no bisect %lld", id);
+	}
+	return reply_row(rq, r);
+}
+
+enum MHD_Result api_bisects_get(struct request *rq)
+{
+	struct err e;
+	const char *state = rq_arg(rq, "state"), *limit = rq_arg(rq, "limit");
+	char lim[24];
+	const char *p[2] = { state, lim };
+	long n = limit ? strtol(limit, NULL, 10) : 100;
+	PGconn *c;
+	PGresult *r;
+
+	if (state && strcmp(state, "queued") && strcmp(state, "running") && strcmp(state, "done") &&
+	    strcmp(state, "failed") && strcmp(state, "cancelled"))
+		return reply_errf(rq, 400, "invalid_field", "state",
+				  "state must be queued, running, done, failed or cancelled");
+	if (n < 1 || n > 1000)
+		return reply_errf(rq, 400, "invalid_field", "limit", "limit must be in [1, 1000]");
+	snprintf(lim, sizeof(lim), "%ld", n);
+	c = rq_db(rq, &e);
+	r = c ? db_exec(c, ST_BISECTS_JSON, 2, p, &e) : NULL;
+	if (!r)
+		return reply_err(rq, &e);
+	return reply_row(rq, r);
+}
+
+enum MHD_Result api_bisect_cancel(struct request *rq)
+{
+	struct err e;
+	long long id;
+	char idb[24];
+	PGconn *c;
+	int n;
+
+	if (path_id(rq, &id, idb))
+		return reply_errf(rq, 400, "invalid_field", "id", "bisect id must be a positive integer");
+	c = rq_db(rq, &e);
+	n = c ? bisect_cancel(c, id, "cancelled through the API", &e) : -1;
+	if (n < 0)
+		return reply_err(rq, &e);
+	if (!n)
+		return reply_errf(rq, 409, "conflict", "id", "bisect %lld is not queued or running", id);
+	return reply_json(rq, 200, json_pack("{s:I,s:s}", "id", (json_int_t)id, "state", "cancelled"));
+}

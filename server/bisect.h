@@ -1,0 +1,89 @@
+#ifndef REGTRACK_SERVER_BISECT_H
+#define REGTRACK_SERVER_BISECT_H
+
+#include <libpq-fe.h>
+
+#include "err.h"
+
+/*
+ * The bisect coordinator (issue 6): one background thread per server that
+ * drives every active bisect, plus the db functions the API calls.
+ *
+ * A bisect is `queued` when created (POST /api/v1/bisects, or by the
+ * thread itself for a confirmed regression when `auto_bisect` = 1 and
+ * |%change| >= `auto_bisect_min_pct`: the regression moves to `bisecting`,
+ * with bisect_id set and a history row by "bisect"). The thread then
+ * fetches the tree's mirror (gitmirror.h), imports its commit metadata,
+ * takes the first-parent chain good..bad as the candidates and makes it
+ * `running`. From then on, whenever every job of its last round has
+ * finished, it reads the samples (one value per ok run: the run's mean of
+ * the metric; runs stored earlier at those commits for the same series
+ * count too when `bisect_reuse_runs` = 1), marks commits whose job ended
+ * build-failed, boot-failed or run-failed (or failed for good, or ok
+ * without the metric) as skipped, records one step per commit measured in
+ * that round (samples, verdict, evidence), and asks the planner
+ * (lib/bisect/plan.h) what next:
+ *   - probes: ordinary jobs (priority `bisect_priority`, below tracking
+ *     jobs; jobs.bisect_id and bisect_round set), at most k per round where
+ *     k = the idle machines matching arch / tbox_group / capability seen in
+ *     the last 90 s, capped by the bisect's own k, `bisect_max_k` and
+ *     `bisect_share_pct` of all matching machines (at least 1);
+ *   - done: first bad commit, confidence, verification recorded; its
+ *     regression moves to `bisected` and the report is queued in the same
+ *     transaction (outbox_bisect_done);
+ *   - ambiguous (every commit that could split the range failed to build):
+ *     done with outcome "ambiguous" and the candidates left;
+ *   - failed: with the reason. A regression whose bisect did not find one
+ *     commit goes back to `confirmed` with a note (bisect_id stays set).
+ * Each coordinator step runs in one transaction with the bisect row locked
+ * (FOR UPDATE SKIP LOCKED), so several servers can share one database.
+ * The thread also mirrors every tree whose mirror was never made from its
+ * current url (a tree just posted), off the request path.
+ */
+
+struct server;
+struct bisect_coord;
+
+/* Starts the thread; NULL (and a message on stderr) when it cannot start. */
+struct bisect_coord *bisect_coord_start(struct server *srv);
+/*
+ * Stops the thread after its current step and waits for it; b stays valid
+ * (kicks are no-ops) until bisect_coord_stop. NULL is a no-op.
+ */
+void bisect_coord_halt(struct bisect_coord *b);
+/* Halts (if not yet) and frees b. NULL is a no-op. */
+void bisect_coord_stop(struct bisect_coord *b);
+/* Wakes the thread now (a bisect was created). NULL is a no-op. */
+void bisect_coord_kick(struct bisect_coord *b);
+
+/* What POST /api/v1/bisects asks for; every pointer borrowed for the call. */
+struct bisect_spec {
+	const char *tree;        /* a registered tree (404 otherwise) */
+	const char *good, *bad;  /* 40-hex shas */
+	const char *testcase;
+	const char *params;      /* JSON object text (canonical: sorted keys, compact) */
+	const char *kconfig, *compiler;
+	const char *arch;        /* NULL: from the kconfig name (x86_64-…, arm64-…) or none for host */
+	const char *tbox_group;  /* NULL = any machine of the arch */
+	const char *metric;
+	int runs_per_step, ref_runs, k; /* k 0 = as many as idle workers */
+	long long regression_id; /* 0 = none */
+	long long token_id;      /* 0 = none */
+};
+
+/*
+ * Inserts a queued bisect (commits and testcase found or created). Returns
+ * its id, or -1 with e: 404 "not_found" detail "tree", db errors as
+ * db_exec(). Runs in the caller's transaction if one is open.
+ */
+long long bisect_create(PGconn *c, const struct bisect_spec *s, struct err *e)
+	__attribute__((warn_unused_result));
+
+/*
+ * Cancels bisect id and its unfinished jobs. Returns 1 when it was active,
+ * 0 when it was not (already finished or no such bisect), -1 with e.
+ */
+int bisect_cancel(PGconn *c, long long id, const char *reason, struct err *e)
+	__attribute__((warn_unused_result));
+
+#endif

@@ -1,0 +1,369 @@
+/* Bare mirrors of tracked trees and commit metadata (see gitmirror.h). */
+#include "server/gitmirror.h"
+#include "server/db.h"
+#include "buf.h"
+#include "runcmd.h"
+#include "xalloc.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "banned.h"
+
+#define IMPORT_BATCH 2000
+#define OUT_CAP (512u << 20)
+
+static const char *const git_env[] = { "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=true", "LC_ALL=C",
+				       NULL };
+
+static int is_sha(const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i]; i++)
+		if (!isxdigit((unsigned char)s[i]) || isupper((unsigned char)s[i]))
+			return 0;
+	return i == 40;
+}
+
+static int is_tree_name(const char *s)
+{
+	if (!*s || strlen(s) > 128 || s[0] == '.' || s[0] == '-')
+		return 0;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("._+-", *s))
+			return 0;
+	return 1;
+}
+
+/* runs git; on failure fills e with what ran and git's last stderr line */
+static int run_git(const char *const *argv, const char *cwd, int timeout_s, size_t out_cap,
+		   struct buf *out, struct err *e)
+{
+	struct runcmd cmd;
+	char how[96];
+	int ret = 0;
+
+	runcmd_init(&cmd, argv, timeout_s > 0 ? timeout_s : 600);
+	cmd.cwd = cwd;
+	cmd.env = git_env;
+	cmd.out.cap = out_cap;
+	cmd.keep_tail = 0;
+	if (runcmd_run(&cmd, e)) {
+		e->status = 500;
+		snprintf(e->code, sizeof(e->code), "git_failed");
+		runcmd_release(&cmd);
+		return -1;
+	}
+	if (!runcmd_ok(&cmd) || cmd.out_dropped) {
+		char *last = cmd.err.data, *nl;
+		/* the last non-empty line of stderr */
+		while (cmd.err.len && cmd.err.data[cmd.err.len - 1] == '\n')
+			cmd.err.data[--cmd.err.len] = '\0';
+		nl = strrchr(cmd.err.data, '\n');
+		if (nl)
+			last = nl + 1;
+		err_set(e, 502, "git_failed", last, "git %s: %s", argv[1] && !strcmp(argv[1], "-C") ?
+			(argv[3] ? argv[3] : "") : (argv[1] ? argv[1] : ""),
+			cmd.out_dropped ? "output too large" : runcmd_describe(&cmd, how, sizeof(how)));
+		ret = -1;
+	} else if (out) {
+		buf_reset(out);
+		if (buf_add(out, cmd.out.data, cmd.out.len))
+			ret = err_set(e, 502, "git_failed", "", "git output too large");
+	}
+	runcmd_release(&cmd);
+	return ret;
+}
+
+int gitmirror_path(const char *data_dir, const char *tree, char *dst, size_t n, struct err *e)
+{
+	if (!is_tree_name(tree))
+		return err_set(e, 400, "invalid_field", "tree", "'%s' is not a tree name", tree);
+	if ((size_t)snprintf(dst, n, "%s/mirrors/%s.git", data_dir, tree) >= n)
+		return err_set(e, 500, "path_too_long", "data_dir", "data_dir is too long");
+	return 0;
+}
+
+static int mkdirs(const char *path, struct err *e)
+{
+	char tmp[4096];
+	size_t len = strlen(path);
+
+	if (len >= sizeof(tmp))
+		return err_set(e, 500, "path_too_long", "data_dir", "data_dir is too long");
+	memcpy(tmp, path, len + 1);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0755) && errno != EEXIST)
+			return err_set(e, 500, "io_error", tmp, "cannot create '%s': %s", tmp,
+				       strerror(errno));
+		*p = '/';
+	}
+	if (mkdir(tmp, 0755) && errno != EEXIST)
+		return err_set(e, 500, "io_error", tmp, "cannot create '%s': %s", tmp, strerror(errno));
+	return 0;
+}
+
+int gitmirror_sync(const char *data_dir, const char *tree, const char *url, int timeout_s,
+		   struct err *e)
+{
+	char dir[4096], tmp[4200], parent[4096];
+	struct stat st;
+
+	if (gitmirror_path(data_dir, tree, dir, sizeof(dir), e))
+		return -1;
+	if (!stat(dir, &st)) {
+		const char *argv[] = { "git", "-C", dir, "fetch", "--prune", "--quiet", NULL };
+		return run_git(argv, NULL, timeout_s, 1 << 20, NULL, e);
+	}
+	if (!url || !*url || url[0] == '-')
+		return err_set(e, 400, "invalid_field", "url", "tree '%s' has no usable url", tree);
+	snprintf(parent, sizeof(parent), "%s/mirrors", data_dir);
+	if (mkdirs(parent, e))
+		return -1;
+	snprintf(tmp, sizeof(tmp), "%s.tmp-%ld", dir, (long)getpid());
+	{
+		const char *rm[] = { "rm", "-rf", "--", tmp, NULL };
+		const char *argv[] = { "git", "clone", "--mirror", "--quiet", "--", url, tmp, NULL };
+		if (run_git(rm, NULL, 600, 1 << 16, NULL, e) || run_git(argv, NULL, timeout_s, 1 << 20, NULL, e))
+			return -1;
+	}
+	if (rename(tmp, dir) && errno != ENOTEMPTY && errno != EEXIST)
+		return err_set(e, 500, "io_error", dir, "cannot rename the new mirror: %s", strerror(errno));
+	return 0;
+}
+
+static int split_lines(struct buf *out, char ***list, size_t *n)
+{
+	size_t alloc = 0;
+	char *save = NULL, *line;
+
+	*list = NULL;
+	*n = 0;
+	for (line = strtok_r(out->data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!is_sha(line))
+			continue;
+		ALLOC_GROW(*list, *n + 1, alloc);
+		(*list)[(*n)++] = xstrdup(line);
+	}
+	return 0;
+}
+
+void gitmirror_free_list(char **list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(list[i]);
+	free(list);
+}
+
+static int range_arg(const char *good, const char *bad, char *dst, size_t n, struct err *e)
+{
+	if (!is_sha(good) || !is_sha(bad))
+		return err_set(e, 400, "invalid_field", is_sha(good) ? "bad" : "good",
+			       "good and bad must be 40-hex commit shas");
+	snprintf(dst, n, "%s..%s", good, bad);
+	return 0;
+}
+
+int gitmirror_first_parent(const char *dir, const char *good, const char *bad, int timeout_s,
+			   char ***shas, size_t *n, struct err *e)
+{
+	char range[96];
+	struct buf out = BUF_INIT(OUT_CAP);
+	const char *argv[] = { "git", "-C", dir, "rev-list", "--first-parent", "--reverse", range,
+			       "--", NULL };
+
+	*shas = NULL;
+	*n = 0;
+	if (range_arg(good, bad, range, sizeof(range), e) ||
+	    run_git(argv, NULL, timeout_s, OUT_CAP, &out, e)) {
+		buf_release(&out);
+		return -1;
+	}
+	split_lines(&out, shas, n);
+	buf_release(&out);
+	if (!*n || strcmp((*shas)[*n - 1], bad)) {
+		gitmirror_free_list(*shas, *n);
+		*shas = NULL;
+		*n = 0;
+		return err_set(e, 400, "invalid_field", "bad",
+			       "no commits in %.12s..%.12s: bad must be a descendant of good", good, bad);
+	}
+	return 0;
+}
+
+int gitmirror_bisect_all(const char *dir, const char *good, const char *bad, int timeout_s,
+			 size_t *n, struct err *e)
+{
+	char range[96];
+	struct buf out = BUF_INIT(OUT_CAP);
+	const char *argv[] = { "git", "-C", dir, "rev-list", "--bisect-all", range, "--", NULL };
+
+	*n = 0;
+	if (range_arg(good, bad, range, sizeof(range), e) ||
+	    run_git(argv, NULL, timeout_s, OUT_CAP, &out, e)) {
+		buf_release(&out);
+		return -1;
+	}
+	for (size_t i = 0; i < out.len; i++)
+		if (out.data[i] == '\n')
+			(*n)++;
+	buf_release(&out);
+	return 0;
+}
+
+int gitmirror_has_commit(const char *dir, const char *sha, int timeout_s)
+{
+	char obj[64];
+	struct err e;
+	const char *argv[] = { "git", "-C", dir, "cat-file", "-e", obj, NULL };
+
+	if (!is_sha(sha))
+		return 0;
+	snprintf(obj, sizeof(obj), "%s^{commit}", sha);
+	return run_git(argv, NULL, timeout_s, 1 << 16, NULL, &e) == 0;
+}
+
+/* appends one quoted element of a PostgreSQL array literal */
+static int add_elem(struct buf *b, const char *s, size_t len)
+{
+	int over = 0;
+
+	over |= buf_addstr(b, b->len > 1 ? ",\"" : "\"");
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '"' || s[i] == '\\')
+			over |= buf_addch(b, '\\');
+		over |= buf_addch(b, s[i]);
+	}
+	over |= buf_addch(b, '"');
+	return over;
+}
+
+struct batch {
+	struct buf col[5]; /* sha, parents, author, commit time, subject: the log's fields */
+	size_t n;
+};
+
+static void batch_reset(struct batch *bt)
+{
+	for (int i = 0; i < 5; i++) {
+		buf_reset(&bt->col[i]);
+		if (buf_addch(&bt->col[i], '{'))
+			abort();
+	}
+	bt->n = 0;
+}
+
+static int batch_flush(PGconn *c, struct batch *bt, long long tree_id, long long base, struct err *e)
+{
+	char tid[24], off[24];
+	const char *p[7];
+	PGresult *r;
+
+	if (!bt->n)
+		return 0;
+	for (int i = 0; i < 5; i++) {
+		if (buf_addch(&bt->col[i], '}'))
+			return err_set(e, 500, "too_large", "commits", "commit batch too large");
+		p[i] = bt->col[i].data;
+	}
+	snprintf(tid, sizeof(tid), "%lld", tree_id);
+	snprintf(off, sizeof(off), "%lld", base);
+	p[5] = tid;
+	p[6] = off;
+	r = db_exec(c, ST_COMMITS_IMPORT, 7, p, e);
+	if (!r)
+		return -1;
+	PQclear(r);
+	batch_reset(bt);
+	return 0;
+}
+
+int gitmirror_import(PGconn *c, const char *dir, long long tree_id, const char *const *revs,
+		     size_t nr_revs, int timeout_s, size_t *imported, struct err *e)
+{
+	struct buf out = BUF_INIT(OUT_CAP);
+	const char **argv = xcalloc(nr_revs + 10, sizeof(*argv));
+	struct batch bt;
+	size_t na = 0, total = 0;
+	char *rec, *save = NULL;
+	int ret = -1;
+
+	if (imported)
+		*imported = 0;
+	argv[na++] = "git";
+	argv[na++] = "-C";
+	argv[na++] = dir;
+	argv[na++] = "log";
+	argv[na++] = "--topo-order";
+	argv[na++] = "--reverse";
+	argv[na++] = "--format=%H%x1f%P%x1f%an <%ae>%x1f%cI%x1f%s%x1e";
+	if (!nr_revs)
+		argv[na++] = "--all";
+	for (size_t i = 0; i < nr_revs; i++) {
+		if (!revs[i][0] || revs[i][0] == '-') {
+			err_set(e, 400, "invalid_field", "branches", "'%s' is not a revision", revs[i]);
+			free(argv);
+			return -1;
+		}
+		argv[na++] = revs[i];
+	}
+	argv[na++] = "--";
+	argv[na] = NULL;
+	memset(&bt, 0, sizeof(bt));
+	for (int i = 0; i < 5; i++)
+		buf_init(&bt.col[i], 0);
+	batch_reset(&bt);
+	if (run_git(argv, NULL, timeout_s, OUT_CAP, &out, e))
+		goto out;
+	if (db_begin(c, e))
+		goto out;
+	for (rec = strtok_r(out.data, "\x1e", &save); rec; rec = strtok_r(NULL, "\x1e", &save)) {
+		char *f[5];
+		int nf = 0, over = 0;
+		while (*rec == '\n')
+			rec++;
+		if (!*rec)
+			continue;
+		f[nf++] = rec;
+		for (char *q = rec; *q && nf < 5; q++)
+			if (*q == '\x1f') {
+				*q = '\0';
+				f[nf++] = q + 1;
+			}
+		if (nf < 5 || !is_sha(f[0]))
+			continue;
+		for (int i = 0; i < 5; i++)
+			over |= add_elem(&bt.col[i], f[i], strlen(f[i]));
+		if (over) {
+			err_set(e, 500, "too_large", "commits", "commit metadata too large");
+			goto rollback;
+		}
+		bt.n++;
+		total++;
+		if (bt.n == IMPORT_BATCH && batch_flush(c, &bt, tree_id, (long long)(total - IMPORT_BATCH), e))
+			goto rollback;
+	}
+	if (batch_flush(c, &bt, tree_id, (long long)(total - bt.n), e) || db_commit(c, e))
+		goto rollback;
+	if (imported)
+		*imported = total;
+	ret = 0;
+	goto out;
+rollback:
+	db_rollback(c);
+out:
+	for (int i = 0; i < 5; i++)
+		buf_release(&bt.col[i]);
+	buf_release(&out);
+	free(argv);
+	return ret;
+}

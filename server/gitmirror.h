@@ -1,0 +1,73 @@
+#ifndef REGTRACK_SERVER_GITMIRROR_H
+#define REGTRACK_SERVER_GITMIRROR_H
+
+#include <libpq-fe.h>
+#include <stddef.h>
+
+#include "err.h"
+
+/*
+ * The server's bare mirror of each tracked tree, under
+ * DATA_DIR/mirrors/NAME.git, and what the bisect needs from it. Every git
+ * command goes through lib/runcmd.h (argv, no shell, a timeout, its own
+ * process group); revisions given here are checked to be 40-hex shas or
+ * names that cannot be read as options.
+ *
+ * Errors of every function (-1, e filled): 400 "invalid_field" for a bad
+ * tree name, sha or url; 502 "git_failed" when git exits non-zero or times
+ * out (message: what was run and how it ended, detail: the last line git
+ * printed on stderr); 500 "git_failed" when git cannot be started.
+ */
+
+/* Writes DATA_DIR/mirrors/NAME.git into dst (n bytes). -1 with e when it does not fit. */
+int gitmirror_path(const char *data_dir, const char *tree, char *dst, size_t n, struct err *e)
+	__attribute__((warn_unused_result));
+
+/*
+ * Makes the mirror current: `git clone --mirror -- URL DIR` the first time
+ * (into a temporary name, renamed when complete), `git fetch --prune` after
+ * that. timeout_s bounds each git command. Directories are created as
+ * needed.
+ */
+int gitmirror_sync(const char *data_dir, const char *tree, const char *url, int timeout_s,
+		   struct err *e) __attribute__((warn_unused_result));
+
+/*
+ * The first-parent chain of bad back to good, oldest first:
+ * `git rev-list --first-parent --reverse GOOD..BAD`. On success *shas is a
+ * new array of *n new 40-hex strings (caller frees each and the array with
+ * gitmirror_free_list); its last entry is bad. An empty range (bad is an
+ * ancestor of good or equal) is an error: 400 "invalid_field" detail "bad".
+ */
+int gitmirror_first_parent(const char *dir, const char *good, const char *bad, int timeout_s,
+			   char ***shas, size_t *n, struct err *e) __attribute__((warn_unused_result));
+
+/*
+ * How many commits `git rev-list --bisect-all GOOD..BAD` lists (merges and
+ * side branches included): the size of the whole range, beside the chain
+ * the bisect walks.
+ */
+int gitmirror_bisect_all(const char *dir, const char *good, const char *bad, int timeout_s,
+			 size_t *n, struct err *e) __attribute__((warn_unused_result));
+
+/* 1 when sha names a commit in the mirror (`git cat-file -e SHA^{commit}`). */
+int gitmirror_has_commit(const char *dir, const char *sha, int timeout_s);
+
+/*
+ * Imports commit metadata into the commits table: sha, parents, subject,
+ * author ("Name <email>"), commit time and topo_order, from
+ * `git log --topo-order --reverse` over `revs` (branch names or shas; NULL
+ * or empty = --all), so that series follow the tree's history. topo_order
+ * counts from 1 in that listing; rows that exist keep their first tree_id,
+ * subject and commit time and get parents and topo_order. Batched, one
+ * statement per 2000 commits, inside one transaction. *imported (may be
+ * NULL) receives the number of commits listed.
+ */
+int gitmirror_import(PGconn *c, const char *dir, long long tree_id, const char *const *revs,
+		     size_t nr_revs, int timeout_s, size_t *imported, struct err *e)
+	__attribute__((warn_unused_result));
+
+/* Frees a list from gitmirror_first_parent. */
+void gitmirror_free_list(char **list, size_t n);
+
+#endif

@@ -1,0 +1,215 @@
+"""Bisect end to end: a real git tree made here (41 empty commits), the real
+server (mirror, import, coordinator), and fake workers in threads speaking
+the real worker protocol over HTTP. Runs of commits at and after a hidden
+culprit are slower (throughput 950 vs 1000, noise sd 10); one commit fails
+to build."""
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Server, result_doc  # noqa: E402
+
+N_COMMITS = 40          # c1..c40 after the root c0
+CULPRIT = 27            # c27 is the first slow commit
+BROKEN = 20             # c20 fails to build (the first round probes it with k = 3)
+METRIC = "vm-scalability.throughput"
+
+
+def git(repo, *args):
+    env = dict(os.environ, GIT_AUTHOR_NAME="Dev One", GIT_AUTHOR_EMAIL="dev@example.org",
+               GIT_COMMITTER_NAME="Dev One", GIT_COMMITTER_EMAIL="dev@example.org")
+    return subprocess.run(["git", "-C", repo] + list(args), check=True, capture_output=True,
+                          text=True, timeout=60, env=env).stdout.strip()
+
+
+def make_tree(path):
+    subprocess.run(["git", "init", "-q", "-b", "master", path], check=True, timeout=60)
+    shas = []
+    for i in range(N_COMMITS + 1):
+        date = "2026-01-01T00:%02d:%02dZ" % (i // 60, i % 60)
+        env_date = dict(GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
+        subprocess.run(["git", "-C", path, "commit", "-q", "--allow-empty", "-m",
+                        "mm: change %d" % i], check=True, timeout=60,
+                       env=dict(os.environ, GIT_AUTHOR_NAME="Dev One",
+                                GIT_AUTHOR_EMAIL="dev@example.org", GIT_COMMITTER_NAME="Dev One",
+                                GIT_COMMITTER_EMAIL="dev@example.org", **env_date))
+        shas.append(git(path, "rev-parse", "HEAD"))
+    return shas
+
+
+class FakeWorker(threading.Thread):
+    def __init__(self, srv, name, index_of, stop):
+        super().__init__(daemon=True)
+        self.srv, self.name, self.index_of, self.stop = srv, name, index_of, stop
+        self.rng = random.Random(name)
+        self.jobs = 0
+        r = srv.post("/api/v1/workers/register", {
+            "hostname": name, "arch": "x86_64", "tbox_group": "vm-2p", "nr_cpus": 2,
+            "memory_mb": 2048, "cpu_model": "fake", "capabilities": ["qemu-x86_64"],
+            "fingerprint": {}}, scope="worker")
+        assert r.status == 200, r
+        self.machine = r.json()["machine_id"]
+
+    def run(self):
+        while not self.stop.is_set():
+            r = self.srv.post("/api/v1/jobs/lease", {"machine_id": self.machine, "wait_s": 1},
+                              scope="worker", timeout=30)
+            if r.status != 200:
+                continue
+            job = r.json()["job"]
+            i = self.index_of[job["commit"]]
+            if i == BROKEN:
+                body = {"machine_id": self.machine, "status": "build-failed",
+                        "log_tail": "error: implicit declaration of function 'mm_foo'\n"}
+            else:
+                docs = []
+                for _ in range(job["repeat"]):
+                    v = (950.0 if i >= CULPRIT else 1000.0) + self.rng.gauss(0, 10)
+                    docs.append(result_doc(
+                        job["commit"], testcase=job["testcase"], job_id=job["id"],
+                        params=job["params"], kconfig=job["kconfig"], compiler=job["compiler"],
+                        tree="demo",
+                        machine={"hostname": self.name, "arch": "x86_64", "cpu_model": "fake",
+                                 "nr_cpus": 2, "memory_mb": 2048, "tbox_group": "vm-2p"},
+                        metrics={METRIC: [v]}))
+                body = {"machine_id": self.machine, "status": "ok", "results": docs,
+                        "log_tail": "ok\n"}
+            r = self.srv.post("/api/v1/jobs/%d/complete" % job["id"], body, scope="worker")
+            assert r.status == 200, r
+            self.jobs += 1
+
+
+class Bisect(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="regtrack-bisect-")
+        cls.repo = os.path.join(cls.tmp, "linux")
+        cls.shas = make_tree(cls.repo)
+        conf = os.path.join(cls.tmp, "server.conf")
+        with open(conf, "w") as f:
+            f.write("data_dir = %s\nbisect_share_pct = 100\nbisect_poll_ms = 100\n"
+                    "detect_enabled = 0\n" % os.path.join(cls.tmp, "data"))
+        cls.srv = Server(extra_args=["--config", conf])
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.stop()
+        subprocess.run(["rm", "-rf", "--", cls.tmp], timeout=60)
+
+    def test_validation(self):
+        srv = self.srv
+        body = {"tree": "nope", "good": self.shas[0], "bad": self.shas[1], "testcase": "t",
+                "kconfig": "x86_64-defconfig", "metric": METRIC}
+        r = srv.post("/api/v1/bisects", body, scope="submit")
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (404, "tree"), r)
+        r = srv.post("/api/v1/bisects", dict(body, good="abc"), scope="submit")
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "good"), r)
+        r = srv.post("/api/v1/bisects", dict(body, k=65), scope="submit")
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "k"), r)
+        r = srv.post("/api/v1/bisects", body, scope="read")
+        self.assertEqual(r.status, 403, r)
+        self.assertEqual(srv.get("/api/v1/bisects/999999").status, 404)
+
+    def test_finds_culprit_in_parallel_and_skips_broken_build(self):
+        srv = self.srv
+        shas = self.shas
+        index_of = {s: i for i, s in enumerate(shas)}
+        r = srv.post("/api/v1/trees", {"name": "demo", "url": self.repo, "branches": ["master"]},
+                     scope="admin")
+        self.assertEqual(r.status, 200, r)
+        stop = threading.Event()
+        workers = [FakeWorker(srv, "fake-%d" % i, index_of, stop) for i in range(3)]
+        for w in workers:
+            w.start()
+        try:
+            r = srv.post("/api/v1/bisects", {
+                "tree": "demo", "good": shas[0], "bad": shas[-1], "testcase": "vm-scalability",
+                "params": {"test": "small-allocs"}, "kconfig": "x86_64-defconfig",
+                "compiler": "gcc-12", "tbox_group": "vm-2p", "metric": METRIC}, scope="submit")
+            self.assertEqual(r.status, 201, r)
+            bid = r.json()["id"]
+            deadline = time.time() + 50
+            while time.time() < deadline:
+                b = srv.get("/api/v1/bisects/%d" % bid).json()
+                if b["state"] not in ("queued", "running"):
+                    break
+                time.sleep(0.2)
+        finally:
+            stop.set()
+            for w in workers:
+                w.join(10)
+        self.assertEqual(b["state"], "done", b.get("reason"))
+        self.assertEqual(b["outcome"], "found")
+        self.assertEqual(b["first_bad_commit"]["sha"], shas[CULPRIT])
+        self.assertEqual(b["first_bad_commit"]["subject"], "mm: change %d" % CULPRIT)
+        self.assertEqual(b["first_bad_commit"]["author"], "Dev One <dev@example.org>")
+        self.assertGreaterEqual(b["confidence"], 0.99)
+        self.assertEqual((b["nr_candidates"], b["nr_range"]), (N_COMMITS, N_COMMITS))
+        # the verification: first bad vs its parent, >= 10 runs each, showing the change
+        v = b["verification"]
+        self.assertEqual((v["parent"], v["first_bad"]), (shas[CULPRIT - 1], shas[CULPRIT]))
+        self.assertGreaterEqual(min(v["n"]), 10)
+        self.assertEqual(v["verdict"], "different")
+        self.assertLess(v["change_pct"], -3)
+        # steps: every measured commit of every round, with samples and evidence
+        steps = b["steps"]
+        self.assertTrue(steps)
+        by_commit = {}
+        for s in steps:
+            by_commit.setdefault(s["commit"], []).append(s)
+            self.assertIn(s["verdict"], ("good", "bad", "skip", "unknown"))
+            if s["verdict"] != "skip":
+                self.assertTrue(s["samples"], s)
+                self.assertEqual(s["evidence"]["n"], len(s["samples"]))
+        self.assertEqual(by_commit[shas[0]][0]["role"], "good")
+        self.assertEqual(by_commit[shas[-1]][0]["role"], "bad")
+        self.assertGreaterEqual(len(by_commit[shas[0]][-1]["samples"]), 10)
+        # the broken commit was probed, skipped with its outcome, never probed again
+        self.assertIn(shas[BROKEN], by_commit)
+        broken = by_commit[shas[BROKEN]]
+        self.assertEqual([s["verdict"] for s in broken], ["skip"])
+        self.assertEqual(broken[0]["evidence"]["outcome"], "build-failed")
+        # verdicts agree with the hidden culprit
+        for sha, ss in by_commit.items():
+            last = ss[-1]["verdict"]
+            if last in ("good", "bad"):
+                self.assertEqual(last, "bad" if index_of[sha] >= CULPRIT else "good", sha)
+        self.assertEqual(by_commit[shas[CULPRIT]][-1]["verdict"], "bad")
+        self.assertEqual(by_commit[shas[CULPRIT - 1]][-1]["verdict"], "good")
+        # parallel: some round probed more than one commit (k = 3 idle workers)
+        per_round = {}
+        for s in steps:
+            if s["role"] in ("probe", "verify"):
+                per_round.setdefault(s["round"], set()).add(s["commit"])
+        self.assertGreaterEqual(max(len(c) for c in per_round.values()), 2, per_round)
+        self.assertEqual(b["model"]["k"], 3)
+        self.assertGreaterEqual(sum(1 for w in workers if w.jobs), 2)
+        # cost figures: every job of the bisect is counted, runs are the stored ones
+        self.assertEqual(b["jobs_used"], int(srv.psql(
+            "SELECT count(*) FROM jobs WHERE bisect_id = %d" % bid)))
+        self.assertEqual(b["runs_used"], int(srv.psql(
+            "SELECT count(*) FROM runs r JOIN jobs j ON j.id = r.job_id WHERE j.bisect_id = %d"
+            % bid)))
+        self.assertGreater(b["wall_time_s"], 0)
+        # bisect jobs sit below tracking jobs in the queue
+        self.assertEqual(srv.psql("SELECT DISTINCT priority FROM jobs WHERE bisect_id = %d" % bid),
+                         "-10")
+        # the mirror's history ordered the commits
+        self.assertEqual(srv.psql(
+            "SELECT count(*) FROM commits WHERE topo_order IS NOT NULL AND parents IS NOT NULL"),
+            str(N_COMMITS + 1))
+        self.assertEqual(srv.psql("SELECT topo_order FROM commits WHERE sha = '%s'" % shas[5]), "6")
+        # the list, newest first, without steps
+        lst = srv.get("/api/v1/bisects").json()
+        self.assertEqual(lst[0]["id"], bid)
+        self.assertNotIn("steps", lst[0])
+
+
+if __name__ == "__main__":
+    unittest.main()
