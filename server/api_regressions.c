@@ -163,35 +163,35 @@ enum MHD_Result api_regression_patch(struct request *rq)
 	b = rq_json(rq, &e);
 	if (!b)
 		return reply_err(rq, &e);
+	/* errors are filled in e before b (which owns key) is released */
 	json_object_foreach(b, key, v) {
 		if (!strcmp(key, "state")) {
 			if (!json_is_string(v) || !regression_state_valid(json_string_value(v))) {
-				json_decref(b);
-				return reply_errf(rq, 400, "invalid_field", "state",
-						  "'state' must be one of new, confirmed, bisecting, "
-						  "bisected, reported, fixed, invalid, wontfix");
+				err_set(&e, 400, "invalid_field", "state",
+					"'state' must be one of new, confirmed, bisecting, bisected, "
+					"reported, fixed, invalid, wontfix");
+				goto bad;
 			}
 			state = json_string_value(v);
 		} else if (!strcmp(key, "note")) {
 			if (json_is_null(v))
 				continue;
 			if (!json_is_string(v) || json_string_length(v) > NOTE_MAX) {
-				json_decref(b);
-				return reply_errf(rq, 400, "invalid_field", "note",
-						  "'note' must be a string of at most %d bytes",
-						  NOTE_MAX);
+				err_set(&e, 400, "invalid_field", "note",
+					"'note' must be a string of at most %d bytes", NOTE_MAX);
+				goto bad;
 			}
 			note = json_string_value(v);
 		} else {
-			json_decref(b);
-			return reply_errf(rq, 400, "invalid_field", key,
-					  "unknown field '%s' (only 'state' and 'note')", key);
+			err_set(&e, 400, "invalid_field", key,
+				"unknown field '%s' (only 'state' and 'note')", key);
+			goto bad;
 		}
 	}
 	if (!state && !note) {
-		json_decref(b);
-		return reply_errf(rq, 400, "missing_field", "state",
-				  "give 'state' (and optionally 'note'), or a 'note'");
+		err_set(&e, 400, "missing_field", "state",
+			"give 'state' (and optionally 'note'), or a 'note'");
+		goto bad;
 	}
 	snprintf(idb, sizeof(idb), "%lld", id);
 	c = rq_db(rq, &e);
@@ -210,4 +210,7 @@ enum MHD_Result api_regression_patch(struct request *rq)
 	if (!o)
 		return reply_err(rq, &e);
 	return reply_json(rq, 200, o);
+bad:
+	json_decref(b);
+	return reply_err(rq, &e);
 }
