@@ -168,6 +168,25 @@ class WorkerTest(unittest.TestCase):
         self.assertEqual(w.wait(60), 0, w.text())
         self.assertIn("no job offered", w.text())
 
+    # -- SIGTERM finishes the running job, then exits ----------------------
+    def test_sigterm_finishes_current_job(self):
+        s = self.server()
+        job_id = self.submit(s, runtime="3", repeat=1)
+        w = self.worker(s, "w", once=False)
+        wait_for(lambda: self.state(s, job_id) == "leased", what="lease")
+        w.proc.send_signal(signal.SIGTERM)
+        self.assertEqual(w.wait(), 0, w.text())
+        self.assert_done_with_metrics(s, job_id, 1)
+        self.assertIn("stopped after 1 job(s)", w.text())
+        # idle: a stop cuts the lease long-poll short
+        w = self.worker(s, "w2", "--lease-wait", "60", once=False)
+        wait_for(lambda: "registered at" in w.text(), what="register")
+        t0 = time.time()
+        w.proc.send_signal(signal.SIGTERM)
+        self.assertEqual(w.wait(), 0, w.text())
+        self.assertIn("stopped after 0 job(s)", w.text())
+        self.assertLess(time.time() - t0, 30)
+
     # -- lease expiry ----------------------------------------------------
     def test_lease_expiry_requeues(self):
         s = self.server("--lease-timeout", "2")
