@@ -108,7 +108,7 @@ function rnd() {
 }
 
 const hex = (n) => n.toString(16).padStart(2, '0');
-const SHAS = Array.from({ length: 12 }, (_, i) => `${hex(0xa0 + i)}${'1234567890abcdef'.repeat(3)}`.slice(0, 40));
+const SHAS = Array.from({ length: 14 }, (_, i) => `${hex(0xa0 + i)}${'1234567890abcdef'.repeat(3)}`.slice(0, 40));
 const SUBJECTS = SHAS.map((_, i) => (i === 8 ? XSS : `mm/vmscan: step ${i} of the seeded history`));
 const STEP = 8; // first bad commit: throughput -15 % from here on
 const RUNS = 6;
@@ -205,11 +205,46 @@ async function seedJobs() {
 	return { done, queued: r.json.id };
 }
 
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// The record of the seeded -15 % step of vm-scalability.throughput
+// (nr_task=100%) at SHAS[STEP]: the detector's, or when it has not found it
+// within 10 s, one inserted by hand as the detector would store it.
+async function detectedRegression() {
+	const find = async () => {
+		const r = await call('GET', '/api/v1/regressions?metric=vm-scalability.throughput');
+		assert.equal(r.status, 200, r.text);
+		const list = Array.isArray(r.json) ? r.json : r.json.regressions;
+		return list.find((x) => x.bad && x.bad.sha === SHAS[STEP] && x.params && x.params.nr_task === '100%');
+	};
+	for (let t = 0; t < 20; t++) {
+		const reg = await find();
+		if (reg) {
+			console.log(`  the detector found regression #${reg.id} (${reg.change_pct.toFixed(1)}%)`);
+			return reg;
+		}
+		await sleep(500);
+	}
+	console.log('  the detector did not report the seeded step within 10 s: inserting the record by hand');
+	psql(`WITH x AS (INSERT INTO regressions (setup_id, metric_id, good_commit_id, bad_commit_id, kind,
+		change_pct, ci_lo_pct, ci_hi_pct, p_value, verdict, n_before, n_after, commits_after, pair_verdict)
+		SELECT s.id, m.id, g.id, b.id, 'regression', -15.0, -15.4, -14.6, 0.0001, 'different', ${RUNS * STEP},
+			${RUNS * (SHAS.length - STEP)}, ${SHAS.length - STEP}, 'different'
+		FROM setups s, metrics m, commits g, commits b WHERE s.params->>'nr_task' = '100%'
+			AND s.testcase_id = (SELECT id FROM testcases WHERE name = 'vm-scalability')
+			AND m.name = 'vm-scalability.throughput' AND g.sha = '${SHAS[STEP - 1]}' AND b.sha = '${SHAS[STEP]}'
+		RETURNING id)
+	INSERT INTO regression_history (regression_id, who, from_state, to_state) SELECT id, 'detector', NULL, 'new' FROM x`);
+	const reg = await find();
+	assert.ok(reg, 'the inserted regression is not listed');
+	return reg;
+}
+
 // Regression 1 (throughput -15 % from SHAS[7] to SHAS[8]) and its finished
 // bisect 1 over SHAS[0]..SHAS[11], in the documented shapes; PATCH records
 // what the page sent and moves the state.
-function mockApis() {
-	const setup = { id: 1, testcase: 'vm-scalability', params: { test: 'small-allocs', nr_task: '100%' },
+function mockApis(setupId) {
+	const setup = { setup_id: setupId, testcase: 'vm-scalability', params: { test: 'small-allocs', nr_task: '100%' },
 		kconfig: 'x86_64-defconfig', compiler: 'gcc-12', tbox_group: 'vm-2p', mode: 'wallclock' };
 	const good = (i) => Array.from({ length: 5 }, (_, k) => 1.0e7 * (1 + (k - 2) * 0.004) * (1 + i * 0.0001));
 	const bad = (i) => good(i).map((v) => v * 0.85);
@@ -221,18 +256,20 @@ function mockApis() {
 		{ commit: SHAS[7], subject: SUBJECTS[7], round: 3, samples: good(7), verdict: 'good' },
 	];
 	const bisect = {
-		id: 1, state: 'done', regression_id: 1, metric: 'vm-scalability.throughput', setup,
+		id: 1, state: 'done', tree: 'linux', regression_id: 1, metric: 'vm-scalability.throughput', ...setup, arch: 'x86_64',
 		good: SHAS[0], bad: SHAS[11], steps, good_samples: good(0), bad_samples: bad(11),
-		first_bad_commit: SHAS[STEP], first_bad_subject: XSS, first_bad_parent: SHAS[STEP - 1],
+		first_bad_commit: { sha: SHAS[STEP], subject: XSS, author: 'A U Thor', commit_time: '2026-11-09T12:00:00Z' },
+		first_bad_parent: SHAS[STEP - 1],
 		first_bad_diffstat: ' mm/memory.c | 4 ++--\n 1 file changed, 2 insertions(+), 2 deletions(-)',
-		confidence: 0.998, jobs: [11, 12, 13, 14, 15], wall_time_s: 3723, created_at: '2026-11-29T08:00:00Z',
+		confidence: 0.998, outcome: 'found', jobs_used: 5, runs_used: 45, wall_time_s: 3723,
+		created_at: '2026-11-29T08:00:00Z',
 	};
 	const regression = {
-		id: 1, kind: 'regression', state: 'new', metric: 'vm-scalability.throughput', setup,
+		id: 1, kind: 'regression', state: 'new', metric: 'vm-scalability.throughput', unit: '', ...setup,
 		good: { sha: SHAS[STEP - 1], subject: SUBJECTS[STEP - 1] }, bad: { sha: SHAS[STEP], subject: XSS },
-		change_pct: -15.0, ci_lo_pct: -16.1, ci_hi_pct: -13.9, p_value: 0.0022, bisect_id: 1,
-		created_at: '2026-11-29T07:00:00Z',
-		history: [{ at: '2026-11-29T07:00:00Z', who: 'detector', from_state: null, to_state: 'new', note: null }],
+		change_pct: -15.0, ci_pct: [-16.1, -13.9], p_value: 0.0022, verdict: 'different', bisect_id: 1,
+		created_at: '2026-11-29T07:00:00Z', group_id: 1, group_size: 1,
+		history: [{ at: '2026-11-29T07:00:00Z', who: 'detector', from: null, to: 'new', note: null }],
 		report_text: `Greeting,\n\nregtrack found a -15.0% regression of vm-scalability.throughput due to commit:\n\n` +
 			`commit: ${SHAS[STEP]} ("${XSS}")\n`,
 		config_diff: '-# CONFIG_PREEMPT is not set\n+CONFIG_PREEMPT=y\n',
@@ -247,13 +284,13 @@ function mockApis() {
 			if (req.method() === 'PATCH' && path === '/api/v1/regressions/1') {
 				const body = JSON.parse(req.postData());
 				patches.push({ body, auth: req.headers().authorization });
-				regression.history.push({ at: '2026-11-29T09:00:00Z', who: 'token:admin', from_state: regression.state,
-					to_state: body.state, note: body.note });
+				regression.history.push({ at: '2026-11-29T09:00:00Z', who: 'token:admin', from: regression.state,
+					to: body.state, note: body.note });
 				regression.state = body.state;
 				return json(route, 200, regression);
 			}
 			if (path === '/api/v1/regressions')
-				return json(route, 200, [regression]);
+				return json(route, 200, { regressions: [regression] });
 			if (path === '/api/v1/regressions/1')
 				return json(route, 200, regression);
 			if (path === '/api/v1/bisects')
@@ -483,27 +520,59 @@ async function main() {
 		});
 
 		await check('regression and bisect pages without those APIs: empty states', async () => {
-			if (await endpoint('/api/v1/regressions') && await endpoint('/api/v1/bisects/1'))
-				return;
-			await open('/regressions/1', 'regression-empty');
-			if (!(await endpoint('/api/v1/regressions')))
+			if (!(await endpoint('/api/v1/regressions'))) {
+				await open('/regressions/1', 'regression-empty');
 				assert.match(await page.textContent('main'), /no regressions API yet/);
-			await open('/bisects/1', 'bisect-empty');
-			if (!(await endpoint('/api/v1/bisects/1')))
+			}
+			if (!(await endpoint('/api/v1/bisects/1'))) {
+				await open('/bisects/1', 'bisect-empty');
 				assert.match(await page.textContent('main'), /no bisects API yet/);
+			}
+		});
+
+		await check('regression page on the real regressions API: record, comparison, triage, change point', async () => {
+			if (!(await endpoint('/api/v1/regressions'))) {
+				console.log('  (this server has no regressions API: nothing to check)');
+				return;
+			}
+			const reg = await detectedRegression();
+			await open('/', 'overview-real');
+			const row = page.locator(`#regressions a[href="/regressions/${reg.id}"]`);
+			assert.equal(await row.count(), 1);
+			await row.click();
+			await page.waitForURL(`**/regressions/${reg.id}`);
+			await page.waitForFunction(() => document.body.dataset.ready);
+			timings['regression-real'] = Number(await page.evaluate(() => document.body.dataset.ready));
+			assert.match(await page.textContent('h1'), new RegExp(`^Regression #${reg.id}: vm-scalability.throughput -1\\d\\.\\d% new$`));
+			const range = await page.textContent('#range');
+			assert.ok(range.includes(SUBJECTS[STEP - 1]) && range.includes(XSS), range);
+			const tp = page.locator('tr.cmp-row[data-metric="vm-scalability.throughput"]');
+			assert.equal(await tp.getAttribute('data-change'), 'regression');
+			await shot('regression-real');
+			await page.selectOption('#triage-state', 'confirmed');
+			await page.fill('#triage-note', 'reproduced <i>by hand</i>');
+			await page.fill('#triage-token', TOK.admin);
+			await page.click('#triage button');
+			await page.waitForFunction(() => /confirmed/.test(document.querySelector('h1').textContent));
+			const after = (await call('GET', `/api/v1/regressions/${reg.id}`)).json;
+			assert.equal(after.state, 'confirmed');
+			const last = await page.$$eval('#history li', (lis) => lis[lis.length - 1].textContent);
+			assert.match(last, /new → confirmed by .* — reproduced <i>by hand<\/i>$/);
+			await page.evaluate(() => localStorage.removeItem('regtrack.token'));
+			// the series marks it, linked to the record
+			await open(`/series?${new URLSearchParams({ testcase: 'vm-scalability', metric: 'vm-scalability.throughput' })}`, 'series-real-cp');
+			assert.equal(await page.locator(`.change-points a[href="/regressions/${reg.id}"]`).count(), 1);
 		});
 
 		// The bisect-style page against the documented shapes of
 		// GET/PATCH /api/v1/regressions/{id} and GET /api/v1/bisects/{id}, served
 		// by the test while this server has no such endpoints; the comparison
 		// table on the page comes from the real compare API over the seeded runs.
-		await check('regression page: range, bisect steps, first bad commit, comparison, report, triage', async () => {
-			const mocked = !(await endpoint('/api/v1/regressions')) || !(await endpoint('/api/v1/bisects/1'));
-			if (!mocked) {
-				console.log('  regressions and bisects APIs exist: extend this test to seed them through the API');
-				return;
-			}
-			const api = mockApis();
+		await check('bisect-style page of a finished bisect (regression and bisect served by the test): steps, first bad commit, comparison, report, triage', async () => {
+			const tcs = (await call('GET', '/api/v1/testcases')).json;
+			const setupId = tcs.find((t) => t.name === 'vm-scalability').setup_list
+				.find((st) => st.params.nr_task === '100%').id;
+			const api = mockApis(setupId);
 			await page.route(/\/api\/v1\/(regressions|bisects)(\/|\?|$)/, api.handle);
 			try {
 				await open('/', 'overview-regressions');
@@ -549,6 +618,13 @@ async function main() {
 				assert.equal(hist.length, 2);
 				assert.match(hist[1], /new → confirmed by token:admin — seen on <b>two<\/b> machines/);
 				assert.equal(await page.evaluate(() => localStorage.getItem('regtrack.token')), TOK.admin);
+				// the series marks the regression as a change point, linked to its page
+				await open(`/series?${new URLSearchParams({ testcase: 'vm-scalability', metric: 'vm-scalability.throughput' })}`, 'series-cp');
+				const cp = page.locator('.change-points');
+				assert.equal(await cp.count(), 1);
+				assert.match(await cp.textContent(), new RegExp(`^change points: ${SHAS[STEP].slice(0, 7)} -15.0% regression #1 confirmed$`));
+				assert.equal(await cp.locator('a').getAttribute('href'), '/regressions/1');
+				await shot('series-change-point');
 				// the same bisect-style page by its bisect id
 				await open('/bisects/1', 'bisect');
 				assert.match(await page.textContent('h1'), /^Bisect #1: vm-scalability.throughput done/);

@@ -66,3 +66,18 @@ export function ciOf(r) {
 		return [r.ci_lo_pct, r.ci_hi_pct];
 	return null;
 }
+
+// The setup of a record: its `setup` object, or the flat fields a
+// regression or bisect carries (testcase, params, kconfig, …, setup_id).
+export function setupOf(o) {
+	if (!o)
+		return null;
+	if (o.setup && typeof o.setup === 'object')
+		return o.setup;
+	if (!o.testcase)
+		return null;
+	return {
+		id: o.setup_id, testcase: o.testcase, params: o.params, kconfig: o.kconfig,
+		compiler: o.compiler, tbox_group: o.tbox_group, mode: o.mode,
+	};
+}

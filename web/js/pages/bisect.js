@@ -6,7 +6,7 @@
 import { h, replace, link, section, table, emptyState, errorBox, fmtNum, fmtPct, fmtP,
 	fmtTime, duration, commitLink, setupLabel, stateBadge, badge } from '../dom.js';
 import { api, getToken, setToken } from '../api.js';
-import { pick, commitOf, regressionKind, seriesQuery, goodOf, badOf, ciOf } from '../model.js';
+import { pick, commitOf, regressionKind, seriesQuery, goodOf, badOf, ciOf, setupOf } from '../model.js';
 import { compareTable } from './compare.js';
 
 const STATES = ['new', 'confirmed', 'bisecting', 'bisected', 'reported', 'fixed', 'invalid', 'wontfix'];
@@ -96,7 +96,7 @@ function firstBad(bisect) {
 function rangeCard(r, b) {
 	const good = r ? goodOf(r) : commitOf(pick(b, 'good'));
 	const bad = r ? badOf(r) : commitOf(pick(b, 'bad'));
-	const setup = pick(r, 'setup') || pick(b, 'setup');
+	const setup = setupOf(r) || setupOf(b);
 	const metric = pick(r, 'metric') || pick(b, 'metric');
 	const kind = r ? regressionKind(r) : null;
 	const ci = ciOf(r);
@@ -119,12 +119,14 @@ function rangeCard(r, b) {
 
 function bisectFacts(b) {
 	const wall = pick(b, 'wall_time_s', 'wall_s');
-	const jobs = pick(b, 'jobs');
+	const jobs = pick(b, 'jobs', 'jobs_used');
 	return h('p', { class: 'muted', id: 'bisect-facts' },
 		h('a', { href: `/bisects/${b.id}` }, `bisect #${b.id}`), ' ', stateBadge(b.state),
 		` · ${(b.steps || []).length} steps`,
 		Number.isFinite(wall) ? ` · wall time ${duration(wall)}` : '',
 		Array.isArray(jobs) ? ` · ${jobs.length} jobs` : Number.isFinite(jobs) ? ` · ${jobs} jobs` : '',
+		Number.isFinite(b.runs_used) ? ` · ${b.runs_used} runs` : '',
+		b.outcome ? ` · ${b.outcome}` : '',
 		b.message || b.reason ? ` · ${b.message || b.reason}` : '');
 }
 
@@ -152,6 +154,63 @@ function triage(r, rerender) {
 	}, h('label', null, 'state ', sel), h('label', null, 'note ', note),
 	h('label', null, 'token ', tok), h('button', { type: 'submit' }, 'save'));
 	return [form, out];
+}
+
+// Every record of the same range (the API's `group`, leader first).
+function groupTable(r) {
+	const group = (r.group || []).filter((g) => g.id !== r.id);
+	if (!group.length)
+		return null;
+	return section('Changed at the same range', table([
+		{ label: '#' }, { label: 'kind' }, { label: '%change', cls: 'num' }, { label: 'metric' },
+		{ label: 'setup' }, { label: 'state' },
+	], group.map((g) => {
+		const kind = regressionKind(g);
+		return h('tr', { class: 'group-row' },
+			h('td', null, h('a', { href: `/regressions/${g.id}` }, `#${g.id}`)),
+			h('td', null, badge(kind, { improvement: 'good', regression: 'bad' }[kind] || 'info')),
+			h('td', { class: `num pct ${kind}` }, fmtPct(g.change_pct)),
+			h('td', null, h('a', { href: link('/series', seriesQuery(setupOf(g), g.metric)) }, g.metric || '')),
+			h('td', null, setupLabel(setupOf(g))),
+			h('td', null, stateBadge(g.state)));
+	}), { class: 'list', id: 'group' }));
+}
+
+// The mails about this regression (admin: the outbox API), and a button to
+// queue a report now.
+async function mails(r) {
+	if (!getToken())
+		return emptyState('Set an admin token to see the mails sent about this regression.');
+	let list;
+	try {
+		list = await api('/outbox', { query: { regression: r.id }, optional: true });
+	} catch (e) {
+		return e.status === 401 || e.status === 403 ? emptyState('The mails need an admin token.') : errorBox(e);
+	}
+	if (list === null)
+		return emptyState('This server has no mail API yet.');
+	const status = h('span', { class: 'muted' });
+	return [
+		list.length ? table([{ label: 'subject' }, { label: 'kind' }, { label: 'state' }, { label: 'to' },
+			{ label: 'sent' }], list.map((m) => h('tr', { class: 'mail-row' },
+			h('td', null, m.subject || ''), h('td', null, m.kind || ''), h('td', null, m.state || '',
+				m.last_error ? h('span', { class: 'muted' }, ` ${m.last_error}`) : null),
+			h('td', null, Array.isArray(m.recipients) ? m.recipients.join(', ') : String(m.recipients || '')),
+			h('td', null, fmtTime(m.sent_at)))), { class: 'list', id: 'mails' })
+			: emptyState('No report mailed yet.'),
+		h('p', null, h('button', {
+			type: 'button', id: 'send-report',
+			onclick: async () => {
+				replace(status, 'queueing…');
+				try {
+					const out = await api(`/regressions/${r.id}/report`, { method: 'POST', body: {} });
+					replace(status, `queued as mail ${out && out.outbox_id !== undefined ? out.outbox_id : ''}`);
+				} catch (e) {
+					replace(status, errorBox(e));
+				}
+			},
+		}, 'mail a report now'), ' ', status),
+	];
 }
 
 function historyList(r) {
@@ -201,7 +260,7 @@ export async function render(root, { id, kind }) {
 		if (rid)
 			r = await api(`/regressions/${rid}`, { optional: true }).catch(() => null);
 	}
-	const setup = pick(r, 'setup') || pick(b, 'setup');
+	const setup = setupOf(r) || setupOf(b);
 	const metric = pick(r, 'metric') || pick(b, 'metric');
 	const good = r ? goodOf(r).sha : commitOf(pick(b, 'good')).sha;
 	const bad = commitOf(pick(b, 'first_bad_commit')).sha || (r ? badOf(r).sha : commitOf(pick(b, 'bad')).sha);
@@ -227,6 +286,12 @@ export async function render(root, { id, kind }) {
 		parts.push(section('.config difference', h('pre', { class: 'config-diff' }, configDiff)));
 	if (report)
 		parts.push(section('Report', h('pre', { class: 'report', id: 'report' }, report)));
+	if (r) {
+		const g = groupTable(r);
+		if (g)
+			parts.splice(2, 0, g);
+		parts.push(section('Mail', await mails(r)));
+	}
 	if (r) {
 		parts.push(section('Triage', ...triage(r, () => render(root, { id, kind })), historyList(r)));
 	}

@@ -3,7 +3,7 @@
 import { h, replace, link, section, table, emptyState, errorBox, fmtPct, age, stateBadge,
 	commitLink, setupLabel, badge } from '../dom.js';
 import { tryApi } from '../api.js';
-import { pick, commitOf, listOf, regressionKind, seriesQuery, goodOf, badOf } from '../model.js';
+import { pick, commitOf, listOf, regressionKind, setupOf, seriesQuery, goodOf, badOf } from '../model.js';
 
 const ONLINE_S = 15 * 60;
 const OPEN = new Set(['new', 'confirmed', 'bisecting', 'bisected', 'reported']);
@@ -30,8 +30,9 @@ function regressionRows(data) {
 			h('td', null, h('a', { href: `/regressions/${r.id}` }, `#${r.id}`)),
 			h('td', null, badge(kind, { improvement: 'good', regression: 'bad' }[kind] || 'info')),
 			h('td', { class: `num ${kind}` }, fmtPct(pick(r, 'change_pct'))),
-			h('td', null, h('a', { href: link('/series', seriesQuery(r.setup, r.metric)) }, r.metric || '')),
-			h('td', { class: 'setup' }, setupLabel(r.setup)),
+			h('td', null, h('a', { href: link('/series', seriesQuery(setupOf(r), r.metric)) }, r.metric || ''),
+				r.group_size > 1 ? h('span', { class: 'muted' }, ` +${r.group_size - 1} more`) : null),
+			h('td', { class: 'setup' }, setupLabel(setupOf(r))),
 			h('td', null, commitLink(good.sha), ' .. ', commitLink(bad.sha)),
 			h('td', null, stateBadge(r.state)),
 			h('td', null, age(pick(r, 'created_at', 'detected_at', 'updated_at'))));
@@ -99,7 +100,7 @@ function testcaseRows(data) {
 export async function render(root) {
 	document.title = 'overview · regtrack';
 	const [regs, bisects, jobs, machines, testcases] = await Promise.all([
-		tryApi('/regressions'), tryApi('/bisects'), tryApi('/jobs'),
+		tryApi('/regressions', { query: { leaders: 1 } }), tryApi('/bisects'), tryApi('/jobs'),
 		tryApi('/machines'), tryApi('/testcases'),
 	]);
 	replace(root,

@@ -2,7 +2,7 @@
 import { h, replace, link, table, emptyState, fmtPct, age, stateBadge, commitLink,
 	setupLabel, badge } from '../dom.js';
 import { api } from '../api.js';
-import { pick, listOf, regressionKind, goodOf, badOf } from '../model.js';
+import { pick, listOf, regressionKind, setupOf, goodOf, badOf } from '../model.js';
 
 const STATES = ['', 'new', 'confirmed', 'bisecting', 'bisected', 'reported', 'fixed', 'invalid', 'wontfix'];
 
@@ -31,7 +31,7 @@ export async function render(root, { query }) {
 			h('td', null, h('a', { href: `/regressions/${r.id}` }, `#${r.id}`)),
 			h('td', null, badge(kind, { improvement: 'good', regression: 'bad' }[kind] || 'info')),
 			h('td', { class: `num ${kind}` }, fmtPct(r.change_pct)),
-			h('td', null, r.metric || ''), h('td', null, setupLabel(r.setup)),
+			h('td', null, r.metric || ''), h('td', null, setupLabel(setupOf(r))),
 			h('td', null, commitLink(goodOf(r).sha), ' .. ', commitLink(badOf(r).sha)),
 			h('td', null, stateBadge(r.state)),
 			h('td', null, age(pick(r, 'created_at', 'detected_at'))));

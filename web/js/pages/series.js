@@ -1,9 +1,9 @@
 // Series (/series?testcase=&metric=[&tbox_group&kconfig&compiler&params&mode]):
 // pickers, then one chart per matching setup, and its latest commits.
-import { h, replace, link, section, table, emptyState, errorBox, shortSha, fmtNum,
+import { h, replace, link, section, table, emptyState, errorBox, shortSha, fmtNum, fmtPct,
 	fmtParams, setupLabel, commitLink } from '../dom.js';
-import { api } from '../api.js';
-import { listOf, seriesQuery } from '../model.js';
+import { api, tryApi } from '../api.js';
+import { listOf, seriesQuery, pick, badOf, regressionKind } from '../model.js';
 import { seriesChart } from '../chart.js';
 
 const FILTERS = ['testcase', 'metric', 'tbox_group', 'kconfig', 'compiler', 'params', 'mode'];
@@ -76,15 +76,42 @@ function pickers(q, testcases, metrics) {
 		h('label', null, 'metric ', metSel));
 }
 
-// Change points the API may send with a series: [{index}] or [{commit}].
-function changePoints(s) {
-	const cps = s.change_points || [];
-	return cps.map((cp) => {
-		if (Number.isInteger(cp.index))
-			return cp.index;
-		const i = s.commits.findIndex((c) => c.sha === cp.commit);
-		return i >= 0 ? i : null;
-	}).filter((i) => i !== null);
+// Change points of one series: those the series API sends ([{index} or
+// {commit}, change_pct]) and the regression records of this setup and
+// metric (at their first bad commit). -> [{index, change_pct, kind, href}]
+function changePoints(s, metric, regressions) {
+	const out = [];
+	const at = (sha) => s.commits.findIndex((c) => c.sha === sha);
+	for (const cp of s.change_points || []) {
+		const i = Number.isInteger(cp.index) ? cp.index : at(cp.commit);
+		if (i > 0)
+			out.push({
+				index: i, change_pct: cp.change_pct, kind: cp.kind || null, id: cp.regression_id,
+				href: cp.regression_id ? `/regressions/${cp.regression_id}` : compareLink(s, i, metric),
+			});
+	}
+	for (const r of regressions) {
+		const sid = pick(r, 'setup_id') ?? pick(pick(r, 'setup'), 'id');
+		if (r.metric !== metric || sid !== s.setup.id)
+			continue;
+		const i = at(badOf(r).sha);
+		if (i < 0)
+			continue;
+		const same = out.findIndex((o) => o.index === i);
+		if (same >= 0)
+			out.splice(same, 1);
+		out.push({ index: i, change_pct: r.change_pct, kind: regressionKind(r), state: r.state, href: `/regressions/${r.id}`, id: r.id });
+	}
+	return out.sort((a, b) => a.index - b.index);
+}
+
+function changeList(s, cps) {
+	if (!cps.length)
+		return null;
+	return h('p', { class: 'change-points' }, 'change points: ', cps.map((cp, k) => [k ? ' · ' : '',
+		h('a', { href: cp.href }, shortSha(s.commits[cp.index].sha).slice(0, 7)), ' ',
+		h('span', { class: `pct ${cp.kind || ''}` }, fmtPct(cp.change_pct)),
+		cp.id ? h('span', { class: 'muted' }, ` ${cp.kind || 'regression'} #${cp.id}${cp.state ? ' ' + cp.state : ''}`) : null]));
 }
 
 function compareLink(s, c, metric) {
@@ -98,7 +125,8 @@ function compareLink(s, c, metric) {
 	});
 }
 
-function seriesBlock(s, metric, unit, width) {
+function seriesBlock(s, metric, unit, width, regressions) {
+	const cps = changePoints(s, metric, regressions);
 	const info = h('div', { class: 'hover-info', 'aria-live': 'polite' },
 		h('span', { class: 'muted' }, 'Hover a point for its commit; click to compare it with its parent.'));
 	const chartEl = h('div', { class: 'chart' });
@@ -122,16 +150,15 @@ function seriesBlock(s, metric, unit, width) {
 	}
 	const block = h('section', { class: 'card series-block' },
 		h('h2', null, setupLabel(s.setup)),
-		h('p', { class: 'muted' }, `${n} runs over ${nc} commits`,
-			s.change_points && s.change_points.length ? ` · ${s.change_points.length} change points` : ''),
-		chartEl, info,
+		h('p', { class: 'muted' }, `${n} runs over ${nc} commits`),
+		chartEl, info, changeList(s, cps),
 		h('details', { class: 'commits' }, h('summary', null, `Latest ${nc - first} commits`),
 			table([{ label: '#', cls: 'num' }, { label: 'commit' }, { label: 'runs', cls: 'num' },
 				{ label: 'median', cls: 'num' }, { label: '' }], rows, { class: 'list' })));
 	const draw = () => {
 		const t0 = performance.now();
 		seriesChart(chartEl, s, {
-			metric, unit, width, changePoints: changePoints(s),
+			metric, unit, width, changePoints: cps.map((cp) => cp.index),
 			onHover: (p) => {
 				if (!p) {
 					return;
@@ -174,9 +201,10 @@ export async function render(root, { query }) {
 		return;
 	}
 	replace(root, head, h('p', { class: 'muted' }, 'Loading series…'));
-	let data;
+	let data, regs;
 	try {
-		data = await api('/series', { query: q });
+		[data, regs] = await Promise.all([api('/series', { query: q }),
+			tryApi('/regressions', { query: { testcase: q.testcase, metric: q.metric } })]);
 	} catch (e) {
 		replace(root, head, errorBox(e));
 		return;
@@ -190,7 +218,7 @@ export async function render(root, { query }) {
 	replace(root, head);
 	const width = Math.max(480, Math.min(root.clientWidth - 40, 1400));
 	for (const s of list.slice(0, MAX_CHARTS)) {
-		const { block, draw } = seriesBlock(s, q.metric, unit, width);
+		const { block, draw } = seriesBlock(s, q.metric, unit, width, listOf(regs.data, 'regressions'));
 		root.appendChild(block);
 		draw();
 	}
