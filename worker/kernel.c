@@ -59,6 +59,7 @@ int kernel_kconfig_known(const char *kconfig, const char *arch)
 void kernel_init(struct kernel *k)
 {
 	memset(k, 0, sizeof(*k));
+	k->src_lock = -1;
 	buf_init(&k->log, 0);
 }
 
@@ -70,6 +71,9 @@ void kernel_release(struct kernel *k)
 	free(k->release);
 	free(k->config_text);
 	buf_release(&k->log);
+	if (k->src_lock >= 0)
+		close(k->src_lock);
+	k->src_lock = -1;
 	k->src_dir = k->build_dir = k->image = k->release = k->config_text = NULL;
 }
 
@@ -241,10 +245,9 @@ static const char *host_arch(void)
 	return u.machine;
 }
 
-/* Flock()s mirrors/TREE.lock; returns the fd (close to unlock) or -1. */
-static int lock_tree(struct kernel *k, struct err *e)
+/* Flock()s `path` (created if missing); returns the fd (close to unlock) or -1. */
+static int lock_path(const char *path, struct err *e)
 {
-	char *path = xstrfmt("%s/mirrors/%s.lock", k->work_dir, k->tree);
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 
 	if (fd < 0 || flock(fd, LOCK_EX) < 0) {
@@ -253,7 +256,6 @@ static int lock_tree(struct kernel *k, struct err *e)
 			close(fd);
 		fd = -1;
 	}
-	free(path);
 	return fd;
 }
 
@@ -325,9 +327,24 @@ int kernel_fetch(struct kernel *k, struct err *e)
 	mirror = xstrfmt("%s/%s.git", mirrors, k->tree);
 	free(k->src_dir);
 	k->src_dir = xstrfmt("%s/%s-%s", srcs, k->tree, base->karch);
-	lock = lock_tree(k, e);
-	if (lock < 0)
-		goto out;
+	/* the source dir stays ours until kernel_release (build included);
+	 * always taken before the mirror lock, so two workers cannot deadlock */
+	if (k->src_lock < 0) {
+		char *path = xstrfmt("%s.lock", k->src_dir);
+
+		k->src_lock = lock_path(path, e);
+		free(path);
+		if (k->src_lock < 0)
+			goto out;
+	}
+	{
+		char *path = xstrfmt("%s/%s.lock", mirrors, k->tree);
+
+		lock = lock_path(path, e);
+		free(path);
+		if (lock < 0)
+			goto out;
+	}
 
 	if (!dir_exists(mirror)) {
 		const char *rm[] = { "rm", "-rf", NULL, NULL };
@@ -427,20 +444,29 @@ char *kernel_find_kconfig_dir(const char *explicit, const char *cases_dir)
 	size_t i;
 
 	if (explicit)
-		return dir_exists(explicit) ? xstrdup(explicit) : NULL;
+		return realpath(explicit, NULL);
 	if (envdir && *envdir)
-		return dir_exists(envdir) ? xstrdup(envdir) : NULL;
+		return realpath(envdir, NULL);
 	if (cases_dir) {
 		char *cand = xstrfmt("%s/../../worker/kconfig", cases_dir);
+		char *real = dir_exists(cand) ? realpath(cand, NULL) : NULL;
 
-		if (dir_exists(cand))
-			return cand;
 		free(cand);
+		if (real)
+			return real;
 	}
 	for (i = 0; i < ARRAY_SIZE(fixed); i++)
 		if (dir_exists(fixed[i]))
 			return xstrdup(fixed[i]);
 	return NULL;
+}
+
+/* CROSS_COMPILE for building `base` on this host: "" when native. */
+static const char *cross_prefix(const struct kconfig_base *base)
+{
+	if (!strcmp(base->arch, host_arch()))
+		return "";
+	return !strcmp(base->arch, "aarch64") ? "aarch64-linux-gnu-" : "x86_64-linux-gnu-";
 }
 
 /* The make command line common to every make call; strings in `hold` freed by the caller. */
@@ -459,9 +485,8 @@ static const char *hold(struct make_args *m, char *s)
 
 static void make_args_init(struct make_args *m, struct kernel *k, const struct kconfig_base *base)
 {
-	int cross = strcmp(base->arch, host_arch()) != 0;
-	const char *prefix = !cross ? "" :
-		!strcmp(base->arch, "aarch64") ? "aarch64-linux-gnu-" : "x86_64-linux-gnu-";
+	const char *prefix = cross_prefix(base);
+	int cross = *prefix != '\0';
 
 	memset(m, 0, sizeof(*m));
 	m->argv[m->n++] = "make";
@@ -528,10 +553,71 @@ static void check_fragment(struct kernel *k, const char *frag_path, const char *
 	free(frag);
 }
 
+/*
+ * Everything the configure step's result depends on, as text: the base
+ * target, the fragments' contents, the compiler's version, and the blob ids
+ * of every Kconfig file, config fragment, kconfig tool source and the top
+ * Makefile at the checked-out commit. Returns a new string, or NULL when
+ * it cannot be computed (then configure always runs).
+ */
+static char *config_key(struct kernel *k, const struct kconfig_base *base,
+			char *const *frag, int nfrag, const char *compiler_path)
+{
+	const char *ls[] = { "git", "-C", k->src_dir, "ls-files", "-s", "--",
+			     ":(glob)**/Kconfig*", ":(glob)scripts/kconfig/**",
+			     ":(glob)arch/*/configs/**", ":(glob)kernel/configs/**", "Makefile", NULL };
+	const char *ver[] = { compiler_path, "-dumpfullversion", "-dumpversion", NULL };
+	struct buf key = BUF_INIT(0);
+	struct runcmd cmd;
+	struct err e;
+	int i, good;
+
+	if (buf_addf(&key, "target %s\narch %s\ncompiler %s\n", base->target, base->karch,
+		     compiler_path))
+		abort();
+	runcmd_init(&cmd, ver, GIT_QUICK_S);
+	good = !runcmd_run(&cmd, &e) && runcmd_ok(&cmd);
+	if (good && (buf_addstr(&key, "version ") || buf_add(&key, cmd.out.data, cmd.out.len)))
+		abort();
+	runcmd_release(&cmd);
+	for (i = 0; good && i < nfrag; i++) {
+		char *text = slurp(frag[i]);
+
+		good = text != NULL;
+		if (good && buf_addf(&key, "fragment %s\n%s\n", frag[i], text))
+			abort();
+		free(text);
+	}
+	if (good) {
+		runcmd_init(&cmd, ls, GIT_QUICK_S);
+		cmd.out.cap = 16u << 20;
+		good = !runcmd_run(&cmd, &e) && runcmd_ok(&cmd) && cmd.out.len > 0 && !cmd.out_dropped;
+		if (good && buf_add(&key, cmd.out.data, cmd.out.len))
+			abort();
+		runcmd_release(&cmd);
+	}
+	if (!good) {
+		buf_release(&key);
+		return NULL;
+	}
+	return buf_detach(&key, NULL);
+}
+
+static int write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fputs(text, f) >= 0;
+	return fclose(f) == 0 && ok ? 0 : -1;
+}
+
 int kernel_configure(struct kernel *k, struct err *e)
 {
 	const struct kconfig_base *base = kconfig_find(k->kconfig, k->arch);
-	char *builds = NULL, *config = NULL, *old = NULL, *merge = NULL;
+	char *builds = NULL, *config = NULL, *old = NULL, *merge = NULL, *key = NULL, *keypath = NULL;
 	char *frag[ARRAY_SIZE(base->fragments)] = { NULL };
 	struct make_args m;
 	struct stat old_st;
@@ -556,7 +642,32 @@ int kernel_configure(struct kernel *k, struct err *e)
 	if (mkdir_p(k->build_dir, e))
 		goto out;
 	config = xstrfmt("%s/.config", k->build_dir);
+	keypath = xstrfmt("%s/regtrack-config.key", k->build_dir);
 	had_old = !stat(config, &old_st);
+	{
+		const char *prefix = cross_prefix(base);
+		char *cc = xstrfmt("%s%s", prefix, k->compiler);
+
+		key = config_key(k, base, frag, nfrag, cc);
+		free(cc);
+	}
+	if (had_old && key) {
+		char *prev = slurp(keypath);
+
+		if (prev && !strcmp(prev, key)) {
+			/* same commit's Kconfig files, fragments and compiler: same .config */
+			free(prev);
+			free(k->config_text);
+			k->config_text = slurp(config);
+			if (k->config_text) {
+				log_addf(k, "regtrack: configuration inputs unchanged, keeping %s\n", config);
+				rc = 0;
+				goto out;
+			}
+		}
+		free(prev);
+	}
+	unlink(keypath);
 	old = had_old ? slurp(config) : NULL;
 
 	make_args_init(&m, k, base);
@@ -602,9 +713,13 @@ int kernel_configure(struct kernel *k, struct err *e)
 		utimensat(AT_FDCWD, config, ts, 0);
 		log_addf(k, "regtrack: .config unchanged\n");
 	}
+	if (key && write_file(keypath, key) < 0)
+		unlink(keypath);
 	rc = 0;
 out:
 	k->configure_s = now_s() - t0;
+	free(key);
+	free(keypath);
 	for (i = 0; i < (size_t)nfrag; i++)
 		free(frag[i]);
 	free(merge);

@@ -17,6 +17,8 @@
  *	src/TREE-KARCH/           a `git worktree` of the mirror, checked out at
  *	                          the commit (only changed files get new mtimes,
  *	                          so a rebuild after a small change is incremental)
+ *	src/TREE-KARCH.lock       flock()ed from kernel_fetch to kernel_release:
+ *	                          one job at a time per source dir
  *	build/TREE-KCONFIG-COMPILER/  `make O=` output dir; .config is kept there;
  *	                          regtrack-build.log is the last full make log
  *
@@ -54,6 +56,8 @@ struct kernel {
 	struct buf log;           /* last 64 KiB of the output of every command
 	                           * run, each preceded by a "$ argv" line */
 	double fetch_s, configure_s, build_s;  /* wall time of each phase */
+	int src_lock;             /* flock on src/TREE-KARCH.lock, held from
+	                           * kernel_fetch to kernel_release */
 };
 
 /* Zeroes k and sets up the log buffer. Set the inputs afterwards. */
@@ -78,9 +82,13 @@ int kernel_kconfig_known(const char *kconfig, const char *arch);
 int kernel_fetch(struct kernel *k, struct err *e) __attribute__((warn_unused_result));
 
 /*
- * Configures k->build_dir: base config, fragments, olddefconfig. When the
- * resulting .config equals the previous one, its old mtime is restored so
- * make sees nothing to redo. Returns 0 on success, 1 when a configure
+ * Configures k->build_dir: base config, fragments, olddefconfig. Skipped
+ * (the .config kept) when its inputs are those of the last configure in
+ * this dir: base target, fragment texts, compiler version, and the blob ids
+ * of the commit's Kconfig files, config fragments, scripts/kconfig and top
+ * Makefile (stored in build/…/regtrack-config.key). When the resulting
+ * .config equals the previous one, its old mtime is restored so make sees
+ * nothing to redo. Returns 0 on success, 1 when a configure
  * step failed (a build failure of the job: the reason is in k->log),
  * -1 with e filled on an internal error ("io_error", "invalid_job").
  */
@@ -97,8 +105,9 @@ int kernel_build(struct kernel *k, struct err *e) __attribute__((warn_unused_res
  * The directory holding the kconfig fragments: `explicit` when not NULL,
  * else $REGTRACK_KCONFIG_DIR, else CASES_DIR/../../worker/kconfig (the
  * source checkout next to bin/cases), else /usr/local/share/regtrack/kconfig,
- * else /usr/share/regtrack/kconfig; the first that exists. Returns a new
- * string (caller frees), or NULL when none exists.
+ * else /usr/share/regtrack/kconfig; the first that exists, as an absolute
+ * path. Returns a new string (caller frees with free()), or NULL when none
+ * exists.
  */
 char *kernel_find_kconfig_dir(const char *explicit, const char *cases_dir);
 
