@@ -33,7 +33,18 @@
  * periods are capped at half the lease timeout the server announces in
  * its register reply ("lease_timeout_s"), with a warning.
  * A 409 reply (lease lost) raises the abandon flag: the job's outcome is
- * then not completed (another worker redoes the job).
+ * then not completed (another worker redoes the job). job_execute() cannot
+ * be interrupted, so an abandoned job still runs to its end first.
+ * When job_execute() returns, the main thread alone talks to the server:
+ * one "upload" heartbeat (a 409 there abandons the job too), then the
+ * completion; late heartbeat replies for a job being completed are ignored.
+ * Every request of a job carries machine_id, so the server checks the
+ * lease is this machine's and acknowledges a retried completion it stored.
+ *
+ * Executor errors (job_execute() returning -1: invalid job, fetch failure,
+ * missing tools) complete the job as "run-failed" with
+ * "regtrack-worker: CODE: message" at the end of the log tail, so the
+ * reason shows on the job page.
  *
  * Stop (SIGTERM/SIGINT raise *stop): a lease long-poll is cut short and the
  * agent exits; a job that was leased but not started is handed back (not
@@ -44,8 +55,10 @@
  * --once: at most one lease request and one job. Exit status of
  * agent_run(): 0 = the job ran and its completion was delivered (whatever
  * the job's own status), or no job was offered within lease_wait_s, or a
- * clean stop; 1 = registration refused, the lease was lost, or a
- * completion is still in the spool when the agent had to stop.
+ * clean stop; 1 = registration refused, the lease was lost (heartbeat or
+ * completion answered 409), a completion was set aside (spool/dropped/ or
+ * spool/rejected/), or a completion is still in the spool when the agent
+ * had to stop.
  */
 struct agent {
 	struct worker_config *cfg;	/* borrowed */
