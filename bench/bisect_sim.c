@@ -16,9 +16,11 @@
 
 int main(int argc, char **argv)
 {
-	static const struct { long n; double d; int k; } cfg[] = {
-		{ 1000, 2, 4 }, { 1000, 2, 1 }, { 1000, 2, 8 }, { 1000, 1, 4 }, { 1000, 4, 4 },
-		{ 1000, 50, 4 }, { 30, 2, 2 }, { 30, 50, 1 },
+	/* sd is % of the mean: d = 2 at sd 2 % is a 4 % change; sd 0.05 % is icount-like */
+	static const struct { long n; double d, sd; int k, det; } cfg[] = {
+		{ 1000, 2, 2, 4, 0 }, { 1000, 2, 2, 1, 0 }, { 1000, 2, 2, 8, 0 }, { 1000, 1, 2, 4, 0 },
+		{ 1000, 4, 2, 4, 0 }, { 1000, 100, 0.05, 4, 1 }, { 30, 2, 2, 2, 0 },
+		{ 30, 100, 0.05, 1, 1 },
 	};
 	int trials = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 200;
 
@@ -33,8 +35,9 @@ int main(int argc, char **argv)
 
 		bisect_opts_init(&o);
 		o.k = cfg[c].k;
+		o.expect_deterministic = cfg[c].det;
 		for (int t = 0; t < trials; t++) {
-			struct bisect_sim s = { (size_t)cfg[c].n, 0, 100.0, 1.0, cfg[c].d, NULL,
+			struct bisect_sim s = { (size_t)cfg[c].n, 0, 100.0, cfg[c].sd, cfg[c].d, NULL,
 						(uint64_t)t + 1 };
 			struct bisect_sim_result r;
 			s.culprit = (long)((s.seed * 2654435761u) % (uint64_t)cfg[c].n);

@@ -11,5 +11,6 @@ int cmd_detect(int argc, char **argv);
 int cmd_compare_samples(int argc, char **argv);
 int cmd_submit(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_bisect(int argc, char **argv);
 
 #endif

@@ -22,6 +22,7 @@ static const struct command commands[] = {
 	  "compare-samples A B        two sample sets -> verdict" },
 	{ "submit", cmd_submit, "submit FILE...             upload result documents" },
 	{ "compare", cmd_compare, "compare --base SHA --head SHA [filters]" },
+	{ "bisect", cmd_bisect, "bisect start|show ID|list   run or read a bisect" },
 };
 
 static int usage(FILE *f)

@@ -3,6 +3,7 @@ server (mirror, import, coordinator), and fake workers in threads speaking
 the real worker protocol over HTTP. Runs of commits at and after a hidden
 culprit are slower (throughput 950 vs 1000, noise sd 10); one commit fails
 to build."""
+import json
 import os
 import random
 import subprocess
@@ -13,7 +14,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Server, result_doc  # noqa: E402
+from harness import BIN, Server, result_doc  # noqa: E402
 
 N_COMMITS = 40          # c1..c40 after the root c0
 CULPRIT = 27            # c27 is the first slow commit
@@ -99,8 +100,14 @@ class Bisect(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        cls.srv.stop()
+        rc = cls.srv.stop()
         subprocess.run(["rm", "-rf", "--", cls.tmp], timeout=60)
+        assert rc == 0, "server exited %d (sanitizer report in its log)" % rc
+
+    def cli(self, *args):
+        return subprocess.run([os.path.join(BIN, "regtrack"), "bisect"] + list(args) +
+                              ["--server", self.srv.url, "--token", self.srv.tokens["submit"]],
+                              capture_output=True, text=True, timeout=60)
 
     def test_validation(self):
         srv = self.srv
@@ -128,12 +135,13 @@ class Bisect(unittest.TestCase):
         for w in workers:
             w.start()
         try:
-            r = srv.post("/api/v1/bisects", {
-                "tree": "demo", "good": shas[0], "bad": shas[-1], "testcase": "vm-scalability",
-                "params": {"test": "small-allocs"}, "kconfig": "x86_64-defconfig",
-                "compiler": "gcc-12", "tbox_group": "vm-2p", "metric": METRIC}, scope="submit")
-            self.assertEqual(r.status, 201, r)
-            bid = r.json()["id"]
+            # started through the CLI: regtrack bisect start
+            out = self.cli("start", "--tree", "demo", "--good", shas[0], "--bad", shas[-1],
+                           "--testcase", "vm-scalability", "--params", '{"test": "small-allocs"}',
+                           "--kconfig", "x86_64-defconfig", "--compiler", "gcc-12",
+                           "--tbox-group", "vm-2p", "--metric", METRIC)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            bid = json.loads(out.stdout)["id"]
             deadline = time.time() + 50
             while time.time() < deadline:
                 b = srv.get("/api/v1/bisects/%d" % bid).json()
@@ -206,6 +214,10 @@ class Bisect(unittest.TestCase):
             str(N_COMMITS + 1))
         self.assertEqual(srv.psql("SELECT topo_order FROM commits WHERE sha = '%s'" % shas[5]), "6")
         # the list, newest first, without steps
+        shown = self.cli("show", str(bid))
+        self.assertEqual(shown.returncode, 0, shown.stderr)
+        self.assertEqual(json.loads(shown.stdout)["first_bad_commit"]["sha"], shas[CULPRIT])
+        self.assertEqual(self.cli("show", "999999").returncode, 2)
         lst = srv.get("/api/v1/bisects").json()
         self.assertEqual(lst[0]["id"], bid)
         self.assertNotIn("steps", lst[0])
