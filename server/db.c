@@ -145,6 +145,49 @@ int db_cmd(PGconn *c, const char *sql, struct err *e)
 	return 0;
 }
 
+long long db_copy_in(PGconn *c, const char *sql, const char *data, size_t len, struct err *e)
+{
+	PGresult *r = PQexec(c, sql);
+	long long rows;
+
+	if (PQresultStatus(r) != PGRES_COPY_IN) {
+		r = check(c, r, sql, e);
+		if (r) {
+			PQclear(r);
+			err_set(e, 500, "db_error", sql, "not a COPY FROM STDIN");
+		}
+		return -1;
+	}
+	PQclear(r);
+	/* in blocking mode PQputCopyData sends everything or fails */
+	while (len) {
+		int chunk = len > (1u << 30) ? 1 << 30 : (int)len;
+
+		if (PQputCopyData(c, data, chunk) != 1)
+			break;
+		data += chunk;
+		len -= (size_t)chunk;
+	}
+	if (PQputCopyEnd(c, len ? "client could not send the data" : NULL) != 1) {
+		err_set(e, 503, "db_unavailable", sql, "the database is unavailable: %s",
+			PQerrorMessage(c));
+		while ((r = PQgetResult(c)))
+			PQclear(r);
+		return -1;
+	}
+	r = check(c, PQgetResult(c), sql, e);
+	rows = r ? strtoll(PQcmdTuples(r), NULL, 10) : -1;
+	if (r)
+		PQclear(r);
+	/* drain: the command's result is followed by NULL */
+	{
+		PGresult *x;
+		while ((x = PQgetResult(c)))
+			PQclear(x);
+	}
+	return rows;
+}
+
 int db_begin(PGconn *c, struct err *e)
 {
 	return db_cmd(c, "BEGIN", e);

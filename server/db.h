@@ -37,7 +37,7 @@ enum db_stmt {
 	ST_RUN_INSERT,
 	ST_RUN_SHA,
 	ST_METRICS_INSERT,
-	ST_VALUES_INSERT,
+	ST_METRIC_IDS,
 	ST_RUN_GET,
 	ST_RUN_VALUES,
 	ST_SERIES,
@@ -154,6 +154,13 @@ PGresult *db_exec(PGconn *c, enum db_stmt st, int n, const char *const *params, 
 	__attribute__((warn_unused_result));
 /* The same for ad-hoc SQL that is not worth preparing (transaction control). */
 int db_cmd(PGconn *c, const char *sql, struct err *e) __attribute__((warn_unused_result));
+/*
+ * Runs `sql`, a COPY ... FROM STDIN, and sends it `len` bytes of `data`
+ * (COPY text format, borrowed). Returns the number of rows stored, or -1
+ * with e filled like db_exec().
+ */
+long long db_copy_in(PGconn *c, const char *sql, const char *data, size_t len, struct err *e)
+	__attribute__((warn_unused_result));
 
 /* Shorthands for transaction control; rollback never fails loudly. */
 int db_begin(PGconn *c, struct err *e) __attribute__((warn_unused_result));

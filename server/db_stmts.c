@@ -76,11 +76,9 @@ const struct db_stmt_def db_stmts[DB_NR_STMTS] = {
 		"INSERT INTO metrics (name, unit, higher_is_better, is_monitor) "
 		"SELECT * FROM unnest($1::text[], $2::text[], $3::bool[], $4::bool[]) "
 		"ON CONFLICT (name) DO NOTHING" },
-	[ST_VALUES_INSERT] = { "values_insert",
-		"INSERT INTO run_values (run_id, metric_id, vals) "
-		"SELECT $1::bigint, m.id, v.vals::float8[] "
-		"FROM unnest($2::text[], $3::text[]) AS v (name, vals) "
-		"JOIN metrics m ON m.name = v.name" },
+	/* ids of known metric names (ingest resolves names, then COPYs run_values) */
+	[ST_METRIC_IDS] = { "metric_ids",
+		"SELECT id, name FROM metrics WHERE name = ANY ($1::text[])" },
 	[ST_RUN_GET] = { "run_get",
 		"SELECT r.id, r.run_id, c.sha, c.subject, t.name, s.params::text, s.kconfig, "
 		"s.compiler, s.tbox_group, s.mode, r.status, "

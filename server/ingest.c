@@ -58,40 +58,83 @@ static int add_array_elem(struct buf *b, const char *s)
 	return r;
 }
 
-static int cmp_str(const void *a, const void *b)
+struct name_id {
+	const char *name;         /* borrowed from the document */
+	long long id;             /* metrics.id, 0 = not known yet */
+};
+
+static int cmp_name_id(const void *a, const void *b)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	return strcmp(((const struct name_id *)a)->name, ((const struct name_id *)b)->name);
 }
 
-/* Registers the document's metric names; sorted so concurrent ingests lock in one order. */
-static int insert_metrics(PGconn *c, json_t *metrics, struct err *e)
+/*
+ * Fills in the ids of the names (sorted by name) whose id is 0, from the
+ * metrics table; *missing = how many are still unknown.
+ */
+static int lookup_ids(PGconn *c, struct name_id *v, size_t n, size_t *missing, struct err *e)
 {
-	size_t n = json_object_size(metrics), i = 0;
-	const char **names = xcalloc(n ? n : 1, sizeof(*names));
+	struct buf nb = BUF_INIT(0);
+	PGresult *r;
+	int ret = buf_addch(&nb, '{');
+
+	for (size_t i = 0; i < n; i++)
+		if (!v[i].id)
+			ret |= add_array_elem(&nb, v[i].name);
+	ret |= buf_addch(&nb, '}');
+	if (ret)
+		abort(); /* uncapped buffers cannot fail */
+	{
+		const char *params[1] = { nb.data };
+		r = db_exec(c, ST_METRIC_IDS, 1, params, e);
+	}
+	buf_release(&nb);
+	if (!r)
+		return -1;
+	for (int i = 0; i < PQntuples(r); i++) {
+		struct name_id key = { PQgetvalue(r, i, 1), 0 }, *hit;
+
+		hit = bsearch(&key, v, n, sizeof(*v), cmp_name_id);
+		if (hit)
+			hit->id = strtoll(PQgetvalue(r, i, 0), NULL, 10);
+	}
+	PQclear(r);
+	*missing = 0;
+	for (size_t i = 0; i < n; i++)
+		*missing += !v[i].id;
+	return 0;
+}
+
+/*
+ * Registers the names whose id is 0 with the registry's defaults for unit
+ * and direction (lib/stats/metric.h); in name order, so concurrent ingests
+ * lock in one order.
+ */
+static int insert_metrics(PGconn *c, const struct name_id *v, size_t n, struct err *e)
+{
 	struct buf nb = BUF_INIT(0), ub = BUF_INIT(0), hb = BUF_INIT(0), mb = BUF_INIT(0);
-	const char *key;
-	json_t *v;
 	PGresult *r;
 	int ret = 0;
 
-	json_object_foreach(metrics, key, v)
-		names[i++] = key;
-	qsort(names, n, sizeof(*names), cmp_str);
 	ret |= buf_addch(&nb, '{') | buf_addch(&ub, '{') | buf_addch(&hb, '{') | buf_addch(&mb, '{');
-	for (i = 0; i < n; i++) {
-		int hib = metric_higher_is_better(names[i]);
-		ret |= add_array_elem(&nb, names[i]);
-		ret |= add_array_elem(&ub, metric_unit_guess(names[i]));
+	for (size_t i = 0; i < n; i++) {
+		int hib;
+
+		if (v[i].id)
+			continue;
+		hib = metric_higher_is_better(v[i].name);
+		ret |= add_array_elem(&nb, v[i].name);
+		ret |= add_array_elem(&ub, metric_unit_guess(v[i].name));
 		if (hb.len > 1)
 			ret |= buf_addch(&hb, ',');
 		ret |= buf_addstr(&hb, hib < 0 ? "NULL" : hib ? "t" : "f");
 		if (mb.len > 1)
 			ret |= buf_addch(&mb, ',');
-		ret |= buf_addstr(&mb, metric_is_monitor(names[i]) ? "t" : "f");
+		ret |= buf_addstr(&mb, metric_is_monitor(v[i].name) ? "t" : "f");
 	}
 	ret |= buf_addch(&nb, '}') | buf_addch(&ub, '}') | buf_addch(&hb, '}') | buf_addch(&mb, '}');
 	if (ret)
-		abort(); /* uncapped buffers cannot fail */
+		abort();
 	{
 		const char *params[4] = { nb.data, ub.data, hb.data, mb.data };
 		r = db_exec(c, ST_METRICS_INSERT, 4, params, e);
@@ -100,7 +143,6 @@ static int insert_metrics(PGconn *c, json_t *metrics, struct err *e)
 		PQclear(r);
 	else
 		ret = -1;
-	free(names);
 	buf_release(&nb);
 	buf_release(&ub);
 	buf_release(&hb);
@@ -108,52 +150,68 @@ static int insert_metrics(PGconn *c, json_t *metrics, struct err *e)
 	return ret;
 }
 
+/*
+ * The run's values: metric names resolved to ids (new names registered
+ * first), then one COPY of a row per metric with every replicate — the
+ * same work PostgreSQL does for a bulk load (make bench compares the two).
+ */
 static int insert_values(PGconn *c, long long run, json_t *metrics, size_t *nr_values,
 			 struct err *e)
 {
-	struct buf nb = BUF_INIT(0), vb = BUF_INIT(0);
+	size_t n = json_object_size(metrics), i = 0, missing;
+	struct name_id *v = xcalloc(n ? n : 1, sizeof(*v));
+	struct buf rows = BUF_INIT(0);
 	char runbuf[24];
+	int runlen, ret = 0;
 	const char *key;
 	json_t *arr;
-	PGresult *r;
-	int ret = 0;
-	size_t rows;
+	long long stored;
 
 	*nr_values = 0;
-	ret |= buf_addch(&nb, '{') | buf_addch(&vb, '{');
+	json_object_foreach(metrics, key, arr)
+		v[i++].name = key;
+	qsort(v, n, sizeof(*v), cmp_name_id);
+	if (lookup_ids(c, v, n, &missing, e))
+		goto fail;
+	if (missing && (insert_metrics(c, v, n, e) || lookup_ids(c, v, n, &missing, e)))
+		goto fail;
+	if (missing) {
+		err_set(e, 500, "db_error", "metrics", "%zu metric names could not be registered",
+			missing);
+		goto fail;
+	}
+	runlen = snprintf(runbuf, sizeof(runbuf), "%lld\t", run);
 	json_object_foreach(metrics, key, arr) {
-		size_t i;
+		struct name_id k = { key, 0 };
+		const struct name_id *hit = bsearch(&k, v, n, sizeof(*v), cmp_name_id);
+		size_t j;
 		json_t *x;
 
-		ret |= add_array_elem(&nb, key);
-		if (vb.len > 1)
-			ret |= buf_addch(&vb, ',');
-		/* each element is itself an array literal: "{1.5,2}" */
-		ret |= buf_addstr(&vb, "\"{");
-		json_array_foreach(arr, i, x) {
-			ret |= buf_addf(&vb, i ? ",%.17g" : "%.17g", json_number_value(x));
+		ret |= buf_add(&rows, runbuf, (size_t)runlen);
+		ret |= buf_addf(&rows, "%lld\t{", hit->id);
+		json_array_foreach(arr, j, x) {
+			ret |= buf_addf(&rows, j ? ",%.17g" : "%.17g", json_number_value(x));
 			(*nr_values)++;
 		}
-		ret |= buf_addstr(&vb, "}\"");
+		ret |= buf_addstr(&rows, "}\n");
 	}
-	ret |= buf_addch(&nb, '}') | buf_addch(&vb, '}');
 	if (ret)
 		abort();
-	snprintf(runbuf, sizeof(runbuf), "%lld", run);
-	{
-		const char *params[3] = { runbuf, nb.data, vb.data };
-		r = db_exec(c, ST_VALUES_INSERT, 3, params, e);
+	stored = db_copy_in(c, "COPY run_values (run_id, metric_id, vals) FROM STDIN", rows.data,
+			    rows.len, e);
+	if (stored < 0)
+		goto fail;
+	if ((size_t)stored != n) {
+		err_set(e, 500, "db_error", "metrics", "stored %lld of %zu metrics", stored, n);
+		goto fail;
 	}
-	buf_release(&nb);
-	buf_release(&vb);
-	if (!r)
-		return -1;
-	rows = strtoull(PQcmdTuples(r), NULL, 10);
-	PQclear(r);
-	if (rows != json_object_size(metrics))
-		return err_set(e, 500, "db_error", "metrics", "stored %zu of %zu metrics", rows,
-			       json_object_size(metrics));
+	free(v);
+	buf_release(&rows);
 	return 0;
+fail:
+	free(v);
+	buf_release(&rows);
+	return -1;
 }
 
 /* Fields with a column of their own; every other top-level field goes to runs.extra. */
@@ -321,8 +379,6 @@ int ingest_result(PGconn *c, json_t *doc, const struct resultdoc *d, int nested,
 	PQclear(r);
 
 	if (d->nr_metrics) {
-		if (insert_metrics(c, d->metrics, e))
-			goto rollback;
 		if (insert_values(c, out->id, d->metrics, &out->nr_values, e))
 			goto rollback;
 		/* change detection (detect_thread.h): queue the setup, last so the

@@ -18,12 +18,13 @@ struct ingest_outcome {
  * Stores one checked result document in one transaction: commit, tree,
  * testcase, setup (testcase + params + kconfig + compiler + tbox_group +
  * mode), machine, metrics (registry defaults for new names from
- * lib/stats/metric.h), the run, and every replicate of every metric (one
- * array-parameter INSERT, not a row per value). Idempotent by run_id: the
- * same run_id with the same content (SHA-256 of the canonical JSON:
- * sorted keys, compact) stores nothing and sets created = 0; with other
- * content it fails with 409 "conflict" (detail "run_id"). Fields the
- * schema has no column for are kept in runs.extra.
+ * lib/stats/metric.h), the run, and every replicate of every metric (names
+ * resolved to ids in one query, then one COPY of a row per metric, not an
+ * INSERT per value). Idempotent by run_id: the same run_id with the same
+ * content (SHA-256 of the canonical JSON: sorted keys, compact) stores
+ * nothing and sets created = 0; with other content it fails with 409
+ * "conflict" (detail "run_id"). Fields the schema has no column for are
+ * kept in runs.extra.
  *
  * With nested = 1 it runs inside the caller's open transaction, fenced by
  * a savepoint, and leaves committing to the caller.
