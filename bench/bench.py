@@ -108,6 +108,55 @@ def proc_status(pid, key):
 
 # ---- ingest ------------------------------------------------------------------
 
+CLK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pids):
+    """user+system CPU seconds of these processes (those that still exist)."""
+    t = 0
+    for pid in pids:
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            t += int(fields[11]) + int(fields[12])
+        except (OSError, IndexError, ValueError):
+            pass
+    return t / CLK
+
+
+def pg_pids(srv):
+    """The postmaster and its children (backends, walwriter, checkpointer...)."""
+    with open(os.path.join(srv.cluster.data, "postmaster.pid")) as f:
+        pm = int(f.readline())
+    kids = [pm]
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open("/proc/%s/stat" % d) as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pm:
+                        kids.append(int(d))
+            except (OSError, IndexError, ValueError):
+                pass
+    return kids
+
+
+def timed_cpu(srv, fn):
+    """fn() while counting the CPU of the server and of PostgreSQL; backends
+    that exit during fn (the COPY client's) are counted by cutime of the
+    postmaster, so read both."""
+    pm = pg_pids(srv)[0]
+
+    def reaped():
+        with open("/proc/%d/stat" % pm) as f:
+            x = f.read().rsplit(")", 1)[1].split()
+        return (int(x[13]) + int(x[14])) / CLK
+    before = {p: cpu_seconds([p]) for p in pg_pids(srv)}
+    r0, s0 = reaped(), cpu_seconds([srv.proc.pid])
+    out = fn()
+    after = {p: cpu_seconds([p]) for p in pg_pids(srv)}
+    pg = sum(after[p] - before.get(p, 0) for p in after) + reaped() - r0
+    return out, cpu_seconds([srv.proc.pid]) - s0, pg
+
 def bench_ingest(srv):
     log("ingest: %d clients, %d documents of %d metrics x %d values per repetition"
         % (CLIENTS, DOCS, NM, REPL))
@@ -117,19 +166,29 @@ def bench_ingest(srv):
     if w["errors"]:
         raise RuntimeError("warm-up ingest failed")
     loadgen("copy", conninfo(srv), CLIENTS, CLIENTS, NM, REPL, 1, "bench-ingest")
-    api, copy = [], []
+    api, copy, api_cpu, copy_cpu, split = [], [], [], [], []
     for rep in range(REPS):
-        a = loadgen("ingest", srv.url, tok, CLIENTS, DOCS, NM, REPL, 100 + rep,
-                    "bench-ingest", 1)
+        a, s_cpu, pg_cpu = timed_cpu(srv, lambda: loadgen(
+            "ingest", srv.url, tok, CLIENTS, DOCS, NM, REPL, 100 + rep, "bench-ingest", 1))
         if a["errors"]:
             raise RuntimeError("%d ingest errors" % a["errors"])
-        c = loadgen("copy", conninfo(srv), CLIENTS, DOCS, NM, REPL, 100 + rep, "bench-ingest")
+        c, _, c_pg = timed_cpu(srv, lambda: loadgen(
+            "copy", conninfo(srv), CLIENTS, DOCS, NM, REPL, 100 + rep, "bench-ingest"))
         api.append(a["values"] / a["seconds"])
         copy.append(c["values"] / c["seconds"])
+        # values per CPU-second of server + PostgreSQL: steadier on a shared machine
+        api_cpu.append(a["values"] / max(s_cpu + pg_cpu, 1e-3))
+        copy_cpu.append(c["values"] / max(c_pg, 1e-3))
+        split.append((s_cpu, pg_cpu, c_pg))
     add("ingest POST /api/v1/results", "values/s", summary(api), summary(copy),
         "COPY into run_values (same rows, 4 conns)", better="higher",
         ratio_target=0.6, ratio_better="higher",
         note="%d clients, %d-metric x %d-value documents" % (CLIENTS, NM, REPL))
+    sm = statistics.median
+    add("ingest, values per CPU-second", "values/cs", summary(api_cpu), summary(copy_cpu),
+        "COPY, PostgreSQL CPU only", better="higher", ratio_target=0.6, ratio_better="higher",
+        note="CPU s per repetition: server %.2f + PostgreSQL %.2f vs COPY's PostgreSQL %.2f"
+        % (sm([x[0] for x in split]), sm([x[1] for x in split]), sm([x[2] for x in split])))
     hwm = proc_status(srv.proc.pid, "VmHWM")
     return hwm
 
