@@ -43,13 +43,22 @@ static void report(phase_fn phase, void *ctx, const char *name, double progress,
 	phase(ctx, name, progress, msg);
 }
 
+/* The last LOG_TAIL_LEN bytes of s[0..len), without the '\r' a serial console adds. */
 static char *tail_dup(const char *s, size_t len)
 {
+	char *t;
+	size_t i, n = 0;
+
 	if (len > LOG_TAIL_LEN) {
 		s += len - LOG_TAIL_LEN;
 		len = LOG_TAIL_LEN;
 	}
-	return xstrndup(s, len);
+	t = xmalloc(len + 1);
+	for (i = 0; i < len; i++)
+		if (s[i] != '\r' && s[i] != '\0')
+			t[n++] = s[i];
+	t[n] = '\0';
+	return t;
 }
 
 static void now_rfc3339(char *dst, size_t n)
