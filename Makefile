@@ -127,6 +127,14 @@ bin/cases/aarch64/init: worker/init/init.c lib/banned.h
 	@mkdir -p $(dir $@)
 	$(if $(filter aarch64,$(HOST_ARCH)),$(CC),$(AARCH64_CC)) $(CASE_CFLAGS) -Ilib -o $@ $<
 
+# kconfig fragments for installed workers (worker/kernel.c looks in
+# PREFIX/share/regtrack/kconfig for /usr/local and /usr)
+.PHONY: install-kconfig
+install: install-kconfig
+install-kconfig:
+	install -d $(DESTDIR)$(PREFIX)/share/regtrack/kconfig
+	install -m 644 worker/kconfig/*.config $(DESTDIR)$(PREFIX)/share/regtrack/kconfig/
+
 # test driver of job_execute() for tests/kernel/run.sh
 $(B)/tests/kernel/exec_job: $(B)/tests/kernel/exec_job.o $(WORKER_A) $(LIB_A)
 	@mkdir -p $(dir $@)
