@@ -221,6 +221,20 @@ class WorkerTest(unittest.TestCase):
         j = self.job(s, job_id)
         self.assertEqual((j["state"], j["outcome"]), ("done", "ok"), j)
 
+    # -- heartbeats keep a lease alive through a run longer than it -------
+    def test_heartbeats_keep_lease(self):
+        # lease 3 s, case 7 s: only heartbeats during "run" keep the job; the
+        # worker is asked for 60 s periods and caps them at half the lease
+        s = self.server("--lease-timeout", "3")
+        job_id = self.submit(s, runtime="7", repeat=1)
+        w = self.worker(s, "w", "--heartbeat", "60", "--heartbeat-run", "60")
+        self.assertEqual(w.wait(), 0, w.text())
+        self.assertIn("over half the server's lease timeout", w.text())
+        self.assert_done_with_metrics(s, job_id, 1)
+        j = self.job(s, job_id)
+        self.assertEqual(j["attempts"], 1, j)
+        self.assertNotIn("lease-expired", [p["phase"] for p in j["phase_history"]], j)
+
     # -- the worker loses its lease --------------------------------------
     def test_lost_lease_409(self):
         # while the case measures (6 s), the lease is made to expire as if
