@@ -11,6 +11,7 @@
 #include "server/api.h"
 #include "server/bisect.h"
 #include "resultdoc.h"
+#include "xalloc.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -110,7 +111,7 @@ enum MHD_Result api_bisects_post(struct request *rq)
 		err_set(&e, 400, "invalid_field", "params", "'params' must be an object");
 		goto bad;
 	}
-	ptext = json_dumps(params ? params : json_object(), JSON_COMPACT | JSON_SORT_KEYS);
+	ptext = params ? json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS) : xstrdup("{}");
 	s.params = ptext;
 	s.token_id = rq->token_id;
 	c = rq_db(rq, &e);

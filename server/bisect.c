@@ -283,7 +283,8 @@ static int start_bisect(struct server *srv, PGconn *c, long long id, struct err 
 	}
 	if (db_begin(c, e))
 		goto fail;
-	got = brow_lock(c, id, &b, e) ;
+	brow_release(&b);
+	got = brow_lock(c, id, &b, e);
 	if (got <= 0 || strcmp(b.state, "queued")) {
 		db_rollback(c);
 		goto done;
