@@ -189,7 +189,9 @@ install: all
 	cp -r web/. $(DESTDIR)$(PREFIX)/share/regtrack/web/
 	cp -r bin/cases/. $(DESTDIR)$(PREFIX)/share/regtrack/cases/ 2>/dev/null || true
 
-demo: all
+demo:
+	@deploy/install-deps
+	$(MAKE) all
 	deploy/demo start
 
 demo-stop:
