@@ -40,8 +40,8 @@ struct server {
 	struct config *cfg;           /* borrowed */
 	struct lease_queue *leases;   /* long-poll waiters and the lease reaper (lease.h) */
 	/* background threads of other modules: add their handles below */
-	struct detect_thread *detect; /* change detection (detect_thread.h); NULL when off */
 	struct mailer *mailer;        /* outbox sender (mailer.h); NULL when mail is off */
+	struct detect_thread *detect; /* change detection (detect_thread.h); NULL when off */
 	struct bisect_coord *bisects; /* bisect coordinator (bisect.h) */
 	struct db *db;
 	struct MHD_Daemon *daemon;

@@ -187,12 +187,12 @@ static int do_serve(struct config *cfg)
 	srv.db = db_new(cfg->db, cfg->db_timeout_ms);
 	srv.leases = lease_queue_start(&srv);
 	/* background threads of other modules (detection, bisect, mailer): start below */
-	if (cfg->detect_enabled)
-		srv.detect = detect_thread_start(&srv);
 	if (mailer_check_config(cfg, &e))
 		fprintf(stderr, "regtrack-server: %s; mail is off\n", e.message);
 	else
 		srv.mailer = mailer_start(&srv);
+	if (cfg->detect_enabled)
+		srv.detect = detect_thread_start(&srv);
 	srv.bisects = bisect_coord_start(&srv);
 	if (http_start(&srv, &e)) {
 		fprintf(stderr, "regtrack-server: %s\n", e.message);
