@@ -8,7 +8,7 @@
 // of the large series, default 100000), CHROMIUM (default /usr/bin/chromium).
 import { chromium } from 'playwright-core';
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, createWriteStream } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, createWriteStream, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
@@ -53,8 +53,13 @@ function psql(sql) {
 
 async function startServer(conninfo) {
 	const log = createWriteStream(join(TMP, 'server.log'));
-	const proc = spawn(join(BIN, 'regtrack-server'), ['serve', '--db', conninfo, '--listen', '127.0.0.1:0',
-		'--web-dir', join(top, 'web')], { stdio: ['ignore', 'pipe', 'pipe'],
+	// the bisect coordinator's git mirrors under TMP, polling fast; no bisect
+	// started by itself when the test confirms a regression
+	const conf = join(TMP, 'server.conf');
+	writeFileSync(conf, `data_dir = ${join(TMP, 'data')}\nbisect_poll_ms = 100\nbisect_share_pct = 100\n` +
+		'auto_bisect_min_pct = 1000\n');
+	const proc = spawn(join(BIN, 'regtrack-server'), ['serve', '--config', conf, '--db', conninfo,
+		'--listen', '127.0.0.1:0', '--web-dir', join(top, 'web')], { stdio: ['ignore', 'pipe', 'pipe'],
 		env: { ...process.env, REGTRACK_ACCESS_LOG: '1' } });
 	proc.stderr.pipe(log);
 	const line = await new Promise((resolve, reject) => {
@@ -98,6 +103,12 @@ async function call(method, path, body, scope) {
 		/* text */
 	}
 	return { status: r.status, json, text };
+}
+
+// false when the server has no such endpoint (a 404 that says so)
+async function endpoint(route) {
+	const r = await call('GET', route);
+	return !(r.status === 404 && /^no such endpoint/.test(r.json && r.json.error ? r.json.error.message : ''));
 }
 
 // Deterministic noise (an LCG), so a failure reproduces.
@@ -207,6 +218,76 @@ async function seedJobs() {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+// A finished bisect through the real API: a git tree of BISECT_N empty
+// commits made here (the culprit's subject is the XSS one), the tree
+// registered, POST /api/v1/bisects, and one fake worker speaking the worker
+// protocol: runs of commits at and after the culprit are 15 % slower, one
+// commit fails to build. Returns {id, shas, culprit, broken} or null
+// without a bisects API.
+const BISECT_N = 16, CULPRIT = 11, BROKEN = 6;
+function git(repo, args, env = {}) {
+	return run('git', ['-C', repo, ...args], {
+		env: { ...process.env, GIT_AUTHOR_NAME: 'Dev One', GIT_AUTHOR_EMAIL: 'dev@example.org',
+			GIT_COMMITTER_NAME: 'Dev One', GIT_COMMITTER_EMAIL: 'dev@example.org', ...env },
+	});
+}
+async function seedBisect() {
+	if (!(await endpoint('/api/v1/bisects/1')))
+		return null;
+	const repo = join(TMP, 'linux');
+	run('git', ['init', '-q', '-b', 'master', repo]);
+	const shas = [];
+	for (let i = 0; i < BISECT_N; i++) {
+		const date = `2026-10-01T00:00:${String(i).padStart(2, '0')}Z`;
+		git(repo, ['commit', '-q', '--allow-empty', '-m', i === CULPRIT ? XSS : `mm/page_alloc: change ${i}`],
+			{ GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date });
+		shas.push(git(repo, ['rev-parse', 'HEAD']));
+	}
+	let r = await call('POST', '/api/v1/trees', { name: 'demo', url: repo, branches: ['master'] }, 'admin');
+	assert.equal(r.status, 200, r.text);
+	r = await call('POST', '/api/v1/workers/register', { hostname: 'lkp-web-2', arch: 'x86_64', tbox_group: 'vm-2p',
+		nr_cpus: 2, memory_mb: 2048, cpu_model: 'Test CPU @ 2.0GHz', capabilities: ['qemu-x86_64'], fingerprint: FINGERPRINT }, 'worker');
+	assert.equal(r.status, 200, r.text);
+	const mid = r.json.machine_id;
+	r = await call('POST', '/api/v1/bisects', { tree: 'demo', good: shas[0], bad: shas[BISECT_N - 1], testcase: 'page-fault',
+		params: { nr_task: '2' }, kconfig: 'x86_64-defconfig', compiler: 'gcc-12', tbox_group: 'vm-2p',
+		metric: 'page-fault.ops_per_sec' }, 'submit');
+	assert.equal(r.status, 201, r.text);
+	const id = r.json.id;
+	const index = Object.fromEntries(shas.map((sha, i) => [sha, i]));
+	const t0 = Date.now();
+	let b = null, jobsDone = 0;
+	while (Date.now() - t0 < 60000) {
+		b = (await call('GET', `/api/v1/bisects/${id}`)).json;
+		if (!['queued', 'running'].includes(b.state))
+			break;
+		r = await call('POST', '/api/v1/jobs/lease', { machine_id: mid, wait_s: 1 }, 'worker');
+		if (r.status !== 200)
+			continue;
+		const job = r.json.job, i = index[job.commit];
+		let body;
+		if (i === BROKEN) {
+			body = { machine_id: mid, status: 'build-failed', log_tail: "mm/page_alloc.c:42: error: implicit declaration of function 'mm_foo'\n" };
+		} else {
+			const results = Array.from({ length: job.repeat }, () => {
+				const d = doc(0, job.params, { 'page-fault.ops_per_sec': [(i >= CULPRIT ? 850000 : 1000000) * (1 + (rnd() - 0.5) * 0.02)] });
+				Object.assign(d, { commit: job.commit, testcase: job.testcase, job_id: job.id, kconfig: job.kconfig,
+					compiler: job.compiler, tree: 'demo', commit_subject: undefined, commit_time: undefined });
+				d.machine = { ...d.machine, hostname: 'lkp-web-2', memory_mb: 2048 };
+				return d;
+			});
+			body = { machine_id: mid, status: 'ok', results, log_tail: 'ok\n' };
+		}
+		r = await call('POST', `/api/v1/jobs/${job.id}/complete`, body, 'worker');
+		assert.equal(r.status, 200, r.text);
+		jobsDone++;
+	}
+	console.log(`  bisect #${id}: ${b.state} (${b.outcome || b.reason}) after ${jobsDone} jobs in ${Date.now() - t0} ms`);
+	assert.equal(b.state, 'done', JSON.stringify(b).slice(0, 500));
+	assert.equal(b.first_bad_commit.sha, shas[CULPRIT]);
+	return { id, shas, culprit: CULPRIT, broken: BROKEN, bisect: b };
+}
+
 // The record of the seeded -15 % step of vm-scalability.throughput
 // (nr_task=100%) at SHAS[STEP]: the detector's, or when it has not found it
 // within 10 s, one inserted by hand as the detector would store it.
@@ -314,6 +395,7 @@ async function main() {
 	const t0 = Date.now();
 	const bigPoints = await seed();
 	const jobs = await seedJobs();
+	const bisect = await seedBisect();
 	if (process.env.WEB_SEED_ONLY)
 		return 0;
 	if (process.env.WEB_KEEP) {
@@ -355,21 +437,16 @@ async function main() {
 		return ms;
 	}
 	const shot = (name) => page.screenshot({ path: join(ART, `${name}.png`), fullPage: true });
-	// false when the server has no such endpoint (a 404 that says so)
-	const endpoint = async (route) => {
-		const r = await call('GET', route);
-		return !(r.status === 404 && /^no such endpoint/.test(r.json && r.json.error ? r.json.error.message : ''));
-	};
 
 	try {
 		await check('overview lists testcases and panels', async () => {
 			await open('/', 'overview');
 			assert.equal(await page.textContent('h1'), 'Overview');
 			const rows = await page.$$eval('#testcases tbody tr', (trs) => trs.map((t) => t.cells[0].textContent));
-			assert.deepEqual(rows, jobs ? ['hackbench', 'vm-scalability', 'will-it-scale'] : ['vm-scalability', 'will-it-scale']);
+			assert.deepEqual(rows, [jobs && 'hackbench', bisect && 'page-fault', 'vm-scalability', 'will-it-scale'].filter(Boolean));
 			assert.match(await page.textContent('#workers'), jobs ? /x86_64: 2 online of 2/ : /x86_64: 1 online of 1/);
 			if (jobs)
-				assert.match(await page.textContent('#queue'), /^1 queued · 0 running · 0 failed/);
+				assert.match(await page.textContent('#queue'), /^[1-9]\d* queued · \d+ running · 0 failed/);
 			await shot('overview');
 		});
 
@@ -500,13 +577,15 @@ async function main() {
 			}
 			const rows = await page.$$eval('#jobs tbody tr', (trs) => trs.map((t) => [t.cells[0].textContent,
 				t.cells[1].textContent, t.cells[2].textContent, t.cells[4].textContent]));
-			assert.deepEqual(rows, [[`#${jobs.queued}`, 'queued', 'hackbench mode=process', ''],
+			// newest first; a bisect's jobs may sit between
+			const mine = rows.filter((row) => [`#${jobs.queued}`, `#${jobs.done}`].includes(row[0]));
+			assert.deepEqual(mine, [[`#${jobs.queued}`, 'queued', 'hackbench mode=process', ''],
 				[`#${jobs.done}`, 'done', 'hackbench mode=threads', 'done']]);
 			await shot('jobs');
 			await page.selectOption('#job-state', 'done');
 			await page.waitForURL(/state=done/);
 			await page.waitForFunction(() => document.body.dataset.ready);
-			assert.equal(await page.locator('#jobs tbody tr').count(), 1);
+			assert.equal(await page.locator('#jobs tbody tr').count(), rows.filter((row) => row[1] === 'done').length);
 			await page.click(`#jobs a[href="/jobs/${jobs.done}"]`);
 			await page.waitForURL(`**/jobs/${jobs.done}`);
 			await page.waitForFunction(() => document.body.dataset.ready);
@@ -564,6 +643,40 @@ async function main() {
 			assert.equal(await page.locator(`.change-points a[href="/regressions/${reg.id}"]`).count(), 1);
 		});
 
+		await check('bisect page on the real bisects API: range, steps with samples, first bad commit, verification', async () => {
+			if (!bisect) {
+				console.log('  (this server has no bisects API: nothing to check)');
+				return;
+			}
+			const b = bisect.bisect;
+			await open('/', 'overview-bisect');
+			const row = page.locator(`#bisects a[href="/bisects/${bisect.id}"]`);
+			assert.equal(await row.count(), 1);
+			assert.ok((await page.textContent('#bisects')).includes(XSS));
+			await row.click();
+			await page.waitForURL(`**/bisects/${bisect.id}`);
+			await page.waitForFunction(() => document.body.dataset.ready);
+			timings['bisect-real'] = Number(await page.evaluate(() => document.body.dataset.ready));
+			assert.match(await page.textContent('h1'), new RegExp(`^Bisect #${bisect.id}: page-fault.ops_per_sec done`));
+			const range = await page.textContent('#range');
+			assert.ok(range.includes(bisect.shas[0].slice(0, 12)) && range.includes(bisect.shas[BISECT_N - 1].slice(0, 12)), range);
+			// every step in the API's order, its dots coloured by its verdict
+			const steps = await page.$$eval('tr.step-row', (trs) => trs.map((t) => [t.cells[2].textContent.slice(0, 12),
+				t.dataset.verdict, t.querySelectorAll('circle.dot').length]));
+			assert.deepEqual(steps, b.steps.map((st) => [st.commit.slice(0, 12), st.verdict, st.samples.length]));
+			for (const v of ['good', 'bad'])
+				assert.ok(await page.locator(`tr.step-row circle.dot.${v}`).count() > 0, v);
+			assert.equal(await page.locator(`tr.step-row[data-verdict="skip"]`).count(),
+				b.steps.filter((st) => st.verdict === 'skip').length);
+			const fb = await page.textContent('#first-bad');
+			assert.ok(fb.includes(bisect.shas[CULPRIT].slice(0, 12)) && fb.includes(XSS), fb);
+			assert.match(fb, /confidence: \d+\.\d%/);
+			// the comparison: the verification's first bad commit vs its parent
+			const tp = page.locator('tr.cmp-row[data-metric="page-fault.ops_per_sec"]');
+			assert.equal(await tp.getAttribute('data-change'), 'regression');
+			await shot('bisect-real');
+		});
+
 		// The bisect-style page against the documented shapes of
 		// GET/PATCH /api/v1/regressions/{id} and GET /api/v1/bisects/{id}, served
 		// by the test while this server has no such endpoints; the comparison
@@ -592,8 +705,8 @@ async function main() {
 				assert.match(range, /\[-16\.1%, -13\.9%\]/);
 				// steps in order, with their samples as dots coloured by verdict
 				const steps = await page.$$eval('tr.step-row', (trs) => trs.map((t) => [t.cells[0].textContent,
-					t.cells[1].textContent.slice(0, 12), t.cells[4].textContent,
-					t.querySelectorAll('circle.dot.' + t.cells[4].textContent).length]));
+					t.cells[2].textContent.slice(0, 12), t.cells[5].textContent,
+					t.querySelectorAll('circle.dot.' + t.cells[5].textContent).length]));
 				assert.deepEqual(steps, api.bisect.steps.map((st) => [String(st.round), st.commit.slice(0, 12), st.verdict,
 					st.verdict === 'skip' ? 0 : st.samples.length]));
 				const fb = await page.textContent('#first-bad');

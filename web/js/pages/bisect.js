@@ -51,6 +51,16 @@ function strip(values, verdict, lo, hi, refs) {
 	return el;
 }
 
+// The reference samples of one side: good_samples/bad_samples when given,
+// else the last step of that role (the measured range endpoints).
+function refSamples(bisect, role) {
+	const given = pick(bisect, `${role}_samples`);
+	if (given)
+		return sampleValues(given);
+	const steps = (bisect.steps || []).filter((s) => s.role === role);
+	return steps.length ? sampleValues(steps[steps.length - 1].samples) : [];
+}
+
 function stepsTable(bisect) {
 	const steps = (bisect.steps || []).slice();
 	if (!steps.length)
@@ -58,25 +68,43 @@ function stepsTable(bisect) {
 	const all = [];
 	for (const s of steps)
 		all.push(...sampleValues(s.samples));
-	const goodRef = median(sampleValues(pick(bisect, 'good_samples')) || []);
-	const badRef = median(sampleValues(pick(bisect, 'bad_samples')) || []);
-	for (const v of [goodRef, badRef])
-		if (Number.isFinite(v))
-			all.push(v);
+	const goodRef = median(refSamples(bisect, 'good'));
+	const badRef = median(refSamples(bisect, 'bad'));
 	const lo = Math.min(...all), hi = Math.max(...all);
 	return table([
-		{ label: 'round', cls: 'num' }, { label: 'commit' }, { label: 'samples' },
+		{ label: 'round', cls: 'num' }, { label: 'role' }, { label: 'commit' }, { label: 'samples' },
 		{ label: 'median', cls: 'num' }, { label: 'verdict' },
 	], steps.map((s, i) => {
 		const c = commitOf(s.commit, s.subject);
 		const vals = sampleValues(s.samples);
-		return h('tr', { class: `step-row verdict-${s.verdict || 'unknown'}`, dataset: { step: String(i) } },
+		const ev = s.evidence && typeof s.evidence === 'object' ? Object.entries(s.evidence)
+			.map(([k, v]) => `${k}: ${typeof v === 'number' ? fmtNum(v) : JSON.stringify(v)}`).join(', ') : '';
+		return h('tr', { class: `step-row verdict-${s.verdict || 'unknown'}`, dataset: { step: String(i), verdict: s.verdict || '' } },
 			h('td', { class: 'num' }, s.round === undefined ? '' : String(s.round)),
+			h('td', { class: 'muted' }, s.role || ''),
 			h('td', null, commitLink(c.sha, c.subject)),
 			h('td', null, strip(vals, s.verdict, lo, hi, [['good', goodRef], ['bad', badRef]])),
 			h('td', { class: 'num' }, fmtNum(median(vals)), h('span', { class: 'muted' }, ` n=${vals.length}`)),
-			h('td', null, badge(s.verdict || 'pending', { good: 'good', bad: 'bad', skip: 'muted' }[s.verdict] || 'warn')));
+			h('td', { title: ev }, badge(s.verdict || 'pending', { good: 'good', bad: 'bad', skip: 'muted' }[s.verdict] || 'warn')));
 	}), { class: 'list steps' });
+}
+
+// The verification round (first bad commit vs its parent) and, when the
+// bisect could not narrow to one commit, the candidates left.
+function verification(bisect) {
+	const v = bisect.verification;
+	const cands = bisect.candidates || [];
+	const out = [];
+	if (v && typeof v === 'object')
+		out.push(h('p', { id: 'verification' }, h('b', null, 'verification: '),
+			commitLink(commitOf(v.parent).sha), ' vs ', commitLink(commitOf(v.first_bad).sha),
+			Array.isArray(v.n) ? ` · runs ${v.n.join(':')}` : '',
+			Number.isFinite(v.change_pct) ? [' · ', h('span', { class: 'pct regression' }, fmtPct(v.change_pct))] : '',
+			v.verdict ? [' · ', badge(v.verdict, v.verdict === 'different' ? 'info' : 'warn')] : ''));
+	if (cands.length > 1)
+		out.push(h('div', { id: 'candidates' }, h('b', null, `the first bad commit is one of ${cands.length}:`),
+			h('ul', null, cands.map((c) => h('li', null, commitLink(commitOf(c).sha, commitOf(c).subject))))));
+	return out;
 }
 
 function firstBad(bisect) {
@@ -94,15 +122,18 @@ function firstBad(bisect) {
 }
 
 function rangeCard(r, b) {
-	const good = r ? goodOf(r) : commitOf(pick(b, 'good'));
-	const bad = r ? badOf(r) : commitOf(pick(b, 'bad'));
+	// a bisect's endpoints are strings: their subjects are on the steps
+	const subj = (sha) => ((b && b.steps) || []).find((st) => commitOf(st.commit).sha === sha)?.subject;
+	const good = r ? goodOf(r) : commitOf(pick(b, 'good'), subj(commitOf(pick(b, 'good')).sha));
+	const bad = r ? badOf(r) : commitOf(pick(b, 'bad'), subj(commitOf(pick(b, 'bad')).sha));
+	const [goodLabel, badLabel] = r ? ['last good ', 'first bad '] : ['good ', 'bad '];
 	const setup = setupOf(r) || setupOf(b);
 	const metric = pick(r, 'metric') || pick(b, 'metric');
 	const kind = r ? regressionKind(r) : null;
 	const ci = ciOf(r);
 	return h('div', { class: 'card range', id: 'range' },
-		h('div', null, h('b', null, 'last good '), commitLink(good.sha, good.subject)),
-		h('div', null, h('b', null, 'first bad '), commitLink(bad.sha, bad.subject)),
+		h('div', null, h('b', null, goodLabel), commitLink(good.sha, good.subject)),
+		h('div', null, h('b', null, badLabel), commitLink(bad.sha, bad.subject)),
 		metric ? h('div', null, h('b', null, 'metric '),
 			h('a', { href: link('/series', seriesQuery(setup, metric)) }, metric),
 			setup ? h('span', { class: 'muted' }, ' · ', setupLabel(setup)) : null) : null,
@@ -264,7 +295,8 @@ export async function render(root, { id, kind }) {
 	const metric = pick(r, 'metric') || pick(b, 'metric');
 	const good = r ? goodOf(r).sha : commitOf(pick(b, 'good')).sha;
 	const bad = commitOf(pick(b, 'first_bad_commit')).sha || (r ? badOf(r).sha : commitOf(pick(b, 'bad')).sha);
-	const cmpBase = b && pick(b, 'first_bad_commit') ? commitOf(pick(b, 'first_bad_parent')).sha || good : good;
+	const cmpBase = b && pick(b, 'first_bad_commit')
+		? commitOf(pick(pick(b, 'verification'), 'parent') || pick(b, 'first_bad_parent')).sha || good : good;
 	const title = kind === 'regression'
 		? [`${{ improvement: 'Improvement', regression: 'Regression' }[regressionKind(r)] || 'Change'} #${r.id}: `,
 			metric || '', ' ', fmtPct(pick(r, 'change_pct')), ' ', stateBadge(r.state)]
@@ -276,11 +308,12 @@ export async function render(root, { id, kind }) {
 		rangeCard(r, b),
 	];
 	if (b) {
-		parts.push(section('Bisect', bisectFacts(b), stepsTable(b), firstBad(b)));
+		parts.push(section('Bisect', bisectFacts(b), stepsTable(b), firstBad(b), verification(b)));
 	} else if (r) {
 		parts.push(section('Bisect', emptyState('Not bisected yet.')));
 	}
-	parts.push(section(b && pick(b, 'first_bad_commit') ? 'First bad commit vs last good' : 'Last good vs first bad',
+	parts.push(section(cmpBase !== good ? 'First bad commit vs its parent'
+		: b && pick(b, 'first_bad_commit') ? 'Good vs first bad commit' : 'Last good vs first bad',
 		await comparison(cmpBase, bad, setup, metric)));
 	if (configDiff)
 		parts.push(section('.config difference', h('pre', { class: 'config-diff' }, configDiff)));
