@@ -580,14 +580,6 @@ static int run_job(struct agent *a, json_t *job)
 	if (hb_failures)
 		wlog_warn("job %lld: %d heartbeat(s) failed during the job", id, hb_failures);
 
-	if (atomic_load(&a->abandon)) {
-		wlog_warn("job %lld: lease lost while running; outcome '%s' discarded (another worker redoes the job)",
-			  id, out.status[0] ? out.status : "none");
-		job_outcome_release(&out);
-		hb_set_job(a, 0, "");
-		return 1;
-	}
-
 	/* one exit path for every job failure: the completion */
 	status = out.status;
 	if (!completion_status_valid(status)) {
@@ -614,6 +606,22 @@ static int run_job(struct agent *a, json_t *job)
 	/* the server then checks the lease is ours, and acknowledges a retried copy */
 	json_object_set(body, "machine_id", a->machine_id);
 	entry = upload_entry_complete(id, body);
+	if (atomic_load(&a->abandon)) {
+		/* not sent (another worker redoes the job), but kept for a person */
+		char *name = NULL;
+
+		if (!spool_put(&a->spool, entry, &name, &e) &&
+		    !spool_set_aside(&a->spool, name, "dropped", &e))
+			wlog_warn("job %lld: lease lost while running; completion not sent, kept in '%s/dropped/%s'",
+				  id, a->spool.dir, name);
+		else
+			wlog_warn("job %lld: lease lost while running; completion discarded (%s)", id,
+				  e.message);
+		free(name);
+		json_decref(entry);
+		hb_set_job(a, 0, "");
+		return 1;
+	}
 	if (spool_put(&a->spool, entry, NULL, &e)) {
 		/* disk trouble: still try to deliver it from memory */
 		double cur = BACKOFF_START_S;

@@ -33,7 +33,8 @@
  * periods are capped at half the lease timeout the server announces in
  * its register reply ("lease_timeout_s"), with a warning.
  * A 409 reply (lease lost) raises the abandon flag: the job's outcome is
- * then not completed (another worker redoes the job). job_execute() cannot
+ * then not completed (another worker redoes the job) but written to
+ * WORK_DIR/spool/dropped/ for a person to look at. job_execute() cannot
  * be interrupted, so an abandoned job still runs to its end first.
  * When job_execute() returns, the main thread alone talks to the server:
  * one "upload" heartbeat (a 409 there abandons the job too), then the

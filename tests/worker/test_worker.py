@@ -254,6 +254,12 @@ class WorkerTest(unittest.TestCase):
         n = s.psql("SELECT count(*) FROM runs WHERE job_id = %d" % job_id)
         self.assertEqual(int(n), 0)
         self.assertEqual(glob.glob(os.path.join(self.tmp, "w", "spool", "*.json")), [])
+        kept = glob.glob(os.path.join(self.tmp, "w", "spool", "dropped", "*.json"))
+        self.assertEqual(len(kept), 1, w.text())
+        with open(kept[0]) as f:
+            entry = json.load(f)
+        self.assertEqual(entry["job_id"], job_id)
+        self.assertEqual(len(entry["body"]["results"]), 1)
         self.assertEqual(self.state(s, job_id), "queued")
         hist = [p["phase"] for p in self.job(s, job_id)["phase_history"]]
         self.assertIn("lease-expired", hist)
