@@ -253,6 +253,12 @@ int main(void)
 	struct utsname u;
 	char *text;
 
+	/* run by mistake on a host (as root) this would mount over /dev and
+	 * reboot the machine: only ever act as PID 1 */
+	if (getpid() != 1) {
+		fputs("regtrack-init: not PID 1; this is the /init of the worker's initramfs\n", stderr);
+		return 2;
+	}
 	mount_one("proc", "/proc", "proc", NULL);
 	mount_one("sysfs", "/sys", "sysfs", NULL);
 	mount_one("devtmpfs", "/dev", "devtmpfs", NULL);
