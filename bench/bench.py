@@ -258,6 +258,13 @@ def bench_compare(srv):
     add("compare API (2 commits x 6 runs x 5,000)", "ms", api, raw,
         "raw SQL of the same %d rows" % info["rows"], target=20, ratio_target=2,
         note="%d bytes of JSON" % info["bytes"])
+    # diagnosis: the server's own statement (server/db_stmts.c) alone
+    ids = srv.psql("SELECT string_agg(id::text, ' ' ORDER BY sha = '%s' DESC) FROM commits "
+                   "WHERE sha IN ('%s', '%s')" % (base, base, head)).split()
+    st = [statistics.median(loadgen("stmt", conninfo(srv), 5, "compare", ids[0], ids[1],
+                                    "bench-compare", *["NULL"] * 6)["ms"]) for _ in range(3)]
+    add("  compare: the server's SQL (ST_COMPARE) alone", "ms", summary(st),
+        raw, "raw SQL", note="diagnosis: API time minus this = HTTP + statistics + JSON")
     return base, head
 
 
@@ -272,9 +279,13 @@ def bench_series(srv):
                "ORDER BY c.topo_order NULLS LAST, c.commit_time NULLS LAST, c.first_seen, "
                "c.id, r.id")
     api, raw, info = time_pair(url, ["sql", conninfo(srv), raw_sql, "bench.series",
-                                     "bench-series"], 3)
+                                     "bench-series"], 2)
     add("series API (10^5 points)", "ms", api, raw, "raw SQL of the same %d rows" % info["rows"],
         target=30, ratio_target=2, note="%d bytes of JSON" % info["bytes"])
+    st = [statistics.median(loadgen("stmt", conninfo(srv), 2, "series", "bench.series",
+                                    "bench-series", *["NULL"] * 5)["ms"]) for _ in range(2)]
+    add("  series: the server's SQL (ST_SERIES) alone", "ms", summary(st), raw, "raw SQL",
+        note="diagnosis: API time minus this = HTTP + JSON")
 
 
 # ---- change-point detection (bench/detect_bench.c, by the stats engineer) -------
@@ -284,7 +295,7 @@ def bench_detect():
     if not os.path.exists(exe):
         skip("change-point detection", "bench/detect_bench did not build")
         return
-    full, inc, qs, bs = [], [], [], []
+    full, inc, qs, bs, cs, cl = [], [], [], [], [], []
     for _ in range(max(1, REPS // 2)):
         out = run([exe], timeout=300).stdout
         vals = {}
@@ -300,11 +311,17 @@ def bench_detect():
         inc.append(vals["append one run, incremental detect"])
         qs.append(vals["baseline qsort of the same values"])
         bs.append(vals["baseline L2 binary segmentation"])
+        cs.append(vals.get("compare 2 commits x 6 runs x 5,000"))
+        cl.append(vals.get("baseline mean + %stddev only"))
     add("detect, 10^4-point series", "ms", summary(full), summary(bs),
         "L2 binary segmentation (same series)", target=10,
         note="qsort of the values: %.3f ms" % statistics.median(qs))
     add("detect, one appended run (incremental)", "ms", summary(inc), summary(full),
         "full detect of the series", target=1)
+    if None not in cs and None not in cl:
+        add("  compare: statistics alone (2 x 6 x 5,000)", "ms", summary(cs), summary(cl),
+            "mean + %stddev only (as LKP)",
+            note="diagnosis, from bench/detect_bench: the compare API's computing part")
 
 
 def _runs(out):
