@@ -119,9 +119,9 @@ function rnd() {
 }
 
 const hex = (n) => n.toString(16).padStart(2, '0');
-const SHAS = Array.from({ length: 14 }, (_, i) => `${hex(0xa0 + i)}${'1234567890abcdef'.repeat(3)}`.slice(0, 40));
-const SUBJECTS = SHAS.map((_, i) => (i === 8 ? XSS : `mm/vmscan: step ${i} of the seeded history`));
-const STEP = 8; // first bad commit: throughput -15 % from here on
+const SHAS = Array.from({ length: 20 }, (_, i) => `${hex(0xa0 + i)}${'1234567890abcdef'.repeat(3)}`.slice(0, 40));
+const STEP = 10; // first bad commit: throughput -15 % from here on
+const SUBJECTS = SHAS.map((_, i) => (i === STEP ? XSS : `mm/vmscan: step ${i} of the seeded history`));
 const RUNS = 6;
 
 function doc(i, params, metrics) {
@@ -292,11 +292,14 @@ async function seedBisect() {
 // (nr_task=100%) at SHAS[STEP]: the detector's, or when it has not found it
 // within 10 s, one inserted by hand as the detector would store it.
 async function detectedRegression() {
+	let others = [];
 	const find = async () => {
 		const r = await call('GET', '/api/v1/regressions?metric=vm-scalability.throughput');
 		assert.equal(r.status, 200, r.text);
-		const list = Array.isArray(r.json) ? r.json : r.json.regressions;
-		return list.find((x) => x.bad && x.bad.sha === SHAS[STEP] && x.params && x.params.nr_task === '100%');
+		const list = (Array.isArray(r.json) ? r.json : r.json.regressions)
+			.filter((x) => x.params && x.params.nr_task === '100%');
+		others = list.filter((x) => !x.bad || x.bad.sha !== SHAS[STEP]);
+		return list.find((x) => x.bad && x.bad.sha === SHAS[STEP]);
 	};
 	for (let t = 0; t < 20; t++) {
 		const reg = await find();
@@ -307,6 +310,9 @@ async function detectedRegression() {
 		await sleep(500);
 	}
 	console.log('  the detector did not report the seeded step within 10 s: inserting the record by hand');
+	for (const o of others)
+		console.log(`  NOTE: the detector placed a change at ${o.good.sha.slice(0, 8)}..${o.bad.sha.slice(0, 8)} ` +
+			`(series index ${SHAS.indexOf(o.bad.sha)}, ${o.change_pct.toFixed(1)}%); the seeded step is at index ${STEP}`);
 	psql(`WITH x AS (INSERT INTO regressions (setup_id, metric_id, good_commit_id, bad_commit_id, kind,
 		change_pct, ci_lo_pct, ci_hi_pct, p_value, verdict, n_before, n_after, commits_after, pair_verdict)
 		SELECT s.id, m.id, g.id, b.id, 'regression', -15.0, -15.4, -14.6, 0.0001, 'different', ${RUNS * STEP},
@@ -321,8 +327,8 @@ async function detectedRegression() {
 	return reg;
 }
 
-// Regression 1 (throughput -15 % from SHAS[7] to SHAS[8]) and its finished
-// bisect 1 over SHAS[0]..SHAS[11], in the documented shapes; PATCH records
+// Regression 1 (throughput -15 % from SHAS[STEP - 1] to SHAS[STEP]) and its
+// finished bisect 1 over SHAS[0]..SHAS[STEP + 3], in the documented shapes; PATCH records
 // what the page sent and moves the state.
 function mockApis(setupId) {
 	const setup = { setup_id: setupId, testcase: 'vm-scalability', params: { test: 'small-allocs', nr_task: '100%' },
@@ -330,15 +336,15 @@ function mockApis(setupId) {
 	const good = (i) => Array.from({ length: 5 }, (_, k) => 1.0e7 * (1 + (k - 2) * 0.004) * (1 + i * 0.0001));
 	const bad = (i) => good(i).map((v) => v * 0.85);
 	const steps = [
-		{ commit: SHAS[6], subject: SUBJECTS[6], round: 1, samples: good(6), verdict: 'good' },
-		{ commit: SHAS[9], subject: SUBJECTS[9], round: 1, samples: bad(9), verdict: 'bad' },
-		{ commit: SHAS[7], subject: SUBJECTS[7], round: 2, samples: [], verdict: 'skip' },
-		{ commit: SHAS[8], subject: XSS, round: 2, samples: bad(8), verdict: 'bad' },
-		{ commit: SHAS[7], subject: SUBJECTS[7], round: 3, samples: good(7), verdict: 'good' },
+		{ commit: SHAS[STEP - 2], subject: SUBJECTS[STEP - 2], round: 1, samples: good(STEP - 2), verdict: 'good' },
+		{ commit: SHAS[STEP + 1], subject: SUBJECTS[STEP + 1], round: 1, samples: bad(STEP + 1), verdict: 'bad' },
+		{ commit: SHAS[STEP - 1], subject: SUBJECTS[STEP - 1], round: 2, samples: [], verdict: 'skip' },
+		{ commit: SHAS[STEP], subject: XSS, round: 2, samples: bad(STEP), verdict: 'bad' },
+		{ commit: SHAS[STEP - 1], subject: SUBJECTS[STEP - 1], round: 3, samples: good(STEP - 1), verdict: 'good' },
 	];
 	const bisect = {
 		id: 1, state: 'done', tree: 'linux', regression_id: 1, metric: 'vm-scalability.throughput', ...setup, arch: 'x86_64',
-		good: SHAS[0], bad: SHAS[11], steps, good_samples: good(0), bad_samples: bad(11),
+		good: SHAS[0], bad: SHAS[STEP + 3], steps, good_samples: good(0), bad_samples: bad(STEP + 3),
 		first_bad_commit: { sha: SHAS[STEP], subject: XSS, author: 'A U Thor', commit_time: '2026-11-09T12:00:00Z' },
 		first_bad_parent: SHAS[STEP - 1],
 		first_bad_diffstat: ' mm/memory.c | 4 ++--\n 1 file changed, 2 insertions(+), 2 deletions(-)',
@@ -701,7 +707,7 @@ async function main() {
 				timings.regression = Number(await page.evaluate(() => document.body.dataset.ready));
 				assert.match(await page.textContent('h1'), /^Regression #1: vm-scalability.throughput -15.0%/);
 				const range = await page.textContent('#range');
-				assert.ok(range.includes(SUBJECTS[7]) && range.includes(XSS), range);
+				assert.ok(range.includes(SUBJECTS[STEP - 1]) && range.includes(XSS), range);
 				assert.match(range, /\[-16\.1%, -13\.9%\]/);
 				// steps in order, with their samples as dots coloured by verdict
 				const steps = await page.$$eval('tr.step-row', (trs) => trs.map((t) => [t.cells[0].textContent,
@@ -735,8 +741,10 @@ async function main() {
 				await open(`/series?${new URLSearchParams({ testcase: 'vm-scalability', metric: 'vm-scalability.throughput' })}`, 'series-cp');
 				const cp = page.locator('.change-points');
 				assert.equal(await cp.count(), 1);
-				assert.match(await cp.textContent(), new RegExp(`^change points: ${SHAS[STEP].slice(0, 7)} -15.0% regression #1 confirmed$`));
-				assert.equal(await cp.locator('a').getAttribute('href'), '/regressions/1');
+				// (the real series API may add the detector's own points beside it)
+				assert.ok((await cp.textContent()).includes(`${SHAS[STEP].slice(0, 7)} -15.0% regression #1 confirmed`),
+					await cp.textContent());
+				assert.equal(await cp.locator(`a:text("${SHAS[STEP].slice(0, 7)}")`).getAttribute('href'), '/regressions/1');
 				await shot('series-change-point');
 				// the same bisect-style page by its bisect id
 				await open('/bisects/1', 'bisect');
