@@ -178,6 +178,14 @@ check-kernel: $(PROGRAMS)
 	@if [ -x tests/kernel/run.sh ]; then REGTRACK_BIN=$(CURDIR)/$(BIN) \
 		REGTRACK_EXEC_JOB=$(CURDIR)/$(B)/tests/kernel/exec_job tests/kernel/run.sh; fi
 
+# libFuzzer targets (fuzz/): each runs FUZZ_SECONDS (default 30), prints executions
+fuzz:
+	fuzz/run.sh
+
+# the long fault tests (tests/faults/): kills, restarts, load; figures printed
+check-faults: $(PROGRAMS)
+	REGTRACK_BIN=$(CURDIR)/$(BIN) tests/faults/run.sh
+
 bench: all
 	REGTRACK_BIN=$(CURDIR)/bin bench/run.sh
 
