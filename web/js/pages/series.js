@@ -157,7 +157,7 @@ function seriesBlock(s, metric, unit, width, regressions) {
 				{ label: 'median', cls: 'num' }, { label: '' }], rows, { class: 'list' })));
 	const draw = () => {
 		const t0 = performance.now();
-		seriesChart(chartEl, s, {
+		const u = seriesChart(chartEl, s, {
 			metric, unit, width, changePoints: cps.map((cp) => cp.index),
 			onHover: (p) => {
 				if (!p) {
@@ -175,6 +175,11 @@ function seriesBlock(s, metric, unit, width, regressions) {
 					location.assign(l);
 			},
 		});
+		let pending = 0;
+		addEventListener('resize', () => {
+			clearTimeout(pending);
+			pending = setTimeout(() => u.setSize({ width: Math.max(480, chartEl.clientWidth), height: u.height }), 150);
+		});
 		chartEl.dataset.points = String(n);
 		chartEl.dataset.drawMs = String(Math.round(performance.now() - t0));
 	};
@@ -184,6 +189,11 @@ function seriesBlock(s, metric, unit, width, regressions) {
 export async function render(root, { query }) {
 	const q = current(query);
 	document.title = `${q.metric || 'series'} · regtrack`;
+	// with both named in the link, the series is asked for at once, beside the pickers' lists
+	const early = q.testcase && q.metric ? Promise.all([api('/series', { query: q }),
+		tryApi('/regressions', { query: { testcase: q.testcase, metric: q.metric } })]) : null;
+	if (early)
+		early.catch(() => {}); /* awaited below */
 	const [testcases, metrics] = await Promise.all([api('/testcases'), api('/metrics')]);
 	const tcs = listOf(testcases, 'testcases');
 	const mets = listOf(metrics, 'metrics');
@@ -203,8 +213,8 @@ export async function render(root, { query }) {
 	replace(root, head, h('p', { class: 'muted' }, 'Loading series…'));
 	let data, regs;
 	try {
-		[data, regs] = await Promise.all([api('/series', { query: q }),
-			tryApi('/regressions', { query: { testcase: q.testcase, metric: q.metric } })]);
+		[data, regs] = await (early || Promise.all([api('/series', { query: q }),
+			tryApi('/regressions', { query: { testcase: q.testcase, metric: q.metric } })]));
 	} catch (e) {
 		replace(root, head, errorBox(e));
 		return;
