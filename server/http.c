@@ -3,8 +3,10 @@
 #include "xalloc.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -53,10 +55,25 @@ enum MHD_Result reply_json(struct request *rq, unsigned status, json_t *body)
 	char *s;
 	struct MHD_Response *resp;
 
-	s = json_dumps(body, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
+	/*
+	 * body is NULL when a json_pack() or json_string() of the handler met
+	 * a string that is not UTF-8: a bug to log, never a reason to abort
+	 * the whole server.
+	 */
+	s = body ? json_dumps(body, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(17))
+		 : NULL;
 	json_decref(body);
-	if (!s)
-		abort(); /* only on out of memory */
+	if (!s) {
+		static const char fail[] = "{\"error\":{\"code\":\"internal\",\"message\":"
+					   "\"the reply could not be encoded\",\"detail\":\"\"}}\n";
+
+		fprintf(stderr, "regtrack-server: %s %s: reply %u could not be encoded as JSON\n",
+			rq->method, rq->url, status);
+		resp = MHD_create_response_from_buffer(sizeof(fail) - 1, (void *)fail,
+						       MHD_RESPMEM_PERSISTENT);
+		MHD_add_response_header(resp, "Content-Type", "application/json");
+		return queue(rq, 500, resp);
+	}
 	len = strlen(s);
 	s[len] = '\n'; /* replace the NUL: the response has its own length */
 	resp = MHD_create_response_from_buffer(len + 1, s, MHD_RESPMEM_MUST_FREE);
@@ -64,13 +81,79 @@ enum MHD_Result reply_json(struct request *rq, unsigned status, json_t *body)
 	return queue(rq, status, resp);
 }
 
+/*
+ * Length of the UTF-8 sequence at s[0..n) as jansson accepts it (no
+ * overlong forms, surrogates or code points past U+10FFFF), or 0 when
+ * s does not start with one.
+ */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	size_t len;
+	unsigned cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (n < len)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return len;
+}
+
+/* 1 when s[0..n) is UTF-8 without NUL bytes. */
+static int utf8_ok(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	for (size_t i = 0, l; i < n; i += l)
+		if (!u[i] || !(l = utf8_seq(u + i, n - i)))
+			return 0;
+	return 1;
+}
+
+/*
+ * A JSON string of s with every byte that is not part of a UTF-8 sequence
+ * as '?': error texts echo what the client sent (a path, an argument) and
+ * are cut to fit struct err, maybe inside a character.
+ */
+static json_t *json_text(const char *s)
+{
+	size_t n = strlen(s);
+	char *t = xstrndup(s, n);
+	json_t *j;
+
+	for (size_t i = 0, l; i < n; i += l)
+		if (!(l = utf8_seq((unsigned char *)t + i, n - i))) {
+			t[i] = '?';
+			l = 1;
+		}
+	j = json_stringn(t, n);
+	free(t);
+	return j;
+}
+
 enum MHD_Result reply_err(struct request *rq, const struct err *e)
 {
 	int status = e->status >= 400 && e->status <= 599 ? e->status : 500;
 
 	return reply_json(rq, (unsigned)status,
-			  json_pack("{s:{s:s,s:s,s:s}}", "error", "code", e->code, "message",
-				    e->message, "detail", e->detail));
+			  json_pack("{s:{s:o,s:o,s:o}}", "error", "code", json_text(e->code),
+				    "message", json_text(e->message), "detail",
+				    json_text(e->detail)));
 }
 
 enum MHD_Result reply_errf(struct request *rq, int status, const char *code, const char *detail,
@@ -99,6 +182,34 @@ const char *rq_arg(struct request *rq, const char *name)
 	return v && *v ? v : NULL;
 }
 
+/*
+ * The first number in j that would not come back the same from the
+ * database, or NULL. PostgreSQL's jsonb prints a number in full, without
+ * an exponent (1e300 as 301 digits), and jansson refuses an integer past
+ * int64 when the stored JSON is read back: the field would silently
+ * vanish, a job would not lease. Sums of such values also overflow float8
+ * in SQL. So reals must lie within +-2^63; integers are int64 already.
+ */
+static json_t *bad_number(json_t *j)
+{
+	const char *k;
+	json_t *v, *bad;
+	size_t i;
+
+	if (json_is_real(j))
+		return fabs(json_real_value(j)) < 9223372036854775808.0 ? NULL : j;
+	if (json_is_object(j)) {
+		json_object_foreach(j, k, v)
+			if ((bad = bad_number(v)))
+				return bad;
+	} else if (json_is_array(j)) {
+		json_array_foreach(j, i, v)
+			if ((bad = bad_number(v)))
+				return bad;
+	}
+	return NULL;
+}
+
 json_t *rq_json(struct request *rq, struct err *e)
 {
 	json_error_t je;
@@ -118,6 +229,12 @@ json_t *rq_json(struct request *rq, struct err *e)
 	if (!json_is_object(j)) {
 		json_decref(j);
 		err_set(e, 400, "invalid_field", "", "the request body must be a JSON object");
+		return NULL;
+	}
+	if (bad_number(j)) {
+		err_set(e, 400, "invalid_field", "", "a number is out of range: %g (the limit is +-2^63)",
+			json_real_value(bad_number(j)));
+		json_decref(j);
 		return NULL;
 	}
 	return j;
@@ -221,15 +338,40 @@ static int match(struct request *rq, const char *pattern, const char *url)
 	return 1;
 }
 
+/* MHD_get_connection_values_n callback: stops at the first argument that is
+ * not UTF-8 or holds a NUL byte, keeping its name in *cls. */
+static enum MHD_Result find_bad_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+				    size_t key_size, const char *value, size_t value_size)
+{
+	const char **bad = cls;
+
+	(void)kind;
+	if (utf8_ok(key, key_size) && (!value || utf8_ok(value, value_size)))
+		return MHD_YES;
+	*bad = key;
+	return MHD_NO;
+}
+
 static enum MHD_Result dispatch(struct request *rq)
 {
 	const struct route *found = NULL;
 	int path_matched = 0;
+	const char *bad = NULL;
 	struct err e;
 
 	if (rq->too_large)
 		return reply_errf(rq, 413, "too_large", "body",
 				  "the request body is larger than %ld bytes", rq->srv->cfg->body_limit);
+	/*
+	 * Every text of the URL reaches handlers, SQL parameters and error
+	 * replies as a C string: refuse bytes that are not UTF-8 (PostgreSQL
+	 * and jansson reject them) and NUL bytes (they would cut it short).
+	 */
+	MHD_get_connection_values_n(rq->conn, MHD_GET_ARGUMENT_KIND, find_bad_arg, &bad);
+	if (bad || !utf8_ok(rq->url, strlen(rq->url)))
+		return reply_errf(rq, 400, "invalid_field", bad ? bad : "path",
+				  "the %s is not UTF-8 text without NUL bytes",
+				  bad ? "query argument" : "path");
 	for (unsigned i = 0; i < nr_routes; i++) {
 		if (!match(rq, routes[i].pattern, rq->url))
 			continue;
@@ -332,6 +474,34 @@ static void log_mhd(void *cls, const char *fmt, va_list ap)
 	vfprintf(stderr, fmt, ap);
 }
 
+/*
+ * MHD_OPTION_UNESCAPE_CALLBACK: %XX decoding of the path and of query
+ * arguments in place, as MHD's own, except that %00 becomes the byte 0xff:
+ * the path reaches handlers as a C string that a NUL would cut short
+ * ("/metrics/a%00b" naming metric "a"), and 0xff, never UTF-8, makes
+ * dispatch() refuse it.
+ */
+static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
+{
+	char *w = s;
+
+	(void)cls;
+	(void)c;
+	for (const char *r = s; *r; w++) {
+		if (r[0] == '%' && isxdigit((unsigned char)r[1]) && isxdigit((unsigned char)r[2])) {
+			char hex[3] = { r[1], r[2], 0 };
+			unsigned long v = strtoul(hex, NULL, 16);
+
+			*w = v ? (char)v : (char)0xff;
+			r += 3;
+		} else {
+			*w = *r++;
+		}
+	}
+	*w = '\0';
+	return (size_t)(w - s);
+}
+
 int http_start(struct server *srv, struct err *e)
 {
 	struct sockaddr_in sin;
@@ -365,6 +535,7 @@ int http_start(struct server *srv, struct err *e)
 		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sin,
 		MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)srv->cfg->threads,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
+		MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)4000,
 		MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)1024,

@@ -109,7 +109,9 @@ const char *rq_arg(struct request *rq, const char *name);
 /*
  * Parses the request body as one JSON object. Returns a new reference
  * (caller json_decref()s) or NULL with e filled: 400 "invalid_json" with
- * the line/column in detail, or 400 "invalid_field" when it is not an object.
+ * the line/column in detail, or 400 "invalid_field" when it is not an object
+ * or holds a real number outside +-2^63 (jsonb would give it back as an
+ * integer jansson cannot read).
  */
 json_t *rq_json(struct request *rq, struct err *e);
 
