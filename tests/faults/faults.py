@@ -1,0 +1,220 @@
+"""Fault tests (issue 10), `make check-faults`: each scenario prints its
+figures and exits non-zero when an invariant breaks.
+
+  kill-server  the server is killed with SIGKILL (3 times) while 1,000
+               result documents are uploaded by 8 clients that retry until
+               acknowledged: afterwards exactly 1,000 runs, each once, with
+               their values.
+  pg-restart   PostgreSQL is stopped under upload load: the server answers
+               503 (healthz and writes) while it is down, answers again
+               within 5 s of PostgreSQL coming back, without a restart, and
+               every acknowledged write is in the database.
+
+Run by tests/faults/run.sh with REGTRACK_BIN set; Debian's /usr/bin/python3.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
+from harness import PG_LOCAL, Server, result_doc, sha  # noqa: E402
+
+
+def post(url, token, doc, timeout=10):
+    """(status, body) or (None, error text) when the connection fails."""
+    req = urllib.request.Request(url + "/api/v1/results", data=json.dumps(doc).encode(),
+                                 method="POST")
+    req.add_header("Authorization", "Bearer " + token)
+    req.add_header("Content-Type", "application/json")
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            return r.status, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read()
+    except (OSError, urllib.error.URLError) as e:
+        return None, str(e)
+
+
+class Uploader(threading.Thread):
+    """Uploads its documents in order, each retried until 200/201."""
+
+    def __init__(self, srv, docs, token):
+        super().__init__(daemon=True)
+        self.srv, self.docs, self.token = srv, docs, token
+        self.acked, self.attempts, self.statuses = [], 0, {}
+        self.bad = []
+
+    def run(self):
+        for doc in self.docs:
+            while True:
+                self.attempts += 1
+                st, body = post(self.srv.url, self.token, doc)
+                self.statuses[st] = self.statuses.get(st, 0) + 1
+                if st in (200, 201):
+                    self.acked.append(doc["run_id"])
+                    break
+                if st is not None and st not in (503,) and st < 500:
+                    self.bad.append((st, body[:200]))
+                    break
+                time.sleep(0.05)
+
+
+def docs_for(n, prefix):
+    out = []
+    for i in range(n):
+        d = result_doc(sha("%x" % (i % 16)), metrics={"fault.ops": [float(i), float(i) + 0.5]},
+                       params={"test": prefix, "i": i % 7})
+        out.append(d)
+    return out
+
+
+def check_stored(srv, docs, fails):
+    ids = [d["run_id"] for d in docs]
+    runs = int(srv.psql("SELECT count(*) FROM runs"))
+    distinct = int(srv.psql("SELECT count(DISTINCT run_id) FROM runs"))
+    values = int(srv.psql("SELECT count(*) FROM run_values"))
+    stored = set(srv.psql("SELECT run_id FROM runs").split())
+    missing = [i for i in ids if i not in stored]
+    print("  runs stored %d (distinct %d), run_values rows %d, missing %d"
+          % (runs, distinct, values, len(missing)))
+    if runs != len(docs) or distinct != len(docs) or missing or values != len(docs):
+        fails.append("stored %d runs / %d distinct / %d values for %d documents, %d missing"
+                     % (runs, distinct, values, len(docs), len(missing)))
+
+
+def kill_server():
+    fails = []
+    srv = Server()
+    port = int(srv.addr.rsplit(":", 1)[1])
+    docs = docs_for(1000, "kill")
+    ups = [Uploader(srv, docs[i::8], srv.tokens["submit"]) for i in range(8)]
+    t0 = time.monotonic()
+    for u in ups:
+        u.start()
+    kills = 0
+    for _ in range(3):
+        time.sleep(1.5)
+        done = sum(len(u.acked) for u in ups)
+        if done >= 1000:
+            break
+        srv.proc.send_signal(signal.SIGKILL)
+        srv.proc.wait()
+        kills += 1
+        srv.stop()
+        print("  SIGKILL %d after %d acknowledged" % (kills, done))
+        time.sleep(0.3)
+        srv.start(port)
+    for u in ups:
+        u.join(300)
+    elapsed = time.monotonic() - t0
+    attempts = sum(u.attempts for u in ups)
+    statuses = {}
+    for u in ups:
+        for k, v in u.statuses.items():
+            statuses[str(k)] = statuses.get(str(k), 0) + v
+        fails += ["client refused: %s" % (b,) for b in u.bad]
+    acked = sum(len(u.acked) for u in ups)
+    print("  %d kills, %d documents acknowledged, %d attempts, statuses %s, %.1f s"
+          % (kills, acked, attempts, statuses, elapsed))
+    if kills == 0:
+        fails.append("the uploads finished before the first kill: nothing was tested")
+    check_stored(srv, docs, fails)
+    srv.stop()
+    return fails
+
+
+def pg_restart():
+    fails = []
+    srv = Server()
+    env = srv.cluster.env
+    docs = docs_for(3000, "pg")
+    ups = [Uploader(srv, docs[i::6], srv.tokens["submit"]) for i in range(6)]
+    for u in ups:
+        u.start()
+    time.sleep(1.5)
+    before = sum(len(u.acked) for u in ups)
+    subprocess.run([PG_LOCAL, "stop"], env=env, check=True, capture_output=True, timeout=120)
+    t_down = time.monotonic()
+    # while down: 503 from healthz and from a write
+    h = urllib.request.Request(srv.url + "/healthz")
+    codes = []
+    for _ in range(10):
+        try:
+            with urllib.request.urlopen(h, timeout=10) as r:
+                codes.append(r.status)
+        except urllib.error.HTTPError as e:
+            codes.append(e.code)
+        st, _ = post(srv.url, srv.tokens["submit"], result_doc(sha("ab")))
+        codes.append(st)
+        time.sleep(0.2)
+    down_s = time.monotonic() - t_down
+    print("  PostgreSQL down %.1f s after %d acknowledged; answers while down: %s"
+          % (down_s, before, sorted(set(map(str, codes)))))
+    if set(codes) != {503}:
+        fails.append("while PostgreSQL was down the server answered %s, not only 503" % codes)
+    subprocess.run([PG_LOCAL, "start"], env=env, check=True, capture_output=True, timeout=120)
+    t_up = time.monotonic()
+    healthy = None
+    while time.monotonic() - t_up < 30:
+        try:
+            with urllib.request.urlopen(h, timeout=5) as r:
+                if r.status == 200:
+                    healthy = time.monotonic() - t_up
+                    break
+        except (urllib.error.HTTPError, OSError):
+            pass
+        time.sleep(0.05)
+    st = None
+    while healthy is not None and time.monotonic() - t_up < 30:
+        st, _ = post(srv.url, srv.tokens["submit"], result_doc(sha("cd")))
+        if st == 201:
+            break
+        time.sleep(0.05)
+    written = time.monotonic() - t_up
+    print("  PostgreSQL back: healthz 200 after %s s, first write 201 after %.2f s"
+          % ("%.2f" % healthy if healthy is not None else "never", written))
+    if healthy is None or healthy > 5 or st != 201 or written > 5:
+        fails.append("no reconnect within 5 s (healthz %s, write %s after %.1f s)"
+                     % (healthy, st, written))
+    for u in ups:
+        u.join(600)
+    statuses = {}
+    for u in ups:
+        for k, v in u.statuses.items():
+            statuses[str(k)] = statuses.get(str(k), 0) + v
+        fails += ["client refused: %s" % (b,) for b in u.bad]
+    print("  uploads: %d acknowledged, statuses %s" % (sum(len(u.acked) for u in ups), statuses))
+    # every acknowledged document is stored (plus the two probes written above)
+    srv.psql("DELETE FROM runs WHERE commit_id IN (SELECT id FROM commits WHERE sha IN ('%s','%s'))"
+             % (sha("ab"), sha("cd")))
+    check_stored(srv, docs, fails)
+    if srv.proc.poll() is not None:
+        fails.append("the server exited")
+    srv.stop()
+    return fails
+
+
+SCENARIOS = {"kill-server": kill_server, "pg-restart": pg_restart}
+
+if __name__ == "__main__":
+    names = sys.argv[1:] or list(SCENARIOS)
+    failed = 0
+    for name in names:
+        print("== %s" % name, flush=True)
+        t0 = time.monotonic()
+        fails = SCENARIOS[name]()
+        for f in fails:
+            print("  FAIL: " + f)
+        print("== %s: %s (%.1f s)" % (name, "FAIL" if fails else "ok", time.monotonic() - t0),
+              flush=True)
+        failed += bool(fails)
+    from harness import Cluster
+    if Cluster._instance:
+        Cluster._instance.stop()
+    sys.exit(1 if failed else 0)
