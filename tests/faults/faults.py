@@ -5,6 +5,8 @@ figures and exits non-zero when an invariant breaks.
                result documents are uploaded by 8 clients that retry until
                acknowledged: afterwards exactly 1,000 runs, each once, with
                their values.
+  worker-kill  a host-mode worker SIGKILLed 20 times in its run and upload
+               phases: every job done once with its runs, none lost or doubled.
   pg-restart   PostgreSQL is stopped under upload load: the server answers
                503 (healthz and writes) while it is down, answers again
                within 5 s of PostgreSQL coming back, without a restart, and
@@ -200,7 +202,102 @@ def pg_restart():
     return fails
 
 
-SCENARIOS = {"kill-server": kill_server, "pg-restart": pg_restart}
+CASES = os.environ.get("REGTRACK_CASES", os.path.join(os.path.dirname(PG_LOCAL), "..", "bin",
+                                                        "cases"))
+
+
+def worker_kill():
+    """Host-mode jobs; the worker is SIGKILLed 20 times, alternately in the
+    run phase and at the start of the upload phase, and restarted on the
+    same work dir (its spool). Every job must end done once with exactly
+    `repeat` runs, none lost, none doubled. (Host mode has no fetch, build
+    or boot phase to kill in.)"""
+    import re
+    import tempfile
+    fails = []
+    srv = Server(extra_args=["--lease-timeout", "3", "--max-attempts", "50"])
+    work = tempfile.mkdtemp(prefix="wk-", dir=os.environ.get("REGTRACK_TEST_TMP"))
+    log_path = os.path.join(work, "worker.log")
+    jobs = []
+    for i in range(12):
+        r = srv.post("/api/v1/jobs", {"commit": sha("1"), "kconfig": "host", "compiler": "gcc-12",
+                                      "testcase": "small-allocs",
+                                      "params": {"nr_task": "1", "runtime": "0.3", "source": "anon"},
+                                      "tbox_group": "faults-box", "repeat": 2}, scope="submit")
+        if r.status not in (200, 201):
+            return ["cannot submit a job: %r" % r]
+        jobs.append(r.json()["id"])
+
+    def start():
+        args = [os.path.join(os.environ.get("REGTRACK_BIN", "bin"), "regtrack-worker"), "run",
+                "--server", srv.url, "--work-dir", work, "--tbox-group", "faults-box",
+                "--capabilities", "host", "--cases-dir", CASES, "--lease-wait", "1",
+                "--retry-max", "1", "--heartbeat", "1", "--heartbeat-run", "1"]
+        log = open(log_path, "ab")
+        return subprocess.Popen(args, stdout=log, stderr=log,
+                                env=dict(os.environ, REGTRACK_TOKEN=srv.tokens["worker"])), log
+
+    def done():
+        return int(srv.psql("SELECT count(*) FROM jobs WHERE state IN ('done', 'failed')"))
+
+    kills = {"run": 0, "upload": 0}
+    t0 = time.monotonic()
+    proc, log = start()
+    want = "run"
+    seen = 0
+    while sum(kills.values()) < 20 and done() < len(jobs) and time.monotonic() - t0 < 600:
+        with open(log_path, errors="replace") as f:
+            text = f.read()
+        hits = [m.start() for m in re.finditer(r"phase %s" % want, text)]
+        new = [h for h in hits if h >= seen]
+        if new:
+            seen = len(text)
+            if want == "run":
+                time.sleep(0.15)
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+            log.close()
+            kills[want] += 1
+            want = "upload" if want == "run" else "run"
+            proc, log = start()
+        time.sleep(0.005)
+    while done() < len(jobs) and time.monotonic() - t0 < 900:
+        time.sleep(0.5)
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    log.close()
+    elapsed = time.monotonic() - t0
+    rows = srv.psql("SELECT j.id, j.state, coalesce(j.outcome, ''), j.attempts, "
+                    "(SELECT count(*) FROM runs r WHERE r.job_id = j.id), "
+                    "(SELECT count(DISTINCT r.run_id) FROM runs r WHERE r.job_id = j.id) "
+                    "FROM jobs j ORDER BY j.id").splitlines()
+    attempts = 0
+    for row in rows:
+        jid, state, outcome, att, nruns, ndistinct = row.split("|")
+        attempts += int(att)
+        if state != "done" or outcome != "ok" or nruns != "2" or ndistinct != "2":
+            fails.append("job %s: state %s outcome %s, %s runs (%s distinct)"
+                         % (jid, state, outcome, nruns, ndistinct))
+    total = int(srv.psql("SELECT count(*) FROM runs"))
+    print("  %d kills (run %d, upload %d), %d jobs, attempts %d, runs stored %d (expected %d), "
+          "%.1f s" % (sum(kills.values()), kills["run"], kills["upload"], len(jobs), attempts,
+                      total, 2 * len(jobs), elapsed))
+    if total != 2 * len(jobs):
+        fails.append("%d runs stored for %d expected" % (total, 2 * len(jobs)))
+    if sum(kills.values()) < 10:
+        fails.append("only %d kills happened" % sum(kills.values()))
+    dropped = os.listdir(os.path.join(work, "spool", "dropped")) \
+        if os.path.isdir(os.path.join(work, "spool", "dropped")) else []
+    print("  spool/dropped (completions refused after a lost lease): %d" % len(dropped))
+    srv.stop()
+    return fails
+
+
+SCENARIOS = {"kill-server": kill_server, "pg-restart": pg_restart, "worker-kill": worker_kill}
 
 if __name__ == "__main__":
     names = sys.argv[1:] or list(SCENARIOS)
