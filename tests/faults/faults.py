@@ -7,6 +7,8 @@ figures and exits non-zero when an invariant breaks.
                their values.
   worker-kill  a host-mode worker SIGKILLed 20 times in its run and upload
                phases: every job done once with its runs, none lost or doubled.
+  worker-valgrind  one host job by `regtrack-worker run --once` under
+               valgrind --leak-check=full: clean, job done with its runs.
   pg-restart   PostgreSQL is stopped under upload load: the server answers
                503 (healthz and writes) while it is down, answers again
                within 5 s of PostgreSQL coming back, without a restart, and
@@ -297,7 +299,43 @@ def worker_kill():
     return fails
 
 
-SCENARIOS = {"kill-server": kill_server, "pg-restart": pg_restart, "worker-kill": worker_kill}
+def worker_valgrind():
+    """One host job run by `regtrack-worker run --once` under valgrind
+    (--leak-check=full --error-exitcode=1): no error, no leak, job done."""
+    import tempfile
+    fails = []
+    srv = Server()
+    work = tempfile.mkdtemp(prefix="wv-", dir=os.environ.get("REGTRACK_TEST_TMP"))
+    r = srv.post("/api/v1/jobs", {"commit": sha("2"), "kconfig": "host", "compiler": "gcc-12",
+                                  "testcase": "small-allocs",
+                                  "params": {"nr_task": "1", "runtime": "0.3", "source": "anon"},
+                                  "tbox_group": "vg-box", "repeat": 2}, scope="submit")
+    jid = r.json()["id"]
+    args = ["valgrind", "--leak-check=full", "--show-leak-kinds=definite,indirect,possible",
+            "--errors-for-leak-kinds=definite,indirect,possible", "--error-exitcode=1",
+            "--track-fds=no", "--quiet",
+            os.path.join(os.environ.get("REGTRACK_BIN", "bin"), "regtrack-worker"), "run", "--once",
+            "--server", srv.url, "--work-dir", work, "--tbox-group", "vg-box",
+            "--capabilities", "host", "--cases-dir", CASES, "--lease-wait", "5"]
+    out = subprocess.run(args, env=dict(os.environ, REGTRACK_TOKEN=srv.tokens["worker"]),
+                         capture_output=True, text=True, timeout=600)
+    errs = [l for l in out.stderr.splitlines() if l.startswith("==")]
+    state = srv.psql("SELECT state || ' ' || coalesce(outcome, '') || ' ' || "
+                     "(SELECT count(*) FROM runs WHERE job_id = %d) FROM jobs WHERE id = %d"
+                     % (jid, jid))
+    print("  valgrind exit %d, %d valgrind lines, job: %s" % (out.returncode, len(errs), state))
+    for l in errs[:60]:
+        print("  " + l)
+    if out.returncode != 0 or errs:
+        fails.append("valgrind reported errors (exit %d)" % out.returncode)
+    if state != "done ok 2":
+        fails.append("job ended as '%s'" % state)
+    srv.stop()
+    return fails
+
+
+SCENARIOS = {"kill-server": kill_server, "pg-restart": pg_restart, "worker-kill": worker_kill,
+             "worker-valgrind": worker_valgrind}
 
 if __name__ == "__main__":
     names = sys.argv[1:] or list(SCENARIOS)
