@@ -18,8 +18,13 @@
 #define IMPORT_BATCH 2000
 #define OUT_CAP (512u << 20)
 
+/*
+ * No prompts, and only the transports a tracked tree needs: a tree URL is
+ * admin input, and git's "ext::" (run a command) or "fd::" must never be
+ * reachable through it.
+ */
 static const char *const git_env[] = { "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=true", "LC_ALL=C",
-				       NULL };
+				       "GIT_ALLOW_PROTOCOL=file:git:http:https:ssh", NULL };
 
 static int is_sha(const char *s)
 {
