@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -199,13 +200,17 @@ static void child_fail(int fd, int errnum)
 
 /* Runs in the forked child: only async-signal-safe calls from here on. */
 static void child_exec(const struct runcmd *cmd, const char *prog, char **envp,
-		       int devnull, int out_w, int err_w, int status_w)
+		       int devnull, int out_w, int err_w, int status_w, pid_t parent)
 {
 	struct sigaction sa;
 	sigset_t all;
 	int sig;
 
 	setpgid(0, 0);
+	/* if the worker dies, its child (make, qemu, git) must not run on alone */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_DFL;
 	for (sig = 1; sig < NSIG; sig++)
@@ -246,7 +251,7 @@ int runcmd_run(struct runcmd *cmd, struct err *e)
 	double start, deadline, term_at = 0, drain_until = 0;
 	char **envp = NULL;
 	char *prog;
-	pid_t pid;
+	pid_t pid, parent;
 	ssize_t r;
 	int killed = 0, leader_done = 0;
 	struct pollfd pfd[2];
@@ -266,13 +271,14 @@ int runcmd_run(struct runcmd *cmd, struct err *e)
 	}
 	envp = build_env(cmd->env);
 	start = now_s();
+	parent = getpid();
 	pid = fork();
 	if (pid < 0) {
 		err_set(e, 500, "spawn_failed", cmd->argv[0], "cannot fork: %s", strerror(errno));
 		goto fail;
 	}
 	if (pid == 0)
-		child_exec(cmd, prog, envp, devnull, out_p[1], err_p[1], st_p[1]);
+		child_exec(cmd, prog, envp, devnull, out_p[1], err_p[1], st_p[1], parent);
 	setpgid(pid, pid);	/* also in the parent: no race with an early kill */
 
 	close(out_p[1]);

@@ -12,7 +12,10 @@
  * an argv vector (no shell ever sees it), a timeout, its own process group
  * (the whole group is killed on timeout or cancel, and any process left in
  * the group when the child exits is killed too), stdin from /dev/null, and
- * stdout/stderr captured into size-capped buffers.
+ * stdout/stderr captured into size-capped buffers. The child gets SIGKILL
+ * when the calling thread dies (PR_SET_PDEATHSIG), so a killed worker does
+ * not leave make or qemu running on alone; call runcmd_run from a thread
+ * that outlives the child.
  *
  * Usage:
  *	const char *argv[] = { "git", "-C", dir, "fetch", NULL };

@@ -9,9 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "runcmd.h"
+#include "xalloc.h"
 #include "banned.h"
 
 static void test_capture_and_exit_code(void **state)
@@ -178,6 +180,47 @@ static void test_strays_killed_after_exit(void **state)
 	runcmd_release(&cmd);
 }
 
+static void test_child_dies_with_caller(void **state)
+{
+	/* a helper process runs `sleep` through runcmd and is killed by
+	 * SIGALRM meanwhile: the sleep must not outlive it */
+	char path[] = "/tmp/test_runcmd_pid.XXXXXX";
+	char line[32] = "";
+	int fd = mkstemp(path), status;
+	pid_t helper;
+	FILE *f;
+	long pid;
+
+	assert_true(fd >= 0);
+	close(fd);
+	helper = fork();
+	assert_true(helper >= 0);
+	if (helper == 0) {
+		char *script = xstrfmt("echo $$ > %s; exec sleep 60", path);
+		const char *argv[] = { "sh", "-c", script, NULL };
+		struct runcmd cmd;
+		struct err e;
+
+		signal(SIGALRM, SIG_DFL);
+		alarm(1);
+		runcmd_init(&cmd, argv, 120);
+		if (runcmd_run(&cmd, &e) < 0)
+			_exit(3);
+		_exit(4);	/* not reached: SIGALRM ends us first */
+	}
+	assert_int_equal(waitpid(helper, &status, 0), helper);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGALRM);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	fclose(f);
+	unlink(path);
+	pid = strtol(line, NULL, 10);
+	assert_true(pid > 1);
+	assert_true(wait_gone((pid_t)pid));
+}
+
 static void test_sigkill_after_grace(void **state)
 {
 	/* a child ignoring SIGTERM is SIGKILLed after the grace period */
@@ -295,6 +338,7 @@ int main(void)
 		cmocka_unit_test(test_timeout_kills_group),
 		cmocka_unit_test(test_strays_killed_after_exit),
 		cmocka_unit_test(test_sigkill_after_grace),
+		cmocka_unit_test(test_child_dies_with_caller),
 		cmocka_unit_test(test_cancel),
 		cmocka_unit_test(test_exec_failure),
 		cmocka_unit_test(test_cwd),
