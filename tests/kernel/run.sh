@@ -113,6 +113,11 @@ check_kernel_outcome() {
 
 # --- 1. host mode ---------------------------------------------------------
 host_arch=$(uname -m)
+# /init must refuse to act outside an initramfs (it would mount over /dev
+# and reboot the machine)
+out=$(bin/cases/$host_arch/init 2>&1); rc=$?
+[[ $rc -eq 2 && $out == *"not PID 1"* ]] && ok "init refuses to run as a host process" ||
+	bad "init as a host process: rc $rc"
 exec_job host "${common[@]}" --arch "$host_arch" --kconfig host --repeat 2 \
 	--params '{"nr_task": 1, "runtime": 0.2}'
 check_runs host 2 wallclock host "$(uname -r)"
