@@ -217,6 +217,15 @@ static json_t *run_object(json_t *metrics, const char *started_at, double durati
 	return run;
 }
 
+/* 1 (and e filled: "cancelled") when the agent asked the job to stop. */
+static int is_cancelled(const struct worker_env *env, struct err *e)
+{
+	if (!env->cancel || !*env->cancel)
+		return 0;
+	err_set(e, 503, "cancelled", "", "job cancelled");
+	return 1;
+}
+
 static void set_status(struct job_outcome *out, const char *status)
 {
 	snprintf(out->status, sizeof(out->status), "%s", status);
@@ -271,8 +280,9 @@ static int execute_host(const struct job_spec *spec, const struct worker_env *en
 		h.args = (const char *const *)args->v;
 		h.cwd = tmpdir;
 		h.timeout_s = env->timeout_run_s;
+		h.cancel = env->cancel;
 		now_rfc3339(started, sizeof(started));
-		if (hostrun_run(&h, e) < 0) {
+		if (hostrun_run(&h, e) < 0 || is_cancelled(env, e)) {
 			hostrun_release(&h);
 			rc = -1;
 			break;
@@ -485,10 +495,13 @@ static int execute_kernel(const struct job_spec *spec, const struct worker_env *
 	k.make_jobs = env->make_jobs;
 	k.timeout_fetch_s = env->timeout_fetch_s;
 	k.timeout_build_s = env->timeout_build_s;
+	k.cancel = env->cancel;
 
 	report(phase, ctx, "fetch", 0, "%s %s", spec->tree ? spec->tree : "", spec->commit ? spec->commit : "");
-	if (kernel_fetch(&k, e) < 0)
+	if (kernel_fetch(&k, e) < 0) {
+		is_cancelled(env, e);
 		goto out;
+	}
 	report(phase, ctx, "configure", 0, "%s at %.12s", spec->kconfig, k.sha);
 	r = kernel_configure(&k, e);
 	if (!r) {
@@ -497,7 +510,7 @@ static int execute_kernel(const struct job_spec *spec, const struct worker_env *
 		r = kernel_build(&k, e);
 	}
 	if (r) {
-		if (r < 0)
+		if (r < 0 || is_cancelled(env, e))
 			goto out;
 		set_status(out, "build-failed");
 		out->log_tail = tail_dup(k.log.data, k.log.len);
@@ -525,6 +538,8 @@ static int execute_kernel(const struct job_spec *spec, const struct worker_env *
 	if (build_initramfs(initrd, env, spec, args, run_s, e) < 0)
 		goto out;
 
+	if (is_cancelled(env, e))
+		goto out;
 	if (!args->icount) {
 		report(phase, ctx, "boot", 0, "probing kvm");
 		accel = qemu_kvm_usable(env->arch, k.image, initrd, "rt.case=none", MARK_END,
@@ -554,11 +569,12 @@ static int execute_kernel(const struct job_spec *spec, const struct worker_env *
 		q.cpus = env->qemu_cpus;
 		q.timeout_s = boot_s + run_s;
 		q.log_fd = fd;
+		q.cancel = env->cancel;
 		now_rfc3339(started, sizeof(started));
 		r = qemu_run(&q, e);
 		if (fd >= 0)
 			close(fd);
-		if (r < 0) {
+		if (r < 0 || is_cancelled(env, e)) {
 			qemu_release(&q);
 			goto out;
 		}

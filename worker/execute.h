@@ -9,6 +9,7 @@
  * parse each run's result block. Host mode (kconfig "host"): run the case
  * binary `repeat` times on the running kernel (worker/hostrun.h).
  */
+#include <signal.h>
 #include <jansson.h>
 #include "err.h"
 
@@ -29,6 +30,10 @@ struct worker_env {
 	const char *ccache_dir;
 	int make_jobs, qemu_mem_mb, qemu_cpus;
 	int timeout_fetch_s, timeout_build_s, timeout_boot_s, timeout_run_s;
+	volatile sig_atomic_t *cancel;        /* optional (NULL: none): when it becomes non-zero
+	                                         (e.g. from a SIGTERM handler), the running git,
+	                                         make, qemu or case is killed and job_execute
+	                                         returns -1 with e->code "cancelled" */
 };
 
 /* phase: "fetch","configure","build","initramfs","boot","run"; progress 0..1 */
@@ -73,7 +78,8 @@ struct job_outcome {
  *   $REGTRACK_KCONFIG_DIR, or PREFIX/share/regtrack/kconfig).
  * - Errors (-1): "invalid_job" (bad testcase/params/repeat/kconfig for this
  *   arch/compiler, no case binary), "fetch_failed", "unknown_commit",
- *   "io_error" (work dir unusable), "exec_failed" (git/make/qemu missing).
+ *   "io_error" (work dir unusable), "exec_failed" (git/make/qemu missing),
+ *   "cancelled" (env->cancel was raised; `runs` holds the runs finished).
  * phase may be NULL; it is called before each phase and before each run,
  * never while a case is measuring.
  */

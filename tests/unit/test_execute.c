@@ -65,6 +65,9 @@ static int setup(void **state)
 	p = xstrfmt("%s/x86_64/failing", fx->cases);
 	write_script(p, "#!/bin/sh\necho 'value: 1'\necho 'cannot map' >&2\nexit 3\n");
 	free(p);
+	p = xstrfmt("%s/x86_64/sleepy", fx->cases);
+	write_script(p, "#!/bin/sh\nsleep 30\necho 'value: 1'\n");
+	free(p);
 	p = xstrfmt("%s/x86_64/silent", fx->cases);
 	write_script(p, "#!/bin/sh\necho 'nothing to see'\n");
 	free(p);
@@ -205,6 +208,22 @@ static void test_host_icount_refused(void **state)
 	job_outcome_release(&out);
 }
 
+static void test_host_cancel(void **state)
+{
+	struct fixture *fx = *state;
+	volatile sig_atomic_t cancel = 1;
+	struct job_outcome out;
+	struct err e;
+
+	fx->spec.testcase = "sleepy";
+	fx->env.cancel = &cancel;
+	assert_int_equal(job_execute(&fx->spec, &fx->env, NULL, NULL, &out, &e), -1);
+	assert_string_equal(e.code, "cancelled");
+	assert_int_equal(json_array_size(out.runs), 0);
+	job_outcome_release(&out);
+	fx->env.cancel = NULL;
+}
+
 static void expect_invalid(struct fixture *fx, const char *detail)
 {
 	struct job_outcome out;
@@ -261,6 +280,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_host_case_fails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_host_no_metrics, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_host_icount_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_host_cancel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_invalid_specs, setup, teardown),
 	};
 
