@@ -8,23 +8,28 @@
 
 #include "banned.h"
 
+/* samples up to this size live on the stack (a compare of thousands of
+ * metrics of a few runs each allocated four arrays per metric) */
+#define SMALL_N 32
+
 void sample_stats_compute(const double *v, size_t n, struct sample_stats *out)
 {
 	double sum = 0, ss = 0, mean;
-	double *tmp;
+	double buf[SMALL_N], *tmp;
 	size_t m = 0;
 
 	out->n = 0;
 	out->mean = out->median = out->stddev_pct = out->min = out->max = NAN;
 	if (!n)
 		return;
-	tmp = xmalloc(n * sizeof(*tmp));
+	tmp = n <= SMALL_N ? buf : xmalloc(n * sizeof(*tmp));
 	for (size_t i = 0; i < n; i++)
 		if (isfinite(v[i]))
 			tmp[m++] = v[i];
 	out->n = m;
 	if (!m) {
-		free(tmp);
+		if (tmp != buf)
+			free(tmp);
 		return;
 	}
 	/* shifted sum: identical values give an exact mean and a zero stddev */
@@ -42,7 +47,8 @@ void sample_stats_compute(const double *v, size_t n, struct sample_stats *out)
 	out->mean = mean;
 	out->stddev_pct = mean != 0 ? 100 * sqrt(ss / (double)m) / fabs(mean) : NAN;
 	out->median = ranktest_median_inplace(tmp, m);
-	free(tmp);
+	if (tmp != buf)
+		free(tmp);
 }
 
 const char *verdict_name(enum verdict v)
@@ -71,10 +77,11 @@ double compare_opts_floor(const struct compare_opts *o, const char *name)
 	return metric_is_monitor(name) ? o->monitor_floor_pct : o->floor_pct;
 }
 
-/* Finite values of v, new array (caller frees); *m gets their count. */
-static double *finite_copy(const double *v, size_t n, size_t *m)
+/* Finite values of v in buf (when n <= SMALL_N) or a new array (caller frees
+ * when not buf); *m gets their count. */
+static double *finite_copy(const double *v, size_t n, size_t *m, double *buf)
 {
-	double *out = xmalloc((n ? n : 1) * sizeof(*out));
+	double *out = n <= SMALL_N ? buf : xmalloc((n ? n : 1) * sizeof(*out));
 
 	*m = 0;
 	for (size_t i = 0; i < n; i++)
@@ -88,7 +95,7 @@ void compare_samples(const double *a, size_t na, const double *b, size_t nb,
 {
 	struct compare_opts def;
 	size_t ma, mb;
-	double *fa, *fb, est, lo, hi;
+	double *fa, *fb, est, lo, hi, abuf[SMALL_N], bbuf[SMALL_N];
 	int positive = 1;
 
 	if (!o) {
@@ -96,8 +103,8 @@ void compare_samples(const double *a, size_t na, const double *b, size_t nb,
 		o = &def;
 	}
 	memset(r, 0, sizeof(*r));
-	fa = finite_copy(a, na, &ma);
-	fb = finite_copy(b, nb, &mb);
+	fa = finite_copy(a, na, &ma, abuf);
+	fb = finite_copy(b, nb, &mb, bbuf);
 	sample_stats_compute(fa, ma, &r->a);
 	sample_stats_compute(fb, mb, &r->b);
 	r->change_pct = ma && mb && r->a.mean != 0
@@ -142,8 +149,10 @@ void compare_samples(const double *a, size_t na, const double *b, size_t nb,
 		r->verdict = VERDICT_SAME;
 	else
 		r->verdict = VERDICT_NEED_MORE_RUNS;
-	free(fa);
-	free(fb);
+	if (fa != abuf)
+		free(fa);
+	if (fb != bbuf)
+		free(fb);
 }
 
 enum change_kind compare_change_kind(const struct compare_result *r, int higher_is_better)

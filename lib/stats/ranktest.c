@@ -26,6 +26,48 @@ static int cmp_labelled(const void *x, const void *y)
 	return (a->v > b->v) - (a->v < b->v);
 }
 
+/*
+ * Sorting the few values of a comparison (6 runs a side: 12 labelled values,
+ * 36 differences) with qsort() cost more than the statistics themselves
+ * (a call through a pointer per comparison, glibc's merge sort copies):
+ * insertion sort below SMALL_SORT, qsort() above. Same order as qsort with
+ * the comparators above (equal keys may come in another order, which no
+ * caller depends on: ties are grouped by value).
+ */
+#define SMALL_SORT 64
+
+static void sort_doubles(double *v, size_t n)
+{
+	if (n > SMALL_SORT) {
+		qsort(v, n, sizeof(*v), cmp_double);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		double x = v[i];
+		size_t j = i;
+
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
+static void sort_labelled(struct labelled *v, size_t n)
+{
+	if (n > SMALL_SORT) {
+		qsort(v, n, sizeof(*v), cmp_labelled);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct labelled x = v[i];
+		size_t j = i;
+
+		for (; j > 0 && v[j - 1].v > x.v; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
 /* k-th smallest (0-based) of v[0..n), v reordered (Hoare's FIND). */
 static double select_kth(double *v, size_t n, size_t k)
 {
@@ -207,8 +249,8 @@ double ranktest_mann_whitney(const double *a, size_t na, const double *b, size_t
 			     double *u_out)
 {
 	size_t N = na + nb, s_obs = 0, tie_sum3 = 0;
-	struct labelled *s;
-	size_t *rank2;
+	struct labelled sbuf[SMALL_SORT], *s;
+	size_t r2buf[SMALL_SORT], *rank2;
 	int ties = 0;
 	double u, p;
 
@@ -216,13 +258,13 @@ double ranktest_mann_whitney(const double *a, size_t na, const double *b, size_t
 		*u_out = NAN;
 	if (!na || !nb)
 		return 1;
-	s = xmalloc(N * sizeof(*s));
-	rank2 = xmalloc(N * sizeof(*rank2));
+	s = N <= SMALL_SORT ? sbuf : xmalloc(N * sizeof(*s));
+	rank2 = N <= SMALL_SORT ? r2buf : xmalloc(N * sizeof(*rank2));
 	for (size_t i = 0; i < na; i++)
 		s[i] = (struct labelled){ a[i], 1 };
 	for (size_t i = 0; i < nb; i++)
 		s[na + i] = (struct labelled){ b[i], 0 };
-	qsort(s, N, sizeof(*s), cmp_labelled);
+	sort_labelled(s, N);
 	for (size_t i = 0; i < N;) {
 		size_t t = 1;
 
@@ -277,8 +319,10 @@ double ranktest_mann_whitney(const double *a, size_t na, const double *b, size_t
 		else
 			p = 2 * gsl_cdf_ugaussian_Q((d > 0 ? d : 0) / sqrt(var));
 	}
-	free(s);
-	free(rank2);
+	if (s != sbuf) {
+		free(s);
+		free(rank2);
+	}
 	return p > 1 ? 1 : p;
 }
 
@@ -287,20 +331,21 @@ int ranktest_hodges_lehmann(const double *a, size_t na, const double *b, size_t 
 {
 	size_t mn = na * nb, N = na + nb, k = 0;
 	double alpha2 = (1 - level) / 2;
-	double *d;
+	double dbuf[SMALL_SORT], *d;
 
 	*est = *lo = *hi = NAN;
 	if (!na || !nb)
 		return -1;
-	d = xmalloc(mn * sizeof(*d));
+	d = mn <= SMALL_SORT ? dbuf : xmalloc(mn * sizeof(*d));
 	for (size_t i = 0; i < na; i++)
 		for (size_t j = 0; j < nb; j++)
 			d[i * nb + j] = b[j] - a[i];
-	qsort(d, mn, sizeof(*d), cmp_double);
+	sort_doubles(d, mn);
 	*est = mn % 2 ? d[mn / 2] : (d[mn / 2 - 1] + d[mn / 2]) / 2;
 
 	if (!(level > 0 && level < 1)) {
-		free(d);
+		if (d != dbuf)
+			free(d);
 		return -1;
 	}
 	if (N <= RANKTEST_EXACT_MAX) {
@@ -316,12 +361,14 @@ int ranktest_hodges_lehmann(const double *a, size_t na, const double *b, size_t 
 		k = kk >= 1 ? (size_t)kk : 0;
 	}
 	if (k < 1) {
-		free(d);
+		if (d != dbuf)
+			free(d);
 		return -1;
 	}
 	*lo = d[k - 1];
 	*hi = d[mn - k];
-	free(d);
+	if (d != dbuf)
+		free(d);
 	return 0;
 }
 
