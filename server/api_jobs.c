@@ -171,7 +171,9 @@ enum MHD_Result api_jobs_post(struct request *rq)
 	} else {
 		cap = "host";
 	}
-	params_text = json_dumps(params ? params : json_object(), JSON_COMPACT | JSON_SORT_KEYS);
+	/* 15 digits: params are typed by people; 0.2 stays 0.2, not 0.20000000000000001 */
+	params_text = json_dumps(params ? params : json_object(),
+				 JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(15));
 
 	c = rq_db(rq, &e);
 	if (!c)
