@@ -5,7 +5,8 @@
 # that deploy/make-kernel-tree makes from Debian's linux-source-6.1:
 #   1. host mode: small-allocs on the running kernel;
 #   2. x86_64: a commit that does not compile -> build-failed with make's
-#      error in the log tail; a bad case param -> run-failed;
+#      error in the log tail; a bad case param -> run-failed; an /init the
+#      kernel cannot run -> boot-failed;
 #   3. x86_64-tiny-mm at the base commit, booted twice in qemu under icount
 #      (and once wall-clock, which probes KVM and falls back to TCG);
 #   4. arm64-tiny-mm cross-built and booted twice in qemu-system-aarch64 -M
@@ -158,6 +159,18 @@ for arch in $ARCHES; do
 			ok "x86_64-badparam: run-failed" || bad "x86_64-badparam: rc $rc"
 		jq -r .log_tail "$TMP/x86_64-badparam.json" | grep -q '^==== regtrack-result-end exit=2 ' &&
 			ok "x86_64-badparam: case exit status 2 in the serial log" || bad "x86_64-badparam: no exit=2 in the log"
+
+		# an /init the kernel cannot execute: it panics (panic=-1 reboots,
+		# -no-reboot ends qemu) before our first line -> boot-failed
+		mkdir -p "$TMP/badinit/x86_64"
+		cp bin/cases/x86_64/small-allocs "$TMP/badinit/x86_64/"
+		printf 'not an executable\n' > "$TMP/badinit/x86_64/init"
+		REGTRACK_KCONFIG_DIR=$ROOT/worker/kconfig exec_job x86_64-badinit "${common[@]}" --cases-dir "$TMP/badinit" --arch x86_64 --kconfig $kc \
+			--commit "$BASE" --params "$icount"
+		[[ $rc -eq 0 && $(jq -r .status "$TMP/x86_64-badinit.json") == boot-failed ]] &&
+			ok "x86_64-badinit: boot-failed" || bad "x86_64-badinit: rc $rc"
+		jq -r .log_tail "$TMP/x86_64-badinit.json" | grep -q 'Kernel panic' &&
+			ok "x86_64-badinit: the panic is in the log tail" || bad "x86_64-badinit: no panic in the log"
 	fi
 	# --- 3./4. good runs under icount --------------------------------------
 	exec_job $arch-icount "${common[@]}" --arch $arch --kconfig $kc --commit "$BASE" --repeat 2 \
