@@ -49,6 +49,45 @@ static double parse_alpha(const char *s, struct err *e)
 	return a;
 }
 
+/* elements of a float8[] in text form ("{1.5,2}"; "" for SQL NULL) */
+static size_t array_len(const char *s)
+{
+	size_t n;
+
+	if (s[0] != '{' || s[1] == '}')
+		return 0;
+	for (n = 1; *s; s++)
+		n += *s == ',';
+	return n;
+}
+
+/* parses a float8[] text form into out[] (array_len() elements); returns the count */
+static size_t array_parse(const char *s, double *out)
+{
+	size_t n = 0;
+
+	if (*s++ != '{')
+		return 0;
+	while (*s && *s != '}') {
+		char *end;
+
+		out[n++] = strtod(s, &end);
+		if (end == s)
+			break;
+		s = *end == ',' ? end + 1 : end;
+	}
+	return n;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	if (isnan(a) || isnan(b))
+		return isnan(a) - isnan(b);
+	return (a > b) - (a < b);
+}
+
 static json_t *pair(double x, double y)
 {
 	return json_pack("[o,o]", json_num(x), json_num(y));
@@ -150,7 +189,7 @@ enum MHD_Result api_compare_get(struct request *rq)
 	PGconn *c;
 	PGresult *r;
 	struct cmp_row *rows = NULL;
-	size_t nr = 0, alloc = 0, ntup;
+	size_t nr = 0, ntup, nvals;
 	double *pool, *p, *q;
 	struct compare_opts opts;
 	json_t *out, *list, *setups;
@@ -177,37 +216,32 @@ enum MHD_Result api_compare_get(struct request *rq)
 	if (!r)
 		return reply_err(rq, &e);
 
-	/* rows arrive ordered by (setup, metric, run): group them */
+	/* one row per (setup, metric), ordered by setup and metric name */
 	ntup = (size_t)PQntuples(r);
-	pool = xmalloc((ntup ? ntup : 1) * sizeof(double) * 2);
+	nvals = 0;
+	for (size_t i = 0; i < ntup; i++)
+		nvals += array_len(PQgetvalue(r, (int)i, 2)) + array_len(PQgetvalue(r, (int)i, 3));
+	pool = xmalloc((nvals ? nvals : 1) * sizeof(double));
 	p = pool;
-	for (size_t i = 0; i < ntup;) {
-		size_t j = i;
-		struct cmp_row *w;
-		const char *hib;
+	rows = xcalloc(ntup ? ntup : 1, sizeof(*rows));
+	for (size_t i = 0; i < ntup; i++) {
+		struct cmp_row *w = &rows[nr++];
+		const char *hib = PQgetvalue(r, (int)i, 4);
 
-		ALLOC_GROW(rows, nr + 1, alloc);
-		w = &rows[nr++];
-		memset(w, 0, sizeof(*w));
 		w->setup_id = strtoll(PQgetvalue(r, (int)i, 0), NULL, 10);
 		w->metric = PQgetvalue(r, (int)i, 1);
-		hib = PQgetvalue(r, (int)i, 4);
 		w->higher_is_better = !*hib ? -1 : hib[0] == 't';
 		w->unit = PQgetvalue(r, (int)i, 5);
 		w->is_monitor = PQgetvalue(r, (int)i, 6)[0] == 't';
-		while (j < ntup && strtoll(PQgetvalue(r, (int)j, 0), NULL, 10) == w->setup_id &&
-		       !strcmp(PQgetvalue(r, (int)j, 1), w->metric))
-			j++;
 		w->a = p;
-		for (size_t x = i; x < j; x++)
-			if (PQgetvalue(r, (int)x, 2)[0] == 't')
-				w->a[w->na++] = pg_double(PQgetvalue(r, (int)x, 3));
+		w->na = array_parse(PQgetvalue(r, (int)i, 2), w->a);
 		w->b = w->a + w->na;
-		for (size_t x = i; x < j; x++)
-			if (PQgetvalue(r, (int)x, 2)[0] != 't')
-				w->b[w->nb++] = pg_double(PQgetvalue(r, (int)x, 3));
+		w->nb = array_parse(PQgetvalue(r, (int)i, 3), w->b);
 		p = w->b + w->nb;
-		i = j;
+		/* the SQL aggregates in no particular order: sort, so that sums
+		 * (means, variances) do not depend on the plan */
+		qsort(w->a, w->na, sizeof(double), cmp_double);
+		qsort(w->b, w->nb, sizeof(double), cmp_double);
 	}
 	compare_opts_init(&opts);
 	opts.alpha = alpha;

@@ -15,11 +15,122 @@
 #include "server/api.h"
 #include "server/query.h"
 #include "server/regressions.h"
+#include "buf.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "banned.h"
+
+/*
+ * The response is written as text, not as a jansson tree: 10^5 points were
+ * 3 x 10^5 json_t allocations and a 8 MB dump. The small parts (setup,
+ * change points) still go through jansson and json_dumps().
+ */
+
+/* s as a JSON string (s is UTF-8 from PostgreSQL) */
+static int add_json_str(struct buf *b, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	int r = buf_addch(b, '"');
+	const char *run = s;
+
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		char esc[7];
+
+		if (ch >= 0x20 && ch != '"' && ch != '\\')
+			continue;
+		r |= buf_add(b, run, (size_t)(s - run));
+		run = s + 1;
+		if (ch == '"' || ch == '\\') {
+			esc[0] = '\\';
+			esc[1] = (char)ch;
+			r |= buf_add(b, esc, 2);
+		} else {
+			esc[0] = '\\';
+			esc[1] = 'u';
+			esc[2] = '0';
+			esc[3] = '0';
+			esc[4] = hex[ch >> 4];
+			esc[5] = hex[ch & 15];
+			r |= buf_add(b, esc, 6);
+		}
+	}
+	r |= buf_add(b, run, (size_t)(s - run));
+	return r | buf_addch(b, '"');
+}
+
+/*
+ * A float8 as PostgreSQL printed it (the shortest text that reads back as
+ * the same double) as a JSON number: ".0" added to integral values (as
+ * jansson writes reals), null for NaN, infinities and SQL NULL.
+ */
+static int add_pg_num(struct buf *b, const char *s, int isnull)
+{
+	size_t n = strlen(s);
+
+	if (isnull || !n || strspn(s, "-0123456789.e+") != n)
+		return buf_add(b, "null", 4);
+	if (strspn(s, "-0123456789") == n)
+		return buf_add(b, s, n) | buf_add(b, ".0", 2);
+	return buf_add(b, s, n);
+}
+
+static int add_json(struct buf *b, json_t *j)
+{
+	char *s = j ? json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(17))
+		    : NULL;
+	int r;
+
+	if (!s)
+		return -1;
+	r = buf_addstr(b, s);
+	free(s);
+	return r;
+}
+
+struct series_text {
+	struct buf commits, pc, pv, pr;
+	json_t *shas;             /* [{"sha"}…] for regression_change_points() */
+	long long setup;
+	size_t nr_commits;
+};
+
+static void series_reset(struct series_text *st, long long setup)
+{
+	buf_reset(&st->commits);
+	buf_reset(&st->pc);
+	buf_reset(&st->pv);
+	buf_reset(&st->pr);
+	json_decref(st->shas);
+	st->shas = json_array();
+	st->setup = setup;
+	st->nr_commits = 0;
+}
+
+/* appends the finished series st (its setup json s) to out */
+static int series_flush(PGconn *c, struct buf *out, struct series_text *st, json_t *s,
+			const char *metric, int first, struct err *e)
+{
+	json_t *cps = regression_change_points(c, st->setup, metric, st->shas, e);
+	int r;
+
+	if (!cps)
+		return -1;
+	r = (!first && buf_addch(out, ',')) || buf_addstr(out, "{\"setup\":") || add_json(out, s) ||
+	    buf_addstr(out, ",\"commits\":[") || buf_add(out, st->commits.data, st->commits.len) ||
+	    buf_addstr(out, "],\"points\":{\"commit\":[") ||
+	    buf_add(out, st->pc.data, st->pc.len) || buf_addstr(out, "],\"value\":[") ||
+	    buf_add(out, st->pv.data, st->pv.len) || buf_addstr(out, "],\"run_id\":[") ||
+	    buf_add(out, st->pr.data, st->pr.len) || buf_addstr(out, "]},\"change_points\":") ||
+	    add_json(out, cps) || buf_addch(out, '}');
+	json_decref(cps);
+	if (r)
+		return err_set(e, 413, "too_large", "metric", "the series is too large");
+	return 0;
+}
 
 enum MHD_Result api_series_get(struct request *rq)
 {
@@ -28,9 +139,13 @@ enum MHD_Result api_series_get(struct request *rq)
 	const char *metric = rq_arg(rq, "metric");
 	PGconn *c;
 	PGresult *r;
-	json_t *out, *list, *cur = NULL, *commits = NULL, *pc = NULL, *pv = NULL, *pr = NULL;
-	long long cur_setup = -1;
+	struct buf out = BUF_INIT(0);
+	struct series_text st;
+	json_t *setup = NULL;
 	const char *last_sha = "";
+	int nr_series = 0, bad = 0;
+	enum MHD_Result ret;
+	char num[24];
 
 	if (setup_filter_from_query(rq, &f, &e))
 		return reply_err(rq, &e);
@@ -48,54 +163,69 @@ enum MHD_Result api_series_get(struct request *rq)
 	}
 	if (!r)
 		return reply_err(rq, &e);
-	list = json_array();
-	for (int i = 0; i < PQntuples(r); i++) {
-		long long setup = strtoll(PQgetvalue(r, i, 0), NULL, 10);
+	memset(&st, 0, sizeof(st));
+	buf_init(&st.commits, 0);
+	buf_init(&st.pc, 0);
+	buf_init(&st.pv, 0);
+	buf_init(&st.pr, 0);
+	st.setup = -1;
+	bad |= buf_addstr(&out, "{\"metric\":") || add_json_str(&out, metric) ||
+	       buf_addstr(&out, ",\"order\":\"topo_order, commit_time, first_seen\",\"series\":[");
+	for (int i = 0; i < PQntuples(r) && !bad; i++) {
+		long long sid = strtoll(PQgetvalue(r, i, 0), NULL, 10);
 		const char *sha = PQgetvalue(r, i, 1);
+		int n;
 
-		if (setup != cur_setup) {
-			json_t *s = setup_json(c, setup, &e);
-			if (!s) {
-				PQclear(r);
-				json_decref(list);
-				return reply_err(rq, &e);
-			}
-			commits = json_array();
-			pc = json_array();
-			pv = json_array();
-			pr = json_array();
-			cur = json_pack("{s:o,s:o,s:{s:o,s:o,s:o}}", "setup", s, "commits", commits,
-					"points", "commit", pc, "value", pv, "run_id", pr);
-			json_array_append_new(list, cur);
-			cur_setup = setup;
+		if (sid != st.setup) {
+			if (setup && series_flush(c, &out, &st, setup, metric, !nr_series++, &e))
+				goto fail;
+			json_decref(setup);
+			setup = setup_json(c, sid, &e);
+			if (!setup)
+				goto fail;
+			series_reset(&st, sid);
 			last_sha = "";
 		}
 		if (strcmp(sha, last_sha)) {
-			json_array_append_new(commits, json_pack("{s:s,s:o,s:o}", "sha", sha,
-				"subject", PQgetisnull(r, i, 2) ? json_null() : json_string(PQgetvalue(r, i, 2)),
-				"commit_time", PQgetisnull(r, i, 3) ? json_null() : json_string(PQgetvalue(r, i, 3))));
+			bad |= (st.nr_commits && buf_addch(&st.commits, ',')) ||
+			       buf_addstr(&st.commits, "{\"sha\":") || add_json_str(&st.commits, sha) ||
+			       buf_addstr(&st.commits, ",\"subject\":");
+			bad |= PQgetisnull(r, i, 2) ? buf_addstr(&st.commits, "null")
+						    : add_json_str(&st.commits, PQgetvalue(r, i, 2));
+			bad |= buf_addstr(&st.commits, ",\"commit_time\":");
+			bad |= PQgetisnull(r, i, 3) ? buf_addstr(&st.commits, "null")
+						    : add_json_str(&st.commits, PQgetvalue(r, i, 3));
+			bad |= buf_addch(&st.commits, '}');
+			json_array_append_new(st.shas, json_pack("{s:s}", "sha", sha));
+			st.nr_commits++;
 			last_sha = sha;
 		}
-		json_array_append_new(pc, json_integer((json_int_t)json_array_size(commits) - 1));
-		json_array_append_new(pv, json_num(pg_double(PQgetvalue(r, i, 5))));
-		json_array_append_new(pr, json_string(PQgetvalue(r, i, 4)));
+		n = snprintf(num, sizeof(num), "%zu", st.nr_commits - 1);
+		if (st.pc.len)
+			bad |= buf_addch(&st.pc, ',') | buf_addch(&st.pv, ',') | buf_addch(&st.pr, ',');
+		bad |= buf_add(&st.pc, num, (size_t)n);
+		bad |= add_pg_num(&st.pv, PQgetvalue(r, i, 5), PQgetisnull(r, i, 5));
+		bad |= add_json_str(&st.pr, PQgetvalue(r, i, 4));
 	}
+	if (!bad && setup && series_flush(c, &out, &st, setup, metric, !nr_series++, &e))
+		goto fail;
+	bad |= buf_addstr(&out, "]}\n");
+	if (bad) {
+		err_set(&e, 413, "too_large", "metric", "the series is too large");
+		goto fail;
+	}
+	ret = reply_text(rq, 200, "application/json", out.data, out.len);
+	goto done;
+fail:
+	ret = reply_err(rq, &e);
+done:
 	PQclear(r);
-	{
-		size_t i;
-		json_t *s;
-		json_array_foreach(list, i, s) {
-			json_int_t setup = json_integer_value(json_object_get(json_object_get(s, "setup"), "id"));
-			json_t *cps = regression_change_points(c, setup, metric,
-							       json_object_get(s, "commits"), &e);
-			if (!cps) {
-				json_decref(list);
-				return reply_err(rq, &e);
-			}
-			json_object_set_new(s, "change_points", cps);
-		}
-	}
-	out = json_pack("{s:s,s:s,s:o}", "metric", metric, "order",
-			"topo_order, commit_time, first_seen", "series", list);
-	return reply_json(rq, 200, out);
+	json_decref(setup);
+	json_decref(st.shas);
+	buf_release(&st.commits);
+	buf_release(&st.pc);
+	buf_release(&st.pv);
+	buf_release(&st.pr);
+	buf_release(&out);
+	return ret;
 }

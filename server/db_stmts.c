@@ -96,24 +96,33 @@ const struct db_stmt_def db_stmts[DB_NR_STMTS] = {
 	[ST_SERIES] = { "series",
 		"SELECT s.id, c.sha, c.subject, "
 		"to_char(c.commit_time AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), "
-		"r.run_id, (SELECT avg(x) FROM unnest(v.vals) x), array_to_json(v.vals)::text "
+		"r.run_id, v.mean "
 		"FROM metrics m JOIN run_values v ON v.metric_id = m.id "
 		"JOIN runs r ON r.id = v.run_id JOIN setups s ON s.id = r.setup_id "
 		"JOIN testcases t ON t.id = s.testcase_id JOIN commits c ON c.id = r.commit_id "
 		"WHERE m.name = $1 AND t.name = $2 AND r.status = 'ok' AND "
 		RUN_FILTERS(3, 4, 5, 6, 7)
 		" ORDER BY s.id, " COMMIT_ORDER ", r.id" },
-	/* $1 base commit id, $2 head commit id, $3 testcase, $4..$8 filters, $9 metric prefix */
+	/*
+	 * $1 base commit id, $2 head commit id, $3 testcase, $4..$8 filters, $9 metric prefix:
+	 * one row per (setup, metric) with the base and the head runs' means as float8[]
+	 * (NULL when none; in no particular order), grouped by metric id and only then
+	 * named (the 60,000 (run, metric) rows of a 2 x 6 x 5,000 compare are
+	 * aggregated, not sorted by name or sent)
+	 */
 	[ST_COMPARE] = { "compare",
-		"SELECT r.setup_id, m.name, r.commit_id = $1::bigint, "
-		"(SELECT avg(x) FROM unnest(v.vals) x), m.higher_is_better, m.unit, m.is_monitor "
+		"SELECT x.setup_id, m.name, x.a::text, x.b::text, m.higher_is_better, m.unit, "
+		"m.is_monitor FROM (SELECT r.setup_id, v.metric_id, "
+		"array_agg(v.mean) FILTER (WHERE r.commit_id = $1::bigint) AS a, "
+		"array_agg(v.mean) FILTER (WHERE r.commit_id <> $1::bigint) AS b "
 		"FROM runs r JOIN run_values v ON v.run_id = r.id "
-		"JOIN metrics m ON m.id = v.metric_id JOIN setups s ON s.id = r.setup_id "
-		"JOIN testcases t ON t.id = s.testcase_id "
+		"JOIN setups s ON s.id = r.setup_id JOIN testcases t ON t.id = s.testcase_id "
 		"WHERE r.commit_id IN ($1::bigint, $2::bigint) AND r.status = 'ok' AND "
+		"v.mean IS NOT NULL AND "
 		"($3::text IS NULL OR t.name = $3) AND " RUN_FILTERS(4, 5, 6, 7, 8) " AND "
-		"($9::text IS NULL OR starts_with(m.name, $9)) "
-		"ORDER BY r.setup_id, m.name, r.id" },
+		"($9::text IS NULL OR v.metric_id IN (SELECT id FROM metrics WHERE starts_with(name, $9))) "
+		"GROUP BY r.setup_id, v.metric_id) x JOIN metrics m ON m.id = x.metric_id "
+		"ORDER BY x.setup_id, m.name" },
 	[ST_MACHINES_JSON] = { "machines_json",
 		"SELECT coalesce(json_agg(x ORDER BY x.hostname, x.id), '[]')::text FROM ("
 		"SELECT m.id, m.hostname, m.arch, m.tbox_group, m.nr_cpus, m.memory_mb, m.cpu_model, "

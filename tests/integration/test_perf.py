@@ -1,0 +1,159 @@
+"""sql/0006 and the make-bench fixes: run_values.mean (ingest's binary COPY
+and the trigger for other writers), the compare and series answers built on
+it, the trees listing."""
+import os
+import statistics
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Server, result_doc, sha  # noqa: E402
+
+
+def setUpModule():
+    global srv
+    srv = Server()
+
+
+def tearDownModule():
+    srv.stop()
+
+
+# replicates with awkward binary fractions and a wide range, in a fixed order
+VALS = {
+    "perf.a": [0.1, 0.2, 0.30000000000000004],
+    "perf.b": [1e-300, 2.5e-300],
+    "perf.c": [123456789.123, -0.5, 7.0, 1e15 + 1],
+    "perf.d": [42.0],
+}
+
+
+def sum_in_order(v):
+    s = 0.0
+    for x in v:
+        s += x
+    return s / len(v)
+
+
+class Mean(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.doc = result_doc(sha("a1"), testcase="perf-mean", metrics=VALS)
+        r = srv.post("/api/v1/results", cls.doc, scope="submit")
+        assert r.status in (200, 201), r
+
+    def test_ingest_stores_values_and_mean_exactly(self):
+        rows = srv.psql(
+            "SELECT m.name, v.vals::text, v.mean::text, (SELECT avg(x) FROM unnest(v.vals) x)::text "
+            "FROM run_values v JOIN metrics m ON m.id = v.metric_id JOIN runs r ON r.id = v.run_id "
+            "WHERE r.run_id = '%s' ORDER BY m.name" % self.doc["run_id"]).splitlines()
+        self.assertEqual([r.split("|")[0] for r in rows], sorted(VALS))
+        for row in rows:
+            name, vals, mean, avg = row.split("|")
+            want = VALS[name]
+            self.assertEqual([float(x) for x in vals.strip("{}").split(",")], want)
+            # the server's mean is PostgreSQL's avg() to the last bit
+            self.assertEqual(mean, avg, name)
+            self.assertEqual(float(mean), sum_in_order(want), name)
+
+    def test_trigger_fills_mean_of_rows_written_by_sql(self):
+        rid = srv.psql("SELECT r.id FROM runs r WHERE r.run_id = '%s'" % self.doc["run_id"])
+        mid = srv.psql("INSERT INTO metrics (name) VALUES ('perf.sql') RETURNING id")
+        srv.psql("INSERT INTO run_values (run_id, metric_id, vals) VALUES (%s, %s, '{3,4,8}')"
+                 % (rid, mid))
+        self.assertEqual(srv.psql("SELECT mean FROM run_values WHERE run_id = %s AND metric_id = %s"
+                                  % (rid, mid)), "5")
+        # a changed vals recomputes it; an empty one leaves no mean
+        srv.psql("UPDATE run_values SET vals = '{1,2}' WHERE run_id = %s AND metric_id = %s"
+                 % (rid, mid))
+        self.assertEqual(srv.psql("SELECT mean FROM run_values WHERE run_id = %s AND metric_id = %s"
+                                  % (rid, mid)), "1.5")
+        srv.psql("UPDATE run_values SET vals = '{}' WHERE run_id = %s AND metric_id = %s"
+                 % (rid, mid))
+        self.assertEqual(srv.psql("SELECT mean IS NULL FROM run_values WHERE run_id = %s AND "
+                                  "metric_id = %s" % (rid, mid)), "t")
+        srv.psql("DELETE FROM run_values WHERE run_id = %s AND metric_id = %s" % (rid, mid))
+
+
+class CompareAndSeries(unittest.TestCase):
+    """Runs' means as the samples: 4 base runs vs 3 head runs."""
+    BASE = [[100.0, 101.0, 99.5], [100.5, 100.0, 100.2], [99.0, 99.9, 100.1], [100.3, 100.3, 100.3]]
+    HEAD = [[90.0, 91.0], [90.4, 90.2], [89.9, 90.5]]
+
+    @classmethod
+    def setUpClass(cls):
+        cls.base, cls.head = sha("b1"), sha("b2")
+        for c, runs in ((cls.base, cls.BASE), (cls.head, cls.HEAD)):
+            for i, v in enumerate(runs):
+                d = result_doc(c, testcase="perf-cmp", metrics={"perf.x": v, "perf.y": [float(i)]},
+                               commit_time="2026-01-0%dT00:00:00Z" % (1 if c == cls.base else 2))
+                r = srv.post("/api/v1/results", d, scope="submit")
+                assert r.status in (200, 201), r
+
+    def test_compare_samples_are_run_means(self):
+        r = srv.get("/api/v1/compare?base=%s&head=%s&testcase=perf-cmp" % (self.base, self.head))
+        self.assertEqual(r.status, 200, r)
+        rows = {x["metric"]: x for x in r.json()["rows"]}
+        self.assertEqual(sorted(rows), ["perf.x", "perf.y"])
+        x = rows["perf.x"]
+        self.assertEqual(x["n"], [4, 3])
+        a = [statistics.mean(v) for v in self.BASE]
+        b = [statistics.mean(v) for v in self.HEAD]
+        self.assertAlmostEqual(x["mean"][0], statistics.mean(a), places=9)
+        self.assertAlmostEqual(x["mean"][1], statistics.mean(b), places=9)
+        self.assertAlmostEqual(x["median"][0], statistics.median(a), places=9)
+        self.assertEqual(x["min"], [min(a), min(b)])
+        self.assertEqual(x["max"], [max(a), max(b)])
+        # every head run below every base run: the smallest exact p of 4 vs 3
+        self.assertAlmostEqual(x["p_value"], 2 / 35, places=12)
+        self.assertEqual(rows["perf.y"]["n"], [4, 3])
+        self.assertEqual(rows["perf.y"]["min"], [0.0, 0.0])
+        self.assertEqual(rows["perf.y"]["max"], [3.0, 2.0])
+        # a metric prefix narrows the rows before they are aggregated
+        r = srv.get("/api/v1/compare?base=%s&head=%s&testcase=perf-cmp&metric=perf.y"
+                    % (self.base, self.head))
+        self.assertEqual([x["metric"] for x in r.json()["rows"]], ["perf.y"])
+
+    def test_series_values_are_run_means_as_json_numbers(self):
+        r = srv.get("/api/v1/series?testcase=perf-cmp&metric=perf.x")
+        self.assertEqual(r.status, 200, r)
+        doc = r.json()
+        self.assertEqual(doc["metric"], "perf.x")
+        (s,) = doc["series"]
+        self.assertEqual([c["sha"] for c in s["commits"]], [self.base, self.head])
+        self.assertEqual(s["commits"][0]["commit_time"], "2026-01-01T00:00:00Z")
+        self.assertEqual(s["points"]["commit"], [0, 0, 0, 0, 1, 1, 1])
+        self.assertEqual(s["points"]["value"],
+                         [sum_in_order(v) for v in self.BASE + self.HEAD])
+        self.assertEqual(len(set(s["points"]["run_id"])), 7)
+        self.assertEqual(s["change_points"], [])
+        # integral means stay JSON reals, as jansson wrote them
+        r = srv.get("/api/v1/series?testcase=perf-cmp&metric=perf.y")
+        self.assertIn('"value":[0.0,1.0,2.0,3.0,0.0,1.0,2.0]', r.body)
+
+    def test_series_escapes_subjects(self):
+        d = result_doc(sha("c3"), testcase="perf-esc", metrics={"perf.z": [1.0]},
+                       commit_subject='quote " backslash \\ tab \t nl \n ü')
+        self.assertIn(srv.post("/api/v1/results", d, scope="submit").status, (200, 201))
+        r = srv.get("/api/v1/series?testcase=perf-esc&metric=perf.z")
+        self.assertEqual(r.status, 200, r)
+        self.assertEqual(r.json()["series"][0]["commits"][0]["subject"],
+                         'quote " backslash \\ tab \t nl \n ü')
+
+
+class Trees(unittest.TestCase):
+    def test_commit_counts(self):
+        for c in ("d1", "d2", "d3"):
+            d = result_doc(sha(c), testcase="perf-trees", tree="perf-tree",
+                           metrics={"perf.t": [1.0]})
+            self.assertIn(srv.post("/api/v1/results", d, scope="submit").status, (200, 201))
+        r = srv.get("/api/v1/trees")
+        self.assertEqual(r.status, 200, r)
+        trees = {t["name"]: t for t in r.json()}
+        self.assertEqual(trees["perf-tree"]["commits"], 3)
+        self.assertEqual(srv.psql("SELECT count(*) FROM pg_indexes WHERE indexname = 'commits_tree'"),
+                         "1")
+
+
+if __name__ == "__main__":
+    unittest.main()
