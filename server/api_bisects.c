@@ -9,6 +9,7 @@
  * The work happens in the coordinator thread (bisect.h).
  */
 #include "server/api.h"
+#include "server/query.h"
 #include "server/bisect.h"
 #include "resultdoc.h"
 #include "xalloc.h"
@@ -142,16 +143,6 @@ static int path_id(struct request *rq, long long *id, char buf[24])
 	return 0;
 }
 
-static enum MHD_Result reply_row(struct request *rq, PGresult *r)
-{
-	json_t *j = json_loads(PQgetvalue(r, 0, 0), 0, NULL);
-
-	PQclear(r);
-	if (!j)
-		return reply_errf(rq, 500, "db_error", "", "bad JSON from the database");
-	return reply_json(rq, 200, j);
-}
-
 enum MHD_Result api_bisect_get(struct request *rq)
 {
 	struct err e;
@@ -167,35 +158,28 @@ enum MHD_Result api_bisect_get(struct request *rq)
 	r = c ? db_exec(c, ST_BISECT_JSON, 1, p, &e) : NULL;
 	if (!r)
 		return reply_err(rq, &e);
-	if (!PQntuples(r)) {
-		PQclear(r);
-		return reply_errf(rq, 404, "not_found", "id", "no bisect %lld", id);
-	}
-	return reply_row(rq, r);
+	return reply_pg_json(rq, r, arena_strfmt(rq->arena, "no bisect %lld", id));
 }
 
 enum MHD_Result api_bisects_get(struct request *rq)
 {
+	static const char *const states[] = { "queued", "running", "done", "failed", "cancelled", NULL };
 	struct err e;
-	const char *state = rq_arg(rq, "state"), *limit = rq_arg(rq, "limit");
+	const char *state;
 	char lim[24];
-	const char *p[2] = { state, lim };
-	long n = limit ? strtol(limit, NULL, 10) : 100;
 	PGconn *c;
 	PGresult *r;
 
-	if (state && strcmp(state, "queued") && strcmp(state, "running") && strcmp(state, "done") &&
-	    strcmp(state, "failed") && strcmp(state, "cancelled"))
-		return reply_errf(rq, 400, "invalid_field", "state",
-				  "state must be queued, running, done, failed or cancelled");
-	if (n < 1 || n > 1000)
-		return reply_errf(rq, 400, "invalid_field", "limit", "limit must be in [1, 1000]");
-	snprintf(lim, sizeof(lim), "%ld", n);
-	c = rq_db(rq, &e);
-	r = c ? db_exec(c, ST_BISECTS_JSON, 2, p, &e) : NULL;
+	if (list_args(rq, states, 100, 1000, &state, lim, &e))
+		return reply_err(rq, &e);
+	{
+		const char *p[2] = { state, lim };
+		c = rq_db(rq, &e);
+		r = c ? db_exec(c, ST_BISECTS_JSON, 2, p, &e) : NULL;
+	}
 	if (!r)
 		return reply_err(rq, &e);
-	return reply_row(rq, r);
+	return reply_pg_json(rq, r, "no bisects");
 }
 
 enum MHD_Result api_bisect_cancel(struct request *rq)

@@ -19,6 +19,7 @@
 #include "server/api.h"
 #include "server/ingest.h"
 #include "server/lease.h"
+#include "server/query.h"
 #include "resultdoc.h"
 #include "xalloc.h"
 
@@ -88,16 +89,6 @@ static const char *kconfig_arch(const char *kconfig)
 	if (!strncmp(kconfig, "arm64", 5) || !strncmp(kconfig, "aarch64", 7))
 		return "aarch64";
 	return NULL;
-}
-
-static enum MHD_Result reply_json_row(struct request *rq, PGresult *r, unsigned status)
-{
-	json_t *j = json_loads(PQgetvalue(r, 0, 0), 0, NULL);
-
-	PQclear(r);
-	if (!j)
-		return reply_errf(rq, 500, "db_error", "", "bad JSON from the database");
-	return reply_json(rq, status, j);
 }
 
 enum MHD_Result api_jobs_post(struct request *rq)
@@ -249,26 +240,23 @@ static int path_id(struct request *rq, long long *id, char buf[24])
 
 enum MHD_Result api_jobs_get(struct request *rq)
 {
+	static const char *const states[] = { "queued", "leased", "done", "failed", "cancelled", NULL };
 	struct err e;
-	const char *state = rq_arg(rq, "state"), *limit = rq_arg(rq, "limit");
+	const char *state;
 	char lim[24];
-	const char *p[2] = { state, lim };
-	long n = limit ? strtol(limit, NULL, 10) : 200;
 	PGconn *c;
 	PGresult *r;
 
-	if (state && strcmp(state, "queued") && strcmp(state, "leased") && strcmp(state, "done") &&
-	    strcmp(state, "failed") && strcmp(state, "cancelled"))
-		return reply_errf(rq, 400, "invalid_field", "state",
-				  "state must be queued, leased, done, failed or cancelled");
-	if (n < 1 || n > 5000)
-		return reply_errf(rq, 400, "invalid_field", "limit", "limit must be in [1, 5000]");
-	snprintf(lim, sizeof(lim), "%ld", n);
-	c = rq_db(rq, &e);
-	r = c ? db_exec(c, ST_JOBS_JSON, 2, p, &e) : NULL;
+	if (list_args(rq, states, 200, 5000, &state, lim, &e))
+		return reply_err(rq, &e);
+	{
+		const char *p[2] = { state, lim };
+		c = rq_db(rq, &e);
+		r = c ? db_exec(c, ST_JOBS_JSON, 2, p, &e) : NULL;
+	}
 	if (!r)
 		return reply_err(rq, &e);
-	return reply_json_row(rq, r, 200);
+	return reply_pg_json(rq, r, "no jobs");
 }
 
 enum MHD_Result api_job_get(struct request *rq)
@@ -286,11 +274,7 @@ enum MHD_Result api_job_get(struct request *rq)
 	r = c ? db_exec(c, ST_JOB_JSON, 1, p, &e) : NULL;
 	if (!r)
 		return reply_err(rq, &e);
-	if (!PQntuples(r)) {
-		PQclear(r);
-		return reply_errf(rq, 404, "not_found", "id", "no job %lld", id);
-	}
-	return reply_json_row(rq, r, 200);
+	return reply_pg_json(rq, r, arena_strfmt(rq->arena, "no job %lld", id));
 }
 
 enum MHD_Result api_job_kconfig(struct request *rq)

@@ -152,26 +152,6 @@ fail:
 	return reply_err(rq, &e);
 }
 
-static enum MHD_Result reply_db_json(struct request *rq, enum db_stmt st, int n,
-				     const char *const *p)
-{
-	struct err e;
-	PGconn *c = rq_db(rq, &e);
-	PGresult *r;
-	json_t *out;
-
-	if (!c)
-		return reply_err(rq, &e);
-	r = db_exec(c, st, n, p, &e);
-	if (!r)
-		return reply_err(rq, &e);
-	out = json_loads(PQgetvalue(r, 0, 0), 0, NULL);
-	PQclear(r);
-	if (!out)
-		return reply_errf(rq, 500, "db_error", "", "unreadable JSON from the database");
-	return reply_json(rq, 200, out);
-}
-
 enum MHD_Result api_subscriptions_get(struct request *rq)
 {
 	return reply_db_json(rq, ST_SUBS_JSON, 0, NULL);

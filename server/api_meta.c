@@ -9,39 +9,20 @@
 
 #include "banned.h"
 
-static enum MHD_Result reply_json_text(struct request *rq, enum db_stmt st, int n,
-				       const char *const *params)
-{
-	struct err e;
-	PGconn *c = rq_db(rq, &e);
-	PGresult *r;
-	enum MHD_Result ret;
-
-	if (!c)
-		return reply_err(rq, &e);
-	r = db_exec(c, st, n, params, &e);
-	if (!r)
-		return reply_err(rq, &e);
-	ret = reply_text(rq, 200, "application/json", PQgetvalue(r, 0, 0),
-			 strlen(PQgetvalue(r, 0, 0)));
-	PQclear(r);
-	return ret;
-}
-
 enum MHD_Result api_machines_get(struct request *rq)
 {
-	return reply_json_text(rq, ST_MACHINES_JSON, 0, NULL);
+	return reply_db_json(rq, ST_MACHINES_JSON, 0, NULL);
 }
 
 enum MHD_Result api_testcases_get(struct request *rq)
 {
-	return reply_json_text(rq, ST_TESTCASES_JSON, 0, NULL);
+	return reply_db_json(rq, ST_TESTCASES_JSON, 0, NULL);
 }
 
 enum MHD_Result api_metrics_get(struct request *rq)
 {
 	const char *p[1] = { rq_arg(rq, "prefix") };
-	return reply_json_text(rq, ST_METRICS_JSON, 1, p);
+	return reply_db_json(rq, ST_METRICS_JSON, 1, p);
 }
 
 enum MHD_Result api_metric_put(struct request *rq)

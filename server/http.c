@@ -176,6 +176,31 @@ enum MHD_Result reply_empty(struct request *rq, unsigned status)
 	return queue(rq, status, MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT));
 }
 
+enum MHD_Result reply_pg_json(struct request *rq, PGresult *r, const char *what)
+{
+	enum MHD_Result ret;
+
+	if (PQntuples(r) < 1 || PQgetisnull(r, 0, 0)) {
+		PQclear(r);
+		return reply_errf(rq, 404, "not_found", "id", "%s", what);
+	}
+	ret = reply_text(rq, 200, "application/json", PQgetvalue(r, 0, 0),
+			 (size_t)PQgetlength(r, 0, 0));
+	PQclear(r);
+	return ret;
+}
+
+enum MHD_Result reply_db_json(struct request *rq, enum db_stmt st, int n, const char *const *p)
+{
+	struct err e;
+	PGconn *c = rq_db(rq, &e);
+	PGresult *r = c ? db_exec(c, st, n, p, &e) : NULL;
+
+	if (!r)
+		return reply_err(rq, &e);
+	return reply_pg_json(rq, r, "nothing found");
+}
+
 const char *rq_arg(struct request *rq, const char *name)
 {
 	const char *v = MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, name);
@@ -425,12 +450,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 			unsigned long long cap = (unsigned long long)srv->cfg->body_limit;
 			/*
 			 * Past the cap: read and drop the body so the client, which
-			 * is still sending, gets a clean 413; far past it, reply at
-			 * once and let the connection close.
+			 * is still sending, gets a clean 413; far past it (more
+			 * than 4 x the cap and 64 MiB), reply at once and let the
+			 * connection close.
 			 */
 			if (len > cap)
 				rq->too_large = 1;
-			if (len > 4 * cap)
+			if (len > 4 * cap && len > (64ull << 20))
 				return dispatch(rq);
 		}
 		return MHD_YES;

@@ -103,6 +103,16 @@ enum MHD_Result reply_text(struct request *rq, unsigned status, const char *cont
 			   const char *data, size_t len);
 enum MHD_Result reply_empty(struct request *rq, unsigned status);
 
+/*
+ * Replies 200 with the JSON text in the first column of r's first row (as
+ * PostgreSQL's json functions built it; passed through, not re-parsed).
+ * Takes r (clears it). A row-less result gives 404 "not_found" naming
+ * `what`, e.g. "no job 7".
+ */
+enum MHD_Result reply_pg_json(struct request *rq, PGresult *r, const char *what);
+/* Runs statement st with n params and replies as reply_pg_json(). */
+enum MHD_Result reply_db_json(struct request *rq, enum db_stmt st, int n, const char *const *p);
+
 /* Query argument, or NULL when absent or empty. Borrowed until the request ends. */
 const char *rq_arg(struct request *rq, const char *name);
 

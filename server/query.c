@@ -99,3 +99,38 @@ json_t *setup_json(PGconn *c, long long setup_id, struct err *e)
 	PQclear(r);
 	return o;
 }
+
+int list_args(struct request *rq, const char *const *states, long def_limit, long max_limit,
+	      const char **state, char limit[24], struct err *e)
+{
+	const char *s = rq_arg(rq, "state"), *l = rq_arg(rq, "limit");
+	char *end;
+	long n = def_limit;
+
+	*state = NULL;
+	if (s) {
+		struct buf names = BUF_INIT(1024);
+		int known = 0, full = 0;
+
+		for (size_t i = 0; states[i]; i++) {
+			known |= !strcmp(s, states[i]);
+			full |= buf_addf(&names, "%s%s", i ? ", " : "", states[i]);
+		}
+		if (!known) {
+			err_set(e, 400, "invalid_field", "state", "state must be one of: %s",
+				full ? "(too many)" : names.data);
+			buf_release(&names);
+			return -1;
+		}
+		buf_release(&names);
+		*state = s;
+	}
+	if (l) {
+		n = strtol(l, &end, 10);
+		if (*end || n < 1 || n > max_limit)
+			return err_set(e, 400, "invalid_field", "limit", "limit must be an integer in [1, %ld]",
+				       max_limit);
+	}
+	snprintf(limit, 24, "%ld", n);
+	return 0;
+}

@@ -30,6 +30,15 @@ int commit_resolve(struct request *rq, PGconn *c, const char *arg, const char *f
 		   const char **id, const char **sha, const char **subject, struct err *e)
 	__attribute__((warn_unused_result));
 
+/*
+ * The ?state=&limit= arguments of a list endpoint. state must be one of
+ * the NULL-terminated `states` (or absent: *state = NULL); limit is an
+ * integer in [1, max_limit], default def_limit, written as text to limit.
+ * Errors: 400 "invalid_field" naming the argument and listing the states.
+ */
+int list_args(struct request *rq, const char *const *states, long def_limit, long max_limit,
+	      const char **state, char limit[24], struct err *e) __attribute__((warn_unused_result));
+
 /* The setup row as JSON {id, testcase, params, kconfig, compiler, tbox_group, mode}; new ref or NULL. */
 json_t *setup_json(PGconn *c, long long setup_id, struct err *e);
 
