@@ -11,6 +11,7 @@
  */
 #include "server/api.h"
 #include "server/query.h"
+#include "server/jsonout.h"
 #include "lkptext.h"
 #include "stats/compare.h"
 #include "xalloc.h"
@@ -88,31 +89,36 @@ static int cmp_double(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
-static json_t *pair(double x, double y)
+static int pair(struct buf *b, const char *key, double x, double y)
 {
-	return json_pack("[o,o]", json_num(x), json_num(y));
+	return buf_addstr(b, key) | buf_addch(b, '[') | jsonout_real(b, x) | buf_addch(b, ',') |
+	       jsonout_real(b, y) | buf_addch(b, ']');
 }
 
-static json_t *row_json(const struct cmp_row *w)
+/* one row as JSON text (server/jsonout.h: the bytes jansson would write) */
+static int row_text(struct buf *b, const struct cmp_row *w)
 {
 	const struct compare_result *r = &w->res;
 
-	return json_pack("{s:I,s:s,s:s,s:o,s:[I,I],s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:s,s:s}",
-		"setup_id", (json_int_t)w->setup_id, "metric", w->metric, "unit", w->unit,
-		"higher_is_better", w->higher_is_better < 0 ? json_null() : json_boolean(w->higher_is_better),
-		"n", (json_int_t)r->a.n, (json_int_t)r->b.n,
-		"mean", pair(r->a.mean, r->b.mean),
-		"median", pair(r->a.median, r->b.median),
-		"stddev_pct", pair(r->a.stddev_pct, r->b.stddev_pct),
-		"min", pair(r->a.min, r->b.min),
-		"max", pair(r->a.max, r->b.max),
-		"change_pct", json_num(r->change_pct),
-		"ci_pct", pair(r->ci_lo_pct, r->ci_hi_pct),
-		"p_value", json_num(r->p_value),
-		"q_value", json_num(w->q),
-		"welch_p", json_num(r->welch_p),
-		"verdict", verdict_name(r->verdict),
-		"change", change_kind_name(compare_change_kind(r, w->higher_is_better)));
+	return buf_addf(b, "{\"setup_id\":%lld,\"metric\":", w->setup_id) |
+	       jsonout_str(b, w->metric) | buf_addstr(b, ",\"unit\":") | jsonout_str(b, w->unit) |
+	       buf_addstr(b, ",\"higher_is_better\":") |
+	       buf_addstr(b, w->higher_is_better < 0 ? "null" : w->higher_is_better ? "true" : "false") |
+	       buf_addf(b, ",\"n\":[%zu,%zu]", r->a.n, r->b.n) |
+	       pair(b, ",\"mean\":", r->a.mean, r->b.mean) |
+	       pair(b, ",\"median\":", r->a.median, r->b.median) |
+	       pair(b, ",\"stddev_pct\":", r->a.stddev_pct, r->b.stddev_pct) |
+	       pair(b, ",\"min\":", r->a.min, r->b.min) |
+	       pair(b, ",\"max\":", r->a.max, r->b.max) |
+	       buf_addstr(b, ",\"change_pct\":") | jsonout_real(b, r->change_pct) |
+	       pair(b, ",\"ci_pct\":", r->ci_lo_pct, r->ci_hi_pct) |
+	       buf_addstr(b, ",\"p_value\":") | jsonout_real(b, r->p_value) |
+	       buf_addstr(b, ",\"q_value\":") | jsonout_real(b, w->q) |
+	       buf_addstr(b, ",\"welch_p\":") | jsonout_real(b, r->welch_p) |
+	       buf_addstr(b, ",\"verdict\":") | jsonout_str(b, verdict_name(r->verdict)) |
+	       buf_addstr(b, ",\"change\":") |
+	       jsonout_str(b, change_kind_name(compare_change_kind(r, w->higher_is_better))) |
+	       buf_addch(b, '}');
 }
 
 static int render_text(PGconn *c, struct buf *out, struct cmp_row *rows,
@@ -192,7 +198,6 @@ enum MHD_Result api_compare_get(struct request *rq)
 	size_t nr = 0, ntup, nvals;
 	double *pool, *p, *q;
 	struct compare_opts opts;
-	json_t *out, *list, *setups;
 	enum MHD_Result ret;
 
 	alpha = parse_alpha(rq_arg(rq, "alpha"), &e);
@@ -274,31 +279,46 @@ enum MHD_Result api_compare_get(struct request *rq)
 		goto out;
 	}
 
-	list = json_array();
-	setups = json_array();
-	for (size_t i = 0, listed = 0; i < nr; i++) {
-		if (changed_only && rows[i].res.verdict != VERDICT_DIFFERENT)
-			continue;
-		/* each setup once, also when changed=1 skipped its first rows */
-		if (!listed || rows[i].setup_id != rows[listed - 1].setup_id) {
-			json_t *s = setup_json(c, rows[i].setup_id, &e);
-			if (!s) {
-				json_decref(list);
-				json_decref(setups);
-				ret = reply_err(rq, &e);
-				goto out;
+	/* written as text: 5,000 rows of jansson objects cost more than the query */
+	{
+		struct buf sb = BUF_INIT(0), rb = BUF_INIT(0), all = BUF_INIT(0);
+		int full = 0;
+
+		for (size_t i = 0, listed = 0; i < nr; i++) {
+			if (changed_only && rows[i].res.verdict != VERDICT_DIFFERENT)
+				continue;
+			/* each setup once, also when changed=1 skipped its first rows */
+			if (!listed || rows[i].setup_id != rows[listed - 1].setup_id) {
+				json_t *s = setup_json(c, rows[i].setup_id, &e);
+
+				if (!s) {
+					buf_release(&sb);
+					buf_release(&rb);
+					ret = reply_err(rq, &e);
+					goto out;
+				}
+				full |= (sb.len && buf_addch(&sb, ',')) || jsonout_json(&sb, s);
+				json_decref(s);
 			}
-			json_array_append_new(setups, s);
+			full |= (rb.len && buf_addch(&rb, ',')) || row_text(&rb, &rows[i]);
+			listed = i + 1;
 		}
-		json_array_append_new(list, row_json(&rows[i]));
-		listed = i + 1;
+		full |= buf_addstr(&all, "{\"base\":{\"sha\":") || jsonout_str(&all, base_sha) ||
+			buf_addstr(&all, ",\"subject\":") || jsonout_str_or_null(&all, base_subj) ||
+			buf_addstr(&all, "},\"head\":{\"sha\":") || jsonout_str(&all, head_sha) ||
+			buf_addstr(&all, ",\"subject\":") || jsonout_str_or_null(&all, head_subj) ||
+			buf_addstr(&all, "},\"alpha\":") || jsonout_real(&all, alpha) ||
+			buf_addstr(&all, ",\"sample\":\"per-run mean of iterations\",\"setups\":[") ||
+			buf_add(&all, sb.data, sb.len) || buf_addstr(&all, "],\"rows\":[") ||
+			buf_add(&all, rb.data, rb.len) || buf_addstr(&all, "]}\n");
+		buf_release(&sb);
+		buf_release(&rb);
+		if (full)
+			ret = reply_errf(rq, 500, "internal", "", "the reply could not be written");
+		else
+			ret = reply_text(rq, 200, "application/json", all.data, all.len);
+		buf_release(&all);
 	}
-	out = json_pack("{s:{s:s,s:o},s:{s:s,s:o},s:f,s:s,s:o,s:o}",
-		"base", "sha", base_sha, "subject", base_subj ? json_string(base_subj) : json_null(),
-		"head", "sha", head_sha, "subject", head_subj ? json_string(head_subj) : json_null(),
-		"alpha", alpha, "sample", "per-run mean of iterations",
-		"setups", setups, "rows", list);
-	ret = reply_json(rq, 200, out);
 out:
 	free(q);
 	free(pool);

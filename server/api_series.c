@@ -15,6 +15,7 @@
 #include "server/api.h"
 #include "server/query.h"
 #include "server/regressions.h"
+#include "server/jsonout.h"
 #include "buf.h"
 
 #include <stdio.h>
@@ -25,71 +26,9 @@
 
 /*
  * The response is written as text, not as a jansson tree: 10^5 points were
- * 3 x 10^5 json_t allocations and a 8 MB dump. The small parts (setup,
- * change points) still go through jansson and json_dumps().
+ * 3 x 10^5 json_t allocations and a 8 MB dump (server/jsonout.h). The
+ * small parts (setup, change points) still go through jansson.
  */
-
-/* s as a JSON string (s is UTF-8 from PostgreSQL) */
-static int add_json_str(struct buf *b, const char *s)
-{
-	static const char hex[] = "0123456789abcdef";
-	int r = buf_addch(b, '"');
-	const char *run = s;
-
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		char esc[7];
-
-		if (ch >= 0x20 && ch != '"' && ch != '\\')
-			continue;
-		r |= buf_add(b, run, (size_t)(s - run));
-		run = s + 1;
-		if (ch == '"' || ch == '\\') {
-			esc[0] = '\\';
-			esc[1] = (char)ch;
-			r |= buf_add(b, esc, 2);
-		} else {
-			esc[0] = '\\';
-			esc[1] = 'u';
-			esc[2] = '0';
-			esc[3] = '0';
-			esc[4] = hex[ch >> 4];
-			esc[5] = hex[ch & 15];
-			r |= buf_add(b, esc, 6);
-		}
-	}
-	r |= buf_add(b, run, (size_t)(s - run));
-	return r | buf_addch(b, '"');
-}
-
-/*
- * A float8 as PostgreSQL printed it (the shortest text that reads back as
- * the same double) as a JSON number: ".0" added to integral values (as
- * jansson writes reals), null for NaN, infinities and SQL NULL.
- */
-static int add_pg_num(struct buf *b, const char *s, int isnull)
-{
-	size_t n = strlen(s);
-
-	if (isnull || !n || strspn(s, "-0123456789.e+") != n)
-		return buf_add(b, "null", 4);
-	if (strspn(s, "-0123456789") == n)
-		return buf_add(b, s, n) | buf_add(b, ".0", 2);
-	return buf_add(b, s, n);
-}
-
-static int add_json(struct buf *b, json_t *j)
-{
-	char *s = j ? json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(17))
-		    : NULL;
-	int r;
-
-	if (!s)
-		return -1;
-	r = buf_addstr(b, s);
-	free(s);
-	return r;
-}
 
 struct series_text {
 	struct buf commits, pc, pv, pr;
@@ -119,13 +58,13 @@ static int series_flush(PGconn *c, struct buf *out, struct series_text *st, json
 
 	if (!cps)
 		return -1;
-	r = (!first && buf_addch(out, ',')) || buf_addstr(out, "{\"setup\":") || add_json(out, s) ||
+	r = (!first && buf_addch(out, ',')) || buf_addstr(out, "{\"setup\":") || jsonout_json(out, s) ||
 	    buf_addstr(out, ",\"commits\":[") || buf_add(out, st->commits.data, st->commits.len) ||
 	    buf_addstr(out, "],\"points\":{\"commit\":[") ||
 	    buf_add(out, st->pc.data, st->pc.len) || buf_addstr(out, "],\"value\":[") ||
 	    buf_add(out, st->pv.data, st->pv.len) || buf_addstr(out, "],\"run_id\":[") ||
 	    buf_add(out, st->pr.data, st->pr.len) || buf_addstr(out, "]},\"change_points\":") ||
-	    add_json(out, cps) || buf_addch(out, '}');
+	    jsonout_json(out, cps) || buf_addch(out, '}');
 	json_decref(cps);
 	if (r)
 		return err_set(e, 413, "too_large", "metric", "the series is too large");
@@ -169,7 +108,7 @@ enum MHD_Result api_series_get(struct request *rq)
 	buf_init(&st.pv, 0);
 	buf_init(&st.pr, 0);
 	st.setup = -1;
-	bad |= buf_addstr(&out, "{\"metric\":") || add_json_str(&out, metric) ||
+	bad |= buf_addstr(&out, "{\"metric\":") || jsonout_str(&out, metric) ||
 	       buf_addstr(&out, ",\"order\":\"topo_order, commit_time, first_seen\",\"series\":[");
 	for (int i = 0; i < PQntuples(r) && !bad; i++) {
 		long long sid = strtoll(PQgetvalue(r, i, 0), NULL, 10);
@@ -188,13 +127,13 @@ enum MHD_Result api_series_get(struct request *rq)
 		}
 		if (strcmp(sha, last_sha)) {
 			bad |= (st.nr_commits && buf_addch(&st.commits, ',')) ||
-			       buf_addstr(&st.commits, "{\"sha\":") || add_json_str(&st.commits, sha) ||
+			       buf_addstr(&st.commits, "{\"sha\":") || jsonout_str(&st.commits, sha) ||
 			       buf_addstr(&st.commits, ",\"subject\":");
 			bad |= PQgetisnull(r, i, 2) ? buf_addstr(&st.commits, "null")
-						    : add_json_str(&st.commits, PQgetvalue(r, i, 2));
+						    : jsonout_str(&st.commits, PQgetvalue(r, i, 2));
 			bad |= buf_addstr(&st.commits, ",\"commit_time\":");
 			bad |= PQgetisnull(r, i, 3) ? buf_addstr(&st.commits, "null")
-						    : add_json_str(&st.commits, PQgetvalue(r, i, 3));
+						    : jsonout_str(&st.commits, PQgetvalue(r, i, 3));
 			bad |= buf_addch(&st.commits, '}');
 			json_array_append_new(st.shas, json_pack("{s:s}", "sha", sha));
 			st.nr_commits++;
@@ -204,8 +143,8 @@ enum MHD_Result api_series_get(struct request *rq)
 		if (st.pc.len)
 			bad |= buf_addch(&st.pc, ',') | buf_addch(&st.pv, ',') | buf_addch(&st.pr, ',');
 		bad |= buf_add(&st.pc, num, (size_t)n);
-		bad |= add_pg_num(&st.pv, PQgetvalue(r, i, 5), PQgetisnull(r, i, 5));
-		bad |= add_json_str(&st.pr, PQgetvalue(r, i, 4));
+		bad |= jsonout_pg_float(&st.pv, PQgetvalue(r, i, 5), PQgetisnull(r, i, 5));
+		bad |= jsonout_str(&st.pr, PQgetvalue(r, i, 4));
 	}
 	if (!bad && setup && series_flush(c, &out, &st, setup, metric, !nr_series++, &e))
 		goto fail;
