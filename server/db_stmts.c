@@ -276,8 +276,7 @@ const struct db_stmt_def db_stmts[DB_NR_STMTS] = {
 		"ON CONFLICT (setup_id) WHERE claimed_at IS NULL DO NOTHING" },
 	/* every run mean of one setup, per metric in series order (as ST_SERIES) */
 	[ST_DETECT_SERIES] = { "detect_series",
-		"SELECT v.metric_id, m.name, m.higher_is_better, m.is_monitor, r.commit_id, "
-		"(SELECT avg(x) FROM unnest(v.vals) x) "
+		"SELECT v.metric_id, m.name, m.higher_is_better, m.is_monitor, r.commit_id, v.mean "
 		"FROM runs r JOIN run_values v ON v.run_id = r.id JOIN metrics m ON m.id = v.metric_id "
 		"JOIN commits c ON c.id = r.commit_id "
 		"WHERE r.setup_id = $1::bigint AND r.status = 'ok' "
