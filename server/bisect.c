@@ -221,6 +221,14 @@ static int finish(struct server *srv, PGconn *c, struct brow *b, const char *sta
 					  NULL, NULL, e))
 			goto out;
 	}
+	if (!reg && !strcmp(state, "done") && first_bad) {
+		/* started by hand: record what it found, so it reports like an automatic one */
+		const char *q[1] = { idb };
+		r = db_exec(c, ST_BISECT_RECORD, 1, q, e);
+		if (!r)
+			goto out;
+		PQclear(r);
+	}
 	if (!strcmp(state, "done") && first_bad && outbox_bisect_done(c, b->id, e))
 		goto out;
 	fprintf(stderr, "regtrack-server: bisect %lld %s%s%s\n", b->id, state, reason ? ": " : "",

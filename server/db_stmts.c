@@ -484,6 +484,42 @@ const struct db_stmt_def db_stmts[DB_NR_STMTS] = {
 		"UPDATE bisects SET round = $2::integer, phase = $3, model = $4::jsonb WHERE id = $1::bigint" },
 	/* $1 bisect $2 state $3 outcome $4 first bad $5 candidates $6 confidence $7 reason
 	 * $8 verification $9 model */
+	/*
+	 * A bisect started by hand that found its first bad commit becomes a
+	 * regression (or improvement) record of first bad vs its parent, state
+	 * bisected, so it is reported and shown like one detection found; the
+	 * bisect points to it. Sizes come from the verification round.
+	 */
+	[ST_BISECT_RECORD] = { "bisect_record",
+		"WITH b AS (SELECT * FROM bisects WHERE id = $1::bigint), "
+		"f AS (SELECT c.id, c.parents[1] AS parent FROM commits c, b WHERE c.id = b.first_bad_id), "
+		"p AS (SELECT c.id FROM commits c, f WHERE c.sha = f.parent), "
+		"s AS (SELECT s.id FROM setups s, b WHERE s.testcase_id = b.testcase_id "
+		"AND s.params = b.params AND s.kconfig = b.kconfig AND s.compiler = b.compiler "
+		"AND (b.tbox_group IS NULL OR s.tbox_group = b.tbox_group) "
+		"AND s.mode = coalesce(b.params->>'measure', 'wallclock') ORDER BY s.id LIMIT 1), "
+		"m AS (SELECT m.id, m.higher_is_better FROM metrics m, b WHERE m.name = b.metric), "
+		"v AS (SELECT b.verification AS j FROM b), "
+		"ins AS (INSERT INTO regressions (setup_id, metric_id, good_commit_id, bad_commit_id, "
+		"kind, state, change_pct, ci_lo_pct, ci_hi_pct, p_value, verdict, mean_before, "
+		"mean_after, n_before, n_after, commits_after, pair_change_pct, pair_p_value, "
+		"pair_verdict, detected, bisect_id) "
+		"SELECT s.id, m.id, p.id, f.id, CASE WHEN m.higher_is_better IS NULL THEN 'change' "
+		"WHEN ((v.j->>'change_pct')::float8 < 0) = m.higher_is_better THEN 'regression' "
+		"ELSE 'improvement' END, 'bisected', (v.j->>'change_pct')::float8, "
+		"(v.j->'ci_pct'->>0)::float8, (v.j->'ci_pct'->>1)::float8, (v.j->>'p_value')::float8, "
+		"coalesce(v.j->>'verdict', 'need-more-runs'), (v.j->'mean'->>0)::float8, "
+		"(v.j->'mean'->>1)::float8, coalesce((v.j->'n'->>0)::int, 0), "
+		"coalesce((v.j->'n'->>1)::int, 0), 1, (v.j->>'change_pct')::float8, "
+		"(v.j->>'p_value')::float8, coalesce(v.j->>'verdict', 'need-more-runs'), false, $1::bigint "
+		"FROM f, p, s, m, v "
+		"ON CONFLICT (setup_id, metric_id, good_commit_id, bad_commit_id) DO UPDATE SET "
+		"bisect_id = coalesce(regressions.bisect_id, EXCLUDED.bisect_id) RETURNING id), "
+		"hist AS (INSERT INTO regression_history (regression_id, who, from_state, to_state, note) "
+		"SELECT id, 'bisect', NULL, 'bisected', 'recorded by bisect ' || $1 || ' (started by hand)' "
+		"FROM ins) "
+		"UPDATE bisects SET regression_id = ins.id FROM ins WHERE bisects.id = $1::bigint "
+		"RETURNING ins.id" },
 	[ST_BISECT_FINISH] = { "bisect_finish",
 		"UPDATE bisects SET state = $2, outcome = $3, first_bad_id = $4::bigint, "
 		"candidate_ids = $5::bigint[], confidence = $6::float8, reason = $7, "
@@ -640,6 +676,18 @@ const struct db_stmt_def db_stmts[DB_NR_STMTS] = {
 		"ORDER BY id), '[]')::text FROM subscriptions" },
 	[ST_SUB_DELETE] = { "sub_delete",
 		"DELETE FROM subscriptions WHERE id = $1::bigint RETURNING id" },
+	/* a finished bisect's culprit (first bad commit) and its first parent */
+	[ST_MAIL_BISECT] = { "mail_bisect",
+		"SELECT f.id, f.sha, f.subject, f.author, p.id, p.sha, p.subject, b.outcome "
+		"FROM bisects b JOIN commits f ON f.id = b.first_bad_id "
+		"LEFT JOIN commits p ON p.sha = f.parents[1] "
+		"WHERE b.id = $1::bigint AND b.state = 'done'" },
+	/* the steps in order: commit, verdict, mean and number of samples */
+	[ST_MAIL_BISECT_STEPS] = { "mail_bisect_steps",
+		"SELECT c.sha, c.subject, s.verdict, "
+		"(SELECT avg(x) FROM unnest(s.samples) x), cardinality(s.samples), s.round, s.role "
+		"FROM bisect_steps s JOIN commits c ON c.id = s.commit_id "
+		"WHERE s.bisect_id = $1::bigint ORDER BY s.id" },
 	[ST_MAIL_REGRESSION_EXISTS] = { "mail_regression_exists",
 		"SELECT coalesce(bisect_id, 0) FROM regressions WHERE id = $1::bigint" },
 };

@@ -10,6 +10,8 @@
 #include <jansson.h>
 #include <math.h>
 #include <pthread.h>
+#include <errno.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +123,9 @@ static int match_subscriptions(PGconn *c, const char *tree, const char *testcase
 
 struct gathered {
 	PGresult *reg;            /* ST_MAIL_REGRESSION row */
+	PGresult *bisect;         /* ST_MAIL_BISECT row: culprit and parent */
+	PGresult *steps;          /* ST_MAIL_BISECT_STEPS rows */
+	struct report_step *step;
 	PGresult *table;          /* ST_MAIL_TABLE rows */
 	struct lkp_row *rows;
 	struct report_param *params;
@@ -135,6 +140,9 @@ struct gathered {
 static void gathered_release(struct gathered *g)
 {
 	PQclear(g->reg);
+	PQclear(g->bisect);
+	PQclear(g->steps);
+	free(g->step);
 	PQclear(g->table);
 	free(g->rows);
 	for (size_t i = 0; i < g->nr_params; i++)
@@ -246,6 +254,55 @@ out:
 	return buf_detach(&b, NULL);
 }
 
+/*
+ * Reads the finished bisect g->in.bisect_id: its first bad commit becomes
+ * the culprit, that commit's first parent the table's base (ids for the
+ * table query in table_ids[0] = parent, [1] = culprit), and its steps the
+ * short story. A bisect that is not done (or found no single commit)
+ * leaves the regression's range in place.
+ */
+static int gather_bisect(PGconn *c, struct gathered *g, const char *table_ids[2], struct err *e)
+{
+	char bid[24];
+	const char *p[1] = { bid };
+	PGresult *r;
+	int n;
+
+	snprintf(bid, sizeof(bid), "%lld", g->in.bisect_id);
+	r = g->bisect = db_exec(c, ST_MAIL_BISECT, 1, p, e);
+	if (!r)
+		return -1;
+	if (PQntuples(r) == 1) {
+		g->in.culprit_sha = PQgetvalue(r, 0, 1);
+		g->in.culprit_subject = col(r, 2);
+		free(g->author);
+		free(g->email);
+		g->author = g->email = NULL;
+		gather_author(g, col(r, 3));
+		table_ids[1] = PQgetvalue(r, 0, 0);
+		if (!PQgetisnull(r, 0, 4)) {
+			g->in.parent_sha = PQgetvalue(r, 0, 5);
+			g->in.parent_subject = col(r, 6);
+			table_ids[0] = PQgetvalue(r, 0, 4);
+		}
+	}
+	r = g->steps = db_exec(c, ST_MAIL_BISECT_STEPS, 1, p, e);
+	if (!r)
+		return -1;
+	n = PQntuples(r);
+	g->step = xcalloc(n ? (size_t)n : 1, sizeof(*g->step));
+	for (int i = 0; i < n; i++) {
+		g->step[i].sha = PQgetvalue(r, i, 0);
+		g->step[i].subject = PQgetisnull(r, i, 1) ? NULL : PQgetvalue(r, i, 1);
+		g->step[i].verdict = PQgetvalue(r, i, 2);
+		g->step[i].mean = dcol(r, i, 3);
+		g->step[i].nr_samples = (int)strtol(PQgetvalue(r, i, 4), NULL, 10);
+	}
+	g->in.steps = g->step;
+	g->in.nr_steps = (size_t)n;
+	return 0;
+}
+
 static int gather(PGconn *c, const struct config *cfg, long long regression_id,
 		  enum report_kind kind, struct gathered *g, struct err *e)
 {
@@ -253,6 +310,7 @@ static int gather(PGconn *c, const struct config *cfg, long long regression_id,
 	const char *p[1] = { rid };
 	PGresult *r;
 	const char *q[4];
+	const char *table_ids[2] = { NULL, NULL }; /* parent, culprit commit ids */
 	int nrows;
 
 	memset(g, 0, sizeof(*g));
@@ -288,25 +346,27 @@ static int gather(PGconn *c, const struct config *cfg, long long regression_id,
 	g->in.bisect_id = strtoll(PQgetvalue(r, 0, 24), NULL, 10);
 	if (kind == REPORT_BISECT) {
 		/*
-		 * Until the bisect tables are read here, the culprit is the
-		 * regression's first bad commit and its parent the last good one
-		 * (the two adjacent commits a finished bisect leaves).
+		 * The culprit is the bisect's first bad commit and the table's
+		 * base its first parent; without a finished bisect (a report
+		 * asked for by hand), the regression's own range stands in.
 		 */
 		g->in.culprit_sha = g->in.bad_sha;
 		g->in.culprit_subject = g->in.bad_subject;
 		gather_author(g, col(r, 13));
-		g->in.culprit_author = g->author;
-		g->in.culprit_email = g->email;
 		g->in.parent_sha = g->in.good_sha;
 		g->in.parent_subject = g->in.good_subject;
+		if (g->in.bisect_id > 0 && gather_bisect(c, g, table_ids, e))
+			return -1;
+		g->in.culprit_author = g->author;
+		g->in.culprit_email = g->email;
 	}
 	g->in.regression_id = regression_id;
 	g->in.public_url = cfg->public_url;
 	g->in.mail_from = cfg->mail_from;
 
 	q[0] = PQgetvalue(r, 0, 20);
-	q[1] = PQgetvalue(r, 0, 21);
-	q[2] = PQgetvalue(r, 0, 22);
+	q[1] = table_ids[0] ? table_ids[0] : PQgetvalue(r, 0, 21);
+	q[2] = table_ids[1] ? table_ids[1] : PQgetvalue(r, 0, 22);
 	q[3] = PQgetvalue(r, 0, 23);
 	g->table = db_exec(c, ST_MAIL_TABLE, 4, q, e);
 	if (!g->table)
@@ -327,7 +387,10 @@ static int gather(PGconn *c, const struct config *cfg, long long regression_id,
 	}
 	g->in.rows = g->rows;
 	g->in.nr_rows = (size_t)nrows;
-	if (g->in.bad_sha) {
+	if (kind == REPORT_BISECT && g->in.culprit_sha) {
+		g->reproduce = reproduce_command(&g->in, g->in.culprit_sha, cfg->public_url);
+		g->in.reproduce = g->reproduce;
+	} else if (g->in.bad_sha) {
 		g->reproduce = reproduce_command(&g->in, g->in.bad_sha, cfg->public_url);
 		g->in.reproduce = g->reproduce;
 	}
@@ -557,9 +620,13 @@ static int write_dry_run(const char *dir, const char *id, const char *msg, size_
 
 	snprintf(path, sizeof(path), "%s/%s.eml", dir, id);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return err_set(e, 500, "dry_run_failed", dir, "cannot create the dry-run directory: %s",
+			       strerror(errno));
 	f = fopen(tmp, "wb");
 	if (!f)
-		return err_set(e, 500, "dry_run_failed", tmp, "cannot create the dry-run file");
+		return err_set(e, 500, "dry_run_failed", tmp, "cannot create the dry-run file: %s",
+			       strerror(errno));
 	ok = fwrite(msg, 1, len, f) == len;
 	ok = !fflush(f) && !fsync(fileno(f)) && ok;
 	ok = !fclose(f) && ok;

@@ -3,6 +3,8 @@ server (mirror, import, coordinator), and fake workers in threads speaking
 the real worker protocol over HTTP. Runs of commits at and after a hidden
 culprit are slower (throughput 950 vs 1000, noise sd 10); one commit fails
 to build."""
+import email
+import email.policy
 import json
 import os
 import random
@@ -95,7 +97,9 @@ class Bisect(unittest.TestCase):
         conf = os.path.join(cls.tmp, "server.conf")
         with open(conf, "w") as f:
             f.write("data_dir = %s\nbisect_share_pct = 100\nbisect_poll_ms = 100\n"
-                    "detect_enabled = 0\n" % os.path.join(cls.tmp, "data"))
+                    "detect_enabled = 0\nmail_dry_run_dir = %s\nmail_cc = perf@example.org\n"
+                    "mail_poll_ms = 100\n"
+                    % (os.path.join(cls.tmp, "data"), os.path.join(cls.tmp, "mail")))
         cls.srv = Server(extra_args=["--config", conf])
 
     @classmethod
@@ -165,6 +169,25 @@ class Bisect(unittest.TestCase):
         self.assertGreaterEqual(min(v["n"]), 10)
         self.assertEqual(v["verdict"], "different")
         self.assertLess(v["change_pct"], -3)
+        # started by hand, it reports like an automatic one: a regression record of
+        # first bad vs its parent, and the mail names the bisect's culprit and steps
+        reg = self.srv.get("/api/v1/regressions/%d" % b["regression_id"]).json()
+        self.assertEqual((reg["state"], reg["kind"]), ("bisected", "regression"))
+        self.assertEqual((reg["good"]["sha"], reg["bad"]["sha"]), (shas[CULPRIT - 1], shas[CULPRIT]))
+        mail_dir = os.path.join(self.tmp, "mail")
+        deadline = time.time() + 30
+        while time.time() < deadline and not (os.path.isdir(mail_dir) and os.listdir(mail_dir)):
+            time.sleep(0.2)
+        mails = sorted(os.listdir(mail_dir))
+        self.assertEqual(len(mails), 1, mails)
+        with open(os.path.join(mail_dir, mails[0]), "rb") as f:
+            parsed = email.message_from_binary_file(f, policy=email.policy.default)
+        msg = parsed.get_body().get_content()
+        self.assertEqual(parsed["Subject"], "[demo:master] [mm] %s: %s %.1f%% regression"
+                         % (shas[CULPRIT][:12], METRIC, reg["change_pct"]))
+        self.assertIn("#regzbot introduced: %s" % shas[CULPRIT], msg)
+        self.assertIn(shas[CULPRIT - 1][:12], msg)  # the table's base: the parent
+        self.assertIn("mm: change %d" % BROKEN, msg)  # a step of the story
         # steps: every measured commit of every round, with samples and evidence
         steps = b["steps"]
         self.assertTrue(steps)
