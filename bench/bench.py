@@ -106,6 +106,20 @@ def proc_status(pid, key):
     return None
 
 
+def smaps_rollup(pid):
+    """/proc/PID/smaps_rollup as {field: kB} ({} when unreadable)."""
+    out = {}
+    try:
+        with open("/proc/%d/smaps_rollup" % pid) as f:
+            for line in f:
+                k, _, rest = line.partition(":")
+                if rest.strip().endswith("kB"):
+                    out[k] = int(rest.split()[0])
+    except OSError:
+        pass
+    return out
+
+
 # ---- ingest ------------------------------------------------------------------
 
 CLK = os.sysconf("SC_CLK_TCK")
@@ -452,6 +466,8 @@ def bench_worker_rss(srv, tmp):
                  % (p.returncode, err[-1] if err else ""))
             return
         hwm = proc_status(p.pid, "VmHWM")
+        roll = smaps_rollup(p.pid)
+        anon = proc_status(p.pid, "RssAnon")
     finally:
         if p.poll() is None:
             p.terminate()
@@ -462,8 +478,14 @@ def bench_worker_rss(srv, tmp):
                 p.wait()
         p.stderr.close()
     kb = [x for x in rss[2:] if x] or [x for x in rss if x]
+    # RSS counts every page of the shared libraries the process touched (libcurl
+    # loads 35 of them); PSS shares those out among the processes mapping them,
+    # Private is what this worker alone costs
     add("worker idle RSS (run, no jobs)", "MiB", summary([x / 1024 for x in kb]), None, None,
-        target=8, note="peak VmHWM %.1f MiB" % (hwm / 1024 if hwm else float("nan")))
+        target=8, note="peak VmHWM %.1f MiB; anonymous %.1f MiB, PSS %.1f MiB, private %.1f MiB"
+        % tuple(x / 1024 if x else float("nan") for x in
+                (hwm, anon, roll.get("Pss"),
+                 (roll.get("Private_Clean", 0) + roll.get("Private_Dirty", 0)) or None)))
 
 
 # ---- bisect simulation (bench/bisect_sim*, by the bisect engineer) ------------------

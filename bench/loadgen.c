@@ -15,7 +15,8 @@
  *	transaction that inserts its runs row (same commit and setup as the
  *	ingested documents of TESTCASE) and COPYs its METRICS run_values rows
  *	(metric ids looked up by name first, values in text as PostgreSQL's
- *	float8 output would have them). -> {"docs","values","seconds","errors"}
+ *	float8 output would have them, and their mean as the server stores it
+ *	in run_values.mean). -> {"docs","values","seconds","errors"}
  *   loadgen get URL REPS
  *	REPS GETs on one keep-alive connection after one warm-up GET.
  *	-> {"ms":[…], "bytes", "status"}
@@ -351,7 +352,7 @@ static void *copy_thread(void *arg)
 			B(buf_add(&rows, q, (size_t)(e - q) + 1));
 			q = e + 1;
 		}
-		PQclear(must(c, PQexec(c, "COPY run_values (run_id, metric_id, vals) FROM STDIN"),
+		PQclear(must(c, PQexec(c, "COPY run_values (run_id, metric_id, vals, mean) FROM STDIN"),
 			     "copy"));
 		if (PQputCopyData(c, rows.data, (int)rows.len) != 1 || PQputCopyEnd(c, NULL) != 1)
 			die(PQerrorMessage(c));
@@ -448,10 +449,18 @@ static int cmd_copy(int argc, char **argv)
 		B(buf_addf(doc, "%s\n", uuid));
 		for (long m = 0; m < ds->metrics; m++) {
 			metric_name(name, sizeof(name), m);
+			double sum = 0;
+
 			B(buf_addf(doc, "\t%ld\t{", copy_ctx.metric_ids[m]));
-			for (long x = 0; x < ds->repl; x++)
-				B(buf_addf(doc, "%s%.6g", x ? "," : "", value_of(&s, m)));
-			B(buf_addstr(doc, "}\n"));
+			for (long x = 0; x < ds->repl; x++) {
+				char v[32];
+
+				snprintf(v, sizeof(v), "%.6g", value_of(&s, m));
+				sum += strtod(v, NULL);
+				B(buf_addf(doc, "%s%s", x ? "," : "", v));
+			}
+			/* the run's mean, as the server stores it (sql/0006) */
+			B(buf_addf(doc, "}\t%.17g\n", sum / (double)ds->repl));
 		}
 	}
 	run_clients(cl, (int)clients, copy_thread, &b, &secs);
