@@ -7,7 +7,9 @@
 -- every read was a subplan per row (60,000 in one compare). The server's
 -- ingest sends it with the row (server/ingest.c); any other writer (tests,
 -- bench, hand-made rows) leaves it NULL and the trigger below fills it in.
--- NULL only when vals is empty.
+-- NULL only when vals is empty. The backfill below writes a new version of
+-- every row: on a large database, VACUUM run_values after this migration
+-- (it cannot run inside the migration's transaction).
 ALTER TABLE run_values ADD COLUMN mean double precision;
 UPDATE run_values SET mean = (SELECT avg(x) FROM unnest(vals) x);
 
