@@ -285,6 +285,21 @@ const struct db_stmt_def db_stmts[DB_NR_STMTS] = {
 	 * $11 mean_before $12 mean_after $13 n_before $14 n_after $15 commits_after
 	 * $16 pair_change_pct $17 pair_p $18 pair_verdict $19..$22 det before after change p
 	 * $23 confirmed by the rule; returns id, state before (NULL = new row), state after */
+	/*
+	 * A record of the same series already past triage (bisecting, bisected,
+	 * reported, fixed, invalid, wontfix) whose range holds the range $3..$4
+	 * in the tree's order: a narrower range found later (the bisect's own
+	 * runs fill the gap) is the same change, not a new one.
+	 */
+	[ST_REGR_COVERING] = { "regr_covering",
+		"SELECT o.id FROM regressions o JOIN commits og ON og.id = o.good_commit_id "
+		"JOIN commits ob ON ob.id = o.bad_commit_id, commits ng, commits nb "
+		"WHERE o.setup_id = $1::bigint AND o.metric_id = $2::integer "
+		"AND ng.id = $3::bigint AND nb.id = $4::bigint "
+		"AND o.state NOT IN ('new', 'confirmed') "
+		"AND NOT (o.good_commit_id = $3::bigint AND o.bad_commit_id = $4::bigint) "
+		"AND ng.topo_order >= og.topo_order AND nb.topo_order <= ob.topo_order "
+		"ORDER BY o.id LIMIT 1" },
 	[ST_REGR_UPSERT] = { "regr_upsert",
 		"WITH old AS (SELECT id, state FROM regressions WHERE setup_id = $1::bigint AND "
 		"metric_id = $2::integer AND good_commit_id = $3::bigint AND bad_commit_id = $4::bigint), "

@@ -171,6 +171,17 @@ static int store_series(PGconn *c, long long setup_id, const char *metric_id, co
 		fmt_num(nums[13], 32, cp->change_pct, &p[20]);
 		fmt_num(nums[14], 32, cp->p_value, &p[21]);
 		p[22] = confirm ? "t" : "f";
+		r = db_exec(c, ST_REGR_COVERING, 4, p, e);
+		if (!r)
+			return -1;
+		if (PQntuples(r)) {
+			/* already being bisected (or settled) under a wider range: keep that one */
+			if (buf_addf(kept, "%s%s", kept->len > 1 ? "," : "", PQgetvalue(r, 0, 0)))
+				abort();
+			PQclear(r);
+			continue;
+		}
+		PQclear(r);
 		r = db_exec(c, ST_REGR_UPSERT, 23, p, e);
 		if (!r)
 			return -1;

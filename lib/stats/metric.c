@@ -34,6 +34,13 @@ static const struct metric_rule rules[] = {
 	{ "perf-stat.*", -1, "" },
 	{ "perf-profile.*", -1, "%" },
 	/* throughput-like: higher is better */
+	/* vm-scalability's (and our small-allocs') median is the median task's KB/s */
+	{ "vm-scalability.median", 1, "KB/s" },
+	{ "small-allocs.median", 1, "KB/s" },
+	{ "small-allocs.throughput", 1, "KB/s" },
+	{ "vm-scalability.throughput", 1, "KB/s" },
+	{ "execl.lps", 1, "lps" },
+	{ "*.lps", 1, "lps" },
 	{ "*works/sec", 1, "works/s" },
 	{ "*ops_per_sec", 1, "ops/s" },
 	{ "*ops/s", 1, "ops/s" },

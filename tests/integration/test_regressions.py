@@ -253,5 +253,34 @@ class Detection(unittest.TestCase):
         self.assertEqual(again["pair"]["verdict"], "different")
 
 
+class Refinement(unittest.TestCase):
+    def test_7_narrower_range_under_a_bisected_record_is_not_new(self):
+        """A bisect's own runs fill the gap of a detected range; the narrower
+        range found then is the same change, not a second record."""
+        params = {"case": "refine"}
+        steps = {THROUGHPUT: (1000.0, 33, 0.8)}
+        upload("refine", params, steps, commits=range(0, 60, 2))
+        # the tree's history, as the bisect module's import leaves it
+        srv.psql("UPDATE commits SET topo_order = split_part(subject, ' ', 3)::int "
+                 "WHERE subject LIKE 'refine commit %'")
+        upload("refine", params, steps, commits=[0])
+        wait_idle()
+        recs = of_setup(regressions(metric=THROUGHPUT), params)
+        self.assertEqual(len(recs), 1, recs)
+        self.assertEqual((recs[0]["good"]["sha"], recs[0]["bad"]["sha"]),
+                         (csha("refine", 32), csha("refine", 34)))
+        self.assertEqual(patch(recs[0]["id"], {"state": "bisecting", "note": "bisect 1"}).status, 200)
+        upload("refine", params, steps, commits=[33], seed=2)
+        wait_idle()
+        srv.psql("UPDATE commits SET topo_order = 33 WHERE sha = '%s'" % csha("refine", 33))
+        srv.psql("INSERT INTO detect_queue (setup_id) SELECT DISTINCT setup_id FROM runs r "
+                 "JOIN commits c ON c.id = r.commit_id WHERE c.sha = '%s' "
+                 "ON CONFLICT DO NOTHING" % csha("refine", 33))
+        wait_idle()
+        again = of_setup(regressions(metric=THROUGHPUT), params)
+        self.assertEqual([x["id"] for x in again], [recs[0]["id"]])
+        self.assertEqual(again[0]["state"], "bisecting")
+
+
 if __name__ == "__main__":
     unittest.main()

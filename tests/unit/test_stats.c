@@ -257,6 +257,12 @@ static void test_metric_registry(void **state)
 	assert_int_equal(metric_higher_is_better("fxmark.ssd_ext4_no_jnl_MRPL_4_bufferedio.works/sec"), 1);
 	assert_int_equal(metric_higher_is_better("will-it-scale.per_thread_ops"), 1);
 	assert_int_equal(metric_higher_is_better("vm-scalability.throughput"), 1);
+	/* LKP's vm-scalability.median (and our small-allocs.median) is the median task's KB/s */
+	assert_int_equal(metric_higher_is_better("vm-scalability.median"), 1);
+	assert_int_equal(metric_higher_is_better("small-allocs.median"), 1);
+	assert_string_equal(metric_unit_guess("small-allocs.median"), "KB/s");
+	assert_int_equal(metric_higher_is_better("execl.lps"), 1);
+	assert_int_equal(metric_higher_is_better("proc-vs-map.median_ms"), 0);
 	assert_int_equal(metric_higher_is_better("unixbench.score"), 1);
 	assert_int_equal(metric_higher_is_better("stress-ng.mmap.ops_per_sec"), 1);
 	assert_int_equal(metric_higher_is_better("proc-vs-map.read_latency_ms"), 0);
