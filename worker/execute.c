@@ -81,6 +81,20 @@ static int name_ok(const char *s, const char *extra)
 	return 1;
 }
 
+/*
+ * The shortest of %.15g/%.16g/%.17g that reads back as the same double:
+ * 0.2 becomes "0.2", not "0.20000000000000001". out holds 32 bytes.
+ */
+static const char *shortest_real(double v, char out[32])
+{
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(out, 32, "%.*g", prec, v);
+		if (strtod(out, NULL) == v)
+			break;
+	}
+	return out;
+}
+
 /* The case's key=value words and the measure mode, from params. */
 struct case_args {
 	char *v[MAX_CASE_ARGS + 1];
@@ -106,6 +120,7 @@ static int case_args_from_params(struct case_args *a, json_t *params, struct err
 	const char *key;
 	json_t *val;
 	size_t nkeys = 0, i;
+	char num[32];
 
 	memset(a, 0, sizeof(*a));
 	if (!params || json_is_null(params))
@@ -142,7 +157,7 @@ static int case_args_from_params(struct case_args *a, json_t *params, struct err
 		} else if (json_is_integer(val)) {
 			word = xstrfmt("%s=%lld", keys[i], (long long)json_integer_value(val));
 		} else if (json_is_real(val) && isfinite(json_real_value(val))) {
-			word = xstrfmt("%s=%.17g", keys[i], json_real_value(val));
+			word = xstrfmt("%s=%s", keys[i], shortest_real(json_real_value(val), num));
 		} else if (json_is_boolean(val)) {
 			word = xstrfmt("%s=%d", keys[i], json_is_true(val) ? 1 : 0);
 		} else {

@@ -125,8 +125,8 @@ static void test_host_ok(void **state)
 	long n;
 
 	fx->spec.repeat = 3;
-	fx->spec.params = json_pack("{s:s, s:i, s:f, s:b, s:s}", "zeta", "last", "nr_task", 2,
-				    "ratio", 0.5, "flag", 1, "measure", "wallclock");
+	fx->spec.params = json_pack("{s:s, s:i, s:f, s:f, s:b, s:s}", "zeta", "last", "nr_task", 2,
+				    "ratio", 0.5, "runtime", 0.2, "flag", 1, "measure", "wallclock");
 	assert_int_equal(job_execute(&fx->spec, &fx->env, count_phase, fx, &out, &e), 0);
 	assert_string_equal(out.status, "ok");
 	assert_int_equal(fx->phases, 3);
@@ -161,7 +161,8 @@ static void test_host_ok(void **state)
 	args = xcalloc(1, (size_t)n + 1);
 	assert_int_equal(fread(args, 1, (size_t)n, f), (size_t)n);
 	fclose(f);
-	assert_string_equal(args, "flag=1\nnr_task=2\nratio=0.5\nzeta=last\n");
+	/* 0.2 as typed, not 0.20000000000000001 */
+	assert_string_equal(args, "flag=1\nnr_task=2\nratio=0.5\nruntime=0.2\nzeta=last\n");
 	free(args);
 	free(path);
 }
