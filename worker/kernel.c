@@ -285,6 +285,13 @@ static int resolve_commit(struct kernel *k, const char *mirror, struct err *e)
 	return rc;
 }
 
+/*
+ * The tree URL comes from the server (admin input): no prompts, and only
+ * the transports a tree needs; never git's "ext::" (runs a command).
+ */
+static const char *const git_net_env[] = { "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=true",
+					   "GIT_ALLOW_PROTOCOL=file:git:http:https:ssh", NULL };
+
 int kernel_fetch(struct kernel *k, struct err *e)
 {
 	const struct kconfig_base *base;
@@ -355,7 +362,7 @@ int kernel_fetch(struct kernel *k, struct err *e)
 		clone[6] = tmp;
 		if (run_logged(k, rm, NULL, NULL, GIT_QUICK_S, -1, e) < 0)
 			goto out;
-		r = run_logged(k, clone, NULL, NULL, tfetch, -1, e);
+		r = run_logged(k, clone, NULL, git_net_env, tfetch, -1, e);
 		if (r) {
 			if (r > 0)
 				err_set(e, 502, "fetch_failed", k->url, "cannot clone '%s'", k->url);
@@ -374,7 +381,7 @@ int kernel_fetch(struct kernel *k, struct err *e)
 		const char *fetch[] = { "git", "--git-dir", mirror, "fetch", "--quiet", "--prune",
 					"--", k->url, "+refs/*:refs/*", NULL };
 
-		r = run_logged(k, fetch, NULL, NULL, tfetch, -1, e);
+		r = run_logged(k, fetch, NULL, git_net_env, tfetch, -1, e);
 		if (r) {
 			if (r > 0)
 				err_set(e, 502, "fetch_failed", k->url, "cannot fetch '%s'", k->url);
