@@ -210,6 +210,26 @@ static int finish(struct server *srv, PGconn *c, struct brow *b, const char *sta
 	reg = PQntuples(r) ? row_id(r, 0, 0) : 0;
 	PQclear(r);
 	if (reg) {
+		/* records of other metrics that shared this bisect follow it */
+		const char *q[1] = { idb };
+		PGresult *sib = db_exec(c, ST_BISECT_SIBLINGS_OF, 1, q, e);
+		int found = !strcmp(state, "done") && first_bad;
+		char snote[200];
+
+		if (!sib)
+			goto out;
+		snprintf(snote, sizeof(snote), "bisect %lld (shared with regression %lld) %s", b->id,
+			 reg, found ? "found the first bad commit" : "ended without a first bad commit");
+		for (int i = 0; i < PQntuples(sib); i++) {
+			if (regression_transition(c, row_id(sib, i, 0), found ? "bisected" : "confirmed",
+						  "bisect", 0, snote, NULL, NULL, e)) {
+				PQclear(sib);
+				goto out;
+			}
+		}
+		PQclear(sib);
+	}
+	if (reg) {
 		char note[400];
 		int found = !strcmp(state, "done") && first_bad;
 		if (found)
@@ -802,9 +822,20 @@ static void auto_bisect_one(struct server *srv, PGconn *c)
 	s.runs_per_step = 5;
 	s.ref_runs = 10;
 	s.regression_id = reg;
-	bid = bisect_create(c, &s, &e);
-	if (bid < 0)
-		goto rollback;
+	{
+		/* a sibling metric of the same setup and range is bisected already: share it */
+		const char *q[1] = { PQgetvalue(r, 0, 0) };
+		PGresult *sib = db_exec(c, ST_BISECT_SIBLING, 1, q, &e);
+		if (!sib)
+			goto rollback;
+		bid = PQntuples(sib) ? row_id(sib, 0, 0) : 0;
+		PQclear(sib);
+	}
+	if (!bid) {
+		bid = bisect_create(c, &s, &e);
+		if (bid < 0)
+			goto rollback;
+	}
 	snprintf(ids[0], sizeof(ids[0]), "%lld", reg);
 	snprintf(ids[1], sizeof(ids[1]), "%lld", bid);
 	{

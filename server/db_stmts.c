@@ -535,6 +535,20 @@ const struct db_stmt_def db_stmts[DB_NR_STMTS] = {
 		"FROM ins) "
 		"UPDATE bisects SET regression_id = ins.id FROM ins WHERE bisects.id = $1::bigint "
 		"RETURNING ins.id" },
+	/*
+	 * Another record of the same setup and range that already has a bisect:
+	 * the metrics of one setup share its jobs, so one bisect serves them all.
+	 */
+	[ST_BISECT_SIBLING] = { "bisect_sibling",
+		"SELECT o.bisect_id FROM regressions o, regressions r WHERE r.id = $1::bigint "
+		"AND o.id <> r.id AND o.setup_id = r.setup_id AND o.good_commit_id = r.good_commit_id "
+		"AND o.bad_commit_id = r.bad_commit_id AND o.bisect_id IS NOT NULL "
+		"ORDER BY o.id LIMIT 1" },
+	/* the other records that share bisect $1 and still wait for it */
+	[ST_BISECT_SIBLINGS_OF] = { "bisect_siblings_of",
+		"SELECT r.id FROM regressions r JOIN bisects b ON b.id = r.bisect_id "
+		"WHERE r.bisect_id = $1::bigint AND r.id <> coalesce(b.regression_id, 0) "
+		"AND r.state = 'bisecting' ORDER BY r.id" },
 	[ST_BISECT_FINISH] = { "bisect_finish",
 		"UPDATE bisects SET state = $2, outcome = $3, first_bad_id = $4::bigint, "
 		"candidate_ids = $5::bigint[], confidence = $6::float8, reason = $7, "
