@@ -132,17 +132,6 @@ bad:
 	return reply_err(rq, &e);
 }
 
-static int path_id(struct request *rq, long long *id, char buf[24])
-{
-	char *end;
-
-	*id = strtoll(rq->path_params[0], &end, 10);
-	if (*end || *id <= 0)
-		return -1;
-	snprintf(buf, 24, "%lld", *id);
-	return 0;
-}
-
 enum MHD_Result api_bisect_get(struct request *rq)
 {
 	struct err e;
@@ -152,8 +141,8 @@ enum MHD_Result api_bisect_get(struct request *rq)
 	PGconn *c;
 	PGresult *r;
 
-	if (path_id(rq, &id, idb))
-		return reply_errf(rq, 400, "invalid_field", "id", "bisect id must be a positive integer");
+	if (rq_path_id(rq, "bisect", &id, idb, &e))
+		return reply_err(rq, &e);
 	c = rq_db(rq, &e);
 	r = c ? db_exec(c, ST_BISECT_JSON, 1, p, &e) : NULL;
 	if (!r)
@@ -164,22 +153,8 @@ enum MHD_Result api_bisect_get(struct request *rq)
 enum MHD_Result api_bisects_get(struct request *rq)
 {
 	static const char *const states[] = { "queued", "running", "done", "failed", "cancelled", NULL };
-	struct err e;
-	const char *state;
-	char lim[24];
-	PGconn *c;
-	PGresult *r;
 
-	if (list_args(rq, states, 100, 1000, &state, lim, &e))
-		return reply_err(rq, &e);
-	{
-		const char *p[2] = { state, lim };
-		c = rq_db(rq, &e);
-		r = c ? db_exec(c, ST_BISECTS_JSON, 2, p, &e) : NULL;
-	}
-	if (!r)
-		return reply_err(rq, &e);
-	return reply_pg_json(rq, r, "no bisects");
+	return reply_list(rq, states, 100, 1000, ST_BISECTS_JSON);
 }
 
 enum MHD_Result api_bisect_cancel(struct request *rq)
@@ -190,8 +165,8 @@ enum MHD_Result api_bisect_cancel(struct request *rq)
 	PGconn *c;
 	int n;
 
-	if (path_id(rq, &id, idb))
-		return reply_errf(rq, 400, "invalid_field", "id", "bisect id must be a positive integer");
+	if (rq_path_id(rq, "bisect", &id, idb, &e))
+		return reply_err(rq, &e);
 	c = rq_db(rq, &e);
 	n = c ? bisect_cancel(c, id, "cancelled through the API", &e) : -1;
 	if (n < 0)

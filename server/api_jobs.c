@@ -227,36 +227,11 @@ bad:
 	return reply_err(rq, &e);
 }
 
-static int path_id(struct request *rq, long long *id, char buf[24])
-{
-	char *end;
-
-	*id = strtoll(rq->path_params[0], &end, 10);
-	if (*end || *id <= 0)
-		return -1;
-	snprintf(buf, 24, "%lld", *id);
-	return 0;
-}
-
 enum MHD_Result api_jobs_get(struct request *rq)
 {
 	static const char *const states[] = { "queued", "leased", "done", "failed", "cancelled", NULL };
-	struct err e;
-	const char *state;
-	char lim[24];
-	PGconn *c;
-	PGresult *r;
 
-	if (list_args(rq, states, 200, 5000, &state, lim, &e))
-		return reply_err(rq, &e);
-	{
-		const char *p[2] = { state, lim };
-		c = rq_db(rq, &e);
-		r = c ? db_exec(c, ST_JOBS_JSON, 2, p, &e) : NULL;
-	}
-	if (!r)
-		return reply_err(rq, &e);
-	return reply_pg_json(rq, r, "no jobs");
+	return reply_list(rq, states, 200, 5000, ST_JOBS_JSON);
 }
 
 enum MHD_Result api_job_get(struct request *rq)
@@ -268,8 +243,8 @@ enum MHD_Result api_job_get(struct request *rq)
 	PGconn *c;
 	PGresult *r;
 
-	if (path_id(rq, &id, idb))
-		return reply_errf(rq, 400, "invalid_field", "id", "job id must be a positive integer");
+	if (rq_path_id(rq, "job", &id, idb, &e))
+		return reply_err(rq, &e);
 	c = rq_db(rq, &e);
 	r = c ? db_exec(c, ST_JOB_JSON, 1, p, &e) : NULL;
 	if (!r)
@@ -287,8 +262,8 @@ enum MHD_Result api_job_kconfig(struct request *rq)
 	PGresult *r;
 	enum MHD_Result ret;
 
-	if (path_id(rq, &id, idb))
-		return reply_errf(rq, 400, "invalid_field", "id", "job id must be a positive integer");
+	if (rq_path_id(rq, "job", &id, idb, &e))
+		return reply_err(rq, &e);
 	c = rq_db(rq, &e);
 	r = c ? db_exec(c, ST_JOB_KCONFIG, 1, p, &e) : NULL;
 	if (!r)
@@ -449,8 +424,8 @@ static int path_job_and_machine(struct request *rq, json_t *b, char idb[24], cha
 {
 	long long id, machine;
 
-	if (path_id(rq, &id, idb))
-		return err_set(e, 400, "invalid_field", "id", "job id must be a positive integer");
+	if (rq_path_id(rq, "job", &id, idb, e))
+		return -1;
 	if (get_int(b, "machine_id", 0, 0, 1LL << 62, &machine, e))
 		return -1;
 	snprintf(mb, 24, "%lld", machine);

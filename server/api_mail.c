@@ -13,6 +13,7 @@
  * reply in the thread when the regression was reported before.
  */
 #include "server/api.h"
+#include "server/query.h"
 #include "server/mailer.h"
 #include "server/outbox.h"
 #include "report.h"
@@ -157,33 +158,21 @@ enum MHD_Result api_subscriptions_get(struct request *rq)
 	return reply_db_json(rq, ST_SUBS_JSON, 0, NULL);
 }
 
-static int path_id(struct request *rq, const char *what, long long *id, struct err *e)
-{
-	const char *s = rq->path_params[0];
-	char *end;
-
-	*id = strtoll(s, &end, 10);
-	if (!*s || *end || *id <= 0)
-		return err_set(e, 404, "not_found", what, "no %s '%s'", what, s);
-	return 0;
-}
-
 enum MHD_Result api_subscription_delete(struct request *rq)
 {
+	char idtext[24];
 	long long id;
-	char ids[24];
-	const char *p[1] = { ids };
+	const char *p[1] = { idtext };
 	PGresult *r;
 	PGconn *c;
 	struct err e;
 	int found;
 
-	if (path_id(rq, "subscription", &id, &e))
+	if (rq_path_id(rq, "subscription", &id, idtext, &e))
 		return reply_err(rq, &e);
 	c = rq_db(rq, &e);
 	if (!c)
 		return reply_err(rq, &e);
-	snprintf(ids, sizeof(ids), "%lld", id);
 	r = db_exec(c, ST_SUB_DELETE, 1, p, &e);
 	if (!r)
 		return reply_err(rq, &e);
@@ -196,11 +185,12 @@ enum MHD_Result api_subscription_delete(struct request *rq)
 
 enum MHD_Result api_regression_report(struct request *rq)
 {
+	char idtext[24];
 	long long id, oid;
 	PGconn *c;
 	struct err e;
 
-	if (path_id(rq, "regression", &id, &e))
+	if (rq_path_id(rq, "regression", &id, idtext, &e))
 		return reply_err(rq, &e);
 	c = rq_db(rq, &e);
 	if (!c)

@@ -14,6 +14,7 @@
  *         recorded with from = to
  */
 #include "server/api.h"
+#include "server/query.h"
 #include "server/regressions.h"
 
 #include <errno.h>
@@ -121,23 +122,16 @@ static json_t *regression_full(PGconn *c, const char *id, struct err *e)
 	return o;
 }
 
-static int path_id(struct request *rq, long long *id, struct err *e)
-{
-	if (parse_long(rq->path_params[0], 1, LLONG_MAX, id))
-		return err_set(e, 400, "invalid_field", "id", "'%s' is not a regression id",
-			       rq->path_params[0]);
-	return 0;
-}
-
 enum MHD_Result api_regression_get(struct request *rq)
 {
+	char idtext[24];
 	struct err e;
 	long long id;
 	char idb[24];
 	PGconn *c;
 	json_t *o;
 
-	if (path_id(rq, &id, &e))
+	if (rq_path_id(rq, "regression", &id, idtext, &e))
 		return reply_err(rq, &e);
 	snprintf(idb, sizeof(idb), "%lld", id);
 	c = rq_db(rq, &e);
@@ -151,6 +145,7 @@ enum MHD_Result api_regression_get(struct request *rq)
 
 enum MHD_Result api_regression_patch(struct request *rq)
 {
+	char idtext[24];
 	struct err e;
 	long long id;
 	char idb[24];
@@ -158,7 +153,7 @@ enum MHD_Result api_regression_patch(struct request *rq)
 	json_t *b, *v, *o;
 	PGconn *c;
 
-	if (path_id(rq, &id, &e))
+	if (rq_path_id(rq, "regression", &id, idtext, &e))
 		return reply_err(rq, &e);
 	b = rq_json(rq, &e);
 	if (!b)

@@ -134,3 +134,30 @@ int list_args(struct request *rq, const char *const *states, long def_limit, lon
 	snprintf(limit, 24, "%ld", n);
 	return 0;
 }
+
+int rq_path_id(struct request *rq, const char *what, long long *id, char text[24], struct err *e)
+{
+	const char *s = rq->path_params[0];
+	char *end;
+
+	*id = strtoll(s, &end, 10);
+	if (!*s || *end || *id <= 0)
+		return err_set(e, 400, "invalid_field", "id", "'%.100s' is not a %s id", s, what);
+	snprintf(text, 24, "%lld", *id);
+	return 0;
+}
+
+enum MHD_Result reply_list(struct request *rq, const char *const *states, long def_limit,
+			   long max_limit, enum db_stmt st)
+{
+	struct err e;
+	const char *state;
+	char lim[24];
+
+	if (list_args(rq, states, def_limit, max_limit, &state, lim, &e))
+		return reply_err(rq, &e);
+	{
+		const char *p[2] = { state, lim };
+		return reply_db_json(rq, st, 2, p);
+	}
+}

@@ -39,6 +39,21 @@ int commit_resolve(struct request *rq, PGconn *c, const char *arg, const char *f
 int list_args(struct request *rq, const char *const *states, long def_limit, long max_limit,
 	      const char **state, char limit[24], struct err *e) __attribute__((warn_unused_result));
 
+/*
+ * The numeric id in the path (/api/v1/jobs/{id}): a positive integer,
+ * also written as text to text[24]. Errors: 400 "invalid_field" (detail
+ * "id") saying "'X' is not a WHAT id".
+ */
+int rq_path_id(struct request *rq, const char *what, long long *id, char text[24], struct err *e)
+	__attribute__((warn_unused_result));
+
+/*
+ * A list endpoint in one call: list_args() for ?state=&limit=, then
+ * statement st with params (state, limit), answered as reply_pg_json().
+ */
+enum MHD_Result reply_list(struct request *rq, const char *const *states, long def_limit,
+			   long max_limit, enum db_stmt st);
+
 /* The setup row as JSON {id, testcase, params, kconfig, compiler, tbox_group, mode}; new ref or NULL. */
 json_t *setup_json(PGconn *c, long long setup_id, struct err *e);
 
