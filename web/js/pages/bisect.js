@@ -121,12 +121,15 @@ function firstBad(bisect) {
 		diffstat ? h('pre', { class: 'diffstat' }, diffstat) : null);
 }
 
-function rangeCard(r, b) {
+// bisectRange: show the bisect's own good..bad (the /bisects page) even when
+// it has a regression record (a bisect started by hand records one at the end)
+function rangeCard(r, b, bisectRange) {
 	// a bisect's endpoints are strings: their subjects are on the steps
 	const subj = (sha) => ((b && b.steps) || []).find((st) => commitOf(st.commit).sha === sha)?.subject;
-	const good = r ? goodOf(r) : commitOf(pick(b, 'good'), subj(commitOf(pick(b, 'good')).sha));
-	const bad = r ? badOf(r) : commitOf(pick(b, 'bad'), subj(commitOf(pick(b, 'bad')).sha));
-	const [goodLabel, badLabel] = r ? ['last good ', 'first bad '] : ['good ', 'bad '];
+	const useR = r && !(bisectRange && b);
+	const good = useR ? goodOf(r) : commitOf(pick(b, 'good'), subj(commitOf(pick(b, 'good')).sha));
+	const bad = useR ? badOf(r) : commitOf(pick(b, 'bad'), subj(commitOf(pick(b, 'bad')).sha));
+	const [goodLabel, badLabel] = useR ? ['last good ', 'first bad '] : ['good ', 'bad '];
 	const setup = setupOf(r) || setupOf(b);
 	const metric = pick(r, 'metric') || pick(b, 'metric');
 	const kind = r ? regressionKind(r) : null;
@@ -305,7 +308,7 @@ export async function render(root, { id, kind }) {
 	const configDiff = pick(r, 'config_diff') || pick(b, 'config_diff');
 	const parts = [
 		h('h1', null, title),
-		rangeCard(r, b),
+		rangeCard(r, b, kind === 'bisect'),
 	];
 	if (b) {
 		parts.push(section('Bisect', bisectFacts(b), stepsTable(b), firstBad(b), verification(b)));
