@@ -218,8 +218,8 @@ static void gather_author(struct gathered *g, const char *author)
 }
 
 /* curl command for one data point: the same job, one run, at the first bad commit */
-static char *reproduce_command(const struct report_input *in, const char *bad_sha,
-			       const char *base_url)
+static char *reproduce_command(const struct report_input *in, json_t *params,
+			       const char *bad_sha, const char *base_url)
 {
 	json_t *job = json_object();
 	struct buf b = BUF_INIT(0);
@@ -237,10 +237,11 @@ static char *reproduce_command(const struct report_input *in, const char *bad_sh
 		json_object_set_new(job, "compiler", json_string(in->compiler));
 	if (in->tbox_group)
 		json_object_set_new(job, "tbox_group", json_string(in->tbox_group));
+	if (json_is_object(params))
+		json_object_set(job, "params", params);
 	json_object_set_new(job, "repeat", json_integer(1));
-	text = json_dumps(job, JSON_COMPACT | JSON_SORT_KEYS);
+	text = json_dumps(job, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(15));
 	json_decref(job);
-	/* params spliced in as the object they are (json_dumps of the jsonb text) */
 	if (buf_addstr(&b, "curl -sS -X POST -H \"Authorization: Bearer $REGTRACK_TOKEN\" "
 			   "-H 'Content-Type: application/json' -d '"))
 		goto out;
@@ -388,10 +389,10 @@ static int gather(PGconn *c, const struct config *cfg, long long regression_id,
 	g->in.rows = g->rows;
 	g->in.nr_rows = (size_t)nrows;
 	if (kind == REPORT_BISECT && g->in.culprit_sha) {
-		g->reproduce = reproduce_command(&g->in, g->in.culprit_sha, cfg->public_url);
+		g->reproduce = reproduce_command(&g->in, g->params_json, g->in.culprit_sha, cfg->public_url);
 		g->in.reproduce = g->reproduce;
 	} else if (g->in.bad_sha) {
-		g->reproduce = reproduce_command(&g->in, g->in.bad_sha, cfg->public_url);
+		g->reproduce = reproduce_command(&g->in, g->params_json, g->in.bad_sha, cfg->public_url);
 		g->in.reproduce = g->reproduce;
 	}
 	return 0;

@@ -188,6 +188,11 @@ class Bisect(unittest.TestCase):
         self.assertIn("#regzbot introduced: %s" % shas[CULPRIT], msg)
         self.assertIn(shas[CULPRIT - 1][:12], msg)  # the table's base: the parent
         self.assertIn("mm: change %d" % BROKEN, msg)  # a step of the story
+        # the command to reproduce one data point queues the same job: params included
+        cmd = next(l for l in msg.splitlines() if l.strip().startswith("curl "))
+        job = json.loads(cmd.split(" -d '", 1)[1].split("' ", 1)[0])
+        self.assertEqual((job["commit"], job["testcase"], job["repeat"]), (shas[CULPRIT], "vm-scalability", 1))
+        self.assertEqual(job["params"], b["params"])
         # steps: every measured commit of every round, with samples and evidence
         steps = b["steps"]
         self.assertTrue(steps)
