@@ -16,6 +16,7 @@ enum MHD_Result api_prometheus(struct request *rq);
 /* api_results.c */
 enum MHD_Result api_results_post(struct request *rq);
 enum MHD_Result api_run_get(struct request *rq);
+enum MHD_Result api_runs_get(struct request *rq);
 /* api_series.c */
 enum MHD_Result api_series_get(struct request *rq);
 /* api_compare.c */

@@ -1,6 +1,7 @@
 /* POST /api/v1/results, GET /api/v1/runs/{run_id} */
 #include "server/api.h"
 #include "server/ingest.h"
+#include "server/query.h"
 #include "resultdoc.h"
 
 #include <math.h>
@@ -118,4 +119,14 @@ enum MHD_Result api_run_get(struct request *rq)
 	PQclear(r);
 	PQclear(v);
 	return reply_json(rq, 200, o);
+}
+
+/* GET /api/v1/runs[?limit=] (default 20, at most 500): the newest runs, newest first */
+enum MHD_Result api_runs_get(struct request *rq)
+{
+	static const char *const no_states[] = { NULL };
+
+	if (rq_arg(rq, "state"))
+		return reply_errf(rq, 400, "invalid_field", "state", "runs have no state filter");
+	return reply_list(rq, no_states, 20, 500, ST_RUNS_RECENT_JSON);
 }

@@ -89,6 +89,15 @@ const struct db_stmt_def db_stmts[DB_NR_STMTS] = {
 		"FROM runs r JOIN commits c ON c.id = r.commit_id JOIN setups s ON s.id = r.setup_id "
 		"JOIN testcases t ON t.id = s.testcase_id LEFT JOIN trees tr ON tr.id = r.tree_id "
 		"LEFT JOIN machines mc ON mc.id = r.machine_id WHERE r.run_id = $1::uuid" },
+	/* the newest runs ($2 at most; $1, a state filter, is unused): the overview's last results */
+	[ST_RUNS_RECENT_JSON] = { "runs_recent_json",
+		"SELECT coalesce(json_agg(x ORDER BY x.id DESC), '[]')::text FROM ("
+		"SELECT r.id, r.run_id, r.status, r.received_at, r.job_id, c.sha AS commit, "
+		"c.subject, t.name AS testcase, s.params, s.kconfig, s.compiler, s.tbox_group, s.mode, "
+		"(SELECT count(*) FROM run_values v WHERE v.run_id = r.id) AS metrics "
+		"FROM runs r JOIN commits c ON c.id = r.commit_id JOIN setups s ON s.id = r.setup_id "
+		"JOIN testcases t ON t.id = s.testcase_id WHERE $1::text IS NULL "
+		"ORDER BY r.id DESC LIMIT $2::integer) x" },
 	[ST_RUN_VALUES] = { "run_values",
 		"SELECT m.name, array_to_json(v.vals)::text FROM run_values v "
 		"JOIN metrics m ON m.id = v.metric_id WHERE v.run_id = $1::bigint ORDER BY m.name" },

@@ -7,6 +7,7 @@ const struct route routes[] = {
 	{ "GET", "/healthz", api_healthz, AUTH_NONE },
 	{ "GET", "/metrics", api_prometheus, AUTH_NONE },
 	{ "POST", "/api/v1/results", api_results_post, AUTH_SUBMIT },
+	{ "GET", "/api/v1/runs", api_runs_get, AUTH_READ },
 	{ "GET", "/api/v1/runs/{}", api_run_get, AUTH_READ },
 	{ "GET", "/api/v1/series", api_series_get, AUTH_READ },
 	{ "GET", "/api/v1/compare", api_compare_get, AUTH_READ },

@@ -28,6 +28,7 @@ DOCUMENTED = {
     ("GET", "/healthz"): (ANYONE,),
     ("GET", "/metrics"): (ANYONE,),
     ("POST", "/api/v1/results"): ("submit", "worker", "admin"),
+    ("GET", "/api/v1/runs"): READ,
     ("GET", "/api/v1/runs/{}"): READ,
     ("GET", "/api/v1/series"): READ,
     ("GET", "/api/v1/compare"): READ,

@@ -84,6 +84,20 @@ class Ingest(unittest.TestCase):
         got = srv.get("/api/v1/runs/" + doc["run_id"]).json()
         self.assertEqual(got["metrics"], {"vm-scalability.throughput": [1.0]})
 
+    def test_recent_runs_newest_first(self):
+        docs = [result_doc(sha("8"), testcase="recent-%d" % i, metrics={"recent.x": [float(i)]},
+                           commit_subject="mm: recent %d" % i) for i in range(3)]
+        for d in docs:
+            self.assertEqual(srv.post("/api/v1/results", d, scope="submit").status, 201)
+        r = srv.get("/api/v1/runs?limit=2")
+        self.assertEqual(r.status, 200, r)
+        got = r.json()
+        self.assertEqual([x["run_id"] for x in got], [docs[2]["run_id"], docs[1]["run_id"]])
+        self.assertEqual((got[0]["testcase"], got[0]["commit"], got[0]["subject"], got[0]["metrics"]),
+                         ("recent-2", sha("8"), "mm: recent 0", 1))
+        self.assertEqual(srv.get("/api/v1/runs?limit=0").json()["error"]["detail"], "limit")
+        self.assertEqual(srv.get("/api/v1/runs?state=x").json()["error"]["detail"], "state")
+
     def test_unknown_testcase_is_created(self):
         doc = result_doc(sha("3"), testcase="brand-new-case", metrics={"brand-new-case.x": [1]})
         self.assertEqual(srv.post("/api/v1/results", doc, scope="submit").status, 201)

@@ -451,6 +451,14 @@ async function main() {
 			const rows = await page.$$eval('#testcases tbody tr', (trs) => trs.map((t) => t.cells[0].textContent));
 			assert.deepEqual(rows, [jobs && 'hackbench', bisect && 'page-fault', 'vm-scalability', 'will-it-scale'].filter(Boolean));
 			assert.match(await page.textContent('#workers'), jobs ? /x86_64: 2 online of 2/ : /x86_64: 1 online of 1/);
+			// the last results: the newest runs, at most 10, each a known testcase and its commit
+			const last = await page.$$eval('#last-results tbody tr', (trs) => trs.map((t) =>
+				[t.cells[1].textContent, (t.cells[2].querySelector('code.sha') || {}).title || '']));
+			assert.ok(last.length >= 1 && last.length <= 10, JSON.stringify(last));
+			for (const [tc, commit] of last) {
+				assert.ok(['hackbench', 'page-fault', 'vm-scalability', 'will-it-scale'].includes(tc), tc);
+				assert.match(commit, /^[0-9a-f]{40}$/);
+			}
 			if (jobs)
 				assert.match(await page.textContent('#queue'), /^[1-9]\d* queued · \d+ running · 0 failed/);
 			await shot('overview');

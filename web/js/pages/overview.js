@@ -1,5 +1,5 @@
 // Overview (/): open regressions and improvements, bisects, queue depth,
-// workers online by arch, tracked testcases.
+// workers online by arch, the last results, tracked testcases.
 import { h, replace, link, section, table, emptyState, errorBox, fmtPct, age, stateBadge,
 	commitLink, setupLabel, badge } from '../dom.js';
 import { tryApi } from '../api.js';
@@ -85,6 +85,24 @@ function workersSummary(machines) {
 		h('li', null, h('b', null, a), `: ${arches[a].online} online of ${arches[a].total}`)));
 }
 
+// The newest runs, as the server received them.
+function recentRows(data) {
+	const list = listOf(data, 'runs');
+	if (!list.length)
+		return emptyState('No results yet.');
+	return table([
+		{ label: 'received' }, { label: 'testcase' }, { label: 'commit' }, { label: 'setup' },
+		{ label: 'metrics', cls: 'num' }, { label: 'status' },
+	], list.map((r) => h('tr', { class: 'run-row' },
+		h('td', null, `${age(r.received_at)} ago`),
+		h('td', null, h('a', { href: link('/series', { testcase: r.testcase }) }, r.testcase)),
+		h('td', null, commitLink(r.commit, r.subject)),
+		h('td', { class: 'muted' }, setupLabel(setupOf(r))),
+		h('td', { class: 'num' }, String(r.metrics)),
+		h('td', null, stateBadge(r.status)))),
+	{ class: 'list', id: 'last-results' });
+}
+
 function testcaseRows(data) {
 	const list = listOf(data, 'testcases');
 	if (!list.length)
@@ -99,9 +117,9 @@ function testcaseRows(data) {
 
 export async function render(root) {
 	document.title = 'overview · regtrack';
-	const [regs, bisects, jobs, machines, testcases] = await Promise.all([
+	const [regs, bisects, jobs, machines, testcases, runs] = await Promise.all([
 		tryApi('/regressions', { query: { leaders: 1 } }), tryApi('/bisects'), tryApi('/jobs'),
-		tryApi('/machines'), tryApi('/testcases'),
+		tryApi('/machines'), tryApi('/testcases'), tryApi('/runs', { query: { limit: 10 } }),
 	]);
 	replace(root,
 		h('h1', null, 'Overview'),
@@ -110,5 +128,6 @@ export async function render(root) {
 			section('Queue', panel(jobs, 'jobs', queueSummary)),
 			section('Workers', panel(machines, 'machines', workersSummary))),
 		section('Bisects', panel(bisects, 'bisects', bisectRows)),
+		section('Last results', panel(runs, 'runs', recentRows)),
 		section('Testcases', panel(testcases, 'testcases', testcaseRows)));
 }
