@@ -10,7 +10,9 @@
 #   3. x86_64-tiny-mm at the base commit, booted twice in qemu under icount
 #      (and once wall-clock, which probes KVM and falls back to TCG);
 #   4. arm64-tiny-mm cross-built and booted twice in qemu-system-aarch64 -M
-#      virt under icount.
+#      virt under icount;
+#   5. on both arches, the other four cases (execl, proc-vs-map, page-fault,
+#      exit-teardown) booted once each under icount, their key metric checked.
 # Each good run must carry positive, finite small-allocs metrics, its mode
 # and accel, the kernel release, and the final .config. No timing
 # assertions; every phase's duration is printed.
@@ -43,7 +45,7 @@ if [[ -z "${REGTRACK_EXEC_JOB:-}" ]]; then
 	REGTRACK_EXEC_JOB=$ROOT/build/kernel-test/tests/kernel/exec_job
 fi
 for a in $ARCHES; do
-	for f in init small-allocs; do
+	for f in init small-allocs execl proc-vs-map page-fault exit-teardown; do
 		[[ -x bin/cases/$a/$f ]] || { echo "kernel tests: bin/cases/$a/$f missing (make cases)" >&2; exit 1; }
 	done
 done
@@ -188,6 +190,24 @@ for arch in $ARCHES; do
 		grep -q 'probing kvm' "$TMP/x86_64-wallclock.err" && ok "x86_64-wallclock: kvm probed, ran on $accel" ||
 			bad "x86_64-wallclock: no kvm probe"
 	fi
+	# --- 5. the other four cases inside the guest, one icount boot each ----
+	for spec in 'execl|execl.lps|{"runtime": 0.3}' \
+		    'proc-vs-map|proc-vs-map.median_ms|{"nsamples": 2, "duration": 0.2, "region_mb": 8}' \
+		    'page-fault|page-fault.ops_per_sec|{"size_mb": 16, "runtime": 0.3}' \
+		    'exit-teardown|exit-teardown.teardown_ms|{"size": 8, "iterations": 2}'; do
+		IFS='|' read -r tc key params <<<"$spec"
+		params=$(jq -c '. + {"measure": "icount"}' <<<"$params")
+		exec_job $arch-$tc "${common[@]}" --arch $arch --kconfig $kc --commit "$BASE" --repeat 1 \
+			--testcase "$tc" --params "$params"
+		if [[ $rc -eq 0 ]] && jq -e --arg k "$key" '.status == "ok" and (.runs | length) == 1 and
+			(.runs[0].metrics[$k] | length >= 1 and all(.[]; type == "number" and . > 0 and . < 1e300))' \
+			"$TMP/$arch-$tc.json" >/dev/null; then
+			ok "$arch-$tc: $key $(jq -c --arg k "$key" '.runs[0].metrics[$k]' "$TMP/$arch-$tc.json") in the guest"
+		else
+			bad "$arch-$tc: status $(jq -r .status "$TMP/$arch-$tc.json" 2>/dev/null) (rc $rc)"
+			jq -r .log_tail "$TMP/$arch-$tc.json" 2>/dev/null | tail -15 >&2
+		fi
+	done
 	echo "   $arch total: $(( $(date +%s) - t0 )) s"
 done
 
