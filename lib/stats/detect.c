@@ -131,6 +131,27 @@ static double pct_change(double before, double after)
 }
 
 /*
+ * How far apart the two sides of the split of v[0..n) at t are, in the
+ * direction of the step: sign > 0 (the values fall): min(before) -
+ * max(after); sign < 0: min(after) - max(before). Negative when they overlap.
+ */
+static double split_gap(const double *v, size_t n, size_t t, double sign)
+{
+	double lo_before = INFINITY, hi_before = -INFINITY, lo_after = INFINITY, hi_after = -INFINITY;
+
+	for (size_t i = 0; i < n; i++) {
+		if (i < t) {
+			lo_before = fmin(lo_before, v[i]);
+			hi_before = fmax(hi_before, v[i]);
+		} else {
+			lo_after = fmin(lo_after, v[i]);
+			hi_after = fmax(hi_after, v[i]);
+		}
+	}
+	return sign > 0 ? lo_before - hi_after : lo_after - hi_before;
+}
+
+/*
  * Best split of med[c..e) by the standardized Mann-Whitney statistic.
  * Returns 1 and fills *k (absolute index of the first commit after the
  * split) and *p when it passes p_max and min_change_pct.
@@ -195,8 +216,16 @@ static int best_split(const struct detect_series *s, struct scratch *w, size_t c
 			if (t < lo)
 				continue;
 			eff = sign * ((sum - tt * (tt + 1) / 2) / (tt * (nn - tt)) - 0.5);
-			if (eff > best_eff) {
+			if (eff > best_eff + 1e-12) {
 				best_eff = eff;
+				loc = t;
+			} else if (eff > best_eff - 1e-12 &&
+				   split_gap(s->med + c, n, t, sign) > split_gap(s->med + c, n, loc, sign)) {
+				/*
+				 * Equal effect (e.g. two perfect splits when the commit
+				 * between them sits at the edge of its level): the split
+				 * with the wider gap between the two sides is the step.
+				 */
 				loc = t;
 			}
 		}

@@ -87,6 +87,29 @@ static void test_groups_and_ids(void **state)
 	detect_series_release(&s);
 }
 
+/*
+ * The demo's arm64 small-allocs series (icount, 2 runs a commit, KB/s): a
+ * step between commits 6 and 7 where commit 6 happens to be the lowest of
+ * its level, so the splits before and after it separate the sides equally
+ * well; the wider gap names the step (commit 7 is the first bad one).
+ */
+static void test_tie_between_perfect_splits(void **state)
+{
+	static const double v[] = { 1019050.190,1019014.510,723494.495,723418.682,723779.887,723670.428,723589.877,723545.991,723492.825,723378.236,723629.494,723864.217,723401.913,723408.213,260147.979,260325.232,260206.075,260301.633,260369.057,260217.041,260163.008,260157.952,260231.399,260354.680,260186.721,260122.851,260354.550,260175.318,402225.109,402237.819,402472.951,402032.942 };
+	static const size_t g[] = { 0,0,1,1,2,2,3,3,4,4,5,5,6,6,7,7,8,8,9,9,10,10,11,11,12,12,13,13,14,14,15,15 };
+	struct detect_opts o;
+	struct detect_series s;
+	struct err e;
+
+	detect_opts_init(&o);
+	o.p_max = 0.005; /* 16 commits: the rank test cannot go below 0.0019 */
+	assert_int_equal(detect_values(v, g, sizeof(v) / sizeof(v[0]), &o, &s, &e), 0);
+	assert_int_equal(s.ncp, 1);
+	assert_int_equal(s.cp[0].index, 7);
+	assert_true(s.cp[0].before > 723000 && s.cp[0].after < 261000);
+	detect_series_release(&s);
+}
+
 static void test_nonpositive_values(void **state)
 {
 	/* ranks need no logs: a series around zero still works */
@@ -306,6 +329,7 @@ int main(void)
 		cmocka_unit_test(test_clean_step),
 		cmocka_unit_test(test_no_change_and_outliers),
 		cmocka_unit_test(test_groups_and_ids),
+		cmocka_unit_test(test_tie_between_perfect_splits),
 		cmocka_unit_test(test_nonpositive_values),
 		cmocka_unit_test(test_incremental_equals_full),
 		cmocka_unit_test(test_set_of_old_commit_resets),
