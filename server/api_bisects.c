@@ -134,20 +134,7 @@ bad:
 
 enum MHD_Result api_bisect_get(struct request *rq)
 {
-	struct err e;
-	long long id;
-	char idb[24];
-	const char *p[1] = { idb };
-	PGconn *c;
-	PGresult *r;
-
-	if (rq_path_id(rq, "bisect", &id, idb, &e))
-		return reply_err(rq, &e);
-	c = rq_db(rq, &e);
-	r = c ? db_exec(c, ST_BISECT_JSON, 1, p, &e) : NULL;
-	if (!r)
-		return reply_err(rq, &e);
-	return reply_pg_json(rq, r, arena_strfmt(rq->arena, "no bisect %lld", id));
+	return reply_by_id(rq, "bisect", ST_BISECT_JSON);
 }
 
 enum MHD_Result api_bisects_get(struct request *rq)

@@ -236,20 +236,7 @@ enum MHD_Result api_jobs_get(struct request *rq)
 
 enum MHD_Result api_job_get(struct request *rq)
 {
-	struct err e;
-	long long id;
-	char idb[24];
-	const char *p[1] = { idb };
-	PGconn *c;
-	PGresult *r;
-
-	if (rq_path_id(rq, "job", &id, idb, &e))
-		return reply_err(rq, &e);
-	c = rq_db(rq, &e);
-	r = c ? db_exec(c, ST_JOB_JSON, 1, p, &e) : NULL;
-	if (!r)
-		return reply_err(rq, &e);
-	return reply_pg_json(rq, r, arena_strfmt(rq->arena, "no job %lld", id));
+	return reply_by_id(rq, "job", ST_JOB_JSON);
 }
 
 enum MHD_Result api_job_kconfig(struct request *rq)

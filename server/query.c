@@ -161,3 +161,21 @@ enum MHD_Result reply_list(struct request *rq, const char *const *states, long d
 		return reply_db_json(rq, st, 2, p);
 	}
 }
+
+enum MHD_Result reply_by_id(struct request *rq, const char *what, enum db_stmt st)
+{
+	struct err e;
+	long long id;
+	char idb[24];
+	const char *p[1] = { idb };
+	PGconn *c;
+	PGresult *r;
+
+	if (rq_path_id(rq, what, &id, idb, &e))
+		return reply_err(rq, &e);
+	c = rq_db(rq, &e);
+	r = c ? db_exec(c, st, 1, p, &e) : NULL;
+	if (!r)
+		return reply_err(rq, &e);
+	return reply_pg_json(rq, r, arena_strfmt(rq->arena, "no %s %lld", what, id));
+}

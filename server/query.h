@@ -54,6 +54,13 @@ int rq_path_id(struct request *rq, const char *what, long long *id, char text[24
 enum MHD_Result reply_list(struct request *rq, const char *const *states, long def_limit,
 			   long max_limit, enum db_stmt st);
 
+/*
+ * GET of one resource by the numeric id in its path: rq_path_id(), then
+ * statement st with the id as its one parameter, answered as
+ * reply_pg_json() (404 "no WHAT ID" when there is no row).
+ */
+enum MHD_Result reply_by_id(struct request *rq, const char *what, enum db_stmt st);
+
 /* The setup row as JSON {id, testcase, params, kconfig, compiler, tbox_group, mode}; new ref or NULL. */
 json_t *setup_json(PGconn *c, long long setup_id, struct err *e);
 
