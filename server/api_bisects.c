@@ -21,31 +21,15 @@
 
 #include "banned.h"
 
-static int get_str(json_t *o, const char *key, int required, const char **out, struct err *e)
-{
-	json_t *v = json_object_get(o, key);
-
-	*out = NULL;
-	if (!v || json_is_null(v))
-		return required ? err_set(e, 400, "missing_field", key, "'%s' is required", key) : 0;
-	if (!json_is_string(v))
-		return err_set(e, 400, "invalid_field", key, "'%s' must be a string", key);
-	*out = json_string_value(v);
-	return 0;
-}
-
+/* an int field of the body (json_int_field within int bounds) */
 static int get_int(json_t *o, const char *key, long long def, long long min, long long max,
 		   int *out, struct err *e)
 {
-	json_t *v = json_object_get(o, key);
+	long long v;
 
-	*out = (int)def;
-	if (!v || json_is_null(v))
-		return 0;
-	if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max)
-		return err_set(e, 400, "invalid_field", key, "'%s' must be an integer in [%lld, %lld]",
-			       key, min, max);
-	*out = (int)json_integer_value(v);
+	if (json_int_field(o, key, def, min, max, &v, e))
+		return -1;
+	*out = (int)v;
 	return 0;
 }
 
@@ -79,11 +63,11 @@ enum MHD_Result api_bisects_post(struct request *rq)
 	if (!b)
 		return reply_err(rq, &e);
 	memset(&s, 0, sizeof(s));
-	if (get_str(b, "tree", 1, &s.tree, &e) || get_str(b, "good", 1, &s.good, &e) ||
-	    get_str(b, "bad", 1, &s.bad, &e) || get_str(b, "testcase", 1, &s.testcase, &e) ||
-	    get_str(b, "kconfig", 1, &s.kconfig, &e) || get_str(b, "compiler", 0, &s.compiler, &e) ||
-	    get_str(b, "arch", 0, &s.arch, &e) || get_str(b, "tbox_group", 0, &s.tbox_group, &e) ||
-	    get_str(b, "metric", 1, &s.metric, &e) ||
+	if (json_str_field(b, "tree", 1, 4096, &s.tree, &e) || json_str_field(b, "good", 1, 4096, &s.good, &e) ||
+	    json_str_field(b, "bad", 1, 4096, &s.bad, &e) || json_str_field(b, "testcase", 1, 4096, &s.testcase, &e) ||
+	    json_str_field(b, "kconfig", 1, 4096, &s.kconfig, &e) || json_str_field(b, "compiler", 0, 4096, &s.compiler, &e) ||
+	    json_str_field(b, "arch", 0, 4096, &s.arch, &e) || json_str_field(b, "tbox_group", 0, 4096, &s.tbox_group, &e) ||
+	    json_str_field(b, "metric", 1, 4096, &s.metric, &e) ||
 	    get_int(b, "runs_per_step", 5, 1, 100, &s.runs_per_step, &e) ||
 	    get_int(b, "ref_runs", 10, 2, 100, &s.ref_runs, &e) ||
 	    get_int(b, "k", 0, 0, 64, &s.k, &e))

@@ -35,40 +35,6 @@
 #define MAX_LOG_TAIL (256 * 1024)
 #define MAX_KCONFIG (4 * 1024 * 1024)
 
-static int get_str(json_t *o, const char *key, int required, size_t max, const char **out,
-		   struct err *e)
-{
-	json_t *v = json_object_get(o, key);
-
-	*out = NULL;
-	if (!v || json_is_null(v)) {
-		if (required)
-			return err_set(e, 400, "missing_field", key, "'%s' is required", key);
-		return 0;
-	}
-	if (!json_is_string(v))
-		return err_set(e, 400, "invalid_field", key, "'%s' must be a string", key);
-	if (json_string_length(v) > max)
-		return err_set(e, 400, "invalid_field", key, "'%s' is longer than %zu bytes", key, max);
-	*out = json_string_value(v);
-	return 0;
-}
-
-static int get_int(json_t *o, const char *key, long long def, long long min, long long max,
-		   long long *out, struct err *e)
-{
-	json_t *v = json_object_get(o, key);
-
-	*out = def;
-	if (!v || json_is_null(v))
-		return 0;
-	if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max)
-		return err_set(e, 400, "invalid_field", key, "'%s' must be an integer in [%lld, %lld]",
-			       key, min, max);
-	*out = json_integer_value(v);
-	return 0;
-}
-
 static int is_word(const char *s, size_t max)
 {
 	size_t n = strlen(s);
@@ -105,14 +71,14 @@ enum MHD_Result api_jobs_post(struct request *rq)
 
 	if (!b)
 		return reply_err(rq, &e);
-	if (get_str(b, "tree", 0, 128, &tree, &e) || get_str(b, "commit", 1, 40, &commit, &e) ||
-	    get_str(b, "kconfig", 1, 128, &kconfig, &e) ||
-	    get_str(b, "compiler", 0, 128, &compiler, &e) ||
-	    get_str(b, "testcase", 1, 128, &testcase, &e) || get_str(b, "arch", 0, 32, &arch, &e) ||
-	    get_str(b, "tbox_group", 0, 128, &tbox, &e) ||
-	    get_int(b, "repeat", 1, 1, 1000, &repeat, &e) ||
-	    get_int(b, "priority", 0, -1000, 1000, &priority, &e) ||
-	    get_int(b, "max_attempts", rq->srv->cfg->max_attempts, 1, 100, &max_attempts, &e))
+	if (json_str_field(b, "tree", 0, 128, &tree, &e) || json_str_field(b, "commit", 1, 40, &commit, &e) ||
+	    json_str_field(b, "kconfig", 1, 128, &kconfig, &e) ||
+	    json_str_field(b, "compiler", 0, 128, &compiler, &e) ||
+	    json_str_field(b, "testcase", 1, 128, &testcase, &e) || json_str_field(b, "arch", 0, 32, &arch, &e) ||
+	    json_str_field(b, "tbox_group", 0, 128, &tbox, &e) ||
+	    json_int_field(b, "repeat", 1, 1, 1000, &repeat, &e) ||
+	    json_int_field(b, "priority", 0, -1000, 1000, &priority, &e) ||
+	    json_int_field(b, "max_attempts", rq->srv->cfg->max_attempts, 1, 100, &max_attempts, &e))
 		goto bad;
 	if (!is_commit_sha(commit)) {
 		err_set(&e, 400, "invalid_field", "commit", "'commit' must be a full 40-digit lowercase hex sha");
@@ -282,10 +248,10 @@ enum MHD_Result api_workers_register(struct request *rq)
 
 	if (!b)
 		return reply_err(rq, &e);
-	if (get_str(b, "hostname", 1, 255, &host, &e) || get_str(b, "arch", 1, 32, &arch, &e) ||
-	    get_str(b, "tbox_group", 0, 128, &tbox, &e) || get_str(b, "cpu_model", 0, 512, &model, &e) ||
-	    get_int(b, "nr_cpus", -1, 0, 1 << 20, &cpus, &e) ||
-	    get_int(b, "memory_mb", -1, 0, 1LL << 40, &mem, &e))
+	if (json_str_field(b, "hostname", 1, 255, &host, &e) || json_str_field(b, "arch", 1, 32, &arch, &e) ||
+	    json_str_field(b, "tbox_group", 0, 128, &tbox, &e) || json_str_field(b, "cpu_model", 0, 512, &model, &e) ||
+	    json_int_field(b, "nr_cpus", -1, 0, 1 << 20, &cpus, &e) ||
+	    json_int_field(b, "memory_mb", -1, 0, 1LL << 40, &mem, &e))
 		goto bad;
 	if (!is_word(host, 255) || !is_word(arch, 32) || (tbox && !is_word(tbox, 128))) {
 		err_set(&e, 400, "invalid_field", !is_word(host, 255) ? "hostname"
@@ -385,8 +351,8 @@ enum MHD_Result api_jobs_lease(struct request *rq)
 		json_decref(b);
 		return reply_errf(rq, 400, "missing_field", "machine_id", "'machine_id' is required");
 	}
-	if (get_int(b, "machine_id", 0, 1, 1LL << 62, &machine, &e) ||
-	    get_int(b, "wait_s", 0, 0, MAX_WAIT_S, &wait_s, &e)) {
+	if (json_int_field(b, "machine_id", 0, 1, 1LL << 62, &machine, &e) ||
+	    json_int_field(b, "wait_s", 0, 0, MAX_WAIT_S, &wait_s, &e)) {
 		json_decref(b);
 		return reply_err(rq, &e);
 	}
@@ -413,7 +379,7 @@ static int path_job_and_machine(struct request *rq, json_t *b, char idb[24], cha
 
 	if (rq_path_id(rq, "job", &id, idb, e))
 		return -1;
-	if (get_int(b, "machine_id", 0, 0, 1LL << 62, &machine, e))
+	if (json_int_field(b, "machine_id", 0, 0, 1LL << 62, &machine, e))
 		return -1;
 	snprintf(mb, 24, "%lld", machine);
 	*mp = machine ? mb : NULL;
@@ -434,7 +400,7 @@ enum MHD_Result api_job_heartbeat(struct request *rq)
 	if (!b)
 		return reply_err(rq, &e);
 	if (path_job_and_machine(rq, b, idb, mb, &machine, &e) ||
-	    get_str(b, "phase", 0, 32, &phase, &e) || get_str(b, "message", 0, 1024, &message, &e))
+	    json_str_field(b, "phase", 0, 32, &phase, &e) || json_str_field(b, "message", 0, 1024, &message, &e))
 		goto bad;
 	if (phase && !is_word(phase, 32)) {
 		err_set(&e, 400, "invalid_field", "phase", "phase is a word like build or run");
@@ -491,9 +457,9 @@ enum MHD_Result api_job_complete(struct request *rq)
 	if (!b)
 		return reply_err(rq, &e);
 	if (path_job_and_machine(rq, b, idb, mb, &machine, &e) ||
-	    get_str(b, "status", 1, 32, &status, &e) ||
-	    get_str(b, "log_tail", 0, MAX_LOG_TAIL, &log_tail, &e) ||
-	    get_str(b, "kconfig", 0, MAX_KCONFIG, &kconfig, &e))
+	    json_str_field(b, "status", 1, 32, &status, &e) ||
+	    json_str_field(b, "log_tail", 0, MAX_LOG_TAIL, &log_tail, &e) ||
+	    json_str_field(b, "kconfig", 0, MAX_KCONFIG, &kconfig, &e))
 		goto bad;
 	for (i = 0; outcomes[i]; i++)
 		if (!strcmp(status, outcomes[i]))

@@ -179,3 +179,37 @@ enum MHD_Result reply_by_id(struct request *rq, const char *what, enum db_stmt s
 		return reply_err(rq, &e);
 	return reply_pg_json(rq, r, arena_strfmt(rq->arena, "no %s %lld", what, id));
 }
+
+int json_str_field(json_t *o, const char *key, int required, size_t max, const char **out,
+		   struct err *e)
+{
+	json_t *v = json_object_get(o, key);
+
+	*out = NULL;
+	if (!v || json_is_null(v)) {
+		if (required)
+			return err_set(e, 400, "missing_field", key, "'%s' is required", key);
+		return 0;
+	}
+	if (!json_is_string(v))
+		return err_set(e, 400, "invalid_field", key, "'%s' must be a string", key);
+	if (json_string_length(v) > max)
+		return err_set(e, 400, "invalid_field", key, "'%s' is longer than %zu bytes", key, max);
+	*out = json_string_value(v);
+	return 0;
+}
+
+int json_int_field(json_t *o, const char *key, long long def, long long min, long long max,
+		   long long *out, struct err *e)
+{
+	json_t *v = json_object_get(o, key);
+
+	*out = def;
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max)
+		return err_set(e, 400, "invalid_field", key, "'%s' must be an integer in [%lld, %lld]",
+			       key, min, max);
+	*out = json_integer_value(v);
+	return 0;
+}

@@ -61,6 +61,18 @@ enum MHD_Result reply_list(struct request *rq, const char *const *states, long d
  */
 enum MHD_Result reply_by_id(struct request *rq, const char *what, enum db_stmt st);
 
+/*
+ * Fields of a JSON request body. json_str_field: *out borrowed from o, NULL
+ * when absent or null; errors 400 "missing_field" (required and absent) or
+ * "invalid_field" (not a string, longer than max bytes), detail = key.
+ * json_int_field: *out = def when absent; 400 "invalid_field" unless an
+ * integer in [min, max].
+ */
+int json_str_field(json_t *o, const char *key, int required, size_t max, const char **out,
+		   struct err *e) __attribute__((warn_unused_result));
+int json_int_field(json_t *o, const char *key, long long def, long long min, long long max,
+		   long long *out, struct err *e) __attribute__((warn_unused_result));
+
 /* The setup row as JSON {id, testcase, params, kconfig, compiler, tbox_group, mode}; new ref or NULL. */
 json_t *setup_json(PGconn *c, long long setup_id, struct err *e);
 
