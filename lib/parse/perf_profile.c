@@ -1,18 +1,43 @@
 /*
  * perf-profile: `perf report --children --stdio` (with or without folded
- * call chains, `-g folded`), and plain `perf report` (one Overhead column).
- * Per event (from "# Samples: 8K of event 'cycles:pp'", ':' written '-'),
- * values in percent, as LKP's stats/perf-profile names them:
+ * call chains, `-g folded`, or perf's default graph/tree form), and plain
+ * `perf report` (one Overhead column). Per event (from "# Samples: 8K of
+ * event 'cycles:pp'", ':' written '-'), values in percent, as LKP's
+ * stats/perf-profile names them:
  *
  *   perf-profile.children.EVENT.SYM            Children column
  *   perf-profile.self.EVENT.SYM                Self (or Overhead) column
- *   perf-profile.calltrace.EVENT.S1.S2…S5      a folded chain "P% S1;S2;…",
- *                                              its first 5 frames
+ *   perf-profile.calltrace.EVENT.S1.S2…S5      a call chain's first 5 frames
  *
- * SYM has .isra.N, .constprop.N and .part.N stripped; entries that become
- * the same name are added up. As LKP, children and self below 0.05% and
- * call traces below 0.5% are left out. In the tree form (no -g folded) the
- * graph lines are skipped: it gives children and self, not calltrace.
+ * SYM and frames have .isra.N, .constprop.N and .part.N stripped; entries
+ * that become the same name are added up. As LKP, children and self below
+ * 0.05% and call traces below 0.5% are left out.
+ *
+ * Folded chains ("P% S1;S2;…"): the key is the line's first 5 frames, the
+ * value P; lines with the same key are added up (as LKP does).
+ *
+ * Tree form (perf's `-g graph`, the default): the lines under an entry
+ *
+ *       ---S1                  the root node (no percent: the entry's own,
+ *          S2                  i.e. its Children or Overhead value)
+ *          |--P%--S3           a branch: a node whose frames start at S3,
+ *          |          S4       P% of all samples pass through it
+ *           --Q%--S5
+ *
+ * are read back into perf's call-chain tree by their columns (a branch's
+ * "--" column orders the nesting, a frame without "--P%--" continues the
+ * node above it). Frames are taken in the order printed (callee or caller,
+ * whatever -g asked for). A path of 5 or more frames gives key S1…S5 with
+ * the percent of the node holding its 5th frame (the share of samples
+ * whose chain starts with those 5 frames, as the folded lines with that
+ * prefix add up to); a leaf path of fewer frames gives its frames with the
+ * leaf's percent. Samples that end inside a node with children (folded
+ * prints them as a line of their own) are not recovered: the tree shows
+ * only cumulative percents. Within one entry equal keys are added up;
+ * between entries of different symbols (caller order shows one chain
+ * under several entries) the larger value is kept. A graph that the end of
+ * the file cuts short (no blank line after it) gives no call traces.
+ * Value modes other than percent (`-g …,period` / `count`) are not read.
  */
 #include "parse/parse_tool.h"
 
@@ -30,6 +55,27 @@
 struct pp_event {
 	char *name;
 	json_t *children, *self, *trace;	/* name -> summed percent */
+	json_t *owner;	/* calltrace name -> symbol of the entry that gave it */
+};
+
+/* one node of a tree-form call graph being read (see the header comment) */
+struct tr_node {
+	size_t col;	/* column of its "--" (or "---" for the root) */
+	size_t start;	/* index in the path of its first frame */
+	double pct;
+	int leaf;	/* no child seen (yet) */
+};
+
+/* the call graph under one entry */
+struct tr_graph {
+	int active;	/* an entry's graph lines may follow */
+	char *sym;	/* the entry's symbol (stripped), owner of its traces */
+	double entry_pct;
+	struct tr_node *st;	/* the nodes of the current path, root first */
+	size_t depth, alloc;
+	char *path[PP_MAX_FRAMES];	/* the first frames of the current path */
+	size_t npath;	/* frames of the current path (may exceed 5) */
+	json_t *traces;	/* this entry's calltrace name -> summed percent */
 };
 
 /* strips .isra.N / .constprop.N / .part.N in place */
@@ -79,6 +125,173 @@ static void event_flush(struct parse_ctx *c, struct pp_event *ev)
 					       ev->name, k);
 		json_object_clear(maps[i]);
 	}
+	json_object_clear(ev->owner);
+}
+
+/* "S1.S2…" of the first n frames of the path (new) */
+static char *tr_key(char *const *path, size_t n)
+{
+	char *key = xstrdup(path[0]);
+
+	for (size_t k = 1; k < n; k++) {
+		char *next = xstrfmt("%s.%s", key, path[k]);
+
+		free(key);
+		key = next;
+	}
+	return key;
+}
+
+static void tr_emit(struct tr_graph *g, size_t n, double pct)
+{
+	char *key = tr_key(g->path, n);
+
+	sum_into(g->traces, key, pct);
+	free(key);
+}
+
+/* drops the top node, its frames and (a leaf shorter than 5 frames) gives
+ * its trace; a longer path gave its trace at its 5th frame */
+static void tr_pop(struct tr_graph *g)
+{
+	struct tr_node *n = &g->st[--g->depth];
+
+	if (n->leaf && g->npath > 0 && g->npath < PP_MAX_FRAMES)
+		tr_emit(g, g->npath, n->pct);
+	for (size_t k = n->start; k < g->npath && k < PP_MAX_FRAMES; k++) {
+		free(g->path[k]);
+		g->path[k] = NULL;
+	}
+	g->npath = n->start;
+}
+
+static void tr_push(struct tr_graph *g, size_t col, double pct)
+{
+	struct tr_node *n;
+
+	if (g->depth)
+		g->st[g->depth - 1].leaf = 0;
+	ALLOC_GROW(g->st, g->depth + 1, g->alloc);
+	n = &g->st[g->depth++];
+	n->col = col;
+	n->start = g->npath;
+	n->pct = pct;
+	n->leaf = 1;
+}
+
+/* appends a frame (text up to the end of the line) to the top node */
+static void tr_frame(struct tr_graph *g, const char *text)
+{
+	char *f = xstrdup(text), *inl;
+
+	parse_rtrim(f);
+	if ((inl = strstr(f, " (inlined)")))
+		*inl = '\0';
+	strip_suffixes(f);
+	if (!*f) {
+		free(f);
+		return;
+	}
+	if (g->npath < PP_MAX_FRAMES) {
+		g->path[g->npath++] = f;
+		if (g->npath == PP_MAX_FRAMES)
+			tr_emit(g, PP_MAX_FRAMES, g->st[g->depth - 1].pct);
+	} else {
+		g->npath++;
+		free(f);
+	}
+}
+
+/*
+ * Ends the current entry's graph. complete: it ended with a blank line or
+ * the next entry (its traces go into ev->trace); else the end of the file
+ * may have cut it short (its traces are dropped).
+ */
+static void tr_end(struct parse_ctx *c, struct tr_graph *g, struct pp_event *ev, int complete)
+{
+	const char *k;
+	json_t *v;
+
+	if (!g->active)
+		return;
+	while (g->depth)
+		tr_pop(g);
+	if (!complete && json_object_size(g->traces))
+		parse_ctx_note(c, "call graph of '%s' cut short by the end of the file, "
+				  "its call traces left out", g->sym);
+	json_object_foreach(g->traces, k, v) {
+		json_t *old = json_object_get(ev->trace, k);
+		const char *who = json_string_value(json_object_get(ev->owner, k));
+		double x = json_real_value(v);
+
+		if (!complete)
+			break;
+		if (old && who && strcmp(who, g->sym)) {
+			/* the same chain seen from another entry: not more samples */
+			if (x > json_real_value(old))
+				json_object_set_new(ev->trace, k, json_real(x));
+			continue;
+		}
+		sum_into(ev->trace, k, x);
+		json_object_set_new(ev->owner, k, json_string(g->sym));
+	}
+	json_object_clear(g->traces);
+	free(g->sym);
+	g->sym = NULL;
+	g->active = 0;
+}
+
+static void tr_begin(struct tr_graph *g, const char *sym, double entry_pct)
+{
+	g->active = 1;
+	g->sym = xstrdup(sym);
+	g->entry_pct = entry_pct;
+	g->depth = 0;
+	g->npath = 0;
+}
+
+/*
+ * One line of a tree-form graph (s starts with a blank). Returns 0 when it
+ * was one (a frame, a branch, the root, or a "|" separator), -1 when not.
+ */
+static int tr_line(struct tr_graph *g, const char *s)
+{
+	const char *p = s, *q;
+	size_t col;
+	double v;
+
+	while (*p == ' ' || *p == '|')
+		p++;
+	if (!*p)
+		return 0;	/* "            |          " */
+	if (p == s)
+		return -1;
+	col = (size_t)(p - s);
+	if (!strncmp(p, "---", 3) && p[3] != '-') {
+		/* the root node: no percent, the entry's own */
+		while (g->depth)
+			tr_pop(g);
+		tr_push(g, col, g->entry_pct);
+		tr_frame(g, p + 3);
+		return 0;
+	}
+	if (p[0] == '-') {
+		if (p[1] != '-' || parse_num(p + 2, &q, &v) || strncmp(q, "%--", 3))
+			return -1;
+		/* "|--81.41%--start_secondary": a sibling or a child */
+		while (g->depth && g->st[g->depth - 1].col >= col)
+			tr_pop(g);
+		q = parse_skip_blank(q + 3);
+		if (!strncmp(q, "[...]", 5))
+			return 0;	/* fractal mode's remainder: no frame */
+		tr_push(g, col, v);
+		tr_frame(g, q);
+		return 0;
+	}
+	if (!g->depth)
+		return -1;
+	tr_frame(g, p);
+	return 0;
 }
 
 static void event_set(struct pp_event *ev, const char *perf_name)
@@ -127,10 +340,13 @@ static int entry_line(const char *s, double *pct, size_t *npct, const char **sym
 
 void parse_perf_profile(struct parse_ctx *c, struct parse_lines *l)
 {
-	struct pp_event ev = { NULL, json_object(), json_object(), json_object() };
+	struct pp_event ev = { NULL, json_object(), json_object(), json_object(), json_object() };
+	struct tr_graph g;
 	int children_mode = 0;
 	size_t entries = 0;
 
+	memset(&g, 0, sizeof(g));
+	g.traces = json_object();
 	event_set(&ev, "cycles");	/* perf's default when no header says */
 	for (size_t i = 0; i < l->n; i++) {
 		char *s = l->v[i];
@@ -141,6 +357,7 @@ void parse_perf_profile(struct parse_ctx *c, struct parse_lines *l)
 		if (s[0] == '#') {
 			const char *e = strstr(s, " of event '");
 
+			tr_end(c, &g, &ev, 1);
 			if (!strncmp(s, "# Samples:", 10) && e) {
 				char *name = xstrdup(e + 11), *end = strchr(name, '\'');
 
@@ -157,6 +374,10 @@ void parse_perf_profile(struct parse_ctx *c, struct parse_lines *l)
 			}
 			continue;
 		}
+		if (!*parse_skip_blank(s)) {
+			tr_end(c, &g, &ev, 1);	/* the blank line after a graph */
+			continue;
+		}
 		if (isdigit((unsigned char)s[0]) && !parse_num(s, &q, &v) && q[0] == '%' &&
 		    q[1] == ' ') {
 			/* folded chain: "81.41% a;b;c" */
@@ -169,21 +390,19 @@ void parse_perf_profile(struct parse_ctx *c, struct parse_lines *l)
 			n = parse_split_char(chain, ';', fr, PP_MAX_FRAMES + 1);
 			if (n > PP_MAX_FRAMES)
 				n = PP_MAX_FRAMES;
-			key = xstrdup(fr[0]);
-			for (size_t k = 1; k < n; k++) {
-				char *next = xstrfmt("%s.%s", key, fr[k]);
-
-				free(key);
-				key = next;
-			}
+			key = tr_key(fr, n);
 			if (*fr[0])
 				sum_into(ev.trace, key, v);
 			free(key);
 			free(chain);
 			continue;
 		}
-		if (entry_line(s, pct, &npct, &sym))
+		if (entry_line(s, pct, &npct, &sym)) {
+			if (g.active)
+				tr_line(&g, s);
 			continue;
+		}
+		tr_end(c, &g, &ev, 1);
 		{
 			char *name = xstrdup(sym);
 
@@ -195,15 +414,20 @@ void parse_perf_profile(struct parse_ctx *c, struct parse_lines *l)
 			} else {
 				sum_into(ev.self, name, pct[0]);
 			}
+			tr_begin(&g, name, pct[0]);
 			entries++;
 			free(name);
 		}
 	}
+	tr_end(c, &g, &ev, 0);
 	event_flush(c, &ev);
 	free(ev.name);
 	json_decref(ev.children);
 	json_decref(ev.self);
 	json_decref(ev.trace);
+	json_decref(ev.owner);
+	json_decref(g.traces);
+	free(g.st);
 	if (!entries)
 		parse_ctx_fail(c, "no perf report entries");
 }

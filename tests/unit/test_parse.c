@@ -589,6 +589,180 @@ static void test_perf_profile_details(void **state)
 	json_decref(doc);
 }
 
+/* the metrics of doc whose names start with prefix, as name -> value 0 */
+static json_t *with_prefix(json_t *doc, const char *prefix)
+{
+	json_t *out = json_object(), *v;
+	const char *k;
+
+	json_object_foreach(json_object_get(doc, "metrics"), k, v)
+		if (!strncmp(k, prefix, strlen(prefix)))
+			json_object_set(out, k, json_array_get(v, 0));
+	return out;
+}
+
+#define PP_CT "perf-profile.calltrace.cpu-clock-pppH."
+
+static void test_perf_profile_tree(void **state)
+{
+	/* perf's tree form (-g graph, callee order), values read off the file */
+	json_t *tree = parse_fixture("perf-profile", "perf-report-children-tree-callee.txt");
+	json_t *folded, *ct_tree, *ct_folded, *v;
+	const char *k;
+	size_t same = 0;
+
+	assert_string_equal(status(tree), "ok");
+	assert_int_equal(json_array_size(json_object_get(tree, "errors")), 0);
+	/* a root without percent, no branch, 2 frames: the entry's Children */
+	assert_rel(val(tree, PP_CT "task.0", 0), 93.43, 1e-12, "root only");
+	/* "---__do_fault" and 7 more frames in one node: first 5, Children */
+	assert_rel(val(tree, PP_CT "__do_fault.do_fault.__handle_mm_fault.handle_mm_fault."
+			     "exc_page_fault", 0), 11.50, 1e-12, "long root");
+	/* root alloc_pages_mpol, branch "|--5.22%--vma_alloc_folio_noprof" */
+	assert_rel(val(tree, PP_CT "alloc_pages_mpol.vma_alloc_folio_noprof.do_fault."
+			     "__handle_mm_fault.handle_mm_fault", 0), 5.22, 1e-12, "branch");
+	/* root of two frames, then "|--5.04%--vma_alloc_folio_noprof" */
+	assert_rel(val(tree, PP_CT "__alloc_frozen_pages_noprof.alloc_pages_mpol."
+			     "vma_alloc_folio_noprof.do_fault.__handle_mm_fault", 0), 5.04, 1e-12,
+		   "two-frame root");
+	/* nested branches: 5.51 schedule / 5.10 asm_exc_page_fault / 5.04 task;
+	 * the 5th frame (asm_exc_page_fault) is in the 5.10 node; .isra.0 gone */
+	assert_rel(val(tree, PP_CT "finish_task_switch.__schedule.schedule."
+			     "irqentry_exit_to_user_mode.asm_exc_page_fault", 0), 5.10, 1e-12,
+		   "nested");
+	/* a leaf of 3 frames ("|--0.59%--task" / "0") under asm_common_interrupt */
+	assert_rel(val(tree, PP_CT "asm_common_interrupt.task.0", 0), 0.59, 1e-12, "short leaf");
+	/* the last branch (" --0.53%--") of the same entry */
+	assert_rel(val(tree, PP_CT "asm_common_interrupt._raw_spin_lock.__pte_offset_map_lock."
+			     "finish_fault.do_fault", 0), 0.53, 1e-12, "last sibling");
+	/* .part.0 stripped in the frames and the entry */
+	assert_rel(val(tree, PP_CT "vms_clear_ptes.vms_complete_munmap_vmas.do_vmi_align_munmap."
+			     "do_vmi_munmap.__vm_munmap", 0), 5.51, 1e-12, "part stripped");
+	assert_rel(val(tree, "perf-profile.children.cpu-clock-pppH.vms_clear_ptes", 0), 5.51,
+		   1e-12, "children");
+	assert_rel(val(tree, "perf-profile.self.cpu-clock-pppH._raw_spin_lock", 0), 11.61, 1e-12,
+		   "self");
+
+	/*
+	 * The folded form of the same perf.data: every folded call trace is in
+	 * the tree's output with the same value, but one: the folded lines
+	 * give exact chains (5.04% "…;asm_exc_page_fault;task;0"), the tree the
+	 * node holding the 5th frame (5.10%, with chains below perf's 0.5%
+	 * cut). The tree has one trace more for the same reason: the chain
+	 * through wake_up_bit is 0.59% as a node, under 0.5% as exact chains.
+	 */
+	folded = parse_fixture("perf-profile", "perf-report-children-folded-callee.txt");
+	assert_string_equal(status(folded), "ok");
+	ct_tree = with_prefix(tree, "perf-profile.calltrace.");
+	ct_folded = with_prefix(folded, "perf-profile.calltrace.");
+	json_object_foreach(ct_folded, k, v) {
+		json_t *t = json_object_get(ct_tree, k);
+
+		if (!t)
+			fail_msg("folded trace '%s' missing from the tree form", k);
+		if (!strcmp(k, PP_CT "finish_task_switch.__schedule.schedule."
+				   "irqentry_exit_to_user_mode.asm_exc_page_fault")) {
+			assert_rel(json_real_value(v), 5.04, 1e-12, "folded exact chain");
+			continue;
+		}
+		assert_rel(json_real_value(t), json_real_value(v), 1e-12, k);
+		same++;
+	}
+	assert_int_equal(same, 58);
+	assert_int_equal(json_object_size(ct_tree), json_object_size(ct_folded) + 1);
+	assert_non_null(json_object_get(ct_tree, PP_CT "_raw_spin_unlock_irqrestore.wake_up_bit."
+						    "end_bio_bh_io_sync.blk_update_request."
+						    "blk_mq_end_request"));
+	/* children and self do not depend on the call-graph form */
+	json_decref(ct_tree);
+	json_decref(ct_folded);
+	ct_tree = with_prefix(tree, "perf-profile.children.");
+	ct_folded = with_prefix(folded, "perf-profile.children.");
+	assert_true(json_equal(ct_tree, ct_folded));
+	json_decref(ct_tree);
+	json_decref(ct_folded);
+	json_decref(folded);
+	json_decref(tree);
+
+	/* perf's default (caller order): several roots under one entry */
+	tree = parse_fixture("perf-profile", "perf-report-children-tree-caller.txt");
+	assert_string_equal(status(tree), "ok");
+	/* exc_page_fault: "|--70.09%--exc_page_fault" … and " --13.02%--0" with
+	 * 3 more frames (a leaf of 4) */
+	assert_rel(val(tree, PP_CT "exc_page_fault.handle_mm_fault.__handle_mm_fault.do_fault."
+			     "copy_mc_enhanced_fast_string", 0), 28.74, 1e-12, "first root");
+	assert_rel(val(tree, PP_CT "0.task.asm_exc_page_fault.exc_page_fault", 0), 13.02, 1e-12,
+		   "second root");
+	/* task: one root with a percent (" --89.09%--task"), no "---" line */
+	assert_rel(val(tree, PP_CT "task.asm_exc_page_fault.exc_page_fault.handle_mm_fault."
+			     "__handle_mm_fault", 0), 67.51, 1e-12, "root with percent");
+	/* 0: root "---0" then 93.43% task … 67.86% handle_mm_fault (5th) */
+	assert_rel(val(tree, PP_CT "0.task.asm_exc_page_fault.exc_page_fault.handle_mm_fault", 0),
+		   67.86, 1e-12, "deep branch");
+	json_decref(tree);
+}
+
+static void test_perf_profile_tree_rules(void **state)
+{
+	static const char head[] =
+		"# Samples: 1K of event 'cycles:pp'\n"
+		"# Children      Self  Command  Shared Object  Symbol\n"
+		"#\n";
+	char *text;
+	json_t *doc, *traces;
+
+	/* caller order shows one chain under two entries: the larger, not the
+	 * sum; one symbol in two DSOs: added up; "(inlined)" and fractal
+	 * mode's "[...]" remainder */
+	text = xstrfmt("%s"
+		       "    50.00%%     0.00%%  a  a     [.] main\n"
+		       "            |\n"
+		       "            ---main\n"
+		       "               foo (inlined)\n"
+		       "\n"
+		       "    40.00%%    40.00%%  a  a     [.] foo\n"
+		       "            |          \n"
+		       "             --40.00%%--main\n"
+		       "                       foo\n"
+		       "\n"
+		       "     3.00%%     1.00%%  a  libx  [.] bar\n"
+		       "            |\n"
+		       "            ---bar\n"
+		       "               |          \n"
+		       "               |--2.00%%--baz\n"
+		       "               |          \n"
+		       "                --1.00%%-- [...]\n"
+		       "\n"
+		       "     1.00%%     1.00%%  a  liby  [.] bar\n"
+		       "            |\n"
+		       "            ---bar\n"
+		       "               baz\n"
+		       "\n", head);
+	doc = parse_str("perf-profile", text);
+	assert_string_equal(status(doc), "ok");
+	assert_rel(val(doc, "perf-profile.calltrace.cycles-pp.main.foo", 0), 50, 0, "max");
+	assert_rel(val(doc, "perf-profile.calltrace.cycles-pp.bar.baz", 0), 3, 0, "sum");
+	assert_rel(val(doc, "perf-profile.children.cycles-pp.bar", 0), 4, 0, "children sum");
+	traces = with_prefix(doc, "perf-profile.calltrace.");
+	assert_int_equal(json_object_size(traces), 2);
+	json_decref(traces);
+	json_decref(doc);
+	free(text);
+
+	/* a graph the end of the file cuts short gives no call trace */
+	text = xstrfmt("%s"
+		       "    50.00%%     0.00%%  a  a     [.] main\n"
+		       "            |\n"
+		       "            ---main\n"
+		       "               |--30.00%%--foo\n", head);
+	doc = parse_str("perf-profile", text);
+	assert_string_equal(status(doc), "ok");
+	assert_true(errors_mention(doc, "cut short"));
+	assert_int_equal(nvalues(doc), 1);	/* children.main; self 0.00 left out */
+	json_decref(doc);
+	free(text);
+}
+
 static void test_kselftest_run_vmtests(void **state)
 {
 	json_t *doc = parse_fixture("kselftest", "kselftest-mm-run_vmtests-lkp.txt");
@@ -728,6 +902,9 @@ static const struct {
 	{ "perf-stat", "perf-stat-x-csv-interval-lkp.csv" },
 	{ "perf-stat", "perf-stat-x-csv-interval-hybrid-lkp.csv" },
 	{ "perf-profile", "perf-report-children-folded-lkp.txt" },
+	{ "perf-profile", "perf-report-children-folded-callee.txt" },
+	{ "perf-profile", "perf-report-children-tree-callee.txt" },
+	{ "perf-profile", "perf-report-children-tree-caller.txt" },
 	{ "proc-vs-map", "proc-vs-map-smaps_rollup-arm64-24c.txt" },
 };
 
@@ -794,6 +971,8 @@ int main(void)
 		cmocka_unit_test(test_perf_stat_csv_hybrid),
 		cmocka_unit_test(test_perf_stat_text_and_csv),
 		cmocka_unit_test(test_perf_profile_details),
+		cmocka_unit_test(test_perf_profile_tree),
+		cmocka_unit_test(test_perf_profile_tree_rules),
 		cmocka_unit_test(test_kselftest_run_vmtests),
 		cmocka_unit_test(test_proc_vs_map_seed),
 		cmocka_unit_test(test_kv),
