@@ -125,6 +125,9 @@ struct brow {
 	char *tree, *url, *branches, *good, *bad, *kconfig, *arch, *tbox, *measure, *metric;
 	int runs_per_step, ref_runs, max_k, nr_candidates;
 	long long regression_id, tree_id;
+	int level;               /* 0: the first-parent chain; n: n merges descended into */
+	char *level_good;        /* sha of the current level's good end (good at level 0) */
+	long long level_good_id;
 };
 
 static void brow_release(struct brow *b)
@@ -139,6 +142,7 @@ static void brow_release(struct brow *b)
 	free(b->tbox);
 	free(b->measure);
 	free(b->metric);
+	free(b->level_good);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -182,6 +186,9 @@ static int brow_lock(PGconn *c, long long id, struct brow *b, struct err *e)
 	b->tree_id = row_id(r, 0, 15);
 	b->metric = col_dup(r, 16);
 	b->nr_candidates = (int)row_id(r, 0, 17);
+	b->level = (int)row_id(r, 0, 18);
+	b->level_good = col_dup(r, 19);
+	b->level_good_id = row_id(r, 0, 20);
 	PQclear(r);
 	return 1;
 }
@@ -344,8 +351,8 @@ static int start_bisect(struct server *srv, PGconn *c, long long id, struct err 
 	if (over)
 		abort();
 	{
-		const char *p[2] = { idb, arr.data };
-		r = db_exec(c, ST_BISECT_COMMITS_INSERT, 2, p, e);
+		const char *p[3] = { idb, arr.data, "0" };
+		r = db_exec(c, ST_BISECT_COMMITS_INSERT, 3, p, e);
 		if (!r)
 			goto rollback;
 		if (strtoll(PQcmdTuples(r), NULL, 10) != (long long)n) {
@@ -500,6 +507,111 @@ static int probe_k(struct server *srv, PGconn *c, struct brow *b, const char *ca
 	return k < 1 ? 1 : (int)k;
 }
 
+/* merges descended into, at most (each level is one merge's side branch) */
+#define BISECT_MAX_LEVEL 16
+
+/*
+ * The first bad commit of this level, cands[f + 1], verified against its
+ * parent: when it is a two-parent merge whose side branch has commits of
+ * its own, the next level bisects that side branch (its first-parent
+ * chain, oldest first, then the merge) with the merge's first parent as
+ * the good end, in the caller's transaction. The merge and its first
+ * parent keep their samples (the bisect's own jobs at those commits), so
+ * the new level starts with its references measured. Returns 1 when it
+ * descended, 0 when cands[f + 1] is the answer (not a merge, an octopus,
+ * or git could not list the side: logged), -1 with e on a db error.
+ */
+static int descend(struct server *srv, PGconn *c, struct brow *b, const struct cand *cands,
+		   size_t n, const struct bisect_decision *d, double ref_change_pct, struct err *e)
+{
+	const char *merge = cands[d->first_bad + 1].sha;
+	char dir[4096], p1[41], idb[24], lv[24], gid[24], *etext;
+	char **side = NULL;
+	size_t ns = 0;
+	struct buf arr = BUF_INIT(0);
+	struct err ge;
+	long long p1_id;
+	json_t *ent;
+	PGresult *r;
+	int over = 0, ret = -1;
+
+	if (gitmirror_path(srv->cfg->data_dir, b->tree, dir, sizeof(dir), &ge) ||
+	    gitmirror_merge_side(dir, merge, (int)srv->cfg->git_timeout_s, p1, &side, &ns, &ge)) {
+		fprintf(stderr, "regtrack-server: bisect %lld: side branch of %.12s: %s (%s); the "
+			"merge is the answer\n", b->id, merge, ge.message, ge.detail);
+		return 0;
+	}
+	if (!ns)
+		return 0;
+	{
+		const char *p[1] = { p1 };
+		r = db_exec(c, ST_COMMIT_ID, 1, p, e);
+	}
+	if (!r)
+		goto out;
+	p1_id = PQntuples(r) ? row_id(r, 0, 0) : 0;
+	PQclear(r);
+	if (!p1_id) {
+		ret = 0;
+		goto out;
+	}
+	over |= buf_addch(&arr, '{');
+	for (size_t i = 0; i < ns; i++)
+		over |= buf_addf(&arr, "%s,", side[i]);
+	over |= buf_addf(&arr, "%s}", merge);
+	if (over) {
+		err_set(e, 500, "too_large", "side", "side branch too long");
+		goto out;
+	}
+	snprintf(idb, sizeof(idb), "%lld", b->id);
+	snprintf(lv, sizeof(lv), "%d", b->level + 1);
+	snprintf(gid, sizeof(gid), "%lld", p1_id);
+	{
+		const char *p[3] = { idb, arr.data, lv };
+		r = db_exec(c, ST_BISECT_COMMITS_INSERT, 3, p, e);
+	}
+	if (!r)
+		goto out;
+	if (strtoll(PQcmdTuples(r), NULL, 10) != (long long)ns + 1) {
+		/* side commits missing from the commits table: cannot descend; the rows of the
+		 * level never entered are never read (the level does not change) */
+		PQclear(r);
+		fprintf(stderr, "regtrack-server: bisect %lld: side branch of %.12s not imported; the "
+			"merge is the answer\n", b->id, merge);
+		ret = 0;
+		goto out;
+	}
+	PQclear(r);
+	ent = json_pack("{s:i,s:s,s:s,s:s,s:s,s:I,s:I,s:i,s:o,s:{s:s,s:[I,I],s:o,s:o,s:s,s:o}}",
+			"level", b->level, "good", cands[0].sha, "bad", cands[n].sha,
+			"merge", merge, "merge_parent", p1, "nr_candidates", (json_int_t)n,
+			"side_commits", (json_int_t)ns, "round", b->round,
+			"confidence", json_num(d->confidence), "verification",
+			"parent", cands[d->first_bad].sha, "n", (json_int_t)d->verify.a.n,
+			(json_int_t)d->verify.b.n, "change_pct", json_num(d->verify.change_pct),
+			"p_value", json_num(d->verify.p_value), "verdict",
+			verdict_name(d->verify.verdict), "ref_change_pct", json_num(ref_change_pct));
+	etext = json_dumps(ent, JSON_COMPACT);
+	json_decref(ent);
+	{
+		const char *p[4] = { idb, lv, gid, etext };
+		r = db_exec(c, ST_BISECT_DESCEND, 4, p, e);
+	}
+	free(etext);
+	if (!r)
+		goto out;
+	PQclear(r);
+	fprintf(stderr, "regtrack-server: bisect %lld: first bad on level %d is merge %.12s; "
+		"descending into its %zu side-branch commits (good end %.12s)\n", b->id, b->level,
+		merge, ns, p1);
+	ret = 1;
+out:
+	gitmirror_free_list(side, ns);
+	buf_release(&arr);
+	return ret;
+}
+
+/* one coordinator step of a running bisect: 1 = step it again now (a level began), 0, -1 */
 static int step_running(struct server *srv, PGconn *c, long long id, struct err *e)
 {
 	struct brow b;
@@ -513,7 +625,7 @@ static int step_running(struct server *srv, PGconn *c, long long id, struct err 
 	const char *cap;
 	PGresult *r;
 	size_t n = 0;
-	int got, k, busy = 0, ret = -1, queued_jobs = 0;
+	int got, k, busy = 0, ret = -1, queued_jobs = 0, again = 0;
 	json_t *model = NULL;
 
 	memset(&d, 0, sizeof(d));
@@ -544,7 +656,8 @@ static int step_running(struct server *srv, PGconn *c, long long id, struct err 
 		cands[i + 1].commit_id = row_id(r, (int)i, 1);
 		snprintf(cands[i + 1].sha, sizeof(cands[i + 1].sha), "%s", PQgetvalue(r, (int)i, 2));
 	}
-	snprintf(cands[0].sha, sizeof(cands[0].sha), "%s", b.good);
+	snprintf(cands[0].sha, sizeof(cands[0].sha), "%s", b.level_good);
+	cands[0].commit_id = b.level_good_id;
 	PQclear(r);
 	{
 		const char *p[1] = { idb };
@@ -552,22 +665,20 @@ static int step_running(struct server *srv, PGconn *c, long long id, struct err 
 	}
 	if (!r)
 		goto rollback;
-	/* the good endpoint's commit id: the one job commit not among the candidates, or unknown */
+	/* jobs of the current level's commits (and its good end); any job still out keeps it busy */
 	for (int i = 0; i < PQntuples(r); i++) {
 		long long cid = row_id(r, i, 0);
 		int round = (int)row_id(r, i, 1);
 		const char *state = PQgetvalue(r, i, 2), *outcome = PQgetvalue(r, i, 3);
 		struct cand *cd = NULL;
 
-		for (size_t j = 1; j <= n && !cd; j++)
-			if (cands[j].commit_id == cid)
-				cd = &cands[j];
-		if (!cd) {
-			cd = &cands[0];
-			cd->commit_id = cid;
-		}
 		if (!strcmp(state, "queued") || !strcmp(state, "leased"))
 			busy = 1;
+		for (size_t j = 0; j <= n && !cd; j++)
+			if (cands[j].commit_id == cid)
+				cd = &cands[j];
+		if (!cd)
+			continue;   /* a commit of a level above, not of this one */
 		if (!cd->first_round || round < cd->first_round)
 			cd->first_round = round;
 		if (round > cd->last_round)
@@ -658,16 +769,6 @@ static int step_running(struct server *srv, PGconn *c, long long id, struct err 
 			long idx = d.probes[i].idx;
 			snprintf(rep, sizeof(rep), "%d", d.probes[i].runs);
 			snprintf(cid, sizeof(cid), "%lld", cands[idx + 1].commit_id);
-			if (idx == BISECT_GOOD && !cands[0].commit_id) {
-				/* the good endpoint has no job yet: its id is the bisect's good_id */
-				const char *p[1] = { b.good };
-				r = db_exec(c, ST_COMMIT_ID, 1, p, e);
-				if (!r)
-					goto rollback;
-				cands[0].commit_id = PQntuples(r) ? row_id(r, 0, 0) : 0;
-				PQclear(r);
-				snprintf(cid, sizeof(cid), "%lld", cands[0].commit_id);
-			}
 			{
 				const char *p[7] = { idb, cid, cap, rep, pr, ma, rb };
 				r = db_exec(c, ST_BISECT_JOB_INSERT, 7, p, e);
@@ -690,7 +791,20 @@ static int step_running(struct server *srv, PGconn *c, long long id, struct err 
 	}
 	case BISECT_DONE: {
 		const struct compare_result *v = &d.verify;
-		json_t *ver = json_pack("{s:s,s:s,s:[I,I],s:[o,o],s:o,s:[o,o],s:o,s:s,s:o}",
+		json_t *ver;
+		int dr = 0;
+
+		/* a merge found first bad: descend into its side branch (not into the merge that
+		 * ends this level: every commit of its side branch was good) */
+		if (b.level < BISECT_MAX_LEVEL && !(b.level > 0 && d.first_bad == (long)n - 1))
+			dr = descend(srv, c, &b, cands, n, &d, plan.model.change_pct, e);
+		if (dr < 0)
+			goto rollback;
+		if (dr > 0) {
+			again = 1;
+			break;
+		}
+		ver = json_pack("{s:s,s:s,s:[I,I],s:[o,o],s:o,s:[o,o],s:o,s:s,s:o}",
 					"parent", cands[d.first_bad].sha,
 					"first_bad", cands[d.first_bad + 1].sha,
 					"n", (json_int_t)v->a.n, (json_int_t)v->b.n,
@@ -729,7 +843,7 @@ static int step_running(struct server *srv, PGconn *c, long long id, struct err 
 		goto rollback;
 	if (queued_jobs)
 		lease_queue_kick(srv->leases);
-	ret = 0;
+	ret = again;
 	goto out;
 rollback:
 	db_rollback(c);
@@ -902,7 +1016,10 @@ static void *coord_thread(void *arg)
 		}
 		for (int i = 0; i < PQntuples(r) && !bc->stopping; i++) {
 			long long id = row_id(r, i, 0);
-			if (start_bisect(srv, c, id, &e) || step_running(srv, c, id, &e))
+			int rc = start_bisect(srv, c, id, &e);
+			while (!rc && (rc = step_running(srv, c, id, &e)) > 0 && !bc->stopping)
+				rc = 0;
+			if (rc < 0)
 				fprintf(stderr, "regtrack-server: bisect %lld: %s (%s)\n", id, e.message,
 					e.detail);
 		}

@@ -447,21 +447,24 @@ const struct db_stmt_def db_stmts[DB_NR_STMTS] = {
 		"SELECT b.state, b.round, tr.name, tr.url, array_to_string(tr.branches, ' '), g.sha, "
 		"bd.sha, b.kconfig, b.arch, b.tbox_group, coalesce(b.params->>'measure', ''), "
 		"b.runs_per_step, b.ref_runs, b.max_k, coalesce(b.regression_id, 0), b.tree_id, "
-		"b.metric, coalesce(b.nr_candidates, 0) "
+		"b.metric, coalesce(b.nr_candidates, 0), b.level, lg.sha, lg.id "
 		"FROM bisects b JOIN trees tr ON tr.id = b.tree_id JOIN commits g ON g.id = b.good_id "
 		"JOIN commits bd ON bd.id = b.bad_id "
+		"JOIN commits lg ON lg.id = coalesce(b.level_good_id, b.good_id) "
 		"WHERE b.id = $1::bigint AND b.state IN ('queued', 'running') FOR UPDATE OF b SKIP LOCKED" },
 	/* $1 bisect $2 candidates $3 commits in the whole range */
 	[ST_BISECT_START] = { "bisect_start",
 		"UPDATE bisects SET state = 'running', started_at = coalesce(started_at, now()), "
 		"nr_candidates = $2::integer, nr_range = $3::integer, phase = 'refs' WHERE id = $1::bigint" },
-	/* $1 bisect $2 shas (text[], oldest first) */
+	/* $1 bisect $2 shas (text[], oldest first) $3 level (sql/0009) */
 	[ST_BISECT_COMMITS_INSERT] = { "bisect_commits_insert",
-		"INSERT INTO bisect_commits (bisect_id, idx, commit_id) "
-		"SELECT $1::bigint, u.ord - 1, c.id FROM unnest($2::text[]) WITH ORDINALITY AS u (sha, ord) "
-		"JOIN commits c ON c.sha = u.sha" },
+		"INSERT INTO bisect_commits (bisect_id, level, idx, commit_id) "
+		"SELECT $1::bigint, $3::integer, u.ord - 1, c.id "
+		"FROM unnest($2::text[]) WITH ORDINALITY AS u (sha, ord) JOIN commits c ON c.sha = u.sha" },
+	/* the candidates of the bisect's current level */
 	[ST_BISECT_CANDIDATES] = { "bisect_candidates",
 		"SELECT bc.idx, c.id, c.sha FROM bisect_commits bc JOIN commits c ON c.id = bc.commit_id "
+		"JOIN bisects b ON b.id = bc.bisect_id AND b.level = bc.level "
 		"WHERE bc.bisect_id = $1::bigint ORDER BY bc.idx" },
 	/*
 	 * $1 bisect, $2 reuse: every ok run of the bisect's series at its commits (idx -1 = the
@@ -470,8 +473,10 @@ const struct db_stmt_def db_stmts[DB_NR_STMTS] = {
 	 */
 	[ST_BISECT_SAMPLES] = { "bisect_samples",
 		"SELECT x.idx, (SELECT avg(v) FROM unnest(rv.vals) v) "
-		"FROM bisects b JOIN (SELECT idx, commit_id FROM bisect_commits WHERE bisect_id = $1::bigint "
-		"UNION ALL SELECT -1, good_id FROM bisects WHERE id = $1::bigint) x ON true "
+		"FROM bisects b JOIN (SELECT bc.idx, bc.commit_id FROM bisect_commits bc JOIN bisects l "
+		"ON l.id = bc.bisect_id AND l.level = bc.level WHERE bc.bisect_id = $1::bigint "
+		"UNION ALL SELECT -1, coalesce(level_good_id, good_id) FROM bisects WHERE id = $1::bigint) x "
+		"ON true "
 		"JOIN runs r ON r.commit_id = x.commit_id JOIN setups s ON s.id = r.setup_id "
 		"JOIN run_values rv ON rv.run_id = r.id JOIN metrics m ON m.id = rv.metric_id "
 		"LEFT JOIN machines mc ON mc.id = r.machine_id LEFT JOIN jobs j ON j.id = r.job_id "
@@ -499,8 +504,14 @@ const struct db_stmt_def db_stmts[DB_NR_STMTS] = {
 		"FROM bisects b WHERE b.id = $1::bigint RETURNING id" },
 	/* $1 bisect $2 commit $3 round $4 role $5 verdict $6 samples $7 evidence */
 	[ST_BISECT_STEP_INSERT] = { "bisect_step_insert",
-		"INSERT INTO bisect_steps (bisect_id, commit_id, round, role, verdict, samples, evidence) "
-		"VALUES ($1::bigint, $2::bigint, $3::integer, $4, $5, $6::float8[], $7::jsonb)" },
+		"INSERT INTO bisect_steps (bisect_id, commit_id, round, role, verdict, samples, evidence, "
+		"level) VALUES ($1::bigint, $2::bigint, $3::integer, $4, $5, $6::float8[], $7::jsonb, "
+		"(SELECT level FROM bisects WHERE id = $1::bigint))" },
+	/* $1 bisect $2 new level $3 its good end (commit id) $4 the level left (jsonb object) */
+	[ST_BISECT_DESCEND] = { "bisect_descend",
+		"UPDATE bisects SET level = $2::integer, level_good_id = $3::bigint, "
+		"descents = descents || jsonb_build_array($4::jsonb), phase = 'refs' "
+		"WHERE id = $1::bigint" },
 	[ST_BISECT_STEPS_COUNT] = { "bisect_steps_count",
 		"SELECT count(*) FROM bisect_steps WHERE bisect_id = $1::bigint AND round = $2::integer" },
 	/* $1 bisect $2 round $3 phase $4 model */
@@ -569,9 +580,15 @@ const struct db_stmt_def db_stmts[DB_NR_STMTS] = {
 	"'arch', b.arch, 'tbox_group', b.tbox_group, 'metric', b.metric, " \
 	"'runs_per_step', b.runs_per_step, 'ref_runs', b.ref_runs, 'k', b.max_k, 'round', b.round, " \
 	"'phase', b.phase, 'nr_candidates', b.nr_candidates, 'nr_range', b.nr_range, " \
+	"'level', b.level, 'descents', b.descents, " \
 	"'outcome', b.outcome, 'first_bad_commit', CASE WHEN fb.id IS NULL THEN NULL ELSE " \
 	"json_build_object('sha', fb.sha, 'subject', fb.subject, 'author', fb.author, " \
-	"'commit_time', fb.commit_time) END, " \
+	"'commit_time', fb.commit_time, 'diffstat', (SELECT json_build_object('files_changed', " \
+	"ds.files_changed, 'insertions', ds.insertions, 'deletions', ds.deletions, 'files', " \
+	"(SELECT coalesce(json_agg(json_build_object('path', cf.path, 'insertions', cf.insertions, " \
+	"'deletions', cf.deletions) ORDER BY cf.path), '[]') FROM (SELECT * FROM commit_files " \
+	"WHERE commit_id = ds.commit_id ORDER BY path LIMIT 100) cf)) FROM commit_diffstat ds " \
+	"WHERE ds.commit_id = fb.id)) END, " \
 	"'confidence', b.confidence, 'reason', b.reason, 'regression_id', b.regression_id, " \
 	"'jobs_used', (SELECT count(*) FROM jobs j WHERE j.bisect_id = b.id), " \
 	"'runs_used', (SELECT count(*) FROM runs r JOIN jobs j ON j.id = r.job_id " \
@@ -588,7 +605,8 @@ const struct db_stmt_def db_stmts[DB_NR_STMTS] = {
 		"c.subject) ORDER BY u.o), '[]') FROM unnest(b.candidate_ids) WITH ORDINALITY AS u (cid, o) "
 		"JOIN commits c ON c.id = u.cid), 'verification', b.verification, 'model', b.model, "
 		"'steps', (SELECT coalesce(json_agg(json_build_object('commit', c.sha, 'subject', "
-		"c.subject, 'round', s.round, 'role', s.role, 'samples', s.samples, 'verdict', s.verdict, "
+		"c.subject, 'round', s.round, 'level', s.level, 'role', s.role, 'samples', s.samples, "
+		"'verdict', s.verdict, "
 		"'evidence', s.evidence) ORDER BY s.id), '[]') FROM bisect_steps s "
 		"JOIN commits c ON c.id = s.commit_id WHERE s.bisect_id = b.id))::text"
 		BISECT_FROM "WHERE b.id = $1::bigint" },

@@ -225,6 +225,46 @@ int gitmirror_bisect_all(const char *dir, const char *good, const char *bad, int
 	return 0;
 }
 
+int gitmirror_merge_side(const char *dir, const char *merge, int timeout_s, char p1[41],
+			 char ***shas, size_t *n, struct err *e)
+{
+	struct buf out = BUF_INIT(OUT_CAP);
+	char **par = NULL, pos[48], neg[48];
+	size_t np = 0;
+	const char *argv[] = { "git", "-C", dir, "rev-list", "--parents", "-n", "1", merge, "--", NULL };
+	const char *side[] = { "git", "-C", dir, "rev-list", "--first-parent", "--reverse", pos, neg,
+			       "--", NULL };
+	int ret = -1;
+
+	*shas = NULL;
+	*n = 0;
+	p1[0] = '\0';
+	if (!is_sha(merge))
+		return err_set(e, 400, "invalid_field", "merge", "'%s' is not a 40-hex sha", merge);
+	if (run_git(argv, NULL, timeout_s, 1 << 16, &out, e))
+		goto out;
+	/* "MERGE P1 P2 ...": one line, spaces between */
+	for (size_t i = 0; i < out.len; i++)
+		if (out.data[i] == ' ')
+			out.data[i] = '\n';
+	split_lines(&out, &par, &np);
+	if (np != 3 || strcmp(par[0], merge)) {
+		ret = 0;
+		goto out;
+	}
+	snprintf(p1, 41, "%s", par[1]);
+	snprintf(pos, sizeof(pos), "%s", par[2]);
+	snprintf(neg, sizeof(neg), "^%s", par[1]);
+	if (run_git(side, NULL, timeout_s, OUT_CAP, &out, e))
+		goto out;
+	split_lines(&out, shas, n);
+	ret = 0;
+out:
+	gitmirror_free_list(par, np);
+	buf_release(&out);
+	return ret;
+}
+
 int gitmirror_has_commit(const char *dir, const char *sha, int timeout_s)
 {
 	char obj[64];

@@ -1,0 +1,200 @@
+"""Auto-bisect end to end: a regression the detector confirms starts a
+bisect by itself, fake workers answer its jobs, and the regression ends
+`bisected`, pointing to the bisect that found the first bad commit (issue 6).
+
+A linear tree of 61 empty commits is made here and registered (the server
+mirrors it and orders the commits by its history). Runs are uploaded for
+c0..c20 and c40..c60 only (3 runs each, throughput 1000 before the hidden
+culprit c31, 950 from it on, noise sd 10 = 1 %), so the detector can only
+say "between c20 and c40": the bisect has 20 candidates to narrow. Fake
+workers speak the real worker protocol and draw from the same noise model.
+"""
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+import urllib.parse
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Server, result_doc  # noqa: E402
+
+N = 60                 # c0..c60
+CULPRIT = 31
+GAP = range(21, 40)    # commits without runs before the bisect
+METRIC = "vm-scalability.throughput"
+TESTCASE = "vm-scalability"
+PARAMS = {"test": "auto-bisect", "nr_task": "100%"}
+WAIT_S = 120
+
+
+def git(repo, *args, date=None):
+    env = dict(os.environ, GIT_AUTHOR_NAME="Dev One", GIT_AUTHOR_EMAIL="dev@example.org",
+               GIT_COMMITTER_NAME="Dev One", GIT_COMMITTER_EMAIL="dev@example.org")
+    if date:
+        env.update(GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
+    return subprocess.run(["git", "-C", repo] + list(args), check=True, capture_output=True,
+                          text=True, timeout=60, env=env).stdout.strip()
+
+
+def commit_time(i):
+    return "2026-01-01T02:%02d:%02dZ" % (i // 60, i % 60)
+
+
+def make_tree(path):
+    subprocess.run(["git", "init", "-q", "-b", "master", path], check=True, timeout=60)
+    shas = []
+    for i in range(N + 1):
+        git(path, "commit", "-q", "--allow-empty", "-m", "mm: auto %d" % i, date=commit_time(i))
+        shas.append(git(path, "rev-parse", "HEAD"))
+    return shas
+
+
+MACHINE = {"hostname": "lkp-seed", "arch": "x86_64", "cpu_model": "fake", "nr_cpus": 2,
+           "memory_mb": 2048, "tbox_group": "vm-2p"}
+
+
+def value(rng, i):
+    return (950.0 if i >= CULPRIT else 1000.0) + rng.gauss(0, 10)
+
+
+class FakeWorker(threading.Thread):
+    def __init__(self, srv, name, index_of, stop):
+        super().__init__(daemon=True)
+        self.srv, self.name, self.index_of, self.stop = srv, name, index_of, stop
+        self.rng = random.Random(name)
+        self.jobs = 0
+        r = srv.post("/api/v1/workers/register", {
+            "hostname": name, "arch": "x86_64", "tbox_group": "vm-2p", "nr_cpus": 2,
+            "memory_mb": 2048, "cpu_model": "fake", "capabilities": ["qemu-x86_64"],
+            "fingerprint": {}}, scope="worker")
+        assert r.status == 200, r
+        self.machine = r.json()["machine_id"]
+
+    def run(self):
+        while not self.stop.is_set():
+            r = self.srv.post("/api/v1/jobs/lease", {"machine_id": self.machine, "wait_s": 1},
+                              scope="worker", timeout=30)
+            if r.status != 200:
+                continue
+            job = r.json()["job"]
+            i = self.index_of[job["commit"]]
+            docs = [result_doc(job["commit"], testcase=job["testcase"], job_id=job["id"],
+                               params=job["params"], kconfig=job["kconfig"],
+                               compiler=job["compiler"], tree="autotree",
+                               machine=dict(MACHINE, hostname=self.name),
+                               metrics={METRIC: [value(self.rng, i)]})
+                    for _ in range(job["repeat"])]
+            r = self.srv.post("/api/v1/jobs/%d/complete" % job["id"],
+                              {"machine_id": self.machine, "status": "ok", "results": docs,
+                               "log_tail": "ok\n"}, scope="worker")
+            assert r.status == 200, r
+            self.jobs += 1
+
+
+class AutoBisect(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="regtrack-bisect-auto-")
+        cls.repo = os.path.join(cls.tmp, "linux")
+        cls.shas = make_tree(cls.repo)
+        conf = os.path.join(cls.tmp, "server.conf")
+        with open(conf, "w") as f:
+            f.write("data_dir = %s\nbisect_share_pct = 100\nbisect_poll_ms = 100\n"
+                    "detect_poll_ms = 100\nauto_bisect = 1\nauto_bisect_min_pct = 2\n"
+                    "mail_dry_run_dir = %s\nmail_poll_ms = 100\n"
+                    % (os.path.join(cls.tmp, "data"), os.path.join(cls.tmp, "mail")))
+        cls.srv = Server(extra_args=["--config", conf])
+
+    @classmethod
+    def tearDownClass(cls):
+        rc = cls.srv.stop()
+        subprocess.run(["rm", "-rf", "--", cls.tmp], timeout=60)
+        assert rc == 0, "server exited %d (sanitizer report in its log)" % rc
+
+    def wait(self, what, fn):
+        deadline = time.time() + WAIT_S
+        while time.time() < deadline:
+            v = fn()
+            if v:
+                return v
+            time.sleep(0.2)
+        self.fail("timed out waiting for %s" % what)
+
+    def regressions(self):
+        q = urllib.parse.urlencode({"testcase": TESTCASE, "metric": METRIC})
+        r = self.srv.get("/api/v1/regressions?" + q)
+        self.assertEqual(r.status, 200, r)
+        return [x for x in r.json()["regressions"] if x["params"] == PARAMS]
+
+    def test_confirmed_regression_is_bisected_automatically(self):
+        srv, shas = self.srv, self.shas
+        index_of = {s: i for i, s in enumerate(shas)}
+        r = srv.post("/api/v1/trees", {"name": "autotree", "url": self.repo,
+                                       "branches": ["master"]}, scope="admin")
+        self.assertEqual(r.status, 200, r)
+        # the mirror orders the commits by the tree's history
+        self.wait("the mirror", lambda: srv.psql(
+            "SELECT count(*) FROM commits WHERE topo_order IS NOT NULL") == str(N + 1))
+        rng = random.Random(7)
+        for i in range(N + 1):
+            if i in GAP:
+                continue
+            for _ in range(3):
+                doc = result_doc(shas[i], testcase=TESTCASE, params=PARAMS, tree="autotree",
+                                 machine=MACHINE, metrics={METRIC: [value(rng, i)]},
+                                 commit_time=commit_time(i))
+                r = srv.post("/api/v1/results", doc, scope="submit")
+                self.assertEqual(r.status, 201, r)
+        # no worker yet: the detector confirms the step and the bisect starts by itself
+        reg = self.wait("a bisect started for the regression",
+                        lambda: next((x for x in self.regressions() if x["bisect_id"]), None))
+        self.assertEqual(len(self.regressions()), 1)
+        self.assertEqual(reg["kind"], "regression")
+        self.assertIn(reg["state"], ("bisecting", "bisected"))
+        self.assertEqual((reg["good"]["sha"], reg["bad"]["sha"]), (shas[20], shas[40]))
+        self.assertAlmostEqual(reg["change_pct"], -5.0, delta=1.0)
+        b = srv.get("/api/v1/bisects/%d" % reg["bisect_id"]).json()
+        self.assertEqual((b["regression_id"], b["good"], b["bad"], b["metric"], b["params"]),
+                         (reg["id"], shas[20], shas[40], METRIC, PARAMS))
+        # the workers come: the bisect runs to its end
+        stop = threading.Event()
+        workers = [FakeWorker(srv, "fake-%d" % i, index_of, stop) for i in range(2)]
+        for w in workers:
+            w.start()
+        try:
+            b = self.wait("the bisect's end", lambda: (lambda x: x if x["state"] not in (
+                "queued", "running") else None)(srv.get("/api/v1/bisects/%d" % reg["bisect_id"])
+                                                .json()))
+            reg = self.wait("the regression bisected", lambda: next(
+                (x for x in self.regressions() if x["state"] == "bisected"), None))
+        finally:
+            stop.set()
+            for w in workers:
+                w.join(10)
+        self.assertEqual((b["state"], b["outcome"]), ("done", "found"), b.get("reason"))
+        self.assertEqual(b["first_bad_commit"]["sha"], shas[CULPRIT])
+        self.assertEqual(b["first_bad_commit"]["subject"], "mm: auto %d" % CULPRIT)
+        self.assertEqual(b["nr_candidates"], 20)
+        self.assertGreaterEqual(b["confidence"], 0.99)
+        v = b["verification"]
+        self.assertEqual((v["parent"], v["first_bad"], v["verdict"]),
+                         (shas[CULPRIT - 1], shas[CULPRIT], "different"))
+        # the regression points to the bisect; its history tells the story
+        self.assertEqual((reg["bisect_id"], reg["state"]), (b["id"], "bisected"))
+        states = [tuple(l.split("|")) for l in srv.psql(
+            "SELECT who || '|' || to_state FROM regression_history WHERE regression_id = %d "
+            "ORDER BY id" % reg["id"]).splitlines()]
+        self.assertIn(("bisect", "bisecting"), states)
+        self.assertEqual(states[-1], ("bisect", "bisected"))
+        self.assertLess(states.index(("bisect", "bisecting")), len(states) - 1)
+        # one bisect only, though the bisect's own runs narrow what the detector sees
+        self.assertEqual(srv.psql("SELECT count(*) FROM bisects"), "1")
+        self.assertGreater(sum(w.jobs for w in workers), 0)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,246 @@
+"""Bisect over a history with a merge: the first-parent chain is narrowed to
+the merge, then the bisect descends into the merged side branch (issue 6).
+
+The tree, made here: master c0..c15 and c16..c20, a side branch s1..s20
+forked at c5 and merged (--no-ff) after c15 as M:
+
+    c0 - ... - c5 - ... - c15 - M - c16 - ... - c20
+                \\              /
+                 s1 - ... - s20
+
+good = c0, bad = c20. The first-parent chain has 21 commits (c1..c15, M,
+c16..c20); the range has 41. Fake workers speak the real worker protocol;
+a commit is slow (950 vs 1000, noise sd 10) when it contains the culprit,
+which the test names per case through the job's params:
+  - side: the culprit is s13 -> first bad s13, found on level 1;
+  - merge: the culprit is M itself (both parents good) -> first bad M.
+"""
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Server, result_doc  # noqa: E402
+
+METRIC = "vm-scalability.throughput"
+SIDE_CULPRIT = 13
+WAIT_S = 90
+
+
+def git(repo, *args, date=None):
+    env = dict(os.environ, GIT_AUTHOR_NAME="Dev One", GIT_AUTHOR_EMAIL="dev@example.org",
+               GIT_COMMITTER_NAME="Dev One", GIT_COMMITTER_EMAIL="dev@example.org")
+    if date:
+        env.update(GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
+    return subprocess.run(["git", "-C", repo] + list(args), check=True, capture_output=True,
+                          text=True, timeout=60, env=env).stdout.strip()
+
+
+def make_tree(path):
+    """Returns {name: sha} for c0..c20, s1..s20 and M."""
+    subprocess.run(["git", "init", "-q", "-b", "master", path], check=True, timeout=60)
+    shas = {}
+    t = [0]
+
+    def commit(name):
+        t[0] += 1
+        date = "2026-01-01T01:%02d:%02dZ" % (t[0] // 60, t[0] % 60)
+        git(path, "commit", "-q", "--allow-empty", "-m", "mm: %s" % name, date=date)
+        shas[name] = git(path, "rev-parse", "HEAD")
+
+    for i in range(6):
+        commit("c%d" % i)
+    git(path, "branch", "side")
+    for i in range(6, 16):
+        commit("c%d" % i)
+    git(path, "checkout", "-q", "side")
+    for i in range(1, 21):
+        commit("s%d" % i)
+    git(path, "checkout", "-q", "master")
+    t[0] += 1
+    git(path, "merge", "-q", "--no-ff", "-m", "Merge branch 'side'", "side",
+        date="2026-01-01T01:%02d:%02dZ" % (t[0] // 60, t[0] % 60))
+    shas["M"] = git(path, "rev-parse", "HEAD")
+    for i in range(16, 21):
+        commit("c%d" % i)
+    return shas
+
+
+def containing(repo, culprit, head):
+    """The commits that contain `culprit` (it and its descendants up to head)."""
+    out = git(repo, "rev-list", "--ancestry-path", "%s..%s" % (culprit, head))
+    return set(out.split()) | {culprit}
+
+
+class FakeWorker(threading.Thread):
+    def __init__(self, srv, name, slow, stop):
+        super().__init__(daemon=True)
+        self.srv, self.name, self.slow, self.stop = srv, name, slow, stop
+        self.rng = random.Random(name)
+        self.jobs = 0
+        r = srv.post("/api/v1/workers/register", {
+            "hostname": name, "arch": "x86_64", "tbox_group": "vm-2p", "nr_cpus": 2,
+            "memory_mb": 2048, "cpu_model": "fake", "capabilities": ["qemu-x86_64"],
+            "fingerprint": {}}, scope="worker")
+        assert r.status == 200, r
+        self.machine = r.json()["machine_id"]
+
+    def run(self):
+        while not self.stop.is_set():
+            r = self.srv.post("/api/v1/jobs/lease", {"machine_id": self.machine, "wait_s": 1},
+                              scope="worker", timeout=30)
+            if r.status != 200:
+                continue
+            job = r.json()["job"]
+            bad = job["commit"] in self.slow[job["params"]["case"]]
+            docs = []
+            for _ in range(job["repeat"]):
+                v = (950.0 if bad else 1000.0) + self.rng.gauss(0, 10)
+                docs.append(result_doc(
+                    job["commit"], testcase=job["testcase"], job_id=job["id"],
+                    params=job["params"], kconfig=job["kconfig"], compiler=job["compiler"],
+                    tree="merged",
+                    machine={"hostname": self.name, "arch": "x86_64", "cpu_model": "fake",
+                             "nr_cpus": 2, "memory_mb": 2048, "tbox_group": "vm-2p"},
+                    metrics={METRIC: [v]}))
+            r = self.srv.post("/api/v1/jobs/%d/complete" % job["id"],
+                              {"machine_id": self.machine, "status": "ok", "results": docs,
+                               "log_tail": "ok\n"}, scope="worker")
+            assert r.status == 200, r
+            self.jobs += 1
+
+
+class BisectMerge(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="regtrack-bisect-merge-")
+        cls.repo = os.path.join(cls.tmp, "linux")
+        cls.c = make_tree(cls.repo)
+        c = cls.c
+        cls.slow = {"side": containing(cls.repo, c["s%d" % SIDE_CULPRIT], c["c20"]),
+                    "merge": containing(cls.repo, c["M"], c["c20"])}
+        conf = os.path.join(cls.tmp, "server.conf")
+        with open(conf, "w") as f:
+            f.write("data_dir = %s\nbisect_share_pct = 100\nbisect_poll_ms = 100\n"
+                    "detect_enabled = 0\nmail_dry_run_dir = %s\nmail_poll_ms = 100\n"
+                    % (os.path.join(cls.tmp, "data"), os.path.join(cls.tmp, "mail")))
+        cls.srv = Server(extra_args=["--config", conf])
+        r = cls.srv.post("/api/v1/trees", {"name": "merged", "url": cls.repo,
+                                           "branches": ["master"]}, scope="admin")
+        assert r.status == 200, r
+        cls.stop = threading.Event()
+        cls.workers = [FakeWorker(cls.srv, "fake-%d" % i, cls.slow, cls.stop) for i in range(3)]
+        for w in cls.workers:
+            w.start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.stop.set()
+        for w in cls.workers:
+            w.join(10)
+        rc = cls.srv.stop()
+        subprocess.run(["rm", "-rf", "--", cls.tmp], timeout=60)
+        assert rc == 0, "server exited %d (sanitizer report in its log)" % rc
+
+    def bisect(self, case):
+        r = self.srv.post("/api/v1/bisects", {
+            "tree": "merged", "good": self.c["c0"], "bad": self.c["c20"],
+            "testcase": "vm-scalability", "params": {"case": case},
+            "kconfig": "x86_64-defconfig", "compiler": "gcc-12", "tbox_group": "vm-2p",
+            "metric": METRIC}, scope="submit")
+        self.assertEqual(r.status, 201, r)
+        bid = r.json()["id"]
+        deadline = time.time() + WAIT_S
+        while time.time() < deadline:
+            b = self.srv.get("/api/v1/bisects/%d" % bid).json()
+            if b["state"] not in ("queued", "running"):
+                return b
+            time.sleep(0.2)
+        self.fail("bisect %d still %s after %d s" % (bid, b["state"], WAIT_S))
+
+    def common(self, b):
+        c = self.c
+        self.assertEqual(b["state"], "done", b.get("reason"))
+        self.assertEqual(b["outcome"], "found")
+        # level 0 walked the first-parent chain: c1..c15, M, c16..c20; the range has 41
+        self.assertEqual((b["nr_candidates"], b["nr_range"]), (21, 41))
+        # ... found the merge, verified it against its first parent, and descended
+        self.assertEqual(b["level"], 1)
+        self.assertEqual(len(b["descents"]), 1, b["descents"])
+        d = b["descents"][0]
+        self.assertEqual((d["level"], d["good"], d["bad"], d["merge"], d["merge_parent"]),
+                         (0, c["c0"], c["c20"], c["M"], c["c15"]))
+        self.assertEqual((d["nr_candidates"], d["side_commits"]), (21, 20))
+        self.assertEqual(d["verification"]["parent"], c["c15"])
+        self.assertEqual(d["verification"]["verdict"], "different")
+        self.assertGreaterEqual(min(d["verification"]["n"]), 10)
+        self.assertGreaterEqual(d["confidence"], 0.99)
+        # steps of both levels; level 0 measured only first-parent commits, level 1 only
+        # side-branch commits, the merge and its first parent
+        name = {v: k for k, v in c.items()}
+        steps = {0: [], 1: []}
+        for s in b["steps"]:
+            steps[s["level"]].append(s)
+        first_parent = {"c%d" % i for i in range(0, 21)} | {"M"}
+        side = {"s%d" % i for i in range(1, 21)}
+        self.assertTrue(steps[0] and steps[1], b["steps"])
+        self.assertLessEqual({name[s["commit"]] for s in steps[0]}, first_parent)
+        self.assertLessEqual({name[s["commit"]] for s in steps[1]}, side | {"M", "c15"})
+        self.assertTrue({name[s["commit"]] for s in steps[1]} & side)
+        # level 0's last verdict on the merge: bad; on its first parent: good
+        last0 = {}
+        for s in steps[0]:
+            last0[name[s["commit"]]] = s["verdict"]
+        self.assertEqual((last0["M"], last0["c15"]), ("bad", "good"))
+        # every good/bad verdict of either level agrees with the hidden culprit
+        for s in b["steps"]:
+            if s["verdict"] in ("good", "bad") and s["role"] != "good":
+                self.assertEqual(s["verdict"] == "bad", s["commit"] in self.slow[b["params"]["case"]],
+                                 (name[s["commit"]], s))
+        # level 1 starts after level 0's last round: rounds keep counting
+        self.assertLess(max(s["round"] for s in steps[0]), min(s["round"] for s in steps[1]))
+        self.assertGreaterEqual(b["confidence"], 0.99)
+        return steps
+
+    def test_side_branch_commit_is_first_bad(self):
+        b = self.bisect("side")
+        self.common(b)
+        c = self.c
+        culprit = c["s%d" % SIDE_CULPRIT]
+        self.assertEqual(b["first_bad_commit"]["sha"], culprit)
+        self.assertEqual(b["first_bad_commit"]["subject"], "mm: s%d" % SIDE_CULPRIT)
+        v = b["verification"]
+        self.assertEqual((v["parent"], v["first_bad"]), (c["s%d" % (SIDE_CULPRIT - 1)], culprit))
+        self.assertEqual(v["verdict"], "different")
+        self.assertLess(v["change_pct"], -3)
+        # the regression recorded for it: the side commit vs its own parent
+        reg = self.srv.get("/api/v1/regressions/%d" % b["regression_id"]).json()
+        self.assertEqual((reg["state"], reg["good"]["sha"], reg["bad"]["sha"]),
+                         ("bisected", c["s%d" % (SIDE_CULPRIT - 1)], culprit))
+
+    def test_merge_itself_is_first_bad(self):
+        b = self.bisect("merge")
+        steps = self.common(b)
+        c = self.c
+        self.assertEqual(b["first_bad_commit"]["sha"], c["M"])
+        # verified on level 1 against the side branch's tip (its second parent), which
+        # like its first parent (level 0) is good
+        v = b["verification"]
+        self.assertEqual((v["parent"], v["first_bad"]), (c["s20"], c["M"]))
+        self.assertEqual(v["verdict"], "different")
+        last1 = {}
+        for s in steps[1]:
+            last1[s["commit"]] = s["verdict"]
+        self.assertEqual(last1[c["s20"]], "good")
+        # no deeper level: the merge ends its own level
+        self.assertEqual(len(b["descents"]), 1)
+
+
+if __name__ == "__main__":
+    unittest.main()
