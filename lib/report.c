@@ -446,10 +446,56 @@ static int render_fixed(const struct report_input *in, struct buf *b)
 	return 0;
 }
 
+static int add_memory(struct buf *b, const char *sep, long long mb)
+{
+	return mb % 1024 == 0 ? buf_addf(b, "%s%lldG memory", sep, mb / 1024)
+			      : buf_addf(b, "%s%lldM memory", sep, mb);
+}
+
+/* 1 when the benchmark ran in a qemu guest */
+static int in_guest(const struct report_input *in)
+{
+	return in->accel && (!strcmp(in->accel, "kvm") || !strcmp(in->accel, "tcg"));
+}
+
+/*
+ * "machine:  TBOX - 2 vCPUs, 2G memory, arm64 qemu guest (tcg, icount) on HOST_CPU":
+ * the guest the benchmark ran in, and the host's CPU model.
+ */
+static int render_guest(const struct report_input *in, struct buf *b)
+{
+	const char *arch = in->guest_arch && *in->guest_arch ? in->guest_arch : in->machine_arch;
+	const char *sep = " ";
+
+	if (buf_addf(b, "%-10s", "machine:"))
+		return -1;
+	if (in->tbox_group && (add_oneline(b, in->tbox_group) || buf_addstr(b, " -")))
+		return -1;
+	if (in->guest_cpus > 0) {
+		if (buf_addf(b, " %ld vCPU%s", in->guest_cpus, in->guest_cpus == 1 ? "" : "s"))
+			return -1;
+		sep = ", ";
+	}
+	if (in->guest_memory_mb > 0) {
+		if (add_memory(b, sep, in->guest_memory_mb))
+			return -1;
+		sep = ", ";
+	}
+	if (buf_addstr(b, sep) || (arch && (add_oneline(b, arch) || buf_addch(b, ' '))) ||
+	    buf_addf(b, "qemu guest (%s%s)", in->accel, in->icount ? ", icount" : ""))
+		return -1;
+	if (in->cpu_model && *in->cpu_model &&
+	    (buf_addstr(b, " on ") || add_oneline(b, in->cpu_model)))
+		return -1;
+	return buf_addch(b, '\n');
+}
+
 static int render_machine(const struct report_input *in, struct buf *b)
 {
 	int sep = 0;
 
+	if (in_guest(in))
+		return render_guest(in, b);
 	if (!in->tbox_group && !in->machine_arch && in->nr_cpus <= 0 && in->memory_mb <= 0)
 		return 0;
 	if (buf_addf(b, "%-10s", "machine:"))
@@ -462,10 +508,7 @@ static int render_machine(const struct report_input *in, struct buf *b)
 		sep = 1;
 	}
 	if (in->memory_mb > 0) {
-		if (in->memory_mb % 1024 == 0 ? buf_addf(b, "%s %lldG memory", sep ? "," : "",
-							 in->memory_mb / 1024)
-					      : buf_addf(b, "%s %lldM memory", sep ? "," : "",
-							 in->memory_mb))
+		if (add_memory(b, sep ? ", " : " ", in->memory_mb))
 			return -1;
 		sep = 1;
 	}
@@ -475,6 +518,48 @@ static int render_machine(const struct report_input *in, struct buf *b)
 	    (buf_addstr(b, " (") || add_oneline(b, in->cpu_model) || buf_addch(b, ')')))
 		return -1;
 	return buf_addch(b, '\n');
+}
+
+/*
+ * "diffstat: 2 files changed, 12 insertions(+), 3 deletions(-)" in the words
+ * of `git diff --shortstat` (zero counts left out as git does), then the
+ * first REPORT_MAX_FILES files with their counts.
+ */
+static int render_diffstat(const struct report_input *in, struct buf *b)
+{
+	size_t shown = in->nr_files < REPORT_MAX_FILES ? in->nr_files : REPORT_MAX_FILES;
+
+	if (!in->has_diffstat)
+		return 0;
+	if (buf_addf(b, "%-10s%lld file%s changed", "diffstat:", in->files_changed,
+		     in->files_changed == 1 ? "" : "s"))
+		return -1;
+	if (in->insertions && buf_addf(b, ", %lld insertion%s(+)", in->insertions,
+				       in->insertions == 1 ? "" : "s"))
+		return -1;
+	if (in->deletions && buf_addf(b, ", %lld deletion%s(-)", in->deletions,
+				      in->deletions == 1 ? "" : "s"))
+		return -1;
+	if (buf_addch(b, '\n'))
+		return -1;
+	for (size_t i = 0; i < shown; i++) {
+		const struct report_file *f = &in->files[i];
+		char num[48];
+
+		if (f->insertions < 0 || f->deletions < 0)
+			snprintf(num, sizeof(num), "binary");
+		else
+			snprintf(num, sizeof(num), "+%ld -%ld", f->insertions, f->deletions);
+		if (buf_addf(b, "  %13s  ", num))
+			return -1;
+		if (add_oneline(b, f->path) || buf_addch(b, '\n'))
+			return -1;
+	}
+	if (in->nr_files > shown &&
+	    buf_addf(b, "  ... and %zu more file%s\n", in->nr_files - shown,
+		     in->nr_files - shown == 1 ? "" : "s"))
+		return -1;
+	return 0;
 }
 
 static int render_steps(const struct report_input *in, struct buf *b)
@@ -527,6 +612,17 @@ static int render_table(const struct report_input *in, struct buf *b)
 	rc = buf_addstr(b, "\n") || lkp_render(b, axes, n, base, base_subj, head, head_subj,
 					       in->rows, in->nr_rows);
 	free(axes);
+	if (!rc && in->nr_rows_omitted) {
+		const char *url = in->public_url ? in->public_url : "";
+		size_t len = strlen(url);
+
+		while (len && url[len - 1] == '/')
+			len--;
+		rc = buf_addf(b, "\n%zu more metric%s of both commits left out (no significant "
+			      "change, or beyond the table's size); all of them:\n  %.*s/api/v1/"
+			      "compare?base=%s&head=%s&format=text\n", in->nr_rows_omitted,
+			      in->nr_rows_omitted == 1 ? "" : "s", (int)len, url, base, head);
+	}
 	return rc ? -1 : 0;
 }
 
@@ -560,6 +656,8 @@ static int render_report(const struct report_input *in, struct buf *b)
 				return -1;
 		}
 		if (commit_line(b, "parent:", in->parent_sha, in->parent_subject))
+			return -1;
+		if (render_diffstat(in, b))
 			return -1;
 	} else if (commit_line(b, "good:", in->good_sha, in->good_subject) ||
 		   commit_line(b, "bad:", in->bad_sha, in->bad_subject)) {

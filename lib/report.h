@@ -36,6 +36,15 @@ struct report_param {
 	const char *name, *value;
 };
 
+/* One file the culprit touched; insertions/deletions -1 for a binary file. */
+struct report_file {
+	const char *path;
+	long insertions, deletions;
+};
+
+/* At most this many files of the culprit are listed in the body. */
+#define REPORT_MAX_FILES 20
+
 /* One bisect step, in the order tested. */
 struct report_step {
 	const char *sha;        /* full sha */
@@ -64,11 +73,33 @@ struct report_input {
 	const char *machine_arch, *cpu_model;
 	long nr_cpus;
 	long long memory_mb;
+	/*
+	 * The test machine when the benchmark ran in a qemu guest (accel "kvm"
+	 * or "tcg"; NULL or anything else = on the host itself, described by
+	 * nr_cpus/memory_mb/machine_arch above). Then the machine line shows
+	 * the guest (guest_cpus vCPUs, guest_memory_mb, guest_arch or else
+	 * machine_arch, accel, icount) "on" cpu_model, the host's CPU model.
+	 * guest_cpus/guest_memory_mb <= 0 = unknown (left out).
+	 */
+	const char *accel, *guest_arch;
+	long guest_cpus;
+	long long guest_memory_mb;
+	int icount;
+	/*
+	 * REPORT_BISECT: the culprit's diffstat (has_diffstat 0 = not known):
+	 * totals as `git diff --shortstat` and the files (the first
+	 * REPORT_MAX_FILES are listed, with how many more there are).
+	 */
+	int has_diffstat;
+	long long files_changed, insertions, deletions;
+	const struct report_file *files;
+	size_t nr_files;
 	const char *metric;
 	double change_pct;                      /* head vs base, signed, in % */
 	int is_regression;                      /* 1 regression, 0 improvement */
 	const struct lkp_row *rows;             /* the comparison table (may be 0 rows) */
 	size_t nr_rows;
+	size_t nr_rows_omitted;                 /* metrics compared but not in rows (said under the table) */
 	const struct report_step *steps;
 	size_t nr_steps;
 	const char *reproduce;                  /* one command, shown verbatim */

@@ -256,6 +256,22 @@ static int finish(struct server *srv, PGconn *c, struct brow *b, const char *sta
 			goto out;
 		PQclear(r);
 	}
+	if (!strcmp(state, "done") && first_bad) {
+		/* what the first bad commit touched (sql/0007): the diffstat of
+		 * GET /api/v1/bisects/{id} and of the mail, paths subscriptions;
+		 * a git failure is logged (the mailer tries again), a db error is not */
+		struct err ge;
+
+		if (gitmirror_store_diffstat(c, srv->cfg->data_dir, b->tree, first_bad,
+					     (int)srv->cfg->git_timeout_s, &ge) < 0) {
+			if (PQtransactionStatus(c) != PQTRANS_INTRANS) {
+				*e = ge;
+				goto out;
+			}
+			fprintf(stderr, "regtrack-server: bisect %lld: diffstat of the first bad commit: "
+				"%s\n", b->id, ge.message);
+		}
+	}
 	if (!strcmp(state, "done") && first_bad && outbox_bisect_done(c, b->id, e))
 		goto out;
 	fprintf(stderr, "regtrack-server: bisect %lld %s%s%s\n", b->id, state, reason ? ": " : "",

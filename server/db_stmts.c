@@ -703,22 +703,6 @@ const struct db_stmt_def db_stmts[DB_NR_STMTS] = {
 		"LEFT JOIN trees tr ON tr.id = coalesce(x.tree_id, b.tree_id) WHERE r.id = $1::bigint" },
 	[ST_MAIL_BISECT_REGRESSION] = { "mail_bisect_regression",
 		"SELECT id FROM regressions WHERE bisect_id = $1::bigint ORDER BY id LIMIT 1" },
-	/* LKP table rows of setup $1, base commit $2 vs head $3: metric $4 first, then
-	 * the metrics of the other records of the same range; per-run means as samples */
-	[ST_MAIL_TABLE] = { "mail_table",
-		"WITH per_run AS (SELECT ru.commit_id, rv.metric_id, "
-		"(SELECT avg(v) FROM unnest(rv.vals) v) AS m FROM runs ru "
-		"JOIN run_values rv ON rv.run_id = ru.id "
-		"WHERE ru.setup_id = $1::bigint AND ru.commit_id IN ($2::bigint, $3::bigint) "
-		"AND (rv.metric_id = $4::integer OR rv.metric_id IN (SELECT metric_id FROM regressions "
-		"WHERE setup_id = $1::bigint AND good_commit_id = $2::bigint "
-		"AND bad_commit_id = $3::bigint))) "
-		"SELECT me.name, avg(p.m) FILTER (WHERE p.commit_id = $2::bigint), "
-		"stddev_pop(p.m) FILTER (WHERE p.commit_id = $2::bigint), "
-		"avg(p.m) FILTER (WHERE p.commit_id = $3::bigint), "
-		"stddev_pop(p.m) FILTER (WHERE p.commit_id = $3::bigint) "
-		"FROM per_run p JOIN metrics me ON me.id = p.metric_id "
-		"GROUP BY me.id, me.name ORDER BY me.id <> $4::integer, me.name LIMIT 50" },
 	/* subscriptions of tree $1 and testcase $2; metric globs and paths checked in C */
 	[ST_MAIL_SUBS_MATCH] = { "mail_subs_match",
 		"SELECT email, coalesce(metric, ''), array_to_string(paths, E'\n') FROM subscriptions "
@@ -746,4 +730,45 @@ const struct db_stmt_def db_stmts[DB_NR_STMTS] = {
 		"WHERE s.bisect_id = $1::bigint ORDER BY s.id" },
 	[ST_MAIL_REGRESSION_EXISTS] = { "mail_regression_exists",
 		"SELECT coalesce(bisect_id, 0) FROM regressions WHERE id = $1::bigint" },
+	/* commit $1: its sha and whether its diffstat was collected (sql/0007) */
+	[ST_MAIL_DIFFSTAT_LOOKUP] = { "mail_diffstat_lookup",
+		"SELECT c.sha, EXISTS (SELECT 1 FROM commit_diffstat d WHERE d.commit_id = c.id) "
+		"FROM commits c WHERE c.id = $1::bigint" },
+	/* $1 commit id, $2 [{path, ins, del}] (null counts: binary), $3 files, $4 ins, $5 del;
+	 * the first writer wins (a concurrent second one stores nothing) */
+	[ST_MAIL_DIFFSTAT_STORE] = { "mail_diffstat_store",
+		"WITH d AS (INSERT INTO commit_diffstat (commit_id, files_changed, insertions, deletions) "
+		"VALUES ($1::bigint, $3::integer, $4::bigint, $5::bigint) ON CONFLICT (commit_id) "
+		"DO NOTHING RETURNING commit_id) "
+		"INSERT INTO commit_files (commit_id, path, insertions, deletions) "
+		"SELECT d.commit_id, f.path, f.ins, f.del FROM d, "
+		"jsonb_to_recordset($2::jsonb) AS f (path text, ins integer, del integer) "
+		"ON CONFLICT DO NOTHING" },
+	[ST_MAIL_DIFFSTAT] = { "mail_diffstat",
+		"SELECT files_changed, insertions, deletions FROM commit_diffstat "
+		"WHERE commit_id = $1::bigint" },
+	/* every file commit $1 touched, by path; -1 counts: binary */
+	[ST_MAIL_COMMIT_FILES] = { "mail_commit_files",
+		"SELECT path, coalesce(insertions, -1), coalesce(deletions, -1) FROM commit_files "
+		"WHERE commit_id = $1::bigint ORDER BY path" },
+	/* every metric of setup $1 with ok runs at both base $2 and head $3: per-run means
+	 * (as GET /api/v1/compare) */
+	[ST_MAIL_COMPARE] = { "mail_compare",
+		"SELECT m.id, m.name, x.a::text, x.b::text, m.higher_is_better FROM "
+		"(SELECT v.metric_id, array_agg(v.mean) FILTER (WHERE r.commit_id = $2::bigint) AS a, "
+		"array_agg(v.mean) FILTER (WHERE r.commit_id = $3::bigint) AS b "
+		"FROM runs r JOIN run_values v ON v.run_id = r.id WHERE r.setup_id = $1::bigint "
+		"AND r.commit_id IN ($2::bigint, $3::bigint) AND r.status = 'ok' AND v.mean IS NOT NULL "
+		"GROUP BY v.metric_id) x JOIN metrics m ON m.id = x.metric_id "
+		"WHERE x.a IS NOT NULL AND x.b IS NOT NULL ORDER BY m.name" },
+	/* the test machine of the newest run of setup $1 at commit $2: host columns, then
+	 * what the worker says of the guest (runs.extra: accel, cpus, guest {}) and the mode */
+	[ST_MAIL_MACHINE] = { "mail_machine",
+		"SELECT ma.arch, ma.nr_cpus, ma.memory_mb, ma.cpu_model, ru.extra->>'accel', "
+		"ru.extra->'guest'->>'arch', ru.extra->'guest'->>'nr_cpus', "
+		"ru.extra->'guest'->>'memory_mb', ru.extra->'guest'->>'icount', ru.extra->>'cpus', s.mode "
+		"FROM runs ru JOIN setups s ON s.id = ru.setup_id "
+		"LEFT JOIN machines ma ON ma.id = ru.machine_id "
+		"WHERE ru.setup_id = $1::bigint AND ru.commit_id = $2::bigint "
+		"ORDER BY ru.id DESC LIMIT 1" },
 };

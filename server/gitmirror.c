@@ -7,6 +7,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -411,4 +412,151 @@ out:
 	buf_release(&out);
 	free(argv);
 	return ret;
+}
+
+/* ---- what a commit touched (sql/0007) --------------------------------- */
+
+/* a decimal count from numstat, or -1 for git's "-" (binary) */
+static long numstat_count(const char *s, size_t n, int *ok)
+{
+	long v = 0;
+
+	if (n == 1 && s[0] == '-')
+		return -1;
+	if (!n || n > 9) {
+		*ok = 0;
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!isdigit((unsigned char)s[i])) {
+			*ok = 0;
+			return 0;
+		}
+		v = v * 10 + (s[i] - '0');
+	}
+	return v;
+}
+
+int gitmirror_diffstat(const char *dir, const char *sha, int timeout_s,
+		       struct gitmirror_diffstat *d, struct err *e)
+{
+	const char *argv[] = { "git", "-C", dir, "log", "-1", "--no-renames",
+			       "--diff-merges=first-parent", "--numstat", "-z", "--format=",
+			       sha, "--", NULL };
+	struct buf out = BUF_INIT(0);
+	size_t cap = 16, pos = 0;
+
+	memset(d, 0, sizeof(*d));
+	if (!is_sha(sha))
+		return err_set(e, 400, "invalid_field", "sha", "'%s' is not a full sha", sha);
+	if (run_git(argv, NULL, timeout_s, 64u << 20, &out, e)) {
+		buf_release(&out);
+		return -1;
+	}
+	d->files = xcalloc(cap, sizeof(*d->files));
+	/* records "INS\tDEL\tPATH\0" (with --format= git may put '\n' before the first) */
+	while (pos < out.len) {
+		const char *rec = out.data + pos, *t1, *t2;
+		size_t len = strnlen(rec, out.len - pos);
+		int ok = 1;
+		long ins, del;
+
+		pos += len + 1;
+		while (len && *rec == '\n') {
+			rec++;
+			len--;
+		}
+		if (!len)
+			continue;
+		t1 = memchr(rec, '\t', len);
+		t2 = t1 ? memchr(t1 + 1, '\t', len - (size_t)(t1 + 1 - rec)) : NULL;
+		if (!t2 || t2 + 1 == rec + len) {
+			buf_release(&out);
+			return err_set(e, 502, "git_failed", "numstat", "git log --numstat: unexpected output");
+		}
+		ins = numstat_count(rec, (size_t)(t1 - rec), &ok);
+		del = numstat_count(t1 + 1, (size_t)(t2 - t1 - 1), &ok);
+		if (!ok) {
+			buf_release(&out);
+			return err_set(e, 502, "git_failed", "numstat", "git log --numstat: unexpected counts");
+		}
+		if (d->nr_files == cap) {
+			cap *= 2;
+			d->files = xrealloc(d->files, cap * sizeof(*d->files));
+		}
+		d->files[d->nr_files].path = xstrndup(t2 + 1, (size_t)(rec + len - t2 - 1));
+		d->files[d->nr_files].insertions = ins;
+		d->files[d->nr_files].deletions = del;
+		d->nr_files++;
+		if (ins > 0)
+			d->insertions += ins;
+		if (del > 0)
+			d->deletions += del;
+	}
+	buf_release(&out);
+	return 0;
+}
+
+void gitmirror_diffstat_release(struct gitmirror_diffstat *d)
+{
+	for (size_t i = 0; i < d->nr_files; i++)
+		free(d->files[i].path);
+	free(d->files);
+	memset(d, 0, sizeof(*d));
+}
+
+int gitmirror_store_diffstat(PGconn *c, const char *data_dir, const char *tree,
+			     long long commit_id, int timeout_s, struct err *e)
+{
+	char id[24], dir[4096], nf[24], ins[24], del[24], sha[41];
+	const char *p[5] = { id, NULL, nf, ins, del };
+	struct gitmirror_diffstat d;
+	json_t *files;
+	char *text;
+	PGresult *r;
+	int stored;
+
+	snprintf(id, sizeof(id), "%lld", commit_id);
+	r = db_exec(c, ST_MAIL_DIFFSTAT_LOOKUP, 1, p, e);
+	if (!r)
+		return -1;
+	if (!PQntuples(r)) {
+		PQclear(r);
+		return err_set(e, 404, "not_found", "commit", "commit %lld not found", commit_id);
+	}
+	snprintf(sha, sizeof(sha), "%s", PQgetvalue(r, 0, 0));
+	stored = PQgetvalue(r, 0, 1)[0] == 't';
+	PQclear(r);
+	if (stored)
+		return 0;
+	if (gitmirror_path(data_dir, tree, dir, sizeof(dir), e))
+		return -1;
+	if (gitmirror_diffstat(dir, sha, timeout_s, &d, e)) {
+		gitmirror_diffstat_release(&d);
+		return -1;
+	}
+	files = json_array();
+	for (size_t i = 0; i < d.nr_files; i++) {
+		/* a path that is not UTF-8 cannot be a text value: counted, not listed */
+		json_t *path = json_string(d.files[i].path);
+
+		if (!path)
+			continue;
+		json_array_append_new(files, json_pack("{s:o, s:o, s:o}", "path", path,
+			"ins", d.files[i].insertions < 0 ? json_null() : json_integer(d.files[i].insertions),
+			"del", d.files[i].deletions < 0 ? json_null() : json_integer(d.files[i].deletions)));
+	}
+	text = json_dumps(files, JSON_COMPACT);
+	json_decref(files);
+	snprintf(nf, sizeof(nf), "%zu", d.nr_files);
+	snprintf(ins, sizeof(ins), "%lld", d.insertions);
+	snprintf(del, sizeof(del), "%lld", d.deletions);
+	gitmirror_diffstat_release(&d);
+	p[1] = text ? text : "[]";
+	r = db_exec(c, ST_MAIL_DIFFSTAT_STORE, 5, p, e);
+	free(text);
+	if (!r)
+		return -1;
+	PQclear(r);
+	return 1;
 }

@@ -87,4 +87,41 @@ int gitmirror_import(PGconn *c, const char *dir, long long tree_id, const char *
 /* Frees a list from gitmirror_first_parent. */
 void gitmirror_free_list(char **list, size_t n);
 
+/*
+ * What one commit touched, against its first parent (a root commit: against
+ * the empty tree), from
+ *   git -C DIR log -1 --no-renames --diff-merges=first-parent --numstat -z
+ *       --format= SHA
+ * (a rename is a delete plus an add). files[] is in git's order (sorted by
+ * path); insertions/deletions of a binary file are -1 and not summed. The
+ * totals are what `git diff --shortstat PARENT SHA` prints.
+ */
+struct gitmirror_file {
+	char *path;             /* new, as git stores it (bytes, not quoted) */
+	long insertions, deletions;
+};
+struct gitmirror_diffstat {
+	struct gitmirror_file *files;   /* new array of nr_files */
+	size_t nr_files;
+	long long insertions, deletions;
+};
+
+/* Fills d (which the caller releases with gitmirror_diffstat_release, also on error). */
+int gitmirror_diffstat(const char *dir, const char *sha, int timeout_s,
+		       struct gitmirror_diffstat *d, struct err *e) __attribute__((warn_unused_result));
+void gitmirror_diffstat_release(struct gitmirror_diffstat *d);
+
+/*
+ * Collects commit `commit_id`'s diffstat from tree `tree`'s mirror under
+ * data_dir and stores it in commit_diffstat / commit_files (sql/0007), once:
+ * a commit already collected is left alone (0 returned, git not run).
+ * Returns 1 stored, 0 already there, -1 with e: the errors above (no mirror,
+ * unknown commit: 502 git_failed), 404 "not_found" for an unknown commit id,
+ * db_exec's errors. Runs inside the caller's transaction, if any; a git
+ * failure leaves the transaction usable, a database error does not.
+ */
+int gitmirror_store_diffstat(PGconn *c, const char *data_dir, const char *tree,
+			     long long commit_id, int timeout_s, struct err *e)
+	__attribute__((warn_unused_result));
+
 #endif

@@ -1,7 +1,9 @@
 #include "server/mailer.h"
 #include "server/db.h"
+#include "server/gitmirror.h"
 #include "server/http.h"
 #include "report.h"
+#include "stats/compare.h"
 #include "xalloc.h"
 
 #include <curl/curl.h>
@@ -23,6 +25,8 @@
 
 #define MAX_RCPT 64
 #define MAX_ROWS 50
+/* rows of the mail's comparison table: the bisected metric, then the largest changes */
+#define MAX_TABLE_ROWS 30
 
 struct mailer {
 	struct server *srv;
@@ -81,18 +85,40 @@ static void rcpt_add_list(struct rcpts *r, const char *list)
 	free(t);
 }
 
-/* 1 when one of the newline-separated globs matches one of files (NULL = unknown). */
-static int paths_match(const char *globs, const char *const *files)
+/*
+ * 1 when subscription path pattern pat matches file (a path in the tree,
+ * as git prints it). Semantics (the API's `paths`):
+ *  - a pattern with a glob character (* ? [) is matched with fnmatch(3)
+ *    without FNM_PATHNAME, so '*' also crosses '/': "mm*.c" matches
+ *    mm/mmap.c and mm/kasan/common.c, "*.h" any header;
+ *  - any other pattern is a path prefix on a '/' boundary: "mm/" and "mm"
+ *    match mm/mmap.c (but "mm" not mmx/a.c), "mm/mmap.c" matches itself.
+ */
+int mailer_path_match(const char *pat, const char *file)
+{
+	size_t n = strlen(pat);
+
+	if (!n)
+		return 0;
+	if (strpbrk(pat, "*?["))
+		return !fnmatch(pat, file, 0);
+	if (strncmp(pat, file, n))
+		return 0;
+	return pat[n - 1] == '/' || file[n] == '\0' || file[n] == '/';
+}
+
+/* 1 when one of the newline-separated patterns matches one of files (NULL = unknown). */
+static int paths_match(const char *pats, const char *const *files)
 {
 	char *t, *save = NULL;
 	int hit = 0;
 
 	if (!files)
 		return 0;
-	t = xstrdup(globs);
+	t = xstrdup(pats);
 	for (char *g = strtok_r(t, "\n", &save); g && !hit; g = strtok_r(NULL, "\n", &save))
 		for (size_t i = 0; files[i] && !hit; i++)
-			hit = !fnmatch(g, files[i], 0);
+			hit = mailer_path_match(g, files[i]);
 	free(t);
 	return hit;
 }
@@ -126,8 +152,14 @@ struct gathered {
 	PGresult *bisect;         /* ST_MAIL_BISECT row: culprit and parent */
 	PGresult *steps;          /* ST_MAIL_BISECT_STEPS rows */
 	struct report_step *step;
-	PGresult *table;          /* ST_MAIL_TABLE rows */
+	PGresult *table;          /* ST_MAIL_COMPARE rows */
 	struct lkp_row *rows;
+	double *pool;             /* the samples of every table row */
+	PGresult *machine;        /* ST_MAIL_MACHINE row */
+	PGresult *diffstat;       /* ST_MAIL_DIFFSTAT row */
+	PGresult *files_res;      /* ST_MAIL_COMMIT_FILES rows */
+	struct report_file *files;
+	const char **file_paths;  /* NULL-terminated, for paths subscriptions */
 	struct report_param *params;
 	char **param_vals;
 	size_t nr_params;
@@ -145,6 +177,12 @@ static void gathered_release(struct gathered *g)
 	free(g->step);
 	PQclear(g->table);
 	free(g->rows);
+	free(g->pool);
+	PQclear(g->machine);
+	PQclear(g->diffstat);
+	PQclear(g->files_res);
+	free(g->files);
+	free(g->file_paths);
 	for (size_t i = 0; i < g->nr_params; i++)
 		free(g->param_vals[i]);
 	free(g->param_vals);
@@ -304,15 +342,236 @@ static int gather_bisect(PGconn *c, struct gathered *g, const char *table_ids[2]
 	return 0;
 }
 
+/* elements of a float8[] in text form ("{1.5,2}"; "" for SQL NULL) */
+static size_t array_len(const char *s)
+{
+	size_t n;
+
+	if (s[0] != '{' || s[1] == '}')
+		return 0;
+	for (n = 1; *s; s++)
+		n += *s == ',';
+	return n;
+}
+
+/* parses a float8[] text form into out[] (array_len() elements); returns the count */
+static size_t array_parse(const char *s, double *out)
+{
+	size_t n = 0;
+
+	if (*s++ != '{')
+		return 0;
+	while (*s && *s != '}') {
+		char *end;
+
+		out[n++] = strtod(s, &end);
+		if (end == s)
+			break;
+		s = *end == ',' ? end + 1 : end;
+	}
+	return n;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	if (isnan(a) || isnan(b))
+		return isnan(a) - isnan(b);
+	return (a > b) - (a < b);
+}
+
+struct table_row {
+	int index;                /* row of g->table */
+	int bisected;             /* the report's own metric */
+	struct compare_result res;
+};
+
+/* the bisected metric first, then significant changes by |%change|, largest first */
+static int cmp_table_row(const void *x, const void *y)
+{
+	const struct table_row *a = x, *b = y;
+	int da = a->res.verdict == VERDICT_DIFFERENT, db = b->res.verdict == VERDICT_DIFFERENT;
+	double ca = fabs(a->res.change_pct), cb = fabs(b->res.change_pct);
+
+	if (a->bisected != b->bisected)
+		return b->bisected - a->bisected;
+	if (da != db)
+		return db - da;
+	if (isnan(ca) || isnan(cb))
+		return isnan(ca) - isnan(cb);
+	if (ca != cb)
+		return ca < cb ? 1 : -1;
+	return a->index - b->index;
+}
+
+/*
+ * The comparison table, parent (base) vs first bad commit (head), in the
+ * LKP layout: every metric of the setup with runs at both commits, compared
+ * as GET /api/v1/compare does (per-run means, lib/stats/compare.h,
+ * Benjamini-Hochberg across the rows, alpha 0.01). Shown: the bisected
+ * metric, then the metrics with a significant change, largest |%change|
+ * first, at most MAX_TABLE_ROWS; the others are counted in nr_rows_omitted.
+ */
+static int gather_table(PGconn *c, struct gathered *g, const char *setup_id, const char *base,
+			const char *head, const char *metric_id, struct err *e)
+{
+	const char *p[3] = { setup_id, base, head };
+	struct compare_opts opts;
+	struct table_row *tr;
+	size_t n, nvals = 0, shown = 0;
+	double *q, *pool;
+
+	g->table = db_exec(c, ST_MAIL_COMPARE, 3, p, e);
+	if (!g->table)
+		return -1;
+	n = (size_t)PQntuples(g->table);
+	for (size_t i = 0; i < n; i++)
+		nvals += array_len(PQgetvalue(g->table, (int)i, 2)) +
+			 array_len(PQgetvalue(g->table, (int)i, 3));
+	pool = g->pool = xmalloc((nvals ? nvals : 1) * sizeof(double));
+	tr = xcalloc(n ? n : 1, sizeof(*tr));
+	q = xcalloc(n ? n : 1, sizeof(*q));
+	compare_opts_init(&opts);
+	for (size_t i = 0; i < n; i++) {
+		const char *name = PQgetvalue(g->table, (int)i, 1);
+		struct compare_opts o = opts;
+		double *a = pool, *b;
+		size_t na, nb;
+
+		na = array_parse(PQgetvalue(g->table, (int)i, 2), a);
+		b = a + na;
+		nb = array_parse(PQgetvalue(g->table, (int)i, 3), b);
+		pool = b + nb;
+		/* aggregated in no particular order: sorted, so sums do not depend on the plan */
+		qsort(a, na, sizeof(double), cmp_double);
+		qsort(b, nb, sizeof(double), cmp_double);
+		o.floor_pct = compare_opts_floor(&opts, name);
+		compare_samples(a, na, b, nb, &o, &tr[i].res);
+		tr[i].index = (int)i;
+		tr[i].bisected = !strcmp(PQgetvalue(g->table, (int)i, 0), metric_id);
+		q[i] = tr[i].res.p_value;
+	}
+	bh_adjust(q, n, q);
+	for (size_t i = 0; i < n; i++)
+		if (tr[i].res.verdict == VERDICT_DIFFERENT && !(q[i] <= opts.alpha))
+			tr[i].res.verdict = VERDICT_NEED_MORE_RUNS;
+	qsort(tr, n, sizeof(*tr), cmp_table_row);
+	g->rows = xcalloc(n ? n : 1, sizeof(*g->rows));
+	for (size_t i = 0; i < n && shown < MAX_TABLE_ROWS; i++) {
+		struct lkp_row *row = &g->rows[shown];
+
+		if (!tr[i].bisected && tr[i].res.verdict != VERDICT_DIFFERENT)
+			break;
+		row->metric = PQgetvalue(g->table, tr[i].index, 1);
+		row->base_mean = tr[i].res.a.mean;
+		row->base_stddev_pct = tr[i].res.a.stddev_pct;
+		row->head_mean = tr[i].res.b.mean;
+		row->head_stddev_pct = tr[i].res.b.stddev_pct;
+		row->change_pct = tr[i].res.change_pct;
+		shown++;
+	}
+	g->in.rows = g->rows;
+	g->in.nr_rows = shown;
+	g->in.nr_rows_omitted = n - shown;
+	free(tr);
+	free(q);
+	return 0;
+}
+
+static long long llcol(PGresult *r, int c)
+{
+	return PQgetisnull(r, 0, c) ? 0 : strtoll(PQgetvalue(r, 0, c), NULL, 10);
+}
+
+/*
+ * The test machine of the newest run at the table's head: the host
+ * (machines row) and, for a qemu run, the guest the worker describes in
+ * runs.extra (worker/execute.c: "guest" {arch, nr_cpus, memory_mb, accel,
+ * icount}; documents from before that carry only "accel" and "cpus", and
+ * the setup's mode says icount).
+ */
+static int gather_machine(PGconn *c, struct gathered *g, const char *setup_id, const char *commit_id,
+			  struct err *e)
+{
+	const char *p[2] = { setup_id, commit_id };
+	PGresult *r = g->machine = db_exec(c, ST_MAIL_MACHINE, 2, p, e);
+	const char *icount;
+
+	if (!r)
+		return -1;
+	if (PQntuples(r) != 1)
+		return 0;
+	if (!PQgetisnull(r, 0, 0))
+		g->in.machine_arch = PQgetvalue(r, 0, 0);
+	if (!PQgetisnull(r, 0, 1))
+		g->in.nr_cpus = (long)llcol(r, 1);
+	if (!PQgetisnull(r, 0, 2))
+		g->in.memory_mb = llcol(r, 2);
+	if (!PQgetisnull(r, 0, 3))
+		g->in.cpu_model = PQgetvalue(r, 0, 3);
+	g->in.accel = col(r, 4);
+	g->in.guest_arch = col(r, 5);
+	g->in.guest_cpus = (long)(PQgetisnull(r, 0, 6) ? llcol(r, 9) : llcol(r, 6));
+	g->in.guest_memory_mb = llcol(r, 7);
+	icount = col(r, 8);
+	g->in.icount = icount ? !strcmp(icount, "true") : !strcmp(PQgetvalue(r, 0, 10), "icount");
+	return 0;
+}
+
+/*
+ * The culprit's diffstat and files (sql/0007), collected from the tree's
+ * mirror now when the bisect could not (a failure leaves them unknown:
+ * logged, no paths subscription matches).
+ */
+static int gather_files(PGconn *c, const struct config *cfg, struct gathered *g,
+			const char *commit_id, struct err *e)
+{
+	const char *p[1] = { commit_id };
+	struct err ge;
+	int n;
+
+	if (gitmirror_store_diffstat(c, cfg->data_dir, g->in.tree, strtoll(commit_id, NULL, 10),
+				     (int)cfg->git_timeout_s, &ge) < 0) {
+		if (PQtransactionStatus(c) != PQTRANS_INTRANS) {
+			*e = ge;
+			return -1;
+		}
+		fprintf(stderr, "regtrack-server: mail: files of commit %s: %s\n", commit_id,
+			ge.message);
+	}
+	g->diffstat = db_exec(c, ST_MAIL_DIFFSTAT, 1, p, e);
+	if (!g->diffstat)
+		return -1;
+	if (PQntuples(g->diffstat) != 1)
+		return 0;
+	g->in.has_diffstat = 1;
+	g->in.files_changed = llcol(g->diffstat, 0);
+	g->in.insertions = llcol(g->diffstat, 1);
+	g->in.deletions = llcol(g->diffstat, 2);
+	g->files_res = db_exec(c, ST_MAIL_COMMIT_FILES, 1, p, e);
+	if (!g->files_res)
+		return -1;
+	n = PQntuples(g->files_res);
+	g->files = xcalloc(n ? (size_t)n : 1, sizeof(*g->files));
+	g->file_paths = xcalloc((size_t)n + 1, sizeof(*g->file_paths));
+	for (int i = 0; i < n; i++) {
+		g->files[i].path = g->file_paths[i] = PQgetvalue(g->files_res, i, 0);
+		g->files[i].insertions = strtol(PQgetvalue(g->files_res, i, 1), NULL, 10);
+		g->files[i].deletions = strtol(PQgetvalue(g->files_res, i, 2), NULL, 10);
+	}
+	g->in.files = g->files;
+	g->in.nr_files = (size_t)n;
+	return 0;
+}
+
 static int gather(PGconn *c, const struct config *cfg, long long regression_id,
 		  enum report_kind kind, struct gathered *g, struct err *e)
 {
 	char rid[24];
 	const char *p[1] = { rid };
 	PGresult *r;
-	const char *q[4];
 	const char *table_ids[2] = { NULL, NULL }; /* parent, culprit commit ids */
-	int nrows;
 
 	memset(g, 0, sizeof(*g));
 	snprintf(rid, sizeof(rid), "%lld", regression_id);
@@ -365,29 +624,15 @@ static int gather(PGconn *c, const struct config *cfg, long long regression_id,
 	g->in.public_url = cfg->public_url;
 	g->in.mail_from = cfg->mail_from;
 
-	q[0] = PQgetvalue(r, 0, 20);
-	q[1] = table_ids[0] ? table_ids[0] : PQgetvalue(r, 0, 21);
-	q[2] = table_ids[1] ? table_ids[1] : PQgetvalue(r, 0, 22);
-	q[3] = PQgetvalue(r, 0, 23);
-	g->table = db_exec(c, ST_MAIL_TABLE, 4, q, e);
-	if (!g->table)
+	if (gather_table(c, g, PQgetvalue(r, 0, 20),
+			 table_ids[0] ? table_ids[0] : PQgetvalue(r, 0, 21),
+			 table_ids[1] ? table_ids[1] : PQgetvalue(r, 0, 22), PQgetvalue(r, 0, 23), e) ||
+	    gather_machine(c, g, PQgetvalue(r, 0, 20),
+			   table_ids[1] ? table_ids[1] : PQgetvalue(r, 0, 22), e))
 		return -1;
-	nrows = PQntuples(g->table);
-	g->rows = xcalloc(nrows ? (size_t)nrows : 1, sizeof(*g->rows));
-	for (int i = 0; i < nrows; i++) {
-		struct lkp_row *row = &g->rows[i];
-		double bm = dcol(g->table, i, 1), bs = dcol(g->table, i, 2);
-		double hm = dcol(g->table, i, 3), hs = dcol(g->table, i, 4);
-
-		row->metric = PQgetvalue(g->table, i, 0);
-		row->base_mean = bm;
-		row->head_mean = hm;
-		row->base_stddev_pct = bm != 0 && !isnan(bs) ? fabs(bs / bm) * 100 : NAN;
-		row->head_stddev_pct = hm != 0 && !isnan(hs) ? fabs(hs / hm) * 100 : NAN;
-		row->change_pct = bm != 0 && !isnan(bm) && !isnan(hm) ? (hm - bm) / fabs(bm) * 100 : NAN;
-	}
-	g->in.rows = g->rows;
-	g->in.nr_rows = (size_t)nrows;
+	if (kind == REPORT_BISECT &&
+	    gather_files(c, cfg, g, table_ids[1] ? table_ids[1] : PQgetvalue(r, 0, 22), e))
+		return -1;
 	if (kind == REPORT_BISECT && g->in.culprit_sha) {
 		g->reproduce = reproduce_command(&g->in, g->params_json, g->in.culprit_sha, cfg->public_url);
 		g->in.reproduce = g->reproduce;
@@ -514,7 +759,7 @@ static int render_row(PGconn *c, const struct config *cfg, const char *id, const
 	}
 
 	if (match_subscriptions(c, g.in.tree, g.in.testcase ? g.in.testcase : "", g.in.metric,
-				NULL, &rc, e))
+				g.file_paths, &rc, e))
 		goto out;
 	if (cfg->mail_to_author && g.in.culprit_email)
 		rcpt_add(&rc, g.in.culprit_email);

@@ -47,6 +47,22 @@ struct mailer;
 int mailer_check_config(const struct config *cfg, struct err *e) __attribute__((warn_unused_result));
 
 /*
+ * 1 when a subscription's path pattern `pat` matches `file`, a path the
+ * culprit touched (as git prints it, relative to the tree's root):
+ *  - a pattern with a glob character (* ? [) is matched by fnmatch(3)
+ *    without FNM_PATHNAME, so '*' crosses '/': "mm*.c" matches mm/mmap.c
+ *    and mm/kasan/common.c, "*.h" every header;
+ *  - any other pattern is a prefix ending on a '/' boundary: "mm/" and
+ *    "mm" match mm/mmap.c, "mm" does not match mmx/a.c, "mm/mmap.c"
+ *    matches only itself.
+ * An empty pattern matches nothing. A subscription's paths are a list:
+ * one matching file of the culprit is enough. A report without a culprit
+ * (a range report), or whose culprit's files are not known, matches no
+ * subscription that has paths.
+ */
+int mailer_path_match(const char *pat, const char *file);
+
+/*
  * Starts the thread when there is somewhere to send to (smtp_url or
  * mail_dry_run_dir set); NULL when mail is off or the thread cannot start.
  */

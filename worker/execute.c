@@ -214,11 +214,27 @@ static json_t *metrics_from_text(const char *testcase, const char *text, size_t 
 	return out;
 }
 
+/*
+ * One run's own fields of the result document (completion.c adds the
+ * job's and the machine's). Beside "metrics", "started_at", "duration_s",
+ * "mode", "accel" (kvm, tcg or host), "kernel_release", "guest_elapsed_s"
+ * and "cpus" (CPUs the case saw), a run in a qemu guest (guest_arch not
+ * NULL) describes the test machine it ran on, since the document's
+ * "machine" is the host (additive, since issue 7; older documents lack it):
+ *   "guest": {"arch": "arm64", "nr_cpus": 1, "memory_mb": 512,
+ *             "accel": "tcg", "icount": true}
+ * nr_cpus and memory_mb are what qemu was given (-smp, -m).
+ */
 static json_t *run_object(json_t *metrics, const char *started_at, double duration_s,
 			  const char *mode, const char *accel, const char *release,
-			  double guest_s, int cpus)
+			  double guest_s, int cpus, const char *guest_arch, int guest_mem_mb)
 {
 	json_t *run = json_object();
+
+	if (guest_arch)
+		json_object_set_new(run, "guest", json_pack("{s:s, s:i, s:i, s:s, s:b}",
+			"arch", guest_arch, "nr_cpus", cpus, "memory_mb", guest_mem_mb,
+			"accel", accel, "icount", !strcmp(mode, "icount")));
 
 	json_object_set_new(run, "metrics", metrics);
 	json_object_set_new(run, "started_at", json_string(started_at));
@@ -317,7 +333,7 @@ static int execute_host(const struct job_spec *spec, const struct worker_env *en
 			break;
 		}
 		json_array_append_new(out->runs, run_object(metrics, started, h.cmd.elapsed_s, "wallclock",
-							    "host", h.release, -1, (int)cpus));
+							    "host", h.release, -1, (int)cpus, NULL, 0));
 		hostrun_release(&h);
 	}
 	free(tmpdir);
@@ -611,7 +627,8 @@ static int execute_kernel(const struct job_spec *spec, const struct worker_env *
 			json_array_append_new(out->runs,
 				run_object(metrics, started, q.elapsed_s, args->icount ? "icount" : "wallclock",
 					   accel, br.release[0] ? br.release : k.release, br.guest_s,
-					   args->icount ? 1 : env->qemu_cpus > 0 ? env->qemu_cpus : 2));
+					   args->icount ? 1 : env->qemu_cpus > 0 ? env->qemu_cpus : 2,
+					   env->arch, env->qemu_mem_mb > 0 ? env->qemu_mem_mb : 512));
 		}
 		buf_release(&br.text);
 		qemu_release(&q);

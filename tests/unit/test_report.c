@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "server/mailer.h"
 #include "banned.h"
 
 /*
@@ -320,11 +321,93 @@ static void test_long_body_line(void **state)
 	free(body);
 }
 
+/* a qemu run: the machine line names the guest, then the host's CPU model */
+static void test_guest_machine_diffstat_omitted(void **state)
+{
+	static const struct report_file files[] = {
+		{ "fs/inode.c", 3, 0 }, { "mm/mmap.c", 10, 2 }, { "tools/logo.png", -1, -1 },
+	};
+	struct report_input in = bisect_input();
+	struct report r;
+	struct err e;
+
+	in.accel = "tcg";
+	in.guest_arch = "arm64";
+	in.guest_cpus = 1;
+	in.guest_memory_mb = 512;
+	in.icount = 1;
+	in.has_diffstat = 1;
+	in.files_changed = 3;
+	in.insertions = 13;
+	in.deletions = 2;
+	in.files = files;
+	in.nr_files = 3;
+	in.nr_rows_omitted = 4;
+	assert_int_equal(report_render(&in, &r, &e), 0);
+	assert_non_null(strstr(r.body.data, "\nmachine:  lkp-icl-2sp2 - 1 vCPU, 512M memory, arm64 qemu "
+					    "guest (tcg, icount) on Intel Xeon Platinum 8358\n"));
+	assert_null(strstr(r.body.data, "128 CPUs"));
+	assert_non_null(strstr(r.body.data, "\nparent:   " PARENT " (\"mm/mmap: prepare\")\n"
+					    "diffstat: 3 files changed, 13 insertions(+), 2 deletions(-)\n"
+					    "          +3 -0  fs/inode.c\n"
+					    "         +10 -2  mm/mmap.c\n"
+					    "         binary  tools/logo.png\n"));
+	assert_non_null(strstr(r.body.data, "\n4 more metrics of both commits left out (no significant "
+					    "change, or beyond the table's size); all of them:\n  "
+					    "https://perf.example.org/api/v1/compare?base=" PARENT
+					    "&head=" CULPRIT "&format=text\n"));
+	report_release(&r);
+
+	/* kvm without icount, guest arch unknown (an older document): the host's arch */
+	in.accel = "kvm";
+	in.guest_arch = NULL;
+	in.guest_cpus = 2;
+	in.guest_memory_mb = 0;
+	in.icount = 0;
+	in.files_changed = 1;
+	in.insertions = 1;
+	in.deletions = 0;
+	in.nr_files = 1;
+	in.nr_rows_omitted = 0;
+	assert_int_equal(report_render(&in, &r, &e), 0);
+	assert_non_null(strstr(r.body.data, "\nmachine:  lkp-icl-2sp2 - 2 vCPUs, x86_64 qemu guest (kvm) "
+					    "on Intel Xeon Platinum 8358\n"));
+	assert_non_null(strstr(r.body.data, "\ndiffstat: 1 file changed, 1 insertion(+)\n"));
+	assert_null(strstr(r.body.data, "left out"));
+	report_release(&r);
+
+	/* a run on the host itself ("host" accel): the host line as before */
+	in.accel = "host";
+	assert_int_equal(report_render(&in, &r, &e), 0);
+	assert_non_null(strstr(r.body.data, "\nmachine:  lkp-icl-2sp2 - 128 CPUs, 256G memory, x86_64 "
+					    "(Intel Xeon Platinum 8358)\n"));
+	report_release(&r);
+}
+
+/* subscription path patterns (server/mailer.h) */
+static void test_path_match(void **state)
+{
+	assert_true(mailer_path_match("mm/", "mm/mmap.c"));
+	assert_true(mailer_path_match("mm", "mm/mmap.c"));
+	assert_true(mailer_path_match("mm/mmap.c", "mm/mmap.c"));
+	assert_false(mailer_path_match("mm", "mmx/a.c"));
+	assert_false(mailer_path_match("mm/mmap", "mm/mmap.c"));
+	assert_false(mailer_path_match("fs/", "mm/mmap.c"));
+	assert_false(mailer_path_match("", "mm/mmap.c"));
+	assert_true(mailer_path_match("mm/?map.c", "mm/mmap.c"));
+	assert_true(mailer_path_match("mm*.c", "mm/kasan/common.c"));
+	assert_true(mailer_path_match("*.h", "include/linux/mm.h"));
+	assert_false(mailer_path_match("*.h", "mm/mmap.c"));
+	assert_true(mailer_path_match("net/*", "net/ipv4/tcp.c"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_prefix),
 		cmocka_unit_test(test_bisect_report),
+		cmocka_unit_test(test_guest_machine_diffstat_omitted),
+		cmocka_unit_test(test_path_match),
 		cmocka_unit_test(test_range_improvement_and_fixed),
 		cmocka_unit_test(test_addresses),
 		cmocka_unit_test(test_compose_injection),
