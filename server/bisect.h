@@ -14,8 +14,8 @@
  * |%change| >= `auto_bisect_min_pct`: the regression moves to `bisecting`,
  * with bisect_id set and a history row by "bisect"). The thread then
  * fetches the tree's mirror (gitmirror.h), imports its commit metadata,
- * takes the first-parent chain good..bad as the candidates and makes it
- * `running`. From then on, whenever every job of its last round has
+ * takes the first-parent chain good..bad as the candidates (level 0) and
+ * makes it `running`. From then on, whenever every job of its last round has
  * finished, it reads the samples (one value per ok run: the run's mean of
  * the metric; runs stored earlier at those commits for the same series
  * count too when `bisect_reuse_runs` = 1), marks commits whose job ended
@@ -28,6 +28,24 @@
  *     k = the idle machines matching arch / tbox_group / capability seen in
  *     the last 90 s, capped by the bisect's own k, `bisect_max_k` and
  *     `bisect_share_pct` of all matching machines (at least 1);
+ *   - done on a two-parent merge M (level 0, or a merge inside a side
+ *     branch): the bisect descends instead of ending. The next level's
+ *     candidates are M's side branch, `git rev-list --first-parent
+ *     --reverse M^2 ^M^1` (oldest first), then M itself as its bad end;
+ *     its good end is M^1, which the level above showed good (M and M^1
+ *     keep their samples, so the level starts with both references
+ *     measured). Every level is a linear order, so the planner's posterior
+ *     over "first bad index" applies unchanged; rounds keep counting over
+ *     levels. A level whose first bad is its own bad end (every side
+ *     commit good: the merge itself, e.g. two good parents that are slow
+ *     together) ends with M; an octopus merge is not descended into. The
+ *     level left is recorded in bisects.descents (the merge, its first
+ *     parent, candidates, confidence, verification), steps carry their
+ *     level (sql/0009). Why not all of `git rev-list --bisect-all`: a
+ *     posterior over "which commit is first bad" needs a linear order in
+ *     which every commit after the first bad is bad; over a DAG that holds
+ *     only along a chain, and descending one merge at a time keeps each
+ *     phase a chain at the cost of one verification per merge;
  *   - done: first bad commit, confidence, verification recorded; its
  *     regression moves to `bisected` and the report is queued in the same
  *     transaction (outbox_bisect_done);
