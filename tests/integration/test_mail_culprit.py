@@ -1,0 +1,229 @@
+"""A bisect report about a real culprit (issue 7): a git tree made here, the
+real server (mirror, bisect, mailer) and fake workers speaking the worker
+protocol; the mail goes to a real SMTP server (aiosmtpd).
+
+Checked with exact values: the culprit's files (git numstat in the server's
+mirror) decide which `paths` subscriptions receive the mail (mm/ and the glob
+include/*.h do, fs/ does not); the diffstat is in the mail and in
+GET /api/v1/bisects/{id}; the table compares every metric of the setup at
+parent vs first bad commit (two changed rows, one unchanged metric left out
+and counted); the machine line names the qemu guest the worker described,
+on the host's CPU model."""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Server, result_doc  # noqa: E402
+from smtpsink import SmtpSink  # noqa: E402
+
+METRIC = "vm-scalability.throughput"
+ENV = dict(os.environ, GIT_AUTHOR_NAME="Dev One", GIT_AUTHOR_EMAIL="dev@example.org",
+           GIT_COMMITTER_NAME="Dev One", GIT_COMMITTER_EMAIL="dev@example.org")
+
+
+def git(repo, *args, env=None):
+    return subprocess.run(["git", "-C", repo] + list(args), check=True, capture_output=True,
+                          text=True, timeout=60, env=env or ENV).stdout.strip()
+
+
+def write(repo, path, text, append=False):
+    full = os.path.join(repo, path)
+    os.makedirs(os.path.dirname(full), exist_ok=True)
+    with open(full, "a" if append else "w") as f:
+        f.write(text)
+
+
+# (subject, {path: (text, append)}): c3 is the culprit: mm/mmap.c +3 -1 and
+# include/linux/mm.h +1; the commits around it touch fs/ and Documentation/ only
+COMMITS = [
+    ("init", {"mm/mmap.c": ("int a;\nint b;\n", False), "fs/inode.c": ("int i;\n", False),
+              "include/linux/mm.h": ("#define MM 1\n", False),
+              "Documentation/mm.rst": ("mm\n", False)}),
+    ("fs: tidy inode", {"fs/inode.c": ("int j;\n", True)}),
+    ("Documentation: mm: typo", {"Documentation/mm.rst": ("mm.\n", False)}),
+    ("mm/mmap: take the lock later", {"mm/mmap.c": ("int a;\nint c;\nint d;\nint e;\n", False),
+                                      "include/linux/mm.h": ("#define MM2 2\n", True)}),
+    ("fs: more inode", {"fs/inode.c": ("int k;\n", True)}),
+    ("Documentation: more", {"Documentation/mm.rst": ("more\n", True)}),
+]
+CULPRIT = 3
+
+
+def make_tree(path):
+    subprocess.run(["git", "init", "-q", "-b", "master", path], check=True, timeout=60)
+    shas = []
+    for i, (subject, files) in enumerate(COMMITS):
+        for p, (text, append) in files.items():
+            write(path, p, text, append)
+        git(path, "add", "-A")
+        date = "2026-01-01T00:00:%02dZ" % i
+        git(path, "commit", "-q", "-m", subject,
+            env=dict(ENV, GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date))
+        shas.append(git(path, "rev-parse", "HEAD"))
+    return shas
+
+
+def values(i):
+    """Per-run metric values at commit i: constant per commit (each run's two
+    iterations average to them), so the table's means are exact."""
+    slow = i >= CULPRIT
+    v = {METRIC: 900.0 if slow else 1000.0,
+         "vm-scalability.free_time": 2.5 if slow else 2.0,
+         "vm-scalability.workload": 5000.0}
+    return {k: [x - 1.0, x + 1.0] if x > 100 else [x, x] for k, x in v.items()}
+
+
+MACHINE = {"hostname": "fake", "arch": "x86_64", "cpu_model": "Fake CPU 9000", "nr_cpus": 64,
+           "memory_mb": 262144, "tbox_group": "vm-2p"}
+# what worker/execute.c adds to a qemu run (the guest the case ran in)
+GUEST = {"accel": "tcg", "cpus": 2,
+         "guest": {"arch": "x86_64", "nr_cpus": 2, "memory_mb": 2048, "accel": "tcg",
+                   "icount": False}}
+
+
+class FakeWorker(threading.Thread):
+    def __init__(self, srv, name, index_of, stop):
+        super().__init__(daemon=True)
+        self.srv, self.name, self.index_of, self.stop = srv, name, index_of, stop
+        r = srv.post("/api/v1/workers/register", dict(
+            MACHINE, hostname=name, capabilities=["qemu-x86_64"], fingerprint={}),
+            scope="worker")
+        assert r.status == 200, r
+        self.machine = r.json()["machine_id"]
+
+    def run(self):
+        while not self.stop.is_set():
+            r = self.srv.post("/api/v1/jobs/lease", {"machine_id": self.machine, "wait_s": 1},
+                              scope="worker", timeout=30)
+            if r.status != 200:
+                continue
+            job = r.json()["job"]
+            i = self.index_of[job["commit"]]
+            docs = [result_doc(job["commit"], testcase=job["testcase"], job_id=job["id"],
+                               params=job["params"], kconfig=job["kconfig"],
+                               compiler=job["compiler"], tree="demo",
+                               machine=dict(MACHINE, hostname=self.name),
+                               metrics=values(i), **GUEST)
+                    for _ in range(job["repeat"])]
+            r = self.srv.post("/api/v1/jobs/%d/complete" % job["id"],
+                              {"machine_id": self.machine, "status": "ok", "results": docs,
+                               "log_tail": "ok\n"}, scope="worker")
+            assert r.status == 200, r
+
+
+class MailCulprit(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="regtrack-mail-culprit-")
+        cls.repo = os.path.join(cls.tmp, "linux")
+        cls.shas = make_tree(cls.repo)
+        cls.sink = SmtpSink()
+        cls.sink.start()
+        conf = os.path.join(cls.tmp, "server.conf")
+        with open(conf, "w") as f:
+            f.write("data_dir = %s\nbisect_share_pct = 100\nbisect_poll_ms = 100\n"
+                    "detect_enabled = 0\nsmtp_url = %s\nsmtp_starttls = none\n"
+                    "mail_from = regtrack bot <regtrack@example.org>\n"
+                    "public_url = https://perf.example.org\nmail_poll_ms = 100\n"
+                    % (os.path.join(cls.tmp, "data"), cls.sink.url))
+        cls.srv = Server(extra_args=["--config", conf])
+
+    @classmethod
+    def tearDownClass(cls):
+        rc = cls.srv.stop()
+        cls.sink.stop()
+        subprocess.run(["rm", "-rf", "--", cls.tmp], timeout=60)
+        assert rc == 0, "server exited %d (sanitizer report in its log)" % rc
+
+    def subscribe(self, email, paths):
+        r = self.srv.post("/api/v1/subscriptions", {"email": email, "paths": paths},
+                          scope="admin")
+        self.assertEqual(r.status, 201, r)
+
+    def test_culprit_paths_table_machine(self):
+        srv, shas = self.srv, self.shas
+        self.subscribe("mm@example.org", ["mm/"])
+        self.subscribe("fs@example.org", ["fs/"])
+        self.subscribe("headers@example.org", ["include/*.h"])
+        self.subscribe("docs@example.org", ["Documentation", "scripts/"])
+        r = srv.post("/api/v1/trees", {"name": "demo", "url": self.repo, "branches": ["master"]},
+                     scope="admin")
+        self.assertEqual(r.status, 200, r)
+        index_of = {s: i for i, s in enumerate(shas)}
+        stop = threading.Event()
+        workers = [FakeWorker(srv, "fake-%d" % i, index_of, stop) for i in range(2)]
+        for w in workers:
+            w.start()
+        try:
+            r = srv.post("/api/v1/bisects", {
+                "tree": "demo", "good": shas[0], "bad": shas[-1], "testcase": "vm-scalability",
+                "params": {"test": "small-allocs"}, "kconfig": "x86_64-defconfig",
+                "compiler": "gcc-12", "tbox_group": "vm-2p", "metric": METRIC},
+                scope="submit")
+            self.assertIn(r.status, (200, 201), r)
+            bid = r.json()["id"]
+            deadline = time.time() + 60
+            while time.time() < deadline:
+                b = srv.get("/api/v1/bisects/%d" % bid).json()
+                if b["state"] not in ("queued", "running"):
+                    break
+                time.sleep(0.2)
+        finally:
+            stop.set()
+            for w in workers:
+                w.join(10)
+        self.assertEqual((b["state"], b["outcome"]), ("done", "found"), b.get("reason"))
+        fb = b["first_bad_commit"]
+        self.assertEqual(fb["sha"], shas[CULPRIT])
+        # the diffstat of the first bad commit, from git numstat in the mirror
+        self.assertEqual(fb["diffstat"], {
+            "files_changed": 2, "insertions": 4, "deletions": 1,
+            "files": [{"path": "include/linux/mm.h", "insertions": 1, "deletions": 0},
+                      {"path": "mm/mmap.c", "insertions": 3, "deletions": 1}]})
+
+        mails = self.sink.wait_for(1)
+        time.sleep(1.0)
+        self.assertEqual(len(self.sink.messages), 1)
+        m = mails[0]
+        # paths: mm/ (prefix) and include/*.h (glob across '/') match; fs/ and
+        # Documentation (touched by other commits of the range) do not
+        self.assertEqual(sorted(m["rcpt_tos"]), ["headers@example.org", "mm@example.org"])
+        msg = m["msg"]
+        self.assertEqual(msg["Subject"], "[demo:master] [mm/mmap] %s: %s -10.0%% regression"
+                         % (shas[CULPRIT][:12], METRIC))
+        body = msg.get_content().replace("\r\n", "\n")
+        self.assertIn("\nparent:   %s (\"Documentation: mm: typo\")\n"
+                      "diffstat: 2 files changed, 4 insertions(+), 1 deletion(-)\n"
+                      "          +1 -0  include/linux/mm.h\n"
+                      "          +3 -1  mm/mmap.c\n" % shas[CULPRIT - 1], body)
+        self.assertIn("\nmachine:  vm-2p - 2 vCPUs, 2G memory, x86_64 qemu guest (tcg) "
+                      "on Fake CPU 9000\n", body)
+        # the table: parent vs first bad commit, the bisected metric first, then the
+        # other significant change; the unchanged metric is left out and counted
+        table = body.split("%stddev", 1)[1].split("\n\n", 1)[0]
+        rows = [l for l in table.splitlines() if re.search(r"  [a-z][\w.-]+$", l)]
+        self.assertEqual(len(rows), 2, table)
+        self.assertRegex(rows[0], r"^ +1000\.0 +-10\.0% +900\.0 +vm-scalability\.throughput$")
+        self.assertRegex(rows[1], r"^ +2\.00 +\+25\.0% +2\.50 +vm-scalability\.free_time$")
+        self.assertNotIn("vm-scalability.workload", table)
+        self.assertIn("\n1 more metric of both commits left out (no significant change, or "
+                      "beyond the table's size); all of them:\n  https://perf.example.org/api/v1/"
+                      "compare?base=%s&head=%s&format=text\n" % (shas[CULPRIT - 1], shas[CULPRIT]),
+                      body)
+        # the same numbers as GET /api/v1/compare for that pair
+        cmp = srv.get("/api/v1/compare?base=%s&head=%s" % (shas[CULPRIT - 1], shas[CULPRIT])).json()
+        got = {r["metric"]: (r["mean"], r["verdict"]) for r in cmp["rows"]}
+        self.assertEqual(got, {METRIC: ([1000.0, 900.0], "different"),
+                               "vm-scalability.free_time": ([2.0, 2.5], "different"),
+                               "vm-scalability.workload": ([5000.0, 5000.0], "same")})
+
+
+if __name__ == "__main__":
+    unittest.main()
