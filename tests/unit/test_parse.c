@@ -575,6 +575,119 @@ static void test_perf_stat_text_and_csv(void **state)
 	json_decref(doc);
 }
 
+static void test_perf_stat_per_cpu(void **state)
+{
+	/* -A, text, whole run: CPU0 + CPU1 (values from the file) */
+	json_t *doc = parse_fixture("perf-stat", "perf-stat-A-text.txt");
+	double t1 = 0.102009428, t2 = 0.226001330, t3 = 0.342015888;
+
+	assert_string_equal(status(doc), "ok");
+	assert_rel(val(doc, "perf-stat.total.task-clock", 0), 313.57 + 315.44, 1e-12, "msec");
+	assert_rel(val(doc, "perf-stat.total.context-switches", 0), 344 + 207, 0, "cs");
+	assert_rel(val(doc, "perf-stat.total.page-faults", 0), 9133 + 28917, 0, "pf");
+	assert_true(errors_mention(doc, "cycles"));
+	assert_int_equal(nvalues(doc), 3);	/* one run, no per-CPU names */
+	json_decref(doc);
+
+	/* -A -x, -I 100 (perf 6 pads the time): per interval, summed, per s */
+	doc = parse_fixture("perf-stat", "perf-stat-A-x-csv-interval.csv");
+	assert_string_equal(status(doc), "ok");
+	assert_int_equal(json_array_size(metric(doc, "perf-stat.ps.page-faults")), 3);
+	assert_rel(val(doc, "perf-stat.ps.page-faults", 0), (7401 + 453) / t1, 1e-12, "pf 1");
+	assert_rel(val(doc, "perf-stat.ps.context-switches", 1), (69 + 172) / (t2 - t1), 1e-12,
+		   "cs 2");
+	assert_rel(val(doc, "perf-stat.ps.task-clock", 2), (80.09 + 80.07) / (t3 - t2), 1e-12,
+		   "msec/s 3");
+	assert_int_equal(nvalues(doc), 9);
+	json_decref(doc);
+
+	/* perf 6's padded -x, interval without -A */
+	doc = parse_fixture("perf-stat", "perf-stat-x-csv-interval-padded.csv");
+	assert_string_equal(status(doc), "ok");
+	assert_rel(val(doc, "perf-stat.ps.page-faults", 1), 5327 / (0.204417190 - 0.100201367),
+		   1e-12, "padded");
+	assert_int_equal(nvalues(doc), 6);
+	json_decref(doc);
+
+	/* text -I with -A and thousands separators; two whole runs told apart
+	 * by a repeated CPU/event (hand-written in perf's layout) */
+	doc = parse_str("perf-stat",
+			"#           time CPU                    counts unit events\n"
+			"     1.000512345 CPU0              1,234,567      cycles\n"
+			"     1.000512345 CPU1                 65,433      cycles\n"
+			"     2.000912345 CPU0                  1,000      cycles\n"
+			"     2.000912345 CPU1              2,000,000      cycles\n");
+	assert_rel(val(doc, "perf-stat.ps.cycles", 0), 1300000 / 1.000512345, 1e-12, "i1");
+	assert_rel(val(doc, "perf-stat.ps.cycles", 1), 2001000 / (2.000912345 - 1.000512345),
+		   1e-12, "i2");
+	json_decref(doc);
+	doc = parse_str("perf-stat", "CPU0,10,,cycles,100,100.00,,\nCPU1,5,,cycles,100,100.00,,\n"
+				     "CPU0,7,,cycles,100,100.00,,\nCPU1,1,,cycles,100,100.00,,\n");
+	assert_int_equal(json_array_size(metric(doc, "perf-stat.total.cycles")), 2);
+	assert_rel(val(doc, "perf-stat.total.cycles", 0), 15, 0, "run 1");
+	assert_rel(val(doc, "perf-stat.total.cycles", 1), 8, 0, "run 2");
+	json_decref(doc);
+}
+
+static void test_perf_stat_per_socket(void **state)
+{
+	/* --per-socket -I 100, text, one socket of 2 CPUs (from the file) */
+	json_t *doc = parse_fixture("perf-stat", "perf-stat-per-socket-text-interval.txt");
+
+	assert_string_equal(status(doc), "ok");
+	assert_rel(val(doc, "perf-stat.ps.page-faults", 0), 13053 / 0.100157209, 1e-12, "pf");
+	assert_rel(val(doc, "perf-stat.S0.ps.page-faults", 0), 13053 / 0.100157209, 1e-12,
+		   "S0 pf");
+	assert_rel(val(doc, "perf-stat.ps.task-clock", 2), 148.67 / (0.329394052 - 0.227895934),
+		   1e-12, "msec/s");
+	assert_true(errors_mention(doc, "cycles"));	/* "S0  1  <not supported>" */
+	assert_int_equal(nvalues(doc), 18);	/* 3 events x 3 intervals x total+S0 */
+	json_decref(doc);
+
+	/* --per-socket -x, whole run */
+	doc = parse_fixture("perf-stat", "perf-stat-per-socket-x-csv.csv");
+	assert_string_equal(status(doc), "ok");
+	assert_rel(val(doc, "perf-stat.total.task-clock", 0), 724.20, 1e-12, "msec");
+	assert_rel(val(doc, "perf-stat.S0.total.page-faults", 0), 27994, 0, "S0 pf");
+	assert_int_equal(nvalues(doc), 6);
+	json_decref(doc);
+
+	/* two sockets (hand-written in perf's layout: this machine has one):
+	 * the total is their sum, each socket kept; per-core and per-node ids
+	 * are summed only */
+	doc = parse_str("perf-stat",
+			" Performance counter stats for 'system wide':\n\n"
+			"S0        2          1,000,000      cycles\n"
+			"S1        2            250,000      cycles\n"
+			"S0        2             512.50 msec task-clock\n"
+			"S1        2             487.50 msec task-clock\n\n"
+			"       0.500000000 seconds time elapsed\n");
+	assert_rel(val(doc, "perf-stat.total.cycles", 0), 1250000, 0, "sum");
+	assert_rel(val(doc, "perf-stat.S0.total.cycles", 0), 1000000, 0, "S0");
+	assert_rel(val(doc, "perf-stat.S1.total.cycles", 0), 250000, 0, "S1");
+	assert_rel(val(doc, "perf-stat.total.task-clock", 0), 1000, 1e-12, "msec");
+	assert_int_equal(nvalues(doc), 6);
+	json_decref(doc);
+	doc = parse_str("perf-stat", "     1.000000000,S0,2,100,,cycles,1,100.00,,\n"
+				     "     1.000000000,S1,2,300,,cycles,1,100.00,,\n"
+				     "S0-D0-C0,1,2145,,page-faults,107369910,100.00,19.978,K/sec\n"
+				     "S0-D0-C1,1,2762,,page-faults,107666510,100.00,25.653,K/sec\n");
+	assert_rel(val(doc, "perf-stat.ps.cycles", 0), 400, 0, "interval sum");
+	assert_rel(val(doc, "perf-stat.S1.ps.cycles", 0), 300, 0, "S1 interval");
+	assert_rel(val(doc, "perf-stat.total.page-faults", 0), 2145 + 2762, 0, "per-core");
+	assert_null(json_object_get(json_object_get(doc, "metrics"),
+				    "perf-stat.S0-D0-C0.total.page-faults"));
+	assert_int_equal(nvalues(doc), 4);
+	json_decref(doc);
+	/* --per-die and --per-node ids (perf 6.1's layout; one line of each only to
+	 * check both parse): counts add up, no per-die or per-node names */
+	doc = parse_str("perf-stat", "S0-D0           2               2058      page-faults\n"
+				     "N0        2               3169      page-faults\n");
+	assert_rel(val(doc, "perf-stat.total.page-faults", 0), 2058 + 3169, 0, "die + node");
+	assert_int_equal(nvalues(doc), 1);
+	json_decref(doc);
+}
+
 static void test_perf_profile_details(void **state)
 {
 	json_t *doc = parse_fixture("perf-profile", "perf-report-children-folded-lkp.txt");
@@ -901,6 +1014,11 @@ static const struct {
 	{ "stress-ng", "stress-ng-metrics-brief-memrate-misc-lkp.txt" },
 	{ "perf-stat", "perf-stat-x-csv-interval-lkp.csv" },
 	{ "perf-stat", "perf-stat-x-csv-interval-hybrid-lkp.csv" },
+	{ "perf-stat", "perf-stat-x-csv-interval-padded.csv" },
+	{ "perf-stat", "perf-stat-A-text.txt" },
+	{ "perf-stat", "perf-stat-A-x-csv-interval.csv" },
+	{ "perf-stat", "perf-stat-per-socket-text-interval.txt" },
+	{ "perf-stat", "perf-stat-per-socket-x-csv.csv" },
 	{ "perf-profile", "perf-report-children-folded-lkp.txt" },
 	{ "perf-profile", "perf-report-children-folded-callee.txt" },
 	{ "perf-profile", "perf-report-children-tree-callee.txt" },
@@ -970,6 +1088,8 @@ int main(void)
 		cmocka_unit_test(test_perf_stat_csv_interval),
 		cmocka_unit_test(test_perf_stat_csv_hybrid),
 		cmocka_unit_test(test_perf_stat_text_and_csv),
+		cmocka_unit_test(test_perf_stat_per_cpu),
+		cmocka_unit_test(test_perf_stat_per_socket),
 		cmocka_unit_test(test_perf_profile_details),
 		cmocka_unit_test(test_perf_profile_tree),
 		cmocka_unit_test(test_perf_profile_tree_rules),
