@@ -2,8 +2,16 @@
  * bench/bisect_sim: the bisect planner against the noise model of the
  * issue (N commits, commits at and after a hidden index slower by d
  * standard deviations, k parallel probes), many seeded trials. Prints per
- * configuration: accuracy, rounds (max and mean) beside ceil(log_{k+1} N),
- * mean runs used beside the information bound log2(N) / C(d).
+ * configuration: accuracy, rounds (max and mean, and the share of trials
+ * within ceil(log_{k+1} N) + 1 rounds) beside ceil(log_{k+1} N), mean runs
+ * used beside the information bound log2(N) / C(d), and where the runs go:
+ * the two references, first probes of commits, and commits probed again
+ * (re-probes of undecided commits and the verification round).
+ *
+ * The rows marked "5/probe" run the same configuration with new probes of
+ * runs_per_step (5) runs whatever the separation (probe_z = 0) instead of
+ * runs sized to be decisive alone (probe_z = 3: 9 runs at d = 2): fewer
+ * runs, more rounds, since an undecided probe costs a round to re-probe.
  *
  *   bisect_sim [TRIALS]   (default 200)
  */
@@ -17,25 +25,30 @@
 int main(int argc, char **argv)
 {
 	/* sd is % of the mean: d = 2 at sd 2 % is a 4 % change; sd 0.05 % is icount-like */
-	static const struct { long n; double d, sd; int k, det; } cfg[] = {
-		{ 1000, 2, 2, 4, 0 }, { 1000, 2, 2, 1, 0 }, { 1000, 2, 2, 8, 0 }, { 1000, 1, 2, 4, 0 },
-		{ 1000, 4, 2, 4, 0 }, { 1000, 100, 0.05, 4, 1 }, { 30, 2, 2, 2, 0 },
-		{ 30, 100, 0.05, 1, 1 },
+	static const struct { long n; double d, sd; int k, det; double probe_z; } cfg[] = {
+		{ 1000, 2, 2, 4, 0, -1 }, { 1000, 2, 2, 4, 0, 0 }, { 1000, 2, 2, 1, 0, -1 },
+		{ 1000, 2, 2, 1, 0, 0 }, { 1000, 2, 2, 8, 0, -1 }, { 1000, 1, 2, 4, 0, -1 },
+		{ 1000, 4, 2, 4, 0, -1 }, { 1000, 100, 0.05, 4, 1, -1 }, { 30, 2, 2, 2, 0, -1 },
+		{ 30, 100, 0.05, 1, 1, -1 },
 	};
 	int trials = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 200;
 
 	if (trials < 1)
 		trials = 1;
-	printf("%6s %5s %2s %7s %8s %10s %9s %9s %8s %10s %8s\n", "N", "d", "k", "right", "bound",
-	       "max-rounds", "mean-rnds", "search", "jobs", "mean-runs", "info");
+	printf("%6s %5s %2s %-7s %7s %5s %5s %5s %6s %6s %5s %7s %6s | %6s %6s %6s\n", "N", "d", "k",
+	       "probes", "right", "bound", "max-r", "mean-r", "within", "search", "jobs",
+	       "runs", "info", "refs", "first", "again");
 	for (size_t c = 0; c < sizeof(cfg) / sizeof(cfg[0]); c++) {
 		struct bisect_opts o;
-		long right = 0, runs = 0, jobs = 0, rounds = 0;
-		int maxr = 0, maxs = 0;
+		long right = 0, runs = 0, jobs = 0, rounds = 0, within = 0, rref = 0, rprobe = 0,
+		     rver = 0;
+		int maxr = 0, maxs = 0, bound = bisect_rounds_bound(cfg[c].n, cfg[c].k);
 
 		bisect_opts_init(&o);
 		o.k = cfg[c].k;
 		o.expect_deterministic = cfg[c].det;
+		if (cfg[c].probe_z >= 0)
+			o.probe_z = cfg[c].probe_z;
 		for (int t = 0; t < trials; t++) {
 			struct bisect_sim s = { (size_t)cfg[c].n, 0, 100.0, cfg[c].sd, cfg[c].d, NULL,
 						(uint64_t)t + 1 };
@@ -44,17 +57,27 @@ int main(int argc, char **argv)
 			bisect_sim_run(&s, &o, &r);
 			right += r.action == BISECT_DONE && r.first_bad == s.culprit;
 			runs += r.runs;
+			rref += r.runs_ref;
+			rprobe += r.runs_probe;
+			rver += r.runs_verify;
 			jobs += r.jobs;
 			rounds += r.rounds;
+			within += r.rounds <= bound + 1;
 			if (r.rounds > maxr)
 				maxr = r.rounds;
 			if (r.search_rounds > maxs)
 				maxs = r.search_rounds;
 		}
-		printf("%6ld %5.1f %2d %6.1f%% %8d %10d %9.2f %9d %8.1f %10.1f %8.1f\n", cfg[c].n,
-		       cfg[c].d, cfg[c].k, 100.0 * right / trials, bisect_rounds_bound(cfg[c].n, cfg[c].k),
-		       maxr, (double)rounds / trials, maxs, (double)jobs / trials, (double)runs / trials,
-		       bisect_info_bound((double)cfg[c].n, cfg[c].d));
+		printf("%6ld %5.1f %2d %-7s %6.1f%% %5d %5d %6.2f %5.1f%% %6d %5.1f %7.1f %6.1f | "
+		       "%6.1f %6.1f %6.1f\n", cfg[c].n, cfg[c].d, cfg[c].k,
+		       cfg[c].det ? "det" : cfg[c].probe_z >= 0 ? "5/probe" : "decisive",
+		       100.0 * right / trials, bound, maxr, (double)rounds / trials,
+		       100.0 * within / trials, maxs, (double)jobs / trials, (double)runs / trials,
+		       bisect_info_bound((double)cfg[c].n, cfg[c].d), (double)rref / trials,
+		       (double)rprobe / trials, (double)rver / trials);
 	}
+	printf("runs = refs (good and bad endpoints, >= 10 each) + first probes of commits + "
+	       "commits probed again (undecided, and the verification of >= 10 runs each);\n"
+	       "info = log2(N) / C(d), the runs of an ideal sequential bisect without references.\n");
 	return 0;
 }

@@ -106,6 +106,7 @@ void bisect_sim_run(const struct bisect_sim *s, const struct bisect_opts *opts,
 			if (j == BISECT_GOOD) {
 				add_runs(&good, &r, s->mean, s->sd, d.probes[i].runs);
 				res->runs += d.probes[i].runs;
+				res->runs_ref += d.probes[i].runs;
 				continue;
 			}
 			if (d.probes[i].role == ROLE_PROBE)
@@ -118,6 +119,12 @@ void bisect_sim_run(const struct bisect_sim *s, const struct bisect_opts *opts,
 			add_runs(&ser[j], &r, s->mean + (j >= s->culprit ? s->d * s->sd : 0), s->sd,
 				 d.probes[i].runs);
 			res->runs += d.probes[i].runs;
+			if (j == (long)s->n - 1)
+				res->runs_ref += d.probes[i].runs;
+			else if (d.probes[i].role == ROLE_PROBE)
+				res->runs_probe += d.probes[i].runs;
+			else
+				res->runs_verify += d.probes[i].runs;
 		}
 		res->search_rounds += new_split;
 		bisect_decision_release(&d);

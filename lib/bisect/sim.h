@@ -32,6 +32,9 @@ struct bisect_sim_result {
 	int rounds;              /* rounds run (each a batch of jobs) */
 	int search_rounds;       /* rounds that probed at least one new split point */
 	long runs;               /* runs used, references included */
+	long runs_ref;           /* ... of them on the good and bad endpoints */
+	long runs_probe;         /* ... on commits probed for the first time */
+	long runs_verify;        /* ... on commits probed again: re-probes and verification */
 	long jobs;               /* probes issued (one job each) */
 	long skips;              /* probes that hit a commit failing to build */
 	char reason[256];

@@ -48,6 +48,9 @@ static void test_sim_issue_target(void **state)
 		if (r.search_rounds > max_search)
 			max_search = r.search_rounds;
 		runs += r.runs;
+		/* every run is counted once, by where it went; both references got >= 10 */
+		assert_int_equal(r.runs, r.runs_ref + r.runs_probe + r.runs_verify);
+		assert_true(r.runs_ref >= 20);
 		if (r.action == BISECT_DONE)
 			assert_true(r.confidence >= 0.995);
 	}
@@ -58,6 +61,39 @@ static void test_sim_issue_target(void **state)
 	assert_true(right * 100 >= 99 * trials);
 	assert_true(max_search <= bound);
 	assert_true(within * 100 >= 99 * trials);
+}
+
+/*
+ * The issue's other sizing, 5 runs a new probe whatever the separation
+ * (probe_z = 0) and doubling when undecided: as right, with fewer runs than
+ * probes sized to be decisive alone (probe_z = 3, 9 runs at d = 2), over the
+ * same seeds. (It takes more rounds: bench/bisect_sim prints both.)
+ */
+static void test_sim_five_runs_per_probe(void **state)
+{
+	struct bisect_opts o, o5;
+	int right = 0;
+	long runs = 0, runs5 = 0;
+
+	bisect_opts_init(&o);
+	o.k = 4;
+	o5 = o;
+	o5.probe_z = 0;
+	for (int t = 1; t <= 100; t++) {
+		struct bisect_sim s = { 1000, culprit_of((uint64_t)t, 1000), 100.0, 2.0, 2.0, NULL,
+					(uint64_t)t };
+		struct bisect_sim_result r, r5;
+
+		bisect_sim_run(&s, &o, &r);
+		bisect_sim_run(&s, &o5, &r5);
+		right += r5.action == BISECT_DONE && r5.first_bad == s.culprit;
+		runs += r.runs;
+		runs5 += r5.runs;
+	}
+	print_message("sim N=1000 d=2 k=4, 5 runs a probe: %d/100 right, mean runs %.1f "
+		      "(decisive probes: %.1f)\n", right, runs5 / 100.0, runs / 100.0);
+	assert_true(right >= 99);
+	assert_true(runs5 * 10 < runs * 9);
 }
 
 /* one commit in ten fails to build (never the culprit or its parent): stepped around */
@@ -245,6 +281,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sim_issue_target),
+		cmocka_unit_test(test_sim_five_runs_per_probe),
 		cmocka_unit_test(test_sim_skips_stepped_around),
 		cmocka_unit_test(test_sim_only_skipped_candidates),
 		cmocka_unit_test(test_sim_deterministic),
