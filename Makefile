@@ -183,8 +183,13 @@ fuzz:
 	fuzz/run.sh
 
 # the long fault tests (tests/faults/): kills, restarts, load; figures printed
-check-faults: $(PROGRAMS)
-	REGTRACK_BIN=$(CURDIR)/$(BIN) tests/faults/run.sh
+check-faults: $(PROGRAMS) $(B)/tests/faults/loadmix
+	REGTRACK_BIN=$(CURDIR)/$(BIN) REGTRACK_LOADMIX=$(CURDIR)/$(B)/tests/faults/loadmix \
+		tests/faults/run.sh
+# the load client of the "load" and "nginx-failover" fault scenarios
+$(B)/tests/faults/loadmix: $(B)/tests/faults/loadmix.o $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
 bench: all
 	REGTRACK_BIN=$(CURDIR)/bin bench/run.sh

@@ -43,6 +43,7 @@ static const struct config_key config_keys[] = {
 	L(mail_retry_max_s, 3600, 1, 86400),
 	L(mail_poll_ms, 1000, 20, 600000),
 	L(threads, 8, 1, 256),
+	L(max_connections, 4000, 16, 1000000),
 	L(body_limit, 16777216, 1024, 1073741824),
 	L(public_read, 1, 0, 1),
 	L(lease_timeout_s, 120, 1, 86400),

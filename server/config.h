@@ -30,6 +30,8 @@ struct config {
 	long mail_retry_max_s;   /* cap of the exponential retry backoff */
 	long mail_poll_ms;       /* outbox poll when not kicked */
 	long threads;            /* HTTP thread pool size */
+	long max_connections;    /* HTTP connections held at once, parked long polls included
+	                          * (lowered to the open-file limit less 64 at start) */
 	long body_limit;         /* bytes; larger request bodies get 413 */
 	long public_read;        /* 1 = reads need no token */
 	long lease_timeout_s;    /* job lease without heartbeat */

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -536,6 +537,8 @@ int http_start(struct server *srv, struct err *e)
 	char *end;
 	long port;
 	const union MHD_DaemonInfo *info;
+	struct rlimit rl;
+	rlim_t conn_limit;
 
 	if (!colon || (size_t)(colon - srv->cfg->listen) >= sizeof(host))
 		return err_set(e, 400, "config_invalid", "listen", "listen must be ADDR:PORT, not '%s'",
@@ -553,8 +556,26 @@ int http_start(struct server *srv, struct err *e)
 		return err_set(e, 400, "config_invalid", "listen",
 			       "listen address must be an IPv4 address, not '%s'", host);
 
+	/*
+	 * Every connection is a descriptor, and parked long polls (one per
+	 * idle worker) hold theirs for up to a minute: epoll (MHD_USE_AUTO),
+	 * not select(), whose FD_SETSIZE (1024) refused connections past
+	 * ~1,000 (tests/faults "load"); the soft open-file limit raised to the
+	 * hard one, and the connection limit kept 64 below it (database
+	 * connections, files, the listener) so accept() never hits EMFILE.
+	 */
+	conn_limit = (rlim_t)srv->cfg->max_connections;
+	if (!getrlimit(RLIMIT_NOFILE, &rl)) {
+		if (rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max;
+			if (setrlimit(RLIMIT_NOFILE, &rl))
+				getrlimit(RLIMIT_NOFILE, &rl);
+		}
+		if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < conn_limit + 64)
+			conn_limit = rl.rlim_cur > 128 ? rl.rlim_cur - 64 : 64;
+	}
 	srv->daemon = MHD_start_daemon(
-		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC |
+		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG | MHD_USE_ITC |
 			MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO,
 		(uint16_t)port, NULL, NULL, on_request, srv,
 		MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,
@@ -563,7 +584,7 @@ int http_start(struct server *srv, struct err *e)
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
 		MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)4000,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)conn_limit,
 		MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)1024,
 		MHD_OPTION_END);
 	if (!srv->daemon)

@@ -334,8 +334,154 @@ def worker_valgrind():
     return fails
 
 
+LOADMIX = os.environ.get("REGTRACK_LOADMIX") or os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "..", "build", "plain", "tests", "faults",
+    "loadmix")
+
+
+def proc_figures(pid):
+    """(VmRSS kB, VmHWM kB, open fds, threads) of a live process."""
+    rss = hwm = threads = 0
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                rss = int(line.split()[1])
+            elif line.startswith("VmHWM:"):
+                hwm = int(line.split()[1])
+            elif line.startswith("Threads:"):
+                threads = int(line.split()[1])
+    return rss, hwm, len(os.listdir("/proc/%d/fd" % pid)), threads
+
+
+class Sampler(threading.Thread):
+    """The peak RSS, fds and threads of some processes, sampled every 0.25 s."""
+
+    def __init__(self, pids):
+        super().__init__(daemon=True)
+        self.pids = list(pids)
+        self.peak = {p: [0, 0, 0] for p in self.pids}
+        self.stop = threading.Event()
+
+    def run(self):
+        while not self.stop.is_set():
+            for p in self.pids:
+                try:
+                    rss, _, fds, th = proc_figures(p)
+                except OSError:
+                    continue
+                pk = self.peak[p]
+                pk[0], pk[1], pk[2] = max(pk[0], rss), max(pk[1], fds), max(pk[2], th)
+            self.stop.wait(0.25)
+
+
+def run_loadmix(args, tokens, timeout):
+    """Runs tests/faults/loadmix with ARGS; its JSON figures."""
+    if not os.path.exists(LOADMIX):
+        raise RuntimeError("no %s (make check-faults builds it; set REGTRACK_LOADMIX)" % LOADMIX)
+    env = dict(os.environ, LOADMIX_WORKER_TOKEN=tokens["worker"],
+               LOADMIX_SUBMIT_TOKEN=tokens["submit"])
+    out = subprocess.run([LOADMIX] + [str(a) for a in args], env=env, capture_output=True,
+                         text=True, timeout=timeout)
+    if out.returncode:
+        raise RuntimeError("loadmix exit %d: %s" % (out.returncode, out.stderr[-2000:]))
+    for line in out.stderr.splitlines()[:10]:
+        print("  loadmix: " + line)
+    return json.loads(out.stdout)
+
+
+def print_latency(res):
+    for kind, v in res["latency"].items():
+        if v["n"]:
+            print("  %-12s n=%-6d p50 %8.2f ms  p99 %8.2f ms  max %8.2f ms"
+                  % (kind, v["n"], v["p50_ms"], v["p99_ms"], v["max_ms"]))
+    print("  statuses: %s" % json.dumps({k: {c: n for c, n in v.items() if n}
+                                         for k, v in res["statuses"].items()}))
+
+
+def load():
+    """500 workers long-polling and 200 uploads/s for 60 s on loopback."""
+    fails = []
+    pollers = int(os.environ.get("LOAD_POLLERS", 500))
+    rate = int(os.environ.get("LOAD_RATE", 200))
+    seconds = int(os.environ.get("LOAD_SECONDS", 60))
+    njobs = int(os.environ.get("LOAD_JOBS", pollers))
+    wait = 20
+    srv = Server()
+    pid = srv.proc.pid
+    before = proc_figures(pid)
+    print("  server before: RSS %d kB, %d fds, %d threads; ulimit -n of the server %s"
+          % (before[0], before[2], before[3], open("/proc/%d/limits" % pid).read().split(
+              "Max open files")[1].split()[0]))
+    sampler = Sampler([pid])
+    sampler.start()
+    res = run_loadmix(["--url", srv.url, "--pollers", pollers, "--rate", rate, "--seconds",
+                       seconds, "--jobs", njobs, "--jobs-at", max(seconds - 10, 0), "--wait", wait,
+                       "--tag", 10], srv.tokens, timeout=seconds + wait + 300)
+    sampler.stop.set()
+    sampler.join()
+    if srv.proc.poll() is not None:
+        fails.append("the server exited (%s)" % srv.proc.returncode)
+        return fails
+    after = proc_figures(pid)
+    up = res["uploads"]
+    print("  %d pollers registered in %.2f s; uploads: %d planned, %d sent in %.2f s = %.1f/s "
+          "achieved (target %d/s), %d late, max lag %.1f ms, %d connections"
+          % (res["registered"], res["register_seconds"], up["planned"], up["sent"],
+             up["send_seconds"], up["achieved_rate"], rate, up["late"], up["max_lag_ms"],
+             up["connections"]))
+    print_latency(res)
+    jobs = res["jobs"]
+    print("  jobs: %d submitted, %d delivered, %d delivered twice, %d undelivered"
+          % (jobs["submitted"], jobs["delivered"], jobs["delivered_twice"], jobs["undelivered"]))
+    pk = sampler.peak[pid]
+    print("  server RSS: before %d kB, peak %d kB, after %d kB (VmHWM %d kB); fds before %d, "
+          "peak %d, after %d; threads peak %d"
+          % (before[0], pk[0], after[0], after[1], before[2], pk[1], after[2], pk[2]))
+    print("  failures: %d" % res["failures"])
+    for f in res["failure_list"][:10]:
+        print("    %s" % f)
+    if res["failures"]:
+        fails.append("%d requests failed" % res["failures"])
+    if res["registered"] != pollers:
+        fails.append("%d of %d pollers registered" % (res["registered"], pollers))
+    if up["sent"] != up["planned"] or up["created"] != up["planned"]:
+        fails.append("uploads: %d planned, %d sent, %d created"
+                     % (up["planned"], up["sent"], up["created"]))
+    runs = int(srv.psql("SELECT count(*) FROM runs"))
+    distinct = int(srv.psql("SELECT count(DISTINCT run_id) FROM runs"))
+    print("  runs in the database: %d (distinct %d) for %d uploads" % (runs, distinct, up["planned"]))
+    if runs != up["planned"] or distinct != up["planned"]:
+        fails.append("%d runs (%d distinct) stored for %d uploads" % (runs, distinct, up["planned"]))
+    rows = srv.psql("SELECT id, state, attempts, leased_by FROM jobs ORDER BY id").splitlines()
+    got = {j[0]: j for j in jobs["list"]}
+    twice = [r for r in rows if r.split("|")[1] != "leased" or r.split("|")[2] != "1"]
+    machines = {r.split("|")[3] for r in rows}
+    print("  jobs in the database: %d, not leased exactly once: %d, distinct holders %d"
+          % (len(rows), len(twice), len(machines)))
+    if len(rows) != njobs or jobs["submitted"] != njobs:
+        fails.append("%d jobs in the database, %d submitted, %d wanted"
+                     % (len(rows), jobs["submitted"], njobs))
+    if twice:
+        fails.append("jobs not leased exactly once: %s" % twice[:10])
+    if jobs["delivered"] != njobs or jobs["delivered_twice"] or jobs["not_submitted_here"]:
+        fails.append("jobs: %d delivered of %d, %d twice, %d unknown"
+                     % (jobs["delivered"], njobs, jobs["delivered_twice"],
+                        jobs["not_submitted_here"]))
+    for r in rows:
+        jid, _, _, holder = r.split("|")
+        if int(jid) in got and str(got[int(jid)][1]) != holder:
+            fails.append("job %s delivered to machine %s but leased by %s in the database"
+                         % (jid, got[int(jid)][1], holder))
+            break
+    if len(machines) != len(rows):
+        fails.append("%d jobs held by %d machines (each poller holds one)"
+                     % (len(rows), len(machines)))
+    srv.stop()
+    return fails
+
+
 SCENARIOS = {"kill-server": kill_server, "pg-restart": pg_restart, "worker-kill": worker_kill,
-             "worker-valgrind": worker_valgrind}
+             "worker-valgrind": worker_valgrind, "load": load}
 
 if __name__ == "__main__":
     names = sys.argv[1:] or list(SCENARIOS)
