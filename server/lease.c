@@ -86,8 +86,16 @@ static void finish(struct waiter *w, json_t *job)
 	free(w);
 }
 
-/* One pass over the parked requests; the lock is not held during db calls. */
-static void serve_waiters(struct lease_queue *q, PGconn *c, int retry)
+/*
+ * One pass over the parked requests; the lock is not held during db calls.
+ * `avail` is how many jobs were queued when the pass began (0: lease
+ * none, only answer the expired): the pass stops leasing once that many
+ * went out, so one new job costs one or two queries, not one per parked
+ * worker (500 parked workers made every job submitted cost 500 queries and
+ * delayed deliveries by up to a second: tests/faults "load"). Jobs
+ * submitted meanwhile kick another pass.
+ */
+static void serve_waiters(struct lease_queue *q, PGconn *c, long long avail)
 {
 	struct waiter *list, *w, *keep = NULL;
 	long long now = now_ms();
@@ -101,8 +109,14 @@ static void serve_waiters(struct lease_queue *q, PGconn *c, int retry)
 	while ((w = list)) {
 		json_t *job = NULL;
 		list = w->next;
-		if (retry && c && lease_try(c, w->machine_id, q->srv->cfg->lease_timeout_s, &job, &e) < 0)
-			fprintf(stderr, "regtrack-server: lease: %s\n", e.message);
+		if (avail > 0 && c) {
+			int got = lease_try(c, w->machine_id, q->srv->cfg->lease_timeout_s, &job, &e);
+
+			if (got < 0)
+				fprintf(stderr, "regtrack-server: lease: %s\n", e.message);
+			else if (got)
+				avail--;
+		}
 		if (job || now >= w->deadline_ms || q->stopping) {
 			finish(w, job);
 			continue;
@@ -129,7 +143,8 @@ static void *lease_thread(void *arg)
 	for (;;) {
 		struct timespec ts;
 		PGconn *c;
-		int kicked, retry = 0;
+		int kicked;
+		long long avail = 0;
 
 		pthread_mutex_lock(&q->lock);
 		if (!q->kicked && !q->stopping) {
@@ -165,15 +180,16 @@ static void *lease_thread(void *arg)
 			if (r) {
 				long long cnt = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
 				long long mx = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
-				retry = cnt > 0 && (kicked || cnt != seen_count || mx != seen_max ||
-						    now_ms() - last_full >= 5000);
+				if (cnt > 0 && (kicked || cnt != seen_count || mx != seen_max ||
+						now_ms() - last_full >= 5000))
+					avail = cnt;
 				seen_count = cnt;
 				seen_max = mx;
 				PQclear(r);
 			}
-			if (retry)
+			if (avail)
 				last_full = now_ms();
-			serve_waiters(q, c, retry);
+			serve_waiters(q, c, avail);
 		}
 	}
 	return NULL;
