@@ -13,6 +13,8 @@
 #      virt under icount;
 #   5. on both arches, the other four cases (execl, proc-vs-map, page-fault,
 #      exit-teardown) booted once each under icount, their key metric checked.
+#   6. those guest runs posted to a real server as result documents and read
+#      back (tests/kernel/store_guest.py; seconds, no boot).
 # Each good run must carry positive, finite small-allocs metrics, its mode
 # and accel, the kernel release, and the final .config. No timing
 # assertions; every phase's duration is printed.
@@ -139,6 +141,7 @@ exec_job unknown-commit "${common[@]}" --arch x86_64 --kconfig x86_64-tiny-mm --
 	bad "unknown-commit: rc $rc"
 
 icount='{"nr_task": 1, "iterations": 20, "measure": "icount"}'
+guest_specs=()	# step 5's good guest runs, for step 6
 for arch in $ARCHES; do
 	case $arch in
 	x86_64) kc=x86_64-tiny-mm ;;
@@ -203,6 +206,7 @@ for arch in $ARCHES; do
 			(.runs[0].metrics[$k] | length >= 1 and all(.[]; type == "number" and . > 0 and . < 1e300))' \
 			"$TMP/$arch-$tc.json" >/dev/null; then
 			ok "$arch-$tc: $key $(jq -c --arg k "$key" '.runs[0].metrics[$k]' "$TMP/$arch-$tc.json") in the guest"
+			guest_specs+=("$TMP/$arch-$tc.json|$arch|$kc|$tc|$BASE|$params")
 		else
 			bad "$arch-$tc: status $(jq -r .status "$TMP/$arch-$tc.json" 2>/dev/null) (rc $rc)"
 			jq -r .log_tail "$TMP/$arch-$tc.json" 2>/dev/null | tail -15 >&2
@@ -210,6 +214,16 @@ for arch in $ARCHES; do
 	done
 	echo "   $arch total: $(( $(date +%s) - t0 )) s"
 done
+
+# --- 6. step 5's guest runs stored through a real server (seconds, no boot) --
+if [[ ${#guest_specs[@]} -gt 0 && -x ${REGTRACK_BIN:-}/regtrack-server ]]; then
+	echo "== store the guest runs (tests/kernel/store_guest.py)"
+	/usr/bin/python3 tests/kernel/store_guest.py "${guest_specs[@]}" 2>&1 | sed 's/^/   /'
+	[[ ${PIPESTATUS[0]} -eq 0 ]] && ok "guest runs of ${#guest_specs[@]} case(s) stored and read back" ||
+		bad "guest runs not stored as sent"
+else
+	echo "   guest runs not stored: no REGTRACK_BIN/regtrack-server (make check-kernel sets it)"
+fi
 
 echo "kernel tests: $pass passed, $fail failed, $(( $(date +%s) - t_start )) s"
 [[ $fail -eq 0 ]]
