@@ -128,6 +128,7 @@ struct brow {
 	int level;               /* 0: the first-parent chain; n: n merges descended into */
 	char *level_good;        /* sha of the current level's good end (good at level 0) */
 	long long level_good_id;
+	char *descent;           /* level > 0: the level above, as recorded (JSON text) */
 };
 
 static void brow_release(struct brow *b)
@@ -143,6 +144,7 @@ static void brow_release(struct brow *b)
 	free(b->measure);
 	free(b->metric);
 	free(b->level_good);
+	free(b->descent);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -189,6 +191,7 @@ static int brow_lock(PGconn *c, long long id, struct brow *b, struct err *e)
 	b->level = (int)row_id(r, 0, 18);
 	b->level_good = col_dup(r, 19);
 	b->level_good_id = row_id(r, 0, 20);
+	b->descent = col_dup(r, 21);
 	PQclear(r);
 	return 1;
 }
@@ -523,6 +526,22 @@ static int probe_k(struct server *srv, PGconn *c, struct brow *b, const char *ca
 	return k < 1 ? 1 : (int)k;
 }
 
+/* the verification of a done decision: first bad cands[f + 1] vs cands[f] (new) */
+static json_t *verification_json(const struct cand *cands, const struct bisect_decision *d,
+				 double ref_change_pct)
+{
+	const struct compare_result *v = &d->verify;
+
+	return json_pack("{s:s,s:s,s:[I,I],s:[o,o],s:o,s:[o,o],s:o,s:s,s:o}",
+			 "parent", cands[d->first_bad].sha, "first_bad", cands[d->first_bad + 1].sha,
+			 "n", (json_int_t)v->a.n, (json_int_t)v->b.n,
+			 "mean", json_num(v->a.mean), json_num(v->b.mean),
+			 "change_pct", json_num(v->change_pct),
+			 "ci_pct", json_num(v->ci_lo_pct), json_num(v->ci_hi_pct),
+			 "p_value", json_num(v->p_value), "verdict", verdict_name(v->verdict),
+			 "ref_change_pct", json_num(ref_change_pct));
+}
+
 /* merges descended into, at most (each level is one merge's side branch) */
 #define BISECT_MAX_LEVEL 16
 
@@ -598,15 +617,12 @@ static int descend(struct server *srv, PGconn *c, struct brow *b, const struct c
 		goto out;
 	}
 	PQclear(r);
-	ent = json_pack("{s:i,s:s,s:s,s:s,s:s,s:I,s:I,s:i,s:o,s:{s:s,s:[I,I],s:o,s:o,s:s,s:o}}",
+	ent = json_pack("{s:i,s:s,s:s,s:s,s:s,s:I,s:I,s:i,s:o,s:o}",
 			"level", b->level, "good", cands[0].sha, "bad", cands[n].sha,
 			"merge", merge, "merge_parent", p1, "nr_candidates", (json_int_t)n,
 			"side_commits", (json_int_t)ns, "round", b->round,
 			"confidence", json_num(d->confidence), "verification",
-			"parent", cands[d->first_bad].sha, "n", (json_int_t)d->verify.a.n,
-			(json_int_t)d->verify.b.n, "change_pct", json_num(d->verify.change_pct),
-			"p_value", json_num(d->verify.p_value), "verdict",
-			verdict_name(d->verify.verdict), "ref_change_pct", json_num(ref_change_pct));
+			verification_json(cands, d, ref_change_pct));
 	etext = json_dumps(ent, JSON_COMPACT);
 	json_decref(ent);
 	{
@@ -806,7 +822,6 @@ static int step_running(struct server *srv, PGconn *c, long long id, struct err 
 		break;
 	}
 	case BISECT_DONE: {
-		const struct compare_result *v = &d.verify;
 		json_t *ver;
 		int dr = 0;
 
@@ -820,15 +835,7 @@ static int step_running(struct server *srv, PGconn *c, long long id, struct err 
 			again = 1;
 			break;
 		}
-		ver = json_pack("{s:s,s:s,s:[I,I],s:[o,o],s:o,s:[o,o],s:o,s:s,s:o}",
-					"parent", cands[d.first_bad].sha,
-					"first_bad", cands[d.first_bad + 1].sha,
-					"n", (json_int_t)v->a.n, (json_int_t)v->b.n,
-					"mean", json_num(v->a.mean), json_num(v->b.mean),
-					"change_pct", json_num(v->change_pct),
-					"ci_pct", json_num(v->ci_lo_pct), json_num(v->ci_hi_pct),
-					"p_value", json_num(v->p_value), "verdict", verdict_name(v->verdict),
-					"ref_change_pct", json_num(plan.model.change_pct));
+		ver = verification_json(cands, &d, plan.model.change_pct);
 		if (finish(srv, c, &b, "done", "found", cands[d.first_bad + 1].commit_id, NULL,
 			   d.confidence, NULL, ver, model, e)) {
 			json_decref(ver);
@@ -851,6 +858,28 @@ static int step_running(struct server *srv, PGconn *c, long long id, struct err 
 		break;
 	}
 	case BISECT_FAILED:
+		if (b.level > 0 && b.descent) {
+			/* the side branch could not be narrowed (its change spread over several
+			 * commits, or undecided): the merge stays the first bad commit of the chain
+			 * above, verified there; say why it is not narrower */
+			json_t *ent = json_loads(b.descent, 0, NULL);
+			char why[sizeof(d.reason) + 200];
+			int bad;
+
+			snprintf(why, sizeof(why), "the merge is the first bad commit of the level above; "
+				 "its side branch could not be narrowed: %s", d.reason);
+			bad = !ent || finish(srv, c, &b, "done", "found", cands[n].commit_id, NULL,
+					     json_number_value(json_object_get(ent, "confidence")), why,
+					     json_object_get(ent, "verification"), model, e);
+			json_decref(ent);
+			if (bad) {
+				if (!ent)
+					err_set(e, 500, "db_error", "descents", "bad descents of bisect %lld",
+						b.id);
+				goto rollback;
+			}
+			break;
+		}
 		if (finish(srv, c, &b, "failed", NULL, 0, NULL, NAN, d.reason, NULL, model, e))
 			goto rollback;
 		break;

@@ -468,7 +468,10 @@ static int verify(const struct bisect_plan *p, long f, struct compare_result *r,
 	size_t na, nb;
 	const double *a = samples_of(in, f - 1 < 0 ? BISECT_GOOD : f - 1, &na);
 	const double *b = samples_of(in, f, &nb);
-	double half = m->change_pct / 2;
+	/* half of the references' own change (good vs bad endpoint), not of the refitted
+	 * levels: a change spread over several commits pulls the refit toward the middle */
+	double ref = isfinite(m->refs.change_pct) ? m->refs.change_pct : m->change_pct;
+	double half = ref / 2;
 
 	compare_samples(a, na, b, nb, NULL, r);
 	why[0] = '\0';
@@ -477,7 +480,7 @@ static int verify(const struct bisect_plan *p, long f, struct compare_result *r,
 		if ((half > 0 && r->ci_hi_pct < half) || (half < 0 && r->ci_lo_pct > half)) {
 			snprintf(why, n, "the first bad commit shows only %.2f%% of the %.2f%% change "
 				 "(interval %.2f%%..%.2f%%): the change is spread over several commits",
-				 r->change_pct, m->change_pct, r->ci_lo_pct, r->ci_hi_pct);
+				 r->change_pct, ref, r->ci_lo_pct, r->ci_hi_pct);
 			return -1;
 		}
 		return 1;

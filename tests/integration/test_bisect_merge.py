@@ -13,7 +13,10 @@ c16..c20); the range has 41. Fake workers speak the real worker protocol;
 a commit is slow (950 vs 1000, noise sd 10) when it contains the culprit,
 which the test names per case through the job's params:
   - side: the culprit is s13 -> first bad s13, found on level 1;
-  - merge: the culprit is M itself (both parents good) -> first bad M.
+  - merge: the culprit is M itself (both parents good) -> first bad M;
+  - spread: eight side commits (s2, s4, ..., s16) each make it 6.25 slower,
+    so no one side commit holds the change: the side branch cannot be
+    narrowed, and the answer stays M, found and verified on level 0.
 """
 import json
 import os
@@ -98,10 +101,14 @@ class FakeWorker(threading.Thread):
             if r.status != 200:
                 continue
             job = r.json()["job"]
-            bad = job["commit"] in self.slow[job["params"]["case"]]
+            case = job["params"]["case"]
+            if case == "spread":
+                mean = 1000.0 - 6.25 * sum(job["commit"] in s for s in self.slow["spread"])
+            else:
+                mean = 950.0 if job["commit"] in self.slow[case] else 1000.0
             docs = []
             for _ in range(job["repeat"]):
-                v = (950.0 if bad else 1000.0) + self.rng.gauss(0, 10)
+                v = mean + self.rng.gauss(0, 10)
                 docs.append(result_doc(
                     job["commit"], testcase=job["testcase"], job_id=job["id"],
                     params=job["params"], kconfig=job["kconfig"], compiler=job["compiler"],
@@ -124,7 +131,8 @@ class BisectMerge(unittest.TestCase):
         cls.c = make_tree(cls.repo)
         c = cls.c
         cls.slow = {"side": containing(cls.repo, c["s%d" % SIDE_CULPRIT], c["c20"]),
-                    "merge": containing(cls.repo, c["M"], c["c20"])}
+                    "merge": containing(cls.repo, c["M"], c["c20"]),
+                    "spread": [containing(cls.repo, c["s%d" % i], c["c20"]) for i in range(2, 17, 2)]}
         conf = os.path.join(cls.tmp, "server.conf")
         with open(conf, "w") as f:
             f.write("data_dir = %s\nbisect_share_pct = 100\nbisect_poll_ms = 100\n"
@@ -240,6 +248,25 @@ class BisectMerge(unittest.TestCase):
         self.assertEqual(last1[c["s20"]], "good")
         # no deeper level: the merge ends its own level
         self.assertEqual(len(b["descents"]), 1)
+
+    def test_spread_side_branch_keeps_the_merge(self):
+        b = self.bisect("spread")
+        c = self.c
+        self.assertEqual((b["state"], b["outcome"]), ("done", "found"), b.get("reason"))
+        name = {v: k for k, v in c.items()}
+        self.assertEqual(b["first_bad_commit"]["sha"], c["M"], (name[b["first_bad_commit"]["sha"]], b["verification"], b["model"], [(name[s["commit"]], s["round"], s["verdict"], s["evidence"]["mean"], s["evidence"]["n"]) for s in b["steps"]]))
+        self.assertEqual(b["level"], 1)
+        self.assertEqual([d["merge"] for d in b["descents"]], [c["M"]])
+        self.assertIn("its side branch could not be narrowed", b["reason"])
+        # the verification is level 0's: the merge against its first parent, the full change
+        v = b["verification"]
+        self.assertEqual((v["parent"], v["first_bad"], v["verdict"]), (c["c15"], c["M"], "different"))
+        self.assertLess(v["change_pct"], -3)
+        self.assertGreaterEqual(b["confidence"], 0.99)
+        self.assertTrue([s for s in b["steps"] if s["level"] == 1])
+        reg = self.srv.get("/api/v1/regressions/%d" % b["regression_id"]).json()
+        self.assertEqual((reg["state"], reg["good"]["sha"], reg["bad"]["sha"]),
+                         ("bisected", c["c15"], c["M"]))
 
 
 if __name__ == "__main__":
