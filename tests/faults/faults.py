@@ -480,8 +480,227 @@ def load():
     return fails
 
 
+NGINX_CONF = """daemon off;
+worker_processes 1;
+pid %(t)s/nginx.pid;
+error_log %(t)s/logs/error.log warn;
+events { worker_connections 4096; }
+http {
+	log_format up '$msec|$request_method|$uri|$status|$upstream_addr|$upstream_status';
+	access_log %(t)s/logs/access.log up;
+	client_body_temp_path %(t)s/body;
+	proxy_temp_path %(t)s/proxy;
+	fastcgi_temp_path %(t)s/fastcgi;
+	uwsgi_temp_path %(t)s/uwsgi;
+	scgi_temp_path %(t)s/scgi;
+	client_max_body_size 64m;
+	upstream regtrack {
+		server %(a)s max_fails=1 fail_timeout=10s;
+		server %(b)s max_fails=1 fail_timeout=10s;
+		keepalive 64;
+	}
+	server {
+		listen 127.0.0.1:%(p)d;
+		proxy_http_version 1.1;
+		proxy_set_header Connection "";
+		proxy_connect_timeout 2s;
+		# long polls park up to 60 s
+		proxy_read_timeout 120s;
+		# idempotent requests (GET, HEAD) go to the other server when one
+		# refuses or drops the connection; a POST only when it was never sent
+		proxy_next_upstream error timeout;
+		proxy_next_upstream_tries 2;
+		location / {
+			proxy_pass http://regtrack;
+		}
+		# POSTs that are idempotent: a result document (a second copy of its
+		# run_id is a no-op, 200) and a job's heartbeat or complete (the same
+		# machine again: "already", 200). Everything else that POSTs (a lease,
+		# a job submit, a bisect) gets 502 when its server dies under it.
+		location = /api/v1/results {
+			proxy_pass http://regtrack;
+			proxy_next_upstream error timeout non_idempotent;
+		}
+		location ~ ^/api/v1/jobs/[0-9]+/(complete|heartbeat)$ {
+			proxy_pass http://regtrack;
+			proxy_next_upstream error timeout non_idempotent;
+		}
+	}
+}
+"""
+
+
+def start_nginx(tmp, a, b):
+    """nginx in the foreground with its own prefix TMP, proxying to A and B."""
+    import shutil
+    import socket
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    if not os.path.exists(nginx):
+        raise RuntimeError("nginx is not installed (deploy/install-deps)")
+    os.makedirs(os.path.join(tmp, "logs"))
+    os.chmod(tmp, 0o755)
+    with socket.socket() as so:
+        so.bind(("127.0.0.1", 0))
+        port = so.getsockname()[1]
+    conf = os.path.join(tmp, "nginx.conf")
+    with open(conf, "w") as f:
+        f.write(NGINX_CONF % {"t": tmp, "a": a, "b": b, "p": port})
+    proc = subprocess.Popen([nginx, "-p", tmp, "-c", conf, "-e",
+                             os.path.join(tmp, "logs", "error.log")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    for _ in range(200):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return proc, "http://127.0.0.1:%d" % port
+        except OSError:
+            if proc.poll() is not None:
+                raise RuntimeError("nginx: %s" % proc.stderr.read().decode())
+            time.sleep(0.05)
+    proc.kill()
+    proc.wait()
+    raise RuntimeError("nginx did not start")
+
+
+def peer(srv, extra_args=()):
+    """A second server process on SRV's database (same tokens)."""
+    other = Server.__new__(Server)
+    other.cluster, other.dbname, other.conninfo = srv.cluster, srv.dbname, srv.conninfo
+    other.extra_args, other.env, other.tokens = list(extra_args), srv.env, srv.tokens
+    other.proc = None
+    other.start()
+    return other
+
+
+def nginx_failover():
+    """Two servers on one database behind nginx; fake workers lease, run
+    and complete jobs through nginx while results are uploaded; one server
+    is SIGKILLed mid-way. Requests started after the kill all succeed (nginx
+    sends them to the other server); of those in flight at the kill only
+    non-idempotent ones (leases) may fail, with 502, and are retried by the
+    worker. No job is delivered twice or completed twice; every job done,
+    every document stored once."""
+    import tempfile
+    fails = []
+    lease_s = 5
+    a = Server(extra_args=["--lease-timeout", str(lease_s)])
+    b = peer(a, ["--lease-timeout", str(lease_s)])
+    tmp = tempfile.mkdtemp(prefix="nginx-", dir=os.environ.get("REGTRACK_TEST_TMP"))
+    ngx, url = start_nginx(tmp, a.addr, b.addr)
+    workers, njobs, rate, seconds, kill_at = 100, 3000, 50, 30, 8.0
+    try:
+        env = dict(os.environ, LOADMIX_WORKER_TOKEN=a.tokens["worker"],
+                   LOADMIX_SUBMIT_TOKEN=a.tokens["submit"])
+        args = [LOADMIX, "--url", url, "--submit-url", b.url, "--pollers", workers, "--rate",
+                rate, "--seconds", seconds, "--jobs", njobs, "--jobs-at", 0, "--wait", 5,
+                "--complete", "--run-ms", 500, "--retry", "--tag", 11, "--tbox", "ngx-box",
+                "--max-seconds", 240]
+        lm = subprocess.Popen([str(x) for x in args], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+        time.sleep(kill_at)
+        done_before = int(a.psql("SELECT count(*) FROM jobs WHERE state = 'done'"))
+        a.proc.send_signal(signal.SIGKILL)
+        t_kill = time.monotonic()
+        a.proc.wait()
+        print("  server A (%s) SIGKILLed %.1f s into the run, %d jobs done by then"
+              % (a.addr, kill_at, done_before))
+        try:
+            out, err = lm.communicate(timeout=300)
+        except subprocess.TimeoutExpired:
+            lm.kill()
+            out, err = lm.communicate()
+            fails.append("loadmix did not finish")
+        for line in err.splitlines()[:10]:
+            print("  loadmix: " + line)
+        res = json.loads(out)
+    finally:
+        ngx.send_signal(signal.SIGQUIT)
+        try:
+            ngx.wait(20)
+        except subprocess.TimeoutExpired:
+            ngx.kill()
+            ngx.wait()
+    up = res["uploads"]
+    print("  %d workers through nginx; uploads %d planned, %d sent, %.1f/s achieved"
+          % (res["registered"], up["planned"], up["sent"], up["achieved_rate"]))
+    print_latency(res)
+    # the access log: which server answered what, before and after the kill
+    t_kill_wall = time.time() - (time.monotonic() - t_kill)
+    per = {}
+    with open(os.path.join(tmp, "logs", "access.log")) as f:
+        for line in f:
+            ts, method, uri, st, ups, upst = line.rstrip("\n").split("|")[:6]
+            when = "before" if float(ts) < t_kill_wall else "after"
+            kind = "lease" if uri.endswith("/lease") else "complete" if uri.endswith(
+                "/complete") else "results" if uri.endswith("/results") else "other"
+            # "A, B": nginx sent it to A, then to B
+            who = " then ".join("A" if u.strip() == a.addr else "B" if u.strip() == b.addr
+                                else u.strip() for u in ups.split(","))
+            key = "%s the kill: %s %s by %s -> %s (%s)" % (when, method, kind, who, st, upst)
+            per[key] = per.get(key, 0) + 1
+    for k in sorted(per):
+        print("    nginx %-68s %d" % (k, per[k]))
+    served_a = sum(n for k, n in per.items() if k.startswith("before the kill: POST lease by A -> 200"))
+    served_b = sum(n for k, n in per.items() if k.startswith("before the kill: POST lease by B -> 200"))
+    if not served_a or not served_b:
+        fails.append("leases before the kill were not served by both servers (A %d, B %d)"
+                     % (served_a, served_b))
+    # failures: only requests in flight at the kill, only leases (not idempotent)
+    inflight, later = [], []
+    for f in res["failure_list"]:
+        (inflight if f["t0"] <= t_kill + 0.01 else later).append(f)
+    kinds = sorted({"%s %s" % (f["kind"], f["status"]) for f in inflight})
+    print("  failed requests: %d in flight at the kill (%s), %d started after it; %d retried"
+          % (len(inflight), ", ".join(kinds) or "-", len(later), res["retries"]))
+    if res["failures"] > len(res["failure_list"]):
+        fails.append("more failures than listed: %d" % res["failures"])
+    if later:
+        fails.append("%d requests started after the kill failed: %s" % (len(later), later[:5]))
+    bad = [f for f in inflight if f["kind"] != "lease"]
+    if bad:
+        fails.append("idempotent requests in flight at the kill failed (nginx should have "
+                     "retried them): %s" % bad[:5])
+    jobs = res["jobs"]
+    print("  jobs: %d submitted, %d delivered, %d completed, %d delivered twice, %d undelivered"
+          % (jobs["submitted"], jobs["delivered"], jobs["completed"], jobs["delivered_twice"],
+             jobs["undelivered"]))
+    if (jobs["submitted"] != njobs or jobs["delivered"] != njobs or jobs["completed"] != njobs
+            or jobs["delivered_twice"] or jobs["not_submitted_here"]):
+        fails.append("jobs: %s" % {k: v for k, v in jobs.items() if k != "list"})
+    rows = b.psql("SELECT j.state, j.attempts, (SELECT count(*) FROM runs r WHERE r.job_id = j.id) "
+                  "FROM jobs j").splitlines()
+    states = {}
+    for r in rows:
+        states[r] = states.get(r, 0) + 1
+    print("  jobs in the database by (state|attempts|runs): %s" % states)
+    wrong = {k: n for k, n in states.items() if not k.startswith("done|") or not k.endswith("|1")}
+    if wrong or len(rows) != njobs:
+        fails.append("%d jobs in the database, not done with exactly one run: %s"
+                     % (len(rows), wrong))
+    # a lease the killed server granted but never answered: the job stays
+    # leased to that machine until lease_timeout_s, then is leased again
+    relet = sum(n for k, n in states.items() if k.split("|")[1] != "1")
+    lost = sum(1 for f in inflight if f["kind"] == "lease")
+    print("  jobs leased a second time after their first lease (granted by the killed server, "
+          "answered to nobody) expired: %d; leases lost in flight: %d" % (relet, lost))
+    if relet > lost or any(int(k.split("|")[1]) > 2 for k in states):
+        fails.append("%d jobs leased again for %d leases lost at the kill" % (relet, lost))
+    runs = int(b.psql("SELECT count(*) FROM runs WHERE job_id IS NULL"))
+    distinct = int(b.psql("SELECT count(DISTINCT run_id) FROM runs WHERE job_id IS NULL"))
+    print("  uploaded runs in the database: %d (distinct %d) for %d documents (%d answered 201, "
+          "%d answered 200: stored by the killed server before it died, sent again by nginx)"
+          % (runs, distinct, up["planned"], up["created"], up["planned"] - up["created"]))
+    if runs != up["planned"] or distinct != up["planned"] or up["sent"] != up["planned"]:
+        fails.append("%d uploaded runs (%d distinct) for %d documents"
+                     % (runs, distinct, up["planned"]))
+    if b.proc.poll() is not None:
+        fails.append("server B exited")
+    a.stop()
+    b.stop()
+    return fails
+
+
 SCENARIOS = {"kill-server": kill_server, "pg-restart": pg_restart, "worker-kill": worker_kill,
-             "worker-valgrind": worker_valgrind, "load": load}
+             "worker-valgrind": worker_valgrind, "load": load, "nginx-failover": nginx_failover}
 
 if __name__ == "__main__":
     names = sys.argv[1:] or list(SCENARIOS)

@@ -5,7 +5,8 @@
  *
  *   loadmix --url URL [--pollers N] [--rate R] [--seconds S] [--jobs N]
  *	     [--jobs-at S] [--wait S] [--tag N] [--tbox NAME] [--complete]
- *	     [--retry] [--max-seconds S] [--upload-slots N]
+ *	     [--retry] [--max-seconds S] [--upload-slots N] [--run-ms MS]
+ *	     [--submit-url URL]
  *	tokens in the environment: LOADMIX_WORKER_TOKEN, LOADMIX_SUBMIT_TOKEN
  *
  * What it does, in order:
@@ -20,9 +21,10 @@
  *     counts as late).
  *  3. At --jobs-at seconds, --jobs jobs are submitted (POST /api/v1/jobs,
  *     4 connections). A poller that is handed one holds it and polls no
- *     more; with --complete it completes it instead (POST
+ *     more; with --complete it "runs" it for --run-ms, completes it (POST
  *     /api/v1/jobs/ID/complete, status ok with one result document of
- *     its own) and polls again.
+ *     its own) and polls again. Jobs go to --submit-url when given (a
+ *     submit is not idempotent: see faults.py nginx_failover), else URL.
  *  4. It ends when every document was answered, every job submitted,
  *     delivered (and completed), or at --max-seconds.
  *
@@ -132,7 +134,8 @@ struct fail {
 };
 
 static struct {
-	const char *url;
+	const char *url, *submit_url;
+	long run_ms;
 	long pollers, rate, seconds, njobs, upload_slots;
 	double jobs_at, max_seconds;
 	long wait_s, tag;
@@ -201,7 +204,8 @@ static void send_x(struct xfer *x, const char *path, enum what w, double timeout
 {
 	char url[2048];
 
-	snprintf(url, sizeof(url), "%s%s", G.url, path);
+	snprintf(url, sizeof(url), "%s%s", x->role == R_SUBMIT && G.submit_url ? G.submit_url : G.url,
+		 path);
 	if (!x->h) {
 		x->h = curl_easy_init();
 		if (!x->h)
@@ -386,7 +390,10 @@ static void done_x(struct xfer *x, CURLcode cres)
 			j->t_deliver = t1;
 			G.delivered++;
 			x->job = id;
-			if (G.complete) {
+			if (G.complete && G.run_ms) {
+				x->what = W_COMPLETE; /* sent by resend() when the "run" is over */
+				x->retry_at = t1 + (double)G.run_ms / 1e3;
+			} else if (G.complete) {
 				poller_complete(x);
 			} else {
 				x->holding = 1;
@@ -532,6 +539,10 @@ static void parse(int argc, char **argv)
 
 		if (!strcmp(a, "--url") && i + 1 < argc)
 			G.url = argv[++i];
+		else if (!strcmp(a, "--submit-url") && i + 1 < argc)
+			G.submit_url = argv[++i];
+		else if (!strcmp(a, "--run-ms"))
+			G.run_ms = arg_num(argv, &i, argc);
 		else if (!strcmp(a, "--tbox") && i + 1 < argc)
 			G.tbox = argv[++i];
 		else if (!strcmp(a, "--pollers"))
@@ -559,7 +570,8 @@ static void parse(int argc, char **argv)
 		else
 			die("usage: loadmix --url URL [--pollers N] [--rate R] [--seconds S] [--jobs N] "
 			    "[--jobs-at S] [--wait S] [--tag N] [--tbox NAME] [--complete] [--retry] "
-			    "[--max-seconds S] [--upload-slots N] (see tests/faults/loadmix.c)");
+			    "[--max-seconds S] [--upload-slots N] [--run-ms MS] [--submit-url URL] "
+			    "(see tests/faults/loadmix.c)");
 	}
 	if (!G.url || !G.upload_slots)
 		die("--url is required; --upload-slots must be positive");
