@@ -660,7 +660,8 @@ static int render_report(const struct report_input *in, struct buf *b)
 		if (render_diffstat(in, b))
 			return -1;
 	} else if (commit_line(b, "good:", in->good_sha, in->good_subject) ||
-		   commit_line(b, "bad:", in->bad_sha, in->bad_subject)) {
+		   commit_line(b, "bad:", in->bad_sha, in->bad_subject) ||
+		   render_diffstat(in, b)) {
 		return -1;
 	}
 	if (buf_addf(b, "%-10s", "tree:") || add_oneline(b, in->tree) ||

@@ -86,7 +86,8 @@ struct report_input {
 	long long guest_memory_mb;
 	int icount;
 	/*
-	 * REPORT_BISECT: the culprit's diffstat (has_diffstat 0 = not known):
+	 * The culprit's diffstat (has_diffstat 0 = not known; REPORT_RANGE:
+	 * of bad_sha, shown when the range is that one commit):
 	 * totals as `git diff --shortstat` and the files (the first
 	 * REPORT_MAX_FILES are listed, with how many more there are).
 	 */

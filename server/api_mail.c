@@ -7,8 +7,15 @@
  *   GET    /api/v1/outbox[?regression=&limit=] (admin)  recent mails and their state
  *
  * Subscription fields other than email are optional; absent or empty
- * means any. metric is a glob (fnmatch), paths are globs matched against
- * the files the culprit touched. A report asked for by hand is a 'bisect'
+ * means any. metric is a glob (fnmatch). paths are patterns matched
+ * against the files the culprit touched (sql/0007, collected from the
+ * tree's mirror); one matching file is enough: a pattern with * ? [ is an
+ * fnmatch glob where '*' also crosses '/' ("include" "/" "*.h" matches
+ * include/linux/mm.h), any other pattern a path prefix on a '/' boundary
+ * ("mm/" or "mm" match mm/mmap.c, "mm" not mmx/a.c); see
+ * mailer_path_match(). A subscription with paths receives only reports
+ * that name a culprit whose files are known (a bisect's first bad commit,
+ * or a detected range of one commit). A report asked for by hand is a 'bisect'
  * report when the regression has a bisect, else a 'range' report, and a
  * reply in the thread when the regression was reported before.
  */

@@ -630,8 +630,16 @@ static int gather(PGconn *c, const struct config *cfg, long long regression_id,
 	    gather_machine(c, g, PQgetvalue(r, 0, 20),
 			   table_ids[1] ? table_ids[1] : PQgetvalue(r, 0, 22), e))
 		return -1;
+	/*
+	 * The culprit's files: the bisect's first bad commit, or the bad end of
+	 * a detected range of one commit (its first parent is the good end)
+	 */
 	if (kind == REPORT_BISECT &&
 	    gather_files(c, cfg, g, table_ids[1] ? table_ids[1] : PQgetvalue(r, 0, 22), e))
+		return -1;
+	if (kind == REPORT_RANGE && g->in.good_sha && !PQgetisnull(r, 0, 25) &&
+	    !strcmp(PQgetvalue(r, 0, 25), g->in.good_sha) &&
+	    gather_files(c, cfg, g, PQgetvalue(r, 0, 22), e))
 		return -1;
 	if (kind == REPORT_BISECT && g->in.culprit_sha) {
 		g->reproduce = reproduce_command(&g->in, g->params_json, g->in.culprit_sha, cfg->public_url);

@@ -147,7 +147,7 @@ class MailCulprit(unittest.TestCase):
                           scope="admin")
         self.assertEqual(r.status, 201, r)
 
-    def test_culprit_paths_table_machine(self):
+    def test_1_culprit_paths_table_machine(self):
         srv, shas = self.srv, self.shas
         self.subscribe("mm@example.org", ["mm/"])
         self.subscribe("fs@example.org", ["fs/"])
@@ -223,6 +223,32 @@ class MailCulprit(unittest.TestCase):
         self.assertEqual(got, {METRIC: ([1000.0, 900.0], "different"),
                                "vm-scalability.free_time": ([2.0, 2.5], "different"),
                                "vm-scalability.workload": ([5000.0, 5000.0], "same")})
+
+
+    def test_2_range_of_one_commit(self):
+        """A detected range of one commit (not bisected): that commit is the
+        culprit whose files the paths subscriptions are matched against."""
+        shas = self.shas
+        rid = int(self.srv.psql(
+            "INSERT INTO regressions (setup_id, metric_id, good_commit_id, bad_commit_id, kind, "
+            "state, change_pct, verdict, n_before, n_after, commits_after, pair_verdict) "
+            "SELECT r.setup_id, m.id, g.id, b.id, 'regression', 'confirmed', -5.0, 'different', "
+            "5, 5, 1, 'different' FROM runs r, commits g, commits b, metrics m "
+            "WHERE g.sha = '%s' AND b.sha = '%s' AND m.name = '%s' LIMIT 1 RETURNING id"
+            % (shas[0], shas[1], METRIC)).split()[0])
+        before = len(self.sink.messages)
+        r = self.srv.post("/api/v1/regressions/%d/report" % rid, {}, scope="admin")
+        self.assertEqual(r.status, 202, r)
+        m = self.sink.wait_for(before + 1)[before]
+        # "fs: tidy inode" touched fs/inode.c only
+        self.assertEqual(m["rcpt_tos"], ["fs@example.org"])
+        # no run at the bad commit, so no branch known: the tree alone
+        self.assertEqual(m["msg"]["Subject"], "[demo] %s..%s: %s -5.0%% regression"
+                         % (shas[0][:12], shas[1][:12], METRIC))
+        body = m["msg"].get_content().replace("\r\n", "\n")
+        self.assertIn("\nbad:      %s (\"fs: tidy inode\")\n"
+                      "diffstat: 1 file changed, 1 insertion(+)\n"
+                      "          +1 -0  fs/inode.c\n" % shas[1], body)
 
 
 if __name__ == "__main__":
