@@ -182,7 +182,7 @@ static void tr_push(struct tr_graph *g, size_t col, double pct)
 /* appends a frame (text up to the end of the line) to the top node */
 static void tr_frame(struct tr_graph *g, const char *text)
 {
-	char *f = xstrdup(text), *inl;
+	char *f = xstrdup(parse_skip_blank(text)), *inl;
 
 	parse_rtrim(f);
 	if ((inl = strstr(f, " (inlined)")))

@@ -862,6 +862,23 @@ static void test_perf_profile_tree_rules(void **state)
 	json_decref(doc);
 	free(text);
 
+	/* older perf (3.x, 4.x) put a blank after "---" and "%--" */
+	text = xstrfmt("%s"
+		       "    50.00%%     0.00%%  a  a     [.] main\n"
+		       "            |\n"
+		       "            --- main\n"
+		       "               |          \n"
+		       "               |--30.00%%-- foo\n"
+		       "               |          bar\n"
+		       "               |          \n"
+		       "                --20.00%%-- baz\n"
+		       "\n", head);
+	doc = parse_str("perf-profile", text);
+	assert_rel(val(doc, "perf-profile.calltrace.cycles-pp.main.foo.bar", 0), 30, 0, "old 1");
+	assert_rel(val(doc, "perf-profile.calltrace.cycles-pp.main.baz", 0), 20, 0, "old 2");
+	json_decref(doc);
+	free(text);
+
 	/* a graph the end of the file cuts short gives no call trace */
 	text = xstrfmt("%s"
 		       "    50.00%%     0.00%%  a  a     [.] main\n"
