@@ -55,6 +55,13 @@ enum MHD_Result api_subscriptions_get(struct request *rq);
 enum MHD_Result api_subscription_delete(struct request *rq);
 enum MHD_Result api_regression_report(struct request *rq);
 enum MHD_Result api_outbox_get(struct request *rq);
+/* web8 (kconfig diff, report text): add below */
+/* api_regressions.c */
+enum MHD_Result api_regression_report_get(struct request *rq);
+/* api_kconfig.c */
+enum MHD_Result api_kconfig_diff(struct request *rq);
+enum MHD_Result api_bisect_kconfig_diff(struct request *rq);
+enum MHD_Result api_regression_kconfig_diff(struct request *rq);
 
 /* Parses a PostgreSQL float8/bigint text; NAN / 0 for SQL NULL (empty). */
 double pg_double(const char *s);

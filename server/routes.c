@@ -40,5 +40,10 @@ const struct route routes[] = {
 	{ "DELETE", "/api/v1/subscriptions/{}", api_subscription_delete, AUTH_ADMIN },
 	{ "POST", "/api/v1/regressions/{}/report", api_regression_report, AUTH_ADMIN },
 	{ "GET", "/api/v1/outbox", api_outbox_get, AUTH_ADMIN },
+	/* web8 (kconfig diff, report text): add below */
+	{ "GET", "/api/v1/regressions/{}/report", api_regression_report_get, AUTH_READ },
+	{ "GET", "/api/v1/regressions/{}/kconfig-diff", api_regression_kconfig_diff, AUTH_READ },
+	{ "GET", "/api/v1/bisects/{}/kconfig-diff", api_bisect_kconfig_diff, AUTH_READ },
+	{ "GET", "/api/v1/kconfig/diff", api_kconfig_diff, AUTH_READ },
 };
 const unsigned nr_routes = sizeof(routes) / sizeof(routes[0]);

@@ -59,6 +59,12 @@ DOCUMENTED = {
     ("DELETE", "/api/v1/subscriptions/{}"): ("admin",),
     ("POST", "/api/v1/regressions/{}/report"): ("admin",),
     ("GET", "/api/v1/outbox"): ("admin",),
+    # web8 (kconfig diff, report text): the report text without its recipients, and
+    # the .config difference between two builds, are read like the rest
+    ("GET", "/api/v1/regressions/{}/report"): READ,
+    ("GET", "/api/v1/regressions/{}/kconfig-diff"): READ,
+    ("GET", "/api/v1/bisects/{}/kconfig-diff"): READ,
+    ("GET", "/api/v1/kconfig/diff"): READ,
 }
 
 
