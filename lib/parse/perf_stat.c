@@ -96,8 +96,11 @@ static int is_agg(const char *s, int *counted)
 				while (isdigit((unsigned char)*p))
 					p++;
 				f++;
-			} else if (*f++ != *p++) {
+			} else if (*f != *p) {
 				break;
+			} else {
+				f++;
+				p++;
 			}
 		}
 		if (!*f && !*p) {
