@@ -144,6 +144,8 @@ static void test_host_ok(void **state)
 		assert_int_equal(json_object_size(json_object_get(run, "metrics")), 2);
 		assert_string_equal(json_string_value(json_object_get(run, "mode")), "wallclock");
 		assert_string_equal(json_string_value(json_object_get(run, "accel")), "host");
+		/* on the host itself: no qemu guest to describe */
+		assert_null(json_object_get(run, "guest"));
 		assert_string_equal(json_string_value(json_object_get(run, "kernel_release")), u.release);
 		assert_int_equal(strlen(json_string_value(json_object_get(run, "started_at"))), 20);
 		assert_true(json_real_value(json_object_get(run, "duration_s")) > 0);
