@@ -398,6 +398,40 @@ def print_latency(res):
                                          for k, v in res["statuses"].items()}))
 
 
+def server_times(log, wait):
+    """Server-side times per request kind from the access log
+    (REGTRACK_ACCESS_LOG=1: headers read to reply sent), beside the
+    client's: what the server spent, without the client's or the box's
+    scheduling delays."""
+    import re
+    kinds = {}
+    pat = re.compile(r"^(GET|POST) (\S+) (\d+) ([\d.]+)ms$")
+    with open(log, errors="replace") as f:
+        for line in f:
+            m = pat.match(line.strip())
+            if not m:
+                continue
+            path, st, ms = m.group(2), m.group(3), float(m.group(4))
+            if path == "/api/v1/results":
+                k = "upload"
+            elif path == "/api/v1/jobs/lease":
+                k = "lease_empty (past wait_s)" if st == "204" else "lease_job (parked incl.)"
+                if st == "204":
+                    ms -= wait * 1000
+            elif path == "/api/v1/workers/register":
+                k = "register"
+            elif path == "/api/v1/jobs":
+                k = "submit"
+            else:
+                k = path
+            kinds.setdefault(k, []).append(ms)
+    print("  server-side (access log):")
+    for k, v in sorted(kinds.items()):
+        v.sort()
+        print("  %-26s n=%-6d p50 %8.2f ms  p99 %8.2f ms  max %8.2f ms"
+              % (k, len(v), v[(len(v) - 1) // 2], v[int((len(v) - 1) * 0.99)], v[-1]))
+
+
 def load():
     """500 workers long-polling and 200 uploads/s for 60 s on loopback."""
     fails = []
@@ -406,7 +440,7 @@ def load():
     seconds = int(os.environ.get("LOAD_SECONDS", 60))
     njobs = int(os.environ.get("LOAD_JOBS", pollers))
     wait = 20
-    srv = Server()
+    srv = Server(env={"REGTRACK_ACCESS_LOG": "1"})
     pid = srv.proc.pid
     before = proc_figures(pid)
     print("  server before: RSS %d kB, %d fds, %d threads; ulimit -n of the server %s"
@@ -437,6 +471,13 @@ def load():
     print("  server RSS: before %d kB, peak %d kB, after %d kB (VmHWM %d kB); fds before %d, "
           "peak %d, after %d; threads peak %d"
           % (before[0], pk[0], after[0], after[1], before[2], pk[1], after[2], pk[2]))
+    server_times(srv.log.name, wait)
+    print("FIGURES load %s" % json.dumps({
+        "pollers": pollers, "rate": rate, "seconds": seconds, "achieved_rate": up["achieved_rate"],
+        "latency_ms": res["latency"], "rss_kb": {"before": before[0], "peak": pk[0],
+                                                 "after": after[0]},
+        "fds": {"before": before[2], "peak": pk[1], "after": after[2]},
+        "failures": res["failures"]}, sort_keys=True))
     print("  failures: %d" % res["failures"])
     for f in res["failure_list"][:10]:
         print("    %s" % f)

@@ -316,9 +316,17 @@ static void record_fail(const char *kind, long status, int cres, struct xfer *x,
 		f->t0 = x->t0;
 		f->t1 = now_s();
 		f->retried = retried;
-		if (G.nfails < 5)
-			fprintf(stderr, "loadmix: %s failed: HTTP %ld, curl %d: %.200s\n", kind, status,
-				cres, x->resp.data);
+		if (G.nfails < 5) {
+			char head[81];
+
+			/* the body's start on one line */
+			snprintf(head, sizeof(head), "%s", x->resp.data);
+			for (char *c = head; *c; c++)
+				if (*c == '\n' || *c == '\r')
+					*c = ' ';
+			fprintf(stderr, "loadmix: %s failed: HTTP %ld, curl %d: %s\n", kind, status,
+				cres, head);
+		}
 	}
 	G.nfails++;
 }
