@@ -594,9 +594,9 @@ static int render_table(const struct report_input *in, struct buf *b)
 	const char *base_subj = in->kind == REPORT_BISECT ? in->parent_subject : in->good_subject;
 	const char *head = in->kind == REPORT_BISECT ? in->culprit_sha : in->bad_sha;
 	const char *head_subj = in->kind == REPORT_BISECT ? in->culprit_subject : in->bad_subject;
-	int rc;
+	int rc = 0;
 
-	if (!in->nr_rows || !base || !head)
+	if ((!in->nr_rows && !in->nr_rows_omitted) || !base || !head)
 		return 0;
 	axes = xcalloc(in->nr_params + 5, sizeof(*axes));
 	if (in->compiler)
@@ -609,8 +609,9 @@ static int render_table(const struct report_input *in, struct buf *b)
 		axes[n++] = (struct lkp_axis){ "testcase", in->testcase };
 	for (size_t i = 0; i < in->nr_params; i++)
 		axes[n++] = (struct lkp_axis){ in->params[i].name, in->params[i].value };
-	rc = buf_addstr(b, "\n") || lkp_render(b, axes, n, base, base_subj, head, head_subj,
-					       in->rows, in->nr_rows);
+	if (in->nr_rows)
+		rc = buf_addstr(b, "\n") || lkp_render(b, axes, n, base, base_subj, head, head_subj,
+						       in->rows, in->nr_rows);
 	free(axes);
 	if (!rc && in->nr_rows_omitted) {
 		const char *url = in->public_url ? in->public_url : "";
@@ -618,10 +619,11 @@ static int render_table(const struct report_input *in, struct buf *b)
 
 		while (len && url[len - 1] == '/')
 			len--;
-		rc = buf_addf(b, "\n%zu more metric%s of both commits left out (no significant "
+		rc = buf_addf(b, "\n%zu %smetric%s of both commits left out (no significant "
 			      "change, or beyond the table's size); all of them:\n  %.*s/api/v1/"
 			      "compare?base=%s&head=%s&format=text\n", in->nr_rows_omitted,
-			      in->nr_rows_omitted == 1 ? "" : "s", (int)len, url, base, head);
+			      in->nr_rows ? "more " : "", in->nr_rows_omitted == 1 ? "" : "s",
+			      (int)len, url, base, head);
 	}
 	return rc ? -1 : 0;
 }

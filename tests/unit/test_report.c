@@ -376,6 +376,17 @@ static void test_guest_machine_diffstat_omitted(void **state)
 	assert_null(strstr(r.body.data, "left out"));
 	report_release(&r);
 
+	/* no row to show (the bisected metric has no runs at one side): the note alone */
+	in.nr_rows = 0;
+	in.nr_rows_omitted = 3;
+	assert_int_equal(report_render(&in, &r, &e), 0);
+	assert_null(strstr(r.body.data, "%stddev"));
+	assert_non_null(strstr(r.body.data, "\n3 metrics of both commits left out (no significant "
+					    "change, or beyond the table's size); all of them:\n"));
+	report_release(&r);
+	in.nr_rows = 2;
+	in.nr_rows_omitted = 0;
+
 	/* a run on the host itself ("host" accel): the host line as before */
 	in.accel = "host";
 	assert_int_equal(report_render(&in, &r, &e), 0);
