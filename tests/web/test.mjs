@@ -8,7 +8,7 @@
 // of the large series, default 100000), CHROMIUM (default /usr/bin/chromium).
 import { chromium } from 'playwright-core';
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, createWriteStream, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, createWriteStream, writeFileSync, readFileSync, readdirSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
@@ -27,6 +27,16 @@ const PG_ENV = {
 	REGTRACK_PGPORT: process.env.REGTRACK_PGPORT || String(20000 + process.pid % 20000),
 };
 const XSS = 'mm: fix <script>alert(1)</script> and <img src=x onerror=alert(2)> in page_fault';
+// The builds' .config (tests/fixtures/kconfig/README.md): the bisect's fake
+// worker reports BASE_CONFIG before the culprit and HEAD_CONFIG from it on;
+// DIFFCONFIG is what the kernel's scripts/diffconfig printed for the two.
+const KCONFIG_DIR = join(top, 'tests', 'fixtures', 'kconfig');
+const BASE_CONFIG = readFileSync(join(KCONFIG_DIR, 'x86_64-tiny-mm.config'), 'utf8');
+const HEAD_CONFIG = readFileSync(join(KCONFIG_DIR, 'x86_64-tiny-mm-preempt-thp.config'), 'utf8');
+const DIFFCONFIG = readFileSync(join(KCONFIG_DIR, 'x86_64-tiny-mm-preempt-thp.diffconfig'), 'utf8');
+// report mails go to files (mail_dry_run_dir) with this one recipient
+const MAIL_DIR = join(TMP, 'mail');
+const MAIL_CC = 'perf-team@example.org';
 
 // --- the tiny runner: sequential checks, one closing line ---------------
 const results = [];
@@ -57,7 +67,7 @@ async function startServer(conninfo) {
 	// started by itself when the test confirms a regression
 	const conf = join(TMP, 'server.conf');
 	writeFileSync(conf, `data_dir = ${join(TMP, 'data')}\nbisect_poll_ms = 100\nbisect_share_pct = 100\n` +
-		'auto_bisect_min_pct = 1000\n');
+		`auto_bisect_min_pct = 1000\nmail_dry_run_dir = ${MAIL_DIR}\nmail_cc = ${MAIL_CC}\nmail_poll_ms = 100\n`);
 	const proc = spawn(join(BIN, 'regtrack-server'), ['serve', '--config', conf, '--db', conninfo,
 		'--listen', '127.0.0.1:0', '--web-dir', join(top, 'web')], { stdio: ['ignore', 'pipe', 'pipe'],
 		env: { ...process.env, REGTRACK_ACCESS_LOG: '1' } });
@@ -218,6 +228,28 @@ async function seedJobs() {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+// The report of bisect `id` as the mailer wrote it (mail_dry_run_dir): waits
+// until the outbox row is rendered and written, then reads DIR/<row id>.eml
+// (headers, blank line, 8bit text with CRLF) back: {subject, messageId, body}.
+async function mailedReport(id) {
+	let row = '';
+	for (let t = 0; t < 100 && !row; t++) {
+		row = psql(`SELECT id FROM outbox WHERE bisect_id = ${id} AND state = 'dry_run'`);
+		if (!row)
+			await sleep(200);
+	}
+	assert.ok(row, `bisect ${id}: no report mailed (outbox: ${psql('SELECT id, state, last_error FROM outbox')})`);
+	const file = join(MAIL_DIR, `${row}.eml`);
+	assert.ok(existsSync(file), `${file} missing: ${readdirSync(MAIL_DIR)}`);
+	const raw = readFileSync(file, 'utf8');
+	const cut = raw.indexOf('\r\n\r\n');
+	const head = raw.slice(0, cut).replace(/\r\n[ \t]+/g, ' ');
+	const header = (name) => (head.split('\r\n').find((l) => l.toLowerCase().startsWith(name.toLowerCase() + ': ')) || '')
+		.slice(name.length + 2);
+	assert.ok(header('Cc').includes(MAIL_CC) || header('To').includes(MAIL_CC), head);
+	return { subject: header('Subject'), messageId: header('Message-ID'), body: raw.slice(cut + 4).replace(/\r\n/g, '\n') };
+}
+
 // A finished bisect through the real API: a git tree of BISECT_N empty
 // commits made here (the culprit's subject is the XSS one), the tree
 // registered, POST /api/v1/bisects, and one fake worker speaking the worker
@@ -276,7 +308,7 @@ async function seedBisect() {
 				d.machine = { ...d.machine, hostname: 'lkp-web-2', memory_mb: 2048 };
 				return d;
 			});
-			body = { machine_id: mid, status: 'ok', results, log_tail: 'ok\n' };
+			body = { machine_id: mid, status: 'ok', results, log_tail: 'ok\n', kconfig: i >= CULPRIT ? HEAD_CONFIG : BASE_CONFIG };
 		}
 		r = await call('POST', `/api/v1/jobs/${job.id}/complete`, body, 'worker');
 		assert.equal(r.status, 200, r.text);
@@ -357,14 +389,28 @@ function mockApis(setupId) {
 		change_pct: -15.0, ci_pct: [-16.1, -13.9], p_value: 0.0022, verdict: 'different', bisect_id: 1,
 		created_at: '2026-11-29T07:00:00Z', group_id: 1, group_size: 1,
 		history: [{ at: '2026-11-29T07:00:00Z', who: 'detector', from: null, to: 'new', note: null }],
-		report_text: `Greeting,\n\nregtrack found a -15.0% regression of vm-scalability.throughput due to commit:\n\n` +
-			`commit: ${SHAS[STEP]} ("${XSS}")\n`,
-		config_diff: '-# CONFIG_PREEMPT is not set\n+CONFIG_PREEMPT=y\n',
+	};
+	// GET /api/v1/regressions/1/report: a follow-up still queued, then the first report
+	const report = { regression_id: 1, mails: [
+		{ id: 8, kind: 'range', state: 'queued', rendered: false, subject: null, message_id: null, in_reply_to: null,
+			bisect_id: null, created_at: '2026-11-29T10:00:00Z', sent_at: null, body: null },
+		{ id: 5, kind: 'bisect', state: 'sent', rendered: true,
+			subject: `[linux:master] [mm] ${SHAS[STEP].slice(0, 12)}: vm-scalability.throughput -15.0% regression`,
+			message_id: '<0b6f3c1e-5d2a-4d7e-9a51-7f1c2e3d4b5a@example.org>', in_reply_to: null, bisect_id: 1,
+			created_at: '2026-11-29T08:30:00Z', sent_at: '2026-11-29T08:30:02Z',
+			body: `Greeting,\n\nregtrack found a -15.0% regression of vm-scalability.throughput due to commit:\n\n` +
+				`commit: ${SHAS[STEP]} ("${XSS}")\n` },
+	] };
+	// GET /api/v1/regressions/1/kconfig-diff: the usual case, the same fragments built twice
+	const kconfig = {
+		base: { role: 'parent', commit: SHAS[STEP - 1], subject: SUBJECTS[STEP - 1], job_id: 41, options: 1100 },
+		head: { role: 'first_bad', commit: SHAS[STEP], subject: XSS, job_id: 42, options: 1100 },
+		identical: true, removed: 0, changed: 0, added: 0, lines: [], entries: [],
 	};
 	const patches = [];
 	const json = (route, status, body) => route.fulfill({ status, contentType: 'application/json', body: JSON.stringify(body) });
 	return {
-		bisect, regression, patches,
+		bisect, regression, patches, report, kconfig,
 		handle: async (route) => {
 			const req = route.request();
 			const path = new URL(req.url()).pathname;
@@ -380,6 +426,10 @@ function mockApis(setupId) {
 				return json(route, 200, { regressions: [regression] });
 			if (path === '/api/v1/regressions/1')
 				return json(route, 200, regression);
+			if (path === '/api/v1/regressions/1/report')
+				return json(route, 200, report);
+			if (path === '/api/v1/regressions/1/kconfig-diff')
+				return json(route, 200, kconfig);
 			if (path === '/api/v1/bisects')
 				return json(route, 200, [bisect]);
 			if (path === '/api/v1/bisects/1')
@@ -644,6 +694,11 @@ async function main() {
 			assert.ok(range.includes(SUBJECTS[STEP - 1]) && range.includes(XSS), range);
 			const tp = page.locator('tr.cmp-row[data-metric="vm-scalability.throughput"]');
 			assert.equal(await tp.getAttribute('data-change'), 'regression');
+			// its runs came without jobs: no build's .config to compare, and nothing mailed yet
+			const cfgText = await page.textContent('section:has(> h2:text-is(".config difference"))');
+			assert.ok(cfgText.includes(`no .config stored for the good build (commit ${SHAS[STEP - 1].slice(0, 12)}, ` +
+				'kconfig x86_64-defconfig): no job of it reported one'), cfgText);
+			assert.equal(await page.textContent('#report'), 'No report mailed yet.');
 			await shot('regression-real');
 			const to = from === 'new' ? 'confirmed' : 'reported';
 			await page.selectOption('#triage-state', to);
@@ -667,6 +722,7 @@ async function main() {
 				return;
 			}
 			const b = bisect.bisect;
+			const mail = await mailedReport(bisect.id);
 			await open('/', 'overview-bisect');
 			const row = page.locator(`#bisects a[href="/bisects/${bisect.id}"]`);
 			assert.equal(await row.count(), 1);
@@ -692,6 +748,28 @@ async function main() {
 			// the comparison: the verification's first bad commit vs its parent
 			const tp = page.locator('tr.cmp-row[data-metric="page-fault.ops_per_sec"]');
 			assert.equal(await tp.getAttribute('data-change'), 'regression');
+			// the .config difference: the parent's build vs the culprit's, exactly what
+			// the kernel's scripts/diffconfig printed for the two files
+			const builds = await page.textContent('#config-diff .config-builds');
+			assert.match(builds, new RegExp(`^parent ${bisect.shas[CULPRIT - 1].slice(0, 12)} .* job #\\d+ ` +
+				`vs first bad ${bisect.shas[CULPRIT].slice(0, 12)} .* job #\\d+$`));
+			assert.equal(await page.textContent('pre.config-diff'), DIFFCONFIG);
+			assert.equal(await page.textContent('#config-summary'),
+				'6 removed · 9 changed · 13 added (of 1100 / 1107 options; scripts/diffconfig)');
+			const ops = await page.$$eval('pre.config-diff span', (ss) => ss.map((x) => x.className));
+			assert.deepEqual([...new Set(ops)].map((c) => [c, ops.filter((o) => o === c).length]),
+				[['cfg-removed', 6], ['cfg-changed', 9], ['cfg-added', 13]]);
+			// the report as mailed: the text of the dry-run mail file, the culprit's
+			// <script> subject in it as text, and no recipient address anywhere
+			const mailText = await page.textContent('#report pre.report');
+			assert.equal(mailText.endsWith('\n') ? mailText : mailText + '\n', mail.body);
+			assert.ok(mailText.includes(XSS), mailText.slice(0, 400));
+			assert.equal(await page.textContent('#report .mail-subject'), mail.subject);
+			assert.equal(await page.textContent('#report .message-id'), mail.messageId);
+			assert.equal(await page.getAttribute('#report .mail', 'data-state'), 'dry_run');
+			assert.ok(!(await page.textContent('main')).includes(MAIL_CC));
+			await page.locator('#config-diff').screenshot({ path: join(ART, 'bisect-real-config-diff.png') });
+			await page.locator('#report').screenshot({ path: join(ART, 'bisect-real-report.png') });
 			await shot('bisect-real');
 		});
 
@@ -734,8 +812,18 @@ async function main() {
 				// the comparison (real API): first bad commit vs its parent
 				const tp = page.locator('tr.cmp-row[data-metric="vm-scalability.throughput"]');
 				assert.equal(await tp.getAttribute('data-change'), 'regression');
-				assert.equal(await page.textContent('#report'), api.regression.report_text);
-				assert.ok((await page.textContent('.config-diff')).includes('+CONFIG_PREEMPT=y'));
+				// the report as mailed, newest first: the queued follow-up, then the sent text
+				const mails = await page.$$eval('#report .mail', (ms) => ms.map((m) => [m.dataset.state,
+					m.querySelector('.mail-subject').textContent, (m.querySelector('pre.report') || {}).textContent || null]));
+				assert.deepEqual(mails, [['queued', '(not rendered yet)', null],
+					['sent', api.report.mails[1].subject, api.report.mails[1].body]]);
+				assert.match(await page.textContent('#report .mail:nth-child(1)'), /Queued: the mailer has not rendered this report yet\./);
+				assert.equal(await page.textContent('#report .message-id'), api.report.mails[1].message_id);
+				// identical builds say so, with the number of options
+				assert.equal(await page.textContent('#config-identical'), 'identical .config (1100 options)');
+				assert.equal(await page.locator('pre.config-diff').count(), 0);
+				assert.match(await page.textContent('#config-diff .config-builds'),
+					new RegExp(`^parent ${SHAS[STEP - 1].slice(0, 12)} .* job #41 vs first bad ${SHAS[STEP].slice(0, 12)} .* job #42$`));
 				await shot('regression');
 				// triage with an admin token: PATCH, then the page shows the new state
 				await page.selectOption('#triage-state', 'confirmed');

@@ -247,6 +247,60 @@ async function mails(r) {
 	];
 }
 
+// The report as mailed (GET /regressions/{id}/report, read scope): every
+// mail about the regression, newest first, each with its headers and its
+// text exactly as sent; no recipients (those are on the admin outbox).
+async function reportMails(r) {
+	if (!r)
+		return emptyState('This bisect has recorded no regression yet: nothing was mailed.');
+	let data;
+	try {
+		data = await api(`/regressions/${r.id}/report`, { optional: true });
+	} catch (e) {
+		return errorBox(e);
+	}
+	if (data === null)
+		return emptyState('This server has no report API yet.');
+	const mails = data.mails || [];
+	if (!mails.length)
+		return h('div', { id: 'report' }, emptyState('No report mailed yet.'));
+	return h('div', { id: 'report' }, mails.map((m) => h('div', {
+		class: 'mail', dataset: { state: m.state || '', kind: m.kind || '' },
+	},
+	h('p', { class: 'mail-head' }, stateBadge(m.state === 'dry_run' ? 'sent (dry run)' : m.state),
+		' ', h('b', { class: 'mail-subject' }, m.subject || '(not rendered yet)'),
+		h('span', { class: 'muted' }, ` · ${m.kind} report`,
+			m.sent_at ? ` · sent ${fmtTime(m.sent_at)}` : ` · queued ${fmtTime(m.created_at)}`)),
+	m.message_id ? h('p', { class: 'muted mail-ids' }, 'Message-ID: ', h('code', { class: 'message-id' }, m.message_id),
+		m.in_reply_to ? [' · In-Reply-To: ', h('code', null, m.in_reply_to)] : null) : null,
+	m.rendered ? h('pre', { class: 'report' }, m.body || '')
+		: emptyState('Queued: the mailer has not rendered this report yet.'))));
+}
+
+// The .config difference between the builds (parent vs first bad commit, or
+// the range's ends), as the kernel's scripts/diffconfig prints it.
+async function configDiff(r, b, kind) {
+	const path = kind === 'bisect' || !r ? `/bisects/${b.id}/kconfig-diff` : `/regressions/${r.id}/kconfig-diff`;
+	let d;
+	try {
+		d = await api(path, { optional: true });
+	} catch (e) {
+		return e.status === 404 ? emptyState(e.message) : errorBox(e);
+	}
+	if (d === null)
+		return emptyState('This server has no .config difference API yet.');
+	const side = (s) => [h('b', null, s.role.replace('_', ' ')), ' ', commitLink(s.commit, s.subject), ' ',
+		h('a', { href: `/jobs/${s.job_id}`, class: 'muted' }, `job #${s.job_id}`)];
+	return h('div', { id: 'config-diff' },
+		h('p', { class: 'config-builds' }, side(d.base), h('span', { class: 'muted' }, ' vs '), side(d.head)),
+		d.identical
+			? h('p', { id: 'config-identical' }, `identical .config (${d.head.options} options)`)
+			: [h('p', { id: 'config-summary' }, `${d.removed} removed · ${d.changed} changed · ${d.added} added`,
+				h('span', { class: 'muted' }, ` (of ${d.base.options} / ${d.head.options} options; scripts/diffconfig)`)),
+			h('pre', { class: 'config-diff' }, (d.entries || []).map((e, i) =>
+				h('span', { class: `cfg-${e.op}` }, d.lines[i], '\n')))]);
+}
+
 function historyList(r) {
 	const hist = pick(r, 'history') || [];
 	if (!hist.length)
@@ -304,8 +358,8 @@ export async function render(root, { id, kind }) {
 		? [`${{ improvement: 'Improvement', regression: 'Regression' }[regressionKind(r)] || 'Change'} #${r.id}: `,
 			metric || '', ' ', fmtPct(pick(r, 'change_pct')), ' ', stateBadge(r.state)]
 		: [`Bisect #${b.id}: `, metric || '', ' ', stateBadge(b.state)];
-	const report = pick(r, 'report_text', 'report') || pick(b, 'report_text');
-	const configDiff = pick(r, 'config_diff') || pick(b, 'config_diff');
+	const [cmp, cfg, mailed] = await Promise.all([comparison(cmpBase, bad, setup, metric),
+		r || b ? configDiff(r, b, kind) : null, reportMails(r)]);
 	const parts = [
 		h('h1', null, title),
 		rangeCard(r, b, kind === 'bisect'),
@@ -316,12 +370,9 @@ export async function render(root, { id, kind }) {
 		parts.push(section('Bisect', emptyState('Not bisected yet.')));
 	}
 	parts.push(section(cmpBase !== good ? 'First bad commit vs its parent'
-		: b && pick(b, 'first_bad_commit') ? 'Good vs first bad commit' : 'Last good vs first bad',
-		await comparison(cmpBase, bad, setup, metric)));
-	if (configDiff)
-		parts.push(section('.config difference', h('pre', { class: 'config-diff' }, configDiff)));
-	if (report)
-		parts.push(section('Report', h('pre', { class: 'report', id: 'report' }, report)));
+		: b && pick(b, 'first_bad_commit') ? 'Good vs first bad commit' : 'Last good vs first bad', cmp));
+	parts.push(section('.config difference', cfg));
+	parts.push(section('Report as mailed', mailed));
 	if (r) {
 		const g = groupTable(r);
 		if (g)
