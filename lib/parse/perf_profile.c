@@ -37,6 +37,9 @@
  * between entries of different symbols (caller order shows one chain
  * under several entries) the larger value is kept. A graph that the end of
  * the file cuts short (no blank line after it) gives no call traces.
+ * Neither does a report sorted by symbol first (`--sort sym`, header
+ * "# Children  Self  Symbol"): perf leaves the first frame out of its
+ * graphs there, so their names would be wrong (folded chains keep it).
  * Value modes other than percent (`-g …,period` / `count`) are not read.
  */
 #include "parse/parse_tool.h"
@@ -69,6 +72,8 @@ struct tr_node {
 /* the call graph under one entry */
 struct tr_graph {
 	int active;	/* an entry's graph lines may follow */
+	int sym_first;	/* sorted by symbol first: perf left out root frames */
+	int sym_noted;
 	char *sym;	/* the entry's symbol (stripped), owner of its traces */
 	double entry_pct;
 	struct tr_node *st;	/* the nodes of the current path, root first */
@@ -219,6 +224,14 @@ static void tr_end(struct parse_ctx *c, struct tr_graph *g, struct pp_event *ev,
 	if (!complete && json_object_size(g->traces))
 		parse_ctx_note(c, "call graph of '%s' cut short by the end of the file, "
 				  "its call traces left out", g->sym);
+	if (complete && g->sym_first && json_object_size(g->traces)) {
+		if (!g->sym_noted)
+			parse_ctx_note(c, "call graphs of a report sorted by symbol first lack "
+					  "their first frame (perf leaves it out): no call traces "
+					  "from them (use --sort dso,sym or -g folded)");
+		g->sym_noted = 1;
+		complete = 0;
+	}
 	json_object_foreach(g->traces, k, v) {
 		json_t *old = json_object_get(ev->trace, k);
 		const char *who = json_string_value(json_object_get(ev->owner, k));
@@ -239,6 +252,31 @@ static void tr_end(struct parse_ctx *c, struct tr_graph *g, struct pp_event *ev,
 	free(g->sym);
 	g->sym = NULL;
 	g->active = 0;
+}
+
+/*
+ * The column header "# Children      Self  Symbol …" or "# Overhead  Symbol":
+ * 1 when Symbol is the first sort key. perf then leaves out the first
+ * frame of a graph's single root ("it is the same as the symbol"), also
+ * where it is not, and a root of one frame entirely (perf's
+ * callchain__fprintf_graph), which the columns cannot tell apart from
+ * several roots.
+ */
+static int sort_by_sym(const char *s)
+{
+	const char *p = s + 1;
+
+	for (;;) {
+		p = parse_skip_blank(p);
+		if (!strncmp(p, "Children", 8) || !strncmp(p, "Overhead", 8))
+			p += 8;
+		else if (!strncmp(p, "Self", 4))
+			p += 4;
+		else if (!strncmp(p, "Samples", 7))
+			p += 7;	/* -n */
+		else
+			return !strncmp(p, "Symbol", 6);
+	}
 }
 
 static void tr_begin(struct tr_graph *g, const char *sym, double entry_pct)
@@ -369,8 +407,10 @@ void parse_perf_profile(struct parse_ctx *c, struct parse_lines *l)
 				free(name);
 			} else if (!strncmp(s, "# Children", 10)) {
 				children_mode = 1;
+				g.sym_first = sort_by_sym(s);
 			} else if (!strncmp(s, "# Overhead", 10)) {
 				children_mode = 0;
+				g.sym_first = sort_by_sym(s);
 			}
 			continue;
 		}

@@ -797,6 +797,21 @@ static void test_perf_profile_tree(void **state)
 	json_decref(folded);
 	json_decref(tree);
 
+	/* sorted by symbol first: perf drops each single root's first frame
+	 * ("---asm_exc_page_fault" under exc_page_fault); children and self
+	 * are read, call traces are not (their names would be wrong) */
+	tree = parse_fixture("perf-profile", "perf-report-children-tree-sort-sym.txt");
+	assert_string_equal(status(tree), "ok");
+	assert_rel(val(tree, "perf-profile.children.cpu-clock-pppH.exc_page_fault", 0), 83.11,
+		   1e-12, "children");
+	assert_rel(val(tree, "perf-profile.self.cpu-clock-pppH.exc_page_fault", 0), 13.02, 1e-12,
+		   "self");
+	ct_tree = with_prefix(tree, "perf-profile.calltrace.");
+	assert_int_equal(json_object_size(ct_tree), 0);
+	json_decref(ct_tree);
+	assert_true(errors_mention(tree, "sorted by symbol first"));
+	json_decref(tree);
+
 	/* perf's default (caller order): several roots under one entry */
 	tree = parse_fixture("perf-profile", "perf-report-children-tree-caller.txt");
 	assert_string_equal(status(tree), "ok");
@@ -1040,6 +1055,7 @@ static const struct {
 	{ "perf-profile", "perf-report-children-folded-callee.txt" },
 	{ "perf-profile", "perf-report-children-tree-callee.txt" },
 	{ "perf-profile", "perf-report-children-tree-caller.txt" },
+	{ "perf-profile", "perf-report-children-tree-sort-sym.txt" },
 	{ "proc-vs-map", "proc-vs-map-smaps_rollup-arm64-24c.txt" },
 };
 
