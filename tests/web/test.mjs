@@ -428,7 +428,7 @@ function mockApis(setupId) {
 				return json(route, 200, regression);
 			if (path === '/api/v1/regressions/1/report')
 				return json(route, 200, report);
-			if (path === '/api/v1/regressions/1/kconfig-diff')
+			if (path === '/api/v1/regressions/1/kconfig-diff' || path === '/api/v1/bisects/1/kconfig-diff')
 				return json(route, 200, kconfig);
 			if (path === '/api/v1/bisects')
 				return json(route, 200, [bisect]);
@@ -850,6 +850,8 @@ async function main() {
 				await open('/bisects/1', 'bisect');
 				assert.match(await page.textContent('h1'), /^Bisect #1: vm-scalability.throughput done/);
 				assert.equal(await page.locator('tr.step-row').count(), api.bisect.steps.length);
+				assert.equal(await page.textContent('#config-identical'), 'identical .config (1100 options)');
+				assert.equal(await page.locator('#report .mail').count(), 2);
 				await shot('bisect');
 			} finally {
 				await page.unroute(/\/api\/v1\/(regressions|bisects)(\/|\?|$)/);
