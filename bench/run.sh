@@ -3,7 +3,7 @@
 # figure beside its same-run baseline and writes bench/results.json.
 #
 # Environment: REGTRACK_BIN (the binaries, default bin/), BENCH_REPS
-# (repetitions, default 5), BENCH_KERNEL=1 (also the kernel rebuild step,
+# (repetitions, default 5), BENCH_ONLY (steps, see bench.py), BENCH_KERNEL=1 (also the kernel rebuild step,
 # several minutes), BENCH_PROGS (where the bench programs go, default
 # build/bench-progs).
 set -euo pipefail
@@ -29,6 +29,10 @@ if [[ -f bench/detect_bench.c ]]; then
 		"$B/libregtrack.a" $(pkg-config --libs gsl jansson) -lm ||
 		echo "bench: detect_bench did not build" >&2
 fi
+# linked like regtrack-worker (the Makefile's LDLIBS): the worker RSS baseline
+# shellcheck disable=SC2046
+gcc $CFLAGS -o "$BENCH_PROGS/curl_floor" bench/curl_floor.c $(pkg-config --libs $PKGS) \
+	-lpthread -lm || echo "bench: curl_floor did not build" >&2
 for f in bench/bisect_sim*.c; do
 	[[ -f $f ]] || continue
 	# shellcheck disable=SC2046
@@ -37,4 +41,5 @@ for f in bench/bisect_sim*.c; do
 		echo "bench: $f did not build" >&2
 done
 
-exec timeout 900 /usr/bin/python3 bench/bench.py
+# the kernel step (BENCH_KERNEL=1) builds a kernel twice and a half
+exec timeout "$([[ ${BENCH_KERNEL:-} == 1 ]] && echo 4500 || echo 900)" /usr/bin/python3 bench/bench.py
