@@ -781,6 +781,7 @@ static int step_running(struct server *srv, PGconn *c, long long id, struct err 
 	o.runs_per_step = b.runs_per_step;
 	o.ref_runs = b.ref_runs;
 	o.max_runs = (int)srv->cfg->bisect_max_runs;
+	o.probe_z = srv->cfg->bisect_probe_z;
 	o.expect_deterministic = !strcmp(b.measure, "icount");
 	if (o.ref_runs_min > o.ref_runs)
 		o.ref_runs_min = o.ref_runs;

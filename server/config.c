@@ -64,6 +64,7 @@ static const struct config_key config_keys[] = {
 	L(bisect_priority, -10, -1000, 1000),
 	L(bisect_reuse_runs, 1, 0, 1),
 	L(bisect_max_runs, 40, 10, 1000),
+	D(bisect_probe_z, 3.0, 0, 10),
 	L(bisect_poll_ms, 1000, 20, 600000),
 	L(git_timeout_s, 1800, 5, 86400),
 };

@@ -53,6 +53,9 @@ struct config {
 	long bisect_priority;       /* job priority of bisect jobs (tracking jobs: 0) */
 	long bisect_reuse_runs;     /* 1 = runs already stored at a commit count as samples */
 	long bisect_max_runs;       /* cap of runs on one commit */
+	double bisect_probe_z;      /* noisy probes: runs for a mean this many standard errors from
+	                             * the midpoint (lib/bisect/plan.h probe_z; 3: decisive alone);
+	                             * 0 = runs_per_step (5) a probe: fewer runs, more rounds */
 	long bisect_poll_ms;        /* coordinator poll */
 	long git_timeout_s;         /* each git command of the mirror */
 };

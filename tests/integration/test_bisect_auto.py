@@ -105,6 +105,8 @@ class AutoBisect(unittest.TestCase):
         with open(conf, "w") as f:
             f.write("data_dir = %s\nbisect_share_pct = 100\nbisect_poll_ms = 100\n"
                     "detect_poll_ms = 100\nauto_bisect = 1\nauto_bisect_min_pct = 2\n"
+                    # the sizing: 5 runs a new probe, doubling when undecided
+                    "bisect_probe_z = 0\n"
                     "mail_dry_run_dir = %s\nmail_poll_ms = 100\n"
                     % (os.path.join(cls.tmp, "data"), os.path.join(cls.tmp, "mail")))
         cls.srv = Server(extra_args=["--config", conf])
