@@ -129,8 +129,8 @@ enum MHD_Result api_jobs_post(struct request *rq)
 		cap = "host";
 	}
 	/* 15 digits: params are typed by people; 0.2 stays 0.2, not 0.20000000000000001 */
-	params_text = json_dumps(params ? params : json_object(),
-				 JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(15));
+	params_text = params ? json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS |
+					  JSON_REAL_PRECISION(15)) : xstrdup("{}");
 
 	c = rq_db(rq, &e);
 	if (!c)
@@ -283,7 +283,8 @@ enum MHD_Result api_workers_register(struct request *rq)
 		err_set(&e, 400, "invalid_field", "fingerprint", "'fingerprint' must be an object");
 		goto bad;
 	}
-	fptext = json_dumps(fp ? fp : json_object(), JSON_COMPACT);
+	/* json_dumps takes no reference: an empty object made here would leak */
+	fptext = fp ? json_dumps(fp, JSON_COMPACT) : xstrdup("{}");
 	snprintf(cb, sizeof(cb), "%lld", cpus);
 	snprintf(mb, sizeof(mb), "%lld", mem);
 	{

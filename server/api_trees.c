@@ -66,10 +66,12 @@ enum MHD_Result api_trees_post(struct request *rq)
 	}
 	if (!r)
 		goto bad;
-	ret = reply_json(rq, 200, json_pack("{s:I,s:O,s:O,s:O}", "id",
+	/* s:o steals: a new array for missing branches, a reference to given ones (s:O on a
+	 * new array leaked it) */
+	ret = reply_json(rq, 200, json_pack("{s:I,s:O,s:O,s:o}", "id",
 					    (json_int_t)strtoll(PQgetvalue(r, 0, 0), NULL, 10), "name", name,
 					    "url", url ? url : json_null(), "branches",
-					    branches ? branches : json_array()));
+					    branches ? json_incref(branches) : json_array()));
 	PQclear(r);
 	buf_release(&br);
 	json_decref(b);

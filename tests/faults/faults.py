@@ -538,12 +538,13 @@ http {
 	upstream regtrack {
 		server %(a)s max_fails=1 fail_timeout=10s;
 		server %(b)s max_fails=1 fail_timeout=10s;
-		keepalive 64;
+		# no upstream keepalive: a request started after a server died must
+		# meet a refused connect (which nginx passes on to the other server,
+		# POSTs included), not a cached connection to the dead one (a POST
+		# sent down it is not retried: 502)
 	}
 	server {
 		listen 127.0.0.1:%(p)d;
-		proxy_http_version 1.1;
-		proxy_set_header Connection "";
 		proxy_connect_timeout 2s;
 		# long polls park up to 60 s
 		proxy_read_timeout 120s;
@@ -639,11 +640,15 @@ def nginx_failover():
                               stderr=subprocess.PIPE, text=True)
         time.sleep(kill_at)
         done_before = int(a.psql("SELECT count(*) FROM jobs WHERE state = 'done'"))
+        t_signal = time.monotonic()
         a.proc.send_signal(signal.SIGKILL)
-        t_kill = time.monotonic()
         a.proc.wait()
-        print("  server A (%s) SIGKILLed %.1f s into the run, %d jobs done by then"
-              % (a.addr, kill_at, done_before))
+        # dead and reaped: until its exit closes the listening socket (after
+        # unmapping its memory: tens of ms, more under ASan) the kernel still
+        # completes connects to it, and those requests die with it
+        t_kill = time.monotonic()
+        print("  server A (%s) SIGKILLed %.1f s into the run (gone %.0f ms after the signal), "
+              "%d jobs done by then" % (a.addr, kill_at, (t_kill - t_signal) * 1e3, done_before))
         try:
             out, err = lm.communicate(timeout=300)
         except subprocess.TimeoutExpired:
@@ -689,6 +694,8 @@ def nginx_failover():
     inflight, later = [], []
     for f in res["failure_list"]:
         (inflight if f["t0"] <= t_kill + 0.01 else later).append(f)
+    for f in later:
+        f["started_after_kill_s"] = round(f["t0"] - t_kill, 3)
     kinds = sorted({"%s %s" % (f["kind"], f["status"]) for f in inflight})
     print("  failed requests: %d in flight at the kill (%s), %d started after it; %d retried"
           % (len(inflight), ", ".join(kinds) or "-", len(later), res["retries"]))
