@@ -262,10 +262,16 @@ const struct db_stmt_def db_stmts[DB_NR_STMTS] = {
 	[ST_QUEUE_COUNT] = { "queue_count",
 		"SELECT count(*), coalesce(max(id), 0) FROM jobs WHERE state = 'queued'" },
 	/* regressions and detection (sql/0003): add below */
-	/* the setup of a stored run waits for detection; cheap, in the ingest transaction */
+	/* the setup of a stored run waits for detection; cheap, in the ingest
+	 * transaction. DO UPDATE, not DO NOTHING: the no-op update locks the
+	 * pending row until the run is committed, so the detector's claim (FOR
+	 * UPDATE SKIP LOCKED) cannot take it and read the series without this
+	 * run, then delete the only row that stood for it (a lost run, seen as
+	 * n_after 35 of 36 under load) */
 	[ST_DETECT_ENQUEUE] = { "detect_enqueue",
 		"INSERT INTO detect_queue (setup_id) VALUES ($1::bigint) "
-		"ON CONFLICT (setup_id) WHERE claimed_at IS NULL DO NOTHING" },
+		"ON CONFLICT (setup_id) WHERE claimed_at IS NULL "
+		"DO UPDATE SET setup_id = EXCLUDED.setup_id" },
 	/* the oldest queued setup that no one is examining now */
 	[ST_DETECT_CLAIM] = { "detect_claim",
 		"UPDATE detect_queue SET claimed_at = now() WHERE id = ("
