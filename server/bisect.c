@@ -571,7 +571,8 @@ static int descend(struct server *srv, PGconn *c, struct brow *b, const struct c
 	int over = 0, ret = -1;
 
 	if (gitmirror_path(srv->cfg->data_dir, b->tree, dir, sizeof(dir), &ge) ||
-	    gitmirror_merge_side(dir, merge, (int)srv->cfg->git_timeout_s, p1, &side, &ns, &ge)) {
+	    gitmirror_merge_side(dir, merge, b->good, (int)srv->cfg->git_timeout_s, p1, &side, &ns,
+				 &ge)) {
 		fprintf(stderr, "regtrack-server: bisect %lld: side branch of %.12s: %s (%s); the "
 			"merge is the answer\n", b->id, merge, ge.message, ge.detail);
 		return 0;

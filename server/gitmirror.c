@@ -226,22 +226,25 @@ int gitmirror_bisect_all(const char *dir, const char *good, const char *bad, int
 	return 0;
 }
 
-int gitmirror_merge_side(const char *dir, const char *merge, int timeout_s, char p1[41],
-			 char ***shas, size_t *n, struct err *e)
+int gitmirror_merge_side(const char *dir, const char *merge, const char *good, int timeout_s,
+			 char p1[41], char ***shas, size_t *n, struct err *e)
 {
 	struct buf out = BUF_INIT(OUT_CAP);
-	char **par = NULL, pos[48], neg[48];
+	char **par = NULL, pos[48], neg[48], neg_good[48];
 	size_t np = 0;
 	const char *argv[] = { "git", "-C", dir, "rev-list", "--parents", "-n", "1", merge, "--", NULL };
 	const char *side[] = { "git", "-C", dir, "rev-list", "--first-parent", "--reverse", pos, neg,
-			       "--", NULL };
+			       good ? neg_good : "--", good ? "--" : NULL, NULL };
 	int ret = -1;
 
 	*shas = NULL;
 	*n = 0;
 	p1[0] = '\0';
-	if (!is_sha(merge))
-		return err_set(e, 400, "invalid_field", "merge", "'%s' is not a 40-hex sha", merge);
+	if (!is_sha(merge) || (good && !is_sha(good)))
+		return err_set(e, 400, "invalid_field", is_sha(merge) ? "good" : "merge",
+			       "'%s' is not a 40-hex sha", is_sha(merge) ? good : merge);
+	if (good)
+		snprintf(neg_good, sizeof(neg_good), "^%s", good);
 	if (run_git(argv, NULL, timeout_s, 1 << 16, &out, e))
 		goto out;
 	/* "MERGE P1 P2 ...": one line, spaces between */

@@ -55,17 +55,19 @@ int gitmirror_bisect_all(const char *dir, const char *good, const char *bad, int
  * into a merge found first bad on a first-parent chain. `git rev-list
  * --parents -n 1 MERGE` gives the parents; for exactly two (P1 the
  * mainline, P2 the merged side),
- * `git rev-list --first-parent --reverse P2 ^P1` lists the side branch's
- * own first-parent chain, oldest first: the commits reachable from P2 and
- * not from P1 (so none reachable from the bisect's good end either, which
- * is an ancestor of P1). On success, p1 (41 bytes) receives P1 and *shas
+ * `git rev-list --first-parent --reverse P2 ^P1 [^GOOD]` lists the side
+ * branch's own first-parent chain, oldest first: the commits reachable from
+ * P2 and from neither P1 nor good (a sha, or NULL: the bisect's good end,
+ * known good with everything it reaches, which matters when it is not an
+ * ancestor of P1). On success, p1 (41 bytes) receives P1 and *shas
  * a new array of *n new 40-hex strings (free with gitmirror_free_list);
  * *n = 0 (and *shas NULL) when merge has one parent or more than two
  * (octopus merges are not descended into: the merge itself is the answer)
  * or when P2 is already reachable from P1. Errors as above.
  */
-int gitmirror_merge_side(const char *dir, const char *merge, int timeout_s, char p1[41],
-			 char ***shas, size_t *n, struct err *e) __attribute__((warn_unused_result));
+int gitmirror_merge_side(const char *dir, const char *merge, const char *good, int timeout_s,
+			 char p1[41], char ***shas, size_t *n, struct err *e)
+	__attribute__((warn_unused_result));
 
 /* 1 when sha names a commit in the mirror (`git cat-file -e SHA^{commit}`). */
 int gitmirror_has_commit(const char *dir, const char *sha, int timeout_s);

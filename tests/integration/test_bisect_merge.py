@@ -156,10 +156,13 @@ class BisectMerge(unittest.TestCase):
         subprocess.run(["rm", "-rf", "--", cls.tmp], timeout=60)
         assert rc == 0, "server exited %d (sanitizer report in its log)" % rc
 
-    def bisect(self, case):
+    def bisect(self, case, good="c0", variant=None):
+        params = {"case": case}
+        if variant:
+            params["variant"] = variant
         r = self.srv.post("/api/v1/bisects", {
-            "tree": "merged", "good": self.c["c0"], "bad": self.c["c20"],
-            "testcase": "vm-scalability", "params": {"case": case},
+            "tree": "merged", "good": self.c[good], "bad": self.c["c20"],
+            "testcase": "vm-scalability", "params": params,
             "kconfig": "x86_64-defconfig", "compiler": "gcc-12", "tbox_group": "vm-2p",
             "metric": METRIC}, scope="submit")
         self.assertEqual(r.status, 201, r)
@@ -267,6 +270,22 @@ class BisectMerge(unittest.TestCase):
         reg = self.srv.get("/api/v1/regressions/%d" % b["regression_id"]).json()
         self.assertEqual((reg["state"], reg["good"]["sha"], reg["bad"]["sha"]),
                          ("bisected", c["c15"], c["M"]))
+
+    def test_good_end_on_the_side_branch(self):
+        """good = s5: everything s5 reaches is known good, on either level."""
+        b = self.bisect("side", good="s5", variant="good on the side branch")
+        c = self.c
+        self.assertEqual((b["state"], b["outcome"]), ("done", "found"), b.get("reason"))
+        self.assertEqual(b["first_bad_commit"]["sha"], c["s%d" % SIDE_CULPRIT])
+        # level 0: c6..c15, M, c16..c20; the range: those and s6..s20
+        self.assertEqual((b["nr_candidates"], b["nr_range"]), (16, 31))
+        d = b["descents"][0]
+        self.assertEqual((d["merge"], d["merge_parent"], d["side_commits"]), (c["M"], c["c15"], 15))
+        name = {v: k for k, v in c.items()}
+        measured = {name[s["commit"]] for s in b["steps"]}
+        known_good = {"s%d" % i for i in range(1, 5)} | {"c%d" % i for i in range(6)}
+        self.assertFalse(measured & known_good, measured)
+        self.assertIn("s5", measured)  # the good end itself, as the level 0 reference
 
 
 if __name__ == "__main__":
