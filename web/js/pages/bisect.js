@@ -210,16 +210,16 @@ function groupTable(r) {
 	}), { class: 'list', id: 'group' }));
 }
 
-// The mails about this regression (admin: the outbox API), and a button to
-// queue a report now.
+// Whom the mails about this regression went to, and their delivery (admin:
+// the outbox API), and a button to queue a report now.
 async function mails(r) {
 	if (!getToken())
-		return emptyState('Set an admin token to see the mails sent about this regression.');
+		return emptyState('Set an admin token to see whom each report went to, and to mail one now.');
 	let list;
 	try {
 		list = await api('/outbox', { query: { regression: r.id }, optional: true });
 	} catch (e) {
-		return e.status === 401 || e.status === 403 ? emptyState('The mails need an admin token.') : errorBox(e);
+		return e.status === 401 || e.status === 403 ? emptyState('The delivery of mails needs an admin token.') : errorBox(e);
 	}
 	if (list === null)
 		return emptyState('This server has no mail API yet.');
@@ -377,7 +377,7 @@ export async function render(root, { id, kind }) {
 		const g = groupTable(r);
 		if (g)
 			parts.splice(2, 0, g);
-		parts.push(section('Mail', await mails(r)));
+		parts.push(section('Mail delivery', await mails(r)));
 	}
 	if (r) {
 		parts.push(section('Triage', ...triage(r, () => render(root, { id, kind })), historyList(r)));
