@@ -797,6 +797,19 @@ static void test_perf_profile_tree(void **state)
 	json_decref(folded);
 	json_decref(tree);
 
+	/* --no-children: one Overhead column; a root without percent is the
+	 * entry's Overhead */
+	tree = parse_fixture("perf-profile", "perf-report-overhead-tree.txt");
+	assert_string_equal(status(tree), "ok");
+	assert_rel(val(tree, PP_CT "copy_mc_enhanced_fast_string.do_fault.__handle_mm_fault."
+			     "handle_mm_fault.exc_page_fault", 0), 27.39, 1e-12, "overhead root");
+	assert_rel(val(tree, PP_CT "_raw_spin_lock.__pte_offset_map_lock.finish_fault.do_fault."
+			     "__handle_mm_fault", 0), 11.55, 1e-12, "overhead branch");
+	assert_rel(val(tree, "perf-profile.self.cpu-clock-pppH.finish_task_switch", 0), 5.45,
+		   1e-12, "overhead");
+	assert_int_equal(nvalues(tree), 8);	/* 4 self, 4 call traces */
+	json_decref(tree);
+
 	/* sorted by symbol first: perf drops each single root's first frame
 	 * ("---asm_exc_page_fault" under exc_page_fault); children and self
 	 * are read, call traces are not (their names would be wrong) */
@@ -1056,6 +1069,7 @@ static const struct {
 	{ "perf-profile", "perf-report-children-tree-callee.txt" },
 	{ "perf-profile", "perf-report-children-tree-caller.txt" },
 	{ "perf-profile", "perf-report-children-tree-sort-sym.txt" },
+	{ "perf-profile", "perf-report-overhead-tree.txt" },
 	{ "proc-vs-map", "proc-vs-map-smaps_rollup-arm64-24c.txt" },
 };
 
