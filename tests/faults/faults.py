@@ -353,6 +353,36 @@ def proc_figures(pid):
     return rss, hwm, len(os.listdir("/proc/%d/fd" % pid)), threads
 
 
+def cpu_seconds(pids):
+    """User + system CPU seconds of the processes PIDS (gone ones count 0)."""
+    hz = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for p in pids:
+        try:
+            with open("/proc/%d/stat" % p) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / hz
+        except OSError:
+            pass
+    return total
+
+
+def pg_pids(srv):
+    """The cluster's postmaster and its children (the backends)."""
+    with open(os.path.join(srv.cluster.data, "postmaster.pid")) as f:
+        pm = int(f.readline())
+    kids = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open("/proc/%s/stat" % d) as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pm:
+                        kids.append(int(d))
+            except OSError:
+                pass
+    return [pm] + kids
+
+
 class Sampler(threading.Thread):
     """The peak RSS, fds and threads of some processes, sampled every 0.25 s."""
 
@@ -448,9 +478,13 @@ def load():
               "Max open files")[1].split()[0]))
     sampler = Sampler([pid])
     sampler.start()
+    cpu0, t0 = cpu_seconds([pid]), time.monotonic()
     res = run_loadmix(["--url", srv.url, "--pollers", pollers, "--rate", rate, "--seconds",
                        seconds, "--jobs", njobs, "--jobs-at", max(seconds - 10, 0), "--wait", wait,
                        "--tag", 10], srv.tokens, timeout=seconds + wait + 300)
+    cpu_srv, elapsed = cpu_seconds([pid]) - cpu0, time.monotonic() - t0
+    # backends started by the run are still connected (the server keeps its connections)
+    cpu_pg = cpu_seconds(pg_pids(srv))
     sampler.stop.set()
     sampler.join()
     if srv.proc.poll() is not None:
@@ -472,11 +506,17 @@ def load():
           "peak %d, after %d; threads peak %d"
           % (before[0], pk[0], after[0], after[1], before[2], pk[1], after[2], pk[2]))
     server_times(srv.log.name, wait)
+    nreq = sum(v["n"] for v in res["latency"].values())
+    print("  CPU: server %.1f s over %.1f s (%.0f%% of one core, %.2f ms per request of %d), "
+          "PostgreSQL (all backends, whole life) %.1f s; box load average %s"
+          % (cpu_srv, elapsed, 100 * cpu_srv / elapsed, 1e3 * cpu_srv / max(nreq, 1), nreq,
+             cpu_pg, open("/proc/loadavg").read().split()[0]))
     print("FIGURES load %s" % json.dumps({
         "pollers": pollers, "rate": rate, "seconds": seconds, "achieved_rate": up["achieved_rate"],
         "latency_ms": res["latency"], "rss_kb": {"before": before[0], "peak": pk[0],
                                                  "after": after[0]},
         "fds": {"before": before[2], "peak": pk[1], "after": after[2]},
+        "server_cpu_s": round(cpu_srv, 2), "elapsed_s": round(elapsed, 2),
         "failures": res["failures"]}, sort_keys=True))
     print("  failures: %d" % res["failures"])
     for f in res["failure_list"][:10]:
