@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make check-faults: the long fault scenarios (tests/faults/faults.py), each
-# printing its figures. Needs REGTRACK_BIN. FAULTS="kill-server" for one.
+# printing its figures. Needs REGTRACK_BIN (and REGTRACK_LOADMIX, the load
+# client make check-faults builds). FAULTS="kill-server load" for some.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 export REGTRACK_TEST_TMP=${REGTRACK_TEST_TMP:-$(mktemp -d /tmp/regtrack-faults.XXXXXX)}
@@ -9,4 +10,4 @@ cleanup() {
 	rm -rf "$REGTRACK_TEST_TMP"
 }
 trap cleanup EXIT
-timeout 1800 /usr/bin/python3 "$here/faults.py" ${FAULTS:-}
+timeout 2700 /usr/bin/python3 "$here/faults.py" ${FAULTS:-}
