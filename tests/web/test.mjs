@@ -263,6 +263,38 @@ function git(repo, args, env = {}) {
 			GIT_COMMITTER_NAME: 'Dev One', GIT_COMMITTER_EMAIL: 'dev@example.org', ...env },
 	});
 }
+// The worker's side of a bisect: lease its jobs as machine `mid` and complete
+// each with answer(job) (the body of POST /jobs/{id}/complete) until the
+// bisect is no longer queued or running (60 s at most). Returns the last
+// GET /api/v1/bisects/{id}, the jobs completed and the time taken.
+async function driveBisect(id, mid, answer) {
+	const t0 = Date.now();
+	let b = null, jobsDone = 0;
+	while (Date.now() - t0 < 60000) {
+		b = (await call('GET', `/api/v1/bisects/${id}`)).json;
+		if (!['queued', 'running'].includes(b.state))
+			break;
+		const r = await call('POST', '/api/v1/jobs/lease', { machine_id: mid, wait_s: 1 }, 'worker');
+		if (r.status !== 200)
+			continue;
+		const c = await call('POST', `/api/v1/jobs/${r.json.job.id}/complete`, answer(r.json.job), 'worker');
+		assert.equal(c.status, 200, c.text);
+		jobsDone++;
+	}
+	return { b, jobsDone, ms: Date.now() - t0 };
+}
+
+// job.repeat result documents of `mean` ops/s (2 % noise) for a bisect's job.
+function fakeResults(job, mean, tree) {
+	return Array.from({ length: job.repeat }, () => {
+		const d = doc(0, job.params, { 'page-fault.ops_per_sec': [mean * (1 + (rnd() - 0.5) * 0.02)] });
+		Object.assign(d, { commit: job.commit, testcase: job.testcase, job_id: job.id, kconfig: job.kconfig,
+			compiler: job.compiler, tree, commit_subject: undefined, commit_time: undefined });
+		d.machine = { ...d.machine, hostname: 'lkp-web-2', memory_mb: 2048 };
+		return d;
+	});
+}
+
 async function seedBisect() {
 	if (!(await endpoint('/api/v1/bisects/1')))
 		return null;
@@ -287,37 +319,97 @@ async function seedBisect() {
 	assert.equal(r.status, 201, r.text);
 	const id = r.json.id;
 	const index = Object.fromEntries(shas.map((sha, i) => [sha, i]));
-	const t0 = Date.now();
-	let b = null, jobsDone = 0;
-	while (Date.now() - t0 < 60000) {
-		b = (await call('GET', `/api/v1/bisects/${id}`)).json;
-		if (!['queued', 'running'].includes(b.state))
-			break;
-		r = await call('POST', '/api/v1/jobs/lease', { machine_id: mid, wait_s: 1 }, 'worker');
-		if (r.status !== 200)
-			continue;
-		const job = r.json.job, i = index[job.commit];
-		let body;
-		if (i === BROKEN) {
-			body = { machine_id: mid, status: 'build-failed', log_tail: "mm/page_alloc.c:42: error: implicit declaration of function 'mm_foo'\n" };
-		} else {
-			const results = Array.from({ length: job.repeat }, () => {
-				const d = doc(0, job.params, { 'page-fault.ops_per_sec': [(i >= CULPRIT ? 850000 : 1000000) * (1 + (rnd() - 0.5) * 0.02)] });
-				Object.assign(d, { commit: job.commit, testcase: job.testcase, job_id: job.id, kconfig: job.kconfig,
-					compiler: job.compiler, tree: 'demo', commit_subject: undefined, commit_time: undefined });
-				d.machine = { ...d.machine, hostname: 'lkp-web-2', memory_mb: 2048 };
-				return d;
-			});
-			body = { machine_id: mid, status: 'ok', results, log_tail: 'ok\n', kconfig: i >= CULPRIT ? HEAD_CONFIG : BASE_CONFIG };
-		}
-		r = await call('POST', `/api/v1/jobs/${job.id}/complete`, body, 'worker');
-		assert.equal(r.status, 200, r.text);
-		jobsDone++;
-	}
-	console.log(`  bisect #${id}: ${b.state} (${b.outcome || b.reason}) after ${jobsDone} jobs in ${Date.now() - t0} ms`);
+	const { b, jobsDone, ms } = await driveBisect(id, mid, (job) => {
+		const i = index[job.commit];
+		if (i === BROKEN)
+			return { machine_id: mid, status: 'build-failed', log_tail: "mm/page_alloc.c:42: error: implicit declaration of function 'mm_foo'\n" };
+		return { machine_id: mid, status: 'ok', results: fakeResults(job, i >= CULPRIT ? 850000 : 1000000, 'demo'),
+			log_tail: 'ok\n', kconfig: i >= CULPRIT ? HEAD_CONFIG : BASE_CONFIG };
+	});
+	console.log(`  bisect #${id}: ${b.state} (${b.outcome || b.reason}) after ${jobsDone} jobs in ${ms} ms`);
 	assert.equal(b.state, 'done', JSON.stringify(b).slice(0, 500));
 	assert.equal(b.first_bad_commit.sha, shas[CULPRIT]);
-	return { id, shas, culprit: CULPRIT, broken: BROKEN, bisect: b };
+	return { id, shas, culprit: CULPRIT, broken: BROKEN, bisect: b, mid };
+}
+
+// A finished bisect that descended into a merge, through the real API: a
+// tree made here,
+//     c0 - c1 - c2 - c3 - ... - c6 - M - c7 - c8
+//                \                  /
+//                 s1 - ... ------ s6
+// (M = git merge --no-ff of branch mm-fault), good c0, bad c8. c1 adds
+// mm/memory.c (10 lines) and include/linux/mm.h (3 lines); the culprit s4
+// rewrites 2 lines of mm/memory.c and adds one (+3 -2), adds a line to
+// include/linux/mm.h (+1), adds mm/fault_around.c (+4) and a binary
+// Documentation/mm/fault.png; every other commit is empty. Runs of commits
+// that contain s4 are 15 % slower. Level 0 walks the first-parent chain
+// c1..c6, M, c7, c8 (9 commits) to M, level 1 its side branch s1..s6 to s4.
+const MERGE_CULPRIT = 's4', MERGE_SUBJECT = "Merge branch 'mm-fault'";
+const MERGE_DIFFSTAT = { files_changed: 4, insertions: 8, deletions: 2, files: [
+	['Documentation/mm/fault.png', null, null], ['include/linux/mm.h', 1, 0],
+	['mm/fault_around.c', 4, 0], ['mm/memory.c', 3, 2]] };
+async function seedMergeBisect(mid) {
+	if (!mid)
+		return null;
+	const repo = join(TMP, 'linux-merged');
+	run('git', ['init', '-q', '-b', 'master', repo]);
+	const c = {};
+	let t = 0;
+	const commit = (name, files) => {
+		for (const [path, text] of Object.entries(files || {})) {
+			mkdirSync(dirname(join(repo, path)), { recursive: true });
+			writeFileSync(join(repo, path), text);
+			git(repo, ['add', '--', path]);
+		}
+		const date = `2026-10-02T00:00:${String(t++).padStart(2, '0')}Z`;
+		git(repo, ['commit', '-q', '--allow-empty', '-m', name === MERGE_CULPRIT ? 'mm: fault around in 64k steps'
+			: `mm: ${name}`], { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date });
+		c[name] = git(repo, ['rev-parse', 'HEAD']);
+	};
+	const lines = (n, tag) => Array.from({ length: n }, (_, i) => `${tag} line ${i + 1}\n`);
+	const memory = lines(10, 'memory.c');
+	commit('c0');
+	commit('c1', { 'mm/memory.c': memory.join(''), 'include/linux/mm.h': lines(3, 'mm.h').join('') });
+	commit('c2');
+	git(repo, ['branch', 'mm-fault']);
+	for (let i = 3; i <= 6; i++)
+		commit(`c${i}`);
+	git(repo, ['checkout', '-q', 'mm-fault']);
+	for (let i = 1; i <= 6; i++)
+		commit(`s${i}`, `s${i}` !== MERGE_CULPRIT ? null : {
+			'mm/memory.c': [...memory.slice(0, 4), 'memory.c fault around 64k\n', 'memory.c fault around end\n',
+				'memory.c new line\n', ...memory.slice(6)].join(''),
+			'include/linux/mm.h': [...lines(3, 'mm.h'), 'mm.h fault_around_bytes\n'].join(''),
+			'mm/fault_around.c': lines(4, 'fault_around.c').join(''),
+			'Documentation/mm/fault.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0x0d, 0, 1, 2, 3]),
+		});
+	git(repo, ['checkout', '-q', 'master']);
+	const date = `2026-10-02T00:00:${String(t++).padStart(2, '0')}Z`;
+	git(repo, ['merge', '-q', '--no-ff', '-m', MERGE_SUBJECT, 'mm-fault'], { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date });
+	c.M = git(repo, ['rev-parse', 'HEAD']);
+	commit('c7');
+	commit('c8');
+	// what git itself says the culprit touched (numstat: '-' for a binary file)
+	const numstat = git(repo, ['show', '--numstat', '--format=', c[MERGE_CULPRIT]]).split('\n').map((l) => l.split('\t'))
+		.map(([a, d, p]) => [p, a === '-' ? null : Number(a), d === '-' ? null : Number(d)]).sort((x, y) => (x[0] < y[0] ? -1 : 1));
+	assert.deepEqual(numstat, MERGE_DIFFSTAT.files);
+	const slow = new Set([c[MERGE_CULPRIT], ...git(repo, ['rev-list', '--ancestry-path', `${c[MERGE_CULPRIT]}..${c.c8}`]).split('\n')]);
+	let r = await call('POST', '/api/v1/trees', { name: 'merged', url: repo, branches: ['master'] }, 'admin');
+	assert.equal(r.status, 200, r.text);
+	r = await call('POST', '/api/v1/bisects', { tree: 'merged', good: c.c0, bad: c.c8, testcase: 'page-fault',
+		params: { nr_task: '4' }, kconfig: 'x86_64-defconfig', compiler: 'gcc-12', tbox_group: 'vm-2p',
+		metric: 'page-fault.ops_per_sec' }, 'submit');
+	assert.equal(r.status, 201, r.text);
+	const id = r.json.id;
+	const { b, jobsDone, ms } = await driveBisect(id, mid, (job) => ({ machine_id: mid, status: 'ok',
+		results: fakeResults(job, slow.has(job.commit) ? 850000 : 1000000, 'merged'), log_tail: 'ok\n' }));
+	console.log(`  merge bisect #${id}: ${b.state} (${b.outcome || b.reason}) at level ${b.level} after ${jobsDone} jobs in ${ms} ms`);
+	assert.equal(b.state, 'done', JSON.stringify(b).slice(0, 500));
+	assert.equal(b.first_bad_commit.sha, c[MERGE_CULPRIT]);
+	assert.equal(b.level, 1);
+	assert.deepEqual(b.descents.map((d) => [d.level, d.merge, d.merge_parent, d.nr_candidates, d.side_commits]),
+		[[0, c.M, c.c6, 9, 6]]);
+	return { id, c, bisect: b };
 }
 
 // The record of the seeded -15 % step of vm-scalability.throughput
@@ -377,9 +469,12 @@ function mockApis(setupId) {
 	const bisect = {
 		id: 1, state: 'done', tree: 'linux', regression_id: 1, metric: 'vm-scalability.throughput', ...setup, arch: 'x86_64',
 		good: SHAS[0], bad: SHAS[STEP + 3], steps, good_samples: good(0), bad_samples: bad(STEP + 3),
-		first_bad_commit: { sha: SHAS[STEP], subject: XSS, author: 'A U Thor', commit_time: '2026-11-09T12:00:00Z' },
+		first_bad_commit: { sha: SHAS[STEP], subject: XSS, author: 'A U Thor', commit_time: '2026-11-09T12:00:00Z',
+			// at most 100 files by path: 102 changed, two shown
+			diffstat: { files_changed: 102, insertions: 2050, deletions: 7, files: [
+				{ path: 'mm/<img src=x onerror=alert(5)>.c', insertions: 2, deletions: 2 },
+				{ path: 'mm/memory.c', insertions: 48, deletions: 5 }] } },
 		first_bad_parent: SHAS[STEP - 1],
-		first_bad_diffstat: ' mm/memory.c | 4 ++--\n 1 file changed, 2 insertions(+), 2 deletions(-)',
 		confidence: 0.998, outcome: 'found', jobs_used: 5, runs_used: 45, wall_time_s: 3723,
 		created_at: '2026-11-29T08:00:00Z',
 	};
@@ -452,6 +547,7 @@ async function main() {
 	const bigPoints = await seed();
 	const jobs = await seedJobs();
 	const bisect = await seedBisect();
+	const mergeBisect = await seedMergeBisect(bisect && bisect.mid);
 	if (process.env.WEB_SEED_ONLY)
 		return 0;
 	if (process.env.WEB_KEEP) {
@@ -745,6 +841,10 @@ async function main() {
 			const fb = await page.textContent('#first-bad');
 			assert.ok(fb.includes(bisect.shas[CULPRIT].slice(0, 12)) && fb.includes(XSS), fb);
 			assert.match(fb, /confidence: \d+\.\d%/);
+			// one level: no level headings; the culprit is an empty commit
+			assert.equal(await page.locator('h3.level-heading').count(), 0);
+			assert.equal(await page.textContent('#diffstat .diffstat-summary'), 'diffstat: 0 files changed, +0 \u22120 (an empty commit)');
+			assert.equal(await page.locator('tr.diffstat-file').count(), 0);
 			// the comparison: the verification's first bad commit vs its parent
 			const tp = page.locator('tr.cmp-row[data-metric="page-fault.ops_per_sec"]');
 			assert.equal(await tp.getAttribute('data-change'), 'regression');
@@ -771,6 +871,51 @@ async function main() {
 			await page.locator('#config-diff').screenshot({ path: join(ART, 'bisect-real-config-diff.png') });
 			await page.locator('#report').screenshot({ path: join(ART, 'bisect-real-report.png') });
 			await shot('bisect-real');
+		});
+
+		await check('bisect page of a real bisect that descended into a merge: steps by level under their headings, the culprit\'s diffstat', async () => {
+			if (!mergeBisect) {
+				console.log('  (this server has no bisects API: nothing to check)');
+				return;
+			}
+			const { id, c, bisect: b } = mergeBisect;
+			const s12 = (name) => c[name].slice(0, 12);
+			await open(`/bisects/${id}`, 'bisect-merge');
+			assert.match(await page.textContent('h1'), new RegExp(`^Bisect #${id}: page-fault.ops_per_sec done`));
+			assert.match(await page.textContent('#bisect-facts'), / · 1 merge descended into · found/);
+			// one heading per level: the first-parent chain, then the merge's side branch
+			assert.deepEqual(await page.$$eval('h3.level-heading', (hs) => hs.map((x) => x.textContent)), [
+				`level 0: first-parent chain ${s12('c0')}..${s12('c8')} \u2014 9 commits`,
+				`level 1: side branch of merge ${s12('M')} '${MERGE_SUBJECT}' \u2014 6 commits, good end = merge^1 ${s12('c6')}`]);
+			// each level's steps under its heading, in the API's order; level 0 measured the
+			// first-parent chain only, level 1 the side branch, the merge and merge^1
+			const name = Object.fromEntries(Object.entries(c).map(([k, v]) => [v.slice(0, 12), k]));
+			const shown = await page.$$eval('div.level', (ls) => ls.map((l) => [l.dataset.level,
+				[...l.querySelectorAll('tr.step-row')].map((t) => [t.cells[0].textContent, t.cells[2].textContent.slice(0, 12),
+					t.dataset.verdict, t.dataset.level])]));
+			const want = [0, 1].map((lv) => [String(lv), b.steps.filter((st) => st.level === lv)
+				.map((st) => [String(st.round), st.commit.slice(0, 12), st.verdict, String(lv)])]);
+			assert.deepEqual(shown, want);
+			const names = (lv) => new Set(want[lv][1].map((row) => name[row[1]]));
+			for (const n of names(0))
+				assert.match(n, /^(c\d|M)$/, `level 0 measured ${n}`);
+			for (const n of names(1))
+				assert.match(n, /^(s\d|M|c6)$/, `level 1 measured ${n}`);
+			assert.ok(names(0).has('M') && [...names(1)].some((n) => n.startsWith('s')), JSON.stringify(shown));
+			// what level 0 found, under its steps
+			const res = await page.textContent('p.descent-result[data-level="0"]');
+			assert.ok(res.startsWith(`first bad on level 0: merge ${s12('M')} · confidence `), res);
+			assert.match(res, /verified against merge\^1 · runs \d+:\d+ · -1\d\.\d% · different · descended into its 6 side commits$/);
+			// the first bad commit and what it touched, as git's numstat says
+			const fb = await page.textContent('#first-bad');
+			assert.ok(fb.includes(`first bad commit: ${s12(MERGE_CULPRIT)} mm: fault around in 64k steps`), fb);
+			assert.equal(await page.textContent('#diffstat .diffstat-summary'), 'diffstat: 4 files changed, +8 \u22122');
+			assert.deepEqual(await page.$$eval('tr.diffstat-file', (trs) => trs.map((t) => [...t.cells].map((x) => x.textContent))), [
+				['Documentation/mm/fault.png', 'binary'], ['include/linux/mm.h', '+1', '\u22120'],
+				['mm/fault_around.c', '+4', '\u22120'], ['mm/memory.c', '+3', '\u22122']]);
+			assert.equal(await page.locator('#diffstat-more').count(), 0);
+			await page.locator('section:has(> h2:text-is("Bisect"))').screenshot({ path: join(ART, 'bisect-merge-steps.png') });
+			await shot('bisect-merge');
 		});
 
 		// The bisect-style page against the documented shapes of
@@ -808,7 +953,11 @@ async function main() {
 				const fb = await page.textContent('#first-bad');
 				assert.ok(fb.includes(SHAS[STEP].slice(0, 12)) && fb.includes(XSS), fb);
 				assert.match(fb, /confidence: 99\.8%/);
-				assert.ok(fb.includes(' mm/memory.c | 4 ++--'), fb);
+				assert.equal(await page.textContent('#diffstat .diffstat-summary'), 'diffstat: 102 files changed, +2050 \u22127');
+				assert.deepEqual(await page.$$eval('tr.diffstat-file', (trs) => trs.map((t) => [...t.cells].map((x) => x.textContent))),
+					[['mm/<img src=x onerror=alert(5)>.c', '+2', '\u22122'], ['mm/memory.c', '+48', '\u22125']]);
+				assert.equal(await page.textContent('#diffstat-more'), 'the first 2 of 102 files, by path');
+				assert.equal(await page.locator('h3.level-heading').count(), 0);
 				// the comparison (real API): first bad commit vs its parent
 				const tp = page.locator('tr.cmp-row[data-metric="vm-scalability.throughput"]');
 				assert.equal(await tp.getAttribute('data-change'), 'regression');

@@ -4,7 +4,7 @@
 // comparison table, the .config difference, the report text, and triage
 // controls for an admin token.
 import { h, replace, link, section, table, emptyState, errorBox, fmtNum, fmtPct, fmtP,
-	fmtTime, duration, commitLink, setupLabel, stateBadge, badge } from '../dom.js';
+	fmtTime, duration, commitLink, setupLabel, stateBadge, badge, shortSha } from '../dom.js';
 import { api, getToken, setToken } from '../api.js';
 import { pick, commitOf, regressionKind, seriesQuery, goodOf, badOf, ciOf, setupOf } from '../model.js';
 import { compareTable } from './compare.js';
@@ -61,32 +61,112 @@ function refSamples(bisect, role) {
 	return steps.length ? sampleValues(steps[steps.length - 1].samples) : [];
 }
 
-function stepsTable(bisect) {
-	const steps = (bisect.steps || []).slice();
-	if (!steps.length)
-		return emptyState(bisect.state === 'queued' ? 'Queued: no step has run yet.' : 'No steps recorded.');
-	const all = [];
-	for (const s of steps)
-		all.push(...sampleValues(s.samples));
-	const goodRef = median(refSamples(bisect, 'good'));
-	const badRef = median(refSamples(bisect, 'bad'));
-	const lo = Math.min(...all), hi = Math.max(...all);
+// One level's steps: round, role, commit, its samples as dots on the axis
+// [lo, hi] shared by every level, median, verdict (evidence as a tooltip).
+function stepRows(steps, lo, hi, refs, level) {
 	return table([
 		{ label: 'round', cls: 'num' }, { label: 'role' }, { label: 'commit' }, { label: 'samples' },
 		{ label: 'median', cls: 'num' }, { label: 'verdict' },
-	], steps.map((s, i) => {
+	], steps.map(({ s, i }) => {
 		const c = commitOf(s.commit, s.subject);
 		const vals = sampleValues(s.samples);
 		const ev = s.evidence && typeof s.evidence === 'object' ? Object.entries(s.evidence)
 			.map(([k, v]) => `${k}: ${typeof v === 'number' ? fmtNum(v) : JSON.stringify(v)}`).join(', ') : '';
-		return h('tr', { class: `step-row verdict-${s.verdict || 'unknown'}`, dataset: { step: String(i), verdict: s.verdict || '' } },
-			h('td', { class: 'num' }, s.round === undefined ? '' : String(s.round)),
-			h('td', { class: 'muted' }, s.role || ''),
-			h('td', null, commitLink(c.sha, c.subject)),
-			h('td', null, strip(vals, s.verdict, lo, hi, [['good', goodRef], ['bad', badRef]])),
-			h('td', { class: 'num' }, fmtNum(median(vals)), h('span', { class: 'muted' }, ` n=${vals.length}`)),
-			h('td', { title: ev }, badge(s.verdict || 'pending', { good: 'good', bad: 'bad', skip: 'muted' }[s.verdict] || 'warn')));
-	}), { class: 'list steps' });
+		return h('tr', { class: `step-row verdict-${s.verdict || 'unknown'}`,
+			dataset: { step: String(i), verdict: s.verdict || '', level: String(level) } },
+		h('td', { class: 'num' }, s.round === undefined ? '' : String(s.round)),
+		h('td', { class: 'muted' }, s.role || ''),
+		h('td', null, commitLink(c.sha, c.subject)),
+		h('td', null, strip(vals, s.verdict, lo, hi, refs)),
+		h('td', { class: 'num' }, fmtNum(median(vals)), h('span', { class: 'muted' }, ` n=${vals.length}`)),
+		h('td', { title: ev }, badge(s.verdict || 'pending', { good: 'good', bad: 'bad', skip: 'muted' }[s.verdict] || 'warn')));
+	}), { class: 'list steps', dataset: { level: String(level) } });
+}
+
+const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+// The subject of a commit the bisect names by sha only (a descent's merge):
+// from a step that measured it, the candidates, or the first bad commit.
+function subjectOf(bisect, sha) {
+	for (const c of [...(bisect.steps || []), ...(bisect.candidates || []), bisect.first_bad_commit]) {
+		const x = commitOf(c);
+		if (sha && x.sha === sha && x.subject)
+			return x.subject;
+	}
+	return '';
+}
+
+// The descents into merges (GET /bisects/{id} `descents`, one object per
+// level left: {level, good, bad, merge, merge_parent, nr_candidates,
+// side_commits, round, confidence, verification}), by the level they left.
+function descentsOf(bisect) {
+	const by = new Map();
+	for (const d of Array.isArray(bisect.descents) ? bisect.descents : [])
+		if (d && Number.isInteger(d.level))
+			by.set(d.level, d);
+	return by;
+}
+
+// "level N: …" above a level's steps. Level 0 is the first-parent chain
+// good..bad; level N > 0 the side branch of the merge level N-1 found.
+function levelHeading(bisect, level, descents) {
+	let text;
+	if (level === 0) {
+		const d = descents.get(0);
+		const n = d ? d.nr_candidates : bisect.nr_candidates;
+		text = `level 0: first-parent chain ${shortSha(commitOf(bisect.good).sha)}..${shortSha(commitOf(bisect.bad).sha)}` +
+			(Number.isFinite(n) ? ` \u2014 ${plural(n, 'commit')}` : '');
+	} else {
+		const d = descents.get(level - 1);
+		if (!d) {
+			text = `level ${level}`;
+		} else {
+			const subj = subjectOf(bisect, d.merge);
+			text = `level ${level}: side branch of merge ${shortSha(d.merge)}${subj ? ` '${subj}'` : ''}` +
+				(Number.isFinite(d.side_commits) ? ` \u2014 ${plural(d.side_commits, 'commit')}` : '') +
+				`, good end = merge^1 ${shortSha(d.merge_parent)}`;
+		}
+	}
+	return h('h3', { class: 'level-heading', dataset: { level: String(level) } }, text);
+}
+
+// Under a level that ended on a merge: what it found and how sure.
+function descentResult(d) {
+	const v = d.verification && typeof d.verification === 'object' ? d.verification : null;
+	return h('p', { class: 'descent-result muted', dataset: { level: String(d.level) } },
+		`first bad on level ${d.level}: merge `, commitLink(d.merge),
+		Number.isFinite(d.confidence) ? ` · confidence ${(d.confidence * 100).toFixed(1)}%` : '',
+		v ? [' · verified against merge^1', Array.isArray(v.n) ? ` · runs ${v.n.join(':')}` : '',
+			Number.isFinite(v.change_pct) ? ` · ${fmtPct(v.change_pct)}` : '',
+			v.verdict ? ` · ${v.verdict}` : ''] : '',
+		` · descended into its ${plural(d.side_commits, 'side commit')}`);
+}
+
+function stepsTable(bisect) {
+	const steps = (bisect.steps || []).map((s, i) => ({ s, i }));
+	if (!steps.length)
+		return emptyState(bisect.state === 'queued' ? 'Queued: no step has run yet.' : 'No steps recorded.');
+	const all = [];
+	for (const { s } of steps)
+		all.push(...sampleValues(s.samples));
+	const refs = [['good', median(refSamples(bisect, 'good'))], ['bad', median(refSamples(bisect, 'bad'))]];
+	const lo = Math.min(...all), hi = Math.max(...all);
+	const levelOf = (s) => (Number.isInteger(s.level) ? s.level : 0);
+	const descents = descentsOf(bisect);
+	const top = Math.max(Number.isInteger(bisect.level) ? bisect.level : 0, ...steps.map(({ s }) => levelOf(s)),
+		...[...descents.keys()].map((l) => l + 1));
+	if (top === 0)
+		return stepRows(steps, lo, hi, refs, 0);
+	// a bisect that descended into merges: each level's steps under its heading
+	const out = [];
+	for (let level = 0; level <= top; level++) {
+		const mine = steps.filter(({ s }) => levelOf(s) === level);
+		out.push(h('div', { class: 'level', dataset: { level: String(level) } },
+			levelHeading(bisect, level, descents),
+			mine.length ? stepRows(mine, lo, hi, refs, level) : emptyState('No step on this level yet.'),
+			descents.has(level) ? descentResult(descents.get(level)) : null));
+	}
+	return out;
 }
 
 // The verification round (first bad commit vs its parent) and, when the
@@ -107,18 +187,44 @@ function verification(bisect) {
 	return out;
 }
 
+// What the first bad commit touched (first_bad_commit.diffstat: {files_changed,
+// insertions, deletions, files: [{path, insertions, deletions}]}, files by
+// path, at most 100; a binary file's counts are null), against its first
+// parent. isMerge: the commit is a merge the bisect descended into.
+function diffstatView(ds, isMerge) {
+	if (!ds || typeof ds !== 'object')
+		return h('p', { class: 'muted', id: 'diffstat' }, 'diffstat: not collected yet (the server reads it from its git mirror).');
+	const files = Array.isArray(ds.files) ? ds.files : [];
+	const n = Number(ds.files_changed) || 0;
+	const count = (v, sign) => (Number.isFinite(v) ? `${sign}${v}` : '');
+	return h('div', { class: 'diffstat', id: 'diffstat' },
+		h('p', { class: 'diffstat-summary' }, h('b', null, 'diffstat: '),
+			`${plural(n, 'file')} changed, +${ds.insertions} \u2212${ds.deletions}`,
+			n === 0 ? h('span', { class: 'muted' }, ' (an empty commit)') : null,
+			isMerge ? h('span', { class: 'muted' }, ' (the merge against its first parent: what its side branch brought)') : null),
+		files.length ? table([{ label: 'file' }, { label: 'added', cls: 'num' }, { label: 'removed', cls: 'num' }],
+			files.map((f) => h('tr', { class: 'diffstat-file' },
+				h('td', null, h('code', null, f.path || '')),
+				Number.isFinite(f.insertions) || Number.isFinite(f.deletions)
+					? [h('td', { class: 'num ins' }, count(f.insertions, '+')), h('td', { class: 'num del' }, count(f.deletions, '\u2212'))]
+					: h('td', { class: 'num muted', colspan: 2 }, 'binary'))),
+			{ class: 'list diffstat-files' }) : null,
+		files.length < n ? h('p', { class: 'muted', id: 'diffstat-more' },
+			`the first ${files.length} of ${n} files, by path`) : null);
+}
+
 function firstBad(bisect) {
-	const sha = pick(bisect, 'first_bad_commit', 'first_bad');
-	if (!sha)
+	const fb = pick(bisect, 'first_bad_commit');
+	if (!fb)
 		return bisect.state === 'done' ? emptyState('The bisect ended without a first bad commit.')
 			: emptyState(`No first bad commit yet (${bisect.state || 'pending'}).`);
-	const c = commitOf(sha, pick(bisect, 'first_bad_subject'));
-	const diffstat = pick(bisect, 'first_bad_diffstat', 'diffstat');
+	const c = commitOf(fb);
+	const isMerge = [...descentsOf(bisect).values()].some((d) => d.merge === c.sha);
 	return h('div', { class: 'first-bad', id: 'first-bad' },
 		h('p', null, h('b', null, 'first bad commit: '), commitLink(c.sha, c.subject)),
 		bisect.confidence !== undefined ? h('p', null, h('b', null, 'confidence: '),
 			Number.isFinite(bisect.confidence) ? `${(bisect.confidence * 100).toFixed(1)}%` : String(bisect.confidence)) : null,
-		diffstat ? h('pre', { class: 'diffstat' }, diffstat) : null);
+		typeof fb === 'object' ? diffstatView(fb.diffstat, isMerge) : null);
 }
 
 // bisectRange: show the bisect's own good..bad (the /bisects page) even when
@@ -160,6 +266,7 @@ function bisectFacts(b) {
 		Number.isFinite(wall) ? ` · wall time ${duration(wall)}` : '',
 		Array.isArray(jobs) ? ` · ${jobs.length} jobs` : Number.isFinite(jobs) ? ` · ${jobs} jobs` : '',
 		Number.isFinite(b.runs_used) ? ` · ${b.runs_used} runs` : '',
+		b.level > 0 ? ` · ${plural(b.level, 'merge')} descended into` : '',
 		b.outcome ? ` · ${b.outcome}` : '',
 		b.message || b.reason ? ` · ${b.message || b.reason}` : '');
 }
