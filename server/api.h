@@ -39,6 +39,8 @@ enum MHD_Result api_job_complete(struct request *rq);
 /* api_trees.c */
 enum MHD_Result api_trees_post(struct request *rq);
 enum MHD_Result api_trees_get(struct request *rq);
+/* Marks GET /api/v1/trees's cached reply stale: call after a change to trees or commits is committed. */
+void api_trees_changed(void);
 
 /* regressions (api_regressions.c): add below */
 enum MHD_Result api_regressions_get(struct request *rq);

@@ -20,7 +20,11 @@ json_t *json_num(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
-enum MHD_Result api_results_post(struct request *rq)
+/*
+ * The work of POST /api/v1/results (parse, check, store), on a pool thread
+ * (http_defer): leaves the reply in rq->deferred / deferred_status.
+ */
+static void results_ingest(struct request *rq)
 {
 	struct resultdoc d;
 	struct ingest_outcome out;
@@ -30,23 +34,48 @@ enum MHD_Result api_results_post(struct request *rq)
 
 	doc = rq_json(rq, &e);
 	if (!doc)
-		return reply_err(rq, &e);
+		goto fail;
 	if (resultdoc_check(doc, &d, &e)) {
 		json_decref(doc);
-		return reply_err(rq, &e);
+		goto fail;
 	}
 	c = rq_db(rq, &e);
 	if (!c || ingest_result(c, doc, &d, 0, &out, &e)) {
 		json_decref(doc);
-		return reply_err(rq, &e);
+		goto fail;
 	}
-	json_decref(doc);
-	if (out.created)
+	if (out.created) {
 		atomic_fetch_add(&rq->srv->values_ingested, out.nr_values);
-	return reply_json(rq, out.created ? 201 : 200,
-			  json_pack("{s:s,s:b,s:I,s:I}", "run_id", d.run_id, "created", out.created,
-				    "metrics", (json_int_t)out.nr_metrics, "values",
-				    (json_int_t)out.nr_values));
+		api_trees_changed(); /* maybe a new commit or tree */
+	}
+	rq->deferred_status = out.created ? 201 : 200;
+	rq->deferred = json_pack("{s:s,s:b,s:I,s:I}", "run_id", d.run_id, "created", out.created,
+				 "metrics", (json_int_t)out.nr_metrics, "values",
+				 (json_int_t)out.nr_values);
+	json_decref(doc);
+	return;
+fail:
+	rq->deferred_status = (unsigned)(e.status >= 400 && e.status <= 599 ? e.status : 500);
+	rq->deferred = err_json(&e);
+}
+
+/*
+ * POST /api/v1/results: a 5,000-metric document takes tens of ms to parse
+ * and store, so that runs on the pool, off the libmicrohttpd thread (see
+ * http_defer for why).
+ */
+enum MHD_Result api_results_post(struct request *rq)
+{
+	json_t *body;
+
+	if (!rq->resumed) {
+		if (!http_defer(rq, results_ingest))
+			return MHD_YES; /* back here once it is done */
+		results_ingest(rq); /* no pool (stopping): here and now */
+	}
+	body = rq->deferred;
+	rq->deferred = NULL;
+	return reply_json(rq, rq->deferred_status, body);
 }
 
 static void set_text(json_t *o, const char *key, PGresult *r, int col)

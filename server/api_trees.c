@@ -1,8 +1,12 @@
 /* POST /api/v1/trees (admin): {name, url, branches[]}; GET /api/v1/trees */
 #include "server/api.h"
+#include "xalloc.h"
 
 #include <ctype.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "banned.h"
 
@@ -66,6 +70,7 @@ enum MHD_Result api_trees_post(struct request *rq)
 	}
 	if (!r)
 		goto bad;
+	api_trees_changed();
 	/* s:o steals: a new array for missing branches, a reference to given ones (s:O on a
 	 * new array leaked it) */
 	ret = reply_json(rq, 200, json_pack("{s:I,s:O,s:O,s:o}", "id",
@@ -82,16 +87,71 @@ bad:
 	return reply_err(rq, &e);
 }
 
+/*
+ * GET /api/v1/trees is read by every dashboard page and costs a query with
+ * a count per tree, so its reply is kept for TREES_TTL_MS: served from
+ * memory while no change made through this server (a tree posted, a result
+ * stored: api_trees_changed) is newer than it. Changes this process does
+ * not see (another server, a tree's history imported) show within the TTL.
+ */
+#define TREES_TTL_MS 1000
+
+static struct {
+	pthread_mutex_t lock;
+	char *text;             /* the cached reply, NULL when none */
+	size_t len;
+	unsigned long gen;      /* trees_gen when it was read */
+	long long at_ms;        /* CLOCK_MONOTONIC when it was read */
+} trees_cache = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0 };
+static atomic_ulong trees_gen;
+
+void api_trees_changed(void)
+{
+	atomic_fetch_add(&trees_gen, 1);
+}
+
+static long long mono_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
 enum MHD_Result api_trees_get(struct request *rq)
 {
 	struct err e;
-	PGconn *c = rq_db(rq, &e);
-	PGresult *r = c ? db_exec(c, ST_TREES_JSON, 0, NULL, &e) : NULL;
+	unsigned long gen = atomic_load(&trees_gen);
+	long long now = mono_ms();
 	enum MHD_Result ret;
+	PGconn *c;
+	PGresult *r;
 
+	pthread_mutex_lock(&trees_cache.lock);
+	if (trees_cache.text && trees_cache.gen == gen && now - trees_cache.at_ms < TREES_TTL_MS) {
+		ret = reply_text(rq, 200, "application/json", trees_cache.text, trees_cache.len);
+		pthread_mutex_unlock(&trees_cache.lock);
+		return ret;
+	}
+	pthread_mutex_unlock(&trees_cache.lock);
+
+	c = rq_db(rq, &e);
+	r = c ? db_exec(c, ST_TREES_JSON, 0, NULL, &e) : NULL;
 	if (!r)
 		return reply_err(rq, &e);
-	ret = reply_text(rq, 200, "application/json", PQgetvalue(r, 0, 0), strlen(PQgetvalue(r, 0, 0)));
+	ret = reply_text(rq, 200, "application/json", PQgetvalue(r, 0, 0),
+			 (size_t)PQgetlength(r, 0, 0));
+	/* keep it unless something changed while it was read (it may predate that) */
+	pthread_mutex_lock(&trees_cache.lock);
+	if (atomic_load(&trees_gen) == gen && (!trees_cache.text || trees_cache.at_ms <= now)) {
+		free(trees_cache.text);
+		trees_cache.len = (size_t)PQgetlength(r, 0, 0);
+		trees_cache.text = xmalloc(trees_cache.len + 1);
+		memcpy(trees_cache.text, PQgetvalue(r, 0, 0), trees_cache.len + 1);
+		trees_cache.gen = gen;
+		trees_cache.at_ms = now;
+	}
+	pthread_mutex_unlock(&trees_cache.lock);
 	PQclear(r);
 	return ret;
 }

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,14 +148,17 @@ static json_t *json_text(const char *s)
 	return j;
 }
 
+json_t *err_json(const struct err *e)
+{
+	return json_pack("{s:{s:o,s:o,s:o}}", "error", "code", json_text(e->code), "message",
+			 json_text(e->message), "detail", json_text(e->detail));
+}
+
 enum MHD_Result reply_err(struct request *rq, const struct err *e)
 {
 	int status = e->status >= 400 && e->status <= 599 ? e->status : 500;
 
-	return reply_json(rq, (unsigned)status,
-			  json_pack("{s:{s:o,s:o,s:o}}", "error", "code", json_text(e->code),
-				    "message", json_text(e->message), "detail",
-				    json_text(e->detail)));
+	return reply_json(rq, (unsigned)status, err_json(e));
 }
 
 enum MHD_Result reply_errf(struct request *rq, int status, const char *code, const char *detail,
@@ -271,6 +275,112 @@ PGconn *rq_db(struct request *rq, struct err *e)
 	return db_conn(rq->srv->db, e);
 }
 
+/* --- deferred handlers: a pool of threads off the daemon's ----------- */
+
+struct pool_job {
+	struct request *rq;
+	void (*fn)(struct request *rq);
+	struct pool_job *next;
+};
+
+struct http_pool {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct pool_job *head, **tail;
+	int stopping;
+	unsigned nr_threads;
+	pthread_t *threads;
+};
+
+static void *pool_thread(void *arg)
+{
+	struct http_pool *p = arg;
+
+	for (;;) {
+		struct pool_job *j;
+
+		pthread_mutex_lock(&p->lock);
+		while (!p->head && !p->stopping)
+			pthread_cond_wait(&p->cond, &p->lock);
+		j = p->head;
+		if (j) {
+			p->head = j->next;
+			if (!p->head)
+				p->tail = &p->head;
+		}
+		pthread_mutex_unlock(&p->lock);
+		if (!j)
+			return NULL; /* stopping and drained */
+		j->fn(j->rq);
+		j->rq->resumed = 1;
+		MHD_resume_connection(j->rq->conn);
+		free(j);
+	}
+}
+
+/* n threads; NULL (handlers then run inline) when none can start */
+static struct http_pool *pool_start(unsigned n)
+{
+	struct http_pool *p = xcalloc(1, sizeof(*p));
+
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->cond, NULL);
+	p->tail = &p->head;
+	p->threads = xcalloc(n, sizeof(*p->threads));
+	for (; p->nr_threads < n; p->nr_threads++)
+		if (pthread_create(&p->threads[p->nr_threads], NULL, pool_thread, p))
+			break;
+	if (!p->nr_threads) {
+		free(p->threads);
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* Runs every queued job to its end (their connections resume), then stops. */
+static void pool_stop(struct http_pool *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->stopping = 1;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	for (unsigned i = 0; i < p->nr_threads; i++)
+		pthread_join(p->threads[i], NULL);
+	pthread_cond_destroy(&p->cond);
+	pthread_mutex_destroy(&p->lock);
+	free(p->threads);
+	free(p);
+}
+
+int http_defer(struct request *rq, void (*fn)(struct request *rq))
+{
+	struct http_pool *p = rq->srv->pool;
+	struct pool_job *j;
+
+	if (!p)
+		return -1;
+	j = xmalloc(sizeof(*j));
+	j->rq = rq;
+	j->fn = fn;
+	j->next = NULL;
+	pthread_mutex_lock(&p->lock);
+	if (p->stopping) {
+		pthread_mutex_unlock(&p->lock);
+		free(j);
+		return -1;
+	}
+	/* suspended before any pool thread can see it, hence resume it */
+	MHD_suspend_connection(rq->conn);
+	*p->tail = j;
+	p->tail = &j->next;
+	pthread_cond_signal(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	return 0;
+}
+
 /* --- static files of the dashboard ----------------------------------- */
 
 static const char *content_type_of(const char *path)
@@ -385,6 +495,9 @@ static enum MHD_Result dispatch(struct request *rq)
 	const char *bad = NULL;
 	struct err e;
 
+	/* back from http_defer() or a long poll: checked and authorized already */
+	if (rq->resumed && rq->route)
+		return rq->route->fn(rq);
 	if (rq->too_large)
 		return reply_errf(rq, 413, "too_large", "body",
 				  "the request body is larger than %ld bytes", rq->srv->cfg->body_limit);
@@ -421,6 +534,7 @@ static enum MHD_Result dispatch(struct request *rq)
 	}
 	if (auth_check(rq, found->auth, &e))
 		return reply_err(rq, &e);
+	rq->route = found;
 	return found->fn(rq);
 }
 
@@ -556,6 +670,7 @@ int http_start(struct server *srv, struct err *e)
 		return err_set(e, 400, "config_invalid", "listen",
 			       "listen address must be an IPv4 address, not '%s'", host);
 
+	srv->pool = pool_start((unsigned)srv->cfg->threads);
 	/*
 	 * Every connection is a descriptor, and parked long polls (one per
 	 * idle worker) hold theirs for up to a minute: epoll (MHD_USE_AUTO),
@@ -587,6 +702,13 @@ int http_start(struct server *srv, struct err *e)
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)conn_limit,
 		MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)1024,
 		MHD_OPTION_END);
+	if (!srv->daemon) {
+		int saved = errno;
+
+		pool_stop(srv->pool);
+		srv->pool = NULL;
+		errno = saved;
+	}
 	if (!srv->daemon)
 		return err_set(e, 500, "listen_failed", srv->cfg->listen, "cannot listen on %s: %s",
 			       srv->cfg->listen, strerror(errno));
@@ -600,6 +722,10 @@ void http_stop(struct server *srv)
 	if (!srv->daemon)
 		return;
 	MHD_quiesce_daemon(srv->daemon);
+	/* libmicrohttpd may not stop with a connection suspended: finish the
+	 * deferred handlers first (requests arriving meanwhile run inline) */
+	pool_stop(srv->pool);
+	srv->pool = NULL;
 	MHD_stop_daemon(srv->daemon);
 	srv->daemon = NULL;
 }

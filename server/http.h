@@ -33,6 +33,7 @@ enum scope {
 #define AUTH_ADMIN SCOPE_ADMIN
 
 struct lease_queue;
+struct http_pool;
 struct detect_thread;
 struct bisect_coord;
 
@@ -45,6 +46,7 @@ struct server {
 	struct bisect_coord *bisects; /* bisect coordinator (bisect.h) */
 	struct db *db;
 	struct MHD_Daemon *daemon;
+	struct http_pool *pool;       /* threads of deferred handlers (http_defer), http.c */
 	unsigned short port;
 	char web_dir[4096];
 	atomic_ulong requests[6];     /* by status class: [2]=2xx … [5]=5xx */
@@ -72,6 +74,7 @@ struct request {
 	int resumed;
 	unsigned deferred_status;
 	json_t *deferred;             /* owned; NULL with status 204 */
+	const struct route *route;    /* the matched route; a resumed request goes straight back to it */
 };
 
 typedef enum MHD_Result (*handler_fn)(struct request *rq);
@@ -112,6 +115,25 @@ enum MHD_Result reply_empty(struct request *rq, unsigned status);
 enum MHD_Result reply_pg_json(struct request *rq, PGresult *r, const char *what);
 /* Runs statement st with n params and replies as reply_pg_json(). */
 enum MHD_Result reply_db_json(struct request *rq, enum db_stmt st, int n, const char *const *p);
+
+/*
+ * Runs fn(rq) on one of the server's pool threads (cfg->threads of them,
+ * each with its own database connection via rq_db) while the connection is
+ * suspended, so a slow handler never holds a libmicrohttpd thread: that
+ * thread serves its other connections meanwhile. libmicrohttpd keeps each
+ * connection on the thread that accepted it, and two clients on one
+ * thread would otherwise wait for each other while other cores idle.
+ * fn must not reply: it leaves the reply in rq->deferred (owned JSON, may
+ * be NULL) and rq->deferred_status; then rq->resumed is set, the
+ * connection resumed and the route's handler called again, which replies
+ * with them. Returns 0 when queued (the handler returns MHD_YES at once),
+ * -1 when the pool is stopping or absent: the caller runs fn inline.
+ */
+int http_defer(struct request *rq, void (*fn)(struct request *rq));
+
+/* The body of reply_err(): {"error": {"code", "message", "detail"}}, any byte
+ * of e's texts that is not UTF-8 as '?'. New reference. */
+json_t *err_json(const struct err *e);
 
 /* Query argument, or NULL when absent or empty. Borrowed until the request ends. */
 const char *rq_arg(struct request *rq, const char *name);
