@@ -499,7 +499,8 @@ def load():
     cpu0, t0 = cpu_seconds([pid]), time.monotonic()
     res = run_loadmix(["--url", srv.url, "--pollers", pollers, "--rate", rate, "--seconds",
                        seconds, "--jobs", njobs, "--jobs-at", max(seconds - 10, 0), "--wait", wait,
-                       "--tag", 10], srv.tokens, timeout=seconds + wait + 300)
+                       "--tag", 10, "--series", int(os.environ.get("LOAD_SERIES", 1))],
+                      srv.tokens, timeout=seconds + wait + 300)
     cpu_srv, elapsed = cpu_seconds([pid]) - cpu0, time.monotonic() - t0
     # backends started by the run are still connected (the server keeps its connections)
     cpu_pg = cpu_seconds(pg_pids(srv))

@@ -6,7 +6,7 @@
  *   loadmix --url URL [--pollers N] [--rate R] [--seconds S] [--jobs N]
  *	     [--jobs-at S] [--wait S] [--tag N] [--tbox NAME] [--complete]
  *	     [--retry] [--max-seconds S] [--upload-slots N] [--run-ms MS]
- *	     [--submit-url URL]
+ *	     [--submit-url URL] [--series N]
  *	tokens in the environment: LOADMIX_WORKER_TOKEN, LOADMIX_SUBMIT_TOKEN
  *
  * What it does, in order:
@@ -15,6 +15,7 @@
  *     each long-polls POST /api/v1/jobs/lease {machine_id, wait_s} on its
  *     own keep-alive connection, again and again.
  *  2. Once every poller has registered, the clock starts: R result
+ *     documents (of --series N series, default 1: params "series" i % N)
  *     documents a second for S seconds (open loop: document k is due at
  *     k/R s; each goes out on an idle upload connection, at most
  *     --upload-slots of them; a due document with none idle waits and
@@ -135,7 +136,7 @@ struct fail {
 
 static struct {
 	const char *url, *submit_url;
-	long run_ms;
+	long run_ms, series;
 	long pollers, rate, seconds, njobs, upload_slots;
 	double jobs_at, max_seconds;
 	long wait_s, tag;
@@ -191,9 +192,9 @@ static void result_doc(struct buf *b, int kind, long i, long long job)
 		   "\"kconfig\":\"x86_64-defconfig\",\"compiler\":\"gcc-12\","
 		   "\"machine\":{\"hostname\":\"loadmix-%ld\",\"arch\":\"x86_64\",\"cpu_model\":\"load cpu\","
 		   "\"nr_cpus\":2,\"memory_mb\":4096,\"tbox_group\":\"%s\"},"
-		   "\"testcase\":\"loadmix\",\"params\":{\"kind\":%d,\"test\":\"load\"},"
+		   "\"testcase\":\"loadmix\",\"params\":{\"kind\":%d,\"series\":%ld,\"test\":\"load\"},"
 		   "\"status\":\"ok\",\"started_at\":\"2026-11-29T10:00:00Z\",\"duration_s\":1.5,",
-		   uuid, sha, G.tag, G.tbox, kind));
+		   uuid, sha, G.tag, G.tbox, kind, i % G.series));
 	if (job)
 		B(buf_addf(b, "\"job_id\":%lld,", job));
 	B(buf_addf(b, "\"metrics\":{\"load.ops\":[%ld.5,%ld.25,%ld.75],\"load.lat_us\":[%ld,%ld]}}",
@@ -542,6 +543,7 @@ static void parse(int argc, char **argv)
 	G.tbox = "loadmix-box";
 	G.max_seconds = 0;
 	G.upload_slots = 64;
+	G.series = 1;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
@@ -549,6 +551,8 @@ static void parse(int argc, char **argv)
 			G.url = argv[++i];
 		else if (!strcmp(a, "--submit-url") && i + 1 < argc)
 			G.submit_url = argv[++i];
+		else if (!strcmp(a, "--series"))
+			G.series = arg_num(argv, &i, argc);
 		else if (!strcmp(a, "--run-ms"))
 			G.run_ms = arg_num(argv, &i, argc);
 		else if (!strcmp(a, "--tbox") && i + 1 < argc)
@@ -578,11 +582,11 @@ static void parse(int argc, char **argv)
 		else
 			die("usage: loadmix --url URL [--pollers N] [--rate R] [--seconds S] [--jobs N] "
 			    "[--jobs-at S] [--wait S] [--tag N] [--tbox NAME] [--complete] [--retry] "
-			    "[--max-seconds S] [--upload-slots N] [--run-ms MS] [--submit-url URL] "
+			    "[--max-seconds S] [--upload-slots N] [--run-ms MS] [--submit-url URL] [--series N] "
 			    "(see tests/faults/loadmix.c)");
 	}
-	if (!G.url || !G.upload_slots)
-		die("--url is required; --upload-slots must be positive");
+	if (!G.url || !G.upload_slots || !G.series)
+		die("--url is required; --upload-slots and --series must be positive");
 	if (!G.max_seconds)
 		G.max_seconds = (double)G.seconds + (double)G.wait_s + 120;
 }
