@@ -341,9 +341,12 @@ async function seedBisect() {
 // mm/memory.c (10 lines) and include/linux/mm.h (3 lines); the culprit s4
 // rewrites 2 lines of mm/memory.c and adds one (+3 -2), adds a line to
 // include/linux/mm.h (+1), adds mm/fault_around.c (+4) and a binary
-// Documentation/mm/fault.png; every other commit is empty. Runs of commits
-// that contain s4 are 15 % slower. Level 0 walks the first-parent chain
-// c1..c6, M, c7, c8 (9 commits) to M, level 1 its side branch s1..s6 to s4.
+// Documentation/mm/fault.png; every other commit is empty. Two bisects of
+// good c0, bad c8: runs of commits that contain the culprit are 15 % slower,
+// the culprit s4 (case "side"), or M itself (case "merge"). Level 0 walks the
+// first-parent chain c1..c6, M, c7, c8 (9 commits) to M, level 1 its side
+// branch s1..s6 to s4, or to M (every side commit good). Returns {side, merge}
+// as {id, c: name -> sha, bisect}, or null without a bisects API.
 const MERGE_CULPRIT = 's4', MERGE_SUBJECT = "Merge branch 'mm-fault'";
 const MERGE_DIFFSTAT = { files_changed: 4, insertions: 8, deletions: 2, files: [
 	['Documentation/mm/fault.png', null, null], ['include/linux/mm.h', 1, 0],
@@ -390,26 +393,36 @@ async function seedMergeBisect(mid) {
 	commit('c7');
 	commit('c8');
 	// what git itself says the culprit touched (numstat: '-' for a binary file)
-	const numstat = git(repo, ['show', '--numstat', '--format=', c[MERGE_CULPRIT]]).split('\n').map((l) => l.split('\t'))
-		.map(([a, d, p]) => [p, a === '-' ? null : Number(a), d === '-' ? null : Number(d)]).sort((x, y) => (x[0] < y[0] ? -1 : 1));
-	assert.deepEqual(numstat, MERGE_DIFFSTAT.files);
-	const slow = new Set([c[MERGE_CULPRIT], ...git(repo, ['rev-list', '--ancestry-path', `${c[MERGE_CULPRIT]}..${c.c8}`]).split('\n')]);
+	// (the merge against its first parent brings the same: the side branch's only change)
+	for (const sha of [c[MERGE_CULPRIT], c.M]) {
+		const numstat = git(repo, ['show', '--numstat', '--diff-merges=first-parent', '--format=', sha]).split('\n').map((l) => l.split('\t'))
+			.map(([a, d, p]) => [p, a === '-' ? null : Number(a), d === '-' ? null : Number(d)]).sort((x, y) => (x[0] < y[0] ? -1 : 1));
+		assert.deepEqual(numstat, MERGE_DIFFSTAT.files, sha);
+	}
 	let r = await call('POST', '/api/v1/trees', { name: 'merged', url: repo, branches: ['master'] }, 'admin');
 	assert.equal(r.status, 200, r.text);
-	r = await call('POST', '/api/v1/bisects', { tree: 'merged', good: c.c0, bad: c.c8, testcase: 'page-fault',
-		params: { nr_task: '4' }, kconfig: 'x86_64-defconfig', compiler: 'gcc-12', tbox_group: 'vm-2p',
-		metric: 'page-fault.ops_per_sec' }, 'submit');
-	assert.equal(r.status, 201, r.text);
-	const id = r.json.id;
-	const { b, jobsDone, ms } = await driveBisect(id, mid, (job) => ({ machine_id: mid, status: 'ok',
-		results: fakeResults(job, slow.has(job.commit) ? 850000 : 1000000, 'merged'), log_tail: 'ok\n' }));
-	console.log(`  merge bisect #${id}: ${b.state} (${b.outcome || b.reason}) at level ${b.level} after ${jobsDone} jobs in ${ms} ms`);
-	assert.equal(b.state, 'done', JSON.stringify(b).slice(0, 500));
-	assert.equal(b.first_bad_commit.sha, c[MERGE_CULPRIT]);
-	assert.equal(b.level, 1);
-	assert.deepEqual(b.descents.map((d) => [d.level, d.merge, d.merge_parent, d.nr_candidates, d.side_commits]),
-		[[0, c.M, c.c6, 9, 6]]);
-	return { id, c, bisect: b };
+	// two bisects over it (two setups, told apart by params.case): culprit s4 on the
+	// side branch, and the merge itself slow (both its parents fast)
+	const out = {};
+	for (const [kase, culprit] of [['side', MERGE_CULPRIT], ['merge', 'M']]) {
+		const slow = new Set([c[culprit], ...git(repo, ['rev-list', '--ancestry-path', `${c[culprit]}..${c.c8}`]).split('\n')]);
+		r = await call('POST', '/api/v1/bisects', { tree: 'merged', good: c.c0, bad: c.c8, testcase: 'page-fault',
+			params: { nr_task: '4', case: kase }, kconfig: 'x86_64-defconfig', compiler: 'gcc-12', tbox_group: 'vm-2p',
+			metric: 'page-fault.ops_per_sec' }, 'submit');
+		assert.equal(r.status, 201, r.text);
+		const id = r.json.id;
+		const { b, jobsDone, ms } = await driveBisect(id, mid, (job) => ({ machine_id: mid, status: 'ok',
+			results: fakeResults(job, slow.has(job.commit) ? 850000 : 1000000, 'merged'), log_tail: 'ok\n' }));
+		console.log(`  merge bisect #${id} (culprit ${culprit}): ${b.state} (${b.outcome || b.reason}) at level ${b.level} ` +
+			`after ${jobsDone} jobs in ${ms} ms`);
+		assert.equal(b.state, 'done', JSON.stringify(b).slice(0, 500));
+		assert.equal(b.first_bad_commit.sha, c[culprit]);
+		assert.equal(b.level, 1);
+		assert.deepEqual(b.descents.map((d) => [d.level, d.merge, d.merge_parent, d.nr_candidates, d.side_commits]),
+			[[0, c.M, c.c6, 9, 6]]);
+		out[kase] = { id, c, bisect: b };
+	}
+	return out;
 }
 
 // The record of the seeded -15 % step of vm-scalability.throughput
@@ -873,49 +886,63 @@ async function main() {
 			await shot('bisect-real');
 		});
 
-		await check('bisect page of a real bisect that descended into a merge: steps by level under their headings, the culprit\'s diffstat', async () => {
+		await check('bisect page of real bisects that descended into a merge: steps by level under their headings, the first bad commit\'s diffstat', async () => {
 			if (!mergeBisect) {
 				console.log('  (this server has no bisects API: nothing to check)');
 				return;
 			}
-			const { id, c, bisect: b } = mergeBisect;
-			const s12 = (name) => c[name].slice(0, 12);
-			await open(`/bisects/${id}`, 'bisect-merge');
-			assert.match(await page.textContent('h1'), new RegExp(`^Bisect #${id}: page-fault.ops_per_sec done`));
-			assert.match(await page.textContent('#bisect-facts'), / · 1 merge descended into · found/);
-			// one heading per level: the first-parent chain, then the merge's side branch
-			assert.deepEqual(await page.$$eval('h3.level-heading', (hs) => hs.map((x) => x.textContent)), [
-				`level 0: first-parent chain ${s12('c0')}..${s12('c8')} \u2014 9 commits`,
-				`level 1: side branch of merge ${s12('M')} '${MERGE_SUBJECT}' \u2014 6 commits, good end = merge^1 ${s12('c6')}`]);
-			// each level's steps under its heading, in the API's order; level 0 measured the
-			// first-parent chain only, level 1 the side branch, the merge and merge^1
-			const name = Object.fromEntries(Object.entries(c).map(([k, v]) => [v.slice(0, 12), k]));
-			const shown = await page.$$eval('div.level', (ls) => ls.map((l) => [l.dataset.level,
-				[...l.querySelectorAll('tr.step-row')].map((t) => [t.cells[0].textContent, t.cells[2].textContent.slice(0, 12),
-					t.dataset.verdict, t.dataset.level])]));
-			const want = [0, 1].map((lv) => [String(lv), b.steps.filter((st) => st.level === lv)
-				.map((st) => [String(st.round), st.commit.slice(0, 12), st.verdict, String(lv)])]);
-			assert.deepEqual(shown, want);
-			const names = (lv) => new Set(want[lv][1].map((row) => name[row[1]]));
-			for (const n of names(0))
-				assert.match(n, /^(c\d|M)$/, `level 0 measured ${n}`);
-			for (const n of names(1))
-				assert.match(n, /^(s\d|M|c6)$/, `level 1 measured ${n}`);
-			assert.ok(names(0).has('M') && [...names(1)].some((n) => n.startsWith('s')), JSON.stringify(shown));
-			// what level 0 found, under its steps
-			const res = await page.textContent('p.descent-result[data-level="0"]');
-			assert.ok(res.startsWith(`first bad on level 0: merge ${s12('M')} · confidence `), res);
-			assert.match(res, /verified against merge\^1 · runs \d+:\d+ · -1\d\.\d% · different · descended into its 6 side commits$/);
-			// the first bad commit and what it touched, as git's numstat says
-			const fb = await page.textContent('#first-bad');
-			assert.ok(fb.includes(`first bad commit: ${s12(MERGE_CULPRIT)} mm: fault around in 64k steps`), fb);
-			assert.equal(await page.textContent('#diffstat .diffstat-summary'), 'diffstat: 4 files changed, +8 \u22122');
-			assert.deepEqual(await page.$$eval('tr.diffstat-file', (trs) => trs.map((t) => [...t.cells].map((x) => x.textContent))), [
-				['Documentation/mm/fault.png', 'binary'], ['include/linux/mm.h', '+1', '\u22120'],
-				['mm/fault_around.c', '+4', '\u22120'], ['mm/memory.c', '+3', '\u22122']]);
-			assert.equal(await page.locator('#diffstat-more').count(), 0);
-			await page.locator('section:has(> h2:text-is("Bisect"))').screenshot({ path: join(ART, 'bisect-merge-steps.png') });
-			await shot('bisect-merge');
+			for (const kase of ['side', 'merge']) {
+				const { id, c, bisect: b } = mergeBisect[kase];
+				const s12 = (name) => c[name].slice(0, 12);
+				const culprit = kase === 'side' ? MERGE_CULPRIT : 'M';
+				await open(`/bisects/${id}`, `bisect-merge-${kase}`);
+				assert.match(await page.textContent('h1'), new RegExp(`^Bisect #${id}: page-fault.ops_per_sec done`));
+				assert.match(await page.textContent('#bisect-facts'), / · 1 merge descended into · found/);
+				// one heading per level: the first-parent chain, then the merge's side branch
+				assert.deepEqual(await page.$$eval('h3.level-heading', (hs) => hs.map((x) => x.textContent)), [
+					`level 0: first-parent chain ${s12('c0')}..${s12('c8')} \u2014 9 commits`,
+					`level 1: side branch of merge ${s12('M')} '${MERGE_SUBJECT}' \u2014 6 commits, good end = merge^1 ${s12('c6')}`]);
+				// each level's steps under its heading, in the API's order; level 0 measured the
+				// first-parent chain only, level 1 the side branch, the merge and merge^1
+				const name = Object.fromEntries(Object.entries(c).map(([k, v]) => [v.slice(0, 12), k]));
+				const shown = await page.$$eval('div.level', (ls) => ls.map((l) => [l.dataset.level,
+					[...l.querySelectorAll('tr.step-row')].map((t) => [t.cells[0].textContent, t.cells[2].textContent.slice(0, 12),
+						t.dataset.verdict, t.dataset.level])]));
+				const want = [0, 1].map((lv) => [String(lv), b.steps.filter((st) => st.level === lv)
+					.map((st) => [String(st.round), st.commit.slice(0, 12), st.verdict, String(lv)])]);
+				assert.deepEqual(shown, want);
+				const names = (lv) => new Set(want[lv][1].map((row) => name[row[1]]));
+				for (const n of names(0))
+					assert.match(n, /^(c\d|M)$/, `level 0 measured ${n}`);
+				for (const n of names(1))
+					assert.match(n, /^(s\d|M|c6)$/, `level 1 measured ${n}`);
+				assert.ok(names(0).has('M') && [...names(1)].some((n) => n.startsWith('s')), JSON.stringify(shown));
+				// what level 0 found, under its steps
+				const res = await page.textContent('p.descent-result[data-level="0"]');
+				assert.ok(res.startsWith(`first bad on level 0: merge ${s12('M')} · confidence `), res);
+				assert.match(res, /verified against merge\^1 · runs \d+:\d+ · -1\d\.\d% · different · descended into its 6 side commits$/);
+				// the first bad commit and what it touched against its first parent, as git's numstat says
+				const fb = await page.textContent('#first-bad');
+				const subject = kase === 'side' ? 'mm: fault around in 64k steps' : MERGE_SUBJECT;
+				assert.ok(fb.includes(`first bad commit: ${s12(culprit)} ${subject}`), fb);
+				assert.equal(await page.textContent('#diffstat .diffstat-summary'), 'diffstat: 4 files changed, +8 \u22122' +
+					(kase === 'merge' ? ' (the merge against its first parent: what its side branch brought)' : ''));
+				assert.deepEqual(await page.$$eval('tr.diffstat-file', (trs) => trs.map((t) => [...t.cells].map((x) => x.textContent))), [
+					['Documentation/mm/fault.png', 'binary'], ['include/linux/mm.h', '+1', '\u22120'],
+					['mm/fault_around.c', '+4', '\u22120'], ['mm/memory.c', '+3', '\u22122']]);
+				assert.equal(await page.locator('#diffstat-more').count(), 0);
+				await page.locator('section:has(> h2:text-is("Bisect"))').screenshot({ path: join(ART, `bisect-merge-${kase}-steps.png`) });
+				await shot(`bisect-merge-${kase}`);
+				if (kase !== 'side')
+					continue;
+				// the same page by the regression the bisect recorded when it ended
+				assert.ok(b.regression_id, JSON.stringify(b).slice(0, 300));
+				await open(`/regressions/${b.regression_id}`, 'regression-merge');
+				assert.equal(await page.locator('h3.level-heading').count(), 2);
+				assert.equal(await page.locator('tr.step-row').count(), b.steps.length);
+				assert.equal(await page.textContent('#diffstat .diffstat-summary'), 'diffstat: 4 files changed, +8 \u22122');
+				await shot('regression-merge');
+			}
 		});
 
 		// The bisect-style page against the documented shapes of
