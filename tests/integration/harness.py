@@ -95,6 +95,7 @@ class Server:
         args = [os.path.join(BIN, "regtrack-server"), "serve", "--db", self.conninfo,
                 "--listen", "127.0.0.1:%d" % port] + self.extra_args
         self.log = open(os.path.join(self.cluster.tmp, "server-%s.log" % self.dbname), "ab")
+        self.log_start = self.log.tell()
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self.log, env=self.env)
         line = self.proc.stdout.readline().decode()
         if not line.startswith("listening on "):
@@ -115,8 +116,21 @@ class Server:
         if self.proc:
             self.proc.stdout.close()
             self.log.close()
-        self.proc = None
+            self.proc = None
+            self.check_log()
         return rc
+
+    def check_log(self):
+        """Fails when this run of the server logged a sanitizer report (a
+        leak found at exit, a UBSan runtime error): tests that ignore the
+        exit status of stop() must not hide one."""
+        with open(self.log.name, "rb") as f:
+            f.seek(self.log_start)
+            text = f.read().decode("utf-8", "replace")
+        for mark in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:"):
+            i = text.find(mark)
+            if i >= 0:
+                raise AssertionError("sanitizer report in %s:\n%s" % (self.log.name, text[max(0, i - 200):i + 3000]))
 
     def restart(self):
         port = int(self.addr.rsplit(":", 1)[1])
