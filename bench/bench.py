@@ -535,9 +535,19 @@ def bench_bisect():
 # ---- kernel incremental rebuild (opt-in) ---------------------------------------------
 
 def bench_kernel():
-    if os.environ.get("BENCH_KERNEL") != "1":
+    knob = os.environ.get("BENCH_KERNEL", "")
+    if knob.endswith(".json") and os.path.exists(knob):
+        # a saved output of bench/kernel_step.sh (it takes minutes): shown, not re-run
+        with open(knob) as f:
+            d = json.load(f)
+        add("kernel bisect step: ccache rebuild", "s", summary([d["incremental_s"]]),
+            summary([d["full_s"]]), "full build of the same tree", ratio_target=0.25,
+            note="from %s; %s" % (knob, d.get("note")))
+        return
+    if knob != "1":
         skip("kernel bisect step (ccache rebuild / full build)",
-             "opt-in: BENCH_KERNEL=1 (a full build takes ~4-5 min on 2 cores)")
+             "opt-in: BENCH_KERNEL=1 (a full build takes ~4-5 min on 2 cores, much more on "
+             "a loaded machine), or BENCH_KERNEL=FILE.json, a saved bench/kernel_step.sh output")
         return
     script = os.path.join(TOP, "bench", "kernel_step.sh")
     if not os.path.exists(script):

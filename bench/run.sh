@@ -3,9 +3,10 @@
 # figure beside its same-run baseline and writes bench/results.json.
 #
 # Environment: REGTRACK_BIN (the binaries, default bin/), BENCH_REPS
-# (repetitions, default 5), BENCH_ONLY (steps, see bench.py), BENCH_KERNEL=1 (also the kernel rebuild step,
-# several minutes), BENCH_PROGS (where the bench programs go, default
-# build/bench-progs).
+# (repetitions, default 5), BENCH_ONLY (steps, see bench.py), BENCH_KERNEL=1
+# (also the kernel rebuild step, bench/kernel_step.sh: several minutes; or
+# BENCH_KERNEL=FILE.json, a saved output of it), BENCH_PROGS (where the bench
+# programs go, default build/bench-progs).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
