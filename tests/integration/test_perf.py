@@ -154,6 +154,55 @@ class Trees(unittest.TestCase):
         self.assertEqual(srv.psql("SELECT count(*) FROM pg_indexes WHERE indexname = 'commits_tree'"),
                          "1")
 
+    def test_kept_reply_follows_changes(self):
+        """The listing is kept in memory between changes (server/api_trees.c): a
+        tree posted, or a result that adds a commit, shows in the next GET."""
+        before = {t["name"]: t for t in srv.get("/api/v1/trees").json()}
+        self.assertNotIn("perf-kept", before)
+        r = srv.post("/api/v1/trees", {"name": "perf-kept", "branches": ["master"]},
+                     scope="admin")
+        self.assertEqual(r.status, 200, r)
+        trees = {t["name"]: t for t in srv.get("/api/v1/trees").json()}
+        self.assertEqual(trees["perf-kept"]["commits"], 0)
+        self.assertEqual(trees["perf-kept"]["branches"], ["master"])
+        d = result_doc(sha("ce1"), testcase="perf-trees", tree="perf-kept",
+                       metrics={"perf.t": [1.0]})
+        self.assertEqual(srv.post("/api/v1/results", d, scope="submit").status, 201)
+        trees = {t["name"]: t for t in srv.get("/api/v1/trees").json()}
+        self.assertEqual(trees["perf-kept"]["commits"], 1)
+        # a repeated GET gives the same bytes (the kept reply)
+        self.assertEqual(srv.get("/api/v1/trees").body, srv.get("/api/v1/trees").body)
+
+
+class ConcurrentIngest(unittest.TestCase):
+    """POST /api/v1/results runs on the server's pool (http_defer in
+    server/http.c): many at once all land, each once, and a repeat of each
+    is recognised as the same run."""
+
+    def test_parallel_posts(self):
+        from concurrent.futures import ThreadPoolExecutor
+        docs = [result_doc(sha("fa%d" % (i % 4)), testcase="perf-par",
+                           metrics={"perf.p%d" % k: [float(i), float(k)] for k in range(50)})
+                for i in range(24)]
+        with ThreadPoolExecutor(12) as ex:
+            first = list(ex.map(lambda d: srv.post("/api/v1/results", d, scope="submit"), docs))
+            again = list(ex.map(lambda d: srv.post("/api/v1/results", d, scope="submit"), docs))
+        self.assertEqual([r.status for r in first], [201] * 24, [r.body for r in first][:3])
+        self.assertEqual([r.status for r in again], [200] * 24)
+        for d, r in zip(docs, first):
+            self.assertEqual(r.json(), {"run_id": d["run_id"], "created": True, "metrics": 50,
+                                        "values": 100})
+        self.assertEqual(srv.psql(
+            "SELECT count(*), count(DISTINCT r.run_id), sum(array_length(v.vals, 1)) "
+            "FROM runs r JOIN run_values v ON v.run_id = r.id JOIN setups s ON s.id = r.setup_id "
+            "JOIN testcases t ON t.id = s.testcase_id WHERE t.name = 'perf-par'"),
+            "1200|24|2400")
+        # an invalid document comes back from the pool as the one error shape
+        bad = dict(docs[0], run_id="not-a-uuid")
+        r = srv.post("/api/v1/results", bad, scope="submit")
+        self.assertEqual(r.status, 400, r)
+        self.assertEqual(r.json()["error"]["code"], "invalid_field")
+
 
 if __name__ == "__main__":
     unittest.main()
