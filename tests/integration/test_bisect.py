@@ -7,7 +7,6 @@ import email
 import email.policy
 import json
 import os
-import random
 import subprocess
 import sys
 import tempfile
@@ -16,7 +15,8 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import BIN, Server, result_doc  # noqa: E402
+from harness import BIN, Server  # noqa: E402
+from fakes import FakeWorker, git, git_init  # noqa: E402
 
 N_COMMITS = 40          # c1..c40 after the root c0
 CULPRIT = 27            # c27 is the first slow commit
@@ -24,68 +24,27 @@ BROKEN = 20             # c20 fails to build (the first round probes it with k =
 METRIC = "vm-scalability.throughput"
 
 
-def git(repo, *args):
-    env = dict(os.environ, GIT_AUTHOR_NAME="Dev One", GIT_AUTHOR_EMAIL="dev@example.org",
-               GIT_COMMITTER_NAME="Dev One", GIT_COMMITTER_EMAIL="dev@example.org")
-    return subprocess.run(["git", "-C", repo] + list(args), check=True, capture_output=True,
-                          text=True, timeout=60, env=env).stdout.strip()
-
-
 def make_tree(path):
-    subprocess.run(["git", "init", "-q", "-b", "master", path], check=True, timeout=60)
+    git_init(path)
     shas = []
     for i in range(N_COMMITS + 1):
-        date = "2026-01-01T00:%02d:%02dZ" % (i // 60, i % 60)
-        env_date = dict(GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
-        subprocess.run(["git", "-C", path, "commit", "-q", "--allow-empty", "-m",
-                        "mm: change %d" % i], check=True, timeout=60,
-                       env=dict(os.environ, GIT_AUTHOR_NAME="Dev One",
-                                GIT_AUTHOR_EMAIL="dev@example.org", GIT_COMMITTER_NAME="Dev One",
-                                GIT_COMMITTER_EMAIL="dev@example.org", **env_date))
+        git(path, "commit", "-q", "--allow-empty", "-m", "mm: change %d" % i,
+            date="2026-01-01T00:%02d:%02dZ" % (i // 60, i % 60))
         shas.append(git(path, "rev-parse", "HEAD"))
     return shas
 
 
-class FakeWorker(threading.Thread):
-    def __init__(self, srv, name, index_of, stop):
-        super().__init__(daemon=True)
-        self.srv, self.name, self.index_of, self.stop = srv, name, index_of, stop
-        self.rng = random.Random(name)
-        self.jobs = 0
-        r = srv.post("/api/v1/workers/register", {
-            "hostname": name, "arch": "x86_64", "tbox_group": "vm-2p", "nr_cpus": 2,
-            "memory_mb": 2048, "cpu_model": "fake", "capabilities": ["qemu-x86_64"],
-            "fingerprint": {}}, scope="worker")
-        assert r.status == 200, r
-        self.machine = r.json()["machine_id"]
+def fake_worker(srv, name, index_of, stop):
+    """Runs at and after the culprit are 5 % slower (sd 10); c20 fails to build."""
+    def values(job, rng):
+        i = index_of[job["commit"]]
+        return {METRIC: [(950.0 if i >= CULPRIT else 1000.0) + rng.gauss(0, 10)]}
 
-    def run(self):
-        while not self.stop.is_set():
-            r = self.srv.post("/api/v1/jobs/lease", {"machine_id": self.machine, "wait_s": 1},
-                              scope="worker", timeout=30)
-            if r.status != 200:
-                continue
-            job = r.json()["job"]
-            i = self.index_of[job["commit"]]
-            if i == BROKEN:
-                body = {"machine_id": self.machine, "status": "build-failed",
-                        "log_tail": "error: implicit declaration of function 'mm_foo'\n"}
-            else:
-                docs = []
-                for _ in range(job["repeat"]):
-                    v = (950.0 if i >= CULPRIT else 1000.0) + self.rng.gauss(0, 10)
-                    docs.append(result_doc(
-                        job["commit"], testcase=job["testcase"], job_id=job["id"],
-                        params=job["params"], kconfig=job["kconfig"], compiler=job["compiler"],
-                        tree="demo",
-                        machine={"hostname": self.name, "arch": "x86_64", "cpu_model": "fake",
-                                 "nr_cpus": 2, "memory_mb": 2048, "tbox_group": "vm-2p"},
-                        metrics={METRIC: [v]}))
-                body = {"machine_id": self.machine, "status": "ok", "results": docs,
-                        "log_tail": "ok\n"}
-            r = self.srv.post("/api/v1/jobs/%d/complete" % job["id"], body, scope="worker")
-            assert r.status == 200, r
-            self.jobs += 1
+    def fail(job):
+        if index_of[job["commit"]] == BROKEN:
+            return ("build-failed", "error: implicit declaration of function 'mm_foo'\n")
+        return None
+    return FakeWorker(srv, name, stop, values, fail=fail)
 
 
 class Bisect(unittest.TestCase):
@@ -135,7 +94,7 @@ class Bisect(unittest.TestCase):
                      scope="admin")
         self.assertEqual(r.status, 200, r)
         stop = threading.Event()
-        workers = [FakeWorker(srv, "fake-%d" % i, index_of, stop) for i in range(3)]
+        workers = [fake_worker(srv, "fake-%d" % i, index_of, stop) for i in range(3)]
         for w in workers:
             w.start()
         try:

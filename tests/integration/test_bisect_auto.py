@@ -21,6 +21,7 @@ import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Server, result_doc  # noqa: E402
+from fakes import FakeWorker, git, git_init  # noqa: E402
 
 N = 60                 # c0..c60
 CULPRIT = 31
@@ -31,21 +32,12 @@ PARAMS = {"test": "auto-bisect", "nr_task": "100%"}
 WAIT_S = 120
 
 
-def git(repo, *args, date=None):
-    env = dict(os.environ, GIT_AUTHOR_NAME="Dev One", GIT_AUTHOR_EMAIL="dev@example.org",
-               GIT_COMMITTER_NAME="Dev One", GIT_COMMITTER_EMAIL="dev@example.org")
-    if date:
-        env.update(GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
-    return subprocess.run(["git", "-C", repo] + list(args), check=True, capture_output=True,
-                          text=True, timeout=60, env=env).stdout.strip()
-
-
 def commit_time(i):
     return "2026-01-01T02:%02d:%02dZ" % (i // 60, i % 60)
 
 
 def make_tree(path):
-    subprocess.run(["git", "init", "-q", "-b", "master", path], check=True, timeout=60)
+    git_init(path)
     shas = []
     for i in range(N + 1):
         git(path, "commit", "-q", "--allow-empty", "-m", "mm: auto %d" % i, date=commit_time(i))
@@ -61,38 +53,9 @@ def value(rng, i):
     return (950.0 if i >= CULPRIT else 1000.0) + rng.gauss(0, 10)
 
 
-class FakeWorker(threading.Thread):
-    def __init__(self, srv, name, index_of, stop):
-        super().__init__(daemon=True)
-        self.srv, self.name, self.index_of, self.stop = srv, name, index_of, stop
-        self.rng = random.Random(name)
-        self.jobs = 0
-        r = srv.post("/api/v1/workers/register", {
-            "hostname": name, "arch": "x86_64", "tbox_group": "vm-2p", "nr_cpus": 2,
-            "memory_mb": 2048, "cpu_model": "fake", "capabilities": ["qemu-x86_64"],
-            "fingerprint": {}}, scope="worker")
-        assert r.status == 200, r
-        self.machine = r.json()["machine_id"]
-
-    def run(self):
-        while not self.stop.is_set():
-            r = self.srv.post("/api/v1/jobs/lease", {"machine_id": self.machine, "wait_s": 1},
-                              scope="worker", timeout=30)
-            if r.status != 200:
-                continue
-            job = r.json()["job"]
-            i = self.index_of[job["commit"]]
-            docs = [result_doc(job["commit"], testcase=job["testcase"], job_id=job["id"],
-                               params=job["params"], kconfig=job["kconfig"],
-                               compiler=job["compiler"], tree="autotree",
-                               machine=dict(MACHINE, hostname=self.name),
-                               metrics={METRIC: [value(self.rng, i)]})
-                    for _ in range(job["repeat"])]
-            r = self.srv.post("/api/v1/jobs/%d/complete" % job["id"],
-                              {"machine_id": self.machine, "status": "ok", "results": docs,
-                               "log_tail": "ok\n"}, scope="worker")
-            assert r.status == 200, r
-            self.jobs += 1
+def fake_worker(srv, name, index_of, stop):
+    return FakeWorker(srv, name, stop, tree="autotree",
+                      values=lambda job, rng: {METRIC: [value(rng, index_of[job["commit"]])]})
 
 
 class AutoBisect(unittest.TestCase):
@@ -164,7 +127,7 @@ class AutoBisect(unittest.TestCase):
                          (reg["id"], shas[20], shas[40], METRIC, PARAMS))
         # the workers come: the bisect runs to its end
         stop = threading.Event()
-        workers = [FakeWorker(srv, "fake-%d" % i, index_of, stop) for i in range(2)]
+        workers = [fake_worker(srv, "fake-%d" % i, index_of, stop) for i in range(2)]
         for w in workers:
             w.start()
         try:

@@ -18,9 +18,7 @@ which the test names per case through the job's params:
     so no one side commit holds the change: the side branch cannot be
     narrowed, and the answer stays M, found and verified on level 0.
 """
-import json
 import os
-import random
 import subprocess
 import sys
 import tempfile
@@ -29,25 +27,17 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Server, result_doc  # noqa: E402
+from harness import Server  # noqa: E402
+from fakes import FakeWorker, git, git_init  # noqa: E402
 
 METRIC = "vm-scalability.throughput"
 SIDE_CULPRIT = 13
 WAIT_S = 90
 
 
-def git(repo, *args, date=None):
-    env = dict(os.environ, GIT_AUTHOR_NAME="Dev One", GIT_AUTHOR_EMAIL="dev@example.org",
-               GIT_COMMITTER_NAME="Dev One", GIT_COMMITTER_EMAIL="dev@example.org")
-    if date:
-        env.update(GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
-    return subprocess.run(["git", "-C", repo] + list(args), check=True, capture_output=True,
-                          text=True, timeout=60, env=env).stdout.strip()
-
-
 def make_tree(path):
     """Returns {name: sha} for c0..c20, s1..s20 and M."""
-    subprocess.run(["git", "init", "-q", "-b", "master", path], check=True, timeout=60)
+    git_init(path)
     shas = {}
     t = [0]
 
@@ -81,46 +71,17 @@ def containing(repo, culprit, head):
     return set(out.split()) | {culprit}
 
 
-class FakeWorker(threading.Thread):
-    def __init__(self, srv, name, slow, stop):
-        super().__init__(daemon=True)
-        self.srv, self.name, self.slow, self.stop = srv, name, slow, stop
-        self.rng = random.Random(name)
-        self.jobs = 0
-        r = srv.post("/api/v1/workers/register", {
-            "hostname": name, "arch": "x86_64", "tbox_group": "vm-2p", "nr_cpus": 2,
-            "memory_mb": 2048, "cpu_model": "fake", "capabilities": ["qemu-x86_64"],
-            "fingerprint": {}}, scope="worker")
-        assert r.status == 200, r
-        self.machine = r.json()["machine_id"]
-
-    def run(self):
-        while not self.stop.is_set():
-            r = self.srv.post("/api/v1/jobs/lease", {"machine_id": self.machine, "wait_s": 1},
-                              scope="worker", timeout=30)
-            if r.status != 200:
-                continue
-            job = r.json()["job"]
-            case = job["params"]["case"]
-            if case == "spread":
-                mean = 1000.0 - 6.25 * sum(job["commit"] in s for s in self.slow["spread"])
-            else:
-                mean = 950.0 if job["commit"] in self.slow[case] else 1000.0
-            docs = []
-            for _ in range(job["repeat"]):
-                v = mean + self.rng.gauss(0, 10)
-                docs.append(result_doc(
-                    job["commit"], testcase=job["testcase"], job_id=job["id"],
-                    params=job["params"], kconfig=job["kconfig"], compiler=job["compiler"],
-                    tree="merged",
-                    machine={"hostname": self.name, "arch": "x86_64", "cpu_model": "fake",
-                             "nr_cpus": 2, "memory_mb": 2048, "tbox_group": "vm-2p"},
-                    metrics={METRIC: [v]}))
-            r = self.srv.post("/api/v1/jobs/%d/complete" % job["id"],
-                              {"machine_id": self.machine, "status": "ok", "results": docs,
-                               "log_tail": "ok\n"}, scope="worker")
-            assert r.status == 200, r
-            self.jobs += 1
+def fake_worker(srv, name, slow, stop):
+    """params.case picks the story: the side-branch culprit, the merge itself,
+    or a change spread over eight side commits (6.25 each)."""
+    def values(job, rng):
+        case = job["params"]["case"]
+        if case == "spread":
+            mean = 1000.0 - 6.25 * sum(job["commit"] in s for s in slow["spread"])
+        else:
+            mean = 950.0 if job["commit"] in slow[case] else 1000.0
+        return {METRIC: [mean + rng.gauss(0, 10)]}
+    return FakeWorker(srv, name, stop, values, tree="merged")
 
 
 class BisectMerge(unittest.TestCase):
@@ -143,7 +104,7 @@ class BisectMerge(unittest.TestCase):
                                            "branches": ["master"]}, scope="admin")
         assert r.status == 200, r
         cls.stop = threading.Event()
-        cls.workers = [FakeWorker(cls.srv, "fake-%d" % i, cls.slow, cls.stop) for i in range(3)]
+        cls.workers = [fake_worker(cls.srv, "fake-%d" % i, cls.slow, cls.stop) for i in range(3)]
         for w in cls.workers:
             w.start()
 

@@ -9,7 +9,6 @@ GET /api/v1/bisects/{id}; the table compares every metric of the setup at
 parent vs first bad commit (two changed rows, one unchanged metric left out
 and counted); the machine line names the qemu guest the worker described,
 on the host's CPU model."""
-import json
 import os
 import re
 import subprocess
@@ -20,19 +19,11 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Server, result_doc  # noqa: E402
+from harness import Server  # noqa: E402
+from fakes import FakeWorker, git, git_init  # noqa: E402
 from smtpsink import SmtpSink  # noqa: E402
 
 METRIC = "vm-scalability.throughput"
-ENV = dict(os.environ, GIT_AUTHOR_NAME="Dev One", GIT_AUTHOR_EMAIL="dev@example.org",
-           GIT_COMMITTER_NAME="Dev One", GIT_COMMITTER_EMAIL="dev@example.org")
-
-
-def git(repo, *args, env=None):
-    return subprocess.run(["git", "-C", repo] + list(args), check=True, capture_output=True,
-                          text=True, timeout=60, env=env or ENV).stdout.strip()
-
-
 def write(repo, path, text, append=False):
     full = os.path.join(repo, path)
     os.makedirs(os.path.dirname(full), exist_ok=True)
@@ -57,15 +48,14 @@ CULPRIT = 3
 
 
 def make_tree(path):
-    subprocess.run(["git", "init", "-q", "-b", "master", path], check=True, timeout=60)
+    git_init(path)
     shas = []
     for i, (subject, files) in enumerate(COMMITS):
         for p, (text, append) in files.items():
             write(path, p, text, append)
         git(path, "add", "-A")
         date = "2026-01-01T00:00:%02dZ" % i
-        git(path, "commit", "-q", "-m", subject,
-            env=dict(ENV, GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date))
+        git(path, "commit", "-q", "-m", subject, date=date)
         shas.append(git(path, "rev-parse", "HEAD"))
     return shas
 
@@ -88,34 +78,9 @@ GUEST = {"accel": "tcg", "cpus": 2,
                    "icount": False}}
 
 
-class FakeWorker(threading.Thread):
-    def __init__(self, srv, name, index_of, stop):
-        super().__init__(daemon=True)
-        self.srv, self.name, self.index_of, self.stop = srv, name, index_of, stop
-        r = srv.post("/api/v1/workers/register", dict(
-            MACHINE, hostname=name, capabilities=["qemu-x86_64"], fingerprint={}),
-            scope="worker")
-        assert r.status == 200, r
-        self.machine = r.json()["machine_id"]
-
-    def run(self):
-        while not self.stop.is_set():
-            r = self.srv.post("/api/v1/jobs/lease", {"machine_id": self.machine, "wait_s": 1},
-                              scope="worker", timeout=30)
-            if r.status != 200:
-                continue
-            job = r.json()["job"]
-            i = self.index_of[job["commit"]]
-            docs = [result_doc(job["commit"], testcase=job["testcase"], job_id=job["id"],
-                               params=job["params"], kconfig=job["kconfig"],
-                               compiler=job["compiler"], tree="demo",
-                               machine=dict(MACHINE, hostname=self.name),
-                               metrics=values(i), **GUEST)
-                    for _ in range(job["repeat"])]
-            r = self.srv.post("/api/v1/jobs/%d/complete" % job["id"],
-                              {"machine_id": self.machine, "status": "ok", "results": docs,
-                               "log_tail": "ok\n"}, scope="worker")
-            assert r.status == 200, r
+def fake_worker(srv, name, index_of, stop):
+    return FakeWorker(srv, name, stop, lambda job, rng: values(index_of[job["commit"]]),
+                      machine=MACHINE, doc_extra=GUEST)
 
 
 class MailCulprit(unittest.TestCase):
@@ -158,7 +123,7 @@ class MailCulprit(unittest.TestCase):
         self.assertEqual(r.status, 200, r)
         index_of = {s: i for i, s in enumerate(shas)}
         stop = threading.Event()
-        workers = [FakeWorker(srv, "fake-%d" % i, index_of, stop) for i in range(2)]
+        workers = [fake_worker(srv, "fake-%d" % i, index_of, stop) for i in range(2)]
         for w in workers:
             w.start()
         try:

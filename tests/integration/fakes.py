@@ -1,0 +1,80 @@
+"""What the bisect and mail tests share: git in a tree made by the test
+(fixed author and dates, so shas are the same on every run) and a fake
+worker that speaks the real worker protocol over HTTP (register, long-poll
+lease, complete with result documents) and takes its values from the test."""
+import os
+import random
+import subprocess
+import threading
+
+from harness import result_doc
+
+AUTHOR = {"GIT_AUTHOR_NAME": "Dev One", "GIT_AUTHOR_EMAIL": "dev@example.org",
+          "GIT_COMMITTER_NAME": "Dev One", "GIT_COMMITTER_EMAIL": "dev@example.org"}
+
+# the machine a fake worker says it is (tbox_group vm-2p like the seeded runs)
+MACHINE = {"hostname": "fake", "arch": "x86_64", "cpu_model": "fake", "nr_cpus": 2,
+           "memory_mb": 2048, "tbox_group": "vm-2p"}
+
+
+def git(repo, *args, date=None, env=None):
+    """Runs git in repo (argv, 60 s timeout) and returns its stdout, stripped;
+    date (ISO 8601) sets both author and committer dates."""
+    e = dict(os.environ, **AUTHOR)
+    if date:
+        e.update(GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
+    e.update(env or {})
+    return subprocess.run(["git", "-C", repo] + list(args), check=True, capture_output=True,
+                          text=True, timeout=60, env=e).stdout.strip()
+
+
+def git_init(path):
+    subprocess.run(["git", "init", "-q", "-b", "master", path], check=True, timeout=60)
+
+
+class FakeWorker(threading.Thread):
+    """Leases jobs until `stop` is set and completes each one.
+
+    values(job, rng) -> {metric: [iteration values]} for one run; it is called
+    job["repeat"] times. fail(job) -> None, or (status, log_tail) for a job
+    that does not get as far as a run (e.g. "build-failed"). doc_extra: more
+    fields of every result document (e.g. the guest description). `jobs`
+    counts the jobs completed; rng is seeded by the worker's name."""
+
+    def __init__(self, srv, name, stop, values, fail=None, tree="demo", machine=None,
+                 doc_extra=None):
+        super().__init__(daemon=True)
+        self.srv, self.name, self.stop = srv, name, stop
+        self.values, self.fail, self.tree = values, fail, tree
+        self.machine_doc = dict(machine or MACHINE, hostname=name)
+        self.doc_extra = doc_extra or {}
+        self.rng = random.Random(name)
+        self.jobs = 0
+        r = srv.post("/api/v1/workers/register",
+                     dict(self.machine_doc, capabilities=["qemu-x86_64"], fingerprint={}),
+                     scope="worker")
+        assert r.status == 200, r
+        self.machine = r.json()["machine_id"]
+
+    def body(self, job):
+        failed = self.fail(job) if self.fail else None
+        if failed:
+            return {"machine_id": self.machine, "status": failed[0], "log_tail": failed[1]}
+        docs = [result_doc(job["commit"], testcase=job["testcase"], job_id=job["id"],
+                           params=job["params"], kconfig=job["kconfig"],
+                           compiler=job["compiler"], tree=self.tree, machine=self.machine_doc,
+                           metrics=self.values(job, self.rng), **self.doc_extra)
+                for _ in range(job["repeat"])]
+        return {"machine_id": self.machine, "status": "ok", "results": docs, "log_tail": "ok\n"}
+
+    def run(self):
+        while not self.stop.is_set():
+            r = self.srv.post("/api/v1/jobs/lease", {"machine_id": self.machine, "wait_s": 1},
+                              scope="worker", timeout=30)
+            if r.status != 200:
+                continue
+            job = r.json()["job"]
+            r = self.srv.post("/api/v1/jobs/%d/complete" % job["id"], self.body(job),
+                              scope="worker")
+            assert r.status == 200, r
+            self.jobs += 1
