@@ -170,29 +170,31 @@ static int job_side(PGconn *c, const char *id, const char *which, struct side *s
 	return 0;
 }
 
+/* Replies with the difference of the two sides when ok (else with e) and
+ * releases both sides either way. */
+static enum MHD_Result reply_diff(struct request *rq, int ok, struct side *base,
+				  struct side *head, struct err *e)
+{
+	json_t *out = ok ? diff_json(base, head, e) : NULL;
+
+	side_release(base);
+	side_release(head);
+	return out ? reply_json(rq, 200, out) : reply_err(rq, e);
+}
+
 enum MHD_Result api_kconfig_diff(struct request *rq)
 {
 	char a[24], b[24];
 	struct side base = { 0 }, head = { 0 };
 	struct err e;
 	PGconn *c;
-	json_t *out;
 
 	if (arg_id(rq, "base_job", a, &e) || arg_id(rq, "head_job", b, &e))
 		return reply_err(rq, &e);
 	c = rq_db(rq, &e);
-	if (!c || job_side(c, a, "base_job", &base, &e) || job_side(c, b, "head_job", &head, &e))
-		goto fail;
-	out = diff_json(&base, &head, &e);
-	if (!out)
-		goto fail;
-	side_release(&base);
-	side_release(&head);
-	return reply_json(rq, 200, out);
-fail:
-	side_release(&base);
-	side_release(&head);
-	return reply_err(rq, &e);
+	return reply_diff(rq, c && !job_side(c, a, "base_job", &base, &e) &&
+				      !job_side(c, b, "head_job", &head, &e),
+			  &base, &head, &e);
 }
 
 /*
@@ -244,8 +246,8 @@ static enum MHD_Result ends_diff(struct request *rq, const char *what, enum db_s
 	struct err e;
 	PGconn *c;
 	PGresult *ends = NULL;
-	json_t *out;
-	int found, parent;
+	enum MHD_Result ret;
+	int found, parent, ok;
 
 	if (rq_path_id(rq, what, &id, idb, &e))
 		return reply_err(rq, &e);
@@ -264,23 +266,13 @@ static enum MHD_Result ends_diff(struct request *rq, const char *what, enum db_s
 	}
 	found = col(ends, E_FIRST_BAD) != NULL;
 	parent = found && col(ends, E_PARENT) != NULL;
-	if (pick_side(c, ends, parent ? E_PARENT : E_GOOD, parent ? "parent" : "good", "base",
-		      &base, &e) ||
-	    pick_side(c, ends, found ? E_FIRST_BAD : E_BAD, found ? "first_bad" : "bad", "head",
-		      &head, &e))
-		goto fail;
-	out = diff_json(&base, &head, &e);
-	if (!out)
-		goto fail;
-	side_release(&base);
-	side_release(&head);
+	ok = !pick_side(c, ends, parent ? E_PARENT : E_GOOD, parent ? "parent" : "good", "base",
+			&base, &e) &&
+	     !pick_side(c, ends, found ? E_FIRST_BAD : E_BAD, found ? "first_bad" : "bad", "head",
+			&head, &e);
+	ret = reply_diff(rq, ok, &base, &head, &e);
 	PQclear(ends);
-	return reply_json(rq, 200, out);
-fail:
-	side_release(&base);
-	side_release(&head);
-	PQclear(ends);
-	return reply_err(rq, &e);
+	return ret;
 }
 
 enum MHD_Result api_bisect_kconfig_diff(struct request *rq)
