@@ -166,6 +166,7 @@ struct gathered {
 	json_t *params_json;
 	char *author, *email;
 	char *reproduce;
+	double table_change_pct;  /* the bisected metric's row; NAN when none */
 	struct report_input in;
 };
 
@@ -422,6 +423,7 @@ static int gather_table(PGconn *c, struct gathered *g, const char *setup_id, con
 	size_t n, nvals = 0, shown = 0;
 	double *q, *pool;
 
+	g->table_change_pct = NAN;
 	g->table = db_exec(c, ST_MAIL_COMPARE, 3, p, e);
 	if (!g->table)
 		return -1;
@@ -450,6 +452,8 @@ static int gather_table(PGconn *c, struct gathered *g, const char *setup_id, con
 		compare_samples(a, na, b, nb, &o, &tr[i].res);
 		tr[i].index = (int)i;
 		tr[i].bisected = !strcmp(PQgetvalue(g->table, (int)i, 0), metric_id);
+		if (tr[i].bisected)
+			g->table_change_pct = tr[i].res.change_pct;
 		q[i] = tr[i].res.p_value;
 	}
 	bh_adjust(q, n, q);
@@ -630,6 +634,13 @@ static int gather(PGconn *c, const struct config *cfg, long long regression_id,
 	    gather_machine(c, g, PQgetvalue(r, 0, 20),
 			   table_ids[1] ? table_ids[1] : PQgetvalue(r, 0, 22), e))
 		return -1;
+	/*
+	 * A bisect's report states the change its table shows (first bad commit
+	 * vs its parent, the verification's runs), not the detector's estimate
+	 * over the wider range, so subject, first line and table agree
+	 */
+	if (kind == REPORT_BISECT && g->in.bisect_id > 0 && isfinite(g->table_change_pct))
+		g->in.change_pct = g->table_change_pct;
 	/*
 	 * The culprit's files: the bisect's first bad commit, or the bad end of
 	 * a detected range of one commit (its first parent is the good end)

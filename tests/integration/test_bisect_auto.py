@@ -9,7 +9,10 @@ culprit c31, 950 from it on, noise sd 10 = 1 %), so the detector can only
 say "between c20 and c40": the bisect has 20 candidates to narrow. Fake
 workers speak the real worker protocol and draw from the same noise model.
 """
+import email
+import email.policy
 import os
+import re
 import random
 import subprocess
 import sys
@@ -70,7 +73,7 @@ class AutoBisect(unittest.TestCase):
                     "detect_poll_ms = 100\nauto_bisect = 1\nauto_bisect_min_pct = 2\n"
                     # the issue's sizing: 5 runs a new probe, doubling when undecided
                     "bisect_probe_z = 0\n"
-                    "mail_dry_run_dir = %s\nmail_poll_ms = 100\n"
+                    "mail_dry_run_dir = %s\nmail_poll_ms = 100\nmail_cc = perf@example.org\n"
                     % (os.path.join(cls.tmp, "data"), os.path.join(cls.tmp, "mail")))
         cls.srv = Server(extra_args=["--config", conf])
 
@@ -156,6 +159,20 @@ class AutoBisect(unittest.TestCase):
         self.assertIn(("bisect", "bisecting"), states)
         self.assertEqual(states[-1], ("bisect", "bisected"))
         self.assertLess(states.index(("bisect", "bisecting")), len(states) - 1)
+        # the report states the change its table shows (first bad vs parent),
+        # not the detector's estimate over c20..c40
+        mail_dir = os.path.join(self.tmp, "mail")
+        mail = self.wait("the report mail", lambda: (lambda f: f[0] if f else None)(
+            sorted(os.listdir(mail_dir)) if os.path.isdir(mail_dir) else []))
+        with open(os.path.join(mail_dir, mail), "rb") as f:
+            parsed = email.message_from_binary_file(f, policy=email.policy.default)
+        body = parsed.get_body().get_content()
+        row = re.search(r"^ +[0-9.]+ +([-+][0-9.]+)%% +[0-9.]+ +%s$" % re.escape(METRIC), body,
+                        re.M)
+        self.assertIsNotNone(row, body)
+        self.assertEqual(parsed["Subject"], "[autotree:master] [mm] %s: %s %s%% regression"
+                         % (shas[CULPRIT][:12], METRIC, row.group(1)))
+        self.assertIn("measured a %s%% regression of %s" % (row.group(1), METRIC), body)
         # one bisect only, though the bisect's own runs narrow what the detector sees
         self.assertEqual(srv.psql("SELECT count(*) FROM bisects"), "1")
         self.assertGreater(sum(w.jobs for w in workers), 0)
