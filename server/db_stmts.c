@@ -101,17 +101,31 @@ const struct db_stmt_def db_stmts[DB_NR_STMTS] = {
 	[ST_RUN_VALUES] = { "run_values",
 		"SELECT m.name, array_to_json(v.vals)::text FROM run_values v "
 		"JOIN metrics m ON m.id = v.metric_id WHERE v.run_id = $1::bigint ORDER BY m.name" },
-	/* $1 metric, $2 testcase, $3..$7 filters */
+	/*
+	 * $1 metric, $2 testcase, $3..$7 filters: every run of the metric in the
+	 * matching setups as (setup id, commit id, run id, run_id, mean), in no
+	 * particular order. api_series.c puts them in series order (setup, then
+	 * ST_SERIES_COMMITS' order of the commits, then run id): sorting 10^5 rows
+	 * of commit columns here took as long as the join (make bench, EXPLAIN
+	 * ANALYZE), and the commits' columns are needed once per commit, not per
+	 * run. "r.id + 0": the planner's estimate of one metric's rows is the
+	 * table's average (280 of 1.4 million where there were 100,000), with
+	 * which it probed runs' primary key once per value (a Memoize with no
+	 * hits, 200,000 index probes in all); without that path it hash-joins the
+	 * setup's runs (runs_setup_commit) with the metric's values.
+	 */
 	[ST_SERIES] = { "series",
-		"SELECT s.id, c.sha, c.subject, "
-		"to_char(c.commit_time AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), "
-		"r.run_id, v.mean "
+		"SELECT r.setup_id, r.commit_id, r.id, r.run_id, v.mean "
 		"FROM metrics m JOIN run_values v ON v.metric_id = m.id "
-		"JOIN runs r ON r.id = v.run_id JOIN setups s ON s.id = r.setup_id "
-		"JOIN testcases t ON t.id = s.testcase_id JOIN commits c ON c.id = r.commit_id "
+		"JOIN runs r ON r.id + 0 = v.run_id JOIN setups s ON s.id = r.setup_id "
+		"JOIN testcases t ON t.id = s.testcase_id "
 		"WHERE m.name = $1 AND t.name = $2 AND r.status = 'ok' AND "
-		RUN_FILTERS(3, 4, 5, 6, 7)
-		" ORDER BY s.id, " COMMIT_ORDER ", r.id" },
+		RUN_FILTERS(3, 4, 5, 6, 7) },
+	/* $1 commit ids (bigint[]): id, sha, subject, commit time, in series order */
+	[ST_SERIES_COMMITS] = { "series_commits",
+		"SELECT c.id, c.sha, c.subject, "
+		"to_char(c.commit_time AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') "
+		"FROM commits c WHERE c.id = ANY ($1::bigint[]) ORDER BY " COMMIT_ORDER },
 	/*
 	 * $1 base commit id, $2 head commit id, $3 testcase, $4..$8 filters, $9 metric prefix:
 	 * one row per (setup, metric) with the base and the head runs' means as float8[]
