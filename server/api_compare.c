@@ -50,45 +50,6 @@ static double parse_alpha(const char *s, struct err *e)
 	return a;
 }
 
-/* elements of a float8[] in text form ("{1.5,2}"; "" for SQL NULL) */
-static size_t array_len(const char *s)
-{
-	size_t n;
-
-	if (s[0] != '{' || s[1] == '}')
-		return 0;
-	for (n = 1; *s; s++)
-		n += *s == ',';
-	return n;
-}
-
-/* parses a float8[] text form into out[] (array_len() elements); returns the count */
-static size_t array_parse(const char *s, double *out)
-{
-	size_t n = 0;
-
-	if (*s++ != '{')
-		return 0;
-	while (*s && *s != '}') {
-		char *end;
-
-		out[n++] = strtod(s, &end);
-		if (end == s)
-			break;
-		s = *end == ',' ? end + 1 : end;
-	}
-	return n;
-}
-
-static int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-
-	if (isnan(a) || isnan(b))
-		return isnan(a) - isnan(b);
-	return (a > b) - (a < b);
-}
-
 static int pair(struct buf *b, const char *key, double x, double y)
 {
 	return buf_addstr(b, key) | buf_addch(b, '[') | jsonout_real(b, x) | buf_addch(b, ',') |
@@ -225,7 +186,8 @@ enum MHD_Result api_compare_get(struct request *rq)
 	ntup = (size_t)PQntuples(r);
 	nvals = 0;
 	for (size_t i = 0; i < ntup; i++)
-		nvals += array_len(PQgetvalue(r, (int)i, 2)) + array_len(PQgetvalue(r, (int)i, 3));
+		nvals += pg_float8_array_len(PQgetvalue(r, (int)i, 2)) +
+			 pg_float8_array_len(PQgetvalue(r, (int)i, 3));
 	pool = xmalloc((nvals ? nvals : 1) * sizeof(double));
 	p = pool;
 	rows = xcalloc(ntup ? ntup : 1, sizeof(*rows));
@@ -239,14 +201,11 @@ enum MHD_Result api_compare_get(struct request *rq)
 		w->unit = PQgetvalue(r, (int)i, 5);
 		w->is_monitor = PQgetvalue(r, (int)i, 6)[0] == 't';
 		w->a = p;
-		w->na = array_parse(PQgetvalue(r, (int)i, 2), w->a);
+		/* sorted: the SQL aggregates in no particular order */
+		w->na = pg_float8_array_sorted(PQgetvalue(r, (int)i, 2), w->a);
 		w->b = w->a + w->na;
-		w->nb = array_parse(PQgetvalue(r, (int)i, 3), w->b);
+		w->nb = pg_float8_array_sorted(PQgetvalue(r, (int)i, 3), w->b);
 		p = w->b + w->nb;
-		/* the SQL aggregates in no particular order: sort, so that sums
-		 * (means, variances) do not depend on the plan */
-		qsort(w->a, w->na, sizeof(double), cmp_double);
-		qsort(w->b, w->nb, sizeof(double), cmp_double);
 	}
 	compare_opts_init(&opts);
 	opts.alpha = alpha;

@@ -2,6 +2,7 @@
 #include "server/db.h"
 #include "server/gitmirror.h"
 #include "server/http.h"
+#include "server/query.h"
 #include "report.h"
 #include "stats/compare.h"
 #include "xalloc.h"
@@ -343,45 +344,6 @@ static int gather_bisect(PGconn *c, struct gathered *g, const char *table_ids[2]
 	return 0;
 }
 
-/* elements of a float8[] in text form ("{1.5,2}"; "" for SQL NULL) */
-static size_t array_len(const char *s)
-{
-	size_t n;
-
-	if (s[0] != '{' || s[1] == '}')
-		return 0;
-	for (n = 1; *s; s++)
-		n += *s == ',';
-	return n;
-}
-
-/* parses a float8[] text form into out[] (array_len() elements); returns the count */
-static size_t array_parse(const char *s, double *out)
-{
-	size_t n = 0;
-
-	if (*s++ != '{')
-		return 0;
-	while (*s && *s != '}') {
-		char *end;
-
-		out[n++] = strtod(s, &end);
-		if (end == s)
-			break;
-		s = *end == ',' ? end + 1 : end;
-	}
-	return n;
-}
-
-static int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-
-	if (isnan(a) || isnan(b))
-		return isnan(a) - isnan(b);
-	return (a > b) - (a < b);
-}
-
 struct table_row {
 	int index;                /* row of g->table */
 	int bisected;             /* the report's own metric */
@@ -429,8 +391,8 @@ static int gather_table(PGconn *c, struct gathered *g, const char *setup_id, con
 		return -1;
 	n = (size_t)PQntuples(g->table);
 	for (size_t i = 0; i < n; i++)
-		nvals += array_len(PQgetvalue(g->table, (int)i, 2)) +
-			 array_len(PQgetvalue(g->table, (int)i, 3));
+		nvals += pg_float8_array_len(PQgetvalue(g->table, (int)i, 2)) +
+			 pg_float8_array_len(PQgetvalue(g->table, (int)i, 3));
 	pool = g->pool = xmalloc((nvals ? nvals : 1) * sizeof(double));
 	tr = xcalloc(n ? n : 1, sizeof(*tr));
 	q = xcalloc(n ? n : 1, sizeof(*q));
@@ -441,13 +403,11 @@ static int gather_table(PGconn *c, struct gathered *g, const char *setup_id, con
 		double *a = pool, *b;
 		size_t na, nb;
 
-		na = array_parse(PQgetvalue(g->table, (int)i, 2), a);
+		/* sorted: aggregated in no particular order */
+		na = pg_float8_array_sorted(PQgetvalue(g->table, (int)i, 2), a);
 		b = a + na;
-		nb = array_parse(PQgetvalue(g->table, (int)i, 3), b);
+		nb = pg_float8_array_sorted(PQgetvalue(g->table, (int)i, 3), b);
 		pool = b + nb;
-		/* aggregated in no particular order: sorted, so sums do not depend on the plan */
-		qsort(a, na, sizeof(double), cmp_double);
-		qsort(b, nb, sizeof(double), cmp_double);
 		o.floor_pct = compare_opts_floor(&opts, name);
 		compare_samples(a, na, b, nb, &o, &tr[i].res);
 		tr[i].index = (int)i;

@@ -1,6 +1,7 @@
 #include "server/query.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,4 +213,44 @@ int json_int_field(json_t *o, const char *key, long long def, long long min, lon
 			       key, min, max);
 	*out = json_integer_value(v);
 	return 0;
+}
+
+size_t pg_float8_array_len(const char *s)
+{
+	size_t n;
+
+	if (s[0] != '{' || s[1] == '}')
+		return 0;
+	for (n = 1; *s; s++)
+		n += *s == ',';
+	return n;
+}
+
+static int cmp_double_nan_last(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	if (isnan(a) || isnan(b))
+		return isnan(a) - isnan(b);
+	return (a > b) - (a < b);
+}
+
+size_t pg_float8_array_sorted(const char *s, double *out)
+{
+	size_t n = 0;
+
+	if (*s++ != '{')
+		return 0;
+	while (*s && *s != '}') {
+		char *end;
+
+		out[n++] = strtod(s, &end);
+		if (end == s) {
+			n--;
+			break;
+		}
+		s = *end == ',' ? end + 1 : end;
+	}
+	qsort(out, n, sizeof(double), cmp_double_nan_last);
+	return n;
 }

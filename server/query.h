@@ -76,4 +76,16 @@ int json_int_field(json_t *o, const char *key, long long def, long long min, lon
 /* The setup row as JSON {id, testcase, params, kconfig, compiler, tbox_group, mode}; new ref or NULL. */
 json_t *setup_json(PGconn *c, long long setup_id, struct err *e);
 
+/*
+ * A float8[] column in PostgreSQL's text form ("{1.5,2,3e-05}"; "" for
+ * SQL NULL, "{}" empty). pg_float8_array_len: the number of elements (an
+ * upper bound for pg_float8_array_sorted's count). pg_float8_array_sorted:
+ * parses the elements into out[] (room for pg_float8_array_len() doubles),
+ * stops at the first one that is not a number, sorts them ascending with
+ * NaN last (so sums over them do not depend on a plan's row order) and
+ * returns the count.
+ */
+size_t pg_float8_array_len(const char *s);
+size_t pg_float8_array_sorted(const char *s, double *out);
+
 #endif
