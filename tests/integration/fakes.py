@@ -5,9 +5,10 @@ lease, complete with result documents) and takes its values from the test."""
 import os
 import random
 import subprocess
+import tempfile
 import threading
 
-from harness import result_doc
+from harness import Server, result_doc
 
 AUTHOR = {"GIT_AUTHOR_NAME": "Dev One", "GIT_AUTHOR_EMAIL": "dev@example.org",
           "GIT_COMMITTER_NAME": "Dev One", "GIT_COMMITTER_EMAIL": "dev@example.org"}
@@ -30,6 +31,34 @@ def git(repo, *args, date=None, env=None):
 
 def git_init(path):
     subprocess.run(["git", "init", "-q", "-b", "master", path], check=True, timeout=60)
+
+
+def tree_server(prefix, make_tree, config="", dry_run=True):
+    """A temp dir holding a git tree made by make_tree(path) (returned as
+    `tree`) and a server over a fresh database that bisects at once
+    (bisect_share_pct 100, fast polls) with data_dir in the temp dir, and
+    mails written to files in TMP/mail instead of sent unless dry_run is
+    False; config: more `key = value` lines.
+    Returns (tmp, repo, tree, srv); stop with stop_tree_server()."""
+    tmp = tempfile.mkdtemp(prefix=prefix)
+    repo = os.path.join(tmp, "linux")
+    tree = make_tree(repo)
+    conf = os.path.join(tmp, "server.conf")
+    with open(conf, "w") as f:
+        f.write("data_dir = %s\nbisect_share_pct = 100\nbisect_poll_ms = 100\n"
+                "mail_poll_ms = 100\n" % os.path.join(tmp, "data"))
+        if dry_run:
+            f.write("mail_dry_run_dir = %s\n" % os.path.join(tmp, "mail"))
+        f.write(config)
+    return tmp, repo, tree, Server(extra_args=["--config", conf])
+
+
+def stop_tree_server(srv, tmp):
+    """Stops the server (the harness fails on a sanitizer report in its log),
+    removes the temp dir and fails on a non-zero exit status."""
+    rc = srv.stop()
+    subprocess.run(["rm", "-rf", "--", tmp], timeout=60)
+    assert rc == 0, "server exited %d" % rc
 
 
 class FakeWorker(threading.Thread):

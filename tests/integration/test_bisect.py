@@ -9,14 +9,13 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import BIN, Server  # noqa: E402
-from fakes import FakeWorker, git, git_init  # noqa: E402
+from harness import BIN  # noqa: E402
+from fakes import FakeWorker, git, git_init, stop_tree_server, tree_server  # noqa: E402
 
 N_COMMITS = 40          # c1..c40 after the root c0
 CULPRIT = 27            # c27 is the first slow commit
@@ -50,22 +49,12 @@ def fake_worker(srv, name, index_of, stop):
 class Bisect(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="regtrack-bisect-")
-        cls.repo = os.path.join(cls.tmp, "linux")
-        cls.shas = make_tree(cls.repo)
-        conf = os.path.join(cls.tmp, "server.conf")
-        with open(conf, "w") as f:
-            f.write("data_dir = %s\nbisect_share_pct = 100\nbisect_poll_ms = 100\n"
-                    "detect_enabled = 0\nmail_dry_run_dir = %s\nmail_cc = perf@example.org\n"
-                    "mail_poll_ms = 100\n"
-                    % (os.path.join(cls.tmp, "data"), os.path.join(cls.tmp, "mail")))
-        cls.srv = Server(extra_args=["--config", conf])
+        cls.tmp, cls.repo, cls.shas, cls.srv = tree_server(
+            "regtrack-bisect-", make_tree, "detect_enabled = 0\nmail_cc = perf@example.org\n")
 
     @classmethod
     def tearDownClass(cls):
-        rc = cls.srv.stop()
-        subprocess.run(["rm", "-rf", "--", cls.tmp], timeout=60)
-        assert rc == 0, "server exited %d (sanitizer report in its log)" % rc
+        stop_tree_server(cls.srv, cls.tmp)
 
     def cli(self, *args):
         return subprocess.run([os.path.join(BIN, "regtrack"), "bisect"] + list(args) +

@@ -14,17 +14,15 @@ import email.policy
 import os
 import re
 import random
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 import unittest
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Server, result_doc  # noqa: E402
-from fakes import FakeWorker, git, git_init  # noqa: E402
+from harness import result_doc  # noqa: E402
+from fakes import FakeWorker, git, git_init, stop_tree_server, tree_server  # noqa: E402
 
 N = 60                 # c0..c60
 CULPRIT = 31
@@ -64,24 +62,15 @@ def fake_worker(srv, name, index_of, stop):
 class AutoBisect(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="regtrack-bisect-auto-")
-        cls.repo = os.path.join(cls.tmp, "linux")
-        cls.shas = make_tree(cls.repo)
-        conf = os.path.join(cls.tmp, "server.conf")
-        with open(conf, "w") as f:
-            f.write("data_dir = %s\nbisect_share_pct = 100\nbisect_poll_ms = 100\n"
-                    "detect_poll_ms = 100\nauto_bisect = 1\nauto_bisect_min_pct = 2\n"
-                    # the sizing: 5 runs a new probe, doubling when undecided
-                    "bisect_probe_z = 0\n"
-                    "mail_dry_run_dir = %s\nmail_poll_ms = 100\nmail_cc = perf@example.org\n"
-                    % (os.path.join(cls.tmp, "data"), os.path.join(cls.tmp, "mail")))
-        cls.srv = Server(extra_args=["--config", conf])
+        cls.tmp, cls.repo, cls.shas, cls.srv = tree_server(
+            "regtrack-bisect-auto-", make_tree,
+            "detect_poll_ms = 100\nauto_bisect = 1\nauto_bisect_min_pct = 2\n"
+            # the sizing: 5 runs a new probe, doubling when undecided
+            "bisect_probe_z = 0\nmail_cc = perf@example.org\n")
 
     @classmethod
     def tearDownClass(cls):
-        rc = cls.srv.stop()
-        subprocess.run(["rm", "-rf", "--", cls.tmp], timeout=60)
-        assert rc == 0, "server exited %d (sanitizer report in its log)" % rc
+        stop_tree_server(cls.srv, cls.tmp)
 
     def wait(self, what, fn):
         deadline = time.time() + WAIT_S

@@ -19,16 +19,13 @@ which the test names per case through the job's params:
     narrowed, and the answer stays M, found and verified on level 0.
 """
 import os
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Server  # noqa: E402
-from fakes import FakeWorker, git, git_init  # noqa: E402
+from fakes import FakeWorker, git, git_init, stop_tree_server, tree_server  # noqa: E402
 
 METRIC = "vm-scalability.throughput"
 SIDE_CULPRIT = 13
@@ -87,19 +84,12 @@ def fake_worker(srv, name, slow, stop):
 class BisectMerge(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="regtrack-bisect-merge-")
-        cls.repo = os.path.join(cls.tmp, "linux")
-        cls.c = make_tree(cls.repo)
+        cls.tmp, cls.repo, cls.c, cls.srv = tree_server(
+            "regtrack-bisect-merge-", make_tree, "detect_enabled = 0\n")
         c = cls.c
         cls.slow = {"side": containing(cls.repo, c["s%d" % SIDE_CULPRIT], c["c20"]),
                     "merge": containing(cls.repo, c["M"], c["c20"]),
                     "spread": [containing(cls.repo, c["s%d" % i], c["c20"]) for i in range(2, 17, 2)]}
-        conf = os.path.join(cls.tmp, "server.conf")
-        with open(conf, "w") as f:
-            f.write("data_dir = %s\nbisect_share_pct = 100\nbisect_poll_ms = 100\n"
-                    "detect_enabled = 0\nmail_dry_run_dir = %s\nmail_poll_ms = 100\n"
-                    % (os.path.join(cls.tmp, "data"), os.path.join(cls.tmp, "mail")))
-        cls.srv = Server(extra_args=["--config", conf])
         r = cls.srv.post("/api/v1/trees", {"name": "merged", "url": cls.repo,
                                            "branches": ["master"]}, scope="admin")
         assert r.status == 200, r
@@ -113,9 +103,7 @@ class BisectMerge(unittest.TestCase):
         cls.stop.set()
         for w in cls.workers:
             w.join(10)
-        rc = cls.srv.stop()
-        subprocess.run(["rm", "-rf", "--", cls.tmp], timeout=60)
-        assert rc == 0, "server exited %d (sanitizer report in its log)" % rc
+        stop_tree_server(cls.srv, cls.tmp)
 
     def bisect(self, case, good="c0", variant=None):
         params = {"case": case}

@@ -11,16 +11,13 @@ and counted); the machine line names the qemu guest the worker described,
 on the host's CPU model."""
 import os
 import re
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Server  # noqa: E402
-from fakes import FakeWorker, git, git_init  # noqa: E402
+from fakes import FakeWorker, git, git_init, stop_tree_server, tree_server  # noqa: E402
 from smtpsink import SmtpSink  # noqa: E402
 
 METRIC = "vm-scalability.throughput"
@@ -86,26 +83,20 @@ def fake_worker(srv, name, index_of, stop):
 class MailCulprit(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="regtrack-mail-culprit-")
-        cls.repo = os.path.join(cls.tmp, "linux")
-        cls.shas = make_tree(cls.repo)
         cls.sink = SmtpSink()
         cls.sink.start()
-        conf = os.path.join(cls.tmp, "server.conf")
-        with open(conf, "w") as f:
-            f.write("data_dir = %s\nbisect_share_pct = 100\nbisect_poll_ms = 100\n"
-                    "detect_enabled = 0\nsmtp_url = %s\nsmtp_starttls = none\n"
-                    "mail_from = regtrack bot <regtrack@example.org>\n"
-                    "public_url = https://perf.example.org\nmail_poll_ms = 100\n"
-                    % (os.path.join(cls.tmp, "data"), cls.sink.url))
-        cls.srv = Server(extra_args=["--config", conf])
+        cls.tmp, cls.repo, cls.shas, cls.srv = tree_server(
+            "regtrack-mail-culprit-", make_tree,
+            "detect_enabled = 0\nsmtp_url = %s\nsmtp_starttls = none\n"
+            "mail_from = regtrack bot <regtrack@example.org>\n"
+            "public_url = https://perf.example.org\n" % cls.sink.url, dry_run=False)
 
     @classmethod
     def tearDownClass(cls):
-        rc = cls.srv.stop()
-        cls.sink.stop()
-        subprocess.run(["rm", "-rf", "--", cls.tmp], timeout=60)
-        assert rc == 0, "server exited %d (sanitizer report in its log)" % rc
+        try:
+            stop_tree_server(cls.srv, cls.tmp)
+        finally:
+            cls.sink.stop()
 
     def subscribe(self, email, paths):
         r = self.srv.post("/api/v1/subscriptions", {"email": email, "paths": paths},
