@@ -1,5 +1,6 @@
 /* Bare mirrors of tracked trees and commit metadata (see gitmirror.h). */
 #include "server/gitmirror.h"
+#include "fsutil.h"
 #include "server/db.h"
 #include "buf.h"
 #include "runcmd.h"
@@ -96,28 +97,6 @@ int gitmirror_path(const char *data_dir, const char *tree, char *dst, size_t n, 
 	return 0;
 }
 
-static int mkdirs(const char *path, struct err *e)
-{
-	char tmp[4096];
-	size_t len = strlen(path);
-
-	if (len >= sizeof(tmp))
-		return err_set(e, 500, "path_too_long", "data_dir", "data_dir is too long");
-	memcpy(tmp, path, len + 1);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0755) && errno != EEXIST)
-			return err_set(e, 500, "io_error", tmp, "cannot create '%s': %s", tmp,
-				       strerror(errno));
-		*p = '/';
-	}
-	if (mkdir(tmp, 0755) && errno != EEXIST)
-		return err_set(e, 500, "io_error", tmp, "cannot create '%s': %s", tmp, strerror(errno));
-	return 0;
-}
-
 int gitmirror_sync(const char *data_dir, const char *tree, const char *url, int timeout_s,
 		   struct err *e)
 {
@@ -133,7 +112,7 @@ int gitmirror_sync(const char *data_dir, const char *tree, const char *url, int 
 	if (!url || !*url || url[0] == '-')
 		return err_set(e, 400, "invalid_field", "url", "tree '%s' has no usable url", tree);
 	snprintf(parent, sizeof(parent), "%s/mirrors", data_dir);
-	if (mkdirs(parent, e))
+	if (fs_mkdirs(parent, 0755, "io_error", e))
 		return -1;
 	snprintf(tmp, sizeof(tmp), "%s.tmp-%ld", dir, (long)getpid());
 	{

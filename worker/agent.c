@@ -1,4 +1,5 @@
 #include "worker/agent.h"
+#include "fsutil.h"
 #include "worker/completion.h"
 #include "worker/execute.h"
 #include "worker/upload.h"
@@ -40,31 +41,6 @@ static double backoff_next(const struct agent *a, double *cur)
 }
 
 /* ---- directories ------------------------------------------------------- */
-
-static int mkdir_p(const char *dir, struct err *e)
-{
-	char *p = xstrdup(dir);
-	int ret = 0;
-
-	for (char *s = p + 1;; s++) {
-		char c;
-
-		if (*s && *s != '/')
-			continue;
-		c = *s;
-		*s = '\0';
-		if (mkdir(p, 0755) && errno != EEXIST) {
-			ret = err_set(e, 500, "io", p, "cannot create directory '%s': %s", p,
-				      strerror(errno));
-			break;
-		}
-		*s = c;
-		if (!c)
-			break;
-	}
-	free(p);
-	return ret;
-}
 
 static int is_dir(const char *path)
 {
@@ -140,7 +116,7 @@ int agent_init(struct agent *a, struct worker_config *cfg, const atomic_int *sto
 			       "nr_cpus", (json_int_t)a->fp.nr_cpus,
 			       "memory_mb", (json_int_t)a->fp.memory_mb,
 			       "tbox_group", cfg->tbox_group);
-	if (mkdir_p(cfg->work_dir, e))
+	if (fs_mkdirs(cfg->work_dir, 0755, "io", e))
 		return -1;
 	spool_dir = xstrfmt("%s/spool", cfg->work_dir);
 	if (spool_open(&a->spool, spool_dir, e)) {

@@ -1,4 +1,5 @@
 #include "kernel.h"
+#include "fsutil.h"
 #include "runcmd.h"
 #include "xalloc.h"
 
@@ -179,28 +180,6 @@ static int is_full_sha(const char *s)
 	return i == 40;
 }
 
-static int mkdir_p(const char *path, struct err *e)
-{
-	char *p = xstrdup(path), *s;
-
-	for (s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0755) < 0 && errno != EEXIST)
-			goto fail;
-		*s = '/';
-	}
-	if (mkdir(p, 0755) < 0 && errno != EEXIST)
-		goto fail;
-	free(p);
-	return 0;
-fail:
-	err_set(e, 500, "io_error", path, "cannot create '%s': %s", p, strerror(errno));
-	free(p);
-	return -1;
-}
-
 static int dir_exists(const char *path)
 {
 	struct stat st;
@@ -329,7 +308,7 @@ int kernel_fetch(struct kernel *k, struct err *e)
 
 	mirrors = xstrfmt("%s/mirrors", k->work_dir);
 	srcs = xstrfmt("%s/src", k->work_dir);
-	if (mkdir_p(mirrors, e) || mkdir_p(srcs, e))
+	if (fs_mkdirs(mirrors, 0755, "io_error", e) || fs_mkdirs(srcs, 0755, "io_error", e))
 		goto out;
 	mirror = xstrfmt("%s/%s.git", mirrors, k->tree);
 	free(k->src_dir);
@@ -646,7 +625,7 @@ int kernel_configure(struct kernel *k, struct err *e)
 	builds = xstrfmt("%s/build", k->work_dir);
 	free(k->build_dir);
 	k->build_dir = xstrfmt("%s/%s-%s-%s", builds, k->tree, k->kconfig, k->compiler);
-	if (mkdir_p(k->build_dir, e))
+	if (fs_mkdirs(k->build_dir, 0755, "io_error", e))
 		goto out;
 	config = xstrfmt("%s/.config", k->build_dir);
 	keypath = xstrfmt("%s/regtrack-config.key", k->build_dir);

@@ -1,4 +1,5 @@
 #include "worker/spool.h"
+#include "fsutil.h"
 #include "xalloc.h"
 
 #include <dirent.h>
@@ -15,31 +16,6 @@
 
 #define TMP_PREFIX ".tmp-"
 #define SUFFIX ".json"
-
-/* mkdir -p with mode 0700 for the created levels. */
-static int mkdir_p(const char *dir, struct err *e)
-{
-	char *p = xstrdup(dir);
-	int ret = 0;
-
-	for (char *s = p + 1; ; s++) {
-		if (*s != '/' && *s)
-			continue;
-		char c = *s;
-
-		*s = '\0';
-		if (mkdir(p, 0700) && errno != EEXIST) {
-			ret = err_set(e, 500, "io", p, "cannot create directory '%s': %s", p,
-				      strerror(errno));
-			break;
-		}
-		*s = c;
-		if (!c)
-			break;
-	}
-	free(p);
-	return ret;
-}
 
 static int fsync_dir(const char *dir, struct err *e)
 {
@@ -65,7 +41,7 @@ int spool_open(struct spool *s, const char *dir, struct err *e)
 
 	memset(s, 0, sizeof(*s));
 	s->lock_fd = -1;
-	if (mkdir_p(dir, e))
+	if (fs_mkdirs(dir, 0700, "io", e))
 		return -1;
 	lock = xstrfmt("%s/.lock", dir);
 	s->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);

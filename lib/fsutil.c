@@ -1,0 +1,33 @@
+#include "fsutil.h"
+#include "xalloc.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "banned.h"
+
+int fs_mkdirs(const char *path, mode_t mode, const char *code, struct err *e)
+{
+	char *p = xstrdup(path);
+	int ret = 0;
+
+	for (char *s = *p ? p + 1 : p;; s++) {
+		char c = *s;
+
+		if (c && c != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, mode) && errno != EEXIST) {
+			ret = err_set(e, 500, code, path, "cannot create '%s': %s", p,
+				      strerror(errno));
+			break;
+		}
+		*s = c;
+		if (!c)
+			break;
+	}
+	free(p);
+	return ret;
+}
