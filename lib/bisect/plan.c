@@ -182,6 +182,16 @@ static double commit_llr(const struct bisect_plan *p, long idx)
 	return s;
 }
 
+/* 0 when the posterior is sure commit j is good, 1 when bad, -1 otherwise */
+static int sure_side(const struct bisect_plan *p, long j)
+{
+	if (j == BISECT_GOOD)
+		return 0;
+	if (j == (long)p->in->n - 1)
+		return 1;
+	return p->cdf[j] <= 0.001 ? 0 : p->cdf[j] >= 0.999 ? 1 : -1;
+}
+
 /*
  * Refits mu_g, mu_b and s on every commit the posterior is sure about
  * (P(bad) <= 0.001 pooled with the good endpoint, >= 0.999 with the bad
@@ -196,8 +206,7 @@ static void refit(struct bisect_plan *p)
 	size_t cnt[2] = { 0, 0 };
 
 	for (long j = BISECT_GOOD; j < (long)in->n; j++) {
-		int side = j == BISECT_GOOD ? 0 : j == (long)in->n - 1 ? 1
-			   : p->cdf[j] <= 0.001 ? 0 : p->cdf[j] >= 0.999 ? 1 : -1;
+		int side = sure_side(p, j);
 		size_t n;
 		const double *v = samples_of(in, j, &n);
 		if (side < 0)
@@ -213,8 +222,7 @@ static void refit(struct bisect_plan *p)
 	mu[0] = sum[0] / (double)cnt[0];
 	mu[1] = sum[1] / (double)cnt[1];
 	for (long j = BISECT_GOOD; j < (long)in->n; j++) {
-		int side = j == BISECT_GOOD ? 0 : j == (long)in->n - 1 ? 1
-			   : p->cdf[j] <= 0.001 ? 0 : p->cdf[j] >= 0.999 ? 1 : -1;
+		int side = sure_side(p, j);
 		size_t n;
 		const double *v = samples_of(in, j, &n);
 		if (side < 0)
