@@ -130,7 +130,8 @@ class Server:
         for mark in ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:"):
             i = text.find(mark)
             if i >= 0:
-                raise AssertionError("sanitizer report in %s:\n%s" % (self.log.name, text[max(0, i - 200):i + 3000]))
+                raise AssertionError("sanitizer report in %s:\n%s"
+                                     % (self.log.name, text[max(0, i - 200):i + 3000]))
 
     def restart(self):
         port = int(self.addr.rsplit(":", 1)[1])
@@ -203,3 +204,15 @@ def result_doc(commit, testcase="vm-scalability", metrics=None, **extra):
 def sha(c):
     """A 40-hex commit id made of one repeated hex digit or a prefix."""
     return (c * 40)[:40]
+
+
+def wait_until(fn, timeout=30, what="condition"):
+    """fn() every 0.1 s until it returns something true (returned), or an
+    AssertionError after timeout seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        v = fn()
+        if v:
+            return v
+        time.sleep(0.1)
+    raise AssertionError("timed out waiting for " + what)

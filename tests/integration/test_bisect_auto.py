@@ -16,12 +16,11 @@ import re
 import random
 import sys
 import threading
-import time
 import unittest
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import result_doc  # noqa: E402
+from harness import result_doc, wait_until  # noqa: E402
 from fakes import FakeWorker, git, git_init, stop_tree_server, tree_server  # noqa: E402
 
 N = 60                 # c0..c60
@@ -54,6 +53,10 @@ def value(rng, i):
     return (950.0 if i >= CULPRIT else 1000.0) + rng.gauss(0, 10)
 
 
+def wait(what, fn):
+    return wait_until(fn, timeout=WAIT_S, what=what)
+
+
 def fake_worker(srv, name, index_of, stop):
     return FakeWorker(srv, name, stop, tree="autotree",
                       values=lambda job, rng: {METRIC: [value(rng, index_of[job["commit"]])]})
@@ -72,15 +75,6 @@ class AutoBisect(unittest.TestCase):
     def tearDownClass(cls):
         stop_tree_server(cls.srv, cls.tmp)
 
-    def wait(self, what, fn):
-        deadline = time.time() + WAIT_S
-        while time.time() < deadline:
-            v = fn()
-            if v:
-                return v
-            time.sleep(0.2)
-        self.fail("timed out waiting for %s" % what)
-
     def regressions(self):
         q = urllib.parse.urlencode({"testcase": TESTCASE, "metric": METRIC})
         r = self.srv.get("/api/v1/regressions?" + q)
@@ -94,7 +88,7 @@ class AutoBisect(unittest.TestCase):
                                        "branches": ["master"]}, scope="admin")
         self.assertEqual(r.status, 200, r)
         # the mirror orders the commits by the tree's history
-        self.wait("the mirror", lambda: srv.psql(
+        wait("the mirror", lambda: srv.psql(
             "SELECT count(*) FROM commits WHERE topo_order IS NOT NULL") == str(N + 1))
         rng = random.Random(7)
         for i in range(N + 1):
@@ -107,8 +101,8 @@ class AutoBisect(unittest.TestCase):
                 r = srv.post("/api/v1/results", doc, scope="submit")
                 self.assertEqual(r.status, 201, r)
         # no worker yet: the detector confirms the step and the bisect starts by itself
-        reg = self.wait("a bisect started for the regression",
-                        lambda: next((x for x in self.regressions() if x["bisect_id"]), None))
+        reg = wait("a bisect started for the regression",
+                   lambda: next((x for x in self.regressions() if x["bisect_id"]), None))
         self.assertEqual(len(self.regressions()), 1)
         self.assertEqual(reg["kind"], "regression")
         self.assertIn(reg["state"], ("bisecting", "bisected"))
@@ -123,10 +117,10 @@ class AutoBisect(unittest.TestCase):
         for w in workers:
             w.start()
         try:
-            b = self.wait("the bisect's end", lambda: (lambda x: x if x["state"] not in (
+            b = wait("the bisect's end", lambda: (lambda x: x if x["state"] not in (
                 "queued", "running") else None)(srv.get("/api/v1/bisects/%d" % reg["bisect_id"])
                                                 .json()))
-            reg = self.wait("the regression bisected", lambda: next(
+            reg = wait("the regression bisected", lambda: next(
                 (x for x in self.regressions() if x["state"] == "bisected"), None))
         finally:
             stop.set()
@@ -151,7 +145,7 @@ class AutoBisect(unittest.TestCase):
         # the report states the change its table shows (first bad vs parent),
         # not the detector's estimate over c20..c40
         mail_dir = os.path.join(self.tmp, "mail")
-        mail = self.wait("the report mail", lambda: (lambda f: f[0] if f else None)(
+        mail = wait("the report mail", lambda: (lambda f: f[0] if f else None)(
             sorted(os.listdir(mail_dir)) if os.path.isdir(mail_dir) else []))
         with open(os.path.join(mail_dir, mail), "rb") as f:
             parsed = email.message_from_binary_file(f, policy=email.policy.default)

@@ -8,11 +8,9 @@ branch, testcase and metric names with CR/LF cannot add a header.
 import http.client
 import json
 import os
-import re
 import sys
 import tempfile
 import unittest
-import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Server, result_doc, sha  # noqa: E402

@@ -23,7 +23,8 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import TOP, Server, result_doc, sha  # noqa: E402
+from harness import TOP, Server, result_doc, sha, wait_until  # noqa: E402
+from fakes import git  # noqa: E402
 
 N = 16          # commits c0..c15
 CULPRIT = 11    # the first slow commit, and the first with the new .config
@@ -40,23 +41,6 @@ def read(name):
 BASE_CONFIG = read("x86_64-tiny-mm.config")
 HEAD_CONFIG = read("x86_64-tiny-mm-preempt-thp.config")
 DIFFCONFIG = read("x86_64-tiny-mm-preempt-thp.diffconfig").splitlines()
-
-
-def git(repo, *args, env=None):
-    e = dict(os.environ, GIT_AUTHOR_NAME="Dev One", GIT_AUTHOR_EMAIL="dev@example.org",
-             GIT_COMMITTER_NAME="Dev One", GIT_COMMITTER_EMAIL="dev@example.org", **(env or {}))
-    return subprocess.run(["git", "-C", repo] + list(args), check=True, capture_output=True,
-                          text=True, timeout=60, env=e).stdout.strip()
-
-
-def wait_until(fn, timeout=30, what="condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        v = fn()
-        if v:
-            return v
-        time.sleep(0.1)
-    raise AssertionError("timed out waiting for " + what)
 
 
 class KconfigAndReport(unittest.TestCase):
@@ -247,7 +231,7 @@ class KconfigAndReport(unittest.TestCase):
         self.assertNotIn("last_error", m)
 
     def test_report_newest_first_queued_and_skipped(self):
-        srv, shas = self.srv, self.shas
+        srv = self.srv
         # a regression of its own range (runs by hand, no bisect, no job)
         for c, v in ((sha("1"), 100.0), (sha("2"), 80.0)):
             r = srv.post("/api/v1/results", result_doc(c, metrics={"vm-scalability.throughput": [v]}),

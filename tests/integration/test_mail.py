@@ -12,7 +12,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Server, result_doc, sha  # noqa: E402
+from harness import Server, result_doc, sha, wait_until  # noqa: E402
 from smtpsink import SmtpSink  # noqa: E402
 
 METRIC = "will-it-scale.per_process_ops"
@@ -25,16 +25,6 @@ def write_config(extra):
     f.write("\n".join("%s = %s" % kv for kv in extra.items()) + "\n")
     f.close()
     return f.name
-
-
-def wait_until(fn, timeout=30, what="condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        v = fn()
-        if v:
-            return v
-        time.sleep(0.1)
-    raise AssertionError("timed out waiting for " + what)
 
 
 class Mail(unittest.TestCase):
