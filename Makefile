@@ -18,7 +18,10 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -Wformat=2 -Wno
 CFLAGS   ?= -O2 -g
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -Ilib -I. -MMD -MP \
 	$(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-LDLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
+# libdouble-conversion (C++, lib/dtoa.cc) needs libstdc++; --as-needed
+# (Debian's default) keeps both off the programs that do not use it
+LDLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -ldouble-conversion -lstdc++ \
+	-lpthread -lm
 
 # Sanitized builds live in their own tree so plain and sanitized objects
 # never mix: build/plain or build/san-address-undefined.
@@ -40,9 +43,12 @@ BIN ?= $(B)/bin
 endif
 
 ALL_CFLAGS  = $(BASE_CFLAGS) $(SAN_FLAGS) $(CFLAGS)
+# lib/dtoa.cc, the one C++ file (a wrapper of libdouble-conversion)
+ALL_CXXFLAGS = -std=c++17 $(WARN) -Ilib -I. -MMD -MP $(SAN_FLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
 
 LIB_SRC    := $(wildcard lib/*.c lib/*/*.c)
+LIB_CXX    := $(wildcard lib/*.cc)
 SERVER_SRC := $(filter-out server/main.c,$(wildcard server/*.c))
 WORKER_SRC := $(filter-out worker/main.c,$(wildcard worker/*.c))
 CLI_SRC    := $(wildcard cli/*.c)
@@ -69,7 +75,11 @@ $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(LIB_A): $(call obj,$(LIB_SRC))
+$(B)/%.o: %.cc
+	@mkdir -p $(dir $@)
+	$(CXX) $(ALL_CXXFLAGS) -c -o $@ $<
+
+$(LIB_A): $(call obj,$(LIB_SRC)) $(patsubst %.cc,$(B)/%.o,$(LIB_CXX))
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 MIGRATIONS := $(sort $(wildcard sql/[0-9]*.sql))

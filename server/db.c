@@ -143,6 +143,13 @@ PGresult *db_exec(PGconn *c, enum db_stmt st, int n, const char *const *params, 
 	return check(c, r, db_stmts[st].name, e);
 }
 
+PGresult *db_exec_binary(PGconn *c, enum db_stmt st, int n, const char *const *params,
+			 struct err *e)
+{
+	PGresult *r = PQexecPrepared(c, db_stmts[st].name, n, params, NULL, NULL, 1);
+	return check(c, r, db_stmts[st].name, e);
+}
+
 int db_cmd(PGconn *c, const char *sql, struct err *e)
 {
 	PGresult *r = check(c, PQexec(c, sql), sql, e);

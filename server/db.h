@@ -172,6 +172,15 @@ PGconn *db_conn(struct db *db, struct err *e);
  */
 PGresult *db_exec(PGconn *c, enum db_stmt st, int n, const char *const *params, struct err *e)
 	__attribute__((warn_unused_result));
+/*
+ * db_exec() with the result in PostgreSQL's binary format (every column:
+ * int8 as 8 bytes big-endian, float8[] as array_send() writes it; see
+ * server/query.h pg_bin_*), for the large reads where the text form's
+ * printing and parsing of each number cost more than the query. Same
+ * parameters, ownership and errors as db_exec().
+ */
+PGresult *db_exec_binary(PGconn *c, enum db_stmt st, int n, const char *const *params,
+			 struct err *e) __attribute__((warn_unused_result));
 /* The same for ad-hoc SQL that is not worth preparing (transaction control). */
 int db_cmd(PGconn *c, const char *sql, struct err *e) __attribute__((warn_unused_result));
 /*

@@ -1,5 +1,6 @@
 #include "server/http.h"
 #include "server/auth.h"
+#include "server/jsonout.h"
 #include "xalloc.h"
 
 #include <arpa/inet.h>
@@ -53,22 +54,23 @@ enum MHD_Result reply_text(struct request *rq, unsigned status, const char *cont
 
 enum MHD_Result reply_json(struct request *rq, unsigned status, json_t *body)
 {
+	struct buf out = BUF_INIT(0);
+	struct MHD_Response *resp;
 	size_t len;
 	char *s;
-	struct MHD_Response *resp;
 
 	/*
 	 * body is NULL when a json_pack() or json_string() of the handler met
 	 * a string that is not UTF-8: a bug to log, never a reason to abort
-	 * the whole server.
+	 * the whole server. Written by jsonout_json(): the numbers are the
+	 * shortest that read back exactly (server/jsonout.h).
 	 */
-	s = body ? json_dumps(body, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(17))
-		 : NULL;
-	json_decref(body);
-	if (!s) {
+	if (!body || jsonout_json(&out, body) || buf_addch(&out, '\n')) {
 		static const char fail[] = "{\"error\":{\"code\":\"internal\",\"message\":"
 					   "\"the reply could not be encoded\",\"detail\":\"\"}}\n";
 
+		json_decref(body);
+		buf_release(&out);
 		fprintf(stderr, "regtrack-server: %s %s: reply %u could not be encoded as JSON\n",
 			rq->method, rq->url, status);
 		resp = MHD_create_response_from_buffer(sizeof(fail) - 1, (void *)fail,
@@ -76,9 +78,9 @@ enum MHD_Result reply_json(struct request *rq, unsigned status, json_t *body)
 		MHD_add_response_header(resp, "Content-Type", "application/json");
 		return queue(rq, 500, resp);
 	}
-	len = strlen(s);
-	s[len] = '\n'; /* replace the NUL: the response has its own length */
-	resp = MHD_create_response_from_buffer(len + 1, s, MHD_RESPMEM_MUST_FREE);
+	json_decref(body);
+	s = buf_detach(&out, &len);
+	resp = MHD_create_response_from_buffer(len, s, MHD_RESPMEM_MUST_FREE);
 	MHD_add_response_header(resp, "Content-Type", "application/json");
 	return queue(rq, status, resp);
 }

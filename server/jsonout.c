@@ -1,4 +1,5 @@
 #include "server/jsonout.h"
+#include "dtoa.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -9,11 +10,16 @@
 
 int jsonout_str(struct buf *b, const char *s)
 {
+	return jsonout_strn(b, s, strlen(s));
+}
+
+int jsonout_strn(struct buf *b, const char *s, size_t n)
+{
 	static const char hex[] = "0123456789ABCDEF";
-	const char *run = s;
+	const char *run = s, *end = s + n;
 	int r = buf_addch(b, '"');
 
-	for (; *s; s++) {
+	for (; s < end; s++) {
 		unsigned char ch = (unsigned char)*s;
 		char esc[6] = { '\\', 'u', '0', '0', 0, 0 };
 
@@ -61,32 +67,10 @@ int jsonout_str_or_null(struct buf *b, const char *s)
 
 int jsonout_real(struct buf *b, double v)
 {
-	char t[40], *e;
-	int n;
+	char t[DTOA_BUFSZ];
+	size_t n = dtoa_shortest(v, t);
 
-	if (!isfinite(v))
-		return buf_add(b, "null", 4);
-	n = snprintf(t, sizeof(t), "%.17g", v);
-	if (n < 0 || (size_t)n >= sizeof(t))
-		return -1;
-	e = strchr(t, 'e');
-	if (!e) {
-		if (!strchr(t, '.'))
-			return buf_add(b, t, (size_t)n) | buf_add(b, ".0", 2);
-		return buf_add(b, t, (size_t)n);
-	}
-	/* "1e+20" -> "1e20", "1e-05" -> "1e-5" (jansson's dtostr) */
-	{
-		char *p = e + 1, *q;
-
-		if (*p == '-')
-			p++;
-		q = p;
-		while (*q == '+' || (*q == '0' && q[1]))
-			q++;
-		memmove(p, q, strlen(q) + 1);
-		return buf_addstr(b, t);
-	}
+	return n ? buf_add(b, t, n) : buf_add(b, "null", 4);
 }
 
 int jsonout_pg_float(struct buf *b, const char *s, int isnull)
@@ -102,13 +86,42 @@ int jsonout_pg_float(struct buf *b, const char *s, int isnull)
 
 int jsonout_json(struct buf *b, const json_t *j)
 {
-	char *s = j ? json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(17))
-		    : NULL;
-	int r;
+	int r = 0;
 
-	if (!s)
+	if (!j)
 		return -1;
-	r = buf_addstr(b, s);
-	free(s);
-	return r;
+	switch (json_typeof(j)) {
+	case JSON_OBJECT: {
+		const char *key;
+		json_t *v;
+		int first = 1;
+
+		r |= buf_addch(b, '{');
+		/* insertion order, as json_dumps() without JSON_SORT_KEYS */
+		json_object_foreach((json_t *)j, key, v) {
+			r |= (!first && buf_addch(b, ',')) || jsonout_str(b, key) ||
+			     buf_addch(b, ':') || jsonout_json(b, v);
+			first = 0;
+		}
+		return r | buf_addch(b, '}');
+	}
+	case JSON_ARRAY:
+		r |= buf_addch(b, '[');
+		for (size_t i = 0; i < json_array_size(j); i++)
+			r |= (i && buf_addch(b, ',')) || jsonout_json(b, json_array_get(j, i));
+		return r | buf_addch(b, ']');
+	case JSON_STRING:
+		return jsonout_strn(b, json_string_value(j), json_string_length(j));
+	case JSON_INTEGER:
+		return buf_addf(b, "%" JSON_INTEGER_FORMAT, json_integer_value(j));
+	case JSON_REAL:
+		return jsonout_real(b, json_real_value(j));
+	case JSON_TRUE:
+		return buf_add(b, "true", 4);
+	case JSON_FALSE:
+		return buf_add(b, "false", 5);
+	case JSON_NULL:
+		return buf_add(b, "null", 4);
+	}
+	return -1;
 }

@@ -10,6 +10,11 @@
  *
  * Every function appends to b and returns 0, or -1 when b is full (its
  * cap; an uncapped buf never fails). Nothing is owned or kept.
+ *
+ * Numbers: reals are written as the shortest text that reads back as the
+ * same double (lib/dtoa.h: 0.1, not %.17g's 0.10000000000000001), here and
+ * in every reply_json() (server/http.c writes through jsonout_json()), so
+ * all replies agree byte for byte. Objects keep jansson's insertion order.
  */
 #include "buf.h"
 
@@ -18,13 +23,17 @@
 /* s (UTF-8, NUL-terminated) as a JSON string: ", \ and control bytes escaped. */
 int jsonout_str(struct buf *b, const char *s) __attribute__((warn_unused_result));
 
+/* s[0..n) as a JSON string (NUL bytes as \u0000), as jsonout_str(). */
+int jsonout_strn(struct buf *b, const char *s, size_t n) __attribute__((warn_unused_result));
+
 /* s as a JSON string, or null when s is NULL. */
 int jsonout_str_or_null(struct buf *b, const char *s) __attribute__((warn_unused_result));
 
 /*
- * v as jansson writes a real with JSON_REAL_PRECISION(17): "%.17g", ".0"
- * added when that has neither '.' nor 'e', exponent without '+' or leading
- * zeros; null when v is NaN or infinite (as json_num() in api.h).
+ * v as its shortest round-trip text (lib/dtoa.h): ".0" added to integral
+ * values in decimal notation so that it reads as a real, exponent without
+ * '+' or leading zeros ("1e-5", "1.5e20"); null when v is NaN or infinite
+ * (as json_num() in api.h).
  */
 int jsonout_real(struct buf *b, double v) __attribute__((warn_unused_result));
 
@@ -35,7 +44,11 @@ int jsonout_real(struct buf *b, double v) __attribute__((warn_unused_result));
  */
 int jsonout_pg_float(struct buf *b, const char *s, int isnull) __attribute__((warn_unused_result));
 
-/* j dumped compactly (reply_json()'s flags); -1 also when j is NULL. */
+/*
+ * j written compactly, as json_dumps(JSON_COMPACT | JSON_ENCODE_ANY) would
+ * but with jsonout_real()'s numbers; -1 also when j is NULL. Strings are
+ * written as jansson holds them (json_string() accepted only UTF-8).
+ */
 int jsonout_json(struct buf *b, const json_t *j) __attribute__((warn_unused_result));
 
 #endif
