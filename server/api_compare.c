@@ -33,6 +33,7 @@ struct cmp_row {
 	size_t na, nb;
 	struct compare_result res;
 	double q;
+	size_t rank;              /* the metric's place in name order */
 };
 
 static double parse_alpha(const char *s, struct err *e)
@@ -145,6 +146,229 @@ static int render_text(PGconn *c, struct buf *out, struct cmp_row *rows,
 	return 0;
 }
 
+/* one run of ST_COMPARE: its metric ids (ascending) and means */
+struct cmp_run {
+	long long setup_id;
+	int base;
+	int *ids;
+	double *means;
+	long n, at;               /* count; merge position */
+};
+
+struct cmp_metric {
+	int id;
+	size_t rank;              /* place in name order */
+	const char *name, *unit;  /* borrowed from ST_COMPARE_METRICS' result */
+	int higher_is_better, is_monitor;
+};
+
+static int cmp_int(const void *x, const void *y)
+{
+	int a = *(const int *)x, b = *(const int *)y;
+
+	return (a > b) - (a < b);
+}
+
+static int cmp_metric_id(const void *x, const void *y)
+{
+	return cmp_int(&((const struct cmp_metric *)x)->id, &((const struct cmp_metric *)y)->id);
+}
+
+/*
+ * The rows of a compare from ST_COMPARE's runs (r, binary) and the metrics
+ * they name (ST_COMPARE_METRICS, *mr on return, binary; prefix filters by
+ * name): per setup, the runs' ascending id lists merged into one row per
+ * metric with the base runs' means in a[] and the head runs' in b[], each
+ * sorted (NaN last); rows in (setup, metric name) order. *pool holds every
+ * value (caller frees it, the rows and *mr). Returns the rows (*nr of them)
+ * or NULL with e: 500 on a malformed array, db_exec()'s errors.
+ */
+static struct cmp_row *compare_rows(PGconn *c, PGresult *r, const char *prefix, PGresult **mr,
+				    double **pool, size_t *nr, struct err *e)
+{
+	size_t nrun = (size_t)PQntuples(r), nvals = 0, nm, k = 0, nids = 0, nsetups = 0;
+	struct cmp_run *runs = xcalloc(nrun ? nrun : 1, sizeof(*runs));
+	struct cmp_row *rows = NULL, *out;
+	struct cmp_metric *ms = NULL;
+	int *ids = NULL, *ip, *mid;
+	double *vp, *p;
+	size_t *at;
+	struct buf arr = BUF_INIT(0);
+	const char *params[2];
+	int bad = 0;
+
+	*mr = NULL;
+	*pool = NULL;
+	*nr = 0;
+	for (size_t i = 0; i < nrun; i++) {
+		long a = pg_bin_array_len(PQgetvalue(r, (int)i, 2), (size_t)PQgetlength(r, (int)i, 2), 23);
+		long b = pg_bin_array_len(PQgetvalue(r, (int)i, 3), (size_t)PQgetlength(r, (int)i, 3), 701);
+
+		if (a < 0 || a != b) {
+			err_set(e, 500, "db_error", "compare", "run_means: malformed arrays");
+			goto fail;
+		}
+		runs[i].n = a;
+		nvals += (size_t)a;
+	}
+	/* the runs' ids and means, then (pool) the same values again as the rows' samples */
+	ip = ids = xmalloc((nvals ? nvals : 1) * sizeof(*ids));
+	vp = *pool = xmalloc((nvals ? 2 * nvals : 1) * sizeof(*vp));
+	for (size_t i = 0; i < nrun; i++) {
+		struct cmp_run *u = &runs[i];
+
+		u->setup_id = pg_bin_int8(PQgetvalue(r, (int)i, 0));
+		u->base = PQgetvalue(r, (int)i, 1)[0] != 0;
+		u->ids = ip;
+		u->means = vp;
+		bad |= pg_bin_array_int4(PQgetvalue(r, (int)i, 2), (size_t)PQgetlength(r, (int)i, 2), ip);
+		bad |= pg_bin_array_float8(PQgetvalue(r, (int)i, 3), (size_t)PQgetlength(r, (int)i, 3), vp);
+		ip += u->n;
+		vp += u->n;
+		nsetups += !i || u->setup_id != runs[i - 1].setup_id;
+	}
+	if (bad) {
+		err_set(e, 500, "db_error", "compare", "run_means: malformed arrays");
+		goto fail;
+	}
+
+	/* per setup (ST_COMPARE orders by it): merge the runs' ascending ids */
+	p = vp;
+	rows = xmalloc((nvals ? nvals : 1) * sizeof(*rows));  /* a row has >= 1 value */
+	mid = xmalloc((nvals ? nvals : 1) * sizeof(*mid));    /* each row's metric id */
+	for (size_t i = 0; i < nrun;) {
+		size_t j = i;
+
+		while (j < nrun && runs[j].setup_id == runs[i].setup_id)
+			j++;
+		for (;;) {
+			int id = 0, any = 0;
+			struct cmp_row *w = &rows[k];
+
+			for (size_t x = i; x < j; x++)
+				if (runs[x].at < runs[x].n && (!any || runs[x].ids[runs[x].at] < id)) {
+					id = runs[x].ids[runs[x].at];
+					any = 1;
+				}
+			if (!any)
+				break;
+			memset(w, 0, sizeof(*w));
+			w->setup_id = runs[i].setup_id;
+			mid[k++] = id;
+			/* a: the base runs' means, b: the head runs' */
+			w->a = p;
+			for (size_t x = i; x < j; x++)
+				if (runs[x].base && runs[x].at < runs[x].n && runs[x].ids[runs[x].at] == id)
+					*p++ = runs[x].means[runs[x].at];
+			w->na = (size_t)(p - w->a);
+			w->b = p;
+			for (size_t x = i; x < j; x++)
+				if (!runs[x].base && runs[x].at < runs[x].n && runs[x].ids[runs[x].at] == id)
+					*p++ = runs[x].means[runs[x].at];
+			w->nb = (size_t)(p - w->b);
+			pg_sort_doubles(w->a, w->na);
+			pg_sort_doubles(w->b, w->nb);
+			for (size_t x = i; x < j; x++)
+				if (runs[x].at < runs[x].n && runs[x].ids[runs[x].at] == id)
+					runs[x].at++;
+		}
+		i = j;
+	}
+
+	/* the metrics named, as an int4[] literal of the distinct ids (ascending) */
+	memcpy(ids, mid, k * sizeof(*ids));
+	nids = k;
+	if (nsetups > 1)
+		qsort(ids, nids, sizeof(*ids), cmp_int);
+	{
+		size_t u = 0;
+
+		for (size_t i = 0; i < nids; i++)
+			if (!u || ids[u - 1] != ids[i])
+				ids[u++] = ids[i];
+		nids = u;
+	}
+	bad |= buf_addch(&arr, '{');
+	for (size_t i = 0; i < nids; i++)
+		bad |= buf_addf(&arr, i ? ",%d" : "%d", ids[i]);
+	bad |= buf_addch(&arr, '}');
+	(void)bad;                      /* no cap on arr: appends cannot fail */
+	params[0] = arr.data;
+	params[1] = prefix;
+	*mr = db_exec_binary(c, ST_COMPARE_METRICS, 2, params, e);
+	buf_release(&arr);
+	if (!*mr) {
+		free(mid);
+		goto fail;
+	}
+	nm = (size_t)PQntuples(*mr);
+	ms = xcalloc(nm ? nm : 1, sizeof(*ms));
+	for (size_t i = 0; i < nm; i++) {
+		ms[i].id = pg_bin_int4(PQgetvalue(*mr, (int)i, 0));
+		ms[i].rank = i;
+		ms[i].name = PQgetvalue(*mr, (int)i, 1);
+		ms[i].unit = PQgetvalue(*mr, (int)i, 2);
+		ms[i].higher_is_better = PQgetisnull(*mr, (int)i, 3) ? -1
+					 : PQgetvalue(*mr, (int)i, 3)[0] != 0;
+		ms[i].is_monitor = PQgetvalue(*mr, (int)i, 4)[0] != 0;
+	}
+	qsort(ms, nm, sizeof(*ms), cmp_metric_id);
+
+	/*
+	 * Into (setup, name) order without sorting the rows: within a setup
+	 * each metric has one row, so a row's place is the count of that
+	 * setup's metrics before it in name order (at[rank], a prefix count).
+	 * Rows of metrics the prefix left out are dropped.
+	 */
+	out = xmalloc((k ? k : 1) * sizeof(*out));
+	at = xmalloc((nm + 1) * sizeof(*at));
+	*nr = 0;
+	for (size_t i = 0; i < k;) {
+		size_t j = i, base = *nr;
+
+		while (j < k && rows[j].setup_id == rows[i].setup_id)
+			j++;
+		memset(at, 0, (nm + 1) * sizeof(*at));
+		for (size_t x = i; x < j; x++) {
+			struct cmp_metric key = { .id = mid[x] }, *m;
+
+			m = bsearch(&key, ms, nm, sizeof(*ms), cmp_metric_id);
+			rows[x].rank = m ? m->rank : SIZE_MAX;
+			if (m) {
+				rows[x].metric = m->name;
+				rows[x].unit = m->unit;
+				rows[x].higher_is_better = m->higher_is_better;
+				rows[x].is_monitor = m->is_monitor;
+				at[m->rank + 1] = 1;
+			}
+		}
+		for (size_t x = 1; x <= nm; x++)
+			at[x] += at[x - 1];
+		for (size_t x = i; x < j; x++)
+			if (rows[x].rank != SIZE_MAX) {
+				out[base + at[rows[x].rank]] = rows[x];
+				(*nr)++;
+			}
+		i = j;
+	}
+	free(at);
+	free(mid);
+	free(ms);
+	free(rows);
+	free(ids);
+	free(runs);
+	return out;
+fail:
+	free(rows);
+	free(ids);
+	free(runs);
+	free(*pool);
+	*pool = NULL;
+	PQclear(*mr);
+	*mr = NULL;
+	return NULL;
+}
+
 enum MHD_Result api_compare_get(struct request *rq)
 {
 	struct setup_filter f;
@@ -154,10 +378,10 @@ enum MHD_Result api_compare_get(struct request *rq)
 	int changed_only = rq_arg(rq, "changed") && strcmp(rq_arg(rq, "changed"), "0");
 	double alpha;
 	PGconn *c;
-	PGresult *r;
+	PGresult *r, *mr = NULL;
 	struct cmp_row *rows = NULL;
-	size_t nr = 0, ntup, nvals;
-	double *pool, *p, *q;
+	size_t nr = 0;
+	double *pool = NULL, *q;
 	struct compare_opts opts;
 	enum MHD_Result ret;
 
@@ -175,37 +399,17 @@ enum MHD_Result api_compare_get(struct request *rq)
 	    commit_resolve(rq, c, rq_arg(rq, "head"), "head", &head_id, &head_sha, &head_subj, &e))
 		return reply_err(rq, &e);
 	{
-		const char *params[9] = { base_id, head_id, f.testcase, f.tbox_group, f.kconfig,
-					  f.compiler, f.params_key, f.mode, prefix };
-		r = db_exec(c, ST_COMPARE, 9, params, &e);
+		const char *params[8] = { base_id, head_id, f.testcase, f.tbox_group, f.kconfig,
+					  f.compiler, f.params_key, f.mode };
+		r = db_exec_binary(c, ST_COMPARE, 8, params, &e);
 	}
 	if (!r)
 		return reply_err(rq, &e);
-
 	/* one row per (setup, metric), ordered by setup and metric name */
-	ntup = (size_t)PQntuples(r);
-	nvals = 0;
-	for (size_t i = 0; i < ntup; i++)
-		nvals += pg_float8_array_len(PQgetvalue(r, (int)i, 2)) +
-			 pg_float8_array_len(PQgetvalue(r, (int)i, 3));
-	pool = xmalloc((nvals ? nvals : 1) * sizeof(double));
-	p = pool;
-	rows = xcalloc(ntup ? ntup : 1, sizeof(*rows));
-	for (size_t i = 0; i < ntup; i++) {
-		struct cmp_row *w = &rows[nr++];
-		const char *hib = PQgetvalue(r, (int)i, 4);
-
-		w->setup_id = strtoll(PQgetvalue(r, (int)i, 0), NULL, 10);
-		w->metric = PQgetvalue(r, (int)i, 1);
-		w->higher_is_better = !*hib ? -1 : hib[0] == 't';
-		w->unit = PQgetvalue(r, (int)i, 5);
-		w->is_monitor = PQgetvalue(r, (int)i, 6)[0] == 't';
-		w->a = p;
-		/* sorted: the SQL aggregates in no particular order */
-		w->na = pg_float8_array_sorted(PQgetvalue(r, (int)i, 2), w->a);
-		w->b = w->a + w->na;
-		w->nb = pg_float8_array_sorted(PQgetvalue(r, (int)i, 3), w->b);
-		p = w->b + w->nb;
+	rows = compare_rows(c, r, prefix, &mr, &pool, &nr, &e);
+	if (!rows) {
+		PQclear(r);
+		return reply_err(rq, &e);
 	}
 	compare_opts_init(&opts);
 	opts.alpha = alpha;
@@ -282,6 +486,7 @@ out:
 	free(q);
 	free(pool);
 	free(rows);
+	PQclear(mr);
 	PQclear(r);
 	return ret;
 }

@@ -1,6 +1,7 @@
 """sql/0006 and the make-bench fixes: run_values.mean (ingest's binary COPY
-and the trigger for other writers), the compare and series answers built on
-it, the trees listing."""
+and the trigger for other writers), sql/0011 run_means (each run's means in
+one row, kept by triggers on run_values), the compare and series answers
+built on them, the trees listing."""
 import os
 import statistics
 import sys
@@ -73,6 +74,61 @@ class Mean(unittest.TestCase):
         self.assertEqual(srv.psql("SELECT mean IS NULL FROM run_values WHERE run_id = %s AND "
                                   "metric_id = %s" % (rid, mid)), "t")
         srv.psql("DELETE FROM run_values WHERE run_id = %s AND metric_id = %s" % (rid, mid))
+
+    def run_means(self, rid):
+        """run_means of run rid as {metric name: mean}, checked to be sorted by id."""
+        row = srv.psql("SELECT metric_ids::text, means::text FROM run_means WHERE run_id = %s"
+                       % rid)
+        if not row:
+            return None
+        ids, means = row.split("|")
+        ids = [int(x) for x in ids.strip("{}").split(",") if x]
+        means = [float(x) for x in means.strip("{}").split(",") if x]
+        self.assertEqual(ids, sorted(set(ids)))
+        self.assertEqual(len(ids), len(means))
+        names = dict(tuple(line.split("|")) for line in srv.psql(
+            "SELECT id, name FROM metrics").splitlines())
+        return {names[str(i)]: m for i, m in zip(ids, means)}
+
+    def test_run_means_follow_run_values(self):
+        rid = srv.psql("SELECT r.id FROM runs r WHERE r.run_id = '%s'" % self.doc["run_id"])
+        # the ingest's COPY: every metric of the document, its mean
+        want = {k: sum_in_order(v) for k, v in VALS.items()}
+        self.assertEqual(self.run_means(rid), want)
+        # rows written by SQL in another statement: the run is recomputed
+        mid = srv.psql("INSERT INTO metrics (name) VALUES ('perf.rm') RETURNING id")
+        mid2 = srv.psql("INSERT INTO metrics (name) VALUES ('perf.rm2') RETURNING id")
+        srv.psql("INSERT INTO run_values (run_id, metric_id, vals) VALUES (%s, %s, '{3,4,8}'), "
+                 "(%s, %s, '{}')" % (rid, mid, rid, mid2))
+        self.assertEqual(self.run_means(rid), dict(want, **{"perf.rm": 5.0}))
+        srv.psql("UPDATE run_values SET vals = '{1,2}' WHERE run_id = %s AND metric_id = %s"
+                 % (rid, mid))
+        self.assertEqual(self.run_means(rid)["perf.rm"], 1.5)
+        # a mean that becomes NULL leaves the list; one that appears joins it
+        srv.psql("UPDATE run_values SET vals = '{}' WHERE run_id = %s AND metric_id = %s"
+                 % (rid, mid))
+        srv.psql("UPDATE run_values SET vals = '{7}' WHERE run_id = %s AND metric_id = %s"
+                 % (rid, mid2))
+        self.assertEqual(self.run_means(rid), dict(want, **{"perf.rm2": 7.0}))
+        srv.psql("DELETE FROM run_values WHERE run_id = %s AND metric_id IN (%s, %s)"
+                 % (rid, mid, mid2))
+        self.assertEqual(self.run_means(rid), want)
+
+    def test_run_means_of_a_run_without_means_and_a_deleted_run(self):
+        doc = result_doc(sha("a2"), testcase="perf-mean-2", metrics={"perf.e": [2.0, 4.0]})
+        r = srv.post("/api/v1/results", doc, scope="submit")
+        self.assertIn(r.status, (200, 201), r)
+        rid = srv.psql("SELECT r.id FROM runs r WHERE r.run_id = '%s'" % doc["run_id"])
+        self.assertEqual(self.run_means(rid), {"perf.e": 3.0})
+        srv.psql("DELETE FROM run_values WHERE run_id = %s" % rid)
+        self.assertIsNone(self.run_means(rid))
+        mid = srv.psql("SELECT id FROM metrics WHERE name = 'perf.e'")
+        srv.psql("INSERT INTO run_values (run_id, metric_id, vals) VALUES (%s, %s, '{1}')"
+                 % (rid, mid))
+        self.assertEqual(self.run_means(rid), {"perf.e": 1.0})
+        # the run's deletion takes its means along (run_values and run_means cascade)
+        srv.psql("DELETE FROM runs WHERE id = %s" % rid)
+        self.assertEqual(srv.psql("SELECT count(*) FROM run_means WHERE run_id = %s" % rid), "0")
 
 
 class CompareAndSeries(unittest.TestCase):
