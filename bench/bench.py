@@ -302,11 +302,25 @@ def bench_compare(srv):
     add("compare API (2 commits x 6 runs x 5,000)", "ms", api, raw,
         "raw SQL of the same %d rows" % info["rows"], target=20, ratio_target=2,
         note="%d bytes of JSON" % info["bytes"])
-    # diagnosis: the server's own statement (server/db_stmts.c) alone
-    st = [statistics.median(loadgen("stmt", sql_conninfo(srv), 5, "compare", ids[0], ids[1],
-                                    "bench-compare", *["NULL"] * 6)["ms"]) for _ in range(3)]
+    # the same means as the server reads them since sql/0011: one run_means
+    # row per run, in binary
+    means_sql = ("SELECT r.setup_id, r.commit_id, m.metric_ids, m.means FROM runs r "
+                 "JOIN run_means m ON m.run_id = r.id WHERE r.commit_id IN ($1::bigint, $2::bigint)")
+    os.environ["LOADGEN_BINARY"] = "1"
+    try:
+        rm = [statistics.median(loadgen("sql", sql_conninfo(srv), 5, means_sql, ids[0],
+                                        ids[1])["ms"]) for _ in range(3)]
+        # diagnosis: the server's own statements (server/db_stmts.c) alone
+        st = [statistics.median(loadgen("stmt", sql_conninfo(srv), 5, "compare", ids[0], ids[1],
+                                        "bench-compare", *["NULL"] * 5)["ms"]) for _ in range(3)]
+    finally:
+        del os.environ["LOADGEN_BINARY"]
+    add("  compare: raw SQL of the 12 run_means rows (binary)", "ms", summary(rm), raw,
+        "raw SQL of the 60,000 run_values rows",
+        note="the same means, one row per run (sql/0011)")
     add("  compare: the server's SQL (ST_COMPARE) alone", "ms", summary(st),
-        raw, "raw SQL", note="diagnosis: API time minus this = HTTP + statistics + JSON")
+        raw, "raw SQL", note="diagnosis: API time minus this = the metrics' names "
+        "(ST_COMPARE_METRICS), the merge, statistics, JSON and HTTP")
     return base, head
 
 

@@ -27,7 +27,9 @@
  *   loadgen stmt CONNINFO REPS NAME [PARAM…]
  *	The same for the server's own prepared statement NAME from
  *	server/db_stmts.c (linked in, so the text never drifts). The
- *	literal parameter "NULL" is an SQL NULL.
+ *	literal parameter "NULL" is an SQL NULL. With LOADGEN_BINARY=1 in
+ *	the environment both take their results in binary (as the server's
+ *	db_exec_binary() does), else as text.
  *
  * Times are wall-clock (CLOCK_MONOTONIC) in the client, so they include the
  * loopback transfer, like what a user sees.
@@ -532,6 +534,8 @@ static int cmd_sql(int argc, char **argv, int server_stmt)
 	int np = argc - 5, rows = 0;
 	const char **p;
 	PGconn *c;
+	/* results in binary, as the server reads its large ones (db_exec_binary) */
+	int binary = getenv("LOADGEN_BINARY") && !strcmp(getenv("LOADGEN_BINARY"), "1");
 
 	if (argc < 5)
 		die("usage: sql CONNINFO REPS SQL [PARAM…] | stmt CONNINFO REPS NAME [PARAM…]");
@@ -554,7 +558,7 @@ static int cmd_sql(int argc, char **argv, int server_stmt)
 	PQclear(must(c, PQprepare(c, "q", sql, np, NULL), "prepare"));
 	for (long i = -1; i < reps; i++) {
 		double t0 = now_s();
-		PGresult *r = must(c, PQexecPrepared(c, "q", np, p, NULL, NULL, 0), "query");
+		PGresult *r = must(c, PQexecPrepared(c, "q", np, p, NULL, NULL, binary), "query");
 
 		if (i >= 0)
 			ms[i] = (now_s() - t0) * 1e3;
