@@ -103,19 +103,26 @@ const struct db_stmt_def db_stmts[DB_NR_STMTS] = {
 		"JOIN metrics m ON m.id = v.metric_id WHERE v.run_id = $1::bigint ORDER BY m.name" },
 	/*
 	 * $1 metric, $2 testcase, $3..$7 filters: every run of the metric in the
-	 * matching setups as (setup id, commit id, run id, run_id, mean), in no
-	 * particular order. api_series.c puts them in series order (setup, then
-	 * ST_SERIES_COMMITS' order of the commits, then run id): sorting 10^5 rows
-	 * of commit columns here took as long as the join (make bench, EXPLAIN
-	 * ANALYZE), and the commits' columns are needed once per commit, not per
-	 * run. "r.id + 0": the planner's estimate of one metric's rows is the
-	 * table's average (280 of 1.4 million where there were 100,000), with
-	 * which it probed runs' primary key once per value (a Memoize with no
-	 * hits, 200,000 index probes in all); without that path it hash-joins the
-	 * setup's runs (runs_setup_commit) with the metric's values.
+	 * matching setups as (setup id, commit id, run id, run_id, mean as
+	 * PostgreSQL's text), in no particular order, read in binary
+	 * (db_exec_binary; api_series.c says why the mean is text). api_series.c
+	 * puts them in series order (setup, then ST_SERIES_COMMITS' order of the
+	 * commits, then run id): sorting 10^5 rows of commit columns here took
+	 * as long as the join (make bench, EXPLAIN ANALYZE), and the commits'
+	 * columns are needed once per commit, not per run. The metric's
+	 * (run id, mean) pairs come from an index-only scan of run_values_metric
+	 * (sql/0010: (metric_id, run_id) INCLUDE (mean)): where each run holds
+	 * thousands of metrics, one metric's rows lie on as many heap pages as
+	 * it has rows (10^5 page reads, 450 of 520 ms in EXPLAIN (ANALYZE,
+	 * BUFFERS) for 10^5 runs x 100 metrics; 500 index pages with the mean
+	 * in the index). "r.id + 0": the planner's estimate of one metric's rows
+	 * is the table's average (280 of 1.4 million where there were 100,000),
+	 * with which it probed runs' primary key once per value (a Memoize with
+	 * no hits, 200,000 index probes in all); without that path it hash-joins
+	 * the setup's runs with the metric's values.
 	 */
 	[ST_SERIES] = { "series",
-		"SELECT r.setup_id, r.commit_id, r.id, r.run_id, v.mean "
+		"SELECT r.setup_id, r.commit_id, r.id, r.run_id, v.mean::text "
 		"FROM metrics m JOIN run_values v ON v.metric_id = m.id "
 		"JOIN runs r ON r.id + 0 = v.run_id JOIN setups s ON s.id = r.setup_id "
 		"JOIN testcases t ON t.id = s.testcase_id "
