@@ -19,8 +19,8 @@
 #include "buf.h"
 #include "xalloc.h"
 
+#include <limits.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,31 +51,64 @@
 /* ST_SERIES' columns, binary: setup id, commit id, runs.id, run_id, mean */
 enum { COL_SETUP, COL_COMMIT, COL_RUN, COL_UUID, COL_MEAN, NR_COLS };
 static const Oid col_type[NR_COLS] = { 20, 20, 20, 2950, 25 };   /* int8 x 3, uuid, text */
+/* ST_SERIES_COMMITS' columns, binary: id, sha, subject, commit_time */
+enum { CC_ID, CC_SHA, CC_SUBJECT, CC_TIME, NR_CCOLS };
+static const Oid ccol_type[NR_CCOLS] = { 20, 25, 25, 1184 };     /* int8, text x 2, timestamptz */
 
 /* one row of ST_SERIES */
 struct series_point {
 	long long setup, commit, run;   /* setup id, commit id, runs.id */
 	size_t rank;                    /* row of the commit in ST_SERIES_COMMITS */
-	int row;                        /* row in ST_SERIES' result */
 };
 
-static int cmp_ll(const void *a, const void *b)
+/* x as an unsigned key that sorts as x does */
+static uint64_t key_of(long long x)
 {
-	long long x = *(const long long *)a, y = *(const long long *)b;
-
-	return (x > y) - (x < y);
+	return (uint64_t)x ^ (UINT64_C(1) << 63);
 }
 
-static int cmp_point(const void *a, const void *b)
+/*
+ * Sorts idx[0..n) by key[idx[i]], stably: least significant byte first,
+ * skipping the bytes that are the same in every key (row ids of one series
+ * differ in two or three bytes). tmp has room for n. A few passes over n
+ * 32-bit indexes instead of qsort()'s n log n calls of a comparison: 10^5
+ * points in three keys (run, commit's rank, setup).
+ */
+static void radix_sort(uint32_t *idx, uint32_t *tmp, const uint64_t *key, size_t n)
 {
-	const struct series_point *x = a, *y = b;
+	uint64_t or_ = 0, and_ = ~UINT64_C(0);
+	uint32_t *src = idx, *dst = tmp;
 
-	if (x->setup != y->setup)
-		return (x->setup > y->setup) - (x->setup < y->setup);
-	if (x->rank != y->rank)
-		return (x->rank > y->rank) - (x->rank < y->rank);
-	return (x->run > y->run) - (x->run < y->run);
+	for (size_t i = 0; i < n; i++) {
+		or_ |= key[idx[i]];
+		and_ &= key[idx[i]];
+	}
+	for (unsigned shift = 0; shift < 64; shift += 8) {
+		size_t count[257] = { 0 };
+		uint32_t *t;
+
+		if (!(((or_ ^ and_) >> shift) & 0xff))
+			continue;
+		for (size_t i = 0; i < n; i++)
+			count[((key[src[i]] >> shift) & 0xff) + 1]++;
+		for (int b = 0; b < 256; b++)
+			count[b + 1] += count[b];
+		for (size_t i = 0; i < n; i++)
+			dst[count[(key[src[i]] >> shift) & 0xff]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != idx)
+		memcpy(idx, src, n * sizeof(*idx));
 }
+
+/* the points' order: series order (setup, commit's rank, run id) */
+struct series_rows {
+	struct series_point *pts;       /* one per row of ST_SERIES */
+	uint32_t *order;                /* rows in series order, nr of them */
+	size_t nr;
+};
 
 /* a uuid's 16 bytes as "\"xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx\"" (38 bytes), as uuid_out */
 static void uuid_json(const unsigned char *u, char *out)
@@ -108,123 +141,228 @@ static size_t utoa(size_t n, char *out)
 	return o;
 }
 
-/* 0, or -1 with e when r is not ST_SERIES' columns in binary */
-static int series_check(const PGresult *r, struct err *e)
+/* 0, or -1 with e when r's columns are not nc of these types in binary */
+static int result_check(const PGresult *r, const Oid *types, int nc, const char *what,
+			struct err *e)
 {
-	if (PQnfields(r) != NR_COLS)
-		return err_set(e, 500, "db_error", "series", "series: %d columns", PQnfields(r));
-	for (int k = 0; k < NR_COLS; k++)
-		if (PQfformat(r, k) != 1 || PQftype(r, k) != col_type[k])
-			return err_set(e, 500, "db_error", "series",
-				       "series: column %d is not of type %u in binary", k,
-				       (unsigned)col_type[k]);
+	if (PQnfields(r) != nc)
+		return err_set(e, 500, "db_error", what, "%s: %d columns", what, PQnfields(r));
+	for (int k = 0; k < nc; k++)
+		if (PQfformat(r, k) != 1 || PQftype(r, k) != types[k])
+			return err_set(e, 500, "db_error", what,
+				       "%s: column %d is not of type %u in binary", what, k,
+				       (unsigned)types[k]);
 	return 0;
 }
 
 /*
- * The points of r (ST_SERIES) in series order, with each point's rank set;
- * *cr the commits' rows (ST_SERIES_COMMITS, NULL when there are no points).
- * Returns the points (caller frees; *np of them) or NULL with e.
+ * A timestamptz in binary (microseconds since 2000-01-01 00:00:00 UTC) as
+ * to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') prints it, in
+ * quotes: the fraction of a second dropped, the year of a BC date as its
+ * absolute value, at least four digits. Returns the length (out: 48 bytes),
+ * or 0 for infinity and -infinity (to_char gives NULL). Days to a date:
+ * the proleptic Gregorian civil_from_days of H. Hinnant, "chrono-Compatible
+ * Low-Level Date Algorithms".
  */
-static struct series_point *series_order(PGconn *c, PGresult *r, PGresult **cr, size_t *np,
-					 struct err *e)
+static size_t time_json(long long us, char *out)
+{
+	long long s, days, z, era, doe, yoe, y, doy, mp, d, m, sod;
+	long long f[5];
+	size_t o = 0, w;
+	char yd[24];
+
+	if (us == LLONG_MAX || us == LLONG_MIN)
+		return 0;
+	s = us / 1000000 - (us % 1000000 < 0);
+	days = s / 86400 - (s % 86400 < 0);
+	sod = s - days * 86400;
+	z = days + 10957 + 719468;      /* 2000-01-01 is day 10957 after 1970-01-01 */
+	era = (z >= 0 ? z : z - 146096) / 146097;
+	doe = z - era * 146097;
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	y = yoe + era * 400;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	d = doy - (153 * mp + 2) / 5 + 1;
+	m = mp < 10 ? mp + 3 : mp - 9;
+	y += m <= 2;
+	/* "YYYY-MM-DDTHH:MI:SSZ" in quotes, the year zero-padded to four digits */
+	w = utoa((size_t)(y <= 0 ? 1 - y : y), yd);
+	out[o++] = '"';
+	for (size_t k = w; k < 4; k++)
+		out[o++] = '0';
+	memcpy(out + o, yd, w);
+	o += w;
+	f[0] = m, f[1] = d, f[2] = sod / 3600, f[3] = sod / 60 % 60, f[4] = sod % 60;
+	for (int k = 0; k < 5; k++) {
+		out[o++] = "--T::"[k];
+		out[o++] = (char)('0' + f[k] / 10);
+		out[o++] = (char)('0' + f[k] % 10);
+	}
+	out[o++] = 'Z';
+	out[o++] = '"';
+	return o;
+}
+
+/* v in decimal into out (24 bytes); returns the length */
+static size_t lltoa(long long v, char *out)
+{
+	if (v < 0) {
+		out[0] = '-';
+		return 1 + utoa((size_t)0 - (size_t)v, out + 1);
+	}
+	return utoa((size_t)v, out);
+}
+
+/*
+ * The points of r (ST_SERIES) in series order into sr; *cr the commits'
+ * rows (ST_SERIES_COMMITS, NULL when there are no points). 0, or -1 with e
+ * (then sr and *cr hold nothing to free).
+ */
+static int series_order(PGconn *c, PGresult *r, PGresult **cr, struct series_rows *sr,
+			struct err *e)
 {
 	size_t n = (size_t)PQntuples(r), nids = 0, k = 0;
 	struct series_point *pts;
+	uint32_t *idx, *tmp;
+	uint64_t *key;
 	long long *ids;
-	size_t *rank_of;
+	size_t *grp, *rank_of;
 	struct buf arr = BUF_INIT(0);
 	const char *p[1];
-	char num[24];
+	char num[32];
 	int bad = 0;
 
 	*cr = NULL;
-	if (series_check(r, e))
-		return NULL;
+	memset(sr, 0, sizeof(*sr));
+	if (result_check(r, col_type, NR_COLS, "series", e))
+		return -1;
+	if (n > UINT32_MAX)
+		return err_set(e, 413, "too_large", "metric", "the series is too large");
 	pts = xcalloc(n ? n : 1, sizeof(*pts));
-	ids = xcalloc(n ? n : 1, sizeof(*ids));
 	for (size_t i = 0; i < n; i++) {
 		int row = (int)i;
 
 		if (PQgetisnull(r, row, COL_SETUP) || PQgetisnull(r, row, COL_COMMIT) ||
-		    PQgetisnull(r, row, COL_RUN) || PQgetisnull(r, row, COL_UUID) ||
-		    PQgetlength(r, row, COL_UUID) != 16) {
+		    PQgetisnull(r, row, COL_RUN) || PQgetlength(r, row, COL_UUID) != 16) {
 			free(pts);
-			free(ids);
-			return err_set(e, 500, "db_error", "series", "series: row %d malformed", row),
-			       NULL;
+			return err_set(e, 500, "db_error", "series", "series: row %d malformed", row);
 		}
 		pts[i].setup = pg_bin_int8(PQgetvalue(r, row, COL_SETUP));
 		pts[i].commit = pg_bin_int8(PQgetvalue(r, row, COL_COMMIT));
 		pts[i].run = pg_bin_int8(PQgetvalue(r, row, COL_RUN));
-		pts[i].row = row;
-		ids[i] = pts[i].commit;
 	}
-	/* the distinct commit ids, sorted: ids[0..nids) */
-	qsort(ids, n, sizeof(*ids), cmp_ll);
-	for (size_t i = 0; i < n; i++)
-		if (!nids || ids[nids - 1] != ids[i])
-			ids[nids++] = ids[i];
-	*np = 0;
+	sr->pts = pts;
 	if (!n) {
-		free(ids);
-		return pts;
+		sr->order = xcalloc(1, sizeof(*sr->order));
+		return 0;
+	}
+	idx = xcalloc(n, sizeof(*idx));
+	tmp = xcalloc(n, sizeof(*tmp));
+	key = xcalloc(n, sizeof(*key));
+	grp = xcalloc(n, sizeof(*grp));
+	ids = xcalloc(n, sizeof(*ids));
+	/* the distinct commit ids ascending, ids[0..nids); grp[i]: point i's among them */
+	for (size_t i = 0; i < n; i++) {
+		idx[i] = (uint32_t)i;
+		key[i] = key_of(pts[i].commit);
+	}
+	radix_sort(idx, tmp, key, n);
+	for (size_t i = 0; i < n; i++) {
+		if (!nids || ids[nids - 1] != pts[idx[i]].commit)
+			ids[nids++] = pts[idx[i]].commit;
+		grp[idx[i]] = nids - 1;
 	}
 	bad |= buf_addch(&arr, '{');
 	for (size_t i = 0; i < nids; i++) {
-		int m = snprintf(num, sizeof(num), i ? ",%lld" : "%lld", ids[i]);
+		size_t m = 0;
 
-		bad |= buf_add(&arr, num, (size_t)m);
+		if (i)
+			num[m++] = ',';
+		m += lltoa(ids[i], num + m);
+		bad |= buf_add(&arr, num, m);
 	}
 	bad |= buf_addch(&arr, '}');
 	(void)bad;                      /* no cap on arr: appends cannot fail */
 	p[0] = arr.data;
-	*cr = db_exec(c, ST_SERIES_COMMITS, 1, p, e);
+	*cr = db_exec_binary(c, ST_SERIES_COMMITS, 1, p, e);
 	buf_release(&arr);
-	if (!*cr) {
+	if (!*cr || result_check(*cr, ccol_type, NR_CCOLS, "series_commits", e)) {
+		PQclear(*cr);
+		*cr = NULL;
+		free(idx);
+		free(tmp);
+		free(key);
+		free(grp);
 		free(ids);
 		free(pts);
-		return NULL;
+		sr->pts = NULL;
+		return -1;
 	}
 	/* rank_of[j]: the place in series order of the commit ids[j] */
 	rank_of = xcalloc(nids, sizeof(*rank_of));
 	for (size_t j = 0; j < nids; j++)
 		rank_of[j] = SIZE_MAX;
 	for (int i = 0; i < PQntuples(*cr); i++) {
-		long long id = strtoll(PQgetvalue(*cr, i, 0), NULL, 10);
-		long long *f = bsearch(&id, ids, nids, sizeof(*ids), cmp_ll);
+		long long id;
+		size_t lo = 0, hi = nids;
 
-		if (f)
-			rank_of[f - ids] = (size_t)i;
+		if (PQgetisnull(*cr, i, CC_ID) || PQgetisnull(*cr, i, CC_SHA))
+			continue;
+		id = pg_bin_int8(PQgetvalue(*cr, i, CC_ID));
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (ids[mid] < id)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < nids && ids[lo] == id)
+			rank_of[lo] = (size_t)i;
 	}
 	/*
 	 * every commit of a run is there (runs.commit_id references commits and
 	 * commits are never deleted); a point whose commit is not would be left out
 	 */
 	for (size_t i = 0; i < n; i++) {
-		long long *f = bsearch(&pts[i].commit, ids, nids, sizeof(*ids), cmp_ll);
-
-		pts[i].rank = f ? rank_of[f - ids] : SIZE_MAX;
+		pts[i].rank = rank_of[grp[i]];
 		if (pts[i].rank != SIZE_MAX)
-			pts[k++] = pts[i];
+			idx[k++] = (uint32_t)i;
 	}
 	free(rank_of);
+	free(grp);
 	free(ids);
-	qsort(pts, k, sizeof(*pts), cmp_point);
-	*np = k;
-	return pts;
+	/* stable sorts, least significant key first: run id, commit's rank, setup */
+	for (size_t i = 0; i < n; i++)
+		key[i] = key_of(pts[i].run);
+	radix_sort(idx, tmp, key, k);
+	for (size_t i = 0; i < n; i++)
+		key[i] = (uint64_t)pts[i].rank;
+	radix_sort(idx, tmp, key, k);
+	for (size_t i = 0; i < n; i++)
+		key[i] = key_of(pts[i].setup);
+	radix_sort(idx, tmp, key, k);
+	free(tmp);
+	free(key);
+	sr->order = idx;
+	sr->nr = k;
+	return 0;
 }
 
 /*
- * Appends the series of the points pts[0..n) (one setup, in series order)
- * to out: its setup, its commits (rows of cr), the points' columns and the
- * change points. 0, or -1 with e (413 when out is full, db errors).
+ * Appends the series of the rows order[0..n) (points of one setup, in
+ * series order) to out: its setup, its commits (rows of cr), the points'
+ * columns and the change points. 0, or -1 with e (413 when out is full,
+ * db errors).
  */
-static int series_write(PGconn *c, struct buf *out, const struct series_point *pts, size_t n,
-			PGresult *r, PGresult *cr, const char *metric, int first, struct err *e)
+static int series_write(PGconn *c, struct buf *out, const struct series_point *pts,
+			const uint32_t *order, size_t n, PGresult *r, PGresult *cr,
+			const char *metric, int first, struct err *e)
 {
-	json_t *setup = setup_json(c, pts[0].setup, e), *shas, *cps;
+	json_t *setup = setup_json(c, pts[order[0]].setup, e), *cps;
 	struct buf commits = BUF_INIT(0);
+	const char **shas;
 	size_t last = SIZE_MAX, nc = 0;
 	char t[48];
 	int bad = 0;
@@ -232,31 +370,29 @@ static int series_write(PGconn *c, struct buf *out, const struct series_point *p
 	if (!setup)
 		return -1;
 	/* the commits, and their shas for regression_change_points() */
-	shas = json_array();
+	shas = xcalloc(n, sizeof(*shas));
 	for (size_t i = 0; i < n; i++) {
-		int cm = (int)pts[i].rank;
-		const char *sha;
-		json_t *o;
+		int cm = (int)pts[order[i]].rank;
+		size_t tl;
 
-		if (pts[i].rank == last)
+		if (pts[order[i]].rank == last)
 			continue;
-		last = pts[i].rank;
-		sha = PQgetvalue(cr, cm, 1);
+		last = pts[order[i]].rank;
+		shas[nc] = PQgetvalue(cr, cm, CC_SHA);
 		bad |= (nc++ && buf_addch(&commits, ',')) || buf_addstr(&commits, "{\"sha\":") ||
-		       jsonout_str(&commits, sha) || buf_addstr(&commits, ",\"subject\":");
-		bad |= PQgetisnull(cr, cm, 2) ? buf_addstr(&commits, "null")
-					      : jsonout_str(&commits, PQgetvalue(cr, cm, 2));
+		       jsonout_str(&commits, shas[nc - 1]) || buf_addstr(&commits, ",\"subject\":");
+		bad |= PQgetisnull(cr, cm, CC_SUBJECT)
+			       ? buf_addstr(&commits, "null")
+			       : jsonout_str(&commits, PQgetvalue(cr, cm, CC_SUBJECT));
 		bad |= buf_addstr(&commits, ",\"commit_time\":");
-		bad |= PQgetisnull(cr, cm, 3) ? buf_addstr(&commits, "null")
-					      : jsonout_str(&commits, PQgetvalue(cr, cm, 3));
+		tl = PQgetisnull(cr, cm, CC_TIME) || PQgetlength(cr, cm, CC_TIME) != 8
+			     ? 0 : time_json(pg_bin_int8(PQgetvalue(cr, cm, CC_TIME)), t);
+		bad |= tl ? buf_add(&commits, t, tl) : buf_addstr(&commits, "null");
 		bad |= buf_addch(&commits, '}');
-		o = json_object();
-		json_object_set_new_nocheck(o, "sha", json_string(sha));
-		json_array_append_new(shas, o);
 	}
 	(void)bad;                      /* no cap on commits: appends cannot fail */
-	cps = regression_change_points(c, pts[0].setup, metric, shas, e);
-	json_decref(shas);
+	cps = regression_change_points(c, pts[order[0]].setup, metric, shas, nc, e);
+	free(shas);
 	if (!cps) {
 		json_decref(setup);
 		buf_release(&commits);
@@ -273,8 +409,8 @@ static int series_write(PGconn *c, struct buf *out, const struct series_point *p
 	for (size_t i = 0; i < n && !bad; i++) {
 		size_t k = 0;
 
-		if (pts[i].rank != last) {
-			last = pts[i].rank;
+		if (pts[order[i]].rank != last) {
+			last = pts[order[i]].rank;
 			nc++;
 		}
 		if (i)
@@ -285,15 +421,15 @@ static int series_write(PGconn *c, struct buf *out, const struct series_point *p
 	bad |= buf_addstr(out, "],\"value\":[");
 	for (size_t i = 0; i < n && !bad; i++)
 		bad |= (i && buf_addch(out, ',')) ||
-		       jsonout_pg_float(out, PQgetvalue(r, pts[i].row, COL_MEAN),
-					PQgetisnull(r, pts[i].row, COL_MEAN));
+		       jsonout_pg_float(out, PQgetvalue(r, (int)order[i], COL_MEAN),
+					PQgetisnull(r, (int)order[i], COL_MEAN));
 	bad |= buf_addstr(out, "],\"run_id\":[");
 	for (size_t i = 0; i < n && !bad; i++) {
 		size_t k = 0;
 
 		if (i)
 			t[k++] = ',';
-		uuid_json((const unsigned char *)PQgetvalue(r, pts[i].row, COL_UUID), t + k);
+		uuid_json((const unsigned char *)PQgetvalue(r, (int)order[i], COL_UUID), t + k);
 		bad |= buf_add(out, t, k + 38);
 	}
 	bad |= buf_addstr(out, "]},\"change_points\":") || jsonout_json(out, cps) ||
@@ -312,8 +448,7 @@ enum MHD_Result api_series_get(struct request *rq)
 	PGconn *c;
 	PGresult *r, *cr = NULL;
 	struct buf out = BUF_INIT(0);
-	struct series_point *pts;
-	size_t np = 0;
+	struct series_rows sr;
 	int nr_series = 0, bad = 0;
 	enum MHD_Result ret;
 
@@ -333,17 +468,19 @@ enum MHD_Result api_series_get(struct request *rq)
 	}
 	if (!r)
 		return reply_err(rq, &e);
-	pts = series_order(c, r, &cr, &np, &e);
-	if (!pts) {
+	if (series_order(c, r, &cr, &sr, &e)) {
 		PQclear(r);
 		return reply_err(rq, &e);
 	}
 	bad |= buf_addstr(&out, "{\"metric\":") || jsonout_str(&out, metric) ||
 	       buf_addstr(&out, ",\"order\":\"topo_order, commit_time, first_seen\",\"series\":[");
-	for (size_t i = 0, j; i < np && !bad; i = j) {
-		for (j = i + 1; j < np && pts[j].setup == pts[i].setup; j++)
+	for (size_t i = 0, j; i < sr.nr && !bad; i = j) {
+		long long sid = sr.pts[sr.order[i]].setup;
+
+		for (j = i + 1; j < sr.nr && sr.pts[sr.order[j]].setup == sid; j++)
 			;
-		if (series_write(c, &out, pts + i, j - i, r, cr, metric, !nr_series++, &e))
+		if (series_write(c, &out, sr.pts, sr.order + i, j - i, r, cr, metric,
+				 !nr_series++, &e))
 			goto fail;
 	}
 	bad |= buf_addstr(&out, "]}\n");
@@ -358,7 +495,8 @@ fail:
 done:
 	PQclear(r);
 	PQclear(cr);
-	free(pts);
+	free(sr.pts);
+	free(sr.order);
 	buf_release(&out);
 	return ret;
 }

@@ -86,7 +86,7 @@ static json_t *num_or_null(PGresult *r, int row, int col)
 }
 
 json_t *regression_change_points(PGconn *c, long long setup_id, const char *metric,
-				 json_t *commits, struct err *e)
+				 const char *const *shas, size_t nr_shas, struct err *e)
 {
 	char idb[24];
 	const char *p[2] = { idb, metric };
@@ -100,16 +100,13 @@ json_t *regression_change_points(PGconn *c, long long setup_id, const char *metr
 	out = json_array();
 	for (int i = 0; i < PQntuples(r); i++) {
 		const char *bad = PQgetvalue(r, i, 1);
-		size_t k, idx = (size_t)-1;
-		json_t *cm;
+		size_t idx = (size_t)-1;
 
-		json_array_foreach(commits, k, cm) {
-			const char *sha = json_string_value(json_object_get(cm, "sha"));
-			if (sha && !strcmp(sha, bad)) {
+		for (size_t k = 0; k < nr_shas; k++)
+			if (shas[k] && !strcmp(shas[k], bad)) {
 				idx = k;
 				break;
 			}
-		}
 		if (idx == (size_t)-1)
 			continue;
 		json_array_append_new(out, json_pack("{s:I,s:s,s:s,s:o,s:o,s:o,s:o,s:I,s:s,s:s}",

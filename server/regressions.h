@@ -90,12 +90,13 @@ int regression_transition(PGconn *c, long long id, const char *state, const char
  * (setup_id, metric) with detected = true, as a new array of
  * {index, commit, good_commit, before, after, change_pct, p_value,
  * regression_id, kind, state}, where index is the position of the first
- * bad commit in `commits` (the series' [{sha, …}] array, borrowed); a
- * record whose commit is not in `commits` is left out. before / after /
+ * bad commit in shas[0..nr_shas) (the series' commits' shas in order,
+ * borrowed; a plain array, not 20,000 json objects built per request); a
+ * record whose commit is not among them is left out. before / after /
  * change_pct / p_value are the detector's figures. NULL with e on a db
  * error.
  */
 json_t *regression_change_points(PGconn *c, long long setup_id, const char *metric,
-				 json_t *commits, struct err *e);
+				 const char *const *shas, size_t nr_shas, struct err *e);
 
 #endif
