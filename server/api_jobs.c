@@ -5,7 +5,10 @@
  *   GET  /api/v1/jobs/{id}                one job: state, attempts, phase history, runs
  *   GET  /api/v1/jobs/{id}/kconfig        the .config the worker built with
  *   POST /api/v1/workers/register (worker) -> {machine_id}
- *   POST /api/v1/jobs/lease (worker)      {machine_id, wait_s <= 60} -> 200 {job} | 204
+ *   POST /api/v1/jobs/lease (worker)      {machine_id, wait_s <= 60, request_id?} -> 200 {job} | 204
+ *     request_id: a UUID the worker keeps while it retries one lease after
+ *     a failure (502, timeout, broken connection); a job already leased to
+ *     the machine under it is handed over again (sql/0012, lease_try())
  *   POST /api/v1/jobs/{id}/heartbeat      {machine_id, phase, progress, message}
  *   POST /api/v1/jobs/{id}/complete       {machine_id, status, results[], log_tail, kconfig}
  *
@@ -28,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <uuid/uuid.h>
 
 #include "banned.h"
 
@@ -333,7 +337,8 @@ static int machine_exists(PGconn *c, long long id, struct err *e)
 enum MHD_Result api_jobs_lease(struct request *rq)
 {
 	struct err e;
-	json_t *b, *job;
+	json_t *b, *job, *rid;
+	char reqid[37] = "";
 	long long machine, wait_s;
 	PGconn *c;
 	int got;
@@ -357,11 +362,24 @@ enum MHD_Result api_jobs_lease(struct request *rq)
 		json_decref(b);
 		return reply_err(rq, &e);
 	}
+	/* optional: the worker's name for this lease request, kept over its retries */
+	rid = json_object_get(b, "request_id");
+	if (rid && !json_is_null(rid)) {
+		uuid_t u;
+
+		if (!json_is_string(rid) || uuid_parse(json_string_value(rid), u)) {
+			json_decref(b);
+			return reply_errf(rq, 400, "invalid_field", "request_id",
+					  "'request_id' must be a UUID");
+		}
+		uuid_unparse_lower(u, reqid);
+	}
 	json_decref(b);
 	c = rq_db(rq, &e);
 	if (!c || machine_exists(c, machine, &e))
 		return reply_err(rq, &e);
-	got = lease_try(c, machine, rq->srv->cfg->lease_timeout_s, &job, &e);
+	got = lease_try(c, machine, reqid[0] ? reqid : NULL, rq->srv->cfg->lease_timeout_s, &job,
+			&e);
 	if (got < 0)
 		return reply_err(rq, &e);
 	if (got)
@@ -369,7 +387,8 @@ enum MHD_Result api_jobs_lease(struct request *rq)
 	if (!wait_s || !rq->srv->leases)
 		return reply_empty(rq, 204);
 	MHD_suspend_connection(rq->conn);
-	lease_queue_park(rq->srv->leases, rq, machine, now_ms() + wait_s * 1000);
+	lease_queue_park(rq->srv->leases, rq, machine, reqid[0] ? reqid : NULL,
+			 now_ms() + wait_s * 1000);
 	return MHD_YES;
 }
 

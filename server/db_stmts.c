@@ -214,10 +214,20 @@ const struct db_stmt_def db_stmts[DB_NR_STMTS] = {
 		"ORDER BY jobs.priority DESC, jobs.id LIMIT 1 FOR UPDATE OF jobs SKIP LOCKED) "
 		"UPDATE jobs SET state = 'leased', attempts = jobs.attempts + 1, leased_by = $1::bigint, "
 		"leased_at = now(), lease_expires_at = now() + make_interval(secs => $2::float8), "
+		"lease_request = $3::uuid, "
 		"phase = 'leased', progress = 0, message = NULL, "
 		"phase_history = jobs.phase_history || jsonb_build_array(jsonb_build_object("
 		"'phase', 'leased', 'at', now(), 'machine_id', $1::bigint, 'attempt', jobs.attempts + 1)) "
 		"FROM j WHERE jobs.id = j.id RETURNING jobs.id" },
+	/*
+	 * $1 machine, $2 lease request (uuid), $3 lease seconds: the job this
+	 * machine leased under that request, if still leased to it (sql/0012),
+	 * its lease renewed
+	 */
+	[ST_JOB_LEASE_AGAIN] = { "job_lease_again",
+		"UPDATE jobs SET lease_expires_at = now() + make_interval(secs => $3::float8) "
+		"WHERE lease_request = $2::uuid AND leased_by = $1::bigint AND state = 'leased' "
+		"RETURNING id" },
 	[ST_JOB_SPEC] = { "job_spec",
 		"SELECT json_build_object('id', j.id, 'tree', tr.name, 'url', tr.url, "
 		"'branch', tr.branches[1], 'commit', c.sha, 'kconfig', j.kconfig, "

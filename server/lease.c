@@ -12,6 +12,7 @@
 struct waiter {
 	struct request *rq;
 	long long machine_id;
+	char request_id[40];      /* "" for none */
 	long long deadline_ms;
 	struct waiter *next;
 };
@@ -33,19 +34,36 @@ long long now_ms(void)
 	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-int lease_try(PGconn *c, long long machine_id, long lease_s, json_t **job, struct err *e)
+int lease_try(PGconn *c, long long machine_id, const char *request_id, long lease_s, json_t **job,
+	      struct err *e)
 {
 	char mid[24], secs[24], jid[24];
-	const char *p[2] = { mid, secs };
+	const char *p[3] = { mid, secs, request_id };
+	const char *again[3] = { mid, request_id, secs };
 	const char *q[1] = { jid };
-	PGresult *r;
+	PGresult *r = NULL;
 
 	*job = NULL;
 	snprintf(mid, sizeof(mid), "%lld", machine_id);
 	snprintf(secs, sizeof(secs), "%ld", lease_s);
-	r = db_exec(c, ST_JOB_LEASE, 2, p, e);
-	if (!r)
-		return -1;
+	if (request_id) {
+		r = db_exec(c, ST_JOB_LEASE_AGAIN, 3, again, e);
+		if (!r)
+			return -1;
+		if (PQntuples(r))
+			fprintf(stderr, "regtrack-server: job %s leased again to machine %s "
+				"(lease request %s: the first reply was lost)\n",
+				PQgetvalue(r, 0, 0), mid, request_id);
+		else {
+			PQclear(r);
+			r = NULL;
+		}
+	}
+	if (!r) {
+		r = db_exec(c, ST_JOB_LEASE, 3, p, e);
+		if (!r)
+			return -1;
+	}
 	if (PQntuples(r) == 0) {
 		PQclear(r);
 		return 0;
@@ -110,7 +128,8 @@ static void serve_waiters(struct lease_queue *q, PGconn *c, long long avail)
 		json_t *job = NULL;
 		list = w->next;
 		if (avail > 0 && c) {
-			int got = lease_try(c, w->machine_id, q->srv->cfg->lease_timeout_s, &job, &e);
+			int got = lease_try(c, w->machine_id, w->request_id[0] ? w->request_id : NULL,
+					    q->srv->cfg->lease_timeout_s, &job, &e);
 
 			if (got < 0)
 				fprintf(stderr, "regtrack-server: lease: %s\n", e.message);
@@ -220,12 +239,14 @@ void lease_queue_kick(struct lease_queue *q)
 }
 
 void lease_queue_park(struct lease_queue *q, struct request *rq, long long machine_id,
-		      long long deadline_ms)
+		      const char *request_id, long long deadline_ms)
 {
 	struct waiter *w = xcalloc(1, sizeof(*w));
 
 	w->rq = rq;
 	w->machine_id = machine_id;
+	if (request_id)
+		snprintf(w->request_id, sizeof(w->request_id), "%s", request_id);
 	w->deadline_ms = deadline_ms;
 	pthread_mutex_lock(&q->lock);
 	w->next = q->waiters;

@@ -28,16 +28,23 @@ void lease_queue_kick(struct lease_queue *q);
 /*
  * Parks rq (already suspended by the caller) until deadline_ms
  * (CLOCK_MONOTONIC). On resume rq->resumed is 1 and rq->deferred holds the
- * job object (or NULL for none, deferred_status 204).
+ * job object (or NULL for none, deferred_status 204). request_id as for
+ * lease_try (copied; NULL for none).
  */
 void lease_queue_park(struct lease_queue *q, struct request *rq, long long machine_id,
-		      long long deadline_ms);
+		      const char *request_id, long long deadline_ms);
 
 /*
- * Tries to lease one job for machine_id now. Returns 1 and a new job
- * object in *job, 0 when no job matches, -1 with e on a database error.
+ * Tries to lease one job for machine_id now. request_id (a UUID in text,
+ * or NULL) names the worker's lease request: when a job is still leased
+ * to this machine under that name (the reply of an earlier try with it
+ * was lost: sql/0012) that job is returned again, its lease renewed and
+ * its attempt not counted twice; else the next job is leased under that
+ * name. Returns 1 and a new job object in *job (caller owns it), 0 when no
+ * job matches, -1 with e on a database error (db_exec()'s errors).
  */
-int lease_try(PGconn *c, long long machine_id, long lease_s, json_t **job, struct err *e);
+int lease_try(PGconn *c, long long machine_id, const char *request_id, long lease_s, json_t **job,
+	      struct err *e);
 
 /* Expires overdue leases; returns how many jobs changed state, -1 on error. */
 int lease_expire(PGconn *c, struct err *e);

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <uuid/uuid.h>
 #include "banned.h"
 
 #define BACKOFF_START_S 1
@@ -421,19 +422,27 @@ enum lease_result { LEASE_JOB, LEASE_NONE, LEASE_RETRY, LEASE_REREGISTER, LEASE_
 
 static enum lease_result do_lease(struct agent *a, json_t **job)
 {
-	json_t *body = json_pack("{s:O, s:i}", "machine_id", a->machine_id, "wait_s",
-				 a->cfg->lease_wait_s);
+	json_t *body;
 	struct client_reply r;
 	struct err e;
 	enum lease_result res;
 	int rc;
 
 	*job = NULL;
+	if (!a->lease_request[0]) {
+		uuid_t u;
+
+		uuid_generate_random(u);
+		uuid_unparse_lower(u, a->lease_request);
+	}
+	body = json_pack("{s:O, s:i, s:s}", "machine_id", a->machine_id, "wait_s",
+			 a->cfg->lease_wait_s, "request_id", a->lease_request);
 	client_set_cancel(&a->api, a->stop);	/* a stop cuts the long-poll short */
 	rc = client_post(&a->api, "/api/v1/jobs/lease", body, a->cfg->lease_wait_s, &r, &e);
 	client_set_cancel(&a->api, NULL);
 	json_decref(body);
 	if (rc) {
+		/* the server may have leased a job to this request: ask again by the same name */
 		if (strcmp(e.code, "cancelled"))
 			wlog_warn("lease failed: %s", e.message);
 		return LEASE_RETRY;
@@ -457,6 +466,9 @@ static enum lease_result do_lease(struct agent *a, json_t **job)
 			res = LEASE_RETRY;
 		}
 	}
+	/* an answer: the next lease is a new request, unless a gateway or the server failed */
+	if (!(res == LEASE_RETRY && r.status >= 500))
+		a->lease_request[0] = '\0';
 	client_reply_release(&r);
 	return res;
 }

@@ -72,6 +72,12 @@ struct agent {
 	char *cases_dir, *ccache_dir;	/* resolved, owned */
 	int make_jobs;			/* resolved */
 	int hb_s, hb_run_s;		/* heartbeat periods in use (see set_periods) */
+	/*
+	 * the name of the lease request in flight (a UUID, "" between leases):
+	 * kept while a lease is retried after a transport error or a 5xx, so a
+	 * job leased by a request whose reply was lost comes back (sql/0012)
+	 */
+	char lease_request[37];
 
 	/* heartbeat state, under lock */
 	pthread_mutex_t lock;

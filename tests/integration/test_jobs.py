@@ -283,5 +283,86 @@ class LongPoll(unittest.TestCase):
         self.assertLess(time.time() - t0, 10)
 
 
+class LeaseRequest(unittest.TestCase):
+    """request_id (sql/0012): a worker that lost a lease's reply asks again by
+    the same name and gets the same job, not another and not a second attempt."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.srv = Server()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.stop()
+
+    def lease(self, machine, rid, wait_s=0):
+        body = {"machine_id": machine, "wait_s": wait_s}
+        if rid is not None:
+            body["request_id"] = rid
+        return self.srv.post("/api/v1/jobs/lease", body, scope="worker")
+
+    def job(self, jid):
+        return self.srv.get("/api/v1/jobs/%d" % jid).json()
+
+    def test_same_request_same_job(self):
+        srv = self.srv
+        m = register(srv, "w-rid", tbox="vm-rid")
+        other = register(srv, "w-rid-other", tbox="vm-rid")
+        j1 = host_job(srv, sha("b1"), tbox_group="vm-rid")
+        j2 = host_job(srv, sha("b2"), tbox_group="vm-rid")
+        x, y = "0b7e5f9c-6a43-4d0e-9b1a-3f2c8d4e5a61", "1c8f6a0d-7b54-4e1f-8c2b-4a3d9e5f6b72"
+        r = self.lease(m, x)
+        self.assertEqual(r.status, 200, r)
+        self.assertEqual(r.json()["job"]["id"], j1)
+        first = self.job(j1)
+        # the reply was "lost": the same name again gets j1, same attempt, lease renewed
+        r = self.lease(m, x.upper())
+        self.assertEqual(r.status, 200, r)
+        self.assertEqual((r.json()["job"]["id"], r.json()["job"]["attempt"]), (j1, 1))
+        again = self.job(j1)
+        self.assertEqual((again["state"], again["attempts"]), ("leased", 1))
+        self.assertGreaterEqual(again["lease_expires_at"], first["lease_expires_at"])
+        self.assertEqual(srv.psql("SELECT state FROM jobs WHERE id = %d" % j2), "queued")
+        # another machine with the same name does not get it; a new name leases j2
+        r = self.lease(other, x)
+        self.assertEqual(r.status, 200, r)
+        self.assertEqual(r.json()["job"]["id"], j2)
+        r = self.lease(m, y)
+        self.assertEqual(r.status, 204, r)
+        # once j1 is done the name leases nothing old
+        r = srv.post("/api/v1/jobs/%d/complete" % j1,
+                     {"machine_id": m, "status": "run-failed", "results": [], "log_tail": ""},
+                     scope="worker")
+        self.assertEqual(r.status, 200, r)
+        self.assertEqual(self.lease(m, x).status, 204)
+        # without a name: leased as before
+        j3 = host_job(srv, sha("b3"), tbox_group="vm-rid")
+        r = self.lease(m, None)
+        self.assertEqual((r.status, r.json()["job"]["id"]), (200, j3))
+        self.assertEqual(srv.psql("SELECT lease_request IS NULL FROM jobs WHERE id = %d" % j3), "t")
+
+    def test_parked_poll_keeps_the_name(self):
+        srv = self.srv
+        m = register(srv, "w-rid-poll", tbox="vm-rid-poll")
+        z = "2d9a7b1e-8c65-4f20-9d3c-5b4eaf607c83"
+        got = {}
+        t = threading.Thread(target=lambda: got.update(r=self.lease(m, z, wait_s=20)))
+        t.start()
+        time.sleep(1)
+        jid = host_job(srv, sha("b4"), tbox_group="vm-rid-poll")
+        t.join(30)
+        self.assertEqual((got["r"].status, got["r"].json()["job"]["id"]), (200, jid))
+        r = self.lease(m, z)
+        self.assertEqual((r.status, r.json()["job"]["id"]), (200, jid))
+        self.assertEqual(self.job(jid)["attempts"], 1)
+
+    def test_bad_request_id(self):
+        m = register(self.srv, "w-rid-bad", tbox="vm-rid-bad")
+        for bad in ("not-a-uuid", 42, "", ["x"]):
+            r = self.lease(m, bad)
+            self.assertEqual(r.status, 400, (bad, r))
+            self.assertEqual(r.json()["error"]["detail"], "request_id")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -7,13 +7,20 @@ What is checked (issue 3, "Tests"):
 - a lease that is not renewed expires and the job is queued again;
 - a worker whose lease was lost gets 409 and its completion is not stored;
 - a completion spooled while the server is down arrives exactly once after it
-  comes back, also across a worker restart.
+  comes back, also across a worker restart;
+- a lease whose reply a gateway lost (502 after the server leased the job) is
+  asked for again by the same request id and the job runs at once, first
+  attempt, instead of waiting out the lease.
 
 Run with tests/worker/run.sh (make check-worker). Standard library only.
 """
 import glob
+import http.server
 import json
 import os
+import threading
+import urllib.error
+import urllib.request
 import signal
 import subprocess
 import sys
@@ -72,6 +79,60 @@ class Worker:
     def text(self):
         with open(self.log_path, errors="replace") as f:
             return f.read()
+
+
+class LossyGateway:
+    """An HTTP proxy in front of a server (like nginx) that loses the reply of
+    the first lease that carried a job: the server leased it, the worker gets
+    502. Everything else is passed through."""
+
+    def __init__(self, server):
+        self.upstream = server.url
+        self.tokens = server.tokens
+        self.dropped = []           # (job id, request_id) of the lost replies
+        gw = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def relay(self, method):
+                n = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(n) if n else None
+                req = urllib.request.Request(gw.upstream + self.path, data=body, method=method)
+                for h in ("Authorization", "Content-Type"):
+                    if self.headers.get(h):
+                        req.add_header(h, self.headers[h])
+                try:
+                    with urllib.request.urlopen(req, timeout=120) as r:
+                        status, data, ctype = r.status, r.read(), r.headers.get("Content-Type")
+                except urllib.error.HTTPError as e:
+                    status, data, ctype = e.code, e.read(), e.headers.get("Content-Type")
+                if (self.path == "/api/v1/jobs/lease" and status == 200 and not gw.dropped):
+                    gw.dropped.append((json.loads(data)["job"]["id"],
+                                       json.loads(body).get("request_id")))
+                    status, data, ctype = 502, b"<html>502 Bad Gateway</html>", "text/html"
+                self.send_response(status)
+                if ctype:
+                    self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self):
+                self.relay("GET")
+
+            def do_POST(self):
+                self.relay("POST")
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = "http://127.0.0.1:%d" % self.httpd.server_address[1]
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
 
 
 class WorkerTest(unittest.TestCase):
@@ -263,6 +324,29 @@ class WorkerTest(unittest.TestCase):
         self.assertEqual(self.state(s, job_id), "queued")
         hist = [p["phase"] for p in self.job(s, job_id)["phase_history"]]
         self.assertIn("lease-expired", hist)
+
+    # -- a lease reply lost by a gateway: asked for again by the same id ---
+    def test_lease_reply_lost_by_gateway(self):
+        # a lease that outlives the test: only a repeated request brings the job back
+        s = self.server("--lease-timeout", "900")
+        job_id = self.submit(s, repeat=1)
+        gw = LossyGateway(s)
+        try:
+            w = self.worker(gw, "w")
+            rc = w.wait(240)
+        finally:
+            gw.stop()
+        self.assertEqual(rc, 0, w.text())
+        self.assertEqual(len(gw.dropped), 1, gw.dropped)
+        self.assertEqual(gw.dropped[0][0], job_id)
+        self.assertIn("lease: HTTP status 502", w.text())
+        self.assert_done_with_metrics(s, job_id, 1)
+        j = self.job(s, job_id)
+        self.assertEqual(j["attempts"], 1, j)
+        # the job was leased once, and handed over again under the same request id
+        self.assertEqual([p["phase"] for p in j["phase_history"]].count("leased"), 1, j)
+        self.assertEqual(s.psql("SELECT lease_request FROM jobs WHERE id = %d" % job_id),
+                         gw.dropped[0][1])
 
     # -- spool while the server is down ----------------------------------
     def test_spooled_while_down_arrives_once(self):
