@@ -1,13 +1,16 @@
 """GET /api/v1/series reads its points in PostgreSQL's binary format
-(server/api_series.c): the means as float8 bits, the run ids as 16 bytes.
-The reply must still carry each mean exactly as PostgreSQL's text output
-prints it (float8out, shortest exact digits, its own switch to exponents:
-"1e-05", "1.5e+15") with ".0" after integral values and null for NaN,
-infinities and NULL, and each run id as uuid_out prints it — what the
-server wrote when it read the points as text. Compared byte for byte with
-mean::text and run_id::text from psql for a few thousand doubles: random
-bit patterns over the whole range, the layout's switch points, integers,
-zeros, subnormals and the extremes."""
+(server/api_series.c): the ids as 8 bytes, the run ids as 16, the mean as
+PostgreSQL's own text (mean::text: libdouble-conversion's shortest digits
+differ from float8out's on the edges of rounding intervals, 1e23). The
+reply must still carry each mean exactly as PostgreSQL's text output prints
+it (float8out, shortest exact digits, its own switch to exponents: "1e-05",
+"1.5e+15") with ".0" after integral values and null for NaN, infinities and
+NULL, and each run id as uuid_out prints it — what the server wrote when it
+read the points as text. Compared byte for byte with mean::text and
+run_id::text from psql for a few thousand doubles: random bit patterns over
+the whole range, the layout's switch points, integers, zeros, subnormals and
+the extremes. The commits' times likewise: read as microseconds, printed as
+to_char printed them."""
 import os
 import random
 import re
@@ -22,6 +25,12 @@ from harness import Server  # noqa: E402
 def setUpModule():
     global srv
     srv = Server()
+    srv.psql("""
+INSERT INTO testcases (name) VALUES ('vals');
+INSERT INTO metrics (name, unit, higher_is_better) VALUES ('vals.m', 'ops', true), ('vals.t', 'ops', true);
+INSERT INTO setups (testcase_id, params, params_key, kconfig, compiler, tbox_group)
+  SELECT id, '{}', '{}', 'x86_64-defconfig', 'gcc-12', 'vals-2p' FROM testcases WHERE name = 'vals';
+""")
 
 
 def tearDownModule():
@@ -66,10 +75,6 @@ class SeriesValues(unittest.TestCase):
         cls.vals = doubles()
         rows = ",".join("(%d, '%s')" % (i, v) for i, v in enumerate(cls.vals))
         srv.psql("""
-INSERT INTO testcases (name) VALUES ('vals');
-INSERT INTO metrics (name, unit, higher_is_better) VALUES ('vals.m', 'ops', true);
-INSERT INTO setups (testcase_id, params, params_key, kconfig, compiler, tbox_group)
-  SELECT id, '{}', '{}', 'x86_64-defconfig', 'gcc-12', 'vals-2p' FROM testcases WHERE name = 'vals';
 INSERT INTO commits (sha, subject, commit_time)
   VALUES (repeat('ab', 20), 'values', '2026-02-03T04:05:06Z');
 CREATE TEMP TABLE x (i int, v float8);
@@ -127,6 +132,57 @@ INSERT INTO run_values (run_id, metric_id, vals)
                                          "commit_time": "2026-02-03T04:05:06Z"}])
         self.assertEqual(s["points"]["commit"], [0] * len(want))
         self.assertEqual(s["points"]["value"][:len(self.vals)], [float(v) for v in self.vals])
+
+
+
+class SeriesCommitTimes(unittest.TestCase):
+    """ST_SERIES_COMMITS reads commit_time in binary (microseconds since
+    2000) and api_series.c prints it: the same text as
+    to_char(commit_time AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+    which the server used before, for every time here."""
+    TIMES = ["2026-02-03 04:05:06.999999+00", "1999-12-31 23:59:59.5+00",
+             "2000-01-01 00:00:00+00", "2000-02-29 00:00:01+00", "1970-01-01 00:00:00+00",
+             "1969-12-31 23:59:59.000001+00", "1900-02-28 12:00:00+00", "2100-03-01 00:00:00+00",
+             "1583-01-01 00:00:00+00", "0099-06-30 01:02:03+00", "9999-12-31 23:59:59.999999+00",
+             "12000-01-01 00:00:00+00", "0044-03-15 12:00:00+00 BC", "2024-06-30 23:59:59+02",
+             "infinity", "-infinity", None]
+
+    @classmethod
+    def setUpClass(cls):
+        for i, t in enumerate(cls.TIMES):
+            srv.psql("""
+INSERT INTO commits (sha, subject, commit_time) VALUES (md5('time%d') || 'abcdefab', NULL, %s);
+INSERT INTO runs (run_id, commit_id, setup_id, doc_sha256)
+  SELECT md5('trun%d')::uuid, c.id, s.id, '\\x00' FROM commits c, setups s
+  WHERE c.sha = md5('time%d') || 'abcdefab' AND s.tbox_group = 'vals-2p';
+INSERT INTO run_values (run_id, metric_id, vals)
+  SELECT r.id, m.id, '{%d}' FROM runs r, metrics m
+  WHERE r.run_id = md5('trun%d')::uuid AND m.name = 'vals.t';
+""" % (i, "NULL" if t is None else "'%s'" % t, i, i, i, i))
+
+    def test_commit_times_as_to_char(self):
+        want = dict(x.split("|") for x in srv.psql(
+            "SELECT c.sha, coalesce(to_char(c.commit_time AT TIME ZONE 'UTC', "
+            "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), 'null') FROM commits c "
+            "WHERE c.sha LIKE '%abcdefab'").splitlines())
+        self.assertEqual(len(want), len(self.TIMES))
+        r = srv.get("/api/v1/series?testcase=vals&metric=vals.t")
+        self.assertEqual(r.status, 200, r)
+        (s,) = r.json()["series"]
+        got = {c["sha"]: c["commit_time"] or "null" for c in s["commits"]}
+        self.assertEqual(got, want)
+        # a few spelled out
+        self.assertIn("2026-02-03T04:05:06Z", got.values())
+        self.assertIn("1969-12-31T23:59:59Z", got.values())
+        self.assertIn("0099-06-30T01:02:03Z", got.values())
+        self.assertIn("12000-01-01T00:00:00Z", got.values())
+        self.assertIn("0044-03-15T12:00:00Z", got.values())
+        self.assertIn("2024-06-30T21:59:59Z", got.values())
+        # subject NULL is null; in series order -infinity and 44 BC come
+        # first, the year 12000, infinity and no time at all last
+        self.assertEqual([c["subject"] for c in s["commits"]], [None] * len(self.TIMES))
+        self.assertEqual(s["points"]["value"][:2], [15.0, 12.0])
+        self.assertEqual(s["points"]["value"][-3:], [11.0, 14.0, 16.0])
 
 
 if __name__ == "__main__":
