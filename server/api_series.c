@@ -361,17 +361,19 @@ static int series_write(PGconn *c, struct buf *out, const struct series_point *p
 			const char *metric, int first, struct err *e)
 {
 	json_t *setup = setup_json(c, pts[order[0]].setup, e), *cps;
-	struct buf commits = BUF_INIT(0);
 	const char **shas;
 	size_t last = SIZE_MAX, nc = 0;
 	char t[48];
-	int bad = 0;
+	int bad;
 
 	if (!setup)
 		return -1;
+	bad = (!first && buf_addch(out, ',')) || buf_addstr(out, "{\"setup\":") ||
+	      jsonout_json(out, setup) || buf_addstr(out, ",\"commits\":[");
+	json_decref(setup);
 	/* the commits, and their shas for regression_change_points() */
 	shas = xcalloc(n, sizeof(*shas));
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && !bad; i++) {
 		int cm = (int)pts[order[i]].rank;
 		size_t tl;
 
@@ -379,30 +381,18 @@ static int series_write(PGconn *c, struct buf *out, const struct series_point *p
 			continue;
 		last = pts[order[i]].rank;
 		shas[nc] = PQgetvalue(cr, cm, CC_SHA);
-		bad |= (nc++ && buf_addch(&commits, ',')) || buf_addstr(&commits, "{\"sha\":") ||
-		       jsonout_str(&commits, shas[nc - 1]) || buf_addstr(&commits, ",\"subject\":");
+		bad |= (nc++ && buf_addch(out, ',')) || buf_addstr(out, "{\"sha\":") ||
+		       jsonout_str(out, shas[nc - 1]) || buf_addstr(out, ",\"subject\":");
 		bad |= PQgetisnull(cr, cm, CC_SUBJECT)
-			       ? buf_addstr(&commits, "null")
-			       : jsonout_str(&commits, PQgetvalue(cr, cm, CC_SUBJECT));
-		bad |= buf_addstr(&commits, ",\"commit_time\":");
+			       ? buf_addstr(out, "null")
+			       : jsonout_str(out, PQgetvalue(cr, cm, CC_SUBJECT));
+		bad |= buf_addstr(out, ",\"commit_time\":");
 		tl = PQgetisnull(cr, cm, CC_TIME) || PQgetlength(cr, cm, CC_TIME) != 8
 			     ? 0 : time_json(pg_bin_int8(PQgetvalue(cr, cm, CC_TIME)), t);
-		bad |= tl ? buf_add(&commits, t, tl) : buf_addstr(&commits, "null");
-		bad |= buf_addch(&commits, '}');
+		bad |= tl ? buf_add(out, t, tl) : buf_addstr(out, "null");
+		bad |= buf_addch(out, '}');
 	}
-	(void)bad;                      /* no cap on commits: appends cannot fail */
-	cps = regression_change_points(c, pts[order[0]].setup, metric, shas, nc, e);
-	free(shas);
-	if (!cps) {
-		json_decref(setup);
-		buf_release(&commits);
-		return -1;
-	}
-	bad = (!first && buf_addch(out, ',')) || buf_addstr(out, "{\"setup\":") ||
-	      jsonout_json(out, setup) || buf_addstr(out, ",\"commits\":[") ||
-	      buf_add(out, commits.data, commits.len) || buf_addstr(out, "],\"points\":{\"commit\":[");
-	json_decref(setup);
-	buf_release(&commits);
+	bad |= buf_addstr(out, "],\"points\":{\"commit\":[");
 	/* each point's commit: its index in "commits" */
 	last = SIZE_MAX;
 	nc = 0;
@@ -432,8 +422,16 @@ static int series_write(PGconn *c, struct buf *out, const struct series_point *p
 		uuid_json((const unsigned char *)PQgetvalue(r, (int)order[i], COL_UUID), t + k);
 		bad |= buf_add(out, t, k + 38);
 	}
-	bad |= buf_addstr(out, "]},\"change_points\":") || jsonout_json(out, cps) ||
-	       buf_addch(out, '}');
+	if (bad) {
+		free(shas);
+		return err_set(e, 413, "too_large", "metric", "the series is too large");
+	}
+	cps = regression_change_points(c, pts[order[0]].setup, metric, shas, nc, e);
+	free(shas);
+	if (!cps)
+		return -1;
+	bad = buf_addstr(out, "]},\"change_points\":") || jsonout_json(out, cps) ||
+	      buf_addch(out, '}');
 	json_decref(cps);
 	if (bad)
 		return err_set(e, 413, "too_large", "metric", "the series is too large");
@@ -488,7 +486,7 @@ enum MHD_Result api_series_get(struct request *rq)
 		err_set(&e, 413, "too_large", "metric", "the series is too large");
 		goto fail;
 	}
-	ret = reply_text(rq, 200, "application/json", out.data, out.len);
+	ret = reply_text_buf(rq, 200, "application/json", &out);
 	goto done;
 fail:
 	ret = reply_err(rq, &e);

@@ -52,6 +52,17 @@ enum MHD_Result reply_text(struct request *rq, unsigned status, const char *cont
 	return queue(rq, status, resp);
 }
 
+enum MHD_Result reply_text_buf(struct request *rq, unsigned status, const char *content_type,
+			       struct buf *b)
+{
+	size_t len;
+	char *s = buf_detach(b, &len);
+	struct MHD_Response *resp = MHD_create_response_from_buffer(len, s, MHD_RESPMEM_MUST_FREE);
+
+	MHD_add_response_header(resp, "Content-Type", content_type);
+	return queue(rq, status, resp);
+}
+
 enum MHD_Result reply_json(struct request *rq, unsigned status, json_t *body)
 {
 	struct buf out = BUF_INIT(0);

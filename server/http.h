@@ -104,6 +104,13 @@ enum MHD_Result reply_errf(struct request *rq, int status, const char *code, con
 /* data: copied */
 enum MHD_Result reply_text(struct request *rq, unsigned status, const char *content_type,
 			   const char *data, size_t len);
+/*
+ * reply_text() of b's bytes without the copy: takes b's memory (b is left
+ * empty, as after buf_release()), freed when the response is sent. For the
+ * large replies (a 10^5-point series is 8 MB: the copy was 7% of its CPU).
+ */
+enum MHD_Result reply_text_buf(struct request *rq, unsigned status, const char *content_type,
+			       struct buf *b);
 enum MHD_Result reply_empty(struct request *rq, unsigned status);
 
 /*
