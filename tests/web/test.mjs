@@ -835,6 +835,8 @@ async function main() {
 			await open('/', 'overview-bisect');
 			const row = page.locator(`#bisects a[href="/bisects/${bisect.id}"]`);
 			assert.equal(await row.count(), 1);
+			// one level: nothing said about merges
+			assert.equal(await page.locator(`#bisects tr.bisect-row:has(a[href="/bisects/${bisect.id}"]) .bisect-level`).count(), 0);
 			assert.ok((await page.textContent('#bisects')).includes(XSS));
 			await row.click();
 			await page.waitForURL(`**/bisects/${bisect.id}`);
@@ -895,6 +897,10 @@ async function main() {
 				const { id, c, bisect: b } = mergeBisect[kase];
 				const s12 = (name) => c[name].slice(0, 12);
 				const culprit = kase === 'side' ? MERGE_CULPRIT : 'M';
+				// the overview's bisect list says it went into a merge
+				await open('/', `overview-bisect-merge-${kase}`);
+				assert.equal(await page.textContent(`#bisects tr.bisect-row:has(a[href="/bisects/${id}"]) .bisect-level`),
+					' · level 1 · 1 merge descended into');
 				await open(`/bisects/${id}`, `bisect-merge-${kase}`);
 				assert.match(await page.textContent('h1'), new RegExp(`^Bisect #${id}: page-fault.ops_per_sec done`));
 				assert.match(await page.textContent('#bisect-facts'), / · 1 merge descended into · found/);

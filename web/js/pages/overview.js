@@ -39,6 +39,16 @@ function regressionRows(data) {
 	}), { class: 'list', id: 'regressions' });
 }
 
+// A bisect that descended into merges: on which level it is (or ended), and how
+// many merges it went into (the bisect page has the levels' headings).
+function levelNote(b) {
+	const n = Array.isArray(b.descents) ? b.descents.length : 0;
+	if (!(b.level > 0) && !n)
+		return null;
+	return h('span', { class: 'bisect-level muted' },
+		` · level ${b.level || 0} · ${n} merge${n === 1 ? '' : 's'} descended into`);
+}
+
 function bisectRows(data) {
 	const list = listOf(data, 'bisects');
 	if (!list.length)
@@ -53,7 +63,7 @@ function bisectRows(data) {
 			h('td', null, stateBadge(b.state)),
 			h('td', null, b.metric || ''),
 			h('td', null, commitLink(commitOf(b.good).sha), ' .. ', commitLink(commitOf(b.bad).sha)),
-			h('td', null, fb.sha ? commitLink(fb.sha, fb.subject) : '—'),
+			h('td', null, fb.sha ? commitLink(fb.sha, fb.subject) : '—', levelNote(b)),
 			h('td', null, age(pick(b, 'created_at', 'started_at'))));
 	}), { class: 'list', id: 'bisects' });
 }
