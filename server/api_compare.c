@@ -8,6 +8,11 @@
  * the p-values are adjusted for the false discovery rate (Benjamini-
  * Hochberg); a row is `different` only when its adjusted q <= alpha too.
  * format=text renders the LKP layout (lib/lkptext.h) per setup.
+ *
+ * The samples come from run_means (sql/0011: one row per run, its metric
+ * ids ascending and their means), read in binary and merged per setup
+ * here (compare_rows); the metrics' names and properties from one more
+ * query in name order, which is the rows' order.
  */
 #include "server/api.h"
 #include "server/query.h"

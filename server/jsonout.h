@@ -4,17 +4,17 @@
 /*
  * JSON written straight into a struct buf, for the large answers (compare,
  * series) where a jansson tree of every value cost more than the query:
- * one allocation per number and a second pass to dump. The output is what
- * reply_json() would write for the same values (jansson's formats), so the
- * two kinds of handler agree byte for byte.
+ * one allocation per number and a second pass to dump. reply_json()
+ * writes its jansson trees through jsonout_json() too, so the two kinds of
+ * handler agree byte for byte.
  *
  * Every function appends to b and returns 0, or -1 when b is full (its
  * cap; an uncapped buf never fails). Nothing is owned or kept.
  *
  * Numbers: reals are written as the shortest text that reads back as the
  * same double (lib/dtoa.h: 0.1, not %.17g's 0.10000000000000001), here and
- * in every reply_json() (server/http.c writes through jsonout_json()), so
- * all replies agree byte for byte. Objects keep jansson's insertion order.
+ * in every reply_json(). Strings and objects as jansson writes them
+ * (its escapes, insertion order).
  */
 #include "buf.h"
 
