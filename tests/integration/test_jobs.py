@@ -33,14 +33,20 @@ def docs_for(job, commit, n=2, testcase="small-allocs"):
                        metrics={"small-allocs.throughput": [1000.0 + i]}) for i in range(n)]
 
 
-class Protocol(unittest.TestCase):
+class ServerCase(unittest.TestCase):
+    """A test class with a server of its own (SERVER_ARGS) for its tests."""
+    SERVER_ARGS = ()
+
     @classmethod
     def setUpClass(cls):
-        cls.srv = Server()
+        cls.srv = Server(extra_args=list(cls.SERVER_ARGS))
 
     @classmethod
     def tearDownClass(cls):
         cls.srv.stop()
+
+
+class Protocol(ServerCase):
 
     def lease(self, machine, wait_s=0):
         return self.srv.post("/api/v1/jobs/lease", {"machine_id": machine, "wait_s": wait_s},
@@ -158,14 +164,8 @@ class Protocol(unittest.TestCase):
         self.assertEqual(r.status, 403)
 
 
-class Expiry(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.srv = Server(extra_args=["--lease-timeout", "1", "--max-attempts", "2"])
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.srv.stop()
+class Expiry(ServerCase):
+    SERVER_ARGS = ("--lease-timeout", "1", "--max-attempts", "2")
 
     def wait_state(self, jid, state, timeout=10):
         deadline = time.time() + timeout
@@ -214,14 +214,7 @@ class Expiry(unittest.TestCase):
         self.assertEqual(srv.get("/api/v1/jobs/%d" % jid).json()["state"], "leased")
 
 
-class LongPoll(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.srv = Server()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.srv.stop()
+class LongPoll(ServerCase):
 
     def test_waiting_worker_gets_a_job_posted_later(self):
         srv = self.srv
@@ -283,17 +276,9 @@ class LongPoll(unittest.TestCase):
         self.assertLess(time.time() - t0, 10)
 
 
-class LeaseRequest(unittest.TestCase):
+class LeaseRequest(ServerCase):
     """request_id (sql/0012): a worker that lost a lease's reply asks again by
     the same name and gets the same job, not another and not a second attempt."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.srv = Server()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.srv.stop()
 
     def lease(self, machine, rid, wait_s=0):
         body = {"machine_id": machine, "wait_s": wait_s}
