@@ -113,7 +113,7 @@ const struct db_stmt_def db_stmts[DB_NR_STMTS] = {
 	 * (run id, mean) pairs come from an index-only scan of run_values_metric
 	 * (sql/0010: (metric_id, run_id) INCLUDE (mean)): where each run holds
 	 * thousands of metrics, one metric's rows lie on as many heap pages as
-	 * it has rows (10^5 page reads, 450 of 520 ms in EXPLAIN (ANALYZE,
+	 * it has rows (10^5 page reads, 410 of 517 ms in EXPLAIN (ANALYZE,
 	 * BUFFERS) for 10^5 runs x 100 metrics; 500 index pages with the mean
 	 * in the index). "r.id + 0": the planner's estimate of one metric's rows
 	 * is the table's average (280 of 1.4 million where there were 100,000),

@@ -6,11 +6,13 @@
 -- (metric_id, run_id) each pair cost a heap fetch, and where every run holds
 -- thousands of metrics (real results: about 5,000) one metric's rows lie on
 -- as many heap pages as there are runs: 10^5 runs x 100 metrics, EXPLAIN
--- (ANALYZE, BUFFERS): 100,387 buffers read, 450 of the statement's 520 ms.
--- With the mean in the index the same scan reads 500 index pages and no
--- heap page (Index Only Scan, Heap Fetches: 0) wherever the visibility map
--- says the rows are visible: VACUUM (autovacuum also after inserts alone)
--- sets it, newer rows are fetched from the heap as before.
+-- (ANALYZE, BUFFERS): a bitmap heap scan of 100,387 buffers, 410 of the
+-- statement's 517 ms (and 11 ms of JIT compilation for its cost). With the
+-- mean in the index the same scan reads 500 index pages and no heap page
+-- (Index Only Scan, Heap Fetches: 0): the statement took 95 ms. That holds
+-- wherever the visibility map says the rows are visible: VACUUM
+-- (autovacuum also after inserts alone) sets it; newer rows are fetched
+-- from the heap as before.
 --
 -- The index replaces run_values_metric under the same name and serves all
 -- that one did (the metric's rows for detection and bisect, deletes of
