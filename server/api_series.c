@@ -34,11 +34,13 @@
  * The points come from ST_SERIES in no order and in PostgreSQL's binary
  * format (db_exec_binary: the ids as 8 bytes, the run id as 16, none of
  * them printed by PostgreSQL and parsed here again), the commits' columns
- * from ST_SERIES_COMMITS once per commit in series order; the points are
- * sorted here by (setup, commit's place in that order, run id), which is
- * the order "ORDER BY s.id, <series order>, r.id" gave (the series order
- * ends in the commit id, so it is total). make bench: the sort of 10^5
- * rows with the commit columns in PostgreSQL cost as much as the join.
+ * from ST_SERIES_COMMITS once per commit in series order (binary too: the
+ * commit time as microseconds, printed here as to_char printed it); the
+ * points are put here in the order (setup, commit's place in that order,
+ * run id) by radix sorts of their row numbers, which is the order
+ * "ORDER BY s.id, <series order>, r.id" gave (the series order ends in
+ * the commit id, so it is total). make bench: the sort of 10^5 rows with
+ * the commit columns in PostgreSQL cost as much as the join.
  *
  * The mean alone comes as PostgreSQL's text (mean::text, float8out): its
  * shortest digits differ from libdouble-conversion's (lib/dtoa.h) where
