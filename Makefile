@@ -202,7 +202,7 @@ $(B)/tests/faults/loadmix: $(B)/tests/faults/loadmix.o $(LIB_A)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
 bench: all
-	REGTRACK_BIN=$(CURDIR)/bin bench/run.sh
+	REGTRACK_BIN=$(CURDIR)/$(BIN) bench/run.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/regtrack/sql \
