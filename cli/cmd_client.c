@@ -5,7 +5,8 @@
  *                    [--text] [--changed] [--gate]
  * submit: exit 0 when every document was stored (or was already), 2 when a
  * file is unreadable or the server rejected one. compare --gate: exit 1
- * when any row is a significant regression.
+ * when any row is a significant regression (read from the JSON reply, also
+ * with --text: the text is printed, the JSON fetched for the verdicts).
  */
 #include "cli.h"
 #include "http_client.h"
@@ -138,37 +139,52 @@ int cmd_compare(int argc, char **argv)
 		}
 		over |= add_arg(&q, h, filters[k], argv[++i]);
 	}
-	if (text)
-		over |= add_arg(&q, h, "format", "text");
 	if (changed)
 		over |= add_arg(&q, h, "changed", "1");
-	over |= buf_addf(&path, "/api/v1/compare%s", q.data);
-	if (over) {
-		fputs("regtrack: arguments too long\n", stderr);
-		ret = 2;
-		goto out;
-	}
-	st = http_client_request(&c, "GET", path.data, NULL, 0, &resp, &e);
-	if (st < 0) {
-		fprintf(stderr, "regtrack: %s\n", e.message);
-		ret = 2;
-		goto out;
-	}
-	if (st != 200) {
-		print_error("compare", st, &resp);
-		ret = 2;
-		goto out;
-	}
-	fwrite(resp.data, 1, resp.len, stdout);
-	if (gate && !text) {
-		json_t *j = json_loads(resp.data, 0, NULL), *row;
-		size_t i;
-		json_array_foreach(json_object_get(j, "rows"), i, row) {
-			const char *ch = json_string_value(json_object_get(row, "change"));
-			if (ch && !strcmp(ch, "regression"))
-				ret = 1;
+	/* the text when asked for, then the JSON (printed without --text; the gate reads its verdicts) */
+	for (int pass = text ? 0 : 1; pass < 2; pass++) {
+		int want_text = pass == 0;
+
+		if (!want_text && !gate && text)
+			break;
+		buf_reset(&path);
+		buf_reset(&resp);
+		over |= buf_addf(&path, "/api/v1/compare%s%s", q.data,
+				 want_text ? (q.len ? "&format=text" : "?format=text") : "");
+		if (over) {
+			fputs("regtrack: arguments too long\n", stderr);
+			ret = 2;
+			goto out;
 		}
-		json_decref(j);
+		st = http_client_request(&c, "GET", path.data, NULL, 0, &resp, &e);
+		if (st < 0) {
+			fprintf(stderr, "regtrack: %s\n", e.message);
+			ret = 2;
+			goto out;
+		}
+		if (st != 200) {
+			print_error("compare", st, &resp);
+			ret = 2;
+			goto out;
+		}
+		if (want_text || !text)
+			fwrite(resp.data, 1, resp.len, stdout);
+		if (!want_text && gate) {
+			json_t *j = json_loads(resp.data, 0, NULL), *row;
+			size_t i;
+
+			if (!j) {
+				fputs("regtrack: compare: the server's reply is not JSON\n", stderr);
+				ret = 2;
+				goto out;
+			}
+			json_array_foreach(json_object_get(j, "rows"), i, row) {
+				const char *ch = json_string_value(json_object_get(row, "change"));
+				if (ch && !strcmp(ch, "regression"))
+					ret = 1;
+			}
+			json_decref(j);
+		}
 	}
 out:
 	curl_easy_cleanup(h);

@@ -345,6 +345,26 @@ class Cli(unittest.TestCase):
         self.assertIn("clitc.lat_ms", r.stdout)
         self.assertIn("%stddev     %change", r.stdout)
 
+    def test_compare_gate_with_and_without_text(self):
+        base, head = sha("c"), sha("d")
+        docs = [result_doc(c, testcase="gatetc", metrics={"will-it-scale.per_process_ops": [v]})
+                for c, vs in ((base, range(1000, 1006)), (head, range(900, 906))) for v in vs]
+        for d in docs:
+            r = srv.post("/api/v1/results", d, scope="submit")
+            self.assertIn(r.status, (200, 201), r)
+        args = ("compare", "--base", base, "--head", head, "--testcase", "gatetc")
+        r = self.run_cli(*args, "--gate")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertEqual(json.loads(r.stdout)["rows"][0]["change"], "regression")
+        # the text for the log, the verdicts from the JSON: still exit 1
+        r = self.run_cli(*args, "--gate", "--text")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("will-it-scale.per_process_ops", r.stdout)
+        self.assertIn("%stddev     %change", r.stdout)
+        self.assertNotIn('"rows"', r.stdout)
+        r = self.run_cli(*args, "--text")
+        self.assertEqual(r.returncode, 0, r.stderr)
+
     def test_submit_rejection_exit_code_and_message(self):
         r = self.run_cli("submit", "-", stdin='{"run_id": "x"}')
         self.assertEqual(r.returncode, 2)
