@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -27,28 +28,64 @@ static int digits(const char *s, int n)
 	return 1;
 }
 
+static int num(const char *s, int n)
+{
+	int v = 0;
+
+	for (int i = 0; i < n; i++)
+		v = v * 10 + (s[i] - '0');
+	return v;
+}
+
+static int days_in_month(int year, int month)
+{
+	static const int days[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	int leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+
+	return month == 2 && leap ? 29 : days[month - 1];
+}
+
+/*
+ * The ranges are what PostgreSQL's timestamptz input accepts (checked
+ * against PostgreSQL 15): year 0000 is refused ("date/time field value out
+ * of range"), second 60 only without a fraction, and a zone displacement
+ * of 16 hours or more ("time zone displacement out of range"), so offsets
+ * stop at +-15:59 (the real ones span -12:00..+14:00). Hour 24, which
+ * PostgreSQL reads as the next midnight, is not RFC 3339.
+ */
 int is_rfc3339(const char *s)
 {
 	size_t n = strlen(s);
 	const char *p;
+	int year, month, sec, frac = 0;
 
 	if (n < 20 || !digits(s, 4) || s[4] != '-' || !digits(s + 5, 2) || s[7] != '-' ||
 	    !digits(s + 8, 2) || (s[10] != 'T' && s[10] != 't' && s[10] != ' ') ||
 	    !digits(s + 11, 2) || s[13] != ':' || !digits(s + 14, 2) || s[16] != ':' ||
 	    !digits(s + 17, 2))
 		return 0;
+	year = num(s, 4);
+	month = num(s + 5, 2);
+	sec = num(s + 17, 2);
+	if (year < 1 || month < 1 || month > 12 || num(s + 8, 2) < 1 ||
+	    num(s + 8, 2) > days_in_month(year, month) || num(s + 11, 2) > 23 ||
+	    num(s + 14, 2) > 59 || sec > 60)
+		return 0;
 	p = s + 19;
 	if (*p == '.') {
 		p++;
 		if (!isdigit((unsigned char)*p))
 			return 0;
+		frac = 1;
 		while (isdigit((unsigned char)*p))
 			p++;
 	}
+	if (sec == 60 && frac)
+		return 0;
 	if ((*p == 'Z' || *p == 'z') && !p[1])
 		return 1;
 	if ((*p == '+' || *p == '-') && digits(p + 1, 2) && p[3] == ':' && digits(p + 4, 2) && !p[6])
-		return 1;
+		return num(p + 1, 2) <= 15 && num(p + 4, 2) <= 59;
 	return 0;
 }
 
@@ -107,16 +144,20 @@ static int opt_str(json_t *obj, const char *key, const char *path, const char **
 	return 0;
 }
 
+/*
+ * optional integer field within [min, max] (the range of its column: a
+ * value past it would reach the database and come back as a 500)
+ */
 static int opt_int(json_t *obj, const char *key, const char *path, long long min,
-		   long long *out, struct err *e)
+		   long long max, long long *out, struct err *e)
 {
 	json_t *v = json_object_get(obj, key);
 
 	if (!v || json_is_null(v))
 		return 0;
-	if (!json_is_integer(v) || json_integer_value(v) < min)
-		return err_set(e, 400, "invalid_field", path, "'%s' must be an integer >= %lld",
-			       path, min);
+	if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max)
+		return err_set(e, 400, "invalid_field", path,
+			       "'%s' must be an integer in [%lld, %lld]", path, min, max);
 	*out = json_integer_value(v);
 	return 0;
 }
@@ -129,8 +170,8 @@ static int check_machine(json_t *m, struct resultdoc *d, struct err *e)
 	    opt_str(m, "arch", "machine.arch", &d->arch, e) ||
 	    opt_str(m, "cpu_model", "machine.cpu_model", &d->cpu_model, e) ||
 	    opt_str(m, "tbox_group", "machine.tbox_group", &d->tbox_group, e) ||
-	    opt_int(m, "nr_cpus", "machine.nr_cpus", 0, &d->nr_cpus, e) ||
-	    opt_int(m, "memory_mb", "machine.memory_mb", 0, &d->memory_mb, e))
+	    opt_int(m, "nr_cpus", "machine.nr_cpus", 0, INT32_MAX, &d->nr_cpus, e) ||
+	    opt_int(m, "memory_mb", "machine.memory_mb", 0, INT64_MAX, &d->memory_mb, e))
 		return -1;
 	if (d->tbox_group && !is_name(d->tbox_group, 128, 0))
 		return err_set(e, 400, "invalid_field", "machine.tbox_group",
@@ -252,7 +293,7 @@ int resultdoc_check(json_t *doc, struct resultdoc *d, struct err *e)
 	    opt_str(doc, "commit_time", "commit_time", &d->commit_time, e) ||
 	    opt_str(doc, "commit_subject", "commit_subject", &d->commit_subject, e) ||
 	    opt_str(doc, "mode", "mode", &d->mode, e) ||
-	    opt_int(doc, "job_id", "job_id", 1, &d->job_id, e))
+	    opt_int(doc, "job_id", "job_id", 1, INT64_MAX, &d->job_id, e))
 		return -1;
 	if (d->tree && !is_name(d->tree, 128, 0))
 		return err_set(e, 400, "invalid_field", "tree",

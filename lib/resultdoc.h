@@ -16,11 +16,16 @@
  * at least one metric unless "status" is not "ok").
  * Optional, type-checked when present: "job_id" (integer >= 1), "tree",
  * "branch", "kconfig", "compiler", "status" (ok, failed, build-failed,
- * boot-failed, run-failed), "started_at" and "commit_time" (RFC 3339),
- * "commit_subject", "duration_s" (number >= 0), "mode" (wallclock|icount;
- * default params.measure, then "wallclock"), "params" (object of strings,
- * numbers and booleans), "machine" (object: hostname, arch, cpu_model,
- * tbox_group strings; nr_cpus, memory_mb integers >= 0).
+ * boot-failed, run-failed), "started_at" and "commit_time" (RFC 3339 dates
+ * PostgreSQL's timestamptz takes: is_rfc3339), "commit_subject",
+ * "duration_s" (number >= 0), "mode" (wallclock|icount; default
+ * params.measure, then "wallclock"), "params" (object of strings, numbers
+ * and booleans), "machine" (object: hostname, arch, cpu_model, tbox_group
+ * strings; nr_cpus an integer in [0, 2^31-1], the range of its integer
+ * column; memory_mb an integer >= 0). Every integer is checked against
+ * the range of the column it goes to, so no value reaches the database
+ * to fail there. Whether job_id names a job is the caller's question
+ * (ingest_result).
  * Unknown fields are kept by the caller, not rejected.
  *
  * Limits: at most RESULTDOC_MAX_METRICS metrics and RESULTDOC_MAX_VALUES
@@ -61,7 +66,14 @@ int resultdoc_check(json_t *doc, struct resultdoc *out, struct err *e)
 int is_uuid(const char *s);
 /* 1 when s is 40 lowercase hex digits. */
 int is_commit_sha(const char *s);
-/* 1 when s is an RFC 3339 date-time (YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM)). */
+/*
+ * 1 when s is an RFC 3339 date-time (YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM),
+ * 'T' also 't' or ' ', 'Z' also 'z') that PostgreSQL's timestamptz accepts:
+ * a real calendar date (days per month, Gregorian leap years) of a year
+ * 0001..9999, hour 00..23, minute 00..59, second 00..59 or a leap second
+ * 60 without a fraction, any number of fraction digits, offset at most
+ * 15:59 either way (PostgreSQL refuses a displacement of 16 hours or more).
+ */
 int is_rfc3339(const char *s);
 
 #endif

@@ -227,13 +227,16 @@ const char *rq_arg(struct request *rq, const char *name)
 
 /*
  * The first number in j that would not come back the same from the
- * database, or NULL. PostgreSQL's jsonb prints a number in full, without
- * an exponent (1e300 as 301 digits), and jansson refuses an integer past
- * int64 when the stored JSON is read back: the field would silently
- * vanish, a job would not lease. Sums of such values also overflow float8
- * in SQL. So reals must lie within +-2^63; integers are int64 already.
+ * database, or NULL; path (size bytes) gets its JSON path ("metrics.m[2]",
+ * "machine.nr_cpus"; cut short when longer), len = the length of the path
+ * of j. PostgreSQL's jsonb prints a number in full, without an exponent
+ * (1e300 as 301 digits), and jansson refuses an integer past int64 when
+ * the stored JSON is read back: the field would silently vanish, a job
+ * would not lease. Sums of such values also overflow float8 in SQL
+ * (avg() of run_values). So reals must lie within +-2^63; integers are
+ * int64 already (jansson refuses longer integer literals: rq_json).
  */
-static json_t *bad_number(json_t *j)
+static json_t *bad_number(json_t *j, char *path, size_t size, size_t len)
 {
 	const char *k;
 	json_t *v, *bad;
@@ -242,21 +245,53 @@ static json_t *bad_number(json_t *j)
 	if (json_is_real(j))
 		return fabs(json_real_value(j)) < 9223372036854775808.0 ? NULL : j;
 	if (json_is_object(j)) {
-		json_object_foreach(j, k, v)
-			if ((bad = bad_number(v)))
+		json_object_foreach(j, k, v) {
+			snprintf(path + len, size - len, "%s%s", len ? "." : "", k);
+			if ((bad = bad_number(v, path, size, strlen(path))))
 				return bad;
+		}
 	} else if (json_is_array(j)) {
-		json_array_foreach(j, i, v)
-			if ((bad = bad_number(v)))
+		json_array_foreach(j, i, v) {
+			snprintf(path + len, size - len, "[%zu]", i);
+			if ((bad = bad_number(v, path, size, strlen(path))))
 				return bad;
+		}
 	}
+	path[len] = '\0';
 	return NULL;
+}
+
+/*
+ * An integer literal past int64 makes json_loadb() fail with only a line
+ * and column; read body again with every integer as a double to name the
+ * number's path. An integer within 512 of the int64 limit ahead of it
+ * rounds to 2^63 there and would be named instead (the error stays
+ * right: the body is refused either way). 0 when found (e filled), -1
+ * when not (e untouched).
+ */
+static int int_overflow_path(struct request *rq, struct err *e)
+{
+	char path[sizeof(e->detail)] = "";
+	json_t *j, *bad;
+	int ret = -1;
+
+	j = json_loadb(rq->body.data, rq->body.len, JSON_REJECT_DUPLICATES |
+		       JSON_DECODE_INT_AS_REAL, NULL);
+	if (j && (bad = bad_number(j, path, sizeof(path), 0))) {
+		err_set(e, 400, "invalid_field", path,
+			"'%s' is out of range: %.17g (integers must fit in 64 bits, "
+			"other numbers lie within +-2^63)", path, json_real_value(bad));
+		ret = 0;
+	}
+	json_decref(j);
+	return ret;
 }
 
 json_t *rq_json(struct request *rq, struct err *e)
 {
+	char path[sizeof(e->detail)] = "";
 	json_error_t je;
-	json_t *j;
+	json_t *j, *bad;
 
 	if (!rq->body.len) {
 		err_set(e, 400, "invalid_json", "body", "the request body is empty; expected JSON");
@@ -265,6 +300,10 @@ json_t *rq_json(struct request *rq, struct err *e)
 	j = json_loadb(rq->body.data, rq->body.len, JSON_REJECT_DUPLICATES, &je);
 	if (!j) {
 		char detail[64];
+
+		if (json_error_code(&je) == json_error_numeric_overflow &&
+		    !int_overflow_path(rq, e))
+			return NULL;
 		snprintf(detail, sizeof(detail), "line %d column %d", je.line, je.column);
 		err_set(e, 400, "invalid_json", detail, "malformed JSON: %s", je.text);
 		return NULL;
@@ -274,9 +313,10 @@ json_t *rq_json(struct request *rq, struct err *e)
 		err_set(e, 400, "invalid_field", "", "the request body must be a JSON object");
 		return NULL;
 	}
-	if (bad_number(j)) {
-		err_set(e, 400, "invalid_field", "", "a number is out of range: %g (the limit is +-2^63)",
-			json_real_value(bad_number(j)));
+	if ((bad = bad_number(j, path, sizeof(path), 0))) {
+		err_set(e, 400, "invalid_field", path,
+			"'%s' is out of range: %g (numbers must lie within +-2^63)", path,
+			json_real_value(bad));
 		json_decref(j);
 		return NULL;
 	}

@@ -150,7 +150,8 @@ const char *rq_arg(struct request *rq, const char *name);
  * (caller json_decref()s) or NULL with e filled: 400 "invalid_json" with
  * the line/column in detail, or 400 "invalid_field" when it is not an object
  * or holds a real number outside +-2^63 (jsonb would give it back as an
- * integer jansson cannot read).
+ * integer jansson cannot read) or an integer outside int64, with the
+ * number's JSON path in detail ("metrics.m[2]", "machine.nr_cpus").
  */
 json_t *rq_json(struct request *rq, struct err *e);
 

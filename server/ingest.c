@@ -310,6 +310,48 @@ static void undo(PGconn *c, int nested)
 		PQclear(PQexec(c, "ROLLBACK TO SAVEPOINT ingest"));
 }
 
+/*
+ * The job a document names (job_id) must exist, else 404 "not_found"
+ * (detail "job_id"; the foreign key would refuse the run with a 500), and
+ * be of the document's commit and testcase, else 400 "invalid_field"
+ * (detail "commit" / "testcase"): the run would be listed under a job
+ * that did not run it. The worker copies both from the job (its
+ * completion.c), so they differ only in a wrong document.
+ */
+static int check_job(PGconn *c, const struct resultdoc *d, struct err *e)
+{
+	char idb[24];
+	const char *p[1] = { idb }, *commit, *testcase;
+	PGresult *r;
+	json_t *spec;
+	int ret = 0;
+
+	snprintf(idb, sizeof(idb), "%lld", d->job_id);
+	r = db_exec(c, ST_JOB_SPEC, 1, p, e);
+	if (!r)
+		return -1;
+	if (PQntuples(r) != 1) {
+		PQclear(r);
+		return err_set(e, 404, "not_found", "job_id", "no job %lld", d->job_id);
+	}
+	spec = json_loadb(PQgetvalue(r, 0, 0), (size_t)PQgetlength(r, 0, 0), 0, NULL);
+	PQclear(r);
+	commit = json_string_value(json_object_get(spec, "commit"));
+	testcase = json_string_value(json_object_get(spec, "testcase"));
+	if (!commit || !testcase)
+		ret = err_set(e, 500, "db_error", "job_id", "cannot read job %lld", d->job_id);
+	else if (strcmp(commit, d->commit))
+		ret = err_set(e, 400, "invalid_field", "commit",
+			      "'commit' %.12s is not the commit of job %lld (%.12s)", d->commit,
+			      d->job_id, commit);
+	else if (strcmp(testcase, d->testcase))
+		ret = err_set(e, 400, "invalid_field", "testcase",
+			      "'testcase' '%.128s' is not the testcase of job %lld ('%.128s')",
+			      d->testcase, d->job_id, testcase);
+	json_decref(spec);
+	return ret;
+}
+
 static long long find_or_create(PGconn *c, const struct resultdoc *d, const char *params_key,
 				long long *tree_id, long long *commit_id, long long *machine_id,
 				struct err *e)
@@ -401,6 +443,8 @@ int ingest_result(PGconn *c, json_t *doc, const struct resultdoc *d, int nested,
 
 	if (db_cmd(c, begin, e))
 		goto out;
+	if (d->job_id && check_job(c, d, e))
+		goto rollback;
 	setup_id = find_or_create(c, d, params_key, &tree_id, &commit_id, &machine_id, e);
 	if (setup_id < 0)
 		goto rollback;

@@ -29,8 +29,14 @@ struct ingest_outcome {
  * With nested = 1 it runs inside the caller's open transaction, fenced by
  * a savepoint, and leaves committing to the caller.
  *
- * doc and d are borrowed. Errors (-1, e filled, nothing stored): 409 as
- * above, 503 when the database is unavailable, 500 on other db errors.
+ * A document with a job_id must name a job that exists, else 404
+ * "not_found" with detail "job_id" (404, not 422: as POST /api/v1/jobs
+ * answers a tree it does not know), and be of that job's commit and
+ * testcase, else 400 "invalid_field" with detail "commit" or "testcase".
+ *
+ * doc and d are borrowed. Errors (-1, e filled, nothing stored): 404, 400
+ * and 409 as above, 503 when the database is unavailable, 500 on other db
+ * errors.
  */
 int ingest_result(PGconn *c, json_t *doc, const struct resultdoc *d, int nested,
 		  struct ingest_outcome *out, struct err *e) __attribute__((warn_unused_result));

@@ -1,0 +1,256 @@
+"""Bad input in a result document (POST /api/v1/results and the results[]
+of POST /api/v1/jobs/{id}/complete) gets a 4xx whose error.detail names the
+field, never a 500 with PostgreSQL's text, and stores nothing: integers
+past their column's range, a job_id that names no job, dates that are not
+calendar dates, numbers past int64 anywhere in a body, a document whose
+commit or testcase is not its job's.
+"""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Server, result_doc, sha  # noqa: E402
+
+INT32_MAX = 2**31 - 1
+INT64_MAX = 2**63 - 1
+
+srv = None
+
+
+def setUpModule():
+    global srv
+    srv = Server()
+
+
+def tearDownModule():
+    srv.stop()
+
+
+def machine(**kw):
+    m = {"hostname": "val-1", "arch": "x86_64", "cpu_model": "test cpu", "nr_cpus": 2,
+         "memory_mb": 4096, "tbox_group": "vm-2p"}
+    m.update(kw)
+    return m
+
+
+def nr_runs():
+    return int(srv.psql("SELECT count(*) FROM runs"))
+
+
+class Case(unittest.TestCase):
+
+    def refused(self, r, status, detail, code="invalid_field"):
+        """r is an error document of status naming detail; the server
+        said nothing of SQL."""
+        self.assertEqual(r.status, status, r)
+        err = r.json()["error"]
+        self.assertEqual((err["code"], err["detail"]), (code, detail), r)
+        self.assertNotIn("db_error", r.body)
+
+    def post(self, doc):
+        return srv.post("/api/v1/results", doc, scope="submit")
+
+
+class IntegerRanges(Case):
+
+    def test_nr_cpus_past_int32_refused_and_nothing_stored(self):
+        before = nr_runs()
+        for v in (INT32_MAX + 1, 2**40, INT64_MAX, -1):
+            doc = result_doc(sha("1"), machine=machine(hostname="big-%d" % v, nr_cpus=v))
+            self.refused(self.post(doc), 400, "machine.nr_cpus")
+            self.assertIn("[0, 2147483647]", self.post(doc).json()["error"]["message"])
+        self.assertEqual(nr_runs(), before)
+        self.assertEqual(srv.psql("SELECT count(*) FROM machines WHERE hostname LIKE 'big-%'"),
+                         "0")
+
+    def test_column_limits_themselves_stored(self):
+        doc = result_doc(sha("2"), machine=machine(hostname="edge", nr_cpus=INT32_MAX,
+                                                   memory_mb=INT64_MAX))
+        r = self.post(doc)
+        self.assertEqual(r.status, 201, r)
+        self.assertEqual(srv.psql("SELECT nr_cpus || ' ' || memory_mb FROM machines "
+                                  "WHERE hostname = 'edge'"),
+                         "%d %d" % (INT32_MAX, INT64_MAX))
+
+    def test_memory_mb_negative_refused(self):
+        doc = result_doc(sha("2"), machine=machine(memory_mb=-5))
+        self.refused(self.post(doc), 400, "machine.memory_mb")
+
+
+class JobId(Case):
+
+    def test_unknown_job_is_404_naming_job_id(self):
+        before = nr_runs()
+        for job in (987654, INT64_MAX):
+            r = self.post(result_doc(sha("3"), job_id=job))
+            self.refused(r, 404, "job_id", code="not_found")
+            self.assertIn("no job %d" % job, r.json()["error"]["message"])
+        self.assertEqual(nr_runs(), before)
+        self.assertEqual(srv.psql("SELECT count(*) FROM commits WHERE sha = '%s'" % sha("3")),
+                         "0")
+
+    def test_job_id_zero_refused(self):
+        self.refused(self.post(result_doc(sha("3"), job_id=0)), 400, "job_id")
+
+
+class Dates(Case):
+
+    BAD = [
+        "0000-01-01T00:00:00Z",        # year 0: PostgreSQL refuses it
+        "2026-02-30T00:00:00Z",
+        "2023-02-29T00:00:00Z",        # not a leap year
+        "1900-02-29T00:00:00Z",        # divisible by 100, not by 400
+        "2026-04-31T00:00:00Z",
+        "2026-13-01T00:00:00Z",
+        "2026-00-10T00:00:00Z",
+        "2026-01-00T00:00:00Z",
+        "2026-01-01T24:00:00Z",
+        "2026-01-01T23:60:00Z",
+        "2026-01-01T23:59:61Z",
+        "2016-12-31T23:59:60.5Z",      # leap second with a fraction: PostgreSQL refuses it
+        "2026-01-01T00:00:00+25:00",
+        "2026-01-01T00:00:00+16:00",   # PostgreSQL: time zone displacement out of range
+        "2026-01-01T00:00:00-23:59",
+        "2026-01-01T00:00:00+05:60",
+    ]
+    GOOD = [
+        "2024-02-29T12:00:00Z",
+        "2000-02-29T00:00:00.123456789+15:59",
+        "2016-12-31T23:59:60Z",
+        "0001-01-01T00:00:00+15:00",
+        "9999-12-31T23:59:59-15:59",
+        "2026-06-30 08:00:00z",
+    ]
+
+    def test_impossible_dates_refused_naming_the_field(self):
+        before = nr_runs()
+        for field in ("commit_time", "started_at"):
+            for s in self.BAD:
+                r = self.post(result_doc(sha("4"), **{field: s}))
+                self.refused(r, 400, field)
+        self.assertEqual(nr_runs(), before)
+
+    def test_edge_dates_stored(self):
+        for i, s in enumerate(self.GOOD):
+            commit = sha("%x" % (i + 5))
+            r = self.post(result_doc(commit, commit_time=s, started_at=s))
+            self.assertEqual(r.status, 201, (s, r))
+            got = srv.psql("SELECT c.commit_time = '%s'::timestamptz AND r.started_at = c.commit_time "
+                           "FROM runs r JOIN commits c ON c.id = r.commit_id WHERE c.sha = '%s'"
+                           % (s, commit))
+            self.assertEqual(got, "t", s)
+
+
+class BigNumbers(Case):
+
+    def test_integer_literals_past_int64_named_by_path(self):
+        cases = [
+            ({"metrics": {"m.x": [1, 2, 12345678901234567890]}}, "metrics.m.x[2]"),
+            ({"machine": machine(nr_cpus=2**63)}, "machine.nr_cpus"),
+            ({"params": {"n": -2**63 - 1}}, "params.n"),
+            ({"x": {"y": [0, {"z": 10**30}]}}, "x.y[1].z"),
+        ]
+        before = nr_runs()
+        for extra, path in cases:
+            doc = result_doc(sha("c"))
+            doc.update(extra)
+            r = self.post(doc)
+            self.refused(r, 400, path)
+            self.assertIn("out of range", r.json()["error"]["message"])
+        self.assertEqual(nr_runs(), before)
+
+    def test_reals_past_2_63_named_by_path(self):
+        # reals stay refused past +-2^63: jsonb gives 1e19 back as an
+        # integer literal jansson cannot read (see bad_number in http.c)
+        cases = [
+            ({"metrics": {"m.y": [1.5, 1e19]}}, "metrics.m.y[1]"),
+            ({"machine": machine(nr_cpus=1e19)}, "machine.nr_cpus"),
+            ({"params": {"a": "b", "n": -1e308}}, "params.n"),
+        ]
+        for extra, path in cases:
+            doc = result_doc(sha("c"))
+            doc.update(extra)
+            self.refused(self.post(doc), 400, path)
+
+    def test_other_routes_name_the_path_too(self):
+        r = srv.post("/api/v1/jobs", {"commit": sha("a"), "kconfig": "host",
+                                      "testcase": "small-allocs", "tbox_group": "b",
+                                      "params": {"n": 2**64}}, scope="submit")
+        self.refused(r, 400, "params.n")
+
+    def test_int64_limits_pass(self):
+        doc = result_doc(sha("d"), x=[INT64_MAX, -2**63], machine=machine(memory_mb=INT64_MAX,
+                                                                          hostname="lim"))
+        r = self.post(doc)
+        self.assertEqual(r.status, 201, r)
+        got = srv.get("/api/v1/runs/" + doc["run_id"]).json()
+        self.assertEqual(got["extra"], {"x": [INT64_MAX, -2**63]})
+
+
+def register(host):
+    r = srv.post("/api/v1/workers/register", {
+        "hostname": host, "arch": "x86_64", "tbox_group": "vm-2p", "nr_cpus": 2,
+        "memory_mb": 2048, "cpu_model": "test", "capabilities": ["host"],
+        "fingerprint": {}}, scope="worker")
+    assert r.status == 200, r
+    return r.json()["machine_id"]
+
+
+class JobDocuments(Case):
+    """Documents that carry a job_id: POST /api/v1/results and completions."""
+
+    def leased_job(self, commit, host):
+        m = register(host)
+        r = srv.post("/api/v1/jobs", {"commit": commit, "kconfig": "host",
+                                      "testcase": "small-allocs", "tbox_group": "vm-2p",
+                                      "params": {"nr_task": 1}}, scope="submit")
+        self.assertEqual(r.status, 201, r)
+        jid = r.json()["id"]
+        r = srv.post("/api/v1/jobs/lease", {"machine_id": m, "wait_s": 0}, scope="worker")
+        self.assertEqual(r.status, 200, r)
+        self.assertEqual(r.json()["job"]["id"], jid)
+        return jid, m
+
+    def doc(self, commit, jid, testcase="small-allocs", **kw):
+        return result_doc(commit, testcase=testcase, job_id=jid, kconfig="host",
+                          params={"nr_task": 1},
+                          metrics={"small-allocs.throughput": [1000.0]}, **kw)
+
+    def complete(self, jid, m, docs):
+        return srv.post("/api/v1/jobs/%d/complete" % jid,
+                        {"machine_id": m, "status": "ok", "results": docs}, scope="worker")
+
+    def runs_of(self, jid):
+        return int(srv.psql("SELECT count(*) FROM runs WHERE job_id = %d" % jid))
+
+    def test_completion_names_the_bad_document(self):
+        jid, m = self.leased_job(sha("e"), "val-w1")
+        docs = [self.doc(sha("e"), jid), self.doc(sha("e"), jid, machine=machine(nr_cpus=2**31))]
+        self.refused(self.complete(jid, m, docs), 400, "results[1].machine.nr_cpus")
+        docs[1] = self.doc(sha("e"), jid, commit_time="2026-02-30T00:00:00Z")
+        self.refused(self.complete(jid, m, docs), 400, "results[1].commit_time")
+        docs[1] = self.doc(sha("f"), jid)
+        self.refused(self.complete(jid, m, docs), 400, "results[1].commit")
+        docs[1] = self.doc(sha("e"), jid, testcase="hackbench")
+        self.refused(self.complete(jid, m, docs), 400, "results[1].testcase")
+        # nothing stored, the job still leased: the right completion goes through
+        self.assertEqual(self.runs_of(jid), 0)
+        self.assertEqual(srv.get("/api/v1/jobs/%d" % jid).json()["state"], "leased")
+        docs[1] = self.doc(sha("e"), jid)
+        r = self.complete(jid, m, docs)
+        self.assertEqual(r.status, 200, r)
+        self.assertEqual(self.runs_of(jid), 2)
+
+    def test_posted_result_must_match_its_job(self):
+        jid, _ = self.leased_job(sha("b"), "val-w2")
+        self.refused(self.post(self.doc(sha("a"), jid)), 400, "commit")
+        self.refused(self.post(self.doc(sha("b"), jid, testcase="hackbench")), 400, "testcase")
+        self.assertEqual(self.runs_of(jid), 0)
+        r = self.post(self.doc(sha("b"), jid))
+        self.assertEqual(r.status, 201, r)
+        self.assertEqual(self.runs_of(jid), 1)
+
+
+if __name__ == "__main__":
+    unittest.main()
