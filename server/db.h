@@ -160,8 +160,10 @@ void db_free(struct db *db);
 
 /*
  * The calling thread's connection, connected and prepared. Borrowed: valid
- * until the thread exits or the next db_conn() after a failure. Errors
- * (NULL, e filled): status 503, code "db_unavailable".
+ * until the thread exits or the next db_conn() after a failure. One whose
+ * backend ended while idle (a PostgreSQL restart, pg_terminate_backend) is
+ * noticed here and replaced, not handed out to fail. Errors (NULL, e
+ * filled): status 503, code "db_unavailable".
  */
 PGconn *db_conn(struct db *db, struct err *e);
 
@@ -170,7 +172,9 @@ PGconn *db_conn(struct db *db, struct err *e);
  * Returns a PGresult (caller PQclear()s) whose status is COMMAND_OK or
  * TUPLES_OK; otherwise NULL with e filled: 503 "db_unavailable" when the
  * connection broke, 409 "conflict" on a unique violation, 500 "db_error"
- * otherwise (message from PostgreSQL).
+ * otherwise (message from PostgreSQL). A SELECT sent outside a transaction
+ * whose connection broke is sent once more on the same PGconn, reconnected
+ * (PQreset, statements prepared again); db_cmd() does the same for BEGIN.
  */
 PGresult *db_exec(PGconn *c, enum db_stmt st, int n, const char *const *params, struct err *e)
 	__attribute__((warn_unused_result));

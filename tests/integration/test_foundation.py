@@ -43,6 +43,35 @@ class Health(unittest.TestCase):
         self.assertEqual(r.json()["error"]["code"], "not_found")
 
 
+class Reconnect(unittest.TestCase):
+    """The server's pooled connections after their backends ended (what a
+    PostgreSQL restart does to them): every request still answers."""
+
+    def test_requests_after_backends_were_terminated(self):
+        from concurrent.futures import ThreadPoolExecutor
+        s = Server()
+        try:
+            def burst(tag, n=32):
+                docs = [result_doc(sha("e"), testcase="reconnect",
+                                   metrics={"reconnect.x": [float(i)]}) for i in range(n)]
+                with ThreadPoolExecutor(8) as ex:
+                    posts = list(ex.map(lambda d: s.post("/api/v1/results", d, scope="submit"),
+                                        docs))
+                    gets = list(ex.map(lambda _: s.get("/api/v1/testcases"), range(n)))
+                return [(tag, r.status) for r in posts + gets + [s.get("/healthz")]]
+
+            self.assertEqual([x for x in burst("warm") if x[1] not in (200, 201)], [])
+            n = int(s.psql("SELECT count(*) FROM pg_stat_activity WHERE datname = "
+                           "current_database() AND pid <> pg_backend_pid()"))
+            self.assertGreaterEqual(n, 2)
+            s.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = "
+                   "current_database() AND pid <> pg_backend_pid()")
+            self.assertEqual([x for x in burst("after") if x[1] not in (200, 201)], [])
+            self.assertEqual(s.psql("SELECT count(*) FROM runs"), "64")
+        finally:
+            s.stop()
+
+
 class Ingest(unittest.TestCase):
     def test_store_and_read_back_exact_values(self):
         doc = result_doc(sha("1"), metrics={"vm-scalability.throughput": [12345678.5, 12000000],
