@@ -1,0 +1,94 @@
+/*
+ * Unit tests of lib/resultdoc.c: is_rfc3339() takes exactly the date-times
+ * PostgreSQL's timestamptz reads (each refused string below was refused
+ * by PostgreSQL 15 with "date/time field value out of range" or "time
+ * zone displacement out of range"), and resultdoc_check() names the field
+ * of an integer past its column's range.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "resultdoc.h"
+#include "banned.h"
+
+static void rfc3339_calendar(void **state)
+{
+	static const char *const good[] = {
+		"2026-11-30T02:19:00Z", "2024-02-29T00:00:00Z", "2000-02-29T23:59:59.5+01:00",
+		"2016-12-31T23:59:60Z", "0001-01-01T00:00:00+15:00", "9999-12-31T23:59:59-15:59",
+		"2026-04-30t10:00:00z", "2026-01-31 10:00:00.123456789-03:30",
+	};
+	static const char *const bad[] = {
+		"0000-01-01T00:00:00Z", "2026-02-30T00:00:00Z", "2023-02-29T00:00:00Z",
+		"1900-02-29T00:00:00Z", "2026-04-31T00:00:00Z", "2026-06-31T00:00:00Z",
+		"2026-13-01T00:00:00Z", "2026-00-01T00:00:00Z", "2026-01-00T00:00:00Z",
+		"2026-01-01T24:00:00Z", "2026-01-01T00:60:00Z", "2026-01-01T00:00:61Z",
+		"2016-12-31T23:59:60.5Z", "2026-01-01T00:00:00+16:00", "2026-01-01T00:00:00+25:00",
+		"2026-01-01T00:00:00-23:59", "2026-01-01T00:00:00+05:60", "2026-01-01T00:00:00",
+		"2026-01-01T00:00:00.Z", "2026-1-01T00:00:00Z", "2026-01-01T00:00:00+0100",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		if (!is_rfc3339(good[i]))
+			fail_msg("refused '%s'", good[i]);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (is_rfc3339(bad[i]))
+			fail_msg("took '%s'", bad[i]);
+	}
+}
+
+/* the document's error for machine: {"hostname": ..., "nr_cpus": v, "memory_mb": m} */
+static int check_machine(json_int_t v, json_int_t m, struct err *e)
+{
+	struct resultdoc d;
+	json_t *doc = json_pack("{s:s,s:s,s:s,s:{s:[f]},s:{s:s,s:s,s:I,s:I}}",
+				"run_id", "6f1c0e52-3c1e-4d2b-9a55-0f7d1d2a7b10",
+				"commit", "0123456789abcdef0123456789abcdef01234567",
+				"testcase", "vm-scalability", "metrics", "m.x", 1.0,
+				"machine", "hostname", "h", "arch", "x86_64", "nr_cpus", v,
+				"memory_mb", m);
+	int ret;
+
+	assert_non_null(doc);
+	ret = resultdoc_check(doc, &d, e);
+	if (!ret) {
+		assert_int_equal(d.nr_cpus, v);
+		assert_int_equal(d.memory_mb, m);
+	}
+	json_decref(doc);
+	return ret;
+}
+
+static void integer_column_ranges(void **state)
+{
+	struct err e;
+
+	(void)state;
+	assert_int_equal(check_machine(INT32_MAX, INT64_MAX, &e), 0);
+	assert_int_equal(check_machine(0, 0, &e), 0);
+	assert_int_equal(check_machine((json_int_t)INT32_MAX + 1, 1, &e), -1);
+	assert_int_equal(e.status, 400);
+	assert_string_equal(e.code, "invalid_field");
+	assert_string_equal(e.detail, "machine.nr_cpus");
+	assert_string_equal(e.message, "'machine.nr_cpus' must be an integer in [0, 2147483647]");
+	assert_int_equal(check_machine(-1, 1, &e), -1);
+	assert_string_equal(e.detail, "machine.nr_cpus");
+	assert_int_equal(check_machine(1, -1, &e), -1);
+	assert_string_equal(e.detail, "machine.memory_mb");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(rfc3339_calendar),
+		cmocka_unit_test(integer_column_ranges),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
