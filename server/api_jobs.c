@@ -4,17 +4,23 @@
  *   GET  /api/v1/jobs[?state=&limit=]     recent jobs, newest first
  *   GET  /api/v1/jobs/{id}                one job: state, attempts, phase history, runs
  *   GET  /api/v1/jobs/{id}/kconfig        the .config the worker built with
- *   POST /api/v1/workers/register (worker) -> {machine_id}
- *   POST /api/v1/jobs/lease (worker)      {machine_id, wait_s <= 60, request_id?} -> 200 {job} | 204
+ *   POST /api/v1/workers/register (worker) -> {machine_id, lease_timeout_s}
+ *   POST /api/v1/jobs/lease (worker)      {machine_id, wait_s <= 60, request_id?}
+ *                                         -> 200 {job, lease_timeout_s} | 204
  *     request_id: a UUID the worker keeps while it retries one lease after
  *     a failure (502, timeout, broken connection); a job already leased to
  *     the machine under it is handed over again (sql/0012, lease_try())
  *   POST /api/v1/jobs/{id}/heartbeat      {machine_id, phase, progress, message}
+ *                                         -> 200 {lease_expires_at, lease_timeout_s}
  *   POST /api/v1/jobs/{id}/complete       {machine_id, status, results[], log_tail, kconfig}
  *
  * A job's outcome (ok, build-failed, boot-failed, run-failed) is what the
  * worker reported; the job's state is `done` for any outcome. `failed`
  * means no worker finished it: its lease expired max_attempts times.
+ * lease_timeout_s (the server's --lease-timeout, seconds) is in every reply
+ * that starts or renews a lease, not only in register's: a worker that
+ * registered before the server restarted with a smaller timeout sizes its
+ * heartbeat periods by the value it learns last.
  * A heartbeat or complete for a lease that is no longer the caller's
  * (expired and requeued, or leased by another machine) gets 409
  * "lease_lost" and stores nothing.
@@ -334,6 +340,13 @@ static int machine_exists(PGconn *c, long long id, struct err *e)
 	return 0;
 }
 
+/* 200 {job, lease_timeout_s}; steals job */
+static enum MHD_Result reply_leased(struct request *rq, json_t *job)
+{
+	return reply_json(rq, 200, json_pack("{s:o,s:I}", "job", job, "lease_timeout_s",
+					     (json_int_t)rq->srv->cfg->lease_timeout_s));
+}
+
 enum MHD_Result api_jobs_lease(struct request *rq)
 {
 	struct err e;
@@ -348,7 +361,7 @@ enum MHD_Result api_jobs_lease(struct request *rq)
 		rq->deferred = NULL;
 		if (!job)
 			return reply_empty(rq, 204);
-		return reply_json(rq, 200, json_pack("{s:o}", "job", job));
+		return reply_leased(rq, job);
 	}
 	b = rq_json(rq, &e);
 	if (!b)
@@ -383,7 +396,7 @@ enum MHD_Result api_jobs_lease(struct request *rq)
 	if (got < 0)
 		return reply_err(rq, &e);
 	if (got)
-		return reply_json(rq, 200, json_pack("{s:o}", "job", job));
+		return reply_leased(rq, job);
 	if (!wait_s || !rq->srv->leases)
 		return reply_empty(rq, 204);
 	MHD_suspend_connection(rq->conn);
@@ -449,7 +462,8 @@ enum MHD_Result api_job_heartbeat(struct request *rq)
 			"job %s is not leased to this worker any more: stop and do not complete it", idb);
 		goto bad;
 	}
-	ret = reply_json(rq, 200, json_pack("{s:s}", "lease_expires_at", PQgetvalue(r, 0, 0)));
+	ret = reply_json(rq, 200, json_pack("{s:s,s:I}", "lease_expires_at", PQgetvalue(r, 0, 0),
+					    "lease_timeout_s", (json_int_t)rq->srv->cfg->lease_timeout_s));
 	PQclear(r);
 	json_decref(b);
 	return ret;

@@ -41,6 +41,53 @@ static double backoff_next(const struct agent *a, double *cur)
 	return d + j;
 }
 
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The retries of one step (send the spool, register, lease, one upload). */
+struct retry {
+	double cur;		/* the next backoff, s */
+	double since;		/* CLOCK_MONOTONIC of the first failure, 0 = none yet */
+	int failures;
+};
+
+#define RETRY_INIT { BACKOFF_START_S, 0, 0 }
+
+/*
+ * Called after a failed attempt of a step named `what`: waits the next
+ * backoff and returns 0 (try again). With --once the step is tried for
+ * retry_max_s seconds from its first failure, no longer: the last wait is
+ * cut to end at that point, and the failure after it returns -1 (give up,
+ * with an error logged) without waiting. Also returns 0 early on a stop:
+ * the callers check stopping().
+ */
+static int retry_wait(const struct agent *a, struct retry *rt, const char *what)
+{
+	double now = mono_now(), left, d;
+
+	if (!rt->since)
+		rt->since = now;
+	rt->failures++;
+	if (!a->cfg->once) {
+		nap(a, backoff_next(a, &rt->cur));
+		return 0;
+	}
+	left = rt->since + a->cfg->retry_max_s - now;
+	if (left <= 0) {
+		wlog_error("%s: giving up after %d failed attempt(s) in %.0f s (--once retries a step for retry_max_s = %d s)",
+			   what, rt->failures, now - rt->since, a->cfg->retry_max_s);
+		return -1;
+	}
+	d = backoff_next(a, &rt->cur);
+	nap(a, d < left ? d : left);
+	return 0;
+}
+
 /* ---- directories ------------------------------------------------------- */
 
 static int is_dir(const char *path)
@@ -103,6 +150,7 @@ int agent_init(struct agent *a, struct worker_config *cfg, const atomic_int *sto
 	memset(a, 0, sizeof(*a));
 	a->cfg = cfg;
 	a->stop = stop;
+	a->lease_timeout_s = -1;
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -162,12 +210,50 @@ void agent_release(struct agent *a)
 
 /* ---- heartbeats -------------------------------------------------------- */
 
-static double mono_now(void)
+/*
+ * Heartbeat periods: as configured, but at most half the server's lease
+ * timeout (0 = unknown), so that one lost heartbeat does not cost the
+ * lease. The timeout comes with the register, lease and heartbeat replies;
+ * the periods change when it does (a server restarted with another
+ * --lease-timeout). The caller holds a->lock (the heartbeat thread reads
+ * the periods under it). `from` names the reply, for the log.
+ */
+static void set_periods(struct agent *a, long long lease_timeout_s, const char *from)
 {
-	struct timespec ts;
+	int cap;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	if (lease_timeout_s < 0)
+		lease_timeout_s = 0;
+	if (lease_timeout_s == a->lease_timeout_s)
+		return;		/* nothing new: no second warning */
+	if (a->lease_timeout_s >= 0)
+		wlog_info("the server's lease timeout is now %lld s (was %lld s, told by the %s reply)",
+			  lease_timeout_s, a->lease_timeout_s, from);
+	a->lease_timeout_s = lease_timeout_s;
+	cap = lease_timeout_s > 0 ? (int)(lease_timeout_s / 2) : 0;
+	a->hb_s = a->cfg->heartbeat_s;
+	a->hb_run_s = a->cfg->heartbeat_run_s;
+	if (cap < 1 && lease_timeout_s > 0)
+		cap = 1;
+	if (cap && a->hb_s > cap)
+		a->hb_s = cap;
+	if (cap && a->hb_run_s > cap) {
+		wlog_warn("heartbeat_run_s %d is over half the server's lease timeout (%lld s); using %d s",
+			  a->hb_run_s, lease_timeout_s, cap);
+		a->hb_run_s = cap;
+	}
+}
+
+/* set_periods() for a reply's "lease_timeout_s", when it has one. */
+static void learn_lease_timeout(struct agent *a, const json_t *reply, const char *from)
+{
+	json_t *v = json_object_get(reply, "lease_timeout_s");
+
+	if (!json_is_integer(v) || json_integer_value(v) <= 0)
+		return;		/* an older server: keep what we know */
+	pthread_mutex_lock(&a->lock);
+	set_periods(a, json_integer_value(v), from);
+	pthread_mutex_unlock(&a->lock);
 }
 
 static void wait_until(struct agent *a, double t)
@@ -181,10 +267,13 @@ static void wait_until(struct agent *a, double t)
 
 /*
  * One heartbeat through client c (the caller's own); the lock is NOT held.
- * Returns 0 renewed, 1 lease lost (409), -1 failed (e filled).
+ * Returns 0 renewed, 1 lease lost (409), -1 failed (e filled). On 0,
+ * *lease_timeout_s (may be NULL) is the reply's "lease_timeout_s", 0 when
+ * it has none.
  */
 static int post_heartbeat(struct client *c, json_t *machine_id, long long job_id,
-			  const char *phase, double progress, const char *message, struct err *e)
+			  const char *phase, double progress, const char *message,
+			  long long *lease_timeout_s, struct err *e)
 {
 	char *path = xstrfmt("/api/v1/jobs/%lld/heartbeat", job_id);
 	json_t *body = json_pack("{s:O, s:s, s:f, s:s}", "machine_id", machine_id, "phase",
@@ -193,12 +282,18 @@ static int post_heartbeat(struct client *c, json_t *machine_id, long long job_id
 	int ret = -1;
 
 	if (!client_post(c, path, body, 0, &r, e)) {
-		if (r.status == 409)
+		if (r.status == 409) {
 			ret = 1;
-		else if (r.status >= 200 && r.status < 300)
+		} else if (r.status >= 200 && r.status < 300) {
 			ret = 0;
-		else
+			if (lease_timeout_s) {
+				json_t *v = json_object_get(r.body, "lease_timeout_s");
+
+				*lease_timeout_s = json_is_integer(v) ? json_integer_value(v) : 0;
+			}
+		} else {
 			client_reply_error(&r, "heartbeat", e);
+		}
 		client_reply_release(&r);
 	}
 	json_decref(body);
@@ -217,6 +312,7 @@ static void *heartbeat_main(void *arg)
 		json_t *machine_id;
 		char phase[sizeof(a->phase)], message[sizeof(a->message)];
 		double progress, period, due;
+		long long told = 0;
 		int in_run, rc;
 		struct err e;
 
@@ -247,10 +343,13 @@ static void *heartbeat_main(void *arg)
 		memcpy(message, a->message, sizeof(message));
 		machine_id = json_incref(a->machine_id);
 		pthread_mutex_unlock(&a->lock);
-		rc = post_heartbeat(&a->hb_api, machine_id, job_id, phase, progress, message, &e);
+		rc = post_heartbeat(&a->hb_api, machine_id, job_id, phase, progress, message, &told,
+				    &e);
 		json_decref(machine_id);
 		last = mono_now();
 		pthread_mutex_lock(&a->lock);
+		if (!rc && told > 0)
+			set_periods(a, told, "heartbeat");	/* the next due time uses them */
 		/* a reply for a job that is over, or being completed, says nothing */
 		if (a->job_id != job_id || a->completing)
 			continue;
@@ -315,13 +414,14 @@ static void on_phase(void *ctx, const char *phase, double progress, const char *
 /* ---- protocol steps ---------------------------------------------------- */
 
 /*
- * Sends the spool until it is empty; with backoff; gives up early on stop.
- * Returns the entries left; *aside (may be NULL) counts entries dropped or
+ * Sends the spool until it is empty; with backoff; gives up early on stop,
+ * and with --once after retry_max_s (retry_wait()): the entries stay in the
+ * spool. Returns the entries left; *aside (may be NULL) counts entries dropped or
  * rejected on the way.
  */
 static size_t drain_spool(struct agent *a, size_t *aside)
 {
-	double cur = BACKOFF_START_S;
+	struct retry rt = RETRY_INIT;
 	size_t left = 0;
 
 	if (aside)
@@ -343,37 +443,20 @@ static size_t drain_spool(struct agent *a, size_t *aside)
 				  left, a->spool.dir);
 			return left;
 		}
-		nap(a, backoff_next(a, &cur));
+		if (retry_wait(a, &rt, "sending the spool")) {
+			wlog_error("%zu completion(s) left in '%s'; they are sent on the next start",
+				   left, a->spool.dir);
+			return left;
+		}
 	}
 }
 
-/*
- * Heartbeat periods: as configured, but at most half the server's lease
- * timeout (from the register reply, 0 = unknown), so that one lost
- * heartbeat does not cost the lease.
- */
-static void set_periods(struct agent *a, long long lease_timeout_s)
-{
-	int cap = lease_timeout_s > 0 ? (int)(lease_timeout_s / 2) : 0;
-
-	a->hb_s = a->cfg->heartbeat_s;
-	a->hb_run_s = a->cfg->heartbeat_run_s;
-	if (cap < 1 && lease_timeout_s > 0)
-		cap = 1;
-	if (cap && a->hb_s > cap)
-		a->hb_s = cap;
-	if (cap && a->hb_run_s > cap) {
-		wlog_warn("heartbeat_run_s %d is over half the server's lease timeout (%lld s); using %d s",
-			  a->hb_run_s, lease_timeout_s, cap);
-		a->hb_run_s = cap;
-	}
-}
-
-/* 0 registered; -1 refused for good (exit 1) or stopped. */
+/* 0 registered; -1 refused for good, given up (--once), or stopped. */
 static int do_register(struct agent *a)
 {
 	json_t *body = agent_register_body(a);
-	double cur = BACKOFF_START_S;
+	struct retry rt = RETRY_INIT;
+	char *what = xstrfmt("register at '%s'", a->cfg->server_url);
 	int ret = -1;
 
 	while (!stopping(a)) {
@@ -384,7 +467,8 @@ static int do_register(struct agent *a)
 		if (client_post(&a->api, "/api/v1/workers/register", body, 0, &r, &e)) {
 			wlog_warn("register at '%s' failed, will retry: %s", a->cfg->server_url,
 				  e.message);
-			nap(a, backoff_next(a, &cur));
+			if (retry_wait(a, &rt, what))
+				break;
 			continue;
 		}
 		id = json_object_get(r.body, "machine_id");
@@ -392,8 +476,10 @@ static int do_register(struct agent *a)
 			pthread_mutex_lock(&a->lock);
 			json_decref(a->machine_id);
 			a->machine_id = json_incref(id);
+			/* 0 (an old server that does not say): the configured periods */
+			set_periods(a, json_integer_value(json_object_get(r.body, "lease_timeout_s")),
+				    "register");
 			pthread_mutex_unlock(&a->lock);
-			set_periods(a, json_integer_value(json_object_get(r.body, "lease_timeout_s")));
 			char *shown = json_dumps(id, JSON_ENCODE_ANY);
 
 			wlog_info("registered at '%s' as machine %s (arch %s, tbox_group %s, capabilities %s)",
@@ -412,8 +498,10 @@ static int do_register(struct agent *a)
 		}
 		wlog_warn("%s; will retry", e.message);
 		client_reply_release(&r);
-		nap(a, backoff_next(a, &cur));
+		if (retry_wait(a, &rt, what))
+			break;
 	}
+	free(what);
 	json_decref(body);
 	return ret;
 }
@@ -451,6 +539,8 @@ static enum lease_result do_lease(struct agent *a, json_t **job)
 		res = LEASE_NONE;
 	} else if (r.status == 200 && json_is_object(json_object_get(r.body, "job"))) {
 		*job = json_incref(json_object_get(r.body, "job"));
+		/* before the job starts: its heartbeats fit the timeout in force now */
+		learn_lease_timeout(a, r.body, "lease");
 		res = LEASE_JOB;
 	} else {
 		client_reply_error(&r, "lease", &e);
@@ -561,20 +651,30 @@ static int run_job(struct agent *a, json_t *job)
 	machine_id = json_incref(a->machine_id);
 	pthread_mutex_unlock(&a->lock);
 	wlog_info("job %lld: phase upload", id);
-	if (post_heartbeat(&a->api, machine_id, id, "upload", 1.0, "", &e) == 1)
+	if (post_heartbeat(&a->api, machine_id, id, "upload", 1.0, "", NULL, &e) == 1)
 		atomic_store(&a->abandon, 1);
 	json_decref(machine_id);
 	hb_failures = atomic_load(&a->hb_failures);
 	if (hb_failures)
 		wlog_warn("job %lld: %d heartbeat(s) failed during the job", id, hb_failures);
 
-	/* one exit path for every job failure: the completion */
+	/*
+	 * One exit path for every job failure: the completion. Never "ok"
+	 * without a run: the server refuses that (400, the completion would
+	 * be set aside and the job's lease left to expire, three times), and
+	 * the reason would not reach the job page. An executor error is a
+	 * run failure unless the executor already named another failure.
+	 */
 	status = out.status;
-	if (!completion_status_valid(status)) {
+	if (!completion_status_valid(status) || (!strcmp(status, "ok") &&
+						 (rc || !json_array_size(out.runs)))) {
 		status = "run-failed";
 		log = xstrfmt("%s\nregtrack-worker: %s: %s\n", out.log_tail ? out.log_tail : "",
 			      rc ? xe.code : "internal",
-			      rc ? xe.message : "the executor returned no status");
+			      rc ? xe.message
+				 : completion_status_valid(out.status)
+				   ? "the executor reported ok without a run"
+				   : "the executor returned no status");
 	} else if (rc) {
 		log = xstrfmt("%s\nregtrack-worker: %s: %s\n", out.log_tail ? out.log_tail : "",
 			      xe.code, xe.message);
@@ -612,13 +712,14 @@ static int run_job(struct agent *a, json_t *job)
 	}
 	if (spool_put(&a->spool, entry, NULL, &e)) {
 		/* disk trouble: still try to deliver it from memory */
-		double cur = BACKOFF_START_S;
+		struct retry rt = RETRY_INIT;
 		enum upload_verdict v;
 
 		wlog_error("job %lld: cannot spool the completion (%s); sending it from memory",
 			   id, e.message);
-		while ((v = upload_send(&a->api, entry, &e)) == UPLOAD_RETRY && !stopping(a))
-			nap(a, backoff_next(a, &cur));
+		while ((v = upload_send(&a->api, entry, &e)) == UPLOAD_RETRY && !stopping(a) &&
+		       !retry_wait(a, &rt, "sending the completion"))
+			;
 		json_decref(entry);
 		hb_set_job(a, 0, "");
 		if (v != UPLOAD_SENT)
@@ -635,7 +736,7 @@ static int run_job(struct agent *a, json_t *job)
 int agent_run(struct agent *a)
 {
 	int ret = 0, jobs = 0;
-	double cur = BACKOFF_START_S;
+	struct retry rt = RETRY_INIT;
 
 	wlog_info("regtrack-worker starting: server '%s', work dir '%s', arch %s, tbox_group %s, capabilities %s, cases '%s'",
 		  a->cfg->server_url, a->cfg->work_dir, a->cfg->arch, a->cfg->tbox_group,
@@ -657,7 +758,7 @@ int agent_run(struct agent *a)
 		enum lease_result lr = do_lease(a, &job);
 
 		if (lr == LEASE_NONE) {
-			cur = BACKOFF_START_S;
+			rt = (struct retry)RETRY_INIT;
 			if (a->cfg->once) {
 				wlog_info("no job offered within %d s", a->cfg->lease_wait_s);
 				break;
@@ -676,10 +777,13 @@ int agent_run(struct agent *a)
 			continue;
 		}
 		if (lr == LEASE_RETRY) {
-			nap(a, backoff_next(a, &cur));
+			if (retry_wait(a, &rt, "lease")) {
+				ret = 1;
+				break;
+			}
 			continue;
 		}
-		cur = BACKOFF_START_S;
+		rt = (struct retry)RETRY_INIT;
 		if (stopping(a)) {
 			wlog_warn("job %lld: stopping before it started; handing it back (its lease expires on the server)",
 				  (long long)json_integer_value(json_object_get(job, "id")));

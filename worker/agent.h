@@ -30,8 +30,11 @@
  * default 120 s lease), and the thread logs nothing until the phase ends.
  * So a case shorter than heartbeat_run_s sees no worker activity at all,
  * and a long one sees one small HTTP request per heartbeat_run_s. Both
- * periods are capped at half the lease timeout the server announces in
- * its register reply ("lease_timeout_s"), with a warning.
+ * periods are capped at half the lease timeout the server announces
+ * ("lease_timeout_s", seconds), with a warning. The server says it in its
+ * register, lease and heartbeat replies, and the periods follow the value
+ * told last: a worker that registered before the server restarted with a
+ * smaller --lease-timeout sizes its next job's heartbeats by the new one.
  * A 409 reply (lease lost) raises the abandon flag: the job's outcome is
  * then not completed (another worker redoes the job) but written to
  * WORK_DIR/spool/dropped/ for a person to look at. job_execute() cannot
@@ -42,10 +45,11 @@
  * Every request of a job carries machine_id, so the server checks the
  * lease is this machine's and acknowledges a retried completion it stored.
  *
- * Executor errors (job_execute() returning -1: invalid job, fetch failure,
- * missing tools) complete the job as "run-failed" with
+ * Executor errors (job_execute() returning -1: invalid job, no case binary,
+ * fetch failure, missing tools) complete the job as "run-failed" with
  * "regtrack-worker: CODE: message" at the end of the log tail, so the
- * reason shows on the job page.
+ * reason shows on the job page (GET /api/v1/jobs/{id} "log_tail"). No
+ * completion says "ok" without a result: that too is sent as "run-failed".
  *
  * Stop (SIGTERM/SIGINT raise *stop): a lease long-poll is cut short and the
  * agent exits; a job that was leased but not started is handed back (not
@@ -53,13 +57,19 @@
  * is running is finished and its completion uploaded; completions the
  * server cannot take right now stay in the spool for the next start.
  *
- * --once: at most one lease request and one job. Exit status of
+ * --once: at most one lease request and one job. Each step that fails
+ * for a transient reason (server unreachable, 5xx: sending the spool,
+ * register, lease, the completion's upload) is retried with backoff for
+ * retry_max_s seconds from its first failure, then given up with an error
+ * ("STEP: giving up after N failed attempt(s) ..."); without --once the
+ * retries go on for ever. Giving up never discards a completion: it stays
+ * in WORK_DIR/spool/ and is sent first on the next start. Exit status of
  * agent_run(): 0 = the job ran and its completion was delivered (whatever
  * the job's own status), or no job was offered within lease_wait_s, or a
- * clean stop; 1 = registration refused, the lease was lost (heartbeat or
- * completion answered 409), a completion was set aside (spool/dropped/ or
- * spool/rejected/), or a completion is still in the spool when the agent
- * had to stop.
+ * clean stop; 1 = registration refused, a step given up (--once), the
+ * lease was lost (heartbeat or completion answered 409), a completion was
+ * set aside (spool/dropped/ or spool/rejected/), or a completion is still
+ * in the spool when the agent had to stop.
  */
 struct agent {
 	struct worker_config *cfg;	/* borrowed */
@@ -71,7 +81,8 @@ struct agent {
 	struct spool spool;
 	char *cases_dir, *ccache_dir;	/* resolved, owned */
 	int make_jobs;			/* resolved */
-	int hb_s, hb_run_s;		/* heartbeat periods in use (see set_periods) */
+	int hb_s, hb_run_s;		/* heartbeat periods in use (see set_periods), under lock */
+	long long lease_timeout_s;	/* the server's, as last told, s; 0 unknown, -1 not yet; under lock */
 	/*
 	 * the name of the lease request in flight (a UUID, "" between leases):
 	 * kept while a lease is retried after a transport error or a 5xx, so a

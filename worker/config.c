@@ -67,9 +67,9 @@ static const struct key keys[] = {
 	{ "http_timeout_s", "--http-timeout", KEY_INT, F(http_timeout_s), "30", 1, 600,
 	  IN_FILE | IN_FLAG, "time limit of one HTTP request, s" },
 	{ "retry_max_s", "--retry-max", KEY_INT, F(retry_max_s), "300", 1, 3600,
-	  IN_FILE | IN_FLAG, "longest wait between two retries of an upload, s" },
+	  IN_FILE | IN_FLAG, "longest wait between two retries (upload, register, lease), s; with --once also how long a failing step is retried before exit 1" },
 	{ "once", "--once", KEY_BOOL, F(once), "0", 0, 1, IN_FLAG,
-	  "lease one job (or wait lease_wait_s once), then exit" },
+	  "lease one job (or wait lease_wait_s once), then exit 0; exit 1 when a step fails for retry_max_s (unsent completions stay in the spool)" },
 	{ "config", "--config", KEY_STR, F(config_file), "", 0, 0, IN_FLAG,
 	  "read this key = value file first" },
 };

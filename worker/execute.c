@@ -681,6 +681,9 @@ int job_execute(const struct job_spec *spec, const struct worker_env *env,
 	else
 		rc = execute_kernel(spec, env, &args, phase, ctx, out, e);
 	case_args_release(&args);
+	/* the modes set "ok" before their runs: an error among them is no success */
+	if (rc < 0 && !strcmp(out->status, "ok"))
+		set_status(out, "run-failed");
 	return rc;
 }
 

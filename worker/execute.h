@@ -51,7 +51,9 @@ struct job_outcome {
 /*
  * Runs the job; never exits the process. Returns 0 when the job ran to an
  * outcome (including build-failed etc.), -1 with e filled on an internal
- * error (bad spec, work dir unusable).
+ * error (bad spec, work dir unusable); then out->status is never "ok"
+ * ("run-failed" unless a run had failed before as build-/boot-failed) and
+ * `runs` holds the runs that succeeded before the error.
  *
  * Details of the outcome:
  * - Params become the case's argv as "key=value" words in key order

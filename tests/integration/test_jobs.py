@@ -214,6 +214,23 @@ class Expiry(ServerCase):
         self.assertEqual(srv.get("/api/v1/jobs/%d" % jid).json()["state"], "leased")
 
 
+    def test_lease_and_heartbeat_replies_say_the_timeout(self):
+        # a worker registered before a restart with another --lease-timeout
+        # learns the one in force from every lease and heartbeat reply
+        srv = self.srv
+        m = register(srv, "w-told", tbox="told")
+        jid = host_job(srv, sha("c"), tbox_group="told")
+        r = srv.post("/api/v1/jobs/lease", {"machine_id": m}, scope="worker")
+        self.assertEqual(r.status, 200, r)
+        self.assertEqual(r.json()["job"]["id"], jid)
+        self.assertEqual(r.json()["lease_timeout_s"], 1)
+        r = srv.post("/api/v1/jobs/%d/heartbeat" % jid, {"machine_id": m, "phase": "build"},
+                     scope="worker")
+        self.assertEqual(r.status, 200, r)
+        self.assertEqual(r.json()["lease_timeout_s"], 1)
+        self.assertIn("lease_expires_at", r.json())
+
+
 class LongPoll(ServerCase):
 
     def test_waiting_worker_gets_a_job_posted_later(self):
@@ -234,6 +251,8 @@ class LongPoll(ServerCase):
         t.join(30)
         self.assertEqual(out["r"].status, 200, out["r"])
         self.assertEqual(out["r"].json()["job"]["id"], jid)
+        # a parked poll's reply says the lease timeout too (the default, 120 s)
+        self.assertEqual(out["r"].json()["lease_timeout_s"], 120)
         self.assertLess(out["t"], 10)
         self.assertGreater(out["t"], 0.9)
 

@@ -10,7 +10,13 @@ What is checked (issue 3, "Tests"):
   comes back, also across a worker restart;
 - a lease whose reply a gateway lost (502 after the server leased the job) is
   asked for again by the same request id and the job runs at once, first
-  attempt, instead of waiting out the lease.
+  attempt, instead of waiting out the lease;
+- `--once` against a server that cannot be reached gives up after retry_max_s
+  (exit 1), keeping what the spool holds;
+- a job the worker cannot run (no such case binary) ends at once as
+  run-failed with the reason in the job's log_tail;
+- a worker that registered before the server restarted with a smaller
+  --lease-timeout heartbeats often enough for the new one.
 
 Run with tests/worker/run.sh (make check-worker). Standard library only.
 """
@@ -26,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import types
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -375,6 +382,74 @@ class WorkerTest(unittest.TestCase):
         self.assertEqual(glob.glob(os.path.join(self.tmp, "w", "spool", "*.json")), [])
         self.assert_done_with_metrics(s, job_id, 1)
         self.assertEqual(self.run_ids(s, job_id), [run_id])
+
+    # -- --once gives up on an unreachable server, keeps the spool --------
+    def test_once_gives_up_when_server_unreachable(self):
+        # nothing listens on port 1; --retry-max 1 (Worker's): a step is
+        # retried for 1 s, then the worker exits 1
+        nowhere = types.SimpleNamespace(url="http://127.0.0.1:1", tokens={"worker": "x"})
+        w = Worker(nowhere, os.path.join(self.tmp, "fresh"), self.tbox)
+        self.workers.append(w)
+        self.assertEqual(w.wait(60), 1, w.text())
+        self.assertIn("register at 'http://127.0.0.1:1': giving up after", w.text())
+        self.assertNotIn("registered at", w.text())
+        # a completion left by an earlier run is not discarded on giving up
+        spool = os.path.join(self.tmp, "old", "spool")
+        os.makedirs(spool)
+        entry = {"kind": "complete", "job_id": 7, "path": "/api/v1/jobs/7/complete",
+                 "body": {"machine_id": 1, "status": "run-failed", "results": [],
+                          "log_tail": "kept"},
+                 "spooled_at": "2026-11-30T00:00:00Z"}
+        name = os.path.join(spool, "0000000000000000001-1-0.json")
+        with open(name, "w") as f:
+            json.dump(entry, f)
+        w = Worker(nowhere, os.path.join(self.tmp, "old"), self.tbox)
+        self.workers.append(w)
+        self.assertEqual(w.wait(60), 1, w.text())
+        self.assertIn("sending the spool: giving up after", w.text())
+        self.assertIn("1 completion(s) left in", w.text())
+        self.assertEqual(glob.glob(os.path.join(spool, "*.json")), [name])
+        with open(name) as f:
+            self.assertEqual(json.load(f), entry)
+
+    # -- a job the worker cannot run: run-failed with the reason ----------
+    def test_unknown_case_is_run_failed_with_reason(self):
+        s = self.server()
+        r = s.post("/api/v1/jobs", {
+            "commit": COMMIT, "kconfig": "host", "testcase": "nosuchcase",
+            "tbox_group": self.tbox, "repeat": 2}, scope="submit")
+        self.assertEqual(r.status, 201, r)
+        job_id = r.json()["id"]
+        w = self.worker(s, "w")
+        self.assertEqual(w.wait(), 0, w.text())
+        j = self.job(s, job_id)
+        self.assertEqual((j["state"], j["outcome"], j["attempts"]), ("done", "run-failed", 1), j)
+        self.assertIn("regtrack-worker: invalid_job: no case binary", j["log_tail"])
+        self.assertIn("/nosuchcase'", j["log_tail"])
+        self.assertEqual(self.run_ids(s, job_id), [])
+        # delivered, not set aside
+        self.assertEqual(glob.glob(os.path.join(self.tmp, "w", "spool", "*", "*.json")), [])
+
+    # -- a server restarted with a smaller lease timeout -------------------
+    def test_smaller_lease_timeout_after_restart(self):
+        # registered under a 60 s lease: run heartbeats every 30 s (60 asked,
+        # capped at half); the server comes back with 3 s, and a 7 s case
+        # must keep its lease on the first attempt
+        s = self.server("--lease-timeout", "60")
+        w = self.worker(s, "w", "--heartbeat", "60", "--heartbeat-run", "60", once=False)
+        wait_for(lambda: "registered at" in w.text(), what="register")
+        s.extra_args = ["--lease-timeout", "3"]
+        s.restart()
+        job_id = self.submit(s, runtime="7", repeat=1)
+        wait_for(lambda: self.state(s, job_id) in ("done", "failed"), timeout=180,
+                 what="job end")
+        self.assertEqual(w.stop(), 0, w.text())
+        self.assert_done_with_metrics(s, job_id, 1)
+        j = self.job(s, job_id)
+        self.assertEqual(j["attempts"], 1, j)
+        self.assertNotIn("lease-expired", [p["phase"] for p in j["phase_history"]], j)
+        self.assertNotIn("lease lost", w.text())
+        self.assertIn("lease timeout is now 3 s (was 60 s, told by the lease reply)", w.text())
 
 
 if __name__ == "__main__":
