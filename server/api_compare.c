@@ -419,17 +419,20 @@ enum MHD_Result api_compare_get(struct request *rq)
 	compare_opts_init(&opts);
 	opts.alpha = alpha;
 	q = xcalloc(nr ? nr : 1, sizeof(double));
-	for (size_t i = 0; i < nr; i++) {
-		struct compare_opts o = opts;
-		o.floor_pct = compare_opts_floor(&opts, rows[i].metric);
-		compare_samples(rows[i].a, rows[i].na, rows[i].b, rows[i].nb, &o, &rows[i].res);
-		q[i] = rows[i].res.p_value;
-	}
-	bh_adjust(q, nr, q);
-	for (size_t i = 0; i < nr; i++) {
-		rows[i].q = q[i];
-		if (rows[i].res.verdict == VERDICT_DIFFERENT && !(q[i] <= alpha))
-			rows[i].res.verdict = VERDICT_NEED_MORE_RUNS;
+	{
+		struct compare_result **res = xcalloc(nr ? nr : 1, sizeof(*res));
+
+		for (size_t i = 0; i < nr; i++) {
+			struct compare_opts o = opts;
+			o.floor_pct = compare_opts_floor(&opts, rows[i].metric);
+			compare_samples(rows[i].a, rows[i].na, rows[i].b, rows[i].nb, &o,
+					&rows[i].res);
+			res[i] = &rows[i].res;
+		}
+		compare_fdr(res, nr, alpha, q);
+		for (size_t i = 0; i < nr; i++)
+			rows[i].q = q[i];
+		free(res);
 	}
 
 	if (format && !strcmp(format, "text")) {

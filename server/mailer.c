@@ -384,6 +384,7 @@ static int gather_table(PGconn *c, struct gathered *g, const char *setup_id, con
 	struct table_row *tr;
 	size_t n, nvals = 0, shown = 0;
 	double *q, *pool;
+	struct compare_result **res;
 
 	g->table_change_pct = NAN;
 	g->table = db_exec(c, ST_MAIL_COMPARE, 3, p, e);
@@ -396,6 +397,7 @@ static int gather_table(PGconn *c, struct gathered *g, const char *setup_id, con
 	pool = g->pool = xmalloc((nvals ? nvals : 1) * sizeof(double));
 	tr = xcalloc(n ? n : 1, sizeof(*tr));
 	q = xcalloc(n ? n : 1, sizeof(*q));
+	res = xcalloc(n ? n : 1, sizeof(*res));
 	compare_opts_init(&opts);
 	for (size_t i = 0; i < n; i++) {
 		const char *name = PQgetvalue(g->table, (int)i, 1);
@@ -414,12 +416,10 @@ static int gather_table(PGconn *c, struct gathered *g, const char *setup_id, con
 		tr[i].bisected = !strcmp(PQgetvalue(g->table, (int)i, 0), metric_id);
 		if (tr[i].bisected)
 			g->table_change_pct = tr[i].res.change_pct;
-		q[i] = tr[i].res.p_value;
+		res[i] = &tr[i].res;
 	}
-	bh_adjust(q, n, q);
-	for (size_t i = 0; i < n; i++)
-		if (tr[i].res.verdict == VERDICT_DIFFERENT && !(q[i] <= opts.alpha))
-			tr[i].res.verdict = VERDICT_NEED_MORE_RUNS;
+	compare_fdr(res, n, opts.alpha, q);
+	free(res);
 	qsort(tr, n, sizeof(*tr), cmp_table_row);
 	g->rows = xcalloc(n ? n : 1, sizeof(*g->rows));
 	for (size_t i = 0; i < n && shown < MAX_TABLE_ROWS; i++) {

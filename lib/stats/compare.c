@@ -217,3 +217,13 @@ void bh_adjust(const double *p, size_t n, double *q_out)
 	}
 	free(s);
 }
+
+void compare_fdr(struct compare_result *const *r, size_t n, double alpha, double *q_out)
+{
+	for (size_t i = 0; i < n; i++)
+		q_out[i] = r[i]->min_p <= alpha ? r[i]->p_value : NAN;
+	bh_adjust(q_out, n, q_out);
+	for (size_t i = 0; i < n; i++)
+		if (r[i]->verdict == VERDICT_DIFFERENT && !(q_out[i] <= alpha))
+			r[i]->verdict = VERDICT_NEED_MORE_RUNS;
+}

@@ -114,4 +114,20 @@ const char *change_kind_name(enum change_kind k);
  */
 void bh_adjust(const double *p, size_t n, double *q_out);
 
+/*
+ * The false discovery rate over one family of comparisons (one compare
+ * response, one report's table): q_out[i] is r[i]'s Benjamini-Hochberg
+ * q (bh_adjust) among the rows that can be significant at all, and a row
+ * whose verdict is VERDICT_DIFFERENT without q <= alpha becomes
+ * VERDICT_NEED_MORE_RUNS. A row whose smallest attainable p (min_p: 1 when
+ * a side has no runs, 2/C(na+nb, na) for the exact rank test) is above
+ * alpha can never be rejected and does not count in BH's m: its q is NAN.
+ * That is Tarone's rule for discrete tests (Tarone, Biometrics 46 (1990)
+ * 515-522; for the FDR, Gilbert, JRSS C 54 (2005) 143-158): without it a
+ * run carrying new metric names (n = [0, 1]) turned a real regression of
+ * the same response into need-more-runs. r: n pointers (borrowed, results
+ * updated in place); q_out: n doubles.
+ */
+void compare_fdr(struct compare_result *const *r, size_t n, double alpha, double *q_out);
+
 #endif

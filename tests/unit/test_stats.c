@@ -233,6 +233,55 @@ static void test_sample_stats(void **state)
 	assert_true(isnan(st.max));
 }
 
+/*
+ * compare_fdr: a 6 vs 6 regression (exact p = 2/924) in a family with one
+ * unchanged metric (6 vs 6) and six metrics seen in one head run only
+ * (n = [0, 1]). The six cannot be significant (min_p 1) and do not count:
+ * m = 2, q = 2 * 2/924 = 0.004329 <= 0.01, still different. Counted (plain
+ * bh_adjust over all eight) q would be 8 * 2/924 = 0.0173: need-more-runs.
+ */
+static void test_compare_fdr_leaves_out_untestable_rows(void **state)
+{
+	double base[6] = { 1000, 1001, 1002, 1003, 1004, 1005 };
+	double head[6] = { 900, 901, 902, 903, 904, 905 };
+	double same[6] = { 50, 51, 52, 53, 54, 55 }, one[1] = { 7 };
+	struct compare_result res[8], *r[8];
+	double q[8], p[8];
+
+	(void)state;
+	compare_samples(base, 6, head, 6, NULL, &res[0]);
+	compare_samples(same, 6, same, 6, NULL, &res[1]);
+	for (int i = 2; i < 8; i++)
+		compare_samples(NULL, 0, one, 1, NULL, &res[i]);
+	for (int i = 0; i < 8; i++) {
+		r[i] = &res[i];
+		p[i] = res[i].p_value;
+	}
+	assert_int_equal(res[0].verdict, VERDICT_DIFFERENT);
+	assert_float_equal(res[0].p_value, 2.0 / 924, 1e-15);
+	assert_float_equal(res[2].min_p, 1, 0);
+	compare_fdr(r, 8, 0.01, q);
+	assert_float_equal(q[0], 2 * (2.0 / 924), 1e-15);
+	assert_float_equal(q[1], 1, 1e-12);
+	for (int i = 2; i < 8; i++)
+		assert_true(isnan(q[i]));
+	assert_int_equal(res[0].verdict, VERDICT_DIFFERENT);
+	/* the same family through plain BH: the eight count, the regression is lost */
+	bh_adjust(p, 8, p);
+	assert_true(p[0] > 0.01);
+	/* a family of two changed metrics at 5 vs 5 (min p 2/252 = 0.0079): both count */
+	{
+		double a5[5] = { 1000, 1001, 1002, 1003, 1004 }, b5[5] = { 900, 901, 902, 903, 904 };
+		struct compare_result t[2], *tp[2] = { &t[0], &t[1] };
+
+		compare_samples(a5, 5, b5, 5, NULL, &t[0]);
+		compare_samples(a5, 5, a5, 5, NULL, &t[1]);
+		compare_fdr(tp, 2, 0.01, q);
+		assert_float_equal(q[0], 2 * (2.0 / 252), 1e-15);
+		assert_int_equal(t[0].verdict, VERDICT_NEED_MORE_RUNS);
+	}
+}
+
 static void test_bh_adjust(void **state)
 {
 	/* R: p.adjust(c(0.01, 0.04, 0.03, 0.005), "BH") = 0.02 0.04 0.04 0.02 */
@@ -520,6 +569,7 @@ int main(void)
 		cmocka_unit_test(test_median_matches_sort),
 		cmocka_unit_test(test_sample_stats),
 		cmocka_unit_test(test_bh_adjust),
+		cmocka_unit_test(test_compare_fdr_leaves_out_untestable_rows),
 		cmocka_unit_test(test_metric_registry),
 		cmocka_unit_test(test_small_n_is_need_more_runs),
 		cmocka_unit_test(test_same_and_floor),
