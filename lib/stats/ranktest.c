@@ -306,8 +306,14 @@ double ranktest_mann_whitney(const double *a, size_t na, const double *b, size_t
 		const double *cdf = u_cdf_cached(na, nb);
 		double lower, upper;
 
+		/*
+		 * U is symmetric about na*nb/2: P(U >= u) = P(U <= na*nb - u), read
+		 * from the cdf like the lower tail, not as 1 - cdf[u - 1] (which
+		 * cancelled: 2/924 came out as 0.0021645021645022577 on the upper
+		 * side and 0.0021645021645021645 on the lower)
+		 */
 		lower = cdf[ui];
-		upper = ui ? 1 - cdf[ui - 1] : 1;
+		upper = cdf[na * nb - ui];
 		p = 2 * (lower < upper ? lower : upper);
 	} else {
 		double mn = (double)na * (double)nb, n = (double)N;

@@ -260,6 +260,13 @@ static void test_compare_fdr_leaves_out_untestable_rows(void **state)
 	assert_int_equal(res[0].verdict, VERDICT_DIFFERENT);
 	assert_float_equal(res[0].p_value, 2.0 / 924, 1e-15);
 	assert_float_equal(res[2].min_p, 1, 0);
+	/* the same p whichever side is lower, to the last bit (2/924 rounded once) */
+	{
+		struct compare_result up;
+
+		compare_samples(head, 6, base, 6, NULL, &up);
+		assert_true(up.p_value == 2.0 / 924 && res[0].p_value == 2.0 / 924);
+	}
 	compare_fdr(r, 8, 0.01, q);
 	assert_float_equal(q[0], 2 * (2.0 / 924), 1e-15);
 	assert_float_equal(q[1], 1, 1e-12);
