@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "banned.h"
 
@@ -99,7 +100,8 @@ int auth_check(struct request *rq, int mask, struct err *e)
 		return err_set(e, 401, "unauthorized", "Authorization",
 			       "this endpoint needs 'Authorization: Bearer TOKEN'");
 	}
-	if (strncmp(h, "Bearer ", 7) || split_token(h + 7, &id, &secret))
+	/* the scheme is case-insensitive (RFC 7235 section 2.1), one space after it */
+	if (strncasecmp(h, "Bearer ", 7) || split_token(h + 7, &id, &secret))
 		return err_set(e, 401, "unauthorized", "Authorization", "malformed token");
 	c = rq_db(rq, e);
 	if (!c)

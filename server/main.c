@@ -33,8 +33,9 @@
 
 static const char usage_text[] =
 	"usage: regtrack-server [serve] [--config FILE] [--db CONNINFO] [--listen ADDR:PORT]\n"
-	"                       [--threads N] [--lease-timeout SECONDS] [--smtp URL]\n"
-	"                       [--public-url URL] [--web-dir DIR]\n"
+	"                       [--threads N] [--lease-timeout SECONDS] [--max-attempts N]\n"
+	"                       [--smtp URL] [--public-url URL] [--web-dir DIR]\n"
+	"                       [--body-limit BYTES]\n"
 	"       regtrack-server migrate [--config FILE] [--db CONNINFO]\n"
 	"       regtrack-server token create --scope worker|submit|read|admin --name NAME\n"
 	"       regtrack-server token revoke NAME\n";

@@ -115,7 +115,7 @@ def principals(srv):
         # malformed in several ways, each its own principal
         "malformed-garbage": ("Bearer not-a-token", 401),
         "malformed-scheme": ("Basic " + admin, 401),
-        "malformed-lowercase": ("bearer " + admin, 401),
+        "malformed-noscheme": (admin, 401),
         "malformed-short": ("Bearer " + admin[:-1], 401),
         "malformed-long": ("Bearer " + admin + "A", 401),
         "malformed-noid": ("Bearer rt__" + token_secret(admin), 401),

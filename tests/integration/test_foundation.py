@@ -227,6 +227,16 @@ class Auth(unittest.TestCase):
             r = srv.post("/api/v1/results", result_doc(sha("6")), token=tok)
             self.assertEqual(r.status, 401, tok)
 
+    def test_scheme_is_case_insensitive(self):
+        # RFC 7235 section 2.1: "bearer" and "BEARER" are the same scheme
+        for scheme in ("bearer", "BEARER", "BeArEr"):
+            r = srv.post("/api/v1/results", result_doc(sha("6")),
+                         headers={"Authorization": "%s %s" % (scheme, srv.tokens["submit"])})
+            self.assertIn(r.status, (200, 201), (scheme, r))
+        r = srv.post("/api/v1/results", result_doc(sha("6")),
+                     headers={"Authorization": "Bearers " + srv.tokens["submit"]})
+        self.assertEqual(r.status, 401, r)
+
     def test_read_token_writing_is_403(self):
         r = srv.post("/api/v1/results", result_doc(sha("6")), scope="read")
         self.assertEqual(r.status, 403)
