@@ -1,4 +1,5 @@
 #include "worker/upload.h"
+#include "worker/completion.h"
 #include "worker/wlog.h"
 #include "xalloc.h"
 
@@ -53,13 +54,50 @@ enum upload_verdict upload_send(struct client *c, const json_t *entry, struct er
 	return v;
 }
 
+json_t *upload_refused_fallback(const json_t *entry, const char *kept, const struct err *why)
+{
+	const char *kind = json_string_value(json_object_get(entry, "kind"));
+	const json_t *body = json_object_get(entry, "body");
+	json_t *job_id = json_object_get(entry, "job_id"), *fb, *mid;
+	const char *tail = json_string_value(json_object_get(body, "log_tail"));
+	size_t n;
+	char *log, *clean;
+
+	if (!kind || strcmp(kind, "complete") || !json_is_integer(job_id) || !json_is_object(body) ||
+	    json_is_true(json_object_get(entry, "fallback")) ||
+	    (why->status != 400 && why->status != 413 && why->status != 422))
+		return NULL;
+	/* the end of the old log, then the reason: within the server's log_tail limit */
+	n = tail ? strlen(tail) : 0;
+	if (n > COMPLETION_MAX_LOG / 2)
+		tail += n - COMPLETION_MAX_LOG / 2;
+	log = xstrfmt("%s\nregtrack-worker: the server refused the completion (status %s, %zu result(s)): HTTP %d %s: %s%s%s\nregtrack-worker: the refused completion is kept in '%s'\n",
+		      tail ? tail : "",
+		      json_string_value(json_object_get(body, "status")) ?
+		      json_string_value(json_object_get(body, "status")) : "?",
+		      json_array_size(json_object_get(body, "results")), why->status, why->code,
+		      why->message, why->detail[0] ? " at " : "", why->detail, kept);
+	clean = completion_utf8_clean(log, strlen(log));
+	free(log);
+	fb = json_pack("{s:s, s:s, s:[]}", "status", "run-failed", "log_tail", clean, "results");
+	free(clean);
+	mid = json_object_get(body, "machine_id");
+	if (mid)
+		json_object_set(fb, "machine_id", mid);
+	fb = upload_entry_complete(json_integer_value(job_id), fb);
+	json_object_set_new(fb, "fallback", json_true());
+	return fb;
+}
+
 int upload_flush(struct spool *s, struct client *c, size_t *left, size_t *sent,
 		 size_t *set_aside, struct err *e)
 {
 	char **names;
 	size_t nr, i, nsent = 0, naside = 0;
-	int ret = 0;
+	int ret = 0, more;
 
+again:
+	more = 0;
 	if (spool_list(s, &names, &nr, e))
 		return -1;
 	for (i = 0; i < nr; i++) {
@@ -68,10 +106,18 @@ int upload_flush(struct spool *s, struct client *c, size_t *left, size_t *sent,
 		enum upload_verdict v;
 		long long job_id;
 
+		json_t *fb = NULL;
+
 		if (spool_get(s, names[i], &entry, &se))
 			continue;	/* gone, or torn and set aside with a warning */
 		job_id = json_integer_value(json_object_get(entry, "job_id"));
 		v = upload_send(c, entry, &se);
+		if (v == UPLOAD_REJECTED) {
+			char *kept = xstrfmt("%s/rejected/%s", s->dir, names[i]);
+
+			fb = upload_refused_fallback(entry, kept, &se);
+			free(kept);
+		}
 		json_decref(entry);
 		if (v == UPLOAD_RETRY) {
 			wlog_warn("upload of '%s' (job %lld) failed, will retry: %s", names[i],
@@ -88,10 +134,22 @@ int upload_flush(struct spool *s, struct client *c, size_t *left, size_t *sent,
 			continue;
 		}
 		if (spool_set_aside(s, names[i], v == UPLOAD_DROPPED ? "dropped" : "rejected", e)) {
+			json_decref(fb);
 			ret = -1;
 			break;
 		}
 		naside++;
+		if (fb) {
+			/* after the refused one: the job's end, with the reason */
+			struct err pe;
+
+			if (spool_put(s, fb, NULL, &pe))
+				wlog_error("job %lld: cannot spool the run-failed completion that says why: %s",
+					   job_id, pe.message);
+			else
+				more = 1;
+			json_decref(fb);
+		}
 		if (v == UPLOAD_DROPPED)
 			wlog_warn("job %lld: lease lost, completion discarded (kept in '%s/dropped/%s'): %s",
 				  job_id, s->dir, names[i], se.message);
@@ -99,11 +157,14 @@ int upload_flush(struct spool *s, struct client *c, size_t *left, size_t *sent,
 			wlog_error("upload of '%s' (job %lld) refused for good (kept in '%s/rejected/%s'): %s [%s %s]",
 				   names[i], job_id, s->dir, names[i], se.message, se.code, se.detail);
 	}
-	*left = nr - nsent - naside;
+	spool_names_free(names, nr);
+	if (more && !ret && i == nr)
+		goto again;	/* send the new entries now (every name is listed again) */
+	/* those not tried; a fallback made before a stop is behind them */
+	*left = nr - i;
 	if (sent)
 		*sent = nsent;
 	if (set_aside)
 		*set_aside = naside;
-	spool_names_free(names, nr);
 	return ret;
 }

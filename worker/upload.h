@@ -22,7 +22,10 @@
  *                            logged, never sent again (kept for a person)
  *   409 on a "result"        same run_id with other content: spool/rejected/
  *   400, 404, 413, 422       refused for good: spool/rejected/, logged with
- *                            the server's error
+ *                            the server's error; a "complete" refused with
+ *                            400, 413 or 422 is followed by a new entry that
+ *                            completes the job as run-failed with the reason
+ *                            (upload_refused_fallback()), sent at once
  *   401, 403, 408, 429, 5xx, no answer (server down, timeout)
  *                            kept; sent again later (with backoff)
  */
@@ -44,11 +47,25 @@ json_t *upload_entry_complete(long long job_id, json_t *body);
 enum upload_verdict upload_send(struct client *c, const json_t *entry, struct err *e);
 
 /*
+ * For a "complete" entry (borrowed) the server refused for good with
+ * why->status 400, 413 or 422: a new "complete" entry for the same job
+ * and machine_id with status "run-failed", no results, and a log_tail of
+ * the refused one's last 32 KiB followed by "regtrack-worker: the server
+ * refused the completion (...): HTTP STATUS CODE: MESSAGE at DETAIL" and
+ * the path `kept` of the refused copy. It carries "fallback": true, and a
+ * refused fallback gets none (NULL), as do other entries and statuses.
+ * Without it the job would stay leased until its lease expired, be run
+ * again max_attempts times and end failed without the reason.
+ */
+json_t *upload_refused_fallback(const json_t *entry, const char *kept, const struct err *why);
+
+/*
  * Sends the spooled entries oldest first, acting on each verdict as in the
  * table above, and stops at the first UPLOAD_RETRY (so order is kept and a
- * down server costs one request). *left is the number of entries still
- * queued. Counts of this call go to *sent and *set_aside (either may be
- * NULL). Returns 0, or -1 when the spool itself fails (e filled, code "io").
+ * down server costs one request). Fallback entries made on the way
+ * (upload_refused_fallback()) are sent in the same call. *left is the
+ * number of entries still queued. Counts of this call go to *sent and
+ * *set_aside (either may be NULL). Returns 0, or -1 when the spool itself fails (e filled, code "io").
  */
 int upload_flush(struct spool *s, struct client *c, size_t *left, size_t *sent,
 		 size_t *set_aside, struct err *e) __attribute__((warn_unused_result));

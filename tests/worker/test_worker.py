@@ -14,7 +14,8 @@ What is checked (issue 3, "Tests"):
 - `--once` against a server that cannot be reached gives up after retry_max_s
   (exit 1), keeping what the spool holds;
 - a job the worker cannot run (no such case binary) ends at once as
-  run-failed with the reason in the job's log_tail;
+  run-failed with the reason in the job's log_tail; so does a job whose
+  completion the server refused (400);
 - a worker that registered before the server restarted with a smaller
   --lease-timeout heartbeats often enough for the new one.
 
@@ -429,6 +430,48 @@ class WorkerTest(unittest.TestCase):
         self.assertEqual(self.run_ids(s, job_id), [])
         # delivered, not set aside
         self.assertEqual(glob.glob(os.path.join(self.tmp, "w", "spool", "*", "*.json")), [])
+
+    # -- a completion the server refuses: the job ends with the reason -----
+    def test_refused_completion_ends_job_with_reason(self):
+        # a spooled completion the server refuses for good (400: "ok" without
+        # results, as an older worker sent): it is set aside, and the job is
+        # completed as run-failed saying why instead of waiting out its lease
+        s = self.server()
+        job_id = self.submit(s, repeat=1)
+        with open("/proc/sys/kernel/hostname") as f:
+            host = f.read().strip()
+        r = s.post("/api/v1/workers/register", {
+            "hostname": host, "arch": os.uname().machine, "tbox_group": self.tbox,
+            "capabilities": ["host"], "fingerprint": {}}, scope="worker")
+        self.assertEqual(r.status, 200, r)
+        machine = r.json()["machine_id"]
+        r = s.post("/api/v1/jobs/lease", {"machine_id": machine, "wait_s": 0}, scope="worker")
+        self.assertEqual((r.status, r.json()["job"]["id"]), (200, job_id), r)
+        spool = os.path.join(self.tmp, "w", "spool")
+        os.makedirs(spool)
+        entry = {"kind": "complete", "job_id": job_id,
+                 "path": "/api/v1/jobs/%d/complete" % job_id,
+                 "body": {"machine_id": machine, "status": "ok", "results": [],
+                          "log_tail": "the case said hello\n"},
+                 "spooled_at": "2026-11-30T00:00:00Z"}
+        name = "0000000000000000001-1-0.json"
+        with open(os.path.join(spool, name), "w") as f:
+            json.dump(entry, f)
+        w = self.worker(s, "w")
+        self.assertEqual(w.wait(), 0, w.text())
+        j = self.job(s, job_id)
+        self.assertEqual((j["state"], j["outcome"], j["attempts"]), ("done", "run-failed", 1), j)
+        self.assertTrue(j["log_tail"].startswith("the case said hello\n"), j)
+        self.assertIn("regtrack-worker: the server refused the completion (status ok, 0 result(s)): "
+                      "HTTP 400 invalid_field: /api/v1/jobs/%d/complete: status ok needs at least "
+                      "one result document at results" % job_id, j["log_tail"])
+        self.assertIn("spool/rejected/" + name, j["log_tail"])
+        # the refused copy is kept as it was; nothing else is left or set aside
+        with open(os.path.join(spool, "rejected", name)) as f:
+            self.assertEqual(json.load(f), entry)
+        self.assertEqual(glob.glob(os.path.join(spool, "*.json")), [])
+        self.assertEqual(glob.glob(os.path.join(spool, "*", "*.json")),
+                         [os.path.join(spool, "rejected", name)])
 
     # -- a server restarted with a smaller lease timeout -------------------
     def test_smaller_lease_timeout_after_restart(self):
