@@ -494,6 +494,24 @@ class WorkerTest(unittest.TestCase):
         self.assertNotIn("lease lost", w.text())
         self.assertIn("lease timeout is now 3 s (was 60 s, told by the lease reply)", w.text())
 
+    def test_smaller_lease_timeout_told_by_heartbeat(self):
+        # the server restarts with a 6 s lease while a 24 s case measures
+        # under a lease taken with 60 s and run heartbeats every 10 s: the
+        # first heartbeat after the restart says 6 s, and the next ones come
+        # every 3 s (not 10 s, which would let the lease lapse)
+        s = self.server("--lease-timeout", "60")
+        job_id = self.submit(s, runtime="24", repeat=1)
+        w = self.worker(s, "w", "--heartbeat", "10", "--heartbeat-run", "10")
+        wait_for(lambda: "phase run" in w.text(), what="run phase")
+        s.extra_args = ["--lease-timeout", "6"]
+        s.restart()
+        self.assertEqual(w.wait(), 0, w.text())
+        self.assert_done_with_metrics(s, job_id, 1)
+        j = self.job(s, job_id)
+        self.assertEqual(j["attempts"], 1, j)
+        self.assertNotIn("lease-expired", [p["phase"] for p in j["phase_history"]], j)
+        self.assertIn("lease timeout is now 6 s (was 60 s, told by the heartbeat reply)", w.text())
+
 
 if __name__ == "__main__":
     unittest.main()
