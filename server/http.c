@@ -261,30 +261,89 @@ static json_t *bad_number(json_t *j, char *path, size_t size, size_t len)
 	return NULL;
 }
 
-/*
- * An integer literal past int64 makes json_loadb() fail with only a line
- * and column; read body again with every integer as a double to name the
- * number's path. An integer within 512 of the int64 limit ahead of it
- * rounds to 2^63 there and would be named instead (the error stays
- * right: the body is refused either way). 0 when found (e filled), -1
- * when not (e untouched).
- */
-static int int_overflow_path(struct request *rq, struct err *e)
-{
-	char path[sizeof(e->detail)] = "";
-	json_t *j, *bad;
-	int ret = -1;
+/* one open object or array while number_path() reads a JSON text */
+struct json_frame {
+	size_t len;	/* length of the container's own path */
+	size_t index;	/* arrays: the element being read */
+	int is_obj;
+	int key_next;	/* objects: the next string is a key */
+};
 
-	j = json_loadb(rq->body.data, rq->body.len, JSON_REJECT_DUPLICATES |
-		       JSON_DECODE_INT_AS_REAL, NULL);
-	if (j && (bad = bad_number(j, path, sizeof(path), 0))) {
-		err_set(e, 400, "invalid_field", path,
-			"'%s' is out of range: %.17g (integers must fit in 64 bits, "
-			"other numbers lie within +-2^63)", path, json_real_value(bad));
-		ret = 0;
+/* appends the JSON string text[0..n) (quotes included), decoded, to path */
+static void path_add_key(char *path, size_t size, size_t len, const char *text, size_t n)
+{
+	json_t *k = json_loadb(text, n, JSON_DECODE_ANY, NULL);
+
+	snprintf(path + len, size - len, "%s%s", len ? "." : "",
+		 json_is_string(k) ? json_string_value(k) : "?");
+	json_decref(k);
+}
+
+/*
+ * A number jansson cannot hold (an integer literal past int64, a real
+ * past DBL_MAX) makes json_loadb() stop with only a line and column. This
+ * names the number instead: the JSON path of the last number that starts
+ * before byte pos of text (json_loadb() read text as valid JSON up to
+ * there, the number included) goes to at (size bytes, cut short when
+ * longer), its text to num (nsize bytes). 0, or -1 when there is none.
+ */
+static int number_path(const char *text, size_t pos, char *at, size_t size, char *num,
+		       size_t nsize)
+{
+	struct json_frame *st = NULL;
+	size_t depth = 0, alloc = 0, i = 0, start;
+	char *path = xcalloc(1, size);
+	int found = -1;
+
+	while (i < pos) {
+		char c = text[i];
+		struct json_frame *top = depth ? &st[depth - 1] : NULL;
+
+		if (c == '"') {
+			start = i++;
+			while (i < pos && text[i] != '"')
+				i += text[i] == '\\' ? 2 : 1;
+			i++;
+			if (top && top->key_next) {
+				path_add_key(path, size, top->len, text + start, i - start);
+				top->key_next = 0;
+			}
+		} else if (c == '{' || c == '[') {
+			ALLOC_GROW(st, depth + 1, alloc);
+			st[depth].len = strlen(path);
+			st[depth].index = 0;
+			st[depth].is_obj = st[depth].key_next = c == '{';
+			if (c == '[')
+				snprintf(path + st[depth].len, size - st[depth].len, "[0]");
+			depth++;
+			i++;
+		} else if (c == '}' || c == ']' || c == ',') {
+			if (top) {
+				path[top->len] = '\0';
+				if (c != ',')
+					depth--;
+				else if (top->is_obj)
+					top->key_next = 1;
+				else
+					snprintf(path + top->len, size - top->len, "[%zu]",
+						 ++top->index);
+			}
+			i++;
+		} else if (c == '-' || (c >= '0' && c <= '9')) {
+			start = i;
+			while (i < pos && (strchr("+-.eE", text[i]) ||
+					   (text[i] >= '0' && text[i] <= '9')))
+				i++;
+			snprintf(num, nsize, "%.*s", (int)(i - start), text + start);
+			snprintf(at, size, "%s", path);
+			found = 0;
+		} else {
+			i++;
+		}
 	}
-	json_decref(j);
-	return ret;
+	free(st);
+	free(path);
+	return found;
 }
 
 json_t *rq_json(struct request *rq, struct err *e)
@@ -299,11 +358,16 @@ json_t *rq_json(struct request *rq, struct err *e)
 	}
 	j = json_loadb(rq->body.data, rq->body.len, JSON_REJECT_DUPLICATES, &je);
 	if (!j) {
-		char detail[64];
+		char detail[64], num[48];
 
-		if (json_error_code(&je) == json_error_numeric_overflow &&
-		    !int_overflow_path(rq, e))
+		if (json_error_code(&je) == json_error_numeric_overflow && je.position > 0 &&
+		    !number_path(rq->body.data, (size_t)je.position, path, sizeof(path),
+				 num, sizeof(num))) {
+			err_set(e, 400, "invalid_field", path,
+				"'%s' is out of range: %s (integers must fit in 64 bits, "
+				"other numbers lie within +-2^63)", path, num);
 			return NULL;
+		}
 		snprintf(detail, sizeof(detail), "line %d column %d", je.line, je.column);
 		err_set(e, 400, "invalid_json", detail, "malformed JSON: %s", je.text);
 		return NULL;

@@ -5,6 +5,7 @@ past their column's range, a job_id that names no job, dates that are not
 calendar dates, numbers past int64 anywhere in a body, a document whose
 commit or testcase is not its job's.
 """
+import json
 import os
 import sys
 import unittest
@@ -158,6 +159,26 @@ class BigNumbers(Case):
             r = self.post(doc)
             self.refused(r, 400, path)
             self.assertIn("out of range", r.json()["error"]["message"])
+        self.assertEqual(nr_runs(), before)
+
+    def test_numbers_jansson_cannot_hold_named_exactly(self):
+        # raw bodies: a real past DBL_MAX, the int64 limit itself ahead of the
+        # bad number, keys with escapes, arrays in arrays
+        doc = result_doc(sha("c"))
+        head = json.dumps(doc)[:-1]
+        cases = [
+            (', "x": [[1, 2], [3, 1e400]]}', "x[1][1]", "1e400"),
+            (', "lim": 9223372036854775807, "a\\"b\\u00e9": {"c": [9223372036854775808]}}',
+             'a"b\u00e9.c[0]', "9223372036854775808"),
+            (', "a\\"b\\u00e9": {"c": [0, -1E+999]}}', 'a"b\u00e9.c[1]', "-1E+999"),
+            (', "e": [{}, [], {"f": "1e999,", "g": [true, null, 18446744073709551616]}]}',
+             "e[2].g[2]", "18446744073709551616"),
+        ]
+        before = nr_runs()
+        for tail, path, num in cases:
+            r = srv.post("/api/v1/results", raw=(head + tail).encode(), scope="submit")
+            self.refused(r, 400, path)
+            self.assertIn(num, r.json()["error"]["message"])
         self.assertEqual(nr_runs(), before)
 
     def test_reals_past_2_63_named_by_path(self):
