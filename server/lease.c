@@ -52,7 +52,8 @@ int lease_try(PGconn *c, long long machine_id, const char *request_id, long leas
 			return -1;
 		if (PQntuples(r))
 			fprintf(stderr, "regtrack-server: job %s leased again to machine %s "
-				"(lease request %s: the first reply was lost)\n",
+				"(lease request %s asked again: its reply was lost, or the "
+				"worker restarted)\n",
 				PQgetvalue(r, 0, 0), mid, request_id);
 		else {
 			PQclear(r);

@@ -38,9 +38,12 @@ void lease_queue_park(struct lease_queue *q, struct request *rq, long long machi
  * Tries to lease one job for machine_id now. request_id (a UUID in text,
  * or NULL) names the worker's lease request: when a job is still leased
  * to this machine under that name (the reply of an earlier try with it
- * was lost: sql/0012) that job is returned again, its lease renewed and
- * its attempt not counted twice; else the next job is leased under that
- * name. Returns 1 and a new job object in *job (caller owns it), 0 when no
+ * was lost: sql/0012; or the worker was killed running that job and
+ * restarted on the same work dir, which keeps the name: worker/agent.h)
+ * that job is returned again, its lease renewed and its attempt not
+ * counted twice; else the next job is leased under that name. Only the
+ * worker that made a name up knows it, so a job is never handed to
+ * another worker process that shares the machine id. Returns 1 and a new job object in *job (caller owns it), 0 when no
  * job matches, -1 with e on a database error (db_exec()'s errors).
  */
 int lease_try(PGconn *c, long long machine_id, const char *request_id, long lease_s, json_t **job,

@@ -7,6 +7,7 @@
 #include "xalloc.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +120,74 @@ static char *resolve_cases_dir(const char *configured)
 	return xstrfmt("%s/../share/regtrack/cases", exe);
 }
 
+/* ---- the lease request of a job in flight, kept in WORK_DIR --------------- */
+
+/*
+ * WORK_DIR/lease-request holds the name (UUID) of the lease request whose
+ * job this worker has not finished: written before the request is sent,
+ * removed once the job's completion is in the spool (or the job was lost).
+ * Only the process that holds the work dir's spool lock reads or writes
+ * it, and that lock dies with its holder: a worker that finds the file at
+ * its start is the same worker slot restarted after a crash (kill -9, OOM,
+ * reboot), and its first lease asks under that name, so the server hands
+ * the job that is still leased to this machine under it back at once
+ * (lease_try(), sql/0012) instead of letting it wait out its lease. Other
+ * worker processes sharing the machine id have their own work dirs and
+ * never know the name, so they cannot take it. Best effort: an I/O error
+ * is logged and only costs the early hand-back.
+ */
+static void lease_request_save(const struct agent *a)
+{
+	char *tmp = xstrfmt("%s.tmp", a->lease_file);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	size_t n = strlen(a->lease_request);
+	int bad = fd < 0;
+
+	/* kill -9 keeps what is in the page cache: no fsync (a power cut only costs the hand-back) */
+	if (!bad)
+		bad = write(fd, a->lease_request, n) != (ssize_t)n || write(fd, "\n", 1) != 1;
+	if (fd >= 0 && close(fd))
+		bad = 1;
+	if (!bad)
+		bad = rename(tmp, a->lease_file) != 0;
+	if (bad) {
+		wlog_warn("cannot write '%s' (a job in flight is not handed back early after a crash): %s",
+			  a->lease_file, strerror(errno));
+		unlink(tmp);
+	}
+	free(tmp);
+}
+
+static void lease_request_forget(const struct agent *a)
+{
+	if (unlink(a->lease_file) && errno != ENOENT)
+		wlog_warn("cannot remove '%s': %s", a->lease_file, strerror(errno));
+}
+
+/* At start: the name a previous run of this work dir left, if any. */
+static void lease_request_load(struct agent *a)
+{
+	char text[64] = "";
+	int fd = open(a->lease_file, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	uuid_t u;
+
+	if (fd < 0)
+		return;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	text[n > 0 ? n : 0] = '\0';
+	text[strcspn(text, "\n")] = '\0';
+	if (uuid_parse(text, u)) {
+		wlog_warn("ignoring '%s': not a UUID", a->lease_file);
+		lease_request_forget(a);
+		return;
+	}
+	uuid_unparse_lower(u, a->lease_request);
+	wlog_info("a previous run left lease request %s unfinished; asking under it first, so its job comes back if still leased to this machine",
+		  a->lease_request);
+}
+
 /* ---- setup ------------------------------------------------------------- */
 
 json_t *agent_register_body(const struct agent *a)
@@ -173,6 +242,9 @@ int agent_init(struct agent *a, struct worker_config *cfg, const atomic_int *sto
 		return -1;
 	}
 	free(spool_dir);
+	/* under the spool lock: no other live process uses this work dir */
+	a->lease_file = xstrfmt("%s/lease-request", cfg->work_dir);
+	lease_request_load(a);
 	if (client_init(&a->api, cfg->server_url, cfg->token, cfg->http_timeout_s, e) ||
 	    client_init(&a->hb_api, cfg->server_url, cfg->token, cfg->http_timeout_s, e))
 		return -1;
@@ -202,10 +274,11 @@ void agent_release(struct agent *a)
 	json_decref(a->machine_id);
 	free(a->cases_dir);
 	free(a->ccache_dir);
+	free(a->lease_file);
 	pthread_cond_destroy(&a->cond);
 	pthread_mutex_destroy(&a->lock);
 	a->machine = a->machine_id = NULL;
-	a->cases_dir = a->ccache_dir = NULL;
+	a->cases_dir = a->ccache_dir = a->lease_file = NULL;
 }
 
 /* ---- heartbeats -------------------------------------------------------- */
@@ -522,6 +595,7 @@ static enum lease_result do_lease(struct agent *a, json_t **job)
 
 		uuid_generate_random(u);
 		uuid_unparse_lower(u, a->lease_request);
+		lease_request_save(a);	/* before the server may lease under it */
 	}
 	body = json_pack("{s:O, s:i, s:s}", "machine_id", a->machine_id, "wait_s",
 			 a->cfg->lease_wait_s, "request_id", a->lease_request);
@@ -557,8 +631,11 @@ static enum lease_result do_lease(struct agent *a, json_t **job)
 		}
 	}
 	/* an answer: the next lease is a new request, unless a gateway or the server failed */
-	if (!(res == LEASE_RETRY && r.status >= 500))
+	if (!(res == LEASE_RETRY && r.status >= 500)) {
 		a->lease_request[0] = '\0';
+		if (res != LEASE_JOB)
+			lease_request_forget(a);	/* no job under it */
+	}
 	client_reply_release(&r);
 	return res;
 }
@@ -688,6 +765,7 @@ static int run_job(struct agent *a, json_t *job)
 	if (!body) {
 		/* cannot happen with a valid status and runs from the executor */
 		wlog_error("job %lld: cannot build the completion: %s", id, e.message);
+		lease_request_forget(a);
 		hb_set_job(a, 0, "");
 		return 1;
 	}
@@ -698,6 +776,7 @@ static int run_job(struct agent *a, json_t *job)
 		/* not sent (another worker redoes the job), but kept for a person */
 		char *name = NULL;
 
+		lease_request_forget(a);
 		if (!spool_put(&a->spool, entry, &name, &e) &&
 		    !spool_set_aside(&a->spool, name, "dropped", &e))
 			wlog_warn("job %lld: lease lost while running; completion not sent, kept in '%s/dropped/%s'",
@@ -720,6 +799,7 @@ static int run_job(struct agent *a, json_t *job)
 		while ((v = upload_send(&a->api, entry, &e)) == UPLOAD_RETRY && !stopping(a) &&
 		       !retry_wait(a, &rt, "sending the completion"))
 			;
+		lease_request_forget(a);
 		json_decref(entry);
 		hb_set_job(a, 0, "");
 		if (v != UPLOAD_SENT)
@@ -727,6 +807,7 @@ static int run_job(struct agent *a, json_t *job)
 		return v == UPLOAD_SENT ? 0 : 1;
 	}
 	json_decref(entry);
+	lease_request_forget(a);	/* the job's end is on disk now */
 	left = drain_spool(a, &aside);
 	hb_set_job(a, 0, "");
 	/* set aside: this completion (lease lost) or an older one */
@@ -785,7 +866,7 @@ int agent_run(struct agent *a)
 		}
 		rt = (struct retry)RETRY_INIT;
 		if (stopping(a)) {
-			wlog_warn("job %lld: stopping before it started; handing it back (its lease expires on the server)",
+			wlog_warn("job %lld: stopping before it started; handing it back (a restart on this work dir takes it again at once, else its lease expires on the server)",
 				  (long long)json_integer_value(json_object_get(job, "id")));
 			json_decref(job);
 			break;

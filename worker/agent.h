@@ -45,6 +45,15 @@
  * Every request of a job carries machine_id, so the server checks the
  * lease is this machine's and acknowledges a retried completion it stored.
  *
+ * Crash and restart: the name of the lease request of the job in flight
+ * is kept in WORK_DIR/lease-request until the job's completion is in the
+ * spool. A worker restarted on the same work dir (the spool lock proves
+ * the old process is gone) asks for its first lease under that name, and
+ * the server hands back the job still leased to this machine under it:
+ * the job runs again at once, same attempt, instead of sitting out the
+ * rest of its lease. Other workers sharing the machine id (same host,
+ * arch and tbox_group) use other work dirs and cannot take it.
+ *
  * Executor errors (job_execute() returning -1: invalid job, no case binary,
  * fetch failure, missing tools) complete the job as "run-failed" with
  * "regtrack-worker: CODE: message" at the end of the log tail, so the
@@ -89,6 +98,7 @@ struct agent {
 	 * job leased by a request whose reply was lost comes back (sql/0012)
 	 */
 	char lease_request[37];
+	char *lease_file;		/* WORK_DIR/lease-request (see agent.c), owned */
 
 	/* heartbeat state, under lock */
 	pthread_mutex_t lock;

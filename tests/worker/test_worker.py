@@ -512,6 +512,36 @@ class WorkerTest(unittest.TestCase):
         self.assertNotIn("lease-expired", [p["phase"] for p in j["phase_history"]], j)
         self.assertIn("lease timeout is now 6 s (was 60 s, told by the heartbeat reply)", w.text())
 
+    # -- kill -9 mid-job, restart on the same work dir: the job comes back --
+    def test_killed_worker_restart_gets_its_job_back(self):
+        # a lease that outlives the test: only the hand-back brings the job back
+        s = self.server("--lease-timeout", "900")
+        job_id = self.submit(s, runtime="4", repeat=1)
+        w = self.worker(s, "w", once=False)
+        wait_for(lambda: "phase run" in w.text(), what="run phase")
+        w.proc.kill()
+        w.wait()
+        lease_file = os.path.join(self.tmp, "w", "lease-request")
+        kept = open(lease_file).read() if os.path.exists(lease_file) else None
+        request = s.psql("SELECT lease_request FROM jobs WHERE id = %d" % job_id)
+        # another worker of the same machine id (same host, arch, tbox_group),
+        # other work dir: it does not get the job of the dead one
+        other = self.worker(s, "other")
+        self.assertEqual(other.wait(), 0, other.text())
+        self.assertIn("no job offered", other.text())
+        self.assertEqual(self.state(s, job_id), "leased")
+        # the same work dir restarted: the job at once, first attempt
+        w2 = self.worker(s, "w")
+        self.assertEqual(w2.wait(), 0, w2.text())
+        self.assert_done_with_metrics(s, job_id, 1)
+        j = self.job(s, job_id)
+        self.assertEqual(j["attempts"], 1, j)
+        self.assertEqual([p["phase"] for p in j["phase_history"]].count("leased"), 1, j)
+        # by the name the dead worker had left in its work dir, now removed
+        self.assertEqual(kept, request + "\n")
+        self.assertIn("a previous run left lease request " + request, w2.text())
+        self.assertFalse(os.path.exists(lease_file))
+
 
 if __name__ == "__main__":
     unittest.main()
