@@ -166,8 +166,9 @@ class BadInput(unittest.TestCase):
         self.reject(doc, 400, "invalid_json")
         doc = json.dumps(result_doc(sha("5"))).replace("[1.0]", "[Infinity]").encode()
         self.reject(doc, 400, "invalid_json")
+        # valid JSON syntax, but past what a double holds: named by its path
         doc = json.dumps(result_doc(sha("5"))).replace("[1.0]", "[1e999]").encode()
-        self.reject(doc, 400, "invalid_json")
+        self.reject(doc, 400, "invalid_field", "metrics.vm-scalability.throughput[0]")
 
     def test_strings_as_values(self):
         self.reject(result_doc(sha("5"), metrics={"a.b": [1, "2"]}), 400, "invalid_field",
