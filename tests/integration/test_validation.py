@@ -7,6 +7,7 @@ commit or testcase is not its job's.
 """
 import json
 import os
+import random
 import sys
 import unittest
 
@@ -180,6 +181,49 @@ class BigNumbers(Case):
             self.refused(r, 400, path)
             self.assertIn(num, r.json()["error"]["message"])
         self.assertEqual(nr_runs(), before)
+
+    def test_generated_bodies_name_the_right_path(self):
+        # 400 bodies (fixed seed) of nested objects and arrays with tricky
+        # keys and strings ('1e999,', brackets, quotes, backslashes), one
+        # number jansson cannot hold at a random place: the path the server
+        # names is the one the generator put it at
+        rnd = random.Random(20261130)
+        keys = ["a", "b\"c", "x.y", "\u00e9t\u00e9", "back\\slash", "k1", "[0]", "sp ace"]
+        strings = ["1e999,", "]}", "{[", "\"", "\\", "-5", "", "\u2028"]
+        bad = ["1e999", "-1E+400", "18446744073709551616", "-9223372036854775809"]
+
+        def gen(depth, path, slot):
+            # returns (text, path of the bad number or None); slot[0] counts
+            # down the leaves until the bad number
+            kind = rnd.choice("oa" if depth < 2 else "oasnlv" if depth < 5 else "snlv")
+            if kind in "oa":
+                n, parts, found = rnd.randint(0, 4), [], None
+                names = rnd.sample(keys, n) if kind == "o" else range(n)
+                for k in names:
+                    sub = ("%s.%s" % (path, k) if path else k) if kind == "o" \
+                        else "%s[%d]" % (path, k)
+                    text, p = gen(depth + 1, sub, slot)
+                    found = found or p
+                    parts.append(json.dumps(k) + ": " + text if kind == "o" else text)
+                return ("{%s}" if kind == "o" else "[%s]") % ", ".join(parts), found
+            slot[0] -= 1
+            if slot[0] == 0:
+                return rnd.choice(bad), path
+            return {"s": lambda: json.dumps(rnd.choice(strings)),
+                    "n": lambda: rnd.choice(["0", "-1.5e3", "9223372036854775807", "2"]),
+                    "l": lambda: rnd.choice(["true", "false", "null"]),
+                    "v": lambda: "[]"}[kind](), None
+
+        tried = 0
+        for _ in range(400):
+            slot = [rnd.randint(1, 6)]
+            body, path = gen(0, "", slot)
+            if path is None or not body.startswith("{"):
+                continue
+            tried += 1
+            r = srv.post("/api/v1/results", raw=body.encode(), scope="submit")
+            self.refused(r, 400, path)
+        self.assertGreater(tried, 100)
 
     def test_reals_past_2_63_named_by_path(self):
         # reals stay refused past +-2^63: jsonb gives 1e19 back as an
