@@ -1,4 +1,8 @@
-/* POST /api/v1/results, GET /api/v1/runs/{run_id} */
+/*
+ * POST /api/v1/results, GET /api/v1/runs/{run_id}
+ * Validation and storing: server/ingest.h ingest_result() (a job_id of no
+ * job: 404 not_found; commit/testcase not the job's: 400 naming the field).
+ */
 #include "server/api.h"
 #include "server/ingest.h"
 #include "server/query.h"
