@@ -202,8 +202,25 @@ enum MHD_Result reply_pg_json(struct request *rq, PGresult *r, const char *what)
 		PQclear(r);
 		return reply_errf(rq, 404, "not_found", "id", "%s", what);
 	}
-	ret = reply_text(rq, 200, "application/json", PQgetvalue(r, 0, 0),
-			 (size_t)PQgetlength(r, 0, 0));
+	/*
+	 * Written again through jsonout_json() so that these replies look like
+	 * every other one: compact (PostgreSQL's json_build_object writes
+	 * {"id" : 1, ...} and json_agg puts newlines between elements) and the
+	 * same shortest numbers. Text jansson cannot read (an integer past
+	 * int64 in a jsonb value) goes out as PostgreSQL wrote it.
+	 */
+	{
+		json_t *j = json_loadb(PQgetvalue(r, 0, 0), (size_t)PQgetlength(r, 0, 0), 0, NULL);
+		struct buf out = BUF_INIT(0);
+
+		if (j && !jsonout_json(&out, j) && !buf_addch(&out, '\n'))
+			ret = reply_text_buf(rq, 200, "application/json", &out);
+		else
+			ret = reply_text(rq, 200, "application/json", PQgetvalue(r, 0, 0),
+					 (size_t)PQgetlength(r, 0, 0));
+		buf_release(&out);
+		json_decref(j);
+	}
 	PQclear(r);
 	return ret;
 }

@@ -115,7 +115,9 @@ enum MHD_Result reply_empty(struct request *rq, unsigned status);
 
 /*
  * Replies 200 with the JSON text in the first column of r's first row (as
- * PostgreSQL's json functions built it; passed through, not re-parsed).
+ * PostgreSQL's json functions built it), written compactly again by
+ * jsonout_json() like every reply (passed through as it is when jansson
+ * cannot read it).
  * Takes r (clears it). A row-less result gives 404 "not_found" naming
  * `what`, e.g. "no job 7".
  */

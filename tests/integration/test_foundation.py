@@ -32,6 +32,18 @@ class Health(unittest.TestCase):
         self.assertEqual(r.status, 200)
         self.assertEqual(r.json(), {"status": "ok", "database": "ok"})
 
+    def test_lists_from_postgresql_are_compact_like_every_reply(self):
+        # json_build_object writes {"id" : 1, ...} and json_agg newlines between
+        # elements; the server writes them again like its other replies
+        srv.post("/api/v1/results", result_doc(sha("7"), testcase="compact"), scope="submit")
+        for path in ("/api/v1/testcases", "/api/v1/machines", "/api/v1/metrics"):
+            r = srv.get(path)
+            self.assertEqual(r.status, 200, r)
+            self.assertTrue(r.body.endswith("\n") and "\n" not in r.body[:-1], (path, r.body[:200]))
+            self.assertNotIn('" : ', r.body, path)
+            self.assertEqual(r.body[:-1], json.dumps(r.json(), separators=(",", ":"),
+                                                     ensure_ascii=False), path)
+
     def test_prometheus(self):
         r = srv.get("/metrics")
         self.assertEqual(r.status, 200)
