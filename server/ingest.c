@@ -5,6 +5,7 @@
 #include "stats/metric.h"
 #include "xalloc.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -302,6 +303,68 @@ static json_t *extra_fields(json_t *doc)
 	return extra;
 }
 
+/*
+ * The canonical text of a document, whose SHA-256 tells an identical copy
+ * from different content. Keys sorted, compact; the same numbers written
+ * the same: an integer (|v| <= 2^53, where a double holds it exactly) as
+ * the real of the same value, so [1] and [1.0] are the same document as
+ * JSON says; run_id in lower case (the column is a uuid: "ABC…" and
+ * "abc…" are one run). legacy: the text before that normalisation
+ * (json_dumps of the document as parsed), which runs stored earlier carry.
+ */
+static void canon_numbers(json_t *j)
+{
+	const char *k;
+	json_t *v;
+	size_t i;
+
+	if (json_is_object(j)) {
+		json_object_foreach(j, k, v) {
+			if (json_is_integer(v) && llabs(json_integer_value(v)) <= (1LL << 53))
+				json_object_set_new(j, k, json_real((double)json_integer_value(v)));
+			else
+				canon_numbers(v);
+		}
+	} else if (json_is_array(j)) {
+		json_array_foreach(j, i, v) {
+			if (json_is_integer(v) && llabs(json_integer_value(v)) <= (1LL << 53))
+				json_array_set_new(j, i, json_real((double)json_integer_value(v)));
+			else
+				canon_numbers(v);
+		}
+	}
+}
+
+static void canonical_hash(json_t *doc, int legacy, char hash[65])
+{
+	json_t *c = legacy ? json_incref(doc) : json_deep_copy(doc);
+	json_t *rid = json_object_get(c, "run_id");
+	char *text;
+
+	if (!c)
+		abort();
+	if (!legacy) {
+		canon_numbers(c);
+		if (json_is_string(rid)) {
+			char low[64];
+			size_t n = json_string_length(rid);
+
+			if (n < sizeof(low)) {
+				for (size_t i = 0; i < n; i++)
+					low[i] = (char)tolower((unsigned char)json_string_value(rid)[i]);
+				low[n] = '\0';
+				json_object_set_new(c, "run_id", json_string(low));
+			}
+		}
+	}
+	text = json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+	if (!text)
+		abort();
+	sha256_hex(text, strlen(text), hash);
+	free(text);
+	json_decref(c);
+}
+
 static void undo(PGconn *c, int nested)
 {
 	if (!nested)
@@ -421,7 +484,7 @@ int ingest_result(PGconn *c, json_t *doc, const struct resultdoc *d, int nested,
 	/* nested: inside the caller's transaction, fenced by a savepoint */
 	const char *begin = nested ? "SAVEPOINT ingest" : "BEGIN";
 	const char *commit = nested ? "RELEASE SAVEPOINT ingest" : "COMMIT";
-	char *canon = NULL, *params_key = NULL, *extra_text = NULL;
+	char *params_key = NULL, *extra_text = NULL;
 	char hash[65], idb[5][24], dur[32];
 	long long tree_id, commit_id, machine_id, setup_id;
 	json_t *extra = NULL, *empty = NULL;
@@ -429,10 +492,7 @@ int ingest_result(PGconn *c, json_t *doc, const struct resultdoc *d, int nested,
 	int ret = -1;
 
 	memset(out, 0, sizeof(*out));
-	canon = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
-	if (!canon)
-		abort();
-	sha256_hex(canon, strlen(canon), hash);
+	canonical_hash(doc, 0, hash);
 	if (!d->params)
 		empty = json_object();
 	params_key = json_dumps(d->params ? d->params : empty, JSON_COMPACT | JSON_SORT_KEYS);
@@ -471,6 +531,9 @@ int ingest_result(PGconn *c, json_t *doc, const struct resultdoc *d, int nested,
 		r = db_exec(c, ST_RUN_SHA, 1, p, e);
 		if (!r)
 			goto out;
+		/* a run stored before the numbers were normalised carries the legacy hash */
+		if (PQntuples(r) == 1 && strcmp(PQgetvalue(r, 0, 0), hash))
+			canonical_hash(doc, 1, hash);
 		if (PQntuples(r) == 1 && !strcmp(PQgetvalue(r, 0, 0), hash)) {
 			out->created = 0;
 			out->nr_metrics = d->nr_metrics;
@@ -508,7 +571,6 @@ int ingest_result(PGconn *c, json_t *doc, const struct resultdoc *d, int nested,
 rollback:
 	undo(c, nested);
 out:
-	free(canon);
 	free(params_key);
 	free(extra_text);
 	json_decref(extra);

@@ -21,7 +21,9 @@ struct ingest_outcome {
  * lib/stats/metric.h), the run, and every replicate of every metric (names
  * resolved to ids in one query, then one COPY of a row per metric, not an
  * INSERT per value). Idempotent by run_id: the same run_id with the same
- * content (SHA-256 of the canonical JSON: sorted keys, compact) stores
+ * content (SHA-256 of the canonical JSON: sorted keys, compact, integers
+ * as reals so that [1] and [1.0] agree, run_id in lower case; a run stored
+ * before that normalisation matches by the document as parsed) stores
  * nothing and sets created = 0; with other content it fails with 409
  * "conflict" (detail "run_id"). Fields the schema has no column for are
  * kept in runs.extra.

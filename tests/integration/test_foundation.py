@@ -125,6 +125,35 @@ class Ingest(unittest.TestCase):
         got = srv.get("/api/v1/runs/" + doc["run_id"]).json()
         self.assertEqual(got["metrics"], {"vm-scalability.throughput": [1.0]})
 
+    def test_same_numbers_written_differently_are_the_same_document(self):
+        doc = result_doc(sha("8"), testcase="canon", metrics={"canon.x": [1, 2]})
+        self.assertEqual(srv.post("/api/v1/results", doc, scope="submit").status, 201)
+        # [1.0, 2.0] is the same JSON as [1, 2]; an upper-case run_id the same uuid
+        for same in (dict(doc, metrics={"canon.x": [1.0, 2.0]}),
+                     dict(doc, run_id=doc["run_id"].upper()),
+                     dict(doc, duration_s=12.50)):
+            r = srv.post("/api/v1/results", same, scope="submit")
+            self.assertEqual(r.status, 200, (same, r))
+            self.assertFalse(r.json()["created"])
+        r = srv.post("/api/v1/results", dict(doc, metrics={"canon.x": [1, 3]}), scope="submit")
+        self.assertEqual(r.status, 409, r)
+
+    def test_run_stored_with_the_earlier_hash_still_matches(self):
+        import hashlib
+        doc = result_doc(sha("9"), testcase="canon2", metrics={"canon.y": [3, 4]})
+        self.assertEqual(srv.post("/api/v1/results", doc, scope="submit").status, 201)
+        # what the server stored before numbers were normalised: the document as
+        # parsed, keys sorted, compact (no control characters here: jansson's
+        # escapes and Python's agree)
+        legacy = hashlib.sha256(json.dumps(doc, sort_keys=True, separators=(",", ":"),
+                                           ensure_ascii=False).encode()).hexdigest()
+        srv.psql("UPDATE runs SET doc_sha256 = decode('%s', 'hex') WHERE run_id = '%s'"
+                 % (legacy, doc["run_id"]))
+        r = srv.post("/api/v1/results", doc, scope="submit")
+        self.assertEqual(r.status, 200, r)
+        r = srv.post("/api/v1/results", dict(doc, metrics={"canon.y": [3, 5]}), scope="submit")
+        self.assertEqual(r.status, 409, r)
+
     def test_recent_runs_newest_first(self):
         docs = [result_doc(sha("8"), testcase="recent-%d" % i, metrics={"recent.x": [float(i)]},
                            commit_subject="mm: recent %d" % i) for i in range(3)]
