@@ -142,7 +142,14 @@ enum MHD_Result api_bisect_cancel(struct request *rq)
 	n = c ? bisect_cancel(c, id, "cancelled through the API", &e) : -1;
 	if (n < 0)
 		return reply_err(rq, &e);
-	if (!n)
+	if (!n) {
+		int x = db_row_exists(c, ST_BISECT_EXISTS, idb, &e);
+
+		if (x < 0)
+			return reply_err(rq, &e);
+		if (!x)
+			return reply_errf(rq, 404, "not_found", "id", "no bisect %lld", id);
 		return reply_errf(rq, 409, "conflict", "id", "bisect %lld is not queued or running", id);
+	}
 	return reply_json(rq, 200, json_pack("{s:I,s:s}", "id", (json_int_t)id, "state", "cancelled"));
 }

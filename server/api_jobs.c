@@ -23,7 +23,8 @@
  * heartbeat periods by the value it learns last.
  * A heartbeat or complete for a lease that is no longer the caller's
  * (expired and requeued, or leased by another machine) gets 409
- * "lease_lost" and stores nothing.
+ * "lease_lost" and stores nothing; a heartbeat for a job that does not
+ * exist gets 404.
  */
 #include "server/api.h"
 #include "server/ingest.h"
@@ -458,8 +459,17 @@ enum MHD_Result api_job_heartbeat(struct request *rq)
 		goto bad;
 	if (!PQntuples(r)) {
 		PQclear(r);
-		err_set(&e, 409, "lease_lost", "id",
-			"job %s is not leased to this worker any more: stop and do not complete it", idb);
+		switch (db_row_exists(c, ST_JOB_EXISTS, idb, &e)) {
+		case -1:
+			break;
+		case 0:
+			err_set(&e, 404, "not_found", "id", "no job %s", idb);
+			break;
+		default:
+			err_set(&e, 409, "lease_lost", "id",
+				"job %s is not leased to this worker any more: stop and do not complete it",
+				idb);
+		}
 		goto bad;
 	}
 	ret = reply_json(rq, 200, json_pack("{s:s,s:I}", "lease_expires_at", PQgetvalue(r, 0, 0),

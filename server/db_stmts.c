@@ -248,6 +248,9 @@ const struct db_stmt_def db_stmts[DB_NR_STMTS] = {
 		"'at', now(), 'progress', $4::float8, 'message', $5::text)) ELSE phase_history END "
 		"WHERE id = $1::bigint AND state = 'leased' AND "
 		"($6::bigint IS NULL OR leased_by = $6::bigint) RETURNING lease_expires_at" },
+	/* whether job $1 / bisect $1 exists (to tell 404 from 409 after a refusal) */
+	[ST_JOB_EXISTS] = { "job_exists", "SELECT 1 FROM jobs WHERE id = $1::bigint" },
+	[ST_BISECT_EXISTS] = { "bisect_exists", "SELECT 1 FROM bisects WHERE id = $1::bigint" },
 	[ST_JOB_LOCK] = { "job_lock",
 		"SELECT state, coalesce(leased_by, 0), attempts, outcome FROM jobs "
 		"WHERE id = $1::bigint FOR UPDATE" },

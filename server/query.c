@@ -364,3 +364,16 @@ int pg_bin_array_float8(const char *p, size_t len, double *out)
 
 	return n < 0 ? -1 : bin_array_elems(p, len, off, n, 8, put_float8, out);
 }
+
+int db_row_exists(PGconn *c, enum db_stmt st, const char *id, struct err *e)
+{
+	const char *p[1] = { id };
+	PGresult *r = db_exec(c, st, 1, p, e);
+	int n;
+
+	if (!r)
+		return -1;
+	n = PQntuples(r) > 0;
+	PQclear(r);
+	return n;
+}

@@ -111,4 +111,11 @@ long pg_bin_array_len(const char *p, size_t len, unsigned elem_oid);
 int pg_bin_array_int4(const char *p, size_t len, int *out);
 int pg_bin_array_float8(const char *p, size_t len, double *out);
 
+/*
+ * Whether the row statement st (one $1 id parameter, e.g. ST_JOB_EXISTS)
+ * finds exists: 1, 0, or -1 with e (db_exec()'s errors). For the refusals
+ * that must tell "no such id" (404) from "not in a state for this" (409).
+ */
+int db_row_exists(PGconn *c, enum db_stmt st, const char *id, struct err *e);
+
 #endif

@@ -162,6 +162,17 @@ class Protocol(ServerCase):
         self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "wait_s"))
         r = srv.post("/api/v1/jobs/lease", {"machine_id": 1}, scope="submit")
         self.assertEqual(r.status, 403)
+        # a job or bisect that does not exist is 404, not "lease lost" / "not running"
+        m = register(srv, "w-404")
+        r = srv.post("/api/v1/jobs/999999/heartbeat", {"machine_id": m, "phase": "run"},
+                     scope="worker")
+        self.assertEqual((r.status, r.json()["error"]["code"]), (404, "not_found"), r)
+        r = srv.post("/api/v1/jobs/999999/complete",
+                     {"machine_id": m, "status": "run-failed", "results": [], "log_tail": ""},
+                     scope="worker")
+        self.assertEqual((r.status, r.json()["error"]["code"]), (404, "not_found"), r)
+        r = srv.post("/api/v1/bisects/999999/cancel", {}, scope="submit")
+        self.assertEqual((r.status, r.json()["error"]["code"]), (404, "not_found"), r)
 
 
 class Expiry(ServerCase):
