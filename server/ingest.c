@@ -312,6 +312,17 @@ static json_t *extra_fields(json_t *doc)
  * "abc…" are one run). legacy: the text before that normalisation
  * (json_dumps of the document as parsed), which runs stored earlier carry.
  */
+/* an integer a double holds exactly: |v| <= 2^53 (no llabs: INT64_MIN has no absolute value) */
+static int exact_in_double(const json_t *v)
+{
+	json_int_t x;
+
+	if (!json_is_integer(v))
+		return 0;
+	x = json_integer_value(v);
+	return x >= -(1LL << 53) && x <= (1LL << 53);
+}
+
 static void canon_numbers(json_t *j)
 {
 	const char *k;
@@ -320,14 +331,14 @@ static void canon_numbers(json_t *j)
 
 	if (json_is_object(j)) {
 		json_object_foreach(j, k, v) {
-			if (json_is_integer(v) && llabs(json_integer_value(v)) <= (1LL << 53))
+			if (exact_in_double(v))
 				json_object_set_new(j, k, json_real((double)json_integer_value(v)));
 			else
 				canon_numbers(v);
 		}
 	} else if (json_is_array(j)) {
 		json_array_foreach(j, i, v) {
-			if (json_is_integer(v) && llabs(json_integer_value(v)) <= (1LL << 53))
+			if (exact_in_double(v))
 				json_array_set_new(j, i, json_real((double)json_integer_value(v)));
 			else
 				canon_numbers(v);
