@@ -134,8 +134,9 @@ static int render_text(PGconn *c, struct buf *out, struct cmp_row *rows,
 					  : json_dumps(v, JSON_ENCODE_ANY);
 			axes[nr_axes++] = (struct lkp_axis){ key, owned[nr_owned++] };
 		}
+		/* the mode as an axis, unless the params name it already (a "measure" param) */
 		if (strcmp(json_string_value(json_object_get(s, "mode")), "wallclock") &&
-		    nr_axes < ARRAY_SIZE(axes))
+		    !json_object_get(params, "measure") && nr_axes < ARRAY_SIZE(axes))
 			axes[nr_axes++] = (struct lkp_axis){ "measure", json_string_value(json_object_get(s, "mode")) };
 		full = (i && buf_addch(out, '\n')) ||
 		       lkp_render(out, axes, nr_axes, base, base_subj, head, head_subj, lr, k);

@@ -361,6 +361,20 @@ class Compare(unittest.TestCase):
         self.assertIn("     10.00             +2.5      12.50        "
                       "perf-profile.children.cycles-pp.do_mmap", lines)
 
+    def test_text_names_the_measurement_mode_once(self):
+        # icount runs named by a "measure" param (as the demo's) or by "mode" alone
+        base, head = sha("ba"), sha("bb")
+        for tc, extra in (("cmp-measure", {"params": {"measure": "icount", "nr_task": 1}}),
+                          ("cmp-mode", {"mode": "icount", "params": {"nr_task": 1}})):
+            for c, v in ((base, 10.0), (head, 12.0)):
+                r = srv.post("/api/v1/results", result_doc(c, testcase=tc, metrics={"x.y": [v]},
+                                                           **extra), scope="submit")
+                self.assertIn(r.status, (200, 201), r)
+            r = srv.get("/api/v1/compare?base=%s&head=%s&testcase=%s&format=text" % (base, head, tc))
+            self.assertEqual(r.status, 200, r)
+            self.assertEqual(r.body.splitlines()[1],
+                             "compiler/kconfig/measure/nr_task/tbox_group/testcase:", tc)
+
     def test_bad_arguments(self):
         r = srv.get("/api/v1/compare?base=zz&head=%s" % self.head)
         self.assertEqual(r.status, 400)
