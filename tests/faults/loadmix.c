@@ -108,6 +108,8 @@ struct xfer {
 	int idx;
 	long long machine;      /* pollers: after registering */
 	long long job;          /* pollers: the job held (0 = none) */
+	char commit[41];        /* pollers: the held job's commit and testcase (its */
+	char testcase[64];      /* completion's run names them: the server checks) */
 	long doc;               /* uploads: the document index in flight */
 	long jobno;             /* submitters: the job index in flight */
 	int attempt;
@@ -182,19 +184,27 @@ static void run_uuid(int kind, long i, char out[37])
 		 (unsigned long)i & 0xffffffffffffu);
 }
 
-static void result_doc(struct buf *b, int kind, long i, long long job)
+/*
+ * Document i of kind 1 (an upload: commit and testcase of its own) or 2 (a
+ * completion's run of job `job`, held by x: the job's commit and testcase,
+ * which the server checks)
+ */
+static void result_doc(struct buf *b, int kind, long i, long long job, const struct xfer *x)
 {
 	char sha[41], uuid[37];
 
-	commit_sha(i % 20, sha);
+	if (x)
+		snprintf(sha, sizeof(sha), "%s", x->commit);
+	else
+		commit_sha(i % 20, sha);
 	run_uuid(kind, i, uuid);
 	B(buf_addf(b, "{\"run_id\":\"%s\",\"commit\":\"%s\",\"tree\":\"linux\",\"branch\":\"master\","
 		   "\"kconfig\":\"x86_64-defconfig\",\"compiler\":\"gcc-12\","
 		   "\"machine\":{\"hostname\":\"loadmix-%ld\",\"arch\":\"x86_64\",\"cpu_model\":\"load cpu\","
 		   "\"nr_cpus\":2,\"memory_mb\":4096,\"tbox_group\":\"%s\"},"
-		   "\"testcase\":\"loadmix\",\"params\":{\"kind\":%d,\"series\":%ld,\"test\":\"load\"},"
+		   "\"testcase\":\"%s\",\"params\":{\"kind\":%d,\"series\":%ld,\"test\":\"load\"},"
 		   "\"status\":\"ok\",\"started_at\":\"2026-11-29T10:00:00Z\",\"duration_s\":1.5,",
-		   uuid, sha, G.tag, G.tbox, kind, i % G.series));
+		   uuid, sha, G.tag, G.tbox, x ? x->testcase : "loadmix", kind, i % G.series));
 	if (job)
 		B(buf_addf(b, "\"job_id\":%lld,", job));
 	B(buf_addf(b, "\"metrics\":{\"load.ops\":[%ld.5,%ld.25,%ld.75],\"load.lat_us\":[%ld,%ld]}}",
@@ -253,7 +263,7 @@ static void poller_complete(struct xfer *x)
 	buf_reset(&x->body);
 	B(buf_addf(&x->body, "{\"machine_id\":%lld,\"status\":\"ok\",\"log_tail\":\"loadmix\",\"results\":[",
 		   x->machine));
-	result_doc(&x->body, 2, (long)x->job, x->job);
+	result_doc(&x->body, 2, (long)x->job, x->job, x);
 	B(buf_addstr(&x->body, "]}"));
 	snprintf(path, sizeof(path), "/api/v1/jobs/%lld/complete", x->job);
 	send_x(x, path, W_COMPLETE, 60);
@@ -262,7 +272,7 @@ static void poller_complete(struct xfer *x)
 static void upload_send(struct xfer *x, long doc)
 {
 	buf_reset(&x->body);
-	result_doc(&x->body, 1, doc, 0);
+	result_doc(&x->body, 1, doc, 0, NULL);
 	x->doc = doc;
 	send_x(x, "/api/v1/results", W_UPLOAD, 60);
 }
@@ -399,6 +409,16 @@ static void done_x(struct xfer *x, CURLcode cres)
 			j->t_deliver = t1;
 			G.delivered++;
 			x->job = id;
+			{
+				json_t *r = json_loadb(x->resp.data, x->resp.len, 0, NULL);
+				json_t *jb = json_object_get(r, "job");
+				const char *c = json_string_value(json_object_get(jb, "commit"));
+				const char *t = json_string_value(json_object_get(jb, "testcase"));
+
+				snprintf(x->commit, sizeof(x->commit), "%s", c ? c : "");
+				snprintf(x->testcase, sizeof(x->testcase), "%s", t ? t : "");
+				json_decref(r);
+			}
 			if (G.complete && G.run_ms) {
 				x->what = W_COMPLETE; /* sent by resend() when the "run" is over */
 				x->retry_at = t1 + (double)G.run_ms / 1e3;
