@@ -141,36 +141,20 @@ def cpu_seconds(pids):
     return t / CLK
 
 
-def pg_pids(srv):
-    """The postmaster and its children (backends, walwriter, checkpointer...)."""
-    with open(os.path.join(srv.cluster.data, "postmaster.pid")) as f:
-        pm = int(f.readline())
-    kids = [pm]
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            try:
-                with open("/proc/%s/stat" % d) as f:
-                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pm:
-                        kids.append(int(d))
-            except (OSError, IndexError, ValueError):
-                pass
-    return kids
-
-
 def timed_cpu(srv, fn):
     """fn() while counting the CPU of the server and of PostgreSQL; backends
     that exit during fn (the COPY client's) are counted by cutime of the
     postmaster, so read both."""
-    pm = pg_pids(srv)[0]
+    pm = srv.cluster.pids()[0]
 
     def reaped():
         with open("/proc/%d/stat" % pm) as f:
             x = f.read().rsplit(")", 1)[1].split()
         return (int(x[13]) + int(x[14])) / CLK
-    before = {p: cpu_seconds([p]) for p in pg_pids(srv)}
+    before = {p: cpu_seconds([p]) for p in srv.cluster.pids()}
     r0, s0 = reaped(), cpu_seconds([srv.proc.pid])
     out = fn()
-    after = {p: cpu_seconds([p]) for p in pg_pids(srv)}
+    after = {p: cpu_seconds([p]) for p in srv.cluster.pids()}
     pg = sum(after[p] - before.get(p, 0) for p in after) + reaped() - r0
     return out, cpu_seconds([srv.proc.pid]) - s0, pg
 
@@ -492,12 +476,7 @@ def bench_http(srv, tmp):
                 note="wrk -t2 -c16 -d3s on loopback" + (
                     "" if trees else "; diagnosis: one PostgreSQL round trip per request"))
     finally:
-        proc.terminate()
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        harness.stop_process(proc)
 
 
 # ---- worker idle RSS -------------------------------------------------------------
@@ -525,13 +504,7 @@ def bench_worker_rss(srv, tmp):
         roll = smaps_rollup(p.pid)
         anon = proc_status(p.pid, "RssAnon")
     finally:
-        if p.poll() is None:
-            p.terminate()
-            try:
-                p.wait(10)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
+        harness.stop_process(p, timeout=10)
         p.stderr.close()
     kb = [x for x in rss[2:] if x] or [x for x in rss if x]
     floor, bare = curl_floor("1"), curl_floor("0")

@@ -208,21 +208,34 @@ static PGresult *check(PGconn *c, PGresult *r, const char *what, struct err *e)
  * statement, which is a SELECT (the token's lookup) in every authenticated
  * request, or the BEGIN of the ingest's transaction on its pool thread.
  */
+/*
+ * Whether r, the failed result of a statement sent in transaction state
+ * `before`, may be sent again: the connection broke outside a transaction
+ * and PQreset() brought it back (r is cleared then). safe: the statement
+ * cannot do anything twice.
+ */
+static int reset_to_retry(PGconn *c, PGTransactionStatusType before, PGresult *r, int safe)
+{
+	ExecStatusType rs = PQresultStatus(r);
+
+	if (!safe || rs == PGRES_COMMAND_OK || rs == PGRES_TUPLES_OK || before != PQTRANS_IDLE ||
+	    PQstatus(c) == CONNECTION_OK)
+		return 0;
+	PQreset(c);
+	if (PQstatus(c) != CONNECTION_OK)
+		return 0;
+	PQclear(r);
+	return 1;
+}
+
 static PGresult *exec_prepared(PGconn *c, enum db_stmt st, int n, const char *const *params,
 			       int binary)
 {
 	PGTransactionStatusType before = PQtransactionStatus(c);
 	PGresult *r = PQexecPrepared(c, db_stmts[st].name, n, params, NULL, NULL, binary);
-	ExecStatusType rs = PQresultStatus(r);
 
-	if (rs != PGRES_COMMAND_OK && rs != PGRES_TUPLES_OK && before == PQTRANS_IDLE &&
-	    PQstatus(c) != CONNECTION_OK && !strncmp(db_stmts[st].sql, "SELECT ", 7)) {
-		PQreset(c);
-		if (PQstatus(c) == CONNECTION_OK) {
-			PQclear(r);
-			r = PQexecPrepared(c, db_stmts[st].name, n, params, NULL, NULL, binary);
-		}
-	}
+	if (reset_to_retry(c, before, r, !strncmp(db_stmts[st].sql, "SELECT ", 7)))
+		r = PQexecPrepared(c, db_stmts[st].name, n, params, NULL, NULL, binary);
 	return r;
 }
 
@@ -241,17 +254,10 @@ int db_cmd(PGconn *c, const char *sql, struct err *e)
 {
 	PGTransactionStatusType before = PQtransactionStatus(c);
 	PGresult *r = PQexec(c, sql);
-	ExecStatusType rs = PQresultStatus(r);
 
 	/* BEGIN on a connection that broke: as exec_prepared() with a SELECT */
-	if (rs != PGRES_COMMAND_OK && before == PQTRANS_IDLE && PQstatus(c) != CONNECTION_OK &&
-	    !strcmp(sql, "BEGIN")) {
-		PQreset(c);
-		if (PQstatus(c) == CONNECTION_OK) {
-			PQclear(r);
-			r = PQexec(c, sql);
-		}
-	}
+	if (reset_to_retry(c, before, r, !strcmp(sql, "BEGIN")))
+		r = PQexec(c, sql);
 	r = check(c, r, sql, e);
 
 	if (!r)

@@ -67,8 +67,6 @@ enum MHD_Result reply_json(struct request *rq, unsigned status, json_t *body)
 {
 	struct buf out = BUF_INIT(0);
 	struct MHD_Response *resp;
-	size_t len;
-	char *s;
 
 	/*
 	 * body is NULL when a json_pack() or json_string() of the handler met
@@ -90,10 +88,7 @@ enum MHD_Result reply_json(struct request *rq, unsigned status, json_t *body)
 		return queue(rq, 500, resp);
 	}
 	json_decref(body);
-	s = buf_detach(&out, &len);
-	resp = MHD_create_response_from_buffer(len, s, MHD_RESPMEM_MUST_FREE);
-	MHD_add_response_header(resp, "Content-Type", "application/json");
-	return queue(rq, status, resp);
+	return reply_text_buf(rq, status, "application/json", &out);
 }
 
 /*

@@ -45,7 +45,7 @@ import urllib.error
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
-from harness import PG_LOCAL, Server, result_doc, sha  # noqa: E402
+from harness import PG_LOCAL, Server, result_doc, sha, stop_process  # noqa: E402
 
 
 def post(url, token, doc, timeout=10):
@@ -283,12 +283,7 @@ def worker_kill():
         time.sleep(0.005)
     while done() < len(jobs) and time.monotonic() - t0 < 900:
         time.sleep(0.5)
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(60)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+    stop_process(proc, timeout=60)
     log.close()
     elapsed = time.monotonic() - t0
     rows = srv.psql("SELECT j.id, j.state, coalesce(j.outcome, ''), j.attempts, "
@@ -383,22 +378,6 @@ def cpu_seconds(pids):
         except OSError:
             pass
     return total
-
-
-def pg_pids(srv):
-    """The cluster's postmaster and its children (the backends)."""
-    with open(os.path.join(srv.cluster.data, "postmaster.pid")) as f:
-        pm = int(f.readline())
-    kids = []
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            try:
-                with open("/proc/%s/stat" % d) as f:
-                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pm:
-                        kids.append(int(d))
-            except OSError:
-                pass
-    return [pm] + kids
 
 
 class Sampler(threading.Thread):
@@ -503,7 +482,7 @@ def load():
                       srv.tokens, timeout=seconds + wait + 300)
     cpu_srv, elapsed = cpu_seconds([pid]) - cpu0, time.monotonic() - t0
     # backends started by the run are still connected (the server keeps its connections)
-    cpu_pg = cpu_seconds(pg_pids(srv))
+    cpu_pg = cpu_seconds(srv.cluster.pids())
     sampler.stop.set()
     sampler.join()
     if srv.proc.poll() is not None:
@@ -722,12 +701,7 @@ def nginx_failover():
             print("  loadmix: " + line)
         res = json.loads(out)
     finally:
-        ngx.send_signal(signal.SIGQUIT)
-        try:
-            ngx.wait(20)
-        except subprocess.TimeoutExpired:
-            ngx.kill()
-            ngx.wait()
+        stop_process(ngx, signal.SIGQUIT, 20)
     up = res["uploads"]
     print("  %d workers through nginx; uploads %d planned, %d sent, %.1f/s achieved"
           % (res["registered"], up["planned"], up["sent"], up["achieved_rate"]))

@@ -7,6 +7,7 @@ import random
 import subprocess
 import tempfile
 import threading
+import time
 
 from harness import Server, result_doc
 
@@ -59,6 +60,17 @@ def stop_tree_server(srv, tmp):
     rc = srv.stop()
     subprocess.run(["rm", "-rf", "--", tmp], timeout=60)
     assert rc == 0, "server exited %d" % rc
+
+
+def wait_bisect_end(srv, bid, timeout):
+    """Bisect bid's JSON once it is no longer queued or running, or as it
+    stands after timeout seconds."""
+    deadline = time.time() + timeout
+    while True:
+        b = srv.get("/api/v1/bisects/%d" % bid).json()
+        if b["state"] not in ("queued", "running") or time.time() >= deadline:
+            return b
+        time.sleep(0.2)
 
 
 class FakeWorker(threading.Thread):

@@ -23,6 +23,19 @@ BIN = os.environ.get("REGTRACK_BIN", os.path.join(TOP, "bin"))
 PG_LOCAL = os.path.join(TOP, "deploy", "pg-local")
 
 
+def stop_process(proc, sig=signal.SIGTERM, timeout=30):
+    """Sends sig to proc (when it still runs), waits up to timeout seconds,
+    then kills it; returns its exit status."""
+    if proc.poll() is None:
+        proc.send_signal(sig)
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    return proc.returncode
+
+
 class Cluster:
     """One PostgreSQL cluster for a whole test run; a fresh database per user."""
 
@@ -65,6 +78,21 @@ class Cluster:
         if not os.environ.get("REGTRACK_TEST_TMP"):
             shutil.rmtree(self.tmp, ignore_errors=True)
 
+    def pids(self):
+        """The postmaster, then its children (backends, walwriter, checkpointer...)."""
+        with open(os.path.join(self.data, "postmaster.pid")) as f:
+            pm = int(f.readline())
+        kids = []
+        for d in os.listdir("/proc"):
+            if d.isdigit():
+                try:
+                    with open("/proc/%s/stat" % d) as f:
+                        if int(f.read().rsplit(")", 1)[1].split()[1]) == pm:
+                            kids.append(int(d))
+                except (OSError, IndexError, ValueError):
+                    pass
+        return [pm] + kids
+
 
 class Response:
     def __init__(self, status, body, headers):
@@ -105,14 +133,7 @@ class Server:
         self.url = "http://" + self.addr
 
     def stop(self, sig=signal.SIGTERM, timeout=30):
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(sig)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        rc = self.proc.returncode if self.proc else 0
+        rc = stop_process(self.proc, sig, timeout) if self.proc else 0
         if self.proc:
             self.proc.stdout.close()
             self.log.close()

@@ -15,7 +15,8 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import BIN  # noqa: E402
-from fakes import FakeWorker, git, git_init, stop_tree_server, tree_server  # noqa: E402
+from fakes import (FakeWorker, git, git_init, stop_tree_server, tree_server,  # noqa: E402
+                   wait_bisect_end)
 
 N_COMMITS = 40          # c1..c40 after the root c0
 CULPRIT = 27            # c27 is the first slow commit
@@ -94,12 +95,7 @@ class Bisect(unittest.TestCase):
                            "--tbox-group", "vm-2p", "--metric", METRIC)
             self.assertEqual(out.returncode, 0, out.stderr)
             bid = json.loads(out.stdout)["id"]
-            deadline = time.time() + 50
-            while time.time() < deadline:
-                b = srv.get("/api/v1/bisects/%d" % bid).json()
-                if b["state"] not in ("queued", "running"):
-                    break
-                time.sleep(0.2)
+            b = wait_bisect_end(srv, bid, 50)
         finally:
             stop.set()
             for w in workers:

@@ -21,11 +21,11 @@ which the test names per case through the job's params:
 import os
 import sys
 import threading
-import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fakes import FakeWorker, git, git_init, stop_tree_server, tree_server  # noqa: E402
+from fakes import (FakeWorker, git, git_init, stop_tree_server, tree_server,  # noqa: E402
+                   wait_bisect_end)
 
 METRIC = "vm-scalability.throughput"
 SIDE_CULPRIT = 13
@@ -116,13 +116,10 @@ class BisectMerge(unittest.TestCase):
             "metric": METRIC}, scope="submit")
         self.assertEqual(r.status, 201, r)
         bid = r.json()["id"]
-        deadline = time.time() + WAIT_S
-        while time.time() < deadline:
-            b = self.srv.get("/api/v1/bisects/%d" % bid).json()
-            if b["state"] not in ("queued", "running"):
-                return b
-            time.sleep(0.2)
-        self.fail("bisect %d still %s after %d s" % (bid, b["state"], WAIT_S))
+        b = wait_bisect_end(self.srv, bid, WAIT_S)
+        if b["state"] in ("queued", "running"):
+            self.fail("bisect %d still %s after %d s" % (bid, b["state"], WAIT_S))
+        return b
 
     def common(self, b):
         c = self.c

@@ -17,7 +17,8 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fakes import FakeWorker, git, git_init, stop_tree_server, tree_server  # noqa: E402
+from fakes import (FakeWorker, git, git_init, stop_tree_server, tree_server,  # noqa: E402
+                   wait_bisect_end)
 from smtpsink import SmtpSink  # noqa: E402
 
 METRIC = "vm-scalability.throughput"
@@ -125,12 +126,7 @@ class MailCulprit(unittest.TestCase):
                 scope="submit")
             self.assertIn(r.status, (200, 201), r)
             bid = r.json()["id"]
-            deadline = time.time() + 60
-            while time.time() < deadline:
-                b = srv.get("/api/v1/bisects/%d" % bid).json()
-                if b["state"] not in ("queued", "running"):
-                    break
-                time.sleep(0.2)
+            b = wait_bisect_end(srv, bid, 60)
         finally:
             stop.set()
             for w in workers:
