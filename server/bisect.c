@@ -1,6 +1,7 @@
 /* The bisect coordinator thread and its db functions (see bisect.h). */
 #include "server/bisect.h"
-#include "server/api.h"
+#include "server/db/pgval.h"
+#include "server/api/api.h"
 #include "server/gitmirror.h"
 #include "server/ingest.h"
 #include "server/lease.h"

@@ -1,7 +1,7 @@
 /* Bare mirrors of tracked trees and commit metadata (see gitmirror.h). */
 #include "server/gitmirror.h"
 #include "fsutil.h"
-#include "server/db.h"
+#include "server/db/db.h"
 #include "buf.h"
 #include "runcmd.h"
 #include "xalloc.h"

@@ -9,7 +9,8 @@
 #include "buf.h"
 #include "err.h"
 #include "server/config.h"
-#include "server/db.h"
+#include "server/db/db.h"
+#include "server/server.h"
 
 /*
  * The HTTP side of regtrack-server: libmicrohttpd with an internal thread
@@ -31,29 +32,6 @@ enum scope {
 #define AUTH_JOBS (SCOPE_SUBMIT | SCOPE_ADMIN)
 #define AUTH_WORKER (SCOPE_WORKER | SCOPE_ADMIN)
 #define AUTH_ADMIN SCOPE_ADMIN
-
-struct lease_queue;
-struct http_pool;
-struct detect_thread;
-struct bisect_coord;
-
-struct server {
-	struct config *cfg;           /* borrowed */
-	struct lease_queue *leases;   /* long-poll waiters and the lease reaper (lease.h) */
-	/* background threads of other modules: add their handles below */
-	struct mailer *mailer;        /* outbox sender (mailer.h); NULL when mail is off */
-	struct detect_thread *detect; /* change detection (detect_thread.h); NULL when off */
-	struct bisect_coord *bisects; /* bisect coordinator (bisect.h) */
-	struct db *db;
-	struct MHD_Daemon *daemon;
-	struct http_pool *pool;       /* threads of deferred handlers (http_defer), http.c */
-	unsigned short port;
-	char web_dir[4096];
-	atomic_ulong requests[6];     /* by status class: [2]=2xx … [5]=5xx */
-	atomic_ulong in_flight;
-	atomic_ulong values_ingested;
-	long started;                 /* time(NULL) at start */
-};
 
 #define MAX_PATH_PARAMS 4
 

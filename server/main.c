@@ -12,13 +12,13 @@
  */
 #include "server/auth.h"
 #include "server/config.h"
-#include "server/db.h"
+#include "server/db/db.h"
 #include "server/bisect.h"
-#include "server/detect_thread.h"
+#include "server/detect.h"
 #include "server/http.h"
 #include "server/lease.h"
 #include "server/mailer.h"
-#include "server/migrate.h"
+#include "server/db/migrate.h"
 #include "xalloc.h"
 
 #include <limits.h>
@@ -135,7 +135,7 @@ static int do_token(struct config *cfg, int argc, char **argv)
 	}
 	/* statements are prepared per connection by db_conn(); prepare them here too */
 	for (int i = 0; i < DB_NR_STMTS; i++)
-		PQclear(PQprepare(c, db_stmts[i].name, db_stmts[i].sql, 0, NULL));
+		PQclear(PQprepare(c, db_stmt_def(i)->name, db_stmt_def(i)->sql, 0, NULL));
 	if (!strcmp(argv[0], "create")) {
 		char *tok;
 		if (token_create(c, name, scope, &tok, &e)) {

@@ -1,5 +1,5 @@
 #include "server/outbox.h"
-#include "server/db.h"
+#include "server/db/db.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 #include "server/regressions.h"
-#include "server/db.h"
+#include "server/db/db.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* POST /api/v1/trees (admin): {name, url, branches[]}; GET /api/v1/trees */
-#include "server/api.h"
+#include "server/api/api.h"
 #include "xalloc.h"
 
 #include <ctype.h>

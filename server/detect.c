@@ -1,5 +1,5 @@
-#include "server/detect_thread.h"
-#include "server/db.h"
+#include "server/detect.h"
+#include "server/db/db.h"
 #include "server/http.h"
 #include "server/regressions.h"
 #include "stats/compare.h"

@@ -1,5 +1,5 @@
 /* GET /healthz (liveness including the database), GET /metrics (Prometheus text) */
-#include "server/api.h"
+#include "server/api/api.h"
 
 #include <stdio.h>
 #include <time.h>

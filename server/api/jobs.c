@@ -26,10 +26,10 @@
  * "lease_lost" and stores nothing; a heartbeat for a job that does not
  * exist gets 404.
  */
-#include "server/api.h"
+#include "server/api/api.h"
 #include "server/ingest.h"
 #include "server/lease.h"
-#include "server/query.h"
+#include "server/api/args.h"
 #include "resultdoc.h"
 #include "xalloc.h"
 

@@ -1,5 +1,5 @@
 /* The one route table of regtrack-server (DESIGN.md "HTTP API v1"). */
-#include "server/api.h"
+#include "server/api/api.h"
 
 #include "banned.h"
 

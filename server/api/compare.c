@@ -14,8 +14,9 @@
  * here (compare_rows); the metrics' names and properties from one more
  * query in name order, which is the rows' order.
  */
-#include "server/api.h"
-#include "server/query.h"
+#include "server/api/api.h"
+#include "server/db/pgval.h"
+#include "server/api/args.h"
 #include "server/jsonout.h"
 #include "lkptext.h"
 #include "stats/compare.h"

@@ -3,9 +3,10 @@
  * Validation and storing: server/ingest.h ingest_result() (a job_id of no
  * job: 404 not_found; commit/testcase not the job's: 400 naming the field).
  */
-#include "server/api.h"
+#include "server/api/api.h"
+#include "server/db/pgval.h"
 #include "server/ingest.h"
-#include "server/query.h"
+#include "server/api/args.h"
 #include "resultdoc.h"
 
 #include <math.h>
@@ -13,11 +14,6 @@
 #include <string.h>
 
 #include "banned.h"
-
-double pg_double(const char *s)
-{
-	return *s ? strtod(s, NULL) : NAN;
-}
 
 json_t *json_num(double v)
 {

@@ -1,4 +1,4 @@
-#include "server/migrate.h"
+#include "server/db/migrate.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-#include "server/db.h"
+#include "server/db/db.h"
 #include <libpq-events.h>
 #include "xalloc.h"
 
@@ -23,8 +23,14 @@ static void conn_destroy(void *p)
 
 struct db *db_new(const char *conninfo, long statement_timeout_ms)
 {
-	struct db *db = xcalloc(1, sizeof(*db));
+	struct db *db;
+	enum db_stmt bad;
 
+	if (db_stmts_check(&bad)) {
+		fprintf(stderr, "regtrack-server: statement %d is not defined exactly once\n", (int)bad);
+		abort();
+	}
+	db = xcalloc(1, sizeof(*db));
 	db->conninfo = xstrdup(conninfo);
 	db->timeout_ms = statement_timeout_ms;
 	if (pthread_key_create(&db->key, conn_destroy))
@@ -104,10 +110,10 @@ static int prepare_all(struct db *db, PGconn *c, struct err *e)
 	if (db_cmd(c, "SET jit = off", e))
 		return -1;
 	for (int i = 0; i < DB_NR_STMTS; i++) {
-		PGresult *r = PQprepare(c, db_stmts[i].name, db_stmts[i].sql, 0, NULL);
+		PGresult *r = PQprepare(c, db_stmt_def(i)->name, db_stmt_def(i)->sql, 0, NULL);
 		if (PQresultStatus(r) != PGRES_COMMAND_OK) {
-			err_set(e, 500, "db_error", db_stmts[i].name, "cannot prepare '%s': %s",
-				db_stmts[i].name, PQresultErrorMessage(r));
+			err_set(e, 500, "db_error", db_stmt_def(i)->name, "cannot prepare '%s': %s",
+				db_stmt_def(i)->name, PQresultErrorMessage(r));
 			PQclear(r);
 			return -1;
 		}
@@ -232,22 +238,22 @@ static PGresult *exec_prepared(PGconn *c, enum db_stmt st, int n, const char *co
 			       int binary)
 {
 	PGTransactionStatusType before = PQtransactionStatus(c);
-	PGresult *r = PQexecPrepared(c, db_stmts[st].name, n, params, NULL, NULL, binary);
+	PGresult *r = PQexecPrepared(c, db_stmt_def(st)->name, n, params, NULL, NULL, binary);
 
-	if (reset_to_retry(c, before, r, !strncmp(db_stmts[st].sql, "SELECT ", 7)))
-		r = PQexecPrepared(c, db_stmts[st].name, n, params, NULL, NULL, binary);
+	if (reset_to_retry(c, before, r, !strncmp(db_stmt_def(st)->sql, "SELECT ", 7)))
+		r = PQexecPrepared(c, db_stmt_def(st)->name, n, params, NULL, NULL, binary);
 	return r;
 }
 
 PGresult *db_exec(PGconn *c, enum db_stmt st, int n, const char *const *params, struct err *e)
 {
-	return check(c, exec_prepared(c, st, n, params, 0), db_stmts[st].name, e);
+	return check(c, exec_prepared(c, st, n, params, 0), db_stmt_def(st)->name, e);
 }
 
 PGresult *db_exec_binary(PGconn *c, enum db_stmt st, int n, const char *const *params,
 			 struct err *e)
 {
-	return check(c, exec_prepared(c, st, n, params, 1), db_stmts[st].name, e);
+	return check(c, exec_prepared(c, st, n, params, 1), db_stmt_def(st)->name, e);
 }
 
 int db_cmd(PGconn *c, const char *sql, struct err *e)

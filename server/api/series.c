@@ -12,8 +12,9 @@
  * change_points (regressions.h): what the detector found in that series;
  * index is the position in "commits" of the first commit after the change.
  */
-#include "server/api.h"
-#include "server/query.h"
+#include "server/api/api.h"
+#include "server/db/pgval.h"
+#include "server/api/args.h"
 #include "server/regressions.h"
 #include "server/jsonout.h"
 #include "buf.h"

@@ -8,8 +8,8 @@
  *   POST /api/v1/bisects/{id}/cancel (submit)
  * The work happens in the coordinator thread (bisect.h).
  */
-#include "server/api.h"
-#include "server/query.h"
+#include "server/api/api.h"
+#include "server/api/args.h"
 #include "server/bisect.h"
 #include "resultdoc.h"
 #include "xalloc.h"

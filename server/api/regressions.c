@@ -25,8 +25,8 @@
  *         has them). 404 when there is no such regression, "mails": []
  *         when none was queued yet.
  */
-#include "server/api.h"
-#include "server/query.h"
+#include "server/api/api.h"
+#include "server/api/args.h"
 #include "server/regressions.h"
 
 #include <errno.h>
@@ -111,7 +111,7 @@ static json_t *one_json(PGconn *c, enum db_stmt st, const char *id, struct err *
 	j = json_loads(PQgetvalue(r, 0, 0), 0, NULL);
 	PQclear(r);
 	if (!j)
-		err_set(e, 500, "db_error", db_stmts[st].name, "bad JSON from the database");
+		err_set(e, 500, "db_error", db_stmt_def(st)->name, "bad JSON from the database");
 	return j;
 }
 

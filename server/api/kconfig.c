@@ -34,8 +34,8 @@
  * job, bisect or regression, detail "id"; or no stored .config for one
  * side, detail "base" or "head", saying which build is missing).
  */
-#include "server/api.h"
-#include "server/query.h"
+#include "server/api/api.h"
+#include "server/api/args.h"
 #include "kconfigdiff.h"
 #include "xalloc.h"
 

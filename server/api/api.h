@@ -65,8 +65,6 @@ enum MHD_Result api_kconfig_diff(struct request *rq);
 enum MHD_Result api_bisect_kconfig_diff(struct request *rq);
 enum MHD_Result api_regression_kconfig_diff(struct request *rq);
 
-/* Parses a PostgreSQL float8/bigint text; NAN / 0 for SQL NULL (empty). */
-double pg_double(const char *s);
 /* JSON real, or null for NAN and infinities. New reference. */
 json_t *json_num(double v);
 

@@ -19,8 +19,8 @@
  * report when the regression has a bisect, else a 'range' report, and a
  * reply in the thread when the regression was reported before.
  */
-#include "server/api.h"
-#include "server/query.h"
+#include "server/api/api.h"
+#include "server/api/args.h"
 #include "server/mailer.h"
 #include "server/outbox.h"
 #include "report.h"

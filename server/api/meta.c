@@ -3,7 +3,7 @@
  * PUT /api/v1/metrics/{name} (admin): set a metric's unit, direction
  * (higher_is_better) and monitor flag, overriding the name-pattern guess.
  */
-#include "server/api.h"
+#include "server/api/api.h"
 
 #include <string.h>
 
