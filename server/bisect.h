@@ -1,9 +1,8 @@
 #ifndef REGTRACK_SERVER_BISECT_H
 #define REGTRACK_SERVER_BISECT_H
 
-#include <libpq-fe.h>
-
 #include <jansson.h>
+#include <libpq-fe.h>
 
 #include "err.h"
 #include "server/bisect_coord.h"
