@@ -23,7 +23,8 @@ struct waiter {
 
 /* Leases without a heartbeat are looked for this often */
 #define LEASE_EXPIRE_MS 1000
-/* The parked are retried at least this often even when the queue looks unchanged */
+/* The parked are retried at least this often even when count and newest id look unchanged
+ * (a job leased and another requeued between two reads look the same) */
 #define LEASE_FULL_PASS_MS 5000
 
 struct lease_queue {
