@@ -51,15 +51,15 @@ enum MHD_Result api_bisects_post(struct request *rq);
 enum MHD_Result api_bisects_get(struct request *rq);
 enum MHD_Result api_bisect_get(struct request *rq);
 enum MHD_Result api_bisect_cancel(struct request *rq);
-/* mail and subscriptions (api_mail.c): add below */
-enum MHD_Result api_subscriptions_post(struct request *rq);
-enum MHD_Result api_subscriptions_get(struct request *rq);
+/* api/subscriptions.c */
 enum MHD_Result api_subscription_delete(struct request *rq);
-enum MHD_Result api_regression_report(struct request *rq);
+enum MHD_Result api_subscriptions_get(struct request *rq);
+enum MHD_Result api_subscriptions_post(struct request *rq);
+/* api/reports.c */
 enum MHD_Result api_outbox_get(struct request *rq);
-/* web8 (kconfig diff, report text): add below */
-/* api_regressions.c */
+enum MHD_Result api_regression_report(struct request *rq);
 enum MHD_Result api_regression_report_get(struct request *rq);
+/* web8 (kconfig diff, report text): add below */
 /* api_kconfig.c */
 enum MHD_Result api_kconfig_diff(struct request *rq);
 enum MHD_Result api_bisect_kconfig_diff(struct request *rq);
