@@ -8,6 +8,20 @@
 
 struct request;
 
+/* token scopes, as bits; a route lists the scopes it accepts */
+enum scope {
+	SCOPE_READ = 1,
+	SCOPE_SUBMIT = 2,
+	SCOPE_WORKER = 4,
+	SCOPE_ADMIN = 8,
+};
+#define AUTH_NONE 0                                 /* anyone */
+#define AUTH_READ (SCOPE_READ | SCOPE_SUBMIT | SCOPE_WORKER | SCOPE_ADMIN) /* open if public_read */
+#define AUTH_SUBMIT (SCOPE_SUBMIT | SCOPE_WORKER | SCOPE_ADMIN)
+#define AUTH_JOBS (SCOPE_SUBMIT | SCOPE_ADMIN)
+#define AUTH_WORKER (SCOPE_WORKER | SCOPE_ADMIN)
+#define AUTH_ADMIN SCOPE_ADMIN
+
 /*
  * API tokens. A token is "rt_<id>_<secret>" where secret is 43 base64url
  * chars (32 random bytes from OpenSSL's RAND_bytes). Only SHA-256(secret)
