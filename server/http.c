@@ -176,6 +176,7 @@ static enum MHD_Result dispatch(struct request *rq)
 	const struct route *found = NULL;
 	int path_matched = 0;
 	const char *bad;
+	struct auth_caller who;
 	struct err e;
 
 	/* back from http_defer() or a long poll: checked and authorized already */
@@ -214,8 +215,12 @@ static enum MHD_Result dispatch(struct request *rq)
 					  "method %s is not allowed on '%s'", rq->method, rq->url);
 		return serve_static(rq);
 	}
-	if (auth_check(rq, found->auth, &e))
+	if (auth_check(rq->srv->db,
+		       MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, "Authorization"),
+		       found->auth, rq->srv->cfg->public_read != 0, rq->method, rq->url, &who, &e))
 		return reply_err(rq, &e);
+	rq->scope = who.scope;
+	rq->token_id = who.token_id;
 	rq->route = found;
 	return found->fn(rq);
 }
@@ -385,6 +390,12 @@ int http_start(struct server *srv, struct err *e)
 	info = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);
 	srv->port = info ? info->port : (unsigned short)port;
 	return 0;
+}
+
+void http_quiesce(struct server *srv)
+{
+	if (srv->daemon)
+		MHD_quiesce_daemon(srv->daemon);
 }
 
 void http_stop(struct server *srv)
