@@ -30,6 +30,8 @@ extern const unsigned nr_routes;
 /* Starts the daemon on cfg->listen; fills srv->port. -1 with e on failure
  * (ERR_CONFIG for a malformed listen address, ERR_IO when it cannot listen). */
 int http_start(struct server *srv, struct err *e) __attribute__((warn_unused_result));
+/* Stops accepting new connections; those open are served on. */
+void http_quiesce(struct server *srv);
 /* Stops accepting, lets requests in flight finish, stops the threads. */
 void http_stop(struct server *srv);
 
