@@ -349,8 +349,7 @@ int http_start(struct server *srv, struct err *e)
 	/*
 	 * Every connection is a descriptor, and parked long polls (one per
 	 * idle worker) hold theirs for up to a minute: epoll (MHD_USE_AUTO),
-	 * not select(), whose FD_SETSIZE (1024) refused connections past
-	 * ~1,000 (tests/faults "load"); the soft open-file limit raised to the
+	 * not select(), whose FD_SETSIZE (1024) caps the connections; the soft open-file limit raised to the
 	 * hard one, and the connection limit kept 64 below it (database
 	 * connections, files, the listener) so accept() never hits EMFILE.
 	 */

@@ -95,18 +95,15 @@ static int prepare_all(struct db *db, PGconn *c, struct err *e)
 	if (db_cmd(c, sql, e))
 		return -1;
 	/*
-	 * Sorts of a 10^5-point series (about 22 MB) or of a compare's 60,000
-	 * (run, metric) rows spilled to disk at the default 4 MB (make bench,
-	 * EXPLAIN ANALYZE: "external merge"). A limit per sort or hash node,
+	 * The sorts of the large reads (a long series, a compare) spill to
+	 * disk at the default 4 MB; this is a limit per sort or hash node,
 	 * used only as far as a query needs it.
 	 */
 	if (db_cmd(c, "SET work_mem = '64MB'", e))
 		return -1;
 	/*
-	 * JIT compiles a plan whose cost passes jit_above_cost: the series of a
-	 * metric over 10^5 runs did, and paid 11-18 ms of compiling for a
-	 * 60 ms statement, on every request (EXPLAIN ANALYZE). Our statements
-	 * are short and run often; none gains from it.
+	 * JIT compiling of a costly plan (a long series) takes longer than it
+	 * saves, on every request: our statements are short and run often.
 	 */
 	if (db_cmd(c, "SET jit = off", e))
 		return -1;
@@ -128,7 +125,7 @@ static int prepare_all(struct db *db, PGconn *c, struct err *e)
  * slot: a PostgreSQL restart or pg_terminate_backend() makes the backend
  * send a FATAL message and close the socket, which libpq only noticed at
  * the next statement, so each server thread failed its next request with
- * 503 after a restart (9 of 20 uploads). An idle connection has nothing to
+ * 503 after a restart. An idle connection has nothing to
  * read unless such a message (or a NOTIFY, which libpq keeps for
  * PQnotifies: the detect thread LISTENs) came: read it now; a FATAL among
  * it, or the end of file, and the connection is not handed out again.

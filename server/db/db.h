@@ -199,7 +199,7 @@ PGresult *db_exec(PGconn *c, enum db_stmt st, int n, const char *const *params, 
 /*
  * db_exec() with the result in PostgreSQL's binary format (every column:
  * int8 as 8 bytes big-endian, float8[] as array_send() writes it; see
- * server/query.h pg_bin_*), for the large reads where the text form's
+ * server/db/pgval.h), for the large reads where the text form's
  * printing and parsing of each number cost more than the query. Same
  * parameters, ownership and errors as db_exec().
  */
