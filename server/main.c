@@ -12,6 +12,7 @@
  */
 #include "server/auth.h"
 #include "server/bisect.h"
+#include "server/bisect_coord.h"
 #include "server/config.h"
 #include "server/db/db.h"
 #include "server/db/migrate.h"
