@@ -68,6 +68,16 @@ double ranktest_mann_whitney(const double *a, size_t na, const double *b, size_t
 double ranktest_min_p(size_t na, size_t nb);
 
 /*
+ * The smallest two-sided p the data's own tie pattern allows: that of the
+ * most extreme arrangement of the pooled values (a takes the na lowest, or
+ * the na highest), by ranktest_mann_whitney. Equals ranktest_min_p() without
+ * ties; 1 when every value is equal (a constant metric can never be
+ * significant) or a side is empty. Borrowed arrays, finite values; allocates
+ * temporarily (N > 64).
+ */
+double ranktest_min_p_ties(const double *a, size_t na, const double *b, size_t nb);
+
+/*
  * Null distribution of U without ties: cdf_out[u] = P(U <= u) for
  * u = 0 .. na*nb (the caller provides na*nb+1 doubles). Exact; meant for
  * na + nb <= RANKTEST_EXACT_MAX (beyond that counts lose precision).
