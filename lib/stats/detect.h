@@ -87,9 +87,13 @@
 struct detect_opts {
 	size_t window;	       /* commits per test window, default 64 (>= 8) */
 	size_t min_seg;	       /* fewest commits on either side of a split, default 3 */
-	double p_max;	       /* window p needed to accept, default 1e-3 */
-	double min_change_pct; /* smallest |%change| accepted, default 0 */
+	double p_max;	       /* window p needed to accept and to report, default 1e-3 */
+	double min_change_pct; /* smallest |%change| reported, default 0 */
 	double cusum_k, cusum_h, cusum_clip; /* online check, defaults 1, 6, 3.5 */
+	double min_effect;     /* smallest |after - before| in noise sigmas, default 1 (0: off) */
+	size_t noise_lookback; /* noise model from the last this many windows, default 4 */
+	double rho_min;	       /* lag-1 autocorrelation below this counts as 0, default 0.4 */
+	int epidemic;	       /* 1: also test segments that come back (excursions), default 1 */
 };
 
 /* Fills the defaults above. */
@@ -99,6 +103,9 @@ struct change_point {
 	size_t index; /* first commit (position in the series) after the change */
 	size_t id;    /* the group number of that commit (detect_values), else index */
 	double before, after, change_pct, p_value, mw_p, window_p;
+	int direction;	    /* +1 after > before, -1 after < before: the change's sign */
+	double noise_sigma; /* the noise model before index (see above); NAN when unknown */
+	double noise_rho;   /* ... its lag-1 autocorrelation, 0 when below rho_min */
 };
 
 /*
@@ -113,11 +120,13 @@ struct detect_series {
 	size_t *nruns; /* runs behind each median */
 	size_t *ids;   /* group number per commit (detect_values only), else NULL */
 	size_t n, alloc;
-	struct change_point *cp; /* ncp change points after detect_series_run */
+	struct change_point *cp; /* ncp reported change points after detect_series_run */
 	size_t ncp, cp_alloc;
+	struct change_point *raw; /* nraw accepted splits before the report filter (internal) */
+	size_t nraw, raw_alloc;
 	/* incremental state */
 	size_t resume;	   /* commit where the next run restarts the scan */
-	size_t nfinal;	   /* change points before resume (final) */
+	size_t nfinal;	   /* raw change points before resume (final) */
 	size_t frozen_end; /* commits below this are read by final decisions */
 	size_t dirty_from; /* lowest commit changed since the last run */
 	size_t examined;   /* commits in the windows of the last run (cost figure) */

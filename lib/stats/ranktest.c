@@ -102,6 +102,11 @@ static double select_kth(double *v, size_t n, size_t k)
 	return v[k];
 }
 
+double ranktest_select_inplace(double *v, size_t n, size_t k)
+{
+	return n && k < n ? select_kth(v, n, k) : NAN;
+}
+
 double ranktest_median_inplace(double *v, size_t n)
 {
 	double hi, lo;

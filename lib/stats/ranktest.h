@@ -104,6 +104,12 @@ int ranktest_hodges_lehmann(const double *a, size_t na, const double *b, size_t 
 double ranktest_welch(const double *a, size_t na, const double *b, size_t nb, double *t,
 		      double *df);
 
+/*
+ * The k-th smallest (0-based) of v[0..n) by Hoare's FIND; v is reordered so
+ * that v[0..k) <= v[k] <= v[k+1..n). NAN when k >= n. O(n) expected.
+ */
+double ranktest_select_inplace(double *v, size_t n, size_t k);
+
 /* Median of v (n values, n > 0); v is reordered. NAN when n == 0. */
 double ranktest_median_inplace(double *v, size_t n);
 
