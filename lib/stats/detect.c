@@ -21,7 +21,7 @@ void detect_opts_init(struct detect_opts *o)
 	o->cusum_k = 1;
 	o->cusum_h = 6;
 	o->cusum_clip = 3.5;
-	o->min_effect = 1.0;
+	o->min_effect = 1.3;
 	o->noise_lookback = 4;
 	o->rho_min = 0.4;
 	o->epidemic = 1;

@@ -90,7 +90,7 @@ struct detect_opts {
 	double p_max;	       /* window p needed to accept and to report, default 1e-3 */
 	double min_change_pct; /* smallest |%change| reported, default 0 */
 	double cusum_k, cusum_h, cusum_clip; /* online check, defaults 1, 6, 3.5 */
-	double min_effect;     /* smallest |after - before| in noise sigmas, default 1 (0: off) */
+	double min_effect;     /* smallest |after - before| in noise sigmas, default 1.3 (0: off) */
 	size_t noise_lookback; /* noise model from the last this many windows, default 4 */
 	double rho_min;	       /* lag-1 autocorrelation below this counts as 0, default 0.4 */
 	int epidemic;	       /* 1: also test segments that come back (excursions), default 1 */
