@@ -216,15 +216,22 @@ void compare_samples(const double *a, size_t na, const double *b, size_t nb,
 		free(fb);
 }
 
+enum change_kind change_kind_of(int direction, int higher_is_better)
+{
+	if (!direction)
+		return CHANGE_NONE;
+	if (higher_is_better < 0)
+		return CHANGE_UNKNOWN;
+	if ((direction > 0) == (higher_is_better == 1))
+		return CHANGE_IMPROVEMENT;
+	return CHANGE_REGRESSION;
+}
+
 enum change_kind compare_change_kind(const struct compare_result *r, int higher_is_better)
 {
 	if (r->verdict != VERDICT_DIFFERENT)
 		return CHANGE_NONE;
-	if (higher_is_better < 0)
-		return CHANGE_UNKNOWN;
-	if ((r->direction > 0) == (higher_is_better == 1))
-		return CHANGE_IMPROVEMENT;
-	return CHANGE_REGRESSION;
+	return change_kind_of(r->direction, higher_is_better);
 }
 
 const char *change_kind_name(enum change_kind k)

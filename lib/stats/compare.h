@@ -150,6 +150,16 @@ enum change_kind { CHANGE_NONE, CHANGE_IMPROVEMENT, CHANGE_REGRESSION, CHANGE_UN
  * unknown. The sign is r->direction (the HL shift), never change_pct.
  */
 enum change_kind compare_change_kind(const struct compare_result *r, int higher_is_better);
+/*
+ * What a change in `direction` (+1 the values rose, -1 fell, 0 none: the
+ * sign of an HL shift, compare_result.direction, or of a detected step,
+ * change_point.direction) means for a metric with higher_is_better (1, 0,
+ * -1 unknown): CHANGE_NONE for direction 0, CHANGE_UNKNOWN for an unknown
+ * metric direction. Never derive direction from a %change: LKP's %change
+ * has the opposite sign for a negative base.
+ */
+enum change_kind change_kind_of(int direction, int higher_is_better);
+
 /* "none", "improvement", "regression", "unknown" (static strings). */
 const char *change_kind_name(enum change_kind k);
 

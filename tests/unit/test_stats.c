@@ -779,6 +779,13 @@ static void test_zero_and_negative_bases(void **state)
 	assert_true(r.hl_pct > 17 && r.hl_pct < 18.5);
 	assert_int_equal(r.verdict, VERDICT_DIFFERENT);
 	assert_int_equal(compare_change_kind(&r, 1), CHANGE_IMPROVEMENT);
+	/* the kind from a direction, whatever the sign of LKP's %change */
+	assert_true(r.change_pct < 0);
+	assert_int_equal(change_kind_of(r.direction, 1), CHANGE_IMPROVEMENT);
+	assert_int_equal(change_kind_of(-1, 1), CHANGE_REGRESSION);
+	assert_int_equal(change_kind_of(-1, 0), CHANGE_IMPROVEMENT);
+	assert_int_equal(change_kind_of(1, -1), CHANGE_UNKNOWN);
+	assert_int_equal(change_kind_of(0, 1), CHANGE_NONE);
 }
 
 int main(void)
