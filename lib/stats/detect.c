@@ -131,13 +131,16 @@ struct scratch {
 	double *tmp;	/* 2 W doubles */
 	double *diff;	/* max(noise_lookback, 2) * W doubles */
 	struct noise *nz; /* the noise model of the window being examined */
+	size_t cache_end; /* noise_of's last history region ended here (SIZE_MAX: none) */
+	struct noise cache;
 };
 
 /*
  * The noise model of the series before the window [c, e) (noise_of): sigma,
  * a robust standard deviation of one per-commit median, and rho, the lag-1
- * autocorrelation (short-range dependence), from the region [c - L W, c)
- * (L = noise_lookback), so that an excursion inside the window cannot pass
+ * autocorrelation (short-range dependence), from the region [a - L W, a),
+ * a = c rounded down to a multiple of W (L = noise_lookback; the windows
+ * starting in [a, a + W) share it), so that an excursion inside the window cannot pass
  * for dependent noise (with fewer than W commits before c: sigma from
  * [0, e), rho from the window's residuals around the levels either side of
  * its best split, window_rho):
@@ -177,17 +180,26 @@ static void noise_of(const struct detect_series *s, struct scratch *w, size_t c,
 		     struct noise *nz)
 {
 	size_t L = s->opts.noise_lookback ? s->opts.noise_lookback : 1, W = s->opts.window;
-	size_t from = c > L * W ? c - L * W : 0, n1 = 0, nk = 0;
+	size_t a = c / W * W, from = a > L * W ? a - L * W : 0, n1 = 0, nk = 0;
 	int history = 1;
 	double m1, mk;
 
-	/* the history before the window, so that a change inside it cannot pass for noise;
-	 * near the start of the series (less than a window of history) sigma up to the
-	 * window's end, and rho later from the window's residuals (window_rho) */
-	if (c - from >= W)
-		e = c;
-	else
-		from = 0, history = 0;
+	/*
+	 * the history before the window, so that a change inside it cannot pass for noise,
+	 * ending at a multiple of W (the two windows that start in [a, a + W) share it:
+	 * computed once); near the start of the series (less than a window of history)
+	 * sigma up to the window's end, and rho later from the window's residuals
+	 */
+	if (a - from >= W) {
+		if (w->cache_end == a) {
+			*nz = w->cache;
+			return;
+		}
+		e = a;
+	} else {
+		from = 0;
+		history = 0;
+	}
 
 	nz->sigma = NAN;
 	nz->rho = 0;
@@ -211,6 +223,10 @@ static void noise_of(const struct detect_series *s, struct scratch *w, size_t c,
 		nz->rho = 0.95;
 	nz->sigma = mk / TRIM_MEAN_HALFNORMAL / sqrt(2 * (1 - nz->rho * nz->rho));
 	nz->vif = (1 + nz->rho) / (1 - nz->rho);
+	if (history) {
+		w->cache_end = a;
+		w->cache = *nz;
+	}
 }
 
 static double window_median(const double *v, size_t from, size_t to, double *tmp)
@@ -321,8 +337,9 @@ static double z_pvalue(double z, const struct noise *nz)
  * excursion; Levin & Kline 1985, the two-split form of circular binary
  * segmentation, Olshen et al., Biostatistics 5 (2004) 557-572): the
  * standardized rank sum of every segment [a, b) of the window with a >=
- * min_seg, b <= n - min_seg, b - a >= min_seg against the rest, from prefix
- * sums of the ranks in O(n^2). Bonferroni over the segments tried. Returns 1
+ * min_seg, b <= n - min_seg, min_seg <= b - a <= n / 2 against the rest
+ * (a longer segment leaves two short edges, which single splits find),
+ * from prefix sums of the ranks in O(n^2). Bonferroni over the segments tried. Returns 1
  * and sets *k (the segment's first commit, absolute) and *p when it passes
  * p_max and the effect rules.
  */
@@ -346,7 +363,7 @@ static int best_segment(const struct detect_series *s, struct scratch *w, size_t
 		inv[len] = var > 0 ? 1 / sqrt(var) : 0;
 	}
 	for (size_t a = m; a + 2 * m <= n; a++)
-		for (size_t b = a + m; b + m <= n; b++) {
+		for (size_t b = a + m; b + m <= n && b - a <= n / 2; b++) {
 			size_t len = b - a;
 			double z = (pre[b] - pre[a] - (double)len * half) * inv[len];
 
@@ -559,6 +576,7 @@ size_t detect_series_run(struct detect_series *s)
 	w.tmp = xmalloc((2 * W + 2) * sizeof(*w.tmp));
 	w.diff = xmalloc(((L > 2 ? L : 2) * W + 1) * sizeof(*w.diff));
 	w.nz = &nz;
+	w.cache_end = SIZE_MAX;
 	s->nraw = s->nfinal;
 	s->examined = 0;
 	while (c <= T && T - c >= 2 * m) {

@@ -49,7 +49,8 @@
  *     1000 points with the rank test alone; 0.2-0.5 with the model.
  *  2b. Excursions (epidemic alternative): when no single split passes, the
  *     standardized rank sum of every segment [a, b) of the window (a, n - b,
- *     b - a >= min_seg) against the rest, Bonferroni over the segments; a
+ *     b - a >= min_seg, b - a <= n/2) against the rest, Bonferroni over the
+ *     segments; a
  *     level that moves and comes back (a +5 % step reverted 12 commits
  *     later) is split at its first edge, and the scan from there finds the
  *     second. Levin & Kline 1985; the two-split form of circular binary
