@@ -91,7 +91,7 @@ static void auto_bisect_one(struct server *srv, PGconn *c)
 		bid = bisect_create(c, &s, &e);
 	if (bid < 0 || db_bisect_reg_link(c, t.id, bid, &e))
 		goto rollback;
-	snprintf(note, sizeof(note), "bisect %lld started (%.2f%%)", bid, t.change_pct);
+	snprintf(note, sizeof(note), "bisect %lld started (%.2f%%)", bid, t.size_pct);
 	if (regression_transition(c, t.id, "bisecting", "bisect", 0, note, NULL, NULL, &e) ||
 	    db_commit(c, &e))
 		goto rollback;

@@ -53,36 +53,50 @@ struct step {
 
 /* --- reports ---------------------------------------------------------------- */
 
+/*
+ * A comparison's figures. change_pct is LKP's %change of the means;
+ * hl_pct (Hodges-Lehmann shift, %) and direction (its sign, +1 = higher)
+ * are what the verdict's size and direction are (stats/compare.h).
+ */
 static json_t *cmp_json(const struct compare_result *r)
 {
-	return json_pack("{s:o,s:o,s:o,s:s}", "change_pct", json_num(r->change_pct), "p_value",
+	return json_pack("{s:o,s:o,s:i,s:o,s:o,s:s}", "change_pct", json_num(r->change_pct),
+			 "hl_pct", json_num(r->hl_pct), "direction", r->direction, "p_value",
 			 json_num(r->p_value), "n", json_integer((json_int_t)r->b.n), "verdict",
 			 verdict_name(r->verdict));
 }
 
+/* the fit; "refs" is the references' own comparison (the size the bisect chases) */
 static json_t *model_json(const struct bisect_plan *p, int k)
 {
 	const struct bisect_model *m = &p->model;
 
-	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:b,s:i,s:i,s:I,s:I,s:I,s:o}", "mu_good",
+	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:b,s:i,s:i,s:I,s:I,s:I,s:o,s:o}", "mu_good",
 			 json_num(m->mu_good), "mu_bad", json_num(m->mu_bad), "sigma",
 			 json_num(m->sigma), "separation", json_num(m->separation), "change_pct",
 			 json_num(m->change_pct), "deterministic", m->deterministic, "refs_target",
 			 m->refs_target, "k", k, "map", (json_int_t)p->map, "lo", (json_int_t)p->lo,
-			 "hi", (json_int_t)p->hi, "p_map", json_num(p->post ? p->post[p->map] : NAN));
+			 "hi", (json_int_t)p->hi, "p_map", json_num(p->post ? p->post[p->map] : NAN),
+			 "refs", cmp_json(&m->refs));
 }
 
-/* the verification of a done decision: first bad cands[f + 1] vs cands[f] (new) */
+/*
+ * The verification of a done decision: first bad cands[f + 1] vs cands[f]
+ * (new). ref_change_pct: the references' HL shift (model.refs.hl_pct, the
+ * change the verification must reproduce), not the refitted levels'.
+ */
 static json_t *verification_json(const struct cand *cands, const struct bisect_decision *d,
 				 double ref_change_pct)
 {
 	const struct compare_result *v = &d->verify;
 
-	return json_pack("{s:s,s:s,s:[I,I],s:[o,o],s:o,s:[o,o],s:o,s:s,s:o}",
+	return json_pack("{s:s,s:s,s:[I,I],s:[o,o],s:o,s:o,s:i,s:[I,I],s:[o,o],s:o,s:s,s:o}",
 			 "parent", cands[d->first_bad].sha, "first_bad", cands[d->first_bad + 1].sha,
 			 "n", (json_int_t)v->a.n, (json_int_t)v->b.n,
 			 "mean", json_num(v->a.mean), json_num(v->b.mean),
-			 "change_pct", json_num(v->change_pct),
+			 "change_pct", json_num(v->change_pct), "hl_pct", json_num(v->hl_pct),
+			 "direction", v->direction,
+			 "outliers", (json_int_t)v->outliers_a, (json_int_t)v->outliers_b,
 			 "ci_pct", json_num(v->ci_lo_pct), json_num(v->ci_hi_pct),
 			 "p_value", json_num(v->p_value), "verdict", verdict_name(v->verdict),
 			 "ref_change_pct", json_num(ref_change_pct));
@@ -395,7 +409,7 @@ static int descend(struct step *st, struct err *e)
 			"merge", merge, "merge_parent", p1, "nr_candidates", (json_int_t)st->n,
 			"side_commits", (json_int_t)ns, "round", b->round,
 			"confidence", json_num(d->confidence), "verification",
-			verification_json(st->cands, d, st->plan.model.change_pct));
+			verification_json(st->cands, d, st->plan.model.refs.hl_pct));
 	etext = json_dumps(ent, JSON_COMPACT);
 	json_decref(ent);
 	ret = db_bisect_descend(st->c, b->id, b->level + 1, p1_id, etext, e);
@@ -424,7 +438,7 @@ static int on_done(struct step *st, struct err *e)
 		dr = descend(st, e);
 	if (dr)
 		return dr;
-	ver = verification_json(st->cands, d, st->plan.model.change_pct);
+	ver = verification_json(st->cands, d, st->plan.model.refs.hl_pct);
 	bad = bisect_finish(st->srv, st->c, &st->b, "done", "found",
 			    st->cands[d->first_bad + 1].commit_id, NULL, d->confidence, NULL, ver,
 			    st->model, e);

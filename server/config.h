@@ -47,7 +47,7 @@ struct config {
 	/* bisect (bisect.h, gitmirror.h) */
 	char *data_dir;             /* server data: DATA_DIR/mirrors/TREE.git; relative to the cwd */
 	long auto_bisect;           /* 1 = bisect confirmed regressions by themselves */
-	double auto_bisect_min_pct; /* ... when |%change| is at least this */
+	double auto_bisect_min_pct; /* ... when |size| (the HL shift, %) is at least this */
 	long bisect_max_k;          /* most probes of one bisect in one round */
 	long bisect_share_pct;      /* most of the matching workers one bisect may use */
 	long bisect_priority;       /* job priority of bisect jobs (tracking jobs: 0) */

@@ -42,11 +42,30 @@ struct series {
 	size_t n, nvals;
 };
 
-static const char *kind_of(double change_pct, int hib)
+/* the record's kind: a direction (+1 rose, -1 fell) for a metric with hib (1, 0, -1 unknown) */
+static const char *kind_of(int direction, int hib)
 {
-	if (hib < 0 || !isfinite(change_pct) || change_pct == 0)
+	switch (change_kind_of(direction, hib)) {
+	case CHANGE_REGRESSION:
+		return "regression";
+	case CHANGE_IMPROVEMENT:
+		return "improvement";
+	default:
 		return "change";
-	return (change_pct < 0) == (hib == 1) ? "regression" : "improvement";
+	}
+}
+
+/*
+ * The direction of a change: the sides' own verdict when it is `different`
+ * (the HL shift of the runs, which decided it), else the detector's step
+ * (medians of per-commit medians). Never a %change: its sign flips with
+ * a negative base, and one failed run moves the means the wrong way.
+ */
+static int direction_of(const struct compare_result *seg, const struct change_point *cp)
+{
+	if (seg->verdict == VERDICT_DIFFERENT && seg->direction)
+		return seg->direction;
+	return cp->direction;
 }
 
 /* samples of series positions [lo, hi) as one borrowed range of vals */
@@ -101,9 +120,10 @@ static int note_upsert(PGconn *c, const struct db_regr_upserted *up, const char 
 	if (up->created) {
 		st->created++;
 		snprintf(note, sizeof(note),
-			 "detected %s of '%s': %+.2f%% (CI %+.2f%% .. %+.2f%%), p %.3g, "
-			 "%zu vs %zu runs, %s", u->kind, name, seg->change_pct, seg->ci_lo_pct,
-			 seg->ci_hi_pct, seg->p_value, seg->a.n, seg->b.n, verdict_name(seg->verdict));
+			 "detected %s of '%s': %+.2f%% (CI %+.2f%% .. %+.2f%%; means %+.2f%%), "
+			 "p %.3g, %zu vs %zu runs, %s", u->kind, name, seg->hl_pct, seg->ci_lo_pct,
+			 seg->ci_hi_pct, seg->change_pct, seg->p_value, seg->a.n, seg->b.n,
+			 verdict_name(seg->verdict));
 		if (history(c, up->id, NULL, "new", note, e))
 			return -1;
 	}
@@ -112,7 +132,7 @@ static int note_upsert(PGconn *c, const struct db_regr_upserted *up, const char 
 		if (pair->verdict == VERDICT_DIFFERENT)
 			snprintf(note, sizeof(note),
 				 "confirmed: last good vs first bad commit is different "
-				 "(%+.2f%%, p %.3g, %zu vs %zu runs)", pair->change_pct,
+				 "(%+.2f%%, p %.3g, %zu vs %zu runs)", pair->hl_pct,
 				 pair->p_value, pair->a.n, pair->b.n);
 		else
 			snprintf(note, sizeof(note),
@@ -146,7 +166,7 @@ static int store_series(PGconn *c, long long setup_id, const struct db_detect_po
 		const double *a, *b;
 		size_t na, nb;
 		long long covering;
-		int got;
+		int got, dir;
 
 		if (idx == 0 || idx >= s->n)
 			continue;
@@ -174,9 +194,12 @@ static int store_series(PGconn *c, long long setup_id, const struct db_detect_po
 		u.metric_id = m->metric_id;
 		u.good_commit = s->commit[idx - 1];
 		u.bad_commit = s->commit[idx];
-		u.kind = kind_of(isfinite(seg.change_pct) ? seg.change_pct : cp->change_pct,
-				 m->higher_is_better);
+		dir = direction_of(&seg, cp);
+		u.kind = kind_of(dir, m->higher_is_better);
+		u.direction = dir;
 		u.change_pct = seg.change_pct;
+		u.hl_pct = seg.hl_pct;
+		u.shift = seg.shift;
 		u.ci_lo_pct = seg.ci_lo_pct;
 		u.ci_hi_pct = seg.ci_hi_pct;
 		u.p_value = seg.p_value;
@@ -186,15 +209,21 @@ static int store_series(PGconn *c, long long setup_id, const struct db_detect_po
 		u.n_before = seg.a.n;
 		u.n_after = seg.b.n;
 		u.commits_after = hi - idx;
+		u.outliers_before = seg.outliers_a;
+		u.outliers_after = seg.outliers_b;
 		u.pair_change_pct = pair.change_pct;
+		u.pair_hl_pct = pair.hl_pct;
+		u.pair_direction = pair.direction;
 		u.pair_p_value = pair.p_value;
 		u.pair_verdict = verdict_name(pair.verdict);
 		u.det_before = cp->before;
 		u.det_after = cp->after;
 		u.det_change_pct = cp->change_pct;
 		u.det_p_value = cp->p_value;
-		u.confirm = pair.verdict == VERDICT_DIFFERENT ||
-			    (seg.verdict == VERDICT_DIFFERENT &&
+		/* confirmed only in the record's own direction: a pair or a step the
+		 * other way is not evidence for it */
+		u.confirm = (pair.verdict == VERDICT_DIFFERENT && pair.direction == dir) ||
+			    (seg.verdict == VERDICT_DIFFERENT && cp->direction == dir &&
 			     step_holds(ds, idx, hi, (size_t)cfg->detect_confirm_commits, cp));
 		if (db_regr_upsert(c, &u, &up, e))
 			return -1;

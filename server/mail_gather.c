@@ -180,12 +180,16 @@ struct table_row {
 	struct compare_result res;
 };
 
-/* the bisected metric first, then significant changes by |%change|, largest first */
+/*
+ * The bisected metric first, then significant changes by the size of their
+ * verdict (|HL shift|, not the means' %change a failed run can inflate),
+ * largest first
+ */
 static int cmp_table_row(const void *x, const void *y)
 {
 	const struct table_row *a = x, *b = y;
 	int da = a->res.verdict == VERDICT_DIFFERENT, db = b->res.verdict == VERDICT_DIFFERENT;
-	double ca = fabs(a->res.change_pct), cb = fabs(b->res.change_pct);
+	double ca = fabs(a->res.hl_pct), cb = fabs(b->res.hl_pct);
 
 	if (a->bisected != b->bisected)
 		return b->bisected - a->bisected;
@@ -203,8 +207,9 @@ static int cmp_table_row(const void *x, const void *y)
  * LKP layout: every metric of the setup with runs at both commits, compared
  * as GET /api/v1/compare does (per-run means, lib/stats/compare.h,
  * Benjamini-Hochberg across the rows, alpha 0.01). Shown: the bisected
- * metric, then the metrics with a significant change, largest |%change|
+ * metric, then the metrics with a significant change, largest |HL shift|
  * first, at most MAX_TABLE_ROWS; the others are counted in nr_rows_omitted.
+ * The table's column stays LKP's %change of the means.
  */
 static int gather_table(PGconn *c, struct mail_gathered *g, long long setup_id, long long base,
 			long long head, long long metric_id, struct err *e)
@@ -215,7 +220,7 @@ static int gather_table(PGconn *c, struct mail_gathered *g, long long setup_id, 
 	double *q;
 	struct compare_result **res;
 
-	g->table_change_pct = NAN;
+	g->table_hl_pct = NAN;
 	if (db_mail_compare(c, setup_id, base, head, &g->table, e))
 		return -1;
 	n = g->table.n;
@@ -231,12 +236,16 @@ static int gather_table(PGconn *c, struct mail_gathered *g, long long setup_id, 
 		compare_samples(m->base, m->nr_base, m->head, m->nr_head, &o, &tr[i].res);
 		tr[i].index = (int)i;
 		tr[i].bisected = m->metric_id == metric_id;
-		if (tr[i].bisected)
-			g->table_change_pct = tr[i].res.change_pct;
 		res[i] = &tr[i].res;
 	}
 	compare_fdr(res, n, opts.alpha, q);
 	free(res);
+	for (size_t i = 0; i < n; i++)
+		if (tr[i].bisected) {
+			g->table_hl_pct = tr[i].res.hl_pct;
+			g->table_direction = tr[i].res.direction;
+			g->table_different = tr[i].res.verdict == VERDICT_DIFFERENT;
+		}
 	qsort(tr, n, sizeof(*tr), cmp_table_row);
 	g->rows = xcalloc(n ? n : 1, sizeof(*g->rows));
 	for (size_t i = 0; i < n && shown < MAX_TABLE_ROWS; i++) {
@@ -334,6 +343,30 @@ static int gather_files(PGconn *c, const struct config *cfg, struct mail_gathere
 	return 0;
 }
 
+/*
+ * A bisect's report states the change its table shows (first bad commit vs
+ * its parent, the verification's runs), not the detector's estimate over
+ * the wider range, so subject, first line and table agree: the size is the
+ * row's HL shift and, when the row is `different`, the word follows its
+ * direction. A row that is not `different` and points the other way than
+ * the record says nothing: the record's figures stay.
+ */
+static void bisect_headline(struct mail_gathered *g, int higher_is_better)
+{
+	enum change_kind k = change_kind_of(g->table_direction, higher_is_better);
+	int known = k == CHANGE_REGRESSION || k == CHANGE_IMPROVEMENT;
+
+	if (!isfinite(g->table_hl_pct))
+		return;
+	if (g->table_different) {
+		if (known)
+			g->in.is_regression = k == CHANGE_REGRESSION;
+	} else if (known && g->in.is_regression != (k == CHANGE_REGRESSION)) {
+		return;
+	}
+	g->in.change_pct = g->table_hl_pct;
+}
+
 int mail_gather(PGconn *c, const struct config *cfg, long long regression_id,
 		enum report_kind kind, struct mail_gathered *g, struct err *e)
 {
@@ -349,8 +382,10 @@ int mail_gather(PGconn *c, const struct config *cfg, long long regression_id,
 		return err_setc(e, ERR_NOT_FOUND, "regression", "regression %lld not found",
 				regression_id);
 	g->in.kind = kind;
+	/* kind and size as the record has them: from the HL shift (sql/0015), the
+	 * means' %change only for records stored before it */
 	g->in.is_regression = strcmp(r->kind, "improvement") != 0;
-	g->in.change_pct = r->change_pct;
+	g->in.change_pct = isfinite(r->hl_pct) ? r->hl_pct : r->change_pct;
 	g->in.metric = r->metric;
 	g->in.testcase = r->testcase;
 	gather_params(g, r->params);
@@ -395,13 +430,8 @@ int mail_gather(PGconn *c, const struct config *cfg, long long regression_id,
 			 table_ids[1] ? table_ids[1] : r->bad_commit_id, r->metric_id, e) ||
 	    gather_machine(c, g, r->setup_id, table_ids[1] ? table_ids[1] : r->bad_commit_id, e))
 		return -1;
-	/*
-	 * A bisect's report states the change its table shows (first bad commit
-	 * vs its parent, the verification's runs), not the detector's estimate
-	 * over the wider range, so subject, first line and table agree
-	 */
-	if (kind == REPORT_BISECT && g->in.bisect_id > 0 && isfinite(g->table_change_pct))
-		g->in.change_pct = g->table_change_pct;
+	if (kind == REPORT_BISECT && g->in.bisect_id > 0)
+		bisect_headline(g, r->higher_is_better);
 	/*
 	 * The culprit's files: the bisect's first bad commit, or the bad end of
 	 * a detected range of one commit (its first parent is the good end)

@@ -36,7 +36,9 @@ struct mail_gathered {
 	json_t *params_json;
 	char *author, *email;
 	char *reproduce;
-	double table_change_pct;   /* the bisected metric's row; NAN when none */
+	/* the bisected metric's row: its HL shift (%, NAN when none), direction, verdict */
+	double table_hl_pct;
+	int table_direction, table_different;
 };
 
 /*

@@ -17,18 +17,25 @@
  * Record: one per (setup, metric, last good commit, first bad commit); a
  * re-detection of the same range updates its figures (upsert), never adds
  * a second record.
- *  - kind: by the metric's direction (metrics.higher_is_better) and the
- *    sign of change_pct: a drop of a higher-is-better metric (or a rise
- *    of a lower-is-better one) is `regression`, the opposite
- *    `improvement`; unknown direction (NULL) or no finite change_pct:
+ *  - direction: +1 the values rose, -1 they fell: the sign of the two
+ *    sides' Hodges-Lehmann shift when their comparison (below) is
+ *    `different` (the test that decided), else the detector's step
+ *    (change_point.direction). Never the sign of a %change: one failed run
+ *    moves the means the other way, and LKP's %change of a negative base
+ *    has the opposite sign.
+ *  - kind: change_kind_of(direction, metrics.higher_is_better): a fall of
+ *    a higher-is-better metric (or a rise of a lower-is-better one) is
+ *    `regression`, the opposite `improvement`; unknown direction (NULL):
  *    `change`.
  *  - sizes: compare_samples() (stats/compare.h) of the run means on the
  *    two sides of the change: before = the commits from the previous
  *    change point (or `detect_window` commits back) to the last good
  *    commit, after = the first bad commit up to the next change point (or
- *    `detect_window` commits on). change_pct (of means, as LKP), its
- *    Hodges-Lehmann CI (ci_pct) and the Mann-Whitney p_value come from
- *    there; `pair` is the same comparison of the last good commit's runs
+ *    `detect_window` commits on). hl_pct (the record's size: the HL shift
+ *    as %, shift the same in the metric's units), its CI (ci_pct), the
+ *    Mann-Whitney p_value and the outlier runs of each side come from
+ *    there; change_pct is LKP's %change of the means, kept for the table;
+ *    `pair` is the same comparison of the last good commit's runs
  *    against the first bad commit's runs alone; `detector` holds the
  *    detector's own figures (medians of per-commit medians, search-
  *    corrected p).
@@ -43,11 +50,12 @@
  *
  * When `new` becomes `confirmed` (the detector does this, and only this):
  *   (a) the pair comparison (last good vs first bad commit) is `different`
- *       (p <= 0.01 and |%change| above the floor: 1 %, 5 % for monitor
- *       metrics) — which needs enough runs: at least 5 a side, or 4 vs 6,
- *       3 vs 8, ... (3 vs 3 can never get there); or
+ *       in the record's direction (p <= 0.01 and |HL shift| above the
+ *       floor: 1 %, 5 % for monitor metrics) — which needs enough runs: at
+ *       least 5 a side, or 4 vs 6, 3 vs 8, ... (3 vs 3 can never get
+ *       there); or
  *   (b) the step persists: the comparison of the two sides is
- *       `different`, at least `detect_confirm_commits` (default 5) commits
+ *       `different`, the detector's step points its way, at least `detect_confirm_commits` (default 5) commits
  *       lie on the after side (before the next change point), each of the
  *       first that many has its per-commit median nearer the detector's
  *       `after` level than its `before` level, and the last good commit's

@@ -445,7 +445,7 @@ int db_bisect_reg_todo(PGconn *c, double min_pct, struct db_bisect_reg_todo *t, 
 	t->good = xstrdup(PQgetvalue(r, 0, 7));
 	t->bad = xstrdup(PQgetvalue(r, 0, 8));
 	t->tree = xstrdup(PQgetvalue(r, 0, 9));
-	t->change_pct = pg_double(PQgetvalue(r, 0, 10));
+	t->size_pct = pg_double(PQgetvalue(r, 0, 10));
 	PQclear(r);
 	return 1;
 }

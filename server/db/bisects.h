@@ -181,10 +181,10 @@ struct db_bisect_reg_todo {
 	long long id;
 	char *testcase, *params, *kconfig, *compiler, *tbox_group, *metric;
 	char *good, *bad, *tree; /* shas of the range, the tree's name */
-	double change_pct;
+	double size_pct;         /* its hl_pct (change_pct for records from before sql/0015) */
 };
 /*
- * Locks one confirmed regression of |change| >= min_pct without a bisect
+ * Locks one confirmed regression of |size_pct| >= min_pct without a bisect
  * into *r. Returns 1, 0 when there is none, -1 with e.
  */
 int db_bisect_reg_todo(PGconn *c, double min_pct, struct db_bisect_reg_todo *r, struct err *e)

@@ -80,6 +80,8 @@ int db_mail_regression(PGconn *c, long long regression_id, struct db_mail_regres
 	out->metric_id = int8(r, 0, 23);
 	out->bisect_id = int8(r, 0, 24);
 	out->bad_parent_sha = str(r, 0, 25);
+	out->hl_pct = float8(r, 0, 27);
+	out->higher_is_better = PQgetisnull(r, 0, 28) ? -1 : PQgetvalue(r, 0, 28)[0] == 't';
 	return 1;
 }
 

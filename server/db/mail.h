@@ -25,8 +25,11 @@
 /* ---- the regression (ST_MAIL_REGRESSION) --------------------------- */
 
 struct db_mail_regression {
-	const char *kind;          /* "regression" or "improvement" */
-	double change_pct;         /* the detector's estimate, %; NAN when NULL */
+	const char *kind;          /* "regression", "improvement" or "change" */
+	double change_pct;         /* LKP's %change of the two sides' means; NAN when NULL */
+	double hl_pct;             /* the record's size, the HL shift in %; NAN when NULL
+	                            * (records from before sql/0015, or a base of zeros) */
+	int higher_is_better;      /* the metric's: 1, 0, -1 unknown */
 	const char *metric;        /* metric name */
 	const char *testcase;      /* testcase name */
 	const char *params;        /* the setup's params as JSON text */

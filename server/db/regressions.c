@@ -146,8 +146,8 @@ int db_regr_covering(PGconn *c, long long setup_id, long long metric_id, long lo
 int db_regr_upsert(PGconn *c, const struct db_regr_upsert *u, struct db_regr_upserted *out,
 		   struct err *e)
 {
-	char ids[4][24], nums[15][32];
-	const char *p[23];
+	char ids[4][24], nums[22][32];
+	const char *p[30];
 	PGresult *r;
 
 	snprintf(ids[0], 24, "%lld", u->setup_id);
@@ -177,7 +177,14 @@ int db_regr_upsert(PGconn *c, const struct db_regr_upsert *u, struct db_regr_ups
 	p[20] = num_param(nums[13], 32, u->det_change_pct);
 	p[21] = num_param(nums[14], 32, u->det_p_value);
 	p[22] = u->confirm ? "t" : "f";
-	r = db_exec(c, ST_REGR_UPSERT, 23, p, e);
+	p[23] = num_param(nums[15], 32, u->hl_pct);
+	p[24] = num_param(nums[16], 32, u->shift);
+	p[25] = num_param(nums[17], 32, (double)u->direction);
+	p[26] = num_param(nums[18], 32, (double)u->outliers_before);
+	p[27] = num_param(nums[19], 32, (double)u->outliers_after);
+	p[28] = num_param(nums[20], 32, u->pair_hl_pct);
+	p[29] = num_param(nums[21], 32, (double)u->pair_direction);
+	r = db_exec(c, ST_REGR_UPSERT, 30, p, e);
 	if (!r)
 		return -1;
 	if (PQntuples(r) != 1) {

@@ -68,12 +68,17 @@ int db_regr_covering(PGconn *c, long long setup_id, long long metric_id, long lo
 /* What the detector found for one range (ST_REGR_UPSERT); strings borrowed for the call. */
 struct db_regr_upsert {
 	long long setup_id, metric_id, good_commit, bad_commit;
-	const char *kind;        /* regression | improvement | change */
-	double change_pct, ci_lo_pct, ci_hi_pct, p_value; /* the two sides (percent, p) */
+	const char *kind;        /* regression | improvement | change, from direction */
+	double change_pct;       /* the two sides: LKP's %change of the means (signed base) */
+	double hl_pct, shift;    /* ... the Hodges-Lehmann shift, % and metric units: the size */
+	double ci_lo_pct, ci_hi_pct, p_value; /* ... hl_pct's CI (percent), Mann-Whitney p */
+	int direction;           /* +1 rose, -1 fell: the sign the kind came from */
 	const char *verdict;
 	double mean_before, mean_after;
 	size_t n_before, n_after, commits_after;
-	double pair_change_pct, pair_p_value;  /* last good vs first bad commit */
+	size_t outliers_before, outliers_after; /* runs far outside their side (compare.h) */
+	double pair_change_pct, pair_hl_pct, pair_p_value;  /* last good vs first bad commit */
+	int pair_direction;      /* its HL shift's sign, 0 none */
 	const char *pair_verdict;
 	double det_before, det_after, det_change_pct, det_p_value; /* the detector's own figures */
 	int confirm;             /* 1: the confirmation rule holds */

@@ -109,7 +109,10 @@ const struct db_stmt_def db_stmts_bisects[DB_NR_STMTS] = {
 	 * A bisect started by hand that found its first bad commit becomes a
 	 * regression (or improvement) record of first bad vs its parent, state
 	 * bisected, so it is reported and shown like one detection found; the
-	 * bisect points to it. Sizes come from the verification round.
+	 * bisect points to it. Sizes come from the verification round; its kind
+	 * from the verification's direction (the HL shift's sign; a verification
+	 * stored before it had one: the sign of the means' difference, never of
+	 * LKP's %change, which flips with a negative base).
 	 */
 	[ST_BISECT_RECORD] = { "bisect_record",
 		"WITH b AS (SELECT * FROM bisects WHERE id = $1::bigint), "
@@ -120,19 +123,23 @@ const struct db_stmt_def db_stmts_bisects[DB_NR_STMTS] = {
 		"AND (b.tbox_group IS NULL OR s.tbox_group = b.tbox_group) "
 		"AND s.mode = coalesce(b.params->>'measure', 'wallclock') ORDER BY s.id LIMIT 1), "
 		"m AS (SELECT m.id, m.higher_is_better FROM metrics m, b WHERE m.name = b.metric), "
-		"v AS (SELECT b.verification AS j FROM b), "
+		"v AS (SELECT b.verification AS j, coalesce((b.verification->>'direction')::int, "
+		"sign((b.verification->'mean'->>1)::float8 - (b.verification->'mean'->>0)::float8)::int) "
+		"AS dir FROM b), "
 		"ins AS (INSERT INTO regressions (setup_id, metric_id, good_commit_id, bad_commit_id, "
 		"kind, state, change_pct, ci_lo_pct, ci_hi_pct, p_value, verdict, mean_before, "
 		"mean_after, n_before, n_after, commits_after, pair_change_pct, pair_p_value, "
-		"pair_verdict, detected, bisect_id) "
-		"SELECT s.id, m.id, p.id, f.id, CASE WHEN m.higher_is_better IS NULL THEN 'change' "
-		"WHEN ((v.j->>'change_pct')::float8 < 0) = m.higher_is_better THEN 'regression' "
+		"pair_verdict, detected, bisect_id, hl_pct, direction, pair_hl_pct, pair_direction) "
+		"SELECT s.id, m.id, p.id, f.id, CASE WHEN m.higher_is_better IS NULL "
+		"OR coalesce(v.dir, 0) = 0 THEN 'change' "
+		"WHEN (v.dir < 0) = m.higher_is_better THEN 'regression' "
 		"ELSE 'improvement' END, 'bisected', (v.j->>'change_pct')::float8, "
 		"(v.j->'ci_pct'->>0)::float8, (v.j->'ci_pct'->>1)::float8, (v.j->>'p_value')::float8, "
 		"coalesce(v.j->>'verdict', 'need-more-runs'), (v.j->'mean'->>0)::float8, "
 		"(v.j->'mean'->>1)::float8, coalesce((v.j->'n'->>0)::int, 0), "
 		"coalesce((v.j->'n'->>1)::int, 0), 1, (v.j->>'change_pct')::float8, "
-		"(v.j->>'p_value')::float8, coalesce(v.j->>'verdict', 'need-more-runs'), false, $1::bigint "
+		"(v.j->>'p_value')::float8, coalesce(v.j->>'verdict', 'need-more-runs'), false, $1::bigint, "
+		"(v.j->>'hl_pct')::float8, v.dir, (v.j->>'hl_pct')::float8, v.dir "
 		"FROM f, p, s, m, v "
 		"ON CONFLICT (setup_id, metric_id, good_commit_id, bad_commit_id) DO UPDATE SET "
 		"bisect_id = coalesce(regressions.bisect_id, EXCLUDED.bisect_id) RETURNING id), "
@@ -143,17 +150,19 @@ const struct db_stmt_def db_stmts_bisects[DB_NR_STMTS] = {
 		"RETURNING ins.id" },
 	[ST_BISECT_REG_LINK] = { "bisect_reg_link",
 		"UPDATE regressions SET bisect_id = $2::bigint, updated_at = now() WHERE id = $1::bigint" },
-	/* $1 smallest |%change|: a confirmed regression without a bisect, locked */
+	/* $1 smallest |size|: a confirmed regression without a bisect, locked. The size is
+	 * the HL shift (a failed run moves the means' %change, not it); records from
+	 * before sql/0015 have only change_pct */
 	[ST_BISECT_REG_TODO] = { "bisect_reg_todo",
 		"SELECT r.id, t.name, s.params::text, s.kconfig, s.compiler, s.tbox_group, m.name, "
-		"gc.sha, bc.sha, tr.name, r.change_pct "
+		"gc.sha, bc.sha, tr.name, coalesce(r.hl_pct, r.change_pct) "
 		"FROM regressions r JOIN setups s ON s.id = r.setup_id "
 		"JOIN testcases t ON t.id = s.testcase_id "
 		"JOIN metrics m ON m.id = r.metric_id JOIN commits gc ON gc.id = r.good_commit_id "
 		"JOIN commits bc ON bc.id = r.bad_commit_id "
 		"JOIN trees tr ON tr.id = coalesce(bc.tree_id, gc.tree_id) WHERE r.state = 'confirmed' "
 		"AND r.bisect_id IS NULL AND r.kind IN ('regression', 'change') "
-		"AND abs(r.change_pct) >= $1::float8 "
+		"AND abs(coalesce(r.hl_pct, r.change_pct)) >= $1::float8 "
 		"ORDER BY r.id LIMIT 1 FOR UPDATE OF r SKIP LOCKED" },
 	/* $1 bisect $2 round $3 phase $4 model */
 	[ST_BISECT_ROUND] = { "bisect_round",

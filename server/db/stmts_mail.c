@@ -65,7 +65,7 @@ const struct db_stmt_def db_stmts_mail[DB_NR_STMTS] = {
 		"s.tbox_group, s.mode, g.sha, g.subject, b.sha, b.subject, b.author, "
 		"coalesce(tr.name, ''), x.branch, x.arch, x.nr_cpus, x.memory_mb, x.cpu_model, "
 		"r.setup_id, r.good_commit_id, r.bad_commit_id, r.metric_id, "
-		"coalesce(r.bisect_id, 0), b.parents[1], r.state "
+		"coalesce(r.bisect_id, 0), b.parents[1], r.state, r.hl_pct, m.higher_is_better "
 		"FROM regressions r JOIN metrics m ON m.id = r.metric_id "
 		"JOIN setups s ON s.id = r.setup_id JOIN testcases t ON t.id = s.testcase_id "
 		"JOIN commits g ON g.id = r.good_commit_id JOIN commits b ON b.id = r.bad_commit_id "

@@ -10,11 +10,14 @@
 	"'unit', m.unit, 'higher_is_better', m.higher_is_better, " \
 	"'good', json_build_object('sha', cg.sha, 'subject', cg.subject), " \
 	"'bad', json_build_object('sha', cb.sha, 'subject', cb.subject), " \
-	"'change_pct', g.change_pct, 'ci_pct', json_build_array(g.ci_lo_pct, g.ci_hi_pct), " \
+	"'change_pct', g.change_pct, 'hl_pct', g.hl_pct, 'shift', g.shift, " \
+	"'direction', g.direction, 'ci_pct', json_build_array(g.ci_lo_pct, g.ci_hi_pct), " \
 	"'p_value', g.p_value, 'verdict', g.verdict, 'mean_before', g.mean_before, " \
 	"'mean_after', g.mean_after, 'n_before', g.n_before, 'n_after', g.n_after, " \
-	"'commits_after', g.commits_after, 'pair', json_build_object('change_pct', " \
-	"g.pair_change_pct, 'p_value', g.pair_p_value, 'verdict', g.pair_verdict), " \
+	"'commits_after', g.commits_after, " \
+	"'outliers', json_build_array(g.outliers_before, g.outliers_after), " \
+	"'pair', json_build_object('change_pct', g.pair_change_pct, 'hl_pct', g.pair_hl_pct, " \
+	"'direction', g.pair_direction, 'p_value', g.pair_p_value, 'verdict', g.pair_verdict), " \
 	"'detector', json_build_object('before', g.det_before, 'after', g.det_after, " \
 	"'change_pct', g.det_change_pct, 'p_value', g.det_p_value), 'detected', g.detected, " \
 	"'bisect_id', g.bisect_id, 'created_at', g.created_at, 'updated_at', g.updated_at, " \
@@ -120,18 +123,22 @@ const struct db_stmt_def db_stmts_regressions[DB_NR_STMTS] = {
 	/* $1 setup $2 metric $3 good $4 bad $5 kind $6..$9 change_pct ci_lo ci_hi p $10 verdict
 	 * $11 mean_before $12 mean_after $13 n_before $14 n_after $15 commits_after
 	 * $16 pair_change_pct $17 pair_p $18 pair_verdict $19..$22 det before after change p
-	 * $23 confirmed by the rule; returns id, state before (NULL = new row), state after */
+	 * $23 confirmed by the rule $24 hl_pct $25 shift $26 direction $27 outliers_before
+	 * $28 outliers_after $29 pair_hl_pct $30 pair_direction;
+	 * returns id, state before (NULL = new row), state after */
 	[ST_REGR_UPSERT] = { "regr_upsert",
 		"WITH old AS (SELECT id, state FROM regressions WHERE setup_id = $1::bigint AND "
 		"metric_id = $2::integer AND good_commit_id = $3::bigint AND bad_commit_id = $4::bigint), "
 		"up AS (INSERT INTO regressions (setup_id, metric_id, good_commit_id, bad_commit_id, kind, "
 		"state, change_pct, ci_lo_pct, ci_hi_pct, p_value, verdict, mean_before, mean_after, "
 		"n_before, n_after, commits_after, pair_change_pct, pair_p_value, pair_verdict, "
-		"det_before, det_after, det_change_pct, det_p_value) VALUES ($1::bigint, $2::integer, "
+		"det_before, det_after, det_change_pct, det_p_value, hl_pct, shift, direction, "
+		"outliers_before, outliers_after, pair_hl_pct, pair_direction) VALUES ($1::bigint, $2::integer, "
 		"$3::bigint, $4::bigint, $5, CASE WHEN $23::boolean THEN 'confirmed' ELSE 'new' END, "
 		"$6::float8, $7::float8, $8::float8, $9::float8, $10, $11::float8, $12::float8, "
 		"$13::integer, $14::integer, $15::integer, $16::float8, $17::float8, $18, $19::float8, "
-		"$20::float8, $21::float8, $22::float8) "
+		"$20::float8, $21::float8, $22::float8, $24::float8, $25::float8, $26::smallint, "
+		"$27::integer, $28::integer, $29::float8, $30::smallint) "
 		"ON CONFLICT (setup_id, metric_id, good_commit_id, bad_commit_id) DO UPDATE SET "
 		"kind = EXCLUDED.kind, change_pct = EXCLUDED.change_pct, ci_lo_pct = EXCLUDED.ci_lo_pct, "
 		"ci_hi_pct = EXCLUDED.ci_hi_pct, p_value = EXCLUDED.p_value, verdict = EXCLUDED.verdict, "
@@ -141,6 +148,9 @@ const struct db_stmt_def db_stmts_regressions[DB_NR_STMTS] = {
 		"pair_p_value = EXCLUDED.pair_p_value, pair_verdict = EXCLUDED.pair_verdict, "
 		"det_before = EXCLUDED.det_before, det_after = EXCLUDED.det_after, "
 		"det_change_pct = EXCLUDED.det_change_pct, det_p_value = EXCLUDED.det_p_value, "
+		"hl_pct = EXCLUDED.hl_pct, shift = EXCLUDED.shift, direction = EXCLUDED.direction, "
+		"outliers_before = EXCLUDED.outliers_before, outliers_after = EXCLUDED.outliers_after, "
+		"pair_hl_pct = EXCLUDED.pair_hl_pct, pair_direction = EXCLUDED.pair_direction, "
 		"detected = true, detected_at = now(), "
 		"state = CASE WHEN regressions.state = 'new' AND EXCLUDED.state = 'confirmed' "
 		"THEN 'confirmed' ELSE regressions.state END, "
