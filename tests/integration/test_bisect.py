@@ -113,11 +113,18 @@ class Bisect(unittest.TestCase):
         self.assertGreaterEqual(min(v["n"]), 10)
         self.assertEqual(v["verdict"], "different")
         self.assertLess(v["change_pct"], -3)
+        # the verdict's size and direction are the HL shift's, the references' the
+        # size to reproduce (not the refitted levels')
+        self.assertLess(v["hl_pct"], -3)
+        self.assertEqual(v["direction"], -1)
+        self.assertEqual(v["ref_change_pct"], b["model"]["refs"]["hl_pct"])
+        self.assertEqual(b["model"]["refs"]["direction"], -1)
         # started by hand, it reports like an automatic one: a regression record of
         # first bad vs its parent, and the mail names the bisect's culprit and steps
         reg = self.srv.get("/api/v1/regressions/%d" % b["regression_id"]).json()
         self.assertEqual((reg["state"], reg["kind"]), ("bisected", "regression"))
         self.assertEqual((reg["good"]["sha"], reg["bad"]["sha"]), (shas[CULPRIT - 1], shas[CULPRIT]))
+        self.assertEqual((reg["hl_pct"], reg["direction"]), (v["hl_pct"], -1))
         mail_dir = os.path.join(self.tmp, "mail")
         deadline = time.time() + 30
         while time.time() < deadline and not (os.path.isdir(mail_dir) and os.listdir(mail_dir)):
@@ -128,7 +135,7 @@ class Bisect(unittest.TestCase):
             parsed = email.message_from_binary_file(f, policy=email.policy.default)
         msg = parsed.get_body().get_content()
         self.assertEqual(parsed["Subject"], "[demo:master] [mm] %s: %s %.1f%% regression"
-                         % (shas[CULPRIT][:12], METRIC, reg["change_pct"]))
+                         % (shas[CULPRIT][:12], METRIC, reg["hl_pct"]))
         self.assertIn("#regzbot introduced: %s" % shas[CULPRIT], msg)
         self.assertIn(shas[CULPRIT - 1][:12], msg)  # the table's base: the parent
         self.assertIn("mm: change %d" % BROKEN, msg)  # a step of the story
