@@ -97,11 +97,13 @@ int regression_transition(PGconn *c, long long id, const char *state, const char
  * The change points of one series for GET /api/v1/series: the records of
  * (setup_id, metric) with detected = true, as a new array of
  * {index, commit, good_commit, before, after, change_pct, p_value,
- * regression_id, kind, state}, where index is the position of the first
+ * hl_pct, direction, regression_id, kind, state}, where index is the position of the first
  * bad commit in shas[0..nr_shas) (the series' commits' shas in order,
  * borrowed; a plain array, not 20,000 json objects built per request); a
  * record whose commit is not among them is left out. before / after /
- * change_pct / p_value are the detector's figures. NULL with e on a db
+ * change_pct / p_value are the detector's figures; hl_pct and direction
+ * the record's size and direction (null for records from before
+ * sql/0015), which its kind follows. NULL with e on a db
  * error.
  */
 json_t *regression_change_points(PGconn *c, long long setup_id, const char *metric,

@@ -286,6 +286,8 @@ int db_series_change_points(PGconn *c, long long setup_id, const char *metric,
 		cp->p_value = get_num(r, i, 6);
 		snprintf(cp->kind, sizeof(cp->kind), "%s", PQgetvalue(r, i, 7));
 		snprintf(cp->state, sizeof(cp->state), "%s", PQgetvalue(r, i, 8));
+		cp->hl_pct = get_num(r, i, 9);
+		cp->direction = PQgetisnull(r, i, 10) ? 0 : (int)get_ll(r, i, 10);
 	}
 	PQclear(r);
 	return 0;

@@ -123,6 +123,8 @@ struct db_change_point {
 	long long regression_id;
 	char commit[41], good_commit[41]; /* shas: first bad, last good */
 	double before, after, change_pct, p_value; /* the detector's figures; NAN = NULL */
+	double hl_pct;           /* the record's size (its sides' HL shift, %); NAN = NULL */
+	int direction;           /* the record's: +1 rose, -1 fell; 0 = NULL (before sql/0015) */
 	char kind[16], state[16];
 };
 /* The detected records of (setup_id, metric name): new array *out of *n. 0 or -1. */

@@ -161,7 +161,8 @@ const struct db_stmt_def db_stmts_regressions[DB_NR_STMTS] = {
 	/* $1 setup $2 metric name: the change points the latest detection found */
 	[ST_SERIES_CHANGE_POINTS] = { "series_change_points",
 		"SELECT g.id, cb.sha, cg.sha, g.det_before, g.det_after, g.det_change_pct, "
-		"g.det_p_value, g.kind, g.state FROM regressions g JOIN metrics m ON m.id = g.metric_id "
+		"g.det_p_value, g.kind, g.state, g.hl_pct, g.direction "
+		"FROM regressions g JOIN metrics m ON m.id = g.metric_id "
 		"JOIN commits cb ON cb.id = g.bad_commit_id JOIN commits cg ON cg.id = g.good_commit_id "
 		"WHERE g.setup_id = $1::bigint AND m.name = $2 AND g.detected ORDER BY g.id" },
 };

@@ -150,6 +150,12 @@ class DetectionDirection(unittest.TestCase):
         # confirmed by the step in its own direction (rule b); nothing to bisect
         self.assertEqual(r["state"], "confirmed")
         self.assertIsNone(r["bisect_id"])
+        # the series' change point says the same
+        ser = srv.get("/api/v1/series?" + urllib.parse.urlencode(
+            {"testcase": "verdict-flip", "metric": OPS})).json()["series"][0]
+        cp, = ser["change_points"]
+        self.assertEqual((cp["regression_id"], cp["kind"], cp["direction"]), (r["id"], "improvement", 1))
+        self.assertEqual(cp["hl_pct"], r["hl_pct"])
         hist = srv.get("/api/v1/regressions/%d" % r["id"]).json()["history"]
         self.assertRegex(hist[0]["note"], r"^detected improvement of '%s': \+[12]\.\d\d%% .*means -" % OPS)
 
