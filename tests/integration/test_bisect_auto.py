@@ -142,8 +142,9 @@ class AutoBisect(unittest.TestCase):
         self.assertIn(("bisect", "bisecting"), states)
         self.assertEqual(states[-1], ("bisect", "bisected"))
         self.assertLess(states.index(("bisect", "bisecting")), len(states) - 1)
-        # the report states the change its table shows (first bad vs parent),
-        # not the detector's estimate over c20..c40
+        # the report states the change of first bad vs parent (its table's runs,
+        # which are the verification's), not the detector's estimate over c20..c40:
+        # the size of the verdict, the HL shift; the table keeps LKP's %change
         mail_dir = os.path.join(self.tmp, "mail")
         mail = wait("the report mail", lambda: (lambda f: f[0] if f else None)(
             sorted(os.listdir(mail_dir)) if os.path.isdir(mail_dir) else []))
@@ -153,12 +154,39 @@ class AutoBisect(unittest.TestCase):
         row = re.search(r"^ +[0-9.]+ +([-+][0-9.]+)%% +[0-9.]+ +%s$" % re.escape(METRIC), body,
                         re.M)
         self.assertIsNotNone(row, body)
+        self.assertAlmostEqual(float(row.group(1)), v["change_pct"], delta=0.051)
+        size = "%+.1f" % v["hl_pct"]
         self.assertEqual(parsed["Subject"], "[autotree:master] [mm] %s: %s %s%% regression"
-                         % (shas[CULPRIT][:12], METRIC, row.group(1)))
-        self.assertIn("measured a %s%% regression of %s" % (row.group(1), METRIC), body)
+                         % (shas[CULPRIT][:12], METRIC, size))
+        self.assertIn("measured a %s%% regression of %s" % (size, METRIC), body)
         # one bisect only, though the bisect's own runs narrow what the detector sees
         self.assertEqual(srv.psql("SELECT count(*) FROM bisects"), "1")
         self.assertGreater(sum(w.jobs for w in workers), 0)
+
+    def test_size_is_the_hl_shift(self):
+        # two confirmed records of the same setup (stored by hand, not detected): the
+        # older one's means moved 5 % (one failed run) but its HL shift is 1 %, below
+        # auto_bisect_min_pct; the newer one's shift is 5 %. Records are taken in id
+        # order, so once the newer has its bisect the older was passed over.
+        srv, shas = self.srv, self.shas
+        setup = srv.psql("SELECT setup_id FROM regressions ORDER BY id LIMIT 1")
+        ids = []
+        for good, bad, change, hl in ((50, 52, -5.0, -1.0), (54, 56, -1.0, -5.0)):
+            ids.append(int(srv.psql(
+                "INSERT INTO regressions (setup_id, metric_id, good_commit_id, bad_commit_id, "
+                "kind, state, change_pct, hl_pct, direction, verdict, n_before, n_after, "
+                "commits_after, pair_verdict, detected) SELECT %s, m.id, g.id, b.id, "
+                "'regression', 'confirmed', %s, %s, -1, 'different', 10, 10, 5, "
+                "'need-more-runs', false FROM metrics m, commits g, commits b "
+                "WHERE m.name = '%s' AND g.sha = '%s' AND b.sha = '%s' RETURNING id"
+                % (setup, change, hl, METRIC, shas[good], shas[bad])).split()[0]))
+        wait("the bisect of the 5 % shift", lambda: srv.psql(
+            "SELECT bisect_id IS NOT NULL FROM regressions WHERE id = %d" % ids[1]) == "t")
+        self.assertEqual(srv.psql("SELECT state || '|' || coalesce(bisect_id::text, '-') "
+                                  "FROM regressions WHERE id = %d" % ids[0]), "confirmed|-")
+        hist = srv.psql("SELECT note FROM regression_history WHERE regression_id = %d "
+                        "AND to_state = 'bisecting'" % ids[1])
+        self.assertRegex(hist, r"^bisect \d+ started \(-5\.00%\)$")
 
 
 if __name__ == "__main__":
