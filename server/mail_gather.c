@@ -344,12 +344,13 @@ static int gather_files(PGconn *c, const struct config *cfg, struct mail_gathere
 }
 
 /*
- * A bisect's report states the change its table shows (first bad commit vs
- * its parent, the verification's runs), not the detector's estimate over
- * the wider range, so subject, first line and table agree: the size is the
- * row's HL shift and, when the row is `different`, the word follows its
- * direction. A row that is not `different` and points the other way than
- * the record says nothing: the record's figures stay.
+ * A bisect's report states the change of the comparison its table shows
+ * (first bad commit vs its parent, the verification's runs), not the
+ * detector's estimate over the wider range: the size is the bisected row's
+ * HL shift (the table's column stays LKP's %change of the means) and, when
+ * the row is `different`, the word follows its direction. A row that is not
+ * `different` and points the other way than the record says nothing: the
+ * record's figures stay.
  */
 static void bisect_headline(struct mail_gathered *g, int higher_is_better)
 {
