@@ -6,19 +6,31 @@
  *   tasks,processes,processes_idle,threads,threads_idle,linear
  *   0,0,100,0,100,0          <- baseline row, skipped
  *   104,1200363,0.04,0,0.00,0
- * gives per row (after LKP's stats/will-it-scale): N.processes,
- * N.processes_idle, N.threads, N.threads_idle, N.linear (N = tasks),
- * per_process_ops = floor(processes / tasks), per_thread_ops =
- * floor(threads / tasks) (LKP's integer division), workload = processes +
- * threads, and scalability = workload / linear where linear > 0 (the
- * fraction of linear scaling from one task; runtest.py fills linear only
- * when it ran the single-task point, LKP's runs leave it 0).
+ * gives per row (after LKP's stats/will-it-scale, N = tasks):
+ * N.processes, N.processes_idle, N.threads, N.threads_idle, N.linear,
+ * N.per_process_ops = floor(processes / N), N.per_thread_ops =
+ * floor(threads / N) (LKP's integer division) and N.workload = processes +
+ * threads. Every metric is keyed by its task count: the values of one
+ * metric are repeats of one measurement (several concatenated runs of
+ * the same task count, each with its own "tasks," header), never rows of
+ * different task counts pooled into one series. (LKP's runs have one task
+ * count per file and name these per_process_ops, per_thread_ops and
+ * workload; ours carry the "N." of the N.processes keys beside them.)
+ *
+ * Scalability per mode, as upstream runtest.py prints it: with linear =
+ * max(processes, threads at 1 task) x N (runtest.py's linear column, filled
+ * only when the file has the 1-task row; LKP's runs leave it 0),
+ *   N.processes_scalability = processes / linear
+ *   N.threads_scalability   = threads / linear
+ * for the rows with linear > 0, and only for a mode that ran (a count
+ * above 0). LKP has no such metric.
  *
  * Raw binary (./mmap2_processes -t 16 -s 20):
  *   testcase:...  warmup  min:A max:B total:C ...  measurement ...  average:X
  * gives N.processes (or N.threads for a *_threads binary) = X,
- * per_process_ops (per_thread_ops) = floor(X / N), workload = X, with N
- * from "-t N" on a command line when present, else 1 (the binary's default).
+ * N.per_process_ops (N.per_thread_ops) = floor(X / N), N.workload = X, with
+ * N from "-t N" on a command line when present, else 1 (the binary's
+ * default).
  *
  * An "Assertion ... failed" line (the test aborted) fails the run.
  */
@@ -47,11 +59,15 @@ static void wis_row(struct parse_ctx *c, const double *v)
 	parse_ctx_addf(c, threads, "%lld.threads", n);
 	parse_ctx_addf(c, v[4], "%lld.threads_idle", n);
 	parse_ctx_addf(c, linear, "%lld.linear", n);
-	parse_ctx_add(c, "per_process_ops", floor(procs / tasks));
-	parse_ctx_add(c, "per_thread_ops", floor(threads / tasks));
-	parse_ctx_add(c, "workload", procs + threads);
-	if (linear > 0)
-		parse_ctx_add(c, "scalability", (procs + threads) / linear);
+	parse_ctx_addf(c, floor(procs / tasks), "%lld.per_process_ops", n);
+	parse_ctx_addf(c, floor(threads / tasks), "%lld.per_thread_ops", n);
+	parse_ctx_addf(c, procs + threads, "%lld.workload", n);
+	/* a mode that was not run (LKP's "process" runs print threads 0) has
+	 * no scalability */
+	if (linear > 0 && procs > 0)
+		parse_ctx_addf(c, procs / linear, "%lld.processes_scalability", n);
+	if (linear > 0 && threads > 0)
+		parse_ctx_addf(c, threads / linear, "%lld.threads_scalability", n);
 }
 
 /* "-t N" anywhere on the line; returns N or 0 */
@@ -152,9 +168,9 @@ void parse_will_it_scale(struct parse_ctx *c, struct parse_lines *l)
 		long n = tasks ? tasks : 1;
 
 		parse_ctx_addf(c, average, "%ld.%s", n, mode);
-		parse_ctx_addf(c, floor(average / (double)n), "per_%s_ops",
+		parse_ctx_addf(c, floor(average / (double)n), "%ld.per_%s_ops", n,
 			       threads_mode ? "thread" : "process");
-		parse_ctx_add(c, "workload", average);
+		parse_ctx_addf(c, average, "%ld.workload", n);
 		return;
 	}
 	if (nmeasure)

@@ -193,12 +193,12 @@ static const char *const extras_unixbench[] = {
 };
 
 static const struct rule rules_hackbench[] = {
-	{ "throughput", NULL, AGG_MAX, 0, 0, "LKP: best iteration; we give every iteration" },
-	{ "throughput_best", "throughput", AGG_MAX, 0, 0, "the best iteration" },
-	{ "throughput_avg", "throughput", AGG_HMEAN, 0, 1,
-	  "KB / mean time = harmonic mean of the iterations; LKP rounds to 2 decimals" },
-	{ "throughput_worst", "throughput", AGG_MIN, 0, 0, "the worst iteration" },
+	{ "throughput_avg", NULL, AGG_ONE, 0, 1, "LKP rounds KB / mean time to 2 decimals" },
 	{ NULL, NULL, AGG_ONE, 0, 0, NULL },
+};
+static const char *const extras_hackbench[] = {
+	"hackbench.iteration_throughput", /* every iteration, from which LKP's four follow */
+	NULL,
 };
 
 static const struct rule rules_kselftest[] = {
@@ -213,12 +213,21 @@ static const struct rule rules_stress_ng[] = {
 	{ NULL, NULL, AGG_ONE, 0, 0, NULL },
 };
 
+static const struct rule rules_wis[] = {
+	{ "per_process_ops", "104.per_process_ops", AGG_ONE, 0, 0,
+	  "keyed by task count as N.processes is: a file of several task counts (or runs) must "
+	  "not pool them into one series" },
+	{ "per_thread_ops", "104.per_thread_ops", AGG_ONE, 0, 0, "as per_process_ops" },
+	{ "workload", "104.workload", AGG_ONE, 0, 0, "as per_process_ops" },
+	{ NULL, NULL, AGG_ONE, 0, 0, NULL },
+};
+
 static const struct rule rules_none[] = { { NULL, NULL, AGG_ONE, 0, 0, NULL } };
 static const char *const extras_none[] = { NULL };
 
 static const struct golden goldens[] = {
 	{ "will-it-scale", "wis-runtest-mmap2-lkp.txt", "wis-runtest-mmap2-lkp.expected.yaml",
-	  rules_none, extras_none },
+	  rules_wis, extras_none },
 	{ "vm-scalability", "vms-case-swapin-lkp.txt", "vms-case-swapin-lkp.expected.yaml",
 	  rules_vms_swapin, extras_none },
 	{ "vm-scalability", "vms-case-truncate-seq-lkp.txt",
@@ -226,7 +235,7 @@ static const struct golden goldens[] = {
 	{ "unixbench", "unixbench-partial-index-lkp.txt",
 	  "unixbench-partial-index-lkp.expected.yaml", rules_unixbench, extras_unixbench },
 	{ "hackbench", "hackbench-lkp.txt", "hackbench-lkp.expected.yaml", rules_hackbench,
-	  extras_none },
+	  extras_hackbench },
 	{ "fio", "fio-json-lkp.json", "fio-json-lkp.expected.yaml", rules_none, extras_none },
 	{ "kselftest", "kselftest-tap-futex-nested-lkp.txt",
 	  "kselftest-tap-futex-nested-lkp.expected.yaml", rules_kselftest, extras_none },
@@ -400,8 +409,8 @@ static void test_wis_raw_binary(void **state)
 
 	assert_string_equal(status(doc), "ok");
 	assert_rel(val(doc, "will-it-scale.16.threads", 0), 1700, 1e-12, "16.threads");
-	assert_rel(val(doc, "will-it-scale.per_thread_ops", 0), 106, 1e-12, "1700/16 floored");
-	assert_rel(val(doc, "will-it-scale.workload", 0), 1700, 1e-12, "workload");
+	assert_rel(val(doc, "will-it-scale.16.per_thread_ops", 0), 106, 1e-12, "1700/16 floored");
+	assert_rel(val(doc, "will-it-scale.16.workload", 0), 1700, 1e-12, "workload");
 	json_decref(doc);
 
 	/* measurement lines but no average: cut short */
@@ -410,20 +419,85 @@ static void test_wis_raw_binary(void **state)
 	json_decref(doc);
 }
 
+/* upstream runtest.py's csv over 1..4 tasks (its layout: linear = max of
+ * processes and threads at 1 task, times the task count; numbers written
+ * for the test) */
+static const char wis_runtest_1_to_4[] =
+	"tasks,processes,processes_idle,threads,threads_idle,linear\n"
+	"0,0,100,0,100,0\n"
+	"1,512345,74.97,498765,75.01,512345\n"
+	"2,1003456,49.95,951234,50.02,1024690\n"
+	"3,1467890,24.99,1340123,25.10,1537035\n"
+	"4,1898765,0.11,1623456,0.35,2049380\n";
+
 static void test_wis_scalability(void **state)
 {
-	json_t *doc = parse_str("will-it-scale",
-				"tasks,processes,processes_idle,threads,threads_idle,linear\n"
-				"0,0,100,0,100,0\n"
-				"1,500,90.0,450,90.0,500\n"
-				"4,1800,60.0,1600,61.0,2000\n");
+	json_t *doc = parse_str("will-it-scale", wis_runtest_1_to_4);
+	json_t *metrics = json_object_get(doc, "metrics");
 
 	assert_string_equal(status(doc), "ok");
-	assert_rel(val(doc, "will-it-scale.4.processes", 0), 1800, 1e-12, "4.processes");
-	assert_rel(val(doc, "will-it-scale.per_process_ops", 1), 450, 1e-12, "1800/4");
-	assert_rel(val(doc, "will-it-scale.per_thread_ops", 1), 400, 1e-12, "1600/4");
-	assert_rel(val(doc, "will-it-scale.scalability", 1), 3400.0 / 2000, 1e-12, "scalability");
-	assert_int_equal(json_array_size(metric(doc, "will-it-scale.workload")), 2);
+	assert_rel(val(doc, "will-it-scale.4.processes", 0), 1898765, 0, "4.processes");
+	/* per mode against runtest.py's linear, not (processes + threads) / linear */
+	assert_rel(val(doc, "will-it-scale.4.processes_scalability", 0), 1898765.0 / 2049380, 1e-12,
+		   "4 processes");
+	assert_rel(val(doc, "will-it-scale.4.threads_scalability", 0), 1623456.0 / 2049380, 1e-12,
+		   "4 threads");
+	assert_rel(val(doc, "will-it-scale.1.processes_scalability", 0), 1, 0, "1 task is linear");
+	assert_rel(val(doc, "will-it-scale.1.threads_scalability", 0), 498765.0 / 512345, 1e-12,
+		   "1 thread");
+	assert_null(json_object_get(metrics, "will-it-scale.scalability"));
+	json_decref(doc);
+
+	/* LKP's runs: linear 0 (one task count), process mode only: no
+	 * scalability at all, and none for the threads that did not run */
+	doc = parse_fixture("will-it-scale", "wis-runtest-mmap2-lkp.txt");
+	assert_null(json_object_get(json_object_get(doc, "metrics"),
+				    "will-it-scale.104.processes_scalability"));
+	json_decref(doc);
+}
+
+/* Samples of one metric are repeats of one measurement: rows of different
+ * task counts, and concatenated runs, are never pooled */
+static void test_wis_per_task_count(void **state)
+{
+	json_t *doc = parse_str("will-it-scale", wis_runtest_1_to_4);
+	json_t *metrics = json_object_get(doc, "metrics");
+	char *two;
+
+	assert_null(json_object_get(metrics, "will-it-scale.per_process_ops"));
+	assert_null(json_object_get(metrics, "will-it-scale.per_thread_ops"));
+	assert_null(json_object_get(metrics, "will-it-scale.workload"));
+	assert_int_equal(json_array_size(metric(doc, "will-it-scale.4.per_process_ops")), 1);
+	assert_rel(val(doc, "will-it-scale.4.per_process_ops", 0), 474691, 0, "1898765/4");
+	assert_rel(val(doc, "will-it-scale.2.per_thread_ops", 0), 475617, 0, "951234/2");
+	assert_rel(val(doc, "will-it-scale.3.workload", 0), 1467890 + 1340123, 0, "3 tasks");
+	json_decref(doc);
+
+	/* two LKP runs of the same task count concatenated (two headers): two
+	 * repeats of 104.per_process_ops; a run of another count keeps its own */
+	two = xstrfmt("%s%s%s",
+		      "2020-01-31 08:12:43 python2 ./runtest.py mmap2 295 process 104\n"
+		      "tasks,processes,processes_idle,threads,threads_idle,linear\n"
+		      "0,0,100,0,100,0\n"
+		      "104,1200363,0.04,0,0.00,0\n",
+		      "2020-01-31 08:18:01 python2 ./runtest.py mmap2 295 process 104\n"
+		      "tasks,processes,processes_idle,threads,threads_idle,linear\n"
+		      "0,0,100,0,100,0\n"
+		      "104,1187654,0.05,0,0.00,0\n",
+		      "2020-01-31 08:23:20 python2 ./runtest.py mmap2 295 process 52\n"
+		      "tasks,processes,processes_idle,threads,threads_idle,linear\n"
+		      "0,0,100,0,100,0\n"
+		      "52,700123,50.01,0,0.00,0\n");
+	doc = parse_str("will-it-scale", two);
+	free(two);
+	assert_string_equal(status(doc), "ok");
+	assert_int_equal(json_array_size(metric(doc, "will-it-scale.104.per_process_ops")), 2);
+	assert_rel(val(doc, "will-it-scale.104.per_process_ops", 0), 11541, 0, "run 1");
+	assert_rel(val(doc, "will-it-scale.104.per_process_ops", 1), 11419, 0, "1187654/104");
+	assert_int_equal(json_array_size(metric(doc, "will-it-scale.52.per_process_ops")), 1);
+	assert_rel(val(doc, "will-it-scale.52.per_process_ops", 0), 13463, 0, "700123/52");
+	assert_null(json_object_get(json_object_get(doc, "metrics"),
+				    "will-it-scale.per_process_ops"));
 	json_decref(doc);
 }
 
@@ -524,7 +598,14 @@ static void test_perf_stat_csv_interval(void **state)
 	assert_rel(val(doc, "perf-stat.ps.task-clock", 0), 16689.57 / 1.017184940, 1e-12,
 		   "task-clock msec/s");
 	assert_rel(val(doc, "perf-stat.ps.node-loads", 0), 0, 1e-12, "node-loads");
-	assert_int_equal(nvalues(doc), 23);
+	/* LKP's overall.* from the counts of the interval kept */
+	assert_rel(val(doc, "perf-stat.overall.ipc", 0), 4601302284.0 / 4659960482.0, 1e-12, "ipc");
+	assert_rel(val(doc, "perf-stat.overall.cache-miss-rate%", 0), 100.0 * 31369662 / 31369626,
+		   1e-12, "cache misses / references");
+	/* node-loads is 0: no node-load-miss-rate% */
+	assert_null(json_object_get(json_object_get(doc, "metrics"),
+				    "perf-stat.overall.node-load-miss-rate%"));
+	assert_int_equal(nvalues(doc), 23 + 8);	/* 23 events, 8 overall.* */
 	json_decref(doc);
 }
 
@@ -562,7 +643,8 @@ static void test_perf_stat_text_and_csv(void **state)
 	assert_rel(val(doc, "perf-stat.total.task-clock", 0), 16689.57, 1e-12, "old task-clock");
 	assert_null(json_object_get(json_object_get(doc, "metrics"), "perf-stat.total.node-loads"));
 	assert_true(errors_mention(doc, "node-loads"));
-	assert_int_equal(nvalues(doc), 3);
+	assert_rel(val(doc, "perf-stat.elapsed_time", 0), 1.017184940, 0, "elapsed");
+	assert_int_equal(nvalues(doc), 4);
 	json_decref(doc);
 
 	doc = parse_str("perf-stat", "16689.57,msec,task-clock,16689569794,100.00,16.690,CPUs utilized\n"
@@ -586,7 +668,8 @@ static void test_perf_stat_per_cpu(void **state)
 	assert_rel(val(doc, "perf-stat.total.context-switches", 0), 344 + 207, 0, "cs");
 	assert_rel(val(doc, "perf-stat.total.page-faults", 0), 9133 + 28917, 0, "pf");
 	assert_true(errors_mention(doc, "cycles"));
-	assert_int_equal(nvalues(doc), 3);	/* one run, no per-CPU names */
+	assert_rel(val(doc, "perf-stat.elapsed_time", 0), 0.315443736, 0, "elapsed");
+	assert_int_equal(nvalues(doc), 4);	/* one run, no per-CPU names; elapsed */
 	json_decref(doc);
 
 	/* -A -x, -I 100 (perf 6 pads the time): per interval, summed, per s */
@@ -666,7 +749,7 @@ static void test_perf_stat_per_socket(void **state)
 	assert_rel(val(doc, "perf-stat.S0.total.cycles", 0), 1000000, 0, "S0");
 	assert_rel(val(doc, "perf-stat.S1.total.cycles", 0), 250000, 0, "S1");
 	assert_rel(val(doc, "perf-stat.total.task-clock", 0), 1000, 1e-12, "msec");
-	assert_int_equal(nvalues(doc), 6);
+	assert_int_equal(nvalues(doc), 7);	/* and elapsed_time */
 	json_decref(doc);
 	doc = parse_str("perf-stat", "     1.000000000,S0,2,100,,cycles,1,100.00,,\n"
 				     "     1.000000000,S1,2,300,,cycles,1,100.00,,\n"
@@ -681,7 +764,8 @@ static void test_perf_stat_per_socket(void **state)
 	json_decref(doc);
 	/* --per-die and --per-node ids (perf 6.1's layout; one line of each only to
 	 * check both parse): counts add up, no per-die or per-node names */
-	doc = parse_str("perf-stat", "S0-D0           2               2058      page-faults\n"
+	doc = parse_str("perf-stat", " Performance counter stats for 'system wide':\n\n"
+				     "S0-D0           2               2058      page-faults\n"
 				     "N0        2               3169      page-faults\n");
 	assert_rel(val(doc, "perf-stat.total.page-faults", 0), 2058 + 3169, 0, "die + node");
 	assert_int_equal(nvalues(doc), 1);
@@ -956,7 +1040,7 @@ static void test_proc_vs_map_seed(void **state)
 
 static void test_kv(void **state)
 {
-	json_t *doc = parse_str("kv", "# small-allocs\n"
+	json_t *doc = parse_str("kv", "# kv small-allocs\n"
 				      "throughput_kbps: 1234.5\n"
 				      "median_task_kbps: 10\n"
 				      "throughput_kbps: 1300\n"
@@ -975,7 +1059,7 @@ static void test_kv(void **state)
 	json_decref(doc);
 
 	/* a last line without newline may be cut short: left out, named */
-	doc = parse_str("kv", "a: 1\nb: 12");
+	doc = parse_str("kv", "# kv\na: 1\nb: 12");
 	assert_int_equal(nvalues(doc), 1);
 	assert_true(errors_mention(doc, "no newline"));
 	json_decref(doc);
@@ -986,13 +1070,51 @@ static void test_kv(void **state)
 
 	/* NUL bytes inside do not end the text */
 	{
-		static const char t[] = "a: 1\n\0garbage\nb: 2\n";
+		static const char t[] = "# kv\na: 1\n\0garbage\nb: 2\n";
 		struct err e;
 
 		doc = parse_output("kv", t, sizeof(t) - 1, &e);
 		assert_rel(val(doc, "b", 0), 2, 0, "after NUL");
 		json_decref(doc);
 	}
+}
+
+/* Any text has "key: number" lines: kv reads only what says it is kv */
+static void test_kv_needs_opt_in(void **state)
+{
+	static const char mail[] =
+		"From: kernel test robot <oliver.sang@intel.com>\n"
+		"To: Linus Torvalds <torvalds@linux-foundation.org>\n"
+		"Subject: [linus:master] [mm]  1234567890:  will-it-scale.per_process_ops -11.7% regression\n"
+		"MIME-Version: 1.0\n"
+		"Content-Type: text/plain; charset=\"us-ascii\"\n"
+		"X-MS-Exchange-Organization-SCL: -1\n"
+		"\n"
+		"Hello,\n";
+	static const char ours[] = "throughput: 1234.5\nmedian: 10\n";
+	json_t *doc = parse_str("kv", mail);
+
+	assert_string_equal(status(doc), "failed");
+	assert_int_equal(nvalues(doc), 0);
+	assert_true(errors_mention(doc, "not kv output"));
+	json_decref(doc);
+	/* our cases' output without the line: failed for the tool, read by the
+	 * worker's trusted entry */
+	doc = parse_str("kv", ours);
+	assert_string_equal(status(doc), "failed");
+	json_decref(doc);
+	doc = parse_output_kv_trusted(ours, strlen(ours));
+	assert_string_equal(status(doc), "ok");
+	assert_rel(val(doc, "throughput", 0), 1234.5, 0, "trusted");
+	assert_rel(val(doc, "median", 0), 10, 0, "trusted median");
+	json_decref(doc);
+	/* blank lines before the marker are fine; "# kvm" is no marker */
+	doc = parse_str("kv", "\n\n#kv\nx: 2\n");
+	assert_rel(val(doc, "x", 0), 2, 0, "marker after blanks");
+	json_decref(doc);
+	doc = parse_str("kv", "# kvm\nx: 2\n");
+	assert_string_equal(status(doc), "failed");
+	json_decref(doc);
 }
 
 static void test_time(void **state)
@@ -1037,7 +1159,7 @@ static void test_unknown_tool(void **state)
 	assert_string_equal(e.detail, "tool");
 	for (; *t; t++)
 		n++;
-	assert_int_equal(n, 12);
+	assert_int_equal(n, 14);
 	assert_string_equal(parse_tools()[0], "kv");
 }
 
@@ -1129,6 +1251,7 @@ int main(void)
 		cmocka_unit_test(test_wis_assertion_failure),
 		cmocka_unit_test(test_wis_raw_binary),
 		cmocka_unit_test(test_wis_scalability),
+		cmocka_unit_test(test_wis_per_task_count),
 		cmocka_unit_test(test_stress_ng_misc),
 		cmocka_unit_test(test_unixbench_two_passes),
 		cmocka_unit_test(test_stress_ng_new_layout),
@@ -1143,6 +1266,7 @@ int main(void)
 		cmocka_unit_test(test_kselftest_run_vmtests),
 		cmocka_unit_test(test_proc_vs_map_seed),
 		cmocka_unit_test(test_kv),
+		cmocka_unit_test(test_kv_needs_opt_in),
 		cmocka_unit_test(test_time),
 		cmocka_unit_test(test_unknown_tool),
 		cmocka_unit_test(test_truncated),
