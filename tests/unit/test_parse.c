@@ -1117,6 +1117,321 @@ static void test_kv_needs_opt_in(void **state)
 	json_decref(doc);
 }
 
+/* --- inputs that must not pass as ok (issue 19) ---------------------- */
+
+/* the first n lines of a fixture (after its "# source:" line); new */
+static char *fixture_head(const char *name, size_t nlines)
+{
+	size_t len;
+	char *text = load(name, &len), *p = text;
+
+	for (size_t i = 0; i < nlines && p; i++) {
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	if (p)
+		*p = '\0';
+	return text;
+}
+
+static void test_vms_truncated(void **state)
+{
+	/* the whole file: 32 tasks, each with its KB/s and its free line */
+	json_t *doc = parse_fixture("vm-scalability", "vms-case-swapin-lkp.txt");
+	char *text;
+	size_t len;
+
+	assert_string_equal(status(doc), "ok");
+	assert_rel(val(doc, "vm-scalability.throughput", 0), 467497, 0, "32 tasks");
+	json_decref(doc);
+
+	/* cut after 24 of the 32 KB/s lines: no free lines yet; this gave
+	 * throughput ~ 350k, a 25 % "regression" */
+	text = fixture_head("vms-case-swapin-lkp.txt", 1 + 24);
+	doc = parse_str("vm-scalability", text);
+	assert_string_equal(status(doc), "failed");
+	assert_int_equal(nvalues(doc), 0);
+	assert_true(errors_mention(doc, "24 tasks printed 'KB/s' and 0 'usecs to free memory'"));
+	json_decref(doc);
+	free(text);
+
+	/* every KB/s line, 20 of the 32 free lines */
+	text = fixture_head("vms-case-swapin-lkp.txt", 1 + 32 + 20);
+	doc = parse_str("vm-scalability", text);
+	assert_string_equal(status(doc), "failed");
+	assert_true(errors_mention(doc, "32 tasks printed 'KB/s' and 20"));
+	json_decref(doc);
+	free(text);
+
+	/* cut in the middle of a KB/s line */
+	text = load("vms-case-swapin-lkp.txt", &len);
+	{
+		char *mid = strstr(text, "12884901888 bytes / 860366236");
+
+		assert_non_null(mid);
+		mid[12] = '\0';
+		doc = parse_str("vm-scalability", text);
+		assert_string_equal(status(doc), "failed");
+		json_decref(doc);
+	}
+	free(text);
+}
+
+/* "\xEF\xBB\xBF" before the first line, as Windows editors and some CI
+ * logs save it: stripped once for every tool */
+static json_t *parse_with_bom(const char *tool, const char *fixture)
+{
+	size_t len;
+	char *text = load(fixture, &len), *bom = xmalloc(len + 4);
+	struct err e;
+	json_t *doc;
+
+	memcpy(bom, "\xEF\xBB\xBF", 3);
+	memcpy(bom + 3, text, len + 1);
+	doc = parse_output(tool, bom, len + 3, &e);
+	free(bom);
+	free(text);
+	assert_non_null(doc);
+	return doc;
+}
+
+static void test_bom(void **state)
+{
+	/* first line a task's KB/s line: all 32 tasks kept (and the count
+	 * check passes) */
+	json_t *doc = parse_str("vm-scalability",
+				"\xEF\xBB\xBF" "12884901888 bytes / 859434826 usecs = 14640 KB/s\n"
+				"12884901888 bytes / 859956623 usecs = 14632 KB/s\n"
+				"11880398 usecs to free memory\n"
+				"23078896 usecs to free memory\n");
+
+	assert_string_equal(status(doc), "ok");
+	assert_rel(val(doc, "vm-scalability.throughput", 0), 14640 + 14632, 0, "both tasks");
+	json_decref(doc);
+
+	/* runtest.py's header after a BOM */
+	doc = parse_str("will-it-scale", "\xEF\xBB\xBF" "tasks,processes,processes_idle,threads,"
+					 "threads_idle,linear\n0,0,100,0,100,0\n104,1200363,0.04,0,0.00,0\n");
+	assert_string_equal(status(doc), "ok");
+	assert_rel(val(doc, "will-it-scale.104.processes", 0), 1200363, 0, "after BOM");
+	json_decref(doc);
+
+	/* perf-stat -x, whose first line is a counter */
+	doc = parse_with_bom("perf-stat", "perf-stat-per-socket-x-csv.csv");
+	assert_string_equal(status(doc), "ok");
+	assert_rel(val(doc, "perf-stat.total.task-clock", 0), 724.20, 1e-12, "first counter");
+	json_decref(doc);
+
+	/* a fixture with its BOM gives the same document as without */
+	for (size_t i = 0; i < 3; i++) {
+		static const char *const f[][2] = {
+			{ "vm-scalability", "vms-case-swapin-lkp.txt" },
+			{ "hackbench", "hackbench-lkp.txt" },
+			{ "fio", "fio-json-lkp.json" },
+		};
+		json_t *a = parse_fixture(f[i][0], f[i][1]), *b = parse_with_bom(f[i][0], f[i][1]);
+
+		assert_true(json_equal(a, b));
+		json_decref(a);
+		json_decref(b);
+	}
+}
+
+/* a kernel test robot mail: comparison tables of "number  %change  word" */
+static const char robot_mail[] =
+	"From: kernel test robot <oliver.sang@intel.com>\n"
+	"Subject: [linus:master] [mm]  1234567890:  will-it-scale.per_process_ops -11.7% regression\n"
+	"MIME-Version: 1.0\n"
+	"\n"
+	"Hello,\n"
+	"\n"
+	"kernel test robot noticed a -11.7% regression of will-it-scale.per_process_ops on:\n"
+	"\n"
+	"commit: 1234567890abcdef1234567890abcdef12345678 (\"mm: something\")\n"
+	"\n"
+	"testcase: will-it-scale\n"
+	"config: x86_64-rhel-9.4\n"
+	"test machine: 104 threads 2 sockets (Skylake) with 192G memory\n"
+	"parameters:\n"
+	"\n"
+	"\tnr_task: 100%\n"
+	"\tmode: process\n"
+	"\ttest: mmap2\n"
+	"\n"
+	"=========================================================================================\n"
+	"compiler/cpufreq_governor/kconfig/mode/nr_task/rootfs/tbox_group/test/testcase:\n"
+	"  gcc-12/performance/x86_64-rhel-9.4/process/100%/debian-12-x86_64-20240206.cgz/lkp-skl-fpga01/mmap2/will-it-scale\n"
+	"\n"
+	"       a1b2c3d4e5f6a7b8 1234567890abcdef1234567890\n"
+	"---------------- ---------------------------\n"
+	"         %stddev     %change         %stddev\n"
+	"             \\          |                \\  \n"
+	"     11541            -11.7%      10191        will-it-scale.per_process_ops\n"
+	"   1200363            -11.7%    1059911        will-it-scale.workload\n"
+	"      0.04 \xc2\xb1  3%      +0.0        0.04 \xc2\xb1  5%  perf-stat.overall.cache-miss-rate%\n"
+	"  4.66e+09            -8.2%  4.278e+09        perf-stat.i.cpu-cycles\n"
+	"     22.21 \xc2\xb1  2%      -2.1       20.11        perf-profile.calltrace.cycles-pp.do_mmap\n";
+
+/* UnixBench's report head */
+static const char unixbench_report[] =
+	"   BYTE UNIX Benchmarks (Version 5.1.3)\n"
+	"\n"
+	"   System: lkp-hsw01: GNU/Linux\n"
+	"   OS: GNU/Linux -- 6.1.0 -- #1 SMP PREEMPT_DYNAMIC\n"
+	"   Machine: x86_64 (unknown)\n"
+	"   CPU 0: Intel(R) Xeon(R) CPU E5-2699 v3 @ 2.30GHz (4589.6 bogomips)\n"
+	"   10:25:01 up 2 min,  1 user,  load average: 0.21, 0.15, 0.06; runlevel 2\n"
+	"\n"
+	"------------------------------------------------------------------------\n"
+	"Benchmark Run: Thu Aug 18 2016 10:25:01 - 10:53:09\n"
+	"72 CPUs in system; running 1 parallel copy of tests\n"
+	"\n"
+	"Dhrystone 2 using register variables       37812165.4 lps   (10.0 s, 7 samples)\n"
+	"Execl Throughput                               4254.3 lps   (29.9 s, 2 samples)\n";
+
+/* n pseudo-random bytes (fixed seed) with "7  j" lines among them: the
+ * shape that made 50 MB of random bytes give perf-stat.total.j; new */
+static char *random_bytes(size_t n)
+{
+	char *b = xmalloc(n + 1);
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+
+	for (size_t i = 0; i < n; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		b[i] = (char)(x >> 56);
+	}
+	for (size_t at = 1000; at + 8 < n; at += 100000)
+		memcpy(b + at, "\n7  j\n", 6);
+	b[n] = '\0';
+	return b;
+}
+
+static void test_junk_not_ok(void **state)
+{
+	static const char *const tools[] = { "perf-stat", "kv" };
+	size_t rlen = 1 << 20;
+	char *rnd = random_bytes(rlen);
+
+	for (size_t t = 0; t < ARRAY_SIZE(tools); t++) {
+		const char *texts[] = { robot_mail, unixbench_report };
+		struct err e;
+		json_t *doc;
+
+		for (size_t k = 0; k < ARRAY_SIZE(texts); k++) {
+			doc = parse_str(tools[t], texts[k]);
+			if (strcmp(status(doc), "failed"))
+				fail_msg("%s on text %zu: status %s", tools[t], k, status(doc));
+			assert_int_equal(nvalues(doc), 0);
+			assert_true(json_array_size(json_object_get(doc, "errors")) > 0);
+			json_decref(doc);
+		}
+		doc = parse_output(tools[t], rnd, rlen, &e);
+		assert_string_equal(status(doc), "failed");
+		json_decref(doc);
+	}
+	free(rnd);
+	{
+		json_t *doc = parse_str("perf-stat", robot_mail);
+
+		assert_true(errors_mention(doc, "no perf stat counts"));
+		json_decref(doc);
+	}
+}
+
+static void test_perf_stat_event_names(void **state)
+{
+	/* inside a real block, words that are no event names are not counts */
+	json_t *doc = parse_str("perf-stat",
+				" Performance counter stats for './case':\n"
+				"\n"
+				"          1,234,567      cycles\n"
+				"      0.04 \xc2\xb1  3%  ratio\n"
+				"         12      -11.7%\n"
+				"\n"
+				"       1.000000000 seconds time elapsed\n"
+				"\n"
+				"       0.250000000 seconds user\n"
+				"       0.500000000 seconds sys\n"
+				"\n"
+				"Some events weren't counted. Try disabling the NMI watchdog:\n"
+				"\techo 0 > /proc/sys/kernel/nmi_watchdog\n");
+	const char *k;
+	json_t *v;
+
+	assert_string_equal(status(doc), "ok");
+	assert_rel(val(doc, "perf-stat.total.cycles", 0), 1234567, 0, "cycles");
+	assert_rel(val(doc, "perf-stat.elapsed_time", 0), 1, 0, "elapsed");
+	assert_rel(val(doc, "perf-stat.user_time", 0), 0.25, 0, "user");
+	assert_rel(val(doc, "perf-stat.system_time", 0), 0.5, 0, "sys");
+	json_object_foreach(json_object_get(doc, "metrics"), k, v)
+		if (strstr(k, "%") || strstr(k, "\xc2\xb1") || strstr(k, "ratio"))
+			fail_msg("junk metric '%s'", k);
+	assert_int_equal(nvalues(doc), 4);
+	json_decref(doc);
+
+	/* perf 6.1 `perf stat -e …` of one command: LKP's overall.* ratios */
+	doc = parse_str("perf-stat",
+		"\n"
+		" Performance counter stats for './page-fault runtime=0.3':\n"
+		"\n"
+		"     1,234,567,890      cycles                                                        \n"
+		"     2,469,135,780      instructions                     #    2.00  insn per cycle              \n"
+		"        12,345,678      cache-references                                              \n"
+		"         1,234,567      cache-misses                     #   10.000 % of all cache refs         \n"
+		"       400,000,000      branch-instructions                                           \n"
+		"         4,000,000      branch-misses                    #    1.00% of all branches             \n"
+		"\n"
+		"       0.315443736 seconds time elapsed\n"
+		"\n"
+		"       0.210000000 seconds user\n"
+		"       0.100000000 seconds sys\n"
+		"\n");
+	assert_string_equal(status(doc), "ok");
+	assert_rel(val(doc, "perf-stat.overall.ipc", 0), 2, 1e-15, "ipc");
+	assert_rel(val(doc, "perf-stat.overall.cpi", 0), 0.5, 1e-15, "cpi");
+	assert_rel(val(doc, "perf-stat.overall.cache-miss-rate%", 0), 100.0 * 1234567 / 12345678,
+		   1e-12, "cache");
+	assert_rel(val(doc, "perf-stat.overall.branch-miss-rate%", 0), 1, 1e-12, "branch");
+	assert_rel(val(doc, "perf-stat.user_time", 0), 0.21, 0, "user");
+	assert_rel(val(doc, "perf-stat.system_time", 0), 0.1, 0, "sys");
+	json_decref(doc);
+}
+
+/* parse_result_write prints what json_dumpf prints for parse_output's document */
+static void test_result_write(void **state)
+{
+	for (size_t f = 0; f < 6; f++) {
+		static const char *const fx[][2] = {
+			{ "will-it-scale", "wis-runtest-mmap2-lkp.txt" },
+			{ "perf-stat", "perf-stat-x-csv-interval-lkp.csv" },
+			{ "perf-profile", "perf-report-children-folded-lkp.txt" },
+			{ "fio", "fio-json-lkp.json" },
+			{ "vm-scalability", "vms-case-swapin-lkp.txt" },
+			{ "will-it-scale", "wis-assertion-failure-lkp.txt" },
+		};
+		size_t len, n1, n2;
+		char *text = load(fx[f][1], &len), *mine, *theirs;
+		struct err e;
+		json_t *doc = parse_output(fx[f][0], text, len, &e);
+		struct parse_result *r = parse_run(fx[f][0], text, len, &e);
+		FILE *m1 = open_memstream(&mine, &n1), *m2 = open_memstream(&theirs, &n2);
+
+		assert_non_null(r);
+		assert_int_equal(parse_result_write(r, m1), 0);
+		assert_int_equal(json_dumpf(doc, m2, JSON_INDENT(2) | JSON_SORT_KEYS |
+					    JSON_REAL_PRECISION(15)), 0);
+		fclose(m1);
+		fclose(m2);
+		assert_string_equal(mine, theirs);
+		free(mine);
+		free(theirs);
+		parse_result_free(r);
+		json_decref(doc);
+		free(text);
+	}
+}
+
 static void test_time(void **state)
 {
 	json_t *doc = parse_str("time",
@@ -1267,6 +1582,11 @@ int main(void)
 		cmocka_unit_test(test_proc_vs_map_seed),
 		cmocka_unit_test(test_kv),
 		cmocka_unit_test(test_kv_needs_opt_in),
+		cmocka_unit_test(test_vms_truncated),
+		cmocka_unit_test(test_bom),
+		cmocka_unit_test(test_junk_not_ok),
+		cmocka_unit_test(test_perf_stat_event_names),
+		cmocka_unit_test(test_result_write),
 		cmocka_unit_test(test_time),
 		cmocka_unit_test(test_unknown_tool),
 		cmocka_unit_test(test_truncated),
