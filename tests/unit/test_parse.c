@@ -1432,6 +1432,134 @@ static void test_result_write(void **state)
 	}
 }
 
+/* LKP's lmbench3 fixture: LKP's stats/lmbench3 gives the two bandwidths at
+ * the largest size; "mappings" (lat_mmap) it does not read */
+static void test_lmbench3(void **state)
+{
+	json_t *doc = parse_fixture("lmbench3", "lmbench3-mmap-bw-lkp.txt");
+
+	assert_string_equal(status(doc), "ok");
+	assert_rel(val(doc, "lmbench3.MMAP.read.bandwidth.MB/sec", 0), 17573.23, 0, "1073.74 MB");
+	assert_rel(val(doc, "lmbench3.MMAP.read_open2close.bandwidth.MB/sec", 0), 9062.41, 0,
+		   "open2close");
+	assert_rel(val(doc, "lmbench3.MMAP.mapping.latency.us", 0), 6613, 0, "lat_mmap 1 GB");
+	assert_int_equal(nvalues(doc), 3);
+	json_decref(doc);
+
+	/* a whole results file in lmbench's layout: labels with '/', '+', "'",
+	 * units microseconds and usecs, lat_ctx, lat_fs, socket bandwidth */
+	doc = parse_fixture("lmbench3", "lmbench3-lat-bw-results.txt");
+	assert_string_equal(status(doc), "ok");
+	assert_rel(val(doc, "lmbench3.syscall.open/close.latency.us", 0), 1.0713, 0, "open/close");
+	assert_rel(val(doc, "lmbench3.Select.100fd.latency.us", 0), 1.0384, 0, "fd's");
+	assert_rel(val(doc, "lmbench3.Select.100tcp.latency.us", 0), 3.6710, 0, "tcp fd's");
+	assert_rel(val(doc, "lmbench3.Process.fork+/bin/sh.latency.us", 0), 850.25, 0, "sh -c");
+	assert_rel(val(doc, "lmbench3.Process.fork+execve.latency.us", 0), 306.6, 0, "execve");
+	assert_rel(val(doc, "lmbench3.PIPE.latency.us", 0), 4.9723, 0, "pipe");
+	assert_rel(val(doc, "lmbench3.PIPE.bandwidth.MB/sec", 0), 3824.96, 0, "pipe bw");
+	assert_rel(val(doc, "lmbench3.AF_UNIX.sock.stream.bandwidth.MB/sec", 0), 9715.40, 0, "unix");
+	assert_rel(val(doc, "lmbench3.UDP.usinglocalhost.latency.us", 0), 8.2116, 0, "udp");
+	assert_rel(val(doc, "lmbench3.TCP.localhost.latency", 0), 11.6812, 0, "tcp");
+	assert_rel(val(doc, "lmbench3.CONNECT.localhost.latency.us", 0), 20.5126, 0, "connect");
+	assert_rel(val(doc, "lmbench3.TCP.socket.bandwidth.64B.MB/sec", 0), 132.56, 0, "64B");
+	assert_rel(val(doc, "lmbench3.TCP.socket.bandwidth.10MB.MB/sec", 0), 6281.44, 0, "10MB");
+	assert_rel(val(doc, "lmbench3.Pagefaults.ms", 0), 0.1507, 0, "LKP's name, us");
+	assert_rel(val(doc, "lmbench3.OPS.integer.div.latency.ns", 0), 6.84, 0, "ops");
+	assert_rel(val(doc, "lmbench3.OPS.int64.add.latency.ns", 0), 0.16, 0, "int64");
+	assert_rel(val(doc, "lmbench3.CTX.96P.0K.latency.us", 0), 5.32, 0, "LKP's 96P");
+	assert_rel(val(doc, "lmbench3.CTX.96P.64K.latency.us", 0), 41.05, 0, "64K");
+	assert_rel(val(doc, "lmbench3.CTX.2P.16K.latency.us", 0), 3.53, 0, "2 procs");
+	assert_rel(val(doc, "lmbench3.FILE.read.bandwidth.MB/sec", 0), 10521.35, 0, "bw_file_rd");
+	assert_rel(val(doc, "lmbench3.MMAP.read.bandwidth.MB/sec", 0), 17573.23, 0, "bw_mmap_rd");
+	assert_rel(val(doc, "lmbench3.BCOPY.libc.bandwidth.MB/sec", 0), 9281.77, 0, "libc bcopy");
+	assert_rel(val(doc, "lmbench3.BCOPY.unrolled.bandwidth.MB/sec", 0), 6420.18, 0, "unrolled");
+	assert_rel(val(doc, "lmbench3.BCOPY.memory_read.bandwidth.MB/sec", 0), 10944.61, 0, "rd");
+	assert_rel(val(doc, "lmbench3.BCOPY.memory_write.bandwidth.MB/sec", 0), 8102.95, 0, "wr");
+	assert_rel(val(doc, "lmbench3.semaphore.latency.us", 0), 0.6420, 0, "usecs");
+	assert_rel(val(doc, "lmbench3.signal_handler_overhead.latency.us", 0), 0.8822, 0, "sig");
+	assert_rel(val(doc, "lmbench3.FS.0k.create.per_sec", 0), 112645, 0, "lat_fs");
+	assert_rel(val(doc, "lmbench3.FS.10k.delete.per_sec", 0), 128345, 0, "lat_fs 10k");
+	/* the series we do not keep ("libc bcopy aligned, "stride=16, Memory
+	 * partial …) give nothing, and nothing leaks into the kept ones */
+	assert_null(json_object_get(json_object_get(doc, "metrics"), "lmbench3.CTX.1P.0K.latency.us"));
+	assert_int_equal(json_array_size(metric(doc, "lmbench3.BCOPY.libc.bandwidth.MB/sec")), 1);
+	json_decref(doc);
+
+	doc = parse_str("lmbench3", robot_mail);
+	assert_string_equal(status(doc), "failed");
+	json_decref(doc);
+}
+
+static void test_sysbench(void **state)
+{
+	/* 1.0, cpu twice: two repeats */
+	json_t *doc = parse_fixture("sysbench", "sysbench-1.0-cpu.txt");
+
+	assert_string_equal(status(doc), "ok");
+	assert_rel(val(doc, "sysbench.events_per_sec", 0), 4716.95, 0, "run 1");
+	assert_rel(val(doc, "sysbench.events_per_sec", 1), 4709.12, 0, "run 2");
+	assert_rel(val(doc, "sysbench.total_time", 0), 10.0009, 0, "10.0009s");
+	assert_rel(val(doc, "sysbench.total_events", 0), 47180, 0, "events");
+	assert_rel(val(doc, "sysbench.latency_95th_percentile_ms", 0), 0.87, 0, "p95");
+	assert_rel(val(doc, "sysbench.latency_sum_ms", 0), 39993.37, 0, "sum");
+	assert_rel(val(doc, "sysbench.events_avg", 0), 11795, 0, "11795.0000/14.07");
+	assert_rel(val(doc, "sysbench.events_stddev", 0), 14.07, 0, "stddev");
+	assert_rel(val(doc, "sysbench.execution_time_avg", 1), 9.9978, 0, "run 2 exec");
+	json_decref(doc);
+
+	doc = parse_fixture("sysbench", "sysbench-1.0-memory.txt");
+	assert_string_equal(status(doc), "ok");
+	assert_rel(val(doc, "sysbench.operations", 0), 56207218, 0, "ops");
+	assert_rel(val(doc, "sysbench.operations_per_sec", 0), 5620019.95, 0, "ops/s");
+	assert_rel(val(doc, "sysbench.transferred_MiB", 0), 54889.86, 0, "MiB");
+	assert_rel(val(doc, "sysbench.MiB_per_sec", 0), 5488.30, 0, "MiB/s");
+	assert_rel(val(doc, "sysbench.events_avg", 0), 14051804.5, 0, "pair");
+	json_decref(doc);
+
+	doc = parse_fixture("sysbench", "sysbench-1.0-threads.txt");
+	assert_string_equal(status(doc), "ok");
+	assert_rel(val(doc, "sysbench.latency_max_ms", 0), 17.32, 0, "max");
+	assert_rel(val(doc, "sysbench.total_time", 0), 10.0013, 0, "time");
+	json_decref(doc);
+
+	/* 0.4: "Test execution summary", "approx.  95 percentile", ms glued */
+	doc = parse_fixture("sysbench", "sysbench-0.4-cpu.txt");
+	assert_string_equal(status(doc), "ok");
+	assert_rel(val(doc, "sysbench.total_time", 0), 9.7152, 0, "9.7152s");
+	assert_rel(val(doc, "sysbench.latency_avg_ms", 0), 3.88, 0, "3.88ms");
+	assert_rel(val(doc, "sysbench.latency_95th_percentile_ms", 0), 4.09, 0, "approx. 95");
+	assert_rel(val(doc, "sysbench.latency_sum_ms", 0), 38842.5, 1e-12, "38.8425 s");
+	assert_rel(val(doc, "sysbench.events_avg", 0), 2500, 0, "fairness");
+	assert_null(json_object_get(json_object_get(doc, "metrics"), "sysbench.events_per_sec"));
+	json_decref(doc);
+	doc = parse_fixture("sysbench", "sysbench-0.4-memory.txt");
+	assert_string_equal(status(doc), "ok");
+	assert_rel(val(doc, "sysbench.operations_per_sec", 0), 2146532.20, 0, "ops/sec");
+	assert_rel(val(doc, "sysbench.MiB_per_sec", 0), 2096.22, 0, "MB/sec");
+	assert_rel(val(doc, "sysbench.transferred_MiB", 0), 10240, 0, "MB");
+	json_decref(doc);
+
+	/* tests mixed in one file: failed, not pooled */
+	doc = parse_fixture("sysbench", "sysbench-1.0-mixed-tests.txt");
+	assert_string_equal(status(doc), "failed");
+	assert_true(errors_mention(doc, "different sysbench tests (cpu, then memory"));
+	json_decref(doc);
+
+	/* a run cut before its summary, a FATAL run */
+	doc = parse_str("sysbench", "sysbench 1.0.20 (using system LuaJIT 2.1.0-beta3)\n\n"
+				    "Threads started!\n\nCPU speed:\n    events per second:  4716.95\n");
+	assert_string_equal(status(doc), "failed");
+	assert_true(errors_mention(doc, "no 'total time'"));
+	json_decref(doc);
+	doc = parse_str("sysbench", "sysbench 1.0.20 (using system LuaJIT 2.1.0-beta3)\n\n"
+				    "FATAL: Cannot allocate memory for threads\n");
+	assert_string_equal(status(doc), "failed");
+	json_decref(doc);
+	doc = parse_str("sysbench", unixbench_report);
+	assert_string_equal(status(doc), "failed");
+	json_decref(doc);
+}
+
 static void test_time(void **state)
 {
 	json_t *doc = parse_str("time",
@@ -1508,6 +1636,13 @@ static const struct {
 	{ "perf-profile", "perf-report-children-tree-sort-sym.txt" },
 	{ "perf-profile", "perf-report-overhead-tree.txt" },
 	{ "proc-vs-map", "proc-vs-map-smaps_rollup-arm64-24c.txt" },
+	{ "lmbench3", "lmbench3-mmap-bw-lkp.txt" },
+	{ "lmbench3", "lmbench3-lat-bw-results.txt" },
+	{ "sysbench", "sysbench-1.0-cpu.txt" },
+	{ "sysbench", "sysbench-1.0-memory.txt" },
+	{ "sysbench", "sysbench-1.0-threads.txt" },
+	{ "sysbench", "sysbench-0.4-cpu.txt" },
+	{ "sysbench", "sysbench-0.4-memory.txt" },
 };
 
 static void check_doc_shape(json_t *doc)
@@ -1587,6 +1722,8 @@ int main(void)
 		cmocka_unit_test(test_junk_not_ok),
 		cmocka_unit_test(test_perf_stat_event_names),
 		cmocka_unit_test(test_result_write),
+		cmocka_unit_test(test_lmbench3),
+		cmocka_unit_test(test_sysbench),
 		cmocka_unit_test(test_time),
 		cmocka_unit_test(test_unknown_tool),
 		cmocka_unit_test(test_truncated),
