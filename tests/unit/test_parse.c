@@ -909,21 +909,38 @@ static void test_perf_profile_tree(void **state)
 	assert_true(errors_mention(tree, "sorted by symbol first"));
 	json_decref(tree);
 
-	/* perf's default (caller order): several roots under one entry */
+	/* perf's default (caller order): several roots under one entry. The
+	 * keys are LKP's callee-first ones, from the trees of the entries that
+	 * nothing calls ("0": all chains): each is the callee tree's key of the
+	 * same perf.data with the same value */
 	tree = parse_fixture("perf-profile", "perf-report-children-tree-caller.txt");
 	assert_string_equal(status(tree), "ok");
-	/* exc_page_fault: "|--70.09%--exc_page_fault" … and " --13.02%--0" with
-	 * 3 more frames (a leaf of 4) */
-	assert_rel(val(tree, PP_CT "exc_page_fault.handle_mm_fault.__handle_mm_fault.do_fault."
-			     "copy_mc_enhanced_fast_string", 0), 28.74, 1e-12, "first root");
-	assert_rel(val(tree, PP_CT "0.task.asm_exc_page_fault.exc_page_fault", 0), 13.02, 1e-12,
-		   "second root");
-	/* task: one root with a percent (" --89.09%--task"), no "---" line */
-	assert_rel(val(tree, PP_CT "task.asm_exc_page_fault.exc_page_fault.handle_mm_fault."
-			     "__handle_mm_fault", 0), 67.51, 1e-12, "root with percent");
-	/* 0: root "---0" then 93.43% task … 67.86% handle_mm_fault (5th) */
-	assert_rel(val(tree, PP_CT "0.task.asm_exc_page_fault.exc_page_fault.handle_mm_fault", 0),
-		   67.86, 1e-12, "deep branch");
+	assert_rel(val(tree, PP_CT "copy_mc_enhanced_fast_string.do_fault.__handle_mm_fault."
+			     "handle_mm_fault.exc_page_fault", 0), 28.74, 1e-12, "leaf upwards");
+	assert_rel(val(tree, PP_CT "exc_page_fault.asm_exc_page_fault.task.0", 0), 83.11, 1e-12,
+		   "a node's callers");
+	assert_rel(val(tree, PP_CT "handle_mm_fault.exc_page_fault.asm_exc_page_fault.task.0", 0),
+		   67.86, 1e-12, "5 frames");
+	assert_rel(val(tree, PP_CT "task.0", 0), 93.43, 1e-12, "two frames");
+	/* the caller-first keys of before are gone */
+	assert_null(json_object_get(json_object_get(tree, "metrics"),
+				    PP_CT "0.task.asm_exc_page_fault.exc_page_fault.handle_mm_fault"));
+	folded = parse_fixture("perf-profile", "perf-report-children-tree-callee.txt");
+	ct_tree = with_prefix(tree, "perf-profile.calltrace.");
+	ct_folded = with_prefix(folded, "perf-profile.calltrace.");
+	same = 0;
+	json_object_foreach(ct_tree, k, v) {
+		json_t *t = json_object_get(ct_folded, k);
+
+		if (!t)
+			fail_msg("caller-order trace '%s' is not the callee tree's", k);
+		assert_rel(json_real_value(v), json_real_value(t), 1e-12, k);
+		same++;
+	}
+	assert_int_equal(same, 14);	/* --percent-limit 10 here, 3 there */
+	json_decref(ct_tree);
+	json_decref(ct_folded);
+	json_decref(folded);
 	json_decref(tree);
 }
 
@@ -936,8 +953,9 @@ static void test_perf_profile_tree_rules(void **state)
 	char *text;
 	json_t *doc, *traces;
 
-	/* caller order shows one chain under two entries: the larger, not the
-	 * sum; one symbol in two DSOs: added up; "(inlined)" and fractal
+	/* caller order (foo's root starts at its caller main): callee-first
+	 * keys from the entries nothing calls (main, bar), each node's frames
+	 * upwards; one symbol in two DSOs: added up; "(inlined)" and fractal
 	 * mode's "[...]" remainder */
 	text = xstrfmt("%s"
 		       "    50.00%%     0.00%%  a  a     [.] main\n"
@@ -965,11 +983,13 @@ static void test_perf_profile_tree_rules(void **state)
 		       "\n", head);
 	doc = parse_str("perf-profile", text);
 	assert_string_equal(status(doc), "ok");
-	assert_rel(val(doc, "perf-profile.calltrace.cycles-pp.main.foo", 0), 50, 0, "max");
-	assert_rel(val(doc, "perf-profile.calltrace.cycles-pp.bar.baz", 0), 3, 0, "sum");
+	assert_rel(val(doc, "perf-profile.calltrace.cycles-pp.foo.main", 0), 50, 0, "inlined foo");
+	assert_rel(val(doc, "perf-profile.calltrace.cycles-pp.main", 0), 50, 0, "main");
+	assert_rel(val(doc, "perf-profile.calltrace.cycles-pp.baz.bar", 0), 3, 0, "2 + 1");
+	assert_rel(val(doc, "perf-profile.calltrace.cycles-pp.bar", 0), 4, 0, "3 + 1");
 	assert_rel(val(doc, "perf-profile.children.cycles-pp.bar", 0), 4, 0, "children sum");
 	traces = with_prefix(doc, "perf-profile.calltrace.");
-	assert_int_equal(json_object_size(traces), 2);
+	assert_int_equal(json_object_size(traces), 4);
 	json_decref(traces);
 	json_decref(doc);
 	free(text);
