@@ -25,17 +25,20 @@ struct parse_lines {
 	size_t len;
 };
 
-/* One metric's values, in the order added. */
+/* One metric's values, in the order added: n values in nb bytes of b,
+ * encoded by parse.c (metric_push/metric_next: a short decimal in 2-4
+ * bytes, any other double in 9). */
 struct parse_metric {
 	char *name;	/* prefix + name, new */
-	double *v;
-	size_t n, alloc;
+	unsigned char *b;
+	size_t nb, ab;
+	size_t n;
 };
 
 /*
- * What a tool fills in, through the functions below. Values are kept as
- * plain doubles (8 bytes each, not a JSON real each): 50 MB of output can
- * hold millions of them.
+ * What a tool fills in, through the functions below. Values are kept in a
+ * few bytes each (not a JSON real each): 50 MB of output can hold
+ * millions of them.
  */
 struct parse_ctx {
 	const char *prefix;	/* "will-it-scale." or "" for kv */

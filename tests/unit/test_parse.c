@@ -1580,6 +1580,36 @@ static void test_sysbench(void **state)
 	json_decref(doc);
 }
 
+/* values are kept in a compact form (parse.c): every double comes back
+ * to the bit */
+static void test_value_roundtrip(void **state)
+{
+	static const char *const nums[] = {
+		"0", "-0", "0.1", "-0.25", "14640", "0.132", "2.600", "1e300", "-1e-300",
+		"4.9e-324", "9007199254740993", "-9007199254740991", "123456789.987654321",
+		"1e-9", "0.000000001234", "99999999999999.99", "3.141592653589793", "1e22",
+	};
+	char *text = xstrdup("");
+	json_t *doc;
+
+	for (size_t i = 0; i < ARRAY_SIZE(nums); i++) {
+		char *next = xstrfmt("%sx: %s\n", text, nums[i]);
+
+		free(text);
+		text = next;
+	}
+	doc = parse_output_kv_trusted(text, strlen(text));
+	assert_int_equal(json_array_size(metric(doc, "x")), ARRAY_SIZE(nums));
+	for (size_t i = 0; i < ARRAY_SIZE(nums); i++) {
+		double want = strtod(nums[i], NULL), got = val(doc, "x", i);
+
+		if (memcmp(&want, &got, sizeof(want)))
+			fail_msg("'%s': got %.17g, want %.17g", nums[i], got, want);
+	}
+	json_decref(doc);
+	free(text);
+}
+
 static void test_time(void **state)
 {
 	json_t *doc = parse_str("time",
@@ -1744,6 +1774,7 @@ int main(void)
 		cmocka_unit_test(test_result_write),
 		cmocka_unit_test(test_lmbench3),
 		cmocka_unit_test(test_sysbench),
+		cmocka_unit_test(test_value_roundtrip),
 		cmocka_unit_test(test_time),
 		cmocka_unit_test(test_unknown_tool),
 		cmocka_unit_test(test_truncated),
