@@ -14,7 +14,10 @@
  * 0.05% and call traces below 0.5% are left out.
  *
  * Folded chains ("P% S1;S2;…"): the key is the line's first 5 frames, the
- * value P; lines with the same key are added up (as LKP does).
+ * value P; lines with the same key are added up (as LKP does). In callee
+ * order (LKP's -g folded,…,callee) every chain starts with its entry's
+ * symbol; an event with a chain that does not (caller order) gives no call
+ * traces, and a note, rather than caller-first keys.
  *
  * Tree form (perf's `-g graph`, the default): the lines under an entry
  *
@@ -80,6 +83,7 @@ struct pp_event {
 	json_t *called;	/* frames seen below another frame */
 	json_t *roots;	/* entry symbol -> {callee-first key -> percent} */
 	json_t *ntrace;	/* --no-children: callee-first keys at the entry's frame */
+	int folded_caller;	/* a folded chain did not start with its entry */
 };
 
 /* one node of a tree-form call graph being read (see the header comment) */
@@ -166,7 +170,14 @@ static void event_flush(struct parse_ctx *c, struct pp_event *ev)
 	const char *k, *sym;
 	json_t *v, *keys;
 
-	if (ev->caller) {
+	if (ev->folded_caller) {
+		/* -g folded,caller: chains from the outermost caller, whose
+		 * first 5 frames are no LKP key; better none than wrong ones */
+		json_object_clear(ev->trace);
+		parse_ctx_note(c, "event '%s': folded chains in caller order (a chain does not "
+				  "start with its entry), call traces left out (use -g "
+				  "folded,0.5,callee as LKP)", ev->name);
+	} else if (ev->caller) {
 		/* caller order: the callee-first keys, from the trees of the
 		 * entries nothing calls (their roots hold whole chains), or at
 		 * the entry's own frame without --children */
@@ -198,6 +209,7 @@ static void event_flush(struct parse_ctx *c, struct pp_event *ev)
 	json_object_clear(ev->roots);
 	json_object_clear(ev->ntrace);
 	ev->caller = 0;
+	ev->folded_caller = 0;
 }
 
 /* "S1.S2…" of the first n frames of the path (new) */
@@ -506,7 +518,7 @@ static int entry_line(const char *s, double *pct, size_t *npct, const char **sym
 void parse_perf_profile(struct parse_ctx *c, struct parse_lines *l)
 {
 	struct pp_event ev = { NULL, json_object(), json_object(), json_object(), json_object(),
-			       0, 0, json_object(), json_object(), json_object() };
+			       0, 0, json_object(), json_object(), json_object(), 0 };
 	struct tr_graph g;
 	int children_mode = 0;
 	size_t entries = 0;
@@ -564,6 +576,14 @@ void parse_perf_profile(struct parse_ctx *c, struct parse_lines *l)
 			if (n > PP_MAX_FRAMES)
 				n = PP_MAX_FRAMES;
 			key = tr_key(fr, n);
+			if (g.active && g.sym) {
+				char *a = sym_norm(fr[0]), *b = sym_norm(g.sym);
+
+				if (strcmp(a, b))
+					ev.folded_caller = 1;
+				free(a);
+				free(b);
+			}
 			if (*fr[0])
 				sum_into(ev.trace, key, v);
 			free(key);

@@ -994,6 +994,22 @@ static void test_perf_profile_tree_rules(void **state)
 	json_decref(doc);
 	free(text);
 
+	/* folded chains in caller order (-g folded,caller) start at the
+	 * outermost caller: no call traces rather than caller-first keys */
+	text = xstrfmt("%s"
+		       "    50.00%%     0.00%%  a  a     [.] foo\n"
+		       "50.00%% main;foo\n"
+		       "\n", head);
+	doc = parse_str("perf-profile", text);
+	assert_string_equal(status(doc), "ok");
+	traces = with_prefix(doc, "perf-profile.calltrace.");
+	assert_int_equal(json_object_size(traces), 0);
+	json_decref(traces);
+	assert_true(errors_mention(doc, "folded chains in caller order"));
+	assert_rel(val(doc, "perf-profile.children.cycles-pp.foo", 0), 50, 0, "children kept");
+	json_decref(doc);
+	free(text);
+
 	/* older perf (3.x, 4.x) put a blank after "---" and "%--" */
 	text = xstrfmt("%s"
 		       "    50.00%%     0.00%%  a  a     [.] main\n"
