@@ -597,6 +597,7 @@ def bench_kernel():
 # ---- parser RSS on 50 MiB inputs -----------------------------------------------------
 
 PARSE_MIB = 50
+PARSE_REPS = int(os.environ.get("BENCH_PARSE_REPS", "1"))
 # tool -> fixtures (tests/fixtures/parse/, or a path from the top) whose bodies are repeated to PARSE_MIB: the
 # worst case for memory, every repeat is one more run with all its values
 PARSE_INPUTS = [
@@ -627,22 +628,19 @@ def fixture_body(name):
     return data
 
 
-def child_maxrss(args, tmp):
-    """Peak RSS (kB) of one run of args (stdout discarded) and its exit status.
-    Measured by /usr/bin/time: a direct child of this process would count
-    Python's own pages (the kernel keeps the largest RSS across exec)."""
-    out = os.path.join(tmp, "maxrss")
-    rc = subprocess.call(["/usr/bin/time", "-f", "%M", "-o", out] + args,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    with open(out) as f:
-        return int(f.read().split()[-1]), rc
+def child_maxrss(args):
+    """Peak RSS (kB) of one run of args (stdout discarded) and its exit status,
+    by bench/maxrss: a direct child of this process would count Python's own
+    pages (the kernel keeps the largest RSS across exec)."""
+    out = run([os.path.join(PROGS, "maxrss")] + args, timeout=300).stdout.split()
+    return int(out[0]), int(out[1])
 
 
 def bench_parse(tmp):
     exe = os.path.join(BIN, "regtrack")
     want = PARSE_MIB << 20
-    if not os.access("/usr/bin/time", os.X_OK):
-        skip("parse RSS", "/usr/bin/time is missing (Debian package time)")
+    if not os.access(os.path.join(PROGS, "maxrss"), os.X_OK):
+        skip("parse RSS", "bench/maxrss did not build")
         return
     # the floor: the same binary parsing an empty file (libraries, jansson)
     empty = os.path.join(tmp, "empty.txt")
@@ -662,8 +660,9 @@ def bench_parse(tmp):
             for _ in range(want // len(body) + 1):
                 f.write(body)
         size = os.path.getsize(path)
-        kb, rc = zip(*(child_maxrss([exe, "parse", tool, path], tmp) for _ in range(min(REPS, 3))))
-        floor, _ = child_maxrss([exe, "parse", tool, empty], tmp)
+        # RSS repeats to ~0.1 MiB: one run each unless BENCH_PARSE_REPS says more
+        kb, rc = zip(*(child_maxrss([exe, "parse", tool, path]) for _ in range(PARSE_REPS)))
+        floor, _ = child_maxrss([exe, "parse", tool, empty])
         os.unlink(path)
         if any(rc):
             skip(name, "regtrack parse exited %d" % max(rc))

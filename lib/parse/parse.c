@@ -508,7 +508,7 @@ json_t *parse_result_json(const struct parse_result *r)
 	json_object_set_new(doc, "tool", json_string(r->tool));
 	json_object_set_new(doc, "status", json_string(r->failed ? "failed" : "ok"));
 	json_object_set_new(doc, "metrics", metrics);
-	json_object_set(doc, "errors", r->errors);
+	json_object_set_new(doc, "errors", json_deep_copy(r->errors));
 	return doc;
 }
 

@@ -2,7 +2,7 @@
 #define REGTRACK_PARSE_H
 
 /*
- * Parsers of real benchmark and monitor output (issue 4). Each tool is a
+ * Parsers of real benchmark and monitor output (issues 4, 19). Each tool is a
  * pure function from text to metrics, listed in one registry table in
  * lib/parse/parse.c, one file per tool in lib/parse/.
  *
@@ -25,8 +25,8 @@
 /*
  * Parses the output of TOOL (text, len bytes, need not be NUL-terminated;
  * NUL bytes inside are read as spaces, a leading UTF-8 byte order mark is
- * skipped). The text is copied (len + 1 bytes) for the call. Returns a new JSON object (caller
- * json_decref()s) shaped
+ * skipped). The text is copied (len + 1 bytes) for the call. Returns a
+ * new JSON object (caller json_decref()s) shaped
  *   {"tool": TOOL, "status": "ok"|"failed",
  *    "metrics": {"NAME": [v, ...]}, "errors": ["...", ...]}
  * A failed run (an assertion message instead of numbers, a truncated file,
@@ -60,7 +60,8 @@ json_t *parse_output_kv_trusted(const char *text, size_t len);
 struct parse_result;
 struct parse_result *parse_run(const char *tool, char *text, size_t len, struct err *e)
 	__attribute__((warn_unused_result));
-/* The document of parse_output() for r: new, caller json_decref()s. */
+/* The document of parse_output() for r (borrowed): new, caller
+ * json_decref()s; it shares nothing with r. */
 json_t *parse_result_json(const struct parse_result *r);
 /* Writes that document to f as json_dumpf(doc, f, JSON_INDENT(2) |
  * JSON_SORT_KEYS | JSON_REAL_PRECISION(15)) would (the same bytes, no
@@ -68,6 +69,7 @@ json_t *parse_result_json(const struct parse_result *r);
  * error. */
 int parse_result_write(const struct parse_result *r, FILE *f)
 	__attribute__((warn_unused_result));
+/* Frees r and everything in it; NULL is a no-op. */
 void parse_result_free(struct parse_result *r);
 
 /* NULL-terminated list of tool names in the registry (static storage), for
