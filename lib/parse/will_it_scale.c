@@ -29,8 +29,10 @@
  *   testcase:...  warmup  min:A max:B total:C ...  measurement ...  average:X
  * gives N.processes (or N.threads for a *_threads binary) = X,
  * N.per_process_ops (N.per_thread_ops) = floor(X / N), N.workload = X, with
- * N from "-t N" on a command line when present, else 1 (the binary's
- * default).
+ * N from "-t N" on the run's command line when present, else 1 (the
+ * binary's default). Several runs (command lines) in one file give one
+ * value each, keyed by their own N; a last run with measurements but no
+ * average fails the parse.
  *
  * An "Assertion ... failed" line (the test aborted) fails the run.
  */
@@ -47,6 +49,13 @@
 
 static const char *const wis_names[] = {
 	"tasks", "processes", "processes_idle", "threads", "threads_idle", "linear",
+};
+
+/* one run of a raw binary: its average and what it ran */
+struct wis_raw {
+	long tasks;
+	int threads;
+	double average;
 };
 
 static void wis_row(struct parse_ctx *c, const double *v)
@@ -92,8 +101,8 @@ void parse_will_it_scale(struct parse_ctx *c, struct parse_lines *l)
 	int col[ARRAY_SIZE(wis_names)];
 	int have_header = 0, ncols = 0, in_measure = 0, threads_mode = 0;
 	long tasks = 0;
-	size_t rows = 0, nmeasure = 0;
-	double average = -1;
+	size_t rows = 0, nmeasure = 0, nraw = 0, araw = 0;
+	struct wis_raw *raw = NULL;
 
 	for (size_t i = 0; i < l->n; i++) {
 		char *s = l->v[i];
@@ -102,6 +111,7 @@ void parse_will_it_scale(struct parse_ctx *c, struct parse_lines *l)
 
 		if (strstr(s, "Assertion") && strstr(s, "failed")) {
 			parse_ctx_fail(c, "test aborted: %s", s);
+			free(raw);
 			return;
 		}
 		if (!strncmp(s, "tasks,", 6)) {
@@ -147,35 +157,53 @@ void parse_will_it_scale(struct parse_ctx *c, struct parse_lines *l)
 			rows++;
 			continue;
 		}
-		/* the raw binary's output */
-		if (strstr(s, "_threads"))
-			threads_mode = 1;
-		if (!tasks)
+		/* the raw binary's output: a command line with "-t N" starts a
+		 * run of N tasks (else the binary's default, 1) */
+		if (cmdline_tasks(s)) {
 			tasks = cmdline_tasks(s);
+			threads_mode = strstr(s, "_threads") != NULL;
+		} else if (strstr(s, "_threads")) {
+			threads_mode = 1;
+		}
 		if (!strcmp(s, "measurement")) {
 			in_measure = 1;
 		} else if (in_measure && !strncmp(s, "min:", 4) && strstr(s, "total:")) {
 			nmeasure++;
 		} else if (!strncmp(s, "average:", 8)) {
-			if (parse_num_full(s + 8, &average) || average < 0)
-				average = -1;
+			double average;
+
+			if (!parse_num_full(s + 8, &average) && average >= 0) {
+				ALLOC_GROW(raw, nraw + 1, araw);
+				raw[nraw].tasks = tasks ? tasks : 1;
+				raw[nraw].threads = threads_mode;
+				raw[nraw++].average = average;
+			}
+			in_measure = 0;
+			nmeasure = 0;
 		}
 	}
-	if (rows)
-		return;
-	if (average >= 0) {
-		const char *mode = threads_mode ? "threads" : "processes";
-		long n = tasks ? tasks : 1;
-
-		parse_ctx_addf(c, average, "%ld.%s", n, mode);
-		parse_ctx_addf(c, floor(average / (double)n), "%ld.per_%s_ops", n,
-			       threads_mode ? "thread" : "process");
-		parse_ctx_addf(c, average, "%ld.workload", n);
+	if (rows) {
+		free(raw);
 		return;
 	}
-	if (nmeasure)
+	if (nmeasure) {
+		/* the last run has measurements but no average */
 		parse_ctx_fail(c, "measurement without its average line (truncated output?)");
-	else if (have_header)
+		free(raw);
+		return;
+	}
+	for (size_t k = 0; k < nraw; k++) {
+		long n = raw[k].tasks;
+
+		parse_ctx_addf(c, raw[k].average, "%ld.%s", n, raw[k].threads ? "threads" : "processes");
+		parse_ctx_addf(c, floor(raw[k].average / (double)n), "%ld.per_%s_ops", n,
+			       raw[k].threads ? "thread" : "process");
+		parse_ctx_addf(c, raw[k].average, "%ld.workload", n);
+	}
+	free(raw);
+	if (nraw)
+		return;
+	if (have_header)
 		parse_ctx_fail(c, "csv header but no result row (the run failed or was cut short)");
 	else
 		parse_ctx_fail(c, "no will-it-scale result (neither runtest.py csv nor average line)");

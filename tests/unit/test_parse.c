@@ -417,6 +417,33 @@ static void test_wis_raw_binary(void **state)
 	doc = parse_str("will-it-scale", "warmup\nmeasurement\nmin:1 max:2 total:3\n");
 	assert_string_equal(status(doc), "failed");
 	json_decref(doc);
+
+	/* runs of the binary one after the other: each keyed by its own -t
+	 * (only the last average was kept, under the first -t) */
+	doc = parse_str("will-it-scale",
+			"./mmap2_processes -t 4 -s 5\n"
+			"testcase:Separate file mmap/munmap\nwarmup\nmin:400 max:420 total:1640\n"
+			"measurement\nmin:401 max:421 total:1650\naverage:1650\n"
+			"./mmap2_processes -t 8 -s 5\n"
+			"testcase:Separate file mmap/munmap\nwarmup\nmin:390 max:410 total:3200\n"
+			"measurement\nmin:391 max:411 total:3210\naverage:3210\n"
+			"./mmap2_processes -t 4 -s 5\n"
+			"testcase:Separate file mmap/munmap\nwarmup\nmin:400 max:420 total:1630\n"
+			"measurement\nmin:401 max:421 total:1636\naverage:1636\n");
+	assert_string_equal(status(doc), "ok");
+	assert_int_equal(json_array_size(metric(doc, "will-it-scale.4.processes")), 2);
+	assert_rel(val(doc, "will-it-scale.4.processes", 1), 1636, 0, "third run");
+	assert_rel(val(doc, "will-it-scale.8.per_process_ops", 0), 401, 0, "3210/8 floored");
+	assert_rel(val(doc, "will-it-scale.4.per_process_ops", 0), 412, 0, "1650/4 floored");
+	json_decref(doc);
+
+	/* the last run cut after its measurements: failed */
+	doc = parse_str("will-it-scale", "./mmap2_processes -t 4 -s 5\nmeasurement\n"
+					 "min:401 max:421 total:1650\naverage:1650\n"
+					 "./mmap2_processes -t 8 -s 5\nmeasurement\n"
+					 "min:391 max:411 total:3210\n");
+	assert_string_equal(status(doc), "failed");
+	json_decref(doc);
 }
 
 /* upstream runtest.py's csv over 1..4 tasks (its layout: linear = max of
