@@ -1227,6 +1227,18 @@ static void test_vms_truncated(void **state)
 	json_decref(doc);
 	free(text);
 
+	/* the usemem command line says 3 tasks; 2 reported (both lines) */
+	doc = parse_str("vm-scalability",
+			"2020-05-06 11:25:18  ./case-anon-w-seq\n"
+			"2020-05-06 11:25:18  ./usemem --runtime 300 -n 3 --prealloc 1024m\n"
+			"1073741824 bytes / 859434826 usecs = 1220 KB/s\n"
+			"1073741824 bytes / 859956623 usecs = 1219 KB/s\n"
+			"11880398 usecs to free memory\n"
+			"23078896 usecs to free memory\n");
+	assert_string_equal(status(doc), "failed");
+	assert_true(errors_mention(doc, "usemem ran 3 tasks, 2 reported"));
+	json_decref(doc);
+
 	/* cut in the middle of a KB/s line */
 	text = load("vms-case-swapin-lkp.txt", &len);
 	{
