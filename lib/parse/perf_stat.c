@@ -31,7 +31,8 @@
  *
  * Only a perf stat counter block is read, so a mail or a report that
  * happens to have "number  word" lines is not taken for counts: text
- * lines after perf's " Performance counter stats for ..." header, or, with
+ * lines after perf's " Performance counter stats for ..." header up to its
+ * "seconds time elapsed" (and user/sys) lines, or, with
  * -I, timestamped lines after its "#  time ... counts" header; -x CSV
  * lines with perf's full layout (value, unit, event, running time,
  * percent enabled: the last two numbers). An event name must look like
@@ -92,6 +93,7 @@ struct ps_state {
 	size_t nsums, asums;
 	json_t *noted;		/* events already named in errors */
 	int in_text_block;	/* after "Performance counter stats for" */
+	int after_elapsed;	/* its "seconds time elapsed" seen: only user/sys may follow */
 	int in_interval;	/* after "#  time ... counts" */
 	int runs;		/* whole-run groups emitted */
 };
@@ -477,6 +479,8 @@ static int time_line(struct parse_ctx *c, struct ps_state *st, char *const *tok,
 			/* the counts above it are one run */
 			flush(c, st);
 			parse_ctx_add(c, kinds[k].name, v);
+			if (k == 0)
+				st->after_elapsed = 1;
 			return 1;
 		}
 	return 1;	/* another "seconds" line: not a count either */
@@ -496,6 +500,11 @@ static void text_line(struct parse_ctx *c, struct ps_state *st, char *s)
 	n = parse_split_blank(s, tok, ARRAY_SIZE(tok));
 	if (st->in_text_block && time_line(c, st, tok, n))
 		return;
+	if (st->after_elapsed) {
+		/* the block ended with its times: what follows is no count */
+		st->in_text_block = 0;
+		st->after_elapsed = 0;
+	}
 	/* [time] [CPU3 | S0 2] count [unit] event … */
 	if (n >= 3 && is_number(tok[0]) && (is_count(tok, 1, n) || is_agg(tok[1], &counted))) {
 		parse_num_full(tok[0], &t);
@@ -598,6 +607,7 @@ void parse_perf_stat(struct parse_ctx *c, struct parse_lines *l)
 		if (strstr(s, "Performance counter stats for")) {
 			flush(c, &st);
 			st.in_text_block = 1;
+			st.after_elapsed = 0;
 			continue;
 		}
 		/* -x lines have no aligned columns (perf 6 pads only the

@@ -1445,6 +1445,18 @@ static void test_perf_stat_event_names(void **state)
 	assert_int_equal(nvalues(doc), 4);
 	json_decref(doc);
 
+	/* a block quoted in a mail: the text after its times is not read */
+	doc = parse_str("perf-stat",
+			" Performance counter stats for 'system wide':\n\n"
+			"          1,234,567      cycles\n\n"
+			"       1.000000000 seconds time elapsed\n\n"
+			"Regards,\n"
+			"      72  CPUs\n");
+	assert_string_equal(status(doc), "ok");
+	assert_null(json_object_get(json_object_get(doc, "metrics"), "perf-stat.total.CPUs"));
+	assert_int_equal(nvalues(doc), 2);	/* cycles, elapsed_time */
+	json_decref(doc);
+
 	/* perf 6.1 `perf stat -e …` of one command: LKP's overall.* ratios */
 	doc = parse_str("perf-stat",
 		"\n"
