@@ -78,7 +78,7 @@ static const struct parse_tool *tool_find(const char *name)
  * M / 10^D == v exactly (a correctly rounded division of two exact
  * doubles: the same double strtod gives for the decimal), or tag 0xff
  * and the 8 bytes of the double. 50 MB of proc-vs-map rows (three values
- * per 20 bytes) take 19 MB so, 55 MB as doubles.
+ * per 20 bytes) take 19 MB this way, 55 MB as doubles.
  */
 static const double pow10_tab[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9 };
 
