@@ -1,4 +1,5 @@
 #include "server/ingest.h"
+#include "server/api/api.h"
 #include "server/auth.h"
 #include "server/db/db.h"
 #include "buf.h"
@@ -13,6 +14,14 @@
 #include <string.h>
 
 #include "banned.h"
+
+void ingest_committed(struct server *srv, size_t runs_created, size_t values_created)
+{
+	if (values_created)
+		atomic_fetch_add(&srv->values_ingested, values_created);
+	if (runs_created)
+		api_trees_changed();
+}
 
 long long db_upsert_id(PGconn *c, int insert_st, int n_insert, int select_st, int n_select,
 		       const char *const *params, struct err *e)

@@ -7,6 +7,8 @@
 #include "err.h"
 #include "resultdoc.h"
 
+struct server;
+
 /* What ingest_result() did. */
 struct ingest_outcome {
 	long long id;         /* runs.id */
@@ -42,6 +44,18 @@ struct ingest_outcome {
  */
 int ingest_result(PGconn *c, json_t *doc, const struct resultdoc *d, int nested,
 		  struct ingest_outcome *out, struct err *e) __attribute__((warn_unused_result));
+
+/*
+ * What every ingest path does once its transaction has committed (POST
+ * /api/v1/results after ingest_result(), a job's completion after its
+ * COMMIT): adds values_created to srv->values_ingested and, when a run was
+ * stored (runs_created > 0: maybe a new tree or commit), drops the cached
+ * GET /api/v1/trees reply (api_trees_changed()). The detection queue needs
+ * nothing here: its row was inserted inside the transaction and its
+ * trigger's NOTIFY is delivered at the commit. Not called on a rollback,
+ * so the counter counts only stored values.
+ */
+void ingest_committed(struct server *srv, size_t runs_created, size_t values_created);
 
 /*
  * Returns the id of the row named by params: tries insert_st with the

@@ -44,10 +44,8 @@ static void results_ingest(struct request *rq)
 		json_decref(doc);
 		goto fail;
 	}
-	if (out.created) {
-		atomic_fetch_add(&rq->srv->values_ingested, out.nr_values);
-		api_trees_changed(); /* maybe a new commit or tree */
-	}
+	if (out.created)
+		ingest_committed(rq->srv, 1, out.nr_values);
 	rq->deferred_status = out.created ? 201 : 200;
 	rq->deferred = json_pack("{s:s,s:b,s:I,s:I}", "run_id", d.run_id, "created", out.created,
 				 "metrics", (json_int_t)out.nr_metrics, "values",
