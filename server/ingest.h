@@ -6,6 +6,7 @@
 
 #include "err.h"
 #include "resultdoc.h"
+#include "server/db/runs.h" /* db_upsert_id(), which bisect.c and api/jobs.c call */
 
 struct server;
 
@@ -56,14 +57,5 @@ int ingest_result(PGconn *c, json_t *doc, const struct resultdoc *d, int nested,
  * so the counter counts only stored values.
  */
 void ingest_committed(struct server *srv, size_t runs_created, size_t values_created);
-
-/*
- * Returns the id of the row named by params: tries insert_st with the
- * first n_insert params (ON CONFLICT DO NOTHING RETURNING id), then
- * select_st with the first n_select. -1 with e filled on a database error.
- * Used for every "find or create".
- */
-long long db_upsert_id(PGconn *c, int insert_st, int n_insert, int select_st, int n_select,
-		       const char *const *params, struct err *e);
 
 #endif
