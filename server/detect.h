@@ -13,9 +13,10 @@
  * setup in detect_queue (ST_DETECT_ENQUEUE, ON CONFLICT DO NOTHING: one
  * pending row per setup however many runs arrive). An insert notifies
  * channel 'regtrack_detect' at commit. One background thread per server
- * LISTENs on its own connection and waits on that socket (and a stop
- * pipe) for at most `detect_poll_ms`, so it wakes at once on a commit of
- * any server and still finds rows whose notification it missed. It then
+ * (bgthread.h) LISTENs on its own connection and waits on that socket for
+ * at most `detect_poll_ms`, so it wakes at once on a commit of any server
+ * and still finds rows whose notification it missed; every STALE_CHECK_S
+ * (60 s) it queues again the claims of a server that died mid-detection. It then
  * claims queued setups one at a time (FOR UPDATE SKIP LOCKED; a setup
  * being examined by one server is not claimed by another), examines each
  * with detect_setup() and deletes the claim. A run stored meanwhile queues
@@ -23,8 +24,8 @@
  * An upload never waits for any of this.
  *
  * Incremental or not: every examination is a full recompute of the
- * setup's series from the database (the detector costs O(T log W): about
- * a millisecond for a 10,000-commit series, less than reading the series).
+ * setup's series from the database (the detector is O(T log W), cheaper
+ * than reading the series; figures in docs/internals/performance.md).
  * No per-series state is kept in memory, so the answer is the full-
  * recompute answer by construction, also after a restart, when commits get
  * their topo_order later (which reorders a series), when runs of old
@@ -34,7 +35,7 @@
 struct server;
 struct detect_thread;
 
-/* Starts the thread; NULL (and a message on stderr) when it cannot start. */
+/* Starts the thread; NULL (and a line in the log) when it cannot start. */
 struct detect_thread *detect_thread_start(struct server *srv);
 /* Stops the thread after the setup it is examining, then frees t. NULL is a no-op. */
 void detect_thread_stop(struct detect_thread *t);

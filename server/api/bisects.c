@@ -11,6 +11,7 @@
 #include "server/api/api.h"
 #include "server/api/args.h"
 #include "server/bisect.h"
+#include "server/bisect_coord.h"
 #include "resultdoc.h"
 #include "xalloc.h"
 
@@ -41,12 +42,12 @@ static int check_name(const char *key, const char *s, size_t max, const char *ex
 	if (!s)
 		return 0;
 	if (!n || n > max)
-		return err_set(e, 400, "invalid_field", key, "'%s' must be 1..%zu characters", key, max);
+		return err_setc(e, ERR_INVALID_FIELD, key, "'%s' must be 1..%zu characters", key, max);
 	for (size_t i = 0; i < n; i++)
 		if (!isalnum((unsigned char)s[i]) && !strchr("._+-", s[i]) &&
 		    !(extra && strchr(extra, s[i])))
-			return err_set(e, 400, "invalid_field", key, "'%s' has a character not allowed",
-				       key);
+			return err_setc(e, ERR_INVALID_FIELD, key, "'%s' has a character not allowed",
+					key);
 	return 0;
 }
 
@@ -79,21 +80,21 @@ enum MHD_Result api_bisects_post(struct request *rq)
 	    check_name("metric", s.metric, 256, ":/%@", &e))
 		goto bad;
 	if (!is_commit_sha(s.good) || !is_commit_sha(s.bad)) {
-		err_set(&e, 400, "invalid_field", is_commit_sha(s.good) ? "bad" : "good",
-			"'good' and 'bad' must be full 40-digit lowercase hex shas");
+		err_setc(&e, ERR_INVALID_FIELD, is_commit_sha(s.good) ? "bad" : "good",
+			 "'good' and 'bad' must be full 40-digit lowercase hex shas");
 		goto bad;
 	}
 	if (!strcmp(s.good, s.bad)) {
-		err_set(&e, 400, "invalid_field", "bad", "'good' and 'bad' are the same commit");
+		err_setc(&e, ERR_INVALID_FIELD, "bad", "'good' and 'bad' are the same commit");
 		goto bad;
 	}
 	if (s.arch && strcmp(s.arch, "x86_64") && strcmp(s.arch, "aarch64")) {
-		err_set(&e, 400, "invalid_field", "arch", "arch is x86_64 or aarch64");
+		err_setc(&e, ERR_INVALID_FIELD, "arch", "arch is x86_64 or aarch64");
 		goto bad;
 	}
 	params = json_object_get(b, "params");
 	if (params && !json_is_object(params)) {
-		err_set(&e, 400, "invalid_field", "params", "'params' must be an object");
+		err_setc(&e, ERR_INVALID_FIELD, "params", "'params' must be an object");
 		goto bad;
 	}
 	ptext = params ? json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS) : xstrdup("{}");
@@ -148,8 +149,10 @@ enum MHD_Result api_bisect_cancel(struct request *rq)
 		if (x < 0)
 			return reply_err(rq, &e);
 		if (!x)
-			return reply_errf(rq, 404, "not_found", "id", "no bisect %lld", id);
-		return reply_errf(rq, 409, "conflict", "id", "bisect %lld is not queued or running", id);
+			err_setc(&e, ERR_NOT_FOUND, "id", "no bisect %lld", id);
+		else
+			err_setc(&e, ERR_CONFLICT, "id", "bisect %lld is not queued or running", id);
+		return reply_err(rq, &e);
 	}
 	return reply_json(rq, 200, json_pack("{s:I,s:s}", "id", (json_int_t)id, "state", "cancelled"));
 }

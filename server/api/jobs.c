@@ -4,7 +4,6 @@
  *   GET  /api/v1/jobs[?state=&limit=]     recent jobs, newest first
  *   GET  /api/v1/jobs/{id}                one job: state, attempts, phase history, runs
  *   GET  /api/v1/jobs/{id}/kconfig        the .config the worker built with
- *   POST /api/v1/workers/register (worker) -> {machine_id, lease_timeout_s}
  *   POST /api/v1/jobs/lease (worker)      {machine_id, wait_s <= 60, request_id?}
  *                                         -> 200 {job, lease_timeout_s} | 204
  *     request_id: a UUID the worker keeps while it retries one lease after
@@ -20,13 +19,16 @@
  * lease_timeout_s (the server's --lease-timeout, seconds) is in every reply
  * that starts or renews a lease, not only in register's: a worker that
  * registered before the server restarted with a smaller timeout sizes its
- * heartbeat periods by the value it learns last.
+ * heartbeat periods by the value it learns last (registration:
+ * api/workers.c).
  * A heartbeat or complete for a lease that is no longer the caller's
  * (expired and requeued, or leased by another machine) gets 409
  * "lease_lost" and stores nothing; a heartbeat for a job that does not
  * exist gets 404.
  */
 #include "server/api/api.h"
+#include "server/db/jobs.h"
+#include "server/db/trees.h"
 #include "server/ingest.h"
 #include "server/lease.h"
 #include "server/api/args.h"
@@ -73,11 +75,9 @@ enum MHD_Result api_jobs_post(struct request *rq)
 	struct err e;
 	json_t *b = rq_json(rq, &e), *params;
 	const char *tree = NULL, *commit, *kconfig, *compiler, *testcase, *arch, *tbox, *cap;
-	long long repeat, priority, max_attempts, tree_id = 0, commit_id, tc_id;
-	char *params_text = NULL, capbuf[64];
-	char ids[6][24];
+	long long repeat, priority, max_attempts, tree_id = 0, commit_id, tc_id, id;
+	char *params_text = NULL, capbuf[64], tid[24];
 	PGconn *c;
-	PGresult *r;
 	enum MHD_Result ret;
 
 	if (!b)
@@ -92,21 +92,21 @@ enum MHD_Result api_jobs_post(struct request *rq)
 	    json_int_field(b, "max_attempts", rq->srv->cfg->max_attempts, 1, 100, &max_attempts, &e))
 		goto bad;
 	if (!is_commit_sha(commit)) {
-		err_set(&e, 400, "invalid_field", "commit", "'commit' must be a full 40-digit lowercase hex sha");
+		err_setc(&e, ERR_INVALID_FIELD, "commit", "'commit' must be a full 40-digit lowercase hex sha");
 		goto bad;
 	}
 	if (!is_word(kconfig, 128) || !is_word(testcase, 128) || (compiler && !is_word(compiler, 128)) ||
 	    (tbox && !is_word(tbox, 128)) || (tree && !is_word(tree, 128))) {
-		err_set(&e, 400, "invalid_field",
-			!is_word(kconfig, 128) ? "kconfig" : !is_word(testcase, 128) ? "testcase"
-			: compiler && !is_word(compiler, 128) ? "compiler"
-			: tbox && !is_word(tbox, 128) ? "tbox_group" : "tree",
-			"names must be 1..128 chars of [A-Za-z0-9._+-]");
+		err_setc(&e, ERR_INVALID_FIELD,
+			 !is_word(kconfig, 128) ? "kconfig" : !is_word(testcase, 128) ? "testcase"
+			 : compiler && !is_word(compiler, 128) ? "compiler"
+			 : tbox && !is_word(tbox, 128) ? "tbox_group" : "tree",
+			 "names must be 1..128 chars of [A-Za-z0-9._+-]");
 		goto bad;
 	}
 	params = json_object_get(b, "params");
 	if (params && !json_is_object(params)) {
-		err_set(&e, 400, "invalid_field", "params", "'params' must be an object");
+		err_setc(&e, ERR_INVALID_FIELD, "params", "'params' must be an object");
 		goto bad;
 	}
 	if (params) {
@@ -114,8 +114,8 @@ enum MHD_Result api_jobs_post(struct request *rq)
 		json_t *v;
 		json_object_foreach(params, k, v) {
 			if (!json_is_string(v) && !json_is_number(v) && !json_is_boolean(v)) {
-				err_set(&e, 400, "invalid_field", "params",
-					"params values must be strings, numbers or booleans");
+				err_setc(&e, ERR_INVALID_FIELD, "params",
+					 "params values must be strings, numbers or booleans");
 				goto bad;
 			}
 		}
@@ -125,13 +125,13 @@ enum MHD_Result api_jobs_post(struct request *rq)
 		if (!arch)
 			arch = ka;
 		if (!arch || (strcmp(arch, "x86_64") && strcmp(arch, "aarch64"))) {
-			err_set(&e, 400, "invalid_field", "arch",
-				"a kernel job needs arch x86_64 or aarch64 (or a kconfig named x86_64-… "
-				"or arm64-…)");
+			err_setc(&e, ERR_INVALID_FIELD, "arch",
+				 "a kernel job needs arch x86_64 or aarch64 (or a kconfig named x86_64-… "
+				 "or arm64-…)");
 			goto bad;
 		}
 		if (!tree) {
-			err_set(&e, 400, "missing_field", "tree", "a kernel job needs a tracked 'tree'");
+			err_setc(&e, ERR_MISSING_FIELD, "tree", "a kernel job needs a tracked 'tree'");
 			goto bad;
 		}
 		snprintf(capbuf, sizeof(capbuf), "qemu-%s", arch);
@@ -147,22 +147,21 @@ enum MHD_Result api_jobs_post(struct request *rq)
 	if (!c)
 		goto bad;
 	if (tree) {
-		const char *p[1] = { tree };
-		r = db_exec(c, ST_TREE_GET, 1, p, &e);
-		if (!r)
+		struct db_tree t;
+
+		if (db_tree_get(c, tree, &t, &e) < 0)
 			goto bad;
-		if (PQntuples(r) == 1)
-			tree_id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-		PQclear(r);
+		tree_id = t.id;
+		db_tree_release(&t);
 		if (!tree_id && strcmp(kconfig, "host")) {
-			err_set(&e, 404, "not_found", "tree",
-				"no tree '%s': register it with POST /api/v1/trees", tree);
+			err_setc(&e, ERR_NOT_FOUND, "tree",
+				 "no tree '%s': register it with POST /api/v1/trees", tree);
 			goto bad;
 		}
 	}
-	snprintf(ids[0], 24, "%lld", tree_id);
+	snprintf(tid, sizeof(tid), "%lld", tree_id);
 	{
-		const char *p[4] = { commit, NULL, NULL, tree_id ? ids[0] : NULL };
+		const char *p[4] = { commit, NULL, NULL, tree_id ? tid : NULL };
 		commit_id = db_upsert_id(c, ST_COMMIT_INSERT, 4, ST_COMMIT_ID, 1, p, &e);
 		if (commit_id < 0)
 			goto bad;
@@ -173,27 +172,20 @@ enum MHD_Result api_jobs_post(struct request *rq)
 		if (tc_id < 0)
 			goto bad;
 	}
-	snprintf(ids[1], 24, "%lld", commit_id);
-	snprintf(ids[2], 24, "%lld", tc_id);
-	snprintf(ids[3], 24, "%lld", repeat);
-	snprintf(ids[4], 24, "%lld", priority);
-	snprintf(ids[5], 24, "%lld", max_attempts);
 	{
-		char tok[24];
-		const char *p[13] = { tree_id ? ids[0] : NULL, ids[1], ids[2], params_text, kconfig,
-				      compiler ? compiler : "gcc-12", arch, tbox, cap, ids[3], ids[4],
-				      ids[5], tok };
-		snprintf(tok, sizeof(tok), "%lld", rq->token_id);
-		if (!rq->token_id)
-			p[12] = NULL;
-		r = db_exec(c, ST_JOB_INSERT, 13, p, &e);
+		const struct db_job_new j = {
+			.tree_id = tree_id, .commit_id = commit_id, .testcase_id = tc_id,
+			.params = params_text, .kconfig = kconfig,
+			.compiler = compiler ? compiler : "gcc-12", .arch = arch, .tbox_group = tbox,
+			.capability = cap, .repeat = repeat, .priority = priority,
+			.max_attempts = max_attempts, .token_id = rq->token_id,
+		};
+		id = db_job_insert(c, &j, &e);
 	}
-	if (!r)
+	if (id < 0)
 		goto bad;
-	ret = reply_json(rq, 201, json_pack("{s:I,s:s,s:s}", "id",
-					    (json_int_t)strtoll(PQgetvalue(r, 0, 0), NULL, 10),
-					    "state", "queued", "capability", cap));
-	PQclear(r);
+	ret = reply_json(rq, 201, json_pack("{s:I,s:s,s:s}", "id", (json_int_t)id, "state", "queued",
+					    "capability", cap));
 	lease_queue_kick(rq->srv->leases);
 	free(params_text);
 	json_decref(b);
@@ -220,124 +212,35 @@ enum MHD_Result api_job_kconfig(struct request *rq)
 {
 	struct err e;
 	long long id;
-	char idb[24];
-	const char *p[1] = { idb };
+	char idb[24], *text = NULL;
+	size_t len;
 	PGconn *c;
-	PGresult *r;
 	enum MHD_Result ret;
+	int got;
 
 	if (rq_path_id(rq, "job", &id, idb, &e))
 		return reply_err(rq, &e);
 	c = rq_db(rq, &e);
-	r = c ? db_exec(c, ST_JOB_KCONFIG, 1, p, &e) : NULL;
-	if (!r)
+	got = c ? db_job_kconfig(c, id, &text, &len, &e) : -1;
+	if (got < 0)
 		return reply_err(rq, &e);
-	if (!PQntuples(r) || PQgetisnull(r, 0, 0)) {
-		PQclear(r);
-		return reply_errf(rq, 404, "not_found", "id", "job %lld has no .config", id);
-	}
-	ret = reply_text(rq, 200, "text/plain; charset=utf-8", PQgetvalue(r, 0, 0),
-			 (size_t)PQgetlength(r, 0, 0));
-	PQclear(r);
-	return ret;
-}
-
-enum MHD_Result api_workers_register(struct request *rq)
-{
-	struct err e;
-	json_t *b = rq_json(rq, &e), *caps, *fp;
-	const char *host, *arch, *tbox, *model;
-	long long cpus, mem;
-	struct buf capbuf = BUF_INIT(64 * 1024);
-	char *fptext = NULL, cb[24], mb[24];
-	PGconn *c;
-	PGresult *r;
-	enum MHD_Result ret;
-	size_t i;
-	json_t *v;
-	int over = 0;
-
-	if (!b)
+	if (!got) {
+		err_setc(&e, ERR_NOT_FOUND, "id", "job %lld has no .config", id);
 		return reply_err(rq, &e);
-	if (json_str_field(b, "hostname", 1, 255, &host, &e) || json_str_field(b, "arch", 1, 32, &arch, &e) ||
-	    json_str_field(b, "tbox_group", 0, 128, &tbox, &e) || json_str_field(b, "cpu_model", 0, 512, &model, &e) ||
-	    json_int_field(b, "nr_cpus", -1, 0, 1 << 20, &cpus, &e) ||
-	    json_int_field(b, "memory_mb", -1, 0, 1LL << 40, &mem, &e))
-		goto bad;
-	if (!is_word(host, 255) || !is_word(arch, 32) || (tbox && !is_word(tbox, 128))) {
-		err_set(&e, 400, "invalid_field", !is_word(host, 255) ? "hostname"
-			: !is_word(arch, 32) ? "arch" : "tbox_group",
-			"names must be chars of [A-Za-z0-9._+-]");
-		goto bad;
 	}
-	caps = json_object_get(b, "capabilities");
-	if (caps && !json_is_array(caps)) {
-		err_set(&e, 400, "invalid_field", "capabilities", "'capabilities' must be an array of strings");
-		goto bad;
-	}
-	over |= buf_addch(&capbuf, '{');
-	json_array_foreach(caps, i, v) {
-		if (!json_is_string(v) || !is_word(json_string_value(v), 64)) {
-			err_set(&e, 400, "invalid_field", "capabilities",
-				"capabilities are words like host, qemu-x86_64, qemu-aarch64");
-			goto bad;
-		}
-		over |= buf_addf(&capbuf, "%s\"%s\"", i ? "," : "", json_string_value(v));
-	}
-	over |= buf_addch(&capbuf, '}');
-	if (over) {
-		err_set(&e, 400, "invalid_field", "capabilities", "too many capabilities");
-		goto bad;
-	}
-	fp = json_object_get(b, "fingerprint");
-	if (fp && !json_is_object(fp)) {
-		err_set(&e, 400, "invalid_field", "fingerprint", "'fingerprint' must be an object");
-		goto bad;
-	}
-	/* json_dumps takes no reference: an empty object made here would leak */
-	fptext = fp ? json_dumps(fp, JSON_COMPACT) : xstrdup("{}");
-	snprintf(cb, sizeof(cb), "%lld", cpus);
-	snprintf(mb, sizeof(mb), "%lld", mem);
-	{
-		const char *p[8] = { host, arch, tbox ? tbox : host, cpus >= 0 ? cb : NULL,
-				     mem >= 0 ? mb : NULL, model, capbuf.data, fptext };
-		c = rq_db(rq, &e);
-		r = c ? db_exec(c, ST_MACHINE_REGISTER, 8, p, &e) : NULL;
-	}
-	if (!r)
-		goto bad;
-	ret = reply_json(rq, 200, json_pack("{s:I,s:I}", "machine_id",
-					    (json_int_t)strtoll(PQgetvalue(r, 0, 0), NULL, 10),
-					    "lease_timeout_s", (json_int_t)rq->srv->cfg->lease_timeout_s));
-	PQclear(r);
-	lease_queue_kick(rq->srv->leases);
-	free(fptext);
-	buf_release(&capbuf);
-	json_decref(b);
+	ret = reply_text(rq, 200, "text/plain; charset=utf-8", text, len);
+	free(text);
 	return ret;
-bad:
-	free(fptext);
-	buf_release(&capbuf);
-	json_decref(b);
-	return reply_err(rq, &e);
 }
 
 static int machine_exists(PGconn *c, long long id, struct err *e)
 {
-	char b[24];
-	const char *p[1] = { b };
-	PGresult *r;
-	int n;
-
-	snprintf(b, sizeof(b), "%lld", id);
-	r = db_exec(c, ST_MACHINE_SEEN, 1, p, e);
-	if (!r)
+	switch (db_machine_seen(c, id, e)) {
+	case -1:
 		return -1;
-	n = PQntuples(r);
-	PQclear(r);
-	if (!n)
-		return err_set(e, 404, "not_found", "machine_id",
-			       "no machine %lld: register first", id);
+	case 0:
+		return err_setc(e, ERR_NOT_FOUND, "machine_id", "no machine %lld: register first", id);
+	}
 	return 0;
 }
 
@@ -369,7 +272,8 @@ enum MHD_Result api_jobs_lease(struct request *rq)
 		return reply_err(rq, &e);
 	if (!json_object_get(b, "machine_id")) {
 		json_decref(b);
-		return reply_errf(rq, 400, "missing_field", "machine_id", "'machine_id' is required");
+		err_setc(&e, ERR_MISSING_FIELD, "machine_id", "'machine_id' is required");
+		return reply_err(rq, &e);
 	}
 	if (json_int_field(b, "machine_id", 0, 1, 1LL << 62, &machine, &e) ||
 	    json_int_field(b, "wait_s", 0, 0, MAX_WAIT_S, &wait_s, &e)) {
@@ -383,8 +287,8 @@ enum MHD_Result api_jobs_lease(struct request *rq)
 
 		if (!json_is_string(rid) || uuid_parse(json_string_value(rid), u)) {
 			json_decref(b);
-			return reply_errf(rq, 400, "invalid_field", "request_id",
-					  "'request_id' must be a UUID");
+			err_setc(&e, ERR_INVALID_FIELD, "request_id", "'request_id' must be a UUID");
+			return reply_err(rq, &e);
 		}
 		uuid_unparse_lower(u, reqid);
 	}
@@ -406,75 +310,66 @@ enum MHD_Result api_jobs_lease(struct request *rq)
 	return MHD_YES;
 }
 
-static int path_job_and_machine(struct request *rq, json_t *b, char idb[24], char mb[24],
-				const char **mp, struct err *e)
+/* The job id of the path (idb: its text) and the body's machine_id (0: not given). */
+static int path_job_and_machine(struct request *rq, json_t *b, long long *id, char idb[24],
+				long long *machine, struct err *e)
 {
-	long long id, machine;
-
-	if (rq_path_id(rq, "job", &id, idb, e))
+	if (rq_path_id(rq, "job", id, idb, e))
 		return -1;
-	if (json_int_field(b, "machine_id", 0, 0, 1LL << 62, &machine, e))
-		return -1;
-	snprintf(mb, 24, "%lld", machine);
-	*mp = machine ? mb : NULL;
-	return 0;
+	return json_int_field(b, "machine_id", 0, 0, 1LL << 62, machine, e);
 }
 
 enum MHD_Result api_job_heartbeat(struct request *rq)
 {
 	struct err e;
 	json_t *b = rq_json(rq, &e), *pv;
-	const char *phase, *message, *machine;
-	char idb[24], mb[24], secs[24], prog[32];
-	double progress = NAN;
+	const char *phase, *message;
+	char idb[24], expires[64];
+	struct db_heartbeat hb = { .progress = NAN };
 	PGconn *c;
-	PGresult *r;
 	enum MHD_Result ret;
+	int got;
 
 	if (!b)
 		return reply_err(rq, &e);
-	if (path_job_and_machine(rq, b, idb, mb, &machine, &e) ||
+	if (path_job_and_machine(rq, b, &hb.job_id, idb, &hb.machine_id, &e) ||
 	    json_str_field(b, "phase", 0, 32, &phase, &e) || json_str_field(b, "message", 0, 1024, &message, &e))
 		goto bad;
 	if (phase && !is_word(phase, 32)) {
-		err_set(&e, 400, "invalid_field", "phase", "phase is a word like build or run");
+		err_setc(&e, ERR_INVALID_FIELD, "phase", "phase is a word like build or run");
 		goto bad;
 	}
 	pv = json_object_get(b, "progress");
 	if (pv && !json_is_null(pv)) {
 		if (!json_is_number(pv) || json_number_value(pv) < 0 || json_number_value(pv) > 1) {
-			err_set(&e, 400, "invalid_field", "progress", "progress must be a number in [0, 1]");
+			err_setc(&e, ERR_INVALID_FIELD, "progress", "progress must be a number in [0, 1]");
 			goto bad;
 		}
-		progress = json_number_value(pv);
+		hb.progress = json_number_value(pv);
 	}
-	snprintf(secs, sizeof(secs), "%ld", rq->srv->cfg->lease_timeout_s);
-	snprintf(prog, sizeof(prog), "%.6g", progress);
-	{
-		const char *p[6] = { idb, secs, phase, isnan(progress) ? NULL : prog, message, machine };
-		c = rq_db(rq, &e);
-		r = c ? db_exec(c, ST_JOB_HEARTBEAT, 6, p, &e) : NULL;
-	}
-	if (!r)
+	hb.lease_s = rq->srv->cfg->lease_timeout_s;
+	hb.phase = phase;
+	hb.message = message;
+	c = rq_db(rq, &e);
+	got = c ? db_job_heartbeat(c, &hb, expires, sizeof(expires), &e) : -1;
+	if (got < 0)
 		goto bad;
-	if (!PQntuples(r)) {
-		PQclear(r);
-		switch (db_row_exists(c, ST_JOB_EXISTS, idb, &e)) {
+	if (!got) {
+		switch (db_job_exists(c, hb.job_id, &e)) {
 		case -1:
 			break;
 		case 0:
-			err_set(&e, 404, "not_found", "id", "no job %s", idb);
+			err_setc(&e, ERR_NOT_FOUND, "id", "no job %s", idb);
 			break;
 		default:
-			err_set(&e, 409, "lease_lost", "id",
-				"job %s is not leased to this worker any more: stop and do not complete it",
-				idb);
+			err_setc(&e, ERR_LEASE_LOST, "id",
+				 "job %s is not leased to this worker any more: stop and do not complete it",
+				 idb);
 		}
 		goto bad;
 	}
-	ret = reply_json(rq, 200, json_pack("{s:s,s:I}", "lease_expires_at", PQgetvalue(r, 0, 0),
+	ret = reply_json(rq, 200, json_pack("{s:s,s:I}", "lease_expires_at", expires,
 					    "lease_timeout_s", (json_int_t)rq->srv->cfg->lease_timeout_s));
-	PQclear(r);
 	json_decref(b);
 	return ret;
 bad:
@@ -488,19 +383,19 @@ enum MHD_Result api_job_complete(struct request *rq)
 {
 	struct err e;
 	json_t *b = rq_json(rq, &e), *results, *doc;
-	const char *status, *log_tail, *kconfig, *machine;
-	char idb[24], mb[24];
+	const char *status, *log_tail, *kconfig;
+	char idb[24];
 	struct resultdoc *docs = NULL;
+	struct db_job_lock lock;
 	size_t n = 0, i, runs_created = 0, values_created = 0;
 	PGconn *c = NULL;
-	PGresult *r;
-	long long job_id;
-	int known = 0;
+	long long job_id, machine;
+	int known = 0, got;
 	enum MHD_Result ret;
 
 	if (!b)
 		return reply_err(rq, &e);
-	if (path_job_and_machine(rq, b, idb, mb, &machine, &e) ||
+	if (path_job_and_machine(rq, b, &job_id, idb, &machine, &e) ||
 	    json_str_field(b, "status", 1, 32, &status, &e) ||
 	    json_str_field(b, "log_tail", 0, MAX_LOG_TAIL, &log_tail, &e) ||
 	    json_str_field(b, "kconfig", 0, MAX_KCONFIG, &kconfig, &e))
@@ -509,19 +404,18 @@ enum MHD_Result api_job_complete(struct request *rq)
 		if (!strcmp(status, outcomes[i]))
 			known = 1;
 	if (!known) {
-		err_set(&e, 400, "invalid_field", "status",
-			"status must be ok, build-failed, boot-failed or run-failed");
+		err_setc(&e, ERR_INVALID_FIELD, "status",
+			 "status must be ok, build-failed, boot-failed or run-failed");
 		goto bad;
 	}
-	job_id = strtoll(idb, NULL, 10);
 	results = json_object_get(b, "results");
 	if (results && !json_is_array(results)) {
-		err_set(&e, 400, "invalid_field", "results", "'results' must be an array of result documents");
+		err_setc(&e, ERR_INVALID_FIELD, "results", "'results' must be an array of result documents");
 		goto bad;
 	}
 	n = json_array_size(results);
 	if (!strcmp(status, "ok") && !n) {
-		err_set(&e, 400, "invalid_field", "results", "status ok needs at least one result document");
+		err_setc(&e, ERR_INVALID_FIELD, "results", "status ok needs at least one result document");
 		goto bad;
 	}
 	docs = xcalloc(n ? n : 1, sizeof(*docs));
@@ -533,8 +427,8 @@ enum MHD_Result api_job_complete(struct request *rq)
 			goto bad;
 		}
 		if (docs[i].job_id && docs[i].job_id != job_id) {
-			err_set(&e, 400, "invalid_field", "results.job_id",
-				"result %zu names job %lld, not %lld", i, docs[i].job_id, job_id);
+			err_setc(&e, ERR_INVALID_FIELD, "results.job_id",
+				 "result %zu names job %lld, not %lld", i, docs[i].job_id, job_id);
 			goto bad;
 		}
 		docs[i].job_id = job_id; /* link the run; the document itself is stored as sent */
@@ -543,34 +437,26 @@ enum MHD_Result api_job_complete(struct request *rq)
 	c = rq_db(rq, &e);
 	if (!c || db_begin(c, &e))
 		goto bad;
-	{
-		const char *p[1] = { idb };
-		r = db_exec(c, ST_JOB_LOCK, 1, p, &e);
-	}
-	if (!r)
+	got = db_job_lock(c, job_id, &lock, &e);
+	if (got < 0)
 		goto rollback;
-	if (!PQntuples(r)) {
-		PQclear(r);
-		err_set(&e, 404, "not_found", "id", "no job %s", idb);
+	if (!got) {
+		err_setc(&e, ERR_NOT_FOUND, "id", "no job %s", idb);
 		goto rollback;
 	}
-	if (!strcmp(PQgetvalue(r, 0, 0), "done") && machine &&
-	    !strcmp(PQgetvalue(r, 0, 1), machine)) {
+	if (!strcmp(lock.state, "done") && machine && lock.leased_by == machine) {
 		/* a retried complete whose first copy was stored */
-		PQclear(r);
 		db_rollback(c);
 		free(docs);
 		json_decref(b);
 		return reply_json(rq, 200, json_pack("{s:I,s:s,s:b}", "id", (json_int_t)job_id,
 						     "state", "done", "already", 1));
 	}
-	if (strcmp(PQgetvalue(r, 0, 0), "leased") || (machine && strcmp(PQgetvalue(r, 0, 1), machine))) {
-		PQclear(r);
-		err_set(&e, 409, "lease_lost", "id",
-			"job %s is not leased to this worker any more; nothing was stored", idb);
+	if (strcmp(lock.state, "leased") || (machine && lock.leased_by != machine)) {
+		err_setc(&e, ERR_LEASE_LOST, "id",
+			 "job %s is not leased to this worker any more; nothing was stored", idb);
 		goto rollback;
 	}
-	PQclear(r);
 	json_array_foreach(results, i, doc) {
 		struct ingest_outcome out;
 
@@ -583,14 +469,7 @@ enum MHD_Result api_job_complete(struct request *rq)
 		runs_created += (size_t)out.created;
 		values_created += out.created ? out.nr_values : 0;
 	}
-	{
-		const char *p[4] = { idb, status, log_tail, kconfig };
-		r = db_exec(c, ST_JOB_FINISH, 4, p, &e);
-	}
-	if (!r)
-		goto rollback;
-	PQclear(r);
-	if (db_commit(c, &e))
+	if (db_job_finish(c, job_id, status, log_tail, kconfig, &e) || db_commit(c, &e))
 		goto rollback;
 	ingest_committed(rq->srv, runs_created, values_created);
 	free(docs);

@@ -36,6 +36,7 @@
  */
 #include "server/api/api.h"
 #include "server/api/args.h"
+#include "server/db/kconfig.h"
 #include "kconfigdiff.h"
 #include "xalloc.h"
 
@@ -46,19 +47,15 @@
 
 #include "banned.h"
 
-/* One side of the comparison: which build, and its .config (borrowed from res). */
+/* One side of the comparison: which build, and its .config (owned by build). */
 struct side {
-	const char *role, *commit, *subject;
-	long long job_id;
-	const char *text;
-	size_t len;
-	PGresult *res;
+	const char *role, *commit, *subject;   /* borrowed from the ends or from build */
+	struct db_kconfig_build build;
 };
 
 static void side_release(struct side *s)
 {
-	PQclear(s->res);
-	s->res = NULL;
+	db_kconfig_build_release(&s->build);
 }
 
 static json_t *opt_string(const char *s)
@@ -83,7 +80,7 @@ static json_t *side_json(const struct side *s, size_t options)
 {
 	return json_pack("{s:s, s:o, s:o, s:I, s:I}", "role", s->role, "commit",
 			 opt_string(s->commit), "subject", opt_string(s->subject), "job_id",
-			 (json_int_t)s->job_id, "options", (json_int_t)options);
+			 (json_int_t)s->build.job_id, "options", (json_int_t)options);
 }
 
 /* The answer for two sides with their .config text; NULL with e (500: a cap). */
@@ -94,8 +91,8 @@ static json_t *diff_json(const struct side *base, const struct side *head, struc
 	struct buf line = BUF_INIT(0);
 	json_t *lines = json_array(), *entries = json_array(), *out = NULL;
 
-	kconfig_parse(&a, base->text, base->len);
-	kconfig_parse(&b, head->text, head->len);
+	kconfig_parse(&a, base->build.text, base->build.len);
+	kconfig_parse(&b, head->build.text, head->build.len);
 	kconfigdiff_compute(&d, &a, &b);
 	for (size_t i = 0; i < d.nr; i++) {
 		const struct kconfigdiff_entry *en = &d.entries[i];
@@ -104,7 +101,7 @@ static json_t *diff_json(const struct side *base, const struct side *head, struc
 		buf_reset(&line);
 		if (kconfigdiff_format_entry(en, &line)) {
 			free(name);
-			err_set(e, 500, "internal", "kconfig", "cannot format a .config difference");
+			err_setc(e, ERR_INTERNAL, "kconfig", "cannot format a .config difference");
 			goto out;
 		}
 		json_array_append_new(lines, json_stringn(line.data, line.len));
@@ -127,46 +124,35 @@ out:
 	return out;
 }
 
-/* A positive integer query argument into text[24]. */
-static int arg_id(struct request *rq, const char *name, char text[24], struct err *e)
+/* A positive integer query argument: a job id. */
+static int arg_id(struct request *rq, const char *name, long long *id, struct err *e)
 {
 	const char *s = rq_arg(rq, name);
 	char *end;
-	long long v;
 
 	if (!s)
-		return err_set(e, 400, "missing_field", name, "'%s' is required (a job id)", name);
+		return err_setc(e, ERR_MISSING_FIELD, name, "'%s' is required (a job id)", name);
 	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || *end || v <= 0)
-		return err_set(e, 400, "invalid_field", name, "'%s' must be a job id", name);
-	snprintf(text, 24, "%lld", v);
+	*id = strtoll(s, &end, 10);
+	if (errno || *end || *id <= 0)
+		return err_setc(e, ERR_INVALID_FIELD, name, "'%s' must be a job id", name);
 	return 0;
 }
 
-/* Side from job `id` (text); 404 when there is no such job or it stored no .config. */
-static int job_side(PGconn *c, const char *id, const char *which, struct side *s, struct err *e)
+/* Side from job id; 404 when there is no such job or it stored no .config. */
+static int job_side(PGconn *c, long long id, const char *which, struct side *s, struct err *e)
 {
-	const char *p[1] = { id };
-	PGresult *r = db_exec(c, ST_KCONFIG_JOB, 1, p, e);
-
-	if (!r)
+	switch (db_kconfig_job(c, id, &s->build, e)) {
+	case -1:
 		return -1;
-	if (!PQntuples(r)) {
-		PQclear(r);
-		return err_set(e, 404, "not_found", which, "no job %s", id);
+	case 0:
+		return err_setc(e, ERR_NOT_FOUND, which, "no job %lld", id);
 	}
-	if (PQgetisnull(r, 0, 0)) {
-		PQclear(r);
-		return err_set(e, 404, "not_found", which, "job %s has no .config", id);
-	}
+	if (!s->build.text)
+		return err_setc(e, ERR_NOT_FOUND, which, "job %lld has no .config", id);
 	s->role = "job";
-	s->job_id = strtoll(id, NULL, 10);
-	s->text = PQgetvalue(r, 0, 0);
-	s->len = (size_t)PQgetlength(r, 0, 0);
-	s->commit = PQgetvalue(r, 0, 1);
-	s->subject = PQgetisnull(r, 0, 2) ? NULL : PQgetvalue(r, 0, 2);
-	s->res = r;
+	s->commit = s->build.commit.sha;
+	s->subject = s->build.commit.subject;
 	return 0;
 }
 
@@ -184,12 +170,12 @@ static enum MHD_Result reply_diff(struct request *rq, int ok, struct side *base,
 
 enum MHD_Result api_kconfig_diff(struct request *rq)
 {
-	char a[24], b[24];
+	long long a, b;
 	struct side base = { 0 }, head = { 0 };
 	struct err e;
 	PGconn *c;
 
-	if (arg_id(rq, "base_job", a, &e) || arg_id(rq, "head_job", b, &e))
+	if (arg_id(rq, "base_job", &a, &e) || arg_id(rq, "head_job", &b, &e))
 		return reply_err(rq, &e);
 	c = rq_db(rq, &e);
 	return reply_diff(rq, c && !job_side(c, a, "base_job", &base, &e) &&
@@ -197,55 +183,36 @@ enum MHD_Result api_kconfig_diff(struct request *rq)
 			  &base, &head, &e);
 }
 
-/*
- * Columns of ST_KCONFIG_REGRESSION_ENDS / ST_KCONFIG_BISECT_ENDS (db_stmts.c):
- * setup id, kconfig, compiler, bisect id, then (id, sha, subject) of the good
- * end, the bad end, the first bad commit and its parent (NULL when unknown).
- */
-enum { E_SETUP, E_KCONFIG, E_COMPILER, E_BISECT, E_GOOD, E_BAD = E_GOOD + 3,
-       E_FIRST_BAD = E_BAD + 3, E_PARENT = E_FIRST_BAD + 3 };
-
-static const char *col(PGresult *r, int i)
-{
-	return PQgetisnull(r, 0, i) ? NULL : PQgetvalue(r, 0, i);
-}
-
-/* The build of commit column `at` (id, sha, subject) for one side, as `role`. */
-static int pick_side(PGconn *c, PGresult *ends, int at, const char *role, const char *which,
+/* The build of commit `at` of the ends for one side, as `role`. */
+static int pick_side(PGconn *c, const struct db_kconfig_ends *ends,
+		     const struct db_kconfig_commit *at, const char *role, const char *which,
 		     struct side *s, struct err *e)
 {
-	const char *p[5] = { col(ends, at), col(ends, E_KCONFIG), col(ends, E_COMPILER),
-			     col(ends, E_BISECT), col(ends, E_SETUP) };
-	PGresult *r;
-
 	s->role = role;
-	s->commit = col(ends, at + 1);
-	s->subject = col(ends, at + 2);
-	r = db_exec(c, ST_KCONFIG_PICK_JOB, 5, p, e);
-	if (!r)
+	s->commit = at->sha;
+	s->subject = at->subject;
+	switch (db_kconfig_pick_job(c, ends, at, &s->build, e)) {
+	case -1:
 		return -1;
-	if (!PQntuples(r)) {
-		PQclear(r);
-		return err_set(e, 404, "not_found", which,
-			       "no .config stored for the %s build (commit %.12s, kconfig %s): "
-			       "no job of it reported one", role, s->commit ? s->commit : "?",
-			       col(ends, E_KCONFIG) ? col(ends, E_KCONFIG) : "?");
+	case 0:
+		return err_setc(e, ERR_NOT_FOUND, which,
+				"no .config stored for the %s build (commit %.12s, kconfig %s): "
+				"no job of it reported one", role, s->commit ? s->commit : "?",
+				ends->kconfig ? ends->kconfig : "?");
 	}
-	s->job_id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-	s->text = PQgetvalue(r, 0, 1);
-	s->len = (size_t)PQgetlength(r, 0, 1);
-	s->res = r;
 	return 0;
 }
 
-static enum MHD_Result ends_diff(struct request *rq, const char *what, enum db_stmt st)
+typedef int (*ends_fn)(PGconn *c, long long id, struct db_kconfig_ends *out, struct err *e);
+
+static enum MHD_Result ends_diff(struct request *rq, const char *what, ends_fn read_ends)
 {
 	struct side base = { 0 }, head = { 0 };
+	struct db_kconfig_ends ends;
 	char idb[24];
 	long long id;
 	struct err e;
 	PGconn *c;
-	PGresult *ends = NULL;
 	enum MHD_Result ret;
 	int found, parent, ok;
 
@@ -254,33 +221,32 @@ static enum MHD_Result ends_diff(struct request *rq, const char *what, enum db_s
 	c = rq_db(rq, &e);
 	if (!c)
 		return reply_err(rq, &e);
-	{
-		const char *p[1] = { idb };
-		ends = db_exec(c, st, 1, p, &e);
-	}
-	if (!ends)
+	switch (read_ends(c, id, &ends, &e)) {
+	case -1:
+		db_kconfig_ends_release(&ends);
 		return reply_err(rq, &e);
-	if (!PQntuples(ends)) {
-		PQclear(ends);
-		return reply_errf(rq, 404, "not_found", "id", "no %s %lld", what, id);
+	case 0:
+		db_kconfig_ends_release(&ends);
+		err_setc(&e, ERR_NOT_FOUND, "id", "no %s %lld", what, id);
+		return reply_err(rq, &e);
 	}
-	found = col(ends, E_FIRST_BAD) != NULL;
-	parent = found && col(ends, E_PARENT) != NULL;
-	ok = !pick_side(c, ends, parent ? E_PARENT : E_GOOD, parent ? "parent" : "good", "base",
-			&base, &e) &&
-	     !pick_side(c, ends, found ? E_FIRST_BAD : E_BAD, found ? "first_bad" : "bad", "head",
-			&head, &e);
+	found = ends.first_bad.id != 0;
+	parent = found && ends.parent.id != 0;
+	ok = !pick_side(c, &ends, parent ? &ends.parent : &ends.good, parent ? "parent" : "good",
+			"base", &base, &e) &&
+	     !pick_side(c, &ends, found ? &ends.first_bad : &ends.bad,
+			found ? "first_bad" : "bad", "head", &head, &e);
 	ret = reply_diff(rq, ok, &base, &head, &e);
-	PQclear(ends);
+	db_kconfig_ends_release(&ends);
 	return ret;
 }
 
 enum MHD_Result api_bisect_kconfig_diff(struct request *rq)
 {
-	return ends_diff(rq, "bisect", ST_KCONFIG_BISECT_ENDS);
+	return ends_diff(rq, "bisect", db_kconfig_bisect_ends);
 }
 
 enum MHD_Result api_regression_kconfig_diff(struct request *rq)
 {
-	return ends_diff(rq, "regression", ST_KCONFIG_REGRESSION_ENDS);
+	return ends_diff(rq, "regression", db_kconfig_regression_ends);
 }

@@ -12,21 +12,11 @@
  *   PATCH /api/v1/regressions/{id}   (admin) {"state": S, "note": TEXT}: state
  *         change and its history row in one transaction; a note alone is
  *         recorded with from = to
- *   GET   /api/v1/regressions/{id}/report   (read) the report mails as
- *         rendered, newest first: {"regression_id", "mails": [{id, kind
- *         (bisect|range|fixed), state (queued|sent|dry_run), rendered,
- *         subject, message_id, in_reply_to, bisect_id, created_at, sent_at,
- *         body}]}. Rows of the regression and of its bisect (a bisect
- *         started by hand records a regression when it finds its culprit,
- *         so its report is found through that record too). A queued row
- *         not yet rendered has rendered = false and null subject and body;
- *         rows skipped or failed (never mailed) are left out; recipients
- *         and mail server errors are not shown (GET /api/v1/outbox, admin,
- *         has them). 404 when there is no such regression, "mails": []
- *         when none was queued yet.
+ *   (GET /api/v1/regressions/{id}/report, the report mails: api/reports.c)
  */
 #include "server/api/api.h"
 #include "server/api/args.h"
+#include "server/db/regressions.h"
 #include "server/regressions.h"
 
 #include <errno.h>
@@ -59,71 +49,61 @@ enum MHD_Result api_regressions_get(struct request *rq)
 	const char *state = rq_arg(rq, "state"), *kind = rq_arg(rq, "kind");
 	const char *limit_s = rq_arg(rq, "limit"), *leaders = rq_arg(rq, "leaders");
 	long long limit = LIMIT_DEFAULT;
-	char lim[24];
 	struct err e;
 	PGconn *c;
-	PGresult *r;
 	json_t *j;
 
-	if (state && !regression_state_valid(state))
-		return reply_errf(rq, 400, "invalid_field", "state",
-				  "'state' must be one of new, confirmed, bisecting, bisected, "
-				  "reported, fixed, invalid, wontfix, not '%s'", state);
-	if (kind && !regression_kind_valid(kind))
-		return reply_errf(rq, 400, "invalid_field", "kind",
-				  "'kind' must be regression, improvement or change, not '%s'", kind);
-	if (limit_s && parse_long(limit_s, 1, LIMIT_MAX, &limit))
-		return reply_errf(rq, 400, "invalid_field", "limit",
-				  "'limit' must be an integer in [1, %d]", LIMIT_MAX);
-	if (leaders && strcmp(leaders, "0") && strcmp(leaders, "1"))
-		return reply_errf(rq, 400, "invalid_field", "leaders", "'leaders' must be 0 or 1");
-	snprintf(lim, sizeof(lim), "%lld", limit);
+	if (state && !regression_state_valid(state)) {
+		err_setc(&e, ERR_INVALID_FIELD, "state",
+			 "'state' must be one of new, confirmed, bisecting, bisected, reported, "
+			 "fixed, invalid, wontfix, not '%s'", state);
+		return reply_err(rq, &e);
+	}
+	if (kind && !regression_kind_valid(kind)) {
+		err_setc(&e, ERR_INVALID_FIELD, "kind",
+			 "'kind' must be regression, improvement or change, not '%s'", kind);
+		return reply_err(rq, &e);
+	}
+	if (limit_s && parse_long(limit_s, 1, LIMIT_MAX, &limit)) {
+		err_setc(&e, ERR_INVALID_FIELD, "limit", "'limit' must be an integer in [1, %d]",
+			 LIMIT_MAX);
+		return reply_err(rq, &e);
+	}
+	if (leaders && strcmp(leaders, "0") && strcmp(leaders, "1")) {
+		err_setc(&e, ERR_INVALID_FIELD, "leaders", "'leaders' must be 0 or 1");
+		return reply_err(rq, &e);
+	}
 	c = rq_db(rq, &e);
 	if (!c)
 		return reply_err(rq, &e);
-	{
-		const char *p[6] = { state, kind, rq_arg(rq, "testcase"), rq_arg(rq, "metric"), lim,
-				     leaders && !strcmp(leaders, "1") ? "t" : NULL };
-		r = db_exec(c, ST_REGRESSIONS_JSON, 6, p, &e);
-	}
-	if (!r)
-		return reply_err(rq, &e);
-	j = json_loads(PQgetvalue(r, 0, 0), 0, NULL);
-	PQclear(r);
+	j = db_regressions_json(c, state, kind, rq_arg(rq, "testcase"), rq_arg(rq, "metric"), limit,
+				leaders && !strcmp(leaders, "1"), &e);
 	if (!j)
-		return reply_errf(rq, 500, "db_error", "", "bad JSON from the database");
+		return reply_err(rq, &e);
 	return reply_json(rq, 200, json_pack("{s:o}", "regressions", j));
 }
 
-static json_t *one_json(PGconn *c, enum db_stmt st, const char *id, struct err *e)
+/* one part of record id as JSON; NULL with e (ERR_NOT_FOUND when there is no such record) */
+static json_t *one_json(PGconn *c, int (*get)(PGconn *, const char *, json_t **, struct err *),
+			const char *id, struct err *e)
 {
-	const char *p[1] = { id };
-	PGresult *r = db_exec(c, st, 1, p, e);
 	json_t *j;
+	int got = get(c, id, &j, e);
 
-	if (!r)
-		return NULL;
-	if (PQntuples(r) != 1) {
-		PQclear(r);
-		err_set(e, 404, "not_found", "id", "no regression %s", id);
-		return NULL;
-	}
-	j = json_loads(PQgetvalue(r, 0, 0), 0, NULL);
-	PQclear(r);
-	if (!j)
-		err_set(e, 500, "db_error", db_stmt_def(st)->name, "bad JSON from the database");
-	return j;
+	if (!got)
+		err_setc(e, ERR_NOT_FOUND, "id", "no regression %s", id);
+	return got > 0 ? j : NULL;
 }
 
 /* The record with its group and history; NULL with e (404 when there is none). */
 static json_t *regression_full(PGconn *c, const char *id, struct err *e)
 {
-	json_t *o = one_json(c, ST_REGRESSION_JSON, id, e), *g, *h;
+	json_t *o = one_json(c, db_regression_json, id, e), *g, *h;
 
 	if (!o)
 		return NULL;
-	g = one_json(c, ST_REGRESSION_GROUP_JSON, id, e);
-	h = g ? one_json(c, ST_REGRESSION_HISTORY_JSON, id, e) : NULL;
+	g = one_json(c, db_regression_group_json, id, e);
+	h = g ? one_json(c, db_regression_history_json, id, e) : NULL;
 	if (!g || !h) {
 		json_decref(o);
 		json_decref(g);
@@ -174,9 +154,9 @@ enum MHD_Result api_regression_patch(struct request *rq)
 	json_object_foreach(b, key, v) {
 		if (!strcmp(key, "state")) {
 			if (!json_is_string(v) || !regression_state_valid(json_string_value(v))) {
-				err_set(&e, 400, "invalid_field", "state",
-					"'state' must be one of new, confirmed, bisecting, bisected, "
-					"reported, fixed, invalid, wontfix");
+				err_setc(&e, ERR_INVALID_FIELD, "state",
+					 "'state' must be one of new, confirmed, bisecting, bisected, "
+					 "reported, fixed, invalid, wontfix");
 				goto bad;
 			}
 			state = json_string_value(v);
@@ -184,20 +164,20 @@ enum MHD_Result api_regression_patch(struct request *rq)
 			if (json_is_null(v))
 				continue;
 			if (!json_is_string(v) || json_string_length(v) > NOTE_MAX) {
-				err_set(&e, 400, "invalid_field", "note",
-					"'note' must be a string of at most %d bytes", NOTE_MAX);
+				err_setc(&e, ERR_INVALID_FIELD, "note",
+					 "'note' must be a string of at most %d bytes", NOTE_MAX);
 				goto bad;
 			}
 			note = json_string_value(v);
 		} else {
-			err_set(&e, 400, "invalid_field", key,
-				"unknown field '%s' (only 'state' and 'note')", key);
+			err_setc(&e, ERR_INVALID_FIELD, key,
+				 "unknown field '%s' (only 'state' and 'note')", key);
 			goto bad;
 		}
 	}
 	if (!state && !note) {
-		err_set(&e, 400, "missing_field", "state",
-			"give 'state' (and optionally 'note'), or a 'note'");
+		err_setc(&e, ERR_MISSING_FIELD, "state",
+			 "give 'state' (and optionally 'note'), or a 'note'");
 		goto bad;
 	}
 	snprintf(idb, sizeof(idb), "%lld", id);
@@ -220,9 +200,4 @@ enum MHD_Result api_regression_patch(struct request *rq)
 bad:
 	json_decref(b);
 	return reply_err(rq, &e);
-}
-
-enum MHD_Result api_regression_report_get(struct request *rq)
-{
-	return reply_by_id(rq, "regression", ST_REGRESSION_REPORT_JSON);
 }

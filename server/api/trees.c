@@ -1,6 +1,6 @@
 /* POST /api/v1/trees (admin): {name, url, branches[]}; GET /api/v1/trees */
 #include "server/api/api.h"
-#include "xalloc.h"
+#include "server/db/trees.h"
 
 #include <ctype.h>
 #include <pthread.h>
@@ -16,7 +16,7 @@ enum MHD_Result api_trees_post(struct request *rq)
 	json_t *b = rq_json(rq, &e), *name, *url, *branches, *v;
 	struct buf br = BUF_INIT(64 * 1024);
 	PGconn *c;
-	PGresult *r;
+	long long id;
 	size_t i;
 	int over = 0;
 	enum MHD_Result ret;
@@ -27,25 +27,25 @@ enum MHD_Result api_trees_post(struct request *rq)
 	url = json_object_get(b, "url");
 	branches = json_object_get(b, "branches");
 	if (!json_is_string(name) || !json_string_length(name) || json_string_length(name) > 128) {
-		err_set(&e, 400, name ? "invalid_field" : "missing_field", "name",
-			"'name' is a string of 1..128 chars");
+		err_setc(&e, name ? ERR_INVALID_FIELD : ERR_MISSING_FIELD, "name",
+			 "'name' is a string of 1..128 chars");
 		goto bad;
 	}
 	for (const char *p = json_string_value(name); *p; p++)
 		if (!isalnum((unsigned char)*p) && !strchr("._+-", *p)) {
-			err_set(&e, 400, "invalid_field", "name", "tree names are chars of [A-Za-z0-9._+-]");
+			err_setc(&e, ERR_INVALID_FIELD, "name", "tree names are chars of [A-Za-z0-9._+-]");
 			goto bad;
 		}
 	if (url && (!json_is_string(url) || json_string_length(url) > 4096)) {
-		err_set(&e, 400, "invalid_field", "url", "'url' is a git URL or a local path");
+		err_setc(&e, ERR_INVALID_FIELD, "url", "'url' is a git URL or a local path");
 		goto bad;
 	}
 	if (url && json_string_value(url)[0] == '-') {
-		err_set(&e, 400, "invalid_field", "url", "'url' may not start with '-'");
+		err_setc(&e, ERR_INVALID_FIELD, "url", "'url' may not start with '-'");
 		goto bad;
 	}
 	if (branches && !json_is_array(branches)) {
-		err_set(&e, 400, "invalid_field", "branches", "'branches' is an array of branch names");
+		err_setc(&e, ERR_INVALID_FIELD, "branches", "'branches' is an array of branch names");
 		goto bad;
 	}
 	over |= buf_addch(&br, '{');
@@ -53,31 +53,27 @@ enum MHD_Result api_trees_post(struct request *rq)
 		const char *s = json_is_string(v) ? json_string_value(v) : NULL;
 		if (!s || !*s || strlen(s) > 255 || s[0] == '-' || strpbrk(s, "\"\\{},"
 								       " \t\n~^:?*[")) {
-			err_set(&e, 400, "invalid_field", "branches", "branch %zu is not a valid ref name", i);
+			err_setc(&e, ERR_INVALID_FIELD, "branches", "branch %zu is not a valid ref name", i);
 			goto bad;
 		}
 		over |= buf_addf(&br, "%s\"%s\"", i ? "," : "", s);
 	}
 	over |= buf_addch(&br, '}');
 	if (over) {
-		err_set(&e, 400, "invalid_field", "branches", "too many branches");
+		err_setc(&e, ERR_INVALID_FIELD, "branches", "too many branches");
 		goto bad;
 	}
-	{
-		const char *p[3] = { json_string_value(name), url ? json_string_value(url) : NULL, br.data };
-		c = rq_db(rq, &e);
-		r = c ? db_exec(c, ST_TREE_UPSERT, 3, p, &e) : NULL;
-	}
-	if (!r)
+	c = rq_db(rq, &e);
+	id = c ? db_tree_upsert(c, json_string_value(name), url ? json_string_value(url) : NULL,
+				br.data, &e) : -1;
+	if (id < 0)
 		goto bad;
 	api_trees_changed();
 	/* s:o steals: a new array for missing branches, a reference to given ones (s:O on a
 	 * new array leaked it) */
-	ret = reply_json(rq, 200, json_pack("{s:I,s:O,s:O,s:o}", "id",
-					    (json_int_t)strtoll(PQgetvalue(r, 0, 0), NULL, 10), "name", name,
+	ret = reply_json(rq, 200, json_pack("{s:I,s:O,s:O,s:o}", "id", (json_int_t)id, "name", name,
 					    "url", url ? url : json_null(), "branches",
 					    branches ? json_incref(branches) : json_array()));
-	PQclear(r);
 	buf_release(&br);
 	json_decref(b);
 	return ret;
@@ -125,7 +121,8 @@ enum MHD_Result api_trees_get(struct request *rq)
 	long long now = mono_ms();
 	enum MHD_Result ret;
 	PGconn *c;
-	PGresult *r;
+	char *text;
+	size_t len;
 
 	pthread_mutex_lock(&trees_cache.lock);
 	if (trees_cache.text && trees_cache.gen == gen && now - trees_cache.at_ms < TREES_TTL_MS) {
@@ -136,22 +133,20 @@ enum MHD_Result api_trees_get(struct request *rq)
 	pthread_mutex_unlock(&trees_cache.lock);
 
 	c = rq_db(rq, &e);
-	r = c ? db_exec(c, ST_TREES_JSON, 0, NULL, &e) : NULL;
-	if (!r)
+	if (!c || db_trees_json(c, &text, &len, &e))
 		return reply_err(rq, &e);
-	ret = reply_text(rq, 200, "application/json", PQgetvalue(r, 0, 0),
-			 (size_t)PQgetlength(r, 0, 0));
+	ret = reply_text(rq, 200, "application/json", text, len);
 	/* keep it unless something changed while it was read (it may predate that) */
 	pthread_mutex_lock(&trees_cache.lock);
 	if (atomic_load(&trees_gen) == gen && (!trees_cache.text || trees_cache.at_ms <= now)) {
 		free(trees_cache.text);
-		trees_cache.len = (size_t)PQgetlength(r, 0, 0);
-		trees_cache.text = xmalloc(trees_cache.len + 1);
-		memcpy(trees_cache.text, PQgetvalue(r, 0, 0), trees_cache.len + 1);
+		trees_cache.text = text;
+		trees_cache.len = len;
+		text = NULL;
 		trees_cache.gen = gen;
 		trees_cache.at_ms = now;
 	}
 	pthread_mutex_unlock(&trees_cache.lock);
-	PQclear(r);
+	free(text);
 	return ret;
 }

@@ -18,7 +18,7 @@
 
 #include "err.h"
 
-/* The filters of a setup (api/args.h struct setup_filter); NULL = any. */
+/* The filters of a setup (api/args.h setup_filter_from_query()); NULL = any. */
 struct db_setup_filter {
 	const char *testcase, *tbox_group, *kconfig, *compiler, *params_key, *mode;
 };

@@ -1,4 +1,4 @@
-/* Statements of bisects (bisect*.c, api/bisects.c); see db.h. */
+/* Statements of bisects (db/bisects.c, api/bisects.c); see db.h. */
 #include "server/db/stmts.h"
 
 #include "banned.h"
@@ -60,6 +60,8 @@ const struct db_stmt_def db_stmts_bisects[DB_NR_STMTS] = {
 		"descents = descents || jsonb_build_array($4::jsonb), phase = 'refs' "
 		"WHERE id = $1::bigint" },
 	[ST_BISECT_EXISTS] = { "bisect_exists", "SELECT 1 FROM bisects WHERE id = $1::bigint" },
+	/* $1 bisect $2 state $3 outcome $4 first bad $5 candidates $6 confidence $7 reason
+	 * $8 verification $9 model */
 	[ST_BISECT_FINISH] = { "bisect_finish",
 		"UPDATE bisects SET state = $2, outcome = $3, first_bad_id = $4::bigint, "
 		"candidate_ids = $5::bigint[], confidence = $6::float8, reason = $7, "
@@ -103,8 +105,6 @@ const struct db_stmt_def db_stmts_bisects[DB_NR_STMTS] = {
 		"JOIN commits bd ON bd.id = b.bad_id "
 		"JOIN commits lg ON lg.id = coalesce(b.level_good_id, b.good_id) "
 		"WHERE b.id = $1::bigint AND b.state IN ('queued', 'running') FOR UPDATE OF b SKIP LOCKED" },
-	/* $1 bisect $2 state $3 outcome $4 first bad $5 candidates $6 confidence $7 reason
-	 * $8 verification $9 model */
 	/*
 	 * A bisect started by hand that found its first bad commit becomes a
 	 * regression (or improvement) record of first bad vs its parent, state

@@ -24,7 +24,7 @@ const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 		"SELECT coalesce(json_agg(x.o ORDER BY x.id DESC), '[]')::text FROM (SELECT j.id, "
 		JOB_JSON ") AS o" JOB_FROM "WHERE $1::text IS NULL OR j.state = $1 "
 		"ORDER BY j.id DESC LIMIT $2::integer) x" },
-	/* whether job $1 / bisect $1 exists (to tell 404 from 409 after a refusal) */
+	/* whether job $1 exists (to tell 404 from 409 after a refusal) */
 	[ST_JOB_EXISTS] = { "job_exists", "SELECT 1 FROM jobs WHERE id = $1::bigint" },
 	[ST_JOB_EXPIRE] = { "job_expire",
 		"WITH x AS (SELECT id FROM jobs WHERE state = 'leased' AND lease_expires_at < now() "
@@ -66,7 +66,8 @@ const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 		"'has_kconfig', j.kconfig_text IS NOT NULL)::text" JOB_FROM "WHERE j.id = $1::bigint" },
 	[ST_JOB_KCONFIG] = { "job_kconfig",
 		"SELECT kconfig_text FROM jobs WHERE id = $1::bigint" },
-	/* $1 machine, $2 lease seconds: the oldest matching queued job, skipping locked rows */
+	/* $1 machine, $2 lease seconds, $3 lease request (uuid; NULL: none): the
+	 * first matching queued job by priority, then age, skipping locked rows */
 	[ST_JOB_LEASE] = { "job_lease",
 		"WITH m AS (SELECT id, arch, tbox_group, capabilities FROM machines WHERE id = $1::bigint), "
 		"j AS (SELECT jobs.id FROM jobs, m WHERE jobs.state = 'queued' "

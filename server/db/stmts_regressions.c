@@ -1,4 +1,4 @@
-/* Statements of detection queue and regressions (detect.c, regressions.c, api/regressions.c); see db.h. */
+/* Statements of the detection queue and regressions (db/regressions.c, api/regressions.c); see db.h. */
 #include "server/db/stmts.h"
 
 #include "banned.h"
@@ -34,13 +34,11 @@ const struct db_stmt_def db_stmts_regressions[DB_NR_STMTS] = {
 		"SELECT 1 FROM detect_queue o WHERE o.setup_id = q.setup_id AND o.claimed_at IS NOT NULL) "
 		"ORDER BY q.id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING id, setup_id" },
 	[ST_DETECT_DONE] = { "detect_done", "DELETE FROM detect_queue WHERE id = $1::bigint" },
-	/* regressions and detection (sql/0003): add below */
 	/* the setup of a stored run waits for detection; cheap, in the ingest
 	 * transaction. DO UPDATE, not DO NOTHING: the no-op update locks the
 	 * pending row until the run is committed, so the detector's claim (FOR
 	 * UPDATE SKIP LOCKED) cannot take it and read the series without this
-	 * run, then delete the only row that stood for it (a lost run, seen as
-	 * n_after 35 of 36 under load) */
+	 * run, then delete the only row that stood for it (a lost run) */
 	[ST_DETECT_ENQUEUE] = { "detect_enqueue",
 		"INSERT INTO detect_queue (setup_id) VALUES ($1::bigint) "
 		"ON CONFLICT (setup_id) WHERE claimed_at IS NULL "
@@ -81,10 +79,6 @@ const struct db_stmt_def db_stmts_regressions[DB_NR_STMTS] = {
 		"FROM regression_history h WHERE h.regression_id = $1::bigint" },
 	[ST_REGRESSION_JSON] = { "regression_json",
 		"SELECT " REG_JSON "::text" REG_FROM "WHERE g.id = $1::bigint" },
-	/* $1 setup $2 metric $3 good $4 bad $5 kind $6..$9 change_pct ci_lo ci_hi p $10 verdict
-	 * $11 mean_before $12 mean_after $13 n_before $14 n_after $15 commits_after
-	 * $16 pair_change_pct $17 pair_p $18 pair_verdict $19..$22 det before after change p
-	 * $23 confirmed by the rule; returns id, state before (NULL = new row), state after */
 	/*
 	 * A record of the same series already past triage (bisecting, bisected,
 	 * reported, fixed, invalid, wontfix) whose range holds the range $3..$4
@@ -123,6 +117,10 @@ const struct db_stmt_def db_stmts_regressions[DB_NR_STMTS] = {
 		"SELECT id, 'detector', state, state, 'no longer detected: the latest detection of the "
 		"series does not find this range' FROM upd) "
 		"SELECT (SELECT count(*) FROM del), (SELECT count(*) FROM upd)" },
+	/* $1 setup $2 metric $3 good $4 bad $5 kind $6..$9 change_pct ci_lo ci_hi p $10 verdict
+	 * $11 mean_before $12 mean_after $13 n_before $14 n_after $15 commits_after
+	 * $16 pair_change_pct $17 pair_p $18 pair_verdict $19..$22 det before after change p
+	 * $23 confirmed by the rule; returns id, state before (NULL = new row), state after */
 	[ST_REGR_UPSERT] = { "regr_upsert",
 		"WITH old AS (SELECT id, state FROM regressions WHERE setup_id = $1::bigint AND "
 		"metric_id = $2::integer AND good_commit_id = $3::bigint AND bad_commit_id = $4::bigint), "

@@ -4,7 +4,6 @@
 #include "banned.h"
 
 const struct db_stmt_def db_stmts_trees[DB_NR_STMTS] = {
-	/* bisect (sql/0004): add below */
 	/* $1 shas $2 parents (space-separated) $3 authors $4 commit times $5 subjects (text[] each),
 	 * $6 tree, $7 topo_order of the row before the first */
 	[ST_COMMITS_IMPORT] = { "commits_import",
