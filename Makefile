@@ -16,7 +16,10 @@ endif
 PKGS     := libmicrohttpd jansson libpq libcurl uuid libcrypto gsl
 WARN     := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -Wformat=2 -Wno-format-nonliteral
 CFLAGS   ?= -O2 -g
-BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -Ilib -I. -MMD -MP \
+# lib/banned.h is forced into every object (C and C++, the cases and the
+# guest /init too): a call of strcpy, sprintf, atoi, gmtime, ... does not compile
+BANNED_FLAGS := -include lib/banned.h
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(BANNED_FLAGS) -Ilib -I. -MMD -MP \
 	$(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # libdouble-conversion (C++, lib/dtoa.cc) needs libstdc++; --as-needed
 # (Debian's default) keeps both off the programs that do not use it
@@ -44,7 +47,7 @@ endif
 
 ALL_CFLAGS  = $(BASE_CFLAGS) $(SAN_FLAGS) $(CFLAGS)
 # lib/dtoa.cc, the one C++ file (a wrapper of libdouble-conversion)
-ALL_CXXFLAGS = -std=c++17 $(WARN) -Ilib -I. -MMD -MP $(SAN_FLAGS) $(CFLAGS)
+ALL_CXXFLAGS = -std=c++17 -D_GNU_SOURCE $(WARN) $(BANNED_FLAGS) -Ilib -I. -MMD -MP $(SAN_FLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
 
 LIB_SRC    := $(wildcard lib/*.c lib/*/*.c)
@@ -113,16 +116,17 @@ $(B)/tests/%: $(B)/tests/unit/%.o $(SERVER_A) $(WORKER_A) $(LIB_A)
 # --- benchmark cases: static binaries per arch (worker/cases/*.c) ---------
 CASE_SRC   := $(wildcard worker/cases/*.c)
 CASE_NAMES := $(filter-out casecommon,$(basename $(notdir $(CASE_SRC))))
-CASE_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter -static -pthread
+CASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
+	$(BANNED_FLAGS) -static -pthread
 CASES_X86  := $(addprefix bin/cases/x86_64/,$(CASE_NAMES))
 CASES_ARM  := $(addprefix bin/cases/aarch64/,$(CASE_NAMES))
 AARCH64_CC ?= aarch64-linux-gnu-gcc
 HOST_ARCH  := $(shell uname -m)
 cases: $(CASES_X86) $(if $(shell command -v $(AARCH64_CC) 2>/dev/null),$(CASES_ARM))
-bin/cases/x86_64/%: worker/cases/%.c $(wildcard worker/cases/*.h) $(wildcard worker/cases/casecommon.c)
+bin/cases/x86_64/%: worker/cases/%.c $(wildcard worker/cases/*.h) $(wildcard worker/cases/casecommon.c) lib/banned.h
 	@mkdir -p $(dir $@)
 	$(if $(filter x86_64,$(HOST_ARCH)),$(CC),x86_64-linux-gnu-gcc) $(CASE_CFLAGS) -o $@ $< $(wildcard worker/cases/casecommon.c) -lm
-bin/cases/aarch64/%: worker/cases/%.c $(wildcard worker/cases/*.h) $(wildcard worker/cases/casecommon.c)
+bin/cases/aarch64/%: worker/cases/%.c $(wildcard worker/cases/*.h) $(wildcard worker/cases/casecommon.c) lib/banned.h
 	@mkdir -p $(dir $@)
 	$(if $(filter aarch64,$(HOST_ARCH)),$(CC),$(AARCH64_CC)) $(CASE_CFLAGS) -o $@ $< $(wildcard worker/cases/casecommon.c) -lm
 

@@ -20,8 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "banned.h"
-
 int main(int argc, char **argv)
 {
 	/* sd is % of the mean: d = 2 at sd 2 % is a 4 % change; sd 0.05 % is icount-like */

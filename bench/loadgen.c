@@ -47,8 +47,6 @@
 #include "server/db.h"
 #include "xalloc.h"
 
-#include "banned.h"
-
 static double now_s(void)
 {
 	struct timespec ts;

@@ -17,8 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 static const char usage_text[] =
 	"usage: regtrack bisect start --tree T --good SHA --bad SHA --testcase TC --kconfig K\n"
 	"                             --metric M [--params JSON] [--compiler C]\n"

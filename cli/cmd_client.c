@@ -17,8 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 static int read_file(const char *path, struct buf *out)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;

@@ -28,7 +28,6 @@
 
 #include "stats/compare.h"
 #include "stats/numlist.h"
-#include "banned.h"
 
 #define MAX_FILE (64u << 20)
 

@@ -29,7 +29,6 @@
 #include "stats/detect.h"
 #include "stats/numlist.h"
 #include "xalloc.h"
-#include "banned.h"
 
 #define MAX_FILE (256u << 20)
 

@@ -14,7 +14,6 @@
 #include "buf.h"
 #include "err.h"
 #include "parse/parse.h"
-#include "banned.h"
 
 #define PARSE_INPUT_CAP (256u << 20)
 

@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 #define ARENA_BLOCK 8192
 #define ALIGN 16
 

@@ -7,8 +7,6 @@
 
 #include <cmath>
 
-#include "banned.h"
-
 using double_conversion::DoubleToStringConverter;
 using double_conversion::StringBuilder;
 

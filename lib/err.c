@@ -3,7 +3,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include "banned.h"
 
 int err_set(struct err *e, int status, const char *code, const char *detail,
 	    const char *fmt, ...)

@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 #define SET_PREFIX "CONFIG_"
 #define UNSET_PREFIX "# CONFIG_"
 #define UNSET_SUFFIX " is not set"

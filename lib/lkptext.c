@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 int lkp_absolute_delta(const char *metric)
 {
 	size_t n = strlen(metric);

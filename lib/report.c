@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 #define ADDR_MAX 254
 #define MSGID_MAX 250
 #define LINE_MAX_BYTES 998

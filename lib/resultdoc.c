@@ -6,8 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "banned.h"
-
 #define MAX_STR 4096
 
 int is_commit_sha(const char *s)

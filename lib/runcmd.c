@@ -13,7 +13,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "banned.h"
 
 extern char **environ;
 

@@ -15,7 +15,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <uuid/uuid.h>
-#include "banned.h"
 
 #define BACKOFF_START_S 1
 

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include <curl/curl.h>
-#include "banned.h"
 
 #define CONNECT_TIMEOUT_S 10L
 

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include <uuid/uuid.h>
-#include "banned.h"
 
 static const char *const statuses[] = { "ok", "build-failed", "boot-failed", "run-failed" };
 

@@ -9,7 +9,6 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-#include "banned.h"
 
 enum key_type { KEY_STR, KEY_URL, KEY_CAPS, KEY_INT, KEY_BOOL };
 enum { IN_FILE = 1, IN_FLAG = 2 };

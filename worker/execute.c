@@ -17,7 +17,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "banned.h"
 
 #define LOG_TAIL_LEN (16u << 10)
 #define MAX_CASE_ARGS 64

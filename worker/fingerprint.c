@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
-#include "banned.h"
 
 /* sysfs/procfs files are small; anything bigger is not what we expect */
 #define MAX_FILE (1 << 20)

@@ -7,7 +7,6 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-#include "banned.h"
 
 #define HOSTRUN_MAX_ARGS 64
 

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "banned.h"
 
 #define NEWC_HEADER_LEN 110
 

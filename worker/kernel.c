@@ -14,7 +14,6 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
-#include "banned.h"
 
 #define KERNEL_LOG_CAP (64u << 10)
 #define GIT_QUICK_S 120   /* rev-parse, worktree prune: local and fast */

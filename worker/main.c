@@ -19,7 +19,6 @@
 #include <string.h>
 
 #include <curl/curl.h>
-#include "banned.h"
 
 static atomic_int stop_requested;
 

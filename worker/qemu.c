@@ -8,7 +8,6 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-#include "banned.h"
 
 #define QEMU_LOG_CAP (4u << 20)
 

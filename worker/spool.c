@@ -12,7 +12,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "banned.h"
 
 #define TMP_PREFIX ".tmp-"
 #define SUFFIX ".json"

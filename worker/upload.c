@@ -5,7 +5,6 @@
 
 #include <string.h>
 #include <time.h>
-#include "banned.h"
 
 json_t *upload_entry_complete(long long job_id, json_t *body)
 {

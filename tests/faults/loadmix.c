@@ -56,8 +56,6 @@
 #include "buf.h"
 #include "xalloc.h"
 
-#include "banned.h"
-
 #define NR_SUBMITTERS 4
 #define MAX_FAILS 400
 #define RETRY_S 0.05

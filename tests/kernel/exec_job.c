@@ -19,7 +19,6 @@
 #include <time.h>
 
 #include "worker/execute.h"
-#include "banned.h"
 
 struct phase_log {
 	json_t *phases;

@@ -18,7 +18,6 @@
 
 #include "bisect/plan.h"
 #include "bisect/sim.h"
-#include "banned.h"
 
 static long culprit_of(uint64_t seed, long n)
 {

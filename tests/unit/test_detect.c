@@ -17,7 +17,6 @@
 
 #include "stats/detect.h"
 #include "test_detect_corpus.h"
-#include "banned.h"
 
 static void run_values(const double *v, const size_t *g, size_t n, struct detect_series *s)
 {

@@ -19,7 +19,6 @@
 #include "runcmd.h"
 #include "xalloc.h"
 #include "worker/execute.h"
-#include "banned.h"
 
 struct fixture {
 	char *dir, *cases, *work;

@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "worker/fingerprint.h"
-#include "banned.h"
 
 /* tests run from the top of the tree (make check-unit) */
 #define FIXTURES "tests/fixtures/worker"

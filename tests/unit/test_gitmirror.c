@@ -13,7 +13,6 @@
 #include "server/gitmirror.h"
 #include "runcmd.h"
 #include "xalloc.h"
-#include "banned.h"
 
 /*
  * gitmirror_diffstat() on a real repository made here: a root commit, a

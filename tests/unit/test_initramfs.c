@@ -13,7 +13,6 @@
 #include "runcmd.h"
 #include "xalloc.h"
 #include "worker/initramfs.h"
-#include "banned.h"
 
 /* The exact newc bytes of one directory entry, written out by hand from
  * the format description (buffer-format.rst): 110-byte header, the name

@@ -24,7 +24,6 @@
 
 #include "dtoa.h"
 #include "server/jsonout.h"
-#include "banned.h"
 
 static const char *shortest(double v)
 {

@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "kconfigdiff.h"
-#include "banned.h"
 
 /* tests run from the top of the tree (make check-unit) */
 #define FIXDIR "tests/fixtures/kconfig/"

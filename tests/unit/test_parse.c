@@ -19,7 +19,6 @@
 
 #include "parse/parse.h"
 #include "xalloc.h"
-#include "banned.h"
 
 #define FIXDIR "tests/fixtures/parse/"
 

@@ -11,7 +11,6 @@
 
 #include "report.h"
 #include "server/mailer.h"
-#include "banned.h"
 
 /*
  * Figures: the will-it-scale row is the one quoted in lib/lkptext.h (a

@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "resultdoc.h"
-#include "banned.h"
 
 static void rfc3339_calendar(void **state)
 {

@@ -14,7 +14,6 @@
 
 #include "runcmd.h"
 #include "xalloc.h"
-#include "banned.h"
 
 static void test_capture_and_exit_code(void **state)
 {

@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "worker/spool.h"
-#include "banned.h"
 
 struct fixture {
 	char dir[64];

@@ -29,7 +29,6 @@
 #include "worker/completion.h"
 #include "worker/spool.h"
 #include "worker/upload.h"
-#include "banned.h"
 
 /* ---- the responder ------------------------------------------------------ */
 

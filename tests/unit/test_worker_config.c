@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "worker/config.h"
-#include "banned.h"
 
 static char tmpdir[] = "/tmp/regtrack-test-config-XXXXXX";
 

@@ -2,7 +2,6 @@
  * casecommon: parameters, output, clock and task start-up shared by the
  * benchmark cases.  See casecommon.h.
  */
-#define _GNU_SOURCE
 #include "casecommon.h"
 
 #include <errno.h>
@@ -21,8 +20,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-#include "banned.h"
 
 static const char *case_name = "case";
 

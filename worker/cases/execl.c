@@ -20,7 +20,6 @@
  * FD IDX T0_NS` is a link of the chain; the last link writes one record to
  * the inherited pipe FD.
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -31,7 +30,6 @@
 #include <unistd.h>
 
 #include "casecommon.h"
-#include "banned.h"
 
 #define CHILD_FLAG "--execl-child"
 

@@ -23,7 +23,6 @@
  *
  * Example: exit-teardown size=64 iterations=5
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -36,7 +35,6 @@
 #include <unistd.h>
 
 #include "casecommon.h"
-#include "banned.h"
 
 /* the same numbers on x86_64 and arm64 (asm-generic) */
 #ifndef SYS_pidfd_open

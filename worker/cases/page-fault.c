@@ -21,7 +21,6 @@
  *
  * Example: page-fault nr_task=2 mode=thread runtime=2
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -33,7 +32,6 @@
 #include <unistd.h>
 
 #include "casecommon.h"
-#include "banned.h"
 
 #define TMPFS_MAGIC_NR 0x01021994
 

@@ -30,7 +30,6 @@
  *
  * Example: proc-vs-map nsamples=20 busyduration=2 procfile=smaps_rollup
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -43,7 +42,6 @@
 #include <unistd.h>
 
 #include "casecommon.h"
-#include "banned.h"
 
 enum { P_NSAMPLES, P_DURATION, P_BUSYDURATION, P_PROCFILE, P_NREADERS, P_NBUSY, P_REGION_MB };
 

@@ -19,7 +19,6 @@
  *
  * Example: small-allocs nr_task=2 runtime=5 source=devzero
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -28,7 +27,6 @@
 #include <unistd.h>
 
 #include "casecommon.h"
-#include "banned.h"
 
 enum { P_NR_TASK, P_RUNTIME, P_ITERATIONS, P_SOURCE, P_MODE, P_NR_MAPS, P_MAP_KB, P_WARMUP };
 

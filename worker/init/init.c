@@ -36,7 +36,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "banned.h"
 
 #define MAX_ARGS 64
 #define MAX_OUT (1 << 20)
