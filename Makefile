@@ -14,7 +14,7 @@ ifeq ($(CC),cc)
 CC := gcc
 endif
 PKGS     := libmicrohttpd jansson libpq libcurl uuid libcrypto gsl
-WARN     := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -Wformat=2 -Wno-format-nonliteral
+WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
 CFLAGS   ?= -O2 -g
 # lib/banned.h is forced into every object (C and C++, the cases and the
 # guest /init too): a call of strcpy, sprintf, atoi, gmtime, ... does not compile
@@ -78,6 +78,11 @@ $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
+# Unused parameters are marked UNUSED (lib/attr.h) everywhere but server/,
+# which keeps -Wno-unused-parameter until it is converted (issue 16); then
+# this line goes.
+$(B)/server/%.o: ALL_CFLAGS += -Wno-unused-parameter
+
 $(B)/%.o: %.cc
 	@mkdir -p $(dir $@)
 	$(CXX) $(ALL_CXXFLAGS) -c -o $@ $<
@@ -116,8 +121,7 @@ $(B)/tests/%: $(B)/tests/unit/%.o $(SERVER_A) $(WORKER_A) $(LIB_A)
 # --- benchmark cases: static binaries per arch (worker/cases/*.c) ---------
 CASE_SRC   := $(wildcard worker/cases/*.c)
 CASE_NAMES := $(filter-out casecommon,$(basename $(notdir $(CASE_SRC))))
-CASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
-	$(BANNED_FLAGS) -static -pthread
+CASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror $(BANNED_FLAGS) -static -pthread
 CASES_X86  := $(addprefix bin/cases/x86_64/,$(CASE_NAMES))
 CASES_ARM  := $(addprefix bin/cases/aarch64/,$(CASE_NAMES))
 AARCH64_CC ?= aarch64-linux-gnu-gcc

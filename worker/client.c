@@ -1,6 +1,7 @@
 #include "worker/client.h"
 #include "buf.h"
 #include "xalloc.h"
+#include "attr.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +26,8 @@ static size_t on_data(char *p, size_t size, size_t n, void *ctx)
 	return size * n;
 }
 
-static int on_progress(void *ctx, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
-		       curl_off_t ulnow)
+static int on_progress(void *ctx, curl_off_t dltotal UNUSED, curl_off_t dlnow UNUSED, curl_off_t ultotal UNUSED,
+		       curl_off_t ulnow UNUSED)
 {
 	const struct client *c = ctx;
 

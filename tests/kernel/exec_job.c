@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "worker/execute.h"
+#include "attr.h"
 
 struct phase_log {
 	json_t *phases;
@@ -48,7 +49,7 @@ static void close_phase(struct phase_log *pl)
 	pl->current[0] = '\0';
 }
 
-static void on_phase(void *ctx, const char *phase, double progress, const char *message)
+static void on_phase(void *ctx, const char *phase, double progress UNUSED, const char *message)
 {
 	struct phase_log *pl = ctx;
 

@@ -13,13 +13,14 @@
 #include <string.h>
 
 #include "arena.h"
+#include "attr.h"
 
 static int aligned16(const void *p)
 {
 	return ((uintptr_t)p & 15) == 0;
 }
 
-static void test_alignment(void **state)
+static void test_alignment(void **state UNUSED)
 {
 	struct arena *a = arena_new();
 	static const size_t sizes[] = { 1, 3, 7, 15, 16, 17, 31, 33, 100, 1 };
@@ -38,7 +39,7 @@ static void test_alignment(void **state)
 	arena_free(a);
 }
 
-static void test_distinct_and_used(void **state)
+static void test_distinct_and_used(void **state UNUSED)
 {
 	struct arena *a = arena_new();
 	char *p = arena_alloc(a, 10), *q = arena_alloc(a, 10);
@@ -54,7 +55,7 @@ static void test_distinct_and_used(void **state)
 	arena_free(a);
 }
 
-static void test_zalloc_and_strings(void **state)
+static void test_zalloc_and_strings(void **state UNUSED)
 {
 	struct arena *a = arena_new();
 	unsigned char *z;
@@ -80,7 +81,7 @@ static void test_zalloc_and_strings(void **state)
 	arena_free(a);
 }
 
-static void test_growth_and_big(void **state)
+static void test_growth_and_big(void **state UNUSED)
 {
 	struct arena *a = arena_new();
 	char *small[2000];
@@ -113,7 +114,7 @@ static void test_growth_and_big(void **state)
 	arena_free(a);
 }
 
-static void test_reset(void **state)
+static void test_reset(void **state UNUSED)
 {
 	struct arena *a = arena_new();
 	char *first, *again;

@@ -18,6 +18,7 @@
 
 #include "bisect/plan.h"
 #include "bisect/sim.h"
+#include "attr.h"
 
 static long culprit_of(uint64_t seed, long n)
 {
@@ -25,7 +26,7 @@ static long culprit_of(uint64_t seed, long n)
 }
 
 /* N = 1000, d = 2, k = 4: right >= 99 %, search rounds <= ceil(log5 1000) + 1 */
-static void test_sim_issue_target(void **state)
+static void test_sim_issue_target(void **state UNUSED)
 {
 	const int trials = 200;
 	const int bound = bisect_rounds_bound(1000, 4) + 1;
@@ -68,7 +69,7 @@ static void test_sim_issue_target(void **state)
  * probes sized to be decisive alone (probe_z = 3, 9 runs at d = 2), over the
  * same seeds. (It takes more rounds: bench/bisect_sim prints both.)
  */
-static void test_sim_five_runs_per_probe(void **state)
+static void test_sim_five_runs_per_probe(void **state UNUSED)
 {
 	struct bisect_opts o, o5;
 	int right = 0;
@@ -96,7 +97,7 @@ static void test_sim_five_runs_per_probe(void **state)
 }
 
 /* one commit in ten fails to build (never the culprit or its parent): stepped around */
-static void test_sim_skips_stepped_around(void **state)
+static void test_sim_skips_stepped_around(void **state UNUSED)
 {
 	unsigned char skip[300];
 	struct bisect_opts o;
@@ -121,7 +122,7 @@ static void test_sim_skips_stepped_around(void **state)
 }
 
 /* the culprit and the commits around it fail: the honest answer is the range */
-static void test_sim_only_skipped_candidates(void **state)
+static void test_sim_only_skipped_candidates(void **state UNUSED)
 {
 	unsigned char skip[40] = { 0 };
 	struct bisect_opts o;
@@ -141,7 +142,7 @@ static void test_sim_only_skipped_candidates(void **state)
 }
 
 /* icount-like values (0.05 % noise, a 5 % change): few references and runs */
-static void test_sim_deterministic(void **state)
+static void test_sim_deterministic(void **state UNUSED)
 {
 	struct bisect_opts o;
 	int right = 0, maxrounds = 0;
@@ -170,7 +171,7 @@ static void test_sim_deterministic(void **state)
 }
 
 /* no difference between good and bad: fails with why */
-static void test_sim_no_change_fails(void **state)
+static void test_sim_no_change_fails(void **state UNUSED)
 {
 	struct bisect_opts o;
 	struct bisect_sim s = { 100, 50, 100.0, 2.0, 0.0, NULL, 3 };
@@ -184,7 +185,7 @@ static void test_sim_no_change_fails(void **state)
 }
 
 /* the first round: references plus k probes dividing the range into k+1 parts */
-static void test_first_round_split_points(void **state)
+static void test_first_round_split_points(void **state UNUSED)
 {
 	struct bisect_commit c[1000];
 	struct bisect_input in = { 1000, c, NULL, 0, 0, 0, 0 };
@@ -226,7 +227,7 @@ static void test_first_round_split_points(void **state)
 }
 
 /* verdicts and their evidence on hand-made samples */
-static void test_verdicts(void **state)
+static void test_verdicts(void **state UNUSED)
 {
 	static const double good[] = { 100, 101, 99, 100.5, 99.5, 100, 100.2, 99.8, 100.1, 99.9 };
 	static const double bad[] = { 110, 111, 109, 110.5, 109.5, 110, 110.2, 109.8, 110.1, 109.9 };
@@ -264,7 +265,7 @@ static void test_verdicts(void **state)
 	bisect_plan_release(&p);
 }
 
-static void test_info_bound(void **state)
+static void test_info_bound(void **state UNUSED)
 {
 	double b = bisect_info_bound(1000, 2);
 

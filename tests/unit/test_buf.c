@@ -13,8 +13,9 @@
 #include <string.h>
 
 #include "buf.h"
+#include "attr.h"
 
-static void test_empty(void **state)
+static void test_empty(void **state UNUSED)
 {
 	struct buf b = BUF_INIT(0);
 
@@ -32,7 +33,7 @@ static void test_empty(void **state)
 	assert_int_equal(b.cap, 10);
 }
 
-static void test_append_nul_terminated(void **state)
+static void test_append_nul_terminated(void **state UNUSED)
 {
 	struct buf b = BUF_INIT(0);
 
@@ -53,7 +54,7 @@ static void test_append_nul_terminated(void **state)
 	assert_string_equal(b.data, "");
 }
 
-static void test_growth(void **state)
+static void test_growth(void **state UNUSED)
 {
 	struct buf b = BUF_INIT(0);
 	size_t first_alloc;
@@ -73,7 +74,7 @@ static void test_growth(void **state)
 	buf_release(&b);
 }
 
-static void test_cap(void **state)
+static void test_cap(void **state UNUSED)
 {
 	struct buf b = BUF_INIT(5);
 
@@ -104,7 +105,7 @@ static void test_cap(void **state)
 	buf_release(&b);
 }
 
-static void test_addf(void **state)
+static void test_addf(void **state UNUSED)
 {
 	struct buf b = BUF_INIT(0);
 	char big[1000];
@@ -132,7 +133,7 @@ static void test_addf(void **state)
 	buf_release(&b);
 }
 
-static void test_reset_keeps_storage(void **state)
+static void test_reset_keeps_storage(void **state UNUSED)
 {
 	struct buf b = BUF_INIT(0);
 	char *data;
@@ -153,7 +154,7 @@ static void test_reset_keeps_storage(void **state)
 	assert_int_equal(b.alloc, 0);
 }
 
-static void test_detach(void **state)
+static void test_detach(void **state UNUSED)
 {
 	struct buf b = BUF_INIT(0);
 	size_t len = 99;

@@ -17,6 +17,7 @@
 
 #include "stats/detect.h"
 #include "test_detect_corpus.h"
+#include "attr.h"
 
 static void run_values(const double *v, const size_t *g, size_t n, struct detect_series *s)
 {
@@ -25,7 +26,7 @@ static void run_values(const double *v, const size_t *g, size_t n, struct detect
 	assert_int_equal(detect_values(v, g, n, NULL, s, &e), 0);
 }
 
-static void test_clean_step(void **state)
+static void test_clean_step(void **state UNUSED)
 {
 	struct corpus_rng r = { 7 };
 	double v[200];
@@ -45,7 +46,7 @@ static void test_clean_step(void **state)
 	detect_series_release(&s);
 }
 
-static void test_no_change_and_outliers(void **state)
+static void test_no_change_and_outliers(void **state UNUSED)
 {
 	struct corpus_rng r = { 11 };
 	double v[500];
@@ -61,7 +62,7 @@ static void test_no_change_and_outliers(void **state)
 	detect_series_release(&s);
 }
 
-static void test_groups_and_ids(void **state)
+static void test_groups_and_ids(void **state UNUSED)
 {
 	/* commits 0..59 (ids 10, 12, ...): 3 runs each, one wild run per commit */
 	double v[180];
@@ -92,7 +93,7 @@ static void test_groups_and_ids(void **state)
  * its level, so the splits before and after it separate the sides equally
  * well; the wider gap names the step (commit 7 is the first bad one).
  */
-static void test_tie_between_perfect_splits(void **state)
+static void test_tie_between_perfect_splits(void **state UNUSED)
 {
 	static const double v[] = { 1019050.190,1019014.510,723494.495,723418.682,723779.887,723670.428,723589.877,723545.991,723492.825,723378.236,723629.494,723864.217,723401.913,723408.213,260147.979,260325.232,260206.075,260301.633,260369.057,260217.041,260163.008,260157.952,260231.399,260354.680,260186.721,260122.851,260354.550,260175.318,402225.109,402237.819,402472.951,402032.942 };
 	static const size_t g[] = { 0,0,1,1,2,2,3,3,4,4,5,5,6,6,7,7,8,8,9,9,10,10,11,11,12,12,13,13,14,14,15,15 };
@@ -109,7 +110,7 @@ static void test_tie_between_perfect_splits(void **state)
 	detect_series_release(&s);
 }
 
-static void test_nonpositive_values(void **state)
+static void test_nonpositive_values(void **state UNUSED)
 {
 	/* ranks need no logs: a series around zero still works */
 	double v[100];
@@ -155,7 +156,7 @@ static void full_prefix(const struct corpus_series *cs, size_t ncommits, struct 
 	detect_series_run(f);
 }
 
-static void test_incremental_equals_full(void **state)
+static void test_incremental_equals_full(void **state UNUSED)
 {
 	static const enum corpus_kind kinds[] = { CK_GAUSS, CK_MIXED, CK_BIMODAL, CK_RUNS };
 	size_t max_examined = 0, checked = 0;
@@ -202,7 +203,7 @@ static void test_incremental_equals_full(void **state)
 	assert_true(max_examined <= 6 * 64);
 }
 
-static void test_set_of_old_commit_resets(void **state)
+static void test_set_of_old_commit_resets(void **state UNUSED)
 {
 	struct corpus_series cs;
 	struct detect_series inc, full;
@@ -223,7 +224,7 @@ static void test_set_of_old_commit_resets(void **state)
 	corpus_free(&cs);
 }
 
-static void test_online_check(void **state)
+static void test_online_check(void **state UNUSED)
 {
 	struct corpus_rng r = { 3 };
 	double ref[40], tail[6];
@@ -255,7 +256,7 @@ static void test_online_check(void **state)
 	assert_int_equal(o.alarm, 0);
 }
 
-static void test_check_tail_on_series(void **state)
+static void test_check_tail_on_series(void **state UNUSED)
 {
 	struct detect_series s;
 	struct detect_online o;
@@ -279,7 +280,7 @@ static void test_check_tail_on_series(void **state)
  * noise level. Asserts recall and precision for steps >= 3 sigma and the
  * false alarm rate.
  */
-static void test_corpus_recall_precision(void **state)
+static void test_corpus_recall_precision(void **state UNUSED)
 {
 	static const size_t lens[] = { 20, 50, 100, 300, 1000, 3000, 10000 };
 	struct corpus_score all = { 0 };

@@ -14,11 +14,12 @@
 #include <unistd.h>
 
 #include "worker/fingerprint.h"
+#include "attr.h"
 
 /* tests run from the top of the tree (make check-unit) */
 #define FIXTURES "tests/fixtures/worker"
 
-static void test_cpulist(void **state)
+static void test_cpulist(void **state UNUSED)
 {
 	assert_int_equal(fingerprint_count_cpulist("0"), 1);
 	assert_int_equal(fingerprint_count_cpulist("0-1\n"), 2);
@@ -31,7 +32,7 @@ static void test_cpulist(void **state)
 	assert_int_equal(fingerprint_count_cpulist("0;1"), -1);
 }
 
-static void test_root_x86_64(void **state)
+static void test_root_x86_64(void **state UNUSED)
 {
 	struct fingerprint fp;
 	struct err e;
@@ -68,7 +69,7 @@ static void test_root_x86_64(void **state)
 	fingerprint_release(&fp);
 }
 
-static void test_root_arm64(void **state)
+static void test_root_arm64(void **state UNUSED)
 {
 	struct fingerprint fp;
 	struct err e;
@@ -95,7 +96,7 @@ static void test_root_arm64(void **state)
 	fingerprint_release(&fp);
 }
 
-static void test_missing_root(void **state)
+static void test_missing_root(void **state UNUSED)
 {
 	struct fingerprint fp;
 	struct err e;
@@ -109,7 +110,7 @@ static void test_missing_root(void **state)
 }
 
 /* The running machine: every field it has is present and agrees with libc. */
-static void test_this_machine(void **state)
+static void test_this_machine(void **state UNUSED)
 {
 	struct fingerprint fp;
 	struct err e;

@@ -13,6 +13,7 @@
 #include "server/gitmirror.h"
 #include "runcmd.h"
 #include "xalloc.h"
+#include "attr.h"
 
 /*
  * gitmirror_diffstat() on a real repository made here: a root commit, a
@@ -88,7 +89,7 @@ static void expect(const char *sha, size_t nr, const char *const *paths, const l
 	gitmirror_diffstat_release(&d);
 }
 
-static void test_diffstat(void **state)
+static void test_diffstat(void **state UNUSED)
 {
 	char subdir[128], *root, *plain, *side, *merge, *bin, *ren, *odd, *empty;
 	const char *argv[] = { "git", "init", "-q", "-b", "master", repo, NULL };

@@ -13,11 +13,12 @@
 #include "runcmd.h"
 #include "xalloc.h"
 #include "worker/initramfs.h"
+#include "attr.h"
 
 /* The exact newc bytes of one directory entry, written out by hand from
  * the format description (buffer-format.rst): 110-byte header, the name
  * "d" + NUL, padded to a multiple of 4 (110 + 2 = 112). */
-static void test_header_bytes(void **state)
+static void test_header_bytes(void **state UNUSED)
 {
 	static const char expect[] =
 		"070701"
@@ -47,7 +48,7 @@ static void test_header_bytes(void **state)
 
 /* File data starts 4-aligned and is padded to 4: "abcde" (5 bytes) after a
  * 110-byte header and "f" + NUL (112) ends at 117, padded to 120. */
-static void test_file_padding(void **state)
+static void test_file_padding(void **state UNUSED)
 {
 	struct initramfs ir;
 
@@ -101,7 +102,7 @@ static char *slurp(const char *path, size_t *len)
 }
 
 /* GNU cpio, an independent reader, lists and extracts what we wrote. */
-static void test_cpio_reads_it(void **state)
+static void test_cpio_reads_it(void **state UNUSED)
 {
 	char *dir = tmpdir_make();
 	char *archive = xstrfmt("%s/initramfs.cpio", dir);
@@ -200,7 +201,7 @@ static void test_cpio_reads_it(void **state)
 	free(dir);
 }
 
-static void test_write_error(void **state)
+static void test_write_error(void **state UNUSED)
 {
 	struct initramfs ir;
 	struct err e;
@@ -214,7 +215,7 @@ static void test_write_error(void **state)
 }
 
 /* Same inputs, same bytes. */
-static void test_reproducible(void **state)
+static void test_reproducible(void **state UNUSED)
 {
 	struct initramfs a, b;
 

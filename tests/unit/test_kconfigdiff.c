@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "kconfigdiff.h"
+#include "attr.h"
 
 /* tests run from the top of the tree (make check-unit) */
 #define FIXDIR "tests/fixtures/kconfig/"
@@ -41,7 +42,7 @@ static void parse_file(struct kconfig *k, const char *name)
 	free(text);
 }
 
-static void test_real_configs_match_diffconfig(void **state)
+static void test_real_configs_match_diffconfig(void **state UNUSED)
 {
 	struct kconfig a = KCONFIG_INIT, b = KCONFIG_INIT;
 	struct kconfigdiff d = KCONFIGDIFF_INIT;
@@ -126,7 +127,7 @@ static char *diff_text(const char *base, const char *head)
 	return buf_detach(&out, NULL);
 }
 
-static void test_rules(void **state)
+static void test_rules(void **state UNUSED)
 {
 	static const char base[] =
 		"#\n"
@@ -186,7 +187,7 @@ static void test_rules(void **state)
 	free(t);
 }
 
-static void test_cap(void **state)
+static void test_cap(void **state UNUSED)
 {
 	struct kconfigdiff_entry e = { KCONFIGDIFF_CHANGED, "LOG_BUF_SHIFT", "17", "18" };
 	struct buf small = BUF_INIT(8);

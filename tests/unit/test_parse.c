@@ -19,6 +19,7 @@
 
 #include "parse/parse.h"
 #include "xalloc.h"
+#include "attr.h"
 
 #define FIXDIR "tests/fixtures/parse/"
 
@@ -367,7 +368,7 @@ static void golden_one(const struct golden *g)
 	free(oracle);
 }
 
-static void test_golden(void **state)
+static void test_golden(void **state UNUSED)
 {
 	for (size_t i = 0; i < sizeof(goldens) / sizeof(goldens[0]); i++)
 		golden_one(&goldens[i]);
@@ -375,7 +376,7 @@ static void test_golden(void **state)
 
 /* --- fixtures without an oracle: values checked by hand --------------- */
 
-static void test_wis_assertion_failure(void **state)
+static void test_wis_assertion_failure(void **state UNUSED)
 {
 	json_t *doc = parse_fixture("will-it-scale", "wis-assertion-failure-lkp.txt");
 
@@ -385,7 +386,7 @@ static void test_wis_assertion_failure(void **state)
 	json_decref(doc);
 }
 
-static void test_wis_raw_binary(void **state)
+static void test_wis_raw_binary(void **state UNUSED)
 {
 	json_t *doc = parse_str("will-it-scale",
 				"./mmap2_threads -t 16 -s 5\n"
@@ -409,7 +410,7 @@ static void test_wis_raw_binary(void **state)
 	json_decref(doc);
 }
 
-static void test_wis_scalability(void **state)
+static void test_wis_scalability(void **state UNUSED)
 {
 	json_t *doc = parse_str("will-it-scale",
 				"tasks,processes,processes_idle,threads,threads_idle,linear\n"
@@ -426,7 +427,7 @@ static void test_wis_scalability(void **state)
 	json_decref(doc);
 }
 
-static void test_stress_ng_misc(void **state)
+static void test_stress_ng_misc(void **state UNUSED)
 {
 	json_t *doc = parse_fixture("stress-ng", "stress-ng-metrics-brief-memrate-misc-lkp.txt");
 
@@ -441,7 +442,7 @@ static void test_stress_ng_misc(void **state)
 
 /* A full two-pass report in UnixBench 5.1.3's layout (written after its
  * Run script, numbers made up): per-copies names, index, score. */
-static void test_unixbench_two_passes(void **state)
+static void test_unixbench_two_passes(void **state UNUSED)
 {
 	json_t *doc = parse_str("unixbench",
 		"Benchmark Run: Tue Jan 02 2024 23:50:00 - 00:10:00\n"
@@ -488,7 +489,7 @@ static void test_unixbench_two_passes(void **state)
 }
 
 /* stress-ng 0.17's --metrics layout ("metrc:", two more columns) */
-static void test_stress_ng_new_layout(void **state)
+static void test_stress_ng_new_layout(void **state UNUSED)
 {
 	json_t *doc = parse_str("stress-ng",
 		"stress-ng: info:  [61] dispatching hogs: 2 vm\n"
@@ -510,7 +511,7 @@ static void test_stress_ng_new_layout(void **state)
 	json_decref(doc);
 }
 
-static void test_perf_stat_csv_interval(void **state)
+static void test_perf_stat_csv_interval(void **state UNUSED)
 {
 	json_t *doc = parse_fixture("perf-stat", "perf-stat-x-csv-interval-lkp.csv");
 
@@ -527,7 +528,7 @@ static void test_perf_stat_csv_interval(void **state)
 	json_decref(doc);
 }
 
-static void test_perf_stat_csv_hybrid(void **state)
+static void test_perf_stat_csv_hybrid(void **state UNUSED)
 {
 	json_t *doc = parse_fixture("perf-stat", "perf-stat-x-csv-interval-hybrid-lkp.csv");
 
@@ -543,7 +544,7 @@ static void test_perf_stat_csv_hybrid(void **state)
 	json_decref(doc);
 }
 
-static void test_perf_stat_text_and_csv(void **state)
+static void test_perf_stat_text_and_csv(void **state UNUSED)
 {
 	json_t *doc = parse_str("perf-stat",
 				" Performance counter stats for 'system wide':\n"
@@ -574,7 +575,7 @@ static void test_perf_stat_text_and_csv(void **state)
 	json_decref(doc);
 }
 
-static void test_perf_stat_per_cpu(void **state)
+static void test_perf_stat_per_cpu(void **state UNUSED)
 {
 	/* -A, text, whole run: CPU0 + CPU1 (values from the file) */
 	json_t *doc = parse_fixture("perf-stat", "perf-stat-A-text.txt");
@@ -628,7 +629,7 @@ static void test_perf_stat_per_cpu(void **state)
 	json_decref(doc);
 }
 
-static void test_perf_stat_per_socket(void **state)
+static void test_perf_stat_per_socket(void **state UNUSED)
 {
 	/* --per-socket -I 100, text, one socket of 2 CPUs (from the file) */
 	json_t *doc = parse_fixture("perf-stat", "perf-stat-per-socket-text-interval.txt");
@@ -687,7 +688,7 @@ static void test_perf_stat_per_socket(void **state)
 	json_decref(doc);
 }
 
-static void test_perf_profile_details(void **state)
+static void test_perf_profile_details(void **state UNUSED)
 {
 	json_t *doc = parse_fixture("perf-profile", "perf-report-children-folded-lkp.txt");
 
@@ -715,7 +716,7 @@ static json_t *with_prefix(json_t *doc, const char *prefix)
 
 #define PP_CT "perf-profile.calltrace.cpu-clock-pppH."
 
-static void test_perf_profile_tree(void **state)
+static void test_perf_profile_tree(void **state UNUSED)
 {
 	/* perf's tree form (-g graph, callee order), values read off the file */
 	json_t *tree = parse_fixture("perf-profile", "perf-report-children-tree-callee.txt");
@@ -842,7 +843,7 @@ static void test_perf_profile_tree(void **state)
 	json_decref(tree);
 }
 
-static void test_perf_profile_tree_rules(void **state)
+static void test_perf_profile_tree_rules(void **state UNUSED)
 {
 	static const char head[] =
 		"# Samples: 1K of event 'cycles:pp'\n"
@@ -920,7 +921,7 @@ static void test_perf_profile_tree_rules(void **state)
 	free(text);
 }
 
-static void test_kselftest_run_vmtests(void **state)
+static void test_kselftest_run_vmtests(void **state UNUSED)
 {
 	json_t *doc = parse_fixture("kselftest", "kselftest-mm-run_vmtests-lkp.txt");
 
@@ -938,7 +939,7 @@ static void test_kselftest_run_vmtests(void **state)
 	json_decref(doc);
 }
 
-static void test_proc_vs_map_seed(void **state)
+static void test_proc_vs_map_seed(void **state UNUSED)
 {
 	json_t *doc = parse_fixture("proc-vs-map", "proc-vs-map-smaps_rollup-arm64-24c.txt");
 
@@ -953,7 +954,7 @@ static void test_proc_vs_map_seed(void **state)
 	json_decref(doc);
 }
 
-static void test_kv(void **state)
+static void test_kv(void **state UNUSED)
 {
 	json_t *doc = parse_str("kv", "# small-allocs\n"
 				      "throughput_kbps: 1234.5\n"
@@ -994,7 +995,7 @@ static void test_kv(void **state)
 	}
 }
 
-static void test_time(void **state)
+static void test_time(void **state UNUSED)
 {
 	json_t *doc = parse_str("time",
 				"\tCommand being timed: \"./execl\"\n"
@@ -1023,7 +1024,7 @@ static void test_time(void **state)
 	json_decref(doc);
 }
 
-static void test_unknown_tool(void **state)
+static void test_unknown_tool(void **state UNUSED)
 {
 	struct err e;
 	const char *const *t = parse_tools();
@@ -1087,7 +1088,7 @@ static void check_doc_shape(json_t *doc)
 	}
 }
 
-static void test_truncated(void **state)
+static void test_truncated(void **state UNUSED)
 {
 	for (size_t f = 0; f < sizeof(all_fixtures) / sizeof(all_fixtures[0]); f++) {
 		size_t len, full;

@@ -11,6 +11,7 @@
 
 #include "report.h"
 #include "server/mailer.h"
+#include "attr.h"
 
 /*
  * Figures: the will-it-scale row is the one quoted in lib/lkptext.h (a
@@ -53,7 +54,7 @@ static struct report_input bisect_input(void)
 	return in;
 }
 
-static void test_prefix(void **state)
+static void test_prefix(void **state UNUSED)
 {
 	char p[64];
 
@@ -67,7 +68,7 @@ static void test_prefix(void **state)
 	assert_string_equal(p, "");
 }
 
-static void test_bisect_report(void **state)
+static void test_bisect_report(void **state UNUSED)
 {
 	struct report_input in = bisect_input();
 	struct report r;
@@ -107,7 +108,7 @@ static void test_bisect_report(void **state)
 	report_release(&r);
 }
 
-static void test_range_improvement_and_fixed(void **state)
+static void test_range_improvement_and_fixed(void **state UNUSED)
 {
 	struct report_input in = bisect_input();
 	struct report r;
@@ -150,7 +151,7 @@ static void test_range_improvement_and_fixed(void **state)
 	report_release(&r);
 }
 
-static void test_addresses(void **state)
+static void test_addresses(void **state UNUSED)
 {
 	char a[300];
 
@@ -203,7 +204,7 @@ static int header_count(const char *msg, const char *name)
 	return count;
 }
 
-static void test_compose_injection(void **state)
+static void test_compose_injection(void **state UNUSED)
 {
 	struct report_input in = bisect_input();
 	const char *to[] = { "jane@example.org", "list@example.org" };
@@ -255,7 +256,7 @@ static void test_compose_injection(void **state)
 	report_release(&r);
 }
 
-static void test_rfc2047(void **state)
+static void test_rfc2047(void **state UNUSED)
 {
 	/* 44 bytes of UTF-8: é and — straddle nothing; a long one must split on characters */
 	const char *subj = "mm/slub: r\xc3\xa9" "duire la fragmentation \xe2\x80\x94 caf\xc3\xa9 "
@@ -298,7 +299,7 @@ static void test_rfc2047(void **state)
 	buf_release(&out);
 }
 
-static void test_long_body_line(void **state)
+static void test_long_body_line(void **state UNUSED)
 {
 	const char *to[] = { "a@example.org" };
 	char *body = malloc(2501);
@@ -321,7 +322,7 @@ static void test_long_body_line(void **state)
 }
 
 /* a qemu run: the machine line names the guest, then the host's CPU model */
-static void test_guest_machine_diffstat_omitted(void **state)
+static void test_guest_machine_diffstat_omitted(void **state UNUSED)
 {
 	static const struct report_file files[] = {
 		{ "fs/inode.c", 3, 0 }, { "mm/mmap.c", 10, 2 }, { "tools/logo.png", -1, -1 },
@@ -395,7 +396,7 @@ static void test_guest_machine_diffstat_omitted(void **state)
 }
 
 /* subscription path patterns (server/mailer.h) */
-static void test_path_match(void **state)
+static void test_path_match(void **state UNUSED)
 {
 	assert_true(mailer_path_match("mm/", "mm/mmap.c"));
 	assert_true(mailer_path_match("mm", "mm/mmap.c"));

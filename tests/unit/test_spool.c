@@ -14,13 +14,14 @@
 #include <unistd.h>
 
 #include "worker/spool.h"
+#include "attr.h"
 
 struct fixture {
 	char dir[64];
 	char spool_dir[128];
 };
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+static int rm_one(const char *path, const struct stat *st UNUSED, int flag UNUSED, struct FTW *ftw UNUSED)
 {
 	return remove(path);
 }

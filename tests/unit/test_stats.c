@@ -19,6 +19,7 @@
 #include "stats/ranktest.h"
 #include "xalloc.h"
 #include "banned.h"
+#include "attr.h"
 
 #define FIXDIR "tests/fixtures/stats/"
 
@@ -37,7 +38,7 @@ static FILE *open_fixture(const char *name)
 
 /* ---- exact Mann-Whitney ------------------------------------------------ */
 
-static void test_mw_exact_no_ties(void **state)
+static void test_mw_exact_no_ties(void **state UNUSED)
 {
 	const double a3[] = { 1, 2, 3 }, b3[] = { 4, 5, 6 };
 	const double a4[] = { 1, 2, 3, 4 }, b4[] = { 5, 6, 7, 8 };
@@ -97,7 +98,7 @@ static double brute_p(const double *a, size_t na, const double *b, size_t nb)
 	return (double)hit / (double)total;
 }
 
-static void test_mw_exact_ties_against_enumeration(void **state)
+static void test_mw_exact_ties_against_enumeration(void **state UNUSED)
 {
 	const double a[] = { 1, 2, 2, 3, 5 }, b[] = { 2, 3, 3, 4, 6, 6 };
 	const double c[] = { 7, 7, 7, 8 }, d[] = { 7, 8, 8, 9, 9, 9, 10 };
@@ -117,7 +118,7 @@ static void test_mw_exact_ties_against_enumeration(void **state)
 	assert_float_equal(ranktest_mann_whitney(c, 3, c, 3, NULL), 1, 0);
 }
 
-static void test_mw_normal_approximation(void **state)
+static void test_mw_normal_approximation(void **state UNUSED)
 {
 	double a[30], b[30], p, u;
 
@@ -133,7 +134,7 @@ static void test_mw_normal_approximation(void **state)
 
 /* ---- Hodges-Lehmann ------------------------------------------------------ */
 
-static void test_hodges_lehmann_by_hand(void **state)
+static void test_hodges_lehmann_by_hand(void **state UNUSED)
 {
 	/* differences 100 + j - 10 i: 61..65, 71..75, 81..85, 91..95, 101..105 */
 	const double a[] = { 0, 10, 20, 30, 40 }, b[] = { 101, 102, 103, 104, 105 };
@@ -153,7 +154,7 @@ static void test_hodges_lehmann_by_hand(void **state)
 	assert_float_equal(hi, 103, 1e-12);
 }
 
-static void test_u_cdf(void **state)
+static void test_u_cdf(void **state UNUSED)
 {
 	double cdf[26];
 
@@ -168,7 +169,7 @@ static void test_u_cdf(void **state)
 
 /* ---- Welch ---------------------------------------------------------------- */
 
-static void test_welch_against_t_table(void **state)
+static void test_welch_against_t_table(void **state UNUSED)
 {
 	/*
 	 * equal variances 2.5, n = 5: se^2 = 1, t = 2, df = 8. Two-sided p from
@@ -194,7 +195,7 @@ static int cmp_d(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
-static void test_median_matches_sort(void **state)
+static void test_median_matches_sort(void **state UNUSED)
 {
 	uint64_t s = 42;
 
@@ -212,7 +213,7 @@ static void test_median_matches_sort(void **state)
 	}
 }
 
-static void test_sample_stats(void **state)
+static void test_sample_stats(void **state UNUSED)
 {
 	const double v[] = { 2, 4, 4, 4, 5, 5, 7, 9 }; /* population sd 2, mean 5 */
 	const double z[] = { NAN, INFINITY };
@@ -289,7 +290,7 @@ static void test_compare_fdr_leaves_out_untestable_rows(void **state)
 	}
 }
 
-static void test_bh_adjust(void **state)
+static void test_bh_adjust(void **state UNUSED)
 {
 	/* R: p.adjust(c(0.01, 0.04, 0.03, 0.005), "BH") = 0.02 0.04 0.04 0.02 */
 	double p[] = { 0.01, 0.04, 0.03, 0.005, NAN }, q[5];
@@ -308,7 +309,7 @@ static void test_bh_adjust(void **state)
 	assert_float_equal(p[1], 0.9, 1e-15);
 }
 
-static void test_metric_registry(void **state)
+static void test_metric_registry(void **state UNUSED)
 {
 	assert_int_equal(metric_higher_is_better("fxmark.ssd_ext4_no_jnl_MRPL_4_bufferedio.works/sec"), 1);
 	assert_int_equal(metric_higher_is_better("will-it-scale.per_thread_ops"), 1);
@@ -339,7 +340,7 @@ static void test_metric_registry(void **state)
 
 /* ---- verdicts ------------------------------------------------------------- */
 
-static void test_small_n_is_need_more_runs(void **state)
+static void test_small_n_is_need_more_runs(void **state UNUSED)
 {
 	/* +50 % with complete separation, but 3 vs 3 cannot reach p <= 0.01 */
 	const double a[] = { 100, 101, 102 }, b[] = { 150, 151, 152 };
@@ -355,7 +356,7 @@ static void test_small_n_is_need_more_runs(void **state)
 	assert_int_equal(compare_change_kind(&r, 1), CHANGE_NONE);
 }
 
-static void test_same_and_floor(void **state)
+static void test_same_and_floor(void **state UNUSED)
 {
 	double a[10], b[10];
 	struct compare_result r;
@@ -383,7 +384,7 @@ static void test_same_and_floor(void **state)
 	assert_float_equal(compare_opts_floor(&o, "will-it-scale.per_thread_ops"), 0.25, 0);
 }
 
-static void test_nonpositive_values_fall_back_to_raw(void **state)
+static void test_nonpositive_values_fall_back_to_raw(void **state UNUSED)
 {
 	const double a[] = { -2, -1, 0, 1, 2, -1.5, 0.5 }, b[] = { 8, 9, 10, 11, 12, 8.5, 10.5 };
 	struct compare_result r;
@@ -426,7 +427,7 @@ static size_t read_matrix(const char *key, double *out, size_t max)
 	return n;
 }
 
-static void test_lkp_fxmark_fixture(void **state)
+static void test_lkp_fxmark_fixture(void **state UNUSED)
 {
 	const char *name = "fxmark.ssd_ext4_no_jnl_MRPL_4_bufferedio.works/sec";
 	double a[16], b[16];
@@ -506,7 +507,7 @@ static double binom(unsigned n, unsigned k)
 	return c;
 }
 
-static void test_seed_proc_vs_map(void **state)
+static void test_seed_proc_vs_map(void **state UNUSED)
 {
 	double amed[32], amin[32], amax[32], bmed[32], bmin[32], bmax[32];
 	size_t na = read_proc_vs_map("baseline:", amed, amin, amax);
@@ -544,7 +545,7 @@ static void test_seed_proc_vs_map(void **state)
 	assert_true(r.a.stddev_pct > 100);
 }
 
-static void test_seed_oom_reaper(void **state)
+static void test_seed_oom_reaper(void **state UNUSED)
 {
 	FILE *f = open_fixture(FIXDIR "oom-reaper-exit-arm64.txt");
 	char line[256], name[128];

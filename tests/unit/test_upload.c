@@ -29,6 +29,7 @@
 #include "worker/completion.h"
 #include "worker/spool.h"
 #include "worker/upload.h"
+#include "attr.h"
 
 /* ---- the responder ------------------------------------------------------ */
 
@@ -54,7 +55,7 @@ struct req {
 };
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
-				  const char *method, const char *version, const char *upload,
+				  const char *method UNUSED, const char *version UNUSED, const char *upload,
 				  size_t *upload_size, void **ctx)
 {
 	struct responder *rs = cls;
@@ -103,8 +104,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	return ret;
 }
 
-static void on_done(void *cls, struct MHD_Connection *conn, void **ctx,
-		    enum MHD_RequestTerminationCode toe)
+static void on_done(void *cls UNUSED, struct MHD_Connection *conn UNUSED, void **ctx,
+		    enum MHD_RequestTerminationCode toe UNUSED)
 {
 	struct req *rq = *ctx;
 
@@ -159,7 +160,7 @@ struct fixture {
 	struct client client;
 };
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+static int rm_one(const char *path, const struct stat *st UNUSED, int flag UNUSED, struct FTW *ftw UNUSED)
 {
 	return remove(path);
 }
@@ -244,7 +245,7 @@ static json_t *two_runs(void)
 
 /* ---- tests -------------------------------------------------------------- */
 
-static void test_completion_docs(void **state)
+static void test_completion_docs(void **state UNUSED)
 {
 	json_t *job = lease_job(17), *m = machine(), *runs = two_runs(), *body, *doc;
 	struct resultdoc rd;
@@ -299,7 +300,7 @@ static void test_completion_docs(void **state)
 	json_decref(runs);
 }
 
-static void test_log_tail_cap(void **state)
+static void test_log_tail_cap(void **state UNUSED)
 {
 	size_t n = COMPLETION_MAX_LOG + 100;
 	char *log = malloc(n + 1);

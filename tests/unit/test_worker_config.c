@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "worker/config.h"
+#include "attr.h"
 
 static char tmpdir[] = "/tmp/regtrack-test-config-XXXXXX";
 
@@ -30,22 +31,22 @@ static char *write_file(const char *name, const char *text)
 	return strdup(path);
 }
 
-static int setup(void **state)
+static int setup(void **state UNUSED)
 {
 	return mkdtemp(tmpdir) ? 0 : -1;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+static int rm_one(const char *path, const struct stat *st UNUSED, int flag UNUSED, struct FTW *ftw UNUSED)
 {
 	return remove(path);
 }
 
-static int teardown(void **state)
+static int teardown(void **state UNUSED)
 {
 	return nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-static void test_defaults(void **state)
+static void test_defaults(void **state UNUSED)
 {
 	struct worker_config c;
 	struct utsname u;
@@ -84,7 +85,7 @@ static const char conf_text[] =
 	"timeout_boot_s = 600\n"
 	"make_jobs = 16\n";
 
-static void test_file(void **state)
+static void test_file(void **state UNUSED)
 {
 	struct worker_config c;
 	struct err e;
@@ -112,7 +113,7 @@ static void test_file(void **state)
 	free(path);
 }
 
-static void test_flags_override_file(void **state)
+static void test_flags_override_file(void **state UNUSED)
 {
 	struct worker_config c;
 	struct err e;
@@ -138,7 +139,7 @@ static void test_flags_override_file(void **state)
 	free(path);
 }
 
-static void test_token_flag_beats_env(void **state)
+static void test_token_flag_beats_env(void **state UNUSED)
 {
 	struct worker_config c;
 	struct err e;
@@ -150,7 +151,7 @@ static void test_token_flag_beats_env(void **state)
 	worker_config_release(&c);
 }
 
-static void test_bounds(void **state)
+static void test_bounds(void **state UNUSED)
 {
 	struct worker_config c;
 	struct err e;
@@ -190,7 +191,7 @@ static void test_bounds(void **state)
 	worker_config_release(&c);
 }
 
-static void test_file_errors(void **state)
+static void test_file_errors(void **state UNUSED)
 {
 	struct worker_config c;
 	struct err e;
@@ -225,7 +226,7 @@ static void test_file_errors(void **state)
 	free(unknown);
 }
 
-static void test_usage_errors(void **state)
+static void test_usage_errors(void **state UNUSED)
 {
 	struct worker_config c;
 	struct err e;
@@ -261,7 +262,7 @@ static void test_usage_errors(void **state)
 }
 
 /* the annotated example in deploy/etc/ parses and says what it claims */
-static void test_shipped_example(void **state)
+static void test_shipped_example(void **state UNUSED)
 {
 	struct worker_config c;
 	struct err e;
