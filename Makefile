@@ -127,23 +127,27 @@ CASES_ARM  := $(addprefix bin/cases/aarch64/,$(CASE_NAMES))
 AARCH64_CC ?= aarch64-linux-gnu-gcc
 HOST_ARCH  := $(shell uname -m)
 cases: $(CASES_X86) $(if $(shell command -v $(AARCH64_CC) 2>/dev/null),$(CASES_ARM))
-bin/cases/x86_64/%: worker/cases/%.c $(wildcard worker/cases/*.h) $(wildcard worker/cases/casecommon.c) lib/banned.h
+# the cases and /init are standalone static binaries: of lib/ they take only
+# the headers and CASE_LIB (compiled into each)
+CASE_LIB := lib/clock.c
+CASE_DEPS := $(wildcard worker/cases/*.h) worker/cases/casecommon.c lib/banned.h lib/clock.h $(CASE_LIB)
+bin/cases/x86_64/%: worker/cases/%.c $(CASE_DEPS)
 	@mkdir -p $(dir $@)
-	$(if $(filter x86_64,$(HOST_ARCH)),$(CC),x86_64-linux-gnu-gcc) $(CASE_CFLAGS) -o $@ $< $(wildcard worker/cases/casecommon.c) -lm
-bin/cases/aarch64/%: worker/cases/%.c $(wildcard worker/cases/*.h) $(wildcard worker/cases/casecommon.c) lib/banned.h
+	$(if $(filter x86_64,$(HOST_ARCH)),$(CC),x86_64-linux-gnu-gcc) $(CASE_CFLAGS) -Ilib -o $@ $< worker/cases/casecommon.c $(CASE_LIB) -lm
+bin/cases/aarch64/%: worker/cases/%.c $(CASE_DEPS)
 	@mkdir -p $(dir $@)
-	$(if $(filter aarch64,$(HOST_ARCH)),$(CC),$(AARCH64_CC)) $(CASE_CFLAGS) -o $@ $< $(wildcard worker/cases/casecommon.c) -lm
+	$(if $(filter aarch64,$(HOST_ARCH)),$(CC),$(AARCH64_CC)) $(CASE_CFLAGS) -Ilib -o $@ $< worker/cases/casecommon.c $(CASE_LIB) -lm
 
 # --- guest /init for the worker's initramfs (worker/init/init.c) ---------
 # Built beside the cases (bin/cases/ARCH/init); execute.c packs it as /init.
 INIT_BINS := bin/cases/x86_64/init $(if $(shell command -v $(AARCH64_CC) 2>/dev/null),bin/cases/aarch64/init)
 cases: $(INIT_BINS)
-bin/cases/x86_64/init: worker/init/init.c lib/banned.h
+bin/cases/x86_64/init: worker/init/init.c lib/banned.h lib/clock.h $(CASE_LIB)
 	@mkdir -p $(dir $@)
-	$(if $(filter x86_64,$(HOST_ARCH)),$(CC),x86_64-linux-gnu-gcc) $(CASE_CFLAGS) -Ilib -o $@ $<
-bin/cases/aarch64/init: worker/init/init.c lib/banned.h
+	$(if $(filter x86_64,$(HOST_ARCH)),$(CC),x86_64-linux-gnu-gcc) $(CASE_CFLAGS) -Ilib -o $@ $< $(CASE_LIB)
+bin/cases/aarch64/init: worker/init/init.c lib/banned.h lib/clock.h $(CASE_LIB)
 	@mkdir -p $(dir $@)
-	$(if $(filter aarch64,$(HOST_ARCH)),$(CC),$(AARCH64_CC)) $(CASE_CFLAGS) -Ilib -o $@ $<
+	$(if $(filter aarch64,$(HOST_ARCH)),$(CC),$(AARCH64_CC)) $(CASE_CFLAGS) -Ilib -o $@ $< $(CASE_LIB)
 
 # kconfig fragments for installed workers (worker/kernel.c looks in
 # PREFIX/share/regtrack/kconfig for /usr/local and /usr)

@@ -17,25 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int read_file(const char *path, struct buf *out)
-{
-	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-	char chunk[65536];
-	size_t n;
-
-	if (!f)
-		return -1;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		if (buf_add(out, chunk, n)) {
-			if (f != stdin)
-				fclose(f);
-			return -1;
-		}
-	if (f != stdin)
-		fclose(f);
-	return 0;
-}
-
 static void print_error(const char *what, long status, const struct buf *body)
 {
 	json_t *j = json_loads(body->data, 0, NULL);
@@ -67,7 +48,7 @@ int cmd_submit(int argc, char **argv)
 		struct err e;
 		long st;
 
-		if (read_file(argv[i], &doc)) {
+		if (strcmp(argv[i], "-") ? buf_read_file(&doc, argv[i]) : buf_read_fd(&doc, 0)) {
 			fprintf(stderr, "regtrack: cannot read '%s'\n", argv[i]);
 			ret = 2;
 		} else if ((st = http_client_request(&c, "POST", "/api/v1/results", doc.data, doc.len,

@@ -8,8 +8,10 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "err.h"
@@ -28,37 +30,25 @@ static int parse_usage(void)
 	return 2;
 }
 
-static int read_all(FILE *f, struct buf *b)
-{
-	char chunk[65536];
-	size_t n;
-
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		if (buf_add(b, chunk, n))
-			return -1;
-	return ferror(f) ? -1 : 0;
-}
-
 int cmd_parse(int argc, char **argv)
 {
 	struct buf b = BUF_INIT(PARSE_INPUT_CAP);
 	struct err e;
 	const char *path;
-	FILE *f;
+	int fd, rc;
 	json_t *doc;
-	int rc;
 
 	if (argc != 3)
 		return parse_usage();
 	path = argv[2];
-	f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-	if (!f) {
+	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
+	if (fd < 0) {
 		fprintf(stderr, "regtrack parse: cannot open '%s': %s\n", path, strerror(errno));
 		return 2;
 	}
-	rc = read_all(f, &b);
-	if (f != stdin)
-		fclose(f);
+	rc = buf_read_fd(&b, fd);
+	if (fd)
+		close(fd);
 	if (rc) {
 		fprintf(stderr, "regtrack parse: cannot read '%s' (error or larger than %u MiB)\n",
 			path, PARSE_INPUT_CAP >> 20);

@@ -1,4 +1,5 @@
 #include "resultdoc.h"
+#include "names.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -10,12 +11,7 @@
 
 int is_commit_sha(const char *s)
 {
-	size_t i;
-
-	for (i = 0; s[i]; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return 0;
-	return i == 40;
+	return names_full_sha(s);
 }
 
 static int digits(const char *s, int n)
@@ -171,7 +167,7 @@ static int check_machine(json_t *m, struct resultdoc *d, struct err *e)
 	    opt_int(m, "nr_cpus", "machine.nr_cpus", 0, INT32_MAX, &d->nr_cpus, e) ||
 	    opt_int(m, "memory_mb", "machine.memory_mb", 0, INT64_MAX, &d->memory_mb, e))
 		return -1;
-	if (d->tbox_group && !is_name(d->tbox_group, 128, 0))
+	if (d->tbox_group && !names_plain(d->tbox_group, NAMES_PLAIN_MAX))
 		return err_set(e, 400, "invalid_field", "machine.tbox_group",
 			       "'machine.tbox_group' must be 1..128 chars of [A-Za-z0-9._+-]");
 	return 0;
@@ -278,7 +274,7 @@ int resultdoc_check(json_t *doc, struct resultdoc *d, struct err *e)
 		return -1;
 	if (!d->testcase)
 		return err_set(e, 400, "missing_field", "testcase", "'testcase' is required");
-	if (!is_name(d->testcase, 128, 0))
+	if (!names_plain(d->testcase, NAMES_PLAIN_MAX))
 		return err_set(e, 400, "invalid_field", "testcase",
 			       "'testcase' must be 1..128 chars of [A-Za-z0-9._+-]");
 
@@ -293,13 +289,13 @@ int resultdoc_check(json_t *doc, struct resultdoc *d, struct err *e)
 	    opt_str(doc, "mode", "mode", &d->mode, e) ||
 	    opt_int(doc, "job_id", "job_id", 1, INT64_MAX, &d->job_id, e))
 		return -1;
-	if (d->tree && !is_name(d->tree, 128, 0))
+	if (d->tree && !names_plain(d->tree, NAMES_PLAIN_MAX))
 		return err_set(e, 400, "invalid_field", "tree",
 			       "'tree' must be 1..128 chars of [A-Za-z0-9._+-]");
-	if (d->kconfig && !is_name(d->kconfig, 128, 0))
+	if (d->kconfig && !names_plain(d->kconfig, NAMES_PLAIN_MAX))
 		return err_set(e, 400, "invalid_field", "kconfig",
 			       "'kconfig' must be 1..128 chars of [A-Za-z0-9._+-]");
-	if (d->compiler && !is_name(d->compiler, 128, 0))
+	if (d->compiler && !names_plain(d->compiler, NAMES_PLAIN_MAX))
 		return err_set(e, 400, "invalid_field", "compiler",
 			       "'compiler' must be 1..128 chars of [A-Za-z0-9._+-]");
 	if (!d->status)

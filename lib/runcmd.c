@@ -1,5 +1,6 @@
 #include "runcmd.h"
 #include "xalloc.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -56,14 +57,6 @@ const char *runcmd_describe(const struct runcmd *cmd, char *dst, size_t n)
 	else
 		snprintf(dst, n, "not run");
 	return dst;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* Appends p[0..n) to b under its cap, keeping the head or the tail. */
@@ -269,7 +262,7 @@ int runcmd_run(struct runcmd *cmd, struct err *e)
 		goto fail;
 	}
 	envp = build_env(cmd->env);
-	start = now_s();
+	start = mono_s();
 	parent = getpid();
 	pid = fork();
 	if (pid < 0) {
@@ -309,7 +302,7 @@ int runcmd_run(struct runcmd *cmd, struct err *e)
 	pfd[0].fd = out_p[0];
 	pfd[1].fd = err_p[0];
 	for (;;) {
-		double t = now_s();
+		double t = mono_s();
 		int i, n;
 
 		if (!killed && t >= deadline) {
@@ -368,7 +361,7 @@ int runcmd_run(struct runcmd *cmd, struct err *e)
 	}
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	cmd->elapsed_s = now_s() - start;
+	cmd->elapsed_s = mono_s() - start;
 	if (WIFEXITED(status)) {
 		cmd->exited = 1;
 		cmd->exit_code = WEXITSTATUS(status);

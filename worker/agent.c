@@ -5,6 +5,7 @@
 #include "worker/upload.h"
 #include "worker/wlog.h"
 #include "xalloc.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -41,14 +42,6 @@ static double backoff_next(const struct agent *a, double *cur)
 	return d + j;
 }
 
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* The retries of one step (send the spool, register, lease, one upload). */
 struct retry {
 	double cur;		/* the next backoff, s */
@@ -68,7 +61,7 @@ struct retry {
  */
 static int retry_wait(const struct agent *a, struct retry *rt, const char *what)
 {
-	double now = mono_now(), left, d;
+	double now = mono_s(), left, d;
 
 	if (!rt->since)
 		rt->since = now;
@@ -397,9 +390,9 @@ static void *heartbeat_main(void *arg)
 		in_run = !strcmp(a->phase, "run");
 		period = in_run ? a->hb_run_s : a->hb_s;
 		if (!last)
-			last = mono_now();	/* the lease itself is fresh */
+			last = mono_s();	/* the lease itself is fresh */
 		due = last + period;
-		if (!(a->phase_changed && !in_run) && mono_now() < due) {
+		if (!(a->phase_changed && !in_run) && mono_s() < due) {
 			wait_until(a, due);
 			continue;	/* re-check everything after a wake-up */
 		}
@@ -418,7 +411,7 @@ static void *heartbeat_main(void *arg)
 		rc = post_heartbeat(&a->hb_api, machine_id, job_id, phase, progress, message, &told,
 				    &e);
 		json_decref(machine_id);
-		last = mono_now();
+		last = mono_s();
 		pthread_mutex_lock(&a->lock);
 		if (!rc && told > 0)
 			set_periods(a, told, "heartbeat");	/* the next due time uses them */

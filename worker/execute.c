@@ -5,6 +5,7 @@
 #include "parse/parse.h"
 #include "qemu.h"
 #include "xalloc.h"
+#include "names.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -69,17 +70,6 @@ static void now_rfc3339(char *dst, size_t n)
 	strftime(dst, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-static int name_ok(const char *s, const char *extra)
-{
-	if (!s || !*s || *s == '.' || *s == '-')
-		return 0;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || strchr(extra, *s)))
-			return 0;
-	return 1;
-}
-
 /*
  * The shortest of %.15g/%.16g/%.17g that reads back as the same double:
  * 0.2 becomes "0.2", not "0.20000000000000001". out holds 32 bytes.
@@ -136,7 +126,7 @@ static int case_args_from_params(struct case_args *a, json_t *params, struct err
 		char *word = NULL;
 
 		val = json_object_get(params, keys[i]);
-		if (!name_ok(keys[i], "_.-"))
+		if (!names_plain(keys[i], NAMES_PLAIN_MAX))
 			goto bad;
 		if (!strcmp(keys[i], "measure")) {
 			const char *m = json_string_value(val);
@@ -656,7 +646,7 @@ int job_execute(const struct job_spec *spec, const struct worker_env *env,
 	set_status(out, "run-failed");
 	if (!spec || !env || !env->work_dir || !env->arch || !env->cases_dir)
 		return err_set(e, 400, "invalid_job", "", "job spec or worker env incomplete");
-	if (!name_ok(spec->testcase, "_.-") || !strcmp(spec->testcase, "init"))
+	if (!names_plain(spec->testcase, NAMES_PLAIN_MAX) || !strcmp(spec->testcase, "init"))
 		return err_set(e, 400, "invalid_job", "testcase", "bad testcase '%s'",
 			       spec->testcase ? spec->testcase : "");
 	if (spec->repeat < 0 || spec->repeat > 1000)

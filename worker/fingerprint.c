@@ -56,29 +56,14 @@ static void strip_newlines(char *s)
 static char *read_text(const char *root, const char *rel)
 {
 	char *path = xstrfmt("%s/%s", root, rel);
-	FILE *f = fopen(path, "re");
 	struct buf b = BUF_INIT(MAX_FILE);
-	char chunk[4096];
-	size_t n;
-	int bad = 0;
+	int rc = buf_read_file(&b, path);
 
 	free(path);
-	if (!f)
-		return NULL;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		if (buf_add(&b, chunk, n)) {
-			bad = 1;
-			break;
-		}
-	if (ferror(f))
-		bad = 1;
-	fclose(f);
-	if (bad) {
+	if (rc) {
 		buf_release(&b);
 		return NULL;
 	}
-	if (!b.alloc)
-		return xstrdup("");
 	return buf_detach(&b, NULL);
 }
 

@@ -1,5 +1,6 @@
 #include "hostrun.h"
 #include "xalloc.h"
+#include "names.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,17 +22,6 @@ void hostrun_release(struct hostrun *h)
 	runcmd_release(&h->cmd);
 }
 
-static int valid_case_name(const char *s)
-{
-	if (!s || !*s || *s == '.')
-		return 0;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || strchr("._-", *s)))
-			return 0;
-	return 1;
-}
-
 int hostrun_run(struct hostrun *h, struct err *e)
 {
 	const char *argv[HOSTRUN_MAX_ARGS + 2];
@@ -41,7 +31,7 @@ int hostrun_run(struct hostrun *h, struct err *e)
 	size_t n = 0;
 	int rc;
 
-	if (!valid_case_name(h->testcase))
+	if (!names_plain(h->testcase, NAMES_PLAIN_MAX))
 		return err_set(e, 400, "invalid_job", "testcase", "bad case name '%s'",
 			       h->testcase ? h->testcase : "");
 	path = xstrfmt("%s/%s/%s", h->cases_dir ? h->cases_dir : ".", h->arch ? h->arch : "?",

@@ -75,9 +75,8 @@ void initramfs_add_file(struct initramfs *ir, const char *path, unsigned int per
 int initramfs_add_path(struct initramfs *ir, const char *path, unsigned int perm,
 		       const char *src, struct err *e)
 {
+	struct buf data = BUF_INIT(0);
 	struct stat st;
-	char *data;
-	size_t got = 0;
 	int fd = open(src, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
@@ -86,25 +85,16 @@ int initramfs_add_path(struct initramfs *ir, const char *path, unsigned int perm
 		close(fd);
 		return err_set(e, 500, "io_error", src, "'%s' is not a regular file", src);
 	}
-	data = xmalloc((size_t)st.st_size);
-	while (got < (size_t)st.st_size) {
-		ssize_t r = read(fd, data + got, (size_t)st.st_size - got);
+	if (buf_read_fd(&data, fd)) {
+		int saved = errno;
 
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			int saved = r < 0 ? errno : EIO;
-
-			close(fd);
-			free(data);
-			return err_set(e, 500, "io_error", src, "cannot read '%s': %s", src,
-				       strerror(saved));
-		}
-		got += (size_t)r;
+		close(fd);
+		buf_release(&data);
+		return err_set(e, 500, "io_error", src, "cannot read '%s': %s", src, strerror(saved));
 	}
 	close(fd);
-	initramfs_add_file(ir, path, perm, data, got);
-	free(data);
+	initramfs_add_file(ir, path, perm, data.data, data.len);
+	buf_release(&data);
 	return 0;
 }
 

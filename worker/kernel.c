@@ -2,6 +2,9 @@
 #include "fsutil.h"
 #include "runcmd.h"
 #include "xalloc.h"
+#include "clock.h"
+#include "names.h"
+#include "arch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -77,14 +80,6 @@ void kernel_release(struct kernel *k)
 	k->src_dir = k->build_dir = k->image = k->release = k->config_text = NULL;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Appends to the log, keeping only its last KERNEL_LOG_CAP bytes. */
 static void log_add(struct kernel *k, const char *p, size_t n)
 {
@@ -156,27 +151,6 @@ static int run_logged(struct kernel *k, const char *const *argv, const char *cwd
 		log_addf(k, "regtrack: '%s' failed: %s\n", argv[0], runcmd_describe(&cmd, desc, sizeof(desc)));
 	runcmd_release(&cmd);
 	return rc;
-}
-
-static int valid_name(const char *s)
-{
-	if (!s || !*s || *s == '.' || *s == '-')
-		return 0;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || strchr("._-", *s)))
-			return 0;
-	return 1;
-}
-
-static int is_full_sha(const char *s)
-{
-	size_t i;
-
-	for (i = 0; s[i]; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return 0;
-	return i == 40;
 }
 
 static int dir_exists(const char *path)
@@ -256,7 +230,7 @@ static int resolve_commit(struct kernel *k, const char *mirror, struct err *e)
 	if (runcmd_ok(&cmd) && cmd.out.len >= 40) {
 		memcpy(k->sha, cmd.out.data, 40);
 		k->sha[40] = '\0';
-		rc = is_full_sha(k->sha) ? 0 : 1;
+		rc = names_full_sha(k->sha) ? 0 : 1;
 	}
 	free(spec);
 	runcmd_release(&cmd);
@@ -275,23 +249,23 @@ int kernel_fetch(struct kernel *k, struct err *e)
 	const struct kconfig_base *base;
 	char *mirrors = NULL, *mirror = NULL, *srcs = NULL, *tmp = NULL, *cross = NULL;
 	int lock = -1, rc = -1, r, tfetch = k->timeout_fetch_s > 0 ? k->timeout_fetch_s : 1800;
-	double t0 = now_s();
+	double t0 = mono_s();
 
-	if (!valid_name(k->tree))
+	if (!names_plain(k->tree, NAMES_PLAIN_MAX))
 		return err_set(e, 400, "invalid_job", "tree", "bad tree name '%s'", k->tree ? k->tree : "");
 	if (!k->url || !*k->url || k->url[0] == '-')
 		return err_set(e, 400, "invalid_job", "url", "bad tree url");
-	if (!k->commit || !*k->commit || k->commit[0] == '-')
+	if (!names_ref(k->commit))
 		return err_set(e, 400, "invalid_job", "commit", "bad commit");
 	base = k->kconfig ? kconfig_find(k->kconfig, NULL) : NULL;
 	if (!base)
 		return err_set(e, 400, "invalid_job", "kconfig", "unknown kconfig '%s'",
 			       k->kconfig ? k->kconfig : "");
-	if (strcmp(base->arch, k->arch ? k->arch : ""))
+	if (!arch_normalize(k->arch) || strcmp(base->arch, arch_normalize(k->arch)))
 		return err_set(e, 400, "invalid_job", "kconfig", "kconfig '%s' is for %s, this worker is %s",
 			       k->kconfig, base->arch, k->arch ? k->arch : "?");
 	if (!k->compiler || (strcmp(k->compiler, "gcc") && strncmp(k->compiler, "gcc-", 4)) ||
-	    !valid_name(k->compiler))
+	    !names_plain(k->compiler, NAMES_PLAIN_MAX))
 		return err_set(e, 400, "invalid_job", "compiler", "unsupported compiler '%s'",
 			       k->compiler ? k->compiler : "");
 	cross = xstrfmt("%s%s", strcmp(base->arch, host_arch()) ?
@@ -352,7 +326,7 @@ int kernel_fetch(struct kernel *k, struct err *e)
 		}
 	}
 	/* a full sha we already have needs no network; anything else may have moved */
-	r = is_full_sha(k->commit) ? resolve_commit(k, mirror, e) : 1;
+	r = names_full_sha(k->commit) ? resolve_commit(k, mirror, e) : 1;
 	if (r < 0)
 		goto out;
 	if (r > 0) {
@@ -414,7 +388,7 @@ int kernel_fetch(struct kernel *k, struct err *e)
 out:
 	if (lock >= 0)
 		close(lock);
-	k->fetch_s = now_s() - t0;
+	k->fetch_s = mono_s() - t0;
 	free(tmp);
 	free(mirror);
 	free(mirrors);
@@ -607,7 +581,7 @@ int kernel_configure(struct kernel *k, struct err *e)
 	struct make_args m;
 	struct stat old_st;
 	int rc = -1, r, nfrag = 0, had_old, tbuild = k->timeout_build_s > 0 ? k->timeout_build_s : 7200;
-	double t0 = now_s();
+	double t0 = mono_s();
 	size_t i;
 
 	if (!base || !k->src_dir || !k->kconfig_dir)
@@ -702,7 +676,7 @@ int kernel_configure(struct kernel *k, struct err *e)
 		unlink(keypath);
 	rc = 0;
 out:
-	k->configure_s = now_s() - t0;
+	k->configure_s = mono_s() - t0;
 	free(key);
 	free(keypath);
 	for (i = 0; i < (size_t)nfrag; i++)
@@ -720,7 +694,7 @@ int kernel_build(struct kernel *k, struct err *e)
 	char *jobs = NULL, *logpath = NULL, *path = NULL;
 	struct make_args m;
 	int rc = -1, r, fd, tbuild = k->timeout_build_s > 0 ? k->timeout_build_s : 7200;
-	double t0 = now_s();
+	double t0 = mono_s();
 
 	if (!base || !k->build_dir)
 		return err_set(e, 500, "invalid_job", "kconfig", "build before configure");
@@ -763,7 +737,7 @@ int kernel_build(struct kernel *k, struct err *e)
 	k->config_text = slurp(path);
 	rc = 0;
 out:
-	k->build_s = now_s() - t0;
+	k->build_s = mono_s() - t0;
 	free(path);
 	free(jobs);
 	free(logpath);

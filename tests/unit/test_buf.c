@@ -9,8 +9,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "attr.h"
@@ -181,6 +185,95 @@ static void test_detach(void **state UNUSED)
 	free(p);
 }
 
+/* tests run from the top of the tree (make check-unit) */
+#define FIXTURE "tests/fixtures/kconfig/README.md"
+
+static void test_read_file(void **state UNUSED)
+{
+	struct buf b = BUF_INIT(0);
+	struct stat st;
+	FILE *f;
+	char *want;
+
+	assert_int_equal(stat(FIXTURE, &st), 0);
+	assert_true(st.st_size > 0);
+	/* appended after what is there, byte for byte, NUL-terminated */
+	assert_int_equal(buf_addstr(&b, "head:"), 0);
+	assert_int_equal(buf_read_file(&b, FIXTURE), 0);
+	assert_int_equal(b.len, 5 + (size_t)st.st_size);
+	assert_int_equal(b.data[b.len], '\0');
+	want = malloc((size_t)st.st_size);
+	f = fopen(FIXTURE, "rb");
+	assert_non_null(f);
+	assert_int_equal(fread(want, 1, (size_t)st.st_size, f), (size_t)st.st_size);
+	fclose(f);
+	assert_memory_equal(b.data, "head:", 5);
+	assert_memory_equal(b.data + 5, want, (size_t)st.st_size);
+	free(want);
+	buf_release(&b);
+	/* an empty file */
+	assert_int_equal(buf_read_file(&b, "/dev/null"), 0);
+	assert_int_equal(b.len, 0);
+	assert_string_equal(b.data, "");
+}
+
+static void test_read_file_errors(void **state UNUSED)
+{
+	struct buf b = BUF_INIT(0);
+	struct stat st;
+
+	assert_int_equal(buf_addstr(&b, "kept"), 0);
+	errno = 0;
+	assert_int_equal(buf_read_file(&b, "tests/fixtures/no-such-file"), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_string_equal(b.data, "kept");
+	errno = 0;
+	assert_int_equal(buf_read_file(&b, "tests/fixtures"), -1);
+	assert_int_equal(errno, EISDIR);
+	assert_string_equal(b.data, "kept");
+	buf_release(&b);
+	/* one byte over the cap: E2BIG and the buffer as it was */
+	assert_int_equal(stat(FIXTURE, &st), 0);
+	buf_init(&b, (size_t)st.st_size + 3);
+	assert_int_equal(buf_addstr(&b, "abcd"), 0);
+	errno = 0;
+	assert_int_equal(buf_read_file(&b, FIXTURE), -1);
+	assert_int_equal(errno, E2BIG);
+	assert_int_equal(b.len, 4);
+	assert_string_equal(b.data, "abcd");
+	/* exactly at the cap is fine */
+	buf_reset(&b);
+	assert_int_equal(buf_addstr(&b, "abc"), 0);
+	assert_int_equal(buf_read_file(&b, FIXTURE), 0);
+	assert_int_equal(b.len, b.cap);
+	buf_release(&b);
+}
+
+static void test_read_fd_pipe(void **state UNUSED)
+{
+	struct buf b = BUF_INIT(0);
+	int fds[2];
+	char chunk[1000];
+
+	/* a pipe: no size to stat, several reads, the fd is left open */
+	assert_int_equal(pipe(fds), 0);
+	memset(chunk, 'p', sizeof(chunk));
+	for (int i = 0; i < 50; i++)
+		assert_int_equal(write(fds[1], chunk, sizeof(chunk)), (ssize_t)sizeof(chunk));
+	close(fds[1]);
+	assert_int_equal(buf_read_fd(&b, fds[0]), 0);
+	assert_int_equal(b.len, 50000);
+	assert_int_equal(b.data[49999], 'p');
+	assert_int_equal(b.data[50000], '\0');
+	assert_int_equal(read(fds[0], chunk, 1), 0); /* still open, at end of file */
+	close(fds[0]);
+	errno = 0;
+	assert_int_equal(buf_read_fd(&b, fds[0]), -1);
+	assert_int_equal(errno, EBADF);
+	assert_int_equal(b.len, 50000);
+	buf_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -191,6 +284,9 @@ int main(void)
 		cmocka_unit_test(test_addf),
 		cmocka_unit_test(test_reset_keeps_storage),
 		cmocka_unit_test(test_detach),
+		cmocka_unit_test(test_read_file),
+		cmocka_unit_test(test_read_file_errors),
+		cmocka_unit_test(test_read_fd_pipe),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -118,10 +118,9 @@ static void test_host_ok(void **state)
 	struct utsname u;
 	struct err e;
 	json_t *run, *vals;
+	struct buf argsb = BUF_INIT(0);
 	char *args, *path;
 	size_t i;
-	FILE *f;
-	long n;
 
 	fx->spec.repeat = 3;
 	fx->spec.params = json_pack("{s:s, s:i, s:f, s:f, s:b, s:s}", "zeta", "last", "nr_task", 2,
@@ -154,14 +153,8 @@ static void test_host_ok(void **state)
 
 	/* argv: key order, numbers and booleans spelled out, no "measure" */
 	path = xstrfmt("%s/run/host/args.txt", fx->work);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	args = xcalloc(1, (size_t)n + 1);
-	assert_int_equal(fread(args, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
+	assert_int_equal(buf_read_file(&argsb, path), 0);
+	args = buf_detach(&argsb, NULL);
 	/* 0.2 as typed, not 0.20000000000000001 */
 	assert_string_equal(args, "flag=1\nnr_task=2\nratio=0.5\nruntime=0.2\nzeta=last\n");
 	free(args);

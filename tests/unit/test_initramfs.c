@@ -85,20 +85,10 @@ static void rm_rf(const char *dir)
 
 static char *slurp(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
-	char *data;
-	long n;
+	struct buf b = BUF_INIT(0);
 
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	assert_true(n >= 0);
-	rewind(f);
-	data = xmalloc((size_t)n + 1);
-	*len = fread(data, 1, (size_t)n, f);
-	data[*len] = '\0';
-	fclose(f);
-	return data;
+	assert_int_equal(buf_read_file(&b, path), 0);
+	return buf_detach(&b, len);
 }
 
 /* GNU cpio, an independent reader, lists and extracts what we wrote. */

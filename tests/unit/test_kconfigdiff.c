@@ -21,15 +21,9 @@
 
 static char *slurp(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
 	struct buf b = BUF_INIT(0);
-	char chunk[8192];
-	size_t n;
 
-	assert_non_null(f);
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		assert_int_equal(buf_add(&b, chunk, n), 0);
-	fclose(f);
+	assert_int_equal(buf_read_file(&b, path), 0);
 	return buf_detach(&b, len);
 }
 

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "parse/parse.h"
 #include "xalloc.h"
 #include "attr.h"
@@ -27,20 +28,12 @@
 static char *load(const char *name, size_t *len)
 {
 	char *path = xstrfmt(FIXDIR "%s", name);
-	FILE *f = fopen(path, "rb");
+	struct buf b = BUF_INIT(0);
 	char *data, *start;
-	long n;
 
-	if (!f)
-		fail_msg("cannot open fixture '%s' (run from the repo root)", path);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	assert_true(n >= 0);
-	rewind(f);
-	data = xmalloc((size_t)n + 1);
-	assert_int_equal(fread(data, 1, (size_t)n, f), (size_t)n);
-	data[n] = '\0';
-	fclose(f);
+	if (buf_read_file(&b, path))
+		fail_msg("cannot read fixture '%s' (run from the repo root)", path);
+	data = buf_detach(&b, NULL);
 	free(path);
 	start = data;
 	if (!strncmp(start, "# source:", 9)) {

@@ -3,6 +3,7 @@
  * benchmark cases.  See casecommon.h.
  */
 #include "casecommon.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -57,11 +58,7 @@ void case_note(const char *fmt, ...)
 
 uint64_t case_now_ns(void)
 {
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts))
-		case_fatal("clock_gettime(CLOCK_MONOTONIC) failed: %s", strerror(errno));
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return (uint64_t)mono_ns();
 }
 
 void case_sleep(double sec)
