@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mailmsg.h"
 #include "report.h"
 #include "server/mailer.h"
 #include "attr.h"
