@@ -22,7 +22,9 @@ struct buf {
 };
 
 extern char buf_empty[];
+/* clang-format off */
 #define BUF_INIT(c) { buf_empty, 0, 0, (c) }
+/* clang-format on */
 
 void buf_init(struct buf *b, size_t cap);
 /* Frees the storage; the buffer is then empty and reusable. */

@@ -46,7 +46,9 @@ struct kconfig {
 	size_t nr, alloc;
 };
 
+/* clang-format off */
 #define KCONFIG_INIT { NULL, 0, 0 }
+/* clang-format on */
 
 /*
  * Parses len bytes of .config text (need not be NUL-terminated; a NUL
@@ -82,7 +84,9 @@ struct kconfigdiff {
 	size_t nr_removed, nr_changed, nr_added;
 };
 
+/* clang-format off */
 #define KCONFIGDIFF_INIT { NULL, 0, 0, 0, 0, 0 }
+/* clang-format on */
 
 /*
  * Computes the difference base -> head into d (KCONFIGDIFF_INIT or

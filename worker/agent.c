@@ -49,7 +49,9 @@ struct retry {
 	int failures;
 };
 
+/* clang-format off */
 #define RETRY_INIT { BACKOFF_START_S, 0, 0 }
+/* clang-format on */
 
 /*
  * Called after a failed attempt of a step named `what`: waits the next
