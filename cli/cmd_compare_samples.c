@@ -33,8 +33,9 @@
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: regtrack compare-samples [--alpha X] [--floor PCT] [--ci-level X]\n"
-			"                                [--metric NAME] [--gate higher|lower|auto] A B\n");
+	fprintf(stderr,
+		"usage: regtrack compare-samples [--alpha X] [--floor PCT] [--ci-level X]\n"
+		"                                [--metric NAME] [--gate higher|lower|auto] A B\n");
 	return 2;
 }
 
@@ -141,7 +142,8 @@ int cmd_compare_samples(int argc, char **argv)
 		return usage();
 	if (!(o.alpha > 0 && o.alpha < 1) || !(o.ci_level > 0 && o.ci_level < 1) ||
 	    !(o.floor_pct >= 0)) {
-		fprintf(stderr, "regtrack: --alpha and --ci-level must lie in (0, 1), --floor >= 0\n");
+		fprintf(stderr,
+			"regtrack: --alpha and --ci-level must lie in (0, 1), --floor >= 0\n");
 		return 2;
 	}
 	if (gate && strcmp(gate, "higher") && strcmp(gate, "lower") && strcmp(gate, "auto"))

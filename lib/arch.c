@@ -6,11 +6,8 @@ static const struct {
 	const char *name;
 	const char *canonical;
 } arch_names[] = {
-	{ "aarch64", "aarch64" },
-	{ "amd64", "x86_64" },
-	{ "arm64", "aarch64" },
-	{ "x86-64", "x86_64" },
-	{ "x86_64", "x86_64" },
+	{ "aarch64", "aarch64" }, { "amd64", "x86_64" },  { "arm64", "aarch64" },
+	{ "x86-64", "x86_64" },	  { "x86_64", "x86_64" },
 };
 
 /* The canonical name of s[0..n), NULL when unknown. */

@@ -134,15 +134,14 @@ int buf_read_fd(struct buf *b, int fd)
 			goto fail;
 		}
 	}
-fail:
-	{
-		int saved = errno;
+fail : {
+	int saved = errno;
 
-		b->len = start;
-		if (b->alloc)
-			b->data[start] = '\0';
-		errno = saved;
-	}
+	b->len = start;
+	if (b->alloc)
+		b->data[start] = '\0';
+	errno = saved;
+}
 	return -1;
 }
 

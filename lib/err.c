@@ -4,8 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-int err_set(struct err *e, int status, const char *code, const char *detail,
-	    const char *fmt, ...)
+int err_set(struct err *e, int status, const char *code, const char *detail, const char *fmt, ...)
 {
 	va_list ap;
 

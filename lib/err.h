@@ -19,8 +19,8 @@ struct err {
 };
 
 /* Fills e (if not NULL) and returns -1. Strings are truncated to fit. */
-int err_set(struct err *e, int status, const char *code, const char *detail,
-	    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+int err_set(struct err *e, int status, const char *code, const char *detail, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 void err_clear(struct err *e);
 
 #endif

@@ -205,10 +205,9 @@ static int add_from(struct buf *out, const char *from, struct err *e)
 		name = t;
 	}
 	for (const char *s = name; *s; s++)
-		if (!(((unsigned char)*s < 0x80 && (strchr(" .-_", *s) ||
-						    (*s >= 'a' && *s <= 'z') ||
-						    (*s >= 'A' && *s <= 'Z') ||
-						    (*s >= '0' && *s <= '9')))))
+		if (!(((unsigned char)*s < 0x80 &&
+		       (strchr(" .-_", *s) || (*s >= 'a' && *s <= 'z') ||
+			(*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9')))))
 			plain = 0;
 	if (!*name)
 		rc = buf_addf(out, "From: %s\r\n", addr);

@@ -53,17 +53,17 @@ int report_header_text(struct buf *out, const char *name, const char *value)
 
 /* One mail, ready to compose. Borrowed pointers. */
 struct report_mail {
-	const char *from;               /* "Name <addr>" or "addr"; Name is encoded like text */
-	const char *const *to;          /* addr-specs */
+	const char *from;      /* "Name <addr>" or "addr"; Name is encoded like text */
+	const char *const *to; /* addr-specs */
 	size_t nr_to;
 	const char *const *cc;
 	size_t nr_cc;
 	const char *subject;
-	const char *message_id;         /* "<…@…>" */
-	const char *in_reply_to;        /* NULL, or the parent's message id */
-	const char *references;         /* NULL, or message ids separated by spaces */
+	const char *message_id;	 /* "<…@…>" */
+	const char *in_reply_to; /* NULL, or the parent's message id */
+	const char *references;	 /* NULL, or message ids separated by spaces */
 	time_t date;
-	const char *body;               /* UTF-8, '\n' or "\r\n" line ends */
+	const char *body; /* UTF-8, '\n' or "\r\n" line ends */
 };
 
 /*

@@ -69,7 +69,8 @@ static int render_subject(const struct report_input *in, struct buf *b)
 		return -1;
 	if (in->kind == REPORT_BISECT) {
 		report_subject_prefix(in->culprit_subject, prefix, sizeof(prefix));
-		if (*prefix && (buf_addstr(b, " [") || add_oneline(b, prefix) || buf_addstr(b, "]")))
+		if (*prefix &&
+		    (buf_addstr(b, " [") || add_oneline(b, prefix) || buf_addstr(b, "]")))
 			return -1;
 		if (buf_addf(b, " %.12s:", in->culprit_sha))
 			return -1;
@@ -140,8 +141,8 @@ static int render_fixed(const struct report_input *in, struct buf *b)
 
 static int add_memory(struct buf *b, const char *sep, long long mb)
 {
-	return mb % 1024 == 0 ? buf_addf(b, "%s%lldG memory", sep, mb / 1024)
-			      : buf_addf(b, "%s%lldM memory", sep, mb);
+	return mb % 1024 == 0 ? buf_addf(b, "%s%lldG memory", sep, mb / 1024) :
+				buf_addf(b, "%s%lldM memory", sep, mb);
 }
 
 /* 1 when the benchmark ran in a qemu guest */
@@ -204,7 +205,8 @@ static int render_machine(const struct report_input *in, struct buf *b)
 			return -1;
 		sep = 1;
 	}
-	if (in->machine_arch && (buf_addstr(b, sep ? ", " : " ") || add_oneline(b, in->machine_arch)))
+	if (in->machine_arch &&
+	    (buf_addstr(b, sep ? ", " : " ") || add_oneline(b, in->machine_arch)))
 		return -1;
 	if (in->cpu_model && *in->cpu_model &&
 	    (buf_addstr(b, " (") || add_oneline(b, in->cpu_model) || buf_addch(b, ')')))
@@ -226,11 +228,11 @@ static int render_diffstat(const struct report_input *in, struct buf *b)
 	if (buf_addf(b, "%-10s%lld file%s changed", "diffstat:", in->files_changed,
 		     in->files_changed == 1 ? "" : "s"))
 		return -1;
-	if (in->insertions && buf_addf(b, ", %lld insertion%s(+)", in->insertions,
-				       in->insertions == 1 ? "" : "s"))
+	if (in->insertions &&
+	    buf_addf(b, ", %lld insertion%s(+)", in->insertions, in->insertions == 1 ? "" : "s"))
 		return -1;
-	if (in->deletions && buf_addf(b, ", %lld deletion%s(-)", in->deletions,
-				      in->deletions == 1 ? "" : "s"))
+	if (in->deletions &&
+	    buf_addf(b, ", %lld deletion%s(-)", in->deletions, in->deletions == 1 ? "" : "s"))
 		return -1;
 	if (buf_addch(b, '\n'))
 		return -1;
@@ -247,9 +249,8 @@ static int render_diffstat(const struct report_input *in, struct buf *b)
 		if (add_oneline(b, f->path) || buf_addch(b, '\n'))
 			return -1;
 	}
-	if (in->nr_files > shown &&
-	    buf_addf(b, "  ... and %zu more file%s\n", in->nr_files - shown,
-		     in->nr_files - shown == 1 ? "" : "s"))
+	if (in->nr_files > shown && buf_addf(b, "  ... and %zu more file%s\n", in->nr_files - shown,
+					     in->nr_files - shown == 1 ? "" : "s"))
 		return -1;
 	return 0;
 }
@@ -311,11 +312,12 @@ static int render_table(const struct report_input *in, struct buf *b)
 
 		while (len && url[len - 1] == '/')
 			len--;
-		rc = buf_addf(b, "\n%zu %smetric%s of both commits left out (no significant "
+		rc = buf_addf(b,
+			      "\n%zu %smetric%s of both commits left out (no significant "
 			      "change, or beyond the table's size); all of them:\n  %.*s/api/v1/"
-			      "compare?base=%s&head=%s&format=text\n", in->nr_rows_omitted,
-			      in->nr_rows ? "more " : "", in->nr_rows_omitted == 1 ? "" : "s",
-			      (int)len, url, base, head);
+			      "compare?base=%s&head=%s&format=text\n",
+			      in->nr_rows_omitted, in->nr_rows ? "more " : "",
+			      in->nr_rows_omitted == 1 ? "" : "s", (int)len, url, base, head);
 	}
 	return rc ? -1 : 0;
 }
@@ -343,8 +345,9 @@ static int render_report(const struct report_input *in, struct buf *b)
 		if (in->culprit_author) {
 			if (buf_addf(b, "%-10s", "author:") || add_oneline(b, in->culprit_author))
 				return -1;
-			if (in->culprit_email && (buf_addstr(b, " <") || add_oneline(b, in->culprit_email) ||
-						  buf_addch(b, '>')))
+			if (in->culprit_email &&
+			    (buf_addstr(b, " <") || add_oneline(b, in->culprit_email) ||
+			     buf_addch(b, '>')))
 				return -1;
 			if (buf_addch(b, '\n'))
 				return -1;
@@ -354,8 +357,7 @@ static int render_report(const struct report_input *in, struct buf *b)
 		if (render_diffstat(in, b))
 			return -1;
 	} else if (commit_line(b, "good:", in->good_sha, in->good_subject) ||
-		   commit_line(b, "bad:", in->bad_sha, in->bad_subject) ||
-		   render_diffstat(in, b)) {
+		   commit_line(b, "bad:", in->bad_sha, in->bad_subject) || render_diffstat(in, b)) {
 		return -1;
 	}
 	if (buf_addf(b, "%-10s", "tree:") || add_oneline(b, in->tree) ||
@@ -386,7 +388,8 @@ static int render_report(const struct report_input *in, struct buf *b)
 		if (buf_addf(b, "Closes: %.*s/regressions/%lld\n", (int)n, base, in->regression_id))
 			return -1;
 	}
-	if (in->kind == REPORT_BISECT && buf_addf(b, "\n#regzbot introduced: %s\n", in->culprit_sha))
+	if (in->kind == REPORT_BISECT &&
+	    buf_addf(b, "\n#regzbot introduced: %s\n", in->culprit_sha))
 		return -1;
 	if (render_table(in, b) || render_steps(in, b))
 		return -1;
@@ -394,8 +397,9 @@ static int render_report(const struct report_input *in, struct buf *b)
 			      add_oneline(b, in->reproduce) || buf_addch(b, '\n')))
 		return -1;
 	if (buf_addch(b, '\n') || links(b, in) ||
-	    buf_addstr(b, "\nThis mail was sent automatically; replies reach the regtrack maintainers.\n"
-			  "\n-- \nregtrack\n"))
+	    buf_addstr(b,
+		       "\nThis mail was sent automatically; replies reach the regtrack maintainers.\n"
+		       "\n-- \nregtrack\n"))
 		return -1;
 	return 0;
 }

@@ -25,9 +25,9 @@
  */
 
 enum report_kind {
-	REPORT_BISECT,  /* a bisect named the first bad commit (culprit_* set) */
-	REPORT_RANGE,   /* detected between good_sha and bad_sha, not bisected */
-	REPORT_FIXED,   /* follow-up: the regression was marked fixed */
+	REPORT_BISECT, /* a bisect named the first bad commit (culprit_* set) */
+	REPORT_RANGE,  /* detected between good_sha and bad_sha, not bisected */
+	REPORT_FIXED,  /* follow-up: the regression was marked fixed */
 };
 
 struct report_param {
@@ -45,10 +45,10 @@ struct report_file {
 
 /* One bisect step, in the order tested. */
 struct report_step {
-	const char *sha;        /* full sha */
-	const char *subject;    /* may be NULL */
-	const char *verdict;    /* "good", "bad", "skip", … */
-	double mean;            /* mean of the step's samples; NAN = none */
+	const char *sha;     /* full sha */
+	const char *subject; /* may be NULL */
+	const char *verdict; /* "good", "bad", "skip", … */
+	double mean;	     /* mean of the step's samples; NAN = none */
 	int nr_samples;
 };
 
@@ -59,7 +59,7 @@ struct report_step {
  */
 struct report_input {
 	enum report_kind kind;
-	const char *tree, *branch;              /* branch may be NULL */
+	const char *tree, *branch; /* branch may be NULL */
 	/* REPORT_BISECT: the first bad commit and its parent (the table's base) */
 	const char *culprit_sha, *culprit_subject, *culprit_author, *culprit_email;
 	const char *parent_sha, *parent_subject;
@@ -94,25 +94,25 @@ struct report_input {
 	const struct report_file *files;
 	size_t nr_files;
 	const char *metric;
-	double change_pct;                      /* head vs base, signed, in % */
-	int is_regression;                      /* 1 regression, 0 improvement */
-	const struct lkp_row *rows;             /* the comparison table (may be 0 rows) */
+	double change_pct;	    /* head vs base, signed, in % */
+	int is_regression;	    /* 1 regression, 0 improvement */
+	const struct lkp_row *rows; /* the comparison table (may be 0 rows) */
 	size_t nr_rows;
-	size_t nr_rows_omitted;                 /* metrics compared but not in rows (said under the table) */
+	size_t nr_rows_omitted; /* metrics compared but not in rows (said under the table) */
 	const struct report_step *steps;
 	size_t nr_steps;
-	const char *reproduce;                  /* one command, shown verbatim */
-	const char *public_url;                 /* base of links, no trailing '/' needed */
-	long long regression_id, bisect_id;     /* <= 0 = none */
-	const char *mail_from;                  /* "Name <addr>" or "addr" */
+	const char *reproduce;		    /* one command, shown verbatim */
+	const char *public_url;		    /* base of links, no trailing '/' needed */
+	long long regression_id, bisect_id; /* <= 0 = none */
+	const char *mail_from;		    /* "Name <addr>" or "addr" */
 	/* REPORT_FIXED: what the original report said, and the fix if known */
-	const char *orig_subject;               /* the thread's first subject */
+	const char *orig_subject; /* the thread's first subject */
 	const char *fix_sha, *fix_subject;
 };
 
 struct report {
-	char *subject;          /* new, one line, UTF-8 (control chars as spaces) */
-	struct buf body;        /* UTF-8 text, '\n' line ends */
+	char *subject;	 /* new, one line, UTF-8 (control chars as spaces) */
+	struct buf body; /* UTF-8 text, '\n' line ends */
 };
 
 /*

@@ -78,7 +78,8 @@ int is_rfc3339(const char *s)
 		return 0;
 	if ((*p == 'Z' || *p == 'z') && !p[1])
 		return 1;
-	if ((*p == '+' || *p == '-') && digits(p + 1, 2) && p[3] == ':' && digits(p + 4, 2) && !p[6])
+	if ((*p == '+' || *p == '-') && digits(p + 1, 2) && p[3] == ':' && digits(p + 4, 2) &&
+	    !p[6])
 		return num(p + 1, 2) <= 15 && num(p + 4, 2) <= 59;
 	return 0;
 }
@@ -121,8 +122,7 @@ static int is_name(const char *s, size_t max, int dots_slashes)
 }
 
 /* optional string field: NULL when absent; -1 when the wrong type or too long */
-static int opt_str(json_t *obj, const char *key, const char *path, const char **out,
-		   struct err *e)
+static int opt_str(json_t *obj, const char *key, const char *path, const char **out, struct err *e)
 {
 	json_t *v = json_object_get(obj, key);
 
@@ -132,8 +132,8 @@ static int opt_str(json_t *obj, const char *key, const char *path, const char **
 	if (!json_is_string(v))
 		return err_set(e, 400, "invalid_field", path, "'%s' must be a string", path);
 	if (json_string_length(v) > MAX_STR)
-		return err_set(e, 400, "invalid_field", path, "'%s' is longer than %d bytes",
-			       path, MAX_STR);
+		return err_set(e, 400, "invalid_field", path, "'%s' is longer than %d bytes", path,
+			       MAX_STR);
 	*out = json_string_value(v);
 	return 0;
 }
@@ -142,8 +142,8 @@ static int opt_str(json_t *obj, const char *key, const char *path, const char **
  * optional integer field within [min, max] (the range of its column: a
  * value past it would reach the database and come back as a 500)
  */
-static int opt_int(json_t *obj, const char *key, const char *path, long long min,
-		   long long max, long long *out, struct err *e)
+static int opt_int(json_t *obj, const char *key, const char *path, long long min, long long max,
+		   long long *out, struct err *e)
 {
 	json_t *v = json_object_get(obj, key);
 
@@ -181,7 +181,7 @@ static int check_params(json_t *p, struct err *e)
 
 	if (!json_is_object(p))
 		return err_set(e, 400, "invalid_field", "params", "'params' must be an object");
-	json_object_foreach(p, k, v) {
+	json_object_foreach (p, k, v) {
 		snprintf(path, sizeof(path), "params.%.200s", k);
 		if (!*k || strlen(k) > 128)
 			return err_set(e, 400, "invalid_field", path,
@@ -208,21 +208,23 @@ static int check_metrics(json_t *m, struct resultdoc *d, struct err *e)
 	if (d->nr_metrics > RESULTDOC_MAX_METRICS)
 		return err_set(e, 413, "too_large", "metrics", "more than %d metrics",
 			       RESULTDOC_MAX_METRICS);
-	json_object_foreach(m, name, arr) {
+	json_object_foreach (m, name, arr) {
 		size_t i;
 		json_t *v;
 
 		snprintf(path, sizeof(path), "metrics.%.256s", name);
 		if (!is_name(name, 256, 1))
-			return err_set(e, 400, "invalid_field", path,
-				       "metric names must be 1..256 printable ASCII chars without spaces");
+			return err_set(
+				e, 400, "invalid_field", path,
+				"metric names must be 1..256 printable ASCII chars without spaces");
 		if (json_is_number(arr))
 			return err_set(e, 400, "invalid_field", path,
-				       "'%s' must be an array of numbers (one per iteration)", path);
+				       "'%s' must be an array of numbers (one per iteration)",
+				       path);
 		if (!json_is_array(arr) || !json_array_size(arr))
 			return err_set(e, 400, "invalid_field", path,
 				       "'%s' must be a non-empty array of numbers", path);
-		json_array_foreach(arr, i, v) {
+		json_array_foreach (arr, i, v) {
 			if (!json_is_number(v) || !isfinite(json_number_value(v))) {
 				snprintf(path, sizeof(path), "metrics.%.256s[%zu]", name, i);
 				return err_set(e, 400, "invalid_field", path,
@@ -237,8 +239,8 @@ static int check_metrics(json_t *m, struct resultdoc *d, struct err *e)
 	return 0;
 }
 
-static const char *const statuses[] = { "ok", "failed", "build-failed", "boot-failed",
-					"run-failed", NULL };
+static const char *const statuses[] = { "ok",	       "failed",     "build-failed",
+					"boot-failed", "run-failed", NULL };
 
 int resultdoc_check(json_t *doc, struct resultdoc *d, struct err *e)
 {
@@ -250,7 +252,8 @@ int resultdoc_check(json_t *doc, struct resultdoc *d, struct err *e)
 	d->duration_s = NAN;
 	d->nr_cpus = d->memory_mb = -1;
 	if (!json_is_object(doc))
-		return err_set(e, 400, "invalid_field", "", "a result document must be a JSON object");
+		return err_set(e, 400, "invalid_field", "",
+			       "a result document must be a JSON object");
 
 	if (opt_str(doc, "run_id", "run_id", &d->run_id, e))
 		return -1;
@@ -333,7 +336,8 @@ int resultdoc_check(json_t *doc, struct resultdoc *d, struct err *e)
 	if (!d->mode)
 		d->mode = measure ? measure : "wallclock";
 	if (strcmp(d->mode, "wallclock") && strcmp(d->mode, "icount"))
-		return err_set(e, 400, "invalid_field", d->mode == measure ? "params.measure" : "mode",
+		return err_set(e, 400, "invalid_field",
+			       d->mode == measure ? "params.measure" : "mode",
 			       "measurement mode must be 'wallclock' or 'icount'");
 
 	v = json_object_get(doc, "machine");

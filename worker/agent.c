@@ -44,8 +44,8 @@ static double backoff_next(const struct agent *a, double *cur)
 
 /* The retries of one step (send the spool, register, lease, one upload). */
 struct retry {
-	double cur;		/* the next backoff, s */
-	double since;		/* CLOCK_MONOTONIC of the first failure, 0 = none yet */
+	double cur;   /* the next backoff, s */
+	double since; /* CLOCK_MONOTONIC of the first failure, 0 = none yet */
 	int failures;
 };
 
@@ -196,15 +196,14 @@ json_t *agent_register_body(const struct agent *a)
 		json_array_append_new(caps, json_stringn(p, n));
 		p = end ? end + 1 : NULL;
 	}
-	return json_pack("{s:s?, s:s, s:s, s:I, s:I, s:s?, s:o, s:o}",
-			 "hostname", a->fp.hostname, "arch", a->cfg->arch,
-			 "tbox_group", a->cfg->tbox_group, "nr_cpus", (json_int_t)a->fp.nr_cpus,
-			 "memory_mb", (json_int_t)a->fp.memory_mb, "cpu_model", a->fp.cpu_model,
-			 "capabilities", caps, "fingerprint", fingerprint_json(&a->fp));
+	return json_pack("{s:s?, s:s, s:s, s:I, s:I, s:s?, s:o, s:o}", "hostname", a->fp.hostname,
+			 "arch", a->cfg->arch, "tbox_group", a->cfg->tbox_group, "nr_cpus",
+			 (json_int_t)a->fp.nr_cpus, "memory_mb", (json_int_t)a->fp.memory_mb,
+			 "cpu_model", a->fp.cpu_model, "capabilities", caps, "fingerprint",
+			 fingerprint_json(&a->fp));
 }
 
-int agent_init(struct agent *a, struct worker_config *cfg, const atomic_int *stop,
-	       struct err *e)
+int agent_init(struct agent *a, struct worker_config *cfg, const atomic_int *stop, struct err *e)
 {
 	char *spool_dir;
 	long cpus;
@@ -217,9 +216,8 @@ int agent_init(struct agent *a, struct worker_config *cfg, const atomic_int *sto
 	if (fingerprint_collect(&a->fp, "/", e))
 		return -1;
 	a->machine = json_pack("{s:s?, s:s, s:s?, s:I, s:I, s:s}", "hostname", a->fp.hostname,
-			       "arch", cfg->arch, "cpu_model", a->fp.cpu_model,
-			       "nr_cpus", (json_int_t)a->fp.nr_cpus,
-			       "memory_mb", (json_int_t)a->fp.memory_mb,
+			       "arch", cfg->arch, "cpu_model", a->fp.cpu_model, "nr_cpus",
+			       (json_int_t)a->fp.nr_cpus, "memory_mb", (json_int_t)a->fp.memory_mb,
 			       "tbox_group", cfg->tbox_group);
 	if (fs_mkdirs(cfg->work_dir, 0755, "io", e))
 		return -1;
@@ -236,8 +234,8 @@ int agent_init(struct agent *a, struct worker_config *cfg, const atomic_int *sto
 	    heartbeat_init(&a->hb, cfg, e))
 		return -1;
 	a->cases_dir = resolve_cases_dir(cfg->cases_dir);
-	a->ccache_dir = *cfg->ccache_dir ? xstrdup(cfg->ccache_dir)
-					 : xstrfmt("%s/ccache", cfg->work_dir);
+	a->ccache_dir = *cfg->ccache_dir ? xstrdup(cfg->ccache_dir) :
+					   xstrfmt("%s/ccache", cfg->work_dir);
 	cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	a->make_jobs = cfg->make_jobs ? cfg->make_jobs : (cpus > 0 ? (int)cpus : 1);
 	return 0;
@@ -324,7 +322,9 @@ static int do_register(struct agent *a)
 			a->machine_id = json_incref(id);
 			/* 0 (an old server that does not say): the configured periods */
 			heartbeat_set_lease_timeout(&a->hb,
-						    json_integer_value(json_object_get(r.body, "lease_timeout_s")),
+						    json_integer_value(
+							    json_object_get(r.body,
+									    "lease_timeout_s")),
 						    "register");
 			char *shown = json_dumps(id, JSON_ENCODE_ANY);
 
@@ -368,11 +368,11 @@ static enum lease_result do_lease(struct agent *a, json_t **job)
 
 		uuid_generate_random(u);
 		uuid_unparse_lower(u, a->lease_request);
-		lease_request_save(a);	/* before the server may lease under it */
+		lease_request_save(a); /* before the server may lease under it */
 	}
 	body = json_pack("{s:O, s:i, s:s}", "machine_id", a->machine_id, "wait_s",
 			 a->cfg->lease_wait_s, "request_id", a->lease_request);
-	client_set_cancel(&a->api, a->stop);	/* a stop cuts the long-poll short */
+	client_set_cancel(&a->api, a->stop); /* a stop cuts the long-poll short */
 	rc = client_post(&a->api, "/api/v1/jobs/lease", body, a->cfg->lease_wait_s, &r, &e);
 	client_set_cancel(&a->api, NULL);
 	json_decref(body);
@@ -407,7 +407,7 @@ static enum lease_result do_lease(struct agent *a, json_t **job)
 	if (!(res == LEASE_RETRY && r.status >= 500)) {
 		a->lease_request[0] = '\0';
 		if (res != LEASE_JOB)
-			lease_request_forget(a);	/* no job under it */
+			lease_request_forget(a); /* no job under it */
 	}
 	client_reply_release(&r);
 	return res;
@@ -430,8 +430,8 @@ static int job_spec_from_json(const json_t *job, struct job_spec *spec, struct e
 	spec->id = json_integer_value(json_object_get(job, "id"));
 	for (size_t i = 0; i < ARRAY_SIZE(required); i++)
 		if (!job_str(job, required[i]) || !*job_str(job, required[i]))
-			return err_set(e, 400, "invalid_job", required[i],
-				       "job %lld has no '%s'", spec->id, required[i]);
+			return err_set(e, 400, "invalid_job", required[i], "job %lld has no '%s'",
+				       spec->id, required[i]);
 	if (params && !json_is_null(params) && !json_is_object(params))
 		return err_set(e, 400, "invalid_job", "params", "job %lld: params is not an object",
 			       spec->id);
@@ -458,11 +458,17 @@ static int job_spec_from_json(const json_t *job, struct job_spec *spec, struct e
 static int run_job(struct agent *a, json_t *job)
 {
 	struct worker_env env = {
-		.work_dir = a->cfg->work_dir, .arch = a->cfg->arch, .cases_dir = a->cases_dir,
-		.ccache_dir = a->ccache_dir, .make_jobs = a->make_jobs,
-		.qemu_mem_mb = a->cfg->qemu_mem_mb, .qemu_cpus = a->cfg->qemu_cpus,
-		.timeout_fetch_s = a->cfg->timeout_fetch_s, .timeout_build_s = a->cfg->timeout_build_s,
-		.timeout_boot_s = a->cfg->timeout_boot_s, .timeout_run_s = a->cfg->timeout_run_s,
+		.work_dir = a->cfg->work_dir,
+		.arch = a->cfg->arch,
+		.cases_dir = a->cases_dir,
+		.ccache_dir = a->ccache_dir,
+		.make_jobs = a->make_jobs,
+		.qemu_mem_mb = a->cfg->qemu_mem_mb,
+		.qemu_cpus = a->cfg->qemu_cpus,
+		.timeout_fetch_s = a->cfg->timeout_fetch_s,
+		.timeout_build_s = a->cfg->timeout_build_s,
+		.timeout_boot_s = a->cfg->timeout_boot_s,
+		.timeout_run_s = a->cfg->timeout_run_s,
 	};
 	struct job_spec spec;
 	struct job_outcome out;
@@ -510,23 +516,23 @@ static int run_job(struct agent *a, json_t *job)
 	 * run failure unless the executor already named another failure.
 	 */
 	status = out.status;
-	if (!completion_status_valid(status) || (!strcmp(status, "ok") &&
-						 (rc || !json_array_size(out.runs)))) {
+	if (!completion_status_valid(status) ||
+	    (!strcmp(status, "ok") && (rc || !json_array_size(out.runs)))) {
 		status = "run-failed";
 		log = xstrfmt("%s\nregtrack-worker: %s: %s\n", out.log_tail ? out.log_tail : "",
 			      rc ? xe.code : "internal",
-			      rc ? xe.message
-				 : completion_status_valid(out.status)
-				   ? "the executor reported ok without a run"
-				   : "the executor returned no status");
+			      rc ? xe.message :
+			      completion_status_valid(out.status) ?
+				   "the executor reported ok without a run" :
+				   "the executor returned no status");
 	} else if (rc) {
 		log = xstrfmt("%s\nregtrack-worker: %s: %s\n", out.log_tail ? out.log_tail : "",
 			      xe.code, xe.message);
 	}
 	wlog_info("job %lld: %s, %zu run(s)%s%s", id, status, json_array_size(out.runs),
 		  rc ? ": " : "", rc ? xe.message : "");
-	body = completion_build(job, a->machine, status, out.runs,
-				log ? log : out.log_tail, out.kconfig_text, &e);
+	body = completion_build(job, a->machine, status, out.runs, log ? log : out.log_tail,
+				out.kconfig_text, &e);
 	free(log);
 	job_outcome_release(&out);
 	if (!body) {
@@ -549,8 +555,8 @@ static int run_job(struct agent *a, json_t *job)
 			wlog_warn("job %lld: lease lost while running; completion not sent, kept in '%s/dropped/%s'",
 				  id, a->spool.dir, name);
 		else
-			wlog_warn("job %lld: lease lost while running; completion discarded (%s)", id,
-				  e.message);
+			wlog_warn("job %lld: lease lost while running; completion discarded (%s)",
+				  id, e.message);
 		free(name);
 		json_decref(entry);
 		heartbeat_set_job(&a->hb, 0, NULL, "");
@@ -561,8 +567,8 @@ static int run_job(struct agent *a, json_t *job)
 		struct retry rt = RETRY_INIT;
 		enum upload_verdict v;
 
-		wlog_error("job %lld: cannot spool the completion (%s); sending it from memory",
-			   id, e.message);
+		wlog_error("job %lld: cannot spool the completion (%s); sending it from memory", id,
+			   e.message);
 		while ((v = upload_send(&a->api, entry, &e)) == UPLOAD_RETRY && !stopping(a) &&
 		       !retry_wait(a, &rt, "sending the completion"))
 			;
@@ -574,7 +580,7 @@ static int run_job(struct agent *a, json_t *job)
 		return v == UPLOAD_SENT ? 0 : 1;
 	}
 	json_decref(entry);
-	lease_request_forget(a);	/* the job's end is on disk now */
+	lease_request_forget(a); /* the job's end is on disk now */
 	left = drain_spool(a, &aside);
 	heartbeat_set_job(&a->hb, 0, NULL, "");
 	/* set aside: this completion (lease lost) or an older one */

@@ -64,24 +64,24 @@
  * in the spool when the agent had to stop.
  */
 struct agent {
-	struct worker_config *cfg;	/* borrowed */
-	const atomic_int *stop;		/* borrowed; raised by signal handlers */
+	struct worker_config *cfg; /* borrowed */
+	const atomic_int *stop;	   /* borrowed; raised by signal handlers */
 	struct fingerprint fp;
-	json_t *machine;		/* result documents' "machine" object, owned */
-	json_t *machine_id;		/* from register, owned */
-	struct client api;		/* main thread */
+	json_t *machine;    /* result documents' "machine" object, owned */
+	json_t *machine_id; /* from register, owned */
+	struct client api;  /* main thread */
 	struct spool spool;
-	char *cases_dir, *ccache_dir;	/* resolved, owned */
-	int make_jobs;			/* resolved */
+	char *cases_dir, *ccache_dir; /* resolved, owned */
+	int make_jobs;		      /* resolved */
 	/*
 	 * the name of the lease request in flight (a UUID, "" between leases):
 	 * kept while a lease is retried after a transport error or a 5xx, so a
 	 * job leased by a request whose reply was lost comes back (sql/0012)
 	 */
 	char lease_request[37];
-	char *lease_file;		/* WORK_DIR/lease-request (see agent.c), owned */
+	char *lease_file; /* WORK_DIR/lease-request (see agent.c), owned */
 
-	struct heartbeat hb;		/* the heartbeat thread and what it posts */
+	struct heartbeat hb; /* the heartbeat thread and what it posts */
 };
 
 /*
@@ -92,8 +92,8 @@ struct agent {
  * another worker uses the work dir), client_init(); "io" when WORK_DIR
  * cannot be created. Release with agent_release() in every case.
  */
-int agent_init(struct agent *a, struct worker_config *cfg, const atomic_int *stop,
-	       struct err *e) __attribute__((warn_unused_result));
+int agent_init(struct agent *a, struct worker_config *cfg, const atomic_int *stop, struct err *e)
+	__attribute__((warn_unused_result));
 void agent_release(struct agent *a);
 
 /* Runs the loop above; returns the process exit status (0 or 1). */

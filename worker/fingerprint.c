@@ -247,7 +247,8 @@ int fingerprint_collect(struct fingerprint *fp, const char *root, struct err *e)
 	fp->kernel_release = read_line(root, "proc/sys/kernel/osrelease");
 	fp->kernel_version = read_line(root, "proc/sys/kernel/version");
 	fp->cmdline = read_line(root, "proc/cmdline");
-	fp->cpufreq_governor = read_line(root, "sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+	fp->cpufreq_governor = read_line(root,
+					 "sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
 	fp->cpufreq_driver = read_line(root, "sys/devices/system/cpu/cpu0/cpufreq/scaling_driver");
 	fp->smt_control = read_line(root, "sys/devices/system/cpu/smt/control");
 	fp->smt_active = read_line(root, "sys/devices/system/cpu/smt/active");
@@ -324,6 +325,7 @@ json_t *fingerprint_json(const struct fingerprint *fp)
 	json_object_set_new(o, "smt_control", str_or_null(fp->smt_control));
 	json_object_set_new(o, "smt_active", str_or_null(fp->smt_active));
 	json_object_set_new(o, "vulnerabilities",
-			    fp->vulnerabilities ? json_deep_copy(fp->vulnerabilities) : json_object());
+			    fp->vulnerabilities ? json_deep_copy(fp->vulnerabilities) :
+						  json_object());
 	return o;
 }

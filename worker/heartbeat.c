@@ -40,7 +40,7 @@ static void set_periods(struct heartbeat *h, long long lease_timeout_s, const ch
 	if (lease_timeout_s < 0)
 		lease_timeout_s = 0;
 	if (lease_timeout_s == h->lease_timeout_s)
-		return;		/* nothing new: no second warning */
+		return; /* nothing new: no second warning */
 	if (h->lease_timeout_s >= 0)
 		wlog_info("the server's lease timeout is now %lld s (was %lld s, told by the %s reply)",
 			  lease_timeout_s, h->lease_timeout_s, from);
@@ -71,7 +71,7 @@ void heartbeat_learn_lease_timeout(struct heartbeat *h, const json_t *reply, con
 	json_t *v = json_object_get(reply, "lease_timeout_s");
 
 	if (!json_is_integer(v) || json_integer_value(v) <= 0)
-		return;		/* an older server: keep what we know */
+		return; /* an older server: keep what we know */
 	heartbeat_set_lease_timeout(h, json_integer_value(v), from);
 }
 
@@ -84,13 +84,12 @@ static void wait_until(struct heartbeat *h, double t)
 	pthread_cond_timedwait(&h->cond, &h->lock, &ts);
 }
 
-int heartbeat_post(struct client *c, json_t *machine_id, long long job_id,
-			  const char *phase, double progress, const char *message,
-			  long long *lease_timeout_s, struct err *e)
+int heartbeat_post(struct client *c, json_t *machine_id, long long job_id, const char *phase,
+		   double progress, const char *message, long long *lease_timeout_s, struct err *e)
 {
 	char *path = xstrfmt("/api/v1/jobs/%lld/heartbeat", job_id);
-	json_t *body = json_pack("{s:O, s:s, s:f, s:s}", "machine_id", machine_id, "phase",
-				 phase, "progress", progress, "message", message);
+	json_t *body = json_pack("{s:O, s:s, s:f, s:s}", "machine_id", machine_id, "phase", phase,
+				 "progress", progress, "message", message);
 	struct client_reply r;
 	int ret = -1;
 
@@ -138,11 +137,11 @@ static void *heartbeat_main(void *arg)
 		in_run = !strcmp(h->phase, "run");
 		period = in_run ? h->run_period_s : h->period_s;
 		if (!last)
-			last = mono_s();	/* the lease itself is fresh */
+			last = mono_s(); /* the lease itself is fresh */
 		due = last + period;
 		if (!(h->phase_changed && !in_run) && mono_s() < due) {
 			wait_until(h, due);
-			continue;	/* re-check everything after a wake-up */
+			continue; /* re-check everything after a wake-up */
 		}
 		if (atomic_load(&h->abandon)) {
 			/* lost already: nothing to renew */
@@ -162,7 +161,7 @@ static void *heartbeat_main(void *arg)
 		last = mono_s();
 		pthread_mutex_lock(&h->lock);
 		if (!rc && told > 0)
-			set_periods(h, told, "heartbeat");	/* the next due time uses them */
+			set_periods(h, told, "heartbeat"); /* the next due time uses them */
 		/* a reply for a job that is over, or being completed, says nothing */
 		if (h->job_id != job_id || h->completing)
 			continue;

@@ -41,27 +41,27 @@
  * thread uses its own for heartbeat_post() of the "upload" phase.
  */
 struct heartbeat {
-	const struct worker_config *cfg;	/* borrowed: heartbeat_s, heartbeat_run_s */
-	struct client api;			/* the thread's own */
+	const struct worker_config *cfg; /* borrowed: heartbeat_s, heartbeat_run_s */
+	struct client api;		 /* the thread's own */
 	pthread_mutex_t lock;
-	pthread_cond_t cond;			/* on CLOCK_MONOTONIC */
+	pthread_cond_t cond; /* on CLOCK_MONOTONIC */
 	pthread_t thread;
 	int running;
 
 	/* under lock */
 	int quit;
-	int period_s, run_period_s;	/* periods in use (see set_periods in heartbeat.c) */
-	long long lease_timeout_s;	/* the server's, as last told, s; 0 unknown, -1 not yet */
-	long long job_id;		/* 0: no job */
-	json_t *machine_id;		/* of the job, owned while job_id != 0 */
+	int period_s, run_period_s; /* periods in use (see set_periods in heartbeat.c) */
+	long long lease_timeout_s;  /* the server's, as last told, s; 0 unknown, -1 not yet */
+	long long job_id;	    /* 0: no job */
+	json_t *machine_id;	    /* of the job, owned while job_id != 0 */
 	char phase[32];
 	double progress;
 	char message[256];
-	int phase_changed;		/* post now (not for "run") */
-	int completing;			/* the agent's thread sends heartbeat + completion */
+	int phase_changed; /* post now (not for "run") */
+	int completing;	   /* the agent's thread sends heartbeat + completion */
 
-	atomic_int abandon;		/* the server said 409 for the current job */
-	atomic_int failures;		/* failed heartbeats of the current job */
+	atomic_int abandon;  /* the server said 409 for the current job */
+	atomic_int failures; /* failed heartbeats of the current job */
 };
 
 /* Sets h up (no thread yet). Returns 0, or -1 (e filled) when its client cannot be made. */

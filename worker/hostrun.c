@@ -49,19 +49,20 @@ int hostrun_run(struct hostrun *h, struct err *e)
 	argv[n] = NULL;
 	if (h->args && h->args[n - 1]) {
 		free(path);
-		return err_set(e, 400, "invalid_job", "params", "more than %d params", HOSTRUN_MAX_ARGS);
+		return err_set(e, 400, "invalid_job", "params", "more than %d params",
+			       HOSTRUN_MAX_ARGS);
 	}
 	uname(&u);
 	snprintf(h->release, sizeof(h->release), "%s", u.release);
 
 	runcmd_release(&h->cmd);
 	runcmd_init(&h->cmd, argv, h->timeout_s > 0 ? h->timeout_s : 600);
-	h->cmd.keep_tail = 0;	/* results are at the start; a runaway case is cut */
+	h->cmd.keep_tail = 0; /* results are at the start; a runaway case is cut */
 	h->cmd.err.cap = 64u << 10;
 	h->cmd.cwd = h->cwd;
 	h->cmd.cancel = h->cancel;
 	rc = runcmd_run(&h->cmd, e);
-	h->cmd.argv = NULL;	/* argv was on this stack frame */
+	h->cmd.argv = NULL; /* argv was on this stack frame */
 	free(path);
 	return rc;
 }

@@ -38,8 +38,9 @@ static void test_sim_issue_target(void **state UNUSED)
 	bisect_opts_init(&o);
 	o.k = 4;
 	for (int t = 1; t <= trials; t++) {
-		struct bisect_sim s = { 1000, culprit_of((uint64_t)t, 1000), 100.0, 2.0, 2.0, NULL,
-					(uint64_t)t };
+		struct bisect_sim s = {
+			1000, culprit_of((uint64_t)t, 1000), 100.0, 2.0, 2.0, NULL, (uint64_t)t
+		};
 		struct bisect_sim_result r;
 
 		bisect_sim_run(&s, &o, &r);
@@ -56,8 +57,8 @@ static void test_sim_issue_target(void **state UNUSED)
 	}
 	print_message("sim N=1000 d=2 k=4: %d/%d right, max search rounds %d (bound %d), "
 		      "%d/%d within %d rounds in all, mean runs %.1f (information bound %.1f)\n",
-		      right, trials, max_search, bound, within, trials, bound, (double)runs / trials,
-		      bisect_info_bound(1000, 2));
+		      right, trials, max_search, bound, within, trials, bound,
+		      (double)runs / trials, bisect_info_bound(1000, 2));
 	assert_true(right * 100 >= 99 * trials);
 	assert_true(max_search <= bound);
 	assert_true(within * 100 >= 99 * trials);
@@ -80,8 +81,9 @@ static void test_sim_five_runs_per_probe(void **state UNUSED)
 	o5 = o;
 	o5.probe_z = 0;
 	for (int t = 1; t <= 100; t++) {
-		struct bisect_sim s = { 1000, culprit_of((uint64_t)t, 1000), 100.0, 2.0, 2.0, NULL,
-					(uint64_t)t };
+		struct bisect_sim s = {
+			1000, culprit_of((uint64_t)t, 1000), 100.0, 2.0, 2.0, NULL, (uint64_t)t
+		};
 		struct bisect_sim_result r, r5;
 
 		bisect_sim_run(&s, &o, &r);
@@ -91,7 +93,8 @@ static void test_sim_five_runs_per_probe(void **state UNUSED)
 		runs5 += r5.runs;
 	}
 	print_message("sim N=1000 d=2 k=4, 5 runs a probe: %d/100 right, mean runs %.1f "
-		      "(decisive probes: %.1f)\n", right, runs5 / 100.0, runs / 100.0);
+		      "(decisive probes: %.1f)\n",
+		      right, runs5 / 100.0, runs / 100.0);
 	assert_true(right >= 99);
 	assert_true(runs5 * 10 < runs * 9);
 }
@@ -106,8 +109,9 @@ static void test_sim_skips_stepped_around(void **state UNUSED)
 	bisect_opts_init(&o);
 	o.k = 3;
 	for (int t = 1; t <= 50; t++) {
-		struct bisect_sim s = { 300, culprit_of((uint64_t)t, 300), 100.0, 2.0, 3.0, skip,
-					(uint64_t)t };
+		struct bisect_sim s = {
+			300, culprit_of((uint64_t)t, 300), 100.0, 2.0, 3.0, skip, (uint64_t)t
+		};
 		struct bisect_sim_result r;
 
 		for (int j = 0; j < 300; j++)
@@ -152,8 +156,9 @@ static void test_sim_deterministic(void **state UNUSED)
 	o.k = 1;
 	o.expect_deterministic = 1;
 	for (int t = 1; t <= 20; t++) {
-		struct bisect_sim s = { 30, culprit_of((uint64_t)t, 30), 1000.0, 0.5, 100.0, NULL,
-					(uint64_t)t };
+		struct bisect_sim s = {
+			30, culprit_of((uint64_t)t, 30), 1000.0, 0.5, 100.0, NULL, (uint64_t)t
+		};
 		struct bisect_sim_result r;
 
 		bisect_sim_run(&s, &o, &r);

@@ -95,8 +95,15 @@ static void test_groups_and_ids(void **state UNUSED)
  */
 static void test_tie_between_perfect_splits(void **state UNUSED)
 {
-	static const double v[] = { 1019050.190,1019014.510,723494.495,723418.682,723779.887,723670.428,723589.877,723545.991,723492.825,723378.236,723629.494,723864.217,723401.913,723408.213,260147.979,260325.232,260206.075,260301.633,260369.057,260217.041,260163.008,260157.952,260231.399,260354.680,260186.721,260122.851,260354.550,260175.318,402225.109,402237.819,402472.951,402032.942 };
-	static const size_t g[] = { 0,0,1,1,2,2,3,3,4,4,5,5,6,6,7,7,8,8,9,9,10,10,11,11,12,12,13,13,14,14,15,15 };
+	static const double v[] = { 1019050.190, 1019014.510, 723494.495, 723418.682, 723779.887,
+				    723670.428,	 723589.877,  723545.991, 723492.825, 723378.236,
+				    723629.494,	 723864.217,  723401.913, 723408.213, 260147.979,
+				    260325.232,	 260206.075,  260301.633, 260369.057, 260217.041,
+				    260163.008,	 260157.952,  260231.399, 260354.680, 260186.721,
+				    260122.851,	 260354.550,  260175.318, 402225.109, 402237.819,
+				    402472.951,	 402032.942 };
+	static const size_t g[] = { 0, 0, 1, 1, 2,  2,	3,  3,	4,  4,	5,  5,	6,  6,	7,  7,
+				    8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15 };
 	struct detect_opts o;
 	struct detect_series s;
 	struct err e;
@@ -177,9 +184,11 @@ static void test_incremental_equals_full(void **state UNUSED)
 				/* the commit arrives run by run: push one, then set the rest */
 				assert_int_equal(detect_series_push(&inc, cs.v + from, 1), 0);
 				detect_series_run(&inc);
-				assert_int_equal(detect_series_set(&inc, c, cs.v + from, i - from), 0);
+				assert_int_equal(detect_series_set(&inc, c, cs.v + from, i - from),
+						 0);
 			} else {
-				assert_int_equal(detect_series_push(&inc, cs.v + from, i - from), 0);
+				assert_int_equal(detect_series_push(&inc, cs.v + from, i - from),
+						 0);
 			}
 			detect_series_run(&inc);
 			if (c > 200 && inc.examined > max_examined)
@@ -295,7 +304,9 @@ static void test_corpus_recall_precision(void **state UNUSED)
 					struct detect_series s;
 					size_t idx[4096];
 
-					corpus_make(&cs, seed * 7919 + li * 31 + ci + (uint64_t)k * 100003,
+					corpus_make(&cs,
+						    seed * 7919 + li * 31 + ci +
+							    (uint64_t)k * 100003,
 						    lens[li], corpus_cvs[ci], k);
 					run_values(cs.v, cs.group, cs.nv, &s);
 					assert_true(s.ncp < ARRAY_SIZE(idx));

@@ -20,22 +20,21 @@
  * "d" + NUL, padded to a multiple of 4 (110 + 2 = 112). */
 static void test_header_bytes(void **state UNUSED)
 {
-	static const char expect[] =
-		"070701"
-		"00000001"	/* ino */
-		"000041ED"	/* mode: S_IFDIR | 0755 */
-		"00000000"	/* uid */
-		"00000000"	/* gid */
-		"00000002"	/* nlink */
-		"00000000"	/* mtime */
-		"00000000"	/* filesize */
-		"00000000"	/* devmajor */
-		"00000000"	/* devminor */
-		"00000000"	/* rdevmajor */
-		"00000000"	/* rdevminor */
-		"00000002"	/* namesize incl. NUL */
-		"00000000"	/* check */
-		"d";
+	static const char expect[] = "070701"
+				     "00000001" /* ino */
+				     "000041ED" /* mode: S_IFDIR | 0755 */
+				     "00000000" /* uid */
+				     "00000000" /* gid */
+				     "00000002" /* nlink */
+				     "00000000" /* mtime */
+				     "00000000" /* filesize */
+				     "00000000" /* devmajor */
+				     "00000000" /* devminor */
+				     "00000000" /* rdevmajor */
+				     "00000000" /* rdevminor */
+				     "00000002" /* namesize incl. NUL */
+				     "00000000" /* check */
+				     "d";
 	struct initramfs ir;
 
 	initramfs_init(&ir);
@@ -55,7 +54,7 @@ static void test_file_padding(void **state UNUSED)
 	initramfs_init(&ir);
 	initramfs_add_file(&ir, "f", 0644, "abcde", 5);
 	assert_int_equal(ir.data.len, 120);
-	assert_memory_equal(ir.data.data + 54, "00000005", 8);	/* filesize field */
+	assert_memory_equal(ir.data.data + 54, "00000005", 8); /* filesize field */
 	assert_memory_equal(ir.data.data + 112, "abcde\0\0\0", 8);
 	initramfs_finish(&ir);
 	/* trailer: header + "TRAILER!!!\0" (11) = 121, padded to 124 */
@@ -136,10 +135,14 @@ static void test_cpio_reads_it(void **state UNUSED)
 	assert_true(runcmd_ok(&cmd));
 	p = cmd.out.data;
 	assert_non_null(strstr(p, "drwxr-xr-x   2 root     root            0 Jan  1  1970 dev\n"));
-	assert_non_null(strstr(p, "crw-------   1 root     root       5,   1 Jan  1  1970 dev/console\n"));
-	assert_non_null(strstr(p, "-rwxr-xr-x   1 root     root        70000 Jan  1  1970 cases/exe\n"));
-	assert_non_null(strstr(p, "-rw-r--r--   1 root     root           15 Jan  1  1970 regtrack/job\n"));
-	assert_non_null(strstr(p, "lrwxrwxrwx   1 root     root            5 Jan  1  1970 bin -> cases\n"));
+	assert_non_null(
+		strstr(p, "crw-------   1 root     root       5,   1 Jan  1  1970 dev/console\n"));
+	assert_non_null(
+		strstr(p, "-rwxr-xr-x   1 root     root        70000 Jan  1  1970 cases/exe\n"));
+	assert_non_null(
+		strstr(p, "-rw-r--r--   1 root     root           15 Jan  1  1970 regtrack/job\n"));
+	assert_non_null(
+		strstr(p, "lrwxrwxrwx   1 root     root            5 Jan  1  1970 bin -> cases\n"));
 	assert_null(strstr(p, "nope"));
 	runcmd_release(&cmd);
 
@@ -226,10 +229,8 @@ static void test_reproducible(void **state UNUSED)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_header_bytes),
-		cmocka_unit_test(test_file_padding),
-		cmocka_unit_test(test_cpio_reads_it),
-		cmocka_unit_test(test_write_error),
+		cmocka_unit_test(test_header_bytes),  cmocka_unit_test(test_file_padding),
+		cmocka_unit_test(test_cpio_reads_it), cmocka_unit_test(test_write_error),
 		cmocka_unit_test(test_reproducible),
 	};
 

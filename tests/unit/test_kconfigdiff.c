@@ -71,8 +71,9 @@ static void test_real_configs_match_diffconfig(void **state UNUSED)
 	assert_null(d.entries[0].new_value);
 	buf_reset(&out);
 	assert_int_equal(kconfigdiff_format_entry(&d.entries[6], &out), 0);
-	assert_string_equal(out.data, " CC_VERSION_TEXT \"gcc-12 (Debian 12.2.0-14+deb12u1) 12.2.0\" -> "
-				      "\"gcc (Debian 12.2.0-14+deb12u1) 12.2.0\"");
+	assert_string_equal(out.data,
+			    " CC_VERSION_TEXT \"gcc-12 (Debian 12.2.0-14+deb12u1) 12.2.0\" -> "
+			    "\"gcc (Debian 12.2.0-14+deb12u1) 12.2.0\"");
 	buf_reset(&out);
 	assert_int_equal(kconfigdiff_format_entry(&d.entries[8], &out), 0);
 	assert_string_equal(out.data, " HZ 250 -> 1000");
@@ -123,32 +124,30 @@ static char *diff_text(const char *base, const char *head)
 
 static void test_rules(void **state UNUSED)
 {
-	static const char base[] =
-		"#\n"
-		"# Automatically generated file; DO NOT EDIT.\n"
-		"# Linux/x86_64 6.1.192 Kernel Configuration\n"
-		"#\n"
-		"CONFIG_LOCALVERSION=\"\"\n"
-		"# CONFIG_PREEMPT is not set\n"
-		"CONFIG_HZ=250\n"
-		"CONFIG_SLUB=y\r\n"
-		"# CONFIG_KASAN is not set\n"
-		"CONFIG_NR_CPUS=8\n"
-		"#\n"
-		"# Memory Management options\n"
-		"#\n"
-		"CONFIG_NOEQUALS\n"
-		"CONFIG_NR_CPUS=64\n"      /* the later definition wins */
-		"CONFIG_ZSWAP=m";          /* last line without '\n' */
-	static const char head[] =
-		"CONFIG_ZSWAP=y\n"
-		"CONFIG_LOCALVERSION=\"-rt\"\n"
-		"CONFIG_PREEMPT=y\n"
-		"CONFIG_HZ=250\n"
-		"CONFIG_SLUB=y\n"
-		"CONFIG_NR_CPUS=64\n"
-		"CONFIG_KFENCE=y\n"
-		"# CONFIG_DEBUG_VM is not set\n";
+	static const char base[] = "#\n"
+				   "# Automatically generated file; DO NOT EDIT.\n"
+				   "# Linux/x86_64 6.1.192 Kernel Configuration\n"
+				   "#\n"
+				   "CONFIG_LOCALVERSION=\"\"\n"
+				   "# CONFIG_PREEMPT is not set\n"
+				   "CONFIG_HZ=250\n"
+				   "CONFIG_SLUB=y\r\n"
+				   "# CONFIG_KASAN is not set\n"
+				   "CONFIG_NR_CPUS=8\n"
+				   "#\n"
+				   "# Memory Management options\n"
+				   "#\n"
+				   "CONFIG_NOEQUALS\n"
+				   "CONFIG_NR_CPUS=64\n" /* the later definition wins */
+				   "CONFIG_ZSWAP=m";	 /* last line without '\n' */
+	static const char head[] = "CONFIG_ZSWAP=y\n"
+				   "CONFIG_LOCALVERSION=\"-rt\"\n"
+				   "CONFIG_PREEMPT=y\n"
+				   "CONFIG_HZ=250\n"
+				   "CONFIG_SLUB=y\n"
+				   "CONFIG_NR_CPUS=64\n"
+				   "CONFIG_KFENCE=y\n"
+				   "# CONFIG_DEBUG_VM is not set\n";
 	struct kconfig k = KCONFIG_INIT;
 	char *t;
 
@@ -163,13 +162,12 @@ static void test_rules(void **state UNUSED)
 	kconfig_release(&k);
 
 	t = diff_text(base, head);
-	assert_string_equal(t,
-			    "-KASAN n\n"
-			    " LOCALVERSION \"\" -> \"-rt\"\n"
-			    " PREEMPT n -> y\n"
-			    " ZSWAP m -> y\n"
-			    "+DEBUG_VM n\n"
-			    "+KFENCE y\n");
+	assert_string_equal(t, "-KASAN n\n"
+			       " LOCALVERSION \"\" -> \"-rt\"\n"
+			       " PREEMPT n -> y\n"
+			       " ZSWAP m -> y\n"
+			       "+DEBUG_VM n\n"
+			       "+KFENCE y\n");
 	free(t);
 
 	/* not a .config at all: no options, and no difference between two such */

@@ -31,11 +31,11 @@ static void test_full_sha(void **state UNUSED)
 
 static void test_abbrev_sha(void **state UNUSED)
 {
-	assert_true(names_abbrev_sha("830b3c6"));	/* git's default abbreviation */
+	assert_true(names_abbrev_sha("830b3c6")); /* git's default abbreviation */
 	assert_true(names_abbrev_sha("830b3c68c1fb"));
 	assert_true(names_abbrev_sha("830B3C68C1FB")); /* typed in capitals */
 	assert_true(names_abbrev_sha("830b3c68c1fb1e9176028d02ef86f3cf76aa2476"));
-	assert_false(names_abbrev_sha("830b3c"));	/* 6: too short to be unambiguous */
+	assert_false(names_abbrev_sha("830b3c")); /* 6: too short to be unambiguous */
 	assert_false(names_abbrev_sha("830b3c68c1fb1e9176028d02ef86f3cf76aa24760"));
 	assert_false(names_abbrev_sha("v6.1"));
 	assert_false(names_abbrev_sha("830b3c6 "));
@@ -46,16 +46,53 @@ static void test_abbrev_sha(void **state UNUSED)
 static void test_ref(void **state UNUSED)
 {
 	static const char *const good[] = {
-		"master", "v6.1", "v6.1-rc3", "refs/heads/master", "origin/for-next",
-		"regtrack-test-broken", "mm-everything-2024-01-02-03-04", "users/a.b/x_y",
-		"830b3c68c1fb1e9176028d02ef86f3cf76aa2476", "830b3c6", "a", "x.lock2",
-		"HEAD", "feature+thing", "@x", "a@b",
+		"master",
+		"v6.1",
+		"v6.1-rc3",
+		"refs/heads/master",
+		"origin/for-next",
+		"regtrack-test-broken",
+		"mm-everything-2024-01-02-03-04",
+		"users/a.b/x_y",
+		"830b3c68c1fb1e9176028d02ef86f3cf76aa2476",
+		"830b3c6",
+		"a",
+		"x.lock2",
+		"HEAD",
+		"feature+thing",
+		"@x",
+		"a@b",
 	};
 	static const char *const bad[] = {
-		"", "-master", "--upload-pack=touch /tmp/x", "/master", "master/", "a//b",
-		"a..b", "..", ".", "a/.hidden", ".hidden", "master.lock", "a/b.lock/c",
-		"master.", "HEAD~1", "HEAD^", "a:b", "a?b", "a*b", "a[b", "a\\b", "a b",
-		"a\tb", "a\nb", "a\x7f" "b", "@", "master@{1}", NULL,
+		"",
+		"-master",
+		"--upload-pack=touch /tmp/x",
+		"/master",
+		"master/",
+		"a//b",
+		"a..b",
+		"..",
+		".",
+		"a/.hidden",
+		".hidden",
+		"master.lock",
+		"a/b.lock/c",
+		"master.",
+		"HEAD~1",
+		"HEAD^",
+		"a:b",
+		"a?b",
+		"a*b",
+		"a[b",
+		"a\\b",
+		"a b",
+		"a\tb",
+		"a\nb",
+		"a\x7f"
+		"b",
+		"@",
+		"master@{1}",
+		NULL,
 	};
 
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
@@ -80,13 +117,27 @@ static void test_ref(void **state UNUSED)
 static void test_plain(void **state UNUSED)
 {
 	static const char *const good[] = {
-		"small-allocs", "will-it-scale", "page-fault", "proc-vs-map", "hackbench",
-		"x86_64-tiny-mm", "arm64-defconfig", "x86_64-rhel-8.3", "gcc", "gcc-12",
-		"clang-15", "lkp-skl-d01", "vm-snb", "_private", "c++", "9p", "host",
+		"small-allocs",
+		"will-it-scale",
+		"page-fault",
+		"proc-vs-map",
+		"hackbench",
+		"x86_64-tiny-mm",
+		"arm64-defconfig",
+		"x86_64-rhel-8.3",
+		"gcc",
+		"gcc-12",
+		"clang-15",
+		"lkp-skl-d01",
+		"vm-snb",
+		"_private",
+		"c++",
+		"9p",
+		"host",
 	};
 	static const char *const bad[] = {
-		"", "-rf", "--help", ".", "..", ".hidden", "+x", "a/b", "../etc", "a b",
-		"a;b", "a$b", "a\nb", "caf\xc3\xa9", "a:b", NULL,
+		"",	  "-rf", "--help", ".",	  "..",	  ".hidden",	 "+x",	"a/b",
+		"../etc", "a b", "a;b",	   "a$b", "a\nb", "caf\xc3\xa9", "a:b", NULL,
 	};
 
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)

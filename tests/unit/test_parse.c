@@ -86,7 +86,8 @@ static double val(json_t *doc, const char *name, size_t i)
 	json_t *a = metric(doc, name);
 
 	if (i >= json_array_size(a))
-		fail_msg("metric '%s' has %zu values, wanted index %zu", name, json_array_size(a), i);
+		fail_msg("metric '%s' has %zu values, wanted index %zu", name, json_array_size(a),
+			 i);
 	return json_number_value(json_array_get(a, i));
 }
 
@@ -96,7 +97,7 @@ static size_t nvalues(json_t *doc)
 	json_t *v;
 	size_t n = 0;
 
-	json_object_foreach(json_object_get(doc, "metrics"), k, v)
+	json_object_foreach (json_object_get(doc, "metrics"), k, v)
 		n += json_array_size(v);
 	return n;
 }
@@ -106,7 +107,7 @@ static int errors_mention(json_t *doc, const char *needle)
 	json_t *errs = json_object_get(doc, "errors"), *s;
 	size_t i;
 
-	json_array_foreach(errs, i, s)
+	json_array_foreach (errs, i, s)
 		if (strstr(json_string_value(s), needle))
 			return 1;
 	return 0;
@@ -148,7 +149,7 @@ struct golden {
 	const char *const *extras;
 };
 
-#define VMS_EXACT_NS \
+#define VMS_EXACT_NS                                                                        \
 	"LKP subtracts the two epoch times as doubles (resolution ~2e-7 s at 1.6e9 s); we " \
 	"subtract the decimal strings exactly, so a run differs by up to ~4e-7 relative"
 
@@ -254,7 +255,7 @@ static double aggregate(json_t *arr, enum agg agg, const char *what)
 		fail_msg("%s: no values", what);
 	if (agg == AGG_ONE && n != 1)
 		fail_msg("%s: %zu values, LKP has one", what, n);
-	json_array_foreach(arr, i, v) {
+	json_array_foreach (arr, i, v) {
 		double x = json_number_value(v);
 
 		sum += x;
@@ -263,7 +264,7 @@ static double aggregate(json_t *arr, enum agg agg, const char *what)
 		mn = x < mn ? x : mn;
 	}
 	mean = sum / (double)n;
-	json_array_foreach(arr, i, v)
+	json_array_foreach (arr, i, v)
 		var += (json_number_value(v) - mean) * (json_number_value(v) - mean);
 	switch (agg) {
 	case AGG_ONE:
@@ -336,13 +337,13 @@ static void golden_one(const struct golden *g)
 		got = aggregate(json_object_get(metrics, ours), r ? r->agg : AGG_ONE, ours);
 		tol = r && r->rel > 0 ? r->rel : 1e-9;
 		if (r && r->printed && fabs(got - want) < printed_unit(text))
-			tol = INFINITY;	/* equal at LKP's printed precision */
+			tol = INFINITY; /* equal at LKP's printed precision */
 		assert_rel(got, want, tol, ours);
 		compared++;
 		free(ours);
 	}
 	/* every metric of ours is in the oracle or a listed extra */
-	json_object_foreach(metrics, k, v) {
+	json_object_foreach (metrics, k, v) {
 		int ok = json_object_get(matched, k) != NULL;
 		char *stripped = xstrfmt("%s", k + strlen(g->tool) + 1);
 
@@ -381,15 +382,14 @@ static void test_wis_assertion_failure(void **state UNUSED)
 
 static void test_wis_raw_binary(void **state UNUSED)
 {
-	json_t *doc = parse_str("will-it-scale",
-				"./mmap2_threads -t 16 -s 5\n"
-				"testcase:Separate file mmap/munmap\n"
-				"warmup\n"
-				"min:100 max:110 total:1700\n"
-				"measurement\n"
-				"min:101 max:111 total:1710\n"
-				"min:99 max:109 total:1690\n"
-				"average:1700\n");
+	json_t *doc = parse_str("will-it-scale", "./mmap2_threads -t 16 -s 5\n"
+						 "testcase:Separate file mmap/munmap\n"
+						 "warmup\n"
+						 "min:100 max:110 total:1700\n"
+						 "measurement\n"
+						 "min:101 max:111 total:1710\n"
+						 "min:99 max:109 total:1690\n"
+						 "average:1700\n");
 
 	assert_string_equal(status(doc), "ok");
 	assert_rel(val(doc, "will-it-scale.16.threads", 0), 1700, 1e-12, "16.threads");
@@ -437,7 +437,8 @@ static void test_stress_ng_misc(void **state UNUSED)
  * Run script, numbers made up): per-copies names, index, score. */
 static void test_unixbench_two_passes(void **state UNUSED)
 {
-	json_t *doc = parse_str("unixbench",
+	json_t *doc = parse_str(
+		"unixbench",
 		"Benchmark Run: Tue Jan 02 2024 23:50:00 - 00:10:00\n"
 		"4 CPUs in system; running 1 parallel copy of tests\n"
 		"\n"
@@ -473,7 +474,8 @@ static void test_unixbench_two_passes(void **state UNUSED)
 	json_decref(doc);
 
 	/* a pass cut before its index score */
-	doc = parse_str("unixbench",
+	doc = parse_str(
+		"unixbench",
 		"Benchmark Run: Tue Jan 02 2024 23:50:00 - 00:10:00\n"
 		"4 CPUs in system; running 1 parallel copy of tests\n"
 		"Execl Throughput                               4254.3 lps   (29.9 s, 2 samples)\n");
@@ -484,7 +486,8 @@ static void test_unixbench_two_passes(void **state UNUSED)
 /* stress-ng 0.17's --metrics layout ("metrc:", two more columns) */
 static void test_stress_ng_new_layout(void **state UNUSED)
 {
-	json_t *doc = parse_str("stress-ng",
+	json_t *doc = parse_str(
+		"stress-ng",
 		"stress-ng: info:  [61] dispatching hogs: 2 vm\n"
 		"stress-ng: metrc: [61] stressor       bogo ops real time  usr time  sys time   bogo ops/s     bogo ops/s CPU used per       RSS Max\n"
 		"stress-ng: metrc: [61]                           (secs)    (secs)    (secs)   (real time) (usr+sys time) instance (%)          (KB)\n"
@@ -499,7 +502,8 @@ static void test_stress_ng_new_layout(void **state UNUSED)
 	assert_int_equal(nvalues(doc), 2);
 	json_decref(doc);
 
-	doc = parse_str("stress-ng", "stress-ng: info:  [61] unsuccessful run completed in 1.00 secs\n");
+	doc = parse_str("stress-ng",
+			"stress-ng: info:  [61] unsuccessful run completed in 1.00 secs\n");
 	assert_string_equal(status(doc), "failed");
 	json_decref(doc);
 }
@@ -529,8 +533,8 @@ static void test_perf_stat_csv_hybrid(void **state UNUSED)
 	assert_rel(val(doc, "perf-stat.ps.cpu_atom.cpu-cycles", 0), 340060066.0 / 1.001092774,
 		   1e-12, "atom cycles");
 	/* perf 6 prints task-clock in ns without a unit: we give msec */
-	assert_rel(val(doc, "perf-stat.ps.task-clock", 0), 22065625475.0 / 1e6 / 1.001092774,
-		   1e-12, "task-clock");
+	assert_rel(val(doc, "perf-stat.ps.task-clock", 0), 22065625475.0 / 1e6 / 1.001092774, 1e-12,
+		   "task-clock");
 	assert_rel(val(doc, "perf-stat.ps.context-switches", 1),
 		   24722 / (2.004750051 - 1.001092774), 1e-12, "second interval");
 	assert_int_equal(json_array_size(metric(doc, "perf-stat.ps.cpu_core.instructions")), 3);
@@ -539,15 +543,16 @@ static void test_perf_stat_csv_hybrid(void **state UNUSED)
 
 static void test_perf_stat_text_and_csv(void **state UNUSED)
 {
-	json_t *doc = parse_str("perf-stat",
-				" Performance counter stats for 'system wide':\n"
-				"\n"
-				"         16,689.57 msec cpu-clock                 #   16.690 CPUs utilized\n"
-				"     4,659,960,482      cycles:u                  #    0.279 GHz    (16.69%)\n"
-				"   <not supported>      node-loads\n"
-				"      16689.570000      task-clock (msec)         #   16.690 CPUs utilized\n"
-				"\n"
-				"       1.017184940 seconds time elapsed\n");
+	json_t *doc = parse_str(
+		"perf-stat",
+		" Performance counter stats for 'system wide':\n"
+		"\n"
+		"         16,689.57 msec cpu-clock                 #   16.690 CPUs utilized\n"
+		"     4,659,960,482      cycles:u                  #    0.279 GHz    (16.69%)\n"
+		"   <not supported>      node-loads\n"
+		"      16689.570000      task-clock (msec)         #   16.690 CPUs utilized\n"
+		"\n"
+		"       1.017184940 seconds time elapsed\n");
 
 	assert_string_equal(status(doc), "ok");
 	assert_rel(val(doc, "perf-stat.total.cpu-clock", 0), 16689.57, 1e-12, "cpu-clock");
@@ -558,9 +563,10 @@ static void test_perf_stat_text_and_csv(void **state UNUSED)
 	assert_int_equal(nvalues(doc), 3);
 	json_decref(doc);
 
-	doc = parse_str("perf-stat", "16689.57,msec,task-clock,16689569794,100.00,16.690,CPUs utilized\n"
-				     "<not supported>,,node-loads,0,100.00,,\n"
-				     "4659960482,,instructions:u,2785208122,16.69,0.99,insn per cycle\n");
+	doc = parse_str("perf-stat",
+			"16689.57,msec,task-clock,16689569794,100.00,16.690,CPUs utilized\n"
+			"<not supported>,,node-loads,0,100.00,,\n"
+			"4659960482,,instructions:u,2785208122,16.69,0.99,insn per cycle\n");
 	assert_string_equal(status(doc), "ok");
 	assert_rel(val(doc, "perf-stat.total.task-clock", 0), 16689.57, 1e-12, "csv task-clock");
 	assert_rel(val(doc, "perf-stat.total.instructions-u", 0), 4659960482.0, 1e-12, "insn:u");
@@ -579,7 +585,7 @@ static void test_perf_stat_per_cpu(void **state UNUSED)
 	assert_rel(val(doc, "perf-stat.total.context-switches", 0), 344 + 207, 0, "cs");
 	assert_rel(val(doc, "perf-stat.total.page-faults", 0), 9133 + 28917, 0, "pf");
 	assert_true(errors_mention(doc, "cycles"));
-	assert_int_equal(nvalues(doc), 3);	/* one run, no per-CPU names */
+	assert_int_equal(nvalues(doc), 3); /* one run, no per-CPU names */
 	json_decref(doc);
 
 	/* -A -x, -I 100 (perf 6 pads the time): per interval, summed, per s */
@@ -604,15 +610,14 @@ static void test_perf_stat_per_cpu(void **state UNUSED)
 
 	/* text -I with -A and thousands separators; two whole runs told apart
 	 * by a repeated CPU/event (hand-written in perf's layout) */
-	doc = parse_str("perf-stat",
-			"#           time CPU                    counts unit events\n"
-			"     1.000512345 CPU0              1,234,567      cycles\n"
-			"     1.000512345 CPU1                 65,433      cycles\n"
-			"     2.000912345 CPU0                  1,000      cycles\n"
-			"     2.000912345 CPU1              2,000,000      cycles\n");
+	doc = parse_str("perf-stat", "#           time CPU                    counts unit events\n"
+				     "     1.000512345 CPU0              1,234,567      cycles\n"
+				     "     1.000512345 CPU1                 65,433      cycles\n"
+				     "     2.000912345 CPU0                  1,000      cycles\n"
+				     "     2.000912345 CPU1              2,000,000      cycles\n");
 	assert_rel(val(doc, "perf-stat.ps.cycles", 0), 1300000 / 1.000512345, 1e-12, "i1");
-	assert_rel(val(doc, "perf-stat.ps.cycles", 1), 2001000 / (2.000912345 - 1.000512345),
-		   1e-12, "i2");
+	assert_rel(val(doc, "perf-stat.ps.cycles", 1), 2001000 / (2.000912345 - 1.000512345), 1e-12,
+		   "i2");
 	json_decref(doc);
 	doc = parse_str("perf-stat", "CPU0,10,,cycles,100,100.00,,\nCPU1,5,,cycles,100,100.00,,\n"
 				     "CPU0,7,,cycles,100,100.00,,\nCPU1,1,,cycles,100,100.00,,\n");
@@ -629,12 +634,11 @@ static void test_perf_stat_per_socket(void **state UNUSED)
 
 	assert_string_equal(status(doc), "ok");
 	assert_rel(val(doc, "perf-stat.ps.page-faults", 0), 13053 / 0.100157209, 1e-12, "pf");
-	assert_rel(val(doc, "perf-stat.S0.ps.page-faults", 0), 13053 / 0.100157209, 1e-12,
-		   "S0 pf");
+	assert_rel(val(doc, "perf-stat.S0.ps.page-faults", 0), 13053 / 0.100157209, 1e-12, "S0 pf");
 	assert_rel(val(doc, "perf-stat.ps.task-clock", 2), 148.67 / (0.329394052 - 0.227895934),
 		   1e-12, "msec/s");
-	assert_true(errors_mention(doc, "cycles"));	/* "S0  1  <not supported>" */
-	assert_int_equal(nvalues(doc), 18);	/* 3 events x 3 intervals x total+S0 */
+	assert_true(errors_mention(doc, "cycles")); /* "S0  1  <not supported>" */
+	assert_int_equal(nvalues(doc), 18);	    /* 3 events x 3 intervals x total+S0 */
 	json_decref(doc);
 
 	/* --per-socket -x, whole run */
@@ -648,23 +652,23 @@ static void test_perf_stat_per_socket(void **state UNUSED)
 	/* two sockets (hand-written in perf's layout: this machine has one):
 	 * the total is their sum, each socket kept; per-core and per-node ids
 	 * are summed only */
-	doc = parse_str("perf-stat",
-			" Performance counter stats for 'system wide':\n\n"
-			"S0        2          1,000,000      cycles\n"
-			"S1        2            250,000      cycles\n"
-			"S0        2             512.50 msec task-clock\n"
-			"S1        2             487.50 msec task-clock\n\n"
-			"       0.500000000 seconds time elapsed\n");
+	doc = parse_str("perf-stat", " Performance counter stats for 'system wide':\n\n"
+				     "S0        2          1,000,000      cycles\n"
+				     "S1        2            250,000      cycles\n"
+				     "S0        2             512.50 msec task-clock\n"
+				     "S1        2             487.50 msec task-clock\n\n"
+				     "       0.500000000 seconds time elapsed\n");
 	assert_rel(val(doc, "perf-stat.total.cycles", 0), 1250000, 0, "sum");
 	assert_rel(val(doc, "perf-stat.S0.total.cycles", 0), 1000000, 0, "S0");
 	assert_rel(val(doc, "perf-stat.S1.total.cycles", 0), 250000, 0, "S1");
 	assert_rel(val(doc, "perf-stat.total.task-clock", 0), 1000, 1e-12, "msec");
 	assert_int_equal(nvalues(doc), 6);
 	json_decref(doc);
-	doc = parse_str("perf-stat", "     1.000000000,S0,2,100,,cycles,1,100.00,,\n"
-				     "     1.000000000,S1,2,300,,cycles,1,100.00,,\n"
-				     "S0-D0-C0,1,2145,,page-faults,107369910,100.00,19.978,K/sec\n"
-				     "S0-D0-C1,1,2762,,page-faults,107666510,100.00,25.653,K/sec\n");
+	doc = parse_str("perf-stat",
+			"     1.000000000,S0,2,100,,cycles,1,100.00,,\n"
+			"     1.000000000,S1,2,300,,cycles,1,100.00,,\n"
+			"S0-D0-C0,1,2145,,page-faults,107369910,100.00,19.978,K/sec\n"
+			"S0-D0-C1,1,2762,,page-faults,107666510,100.00,25.653,K/sec\n");
 	assert_rel(val(doc, "perf-stat.ps.cycles", 0), 400, 0, "interval sum");
 	assert_rel(val(doc, "perf-stat.S1.ps.cycles", 0), 300, 0, "S1 interval");
 	assert_rel(val(doc, "perf-stat.total.page-faults", 0), 2145 + 2762, 0, "per-core");
@@ -689,9 +693,12 @@ static void test_perf_profile_details(void **state UNUSED)
 	assert_rel(val(doc, "perf-profile.children.cycles-pp.rcu_irq_enter", 0), 0.28, 1e-12,
 		   "summed children");
 	/* a chain of 13 frames keeps its first 5, .isra.9 stripped */
-	assert_rel(val(doc, "perf-profile.calltrace.cycles-pp._raw_spin_lock."
-			    "xfs_inode_set_eofblocks_tag.xfs_file_iomap_begin_delay."
-			    "xfs_file_iomap_begin.iomap_apply", 0), 8.61, 1e-12, "calltrace");
+	assert_rel(val(doc,
+		       "perf-profile.calltrace.cycles-pp._raw_spin_lock."
+		       "xfs_inode_set_eofblocks_tag.xfs_file_iomap_begin_delay."
+		       "xfs_file_iomap_begin.iomap_apply",
+		       0),
+		   8.61, 1e-12, "calltrace");
 	json_decref(doc);
 }
 
@@ -701,7 +708,7 @@ static json_t *with_prefix(json_t *doc, const char *prefix)
 	json_t *out = json_object(), *v;
 	const char *k;
 
-	json_object_foreach(json_object_get(doc, "metrics"), k, v)
+	json_object_foreach (json_object_get(doc, "metrics"), k, v)
 		if (!strncmp(k, prefix, strlen(prefix)))
 			json_object_set(out, k, json_array_get(v, 0));
 	return out;
@@ -722,30 +729,46 @@ static void test_perf_profile_tree(void **state UNUSED)
 	/* a root without percent, no branch, 2 frames: the entry's Children */
 	assert_rel(val(tree, PP_CT "task.0", 0), 93.43, 1e-12, "root only");
 	/* "---__do_fault" and 7 more frames in one node: first 5, Children */
-	assert_rel(val(tree, PP_CT "__do_fault.do_fault.__handle_mm_fault.handle_mm_fault."
-			     "exc_page_fault", 0), 11.50, 1e-12, "long root");
+	assert_rel(val(tree,
+		       PP_CT "__do_fault.do_fault.__handle_mm_fault.handle_mm_fault."
+			     "exc_page_fault",
+		       0),
+		   11.50, 1e-12, "long root");
 	/* root alloc_pages_mpol, branch "|--5.22%--vma_alloc_folio_noprof" */
-	assert_rel(val(tree, PP_CT "alloc_pages_mpol.vma_alloc_folio_noprof.do_fault."
-			     "__handle_mm_fault.handle_mm_fault", 0), 5.22, 1e-12, "branch");
+	assert_rel(val(tree,
+		       PP_CT "alloc_pages_mpol.vma_alloc_folio_noprof.do_fault."
+			     "__handle_mm_fault.handle_mm_fault",
+		       0),
+		   5.22, 1e-12, "branch");
 	/* root of two frames, then "|--5.04%--vma_alloc_folio_noprof" */
-	assert_rel(val(tree, PP_CT "__alloc_frozen_pages_noprof.alloc_pages_mpol."
-			     "vma_alloc_folio_noprof.do_fault.__handle_mm_fault", 0), 5.04, 1e-12,
-		   "two-frame root");
+	assert_rel(val(tree,
+		       PP_CT "__alloc_frozen_pages_noprof.alloc_pages_mpol."
+			     "vma_alloc_folio_noprof.do_fault.__handle_mm_fault",
+		       0),
+		   5.04, 1e-12, "two-frame root");
 	/* nested branches: 5.51 schedule / 5.10 asm_exc_page_fault / 5.04 task;
 	 * the 5th frame (asm_exc_page_fault) is in the 5.10 node; .isra.0 gone */
-	assert_rel(val(tree, PP_CT "finish_task_switch.__schedule.schedule."
-			     "irqentry_exit_to_user_mode.asm_exc_page_fault", 0), 5.10, 1e-12,
-		   "nested");
+	assert_rel(val(tree,
+		       PP_CT "finish_task_switch.__schedule.schedule."
+			     "irqentry_exit_to_user_mode.asm_exc_page_fault",
+		       0),
+		   5.10, 1e-12, "nested");
 	/* a leaf of 3 frames ("|--0.59%--task" / "0") under asm_common_interrupt */
 	assert_rel(val(tree, PP_CT "asm_common_interrupt.task.0", 0), 0.59, 1e-12, "short leaf");
 	/* the last branch (" --0.53%--") of the same entry */
-	assert_rel(val(tree, PP_CT "asm_common_interrupt._raw_spin_lock.__pte_offset_map_lock."
-			     "finish_fault.do_fault", 0), 0.53, 1e-12, "last sibling");
+	assert_rel(val(tree,
+		       PP_CT "asm_common_interrupt._raw_spin_lock.__pte_offset_map_lock."
+			     "finish_fault.do_fault",
+		       0),
+		   0.53, 1e-12, "last sibling");
 	/* .part.0 stripped in the frames and the entry */
-	assert_rel(val(tree, PP_CT "vms_clear_ptes.vms_complete_munmap_vmas.do_vmi_align_munmap."
-			     "do_vmi_munmap.__vm_munmap", 0), 5.51, 1e-12, "part stripped");
-	assert_rel(val(tree, "perf-profile.children.cpu-clock-pppH.vms_clear_ptes", 0), 5.51,
-		   1e-12, "children");
+	assert_rel(val(tree,
+		       PP_CT "vms_clear_ptes.vms_complete_munmap_vmas.do_vmi_align_munmap."
+			     "do_vmi_munmap.__vm_munmap",
+		       0),
+		   5.51, 1e-12, "part stripped");
+	assert_rel(val(tree, "perf-profile.children.cpu-clock-pppH.vms_clear_ptes", 0), 5.51, 1e-12,
+		   "children");
 	assert_rel(val(tree, "perf-profile.self.cpu-clock-pppH._raw_spin_lock", 0), 11.61, 1e-12,
 		   "self");
 
@@ -761,13 +784,13 @@ static void test_perf_profile_tree(void **state UNUSED)
 	assert_string_equal(status(folded), "ok");
 	ct_tree = with_prefix(tree, "perf-profile.calltrace.");
 	ct_folded = with_prefix(folded, "perf-profile.calltrace.");
-	json_object_foreach(ct_folded, k, v) {
+	json_object_foreach (ct_folded, k, v) {
 		json_t *t = json_object_get(ct_tree, k);
 
 		if (!t)
 			fail_msg("folded trace '%s' missing from the tree form", k);
 		if (!strcmp(k, PP_CT "finish_task_switch.__schedule.schedule."
-				   "irqentry_exit_to_user_mode.asm_exc_page_fault")) {
+				     "irqentry_exit_to_user_mode.asm_exc_page_fault")) {
 			assert_rel(json_real_value(v), 5.04, 1e-12, "folded exact chain");
 			continue;
 		}
@@ -777,8 +800,8 @@ static void test_perf_profile_tree(void **state UNUSED)
 	assert_int_equal(same, 58);
 	assert_int_equal(json_object_size(ct_tree), json_object_size(ct_folded) + 1);
 	assert_non_null(json_object_get(ct_tree, PP_CT "_raw_spin_unlock_irqrestore.wake_up_bit."
-						    "end_bio_bh_io_sync.blk_update_request."
-						    "blk_mq_end_request"));
+						       "end_bio_bh_io_sync.blk_update_request."
+						       "blk_mq_end_request"));
 	/* children and self do not depend on the call-graph form */
 	json_decref(ct_tree);
 	json_decref(ct_folded);
@@ -794,13 +817,19 @@ static void test_perf_profile_tree(void **state UNUSED)
 	 * entry's Overhead */
 	tree = parse_fixture("perf-profile", "perf-report-overhead-tree.txt");
 	assert_string_equal(status(tree), "ok");
-	assert_rel(val(tree, PP_CT "copy_mc_enhanced_fast_string.do_fault.__handle_mm_fault."
-			     "handle_mm_fault.exc_page_fault", 0), 27.39, 1e-12, "overhead root");
-	assert_rel(val(tree, PP_CT "_raw_spin_lock.__pte_offset_map_lock.finish_fault.do_fault."
-			     "__handle_mm_fault", 0), 11.55, 1e-12, "overhead branch");
-	assert_rel(val(tree, "perf-profile.self.cpu-clock-pppH.finish_task_switch", 0), 5.45,
-		   1e-12, "overhead");
-	assert_int_equal(nvalues(tree), 8);	/* 4 self, 4 call traces */
+	assert_rel(val(tree,
+		       PP_CT "copy_mc_enhanced_fast_string.do_fault.__handle_mm_fault."
+			     "handle_mm_fault.exc_page_fault",
+		       0),
+		   27.39, 1e-12, "overhead root");
+	assert_rel(val(tree,
+		       PP_CT "_raw_spin_lock.__pte_offset_map_lock.finish_fault.do_fault."
+			     "__handle_mm_fault",
+		       0),
+		   11.55, 1e-12, "overhead branch");
+	assert_rel(val(tree, "perf-profile.self.cpu-clock-pppH.finish_task_switch", 0), 5.45, 1e-12,
+		   "overhead");
+	assert_int_equal(nvalues(tree), 8); /* 4 self, 4 call traces */
 	json_decref(tree);
 
 	/* sorted by symbol first: perf drops each single root's first frame
@@ -823,13 +852,19 @@ static void test_perf_profile_tree(void **state UNUSED)
 	assert_string_equal(status(tree), "ok");
 	/* exc_page_fault: "|--70.09%--exc_page_fault" … and " --13.02%--0" with
 	 * 3 more frames (a leaf of 4) */
-	assert_rel(val(tree, PP_CT "exc_page_fault.handle_mm_fault.__handle_mm_fault.do_fault."
-			     "copy_mc_enhanced_fast_string", 0), 28.74, 1e-12, "first root");
+	assert_rel(val(tree,
+		       PP_CT "exc_page_fault.handle_mm_fault.__handle_mm_fault.do_fault."
+			     "copy_mc_enhanced_fast_string",
+		       0),
+		   28.74, 1e-12, "first root");
 	assert_rel(val(tree, PP_CT "0.task.asm_exc_page_fault.exc_page_fault", 0), 13.02, 1e-12,
 		   "second root");
 	/* task: one root with a percent (" --89.09%--task"), no "---" line */
-	assert_rel(val(tree, PP_CT "task.asm_exc_page_fault.exc_page_fault.handle_mm_fault."
-			     "__handle_mm_fault", 0), 67.51, 1e-12, "root with percent");
+	assert_rel(val(tree,
+		       PP_CT "task.asm_exc_page_fault.exc_page_fault.handle_mm_fault."
+			     "__handle_mm_fault",
+		       0),
+		   67.51, 1e-12, "root with percent");
 	/* 0: root "---0" then 93.43% task … 67.86% handle_mm_fault (5th) */
 	assert_rel(val(tree, PP_CT "0.task.asm_exc_page_fault.exc_page_fault.handle_mm_fault", 0),
 		   67.86, 1e-12, "deep branch");
@@ -838,10 +873,9 @@ static void test_perf_profile_tree(void **state UNUSED)
 
 static void test_perf_profile_tree_rules(void **state UNUSED)
 {
-	static const char head[] =
-		"# Samples: 1K of event 'cycles:pp'\n"
-		"# Children      Self  Command  Shared Object  Symbol\n"
-		"#\n";
+	static const char head[] = "# Samples: 1K of event 'cycles:pp'\n"
+				   "# Children      Self  Command  Shared Object  Symbol\n"
+				   "#\n";
 	char *text;
 	json_t *doc, *traces;
 
@@ -871,7 +905,8 @@ static void test_perf_profile_tree_rules(void **state UNUSED)
 		       "            |\n"
 		       "            ---bar\n"
 		       "               baz\n"
-		       "\n", head);
+		       "\n",
+		       head);
 	doc = parse_str("perf-profile", text);
 	assert_string_equal(status(doc), "ok");
 	assert_rel(val(doc, "perf-profile.calltrace.cycles-pp.main.foo", 0), 50, 0, "max");
@@ -893,7 +928,8 @@ static void test_perf_profile_tree_rules(void **state UNUSED)
 		       "               |          bar\n"
 		       "               |          \n"
 		       "                --20.00%%-- baz\n"
-		       "\n", head);
+		       "\n",
+		       head);
 	doc = parse_str("perf-profile", text);
 	assert_rel(val(doc, "perf-profile.calltrace.cycles-pp.main.foo.bar", 0), 30, 0, "old 1");
 	assert_rel(val(doc, "perf-profile.calltrace.cycles-pp.main.baz", 0), 20, 0, "old 2");
@@ -905,11 +941,12 @@ static void test_perf_profile_tree_rules(void **state UNUSED)
 		       "    50.00%%     0.00%%  a  a     [.] main\n"
 		       "            |\n"
 		       "            ---main\n"
-		       "               |--30.00%%--foo\n", head);
+		       "               |--30.00%%--foo\n",
+		       head);
 	doc = parse_str("perf-profile", text);
 	assert_string_equal(status(doc), "ok");
 	assert_true(errors_mention(doc, "cut short"));
-	assert_int_equal(nvalues(doc), 1);	/* children.main; self 0.00 left out */
+	assert_int_equal(nvalues(doc), 1); /* children.main; self 0.00 left out */
 	json_decref(doc);
 	free(text);
 }
@@ -964,7 +1001,7 @@ static void test_kv(void **state UNUSED)
 	assert_rel(val(doc, "throughput_kbps", 0), 1234.5, 0, "first");
 	assert_rel(val(doc, "throughput_kbps", 1), 1300, 0, "repeat");
 	assert_rel(val(doc, "latency_ms", 0), -0.25, 0, "exponent");
-	assert_int_equal(nvalues(doc), 4);	/* note, nan, inf, hex, unit: ignored */
+	assert_int_equal(nvalues(doc), 4); /* note, nan, inf, hex, unit: ignored */
 	json_decref(doc);
 
 	/* a last line without newline may be cut short: left out, named */
@@ -990,17 +1027,16 @@ static void test_kv(void **state UNUSED)
 
 static void test_time(void **state UNUSED)
 {
-	json_t *doc = parse_str("time",
-				"\tCommand being timed: \"./execl\"\n"
-				"\tUser time (seconds): 1.25\n"
-				"\tSystem time (seconds): 3.50\n"
-				"\tPercent of CPU this job got: 95%\n"
-				"\tElapsed (wall clock) time (h:mm:ss or m:ss): 1:02:03\n"
-				"\tMaximum resident set size (kbytes): 2048\n"
-				"\tMinor (reclaiming a frame) page faults: 97\n"
-				"\tVoluntary context switches: 12\n"
-				"\tExit status: 0\n"
-				"\tElapsed (wall clock) time (h:mm:ss or m:ss): 0:05.50\n");
+	json_t *doc = parse_str("time", "\tCommand being timed: \"./execl\"\n"
+					"\tUser time (seconds): 1.25\n"
+					"\tSystem time (seconds): 3.50\n"
+					"\tPercent of CPU this job got: 95%\n"
+					"\tElapsed (wall clock) time (h:mm:ss or m:ss): 1:02:03\n"
+					"\tMaximum resident set size (kbytes): 2048\n"
+					"\tMinor (reclaiming a frame) page faults: 97\n"
+					"\tVoluntary context switches: 12\n"
+					"\tExit status: 0\n"
+					"\tElapsed (wall clock) time (h:mm:ss or m:ss): 0:05.50\n");
 
 	assert_string_equal(status(doc), "ok");
 	assert_rel(val(doc, "time.elapsed_time", 0), 3723, 0, "h:mm:ss");
@@ -1074,9 +1110,9 @@ static void check_doc_shape(json_t *doc)
 
 	assert_true(json_is_object(json_object_get(doc, "metrics")));
 	assert_true(json_is_array(json_object_get(doc, "errors")));
-	json_object_foreach(json_object_get(doc, "metrics"), k, v) {
+	json_object_foreach (json_object_get(doc, "metrics"), k, v) {
 		assert_true(json_array_size(v) > 0);
-		json_array_foreach(v, i, x)
+		json_array_foreach (v, i, x)
 			assert_true(json_is_real(x) && isfinite(json_real_value(x)));
 	}
 }
@@ -1104,8 +1140,8 @@ static void test_truncated(void **state UNUSED)
 			check_doc_shape(doc);
 			if (strcmp(status(doc), "failed") && nvalues(doc) > full)
 				fail_msg("%s cut at %zu of %zu: %zu values, more than the %zu of "
-					 "the whole file", all_fixtures[f].fixture, cut, len,
-					 nvalues(doc), full);
+					 "the whole file",
+					 all_fixtures[f].fixture, cut, len, nvalues(doc), full);
 			if (!strcmp(status(doc), "failed"))
 				assert_int_equal(nvalues(doc), 0);
 			json_decref(doc);

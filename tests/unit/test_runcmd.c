@@ -18,7 +18,8 @@
 
 static void test_capture_and_exit_code(void **state UNUSED)
 {
-	const char *argv[] = { "sh", "-c", "printf 'out-line\\n'; printf 'err-line\\n' >&2; exit 3", NULL };
+	const char *argv[] = { "sh", "-c", "printf 'out-line\\n'; printf 'err-line\\n' >&2; exit 3",
+			       NULL };
 	struct runcmd cmd;
 	struct err e;
 
@@ -206,7 +207,7 @@ static void test_child_dies_with_caller(void **state UNUSED)
 		runcmd_init(&cmd, argv, 120);
 		if (runcmd_run(&cmd, &e) < 0)
 			_exit(3);
-		_exit(4);	/* not reached: SIGALRM ends us first */
+		_exit(4); /* not reached: SIGALRM ends us first */
 	}
 	assert_int_equal(waitpid(helper, &status, 0), helper);
 	assert_true(WIFSIGNALED(status));

@@ -279,7 +279,8 @@ static void test_compare_fdr_leaves_out_untestable_rows(void **state)
 	assert_true(p[0] > 0.01);
 	/* a family of two changed metrics at 5 vs 5 (min p 2/252 = 0.0079): both count */
 	{
-		double a5[5] = { 1000, 1001, 1002, 1003, 1004 }, b5[5] = { 900, 901, 902, 903, 904 };
+		double a5[5] = { 1000, 1001, 1002, 1003, 1004 },
+		       b5[5] = { 900, 901, 902, 903, 904 };
 		struct compare_result t[2], *tp[2] = { &t[0], &t[1] };
 
 		compare_samples(a5, 5, b5, 5, NULL, &t[0]);
@@ -311,7 +312,9 @@ static void test_bh_adjust(void **state UNUSED)
 
 static void test_metric_registry(void **state UNUSED)
 {
-	assert_int_equal(metric_higher_is_better("fxmark.ssd_ext4_no_jnl_MRPL_4_bufferedio.works/sec"), 1);
+	assert_int_equal(metric_higher_is_better(
+				 "fxmark.ssd_ext4_no_jnl_MRPL_4_bufferedio.works/sec"),
+			 1);
 	assert_int_equal(metric_higher_is_better("will-it-scale.per_thread_ops"), 1);
 	assert_int_equal(metric_higher_is_better("vm-scalability.throughput"), 1);
 	/* LKP's vm-scalability.median (and our small-allocs.median) is the median task's KB/s */
@@ -363,7 +366,7 @@ static void test_same_and_floor(void **state UNUSED)
 	struct compare_opts o;
 
 	for (int i = 0; i < 10; i++) {
-		a[i] = 1000 + (i % 5) - 2;     /* +-0.2 % */
+		a[i] = 1000 + (i % 5) - 2;	 /* +-0.2 % */
 		b[i] = 1001 + ((i * 3) % 5) - 2; /* +0.1 % */
 	}
 	compare_samples(a, 10, b, 10, NULL, &r);
@@ -444,7 +447,8 @@ static void test_lkp_fxmark_fixture(void **state UNUSED)
 	assert_true(r.exact);
 	/* LKP lists the stat as changed; we agree: different, an improvement */
 	assert_int_equal(r.verdict, VERDICT_DIFFERENT);
-	assert_int_equal(compare_change_kind(&r, metric_higher_is_better(name)), CHANGE_IMPROVEMENT);
+	assert_int_equal(compare_change_kind(&r, metric_higher_is_better(name)),
+			 CHANGE_IMPROVEMENT);
 	assert_string_equal(change_kind_name(compare_change_kind(&r, 1)), "improvement");
 	/* LKP's min/max of each side agree with ours */
 	assert_float_equal(r.a.min, 7363113.100274, 1e-6);

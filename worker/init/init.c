@@ -234,9 +234,10 @@ static void run_case(const struct job *job)
 	say("==== regtrack-result-begin ====\n");
 	print_prefixed(out, len);
 	say("==== regtrack-result-end exit=%d signal=%d timeout=%d elapsed_ns=%lld ====\n",
-	    pid < 0 ? -1 : WIFEXITED(status) ? WEXITSTATUS(status) : -1,
-	    pid > 0 && WIFSIGNALED(status) ? WTERMSIG(status) : 0, timed_out,
-	    mono_ns() - start);
+	    pid < 0	      ? -1 :
+	    WIFEXITED(status) ? WEXITSTATUS(status) :
+				-1,
+	    pid > 0 && WIFSIGNALED(status) ? WTERMSIG(status) : 0, timed_out, mono_ns() - start);
 	free(out);
 }
 
@@ -249,7 +250,8 @@ int main(void)
 	/* run by mistake on a host (as root) this would mount over /dev and
 	 * reboot the machine: only ever act as PID 1 */
 	if (getpid() != 1) {
-		fputs("regtrack-init: not PID 1; this is the /init of the worker's initramfs\n", stderr);
+		fputs("regtrack-init: not PID 1; this is the /init of the worker's initramfs\n",
+		      stderr);
 		return 2;
 	}
 	mount_one("proc", "/proc", "proc", NULL);
