@@ -52,7 +52,7 @@ ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
 
 LIB_SRC    := $(wildcard lib/*.c lib/*/*.c)
 LIB_CXX    := $(wildcard lib/*.cc)
-SERVER_SRC := $(filter-out server/main.c,$(wildcard server/*.c))
+SERVER_SRC := $(filter-out server/main.c,$(wildcard server/*.c server/*/*.c))
 WORKER_SRC := $(filter-out worker/main.c,$(wildcard worker/*.c))
 CLI_SRC    := $(wildcard cli/*.c)
 TEST_SRC   := $(wildcard tests/unit/test_*.c)

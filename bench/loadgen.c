@@ -44,7 +44,7 @@
 #include <time.h>
 
 #include "buf.h"
-#include "server/db.h"
+#include "server/db/db.h"
 #include "xalloc.h"
 #include "clock.h"
 
@@ -534,8 +534,8 @@ static int cmd_sql(int argc, char **argv, int server_stmt)
 	if (server_stmt) {
 		sql = NULL;
 		for (int i = 0; i < DB_NR_STMTS; i++)
-			if (db_stmts[i].name && !strcmp(db_stmts[i].name, argv[4]))
-				sql = db_stmts[i].sql;
+			if (db_stmt_def(i) && !strcmp(db_stmt_def(i)->name, argv[4]))
+				sql = db_stmt_def(i)->sql;
 		if (!sql)
 			die("no such server statement");
 	}

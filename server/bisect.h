@@ -1,13 +1,18 @@
 #ifndef REGTRACK_SERVER_BISECT_H
 #define REGTRACK_SERVER_BISECT_H
 
+#include <jansson.h>
 #include <libpq-fe.h>
 
 #include "err.h"
 
 /*
  * The bisect coordinator (issue 6): one background thread per server that
- * drives every active bisect, plus the db functions the API calls.
+ * drives every active bisect, plus the writes the API calls. The module is
+ * four files: bisect.c (a bisect's lifecycle: create, start, cancel,
+ * finish), bisect_step.c (one step of a running bisect: from the samples
+ * to the next probes or the verdict), bisect_coord.c (the thread) and
+ * db/bisects.c (its rows).
  *
  * A bisect is `queued` when created (POST /api/v1/bisects, or by the
  * thread itself for a confirmed regression when `auto_bisect` = 1 and
@@ -60,19 +65,7 @@
  */
 
 struct server;
-struct bisect_coord;
-
-/* Starts the thread; NULL (and a message on stderr) when it cannot start. */
-struct bisect_coord *bisect_coord_start(struct server *srv);
-/*
- * Stops the thread after its current step and waits for it; b stays valid
- * (kicks are no-ops) until bisect_coord_stop. NULL is a no-op.
- */
-void bisect_coord_halt(struct bisect_coord *b);
-/* Halts (if not yet) and frees b. NULL is a no-op. */
-void bisect_coord_stop(struct bisect_coord *b);
-/* Wakes the thread now (a bisect was created). NULL is a no-op. */
-void bisect_coord_kick(struct bisect_coord *b);
+struct db_bisect_row;
 
 /* What POST /api/v1/bisects asks for; every pointer borrowed for the call. */
 struct bisect_spec {
@@ -91,7 +84,7 @@ struct bisect_spec {
 
 /*
  * Inserts a queued bisect (commits and testcase found or created). Returns
- * its id, or -1 with e: 404 "not_found" detail "tree", db errors as
+ * its id, or -1 with e: ERR_NOT_FOUND detail "tree", db errors as
  * db_exec(). Runs in the caller's transaction if one is open.
  */
 long long bisect_create(PGconn *c, const struct bisect_spec *s, struct err *e)
@@ -103,5 +96,27 @@ long long bisect_create(PGconn *c, const struct bisect_spec *s, struct err *e)
  */
 int bisect_cancel(PGconn *c, long long id, const char *reason, struct err *e)
 	__attribute__((warn_unused_result));
+
+/*
+ * For the coordinator (bisect_coord.c, bisect_step.c):
+ *
+ * bisect_start: queued -> running: fetches the tree's mirror, imports its
+ * commits and stores the first-parent chain good..bad as the candidates
+ * (git runs outside any transaction; the row is locked again to write). A
+ * git failure ends the bisect `failed`. Returns 0 (also when the bisect is
+ * not queued or another server holds it) or -1 with e on a db error.
+ *
+ * bisect_finish: ends bisect b in the caller's transaction (state "done" or
+ * "failed", outcome "found" / "ambiguous" / NULL, first_bad a commit id or
+ * 0, cands a bigint[] text or NULL, confidence NAN = none, reason NULL =
+ * none, verification and model borrowed, NULL = none) and moves its
+ * regression and the records sharing it. Returns 0 or -1 with e.
+ */
+int bisect_start(struct server *srv, PGconn *c, long long id, struct err *e)
+	__attribute__((warn_unused_result));
+int bisect_finish(struct server *srv, PGconn *c, const struct db_bisect_row *b,
+		  const char *state, const char *outcome, long long first_bad, const char *cands,
+		  double confidence, const char *reason, json_t *verification, json_t *model,
+		  struct err *e) __attribute__((warn_unused_result));
 
 #endif

@@ -1,7 +1,8 @@
 /* Bare mirrors of tracked trees and commit metadata (see gitmirror.h). */
 #include "server/gitmirror.h"
 #include "fsutil.h"
-#include "server/db.h"
+#include "server/db/db.h"
+#include "server/db/trees.h"
 #include "buf.h"
 #include "runcmd.h"
 #include "xalloc.h"
@@ -62,8 +63,12 @@ static int run_git(const char *const *argv, const char *cwd, int timeout_s, size
 	cmd.out.cap = out_cap;
 	cmd.keep_tail = 0;
 	if (runcmd_run(&cmd, e)) {
-		e->status = 500;
-		snprintf(e->code, sizeof(e->code), "git_failed");
+		/* git did not start: runcmd's message and detail, the code saying so */
+		char msg[sizeof(e->message)], detail[sizeof(e->detail)];
+
+		snprintf(msg, sizeof(msg), "%s", e->message);
+		snprintf(detail, sizeof(detail), "%s", e->detail);
+		err_setc(e, ERR_SPAWN, detail, "%s", msg);
 		runcmd_release(&cmd);
 		return -1;
 	}
@@ -75,14 +80,14 @@ static int run_git(const char *const *argv, const char *cwd, int timeout_s, size
 		nl = strrchr(cmd.err.data, '\n');
 		if (nl)
 			last = nl + 1;
-		err_set(e, 502, "git_failed", last, "git %s: %s", argv[1] && !strcmp(argv[1], "-C") ?
-			(argv[3] ? argv[3] : "") : (argv[1] ? argv[1] : ""),
-			cmd.out_dropped ? "output too large" : runcmd_describe(&cmd, how, sizeof(how)));
+		err_setc(e, ERR_GIT, last, "git %s: %s", argv[1] && !strcmp(argv[1], "-C") ?
+			 (argv[3] ? argv[3] : "") : (argv[1] ? argv[1] : ""),
+			 cmd.out_dropped ? "output too large" : runcmd_describe(&cmd, how, sizeof(how)));
 		ret = -1;
 	} else if (out) {
 		buf_reset(out);
 		if (buf_add(out, cmd.out.data, cmd.out.len))
-			ret = err_set(e, 502, "git_failed", "", "git output too large");
+			ret = err_setc(e, ERR_GIT, "", "git output too large");
 	}
 	runcmd_release(&cmd);
 	return ret;
@@ -91,9 +96,9 @@ static int run_git(const char *const *argv, const char *cwd, int timeout_s, size
 int gitmirror_path(const char *data_dir, const char *tree, char *dst, size_t n, struct err *e)
 {
 	if (!is_tree_name(tree))
-		return err_set(e, 400, "invalid_field", "tree", "'%s' is not a tree name", tree);
+		return err_setc(e, ERR_INVALID_FIELD, "tree", "'%s' is not a tree name", tree);
 	if ((size_t)snprintf(dst, n, "%s/mirrors/%s.git", data_dir, tree) >= n)
-		return err_set(e, 500, "path_too_long", "data_dir", "data_dir is too long");
+		return err_setc(e, ERR_INTERNAL, "data_dir", "data_dir is too long");
 	return 0;
 }
 
@@ -110,7 +115,7 @@ int gitmirror_sync(const char *data_dir, const char *tree, const char *url, int 
 		return run_git(argv, NULL, timeout_s, 1 << 20, NULL, e);
 	}
 	if (!url || !*url || url[0] == '-')
-		return err_set(e, 400, "invalid_field", "url", "tree '%s' has no usable url", tree);
+		return err_setc(e, ERR_INVALID_FIELD, "url", "tree '%s' has no usable url", tree);
 	snprintf(parent, sizeof(parent), "%s/mirrors", data_dir);
 	if (fs_mkdirs(parent, 0755, "io_error", e))
 		return -1;
@@ -122,7 +127,7 @@ int gitmirror_sync(const char *data_dir, const char *tree, const char *url, int 
 			return -1;
 	}
 	if (rename(tmp, dir) && errno != ENOTEMPTY && errno != EEXIST)
-		return err_set(e, 500, "io_error", dir, "cannot rename the new mirror: %s", strerror(errno));
+		return err_setc(e, ERR_IO, dir, "cannot rename the new mirror: %s", strerror(errno));
 	return 0;
 }
 
@@ -152,7 +157,7 @@ void gitmirror_free_list(char **list, size_t n)
 static int range_arg(const char *good, const char *bad, char *dst, size_t n, struct err *e)
 {
 	if (!is_sha(good) || !is_sha(bad))
-		return err_set(e, 400, "invalid_field", is_sha(good) ? "bad" : "good",
+		return err_setc(e, ERR_INVALID_FIELD, is_sha(good) ? "bad" : "good",
 			       "good and bad must be 40-hex commit shas");
 	snprintf(dst, n, "%s..%s", good, bad);
 	return 0;
@@ -179,7 +184,7 @@ int gitmirror_first_parent(const char *dir, const char *good, const char *bad, i
 		gitmirror_free_list(*shas, *n);
 		*shas = NULL;
 		*n = 0;
-		return err_set(e, 400, "invalid_field", "bad",
+		return err_setc(e, ERR_INVALID_FIELD, "bad",
 			       "no commits in %.12s..%.12s: bad must be a descendant of good", good, bad);
 	}
 	return 0;
@@ -220,7 +225,7 @@ int gitmirror_merge_side(const char *dir, const char *merge, const char *good, i
 	*n = 0;
 	p1[0] = '\0';
 	if (!is_sha(merge) || (good && !is_sha(good)))
-		return err_set(e, 400, "invalid_field", is_sha(merge) ? "good" : "merge",
+		return err_setc(e, ERR_INVALID_FIELD, is_sha(merge) ? "good" : "merge",
 			       "'%s' is not a 40-hex sha", is_sha(merge) ? good : merge);
 	if (good)
 		snprintf(neg_good, sizeof(neg_good), "^%s", good);
@@ -292,25 +297,17 @@ static void batch_reset(struct batch *bt)
 
 static int batch_flush(PGconn *c, struct batch *bt, long long tree_id, long long base, struct err *e)
 {
-	char tid[24], off[24];
-	const char *p[7];
-	PGresult *r;
+	const char *cols[5];
 
 	if (!bt->n)
 		return 0;
 	for (int i = 0; i < 5; i++) {
 		if (buf_addch(&bt->col[i], '}'))
-			return err_set(e, 500, "too_large", "commits", "commit batch too large");
-		p[i] = bt->col[i].data;
+			return err_setc(e, ERR_INTERNAL, "commits", "commit batch too large");
+		cols[i] = bt->col[i].data;
 	}
-	snprintf(tid, sizeof(tid), "%lld", tree_id);
-	snprintf(off, sizeof(off), "%lld", base);
-	p[5] = tid;
-	p[6] = off;
-	r = db_exec(c, ST_COMMITS_IMPORT, 7, p, e);
-	if (!r)
+	if (db_commits_import(c, cols, tree_id, base, e))
 		return -1;
-	PQclear(r);
 	batch_reset(bt);
 	return 0;
 }
@@ -338,7 +335,7 @@ int gitmirror_import(PGconn *c, const char *dir, long long tree_id, const char *
 		argv[na++] = "--all";
 	for (size_t i = 0; i < nr_revs; i++) {
 		if (!revs[i][0] || revs[i][0] == '-') {
-			err_set(e, 400, "invalid_field", "branches", "'%s' is not a revision", revs[i]);
+			err_setc(e, ERR_INVALID_FIELD, "branches", "'%s' is not a revision", revs[i]);
 			free(argv);
 			return -1;
 		}
@@ -372,7 +369,7 @@ int gitmirror_import(PGconn *c, const char *dir, long long tree_id, const char *
 		for (int i = 0; i < 5; i++)
 			over |= add_elem(&bt.col[i], f[i], strlen(f[i]));
 		if (over) {
-			err_set(e, 500, "too_large", "commits", "commit metadata too large");
+			err_setc(e, ERR_INTERNAL, "commits", "commit metadata too large");
 			goto rollback;
 		}
 		bt.n++;
@@ -430,7 +427,7 @@ int gitmirror_diffstat(const char *dir, const char *sha, int timeout_s,
 
 	memset(d, 0, sizeof(*d));
 	if (!is_sha(sha))
-		return err_set(e, 400, "invalid_field", "sha", "'%s' is not a full sha", sha);
+		return err_setc(e, ERR_INVALID_FIELD, "sha", "'%s' is not a full sha", sha);
 	if (run_git(argv, NULL, timeout_s, 64u << 20, &out, e)) {
 		buf_release(&out);
 		return -1;
@@ -454,13 +451,13 @@ int gitmirror_diffstat(const char *dir, const char *sha, int timeout_s,
 		t2 = t1 ? memchr(t1 + 1, '\t', len - (size_t)(t1 + 1 - rec)) : NULL;
 		if (!t2 || t2 + 1 == rec + len) {
 			buf_release(&out);
-			return err_set(e, 502, "git_failed", "numstat", "git log --numstat: unexpected output");
+			return err_setc(e, ERR_GIT, "numstat", "git log --numstat: unexpected output");
 		}
 		ins = numstat_count(rec, (size_t)(t1 - rec), &ok);
 		del = numstat_count(t1 + 1, (size_t)(t2 - t1 - 1), &ok);
 		if (!ok) {
 			buf_release(&out);
-			return err_set(e, 502, "git_failed", "numstat", "git log --numstat: unexpected counts");
+			return err_setc(e, ERR_GIT, "numstat", "git log --numstat: unexpected counts");
 		}
 		if (d->nr_files == cap) {
 			cap *= 2;
@@ -490,25 +487,18 @@ void gitmirror_diffstat_release(struct gitmirror_diffstat *d)
 int gitmirror_store_diffstat(PGconn *c, const char *data_dir, const char *tree,
 			     long long commit_id, int timeout_s, struct err *e)
 {
-	char id[24], dir[4096], nf[24], ins[24], del[24], sha[41];
-	const char *p[5] = { id, NULL, nf, ins, del };
+	char dir[4096], sha[41];
 	struct gitmirror_diffstat d;
 	json_t *files;
 	char *text;
-	PGresult *r;
-	int stored;
+	int stored, ret;
 
-	snprintf(id, sizeof(id), "%lld", commit_id);
-	r = db_exec(c, ST_MAIL_DIFFSTAT_LOOKUP, 1, p, e);
-	if (!r)
+	switch (db_commit_diffstat_state(c, commit_id, sha, &stored, e)) {
+	case -1:
 		return -1;
-	if (!PQntuples(r)) {
-		PQclear(r);
-		return err_set(e, 404, "not_found", "commit", "commit %lld not found", commit_id);
+	case 0:
+		return err_setc(e, ERR_NOT_FOUND, "commit", "commit %lld not found", commit_id);
 	}
-	snprintf(sha, sizeof(sha), "%s", PQgetvalue(r, 0, 0));
-	stored = PQgetvalue(r, 0, 1)[0] == 't';
-	PQclear(r);
 	if (stored)
 		return 0;
 	if (gitmirror_path(data_dir, tree, dir, sizeof(dir), e))
@@ -530,15 +520,9 @@ int gitmirror_store_diffstat(PGconn *c, const char *data_dir, const char *tree,
 	}
 	text = json_dumps(files, JSON_COMPACT);
 	json_decref(files);
-	snprintf(nf, sizeof(nf), "%zu", d.nr_files);
-	snprintf(ins, sizeof(ins), "%lld", d.insertions);
-	snprintf(del, sizeof(del), "%lld", d.deletions);
+	ret = db_commit_diffstat_store(c, commit_id, text ? text : "[]", d.nr_files, d.insertions,
+				       d.deletions, e);
 	gitmirror_diffstat_release(&d);
-	p[1] = text ? text : "[]";
-	r = db_exec(c, ST_MAIL_DIFFSTAT_STORE, 5, p, e);
 	free(text);
-	if (!r)
-		return -1;
-	PQclear(r);
-	return 1;
+	return ret ? -1 : 1;
 }

@@ -13,10 +13,11 @@
  * process group); revisions given here are checked to be 40-hex shas or
  * names that cannot be read as options.
  *
- * Errors of every function (-1, e filled): 400 "invalid_field" for a bad
- * tree name, sha or url; 502 "git_failed" when git exits non-zero or times
+ * Errors of every function (-1, e filled): ERR_INVALID_FIELD for a bad
+ * tree name, sha or url; ERR_GIT (502) when git exits non-zero or times
  * out (message: what was run and how it ended, detail: the last line git
- * printed on stderr); 500 "git_failed" when git cannot be started.
+ * printed on stderr); ERR_SPAWN (500) when git cannot be started;
+ * ERR_INTERNAL when a path or a batch outgrows its buffer.
  */
 
 /* Writes DATA_DIR/mirrors/NAME.git into dst (n bytes). -1 with e when it does not fit. */
@@ -118,7 +119,7 @@ void gitmirror_diffstat_release(struct gitmirror_diffstat *d);
  * data_dir and stores it in commit_diffstat / commit_files (sql/0007), once:
  * a commit already collected is left alone (0 returned, git not run).
  * Returns 1 stored, 0 already there, -1 with e: the errors above (no mirror,
- * unknown commit: 502 git_failed), 404 "not_found" for an unknown commit id,
+ * unknown commit: ERR_GIT), ERR_NOT_FOUND for an unknown commit id,
  * db_exec's errors. Runs inside the caller's transaction, if any; a git
  * failure leaves the transaction usable, a database error does not.
  */

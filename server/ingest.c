@@ -1,6 +1,6 @@
 #include "server/ingest.h"
 #include "server/auth.h"
-#include "server/db.h"
+#include "server/db/db.h"
 #include "buf.h"
 #include "stats/metric.h"
 #include "xalloc.h"
@@ -39,7 +39,7 @@ long long db_upsert_id(PGconn *c, int insert_st, int n_insert, int select_st, in
 		if (id > 0)
 			return id;
 	}
-	err_set(e, 500, "db_error", db_stmts[select_st].name, "cannot find or create a row");
+	err_set(e, 500, "db_error", db_stmt_def(select_st)->name, "cannot find or create a row");
 	return -1;
 }
 

@@ -1,7 +1,11 @@
 #include "server/lease.h"
+#include "server/bgthread.h"
+#include "server/db/jobs.h"
+#include "server/log.h"
 #include "xalloc.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,13 +21,21 @@ struct waiter {
 	struct waiter *next;
 };
 
+/* Leases without a heartbeat are looked for this often */
+#define LEASE_EXPIRE_MS 1000
+/* The parked are retried at least this often even when count and newest id look unchanged
+ * (a job leased and another requeued between two reads look the same) */
+#define LEASE_FULL_PASS_MS 5000
+
 struct lease_queue {
 	struct server *srv;
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
+	struct bgthread *thread;
+	pthread_mutex_t lock;          /* guards waiters */
 	struct waiter *waiters;
-	int kicked, stopping;
+	atomic_int kicked;             /* a job was queued since the last step */
+	atomic_int stopping;
+	/* the thread's own state between steps */
+	long long last_expire, last_full, seen_count, seen_max;
 };
 
 long long now_ms(void)
@@ -37,63 +49,41 @@ long long now_ms(void)
 int lease_try(PGconn *c, long long machine_id, const char *request_id, long lease_s, json_t **job,
 	      struct err *e)
 {
-	char mid[24], secs[24], jid[24];
-	const char *p[3] = { mid, secs, request_id };
-	const char *again[3] = { mid, request_id, secs };
-	const char *q[1] = { jid };
-	PGresult *r = NULL;
+	long long id = 0;
+	int got = 0;
 
 	*job = NULL;
-	snprintf(mid, sizeof(mid), "%lld", machine_id);
-	snprintf(secs, sizeof(secs), "%ld", lease_s);
 	if (request_id) {
-		r = db_exec(c, ST_JOB_LEASE_AGAIN, 3, again, e);
-		if (!r)
+		got = db_job_lease_again(c, machine_id, request_id, lease_s, &id, e);
+		if (got < 0)
 			return -1;
-		if (PQntuples(r))
-			fprintf(stderr, "regtrack-server: job %s leased again to machine %s "
-				"(lease request %s asked again: its reply was lost, or the "
-				"worker restarted)\n",
-				PQgetvalue(r, 0, 0), mid, request_id);
-		else {
-			PQclear(r);
-			r = NULL;
-		}
+		if (got)
+			slog_info("job %lld leased again to machine %lld (lease request %s asked "
+				  "again: its reply was lost, or the worker restarted)",
+				  id, machine_id, request_id);
 	}
-	if (!r) {
-		r = db_exec(c, ST_JOB_LEASE, 3, p, e);
-		if (!r)
-			return -1;
+	if (!got) {
+		got = db_job_lease(c, machine_id, lease_s, request_id, &id, e);
+		if (got <= 0)
+			return got;
 	}
-	if (PQntuples(r) == 0) {
-		PQclear(r);
-		return 0;
-	}
-	snprintf(jid, sizeof(jid), "%s", PQgetvalue(r, 0, 0));
-	PQclear(r);
-	r = db_exec(c, ST_JOB_SPEC, 1, q, e);
-	if (!r)
+	got = db_job_spec(c, id, job, e);
+	if (got < 0)
 		return -1;
-	*job = PQntuples(r) ? json_loads(PQgetvalue(r, 0, 0), 0, NULL) : NULL;
-	PQclear(r);
-	if (!*job)
-		return err_set(e, 500, "db_error", "job", "leased job %s has no spec", jid);
+	if (!got)
+		return err_setc(e, ERR_DB, "job", "leased job %lld has no spec", id);
 	return 1;
 }
 
 int lease_expire(PGconn *c, struct err *e)
 {
-	PGresult *r = db_exec(c, ST_JOB_EXPIRE, 0, NULL, e);
-	int n;
+	struct db_job_expired *jobs;
+	long n = db_job_expire(c, &jobs, e);
 
-	if (!r)
-		return -1;
-	n = PQntuples(r);
-	for (int i = 0; i < n; i++)
-		fprintf(stderr, "regtrack-server: job %s lease expired, now %s\n", PQgetvalue(r, i, 0),
-			PQgetvalue(r, i, 1));
-	PQclear(r);
-	return n;
+	for (long i = 0; i < n; i++)
+		slog_info("job %lld lease expired, now %s", jobs[i].id, jobs[i].state);
+	free(jobs);
+	return (int)n;
 }
 
 static void finish(struct waiter *w, json_t *job)
@@ -110,8 +100,7 @@ static void finish(struct waiter *w, json_t *job)
  * `avail` is how many jobs were queued when the pass began (0: lease
  * none, only answer the expired): the pass stops leasing once that many
  * went out, so one new job costs one or two queries, not one per parked
- * worker (500 parked workers made every job submitted cost 500 queries and
- * delayed deliveries by up to a second: tests/faults "load"). Jobs
+ * worker (docs/internals/performance.md, "lease long poll"). Jobs
  * submitted meanwhile kick another pass.
  */
 static void serve_waiters(struct lease_queue *q, PGconn *c, long long avail)
@@ -133,11 +122,11 @@ static void serve_waiters(struct lease_queue *q, PGconn *c, long long avail)
 					    q->srv->cfg->lease_timeout_s, &job, &e);
 
 			if (got < 0)
-				fprintf(stderr, "regtrack-server: lease: %s\n", e.message);
+				slog_error("lease: %s", e.message);
 			else if (got)
 				avail--;
 		}
-		if (job || now >= w->deadline_ms || q->stopping) {
+		if (job || now >= w->deadline_ms || atomic_load(&q->stopping)) {
 			finish(w, job);
 			continue;
 		}
@@ -154,75 +143,59 @@ static void serve_waiters(struct lease_queue *q, PGconn *c, long long avail)
 	pthread_mutex_unlock(&q->lock);
 }
 
-static void *lease_thread(void *arg)
+/*
+ * One step of the thread: expire overdue leases (every LEASE_EXPIRE_MS),
+ * then, when requests are parked, lease to them as many jobs as are
+ * queued. Runs again after LEASE_POLL_MS, or at once when kicked.
+ */
+static long lease_step(void *arg, int *fd)
 {
 	struct lease_queue *q = arg;
-	long long last_expire = 0, last_full = 0, seen_count = -1, seen_max = -1;
+	int kicked = atomic_exchange(&q->kicked, 0), parked;
+	long long avail = 0, cnt, mx;
 	struct err e;
+	PGconn *c = db_conn(q->srv->db, &e);
 
-	for (;;) {
-		struct timespec ts;
-		PGconn *c;
-		int kicked;
-		long long avail = 0;
-
-		pthread_mutex_lock(&q->lock);
-		if (!q->kicked && !q->stopping) {
-			clock_gettime(CLOCK_REALTIME, &ts);
-			ts.tv_nsec += LEASE_POLL_MS * 1000000L;
-			if (ts.tv_nsec >= 1000000000L) {
-				ts.tv_sec++;
-				ts.tv_nsec -= 1000000000L;
-			}
-			pthread_cond_timedwait(&q->cond, &q->lock, &ts);
-		}
-		kicked = q->kicked;
-		q->kicked = 0;
-		if (q->stopping) {
-			pthread_mutex_unlock(&q->lock);
-			serve_waiters(q, NULL, 0);
-			break;
-		}
-		pthread_mutex_unlock(&q->lock);
-
-		c = db_conn(q->srv->db, &e);
-		if (!c) {
-			serve_waiters(q, NULL, 0); /* deadlines still apply */
-			continue;
-		}
-		if (now_ms() - last_expire >= 1000) {
-			last_expire = now_ms();
-			if (lease_expire(c, &e) > 0)
-				kicked = 1;
-		}
-		if (q->waiters) {
-			PGresult *r = db_exec(c, ST_QUEUE_COUNT, 0, NULL, &e);
-			if (r) {
-				long long cnt = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-				long long mx = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
-				if (cnt > 0 && (kicked || cnt != seen_count || mx != seen_max ||
-						now_ms() - last_full >= 5000))
-					avail = cnt;
-				seen_count = cnt;
-				seen_max = mx;
-				PQclear(r);
-			}
-			if (avail)
-				last_full = now_ms();
-			serve_waiters(q, c, avail);
-		}
+	if (!c) {
+		serve_waiters(q, NULL, 0); /* deadlines still apply */
+		return LEASE_POLL_MS;
 	}
-	return NULL;
+	if (now_ms() - q->last_expire >= LEASE_EXPIRE_MS) {
+		q->last_expire = now_ms();
+		if (lease_expire(c, &e) > 0)
+			kicked = 1;
+	}
+	pthread_mutex_lock(&q->lock);
+	parked = q->waiters != NULL;
+	pthread_mutex_unlock(&q->lock);
+	if (!parked)
+		return LEASE_POLL_MS;
+	if (!db_queue_count(c, &cnt, &mx, &e)) {
+		if (cnt > 0 && (kicked || cnt != q->seen_count || mx != q->seen_max ||
+				now_ms() - q->last_full >= LEASE_FULL_PASS_MS))
+			avail = cnt;
+		q->seen_count = cnt;
+		q->seen_max = mx;
+	}
+	if (avail)
+		q->last_full = now_ms();
+	serve_waiters(q, c, avail);
+	return LEASE_POLL_MS;
 }
 
 struct lease_queue *lease_queue_start(struct server *srv)
 {
 	struct lease_queue *q = xcalloc(1, sizeof(*q));
+	struct err e;
 
 	q->srv = srv;
+	q->seen_count = -1;
+	q->seen_max = -1;
 	pthread_mutex_init(&q->lock, NULL);
-	pthread_cond_init(&q->cond, NULL);
-	if (pthread_create(&q->thread, NULL, lease_thread, q)) {
+	q->thread = bgthread_start("lease", lease_step, q, &e);
+	if (!q->thread) {
+		slog_error("%s", e.message);
+		pthread_mutex_destroy(&q->lock);
 		free(q);
 		return NULL;
 	}
@@ -233,10 +206,8 @@ void lease_queue_kick(struct lease_queue *q)
 {
 	if (!q)
 		return;
-	pthread_mutex_lock(&q->lock);
-	q->kicked = 1;
-	pthread_cond_signal(&q->cond);
-	pthread_mutex_unlock(&q->lock);
+	atomic_store(&q->kicked, 1);
+	bgthread_kick(q->thread);
 }
 
 void lease_queue_park(struct lease_queue *q, struct request *rq, long long machine_id,
@@ -259,13 +230,10 @@ void lease_queue_stop(struct lease_queue *q)
 {
 	if (!q)
 		return;
-	pthread_mutex_lock(&q->lock);
-	q->stopping = 1;
-	pthread_cond_signal(&q->cond);
-	pthread_mutex_unlock(&q->lock);
-	pthread_join(q->thread, NULL);
+	atomic_store(&q->stopping, 1);
+	bgthread_stop(q->thread);
+	/* everything parked, also during the last step, answers 204 */
 	serve_waiters(q, NULL, 0);
 	pthread_mutex_destroy(&q->lock);
-	pthread_cond_destroy(&q->cond);
 	free(q);
 }

@@ -9,16 +9,17 @@
  * Job leasing: one attempt (lease_try), and the long poll behind
  * POST /api/v1/jobs/lease with wait_s > 0. A request that finds no job is
  * suspended (libmicrohttpd suspend/resume, so no pool thread blocks) and
- * parked here; one background thread retries the parked requests when the
- * queue changes (a job posted through this server kicks it at once; jobs
- * posted through another server are seen within LEASE_POLL_MS) and resumes
- * each with its job, or with 204 at its deadline. The same thread expires
- * leases without a heartbeat every second: the job is requeued with its
- * attempts raised, or fails for good after max_attempts.
+ * parked here; one background thread (server/bgthread.h, its step every
+ * LEASE_POLL_MS) retries the parked requests when the queue changes (a job
+ * posted through this server kicks it at once; jobs posted through another
+ * server are seen within LEASE_POLL_MS) and resumes each with its job, or
+ * with 204 at its deadline. The same thread expires leases without a
+ * heartbeat every second: the job is requeued with its attempts raised, or
+ * fails for good after max_attempts.
  */
 #define LEASE_POLL_MS 250
 
-/* New queue and its thread; NULL only if the thread cannot start. */
+/* New queue and its thread; NULL only if the thread cannot start (logged). */
 struct lease_queue *lease_queue_start(struct server *srv);
 /* Resumes every parked request with 204, stops the thread, frees q. */
 void lease_queue_stop(struct lease_queue *q);
@@ -43,8 +44,10 @@ void lease_queue_park(struct lease_queue *q, struct request *rq, long long machi
  * that job is returned again, its lease renewed and its attempt not
  * counted twice; else the next job is leased under that name. Only the
  * worker that made a name up knows it, so a job is never handed to
- * another worker process that shares the machine id. Returns 1 and a new job object in *job (caller owns it), 0 when no
- * job matches, -1 with e on a database error (db_exec()'s errors).
+ * another worker process that shares the machine id. Returns 1 and a new
+ * job object in *job (caller owns it), 0 when no job matches, -1 with e on
+ * a database error (db_exec()'s errors; ERR_DB when the leased job has no
+ * spec).
  */
 int lease_try(PGconn *c, long long machine_id, const char *request_id, long lease_s, json_t **job,
 	      struct err *e);

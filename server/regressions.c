@@ -1,5 +1,5 @@
 #include "server/regressions.h"
-#include "server/db.h"
+#include "server/db/regressions.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -37,37 +37,26 @@ int regression_transition(PGconn *c, long long id, const char *state, const char
 			  long long token_id, const char *note, const char **from, const char **to,
 			  struct err *e)
 {
-	char idb[24], tokb[24];
-	const char *p[2] = { idb, state };
+	char before[16], after[16];
 	const char *f, *t;
-	PGresult *r;
+	int got;
 
 	if (from)
 		*from = "";
 	if (to)
 		*to = "";
 	if (state && !regression_state_valid(state))
-		return err_set(e, 400, "invalid_field", "state", "'%s' is not a regression state",
-			       state);
-	snprintf(idb, sizeof(idb), "%lld", id);
-	snprintf(tokb, sizeof(tokb), "%lld", token_id);
-	r = db_exec(c, ST_REGR_SET_STATE, 2, p, e);
-	if (!r)
+		return err_setc(e, ERR_INVALID_FIELD, "state", "'%s' is not a regression state",
+				state);
+	got = db_regr_set_state(c, id, state, before, after, e);
+	if (got < 0)
 		return -1;
-	if (PQntuples(r) != 1) {
-		PQclear(r);
-		return err_set(e, 404, "not_found", "id", "no regression %lld", id);
-	}
-	f = find(regression_states, PQgetvalue(r, 0, 0));
-	t = find(regression_states, PQgetvalue(r, 0, 1));
-	PQclear(r);
-	{
-		const char *h[6] = { idb, who, token_id ? tokb : NULL, f, t, note };
-		r = db_exec(c, ST_REGR_HISTORY_ADD, 6, h, e);
-	}
-	if (!r)
+	if (!got)
+		return err_setc(e, ERR_NOT_FOUND, "id", "no regression %lld", id);
+	f = find(regression_states, before);
+	t = find(regression_states, after);
+	if (db_regr_history_add(c, id, who, token_id, f, t, note, e))
 		return -1;
-	PQclear(r);
 	if (from)
 		*from = f ? f : "";
 	if (to)
@@ -75,47 +64,39 @@ int regression_transition(PGconn *c, long long id, const char *state, const char
 	return 0;
 }
 
-static json_t *num_or_null(PGresult *r, int row, int col)
+static json_t *num_or_null(double v)
 {
-	double v;
-
-	if (PQgetisnull(r, row, col))
-		return json_null();
-	v = strtod(PQgetvalue(r, row, col), NULL);
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
 json_t *regression_change_points(PGconn *c, long long setup_id, const char *metric,
 				 const char *const *shas, size_t nr_shas, struct err *e)
 {
-	char idb[24];
-	const char *p[2] = { idb, metric };
-	PGresult *r;
+	struct db_change_point *cps;
+	size_t n;
 	json_t *out;
 
-	snprintf(idb, sizeof(idb), "%lld", setup_id);
-	r = db_exec(c, ST_SERIES_CHANGE_POINTS, 2, p, e);
-	if (!r)
+	if (db_series_change_points(c, setup_id, metric, &cps, &n, e))
 		return NULL;
 	out = json_array();
-	for (int i = 0; i < PQntuples(r); i++) {
-		const char *bad = PQgetvalue(r, i, 1);
+	for (size_t i = 0; i < n; i++) {
+		const struct db_change_point *cp = &cps[i];
 		size_t idx = (size_t)-1;
 
 		for (size_t k = 0; k < nr_shas; k++)
-			if (shas[k] && !strcmp(shas[k], bad)) {
+			if (shas[k] && !strcmp(shas[k], cp->commit)) {
 				idx = k;
 				break;
 			}
 		if (idx == (size_t)-1)
 			continue;
 		json_array_append_new(out, json_pack("{s:I,s:s,s:s,s:o,s:o,s:o,s:o,s:I,s:s,s:s}",
-			"index", (json_int_t)idx, "commit", bad, "good_commit", PQgetvalue(r, i, 2),
-			"before", num_or_null(r, i, 3), "after", num_or_null(r, i, 4),
-			"change_pct", num_or_null(r, i, 5), "p_value", num_or_null(r, i, 6),
-			"regression_id", (json_int_t)strtoll(PQgetvalue(r, i, 0), NULL, 10),
-			"kind", PQgetvalue(r, i, 7), "state", PQgetvalue(r, i, 8)));
+			"index", (json_int_t)idx, "commit", cp->commit, "good_commit", cp->good_commit,
+			"before", num_or_null(cp->before), "after", num_or_null(cp->after),
+			"change_pct", num_or_null(cp->change_pct), "p_value", num_or_null(cp->p_value),
+			"regression_id", (json_int_t)cp->regression_id, "kind", cp->kind,
+			"state", cp->state));
 	}
-	PQclear(r);
+	free(cps);
 	return out;
 }

@@ -1,0 +1,81 @@
+#ifndef REGTRACK_SERVER_API_H
+#define REGTRACK_SERVER_API_H
+
+#include "server/http.h"
+
+/*
+ * Handlers of the HTTP API v1, one file per resource (api/<resource>.c).
+ * Each parses and validates its input, calls the db layer and replies with
+ * JSON through reply_json() or the one error path reply_err(). The route
+ * table is in routes.c, grouped and sorted as these declarations are;
+ * DESIGN.md lists the endpoints.
+ */
+
+/* health and metrics (health.c) */
+enum MHD_Result api_healthz(struct request *rq);
+enum MHD_Result api_prometheus(struct request *rq);
+
+/* results and runs (results.c, runs.c) */
+enum MHD_Result api_results_post(struct request *rq);
+enum MHD_Result api_runs_get(struct request *rq);
+enum MHD_Result api_run_get(struct request *rq);
+/* JSON real, or null for NAN and infinities. New reference. */
+json_t *json_num(double v);
+
+/* series (series.c) */
+enum MHD_Result api_series_get(struct request *rq);
+
+/* compare (compare.c) */
+enum MHD_Result api_compare_get(struct request *rq);
+
+/* meta: machines, metrics, testcases (meta.c) */
+enum MHD_Result api_machines_get(struct request *rq);
+enum MHD_Result api_metrics_get(struct request *rq);
+enum MHD_Result api_metric_put(struct request *rq);
+enum MHD_Result api_testcases_get(struct request *rq);
+
+/* trees (trees.c) */
+enum MHD_Result api_trees_get(struct request *rq);
+enum MHD_Result api_trees_post(struct request *rq);
+/* Marks GET /api/v1/trees's cached reply stale: call after a change to trees or commits is committed. */
+void api_trees_changed(void);
+
+/* jobs (jobs.c) */
+enum MHD_Result api_jobs_get(struct request *rq);
+enum MHD_Result api_jobs_post(struct request *rq);
+enum MHD_Result api_jobs_lease(struct request *rq);
+enum MHD_Result api_job_get(struct request *rq);
+enum MHD_Result api_job_complete(struct request *rq);
+enum MHD_Result api_job_heartbeat(struct request *rq);
+enum MHD_Result api_job_kconfig(struct request *rq);
+
+/* workers (workers.c) */
+enum MHD_Result api_workers_register(struct request *rq);
+
+/* regressions (regressions.c) */
+enum MHD_Result api_regressions_get(struct request *rq);
+enum MHD_Result api_regression_get(struct request *rq);
+enum MHD_Result api_regression_patch(struct request *rq);
+
+/* reports: a regression's report text, mailing it, the outbox (reports.c) */
+enum MHD_Result api_outbox_get(struct request *rq);
+enum MHD_Result api_regression_report_get(struct request *rq);
+enum MHD_Result api_regression_report(struct request *rq);
+
+/* bisects (bisects.c) */
+enum MHD_Result api_bisects_get(struct request *rq);
+enum MHD_Result api_bisects_post(struct request *rq);
+enum MHD_Result api_bisect_get(struct request *rq);
+enum MHD_Result api_bisect_cancel(struct request *rq);
+
+/* subscriptions (subscriptions.c) */
+enum MHD_Result api_subscriptions_get(struct request *rq);
+enum MHD_Result api_subscriptions_post(struct request *rq);
+enum MHD_Result api_subscription_delete(struct request *rq);
+
+/* kconfig: .config differences (kconfig.c) */
+enum MHD_Result api_bisect_kconfig_diff(struct request *rq);
+enum MHD_Result api_kconfig_diff(struct request *rq);
+enum MHD_Result api_regression_kconfig_diff(struct request *rq);
+
+#endif

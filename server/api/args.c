@@ -1,0 +1,230 @@
+#include "server/api/args.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "banned.h"
+
+int setup_filter_from_query(struct request *rq, struct setup_filter *f, struct err *e)
+{
+	const char *params = rq_arg(rq, "params");
+
+	memset(f, 0, sizeof(*f));
+	f->testcase = rq_arg(rq, "testcase");
+	f->tbox_group = rq_arg(rq, "tbox_group");
+	f->kconfig = rq_arg(rq, "kconfig");
+	f->compiler = rq_arg(rq, "compiler");
+	f->mode = rq_arg(rq, "mode");
+	if (f->mode && strcmp(f->mode, "wallclock") && strcmp(f->mode, "icount"))
+		return err_set(e, 400, "invalid_field", "mode", "mode must be wallclock or icount");
+	if (params) {
+		json_error_t je;
+		json_t *j = json_loads(params, 0, &je);
+		char *key;
+
+		if (!j || !json_is_object(j)) {
+			json_decref(j);
+			return err_set(e, 400, "invalid_field", "params",
+				       "params must be a JSON object, e.g. {\"test\":\"small-allocs\"}");
+		}
+		key = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+		json_decref(j);
+		f->params_key = arena_strdup(rq->arena, key);
+		free(key);
+	}
+	return 0;
+}
+
+int commit_resolve(struct request *rq, PGconn *c, const char *arg, const char *field,
+		   const char **id, const char **sha, const char **subject, struct err *e)
+{
+	char lower[41];
+	size_t n;
+	PGresult *r;
+	const char *p[1] = { lower };
+
+	if (!arg)
+		return err_set(e, 400, "missing_field", field, "'%s' is required", field);
+	n = strlen(arg);
+	if (n < 7 || n > 40)
+		return err_set(e, 400, "invalid_field", field,
+			       "'%s' must be a commit sha or a prefix of at least 7 hex digits", field);
+	for (size_t i = 0; i < n; i++) {
+		if (!isxdigit((unsigned char)arg[i]))
+			return err_set(e, 400, "invalid_field", field, "'%s' must be hex", field);
+		lower[i] = (char)tolower((unsigned char)arg[i]);
+	}
+	lower[n] = '\0';
+	r = db_exec(c, ST_COMMIT_RESOLVE, 1, p, e);
+	if (!r)
+		return -1;
+	if (PQntuples(r) == 0) {
+		PQclear(r);
+		return err_set(e, 404, "not_found", field, "no results for commit '%s'", arg);
+	}
+	if (PQntuples(r) > 1) {
+		PQclear(r);
+		return err_set(e, 400, "invalid_field", field, "commit prefix '%s' is ambiguous", arg);
+	}
+	*id = arena_strdup(rq->arena, PQgetvalue(r, 0, 0));
+	*sha = arena_strdup(rq->arena, PQgetvalue(r, 0, 1));
+	*subject = PQgetisnull(r, 0, 2) ? NULL : arena_strdup(rq->arena, PQgetvalue(r, 0, 2));
+	PQclear(r);
+	return 0;
+}
+
+json_t *setup_json(PGconn *c, long long setup_id, struct err *e)
+{
+	char id[24];
+	const char *p[1] = { id };
+	PGresult *r;
+	json_t *o, *params;
+
+	snprintf(id, sizeof(id), "%lld", setup_id);
+	r = db_exec(c, ST_SETUP_GET, 1, p, e);
+	if (!r)
+		return NULL;
+	if (PQntuples(r) != 1) {
+		PQclear(r);
+		err_set(e, 500, "db_error", "setup", "setup %lld vanished", setup_id);
+		return NULL;
+	}
+	params = json_loads(PQgetvalue(r, 0, 1), 0, NULL);
+	o = json_pack("{s:I,s:s,s:o,s:s,s:s,s:s,s:s}", "id", (json_int_t)setup_id, "testcase",
+		      PQgetvalue(r, 0, 0), "params", params ? params : json_object(), "kconfig",
+		      PQgetvalue(r, 0, 2), "compiler", PQgetvalue(r, 0, 3), "tbox_group",
+		      PQgetvalue(r, 0, 4), "mode", PQgetvalue(r, 0, 5));
+	PQclear(r);
+	return o;
+}
+
+int list_args(struct request *rq, const char *const *states, long def_limit, long max_limit,
+	      const char **state, char limit[24], struct err *e)
+{
+	const char *s = rq_arg(rq, "state"), *l = rq_arg(rq, "limit");
+	char *end;
+	long n = def_limit;
+
+	*state = NULL;
+	if (s) {
+		struct buf names = BUF_INIT(1024);
+		int known = 0, full = 0;
+
+		for (size_t i = 0; states[i]; i++) {
+			known |= !strcmp(s, states[i]);
+			full |= buf_addf(&names, "%s%s", i ? ", " : "", states[i]);
+		}
+		if (!known) {
+			err_set(e, 400, "invalid_field", "state", "state must be one of: %s",
+				full ? "(too many)" : names.data);
+			buf_release(&names);
+			return -1;
+		}
+		buf_release(&names);
+		*state = s;
+	}
+	if (l) {
+		n = strtol(l, &end, 10);
+		if (*end || n < 1 || n > max_limit)
+			return err_set(e, 400, "invalid_field", "limit", "limit must be an integer in [1, %ld]",
+				       max_limit);
+	}
+	snprintf(limit, 24, "%ld", n);
+	return 0;
+}
+
+int rq_path_id(struct request *rq, const char *what, long long *id, char text[24], struct err *e)
+{
+	const char *s = rq->path_params[0];
+	char *end;
+
+	*id = strtoll(s, &end, 10);
+	if (!*s || *end || *id <= 0)
+		return err_set(e, 400, "invalid_field", "id", "'%.100s' is not a %s id", s, what);
+	snprintf(text, 24, "%lld", *id);
+	return 0;
+}
+
+enum MHD_Result reply_list(struct request *rq, const char *const *states, long def_limit,
+			   long max_limit, enum db_stmt st)
+{
+	struct err e;
+	const char *state;
+	char lim[24];
+
+	if (list_args(rq, states, def_limit, max_limit, &state, lim, &e))
+		return reply_err(rq, &e);
+	{
+		const char *p[2] = { state, lim };
+		return reply_db_json(rq, st, 2, p);
+	}
+}
+
+enum MHD_Result reply_by_id(struct request *rq, const char *what, enum db_stmt st)
+{
+	struct err e;
+	long long id;
+	char idb[24];
+	const char *p[1] = { idb };
+	PGconn *c;
+	PGresult *r;
+
+	if (rq_path_id(rq, what, &id, idb, &e))
+		return reply_err(rq, &e);
+	c = rq_db(rq, &e);
+	r = c ? db_exec(c, st, 1, p, &e) : NULL;
+	if (!r)
+		return reply_err(rq, &e);
+	return reply_pg_json(rq, r, arena_strfmt(rq->arena, "no %s %lld", what, id));
+}
+
+int json_str_field(json_t *o, const char *key, int required, size_t max, const char **out,
+		   struct err *e)
+{
+	json_t *v = json_object_get(o, key);
+
+	*out = NULL;
+	if (!v || json_is_null(v)) {
+		if (required)
+			return err_set(e, 400, "missing_field", key, "'%s' is required", key);
+		return 0;
+	}
+	if (!json_is_string(v))
+		return err_set(e, 400, "invalid_field", key, "'%s' must be a string", key);
+	if (json_string_length(v) > max)
+		return err_set(e, 400, "invalid_field", key, "'%s' is longer than %zu bytes", key, max);
+	*out = json_string_value(v);
+	return 0;
+}
+
+int json_int_field(json_t *o, const char *key, long long def, long long min, long long max,
+		   long long *out, struct err *e)
+{
+	json_t *v = json_object_get(o, key);
+
+	*out = def;
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max)
+		return err_set(e, 400, "invalid_field", key, "'%s' must be an integer in [%lld, %lld]",
+			       key, min, max);
+	*out = json_integer_value(v);
+	return 0;
+}
+
+int db_row_exists(PGconn *c, enum db_stmt st, const char *id, struct err *e)
+{
+	const char *p[1] = { id };
+	PGresult *r = db_exec(c, st, 1, p, e);
+	int n;
+
+	if (!r)
+		return -1;
+	n = PQntuples(r) > 0;
+	PQclear(r);
+	return n;
+}

@@ -1,0 +1,86 @@
+#ifndef REGTRACK_SERVER_QUERY_H
+#define REGTRACK_SERVER_QUERY_H
+
+#include "server/http.h"
+
+/*
+ * Filters shared by the read endpoints: testcase, tbox_group, kconfig,
+ * compiler, params (a JSON object, canonicalized to the stored params_key)
+ * and mode. Strings are borrowed from the request (or its arena).
+ */
+struct setup_filter {
+	const char *testcase, *tbox_group, *kconfig, *compiler, *params_key, *mode;
+};
+
+/*
+ * Reads the filters from rq's query string. Errors (-1, e filled, 400
+ * "invalid_field" naming the argument): params not a JSON object, mode not
+ * wallclock|icount.
+ */
+int setup_filter_from_query(struct request *rq, struct setup_filter *f, struct err *e)
+	__attribute__((warn_unused_result));
+
+/*
+ * Resolves a commit given as a full sha or a prefix of at least 7 hex
+ * digits. Fills id (commits.id text), sha and subject (arena copies;
+ * subject may be NULL). Errors: 400 "invalid_field" (not hex, too short,
+ * ambiguous), 404 "not_found", 503 db.
+ */
+int commit_resolve(struct request *rq, PGconn *c, const char *arg, const char *field,
+		   const char **id, const char **sha, const char **subject, struct err *e)
+	__attribute__((warn_unused_result));
+
+/*
+ * The ?state=&limit= arguments of a list endpoint. state must be one of
+ * the NULL-terminated `states` (or absent: *state = NULL); limit is an
+ * integer in [1, max_limit], default def_limit, written as text to limit.
+ * Errors: 400 "invalid_field" naming the argument and listing the states.
+ */
+int list_args(struct request *rq, const char *const *states, long def_limit, long max_limit,
+	      const char **state, char limit[24], struct err *e) __attribute__((warn_unused_result));
+
+/*
+ * The numeric id in the path (/api/v1/jobs/{id}): a positive integer,
+ * also written as text to text[24]. Errors: 400 "invalid_field" (detail
+ * "id") saying "'X' is not a WHAT id".
+ */
+int rq_path_id(struct request *rq, const char *what, long long *id, char text[24], struct err *e)
+	__attribute__((warn_unused_result));
+
+/*
+ * A list endpoint in one call: list_args() for ?state=&limit=, then
+ * statement st with params (state, limit), answered as reply_pg_json().
+ */
+enum MHD_Result reply_list(struct request *rq, const char *const *states, long def_limit,
+			   long max_limit, enum db_stmt st);
+
+/*
+ * GET of one resource by the numeric id in its path: rq_path_id(), then
+ * statement st with the id as its one parameter, answered as
+ * reply_pg_json() (404 "no WHAT ID" when there is no row).
+ */
+enum MHD_Result reply_by_id(struct request *rq, const char *what, enum db_stmt st);
+
+/*
+ * Fields of a JSON request body. json_str_field: *out borrowed from o, NULL
+ * when absent or null; errors 400 "missing_field" (required and absent) or
+ * "invalid_field" (not a string, longer than max bytes), detail = key.
+ * json_int_field: *out = def when absent; 400 "invalid_field" unless an
+ * integer in [min, max].
+ */
+int json_str_field(json_t *o, const char *key, int required, size_t max, const char **out,
+		   struct err *e) __attribute__((warn_unused_result));
+int json_int_field(json_t *o, const char *key, long long def, long long min, long long max,
+		   long long *out, struct err *e) __attribute__((warn_unused_result));
+
+/* The setup row as JSON {id, testcase, params, kconfig, compiler, tbox_group, mode}; new ref or NULL. */
+json_t *setup_json(PGconn *c, long long setup_id, struct err *e);
+
+/*
+ * Whether the row statement st (one $1 id parameter, e.g. ST_JOB_EXISTS)
+ * finds exists: 1, 0, or -1 with e (db_exec()'s errors). For the refusals
+ * that must tell "no such id" (404) from "not in a state for this" (409).
+ */
+int db_row_exists(PGconn *c, enum db_stmt st, const char *id, struct err *e);
+
+#endif

@@ -1,0 +1,158 @@
+/*
+ * Bisects:
+ *   POST /api/v1/bisects (submit)      {tree, good, bad, testcase, params, kconfig, compiler,
+ *                                       tbox_group or arch, metric, [runs_per_step, ref_runs, k]}
+ *                                      -> 201 {id, state}
+ *   GET  /api/v1/bisects[?state=&limit=] newest first, without steps
+ *   GET  /api/v1/bisects/{id}           state, range, steps, first bad commit, confidence, cost
+ *   POST /api/v1/bisects/{id}/cancel (submit)
+ * The work happens in the coordinator thread (bisect.h).
+ */
+#include "server/api/api.h"
+#include "server/api/args.h"
+#include "server/bisect.h"
+#include "server/bisect_coord.h"
+#include "resultdoc.h"
+#include "xalloc.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "banned.h"
+
+/* an int field of the body (json_int_field within int bounds) */
+static int get_int(json_t *o, const char *key, long long def, long long min, long long max,
+		   int *out, struct err *e)
+{
+	long long v;
+
+	if (json_int_field(o, key, def, min, max, &v, e))
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+/* names: 1..max chars of [A-Za-z0-9._+-] (a metric may also hold ':' '/' '%' '@') */
+static int check_name(const char *key, const char *s, size_t max, const char *extra, struct err *e)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (!s)
+		return 0;
+	if (!n || n > max)
+		return err_setc(e, ERR_INVALID_FIELD, key, "'%s' must be 1..%zu characters", key, max);
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("._+-", s[i]) &&
+		    !(extra && strchr(extra, s[i])))
+			return err_setc(e, ERR_INVALID_FIELD, key, "'%s' has a character not allowed",
+					key);
+	return 0;
+}
+
+enum MHD_Result api_bisects_post(struct request *rq)
+{
+	struct err e;
+	json_t *b = rq_json(rq, &e), *params;
+	struct bisect_spec s;
+	char *ptext = NULL;
+	PGconn *c;
+	long long id;
+	enum MHD_Result ret;
+
+	if (!b)
+		return reply_err(rq, &e);
+	memset(&s, 0, sizeof(s));
+	if (json_str_field(b, "tree", 1, 4096, &s.tree, &e) || json_str_field(b, "good", 1, 4096, &s.good, &e) ||
+	    json_str_field(b, "bad", 1, 4096, &s.bad, &e) || json_str_field(b, "testcase", 1, 4096, &s.testcase, &e) ||
+	    json_str_field(b, "kconfig", 1, 4096, &s.kconfig, &e) || json_str_field(b, "compiler", 0, 4096, &s.compiler, &e) ||
+	    json_str_field(b, "arch", 0, 4096, &s.arch, &e) || json_str_field(b, "tbox_group", 0, 4096, &s.tbox_group, &e) ||
+	    json_str_field(b, "metric", 1, 4096, &s.metric, &e) ||
+	    get_int(b, "runs_per_step", 5, 1, 100, &s.runs_per_step, &e) ||
+	    get_int(b, "ref_runs", 10, 2, 100, &s.ref_runs, &e) ||
+	    get_int(b, "k", 0, 0, 64, &s.k, &e))
+		goto bad;
+	if (check_name("tree", s.tree, 128, NULL, &e) || check_name("testcase", s.testcase, 128, NULL, &e) ||
+	    check_name("kconfig", s.kconfig, 128, NULL, &e) ||
+	    check_name("compiler", s.compiler, 128, NULL, &e) || check_name("arch", s.arch, 32, NULL, &e) ||
+	    check_name("tbox_group", s.tbox_group, 128, NULL, &e) ||
+	    check_name("metric", s.metric, 256, ":/%@", &e))
+		goto bad;
+	if (!is_commit_sha(s.good) || !is_commit_sha(s.bad)) {
+		err_setc(&e, ERR_INVALID_FIELD, is_commit_sha(s.good) ? "bad" : "good",
+			 "'good' and 'bad' must be full 40-digit lowercase hex shas");
+		goto bad;
+	}
+	if (!strcmp(s.good, s.bad)) {
+		err_setc(&e, ERR_INVALID_FIELD, "bad", "'good' and 'bad' are the same commit");
+		goto bad;
+	}
+	if (s.arch && strcmp(s.arch, "x86_64") && strcmp(s.arch, "aarch64")) {
+		err_setc(&e, ERR_INVALID_FIELD, "arch", "arch is x86_64 or aarch64");
+		goto bad;
+	}
+	params = json_object_get(b, "params");
+	if (params && !json_is_object(params)) {
+		err_setc(&e, ERR_INVALID_FIELD, "params", "'params' must be an object");
+		goto bad;
+	}
+	ptext = params ? json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS) : xstrdup("{}");
+	s.params = ptext;
+	s.token_id = rq->token_id;
+	c = rq_db(rq, &e);
+	if (!c)
+		goto bad;
+	id = bisect_create(c, &s, &e);
+	if (id < 0)
+		goto bad;
+	bisect_coord_kick(rq->srv->bisects);
+	ret = reply_json(rq, 201, json_pack("{s:I,s:s}", "id", (json_int_t)id, "state", "queued"));
+	free(ptext);
+	json_decref(b);
+	return ret;
+bad:
+	free(ptext);
+	json_decref(b);
+	return reply_err(rq, &e);
+}
+
+enum MHD_Result api_bisect_get(struct request *rq)
+{
+	return reply_by_id(rq, "bisect", ST_BISECT_JSON);
+}
+
+enum MHD_Result api_bisects_get(struct request *rq)
+{
+	static const char *const states[] = { "queued", "running", "done", "failed", "cancelled", NULL };
+
+	return reply_list(rq, states, 100, 1000, ST_BISECTS_JSON);
+}
+
+enum MHD_Result api_bisect_cancel(struct request *rq)
+{
+	struct err e;
+	long long id;
+	char idb[24];
+	PGconn *c;
+	int n;
+
+	if (rq_path_id(rq, "bisect", &id, idb, &e))
+		return reply_err(rq, &e);
+	c = rq_db(rq, &e);
+	n = c ? bisect_cancel(c, id, "cancelled through the API", &e) : -1;
+	if (n < 0)
+		return reply_err(rq, &e);
+	if (!n) {
+		int x = db_row_exists(c, ST_BISECT_EXISTS, idb, &e);
+
+		if (x < 0)
+			return reply_err(rq, &e);
+		if (!x)
+			err_setc(&e, ERR_NOT_FOUND, "id", "no bisect %lld", id);
+		else
+			err_setc(&e, ERR_CONFLICT, "id", "bisect %lld is not queued or running", id);
+		return reply_err(rq, &e);
+	}
+	return reply_json(rq, 200, json_pack("{s:I,s:s}", "id", (json_int_t)id, "state", "cancelled"));
+}

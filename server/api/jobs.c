@@ -1,0 +1,485 @@
+/*
+ * Jobs and the worker protocol:
+ *   POST /api/v1/jobs (submit)            queue runs of a testcase at a commit
+ *   GET  /api/v1/jobs[?state=&limit=]     recent jobs, newest first
+ *   GET  /api/v1/jobs/{id}                one job: state, attempts, phase history, runs
+ *   GET  /api/v1/jobs/{id}/kconfig        the .config the worker built with
+ *   POST /api/v1/jobs/lease (worker)      {machine_id, wait_s <= 60, request_id?}
+ *                                         -> 200 {job, lease_timeout_s} | 204
+ *     request_id: a UUID the worker keeps while it retries one lease after
+ *     a failure (502, timeout, broken connection); a job already leased to
+ *     the machine under it is handed over again (sql/0012, lease_try())
+ *   POST /api/v1/jobs/{id}/heartbeat      {machine_id, phase, progress, message}
+ *                                         -> 200 {lease_expires_at, lease_timeout_s}
+ *   POST /api/v1/jobs/{id}/complete       {machine_id, status, results[], log_tail, kconfig}
+ *
+ * A job's outcome (ok, build-failed, boot-failed, run-failed) is what the
+ * worker reported; the job's state is `done` for any outcome. `failed`
+ * means no worker finished it: its lease expired max_attempts times.
+ * lease_timeout_s (the server's --lease-timeout, seconds) is in every reply
+ * that starts or renews a lease, not only in register's: a worker that
+ * registered before the server restarted with a smaller timeout sizes its
+ * heartbeat periods by the value it learns last (registration:
+ * api/workers.c).
+ * A heartbeat or complete for a lease that is no longer the caller's
+ * (expired and requeued, or leased by another machine) gets 409
+ * "lease_lost" and stores nothing; a heartbeat for a job that does not
+ * exist gets 404.
+ */
+#include "server/api/api.h"
+#include "server/db/jobs.h"
+#include "server/db/trees.h"
+#include "server/ingest.h"
+#include "server/lease.h"
+#include "server/api/args.h"
+#include "resultdoc.h"
+#include "xalloc.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uuid/uuid.h>
+
+#include "banned.h"
+
+#define MAX_WAIT_S 60
+#define MAX_LOG_TAIL (256 * 1024)
+#define MAX_KCONFIG (4 * 1024 * 1024)
+
+static int is_word(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+
+	if (!n || n > max)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("._+-", s[i]))
+			return 0;
+	return 1;
+}
+
+/* The architecture a kconfig name builds for: x86_64-..., arm64-... or aarch64-... */
+static const char *kconfig_arch(const char *kconfig)
+{
+	if (!strncmp(kconfig, "x86_64", 6))
+		return "x86_64";
+	if (!strncmp(kconfig, "arm64", 5) || !strncmp(kconfig, "aarch64", 7))
+		return "aarch64";
+	return NULL;
+}
+
+enum MHD_Result api_jobs_post(struct request *rq)
+{
+	struct err e;
+	json_t *b = rq_json(rq, &e), *params;
+	const char *tree = NULL, *commit, *kconfig, *compiler, *testcase, *arch, *tbox, *cap;
+	long long repeat, priority, max_attempts, tree_id = 0, commit_id, tc_id, id;
+	char *params_text = NULL, capbuf[64], tid[24];
+	PGconn *c;
+	enum MHD_Result ret;
+
+	if (!b)
+		return reply_err(rq, &e);
+	if (json_str_field(b, "tree", 0, 128, &tree, &e) || json_str_field(b, "commit", 1, 40, &commit, &e) ||
+	    json_str_field(b, "kconfig", 1, 128, &kconfig, &e) ||
+	    json_str_field(b, "compiler", 0, 128, &compiler, &e) ||
+	    json_str_field(b, "testcase", 1, 128, &testcase, &e) || json_str_field(b, "arch", 0, 32, &arch, &e) ||
+	    json_str_field(b, "tbox_group", 0, 128, &tbox, &e) ||
+	    json_int_field(b, "repeat", 1, 1, 1000, &repeat, &e) ||
+	    json_int_field(b, "priority", 0, -1000, 1000, &priority, &e) ||
+	    json_int_field(b, "max_attempts", rq->srv->cfg->max_attempts, 1, 100, &max_attempts, &e))
+		goto bad;
+	if (!is_commit_sha(commit)) {
+		err_setc(&e, ERR_INVALID_FIELD, "commit", "'commit' must be a full 40-digit lowercase hex sha");
+		goto bad;
+	}
+	if (!is_word(kconfig, 128) || !is_word(testcase, 128) || (compiler && !is_word(compiler, 128)) ||
+	    (tbox && !is_word(tbox, 128)) || (tree && !is_word(tree, 128))) {
+		err_setc(&e, ERR_INVALID_FIELD,
+			 !is_word(kconfig, 128) ? "kconfig" : !is_word(testcase, 128) ? "testcase"
+			 : compiler && !is_word(compiler, 128) ? "compiler"
+			 : tbox && !is_word(tbox, 128) ? "tbox_group" : "tree",
+			 "names must be 1..128 chars of [A-Za-z0-9._+-]");
+		goto bad;
+	}
+	params = json_object_get(b, "params");
+	if (params && !json_is_object(params)) {
+		err_setc(&e, ERR_INVALID_FIELD, "params", "'params' must be an object");
+		goto bad;
+	}
+	if (params) {
+		const char *k;
+		json_t *v;
+		json_object_foreach(params, k, v) {
+			if (!json_is_string(v) && !json_is_number(v) && !json_is_boolean(v)) {
+				err_setc(&e, ERR_INVALID_FIELD, "params",
+					 "params values must be strings, numbers or booleans");
+				goto bad;
+			}
+		}
+	}
+	if (strcmp(kconfig, "host")) {
+		const char *ka = kconfig_arch(kconfig);
+		if (!arch)
+			arch = ka;
+		if (!arch || (strcmp(arch, "x86_64") && strcmp(arch, "aarch64"))) {
+			err_setc(&e, ERR_INVALID_FIELD, "arch",
+				 "a kernel job needs arch x86_64 or aarch64 (or a kconfig named x86_64-… "
+				 "or arm64-…)");
+			goto bad;
+		}
+		if (!tree) {
+			err_setc(&e, ERR_MISSING_FIELD, "tree", "a kernel job needs a tracked 'tree'");
+			goto bad;
+		}
+		snprintf(capbuf, sizeof(capbuf), "qemu-%s", arch);
+		cap = capbuf;
+	} else {
+		cap = "host";
+	}
+	/* 15 digits: params are typed by people; 0.2 stays 0.2, not 0.20000000000000001 */
+	params_text = params ? json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS |
+					  JSON_REAL_PRECISION(15)) : xstrdup("{}");
+
+	c = rq_db(rq, &e);
+	if (!c)
+		goto bad;
+	if (tree) {
+		struct db_tree t;
+
+		if (db_tree_get(c, tree, &t, &e) < 0)
+			goto bad;
+		tree_id = t.id;
+		db_tree_release(&t);
+		if (!tree_id && strcmp(kconfig, "host")) {
+			err_setc(&e, ERR_NOT_FOUND, "tree",
+				 "no tree '%s': register it with POST /api/v1/trees", tree);
+			goto bad;
+		}
+	}
+	snprintf(tid, sizeof(tid), "%lld", tree_id);
+	{
+		const char *p[4] = { commit, NULL, NULL, tree_id ? tid : NULL };
+		commit_id = db_upsert_id(c, ST_COMMIT_INSERT, 4, ST_COMMIT_ID, 1, p, &e);
+		if (commit_id < 0)
+			goto bad;
+	}
+	{
+		const char *p[1] = { testcase };
+		tc_id = db_upsert_id(c, ST_TESTCASE_INSERT, 1, ST_TESTCASE_ID, 1, p, &e);
+		if (tc_id < 0)
+			goto bad;
+	}
+	{
+		const struct db_job_new j = {
+			.tree_id = tree_id, .commit_id = commit_id, .testcase_id = tc_id,
+			.params = params_text, .kconfig = kconfig,
+			.compiler = compiler ? compiler : "gcc-12", .arch = arch, .tbox_group = tbox,
+			.capability = cap, .repeat = repeat, .priority = priority,
+			.max_attempts = max_attempts, .token_id = rq->token_id,
+		};
+		id = db_job_insert(c, &j, &e);
+	}
+	if (id < 0)
+		goto bad;
+	ret = reply_json(rq, 201, json_pack("{s:I,s:s,s:s}", "id", (json_int_t)id, "state", "queued",
+					    "capability", cap));
+	lease_queue_kick(rq->srv->leases);
+	free(params_text);
+	json_decref(b);
+	return ret;
+bad:
+	free(params_text);
+	json_decref(b);
+	return reply_err(rq, &e);
+}
+
+enum MHD_Result api_jobs_get(struct request *rq)
+{
+	static const char *const states[] = { "queued", "leased", "done", "failed", "cancelled", NULL };
+
+	return reply_list(rq, states, 200, 5000, ST_JOBS_JSON);
+}
+
+enum MHD_Result api_job_get(struct request *rq)
+{
+	return reply_by_id(rq, "job", ST_JOB_JSON);
+}
+
+enum MHD_Result api_job_kconfig(struct request *rq)
+{
+	struct err e;
+	long long id;
+	char idb[24], *text = NULL;
+	size_t len;
+	PGconn *c;
+	enum MHD_Result ret;
+	int got;
+
+	if (rq_path_id(rq, "job", &id, idb, &e))
+		return reply_err(rq, &e);
+	c = rq_db(rq, &e);
+	got = c ? db_job_kconfig(c, id, &text, &len, &e) : -1;
+	if (got < 0)
+		return reply_err(rq, &e);
+	if (!got) {
+		err_setc(&e, ERR_NOT_FOUND, "id", "job %lld has no .config", id);
+		return reply_err(rq, &e);
+	}
+	ret = reply_text(rq, 200, "text/plain; charset=utf-8", text, len);
+	free(text);
+	return ret;
+}
+
+static int machine_exists(PGconn *c, long long id, struct err *e)
+{
+	switch (db_machine_seen(c, id, e)) {
+	case -1:
+		return -1;
+	case 0:
+		return err_setc(e, ERR_NOT_FOUND, "machine_id", "no machine %lld: register first", id);
+	}
+	return 0;
+}
+
+/* 200 {job, lease_timeout_s}; steals job */
+static enum MHD_Result reply_leased(struct request *rq, json_t *job)
+{
+	return reply_json(rq, 200, json_pack("{s:o,s:I}", "job", job, "lease_timeout_s",
+					     (json_int_t)rq->srv->cfg->lease_timeout_s));
+}
+
+enum MHD_Result api_jobs_lease(struct request *rq)
+{
+	struct err e;
+	json_t *b, *job, *rid;
+	char reqid[37] = "";
+	long long machine, wait_s;
+	PGconn *c;
+	int got;
+
+	if (rq->resumed) {
+		job = rq->deferred;
+		rq->deferred = NULL;
+		if (!job)
+			return reply_empty(rq, 204);
+		return reply_leased(rq, job);
+	}
+	b = rq_json(rq, &e);
+	if (!b)
+		return reply_err(rq, &e);
+	if (!json_object_get(b, "machine_id")) {
+		json_decref(b);
+		err_setc(&e, ERR_MISSING_FIELD, "machine_id", "'machine_id' is required");
+		return reply_err(rq, &e);
+	}
+	if (json_int_field(b, "machine_id", 0, 1, 1LL << 62, &machine, &e) ||
+	    json_int_field(b, "wait_s", 0, 0, MAX_WAIT_S, &wait_s, &e)) {
+		json_decref(b);
+		return reply_err(rq, &e);
+	}
+	/* optional: the worker's name for this lease request, kept over its retries */
+	rid = json_object_get(b, "request_id");
+	if (rid && !json_is_null(rid)) {
+		uuid_t u;
+
+		if (!json_is_string(rid) || uuid_parse(json_string_value(rid), u)) {
+			json_decref(b);
+			err_setc(&e, ERR_INVALID_FIELD, "request_id", "'request_id' must be a UUID");
+			return reply_err(rq, &e);
+		}
+		uuid_unparse_lower(u, reqid);
+	}
+	json_decref(b);
+	c = rq_db(rq, &e);
+	if (!c || machine_exists(c, machine, &e))
+		return reply_err(rq, &e);
+	got = lease_try(c, machine, reqid[0] ? reqid : NULL, rq->srv->cfg->lease_timeout_s, &job,
+			&e);
+	if (got < 0)
+		return reply_err(rq, &e);
+	if (got)
+		return reply_leased(rq, job);
+	if (!wait_s || !rq->srv->leases)
+		return reply_empty(rq, 204);
+	MHD_suspend_connection(rq->conn);
+	lease_queue_park(rq->srv->leases, rq, machine, reqid[0] ? reqid : NULL,
+			 now_ms() + wait_s * 1000);
+	return MHD_YES;
+}
+
+/* The job id of the path (idb: its text) and the body's machine_id (0: not given). */
+static int path_job_and_machine(struct request *rq, json_t *b, long long *id, char idb[24],
+				long long *machine, struct err *e)
+{
+	if (rq_path_id(rq, "job", id, idb, e))
+		return -1;
+	return json_int_field(b, "machine_id", 0, 0, 1LL << 62, machine, e);
+}
+
+enum MHD_Result api_job_heartbeat(struct request *rq)
+{
+	struct err e;
+	json_t *b = rq_json(rq, &e), *pv;
+	const char *phase, *message;
+	char idb[24], expires[64];
+	struct db_heartbeat hb = { .progress = NAN };
+	PGconn *c;
+	enum MHD_Result ret;
+	int got;
+
+	if (!b)
+		return reply_err(rq, &e);
+	if (path_job_and_machine(rq, b, &hb.job_id, idb, &hb.machine_id, &e) ||
+	    json_str_field(b, "phase", 0, 32, &phase, &e) || json_str_field(b, "message", 0, 1024, &message, &e))
+		goto bad;
+	if (phase && !is_word(phase, 32)) {
+		err_setc(&e, ERR_INVALID_FIELD, "phase", "phase is a word like build or run");
+		goto bad;
+	}
+	pv = json_object_get(b, "progress");
+	if (pv && !json_is_null(pv)) {
+		if (!json_is_number(pv) || json_number_value(pv) < 0 || json_number_value(pv) > 1) {
+			err_setc(&e, ERR_INVALID_FIELD, "progress", "progress must be a number in [0, 1]");
+			goto bad;
+		}
+		hb.progress = json_number_value(pv);
+	}
+	hb.lease_s = rq->srv->cfg->lease_timeout_s;
+	hb.phase = phase;
+	hb.message = message;
+	c = rq_db(rq, &e);
+	got = c ? db_job_heartbeat(c, &hb, expires, sizeof(expires), &e) : -1;
+	if (got < 0)
+		goto bad;
+	if (!got) {
+		switch (db_job_exists(c, hb.job_id, &e)) {
+		case -1:
+			break;
+		case 0:
+			err_setc(&e, ERR_NOT_FOUND, "id", "no job %s", idb);
+			break;
+		default:
+			err_setc(&e, ERR_LEASE_LOST, "id",
+				 "job %s is not leased to this worker any more: stop and do not complete it",
+				 idb);
+		}
+		goto bad;
+	}
+	ret = reply_json(rq, 200, json_pack("{s:s,s:I}", "lease_expires_at", expires,
+					    "lease_timeout_s", (json_int_t)rq->srv->cfg->lease_timeout_s));
+	json_decref(b);
+	return ret;
+bad:
+	json_decref(b);
+	return reply_err(rq, &e);
+}
+
+static const char *const outcomes[] = { "ok", "build-failed", "boot-failed", "run-failed", NULL };
+
+enum MHD_Result api_job_complete(struct request *rq)
+{
+	struct err e;
+	json_t *b = rq_json(rq, &e), *results, *doc;
+	const char *status, *log_tail, *kconfig;
+	char idb[24];
+	struct resultdoc *docs = NULL;
+	struct db_job_lock lock;
+	size_t n = 0, i;
+	PGconn *c = NULL;
+	long long job_id, machine;
+	int known = 0, got;
+	enum MHD_Result ret;
+
+	if (!b)
+		return reply_err(rq, &e);
+	if (path_job_and_machine(rq, b, &job_id, idb, &machine, &e) ||
+	    json_str_field(b, "status", 1, 32, &status, &e) ||
+	    json_str_field(b, "log_tail", 0, MAX_LOG_TAIL, &log_tail, &e) ||
+	    json_str_field(b, "kconfig", 0, MAX_KCONFIG, &kconfig, &e))
+		goto bad;
+	for (i = 0; outcomes[i]; i++)
+		if (!strcmp(status, outcomes[i]))
+			known = 1;
+	if (!known) {
+		err_setc(&e, ERR_INVALID_FIELD, "status",
+			 "status must be ok, build-failed, boot-failed or run-failed");
+		goto bad;
+	}
+	results = json_object_get(b, "results");
+	if (results && !json_is_array(results)) {
+		err_setc(&e, ERR_INVALID_FIELD, "results", "'results' must be an array of result documents");
+		goto bad;
+	}
+	n = json_array_size(results);
+	if (!strcmp(status, "ok") && !n) {
+		err_setc(&e, ERR_INVALID_FIELD, "results", "status ok needs at least one result document");
+		goto bad;
+	}
+	docs = xcalloc(n ? n : 1, sizeof(*docs));
+	json_array_foreach(results, i, doc) {
+		if (resultdoc_check(doc, &docs[i], &e)) {
+			char detail[sizeof(e.detail)];
+			snprintf(detail, sizeof(detail), "results[%zu].%.200s", i, e.detail);
+			snprintf(e.detail, sizeof(e.detail), "%s", detail);
+			goto bad;
+		}
+		if (docs[i].job_id && docs[i].job_id != job_id) {
+			err_setc(&e, ERR_INVALID_FIELD, "results.job_id",
+				 "result %zu names job %lld, not %lld", i, docs[i].job_id, job_id);
+			goto bad;
+		}
+		docs[i].job_id = job_id; /* link the run; the document itself is stored as sent */
+	}
+
+	c = rq_db(rq, &e);
+	if (!c || db_begin(c, &e))
+		goto bad;
+	got = db_job_lock(c, job_id, &lock, &e);
+	if (got < 0)
+		goto rollback;
+	if (!got) {
+		err_setc(&e, ERR_NOT_FOUND, "id", "no job %s", idb);
+		goto rollback;
+	}
+	if (!strcmp(lock.state, "done") && machine && lock.leased_by == machine) {
+		/* a retried complete whose first copy was stored */
+		db_rollback(c);
+		free(docs);
+		json_decref(b);
+		return reply_json(rq, 200, json_pack("{s:I,s:s,s:b}", "id", (json_int_t)job_id,
+						     "state", "done", "already", 1));
+	}
+	if (strcmp(lock.state, "leased") || (machine && lock.leased_by != machine)) {
+		err_setc(&e, ERR_LEASE_LOST, "id",
+			 "job %s is not leased to this worker any more; nothing was stored", idb);
+		goto rollback;
+	}
+	json_array_foreach(results, i, doc) {
+		struct ingest_outcome out;
+		if (ingest_result(c, doc, &docs[i], 1, &out, &e)) {
+			char detail[sizeof(e.detail)];
+			snprintf(detail, sizeof(detail), "results[%zu].%.200s", i, e.detail);
+			snprintf(e.detail, sizeof(e.detail), "%s", detail);
+			goto rollback;
+		}
+		if (out.created)
+			atomic_fetch_add(&rq->srv->values_ingested, out.nr_values);
+	}
+	if (db_job_finish(c, job_id, status, log_tail, kconfig, &e) || db_commit(c, &e))
+		goto rollback;
+	free(docs);
+	/* `status` points into b: build the reply before b goes */
+	ret = reply_json(rq, 200, json_pack("{s:I,s:s,s:s,s:I}", "id", (json_int_t)job_id, "state",
+					    "done", "outcome", status, "runs", (json_int_t)n));
+	json_decref(b);
+	return ret;
+rollback:
+	db_rollback(c);
+bad:
+	free(docs);
+	json_decref(b);
+	return reply_err(rq, &e);
+}

@@ -1,0 +1,381 @@
+#include "server/db/db.h"
+#include <libpq-events.h>
+#include "server/log.h"
+#include "xalloc.h"
+
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "banned.h"
+
+struct db {
+	char *conninfo;
+	long timeout_ms;
+	pthread_key_t key;
+};
+
+static void conn_destroy(void *p)
+{
+	PQfinish(p);
+}
+
+struct db *db_new(const char *conninfo, long statement_timeout_ms)
+{
+	struct db *db;
+	enum db_stmt bad;
+
+	if (db_stmts_check(&bad)) {
+		slog_error("statement %d is not defined exactly once", (int)bad);
+		abort();
+	}
+	db = xcalloc(1, sizeof(*db));
+	db->conninfo = xstrdup(conninfo);
+	db->timeout_ms = statement_timeout_ms;
+	if (pthread_key_create(&db->key, conn_destroy))
+		abort();
+	return db;
+}
+
+void db_free(struct db *db)
+{
+	PGconn *c;
+
+	if (!db)
+		return;
+	c = pthread_getspecific(db->key);
+	if (c) {
+		PQfinish(c);
+		pthread_setspecific(db->key, NULL);
+	}
+	pthread_key_delete(db->key);
+	free(db->conninfo);
+	free(db);
+}
+
+/*
+ * Notices are not printed (a server's log is not the place for "NOTICE:
+ * relation already exists"). A FATAL or PANIC that arrives while the
+ * connection is idle comes here too (libpq treats an error between
+ * statements as a notice): its backend is ending (pg_terminate_backend, a
+ * shutdown); idle_conn_alive() reads it.
+ */
+static __thread int fatal_while_idle;
+
+static void notice_receiver(void *arg, const PGresult *r)
+{
+	const char *sev = PQresultErrorField(r, PG_DIAG_SEVERITY_NONLOCALIZED);
+
+	(void)arg;
+	if (sev && (!strcmp(sev, "FATAL") || !strcmp(sev, "PANIC")))
+		fatal_while_idle = 1;
+}
+
+PGconn *db_connect_once(const char *conninfo, struct err *e)
+{
+	PGconn *c = PQconnectdb(conninfo);
+
+	if (PQstatus(c) != CONNECTION_OK) {
+		err_setc(e, ERR_DB_UNAVAILABLE, "db", "cannot connect to the database: %s",
+			PQerrorMessage(c));
+		PQfinish(c);
+		return NULL;
+	}
+	PQsetNoticeReceiver(c, notice_receiver, NULL);
+	return c;
+}
+
+static int prepare_all(struct db *db, PGconn *c, struct err *e)
+{
+	char sql[64];
+
+	snprintf(sql, sizeof(sql), "SET statement_timeout = %ld", db->timeout_ms);
+	if (db_cmd(c, sql, e))
+		return -1;
+	/*
+	 * The sorts of the large reads (a long series, a compare) spill to
+	 * disk at the default 4 MB; this is a limit per sort or hash node,
+	 * used only as far as a query needs it.
+	 */
+	if (db_cmd(c, "SET work_mem = '64MB'", e))
+		return -1;
+	/*
+	 * JIT compiling of a costly plan (a long series) takes longer than it
+	 * saves, on every request: our statements are short and run often.
+	 */
+	if (db_cmd(c, "SET jit = off", e))
+		return -1;
+	for (int i = 0; i < DB_NR_STMTS; i++) {
+		PGresult *r = PQprepare(c, db_stmt_def(i)->name, db_stmt_def(i)->sql, 0, NULL);
+		if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+			err_setc(e, ERR_DB, db_stmt_def(i)->name, "cannot prepare '%s': %s",
+				db_stmt_def(i)->name, PQresultErrorMessage(r));
+			PQclear(r);
+			return -1;
+		}
+		PQclear(r);
+	}
+	return 0;
+}
+
+/*
+ * A connection whose backend ended while it sat idle in this thread's
+ * slot: a PostgreSQL restart or pg_terminate_backend() makes the backend
+ * send a FATAL message and close the socket, which libpq only noticed at
+ * the next statement, so each server thread failed its next request with
+ * 503 after a restart. An idle connection has nothing to
+ * read unless such a message (or a NOTIFY, which libpq keeps for
+ * PQnotifies: the detect thread LISTENs) came: read it now; a FATAL among
+ * it, or the end of file, and the connection is not handed out again.
+ */
+static int idle_conn_alive(PGconn *c)
+{
+	struct pollfd p = { .fd = PQsocket(c), .events = POLLIN };
+
+	if (p.fd < 0)
+		return 0;
+	if (poll(&p, 1, 0) <= 0)
+		return 1;
+	fatal_while_idle = 0;
+	if (!PQconsumeInput(c) || fatal_while_idle)
+		return 0;
+	return PQstatus(c) == CONNECTION_OK;
+}
+
+/* after PQreset() (retry_once): the session settings and statements again */
+static int on_reset(PGEventId id, void *info, void *pass)
+{
+	struct err e;
+
+	if (id != PGEVT_CONNRESET)
+		return 1;
+	return !prepare_all(pass, ((PGEventConnReset *)info)->conn, &e);
+}
+
+PGconn *db_conn(struct db *db, struct err *e)
+{
+	PGconn *c = pthread_getspecific(db->key);
+
+	if (c && PQstatus(c) == CONNECTION_OK && PQtransactionStatus(c) == PQTRANS_IDLE &&
+	    idle_conn_alive(c))
+		return c;
+	if (c) {
+		PQfinish(c);
+		pthread_setspecific(db->key, NULL);
+	}
+	c = db_connect_once(db->conninfo, e);
+	if (!c)
+		return NULL;
+	if (!PQregisterEventProc(c, on_reset, "regtrack-db", db)) {
+		err_setc(e, ERR_DB, "db", "cannot register the connection's reset handler");
+		PQfinish(c);
+		return NULL;
+	}
+	if (prepare_all(db, c, e)) {
+		PQfinish(c);
+		return NULL;
+	}
+	pthread_setspecific(db->key, c);
+	return c;
+}
+
+static PGresult *check(PGconn *c, PGresult *r, const char *what, struct err *e)
+{
+	ExecStatusType st = PQresultStatus(r);
+	const char *state;
+
+	if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK)
+		return r;
+	state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+	if (PQstatus(c) != CONNECTION_OK || (state && !strncmp(state, "08", 2)) ||
+	    (state && !strcmp(state, "57P01")))
+		err_setc(e, ERR_DB_UNAVAILABLE, what, "the database is unavailable: %s",
+			PQresultErrorMessage(r));
+	else if (state && !strcmp(state, "23505"))
+		err_setc(e, ERR_CONFLICT, what, "already exists: %s", PQresultErrorMessage(r));
+	else if (state && !strcmp(state, "57014"))
+		err_setc(e, ERR_DB_TIMEOUT, what, "the database query timed out");
+	else
+		err_setc(e, ERR_DB, what, "database error: %s", PQresultErrorMessage(r));
+	PQclear(r);
+	return NULL;
+}
+
+/*
+ * A statement that failed because the connection broke is sent once more
+ * on the same PGconn, reconnected (PQreset; on_reset prepares again), when
+ * that cannot do anything twice: a SELECT (ours change nothing) sent
+ * outside a transaction, and BEGIN (db_cmd()). The window idle_conn_alive()
+ * cannot close: a backend ended between db_conn() and the request's first
+ * statement, which is a SELECT (the token's lookup) in every authenticated
+ * request, or the BEGIN of the ingest's transaction on its pool thread.
+ */
+/*
+ * Whether r, the failed result of a statement sent in transaction state
+ * `before`, may be sent again: the connection broke outside a transaction
+ * and PQreset() brought it back (r is cleared then). safe: the statement
+ * cannot do anything twice.
+ */
+static int reset_to_retry(PGconn *c, PGTransactionStatusType before, PGresult *r, int safe)
+{
+	ExecStatusType rs = PQresultStatus(r);
+
+	if (!safe || rs == PGRES_COMMAND_OK || rs == PGRES_TUPLES_OK || before != PQTRANS_IDLE ||
+	    PQstatus(c) == CONNECTION_OK)
+		return 0;
+	PQreset(c);
+	if (PQstatus(c) != CONNECTION_OK)
+		return 0;
+	PQclear(r);
+	return 1;
+}
+
+static PGresult *exec_prepared(PGconn *c, enum db_stmt st, int n, const char *const *params,
+			       int binary)
+{
+	PGTransactionStatusType before = PQtransactionStatus(c);
+	PGresult *r = PQexecPrepared(c, db_stmt_def(st)->name, n, params, NULL, NULL, binary);
+
+	if (reset_to_retry(c, before, r, !strncmp(db_stmt_def(st)->sql, "SELECT ", 7)))
+		r = PQexecPrepared(c, db_stmt_def(st)->name, n, params, NULL, NULL, binary);
+	return r;
+}
+
+PGresult *db_exec(PGconn *c, enum db_stmt st, int n, const char *const *params, struct err *e)
+{
+	return check(c, exec_prepared(c, st, n, params, 0), db_stmt_def(st)->name, e);
+}
+
+PGresult *db_exec_binary(PGconn *c, enum db_stmt st, int n, const char *const *params,
+			 struct err *e)
+{
+	return check(c, exec_prepared(c, st, n, params, 1), db_stmt_def(st)->name, e);
+}
+
+int db_cmd(PGconn *c, const char *sql, struct err *e)
+{
+	PGTransactionStatusType before = PQtransactionStatus(c);
+	PGresult *r = PQexec(c, sql);
+
+	/* BEGIN on a connection that broke: as exec_prepared() with a SELECT */
+	if (reset_to_retry(c, before, r, !strcmp(sql, "BEGIN")))
+		r = PQexec(c, sql);
+	r = check(c, r, sql, e);
+
+	if (!r)
+		return -1;
+	PQclear(r);
+	return 0;
+}
+
+long long db_copy_in(PGconn *c, const char *sql, const char *data, size_t len, struct err *e)
+{
+	PGresult *r = PQexec(c, sql);
+	long long rows;
+
+	if (PQresultStatus(r) != PGRES_COPY_IN) {
+		r = check(c, r, sql, e);
+		if (r) {
+			PQclear(r);
+			err_setc(e, ERR_DB, sql, "not a COPY FROM STDIN");
+		}
+		return -1;
+	}
+	PQclear(r);
+	/* in blocking mode PQputCopyData sends everything or fails */
+	while (len) {
+		int chunk = len > (1u << 30) ? 1 << 30 : (int)len;
+
+		if (PQputCopyData(c, data, chunk) != 1)
+			break;
+		data += chunk;
+		len -= (size_t)chunk;
+	}
+	if (PQputCopyEnd(c, len ? "client could not send the data" : NULL) != 1) {
+		err_setc(e, ERR_DB_UNAVAILABLE, sql, "the database is unavailable: %s",
+			PQerrorMessage(c));
+		while ((r = PQgetResult(c)))
+			PQclear(r);
+		return -1;
+	}
+	r = check(c, PQgetResult(c), sql, e);
+	rows = r ? strtoll(PQcmdTuples(r), NULL, 10) : -1;
+	if (r)
+		PQclear(r);
+	/* drain: the command's result is followed by NULL */
+	{
+		PGresult *x;
+		while ((x = PQgetResult(c)))
+			PQclear(x);
+	}
+	return rows;
+}
+
+int db_begin(PGconn *c, struct err *e)
+{
+	return db_cmd(c, "BEGIN", e);
+}
+
+int db_commit(PGconn *c, struct err *e)
+{
+	return db_cmd(c, "COMMIT", e);
+}
+
+void db_rollback(PGconn *c)
+{
+	if (PQtransactionStatus(c) != PQTRANS_IDLE)
+		PQclear(PQexec(c, "ROLLBACK"));
+}
+
+int db_result_json_text(PGresult *r, char **text, struct err *e)
+{
+	if (PQntuples(r) < 1 || PQnfields(r) < 1 || PQgetisnull(r, 0, 0)) {
+		PQclear(r);
+		*text = NULL;
+		return err_setc(e, ERR_NOT_FOUND, "id", "nothing found");
+	}
+	*text = xstrndup(PQgetvalue(r, 0, 0), (size_t)PQgetlength(r, 0, 0));
+	PQclear(r);
+	return 0;
+}
+
+int db_json_text(PGconn *c, enum db_stmt st, int n, const char *const *params, char **text,
+		 struct err *e)
+{
+	PGresult *r = db_exec(c, st, n, params, e);
+
+	*text = NULL;
+	if (!r)
+		return -1;
+	return db_result_json_text(r, text, e);
+}
+
+int db_one_int8(PGconn *c, enum db_stmt st, int n, const char *const *params, long long *v,
+		struct err *e)
+{
+	PGresult *r = db_exec(c, st, n, params, e);
+
+	if (!r)
+		return -1;
+	if (PQntuples(r) < 1 || PQnfields(r) < 1 || PQgetisnull(r, 0, 0)) {
+		PQclear(r);
+		return err_setc(e, ERR_NOT_FOUND, "id", "nothing found");
+	}
+	*v = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+	PQclear(r);
+	return 0;
+}
+
+long long db_rows(PGconn *c, enum db_stmt st, int n, const char *const *params, struct err *e)
+{
+	PGresult *r = db_exec(c, st, n, params, e);
+	long long rows;
+
+	if (!r)
+		return -1;
+	rows = PQntuples(r);
+	PQclear(r);
+	return rows;
+}

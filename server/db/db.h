@@ -1,0 +1,256 @@
+#ifndef REGTRACK_SERVER_DB_H
+#define REGTRACK_SERVER_DB_H
+
+#include <libpq-fe.h>
+
+#include "err.h"
+
+/*
+ * The database layer's connection handling: one libpq connection per
+ * server thread, made on first use, with every statement of `db_stmts[]`
+ * prepared on it; a connection found broken is reset on the next call, so
+ * the server reconnects by itself when PostgreSQL comes back.
+ *
+ * All SQL lives in server/db/; handlers call its functions.
+ */
+struct db;
+
+/* Prepared statements, grouped by subject; each is defined in db/stmts_<subject>.c. */
+enum db_stmt {
+	/* bisects (stmts_bisects.c) */
+	ST_BISECTS_JSON,
+	ST_BISECT_ACTIVE,
+	ST_BISECT_CANCEL,
+	ST_BISECT_CANDIDATES,
+	ST_BISECT_COMMITS_INSERT,
+	ST_BISECT_DESCEND,
+	ST_BISECT_EXISTS,
+	ST_BISECT_FINISH,
+	ST_BISECT_INSERT,
+	ST_BISECT_JOBS,
+	ST_BISECT_JOB_INSERT,
+	ST_BISECT_JSON,
+	ST_BISECT_LOCK,
+	ST_BISECT_RECORD,
+	ST_BISECT_REG_LINK,
+	ST_BISECT_REG_TODO,
+	ST_BISECT_ROUND,
+	ST_BISECT_SAMPLES,
+	ST_BISECT_SIBLING,
+	ST_BISECT_SIBLINGS_OF,
+	ST_BISECT_START,
+	ST_BISECT_STEPS_COUNT,
+	ST_BISECT_STEP_INSERT,
+	ST_BISECT_WORKERS,
+	/* jobs, workers and leases (stmts_jobs.c) */
+	ST_JOBS_JSON,
+	ST_JOB_EXISTS,
+	ST_JOB_EXPIRE,
+	ST_JOB_FINISH,
+	ST_JOB_HEARTBEAT,
+	ST_JOB_INSERT,
+	ST_JOB_JSON,
+	ST_JOB_KCONFIG,
+	ST_JOB_LEASE,
+	ST_JOB_LEASE_AGAIN,
+	ST_JOB_LOCK,
+	ST_JOB_SPEC,
+	ST_MACHINE_REGISTER,
+	ST_MACHINE_SEEN,
+	/* .config diffs (stmts_kconfig.c) */
+	ST_KCONFIG_BISECT_ENDS,
+	ST_KCONFIG_JOB,
+	ST_KCONFIG_PICK_JOB,
+	ST_KCONFIG_REGRESSION_ENDS,
+	/* outbox, report input, subscriptions (stmts_mail.c) */
+	ST_MAIL_BISECT,
+	ST_MAIL_BISECT_REGRESSION,
+	ST_MAIL_BISECT_STEPS,
+	ST_MAIL_COMMIT_FILES,
+	ST_MAIL_COMPARE,
+	ST_MAIL_DIFFSTAT,
+	ST_MAIL_DIFFSTAT_LOOKUP,
+	ST_MAIL_DIFFSTAT_STORE,
+	ST_MAIL_MACHINE,
+	ST_MAIL_REGRESSION,
+	ST_MAIL_REGRESSION_EXISTS,
+	ST_MAIL_SUBS_MATCH,
+	ST_OUTBOX_CLAIM,
+	ST_OUTBOX_DEFER,
+	ST_OUTBOX_DONE,
+	ST_OUTBOX_GIVEUP,
+	ST_OUTBOX_INSERT,
+	ST_OUTBOX_JSON,
+	ST_OUTBOX_RENDER,
+	ST_OUTBOX_RETRY,
+	ST_OUTBOX_ROW,
+	ST_OUTBOX_THREAD_ROOT,
+	ST_REGRESSION_REPORT_JSON,
+	ST_SUBS_JSON,
+	ST_SUB_DELETE,
+	ST_SUB_INSERT,
+	/* health, machines, testcases, metrics (stmts_meta.c) */
+	ST_HEALTH,
+	ST_MACHINES_JSON,
+	ST_METRICS_JSON,
+	ST_METRIC_SET,
+	ST_QUEUE_COUNT,
+	ST_TESTCASES_JSON,
+	/* detection queue and regressions (stmts_regressions.c) */
+	ST_DETECT_CLAIM,
+	ST_DETECT_DONE,
+	ST_DETECT_ENQUEUE,
+	ST_DETECT_RELEASE,
+	ST_DETECT_REQUEUE_STALE,
+	ST_DETECT_SERIES,
+	ST_REGRESSIONS_JSON,
+	ST_REGRESSION_GROUP_JSON,
+	ST_REGRESSION_HISTORY_JSON,
+	ST_REGRESSION_JSON,
+	ST_REGR_COVERING,
+	ST_REGR_HISTORY_ADD,
+	ST_REGR_SET_STATE,
+	ST_REGR_UNDETECT,
+	ST_REGR_UPSERT,
+	ST_SERIES_CHANGE_POINTS,
+	/* ingest and run reads: testcases, commits, machines, setups, runs, metric names (stmts_runs.c) */
+	ST_COMMIT_FILL,
+	ST_COMMIT_ID,
+	ST_COMMIT_INSERT,
+	ST_COMMIT_RESOLVE,
+	ST_MACHINE_ID,
+	ST_MACHINE_INSERT,
+	ST_METRICS_INSERT,
+	ST_METRIC_IDS,
+	ST_RUNS_RECENT_JSON,
+	ST_RUN_GET,
+	ST_RUN_INSERT,
+	ST_RUN_SHA,
+	ST_RUN_VALUES,
+	ST_SETUP_GET,
+	ST_SETUP_ID,
+	ST_SETUP_INSERT,
+	ST_TESTCASE_ID,
+	ST_TESTCASE_INSERT,
+	/* series and compare reads (stmts_series.c) */
+	ST_COMPARE,
+	ST_COMPARE_METRICS,
+	ST_SERIES,
+	ST_SERIES_COMMITS,
+	/* API tokens (stmts_tokens.c) */
+	ST_TOKEN_BY_ID,
+	ST_TOKEN_INSERT,
+	ST_TOKEN_REVOKE,
+	/* trees, their mirrors and commit imports (stmts_trees.c) */
+	ST_COMMITS_IMPORT,
+	ST_TREES_JSON,
+	ST_TREE_BY_ID,
+	ST_TREE_GET,
+	ST_TREE_ID,
+	ST_TREE_INSERT,
+	ST_TREE_MIRROR_SET,
+	ST_TREE_MIRROR_TODO,
+	ST_TREE_UPSERT,
+	DB_NR_STMTS
+};
+
+struct db_stmt_def {
+	const char *name;
+	const char *sql;
+};
+/*
+ * Statement st's name and SQL (db/stmts_<subject>.c), or NULL when st is
+ * out of range or no table defines it. Borrowed: static storage.
+ */
+const struct db_stmt_def *db_stmt_def(enum db_stmt st);
+/*
+ * Checks that every statement is defined by exactly one subject table:
+ * 0 when so; otherwise *missing is the first that is not, and the result
+ * is -1 (defined nowhere) or 1 (defined twice). db_new() aborts on a
+ * nonzero result, so a table edit that loses a statement fails at start.
+ */
+int db_stmts_check(enum db_stmt *missing);
+
+/* New handle for `conninfo` (copied); connects lazily per thread. */
+struct db *db_new(const char *conninfo, long statement_timeout_ms);
+/* Closes the calling thread's connection; others close when their thread exits. */
+void db_free(struct db *db);
+
+/*
+ * The calling thread's connection, connected and prepared. Borrowed: valid
+ * until the thread exits or the next db_conn() after a failure. One whose
+ * backend ended while idle (a PostgreSQL restart, pg_terminate_backend) is
+ * noticed here and replaced, not handed out to fail. Errors (NULL, e
+ * filled): status 503, code "db_unavailable".
+ */
+PGconn *db_conn(struct db *db, struct err *e);
+
+/*
+ * Runs prepared statement `st` with n text parameters (NULL = SQL NULL).
+ * Returns a PGresult (caller PQclear()s) whose status is COMMAND_OK or
+ * TUPLES_OK; otherwise NULL with e filled: 503 "db_unavailable" when the
+ * connection broke, 409 "conflict" on a unique violation, 500 "db_error"
+ * otherwise (message from PostgreSQL). A SELECT sent outside a transaction
+ * whose connection broke is sent once more on the same PGconn, reconnected
+ * (PQreset, statements prepared again); db_cmd() does the same for BEGIN.
+ */
+PGresult *db_exec(PGconn *c, enum db_stmt st, int n, const char *const *params, struct err *e)
+	__attribute__((warn_unused_result));
+/*
+ * db_exec() with the result in PostgreSQL's binary format (every column:
+ * int8 as 8 bytes big-endian, float8[] as array_send() writes it; see
+ * server/db/pgval.h), for the large reads where the text form's
+ * printing and parsing of each number cost more than the query. Same
+ * parameters, ownership and errors as db_exec().
+ */
+PGresult *db_exec_binary(PGconn *c, enum db_stmt st, int n, const char *const *params,
+			 struct err *e) __attribute__((warn_unused_result));
+/* The same for ad-hoc SQL that is not worth preparing (transaction control). */
+int db_cmd(PGconn *c, const char *sql, struct err *e) __attribute__((warn_unused_result));
+/*
+ * Runs `sql`, a COPY ... FROM STDIN, and sends it `len` bytes of `data`
+ * (COPY text format, borrowed). Returns the number of rows stored, or -1
+ * with e filled like db_exec().
+ */
+long long db_copy_in(PGconn *c, const char *sql, const char *data, size_t len, struct err *e)
+	__attribute__((warn_unused_result));
+
+/* Shorthands for transaction control; rollback never fails loudly. */
+int db_begin(PGconn *c, struct err *e) __attribute__((warn_unused_result));
+int db_commit(PGconn *c, struct err *e) __attribute__((warn_unused_result));
+void db_rollback(PGconn *c);
+
+/*
+ * Small reads, for a statement whose answer is one value or a row count;
+ * each runs st like db_exec() (same parameters and errors) and clears the
+ * result, so the caller never sees a PGresult.
+ *
+ * db_one_int8(): *v = the first column of the first row as an integer
+ * (int8, or any integer type printed in decimal). ERR_NOT_FOUND (404,
+ * detail "id", message "nothing found") when there is no row or the value
+ * is NULL.
+ */
+int db_one_int8(PGconn *c, enum db_stmt st, int n, const char *const *params, long long *v,
+		struct err *e) __attribute__((warn_unused_result));
+/* The number of rows st returned (an UPDATE ... RETURNING: rows changed), or -1 with e. */
+long long db_rows(PGconn *c, enum db_stmt st, int n, const char *const *params, struct err *e)
+	__attribute__((warn_unused_result));
+/*
+ * *text = the first column of the first row, as PostgreSQL's json
+ * functions wrote it: a new NUL-terminated string the caller free()s.
+ * ERR_NOT_FOUND (404, detail "id", message "nothing found") when there is
+ * no row or the value is NULL; the caller may replace the message.
+ */
+int db_json_text(PGconn *c, enum db_stmt st, int n, const char *const *params, char **text,
+		 struct err *e) __attribute__((warn_unused_result));
+/*
+ * db_json_text() of a result already run: takes r (clears it), fills
+ * *text (caller free()s) or gives ERR_NOT_FOUND as db_json_text().
+ */
+int db_result_json_text(PGresult *r, char **text, struct err *e)
+	__attribute__((warn_unused_result));
+
+/* Connects once on the calling thread (for CLI subcommands: migrate, token). */
+PGconn *db_connect_once(const char *conninfo, struct err *e);
+
+#endif

@@ -1,0 +1,262 @@
+/* Typed rows of jobs, machines and leases; see jobs.h. */
+#include "server/db/jobs.h"
+#include "server/db/db.h"
+#include "xalloc.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "banned.h"
+
+/* Room for a bigint in text */
+#define ID_LEN 24
+
+/* The first column of r's first row as an id; 0 when r has no row. Clears r. */
+static long long first_id(PGresult *r)
+{
+	long long id = PQntuples(r) ? strtoll(PQgetvalue(r, 0, 0), NULL, 10) : 0;
+
+	PQclear(r);
+	return id;
+}
+
+/* Runs st with one id parameter: its first row's id (0: no row), -1 with e. */
+static long long exec_id(PGconn *c, enum db_stmt st, long long id, struct err *e)
+{
+	char b[ID_LEN];
+	const char *p[1] = { b };
+	PGresult *r;
+
+	snprintf(b, sizeof(b), "%lld", id);
+	r = db_exec(c, st, 1, p, e);
+	return r ? first_id(r) : -1;
+}
+
+/* Runs st with n parameters: 1 and *id from its first row, 0 when none, -1 with e. */
+static int exec_returning(PGconn *c, enum db_stmt st, int n, const char *const *p,
+			  long long *id, struct err *e)
+{
+	PGresult *r = db_exec(c, st, n, p, e);
+
+	if (!r)
+		return -1;
+	*id = first_id(r);
+	return *id != 0;
+}
+
+/* jobs */
+
+long long db_job_insert(PGconn *c, const struct db_job_new *j, struct err *e)
+{
+	char tree[ID_LEN], commit[ID_LEN], tc[ID_LEN], rep[ID_LEN], prio[ID_LEN], max[ID_LEN],
+		tok[ID_LEN];
+	const char *p[13] = { j->tree_id ? tree : NULL, commit, tc, j->params, j->kconfig,
+			      j->compiler, j->arch, j->tbox_group, j->capability, rep, prio, max,
+			      j->token_id ? tok : NULL };
+	long long id;
+
+	snprintf(tree, sizeof(tree), "%lld", j->tree_id);
+	snprintf(commit, sizeof(commit), "%lld", j->commit_id);
+	snprintf(tc, sizeof(tc), "%lld", j->testcase_id);
+	snprintf(rep, sizeof(rep), "%lld", j->repeat);
+	snprintf(prio, sizeof(prio), "%lld", j->priority);
+	snprintf(max, sizeof(max), "%lld", j->max_attempts);
+	snprintf(tok, sizeof(tok), "%lld", j->token_id);
+	if (exec_returning(c, ST_JOB_INSERT, 13, p, &id, e) < 0)
+		return -1;
+	return id;
+}
+
+int db_job_exists(PGconn *c, long long id, struct err *e)
+{
+	char b[ID_LEN];
+	const char *p[1] = { b };
+	PGresult *r;
+	int n;
+
+	snprintf(b, sizeof(b), "%lld", id);
+	r = db_exec(c, ST_JOB_EXISTS, 1, p, e);
+	if (!r)
+		return -1;
+	n = PQntuples(r) > 0;
+	PQclear(r);
+	return n;
+}
+
+int db_job_kconfig(PGconn *c, long long id, char **text, size_t *len, struct err *e)
+{
+	char b[ID_LEN];
+	const char *p[1] = { b };
+	PGresult *r;
+
+	*text = NULL;
+	*len = 0;
+	snprintf(b, sizeof(b), "%lld", id);
+	r = db_exec(c, ST_JOB_KCONFIG, 1, p, e);
+	if (!r)
+		return -1;
+	if (PQntuples(r) && !PQgetisnull(r, 0, 0)) {
+		*len = (size_t)PQgetlength(r, 0, 0);
+		*text = xmalloc(*len + 1);
+		memcpy(*text, PQgetvalue(r, 0, 0), *len + 1);
+	}
+	PQclear(r);
+	return *text != NULL;
+}
+
+int db_job_lock(PGconn *c, long long id, struct db_job_lock *out, struct err *e)
+{
+	char b[ID_LEN];
+	const char *p[1] = { b };
+	PGresult *r;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(b, sizeof(b), "%lld", id);
+	r = db_exec(c, ST_JOB_LOCK, 1, p, e);
+	if (!r)
+		return -1;
+	if (!PQntuples(r)) {
+		PQclear(r);
+		return 0;
+	}
+	snprintf(out->state, sizeof(out->state), "%s", PQgetvalue(r, 0, 0));
+	out->leased_by = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
+	out->attempts = (int)strtol(PQgetvalue(r, 0, 2), NULL, 10);
+	snprintf(out->outcome, sizeof(out->outcome), "%s", PQgetvalue(r, 0, 3));
+	PQclear(r);
+	return 1;
+}
+
+int db_job_finish(PGconn *c, long long id, const char *outcome, const char *log_tail,
+		  const char *kconfig, struct err *e)
+{
+	char b[ID_LEN];
+	const char *p[4] = { b, outcome, log_tail, kconfig };
+	PGresult *r;
+
+	snprintf(b, sizeof(b), "%lld", id);
+	r = db_exec(c, ST_JOB_FINISH, 4, p, e);
+	if (!r)
+		return -1;
+	PQclear(r);
+	return 0;
+}
+
+/* leases */
+
+int db_job_lease_again(PGconn *c, long long machine_id, const char *request_id, long lease_s,
+		       long long *job_id, struct err *e)
+{
+	char mid[ID_LEN], secs[ID_LEN];
+	const char *p[3] = { mid, request_id, secs };
+
+	snprintf(mid, sizeof(mid), "%lld", machine_id);
+	snprintf(secs, sizeof(secs), "%ld", lease_s);
+	return exec_returning(c, ST_JOB_LEASE_AGAIN, 3, p, job_id, e);
+}
+
+int db_job_lease(PGconn *c, long long machine_id, long lease_s, const char *request_id,
+		 long long *job_id, struct err *e)
+{
+	char mid[ID_LEN], secs[ID_LEN];
+	const char *p[3] = { mid, secs, request_id };
+
+	snprintf(mid, sizeof(mid), "%lld", machine_id);
+	snprintf(secs, sizeof(secs), "%ld", lease_s);
+	return exec_returning(c, ST_JOB_LEASE, 3, p, job_id, e);
+}
+
+int db_job_spec(PGconn *c, long long id, json_t **spec, struct err *e)
+{
+	char b[ID_LEN];
+	const char *p[1] = { b };
+	PGresult *r;
+
+	snprintf(b, sizeof(b), "%lld", id);
+	r = db_exec(c, ST_JOB_SPEC, 1, p, e);
+	if (!r)
+		return -1;
+	*spec = PQntuples(r) ? json_loads(PQgetvalue(r, 0, 0), 0, NULL) : NULL;
+	PQclear(r);
+	return *spec != NULL;
+}
+
+int db_job_heartbeat(PGconn *c, const struct db_heartbeat *hb, char *expires_at, size_t n,
+		     struct err *e)
+{
+	char id[ID_LEN], secs[ID_LEN], prog[32], mid[ID_LEN];
+	const char *p[6] = { id, secs, hb->phase, isnan(hb->progress) ? NULL : prog, hb->message,
+			     hb->machine_id ? mid : NULL };
+	PGresult *r;
+	int found;
+
+	snprintf(id, sizeof(id), "%lld", hb->job_id);
+	snprintf(secs, sizeof(secs), "%ld", hb->lease_s);
+	snprintf(prog, sizeof(prog), "%.6g", hb->progress);
+	snprintf(mid, sizeof(mid), "%lld", hb->machine_id);
+	r = db_exec(c, ST_JOB_HEARTBEAT, 6, p, e);
+	if (!r)
+		return -1;
+	found = PQntuples(r) > 0;
+	if (found)
+		snprintf(expires_at, n, "%s", PQgetvalue(r, 0, 0));
+	PQclear(r);
+	return found;
+}
+
+long db_job_expire(PGconn *c, struct db_job_expired **jobs, struct err *e)
+{
+	PGresult *r = db_exec(c, ST_JOB_EXPIRE, 0, NULL, e);
+	long n;
+
+	*jobs = NULL;
+	if (!r)
+		return -1;
+	n = PQntuples(r);
+	if (n)
+		*jobs = xcalloc((size_t)n, sizeof(**jobs));
+	for (long i = 0; i < n; i++) {
+		(*jobs)[i].id = strtoll(PQgetvalue(r, (int)i, 0), NULL, 10);
+		snprintf((*jobs)[i].state, sizeof((*jobs)[i].state), "%s", PQgetvalue(r, (int)i, 1));
+	}
+	PQclear(r);
+	return n;
+}
+
+int db_queue_count(PGconn *c, long long *count, long long *max_id, struct err *e)
+{
+	PGresult *r = db_exec(c, ST_QUEUE_COUNT, 0, NULL, e);
+
+	if (!r)
+		return -1;
+	*count = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+	*max_id = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
+	PQclear(r);
+	return 0;
+}
+
+/* machines */
+
+long long db_machine_register(PGconn *c, const struct db_machine_new *m, struct err *e)
+{
+	char cpus[ID_LEN], mem[ID_LEN];
+	const char *p[8] = { m->hostname, m->arch, m->tbox_group, m->nr_cpus >= 0 ? cpus : NULL,
+			     m->memory_mb >= 0 ? mem : NULL, m->cpu_model, m->capabilities,
+			     m->fingerprint };
+	long long id;
+
+	snprintf(cpus, sizeof(cpus), "%lld", m->nr_cpus);
+	snprintf(mem, sizeof(mem), "%lld", m->memory_mb);
+	if (exec_returning(c, ST_MACHINE_REGISTER, 8, p, &id, e) < 0)
+		return -1;
+	return id;
+}
+
+int db_machine_seen(PGconn *c, long long id, struct err *e)
+{
+	long long got = exec_id(c, ST_MACHINE_SEEN, id, e);
+
+	return got < 0 ? -1 : got != 0;
+}

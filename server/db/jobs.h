@@ -1,0 +1,152 @@
+#ifndef REGTRACK_SERVER_DB_JOBS_H
+#define REGTRACK_SERVER_DB_JOBS_H
+
+#include <jansson.h>
+#include <libpq-fe.h>
+#include <stddef.h>
+
+#include "err.h"
+
+/*
+ * Typed reads and writes of jobs, machines and leases (the statements of
+ * db/stmts_jobs.c, and ST_QUEUE_COUNT). Ids are PostgreSQL bigints; 0
+ * stands for SQL NULL where a field says "0: none". Every function that
+ * fails returns -1 with e filled by db_exec(): 503 "db_unavailable",
+ * 409 "conflict", 500 "db_error"; other errors are listed with it.
+ */
+
+/* jobs */
+
+/* A job to queue (ST_JOB_INSERT). Strings borrowed from the caller. */
+struct db_job_new {
+	long long tree_id;         /* 0: none (a host job without a tree) */
+	long long commit_id;
+	long long testcase_id;
+	const char *params;        /* JSON object text */
+	const char *kconfig;
+	const char *compiler;
+	const char *arch;          /* NULL: any */
+	const char *tbox_group;    /* NULL: any */
+	const char *capability;    /* host, qemu-x86_64, qemu-aarch64 */
+	long long repeat, priority, max_attempts;
+	long long token_id;        /* the submitting API token; 0: none */
+};
+/* Queues j; returns the new job's id (> 0) or -1 with e. */
+long long db_job_insert(PGconn *c, const struct db_job_new *j, struct err *e)
+	__attribute__((warn_unused_result));
+
+/* 1 when job id exists, 0 when not, -1 with e. */
+int db_job_exists(PGconn *c, long long id, struct err *e) __attribute__((warn_unused_result));
+
+/*
+ * The .config job id stored (ST_JOB_KCONFIG). Returns 1 with *text a new
+ * NUL-terminated copy of its *len bytes (caller frees), 0 when there is no
+ * such job or it stored none (*text NULL), -1 with e.
+ */
+int db_job_kconfig(PGconn *c, long long id, char **text, size_t *len, struct err *e)
+	__attribute__((warn_unused_result));
+
+/* A job row locked FOR UPDATE (ST_JOB_LOCK), inside the caller's transaction. */
+struct db_job_lock {
+	char state[16];            /* queued, leased, done, failed, cancelled */
+	long long leased_by;       /* machine id; 0: none */
+	int attempts;
+	char outcome[32];          /* ok, build-failed, ...; "" when none yet */
+};
+/* Locks job id: 1 with *out filled, 0 when there is no such job, -1 with e. */
+int db_job_lock(PGconn *c, long long id, struct db_job_lock *out, struct err *e)
+	__attribute__((warn_unused_result));
+
+/*
+ * Marks job id done with the worker's outcome, log tail and .config (each
+ * may be NULL; borrowed) (ST_JOB_FINISH). 0 or -1 with e.
+ */
+int db_job_finish(PGconn *c, long long id, const char *outcome, const char *log_tail,
+		  const char *kconfig, struct err *e) __attribute__((warn_unused_result));
+
+/* leases */
+
+/*
+ * The job machine_id leased under request_id (a UUID in text) and still
+ * holds, its lease renewed to lease_s seconds from now
+ * (ST_JOB_LEASE_AGAIN): 1 with *job_id, 0 when none, -1 with e.
+ */
+int db_job_lease_again(PGconn *c, long long machine_id, const char *request_id, long lease_s,
+		       long long *job_id, struct err *e) __attribute__((warn_unused_result));
+/*
+ * Leases the next queued job that machine_id can run for lease_s seconds,
+ * under request_id (NULL: none) (ST_JOB_LEASE): 1 with *job_id, 0 when no
+ * job matches, -1 with e.
+ */
+int db_job_lease(PGconn *c, long long machine_id, long lease_s, const char *request_id,
+		 long long *job_id, struct err *e) __attribute__((warn_unused_result));
+/*
+ * What a worker is told about leased job id (ST_JOB_SPEC): {id, tree,
+ * url, branch, commit, kconfig, compiler, testcase, params, repeat, arch,
+ * tbox_group, attempt, lease_expires_at} as PostgreSQL built it. Returns 1
+ * with *spec a new reference, 0 when there is no such job (or its text is
+ * not JSON), -1 with e.
+ */
+int db_job_spec(PGconn *c, long long id, json_t **spec, struct err *e)
+	__attribute__((warn_unused_result));
+
+/* A renewed lease (ST_JOB_HEARTBEAT). Strings borrowed from the caller. */
+struct db_heartbeat {
+	long long job_id;
+	long lease_s;              /* the lease runs this many seconds from now */
+	const char *phase;         /* NULL: unchanged */
+	double progress;           /* in [0, 1]; NAN: none (stored as NULL) */
+	const char *message;       /* NULL: none */
+	long long machine_id;      /* 0: any holder */
+};
+/*
+ * Renews the lease of hb->job_id if it is leased (to hb->machine_id).
+ * Returns 1 with expires_at (n bytes) the new lease_expires_at as
+ * PostgreSQL prints a timestamptz, 0 when the job is not leased (to that
+ * machine) or does not exist (tell them apart with db_job_exists()), -1
+ * with e.
+ */
+int db_job_heartbeat(PGconn *c, const struct db_heartbeat *hb, char *expires_at, size_t n,
+		     struct err *e) __attribute__((warn_unused_result));
+
+/* A job whose lease ran out (ST_JOB_EXPIRE). */
+struct db_job_expired {
+	long long id;
+	char state[16];            /* what it is now: queued again, or failed */
+};
+/*
+ * Requeues or fails every job whose lease expired. Returns how many, with
+ * *jobs a new array of them (caller frees; NULL when none), or -1 with e.
+ */
+long db_job_expire(PGconn *c, struct db_job_expired **jobs, struct err *e)
+	__attribute__((warn_unused_result));
+
+/*
+ * The queued jobs (ST_QUEUE_COUNT): *count of them and *max_id the largest
+ * id (0 when none), so a change in the queue shows between two reads.
+ * 0 or -1 with e.
+ */
+int db_queue_count(PGconn *c, long long *count, long long *max_id, struct err *e)
+	__attribute__((warn_unused_result));
+
+/* machines */
+
+/* A worker's registration (ST_MACHINE_REGISTER). Strings borrowed from the caller. */
+struct db_machine_new {
+	const char *hostname, *arch, *tbox_group;
+	long long nr_cpus;         /* -1: unknown */
+	long long memory_mb;       /* -1: unknown */
+	const char *cpu_model;     /* NULL: unknown */
+	const char *capabilities;  /* a text[] literal: {"host","qemu-x86_64"} */
+	const char *fingerprint;   /* JSON object text */
+};
+/*
+ * Registers m, or updates the machine of the same (hostname, arch,
+ * tbox_group). Returns its id (> 0) or -1 with e.
+ */
+long long db_machine_register(PGconn *c, const struct db_machine_new *m, struct err *e)
+	__attribute__((warn_unused_result));
+/* Marks machine id seen now: 1, 0 when there is no such machine, -1 with e. */
+int db_machine_seen(PGconn *c, long long id, struct err *e) __attribute__((warn_unused_result));
+
+#endif

@@ -1,0 +1,151 @@
+#ifndef REGTRACK_SERVER_DB_REGRESSIONS_H
+#define REGTRACK_SERVER_DB_REGRESSIONS_H
+
+#include <jansson.h>
+#include <libpq-fe.h>
+#include <stddef.h>
+
+#include "err.h"
+
+/*
+ * The regression records and the detection queue (db/stmts_regressions.c)
+ * as typed values, for detect.c, regressions.c and api/regressions.c. Each
+ * function runs one prepared statement on c, in the caller's transaction
+ * if one is open. Ids are bigint row ids. Errors are db_exec()'s unless
+ * said otherwise (ERR_DB, ERR_DB_UNAVAILABLE, ERR_DB_TIMEOUT,
+ * ERR_CONFLICT); every function returns -1 with e filled on one. Figures
+ * are doubles, NAN for SQL NULL (and NULL for NAN or an infinity when
+ * written).
+ */
+
+/* --- the detection queue ---------------------------------------------------- */
+
+/*
+ * Claims the oldest queued setup no one is examining: *queue_id (the claim,
+ * for done / release) and *setup_id. Returns 1, 0 when none is queued, -1.
+ */
+int db_detect_claim(PGconn *c, long long *queue_id, long long *setup_id, struct err *e)
+	__attribute__((warn_unused_result));
+/* Deletes claim queue_id (the setup was examined). 0 or -1. */
+int db_detect_done(PGconn *c, long long queue_id, struct err *e) __attribute__((warn_unused_result));
+/* Gives claim queue_id back (queued again unless already queued). 0 or -1. */
+int db_detect_release(PGconn *c, long long queue_id, struct err *e)
+	__attribute__((warn_unused_result));
+/* Queues again the setups of claims older than 10 minutes (a server died mid-detection). 0 or -1. */
+int db_detect_requeue_stale(PGconn *c, struct err *e) __attribute__((warn_unused_result));
+
+/* One run mean of a setup's series (ST_DETECT_SERIES): by metric, then in series order. */
+struct db_detect_point {
+	long long metric_id;
+	const char *metric;      /* the metric's name; borrowed until db_detect_series_free() */
+	int higher_is_better;    /* 1, 0, or -1 when unknown (NULL) */
+	int is_monitor;
+	long long commit_id;
+	double value;            /* the run's mean; NAN for NULL */
+};
+struct db_detect_series {
+	struct db_detect_point *p;
+	size_t n;
+	void *res;               /* private: the rows the names point into */
+};
+/* Every ok run mean of setup_id into *s (zeroed first). 0 or -1. */
+int db_detect_series(PGconn *c, long long setup_id, struct db_detect_series *s, struct err *e)
+	__attribute__((warn_unused_result));
+/* Frees s; a zeroed s is fine. */
+void db_detect_series_free(struct db_detect_series *s);
+
+/* --- records ---------------------------------------------------------------- */
+
+/*
+ * A record of the same series past triage whose range holds good..bad (a
+ * narrower range found later is the same change): 1 with *id, 0 when
+ * none, -1.
+ */
+int db_regr_covering(PGconn *c, long long setup_id, long long metric_id, long long good_commit,
+		     long long bad_commit, long long *id, struct err *e)
+	__attribute__((warn_unused_result));
+
+/* What the detector found for one range (ST_REGR_UPSERT); strings borrowed for the call. */
+struct db_regr_upsert {
+	long long setup_id, metric_id, good_commit, bad_commit;
+	const char *kind;        /* regression | improvement | change */
+	double change_pct, ci_lo_pct, ci_hi_pct, p_value; /* the two sides (percent, p) */
+	const char *verdict;
+	double mean_before, mean_after;
+	size_t n_before, n_after, commits_after;
+	double pair_change_pct, pair_p_value;  /* last good vs first bad commit */
+	const char *pair_verdict;
+	double det_before, det_after, det_change_pct, det_p_value; /* the detector's own figures */
+	int confirm;             /* 1: the confirmation rule holds */
+};
+/* The record after the upsert: its id, its state before and after. */
+struct db_regr_upserted {
+	long long id;
+	int created;             /* 1: a new record (no state before) */
+	char old_state[16];      /* "" when created */
+	char new_state[16];
+};
+/* Inserts or updates the record of u's range. 0 or -1 (ERR_DB when no row came back). */
+int db_regr_upsert(PGconn *c, const struct db_regr_upsert *u, struct db_regr_upserted *out,
+		   struct err *e) __attribute__((warn_unused_result));
+
+/*
+ * After a detection of setup_id that found the records kept[0..n): the
+ * other detected records are withdrawn (*withdrawn, those still `new`:
+ * deleted) or marked undetected (*undetected, with a history note). 0 or -1.
+ */
+int db_regr_undetect(PGconn *c, long long setup_id, const long long *kept, size_t n,
+		     size_t *withdrawn, size_t *undetected, struct err *e)
+	__attribute__((warn_unused_result));
+
+/*
+ * Sets the state of record id (state NULL keeps it) and reads the states
+ * before and after into from / to (16 bytes each). Returns 1, 0 when there
+ * is no such record, -1.
+ */
+int db_regr_set_state(PGconn *c, long long id, const char *state, char *from, char *to,
+		      struct err *e) __attribute__((warn_unused_result));
+/*
+ * Adds a history row of record id: who (NULL = "token:NAME" of token_id,
+ * token_id 0 = none), from / to (NULL allowed), note (NULL allowed). 0 or -1.
+ */
+int db_regr_history_add(PGconn *c, long long id, const char *who, long long token_id,
+			const char *from, const char *to, const char *note, struct err *e)
+	__attribute__((warn_unused_result));
+
+/* One change point of a series (ST_SERIES_CHANGE_POINTS), in record id order. */
+struct db_change_point {
+	long long regression_id;
+	char commit[41], good_commit[41]; /* shas: first bad, last good */
+	double before, after, change_pct, p_value; /* the detector's figures; NAN = NULL */
+	char kind[16], state[16];
+};
+/* The detected records of (setup_id, metric name): new array *out of *n. 0 or -1. */
+int db_series_change_points(PGconn *c, long long setup_id, const char *metric,
+			    struct db_change_point **out, size_t *n, struct err *e)
+	__attribute__((warn_unused_result));
+
+/* --- the API's JSON ---------------------------------------------------------- */
+
+/*
+ * GET /api/v1/regressions: the records matching state, kind, testcase,
+ * metric (NULL = any), newest first, at most `limit`, group leaders only
+ * when leaders; a new JSON array, or NULL with e (ERR_DB detail "" when
+ * the database's JSON does not parse).
+ */
+json_t *db_regressions_json(PGconn *c, const char *state, const char *kind, const char *testcase,
+			    const char *metric, long long limit, int leaders, struct err *e);
+/*
+ * Record id (decimal text) as JSON: the record, its group (every record of
+ * its range, leader first) or its history. 1 with *out (new), 0 when there
+ * is no such record, -1 (ERR_DB detail the statement's name when the JSON
+ * does not parse).
+ */
+int db_regression_json(PGconn *c, const char *id, json_t **out, struct err *e)
+	__attribute__((warn_unused_result));
+int db_regression_group_json(PGconn *c, const char *id, json_t **out, struct err *e)
+	__attribute__((warn_unused_result));
+int db_regression_history_json(PGconn *c, const char *id, json_t **out, struct err *e)
+	__attribute__((warn_unused_result));
+
+#endif

@@ -1,0 +1,44 @@
+/* db_stmt_def(): the statement tables of every subject, searched in turn. */
+#include "server/db/stmts.h"
+
+#include <stddef.h>
+
+#include "banned.h"
+
+static const struct db_stmt_def *const tables[] = {
+	db_stmts_bisects,
+	db_stmts_jobs,
+	db_stmts_kconfig,
+	db_stmts_mail,
+	db_stmts_meta,
+	db_stmts_regressions,
+	db_stmts_runs,
+	db_stmts_series,
+	db_stmts_tokens,
+	db_stmts_trees,
+};
+
+const struct db_stmt_def *db_stmt_def(enum db_stmt st)
+{
+	if ((unsigned)st >= DB_NR_STMTS)
+		return NULL;
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
+		if (tables[i][st].name)
+			return &tables[i][st];
+	return NULL;
+}
+
+int db_stmts_check(enum db_stmt *missing)
+{
+	for (int st = 0; st < DB_NR_STMTS; st++) {
+		int n = 0;
+
+		for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
+			n += tables[i][st].name != NULL;
+		if (n != 1) {
+			*missing = (enum db_stmt)st;
+			return n ? 1 : -1;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,396 @@
+#include "server/detect.h"
+#include "server/bgthread.h"
+#include "server/db/db.h"
+#include "server/db/regressions.h"
+#include "server/log.h"
+#include "server/server.h"
+#include "stats/compare.h"
+#include "stats/detect.h"
+#include "xalloc.h"
+
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "banned.h"
+
+#define MONITOR_MIN_CHANGE_PCT 5.0
+#define STALE_CHECK_S 60
+
+struct detect_thread {
+	struct server *srv;
+	struct bgthread *bg;
+	atomic_int stopping;     /* set before bgthread_stop: drain_queue gives up between setups */
+	long long last_stale;    /* mono_s() of the last stale re-queue (thread only) */
+};
+
+/* the record ids one detection found (kept; the others are undetected) */
+struct kept {
+	long long *ids;
+	size_t n, alloc;
+};
+
+/* One series: per commit (pushed into the detector) its id and its samples. */
+struct series {
+	long long *commit; /* commits.id per series position */
+	size_t *first;	   /* first sample of each position in vals */
+	size_t *count;	   /* samples of each position */
+	double *vals;	   /* run means */
+	size_t n, nvals;
+};
+
+static const char *kind_of(double change_pct, int hib)
+{
+	if (hib < 0 || !isfinite(change_pct) || change_pct == 0)
+		return "change";
+	return (change_pct < 0) == (hib == 1) ? "regression" : "improvement";
+}
+
+/* samples of series positions [lo, hi) as one borrowed range of vals */
+static const double *side(const struct series *s, size_t lo, size_t hi, size_t *n)
+{
+	*n = hi > lo ? s->first[hi - 1] + s->count[hi - 1] - s->first[lo] : 0;
+	return s->vals + (hi > lo ? s->first[lo] : 0);
+}
+
+/*
+ * Rule (b) of regressions.h: at least `need` commits on the after side,
+ * the median of each of the first `need` of them nearer the after level
+ * than the before level, and the last good commit's median nearer the
+ * before level (so the step is at this commit, not one next to it).
+ */
+static int step_holds(const struct detect_series *ds, size_t idx, size_t hi, size_t need,
+		      const struct change_point *cp)
+{
+	double mid = (cp->before + cp->after) / 2;
+	int down = cp->after < cp->before;
+
+	if (!isfinite(mid) || cp->after == cp->before || hi - idx < need || idx == 0)
+		return 0;
+	if ((ds->med[idx - 1] < mid) == down)
+		return 0;
+	for (size_t i = idx; i < idx + need; i++)
+		if ((ds->med[i] < mid) != down)
+			return 0;
+	return 1;
+}
+
+static int history(PGconn *c, long long id, const char *from, const char *to, const char *note,
+		   struct err *e)
+{
+	return db_regr_history_add(c, id, "detector", 0, from, to, note, e);
+}
+
+static void kept_add(struct kept *k, long long id)
+{
+	ALLOC_GROW(k->ids, k->n + 1, k->alloc);
+	k->ids[k->n++] = id;
+}
+
+/* the history notes of a new or newly confirmed record */
+static int note_upsert(PGconn *c, const struct db_regr_upserted *up, const char *name,
+		       const struct db_regr_upsert *u, const struct compare_result *seg,
+		       const struct compare_result *pair, struct detect_setup_stats *st,
+		       struct err *e)
+{
+	char note[512];
+
+	if (up->created) {
+		st->created++;
+		snprintf(note, sizeof(note),
+			 "detected %s of '%s': %+.2f%% (CI %+.2f%% .. %+.2f%%), p %.3g, "
+			 "%zu vs %zu runs, %s", u->kind, name, seg->change_pct, seg->ci_lo_pct,
+			 seg->ci_hi_pct, seg->p_value, seg->a.n, seg->b.n, verdict_name(seg->verdict));
+		if (history(c, up->id, NULL, "new", note, e))
+			return -1;
+	}
+	if ((up->created || !strcmp(up->old_state, "new")) && !strcmp(up->new_state, "confirmed")) {
+		st->confirmed++;
+		if (pair->verdict == VERDICT_DIFFERENT)
+			snprintf(note, sizeof(note),
+				 "confirmed: last good vs first bad commit is different "
+				 "(%+.2f%%, p %.3g, %zu vs %zu runs)", pair->change_pct,
+				 pair->p_value, pair->a.n, pair->b.n);
+		else
+			snprintf(note, sizeof(note),
+				 "confirmed: the step holds over %zu commits after it and the "
+				 "two sides are different (p %.3g)", u->commits_after, seg->p_value);
+		if (history(c, up->id, "new", "confirmed", note, e))
+			return -1;
+	}
+	return 0;
+}
+
+/* Stores the change points of one detected series; appends the record ids to *kept. */
+static int store_series(PGconn *c, long long setup_id, const struct db_detect_point *m,
+			const struct series *s, const struct detect_series *ds,
+			const struct config *cfg, struct kept *kept, struct detect_setup_stats *st,
+			struct err *e)
+{
+	size_t w = ds->opts.window;
+
+	for (size_t k = 0; k < ds->ncp; k++) {
+		const struct change_point *cp = &ds->cp[k];
+		size_t idx = cp->index;
+		size_t prev = k ? ds->cp[k - 1].index : 0;
+		size_t next = k + 1 < ds->ncp ? ds->cp[k + 1].index : s->n;
+		size_t lo = idx > w && idx - w > prev ? idx - w : prev;
+		size_t hi = idx + w < next ? idx + w : next;
+		struct compare_opts co;
+		struct compare_result seg, pair;
+		struct db_regr_upsert u;
+		struct db_regr_upserted up;
+		const double *a, *b;
+		size_t na, nb;
+		long long covering;
+		int got;
+
+		if (idx == 0 || idx >= s->n)
+			continue;
+		compare_opts_init(&co);
+		if (m->is_monitor)
+			co.floor_pct = co.monitor_floor_pct;
+		a = side(s, lo, idx, &na);
+		b = side(s, idx, hi, &nb);
+		compare_samples(a, na, b, nb, &co, &seg);
+		a = side(s, idx - 1, idx, &na);
+		b = side(s, idx, idx + 1, &nb);
+		compare_samples(a, na, b, nb, &co, &pair);
+
+		got = db_regr_covering(c, setup_id, m->metric_id, s->commit[idx - 1], s->commit[idx],
+				       &covering, e);
+		if (got < 0)
+			return -1;
+		if (got) {
+			/* already being bisected (or settled) under a wider range: keep that one */
+			kept_add(kept, covering);
+			continue;
+		}
+		memset(&u, 0, sizeof(u));
+		u.setup_id = setup_id;
+		u.metric_id = m->metric_id;
+		u.good_commit = s->commit[idx - 1];
+		u.bad_commit = s->commit[idx];
+		u.kind = kind_of(isfinite(seg.change_pct) ? seg.change_pct : cp->change_pct,
+				 m->higher_is_better);
+		u.change_pct = seg.change_pct;
+		u.ci_lo_pct = seg.ci_lo_pct;
+		u.ci_hi_pct = seg.ci_hi_pct;
+		u.p_value = seg.p_value;
+		u.verdict = verdict_name(seg.verdict);
+		u.mean_before = seg.a.mean;
+		u.mean_after = seg.b.mean;
+		u.n_before = seg.a.n;
+		u.n_after = seg.b.n;
+		u.commits_after = hi - idx;
+		u.pair_change_pct = pair.change_pct;
+		u.pair_p_value = pair.p_value;
+		u.pair_verdict = verdict_name(pair.verdict);
+		u.det_before = cp->before;
+		u.det_after = cp->after;
+		u.det_change_pct = cp->change_pct;
+		u.det_p_value = cp->p_value;
+		u.confirm = pair.verdict == VERDICT_DIFFERENT ||
+			    (seg.verdict == VERDICT_DIFFERENT &&
+			     step_holds(ds, idx, hi, (size_t)cfg->detect_confirm_commits, cp));
+		if (db_regr_upsert(c, &u, &up, e))
+			return -1;
+		kept_add(kept, up.id);
+		st->changes++;
+		if (note_upsert(c, &up, m->metric, &u, &seg, &pair, st, e))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Pushes the rows of one metric, from rows[i], into the detector, grouped
+ * by commit (consecutive in series order); returns the index after them.
+ */
+static size_t push_metric(const struct db_detect_series *rows, size_t i, struct series *s,
+			  struct detect_series *ds)
+{
+	long long metric = rows->p[i].metric_id;
+	size_t j = i;
+
+	s->n = s->nvals = 0;
+	while (j < rows->n && rows->p[j].metric_id == metric) {
+		long long cid = rows->p[j].commit_id;
+		size_t start = s->nvals;
+
+		while (j < rows->n && rows->p[j].metric_id == metric && rows->p[j].commit_id == cid)
+			s->vals[s->nvals++] = rows->p[j++].value;
+		/* a commit without a finite value is not part of the series */
+		if (detect_series_push(ds, s->vals + start, s->nvals - start) == 0) {
+			s->commit[s->n] = cid;
+			s->first[s->n] = start;
+			s->count[s->n] = s->nvals - start;
+			s->n++;
+		} else {
+			s->nvals = start;
+		}
+	}
+	return j;
+}
+
+/* examines every metric of the rows read; the record ids found go to *kept */
+static int detect_rows(PGconn *c, long long setup_id, const struct db_detect_series *rows,
+		       const struct config *cfg, struct kept *kept, struct detect_setup_stats *st,
+		       struct err *e)
+{
+	struct series s;
+	int ret = 0;
+
+	s.commit = xcalloc(rows->n + 1, sizeof(*s.commit));
+	s.first = xcalloc(rows->n + 1, sizeof(*s.first));
+	s.count = xcalloc(rows->n + 1, sizeof(*s.count));
+	s.vals = xcalloc(rows->n + 1, sizeof(*s.vals));
+	for (size_t i = 0; i < rows->n && !ret;) {
+		const struct db_detect_point *m = &rows->p[i];
+		struct detect_series ds;
+		struct detect_opts o;
+
+		detect_opts_init(&o);
+		o.window = (size_t)cfg->detect_window;
+		o.p_max = cfg->detect_p_max;
+		o.min_change_pct = cfg->detect_min_change_pct;
+		if (m->is_monitor && o.min_change_pct < MONITOR_MIN_CHANGE_PCT)
+			o.min_change_pct = MONITOR_MIN_CHANGE_PCT;
+		detect_series_init(&ds, &o);
+		i = push_metric(rows, i, &s, &ds);
+		detect_series_run(&ds);
+		st->series++;
+		st->points += s.n;
+		ret = store_series(c, setup_id, m, &s, &ds, cfg, kept, st, e);
+		detect_series_release(&ds);
+	}
+	free(s.commit);
+	free(s.first);
+	free(s.count);
+	free(s.vals);
+	return ret;
+}
+
+int detect_setup(PGconn *c, long long setup_id, const struct config *cfg,
+		 struct detect_setup_stats *st, struct err *e)
+{
+	struct db_detect_series rows;
+	struct kept kept = { NULL, 0, 0 };
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	if (db_begin(c, e))
+		return -1;
+	/* inside the transaction: the series read and the records written agree */
+	if (db_detect_series(c, setup_id, &rows, e)) {
+		db_rollback(c);
+		return -1;
+	}
+	ret = detect_rows(c, setup_id, &rows, cfg, &kept, st, e);
+	if (!ret)
+		ret = db_regr_undetect(c, setup_id, kept.ids, kept.n, &st->withdrawn, &st->undetected,
+				       e);
+	if (!ret)
+		ret = db_commit(c, e);
+	if (ret)
+		db_rollback(c);
+	db_detect_series_free(&rows);
+	free(kept.ids);
+	return ret;
+}
+
+/* --- the thread ------------------------------------------------------------- */
+
+/* Claims and examines queued setups until none is left; -1 on a db error. */
+static int drain_queue(struct detect_thread *t, PGconn *c)
+{
+	struct err e;
+
+	while (!atomic_load(&t->stopping)) {
+		struct detect_setup_stats st;
+		long long qid, setup;
+		int got = db_detect_claim(c, &qid, &setup, &e);
+
+		if (got < 0)
+			goto fail;
+		if (!got)
+			return 0;
+		if (detect_setup(c, setup, t->srv->cfg, &st, &e)) {
+			slog_warn("detect: setup %lld: %s", setup, e.message);
+			/* give the claim back; it is retried on the next round */
+			if (db_detect_release(c, qid, &e))
+				slog_warn("detect: %s", e.message);
+			return -1;
+		}
+		if (db_detect_done(c, qid, &e))
+			goto fail;
+	}
+	return 0;
+fail:
+	slog_warn("detect: %s", e.message);
+	return -1;
+}
+
+static long long mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec;
+}
+
+/*
+ * One pass (bgthread step): LISTEN, re-queue stale claims every
+ * STALE_CHECK_S, drain the queue; then wait detect_poll_ms or until a
+ * notification arrives on the LISTEN connection (*fd), when it is idle.
+ */
+static long detect_step(void *arg, int *fd)
+{
+	struct detect_thread *t = arg;
+	struct err e;
+	PGconn *c = db_conn(t->srv->db, &e);
+	PGnotify *nf;
+
+	if (c && db_cmd(c, "LISTEN regtrack_detect", &e))
+		c = NULL;
+	if (!c)
+		return t->srv->cfg->detect_poll_ms;
+	/* notifications so far are covered by the pass below */
+	PQconsumeInput(c);
+	while ((nf = PQnotifies(c)))
+		PQfreemem(nf);
+	if (mono_s() - t->last_stale >= STALE_CHECK_S && !db_detect_requeue_stale(c, &e))
+		t->last_stale = mono_s();
+	/* after a failure, wait the full poll time before retrying */
+	if (drain_queue(t, c) == 0 && PQstatus(c) == CONNECTION_OK &&
+	    PQtransactionStatus(c) == PQTRANS_IDLE)
+		*fd = PQsocket(c);
+	return t->srv->cfg->detect_poll_ms;
+}
+
+struct detect_thread *detect_thread_start(struct server *srv)
+{
+	struct detect_thread *t = xcalloc(1, sizeof(*t));
+	struct err e;
+
+	t->srv = srv;
+	t->bg = bgthread_start("detect", detect_step, t, &e);
+	if (!t->bg) {
+		slog_error("detect: %s", e.message);
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void detect_thread_stop(struct detect_thread *t)
+{
+	if (!t)
+		return;
+	atomic_store(&t->stopping, 1);
+	bgthread_stop(t->bg);
+	free(t);
+}
