@@ -17,8 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 static const char usage_text[] =
 	"usage: regtrack bisect start --tree T --good SHA --bad SHA --testcase TC --kconfig K\n"
 	"                             --metric M [--params JSON] [--compiler C]\n"
@@ -32,12 +30,18 @@ static const struct {
 	const char *flag, *key;
 	char type;
 } start_flags[] = {
-	{ "--tree", "tree", 's' },       { "--good", "good", 's' },
-	{ "--bad", "bad", 's' },         { "--testcase", "testcase", 's' },
-	{ "--params", "params", 'j' },   { "--kconfig", "kconfig", 's' },
-	{ "--compiler", "compiler", 's' }, { "--tbox-group", "tbox_group", 's' },
-	{ "--arch", "arch", 's' },       { "--metric", "metric", 's' },
-	{ "--runs-per-step", "runs_per_step", 'i' }, { "--ref-runs", "ref_runs", 'i' },
+	{ "--tree", "tree", 's' },
+	{ "--good", "good", 's' },
+	{ "--bad", "bad", 's' },
+	{ "--testcase", "testcase", 's' },
+	{ "--params", "params", 'j' },
+	{ "--kconfig", "kconfig", 's' },
+	{ "--compiler", "compiler", 's' },
+	{ "--tbox-group", "tbox_group", 's' },
+	{ "--arch", "arch", 's' },
+	{ "--metric", "metric", 's' },
+	{ "--runs-per-step", "runs_per_step", 'i' },
+	{ "--ref-runs", "ref_runs", 'i' },
 	{ "--k", "k", 'i' },
 };
 
@@ -100,7 +104,8 @@ static int do_start(struct http_client *hc, int argc, char **argv)
 			char *end;
 			long v = strtol(argv[i], &end, 10);
 			if (*end || end == argv[i]) {
-				fprintf(stderr, "regtrack: %s needs an integer, not '%s'\n", argv[i - 1], argv[i]);
+				fprintf(stderr, "regtrack: %s needs an integer, not '%s'\n",
+					argv[i - 1], argv[i]);
 				json_decref(b);
 				return 2;
 			}
@@ -154,7 +159,8 @@ int cmd_bisect(int argc, char **argv)
 		char *end;
 		long long id = strtoll(argv[2], &end, 10);
 		if (*end || id <= 0) {
-			fprintf(stderr, "regtrack: bisect show needs a bisect id, not '%s'\n", argv[2]);
+			fprintf(stderr, "regtrack: bisect show needs a bisect id, not '%s'\n",
+				argv[2]);
 			return 2;
 		}
 		snprintf(path, sizeof(path), "/api/v1/bisects/%lld", id);

@@ -17,27 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
-static int read_file(const char *path, struct buf *out)
-{
-	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-	char chunk[65536];
-	size_t n;
-
-	if (!f)
-		return -1;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		if (buf_add(out, chunk, n)) {
-			if (f != stdin)
-				fclose(f);
-			return -1;
-		}
-	if (f != stdin)
-		fclose(f);
-	return 0;
-}
-
 static void print_error(const char *what, long status, const struct buf *body)
 {
 	json_t *j = json_loads(body->data, 0, NULL);
@@ -69,11 +48,11 @@ int cmd_submit(int argc, char **argv)
 		struct err e;
 		long st;
 
-		if (read_file(argv[i], &doc)) {
+		if (strcmp(argv[i], "-") ? buf_read_file(&doc, argv[i]) : buf_read_fd(&doc, 0)) {
 			fprintf(stderr, "regtrack: cannot read '%s'\n", argv[i]);
 			ret = 2;
-		} else if ((st = http_client_request(&c, "POST", "/api/v1/results", doc.data, doc.len,
-						     &resp, &e)) < 0) {
+		} else if ((st = http_client_request(&c, "POST", "/api/v1/results", doc.data,
+						     doc.len, &resp, &e)) < 0) {
 			fprintf(stderr, "regtrack: %s\n", e.message);
 			ret = 2;
 		} else if (st == 200 || st == 201) {
@@ -100,8 +79,9 @@ static int add_arg(struct buf *q, CURL *h, const char *name, const char *value)
 
 int cmd_compare(int argc, char **argv)
 {
-	static const char *const filters[] = { "base", "head", "testcase", "metric", "tbox_group",
-					       "kconfig", "compiler", "params", "mode", "alpha" };
+	static const char *const filters[] = { "base",	     "head",	"testcase", "metric",
+					       "tbox_group", "kconfig", "compiler", "params",
+					       "mode",	     "alpha" };
 	struct http_client c;
 	struct buf q = BUF_INIT(8192), path = BUF_INIT(9000), resp = BUF_INIT(256u << 20);
 	int text = 0, changed = 0, gate = 0, ret = 0, over = 0;
@@ -133,7 +113,8 @@ int cmd_compare(int argc, char **argv)
 			fputs("usage: regtrack compare --base SHA --head SHA [--testcase T] [--metric PREFIX]\n"
 			      "                        [--tbox_group G] [--kconfig K] [--compiler C]\n"
 			      "                        [--params JSON] [--mode M] [--alpha A] [--text]\n"
-			      "                        [--changed] [--gate]\n", stderr);
+			      "                        [--changed] [--gate]\n",
+			      stderr);
 			ret = 2;
 			goto out;
 		}
@@ -141,7 +122,8 @@ int cmd_compare(int argc, char **argv)
 	}
 	if (changed)
 		over |= add_arg(&q, h, "changed", "1");
-	/* the text when asked for, then the JSON (printed without --text; the gate reads its verdicts) */
+	/* the text when asked for, then the JSON (printed without --text; the gate reads its
+	 * verdicts) */
 	for (int pass = text ? 0 : 1; pass < 2; pass++) {
 		int want_text = pass == 0;
 
@@ -174,11 +156,12 @@ int cmd_compare(int argc, char **argv)
 			size_t i;
 
 			if (!j) {
-				fputs("regtrack: compare: the server's reply is not JSON\n", stderr);
+				fputs("regtrack: compare: the server's reply is not JSON\n",
+				      stderr);
 				ret = 2;
 				goto out;
 			}
-			json_array_foreach(json_object_get(j, "rows"), i, row) {
+			json_array_foreach (json_object_get(j, "rows"), i, row) {
 				const char *ch = json_string_value(json_object_get(row, "change"));
 				if (ch && !strcmp(ch, "regression"))
 					ret = 1;

@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 void http_client_init(struct http_client *c, int *argc, char **argv)
 {
 	const char *server = getenv("REGTRACK_SERVER"), *token = getenv("REGTRACK_TOKEN");

@@ -7,8 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "banned.h"
-
 struct command {
 	const char *name;
 	int (*fn)(int argc, char **argv);
