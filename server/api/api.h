@@ -36,6 +36,7 @@ enum MHD_Result api_workers_register(struct request *rq);
 enum MHD_Result api_jobs_lease(struct request *rq);
 enum MHD_Result api_job_heartbeat(struct request *rq);
 enum MHD_Result api_job_complete(struct request *rq);
+enum MHD_Result api_job_cancel(struct request *rq);
 /* api_trees.c */
 enum MHD_Result api_trees_post(struct request *rq);
 enum MHD_Result api_trees_get(struct request *rq);

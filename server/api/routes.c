@@ -24,6 +24,7 @@ const struct route routes[] = {
 	{ "GET", "/api/v1/jobs/{}/kconfig", api_job_kconfig, AUTH_READ },
 	{ "POST", "/api/v1/jobs/{}/heartbeat", api_job_heartbeat, AUTH_WORKER },
 	{ "POST", "/api/v1/jobs/{}/complete", api_job_complete, AUTH_WORKER },
+	{ "POST", "/api/v1/jobs/{}/cancel", api_job_cancel, AUTH_JOBS },
 	{ "POST", "/api/v1/workers/register", api_workers_register, AUTH_WORKER },
 	/* regressions (api_regressions.c): add below */
 	{ "GET", "/api/v1/regressions", api_regressions_get, AUTH_READ },
