@@ -7,7 +7,7 @@ integration harness (tests/integration/harness.py): a throwaway PostgreSQL
 cluster and the real regtrack-server on port 0.
 
 BENCH_ONLY=ingest,http (a comma-separated subset of ingest, compare, series,
-http, detect, worker, bisect, kernel) runs just those steps.
+http, detect, detect-noise, worker, bisect, kernel) runs just those steps.
 
 Every timed figure is repeated (BENCH_REPS, default 5) with the figure and
 its baseline interleaved, so a noisy neighbour hits both; the table shows
@@ -370,6 +370,17 @@ def bench_detect():
             note="diagnosis, from bench/detect_bench: the compare API's computing part")
 
 
+def bench_detect_noise():
+    """bench/detect_noise.c: false alarms per 1000 points and F1 by noise kind, beside
+    L2 binary segmentation (printed as its table)."""
+    exe = os.path.join(PROGS, "detect_noise")
+    if not os.path.exists(exe):
+        skip("detector by noise kind", "bench/detect_noise did not build")
+        return
+    out = run([exe], timeout=300).stdout
+    results.append({"name": "detector by noise kind (bench/detect_noise)", "raw": out.strip()})
+
+
 def _runs(out):
     for line in out.splitlines():
         if line.startswith("detect 10,000-point series ("):
@@ -662,6 +673,7 @@ def main():
                  ("series", lambda: bench_series(srv)),
                  ("http", lambda: bench_http(srv, tmp)),
                  ("detect", bench_detect),
+                 ("detect-noise", bench_detect_noise),
                  ("worker", lambda: bench_worker_rss(srv, tmp)),
                  ("bisect", bench_bisect),
                  ("kernel", bench_kernel)]

@@ -30,6 +30,10 @@ if [[ -f bench/detect_bench.c ]]; then
 		"$B/libregtrack.a" $(pkg-config --libs gsl jansson) -lm ||
 		echo "bench: detect_bench did not build" >&2
 fi
+# the detector by noise kind (gaussian, outlier, bimodal, drift, AR(1)): bench/detect_noise.c
+# shellcheck disable=SC2046
+gcc $CFLAGS -o "$BENCH_PROGS/detect_noise" bench/detect_noise.c "$B/libregtrack.a" \
+	$(pkg-config --libs gsl jansson) -lm || echo "bench: detect_noise did not build" >&2
 # linked like regtrack-worker (the Makefile's LDLIBS): the worker RSS baseline
 # shellcheck disable=SC2046
 gcc $CFLAGS -o "$BENCH_PROGS/curl_floor" bench/curl_floor.c $(pkg-config --libs $PKGS) \

@@ -1,4 +1,4 @@
-"""Auth matrix (issue 10): every route of server/routes.c x {no token,
+"""Auth matrix (issue 10): every route of server/api/routes.c x {no token,
 malformed, revoked, worker, submit, read, admin}, with public_read on and
 off. Exactly the documented combinations pass the auth check (README
 "Tokens" and "HTTP API"): a caller refused gets 401 (no, malformed, unknown
@@ -69,8 +69,8 @@ DOCUMENTED = {
 
 
 def route_table():
-    """(method, pattern) of every entry of the route table in server/routes.c."""
-    with open(os.path.join(TOP, "server", "routes.c")) as f:
+    """(method, pattern) of every entry of the route table in server/api/routes.c."""
+    with open(os.path.join(TOP, "server", "api", "routes.c")) as f:
         text = f.read()
     return re.findall(r'\{\s*"([A-Z]+)",\s*"([^"]+)",\s*\w+,\s*AUTH_\w+\s*\}', text)
 
