@@ -274,16 +274,41 @@ static void print_marked(const struct buf *text, json_t *reply)
 	}
 }
 
+/*
+ * GET /api/v1/compare with query q (from add_arg), changed=1 and
+ * format=text when asked, into resp. 0, or -1 with the error on stderr.
+ */
+static int compare_get(struct http_client *c, const char *q, int changed, int want_text,
+		       struct buf *resp)
+{
+	struct buf path = BUF_INIT(16384);
+	struct err e;
+	long st;
+	int ret = -1;
+
+	buf_reset(resp);
+	if (buf_addf(&path, "/api/v1/compare%s%s%s", q, changed ? (*q ? "&changed=1" : "?changed=1") : "",
+		     want_text ? (*q || changed ? "&format=text" : "?format=text") : "")) {
+		fputs("regtrack: arguments too long\n", stderr);
+	} else if ((st = http_client_request(c, "GET", path.data, NULL, 0, resp, &e)) < 0) {
+		fprintf(stderr, "regtrack: %s\n", e.message);
+	} else if (st != 200) {
+		print_error("compare", st, resp);
+	} else {
+		ret = 0;
+	}
+	buf_release(&path);
+	return ret;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	static const char *const filters[] = { "base", "head", "testcase", "metric", "tbox_group",
 					       "kconfig", "compiler", "params", "mode", "alpha" };
 	struct http_client c;
-	struct buf q = BUF_INIT(8192), path = BUF_INIT(9000), resp = BUF_INIT(256u << 20);
+	struct buf q = BUF_INIT(8192), resp = BUF_INIT(256u << 20);
 	int text = 0, changed = 0, want_gate = 0, ret = 0, over = 0, base = 0, head = 0;
 	json_t *reply = NULL;
-	struct err e;
-	long st;
 	CURL *h;
 
 	http_client_init(&c, &argc, argv);
@@ -333,64 +358,52 @@ int cmd_compare(int argc, char **argv)
 		ret = 2;
 		goto out;
 	}
-	if (changed)
-		over |= add_arg(&q, h, "changed", "1");
-	/* the JSON first (printed without --text; the gate and the text's marks read it), then the text */
-	for (int pass = 0; pass < 2; pass++) {
-		int want_text = pass == 1;
-
-		if (want_text && !text)
-			break;
-		if (want_text && !json_array_size(json_object_get(reply, "rows"))) {
-			/* the text of no rows is a 404: say what the JSON said */
-			fputs("regtrack: compare: no setup was measured at both commits "
-			      "(with these filters)\n", stderr);
-			if (!want_gate)
-				ret = 2;
-			break;
-		}
-		buf_reset(&path);
-		buf_reset(&resp);
-		over |= buf_addf(&path, "/api/v1/compare%s%s", q.data,
-				 want_text ? (q.len ? "&format=text" : "?format=text") : "");
-		if (over) {
-			fputs("regtrack: arguments too long\n", stderr);
-			ret = 2;
-			goto out;
-		}
-		st = http_client_request(&c, "GET", path.data, NULL, 0, &resp, &e);
-		if (st < 0) {
-			fprintf(stderr, "regtrack: %s\n", e.message);
-			ret = 2;
-			goto out;
-		}
-		if (st != 200) {
-			print_error("compare", st, &resp);
-			ret = 2;
-			goto out;
-		}
-		if (want_text) {
-			print_marked(&resp, reply);
-			break;
-		}
+	if (over) {
+		fputs("regtrack: arguments too long\n", stderr);
+		ret = 2;
+		goto out;
+	}
+	/*
+	 * The gate and the text's marks read every row (no changed=1: a gate
+	 * over the changed rows alone could not tell "nothing changed" from
+	 * "nothing to compare"); the JSON printed and the text are as asked.
+	 */
+	if (!text) {
+		if (compare_get(&c, q.data, changed, 0, &resp))
+			goto fail;
+		fwrite(resp.data, 1, resp.len, stdout);
+	}
+	if (want_gate || text) {
+		if ((text || changed) && compare_get(&c, q.data, 0, 0, &resp))
+			goto fail;
 		reply = json_loads(resp.data, 0, NULL);
 		if (!reply) {
 			fputs("regtrack: compare: the server's reply is not JSON\n", stderr);
-			ret = 2;
-			goto out;
+			goto fail;
 		}
-		if (!text)
-			fwrite(resp.data, 1, resp.len, stdout);
+	}
+	if (text && !json_array_size(json_object_get(reply, "rows"))) {
+		/* the text of no rows is a 404: say what the JSON said */
+		fputs("regtrack: compare: no setup was measured at both commits "
+		      "(with these filters)\n", stderr);
+		if (!want_gate)
+			goto fail;
+	} else if (text) {
+		if (compare_get(&c, q.data, changed, 1, &resp))
+			goto fail;
+		print_marked(&resp, reply);
 	}
 	fflush(stdout);
-	if (want_gate && ret != 2)
+	if (want_gate)
 		ret = gate(reply);
+	goto out;
+fail:
+	ret = 2;
 out:
 	json_decref(reply);
 	curl_easy_cleanup(h);
 	curl_global_cleanup();
 	buf_release(&q);
-	buf_release(&path);
 	buf_release(&resp);
 	return ret;
 }

@@ -4,6 +4,7 @@ marked text rows, and `regtrack job submit|show|list|wait|cancel`."""
 import http.server
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -213,7 +214,8 @@ class Gate(unittest.TestCase):
         post_runs("markedtc", "will-it-scale.per_process_ops",
                   [(base, range(1000, 1006)), (head, range(900, 906))])
         post_runs("markedtc", "markedtc.noise_ms",
-                  [(base, [5.0, 5.1, 5.0, 5.1, 5.0, 5.1]), (head, [5.1, 5.0, 5.1, 5.0, 5.1, 5.0])])
+                  [(base, [5.000, 5.001, 5.002, 5.003, 5.004, 5.005]),
+                   (head, [5.005, 5.004, 5.003, 5.002, 5.001, 5.000])])
         r = cli("compare", "--base", base, "--head", head, "--gate")
         self.assertEqual(r.returncode, 1, r.stderr)
         self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
@@ -229,6 +231,32 @@ class Gate(unittest.TestCase):
         # the rest of the text is the server's, byte for byte
         plain = srv.get("/api/v1/compare?base=%s&head=%s&format=text" % (base, head)).body
         self.assertEqual(r.stdout.replace("  [regression]", ""), plain)
+        # --changed: the gate still reads every row; the text shows the changed ones, marked
+        r = cli("compare", "--base", base, "--head", head, "--text", "--changed", "--gate")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertNotIn("noise_ms", r.stdout)
+        self.assertIn("will-it-scale.per_process_ops  [regression]\n", r.stdout)
+        r = cli("compare", "--base", base, "--head", head, "--changed", "--gate", "--metric", "markedtc.")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(json.loads(r.stdout)["rows"], [])
+        self.assertEqual(r.stderr, "")
+
+    def test_marks_follow_each_setup_table(self):
+        base, head = sha("7a"), sha("7b")
+        metric = "will-it-scale.per_process_ops"
+        # setup 1 unchanged, setup 2 (other params) 10 % slower: two tables, one mark
+        post_runs("twotc", metric, [(base, range(1000, 1006)), (head, range(1000, 1006))],
+                  params={"test": "one"})
+        post_runs("twotc", metric, [(base, range(1000, 1006)), (head, range(900, 906))],
+                  params={"test": "two"})
+        for extra in ((), ("--changed",)):
+            r = cli("compare", "--base", base, "--head", head, "--text", *extra)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            tables = [t for t in re.split(r"^=+$", r.stdout, flags=re.M) if t.strip()]
+            self.assertEqual(len(tables), 2, r.stdout)
+            marks = {"/two/" in t: t.count("[regression]") for t in tables}
+            self.assertEqual(marks, {True: 1, False: 0}, r.stdout)
+            self.assertIn("%s  [regression]\n" % metric, r.stdout)
 
 
 def register(host, tbox):
