@@ -5,7 +5,7 @@ import { api } from '../api.js';
 import { listOf, pick, commitOf, jobStatus } from '../model.js';
 
 const REFRESH_MS = 5000;
-const STATES = ['', 'queued', 'leased', 'done', 'failed'];
+const STATES = ['', 'queued', 'leased', 'done', 'failed', 'cancelled'];
 
 export function progressBar(p) {
 	const v = Number.isFinite(p) ? Math.max(0, Math.min(1, p > 1 ? p / 100 : p)) : null;
