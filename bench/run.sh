@@ -5,7 +5,8 @@
 # Environment: REGTRACK_BIN (the binaries, default bin/), BENCH_REPS
 # (repetitions, default 5), BENCH_ONLY (steps, see bench.py), BENCH_KERNEL=1
 # (also the kernel rebuild step, bench/kernel_step.sh: several minutes; or
-# BENCH_KERNEL=FILE.json, a saved output of it), BENCH_PROGS (where the bench
+# BENCH_KERNEL=FILE.json, a saved output of it), BENCH_PARSE_REPS (runs per
+# parser RSS figure, default 1), BENCH_PROGS (where the bench
 # programs go, default build/bench-progs).
 set -euo pipefail
 
@@ -19,7 +20,7 @@ mkdir -p "$BENCH_PROGS"
 # the library and server objects, built by the top-level Makefile in its own dir
 make --no-print-directory -s B="$B" BIN="$B/bin" "$B/libregtrack.a" "$B/libserver.a" >&2
 
-CFLAGS="-O2 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter -Ilib -I."
+CFLAGS="-O2 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -include lib/banned.h -Ilib -I."
 PKGS="libcurl libpq jansson libmicrohttpd uuid libcrypto gsl"
 # shellcheck disable=SC2046
 gcc $CFLAGS $(pkg-config --cflags $PKGS) -o "$BENCH_PROGS/loadgen" bench/loadgen.c \
@@ -38,6 +39,8 @@ gcc $CFLAGS -o "$BENCH_PROGS/detect_noise" bench/detect_noise.c "$B/libregtrack.
 # shellcheck disable=SC2046
 gcc $CFLAGS -o "$BENCH_PROGS/curl_floor" bench/curl_floor.c $(pkg-config --libs $PKGS) \
 	-lpthread -lm || echo "bench: curl_floor did not build" >&2
+# the parser RSS figures: peak RSS of a child of a small process, not of Python
+gcc $CFLAGS -o "$BENCH_PROGS/maxrss" bench/maxrss.c || echo "bench: maxrss did not build" >&2
 for f in bench/bisect_sim*.c; do
 	[[ -f $f ]] || continue
 	# shellcheck disable=SC2046
