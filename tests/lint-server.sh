@@ -9,7 +9,7 @@
 #  (d) no "add below" markers
 set -eu
 cd "$(dirname "$0")/.."
-exec python3 - "$@" <<'PY'
+exec /usr/bin/python3 - "$@" <<'PY'
 import os, re, sys
 
 ROOT = "server"
