@@ -1,6 +1,7 @@
 /* One coordinator step of a running bisect (see bisect_step.h; the rules in bisect.h). */
 #include "server/bisect_step.h"
-#include "server/api/api.h"
+#include "server/jsonout.h"
+#include "server/server.h"
 #include "server/bisect.h"
 #include "server/config.h"
 #include "server/db/bisects.h"

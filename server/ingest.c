@@ -1,5 +1,6 @@
 #include "server/ingest.h"
-#include "server/api/api.h"
+#include "server/jsonout.h"
+#include "server/server.h"
 #include "server/auth.h"
 #include "server/db/db.h"
 #include "server/db/runs.h"
@@ -19,7 +20,7 @@ void ingest_committed(struct server *srv, size_t runs_created, size_t values_cre
 	if (values_created)
 		atomic_fetch_add(&srv->values_ingested, values_created);
 	if (runs_created)
-		api_trees_changed();
+		atomic_fetch_add(&srv->trees_gen, 1);
 }
 
 /* text[] literal element: double-quoted, with \ and " escaped */

@@ -123,3 +123,8 @@ int jsonout_json(struct buf *b, const json_t *j)
 	}
 	return -1;
 }
+
+json_t *json_num(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}

@@ -34,6 +34,8 @@ struct server {
 	atomic_ulong requests[6]; /* by status class: [2]=2xx … [5]=5xx */
 	atomic_ulong in_flight;
 	atomic_ulong values_ingested;
+	atomic_ulong
+		trees_gen; /* bumped when trees or commits change: GET /api/v1/trees's cached reply is stale */
 	long started; /* time(NULL) at start */
 };
 

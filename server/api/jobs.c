@@ -31,6 +31,7 @@
  * exist gets 404.
  */
 #include "server/api/api.h"
+#include "server/jsonout.h"
 #include "arch.h"
 #include "names.h"
 #include "clock.h"

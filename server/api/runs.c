@@ -1,5 +1,6 @@
 /* GET /api/v1/runs/{run_id} (one run with its values), GET /api/v1/runs (the newest) */
 #include "server/api/api.h"
+#include "server/jsonout.h"
 #include "server/api/args.h"
 #include "server/db/runs.h"
 #include "resultdoc.h"

@@ -72,7 +72,7 @@ enum MHD_Result api_trees_post(struct request *rq)
 		 -1;
 	if (id < 0)
 		goto bad;
-	api_trees_changed();
+	atomic_fetch_add(&rq->srv->trees_gen, 1);
 	/* s:o steals: a new array for missing branches, a reference to given ones (s:O on a
 	 * new array leaked it) */
 	ret = reply_json(rq, 200,
@@ -101,20 +101,14 @@ static struct {
 	pthread_mutex_t lock;
 	char *text; /* the cached reply, NULL when none */
 	size_t len;
-	unsigned long gen; /* trees_gen when it was read */
+	unsigned long gen; /* srv->trees_gen when it was read */
 	long long at_ms;   /* CLOCK_MONOTONIC when it was read */
 } trees_cache = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0 };
-static atomic_ulong trees_gen;
-
-void api_trees_changed(void)
-{
-	atomic_fetch_add(&trees_gen, 1);
-}
 
 enum MHD_Result api_trees_get(struct request *rq)
 {
 	struct err e;
-	unsigned long gen = atomic_load(&trees_gen);
+	unsigned long gen = atomic_load(&rq->srv->trees_gen);
 	long long now = mono_ms();
 	enum MHD_Result ret;
 	PGconn *c;
@@ -135,7 +129,8 @@ enum MHD_Result api_trees_get(struct request *rq)
 	ret = reply_text(rq, 200, "application/json", text, len);
 	/* keep it unless something changed while it was read (it may predate that) */
 	pthread_mutex_lock(&trees_cache.lock);
-	if (atomic_load(&trees_gen) == gen && (!trees_cache.text || trees_cache.at_ms <= now)) {
+	if (atomic_load(&rq->srv->trees_gen) == gen &&
+	    (!trees_cache.text || trees_cache.at_ms <= now)) {
 		free(trees_cache.text);
 		trees_cache.text = text;
 		trees_cache.len = len;
