@@ -56,7 +56,7 @@ static const struct config_key config_keys[] = {
 	L(lease_timeout_s, 120, 1, 86400),
 	L(max_attempts, 3, 1, 100),
 	L(db_timeout_ms, 30000, 0, 3600000),
-	/* change detection (detect_thread.h) */
+	/* change detection (detect.h) */
 	L(detect_enabled, 1, 0, 1),
 	D(detect_min_change_pct, 1.0, 0, 1000),
 	D(detect_p_max, 0.001, 0, 1),

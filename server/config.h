@@ -37,7 +37,7 @@ struct config {
 	long lease_timeout_s;	       /* job lease without heartbeat */
 	long max_attempts;	       /* job attempts before it fails for good */
 	long db_timeout_ms;	       /* statement_timeout per connection */
-	/* change detection (detect_thread.h) */
+	/* change detection (detect.h) */
 	long detect_enabled;	      /* 1 = run the detection thread */
 	double detect_min_change_pct; /* smallest |%change| a change point needs (monitors: >= 5) */
 	double detect_p_max;	      /* window p the detector needs to accept a split */

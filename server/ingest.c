@@ -538,7 +538,7 @@ int ingest_result(PGconn *c, json_t *doc, const struct resultdoc *d, int nested,
 	if (d->nr_metrics) {
 		if (insert_values(c, out->id, d->metrics, &out->nr_values, e))
 			goto rollback;
-		/* change detection (detect_thread.h): queue the setup, last so the
+		/* change detection (detect.h): queue the setup, last so the
 		 * pending row is held for the shortest time */
 		{
 			const char *p[1] = { idb[2] };
