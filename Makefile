@@ -78,11 +78,6 @@ $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-# Unused parameters are marked UNUSED (lib/attr.h) everywhere but server/,
-# which keeps -Wno-unused-parameter until it is converted (issue 16); then
-# this line goes.
-$(B)/server/%.o: ALL_CFLAGS += -Wno-unused-parameter
-
 $(B)/%.o: %.cc
 	@mkdir -p $(dir $@)
 	$(CXX) $(ALL_CXXFLAGS) -c -o $@ $<

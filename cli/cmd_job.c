@@ -17,6 +17,7 @@
  * error answer, 3 wait: --timeout passed first.
  */
 #include "cli.h"
+#include "clock.h"
 #include "http_client.h"
 
 #include <jansson.h>
@@ -264,20 +265,12 @@ static void print_phase(long long id, json_t *entry)
 	fflush(stdout);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static int do_wait(struct http_client *hc, long long id, int argc, char **argv)
 {
 	long long timeout = 0, interval_ms = 1000;
 	size_t seen = 0;
 	char path[64];
-	double t0 = now_s();
+	double t0 = mono_s();
 
 	for (int k = 0; k < argc; k++) {
 		long long v;
@@ -320,7 +313,7 @@ static int do_wait(struct http_client *hc, long long id, int argc, char **argv)
 			json_decref(j);
 			return ok ? CLI_EXIT_OK : CLI_EXIT_REGRESSION;
 		}
-		if (timeout && now_s() - t0 >= (double)timeout) {
+		if (timeout && mono_s() - t0 >= (double)timeout) {
 			fprintf(stderr, "regtrack: job wait: job %lld still %s after %lld s\n", id,
 				state, timeout);
 			json_decref(j);

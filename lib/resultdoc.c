@@ -9,11 +9,6 @@
 
 #define MAX_STR 4096
 
-int is_commit_sha(const char *s)
-{
-	return names_full_sha(s);
-}
-
 static int digits(const char *s, int n)
 {
 	for (int i = 0; i < n; i++)
@@ -269,7 +264,7 @@ int resultdoc_check(json_t *doc, struct resultdoc *d, struct err *e)
 		return -1;
 	if (!d->commit)
 		return err_set(e, 400, "missing_field", "commit", "'commit' is required");
-	if (!is_commit_sha(d->commit))
+	if (!names_full_sha(d->commit))
 		return err_set(e, 400, "invalid_field", "commit",
 			       "'commit' must be a full 40-digit lowercase hex sha");
 

@@ -64,8 +64,6 @@ int resultdoc_check(json_t *doc, struct resultdoc *out, struct err *e)
 
 /* 1 when s is a UUID in text form (8-4-4-4-12 hex digits, any case). */
 int is_uuid(const char *s);
-/* 1 when s is 40 lowercase hex digits. */
-int is_commit_sha(const char *s);
 /*
  * 1 when s is an RFC 3339 date-time (YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM),
  * 'T' also 't' or ' ', 'Z' also 'z') that PostgreSQL's timestamptz accepts:

@@ -18,8 +18,8 @@
  * data point.
  */
 struct mail_gathered {
-	struct report_input in;    /* for report_render(); its strings live as long as this */
-	const char **file_paths;   /* the culprit's files, NULL-terminated; NULL when not known */
+	struct report_input in;	 /* for report_render(); its strings live as long as this */
+	const char **file_paths; /* the culprit's files, NULL-terminated; NULL when not known */
 	/* private */
 	struct db_mail_regression reg;
 	struct db_mail_bisect bisect;
@@ -52,9 +52,8 @@ struct mail_gathered {
  * regression, db/mail.h's database errors, gitmirror's when the
  * transaction was lost while collecting the files.
  */
-int mail_gather(PGconn *c, const struct config *cfg, long long regression_id,
-		enum report_kind kind, struct mail_gathered *g, struct err *e)
-	__attribute__((warn_unused_result));
+int mail_gather(PGconn *c, const struct config *cfg, long long regression_id, enum report_kind kind,
+		struct mail_gathered *g, struct err *e) __attribute__((warn_unused_result));
 void mail_gather_release(struct mail_gathered *g);
 
 #endif

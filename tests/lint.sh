@@ -8,6 +8,9 @@
 #                 (clang-format --dry-run --Werror)
 #   banned        each function of lib/banned.h fails to compile under the flag
 #                 the Makefile forces into every object (-include lib/banned.h)
+#   server        server/'s structure (tests/lint-server.sh): row reads only
+#                 under server/db/, no include cycle, no file over 700 lines
+#                 without a reason, no "add below" markers
 set -eu
 cd "$(dirname "$0")/.."
 CC=${CC:-gcc}
@@ -21,9 +24,8 @@ fi
 
 # --- clang-format -------------------------------------------------------------
 # The directories whose C (.c .h .cc, subdirectories included) is kept in
-# .clang-format's layout. server/ is reformatted after its move into
-# server/api and server/db (issue 16): then add "server" here.
-CLANG_FORMAT_DIRS=${CLANG_FORMAT_DIRS:-"lib worker cli tests/unit"}
+# .clang-format's layout.
+CLANG_FORMAT_DIRS=${CLANG_FORMAT_DIRS:-"lib worker cli tests/unit server"}
 CLANG_FORMAT=${CLANG_FORMAT:-clang-format}
 if ! command -v "$CLANG_FORMAT" >/dev/null 2>&1; then
 	fail "no $CLANG_FORMAT (Debian: clang-format; .clang-format is written for version 14)"
@@ -64,5 +66,10 @@ for call in 'strcpy(d, s)' 'strcat(d, s)' 'strncpy(d, s, 1)' 'sprintf(d, "%s", s
 		fail "'$call' compiles: lib/banned.h is not forced in (BANNED_FLAGS in the Makefile)"
 	fi
 done
+
+# --- server/'s structure -------------------------------------------------------
+if ! tests/lint-server.sh >&2; then
+	fail "server/ breaks its structure rules (above)"
+fi
 
 exit $bad
