@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,8 +103,53 @@ int gitmirror_path(const char *data_dir, const char *tree, char *dst, size_t n, 
 	return 0;
 }
 
+/*
+ * Points the mirror's origin at url when it was cloned from another (a
+ * changed url, or a mirror left by an earlier database under the same
+ * tree name): it would otherwise go on fetching the old one.
+ */
+static int follow_url(const char *dir, const char *url, int timeout_s, struct err *e)
+{
+	const char *get[] = { "git", "-C", dir, "config", "--get", "remote.origin.url", NULL };
+	const char *set[] = { "git", "-C", dir, "remote", "set-url", "origin", "--", url, NULL };
+	struct buf out = BUF_INIT(1 << 16);
+	struct err ge;
+	int same;
+
+	if (url[0] == '-')
+		return err_setc(e, ERR_INVALID_FIELD, "url", "'url' may not start with '-'");
+	/* no origin url at all (exit 1) is a url that differs */
+	same = !run_git(get, NULL, timeout_s, 1 << 16, &out, &ge) &&
+	       out.len && !strncmp(out.data, url, out.len - 1) && strlen(url) == out.len - 1;
+	buf_release(&out);
+	if (same)
+		return 0;
+	return run_git(set, NULL, timeout_s, 1 << 16, NULL, e);
+}
+
+/*
+ * The bisect coordinator and the poller both sync mirrors: one clone or
+ * fetch at a time in this process, so two threads never clone into the
+ * same temporary directory (named by the pid) or race for a ref lock.
+ */
+static pthread_mutex_t sync_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int sync_locked(const char *data_dir, const char *tree, const char *url, int timeout_s,
+		       struct err *e);
+
 int gitmirror_sync(const char *data_dir, const char *tree, const char *url, int timeout_s,
 		   struct err *e)
+{
+	int ret;
+
+	pthread_mutex_lock(&sync_lock);
+	ret = sync_locked(data_dir, tree, url, timeout_s, e);
+	pthread_mutex_unlock(&sync_lock);
+	return ret;
+}
+
+static int sync_locked(const char *data_dir, const char *tree, const char *url, int timeout_s,
+		       struct err *e)
 {
 	char dir[4096], tmp[4200], parent[4096];
 	struct stat st;
@@ -112,6 +158,8 @@ int gitmirror_sync(const char *data_dir, const char *tree, const char *url, int 
 		return -1;
 	if (!stat(dir, &st)) {
 		const char *argv[] = { "git", "-C", dir, "fetch", "--prune", "--quiet", NULL };
+		if (url && *url && follow_url(dir, url, timeout_s, e))
+			return -1;
 		return run_git(argv, NULL, timeout_s, 1 << 20, NULL, e);
 	}
 	if (!url || !*url || url[0] == '-')
@@ -315,6 +363,13 @@ static int batch_flush(PGconn *c, struct batch *bt, long long tree_id, long long
 int gitmirror_import(PGconn *c, const char *dir, long long tree_id, const char *const *revs,
 		     size_t nr_revs, int timeout_s, size_t *imported, struct err *e)
 {
+	return gitmirror_import_from(c, dir, tree_id, revs, nr_revs, 0, timeout_s, imported, e);
+}
+
+int gitmirror_import_from(PGconn *c, const char *dir, long long tree_id, const char *const *revs,
+			  size_t nr_revs, long long base, int timeout_s, size_t *imported,
+			  struct err *e)
+{
 	struct buf out = BUF_INIT(OUT_CAP);
 	const char **argv = xcalloc(nr_revs + 10, sizeof(*argv));
 	struct batch bt;
@@ -334,7 +389,7 @@ int gitmirror_import(PGconn *c, const char *dir, long long tree_id, const char *
 	if (!nr_revs)
 		argv[na++] = "--all";
 	for (size_t i = 0; i < nr_revs; i++) {
-		if (!revs[i][0] || revs[i][0] == '-') {
+		if (!revs[i][0] || revs[i][0] == '-' || (revs[i][0] == '^' && revs[i][1] == '-')) {
 			err_setc(e, ERR_INVALID_FIELD, "branches", "'%s' is not a revision", revs[i]);
 			free(argv);
 			return -1;
@@ -374,10 +429,11 @@ int gitmirror_import(PGconn *c, const char *dir, long long tree_id, const char *
 		}
 		bt.n++;
 		total++;
-		if (bt.n == IMPORT_BATCH && batch_flush(c, &bt, tree_id, (long long)(total - IMPORT_BATCH), e))
+		if (bt.n == IMPORT_BATCH &&
+		    batch_flush(c, &bt, tree_id, base + (long long)(total - IMPORT_BATCH), e))
 			goto rollback;
 	}
-	if (batch_flush(c, &bt, tree_id, (long long)(total - bt.n), e) || db_commit(c, e))
+	if (batch_flush(c, &bt, tree_id, base + (long long)(total - bt.n), e) || db_commit(c, e))
 		goto rollback;
 	if (imported)
 		*imported = total;
@@ -391,6 +447,136 @@ out:
 	buf_release(&out);
 	free(argv);
 	return ret;
+}
+
+/* ---- branch heads and pushed ranges (the poller) ------------------------ */
+
+int gitmirror_heads(const char *dir, int timeout_s, struct gitmirror_head **heads, size_t *n,
+		    struct err *e)
+{
+	const char *argv[] = { "git", "-C", dir, "for-each-ref", "--format=%(objectname) %(refname)",
+			       "refs/heads/", NULL };
+	struct buf out = BUF_INIT(OUT_CAP);
+	size_t alloc = 0;
+	char *save = NULL, *line;
+
+	*heads = NULL;
+	*n = 0;
+	if (run_git(argv, NULL, timeout_s, OUT_CAP, &out, e)) {
+		buf_release(&out);
+		return -1;
+	}
+	for (line = strtok_r(out.data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *sp = strchr(line, ' ');
+		const char *name;
+
+		if (!sp)
+			continue;
+		*sp = '\0';
+		name = sp + 1;
+		if (!is_sha(line) || strncmp(name, "refs/heads/", 11) || strlen(name + 11) >= 256 ||
+		    !name[11])
+			continue; /* not a commit sha (sha256 repositories), or a name too long */
+		ALLOC_GROW(*heads, *n + 1, alloc);
+		memcpy((*heads)[*n].branch, name + 11, strlen(name + 11) + 1);
+		snprintf((*heads)[*n].sha, sizeof((*heads)[*n].sha), "%s", line);
+		(*n)++;
+	}
+	buf_release(&out);
+	return 0;
+}
+
+int gitmirror_merge_base(const char *dir, const char *a, const char *b, int timeout_s,
+			 char base[41], struct err *e)
+{
+	/* a and b are checked shas: they cannot be read as options */
+	const char *argv[] = { "git", "-C", dir, "merge-base", a, b, NULL };
+	struct buf out = BUF_INIT(1 << 16);
+	struct err ge;
+	int got;
+
+	base[0] = '\0';
+	if (!is_sha(a) || !is_sha(b))
+		return err_setc(e, ERR_INVALID_FIELD, "sha", "merge-base of '%s' and '%s'", a, b);
+	/* git merge-base says "none" by exiting 1 with nothing on stderr */
+	if (run_git(argv, NULL, timeout_s, 1 << 16, &out, &ge)) {
+		buf_release(&out);
+		if (ge.detail[0])
+			return err_setc(e, ERR_GIT, ge.detail, "%s", ge.message);
+		return 0;
+	}
+	got = out.len >= 40 && (out.data[40] = '\0', is_sha(out.data));
+	if (got)
+		snprintf(base, 41, "%s", out.data);
+	buf_release(&out);
+	return got;
+}
+
+void gitmirror_range_free(struct gitmirror_commit *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < list[i].nr_files; k++)
+			free(list[i].files[k]);
+		free(list[i].files);
+	}
+	free(list);
+}
+
+int gitmirror_range(const char *dir, const char *base, const char *head, size_t max,
+		    int timeout_s, struct gitmirror_commit **list, size_t *n, struct err *e)
+{
+	char range[96], lim[48];
+	const char *argv[] = { "git", "-C", dir, "log", "--first-parent", "--reverse",
+			       "--no-renames", "--diff-merges=first-parent", "--name-only", "-z",
+			       "--format=%x01%H", lim, range, "--", NULL };
+	struct buf out = BUF_INIT(OUT_CAP);
+	size_t alloc = 0, falloc = 0, pos = 0;
+
+	*list = NULL;
+	*n = 0;
+	if (!is_sha(head) || (base && !is_sha(base)))
+		return err_setc(e, ERR_INVALID_FIELD, "sha", "'%s' is not a 40-hex sha",
+				is_sha(head) ? base : head);
+	snprintf(lim, sizeof(lim), "--max-count=%zu", max ? max : 1);
+	if (base)
+		snprintf(range, sizeof(range), "%s..%s", base, head);
+	else
+		snprintf(range, sizeof(range), "%s", head);
+	if (run_git(argv, NULL, timeout_s, OUT_CAP, &out, e)) {
+		buf_release(&out);
+		return -1;
+	}
+	/* "\x01SHA\0" then "\nPATH\0" per file it touched, per commit */
+	while (pos < out.len) {
+		char *tok = out.data + pos;
+		size_t len = strnlen(tok, out.len - pos);
+
+		pos += len + 1;
+		while (len && *tok == '\n') {
+			tok++;
+			len--;
+		}
+		if (!len)
+			continue;
+		if (*tok == '\x01') {
+			ALLOC_GROW(*list, *n + 1, alloc);
+			memset(&(*list)[*n], 0, sizeof(**list));
+			snprintf((*list)[*n].sha, sizeof((*list)[*n].sha), "%.40s", tok + 1);
+			(*n)++;
+			falloc = 0;
+			continue;
+		}
+		if (!*n)
+			continue;
+		{
+			struct gitmirror_commit *cm = &(*list)[*n - 1];
+
+			ALLOC_GROW(cm->files, cm->nr_files + 1, falloc);
+			cm->files[cm->nr_files++] = xstrndup(tok, len);
+		}
+	}
+	buf_release(&out);
+	return 0;
 }
 
 /* ---- what a commit touched (sql/0007) --------------------------------- */

@@ -39,6 +39,7 @@ enum MHD_Result api_job_complete(struct request *rq);
 /* api_trees.c */
 enum MHD_Result api_trees_post(struct request *rq);
 enum MHD_Result api_trees_get(struct request *rq);
+enum MHD_Result api_tree_poll(struct request *rq);
 /* Marks GET /api/v1/trees's cached reply stale: call after a change to trees or commits is committed. */
 void api_trees_changed(void);
 
@@ -64,6 +65,14 @@ enum MHD_Result api_regression_report_get(struct request *rq);
 enum MHD_Result api_kconfig_diff(struct request *rq);
 enum MHD_Result api_bisect_kconfig_diff(struct request *rq);
 enum MHD_Result api_regression_kconfig_diff(struct request *rq);
+
+/* plans (api/plans.c) */
+enum MHD_Result api_plans_post(struct request *rq);
+enum MHD_Result api_plans_get(struct request *rq);
+enum MHD_Result api_plan_get(struct request *rq);
+enum MHD_Result api_plan_put(struct request *rq);
+enum MHD_Result api_plan_delete(struct request *rq);
+enum MHD_Result api_plan_pushes_get(struct request *rq);
 
 /* JSON real, or null for NAN and infinities. New reference. */
 json_t *json_num(double v);

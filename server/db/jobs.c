@@ -51,10 +51,10 @@ static int exec_returning(PGconn *c, enum db_stmt st, int n, const char *const *
 long long db_job_insert(PGconn *c, const struct db_job_new *j, struct err *e)
 {
 	char tree[ID_LEN], commit[ID_LEN], tc[ID_LEN], rep[ID_LEN], prio[ID_LEN], max[ID_LEN],
-		tok[ID_LEN];
-	const char *p[13] = { j->tree_id ? tree : NULL, commit, tc, j->params, j->kconfig,
+		tok[ID_LEN], plan[ID_LEN];
+	const char *p[15] = { j->tree_id ? tree : NULL, commit, tc, j->params, j->kconfig,
 			      j->compiler, j->arch, j->tbox_group, j->capability, rep, prio, max,
-			      j->token_id ? tok : NULL };
+			      j->token_id ? tok : NULL, plan, j->track_key };
 	long long id;
 
 	snprintf(tree, sizeof(tree), "%lld", j->tree_id);
@@ -64,6 +64,9 @@ long long db_job_insert(PGconn *c, const struct db_job_new *j, struct err *e)
 	snprintf(prio, sizeof(prio), "%lld", j->priority);
 	snprintf(max, sizeof(max), "%lld", j->max_attempts);
 	snprintf(tok, sizeof(tok), "%lld", j->token_id);
+	snprintf(plan, sizeof(plan), "%lld", j->plan_id);
+	if (j->plan_id)
+		return exec_returning(c, ST_JOB_INSERT_TRACKED, 15, p, &id, e) < 0 ? -1 : id;
 	if (exec_returning(c, ST_JOB_INSERT, 13, p, &id, e) < 0)
 		return -1;
 	return id;

@@ -30,8 +30,14 @@ struct db_job_new {
 	const char *capability;    /* host, qemu-x86_64, qemu-aarch64 */
 	long long repeat, priority, max_attempts;
 	long long token_id;        /* the submitting API token; 0: none */
+	long long plan_id;         /* a tracking job's plan (sql/0014); 0: none */
+	const char *track_key;     /* with plan_id: the setup, unique per (plan, commit) */
 };
-/* Queues j; returns the new job's id (> 0) or -1 with e. */
+/*
+ * Queues j; returns the new job's id (> 0) or -1 with e. A tracking job
+ * (plan_id set) that exists already, for the same plan, commit and
+ * track_key, is not queued again: 0 (ST_JOB_INSERT_TRACKED).
+ */
 long long db_job_insert(PGconn *c, const struct db_job_new *j, struct err *e)
 	__attribute__((warn_unused_result));
 

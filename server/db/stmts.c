@@ -11,6 +11,7 @@ static const struct db_stmt_def *const tables[] = {
 	db_stmts_kconfig,
 	db_stmts_mail,
 	db_stmts_meta,
+	db_stmts_plans,
 	db_stmts_regressions,
 	db_stmts_runs,
 	db_stmts_series,

@@ -12,6 +12,7 @@
 	"'lease_expires_at', j.lease_expires_at, 'phase', j.phase, 'progress', j.progress, " \
 	"'message', j.message, 'outcome', j.outcome, 'fail_reason', j.fail_reason, " \
 	"'created_at', j.created_at, 'finished_at', j.finished_at, " \
+	"'plan', (SELECT p.name FROM plans p WHERE p.id = j.plan_id), " \
 	"'runs', (SELECT coalesce(json_agg(r.run_id ORDER BY r.id), '[]') FROM runs r " \
 	"WHERE r.job_id = j.id)"
 #define JOB_FROM \
@@ -61,6 +62,14 @@ const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 		"tbox_group, need_capability, repeat, priority, max_attempts, submitted_by) "
 		"VALUES ($1::bigint, $2::bigint, $3::integer, $4::jsonb, $5, $6, $7, $8, $9, "
 		"$10::integer, $11::integer, $12::integer, $13::bigint) RETURNING id" },
+	/* ST_JOB_INSERT's $1..$13, then $14 plan $15 track key: a tracking job, made once per
+	 * (plan, commit, setup) (sql/0014); no row when it exists */
+	[ST_JOB_INSERT_TRACKED] = { "job_insert_tracked",
+		"INSERT INTO jobs (tree_id, commit_id, testcase_id, params, kconfig, compiler, arch, "
+		"tbox_group, need_capability, repeat, priority, max_attempts, submitted_by, plan_id, "
+		"track_key) VALUES ($1::bigint, $2::bigint, $3::integer, $4::jsonb, $5, $6, $7, $8, $9, "
+		"$10::integer, $11::integer, $12::integer, $13::bigint, $14::bigint, $15) "
+		"ON CONFLICT (plan_id, commit_id, track_key) DO NOTHING RETURNING id" },
 	[ST_JOB_JSON] = { "job_json",
 		"SELECT " JOB_JSON ", 'phase_history', j.phase_history, 'log_tail', j.log_tail, "
 		"'has_kconfig', j.kconfig_text IS NOT NULL)::text" JOB_FROM "WHERE j.id = $1::bigint" },
