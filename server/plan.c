@@ -272,7 +272,7 @@ static json_t *testcases_field(const json_t *in, struct err *e)
 				goto bad;
 			}
 		}
-		text = json_dumps(params && json_is_object(params) ? params : json_object(), JSON_COMPACT);
+		text = params && json_is_object(params) ? json_dumps(params, JSON_COMPACT) : NULL;
 		if (text && strlen(text) > MAX_PARAMS_TEXT) {
 			free(text);
 			snprintf(path, sizeof(path), "testcases[%zu].params", i);

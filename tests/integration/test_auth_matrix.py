@@ -38,6 +38,13 @@ DOCUMENTED = {
     ("PUT", "/api/v1/metrics/{}"): ("admin",),
     ("POST", "/api/v1/trees"): ("admin",),
     ("GET", "/api/v1/trees"): READ,
+    ("POST", "/api/v1/trees/{}/poll"): ("submit", "admin"),  # poll now, as a push hook
+    ("POST", "/api/v1/plans"): ("admin",),
+    ("GET", "/api/v1/plans"): READ,
+    ("GET", "/api/v1/plans/{}"): READ,
+    ("PUT", "/api/v1/plans/{}"): ("admin",),
+    ("DELETE", "/api/v1/plans/{}"): ("admin",),
+    ("GET", "/api/v1/plans/{}/pushes"): READ,
     ("POST", "/api/v1/jobs"): ("submit", "admin"),
     ("GET", "/api/v1/jobs"): READ,
     ("POST", "/api/v1/jobs/lease"): ("worker", "admin"),
@@ -69,8 +76,8 @@ DOCUMENTED = {
 
 
 def route_table():
-    """(method, pattern) of every entry of the route table in server/routes.c."""
-    with open(os.path.join(TOP, "server", "routes.c")) as f:
+    """(method, pattern) of every entry of the route table in server/api/routes.c."""
+    with open(os.path.join(TOP, "server", "api", "routes.c")) as f:
         text = f.read()
     return re.findall(r'\{\s*"([A-Z]+)",\s*"([^"]+)",\s*\w+,\s*AUTH_\w+\s*\}', text)
 
