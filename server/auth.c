@@ -1,5 +1,6 @@
 #include "server/auth.h"
-#include "server/http.h"
+#include "server/db/db.h"
+#include "server/db/tokens.h"
 #include "xalloc.h"
 
 #include <openssl/crypto.h>
@@ -80,52 +81,45 @@ static int split_token(const char *tok, long long *id, const char **secret)
 	return strlen(*secret) == 43 ? 0 : -1;
 }
 
-int auth_check(struct request *rq, int mask, struct err *e)
+int auth_check(struct db *db, const char *authorization, int accepted, int public_read,
+	       const char *method, const char *url, struct auth_caller *who, struct err *e)
 {
-	const char *h, *secret;
+	const char *secret;
 	long long id;
-	char idbuf[24], hash[65];
-	const char *params[1] = { idbuf };
-	PGresult *r;
+	char hash[65];
+	struct db_token t;
 	PGconn *c;
-	int scope, revoked;
+	int found;
 
-	rq->scope = 0;
-	if (mask == AUTH_NONE)
+	who->scope = 0;
+	who->token_id = 0;
+	if (accepted == AUTH_NONE)
 		return 0;
-	h = MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, "Authorization");
-	if (!h) {
-		if (mask == AUTH_READ && rq->srv->cfg->public_read)
+	if (!authorization) {
+		if (accepted == AUTH_READ && public_read)
 			return 0;
-		return err_set(e, 401, "unauthorized", "Authorization",
-			       "this endpoint needs 'Authorization: Bearer TOKEN'");
+		return err_setc(e, ERR_UNAUTHORIZED, "Authorization",
+				"this endpoint needs 'Authorization: Bearer TOKEN'");
 	}
 	/* the scheme is case-insensitive (RFC 7235 section 2.1), one space after it */
-	if (strncasecmp(h, "Bearer ", 7) || split_token(h + 7, &id, &secret))
-		return err_set(e, 401, "unauthorized", "Authorization", "malformed token");
-	c = rq_db(rq, e);
+	if (strncasecmp(authorization, "Bearer ", 7) || split_token(authorization + 7, &id, &secret))
+		return err_setc(e, ERR_UNAUTHORIZED, "Authorization", "malformed token");
+	c = db_conn(db, e);
 	if (!c)
 		return -1;
-	snprintf(idbuf, sizeof(idbuf), "%lld", id);
-	r = db_exec(c, ST_TOKEN_BY_ID, 1, params, e);
-	if (!r)
+	found = db_token_get(c, id, &t, e);
+	if (found < 0)
 		return -1;
 	sha256_hex(secret, strlen(secret), hash);
-	if (PQntuples(r) != 1 || CRYPTO_memcmp(hash, PQgetvalue(r, 0, 1), 64)) {
-		PQclear(r);
-		return err_set(e, 401, "unauthorized", "Authorization", "unknown token");
-	}
-	scope = scope_from_name(PQgetvalue(r, 0, 0));
-	revoked = PQgetvalue(r, 0, 2)[0] == 't';
-	PQclear(r);
-	if (revoked)
-		return err_set(e, 401, "unauthorized", "Authorization", "token revoked");
-	rq->scope = scope;
-	rq->token_id = id;
-	if (!(scope & mask))
-		return err_set(e, 403, "forbidden", "scope",
-			       "a '%s' token may not %s '%s'", scope_name(scope), rq->method,
-			       rq->url);
+	if (!found || CRYPTO_memcmp(hash, t.secret_sha256, 64))
+		return err_setc(e, ERR_UNAUTHORIZED, "Authorization", "unknown token");
+	if (t.revoked)
+		return err_setc(e, ERR_UNAUTHORIZED, "Authorization", "token revoked");
+	who->scope = scope_from_name(t.scope);
+	who->token_id = id;
+	if (!(who->scope & accepted))
+		return err_setc(e, ERR_FORBIDDEN, "scope", "a '%s' token may not %s '%s'",
+				scope_name(who->scope), method, url);
 	return 0;
 }
 
@@ -133,37 +127,30 @@ int token_create(PGconn *c, const char *name, const char *scope, char **token, s
 {
 	unsigned char raw[32];
 	char secret[64], hash[65];
-	const char *params[3] = { name, scope, hash };
-	PGresult *r;
+	long long id;
 
 	if (!scope_from_name(scope))
-		return err_set(e, 400, "invalid_field", "scope",
+		return err_setc(e, ERR_INVALID_FIELD, "scope",
 			       "scope must be worker, submit, read or admin, not '%s'", scope);
 	if (!*name || strlen(name) > 128)
-		return err_set(e, 400, "invalid_field", "name", "token name must be 1..128 bytes");
+		return err_setc(e, ERR_INVALID_FIELD, "name", "token name must be 1..128 bytes");
 	if (RAND_bytes(raw, sizeof(raw)) != 1)
-		return err_set(e, 500, "random_failed", "", "cannot get random bytes");
+		return err_setc(e, ERR_INTERNAL, "", "cannot get random bytes");
 	base64url(raw, sizeof(raw), secret);
 	sha256_hex(secret, strlen(secret), hash);
-	r = db_exec(c, ST_TOKEN_INSERT, 3, params, e);
-	if (!r)
+	if (db_token_insert(c, name, scope, hash, &id, e))
 		return -1;
-	*token = xstrfmt("rt_%s_%s", PQgetvalue(r, 0, 0), secret);
-	PQclear(r);
+	*token = xstrfmt("rt_%lld_%s", id, secret);
 	return 0;
 }
 
 int token_revoke(PGconn *c, const char *name, struct err *e)
 {
-	const char *params[1] = { name };
-	PGresult *r = db_exec(c, ST_TOKEN_REVOKE, 1, params, e);
-	int n;
+	long long n = db_token_revoke(c, name, e);
 
-	if (!r)
+	if (n < 0)
 		return -1;
-	n = PQntuples(r);
-	PQclear(r);
 	if (!n)
-		return err_set(e, 404, "not_found", name, "no live token named '%s'", name);
+		return err_setc(e, ERR_NOT_FOUND, name, "no live token named '%s'", name);
 	return 0;
 }

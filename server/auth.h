@@ -6,7 +6,21 @@
 
 #include "err.h"
 
-struct request;
+struct db;
+
+/* token scopes, as bits; a route lists the scopes it accepts */
+enum scope {
+	SCOPE_READ = 1,
+	SCOPE_SUBMIT = 2,
+	SCOPE_WORKER = 4,
+	SCOPE_ADMIN = 8,
+};
+#define AUTH_NONE 0                                 /* anyone */
+#define AUTH_READ (SCOPE_READ | SCOPE_SUBMIT | SCOPE_WORKER | SCOPE_ADMIN) /* open if public_read */
+#define AUTH_SUBMIT (SCOPE_SUBMIT | SCOPE_WORKER | SCOPE_ADMIN)
+#define AUTH_JOBS (SCOPE_SUBMIT | SCOPE_ADMIN)
+#define AUTH_WORKER (SCOPE_WORKER | SCOPE_ADMIN)
+#define AUTH_ADMIN SCOPE_ADMIN
 
 /*
  * API tokens. A token is "rt_<id>_<secret>" where secret is 43 base64url
@@ -15,14 +29,27 @@ struct request;
  * and compared with CRYPTO_memcmp (constant time).
  */
 
+/* Who is calling, as auth_check() found it. */
+struct auth_caller {
+	int scope;               /* the token's SCOPE_* bit, 0 when no token */
+	long long token_id;      /* 0 when no token */
+};
+
 /*
- * Authorizes rq for a route accepting the scopes in `mask` (AUTH_* in
- * http.h). Fills rq->scope and rq->token_id. Errors (-1, e filled): 401
- * "unauthorized" (no token where one is needed, malformed, unknown or
- * revoked token), 403 "forbidden" (valid token, wrong scope), 503 when the
- * database is down.
+ * Authorizes a request for a route accepting the scopes in `accepted`
+ * (AUTH_*): `authorization` is the request's Authorization header (NULL
+ * when absent), public_read the config's (an AUTH_READ route is then open
+ * without a token), method and url name the request in the 403 message.
+ * The token is looked up on the calling thread's connection of db, only
+ * when one is needed. Fills *who (zeroed first; scope and id are set
+ * once the token is valid, even when its scope is then refused). Errors
+ * (-1, e filled): ERR_UNAUTHORIZED (no token where one is needed,
+ * malformed, unknown or revoked token), ERR_FORBIDDEN (valid token, wrong
+ * scope), ERR_DB_UNAVAILABLE and the other errors of db_exec().
  */
-int auth_check(struct request *rq, int mask, struct err *e) __attribute__((warn_unused_result));
+int auth_check(struct db *db, const char *authorization, int accepted, int public_read,
+	       const char *method, const char *url, struct auth_caller *who, struct err *e)
+	__attribute__((warn_unused_result));
 
 /* Scope name <-> bit (SCOPE_*); 0 / NULL when unknown. */
 int scope_from_name(const char *name);
@@ -30,12 +57,13 @@ const char *scope_name(int scope);
 
 /*
  * Creates a token named `name` with `scope`; writes the token text (new,
- * caller frees) to *token. Errors: 400 "invalid_field" (bad scope or name),
- * 409 "conflict" (name taken), 503/500 from the database.
+ * caller frees) to *token. Errors: ERR_INVALID_FIELD (bad scope or name),
+ * ERR_CONFLICT (name taken), ERR_INTERNAL (no random bytes), the
+ * database's (db_exec()).
  */
 int token_create(PGconn *c, const char *name, const char *scope, char **token, struct err *e)
 	__attribute__((warn_unused_result));
-/* Revokes the token named `name`. 404 "not_found" when no live token has it. */
+/* Revokes the token named `name`. ERR_NOT_FOUND when no live token has it. */
 int token_revoke(PGconn *c, const char *name, struct err *e) __attribute__((warn_unused_result));
 
 /* SHA-256 of data as 64 lowercase hex chars plus NUL into out[65]. */

@@ -5,7 +5,6 @@
 #include <libpq-fe.h>
 
 #include "err.h"
-#include "server/bisect_coord.h"
 
 /*
  * The bisect coordinator (issue 6): one background thread per server that

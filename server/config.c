@@ -99,7 +99,7 @@ static int set_key(struct config *c, const struct config_key *k, const char *val
 		errno = 0;
 		v = strtod(value, &end);
 		if (errno || end == value || *end || !(v >= k->min && v <= k->max))
-			return err_set(e, 400, "config_invalid", where,
+			return err_setc(e, ERR_CONFIG, where,
 				       "'%s' must be a number in [%ld, %ld], not '%s'",
 				       k->name, k->min, k->max, value);
 		*(double *)p = v;
@@ -111,7 +111,7 @@ static int set_key(struct config *c, const struct config_key *k, const char *val
 		errno = 0;
 		v = strtol(value, &end, 10);
 		if (errno || end == value || *end || v < k->min || v > k->max)
-			return err_set(e, 400, "config_invalid", where,
+			return err_setc(e, ERR_CONFIG, where,
 				       "'%s' must be an integer in [%ld, %ld], not '%s'",
 				       k->name, k->min, k->max, value);
 		*(long *)p = v;
@@ -140,7 +140,7 @@ int config_set(struct config *c, const char *key, const char *value, struct err 
 	const struct config_key *k = find_key(key);
 
 	if (!k)
-		return err_set(e, 400, "config_invalid", key, "unknown config key '%s'", key);
+		return err_setc(e, ERR_CONFIG, key, "unknown config key '%s'", key);
 	return set_key(c, k, value, key, e);
 }
 
@@ -163,7 +163,7 @@ int config_load_file(struct config *c, const char *path, struct err *e)
 	int lineno = 0;
 
 	if (!f)
-		return err_set(e, 400, "config_io", path, "cannot read config file '%s': %s",
+		return err_setc(e, ERR_IO, path, "cannot read config file '%s': %s",
 			       path, strerror(errno));
 	while (fgets(line, sizeof(line), f)) {
 		char *eq, *key, *val, where[300];
@@ -177,7 +177,7 @@ int config_load_file(struct config *c, const char *path, struct err *e)
 		eq = strchr(key, '=');
 		if (!eq) {
 			fclose(f);
-			return err_set(e, 400, "config_invalid", where, "expected 'key = value'");
+			return err_setc(e, ERR_CONFIG, where, "expected 'key = value'");
 		}
 		*eq = '\0';
 		val = trim(eq + 1);
@@ -190,7 +190,7 @@ int config_load_file(struct config *c, const char *path, struct err *e)
 		k = find_key(key);
 		if (!k) {
 			fclose(f);
-			return err_set(e, 400, "config_invalid", where, "unknown config key '%s'", key);
+			return err_setc(e, ERR_CONFIG, where, "unknown config key '%s'", key);
 		}
 		if (set_key(c, k, val, where, e)) {
 			fclose(f);

@@ -9,7 +9,8 @@
 struct server;
 
 /*
- * The mailer thread: sends the outbox (outbox.h) through libcurl's SMTP.
+ * The mailer thread (bgthread.h): sends the outbox (outbox.h) through
+ * smtp.h, with each report's input gathered by mail_gather.h.
  *
  * One row at a time, in id order: BEGIN; claim the oldest due queued row
  * (FOR UPDATE SKIP LOCKED, so several servers never take the same row);
@@ -43,7 +44,7 @@ struct server;
  */
 struct mailer;
 
-/* Checks the mail keys of cfg (smtp_starttls value, mail_from address). -1 with e (400). */
+/* Checks the mail keys of cfg (smtp_starttls value, mail_from address). -1 with e (ERR_CONFIG, 400). */
 int mailer_check_config(const struct config *cfg, struct err *e) __attribute__((warn_unused_result));
 
 /*
@@ -63,8 +64,25 @@ int mailer_check_config(const struct config *cfg, struct err *e) __attribute__((
 int mailer_path_match(const char *pat, const char *file);
 
 /*
+ * 1 when one of `pats` (patterns separated by '\n', as db_mail_subs_match()
+ * returns them) matches one of `files` (NULL-terminated; NULL = not
+ * known, which matches nothing). Pure.
+ */
+int mailer_paths_match(const char *pats, const char *const *files);
+
+/*
+ * 1 when a subscription with metric glob `metric_glob` and path patterns
+ * `paths` ("" for either = any) wants the report of `metric` whose
+ * culprit touched `files` (as mailer_paths_match()). Pure.
+ */
+int mailer_sub_match(const char *metric_glob, const char *paths, const char *metric,
+		     const char *const *files);
+
+/*
  * Starts the thread when there is somewhere to send to (smtp_url or
- * mail_dry_run_dir set); NULL when mail is off or the thread cannot start.
+ * mail_dry_run_dir set); NULL when mail is off or the thread cannot start
+ * (logged). It handles up to 50 due rows at once, then sleeps
+ * mail_poll_ms or until mailer_kick().
  */
 struct mailer *mailer_start(struct server *srv);
 /* Stops the thread (after the row in hand) and frees m; NULL is a no-op. */

@@ -12,16 +12,18 @@
  * The database comes from --db, else the config's `db`, else env REGTRACK_DB.
  */
 #include "server/auth.h"
+#include "server/bisect.h"
+#include "server/bisect_coord.h"
 #include "server/config.h"
 #include "server/db/db.h"
-#include "server/bisect.h"
+#include "server/db/migrate.h"
 #include "server/detect.h"
 #include "server/http.h"
 #include "server/lease.h"
+#include "server/log.h"
 #include "server/mailer.h"
 #include "server/plan.h"
 #include "server/poller.h"
-#include "server/db/migrate.h"
 #include "xalloc.h"
 
 #include <limits.h>
@@ -100,7 +102,7 @@ static int do_migrate(struct config *cfg)
 	int n;
 
 	if (!c || migrate_apply(c, &n, &e)) {
-		fprintf(stderr, "regtrack-server: %s\n", e.message);
+		slog_error("%s", e.message);
 		PQfinish(c);
 		return 1;
 	}
@@ -114,6 +116,7 @@ static int do_token(struct config *cfg, int argc, char **argv)
 {
 	const char *scope = NULL, *name = NULL;
 	struct err e;
+	struct db *db;
 	PGconn *c;
 	int ret = 0;
 
@@ -132,18 +135,24 @@ static int do_token(struct config *cfg, int argc, char **argv)
 	if (!name || (!strcmp(argv[0], "create") && !scope))
 		return usage();
 	c = db_connect_once(cfg->db, &e);
-	if (!c || migrate_apply(c, NULL, &e) || db_cmd(c, "SELECT 1", &e)) {
-		fprintf(stderr, "regtrack-server: %s\n", e.message);
+	if (!c || migrate_apply(c, NULL, &e)) {
+		slog_error("%s", e.message);
 		PQfinish(c);
 		return 1;
 	}
-	/* statements are prepared per connection by db_conn(); prepare them here too */
-	for (int i = 0; i < DB_NR_STMTS; i++)
-		PQclear(PQprepare(c, db_stmt_def(i)->name, db_stmt_def(i)->sql, 0, NULL));
+	PQfinish(c);
+	/* a connection of the server's kind: its statements prepared */
+	db = db_new(cfg->db, cfg->db_timeout_ms);
+	c = db_conn(db, &e);
+	if (!c) {
+		slog_error("%s", e.message);
+		db_free(db);
+		return 1;
+	}
 	if (!strcmp(argv[0], "create")) {
 		char *tok;
 		if (token_create(c, name, scope, &tok, &e)) {
-			fprintf(stderr, "regtrack-server: %s\n", e.message);
+			slog_error("%s", e.message);
 			ret = 1;
 		} else {
 			printf("%s\n", tok);
@@ -151,13 +160,13 @@ static int do_token(struct config *cfg, int argc, char **argv)
 		}
 	} else if (!strcmp(argv[0], "revoke")) {
 		if (token_revoke(c, name, &e)) {
-			fprintf(stderr, "regtrack-server: %s\n", e.message);
+			slog_error("%s", e.message);
 			ret = 1;
 		}
 	} else {
 		ret = usage();
 	}
-	PQfinish(c);
+	db_free(db);
 	return ret;
 }
 
@@ -176,7 +185,7 @@ static int do_serve(struct config *cfg)
 
 	c = db_connect_once(cfg->db, &e);
 	if (!c || migrate_apply(c, &n, &e)) {
-		fprintf(stderr, "regtrack-server: %s\n", e.message);
+		slog_error("%s", e.message);
 		PQfinish(c);
 		return 1;
 	}
@@ -191,9 +200,9 @@ static int do_serve(struct config *cfg)
 
 	srv.db = db_new(cfg->db, cfg->db_timeout_ms);
 	srv.leases = lease_queue_start(&srv);
-	/* background threads of other modules (detection, bisect, mailer): start below */
+	/* the background threads, each through its module */
 	if (mailer_check_config(cfg, &e))
-		fprintf(stderr, "regtrack-server: %s; mail is off\n", e.message);
+		slog_warn("%s; mail is off", e.message);
 	else
 		srv.mailer = mailer_start(&srv);
 	if (cfg->detect_enabled)
@@ -201,11 +210,12 @@ static int do_serve(struct config *cfg)
 	srv.bisects = bisect_coord_start(&srv);
 	srv.poller = poller_start(&srv);
 	if (http_start(&srv, &e)) {
-		fprintf(stderr, "regtrack-server: %s\n", e.message);
+		slog_error("%s", e.message);
 		poller_stop(srv.poller);
 		bisect_coord_stop(srv.bisects);
 		detect_thread_stop(srv.detect);
 		lease_queue_stop(srv.leases);
+		mailer_stop(srv.mailer);
 		db_free(srv.db);
 		return 1;
 	}
@@ -214,14 +224,13 @@ static int do_serve(struct config *cfg)
 	fflush(stdout);
 
 	sigwait(&set, &sig);
-	fprintf(stderr, "regtrack-server: %s, draining\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
-	MHD_quiesce_daemon(srv.daemon);
+	slog_info("%s, draining", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+	http_quiesce(&srv);
 	bisect_coord_halt(srv.bisects); /* before the lease queue it kicks; freed after http_stop */
 	poller_halt(srv.poller);        /* the same */
 	/* long polls answer 204 now; everything else gets up to 30 s to finish */
 	lease_queue_stop(srv.leases);
 	srv.leases = NULL;
-	/* background threads of other modules: stop below */
 	detect_thread_stop(srv.detect);
 	srv.detect = NULL;
 	for (int i = 0; i < 300 && atomic_load(&srv.in_flight); i++)
@@ -234,7 +243,7 @@ static int do_serve(struct config *cfg)
 	srv.poller = NULL;
 	srv.mailer = NULL;
 	db_free(srv.db);
-	fprintf(stderr, "regtrack-server: stopped\n");
+	slog_info("stopped");
 	return 0;
 }
 
@@ -249,7 +258,7 @@ int main(int argc, char **argv)
 	/* --config first, so that flags override the file wherever they appear */
 	for (int k = 1; k < argc - 1; k++) {
 		if (!strcmp(argv[k], "--config") && config_load_file(&cfg, argv[k + 1], &e)) {
-			fprintf(stderr, "regtrack-server: %s (%s)\n", e.message, e.detail);
+			slog_error("%s (%s)", e.message, e.detail);
 			config_release(&cfg);
 			return 2;
 		}
@@ -282,7 +291,7 @@ int main(int argc, char **argv)
 			return usage();
 		}
 		if (config_set(&cfg, flag_keys[k].key, argv[++i], &e)) {
-			fprintf(stderr, "regtrack-server: %s\n", e.message);
+			slog_error("%s", e.message);
 			config_release(&cfg);
 			return 2;
 		}
@@ -290,8 +299,8 @@ int main(int argc, char **argv)
 	if (!cfg.db[0] && getenv("REGTRACK_DB") && config_set(&cfg, "db", getenv("REGTRACK_DB"), &e))
 		abort();
 	if (!cfg.db[0]) {
-		fputs("regtrack-server: no database: give --db CONNINFO, `db` in the config or "
-		      "REGTRACK_DB (deploy/pg-local url prints one)\n", stderr);
+		slog_error("no database: give --db CONNINFO, `db` in the config or "
+			   "REGTRACK_DB (deploy/pg-local url prints one)");
 		config_release(&cfg);
 		return 2;
 	}

@@ -25,7 +25,7 @@ struct server {
 	struct config *cfg;           /* borrowed */
 	struct lease_queue *leases;   /* long-poll waiters and the lease reaper (lease.h) */
 	struct mailer *mailer;        /* outbox sender (mailer.h); NULL when mail is off */
-	struct detect_thread *detect; /* change detection (detect_thread.h); NULL when off */
+	struct detect_thread *detect; /* change detection (detect.h); NULL when off */
 	struct bisect_coord *bisects; /* bisect coordinator (bisect.h) */
 	struct poller *poller;        /* tree poller and scheduler (poller.h) */
 	struct db *db;

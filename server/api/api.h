@@ -4,77 +4,87 @@
 #include "server/http.h"
 
 /*
- * Handlers of the HTTP API v1, one file per resource (api_*.c). Each
- * parses and validates its input, calls the db layer and replies with
+ * Handlers of the HTTP API v1, one file per resource (api/<resource>.c).
+ * Each parses and validates its input, calls the db layer and replies with
  * JSON through reply_json() or the one error path reply_err(). The route
- * table is in routes.c; DESIGN.md lists the endpoints.
+ * table is in routes.c, grouped and sorted as these declarations are;
+ * DESIGN.md lists the endpoints.
  */
 
-/* api_health.c */
+/* health and metrics (health.c) */
 enum MHD_Result api_healthz(struct request *rq);
 enum MHD_Result api_prometheus(struct request *rq);
-/* api_results.c */
+
+/* results and runs (results.c, runs.c) */
 enum MHD_Result api_results_post(struct request *rq);
-enum MHD_Result api_run_get(struct request *rq);
 enum MHD_Result api_runs_get(struct request *rq);
-/* api_series.c */
+enum MHD_Result api_run_get(struct request *rq);
+/* JSON real, or null for NAN and infinities. New reference. */
+json_t *json_num(double v);
+
+/* series (series.c) */
 enum MHD_Result api_series_get(struct request *rq);
-/* api_compare.c */
+
+/* compare (compare.c) */
 enum MHD_Result api_compare_get(struct request *rq);
-/* api_meta.c */
+
+/* meta: machines, metrics, testcases (meta.c) */
 enum MHD_Result api_machines_get(struct request *rq);
-enum MHD_Result api_testcases_get(struct request *rq);
 enum MHD_Result api_metrics_get(struct request *rq);
 enum MHD_Result api_metric_put(struct request *rq);
+enum MHD_Result api_testcases_get(struct request *rq);
 
-/* api_jobs.c */
-enum MHD_Result api_jobs_post(struct request *rq);
-enum MHD_Result api_jobs_get(struct request *rq);
-enum MHD_Result api_job_get(struct request *rq);
-enum MHD_Result api_job_kconfig(struct request *rq);
-enum MHD_Result api_workers_register(struct request *rq);
-enum MHD_Result api_jobs_lease(struct request *rq);
-enum MHD_Result api_job_heartbeat(struct request *rq);
-enum MHD_Result api_job_complete(struct request *rq);
-/* api_trees.c */
-enum MHD_Result api_trees_post(struct request *rq);
+/* trees (trees.c) */
 enum MHD_Result api_trees_get(struct request *rq);
+enum MHD_Result api_trees_post(struct request *rq);
 enum MHD_Result api_tree_poll(struct request *rq);
 /* Marks GET /api/v1/trees's cached reply stale: call after a change to trees or commits is committed. */
 void api_trees_changed(void);
 
-/* regressions (api_regressions.c): add below */
+/* plans (plans.c) */
+enum MHD_Result api_plans_get(struct request *rq);
+enum MHD_Result api_plans_post(struct request *rq);
+enum MHD_Result api_plan_delete(struct request *rq);
+enum MHD_Result api_plan_get(struct request *rq);
+enum MHD_Result api_plan_put(struct request *rq);
+enum MHD_Result api_plan_pushes_get(struct request *rq);
+
+/* jobs (jobs.c) */
+enum MHD_Result api_jobs_get(struct request *rq);
+enum MHD_Result api_jobs_post(struct request *rq);
+enum MHD_Result api_jobs_lease(struct request *rq);
+enum MHD_Result api_job_get(struct request *rq);
+enum MHD_Result api_job_complete(struct request *rq);
+enum MHD_Result api_job_heartbeat(struct request *rq);
+enum MHD_Result api_job_kconfig(struct request *rq);
+
+/* workers (workers.c) */
+enum MHD_Result api_workers_register(struct request *rq);
+
+/* regressions (regressions.c) */
 enum MHD_Result api_regressions_get(struct request *rq);
 enum MHD_Result api_regression_get(struct request *rq);
 enum MHD_Result api_regression_patch(struct request *rq);
-/* bisects (api_bisects.c): add below */
-enum MHD_Result api_bisects_post(struct request *rq);
+
+/* reports: a regression's report text, mailing it, the outbox (reports.c) */
+enum MHD_Result api_outbox_get(struct request *rq);
+enum MHD_Result api_regression_report_get(struct request *rq);
+enum MHD_Result api_regression_report(struct request *rq);
+
+/* bisects (bisects.c) */
 enum MHD_Result api_bisects_get(struct request *rq);
+enum MHD_Result api_bisects_post(struct request *rq);
 enum MHD_Result api_bisect_get(struct request *rq);
 enum MHD_Result api_bisect_cancel(struct request *rq);
-/* mail and subscriptions (api_mail.c): add below */
-enum MHD_Result api_subscriptions_post(struct request *rq);
+
+/* subscriptions (subscriptions.c) */
 enum MHD_Result api_subscriptions_get(struct request *rq);
+enum MHD_Result api_subscriptions_post(struct request *rq);
 enum MHD_Result api_subscription_delete(struct request *rq);
-enum MHD_Result api_regression_report(struct request *rq);
-enum MHD_Result api_outbox_get(struct request *rq);
-/* web8 (kconfig diff, report text): add below */
-/* api_regressions.c */
-enum MHD_Result api_regression_report_get(struct request *rq);
-/* api_kconfig.c */
-enum MHD_Result api_kconfig_diff(struct request *rq);
+
+/* kconfig: .config differences (kconfig.c) */
 enum MHD_Result api_bisect_kconfig_diff(struct request *rq);
+enum MHD_Result api_kconfig_diff(struct request *rq);
 enum MHD_Result api_regression_kconfig_diff(struct request *rq);
-
-/* plans (api/plans.c) */
-enum MHD_Result api_plans_post(struct request *rq);
-enum MHD_Result api_plans_get(struct request *rq);
-enum MHD_Result api_plan_get(struct request *rq);
-enum MHD_Result api_plan_put(struct request *rq);
-enum MHD_Result api_plan_delete(struct request *rq);
-enum MHD_Result api_plan_pushes_get(struct request *rq);
-
-/* JSON real, or null for NAN and infinities. New reference. */
-json_t *json_num(double v);
 
 #endif

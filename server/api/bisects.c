@@ -11,6 +11,7 @@
 #include "server/api/api.h"
 #include "server/api/args.h"
 #include "server/bisect.h"
+#include "server/bisect_coord.h"
 #include "resultdoc.h"
 #include "xalloc.h"
 

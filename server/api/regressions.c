@@ -12,18 +12,7 @@
  *   PATCH /api/v1/regressions/{id}   (admin) {"state": S, "note": TEXT}: state
  *         change and its history row in one transaction; a note alone is
  *         recorded with from = to
- *   GET   /api/v1/regressions/{id}/report   (read) the report mails as
- *         rendered, newest first: {"regression_id", "mails": [{id, kind
- *         (bisect|range|fixed), state (queued|sent|dry_run), rendered,
- *         subject, message_id, in_reply_to, bisect_id, created_at, sent_at,
- *         body}]}. Rows of the regression and of its bisect (a bisect
- *         started by hand records a regression when it finds its culprit,
- *         so its report is found through that record too). A queued row
- *         not yet rendered has rendered = false and null subject and body;
- *         rows skipped or failed (never mailed) are left out; recipients
- *         and mail server errors are not shown (GET /api/v1/outbox, admin,
- *         has them). 404 when there is no such regression, "mails": []
- *         when none was queued yet.
+ *   (GET /api/v1/regressions/{id}/report, the report mails: api/reports.c)
  */
 #include "server/api/api.h"
 #include "server/api/args.h"
@@ -211,9 +200,4 @@ enum MHD_Result api_regression_patch(struct request *rq)
 bad:
 	json_decref(b);
 	return reply_err(rq, &e);
-}
-
-enum MHD_Result api_regression_report_get(struct request *rq)
-{
-	return reply_by_id(rq, "regression", ST_REGRESSION_REPORT_JSON);
 }

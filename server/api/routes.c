@@ -1,56 +1,73 @@
-/* The one route table of regtrack-server (DESIGN.md "HTTP API v1"). */
+/*
+ * The one route table of regtrack-server (DESIGN.md "HTTP API v1"),
+ * grouped by resource as api.h is, sorted by path then method within a
+ * group. dispatch() takes the first entry whose pattern and method match
+ * ({} is one path segment); no two entries of one method match a same
+ * URL, so the order is for the reader only: a literal segment
+ * (/jobs/lease) never competes with a {} of its method (/jobs/{} is GET).
+ */
 #include "server/api/api.h"
 
 #include "banned.h"
 
 const struct route routes[] = {
+	/* health and metrics */
 	{ "GET", "/healthz", api_healthz, AUTH_NONE },
 	{ "GET", "/metrics", api_prometheus, AUTH_NONE },
+	/* results and runs */
 	{ "POST", "/api/v1/results", api_results_post, AUTH_SUBMIT },
 	{ "GET", "/api/v1/runs", api_runs_get, AUTH_READ },
 	{ "GET", "/api/v1/runs/{}", api_run_get, AUTH_READ },
+	/* series */
 	{ "GET", "/api/v1/series", api_series_get, AUTH_READ },
+	/* compare */
 	{ "GET", "/api/v1/compare", api_compare_get, AUTH_READ },
+	/* meta: machines, metrics, testcases */
 	{ "GET", "/api/v1/machines", api_machines_get, AUTH_READ },
-	{ "GET", "/api/v1/testcases", api_testcases_get, AUTH_READ },
 	{ "GET", "/api/v1/metrics", api_metrics_get, AUTH_READ },
 	{ "PUT", "/api/v1/metrics/{}", api_metric_put, AUTH_ADMIN },
-	{ "POST", "/api/v1/trees", api_trees_post, AUTH_ADMIN },
+	{ "GET", "/api/v1/testcases", api_testcases_get, AUTH_READ },
+	/* trees */
 	{ "GET", "/api/v1/trees", api_trees_get, AUTH_READ },
+	{ "POST", "/api/v1/trees", api_trees_post, AUTH_ADMIN },
 	{ "POST", "/api/v1/trees/{}/poll", api_tree_poll, AUTH_JOBS },
-	{ "POST", "/api/v1/plans", api_plans_post, AUTH_ADMIN },
+	/* plans */
 	{ "GET", "/api/v1/plans", api_plans_get, AUTH_READ },
+	{ "POST", "/api/v1/plans", api_plans_post, AUTH_ADMIN },
+	{ "DELETE", "/api/v1/plans/{}", api_plan_delete, AUTH_ADMIN },
 	{ "GET", "/api/v1/plans/{}", api_plan_get, AUTH_READ },
 	{ "PUT", "/api/v1/plans/{}", api_plan_put, AUTH_ADMIN },
-	{ "DELETE", "/api/v1/plans/{}", api_plan_delete, AUTH_ADMIN },
 	{ "GET", "/api/v1/plans/{}/pushes", api_plan_pushes_get, AUTH_READ },
-	{ "POST", "/api/v1/jobs", api_jobs_post, AUTH_JOBS },
+	/* jobs */
 	{ "GET", "/api/v1/jobs", api_jobs_get, AUTH_READ },
+	{ "POST", "/api/v1/jobs", api_jobs_post, AUTH_JOBS },
 	{ "POST", "/api/v1/jobs/lease", api_jobs_lease, AUTH_WORKER },
 	{ "GET", "/api/v1/jobs/{}", api_job_get, AUTH_READ },
-	{ "GET", "/api/v1/jobs/{}/kconfig", api_job_kconfig, AUTH_READ },
-	{ "POST", "/api/v1/jobs/{}/heartbeat", api_job_heartbeat, AUTH_WORKER },
 	{ "POST", "/api/v1/jobs/{}/complete", api_job_complete, AUTH_WORKER },
+	{ "POST", "/api/v1/jobs/{}/heartbeat", api_job_heartbeat, AUTH_WORKER },
+	{ "GET", "/api/v1/jobs/{}/kconfig", api_job_kconfig, AUTH_READ },
+	/* workers */
 	{ "POST", "/api/v1/workers/register", api_workers_register, AUTH_WORKER },
-	/* regressions (api_regressions.c): add below */
+	/* regressions */
 	{ "GET", "/api/v1/regressions", api_regressions_get, AUTH_READ },
 	{ "GET", "/api/v1/regressions/{}", api_regression_get, AUTH_READ },
 	{ "PATCH", "/api/v1/regressions/{}", api_regression_patch, AUTH_ADMIN },
-	/* bisects (api_bisects.c): add below */
-	{ "POST", "/api/v1/bisects", api_bisects_post, AUTH_JOBS },
+	/* reports: a regression's report mail and the outbox */
+	{ "GET", "/api/v1/outbox", api_outbox_get, AUTH_ADMIN },
+	{ "GET", "/api/v1/regressions/{}/report", api_regression_report_get, AUTH_READ },
+	{ "POST", "/api/v1/regressions/{}/report", api_regression_report, AUTH_ADMIN },
+	/* bisects */
 	{ "GET", "/api/v1/bisects", api_bisects_get, AUTH_READ },
+	{ "POST", "/api/v1/bisects", api_bisects_post, AUTH_JOBS },
 	{ "GET", "/api/v1/bisects/{}", api_bisect_get, AUTH_READ },
 	{ "POST", "/api/v1/bisects/{}/cancel", api_bisect_cancel, AUTH_JOBS },
-	/* mail and subscriptions (api_mail.c): add below */
-	{ "POST", "/api/v1/subscriptions", api_subscriptions_post, AUTH_ADMIN },
+	/* subscriptions */
 	{ "GET", "/api/v1/subscriptions", api_subscriptions_get, AUTH_ADMIN },
+	{ "POST", "/api/v1/subscriptions", api_subscriptions_post, AUTH_ADMIN },
 	{ "DELETE", "/api/v1/subscriptions/{}", api_subscription_delete, AUTH_ADMIN },
-	{ "POST", "/api/v1/regressions/{}/report", api_regression_report, AUTH_ADMIN },
-	{ "GET", "/api/v1/outbox", api_outbox_get, AUTH_ADMIN },
-	/* web8 (kconfig diff, report text): add below */
-	{ "GET", "/api/v1/regressions/{}/report", api_regression_report_get, AUTH_READ },
-	{ "GET", "/api/v1/regressions/{}/kconfig-diff", api_regression_kconfig_diff, AUTH_READ },
+	/* kconfig: .config differences */
 	{ "GET", "/api/v1/bisects/{}/kconfig-diff", api_bisect_kconfig_diff, AUTH_READ },
 	{ "GET", "/api/v1/kconfig/diff", api_kconfig_diff, AUTH_READ },
+	{ "GET", "/api/v1/regressions/{}/kconfig-diff", api_regression_kconfig_diff, AUTH_READ },
 };
 const unsigned nr_routes = sizeof(routes) / sizeof(routes[0]);

@@ -1,5 +1,6 @@
 #include "server/db/db.h"
 #include <libpq-events.h>
+#include "server/log.h"
 #include "xalloc.h"
 
 #include <poll.h>
@@ -27,7 +28,7 @@ struct db *db_new(const char *conninfo, long statement_timeout_ms)
 	enum db_stmt bad;
 
 	if (db_stmts_check(&bad)) {
-		fprintf(stderr, "regtrack-server: statement %d is not defined exactly once\n", (int)bad);
+		slog_error("statement %d is not defined exactly once", (int)bad);
 		abort();
 	}
 	db = xcalloc(1, sizeof(*db));
@@ -77,7 +78,7 @@ PGconn *db_connect_once(const char *conninfo, struct err *e)
 	PGconn *c = PQconnectdb(conninfo);
 
 	if (PQstatus(c) != CONNECTION_OK) {
-		err_set(e, 503, "db_unavailable", "db", "cannot connect to the database: %s",
+		err_setc(e, ERR_DB_UNAVAILABLE, "db", "cannot connect to the database: %s",
 			PQerrorMessage(c));
 		PQfinish(c);
 		return NULL;
@@ -94,25 +95,22 @@ static int prepare_all(struct db *db, PGconn *c, struct err *e)
 	if (db_cmd(c, sql, e))
 		return -1;
 	/*
-	 * Sorts of a 10^5-point series (about 22 MB) or of a compare's 60,000
-	 * (run, metric) rows spilled to disk at the default 4 MB (make bench,
-	 * EXPLAIN ANALYZE: "external merge"). A limit per sort or hash node,
+	 * The sorts of the large reads (a long series, a compare) spill to
+	 * disk at the default 4 MB; this is a limit per sort or hash node,
 	 * used only as far as a query needs it.
 	 */
 	if (db_cmd(c, "SET work_mem = '64MB'", e))
 		return -1;
 	/*
-	 * JIT compiles a plan whose cost passes jit_above_cost: the series of a
-	 * metric over 10^5 runs did, and paid 11-18 ms of compiling for a
-	 * 60 ms statement, on every request (EXPLAIN ANALYZE). Our statements
-	 * are short and run often; none gains from it.
+	 * JIT compiling of a costly plan (a long series) takes longer than it
+	 * saves, on every request: our statements are short and run often.
 	 */
 	if (db_cmd(c, "SET jit = off", e))
 		return -1;
 	for (int i = 0; i < DB_NR_STMTS; i++) {
 		PGresult *r = PQprepare(c, db_stmt_def(i)->name, db_stmt_def(i)->sql, 0, NULL);
 		if (PQresultStatus(r) != PGRES_COMMAND_OK) {
-			err_set(e, 500, "db_error", db_stmt_def(i)->name, "cannot prepare '%s': %s",
+			err_setc(e, ERR_DB, db_stmt_def(i)->name, "cannot prepare '%s': %s",
 				db_stmt_def(i)->name, PQresultErrorMessage(r));
 			PQclear(r);
 			return -1;
@@ -127,7 +125,7 @@ static int prepare_all(struct db *db, PGconn *c, struct err *e)
  * slot: a PostgreSQL restart or pg_terminate_backend() makes the backend
  * send a FATAL message and close the socket, which libpq only noticed at
  * the next statement, so each server thread failed its next request with
- * 503 after a restart (9 of 20 uploads). An idle connection has nothing to
+ * 503 after a restart. An idle connection has nothing to
  * read unless such a message (or a NOTIFY, which libpq keeps for
  * PQnotifies: the detect thread LISTENs) came: read it now; a FATAL among
  * it, or the end of file, and the connection is not handed out again.
@@ -171,7 +169,7 @@ PGconn *db_conn(struct db *db, struct err *e)
 	if (!c)
 		return NULL;
 	if (!PQregisterEventProc(c, on_reset, "regtrack-db", db)) {
-		err_set(e, 500, "db_error", "db", "cannot register the connection's reset handler");
+		err_setc(e, ERR_DB, "db", "cannot register the connection's reset handler");
 		PQfinish(c);
 		return NULL;
 	}
@@ -193,14 +191,14 @@ static PGresult *check(PGconn *c, PGresult *r, const char *what, struct err *e)
 	state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
 	if (PQstatus(c) != CONNECTION_OK || (state && !strncmp(state, "08", 2)) ||
 	    (state && !strcmp(state, "57P01")))
-		err_set(e, 503, "db_unavailable", what, "the database is unavailable: %s",
+		err_setc(e, ERR_DB_UNAVAILABLE, what, "the database is unavailable: %s",
 			PQresultErrorMessage(r));
 	else if (state && !strcmp(state, "23505"))
-		err_set(e, 409, "conflict", what, "already exists: %s", PQresultErrorMessage(r));
+		err_setc(e, ERR_CONFLICT, what, "already exists: %s", PQresultErrorMessage(r));
 	else if (state && !strcmp(state, "57014"))
-		err_set(e, 503, "db_timeout", what, "the database query timed out");
+		err_setc(e, ERR_DB_TIMEOUT, what, "the database query timed out");
 	else
-		err_set(e, 500, "db_error", what, "database error: %s", PQresultErrorMessage(r));
+		err_setc(e, ERR_DB, what, "database error: %s", PQresultErrorMessage(r));
 	PQclear(r);
 	return NULL;
 }
@@ -281,7 +279,7 @@ long long db_copy_in(PGconn *c, const char *sql, const char *data, size_t len, s
 		r = check(c, r, sql, e);
 		if (r) {
 			PQclear(r);
-			err_set(e, 500, "db_error", sql, "not a COPY FROM STDIN");
+			err_setc(e, ERR_DB, sql, "not a COPY FROM STDIN");
 		}
 		return -1;
 	}
@@ -296,7 +294,7 @@ long long db_copy_in(PGconn *c, const char *sql, const char *data, size_t len, s
 		len -= (size_t)chunk;
 	}
 	if (PQputCopyEnd(c, len ? "client could not send the data" : NULL) != 1) {
-		err_set(e, 503, "db_unavailable", sql, "the database is unavailable: %s",
+		err_setc(e, ERR_DB_UNAVAILABLE, sql, "the database is unavailable: %s",
 			PQerrorMessage(c));
 		while ((r = PQgetResult(c)))
 			PQclear(r);
@@ -329,4 +327,55 @@ void db_rollback(PGconn *c)
 {
 	if (PQtransactionStatus(c) != PQTRANS_IDLE)
 		PQclear(PQexec(c, "ROLLBACK"));
+}
+
+int db_result_json_text(PGresult *r, char **text, struct err *e)
+{
+	if (PQntuples(r) < 1 || PQnfields(r) < 1 || PQgetisnull(r, 0, 0)) {
+		PQclear(r);
+		*text = NULL;
+		return err_setc(e, ERR_NOT_FOUND, "id", "nothing found");
+	}
+	*text = xstrndup(PQgetvalue(r, 0, 0), (size_t)PQgetlength(r, 0, 0));
+	PQclear(r);
+	return 0;
+}
+
+int db_json_text(PGconn *c, enum db_stmt st, int n, const char *const *params, char **text,
+		 struct err *e)
+{
+	PGresult *r = db_exec(c, st, n, params, e);
+
+	*text = NULL;
+	if (!r)
+		return -1;
+	return db_result_json_text(r, text, e);
+}
+
+int db_one_int8(PGconn *c, enum db_stmt st, int n, const char *const *params, long long *v,
+		struct err *e)
+{
+	PGresult *r = db_exec(c, st, n, params, e);
+
+	if (!r)
+		return -1;
+	if (PQntuples(r) < 1 || PQnfields(r) < 1 || PQgetisnull(r, 0, 0)) {
+		PQclear(r);
+		return err_setc(e, ERR_NOT_FOUND, "id", "nothing found");
+	}
+	*v = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+	PQclear(r);
+	return 0;
+}
+
+long long db_rows(PGconn *c, enum db_stmt st, int n, const char *const *params, struct err *e)
+{
+	PGresult *r = db_exec(c, st, n, params, e);
+	long long rows;
+
+	if (!r)
+		return -1;
+	rows = PQntuples(r);
+	PQclear(r);
+	return rows;
 }

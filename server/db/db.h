@@ -221,7 +221,7 @@ PGresult *db_exec(PGconn *c, enum db_stmt st, int n, const char *const *params, 
 /*
  * db_exec() with the result in PostgreSQL's binary format (every column:
  * int8 as 8 bytes big-endian, float8[] as array_send() writes it; see
- * server/query.h pg_bin_*), for the large reads where the text form's
+ * server/db/pgval.h), for the large reads where the text form's
  * printing and parsing of each number cost more than the query. Same
  * parameters, ownership and errors as db_exec().
  */
@@ -241,6 +241,36 @@ long long db_copy_in(PGconn *c, const char *sql, const char *data, size_t len, s
 int db_begin(PGconn *c, struct err *e) __attribute__((warn_unused_result));
 int db_commit(PGconn *c, struct err *e) __attribute__((warn_unused_result));
 void db_rollback(PGconn *c);
+
+/*
+ * Small reads, for a statement whose answer is one value or a row count;
+ * each runs st like db_exec() (same parameters and errors) and clears the
+ * result, so the caller never sees a PGresult.
+ *
+ * db_one_int8(): *v = the first column of the first row as an integer
+ * (int8, or any integer type printed in decimal). ERR_NOT_FOUND (404,
+ * detail "id", message "nothing found") when there is no row or the value
+ * is NULL.
+ */
+int db_one_int8(PGconn *c, enum db_stmt st, int n, const char *const *params, long long *v,
+		struct err *e) __attribute__((warn_unused_result));
+/* The number of rows st returned (an UPDATE ... RETURNING: rows changed), or -1 with e. */
+long long db_rows(PGconn *c, enum db_stmt st, int n, const char *const *params, struct err *e)
+	__attribute__((warn_unused_result));
+/*
+ * *text = the first column of the first row, as PostgreSQL's json
+ * functions wrote it: a new NUL-terminated string the caller free()s.
+ * ERR_NOT_FOUND (404, detail "id", message "nothing found") when there is
+ * no row or the value is NULL; the caller may replace the message.
+ */
+int db_json_text(PGconn *c, enum db_stmt st, int n, const char *const *params, char **text,
+		 struct err *e) __attribute__((warn_unused_result));
+/*
+ * db_json_text() of a result already run: takes r (clears it), fills
+ * *text (caller free()s) or gives ERR_NOT_FOUND as db_json_text().
+ */
+int db_result_json_text(PGresult *r, char **text, struct err *e)
+	__attribute__((warn_unused_result));
 
 /* Connects once on the calling thread (for CLI subcommands: migrate, token). */
 PGconn *db_connect_once(const char *conninfo, struct err *e);

@@ -12,7 +12,7 @@ static int exec_ok(PGconn *conn, const char *sql, const char *what, struct err *
 	ExecStatusType st = PQresultStatus(r);
 
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
-		err_set(e, 503, "migrate_failed", what, "migration step failed: %s",
+		err_setc(e, ERR_DB, what, "migration step failed: %s",
 			PQresultErrorMessage(r));
 		PQclear(r);
 		return -1;
@@ -32,7 +32,7 @@ static int applied_version(PGconn *conn, int version, struct err *e)
 	r = PQexecParams(conn, "SELECT 1 FROM schema_migrations WHERE version = $1", 1, NULL,
 			 params, NULL, NULL, 0);
 	if (PQresultStatus(r) != PGRES_TUPLES_OK) {
-		err_set(e, 503, "migrate_failed", "schema_migrations", "cannot read migrations: %s",
+		err_setc(e, ERR_DB, "schema_migrations", "cannot read migrations: %s",
 			PQresultErrorMessage(r));
 		PQclear(r);
 		return -1;
@@ -80,7 +80,7 @@ int migrate_apply(PGconn *conn, int *applied, struct err *e)
 		r = PQexecParams(conn, "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)",
 				 2, NULL, params, NULL, NULL, 0);
 		if (PQresultStatus(r) != PGRES_COMMAND_OK) {
-			err_set(e, 503, "migrate_failed", m->name, "cannot record migration: %s",
+			err_setc(e, ERR_DB, m->name, "cannot record migration: %s",
 				PQresultErrorMessage(r));
 			PQclear(r);
 			goto rollback;

@@ -1,4 +1,4 @@
-/* Statements of outbox, report input, subscriptions (mailer, outbox.c, api/subscriptions.c); see db.h. */
+/* Statements of outbox, report input, subscriptions (read by db/mail.c, db/outbox.c); see db.h. */
 #include "server/db/stmts.h"
 
 #include "banned.h"
@@ -59,7 +59,7 @@ const struct db_stmt_def db_stmts_mail[DB_NR_STMTS] = {
 		"LEFT JOIN machines ma ON ma.id = ru.machine_id "
 		"WHERE ru.setup_id = $1::bigint AND ru.commit_id = $2::bigint "
 		"ORDER BY ru.id DESC LIMIT 1" },
-	/* what a report of regression $1 says (mailer.c reads the columns by index) */
+	/* what a report of regression $1 says (db_mail_regression() names the columns) */
 	[ST_MAIL_REGRESSION] = { "mail_regression",
 		"SELECT r.kind, r.change_pct, m.name, t.name, s.params::text, s.kconfig, s.compiler, "
 		"s.tbox_group, s.mode, g.sha, g.subject, b.sha, b.subject, b.author, "
@@ -96,7 +96,6 @@ const struct db_stmt_def db_stmts_mail[DB_NR_STMTS] = {
 	/* $2 'failed' or 'skipped', $3 why */
 	[ST_OUTBOX_GIVEUP] = { "outbox_giveup",
 		"UPDATE outbox SET state = $2, last_error = $3 WHERE id = $1::bigint" },
-	/* mail (sql/0005): add below */
 	/* $1 kind, $2 regression id, $3 bisect id (NULL when not known) */
 	[ST_OUTBOX_INSERT] = { "outbox_insert",
 		"INSERT INTO outbox (kind, regression_id, bisect_id) "
@@ -130,7 +129,6 @@ const struct db_stmt_def db_stmts_mail[DB_NR_STMTS] = {
 		"SELECT id, coalesce(message_id, ''), coalesce(subject, '') FROM outbox "
 		"WHERE regression_id = $1::bigint AND kind <> 'fixed' AND id < $2::bigint "
 		"AND state IN ('queued', 'sent', 'dry_run') ORDER BY id LIMIT 1" },
-	/* web8 (kconfig diff, report text): add below */
 	/*
 	 * The mails of regression $1 as rendered (read scope: no recipients, no
 	 * errors), newest first: its own rows and those of its bisect (a bisect

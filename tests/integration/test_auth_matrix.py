@@ -1,4 +1,4 @@
-"""Auth matrix (issue 10): every route of server/routes.c x {no token,
+"""Auth matrix (issue 10): every route of server/api/routes.c x {no token,
 malformed, revoked, worker, submit, read, admin}, with public_read on and
 off. Exactly the documented combinations pass the auth check (README
 "Tokens" and "HTTP API"): a caller refused gets 401 (no, malformed, unknown

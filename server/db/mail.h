@@ -1,0 +1,214 @@
+#ifndef REGTRACK_SERVER_DB_MAIL_H
+#define REGTRACK_SERVER_DB_MAIL_H
+
+#include <libpq-fe.h>
+#include <stddef.h>
+
+#include "err.h"
+
+/*
+ * What a report mail says, read from the database (stmts_mail.c), and the
+ * subscriptions it goes to: typed rows for mail_gather.c, mailer.c,
+ * outbox.c and api/subscriptions.c. Ids are the tables' bigint keys (0 =
+ * none: keys start at 1). Every function runs one statement on c inside
+ * the caller's transaction, if any.
+ *
+ * Errors (every function): -1 with e from db_exec: ERR_DB_UNAVAILABLE
+ * (503 db_unavailable), ERR_DB_TIMEOUT (503), ERR_DB (500 db_error).
+ *
+ * Ownership: a row's strings are borrowed from the row set held in its
+ * struct (`res`, private) until that struct's *_free(), which also frees
+ * its arrays; *_free() of a zeroed or already freed struct is a no-op.
+ * A string field is NULL for SQL NULL unless its comment says otherwise.
+ */
+
+/* ---- the regression (ST_MAIL_REGRESSION) --------------------------- */
+
+struct db_mail_regression {
+	const char *kind;          /* "regression" or "improvement" */
+	double change_pct;         /* the detector's estimate, %; NAN when NULL */
+	const char *metric;        /* metric name */
+	const char *testcase;      /* testcase name */
+	const char *params;        /* the setup's params as JSON text */
+	const char *kconfig, *compiler, *tbox_group, *mode;
+	const char *good_sha, *good_subject;
+	const char *bad_sha, *bad_subject;
+	const char *bad_author;    /* "Name <email>" as git prints it */
+	const char *tree;          /* tree name; "" when not known */
+	const char *branch;        /* of the newest run at the bad commit */
+	const char *machine_arch;  /* that run's machine */
+	long nr_cpus;              /* 0 when not known */
+	long long memory_mb;       /* 0 when not known */
+	const char *cpu_model;
+	long long setup_id, good_commit_id, bad_commit_id, metric_id;
+	long long bisect_id;       /* 0: none */
+	const char *bad_parent_sha; /* the bad commit's first parent */
+	PGresult *res;
+};
+
+/*
+ * Reads regression `regression_id`. Returns 1 and fills out, 0 when there
+ * is no such regression (out zeroed), -1 with e.
+ */
+int db_mail_regression(PGconn *c, long long regression_id, struct db_mail_regression *out,
+		       struct err *e) __attribute__((warn_unused_result));
+void db_mail_regression_free(struct db_mail_regression *r);
+
+/* The first regression (by id) bisect `bisect_id` belongs to; 0 none, -1 with e. */
+long long db_mail_bisect_regression(PGconn *c, long long bisect_id, struct err *e)
+	__attribute__((warn_unused_result));
+
+/*
+ * Whether regression `regression_id` exists: 1 with *bisect_id its bisect
+ * (0 none), 0 when it does not, -1 with e.
+ */
+int db_mail_regression_exists(PGconn *c, long long regression_id, long long *bisect_id,
+			      struct err *e) __attribute__((warn_unused_result));
+
+/* ---- the bisect (ST_MAIL_BISECT, ST_MAIL_BISECT_STEPS) -------------- */
+
+struct db_mail_bisect {
+	long long culprit_id;      /* the first bad commit */
+	const char *culprit_sha;
+	const char *culprit_subject, *culprit_author;
+	long long parent_id;       /* its first parent; 0 when that commit is not stored */
+	const char *parent_sha, *parent_subject; /* NULL when parent_id is 0 */
+	PGresult *res;
+};
+
+/*
+ * The culprit of bisect `bisect_id` when it is done with a first bad
+ * commit: 1 and out, 0 when not (out zeroed), -1 with e.
+ */
+int db_mail_bisect(PGconn *c, long long bisect_id, struct db_mail_bisect *out, struct err *e)
+	__attribute__((warn_unused_result));
+void db_mail_bisect_free(struct db_mail_bisect *b);
+
+struct db_mail_step {
+	const char *sha;           /* the tested commit */
+	const char *subject;
+	const char *verdict;       /* "good", "bad", … as the bisect recorded it */
+	double mean;               /* of its samples; NAN when it has none */
+	int nr_samples;
+};
+
+struct db_mail_steps {
+	struct db_mail_step *v;    /* n steps in the order they were taken */
+	size_t n;
+	PGresult *res;
+};
+
+/* The steps of bisect `bisect_id`: 0 and out (n may be 0), -1 with e. */
+int db_mail_bisect_steps(PGconn *c, long long bisect_id, struct db_mail_steps *out,
+			 struct err *e) __attribute__((warn_unused_result));
+void db_mail_steps_free(struct db_mail_steps *s);
+
+/* ---- the comparison table (ST_MAIL_COMPARE) ------------------------- */
+
+struct db_mail_metric {
+	long long metric_id;
+	const char *name;
+	const double *base, *head; /* per-run means at base / head, sorted ascending, NaN last */
+	size_t nr_base, nr_head;
+};
+
+struct db_mail_compare {
+	struct db_mail_metric *v;  /* n metrics by name */
+	size_t n;
+	double *pool;              /* holds every base[] and head[] */
+	PGresult *res;
+};
+
+/*
+ * Every metric of setup `setup_id` with ok runs at both commits `base_id`
+ * and `head_id`: 0 and out (n may be 0), -1 with e.
+ */
+int db_mail_compare(PGconn *c, long long setup_id, long long base_id, long long head_id,
+		    struct db_mail_compare *out, struct err *e) __attribute__((warn_unused_result));
+void db_mail_compare_free(struct db_mail_compare *t);
+
+/* ---- the test machine (ST_MAIL_MACHINE) ----------------------------- */
+
+struct db_mail_machine {
+	/* the host (machines row); has_* 0 when NULL */
+	const char *arch, *cpu_model;
+	int has_nr_cpus, has_memory_mb;
+	long long nr_cpus, memory_mb;
+	/* what the worker says of a qemu guest (runs.extra); numbers 0 when NULL */
+	const char *accel, *guest_arch;
+	int has_guest_nr_cpus;
+	long long guest_nr_cpus, guest_memory_mb;
+	const char *guest_icount;  /* "true" / "false" */
+	long long cpus;            /* runs.extra cpus, of documents without "guest" */
+	const char *mode;          /* the setup's mode; "" when NULL */
+	PGresult *res;
+};
+
+/*
+ * The machine of the newest run of setup `setup_id` at commit `commit_id`:
+ * 1 and out, 0 when there is no such run (out zeroed), -1 with e.
+ */
+int db_mail_machine(PGconn *c, long long setup_id, long long commit_id,
+		    struct db_mail_machine *out, struct err *e) __attribute__((warn_unused_result));
+void db_mail_machine_free(struct db_mail_machine *m);
+
+/* ---- the culprit's files (ST_MAIL_DIFFSTAT, ST_MAIL_COMMIT_FILES) --- */
+
+struct db_mail_diffstat {
+	long long files_changed, insertions, deletions; /* 0 when NULL */
+};
+
+/* The diffstat of commit `commit_id`: 1 and out, 0 when not collected, -1 with e. */
+int db_mail_diffstat(PGconn *c, long long commit_id, struct db_mail_diffstat *out,
+		     struct err *e) __attribute__((warn_unused_result));
+
+struct db_mail_file {
+	const char *path;          /* relative to the tree's root, as git prints it */
+	long insertions, deletions; /* lines; -1 for a binary file */
+};
+
+struct db_mail_files {
+	struct db_mail_file *v;    /* n files by path */
+	size_t n;
+	PGresult *res;
+};
+
+/* Every file commit `commit_id` touched: 0 and out (n may be 0), -1 with e. */
+int db_mail_commit_files(PGconn *c, long long commit_id, struct db_mail_files *out,
+			 struct err *e) __attribute__((warn_unused_result));
+void db_mail_files_free(struct db_mail_files *f);
+
+/* ---- subscriptions (ST_MAIL_SUBS_MATCH, ST_SUB_*) -------------------- */
+
+struct db_mail_sub {
+	const char *email;
+	const char *metric;        /* fnmatch glob; "" = any */
+	const char *paths;         /* path patterns, newline-separated; "" = any */
+};
+
+struct db_mail_subs {
+	struct db_mail_sub *v;     /* n subscriptions by id */
+	size_t n;
+	PGresult *res;
+};
+
+/*
+ * The subscriptions of tree `tree` and testcase `testcase` (or of any);
+ * their metric and paths are for the caller to match: 0 and out, -1 with e.
+ */
+int db_mail_subs_match(PGconn *c, const char *tree, const char *testcase,
+		       struct db_mail_subs *out, struct err *e) __attribute__((warn_unused_result));
+void db_mail_subs_free(struct db_mail_subs *s);
+
+/*
+ * Inserts a subscription; tree, testcase, metric NULL = any, paths a
+ * PostgreSQL text[] literal or NULL (none). Returns its id or -1 with e.
+ */
+long long db_mail_sub_insert(PGconn *c, const char *email, const char *tree,
+			     const char *testcase, const char *metric, const char *paths,
+			     struct err *e) __attribute__((warn_unused_result));
+
+/* Deletes subscription `id`: 1 deleted, 0 no such subscription, -1 with e. */
+int db_mail_sub_delete(PGconn *c, long long id, struct err *e) __attribute__((warn_unused_result));
+
+#endif

@@ -1,0 +1,45 @@
+/* api_tokens reads and writes (tokens.h). */
+#include "server/db/tokens.h"
+#include "server/db/db.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "banned.h"
+
+int db_token_get(PGconn *c, long long id, struct db_token *t, struct err *e)
+{
+	char idbuf[24];
+	const char *params[1] = { idbuf };
+	PGresult *r;
+
+	memset(t, 0, sizeof(*t));
+	snprintf(idbuf, sizeof(idbuf), "%lld", id);
+	r = db_exec(c, ST_TOKEN_BY_ID, 1, params, e);
+	if (!r)
+		return -1;
+	if (PQntuples(r) != 1) {
+		PQclear(r);
+		return 0;
+	}
+	snprintf(t->scope, sizeof(t->scope), "%s", PQgetvalue(r, 0, 0));
+	snprintf(t->secret_sha256, sizeof(t->secret_sha256), "%s", PQgetvalue(r, 0, 1));
+	t->revoked = PQgetvalue(r, 0, 2)[0] == 't';
+	PQclear(r);
+	return 1;
+}
+
+int db_token_insert(PGconn *c, const char *name, const char *scope, const char *secret_hash,
+		    long long *id, struct err *e)
+{
+	const char *params[3] = { name, scope, secret_hash };
+
+	return db_one_int8(c, ST_TOKEN_INSERT, 3, params, id, e);
+}
+
+long long db_token_revoke(PGconn *c, const char *name, struct err *e)
+{
+	const char *params[1] = { name };
+
+	return db_rows(c, ST_TOKEN_REVOKE, 1, params, e);
+}

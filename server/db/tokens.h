@@ -1,0 +1,35 @@
+#ifndef REGTRACK_SERVER_DB_TOKENS_H
+#define REGTRACK_SERVER_DB_TOKENS_H
+
+#include <libpq-fe.h>
+
+#include "err.h"
+
+/* The api_tokens table (statements in stmts_tokens.c), for auth.c. */
+
+/* One token's row, copied out of the result. */
+struct db_token {
+	char scope[16];          /* "read", "submit", "worker" or "admin" (cut to fit) */
+	char secret_sha256[65];  /* SHA-256 of the secret, 64 lowercase hex chars */
+	int revoked;             /* 1 when revoked_at is set */
+};
+
+/*
+ * Reads token `id` into *t. Returns 1 when found, 0 when no token has
+ * that id, -1 with e as db_exec() (ERR_DB_UNAVAILABLE, ERR_DB_TIMEOUT,
+ * ERR_DB).
+ */
+int db_token_get(PGconn *c, long long id, struct db_token *t, struct err *e)
+	__attribute__((warn_unused_result));
+/*
+ * Stores a new token: name, scope name, secret_hash (64 hex chars of its
+ * SHA-256), all borrowed; *id = its id. Errors as db_exec(): ERR_CONFLICT
+ * when the name is taken.
+ */
+int db_token_insert(PGconn *c, const char *name, const char *scope, const char *secret_hash,
+		    long long *id, struct err *e) __attribute__((warn_unused_result));
+/* Revokes the live token named `name`: the number revoked (0 or 1), or -1 with e as db_exec(). */
+long long db_token_revoke(PGconn *c, const char *name, struct err *e)
+	__attribute__((warn_unused_result));
+
+#endif

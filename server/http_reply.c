@@ -1,0 +1,190 @@
+/* Replies: JSON, text, empty and the one error path (http_reply.h). */
+#include "server/http_reply.h"
+#include "server/http_body.h"
+#include "server/jsonout.h"
+#include "server/log.h"
+#include "server/request.h"
+#include "xalloc.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "banned.h"
+
+enum MHD_Result reply_response(struct request *rq, unsigned status, struct MHD_Response *resp)
+{
+	enum MHD_Result r;
+
+	MHD_add_response_header(resp, "Cache-Control", "no-store");
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	r = MHD_queue_response(rq->conn, status, resp);
+	MHD_destroy_response(resp);
+	rq->status = (int)status;
+	return r;
+}
+
+enum MHD_Result reply_text(struct request *rq, unsigned status, const char *content_type,
+			   const char *data, size_t len)
+{
+	struct MHD_Response *resp =
+		MHD_create_response_from_buffer(len, (void *)data, MHD_RESPMEM_MUST_COPY);
+
+	MHD_add_response_header(resp, "Content-Type", content_type);
+	return reply_response(rq, status, resp);
+}
+
+enum MHD_Result reply_text_buf(struct request *rq, unsigned status, const char *content_type,
+			       struct buf *b)
+{
+	size_t len;
+	char *s = buf_detach(b, &len);
+	struct MHD_Response *resp = MHD_create_response_from_buffer(len, s, MHD_RESPMEM_MUST_FREE);
+
+	MHD_add_response_header(resp, "Content-Type", content_type);
+	return reply_response(rq, status, resp);
+}
+
+enum MHD_Result reply_json(struct request *rq, unsigned status, json_t *body)
+{
+	struct buf out = BUF_INIT(0);
+	struct MHD_Response *resp;
+
+	/*
+	 * body is NULL when a json_pack() or json_string() of the handler met
+	 * a string that is not UTF-8: a bug to log, never a reason to abort
+	 * the whole server. Written by jsonout_json(): the numbers are the
+	 * shortest that read back exactly (server/jsonout.h).
+	 */
+	if (!body || jsonout_json(&out, body) || buf_addch(&out, '\n')) {
+		static const char fail[] = "{\"error\":{\"code\":\"internal\",\"message\":"
+					   "\"the reply could not be encoded\",\"detail\":\"\"}}\n";
+
+		json_decref(body);
+		buf_release(&out);
+		slog_error("%s %s: reply %u could not be encoded as JSON", rq->method, rq->url,
+			   status);
+		resp = MHD_create_response_from_buffer(sizeof(fail) - 1, (void *)fail,
+						       MHD_RESPMEM_PERSISTENT);
+		MHD_add_response_header(resp, "Content-Type", "application/json");
+		return reply_response(rq, 500, resp);
+	}
+	json_decref(body);
+	return reply_text_buf(rq, status, "application/json", &out);
+}
+
+/*
+ * A JSON string of s with every byte that is not part of a UTF-8 sequence
+ * as '?': error texts echo what the client sent (a path, an argument) and
+ * are cut to fit struct err, maybe inside a character.
+ */
+static json_t *json_text(const char *s)
+{
+	size_t n = strlen(s);
+	char *t = xstrndup(s, n);
+	json_t *j;
+
+	for (size_t i = 0, l; i < n; i += l)
+		if (!(l = utf8_seq((unsigned char *)t + i, n - i))) {
+			t[i] = '?';
+			l = 1;
+		}
+	j = json_stringn(t, n);
+	free(t);
+	return j;
+}
+
+json_t *err_json(const struct err *e)
+{
+	return json_pack("{s:{s:o,s:o,s:o}}", "error", "code", json_text(e->code), "message",
+			 json_text(e->message), "detail", json_text(e->detail));
+}
+
+enum MHD_Result reply_err(struct request *rq, const struct err *e)
+{
+	int status = e->status >= 400 && e->status <= 599 ? e->status : 500;
+
+	return reply_json(rq, (unsigned)status, err_json(e));
+}
+
+enum MHD_Result reply_errc(struct request *rq, enum err_code id, const char *detail,
+			   const char *fmt, ...)
+{
+	struct err e;
+	va_list ap;
+
+	err_setc(&e, id, detail, "%s", "");
+	va_start(ap, fmt);
+	vsnprintf(e.message, sizeof(e.message), fmt, ap);
+	va_end(ap);
+	return reply_err(rq, &e);
+}
+
+enum MHD_Result reply_errf(struct request *rq, int status, const char *code, const char *detail,
+			   const char *fmt, ...)
+{
+	struct err e;
+	va_list ap;
+
+	err_set(&e, status, code, detail, "%s", "");
+	va_start(ap, fmt);
+	vsnprintf(e.message, sizeof(e.message), fmt, ap);
+	va_end(ap);
+	return reply_err(rq, &e);
+}
+
+enum MHD_Result reply_empty(struct request *rq, unsigned status)
+{
+	return reply_response(rq, status,
+			      MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT));
+}
+
+enum MHD_Result reply_json_text(struct request *rq, const char *text, size_t len)
+{
+	/*
+	 * Written again through jsonout_json() so that these replies look like
+	 * every other one: compact (PostgreSQL's json_build_object writes
+	 * {"id" : 1, ...} and json_agg puts newlines between elements) and the
+	 * same shortest numbers. Text jansson cannot read (an integer past
+	 * int64 in a jsonb value) goes out as PostgreSQL wrote it.
+	 */
+	json_t *j = json_loadb(text, len, 0, NULL);
+	struct buf out = BUF_INIT(0);
+	enum MHD_Result ret;
+
+	if (j && !jsonout_json(&out, j) && !buf_addch(&out, '\n'))
+		ret = reply_text_buf(rq, 200, "application/json", &out);
+	else
+		ret = reply_text(rq, 200, "application/json", text, len);
+	buf_release(&out);
+	json_decref(j);
+	return ret;
+}
+
+enum MHD_Result reply_pg_json(struct request *rq, PGresult *r, const char *what)
+{
+	struct err e;
+	char *text;
+	enum MHD_Result ret;
+
+	if (db_result_json_text(r, &text, &e))
+		return reply_errc(rq, ERR_NOT_FOUND, "id", "%s", what);
+	ret = reply_json_text(rq, text, strlen(text));
+	free(text);
+	return ret;
+}
+
+enum MHD_Result reply_db_json(struct request *rq, enum db_stmt st, int n, const char *const *p)
+{
+	struct err e;
+	PGconn *c = rq_db(rq, &e);
+	char *text;
+	enum MHD_Result ret;
+
+	if (!c || db_json_text(c, st, n, p, &text, &e))
+		return reply_err(rq, &e);
+	ret = reply_json_text(rq, text, strlen(text));
+	free(text);
+	return ret;
+}

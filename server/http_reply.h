@@ -1,0 +1,66 @@
+#ifndef REGTRACK_SERVER_HTTP_REPLY_H
+#define REGTRACK_SERVER_HTTP_REPLY_H
+
+#include <jansson.h>
+#include <libpq-fe.h>
+#include <microhttpd.h>
+#include <stddef.h>
+
+#include "buf.h"
+#include "err.h"
+#include "server/db/db.h"
+
+/*
+ * Replies. Each queues the response (with Cache-Control: no-store and
+ * X-Content-Type-Options: nosniff) and returns MHD_YES/MHD_NO for the
+ * handler to return. The one error path: every error reply is
+ * {"error": {"code", "message", "detail"}} from reply_err().
+ */
+struct request;
+struct MHD_Response;
+
+/* body: stolen reference (json_decref'd here) */
+enum MHD_Result reply_json(struct request *rq, unsigned status, json_t *body);
+/* The one error path: {"error": {"code", "message", "detail"}} with e->status. */
+enum MHD_Result reply_err(struct request *rq, const struct err *e);
+/* Shorthand with the error code's own status: err_setc() into a local err, then reply_err(). */
+enum MHD_Result reply_errc(struct request *rq, enum err_code id, const char *detail,
+			   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Shorthand for a free code and status (err_set()); prefer reply_errc(). */
+enum MHD_Result reply_errf(struct request *rq, int status, const char *code, const char *detail,
+			   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* data: copied */
+enum MHD_Result reply_text(struct request *rq, unsigned status, const char *content_type,
+			   const char *data, size_t len);
+/*
+ * reply_text() of b's bytes without the copy: takes b's memory (b is left
+ * empty, as after buf_release()), freed when the response is sent. For the
+ * large replies (a series of 10^5 points is 8 MB).
+ */
+enum MHD_Result reply_text_buf(struct request *rq, unsigned status, const char *content_type,
+			       struct buf *b);
+enum MHD_Result reply_empty(struct request *rq, unsigned status);
+/* Queues resp (taken: destroyed here) with the headers every reply has; for static.c. */
+enum MHD_Result reply_response(struct request *rq, unsigned status, struct MHD_Response *resp);
+
+/*
+ * Replies 200 with text[0..len), JSON as PostgreSQL's json functions built
+ * it (borrowed), written compactly again by jsonout_json() like every
+ * reply (passed through as it is when jansson cannot read it).
+ */
+enum MHD_Result reply_json_text(struct request *rq, const char *text, size_t len);
+/*
+ * reply_json_text() of the JSON in the first column of r's first row
+ * (db_result_json_text()). Takes r (clears it). A row-less result (or a
+ * NULL) gives 404 "not_found" with detail "id" and message `what`, e.g.
+ * "no job 7".
+ */
+enum MHD_Result reply_pg_json(struct request *rq, PGresult *r, const char *what);
+/* Runs statement st with n params (db_json_text()) and replies as reply_pg_json(). */
+enum MHD_Result reply_db_json(struct request *rq, enum db_stmt st, int n, const char *const *p);
+
+/* The body of reply_err(): {"error": {"code", "message", "detail"}}, any byte
+ * of e's texts that is not UTF-8 as '?'. New reference. */
+json_t *err_json(const struct err *e);
+
+#endif

@@ -1,0 +1,70 @@
+/* The dashboard's static files from web_dir (static.h). */
+#include "server/static.h"
+#include "server/http_reply.h"
+#include "server/request.h"
+#include "xalloc.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "banned.h"
+
+static const char *content_type_of(const char *path)
+{
+	static const struct {
+		const char *ext, *type;
+	} types[] = {
+		{ ".html", "text/html; charset=utf-8" },
+		{ ".js", "text/javascript; charset=utf-8" },
+		{ ".mjs", "text/javascript; charset=utf-8" },
+		{ ".css", "text/css; charset=utf-8" },
+		{ ".json", "application/json" },
+		{ ".svg", "image/svg+xml" },
+		{ ".png", "image/png" },
+		{ ".ico", "image/x-icon" },
+		{ ".txt", "text/plain; charset=utf-8" },
+	};
+	const char *dot = strrchr(path, '.');
+
+	for (size_t i = 0; dot && i < ARRAY_SIZE(types); i++)
+		if (!strcmp(dot, types[i].ext))
+			return types[i].type;
+	return "application/octet-stream";
+}
+
+static enum MHD_Result serve_file(struct request *rq, const char *path)
+{
+	struct MHD_Response *resp;
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		if (fd >= 0)
+			close(fd);
+		return reply_errc(rq, ERR_NOT_FOUND, rq->url, "no such page '%s'", rq->url);
+	}
+	resp = MHD_create_response_from_fd((size_t)st.st_size, fd);
+	MHD_add_response_header(resp, "Content-Type", content_type_of(path));
+	MHD_add_response_header(resp, "Content-Security-Policy",
+				"default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'");
+	return reply_response(rq, 200, resp);
+}
+
+enum MHD_Result serve_static(struct request *rq)
+{
+	const char *url = rq->url;
+	const char *last = strrchr(url, '/');
+	char path[8192];
+
+	if (!rq->srv->web_dir[0] || strstr(url, "..") || strchr(url, '\\'))
+		return reply_errc(rq, ERR_NOT_FOUND, url, "no such page '%s'", url);
+	if (!strcmp(url, "/") || (last && !strchr(last, '.'))) {
+		snprintf(path, sizeof(path), "%s/index.html", rq->srv->web_dir);
+		return serve_file(rq, path);
+	}
+	snprintf(path, sizeof(path), "%s%s", rq->srv->web_dir, url);
+	return serve_file(rq, path);
+}

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Structural checks of server/ (issue 16); each finding is printed as
+# file:line: message, and any finding makes the exit status 1.
+#  (a) the PQgetvalue family (row and column reads) only under server/db/
+#  (b) no include cycle among server's modules (a.c and a.h are one
+#      module; the graph is built from #include "server/..." lines)
+#  (c) no file over 700 lines unless one of its first 30 lines says
+#      "Longer than 700 lines because"
+#  (d) no "add below" markers
+set -eu
+cd "$(dirname "$0")/.."
+exec python3 - "$@" <<'PY'
+import os, re, sys
+
+ROOT = "server"
+files = sorted(
+    os.path.join(d, f)
+    for d, _, fs in os.walk(ROOT)
+    for f in fs
+    if f.endswith((".c", ".h"))
+)
+bad = 0
+
+
+def report(path, line, msg):
+    global bad
+    print(f"{path}:{line}: {msg}")
+    bad = 1
+
+
+texts = {}
+for f in files:
+    with open(f, encoding="utf-8", errors="replace") as fh:
+        texts[f] = fh.read().split("\n")
+
+# (a) row reads of libpq outside server/db/
+pq = re.compile(r"\bPQ(getvalue|getisnull|getlength|ntuples|nfields|fnumber)\b")
+for f in files:
+    if f.startswith(os.path.join(ROOT, "db") + os.sep):
+        continue
+    for i, line in enumerate(texts[f], 1):
+        m = pq.search(line)
+        if m:
+            report(f, i, f"{m.group(0)} outside server/db/ (read rows in a server/db/ function)")
+
+# (b) include cycles between modules (a.c + a.h = module a)
+inc = re.compile(r'^\s*#\s*include\s+"(server/[^"]+\.h)"')
+edges = {}  # module -> {module: (file, line)}
+for f in files:
+    mod = os.path.splitext(f)[0]
+    edges.setdefault(mod, {})
+    for i, line in enumerate(texts[f], 1):
+        m = inc.match(line)
+        if not m:
+            continue
+        to = os.path.splitext(m.group(1))[0]
+        if to != mod and to not in edges[mod]:
+            edges[mod][to] = (f, i)
+
+# Tarjan's strongly connected components; every component of more than
+# one module holds a cycle
+index, low, stack, onstack, sccs = {}, {}, [], set(), []
+counter = [0]
+sys.setrecursionlimit(10000)
+
+
+def strong(v):
+    index[v] = low[v] = counter[0]
+    counter[0] += 1
+    stack.append(v)
+    onstack.add(v)
+    for w in edges.get(v, {}):
+        if w not in edges:
+            continue
+        if w not in index:
+            strong(w)
+            low[v] = min(low[v], low[w])
+        elif w in onstack:
+            low[v] = min(low[v], index[w])
+    if low[v] == index[v]:
+        comp = []
+        while True:
+            w = stack.pop()
+            onstack.discard(w)
+            comp.append(w)
+            if w == v:
+                break
+        if len(comp) > 1:
+            sccs.append(sorted(comp))
+
+
+for v in sorted(edges):
+    if v not in index:
+        strong(v)
+
+
+def cycle_in(comp):
+    """One cycle through comp[0], as a list of modules, found by BFS."""
+    start = comp[0]
+    members = set(comp)
+    prev = {start: None}
+    queue = [start]
+    while queue:
+        v = queue.pop(0)
+        for w in sorted(edges[v]):
+            if w not in members:
+                continue
+            if w == start:
+                path = [v]
+                while prev[path[-1]] is not None:
+                    path.append(prev[path[-1]])
+                return list(reversed(path)) + [start]
+            if w not in prev:
+                prev[w] = v
+                queue.append(w)
+    return comp
+
+
+for comp in sccs:
+    cyc = cycle_in(comp)
+    for a, b in zip(cyc, cyc[1:]):
+        f, i = edges[a][b]
+        report(f, i, "include cycle: " + " -> ".join(cyc))
+
+# (c) long files need their reason at the top
+for f in files:
+    n = len(texts[f]) - (texts[f][-1] == "")
+    if n > 700 and not any("Longer than 700 lines because" in l for l in texts[f][:30]):
+        report(f, 1, f"{n} lines: split it, or say 'Longer than 700 lines because ...' in its first 30 lines")
+
+# (d) no "add below" markers
+for f in files:
+    for i, line in enumerate(texts[f], 1):
+        if "add below" in line.lower():
+            report(f, i, "'add below' marker: keep the list sorted instead")
+
+sys.exit(bad)
+PY
