@@ -1,5 +1,6 @@
 /* Bare mirrors of tracked trees and commit metadata (see gitmirror.h). */
 #include "server/gitmirror.h"
+#include "server/gitmirror_git.h"
 #include "fsutil.h"
 #include "server/db/db.h"
 #include "server/db/trees.h"
@@ -50,9 +51,9 @@ static int is_tree_name(const char *s)
 	return 1;
 }
 
-/* runs git; on failure fills e with what ran and git's last stderr line */
-static int run_git(const char *const *argv, const char *cwd, int timeout_s, size_t out_cap,
-		   struct buf *out, struct err *e)
+/* runs git; on failure fills e with what ran and git's last stderr line (gitmirror_git.h) */
+int gitmirror_run(const char *const *argv, const char *cwd, int timeout_s, size_t out_cap,
+		  struct buf *out, struct err *e)
 {
 	struct runcmd cmd;
 	char how[96];
@@ -119,12 +120,12 @@ static int follow_url(const char *dir, const char *url, int timeout_s, struct er
 	if (url[0] == '-')
 		return err_setc(e, ERR_INVALID_FIELD, "url", "'url' may not start with '-'");
 	/* no origin url at all (exit 1) is a url that differs */
-	same = !run_git(get, NULL, timeout_s, 1 << 16, &out, &ge) &&
+	same = !gitmirror_run(get, NULL, timeout_s, 1 << 16, &out, &ge) &&
 	       out.len && !strncmp(out.data, url, out.len - 1) && strlen(url) == out.len - 1;
 	buf_release(&out);
 	if (same)
 		return 0;
-	return run_git(set, NULL, timeout_s, 1 << 16, NULL, e);
+	return gitmirror_run(set, NULL, timeout_s, 1 << 16, NULL, e);
 }
 
 /*
@@ -160,7 +161,7 @@ static int sync_locked(const char *data_dir, const char *tree, const char *url, 
 		const char *argv[] = { "git", "-C", dir, "fetch", "--prune", "--quiet", NULL };
 		if (url && *url && follow_url(dir, url, timeout_s, e))
 			return -1;
-		return run_git(argv, NULL, timeout_s, 1 << 20, NULL, e);
+		return gitmirror_run(argv, NULL, timeout_s, 1 << 20, NULL, e);
 	}
 	if (!url || !*url || url[0] == '-')
 		return err_setc(e, ERR_INVALID_FIELD, "url", "tree '%s' has no usable url", tree);
@@ -171,7 +172,7 @@ static int sync_locked(const char *data_dir, const char *tree, const char *url, 
 	{
 		const char *rm[] = { "rm", "-rf", "--", tmp, NULL };
 		const char *argv[] = { "git", "clone", "--mirror", "--quiet", "--", url, tmp, NULL };
-		if (run_git(rm, NULL, 600, 1 << 16, NULL, e) || run_git(argv, NULL, timeout_s, 1 << 20, NULL, e))
+		if (gitmirror_run(rm, NULL, 600, 1 << 16, NULL, e) || gitmirror_run(argv, NULL, timeout_s, 1 << 20, NULL, e))
 			return -1;
 	}
 	if (rename(tmp, dir) && errno != ENOTEMPTY && errno != EEXIST)
@@ -222,7 +223,7 @@ int gitmirror_first_parent(const char *dir, const char *good, const char *bad, i
 	*shas = NULL;
 	*n = 0;
 	if (range_arg(good, bad, range, sizeof(range), e) ||
-	    run_git(argv, NULL, timeout_s, OUT_CAP, &out, e)) {
+	    gitmirror_run(argv, NULL, timeout_s, OUT_CAP, &out, e)) {
 		buf_release(&out);
 		return -1;
 	}
@@ -247,7 +248,7 @@ int gitmirror_bisect_all(const char *dir, const char *good, const char *bad, int
 
 	*n = 0;
 	if (range_arg(good, bad, range, sizeof(range), e) ||
-	    run_git(argv, NULL, timeout_s, OUT_CAP, &out, e)) {
+	    gitmirror_run(argv, NULL, timeout_s, OUT_CAP, &out, e)) {
 		buf_release(&out);
 		return -1;
 	}
@@ -277,7 +278,7 @@ int gitmirror_merge_side(const char *dir, const char *merge, const char *good, i
 			       "'%s' is not a 40-hex sha", is_sha(merge) ? good : merge);
 	if (good)
 		snprintf(neg_good, sizeof(neg_good), "^%s", good);
-	if (run_git(argv, NULL, timeout_s, 1 << 16, &out, e))
+	if (gitmirror_run(argv, NULL, timeout_s, 1 << 16, &out, e))
 		goto out;
 	/* "MERGE P1 P2 ...": one line, spaces between */
 	for (size_t i = 0; i < out.len; i++)
@@ -291,7 +292,7 @@ int gitmirror_merge_side(const char *dir, const char *merge, const char *good, i
 	snprintf(p1, 41, "%s", par[1]);
 	snprintf(pos, sizeof(pos), "%s", par[2]);
 	snprintf(neg, sizeof(neg), "^%s", par[1]);
-	if (run_git(side, NULL, timeout_s, OUT_CAP, &out, e))
+	if (gitmirror_run(side, NULL, timeout_s, OUT_CAP, &out, e))
 		goto out;
 	split_lines(&out, shas, n);
 	ret = 0;
@@ -310,7 +311,7 @@ int gitmirror_has_commit(const char *dir, const char *sha, int timeout_s)
 	if (!is_sha(sha))
 		return 0;
 	snprintf(obj, sizeof(obj), "%s^{commit}", sha);
-	return run_git(argv, NULL, timeout_s, 1 << 16, NULL, &e) == 0;
+	return gitmirror_run(argv, NULL, timeout_s, 1 << 16, NULL, &e) == 0;
 }
 
 /* appends one quoted element of a PostgreSQL array literal */
@@ -402,7 +403,7 @@ int gitmirror_import_from(PGconn *c, const char *dir, long long tree_id, const c
 	for (int i = 0; i < 5; i++)
 		buf_init(&bt.col[i], 0);
 	batch_reset(&bt);
-	if (run_git(argv, NULL, timeout_s, OUT_CAP, &out, e))
+	if (gitmirror_run(argv, NULL, timeout_s, OUT_CAP, &out, e))
 		goto out;
 	if (db_begin(c, e))
 		goto out;
@@ -449,136 +450,6 @@ out:
 	return ret;
 }
 
-/* ---- branch heads and pushed ranges (the poller) ------------------------ */
-
-int gitmirror_heads(const char *dir, int timeout_s, struct gitmirror_head **heads, size_t *n,
-		    struct err *e)
-{
-	const char *argv[] = { "git", "-C", dir, "for-each-ref", "--format=%(objectname) %(refname)",
-			       "refs/heads/", NULL };
-	struct buf out = BUF_INIT(OUT_CAP);
-	size_t alloc = 0;
-	char *save = NULL, *line;
-
-	*heads = NULL;
-	*n = 0;
-	if (run_git(argv, NULL, timeout_s, OUT_CAP, &out, e)) {
-		buf_release(&out);
-		return -1;
-	}
-	for (line = strtok_r(out.data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *sp = strchr(line, ' ');
-		const char *name;
-
-		if (!sp)
-			continue;
-		*sp = '\0';
-		name = sp + 1;
-		if (!is_sha(line) || strncmp(name, "refs/heads/", 11) || strlen(name + 11) >= 256 ||
-		    !name[11])
-			continue; /* not a commit sha (sha256 repositories), or a name too long */
-		ALLOC_GROW(*heads, *n + 1, alloc);
-		memcpy((*heads)[*n].branch, name + 11, strlen(name + 11) + 1);
-		snprintf((*heads)[*n].sha, sizeof((*heads)[*n].sha), "%s", line);
-		(*n)++;
-	}
-	buf_release(&out);
-	return 0;
-}
-
-int gitmirror_merge_base(const char *dir, const char *a, const char *b, int timeout_s,
-			 char base[41], struct err *e)
-{
-	/* a and b are checked shas: they cannot be read as options */
-	const char *argv[] = { "git", "-C", dir, "merge-base", a, b, NULL };
-	struct buf out = BUF_INIT(1 << 16);
-	struct err ge;
-	int got;
-
-	base[0] = '\0';
-	if (!is_sha(a) || !is_sha(b))
-		return err_setc(e, ERR_INVALID_FIELD, "sha", "merge-base of '%s' and '%s'", a, b);
-	/* git merge-base says "none" by exiting 1 with nothing on stderr */
-	if (run_git(argv, NULL, timeout_s, 1 << 16, &out, &ge)) {
-		buf_release(&out);
-		if (ge.detail[0])
-			return err_setc(e, ERR_GIT, ge.detail, "%s", ge.message);
-		return 0;
-	}
-	got = out.len >= 40 && (out.data[40] = '\0', is_sha(out.data));
-	if (got)
-		snprintf(base, 41, "%s", out.data);
-	buf_release(&out);
-	return got;
-}
-
-void gitmirror_range_free(struct gitmirror_commit *list, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		for (size_t k = 0; k < list[i].nr_files; k++)
-			free(list[i].files[k]);
-		free(list[i].files);
-	}
-	free(list);
-}
-
-int gitmirror_range(const char *dir, const char *base, const char *head, size_t max,
-		    int timeout_s, struct gitmirror_commit **list, size_t *n, struct err *e)
-{
-	char range[96], lim[48];
-	const char *argv[] = { "git", "-C", dir, "log", "--first-parent", "--reverse",
-			       "--no-renames", "--diff-merges=first-parent", "--name-only", "-z",
-			       "--format=%x01%H", lim, range, "--", NULL };
-	struct buf out = BUF_INIT(OUT_CAP);
-	size_t alloc = 0, falloc = 0, pos = 0;
-
-	*list = NULL;
-	*n = 0;
-	if (!is_sha(head) || (base && !is_sha(base)))
-		return err_setc(e, ERR_INVALID_FIELD, "sha", "'%s' is not a 40-hex sha",
-				is_sha(head) ? base : head);
-	snprintf(lim, sizeof(lim), "--max-count=%zu", max ? max : 1);
-	if (base)
-		snprintf(range, sizeof(range), "%s..%s", base, head);
-	else
-		snprintf(range, sizeof(range), "%s", head);
-	if (run_git(argv, NULL, timeout_s, OUT_CAP, &out, e)) {
-		buf_release(&out);
-		return -1;
-	}
-	/* "\x01SHA\0" then "\nPATH\0" per file it touched, per commit */
-	while (pos < out.len) {
-		char *tok = out.data + pos;
-		size_t len = strnlen(tok, out.len - pos);
-
-		pos += len + 1;
-		while (len && *tok == '\n') {
-			tok++;
-			len--;
-		}
-		if (!len)
-			continue;
-		if (*tok == '\x01') {
-			ALLOC_GROW(*list, *n + 1, alloc);
-			memset(&(*list)[*n], 0, sizeof(**list));
-			snprintf((*list)[*n].sha, sizeof((*list)[*n].sha), "%.40s", tok + 1);
-			(*n)++;
-			falloc = 0;
-			continue;
-		}
-		if (!*n)
-			continue;
-		{
-			struct gitmirror_commit *cm = &(*list)[*n - 1];
-
-			ALLOC_GROW(cm->files, cm->nr_files + 1, falloc);
-			cm->files[cm->nr_files++] = xstrndup(tok, len);
-		}
-	}
-	buf_release(&out);
-	return 0;
-}
-
 /* ---- what a commit touched (sql/0007) --------------------------------- */
 
 /* a decimal count from numstat, or -1 for git's "-" (binary) */
@@ -614,7 +485,7 @@ int gitmirror_diffstat(const char *dir, const char *sha, int timeout_s,
 	memset(d, 0, sizeof(*d));
 	if (!is_sha(sha))
 		return err_setc(e, ERR_INVALID_FIELD, "sha", "'%s' is not a full sha", sha);
-	if (run_git(argv, NULL, timeout_s, 64u << 20, &out, e)) {
+	if (gitmirror_run(argv, NULL, timeout_s, 64u << 20, &out, e)) {
 		buf_release(&out);
 		return -1;
 	}
