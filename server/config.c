@@ -72,6 +72,7 @@ static const struct config_key config_keys[] = {
 	L(poll_timeout_s, 300, 5, 86400),
 	L(plan_max_jobs_per_push, 1000, 1, 100000),
 	L(track_priority, -20, -1000, 1000),
+	L(track_queue_limit, 200, 0, 1000000),
 };
 
 static const struct config_key *find_key(const char *name)

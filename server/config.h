@@ -64,6 +64,8 @@ struct config {
 	long plan_max_jobs_per_push; /* a plan's max_per_push x matrix may not exceed this */
 	long track_priority;        /* tracking jobs: this + the plan's priority, kept below
 	                             * bisect_priority */
+	long track_queue_limit;     /* a target's queued tracking jobs past this: a push's new
+	                             * head supersedes the branch's older queued ones; 0 = never */
 };
 
 /* Fills c with the defaults. Strings are new; release with config_release(). */

@@ -62,8 +62,8 @@ static char *picks_json(const struct sched_pick *picks, size_t n,
 
 /* queues the jobs of the picked commits x the plan's matrix; returns how many were new */
 static long queue_jobs(struct server *srv, PGconn *c, long long tree_id, const struct plan_ctx *pc,
-		       const struct sched_result *res, const struct gitmirror_commit *range,
-		       struct err *e)
+		       const char *branch, const struct sched_result *res,
+		       const struct gitmirror_commit *range, struct err *e)
 {
 	char tid[24];
 	long queued = 0;
@@ -85,7 +85,7 @@ static long queue_jobs(struct server *srv, PGconn *c, long long tree_id, const s
 				.arch = s->arch, .tbox_group = s->tbox_group, .capability = s->capability,
 				.repeat = json_integer_value(json_object_get(pc->spec, "repeat")),
 				.priority = pc->priority, .max_attempts = srv->cfg->max_attempts,
-				.plan_id = pc->row->id, .track_key = s->key,
+				.plan_id = pc->row->id, .track_key = s->key, .track_branch = branch,
 			};
 			long long id;
 
@@ -116,7 +116,7 @@ static int schedule_branch(struct server *srv, PGconn *c, long long tree_id, con
 	struct sched_result res = { 0 };
 	size_t n = 0;
 	int got, first, forced = 0, ret = -1;
-	long queued = 0;
+	long queued = 0, superseded = 0;
 	char *tested = NULL, *skipped = NULL;
 
 	got = db_plan_head(c, pc->row->id, branch, old, e);
@@ -149,24 +149,26 @@ static int schedule_branch(struct server *srv, PGconn *c, long long tree_id, con
 	skipped = picks_json(res.skipped, res.nr_skipped, range);
 	if (db_begin(c, e))
 		goto out;
-	queued = queue_jobs(srv, c, tree_id, pc, &res, range, e);
+	queued = queue_jobs(srv, c, tree_id, pc, branch, &res, range, e);
+	if (queued > 0 && srv->cfg->track_queue_limit > 0)
+		superseded = db_job_supersede(c, pc->row->id, branch, head, srv->cfg->track_queue_limit, e);
 	{
 		struct db_plan_push pp = {
 			.plan_id = pc->row->id, .branch = branch, .old_sha = first ? NULL : old,
 			.new_sha = head, .base_sha = base[0] ? base : NULL, .forced = forced,
 			.commits = first ? 0 : (long)n, .tested = tested, .jobs_queued = queued,
-			.skipped = skipped,
+			.skipped = skipped, .superseded = superseded,
 		};
 
-		if (queued < 0 || db_plan_push_insert(c, &pp, e) ||
+		if (queued < 0 || superseded < 0 || db_plan_push_insert(c, &pp, e) ||
 		    db_plan_head_set(c, pc->row->id, branch, head, e) || db_commit(c, e)) {
 			db_rollback(c);
 			goto out;
 		}
 	}
 	slog_info("plan '%s' branch '%s' %.12s: %zu commit(s)%s, %zu tested, %ld job(s) queued, "
-		  "%zu skipped", pc->row->name, branch, head, first ? 0 : n,
-		  forced ? " (forced)" : "", res.nr_tested, queued, res.nr_skipped);
+		  "%zu skipped, %ld superseded", pc->row->name, branch, head, first ? 0 : n,
+		  forced ? " (forced)" : "", res.nr_tested, queued, res.nr_skipped, superseded);
 	if (queued)
 		lease_queue_kick(srv->leases);
 	ret = 0;

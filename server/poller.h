@@ -23,7 +23,11 @@
  *     in one transaction, each job with INSERT ... ON CONFLICT DO NOTHING
  *     on (plan, commit, setup): a server killed mid-poll leaves nothing
  *     half done, and nothing is queued twice;
- *  4. a fetch that fails is stored on the tree (poll_error, git's message)
+ *  4. when a target's queue of tracking jobs is deeper than
+ *     track_queue_limit, the push's new head supersedes the branch's older
+ *     queued jobs of the plan (cancelled, phase "superseded", the reason in
+ *     fail_reason; counted in the push record);
+ *  5. a fetch that fails is stored on the tree (poll_error, git's message)
  *     and retried after a backoff; the other trees go on.
  *
  * Tracking jobs get priority track_priority + the plan's priority, kept

@@ -63,6 +63,7 @@ CREATE TABLE plan_pushes (
 	commits     integer NOT NULL,          -- first-parent commits in base..new
 	tested      jsonb NOT NULL DEFAULT '[]', -- [{commit, reason}]: head, every, baseline
 	jobs_queued integer NOT NULL,          -- jobs created (a job that existed is not counted)
+	superseded  integer NOT NULL DEFAULT 0, -- older queued jobs of the branch it cancelled
 	skipped     jsonb NOT NULL DEFAULT '[]', -- [{commit, reason}]
 	at          timestamptz NOT NULL DEFAULT now()
 );
@@ -74,8 +75,9 @@ CREATE INDEX plan_pushes_plan ON plan_pushes (plan_id, id DESC);
 -- nothing twice (INSERT ... ON CONFLICT DO NOTHING). Other jobs have NULL
 -- plan_id, which a unique index never compares equal.
 ALTER TABLE jobs
-	ADD COLUMN plan_id   bigint REFERENCES plans(id) ON DELETE SET NULL,
-	ADD COLUMN track_key text;
+	ADD COLUMN plan_id      bigint REFERENCES plans(id) ON DELETE SET NULL,
+	ADD COLUMN track_key    text,
+	ADD COLUMN track_branch text;  -- the branch whose push queued it (supersede)
 CREATE UNIQUE INDEX jobs_tracked ON jobs (plan_id, commit_id, track_key);
 
 -- the poller numbers imported commits after the tree's last

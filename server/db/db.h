@@ -56,6 +56,7 @@ enum db_stmt {
 	ST_JOB_LEASE_AGAIN,
 	ST_JOB_LOCK,
 	ST_JOB_SPEC,
+	ST_JOB_SUPERSEDE,
 	ST_MACHINE_REGISTER,
 	ST_MACHINE_SEEN,
 	/* .config diffs (stmts_kconfig.c) */

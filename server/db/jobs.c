@@ -52,9 +52,9 @@ long long db_job_insert(PGconn *c, const struct db_job_new *j, struct err *e)
 {
 	char tree[ID_LEN], commit[ID_LEN], tc[ID_LEN], rep[ID_LEN], prio[ID_LEN], max[ID_LEN],
 		tok[ID_LEN], plan[ID_LEN];
-	const char *p[15] = { j->tree_id ? tree : NULL, commit, tc, j->params, j->kconfig,
+	const char *p[16] = { j->tree_id ? tree : NULL, commit, tc, j->params, j->kconfig,
 			      j->compiler, j->arch, j->tbox_group, j->capability, rep, prio, max,
-			      j->token_id ? tok : NULL, plan, j->track_key };
+			      j->token_id ? tok : NULL, plan, j->track_key, j->track_branch };
 	long long id;
 
 	snprintf(tree, sizeof(tree), "%lld", j->tree_id);
@@ -66,10 +66,28 @@ long long db_job_insert(PGconn *c, const struct db_job_new *j, struct err *e)
 	snprintf(tok, sizeof(tok), "%lld", j->token_id);
 	snprintf(plan, sizeof(plan), "%lld", j->plan_id);
 	if (j->plan_id)
-		return exec_returning(c, ST_JOB_INSERT_TRACKED, 15, p, &id, e) < 0 ? -1 : id;
+		return exec_returning(c, ST_JOB_INSERT_TRACKED, 16, p, &id, e) < 0 ? -1 : id;
 	if (exec_returning(c, ST_JOB_INSERT, 13, p, &id, e) < 0)
 		return -1;
 	return id;
+}
+
+long db_job_supersede(PGconn *c, long long plan_id, const char *branch, const char *head,
+		      long limit, struct err *e)
+{
+	char pid[ID_LEN], lim[ID_LEN];
+	const char *p[4] = { pid, branch, head, lim };
+	PGresult *r;
+	long n;
+
+	snprintf(pid, sizeof(pid), "%lld", plan_id);
+	snprintf(lim, sizeof(lim), "%ld", limit);
+	r = db_exec(c, ST_JOB_SUPERSEDE, 4, p, e);
+	if (!r)
+		return -1;
+	n = PQntuples(r);
+	PQclear(r);
+	return n;
 }
 
 int db_job_exists(PGconn *c, long long id, struct err *e)

@@ -32,6 +32,7 @@ struct db_job_new {
 	long long token_id;        /* the submitting API token; 0: none */
 	long long plan_id;         /* a tracking job's plan (sql/0014); 0: none */
 	const char *track_key;     /* with plan_id: the setup, unique per (plan, commit) */
+	const char *track_branch;  /* with plan_id: the branch whose push queued it */
 };
 /*
  * Queues j; returns the new job's id (> 0) or -1 with e. A tracking job
@@ -40,6 +41,16 @@ struct db_job_new {
  */
 long long db_job_insert(PGconn *c, const struct db_job_new *j, struct err *e)
 	__attribute__((warn_unused_result));
+
+/*
+ * Cancels plan_id's queued jobs of branch queued by earlier pushes, on the
+ * targets whose queue of tracking jobs is deeper than limit: superseded by
+ * head (a sha, for the record in fail_reason and phase_history)
+ * (ST_JOB_SUPERSEDE). Run in the push's transaction, after its jobs are
+ * inserted. Returns how many, or -1 with e.
+ */
+long db_job_supersede(PGconn *c, long long plan_id, const char *branch, const char *head,
+		      long limit, struct err *e) __attribute__((warn_unused_result));
 
 /* 1 when job id exists, 0 when not, -1 with e. */
 int db_job_exists(PGconn *c, long long id, struct err *e) __attribute__((warn_unused_result));

@@ -162,15 +162,16 @@ int db_plan_head_set(PGconn *c, long long plan_id, const char *branch, const cha
 
 int db_plan_push_insert(PGconn *c, const struct db_plan_push *pp, struct err *e)
 {
-	char pid[ID_LEN], nc[ID_LEN], nq[ID_LEN];
-	const char *p[10] = { pid, pp->branch, pp->old_sha, pp->new_sha, pp->base_sha,
-			      pp->forced ? "true" : "false", nc, pp->tested, nq, pp->skipped };
+	char pid[ID_LEN], nc[ID_LEN], nq[ID_LEN], ns[ID_LEN];
+	const char *p[11] = { pid, pp->branch, pp->old_sha, pp->new_sha, pp->base_sha,
+			      pp->forced ? "true" : "false", nc, pp->tested, nq, pp->skipped, ns };
 	PGresult *r;
 
 	snprintf(pid, sizeof(pid), "%lld", pp->plan_id);
 	snprintf(nc, sizeof(nc), "%ld", pp->commits);
 	snprintf(nq, sizeof(nq), "%ld", pp->jobs_queued);
-	r = db_exec(c, ST_PLAN_PUSH_INSERT, 10, p, e);
+	snprintf(ns, sizeof(ns), "%ld", pp->superseded);
+	r = db_exec(c, ST_PLAN_PUSH_INSERT, 11, p, e);
 	if (!r)
 		return -1;
 	PQclear(r);

@@ -87,6 +87,7 @@ struct db_plan_push {
 	const char *tested;        /* JSON [{commit, reason}] */
 	long jobs_queued;
 	const char *skipped;       /* JSON [{commit, reason}] */
+	long superseded;           /* older queued jobs of the branch cancelled */
 };
 int db_plan_push_insert(PGconn *c, const struct db_plan_push *p, struct err *e)
 	__attribute__((warn_unused_result));

@@ -7,7 +7,8 @@
 #define PUSH_JSON \
 	"json_build_object('id', pp.id, 'branch', pp.branch, 'old', pp.old_sha, 'new', pp.new_sha, " \
 	"'base', pp.base_sha, 'forced', pp.forced, 'commits', pp.commits, 'tested', pp.tested, " \
-	"'jobs_queued', pp.jobs_queued, 'skipped', pp.skipped, 'at', pp.at)"
+	"'jobs_queued', pp.jobs_queued, 'superseded', pp.superseded, 'skipped', pp.skipped, " \
+	"'at', pp.at)"
 
 const struct db_stmt_def db_stmts_plans[DB_NR_STMTS] = {
 	[ST_PLANS_JSON] = { "plans_json",
@@ -32,11 +33,12 @@ const struct db_stmt_def db_stmts_plans[DB_NR_STMTS] = {
 		PUSH_JSON " AS o FROM plan_pushes pp WHERE pp.plan_id = p.id "
 		"ORDER BY pp.id DESC LIMIT $2::integer) x)::text FROM plans p WHERE p.name = $1" },
 	/* $1 plan $2 branch $3 old head $4 new head $5 merge base $6 forced $7 commits in range
-	 * $8 tested [{commit, reason}] $9 jobs queued $10 skipped [{commit, reason}] */
+	 * $8 tested [{commit, reason}] $9 jobs queued $10 skipped [{commit, reason}]
+	 * $11 older queued jobs superseded */
 	[ST_PLAN_PUSH_INSERT] = { "plan_push_insert",
 		"INSERT INTO plan_pushes (plan_id, branch, old_sha, new_sha, base_sha, forced, commits, "
-		"tested, jobs_queued, skipped) VALUES ($1::bigint, $2, $3, $4, $5, $6::boolean, "
-		"$7::integer, $8::jsonb, $9::integer, $10::jsonb)" },
+		"tested, jobs_queued, skipped, superseded) VALUES ($1::bigint, $2, $3, $4, $5, "
+		"$6::boolean, $7::integer, $8::jsonb, $9::integer, $10::jsonb, $11::integer)" },
 	/* $1 tree: the plans the poller schedules for */
 	[ST_PLANS_OF_TREE] = { "plans_of_tree",
 		"SELECT id, name, spec::text FROM plans WHERE tree_id = $1::bigint AND enabled ORDER BY id" },

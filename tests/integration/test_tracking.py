@@ -286,6 +286,35 @@ class Tracking(unittest.TestCase):
                           "fail_reason = 'plan deleted'")
         self.assertEqual(states, "cancelled")
 
+    def test_a_commit_on_two_branches_is_queued_once(self):
+        srv = self.srv
+        repo, base = self.new_tree("twin")
+        self.assertEqual(srv.post("/api/v1/plans", plan(
+            "twin", "twin", branches=["master", "mm-*"],
+            testcases=[{"testcase": "execl", "params": {}}]), scope="admin").status, 201)
+        git(repo, "branch", "mm-next")
+        git(repo, "branch", "mm-stable")
+        git(repo, "branch", "other")   # no glob matches it
+        poll(srv, "twin")
+        # three matching branches at one head: one job per setup (x86_64, vm-2p)
+        jobs = plan_jobs(srv, "twin")
+        self.assertEqual(sorted((j["commit"], j["tbox_group"]) for j in jobs),
+                         sorted([(base[-1], None), (base[-1], "vm-2p")]))
+        self.assertEqual(sorted((p["branch"], p["jobs_queued"]) for p in pushes(srv, "twin")),
+                         [("master", 2), ("mm-next", 0), ("mm-stable", 0)])
+        # mm-next moves on: its new head only
+        git(repo, "checkout", "-q", "mm-next")
+        head = commit(repo, ["mm/x.c"])
+        git(repo, "checkout", "-q", "master")
+        poll(srv, "twin")
+        self.assertEqual(sorted(j["commit"] for j in plan_jobs(srv, "twin")),
+                         sorted([base[-1]] * 2 + [head] * 2))
+        t = tree_json(srv, "twin")
+        self.assertEqual([(h["branch"], h["head"]) for h in t["heads"]],
+                         [("master", base[-1]), ("mm-next", head), ("mm-stable", base[-1]),
+                          ("other", base[-1])])
+        srv.request("DELETE", "/api/v1/plans/twin", scope="admin")
+
     def test_force_push_schedules_since_the_merge_base(self):
         srv = self.srv
         repo, base = self.new_tree("forced")
