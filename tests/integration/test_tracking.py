@@ -9,16 +9,19 @@ the plan's rules give, and checks that no (commit, setup) has two jobs.
 """
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
+import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import PG_LOCAL, Server, wait_until  # noqa: E402
-from fakes import git, git_init, stop_tree_server, tree_server  # noqa: E402
+from fakes import FakeWorker, git, git_init, stop_tree_server, tree_server  # noqa: E402
 
 WAIT_S = 60
 _clock = [0]
@@ -298,8 +301,8 @@ class Tracking(unittest.TestCase):
         poll(srv, "twin")
         # three matching branches at one head: one job per setup (x86_64, vm-2p)
         jobs = plan_jobs(srv, "twin")
-        self.assertEqual(sorted((j["commit"], j["tbox_group"]) for j in jobs),
-                         sorted([(base[-1], None), (base[-1], "vm-2p")]))
+        self.assertEqual(sorted((j["commit"], j["tbox_group"] or "") for j in jobs),
+                         sorted([(base[-1], ""), (base[-1], "vm-2p")]))
         self.assertEqual(sorted((p["branch"], p["jobs_queued"]) for p in pushes(srv, "twin")),
                          [("master", 2), ("mm-next", 0), ("mm-stable", 0)])
         # mm-next moves on: its new head only
@@ -409,6 +412,124 @@ class Tracking(unittest.TestCase):
         self.assertEqual([(h["head"], h["forced"]) for h in t["heads"]], [(head, True)])
         mirror = os.path.join(self.tmp, "data", "mirrors", "moved.git")
         self.assertEqual(git(mirror, "config", "--get", "remote.origin.url"), other)
+
+
+class Supersede(unittest.TestCase):
+    """A target's queue deeper than track_queue_limit: the new head supersedes."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp, cls.repo, cls.base, cls.srv = tree_server(
+            "regtrack-track3-", make_tree, "poll_tick_ms = 100\ntrack_queue_limit = 4\n")
+        r = cls.srv.post("/api/v1/trees", {"name": "linux", "url": cls.repo, "poll_s": 0},
+                         scope="admin")
+        assert r.status == 200, r
+
+    @classmethod
+    def tearDownClass(cls):
+        stop_tree_server(cls.srv, cls.tmp)
+
+    def test_newest_head_supersedes_older_queued_jobs(self):
+        srv = self.srv
+        self.assertEqual(srv.post("/api/v1/plans", plan(
+            "sup", "linux", testcases=[{"testcase": "execl", "params": {}}]),
+            scope="admin").status, 201)
+        poll(srv, "linux")
+        heads = [self.base[-1]]
+        for _ in range(3):
+            heads.append(commit(self.repo))
+            poll(srv, "linux")
+        # 4 heads x 2 targets, 4 queued per target: at the limit, nothing superseded
+        jobs = plan_jobs(srv, "sup")
+        self.assertEqual((len(jobs), {j["state"] for j in jobs}), (8, {"queued"}))
+        heads.append(commit(self.repo))
+        poll(srv, "linux")
+        jobs = plan_jobs(srv, "sup")
+        queued = sorted((j["commit"], j["tbox_group"] or "") for j in jobs
+                        if j["state"] == "queued")
+        self.assertEqual(queued, sorted([(heads[-1], ""), (heads[-1], "vm-2p")]))
+        gone = [j for j in jobs if j["state"] == "cancelled"]
+        self.assertEqual(len(gone), 8)
+        self.assertEqual({j["commit"] for j in gone}, set(heads[:-1]))
+        self.assertTrue(all(j["fail_reason"].startswith("superseded by %s of master"
+                                                        % heads[-1][:12]) for j in gone), gone)
+        self.assertEqual(srv.get("/api/v1/jobs/%d" % gone[0]["id"]).json()["phase"],
+                         "superseded")
+        self.assertEqual([p["superseded"] for p in pushes(srv, "sup")], [8, 0, 0, 0, 0])
+
+
+STEP_PUSH2 = 10   # the injected step: the 11th commit of the second push (not tested by the
+                  # plan: every 2nd is), so the detector's range has two commits to bisect
+METRIC = "vm-scalability.throughput"
+
+
+class TrackingToBisect(unittest.TestCase):
+    """The plan queues every job; a step in the second push becomes a regression
+    and an auto-bisect that names the commit, with no job queued by hand."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp, cls.repo, cls.base, cls.srv = tree_server(
+            "regtrack-track4-", make_tree,
+            "poll_tick_ms = 100\ndetect_poll_ms = 100\nauto_bisect = 1\n"
+            "auto_bisect_min_pct = 2\nbisect_probe_z = 0\n")
+
+    @classmethod
+    def tearDownClass(cls):
+        stop_tree_server(cls.srv, cls.tmp)
+
+    def test_step_in_second_push_is_bisected_to_its_commit(self):
+        srv, repo = self.srv, self.repo
+        r = srv.post("/api/v1/trees", {"name": "e2e", "url": repo, "poll_s": 0},
+                     scope="admin")
+        self.assertEqual(r.status, 200, r)
+        params = {"test": "tracked"}
+        self.assertEqual(srv.post("/api/v1/plans", plan(
+            "e2e", "e2e", testcases=[{"testcase": "vm-scalability", "params": params}],
+            targets=["vm-2p"], measure="wallclock", repeat=3,
+            schedule={"heads": True, "every": 2, "paths": [], "max_per_push": 50}),
+            scope="admin").status, 201)
+        p1 = [commit(repo, ["mm/a.c"]) for _ in range(40)]
+        p2 = [commit(repo, ["mm/b.c"]) for _ in range(40)]
+        culprit = p2[STEP_PUSH2]
+        slow = set(p2[STEP_PUSH2:])
+
+        def values(job, rng):
+            return {METRIC: [(950.0 if job["commit"] in slow else 1000.0) + rng.gauss(0, 10)]}
+
+        stop = threading.Event()
+        workers = [FakeWorker(srv, "fake-%d" % i, stop, values, tree="e2e") for i in range(2)]
+        for w in workers:
+            w.start()
+        try:
+            # the commits exist; master shows them in two pushes
+            git(repo, "reset", "-q", "--hard", self.base[-1])
+            poll(srv, "e2e")                       # the baseline
+            git(repo, "reset", "-q", "--hard", p1[-1])
+            poll(srv, "e2e")                       # push 1: every 2nd of 40, the head among them
+            git(repo, "reset", "-q", "--hard", p2[-1])
+            poll(srv, "e2e")                       # push 2: the same
+            self.assertEqual(len(plan_jobs(srv, "e2e")), 1 + 20 + 20)
+            q = urllib.parse.urlencode({"testcase": "vm-scalability", "metric": METRIC})
+            reg = wait_until(lambda: next((x for x in srv.get("/api/v1/regressions?" + q).json()
+                                           ["regressions"] if x["bisect_id"]), None),
+                             timeout=240, what="a regression with its bisect")
+            b = wait_until(lambda: (lambda x: x if x["state"] not in ("queued", "running")
+                                    else None)(srv.get("/api/v1/bisects/%d" % reg["bisect_id"])
+                                               .json()), timeout=240, what="the bisect's end")
+        finally:
+            stop.set()
+            for w in workers:
+                w.join(10)
+        # the detector's range: the last tested commit before the step, the first after
+        self.assertEqual((reg["good"]["sha"], reg["bad"]["sha"]),
+                         (p2[STEP_PUSH2 - 1], p2[STEP_PUSH2 + 1]))
+        self.assertEqual((b["state"], b["outcome"]), ("done", "found"), b.get("reason"))
+        self.assertEqual(b["first_bad_commit"]["sha"], culprit)
+        # nobody queued a job by hand: the plan's and the bisect's only
+        self.assertEqual(srv.psql("SELECT count(*) FROM jobs WHERE submitted_by IS NOT NULL"), "0")
+        self.assertEqual(srv.psql("SELECT count(*) FROM jobs WHERE plan_id IS NOT NULL"), "41")
+        self.assertGreater(sum(w.jobs for w in workers), 41)
 
 
 class ManyServers(unittest.TestCase):
