@@ -31,12 +31,13 @@ void scheduler_plan(const struct sched_rule *rule, const struct sched_commit *co
 		    int first, struct sched_result *out)
 {
 	struct sched_pick *cand = NULL;
-	size_t nc = 0, matched = 0, head = n - 1, cap;
+	size_t nc = 0, matched = 0, head, cap;
 	int touched = 0, head_picked = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (!n)
 		return;
+	head = n - 1;
 	if (first) {
 		add(&out->tested, &out->nr_tested, head, "baseline");
 		return;

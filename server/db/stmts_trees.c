@@ -1,10 +1,13 @@
-/* Statements of trees, their mirrors and commit imports (api/trees.c, gitmirror.c); see db.h. */
+/* Statements of trees, their mirrors, branch heads, polls and commit imports (api/trees.c,
+ * gitmirror.c, poller.c); see db.h. */
 #include "server/db/stmts.h"
 
 #include "banned.h"
 
 /* when a tree is due for a poll (sql/0014) */
-#define TREE_DUE "t.url IS NOT NULL AND t.next_poll_at <= now() AND (t.poll_requested_at IS NOT NULL OR (t.poll_s > 0 AND EXISTS (SELECT 1 FROM plans p WHERE p.tree_id = t.id AND p.enabled)))"
+#define TREE_DUE \
+	"t.url IS NOT NULL AND t.next_poll_at <= now() AND (t.poll_requested_at IS NOT NULL OR " \
+	"(t.poll_s > 0 AND EXISTS (SELECT 1 FROM plans p WHERE p.tree_id = t.id AND p.enabled)))"
 /* the advisory lock class of tree polls: pg_try_advisory_lock(class, tree id) */
 #define POLL_LOCK_CLASS "17017"
 
