@@ -181,18 +181,25 @@ out:
 	return ret;
 }
 
-/* the heads as a text[] literal (names are ref names: no quote or backslash) */
+/* the heads' names as a text[] literal (git allows '"' in a ref name: escaped) */
 static char *heads_literal(const struct gitmirror_head *h, size_t n)
 {
 	struct buf b = BUF_INIT(0);
 	int over = buf_addch(&b, '{');
 	char *s;
 
-	for (size_t i = 0; i < n; i++)
-		over |= buf_addf(&b, "%s\"%s\"", i ? "," : "", h[i].branch);
+	for (size_t i = 0; i < n; i++) {
+		over |= buf_addstr(&b, i ? ",\"" : "\"");
+		for (const char *q = h[i].branch; *q; q++) {
+			if (*q == '"' || *q == '\\')
+				over |= buf_addch(&b, '\\');
+			over |= buf_addch(&b, *q);
+		}
+		over |= buf_addch(&b, '"');
+	}
 	over |= buf_addch(&b, '}');
 	if (over)
-		abort();
+		abort(); /* no cap was set: only out of memory, which is fatal anyway */
 	s = xstrdup(b.data);
 	buf_release(&b);
 	return s;
