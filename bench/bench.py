@@ -7,7 +7,9 @@ integration harness (tests/integration/harness.py): a throwaway PostgreSQL
 cluster and the real regtrack-server on port 0.
 
 BENCH_ONLY=ingest,http (a comma-separated subset of ingest, compare, series,
-http, detect, worker, bisect, kernel) runs just those steps.
+http, detect, detect-noise, worker, bisect, kernel, parse) runs just those
+steps; the server and its PostgreSQL cluster are started only when a chosen
+step needs them (BENCH_ONLY=parse starts neither).
 
 Every timed figure is repeated (BENCH_REPS, default 5) with the figure and
 its baseline interleaved, so a noisy neighbour hits both; the table shows
@@ -370,6 +372,17 @@ def bench_detect():
             note="diagnosis, from bench/detect_bench: the compare API's computing part")
 
 
+def bench_detect_noise():
+    """bench/detect_noise.c: false alarms per 1000 points and F1 by noise kind, beside
+    L2 binary segmentation (printed as its table)."""
+    exe = os.path.join(PROGS, "detect_noise")
+    if not os.path.exists(exe):
+        skip("detector by noise kind", "bench/detect_noise did not build")
+        return
+    out = run([exe], timeout=300).stdout
+    results.append({"name": "detector by noise kind (bench/detect_noise)", "raw": out.strip()})
+
+
 def _runs(out):
     for line in out.splitlines():
         if line.startswith("detect 10,000-point series ("):
@@ -592,6 +605,84 @@ def bench_kernel():
         note=d.get("note"))
 
 
+# ---- parser RSS on 50 MiB inputs -----------------------------------------------------
+
+PARSE_MIB = 50
+PARSE_REPS = int(os.environ.get("BENCH_PARSE_REPS", "1"))
+# tool -> fixtures (tests/fixtures/parse/, or a path from the top) whose bodies are repeated to PARSE_MIB: the
+# worst case for memory, every repeat is one more run with all its values
+PARSE_INPUTS = [
+    ("kv", ["fuzz/corpus/kv/kv-basic.txt"]),
+    ("will-it-scale", ["wis-runtest-mmap2-lkp.txt"]),
+    ("vm-scalability", ["vms-case-swapin-lkp.txt"]),
+    ("unixbench", ["unixbench-partial-index-lkp.txt"]),
+    ("stress-ng", ["stress-ng-metrics-brief-memory-class-lkp.txt"]),
+    ("hackbench", ["hackbench-lkp.txt"]),
+    ("fio", ["fio-json-lkp.json"]),
+    ("time", ["fuzz/corpus/time/gnu-time.txt"]),
+    ("kselftest", ["kselftest-mm-run_vmtests-lkp.txt"]),
+    ("proc-vs-map", ["proc-vs-map-smaps_rollup-arm64-24c.txt"]),
+    ("perf-stat", ["perf-stat-x-csv-interval-lkp.csv"]),
+    ("perf-profile", ["perf-report-children-folded-lkp.txt"]),
+    ("lmbench3", ["lmbench3-mmap-bw-lkp.txt"]),
+    ("sysbench", ["sysbench-1.0-cpu.txt"]),
+]
+
+
+def fixture_body(name):
+    path = os.path.join(TOP, name) if "/" in name else \
+        os.path.join(TOP, "tests", "fixtures", "parse", name)
+    with open(path, "rb") as f:
+        data = f.read()
+    if data.startswith(b"# source:"):
+        data = data.split(b"\n", 1)[1] if b"\n" in data else b""
+    return data
+
+
+def child_maxrss(args):
+    """Peak RSS (kB) of one run of args (stdout discarded) and its exit status,
+    by bench/maxrss: a direct child of this process would count Python's own
+    pages (the kernel keeps the largest RSS across exec)."""
+    out = run([os.path.join(PROGS, "maxrss")] + args, timeout=300).stdout.split()
+    return int(out[0]), int(out[1])
+
+
+def bench_parse(tmp):
+    exe = os.path.join(BIN, "regtrack")
+    want = PARSE_MIB << 20
+    if not os.access(os.path.join(PROGS, "maxrss"), os.X_OK):
+        skip("parse RSS", "bench/maxrss did not build")
+        return
+    # the floor: the same binary parsing an empty file (libraries, jansson)
+    empty = os.path.join(tmp, "empty.txt")
+    open(empty, "wb").close()
+    for tool, fixtures in PARSE_INPUTS:
+        name = "parse RSS %s (%d MiB input)" % (tool, PARSE_MIB)
+        try:
+            body = b"".join(fixture_body(f) for f in fixtures)
+        except OSError as e:
+            skip(name, "fixture missing: %s" % e)
+            continue
+        if not body:
+            skip(name, "empty fixture")
+            continue
+        path = os.path.join(tmp, "parse-%s.txt" % tool)
+        with open(path, "wb") as f:
+            for _ in range(want // len(body) + 1):
+                f.write(body)
+        size = os.path.getsize(path)
+        # RSS repeats to ~0.1 MiB: one run each unless BENCH_PARSE_REPS says more
+        kb, rc = zip(*(child_maxrss([exe, "parse", tool, path]) for _ in range(PARSE_REPS)))
+        floor, _ = child_maxrss([exe, "parse", tool, empty])
+        os.unlink(path)
+        if any(rc):
+            skip(name, "regtrack parse exited %d" % max(rc))
+            continue
+        add(name, "MiB", summary([k / 1024 for k in kb]), summary([size / 2 ** 20]),
+            "the input's size", ratio_target=2,
+            note="%s repeated; %.1f MiB for an empty file" % ("+".join(fixtures), floor / 1024))
+
+
 # ---- the table -------------------------------------------------------------------
 
 def fmt(v):
@@ -655,17 +746,20 @@ def main():
     os.makedirs(os.environ["REGTRACK_TEST_TMP"], exist_ok=True)
     srv = None
     try:
-        srv = harness.Server()
-        log("server %s pid %d, PostgreSQL %s" % (srv.url, srv.proc.pid, srv.cluster.data))
+        only = [x for x in os.environ.get("BENCH_ONLY", "").split(",") if x]
+        if not only or set(only) - {"detect", "detect-noise", "bisect", "kernel", "parse"}:
+            srv = harness.Server()
+            log("server %s pid %d, PostgreSQL %s" % (srv.url, srv.proc.pid, srv.cluster.data))
         steps = [("ingest", lambda: bench_ingest(srv)),
                  ("compare", lambda: bench_compare(srv)),
                  ("series", lambda: bench_series(srv)),
                  ("http", lambda: bench_http(srv, tmp)),
                  ("detect", bench_detect),
+                 ("detect-noise", bench_detect_noise),
                  ("worker", lambda: bench_worker_rss(srv, tmp)),
                  ("bisect", bench_bisect),
-                 ("kernel", bench_kernel)]
-        only = [x for x in os.environ.get("BENCH_ONLY", "").split(",") if x]
+                 ("kernel", bench_kernel),
+                 ("parse", lambda: bench_parse(tmp))]
         if only:
             steps = [s for s in steps if s[0] in only]
         hwm = None
@@ -678,10 +772,11 @@ def main():
             except Exception as e:          # one broken figure must not hide the others
                 skip(name, "error: %s" % str(e).strip().splitlines()[0][:200])
             log("%s: %.1f s" % (name, time.time() - t0))
-        hwm_end = proc_status(srv.proc.pid, "VmHWM")
-        add("server peak RSS (VmHWM) after ingest load", "MiB",
-            summary([hwm / 1024]) if hwm else None, None, None,
-            note="after all figures: %.1f MiB" % (hwm_end / 1024 if hwm_end else float("nan")))
+        hwm_end = proc_status(srv.proc.pid, "VmHWM") if srv else None
+        if srv:
+            add("server peak RSS (VmHWM) after ingest load", "MiB",
+                summary([hwm / 1024]) if hwm else None, None, None,
+                note="after all figures: %.1f MiB" % (hwm_end / 1024 if hwm_end else float("nan")))
     finally:
         if srv:
             srv.stop()

@@ -13,7 +13,13 @@
  * runs sized to be decisive alone (probe_z = 3: 9 runs at d = 2): fewer
  * runs, more rounds, since an undecided probe costs a round to re-probe.
  *
- *   bisect_sim [TRIALS]   (default 200)
+ * Then the robustness table (issue 23): right / wrong / no answer (ambiguous
+ * or failed) at d = 2 and d = 1, k = 4, N = 1000, with 0 %, 2 % and 5 % of
+ * runs outliers (value x 0.7 or x 1.3), ROBUST_TRIALS seeded trials each.
+ * Targets: right >= 99 % at d = 2 and >= 97 % with 5 % outliers, wrong
+ * <= 0.5 % everywhere.
+ *
+ *   bisect_sim [TRIALS [ROBUST_TRIALS]]   (default 200 and 1000)
  */
 #include "bisect/sim.h"
 
@@ -21,6 +27,45 @@
 #include <stdlib.h>
 
 #include "banned.h"
+
+static void robust_table(int trials)
+{
+	static const double ds[] = { 2, 1 }, rates[] = { 0, 0.02, 0.05 };
+
+	if (trials < 1)
+		trials = 1;
+	printf("\n== bisect with outlier runs (x0.7 / x1.3), N 1000, k 4, %d trials each\n", trials);
+	printf("%5s %8s %8s %8s %8s %8s %8s\n", "d", "outliers", "right", "wrong", "no-answer",
+	       "runs", "rounds");
+	for (size_t di = 0; di < sizeof(ds) / sizeof(ds[0]); di++)
+		for (size_t ri = 0; ri < sizeof(rates) / sizeof(rates[0]); ri++) {
+			struct bisect_opts o;
+			long right = 0, wrong = 0, none = 0, runs = 0, rounds = 0;
+
+			bisect_opts_init(&o);
+			o.k = 4;
+			for (int t = 0; t < trials; t++) {
+				struct bisect_sim s = { 1000, 0, 100.0, 2.0, ds[di], NULL,
+							(uint64_t)t + 1, rates[ri], 0.7, 1.3 };
+				struct bisect_sim_result r;
+
+				s.culprit = (long)((s.seed * 2654435761u) % 1000u);
+				bisect_sim_run(&s, &o, &r);
+				if (r.action == BISECT_DONE && r.first_bad == s.culprit)
+					right++;
+				else if (r.action == BISECT_DONE)
+					wrong++;
+				else
+					none++;
+				runs += r.runs;
+				rounds += r.rounds;
+			}
+			printf("%5.1f %7.0f%% %7.1f%% %7.1f%% %8.1f%% %8.1f %8.2f\n", ds[di],
+			       100 * rates[ri], 100.0 * right / trials, 100.0 * wrong / trials,
+			       100.0 * none / trials, (double)runs / trials, (double)rounds / trials);
+		}
+	printf("targets: right >= 99 %% at d = 2, >= 97 %% with 5 %% outliers; wrong <= 0.5 %%\n");
+}
 
 int main(int argc, char **argv)
 {
@@ -32,6 +77,7 @@ int main(int argc, char **argv)
 		{ 30, 100, 0.05, 1, 1, -1 },
 	};
 	int trials = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 200;
+	int rtrials = argc > 2 ? (int)strtol(argv[2], NULL, 10) : 1000;
 
 	if (trials < 1)
 		trials = 1;
@@ -51,7 +97,7 @@ int main(int argc, char **argv)
 			o.probe_z = cfg[c].probe_z;
 		for (int t = 0; t < trials; t++) {
 			struct bisect_sim s = { (size_t)cfg[c].n, 0, 100.0, cfg[c].sd, cfg[c].d, NULL,
-						(uint64_t)t + 1 };
+						(uint64_t)t + 1, 0, 0, 0 };
 			struct bisect_sim_result r;
 			s.culprit = (long)((s.seed * 2654435761u) % (uint64_t)cfg[c].n);
 			bisect_sim_run(&s, &o, &r);
@@ -79,5 +125,6 @@ int main(int argc, char **argv)
 	printf("runs = refs (good and bad endpoints, >= 10 each) + first probes of commits + "
 	       "commits probed again (undecided, and the verification of >= 10 runs each);\n"
 	       "info = log2(N) / C(d), the runs of an ideal sequential bisect without references.\n");
+	robust_table(rtrials);
 	return 0;
 }

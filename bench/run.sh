@@ -5,7 +5,8 @@
 # Environment: REGTRACK_BIN (the binaries, default bin/), BENCH_REPS
 # (repetitions, default 5), BENCH_ONLY (steps, see bench.py), BENCH_KERNEL=1
 # (also the kernel rebuild step, bench/kernel_step.sh: several minutes; or
-# BENCH_KERNEL=FILE.json, a saved output of it), BENCH_PROGS (where the bench
+# BENCH_KERNEL=FILE.json, a saved output of it), BENCH_PARSE_REPS (runs per
+# parser RSS figure, default 1), BENCH_PROGS (where the bench
 # programs go, default build/bench-progs).
 set -euo pipefail
 
@@ -30,10 +31,16 @@ if [[ -f bench/detect_bench.c ]]; then
 		"$B/libregtrack.a" $(pkg-config --libs gsl jansson) -lm ||
 		echo "bench: detect_bench did not build" >&2
 fi
+# the detector by noise kind (gaussian, outlier, bimodal, drift, AR(1)): bench/detect_noise.c
+# shellcheck disable=SC2046
+gcc $CFLAGS -o "$BENCH_PROGS/detect_noise" bench/detect_noise.c "$B/libregtrack.a" \
+	$(pkg-config --libs gsl jansson) -lm || echo "bench: detect_noise did not build" >&2
 # linked like regtrack-worker (the Makefile's LDLIBS): the worker RSS baseline
 # shellcheck disable=SC2046
 gcc $CFLAGS -o "$BENCH_PROGS/curl_floor" bench/curl_floor.c $(pkg-config --libs $PKGS) \
 	-lpthread -lm || echo "bench: curl_floor did not build" >&2
+# the parser RSS figures: peak RSS of a child of a small process, not of Python
+gcc $CFLAGS -o "$BENCH_PROGS/maxrss" bench/maxrss.c || echo "bench: maxrss did not build" >&2
 for f in bench/bisect_sim*.c; do
 	[[ -f $f ]] || continue
 	# shellcheck disable=SC2046

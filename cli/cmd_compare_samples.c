@@ -5,11 +5,16 @@
  * a JSON array. Prints one JSON object:
  *   {"n": [na, nb], "mean": [..], "median": [..], "stddev_pct": [..],
  *    "min": [..], "max": [..], "change_pct": p, "ci_pct": [lo, hi],
- *    "hl_pct": h, "p_value": q, "welch_p": w, "min_p": m, "exact": bool,
+ *    "hl_pct": h, "shift": s, "moved": "up"|"down"|"none",
+ *    "outliers": [oa, ob], "p_value": q, "welch_p": w, "min_p": m, "exact": bool,
  *    "log_scale": bool, "alpha": a, "floor_pct": f, "verdict": "...",
  *    "direction": "higher-is-better"|"lower-is-better"|"unknown",
  *    "change": "none"|"improvement"|"regression"|"unknown"}
- * Numbers that cannot be computed are null.
+ * Numbers that cannot be computed are null. change_pct is LKP's %change of
+ * the means (signed base); the verdict's size is hl_pct and its direction
+ * `moved` (the sign of the Hodges-Lehmann shift), which `change` follows;
+ * outliers counts the runs of each side beyond median +- 5 * 1.4826 * MAD
+ * (lib/stats/compare.h).
  *
  * Options: --alpha X (0.01), --floor PCT (1, or 5 for a monitor metric
  * named with --metric), --ci-level X (0.95), --metric NAME (direction and
@@ -175,6 +180,12 @@ int cmd_compare_samples(int argc, char **argv)
 	json_object_set_new(j, "ci_pct", pair(r.ci_lo_pct, r.ci_hi_pct));
 	json_object_set_new(j, "ci_level", num(o.ci_level));
 	json_object_set_new(j, "hl_pct", num(r.hl_pct));
+	json_object_set_new(j, "shift", num(r.shift));
+	json_object_set_new(j, "moved", json_string(r.direction > 0   ? "up"
+						    : r.direction < 0 ? "down"
+								      : "none"));
+	json_object_set_new(j, "outliers",
+			    json_pack("[II]", (json_int_t)r.outliers_a, (json_int_t)r.outliers_b));
 	json_object_set_new(j, "p_value", num(r.p_value));
 	json_object_set_new(j, "welch_p", num(r.welch_p));
 	json_object_set_new(j, "min_p", num(r.min_p));

@@ -7,11 +7,16 @@
  * commit of each value: values of one commit are several runs of it.
  * Commits are ordered by group number, or by first appearance of an id.
  * Prints {"change_points": [{"index": i, "id": ..., "before": m1,
- * "after": m2, "change_pct": p, "p_value": q, "mw_p": .., "window_p": ..}],
+ * "after": m2, "change_pct": p, "direction": "up"|"down", "p_value": q,
+ * "mw_p": .., "window_p": .., "noise_sigma": s, "noise_rho": r}],
  * "n_values": n, "n_commits": c}; `index` is the first commit after the
  * change (the value index when each value is its own commit; the group
  * number with "groups"; the commit's position with "ids", whose id is
- * then given as "id"). With --tail N it adds "tail_check", the online
+ * then given as "id"). change_pct is LKP's %change (signed base, 1e-100 for
+ * a base of 0); "direction" is the sign of after - before; noise_sigma and
+ * noise_rho are the noise model before the change (lib/stats/detect.h).
+ * Only change points whose final estimates pass --p-max and --min-change
+ * are printed. With --tail N it adds "tail_check", the online
  * CUSUM check of the last N commits against the window before them.
  *
  * Options: --window W (64), --p-max P (0.001), --min-seg M (3),
@@ -284,9 +289,12 @@ int cmd_detect(int argc, char **argv)
 		json_object_set_new(cp, "before", num(c->before));
 		json_object_set_new(cp, "after", num(c->after));
 		json_object_set_new(cp, "change_pct", num(c->change_pct));
+		json_object_set_new(cp, "direction", json_string(c->direction > 0 ? "up" : "down"));
 		json_object_set_new(cp, "p_value", num(c->p_value));
 		json_object_set_new(cp, "mw_p", num(c->mw_p));
 		json_object_set_new(cp, "window_p", num(c->window_p));
+		json_object_set_new(cp, "noise_sigma", num(c->noise_sigma));
+		json_object_set_new(cp, "noise_rho", num(c->noise_rho));
 		json_array_append_new(cps, cp);
 	}
 	json_object_set_new(out, "change_points", cps);

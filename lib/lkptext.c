@@ -91,8 +91,11 @@ int lkp_render(struct buf *out, struct lkp_axis *axes, size_t nr_axes,
 				snprintf(ch, sizeof(ch), "%+.1f", row->head_mean - row->base_mean);
 		} else if (isnan(row->change_pct)) {
 			snprintf(ch, sizeof(ch), " ");
-		} else {
+		} else if (fabs(row->change_pct) < 100000) {
 			snprintf(ch, sizeof(ch), "%+.1f%%", row->change_pct);
+		} else {
+			/* LKP's show_perf_change: '.2g' from 100000 % (a zero base is 1e-100) */
+			snprintf(ch, sizeof(ch), "%+.2g%%", row->change_pct);
 		}
 		r |= buf_addf(out, "%10s%s %10s %10s%s  %s\n", a, sa, ch, b, sb, row->metric);
 	}

@@ -27,6 +27,7 @@ void bisect_opts_init(struct bisect_opts *o)
 	o->det_spread_pct = 0.2;
 	o->noise_floor_pct = 0.1;
 	o->min_change_pct = 1.0;
+	o->outlier_density = 1e-3;
 }
 
 const char *bisect_role_name(enum bisect_role r)
@@ -95,18 +96,100 @@ static double mean_of(const double *v, size_t n)
 	return m ? s / (double)m : NAN;
 }
 
-/* sum of squared deviations from m over the finite values; *m_out counts them */
-static double ssd_of(const double *v, size_t n, double m, size_t *cnt)
-{
-	double s = 0;
+/* growable array of doubles */
+struct dvec {
+	double *v;
+	size_t n, alloc;
+};
 
-	*cnt = 0;
+static void dvec_add_finite(struct dvec *d, const double *v, size_t n)
+{
 	for (size_t i = 0; i < n; i++)
 		if (isfinite(v[i])) {
-			s += (v[i] - m) * (v[i] - m);
-			(*cnt)++;
+			ALLOC_GROW(d->v, d->n + 1, d->alloc);
+			d->v[d->n++] = v[i];
 		}
-	return s;
+}
+
+static int cmp_dbl(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a > b) - (a < b);
+}
+
+static double median_sorted(const double *v, size_t n)
+{
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* inliers lie within ROBUST_CUT robust standard deviations of their side's median */
+#define ROBUST_MIN_RUNS 5 /* ... on a side of at least this many runs */
+#define ROBUST_CUT 3.5
+/* 1 / sqrt(variance of N(0,1) truncated to +-3.5): 1 - 7 phi(3.5) / (1 - 2 Q(3.5)) = 0.99389 */
+#define ROBUST_CONSISTENCY 1.00307
+
+/*
+ * Robust levels and pooled noise of two groups of runs (side 0 good, 1 bad):
+ * the median of each side, the pooled MAD of both around their medians
+ * (1.4826 * MAD estimates sigma), then the mean of each side's inliers
+ * (within ROBUST_CUT such sigmas of its median) and the pooled standard
+ * deviation of the inliers, corrected for the truncation. Gaussian runs
+ * lose almost nothing against mean and pooled SD (0.05 % of them are cut);
+ * an outlier run (a failed or disturbed machine) moves neither. With a
+ * MAD of 0 (more than half the runs tied), on a side of fewer than
+ * ROBUST_MIN_RUNS runs, or when fewer than half a side's runs would be
+ * inliers, every run of that side is an inlier. The arrays are reordered.
+ * Returns -1 (nothing set) when a side has fewer than 2 runs.
+ */
+static int robust_fit(struct dvec side[2], double mu[2], double *sigma)
+{
+	double med[2], cut, ss = 0, *res;
+	size_t nres = 0, cnt[2] = { 0, 0 };
+
+	if (side[0].n < 2 || side[1].n < 2)
+		return -1;
+	res = xmalloc((side[0].n + side[1].n) * sizeof(*res));
+	for (int k = 0; k < 2; k++) {
+		qsort(side[k].v, side[k].n, sizeof(double), cmp_dbl);
+		med[k] = median_sorted(side[k].v, side[k].n);
+		for (size_t i = 0; i < side[k].n; i++)
+			res[nres++] = fabs(side[k].v[i] - med[k]);
+	}
+	qsort(res, nres, sizeof(*res), cmp_dbl);
+	cut = ROBUST_CUT * 1.4826 * median_sorted(res, nres);
+	free(res);
+	for (int k = 0; k < 2; k++) {
+		double sum = 0, c = cut;
+		size_t in = 0;
+
+		for (size_t i = 0; i < side[k].n; i++)
+			in += fabs(side[k].v[i] - med[k]) <= c;
+		/* too few runs to tell an outlier (or a MAD of 0): every run counts */
+		if (side[k].n < ROBUST_MIN_RUNS || !(c > 0) || 2 * in < side[k].n)
+			c = INFINITY;
+		for (size_t i = 0; i < side[k].n; i++)
+			if (fabs(side[k].v[i] - med[k]) <= c) {
+				sum += side[k].v[i];
+				cnt[k]++;
+			}
+		mu[k] = sum / (double)cnt[k];
+		for (size_t i = 0; i < side[k].n; i++)
+			if (fabs(side[k].v[i] - med[k]) <= c)
+				ss += (side[k].v[i] - mu[k]) * (side[k].v[i] - mu[k]);
+	}
+	*sigma = ROBUST_CONSISTENCY * sqrt(ss / (double)(cnt[0] + cnt[1] - 2));
+	return 0;
+}
+
+/* sigma floored (noise_floor_pct of |mu_g|, never 0); separation and change_pct from mu, sigma */
+static void model_derive(struct bisect_model *m, const struct bisect_opts *o)
+{
+	if (m->sigma < o->noise_floor_pct / 100 * fabs(m->mu_good))
+		m->sigma = o->noise_floor_pct / 100 * fabs(m->mu_good);
+	if (!(m->sigma > 0))
+		m->sigma = 1e-9 * fmax(1.0, fabs(m->mu_bad));
+	m->separation = fabs(m->mu_bad - m->mu_good) / m->sigma;
+	m->change_pct = m->mu_good != 0 ? 100 * (m->mu_bad - m->mu_good) / fabs(m->mu_good) : NAN;
 }
 
 static void fit_model(struct bisect_plan *p)
@@ -115,26 +198,29 @@ static void fit_model(struct bisect_plan *p)
 	const struct bisect_opts *o = &p->opts;
 	struct bisect_model *m = &p->model;
 	const struct bisect_commit *bad = &in->c[in->n - 1];
+	struct dvec side[2] = { { NULL, 0, 0 }, { NULL, 0, 0 } };
 	size_t ng, nb;
-	double ss;
+	double mu[2];
 
 	memset(m, 0, sizeof(*m));
-	m->mu_good = mean_of(in->good, in->n_good);
-	m->mu_bad = mean_of(bad->samples, bad->n);
-	ss = ssd_of(in->good, in->n_good, m->mu_good, &ng) + ssd_of(bad->samples, bad->n, m->mu_bad, &nb);
-	m->ready = ng >= 2 && nb >= 2;
+	dvec_add_finite(&side[0], in->good, in->n_good);
+	dvec_add_finite(&side[1], bad->samples, bad->n);
+	ng = side[0].n;
+	nb = side[1].n;
+	m->ready = !robust_fit(side, mu, &m->sigma);
+	free(side[0].v);
+	free(side[1].v);
 	m->refs_target = o->expect_deterministic ? o->ref_runs_min : o->ref_runs;
 	if (!m->ready) {
-		m->sigma = m->separation = m->change_pct = NAN;
+		m->mu_good = mean_of(in->good, in->n_good);
+		m->mu_bad = mean_of(bad->samples, bad->n);
+		m->sigma = m->separation = m->change_pct = m->refs_separation = NAN;
 		return;
 	}
-	m->sigma = sqrt(ss / (double)(ng + nb - 2));
-	if (m->sigma < o->noise_floor_pct / 100 * fabs(m->mu_good))
-		m->sigma = o->noise_floor_pct / 100 * fabs(m->mu_good);
-	if (!(m->sigma > 0))
-		m->sigma = 1e-9 * fmax(1.0, fabs(m->mu_bad));
-	m->separation = fabs(m->mu_bad - m->mu_good) / m->sigma;
-	m->change_pct = m->mu_good != 0 ? 100 * (m->mu_bad - m->mu_good) / fabs(m->mu_good) : NAN;
+	m->mu_good = mu[0];
+	m->mu_bad = mu[1];
+	model_derive(m, o);
+	m->refs_separation = m->separation;
 	compare_samples(in->good, in->n_good, bad->samples, bad->n, NULL, &m->refs);
 	m->deterministic = m->refs.a.stddev_pct <= o->det_spread_pct &&
 			   m->refs.b.stddev_pct <= o->det_spread_pct;
@@ -155,12 +241,27 @@ static void fit_model(struct bisect_plan *p)
 	}
 }
 
+/*
+ * log of the heavy-tailed run density at standardized distance z from a
+ * level: a Gaussian plus a flat floor outlier_density (in units of 1/sigma),
+ * the density of a contaminated normal (Tukey 1960; Huber, "Robust
+ * Statistics", 1981, ch. 4) up to a constant
+ */
+static double log_density(double z, double floor)
+{
+	return log(exp(-z * z / 2) / sqrt(2 * M_PI) + floor);
+}
+
 static double sample_llr(const struct bisect_plan *p, double x)
 {
 	const struct bisect_model *m = &p->model;
-	double l = (m->mu_bad - m->mu_good) / (m->sigma * m->sigma) *
-		   (x - (m->mu_good + m->mu_bad) / 2);
+	double l, zg = (x - m->mu_good) / m->sigma, zb = (x - m->mu_bad) / m->sigma;
 
+	if (p->opts.outlier_density > 0)
+		l = log_density(zb, p->opts.outlier_density) - log_density(zg, p->opts.outlier_density);
+	else
+		l = (m->mu_bad - m->mu_good) / (m->sigma * m->sigma) *
+		    (x - (m->mu_good + m->mu_bad) / 2);
 	if (l > p->opts.llr_clip)
 		l = p->opts.llr_clip;
 	if (l < -p->opts.llr_clip)
@@ -202,44 +303,25 @@ static void refit(struct bisect_plan *p)
 {
 	const struct bisect_input *in = p->in;
 	struct bisect_model *m = &p->model;
-	double sum[2] = { 0, 0 }, mu[2], ss = 0;
-	size_t cnt[2] = { 0, 0 };
+	struct dvec side[2] = { { NULL, 0, 0 }, { NULL, 0, 0 } };
+	double mu[2], sigma;
 
 	for (long j = BISECT_GOOD; j < (long)in->n; j++) {
-		int side = sure_side(p, j);
+		int k = sure_side(p, j);
 		size_t n;
 		const double *v = samples_of(in, j, &n);
-		if (side < 0)
-			continue;
-		for (size_t i = 0; i < n; i++)
-			if (isfinite(v[i])) {
-				sum[side] += v[i];
-				cnt[side]++;
-			}
+
+		if (k >= 0)
+			dvec_add_finite(&side[k], v, n);
 	}
-	if (cnt[0] < 2 || cnt[1] < 2)
-		return;
-	mu[0] = sum[0] / (double)cnt[0];
-	mu[1] = sum[1] / (double)cnt[1];
-	for (long j = BISECT_GOOD; j < (long)in->n; j++) {
-		int side = sure_side(p, j);
-		size_t n;
-		const double *v = samples_of(in, j, &n);
-		if (side < 0)
-			continue;
-		for (size_t i = 0; i < n; i++)
-			if (isfinite(v[i]))
-				ss += (v[i] - mu[side]) * (v[i] - mu[side]);
+	if (!robust_fit(side, mu, &sigma)) {
+		m->mu_good = mu[0];
+		m->mu_bad = mu[1];
+		m->sigma = sigma;
+		model_derive(m, &p->opts);
 	}
-	m->mu_good = mu[0];
-	m->mu_bad = mu[1];
-	m->sigma = sqrt(ss / (double)(cnt[0] + cnt[1] - 2));
-	if (m->sigma < p->opts.noise_floor_pct / 100 * fabs(m->mu_good))
-		m->sigma = p->opts.noise_floor_pct / 100 * fabs(m->mu_good);
-	if (!(m->sigma > 0))
-		m->sigma = 1e-9 * fmax(1.0, fabs(m->mu_bad));
-	m->separation = fabs(m->mu_bad - m->mu_good) / m->sigma;
-	m->change_pct = m->mu_good != 0 ? 100 * (m->mu_bad - m->mu_good) / fabs(m->mu_good) : NAN;
+	free(side[0].v);
+	free(side[1].v);
 }
 
 /* llr, post, cdf, map, lo, hi from the model */
@@ -444,14 +526,20 @@ static void pick_splits(const struct bisect_plan *p, struct picks *pk)
 	}
 }
 
+/*
+ * Whether the references differ, from their own comparison (m->refs, the
+ * rank test and its HL shift) and their own separation, never from the
+ * refitted levels: a refit on probed commits that sit halfway (a change
+ * spread over commits) or on outliers must not abort a valid bisect.
+ */
 static int refs_differ(const struct bisect_plan *p)
 {
 	const struct bisect_model *m = &p->model;
 
-	if (!(fabs(m->change_pct) > p->opts.min_change_pct))
+	if (!(fabs(m->refs.hl_pct) > p->opts.min_change_pct))
 		return 0;
 	if (m->deterministic)
-		return m->separation >= 6;
+		return m->refs_separation >= 6;
 	return m->refs.verdict == VERDICT_DIFFERENT;
 }
 
@@ -478,24 +566,26 @@ static int verify(const struct bisect_plan *p, long f, struct compare_result *r,
 	const double *b = samples_of(in, f, &nb);
 	/* half of the references' own change (good vs bad endpoint), not of the refitted
 	 * levels: a change spread over several commits pulls the refit toward the middle */
-	double ref = isfinite(m->refs.change_pct) ? m->refs.change_pct : m->change_pct;
+	double ref = isfinite(m->refs.hl_pct) ? m->refs.hl_pct : m->change_pct;
 	double half = ref / 2;
+	int up = m->refs.direction ? m->refs.direction > 0 : m->mu_bad > m->mu_good;
 
 	compare_samples(a, na, b, nb, NULL, r);
 	why[0] = '\0';
-	if (r->verdict == VERDICT_DIFFERENT && (r->change_pct > 0) == (m->change_pct > 0)) {
+	/* sizes and directions from the rank test's HL shift (compare.h), not from means */
+	if (r->verdict == VERDICT_DIFFERENT && (r->direction > 0) == up) {
 		/* confidently less than half of the change: the regression is spread out */
 		if ((half > 0 && r->ci_hi_pct < half) || (half < 0 && r->ci_lo_pct > half)) {
 			snprintf(why, n, "the first bad commit shows only %.2f%% of the %.2f%% change "
 				 "(interval %.2f%%..%.2f%%): the change is spread over several commits",
-				 r->change_pct, ref, r->ci_lo_pct, r->ci_hi_pct);
+				 r->hl_pct, ref, r->ci_lo_pct, r->ci_hi_pct);
 			return -1;
 		}
 		return 1;
 	}
 	snprintf(why, n, "the first bad commit vs its parent is '%s' (%.2f%%, p %.3g) where the "
-		 "references differ by %.2f%%", verdict_name(r->verdict), r->change_pct, r->p_value,
-		 m->change_pct);
+		 "references differ by %.2f%%", verdict_name(r->verdict), r->hl_pct, r->p_value,
+		 ref);
 	return 0;
 }
 
@@ -534,7 +624,7 @@ void bisect_plan_next(struct bisect_plan *p, struct bisect_decision *d)
 	} else if (!refs_differ(p)) {
 		end(d, BISECT_FAILED, "the good and bad commits do not differ in this metric: %.2f%% "
 		    "(p %.3g, %.1f standard deviations) with %zu and %zu runs",
-		    m->change_pct, m->refs.p_value, m->separation, in->n_good, in->c[n - 1].n);
+		    m->refs.hl_pct, m->refs.p_value, m->refs_separation, in->n_good, in->c[n - 1].n);
 		return;
 	}
 

@@ -21,19 +21,32 @@
  * candidate (whose parent is the good endpoint).
  *
  * Model (a posterior over "which commit is first bad", after Henderson et
- * al., "Flake Aware Culprit Finding", ICST 2023, with Gaussian noise):
- * every run of a good commit is N(mu_g, s), of a bad commit N(mu_b, s);
- * mu_g = mean of the good references, mu_b = mean of the bad endpoint's
- * samples, s = pooled standard deviation of both (floored at
- * noise_floor_pct of |mu_g|, so identical icount values do not make it 0),
- * then refitted once on every commit the posterior is sure about (hard
- * assignment EM step) so the midpoint is not left off by the references'
- * own noise.
- * One sample x at commit j adds the log likelihood ratio "j is bad" vs
+ * al., "Flake Aware Culprit Finding", ICST 2023, with a heavy-tailed noise
+ * model): every run of a good commit is drawn around mu_g, of a bad commit
+ * around mu_b, with noise s. The levels and the noise are robust: the
+ * median of each reference and 1.4826 * the pooled MAD around them give a
+ * first sigma; mu_g, mu_b are then the means of the runs within 3.5 such
+ * sigmas of their reference's median (every run of a side with fewer than
+ * 5 runs, too few to tell an outlier) and s the pooled standard deviation of
+ * those runs (corrected for the cut; floored at noise_floor_pct of |mu_g|,
+ * so identical icount values do not make it 0). The same fit is repeated
+ * once on every commit the posterior is sure about (hard assignment EM
+ * step) so the midpoint is not left off by the references' own noise. An
+ * outlier run (a failed or disturbed machine, x0.7 or x1.3) moves neither
+ * the levels nor s, where the earlier mean and pooled SD let 5 % of such
+ * runs inflate s threefold.
+ * The density of a run is a contaminated normal, phi((x - mu) / s) +
+ * outlier_density (standardized units; Tukey 1960, Huber 1981 ch. 4), and
+ * one sample x at commit j adds the log likelihood ratio "j is bad" vs
  * "j is good":
- *	llr(x) = (mu_b - mu_g) / s^2 * (x - (mu_g + mu_b) / 2)
- * clipped to [-llr_clip, +llr_clip] so that one outlier run cannot decide
- * alone. With S_j the sum over j's samples and a uniform prior over f,
+ *	llr(x) = log(phi(z_b) + c) - log(phi(z_g) + c),
+ *	z_b = (x - mu_b) / s, z_g = (x - mu_g) / s, c = outlier_density
+ * Near the levels this is the Gaussian llr (mu_b - mu_g) / s^2 * (x -
+ * (mu_g + mu_b) / 2); a run far from both levels carries almost no
+ * evidence (llr -> 0), where the Gaussian llr gave it the full clip. With
+ * outlier_density = 0 the Gaussian llr is used. Either is clipped to
+ * [-llr_clip, +llr_clip]. With S_j the sum over j's samples and a uniform
+ * prior over f,
  *	log P(f) = const + sum_{j >= f} S_j
  * (commits j >= f are bad, j < f good). Skipped commits carry no samples
  * and so no evidence: their neighbours decide, as with `git bisect skip`.
@@ -52,7 +65,11 @@
  * The end. Done when one f holds >= 1 - epsilon of the posterior, f and its
  * parent (f - 1, or the good endpoint) each have >= verify_runs samples,
  * and compare_samples(parent, f) is `different` in the direction of good
- * -> bad with at least half of the reference change (the verification).
+ * -> bad with at least half of the reference change (the verification;
+ * sizes and directions are the HL shifts of compare.h, hl_pct/direction).
+ * The references differ when their own comparison (model.refs) is
+ * `different` with |hl_pct| > min_change_pct (deterministic references:
+ * refs_separation >= 6), read before and independently of the refit.
  * Ambiguous when the credible interval cannot be split further because
  * every commit that could split it failed to build: the answer is "the
  * first bad commit is one of c[lo..hi]". Failed when the references do not
@@ -78,7 +95,9 @@ struct bisect_opts {
 	                          * of its standard errors from the midpoint: 3.0 */
 	double det_spread_pct;   /* references with %stddev <= this are deterministic: 0.2 */
 	double noise_floor_pct;  /* floor of s as % of |mu_g|: 0.1 */
-	double min_change_pct;   /* good vs bad must differ by more than this %: 1.0 */
+	double min_change_pct;   /* good vs bad must differ by more than this % (HL shift): 1.0 */
+	double outlier_density;  /* flat floor of the run density, per sigma (see Model): 1e-3;
+	                          * 0 = Gaussian llr */
 };
 
 /* Defaults above. */
@@ -124,9 +143,10 @@ const char *bisect_action_name(enum bisect_action a);
 
 /* The fitted model; filled by bisect_plan_compute. */
 struct bisect_model {
-	int ready;               /* 1 when both references have >= 2 samples */
-	double mu_good, mu_bad, sigma;
-	double separation;       /* |mu_b - mu_g| / sigma (d in standard deviations) */
+	int ready;               /* 1 when both references have >= 2 samples (inliers) */
+	double mu_good, mu_bad, sigma;  /* robust levels and noise, after the refit */
+	double separation;       /* |mu_b - mu_g| / sigma (d in standard deviations), after the refit */
+	double refs_separation;  /* the same from the references alone, before the refit */
 	double change_pct;       /* 100 * (mu_b - mu_g) / |mu_g| */
 	int deterministic;       /* both references' %stddev <= det_spread_pct */
 	int refs_target;         /* runs each reference should have */

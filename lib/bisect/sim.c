@@ -50,11 +50,16 @@ struct series {
 	size_t n, alloc;
 };
 
-static void add_runs(struct series *s, struct rng *r, double mu, double sd, int runs)
+static void add_runs(struct series *s, struct rng *r, const struct bisect_sim *sim, double mu,
+		     int runs)
 {
 	for (int i = 0; i < runs; i++) {
+		double x = mu + sim->sd * rng_normal(r);
+
+		if (sim->outlier_rate > 0 && rng_unit(r) < sim->outlier_rate)
+			x *= rng_unit(r) < 0.5 ? sim->outlier_lo : sim->outlier_hi;
 		ALLOC_GROW(s->v, s->n + 1, s->alloc);
-		s->v[s->n++] = mu + sd * rng_normal(r);
+		s->v[s->n++] = x;
 	}
 }
 
@@ -104,7 +109,7 @@ void bisect_sim_run(const struct bisect_sim *s, const struct bisect_opts *opts,
 			long j = d.probes[i].idx;
 			res->jobs++;
 			if (j == BISECT_GOOD) {
-				add_runs(&good, &r, s->mean, s->sd, d.probes[i].runs);
+				add_runs(&good, &r, s, s->mean, d.probes[i].runs);
 				res->runs += d.probes[i].runs;
 				res->runs_ref += d.probes[i].runs;
 				continue;
@@ -116,7 +121,7 @@ void bisect_sim_run(const struct bisect_sim *s, const struct bisect_opts *opts,
 				res->skips++;
 				continue;
 			}
-			add_runs(&ser[j], &r, s->mean + (j >= s->culprit ? s->d * s->sd : 0), s->sd,
+			add_runs(&ser[j], &r, s, s->mean + (j >= s->culprit ? s->d * s->sd : 0),
 				 d.probes[i].runs);
 			res->runs += d.probes[i].runs;
 			if (j == (long)s->n - 1)

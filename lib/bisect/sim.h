@@ -12,9 +12,12 @@
  * (n-1 the bad endpoint); every run of a commit before `culprit` draws
  * N(mean, sd), at or after it N(mean + d * sd, sd) ("slower by d
  * standard deviations"); commits with skip[j] = 1 fail to build when
- * probed. Runs are drawn from a seeded splitmix64 generator with
- * Box-Muller normals, so a seed gives the same trial everywhere. Pure: no
- * I/O, no clock.
+ * probed. With outlier_rate > 0 each run is, with that probability, an
+ * outlier: its value multiplied by outlier_lo or outlier_hi (one or the
+ * other with probability 1/2; the issue's model: 0.7 and 1.3), as a run
+ * disturbed by a failed or noisy machine. Runs are drawn from a seeded
+ * splitmix64 generator with Box-Muller normals, so a seed gives the same
+ * trial everywhere. Pure: no I/O, no clock.
  */
 struct bisect_sim {
 	size_t n;
@@ -22,6 +25,8 @@ struct bisect_sim {
 	double mean, sd, d;
 	const unsigned char *skip; /* n flags or NULL; borrowed */
 	uint64_t seed;
+	double outlier_rate;     /* share of runs that are outliers, 0..1 (0: none) */
+	double outlier_lo, outlier_hi; /* their factors, e.g. 0.7 and 1.3 */
 };
 
 struct bisect_sim_result {

@@ -2,7 +2,7 @@
 #define REGTRACK_PARSE_H
 
 /*
- * Parsers of real benchmark and monitor output (issue 4). Each tool is a
+ * Parsers of real benchmark and monitor output (issues 4, 19). Each tool is a
  * pure function from text to metrics, listed in one registry table in
  * lib/parse/parse.c, one file per tool in lib/parse/.
  *
@@ -16,6 +16,7 @@
  */
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
@@ -23,8 +24,9 @@
 
 /*
  * Parses the output of TOOL (text, len bytes, need not be NUL-terminated;
- * NUL bytes inside are read as spaces). Returns a new JSON object (caller
- * json_decref()s) shaped
+ * NUL bytes inside are read as spaces, a leading UTF-8 byte order mark is
+ * skipped). The text is copied (len + 1 bytes) for the call. Returns a
+ * new JSON object (caller json_decref()s) shaped
  *   {"tool": TOOL, "status": "ok"|"failed",
  *    "metrics": {"NAME": [v, ...]}, "errors": ["...", ...]}
  * A failed run (an assertion message instead of numbers, a truncated file,
@@ -32,12 +34,43 @@
  * (never zeros) and the reason in "errors". "errors" of an "ok" document
  * names what was left out (e.g. perf's `<not supported>` events, a last
  * line without its newline, which line-based tools ignore as possibly
- * truncated).
+ * truncated); at most 50 such notes are kept, then one counts the rest.
  *
  * Returns NULL and fills e (status 400, code "unknown_tool", detail "tool")
  * only when TOOL is not in the registry.
  */
 json_t *parse_output(const char *tool, const char *text, size_t len, struct err *e);
+
+/*
+ * kv output of a program the caller trusts to print only "key: value"
+ * lines (the worker running our own cases): parse_output("kv", ...)
+ * without the "# kv" first line that the `kv` tool needs. Returns a new
+ * document (caller json_decref()s), shaped as parse_output's.
+ */
+json_t *parse_output_kv_trusted(const char *text, size_t len);
+
+/*
+ * The same parse for large inputs, without copying them and without a
+ * JSON value per number (50 MB of output can hold millions): text is
+ * writable, len bytes plus text[len] == '\0', and is modified (lines are
+ * split in place; borrowed for the call only). Returns a new result
+ * (caller frees with parse_result_free()), or NULL and fills e as
+ * parse_output() for an unknown tool.
+ */
+struct parse_result;
+struct parse_result *parse_run(const char *tool, char *text, size_t len, struct err *e)
+	__attribute__((warn_unused_result));
+/* The document of parse_output() for r (borrowed): new, caller
+ * json_decref()s; it shares nothing with r. */
+json_t *parse_result_json(const struct parse_result *r);
+/* Writes that document to f as json_dumpf(doc, f, JSON_INDENT(2) |
+ * JSON_SORT_KEYS | JSON_REAL_PRECISION(15)) would (the same bytes, no
+ * newline after it), one value at a time. Returns 0, or -1 on a write
+ * error. */
+int parse_result_write(const struct parse_result *r, FILE *f)
+	__attribute__((warn_unused_result));
+/* Frees r and everything in it; NULL is a no-op. */
+void parse_result_free(struct parse_result *r);
 
 /* NULL-terminated list of tool names in the registry (static storage), for
  * usage messages. */

@@ -11,11 +11,12 @@
 #include <jansson.h>
 
 /*
- * The text of one parse, split into lines (after parse_output copied it):
- * v[i] are NUL-terminated, writable, without their "\n" or "\r\n". Owned by
- * parse_output, borrowed by the tool for the duration of the call. `text`
- * is the whole copy (NUL-terminated, NULs inside replaced by spaces) for
- * tools that are not line-based (fio's JSON); `len` its length.
+ * The text of one parse. A line-based tool gets it split into lines in
+ * place: v[i] are NUL-terminated, writable, without their "\n" or "\r\n"
+ * (text is NULL). A tool that is not line-based (fio's JSON) gets `text`
+ * whole (NUL-terminated, NULs inside replaced by spaces), `len` its length,
+ * and no lines. Either is borrowed for the duration of the call. A leading
+ * UTF-8 byte order mark is already gone.
  */
 struct parse_lines {
 	char **v;
@@ -24,15 +25,39 @@ struct parse_lines {
 	size_t len;
 };
 
+/* One metric's values, in the order added: n values in nb bytes of b,
+ * encoded by parse.c (metric_push/metric_next: a short decimal in 2-4
+ * bytes, any other double in 9). */
+struct parse_metric {
+	char *name;	/* prefix + name, new */
+	unsigned char *b;
+	size_t nb, ab;
+	size_t n;
+};
+
 /*
- * What a tool fills in. `metrics` and `errors` are borrowed from the
- * result document; use the functions below, not jansson directly.
+ * What a tool fills in, through the functions below. Values are kept in a
+ * few bytes each (not a JSON real each): 50 MB of output can hold
+ * millions of them.
  */
 struct parse_ctx {
 	const char *prefix;	/* "will-it-scale." or "" for kv */
-	json_t *metrics;	/* object: name -> array of numbers */
-	json_t *errors;		/* array of strings */
+	struct parse_metric *m;
+	size_t nm, am;
+	json_t *index;		/* name -> integer index into m */
+	size_t nvalues;
+	json_t *errors;		/* array of strings, at most PARSE_MAX_NOTES (+ failure) */
+	size_t more_notes;	/* notes past the cap, counted */
 	int failed;
+};
+
+/* What parse_run() returns (parse.h keeps it opaque). m is sorted by name. */
+struct parse_result {
+	const char *tool;	/* static */
+	int failed;
+	struct parse_metric *m;
+	size_t nm;
+	json_t *errors;		/* owned */
 };
 
 /* Appends v to metric PREFIX+NAME (created on first use). A non-finite v
@@ -74,6 +99,7 @@ char *parse_slug(const char *s);
 
 /* The tools (one file each). */
 void parse_kv(struct parse_ctx *c, struct parse_lines *l);
+void parse_kv_any(struct parse_ctx *c, struct parse_lines *l);
 void parse_will_it_scale(struct parse_ctx *c, struct parse_lines *l);
 void parse_vm_scalability(struct parse_ctx *c, struct parse_lines *l);
 void parse_unixbench(struct parse_ctx *c, struct parse_lines *l);
@@ -85,5 +111,7 @@ void parse_kselftest(struct parse_ctx *c, struct parse_lines *l);
 void parse_proc_vs_map(struct parse_ctx *c, struct parse_lines *l);
 void parse_perf_stat(struct parse_ctx *c, struct parse_lines *l);
 void parse_perf_profile(struct parse_ctx *c, struct parse_lines *l);
+void parse_lmbench3(struct parse_ctx *c, struct parse_lines *l);
+void parse_sysbench(struct parse_ctx *c, struct parse_lines *l);
 
 #endif

@@ -14,7 +14,10 @@
  * 0.05% and call traces below 0.5% are left out.
  *
  * Folded chains ("P% S1;S2;…"): the key is the line's first 5 frames, the
- * value P; lines with the same key are added up (as LKP does).
+ * value P; lines with the same key are added up (as LKP does). In callee
+ * order (LKP's -g folded,…,callee) every chain starts with its entry's
+ * symbol; an event with a chain that does not (caller order) gives no call
+ * traces, and a note, rather than caller-first keys.
  *
  * Tree form (perf's `-g graph`, the default): the lines under an entry
  *
@@ -26,16 +29,31 @@
  *
  * are read back into perf's call-chain tree by their columns (a branch's
  * "--" column orders the nesting, a frame without "--P%--" continues the
- * node above it). Frames are taken in the order printed (callee or caller,
- * whatever -g asked for). A path of 5 or more frames gives key S1…S5 with
+ * node above it). Keys are callee-first, as LKP's and the robot's
+ * perf-profile.calltrace names. In callee order (LKP's -g …,callee: each
+ * root starts with the entry's own symbol, then its callers) the frames
+ * are taken as printed; a path of 5 or more frames gives key S1…S5 with
  * the percent of the node holding its 5th frame (the share of samples
  * whose chain starts with those 5 frames, as the folded lines with that
  * prefix add up to); a leaf path of fewer frames gives its frames with the
  * leaf's percent. Samples that end inside a node with children (folded
  * prints them as a line of their own) are not recovered: the tree shows
  * only cumulative percents. Within one entry equal keys are added up;
- * between entries of different symbols (caller order shows one chain
- * under several entries) the larger value is kept. A graph that the end of
+ * between entries of different symbols the larger value is kept.
+ *
+ * Caller order (perf's default with --children; told by an entry with a
+ * root that does not start with its symbol) prints chains from the
+ * outermost caller down, and an entry's callers only in part. The keys
+ * then come from the trees of the entries that nothing calls (no frame of
+ * any graph has them below another frame, e.g. "0" or ret_from_fork):
+ * their roots hold whole chains, and every frame F there gives the key
+ * "F.caller.caller…" (5 frames at most) with the percent of its node, the
+ * share of samples through F under those callers: LKP's folded callee
+ * line for F (the same perf.data gives the same keys and values as its
+ * callee tree). Without --children (one Overhead column) every chain ends
+ * at the entry: the key is read upwards from its frame. An unresolved
+ * address is the same symbol as entry "0000000000000000" and as frame "0".
+ * A graph that the end of
  * the file cuts short (no blank line after it) gives no call traces.
  * Neither does a report sorted by symbol first (`--sort sym`, header
  * "# Children  Self  Symbol"): perf leaves the first frame out of its
@@ -59,6 +77,13 @@ struct pp_event {
 	char *name;
 	json_t *children, *self, *trace;	/* name -> summed percent */
 	json_t *owner;	/* calltrace name -> symbol of the entry that gave it */
+	/* caller-order trees (see the header comment) */
+	int caller;	/* a root of an entry did not start with its symbol */
+	int children_mode;
+	json_t *called;	/* frames seen below another frame */
+	json_t *roots;	/* entry symbol -> {callee-first key -> percent} */
+	json_t *ntrace;	/* --no-children: callee-first keys at the entry's frame */
+	int folded_caller;	/* a folded chain did not start with its entry */
 };
 
 /* one node of a tree-form call graph being read (see the header comment) */
@@ -81,6 +106,13 @@ struct tr_graph {
 	char *path[PP_MAX_FRAMES];	/* the first frames of the current path */
 	size_t npath;	/* frames of the current path (may exceed 5) */
 	json_t *traces;	/* this entry's calltrace name -> summed percent */
+	char **full;	/* every frame of the current path, root first */
+	size_t nfull, afull;
+	int root_pending;	/* the next frame is a root's first */
+	int root_is_sym;	/* the current root starts with the entry's symbol */
+	json_t *ckeys;	/* callee-first keys of this entry's roots that start with it */
+	json_t *nkeys;	/* callee-first keys at frames that are the entry's symbol */
+	struct pp_event *ev;
 };
 
 /* strips .isra.N / .constprop.N / .part.N in place */
@@ -105,6 +137,21 @@ static void strip_suffixes(char *s)
 	}
 }
 
+/* perf prints an unresolved address as "0000000000000000" in an entry and
+ * "0" in a frame: the same symbol. New, caller frees. */
+static char *sym_norm(const char *s)
+{
+	const char *p = s;
+
+	for (; *p; p++)
+		if (!isxdigit((unsigned char)*p))
+			return xstrdup(s);
+	p = s;
+	while (p[0] == '0' && p[1])
+		p++;
+	return xstrdup(p);
+}
+
 static void sum_into(json_t *map, const char *key, double v)
 {
 	json_t *old = json_object_get(map, key);
@@ -120,9 +167,36 @@ static void event_flush(struct parse_ctx *c, struct pp_event *ev)
 	} kinds[] = { { "children", PP_MIN_ENTRY }, { "self", PP_MIN_ENTRY },
 		      { "calltrace", PP_MIN_TRACE } };
 	json_t *maps[3] = { ev->children, ev->self, ev->trace };
-	const char *k;
-	json_t *v;
+	const char *k, *sym;
+	json_t *v, *keys;
 
+	if (ev->folded_caller) {
+		/* -g folded,caller: chains from the outermost caller, whose
+		 * first 5 frames are no LKP key; better none than wrong ones */
+		json_object_clear(ev->trace);
+		parse_ctx_note(c, "event '%s': folded chains in caller order (a chain does not "
+				  "start with its entry), call traces left out (use -g "
+				  "folded,0.5,callee as LKP)", ev->name);
+	} else if (ev->caller) {
+		/* caller order: the callee-first keys, from the trees of the
+		 * entries nothing calls (their roots hold whole chains), or at
+		 * the entry's own frame without --children */
+		json_object_clear(ev->trace);
+		if (ev->children_mode) {
+			json_object_foreach(ev->roots, sym, keys) {
+				char *n = sym_norm(sym);
+				int called = json_object_get(ev->called, n) != NULL;
+
+				free(n);
+				if (called)
+					continue;
+				json_object_foreach(keys, k, v)
+					sum_into(ev->trace, k, json_real_value(v));
+			}
+		} else {
+			json_object_update(ev->trace, ev->ntrace);
+		}
+	}
 	for (size_t i = 0; i < 3; i++) {
 		json_object_foreach(maps[i], k, v)
 			if (json_real_value(v) >= kinds[i].min)
@@ -131,6 +205,11 @@ static void event_flush(struct parse_ctx *c, struct pp_event *ev)
 		json_object_clear(maps[i]);
 	}
 	json_object_clear(ev->owner);
+	json_object_clear(ev->called);
+	json_object_clear(ev->roots);
+	json_object_clear(ev->ntrace);
+	ev->caller = 0;
+	ev->folded_caller = 0;
 }
 
 /* "S1.S2…" of the first n frames of the path (new) */
@@ -168,6 +247,8 @@ static void tr_pop(struct tr_graph *g)
 		g->path[k] = NULL;
 	}
 	g->npath = n->start;
+	while (g->nfull > n->start)
+		free(g->full[--g->nfull]);
 }
 
 static void tr_push(struct tr_graph *g, size_t col, double pct)
@@ -176,12 +257,55 @@ static void tr_push(struct tr_graph *g, size_t col, double pct)
 
 	if (g->depth)
 		g->st[g->depth - 1].leaf = 0;
+	else
+		g->root_pending = 1;
 	ALLOC_GROW(g->st, g->depth + 1, g->alloc);
 	n = &g->st[g->depth++];
 	n->col = col;
 	n->start = g->npath;
 	n->pct = pct;
 	n->leaf = 1;
+}
+
+/*
+ * For caller-order trees: the frame f (a copy kept in g->full) at depth d
+ * of the path gives the callee-first key "f.parent.grandparent…" (5 frames
+ * at most) with the percent of the node holding it: the share of samples
+ * whose chain passes through f under those callers, what LKP's folded
+ * callee lines give for the entry f.
+ */
+static void tr_caller_frame(struct tr_graph *g, const char *f)
+{
+	size_t d = g->nfull;
+	char *key;
+
+	ALLOC_GROW(g->full, g->nfull + 1, g->afull);
+	g->full[g->nfull++] = xstrdup(f);
+	char *nf = sym_norm(f), *ns = sym_norm(g->sym);
+	int is_sym = !strcmp(nf, ns);
+
+	if (g->root_pending) {
+		g->root_pending = 0;
+		g->root_is_sym = is_sym;
+		if (!g->root_is_sym)
+			g->ev->caller = 1;
+	}
+	if (d)
+		json_object_set_new(g->ev->called, nf, json_true());
+	free(nf);
+	free(ns);
+	key = xstrdup(f);
+	for (size_t k = 1; k < PP_MAX_FRAMES && k <= d; k++) {
+		char *next = xstrfmt("%s.%s", key, g->full[d - k]);
+
+		free(key);
+		key = next;
+	}
+	if (g->root_is_sym)
+		sum_into(g->ckeys, key, g->st[g->depth - 1].pct);
+	if (is_sym)
+		sum_into(g->nkeys, key, g->st[g->depth - 1].pct);
+	free(key);
 }
 
 /* appends a frame (text up to the end of the line) to the top node */
@@ -197,6 +321,7 @@ static void tr_frame(struct tr_graph *g, const char *text)
 		free(f);
 		return;
 	}
+	tr_caller_frame(g, f);
 	if (g->npath < PP_MAX_FRAMES) {
 		g->path[g->npath++] = f;
 		if (g->npath == PP_MAX_FRAMES)
@@ -248,6 +373,20 @@ static void tr_end(struct parse_ctx *c, struct tr_graph *g, struct pp_event *ev,
 		sum_into(ev->trace, k, x);
 		json_object_set_new(ev->owner, k, json_string(g->sym));
 	}
+	if (complete) {
+		json_t *mine = json_object_get(ev->roots, g->sym);
+
+		if (!mine) {
+			mine = json_object();
+			json_object_set_new(ev->roots, g->sym, mine);
+		}
+		json_object_foreach(g->ckeys, k, v)
+			sum_into(mine, k, json_real_value(v));
+		json_object_foreach(g->nkeys, k, v)
+			sum_into(ev->ntrace, k, json_real_value(v));
+	}
+	json_object_clear(g->ckeys);
+	json_object_clear(g->nkeys);
 	json_object_clear(g->traces);
 	free(g->sym);
 	g->sym = NULL;
@@ -378,13 +517,17 @@ static int entry_line(const char *s, double *pct, size_t *npct, const char **sym
 
 void parse_perf_profile(struct parse_ctx *c, struct parse_lines *l)
 {
-	struct pp_event ev = { NULL, json_object(), json_object(), json_object(), json_object() };
+	struct pp_event ev = { NULL, json_object(), json_object(), json_object(), json_object(),
+			       0, 0, json_object(), json_object(), json_object(), 0 };
 	struct tr_graph g;
 	int children_mode = 0;
 	size_t entries = 0;
 
 	memset(&g, 0, sizeof(g));
 	g.traces = json_object();
+	g.ckeys = json_object();
+	g.nkeys = json_object();
+	g.ev = &ev;
 	event_set(&ev, "cycles");	/* perf's default when no header says */
 	for (size_t i = 0; i < l->n; i++) {
 		char *s = l->v[i];
@@ -407,9 +550,11 @@ void parse_perf_profile(struct parse_ctx *c, struct parse_lines *l)
 				free(name);
 			} else if (!strncmp(s, "# Children", 10)) {
 				children_mode = 1;
+				ev.children_mode = 1;
 				g.sym_first = sort_by_sym(s);
 			} else if (!strncmp(s, "# Overhead", 10)) {
 				children_mode = 0;
+				ev.children_mode = 0;
 				g.sym_first = sort_by_sym(s);
 			}
 			continue;
@@ -431,6 +576,14 @@ void parse_perf_profile(struct parse_ctx *c, struct parse_lines *l)
 			if (n > PP_MAX_FRAMES)
 				n = PP_MAX_FRAMES;
 			key = tr_key(fr, n);
+			if (g.active && g.sym) {
+				char *a = sym_norm(fr[0]), *b = sym_norm(g.sym);
+
+				if (strcmp(a, b))
+					ev.folded_caller = 1;
+				free(a);
+				free(b);
+			}
 			if (*fr[0])
 				sum_into(ev.trace, key, v);
 			free(key);
@@ -466,7 +619,13 @@ void parse_perf_profile(struct parse_ctx *c, struct parse_lines *l)
 	json_decref(ev.self);
 	json_decref(ev.trace);
 	json_decref(ev.owner);
+	json_decref(ev.called);
+	json_decref(ev.roots);
+	json_decref(ev.ntrace);
 	json_decref(g.traces);
+	json_decref(g.ckeys);
+	json_decref(g.nkeys);
+	free(g.full);
 	free(g.st);
 	if (!entries)
 		parse_ctx_fail(c, "no perf report entries");

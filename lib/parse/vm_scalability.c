@@ -8,6 +8,12 @@
  *   B bytes VERB in S seconds                  (truncate, fault, remap, …)
  *   B bytes VERB in T1-T0 seconds              (elapsed as an epoch difference)
  *
+ * Every usemem task prints one "KB/s" line and one "usecs to free memory"
+ * line: a run whose counts of the two differ (a task that did not report,
+ * output cut short: 3 of 4 tasks would give a throughput 25 % low) fails
+ * the whole parse, naming both counts; so does a run whose usemem command
+ * line is in the output ("… usemem … -n N …") with other than N of them.
+ *
  * A duration line gives B / 1024 / S KB/s for its task. "faulted" lines of
  * a run that also has other lines (case-truncate: fault the file, then
  * truncate it) are the secondary figure and get the suffix "_fault".
@@ -44,6 +50,8 @@ struct vms_run {
 	struct vms_series main, fault, other_fault;
 	double free_sum;
 	size_t free_n;
+	size_t usemem_n;	/* "KB/s" lines */
+	long tasks;		/* N of a "usemem … -n N" command line, or 0 */
 	int has_other;	/* a non-"faulted" line was seen */
 };
 
@@ -91,6 +99,14 @@ static void series_emit(struct parse_ctx *c, struct vms_series *s, const char *s
 static void run_flush(struct parse_ctx *c, struct vms_run *r, size_t *runs)
 {
 	struct vms_series *fault = &r->fault;
+
+	if (r->usemem_n != r->free_n && (r->usemem_n || r->free_n) && !c->failed)
+		parse_ctx_fail(c, "run %zu: %zu tasks printed 'KB/s' and %zu 'usecs to free "
+				  "memory': every task prints both (a task failed or the output "
+				  "was cut short)", *runs + 1, r->usemem_n, r->free_n);
+	if (r->tasks && r->usemem_n && (size_t)r->tasks != r->usemem_n && !c->failed)
+		parse_ctx_fail(c, "run %zu: usemem ran %ld tasks, %zu reported", *runs + 1,
+			       r->tasks, r->usemem_n);
 
 	if (!r->has_other && !r->main.n) {
 		/* only "faulted" lines: they are the main figure */
@@ -154,6 +170,12 @@ void parse_vm_scalability(struct parse_ctx *c, struct parse_lines *l)
 			run_flush(c, &r, &runs);
 			continue;
 		}
+		if (strstr(s, "usemem") && (p = strstr(s, " -n ")) &&
+		    !parse_num(parse_skip_blank(p + 4), NULL, &b) && b >= 1 && b < 1e7 &&
+		    b == floor(b)) {
+			r.tasks = (long)b;
+			continue;
+		}
 		if (parse_num(s, &p, &b))
 			continue;
 		if (!strncmp(p, " bytes / ", 9) && !parse_num(p + 9, &p, &u) &&
@@ -161,6 +183,7 @@ void parse_vm_scalability(struct parse_ctx *c, struct parse_lines *l)
 		    !strcmp(parse_rtrim((char *)p), " KB/s")) {
 			series_add(&r.main, k, b / 1024);
 			r.has_other = 1;
+			r.usemem_n++;
 			continue;
 		}
 		if (!strcmp(parse_rtrim((char *)p), " usecs to free memory")) {
@@ -190,6 +213,8 @@ void parse_vm_scalability(struct parse_ctx *c, struct parse_lines *l)
 		}
 	}
 	run_flush(c, &r, &runs);
+	if (c->failed)
+		return;
 	if (!runs)
 		parse_ctx_fail(c, "no vm-scalability result lines (the case failed or was cut short)");
 }

@@ -6,19 +6,33 @@
  *   tasks,processes,processes_idle,threads,threads_idle,linear
  *   0,0,100,0,100,0          <- baseline row, skipped
  *   104,1200363,0.04,0,0.00,0
- * gives per row (after LKP's stats/will-it-scale): N.processes,
- * N.processes_idle, N.threads, N.threads_idle, N.linear (N = tasks),
- * per_process_ops = floor(processes / tasks), per_thread_ops =
- * floor(threads / tasks) (LKP's integer division), workload = processes +
- * threads, and scalability = workload / linear where linear > 0 (the
- * fraction of linear scaling from one task; runtest.py fills linear only
- * when it ran the single-task point, LKP's runs leave it 0).
+ * gives per row (after LKP's stats/will-it-scale, N = tasks):
+ * N.processes, N.processes_idle, N.threads, N.threads_idle, N.linear,
+ * N.per_process_ops = floor(processes / N), N.per_thread_ops =
+ * floor(threads / N) (LKP's integer division) and N.workload = processes +
+ * threads. Every metric is keyed by its task count: the values of one
+ * metric are repeats of one measurement (several concatenated runs of
+ * the same task count, each with its own "tasks," header), never rows of
+ * different task counts pooled into one series. (LKP's runs have one task
+ * count per file and name these per_process_ops, per_thread_ops and
+ * workload; ours carry the "N." of the N.processes keys beside them.)
+ *
+ * Scalability per mode, as upstream runtest.py prints it: with linear =
+ * max(processes, threads at 1 task) x N (runtest.py's linear column, filled
+ * only when the file has the 1-task row; LKP's runs leave it 0),
+ *   N.processes_scalability = processes / linear
+ *   N.threads_scalability   = threads / linear
+ * for the rows with linear > 0, and only for a mode that ran (a count
+ * above 0). LKP has no such metric.
  *
  * Raw binary (./mmap2_processes -t 16 -s 20):
  *   testcase:...  warmup  min:A max:B total:C ...  measurement ...  average:X
  * gives N.processes (or N.threads for a *_threads binary) = X,
- * per_process_ops (per_thread_ops) = floor(X / N), workload = X, with N
- * from "-t N" on a command line when present, else 1 (the binary's default).
+ * N.per_process_ops (N.per_thread_ops) = floor(X / N), N.workload = X, with
+ * N from "-t N" on the run's command line when present, else 1 (the
+ * binary's default). Several runs (command lines) in one file give one
+ * value each, keyed by their own N; a last run with measurements but no
+ * average fails the parse.
  *
  * An "Assertion ... failed" line (the test aborted) fails the run.
  */
@@ -37,6 +51,13 @@ static const char *const wis_names[] = {
 	"tasks", "processes", "processes_idle", "threads", "threads_idle", "linear",
 };
 
+/* one run of a raw binary: its average and what it ran */
+struct wis_raw {
+	long tasks;
+	int threads;
+	double average;
+};
+
 static void wis_row(struct parse_ctx *c, const double *v)
 {
 	double tasks = v[0], procs = v[1], threads = v[3], linear = v[5];
@@ -47,11 +68,15 @@ static void wis_row(struct parse_ctx *c, const double *v)
 	parse_ctx_addf(c, threads, "%lld.threads", n);
 	parse_ctx_addf(c, v[4], "%lld.threads_idle", n);
 	parse_ctx_addf(c, linear, "%lld.linear", n);
-	parse_ctx_add(c, "per_process_ops", floor(procs / tasks));
-	parse_ctx_add(c, "per_thread_ops", floor(threads / tasks));
-	parse_ctx_add(c, "workload", procs + threads);
-	if (linear > 0)
-		parse_ctx_add(c, "scalability", (procs + threads) / linear);
+	parse_ctx_addf(c, floor(procs / tasks), "%lld.per_process_ops", n);
+	parse_ctx_addf(c, floor(threads / tasks), "%lld.per_thread_ops", n);
+	parse_ctx_addf(c, procs + threads, "%lld.workload", n);
+	/* a mode that was not run (LKP's "process" runs print threads 0) has
+	 * no scalability */
+	if (linear > 0 && procs > 0)
+		parse_ctx_addf(c, procs / linear, "%lld.processes_scalability", n);
+	if (linear > 0 && threads > 0)
+		parse_ctx_addf(c, threads / linear, "%lld.threads_scalability", n);
 }
 
 /* "-t N" anywhere on the line; returns N or 0 */
@@ -76,8 +101,8 @@ void parse_will_it_scale(struct parse_ctx *c, struct parse_lines *l)
 	int col[ARRAY_SIZE(wis_names)];
 	int have_header = 0, ncols = 0, in_measure = 0, threads_mode = 0;
 	long tasks = 0;
-	size_t rows = 0, nmeasure = 0;
-	double average = -1;
+	size_t rows = 0, nmeasure = 0, nraw = 0, araw = 0;
+	struct wis_raw *raw = NULL;
 
 	for (size_t i = 0; i < l->n; i++) {
 		char *s = l->v[i];
@@ -86,6 +111,7 @@ void parse_will_it_scale(struct parse_ctx *c, struct parse_lines *l)
 
 		if (strstr(s, "Assertion") && strstr(s, "failed")) {
 			parse_ctx_fail(c, "test aborted: %s", s);
+			free(raw);
 			return;
 		}
 		if (!strncmp(s, "tasks,", 6)) {
@@ -131,35 +157,53 @@ void parse_will_it_scale(struct parse_ctx *c, struct parse_lines *l)
 			rows++;
 			continue;
 		}
-		/* the raw binary's output */
-		if (strstr(s, "_threads"))
-			threads_mode = 1;
-		if (!tasks)
+		/* the raw binary's output: a command line with "-t N" starts a
+		 * run of N tasks (else the binary's default, 1) */
+		if (cmdline_tasks(s)) {
 			tasks = cmdline_tasks(s);
+			threads_mode = strstr(s, "_threads") != NULL;
+		} else if (strstr(s, "_threads")) {
+			threads_mode = 1;
+		}
 		if (!strcmp(s, "measurement")) {
 			in_measure = 1;
 		} else if (in_measure && !strncmp(s, "min:", 4) && strstr(s, "total:")) {
 			nmeasure++;
 		} else if (!strncmp(s, "average:", 8)) {
-			if (parse_num_full(s + 8, &average) || average < 0)
-				average = -1;
+			double average;
+
+			if (!parse_num_full(s + 8, &average) && average >= 0) {
+				ALLOC_GROW(raw, nraw + 1, araw);
+				raw[nraw].tasks = tasks ? tasks : 1;
+				raw[nraw].threads = threads_mode;
+				raw[nraw++].average = average;
+			}
+			in_measure = 0;
+			nmeasure = 0;
 		}
 	}
-	if (rows)
-		return;
-	if (average >= 0) {
-		const char *mode = threads_mode ? "threads" : "processes";
-		long n = tasks ? tasks : 1;
-
-		parse_ctx_addf(c, average, "%ld.%s", n, mode);
-		parse_ctx_addf(c, floor(average / (double)n), "per_%s_ops",
-			       threads_mode ? "thread" : "process");
-		parse_ctx_add(c, "workload", average);
+	if (rows) {
+		free(raw);
 		return;
 	}
-	if (nmeasure)
+	if (nmeasure) {
+		/* the last run has measurements but no average */
 		parse_ctx_fail(c, "measurement without its average line (truncated output?)");
-	else if (have_header)
+		free(raw);
+		return;
+	}
+	for (size_t k = 0; k < nraw; k++) {
+		long n = raw[k].tasks;
+
+		parse_ctx_addf(c, raw[k].average, "%ld.%s", n, raw[k].threads ? "threads" : "processes");
+		parse_ctx_addf(c, floor(raw[k].average / (double)n), "%ld.per_%s_ops", n,
+			       raw[k].threads ? "thread" : "process");
+		parse_ctx_addf(c, raw[k].average, "%ld.workload", n);
+	}
+	free(raw);
+	if (nraw)
+		return;
+	if (have_header)
 		parse_ctx_fail(c, "csv header but no result row (the run failed or was cut short)");
 	else
 		parse_ctx_fail(c, "no will-it-scale result (neither runtest.py csv nor average line)");

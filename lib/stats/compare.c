@@ -90,6 +90,63 @@ static double *finite_copy(const double *v, size_t n, size_t *m, double *buf)
 	return out;
 }
 
+double compare_pct_change(double a, double b)
+{
+	/* lkp-tests lib/compare.rb, calc_perf_change: avg0 = 1e-100 if avg0.zero? */
+	if (a == 0)
+		a = 1e-100;
+	return 100 * (b - a) / a;
+}
+
+/*
+ * x (a shift or an end of its interval, in input units) as % of the base's
+ * typical size ref (> 0), or +-inf when ref is 0 (a base of zeros: any
+ * change is infinitely large relative to it); 0 stays 0.
+ */
+static double shift_pct(double x, double ref)
+{
+	if (x == 0 || isnan(x))
+		return x;
+	return ref > 0 ? 100 * x / ref : copysign(INFINITY, x);
+}
+
+size_t sample_outliers(const double *v, size_t n, double k, unsigned char *flag)
+{
+	double buf[SMALL_N], *tmp, med, scale, sum = 0;
+	size_t m = 0, cnt = 0;
+
+	if (flag)
+		memset(flag, 0, n);
+	if (n < 3)
+		return 0;
+	tmp = n <= SMALL_N ? buf : xmalloc(n * sizeof(*tmp));
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(v[i]))
+			tmp[m++] = v[i];
+	if (m < 3)
+		goto out;
+	med = ranktest_median_inplace(tmp, m);
+	for (size_t i = 0; i < m; i++) {
+		tmp[i] = fabs(tmp[i] - med);
+		sum += tmp[i];
+	}
+	scale = 1.4826 * ranktest_median_inplace(tmp, m);
+	if (!(scale > 0))
+		scale = 1.2533 * sum / (double)m; /* more than half the runs equal the median */
+	if (!(scale > 0))
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(v[i]) && fabs(v[i] - med) > k * scale) {
+			cnt++;
+			if (flag)
+				flag[i] = 1;
+		}
+out:
+	if (tmp != buf)
+		free(tmp);
+	return cnt;
+}
+
 void compare_samples(const double *a, size_t na, const double *b, size_t nb,
 		     const struct compare_opts *o, struct compare_result *r)
 {
@@ -107,19 +164,19 @@ void compare_samples(const double *a, size_t na, const double *b, size_t nb,
 	fb = finite_copy(b, nb, &mb, bbuf);
 	sample_stats_compute(fa, ma, &r->a);
 	sample_stats_compute(fb, mb, &r->b);
-	r->change_pct = ma && mb && r->a.mean != 0
-				? 100 * (r->b.mean - r->a.mean) / fabs(r->a.mean)
-				: NAN;
+	r->change_pct = ma && mb ? compare_pct_change(r->a.mean, r->b.mean) : NAN;
 	r->p_value = ranktest_mann_whitney(fa, ma, fb, mb, NULL);
-	r->min_p = ranktest_min_p(ma, mb);
+	r->min_p = ranktest_min_p_ties(fa, ma, fb, mb);
 	r->exact = ma + mb <= RANKTEST_EXACT_MAX;
+	r->outliers_a = sample_outliers(fa, ma, COMPARE_OUTLIER_K, NULL);
+	r->outliers_b = sample_outliers(fb, mb, COMPARE_OUTLIER_K, NULL);
 
 	for (size_t i = 0; i < ma; i++)
 		positive &= fa[i] > 0;
 	for (size_t i = 0; i < mb; i++)
 		positive &= fb[i] > 0;
 	r->log_scale = positive && ma && mb;
-	r->ci_lo_pct = r->ci_hi_pct = r->hl_pct = NAN;
+	r->ci_lo_pct = r->ci_hi_pct = r->hl_pct = r->shift = NAN;
 	if (r->log_scale) {
 		for (size_t i = 0; i < ma; i++)
 			fa[i] = log(fa[i]);
@@ -130,19 +187,23 @@ void compare_samples(const double *a, size_t na, const double *b, size_t nb,
 			r->ci_hi_pct = 100 * expm1(hi);
 		}
 		r->hl_pct = isfinite(est) ? 100 * expm1(est) : NAN;
-	} else if (ma && mb && r->a.mean != 0) {
-		double scale = 100 / fabs(r->a.mean);
+		/* the shift in input units: the base median moved by the ratio */
+		r->shift = isfinite(est) ? r->a.median * expm1(est) : NAN;
+	} else if (ma && mb) {
+		/* relative to the base's median, its mean when the median is 0 */
+		double ref = fabs(r->a.median) > 0 ? fabs(r->a.median) : fabs(r->a.mean);
 
 		if (!ranktest_hodges_lehmann(fa, ma, fb, mb, o->ci_level, &est, &lo, &hi)) {
-			r->ci_lo_pct = scale * lo;
-			r->ci_hi_pct = scale * hi;
+			r->ci_lo_pct = shift_pct(lo, ref);
+			r->ci_hi_pct = shift_pct(hi, ref);
 		}
-		r->hl_pct = isfinite(est) ? scale * est : NAN;
+		r->hl_pct = shift_pct(est, ref);
+		r->shift = est;
 	}
+	r->direction = r->hl_pct > 0 ? 1 : r->hl_pct < 0 ? -1 : 0;
 	r->welch_p = ranktest_welch(fa, ma, fb, mb, NULL, NULL);
 
-	if (r->p_value <= o->alpha && isfinite(r->change_pct) &&
-	    fabs(r->change_pct) > o->floor_pct)
+	if (r->p_value <= o->alpha && r->direction && fabs(r->hl_pct) > o->floor_pct)
 		r->verdict = VERDICT_DIFFERENT;
 	else if (isfinite(r->ci_lo_pct) && isfinite(r->ci_hi_pct) &&
 		 r->ci_lo_pct >= -o->floor_pct && r->ci_hi_pct <= o->floor_pct)
@@ -155,15 +216,22 @@ void compare_samples(const double *a, size_t na, const double *b, size_t nb,
 		free(fb);
 }
 
+enum change_kind change_kind_of(int direction, int higher_is_better)
+{
+	if (!direction)
+		return CHANGE_NONE;
+	if (higher_is_better < 0)
+		return CHANGE_UNKNOWN;
+	if ((direction > 0) == (higher_is_better == 1))
+		return CHANGE_IMPROVEMENT;
+	return CHANGE_REGRESSION;
+}
+
 enum change_kind compare_change_kind(const struct compare_result *r, int higher_is_better)
 {
 	if (r->verdict != VERDICT_DIFFERENT)
 		return CHANGE_NONE;
-	if (higher_is_better < 0)
-		return CHANGE_UNKNOWN;
-	if ((r->change_pct > 0) == (higher_is_better == 1))
-		return CHANGE_IMPROVEMENT;
-	return CHANGE_REGRESSION;
+	return change_kind_of(r->direction, higher_is_better);
 }
 
 const char *change_kind_name(enum change_kind k)

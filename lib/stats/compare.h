@@ -13,15 +13,39 @@
  * Formulas and their sources (details in ranktest.h):
  *  - %stddev: population standard deviation / mean * 100, as LKP's
  *    `lkp compare` prints it (lkp-tests lib/stats.rb).
- *  - %change: 100 * (mean_b - mean_a) / |mean_a|, as LKP.
+ *  - %change (change_pct, the table's column): 100 * (mean_b - mean_a) /
+ *    mean_a, exactly as LKP prints it (lkp-tests lib/compare.rb,
+ *    calc_perf_change): the base keeps its sign, so with a negative base
+ *    (e.g. -60742 -> -50000: -17.7 %) the sign of %change is the opposite of
+ *    the sign of mean_b - mean_a; a base mean of 0 is replaced by 1e-100 as
+ *    LKP does (0 -> 5 gives 5e102 %). It is never the verdict's direction.
+ *  - The verdict's size and direction come from the test that decided it:
+ *    hl_pct, the Hodges-Lehmann shift of head vs base (below) as %, and
+ *    direction = its sign (+1: head values are higher). One failed run
+ *    moves the means (10 runs near 1000 vs 9 near 1010 and one at 10: mean
+ *    %change -8.97) but not the rank test nor the HL shift (+1.0 %).
  *  - p_value: exact two-sided Mann-Whitney U (conditional on ties) up to
  *    RANKTEST_EXACT_MAX values in all, normal approximation above.
  *    Ranks do not change under log, so this is also the test on logs.
- *  - CI of %change: Hodges-Lehmann shift of log values with Bauer's
+ *  - hl_pct and its CI: Hodges-Lehmann shift of log values with Bauer's
  *    distribution-free interval, mapped back by 100 * (exp(x) - 1).
  *    When any value is <= 0 (logs undefined) the shift is taken on raw
- *    values instead and mapped by 100 * x / |mean_a| (NAN when mean_a is 0);
+ *    values instead and mapped by 100 * x / |median_a| (|mean_a| when the
+ *    median is 0; +-inf for a nonzero shift from a base of zeros, where
+ *    any change is infinitely large: 0 -> x can be `different`);
  *    result.log_scale tells which was used.
+ *  - Outlier runs (outliers_a, outliers_b): a run is flagged when it lies
+ *    beyond median +- COMPARE_OUTLIER_K (5) * 1.4826 * MAD of its own side
+ *    (MAD = median absolute deviation from the median; when it is 0, i.e.
+ *    more than half the runs equal the median, 1.2533 * the mean absolute
+ *    deviation from the median instead; nothing is flagged below 3 runs or
+ *    when both scales are 0). 1.4826 * MAD estimates the standard deviation
+ *    of Gaussian runs, so 5 of them is far outside the noise. Flags are
+ *    information for the reader (a failed or disturbed run); the verdict
+ *    does not drop them, being rank-based it needs no cleaning.
+ *  - min_p (Tarone's rule, compare_fdr): the smallest p the sample sizes
+ *    and the tie pattern allow (ranktest_min_p_ties): 1 for a constant
+ *    metric, whose p is always 1.
  *  - welch_p: Welch's t on log values (raw values in the fallback above).
  *
  * Small-n limits: with n_a and n_b runs and no ties no data can give a
@@ -68,14 +92,23 @@ void compare_opts_init(struct compare_opts *o);
  */
 double compare_opts_floor(const struct compare_opts *o, const char *name);
 
+/* Runs beyond median +- this many robust standard deviations are flagged. */
+#define COMPARE_OUTLIER_K 5.0
+
 struct compare_result {
 	struct sample_stats a, b;    /* a = base, b = head */
-	double change_pct;	     /* 100*(mean_b-mean_a)/|mean_a|; NAN when mean_a == 0 */
-	double ci_lo_pct, ci_hi_pct; /* CI of %change from Hodges-Lehmann; NAN when not computable */
-	double hl_pct;		     /* the Hodges-Lehmann point estimate as %change */
+	double change_pct;	     /* LKP's %change of means: 100*(mean_b-mean_a)/mean_a (signed
+				      * base, 1e-100 for 0); NAN when a side is empty */
+	double ci_lo_pct, ci_hi_pct; /* CI of hl_pct (Bauer); NAN when not computable */
+	double hl_pct;		     /* the verdict's size: Hodges-Lehmann shift as %; may be +-inf
+				      * (base of zeros), NAN when a side is empty */
+	double shift;		     /* the HL shift in input units (b - a; from the log shift:
+				      * median_a * (exp(x) - 1)); NAN when a side is empty */
+	int direction;		     /* the verdict's direction: sign of hl_pct, +1 head higher */
+	size_t outliers_a, outliers_b; /* runs flagged far outside their side (see above) */
 	double p_value;		     /* two-sided Mann-Whitney (see above); 1 when a side is empty */
 	double welch_p;		     /* Welch's t on log values; NAN when not computable */
-	double min_p;		     /* smallest p the sample sizes allow (ranktest_min_p) */
+	double min_p;		     /* smallest p sizes and ties allow (ranktest_min_p_ties) */
 	int exact;		     /* 1 when p_value is exact, 0 for the normal approximation */
 	int log_scale;		     /* 1 when CI and welch_p used logs, 0 for the raw fallback */
 	enum verdict verdict;
@@ -83,7 +116,7 @@ struct compare_result {
 
 /*
  * Compares base a[0..na) with head b[0..nb). Verdict:
- *   different       p_value <= alpha and |change_pct| > floor_pct
+ *   different       p_value <= alpha and |hl_pct| > floor_pct (direction != 0)
  *   same            otherwise, when [ci_lo_pct, ci_hi_pct] lies inside
  *                   [-floor_pct, +floor_pct]
  *   need-more-runs  otherwise (including any side with fewer than the
@@ -93,15 +126,40 @@ struct compare_result {
 void compare_samples(const double *a, size_t na, const double *b, size_t nb,
 		     const struct compare_opts *o, struct compare_result *r);
 
+/*
+ * LKP's %change from a to b: 100 * (b - a) / a, a = 1e-100 when 0 (lkp-tests
+ * lib/compare.rb calc_perf_change). Finite for finite inputs; its sign is
+ * that of b - a only when a > 0.
+ */
+double compare_pct_change(double a, double b);
+
+/*
+ * Flags the runs of one side far outside it (the rule above, with k robust
+ * standard deviations, COMPARE_OUTLIER_K in compare_samples). v: n values,
+ * borrowed; non-finite ones are never flagged. flag: NULL or n bytes, set
+ * to 1 for a flagged run, 0 otherwise. Returns the number flagged.
+ */
+size_t sample_outliers(const double *v, size_t n, double k, unsigned char *flag);
+
 enum change_kind { CHANGE_NONE, CHANGE_IMPROVEMENT, CHANGE_REGRESSION, CHANGE_UNKNOWN };
 
 /*
  * What a result means for a metric whose direction is higher_is_better
  * (1, 0, or -1 unknown as from metric_higher_is_better()): CHANGE_NONE
  * unless the verdict is `different`; CHANGE_UNKNOWN when the direction is
- * unknown.
+ * unknown. The sign is r->direction (the HL shift), never change_pct.
  */
 enum change_kind compare_change_kind(const struct compare_result *r, int higher_is_better);
+/*
+ * What a change in `direction` (+1 the values rose, -1 fell, 0 none: the
+ * sign of an HL shift, compare_result.direction, or of a detected step,
+ * change_point.direction) means for a metric with higher_is_better (1, 0,
+ * -1 unknown): CHANGE_NONE for direction 0, CHANGE_UNKNOWN for an unknown
+ * metric direction. Never derive direction from a %change: LKP's %change
+ * has the opposite sign for a negative base.
+ */
+enum change_kind change_kind_of(int direction, int higher_is_better);
+
 /* "none", "improvement", "regression", "unknown" (static strings). */
 const char *change_kind_name(enum change_kind k);
 
@@ -121,7 +179,9 @@ void bh_adjust(const double *p, size_t n, double *q_out);
  * whose verdict is VERDICT_DIFFERENT without q <= alpha becomes
  * VERDICT_NEED_MORE_RUNS. A row whose smallest attainable p (min_p: 1 when
  * a side has no runs, 2/C(na+nb, na) for the exact rank test) is above
- * alpha can never be rejected and does not count in BH's m: its q is NAN.
+ * alpha can never be rejected and does not count in BH's m: its q is NAN;
+ * with min_p from the tie pattern (ranktest_min_p_ties) a constant metric
+ * (every value equal, p always 1) is one of them.
  * That is Tarone's rule for discrete tests (Tarone, Biometrics 46 (1990)
  * 515-522; for the FDR, Gilbert, JRSS C 54 (2005) 143-158): without it a
  * run carrying new metric names (n = [0, 1]) turned a real regression of

@@ -1,4 +1,5 @@
 #include "detect.h"
+#include "compare.h"
 #include "ranktest.h"
 #include "xalloc.h"
 
@@ -20,6 +21,10 @@ void detect_opts_init(struct detect_opts *o)
 	o->cusum_k = 1;
 	o->cusum_h = 6;
 	o->cusum_clip = 3.5;
+	o->min_effect = 1.3;
+	o->noise_lookback = 4;
+	o->rho_min = 0.4;
+	o->epidemic = 1;
 }
 
 void detect_series_init(struct detect_series *s, const struct detect_opts *o)
@@ -43,6 +48,7 @@ void detect_series_release(struct detect_series *s)
 	free(s->nruns);
 	free(s->ids);
 	free(s->cp);
+	free(s->raw);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -113,21 +119,120 @@ static int cmp_ranked(const void *x, const void *y)
 	return (a->i > b->i) - (a->i < b->i);
 }
 
+#define NOISE_LAG 2
+struct noise {
+	double sigma, rho, vif;
+	int history; /* 1: from the commits before the window; 0: rho still to estimate */
+};
+
 struct scratch {
 	struct ranked *r;
 	double *rank;
-	double *tmp;
+	double *tmp;	/* 2 W doubles */
+	double *diff;	/* max(noise_lookback, 2) * W doubles */
+	struct noise *nz; /* the noise model of the window being examined */
+	size_t cache_end; /* noise_of's last history region ended here (SIZE_MAX: none) */
+	struct noise cache;
 };
+
+/*
+ * The noise model of the series before the window [c, e) (noise_of): sigma,
+ * a robust standard deviation of one per-commit median, and rho, the lag-1
+ * autocorrelation (short-range dependence), from the region [a - L W, a),
+ * a = c rounded down to a multiple of W (L = noise_lookback; the windows
+ * starting in [a, a + W) share it), so that an excursion inside the window cannot pass
+ * for dependent noise (with fewer than W commits before c: sigma from
+ * [0, e), rho from the window's residuals around the levels either side of
+ * its best split, window_rho):
+ * with d_k the differences x_t - x_{t-k} and m_k the mean of the lowest
+ * 90 % of |d_k| (a trimmed mean: steps and outliers fall in the top 10 %;
+ * for Gaussian differences m_k = 0.65741 sd(d_k)),
+ *	rho   = (m_2 / m_1)^2 - 1
+ *	sigma = m_2 / 0.65741 / sqrt(2 (1 - rho^2))
+ * since Var(d_k) = 2 sigma^2 (1 - rho_k) and, for AR(1) noise, rho_2 =
+ * rho^2, so Var(d_1) / Var(d_2) = 1 / (1 + rho). A step touches one lag-1
+ * and two lag-2 differences, an outlier two and two. rho below rho_min
+ * (default 0.4; i.i.d. noise stays below 0.3 in 99.5 % of windows of 4 W
+ * commits) counts as 0; rho is capped at 0.95.
+ * vif = (1 + rho) / (1 - rho) is the variance inflation of a mean of AR(1)
+ * noise (e.g. Brockwell & Davis, "Time Series: Theory and Methods", 7.1);
+ * the rank statistics' z are divided by sqrt(vif).
+ */
+
+/* E|Z| over the lowest 90 % of |Z|, Z ~ N(0, 1): 0.7979 (1 - exp(-1.6449^2 / 2)) / 0.9 */
+#define TRIM_MEAN_HALFNORMAL 0.65741
+
+/* mean of the lowest 90 % of v[0..n) (v reordered) */
+static double trimmed_mean(double *v, size_t n)
+{
+	size_t k = n * 9 / 10;
+	double sum = 0;
+
+	if (!k)
+		return NAN;
+	ranktest_select_inplace(v, n, k);
+	for (size_t i = 0; i < k; i++)
+		sum += v[i];
+	return sum / (double)k;
+}
+
+static void noise_of(const struct detect_series *s, struct scratch *w, size_t c, size_t e,
+		     struct noise *nz)
+{
+	size_t L = s->opts.noise_lookback ? s->opts.noise_lookback : 1, W = s->opts.window;
+	size_t a = c / W * W, from = a > L * W ? a - L * W : 0, n1 = 0, nk = 0;
+	int history = 1;
+	double m1, mk;
+
+	/*
+	 * the history before the window, so that a change inside it cannot pass for noise,
+	 * ending at a multiple of W (the two windows that start in [a, a + W) share it:
+	 * computed once); near the start of the series (less than a window of history)
+	 * sigma up to the window's end, and rho later from the window's residuals
+	 */
+	if (a - from >= W) {
+		if (w->cache_end == a) {
+			*nz = w->cache;
+			return;
+		}
+		e = a;
+	} else {
+		from = 0;
+		history = 0;
+	}
+
+	nz->sigma = NAN;
+	nz->rho = 0;
+	nz->vif = 1;
+	nz->history = 0;
+	if (e - from < 4 * NOISE_LAG)
+		return;
+	for (size_t t = from + 1; t < e; t++)
+		w->diff[n1++] = fabs(s->med[t] - s->med[t - 1]);
+	m1 = trimmed_mean(w->diff, n1);
+	for (size_t t = from + NOISE_LAG; t < e; t++)
+		w->diff[nk++] = fabs(s->med[t] - s->med[t - NOISE_LAG]);
+	mk = trimmed_mean(w->diff, nk);
+	if (!(mk > 0) || !(m1 > 0))
+		return;
+	nz->history = history;
+	nz->rho = history ? (mk / m1) * (mk / m1) - 1 : 0;
+	if (!(nz->rho >= s->opts.rho_min))
+		nz->rho = 0;
+	if (nz->rho > 0.95)
+		nz->rho = 0.95;
+	nz->sigma = mk / TRIM_MEAN_HALFNORMAL / sqrt(2 * (1 - nz->rho * nz->rho));
+	nz->vif = (1 + nz->rho) / (1 - nz->rho);
+	if (history) {
+		w->cache_end = a;
+		w->cache = *nz;
+	}
+}
 
 static double window_median(const double *v, size_t from, size_t to, double *tmp)
 {
 	memcpy(tmp, v + from, (to - from) * sizeof(*tmp));
 	return ranktest_median_inplace(tmp, to - from);
-}
-
-static double pct_change(double before, double after)
-{
-	return before != 0 ? 100 * (after - before) / fabs(before) : NAN;
 }
 
 /*
@@ -152,9 +257,145 @@ static double split_gap(const double *v, size_t n, size_t t, double sign)
 }
 
 /*
+ * rho of a window without history before it (the start of a series): the
+ * same estimate as noise_of on the residuals of med[c..c+n) around the
+ * median of each side of the split at t, so the step itself is not taken
+ * for dependence. Only on a full window (W commits): fewer give rho >=
+ * rho_min by chance.
+ */
+static void window_rho(const struct detect_series *s, struct scratch *w, size_t c, size_t n,
+		       size_t t, struct noise *nz)
+{
+	double *res = w->diff, *d = w->diff + n, m1, m2, lo, hi;
+	size_t nd = 0;
+
+	if (n < s->opts.window)
+		return; /* too few residuals to tell dependence from chance */
+	lo = window_median(s->med, c, c + t, w->tmp);
+	hi = window_median(s->med, c + t, c + n, w->tmp);
+	for (size_t i = 0; i < n; i++)
+		res[i] = s->med[c + i] - (i < t ? lo : hi);
+	for (size_t i = 1; i < n; i++)
+		d[nd++] = fabs(res[i] - res[i - 1]);
+	m1 = trimmed_mean(d, nd);
+	nd = 0;
+	for (size_t i = NOISE_LAG; i < n; i++)
+		d[nd++] = fabs(res[i] - res[i - NOISE_LAG]);
+	m2 = trimmed_mean(d, nd);
+	if (!(m1 > 0) || !(m2 > 0))
+		return;
+	nz->rho = (m2 / m1) * (m2 / m1) - 1;
+	if (!(nz->rho >= s->opts.rho_min))
+		return;
+	if (nz->rho > 0.95)
+		nz->rho = 0.95;
+	nz->vif = (1 + nz->rho) / (1 - nz->rho);
+	nz->sigma = m2 / TRIM_MEAN_HALFNORMAL / sqrt(2 * (1 - nz->rho * nz->rho));
+}
+
+/*
+ * Under dependent noise (vif > 1) the rank statistic saturates (a perfect
+ * split of 64 commits gives |z| 5.4 at most, 1.8 after dividing by
+ * sqrt(vif) = 3), so that a 10 sigma step would never pass: the p then
+ * comes from the levels instead, the difference of the medians of the two
+ * sides in units of its standard error under the noise model,
+ *	z = (after - before) / (sigma sqrt(pi/2 vif (1/na + 1/nb)))
+ * (pi/2: the variance of a median of Gaussian values against a mean).
+ */
+static double level_z(double before, double after, size_t na, size_t nb, const struct noise *nz)
+{
+	return (after - before) /
+	       (nz->sigma * sqrt(M_PI / 2 * nz->vif * (1 / (double)na + 1 / (double)nb)));
+}
+
+/*
+ * Whether moving from level `before` to `after` is a change worth
+ * reporting: |%change| >= min_change_pct (a base of 0: any nonzero change,
+ * as compare_pct_change's 1e-100 base) and |after - before| >= min_effect *
+ * the local noise sigma (when known).
+ */
+static int big_enough(const struct detect_opts *o, const struct noise *nz, double before,
+		      double after)
+{
+	if (before == after)
+		return 0;
+	if (o->min_change_pct > 0 && !(fabs(compare_pct_change(before, after)) >= o->min_change_pct))
+		return 0;
+	if (o->min_effect > 0 && isfinite(nz->sigma) && fabs(after - before) < o->min_effect * nz->sigma)
+		return 0;
+	return 1;
+}
+
+/* two-sided p of a standardized rank statistic z under the noise model */
+static double z_pvalue(double z, const struct noise *nz)
+{
+	return 2 * gsl_cdf_ugaussian_Q(fabs(z) / sqrt(nz->vif));
+}
+
+/*
+ * The epidemic alternative (a level that changes and comes back: a short
+ * excursion; Levin & Kline 1985, the two-split form of circular binary
+ * segmentation, Olshen et al., Biostatistics 5 (2004) 557-572): the
+ * standardized rank sum of every segment [a, b) of the window with a >=
+ * min_seg, b <= n - min_seg, min_seg <= b - a <= n / 2 against the rest
+ * (a longer segment leaves two short edges, which single splits find),
+ * from prefix sums of the ranks in O(n^2). Bonferroni over the segments tried. Returns 1
+ * and sets *k (the segment's first commit, absolute) and *p when it passes
+ * p_max and the effect rules.
+ */
+static int best_segment(const struct detect_series *s, struct scratch *w, size_t c, size_t n,
+			double tiesum, const struct noise *nz, size_t *k, double *p)
+{
+	const struct detect_opts *o = &s->opts;
+	size_t m = o->min_seg, ba = 0, bb = 0, nseg = 0;
+	double nn = (double)n, best = 0, *pre = w->tmp, *inv = w->tmp + n + 1, half = (nn + 1) / 2, pv;
+
+	if (n < 3 * m)
+		return 0;
+	pre[0] = 0;
+	for (size_t i = 0; i < n; i++)
+		pre[i + 1] = pre[i] + w->rank[i];
+	/* 1 / sd of a segment's rank sum, by length (w->tmp + n + 1, n entries) */
+	for (size_t len = m; len + 2 * m <= n; len++) {
+		double mn = (double)len * (nn - (double)len);
+		double var = mn / 12 * ((nn + 1) - tiesum / (nn * (nn - 1)));
+
+		inv[len] = var > 0 ? 1 / sqrt(var) : 0;
+	}
+	for (size_t a = m; a + 2 * m <= n; a++)
+		for (size_t b = a + m; b + m <= n && b - a <= n / 2; b++) {
+			size_t len = b - a;
+			double z = (pre[b] - pre[a] - (double)len * half) * inv[len];
+
+			nseg++;
+			if (fabs(z) > fabs(best)) {
+				best = z;
+				ba = a;
+				bb = b;
+			}
+		}
+	if (!nseg || !bb)
+		return 0;
+	pv = (double)nseg * z_pvalue(best, nz);
+	if (pv > o->p_max)
+		return 0;
+	{
+		double out_lo = window_median(s->med, c, c + ba, w->tmp + n + 1);
+		double in = window_median(s->med, c + ba, c + bb, w->tmp + n + 1);
+
+		if (!big_enough(o, nz, out_lo, in))
+			return 0;
+	}
+	*k = c + ba;
+	*p = pv > 1 ? 1 : pv;
+	return 1;
+}
+
+/*
  * Best split of med[c..e) by the standardized Mann-Whitney statistic.
  * Returns 1 and fills *k (absolute index of the first commit after the
- * split) and *p when it passes p_max and min_change_pct.
+ * split) and *p when it passes p_max and the effect rules; else, with
+ * opts.epidemic, the first edge of the best segment (best_segment).
  */
 static int best_split(const struct detect_series *s, struct scratch *w, size_t c, size_t e,
 		      size_t *k, double *p)
@@ -162,6 +403,7 @@ static int best_split(const struct detect_series *s, struct scratch *w, size_t c
 	const struct detect_opts *o = &s->opts;
 	size_t n = e - c, m = o->min_seg, best_t = 0, nsplits;
 	double tiesum = 0, best_z = 0, prefix = 0, nn = (double)n, pv;
+	struct noise nz = *w->nz;
 
 	if (n < 2 * m || n < 2)
 		return 0;
@@ -231,25 +473,32 @@ static int best_split(const struct detect_series *s, struct scratch *w, size_t c
 		}
 		best_t = loc;
 	}
+	if (!nz.history)
+		window_rho(s, w, c, n, best_t, &nz);
 	nsplits = n - 2 * m + 1;
-	if (n <= RANKTEST_EXACT_MAX)
+	if (nz.vif > 1 && nz.sigma > 0)
+		pv = (double)nsplits * 2 *
+		     gsl_cdf_ugaussian_Q(fabs(level_z(window_median(s->med, c, c + best_t, w->tmp),
+						      window_median(s->med, c + best_t, e, w->tmp),
+						      best_t, n - best_t, &nz)));
+	else if (nz.vif > 1)
+		pv = (double)nsplits * z_pvalue(best_z, &nz);
+	else if (n <= RANKTEST_EXACT_MAX)
 		pv = (double)nsplits * ranktest_mann_whitney(s->med + c, best_t, s->med + c + best_t,
 							     n - best_t, NULL);
 	else
 		pv = (double)nsplits * 2 * gsl_cdf_ugaussian_Q(fabs(best_z));
-	if (pv > o->p_max)
-		return 0;
-	if (o->min_change_pct > 0) {
+	if (pv <= o->p_max) {
 		double before = window_median(s->med, c, c + best_t, w->tmp);
 		double after = window_median(s->med, c + best_t, e, w->tmp);
-		double ch = pct_change(before, after);
 
-		if (!(fabs(ch) >= o->min_change_pct))
-			return 0;
+		if (big_enough(o, &nz, before, after)) {
+			*k = c + best_t;
+			*p = pv > 1 ? 1 : pv;
+			return 1;
+		}
 	}
-	*k = c + best_t;
-	*p = pv > 1 ? 1 : pv;
-	return 1;
+	return o->epidemic && best_segment(s, w, c, n, tiesum, &nz, k, p);
 }
 
 /* The earliest accepted split in [c, e): binary segmentation leftwards. */
@@ -268,11 +517,13 @@ static int earliest_split(const struct detect_series *s, struct scratch *w, size
 	return 1;
 }
 
-static void fill_fields(struct detect_series *s, size_t j, double *tmp)
+static void fill_fields(struct detect_series *s, size_t j, struct scratch *w)
 {
-	struct change_point *cp = &s->cp[j];
+	struct change_point *cp = &s->raw[j];
 	size_t W = s->opts.window, m = s->opts.min_seg, k = cp->index, nsplits;
-	size_t lo = j ? s->cp[j - 1].index : 0, hi = j + 1 < s->ncp ? s->cp[j + 1].index : s->n;
+	size_t lo = j ? s->raw[j - 1].index : 0, hi = j + 1 < s->nraw ? s->raw[j + 1].index : s->n;
+	double *tmp = w->tmp;
+	struct noise nz;
 
 	if (k > W && k - W > lo)
 		lo = k - W;
@@ -280,25 +531,53 @@ static void fill_fields(struct detect_series *s, size_t j, double *tmp)
 		hi = k + W;
 	cp->before = window_median(s->med, lo, k, tmp);
 	cp->after = window_median(s->med, k, hi, tmp);
-	cp->change_pct = pct_change(cp->before, cp->after);
+	cp->change_pct = compare_pct_change(cp->before, cp->after);
+	cp->direction = cp->after > cp->before ? 1 : cp->after < cp->before ? -1 : 0;
 	cp->mw_p = ranktest_mann_whitney(s->med + lo, k - lo, s->med + k, hi - k, NULL);
+	/* the noise model before the change (what the accepting window saw, at most) */
+	noise_of(s, w, lo, k, &nz);
+	cp->noise_sigma = nz.sigma;
+	cp->noise_rho = nz.rho;
+	if (nz.vif > 1 && nz.sigma > 0)
+		cp->mw_p = 2 * gsl_cdf_ugaussian_Q(fabs(level_z(cp->before, cp->after, k - lo, hi - k,
+								 &nz)));
+	else if (nz.vif > 1 && cp->mw_p > 0 && cp->mw_p < 1)
+		cp->mw_p = z_pvalue(gsl_cdf_ugaussian_Qinv(cp->mw_p / 2), &nz);
 	nsplits = hi - lo >= 2 * m ? hi - lo - 2 * m + 1 : 1;
 	cp->p_value = fmin(1, (double)nsplits * cp->mw_p);
 	cp->id = s->ids ? s->ids[k] : k;
 }
 
+/*
+ * Whether a change point, after the final re-estimate of its fields, is
+ * reported: p_value <= p_max, the levels differ, |change_pct| >=
+ * min_change_pct (a 0 -> x change always passes: compare_pct_change) and
+ * the step is >= min_effect noise sigmas.
+ */
+static int reported(const struct detect_series *s, const struct change_point *cp)
+{
+	struct noise nz = { cp->noise_sigma, cp->noise_rho, 1, 1 };
+
+	return cp->p_value <= s->opts.p_max && big_enough(&s->opts, &nz, cp->before, cp->after);
+}
+
 size_t detect_series_run(struct detect_series *s)
 {
 	size_t T = s->n, W = s->opts.window, m = s->opts.min_seg;
-	size_t c = s->resume, ncp = s->nfinal, nfinal_before = s->nfinal;
+	size_t c = s->resume, nfinal_before = s->nfinal;
 	size_t new_resume = 0, new_nfinal = 0, frozen = s->frozen_end;
+	size_t L = s->opts.noise_lookback ? s->opts.noise_lookback : 1;
 	int resume_set = 0;
 	struct scratch w;
+	struct noise nz;
 
 	w.r = xmalloc(W * sizeof(*w.r));
 	w.rank = xmalloc(W * sizeof(*w.rank));
-	w.tmp = xmalloc(2 * W * sizeof(*w.tmp));
-	s->ncp = ncp;
+	w.tmp = xmalloc((2 * W + 2) * sizeof(*w.tmp));
+	w.diff = xmalloc(((L > 2 ? L : 2) * W + 1) * sizeof(*w.diff));
+	w.nz = &nz;
+	w.cache_end = SIZE_MAX;
+	s->nraw = s->nfinal;
 	s->examined = 0;
 	while (c <= T && T - c >= 2 * m) {
 		size_t e = c + W < T ? c + W : T, k;
@@ -306,18 +585,20 @@ size_t detect_series_run(struct detect_series *s)
 
 		if (!resume_set && e == T) {
 			new_resume = c;
-			new_nfinal = s->ncp;
+			new_nfinal = s->nraw;
 			resume_set = 1;
 		}
 		if (!resume_set && e > frozen)
 			frozen = e;
 		s->examined += e - c;
+		/* one noise model per window, for its splits and their recursion */
+		noise_of(s, &w, c, e, &nz);
 		if (earliest_split(s, &w, c, e, &k, &p)) {
-			ALLOC_GROW(s->cp, s->ncp + 1, s->cp_alloc);
-			memset(&s->cp[s->ncp], 0, sizeof(s->cp[s->ncp]));
-			s->cp[s->ncp].index = k;
-			s->cp[s->ncp].window_p = p;
-			s->ncp++;
+			ALLOC_GROW(s->raw, s->nraw + 1, s->raw_alloc);
+			memset(&s->raw[s->nraw], 0, sizeof(s->raw[s->nraw]));
+			s->raw[s->nraw].index = k;
+			s->raw[s->nraw].window_p = p;
+			s->nraw++;
 			c = k;
 			continue;
 		}
@@ -327,12 +608,19 @@ size_t detect_series_run(struct detect_series *s)
 	}
 	if (!resume_set) {
 		new_resume = c;
-		new_nfinal = s->ncp;
+		new_nfinal = s->nraw;
 	}
 	/* before/after/mw_p of change points whose neighbourhood changed */
-	for (size_t j = 0; j < s->ncp; j++)
-		if (j + 1 >= nfinal_before || s->cp[j].index + W > s->dirty_from)
-			fill_fields(s, j, w.tmp);
+	for (size_t j = 0; j < s->nraw; j++)
+		if (j + 1 >= nfinal_before || s->raw[j].index + W > s->dirty_from)
+			fill_fields(s, j, &w);
+	/* the filter runs on the final estimates (so no "p 1.0" and no change below the floor) */
+	s->ncp = 0;
+	for (size_t j = 0; j < s->nraw; j++)
+		if (reported(s, &s->raw[j])) {
+			ALLOC_GROW(s->cp, s->ncp + 1, s->cp_alloc);
+			s->cp[s->ncp++] = s->raw[j];
+		}
 	s->resume = new_resume;
 	s->nfinal = new_nfinal;
 	s->frozen_end = frozen;
@@ -340,6 +628,7 @@ size_t detect_series_run(struct detect_series *s)
 	free(w.r);
 	free(w.rank);
 	free(w.tmp);
+	free(w.diff);
 	return s->ncp;
 }
 
@@ -438,7 +727,7 @@ void detect_online_check(const double *ref, size_t nref, const double *tail, siz
 		}
 	}
 	memcpy(tmp, tail, ntail * sizeof(*tmp));
-	out->change_pct = pct_change(center, ranktest_median_inplace(tmp, ntail));
+	out->change_pct = compare_pct_change(center, ranktest_median_inplace(tmp, ntail));
 	free(tmp);
 }
 

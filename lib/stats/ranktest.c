@@ -102,6 +102,11 @@ static double select_kth(double *v, size_t n, size_t k)
 	return v[k];
 }
 
+double ranktest_select_inplace(double *v, size_t n, size_t k)
+{
+	return n && k < n ? select_kth(v, n, k) : NAN;
+}
+
 double ranktest_median_inplace(double *v, size_t n)
 {
 	double hi, lo;
@@ -417,4 +422,34 @@ double ranktest_welch(const double *a, size_t na, const double *b, size_t nb, do
 	if (df)
 		*df = dd;
 	return 2 * gsl_cdf_tdist_Q(fabs(tt), dd);
+}
+
+double ranktest_min_p_ties(const double *a, size_t na, const double *b, size_t nb)
+{
+	size_t N = na + nb;
+	double buf[SMALL_SORT], *v, p;
+	int ties = 0;
+
+	if (!na || !nb)
+		return 1;
+	v = N <= SMALL_SORT ? buf : xmalloc(N * sizeof(*v));
+	memcpy(v, a, na * sizeof(*v));
+	memcpy(v + na, b, nb * sizeof(*v));
+	sort_doubles(v, N);
+	for (size_t i = 1; i < N && !ties; i++)
+		ties = v[i] == v[i - 1];
+	if (!ties) {
+		p = ranktest_min_p(na, nb);
+	} else if (v[0] == v[N - 1]) {
+		p = 1; /* one value throughout: no arrangement can differ */
+	} else {
+		/* the two most extreme arrangements: a takes the lowest, or the highest, values */
+		double lo = ranktest_mann_whitney(v, na, v + na, nb, NULL);
+		double hi = ranktest_mann_whitney(v + nb, na, v, nb, NULL);
+
+		p = lo < hi ? lo : hi;
+	}
+	if (v != buf)
+		free(v);
+	return p;
 }

@@ -68,6 +68,16 @@ double ranktest_mann_whitney(const double *a, size_t na, const double *b, size_t
 double ranktest_min_p(size_t na, size_t nb);
 
 /*
+ * The smallest two-sided p the data's own tie pattern allows: that of the
+ * most extreme arrangement of the pooled values (a takes the na lowest, or
+ * the na highest), by ranktest_mann_whitney. Equals ranktest_min_p() without
+ * ties; 1 when every value is equal (a constant metric can never be
+ * significant) or a side is empty. Borrowed arrays, finite values; allocates
+ * temporarily (N > 64).
+ */
+double ranktest_min_p_ties(const double *a, size_t na, const double *b, size_t nb);
+
+/*
  * Null distribution of U without ties: cdf_out[u] = P(U <= u) for
  * u = 0 .. na*nb (the caller provides na*nb+1 doubles). Exact; meant for
  * na + nb <= RANKTEST_EXACT_MAX (beyond that counts lose precision).
@@ -93,6 +103,12 @@ int ranktest_hodges_lehmann(const double *a, size_t na, const double *b, size_t 
  */
 double ranktest_welch(const double *a, size_t na, const double *b, size_t nb, double *t,
 		      double *df);
+
+/*
+ * The k-th smallest (0-based) of v[0..n) by Hoare's FIND; v is reordered so
+ * that v[0..k) <= v[k] <= v[k+1..n). NAN when k >= n. O(n) expected.
+ */
+double ranktest_select_inplace(double *v, size_t n, size_t k);
 
 /* Median of v (n values, n > 0); v is reordered. NAN when n == 0. */
 double ranktest_median_inplace(double *v, size_t n);

@@ -121,7 +121,11 @@ static void test_nonpositive_values(void **state)
 	run_values(v, NULL, 100, &s);
 	assert_int_equal(s.ncp, 1);
 	assert_int_equal(s.cp[0].index, 50);
-	assert_float_equal(s.cp[0].change_pct, 100 * (3.2 - (-0.8)) / 0.8, 1e-9);
+	/* LKP's %change keeps the base's sign (compare_pct_change); the direction is up */
+	assert_float_equal(s.cp[0].change_pct, 100 * (3.2 - (-0.8)) / -0.8, 1e-9);
+#ifndef DETECT_OLD
+	assert_int_equal(s.cp[0].direction, 1);
+#endif
 	detect_series_release(&s);
 }
 
@@ -323,6 +327,183 @@ static void test_corpus_recall_precision(void **state)
 	assert_true(all.found_small > 0 && all.found_small < all.true_small);
 }
 
+
+/* ---- issue 23 ----------------------------------------------------------------- */
+
+static uint64_t t_rng;
+static double t_unit(void)
+{
+	uint64_t z = (t_rng += 0x9E3779B97F4A7C15ULL);
+
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+	return (((z ^ (z >> 31)) >> 11) + 0.5) / 9007199254740992.0;
+}
+static double t_gauss(void)
+{
+	return sqrt(-2 * log(t_unit())) * cos(2 * M_PI * t_unit());
+}
+
+static int near(size_t a, size_t b)
+{
+	return (a > b ? a - b : b - a) <= 2;
+}
+
+/* a +5 % step reverted 12 commits later, CV 1 %, 300 points: both edges, 20 seeds */
+static void test_short_excursion(void **state)
+{
+	int both = 0, any = 0;
+
+	(void)state;
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		double y[300];
+		struct detect_series s;
+		size_t at;
+		int a = 0, b = 0;
+
+		t_rng = 777 + seed;
+		at = 100 + (size_t)(t_unit() * 100);
+		for (size_t t = 0; t < 300; t++)
+			y[t] = 100 * (1 + 0.01 * t_gauss()) * (t >= at && t < at + 12 ? 1.05 : 1);
+		run_values(y, NULL, 300, &s);
+		for (size_t j = 0; j < s.ncp; j++) {
+			a |= near(s.cp[j].index, at);
+			b |= near(s.cp[j].index, at + 12);
+			/* nothing but the two edges */
+			assert_true(near(s.cp[j].index, at) || near(s.cp[j].index, at + 12));
+		}
+		both += a && b;
+		any += a || b;
+		detect_series_release(&s);
+	}
+	print_message("excursion +5 %% x 12 commits: %d/20 found, %d/20 both edges\n", any, both);
+	assert_true(any >= 19);
+	assert_true(both >= 18);
+}
+
+/*
+ * Integer-valued series (counters around 10 that move by 1 now and then):
+ * no change point whose final re-estimate says p 1.0 or "10 -> 10"
+ */
+static void test_no_phantom_on_integer_series(void **state)
+{
+	int phantoms = 0;
+
+	(void)state;
+	for (int seed = 1; seed <= 20; seed++) {
+		double y[600];
+		struct detect_series s;
+		int lvl = 10;
+
+		t_rng = (uint64_t)seed * 31;
+		for (int t = 0; t < 600; t++) {
+			if (t_unit() < 0.01)
+				lvl += t_unit() < 0.5 ? -1 : 1;
+			y[t] = lvl + floor(t_gauss() * 0.5 + 0.5) * (t_unit() < 0.3);
+		}
+		run_values(y, NULL, 600, &s);
+		for (size_t j = 0; j < s.ncp; j++)
+			phantoms += s.cp[j].p_value > s.opts.p_max || s.cp[j].before == s.cp[j].after;
+		detect_series_release(&s);
+	}
+	assert_int_equal(phantoms, 0);
+}
+
+/* --min-change applies to the reported (final) %change */
+static void test_min_change_after_final_estimate(void **state)
+{
+	struct detect_opts o;
+	size_t below = 0, total = 0;
+
+	(void)state;
+	detect_opts_init(&o);
+	o.min_change_pct = 4;
+	for (int k = 0; k < CK_NKINDS; k++)
+		for (uint64_t seed = 1; seed <= 30; seed++) {
+			struct corpus_series cs;
+			struct detect_series s;
+			struct err e;
+
+			corpus_make(&cs, seed * 104729 + (uint64_t)k, 1000, corpus_cvs[seed % 5], k);
+			assert_int_equal(detect_values(cs.v, cs.group, cs.nv, &o, &s, &e), 0);
+			for (size_t j = 0; j < s.ncp; j++)
+				below += !(fabs(s.cp[j].change_pct) >= 4);
+			total += s.ncp;
+			detect_series_release(&s);
+			corpus_free(&cs);
+		}
+	assert_true(total > 100);
+	assert_int_equal(below, 0);
+}
+
+/* a counter that starts at 0: 0 -> x is a change, also with a 1 % floor */
+static void test_zero_base_passes_floor(void **state)
+{
+	double y[120];
+	struct detect_opts o;
+	struct detect_series s;
+	struct err e;
+
+	(void)state;
+	t_rng = 5;
+	for (int t = 0; t < 120; t++)
+		y[t] = t < 60 ? 0 : 40 + floor(4 * t_unit());
+	detect_opts_init(&o);
+	o.min_change_pct = 1;
+	assert_int_equal(detect_values(y, NULL, 120, &o, &s, &e), 0);
+	assert_int_equal(s.ncp, 1);
+	assert_int_equal(s.cp[0].index, 60);
+	assert_float_equal(s.cp[0].before, 0, 0);
+	assert_true(isfinite(s.cp[0].change_pct) && s.cp[0].change_pct > 1e100);
+#ifndef DETECT_OLD
+	assert_int_equal(s.cp[0].direction, 1);
+#endif
+	detect_series_release(&s);
+}
+
+/*
+ * False alarms per 1000 points on noise without a step (CV 1 %, one run a
+ * commit, 20 series of 1000): gaussian, AR(1) with phi = 0.8 (the rank test
+ * alone: 14.45 per 1000), and a slow drift (+10 % over 500 points: a level
+ * that moves, not a step).
+ */
+static void test_false_alarms_ar1(void **state)
+{
+	size_t fa_iid = 0, fa_ar = 0, fa_drift = 0;
+
+	(void)state;
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		double x[1000], y[1000], dr[1000], e = 0;
+		struct detect_series s;
+
+		t_rng = 4000 + seed;
+		for (int t = 0; t < 1000; t++) {
+			double z = t_gauss();
+
+			e = t ? 0.8 * e + 0.6 * z : z; /* stationary sd 1 */
+			x[t] = 100 * (1 + 0.01 * t_gauss());
+			y[t] = 100 * (1 + 0.01 * e);
+			/* a slow drift: +10 % over 500 points */
+			dr[t] = 100 * (1 + 0.01 * t_gauss()) + 10.0 * t / 500;
+		}
+		run_values(dr, NULL, 1000, &s);
+		fa_drift += s.ncp;
+		detect_series_release(&s);
+		run_values(x, NULL, 1000, &s);
+		fa_iid += s.ncp;
+		detect_series_release(&s);
+		run_values(y, NULL, 1000, &s);
+		fa_ar += s.ncp;
+		detect_series_release(&s);
+	}
+	print_message("false alarms per 1000 points: gaussian %.2f, AR(1) 0.8 %.2f, "
+		      "drift +10 %%/500 %.2f\n",
+		      (double)fa_iid / 20, (double)fa_ar / 20, (double)fa_drift / 20);
+	assert_true(fa_drift <= 20);
+	assert_int_equal(fa_iid, 0);
+	assert_true(fa_ar <= 20); /* <= 1 per 1000 points */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -336,6 +517,11 @@ int main(void)
 		cmocka_unit_test(test_online_check),
 		cmocka_unit_test(test_check_tail_on_series),
 		cmocka_unit_test(test_corpus_recall_precision),
+		cmocka_unit_test(test_short_excursion),
+		cmocka_unit_test(test_no_phantom_on_integer_series),
+		cmocka_unit_test(test_min_change_after_final_estimate),
+		cmocka_unit_test(test_zero_base_passes_floor),
+		cmocka_unit_test(test_false_alarms_ar1),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

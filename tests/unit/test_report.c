@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lkptext.h"
 #include "report.h"
+#include "stats/compare.h"
 #include "server/mailer.h"
 #include "banned.h"
 
@@ -412,10 +414,35 @@ static void test_path_match(void **state)
 	assert_true(mailer_path_match("net/*", "net/ipv4/tcp.c"));
 }
 
+/* LKP's %change of a zero base (1e-100) prints as LKP does: '.2g' from 100000 % */
+static void test_lkp_zero_base_change(void **state)
+{
+	struct lkp_row row = { "stress-ng.new_counter.ops", 0, NAN, 5, NAN,
+			       compare_pct_change(0, 5) };
+	struct lkp_axis ax[1] = { { "testcase", "stress-ng" } };
+	struct buf b;
+
+	(void)state;
+	buf_init(&b, 1 << 16);
+	assert_int_equal(lkp_render(&b, ax, 1, "0123456789abcdef0123", "base", "fedcba98765432100123",
+				    "head", &row, 1),
+			 0);
+	assert_non_null(strstr(b.data, "+5e+102%"));
+	row.change_pct = compare_pct_change(-60742, -50000);
+	buf_release(&b);
+	buf_init(&b, 1 << 16);
+	assert_int_equal(lkp_render(&b, ax, 1, "0123456789abcdef0123", "base", "fedcba98765432100123",
+				    "head", &row, 1),
+			 0);
+	assert_non_null(strstr(b.data, "-17.7%"));
+	buf_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_prefix),
+		cmocka_unit_test(test_lkp_zero_base_change),
 		cmocka_unit_test(test_bisect_report),
 		cmocka_unit_test(test_guest_machine_diffstat_omitted),
 		cmocka_unit_test(test_path_match),

@@ -276,16 +276,26 @@ static void test_compare_fdr_leaves_out_untestable_rows(void **state)
 	/* the same family through plain BH: the eight count, the regression is lost */
 	bh_adjust(p, 8, p);
 	assert_true(p[0] > 0.01);
-	/* a family of two changed metrics at 5 vs 5 (min p 2/252 = 0.0079): both count */
+	/* a family of two metrics at 5 vs 5 (min p 2/252 = 0.0079): both count */
 	{
 		double a5[5] = { 1000, 1001, 1002, 1003, 1004 }, b5[5] = { 900, 901, 902, 903, 904 };
+		double c5[5] = { 1000, 1002, 1004, 1006, 1008 }, d5[5] = { 1001, 1003, 1005, 1007, 1009 };
 		struct compare_result t[2], *tp[2] = { &t[0], &t[1] };
 
 		compare_samples(a5, 5, b5, 5, NULL, &t[0]);
-		compare_samples(a5, 5, a5, 5, NULL, &t[1]);
+		compare_samples(c5, 5, d5, 5, NULL, &t[1]);
 		compare_fdr(tp, 2, 0.01, q);
 		assert_float_equal(q[0], 2 * (2.0 / 252), 1e-15);
 		assert_int_equal(t[0].verdict, VERDICT_NEED_MORE_RUNS);
+		/* a copy of the same runs (every value tied in pairs) cannot reach 0.01: it
+		 * does not count (ranktest_min_p_ties) */
+		compare_samples(a5, 5, b5, 5, NULL, &t[0]);
+		compare_samples(a5, 5, a5, 5, NULL, &t[1]);
+		assert_true(t[1].min_p > 0.01);
+		compare_fdr(tp, 2, 0.01, q);
+		assert_float_equal(q[0], 2.0 / 252, 1e-15);
+		assert_true(isnan(q[1]));
+		assert_int_equal(t[0].verdict, VERDICT_DIFFERENT);
 	}
 }
 
@@ -390,8 +400,12 @@ static void test_nonpositive_values_fall_back_to_raw(void **state)
 
 	compare_samples(a, 7, b, 7, NULL, &r);
 	assert_int_equal(r.log_scale, 0);
-	/* mean_a = -1/7: %change relative to |mean_a| */
-	assert_float_equal(r.change_pct, 100 * (69.0 / 7 + 1.0 / 7) / (1.0 / 7), 1e-9);
+	/* mean_a = -1/7: LKP's %change keeps the base's sign (lkp-tests calc_perf_change) */
+	assert_float_equal(r.change_pct, 100 * (69.0 / 7 + 1.0 / 7) / (-1.0 / 7), 1e-9);
+	/* the verdict's size: the HL shift relative to |mean_a| (median_a is 0), upwards */
+	assert_int_equal(r.direction, 1);
+	assert_float_equal(r.hl_pct, 100 * r.shift / (1.0 / 7), 1e-9);
+	assert_true(r.shift > 9 && r.shift < 11);
 	assert_true(isfinite(r.ci_lo_pct) && r.ci_lo_pct > 0);
 	assert_int_equal(r.verdict, VERDICT_DIFFERENT);
 	assert_true(isfinite(r.welch_p) && r.welch_p < 1e-6);
@@ -564,6 +578,216 @@ static void test_seed_oom_reaper(void **state)
 	assert_true(seen_total);
 }
 
+
+/* ---- issue 23: verdicts never wrong-way ------------------------------------ */
+
+/* splitmix64 + Box-Muller, a fixed stream per seed */
+static uint64_t t_rng;
+static double t_unit(void)
+{
+	uint64_t z = (t_rng += 0x9E3779B97F4A7C15ULL);
+
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+	return (((z ^ (z >> 31)) >> 11) + 0.5) / 9007199254740992.0;
+}
+static double t_gauss(void)
+{
+	return sqrt(-2 * log(t_unit())) * cos(2 * M_PI * t_unit());
+}
+
+static void test_failed_run_does_not_flip_direction(void **state)
+{
+	double a[10], b[10];
+	struct compare_result r;
+
+	(void)state;
+	t_rng = 1;
+	for (int i = 0; i < 10; i++)
+		a[i] = 1000 + 5 * t_gauss();
+	for (int i = 0; i < 9; i++)
+		b[i] = 1010 + 5 * t_gauss();
+	b[9] = 10; /* one failed run */
+	compare_samples(a, 10, b, 10, NULL, &r);
+	/* the means say -8.9 %: LKP's column keeps that */
+	assert_true(r.change_pct < -8 && r.change_pct > -10);
+	/* the verdict follows the rank test and its HL shift: +1 %, an improvement */
+	assert_int_equal(r.verdict, VERDICT_DIFFERENT);
+	assert_int_equal(r.direction, 1);
+	assert_true(r.p_value < 0.006);
+	assert_float_equal(r.hl_pct, 1.0, 0.05);
+	assert_true(r.ci_lo_pct > 0.3 && r.ci_hi_pct < 1.8 && r.ci_lo_pct < r.hl_pct &&
+		    r.hl_pct < r.ci_hi_pct);
+	assert_true(r.shift > 5 && r.shift < 15);
+	assert_int_equal(compare_change_kind(&r, 1), CHANGE_IMPROVEMENT);
+	assert_int_equal(compare_change_kind(&r, 0), CHANGE_REGRESSION);
+	/* the failed run is flagged, nothing else */
+	assert_int_equal(r.outliers_a, 0);
+	assert_int_equal(r.outliers_b, 1);
+	{
+		unsigned char f[10];
+
+		assert_int_equal(sample_outliers(b, 10, COMPARE_OUTLIER_K, f), 1);
+		for (int i = 0; i < 10; i++)
+			assert_int_equal(f[i], i == 9);
+	}
+	/* 50 seeds of the same setup: `different` is always upwards, never a regression */
+	{
+		int diff = 0;
+
+		for (uint64_t seed = 1; seed <= 50; seed++) {
+			struct compare_result q;
+
+			t_rng = seed;
+			for (int i = 0; i < 10; i++)
+				a[i] = 1000 + 5 * t_gauss();
+			for (int i = 0; i < 9; i++)
+				b[i] = 1010 + 5 * t_gauss();
+			b[9] = 10;
+			compare_samples(a, 10, b, 10, NULL, &q);
+			assert_true(q.change_pct < -8);
+			if (q.verdict == VERDICT_DIFFERENT) {
+				diff++;
+				assert_int_equal(q.direction, 1);
+				assert_true(q.hl_pct > 1 && q.hl_pct < 1.5);
+			}
+		}
+		/* a true +1 % shift on a 1 % floor: about a third pass */
+		assert_true(diff >= 10);
+	}
+	/* the mirror image (seed 1, values 2000 - x, the failed run at 1990): a fall */
+	t_rng = 1;
+	for (int i = 0; i < 10; i++)
+		a[i] = 2000 - (1000 + 5 * t_gauss());
+	for (int i = 0; i < 9; i++)
+		b[i] = 2000 - (1010 + 5 * t_gauss());
+	b[9] = 1990;
+	{
+		struct compare_opts o;
+
+		/* a -0.99 % fall in logs: a 0.5 % floor */
+		compare_opts_init(&o);
+		o.floor_pct = 0.5;
+		compare_samples(a, 10, b, 10, &o, &r);
+	}
+	assert_true(r.change_pct > 0.8); /* the means rose */
+	assert_int_equal(r.verdict, VERDICT_DIFFERENT);
+	assert_int_equal(r.direction, -1);
+	assert_int_equal(compare_change_kind(&r, 1), CHANGE_REGRESSION);
+}
+
+static void test_outlier_rule(void **state)
+{
+	/* median 100, MAD 1 -> robust sd 1.4826: the bound is 100 +- 7.413 */
+	const double v[] = { 99, 100, 101, 100, 99, 101, 107.4, 107.5, 92.5 };
+	const double flat[] = { 5, 5, 5, 5, 5, 5, 5, 7 }, two[] = { 1, 1000 };
+	unsigned char f[9];
+
+	(void)state;
+	assert_int_equal(sample_outliers(v, 9, 5, f), 2);
+	assert_int_equal(f[6], 0);
+	assert_int_equal(f[7], 1);
+	assert_int_equal(f[8], 1);
+	/* MAD 0: 1.2533 * mean absolute deviation (2/8) = 0.313 -> 7 is beyond 5 +- 1.57 */
+	assert_int_equal(sample_outliers(flat, 8, 5, NULL), 1);
+	assert_int_equal(sample_outliers(flat, 7, 5, NULL), 0);
+	assert_int_equal(sample_outliers(two, 2, 5, NULL), 0);
+}
+
+static void test_constant_metrics_do_not_count_in_fdr(void **state)
+{
+	double base[6], head[6], k[6] = { 3, 3, 3, 3, 3, 3 }, z[6] = { 0 };
+	struct compare_result res[5], *r[5];
+	double q[5];
+
+	(void)state;
+	t_rng = 4;
+	for (int i = 0; i < 6; i++) {
+		base[i] = 1000 + 3 * t_gauss();
+		head[i] = 950 + 3 * t_gauss();
+	}
+	compare_samples(base, 6, head, 6, NULL, &res[0]);
+	compare_samples(k, 6, k, 6, NULL, &res[1]);
+	compare_samples(z, 6, z, 6, NULL, &res[2]);
+	compare_samples(k, 6, k, 6, NULL, &res[3]);
+	compare_samples(z, 6, z, 6, NULL, &res[4]);
+	for (int i = 0; i < 5; i++)
+		r[i] = &res[i];
+	assert_float_equal(res[0].p_value, 2.0 / 924, 1e-15);
+	for (int i = 1; i < 5; i++) {
+		assert_float_equal(res[i].p_value, 1, 0);
+		assert_float_equal(res[i].min_p, 1, 0);
+		assert_int_equal(res[i].verdict, VERDICT_SAME);
+	}
+	compare_fdr(r, 5, 0.01, q);
+	assert_float_equal(q[0], 2.0 / 924, 1e-15);
+	for (int i = 1; i < 5; i++)
+		assert_true(isnan(q[i]));
+	assert_int_equal(res[0].verdict, VERDICT_DIFFERENT);
+	assert_int_equal(res[0].direction, -1);
+	/* ties that still allow a small p count: 0,0,0,1,1,1 vs 2,2,2,3,3,3 */
+	{
+		const double ta[6] = { 0, 0, 0, 1, 1, 1 }, tb[6] = { 2, 2, 2, 3, 3, 3 };
+		double m = ranktest_min_p_ties(ta, 6, tb, 6);
+
+		assert_float_equal(m, ranktest_mann_whitney(ta, 6, tb, 6, NULL), 1e-15);
+		assert_true(m <= 0.01);
+		/* a counter that moved once in 12 runs can never reach 0.01 */
+		const double c1[6] = { 0, 0, 0, 0, 0, 0 }, c2[6] = { 0, 0, 0, 0, 0, 1 };
+		assert_true(ranktest_min_p_ties(c1, 6, c2, 6) > 0.01);
+	}
+}
+
+static void test_zero_and_negative_bases(void **state)
+{
+	const double z[6] = { 0, 0, 0, 0, 0, 0 }, x[6] = { 4, 5, 5, 6, 5, 5 };
+	double na[6], nb[6];
+	struct compare_result r;
+
+	(void)state;
+	/* 0 -> x: a finite LKP %change (base 1e-100), `different`, upwards */
+	compare_samples(z, 6, x, 6, NULL, &r);
+	assert_true(isfinite(r.change_pct));
+	assert_float_equal(r.change_pct / 5e102, 1, 1e-9);
+	assert_float_equal(r.change_pct, compare_pct_change(0, 5), 0);
+	assert_true(isinf(r.hl_pct) && r.hl_pct > 0);
+	assert_float_equal(r.shift, 5, 0);
+	assert_int_equal(r.direction, 1);
+	assert_int_equal(r.verdict, VERDICT_DIFFERENT);
+	assert_int_equal(compare_change_kind(&r, 0), CHANGE_REGRESSION);
+	/* and x -> 0 */
+	compare_samples(x, 6, z, 6, NULL, &r);
+	assert_float_equal(r.change_pct, -100, 1e-12);
+	assert_int_equal(r.direction, -1);
+	assert_int_equal(r.verdict, VERDICT_DIFFERENT);
+	/* zeros on both sides: same, with a [0, 0] interval */
+	compare_samples(z, 6, z, 6, NULL, &r);
+	assert_int_equal(r.verdict, VERDICT_SAME);
+	assert_float_equal(r.ci_lo_pct, 0, 0);
+	assert_float_equal(r.hl_pct, 0, 0);
+	/* LKP's signed base: -60742 -> -50000 is -17.7 % in the table, the value rose */
+	t_rng = 60742;
+	for (int i = 0; i < 6; i++) {
+		na[i] = -60742 + 100 * t_gauss();
+		nb[i] = -50000 + 100 * t_gauss();
+	}
+	compare_samples(na, 6, nb, 6, NULL, &r);
+	assert_float_equal(r.change_pct, 100 * (r.b.mean - r.a.mean) / r.a.mean, 1e-9);
+	assert_true(r.change_pct < -17 && r.change_pct > -18.5);
+	assert_int_equal(r.log_scale, 0);
+	assert_int_equal(r.direction, 1);
+	assert_true(r.hl_pct > 17 && r.hl_pct < 18.5);
+	assert_int_equal(r.verdict, VERDICT_DIFFERENT);
+	assert_int_equal(compare_change_kind(&r, 1), CHANGE_IMPROVEMENT);
+	/* the kind from a direction, whatever the sign of LKP's %change */
+	assert_true(r.change_pct < 0);
+	assert_int_equal(change_kind_of(r.direction, 1), CHANGE_IMPROVEMENT);
+	assert_int_equal(change_kind_of(-1, 1), CHANGE_REGRESSION);
+	assert_int_equal(change_kind_of(-1, 0), CHANGE_IMPROVEMENT);
+	assert_int_equal(change_kind_of(1, -1), CHANGE_UNKNOWN);
+	assert_int_equal(change_kind_of(0, 1), CHANGE_NONE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -584,6 +808,10 @@ int main(void)
 		cmocka_unit_test(test_lkp_fxmark_fixture),
 		cmocka_unit_test(test_seed_proc_vs_map),
 		cmocka_unit_test(test_seed_oom_reaper),
+		cmocka_unit_test(test_failed_run_does_not_flip_direction),
+		cmocka_unit_test(test_outlier_rule),
+		cmocka_unit_test(test_constant_metrics_do_not_count_in_fdr),
+		cmocka_unit_test(test_zero_and_negative_bases),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
