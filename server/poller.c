@@ -8,7 +8,7 @@
 #include "server/db/plans.h"
 #include "server/db/trees.h"
 #include "server/gitmirror.h"
-#include "server/ingest.h"
+#include "server/db/runs.h"
 #include "server/lease.h"
 #include "server/log.h"
 #include "server/plan.h"
