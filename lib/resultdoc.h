@@ -37,18 +37,18 @@
 
 struct resultdoc {
 	/* all borrowed from the json_t given to resultdoc_check(); NULL when absent */
-	const char *run_id;     /* lowercased copy lives in run_id_buf */
+	const char *run_id; /* lowercased copy lives in run_id_buf */
 	char run_id_buf[37];
 	const char *commit, *testcase, *tree, *branch, *kconfig, *compiler;
-	const char *status;     /* never NULL after a successful check: default "ok" */
+	const char *status; /* never NULL after a successful check: default "ok" */
 	const char *started_at, *commit_time, *commit_subject, *mode;
-	long long job_id;       /* 0 = none */
-	double duration_s;      /* NAN = absent */
-	json_t *params;         /* object; borrowed, or NULL when absent */
-	json_t *machine;        /* object or NULL */
+	long long job_id;  /* 0 = none */
+	double duration_s; /* NAN = absent */
+	json_t *params;	   /* object; borrowed, or NULL when absent */
+	json_t *machine;   /* object or NULL */
 	const char *hostname, *arch, *cpu_model, *tbox_group;
 	long long nr_cpus, memory_mb; /* -1 = absent */
-	json_t *metrics;        /* object */
+	json_t *metrics;	      /* object */
 	size_t nr_metrics, nr_values;
 };
 

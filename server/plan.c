@@ -3,6 +3,7 @@
 #include "server/db/db.h"
 #include "server/db/migrate.h"
 #include "server/db/trees.h"
+#include "arch.h"
 #include "xalloc.h"
 
 #include <ctype.h>
@@ -72,23 +73,10 @@ static int glob_ok(const char *s, int ref)
 	return 1;
 }
 
-const char *plan_kconfig_arch(const char *kconfig)
-{
-	if (!strncmp(kconfig, "x86_64-", 7))
-		return "x86_64";
-	if (!strncmp(kconfig, "arm64-", 6) || !strncmp(kconfig, "aarch64-", 8))
-		return "aarch64";
-	return NULL;
-}
-
-/* a target's arch when it names one, else NULL (a tbox_group) */
+/* a target's arch when it names one (x86_64, arm64, aarch64, ...), else NULL (a tbox_group) */
 static const char *target_arch(const char *t)
 {
-	if (!strcmp(t, "x86_64"))
-		return "x86_64";
-	if (!strcmp(t, "arm64") || !strcmp(t, "aarch64"))
-		return "aarch64";
-	return NULL;
+	return arch_normalize(t);
 }
 
 /* keys an object may have; the first other is an error naming it */
@@ -182,7 +170,7 @@ static int path_ok(const char *s)
 
 static int kconfig_ok(const char *s)
 {
-	return is_word(s, MAX_WORD) && (!strcmp(s, "host") || plan_kconfig_arch(s));
+	return is_word(s, MAX_WORD) && (!strcmp(s, "host") || arch_of_kconfig(s));
 }
 
 /* an integer at key within [min, max], def when absent; -1 with e */
@@ -515,7 +503,7 @@ size_t plan_setups(const json_t *spec, struct plan_setup **setups)
 	json_array_foreach(cs, d, cc)
 	json_array_foreach(ts, f, t) {
 		const char *kc = json_string_value(k), *tg = json_string_value(t);
-		const char *ka = plan_kconfig_arch(kc), *ta = target_arch(tg);
+		const char *ka = arch_of_kconfig(kc), *ta = target_arch(tg);
 		int host = !strcmp(kc, "host");
 		json_t *params;
 		struct plan_setup *s;

@@ -81,9 +81,6 @@ int plan_branch_match(const json_t *spec, const char *branch);
  */
 void plan_rule(const json_t *spec, struct sched_rule *r);
 
-/* The architecture a kconfig name builds for (x86_64-…, arm64-… / aarch64-…), else NULL. */
-const char *plan_kconfig_arch(const char *kconfig);
-
 /*
  * `regtrack-server plan apply FILE.json` (FILE: one plan or an array of
  * them): each is checked, then stored in one transaction, and one line

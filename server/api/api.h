@@ -54,6 +54,7 @@ enum MHD_Result api_jobs_get(struct request *rq);
 enum MHD_Result api_jobs_post(struct request *rq);
 enum MHD_Result api_jobs_lease(struct request *rq);
 enum MHD_Result api_job_get(struct request *rq);
+enum MHD_Result api_job_cancel(struct request *rq);
 enum MHD_Result api_job_complete(struct request *rq);
 enum MHD_Result api_job_heartbeat(struct request *rq);
 enum MHD_Result api_job_kconfig(struct request *rq);

@@ -12,10 +12,14 @@
  *   POST /api/v1/jobs/{id}/heartbeat      {machine_id, phase, progress, message}
  *                                         -> 200 {lease_expires_at, lease_timeout_s}
  *   POST /api/v1/jobs/{id}/complete       {machine_id, status, results[], log_tail, kconfig}
+ *   POST /api/v1/jobs/{id}/cancel (submit) a queued or leased job -> cancelled; 409 otherwise
  *
  * A job's outcome (ok, build-failed, boot-failed, run-failed) is what the
- * worker reported; the job's state is `done` for any outcome. `failed`
- * means no worker finished it: its lease expired max_attempts times.
+ * worker reported; the job's state is `done` for any outcome, and one
+ * other than ok (no run came of it) sets fail_reason to the outcome and the
+ * worker's reason from its log tail. `failed` means no worker finished
+ * it: its lease expired max_attempts times. A cancelled leased job's
+ * worker learns it from the 409 of its next heartbeat.
  * lease_timeout_s (the server's --lease-timeout, seconds) is in every reply
  * that starts or renews a lease, not only in register's: a worker that
  * registered before the server restarted with a smaller timeout sizes its
@@ -355,16 +359,22 @@ enum MHD_Result api_job_heartbeat(struct request *rq)
 	if (got < 0)
 		goto bad;
 	if (!got) {
-		switch (db_job_exists(c, hb.job_id, &e)) {
+		char state[16];
+
+		switch (db_job_state(c, hb.job_id, state, sizeof(state), &e)) {
 		case -1:
 			break;
 		case 0:
 			err_setc(&e, ERR_NOT_FOUND, "id", "no job %s", idb);
 			break;
 		default:
-			err_setc(&e, ERR_LEASE_LOST, "id",
-				 "job %s is not leased to this worker any more: stop and do not complete it",
-				 idb);
+			if (!strcmp(state, "cancelled"))
+				err_setc(&e, ERR_LEASE_LOST, "id",
+					 "job %s was cancelled: stop and do not complete it", idb);
+			else
+				err_setc(&e, ERR_LEASE_LOST, "id",
+					 "job %s is not leased to this worker any more: stop and do not "
+					 "complete it", idb);
 		}
 		goto bad;
 	}
@@ -379,12 +389,59 @@ bad:
 
 static const char *const outcomes[] = { "ok", "build-failed", "boot-failed", "run-failed", NULL };
 
+#define MAX_FAIL_LINE 500
+
+/*
+ * Why a job of outcome status produced no run, for fail_reason: "STATUS:
+ * LINE" with the worker's own last line of log_tail ("regtrack-worker: CODE:
+ * message"), else the last non-empty line, else "no log". New string, caller
+ * frees.
+ */
+static char *fail_reason_of(const char *status, const char *log_tail)
+{
+	const char *best = NULL, *last = NULL, *p = log_tail ? log_tail : "";
+	size_t best_n = 0, last_n = 0;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		size_t t = n;
+
+		while (t && isspace((unsigned char)p[t - 1]))
+			t--;
+		if (t) {
+			last = p;
+			last_n = t;
+			if (!strncmp(p, "regtrack-worker: ", 17)) {
+				best = p;
+				best_n = t;
+			}
+		}
+		p += n + (nl ? 1 : 0);
+	}
+	if (!best) {
+		best = last;
+		best_n = last_n;
+	}
+	if (!best)
+		return xstrfmt("%s: no log", status);
+	if (best_n > MAX_FAIL_LINE) {
+		size_t cut = MAX_FAIL_LINE;
+
+		/* not inside a UTF-8 sequence: the column is text */
+		while (cut && ((unsigned char)best[cut] & 0xc0) == 0x80)
+			cut--;
+		return xstrfmt("%s: %.*s…", status, (int)cut, best);
+	}
+	return xstrfmt("%s: %.*s", status, (int)best_n, best);
+}
+
 enum MHD_Result api_job_complete(struct request *rq)
 {
 	struct err e;
 	json_t *b = rq_json(rq, &e), *results, *doc;
 	const char *status, *log_tail, *kconfig;
-	char idb[24];
+	char idb[24], *reason = NULL;
 	struct resultdoc *docs = NULL;
 	struct db_job_lock lock;
 	size_t n = 0, i, runs_created = 0, values_created = 0;
@@ -469,9 +526,12 @@ enum MHD_Result api_job_complete(struct request *rq)
 		runs_created += (size_t)out.created;
 		values_created += out.created ? out.nr_values : 0;
 	}
-	if (db_job_finish(c, job_id, status, log_tail, kconfig, &e) || db_commit(c, &e))
+	if (strcmp(status, "ok"))
+		reason = fail_reason_of(status, log_tail);
+	if (db_job_finish(c, job_id, status, log_tail, kconfig, reason, &e) || db_commit(c, &e))
 		goto rollback;
 	ingest_committed(rq->srv, runs_created, values_created);
+	free(reason);
 	free(docs);
 	/* `status` points into b: build the reply before b goes */
 	ret = reply_json(rq, 200, json_pack("{s:I,s:s,s:s,s:I}", "id", (json_int_t)job_id, "state",
@@ -481,7 +541,38 @@ enum MHD_Result api_job_complete(struct request *rq)
 rollback:
 	db_rollback(c);
 bad:
+	free(reason);
 	free(docs);
 	json_decref(b);
+	return reply_err(rq, &e);
+}
+
+enum MHD_Result api_job_cancel(struct request *rq)
+{
+	struct err e;
+	long long id;
+	char idb[24], was[16], state[16];
+	PGconn *c;
+	int got;
+
+	if (rq_path_id(rq, "job", &id, idb, &e))
+		return reply_err(rq, &e);
+	c = rq_db(rq, &e);
+	got = c ? db_job_cancel(c, id, was, sizeof(was), &e) : -1;
+	if (got < 0)
+		return reply_err(rq, &e);
+	if (got)
+		return reply_json(rq, 200, json_pack("{s:I,s:s,s:s}", "id", (json_int_t)id, "state",
+						    "cancelled", "was", was));
+	switch (db_job_state(c, id, state, sizeof(state), &e)) {
+	case -1:
+		break;
+	case 0:
+		err_setc(&e, ERR_NOT_FOUND, "id", "no job %s", idb);
+		break;
+	default:
+		err_setc(&e, ERR_CONFLICT, "state",
+			 "job %s is %s: only a queued or leased job can be cancelled", idb, state);
+	}
 	return reply_err(rq, &e);
 }

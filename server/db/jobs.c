@@ -90,7 +90,9 @@ long db_job_supersede(PGconn *c, long long plan_id, const char *branch, const ch
 	return n;
 }
 
-int db_job_exists(PGconn *c, long long id, struct err *e)
+/* the first column of the one row statement st returns for job id into out: 1, 0 none, -1 */
+static int job_one_text(PGconn *c, enum db_stmt st, long long id, char *out, size_t size,
+			struct err *e)
 {
 	char b[ID_LEN];
 	const char *p[1] = { b };
@@ -98,12 +100,26 @@ int db_job_exists(PGconn *c, long long id, struct err *e)
 	int n;
 
 	snprintf(b, sizeof(b), "%lld", id);
-	r = db_exec(c, ST_JOB_EXISTS, 1, p, e);
+	if (size)
+		out[0] = 0;
+	r = db_exec(c, st, 1, p, e);
 	if (!r)
 		return -1;
 	n = PQntuples(r) > 0;
+	if (n && size)
+		snprintf(out, size, "%s", PQgetvalue(r, 0, 0));
 	PQclear(r);
 	return n;
+}
+
+int db_job_state(PGconn *c, long long id, char *state, size_t size, struct err *e)
+{
+	return job_one_text(c, ST_JOB_EXISTS, id, state, size, e);
+}
+
+int db_job_cancel(PGconn *c, long long id, char *was, size_t size, struct err *e)
+{
+	return job_one_text(c, ST_JOB_CANCEL, id, was, size, e);
 }
 
 int db_job_kconfig(PGconn *c, long long id, char **text, size_t *len, struct err *e)
@@ -151,14 +167,14 @@ int db_job_lock(PGconn *c, long long id, struct db_job_lock *out, struct err *e)
 }
 
 int db_job_finish(PGconn *c, long long id, const char *outcome, const char *log_tail,
-		  const char *kconfig, struct err *e)
+		  const char *kconfig, const char *fail_reason, struct err *e)
 {
 	char b[ID_LEN];
-	const char *p[4] = { b, outcome, log_tail, kconfig };
+	const char *p[5] = { b, outcome, log_tail, kconfig, fail_reason };
 	PGresult *r;
 
 	snprintf(b, sizeof(b), "%lld", id);
-	r = db_exec(c, ST_JOB_FINISH, 4, p, e);
+	r = db_exec(c, ST_JOB_FINISH, 5, p, e);
 	if (!r)
 		return -1;
 	PQclear(r);

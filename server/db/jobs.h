@@ -52,8 +52,22 @@ long long db_job_insert(PGconn *c, const struct db_job_new *j, struct err *e)
 long db_job_supersede(PGconn *c, long long plan_id, const char *branch, const char *head,
 		      long limit, struct err *e) __attribute__((warn_unused_result));
 
-/* 1 when job id exists, 0 when not, -1 with e. */
-int db_job_exists(PGconn *c, long long id, struct err *e) __attribute__((warn_unused_result));
+/*
+ * Job id's state (queued, leased, done, failed, cancelled) into state
+ * (size bytes) (ST_JOB_EXISTS): 1, 0 when there is no such job (state ""),
+ * -1 with e.
+ */
+int db_job_state(PGconn *c, long long id, char *state, size_t size, struct err *e)
+	__attribute__((warn_unused_result));
+
+/*
+ * Cancels job id if it is queued or leased (ST_JOB_CANCEL): 1 with the
+ * state it had in was (size bytes), 0 when it is neither (or does not
+ * exist: db_job_state() tells), -1 with e. A leased job keeps leased_by;
+ * its worker's next heartbeat or complete gets 409 lease_lost.
+ */
+int db_job_cancel(PGconn *c, long long id, char *was, size_t size, struct err *e)
+	__attribute__((warn_unused_result));
 
 /*
  * The .config job id stored (ST_JOB_KCONFIG). Returns 1 with *text a new
@@ -75,11 +89,13 @@ int db_job_lock(PGconn *c, long long id, struct db_job_lock *out, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*
- * Marks job id done with the worker's outcome, log tail and .config (each
- * may be NULL; borrowed) (ST_JOB_FINISH). 0 or -1 with e.
+ * Marks job id done with the worker's outcome, log tail, .config and, for
+ * an outcome other than ok, why it produced no run (fail_reason) (each may
+ * be NULL; borrowed) (ST_JOB_FINISH). 0 or -1 with e.
  */
 int db_job_finish(PGconn *c, long long id, const char *outcome, const char *log_tail,
-		  const char *kconfig, struct err *e) __attribute__((warn_unused_result));
+		  const char *kconfig, const char *fail_reason, struct err *e)
+	__attribute__((warn_unused_result));
 
 /* leases */
 
@@ -120,7 +136,7 @@ struct db_heartbeat {
  * Renews the lease of hb->job_id if it is leased (to hb->machine_id).
  * Returns 1 with expires_at (n bytes) the new lease_expires_at as
  * PostgreSQL prints a timestamptz, 0 when the job is not leased (to that
- * machine) or does not exist (tell them apart with db_job_exists()), -1
+ * machine) or does not exist (tell them apart with db_job_state()), -1
  * with e.
  */
 int db_job_heartbeat(PGconn *c, const struct db_heartbeat *hb, char *expires_at, size_t n,

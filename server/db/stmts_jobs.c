@@ -25,8 +25,19 @@ const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 		"SELECT coalesce(json_agg(x.o ORDER BY x.id DESC), '[]')::text FROM (SELECT j.id, "
 		JOB_JSON ") AS o" JOB_FROM "WHERE $1::text IS NULL OR j.state = $1 "
 		"ORDER BY j.id DESC LIMIT $2::integer) x" },
-	/* whether job $1 exists (to tell 404 from 409 after a refusal) */
-	[ST_JOB_EXISTS] = { "job_exists", "SELECT 1 FROM jobs WHERE id = $1::bigint" },
+	/*
+	 * cancels job $1 when queued or leased; returns the state it had (a
+	 * leased job's worker learns it from its next heartbeat's 409)
+	 */
+	[ST_JOB_CANCEL] = { "job_cancel",
+		"WITH o AS (SELECT id, state FROM jobs WHERE id = $1::bigint FOR UPDATE) "
+		"UPDATE jobs SET state = 'cancelled', phase = 'cancelled', finished_at = now(), "
+		"lease_expires_at = NULL, phase_history = jobs.phase_history || jsonb_build_array("
+		"jsonb_build_object('phase', 'cancelled', 'at', now(), 'was', o.state, "
+		"'machine_id', jobs.leased_by)) "
+		"FROM o WHERE jobs.id = o.id AND o.state IN ('queued', 'leased') RETURNING o.state" },
+	/* job $1's state (to tell 404 from 409 after a refusal, and say why) */
+	[ST_JOB_EXISTS] = { "job_exists", "SELECT state FROM jobs WHERE id = $1::bigint" },
 	[ST_JOB_EXPIRE] = { "job_expire",
 		"WITH x AS (SELECT id FROM jobs WHERE state = 'leased' AND lease_expires_at < now() "
 		"FOR UPDATE SKIP LOCKED) "
@@ -40,9 +51,10 @@ const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 		"phase = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'queued' END, "
 		"leased_by = NULL, lease_expires_at = NULL "
 		"FROM x WHERE jobs.id = x.id RETURNING jobs.id, jobs.state" },
-	/* $1 job $2 outcome $3 log tail $4 .config */
+	/* $1 job $2 outcome $3 log tail $4 .config $5 why it produced no run (NULL: ok) */
 	[ST_JOB_FINISH] = { "job_finish",
 		"UPDATE jobs SET state = 'done', outcome = $2, log_tail = $3, kconfig_text = $4, "
+		"fail_reason = $5, "
 		"finished_at = now(), phase = 'done', progress = 1, lease_expires_at = NULL, "
 		"phase_history = phase_history || jsonb_build_array(jsonb_build_object("
 		"'phase', 'done', 'at', now(), 'outcome', $2::text)) WHERE id = $1::bigint" },
