@@ -105,8 +105,9 @@ static void test_paths_prefix_and_glob(void **state)
 	static const char *const both[] = { "fs/b.c", "mm/slub.c", NULL };
 	static const char *const *const files[] = { fs, mm, hdr, mmx, both, fs };
 	static const char *const paths[] = { "mm", "include/linux/mm*.h" };
-	struct sched_rule r = { .heads = 1, .every = 1, .max_per_push = 50, .paths = paths,
-				.nr_paths = 2 };
+	struct sched_rule r = {
+		.heads = 1, .every = 1, .max_per_push = 50, .paths = paths, .nr_paths = 2
+	};
 
 	range(6, files);
 	/* "mm" is a prefix on a '/' boundary: mmx/ does not match; the head carries the push */
