@@ -14,6 +14,7 @@
 #include "server/plan.h"
 #include "server/scheduler.h"
 #include "server/server.h"
+#include "attr.h"
 #include "buf.h"
 #include "xalloc.h"
 
@@ -345,7 +346,7 @@ static void poll_one(struct poller *pl, PGconn *c, long long id, const struct db
 }
 
 /* one pass (bgthread step): every due tree this server can lock */
-static long poll_step(void *arg, int *fd)
+static long poll_step(void *arg, int *fd UNUSED)
 {
 	struct poller *pl = arg;
 	struct server *srv = pl->srv;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "attr.h"
 #include "server/scheduler.h"
 #include "banned.h"
 
@@ -63,7 +64,7 @@ static void check(const struct sched_rule *r, size_t n, int first, const char *t
 	scheduler_result_release(&res);
 }
 
-static void test_first_look_is_the_baseline(void **state)
+static void test_first_look_is_the_baseline(void **state UNUSED)
 {
 	struct sched_rule r = { .heads = 1, .every = 1, .max_per_push = 50 };
 
@@ -72,7 +73,7 @@ static void test_first_look_is_the_baseline(void **state)
 	check(&r, 0, 1, "", "");
 }
 
-static void test_heads_only(void **state)
+static void test_heads_only(void **state UNUSED)
 {
 	struct sched_rule r = { .heads = 1, .max_per_push = 50 };
 
@@ -81,7 +82,7 @@ static void test_heads_only(void **state)
 	check(&r, 1, 0, "c0:head", "");
 }
 
-static void test_every_nth_and_the_head(void **state)
+static void test_every_nth_and_the_head(void **state UNUSED)
 {
 	struct sched_rule r = { .heads = 1, .every = 2, .max_per_push = 50 };
 
@@ -96,7 +97,7 @@ static void test_every_nth_and_the_head(void **state)
 	check(&r, 3, 0, "c0:every c1:every c2:every", "");
 }
 
-static void test_paths_prefix_and_glob(void **state)
+static void test_paths_prefix_and_glob(void **state UNUSED)
 {
 	static const char *const fs[] = { "fs/a.c", NULL };
 	static const char *const mm[] = { "mm/mmap.c", NULL };
@@ -125,7 +126,7 @@ static void test_paths_prefix_and_glob(void **state)
 	}
 }
 
-static void test_max_per_push_keeps_the_head_and_spreads(void **state)
+static void test_max_per_push_keeps_the_head_and_spreads(void **state UNUSED)
 {
 	struct sched_rule r = { .heads = 1, .every = 1, .max_per_push = 3 };
 
