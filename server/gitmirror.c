@@ -18,8 +18,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "banned.h"
-
 #define IMPORT_BATCH 2000
 #define OUT_CAP (512u << 20)
 
@@ -82,9 +80,11 @@ int gitmirror_run(const char *const *argv, const char *cwd, int timeout_s, size_
 		nl = strrchr(cmd.err.data, '\n');
 		if (nl)
 			last = nl + 1;
-		err_setc(e, ERR_GIT, last, "git %s: %s", argv[1] && !strcmp(argv[1], "-C") ?
-			 (argv[3] ? argv[3] : "") : (argv[1] ? argv[1] : ""),
-			 cmd.out_dropped ? "output too large" : runcmd_describe(&cmd, how, sizeof(how)));
+		err_setc(e, ERR_GIT, last, "git %s: %s",
+			 argv[1] && !strcmp(argv[1], "-C") ? (argv[3] ? argv[3] : "") :
+							     (argv[1] ? argv[1] : ""),
+			 cmd.out_dropped ? "output too large" :
+					   runcmd_describe(&cmd, how, sizeof(how)));
 		ret = -1;
 	} else if (out) {
 		buf_reset(out);
@@ -120,8 +120,8 @@ static int follow_url(const char *dir, const char *url, int timeout_s, struct er
 	if (url[0] == '-')
 		return err_setc(e, ERR_INVALID_FIELD, "url", "'url' may not start with '-'");
 	/* no origin url at all (exit 1) is a url that differs */
-	same = !gitmirror_run(get, NULL, timeout_s, 1 << 16, &out, &ge) &&
-	       out.len && !strncmp(out.data, url, out.len - 1) && strlen(url) == out.len - 1;
+	same = !gitmirror_run(get, NULL, timeout_s, 1 << 16, &out, &ge) && out.len &&
+	       !strncmp(out.data, url, out.len - 1) && strlen(url) == out.len - 1;
 	buf_release(&out);
 	if (same)
 		return 0;
@@ -172,11 +172,13 @@ static int sync_locked(const char *data_dir, const char *tree, const char *url, 
 	{
 		const char *rm[] = { "rm", "-rf", "--", tmp, NULL };
 		const char *argv[] = { "git", "clone", "--mirror", "--quiet", "--", url, tmp, NULL };
-		if (gitmirror_run(rm, NULL, 600, 1 << 16, NULL, e) || gitmirror_run(argv, NULL, timeout_s, 1 << 20, NULL, e))
+		if (gitmirror_run(rm, NULL, 600, 1 << 16, NULL, e) ||
+		    gitmirror_run(argv, NULL, timeout_s, 1 << 20, NULL, e))
 			return -1;
 	}
 	if (rename(tmp, dir) && errno != ENOTEMPTY && errno != EEXIST)
-		return err_setc(e, ERR_IO, dir, "cannot rename the new mirror: %s", strerror(errno));
+		return err_setc(e, ERR_IO, dir, "cannot rename the new mirror: %s",
+				strerror(errno));
 	return 0;
 }
 
@@ -207,7 +209,7 @@ static int range_arg(const char *good, const char *bad, char *dst, size_t n, str
 {
 	if (!is_sha(good) || !is_sha(bad))
 		return err_setc(e, ERR_INVALID_FIELD, is_sha(good) ? "bad" : "good",
-			       "good and bad must be 40-hex commit shas");
+				"good and bad must be 40-hex commit shas");
 	snprintf(dst, n, "%s..%s", good, bad);
 	return 0;
 }
@@ -217,8 +219,8 @@ int gitmirror_first_parent(const char *dir, const char *good, const char *bad, i
 {
 	char range[96];
 	struct buf out = BUF_INIT(OUT_CAP);
-	const char *argv[] = { "git", "-C", dir, "rev-list", "--first-parent", "--reverse", range,
-			       "--", NULL };
+	const char *argv[] = { "git",	    "-C",  dir,	 "rev-list", "--first-parent",
+			       "--reverse", range, "--", NULL };
 
 	*shas = NULL;
 	*n = 0;
@@ -234,7 +236,8 @@ int gitmirror_first_parent(const char *dir, const char *good, const char *bad, i
 		*shas = NULL;
 		*n = 0;
 		return err_setc(e, ERR_INVALID_FIELD, "bad",
-			       "no commits in %.12s..%.12s: bad must be a descendant of good", good, bad);
+				"no commits in %.12s..%.12s: bad must be a descendant of good",
+				good, bad);
 	}
 	return 0;
 }
@@ -265,9 +268,19 @@ int gitmirror_merge_side(const char *dir, const char *merge, const char *good, i
 	struct buf out = BUF_INIT(OUT_CAP);
 	char **par = NULL, pos[48], neg[48], neg_good[48];
 	size_t np = 0;
-	const char *argv[] = { "git", "-C", dir, "rev-list", "--parents", "-n", "1", merge, "--", NULL };
-	const char *side[] = { "git", "-C", dir, "rev-list", "--first-parent", "--reverse", pos, neg,
-			       good ? neg_good : "--", good ? "--" : NULL, NULL };
+	const char *argv[] = { "git", "-C", dir,   "rev-list", "--parents",
+			       "-n",  "1",  merge, "--",       NULL };
+	const char *side[] = { "git",
+			       "-C",
+			       dir,
+			       "rev-list",
+			       "--first-parent",
+			       "--reverse",
+			       pos,
+			       neg,
+			       good ? neg_good : "--",
+			       good ? "--" : NULL,
+			       NULL };
 	int ret = -1;
 
 	*shas = NULL;
@@ -275,7 +288,7 @@ int gitmirror_merge_side(const char *dir, const char *merge, const char *good, i
 	p1[0] = '\0';
 	if (!is_sha(merge) || (good && !is_sha(good)))
 		return err_setc(e, ERR_INVALID_FIELD, is_sha(merge) ? "good" : "merge",
-			       "'%s' is not a 40-hex sha", is_sha(merge) ? good : merge);
+				"'%s' is not a 40-hex sha", is_sha(merge) ? good : merge);
 	if (good)
 		snprintf(neg_good, sizeof(neg_good), "^%s", good);
 	if (gitmirror_run(argv, NULL, timeout_s, 1 << 16, &out, e))
@@ -344,7 +357,8 @@ static void batch_reset(struct batch *bt)
 	bt->n = 0;
 }
 
-static int batch_flush(PGconn *c, struct batch *bt, long long tree_id, long long base, struct err *e)
+static int batch_flush(PGconn *c, struct batch *bt, long long tree_id, long long base,
+		       struct err *e)
 {
 	const char *cols[5];
 
@@ -391,7 +405,8 @@ int gitmirror_import_from(PGconn *c, const char *dir, long long tree_id, const c
 		argv[na++] = "--all";
 	for (size_t i = 0; i < nr_revs; i++) {
 		if (!revs[i][0] || revs[i][0] == '-' || (revs[i][0] == '^' && revs[i][1] == '-')) {
-			err_setc(e, ERR_INVALID_FIELD, "branches", "'%s' is not a revision", revs[i]);
+			err_setc(e, ERR_INVALID_FIELD, "branches", "'%s' is not a revision",
+				 revs[i]);
 			free(argv);
 			return -1;
 		}
@@ -476,9 +491,19 @@ static long numstat_count(const char *s, size_t n, int *ok)
 int gitmirror_diffstat(const char *dir, const char *sha, int timeout_s,
 		       struct gitmirror_diffstat *d, struct err *e)
 {
-	const char *argv[] = { "git", "-C", dir, "log", "-1", "--no-renames",
-			       "--diff-merges=first-parent", "--numstat", "-z", "--format=",
-			       sha, "--", NULL };
+	const char *argv[] = { "git",
+			       "-C",
+			       dir,
+			       "log",
+			       "-1",
+			       "--no-renames",
+			       "--diff-merges=first-parent",
+			       "--numstat",
+			       "-z",
+			       "--format=",
+			       sha,
+			       "--",
+			       NULL };
 	struct buf out = BUF_INIT(0);
 	size_t cap = 16, pos = 0;
 
@@ -508,13 +533,15 @@ int gitmirror_diffstat(const char *dir, const char *sha, int timeout_s,
 		t2 = t1 ? memchr(t1 + 1, '\t', len - (size_t)(t1 + 1 - rec)) : NULL;
 		if (!t2 || t2 + 1 == rec + len) {
 			buf_release(&out);
-			return err_setc(e, ERR_GIT, "numstat", "git log --numstat: unexpected output");
+			return err_setc(e, ERR_GIT, "numstat",
+					"git log --numstat: unexpected output");
 		}
 		ins = numstat_count(rec, (size_t)(t1 - rec), &ok);
 		del = numstat_count(t1 + 1, (size_t)(t2 - t1 - 1), &ok);
 		if (!ok) {
 			buf_release(&out);
-			return err_setc(e, ERR_GIT, "numstat", "git log --numstat: unexpected counts");
+			return err_setc(e, ERR_GIT, "numstat",
+					"git log --numstat: unexpected counts");
 		}
 		if (d->nr_files == cap) {
 			cap *= 2;
@@ -541,8 +568,8 @@ void gitmirror_diffstat_release(struct gitmirror_diffstat *d)
 	memset(d, 0, sizeof(*d));
 }
 
-int gitmirror_store_diffstat(PGconn *c, const char *data_dir, const char *tree,
-			     long long commit_id, int timeout_s, struct err *e)
+int gitmirror_store_diffstat(PGconn *c, const char *data_dir, const char *tree, long long commit_id,
+			     int timeout_s, struct err *e)
 {
 	char dir[4096], sha[41];
 	struct gitmirror_diffstat d;
@@ -571,9 +598,14 @@ int gitmirror_store_diffstat(PGconn *c, const char *data_dir, const char *tree,
 
 		if (!path)
 			continue;
-		json_array_append_new(files, json_pack("{s:o, s:o, s:o}", "path", path,
-			"ins", d.files[i].insertions < 0 ? json_null() : json_integer(d.files[i].insertions),
-			"del", d.files[i].deletions < 0 ? json_null() : json_integer(d.files[i].deletions)));
+		json_array_append_new(files, json_pack("{s:o, s:o, s:o}", "path", path, "ins",
+						       d.files[i].insertions < 0 ?
+							       json_null() :
+							       json_integer(d.files[i].insertions),
+						       "del",
+						       d.files[i].deletions < 0 ?
+							       json_null() :
+							       json_integer(d.files[i].deletions)));
 	}
 	text = json_dumps(files, JSON_COMPACT);
 	json_decref(files);

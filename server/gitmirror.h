@@ -42,7 +42,8 @@ int gitmirror_sync(const char *data_dir, const char *tree, const char *url, int 
  * ancestor of good or equal) is an error: 400 "invalid_field" detail "bad".
  */
 int gitmirror_first_parent(const char *dir, const char *good, const char *bad, int timeout_s,
-			   char ***shas, size_t *n, struct err *e) __attribute__((warn_unused_result));
+			   char ***shas, size_t *n, struct err *e)
+	__attribute__((warn_unused_result));
 
 /*
  * How many commits `git rev-list --bisect-all GOOD..BAD` lists (merges and
@@ -100,7 +101,7 @@ int gitmirror_import_from(PGconn *c, const char *dir, long long tree_id, const c
 
 /* One branch of the mirror and its head. */
 struct gitmirror_head {
-	char branch[256];          /* without refs/heads/ */
+	char branch[256]; /* without refs/heads/ */
 	char sha[41];
 };
 /*
@@ -122,7 +123,7 @@ int gitmirror_merge_base(const char *dir, const char *a, const char *b, int time
 /* A commit of a pushed range and the paths it touched against its first parent. */
 struct gitmirror_commit {
 	char sha[41];
-	char **files;              /* new strings in a new array of nr_files */
+	char **files; /* new strings in a new array of nr_files */
 	size_t nr_files;
 };
 /*
@@ -133,8 +134,8 @@ struct gitmirror_commit {
  * its last entry is head unless the range is empty (head reachable from
  * base).
  */
-int gitmirror_range(const char *dir, const char *base, const char *head, size_t max,
-		    int timeout_s, struct gitmirror_commit **list, size_t *n, struct err *e)
+int gitmirror_range(const char *dir, const char *base, const char *head, size_t max, int timeout_s,
+		    struct gitmirror_commit **list, size_t *n, struct err *e)
 	__attribute__((warn_unused_result));
 void gitmirror_range_free(struct gitmirror_commit *list, size_t n);
 
@@ -151,18 +152,19 @@ void gitmirror_free_list(char **list, size_t n);
  * totals are what `git diff --shortstat PARENT SHA` prints.
  */
 struct gitmirror_file {
-	char *path;             /* new, as git stores it (bytes, not quoted) */
+	char *path; /* new, as git stores it (bytes, not quoted) */
 	long insertions, deletions;
 };
 struct gitmirror_diffstat {
-	struct gitmirror_file *files;   /* new array of nr_files */
+	struct gitmirror_file *files; /* new array of nr_files */
 	size_t nr_files;
 	long long insertions, deletions;
 };
 
 /* Fills d (which the caller releases with gitmirror_diffstat_release, also on error). */
 int gitmirror_diffstat(const char *dir, const char *sha, int timeout_s,
-		       struct gitmirror_diffstat *d, struct err *e) __attribute__((warn_unused_result));
+		       struct gitmirror_diffstat *d, struct err *e)
+	__attribute__((warn_unused_result));
 void gitmirror_diffstat_release(struct gitmirror_diffstat *d);
 
 /*
@@ -174,8 +176,7 @@ void gitmirror_diffstat_release(struct gitmirror_diffstat *d);
  * db_exec's errors. Runs inside the caller's transaction, if any; a git
  * failure leaves the transaction usable, a database error does not.
  */
-int gitmirror_store_diffstat(PGconn *c, const char *data_dir, const char *tree,
-			     long long commit_id, int timeout_s, struct err *e)
-	__attribute__((warn_unused_result));
+int gitmirror_store_diffstat(PGconn *c, const char *data_dir, const char *tree, long long commit_id,
+			     int timeout_s, struct err *e) __attribute__((warn_unused_result));
 
 #endif

@@ -9,15 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 #define OUT_CAP (512u << 20)
 
 int gitmirror_heads(const char *dir, int timeout_s, struct gitmirror_head **heads, size_t *n,
 		    struct err *e)
 {
-	const char *argv[] = { "git", "-C", dir, "for-each-ref", "--format=%(objectname) %(refname)",
-			       "refs/heads/", NULL };
+	const char *argv[] = {
+		"git",	       "-C", dir, "for-each-ref", "--format=%(objectname) %(refname)",
+		"refs/heads/", NULL
+	};
 	struct buf out = BUF_INIT(OUT_CAP);
 	size_t alloc = 0;
 	char *save = NULL, *line;
@@ -36,8 +36,8 @@ int gitmirror_heads(const char *dir, int timeout_s, struct gitmirror_head **head
 			continue;
 		*sp = '\0';
 		name = sp + 1;
-		if (!is_commit_sha(line) || strncmp(name, "refs/heads/", 11) || strlen(name + 11) >= 256 ||
-		    !name[11])
+		if (!is_commit_sha(line) || strncmp(name, "refs/heads/", 11) ||
+		    strlen(name + 11) >= 256 || !name[11])
 			continue; /* not a commit sha (sha256 repositories), or a name too long */
 		ALLOC_GROW(*heads, *n + 1, alloc);
 		memcpy((*heads)[*n].branch, name + 11, strlen(name + 11) + 1);
@@ -84,13 +84,25 @@ void gitmirror_range_free(struct gitmirror_commit *list, size_t n)
 	free(list);
 }
 
-int gitmirror_range(const char *dir, const char *base, const char *head, size_t max,
-		    int timeout_s, struct gitmirror_commit **list, size_t *n, struct err *e)
+int gitmirror_range(const char *dir, const char *base, const char *head, size_t max, int timeout_s,
+		    struct gitmirror_commit **list, size_t *n, struct err *e)
 {
 	char range[96], lim[48];
-	const char *argv[] = { "git", "-C", dir, "log", "--first-parent", "--reverse",
-			       "--no-renames", "--diff-merges=first-parent", "--name-only", "-z",
-			       "--format=%x01%H", lim, range, "--", NULL };
+	const char *argv[] = { "git",
+			       "-C",
+			       dir,
+			       "log",
+			       "--first-parent",
+			       "--reverse",
+			       "--no-renames",
+			       "--diff-merges=first-parent",
+			       "--name-only",
+			       "-z",
+			       "--format=%x01%H",
+			       lim,
+			       range,
+			       "--",
+			       NULL };
 	struct buf out = BUF_INIT(OUT_CAP);
 	size_t alloc = 0, falloc = 0, pos = 0;
 

@@ -11,12 +11,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "banned.h"
-
 struct waiter {
 	struct request *rq;
 	long long machine_id;
-	char request_id[40];      /* "" for none */
+	char request_id[40]; /* "" for none */
 	long long deadline_ms;
 	struct waiter *next;
 };
@@ -30,9 +28,9 @@ struct waiter {
 struct lease_queue {
 	struct server *srv;
 	struct bgthread *thread;
-	pthread_mutex_t lock;          /* guards waiters */
+	pthread_mutex_t lock; /* guards waiters */
 	struct waiter *waiters;
-	atomic_int kicked;             /* a job was queued since the last step */
+	atomic_int kicked; /* a job was queued since the last step */
 	atomic_int stopping;
 	/* the thread's own state between steps */
 	long long last_expire, last_full, seen_count, seen_max;
@@ -118,7 +116,8 @@ static void serve_waiters(struct lease_queue *q, PGconn *c, long long avail)
 		json_t *job = NULL;
 		list = w->next;
 		if (avail > 0 && c) {
-			int got = lease_try(c, w->machine_id, w->request_id[0] ? w->request_id : NULL,
+			int got = lease_try(c, w->machine_id,
+					    w->request_id[0] ? w->request_id : NULL,
 					    q->srv->cfg->lease_timeout_s, &job, &e);
 
 			if (got < 0)

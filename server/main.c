@@ -34,8 +34,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "banned.h"
-
 static const char usage_text[] =
 	"usage: regtrack-server [serve] [--config FILE] [--db CONNINFO] [--listen ADDR:PORT]\n"
 	"                       [--threads N] [--lease-timeout SECONDS] [--max-attempts N]\n"
@@ -227,7 +225,7 @@ static int do_serve(struct config *cfg)
 	slog_info("%s, draining", sig == SIGTERM ? "SIGTERM" : "SIGINT");
 	http_quiesce(&srv);
 	bisect_coord_halt(srv.bisects); /* before the lease queue it kicks; freed after http_stop */
-	poller_halt(srv.poller);        /* the same */
+	poller_halt(srv.poller);	/* the same */
 	/* long polls answer 204 now; everything else gets up to 30 s to finish */
 	lease_queue_stop(srv.leases);
 	srv.leases = NULL;
@@ -296,7 +294,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!cfg.db[0] && getenv("REGTRACK_DB") && config_set(&cfg, "db", getenv("REGTRACK_DB"), &e))
+	if (!cfg.db[0] && getenv("REGTRACK_DB") &&
+	    config_set(&cfg, "db", getenv("REGTRACK_DB"), &e))
 		abort();
 	if (!cfg.db[0]) {
 		slog_error("no database: give --db CONNINFO, `db` in the config or "

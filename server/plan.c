@@ -12,12 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
-#define MAX_LIST 64            /* entries of one list field */
+#define MAX_LIST 64 /* entries of one list field */
 #define MAX_WORD 128
 #define MAX_PATTERN 256
-#define MAX_PARAMS_TEXT 1024   /* a testcase's params as JSON text */
+#define MAX_PARAMS_TEXT 1024 /* a testcase's params as JSON text */
 
 /* 1..max chars of [A-Za-z0-9._+-], not starting with '-' or '.' */
 static int is_word(const char *s, size_t max)
@@ -85,7 +83,7 @@ static int only_keys(const json_t *o, const char *const *keys, const char *prefi
 	const char *k;
 	json_t *v;
 
-	json_object_foreach((json_t *)o, k, v) {
+	json_object_foreach ((json_t *)o, k, v) {
 		size_t i;
 
 		for (i = 0; keys[i]; i++)
@@ -106,8 +104,8 @@ static int only_keys(const json_t *o, const char *const *keys, const char *prefi
  * MAX_LIST, no duplicates; absent: def (a new array, or NULL = required).
  * Returns a new array or NULL with e.
  */
-static json_t *str_list(const json_t *in, const char *key, int (*ok)(const char *), const char *what,
-			int empty_ok, json_t *def, struct err *e)
+static json_t *str_list(const json_t *in, const char *key, int (*ok)(const char *),
+			const char *what, int empty_ok, json_t *def, struct err *e)
 {
 	json_t *v = json_object_get(in, key), *out;
 	size_t i;
@@ -124,7 +122,8 @@ static json_t *str_list(const json_t *in, const char *key, int (*ok)(const char 
 		return NULL;
 	}
 	if (!json_array_size(v) && !empty_ok) {
-		err_setc(e, ERR_INVALID_FIELD, key, "'%s' is empty: the plan's matrix would be empty", key);
+		err_setc(e, ERR_INVALID_FIELD, key,
+			 "'%s' is empty: the plan's matrix would be empty", key);
 		return NULL;
 	}
 	if (json_array_size(v) > MAX_LIST) {
@@ -132,7 +131,7 @@ static json_t *str_list(const json_t *in, const char *key, int (*ok)(const char 
 		return NULL;
 	}
 	out = json_array();
-	json_array_foreach(v, i, x) {
+	json_array_foreach (v, i, x) {
 		char path[64];
 		const char *s = json_string_value(x);
 
@@ -183,8 +182,8 @@ static int int_field(const json_t *o, const char *key, const char *path, long lo
 	if (!v || json_is_null(v))
 		return 0;
 	if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max)
-		return err_setc(e, ERR_INVALID_FIELD, path, "'%s' is an integer in %lld..%lld", path,
-				min, max);
+		return err_setc(e, ERR_INVALID_FIELD, path, "'%s' is an integer in %lld..%lld",
+				path, min, max);
 	*out = json_integer_value(v);
 	return 0;
 }
@@ -216,11 +215,12 @@ static json_t *testcases_field(const json_t *in, struct err *e)
 	if (!json_is_array(v) || !json_array_size(v) || json_array_size(v) > MAX_LIST) {
 		err_setc(e, ERR_INVALID_FIELD, "testcases",
 			 "'testcases' is an array of 1..%d {testcase, params}: an empty one is an empty "
-			 "matrix", MAX_LIST);
+			 "matrix",
+			 MAX_LIST);
 		return NULL;
 	}
 	out = json_array();
-	json_array_foreach(v, i, x) {
+	json_array_foreach (v, i, x) {
 		char path[64], prefix[48];
 		json_t *tc, *params;
 		const char *k;
@@ -230,7 +230,8 @@ static json_t *testcases_field(const json_t *in, struct err *e)
 		snprintf(prefix, sizeof(prefix), "testcases[%zu].", i);
 		if (!json_is_object(x)) {
 			snprintf(path, sizeof(path), "testcases[%zu]", i);
-			err_setc(e, ERR_INVALID_FIELD, path, "%s is an object {testcase, params}", path);
+			err_setc(e, ERR_INVALID_FIELD, path, "%s is an object {testcase, params}",
+				 path);
 			goto bad;
 		}
 		if (only_keys(x, keys, prefix, e))
@@ -248,10 +249,11 @@ static json_t *testcases_field(const json_t *in, struct err *e)
 			err_setc(e, ERR_INVALID_FIELD, path, "%s is an object", path);
 			goto bad;
 		}
-		json_object_foreach(params && json_is_object(params) ? params : NULL, k, pv) {
+		json_object_foreach (params &&json_is_object(params) ? params : NULL, k, pv) {
 			snprintf(path, sizeof(path), "testcases[%zu].params.%.24s", i, k);
 			if (!strcmp(k, "measure")) {
-				err_setc(e, ERR_INVALID_FIELD, path, "the plan's 'measure' sets %s", path);
+				err_setc(e, ERR_INVALID_FIELD, path, "the plan's 'measure' sets %s",
+					 path);
 				goto bad;
 			}
 			if (!json_is_string(pv) && !json_is_number(pv) && !json_is_boolean(pv)) {
@@ -271,7 +273,8 @@ static json_t *testcases_field(const json_t *in, struct err *e)
 		free(text);
 		json_array_append_new(out, json_pack("{s:O,s:o}", "testcase", tc, "params",
 						     params && json_is_object(params) ?
-						     json_deep_copy(params) : json_object()));
+							     json_deep_copy(params) :
+							     json_object()));
 	}
 	return out;
 bad:
@@ -299,7 +302,8 @@ static json_t *schedule_field(const json_t *in, struct err *e)
 	    int_field(s, "every", "schedule.every", 0, 0, 100000, &every, e) ||
 	    int_field(s, "max_per_push", "schedule.max_per_push", 20, 1, 10000, &max, e))
 		goto bad;
-	paths = str_list(s, "paths", path_ok, "a path prefix or an fnmatch glob", 1, json_array(), e);
+	paths = str_list(s, "paths", path_ok, "a path prefix or an fnmatch glob", 1, json_array(),
+			 e);
 	if (!paths) {
 		if (!strncmp(e->detail, "paths", 5)) {
 			char d[64];
@@ -326,9 +330,10 @@ bad:
 int plan_normalize(const json_t *in, const char *name, long max_jobs_per_push, json_t **out,
 		   struct err *e)
 {
-	static const char *const keys[] = { "name", "tree", "branches", "testcases", "kconfigs",
-					    "compilers", "targets", "repeat", "measure", "monitors",
-					    "schedule", "priority", "owner", "enabled", NULL };
+	static const char *const keys[] = { "name",	"tree",	     "branches", "testcases",
+					    "kconfigs", "compilers", "targets",	 "repeat",
+					    "measure",	"monitors",  "schedule", "priority",
+					    "owner",	"enabled",   NULL };
 	json_t *p = NULL, *v, *list;
 	const char *s;
 	long long repeat, priority;
@@ -347,15 +352,15 @@ int plan_normalize(const json_t *in, const char *name, long max_jobs_per_push, j
 		return err_setc(e, ERR_INVALID_FIELD, "name",
 				"'name' is 1..%d chars of [A-Za-z0-9._+-]", MAX_WORD);
 	if (name && s && strcmp(name, s))
-		return err_setc(e, ERR_INVALID_FIELD, "name", "'name' is '%s' but the path says '%s'",
-				s, name);
+		return err_setc(e, ERR_INVALID_FIELD, "name",
+				"'name' is '%s' but the path says '%s'", s, name);
 	if (!s)
 		s = name;
 	if (!s)
 		return err_setc(e, ERR_MISSING_FIELD, "name", "'name' is required");
 	if (!is_word(s, MAX_WORD))
-		return err_setc(e, ERR_INVALID_FIELD, "name", "'name' is 1..%d chars of [A-Za-z0-9._+-]",
-				MAX_WORD);
+		return err_setc(e, ERR_INVALID_FIELD, "name",
+				"'name' is 1..%d chars of [A-Za-z0-9._+-]", MAX_WORD);
 	p = json_pack("{s:s}", "name", s);
 	v = json_object_get(in, "tree");
 	if (!v || json_is_null(v)) {
@@ -367,12 +372,12 @@ int plan_normalize(const json_t *in, const char *name, long max_jobs_per_push, j
 		goto bad;
 	}
 	json_object_set(p, "tree", v);
-#define LIST(key, ok, what, def)                                           \
-	do {                                                               \
-		list = str_list(in, key, ok, what, 0, def, e);             \
-		if (!list)                                                 \
-			goto bad;                                          \
-		json_object_set_new(p, key, list);                         \
+#define LIST(key, ok, what, def)                               \
+	do {                                                   \
+		list = str_list(in, key, ok, what, 0, def, e); \
+		if (!list)                                     \
+			goto bad;                              \
+		json_object_set_new(p, key, list);             \
 	} while (0)
 	LIST("branches", branch_ok, "a branch name or an fnmatch glob of branch names", NULL);
 	if (!(list = testcases_field(in, e)))
@@ -380,7 +385,8 @@ int plan_normalize(const json_t *in, const char *name, long max_jobs_per_push, j
 	json_object_set_new(p, "testcases", list);
 	LIST("kconfigs", kconfig_ok,
 	     "a kconfig the workers build: \"host\", or x86_64-…, arm64-… or aarch64-… "
-	     "(x86_64-defconfig, arm64-tiny-mm, …)", NULL);
+	     "(x86_64-defconfig, arm64-tiny-mm, …)",
+	     NULL);
 	LIST("compilers", word_ok, "a compiler name (gcc-12)", json_pack("[s]", "gcc-12"));
 	LIST("targets", word_ok, "an arch (x86_64, arm64, aarch64) or a tbox_group name", NULL);
 #undef LIST
@@ -388,13 +394,16 @@ int plan_normalize(const json_t *in, const char *name, long max_jobs_per_push, j
 		goto bad;
 	json_object_set_new(p, "repeat", json_integer(repeat));
 	v = json_object_get(in, "measure");
-	if (v && !json_is_null(v) && (!json_is_string(v) || (strcmp(json_string_value(v), "wallclock") &&
-							      strcmp(json_string_value(v), "icount")))) {
-		err_setc(e, ERR_INVALID_FIELD, "measure", "'measure' is \"wallclock\" or \"icount\"");
+	if (v && !json_is_null(v) &&
+	    (!json_is_string(v) || (strcmp(json_string_value(v), "wallclock") &&
+				    strcmp(json_string_value(v), "icount")))) {
+		err_setc(e, ERR_INVALID_FIELD, "measure",
+			 "'measure' is \"wallclock\" or \"icount\"");
 		goto bad;
 	}
-	json_object_set_new(p, "measure", json_string(v && !json_is_null(v) ? json_string_value(v)
-						       : "wallclock"));
+	json_object_set_new(p, "measure",
+			    json_string(v && !json_is_null(v) ? json_string_value(v) :
+								"wallclock"));
 	v = json_object_get(in, "monitors");
 	if (v && !json_is_null(v) && !json_is_array(v)) {
 		err_setc(e, ERR_INVALID_FIELD, "monitors", "'monitors' is an array");
@@ -414,9 +423,10 @@ int plan_normalize(const json_t *in, const char *name, long max_jobs_per_push, j
 		goto bad;
 	json_object_set_new(p, "priority", json_integer(priority));
 	v = json_object_get(in, "owner");
-	if (v && !json_is_null(v) && (!json_is_string(v) || json_string_length(v) > 256 ||
-				      !json_string_length(v))) {
-		err_setc(e, ERR_INVALID_FIELD, "owner", "'owner' is a string of 1..256 chars (an address)");
+	if (v && !json_is_null(v) &&
+	    (!json_is_string(v) || json_string_length(v) > 256 || !json_string_length(v))) {
+		err_setc(e, ERR_INVALID_FIELD, "owner",
+			 "'owner' is a string of 1..256 chars (an address)");
 		goto bad;
 	}
 	json_object_set(p, "owner", v ? v : json_null());
@@ -433,12 +443,15 @@ int plan_normalize(const json_t *in, const char *name, long max_jobs_per_push, j
 	}
 	{
 		long long per_push = (long long)nr *
-			json_integer_value(json_object_get(json_object_get(p, "schedule"), "max_per_push"));
+				     json_integer_value(
+					     json_object_get(json_object_get(p, "schedule"),
+							     "max_per_push"));
 
 		if (per_push > max_jobs_per_push) {
 			err_setc(e, ERR_INVALID_FIELD, "schedule.max_per_push",
 				 "one push could queue %lld jobs (max_per_push x %zu setups), more than the "
-				 "server's %ld (plan_max_jobs_per_push)", per_push, nr, max_jobs_per_push);
+				 "server's %ld (plan_max_jobs_per_push)",
+				 per_push, nr, max_jobs_per_push);
 			goto bad;
 		}
 	}
@@ -477,15 +490,19 @@ int plan_store(PGconn *c, const json_t *spec, int create_only, enum db_plan_chan
 		return -1;
 	db_tree_release(&t);
 	if (!t.id)
-		return err_setc(e, ERR_NOT_FOUND, "tree", "no tree '%s': register it with POST "
-				"/api/v1/trees", tree);
+		return err_setc(e, ERR_NOT_FOUND, "tree",
+				"no tree '%s': register it with POST "
+				"/api/v1/trees",
+				tree);
 	text = json_dumps(spec, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(15));
 	ret = db_plan_store(c, name, t.id, text, json_is_true(json_object_get(spec, "enabled")),
 			    create_only, change, e);
 	free(text);
 	if (!ret && *change == DB_PLAN_EXISTS)
-		return err_setc(e, ERR_CONFLICT, "name", "plan '%s' exists: PUT /api/v1/plans/%s "
-				"changes it", name, name);
+		return err_setc(e, ERR_CONFLICT, "name",
+				"plan '%s' exists: PUT /api/v1/plans/%s "
+				"changes it",
+				name, name);
 	return ret;
 }
 
@@ -498,34 +515,40 @@ size_t plan_setups(const json_t *spec, struct plan_setup **setups)
 	json_t *tc, *k, *cc, *t;
 
 	*setups = NULL;
-	json_array_foreach(tcs, a, tc)
-	json_array_foreach(ks, b, k)
-	json_array_foreach(cs, d, cc)
-	json_array_foreach(ts, f, t) {
-		const char *kc = json_string_value(k), *tg = json_string_value(t);
-		const char *ka = arch_of_kconfig(kc), *ta = target_arch(tg);
-		int host = !strcmp(kc, "host");
-		json_t *params;
-		struct plan_setup *s;
+	json_array_foreach (tcs, a, tc)
+		json_array_foreach (ks, b, k)
+			json_array_foreach (cs, d, cc)
+				json_array_foreach (ts, f, t) {
+					const char *kc = json_string_value(k),
+						   *tg = json_string_value(t);
+					const char *ka = arch_of_kconfig(kc), *ta = target_arch(tg);
+					int host = !strcmp(kc, "host");
+					json_t *params;
+					struct plan_setup *s;
 
-		if (!host && ta && strcmp(ka, ta))
-			continue; /* a kernel of one arch is not booted on another */
-		ALLOC_GROW(*setups, n + 1, alloc);
-		s = &(*setups)[n++];
-		params = json_deep_copy(json_object_get(tc, "params"));
-		if (measure && !strcmp(measure, "icount"))
-			json_object_set_new(params, "measure", json_string("icount"));
-		s->testcase = xstrdup(json_string_value(json_object_get(tc, "testcase")));
-		s->params = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(15));
-		json_decref(params);
-		s->kconfig = xstrdup(kc);
-		s->compiler = xstrdup(json_string_value(cc));
-		s->arch = host ? (ta ? xstrdup(ta) : NULL) : xstrdup(ka);
-		s->tbox_group = ta ? NULL : xstrdup(tg);
-		s->capability = host ? xstrdup("host") : xstrfmt("qemu-%s", ka);
-		s->key = xstrfmt("%s %s %s %s %s", s->testcase, s->params, s->kconfig, s->compiler,
-				 ta ? ta : tg);
-	}
+					if (!host && ta && strcmp(ka, ta))
+						continue; /* a kernel of one arch is not booted on another */
+					ALLOC_GROW(*setups, n + 1, alloc);
+					s = &(*setups)[n++];
+					params = json_deep_copy(json_object_get(tc, "params"));
+					if (measure && !strcmp(measure, "icount"))
+						json_object_set_new(params, "measure",
+								    json_string("icount"));
+					s->testcase = xstrdup(
+						json_string_value(json_object_get(tc, "testcase")));
+					s->params = json_dumps(params,
+							       JSON_COMPACT | JSON_SORT_KEYS |
+								       JSON_REAL_PRECISION(15));
+					json_decref(params);
+					s->kconfig = xstrdup(kc);
+					s->compiler = xstrdup(json_string_value(cc));
+					s->arch = host ? (ta ? xstrdup(ta) : NULL) : xstrdup(ka);
+					s->tbox_group = ta ? NULL : xstrdup(tg);
+					s->capability = host ? xstrdup("host") :
+							       xstrfmt("qemu-%s", ka);
+					s->key = xstrfmt("%s %s %s %s %s", s->testcase, s->params,
+							 s->kconfig, s->compiler, ta ? ta : tg);
+				}
 	return n;
 }
 
@@ -549,7 +572,7 @@ int plan_branch_match(const json_t *spec, const char *branch)
 	size_t i;
 	json_t *g;
 
-	json_array_foreach(json_object_get(spec, "branches"), i, g)
+	json_array_foreach (json_object_get(spec, "branches"), i, g)
 		if (!fnmatch(json_string_value(g), branch, 0))
 			return 1;
 	return 0;
@@ -561,7 +584,7 @@ void plan_rule(const json_t *spec, struct sched_rule *r)
 	const char **list = xcalloc(json_array_size(paths) + 1, sizeof(*list));
 	size_t i;
 
-	json_array_foreach(paths, i, v)
+	json_array_foreach (paths, i, v)
 		list[i] = json_string_value(v);
 	r->heads = json_is_true(json_object_get(s, "heads"));
 	r->every = (long)json_integer_value(json_object_get(s, "every"));
@@ -598,15 +621,17 @@ int plan_cli(const char *conninfo, long max_jobs_per_push, int argc, char **argv
 		const json_t *in = json_is_array(doc) ? json_array_get(doc, i) : doc;
 
 		if (plan_normalize(in, NULL, max_jobs_per_push, &plans[i], &e)) {
-			fprintf(stderr, "regtrack-server: %s: plan %zu: %s (%s)\n", argv[1], i, e.message,
-				e.detail);
+			fprintf(stderr, "regtrack-server: %s: plan %zu: %s (%s)\n", argv[1], i,
+				e.message, e.detail);
 			ret = 2;
 			goto out;
 		}
 		for (size_t k = 0; k < i; k++)
-			if (json_equal(json_object_get(plans[k], "name"), json_object_get(plans[i], "name"))) {
-				fprintf(stderr, "regtrack-server: %s: plan %zu: name '%s' twice\n", argv[1],
-					i, json_string_value(json_object_get(plans[i], "name")));
+			if (json_equal(json_object_get(plans[k], "name"),
+				       json_object_get(plans[i], "name"))) {
+				fprintf(stderr, "regtrack-server: %s: plan %zu: name '%s' twice\n",
+					argv[1], i,
+					json_string_value(json_object_get(plans[i], "name")));
 				ret = 2;
 				goto out;
 			}
@@ -623,7 +648,8 @@ int plan_cli(const char *conninfo, long max_jobs_per_push, int argc, char **argv
 		if (plan_store(c, plans[i], 0, &changes[i], &e)) {
 			db_rollback(c);
 			fprintf(stderr, "regtrack-server: %s: plan '%s': %s (%s)\n", argv[1],
-				json_string_value(json_object_get(plans[i], "name")), e.message, e.detail);
+				json_string_value(json_object_get(plans[i], "name")), e.message,
+				e.detail);
 			ret = e.id == ERR_NOT_FOUND || e.id == ERR_INVALID_FIELD ? 2 : 1;
 			goto out;
 		}

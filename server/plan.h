@@ -56,14 +56,14 @@ const char *plan_change_name(enum db_plan_change change);
 
 /* One cell of a plan's matrix: the job setup a tested commit gets. */
 struct plan_setup {
-	char *testcase;            /* every string new; plan_setups_free() */
-	char *params;              /* JSON object text, canonical (sorted keys), measure included */
+	char *testcase; /* every string new; plan_setups_free() */
+	char *params;	/* JSON object text, canonical (sorted keys), measure included */
 	char *kconfig;
 	char *compiler;
-	char *arch;                /* x86_64 / aarch64; NULL: any (host jobs on a tbox_group) */
-	char *tbox_group;          /* NULL: any machine of the arch */
-	char *capability;          /* host, qemu-x86_64, qemu-aarch64 */
-	char *key;                 /* the setup's track_key (sql/0014) */
+	char *arch;	  /* x86_64 / aarch64; NULL: any (host jobs on a tbox_group) */
+	char *tbox_group; /* NULL: any machine of the arch */
+	char *capability; /* host, qemu-x86_64, qemu-aarch64 */
+	char *key;	  /* the setup's track_key (sql/0014) */
 };
 /*
  * The matrix of normalized plan spec: *setups a new array of the returned

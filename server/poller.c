@@ -24,15 +24,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 /* most commits of one push read from the mirror (the newest of a longer one) */
 #define MAX_RANGE 10000
 
 struct poller {
 	struct server *srv;
-	pthread_mutex_t lock;    /* guards t against a kick racing poller_halt */
-	struct bgthread *t;      /* NULL once halted */
+	pthread_mutex_t lock; /* guards t against a kick racing poller_halt */
+	struct bgthread *t;   /* NULL once halted */
 	atomic_int stopping;
 };
 
@@ -79,14 +77,24 @@ static long queue_jobs(struct server *srv, PGconn *c, long long tree_id, const s
 		for (size_t k = 0; k < pc->nr_setups; k++) {
 			const struct plan_setup *s = &pc->setups[k];
 			const char *tp[1] = { s->testcase };
-			long long tc_id = db_upsert_id(c, ST_TESTCASE_INSERT, 1, ST_TESTCASE_ID, 1, tp, e);
+			long long tc_id = db_upsert_id(c, ST_TESTCASE_INSERT, 1, ST_TESTCASE_ID, 1,
+						       tp, e);
 			struct db_job_new j = {
-				.tree_id = tree_id, .commit_id = commit_id, .testcase_id = tc_id,
-				.params = s->params, .kconfig = s->kconfig, .compiler = s->compiler,
-				.arch = s->arch, .tbox_group = s->tbox_group, .capability = s->capability,
+				.tree_id = tree_id,
+				.commit_id = commit_id,
+				.testcase_id = tc_id,
+				.params = s->params,
+				.kconfig = s->kconfig,
+				.compiler = s->compiler,
+				.arch = s->arch,
+				.tbox_group = s->tbox_group,
+				.capability = s->capability,
 				.repeat = json_integer_value(json_object_get(pc->spec, "repeat")),
-				.priority = pc->priority, .max_attempts = srv->cfg->max_attempts,
-				.plan_id = pc->row->id, .track_key = s->key, .track_branch = branch,
+				.priority = pc->priority,
+				.max_attempts = srv->cfg->max_attempts,
+				.plan_id = pc->row->id,
+				.track_key = s->key,
+				.track_branch = branch,
 			};
 			long long id;
 
@@ -152,13 +160,21 @@ static int schedule_branch(struct server *srv, PGconn *c, long long tree_id, con
 		goto out;
 	queued = queue_jobs(srv, c, tree_id, pc, branch, &res, range, e);
 	if (queued > 0 && srv->cfg->track_queue_limit > 0)
-		superseded = db_job_supersede(c, pc->row->id, branch, head, srv->cfg->track_queue_limit, e);
+		superseded = db_job_supersede(c, pc->row->id, branch, head,
+					      srv->cfg->track_queue_limit, e);
 	{
 		struct db_plan_push pp = {
-			.plan_id = pc->row->id, .branch = branch, .old_sha = first ? NULL : old,
-			.new_sha = head, .base_sha = base[0] ? base : NULL, .forced = forced,
-			.commits = first ? 0 : (long)n, .tested = tested, .jobs_queued = queued,
-			.skipped = skipped, .superseded = superseded,
+			.plan_id = pc->row->id,
+			.branch = branch,
+			.old_sha = first ? NULL : old,
+			.new_sha = head,
+			.base_sha = base[0] ? base : NULL,
+			.forced = forced,
+			.commits = first ? 0 : (long)n,
+			.tested = tested,
+			.jobs_queued = queued,
+			.skipped = skipped,
+			.superseded = superseded,
 		};
 
 		if (queued < 0 || superseded < 0 || db_plan_push_insert(c, &pp, e) ||
@@ -168,8 +184,9 @@ static int schedule_branch(struct server *srv, PGconn *c, long long tree_id, con
 		}
 	}
 	slog_info("plan '%s' branch '%s' %.12s: %zu commit(s)%s, %zu tested, %ld job(s) queued, "
-		  "%zu skipped, %ld superseded", pc->row->name, branch, head, first ? 0 : n,
-		  forced ? " (forced)" : "", res.nr_tested, queued, res.nr_skipped, superseded);
+		  "%zu skipped, %ld superseded",
+		  pc->row->name, branch, head, first ? 0 : n, forced ? " (forced)" : "",
+		  res.nr_tested, queued, res.nr_skipped, superseded);
 	if (queued)
 		lease_queue_kick(srv->leases);
 	ret = 0;
@@ -234,7 +251,8 @@ static int track_tree(struct poller *pl, PGconn *c, long long tree_id, const cha
 	int ret = -1;
 
 	*imported = 0;
-	if (gitmirror_heads(dir, timeout, &heads, &nh, e) || db_tree_heads(c, tree_id, &old, &no, e))
+	if (gitmirror_heads(dir, timeout, &heads, &nh, e) ||
+	    db_tree_heads(c, tree_id, &old, &no, e))
 		goto out;
 	/* the new commits: reachable from a moved head and from no head seen before */
 	revs = xcalloc(nh + no + 1, sizeof(*revs));
@@ -290,16 +308,18 @@ static int track_tree(struct poller *pl, PGconn *c, long long tree_id, const cha
 		plan_rule(pc.spec, &pc.rule);
 		prio = srv->cfg->track_priority +
 		       (long)json_integer_value(json_object_get(pc.spec, "priority"));
-		pc.priority = prio < srv->cfg->bisect_priority ? prio : srv->cfg->bisect_priority - 1;
+		pc.priority = prio < srv->cfg->bisect_priority ? prio :
+								 srv->cfg->bisect_priority - 1;
 		for (size_t i = 0; i < nh; i++) {
 			struct err be;
 
 			if (!plan_branch_match(pc.spec, heads[i].branch))
 				continue;
 			/* one branch failing (a git error) does not stop the others */
-			if (schedule_branch(srv, c, tree_id, dir, &pc, heads[i].branch, heads[i].sha, &be))
-				slog_warn("plan '%s' branch '%s': %s (%s)", plans[p].name, heads[i].branch,
-					  be.message, be.detail);
+			if (schedule_branch(srv, c, tree_id, dir, &pc, heads[i].branch,
+					    heads[i].sha, &be))
+				slog_warn("plan '%s' branch '%s': %s (%s)", plans[p].name,
+					  heads[i].branch, be.message, be.detail);
 		}
 		free((void *)pc.rule.paths);
 		plan_setups_free(pc.setups, pc.nr_setups);
@@ -329,10 +349,12 @@ static void poll_one(struct poller *pl, PGconn *c, long long id, const struct db
 	int ok;
 
 	ok = !gitmirror_path(srv->cfg->data_dir, t->name, dir, sizeof(dir), &ge) &&
-	     !gitmirror_sync(srv->cfg->data_dir, t->name, t->url, (int)srv->cfg->poll_timeout_s, &ge) &&
+	     !gitmirror_sync(srv->cfg->data_dir, t->name, t->url, (int)srv->cfg->poll_timeout_s,
+			     &ge) &&
 	     !track_tree(pl, c, id, dir, &imported, &ge);
 	if (!ok)
-		snprintf(msg, sizeof(msg), "%s%s%s", ge.message, ge.detail[0] ? ": " : "", ge.detail);
+		snprintf(msg, sizeof(msg), "%s%s%s", ge.message, ge.detail[0] ? ": " : "",
+			 ge.detail);
 	if (db_tree_poll_done(c, id, t->started, (long)(now_ms() - t0), ok ? NULL : msg, &e))
 		slog_warn("tree '%s': recording the poll: %s", t->name, e.message);
 	/* the mirror is current with this url: the bisect thread need not sync it again */

@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 int scheduler_touches(const struct sched_rule *rule, const struct sched_commit *c)
 {
 	if (!rule->nr_paths)
@@ -81,7 +79,8 @@ void scheduler_plan(const struct sched_rule *rule, const struct sched_commit *co
 			size_t keep = (s + 1) * m / k - 1;
 
 			for (; next < keep; next++)
-				add(&out->skipped, &out->nr_skipped, cand[next].index, "max_per_push");
+				add(&out->skipped, &out->nr_skipped, cand[next].index,
+				    "max_per_push");
 			add(&out->tested, &out->nr_tested, cand[keep].index, cand[keep].reason);
 			next = keep + 1;
 		}

@@ -28,31 +28,31 @@
 
 /* One commit of the range, oldest first; the last is the pushed head. */
 struct sched_commit {
-	const char *sha;                 /* borrowed */
-	const char *const *files;        /* borrowed; the paths it touched */
+	const char *sha;	  /* borrowed */
+	const char *const *files; /* borrowed; the paths it touched */
 	size_t nr_files;
 };
 
 /* The schedule of a plan (its "schedule" object). Borrowed strings. */
 struct sched_rule {
 	int heads;
-	long every;                      /* 0: none */
-	const char *const *paths;        /* NULL / 0: any */
+	long every;		  /* 0: none */
+	const char *const *paths; /* NULL / 0: any */
 	size_t nr_paths;
-	long max_per_push;               /* >= 1 */
+	long max_per_push; /* >= 1 */
 };
 
 /* One commit picked or skipped: its index in the range and why. */
 struct sched_pick {
 	size_t index;
-	const char *reason;              /* static: "baseline", "head", "every", "paths",
-	                                  * "max_per_push" */
+	const char *reason; /* static: "baseline", "head", "every", "paths",
+			     * "max_per_push" */
 };
 
 struct sched_result {
-	struct sched_pick *tested;       /* new, oldest first; free with scheduler_result_release */
+	struct sched_pick *tested; /* new, oldest first; free with scheduler_result_release */
 	size_t nr_tested;
-	struct sched_pick *skipped;      /* new, oldest first */
+	struct sched_pick *skipped; /* new, oldest first */
 	size_t nr_skipped;
 };
 

@@ -20,8 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 /* an int field of the body (json_int_field within int bounds) */
 static int get_int(json_t *o, const char *key, long long def, long long min, long long max,
 		   int *out, struct err *e)
@@ -42,12 +40,13 @@ static int check_name(const char *key, const char *s, size_t max, const char *ex
 	if (!s)
 		return 0;
 	if (!n || n > max)
-		return err_setc(e, ERR_INVALID_FIELD, key, "'%s' must be 1..%zu characters", key, max);
+		return err_setc(e, ERR_INVALID_FIELD, key, "'%s' must be 1..%zu characters", key,
+				max);
 	for (size_t i = 0; i < n; i++)
 		if (!isalnum((unsigned char)s[i]) && !strchr("._+-", s[i]) &&
 		    !(extra && strchr(extra, s[i])))
-			return err_setc(e, ERR_INVALID_FIELD, key, "'%s' has a character not allowed",
-					key);
+			return err_setc(e, ERR_INVALID_FIELD, key,
+					"'%s' has a character not allowed", key);
 	return 0;
 }
 
@@ -64,18 +63,24 @@ enum MHD_Result api_bisects_post(struct request *rq)
 	if (!b)
 		return reply_err(rq, &e);
 	memset(&s, 0, sizeof(s));
-	if (json_str_field(b, "tree", 1, 4096, &s.tree, &e) || json_str_field(b, "good", 1, 4096, &s.good, &e) ||
-	    json_str_field(b, "bad", 1, 4096, &s.bad, &e) || json_str_field(b, "testcase", 1, 4096, &s.testcase, &e) ||
-	    json_str_field(b, "kconfig", 1, 4096, &s.kconfig, &e) || json_str_field(b, "compiler", 0, 4096, &s.compiler, &e) ||
-	    json_str_field(b, "arch", 0, 4096, &s.arch, &e) || json_str_field(b, "tbox_group", 0, 4096, &s.tbox_group, &e) ||
+	if (json_str_field(b, "tree", 1, 4096, &s.tree, &e) ||
+	    json_str_field(b, "good", 1, 4096, &s.good, &e) ||
+	    json_str_field(b, "bad", 1, 4096, &s.bad, &e) ||
+	    json_str_field(b, "testcase", 1, 4096, &s.testcase, &e) ||
+	    json_str_field(b, "kconfig", 1, 4096, &s.kconfig, &e) ||
+	    json_str_field(b, "compiler", 0, 4096, &s.compiler, &e) ||
+	    json_str_field(b, "arch", 0, 4096, &s.arch, &e) ||
+	    json_str_field(b, "tbox_group", 0, 4096, &s.tbox_group, &e) ||
 	    json_str_field(b, "metric", 1, 4096, &s.metric, &e) ||
 	    get_int(b, "runs_per_step", 5, 1, 100, &s.runs_per_step, &e) ||
 	    get_int(b, "ref_runs", 10, 2, 100, &s.ref_runs, &e) ||
 	    get_int(b, "k", 0, 0, 64, &s.k, &e))
 		goto bad;
-	if (check_name("tree", s.tree, 128, NULL, &e) || check_name("testcase", s.testcase, 128, NULL, &e) ||
+	if (check_name("tree", s.tree, 128, NULL, &e) ||
+	    check_name("testcase", s.testcase, 128, NULL, &e) ||
 	    check_name("kconfig", s.kconfig, 128, NULL, &e) ||
-	    check_name("compiler", s.compiler, 128, NULL, &e) || check_name("arch", s.arch, 32, NULL, &e) ||
+	    check_name("compiler", s.compiler, 128, NULL, &e) ||
+	    check_name("arch", s.arch, 32, NULL, &e) ||
 	    check_name("tbox_group", s.tbox_group, 128, NULL, &e) ||
 	    check_name("metric", s.metric, 256, ":/%@", &e))
 		goto bad;
@@ -124,7 +129,8 @@ enum MHD_Result api_bisect_get(struct request *rq)
 
 enum MHD_Result api_bisects_get(struct request *rq)
 {
-	static const char *const states[] = { "queued", "running", "done", "failed", "cancelled", NULL };
+	static const char *const states[] = { "queued", "running",   "done",
+					      "failed", "cancelled", NULL };
 
 	return reply_list(rq, states, 100, 1000, ST_BISECTS_JSON);
 }
@@ -151,8 +157,10 @@ enum MHD_Result api_bisect_cancel(struct request *rq)
 		if (!x)
 			err_setc(&e, ERR_NOT_FOUND, "id", "no bisect %lld", id);
 		else
-			err_setc(&e, ERR_CONFLICT, "id", "bisect %lld is not queued or running", id);
+			err_setc(&e, ERR_CONFLICT, "id", "bisect %lld is not queued or running",
+				 id);
 		return reply_err(rq, &e);
 	}
-	return reply_json(rq, 200, json_pack("{s:I,s:s}", "id", (json_int_t)id, "state", "cancelled"));
+	return reply_json(rq, 200,
+			  json_pack("{s:I,s:s}", "id", (json_int_t)id, "state", "cancelled"));
 }

@@ -46,8 +46,6 @@
 #include <string.h>
 #include <uuid/uuid.h>
 
-#include "banned.h"
-
 #define MAX_WAIT_S 60
 #define MAX_LOG_TAIL (256 * 1024)
 #define MAX_KCONFIG (4 * 1024 * 1024)
@@ -86,25 +84,32 @@ enum MHD_Result api_jobs_post(struct request *rq)
 
 	if (!b)
 		return reply_err(rq, &e);
-	if (json_str_field(b, "tree", 0, 128, &tree, &e) || json_str_field(b, "commit", 1, 40, &commit, &e) ||
+	if (json_str_field(b, "tree", 0, 128, &tree, &e) ||
+	    json_str_field(b, "commit", 1, 40, &commit, &e) ||
 	    json_str_field(b, "kconfig", 1, 128, &kconfig, &e) ||
 	    json_str_field(b, "compiler", 0, 128, &compiler, &e) ||
-	    json_str_field(b, "testcase", 1, 128, &testcase, &e) || json_str_field(b, "arch", 0, 32, &arch, &e) ||
+	    json_str_field(b, "testcase", 1, 128, &testcase, &e) ||
+	    json_str_field(b, "arch", 0, 32, &arch, &e) ||
 	    json_str_field(b, "tbox_group", 0, 128, &tbox, &e) ||
 	    json_int_field(b, "repeat", 1, 1, 1000, &repeat, &e) ||
 	    json_int_field(b, "priority", 0, -1000, 1000, &priority, &e) ||
-	    json_int_field(b, "max_attempts", rq->srv->cfg->max_attempts, 1, 100, &max_attempts, &e))
+	    json_int_field(b, "max_attempts", rq->srv->cfg->max_attempts, 1, 100, &max_attempts,
+			   &e))
 		goto bad;
 	if (!is_commit_sha(commit)) {
-		err_setc(&e, ERR_INVALID_FIELD, "commit", "'commit' must be a full 40-digit lowercase hex sha");
+		err_setc(&e, ERR_INVALID_FIELD, "commit",
+			 "'commit' must be a full 40-digit lowercase hex sha");
 		goto bad;
 	}
-	if (!is_word(kconfig, 128) || !is_word(testcase, 128) || (compiler && !is_word(compiler, 128)) ||
-	    (tbox && !is_word(tbox, 128)) || (tree && !is_word(tree, 128))) {
+	if (!is_word(kconfig, 128) || !is_word(testcase, 128) ||
+	    (compiler && !is_word(compiler, 128)) || (tbox && !is_word(tbox, 128)) ||
+	    (tree && !is_word(tree, 128))) {
 		err_setc(&e, ERR_INVALID_FIELD,
-			 !is_word(kconfig, 128) ? "kconfig" : !is_word(testcase, 128) ? "testcase"
-			 : compiler && !is_word(compiler, 128) ? "compiler"
-			 : tbox && !is_word(tbox, 128) ? "tbox_group" : "tree",
+			 !is_word(kconfig, 128)		     ? "kconfig" :
+			 !is_word(testcase, 128)	     ? "testcase" :
+			 compiler && !is_word(compiler, 128) ? "compiler" :
+			 tbox && !is_word(tbox, 128)	     ? "tbox_group" :
+							       "tree",
 			 "names must be 1..128 chars of [A-Za-z0-9._+-]");
 		goto bad;
 	}
@@ -116,7 +121,7 @@ enum MHD_Result api_jobs_post(struct request *rq)
 	if (params) {
 		const char *k;
 		json_t *v;
-		json_object_foreach(params, k, v) {
+		json_object_foreach (params, k, v) {
 			if (!json_is_string(v) && !json_is_number(v) && !json_is_boolean(v)) {
 				err_setc(&e, ERR_INVALID_FIELD, "params",
 					 "params values must be strings, numbers or booleans");
@@ -135,7 +140,8 @@ enum MHD_Result api_jobs_post(struct request *rq)
 			goto bad;
 		}
 		if (!tree) {
-			err_setc(&e, ERR_MISSING_FIELD, "tree", "a kernel job needs a tracked 'tree'");
+			err_setc(&e, ERR_MISSING_FIELD, "tree",
+				 "a kernel job needs a tracked 'tree'");
 			goto bad;
 		}
 		snprintf(capbuf, sizeof(capbuf), "qemu-%s", arch);
@@ -144,8 +150,9 @@ enum MHD_Result api_jobs_post(struct request *rq)
 		cap = "host";
 	}
 	/* 15 digits: params are typed by people; 0.2 stays 0.2, not 0.20000000000000001 */
-	params_text = params ? json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS |
-					  JSON_REAL_PRECISION(15)) : xstrdup("{}");
+	params_text = params ? json_dumps(params,
+					  JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(15)) :
+			       xstrdup("{}");
 
 	c = rq_db(rq, &e);
 	if (!c)
@@ -178,18 +185,27 @@ enum MHD_Result api_jobs_post(struct request *rq)
 	}
 	{
 		const struct db_job_new j = {
-			.tree_id = tree_id, .commit_id = commit_id, .testcase_id = tc_id,
-			.params = params_text, .kconfig = kconfig,
-			.compiler = compiler ? compiler : "gcc-12", .arch = arch, .tbox_group = tbox,
-			.capability = cap, .repeat = repeat, .priority = priority,
-			.max_attempts = max_attempts, .token_id = rq->token_id,
+			.tree_id = tree_id,
+			.commit_id = commit_id,
+			.testcase_id = tc_id,
+			.params = params_text,
+			.kconfig = kconfig,
+			.compiler = compiler ? compiler : "gcc-12",
+			.arch = arch,
+			.tbox_group = tbox,
+			.capability = cap,
+			.repeat = repeat,
+			.priority = priority,
+			.max_attempts = max_attempts,
+			.token_id = rq->token_id,
 		};
 		id = db_job_insert(c, &j, &e);
 	}
 	if (id < 0)
 		goto bad;
-	ret = reply_json(rq, 201, json_pack("{s:I,s:s,s:s}", "id", (json_int_t)id, "state", "queued",
-					    "capability", cap));
+	ret = reply_json(rq, 201,
+			 json_pack("{s:I,s:s,s:s}", "id", (json_int_t)id, "state", "queued",
+				   "capability", cap));
 	lease_queue_kick(rq->srv->leases);
 	free(params_text);
 	json_decref(b);
@@ -202,7 +218,8 @@ bad:
 
 enum MHD_Result api_jobs_get(struct request *rq)
 {
-	static const char *const states[] = { "queued", "leased", "done", "failed", "cancelled", NULL };
+	static const char *const states[] = { "queued", "leased",    "done",
+					      "failed", "cancelled", NULL };
 
 	return reply_list(rq, states, 200, 5000, ST_JOBS_JSON);
 }
@@ -243,7 +260,8 @@ static int machine_exists(PGconn *c, long long id, struct err *e)
 	case -1:
 		return -1;
 	case 0:
-		return err_setc(e, ERR_NOT_FOUND, "machine_id", "no machine %lld: register first", id);
+		return err_setc(e, ERR_NOT_FOUND, "machine_id", "no machine %lld: register first",
+				id);
 	}
 	return 0;
 }
@@ -251,8 +269,9 @@ static int machine_exists(PGconn *c, long long id, struct err *e)
 /* 200 {job, lease_timeout_s}; steals job */
 static enum MHD_Result reply_leased(struct request *rq, json_t *job)
 {
-	return reply_json(rq, 200, json_pack("{s:o,s:I}", "job", job, "lease_timeout_s",
-					     (json_int_t)rq->srv->cfg->lease_timeout_s));
+	return reply_json(rq, 200,
+			  json_pack("{s:o,s:I}", "job", job, "lease_timeout_s",
+				    (json_int_t)rq->srv->cfg->lease_timeout_s));
 }
 
 enum MHD_Result api_jobs_lease(struct request *rq)
@@ -291,7 +310,8 @@ enum MHD_Result api_jobs_lease(struct request *rq)
 
 		if (!json_is_string(rid) || uuid_parse(json_string_value(rid), u)) {
 			json_decref(b);
-			err_setc(&e, ERR_INVALID_FIELD, "request_id", "'request_id' must be a UUID");
+			err_setc(&e, ERR_INVALID_FIELD, "request_id",
+				 "'request_id' must be a UUID");
 			return reply_err(rq, &e);
 		}
 		uuid_unparse_lower(u, reqid);
@@ -337,7 +357,8 @@ enum MHD_Result api_job_heartbeat(struct request *rq)
 	if (!b)
 		return reply_err(rq, &e);
 	if (path_job_and_machine(rq, b, &hb.job_id, idb, &hb.machine_id, &e) ||
-	    json_str_field(b, "phase", 0, 32, &phase, &e) || json_str_field(b, "message", 0, 1024, &message, &e))
+	    json_str_field(b, "phase", 0, 32, &phase, &e) ||
+	    json_str_field(b, "message", 0, 1024, &message, &e))
 		goto bad;
 	if (phase && !is_word(phase, 32)) {
 		err_setc(&e, ERR_INVALID_FIELD, "phase", "phase is a word like build or run");
@@ -346,7 +367,8 @@ enum MHD_Result api_job_heartbeat(struct request *rq)
 	pv = json_object_get(b, "progress");
 	if (pv && !json_is_null(pv)) {
 		if (!json_is_number(pv) || json_number_value(pv) < 0 || json_number_value(pv) > 1) {
-			err_setc(&e, ERR_INVALID_FIELD, "progress", "progress must be a number in [0, 1]");
+			err_setc(&e, ERR_INVALID_FIELD, "progress",
+				 "progress must be a number in [0, 1]");
 			goto bad;
 		}
 		hb.progress = json_number_value(pv);
@@ -374,12 +396,14 @@ enum MHD_Result api_job_heartbeat(struct request *rq)
 			else
 				err_setc(&e, ERR_LEASE_LOST, "id",
 					 "job %s is not leased to this worker any more: stop and do not "
-					 "complete it", idb);
+					 "complete it",
+					 idb);
 		}
 		goto bad;
 	}
-	ret = reply_json(rq, 200, json_pack("{s:s,s:I}", "lease_expires_at", expires,
-					    "lease_timeout_s", (json_int_t)rq->srv->cfg->lease_timeout_s));
+	ret = reply_json(rq, 200,
+			 json_pack("{s:s,s:I}", "lease_expires_at", expires, "lease_timeout_s",
+				   (json_int_t)rq->srv->cfg->lease_timeout_s));
 	json_decref(b);
 	return ret;
 bad:
@@ -467,16 +491,18 @@ enum MHD_Result api_job_complete(struct request *rq)
 	}
 	results = json_object_get(b, "results");
 	if (results && !json_is_array(results)) {
-		err_setc(&e, ERR_INVALID_FIELD, "results", "'results' must be an array of result documents");
+		err_setc(&e, ERR_INVALID_FIELD, "results",
+			 "'results' must be an array of result documents");
 		goto bad;
 	}
 	n = json_array_size(results);
 	if (!strcmp(status, "ok") && !n) {
-		err_setc(&e, ERR_INVALID_FIELD, "results", "status ok needs at least one result document");
+		err_setc(&e, ERR_INVALID_FIELD, "results",
+			 "status ok needs at least one result document");
 		goto bad;
 	}
 	docs = xcalloc(n ? n : 1, sizeof(*docs));
-	json_array_foreach(results, i, doc) {
+	json_array_foreach (results, i, doc) {
 		if (resultdoc_check(doc, &docs[i], &e)) {
 			char detail[sizeof(e.detail)];
 			snprintf(detail, sizeof(detail), "results[%zu].%.200s", i, e.detail);
@@ -506,15 +532,16 @@ enum MHD_Result api_job_complete(struct request *rq)
 		db_rollback(c);
 		free(docs);
 		json_decref(b);
-		return reply_json(rq, 200, json_pack("{s:I,s:s,s:b}", "id", (json_int_t)job_id,
-						     "state", "done", "already", 1));
+		return reply_json(rq, 200,
+				  json_pack("{s:I,s:s,s:b}", "id", (json_int_t)job_id, "state",
+					    "done", "already", 1));
 	}
 	if (strcmp(lock.state, "leased") || (machine && lock.leased_by != machine)) {
 		err_setc(&e, ERR_LEASE_LOST, "id",
 			 "job %s is not leased to this worker any more; nothing was stored", idb);
 		goto rollback;
 	}
-	json_array_foreach(results, i, doc) {
+	json_array_foreach (results, i, doc) {
 		struct ingest_outcome out;
 
 		if (ingest_result(c, doc, &docs[i], 1, &out, &e)) {
@@ -534,8 +561,9 @@ enum MHD_Result api_job_complete(struct request *rq)
 	free(reason);
 	free(docs);
 	/* `status` points into b: build the reply before b goes */
-	ret = reply_json(rq, 200, json_pack("{s:I,s:s,s:s,s:I}", "id", (json_int_t)job_id, "state",
-					    "done", "outcome", status, "runs", (json_int_t)n));
+	ret = reply_json(rq, 200,
+			 json_pack("{s:I,s:s,s:s,s:I}", "id", (json_int_t)job_id, "state", "done",
+				   "outcome", status, "runs", (json_int_t)n));
 	json_decref(b);
 	return ret;
 rollback:
@@ -562,8 +590,9 @@ enum MHD_Result api_job_cancel(struct request *rq)
 	if (got < 0)
 		return reply_err(rq, &e);
 	if (got)
-		return reply_json(rq, 200, json_pack("{s:I,s:s,s:s}", "id", (json_int_t)id, "state",
-						    "cancelled", "was", was));
+		return reply_json(rq, 200,
+				  json_pack("{s:I,s:s,s:s}", "id", (json_int_t)id, "state",
+					    "cancelled", "was", was));
 	switch (db_job_state(c, id, state, sizeof(state), &e)) {
 	case -1:
 		break;

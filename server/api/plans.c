@@ -22,8 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 /* replies 200 with the JSON text statement st reads, 404 naming the plan when none */
 static enum MHD_Result reply_read(struct request *rq, enum db_stmt st, int n, const char *const *p,
 				  const char *name)

@@ -12,8 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 json_t *json_num(double v)
 {
 	return isfinite(v) ? json_real(v) : json_null();
@@ -68,7 +66,7 @@ enum MHD_Result api_results_post(struct request *rq)
 	if (!rq->resumed) {
 		if (!http_defer(rq, results_ingest))
 			return MHD_YES; /* back here once it is done */
-		results_ingest(rq); /* no pool (stopping): here and now */
+		results_ingest(rq);	/* no pool (stopping): here and now */
 	}
 	body = rq->deferred;
 	rq->deferred = NULL;

@@ -8,8 +8,6 @@
  */
 #include "server/api/api.h"
 
-#include "banned.h"
-
 const struct route routes[] = {
 	/* health and metrics */
 	{ "GET", "/healthz", api_healthz, AUTH_NONE },

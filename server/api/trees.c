@@ -19,8 +19,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "banned.h"
-
 enum MHD_Result api_trees_post(struct request *rq)
 {
 	struct err e;
@@ -45,7 +43,8 @@ enum MHD_Result api_trees_post(struct request *rq)
 	}
 	for (const char *p = json_string_value(name); *p; p++)
 		if (!isalnum((unsigned char)*p) && !strchr("._+-", *p)) {
-			err_setc(&e, ERR_INVALID_FIELD, "name", "tree names are chars of [A-Za-z0-9._+-]");
+			err_setc(&e, ERR_INVALID_FIELD, "name",
+				 "tree names are chars of [A-Za-z0-9._+-]");
 			goto bad;
 		}
 	if (url && (!json_is_string(url) || json_string_length(url) > 4096)) {
@@ -60,15 +59,18 @@ enum MHD_Result api_trees_post(struct request *rq)
 	    json_int_field(b, "poll_s", -1, 0, 604800, &poll_s, &e))
 		goto bad;
 	if (branches && !json_is_array(branches)) {
-		err_setc(&e, ERR_INVALID_FIELD, "branches", "'branches' is an array of branch names");
+		err_setc(&e, ERR_INVALID_FIELD, "branches",
+			 "'branches' is an array of branch names");
 		goto bad;
 	}
 	over |= buf_addch(&br, '{');
-	json_array_foreach(branches, i, v) {
+	json_array_foreach (branches, i, v) {
 		const char *s = json_is_string(v) ? json_string_value(v) : NULL;
-		if (!s || !*s || strlen(s) > 255 || s[0] == '-' || strpbrk(s, "\"\\{},"
-								       " \t\n~^:?*[")) {
-			err_setc(&e, ERR_INVALID_FIELD, "branches", "branch %zu is not a valid ref name", i);
+		if (!s || !*s || strlen(s) > 255 || s[0] == '-' ||
+		    strpbrk(s, "\"\\{},"
+			       " \t\n~^:?*[")) {
+			err_setc(&e, ERR_INVALID_FIELD, "branches",
+				 "branch %zu is not a valid ref name", i);
 			goto bad;
 		}
 		over |= buf_addf(&br, "%s\"%s\"", i ? "," : "", s);
@@ -80,15 +82,17 @@ enum MHD_Result api_trees_post(struct request *rq)
 	}
 	c = rq_db(rq, &e);
 	id = c ? db_tree_upsert(c, json_string_value(name), url ? json_string_value(url) : NULL,
-				br.data, (long)poll_s, &e) : -1;
+				br.data, (long)poll_s, &e) :
+		 -1;
 	if (id < 0)
 		goto bad;
 	api_trees_changed();
 	/* s:o steals: a new array for missing branches, a reference to given ones (s:O on a
 	 * new array leaked it) */
-	ret = reply_json(rq, 200, json_pack("{s:I,s:O,s:O,s:o}", "id", (json_int_t)id, "name", name,
-					    "url", url ? url : json_null(), "branches",
-					    branches ? json_incref(branches) : json_array()));
+	ret = reply_json(rq, 200,
+			 json_pack("{s:I,s:O,s:O,s:o}", "id", (json_int_t)id, "name", name, "url",
+				   url ? url : json_null(), "branches",
+				   branches ? json_incref(branches) : json_array()));
 	buf_release(&br);
 	json_decref(b);
 	return ret;
@@ -131,10 +135,10 @@ enum MHD_Result api_tree_poll(struct request *rq)
 
 static struct {
 	pthread_mutex_t lock;
-	char *text;             /* the cached reply, NULL when none */
+	char *text; /* the cached reply, NULL when none */
 	size_t len;
-	unsigned long gen;      /* trees_gen when it was read */
-	long long at_ms;        /* CLOCK_MONOTONIC when it was read */
+	unsigned long gen; /* trees_gen when it was read */
+	long long at_ms;   /* CLOCK_MONOTONIC when it was read */
 } trees_cache = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0 };
 static atomic_ulong trees_gen;
 

@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 /* Room for a bigint in text */
 #define ID_LEN 24
 
@@ -35,8 +33,8 @@ static long long exec_id(PGconn *c, enum db_stmt st, long long id, struct err *e
 }
 
 /* Runs st with n parameters: 1 and *id from its first row, 0 when none, -1 with e. */
-static int exec_returning(PGconn *c, enum db_stmt st, int n, const char *const *p,
-			  long long *id, struct err *e)
+static int exec_returning(PGconn *c, enum db_stmt st, int n, const char *const *p, long long *id,
+			  struct err *e)
 {
 	PGresult *r = db_exec(c, st, n, p, e);
 
@@ -52,9 +50,22 @@ long long db_job_insert(PGconn *c, const struct db_job_new *j, struct err *e)
 {
 	char tree[ID_LEN], commit[ID_LEN], tc[ID_LEN], rep[ID_LEN], prio[ID_LEN], max[ID_LEN],
 		tok[ID_LEN], plan[ID_LEN];
-	const char *p[16] = { j->tree_id ? tree : NULL, commit, tc, j->params, j->kconfig,
-			      j->compiler, j->arch, j->tbox_group, j->capability, rep, prio, max,
-			      j->token_id ? tok : NULL, plan, j->track_key, j->track_branch };
+	const char *p[16] = { j->tree_id ? tree : NULL,
+			      commit,
+			      tc,
+			      j->params,
+			      j->kconfig,
+			      j->compiler,
+			      j->arch,
+			      j->tbox_group,
+			      j->capability,
+			      rep,
+			      prio,
+			      max,
+			      j->token_id ? tok : NULL,
+			      plan,
+			      j->track_key,
+			      j->track_branch };
 	long long id;
 
 	snprintf(tree, sizeof(tree), "%lld", j->tree_id);
@@ -224,8 +235,9 @@ int db_job_heartbeat(PGconn *c, const struct db_heartbeat *hb, char *expires_at,
 		     struct err *e)
 {
 	char id[ID_LEN], secs[ID_LEN], prog[32], mid[ID_LEN];
-	const char *p[6] = { id, secs, hb->phase, isnan(hb->progress) ? NULL : prog, hb->message,
-			     hb->machine_id ? mid : NULL };
+	const char *p[6] = { id,	  secs,
+			     hb->phase,	  isnan(hb->progress) ? NULL : prog,
+			     hb->message, hb->machine_id ? mid : NULL };
 	PGresult *r;
 	int found;
 
@@ -256,7 +268,8 @@ long db_job_expire(PGconn *c, struct db_job_expired **jobs, struct err *e)
 		*jobs = xcalloc((size_t)n, sizeof(**jobs));
 	for (long i = 0; i < n; i++) {
 		(*jobs)[i].id = strtoll(PQgetvalue(r, (int)i, 0), NULL, 10);
-		snprintf((*jobs)[i].state, sizeof((*jobs)[i].state), "%s", PQgetvalue(r, (int)i, 1));
+		snprintf((*jobs)[i].state, sizeof((*jobs)[i].state), "%s",
+			 PQgetvalue(r, (int)i, 1));
 	}
 	PQclear(r);
 	return n;
@@ -279,8 +292,13 @@ int db_queue_count(PGconn *c, long long *count, long long *max_id, struct err *e
 long long db_machine_register(PGconn *c, const struct db_machine_new *m, struct err *e)
 {
 	char cpus[ID_LEN], mem[ID_LEN];
-	const char *p[8] = { m->hostname, m->arch, m->tbox_group, m->nr_cpus >= 0 ? cpus : NULL,
-			     m->memory_mb >= 0 ? mem : NULL, m->cpu_model, m->capabilities,
+	const char *p[8] = { m->hostname,
+			     m->arch,
+			     m->tbox_group,
+			     m->nr_cpus >= 0 ? cpus : NULL,
+			     m->memory_mb >= 0 ? mem : NULL,
+			     m->cpu_model,
+			     m->capabilities,
 			     m->fingerprint };
 	long long id;
 

@@ -19,20 +19,20 @@
 
 /* A job to queue (ST_JOB_INSERT). Strings borrowed from the caller. */
 struct db_job_new {
-	long long tree_id;         /* 0: none (a host job without a tree) */
+	long long tree_id; /* 0: none (a host job without a tree) */
 	long long commit_id;
 	long long testcase_id;
-	const char *params;        /* JSON object text */
+	const char *params; /* JSON object text */
 	const char *kconfig;
 	const char *compiler;
-	const char *arch;          /* NULL: any */
-	const char *tbox_group;    /* NULL: any */
-	const char *capability;    /* host, qemu-x86_64, qemu-aarch64 */
+	const char *arch;	/* NULL: any */
+	const char *tbox_group; /* NULL: any */
+	const char *capability; /* host, qemu-x86_64, qemu-aarch64 */
 	long long repeat, priority, max_attempts;
-	long long token_id;        /* the submitting API token; 0: none */
-	long long plan_id;         /* a tracking job's plan (sql/0014); 0: none */
-	const char *track_key;     /* with plan_id: the setup, unique per (plan, commit) */
-	const char *track_branch;  /* with plan_id: the branch whose push queued it */
+	long long token_id;	  /* the submitting API token; 0: none */
+	long long plan_id;	  /* a tracking job's plan (sql/0014); 0: none */
+	const char *track_key;	  /* with plan_id: the setup, unique per (plan, commit) */
+	const char *track_branch; /* with plan_id: the branch whose push queued it */
 };
 /*
  * Queues j; returns the new job's id (> 0) or -1 with e. A tracking job
@@ -79,10 +79,10 @@ int db_job_kconfig(PGconn *c, long long id, char **text, size_t *len, struct err
 
 /* A job row locked FOR UPDATE (ST_JOB_LOCK), inside the caller's transaction. */
 struct db_job_lock {
-	char state[16];            /* queued, leased, done, failed, cancelled */
-	long long leased_by;       /* machine id; 0: none */
+	char state[16];	     /* queued, leased, done, failed, cancelled */
+	long long leased_by; /* machine id; 0: none */
 	int attempts;
-	char outcome[32];          /* ok, build-failed, ...; "" when none yet */
+	char outcome[32]; /* ok, build-failed, ...; "" when none yet */
 };
 /* Locks job id: 1 with *out filled, 0 when there is no such job, -1 with e. */
 int db_job_lock(PGconn *c, long long id, struct db_job_lock *out, struct err *e)
@@ -126,11 +126,11 @@ int db_job_spec(PGconn *c, long long id, json_t **spec, struct err *e)
 /* A renewed lease (ST_JOB_HEARTBEAT). Strings borrowed from the caller. */
 struct db_heartbeat {
 	long long job_id;
-	long lease_s;              /* the lease runs this many seconds from now */
-	const char *phase;         /* NULL: unchanged */
-	double progress;           /* in [0, 1]; NAN: none (stored as NULL) */
-	const char *message;       /* NULL: none */
-	long long machine_id;      /* 0: any holder */
+	long lease_s;	      /* the lease runs this many seconds from now */
+	const char *phase;    /* NULL: unchanged */
+	double progress;      /* in [0, 1]; NAN: none (stored as NULL) */
+	const char *message;  /* NULL: none */
+	long long machine_id; /* 0: any holder */
 };
 /*
  * Renews the lease of hb->job_id if it is leased (to hb->machine_id).
@@ -145,7 +145,7 @@ int db_job_heartbeat(PGconn *c, const struct db_heartbeat *hb, char *expires_at,
 /* A job whose lease ran out (ST_JOB_EXPIRE). */
 struct db_job_expired {
 	long long id;
-	char state[16];            /* what it is now: queued again, or failed */
+	char state[16]; /* what it is now: queued again, or failed */
 };
 /*
  * Requeues or fails every job whose lease expired. Returns how many, with
@@ -167,11 +167,11 @@ int db_queue_count(PGconn *c, long long *count, long long *max_id, struct err *e
 /* A worker's registration (ST_MACHINE_REGISTER). Strings borrowed from the caller. */
 struct db_machine_new {
 	const char *hostname, *arch, *tbox_group;
-	long long nr_cpus;         /* -1: unknown */
-	long long memory_mb;       /* -1: unknown */
-	const char *cpu_model;     /* NULL: unknown */
-	const char *capabilities;  /* a text[] literal: {"host","qemu-x86_64"} */
-	const char *fingerprint;   /* JSON object text */
+	long long nr_cpus;	  /* -1: unknown */
+	long long memory_mb;	  /* -1: unknown */
+	const char *cpu_model;	  /* NULL: unknown */
+	const char *capabilities; /* a text[] literal: {"host","qemu-x86_64"} */
+	const char *fingerprint;  /* JSON object text */
 };
 /*
  * Registers m, or updates the machine of the same (hostname, arch,

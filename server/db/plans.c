@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 #define ID_LEN 24
 
 /* plans */
@@ -163,8 +161,17 @@ int db_plan_head_set(PGconn *c, long long plan_id, const char *branch, const cha
 int db_plan_push_insert(PGconn *c, const struct db_plan_push *pp, struct err *e)
 {
 	char pid[ID_LEN], nc[ID_LEN], nq[ID_LEN], ns[ID_LEN];
-	const char *p[11] = { pid, pp->branch, pp->old_sha, pp->new_sha, pp->base_sha,
-			      pp->forced ? "true" : "false", nc, pp->tested, nq, pp->skipped, ns };
+	const char *p[11] = { pid,
+			      pp->branch,
+			      pp->old_sha,
+			      pp->new_sha,
+			      pp->base_sha,
+			      pp->forced ? "true" : "false",
+			      nc,
+			      pp->tested,
+			      nq,
+			      pp->skipped,
+			      ns };
 	PGresult *r;
 
 	snprintf(pid, sizeof(pid), "%lld", pp->plan_id);

@@ -20,8 +20,8 @@
 enum db_plan_change {
 	DB_PLAN_CREATED,
 	DB_PLAN_UPDATED,
-	DB_PLAN_UNCHANGED,         /* the stored spec is the same JSON value */
-	DB_PLAN_EXISTS,            /* create_only, and a plan of that name exists */
+	DB_PLAN_UNCHANGED, /* the stored spec is the same JSON value */
+	DB_PLAN_EXISTS,	   /* create_only, and a plan of that name exists */
 };
 /*
  * Stores plan `name` of tree_id with spec (the normalized plan JSON text,
@@ -55,8 +55,8 @@ int db_plan_read_json(PGconn *c, enum db_stmt st, int n, const char *const *p, c
 /* One enabled plan of a tree (ST_PLANS_OF_TREE). */
 struct db_plan_row {
 	long long id;
-	char *name;                /* new copies, freed by db_plan_rows_free() */
-	char *spec;                /* the plan's JSON text */
+	char *name; /* new copies, freed by db_plan_rows_free() */
+	char *spec; /* the plan's JSON text */
 };
 /* tree_id's enabled plans, oldest first: 0 with *rows a new array of *n, -1 with e. */
 int db_plans_of_tree(PGconn *c, long long tree_id, struct db_plan_row **rows, size_t *n,
@@ -79,15 +79,15 @@ int db_plan_head_set(PGconn *c, long long plan_id, const char *branch, const cha
 struct db_plan_push {
 	long long plan_id;
 	const char *branch;
-	const char *old_sha;       /* NULL: the plan's first look at the branch */
+	const char *old_sha; /* NULL: the plan's first look at the branch */
 	const char *new_sha;
-	const char *base_sha;      /* merge base of old and new; NULL: none */
+	const char *base_sha; /* merge base of old and new; NULL: none */
 	int forced;
-	long commits;              /* first-parent commits in base..new */
-	const char *tested;        /* JSON [{commit, reason}] */
+	long commits;	    /* first-parent commits in base..new */
+	const char *tested; /* JSON [{commit, reason}] */
 	long jobs_queued;
-	const char *skipped;       /* JSON [{commit, reason}] */
-	long superseded;           /* older queued jobs of the branch cancelled */
+	const char *skipped; /* JSON [{commit, reason}] */
+	long superseded;     /* older queued jobs of the branch cancelled */
 };
 int db_plan_push_insert(PGconn *c, const struct db_plan_push *p, struct err *e)
 	__attribute__((warn_unused_result));

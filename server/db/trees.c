@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 /* commits */
 
 int db_commits_import(PGconn *c, const char *const cols[5], long long tree_id, long long base,
@@ -167,8 +165,8 @@ int db_tree_heads(PGconn *c, long long tree_id, struct db_tree_head **heads, siz
 	return 0;
 }
 
-int db_tree_head_set(PGconn *c, long long tree_id, const char *branch, const char *sha,
-		     int forced, struct err *e)
+int db_tree_head_set(PGconn *c, long long tree_id, const char *branch, const char *sha, int forced,
+		     struct err *e)
 {
 	char tid[24];
 	const char *p[4] = { tid, branch, sha, forced ? "true" : "false" };

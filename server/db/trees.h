@@ -46,7 +46,7 @@ int db_commit_diffstat_store(PGconn *c, long long id, const char *files, size_t 
 /* A tracked tree by name (ST_TREE_GET). */
 struct db_tree {
 	long long id;
-	char *url;                 /* new copy (db_tree_release); NULL when it has none */
+	char *url; /* new copy (db_tree_release); NULL when it has none */
 };
 /* Tree `name`: 1 with *t filled, 0 when there is none (*t zeroed), -1 with e. */
 int db_tree_get(PGconn *c, const char *name, struct db_tree *t, struct err *e)
@@ -88,8 +88,8 @@ int db_tree_heads(PGconn *c, long long tree_id, struct db_tree_head **heads, siz
  * previous_sha; forced: the move was not a fast-forward (ST_TREE_HEAD_SET).
  * 0 or -1 with e.
  */
-int db_tree_head_set(PGconn *c, long long tree_id, const char *branch, const char *sha,
-		     int forced, struct err *e) __attribute__((warn_unused_result));
+int db_tree_head_set(PGconn *c, long long tree_id, const char *branch, const char *sha, int forced,
+		     struct err *e) __attribute__((warn_unused_result));
 /* Forgets the heads of branches not in `branches` (a text[] literal). 0 or -1 with e. */
 int db_tree_heads_prune(PGconn *c, long long tree_id, const char *branches, struct err *e)
 	__attribute__((warn_unused_result));
@@ -116,9 +116,9 @@ int db_tree_poll_lock(PGconn *c, long long id, struct err *e) __attribute__((war
 void db_tree_poll_unlock(PGconn *c, long long id);
 /* A tree claimed for a poll (ST_TREE_POLL_CLAIM). */
 struct db_tree_poll {
-	char *name;                /* new copies (db_tree_poll_release) */
+	char *name; /* new copies (db_tree_poll_release) */
 	char *url;
-	char started[64];          /* now() as the database prints a timestamptz */
+	char started[64]; /* now() as the database prints a timestamptz */
 };
 /* With the lock held: 1 when tree id is still due (*t filled), 0 when not, -1 with e. */
 int db_tree_poll_claim(PGconn *c, long long id, struct db_tree_poll *t, struct err *e)

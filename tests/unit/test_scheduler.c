@@ -9,7 +9,6 @@
 
 #include "attr.h"
 #include "server/scheduler.h"
-#include "banned.h"
 
 /*
  * scheduler_plan(): which commits of a push a plan tests (server/scheduler.h).
