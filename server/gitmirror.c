@@ -98,7 +98,7 @@ int gitmirror_sync(const char *data_dir, const char *tree, const char *url, int 
 	if (!url || !*url || url[0] == '-')
 		return err_setc(e, ERR_INVALID_FIELD, "url", "tree '%s' has no usable url", tree);
 	snprintf(parent, sizeof(parent), "%s/mirrors", data_dir);
-	if (fs_mkdirs(parent, 0755, "io_error", e))
+	if (fs_mkdirs(parent, 0755, e))
 		return -1;
 	snprintf(tmp, sizeof(tmp), "%s.tmp-%ld", dir, (long)getpid());
 	{
