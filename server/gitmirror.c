@@ -147,7 +147,7 @@ static int sync_locked(const char *data_dir, const char *tree, const char *url, 
 	if (!url || !*url || url[0] == '-')
 		return err_setc(e, ERR_INVALID_FIELD, "url", "tree '%s' has no usable url", tree);
 	snprintf(parent, sizeof(parent), "%s/mirrors", data_dir);
-	if (fs_mkdirs(parent, 0755, "io_error", e))
+	if (fs_mkdirs(parent, 0755, e))
 		return -1;
 	snprintf(tmp, sizeof(tmp), "%s.tmp-%ld", dir, (long)getpid());
 	{
