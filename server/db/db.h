@@ -113,6 +113,17 @@ enum db_stmt {
 	ST_REGR_UNDETECT,
 	ST_REGR_UPSERT,
 	ST_SERIES_CHANGE_POINTS,
+	/* A/B requests (stmts_requests.c) */
+	ST_REQUESTS_JSON,
+	ST_REQUEST_CANCEL_JOBS,
+	ST_REQUEST_FINISH,
+	ST_REQUEST_INSERT,
+	ST_REQUEST_JOB_INSERT,
+	ST_REQUEST_JSON,
+	ST_REQUEST_LOCK,
+	ST_REQUEST_SAMPLES,
+	ST_REQUEST_SET_CANCELLED,
+	ST_REQUEST_TBOX_ARCH,
 	/* ingest and run reads: testcases, commits, machines, setups, runs, metric names (stmts_runs.c) */
 	ST_COMMIT_FILL,
 	ST_COMMIT_ID,

@@ -12,6 +12,7 @@ static const struct db_stmt_def *const tables[] = {
 	db_stmts_mail,
 	db_stmts_meta,
 	db_stmts_regressions,
+	db_stmts_requests,
 	db_stmts_runs,
 	db_stmts_series,
 	db_stmts_tokens,
