@@ -58,6 +58,20 @@ long long db_request_job_insert(PGconn *c, const struct db_job_new *j, long long
 	return r ? first_id(r) : -1;
 }
 
+int db_request_of_job(PGconn *c, long long job_id, long long *id, struct err *e)
+{
+	char b[ID_LEN];
+	const char *p[1] = { b };
+	PGresult *r;
+
+	snprintf(b, sizeof(b), "%lld", job_id);
+	r = db_exec(c, ST_REQUEST_OF_JOB, 1, p, e);
+	if (!r)
+		return -1;
+	*id = first_id(r);
+	return *id > 0;
+}
+
 int db_request_lock(PGconn *c, long long id, struct db_request_lock *out, struct err *e)
 {
 	char b[ID_LEN];
@@ -183,11 +197,21 @@ int db_request_cancel(PGconn *c, long long id, long *jobs, struct err *e)
 	rows = db_rows(c, ST_REQUEST_SET_CANCELLED, 1, p, e);
 	if (rows <= 0)
 		return rows < 0 ? -1 : 0;
+	return db_request_cancel_jobs(c, id, jobs, e) < 0 ? -1 : 1;
+}
+
+int db_request_cancel_jobs(PGconn *c, long long id, long *jobs, struct err *e)
+{
+	char b[ID_LEN];
+	const char *p[1] = { b };
+	long long rows;
+
+	snprintf(b, sizeof(b), "%lld", id);
 	rows = db_rows(c, ST_REQUEST_CANCEL_JOBS, 1, p, e);
 	if (rows < 0)
 		return -1;
 	*jobs = (long)rows;
-	return 1;
+	return 0;
 }
 
 int db_request_tbox_arch(PGconn *c, const char *tbox_group, char *arch, size_t n, struct err *e)

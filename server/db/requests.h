@@ -40,6 +40,10 @@ long long db_request_job_insert(PGconn *c, const struct db_job_new *j, long long
 				const char *side, int round, int group, struct err *e)
 	__attribute__((warn_unused_result));
 
+/* The request job job_id belongs to: 1 with *id, 0 when none (or no such job), -1 with e. */
+int db_request_of_job(PGconn *c, long long job_id, long long *id, struct err *e)
+	__attribute__((warn_unused_result));
+
 /* A request row locked FOR UPDATE with its jobs' tally (ST_REQUEST_LOCK). */
 struct db_request_lock {
 	char state[16];            /* as stored: queued, running, done, failed, cancelled */
@@ -91,6 +95,10 @@ int db_request_finish(PGconn *c, long long id, const char *state, const char *ve
  * number of jobs cancelled, 0 when it is final already (or absent), -1.
  */
 int db_request_cancel(PGconn *c, long long id, long *jobs, struct err *e)
+	__attribute__((warn_unused_result));
+
+/* Cancels request id's unfinished jobs (ST_REQUEST_CANCEL_JOBS): 0 with *jobs their number, -1. */
+int db_request_cancel_jobs(PGconn *c, long long id, long *jobs, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*

@@ -27,6 +27,7 @@ const struct db_stmt_def db_stmts_requests[DB_NR_STMTS] = {
 		"phase_history = phase_history || jsonb_build_array(jsonb_build_object("
 		"'phase', 'cancelled', 'at', now())) "
 		"WHERE request_id = $1::bigint AND state IN ('queued', 'leased') RETURNING id" },
+	[ST_REQUEST_EXISTS] = { "request_exists", "SELECT 1 FROM requests WHERE id = $1::bigint" },
 	/* $1 request $2 state $3 verdict $4 result (jsonb) $5 fail reason $6 head sha (NULL: keep):
 	 * only a request not final yet changes */
 	[ST_REQUEST_FINISH] = { "request_finish",
@@ -91,6 +92,9 @@ const struct db_stmt_def db_stmts_requests[DB_NR_STMTS] = {
 		"(SELECT c.sha FROM runs r JOIN jobs k ON k.id = r.job_id JOIN commits c ON c.id = r.commit_id "
 		"WHERE k.request_id = rq.id AND k.ab_side = 'head' ORDER BY r.id LIMIT 1) "
 		"FROM requests rq WHERE rq.id = $1::bigint FOR UPDATE" },
+	/* the request job $1 belongs to (no row: none) */
+	[ST_REQUEST_OF_JOB] = { "request_of_job",
+		"SELECT request_id FROM jobs WHERE id = $1::bigint AND request_id IS NOT NULL" },
 	/* $1 request: each (group, side, metric)'s per-run means, runs in id order */
 	[ST_REQUEST_SAMPLES] = { "request_samples",
 		"SELECT j.ab_group::integer, j.ab_side = 'head', mt.name, "
