@@ -12,5 +12,7 @@ int cmd_compare_samples(int argc, char **argv);
 int cmd_submit(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
+/* regtrack test: an A/B request; exit 3 when it could not be completed (cmd_request.c) */
+int cmd_test(int argc, char **argv);
 
 #endif

@@ -23,6 +23,7 @@ static const struct command commands[] = {
 	{ "submit", cmd_submit, "submit FILE...             upload result documents" },
 	{ "compare", cmd_compare, "compare --base SHA --head SHA [filters]" },
 	{ "bisect", cmd_bisect, "bisect start|show ID|list   run or read a bisect" },
+	{ "test", cmd_test, "test --base REF --head REF|--patches F ...  A/B test a change" },
 };
 
 static int usage(FILE *f)
