@@ -235,12 +235,13 @@ static int follow(struct http_client *hc, long long id, int gate, int as_json, d
 			json_decref(q);
 			return ret;
 		}
-		json_decref(q);
 		if (timeout_s > 0 && now_s() - t0 >= timeout_s) {
 			fprintf(stderr, "regtrack test: request %lld timed out after %g s (still %s)\n", id,
 				timeout_s, state);
+			json_decref(q);
 			return EXIT_INCOMPLETE;
 		}
+		json_decref(q);
 		sleep_s(poll_s);
 	}
 }

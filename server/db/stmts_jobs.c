@@ -113,7 +113,7 @@ const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 		"'compiler', j.compiler, 'testcase', t.name, 'params', j.params, 'repeat', j.repeat, "
 		"'arch', j.arch, 'tbox_group', j.tbox_group, 'attempt', j.attempts, "
 		"'lease_expires_at', j.lease_expires_at, "
-		"'request', j.request_id, 'side', j.ab_side, "
+		"'request', j.request_id, 'side', j.ab_side, 'round', j.ab_pair, "
 		"'patches', (SELECT rq.patches FROM requests rq WHERE rq.id = j.request_id "
 		"AND j.ab_side = 'head'))::text "
 		"FROM jobs j JOIN commits c ON c.id = j.commit_id JOIN testcases t ON t.id = j.testcase_id "
