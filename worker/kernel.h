@@ -36,6 +36,8 @@ struct kernel {
 	const char *tree;         /* [A-Za-z0-9._-]+ */
 	const char *url;          /* git URL or local path */
 	const char *commit;       /* sha (full or abbreviated), branch or tag */
+	const char *patches;      /* NULL, or an mbox applied on commit with `git am`
+	                           * (kernel_apply_patches); sha is then the result */
 	const char *kconfig;      /* a name from the table above */
 	const char *compiler;     /* "gcc" | "gcc-N" */
 	const char *arch;         /* the worker's arch: "x86_64" | "aarch64" */
@@ -46,7 +48,9 @@ struct kernel {
 	volatile sig_atomic_t *cancel;  /* passed to every child (see runcmd.h) */
 
 	/* --- outputs: owned by the struct, freed by kernel_release --- */
-	char sha[41];             /* the commit resolved in the mirror */
+	char sha[41];             /* the commit resolved in the mirror (with patches:
+	                           * the commit `git am` made on it) */
+	char base_sha[41];        /* the commit resolved in the mirror, before patches */
 	char *src_dir, *build_dir;
 	char *image;              /* bootable image: build/arch/x86/boot/bzImage or
 	                           * build/arch/arm64/boot/Image */
