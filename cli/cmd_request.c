@@ -29,8 +29,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "banned.h"
-
 enum { EXIT_OK = 0, EXIT_REGRESSION = 1, EXIT_USAGE = 2, EXIT_INCOMPLETE = 3 };
 
 #define MAX_MBOX (4 * 1024 * 1024)
@@ -90,10 +88,12 @@ static json_t *parse_params(const char *s)
 		}
 		*eq++ = '\0';
 		d = strtod(eq, &end);
-		json_object_set_new(o, kv, *eq && !*end && isfinite(d)
-				    ? (d == (double)(json_int_t)d && !strchr(eq, '.')
-				       ? json_integer((json_int_t)d) : json_real(d))
-				    : json_string(eq));
+		json_object_set_new(o, kv,
+				    *eq && !*end && isfinite(d) ?
+					    (d == (double)(json_int_t)d && !strchr(eq, '.') ?
+						     json_integer((json_int_t)d) :
+						     json_real(d)) :
+					    json_string(eq));
 	}
 	free(copy);
 	return o;
@@ -134,8 +134,8 @@ static double now_s(void)
 
 static long side_count(json_t *q, const char *side, const char *what)
 {
-	return (long)json_integer_value(json_object_get(json_object_get(json_object_get(q, "progress"),
-									side), what));
+	return (long)json_integer_value(
+		json_object_get(json_object_get(json_object_get(q, "progress"), side), what));
 }
 
 static double real(json_t *v)
@@ -151,13 +151,14 @@ static void print_table(json_t *q)
 
 	printf("%18s %8s %23s %18s %8s  %s\n", "base", "%stddev", "%change (CI)", "head", "%stddev",
 	       "metric");
-	json_array_foreach(rows, i, r) {
+	json_array_foreach (rows, i, r) {
 		json_t *mean = json_object_get(r, "mean"), *sd = json_object_get(r, "stddev_pct"),
 		       *ci = json_object_get(r, "ci_pct");
 		char chg[64];
 
-		snprintf(chg, sizeof(chg), "%+.1f%% [%+.1f, %+.1f]", real(json_object_get(r, "hl_pct")),
-			 real(json_array_get(ci, 0)), real(json_array_get(ci, 1)));
+		snprintf(chg, sizeof(chg), "%+.1f%% [%+.1f, %+.1f]",
+			 real(json_object_get(r, "hl_pct")), real(json_array_get(ci, 0)),
+			 real(json_array_get(ci, 1)));
 		printf("%18.6g %7.1f%% %23s %18.6g %7.1f%%  %s  (%s %s: %s, %s)\n",
 		       real(json_array_get(mean, 0)), real(json_array_get(sd, 0)), chg,
 		       real(json_array_get(mean, 1)), real(json_array_get(sd, 1)),
@@ -200,19 +201,26 @@ static int follow(struct http_client *hc, long long id, int gate, int as_json, d
 			fprintf(stderr, "regtrack test: the server's answer has no state\n");
 			return EXIT_INCOMPLETE;
 		}
-		snprintf(line, sizeof(line), "request %lld: %s, base %ld/%ld jobs %ld runs, "
-			 "head %ld/%ld jobs %ld runs%s%s", id, state, side_count(q, "base", "finished"),
+		snprintf(line, sizeof(line),
+			 "request %lld: %s, base %ld/%ld jobs %ld runs, "
+			 "head %ld/%ld jobs %ld runs%s%s",
+			 id, state, side_count(q, "base", "finished"),
 			 side_count(q, "base", "jobs"), side_count(q, "base", "runs"),
 			 side_count(q, "head", "finished"), side_count(q, "head", "jobs"),
 			 side_count(q, "head", "runs"),
-			 json_array_size(json_object_get(q, "waiting_for")) ? ", waiting for a worker: " : "",
-			 json_array_size(json_object_get(q, "waiting_for"))
-			 ? json_string_value(json_array_get(json_object_get(q, "waiting_for"), 0)) : "");
+			 json_array_size(json_object_get(q, "waiting_for")) ?
+				 ", waiting for a worker: " :
+				 "",
+			 json_array_size(json_object_get(q, "waiting_for")) ?
+				 json_string_value(
+					 json_array_get(json_object_get(q, "waiting_for"), 0)) :
+				 "");
 		if (strcmp(line, last)) {
 			fprintf(stderr, "%s\n", line);
 			snprintf(last, sizeof(last), "%s", line);
 		}
-		if (!strcmp(state, "done") || !strcmp(state, "failed") || !strcmp(state, "cancelled")) {
+		if (!strcmp(state, "done") || !strcmp(state, "failed") ||
+		    !strcmp(state, "cancelled")) {
 			if (as_json) {
 				json_dumpf(q, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 				fputc('\n', stdout);
@@ -221,22 +229,28 @@ static int follow(struct http_client *hc, long long id, int gate, int as_json, d
 			}
 			if (!strcmp(state, "done")) {
 				printf("verdict: %s\n", verdict ? verdict : "?");
-				ret = verdict && !strcmp(verdict, "regression") && gate ? EXIT_REGRESSION
-				      : verdict && !strcmp(verdict, "inconclusive") && gate ? EXIT_INCOMPLETE
-				      : EXIT_OK;
+				ret = verdict && !strcmp(verdict, "regression") && gate ?
+					      EXIT_REGRESSION :
+				      verdict && !strcmp(verdict, "inconclusive") && gate ?
+					      EXIT_INCOMPLETE :
+					      EXIT_OK;
 			} else {
-				const char *why = json_string_value(json_object_get(q, "fail_reason"));
+				const char *why = json_string_value(
+					json_object_get(q, "fail_reason"));
 
-				printf("request %lld %s%s%s\n", id, state, why ? ": " : "", why ? why : "");
+				printf("request %lld %s%s%s\n", id, state, why ? ": " : "",
+				       why ? why : "");
 				ret = EXIT_INCOMPLETE;
 			}
 			if (!as_json && json_is_string(json_object_get(q, "reproduce")))
-				printf("reproduce: %s\n", json_string_value(json_object_get(q, "reproduce")));
+				printf("reproduce: %s\n",
+				       json_string_value(json_object_get(q, "reproduce")));
 			json_decref(q);
 			return ret;
 		}
 		if (timeout_s > 0 && now_s() - t0 >= timeout_s) {
-			fprintf(stderr, "regtrack test: request %lld timed out after %g s (still %s)\n", id,
+			fprintf(stderr,
+				"regtrack test: request %lld timed out after %g s (still %s)\n", id,
 				timeout_s, state);
 			json_decref(q);
 			return EXIT_INCOMPLETE;
@@ -264,10 +278,13 @@ int cmd_test(int argc, char **argv)
 	json_object_set_new(b, "targets", targets);
 	for (int i = 1; i < argc; i++) {
 		const char *f = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		static const struct { const char *flag, *key; } strs[] = {
-			{ "--tree", "tree" }, { "--base", "base" }, { "--head", "head" },
-			{ "--kconfig", "kconfig" }, { "--compiler", "compiler" },
-			{ "--measure", "measure" }, { "--notify", "notify" }, { "--label", "label" },
+		static const struct {
+			const char *flag, *key;
+		} strs[] = {
+			{ "--tree", "tree" },	      { "--base", "base" },
+			{ "--head", "head" },	      { "--kconfig", "kconfig" },
+			{ "--compiler", "compiler" }, { "--measure", "measure" },
+			{ "--notify", "notify" },     { "--label", "label" },
 		};
 		size_t k;
 
@@ -302,8 +319,9 @@ int cmd_test(int argc, char **argv)
 			if (!last_tc || !p) {
 				json_decref(p);
 				json_decref(b);
-				return usage(!last_tc ? "--params follows the --testcase it is for"
-					     : "--params is k=v,k2=v2");
+				return usage(!last_tc ?
+						     "--params follows the --testcase it is for" :
+						     "--params is k=v,k2=v2");
 			}
 			json_object_set_new(last_tc, "params", p);
 		} else if (!strcmp(f, "--target")) {

@@ -5,8 +5,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "banned.h"
-
 /* one line of text: [p, p + n), without its newline; next: after it */
 struct line {
 	const char *p;

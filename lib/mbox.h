@@ -21,13 +21,13 @@
  */
 
 struct mbox_info {
-	size_t nr_messages;       /* "From " separated messages */
-	size_t nr_patches;        /* of them, those holding a diff */
+	size_t nr_messages; /* "From " separated messages */
+	size_t nr_patches;  /* of them, those holding a diff */
 	/* of the first patch; "" when the header is absent */
-	char name[256];           /* From: display name, quotes removed ("" for a bare address) */
-	char email[256];          /* From: address, without <> */
-	char date[128];           /* Date: as written (RFC 2822), git parses it */
-	char subject[512];        /* Subject: unfolded */
+	char name[256];	   /* From: display name, quotes removed ("" for a bare address) */
+	char email[256];   /* From: address, without <> */
+	char date[128];	   /* Date: as written (RFC 2822), git parses it */
+	char subject[512]; /* Subject: unfolded */
 };
 
 /*

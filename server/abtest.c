@@ -12,8 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 static json_t *num(double v)
 {
 	return isfinite(v) ? json_real(v) : json_null();
@@ -56,7 +54,8 @@ const char *abtest_verdict(const struct db_request_sample *s, long n, double min
 	struct compare_result *res = xcalloc((size_t)n + 1, sizeof(*res));
 	struct compare_result **ptr = xcalloc((size_t)n + 1, sizeof(*ptr));
 	const struct db_request_sample **base = xcalloc((size_t)n + 1, sizeof(*base));
-	double *floors = xcalloc((size_t)n + 1, sizeof(*floors)), *q = xcalloc((size_t)n + 1, sizeof(*q));
+	double *floors = xcalloc((size_t)n + 1, sizeof(*floors)),
+	       *q = xcalloc((size_t)n + 1, sizeof(*q));
 	size_t nr = 0, primary = 0;
 	int regr = 0, impr = 0, same = 0, other = 0, any_primary = 0;
 	struct compare_opts o;
@@ -78,8 +77,8 @@ const char *abtest_verdict(const struct db_request_sample *s, long n, double min
 		} else {
 			b = &s[i];
 		}
-		om.floor_pct = isnan(min_change_pct) ? compare_opts_floor(&o, (a ? a : b)->metric)
-						     : min_change_pct;
+		om.floor_pct = isnan(min_change_pct) ? compare_opts_floor(&o, (a ? a : b)->metric) :
+						       min_change_pct;
 		compare_samples(a ? a->values : NULL, a ? a->n : 0, b ? b->values : NULL,
 				b ? b->n : 0, &om, &res[nr]);
 		floors[nr] = om.floor_pct;
@@ -94,12 +93,13 @@ const char *abtest_verdict(const struct db_request_sample *s, long n, double min
 	*rows = json_array();
 	for (size_t i = 0; i < nr; i++) {
 		const struct db_request_sample *m = base[i];
-		int hib = m->higher_is_better >= 0 ? m->higher_is_better
-						   : metric_higher_is_better(m->metric);
+		int hib = m->higher_is_better >= 0 ? m->higher_is_better :
+						     metric_higher_is_better(m->metric);
 		enum change_kind k = compare_change_kind(&res[i], hib);
 
-		json_array_append_new(*rows, row_json(m, json_array_get(groups, (size_t)m->group),
-						      &res[i], q[i], floors[i], change_kind_name(k)));
+		json_array_append_new(*rows,
+				      row_json(m, json_array_get(groups, (size_t)m->group), &res[i],
+					       q[i], floors[i], change_kind_name(k)));
 		if (any_primary && m->is_monitor)
 			continue;
 		primary++;
@@ -112,8 +112,10 @@ const char *abtest_verdict(const struct db_request_sample *s, long n, double min
 		else
 			other++;
 	}
-	verdict = regr ? "regression" : impr ? "improvement"
-		: primary && same == (int)primary ? "no-change" : "inconclusive";
+	verdict = regr				  ? "regression" :
+		  impr				  ? "improvement" :
+		  primary && same == (int)primary ? "no-change" :
+						    "inconclusive";
 	(void)other;
 	free(res);
 	free(ptr);
@@ -162,8 +164,8 @@ int abtest_settle(PGconn *c, long long id, struct err *e)
 		char *why = xstrfmt("%s", l.first_failure ? l.first_failure : "a job failed");
 		long jobs;
 
-		got = db_request_finish(c, id, "failed", NULL, NULL, why, l.head_sha[0] ? l.head_sha : NULL,
-					e);
+		got = db_request_finish(c, id, "failed", NULL, NULL, why,
+					l.head_sha[0] ? l.head_sha : NULL, e);
 		free(why);
 		if (got < 0 || (got && db_request_cancel_jobs(c, id, &jobs, e) < 0))
 			goto fail;
@@ -209,8 +211,8 @@ int abtest_settle_job(PGconn *c, long long job_id, struct err *e)
 int abtest_resolve_ref(const char *dir, const char *ref, const char *field, int timeout_s,
 		       char sha[41], struct err *e)
 {
-	const char *argv[] = { "git", "--git-dir", dir, "rev-parse", "-q", "--verify",
-			       "--end-of-options", NULL, NULL };
+	const char *argv[] = { "git",	   "--git-dir",	       dir,  "rev-parse", "-q",
+			       "--verify", "--end-of-options", NULL, NULL };
 	char *spec;
 	struct runcmd cmd;
 	int got = 0;
@@ -219,7 +221,8 @@ int abtest_resolve_ref(const char *dir, const char *ref, const char *field, int 
 		return err_setc(e, ERR_INVALID_FIELD, field, "'%s' is not a ref or sha", field);
 	for (const char *p = ref; *p; p++)
 		if (iscntrl((unsigned char)*p) || *p == ' ')
-			return err_setc(e, ERR_INVALID_FIELD, field, "'%s' is not a ref or sha", field);
+			return err_setc(e, ERR_INVALID_FIELD, field, "'%s' is not a ref or sha",
+					field);
 	spec = xstrfmt("%s^{commit}", ref);
 	argv[7] = spec;
 	runcmd_init(&cmd, argv, timeout_s);

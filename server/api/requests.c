@@ -27,7 +27,9 @@
 #include "server/gitmirror.h"
 #include "server/ingest.h"
 #include "server/lease.h"
+#include "arch.h"
 #include "mbox.h"
+#include "names.h"
 #include "xalloc.h"
 
 #include <ctype.h>
@@ -37,26 +39,17 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "banned.h"
-
-#define MAX_PATCHES (4 * 1024 * 1024)  /* bytes of mbox; a large series is ~1 MiB */
+#define MAX_PATCHES (4 * 1024 * 1024) /* bytes of mbox; a large series is ~1 MiB */
 #define MAX_TARGETS 16
 #define MAX_TESTCASES 32
 #define MAX_JOBS 2000
-#define DEFAULT_REPEAT 6               /* 6 vs 6 runs can reach p 0.0022 < alpha 0.01 */
-#define MAX_ROUNDS 4                   /* A B alternations; each job is one build and boot */
-#define REQUEST_PRIORITY 200           /* above tracking (plan priorities are -100..100) */
+#define DEFAULT_REPEAT 6     /* 6 vs 6 runs can reach p 0.0022 < alpha 0.01 */
+#define MAX_ROUNDS 4	     /* A B alternations; each job is one build and boot */
+#define REQUEST_PRIORITY 200 /* above tracking (plan priorities are -100..100) */
 
 static int is_word(const char *s, size_t max)
 {
-	size_t n = strlen(s);
-
-	if (!n || n > max)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!isalnum((unsigned char)s[i]) && !strchr("._+-", s[i]))
-			return 0;
-	return 1;
+	return names_plain(s, max);
 }
 
 static int word_field(json_t *b, const char *key, int required, const char **out, struct err *e)
@@ -64,49 +57,39 @@ static int word_field(json_t *b, const char *key, int required, const char **out
 	if (json_str_field(b, key, required, 128, out, e))
 		return -1;
 	if (*out && !is_word(*out, 128))
-		return err_setc(e, ERR_INVALID_FIELD, key, "'%s' must be 1..128 chars of [A-Za-z0-9._+-]",
+		return err_setc(e, ERR_INVALID_FIELD, key,
+				"'%s' must be 1..128 chars of [A-Za-z0-9._+-], not starting with - or .",
 				key);
 	return 0;
 }
 
-/* "x86_64", "arm64"/"aarch64" -> the jobs' arch; NULL for a tbox_group name */
+/* an arch target (x86_64, arm64, aarch64, amd64) -> the jobs' arch; NULL for a tbox_group */
 static const char *target_arch(const char *t)
 {
-	if (!strcmp(t, "x86_64"))
-		return "x86_64";
-	if (!strcmp(t, "arm64") || !strcmp(t, "aarch64"))
-		return "aarch64";
-	return NULL;
+	return arch_normalize(t);
 }
 
-/* the arch prefix of a kconfig name (x86_64-..., arm64-..., aarch64-...), its length in *n */
+/* the arch a kconfig name starts with (arch_of_kconfig), *n the length of that prefix and '-' */
 static const char *kconfig_arch(const char *k, size_t *n)
 {
-	static const struct { const char *prefix, *arch; } p[] = {
-		{ "x86_64-", "x86_64" }, { "arm64-", "aarch64" }, { "aarch64-", "aarch64" },
-	};
+	const char *arch = arch_of_kconfig(k);
 
-	for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++)
-		if (!strncmp(k, p[i].prefix, strlen(p[i].prefix))) {
-			*n = strlen(p[i].prefix);
-			return p[i].arch;
-		}
-	*n = 0;
-	return NULL;
+	*n = arch ? (size_t)(strchr(k, '-') - k) + 1 : 0;
+	return arch;
 }
 
 /* one target x testcase of the request */
 struct group {
 	const char *target, *arch, *tbox_group, *testcase;
 	char kconfig[160], capability[32];
-	char *params;                  /* new: canonical JSON text */
+	char *params; /* new: canonical JSON text */
 	long long testcase_id;
 };
 
 struct submission {
 	const char *tree, *base, *head, *patches, *kconfig, *compiler, *measure, *notify, *label;
 	long long repeat, tree_id;
-	double min_change_pct;         /* NAN: the metric's floor */
+	double min_change_pct; /* NAN: the metric's floor */
 	struct mbox_info mbox;
 	char base_sha[41], head_sha[41];
 	struct group *groups;
@@ -130,9 +113,10 @@ static int params_text(json_t *params, const char *measure, char **out, struct e
 
 	if (!json_is_object(p)) {
 		json_decref(p);
-		return err_setc(e, ERR_INVALID_FIELD, "testcases.params", "'params' must be an object");
+		return err_setc(e, ERR_INVALID_FIELD, "testcases.params",
+				"'params' must be an object");
 	}
-	json_object_foreach(p, k, v) {
+	json_object_foreach (p, k, v) {
 		if (!json_is_string(v) && !json_is_number(v) && !json_is_boolean(v)) {
 			json_decref(p);
 			return err_setc(e, ERR_INVALID_FIELD, "testcases.params",
@@ -154,7 +138,8 @@ static int check_fields(json_t *b, struct submission *s, struct err *e)
 	if (word_field(b, "tree", 1, &s->tree, e) ||
 	    json_str_field(b, "base", 1, 256, &s->base, e) ||
 	    json_str_field(b, "head", 0, 256, &s->head, e) ||
-	    word_field(b, "kconfig", 0, &s->kconfig, e) || word_field(b, "compiler", 0, &s->compiler, e) ||
+	    word_field(b, "kconfig", 0, &s->kconfig, e) ||
+	    word_field(b, "compiler", 0, &s->compiler, e) ||
 	    json_str_field(b, "measure", 0, 16, &s->measure, e) ||
 	    json_str_field(b, "notify", 0, 256, &s->notify, e) ||
 	    json_str_field(b, "label", 0, 1024, &s->label, e) ||
@@ -175,7 +160,8 @@ static int check_fields(json_t *b, struct submission *s, struct err *e)
 		}
 	}
 	if (!s->head == !s->patches)
-		return err_setc(e, s->head ? ERR_INVALID_FIELD : ERR_MISSING_FIELD, s->head ? "patches" : "head",
+		return err_setc(e, s->head ? ERR_INVALID_FIELD : ERR_MISSING_FIELD,
+				s->head ? "patches" : "head",
 				"give either 'head' (a ref or sha) or 'patches' (an mbox), not both");
 	if (s->patches && !mbox_scan(s->patches, strlen(s->patches), &s->mbox))
 		return err_setc(e, ERR_INVALID_FIELD, "patches",
@@ -191,15 +177,17 @@ static int check_fields(json_t *b, struct submission *s, struct err *e)
 	mcp = json_object_get(b, "min_change_pct");
 	s->min_change_pct = NAN;
 	if (mcp && !json_is_null(mcp)) {
-		if (!json_is_number(mcp) || json_number_value(mcp) < 0 || json_number_value(mcp) > 1000)
+		if (!json_is_number(mcp) || json_number_value(mcp) < 0 ||
+		    json_number_value(mcp) > 1000)
 			return err_setc(e, ERR_INVALID_FIELD, "min_change_pct",
 					"min_change_pct must be a number in [0, 1000]");
 		s->min_change_pct = json_number_value(mcp);
 	}
 	plan = json_object_get(b, "plan");
 	if (plan && !json_is_null(plan))
-		return err_setc(e, ERR_INVALID_FIELD, "plan",
-				"requests by plan are not supported by this server yet: give 'testcases'");
+		return err_setc(
+			e, ERR_INVALID_FIELD, "plan",
+			"requests by plan are not supported by this server yet: give 'testcases'");
 	s->host = s->kconfig && !strcmp(s->kconfig, "host");
 	if (s->host && s->patches)
 		return err_setc(e, ERR_INVALID_FIELD, "patches",
@@ -223,10 +211,12 @@ static int expand(PGconn *c, json_t *b, struct submission *s, struct err *e)
 	const char *suffix = s->kconfig && !s->host ? s->kconfig + kn : "defconfig";
 
 	if (!targets)
-		return err_setc(e, ERR_MISSING_FIELD, "targets", "'targets' is required: [\"x86_64\", ...]");
+		return err_setc(e, ERR_MISSING_FIELD, "targets",
+				"'targets' is required: [\"x86_64\", ...]");
 	if (!json_is_array(targets) || !nt || nt > MAX_TARGETS)
 		return err_setc(e, ERR_INVALID_FIELD, "targets",
-				"'targets' must be an array of 1..%d arches or tbox_groups", MAX_TARGETS);
+				"'targets' must be an array of 1..%d arches or tbox_groups",
+				MAX_TARGETS);
 	if (!tcs)
 		return err_setc(e, ERR_MISSING_FIELD, "testcases",
 				"'testcases' is required: [{\"testcase\": NAME, \"params\": {}}]");
@@ -246,7 +236,8 @@ static int expand(PGconn *c, json_t *b, struct submission *s, struct err *e)
 					"a target is an arch (x86_64, arm64) or a tbox_group name");
 		for (j = 0; j < i; j++)
 			if (!strcmp(tn, json_string_value(json_array_get(targets, j))))
-				return err_setc(e, ERR_INVALID_FIELD, "targets", "target '%s' is listed twice", tn);
+				return err_setc(e, ERR_INVALID_FIELD, "targets",
+						"target '%s' is listed twice", tn);
 		arch = target_arch(tn);
 		if (!arch) {
 			int got = db_request_tbox_arch(c, tn, tarch, sizeof(tarch), e);
@@ -255,9 +246,11 @@ static int expand(PGconn *c, json_t *b, struct submission *s, struct err *e)
 				return -1;
 			arch = got ? (target_arch(tarch) ? target_arch(tarch) : NULL) : karch;
 			if (!arch && !s->host)
-				return err_setc(e, ERR_INVALID_FIELD, "targets",
-						"no machine of tbox_group '%s' has registered: name its arch "
-						"with a kconfig like x86_64-defconfig or arm64-defconfig", tn);
+				return err_setc(
+					e, ERR_INVALID_FIELD, "targets",
+					"no machine of tbox_group '%s' has registered: name its arch "
+					"with a kconfig like x86_64-defconfig or arm64-defconfig",
+					tn);
 		}
 		for (j = 0; j < nc; j++) {
 			json_t *tc = json_array_get(tcs, j);
@@ -265,8 +258,9 @@ static int expand(PGconn *c, json_t *b, struct submission *s, struct err *e)
 			const char *name = json_string_value(json_object_get(tc, "testcase"));
 
 			if (!json_is_object(tc) || !name || !is_word(name, 128))
-				return err_setc(e, ERR_INVALID_FIELD, "testcases",
-						"each testcase is {\"testcase\": NAME, \"params\": {...}}");
+				return err_setc(
+					e, ERR_INVALID_FIELD, "testcases",
+					"each testcase is {\"testcase\": NAME, \"params\": {...}}");
 			g->target = tn;
 			g->arch = arch;
 			g->tbox_group = target_arch(tn) ? NULL : tn;
@@ -298,8 +292,8 @@ static int resolve(struct request *rq, struct submission *s, const char *url, st
 	int timeout = (int)cfg->git_timeout_s, fetched = 0;
 
 	if (!url || !*url)
-		return err_setc(e, ERR_INVALID_FIELD, "tree", "tree '%s' has no url to resolve refs in",
-				s->tree);
+		return err_setc(e, ERR_INVALID_FIELD, "tree",
+				"tree '%s' has no url to resolve refs in", s->tree);
 	if (gitmirror_path(cfg->data_dir, s->tree, dir, sizeof(dir), e))
 		return -1;
 	if (stat(dir, &st)) {
@@ -321,13 +315,15 @@ static int resolve(struct request *rq, struct submission *s, const char *url, st
 			break;
 		if (fetched)
 			return err_setc(e, ERR_INVALID_FIELD, b ? "head" : "base",
-					"'%s' is not a commit of tree '%s'", b ? s->head : s->base, s->tree);
+					"'%s' is not a commit of tree '%s'", b ? s->head : s->base,
+					s->tree);
 		if (gitmirror_sync(cfg->data_dir, s->tree, url, timeout, e))
 			return -1;
 		fetched = 1;
 	}
 	if (s->head && !strcmp(s->base_sha, s->head_sha))
-		return err_setc(e, ERR_INVALID_FIELD, "head", "'head' is the same commit as 'base'");
+		return err_setc(e, ERR_INVALID_FIELD, "head",
+				"'head' is the same commit as 'base'");
 	return 0;
 }
 
@@ -344,21 +340,23 @@ static json_t *reproduce(const struct submission *s, json_t *b)
 		bad |= buf_addf(&l, "--head %s", s->head_sha);
 	else
 		bad |= buf_addstr(&l, "--patches series.mbox");
-	json_array_foreach(tcs, i, v) {
+	json_array_foreach (tcs, i, v) {
 		const char *k;
 		json_t *pv;
 		int first = 1;
 
-		bad |= buf_addf(&l, " --testcase %s", json_string_value(json_object_get(v, "testcase")));
-		json_object_foreach(json_object_get(v, "params"), k, pv) {
-			char *t = json_is_string(pv) ? xstrdup(json_string_value(pv))
-				  : json_dumps(pv, JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
+		bad |= buf_addf(&l, " --testcase %s",
+				json_string_value(json_object_get(v, "testcase")));
+		json_object_foreach (json_object_get(v, "params"), k, pv) {
+			char *t = json_is_string(pv) ?
+					  xstrdup(json_string_value(pv)) :
+					  json_dumps(pv, JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
 			bad |= buf_addf(&l, "%s%s=%s", first ? " --params " : ",", k, t);
 			free(t);
 			first = 0;
 		}
 	}
-	json_array_foreach(targets, i, v)
+	json_array_foreach (targets, i, v)
 		bad |= buf_addf(&l, " --target %s", json_string_value(v));
 	if (s->kconfig)
 		bad |= buf_addf(&l, " --kconfig %s", s->kconfig);
@@ -382,11 +380,12 @@ static char *spec_text(const struct submission *s, json_t *b, long rounds)
 	for (size_t i = 0; i < s->nr_groups; i++) {
 		const struct group *g = &s->groups[i];
 
-		json_array_append_new(groups, json_pack("{s:s,s:s?,s:s?,s:s,s:o,s:s,s:s}", "target",
-							g->target, "arch", g->arch, "tbox_group",
-							g->tbox_group, "testcase", g->testcase, "params",
-							json_loads(g->params, 0, NULL), "kconfig",
-							g->kconfig, "capability", g->capability));
+		json_array_append_new(groups,
+				      json_pack("{s:s,s:s?,s:s?,s:s,s:o,s:s,s:s}", "target",
+						g->target, "arch", g->arch, "tbox_group",
+						g->tbox_group, "testcase", g->testcase, "params",
+						json_loads(g->params, 0, NULL), "kconfig",
+						g->kconfig, "capability", g->capability));
 	}
 	json_object_set(spec, "targets", json_object_get(b, "targets"));
 	json_object_set(spec, "testcases", json_object_get(b, "testcases"));
@@ -414,10 +413,17 @@ static long long store(struct request *rq, PGconn *c, struct submission *s, json
 	char *spec = spec_text(s, b, rounds), tid[24];
 	long long id = -1, base_id, head_id;
 	struct db_request_new q = {
-		.tree_id = s->tree_id, .base_ref = s->base, .base_sha = s->base_sha,
-		.head_ref = s->head, .head_sha = s->head ? s->head_sha : NULL,
-		.patches = s->patches, .nr_patches = (long)s->mbox.nr_patches, .spec = spec,
-		.notify = s->notify, .label = s->label, .token_id = rq->token_id,
+		.tree_id = s->tree_id,
+		.base_ref = s->base,
+		.base_sha = s->base_sha,
+		.head_ref = s->head,
+		.head_sha = s->head ? s->head_sha : NULL,
+		.patches = s->patches,
+		.nr_patches = (long)s->mbox.nr_patches,
+		.spec = spec,
+		.notify = s->notify,
+		.label = s->label,
+		.token_id = rq->token_id,
 	};
 
 	snprintf(tid, sizeof(tid), "%lld", s->tree_id);
@@ -437,7 +443,8 @@ static long long store(struct request *rq, PGconn *c, struct submission *s, json
 	for (size_t i = 0; i < s->nr_groups; i++) {
 		const char *p[1] = { s->groups[i].testcase };
 
-		s->groups[i].testcase_id = db_upsert_id(c, ST_TESTCASE_INSERT, 1, ST_TESTCASE_ID, 1, p, e);
+		s->groups[i].testcase_id = db_upsert_id(c, ST_TESTCASE_INSERT, 1, ST_TESTCASE_ID, 1,
+							p, e);
 		if (s->groups[i].testcase_id < 0)
 			goto rollback;
 	}
@@ -450,10 +457,17 @@ static long long store(struct request *rq, PGconn *c, struct submission *s, json
 		for (size_t i = 0; i < s->nr_groups; i++) {
 			const struct group *g = &s->groups[i];
 			struct db_job_new j = {
-				.tree_id = s->tree_id, .testcase_id = g->testcase_id, .params = g->params,
-				.kconfig = g->kconfig, .compiler = s->compiler, .arch = g->arch,
-				.tbox_group = g->tbox_group, .capability = g->capability, .repeat = runs,
-				.priority = REQUEST_PRIORITY, .max_attempts = rq->srv->cfg->max_attempts,
+				.tree_id = s->tree_id,
+				.testcase_id = g->testcase_id,
+				.params = g->params,
+				.kconfig = g->kconfig,
+				.compiler = s->compiler,
+				.arch = g->arch,
+				.tbox_group = g->tbox_group,
+				.capability = g->capability,
+				.repeat = runs,
+				.priority = REQUEST_PRIORITY,
+				.max_attempts = rq->srv->cfg->max_attempts,
 				.token_id = rq->token_id,
 			};
 
@@ -488,7 +502,8 @@ enum MHD_Result api_requests_post(struct request *rq)
 	enum MHD_Result ret;
 
 	if (rq->too_large) {
-		err_setc(&e, ERR_TOO_LARGE, "patches", "the request body is over the server's limit");
+		err_setc(&e, ERR_TOO_LARGE, "patches",
+			 "the request body is over the server's limit");
 		return reply_err(rq, &e);
 	}
 	b = rq_json(rq, &e);
@@ -503,8 +518,8 @@ enum MHD_Result api_requests_post(struct request *rq)
 	case -1:
 		goto bad;
 	case 0:
-		err_setc(&e, ERR_NOT_FOUND, "tree", "no tree '%s': register it with POST /api/v1/trees",
-			 s.tree);
+		err_setc(&e, ERR_NOT_FOUND, "tree",
+			 "no tree '%s': register it with POST /api/v1/trees", s.tree);
 		goto bad;
 	}
 	s.tree_id = t.id;
@@ -515,8 +530,9 @@ enum MHD_Result api_requests_post(struct request *rq)
 		goto bad;
 	lease_queue_kick(rq->srv->leases);
 	snprintf(url, sizeof(url), "/api/v1/requests/%lld", id);
-	ret = reply_json(rq, 201, json_pack("{s:I,s:s,s:s}", "id", (json_int_t)id, "state", "queued",
-					    "url", url));
+	ret = reply_json(rq, 201,
+			 json_pack("{s:I,s:s,s:s}", "id", (json_int_t)id, "state", "queued", "url",
+				   url));
 	db_tree_release(&t);
 	submission_release(&s);
 	json_decref(b);
@@ -530,7 +546,8 @@ bad:
 
 enum MHD_Result api_requests_get(struct request *rq)
 {
-	static const char *const states[] = { "queued", "running", "done", "failed", "cancelled", NULL };
+	static const char *const states[] = { "queued", "running",   "done",
+					      "failed", "cancelled", NULL };
 
 	return reply_list(rq, states, 100, 1000, ST_REQUESTS_JSON);
 }
@@ -579,9 +596,11 @@ enum MHD_Result api_request_cancel(struct request *rq)
 		if (!x)
 			err_setc(&e, ERR_NOT_FOUND, "id", "no request %lld", id);
 		else
-			err_setc(&e, ERR_CONFLICT, "id", "request %lld is not queued or running", id);
+			err_setc(&e, ERR_CONFLICT, "id", "request %lld is not queued or running",
+				 id);
 		return reply_err(rq, &e);
 	}
-	return reply_json(rq, 200, json_pack("{s:I,s:s,s:I}", "id", (json_int_t)id, "state",
-					     "cancelled", "jobs_cancelled", (json_int_t)jobs));
+	return reply_json(rq, 200,
+			  json_pack("{s:I,s:s,s:I}", "id", (json_int_t)id, "state", "cancelled",
+				    "jobs_cancelled", (json_int_t)jobs));
 }

@@ -1,12 +1,11 @@
 /* GET /api/v1/runs/{run_id} (one run with its values), GET /api/v1/runs (the newest) */
 #include "server/api/api.h"
+#include "server/jsonout.h"
 #include "server/api/args.h"
 #include "server/db/runs.h"
 #include "resultdoc.h"
 
 #include <string.h>
-
-#include "banned.h"
 
 static void set_text(json_t *o, const char *key, const char *v)
 {
@@ -56,9 +55,10 @@ enum MHD_Result api_run_get(struct request *rq)
 	extra = json_loads(r.extra, 0, NULL);
 	json_object_set_new(o, "extra", extra ? extra : json_object());
 	set_text(o, "received_at", r.received_at);
-	json_object_set_new(o, "machine", json_pack("{s:o,s:o}",
-		"hostname", r.hostname ? json_string(r.hostname) : json_null(),
-		"arch", r.arch ? json_string(r.arch) : json_null()));
+	json_object_set_new(o, "machine",
+			    json_pack("{s:o,s:o}", "hostname",
+				      r.hostname ? json_string(r.hostname) : json_null(), "arch",
+				      r.arch ? json_string(r.arch) : json_null()));
 	metrics = json_object();
 	for (size_t i = 0; i < r.nr_metrics; i++) {
 		json_t *vals = json_loads(r.metrics[i].values, 0, NULL);

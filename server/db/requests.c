@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 #define ID_LEN 24
 
 static long long first_id(PGresult *r)
@@ -22,8 +20,16 @@ static long long first_id(PGresult *r)
 long long db_request_insert(PGconn *c, const struct db_request_new *q, struct err *e)
 {
 	char tree[ID_LEN], np[ID_LEN], tok[ID_LEN];
-	const char *p[11] = { tree, q->base_ref, q->base_sha, q->head_ref, q->head_sha, q->patches,
-			      q->patches ? np : NULL, q->spec, q->notify, q->label,
+	const char *p[11] = { tree,
+			      q->base_ref,
+			      q->base_sha,
+			      q->head_ref,
+			      q->head_sha,
+			      q->patches,
+			      q->patches ? np : NULL,
+			      q->spec,
+			      q->notify,
+			      q->label,
 			      q->token_id ? tok : NULL };
 	PGresult *r;
 
@@ -39,9 +45,23 @@ long long db_request_job_insert(PGconn *c, const struct db_job_new *j, long long
 {
 	char tree[ID_LEN], commit[ID_LEN], tc[ID_LEN], rep[ID_LEN], prio[ID_LEN], max[ID_LEN],
 		tok[ID_LEN], req[ID_LEN], rnd[ID_LEN], grp[ID_LEN];
-	const char *p[17] = { j->tree_id ? tree : NULL, commit, tc, j->params, j->kconfig,
-			      j->compiler, j->arch, j->tbox_group, j->capability, rep, prio, max,
-			      j->token_id ? tok : NULL, req, side, rnd, grp };
+	const char *p[17] = { j->tree_id ? tree : NULL,
+			      commit,
+			      tc,
+			      j->params,
+			      j->kconfig,
+			      j->compiler,
+			      j->arch,
+			      j->tbox_group,
+			      j->capability,
+			      rep,
+			      prio,
+			      max,
+			      j->token_id ? tok : NULL,
+			      req,
+			      side,
+			      rnd,
+			      grp };
 	PGresult *r;
 
 	snprintf(tree, sizeof(tree), "%lld", j->tree_id);

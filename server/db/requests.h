@@ -19,13 +19,13 @@
 /* A request to store (ST_REQUEST_INSERT). Strings borrowed from the caller. */
 struct db_request_new {
 	long long tree_id;
-	const char *base_ref, *base_sha;   /* sha: 40 hex */
-	const char *head_ref, *head_sha;   /* NULL both for patches */
-	const char *patches;               /* the mbox; NULL for a head commit */
+	const char *base_ref, *base_sha; /* sha: 40 hex */
+	const char *head_ref, *head_sha; /* NULL both for patches */
+	const char *patches;		 /* the mbox; NULL for a head commit */
 	long nr_patches;
-	const char *spec;                  /* JSON object text */
-	const char *notify, *label;        /* NULL: none */
-	long long token_id;                /* 0: none */
+	const char *spec;	    /* JSON object text */
+	const char *notify, *label; /* NULL: none */
+	long long token_id;	    /* 0: none */
 };
 /* Stores r; returns the new id (> 0) or -1 with e. */
 long long db_request_insert(PGconn *c, const struct db_request_new *r, struct err *e)
@@ -46,12 +46,12 @@ int db_request_of_job(PGconn *c, long long job_id, long long *id, struct err *e)
 
 /* A request row locked FOR UPDATE with its jobs' tally (ST_REQUEST_LOCK). */
 struct db_request_lock {
-	char state[16];            /* as stored: queued, running, done, failed, cancelled */
-	char *spec;                /* new: the spec JSON text (db_request_lock_release) */
-	long jobs, finished;       /* all its jobs; those done, failed or cancelled */
-	long failed;               /* failed (no worker finished it) or done with outcome != ok */
-	char *first_failure;       /* new: "head job 12 (round 0, vm-2p): build-failed: ..." or NULL */
-	char head_sha[41];         /* the commit the first head run recorded; "" when none yet */
+	char state[16];	     /* as stored: queued, running, done, failed, cancelled */
+	char *spec;	     /* new: the spec JSON text (db_request_lock_release) */
+	long jobs, finished; /* all its jobs; those done, failed or cancelled */
+	long failed;	     /* failed (no worker finished it) or done with outcome != ok */
+	char *first_failure; /* new: "head job 12 (round 0, vm-2p): build-failed: ..." or NULL */
+	char head_sha[41];   /* the commit the first head run recorded; "" when none yet */
 };
 /*
  * Locks request id inside the caller's transaction: 1 with *out filled
@@ -63,12 +63,12 @@ void db_request_lock_release(struct db_request_lock *l);
 
 /* One (group, side, metric) of a request's runs (ST_REQUEST_SAMPLES). */
 struct db_request_sample {
-	int group;                 /* index into the request's spec.groups */
-	int head;                  /* 1 head side, 0 base */
-	char *metric;              /* new */
-	int higher_is_better;      /* 1, 0, -1 unknown (the metrics registry) */
+	int group;	      /* index into the request's spec.groups */
+	int head;	      /* 1 head side, 0 base */
+	char *metric;	      /* new */
+	int higher_is_better; /* 1, 0, -1 unknown (the metrics registry) */
 	int is_monitor;
-	double *values;            /* new: the per-run means, in run order */
+	double *values; /* new: the per-run means, in run order */
 	size_t n;
 };
 /*

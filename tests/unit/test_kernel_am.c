@@ -21,12 +21,14 @@
 #include "runcmd.h"
 #include "xalloc.h"
 #include "worker/kernel.h"
-#include "banned.h"
 
 static const char *const ident[] = {
-	"GIT_AUTHOR_NAME=Patch Author", "GIT_AUTHOR_EMAIL=pa@example.org",
-	"GIT_AUTHOR_DATE=Tue, 1 Dec 2026 10:00:00 +0000", "GIT_COMMITTER_NAME=Tree Owner",
-	"GIT_COMMITTER_EMAIL=owner@example.org", "GIT_COMMITTER_DATE=Tue, 1 Dec 2026 11:00:00 +0000",
+	"GIT_AUTHOR_NAME=Patch Author",
+	"GIT_AUTHOR_EMAIL=pa@example.org",
+	"GIT_AUTHOR_DATE=Tue, 1 Dec 2026 10:00:00 +0000",
+	"GIT_COMMITTER_NAME=Tree Owner",
+	"GIT_COMMITTER_EMAIL=owner@example.org",
+	"GIT_COMMITTER_DATE=Tue, 1 Dec 2026 11:00:00 +0000",
 	NULL,
 };
 

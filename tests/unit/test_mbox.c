@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "mbox.h"
-#include "banned.h"
 
 /* `git format-patch --cover-letter --stdout` of two commits, cut down */
 static const char series[] =
@@ -82,7 +81,8 @@ static void test_forms_of_from(void **state)
 	for (size_t i = 0; i < sizeof(froms) / sizeof(froms[0]); i++) {
 		snprintf(text, sizeof(text),
 			 "From abc Mon Sep 17 00:00:00 2001\r\n%s\r\nDate: Mon, 1 Jan 2024 00:00:00 +0000\r\n"
-			 "\r\ndiff --git a/x b/x\r\n", froms[i][0]);
+			 "\r\ndiff --git a/x b/x\r\n",
+			 froms[i][0]);
 		assert_int_equal(mbox_scan(text, strlen(text), &m), 1);
 		assert_string_equal(m.name, froms[i][1]);
 		assert_string_equal(m.email, froms[i][2]);
