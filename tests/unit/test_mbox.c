@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "mbox.h"
+#include "attr.h"
 
 /* `git format-patch --cover-letter --stdout` of two commits, cut down */
 static const char series[] =
@@ -52,7 +53,7 @@ static const char series[] =
 	"-a\n"
 	"+b\n";
 
-static void test_series(void **state)
+static void test_series(void **state UNUSED)
 {
 	struct mbox_info m;
 
@@ -66,7 +67,7 @@ static void test_series(void **state)
 	assert_string_equal(m.subject, "[PATCH 1/2] mm: make small-allocs faster");
 }
 
-static void test_forms_of_from(void **state)
+static void test_forms_of_from(void **state UNUSED)
 {
 	static const char *const froms[][3] = {
 		{ "From: \"Last, First\" <lf@example.org>", "Last, First", "lf@example.org" },
@@ -90,7 +91,7 @@ static void test_forms_of_from(void **state)
 	}
 }
 
-static void test_no_patch(void **state)
+static void test_no_patch(void **state UNUSED)
 {
 	static const char *const texts[] = {
 		"",
@@ -114,7 +115,7 @@ static void test_no_patch(void **state)
 	}
 }
 
-static void test_long_fields_cut(void **state)
+static void test_long_fields_cut(void **state UNUSED)
 {
 	char text[4096], name[1500];
 	struct mbox_info m;
