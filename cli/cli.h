@@ -30,5 +30,7 @@ int cli_flag_is(const char *arg, const char *flag);
 
 /* 1 when argv[1..argc) asks for help (-h, --help) before a "--". */
 int cli_wants_help(int argc, char **argv);
+/* regtrack test: an A/B request; exit 3 when it could not be completed (cmd_request.c) */
+int cmd_test(int argc, char **argv);
 
 #endif

@@ -26,6 +26,7 @@ static const struct command commands[] = {
 	{ "submit", cmd_submit, "submit FILE...             upload result documents" },
 	{ "compare", cmd_compare, "compare --base SHA --head SHA [filters] [--text] [--gate]" },
 	{ "bisect", cmd_bisect, "bisect start|show ID|list   run or read a bisect" },
+	{ "test", cmd_test, "test --base REF --head REF|--patches F ...  A/B test a change" },
 	{ "job", cmd_job, "job submit|show|list|wait|cancel   queue, follow or cancel a job" },
 };
 

@@ -9,6 +9,7 @@ static const struct {
 	int status;
 } err_codes[ERR_NR_CODES] = {
 	[ERR_NONE] = { "error", 500 },
+	[ERR_APPLY_FAILED] = { "apply_failed", 422 },
 	[ERR_BUSY] = { "busy", 409 },
 	[ERR_CANCELLED] = { "cancelled", 503 },
 	[ERR_CONFIG] = { "config_invalid", 400 },

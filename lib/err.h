@@ -23,8 +23,9 @@
  */
 enum err_code {
 	ERR_NONE = 0,
-	ERR_BUSY,      /* busy 409: another process holds the resource (a spool, a lock) */
-	ERR_CANCELLED, /* cancelled 503: the operation was asked to stop */
+	ERR_APPLY_FAILED, /* apply_failed 422: a patch series does not apply on its base (git am) */
+	ERR_BUSY,	  /* busy 409: another process holds the resource (a spool, a lock) */
+	ERR_CANCELLED,	  /* cancelled 503: the operation was asked to stop */
 	ERR_CONFIG, /* config_invalid 400: a configuration file, key or command-line option is wrong */
 	ERR_CONFLICT, /* conflict 409: the request contradicts what is stored (a unique key, a state) */
 	ERR_DB, /* db_error 500: the database refused a statement (its text is logged, never replied) */

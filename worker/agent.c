@@ -447,6 +447,7 @@ static int job_spec_from_json(const json_t *job, struct job_spec *spec, struct e
 	spec->testcase = job_str(job, "testcase");
 	spec->params = json_is_object(params) ? params : NULL;
 	spec->repeat = json_is_integer(repeat) ? (int)json_integer_value(repeat) : 1;
+	spec->patches = job_str(job, "patches");
 	return 0;
 }
 
@@ -531,6 +532,16 @@ static int run_job(struct agent *a, json_t *job)
 	}
 	wlog_info("job %lld: %s, %zu run(s)%s%s", id, status, json_array_size(out.runs),
 		  rc ? ": " : "", rc ? xe.message : "");
+	if (out.commit[0]) {
+		/* the runs are of the commit git am made; each names its base */
+		json_t *run;
+		size_t i;
+
+		wlog_info("job %lld: patches applied on %.12s: %.12s", id, spec.commit, out.commit);
+		json_array_foreach (out.runs, i, run)
+			json_object_set(run, "base_commit", json_object_get(job, "commit"));
+		json_object_set_new(job, "commit", json_string(out.commit));
+	}
 	body = completion_build(job, a->machine, status, out.runs, log ? log : out.log_tail,
 				out.kconfig_text, &e);
 	free(log);

@@ -502,6 +502,7 @@ static int execute_kernel(const struct job_spec *spec, const struct worker_env *
 	k.tree = spec->tree;
 	k.url = spec->url;
 	k.commit = spec->commit;
+	k.patches = spec->patches;
 	k.kconfig = spec->kconfig;
 	k.compiler = spec->compiler;
 	k.arch = env->arch;
@@ -528,9 +529,21 @@ static int execute_kernel(const struct job_spec *spec, const struct worker_env *
 	report(phase, ctx, "fetch", 0, "%s %s", spec->tree ? spec->tree : "",
 	       spec->commit ? spec->commit : "");
 	if (kernel_fetch(&k, e) < 0) {
-		is_cancelled(env, e);
+		if (is_cancelled(env, e))
+			goto out;
+		if (!strcmp(e->code, "apply_failed")) {
+			/* the series does not apply on base: an outcome, with git's words */
+			char *tail = tail_dup(k.log.data, k.log.len);
+
+			set_status(out, "run-failed");
+			out->log_tail = xstrfmt("%s\napply-failed: %s\n", tail, e->message);
+			free(tail);
+			rc = 0;
+		}
 		goto out;
 	}
+	if (spec->patches)
+		memcpy(out->commit, k.sha, sizeof(out->commit));
 	report(phase, ctx, "configure", 0, "%s at %.12s", spec->kconfig, k.sha);
 	r = kernel_configure(&k, e);
 	if (!r) {
@@ -685,6 +698,11 @@ int job_execute(const struct job_spec *spec, const struct worker_env *env, phase
 	}
 	if (case_args_from_params(&args, spec->params, e) < 0)
 		return -1;
+	if (!strcmp(spec->kconfig, "host") && spec->patches) {
+		case_args_release(&args);
+		return err_setc(e, ERR_INVALID_JOB, "patches",
+				"host mode runs the running kernel: patches cannot be applied to it");
+	}
 	if (!strcmp(spec->kconfig, "host"))
 		rc = execute_host(spec, env, &args, phase, ctx, out, e);
 	else

@@ -19,8 +19,10 @@ struct job_spec {
 	const char *kconfig;		 /* "host" = host mode, no build */
 	const char *compiler;		 /* "gcc-12" */
 	const char *testcase;		 /* case name, e.g. "small-allocs" */
-	json_t *params; /* object of strings/numbers; "measure": "wallclock"|"icount" */
-	int repeat;	/* n runs (n boots, or n host executions) */
+	json_t *params;	     /* object of strings/numbers; "measure": "wallclock"|"icount" */
+	int repeat;	     /* n runs (n boots, or n host executions) */
+	const char *patches; /* NULL, or an mbox to `git am` on commit (an A/B request's
+			      head job); kernel mode only */
 };
 
 struct worker_env {
@@ -46,6 +48,8 @@ struct job_outcome {
 			       "accel": "kvm"|"tcg"|"host", "kernel_release": "…"} */
 	char *log_tail;	    /* new, last ~16 KiB of the build/serial log */
 	char *kconfig_text; /* new, final .config (NULL in host mode) */
+	char commit[41];    /* with patches: the commit git am made, which the runs are of
+			       (the job's commit is their base); "" otherwise */
 };
 
 /*

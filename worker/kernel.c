@@ -1,5 +1,6 @@
 #include "kernel.h"
 #include "fsutil.h"
+#include "mbox.h"
 #include "runcmd.h"
 #include "xalloc.h"
 #include "clock.h"
@@ -265,6 +266,120 @@ static int resolve_commit(struct kernel *k, const char *mirror, struct err *e)
 static const char *const git_net_env[] = { "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=true",
 					   "GIT_ALLOW_PROTOCOL=file:git:http:https:ssh", NULL };
 
+/*
+ * `git am` of k->patches on the checked-out base, with the committer fixed
+ * from the mbox (the first patch's From: and Date:) so that every worker
+ * makes the same commits, hence the same sha, from one mbox on one base.
+ * The author comes from each patch, as git am does. Config that would make
+ * the result differ from machine to machine is overridden on the command
+ * line (signing, three-way merges, keeping Message-Id or CRs). A series
+ * that does not apply: -1 with code "apply_failed", git's last line in
+ * the message, its whole output in k->log; the session is dropped (the
+ * next checkout --force resets the tree).
+ */
+static int write_file(const char *path, const char *text);
+
+static int apply_patches(struct kernel *k, struct err *e)
+{
+	struct err qe;
+	struct mbox_info m;
+	char *path = xstrfmt("%s.mbox", k->src_dir), *name, *email, *date;
+	const char *quit[] = { "git", "-C", k->src_dir, "am", "--quit", NULL };
+	const char *am[] = { "git",
+			     "-c",
+			     "commit.gpgSign=false",
+			     "-c",
+			     "am.threeWay=false",
+			     "-c",
+			     "am.keepcr=false",
+			     "-c",
+			     "am.messageid=false",
+			     "-C",
+			     k->src_dir,
+			     "am",
+			     "--quiet",
+			     "--no-gpg-sign",
+			     "--",
+			     path,
+			     NULL };
+	const char *head[] = {
+		"git", "-C", k->src_dir, "rev-parse", "-q", "--verify", "HEAD", NULL
+	};
+	const char *env[4];
+	struct runcmd cmd;
+	size_t start;
+	int r, rc = -1;
+
+	if (!mbox_scan(k->patches, strlen(k->patches), &m) || !m.email[0]) {
+		free(path);
+		return err_setc(e, ERR_APPLY_FAILED, "patches",
+				"the mbox holds no patch with a From: address");
+	}
+	name = xstrfmt("GIT_COMMITTER_NAME=%s", m.name[0] ? m.name : m.email);
+	email = xstrfmt("GIT_COMMITTER_EMAIL=%s", m.email);
+	date = xstrfmt("GIT_COMMITTER_DATE=%s", m.date[0] ? m.date : "1970-01-01T00:00:00Z");
+	env[0] = name;
+	env[1] = email;
+	env[2] = date;
+	env[3] = NULL;
+	if (write_file(path, k->patches)) {
+		err_setc(e, ERR_IO, path, "cannot write '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	/* a session left by a job killed mid-am would refuse the new one */
+	if (run_logged(k, quit, NULL, NULL, GIT_QUICK_S, -1, e) < 0)
+		goto out;
+	log_addf(k, "regtrack: %zu patch(es), committer %s <%s>, date %s\n", m.nr_patches,
+		 m.name[0] ? m.name : m.email, m.email, m.date);
+	start = k->log.len;
+	r = run_logged(k, am, NULL, env, GIT_QUICK_S, -1, e);
+	if (r < 0)
+		goto out;
+	if (r) {
+		/* git's reason: what it printed, without its hints and our own lines */
+		char why[512] = "";
+		size_t n = 0;
+		const char *p = start <= k->log.len ? k->log.data + start : k->log.data, *nl;
+
+		for (; *p && (nl = strchr(p, '\n')); p = nl + 1) {
+			size_t len = (size_t)(nl - p);
+
+			if (*p == '$' || !strncmp(p, "hint:", 5) || !strncmp(p, "regtrack:", 9) ||
+			    !len)
+				continue;
+			n += (size_t)snprintf(why + n, sizeof(why) - n, "%s%.*s", n ? "; " : "",
+					      (int)len, p);
+			if (n >= sizeof(why) - 1)
+				break;
+		}
+		err_setc(e, ERR_APPLY_FAILED, "patches", "git am failed: %s",
+			 why[0] ? why : "(no output)");
+		(void)run_logged(k, quit, NULL, NULL, GIT_QUICK_S, -1, &qe);
+		goto out;
+	}
+	runcmd_init(&cmd, head, GIT_QUICK_S);
+	cmd.cancel = k->cancel;
+	if (runcmd_run(&cmd, e) < 0) {
+		runcmd_release(&cmd);
+		goto out;
+	}
+	if (runcmd_ok(&cmd) && cmd.out.len >= 40) {
+		memcpy(k->sha, cmd.out.data, 40);
+		k->sha[40] = '\0';
+		rc = names_full_sha(k->sha) ? 0 : -1;
+	}
+	runcmd_release(&cmd);
+	if (rc)
+		err_setc(e, ERR_IO, k->src_dir, "cannot read HEAD after git am");
+out:
+	unlink(path);
+	free(path);
+	free(name);
+	free(email);
+	free(date);
+	return rc;
+}
+
 int kernel_fetch(struct kernel *k, struct err *e)
 {
 	const struct kconfig_base *base;
@@ -416,7 +531,8 @@ int kernel_fetch(struct kernel *k, struct err *e)
 			}
 		}
 	}
-	rc = 0;
+	memcpy(k->base_sha, k->sha, sizeof(k->sha));
+	rc = k->patches ? apply_patches(k, e) : 0;
 out:
 	if (lock >= 0)
 		close(lock);

@@ -33,20 +33,23 @@
 struct kernel {
 	/* --- inputs: borrowed, set by the caller before kernel_fetch --- */
 	const char *work_dir;
-	const char *tree;		      /* [A-Za-z0-9._-]+ */
-	const char *url;		      /* git URL or local path */
-	const char *commit;		      /* sha (full or abbreviated), branch or tag */
-	const char *kconfig;		      /* a name from the table above */
-	const char *compiler;		      /* "gcc" | "gcc-N" */
-	const char *arch;		      /* the worker's arch: "x86_64" | "aarch64" */
-	const char *ccache_dir;		      /* NULL: WORK_DIR/ccache */
-	const char *kconfig_dir;	      /* NULL: search (see kernel_find_kconfig_dir) */
-	int make_jobs;			      /* <= 0: 1 */
+	const char *tree;	 /* [A-Za-z0-9._-]+ */
+	const char *url;	 /* git URL or local path */
+	const char *commit;	 /* sha (full or abbreviated), branch or tag */
+	const char *patches;	 /* NULL, or an mbox applied on commit with `git am`; sha is then
+				  * the commit it made */
+	const char *kconfig;	 /* a name from the table above */
+	const char *compiler;	 /* "gcc" | "gcc-N" */
+	const char *arch;	 /* the worker's arch: "x86_64" | "aarch64" */
+	const char *ccache_dir;	 /* NULL: WORK_DIR/ccache */
+	const char *kconfig_dir; /* NULL: search (see kernel_find_kconfig_dir) */
+	int make_jobs;		 /* <= 0: 1 */
 	int timeout_fetch_s, timeout_build_s; /* <= 0: 1800 / 7200 */
 	volatile sig_atomic_t *cancel;	      /* passed to every child (see runcmd.h) */
 
 	/* --- outputs: owned by the struct, freed by kernel_release --- */
-	char sha[41]; /* the commit resolved in the mirror */
+	char sha[41];	   /* the commit resolved in the mirror (with patches: what git am made) */
+	char base_sha[41]; /* the commit resolved in the mirror, before patches */
 	char *src_dir, *build_dir;
 	char *image;			      /* bootable image: build/arch/x86/boot/bzImage or
 					       * build/arch/arm64/boot/Image */

@@ -74,6 +74,12 @@ enum MHD_Result api_bisects_post(struct request *rq);
 enum MHD_Result api_bisect_get(struct request *rq);
 enum MHD_Result api_bisect_cancel(struct request *rq);
 
+/* A/B requests (requests.c) */
+enum MHD_Result api_requests_get(struct request *rq);
+enum MHD_Result api_requests_post(struct request *rq);
+enum MHD_Result api_request_get(struct request *rq);
+enum MHD_Result api_request_cancel(struct request *rq);
+
 /* subscriptions (subscriptions.c) */
 enum MHD_Result api_subscriptions_get(struct request *rq);
 enum MHD_Result api_subscriptions_post(struct request *rq);

@@ -31,6 +31,7 @@
  * exist gets 404.
  */
 #include "server/api/api.h"
+#include "server/abtest.h"
 #include "server/jsonout.h"
 #include "arch.h"
 #include "names.h"
@@ -39,6 +40,7 @@
 #include "server/db/trees.h"
 #include "server/ingest.h"
 #include "server/lease.h"
+#include "server/log.h"
 #include "server/api/args.h"
 #include "resultdoc.h"
 #include "xalloc.h"
@@ -540,6 +542,9 @@ enum MHD_Result api_job_complete(struct request *rq)
 	if (db_job_finish(c, job_id, status, log_tail, kconfig, reason, &e) || db_commit(c, &e))
 		goto rollback;
 	ingest_committed(rq->srv, runs_created, values_created);
+	/* the job is stored: an A/B request that cannot settle now settles when read */
+	if (abtest_settle_job(c, job_id, &e) < 0)
+		slog_warn("job %lld: settling its request: %s", job_id, e.message);
 	free(reason);
 	free(docs);
 	/* `status` points into b: build the reply before b goes */

@@ -60,6 +60,11 @@ const struct route routes[] = {
 	{ "POST", "/api/v1/bisects", api_bisects_post, AUTH_JOBS },
 	{ "GET", "/api/v1/bisects/{}", api_bisect_get, AUTH_READ },
 	{ "POST", "/api/v1/bisects/{}/cancel", api_bisect_cancel, AUTH_JOBS },
+	/* A/B requests */
+	{ "GET", "/api/v1/requests", api_requests_get, AUTH_READ },
+	{ "POST", "/api/v1/requests", api_requests_post, AUTH_JOBS },
+	{ "GET", "/api/v1/requests/{}", api_request_get, AUTH_READ },
+	{ "POST", "/api/v1/requests/{}/cancel", api_request_cancel, AUTH_JOBS },
 	/* subscriptions */
 	{ "GET", "/api/v1/subscriptions", api_subscriptions_get, AUTH_ADMIN },
 	{ "POST", "/api/v1/subscriptions", api_subscriptions_post, AUTH_ADMIN },

@@ -116,9 +116,11 @@ int db_job_lease(PGconn *c, long long machine_id, long lease_s, const char *requ
 /*
  * What a worker is told about leased job id (ST_JOB_SPEC): {id, tree,
  * url, branch, commit, kconfig, compiler, testcase, params, repeat, arch,
- * tbox_group, attempt, lease_expires_at} as PostgreSQL built it. Returns 1
- * with *spec a new reference, 0 when there is no such job (or its text is
- * not JSON), -1 with e.
+ * tbox_group, attempt, lease_expires_at, request, side, round, patches}
+ * as PostgreSQL built it (request: the A/B request id or null; side:
+ * "base", "head" or null; round: the A/B pair, 0, 1, ...; patches: the mbox a head job applies on
+ * commit, or null). Returns 1 with *spec a new reference, 0 when there is no such job (or its text
+ * is not JSON), -1 with e.
  */
 int db_job_spec(PGconn *c, long long id, json_t **spec, struct err *e)
 	__attribute__((warn_unused_result));

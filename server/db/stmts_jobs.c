@@ -85,22 +85,35 @@ const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 				      "'has_kconfig', j.kconfig_text IS NOT NULL)::text" JOB_FROM
 				      "WHERE j.id = $1::bigint" },
 	[ST_JOB_KCONFIG] = { "job_kconfig", "SELECT kconfig_text FROM jobs WHERE id = $1::bigint" },
-	/* $1 machine, $2 lease seconds, $3 lease request (uuid; NULL: none): the
-	 * first matching queued job by priority, then age, skipping locked rows */
+	/*
+	 * $1 machine, $2 lease seconds, $3 lease request (uuid; NULL: none): the
+	 * first matching queued job by priority, then age, skipping locked rows.
+	 * A/B request jobs (sql/0016) come in A B A B order of id; a group of
+	 * them not pinned to a tbox_group yet offers only its first job (round
+	 * 0, base), and leasing that pins the group (pin) to the machine's
+	 * tbox_group, so both sides run on the same class of machines
+	 */
 	[ST_JOB_LEASE] = { "job_lease",
 			   "WITH m AS (SELECT id, arch, tbox_group, capabilities FROM machines WHERE id = $1::bigint), "
-			   "j AS (SELECT jobs.id FROM jobs, m WHERE jobs.state = 'queued' "
+			   "j AS (SELECT jobs.id, jobs.request_id, jobs.ab_group FROM jobs, m "
+			   "WHERE jobs.state = 'queued' "
 			   "AND (jobs.arch IS NULL OR jobs.arch = m.arch) "
 			   "AND (jobs.tbox_group IS NULL OR jobs.tbox_group = m.tbox_group) "
 			   "AND jobs.need_capability = ANY (m.capabilities) "
-			   "ORDER BY jobs.priority DESC, jobs.id LIMIT 1 FOR UPDATE OF jobs SKIP LOCKED) "
+			   "AND (jobs.request_id IS NULL OR jobs.tbox_group IS NOT NULL "
+			   "OR (jobs.ab_pair = 0 AND jobs.ab_side = 'base')) "
+			   "ORDER BY jobs.priority DESC, jobs.id LIMIT 1 FOR UPDATE OF jobs SKIP LOCKED), "
+			   "pin AS (UPDATE jobs s SET tbox_group = m.tbox_group FROM j, m "
+			   "WHERE j.request_id IS NOT NULL AND s.request_id = j.request_id "
+			   "AND s.ab_group = j.ab_group AND s.id <> j.id AND s.tbox_group IS NULL RETURNING s.id) "
 			   "UPDATE jobs SET state = 'leased', attempts = jobs.attempts + 1, leased_by = $1::bigint, "
+			   "tbox_group = CASE WHEN jobs.request_id IS NULL THEN jobs.tbox_group ELSE m.tbox_group END, "
 			   "leased_at = now(), lease_expires_at = now() + make_interval(secs => $2::float8), "
 			   "lease_request = $3::uuid, "
 			   "phase = 'leased', progress = 0, message = NULL, "
 			   "phase_history = jobs.phase_history || jsonb_build_array(jsonb_build_object("
 			   "'phase', 'leased', 'at', now(), 'machine_id', $1::bigint, 'attempt', jobs.attempts + 1)) "
-			   "FROM j WHERE jobs.id = j.id RETURNING jobs.id" },
+			   "FROM j, m WHERE jobs.id = j.id RETURNING jobs.id" },
 	/*
 	 * $1 machine, $2 lease request (uuid), $3 lease seconds: the job this
 	 * machine leased under that request, if still leased to it (sql/0012),
@@ -137,7 +150,10 @@ const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 			  "'branch', tr.branches[1], 'commit', c.sha, 'kconfig', j.kconfig, "
 			  "'compiler', j.compiler, 'testcase', t.name, 'params', j.params, 'repeat', j.repeat, "
 			  "'arch', j.arch, 'tbox_group', j.tbox_group, 'attempt', j.attempts, "
-			  "'lease_expires_at', j.lease_expires_at)::text "
+			  "'lease_expires_at', j.lease_expires_at, "
+			  "'request', j.request_id, 'side', j.ab_side, 'round', j.ab_pair, "
+			  "'patches', (SELECT rq.patches FROM requests rq WHERE rq.id = j.request_id "
+			  "AND j.ab_side = 'head'))::text "
 			  "FROM jobs j JOIN commits c ON c.id = j.commit_id JOIN testcases t ON t.id = j.testcase_id "
 			  "LEFT JOIN trees tr ON tr.id = j.tree_id WHERE j.id = $1::bigint" },
 	[ST_MACHINE_REGISTER] = { "machine_register",

@@ -61,6 +61,10 @@ DOCUMENTED = {
     ("GET", "/api/v1/bisects"): READ,
     ("GET", "/api/v1/bisects/{}"): READ,
     ("POST", "/api/v1/bisects/{}/cancel"): ("submit", "admin"),
+    ("POST", "/api/v1/requests"): ("submit", "admin"),
+    ("GET", "/api/v1/requests"): READ,
+    ("GET", "/api/v1/requests/{}"): READ,
+    ("POST", "/api/v1/requests/{}/cancel"): ("submit", "admin"),
     # subscriptions and the outbox hold mail addresses: admin only, GET too
     ("POST", "/api/v1/subscriptions"): ("admin",),
     ("GET", "/api/v1/subscriptions"): ("admin",),

@@ -1,0 +1,403 @@
+/*
+ * regtrack test --tree T --base REF (--head REF | --patches FILE.mbox)
+ *               --testcase NAME [--params k=v,...] [--testcase ...]
+ *               --target T [--target ...] [--kconfig K] [--compiler C] [--repeat N]
+ *               [--min-change-pct P] [--measure wallclock|icount] [--notify ADDR]
+ *               [--label L] [--wait] [--gate] [--timeout S] [--poll S] [--json]
+ *
+ * Submits an A/B request (POST /api/v1/requests) and, with --wait or
+ * --gate, follows it (GET /api/v1/requests/{id} every --poll seconds,
+ * default 5), printing progress on stderr and at the end the comparison
+ * table (or with --json the request's JSON) on stdout. --params applies
+ * to the --testcase before it. Online: --server URL (or REGTRACK_SERVER),
+ * --token TOKEN (or REGTRACK_TOKEN).
+ *
+ * Exit codes: 0 submitted, or done without a regression (without --gate,
+ * whatever the verdict); 1 a regression, with --gate; 2 usage or input
+ * error (a 4xx answer to the submission); 3 the test could not be
+ * completed or decided: failed (apply, build, boot or run), cancelled,
+ * --timeout passed, the server unreachable, or with --gate an
+ * inconclusive verdict.
+ */
+#include "cli.h"
+#include "http_client.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { EXIT_OK = 0, EXIT_REGRESSION = 1, EXIT_USAGE = 2, EXIT_INCOMPLETE = 3 };
+
+#define MAX_MBOX (4 * 1024 * 1024)
+
+static const char usage_text[] =
+	"usage: regtrack test --tree T --base REF (--head REF | --patches FILE.mbox)\n"
+	"                     --testcase NAME [--params k=v,...] [--testcase ...]\n"
+	"                     --target T [--target ...] [--kconfig K] [--compiler C]\n"
+	"                     [--repeat N] [--min-change-pct P] [--measure wallclock|icount]\n"
+	"                     [--notify ADDR] [--label L] [--wait] [--gate] [--timeout S]\n"
+	"                     [--poll S] [--json]\n"
+	"exit: 0 no regression, 1 regression (--gate), 2 usage or input error,\n"
+	"      3 could not be completed or decided\n";
+
+static int usage(const char *why)
+{
+	if (why)
+		fprintf(stderr, "regtrack test: %s\n", why);
+	fputs(usage_text, stderr);
+	return EXIT_USAGE;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *data;
+	size_t n;
+
+	if (!f)
+		return NULL;
+	data = malloc(MAX_MBOX + 2);
+	if (!data)
+		abort();
+	n = fread(data, 1, MAX_MBOX + 1, f);
+	fclose(f);
+	data[n] = '\0';
+	*len = n;
+	return data;
+}
+
+/* "k=v,k2=v2" -> object; a value that reads as a number becomes one */
+static json_t *parse_params(const char *s)
+{
+	json_t *o = json_object();
+	char *copy = strdup(s), *save = NULL, *kv;
+
+	if (!copy)
+		abort();
+	for (kv = strtok_r(copy, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(kv, '='), *end;
+		double d;
+
+		if (!eq || eq == kv) {
+			json_decref(o);
+			free(copy);
+			return NULL;
+		}
+		*eq++ = '\0';
+		d = strtod(eq, &end);
+		json_object_set_new(o, kv,
+				    *eq && !*end && isfinite(d) ?
+					    (d == (double)(json_int_t)d && !strchr(eq, '.') ?
+						     json_integer((json_int_t)d) :
+						     json_real(d)) :
+					    json_string(eq));
+	}
+	free(copy);
+	return o;
+}
+
+/* the error answer's message on stderr; 2 for a 4xx, 3 otherwise */
+static int refused(long status, struct buf *out, struct err *e)
+{
+	json_t *j, *er;
+
+	if (status < 0) {
+		fprintf(stderr, "regtrack test: %s\n", e->message);
+		return EXIT_INCOMPLETE;
+	}
+	j = json_loads(out->data, 0, NULL);
+	er = json_object_get(j, "error");
+	fprintf(stderr, "regtrack test: server answered %ld: %s (%s)\n", status,
+		er ? json_string_value(json_object_get(er, "message")) : out->data,
+		er ? json_string_value(json_object_get(er, "detail")) : "");
+	json_decref(j);
+	return status >= 400 && status < 500 ? EXIT_USAGE : EXIT_INCOMPLETE;
+}
+
+static void sleep_s(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+
+	nanosleep(&ts, NULL);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static long side_count(json_t *q, const char *side, const char *what)
+{
+	return (long)json_integer_value(
+		json_object_get(json_object_get(json_object_get(q, "progress"), side), what));
+}
+
+static double real(json_t *v)
+{
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* the LKP-style table of the rows: base mean ±%stddev, %change, head mean ±%stddev, metric */
+static void print_table(json_t *q)
+{
+	json_t *rows = json_object_get(json_object_get(q, "result"), "rows"), *r;
+	size_t i;
+
+	printf("%18s %8s %23s %18s %8s  %s\n", "base", "%stddev", "%change (CI)", "head", "%stddev",
+	       "metric");
+	json_array_foreach (rows, i, r) {
+		json_t *mean = json_object_get(r, "mean"), *sd = json_object_get(r, "stddev_pct"),
+		       *ci = json_object_get(r, "ci_pct");
+		char chg[64];
+
+		snprintf(chg, sizeof(chg), "%+.1f%% [%+.1f, %+.1f]",
+			 real(json_object_get(r, "hl_pct")), real(json_array_get(ci, 0)),
+			 real(json_array_get(ci, 1)));
+		printf("%18.6g %7.1f%% %23s %18.6g %7.1f%%  %s  (%s %s: %s, %s)\n",
+		       real(json_array_get(mean, 0)), real(json_array_get(sd, 0)), chg,
+		       real(json_array_get(mean, 1)), real(json_array_get(sd, 1)),
+		       json_string_value(json_object_get(r, "metric")),
+		       json_string_value(json_object_get(r, "target")),
+		       json_string_value(json_object_get(r, "testcase")),
+		       json_string_value(json_object_get(r, "verdict")),
+		       json_string_value(json_object_get(r, "change")));
+	}
+}
+
+/* follows request id to its end; the exit code */
+static int follow(struct http_client *hc, long long id, int gate, int as_json, double timeout_s,
+		  double poll_s)
+{
+	char path[64], last[256] = "";
+	double t0 = now_s();
+	int ret = EXIT_INCOMPLETE;
+
+	snprintf(path, sizeof(path), "/api/v1/requests/%lld", id);
+	for (;;) {
+		struct buf out = BUF_INIT(0);
+		struct err e;
+		long status = http_client_request(hc, "GET", path, NULL, 0, &out, &e);
+		json_t *q;
+		const char *state, *verdict;
+		char line[256];
+
+		if (status != 200) {
+			ret = refused(status, &out, &e);
+			buf_release(&out);
+			return ret == EXIT_USAGE ? EXIT_INCOMPLETE : ret;
+		}
+		q = json_loads(out.data, 0, NULL);
+		buf_release(&out);
+		state = json_string_value(json_object_get(q, "state"));
+		verdict = json_string_value(json_object_get(q, "verdict"));
+		if (!state) {
+			json_decref(q);
+			fprintf(stderr, "regtrack test: the server's answer has no state\n");
+			return EXIT_INCOMPLETE;
+		}
+		snprintf(line, sizeof(line),
+			 "request %lld: %s, base %ld/%ld jobs %ld runs, "
+			 "head %ld/%ld jobs %ld runs%s%s",
+			 id, state, side_count(q, "base", "finished"),
+			 side_count(q, "base", "jobs"), side_count(q, "base", "runs"),
+			 side_count(q, "head", "finished"), side_count(q, "head", "jobs"),
+			 side_count(q, "head", "runs"),
+			 json_array_size(json_object_get(q, "waiting_for")) ?
+				 ", waiting for a worker: " :
+				 "",
+			 json_array_size(json_object_get(q, "waiting_for")) ?
+				 json_string_value(
+					 json_array_get(json_object_get(q, "waiting_for"), 0)) :
+				 "");
+		if (strcmp(line, last)) {
+			fprintf(stderr, "%s\n", line);
+			snprintf(last, sizeof(last), "%s", line);
+		}
+		if (!strcmp(state, "done") || !strcmp(state, "failed") ||
+		    !strcmp(state, "cancelled")) {
+			if (as_json) {
+				json_dumpf(q, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+				fputc('\n', stdout);
+			} else if (!strcmp(state, "done")) {
+				print_table(q);
+			}
+			if (!strcmp(state, "done")) {
+				printf("verdict: %s\n", verdict ? verdict : "?");
+				ret = verdict && !strcmp(verdict, "regression") && gate ?
+					      EXIT_REGRESSION :
+				      verdict && !strcmp(verdict, "inconclusive") && gate ?
+					      EXIT_INCOMPLETE :
+					      EXIT_OK;
+			} else {
+				const char *why = json_string_value(
+					json_object_get(q, "fail_reason"));
+
+				printf("request %lld %s%s%s\n", id, state, why ? ": " : "",
+				       why ? why : "");
+				ret = EXIT_INCOMPLETE;
+			}
+			if (!as_json && json_is_string(json_object_get(q, "reproduce")))
+				printf("reproduce: %s\n",
+				       json_string_value(json_object_get(q, "reproduce")));
+			json_decref(q);
+			return ret;
+		}
+		if (timeout_s > 0 && now_s() - t0 >= timeout_s) {
+			fprintf(stderr,
+				"regtrack test: request %lld timed out after %g s (still %s)\n", id,
+				timeout_s, state);
+			json_decref(q);
+			return EXIT_INCOMPLETE;
+		}
+		json_decref(q);
+		sleep_s(poll_s);
+	}
+}
+
+int cmd_test(int argc, char **argv)
+{
+	struct http_client hc;
+	json_t *b = json_object(), *tcs = json_array(), *targets = json_array(), *last_tc = NULL;
+	int wait = 0, gate = 0, as_json = 0, ret;
+	double timeout_s = 0, poll_s = 5;
+	const char *patches_file = NULL;
+	struct buf out = BUF_INIT(0);
+	struct err e;
+	char *text;
+	long status;
+	long long id;
+
+	http_client_init(&hc, &argc, argv);
+	json_object_set_new(b, "testcases", tcs);
+	json_object_set_new(b, "targets", targets);
+	for (int i = 1; i < argc; i++) {
+		const char *f = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		static const struct {
+			const char *flag, *key;
+		} strs[] = {
+			{ "--tree", "tree" },	      { "--base", "base" },
+			{ "--head", "head" },	      { "--kconfig", "kconfig" },
+			{ "--compiler", "compiler" }, { "--measure", "measure" },
+			{ "--notify", "notify" },     { "--label", "label" },
+		};
+		size_t k;
+
+		if (!strcmp(f, "--wait")) {
+			wait = 1;
+			continue;
+		}
+		if (!strcmp(f, "--gate")) {
+			gate = wait = 1;
+			continue;
+		}
+		if (!strcmp(f, "--json")) {
+			as_json = 1;
+			continue;
+		}
+		if (!v) {
+			json_decref(b);
+			return usage(NULL);
+		}
+		i++;
+		for (k = 0; k < sizeof(strs) / sizeof(strs[0]); k++)
+			if (!strcmp(f, strs[k].flag))
+				break;
+		if (k < sizeof(strs) / sizeof(strs[0])) {
+			json_object_set_new(b, strs[k].key, json_string(v));
+		} else if (!strcmp(f, "--testcase")) {
+			last_tc = json_pack("{s:s,s:{}}", "testcase", v, "params");
+			json_array_append_new(tcs, last_tc);
+		} else if (!strcmp(f, "--params")) {
+			json_t *p = parse_params(v);
+
+			if (!last_tc || !p) {
+				json_decref(p);
+				json_decref(b);
+				return usage(!last_tc ?
+						     "--params follows the --testcase it is for" :
+						     "--params is k=v,k2=v2");
+			}
+			json_object_set_new(last_tc, "params", p);
+		} else if (!strcmp(f, "--target")) {
+			json_array_append_new(targets, json_string(v));
+		} else if (!strcmp(f, "--patches")) {
+			patches_file = v;
+		} else if (!strcmp(f, "--repeat") || !strcmp(f, "--min-change-pct") ||
+			   !strcmp(f, "--timeout") || !strcmp(f, "--poll")) {
+			char *end;
+			double d = strtod(v, &end);
+
+			if (*end || end == v || !isfinite(d) || d < 0) {
+				json_decref(b);
+				return usage("a number is needed");
+			}
+			if (!strcmp(f, "--repeat"))
+				json_object_set_new(b, "repeat", json_integer((json_int_t)d));
+			else if (!strcmp(f, "--min-change-pct"))
+				json_object_set_new(b, "min_change_pct", json_real(d));
+			else if (!strcmp(f, "--timeout"))
+				timeout_s = d;
+			else
+				poll_s = d > 0.05 ? d : 0.05;
+		} else {
+			json_decref(b);
+			return usage(NULL);
+		}
+	}
+	if (!json_object_get(b, "head") == !patches_file) {
+		json_decref(b);
+		return usage("give --head REF or --patches FILE.mbox");
+	}
+	if (!json_object_get(b, "tree") || !json_object_get(b, "base") || !json_array_size(tcs) ||
+	    !json_array_size(targets)) {
+		json_decref(b);
+		return usage("--tree, --base, --testcase and --target are needed");
+	}
+	if (patches_file) {
+		size_t len;
+		char *mbox = slurp(patches_file, &len);
+
+		if (!mbox) {
+			fprintf(stderr, "regtrack test: cannot read '%s'\n", patches_file);
+			json_decref(b);
+			return EXIT_USAGE;
+		}
+		json_object_set_new(b, "patches", json_stringn(mbox, len));
+		free(mbox);
+		if (!json_is_string(json_object_get(b, "patches"))) {
+			fprintf(stderr, "regtrack test: '%s' is not UTF-8 text\n", patches_file);
+			json_decref(b);
+			return EXIT_USAGE;
+		}
+	}
+	text = json_dumps(b, JSON_COMPACT);
+	json_decref(b);
+	status = http_client_request(&hc, "POST", "/api/v1/requests", text, strlen(text), &out, &e);
+	free(text);
+	if (status != 201) {
+		ret = refused(status, &out, &e);
+		buf_release(&out);
+		return ret;
+	}
+	{
+		json_t *j = json_loads(out.data, 0, NULL);
+
+		id = (long long)json_integer_value(json_object_get(j, "id"));
+		if (!wait || as_json)
+			fprintf(stderr, "request %lld queued: %s\n", id,
+				json_string_value(json_object_get(j, "url")));
+		if (!wait)
+			printf("%s\n", out.data);
+		json_decref(j);
+	}
+	buf_release(&out);
+	if (!wait)
+		return EXIT_OK;
+	return follow(&hc, id, gate, as_json, timeout_s, poll_s);
+}

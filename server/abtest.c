@@ -1,0 +1,245 @@
+/* A/B requests: ref resolution and the verdict; see abtest.h. */
+#include "server/abtest.h"
+#include "server/db/db.h"
+#include "server/log.h"
+#include "runcmd.h"
+#include "stats/compare.h"
+#include "stats/metric.h"
+#include "xalloc.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static json_t *num(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *pair(double a, double b)
+{
+	return json_pack("[o,o]", num(a), num(b));
+}
+
+/* one row of the result: the comparison r of metric s (base) vs its head */
+static json_t *row_json(const struct db_request_sample *s, json_t *group,
+			const struct compare_result *r, double q, double floor, const char *change)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "group", json_integer(s->group));
+	json_object_set(o, "target", json_object_get(group, "target"));
+	json_object_set(o, "testcase", json_object_get(group, "testcase"));
+	json_object_set(o, "params", json_object_get(group, "params"));
+	json_object_set_new(o, "metric", json_string(s->metric));
+	json_object_set_new(o, "monitor", json_boolean(s->is_monitor));
+	json_object_set_new(o, "n", json_pack("[I,I]", (json_int_t)r->a.n, (json_int_t)r->b.n));
+	json_object_set_new(o, "mean", pair(r->a.mean, r->b.mean));
+	json_object_set_new(o, "stddev_pct", pair(r->a.stddev_pct, r->b.stddev_pct));
+	json_object_set_new(o, "change_pct", num(r->change_pct));
+	json_object_set_new(o, "hl_pct", num(r->hl_pct));
+	json_object_set_new(o, "ci_pct", pair(r->ci_lo_pct, r->ci_hi_pct));
+	json_object_set_new(o, "p_value", num(r->p_value));
+	json_object_set_new(o, "q_value", num(q));
+	json_object_set_new(o, "floor_pct", num(floor));
+	json_object_set_new(o, "verdict", json_string(verdict_name(r->verdict)));
+	json_object_set_new(o, "change", json_string(change));
+	return o;
+}
+
+const char *abtest_verdict(const struct db_request_sample *s, long n, double min_change_pct,
+			   json_t *groups, json_t **rows)
+{
+	struct compare_result *res = xcalloc((size_t)n + 1, sizeof(*res));
+	struct compare_result **ptr = xcalloc((size_t)n + 1, sizeof(*ptr));
+	const struct db_request_sample **base = xcalloc((size_t)n + 1, sizeof(*base));
+	double *floors = xcalloc((size_t)n + 1, sizeof(*floors)),
+	       *q = xcalloc((size_t)n + 1, sizeof(*q));
+	size_t nr = 0, primary = 0;
+	int regr = 0, impr = 0, same = 0, other = 0, any_primary = 0;
+	struct compare_opts o;
+	const char *verdict;
+
+	compare_opts_init(&o);
+	o.alpha = ABTEST_ALPHA;
+	/* base and head of one (group, metric) are neighbours; a metric one side lacks compares
+	 * against nothing (need-more-runs) */
+	for (long i = 0; i < n; i++) {
+		const struct db_request_sample *a = NULL, *b = NULL;
+		struct compare_opts om = o;
+
+		if (!s[i].head) {
+			a = &s[i];
+			if (i + 1 < n && s[i + 1].head && s[i + 1].group == a->group &&
+			    !strcmp(s[i + 1].metric, a->metric))
+				b = &s[++i];
+		} else {
+			b = &s[i];
+		}
+		om.floor_pct = isnan(min_change_pct) ? compare_opts_floor(&o, (a ? a : b)->metric) :
+						       min_change_pct;
+		compare_samples(a ? a->values : NULL, a ? a->n : 0, b ? b->values : NULL,
+				b ? b->n : 0, &om, &res[nr]);
+		floors[nr] = om.floor_pct;
+		base[nr] = a ? a : b;
+		ptr[nr] = &res[nr];
+		nr++;
+	}
+	compare_fdr(ptr, nr, o.alpha, q);
+	for (size_t i = 0; i < nr; i++)
+		if (!base[i]->is_monitor)
+			any_primary = 1;
+	*rows = json_array();
+	for (size_t i = 0; i < nr; i++) {
+		const struct db_request_sample *m = base[i];
+		int hib = m->higher_is_better >= 0 ? m->higher_is_better :
+						     metric_higher_is_better(m->metric);
+		enum change_kind k = compare_change_kind(&res[i], hib);
+
+		json_array_append_new(*rows,
+				      row_json(m, json_array_get(groups, (size_t)m->group), &res[i],
+					       q[i], floors[i], change_kind_name(k)));
+		if (any_primary && m->is_monitor)
+			continue;
+		primary++;
+		if (k == CHANGE_REGRESSION)
+			regr++;
+		else if (k == CHANGE_IMPROVEMENT)
+			impr++;
+		else if (res[i].verdict == VERDICT_SAME)
+			same++;
+		else
+			other++;
+	}
+	verdict = regr				  ? "regression" :
+		  impr				  ? "improvement" :
+		  primary && same == (int)primary ? "no-change" :
+						    "inconclusive";
+	(void)other;
+	free(res);
+	free(ptr);
+	free(base);
+	free(floors);
+	free(q);
+	return verdict;
+}
+
+/* the done request's result: {verdict, alpha, rows} as text (new) and its verdict */
+static char *decide(PGconn *c, long long id, json_t *spec, const char **verdict, struct err *e)
+{
+	struct db_request_sample *s;
+	long n = db_request_samples(c, id, &s, e);
+	json_t *mcp, *rows, *res;
+	char *text;
+
+	if (n < 0)
+		return NULL;
+	mcp = json_object_get(spec, "min_change_pct");
+	*verdict = abtest_verdict(s, n, json_is_number(mcp) ? json_number_value(mcp) : NAN,
+				  json_object_get(spec, "groups"), &rows);
+	db_request_samples_free(s, n);
+	res = json_pack("{s:s,s:f,s:o}", "verdict", *verdict, "alpha", ABTEST_ALPHA, "rows", rows);
+	text = json_dumps(res, JSON_COMPACT | JSON_REAL_PRECISION(10));
+	json_decref(res);
+	return text;
+}
+
+int abtest_settle(PGconn *c, long long id, struct err *e)
+{
+	struct db_request_lock l;
+	json_t *spec = NULL;
+	char *result = NULL;
+	const char *verdict = NULL;
+	int got, ret = 0;
+
+	if (db_begin(c, e))
+		return -1;
+	got = db_request_lock(c, id, &l, e);
+	if (got <= 0)
+		goto out;
+	if (strcmp(l.state, "queued") && strcmp(l.state, "running"))
+		goto out;
+	if (l.failed) {
+		char *why = xstrfmt("%s", l.first_failure ? l.first_failure : "a job failed");
+		long jobs;
+
+		got = db_request_finish(c, id, "failed", NULL, NULL, why,
+					l.head_sha[0] ? l.head_sha : NULL, e);
+		free(why);
+		if (got < 0 || (got && db_request_cancel_jobs(c, id, &jobs, e) < 0))
+			goto fail;
+		ret = got;
+		goto out;
+	}
+	if (l.finished < l.jobs || !l.jobs)
+		goto out;
+	spec = json_loads(l.spec, 0, NULL);
+	result = decide(c, id, spec, &verdict, e);
+	if (!result)
+		goto fail;
+	got = db_request_finish(c, id, "done", verdict, result, NULL,
+				l.head_sha[0] ? l.head_sha : NULL, e);
+	if (got < 0)
+		goto fail;
+	ret = got;
+out:
+	if (got < 0)
+		goto fail;
+	db_request_lock_release(&l);
+	json_decref(spec);
+	free(result);
+	if (db_commit(c, e))
+		return -1;
+	return ret;
+fail:
+	db_request_lock_release(&l);
+	json_decref(spec);
+	free(result);
+	db_rollback(c);
+	return -1;
+}
+
+int abtest_settle_job(PGconn *c, long long job_id, struct err *e)
+{
+	long long id;
+	int got = db_request_of_job(c, job_id, &id, e);
+
+	return got <= 0 ? got : abtest_settle(c, id, e);
+}
+
+int abtest_resolve_ref(const char *dir, const char *ref, const char *field, int timeout_s,
+		       char sha[41], struct err *e)
+{
+	const char *argv[] = { "git",	   "--git-dir",	       dir,  "rev-parse", "-q",
+			       "--verify", "--end-of-options", NULL, NULL };
+	char *spec;
+	struct runcmd cmd;
+	int got = 0;
+
+	if (!*ref || ref[0] == '-' || strstr(ref, ".."))
+		return err_setc(e, ERR_INVALID_FIELD, field, "'%s' is not a ref or sha", field);
+	for (const char *p = ref; *p; p++)
+		if (iscntrl((unsigned char)*p) || *p == ' ')
+			return err_setc(e, ERR_INVALID_FIELD, field, "'%s' is not a ref or sha",
+					field);
+	spec = xstrfmt("%s^{commit}", ref);
+	argv[7] = spec;
+	runcmd_init(&cmd, argv, timeout_s);
+	if (runcmd_run(&cmd, e) < 0) {
+		free(spec);
+		runcmd_release(&cmd);
+		return -1;
+	}
+	if (runcmd_ok(&cmd) && cmd.out.len >= 40) {
+		memcpy(sha, cmd.out.data, 40);
+		sha[40] = '\0';
+		got = 1;
+		for (int i = 0; i < 40; i++)
+			if (!isxdigit((unsigned char)sha[i]))
+				got = 0;
+	}
+	free(spec);
+	runcmd_release(&cmd);
+	return got;
+}

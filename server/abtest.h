@@ -1,0 +1,68 @@
+#ifndef REGTRACK_SERVER_ABTEST_H
+#define REGTRACK_SERVER_ABTEST_H
+
+#include <jansson.h>
+#include <libpq-fe.h>
+#include <math.h>
+
+#include "err.h"
+#include "server/db/requests.h"
+
+/*
+ * A/B requests (issue 18) beyond their HTTP handlers (api/requests.c):
+ * resolving the refs a submission names in the tree's mirror, and the
+ * verdict once both sides have their runs.
+ *
+ * Verdict: per (group = target x testcase, metric) the comparison of base
+ * vs head samples (one value per run: its mean over iterations) by
+ * lib/stats compare_samples(), with floor_pct = the request's
+ * min_change_pct (NAN: the metric's floor, compare_opts_floor) and the
+ * Benjamini-Hochberg FDR over all rows of the request (compare_fdr); its
+ * direction is the Hodges-Lehmann shift's, its meaning the metric
+ * registry's higher_is_better. Overall, over the test metrics (monitors
+ * only when there are no others): `regression` when a row regressed,
+ * else `improvement` when one improved, else `no-change` when every row
+ * is `same` (its CI inside +-floor), else `inconclusive` (too few runs or
+ * an unknown metric direction).
+ */
+
+/* The alpha of a request's comparisons (compare's default). */
+#define ABTEST_ALPHA 0.01
+
+/*
+ * Pure: the rows and overall verdict from samples s[0..n) as
+ * db_request_samples() orders them; groups: the request's spec.groups
+ * (borrowed; each row copies its target, testcase, params). Returns the
+ * verdict (static string) and *rows, a new JSON array.
+ */
+const char *abtest_verdict(const struct db_request_sample *s, long n, double min_change_pct,
+			   json_t *groups, json_t **rows);
+
+/*
+ * Settles request id if it can be: in one transaction, a request not
+ * final whose jobs all finished becomes `done` with its verdict, or
+ * `failed` as soon as one job failed (build, boot, run or apply; its
+ * unfinished jobs are cancelled) with which and why. Called after a job of
+ * a request completed and before a request is shown. 1 settled now, 0
+ * nothing to do, -1 with e (db errors).
+ */
+int abtest_settle(PGconn *c, long long id, struct err *e) __attribute__((warn_unused_result));
+
+/*
+ * abtest_settle() of the request job_id belongs to, if any (after the job
+ * completed). 0, 1 or -1 with e as abtest_settle().
+ */
+int abtest_settle_job(PGconn *c, long long job_id, struct err *e)
+	__attribute__((warn_unused_result));
+
+/*
+ * The commit `ref` (a sha, a branch, a tag) names in the bare mirror dir:
+ * `git rev-parse -q --verify --end-of-options REF^{commit}`. 1 with sha
+ * (41 bytes) filled, 0 when the mirror does not have it, -1 with e
+ * (ERR_SPAWN: git cannot start; ERR_INVALID_FIELD, detail `field`: a ref
+ * that starts with '-' or holds a control character or "..").
+ */
+int abtest_resolve_ref(const char *dir, const char *ref, const char *field, int timeout_s,
+		       char sha[41], struct err *e) __attribute__((warn_unused_result));
+
+#endif

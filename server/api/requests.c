@@ -1,0 +1,606 @@
+/*
+ * A/B requests (issue 18): a change tested against its base.
+ *   POST /api/v1/requests (submit)       {tree, base, head | patches, testcases[] | plan,
+ *                                         targets[], kconfig, compiler, repeat,
+ *                                         min_change_pct, measure, notify, label}
+ *                                        -> 201 {id, state, url}
+ *   GET  /api/v1/requests[?state=&limit=] newest first
+ *   GET  /api/v1/requests/{id}           state, progress per side, jobs, what waits for a
+ *                                        worker, the comparison rows and verdict, reproduce
+ *   POST /api/v1/requests/{id}/cancel (submit)
+ *
+ * Submission: every field is checked with a 4xx naming it; base and head
+ * are resolved in the tree's mirror (fetched once when it does not know a
+ * ref yet); an mbox must hold a patch (mbox.h) and stay under
+ * MAX_PATCHES (413). Each target x testcase is a group of `rounds` pairs
+ * of jobs, base then head, queued in that order (A B A B) above tracking
+ * jobs (REQUEST_PRIORITY); a target that is an arch is pinned to one
+ * tbox_group by the first lease (ST_JOB_LEASE), a target no worker serves
+ * is queued all the same and listed in `waiting_for`. The verdict is
+ * abtest.h's, settled when the last job finishes or the request is read.
+ */
+#include "server/api/api.h"
+#include "server/api/args.h"
+#include "server/abtest.h"
+#include "server/db/requests.h"
+#include "server/db/trees.h"
+#include "server/gitmirror.h"
+#include "server/ingest.h"
+#include "server/lease.h"
+#include "arch.h"
+#include "mbox.h"
+#include "names.h"
+#include "xalloc.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define MAX_PATCHES (4 * 1024 * 1024) /* bytes of mbox; a large series is ~1 MiB */
+#define MAX_TARGETS 16
+#define MAX_TESTCASES 32
+#define MAX_JOBS 2000
+#define DEFAULT_REPEAT 6     /* 6 vs 6 runs can reach p 0.0022 < alpha 0.01 */
+#define MAX_ROUNDS 4	     /* A B alternations; each job is one build and boot */
+#define REQUEST_PRIORITY 200 /* above tracking (plan priorities are -100..100) */
+
+static int is_word(const char *s, size_t max)
+{
+	return names_plain(s, max);
+}
+
+static int word_field(json_t *b, const char *key, int required, const char **out, struct err *e)
+{
+	if (json_str_field(b, key, required, 128, out, e))
+		return -1;
+	if (*out && !is_word(*out, 128))
+		return err_setc(e, ERR_INVALID_FIELD, key,
+				"'%s' must be 1..128 chars of [A-Za-z0-9._+-], not starting with - or .",
+				key);
+	return 0;
+}
+
+/* an arch target (x86_64, arm64, aarch64, amd64) -> the jobs' arch; NULL for a tbox_group */
+static const char *target_arch(const char *t)
+{
+	return arch_normalize(t);
+}
+
+/* the arch a kconfig name starts with (arch_of_kconfig), *n the length of that prefix and '-' */
+static const char *kconfig_arch(const char *k, size_t *n)
+{
+	const char *arch = arch_of_kconfig(k);
+
+	*n = arch ? (size_t)(strchr(k, '-') - k) + 1 : 0;
+	return arch;
+}
+
+/* one target x testcase of the request */
+struct group {
+	const char *target, *arch, *tbox_group, *testcase;
+	char kconfig[160], capability[32];
+	char *params; /* new: canonical JSON text */
+	long long testcase_id;
+};
+
+struct submission {
+	const char *tree, *base, *head, *patches, *kconfig, *compiler, *measure, *notify, *label;
+	long long repeat, tree_id;
+	double min_change_pct; /* NAN: the metric's floor */
+	struct mbox_info mbox;
+	char base_sha[41], head_sha[41];
+	struct group *groups;
+	size_t nr_groups;
+	int host;
+};
+
+static void submission_release(struct submission *s)
+{
+	for (size_t i = 0; i < s->nr_groups; i++)
+		free(s->groups[i].params);
+	free(s->groups);
+}
+
+/* params object: scalar values; measure added when the request names one */
+static int params_text(json_t *params, const char *measure, char **out, struct err *e)
+{
+	json_t *p = params ? json_deep_copy(params) : json_object();
+	const char *k;
+	json_t *v;
+
+	if (!json_is_object(p)) {
+		json_decref(p);
+		return err_setc(e, ERR_INVALID_FIELD, "testcases.params",
+				"'params' must be an object");
+	}
+	json_object_foreach (p, k, v) {
+		if (!json_is_string(v) && !json_is_number(v) && !json_is_boolean(v)) {
+			json_decref(p);
+			return err_setc(e, ERR_INVALID_FIELD, "testcases.params",
+					"params values must be strings, numbers or booleans");
+		}
+	}
+	if (measure)
+		json_object_set_new(p, "measure", json_string(measure));
+	*out = json_dumps(p, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(15));
+	json_decref(p);
+	return 0;
+}
+
+/* the fields that need no database */
+static int check_fields(json_t *b, struct submission *s, struct err *e)
+{
+	json_t *mcp, *plan;
+
+	if (word_field(b, "tree", 1, &s->tree, e) ||
+	    json_str_field(b, "base", 1, 256, &s->base, e) ||
+	    json_str_field(b, "head", 0, 256, &s->head, e) ||
+	    word_field(b, "kconfig", 0, &s->kconfig, e) ||
+	    word_field(b, "compiler", 0, &s->compiler, e) ||
+	    json_str_field(b, "measure", 0, 16, &s->measure, e) ||
+	    json_str_field(b, "notify", 0, 256, &s->notify, e) ||
+	    json_str_field(b, "label", 0, 1024, &s->label, e) ||
+	    json_int_field(b, "repeat", DEFAULT_REPEAT, 1, 100, &s->repeat, e))
+		return -1;
+	{
+		json_t *pv = json_object_get(b, "patches");
+
+		if (pv && !json_is_null(pv)) {
+			if (!json_is_string(pv))
+				return err_setc(e, ERR_INVALID_FIELD, "patches",
+						"'patches' must be the text of an mbox");
+			if (json_string_length(pv) > MAX_PATCHES)
+				return err_setc(e, ERR_TOO_LARGE, "patches",
+						"'patches' holds %zu bytes, more than %d",
+						json_string_length(pv), MAX_PATCHES);
+			s->patches = json_string_value(pv);
+		}
+	}
+	if (!s->head == !s->patches)
+		return err_setc(e, s->head ? ERR_INVALID_FIELD : ERR_MISSING_FIELD,
+				s->head ? "patches" : "head",
+				"give either 'head' (a ref or sha) or 'patches' (an mbox), not both");
+	if (s->patches && !mbox_scan(s->patches, strlen(s->patches), &s->mbox))
+		return err_setc(e, ERR_INVALID_FIELD, "patches",
+				"'patches' holds no patch: an mbox as git format-patch writes it, "
+				"with a diff in each patch");
+	if (s->patches && !s->mbox.email[0])
+		return err_setc(e, ERR_INVALID_FIELD, "patches",
+				"the first patch has no From: address for the committer");
+	if (s->measure && strcmp(s->measure, "wallclock") && strcmp(s->measure, "icount"))
+		return err_setc(e, ERR_INVALID_FIELD, "measure", "measure is wallclock or icount");
+	if (s->notify && !strchr(s->notify, '@'))
+		return err_setc(e, ERR_INVALID_FIELD, "notify", "'notify' must be a mail address");
+	mcp = json_object_get(b, "min_change_pct");
+	s->min_change_pct = NAN;
+	if (mcp && !json_is_null(mcp)) {
+		if (!json_is_number(mcp) || json_number_value(mcp) < 0 ||
+		    json_number_value(mcp) > 1000)
+			return err_setc(e, ERR_INVALID_FIELD, "min_change_pct",
+					"min_change_pct must be a number in [0, 1000]");
+		s->min_change_pct = json_number_value(mcp);
+	}
+	plan = json_object_get(b, "plan");
+	if (plan && !json_is_null(plan))
+		return err_setc(
+			e, ERR_INVALID_FIELD, "plan",
+			"requests by plan are not supported by this server yet: give 'testcases'");
+	s->host = s->kconfig && !strcmp(s->kconfig, "host");
+	if (s->host && s->patches)
+		return err_setc(e, ERR_INVALID_FIELD, "patches",
+				"kconfig host runs the case on the running kernel: patches cannot "
+				"be applied to it (use a kernel kconfig)");
+	if (s->host && s->measure && !strcmp(s->measure, "icount"))
+		return err_setc(e, ERR_INVALID_FIELD, "measure",
+				"measure icount needs qemu; host mode measures wall-clock time");
+	if (!s->compiler)
+		s->compiler = "gcc-12";
+	return 0;
+}
+
+/* targets x testcases -> groups; arch of a tbox_group target from its machines or the kconfig */
+static int expand(PGconn *c, json_t *b, struct submission *s, struct err *e)
+{
+	json_t *targets = json_object_get(b, "targets"), *tcs = json_object_get(b, "testcases");
+	size_t nt = json_array_size(targets), nc = json_array_size(tcs), i, j;
+	size_t kn;
+	const char *karch = s->kconfig && !s->host ? kconfig_arch(s->kconfig, &kn) : NULL;
+	const char *suffix = s->kconfig && !s->host ? s->kconfig + kn : "defconfig";
+
+	if (!targets)
+		return err_setc(e, ERR_MISSING_FIELD, "targets",
+				"'targets' is required: [\"x86_64\", ...]");
+	if (!json_is_array(targets) || !nt || nt > MAX_TARGETS)
+		return err_setc(e, ERR_INVALID_FIELD, "targets",
+				"'targets' must be an array of 1..%d arches or tbox_groups",
+				MAX_TARGETS);
+	if (!tcs)
+		return err_setc(e, ERR_MISSING_FIELD, "testcases",
+				"'testcases' is required: [{\"testcase\": NAME, \"params\": {}}]");
+	if (!json_is_array(tcs) || !nc || nc > MAX_TESTCASES)
+		return err_setc(e, ERR_INVALID_FIELD, "testcases",
+				"'testcases' must be an array of 1..%d objects", MAX_TESTCASES);
+	if (!*suffix)
+		return err_setc(e, ERR_INVALID_FIELD, "kconfig", "'kconfig' names no config");
+	s->groups = xcalloc(nt * nc, sizeof(*s->groups));
+	for (i = 0; i < nt; i++) {
+		json_t *t = json_array_get(targets, i);
+		const char *tn = json_string_value(t), *arch;
+		char tarch[32] = "";
+
+		if (!tn || !is_word(tn, 128))
+			return err_setc(e, ERR_INVALID_FIELD, "targets",
+					"a target is an arch (x86_64, arm64) or a tbox_group name");
+		for (j = 0; j < i; j++)
+			if (!strcmp(tn, json_string_value(json_array_get(targets, j))))
+				return err_setc(e, ERR_INVALID_FIELD, "targets",
+						"target '%s' is listed twice", tn);
+		arch = target_arch(tn);
+		if (!arch) {
+			int got = db_request_tbox_arch(c, tn, tarch, sizeof(tarch), e);
+
+			if (got < 0)
+				return -1;
+			arch = got ? (target_arch(tarch) ? target_arch(tarch) : NULL) : karch;
+			if (!arch && !s->host)
+				return err_setc(
+					e, ERR_INVALID_FIELD, "targets",
+					"no machine of tbox_group '%s' has registered: name its arch "
+					"with a kconfig like x86_64-defconfig or arm64-defconfig",
+					tn);
+		}
+		for (j = 0; j < nc; j++) {
+			json_t *tc = json_array_get(tcs, j);
+			struct group *g = &s->groups[s->nr_groups];
+			const char *name = json_string_value(json_object_get(tc, "testcase"));
+
+			if (!json_is_object(tc) || !name || !is_word(name, 128))
+				return err_setc(
+					e, ERR_INVALID_FIELD, "testcases",
+					"each testcase is {\"testcase\": NAME, \"params\": {...}}");
+			g->target = tn;
+			g->arch = arch;
+			g->tbox_group = target_arch(tn) ? NULL : tn;
+			g->testcase = name;
+			s->nr_groups++;
+			if (params_text(json_object_get(tc, "params"), s->measure, &g->params, e))
+				return -1;
+			if (s->host) {
+				snprintf(g->kconfig, sizeof(g->kconfig), "host");
+				snprintf(g->capability, sizeof(g->capability), "host");
+			} else {
+				snprintf(g->kconfig, sizeof(g->kconfig), "%s-%s",
+					 !strcmp(arch, "x86_64") ? "x86_64" : "arm64", suffix);
+				snprintf(g->capability, sizeof(g->capability), "qemu-%s", arch);
+			}
+		}
+	}
+	if (s->nr_groups * 2 * (size_t)(s->repeat < MAX_ROUNDS ? s->repeat : MAX_ROUNDS) > MAX_JOBS)
+		return err_setc(e, ERR_INVALID_FIELD, "testcases", "more than %d jobs", MAX_JOBS);
+	return 0;
+}
+
+/* base/head in the tree's mirror; the mirror is fetched once when it lacks one */
+static int resolve(struct request *rq, struct submission *s, const char *url, struct err *e)
+{
+	const struct config *cfg = rq->srv->cfg;
+	char dir[4096];
+	struct stat st;
+	int timeout = (int)cfg->git_timeout_s, fetched = 0;
+
+	if (!url || !*url)
+		return err_setc(e, ERR_INVALID_FIELD, "tree",
+				"tree '%s' has no url to resolve refs in", s->tree);
+	if (gitmirror_path(cfg->data_dir, s->tree, dir, sizeof(dir), e))
+		return -1;
+	if (stat(dir, &st)) {
+		if (gitmirror_sync(cfg->data_dir, s->tree, url, timeout, e))
+			return -1;
+		fetched = 1;
+	}
+	for (;;) {
+		int b = abtest_resolve_ref(dir, s->base, "base", timeout, s->base_sha, e), h = 1;
+
+		if (b < 0)
+			return -1;
+		if (s->head) {
+			h = abtest_resolve_ref(dir, s->head, "head", timeout, s->head_sha, e);
+			if (h < 0)
+				return -1;
+		}
+		if (b && h)
+			break;
+		if (fetched)
+			return err_setc(e, ERR_INVALID_FIELD, b ? "head" : "base",
+					"'%s' is not a commit of tree '%s'", b ? s->head : s->base,
+					s->tree);
+		if (gitmirror_sync(cfg->data_dir, s->tree, url, timeout, e))
+			return -1;
+		fetched = 1;
+	}
+	if (s->head && !strcmp(s->base_sha, s->head_sha))
+		return err_setc(e, ERR_INVALID_FIELD, "head",
+				"'head' is the same commit as 'base'");
+	return 0;
+}
+
+/* the command line that runs this A/B again (against one's own server and workers) */
+static json_t *reproduce(const struct submission *s, json_t *b)
+{
+	struct buf l = BUF_INIT(1 << 16);
+	json_t *tcs = json_object_get(b, "testcases"), *targets = json_object_get(b, "targets"), *v;
+	size_t i;
+	int bad = 0;
+
+	bad |= buf_addf(&l, "regtrack test --tree %s --base %s ", s->tree, s->base_sha);
+	if (s->head)
+		bad |= buf_addf(&l, "--head %s", s->head_sha);
+	else
+		bad |= buf_addstr(&l, "--patches series.mbox");
+	json_array_foreach (tcs, i, v) {
+		const char *k;
+		json_t *pv;
+		int first = 1;
+
+		bad |= buf_addf(&l, " --testcase %s",
+				json_string_value(json_object_get(v, "testcase")));
+		json_object_foreach (json_object_get(v, "params"), k, pv) {
+			char *t = json_is_string(pv) ?
+					  xstrdup(json_string_value(pv)) :
+					  json_dumps(pv, JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
+			bad |= buf_addf(&l, "%s%s=%s", first ? " --params " : ",", k, t);
+			free(t);
+			first = 0;
+		}
+	}
+	json_array_foreach (targets, i, v)
+		bad |= buf_addf(&l, " --target %s", json_string_value(v));
+	if (s->kconfig)
+		bad |= buf_addf(&l, " --kconfig %s", s->kconfig);
+	bad |= buf_addf(&l, " --compiler %s --repeat %lld", s->compiler, s->repeat);
+	if (!isnan(s->min_change_pct))
+		bad |= buf_addf(&l, " --min-change-pct %g", s->min_change_pct);
+	if (s->measure)
+		bad |= buf_addf(&l, " --measure %s", s->measure);
+	bad |= buf_addstr(&l, " --wait --gate");
+	v = json_string(bad ? "" : l.data);
+	buf_release(&l);
+	return v;
+}
+
+/* the normalized submission kept with the request (its spec column) */
+static char *spec_text(const struct submission *s, json_t *b, long rounds)
+{
+	json_t *spec = json_object(), *groups = json_array();
+	char *text;
+
+	for (size_t i = 0; i < s->nr_groups; i++) {
+		const struct group *g = &s->groups[i];
+
+		json_array_append_new(groups,
+				      json_pack("{s:s,s:s?,s:s?,s:s,s:o,s:s,s:s}", "target",
+						g->target, "arch", g->arch, "tbox_group",
+						g->tbox_group, "testcase", g->testcase, "params",
+						json_loads(g->params, 0, NULL), "kconfig",
+						g->kconfig, "capability", g->capability));
+	}
+	json_object_set(spec, "targets", json_object_get(b, "targets"));
+	json_object_set(spec, "testcases", json_object_get(b, "testcases"));
+	json_object_set_new(spec, "kconfig", s->kconfig ? json_string(s->kconfig) : json_null());
+	json_object_set_new(spec, "compiler", json_string(s->compiler));
+	json_object_set_new(spec, "repeat", json_integer(s->repeat));
+	json_object_set_new(spec, "rounds", json_integer(rounds));
+	json_object_set_new(spec, "min_change_pct",
+			    isnan(s->min_change_pct) ? json_null() : json_real(s->min_change_pct));
+	json_object_set_new(spec, "measure", s->measure ? json_string(s->measure) : json_null());
+	json_object_set_new(spec, "groups", groups);
+	if (s->patches)
+		json_object_set_new(spec, "patch_subject", json_string(s->mbox.subject));
+	json_object_set_new(spec, "reproduce", reproduce(s, b));
+	text = json_dumps(spec, JSON_COMPACT | JSON_REAL_PRECISION(15));
+	json_decref(spec);
+	return text;
+}
+
+/* the request and its jobs, in one transaction; pairs in A B order, round-major */
+static long long store(struct request *rq, PGconn *c, struct submission *s, json_t *b,
+		       struct err *e)
+{
+	long rounds = s->repeat < MAX_ROUNDS ? (long)s->repeat : MAX_ROUNDS;
+	char *spec = spec_text(s, b, rounds), tid[24];
+	long long id = -1, base_id, head_id;
+	struct db_request_new q = {
+		.tree_id = s->tree_id,
+		.base_ref = s->base,
+		.base_sha = s->base_sha,
+		.head_ref = s->head,
+		.head_sha = s->head ? s->head_sha : NULL,
+		.patches = s->patches,
+		.nr_patches = (long)s->mbox.nr_patches,
+		.spec = spec,
+		.notify = s->notify,
+		.label = s->label,
+		.token_id = rq->token_id,
+	};
+
+	snprintf(tid, sizeof(tid), "%lld", s->tree_id);
+	if (db_begin(c, e))
+		goto out;
+	{
+		const char *p[4] = { s->base_sha, NULL, NULL, tid };
+		base_id = db_upsert_id(c, ST_COMMIT_INSERT, 4, ST_COMMIT_ID, 1, p, e);
+	}
+	head_id = base_id;
+	if (base_id >= 0 && s->head) {
+		const char *p[4] = { s->head_sha, NULL, NULL, tid };
+		head_id = db_upsert_id(c, ST_COMMIT_INSERT, 4, ST_COMMIT_ID, 1, p, e);
+	}
+	if (base_id < 0 || head_id < 0)
+		goto rollback;
+	for (size_t i = 0; i < s->nr_groups; i++) {
+		const char *p[1] = { s->groups[i].testcase };
+
+		s->groups[i].testcase_id = db_upsert_id(c, ST_TESTCASE_INSERT, 1, ST_TESTCASE_ID, 1,
+							p, e);
+		if (s->groups[i].testcase_id < 0)
+			goto rollback;
+	}
+	id = db_request_insert(c, &q, e);
+	if (id < 0)
+		goto rollback;
+	for (long r = 0; r < rounds; r++) {
+		long long runs = s->repeat / rounds + (r < s->repeat % rounds);
+
+		for (size_t i = 0; i < s->nr_groups; i++) {
+			const struct group *g = &s->groups[i];
+			struct db_job_new j = {
+				.tree_id = s->tree_id,
+				.testcase_id = g->testcase_id,
+				.params = g->params,
+				.kconfig = g->kconfig,
+				.compiler = s->compiler,
+				.arch = g->arch,
+				.tbox_group = g->tbox_group,
+				.capability = g->capability,
+				.repeat = runs,
+				.priority = REQUEST_PRIORITY,
+				.max_attempts = rq->srv->cfg->max_attempts,
+				.token_id = rq->token_id,
+			};
+
+			j.commit_id = base_id;
+			if (db_request_job_insert(c, &j, id, "base", (int)r, (int)i, e) < 0)
+				goto rollback;
+			j.commit_id = head_id;
+			if (db_request_job_insert(c, &j, id, "head", (int)r, (int)i, e) < 0)
+				goto rollback;
+		}
+	}
+	if (db_commit(c, e))
+		goto rollback;
+	goto out;
+rollback:
+	db_rollback(c);
+	id = -1;
+out:
+	free(spec);
+	return id;
+}
+
+enum MHD_Result api_requests_post(struct request *rq)
+{
+	struct err e;
+	json_t *b;
+	struct submission s = { 0 };
+	struct db_tree t = { 0 };
+	PGconn *c;
+	long long id;
+	char url[64];
+	enum MHD_Result ret;
+
+	if (rq->too_large) {
+		err_setc(&e, ERR_TOO_LARGE, "patches",
+			 "the request body is over the server's limit");
+		return reply_err(rq, &e);
+	}
+	b = rq_json(rq, &e);
+	if (!b)
+		return reply_err(rq, &e);
+	if (check_fields(b, &s, &e))
+		goto bad;
+	c = rq_db(rq, &e);
+	if (!c)
+		goto bad;
+	switch (db_tree_get(c, s.tree, &t, &e)) {
+	case -1:
+		goto bad;
+	case 0:
+		err_setc(&e, ERR_NOT_FOUND, "tree",
+			 "no tree '%s': register it with POST /api/v1/trees", s.tree);
+		goto bad;
+	}
+	s.tree_id = t.id;
+	if (expand(c, b, &s, &e) || resolve(rq, &s, t.url, &e))
+		goto bad;
+	id = store(rq, c, &s, b, &e);
+	if (id < 0)
+		goto bad;
+	lease_queue_kick(rq->srv->leases);
+	snprintf(url, sizeof(url), "/api/v1/requests/%lld", id);
+	ret = reply_json(rq, 201,
+			 json_pack("{s:I,s:s,s:s}", "id", (json_int_t)id, "state", "queued", "url",
+				   url));
+	db_tree_release(&t);
+	submission_release(&s);
+	json_decref(b);
+	return ret;
+bad:
+	db_tree_release(&t);
+	submission_release(&s);
+	json_decref(b);
+	return reply_err(rq, &e);
+}
+
+enum MHD_Result api_requests_get(struct request *rq)
+{
+	static const char *const states[] = { "queued", "running",   "done",
+					      "failed", "cancelled", NULL };
+
+	return reply_list(rq, states, 100, 1000, ST_REQUESTS_JSON);
+}
+
+enum MHD_Result api_request_get(struct request *rq)
+{
+	struct err e;
+	long long id;
+	char idb[24];
+	PGconn *c;
+
+	if (rq_path_id(rq, "request", &id, idb, &e))
+		return reply_err(rq, &e);
+	c = rq_db(rq, &e);
+	if (!c || abtest_settle(c, id, &e) < 0)
+		return reply_err(rq, &e);
+	return reply_by_id(rq, "request", ST_REQUEST_JSON);
+}
+
+enum MHD_Result api_request_cancel(struct request *rq)
+{
+	struct err e;
+	long long id;
+	char idb[24];
+	long jobs = 0;
+	PGconn *c;
+	int n;
+
+	if (rq_path_id(rq, "request", &id, idb, &e))
+		return reply_err(rq, &e);
+	c = rq_db(rq, &e);
+	if (!c || db_begin(c, &e))
+		return reply_err(rq, &e);
+	n = db_request_cancel(c, id, &jobs, &e);
+	if (n < 0 || (n && db_commit(c, &e))) {
+		db_rollback(c);
+		return reply_err(rq, &e);
+	}
+	if (!n) {
+		int x;
+
+		db_rollback(c);
+		x = db_row_exists(c, ST_REQUEST_EXISTS, idb, &e);
+		if (x < 0)
+			return reply_err(rq, &e);
+		if (!x)
+			err_setc(&e, ERR_NOT_FOUND, "id", "no request %lld", id);
+		else
+			err_setc(&e, ERR_CONFLICT, "id", "request %lld is not queued or running",
+				 id);
+		return reply_err(rq, &e);
+	}
+	return reply_json(rq, 200,
+			  json_pack("{s:I,s:s,s:I}", "id", (json_int_t)id, "state", "cancelled",
+				    "jobs_cancelled", (json_int_t)jobs));
+}

@@ -1,0 +1,250 @@
+/* Typed rows of A/B requests; see requests.h. */
+#include "server/db/requests.h"
+#include "server/db/db.h"
+#include "xalloc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ID_LEN 24
+
+static long long first_id(PGresult *r)
+{
+	long long id = PQntuples(r) ? strtoll(PQgetvalue(r, 0, 0), NULL, 10) : 0;
+
+	PQclear(r);
+	return id;
+}
+
+long long db_request_insert(PGconn *c, const struct db_request_new *q, struct err *e)
+{
+	char tree[ID_LEN], np[ID_LEN], tok[ID_LEN];
+	const char *p[11] = { tree,
+			      q->base_ref,
+			      q->base_sha,
+			      q->head_ref,
+			      q->head_sha,
+			      q->patches,
+			      q->patches ? np : NULL,
+			      q->spec,
+			      q->notify,
+			      q->label,
+			      q->token_id ? tok : NULL };
+	PGresult *r;
+
+	snprintf(tree, sizeof(tree), "%lld", q->tree_id);
+	snprintf(np, sizeof(np), "%ld", q->nr_patches);
+	snprintf(tok, sizeof(tok), "%lld", q->token_id);
+	r = db_exec(c, ST_REQUEST_INSERT, 11, p, e);
+	return r ? first_id(r) : -1;
+}
+
+long long db_request_job_insert(PGconn *c, const struct db_job_new *j, long long request_id,
+				const char *side, int round, int group, struct err *e)
+{
+	char tree[ID_LEN], commit[ID_LEN], tc[ID_LEN], rep[ID_LEN], prio[ID_LEN], max[ID_LEN],
+		tok[ID_LEN], req[ID_LEN], rnd[ID_LEN], grp[ID_LEN];
+	const char *p[17] = { j->tree_id ? tree : NULL,
+			      commit,
+			      tc,
+			      j->params,
+			      j->kconfig,
+			      j->compiler,
+			      j->arch,
+			      j->tbox_group,
+			      j->capability,
+			      rep,
+			      prio,
+			      max,
+			      j->token_id ? tok : NULL,
+			      req,
+			      side,
+			      rnd,
+			      grp };
+	PGresult *r;
+
+	snprintf(tree, sizeof(tree), "%lld", j->tree_id);
+	snprintf(commit, sizeof(commit), "%lld", j->commit_id);
+	snprintf(tc, sizeof(tc), "%lld", j->testcase_id);
+	snprintf(rep, sizeof(rep), "%lld", j->repeat);
+	snprintf(prio, sizeof(prio), "%lld", j->priority);
+	snprintf(max, sizeof(max), "%lld", j->max_attempts);
+	snprintf(tok, sizeof(tok), "%lld", j->token_id);
+	snprintf(req, sizeof(req), "%lld", request_id);
+	snprintf(rnd, sizeof(rnd), "%d", round);
+	snprintf(grp, sizeof(grp), "%d", group);
+	r = db_exec(c, ST_REQUEST_JOB_INSERT, 17, p, e);
+	return r ? first_id(r) : -1;
+}
+
+int db_request_of_job(PGconn *c, long long job_id, long long *id, struct err *e)
+{
+	char b[ID_LEN];
+	const char *p[1] = { b };
+	PGresult *r;
+
+	snprintf(b, sizeof(b), "%lld", job_id);
+	r = db_exec(c, ST_REQUEST_OF_JOB, 1, p, e);
+	if (!r)
+		return -1;
+	*id = first_id(r);
+	return *id > 0;
+}
+
+int db_request_lock(PGconn *c, long long id, struct db_request_lock *out, struct err *e)
+{
+	char b[ID_LEN];
+	const char *p[1] = { b };
+	PGresult *r;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(b, sizeof(b), "%lld", id);
+	r = db_exec(c, ST_REQUEST_LOCK, 1, p, e);
+	if (!r)
+		return -1;
+	if (PQntuples(r) != 1) {
+		PQclear(r);
+		return 0;
+	}
+	snprintf(out->state, sizeof(out->state), "%s", PQgetvalue(r, 0, 0));
+	out->spec = xstrdup(PQgetvalue(r, 0, 1));
+	out->jobs = strtol(PQgetvalue(r, 0, 2), NULL, 10);
+	out->finished = strtol(PQgetvalue(r, 0, 3), NULL, 10);
+	out->failed = strtol(PQgetvalue(r, 0, 4), NULL, 10);
+	if (!PQgetisnull(r, 0, 5))
+		out->first_failure = xstrdup(PQgetvalue(r, 0, 5));
+	if (!PQgetisnull(r, 0, 6))
+		snprintf(out->head_sha, sizeof(out->head_sha), "%s", PQgetvalue(r, 0, 6));
+	PQclear(r);
+	return 1;
+}
+
+void db_request_lock_release(struct db_request_lock *l)
+{
+	free(l->spec);
+	free(l->first_failure);
+	memset(l, 0, sizeof(*l));
+}
+
+/* "{1.5,2,NULL}" (PostgreSQL's float8[] text) -> new array of its finite values */
+static double *parse_array(const char *s, size_t *n)
+{
+	size_t cap = 8;
+	double *v = xmalloc(cap * sizeof(*v));
+	char *end;
+
+	*n = 0;
+	if (*s == '{')
+		s++;
+	while (*s && *s != '}') {
+		double x = strtod(s, &end);
+
+		if (end == s) { /* NULL, NaN spelled out: skip the element */
+			while (*s && *s != ',' && *s != '}')
+				s++;
+		} else {
+			if (*n == cap)
+				v = xrealloc(v, (cap *= 2) * sizeof(*v));
+			v[(*n)++] = x;
+			s = end;
+		}
+		if (*s == ',')
+			s++;
+	}
+	return v;
+}
+
+long db_request_samples(PGconn *c, long long id, struct db_request_sample **out, struct err *e)
+{
+	char b[ID_LEN];
+	const char *p[1] = { b };
+	PGresult *r;
+	long n;
+
+	*out = NULL;
+	snprintf(b, sizeof(b), "%lld", id);
+	r = db_exec(c, ST_REQUEST_SAMPLES, 1, p, e);
+	if (!r)
+		return -1;
+	n = PQntuples(r);
+	if (n)
+		*out = xcalloc((size_t)n, sizeof(**out));
+	for (long i = 0; i < n; i++) {
+		struct db_request_sample *s = &(*out)[i];
+
+		s->group = (int)strtol(PQgetvalue(r, (int)i, 0), NULL, 10);
+		s->head = PQgetvalue(r, (int)i, 1)[0] == 't';
+		s->metric = xstrdup(PQgetvalue(r, (int)i, 2));
+		s->higher_is_better = (int)strtol(PQgetvalue(r, (int)i, 3), NULL, 10);
+		s->is_monitor = (int)strtol(PQgetvalue(r, (int)i, 4), NULL, 10);
+		s->values = parse_array(PQgetvalue(r, (int)i, 5), &s->n);
+	}
+	PQclear(r);
+	return n;
+}
+
+void db_request_samples_free(struct db_request_sample *s, long n)
+{
+	for (long i = 0; i < n; i++) {
+		free(s[i].metric);
+		free(s[i].values);
+	}
+	free(s);
+}
+
+int db_request_finish(PGconn *c, long long id, const char *state, const char *verdict,
+		      const char *result, const char *fail_reason, const char *head_sha,
+		      struct err *e)
+{
+	char b[ID_LEN];
+	const char *p[6] = { b, state, verdict, result, fail_reason, head_sha };
+	long long rows;
+
+	snprintf(b, sizeof(b), "%lld", id);
+	rows = db_rows(c, ST_REQUEST_FINISH, 6, p, e);
+	return rows < 0 ? -1 : rows > 0;
+}
+
+int db_request_cancel(PGconn *c, long long id, long *jobs, struct err *e)
+{
+	char b[ID_LEN];
+	const char *p[1] = { b };
+	long long rows;
+
+	*jobs = 0;
+	snprintf(b, sizeof(b), "%lld", id);
+	rows = db_rows(c, ST_REQUEST_SET_CANCELLED, 1, p, e);
+	if (rows <= 0)
+		return rows < 0 ? -1 : 0;
+	return db_request_cancel_jobs(c, id, jobs, e) < 0 ? -1 : 1;
+}
+
+int db_request_cancel_jobs(PGconn *c, long long id, long *jobs, struct err *e)
+{
+	char b[ID_LEN];
+	const char *p[1] = { b };
+	long long rows;
+
+	snprintf(b, sizeof(b), "%lld", id);
+	rows = db_rows(c, ST_REQUEST_CANCEL_JOBS, 1, p, e);
+	if (rows < 0)
+		return -1;
+	*jobs = (long)rows;
+	return 0;
+}
+
+int db_request_tbox_arch(PGconn *c, const char *tbox_group, char *arch, size_t n, struct err *e)
+{
+	const char *p[1] = { tbox_group };
+	PGresult *r = db_exec(c, ST_REQUEST_TBOX_ARCH, 1, p, e);
+	int got;
+
+	if (!r)
+		return -1;
+	got = PQntuples(r) == 1;
+	if (got)
+		snprintf(arch, n, "%s", PQgetvalue(r, 0, 0));
+	PQclear(r);
+	return got;
+}

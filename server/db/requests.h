@@ -1,0 +1,111 @@
+#ifndef REGTRACK_SERVER_DB_REQUESTS_H
+#define REGTRACK_SERVER_DB_REQUESTS_H
+
+#include <libpq-fe.h>
+#include <stddef.h>
+
+#include "err.h"
+#include "server/db/jobs.h"
+
+/*
+ * Typed reads and writes of A/B requests (sql/0016, db/stmts_requests.c).
+ * Ids are PostgreSQL bigints. Every function that fails returns -1 with e
+ * filled by db_exec(): 503 "db_unavailable", 409 "conflict", 500
+ * "db_error"; other errors are listed with it. The JSON replies
+ * (ST_REQUEST_JSON, ST_REQUESTS_JSON) are read through the generic
+ * reply_by_id()/reply_list() of api/args.h.
+ */
+
+/* A request to store (ST_REQUEST_INSERT). Strings borrowed from the caller. */
+struct db_request_new {
+	long long tree_id;
+	const char *base_ref, *base_sha; /* sha: 40 hex */
+	const char *head_ref, *head_sha; /* NULL both for patches */
+	const char *patches;		 /* the mbox; NULL for a head commit */
+	long nr_patches;
+	const char *spec;	    /* JSON object text */
+	const char *notify, *label; /* NULL: none */
+	long long token_id;	    /* 0: none */
+};
+/* Stores r; returns the new id (> 0) or -1 with e. */
+long long db_request_insert(PGconn *c, const struct db_request_new *r, struct err *e)
+	__attribute__((warn_unused_result));
+
+/*
+ * Queues job j as side ("base" / "head") of round `round` of group `group`
+ * (an index of the request's spec.groups) of request request_id
+ * (ST_REQUEST_JOB_INSERT). Returns the job id or -1 with e.
+ */
+long long db_request_job_insert(PGconn *c, const struct db_job_new *j, long long request_id,
+				const char *side, int round, int group, struct err *e)
+	__attribute__((warn_unused_result));
+
+/* The request job job_id belongs to: 1 with *id, 0 when none (or no such job), -1 with e. */
+int db_request_of_job(PGconn *c, long long job_id, long long *id, struct err *e)
+	__attribute__((warn_unused_result));
+
+/* A request row locked FOR UPDATE with its jobs' tally (ST_REQUEST_LOCK). */
+struct db_request_lock {
+	char state[16];	     /* as stored: queued, running, done, failed, cancelled */
+	char *spec;	     /* new: the spec JSON text (db_request_lock_release) */
+	long jobs, finished; /* all its jobs; those done, failed or cancelled */
+	long failed;	     /* failed (no worker finished it) or done with outcome != ok */
+	char *first_failure; /* new: "head job 12 (round 0, vm-2p): build-failed: ..." or NULL */
+	char head_sha[41];   /* the commit the first head run recorded; "" when none yet */
+};
+/*
+ * Locks request id inside the caller's transaction: 1 with *out filled
+ * (release it), 0 when there is no such request (*out zeroed), -1 with e.
+ */
+int db_request_lock(PGconn *c, long long id, struct db_request_lock *out, struct err *e)
+	__attribute__((warn_unused_result));
+void db_request_lock_release(struct db_request_lock *l);
+
+/* One (group, side, metric) of a request's runs (ST_REQUEST_SAMPLES). */
+struct db_request_sample {
+	int group;	      /* index into the request's spec.groups */
+	int head;	      /* 1 head side, 0 base */
+	char *metric;	      /* new */
+	int higher_is_better; /* 1, 0, -1 unknown (the metrics registry) */
+	int is_monitor;
+	double *values; /* new: the per-run means, in run order */
+	size_t n;
+};
+/*
+ * Every sample set of request id, ordered by group, metric, then base
+ * before head. Returns the count with *out a new array (NULL when 0; free
+ * with db_request_samples_free), or -1 with e.
+ */
+long db_request_samples(PGconn *c, long long id, struct db_request_sample **out, struct err *e)
+	__attribute__((warn_unused_result));
+void db_request_samples_free(struct db_request_sample *s, long n);
+
+/*
+ * Ends request id (ST_REQUEST_FINISH) with state ("done" / "failed"),
+ * verdict (NULL when failed), result (JSON text or NULL), fail_reason and
+ * head_sha (NULL: keep) if it is not final yet: 1 ended, 0 it was, -1 with e.
+ */
+int db_request_finish(PGconn *c, long long id, const char *state, const char *verdict,
+		      const char *result, const char *fail_reason, const char *head_sha,
+		      struct err *e) __attribute__((warn_unused_result));
+
+/*
+ * Cancels request id and its unfinished jobs (ST_REQUEST_SET_CANCELLED,
+ * ST_REQUEST_CANCEL_JOBS), in the caller's transaction: 1 with *jobs the
+ * number of jobs cancelled, 0 when it is final already (or absent), -1.
+ */
+int db_request_cancel(PGconn *c, long long id, long *jobs, struct err *e)
+	__attribute__((warn_unused_result));
+
+/* Cancels request id's unfinished jobs (ST_REQUEST_CANCEL_JOBS): 0 with *jobs their number, -1. */
+int db_request_cancel_jobs(PGconn *c, long long id, long *jobs, struct err *e)
+	__attribute__((warn_unused_result));
+
+/*
+ * The arch of the machines of tbox_group (the latest seen): 1 with arch
+ * (n bytes) filled, 0 when no machine of that group ever registered, -1.
+ */
+int db_request_tbox_arch(PGconn *c, const char *tbox_group, char *arch, size_t n, struct err *e)
+	__attribute__((warn_unused_result));
+
+#endif

@@ -1,0 +1,120 @@
+/* Statements of A/B requests (api/requests.c, abtest.c); see db.h and sql/0016. */
+#include "server/db/stmts.h"
+
+/* a request's state as shown: the stored one once final, else from its jobs */
+#define REQ_STATE                                                                                \
+	"CASE WHEN rq.state IN ('done', 'failed', 'cancelled') THEN rq.state "                   \
+	"WHEN EXISTS (SELECT 1 FROM jobs j WHERE j.request_id = rq.id AND j.state <> 'queued') " \
+	"THEN 'running' ELSE 'queued' END"
+#define REQ_SUMMARY                                                                                             \
+	"'id', rq.id, 'state', " REQ_STATE ", 'tree', tr.name, "                                                \
+	"'base', json_build_object('ref', rq.base_ref, 'sha', rq.base_sha), "                                   \
+	"'head', json_build_object('ref', rq.head_ref, 'sha', rq.head_sha), "                                   \
+	"'patches', CASE WHEN rq.patches IS NULL THEN NULL ELSE json_build_object("                             \
+	"'count', rq.nr_patches, 'bytes', octet_length(rq.patches), 'subject', rq.spec->'patch_subject') END, " \
+	"'targets', rq.spec->'targets', 'testcases', rq.spec->'testcases', "                                    \
+	"'verdict', rq.verdict, 'fail_reason', rq.fail_reason, 'label', rq.label, "                             \
+	"'url', '/api/v1/requests/' || rq.id, 'created_at', rq.created_at, "                                    \
+	"'finished_at', rq.finished_at"
+
+const struct db_stmt_def db_stmts_requests[DB_NR_STMTS] = {
+	/* $1 request: cancels its jobs not yet finished (queued or leased) */
+	[ST_REQUEST_CANCEL_JOBS] = { "request_cancel_jobs",
+				     "UPDATE jobs SET state = 'cancelled', finished_at = now(), phase = 'cancelled', "
+				     "lease_expires_at = NULL, fail_reason = 'the request was cancelled', "
+				     "phase_history = phase_history || jsonb_build_array(jsonb_build_object("
+				     "'phase', 'cancelled', 'at', now())) "
+				     "WHERE request_id = $1::bigint AND state IN ('queued', 'leased') RETURNING id" },
+	[ST_REQUEST_EXISTS] = { "request_exists", "SELECT 1 FROM requests WHERE id = $1::bigint" },
+	/* $1 request $2 state $3 verdict $4 result (jsonb) $5 fail reason $6 head sha (NULL: keep):
+	 * only a request not final yet changes */
+	[ST_REQUEST_FINISH] = { "request_finish",
+				"UPDATE requests SET state = $2, verdict = $3, result = $4::jsonb, fail_reason = $5, "
+				"head_sha = coalesce($6, head_sha), finished_at = now() "
+				"WHERE id = $1::bigint AND state IN ('queued', 'running') RETURNING id" },
+	/* $1 tree $2 base ref $3 base sha $4 head ref $5 head sha $6 patches $7 nr_patches
+	 * $8 spec $9 notify $10 label $11 token */
+	[ST_REQUEST_INSERT] = { "request_insert",
+				"INSERT INTO requests (tree_id, base_ref, base_sha, head_ref, head_sha, patches, "
+				"nr_patches, spec, notify, label, submitted_by) VALUES ($1::bigint, $2, $3, $4, $5, $6, "
+				"$7::integer, $8::jsonb, $9, $10, $11::bigint) RETURNING id" },
+	/* ST_JOB_INSERT's $1..$13, then $14 request $15 side $16 round $17 group */
+	[ST_REQUEST_JOB_INSERT] = { "request_job_insert",
+				    "INSERT INTO jobs (tree_id, commit_id, testcase_id, params, kconfig, compiler, arch, "
+				    "tbox_group, need_capability, repeat, priority, max_attempts, submitted_by, request_id, "
+				    "ab_side, ab_pair, ab_group) VALUES ($1::bigint, $2::bigint, $3::integer, $4::jsonb, "
+				    "$5, $6, $7, $8, $9, $10::integer, $11::integer, $12::integer, $13::bigint, "
+				    "$14::bigint, $15, $16::integer, $17) RETURNING id" },
+	/* $1 request: one object with the summary, the jobs, what waits for a worker, the result */
+	[ST_REQUEST_JSON] = { "request_json",
+			      "SELECT json_build_object(" REQ_SUMMARY ", "
+			      "'kconfig', rq.spec->'kconfig', 'compiler', rq.spec->'compiler', "
+			      "'repeat', rq.spec->'repeat', 'rounds', rq.spec->'rounds', "
+			      "'min_change_pct', rq.spec->'min_change_pct', 'measure', rq.spec->'measure', "
+			      "'notify', rq.notify, 'groups', rq.spec->'groups', "
+			      "'progress', (SELECT json_object_agg(s.side, json_build_object('jobs', s.jobs, "
+			      "'finished', s.finished, 'runs', s.runs, 'runs_needed', s.needed)) FROM ("
+			      "SELECT j.ab_side AS side, count(*) AS jobs, "
+			      "count(*) FILTER (WHERE j.state IN ('done', 'failed', 'cancelled')) AS finished, "
+			      "sum(j.repeat) AS needed, (SELECT count(*) FROM runs r JOIN jobs k ON k.id = r.job_id "
+			      "WHERE k.request_id = rq.id AND k.ab_side = j.ab_side) AS runs "
+			      "FROM jobs j WHERE j.request_id = rq.id GROUP BY j.ab_side) s), "
+			      "'jobs', (SELECT coalesce(json_agg(json_build_object('id', j.id, 'side', j.ab_side, "
+			      "'round', j.ab_pair, 'group', j.ab_group::integer, 'state', j.state, 'phase', j.phase, "
+			      "'outcome', j.outcome, 'arch', j.arch, 'tbox_group', j.tbox_group, "
+			      "'kconfig', j.kconfig, 'repeat', j.repeat, 'machine', m.hostname, "
+			      "'fail_reason', j.fail_reason) ORDER BY j.id), '[]') FROM jobs j "
+			      "LEFT JOIN machines m ON m.id = j.leased_by WHERE j.request_id = rq.id), "
+			      "'waiting_for', (SELECT coalesce(json_agg(DISTINCT w.target), '[]') FROM ("
+			      "SELECT coalesce(j.tbox_group, j.arch, 'any') || ' (' || j.need_capability || ')' AS target "
+			      "FROM jobs j WHERE j.request_id = rq.id AND j.state = 'queued' AND NOT EXISTS ("
+			      "SELECT 1 FROM machines m WHERE (j.arch IS NULL OR m.arch = j.arch) "
+			      "AND (j.tbox_group IS NULL OR m.tbox_group = j.tbox_group) "
+			      "AND j.need_capability = ANY (m.capabilities))) w), "
+			      "'result', rq.result, 'reproduce', rq.spec->'reproduce')::text "
+			      "FROM requests rq JOIN trees tr ON tr.id = rq.tree_id WHERE rq.id = $1::bigint" },
+	/* $1 request: the row locked, the jobs' tally, the first failure, the derived head */
+	[ST_REQUEST_LOCK] = { "request_lock",
+			      "SELECT rq.state, rq.spec::text, "
+			      "(SELECT count(*) FROM jobs j WHERE j.request_id = rq.id), "
+			      "(SELECT count(*) FROM jobs j WHERE j.request_id = rq.id "
+			      "AND j.state IN ('done', 'failed', 'cancelled')), "
+			      "(SELECT count(*) FROM jobs j WHERE j.request_id = rq.id "
+			      "AND (j.state = 'failed' OR (j.state = 'done' AND j.outcome <> 'ok'))), "
+			      "(SELECT format('%s job %s (round %s, %s): %s%s', k.ab_side, k.id, k.ab_pair, "
+			      "coalesce(k.tbox_group, k.arch, 'any'), CASE WHEN k.state = 'done' THEN k.outcome "
+			      "ELSE k.state END, coalesce(': ' || nullif(k.fail_reason, ''), '') "
+			      "|| coalesce(': ' || right(nullif(k.log_tail, ''), 400), '')) "
+			      "FROM jobs k WHERE k.request_id = rq.id AND (k.state = 'failed' "
+			      "OR (k.state = 'done' AND k.outcome <> 'ok')) ORDER BY k.id LIMIT 1), "
+			      "(SELECT c.sha FROM runs r JOIN jobs k ON k.id = r.job_id JOIN commits c ON c.id = r.commit_id "
+			      "WHERE k.request_id = rq.id AND k.ab_side = 'head' ORDER BY r.id LIMIT 1) "
+			      "FROM requests rq WHERE rq.id = $1::bigint FOR UPDATE" },
+	/* the request job $1 belongs to (no row: none) */
+	[ST_REQUEST_OF_JOB] = { "request_of_job",
+				"SELECT request_id FROM jobs WHERE id = $1::bigint AND request_id IS NOT NULL" },
+	/* $1 request: each (group, side, metric)'s per-run means, runs in id order */
+	[ST_REQUEST_SAMPLES] = { "request_samples",
+				 "SELECT j.ab_group::integer, j.ab_side = 'head', mt.name, "
+				 "coalesce(mt.higher_is_better::integer, -1), mt.is_monitor::integer, "
+				 "array_agg(v.mean ORDER BY r.id)::text "
+				 "FROM jobs j JOIN runs r ON r.job_id = j.id AND r.status = 'ok' "
+				 "JOIN run_values v ON v.run_id = r.id JOIN metrics mt ON mt.id = v.metric_id "
+				 "WHERE j.request_id = $1::bigint AND v.mean IS NOT NULL "
+				 "GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 3, 2" },
+	/* $1 request: cancelled unless final already */
+	[ST_REQUEST_SET_CANCELLED] = { "request_set_cancelled",
+				       "UPDATE requests SET state = 'cancelled', finished_at = now() "
+				       "WHERE id = $1::bigint AND state IN ('queued', 'running') RETURNING id" },
+	/* $1 state (NULL = any), $2 limit: newest first */
+	[ST_REQUESTS_JSON] = { "requests_json",
+			       "SELECT coalesce(json_agg(x.o ORDER BY x.id DESC), '[]')::text FROM ("
+			       "SELECT rq.id, json_build_object(" REQ_SUMMARY
+			       ") AS o FROM requests rq "
+			       "JOIN trees tr ON tr.id = rq.tree_id WHERE $1::text IS NULL OR " REQ_STATE
+			       " = $1 "
+			       "ORDER BY rq.id DESC LIMIT $2::integer) x" },
+	/* the arch the machines of tbox_group $1 have (NULL when none registered) */
+	[ST_REQUEST_TBOX_ARCH] = { "request_tbox_arch",
+				   "SELECT arch FROM machines WHERE tbox_group = $1 ORDER BY last_seen DESC LIMIT 1" },
+};

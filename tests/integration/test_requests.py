@@ -1,0 +1,455 @@
+"""A/B requests (issue 18): a change tested against its base.
+
+A real git tree made here (a base, a head commit, a tag, and a patch as an
+mbox), the real server (the tree's mirror resolves the refs), and workers
+driven from the test over the real protocol (lease, complete) that post
+known samples per side. Checks: the jobs a request queues (pairs A B A B,
+above tracking priority, one tbox_group for both sides), the verdict both
+ways, no-change and inconclusive with its rows and CI, a patch series (the
+head runs record the sha git am made), a failing apply, a target no worker
+serves, cancel, and every field error naming its field; the CLI's
+`regtrack test` exit codes against the server."""
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import BIN, result_doc, wait_until  # noqa: E402
+from fakes import MACHINE, git, git_init, stop_tree_server, tree_server  # noqa: E402
+
+METRIC = "small-allocs.throughput"   # higher is better (lib/stats/metric.c)
+TC = [{"testcase": "small-allocs", "params": {"nr_task": 1}}]
+
+
+def make_tree(path):
+    """c0 (base, tag v1) -> c1 (head); branch topic: c2 whose patch is the mbox."""
+    git_init(path)
+    with open(os.path.join(path, "mm.c"), "w") as f:
+        f.write("int x;\n")
+    git(path, "add", "mm.c")
+    git(path, "commit", "-q", "-m", "mm: base", date="2026-01-01T00:00:00Z")
+    c0 = git(path, "rev-parse", "HEAD")
+    git(path, "tag", "v1")
+    git(path, "commit", "-q", "--allow-empty", "-m", "mm: head", date="2026-01-01T00:01:00Z")
+    c1 = git(path, "rev-parse", "HEAD")
+    git(path, "checkout", "-q", "-b", "topic", c0)
+    with open(os.path.join(path, "mm.c"), "a") as f:
+        f.write("int y;\n")
+    git(path, "commit", "-q", "-am", "mm: faster small allocs", date="2026-01-02T10:00:00Z")
+    mbox = git(path, "format-patch", "--stdout", "-1", "HEAD") + "\n"
+    git(path, "checkout", "-q", "master")
+    return {"c0": c0, "c1": c1, "mbox": mbox}
+
+
+class Requests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp, cls.repo, cls.tree, cls.srv = tree_server("regtrack-requests-", make_tree,
+                                                           "detect_enabled = 0\n")
+        srv = cls.srv
+        r = srv.post("/api/v1/trees", {"name": "demo", "url": cls.repo, "branches": ["master"]},
+                     scope="admin")
+        assert r.status == 200, r
+        # the coordinator mirrors the tree in the background: wait, so the request's own
+        # fetch does not race it
+        wait_until(lambda: [t for t in srv.get("/api/v1/trees").json()
+                            if t["name"] == "demo" and t["commits"] >= 2], what="mirror")
+        cls.workers = {}
+        cls.worker(cls, "w2p")  # an x86_64 vm-2p machine exists from the start
+
+    @classmethod
+    def tearDownClass(cls):
+        stop_tree_server(cls.srv, cls.tmp)
+
+    def worker(self, name, tbox="vm-2p", arch="x86_64"):
+        if name not in self.workers:
+            r = self.srv.post("/api/v1/workers/register", dict(
+                MACHINE, hostname=name, arch=arch, tbox_group=tbox,
+                capabilities=["qemu-" + arch, "host"], fingerprint={}), scope="worker")
+            assert r.status == 200, r
+            self.workers[name] = (r.json()["machine_id"], dict(MACHINE, hostname=name,
+                                                              arch=arch, tbox_group=tbox))
+        return self.workers[name]
+
+    def lease(self, name, **kw):
+        m, _ = self.worker(name, **kw)
+        r = self.srv.post("/api/v1/jobs/lease", {"machine_id": m, "wait_s": 0}, scope="worker")
+        self.assertIn(r.status, (200, 204), r)
+        return r.json()["job"] if r.status == 200 else None
+
+    def complete(self, name, job, values, commit=None, status="ok", log_tail="ok\n"):
+        m, doc = self.workers[name]
+        body = {"machine_id": m, "status": status, "log_tail": log_tail}
+        if status == "ok":
+            body["results"] = [result_doc(commit or job["commit"], testcase=job["testcase"],
+                                          job_id=job["id"], params=job["params"],
+                                          kconfig=job["kconfig"], compiler=job["compiler"],
+                                          tree="demo", machine=doc,
+                                          metrics={METRIC: [v]}) for v in values]
+        r = self.srv.post("/api/v1/jobs/%d/complete" % job["id"], body, scope="worker")
+        self.assertEqual(r.status, 200, r)
+
+    def drain(self, name, value, commit=None):
+        """Leases and completes until nothing is left for `name`; value(job, i) gives run
+        i's sample. Returns the jobs in lease order."""
+        seen = []
+        while True:
+            job = self.lease(name)
+            if not job:
+                return seen
+            seen.append(job)
+            self.complete(name, job, [value(job, i) for i in range(job["repeat"])],
+                          commit=commit(job) if commit else None)
+
+    def submit(self, body, scope="submit"):
+        b = {"tree": "demo", "base": self.tree["c0"], "head": self.tree["c1"],
+             "testcases": TC, "targets": ["x86_64"], "kconfig": "x86_64-defconfig"}
+        b.update(body)
+        for k in [k for k, v in b.items() if v is None]:
+            del b[k]
+        return self.srv.post("/api/v1/requests", b, scope=scope)
+
+    def get(self, rid):
+        r = self.srv.get("/api/v1/requests/%d" % rid)
+        self.assertEqual(r.status, 200, r)
+        return r.json()
+
+    def tearDown(self):
+        # no request leaves jobs behind for the next test
+        for q in self.srv.get("/api/v1/requests?state=queued").json() + \
+                self.srv.get("/api/v1/requests?state=running").json():
+            self.srv.post("/api/v1/requests/%d/cancel" % q["id"], scope="submit")
+
+    # --- the jobs a request queues ---
+
+    def test_jobs_interleaved_pinned_and_prioritized(self):
+        r = self.submit({"repeat": 8, "label": "ci#1"})
+        self.assertEqual(r.status, 201, r)
+        rid = r.json()["id"]
+        self.assertEqual(r.json()["state"], "queued")
+        self.assertEqual(r.json()["url"], "/api/v1/requests/%d" % rid)
+        q = self.get(rid)
+        jobs = q["jobs"]
+        # 8 runs a side in 4 rounds of 2: A B A B A B A B in id order
+        self.assertEqual([j["side"] for j in jobs], ["base", "head"] * 4)
+        self.assertEqual([j["round"] for j in jobs], [0, 0, 1, 1, 2, 2, 3, 3])
+        self.assertEqual({j["repeat"] for j in jobs}, {2})
+        self.assertEqual(q["rounds"], 4)
+        self.assertEqual(q["base"]["sha"], self.tree["c0"])
+        self.assertEqual(q["head"]["sha"], self.tree["c1"])
+        self.assertEqual(q["progress"]["base"], {"jobs": 4, "finished": 0, "runs": 0,
+                                                 "runs_needed": 8})
+        self.assertEqual(q["waiting_for"], [])  # w2p serves x86_64
+        j0 = self.srv.get("/api/v1/jobs/%d" % jobs[0]["id"]).json()
+        self.assertEqual((j0["priority"], j0["arch"], j0["tbox_group"]), (200, "x86_64", None))
+        # a tracking-like job queued earlier at priority 0 waits behind the request
+        r = self.srv.post("/api/v1/jobs", {"tree": "demo", "commit": self.tree["c0"],
+                                           "kconfig": "x86_64-defconfig",
+                                           "testcase": "small-allocs"}, scope="submit")
+        self.assertEqual(r.status, 201, r)
+        plain = r.json()["id"]
+        # the first lease (vm-2p) pins the request to vm-2p: a vm-4p machine of the same
+        # arch gets only the plain job, never a side of the request
+        first = self.lease("w2p")
+        self.assertEqual((first["id"], first["side"]), (jobs[0]["id"], "base"))
+        other = self.lease("w4p", tbox="vm-4p")
+        self.assertEqual(other["id"], plain)
+        self.complete("w4p", other, [1.0])
+        self.assertIsNone(self.lease("w4p", tbox="vm-4p"))
+        self.assertEqual({j["tbox_group"] for j in self.get(rid)["jobs"]}, {"vm-2p"})
+        self.complete("w2p", first, [1000.0, 1001.0])
+        order = [first] + self.drain("w2p", lambda job, i: 1000.0 + i)
+        self.assertEqual([j["side"] for j in order], ["base", "head"] * 4)
+        self.assertEqual([j["id"] for j in order], [j["id"] for j in jobs])
+
+    def run_ab(self, base_value, head_value, **body):
+        r = self.submit(body)
+        self.assertEqual(r.status, 201, r)
+        rid = r.json()["id"]
+        self.drain("w2p", lambda job, i: (head_value if job["side"] == "head" else base_value)(
+            job["round"] * 2 + i))
+        q = self.get(rid)
+        self.assertEqual(q["state"], "done", q)
+        return q
+
+    def test_regression(self):
+        # head 5 % slower on every run: a regression, HL -5 % with its CI around it
+        q = self.run_ab(lambda i: 1000.0 + i % 3, lambda i: 950.0 + i % 3, repeat=8)
+        self.assertEqual(q["verdict"], "regression")
+        self.assertEqual(q["result"]["verdict"], "regression")
+        rows = [x for x in q["result"]["rows"] if x["metric"] == METRIC]
+        self.assertEqual(len(rows), 1)
+        row = rows[0]
+        self.assertEqual((row["n"], row["verdict"], row["change"]), ([8, 8], "different",
+                                                                     "regression"))
+        self.assertAlmostEqual(row["hl_pct"], -5.0, delta=0.15)
+        self.assertLess(row["ci_pct"][0], row["hl_pct"])
+        self.assertGreater(row["ci_pct"][1], row["hl_pct"])
+        self.assertLess(row["ci_pct"][1], -4.5)
+        self.assertLess(row["p_value"], 0.01)
+        self.assertEqual((row["target"], row["testcase"]), ("x86_64", "small-allocs"))
+        self.assertEqual(q["progress"]["head"]["runs"], 8)
+        self.assertIn("regtrack test --tree demo --base %s --head %s" % (self.tree["c0"],
+                                                                      self.tree["c1"]),
+                      q["reproduce"])
+        self.assertIn("--testcase small-allocs --params nr_task=1 --target x86_64", q["reproduce"])
+
+    def test_improvement(self):
+        q = self.run_ab(lambda i: 1000.0 + i % 3, lambda i: 1100.0 + i % 3, repeat=6)
+        self.assertEqual(q["verdict"], "improvement")
+        row = q["result"]["rows"][0]
+        self.assertEqual((row["n"], row["change"]), ([6, 6], "improvement"))
+        self.assertAlmostEqual(row["hl_pct"], 10.0, delta=0.3)
+
+    def test_no_change_honours_min_change_pct(self):
+        # +0.5 %: inside a 2 % band -> no-change; the same runs with a 0.1 % floor differ
+        q = self.run_ab(lambda i: 1000.0 + i % 3, lambda i: 1005.0 + i % 3, repeat=8,
+                        min_change_pct=2)
+        self.assertEqual(q["verdict"], "no-change", q["result"])
+        row = q["result"]["rows"][0]
+        self.assertEqual((row["verdict"], row["floor_pct"]), ("same", 2))
+        self.assertGreater(row["ci_pct"][0], -2)
+        self.assertLess(row["ci_pct"][1], 2)
+        q = self.run_ab(lambda i: 1000.0 + i % 3, lambda i: 1005.0 + i % 3, repeat=8,
+                        min_change_pct=0.1)
+        self.assertEqual(q["verdict"], "improvement")
+
+    def test_inconclusive_with_too_few_runs(self):
+        q = self.run_ab(lambda i: 1000.0 + i, lambda i: 900.0 + i, repeat=2)
+        self.assertEqual(q["verdict"], "inconclusive")
+        row = q["result"]["rows"][0]
+        self.assertEqual((row["n"], row["verdict"]), ([2, 2], "need-more-runs"))
+
+    def test_refs_resolved_in_the_mirror(self):
+        r = self.submit({"base": "v1", "head": "master", "repeat": 1})
+        self.assertEqual(r.status, 201, r)
+        q = self.get(r.json()["id"])
+        self.assertEqual((q["base"]["ref"], q["base"]["sha"]), ("v1", self.tree["c0"]))
+        self.assertEqual((q["head"]["ref"], q["head"]["sha"]), ("master", self.tree["c1"]))
+
+    # --- patches ---
+
+    def test_patches_head_runs_record_the_applied_sha(self):
+        mbox = self.tree["mbox"]
+        r = self.submit({"head": None, "patches": mbox, "repeat": 6})
+        self.assertEqual(r.status, 201, r)
+        rid = r.json()["id"]
+        q = self.get(rid)
+        self.assertEqual(q["patches"]["count"], 1)
+        self.assertEqual(q["patches"]["subject"], "[PATCH] mm: faster small allocs")
+        self.assertIsNone(q["head"]["sha"])
+        applied = "ab" * 20  # what git am made on the worker
+        jobs = []
+
+        def commit(job):
+            jobs.append(job)
+            return applied if job["side"] == "head" else None
+        self.drain("w2p", lambda job, i: 1000.0 + i + (30 if job["side"] == "head" else 0),
+                   commit=commit)
+        heads = [j for j in jobs if j["side"] == "head"]
+        bases = [j for j in jobs if j["side"] == "base"]
+        # both sides check out base; only the head jobs carry the mbox
+        self.assertEqual({j["commit"] for j in jobs}, {self.tree["c0"]})
+        self.assertEqual({j["patches"] for j in heads}, {mbox})
+        self.assertEqual({j["patches"] for j in bases}, {None})
+        q = self.get(rid)
+        self.assertEqual((q["state"], q["verdict"], q["head"]["sha"]),
+                         ("done", "improvement", applied))
+        self.assertIn("--patches series.mbox", q["reproduce"])
+
+    def test_apply_failure_fails_the_request_with_gits_message(self):
+        r = self.submit({"head": None, "patches": self.tree["mbox"], "repeat": 4})
+        self.assertEqual(r.status, 201, r)
+        rid = r.json()["id"]
+        job = self.lease("w2p")
+        self.complete("w2p", job, [1000.0])
+        job = self.lease("w2p")
+        self.assertEqual(job["side"], "head")
+        msg = "apply-failed: git am: error: patch failed: mm.c:1\nPatch failed at 0001 mm: faster\n"
+        self.complete("w2p", job, [], status="run-failed", log_tail=msg)
+        q = self.get(rid)
+        self.assertEqual(q["state"], "failed")
+        self.assertIsNone(q["verdict"])
+        self.assertIn("head job %d" % job["id"], q["fail_reason"])
+        self.assertIn("run-failed", q["fail_reason"])
+        self.assertIn("patch failed: mm.c:1", q["fail_reason"])
+        # the rest of the request is not run
+        self.assertEqual({j["state"] for j in q["jobs"][2:]}, {"cancelled"})
+        self.assertIsNone(self.lease("w2p"))
+
+    # --- waiting, cancel, list ---
+
+    def test_target_no_worker_serves_waits_then_cancel(self):
+        # a tbox_group no machine has joined: its arch comes from the kconfig
+        r = self.submit({"targets": ["lkp-icl-2sp8"], "kconfig": "x86_64-tiny-mm", "repeat": 3})
+        self.assertEqual(r.status, 201, r)
+        rid = r.json()["id"]
+        q = self.get(rid)
+        self.assertEqual(q["state"], "queued")
+        self.assertEqual(q["waiting_for"], ["lkp-icl-2sp8 (qemu-x86_64)"])
+        self.assertEqual({j["kconfig"] for j in q["jobs"]}, {"x86_64-tiny-mm"})
+        self.assertEqual(len(q["jobs"]), 6)
+        self.assertIsNone(self.lease("w2p"))  # an x86_64 machine never takes it
+        ids = [x["id"] for x in self.srv.get("/api/v1/requests?state=queued").json()]
+        self.assertIn(rid, ids)
+        r = self.srv.post("/api/v1/requests/%d/cancel" % rid, scope="read")
+        self.assertEqual(r.status, 403, r)
+        r = self.srv.post("/api/v1/requests/%d/cancel" % rid, scope="submit")
+        self.assertEqual((r.status, r.json()["jobs_cancelled"]), (200, 6), r)
+        q = self.get(rid)
+        self.assertEqual(q["state"], "cancelled")
+        self.assertEqual({j["state"] for j in q["jobs"]}, {"cancelled"})
+        r = self.srv.post("/api/v1/requests/%d/cancel" % rid, scope="submit")
+        self.assertEqual((r.status, r.json()["error"]["code"]), (409, "conflict"), r)
+        r = self.srv.post("/api/v1/requests/999999/cancel", scope="submit")
+        self.assertEqual(r.status, 404, r)
+        self.assertEqual(self.srv.get("/api/v1/requests/999999").status, 404)
+        ids = [x["id"] for x in self.srv.get("/api/v1/requests?state=cancelled").json()]
+        self.assertIn(rid, ids)
+        self.assertEqual(self.srv.get("/api/v1/requests?state=bogus").status, 400)
+
+    def test_several_targets_and_testcases(self):
+        self.worker("warm", tbox="vm-arm", arch="aarch64")
+        r = self.submit({"targets": ["x86_64", "vm-arm"], "repeat": 2, "testcases": [
+            {"testcase": "small-allocs", "params": {}}, {"testcase": "execl", "params": {}}]})
+        self.assertEqual(r.status, 201, r)
+        q = self.get(r.json()["id"])
+        # 2 targets x 2 testcases x 2 rounds x 2 sides; kconfig follows each target's arch
+        self.assertEqual(len(q["jobs"]), 16)
+        self.assertEqual({(j["arch"], j["kconfig"]) for j in q["jobs"]},
+                         {("x86_64", "x86_64-defconfig"), ("aarch64", "arm64-defconfig")})
+        self.assertEqual({j["tbox_group"] for j in q["jobs"] if j["arch"] == "aarch64"},
+                         {"vm-arm"})
+        self.assertEqual([j["group"] for j in q["jobs"][:8]], [0, 0, 1, 1, 2, 2, 3, 3])
+
+    # --- field errors ---
+
+    def test_field_errors_name_the_field(self):
+        c0 = self.tree["c0"]
+        cases = [
+            ({"tree": "nope"}, 404, "tree"),
+            ({"tree": None}, 400, "tree"),
+            ({"base": "no-such-ref"}, 400, "base"),
+            ({"base": "--upload-pack=x"}, 400, "base"),
+            ({"head": "f" * 40}, 400, "head"),
+            ({"head": c0}, 400, "head"),
+            ({"head": None}, 400, "head"),
+            ({"patches": self.tree["mbox"]}, 400, "patches"),
+            ({"head": None, "patches": "From x\nSubject: hi\n\nno diff here\n"}, 400, "patches"),
+            ({"head": None, "patches": 5}, 400, "patches"),
+            ({"head": None, "patches": "x" * (4 * 1024 * 1024 + 1)}, 413, "patches"),
+            ({"head": None, "patches": self.tree["mbox"], "kconfig": "host"}, 400, "patches"),
+            ({"targets": None}, 400, "targets"),
+            ({"targets": []}, 400, "targets"),
+            ({"targets": ["x86_64", "x86_64"]}, 400, "targets"),
+            ({"targets": ["no-such-group"], "kconfig": "tiny-mm"}, 400, "targets"),
+            ({"testcases": None}, 400, "testcases"),
+            ({"testcases": [{"params": {}}]}, 400, "testcases"),
+            ({"testcases": [{"testcase": "x", "params": {"a": [1]}}]}, 400, "testcases.params"),
+            ({"plan": "mm-smoke"}, 400, "plan"),
+            ({"repeat": 0}, 400, "repeat"),
+            ({"repeat": 101}, 400, "repeat"),
+            ({"min_change_pct": -1}, 400, "min_change_pct"),
+            ({"min_change_pct": "2"}, 400, "min_change_pct"),
+            ({"measure": "cycles"}, 400, "measure"),
+            ({"kconfig": "host", "measure": "icount"}, 400, "measure"),
+            ({"kconfig": "bad name"}, 400, "kconfig"),
+            ({"compiler": "gcc;rm"}, 400, "compiler"),
+            ({"notify": "nobody"}, 400, "notify"),
+        ]
+        for body, status, detail in cases:
+            r = self.submit(body)
+            self.assertEqual((r.status, r.json()["error"]["detail"]), (status, detail),
+                             "%s -> %s" % (str(body)[:80], r))
+        self.assertEqual(self.submit({}, scope="read").status, 403)
+        self.assertEqual(self.submit({}, scope="worker").status, 403)
+        # none of them queued anything
+        self.assertEqual(self.srv.get("/api/v1/requests?state=queued").json(), [])
+
+    def test_host_mode_request(self):
+        r = self.submit({"kconfig": "host", "targets": ["vm-2p"], "repeat": 2})
+        self.assertEqual(r.status, 201, r)
+        q = self.get(r.json()["id"])
+        self.assertEqual({(j["kconfig"], j["tbox_group"]) for j in q["jobs"]}, {("host", "vm-2p")})
+
+    # --- the CLI ---
+
+    def cli(self, *args, timeout=60):
+        return subprocess.run([os.path.join(BIN, "regtrack"), "test"] + list(args) +
+                              ["--server", self.srv.url, "--token", self.srv.tokens["submit"]],
+                              capture_output=True, text=True, timeout=timeout)
+
+    def cli_with_worker(self, base_value, head_value, *args):
+        """regtrack test ... --wait while this thread plays the worker."""
+        p = subprocess.Popen([os.path.join(BIN, "regtrack"), "test", "--tree", "demo",
+                              "--base", self.tree["c0"], "--testcase", "small-allocs",
+                              "--target", "x86_64", "--kconfig", "x86_64-defconfig",
+                              "--server", self.srv.url, "--token", self.srv.tokens["submit"],
+                              "--poll", "0.2"] + list(args),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            wait_until(lambda: self.srv.get("/api/v1/requests?state=queued").json(),
+                       what="the request")
+            self.drain("w2p", lambda job, i: (head_value if job["side"] == "head"
+                                              else base_value)(job["round"] * 2 + i))
+            out, err = p.communicate(timeout=60)
+        finally:
+            p.kill()
+        return p.returncode, out, err
+
+    def test_cli_exit_codes(self):
+        c1 = self.tree["c1"]
+        rc, out, err = self.cli_with_worker(lambda i: 1000.0 + i % 3, lambda i: 950.0 + i % 3,
+                                            "--head", c1, "--repeat", "6", "--wait", "--gate")
+        self.assertEqual(rc, 1, out + err)
+        self.assertIn("regression", out)
+        self.assertIn(METRIC, out)
+        rc, out, err = self.cli_with_worker(lambda i: 1000.0 + i % 3, lambda i: 1000.0 + i % 3,
+                                            "--head", c1, "--repeat", "6", "--wait", "--gate",
+                                            "--min-change-pct", "2")
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn("no-change", out)
+        # a regression without --gate is not a failure of the command
+        rc, out, err = self.cli_with_worker(lambda i: 1000.0 + i % 3, lambda i: 950.0 + i % 3,
+                                            "--head", c1, "--repeat", "6", "--wait")
+        self.assertEqual(rc, 0, out + err)
+        # usage and input errors: 2
+        r = self.cli("--tree", "demo", "--base", self.tree["c0"], "--testcase", "x",
+                     "--target", "x86_64")
+        self.assertEqual(r.returncode, 2, r)
+        self.assertIn("--head", r.stderr)
+        r = self.cli("--tree", "demo", "--base", "no-such-ref", "--head", c1,
+                     "--testcase", "x", "--target", "x86_64")
+        self.assertEqual(r.returncode, 2, r)
+        self.assertIn("base", r.stderr)
+        with tempfile.NamedTemporaryFile("w", suffix=".mbox") as f:
+            f.write(self.tree["mbox"])
+            f.flush()
+            # cannot complete: the apply fails on the worker (3); a timeout is 3 as well
+            p = subprocess.Popen([os.path.join(BIN, "regtrack"), "test", "--tree", "demo",
+                                  "--base", self.tree["c0"], "--patches", f.name,
+                                  "--testcase", "small-allocs", "--target", "x86_64",
+                                  "--repeat", "2", "--wait", "--gate", "--poll", "0.2",
+                                  "--server", self.srv.url, "--token", self.srv.tokens["submit"]],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            wait_until(lambda: self.srv.get("/api/v1/requests?state=queued").json(),
+                       what="the request")
+            job = self.lease("w2p")
+            self.complete("w2p", job, [1.0])
+            job = self.lease("w2p")
+            self.complete("w2p", job, [], status="run-failed",
+                          log_tail="apply-failed: git am: patch does not apply\n")
+            out, err = p.communicate(timeout=60)
+            self.assertEqual(p.returncode, 3, out + err)
+            self.assertIn("patch does not apply", out + err)
+            r = self.cli("--tree", "demo", "--base", self.tree["c0"], "--patches", f.name,
+                         "--testcase", "small-allocs", "--target", "x86_64", "--repeat", "2",
+                         "--wait", "--timeout", "1", "--poll", "0.2")
+            self.assertEqual(r.returncode, 3, r)
+            self.assertIn("timed out", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
