@@ -55,13 +55,14 @@
  *       least 5 a side, or 4 vs 6, 3 vs 8, ... (3 vs 3 can never get
  *       there); or
  *   (b) the step persists: the comparison of the two sides is
- *       `different`, the detector's step points its way, at least `detect_confirm_commits` (default 5) commits
- *       lie on the after side (before the next change point), each of the
- *       first that many has its per-commit median nearer the detector's
- *       `after` level than its `before` level, and the last good commit's
- *       median is nearer `before` (so the step sits at this commit and not
- *       one next to it: a change point placed a commit or two early by a
- *       chance split stays `new`).
+ *       `different`, the detector's step points its way, at least
+ *       `detect_confirm_commits` (default 5) commits lie on the after side
+ *       (before the next change point), each of the first that many has its
+ *       per-commit median nearer the detector's `after` level than its
+ *       `before` level, and the last good commit's median is nearer
+ *       `before` (so the step sits at this commit and not one next to it: a
+ *       change point placed a commit or two early by a chance split stays
+ *       `new`).
  * Otherwise the record stays `new`. The detector never moves a record out
  * of any other state, and never back to `new`.
  *

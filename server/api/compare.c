@@ -7,6 +7,9 @@
  * each), compared by lib/stats/compare.h. Across all rows of one response
  * the p-values are adjusted for the false discovery rate (Benjamini-
  * Hochberg); a row is `different` only when its adjusted q <= alpha too.
+ * A row's size and direction are the verdict's (hl_pct, shift, direction:
+ * the Hodges-Lehmann shift, which `change` follows); change_pct is LKP's
+ * %change of the means, outliers the runs of each side far outside it.
  * format=text renders the LKP layout (lib/lkptext.h) per setup.
  *
  * The samples come from run_means (sql/0011: one row per run, its metric
@@ -78,7 +81,11 @@ static int row_text(struct buf *b, const struct cmp_row *w)
 	       pair(b, ",\"median\":", r->a.median, r->b.median) |
 	       pair(b, ",\"stddev_pct\":", r->a.stddev_pct, r->b.stddev_pct) |
 	       pair(b, ",\"min\":", r->a.min, r->b.min) | pair(b, ",\"max\":", r->a.max, r->b.max) |
+	       buf_addf(b, ",\"outliers\":[%zu,%zu]", r->outliers_a, r->outliers_b) |
 	       buf_addstr(b, ",\"change_pct\":") | jsonout_real(b, r->change_pct) |
+	       buf_addstr(b, ",\"hl_pct\":") | jsonout_real(b, r->hl_pct) |
+	       buf_addstr(b, ",\"shift\":") | jsonout_real(b, r->shift) |
+	       buf_addf(b, ",\"direction\":%d", r->direction) |
 	       pair(b, ",\"ci_pct\":", r->ci_lo_pct, r->ci_hi_pct) |
 	       buf_addstr(b, ",\"p_value\":") | jsonout_real(b, r->p_value) |
 	       buf_addstr(b, ",\"q_value\":") | jsonout_real(b, w->q) |

@@ -182,7 +182,7 @@ struct db_bisect_reg_todo {
 	long long id;
 	char *testcase, *params, *kconfig, *compiler, *tbox_group, *metric;
 	char *good, *bad, *tree; /* shas of the range, the tree's name */
-	double size_pct;         /* its hl_pct (change_pct for records from before sql/0015) */
+	double size_pct;	 /* its hl_pct (change_pct for records from before sql/0015) */
 };
 /*
  * Locks one confirmed regression of |size_pct| >= min_pct without a bisect
