@@ -1,6 +1,8 @@
 #include "server/ingest.h"
+#include "server/api/api.h"
 #include "server/auth.h"
 #include "server/db/db.h"
+#include "server/db/runs.h"
 #include "buf.h"
 #include "stats/metric.h"
 #include "xalloc.h"
@@ -14,33 +16,12 @@
 
 #include "banned.h"
 
-long long db_upsert_id(PGconn *c, int insert_st, int n_insert, int select_st, int n_select,
-		       const char *const *params, struct err *e)
+void ingest_committed(struct server *srv, size_t runs_created, size_t values_created)
 {
-	PGresult *r;
-	long long id = -1;
-
-	for (int attempt = 0; attempt < 2; attempt++) {
-		r = db_exec(c, (enum db_stmt)insert_st, n_insert, params, e);
-		if (!r)
-			return -1;
-		if (PQntuples(r) == 1)
-			id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-		PQclear(r);
-		if (id > 0)
-			return id;
-		/* a new statement sees rows committed by concurrent inserts */
-		r = db_exec(c, (enum db_stmt)select_st, n_select, params, e);
-		if (!r)
-			return -1;
-		if (PQntuples(r) == 1)
-			id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-		PQclear(r);
-		if (id > 0)
-			return id;
-	}
-	err_set(e, 500, "db_error", db_stmt_def(select_st)->name, "cannot find or create a row");
-	return -1;
+	if (values_created)
+		atomic_fetch_add(&srv->values_ingested, values_created);
+	if (runs_created)
+		api_trees_changed();
 }
 
 /* text[] literal element: double-quoted, with \ and " escaped */
@@ -77,7 +58,7 @@ static int cmp_name_id(const void *a, const void *b)
 static int lookup_ids(PGconn *c, struct name_id *v, size_t n, size_t *missing, struct err *e)
 {
 	struct buf nb = BUF_INIT(0);
-	PGresult *r;
+	struct db_metric_ids known;
 	int ret = buf_addch(&nb, '{');
 
 	for (size_t i = 0; i < n; i++)
@@ -86,21 +67,18 @@ static int lookup_ids(PGconn *c, struct name_id *v, size_t n, size_t *missing, s
 	ret |= buf_addch(&nb, '}');
 	if (ret)
 		abort(); /* uncapped buffers cannot fail */
-	{
-		const char *params[1] = { nb.data };
-		r = db_exec(c, ST_METRIC_IDS, 1, params, e);
-	}
+	ret = db_metric_ids(c, nb.data, &known, e);
 	buf_release(&nb);
-	if (!r)
+	if (ret)
 		return -1;
-	for (int i = 0; i < PQntuples(r); i++) {
-		struct name_id key = { PQgetvalue(r, i, 1), 0 }, *hit;
+	for (size_t i = 0; i < known.nr; i++) {
+		struct name_id key = { known.rows[i].name, 0 }, *hit;
 
 		hit = bsearch(&key, v, n, sizeof(*v), cmp_name_id);
 		if (hit)
-			hit->id = strtoll(PQgetvalue(r, i, 0), NULL, 10);
+			hit->id = known.rows[i].id;
 	}
-	PQclear(r);
+	db_metric_ids_free(&known);
 	*missing = 0;
 	for (size_t i = 0; i < n; i++)
 		*missing += !v[i].id;
@@ -115,7 +93,6 @@ static int lookup_ids(PGconn *c, struct name_id *v, size_t n, size_t *missing, s
 static int insert_metrics(PGconn *c, const struct name_id *v, size_t n, struct err *e)
 {
 	struct buf nb = BUF_INIT(0), ub = BUF_INIT(0), hb = BUF_INIT(0), mb = BUF_INIT(0);
-	PGresult *r;
 	int ret = 0;
 
 	ret |= buf_addch(&nb, '{') | buf_addch(&ub, '{') | buf_addch(&hb, '{') | buf_addch(&mb, '{');
@@ -139,12 +116,8 @@ static int insert_metrics(PGconn *c, const struct name_id *v, size_t n, struct e
 		abort();
 	{
 		const char *params[4] = { nb.data, ub.data, hb.data, mb.data };
-		r = db_exec(c, ST_METRICS_INSERT, 4, params, e);
+		ret = db_runs_do(c, ST_METRICS_INSERT, 4, params, e);
 	}
-	if (r)
-		PQclear(r);
-	else
-		ret = -1;
 	buf_release(&nb);
 	buf_release(&ub);
 	buf_release(&hb);
@@ -189,8 +162,7 @@ static unsigned char *put_f8(unsigned char *p, double d)
  * first), then one COPY of a row per metric with every replicate and their
  * mean (sql/0006: the sum in iteration order over the count, what
  * PostgreSQL's avg(float8) gives). COPY's binary format: the doubles go as
- * their 8 bytes, neither printed here nor parsed by PostgreSQL (the text
- * form cost more CPU on both sides than the rest of the ingest). Layout
+ * their 8 bytes, neither printed here nor parsed by PostgreSQL. Layout
  * (PostgreSQL docs, "COPY", Binary Format; array_send()): signature, flags,
  * header extension length; per row a field count and per field a length
  * and the bytes (-1 = NULL); an int16 -1 at the end. A float8[] field is
@@ -217,8 +189,8 @@ static int insert_values(PGconn *c, long long run, json_t *metrics, size_t *nr_v
 	if (missing && (insert_metrics(c, v, n, e) || lookup_ids(c, v, n, &missing, e)))
 		goto fail;
 	if (missing) {
-		err_set(e, 500, "db_error", "metrics", "%zu metric names could not be registered",
-			missing);
+		err_setc(e, ERR_DB, "metrics", "%zu metric names could not be registered",
+			 missing);
 		goto fail;
 	}
 	/* header + trailer, then per row: count, run, metric, array header, mean */
@@ -267,7 +239,7 @@ static int insert_values(PGconn *c, long long run, json_t *metrics, size_t *nr_v
 	if (stored < 0)
 		goto fail;
 	if ((size_t)stored != n) {
-		err_set(e, 500, "db_error", "metrics", "stored %lld of %zu metrics", stored, n);
+		err_setc(e, ERR_DB, "metrics", "stored %lld of %zu metrics", stored, n);
 		goto fail;
 	}
 	free(v);
@@ -394,34 +366,28 @@ static void undo(PGconn *c, int nested)
  */
 static int check_job(PGconn *c, const struct resultdoc *d, struct err *e)
 {
-	char idb[24];
-	const char *p[1] = { idb }, *commit, *testcase;
-	PGresult *r;
+	const char *commit, *testcase;
 	json_t *spec;
-	int ret = 0;
+	int ret;
 
-	snprintf(idb, sizeof(idb), "%lld", d->job_id);
-	r = db_exec(c, ST_JOB_SPEC, 1, p, e);
-	if (!r)
+	ret = db_run_job_spec(c, d->job_id, &spec, e);
+	if (ret < 0)
 		return -1;
-	if (PQntuples(r) != 1) {
-		PQclear(r);
-		return err_set(e, 404, "not_found", "job_id", "no job %lld", d->job_id);
-	}
-	spec = json_loadb(PQgetvalue(r, 0, 0), (size_t)PQgetlength(r, 0, 0), 0, NULL);
-	PQclear(r);
+	if (!ret)
+		return err_setc(e, ERR_NOT_FOUND, "job_id", "no job %lld", d->job_id);
+	ret = 0;
 	commit = json_string_value(json_object_get(spec, "commit"));
 	testcase = json_string_value(json_object_get(spec, "testcase"));
 	if (!commit || !testcase)
-		ret = err_set(e, 500, "db_error", "job_id", "cannot read job %lld", d->job_id);
+		ret = err_setc(e, ERR_DB, "job_id", "cannot read job %lld", d->job_id);
 	else if (strcmp(commit, d->commit))
-		ret = err_set(e, 400, "invalid_field", "commit",
-			      "'commit' %.12s is not the commit of job %lld (%.12s)", d->commit,
-			      d->job_id, commit);
+		ret = err_setc(e, ERR_INVALID_FIELD, "commit",
+			       "'commit' %.12s is not the commit of job %lld (%.12s)", d->commit,
+			       d->job_id, commit);
 	else if (strcmp(testcase, d->testcase))
-		ret = err_set(e, 400, "invalid_field", "testcase",
-			      "'testcase' '%.128s' is not the testcase of job %lld ('%.128s')",
-			      d->testcase, d->job_id, testcase);
+		ret = err_setc(e, ERR_INVALID_FIELD, "testcase",
+			       "'testcase' '%.128s' is not the testcase of job %lld ('%.128s')",
+			       d->testcase, d->job_id, testcase);
 	json_decref(spec);
 	return ret;
 }
@@ -447,7 +413,6 @@ static long long find_or_create(PGconn *c, const struct resultdoc *d, const char
 				     d->tree ? tidbuf : NULL };
 		char cid[24];
 		const char *f[4] = { cid, p[1], p[2], p[3] };
-		PGresult *r;
 
 		*commit_id = db_upsert_id(c, ST_COMMIT_INSERT, 4, ST_COMMIT_ID, 1, p, e);
 		if (*commit_id < 0)
@@ -455,10 +420,8 @@ static long long find_or_create(PGconn *c, const struct resultdoc *d, const char
 		/* fill in what an earlier document of this commit did not say */
 		if (d->commit_time || d->commit_subject || d->tree) {
 			snprintf(cid, sizeof(cid), "%lld", *commit_id);
-			r = db_exec(c, ST_COMMIT_FILL, 4, f, e);
-			if (!r)
+			if (db_runs_do(c, ST_COMMIT_FILL, 4, f, e))
 				return -1;
-			PQclear(r);
 		}
 	}
 	{
@@ -499,8 +462,7 @@ int ingest_result(PGconn *c, json_t *doc, const struct resultdoc *d, int nested,
 	char hash[65], idb[5][24], dur[32];
 	long long tree_id, commit_id, machine_id, setup_id;
 	json_t *extra = NULL, *empty = NULL;
-	PGresult *r;
-	int ret = -1;
+	int ret = -1, stored;
 
 	memset(out, 0, sizeof(*out));
 	canonical_hash(doc, 0, hash);
@@ -531,34 +493,32 @@ int ingest_result(PGconn *c, json_t *doc, const struct resultdoc *d, int nested,
 				      machine_id ? idb[3] : NULL, tree_id ? idb[4] : NULL,
 				      d->branch, d->status, d->started_at,
 				      isnan(d->duration_s) ? NULL : dur, hash, extra_text };
-		r = db_exec(c, ST_RUN_INSERT, 12, p, e);
+		stored = db_first_id(c, ST_RUN_INSERT, 12, p, &out->id, e);
 	}
-	if (!r)
+	if (stored < 0)
 		goto rollback;
-	if (PQntuples(r) == 0) {
-		const char *p[1] = { d->run_id };
-		PQclear(r);
+	if (!stored) {
+		char have[65];
+		int found;
+
 		undo(c, nested);
-		r = db_exec(c, ST_RUN_SHA, 1, p, e);
-		if (!r)
+		found = db_run_sha(c, d->run_id, have, e);
+		if (found < 0)
 			goto out;
 		/* a run stored before the numbers were normalised carries the legacy hash */
-		if (PQntuples(r) == 1 && strcmp(PQgetvalue(r, 0, 0), hash))
+		if (found && strcmp(have, hash))
 			canonical_hash(doc, 1, hash);
-		if (PQntuples(r) == 1 && !strcmp(PQgetvalue(r, 0, 0), hash)) {
+		if (found && !strcmp(have, hash)) {
 			out->created = 0;
 			out->nr_metrics = d->nr_metrics;
 			out->nr_values = d->nr_values;
 			ret = 0;
 		} else {
-			err_set(e, 409, "conflict", "run_id",
-				"run '%s' is already stored with different content", d->run_id);
+			err_setc(e, ERR_CONFLICT, "run_id",
+				 "run '%s' is already stored with different content", d->run_id);
 		}
-		PQclear(r);
 		goto out;
 	}
-	out->id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-	PQclear(r);
 
 	if (d->nr_metrics) {
 		if (insert_values(c, out->id, d->metrics, &out->nr_values, e))
@@ -567,10 +527,8 @@ int ingest_result(PGconn *c, json_t *doc, const struct resultdoc *d, int nested,
 		 * pending row is held for the shortest time */
 		{
 			const char *p[1] = { idb[2] };
-			r = db_exec(c, ST_DETECT_ENQUEUE, 1, p, e);
-			if (!r)
+			if (db_runs_do(c, ST_DETECT_ENQUEUE, 1, p, e))
 				goto rollback;
-			PQclear(r);
 		}
 	}
 	if (db_cmd(c, commit, e))

@@ -6,6 +6,9 @@
 
 #include "err.h"
 #include "resultdoc.h"
+#include "server/db/runs.h" /* db_upsert_id(), which bisect.c and api/jobs.c call */
+
+struct server;
 
 /* What ingest_result() did. */
 struct ingest_outcome {
@@ -44,12 +47,15 @@ int ingest_result(PGconn *c, json_t *doc, const struct resultdoc *d, int nested,
 		  struct ingest_outcome *out, struct err *e) __attribute__((warn_unused_result));
 
 /*
- * Returns the id of the row named by params: tries insert_st with the
- * first n_insert params (ON CONFLICT DO NOTHING RETURNING id), then
- * select_st with the first n_select. -1 with e filled on a database error.
- * Used for every "find or create".
+ * What every ingest path does once its transaction has committed (POST
+ * /api/v1/results after ingest_result(), a job's completion after its
+ * COMMIT): adds values_created to srv->values_ingested and, when a run was
+ * stored (runs_created > 0: maybe a new tree or commit), drops the cached
+ * GET /api/v1/trees reply (api_trees_changed()). The detection queue needs
+ * nothing here: its row was inserted inside the transaction and its
+ * trigger's NOTIFY is delivered at the commit. Not called on a rollback,
+ * so the counter counts only stored values.
  */
-long long db_upsert_id(PGconn *c, int insert_st, int n_insert, int select_st, int n_select,
-		       const char *const *params, struct err *e);
+void ingest_committed(struct server *srv, size_t runs_created, size_t values_created);
 
 #endif

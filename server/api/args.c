@@ -1,4 +1,5 @@
 #include "server/api/args.h"
+#include "server/db/runs.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -9,7 +10,7 @@
 
 #include "banned.h"
 
-int setup_filter_from_query(struct request *rq, struct setup_filter *f, struct err *e)
+int setup_filter_from_query(struct request *rq, struct db_setup_filter *f, struct err *e)
 {
 	const char *params = rq_arg(rq, "params");
 
@@ -20,7 +21,7 @@ int setup_filter_from_query(struct request *rq, struct setup_filter *f, struct e
 	f->compiler = rq_arg(rq, "compiler");
 	f->mode = rq_arg(rq, "mode");
 	if (f->mode && strcmp(f->mode, "wallclock") && strcmp(f->mode, "icount"))
-		return err_set(e, 400, "invalid_field", "mode", "mode must be wallclock or icount");
+		return err_setc(e, ERR_INVALID_FIELD, "mode", "mode must be wallclock or icount");
 	if (params) {
 		json_error_t je;
 		json_t *j = json_loads(params, 0, &je);
@@ -28,7 +29,7 @@ int setup_filter_from_query(struct request *rq, struct setup_filter *f, struct e
 
 		if (!j || !json_is_object(j)) {
 			json_decref(j);
-			return err_set(e, 400, "invalid_field", "params",
+			return err_setc(e, ERR_INVALID_FIELD, "params",
 				       "params must be a JSON object, e.g. {\"test\":\"small-allocs\"}");
 		}
 		key = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
@@ -44,61 +45,53 @@ int commit_resolve(struct request *rq, PGconn *c, const char *arg, const char *f
 {
 	char lower[41];
 	size_t n;
-	PGresult *r;
-	const char *p[1] = { lower };
+	struct db_commit found;
 
 	if (!arg)
-		return err_set(e, 400, "missing_field", field, "'%s' is required", field);
+		return err_setc(e, ERR_MISSING_FIELD, field, "'%s' is required", field);
 	n = strlen(arg);
 	if (n < 7 || n > 40)
-		return err_set(e, 400, "invalid_field", field,
+		return err_setc(e, ERR_INVALID_FIELD, field,
 			       "'%s' must be a commit sha or a prefix of at least 7 hex digits", field);
 	for (size_t i = 0; i < n; i++) {
 		if (!isxdigit((unsigned char)arg[i]))
-			return err_set(e, 400, "invalid_field", field, "'%s' must be hex", field);
+			return err_setc(e, ERR_INVALID_FIELD, field, "'%s' must be hex", field);
 		lower[i] = (char)tolower((unsigned char)arg[i]);
 	}
 	lower[n] = '\0';
-	r = db_exec(c, ST_COMMIT_RESOLVE, 1, p, e);
-	if (!r)
+	switch (db_commit_resolve(c, lower, rq->arena, &found, e)) {
+	case -1:
 		return -1;
-	if (PQntuples(r) == 0) {
-		PQclear(r);
-		return err_set(e, 404, "not_found", field, "no results for commit '%s'", arg);
+	case 0:
+		return err_setc(e, ERR_NOT_FOUND, field, "no results for commit '%s'", arg);
+	case 1:
+		break;
+	default:
+		return err_setc(e, ERR_INVALID_FIELD, field, "commit prefix '%s' is ambiguous", arg);
 	}
-	if (PQntuples(r) > 1) {
-		PQclear(r);
-		return err_set(e, 400, "invalid_field", field, "commit prefix '%s' is ambiguous", arg);
-	}
-	*id = arena_strdup(rq->arena, PQgetvalue(r, 0, 0));
-	*sha = arena_strdup(rq->arena, PQgetvalue(r, 0, 1));
-	*subject = PQgetisnull(r, 0, 2) ? NULL : arena_strdup(rq->arena, PQgetvalue(r, 0, 2));
-	PQclear(r);
+	*id = arena_strfmt(rq->arena, "%lld", found.id);
+	*sha = found.sha;
+	*subject = found.subject;
 	return 0;
 }
 
 json_t *setup_json(PGconn *c, long long setup_id, struct err *e)
 {
-	char id[24];
-	const char *p[1] = { id };
-	PGresult *r;
+	struct db_setup s;
 	json_t *o, *params;
+	int found = db_setup_get(c, setup_id, &s, e);
 
-	snprintf(id, sizeof(id), "%lld", setup_id);
-	r = db_exec(c, ST_SETUP_GET, 1, p, e);
-	if (!r)
+	if (found < 0)
 		return NULL;
-	if (PQntuples(r) != 1) {
-		PQclear(r);
-		err_set(e, 500, "db_error", "setup", "setup %lld vanished", setup_id);
+	if (!found) {
+		err_setc(e, ERR_DB, "setup", "setup %lld vanished", setup_id);
 		return NULL;
 	}
-	params = json_loads(PQgetvalue(r, 0, 1), 0, NULL);
+	params = json_loads(s.params, 0, NULL);
 	o = json_pack("{s:I,s:s,s:o,s:s,s:s,s:s,s:s}", "id", (json_int_t)setup_id, "testcase",
-		      PQgetvalue(r, 0, 0), "params", params ? params : json_object(), "kconfig",
-		      PQgetvalue(r, 0, 2), "compiler", PQgetvalue(r, 0, 3), "tbox_group",
-		      PQgetvalue(r, 0, 4), "mode", PQgetvalue(r, 0, 5));
-	PQclear(r);
+		      s.testcase, "params", params ? params : json_object(), "kconfig", s.kconfig,
+		      "compiler", s.compiler, "tbox_group", s.tbox_group, "mode", s.mode);
+	db_setup_free(&s);
 	return o;
 }
 
@@ -119,7 +112,7 @@ int list_args(struct request *rq, const char *const *states, long def_limit, lon
 			full |= buf_addf(&names, "%s%s", i ? ", " : "", states[i]);
 		}
 		if (!known) {
-			err_set(e, 400, "invalid_field", "state", "state must be one of: %s",
+			err_setc(e, ERR_INVALID_FIELD, "state", "state must be one of: %s",
 				full ? "(too many)" : names.data);
 			buf_release(&names);
 			return -1;
@@ -130,7 +123,7 @@ int list_args(struct request *rq, const char *const *states, long def_limit, lon
 	if (l) {
 		n = strtol(l, &end, 10);
 		if (*end || n < 1 || n > max_limit)
-			return err_set(e, 400, "invalid_field", "limit", "limit must be an integer in [1, %ld]",
+			return err_setc(e, ERR_INVALID_FIELD, "limit", "limit must be an integer in [1, %ld]",
 				       max_limit);
 	}
 	snprintf(limit, 24, "%ld", n);
@@ -144,7 +137,7 @@ int rq_path_id(struct request *rq, const char *what, long long *id, char text[24
 
 	*id = strtoll(s, &end, 10);
 	if (!*s || *end || *id <= 0)
-		return err_set(e, 400, "invalid_field", "id", "'%.100s' is not a %s id", s, what);
+		return err_setc(e, ERR_INVALID_FIELD, "id", "'%.100s' is not a %s id", s, what);
 	snprintf(text, 24, "%lld", *id);
 	return 0;
 }
@@ -190,13 +183,13 @@ int json_str_field(json_t *o, const char *key, int required, size_t max, const c
 	*out = NULL;
 	if (!v || json_is_null(v)) {
 		if (required)
-			return err_set(e, 400, "missing_field", key, "'%s' is required", key);
+			return err_setc(e, ERR_MISSING_FIELD, key, "'%s' is required", key);
 		return 0;
 	}
 	if (!json_is_string(v))
-		return err_set(e, 400, "invalid_field", key, "'%s' must be a string", key);
+		return err_setc(e, ERR_INVALID_FIELD, key, "'%s' must be a string", key);
 	if (json_string_length(v) > max)
-		return err_set(e, 400, "invalid_field", key, "'%s' is longer than %zu bytes", key, max);
+		return err_setc(e, ERR_INVALID_FIELD, key, "'%s' is longer than %zu bytes", key, max);
 	*out = json_string_value(v);
 	return 0;
 }
@@ -210,21 +203,8 @@ int json_int_field(json_t *o, const char *key, long long def, long long min, lon
 	if (!v || json_is_null(v))
 		return 0;
 	if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max)
-		return err_set(e, 400, "invalid_field", key, "'%s' must be an integer in [%lld, %lld]",
+		return err_setc(e, ERR_INVALID_FIELD, key, "'%s' must be an integer in [%lld, %lld]",
 			       key, min, max);
 	*out = json_integer_value(v);
 	return 0;
-}
-
-int db_row_exists(PGconn *c, enum db_stmt st, const char *id, struct err *e)
-{
-	const char *p[1] = { id };
-	PGresult *r = db_exec(c, st, 1, p, e);
-	int n;
-
-	if (!r)
-		return -1;
-	n = PQntuples(r) > 0;
-	PQclear(r);
-	return n;
 }

@@ -2,22 +2,18 @@
 #define REGTRACK_SERVER_QUERY_H
 
 #include "server/http.h"
+#include "server/db/meta.h" /* db_row_exists(), which api/jobs.c and api/bisects.c call */
+#include "server/db/series.h"
 
 /*
- * Filters shared by the read endpoints: testcase, tbox_group, kconfig,
- * compiler, params (a JSON object, canonicalized to the stored params_key)
- * and mode. Strings are borrowed from the request (or its arena).
- */
-struct setup_filter {
-	const char *testcase, *tbox_group, *kconfig, *compiler, *params_key, *mode;
-};
-
-/*
- * Reads the filters from rq's query string. Errors (-1, e filled, 400
+ * The filters shared by the read endpoints (struct db_setup_filter,
+ * db/series.h: testcase, tbox_group, kconfig, compiler, params as a JSON
+ * object canonicalized to the stored params_key, mode) from rq's query
+ * string; strings borrowed from the request (or its arena). Errors (-1, e filled, 400
  * "invalid_field" naming the argument): params not a JSON object, mode not
  * wallclock|icount.
  */
-int setup_filter_from_query(struct request *rq, struct setup_filter *f, struct err *e)
+int setup_filter_from_query(struct request *rq, struct db_setup_filter *f, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*
@@ -75,12 +71,5 @@ int json_int_field(json_t *o, const char *key, long long def, long long min, lon
 
 /* The setup row as JSON {id, testcase, params, kconfig, compiler, tbox_group, mode}; new ref or NULL. */
 json_t *setup_json(PGconn *c, long long setup_id, struct err *e);
-
-/*
- * Whether the row statement st (one $1 id parameter, e.g. ST_JOB_EXISTS)
- * finds exists: 1, 0, or -1 with e (db_exec()'s errors). For the refusals
- * that must tell "no such id" (404) from "not in a state for this" (409).
- */
-int db_row_exists(PGconn *c, enum db_stmt st, const char *id, struct err *e);
 
 #endif

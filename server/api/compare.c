@@ -10,12 +10,13 @@
  * format=text renders the LKP layout (lib/lkptext.h) per setup.
  *
  * The samples come from run_means (sql/0011: one row per run, its metric
- * ids ascending and their means), read in binary and merged per setup
+ * ids ascending and their means; db_compare_runs()), merged per setup
  * here (compare_rows); the metrics' names and properties from one more
- * query in name order, which is the rows' order.
+ * query in name order, which is the rows' order (db_compare_metrics()).
  */
 #include "server/api/api.h"
 #include "server/db/pgval.h"
+#include "server/db/series.h"
 #include "server/api/args.h"
 #include "server/jsonout.h"
 #include "lkptext.h"
@@ -31,7 +32,7 @@
 
 struct cmp_row {
 	long long setup_id;
-	const char *metric;       /* borrowed from the PGresult */
+	const char *metric;       /* borrowed from the db_compare_metrics */
 	int higher_is_better;     /* 1, 0, -1 unknown */
 	const char *unit;
 	int is_monitor;
@@ -51,7 +52,7 @@ static double parse_alpha(const char *s, struct err *e)
 		return 0.01;
 	a = strtod(s, &end);
 	if (*end || !(a > 0 && a < 1)) {
-		err_set(e, 400, "invalid_field", "alpha", "alpha must be a number in (0, 1)");
+		err_setc(e, ERR_INVALID_FIELD, "alpha", "alpha must be a number in (0, 1)");
 		return NAN;
 	}
 	return a;
@@ -147,26 +148,17 @@ static int render_text(PGconn *c, struct buf *out, struct cmp_row *rows,
 		free(lr);
 		json_decref(s);
 		if (full)
-			return err_set(e, 413, "too_large", "format", "the text table is too large");
+			return err_setc(e, ERR_TOO_LARGE, "format", "the text table is too large");
 		i = j;
 	}
 	return 0;
 }
 
-/* one run of ST_COMPARE: its metric ids (ascending) and means */
-struct cmp_run {
-	long long setup_id;
-	int base;
-	int *ids;
-	double *means;
-	long n, at;               /* count; merge position */
-};
-
+/* a metric of the compare, with its place in name order */
 struct cmp_metric {
 	int id;
 	size_t rank;              /* place in name order */
-	const char *name, *unit;  /* borrowed from ST_COMPARE_METRICS' result */
-	int higher_is_better, is_monitor;
+	const struct db_compare_metric *m;   /* borrowed from *mr */
 };
 
 static int cmp_int(const void *x, const void *y)
@@ -182,65 +174,35 @@ static int cmp_metric_id(const void *x, const void *y)
 }
 
 /*
- * The rows of a compare from ST_COMPARE's runs (r, binary) and the metrics
- * they name (ST_COMPARE_METRICS, *mr on return, binary; prefix filters by
- * name): per setup, the runs' ascending id lists merged into one row per
- * metric with the base runs' means in a[] and the head runs' in b[], each
- * sorted (NaN last); rows in (setup, metric name) order. *pool holds every
- * value (caller frees it, the rows and *mr). Returns the rows (*nr of them)
- * or NULL with e: 500 on a malformed array, db_exec()'s errors.
+ * The rows of a compare from its runs (db_compare_runs()) and the metrics
+ * they name (db_compare_metrics(), *mr on return; prefix filters by name):
+ * per setup, the runs' ascending id lists merged into one row per metric
+ * with the base runs' means in a[] and the head runs' in b[], each sorted
+ * (NaN last); rows in (setup, metric name) order. *pool holds every value
+ * (caller frees it, the rows and *mr). Returns the rows (*nr of them) or
+ * NULL with e (db_compare_metrics()'s errors).
  */
-static struct cmp_row *compare_rows(PGconn *c, PGresult *r, const char *prefix, PGresult **mr,
+static struct cmp_row *compare_rows(PGconn *c, const struct db_compare_runs *cr,
+				    const char *prefix, struct db_compare_metrics *mr,
 				    double **pool, size_t *nr, struct err *e)
 {
-	size_t nrun = (size_t)PQntuples(r), nvals = 0, nm, k = 0, nids = 0, nsetups = 0;
-	struct cmp_run *runs = xcalloc(nrun ? nrun : 1, sizeof(*runs));
+	size_t nrun = cr->nr, nvals = cr->nr_values, nm, k = 0, nids = 0, nsetups = 0;
+	const struct db_compare_run *runs = cr->runs;
+	long *at_run = xcalloc(nrun ? nrun : 1, sizeof(*at_run));   /* merge positions */
 	struct cmp_row *rows = NULL, *out;
 	struct cmp_metric *ms = NULL;
-	int *ids = NULL, *ip, *mid;
-	double *vp, *p;
+	int *ids = NULL, *mid;
+	double *p;
 	size_t *at;
-	struct buf arr = BUF_INIT(0);
-	const char *params[2];
-	int bad = 0;
 
-	*mr = NULL;
-	*pool = NULL;
+	memset(mr, 0, sizeof(*mr));
 	*nr = 0;
-	for (size_t i = 0; i < nrun; i++) {
-		long a = pg_bin_array_len(PQgetvalue(r, (int)i, 2), (size_t)PQgetlength(r, (int)i, 2), 23);
-		long b = pg_bin_array_len(PQgetvalue(r, (int)i, 3), (size_t)PQgetlength(r, (int)i, 3), 701);
-
-		if (a < 0 || a != b) {
-			err_set(e, 500, "db_error", "compare", "run_means: malformed arrays");
-			goto fail;
-		}
-		runs[i].n = a;
-		nvals += (size_t)a;
-	}
-	/* the runs' ids and means, then (pool) the same values again as the rows' samples */
-	ip = ids = xmalloc((nvals ? nvals : 1) * sizeof(*ids));
-	vp = *pool = xmalloc((nvals ? 2 * nvals : 1) * sizeof(*vp));
-	for (size_t i = 0; i < nrun; i++) {
-		struct cmp_run *u = &runs[i];
-
-		u->setup_id = pg_bin_int8(PQgetvalue(r, (int)i, 0));
-		u->base = PQgetvalue(r, (int)i, 1)[0] != 0;
-		u->ids = ip;
-		u->means = vp;
-		bad |= pg_bin_array_int4(PQgetvalue(r, (int)i, 2), (size_t)PQgetlength(r, (int)i, 2), ip);
-		bad |= pg_bin_array_float8(PQgetvalue(r, (int)i, 3), (size_t)PQgetlength(r, (int)i, 3), vp);
-		ip += u->n;
-		vp += u->n;
-		nsetups += !i || u->setup_id != runs[i - 1].setup_id;
-	}
-	if (bad) {
-		err_set(e, 500, "db_error", "compare", "run_means: malformed arrays");
-		goto fail;
-	}
+	for (size_t i = 0; i < nrun; i++)
+		nsetups += !i || runs[i].setup_id != runs[i - 1].setup_id;
+	ids = xmalloc((nvals ? nvals : 1) * sizeof(*ids));
+	p = *pool = xmalloc((nvals ? nvals : 1) * sizeof(*p));
 
 	/* per setup (ST_COMPARE orders by it): merge the runs' ascending ids */
-	p = vp;
 	rows = xmalloc((nvals ? nvals : 1) * sizeof(*rows));  /* a row has >= 1 value */
 	mid = xmalloc((nvals ? nvals : 1) * sizeof(*mid));    /* each row's metric id */
 	for (size_t i = 0; i < nrun;) {
@@ -253,8 +215,8 @@ static struct cmp_row *compare_rows(PGconn *c, PGresult *r, const char *prefix, 
 			struct cmp_row *w = &rows[k];
 
 			for (size_t x = i; x < j; x++)
-				if (runs[x].at < runs[x].n && (!any || runs[x].ids[runs[x].at] < id)) {
-					id = runs[x].ids[runs[x].at];
+				if (at_run[x] < runs[x].n && (!any || runs[x].metric_ids[at_run[x]] < id)) {
+					id = runs[x].metric_ids[at_run[x]];
 					any = 1;
 				}
 			if (!any)
@@ -265,24 +227,27 @@ static struct cmp_row *compare_rows(PGconn *c, PGresult *r, const char *prefix, 
 			/* a: the base runs' means, b: the head runs' */
 			w->a = p;
 			for (size_t x = i; x < j; x++)
-				if (runs[x].base && runs[x].at < runs[x].n && runs[x].ids[runs[x].at] == id)
-					*p++ = runs[x].means[runs[x].at];
+				if (runs[x].is_base && at_run[x] < runs[x].n &&
+				    runs[x].metric_ids[at_run[x]] == id)
+					*p++ = runs[x].means[at_run[x]];
 			w->na = (size_t)(p - w->a);
 			w->b = p;
 			for (size_t x = i; x < j; x++)
-				if (!runs[x].base && runs[x].at < runs[x].n && runs[x].ids[runs[x].at] == id)
-					*p++ = runs[x].means[runs[x].at];
+				if (!runs[x].is_base && at_run[x] < runs[x].n &&
+				    runs[x].metric_ids[at_run[x]] == id)
+					*p++ = runs[x].means[at_run[x]];
 			w->nb = (size_t)(p - w->b);
 			pg_sort_doubles(w->a, w->na);
 			pg_sort_doubles(w->b, w->nb);
 			for (size_t x = i; x < j; x++)
-				if (runs[x].at < runs[x].n && runs[x].ids[runs[x].at] == id)
-					runs[x].at++;
+				if (at_run[x] < runs[x].n && runs[x].metric_ids[at_run[x]] == id)
+					at_run[x]++;
 		}
 		i = j;
 	}
+	free(at_run);
 
-	/* the metrics named, as an int4[] literal of the distinct ids (ascending) */
+	/* the metrics named: the distinct ids (ascending) */
 	memcpy(ids, mid, k * sizeof(*ids));
 	nids = k;
 	if (nsetups > 1)
@@ -295,29 +260,16 @@ static struct cmp_row *compare_rows(PGconn *c, PGresult *r, const char *prefix, 
 				ids[u++] = ids[i];
 		nids = u;
 	}
-	bad |= buf_addch(&arr, '{');
-	for (size_t i = 0; i < nids; i++)
-		bad |= buf_addf(&arr, i ? ",%d" : "%d", ids[i]);
-	bad |= buf_addch(&arr, '}');
-	(void)bad;                      /* no cap on arr: appends cannot fail */
-	params[0] = arr.data;
-	params[1] = prefix;
-	*mr = db_exec_binary(c, ST_COMPARE_METRICS, 2, params, e);
-	buf_release(&arr);
-	if (!*mr) {
+	if (db_compare_metrics(c, ids, nids, prefix, mr, e)) {
 		free(mid);
 		goto fail;
 	}
-	nm = (size_t)PQntuples(*mr);
+	nm = mr->nr;
 	ms = xcalloc(nm ? nm : 1, sizeof(*ms));
 	for (size_t i = 0; i < nm; i++) {
-		ms[i].id = pg_bin_int4(PQgetvalue(*mr, (int)i, 0));
+		ms[i].id = mr->rows[i].id;
 		ms[i].rank = i;
-		ms[i].name = PQgetvalue(*mr, (int)i, 1);
-		ms[i].unit = PQgetvalue(*mr, (int)i, 2);
-		ms[i].higher_is_better = PQgetisnull(*mr, (int)i, 3) ? -1
-					 : PQgetvalue(*mr, (int)i, 3)[0] != 0;
-		ms[i].is_monitor = PQgetvalue(*mr, (int)i, 4)[0] != 0;
+		ms[i].m = &mr->rows[i];
 	}
 	qsort(ms, nm, sizeof(*ms), cmp_metric_id);
 
@@ -342,10 +294,10 @@ static struct cmp_row *compare_rows(PGconn *c, PGresult *r, const char *prefix, 
 			m = bsearch(&key, ms, nm, sizeof(*ms), cmp_metric_id);
 			rows[x].rank = m ? m->rank : SIZE_MAX;
 			if (m) {
-				rows[x].metric = m->name;
-				rows[x].unit = m->unit;
-				rows[x].higher_is_better = m->higher_is_better;
-				rows[x].is_monitor = m->is_monitor;
+				rows[x].metric = m->m->name;
+				rows[x].unit = m->m->unit;
+				rows[x].higher_is_better = m->m->higher_is_better;
+				rows[x].is_monitor = m->m->is_monitor;
 				at[m->rank + 1] = 1;
 			}
 		}
@@ -363,29 +315,27 @@ static struct cmp_row *compare_rows(PGconn *c, PGresult *r, const char *prefix, 
 	free(ms);
 	free(rows);
 	free(ids);
-	free(runs);
 	return out;
 fail:
 	free(rows);
 	free(ids);
-	free(runs);
 	free(*pool);
 	*pool = NULL;
-	PQclear(*mr);
-	*mr = NULL;
+	db_compare_metrics_free(mr);
 	return NULL;
 }
 
 enum MHD_Result api_compare_get(struct request *rq)
 {
-	struct setup_filter f;
+	struct db_setup_filter f;
 	struct err e;
 	const char *base_id, *base_sha, *base_subj, *head_id, *head_sha, *head_subj;
 	const char *prefix = rq_arg(rq, "metric"), *format = rq_arg(rq, "format");
 	int changed_only = rq_arg(rq, "changed") && strcmp(rq_arg(rq, "changed"), "0");
 	double alpha;
 	PGconn *c;
-	PGresult *r, *mr = NULL;
+	struct db_compare_runs runs;
+	struct db_compare_metrics mr = { 0 };
 	struct cmp_row *rows = NULL;
 	size_t nr = 0;
 	double *pool = NULL, *q;
@@ -395,8 +345,10 @@ enum MHD_Result api_compare_get(struct request *rq)
 	alpha = parse_alpha(rq_arg(rq, "alpha"), &e);
 	if (isnan(alpha))
 		return reply_err(rq, &e);
-	if (format && strcmp(format, "text") && strcmp(format, "json"))
-		return reply_errf(rq, 400, "invalid_field", "format", "format must be json or text");
+	if (format && strcmp(format, "text") && strcmp(format, "json")) {
+		err_setc(&e, ERR_INVALID_FIELD, "format", "format must be json or text");
+		return reply_err(rq, &e);
+	}
 	if (setup_filter_from_query(rq, &f, &e))
 		return reply_err(rq, &e);
 	c = rq_db(rq, &e);
@@ -405,19 +357,13 @@ enum MHD_Result api_compare_get(struct request *rq)
 	if (commit_resolve(rq, c, rq_arg(rq, "base"), "base", &base_id, &base_sha, &base_subj, &e) ||
 	    commit_resolve(rq, c, rq_arg(rq, "head"), "head", &head_id, &head_sha, &head_subj, &e))
 		return reply_err(rq, &e);
-	{
-		const char *params[8] = { base_id, head_id, f.testcase, f.tbox_group, f.kconfig,
-					  f.compiler, f.params_key, f.mode };
-		r = db_exec_binary(c, ST_COMPARE, 8, params, &e);
-	}
-	if (!r)
+	if (db_compare_runs(c, base_id, head_id, &f, &runs, &e))
 		return reply_err(rq, &e);
 	/* one row per (setup, metric), ordered by setup and metric name */
-	rows = compare_rows(c, r, prefix, &mr, &pool, &nr, &e);
-	if (!rows) {
-		PQclear(r);
+	rows = compare_rows(c, &runs, prefix, &mr, &pool, &nr, &e);
+	db_compare_runs_free(&runs);
+	if (!rows)
 		return reply_err(rq, &e);
-	}
 	compare_opts_init(&opts);
 	opts.alpha = alpha;
 	q = xcalloc(nr ? nr : 1, sizeof(double));
@@ -443,16 +389,16 @@ enum MHD_Result api_compare_get(struct request *rq)
 		if (render_text(c, &text, rows, nr, changed_only, base_sha, base_subj, head_sha,
 				head_subj, &e))
 			ret = reply_err(rq, &e);
-		else if (!nr)
-			ret = reply_errf(rq, 404, "not_found", "base",
-					 "no runs of both commits match these filters");
-		else
+		else if (!nr) {
+			err_setc(&e, ERR_NOT_FOUND, "base", "no runs of both commits match these filters");
+			ret = reply_err(rq, &e);
+		} else
 			ret = reply_text(rq, 200, "text/plain; charset=utf-8", text.data, text.len);
 		buf_release(&text);
 		goto out;
 	}
 
-	/* written as text: 5,000 rows of jansson objects cost more than the query */
+	/* written as text: a jansson object per row cost more than the query */
 	{
 		struct buf sb = BUF_INIT(0), rb = BUF_INIT(0), all = BUF_INIT(0);
 		int full = 0;
@@ -486,9 +432,10 @@ enum MHD_Result api_compare_get(struct request *rq)
 			buf_add(&all, rb.data, rb.len) || buf_addstr(&all, "]}\n");
 		buf_release(&sb);
 		buf_release(&rb);
-		if (full)
-			ret = reply_errf(rq, 500, "internal", "", "the reply could not be written");
-		else
+		if (full) {
+			err_setc(&e, ERR_INTERNAL, "", "the reply could not be written");
+			ret = reply_err(rq, &e);
+		} else
 			ret = reply_text(rq, 200, "application/json", all.data, all.len);
 		buf_release(&all);
 	}
@@ -496,7 +443,6 @@ out:
 	free(q);
 	free(pool);
 	free(rows);
-	PQclear(mr);
-	PQclear(r);
+	db_compare_metrics_free(&mr);
 	return ret;
 }

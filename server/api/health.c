@@ -1,5 +1,6 @@
 /* GET /healthz (liveness including the database), GET /metrics (Prometheus text) */
 #include "server/api/api.h"
+#include "server/db/meta.h"
 
 #include <stdio.h>
 #include <time.h>
@@ -10,12 +11,10 @@ enum MHD_Result api_healthz(struct request *rq)
 {
 	struct err e;
 	PGconn *c = rq_db(rq, &e);
-	PGresult *r = c ? db_exec(c, ST_HEALTH, 0, NULL, &e) : NULL;
 
-	if (!r)
+	if (!c || db_health(c, &e))
 		return reply_json(rq, 503, json_pack("{s:s,s:s,s:s}", "status", "unavailable",
 						     "database", "down", "message", e.message));
-	PQclear(r);
 	return reply_json(rq, 200, json_pack("{s:s,s:s}", "status", "ok", "database", "ok"));
 }
 

@@ -387,7 +387,7 @@ enum MHD_Result api_job_complete(struct request *rq)
 	char idb[24];
 	struct resultdoc *docs = NULL;
 	struct db_job_lock lock;
-	size_t n = 0, i;
+	size_t n = 0, i, runs_created = 0, values_created = 0;
 	PGconn *c = NULL;
 	long long job_id, machine;
 	int known = 0, got;
@@ -459,17 +459,19 @@ enum MHD_Result api_job_complete(struct request *rq)
 	}
 	json_array_foreach(results, i, doc) {
 		struct ingest_outcome out;
+
 		if (ingest_result(c, doc, &docs[i], 1, &out, &e)) {
 			char detail[sizeof(e.detail)];
 			snprintf(detail, sizeof(detail), "results[%zu].%.200s", i, e.detail);
 			snprintf(e.detail, sizeof(e.detail), "%s", detail);
 			goto rollback;
 		}
-		if (out.created)
-			atomic_fetch_add(&rq->srv->values_ingested, out.nr_values);
+		runs_created += (size_t)out.created;
+		values_created += out.created ? out.nr_values : 0;
 	}
 	if (db_job_finish(c, job_id, status, log_tail, kconfig, &e) || db_commit(c, &e))
 		goto rollback;
+	ingest_committed(rq->srv, runs_created, values_created);
 	free(docs);
 	/* `status` points into b: build the reply before b goes */
 	ret = reply_json(rq, 200, json_pack("{s:I,s:s,s:s,s:I}", "id", (json_int_t)job_id, "state",

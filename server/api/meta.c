@@ -4,6 +4,7 @@
  * (higher_is_better) and monitor flag, overriding the name-pattern guess.
  */
 #include "server/api/api.h"
+#include "server/db/meta.h"
 
 #include <string.h>
 
@@ -31,8 +32,9 @@ enum MHD_Result api_metric_put(struct request *rq)
 	json_t *body = rq_json(rq, &e), *unit, *hib, *mon;
 	const char *p[4] = { rq->path_params[0], NULL, NULL, NULL };
 	PGconn *c;
-	PGresult *r;
+	struct db_metric m;
 	json_t *out;
+	int set;
 
 	if (!body)
 		return reply_err(rq, &e);
@@ -42,27 +44,29 @@ enum MHD_Result api_metric_put(struct request *rq)
 	if ((unit && !json_is_string(unit)) || (hib && !json_is_boolean(hib) && !json_is_null(hib)) ||
 	    (mon && !json_is_boolean(mon))) {
 		json_decref(body);
-		return reply_errf(rq, 400, "invalid_field",
-				  unit && !json_is_string(unit) ? "unit"
-				  : mon && !json_is_boolean(mon) ? "is_monitor" : "higher_is_better",
-				  "unit is a string; higher_is_better and is_monitor are booleans");
+		err_setc(&e, ERR_INVALID_FIELD,
+			 unit && !json_is_string(unit) ? "unit"
+			 : mon && !json_is_boolean(mon) ? "is_monitor" : "higher_is_better",
+			 "unit is a string; higher_is_better and is_monitor are booleans");
+		return reply_err(rq, &e);
 	}
 	if (strlen(rq->path_params[0]) > 256) {
 		json_decref(body);
-		return reply_errf(rq, 400, "invalid_field", "name", "metric name too long");
+		err_setc(&e, ERR_INVALID_FIELD, "name", "metric name too long");
+		return reply_err(rq, &e);
 	}
 	p[1] = unit ? json_string_value(unit) : NULL;
 	p[2] = hib && json_is_boolean(hib) ? (json_is_true(hib) ? "t" : "f") : NULL;
 	p[3] = mon ? (json_is_true(mon) ? "t" : "f") : NULL;
 	c = rq_db(rq, &e);
-	r = c ? db_exec(c, ST_METRIC_SET, 4, p, &e) : NULL;
+	set = c ? db_metric_set(c, p[0], p[1], p[2], p[3], &m, &e) : -1;
 	json_decref(body);
-	if (!r)
+	if (set)
 		return reply_err(rq, &e);
-	out = json_pack("{s:s,s:s,s:o,s:b,s:s}", "name", PQgetvalue(r, 0, 0), "unit",
-			PQgetvalue(r, 0, 1), "higher_is_better",
-			PQgetisnull(r, 0, 2) ? json_null() : json_boolean(PQgetvalue(r, 0, 2)[0] == 't'),
-			"is_monitor", PQgetvalue(r, 0, 3)[0] == 't', "source", PQgetvalue(r, 0, 4));
-	PQclear(r);
+	out = json_pack("{s:s,s:s,s:o,s:b,s:s}", "name", m.name, "unit", m.unit,
+			"higher_is_better",
+			m.higher_is_better < 0 ? json_null() : json_boolean(m.higher_is_better),
+			"is_monitor", m.is_monitor, "source", m.source);
+	db_metric_free(&m);
 	return reply_json(rq, 200, out);
 }

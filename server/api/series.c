@@ -13,7 +13,7 @@
  * index is the position in "commits" of the first commit after the change.
  */
 #include "server/api/api.h"
-#include "server/db/pgval.h"
+#include "server/db/series.h"
 #include "server/api/args.h"
 #include "server/regressions.h"
 #include "server/jsonout.h"
@@ -28,41 +28,18 @@
 #include "banned.h"
 
 /*
- * The response is written as text, not as a jansson tree: 10^5 points were
- * 3 x 10^5 json_t allocations and a 8 MB dump (server/jsonout.h). The
- * small parts (setup, change points) still go through jansson.
- *
- * The points come from ST_SERIES in no order and in PostgreSQL's binary
- * format (db_exec_binary: the ids as 8 bytes, the run id as 16, none of
- * them printed by PostgreSQL and parsed here again), the commits' columns
- * from ST_SERIES_COMMITS once per commit in series order (binary too: the
- * commit time as microseconds, printed here as to_char printed it); the
- * points are put here in the order (setup, commit's place in that order,
- * run id) by radix sorts of their row numbers, which is the order
- * "ORDER BY s.id, <series order>, r.id" gave (the series order ends in
- * the commit id, so it is total). make bench: the sort of 10^5 rows with
- * the commit columns in PostgreSQL cost as much as the join.
- *
- * The mean alone comes as PostgreSQL's text (mean::text, float8out): its
- * shortest digits differ from libdouble-conversion's (lib/dtoa.h) where
- * the shorter text lies exactly on the edge of the double's rounding
- * interval (1e23 is "9.999999999999999e+22"; 1 in 3,000 random doubles,
- * tests/integration/test_series_values.py), and the reply stays byte for
- * byte what the text result gave. A run id is written as uuid_out prints it.
+ * The reply is written as text, not as a jansson tree (server/jsonout.h);
+ * the small parts (setup, change points) still go through jansson. The
+ * points come unordered and in binary (db_series_points()); here they are
+ * put in the order "ORDER BY s.id, <series order>, r.id" would give
+ * (setup, the commit's place in db_series_commits()'s order, run id) by
+ * radix sorts of their row numbers, cheaper than PostgreSQL's sort of the
+ * rows with their commits' columns (docs/internals/performance.md). The
+ * mean is PostgreSQL's text (float8out), not lib/dtoa's, so the values
+ * stay byte for byte what the text result gave (their shortest digits
+ * differ on rounding-interval edges: 1e23); a run id is written as uuid_out
+ * prints it.
  */
-
-/* ST_SERIES' columns, binary: setup id, commit id, runs.id, run_id, mean */
-enum { COL_SETUP, COL_COMMIT, COL_RUN, COL_UUID, COL_MEAN, NR_COLS };
-static const Oid col_type[NR_COLS] = { 20, 20, 20, 2950, 25 };   /* int8 x 3, uuid, text */
-/* ST_SERIES_COMMITS' columns, binary: id, sha, subject, commit_time */
-enum { CC_ID, CC_SHA, CC_SUBJECT, CC_TIME, NR_CCOLS };
-static const Oid ccol_type[NR_CCOLS] = { 20, 25, 25, 1184 };     /* int8, text x 2, timestamptz */
-
-/* one row of ST_SERIES */
-struct series_point {
-	long long setup, commit, run;   /* setup id, commit id, runs.id */
-	size_t rank;                    /* row of the commit in ST_SERIES_COMMITS */
-};
 
 /* x as an unsigned key that sorts as x does */
 static uint64_t key_of(long long x)
@@ -74,8 +51,7 @@ static uint64_t key_of(long long x)
  * Sorts idx[0..n) by key[idx[i]], stably: least significant byte first,
  * skipping the bytes that are the same in every key (row ids of one series
  * differ in two or three bytes). tmp has room for n. A few passes over n
- * 32-bit indexes instead of qsort()'s n log n calls of a comparison: 10^5
- * points in three keys (run, commit's rank, setup).
+ * 32-bit indexes instead of qsort()'s n log n calls of a comparison.
  */
 static void radix_sort(uint32_t *idx, uint32_t *tmp, const uint64_t *key, size_t n)
 {
@@ -108,8 +84,9 @@ static void radix_sort(uint32_t *idx, uint32_t *tmp, const uint64_t *key, size_t
 
 /* the points' order: series order (setup, commit's rank, run id) */
 struct series_rows {
-	struct series_point *pts;       /* one per row of ST_SERIES */
-	uint32_t *order;                /* rows in series order, nr of them */
+	const struct db_series_point *pts;  /* the points, unordered */
+	size_t *rank;                   /* rank[i]: row of pts[i]'s commit in the commits */
+	uint32_t *order;                /* points in series order, nr of them */
 	size_t nr;
 };
 
@@ -142,20 +119,6 @@ static size_t utoa(size_t n, char *out)
 	while (k)
 		out[o++] = t[--k];
 	return o;
-}
-
-/* 0, or -1 with e when r's columns are not nc of these types in binary */
-static int result_check(const PGresult *r, const Oid *types, int nc, const char *what,
-			struct err *e)
-{
-	if (PQnfields(r) != nc)
-		return err_set(e, 500, "db_error", what, "%s: %d columns", what, PQnfields(r));
-	for (int k = 0; k < nc; k++)
-		if (PQfformat(r, k) != 1 || PQftype(r, k) != types[k])
-			return err_set(e, 500, "db_error", what,
-				       "%s: column %d is not of type %u in binary", what, k,
-				       (unsigned)types[k]);
-	return 0;
 }
 
 /*
@@ -207,57 +170,27 @@ static size_t time_json(long long us, char *out)
 	return o;
 }
 
-/* v in decimal into out (24 bytes); returns the length */
-static size_t lltoa(long long v, char *out)
-{
-	if (v < 0) {
-		out[0] = '-';
-		return 1 + utoa((size_t)0 - (size_t)v, out + 1);
-	}
-	return utoa((size_t)v, out);
-}
-
 /*
- * The points of r (ST_SERIES) in series order into sr; *cr the commits'
- * rows (ST_SERIES_COMMITS, NULL when there are no points). 0, or -1 with e
- * (then sr and *cr hold nothing to free).
+ * The points p in series order into sr; *cm the commits' rows (in series
+ * order, none when there are no points). 0, or -1 with e (then sr and *cm
+ * hold nothing to free).
  */
-static int series_order(PGconn *c, PGresult *r, PGresult **cr, struct series_rows *sr,
-			struct err *e)
+static int series_order(PGconn *c, const struct db_series_points *p,
+			struct db_series_commits *cm, struct series_rows *sr, struct err *e)
 {
-	size_t n = (size_t)PQntuples(r), nids = 0, k = 0;
-	struct series_point *pts;
+	size_t n = p->nr, nids = 0, k = 0;
+	const struct db_series_point *pts = p->rows;
 	uint32_t *idx, *tmp;
 	uint64_t *key;
 	long long *ids;
-	size_t *grp, *rank_of;
-	struct buf arr = BUF_INIT(0);
-	const char *p[1];
-	char num[32];
-	int bad = 0;
+	size_t *grp, *rank_of, *rank;
 
-	*cr = NULL;
+	memset(cm, 0, sizeof(*cm));
 	memset(sr, 0, sizeof(*sr));
-	if (result_check(r, col_type, NR_COLS, "series", e))
-		return -1;
-	if (n > UINT32_MAX)
-		return err_set(e, 413, "too_large", "metric", "the series is too large");
-	pts = xcalloc(n ? n : 1, sizeof(*pts));
-	for (size_t i = 0; i < n; i++) {
-		int row = (int)i;
-
-		if (PQgetisnull(r, row, COL_SETUP) || PQgetisnull(r, row, COL_COMMIT) ||
-		    PQgetisnull(r, row, COL_RUN) || PQgetlength(r, row, COL_UUID) != 16) {
-			free(pts);
-			return err_set(e, 500, "db_error", "series", "series: row %d malformed", row);
-		}
-		pts[i].setup = pg_bin_int8(PQgetvalue(r, row, COL_SETUP));
-		pts[i].commit = pg_bin_int8(PQgetvalue(r, row, COL_COMMIT));
-		pts[i].run = pg_bin_int8(PQgetvalue(r, row, COL_RUN));
-	}
 	sr->pts = pts;
 	if (!n) {
 		sr->order = xcalloc(1, sizeof(*sr->order));
+		sr->rank = xcalloc(1, sizeof(*sr->rank));
 		return 0;
 	}
 	idx = xcalloc(n, sizeof(*idx));
@@ -268,37 +201,20 @@ static int series_order(PGconn *c, PGresult *r, PGresult **cr, struct series_row
 	/* the distinct commit ids ascending, ids[0..nids); grp[i]: point i's among them */
 	for (size_t i = 0; i < n; i++) {
 		idx[i] = (uint32_t)i;
-		key[i] = key_of(pts[i].commit);
+		key[i] = key_of(pts[i].commit_id);
 	}
 	radix_sort(idx, tmp, key, n);
 	for (size_t i = 0; i < n; i++) {
-		if (!nids || ids[nids - 1] != pts[idx[i]].commit)
-			ids[nids++] = pts[idx[i]].commit;
+		if (!nids || ids[nids - 1] != pts[idx[i]].commit_id)
+			ids[nids++] = pts[idx[i]].commit_id;
 		grp[idx[i]] = nids - 1;
 	}
-	bad |= buf_addch(&arr, '{');
-	for (size_t i = 0; i < nids; i++) {
-		size_t m = 0;
-
-		if (i)
-			num[m++] = ',';
-		m += lltoa(ids[i], num + m);
-		bad |= buf_add(&arr, num, m);
-	}
-	bad |= buf_addch(&arr, '}');
-	(void)bad;                      /* no cap on arr: appends cannot fail */
-	p[0] = arr.data;
-	*cr = db_exec_binary(c, ST_SERIES_COMMITS, 1, p, e);
-	buf_release(&arr);
-	if (!*cr || result_check(*cr, ccol_type, NR_CCOLS, "series_commits", e)) {
-		PQclear(*cr);
-		*cr = NULL;
+	if (db_series_commits(c, ids, nids, cm, e)) {
 		free(idx);
 		free(tmp);
 		free(key);
 		free(grp);
 		free(ids);
-		free(pts);
 		sr->pts = NULL;
 		return -1;
 	}
@@ -306,13 +222,10 @@ static int series_order(PGconn *c, PGresult *r, PGresult **cr, struct series_row
 	rank_of = xcalloc(nids, sizeof(*rank_of));
 	for (size_t j = 0; j < nids; j++)
 		rank_of[j] = SIZE_MAX;
-	for (int i = 0; i < PQntuples(*cr); i++) {
-		long long id;
+	for (size_t i = 0; i < cm->nr; i++) {
+		long long id = cm->rows[i].id;
 		size_t lo = 0, hi = nids;
 
-		if (PQgetisnull(*cr, i, CC_ID) || PQgetisnull(*cr, i, CC_SHA))
-			continue;
-		id = pg_bin_int8(PQgetvalue(*cr, i, CC_ID));
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
 
@@ -322,15 +235,16 @@ static int series_order(PGconn *c, PGresult *r, PGresult **cr, struct series_row
 				hi = mid;
 		}
 		if (lo < nids && ids[lo] == id)
-			rank_of[lo] = (size_t)i;
+			rank_of[lo] = i;
 	}
 	/*
 	 * every commit of a run is there (runs.commit_id references commits and
 	 * commits are never deleted); a point whose commit is not would be left out
 	 */
+	rank = xcalloc(n, sizeof(*rank));
 	for (size_t i = 0; i < n; i++) {
-		pts[i].rank = rank_of[grp[i]];
-		if (pts[i].rank != SIZE_MAX)
+		rank[i] = rank_of[grp[i]];
+		if (rank[i] != SIZE_MAX)
 			idx[k++] = (uint32_t)i;
 	}
 	free(rank_of);
@@ -338,32 +252,34 @@ static int series_order(PGconn *c, PGresult *r, PGresult **cr, struct series_row
 	free(ids);
 	/* stable sorts, least significant key first: run id, commit's rank, setup */
 	for (size_t i = 0; i < n; i++)
-		key[i] = key_of(pts[i].run);
+		key[i] = key_of(pts[i].run_id);
 	radix_sort(idx, tmp, key, k);
 	for (size_t i = 0; i < n; i++)
-		key[i] = (uint64_t)pts[i].rank;
+		key[i] = (uint64_t)rank[i];
 	radix_sort(idx, tmp, key, k);
 	for (size_t i = 0; i < n; i++)
-		key[i] = key_of(pts[i].setup);
+		key[i] = key_of(pts[i].setup_id);
 	radix_sort(idx, tmp, key, k);
 	free(tmp);
 	free(key);
+	sr->rank = rank;
 	sr->order = idx;
 	sr->nr = k;
 	return 0;
 }
 
 /*
- * Appends the series of the rows order[0..n) (points of one setup, in
- * series order) to out: its setup, its commits (rows of cr), the points'
- * columns and the change points. 0, or -1 with e (413 when out is full,
- * db errors).
+ * Appends the series of the points order[0..n) (of one setup, in series
+ * order) to out: its setup, its commits (rows of cm), the points' columns
+ * and the change points. 0, or -1 with e (413 when out is full, db errors).
  */
-static int series_write(PGconn *c, struct buf *out, const struct series_point *pts,
-			const uint32_t *order, size_t n, PGresult *r, PGresult *cr,
+static int series_write(PGconn *c, struct buf *out, const struct series_rows *sr,
+			const uint32_t *order, size_t n, const struct db_series_commits *cm,
 			const char *metric, int first, struct err *e)
 {
-	json_t *setup = setup_json(c, pts[order[0]].setup, e), *cps;
+	const struct db_series_point *pts = sr->pts;
+	const size_t *rank = sr->rank;
+	json_t *setup = setup_json(c, pts[order[0]].setup_id, e), *cps;
 	const char **shas;
 	size_t last = SIZE_MAX, nc = 0;
 	char t[48];
@@ -377,21 +293,18 @@ static int series_write(PGconn *c, struct buf *out, const struct series_point *p
 	/* the commits, and their shas for regression_change_points() */
 	shas = xcalloc(n, sizeof(*shas));
 	for (size_t i = 0; i < n && !bad; i++) {
-		int cm = (int)pts[order[i]].rank;
+		const struct db_series_commit *cc = &cm->rows[rank[order[i]]];
 		size_t tl;
 
-		if (pts[order[i]].rank == last)
+		if (rank[order[i]] == last)
 			continue;
-		last = pts[order[i]].rank;
-		shas[nc] = PQgetvalue(cr, cm, CC_SHA);
+		last = rank[order[i]];
+		shas[nc] = cc->sha;
 		bad |= (nc++ && buf_addch(out, ',')) || buf_addstr(out, "{\"sha\":") ||
 		       jsonout_str(out, shas[nc - 1]) || buf_addstr(out, ",\"subject\":");
-		bad |= PQgetisnull(cr, cm, CC_SUBJECT)
-			       ? buf_addstr(out, "null")
-			       : jsonout_str(out, PQgetvalue(cr, cm, CC_SUBJECT));
+		bad |= jsonout_str_or_null(out, cc->subject);
 		bad |= buf_addstr(out, ",\"commit_time\":");
-		tl = PQgetisnull(cr, cm, CC_TIME) || PQgetlength(cr, cm, CC_TIME) != 8
-			     ? 0 : time_json(pg_bin_int8(PQgetvalue(cr, cm, CC_TIME)), t);
+		tl = cc->has_time ? time_json(cc->time_us, t) : 0;
 		bad |= tl ? buf_add(out, t, tl) : buf_addstr(out, "null");
 		bad |= buf_addch(out, '}');
 	}
@@ -402,8 +315,8 @@ static int series_write(PGconn *c, struct buf *out, const struct series_point *p
 	for (size_t i = 0; i < n && !bad; i++) {
 		size_t k = 0;
 
-		if (pts[order[i]].rank != last) {
-			last = pts[order[i]].rank;
+		if (rank[order[i]] != last) {
+			last = rank[order[i]];
 			nc++;
 		}
 		if (i)
@@ -414,22 +327,22 @@ static int series_write(PGconn *c, struct buf *out, const struct series_point *p
 	bad |= buf_addstr(out, "],\"value\":[");
 	for (size_t i = 0; i < n && !bad; i++)
 		bad |= (i && buf_addch(out, ',')) ||
-		       jsonout_pg_float(out, PQgetvalue(r, (int)order[i], COL_MEAN),
-					PQgetisnull(r, (int)order[i], COL_MEAN));
+		       jsonout_pg_float(out, pts[order[i]].mean ? pts[order[i]].mean : "",
+					!pts[order[i]].mean);
 	bad |= buf_addstr(out, "],\"run_id\":[");
 	for (size_t i = 0; i < n && !bad; i++) {
 		size_t k = 0;
 
 		if (i)
 			t[k++] = ',';
-		uuid_json((const unsigned char *)PQgetvalue(r, (int)order[i], COL_UUID), t + k);
+		uuid_json(pts[order[i]].uuid, t + k);
 		bad |= buf_add(out, t, k + 38);
 	}
 	if (bad) {
 		free(shas);
-		return err_set(e, 413, "too_large", "metric", "the series is too large");
+		return err_setc(e, ERR_TOO_LARGE, "metric", "the series is too large");
 	}
-	cps = regression_change_points(c, pts[order[0]].setup, metric, shas, nc, e);
+	cps = regression_change_points(c, pts[order[0]].setup_id, metric, shas, nc, e);
 	free(shas);
 	if (!cps)
 		return -1;
@@ -437,17 +350,18 @@ static int series_write(PGconn *c, struct buf *out, const struct series_point *p
 	      buf_addch(out, '}');
 	json_decref(cps);
 	if (bad)
-		return err_set(e, 413, "too_large", "metric", "the series is too large");
+		return err_setc(e, ERR_TOO_LARGE, "metric", "the series is too large");
 	return 0;
 }
 
 enum MHD_Result api_series_get(struct request *rq)
 {
-	struct setup_filter f;
+	struct db_setup_filter f;
 	struct err e;
 	const char *metric = rq_arg(rq, "metric");
 	PGconn *c;
-	PGresult *r, *cr = NULL;
+	struct db_series_points pts;
+	struct db_series_commits cm;
 	struct buf out = BUF_INIT(0);
 	struct series_rows sr;
 	int nr_series = 0, bad = 0;
@@ -455,38 +369,33 @@ enum MHD_Result api_series_get(struct request *rq)
 
 	if (setup_filter_from_query(rq, &f, &e))
 		return reply_err(rq, &e);
-	if (!f.testcase)
-		return reply_errf(rq, 400, "missing_field", "testcase", "'testcase' is required");
-	if (!metric)
-		return reply_errf(rq, 400, "missing_field", "metric", "'metric' is required");
+	if (!f.testcase || !metric) {
+		err_setc(&e, ERR_MISSING_FIELD, !f.testcase ? "testcase" : "metric", "'%s' is required",
+			 !f.testcase ? "testcase" : "metric");
+		return reply_err(rq, &e);
+	}
 	c = rq_db(rq, &e);
 	if (!c)
 		return reply_err(rq, &e);
-	{
-		const char *p[7] = { metric, f.testcase, f.tbox_group, f.kconfig, f.compiler,
-				     f.params_key, f.mode };
-		r = db_exec_binary(c, ST_SERIES, 7, p, &e);
-	}
-	if (!r)
+	if (db_series_points(c, metric, &f, &pts, &e))
 		return reply_err(rq, &e);
-	if (series_order(c, r, &cr, &sr, &e)) {
-		PQclear(r);
+	if (series_order(c, &pts, &cm, &sr, &e)) {
+		db_series_points_free(&pts);
 		return reply_err(rq, &e);
 	}
 	bad |= buf_addstr(&out, "{\"metric\":") || jsonout_str(&out, metric) ||
 	       buf_addstr(&out, ",\"order\":\"topo_order, commit_time, first_seen\",\"series\":[");
 	for (size_t i = 0, j; i < sr.nr && !bad; i = j) {
-		long long sid = sr.pts[sr.order[i]].setup;
+		long long sid = sr.pts[sr.order[i]].setup_id;
 
-		for (j = i + 1; j < sr.nr && sr.pts[sr.order[j]].setup == sid; j++)
+		for (j = i + 1; j < sr.nr && sr.pts[sr.order[j]].setup_id == sid; j++)
 			;
-		if (series_write(c, &out, sr.pts, sr.order + i, j - i, r, cr, metric,
-				 !nr_series++, &e))
+		if (series_write(c, &out, &sr, sr.order + i, j - i, &cm, metric, !nr_series++, &e))
 			goto fail;
 	}
 	bad |= buf_addstr(&out, "]}\n");
 	if (bad) {
-		err_set(&e, 413, "too_large", "metric", "the series is too large");
+		err_setc(&e, ERR_TOO_LARGE, "metric", "the series is too large");
 		goto fail;
 	}
 	ret = reply_text_buf(rq, 200, "application/json", &out);
@@ -494,9 +403,9 @@ enum MHD_Result api_series_get(struct request *rq)
 fail:
 	ret = reply_err(rq, &e);
 done:
-	PQclear(r);
-	PQclear(cr);
-	free(sr.pts);
+	db_series_points_free(&pts);
+	db_series_commits_free(&cm);
+	free(sr.rank);
 	free(sr.order);
 	buf_release(&out);
 	return ret;

@@ -14,9 +14,8 @@ const struct db_stmt_def db_stmts_series[DB_NR_STMTS] = {
 	/*
 	 * $1 base commit id, $2 head commit id, $3 testcase, $4..$8 filters: the
 	 * runs of both commits with their means (sql/0011 run_means: metric ids
-	 * ascending, means alongside), base runs flagged, by setup. Read in
-	 * binary (db_exec_binary): 12 rows of 5,000 means where the 60,000
-	 * run_values rows of a 2 x 6 x 5,000 compare took 35 ms to aggregate.
+	 * ascending, means alongside: a row per run, not per value), base runs
+	 * flagged, by setup. Read in binary (db/series.c db_compare_runs()).
 	 */
 	[ST_COMPARE] = { "compare",
 		"SELECT r.setup_id, r.commit_id = $1::bigint, m.metric_ids, m.means "
@@ -34,24 +33,12 @@ const struct db_stmt_def db_stmts_series[DB_NR_STMTS] = {
 	 * $1 metric, $2 testcase, $3..$7 filters: every run of the metric in the
 	 * matching setups as (setup id, commit id, run id, run_id, mean as
 	 * PostgreSQL's text), in no particular order, read in binary
-	 * (db_exec_binary; api_series.c says why the mean is text). api_series.c
-	 * puts them in series order (setup, then ST_SERIES_COMMITS' order of the
-	 * commits, then run id): sorting 10^5 rows of commit columns here took
-	 * as long as the join (make bench, EXPLAIN ANALYZE), and the commits'
-	 * columns are needed once per commit, not per run. The metric's
-	 * (run id, mean) pairs come from an index-only scan of run_values_metric
-	 * (sql/0010: (metric_id, run_id) INCLUDE (mean)): where each run holds
-	 * thousands of metrics, one metric's rows lie on as many heap pages as
-	 * it has rows (10^5 page reads, 410 of 517 ms in EXPLAIN (ANALYZE,
-	 * BUFFERS) for 10^5 runs x 100 metrics; 500 index pages with the mean
-	 * in the index). "r.id + 0": the planner's estimate of one metric's rows
-	 * is the table's average (280 of 1.4 million where there were 100,000),
-	 * with which it probed runs' primary key once per value (a Memoize with
-	 * no hits, 200,000 index probes in all); without that path it hash-joins
-	 * the setup's runs with the metric's values. The matching setups are
-	 * found once (an InitPlan) and filter the runs' scan: joined with setups
-	 * instead, every one of the 10^5 rows went through one more hash join
-	 * (EXPLAIN ANALYZE 66-72 -> 55-58 ms on the bench's data).
+	 * (db/series.c db_series_points(); api/series.c puts them in series
+	 * order, and says why the mean is text). The (run id, mean) pairs come
+	 * from an index-only scan of run_values_metric (sql/0010), "r.id + 0"
+	 * keeps the planner from probing runs' key once per value, and the
+	 * matching setups are found once (an InitPlan) to filter the runs' scan;
+	 * the plans and figures behind each: docs/internals/performance.md.
 	 */
 	[ST_SERIES] = { "series",
 		"SELECT r.setup_id, r.commit_id, r.id, r.run_id, v.mean::text "
@@ -62,8 +49,8 @@ const struct db_stmt_def db_stmts_series[DB_NR_STMTS] = {
 		"WHERE t.name = $2 AND " RUN_FILTERS(3, 4, 5, 6, 7) "))" },
 	/*
 	 * $1 commit ids (bigint[]): id, sha, subject, commit time, in series
-	 * order; read in binary, the time formatted by api_series.c (to_char of
-	 * 20,000 commit times was a third of this statement)
+	 * order; read in binary, the time formatted by api/series.c (cheaper
+	 * than to_char in the statement)
 	 */
 	[ST_SERIES_COMMITS] = { "series_commits",
 		"SELECT c.id, c.sha, c.subject, c.commit_time "

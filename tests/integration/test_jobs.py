@@ -92,6 +92,30 @@ class Protocol(ServerCase):
         self.assertTrue(r.json()["already"])
         self.assertEqual(srv.psql("SELECT count(*) FROM runs WHERE job_id = %d" % jid), "2")
 
+    def test_completion_with_a_new_tree_shows_in_trees_at_once(self):
+        # GET /api/v1/trees is cached for a second; a job's runs that add a
+        # tree (or a commit to one) must drop that cached reply, as POST
+        # /api/v1/results does (ingest_committed)
+        srv = self.srv
+        m = register(srv, "w-trees")
+        jid = host_job(srv, sha("7"))
+        job = self.lease(m).json()["job"]
+        names = [t["name"] for t in srv.get("/api/v1/trees").json()]
+        self.assertNotIn("tree-of-a-job", names)
+        docs = [dict(d, tree="tree-of-a-job") for d in docs_for(job, sha("7"), n=1)]
+        before = srv.get("/metrics").body
+        r = srv.post("/api/v1/jobs/%d/complete" % jid,
+                     {"machine_id": m, "status": "ok", "results": docs}, scope="worker")
+        self.assertEqual(r.status, 200, r)
+        trees = {t["name"]: t for t in srv.get("/api/v1/trees").json()}
+        self.assertIn("tree-of-a-job", trees)
+        self.assertEqual(trees["tree-of-a-job"]["commits"], 1)
+
+        def ingested(text):
+            return int(next(x for x in text.splitlines()
+                            if x.startswith("regtrack_ingested_values_total ")).split()[1])
+        self.assertEqual(ingested(srv.get("/metrics").body) - ingested(before), 1)
+
     def test_other_machine_complete_is_409_and_stores_nothing(self):
         srv = self.srv
         m1, m2 = register(srv, "w-owner"), register(srv, "w-thief")

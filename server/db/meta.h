@@ -1,0 +1,46 @@
+#ifndef REGTRACK_SERVER_DB_META_H
+#define REGTRACK_SERVER_DB_META_H
+
+/*
+ * Typed reads of the server's small facts: the database's health, a
+ * metric's properties, whether a row exists (api/health.c, api/meta.c and
+ * the 404-or-409 checks of the other handlers). Statements in
+ * db/stmts_meta.c. Errors are db_exec()'s: ERR_DB_UNAVAILABLE (503),
+ * ERR_CONFLICT (409), ERR_DB (500).
+ */
+#include <libpq-fe.h>
+
+#include "err.h"
+#include "server/db/db.h"
+
+/* SELECT 1 (ST_HEALTH): 0 when the database answers, -1 with e. */
+int db_health(PGconn *c, struct err *e) __attribute__((warn_unused_result));
+
+/* A metric's properties as stored (ST_METRIC_SET's RETURNING). */
+struct db_metric {
+	const char *name, *unit;  /* unit "" when none */
+	int higher_is_better;     /* 1, 0, or -1 when not known */
+	int is_monitor;           /* 1 or 0 */
+	const char *source;       /* "api", "registry", ... */
+	PGresult *res_;           /* the row the strings point into */
+};
+
+/*
+ * Sets metric name's unit, direction and monitor flag (creating the
+ * metric when new); each of unit, hib, mon NULL keeps what is stored
+ * (hib and mon "t" or "f"). 0 and *out, the row as stored now (until
+ * db_metric_free()), or -1 with e.
+ */
+int db_metric_set(PGconn *c, const char *name, const char *unit, const char *hib,
+		  const char *mon, struct db_metric *out, struct err *e)
+	__attribute__((warn_unused_result));
+void db_metric_free(struct db_metric *m);
+
+/*
+ * Whether the row statement st (one $1 id parameter, e.g. ST_JOB_EXISTS)
+ * finds exists: 1, 0, or -1 with e. For the refusals that must tell "no
+ * such id" (404) from "not in a state for this" (409).
+ */
+int db_row_exists(PGconn *c, enum db_stmt st, const char *id, struct err *e);
+
+#endif

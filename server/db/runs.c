@@ -1,0 +1,234 @@
+/* Typed reads of runs, commits, setups and metric names (see runs.h). */
+#include "server/db/runs.h"
+#include "server/db/pgval.h"
+#include "xalloc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "banned.h"
+
+/* column col of row, NULL for SQL NULL */
+static const char *text_or_null(const PGresult *r, int row, int col)
+{
+	return PQgetisnull(r, row, col) ? NULL : PQgetvalue(r, row, col);
+}
+
+int db_runs_do(PGconn *c, enum db_stmt st, int n, const char *const *params, struct err *e)
+{
+	PGresult *r = db_exec(c, st, n, params, e);
+
+	if (!r)
+		return -1;
+	PQclear(r);
+	return 0;
+}
+
+int db_first_id(PGconn *c, enum db_stmt st, int n, const char *const *params, long long *id,
+		struct err *e)
+{
+	PGresult *r = db_exec(c, st, n, params, e);
+	int found;
+
+	*id = 0;
+	if (!r)
+		return -1;
+	found = PQntuples(r) > 0;
+	if (found)
+		*id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+	PQclear(r);
+	return found;
+}
+
+long long db_upsert_id(PGconn *c, int insert_st, int n_insert, int select_st, int n_select,
+		       const char *const *params, struct err *e)
+{
+	long long id;
+
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (db_first_id(c, (enum db_stmt)insert_st, n_insert, params, &id, e) < 0)
+			return -1;
+		if (id > 0)
+			return id;
+		/* a new statement sees rows committed by concurrent inserts */
+		if (db_first_id(c, (enum db_stmt)select_st, n_select, params, &id, e) < 0)
+			return -1;
+		if (id > 0)
+			return id;
+	}
+	err_setc(e, ERR_DB, db_stmt_def(select_st)->name, "cannot find or create a row");
+	return -1;
+}
+
+int db_commit_resolve(PGconn *c, const char *prefix, struct arena *a, struct db_commit *out,
+		      struct err *e)
+{
+	const char *p[1] = { prefix };
+	PGresult *r = db_exec(c, ST_COMMIT_RESOLVE, 1, p, e);
+	int n;
+
+	memset(out, 0, sizeof(*out));
+	if (!r)
+		return -1;
+	n = PQntuples(r);
+	if (n > 0) {
+		out->id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+		out->sha = arena_strdup(a, PQgetvalue(r, 0, 1));
+		out->subject = PQgetisnull(r, 0, 2) ? NULL : arena_strdup(a, PQgetvalue(r, 0, 2));
+	}
+	PQclear(r);
+	return n > 2 ? 2 : n;
+}
+
+int db_setup_get(PGconn *c, long long setup_id, struct db_setup *out, struct err *e)
+{
+	char id[24];
+	const char *p[1] = { id };
+	PGresult *r;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(id, sizeof(id), "%lld", setup_id);
+	r = db_exec(c, ST_SETUP_GET, 1, p, e);
+	if (!r)
+		return -1;
+	if (PQntuples(r) != 1) {
+		PQclear(r);
+		return 0;
+	}
+	out->testcase = PQgetvalue(r, 0, 0);
+	out->params = PQgetvalue(r, 0, 1);
+	out->kconfig = PQgetvalue(r, 0, 2);
+	out->compiler = PQgetvalue(r, 0, 3);
+	out->tbox_group = PQgetvalue(r, 0, 4);
+	out->mode = PQgetvalue(r, 0, 5);
+	out->res_ = r;
+	return 1;
+}
+
+void db_setup_free(struct db_setup *s)
+{
+	PQclear(s->res_);
+	memset(s, 0, sizeof(*s));
+}
+
+int db_run_get(PGconn *c, const char *run_id, struct db_run *out, struct err *e)
+{
+	const char *p[1] = { run_id };
+	char id[24];
+	const char *vp[1] = { id };
+	PGresult *r, *v;
+
+	memset(out, 0, sizeof(*out));
+	r = db_exec(c, ST_RUN_GET, 1, p, e);
+	if (!r)
+		return -1;
+	if (PQntuples(r) != 1) {
+		PQclear(r);
+		return 0;
+	}
+	snprintf(id, sizeof(id), "%s", PQgetvalue(r, 0, 0));
+	v = db_exec(c, ST_RUN_VALUES, 1, vp, e);
+	if (!v) {
+		PQclear(r);
+		return -1;
+	}
+	out->id = strtoll(id, NULL, 10);
+	out->run_id = text_or_null(r, 0, 1);
+	out->commit = text_or_null(r, 0, 2);
+	out->commit_subject = text_or_null(r, 0, 3);
+	out->testcase = text_or_null(r, 0, 4);
+	out->params = PQgetvalue(r, 0, 5);
+	out->kconfig = text_or_null(r, 0, 6);
+	out->compiler = text_or_null(r, 0, 7);
+	out->tbox_group = text_or_null(r, 0, 8);
+	out->mode = text_or_null(r, 0, 9);
+	out->status = text_or_null(r, 0, 10);
+	out->started_at = text_or_null(r, 0, 11);
+	out->duration_s = pg_double(PQgetvalue(r, 0, 12));
+	out->branch = text_or_null(r, 0, 13);
+	out->tree = text_or_null(r, 0, 14);
+	out->job_id = PQgetisnull(r, 0, 15) ? 0 : strtoll(PQgetvalue(r, 0, 15), NULL, 10);
+	out->extra = PQgetvalue(r, 0, 16);
+	out->received_at = text_or_null(r, 0, 17);
+	out->hostname = text_or_null(r, 0, 18);
+	out->arch = text_or_null(r, 0, 19);
+	out->nr_metrics = (size_t)PQntuples(v);
+	out->metrics = xcalloc(out->nr_metrics ? out->nr_metrics : 1, sizeof(*out->metrics));
+	for (size_t i = 0; i < out->nr_metrics; i++) {
+		out->metrics[i].name = PQgetvalue(v, (int)i, 0);
+		out->metrics[i].values = PQgetvalue(v, (int)i, 1);
+	}
+	out->res_ = r;
+	out->values_res_ = v;
+	return 1;
+}
+
+void db_run_free(struct db_run *r)
+{
+	free(r->metrics);
+	PQclear(r->res_);
+	PQclear(r->values_res_);
+	memset(r, 0, sizeof(*r));
+}
+
+int db_run_sha(PGconn *c, const char *run_id, char hash[65], struct err *e)
+{
+	const char *p[1] = { run_id };
+	PGresult *r = db_exec(c, ST_RUN_SHA, 1, p, e);
+	int found;
+
+	hash[0] = '\0';
+	if (!r)
+		return -1;
+	found = PQntuples(r) == 1;
+	if (found)
+		snprintf(hash, 65, "%s", PQgetvalue(r, 0, 0));
+	PQclear(r);
+	return found;
+}
+
+int db_run_job_spec(PGconn *c, long long job_id, json_t **spec, struct err *e)
+{
+	char idb[24];
+	const char *p[1] = { idb };
+	PGresult *r;
+
+	*spec = NULL;
+	snprintf(idb, sizeof(idb), "%lld", job_id);
+	r = db_exec(c, ST_JOB_SPEC, 1, p, e);
+	if (!r)
+		return -1;
+	if (PQntuples(r) != 1) {
+		PQclear(r);
+		return 0;
+	}
+	*spec = json_loadb(PQgetvalue(r, 0, 0), (size_t)PQgetlength(r, 0, 0), 0, NULL);
+	PQclear(r);
+	return 1;
+}
+
+int db_metric_ids(PGconn *c, const char *names, struct db_metric_ids *out, struct err *e)
+{
+	const char *p[1] = { names };
+	PGresult *r = db_exec(c, ST_METRIC_IDS, 1, p, e);
+
+	memset(out, 0, sizeof(*out));
+	if (!r)
+		return -1;
+	out->nr = (size_t)PQntuples(r);
+	out->rows = xcalloc(out->nr ? out->nr : 1, sizeof(*out->rows));
+	for (size_t i = 0; i < out->nr; i++) {
+		out->rows[i].id = strtoll(PQgetvalue(r, (int)i, 0), NULL, 10);
+		out->rows[i].name = PQgetvalue(r, (int)i, 1);
+	}
+	out->res_ = r;
+	return 0;
+}
+
+void db_metric_ids_free(struct db_metric_ids *m)
+{
+	free(m->rows);
+	PQclear(m->res_);
+	memset(m, 0, sizeof(*m));
+}
