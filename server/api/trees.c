@@ -36,6 +36,11 @@ enum MHD_Result api_trees_post(struct request *rq)
 			err_setc(&e, ERR_INVALID_FIELD, "name", "tree names are chars of [A-Za-z0-9._+-]");
 			goto bad;
 		}
+	/* the mirror is DATA_DIR/mirrors/NAME.git: "." and ".." name no tree of their own */
+	if (!strcmp(json_string_value(name), ".") || !strcmp(json_string_value(name), "..")) {
+		err_setc(&e, ERR_INVALID_FIELD, "name", "a tree may not be named '.' or '..'");
+		goto bad;
+	}
 	if (url && (!json_is_string(url) || json_string_length(url) > 4096)) {
 		err_setc(&e, ERR_INVALID_FIELD, "url", "'url' is a git URL or a local path");
 		goto bad;
