@@ -91,6 +91,7 @@ enum MHD_Result api_workers_register(struct request *rq)
 			.hostname = host, .arch = arch, .tbox_group = tbox ? tbox : host,
 			.nr_cpus = cpus, .memory_mb = mem, .cpu_model = model,
 			.capabilities = capbuf.data, .fingerprint = fptext,
+			.token_id = rq->token_id, .admin = rq->scope == SCOPE_ADMIN,
 		};
 		c = rq_db(rq, &e);
 		id = c ? db_machine_register(c, &m, &e) : -1;

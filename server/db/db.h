@@ -57,6 +57,7 @@ enum db_stmt {
 	ST_JOB_SPEC,
 	ST_MACHINE_REGISTER,
 	ST_MACHINE_SEEN,
+	ST_JOB_MACHINE_OWNER,
 	/* .config diffs (stmts_kconfig.c) */
 	ST_KCONFIG_BISECT_ENDS,
 	ST_KCONFIG_JOB,
