@@ -173,13 +173,20 @@ static int check_machine(json_t *m, struct resultdoc *d, struct err *e)
 	    opt_int(m, "nr_cpus", "machine.nr_cpus", 0, INT32_MAX, &d->nr_cpus, e) ||
 	    opt_int(m, "memory_mb", "machine.memory_mb", 0, INT64_MAX, &d->memory_mb, e))
 		return -1;
+	/* the machines' unique key (hostname, arch, tbox_group) is a btree of whole values */
+	if (d->hostname && strlen(d->hostname) > 255)
+		return err_set(e, 400, "invalid_field", "machine.hostname",
+			       "'machine.hostname' is longer than 255 bytes");
+	if (d->arch && strlen(d->arch) > 64)
+		return err_set(e, 400, "invalid_field", "machine.arch",
+			       "'machine.arch' is longer than 64 bytes");
 	if (d->tbox_group && !is_name(d->tbox_group, 128, 0))
 		return err_set(e, 400, "invalid_field", "machine.tbox_group",
 			       "'machine.tbox_group' must be 1..128 chars of [A-Za-z0-9._+-]");
 	return 0;
 }
 
-static int check_params(json_t *p, struct err *e)
+int params_check(json_t *p, struct err *e)
 {
 	const char *k;
 	json_t *v;
@@ -187,6 +194,9 @@ static int check_params(json_t *p, struct err *e)
 
 	if (!json_is_object(p))
 		return err_set(e, 400, "invalid_field", "params", "'params' must be an object");
+	if (json_object_size(p) > PARAMS_MAX_KEYS)
+		return err_set(e, 400, "invalid_field", "params", "'params' has more than %d keys",
+			       PARAMS_MAX_KEYS);
 	json_object_foreach(p, k, v) {
 		snprintf(path, sizeof(path), "params.%.200s", k);
 		if (!*k || strlen(k) > 128)
@@ -196,7 +206,8 @@ static int check_params(json_t *p, struct err *e)
 			return err_set(e, 400, "invalid_field", path,
 				       "'%s' must be a string, number or boolean", path);
 		if (json_is_string(v) && json_string_length(v) > MAX_STR)
-			return err_set(e, 400, "invalid_field", path, "'%s' is too long", path);
+			return err_set(e, 400, "invalid_field", path,
+				       "'%s' is longer than %d bytes", path, MAX_STR);
 	}
 	return 0;
 }
@@ -330,7 +341,7 @@ int resultdoc_check(json_t *doc, struct resultdoc *d, struct err *e)
 
 	v = json_object_get(doc, "params");
 	if (v && !json_is_null(v)) {
-		if (check_params(v, e))
+		if (params_check(v, e))
 			return -1;
 		d->params = v;
 		if (json_is_string(json_object_get(v, "measure")))

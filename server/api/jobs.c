@@ -105,21 +105,10 @@ enum MHD_Result api_jobs_post(struct request *rq)
 		goto bad;
 	}
 	params = json_object_get(b, "params");
-	if (params && !json_is_object(params)) {
-		err_setc(&e, ERR_INVALID_FIELD, "params", "'params' must be an object");
+	if (params && !json_is_null(params) && params_check(params, &e))
 		goto bad;
-	}
-	if (params) {
-		const char *k;
-		json_t *v;
-		json_object_foreach(params, k, v) {
-			if (!json_is_string(v) && !json_is_number(v) && !json_is_boolean(v)) {
-				err_setc(&e, ERR_INVALID_FIELD, "params",
-					 "params values must be strings, numbers or booleans");
-				goto bad;
-			}
-		}
-	}
+	if (json_is_null(params))
+		params = NULL;
 	if (strcmp(kconfig, "host")) {
 		const char *ka = kconfig_arch(kconfig);
 		if (!arch)
