@@ -254,6 +254,69 @@ static int check_metrics(json_t *m, struct resultdoc *d, struct err *e)
 	return 0;
 }
 
+const char *const resultdoc_fields[] = {
+	"run_id", "job_id", "tree", "branch", "commit", "kconfig", "compiler", "machine",
+	"testcase", "params", "status", "started_at", "duration_s", "metrics", "mode",
+	"commit_time", "commit_subject", NULL
+};
+
+static int is_field(const char *key)
+{
+	for (int i = 0; resultdoc_fields[i]; i++)
+		if (!strcmp(key, resultdoc_fields[i]))
+			return 1;
+	return 0;
+}
+
+/* JSON values in j (j itself included), counting stops past limit */
+static size_t count_values(json_t *j, size_t limit)
+{
+	size_t n = 1, i;
+	const char *k;
+	json_t *v;
+
+	if (json_is_object(j)) {
+		json_object_foreach(j, k, v) {
+			n += count_values(v, limit);
+			if (n > limit)
+				return n;
+		}
+	} else if (json_is_array(j)) {
+		json_array_foreach(j, i, v) {
+			n += count_values(v, limit);
+			if (n > limit)
+				return n;
+		}
+	}
+	return n;
+}
+
+/* The fields without a column of their own (stored as runs.extra), bounded. */
+static int check_unknown(json_t *doc, struct err *e)
+{
+	const char *k;
+	json_t *v;
+	size_t values = 0, bytes = 0;
+	char path[140];
+
+	json_object_foreach(doc, k, v) {
+		if (is_field(k))
+			continue;
+		snprintf(path, sizeof(path), "%.128s", k);
+		values += count_values(v, RESULTDOC_MAX_EXTRA_VALUES);
+		if (values > RESULTDOC_MAX_EXTRA_VALUES)
+			return err_set(e, 413, "too_large", path,
+				       "the fields without a column hold more than %d JSON values",
+				       RESULTDOC_MAX_EXTRA_VALUES);
+		bytes += strlen(k) + json_dumpb(v, NULL, 0, JSON_COMPACT) + 4;
+		if (bytes > RESULTDOC_MAX_EXTRA_BYTES)
+			return err_set(e, 413, "too_large", path,
+				       "the fields without a column are larger than %d bytes",
+				       RESULTDOC_MAX_EXTRA_BYTES);
+	}
+	return 0;
+}
+
 static const char *const statuses[] = { "ok", "failed", "build-failed", "boot-failed",
 					"run-failed", NULL };
 
@@ -268,6 +331,8 @@ int resultdoc_check(json_t *doc, struct resultdoc *d, struct err *e)
 	d->nr_cpus = d->memory_mb = -1;
 	if (!json_is_object(doc))
 		return err_set(e, 400, "invalid_field", "", "a result document must be a JSON object");
+	if (check_unknown(doc, e))
+		return -1;
 
 	if (opt_str(doc, "run_id", "run_id", &d->run_id, e))
 		return -1;

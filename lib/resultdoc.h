@@ -26,7 +26,10 @@
  * the range of the column it goes to, so no value reaches the database
  * to fail there. Whether job_id names a job is the caller's question
  * (ingest_result).
- * Unknown fields are kept by the caller, not rejected.
+ * Unknown fields are kept by the caller, not rejected, up to
+ * RESULTDOC_MAX_EXTRA_VALUES JSON values and RESULTDOC_MAX_EXTRA_BYTES
+ * bytes (compact JSON) in all (413 too_large past them, detail the field
+ * that crossed the limit).
  *
  * Limits: at most RESULTDOC_MAX_METRICS metrics and RESULTDOC_MAX_VALUES
  * values in all; strings at most 4096 bytes (jansson already rejects
@@ -35,6 +38,11 @@
 #define RESULTDOC_MAX_METRICS 100000
 #define RESULTDOC_MAX_VALUES 2000000
 #define PARAMS_MAX_KEYS 100
+#define RESULTDOC_MAX_EXTRA_VALUES 100000
+#define RESULTDOC_MAX_EXTRA_BYTES (1 << 20)
+
+/* The top-level fields with a meaning (and a column) of their own, NULL-terminated. */
+extern const char *const resultdoc_fields[];
 
 struct resultdoc {
 	/* all borrowed from the json_t given to resultdoc_check(); NULL when absent */
