@@ -140,6 +140,7 @@ enum db_stmt {
 	ST_SERIES_COMMITS,
 	/* API tokens (stmts_tokens.c) */
 	ST_TOKEN_BY_ID,
+	ST_TOKEN_USED,
 	ST_TOKEN_INSERT,
 	ST_TOKEN_REVOKE,
 	/* trees, their mirrors and commit imports (stmts_trees.c) */
