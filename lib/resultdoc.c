@@ -268,27 +268,36 @@ static int is_field(const char *key)
 	return 0;
 }
 
-/* JSON values in j (j itself included), counting stops past limit */
-static size_t count_values(json_t *j, size_t limit)
+/*
+ * Adds the JSON values in j (j itself included) to *values and about the
+ * bytes of its compact text (strings' lengths, 8 for each other value) to
+ * *bytes; stops once *values is past limit.
+ */
+static void measure(json_t *j, size_t limit, size_t *values, size_t *bytes)
 {
-	size_t n = 1, i;
 	const char *k;
 	json_t *v;
+	size_t i;
 
+	++*values;
+	if (json_is_string(j))
+		*bytes += json_string_length(j) + 2;
+	else
+		*bytes += 8;
 	if (json_is_object(j)) {
 		json_object_foreach(j, k, v) {
-			n += count_values(v, limit);
-			if (n > limit)
-				return n;
+			*bytes += strlen(k) + 3;
+			measure(v, limit, values, bytes);
+			if (*values > limit)
+				return;
 		}
 	} else if (json_is_array(j)) {
 		json_array_foreach(j, i, v) {
-			n += count_values(v, limit);
-			if (n > limit)
-				return n;
+			measure(v, limit, values, bytes);
+			if (*values > limit)
+				return;
 		}
 	}
-	return n;
 }
 
 /* The fields without a column of their own (stored as runs.extra), bounded. */
@@ -303,12 +312,12 @@ static int check_unknown(json_t *doc, struct err *e)
 		if (is_field(k))
 			continue;
 		snprintf(path, sizeof(path), "%.128s", k);
-		values += count_values(v, RESULTDOC_MAX_EXTRA_VALUES);
+		bytes += strlen(k) + 3;
+		measure(v, RESULTDOC_MAX_EXTRA_VALUES, &values, &bytes);
 		if (values > RESULTDOC_MAX_EXTRA_VALUES)
 			return err_set(e, 413, "too_large", path,
 				       "the fields without a column hold more than %d JSON values",
 				       RESULTDOC_MAX_EXTRA_VALUES);
-		bytes += strlen(k) + json_dumpb(v, NULL, 0, JSON_COMPACT) + 4;
 		if (bytes > RESULTDOC_MAX_EXTRA_BYTES)
 			return err_set(e, 413, "too_large", path,
 				       "the fields without a column are larger than %d bytes",
