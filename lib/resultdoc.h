@@ -39,7 +39,7 @@
 #define RESULTDOC_MAX_VALUES 2000000
 #define PARAMS_MAX_KEYS 100
 #define RESULTDOC_MAX_EXTRA_VALUES 100000
-#define RESULTDOC_MAX_EXTRA_BYTES (1 << 20)
+#define RESULTDOC_MAX_EXTRA_BYTES (2 << 20)
 
 /* The top-level fields with a meaning (and a column) of their own, NULL-terminated. */
 extern const char *const resultdoc_fields[];

@@ -198,7 +198,7 @@ class UnknownFieldsBounded(unittest.TestCase):
         self.assertEqual(r.json()["error"]["detail"], "junk")
 
     def test_big_unknown_string_413(self):
-        doc = result_doc(sha("3"), note="x" * 4096, blob="y" * (1 << 20))
+        doc = result_doc(sha("3"), note="x" * 4096, blob="y" * (2 << 20))
         r = srv.post("/api/v1/results", doc, scope="submit")
         self.assertEqual(r.status, 413, r)
         self.assertEqual(r.json()["error"]["detail"], "blob")
