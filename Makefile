@@ -212,6 +212,17 @@ install: all
 	cp -r web/. $(DESTDIR)$(PREFIX)/share/regtrack/web/
 	cp -r bin/cases/. $(DESTDIR)$(PREFIX)/share/regtrack/cases/ 2>/dev/null || true
 
+# systemd units and the nginx site (README "Production setup"); units use
+# /usr/local/bin: with another PREFIX the ExecStart lines are rewritten
+.PHONY: install-deploy
+install: install-deploy
+install-deploy:
+	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system $(DESTDIR)$(PREFIX)/share/regtrack/nginx
+	for u in deploy/systemd/*.service; do \
+		sed 's|/usr/local/bin/|$(PREFIX)/bin/|g' $$u > $(DESTDIR)$(PREFIX)/lib/systemd/system/$$(basename $$u); \
+		chmod 644 $(DESTDIR)$(PREFIX)/lib/systemd/system/$$(basename $$u); done
+	install -m 644 deploy/nginx/regtrack.conf $(DESTDIR)$(PREFIX)/share/regtrack/nginx/
+
 demo:
 	@deploy/install-deps
 	$(MAKE) all

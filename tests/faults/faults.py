@@ -49,6 +49,12 @@ figures and exits non-zero when an invariant breaks.
                (a second worker token completing another's leased job).
                Asserted: every one refused 401 before its body, RSS peak
                within 32 MB of the start, 0 forged completions.
+  nginx-conf   deploy/nginx/regtrack.conf itself (its ports, upstream and
+               certificate paths rewritten to a temp dir, a self-signed
+               certificate) in front of a server. Asserted: /healthz over
+               TLS 200; two Content-Length headers, a non-numeric one and a
+               17 MB body refused by nginx with the API's JSON error shape,
+               none reaching the server; HTTP redirects to HTTPS.
 
 Run by tests/faults/run.sh with REGTRACK_BIN set; Debian's /usr/bin/python3.
 """
@@ -1085,9 +1091,109 @@ def unauth_bodies():
     return fails
 
 
+def nginx_conf():
+    """deploy/nginx/regtrack.conf in front of a server, on free ports."""
+    import shutil
+    import socket
+    import ssl
+    import tempfile
+    fails = []
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    srv = Server(extra_args=["--max-connections-per-ip", "0"])
+    tmp = tempfile.mkdtemp(prefix="regtrack-nginx-")
+    os.makedirs(os.path.join(tmp, "logs"))
+    ports = []
+    for _ in range(2):
+        with socket.socket() as so:
+            so.bind(("127.0.0.1", 0))
+            ports.append(so.getsockname()[1])
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=localhost", "-keyout", tmp + "/privkey.pem",
+                    "-out", tmp + "/fullchain.pem"], check=True, capture_output=True)
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "..", "..", "deploy", "nginx", "regtrack.conf")) as f:
+        site = f.read()
+    site = (site.replace("/etc/ssl/regtrack", tmp).replace("127.0.0.1:8080", srv.addr)
+            .replace("listen 443 ssl http2;", "listen 127.0.0.1:%d ssl;" % ports[1])
+            .replace("listen [::]:443 ssl http2;", "")
+            .replace("listen 80;", "listen 127.0.0.1:%d;" % ports[0])
+            .replace("listen [::]:80;", ""))
+    with open(os.path.join(tmp, "site.conf"), "w") as f:
+        f.write(site)
+    with open(os.path.join(tmp, "nginx.conf"), "w") as f:
+        f.write("daemon off;\npid %(t)s/nginx.pid;\nerror_log %(t)s/logs/error.log warn;\n"
+                "events { worker_connections 1024; }\nhttp {\naccess_log %(t)s/logs/access.log;\n"
+                "client_body_temp_path %(t)s/body;\nproxy_temp_path %(t)s/proxy;\n"
+                "fastcgi_temp_path %(t)s/fastcgi;\nuwsgi_temp_path %(t)s/uwsgi;\n"
+                "scgi_temp_path %(t)s/scgi;\ninclude %(t)s/site.conf;\n}\n" % {"t": tmp})
+    proc = subprocess.Popen([nginx, "-p", tmp, "-c", tmp + "/nginx.conf", "-e",
+                             tmp + "/logs/error.log"], stderr=subprocess.PIPE)
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+
+    def tls(data):
+        for _ in range(100):
+            try:
+                so = socket.create_connection(("127.0.0.1", ports[1]), timeout=5)
+                break
+            except OSError:
+                time.sleep(0.05)
+        so = ctx.wrap_socket(so)
+        out = b""
+        try:
+            so.sendall(data)
+            while True:
+                b = so.recv(65536)
+                if not b:
+                    break
+                out += b
+        except OSError:
+            pass
+        so.close()
+        return out
+    try:
+        out = tls(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        print("  /healthz through nginx (TLS): %s" % out.split(b"\r\n", 1)[0].decode())
+        if not out.startswith(b"HTTP/1.1 200"):
+            fails.append("healthz through nginx: %r" % out[:200])
+        before = srv.psql("SELECT count(*) FROM runs")
+        for name, req in (
+                ("two Content-Length", b"POST /api/v1/results HTTP/1.1\r\nHost: x\r\n"
+                 b"Content-Length: 2\r\nContent-Length: 30\r\n\r\n{}"),
+                ("Content-Length not a number", b"POST /api/v1/results HTTP/1.1\r\nHost: x\r\n"
+                 b"Content-Length: 2x\r\n\r\n{}"),
+                ("17 MB body", b"POST /api/v1/results HTTP/1.1\r\nHost: x\r\n"
+                 b"Content-Length: 17825792\r\n\r\n")):
+            out = tls(req)
+            head, _, body = out.partition(b"\r\n\r\n")
+            status = head.split(b"\r\n", 1)[0].decode()
+            try:
+                code = json.loads(body)["error"]["code"]
+            except ValueError:
+                code = "not JSON: %r" % body[:80]
+            print("  %-28s -> %s, %s" % (name, status, code))
+            if status[9:12] not in ("400", "413") or code.startswith("not JSON"):
+                fails.append("%s: %s %s" % (name, status, code))
+        if srv.psql("SELECT count(*) FROM runs") != before:
+            fails.append("a refused request stored a run")
+        with socket.create_connection(("127.0.0.1", ports[0]), timeout=5) as so:
+            so.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            first = so.recv(4096).split(b"\r\n", 1)[0].decode()
+        print("  plain HTTP: %s" % first)
+        if "301" not in first:
+            fails.append("plain HTTP is not redirected: %s" % first)
+    finally:
+        stop_process(proc)
+        srv.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+    return fails
+
+
 SCENARIOS = {"kill-server": kill_server, "pg-restart": pg_restart, "worker-kill": worker_kill,
              "worker-valgrind": worker_valgrind, "load": load, "nginx-failover": nginx_failover,
-             "flood": flood, "slow-headers": slow_headers, "unauth-bodies": unauth_bodies}
+             "flood": flood, "slow-headers": slow_headers, "unauth-bodies": unauth_bodies,
+             "nginx-conf": nginx_conf}
 
 if __name__ == "__main__":
     names = sys.argv[1:] or list(SCENARIOS)
