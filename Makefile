@@ -88,8 +88,14 @@ $(B)/gen/migrations.c: $(MIGRATIONS) tools/embed-sql
 	tools/embed-sql $(MIGRATIONS) > $@.tmp && mv $@.tmp $@
 $(B)/gen/migrations.o: $(B)/gen/migrations.c
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+# the OpenAPI document served at /api/v1/openapi.json (server/api/openapi.c)
+$(B)/gen/openapi.c: docs/openapi.json tools/embed-file
+	@mkdir -p $(dir $@)
+	tools/embed-file openapi_json docs/openapi.json > $@.tmp && mv $@.tmp $@
+$(B)/gen/openapi.o: $(B)/gen/openapi.c
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(SERVER_A): $(call obj,$(SERVER_SRC)) $(B)/gen/migrations.o
+$(SERVER_A): $(call obj,$(SERVER_SRC)) $(B)/gen/migrations.o $(B)/gen/openapi.o
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 $(WORKER_A): $(call obj,$(WORKER_SRC))
