@@ -26,7 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "banned.h"
 
 static void robust_table(int trials)
 {

@@ -33,14 +33,7 @@
 #include "stats/detect.h"
 #include "stats/ranktest.h"
 #include "test_detect_corpus.h"
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
+#include "clock.h"
 
 static int cmp_d(const void *x, const void *y)
 {
@@ -135,26 +128,27 @@ static void corpus_figures(void)
 					struct corpus_series cs;
 					struct detect_series s;
 					struct err e;
-					double *m, t0;
+					double *m;
+					int64_t t0;
 					size_t nb;
 
 					/* seeds disjoint from tests/unit/test_detect.c */
 					corpus_make(&cs, 5000003 + seed * 104729 + li * 613 + ci * 17 +
 								 (uint64_t)k * 7000001,
 						    lens[li], corpus_cvs[ci], k);
-					t0 = now_ms();
+					t0 = mono_ns();
 					if (detect_values(cs.v, cs.group, cs.nv, NULL, &s, &e))
 						exit(1);
-					t_ours += now_ms() - t0;
+					t_ours += mono_ms_since(t0);
 					for (size_t j = 0; j < s.ncp && j < 20000; j++)
 						idx[j] = s.cp[j].id;
 					corpus_tally(&cs, idx, s.ncp, &ours[k]);
 					corpus_tally(&cs, idx, s.ncp, &ours[CK_NKINDS]);
 					detect_series_release(&s);
 					m = medians(&cs);
-					t0 = now_ms();
+					t0 = mono_ns();
 					nb = baseline_detect(m, cs.ncommits, idx, 20000);
-					t_base += now_ms() - t0;
+					t_base += mono_ms_since(t0);
 					corpus_tally(&cs, idx, nb, &base[k]);
 					corpus_tally(&cs, idx, nb, &base[CK_NKINDS]);
 					free(m);
@@ -207,22 +201,23 @@ static void timings(void)
 	for (int r = 0; r < REPS; r++) {
 		struct detect_series s;
 		struct err e;
-		double *copy = malloc(cs.nv * sizeof(*copy)), t0;
+		double *copy = malloc(cs.nv * sizeof(*copy));
+		int64_t t0;
 
 		memcpy(copy, cs.v, cs.nv * sizeof(*copy));
-		t0 = now_ms();
+		t0 = mono_ns();
 		qsort(copy, cs.nv, sizeof(*copy), cmp_d);
-		tq[r] = now_ms() - t0;
+		tq[r] = mono_ms_since(t0);
 		free(copy);
 
-		t0 = now_ms();
+		t0 = mono_ns();
 		baseline_detect(m, cs.ncommits, idx, 20000);
-		tb[r] = now_ms() - t0;
+		tb[r] = mono_ms_since(t0);
 
-		t0 = now_ms();
+		t0 = mono_ns();
 		if (detect_values(cs.v, cs.group, cs.nv, NULL, &s, &e))
 			exit(1);
-		td[r] = now_ms() - t0;
+		td[r] = mono_ms_since(t0);
 		detect_series_release(&s);
 	}
 	/* incremental: series of 9,999 commits detected, then one more run arrives */
@@ -242,11 +237,11 @@ static void timings(void)
 		}
 		detect_series_run(&s);
 		x = cs.v[cs.nv - 1];
-		t0 = now_ms();
+		t0 = mono_ns();
 		if (detect_series_push(&s, &x, 1))
 			exit(1);
 		detect_series_run(&s);
-		ti[r] = now_ms() - t0;
+		ti[r] = mono_ms_since(t0);
 		detect_series_release(&s);
 	}
 	/* compare: 2 commits x 6 runs x 5,000 metrics */
@@ -262,7 +257,7 @@ static void timings(void)
 			b[i] = 1000 * (1 + 0.02 * corpus_gauss(&rng)) * (i % 60 == 0 ? 1.1 : 1);
 		}
 		for (int r = 0; r < REPS; r++) {
-			double t0 = now_ms();
+			double t0 = mono_ns();
 
 			for (size_t mi = 0; mi < NM; mi++) {
 				struct compare_result res;
@@ -271,8 +266,8 @@ static void timings(void)
 				p[mi] = res.p_value;
 			}
 			bh_adjust(p, NM, q);
-			tc[r] = now_ms() - t0;
-			t0 = now_ms();
+			tc[r] = mono_ms_since(t0);
+			t0 = mono_ns();
 			for (size_t mi = 0; mi < NM; mi++) {
 				struct sample_stats sa, sb;
 
@@ -280,7 +275,7 @@ static void timings(void)
 				sample_stats_compute(b + 6 * mi, 6, &sb);
 				sink += sa.stddev_pct + sb.mean;
 			}
-			tl[r] = now_ms() - t0;
+			tl[r] = mono_ms_since(t0);
 		}
 		(void)sink;
 		free(a);

@@ -25,7 +25,6 @@
 
 #include "stats/detect.h"
 
-#include "banned.h"
 
 enum { K_GAUSS, K_OUTLIER, K_BIMODAL, K_DRIFT, K_AR1, K_N };
 static const char *const kind_names[K_N] = { "gaussian", "outlier", "bimodal", "drift", "ar1" };

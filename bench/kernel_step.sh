@@ -93,6 +93,6 @@ full, inc, fresh = map(float, sys.argv[1:4])
 print(json.dumps({
     "full_s": full, "incremental_s": inc, "fresh_dir_s": fresh,
     "note": "x86_64-tiny-mm bzImage, make -j%s, CC='ccache gcc' as worker/kernel.c; one .c "
-            "changed (mm/mmap.c); a new build dir with the warm ccache: %.1f s (%.2f of full); "
-            "ccache: %s" % (sys.argv[4], fresh, fresh / full, sys.argv[5].strip())}))
+	    "changed (mm/mmap.c); a new build dir with the warm ccache: %.1f s (%.2f of full); "
+	    "ccache: %s" % (sys.argv[4], fresh, fresh / full, sys.argv[5].strip())}))
 EOF

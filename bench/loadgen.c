@@ -46,16 +46,7 @@
 #include "buf.h"
 #include "server/db/db.h"
 #include "xalloc.h"
-
-#include "banned.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "clock.h"
 
 static void die(const char *what)
 {
@@ -224,10 +215,10 @@ static int run_clients(struct client *cl, int n, void *(*fn)(void *), pthread_ba
 		if (pthread_create(&cl[i].th, NULL, fn, &cl[i]))
 			die("pthread_create");
 	pthread_barrier_wait(b);
-	t0 = now_s();
+	t0 = mono_s();
 	for (int i = 0; i < n; i++)
 		pthread_join(cl[i].th, NULL);
-	*secs = now_s() - t0;
+	*secs = mono_s() - t0;
 	return 0;
 }
 
@@ -508,13 +499,13 @@ static int cmd_get(int argc, char **argv)
 	curl_easy_setopt(h, CURLOPT_TIMEOUT, 60L);
 	curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, NULL);
 	for (long i = -1; i < reps; i++) {
-		double t0 = now_s();
+		double t0 = mono_s();
 
 		got = 0;
 		if (curl_easy_perform(h) != CURLE_OK)
 			die("GET failed");
 		if (i >= 0)
-			ms[i] = (now_s() - t0) * 1e3;
+			ms[i] = (mono_s() - t0) * 1e3;
 	}
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
 	printf("{");
@@ -557,11 +548,11 @@ static int cmd_sql(int argc, char **argv, int server_stmt)
 		die(PQerrorMessage(c));
 	PQclear(must(c, PQprepare(c, "q", sql, np, NULL), "prepare"));
 	for (long i = -1; i < reps; i++) {
-		double t0 = now_s();
+		double t0 = mono_s();
 		PGresult *r = must(c, PQexecPrepared(c, "q", np, p, NULL, NULL, binary), "query");
 
 		if (i >= 0)
-			ms[i] = (now_s() - t0) * 1e3;
+			ms[i] = (mono_s() - t0) * 1e3;
 		rows = PQntuples(r);
 		PQclear(r);
 	}

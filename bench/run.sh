@@ -20,7 +20,7 @@ mkdir -p "$BENCH_PROGS"
 # the library and server objects, built by the top-level Makefile in its own dir
 make --no-print-directory -s B="$B" BIN="$B/bin" "$B/libregtrack.a" "$B/libserver.a" >&2
 
-CFLAGS="-O2 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter -Ilib -I."
+CFLAGS="-O2 -g -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -include lib/banned.h -Ilib -I."
 PKGS="libcurl libpq jansson libmicrohttpd uuid libcrypto gsl"
 # shellcheck disable=SC2046
 gcc $CFLAGS $(pkg-config --cflags $PKGS) -o "$BENCH_PROGS/loadgen" bench/loadgen.c \

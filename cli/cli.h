@@ -3,14 +3,32 @@
 
 /*
  * Subcommands of bin/regtrack. Each takes the arguments after its name
- * (argv[0] is the subcommand) and returns the process exit code:
- * 0 ok, 1 regression found where a gate was asked for, 2 usage or input error.
+ * (argv[0] is the subcommand) and returns the process exit code (CLI_EXIT_*).
  */
+#define CLI_EXIT_OK 0
+#define CLI_EXIT_REGRESSION 1 /* compare --gate: a significant regression; job wait: not ok */
+#define CLI_EXIT_USAGE 2      /* usage, input or server error */
+#define CLI_EXIT_UNDECIDED 3  /* compare --gate could not decide; job wait timed out */
+#define CLI_EXIT_CODES                                                                      \
+	"0 ok, 1 regression found (gate) or job not ok (job wait), 2 usage or input "       \
+	"error, 3 undecided (gate: no shared setup or every row need-more-runs; job wait: " \
+	"timed out)"
+
 int cmd_parse(int argc, char **argv);
 int cmd_detect(int argc, char **argv);
 int cmd_compare_samples(int argc, char **argv);
 int cmd_submit(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
+int cmd_job(int argc, char **argv);
+
+/*
+ * 1 when arg is the long flag `flag`, with '-' and '_' the same after the
+ * leading "--" (--tbox-group and --tbox_group).
+ */
+int cli_flag_is(const char *arg, const char *flag);
+
+/* 1 when argv[1..argc) asks for help (-h, --help) before a "--". */
+int cli_wants_help(int argc, char **argv);
 
 #endif

@@ -6,8 +6,9 @@
  * regtrack bisect list
  *
  * Online: --server URL (or REGTRACK_SERVER), --token TOKEN (or REGTRACK_TOKEN).
- * Prints the server's JSON answer; exit 0, or 2 on a usage error or an
- * error answer (its message on stderr).
+ * Prints the server's JSON answer; exit 0, or 2 on a usage error (also
+ * start without its required flags: nothing is sent) or an error answer
+ * (its message on stderr). --tbox_group is the same as --tbox-group.
  */
 #include "cli.h"
 #include "http_client.h"
@@ -17,28 +18,35 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 static const char usage_text[] =
 	"usage: regtrack bisect start --tree T --good SHA --bad SHA --testcase TC --kconfig K\n"
 	"                             --metric M [--params JSON] [--compiler C]\n"
 	"                             [--tbox-group G | --arch A] [--runs-per-step N]\n"
 	"                             [--ref-runs N] [--k N]\n"
 	"       regtrack bisect show ID\n"
-	"       regtrack bisect list\n";
+	"       regtrack bisect list\n"
+	"  start: POST /api/v1/bisects (the first bad commit of good..bad for metric);\n"
+	"  show, list: GET /api/v1/bisects[/ID]; the server's JSON on stdout\n";
 
-/* flag -> JSON key and type (s string, i integer, j JSON object) */
+/* flag -> JSON key, type (s string, i integer, j JSON object), required */
 static const struct {
 	const char *flag, *key;
 	char type;
+	int required;
 } start_flags[] = {
-	{ "--tree", "tree", 's' },       { "--good", "good", 's' },
-	{ "--bad", "bad", 's' },         { "--testcase", "testcase", 's' },
-	{ "--params", "params", 'j' },   { "--kconfig", "kconfig", 's' },
-	{ "--compiler", "compiler", 's' }, { "--tbox-group", "tbox_group", 's' },
-	{ "--arch", "arch", 's' },       { "--metric", "metric", 's' },
-	{ "--runs-per-step", "runs_per_step", 'i' }, { "--ref-runs", "ref_runs", 'i' },
-	{ "--k", "k", 'i' },
+	{ "--tree", "tree", 's', 1 },
+	{ "--good", "good", 's', 1 },
+	{ "--bad", "bad", 's', 1 },
+	{ "--testcase", "testcase", 's', 1 },
+	{ "--params", "params", 'j', 0 },
+	{ "--kconfig", "kconfig", 's', 1 },
+	{ "--compiler", "compiler", 's', 0 },
+	{ "--tbox-group", "tbox_group", 's', 0 },
+	{ "--arch", "arch", 's', 0 },
+	{ "--metric", "metric", 's', 1 },
+	{ "--runs-per-step", "runs_per_step", 'i', 0 },
+	{ "--ref-runs", "ref_runs", 'i', 0 },
+	{ "--k", "k", 'i', 0 },
 };
 
 static int usage(void)
@@ -46,6 +54,8 @@ static int usage(void)
 	fputs(usage_text, stderr);
 	return 2;
 }
+
+#define NR_START_FLAGS (sizeof(start_flags) / sizeof(start_flags[0]))
 
 /* prints the answer; 0 on 2xx, 2 otherwise */
 static int answer(long status, struct buf *out, struct err *e)
@@ -86,10 +96,15 @@ static int do_start(struct http_client *hc, int argc, char **argv)
 
 	for (int i = 0; i < argc; i++) {
 		size_t k;
-		for (k = 0; k < sizeof(start_flags) / sizeof(start_flags[0]); k++)
-			if (!strcmp(argv[i], start_flags[k].flag))
+		for (k = 0; k < NR_START_FLAGS; k++)
+			if (cli_flag_is(argv[i], start_flags[k].flag))
 				break;
-		if (k == sizeof(start_flags) / sizeof(start_flags[0]) || i + 1 >= argc) {
+		if (k == NR_START_FLAGS || i + 1 >= argc) {
+			fprintf(stderr,
+				k == NR_START_FLAGS ?
+					"regtrack: bisect start: unknown option '%s'\n" :
+					"regtrack: bisect start: %s needs a value\n",
+				argv[i]);
 			json_decref(b);
 			return usage();
 		}
@@ -100,7 +115,8 @@ static int do_start(struct http_client *hc, int argc, char **argv)
 			char *end;
 			long v = strtol(argv[i], &end, 10);
 			if (*end || end == argv[i]) {
-				fprintf(stderr, "regtrack: %s needs an integer, not '%s'\n", argv[i - 1], argv[i]);
+				fprintf(stderr, "regtrack: %s needs an integer, not '%s'\n",
+					argv[i - 1], argv[i]);
 				json_decref(b);
 				return 2;
 			}
@@ -118,6 +134,13 @@ static int do_start(struct http_client *hc, int argc, char **argv)
 			json_object_set_new(b, start_flags[k].key, v);
 		}
 	}
+	for (size_t k = 0; k < NR_START_FLAGS; k++)
+		if (start_flags[k].required && !json_object_get(b, start_flags[k].key)) {
+			fprintf(stderr, "regtrack: bisect start: %s is required\n",
+				start_flags[k].flag);
+			json_decref(b);
+			return usage();
+		}
 	text = json_dumps(b, JSON_COMPACT);
 	json_decref(b);
 	status = http_client_request(hc, "POST", "/api/v1/bisects", text, strlen(text), &out, &e);
@@ -144,6 +167,10 @@ int cmd_bisect(int argc, char **argv)
 	char path[64];
 
 	http_client_init(&hc, &argc, argv);
+	if (cli_wants_help(argc, argv)) {
+		fputs(usage_text, stdout);
+		return 0;
+	}
 	if (argc < 2)
 		return usage();
 	if (!strcmp(argv[1], "start"))
@@ -154,7 +181,8 @@ int cmd_bisect(int argc, char **argv)
 		char *end;
 		long long id = strtoll(argv[2], &end, 10);
 		if (*end || id <= 0) {
-			fprintf(stderr, "regtrack: bisect show needs a bisect id, not '%s'\n", argv[2]);
+			fprintf(stderr, "regtrack: bisect show needs a bisect id, not '%s'\n",
+				argv[2]);
 			return 2;
 		}
 		snprintf(path, sizeof(path), "/api/v1/bisects/%lld", id);

@@ -4,39 +4,22 @@
  *   regtrack compare --base SHA --head SHA [--testcase T] [--metric PREFIX]
  *                    [--text] [--changed] [--gate]
  * submit: exit 0 when every document was stored (or was already), 2 when a
- * file is unreadable or the server rejected one. compare --gate: exit 1
- * when any row is a significant regression (read from the JSON reply, also
- * with --text: the text is printed, the JSON fetched for the verdicts).
+ * file is unreadable or the server rejected one. compare --gate reads the
+ * JSON reply's verdicts (also with --text: the text is printed, the JSON
+ * fetched for the verdicts and the marks of the significant rows): exit 1
+ * when any row is a significant regression, 3 when it cannot decide (the
+ * two commits share no setup, or every row is need-more-runs), with one
+ * line on stderr per metric that decided it.
  */
 #include "cli.h"
 #include "http_client.h"
 
 #include <curl/curl.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "banned.h"
-
-static int read_file(const char *path, struct buf *out)
-{
-	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-	char chunk[65536];
-	size_t n;
-
-	if (!f)
-		return -1;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		if (buf_add(out, chunk, n)) {
-			if (f != stdin)
-				fclose(f);
-			return -1;
-		}
-	if (f != stdin)
-		fclose(f);
-	return 0;
-}
 
 static void print_error(const char *what, long status, const struct buf *body)
 {
@@ -53,27 +36,46 @@ static void print_error(const char *what, long status, const struct buf *body)
 	json_decref(j);
 }
 
+static const char submit_usage[] =
+	"usage: regtrack submit [--server URL] [--token TOKEN] FILE...\n"
+	"  POSTs each result document (JSON, one run; '-' reads stdin; '--' ends the options)\n"
+	"  to /api/v1/results; the same run_id twice is stored once\n"
+	"exit: 0 every document stored (or already), 2 a file unreadable or rejected\n";
+
 int cmd_submit(int argc, char **argv)
 {
 	struct http_client c;
-	int ret = 0;
+	int ret = 0, first = 1;
 
 	http_client_init(&c, &argc, argv);
-	if (argc < 2) {
-		fputs("usage: regtrack submit [--server URL] [--token TOKEN] FILE...\n", stderr);
+	if (cli_wants_help(argc, argv)) {
+		fputs(submit_usage, stdout);
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "--"))
+		first = 2;
+	else
+		for (int i = 1; i < argc; i++)
+			if (argv[i][0] == '-' && argv[i][1]) {
+				fprintf(stderr, "regtrack: submit: unknown option '%s'\n", argv[i]);
+				fputs(submit_usage, stderr);
+				return 2;
+			}
+	if (argc <= first) {
+		fputs(submit_usage, stderr);
 		return 2;
 	}
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	for (int i = 1; i < argc; i++) {
+	for (int i = first; i < argc; i++) {
 		struct buf doc = BUF_INIT(1u << 30), resp = BUF_INIT(1u << 20);
 		struct err e;
 		long st;
 
-		if (read_file(argv[i], &doc)) {
+		if (strcmp(argv[i], "-") ? buf_read_file(&doc, argv[i]) : buf_read_fd(&doc, 0)) {
 			fprintf(stderr, "regtrack: cannot read '%s'\n", argv[i]);
 			ret = 2;
-		} else if ((st = http_client_request(&c, "POST", "/api/v1/results", doc.data, doc.len,
-						     &resp, &e)) < 0) {
+		} else if ((st = http_client_request(&c, "POST", "/api/v1/results", doc.data,
+						     doc.len, &resp, &e)) < 0) {
 			fprintf(stderr, "regtrack: %s\n", e.message);
 			ret = 2;
 		} else if (st == 200 || st == 201) {
@@ -98,22 +100,219 @@ static int add_arg(struct buf *q, CURL *h, const char *name, const char *value)
 	return r;
 }
 
-int cmd_compare(int argc, char **argv)
+static const char compare_usage[] =
+	"usage: regtrack compare --base SHA --head SHA [--testcase T] [--metric PREFIX]\n"
+	"                        [--tbox-group G] [--kconfig K] [--compiler C]\n"
+	"                        [--params JSON] [--mode M] [--alpha A] [--text]\n"
+	"                        [--changed] [--gate]\n"
+	"  the comparison of two commits, per setup and metric, as JSON (GET /api/v1/compare);\n"
+	"  --text: LKP's table instead, significant rows marked [regression], [improvement]\n"
+	"  or [change] at the end; --changed: significant rows only\n"
+	"  --gate: exit 1 on a significant regression, 3 when it cannot decide (no setup\n"
+	"  measured at both commits, or every row need-more-runs); one line on stderr per\n"
+	"  metric that decided it\n"
+	"  (--tbox_group is the same as --tbox-group)\n";
+
+/* "testcase k=v … tbox_group kconfig compiler" of setup id in the reply's setups[] */
+static void setup_label(json_t *reply, long long id, char *out, size_t size)
 {
-	static const char *const filters[] = { "base", "head", "testcase", "metric", "tbox_group",
-					       "kconfig", "compiler", "params", "mode", "alpha" };
-	struct http_client c;
-	struct buf q = BUF_INIT(8192), path = BUF_INIT(9000), resp = BUF_INIT(256u << 20);
-	int text = 0, changed = 0, gate = 0, ret = 0, over = 0;
+	json_t *s;
+	size_t i;
+
+	snprintf(out, size, "setup %lld", id);
+	json_array_foreach (json_object_get(reply, "setups"), i, s) {
+		char *params;
+
+		if (json_integer_value(json_object_get(s, "id")) != id)
+			continue;
+		params = json_dumps(json_object_get(s, "params"), JSON_COMPACT | JSON_SORT_KEYS);
+		snprintf(out, size, "%s %s %s %s %s",
+			 json_string_value(json_object_get(s, "testcase")), params ? params : "{}",
+			 json_string_value(json_object_get(s, "tbox_group")),
+			 json_string_value(json_object_get(s, "kconfig")),
+			 json_string_value(json_object_get(s, "compiler")));
+		free(params);
+		return;
+	}
+}
+
+static const char *str_of(json_t *o, const char *key)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+
+	return v ? v : "";
+}
+
+static double num_of(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/*
+ * The gate over the JSON reply: CLI_EXIT_REGRESSION when a row is a
+ * significant regression, CLI_EXIT_UNDECIDED when no row has runs at both
+ * commits (the reply lists a metric measured at one of them with n 0 at the
+ * other) or every row is need-more-runs, else CLI_EXIT_OK; one line per
+ * deciding metric on stderr.
+ */
+static int gate(json_t *reply)
+{
+	json_t *rows = json_object_get(reply, "rows"), *row;
+	size_t i, n = json_array_size(rows), more = 0, bad = 0, shared = 0;
+	char label[512];
+
+	json_array_foreach (rows, i, row) {
+		json_t *nn = json_object_get(row, "n");
+
+		shared += json_integer_value(json_array_get(nn, 0)) > 0 &&
+			  json_integer_value(json_array_get(nn, 1)) > 0;
+		if (!strcmp(str_of(row, "change"), "regression")) {
+			setup_label(reply, json_integer_value(json_object_get(row, "setup_id")),
+				    label, sizeof(label));
+			fprintf(stderr,
+				"regtrack: gate: regression: %s %+.1f%% (p %.2g, q %.2g; %s)\n",
+				str_of(row, "metric"), num_of(row, "change_pct"),
+				num_of(row, "p_value"), num_of(row, "q_value"), label);
+			bad++;
+		}
+		more += !strcmp(str_of(row, "verdict"), "need-more-runs");
+	}
+	if (bad)
+		return CLI_EXIT_REGRESSION;
+	if (!shared) {
+		fputs("regtrack: gate: undecided: no setup was measured at both commits "
+		      "(nothing to compare)\n",
+		      stderr);
+		return CLI_EXIT_UNDECIDED;
+	}
+	if (more < n)
+		return CLI_EXIT_OK;
+	json_array_foreach (rows, i, row) {
+		json_t *nn = json_object_get(row, "n");
+
+		setup_label(reply, json_integer_value(json_object_get(row, "setup_id")), label,
+			    sizeof(label));
+		fprintf(stderr, "regtrack: gate: need-more-runs: %s with %lld vs %lld runs (%s)\n",
+			str_of(row, "metric"), (long long)json_integer_value(json_array_get(nn, 0)),
+			(long long)json_integer_value(json_array_get(nn, 1)), label);
+	}
+	fprintf(stderr,
+		"regtrack: gate: undecided: every row (%zu) is need-more-runs: "
+		"run more at both commits\n",
+		n);
+	return CLI_EXIT_UNDECIDED;
+}
+
+/*
+ * Prints the LKP text with each significant row marked at its end. The text
+ * has one table per setup (each opens with a '=' line), rows in the JSON's
+ * (setup, metric) order, the metric name last on its line.
+ */
+static void print_marked(const struct buf *text, json_t *reply)
+{
+	json_t *rows = json_object_get(reply, "rows");
+	long long setup = 0;
+	size_t r = 0, nr = json_array_size(rows), table = 0;
+	const char *p = text->data, *end = text->data + text->len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		const char *mark = NULL;
+
+		if (len && p[0] == '=') {
+			/* the next table: skip to the first row of the next setup */
+			if (table++)
+				while (r < nr &&
+				       json_integer_value(json_object_get(json_array_get(rows, r),
+									  "setup_id")) == setup)
+					r++;
+			if (r < nr)
+				setup = json_integer_value(
+					json_object_get(json_array_get(rows, r), "setup_id"));
+		} else if (len) {
+			const char *t = p + len;
+
+			while (t > p && t[-1] != ' ')
+				t--;
+			for (size_t k = r; k < nr; k++) {
+				json_t *row = json_array_get(rows, k);
+				const char *m = str_of(row, "metric");
+
+				if (json_integer_value(json_object_get(row, "setup_id")) != setup)
+					break;
+				if (strlen(m) == (size_t)(p + len - t) &&
+				    !memcmp(m, t, strlen(m))) {
+					if (!strcmp(str_of(row, "verdict"), "different"))
+						mark = str_of(row, "change");
+					break;
+				}
+			}
+		}
+		fwrite(p, 1, len, stdout);
+		if (mark)
+			printf("  [%s]",
+			       !strcmp(mark, "regression") || !strcmp(mark, "improvement") ?
+				       mark :
+				       "change");
+		if (nl)
+			fputc('\n', stdout);
+		p += len + (nl ? 1 : 0);
+	}
+}
+
+/*
+ * GET /api/v1/compare with query q (from add_arg), changed=1 and
+ * format=text when asked, into resp. 0, or -1 with the error on stderr.
+ */
+static int compare_get(struct http_client *c, const char *q, int changed, int want_text,
+		       struct buf *resp)
+{
+	struct buf path = BUF_INIT(16384);
 	struct err e;
 	long st;
+	int ret = -1;
+
+	buf_reset(resp);
+	if (buf_addf(&path, "/api/v1/compare%s%s%s", q,
+		     changed ? (*q ? "&changed=1" : "?changed=1") : "",
+		     want_text ? (*q || changed ? "&format=text" : "?format=text") : "")) {
+		fputs("regtrack: arguments too long\n", stderr);
+	} else if ((st = http_client_request(c, "GET", path.data, NULL, 0, resp, &e)) < 0) {
+		fprintf(stderr, "regtrack: %s\n", e.message);
+	} else if (st != 200) {
+		print_error("compare", st, resp);
+	} else {
+		ret = 0;
+	}
+	buf_release(&path);
+	return ret;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	static const char *const filters[] = { "base",	     "head",	"testcase", "metric",
+					       "tbox_group", "kconfig", "compiler", "params",
+					       "mode",	     "alpha" };
+	struct http_client c;
+	struct buf q = BUF_INIT(8192), resp = BUF_INIT(256u << 20);
+	int text = 0, changed = 0, want_gate = 0, ret = 0, over = 0, base = 0, head = 0;
+	json_t *reply = NULL;
 	CURL *h;
 
 	http_client_init(&c, &argc, argv);
+	if (cli_wants_help(argc, argv)) {
+		fputs(compare_usage, stdout);
+		return 0;
+	}
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	h = curl_easy_init();
 	for (int i = 1; i < argc; i++) {
 		size_t k;
+		char flag[32];
+
 		if (!strcmp(argv[i], "--text")) {
 			text = 1;
 			continue;
@@ -123,74 +322,81 @@ int cmd_compare(int argc, char **argv)
 			continue;
 		}
 		if (!strcmp(argv[i], "--gate")) {
-			gate = 1;
+			want_gate = 1;
 			continue;
 		}
-		for (k = 0; k < sizeof(filters) / sizeof(filters[0]); k++)
-			if (!strncmp(argv[i], "--", 2) && !strcmp(argv[i] + 2, filters[k]))
+		for (k = 0; k < sizeof(filters) / sizeof(filters[0]); k++) {
+			snprintf(flag, sizeof(flag), "--%s", filters[k]);
+			if (cli_flag_is(argv[i], flag))
 				break;
+		}
 		if (k == sizeof(filters) / sizeof(filters[0]) || i + 1 >= argc) {
-			fputs("usage: regtrack compare --base SHA --head SHA [--testcase T] [--metric PREFIX]\n"
-			      "                        [--tbox_group G] [--kconfig K] [--compiler C]\n"
-			      "                        [--params JSON] [--mode M] [--alpha A] [--text]\n"
-			      "                        [--changed] [--gate]\n", stderr);
+			if (k == sizeof(filters) / sizeof(filters[0]))
+				fprintf(stderr, "regtrack: compare: unknown option '%s'\n",
+					argv[i]);
+			else
+				fprintf(stderr, "regtrack: compare: %s needs a value\n", argv[i]);
+			fputs(compare_usage, stderr);
 			ret = 2;
 			goto out;
 		}
+		base |= k == 0;
+		head |= k == 1;
 		over |= add_arg(&q, h, filters[k], argv[++i]);
 	}
-	if (changed)
-		over |= add_arg(&q, h, "changed", "1");
-	/* the text when asked for, then the JSON (printed without --text; the gate reads its verdicts) */
-	for (int pass = text ? 0 : 1; pass < 2; pass++) {
-		int want_text = pass == 0;
-
-		if (!want_text && !gate && text)
-			break;
-		buf_reset(&path);
-		buf_reset(&resp);
-		over |= buf_addf(&path, "/api/v1/compare%s%s", q.data,
-				 want_text ? (q.len ? "&format=text" : "?format=text") : "");
-		if (over) {
-			fputs("regtrack: arguments too long\n", stderr);
-			ret = 2;
-			goto out;
-		}
-		st = http_client_request(&c, "GET", path.data, NULL, 0, &resp, &e);
-		if (st < 0) {
-			fprintf(stderr, "regtrack: %s\n", e.message);
-			ret = 2;
-			goto out;
-		}
-		if (st != 200) {
-			print_error("compare", st, &resp);
-			ret = 2;
-			goto out;
-		}
-		if (want_text || !text)
-			fwrite(resp.data, 1, resp.len, stdout);
-		if (!want_text && gate) {
-			json_t *j = json_loads(resp.data, 0, NULL), *row;
-			size_t i;
-
-			if (!j) {
-				fputs("regtrack: compare: the server's reply is not JSON\n", stderr);
-				ret = 2;
-				goto out;
-			}
-			json_array_foreach(json_object_get(j, "rows"), i, row) {
-				const char *ch = json_string_value(json_object_get(row, "change"));
-				if (ch && !strcmp(ch, "regression"))
-					ret = 1;
-			}
-			json_decref(j);
+	if (!base || !head) {
+		fprintf(stderr, "regtrack: compare: --%s is required\n", !base ? "base" : "head");
+		fputs(compare_usage, stderr);
+		ret = 2;
+		goto out;
+	}
+	if (over) {
+		fputs("regtrack: arguments too long\n", stderr);
+		ret = 2;
+		goto out;
+	}
+	/*
+	 * The gate and the text's marks read every row (no changed=1: a gate
+	 * over the changed rows alone could not tell "nothing changed" from
+	 * "nothing to compare"); the JSON printed and the text are as asked.
+	 */
+	if (!text) {
+		if (compare_get(&c, q.data, changed, 0, &resp))
+			goto fail;
+		fwrite(resp.data, 1, resp.len, stdout);
+	}
+	if (want_gate || text) {
+		if ((text || changed) && compare_get(&c, q.data, 0, 0, &resp))
+			goto fail;
+		reply = json_loads(resp.data, 0, NULL);
+		if (!reply) {
+			fputs("regtrack: compare: the server's reply is not JSON\n", stderr);
+			goto fail;
 		}
 	}
+	if (text && !json_array_size(json_object_get(reply, "rows"))) {
+		/* the text of no rows is a 404: say what the JSON said */
+		fputs("regtrack: compare: no setup was measured at both commits "
+		      "(with these filters)\n",
+		      stderr);
+		if (!want_gate)
+			goto fail;
+	} else if (text) {
+		if (compare_get(&c, q.data, changed, 1, &resp))
+			goto fail;
+		print_marked(&resp, reply);
+	}
+	fflush(stdout);
+	if (want_gate)
+		ret = gate(reply);
+	goto out;
+fail:
+	ret = 2;
 out:
+	json_decref(reply);
 	curl_easy_cleanup(h);
 	curl_global_cleanup();
 	buf_release(&q);
-	buf_release(&path);
 	buf_release(&resp);
 	return ret;
 }

@@ -33,14 +33,14 @@
 
 #include "stats/compare.h"
 #include "stats/numlist.h"
-#include "banned.h"
 
 #define MAX_FILE (64u << 20)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: regtrack compare-samples [--alpha X] [--floor PCT] [--ci-level X]\n"
-			"                                [--metric NAME] [--gate higher|lower|auto] A B\n");
+	fprintf(stderr,
+		"usage: regtrack compare-samples [--alpha X] [--floor PCT] [--ci-level X]\n"
+		"                                [--metric NAME] [--gate higher|lower|auto] A B\n");
 	return 2;
 }
 
@@ -147,7 +147,8 @@ int cmd_compare_samples(int argc, char **argv)
 		return usage();
 	if (!(o.alpha > 0 && o.alpha < 1) || !(o.ci_level > 0 && o.ci_level < 1) ||
 	    !(o.floor_pct >= 0)) {
-		fprintf(stderr, "regtrack: --alpha and --ci-level must lie in (0, 1), --floor >= 0\n");
+		fprintf(stderr,
+			"regtrack: --alpha and --ci-level must lie in (0, 1), --floor >= 0\n");
 		return 2;
 	}
 	if (gate && strcmp(gate, "higher") && strcmp(gate, "lower") && strcmp(gate, "auto"))
@@ -181,9 +182,10 @@ int cmd_compare_samples(int argc, char **argv)
 	json_object_set_new(j, "ci_level", num(o.ci_level));
 	json_object_set_new(j, "hl_pct", num(r.hl_pct));
 	json_object_set_new(j, "shift", num(r.shift));
-	json_object_set_new(j, "moved", json_string(r.direction > 0   ? "up"
-						    : r.direction < 0 ? "down"
-								      : "none"));
+	json_object_set_new(j, "moved",
+			    json_string(r.direction > 0 ? "up" :
+					r.direction < 0 ? "down" :
+							  "none"));
 	json_object_set_new(j, "outliers",
 			    json_pack("[II]", (json_int_t)r.outliers_a, (json_int_t)r.outliers_b));
 	json_object_set_new(j, "p_value", num(r.p_value));

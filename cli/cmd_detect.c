@@ -34,7 +34,6 @@
 #include "stats/detect.h"
 #include "stats/numlist.h"
 #include "xalloc.h"
-#include "banned.h"
 
 #define MAX_FILE (256u << 20)
 
@@ -180,8 +179,10 @@ static int load(const char *path, double **v, size_t *n, size_t **group, json_t 
 	groups = json_object_get(*doc, "groups");
 	if (!json_is_array(values) || (ids && !json_is_array(ids)) ||
 	    (groups && !json_is_array(groups)) || (ids && groups)) {
-		fprintf(stderr, "regtrack: '%s': expected {\"values\": [..]} with optional "
-				"\"ids\" or \"groups\" arrays\n", path);
+		fprintf(stderr,
+			"regtrack: '%s': expected {\"values\": [..]} with optional "
+			"\"ids\" or \"groups\" arrays\n",
+			path);
 		return -1;
 	}
 	*n = json_array_size(values);
@@ -191,7 +192,7 @@ static int load(const char *path, double **v, size_t *n, size_t **group, json_t 
 		return -1;
 	}
 	*v = xmalloc((*n ? *n : 1) * sizeof(**v));
-	json_array_foreach(values, i, x) {
+	json_array_foreach (values, i, x) {
 		if (!json_is_number(x)) {
 			fprintf(stderr, "regtrack: '%s': values[%zu] is not a number\n", path, i);
 			return -1;
@@ -200,9 +201,10 @@ static int load(const char *path, double **v, size_t *n, size_t **group, json_t 
 	}
 	if (groups) {
 		*group = xmalloc((*n ? *n : 1) * sizeof(**group));
-		json_array_foreach(groups, i, x) {
+		json_array_foreach (groups, i, x) {
 			if (!json_is_integer(x) || json_integer_value(x) < 0) {
-				fprintf(stderr, "regtrack: '%s': groups[%zu] is not an integer >= 0\n",
+				fprintf(stderr,
+					"regtrack: '%s': groups[%zu] is not an integer >= 0\n",
 					path, i);
 				return -1;
 			}
@@ -283,7 +285,8 @@ int cmd_detect(int argc, char **argv)
 		const struct change_point *c = &s.cp[j];
 		json_t *cp = json_object();
 
-		json_object_set_new(cp, "index", json_integer((json_int_t)(idvals ? c->index : c->id)));
+		json_object_set_new(cp, "index",
+				    json_integer((json_int_t)(idvals ? c->index : c->id)));
 		if (idvals)
 			json_object_set(cp, "id", idvals[c->id]);
 		json_object_set_new(cp, "before", num(c->before));
@@ -305,7 +308,8 @@ int cmd_detect(int argc, char **argv)
 		json_t *t = json_object();
 
 		detect_series_check_tail(&s, tail, &chk);
-		json_object_set_new(t, "commits", json_integer((json_int_t)(tail < s.n ? tail : s.n)));
+		json_object_set_new(t, "commits",
+				    json_integer((json_int_t)(tail < s.n ? tail : s.n)));
 		json_object_set_new(t, "alarm", json_integer(chk.alarm));
 		json_object_set_new(t, "reference_median", num(chk.center));
 		json_object_set_new(t, "change_pct", num(chk.change_pct));

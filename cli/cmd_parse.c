@@ -22,7 +22,6 @@
 #include "err.h"
 #include "parse/parse.h"
 #include "xalloc.h"
-#include "banned.h"
 
 #define PARSE_INPUT_CAP (256u << 20)
 

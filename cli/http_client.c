@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 void http_client_init(struct http_client *c, int *argc, char **argv)
 {
 	const char *server = getenv("REGTRACK_SERVER"), *token = getenv("REGTRACK_TOKEN");
@@ -15,8 +13,12 @@ void http_client_init(struct http_client *c, int *argc, char **argv)
 	for (i = 1, j = 1; i < *argc; i++) {
 		if (!strcmp(argv[i], "--server") && i + 1 < *argc)
 			server = argv[++i];
+		else if (!strncmp(argv[i], "--server=", 9))
+			server = argv[i] + 9;
 		else if (!strcmp(argv[i], "--token") && i + 1 < *argc)
 			token = argv[++i];
+		else if (!strncmp(argv[i], "--token=", 8))
+			token = argv[i] + 8;
 		else
 			argv[j++] = argv[i];
 	}

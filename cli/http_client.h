@@ -18,8 +18,9 @@ struct http_client {
 };
 
 /*
- * Fills c from the flags in argv (--server URL, --token TOKEN, which are
- * removed from argv, *argc adjusted) and the environment.
+ * Fills c from the flags in argv (--server URL, --token TOKEN, also
+ * --server=URL, which are removed from argv, *argc adjusted) and the
+ * environment.
  */
 void http_client_init(struct http_client *c, int *argc, char **argv);
 

@@ -1,13 +1,16 @@
 /*
  * bin/regtrack — the user and CI tool. Offline: parse, detect,
- * compare-samples. Online (against a server): submit, compare.
+ * compare-samples. Online (against a server): submit, compare, bisect, job.
+ *
+ * Global options before the command: --server URL and --token TOKEN (also
+ * --server=URL); they stand for REGTRACK_SERVER and REGTRACK_TOKEN, and the
+ * same flags after the command override them.
  */
 #include "cli.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-
-#include "banned.h"
 
 struct command {
 	const char *name;
@@ -21,32 +24,102 @@ static const struct command commands[] = {
 	{ "compare-samples", cmd_compare_samples,
 	  "compare-samples A B        two sample sets -> verdict" },
 	{ "submit", cmd_submit, "submit FILE...             upload result documents" },
-	{ "compare", cmd_compare, "compare --base SHA --head SHA [filters]" },
+	{ "compare", cmd_compare, "compare --base SHA --head SHA [filters] [--text] [--gate]" },
 	{ "bisect", cmd_bisect, "bisect start|show ID|list   run or read a bisect" },
+	{ "job", cmd_job, "job submit|show|list|wait|cancel   queue, follow or cancel a job" },
+};
+
+/* the global options: flag -> environment variable */
+static const struct {
+	const char *flag, *env;
+} globals[] = {
+	{ "--server", "REGTRACK_SERVER" },
+	{ "--token", "REGTRACK_TOKEN" },
 };
 
 static int usage(FILE *f)
 {
-	fprintf(f, "usage: regtrack COMMAND [ARGS]\n\ncommands:\n");
+	fprintf(f, "usage: regtrack [--server URL] [--token TOKEN] COMMAND [ARGS]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %s\n", commands[i].usage);
-	fprintf(f, "\nonline commands take --server URL (or REGTRACK_SERVER) and "
-		   "--token TOKEN (or REGTRACK_TOKEN)\n"
-		   "exit codes: 0 ok, 1 regression found (gate), 2 usage or input error\n");
+	fprintf(f, "\n'regtrack COMMAND --help' shows a command's options.\n"
+		   "online commands take --server URL (or REGTRACK_SERVER, default "
+		   "http://127.0.0.1:8080) and --token TOKEN (or REGTRACK_TOKEN), before or after "
+		   "the command\n"
+		   "exit codes: " CLI_EXIT_CODES "\n");
 	return 2;
+}
+
+int cli_flag_is(const char *arg, const char *flag)
+{
+	if (strncmp(arg, "--", 2) || strncmp(flag, "--", 2))
+		return 0;
+	for (arg += 2, flag += 2; *arg && *flag; arg++, flag++)
+		if (*arg != *flag && !(strchr("-_", *arg) && strchr("-_", *flag)))
+			return 0;
+	return !*arg && !*flag;
+}
+
+int cli_wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			return 0;
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return 1;
+	}
+	return 0;
+}
+
+/* Takes the global options off the front of argv into the environment; the index of the command. */
+static int take_globals(int argc, char **argv)
+{
+	int i = 1;
+
+	while (i < argc && !strncmp(argv[i], "--", 2) && strcmp(argv[i], "--help")) {
+		size_t k, n;
+		const char *v = NULL;
+
+		for (k = 0; k < sizeof(globals) / sizeof(globals[0]); k++) {
+			n = strlen(globals[k].flag);
+			if (!strncmp(argv[i], globals[k].flag, n) &&
+			    (!argv[i][n] || argv[i][n] == '='))
+				break;
+		}
+		if (k == sizeof(globals) / sizeof(globals[0]))
+			return -i;
+		if (argv[i][n] == '=') {
+			v = argv[i] + n + 1;
+			i++;
+		} else if (i + 1 < argc) {
+			v = argv[i + 1];
+			i += 2;
+		} else {
+			fprintf(stderr, "regtrack: %s needs a value\n", globals[k].flag);
+			return -i;
+		}
+		setenv(globals[k].env, v, 1);
+	}
+	return i;
 }
 
 int main(int argc, char **argv)
 {
-	if (argc < 2)
+	int at = take_globals(argc, argv);
+
+	if (at < 0) {
+		fprintf(stderr, "regtrack: unknown option '%s'\n", argv[-at]);
 		return usage(stderr);
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+	}
+	if (at >= argc)
+		return usage(stderr);
+	if (!strcmp(argv[at], "-h") || !strcmp(argv[at], "--help") || !strcmp(argv[at], "help")) {
 		usage(stdout);
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "regtrack: unknown command '%s'\n", argv[1]);
+		if (!strcmp(argv[at], commands[i].name))
+			return commands[i].fn(argc - at, argv + at);
+	fprintf(stderr, "regtrack: unknown command '%s'\n", argv[at]);
 	return usage(stderr);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "names.h"
 #include "resultdoc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -24,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (!resultdoc_check(doc, &rd, &e)) {
 		/* an accepted document: its invariants */
-		if (!rd.run_id || !is_uuid(rd.run_id) || !rd.commit || !is_commit_sha(rd.commit) ||
+		if (!rd.run_id || !is_uuid(rd.run_id) || !rd.commit || !names_full_sha(rd.commit) ||
 		    !rd.testcase || !rd.status || !rd.metrics || !json_is_object(rd.metrics) ||
 		    rd.nr_metrics > RESULTDOC_MAX_METRICS || rd.nr_values > RESULTDOC_MAX_VALUES ||
 		    rd.nr_values < rd.nr_metrics)

@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 #define ARENA_BLOCK 8192
 #define ALIGN 16
 
@@ -21,6 +19,7 @@ struct block {
 
 struct arena {
 	struct block *head;
+	struct block *first; /* the block made by arena_new(), kept by arena_reset() */
 	size_t total;
 };
 
@@ -37,24 +36,25 @@ struct arena *arena_new(void)
 {
 	struct arena *a = xmalloc(sizeof(*a));
 	a->head = block_new(ARENA_BLOCK);
+	a->first = a->head;
 	a->total = 0;
 	return a;
 }
 
 void arena_reset(struct arena *a)
 {
-	struct block *b = a->head, *keep = NULL;
+	struct block *b = a->head, *keep = a->first;
 
+	/*
+	 * Not simply the last block of the list: a big allocation made while
+	 * the first block was the head sits after it.
+	 */
 	while (b) {
 		struct block *next = b->next;
-		if (!next) {
-			keep = b;
-		} else {
+		if (b != keep)
 			free(b);
-		}
 		b = next;
 	}
-	/* the last block in the list is the first one allocated */
 	keep->used = 0;
 	keep->next = NULL;
 	a->head = keep;
@@ -88,7 +88,7 @@ void *arena_alloc(struct arena *a, size_t n)
 		size_t sz = n > ARENA_BLOCK / 4 ? n : ARENA_BLOCK;
 
 		nb = block_new(sz);
-		if (sz == n && b) {
+		if (sz == n) {
 			/* big allocation: own block, keep using the current one */
 			nb->next = b->next;
 			b->next = nb;

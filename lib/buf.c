@@ -1,10 +1,12 @@
 #include "buf.h"
 #include "xalloc.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "banned.h"
+#include <unistd.h>
 
 char buf_empty[1];
 
@@ -111,4 +113,47 @@ char *buf_detach(struct buf *b, size_t *len)
 		p = b->data;
 	buf_init(b, b->cap);
 	return p;
+}
+
+int buf_read_fd(struct buf *b, int fd)
+{
+	size_t start = b->len;
+
+	for (;;) {
+		char chunk[65536];
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			goto fail;
+		if (n == 0)
+			return 0;
+		if (buf_add(b, chunk, (size_t)n)) {
+			errno = E2BIG;
+			goto fail;
+		}
+	}
+fail : {
+	int saved = errno;
+
+	b->len = start;
+	if (b->alloc)
+		b->data[start] = '\0';
+	errno = saved;
+}
+	return -1;
+}
+
+int buf_read_file(struct buf *b, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc, saved;
+
+	if (fd < 0)
+		return -1;
+	rc = buf_read_fd(b, fd);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return rc;
 }

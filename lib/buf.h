@@ -22,7 +22,9 @@ struct buf {
 };
 
 extern char buf_empty[];
+/* clang-format off */
 #define BUF_INIT(c) { buf_empty, 0, 0, (c) }
+/* clang-format on */
 
 void buf_init(struct buf *b, size_t cap);
 /* Frees the storage; the buffer is then empty and reusable. */
@@ -36,6 +38,15 @@ int buf_addch(struct buf *b, char c) __attribute__((warn_unused_result));
 int buf_addf(struct buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), warn_unused_result));
 int buf_vaddf(struct buf *b, const char *fmt, va_list ap) __attribute__((warn_unused_result));
+/*
+ * Appends everything read from fd until end of file (fd is borrowed, left
+ * open) / the whole content of the file at path (opened and closed here),
+ * under the cap. Returns 0, or -1 with errno set and the buffer as it was:
+ * open's or read's errno (EISDIR for a directory), E2BIG when the content
+ * would pass the cap. Interrupted reads are retried.
+ */
+int buf_read_fd(struct buf *b, int fd) __attribute__((warn_unused_result));
+int buf_read_file(struct buf *b, const char *path) __attribute__((warn_unused_result));
 /* Hands the data to the caller (new, caller frees with free()); the buffer is reset. */
 char *buf_detach(struct buf *b, size_t *len);
 

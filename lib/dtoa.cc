@@ -7,12 +7,11 @@
 
 #include <cmath>
 
-#include "banned.h"
-
 using double_conversion::DoubleToStringConverter;
 using double_conversion::StringBuilder;
 
-namespace {
+namespace
+{
 
 // %g's switch points: decimal for exponents -4 .. 16 (17 digits of %.17g)
 const DoubleToStringConverter converter(
@@ -20,7 +19,7 @@ const DoubleToStringConverter converter(
 		DoubleToStringConverter::EMIT_TRAILING_ZERO_AFTER_POINT,
 	nullptr, nullptr, 'e', -4, 17, 0, 0);
 
-}
+} // namespace
 
 extern "C" size_t dtoa_shortest(double v, char *out)
 {

@@ -3,7 +3,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include "banned.h"
 
 static const struct {
 	const char *name;
@@ -35,9 +34,7 @@ static const struct {
 	[ERR_UNAUTHORIZED] = { "unauthorized", 401 },
 };
 
-
-int err_set(struct err *e, int status, const char *code, const char *detail,
-	    const char *fmt, ...)
+int err_set(struct err *e, int status, const char *code, const char *detail, const char *fmt, ...)
 {
 	va_list ap;
 

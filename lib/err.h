@@ -18,34 +18,34 @@
  */
 enum err_code {
 	ERR_NONE = 0,
-	ERR_BUSY, /* busy 409: another process holds the resource (a spool, a lock) */
+	ERR_BUSY,      /* busy 409: another process holds the resource (a spool, a lock) */
 	ERR_CANCELLED, /* cancelled 503: the operation was asked to stop */
 	ERR_CONFIG, /* config_invalid 400: a configuration file, key or command-line option is wrong */
 	ERR_CONFLICT, /* conflict 409: the request contradicts what is stored (a unique key, a state) */
 	ERR_DB, /* db_error 500: the database refused a statement (its text is logged, never replied) */
-	ERR_DB_TIMEOUT, /* db_timeout 503: a statement ran past its timeout */
+	ERR_DB_TIMEOUT,	    /* db_timeout 503: a statement ran past its timeout */
 	ERR_DB_UNAVAILABLE, /* db_unavailable 503: no connection to the database */
-	ERR_FETCH, /* fetch_failed 502: fetching from another server failed (git, HTTP) */
-	ERR_FORBIDDEN, /* forbidden 403: the token's scope does not allow this */
-	ERR_GIT, /* git_failed 502: a git command failed */
-	ERR_INTERNAL, /* internal 500: a bug or an impossible state */
+	ERR_FETCH,	    /* fetch_failed 502: fetching from another server failed (git, HTTP) */
+	ERR_FORBIDDEN,	    /* forbidden 403: the token's scope does not allow this */
+	ERR_GIT,	    /* git_failed 502: a git command failed */
+	ERR_INTERNAL,	    /* internal 500: a bug or an impossible state */
 	ERR_INVALID_FIELD, /* invalid_field 400: a field, argument or value is malformed; detail names it */
-	ERR_INVALID_JSON, /* invalid_json 400: the body is not JSON */
-	ERR_IO, /* io_error 500: a file or pipe could not be read or written */
-	ERR_LEASE_LOST, /* lease_lost 409: the job's lease is held by another attempt */
-	ERR_METHOD, /* method_not_allowed 405: the path exists but not with this method */
+	ERR_INVALID_JSON,  /* invalid_json 400: the body is not JSON */
+	ERR_IO,		   /* io_error 500: a file or pipe could not be read or written */
+	ERR_LEASE_LOST,	   /* lease_lost 409: the job's lease is held by another attempt */
+	ERR_METHOD,	   /* method_not_allowed 405: the path exists but not with this method */
 	ERR_MISSING_FIELD, /* missing_field 400: a required field is absent; detail names it */
-	ERR_NOT_FOUND, /* not_found 404: what the request names does not exist */
-	ERR_SMTP, /* smtp_failed 502: the mail server refused or failed */
-	ERR_SPAWN, /* spawn_failed 500: a child process could not be started or failed */
-	ERR_TOO_LARGE, /* too_large 413: input past a stated limit */
-	ERR_TRANSPORT, /* transport 502: no HTTP reply (connection refused, reset, timed out) */
-	ERR_UNAUTHORIZED, /* unauthorized 401: no valid token */
+	ERR_NOT_FOUND,	   /* not_found 404: what the request names does not exist */
+	ERR_SMTP,	   /* smtp_failed 502: the mail server refused or failed */
+	ERR_SPAWN,	   /* spawn_failed 500: a child process could not be started or failed */
+	ERR_TOO_LARGE,	   /* too_large 413: input past a stated limit */
+	ERR_TRANSPORT,	   /* transport 502: no HTTP reply (connection refused, reset, timed out) */
+	ERR_UNAUTHORIZED,  /* unauthorized 401: no valid token */
 	ERR_NR_CODES
 };
 
 struct err {
-	enum err_code id;   /* ERR_NONE when set from a free code (err_set) */
+	enum err_code id; /* ERR_NONE when set from a free code (err_set) */
 	int status;
 	char code[48];
 	char message[256];
@@ -53,8 +53,8 @@ struct err {
 };
 
 /* Fills e (if not NULL) and returns -1. Strings are truncated to fit. */
-int err_set(struct err *e, int status, const char *code, const char *detail,
-	    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+int err_set(struct err *e, int status, const char *code, const char *detail, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 void err_clear(struct err *e);
 /*
  * Fills e (if not NULL) with code id: its name and HTTP status from the

@@ -6,8 +6,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "banned.h"
-
 int fs_mkdirs(const char *path, mode_t mode, const char *code, struct err *e)
 {
 	char *p = xstrdup(path);

@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 #define SET_PREFIX "CONFIG_"
 #define UNSET_PREFIX "# CONFIG_"
 #define UNSET_SUFFIX " is not set"
@@ -33,7 +31,8 @@ static void parse_line(struct kconfig *k, const char *s, size_t n, size_t line)
 		const char *eq = memchr(s + sp, '=', n - sp);
 
 		if (eq && eq > s + sp)
-			add_opt(k, s + sp, (size_t)(eq - s) - sp, eq + 1, n - (size_t)(eq + 1 - s), line);
+			add_opt(k, s + sp, (size_t)(eq - s) - sp, eq + 1, n - (size_t)(eq + 1 - s),
+				line);
 		return;
 	}
 	if (n > up + us && !memcmp(s, UNSET_PREFIX, up) && !memcmp(s + n - us, UNSET_SUFFIX, us))
@@ -134,7 +133,8 @@ void kconfigdiff_compute(struct kconfigdiff *d, const struct kconfig *base,
 		while (j < head->nr && (c = strcmp(head->opts[j].name, base->opts[i].name)) < 0)
 			j++;
 		if (j == head->nr || c) {
-			add_entry(d, KCONFIGDIFF_REMOVED, base->opts[i].name, base->opts[i].value, NULL);
+			add_entry(d, KCONFIGDIFF_REMOVED, base->opts[i].name, base->opts[i].value,
+				  NULL);
 			d->nr_removed++;
 		}
 	}
@@ -161,7 +161,8 @@ void kconfigdiff_compute(struct kconfigdiff *d, const struct kconfig *base,
 		while (i < base->nr && (c = strcmp(base->opts[i].name, head->opts[j].name)) < 0)
 			i++;
 		if (i == base->nr || c) {
-			add_entry(d, KCONFIGDIFF_ADDED, head->opts[j].name, NULL, head->opts[j].value);
+			add_entry(d, KCONFIGDIFF_ADDED, head->opts[j].name, NULL,
+				  head->opts[j].value);
 			d->nr_added++;
 		}
 	}

@@ -35,9 +35,9 @@
  */
 
 struct kconfig_opt {
-	char *name;     /* without "CONFIG_" */
-	char *value;    /* "n" for "is not set" */
-	size_t line;    /* 1-based line of the definition kept (the last one) */
+	char *name;  /* without "CONFIG_" */
+	char *value; /* "n" for "is not set" */
+	size_t line; /* 1-based line of the definition kept (the last one) */
 };
 
 /* One parsed .config: options sorted by name, each name once. */
@@ -46,7 +46,9 @@ struct kconfig {
 	size_t nr, alloc;
 };
 
+/* clang-format off */
 #define KCONFIG_INIT { NULL, 0, 0 }
+/* clang-format on */
 
 /*
  * Parses len bytes of .config text (need not be NUL-terminated; a NUL
@@ -64,25 +66,27 @@ const char *kconfig_get(const struct kconfig *k, const char *name);
 void kconfig_release(struct kconfig *k);
 
 enum kconfigdiff_op {
-	KCONFIGDIFF_REMOVED,    /* only in base: old_value set, new_value NULL */
-	KCONFIGDIFF_CHANGED,    /* both set and different */
-	KCONFIGDIFF_ADDED,      /* only in head: old_value NULL, new_value set */
+	KCONFIGDIFF_REMOVED, /* only in base: old_value set, new_value NULL */
+	KCONFIGDIFF_CHANGED, /* both set and different */
+	KCONFIGDIFF_ADDED,   /* only in head: old_value NULL, new_value set */
 };
 
 struct kconfigdiff_entry {
 	enum kconfigdiff_op op;
-	const char *name;       /* borrowed from the base or head struct kconfig */
+	const char *name; /* borrowed from the base or head struct kconfig */
 	const char *old_value;
 	const char *new_value;
 };
 
 struct kconfigdiff {
-	struct kconfigdiff_entry *entries;  /* in diffconfig's order (above) */
+	struct kconfigdiff_entry *entries; /* in diffconfig's order (above) */
 	size_t nr, alloc;
 	size_t nr_removed, nr_changed, nr_added;
 };
 
+/* clang-format off */
 #define KCONFIGDIFF_INIT { NULL, 0, 0, 0, 0, 0 }
+/* clang-format on */
 
 /*
  * Computes the difference base -> head into d (KCONFIGDIFF_INIT or

@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 int lkp_absolute_delta(const char *metric)
 {
 	size_t n = strlen(metric);
@@ -54,9 +52,8 @@ static int commit_line(struct buf *out, const char *sha, const char *subject)
 	return buf_addf(out, "  %.10s\n", sha);
 }
 
-int lkp_render(struct buf *out, struct lkp_axis *axes, size_t nr_axes,
-	       const char *base_sha, const char *base_subject,
-	       const char *head_sha, const char *head_subject,
+int lkp_render(struct buf *out, struct lkp_axis *axes, size_t nr_axes, const char *base_sha,
+	       const char *base_subject, const char *head_sha, const char *head_subject,
 	       const struct lkp_row *rows, size_t nr_rows)
 {
 	int r = 0;

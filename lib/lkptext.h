@@ -20,13 +20,13 @@
  */
 struct lkp_row {
 	const char *metric;
-	double base_mean, base_stddev_pct;  /* NAN stddev = no ± */
+	double base_mean, base_stddev_pct; /* NAN stddev = no ± */
 	double head_mean, head_stddev_pct;
-	double change_pct;                  /* NAN = no base (printed as blank) */
+	double change_pct; /* NAN = no base (printed as blank) */
 };
 
 struct lkp_axis {
-	const char *name;   /* "compiler", "kconfig", "tbox_group", "testcase", param keys… */
+	const char *name; /* "compiler", "kconfig", "tbox_group", "testcase", param keys… */
 	const char *value;
 };
 
@@ -36,9 +36,8 @@ struct lkp_axis {
  * may be NULL. rows are printed in the order given. Returns 0, or -1 when
  * out's cap was reached (the text is then cut).
  */
-int lkp_render(struct buf *out, struct lkp_axis *axes, size_t nr_axes,
-	       const char *base_sha, const char *base_subject,
-	       const char *head_sha, const char *head_subject,
+int lkp_render(struct buf *out, struct lkp_axis *axes, size_t nr_axes, const char *base_sha,
+	       const char *base_subject, const char *head_sha, const char *head_subject,
 	       const struct lkp_row *rows, size_t nr_rows) __attribute__((warn_unused_result));
 
 /* 1 when `metric` is shown with an absolute delta (perf-profile.*, ends in '%'). */

@@ -7,29 +7,27 @@
 #include "buf.h"
 #include "err.h"
 #include "lkptext.h"
+#include "mailmsg.h"
 
 /*
  * Regression report mails, modelled on the 0-day kernel test robot's
- * performance reports (our own wording). Two pure steps:
+ * performance reports (our own wording). Two pure steps in two modules:
  *
- *   report_render()   report_input -> subject + body text (UTF-8, LF)
+ *   report_render()   report_input -> subject + body text (UTF-8, LF); here
  *   report_compose()  addresses, subject, ids, body -> one RFC 5322
- *                     message (CRLF), every header checked or encoded
+ *                     message (CRLF), every header checked or encoded;
+ *                     lib/mailmsg.h (included here for the callers of both)
  *
  * Nothing here touches the database or the network (server/mailer.c does).
- *
- * Header safety: text that came from git or from users (commit subjects,
- * metric names, tree names) never reaches a header raw. report_compose()
- * turns every control character (CR and LF included) in the subject into a
- * space and encodes a subject with non-ASCII bytes as RFC 2047 encoded
- * words (UTF-8, base64), folded; addresses and message ids are checked
- * (report_addr_ok, report_msgid_ok) and rejected, not repaired.
+ * Text that came from git or from users is put on one line (control
+ * characters as spaces) in the subject and the body; mailmsg.h says how
+ * headers are made safe.
  */
 
 enum report_kind {
-	REPORT_BISECT,  /* a bisect named the first bad commit (culprit_* set) */
-	REPORT_RANGE,   /* detected between good_sha and bad_sha, not bisected */
-	REPORT_FIXED,   /* follow-up: the regression was marked fixed */
+	REPORT_BISECT, /* a bisect named the first bad commit (culprit_* set) */
+	REPORT_RANGE,  /* detected between good_sha and bad_sha, not bisected */
+	REPORT_FIXED,  /* follow-up: the regression was marked fixed */
 };
 
 struct report_param {
@@ -47,10 +45,10 @@ struct report_file {
 
 /* One bisect step, in the order tested. */
 struct report_step {
-	const char *sha;        /* full sha */
-	const char *subject;    /* may be NULL */
-	const char *verdict;    /* "good", "bad", "skip", … */
-	double mean;            /* mean of the step's samples; NAN = none */
+	const char *sha;     /* full sha */
+	const char *subject; /* may be NULL */
+	const char *verdict; /* "good", "bad", "skip", … */
+	double mean;	     /* mean of the step's samples; NAN = none */
 	int nr_samples;
 };
 
@@ -61,7 +59,7 @@ struct report_step {
  */
 struct report_input {
 	enum report_kind kind;
-	const char *tree, *branch;              /* branch may be NULL */
+	const char *tree, *branch; /* branch may be NULL */
 	/* REPORT_BISECT: the first bad commit and its parent (the table's base) */
 	const char *culprit_sha, *culprit_subject, *culprit_author, *culprit_email;
 	const char *parent_sha, *parent_subject;
@@ -96,25 +94,25 @@ struct report_input {
 	const struct report_file *files;
 	size_t nr_files;
 	const char *metric;
-	double change_pct;                      /* head vs base, signed, in % */
-	int is_regression;                      /* 1 regression, 0 improvement */
-	const struct lkp_row *rows;             /* the comparison table (may be 0 rows) */
+	double change_pct;	    /* head vs base, signed, in % */
+	int is_regression;	    /* 1 regression, 0 improvement */
+	const struct lkp_row *rows; /* the comparison table (may be 0 rows) */
 	size_t nr_rows;
-	size_t nr_rows_omitted;                 /* metrics compared but not in rows (said under the table) */
+	size_t nr_rows_omitted; /* metrics compared but not in rows (said under the table) */
 	const struct report_step *steps;
 	size_t nr_steps;
-	const char *reproduce;                  /* one command, shown verbatim */
-	const char *public_url;                 /* base of links, no trailing '/' needed */
-	long long regression_id, bisect_id;     /* <= 0 = none */
-	const char *mail_from;                  /* "Name <addr>" or "addr" */
+	const char *reproduce;		    /* one command, shown verbatim */
+	const char *public_url;		    /* base of links, no trailing '/' needed */
+	long long regression_id, bisect_id; /* <= 0 = none */
+	const char *mail_from;		    /* "Name <addr>" or "addr" */
 	/* REPORT_FIXED: what the original report said, and the fix if known */
-	const char *orig_subject;               /* the thread's first subject */
+	const char *orig_subject; /* the thread's first subject */
 	const char *fix_sha, *fix_subject;
 };
 
 struct report {
-	char *subject;          /* new, one line, UTF-8 (control chars as spaces) */
-	struct buf body;        /* UTF-8 text, '\n' line ends */
+	char *subject;	 /* new, one line, UTF-8 (control chars as spaces) */
+	struct buf body; /* UTF-8 text, '\n' line ends */
 };
 
 /*
@@ -135,56 +133,5 @@ void report_release(struct report *r);
 
 /* The subject's PREFIX: subject up to its last ':' (trimmed), or "" (into out[len]). */
 void report_subject_prefix(const char *subject, char *out, size_t len);
-
-/*
- * Extracts the addr-spec from "Name <addr>" or "addr" into out[len].
- * Returns 0, or -1 when the result is not report_addr_ok().
- */
-int report_addr_spec(const char *from, char *out, size_t len);
-
-/*
- * 1 when addr is a plain addr-spec we are willing to put in a header or an
- * SMTP envelope: local@domain, printable ASCII only, no space, no
- * '<>()[],;:"\\', one '@', at most 254 bytes.
- */
-int report_addr_ok(const char *addr);
-
-/* 1 when id looks like "<local@host>" with only printable ASCII, no spaces, <= 250 bytes. */
-int report_msgid_ok(const char *id);
-
-/*
- * Appends "Name: value\r\n" with value made safe: control characters
- * become spaces, runs of spaces collapse, and a value with non-ASCII bytes
- * is encoded as RFC 2047 "=?UTF-8?B?…?=" words (<= 75 chars each, split
- * on UTF-8 character boundaries) folded onto continuation lines. Returns
- * 0, or -1 when out's cap was reached.
- */
-int report_header_text(struct buf *out, const char *name, const char *value)
-	__attribute__((warn_unused_result));
-
-/* One mail, ready to compose. Borrowed pointers. */
-struct report_mail {
-	const char *from;               /* "Name <addr>" or "addr"; Name is encoded like text */
-	const char *const *to;          /* addr-specs */
-	size_t nr_to;
-	const char *const *cc;
-	size_t nr_cc;
-	const char *subject;
-	const char *message_id;         /* "<…@…>" */
-	const char *in_reply_to;        /* NULL, or the parent's message id */
-	const char *references;         /* NULL, or message ids separated by spaces */
-	time_t date;
-	const char *body;               /* UTF-8, '\n' or "\r\n" line ends */
-};
-
-/*
- * Appends the complete message (headers, blank line, body; CRLF line ends;
- * body lines longer than 998 bytes are broken) to out. Errors (-1, e
- * filled, status 400, code "invalid_mail"): no recipient, an address that
- * is not report_addr_ok() (detail: the address), a message id that is not
- * report_msgid_ok(), out's cap reached (status 500).
- */
-int report_compose(struct buf *out, const struct report_mail *m, struct err *e)
-	__attribute__((warn_unused_result));
 
 #endif

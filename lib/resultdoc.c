@@ -1,4 +1,5 @@
 #include "resultdoc.h"
+#include "names.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -6,19 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "banned.h"
-
 #define MAX_STR 4096
-
-int is_commit_sha(const char *s)
-{
-	size_t i;
-
-	for (i = 0; s[i]; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return 0;
-	return i == 40;
-}
 
 static int digits(const char *s, int n)
 {
@@ -84,7 +73,8 @@ int is_rfc3339(const char *s)
 		return 0;
 	if ((*p == 'Z' || *p == 'z') && !p[1])
 		return 1;
-	if ((*p == '+' || *p == '-') && digits(p + 1, 2) && p[3] == ':' && digits(p + 4, 2) && !p[6])
+	if ((*p == '+' || *p == '-') && digits(p + 1, 2) && p[3] == ':' && digits(p + 4, 2) &&
+	    !p[6])
 		return num(p + 1, 2) <= 15 && num(p + 4, 2) <= 59;
 	return 0;
 }
@@ -127,8 +117,7 @@ static int is_name(const char *s, size_t max, int dots_slashes)
 }
 
 /* optional string field: NULL when absent; -1 when the wrong type or too long */
-static int opt_str(json_t *obj, const char *key, const char *path, const char **out,
-		   struct err *e)
+static int opt_str(json_t *obj, const char *key, const char *path, const char **out, struct err *e)
 {
 	json_t *v = json_object_get(obj, key);
 
@@ -138,8 +127,8 @@ static int opt_str(json_t *obj, const char *key, const char *path, const char **
 	if (!json_is_string(v))
 		return err_set(e, 400, "invalid_field", path, "'%s' must be a string", path);
 	if (json_string_length(v) > MAX_STR)
-		return err_set(e, 400, "invalid_field", path, "'%s' is longer than %d bytes",
-			       path, MAX_STR);
+		return err_set(e, 400, "invalid_field", path, "'%s' is longer than %d bytes", path,
+			       MAX_STR);
 	*out = json_string_value(v);
 	return 0;
 }
@@ -148,8 +137,8 @@ static int opt_str(json_t *obj, const char *key, const char *path, const char **
  * optional integer field within [min, max] (the range of its column: a
  * value past it would reach the database and come back as a 500)
  */
-static int opt_int(json_t *obj, const char *key, const char *path, long long min,
-		   long long max, long long *out, struct err *e)
+static int opt_int(json_t *obj, const char *key, const char *path, long long min, long long max,
+		   long long *out, struct err *e)
 {
 	json_t *v = json_object_get(obj, key);
 
@@ -180,7 +169,7 @@ static int check_machine(json_t *m, struct resultdoc *d, struct err *e)
 	if (d->arch && strlen(d->arch) > 64)
 		return err_set(e, 400, "invalid_field", "machine.arch",
 			       "'machine.arch' is longer than 64 bytes");
-	if (d->tbox_group && !is_name(d->tbox_group, 128, 0))
+	if (d->tbox_group && !names_plain(d->tbox_group, NAMES_PLAIN_MAX))
 		return err_set(e, 400, "invalid_field", "machine.tbox_group",
 			       "'machine.tbox_group' must be 1..128 chars of [A-Za-z0-9._+-]");
 	return 0;
@@ -197,7 +186,7 @@ int params_check(json_t *p, struct err *e)
 	if (json_object_size(p) > PARAMS_MAX_KEYS)
 		return err_set(e, 400, "invalid_field", "params", "'params' has more than %d keys",
 			       PARAMS_MAX_KEYS);
-	json_object_foreach(p, k, v) {
+	json_object_foreach (p, k, v) {
 		snprintf(path, sizeof(path), "params.%.200s", k);
 		if (!*k || strlen(k) > 128)
 			return err_set(e, 400, "invalid_field", path,
@@ -225,21 +214,23 @@ static int check_metrics(json_t *m, struct resultdoc *d, struct err *e)
 	if (d->nr_metrics > RESULTDOC_MAX_METRICS)
 		return err_set(e, 413, "too_large", "metrics", "more than %d metrics",
 			       RESULTDOC_MAX_METRICS);
-	json_object_foreach(m, name, arr) {
+	json_object_foreach (m, name, arr) {
 		size_t i;
 		json_t *v;
 
 		snprintf(path, sizeof(path), "metrics.%.256s", name);
 		if (!is_name(name, 256, 1))
-			return err_set(e, 400, "invalid_field", path,
-				       "metric names must be 1..256 printable ASCII chars without spaces");
+			return err_set(
+				e, 400, "invalid_field", path,
+				"metric names must be 1..256 printable ASCII chars without spaces");
 		if (json_is_number(arr))
 			return err_set(e, 400, "invalid_field", path,
-				       "'%s' must be an array of numbers (one per iteration)", path);
+				       "'%s' must be an array of numbers (one per iteration)",
+				       path);
 		if (!json_is_array(arr) || !json_array_size(arr))
 			return err_set(e, 400, "invalid_field", path,
 				       "'%s' must be a non-empty array of numbers", path);
-		json_array_foreach(arr, i, v) {
+		json_array_foreach (arr, i, v) {
 			if (!json_is_number(v) || !isfinite(json_number_value(v))) {
 				snprintf(path, sizeof(path), "metrics.%.256s[%zu]", name, i);
 				return err_set(e, 400, "invalid_field", path,
@@ -254,11 +245,11 @@ static int check_metrics(json_t *m, struct resultdoc *d, struct err *e)
 	return 0;
 }
 
-const char *const resultdoc_fields[] = {
-	"run_id", "job_id", "tree", "branch", "commit", "kconfig", "compiler", "machine",
-	"testcase", "params", "status", "started_at", "duration_s", "metrics", "mode",
-	"commit_time", "commit_subject", NULL
-};
+const char *const resultdoc_fields[] = { "run_id",	   "job_id",  "tree",	  "branch",
+					 "commit",	   "kconfig", "compiler", "machine",
+					 "testcase",	   "params",  "status",	  "started_at",
+					 "duration_s",	   "metrics", "mode",	  "commit_time",
+					 "commit_subject", NULL };
 
 static int is_field(const char *key)
 {
@@ -285,14 +276,14 @@ static void measure(json_t *j, size_t limit, size_t *values, size_t *bytes)
 	else
 		*bytes += 8;
 	if (json_is_object(j)) {
-		json_object_foreach(j, k, v) {
+		json_object_foreach (j, k, v) {
 			*bytes += strlen(k) + 3;
 			measure(v, limit, values, bytes);
 			if (*values > limit)
 				return;
 		}
 	} else if (json_is_array(j)) {
-		json_array_foreach(j, i, v) {
+		json_array_foreach (j, i, v) {
 			measure(v, limit, values, bytes);
 			if (*values > limit)
 				return;
@@ -308,7 +299,7 @@ static int check_unknown(json_t *doc, struct err *e)
 	size_t values = 0, bytes = 0;
 	char path[140];
 
-	json_object_foreach(doc, k, v) {
+	json_object_foreach (doc, k, v) {
 		if (is_field(k))
 			continue;
 		snprintf(path, sizeof(path), "%.128s", k);
@@ -326,8 +317,8 @@ static int check_unknown(json_t *doc, struct err *e)
 	return 0;
 }
 
-static const char *const statuses[] = { "ok", "failed", "build-failed", "boot-failed",
-					"run-failed", NULL };
+static const char *const statuses[] = { "ok",	       "failed",     "build-failed",
+					"boot-failed", "run-failed", NULL };
 
 int resultdoc_check(json_t *doc, struct resultdoc *d, struct err *e)
 {
@@ -339,7 +330,8 @@ int resultdoc_check(json_t *doc, struct resultdoc *d, struct err *e)
 	d->duration_s = NAN;
 	d->nr_cpus = d->memory_mb = -1;
 	if (!json_is_object(doc))
-		return err_set(e, 400, "invalid_field", "", "a result document must be a JSON object");
+		return err_set(e, 400, "invalid_field", "",
+			       "a result document must be a JSON object");
 	if (check_unknown(doc, e))
 		return -1;
 
@@ -357,7 +349,7 @@ int resultdoc_check(json_t *doc, struct resultdoc *d, struct err *e)
 		return -1;
 	if (!d->commit)
 		return err_set(e, 400, "missing_field", "commit", "'commit' is required");
-	if (!is_commit_sha(d->commit))
+	if (!names_full_sha(d->commit))
 		return err_set(e, 400, "invalid_field", "commit",
 			       "'commit' must be a full 40-digit lowercase hex sha");
 
@@ -365,7 +357,7 @@ int resultdoc_check(json_t *doc, struct resultdoc *d, struct err *e)
 		return -1;
 	if (!d->testcase)
 		return err_set(e, 400, "missing_field", "testcase", "'testcase' is required");
-	if (!is_name(d->testcase, 128, 0))
+	if (!names_plain(d->testcase, NAMES_PLAIN_MAX))
 		return err_set(e, 400, "invalid_field", "testcase",
 			       "'testcase' must be 1..128 chars of [A-Za-z0-9._+-]");
 
@@ -380,13 +372,13 @@ int resultdoc_check(json_t *doc, struct resultdoc *d, struct err *e)
 	    opt_str(doc, "mode", "mode", &d->mode, e) ||
 	    opt_int(doc, "job_id", "job_id", 1, INT64_MAX, &d->job_id, e))
 		return -1;
-	if (d->tree && !is_name(d->tree, 128, 0))
+	if (d->tree && !names_plain(d->tree, NAMES_PLAIN_MAX))
 		return err_set(e, 400, "invalid_field", "tree",
 			       "'tree' must be 1..128 chars of [A-Za-z0-9._+-]");
-	if (d->kconfig && !is_name(d->kconfig, 128, 0))
+	if (d->kconfig && !names_plain(d->kconfig, NAMES_PLAIN_MAX))
 		return err_set(e, 400, "invalid_field", "kconfig",
 			       "'kconfig' must be 1..128 chars of [A-Za-z0-9._+-]");
-	if (d->compiler && !is_name(d->compiler, 128, 0))
+	if (d->compiler && !names_plain(d->compiler, NAMES_PLAIN_MAX))
 		return err_set(e, 400, "invalid_field", "compiler",
 			       "'compiler' must be 1..128 chars of [A-Za-z0-9._+-]");
 	if (!d->status)
@@ -424,7 +416,8 @@ int resultdoc_check(json_t *doc, struct resultdoc *d, struct err *e)
 	if (!d->mode)
 		d->mode = measure ? measure : "wallclock";
 	if (strcmp(d->mode, "wallclock") && strcmp(d->mode, "icount"))
-		return err_set(e, 400, "invalid_field", d->mode == measure ? "params.measure" : "mode",
+		return err_set(e, 400, "invalid_field",
+			       d->mode == measure ? "params.measure" : "mode",
 			       "measurement mode must be 'wallclock' or 'icount'");
 
 	v = json_object_get(doc, "machine");

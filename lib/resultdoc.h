@@ -46,18 +46,18 @@ extern const char *const resultdoc_fields[];
 
 struct resultdoc {
 	/* all borrowed from the json_t given to resultdoc_check(); NULL when absent */
-	const char *run_id;     /* lowercased copy lives in run_id_buf */
+	const char *run_id; /* lowercased copy lives in run_id_buf */
 	char run_id_buf[37];
 	const char *commit, *testcase, *tree, *branch, *kconfig, *compiler;
-	const char *status;     /* never NULL after a successful check: default "ok" */
+	const char *status; /* never NULL after a successful check: default "ok" */
 	const char *started_at, *commit_time, *commit_subject, *mode;
-	long long job_id;       /* 0 = none */
-	double duration_s;      /* NAN = absent */
-	json_t *params;         /* object; borrowed, or NULL when absent */
-	json_t *machine;        /* object or NULL */
+	long long job_id;  /* 0 = none */
+	double duration_s; /* NAN = absent */
+	json_t *params;	   /* object; borrowed, or NULL when absent */
+	json_t *machine;   /* object or NULL */
 	const char *hostname, *arch, *cpu_model, *tbox_group;
 	long long nr_cpus, memory_mb; /* -1 = absent */
-	json_t *metrics;        /* object */
+	json_t *metrics;	      /* object */
 	size_t nr_metrics, nr_values;
 };
 
@@ -83,8 +83,6 @@ int params_check(json_t *params, struct err *e) __attribute__((warn_unused_resul
 
 /* 1 when s is a UUID in text form (8-4-4-4-12 hex digits, any case). */
 int is_uuid(const char *s);
-/* 1 when s is 40 lowercase hex digits. */
-int is_commit_sha(const char *s);
 /*
  * 1 when s is an RFC 3339 date-time (YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM),
  * 'T' also 't' or ' ', 'Z' also 'z') that PostgreSQL's timestamptz accepts:

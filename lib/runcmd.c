@@ -1,5 +1,6 @@
 #include "runcmd.h"
 #include "xalloc.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,14 +14,13 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "banned.h"
 
 extern char **environ;
 
 #define RUNCMD_DEFAULT_CAP (1u << 20)
-#define RUNCMD_TERM_GRACE_S 2.0   /* SIGTERM, then SIGKILL this much later */
-#define RUNCMD_DRAIN_S 2.0        /* after the leader exits, read pipes this long at most */
-#define RUNCMD_SLICE_MS 100       /* poll granularity for timeout/cancel checks */
+#define RUNCMD_TERM_GRACE_S 2.0 /* SIGTERM, then SIGKILL this much later */
+#define RUNCMD_DRAIN_S 2.0	/* after the leader exits, read pipes this long at most */
+#define RUNCMD_SLICE_MS 100	/* poll granularity for timeout/cancel checks */
 
 void runcmd_init(struct runcmd *cmd, const char *const *argv, int timeout_s)
 {
@@ -59,17 +59,8 @@ const char *runcmd_describe(const struct runcmd *cmd, char *dst, size_t n)
 	return dst;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Appends p[0..n) to b under its cap, keeping the head or the tail. */
-static void capture_add(struct buf *b, size_t *dropped, int keep_tail,
-			const char *p, size_t n)
+static void capture_add(struct buf *b, size_t *dropped, int keep_tail, const char *p, size_t n)
 {
 	size_t room;
 
@@ -92,7 +83,7 @@ static void capture_add(struct buf *b, size_t *dropped, int keep_tail,
 			*dropped += b->cap;
 		return;
 	}
-	room = b->len + n - b->cap;	/* bytes to drop from the front */
+	room = b->len + n - b->cap; /* bytes to drop from the front */
 	memmove(b->data, b->data + room, b->len - room);
 	b->len -= room;
 	b->data[b->len] = '\0';
@@ -109,7 +100,7 @@ static void write_all(int fd, const char *p, size_t n)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
-			return;	/* a broken log file must not stop the child */
+			return; /* a broken log file must not stop the child */
 		p += w;
 		n -= (size_t)w;
 	}
@@ -125,7 +116,7 @@ static char *find_program(const char *argv0)
 	path = getenv("PATH");
 	if (!path || !*path)
 		path = "/usr/local/bin:/usr/bin:/bin";
-	for (p = path;; ) {
+	for (p = path;;) {
 		const char *end = strchr(p, ':');
 		size_t len = end ? (size_t)(end - p) : strlen(p);
 		char *cand = len ? xstrfmt("%.*s/%s", (int)len, p, argv0) : xstrfmt("./%s", argv0);
@@ -199,8 +190,8 @@ static void child_fail(int fd, int errnum)
 }
 
 /* Runs in the forked child: only async-signal-safe calls from here on. */
-static void child_exec(const struct runcmd *cmd, const char *prog, char **envp,
-		       int devnull, int out_w, int err_w, int status_w, pid_t parent)
+static void child_exec(const struct runcmd *cmd, const char *prog, char **envp, int devnull,
+		       int out_w, int err_w, int status_w, pid_t parent)
 {
 	struct sigaction sa;
 	sigset_t all;
@@ -214,7 +205,7 @@ static void child_exec(const struct runcmd *cmd, const char *prog, char **envp,
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_DFL;
 	for (sig = 1; sig < NSIG; sig++)
-		sigaction(sig, &sa, NULL);	/* fails harmlessly for KILL/STOP */
+		sigaction(sig, &sa, NULL); /* fails harmlessly for KILL/STOP */
 	sigemptyset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
 
@@ -266,11 +257,12 @@ int runcmd_run(struct runcmd *cmd, struct err *e)
 	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (devnull < 0 || pipe2(out_p, O_CLOEXEC) < 0 ||
 	    (!cmd->merge_stderr && pipe2(err_p, O_CLOEXEC) < 0) || pipe2(st_p, O_CLOEXEC) < 0) {
-		err_set(e, 500, "spawn_failed", cmd->argv[0], "cannot create pipes: %s", strerror(errno));
+		err_set(e, 500, "spawn_failed", cmd->argv[0], "cannot create pipes: %s",
+			strerror(errno));
 		goto fail;
 	}
 	envp = build_env(cmd->env);
-	start = now_s();
+	start = mono_s();
 	parent = getpid();
 	pid = fork();
 	if (pid < 0) {
@@ -279,7 +271,7 @@ int runcmd_run(struct runcmd *cmd, struct err *e)
 	}
 	if (pid == 0)
 		child_exec(cmd, prog, envp, devnull, out_p[1], err_p[1], st_p[1], parent);
-	setpgid(pid, pid);	/* also in the parent: no race with an early kill */
+	setpgid(pid, pid); /* also in the parent: no race with an early kill */
 
 	close(out_p[1]);
 	out_p[1] = -1;
@@ -301,8 +293,8 @@ int runcmd_run(struct runcmd *cmd, struct err *e)
 	st_p[0] = -1;
 	if (r == (ssize_t)sizeof(child_errno)) {
 		waitpid(pid, NULL, 0);
-		err_set(e, 500, "exec_failed", cmd->argv[0], "cannot run '%s': %s",
-			cmd->argv[0], strerror(child_errno));
+		err_set(e, 500, "exec_failed", cmd->argv[0], "cannot run '%s': %s", cmd->argv[0],
+			strerror(child_errno));
 		goto fail;
 	}
 
@@ -310,7 +302,7 @@ int runcmd_run(struct runcmd *cmd, struct err *e)
 	pfd[0].fd = out_p[0];
 	pfd[1].fd = err_p[0];
 	for (;;) {
-		double t = now_s();
+		double t = mono_s();
 		int i, n;
 
 		if (!killed && t >= deadline) {
@@ -330,7 +322,7 @@ int runcmd_run(struct runcmd *cmd, struct err *e)
 		}
 		if (!leader_done && leader_exited(pid)) {
 			leader_done = 1;
-			kill_group(pid, SIGKILL);	/* no strays left behind */
+			kill_group(pid, SIGKILL); /* no strays left behind */
 			drain_until = t + RUNCMD_DRAIN_S;
 		}
 		if (pfd[0].fd < 0 && pfd[1].fd < 0) {
@@ -340,7 +332,7 @@ int runcmd_run(struct runcmd *cmd, struct err *e)
 			continue;
 		}
 		if (leader_done && t >= drain_until)
-			break;	/* an escaped process holds the pipe: stop reading */
+			break; /* an escaped process holds the pipe: stop reading */
 
 		pfd[0].events = pfd[1].events = POLLIN;
 		n = poll(pfd, 2, RUNCMD_SLICE_MS);
@@ -362,14 +354,16 @@ int runcmd_run(struct runcmd *cmd, struct err *e)
 			if (cmd->log_fd >= 0)
 				write_all(cmd->log_fd, chunk, (size_t)r);
 			if (i == 0)
-				capture_add(&cmd->out, &cmd->out_dropped, cmd->keep_tail, chunk, (size_t)r);
+				capture_add(&cmd->out, &cmd->out_dropped, cmd->keep_tail, chunk,
+					    (size_t)r);
 			else
-				capture_add(&cmd->err, &cmd->err_dropped, cmd->keep_tail, chunk, (size_t)r);
+				capture_add(&cmd->err, &cmd->err_dropped, cmd->keep_tail, chunk,
+					    (size_t)r);
 		}
 	}
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	cmd->elapsed_s = now_s() - start;
+	cmd->elapsed_s = mono_s() - start;
 	if (WIFEXITED(status)) {
 		cmd->exited = 1;
 		cmd->exit_code = WEXITSTATUS(status);

@@ -27,33 +27,33 @@
  */
 struct runcmd {
 	/* --- inputs (set after runcmd_init, all borrowed until runcmd_run returns) --- */
-	const char *const *argv;  /* NULL-terminated; argv[0] is looked up in PATH */
-	const char *cwd;          /* directory to run in; NULL = inherit */
-	const char *const *env;   /* NULL-terminated "NAME=value" entries added to
-	                           * (or replacing in) the inherited environment;
-	                           * "NAME" alone removes NAME; NULL = none */
-	int timeout_s;            /* > 0: wall-clock limit in seconds */
-	int merge_stderr;         /* 1: stderr goes into `out` too, interleaved */
-	int keep_tail;            /* 1 (default): when a capture buffer is full, drop
-	                           * its oldest bytes (keep the last `cap` bytes);
-	                           * 0: keep the first bytes, drop the rest */
-	int log_fd;               /* >= 0: every byte of stdout/stderr is also written
-	                           * here, uncapped (e.g. a full build log); -1 = none */
+	const char *const *argv;       /* NULL-terminated; argv[0] is looked up in PATH */
+	const char *cwd;	       /* directory to run in; NULL = inherit */
+	const char *const *env;	       /* NULL-terminated "NAME=value" entries added to
+					* (or replacing in) the inherited environment;
+					* "NAME" alone removes NAME; NULL = none */
+	int timeout_s;		       /* > 0: wall-clock limit in seconds */
+	int merge_stderr;	       /* 1: stderr goes into `out` too, interleaved */
+	int keep_tail;		       /* 1 (default): when a capture buffer is full, drop
+					* its oldest bytes (keep the last `cap` bytes);
+					* 0: keep the first bytes, drop the rest */
+	int log_fd;		       /* >= 0: every byte of stdout/stderr is also written
+					* here, uncapped (e.g. a full build log); -1 = none */
 	volatile sig_atomic_t *cancel; /* if not NULL and it becomes non-zero, the
-	                           * group is killed as on a timeout (`cancelled` set) */
+					* group is killed as on a timeout (`cancelled` set) */
 
 	/* --- outputs --- */
-	struct buf out;           /* captured stdout; cap set by runcmd_init (1 MiB),
-	                           * may be changed before runcmd_run */
-	struct buf err;           /* captured stderr (empty with merge_stderr) */
+	struct buf out;			 /* captured stdout; cap set by runcmd_init (1 MiB),
+					  * may be changed before runcmd_run */
+	struct buf err;			 /* captured stderr (empty with merge_stderr) */
 	size_t out_dropped, err_dropped; /* bytes not kept because of the caps */
-	int exited;               /* 1: exited normally with exit_code */
+	int exited;			 /* 1: exited normally with exit_code */
 	int exit_code;
-	int signaled;             /* 1: killed by term_signal */
+	int signaled; /* 1: killed by term_signal */
 	int term_signal;
-	int timed_out;            /* 1: killed because timeout_s passed */
-	int cancelled;            /* 1: killed because *cancel became non-zero */
-	double elapsed_s;         /* wall-clock seconds from start to reap */
+	int timed_out;	  /* 1: killed because timeout_s passed */
+	int cancelled;	  /* 1: killed because *cancel became non-zero */
+	double elapsed_s; /* wall-clock seconds from start to reap */
 };
 
 /*

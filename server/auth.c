@@ -12,8 +12,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "banned.h"
-
 static const char *const scope_names[] = { "read", "submit", "worker", "admin" };
 
 int scope_from_name(const char *name)
@@ -49,8 +47,7 @@ void sha256_hex(const void *data, size_t len, char out[65])
 
 static void base64url(const unsigned char *in, size_t n, char *out)
 {
-	static const char tbl[] =
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+	static const char tbl[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 	size_t o = 0;
 	unsigned acc = 0;
 	int bits = 0;
@@ -103,7 +100,8 @@ int auth_check(struct db *db, const char *authorization, int accepted, int publi
 				"this endpoint needs 'Authorization: Bearer TOKEN'");
 	}
 	/* the scheme is case-insensitive (RFC 7235 section 2.1), one space after it */
-	if (strncasecmp(authorization, "Bearer ", 7) || split_token(authorization + 7, &id, &secret))
+	if (strncasecmp(authorization, "Bearer ", 7) ||
+	    split_token(authorization + 7, &id, &secret))
 		return err_setc(e, ERR_UNAUTHORIZED, "Authorization", "malformed token");
 	c = db_conn(db, e);
 	if (!c)
@@ -139,7 +137,7 @@ int token_create(PGconn *c, const char *name, const char *scope, char **token, s
 
 	if (!scope_from_name(scope))
 		return err_setc(e, ERR_INVALID_FIELD, "scope",
-			       "scope must be worker, submit, read or admin, not '%s'", scope);
+				"scope must be worker, submit, read or admin, not '%s'", scope);
 	if (!*name || strlen(name) > 128)
 		return err_setc(e, ERR_INVALID_FIELD, "name", "token name must be 1..128 bytes");
 	if (RAND_bytes(raw, sizeof(raw)) != 1)

@@ -15,7 +15,7 @@ enum scope {
 	SCOPE_WORKER = 4,
 	SCOPE_ADMIN = 8,
 };
-#define AUTH_NONE 0                                 /* anyone */
+#define AUTH_NONE 0							   /* anyone */
 #define AUTH_READ (SCOPE_READ | SCOPE_SUBMIT | SCOPE_WORKER | SCOPE_ADMIN) /* open if public_read */
 #define AUTH_SUBMIT (SCOPE_SUBMIT | SCOPE_WORKER | SCOPE_ADMIN)
 #define AUTH_JOBS (SCOPE_SUBMIT | SCOPE_ADMIN)
@@ -31,8 +31,8 @@ enum scope {
 
 /* Who is calling, as auth_check() found it. */
 struct auth_caller {
-	int scope;               /* the token's SCOPE_* bit, 0 when no token */
-	long long token_id;      /* 0 when no token */
+	int scope;	    /* the token's SCOPE_* bit, 0 when no token */
+	long long token_id; /* 0 when no token */
 };
 
 /*

@@ -11,8 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "banned.h"
-
 struct bgthread {
 	const char *name;
 	bgthread_step_fn step;
@@ -41,7 +39,8 @@ static void *bgthread_main(void *arg)
 
 		if (atomic_load(&t->stopping))
 			break;
-		if (poll(pf, fd >= 0 ? 2 : 1, wait_ms < 0 ? -1 : (int)(wait_ms > 3600000 ? 3600000 : wait_ms)) < 0 &&
+		if (poll(pf, fd >= 0 ? 2 : 1,
+			 wait_ms < 0 ? -1 : (int)(wait_ms > 3600000 ? 3600000 : wait_ms)) < 0 &&
 		    errno != EINTR) {
 			slog_error("%s: poll: %s", t->name, strerror(errno));
 			break;
@@ -52,8 +51,7 @@ static void *bgthread_main(void *arg)
 	return NULL;
 }
 
-struct bgthread *bgthread_start(const char *name, bgthread_step_fn step, void *arg,
-				struct err *e)
+struct bgthread *bgthread_start(const char *name, bgthread_step_fn step, void *arg, struct err *e)
 {
 	struct bgthread *t = xcalloc(1, sizeof(*t));
 

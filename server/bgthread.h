@@ -25,8 +25,7 @@ typedef long (*bgthread_step_fn)(void *arg, int *fd);
  * a new handle (freed by bgthread_stop) or NULL with e (500 "internal":
  * no pipe, no thread).
  */
-struct bgthread *bgthread_start(const char *name, bgthread_step_fn step, void *arg,
-				struct err *e);
+struct bgthread *bgthread_start(const char *name, bgthread_step_fn step, void *arg, struct err *e);
 /* Wakes the thread for another step now; async-signal-safe, never blocks. */
 void bgthread_kick(struct bgthread *t);
 /* Whether bgthread_stop() has begun (for a long step to give up early). */

@@ -1,5 +1,6 @@
 /* A bisect's lifecycle: create, start (queued -> running), cancel, finish (see bisect.h). */
 #include "server/bisect.h"
+#include "arch.h"
 #include "server/config.h"
 #include "server/db/bisects.h"
 #include "server/db/db.h"
@@ -15,17 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "banned.h"
-
-static const char *kconfig_arch(const char *kconfig)
-{
-	if (!strncmp(kconfig, "x86_64", 6))
-		return "x86_64";
-	if (!strncmp(kconfig, "arm64", 5) || !strncmp(kconfig, "aarch64", 7))
-		return "aarch64";
-	return NULL;
-}
 
 long long bisect_create(PGconn *c, const struct bisect_spec *s, struct err *e)
 {
@@ -46,8 +36,9 @@ long long bisect_create(PGconn *c, const struct bisect_spec *s, struct err *e)
 		const char *p[4] = { s->good, NULL, NULL, tid };
 		nb.good_id = db_upsert_id(c, ST_COMMIT_INSERT, 4, ST_COMMIT_ID, 1, p, e);
 		p[0] = s->bad;
-		nb.bad_id = nb.good_id < 0 ? -1
-					   : db_upsert_id(c, ST_COMMIT_INSERT, 4, ST_COMMIT_ID, 1, p, e);
+		nb.bad_id = nb.good_id < 0 ?
+				    -1 :
+				    db_upsert_id(c, ST_COMMIT_INSERT, 4, ST_COMMIT_ID, 1, p, e);
 	}
 	if (nb.bad_id < 0)
 		return -1;
@@ -59,7 +50,7 @@ long long bisect_create(PGconn *c, const struct bisect_spec *s, struct err *e)
 		return -1;
 	nb.arch = s->arch;
 	if (!nb.arch && strcmp(s->kconfig, "host"))
-		nb.arch = kconfig_arch(s->kconfig);
+		nb.arch = arch_of_kconfig(s->kconfig);
 	nb.params = s->params;
 	nb.kconfig = s->kconfig;
 	nb.compiler = s->compiler ? s->compiler : "gcc-12";
@@ -94,8 +85,8 @@ static int move_siblings(PGconn *c, const struct db_bisect_row *b, long long reg
 	snprintf(note, sizeof(note), "bisect %lld (shared with regression %lld) %s", b->id, reg,
 		 found ? "found the first bad commit" : "ended without a first bad commit");
 	for (size_t i = 0; i < n && !ret; i++)
-		ret = regression_transition(c, ids[i], found ? "bisected" : "confirmed", "bisect", 0,
-					    note, NULL, NULL, e);
+		ret = regression_transition(c, ids[i], found ? "bisected" : "confirmed", "bisect",
+					    0, note, NULL, NULL, e);
 	free(ids);
 	return ret;
 }
@@ -137,15 +128,14 @@ static int store_diffstat(struct server *srv, PGconn *c, const struct db_bisect_
 	return 0;
 }
 
-int bisect_finish(struct server *srv, PGconn *c, const struct db_bisect_row *b,
-		  const char *state, const char *outcome, long long first_bad, const char *cands,
-		  double confidence, const char *reason, json_t *verification, json_t *model,
-		  struct err *e)
+int bisect_finish(struct server *srv, PGconn *c, const struct db_bisect_row *b, const char *state,
+		  const char *outcome, long long first_bad, const char *cands, double confidence,
+		  const char *reason, json_t *verification, json_t *model, struct err *e)
 {
 	char *vtext = verification ? json_dumps(verification, JSON_COMPACT) : NULL;
 	char *mtext = model ? json_dumps(model, JSON_COMPACT) : NULL;
-	struct db_bisect_end end = { b->id, state, outcome, first_bad, cands, confidence, reason,
-				     vtext, mtext };
+	struct db_bisect_end end = { b->id,	 state,	 outcome, first_bad, cands,
+				     confidence, reason, vtext,	  mtext };
 	int found = !strcmp(state, "done") && first_bad;
 	long long reg;
 	int ret = -1;
@@ -172,9 +162,9 @@ out:
 
 /* what git said about a queued bisect's range */
 struct range {
-	char **shas;             /* the first-parent chain good..bad, oldest first */
+	char **shas; /* the first-parent chain good..bad, oldest first */
 	size_t n, nrange, imported;
-	struct err ge;           /* when it failed */
+	struct err ge; /* when it failed */
 };
 
 static int import_and_list(struct server *srv, PGconn *c, const struct db_bisect_row *b,
@@ -188,8 +178,7 @@ static int import_and_list(struct server *srv, PGconn *c, const struct db_bisect
 }
 
 /* git: fetch (or clone), import the tree's branches and the range, list the candidates; 1 = ok */
-static int git_range(struct server *srv, PGconn *c, const struct db_bisect_row *b,
-		     struct range *g)
+static int git_range(struct server *srv, PGconn *c, const struct db_bisect_row *b, struct range *g)
 {
 	char dir[4096], *br = NULL, *save = NULL, *tok;
 	const char *revs[64];
@@ -203,7 +192,8 @@ static int git_range(struct server *srv, PGconn *c, const struct db_bisect_row *
 		return 0;
 	if (b->branches && *b->branches) {
 		br = xstrdup(b->branches);
-		for (tok = strtok_r(br, " ", &save); tok && nrevs < 62; tok = strtok_r(NULL, " ", &save))
+		for (tok = strtok_r(br, " ", &save); tok && nrevs < 62;
+		     tok = strtok_r(NULL, " ", &save))
 			revs[nrevs++] = tok;
 	}
 	revs[nrevs++] = b->bad;
@@ -238,11 +228,13 @@ static int store_range(struct server *srv, PGconn *c, const struct db_bisect_row
 	if (stored != (long long)g->n)
 		return bisect_finish(srv, c, b, "failed", NULL, 0, NULL, NAN,
 				     "commits of the range are missing from the commits table after "
-				     "import", NULL, NULL, e);
+				     "import",
+				     NULL, NULL, e);
 	if (db_bisect_start(c, b->id, g->n, g->nrange, e))
 		return -1;
 	slog_info("bisect %lld running: %zu candidates on the first-parent chain, %zu commits in "
-		  "the range, %zu imported", b->id, g->n, g->nrange, g->imported);
+		  "the range, %zu imported",
+		  b->id, g->n, g->nrange, g->imported);
 	return 0;
 }
 

@@ -69,17 +69,17 @@ struct db_bisect_row;
 
 /* What POST /api/v1/bisects asks for; every pointer borrowed for the call. */
 struct bisect_spec {
-	const char *tree;        /* a registered tree (404 otherwise) */
-	const char *good, *bad;  /* 40-hex shas */
+	const char *tree;	/* a registered tree (404 otherwise) */
+	const char *good, *bad; /* 40-hex shas */
 	const char *testcase;
-	const char *params;      /* JSON object text (canonical: sorted keys, compact) */
+	const char *params; /* JSON object text (canonical: sorted keys, compact) */
 	const char *kconfig, *compiler;
-	const char *arch;        /* NULL: from the kconfig name (x86_64-…, arm64-…) or none for host */
-	const char *tbox_group;  /* NULL = any machine of the arch */
+	const char *arch; /* NULL: from the kconfig name (x86_64-…, arm64-…) or none for host */
+	const char *tbox_group; /* NULL = any machine of the arch */
 	const char *metric;
 	int runs_per_step, ref_runs, k; /* k 0 = as many as idle workers */
-	long long regression_id; /* 0 = none */
-	long long token_id;      /* 0 = none */
+	long long regression_id;	/* 0 = none */
+	long long token_id;		/* 0 = none */
 };
 
 /*
@@ -114,9 +114,9 @@ int bisect_cancel(PGconn *c, long long id, const char *reason, struct err *e)
  */
 int bisect_start(struct server *srv, PGconn *c, long long id, struct err *e)
 	__attribute__((warn_unused_result));
-int bisect_finish(struct server *srv, PGconn *c, const struct db_bisect_row *b,
-		  const char *state, const char *outcome, long long first_bad, const char *cands,
-		  double confidence, const char *reason, json_t *verification, json_t *model,
-		  struct err *e) __attribute__((warn_unused_result));
+int bisect_finish(struct server *srv, PGconn *c, const struct db_bisect_row *b, const char *state,
+		  const char *outcome, long long first_bad, const char *cands, double confidence,
+		  const char *reason, json_t *verification, json_t *model, struct err *e)
+	__attribute__((warn_unused_result));
 
 #endif

@@ -1,5 +1,6 @@
 /* The bisect coordinator's thread (see bisect_coord.h). */
 #include "server/bisect_coord.h"
+#include "attr.h"
 #include "server/bgthread.h"
 #include "server/bisect.h"
 #include "server/bisect_step.h"
@@ -18,13 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 struct bisect_coord {
 	struct server *srv;
-	pthread_mutex_t lock;    /* guards t against a kick racing bisect_coord_halt */
-	struct bgthread *t;      /* NULL once halted */
-	atomic_int stopping;     /* set by halt: a long pass gives up between bisects */
+	pthread_mutex_t lock; /* guards t against a kick racing bisect_coord_halt */
+	struct bgthread *t;   /* NULL once halted */
+	atomic_int stopping;  /* set by halt: a long pass gives up between bisects */
 };
 
 /* mirrors one tree whose mirror was never made from its current url */
@@ -43,7 +42,8 @@ static void sync_one_tree(struct server *srv, PGconn *c)
 	     tok = strtok_r(NULL, " ", &save))
 		revs[nrevs++] = tok;
 	ok = !gitmirror_path(srv->cfg->data_dir, t.name, dir, sizeof(dir), &ge) &&
-	     !gitmirror_sync(srv->cfg->data_dir, t.name, t.url, (int)srv->cfg->git_timeout_s, &ge) &&
+	     !gitmirror_sync(srv->cfg->data_dir, t.name, t.url, (int)srv->cfg->git_timeout_s,
+			     &ge) &&
 	     !gitmirror_import(c, dir, t.tree_id, revs, nrevs, (int)srv->cfg->git_timeout_s,
 			       &imported, &ge);
 	/* a failure to record it is retried with the next pass */
@@ -119,7 +119,7 @@ static void drive(struct bisect_coord *bc, PGconn *c, long long id)
 }
 
 /* one pass (bgthread step): the next pass after bisect_poll_ms, or when kicked */
-static long coord_step(void *arg, int *fd)
+static long coord_step(void *arg, int *fd UNUSED)
 {
 	struct bisect_coord *bc = arg;
 	struct server *srv = bc->srv;

@@ -1,6 +1,7 @@
 /* One coordinator step of a running bisect (see bisect_step.h; the rules in bisect.h). */
 #include "server/bisect_step.h"
-#include "server/api/api.h"
+#include "server/jsonout.h"
+#include "server/server.h"
 #include "server/bisect.h"
 #include "server/config.h"
 #include "server/db/bisects.h"
@@ -17,8 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "banned.h"
 
 /* a machine counts as available when seen this recently (seconds) */
 #define WORKER_WINDOW_S "90"
@@ -43,10 +42,10 @@ struct step {
 	struct cand *cands;
 	size_t n;
 	struct bisect_commit *bc;
-	struct bisect_input in;  /* borrowed by plan */
+	struct bisect_input in; /* borrowed by plan */
 	struct bisect_plan plan;
 	struct bisect_decision d;
-	char cap[64];            /* the probes' need_capability */
+	char cap[64]; /* the probes' need_capability */
 	int k;
 	json_t *model;
 };
@@ -69,7 +68,8 @@ static json_t *model_json(const struct bisect_plan *p, int k)
 			 json_num(m->sigma), "separation", json_num(m->separation), "change_pct",
 			 json_num(m->change_pct), "deterministic", m->deterministic, "refs_target",
 			 m->refs_target, "k", k, "map", (json_int_t)p->map, "lo", (json_int_t)p->lo,
-			 "hi", (json_int_t)p->hi, "p_map", json_num(p->post ? p->post[p->map] : NAN));
+			 "hi", (json_int_t)p->hi, "p_map",
+			 json_num(p->post ? p->post[p->map] : NAN));
 }
 
 /* the verification of a done decision: first bad cands[f + 1] vs cands[f] (new) */
@@ -78,13 +78,12 @@ static json_t *verification_json(const struct cand *cands, const struct bisect_d
 {
 	const struct compare_result *v = &d->verify;
 
-	return json_pack("{s:s,s:s,s:[I,I],s:[o,o],s:o,s:[o,o],s:o,s:s,s:o}",
-			 "parent", cands[d->first_bad].sha, "first_bad", cands[d->first_bad + 1].sha,
-			 "n", (json_int_t)v->a.n, (json_int_t)v->b.n,
-			 "mean", json_num(v->a.mean), json_num(v->b.mean),
-			 "change_pct", json_num(v->change_pct),
-			 "ci_pct", json_num(v->ci_lo_pct), json_num(v->ci_hi_pct),
-			 "p_value", json_num(v->p_value), "verdict", verdict_name(v->verdict),
+	return json_pack("{s:s,s:s,s:[I,I],s:[o,o],s:o,s:[o,o],s:o,s:s,s:o}", "parent",
+			 cands[d->first_bad].sha, "first_bad", cands[d->first_bad + 1].sha, "n",
+			 (json_int_t)v->a.n, (json_int_t)v->b.n, "mean", json_num(v->a.mean),
+			 json_num(v->b.mean), "change_pct", json_num(v->change_pct), "ci_pct",
+			 json_num(v->ci_lo_pct), json_num(v->ci_hi_pct), "p_value",
+			 json_num(v->p_value), "verdict", verdict_name(v->verdict),
 			 "ref_change_pct", json_num(ref_change_pct));
 }
 
@@ -129,10 +128,12 @@ static int record_steps(struct step *st, struct err *e)
 		row.bisect_id = b->id;
 		row.commit_id = cd->commit_id;
 		row.round = b->round;
-		row.role = j == BISECT_GOOD ? "good" : j == (long)st->n - 1 ? "bad"
-			   : cd->first_round == b->round ? "probe" : "verify";
-		row.verdict = step_verdict_name(j == BISECT_GOOD && ev.verdict != STEP_SKIP ? STEP_GOOD
-										: ev.verdict);
+		row.role = j == BISECT_GOOD	       ? "good" :
+			   j == (long)st->n - 1	       ? "bad" :
+			   cd->first_round == b->round ? "probe" :
+							 "verify";
+		row.verdict = step_verdict_name(
+			j == BISECT_GOOD && ev.verdict != STEP_SKIP ? STEP_GOOD : ev.verdict);
 		row.samples = cd->v;
 		row.n = cd->n;
 		row.evidence = evtext;
@@ -172,8 +173,9 @@ static int load_candidates(struct step *st, struct err *e)
 static const char *fail_outcome(const struct db_bisect_job *j)
 {
 	if (!strcmp(j->state, "done"))
-		return !strcmp(j->outcome, "build-failed") ? "build-failed"
-		       : !strcmp(j->outcome, "boot-failed") ? "boot-failed" : "run-failed";
+		return !strcmp(j->outcome, "build-failed") ? "build-failed" :
+		       !strcmp(j->outcome, "boot-failed")  ? "boot-failed" :
+							     "run-failed";
 	return !strcmp(j->state, "failed") ? "lease-expired" : "cancelled";
 }
 
@@ -200,7 +202,7 @@ static int tally_jobs(struct step *st, int *busy, struct err *e)
 			if (st->cands[k].commit_id == j->commit_id)
 				cd = &st->cands[k];
 		if (!cd)
-			continue;   /* a commit of a level above, not of this one */
+			continue; /* a commit of a level above, not of this one */
 		if (!cd->first_round || j->round < cd->first_round)
 			cd->first_round = j->round;
 		if (j->round > cd->last_round)
@@ -248,8 +250,8 @@ static int probe_k(struct step *st, struct err *e)
 	const struct config *cfg = st->srv->cfg;
 	long idle, total, k, share;
 
-	if (db_bisect_workers(st->c, st->b.arch, st->b.tbox, st->cap, WORKER_WINDOW_S, &idle, &total,
-			      e))
+	if (db_bisect_workers(st->c, st->b.arch, st->b.tbox, st->cap, WORKER_WINDOW_S, &idle,
+			      &total, e))
 		return -1;
 	k = idle;
 	if (st->b.max_k > 0 && k > st->b.max_k)
@@ -326,8 +328,8 @@ static int queue_probes(struct step *st, struct err *e)
 		long idx = st->d.probes[i].idx;
 
 		if (db_bisect_job_insert(st->c, st->b.id, st->cands[idx + 1].commit_id, st->cap,
-					 st->d.probes[i].runs, cfg->bisect_priority, cfg->max_attempts,
-					 round, e))
+					 st->d.probes[i].runs, cfg->bisect_priority,
+					 cfg->max_attempts, round, e))
 			return -1;
 	}
 	mtext = json_dumps(st->model, JSON_COMPACT);
@@ -364,8 +366,8 @@ static int descend(struct step *st, struct err *e)
 	if (gitmirror_path(st->srv->cfg->data_dir, b->tree, dir, sizeof(dir), &ge) ||
 	    gitmirror_merge_side(dir, merge, b->good, (int)st->srv->cfg->git_timeout_s, p1, &side,
 				 &ns, &ge)) {
-		slog_warn("bisect %lld: side branch of %.12s: %s (%s); the merge is the answer", b->id,
-			  merge, ge.message, ge.detail);
+		slog_warn("bisect %lld: side branch of %.12s: %s (%s); the merge is the answer",
+			  b->id, merge, ge.message, ge.detail);
 		return 0;
 	}
 	if (!ns)
@@ -390,12 +392,11 @@ static int descend(struct step *st, struct err *e)
 		ret = 0;
 		goto out;
 	}
-	ent = json_pack("{s:i,s:s,s:s,s:s,s:s,s:I,s:I,s:i,s:o,s:o}",
-			"level", b->level, "good", st->cands[0].sha, "bad", st->cands[st->n].sha,
-			"merge", merge, "merge_parent", p1, "nr_candidates", (json_int_t)st->n,
-			"side_commits", (json_int_t)ns, "round", b->round,
-			"confidence", json_num(d->confidence), "verification",
-			verification_json(st->cands, d, st->plan.model.change_pct));
+	ent = json_pack("{s:i,s:s,s:s,s:s,s:s,s:I,s:I,s:i,s:o,s:o}", "level", b->level, "good",
+			st->cands[0].sha, "bad", st->cands[st->n].sha, "merge", merge,
+			"merge_parent", p1, "nr_candidates", (json_int_t)st->n, "side_commits",
+			(json_int_t)ns, "round", b->round, "confidence", json_num(d->confidence),
+			"verification", verification_json(st->cands, d, st->plan.model.change_pct));
 	etext = json_dumps(ent, JSON_COMPACT);
 	json_decref(ent);
 	ret = db_bisect_descend(st->c, b->id, b->level + 1, p1_id, etext, e);
@@ -403,7 +404,8 @@ static int descend(struct step *st, struct err *e)
 	if (ret)
 		goto out;
 	slog_info("bisect %lld: first bad on level %d is merge %.12s; descending into its %zu "
-		  "side-branch commits (good end %.12s)", b->id, b->level, merge, ns, p1);
+		  "side-branch commits (good end %.12s)",
+		  b->id, b->level, merge, ns, p1);
 	ret = 1;
 out:
 	free(shas);
@@ -462,15 +464,17 @@ static int on_failed(struct step *st, struct err *e)
 	int bad;
 
 	if (!(st->b.level > 0 && st->b.descent))
-		return bisect_finish(st->srv, st->c, &st->b, "failed", NULL, 0, NULL, NAN, d->reason,
-				     NULL, st->model, e);
+		return bisect_finish(st->srv, st->c, &st->b, "failed", NULL, 0, NULL, NAN,
+				     d->reason, NULL, st->model, e);
 	ent = json_loads(st->b.descent, 0, NULL);
-	snprintf(why, sizeof(why), "the merge is the first bad commit of the level above; its side "
-		 "branch could not be narrowed: %s", d->reason);
-	bad = !ent || bisect_finish(st->srv, st->c, &st->b, "done", "found",
-				    st->cands[st->n].commit_id, NULL,
-				    json_number_value(json_object_get(ent, "confidence")), why,
-				    json_object_get(ent, "verification"), st->model, e);
+	snprintf(why, sizeof(why),
+		 "the merge is the first bad commit of the level above; its side "
+		 "branch could not be narrowed: %s",
+		 d->reason);
+	bad = !ent ||
+	      bisect_finish(st->srv, st->c, &st->b, "done", "found", st->cands[st->n].commit_id,
+			    NULL, json_number_value(json_object_get(ent, "confidence")), why,
+			    json_object_get(ent, "verification"), st->model, e);
 	json_decref(ent);
 	if (!ent)
 		err_setc(e, ERR_DB, "descents", "bad descents of bisect %lld", st->b.id);

@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 enum key_type { KEY_STRING, KEY_LONG, KEY_DOUBLE };
 
 struct config_key {
@@ -20,9 +18,18 @@ struct config_key {
 	long min, max; /* bounds of KEY_LONG and KEY_DOUBLE values */
 };
 
-#define S(n, d) { #n, KEY_STRING, offsetof(struct config, n), d, 0, 0 }
-#define L(n, d, lo, hi) { #n, KEY_LONG, offsetof(struct config, n), #d, lo, hi }
-#define D(n, d, lo, hi) { #n, KEY_DOUBLE, offsetof(struct config, n), #d, lo, hi }
+#define S(n, d)                                                     \
+	{                                                           \
+#n, KEY_STRING, offsetof(struct config, n), d, 0, 0 \
+	}
+#define L(n, d, lo, hi)                                              \
+	{                                                            \
+#n, KEY_LONG, offsetof(struct config, n), #d, lo, hi \
+	}
+#define D(n, d, lo, hi)                                                \
+	{                                                              \
+#n, KEY_DOUBLE, offsetof(struct config, n), #d, lo, hi \
+	}
 
 static const struct config_key config_keys[] = {
 	S(listen, "127.0.0.1:8080"),
@@ -52,7 +59,7 @@ static const struct config_key config_keys[] = {
 	L(lease_timeout_s, 120, 1, 86400),
 	L(max_attempts, 3, 1, 100),
 	L(db_timeout_ms, 30000, 0, 3600000),
-	/* change detection (detect_thread.h) */
+	/* change detection (detect.h) */
 	L(detect_enabled, 1, 0, 1),
 	D(detect_min_change_pct, 1.0, 0, 1000),
 	D(detect_p_max, 0.001, 0, 1),
@@ -98,8 +105,8 @@ static int set_key(struct config *c, const struct config_key *k, const char *val
 		v = strtod(value, &end);
 		if (errno || end == value || *end || !(v >= k->min && v <= k->max))
 			return err_setc(e, ERR_CONFIG, where,
-				       "'%s' must be a number in [%ld, %ld], not '%s'",
-				       k->name, k->min, k->max, value);
+					"'%s' must be a number in [%ld, %ld], not '%s'", k->name,
+					k->min, k->max, value);
 		*(double *)p = v;
 		return 0;
 	} else {
@@ -110,8 +117,8 @@ static int set_key(struct config *c, const struct config_key *k, const char *val
 		v = strtol(value, &end, 10);
 		if (errno || end == value || *end || v < k->min || v > k->max)
 			return err_setc(e, ERR_CONFIG, where,
-				       "'%s' must be an integer in [%ld, %ld], not '%s'",
-				       k->name, k->min, k->max, value);
+					"'%s' must be an integer in [%ld, %ld], not '%s'", k->name,
+					k->min, k->max, value);
 		*(long *)p = v;
 		return 0;
 	}
@@ -161,8 +168,8 @@ int config_load_file(struct config *c, const char *path, struct err *e)
 	int lineno = 0;
 
 	if (!f)
-		return err_setc(e, ERR_IO, path, "cannot read config file '%s': %s",
-			       path, strerror(errno));
+		return err_setc(e, ERR_IO, path, "cannot read config file '%s': %s", path,
+				strerror(errno));
 	while (fgets(line, sizeof(line), f)) {
 		char *eq, *key, *val, where[300];
 		const struct config_key *k;

@@ -12,57 +12,57 @@
  * is passed down; there are no config globals.
  */
 struct config {
-	char *listen;            /* "ADDR:PORT"; port 0 = pick one */
-	char *db;                /* libpq conninfo; env REGTRACK_DB */
-	char *web_dir;           /* static dashboard files; "" = next to the binary */
-	char *smtp_url;          /* e.g. smtp://127.0.0.1:2525; "" = mail off */
+	char *listen;	/* "ADDR:PORT"; port 0 = pick one */
+	char *db;	/* libpq conninfo; env REGTRACK_DB */
+	char *web_dir;	/* static dashboard files; "" = next to the binary */
+	char *smtp_url; /* e.g. smtp://127.0.0.1:2525; "" = mail off */
 	char *mail_from;
-	char *public_url;        /* base of links in mails */
+	char *public_url; /* base of links in mails */
 	/* mail (mailer.h) */
-	char *smtp_user;         /* "" = no SMTP AUTH */
+	char *smtp_user; /* "" = no SMTP AUTH */
 	char *smtp_password;
-	char *smtp_starttls;     /* none | try | required */
-	char *mail_dry_run_dir;  /* non-empty: write DIR/ID.eml instead of sending */
-	char *mail_cc;           /* comma-separated addresses copied on every report */
-	long mail_to_author;     /* 1 = the culprit's author gets the report */
+	char *smtp_starttls;	       /* none | try | required */
+	char *mail_dry_run_dir;	       /* non-empty: write DIR/ID.eml instead of sending */
+	char *mail_cc;		       /* comma-separated addresses copied on every report */
+	long mail_to_author;	       /* 1 = the culprit's author gets the report */
 	long mail_report_improvements; /* 1 = bisected improvements are mailed too */
-	long mail_report_fixed;  /* 1 = a follow-up when a regression is marked fixed */
-	long mail_retry_max_s;   /* cap of the exponential retry backoff */
-	long mail_poll_ms;       /* outbox poll when not kicked */
-	long threads;            /* HTTP thread pool size */
-	long max_connections;    /* HTTP connections held at once, parked long polls included
-	                          * (lowered to the open-file limit less 64 at start) */
-	long max_connections_per_ip; /* connections one client address may hold; 0 = no limit
-	                          * (behind a proxy every connection has its address) */
-	long header_timeout_s;   /* a request's headers complete within this of the connection's
-	                          * start or of the end of its previous request */
-	long body_timeout_s;     /* a request's body complete within this of its headers */
-	long body_limit;         /* bytes; larger request bodies get 413 */
-	long public_read;        /* 1 = reads need no token */
-	long lease_timeout_s;    /* job lease without heartbeat */
-	long max_attempts;       /* job attempts before it fails for good */
-	long db_timeout_ms;      /* statement_timeout per connection */
+	long mail_report_fixed;	       /* 1 = a follow-up when a regression is marked fixed */
+	long mail_retry_max_s;	       /* cap of the exponential retry backoff */
+	long mail_poll_ms;	       /* outbox poll when not kicked */
+	long threads;		       /* HTTP thread pool size */
+	long max_connections;	       /* HTTP connections held at once, parked long polls included
+					* (lowered to the open-file limit less 64 at start) */
+	long max_connections_per_ip;   /* connections one client address may hold; 0 = no limit
+					* (behind a proxy every connection has its address) */
+	long header_timeout_s; /* a request's headers complete within this of the connection's
+				* start or of the end of its previous request */
+	long body_timeout_s;   /* a request's body complete within this of its headers */
+	long body_limit;       /* bytes; larger request bodies get 413 */
+	long public_read;      /* 1 = reads need no token */
+	long lease_timeout_s;  /* job lease without heartbeat */
+	long max_attempts;     /* job attempts before it fails for good */
+	long db_timeout_ms;    /* statement_timeout per connection */
 	/* change detection (detect_thread.h) */
-	long detect_enabled;        /* 1 = run the detection thread */
+	long detect_enabled;	      /* 1 = run the detection thread */
 	double detect_min_change_pct; /* smallest |%change| a change point needs (monitors: >= 5) */
-	double detect_p_max;        /* window p the detector needs to accept a split */
-	long detect_window;         /* commits per detector window */
-	long detect_confirm_commits; /* commits after a change that confirm it (regressions.h) */
-	long detect_poll_ms;        /* queue poll when no NOTIFY arrives */
+	double detect_p_max;	      /* window p the detector needs to accept a split */
+	long detect_window;	      /* commits per detector window */
+	long detect_confirm_commits;  /* commits after a change that confirm it (regressions.h) */
+	long detect_poll_ms;	      /* queue poll when no NOTIFY arrives */
 	/* bisect (bisect.h, gitmirror.h) */
-	char *data_dir;             /* server data: DATA_DIR/mirrors/TREE.git; relative to the cwd */
-	long auto_bisect;           /* 1 = bisect confirmed regressions by themselves */
+	char *data_dir;	  /* server data: DATA_DIR/mirrors/TREE.git; relative to the cwd */
+	long auto_bisect; /* 1 = bisect confirmed regressions by themselves */
 	double auto_bisect_min_pct; /* ... when |%change| is at least this */
-	long bisect_max_k;          /* most probes of one bisect in one round */
-	long bisect_share_pct;      /* most of the matching workers one bisect may use */
-	long bisect_priority;       /* job priority of bisect jobs (tracking jobs: 0) */
-	long bisect_reuse_runs;     /* 1 = runs already stored at a commit count as samples */
-	long bisect_max_runs;       /* cap of runs on one commit */
-	double bisect_probe_z;      /* noisy probes: runs for a mean this many standard errors from
-	                             * the midpoint (lib/bisect/plan.h probe_z; 3: decisive alone);
-	                             * 0 = runs_per_step (5) a probe: fewer runs, more rounds */
-	long bisect_poll_ms;        /* coordinator poll */
-	long git_timeout_s;         /* each git command of the mirror */
+	long bisect_max_k;	    /* most probes of one bisect in one round */
+	long bisect_share_pct;	    /* most of the matching workers one bisect may use */
+	long bisect_priority;	    /* job priority of bisect jobs (tracking jobs: 0) */
+	long bisect_reuse_runs;	    /* 1 = runs already stored at a commit count as samples */
+	long bisect_max_runs;	    /* cap of runs on one commit */
+	double bisect_probe_z;	    /* noisy probes: runs for a mean this many standard errors from
+				     * the midpoint (lib/bisect/plan.h probe_z; 3: decisive alone);
+				     * 0 = runs_per_step (5) a probe: fewer runs, more rounds */
+	long bisect_poll_ms;	    /* coordinator poll */
+	long git_timeout_s;	    /* each git command of the mirror */
 };
 
 /* Fills c with the defaults. Strings are new; release with config_release(). */

@@ -1,4 +1,5 @@
 #include "server/detect.h"
+#include "clock.h"
 #include "server/bgthread.h"
 #include "server/db/db.h"
 #include "server/db/regressions.h"
@@ -15,16 +16,14 @@
 #include <string.h>
 #include <time.h>
 
-#include "banned.h"
-
 #define MONITOR_MIN_CHANGE_PCT 5.0
 #define STALE_CHECK_S 60
 
 struct detect_thread {
 	struct server *srv;
 	struct bgthread *bg;
-	atomic_int stopping;     /* set before bgthread_stop: drain_queue gives up between setups */
-	long long last_stale;    /* mono_s() of the last stale re-queue (thread only) */
+	atomic_int stopping; /* set before bgthread_stop: drain_queue gives up between setups */
+	double last_stale;   /* mono_s() of the last stale re-queue (thread only) */
 };
 
 /* the record ids one detection found (kept; the others are undetected) */
@@ -102,8 +101,9 @@ static int note_upsert(PGconn *c, const struct db_regr_upserted *up, const char 
 		st->created++;
 		snprintf(note, sizeof(note),
 			 "detected %s of '%s': %+.2f%% (CI %+.2f%% .. %+.2f%%), p %.3g, "
-			 "%zu vs %zu runs, %s", u->kind, name, seg->change_pct, seg->ci_lo_pct,
-			 seg->ci_hi_pct, seg->p_value, seg->a.n, seg->b.n, verdict_name(seg->verdict));
+			 "%zu vs %zu runs, %s",
+			 u->kind, name, seg->change_pct, seg->ci_lo_pct, seg->ci_hi_pct,
+			 seg->p_value, seg->a.n, seg->b.n, verdict_name(seg->verdict));
 		if (history(c, up->id, NULL, "new", note, e))
 			return -1;
 	}
@@ -112,12 +112,13 @@ static int note_upsert(PGconn *c, const struct db_regr_upserted *up, const char 
 		if (pair->verdict == VERDICT_DIFFERENT)
 			snprintf(note, sizeof(note),
 				 "confirmed: last good vs first bad commit is different "
-				 "(%+.2f%%, p %.3g, %zu vs %zu runs)", pair->change_pct,
-				 pair->p_value, pair->a.n, pair->b.n);
+				 "(%+.2f%%, p %.3g, %zu vs %zu runs)",
+				 pair->change_pct, pair->p_value, pair->a.n, pair->b.n);
 		else
 			snprintf(note, sizeof(note),
 				 "confirmed: the step holds over %zu commits after it and the "
-				 "two sides are different (p %.3g)", u->commits_after, seg->p_value);
+				 "two sides are different (p %.3g)",
+				 u->commits_after, seg->p_value);
 		if (history(c, up->id, "new", "confirmed", note, e))
 			return -1;
 	}
@@ -160,8 +161,8 @@ static int store_series(PGconn *c, long long setup_id, const struct db_detect_po
 		b = side(s, idx, idx + 1, &nb);
 		compare_samples(a, na, b, nb, &co, &pair);
 
-		got = db_regr_covering(c, setup_id, m->metric_id, s->commit[idx - 1], s->commit[idx],
-				       &covering, e);
+		got = db_regr_covering(c, setup_id, m->metric_id, s->commit[idx - 1],
+				       s->commit[idx], &covering, e);
 		if (got < 0)
 			return -1;
 		if (got) {
@@ -291,8 +292,8 @@ int detect_setup(PGconn *c, long long setup_id, const struct config *cfg,
 	}
 	ret = detect_rows(c, setup_id, &rows, cfg, &kept, st, e);
 	if (!ret)
-		ret = db_regr_undetect(c, setup_id, kept.ids, kept.n, &st->withdrawn, &st->undetected,
-				       e);
+		ret = db_regr_undetect(c, setup_id, kept.ids, kept.n, &st->withdrawn,
+				       &st->undetected, e);
 	if (!ret)
 		ret = db_commit(c, e);
 	if (ret)
@@ -332,14 +333,6 @@ static int drain_queue(struct detect_thread *t, PGconn *c)
 fail:
 	slog_warn("detect: %s", e.message);
 	return -1;
-}
-
-static long long mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec;
 }
 
 /*

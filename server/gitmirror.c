@@ -1,5 +1,6 @@
 /* Bare mirrors of tracked trees and commit metadata (see gitmirror.h). */
 #include "server/gitmirror.h"
+#include "names.h"
 #include "fsutil.h"
 #include "server/db/db.h"
 #include "server/db/trees.h"
@@ -16,8 +17,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "banned.h"
-
 #define IMPORT_BATCH 2000
 #define OUT_CAP (512u << 20)
 
@@ -28,26 +27,6 @@
  */
 static const char *const git_env[] = { "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=true", "LC_ALL=C",
 				       "GIT_ALLOW_PROTOCOL=file:git:http:https:ssh", NULL };
-
-static int is_sha(const char *s)
-{
-	size_t i;
-
-	for (i = 0; s[i]; i++)
-		if (!isxdigit((unsigned char)s[i]) || isupper((unsigned char)s[i]))
-			return 0;
-	return i == 40;
-}
-
-static int is_tree_name(const char *s)
-{
-	if (!*s || strlen(s) > 128 || s[0] == '.' || s[0] == '-')
-		return 0;
-	for (; *s; s++)
-		if (!isalnum((unsigned char)*s) && !strchr("._+-", *s))
-			return 0;
-	return 1;
-}
 
 /* runs git; on failure fills e with what ran and git's last stderr line */
 static int run_git(const char *const *argv, const char *cwd, int timeout_s, size_t out_cap,
@@ -80,9 +59,11 @@ static int run_git(const char *const *argv, const char *cwd, int timeout_s, size
 		nl = strrchr(cmd.err.data, '\n');
 		if (nl)
 			last = nl + 1;
-		err_setc(e, ERR_GIT, last, "git %s: %s", argv[1] && !strcmp(argv[1], "-C") ?
-			 (argv[3] ? argv[3] : "") : (argv[1] ? argv[1] : ""),
-			 cmd.out_dropped ? "output too large" : runcmd_describe(&cmd, how, sizeof(how)));
+		err_setc(e, ERR_GIT, last, "git %s: %s",
+			 argv[1] && !strcmp(argv[1], "-C") ? (argv[3] ? argv[3] : "") :
+							     (argv[1] ? argv[1] : ""),
+			 cmd.out_dropped ? "output too large" :
+					   runcmd_describe(&cmd, how, sizeof(how)));
 		ret = -1;
 	} else if (out) {
 		buf_reset(out);
@@ -95,7 +76,7 @@ static int run_git(const char *const *argv, const char *cwd, int timeout_s, size
 
 int gitmirror_path(const char *data_dir, const char *tree, char *dst, size_t n, struct err *e)
 {
-	if (!is_tree_name(tree))
+	if (!names_plain(tree, NAMES_PLAIN_MAX))
 		return err_setc(e, ERR_INVALID_FIELD, "tree", "'%s' is not a tree name", tree);
 	if ((size_t)snprintf(dst, n, "%s/mirrors/%s.git", data_dir, tree) >= n)
 		return err_setc(e, ERR_INTERNAL, "data_dir", "data_dir is too long");
@@ -123,11 +104,13 @@ int gitmirror_sync(const char *data_dir, const char *tree, const char *url, int 
 	{
 		const char *rm[] = { "rm", "-rf", "--", tmp, NULL };
 		const char *argv[] = { "git", "clone", "--mirror", "--quiet", "--", url, tmp, NULL };
-		if (run_git(rm, NULL, 600, 1 << 16, NULL, e) || run_git(argv, NULL, timeout_s, 1 << 20, NULL, e))
+		if (run_git(rm, NULL, 600, 1 << 16, NULL, e) ||
+		    run_git(argv, NULL, timeout_s, 1 << 20, NULL, e))
 			return -1;
 	}
 	if (rename(tmp, dir) && errno != ENOTEMPTY && errno != EEXIST)
-		return err_setc(e, ERR_IO, dir, "cannot rename the new mirror: %s", strerror(errno));
+		return err_setc(e, ERR_IO, dir, "cannot rename the new mirror: %s",
+				strerror(errno));
 	return 0;
 }
 
@@ -139,7 +122,7 @@ static int split_lines(struct buf *out, char ***list, size_t *n)
 	*list = NULL;
 	*n = 0;
 	for (line = strtok_r(out->data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (!is_sha(line))
+		if (!names_full_sha(line))
 			continue;
 		ALLOC_GROW(*list, *n + 1, alloc);
 		(*list)[(*n)++] = xstrdup(line);
@@ -156,9 +139,9 @@ void gitmirror_free_list(char **list, size_t n)
 
 static int range_arg(const char *good, const char *bad, char *dst, size_t n, struct err *e)
 {
-	if (!is_sha(good) || !is_sha(bad))
-		return err_setc(e, ERR_INVALID_FIELD, is_sha(good) ? "bad" : "good",
-			       "good and bad must be 40-hex commit shas");
+	if (!names_full_sha(good) || !names_full_sha(bad))
+		return err_setc(e, ERR_INVALID_FIELD, names_full_sha(good) ? "bad" : "good",
+				"good and bad must be 40-hex commit shas");
 	snprintf(dst, n, "%s..%s", good, bad);
 	return 0;
 }
@@ -168,8 +151,8 @@ int gitmirror_first_parent(const char *dir, const char *good, const char *bad, i
 {
 	char range[96];
 	struct buf out = BUF_INIT(OUT_CAP);
-	const char *argv[] = { "git", "-C", dir, "rev-list", "--first-parent", "--reverse", range,
-			       "--", NULL };
+	const char *argv[] = { "git",	    "-C",  dir,	 "rev-list", "--first-parent",
+			       "--reverse", range, "--", NULL };
 
 	*shas = NULL;
 	*n = 0;
@@ -185,7 +168,8 @@ int gitmirror_first_parent(const char *dir, const char *good, const char *bad, i
 		*shas = NULL;
 		*n = 0;
 		return err_setc(e, ERR_INVALID_FIELD, "bad",
-			       "no commits in %.12s..%.12s: bad must be a descendant of good", good, bad);
+				"no commits in %.12s..%.12s: bad must be a descendant of good",
+				good, bad);
 	}
 	return 0;
 }
@@ -216,17 +200,27 @@ int gitmirror_merge_side(const char *dir, const char *merge, const char *good, i
 	struct buf out = BUF_INIT(OUT_CAP);
 	char **par = NULL, pos[48], neg[48], neg_good[48];
 	size_t np = 0;
-	const char *argv[] = { "git", "-C", dir, "rev-list", "--parents", "-n", "1", merge, "--", NULL };
-	const char *side[] = { "git", "-C", dir, "rev-list", "--first-parent", "--reverse", pos, neg,
-			       good ? neg_good : "--", good ? "--" : NULL, NULL };
+	const char *argv[] = { "git", "-C", dir,   "rev-list", "--parents",
+			       "-n",  "1",  merge, "--",       NULL };
+	const char *side[] = { "git",
+			       "-C",
+			       dir,
+			       "rev-list",
+			       "--first-parent",
+			       "--reverse",
+			       pos,
+			       neg,
+			       good ? neg_good : "--",
+			       good ? "--" : NULL,
+			       NULL };
 	int ret = -1;
 
 	*shas = NULL;
 	*n = 0;
 	p1[0] = '\0';
-	if (!is_sha(merge) || (good && !is_sha(good)))
-		return err_setc(e, ERR_INVALID_FIELD, is_sha(merge) ? "good" : "merge",
-			       "'%s' is not a 40-hex sha", is_sha(merge) ? good : merge);
+	if (!names_full_sha(merge) || (good && !names_full_sha(good)))
+		return err_setc(e, ERR_INVALID_FIELD, names_full_sha(merge) ? "good" : "merge",
+				"'%s' is not a 40-hex sha", names_full_sha(merge) ? good : merge);
 	if (good)
 		snprintf(neg_good, sizeof(neg_good), "^%s", good);
 	if (run_git(argv, NULL, timeout_s, 1 << 16, &out, e))
@@ -259,7 +253,7 @@ int gitmirror_has_commit(const char *dir, const char *sha, int timeout_s)
 	struct err e;
 	const char *argv[] = { "git", "-C", dir, "cat-file", "-e", obj, NULL };
 
-	if (!is_sha(sha))
+	if (!names_full_sha(sha))
 		return 0;
 	snprintf(obj, sizeof(obj), "%s^{commit}", sha);
 	return run_git(argv, NULL, timeout_s, 1 << 16, NULL, &e) == 0;
@@ -295,7 +289,8 @@ static void batch_reset(struct batch *bt)
 	bt->n = 0;
 }
 
-static int batch_flush(PGconn *c, struct batch *bt, long long tree_id, long long base, struct err *e)
+static int batch_flush(PGconn *c, struct batch *bt, long long tree_id, long long base,
+		       struct err *e)
 {
 	const char *cols[5];
 
@@ -335,7 +330,8 @@ int gitmirror_import(PGconn *c, const char *dir, long long tree_id, const char *
 		argv[na++] = "--all";
 	for (size_t i = 0; i < nr_revs; i++) {
 		if (!revs[i][0] || revs[i][0] == '-') {
-			err_setc(e, ERR_INVALID_FIELD, "branches", "'%s' is not a revision", revs[i]);
+			err_setc(e, ERR_INVALID_FIELD, "branches", "'%s' is not a revision",
+				 revs[i]);
 			free(argv);
 			return -1;
 		}
@@ -364,7 +360,7 @@ int gitmirror_import(PGconn *c, const char *dir, long long tree_id, const char *
 				*q = '\0';
 				f[nf++] = q + 1;
 			}
-		if (nf < 5 || !is_sha(f[0]))
+		if (nf < 5 || !names_full_sha(f[0]))
 			continue;
 		for (int i = 0; i < 5; i++)
 			over |= add_elem(&bt.col[i], f[i], strlen(f[i]));
@@ -374,7 +370,8 @@ int gitmirror_import(PGconn *c, const char *dir, long long tree_id, const char *
 		}
 		bt.n++;
 		total++;
-		if (bt.n == IMPORT_BATCH && batch_flush(c, &bt, tree_id, (long long)(total - IMPORT_BATCH), e))
+		if (bt.n == IMPORT_BATCH &&
+		    batch_flush(c, &bt, tree_id, (long long)(total - IMPORT_BATCH), e))
 			goto rollback;
 	}
 	if (batch_flush(c, &bt, tree_id, (long long)(total - bt.n), e) || db_commit(c, e))
@@ -419,14 +416,24 @@ static long numstat_count(const char *s, size_t n, int *ok)
 int gitmirror_diffstat(const char *dir, const char *sha, int timeout_s,
 		       struct gitmirror_diffstat *d, struct err *e)
 {
-	const char *argv[] = { "git", "-C", dir, "log", "-1", "--no-renames",
-			       "--diff-merges=first-parent", "--numstat", "-z", "--format=",
-			       sha, "--", NULL };
+	const char *argv[] = { "git",
+			       "-C",
+			       dir,
+			       "log",
+			       "-1",
+			       "--no-renames",
+			       "--diff-merges=first-parent",
+			       "--numstat",
+			       "-z",
+			       "--format=",
+			       sha,
+			       "--",
+			       NULL };
 	struct buf out = BUF_INIT(0);
 	size_t cap = 16, pos = 0;
 
 	memset(d, 0, sizeof(*d));
-	if (!is_sha(sha))
+	if (!names_full_sha(sha))
 		return err_setc(e, ERR_INVALID_FIELD, "sha", "'%s' is not a full sha", sha);
 	if (run_git(argv, NULL, timeout_s, 64u << 20, &out, e)) {
 		buf_release(&out);
@@ -451,13 +458,15 @@ int gitmirror_diffstat(const char *dir, const char *sha, int timeout_s,
 		t2 = t1 ? memchr(t1 + 1, '\t', len - (size_t)(t1 + 1 - rec)) : NULL;
 		if (!t2 || t2 + 1 == rec + len) {
 			buf_release(&out);
-			return err_setc(e, ERR_GIT, "numstat", "git log --numstat: unexpected output");
+			return err_setc(e, ERR_GIT, "numstat",
+					"git log --numstat: unexpected output");
 		}
 		ins = numstat_count(rec, (size_t)(t1 - rec), &ok);
 		del = numstat_count(t1 + 1, (size_t)(t2 - t1 - 1), &ok);
 		if (!ok) {
 			buf_release(&out);
-			return err_setc(e, ERR_GIT, "numstat", "git log --numstat: unexpected counts");
+			return err_setc(e, ERR_GIT, "numstat",
+					"git log --numstat: unexpected counts");
 		}
 		if (d->nr_files == cap) {
 			cap *= 2;
@@ -484,8 +493,8 @@ void gitmirror_diffstat_release(struct gitmirror_diffstat *d)
 	memset(d, 0, sizeof(*d));
 }
 
-int gitmirror_store_diffstat(PGconn *c, const char *data_dir, const char *tree,
-			     long long commit_id, int timeout_s, struct err *e)
+int gitmirror_store_diffstat(PGconn *c, const char *data_dir, const char *tree, long long commit_id,
+			     int timeout_s, struct err *e)
 {
 	char dir[4096], sha[41];
 	struct gitmirror_diffstat d;
@@ -514,9 +523,14 @@ int gitmirror_store_diffstat(PGconn *c, const char *data_dir, const char *tree,
 
 		if (!path)
 			continue;
-		json_array_append_new(files, json_pack("{s:o, s:o, s:o}", "path", path,
-			"ins", d.files[i].insertions < 0 ? json_null() : json_integer(d.files[i].insertions),
-			"del", d.files[i].deletions < 0 ? json_null() : json_integer(d.files[i].deletions)));
+		json_array_append_new(files, json_pack("{s:o, s:o, s:o}", "path", path, "ins",
+						       d.files[i].insertions < 0 ?
+							       json_null() :
+							       json_integer(d.files[i].insertions),
+						       "del",
+						       d.files[i].deletions < 0 ?
+							       json_null() :
+							       json_integer(d.files[i].deletions)));
 	}
 	text = json_dumps(files, JSON_COMPACT);
 	json_decref(files);

@@ -41,7 +41,8 @@ int gitmirror_sync(const char *data_dir, const char *tree, const char *url, int 
  * ancestor of good or equal) is an error: 400 "invalid_field" detail "bad".
  */
 int gitmirror_first_parent(const char *dir, const char *good, const char *bad, int timeout_s,
-			   char ***shas, size_t *n, struct err *e) __attribute__((warn_unused_result));
+			   char ***shas, size_t *n, struct err *e)
+	__attribute__((warn_unused_result));
 
 /*
  * How many commits `git rev-list --bisect-all GOOD..BAD` lists (merges and
@@ -100,18 +101,19 @@ void gitmirror_free_list(char **list, size_t n);
  * totals are what `git diff --shortstat PARENT SHA` prints.
  */
 struct gitmirror_file {
-	char *path;             /* new, as git stores it (bytes, not quoted) */
+	char *path; /* new, as git stores it (bytes, not quoted) */
 	long insertions, deletions;
 };
 struct gitmirror_diffstat {
-	struct gitmirror_file *files;   /* new array of nr_files */
+	struct gitmirror_file *files; /* new array of nr_files */
 	size_t nr_files;
 	long long insertions, deletions;
 };
 
 /* Fills d (which the caller releases with gitmirror_diffstat_release, also on error). */
 int gitmirror_diffstat(const char *dir, const char *sha, int timeout_s,
-		       struct gitmirror_diffstat *d, struct err *e) __attribute__((warn_unused_result));
+		       struct gitmirror_diffstat *d, struct err *e)
+	__attribute__((warn_unused_result));
 void gitmirror_diffstat_release(struct gitmirror_diffstat *d);
 
 /*
@@ -123,8 +125,7 @@ void gitmirror_diffstat_release(struct gitmirror_diffstat *d);
  * db_exec's errors. Runs inside the caller's transaction, if any; a git
  * failure leaves the transaction usable, a database error does not.
  */
-int gitmirror_store_diffstat(PGconn *c, const char *data_dir, const char *tree,
-			     long long commit_id, int timeout_s, struct err *e)
-	__attribute__((warn_unused_result));
+int gitmirror_store_diffstat(PGconn *c, const char *data_dir, const char *tree, long long commit_id,
+			     int timeout_s, struct err *e) __attribute__((warn_unused_result));
 
 #endif

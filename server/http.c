@@ -6,6 +6,8 @@
  * files in static.c.
  */
 #include "server/http.h"
+#include "clock.h"
+#include "attr.h"
 #include "server/auth.h"
 #include "server/config.h"
 #include "server/http_guard.h"
@@ -27,16 +29,6 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
-
-#include "banned.h"
-
-static double ms_since(const struct timespec *t0)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - t0->tv_sec) * 1e3 + (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
-}
 
 /* --- deferred handlers: a pool of threads off the daemon's ----------- */
 
@@ -184,8 +176,7 @@ static enum MHD_Result count_lengths(void *cls, enum MHD_ValueKind kind, const c
 	if (strcasecmp(key, "Content-Length"))
 		return MHD_YES;
 	n[0]++;
-	if (!value || !*value || strspn(value, "0123456789") != strlen(value) ||
-	    strlen(value) > 18)
+	if (!value || !*value || strspn(value, "0123456789") != strlen(value) || strlen(value) > 18)
 		n[1]++;
 	return MHD_YES;
 }
@@ -231,12 +222,12 @@ static int preflight(struct request *rq, enum MHD_Result *ret)
 	 */
 	MHD_get_connection_values(rq->conn, MHD_HEADER_KIND, count_lengths, lengths);
 	if (lengths[0] > 1 || lengths[1] ||
-	    (lengths[0] && MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND,
-						       "Transfer-Encoding"))) {
+	    (lengths[0] &&
+	     MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, "Transfer-Encoding"))) {
 		err_setc(&e, ERR_INVALID_FIELD, "Content-Length",
-			 lengths[0] > 1 ? "more than one Content-Length header"
-			 : lengths[1]   ? "the Content-Length header is not a number"
-					: "both Content-Length and Transfer-Encoding");
+			 lengths[0] > 1 ? "more than one Content-Length header" :
+			 lengths[1]	? "the Content-Length header is not a number" :
+					  "both Content-Length and Transfer-Encoding");
 		*ret = refuse(rq, &e);
 		return 1;
 	}
@@ -299,14 +290,15 @@ static enum MHD_Result dispatch(struct request *rq)
 {
 	if (rq->too_large)
 		return reply_errc(rq, ERR_TOO_LARGE, "body",
-				  "the request body is larger than %ld bytes", rq->srv->cfg->body_limit);
+				  "the request body is larger than %ld bytes",
+				  rq->srv->cfg->body_limit);
 	if (!rq->route)
 		return serve_static(rq);
 	return rq->route->fn(rq);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
-				  const char *method, const char *version,
+				  const char *method, const char *version UNUSED,
 				  const char *upload_data, size_t *upload_data_size, void **con_cls)
 {
 	struct server *srv = cls;
@@ -322,7 +314,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		rq->conn = conn;
 		rq->method = arena_strdup(a, method);
 		rq->url = arena_strdup(a, url);
-		clock_gettime(CLOCK_MONOTONIC, &rq->start);
+		rq->start_ns = mono_ns();
 		*con_cls = rq;
 		atomic_fetch_add(&srv->in_flight, 1);
 		http_guard_body(conn);
@@ -344,8 +336,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	http_guard_handler(conn);
 	return dispatch(rq);
 }
+
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
-			 enum MHD_RequestTerminationCode toe)
+			 enum MHD_RequestTerminationCode toe UNUSED)
 {
 	struct server *srv = cls;
 	struct request *rq = *con_cls;
@@ -358,7 +351,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	http_guard_idle(conn);
 	if (getenv("REGTRACK_ACCESS_LOG"))
 		fprintf(stderr, "%s %s %d %.1fms\n", rq->method, rq->url, rq->status,
-			ms_since(&rq->start));
+			mono_ms_since(rq->start_ns));
 	body_release(rq);
 	arena_free(rq->arena);
 	*con_cls = NULL;
@@ -418,19 +411,18 @@ int http_start(struct server *srv, struct err *e)
 
 	if (!colon || (size_t)(colon - srv->cfg->listen) >= sizeof(host))
 		return err_setc(e, ERR_CONFIG, "listen", "listen must be ADDR:PORT, not '%s'",
-			       srv->cfg->listen);
+				srv->cfg->listen);
 	memcpy(host, srv->cfg->listen, (size_t)(colon - srv->cfg->listen));
 	host[colon - srv->cfg->listen] = '\0';
 	port = strtol(colon + 1, &end, 10);
 	if (*end || port < 0 || port > 65535)
-		return err_setc(e, ERR_CONFIG, "listen", "bad port in '%s'",
-			       srv->cfg->listen);
+		return err_setc(e, ERR_CONFIG, "listen", "bad port in '%s'", srv->cfg->listen);
 	memset(&sin, 0, sizeof(sin));
 	sin.sin_family = AF_INET;
 	sin.sin_port = htons((unsigned short)port);
 	if (inet_pton(AF_INET, host, &sin.sin_addr) != 1)
 		return err_setc(e, ERR_CONFIG, "listen",
-			       "listen address must be an IPv4 address, not '%s'", host);
+				"listen address must be an IPv4 address, not '%s'", host);
 
 	srv->pool = pool_start((unsigned)srv->cfg->threads);
 	/*
@@ -462,21 +454,22 @@ int http_start(struct server *srv, struct err *e)
 		srv->pool = NULL;
 		return -1;
 	}
-	srv->daemon = MHD_start_daemon(
-		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG | MHD_USE_ITC |
-			MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO,
-		(uint16_t)port, NULL, NULL, on_request, srv,
-		MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,
-		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sin,
-		MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)srv->cfg->threads,
-		MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
-		MHD_OPTION_NOTIFY_CONNECTION, http_guard_notify, srv->guard,
-		MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)conn_limit,
-		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)srv->cfg->max_connections_per_ip,
-		MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)1024,
-		MHD_OPTION_END);
+	srv->daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO |
+					       MHD_USE_ERROR_LOG | MHD_USE_ITC |
+					       MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO,
+				       (uint16_t)port, NULL, NULL, on_request, srv,
+				       MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL,
+				       MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sin,
+				       MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)srv->cfg->threads,
+				       MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
+				       MHD_OPTION_NOTIFY_CONNECTION, http_guard_notify, srv->guard,
+				       MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
+				       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
+				       MHD_OPTION_CONNECTION_LIMIT, (unsigned int)conn_limit,
+				       MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+				       (unsigned int)srv->cfg->max_connections_per_ip,
+				       MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)1024,
+				       MHD_OPTION_END);
 	if (!srv->daemon) {
 		int saved = errno;
 
@@ -488,7 +481,7 @@ int http_start(struct server *srv, struct err *e)
 	}
 	if (!srv->daemon)
 		return err_setc(e, ERR_IO, srv->cfg->listen, "cannot listen on %s: %s",
-			       srv->cfg->listen, strerror(errno));
+				srv->cfg->listen, strerror(errno));
 	info = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);
 	srv->port = info ? info->port : (unsigned short)port;
 	return 0;

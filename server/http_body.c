@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 int body_start(struct request *rq)
 {
 	const char *cl;
@@ -135,13 +133,13 @@ static json_t *bad_number(json_t *j, char *path, size_t size, size_t len)
 	if (json_is_real(j))
 		return fabs(json_real_value(j)) < 9223372036854775808.0 ? NULL : j;
 	if (json_is_object(j)) {
-		json_object_foreach(j, k, v) {
+		json_object_foreach (j, k, v) {
 			snprintf(path + len, size - len, "%s%s", len ? "." : "", k);
 			if ((bad = bad_number(v, path, size, strlen(path))))
 				return bad;
 		}
 	} else if (json_is_array(j)) {
-		json_array_foreach(j, i, v) {
+		json_array_foreach (j, i, v) {
 			snprintf(path + len, size - len, "[%zu]", i);
 			if ((bad = bad_number(v, path, size, strlen(path))))
 				return bad;
@@ -153,10 +151,10 @@ static json_t *bad_number(json_t *j, char *path, size_t size, size_t len)
 
 /* one open object or array while number_path() reads a JSON text */
 struct json_frame {
-	size_t len;	/* length of the container's own path */
-	size_t index;	/* arrays: the element being read */
+	size_t len;   /* length of the container's own path */
+	size_t index; /* arrays: the element being read */
 	int is_obj;
-	int key_next;	/* objects: the next string is a key */
+	int key_next; /* objects: the next string is a key */
 };
 
 /* appends the JSON string text[0..n) (quotes included), decoded, to path */
@@ -177,8 +175,7 @@ static void path_add_key(char *path, size_t size, size_t len, const char *text, 
  * there, the number included) goes to at (size bytes, cut short when
  * longer), its text to num (nsize bytes). 0, or -1 when there is none.
  */
-static int number_path(const char *text, size_t pos, char *at, size_t size, char *num,
-		       size_t nsize)
+static int number_path(const char *text, size_t pos, char *at, size_t size, char *num, size_t nsize)
 {
 	struct json_frame *st = NULL;
 	size_t depth = 0, alloc = 0, i = 0, start;
@@ -221,8 +218,8 @@ static int number_path(const char *text, size_t pos, char *at, size_t size, char
 			i++;
 		} else if (c == '-' || (c >= '0' && c <= '9')) {
 			start = i;
-			while (i < pos && (strchr("+-.eE", text[i]) ||
-					   (text[i] >= '0' && text[i] <= '9')))
+			while (i < pos &&
+			       (strchr("+-.eE", text[i]) || (text[i] >= '0' && text[i] <= '9')))
 				i++;
 			snprintf(num, nsize, "%.*s", (int)(i - start), text + start);
 			snprintf(at, size, "%s", path);
@@ -275,8 +272,8 @@ json_t *rq_json(struct request *rq, struct err *e)
 		return NULL;
 	}
 	if (count_json_values(rq->body.data, rq->body.len) > RQ_JSON_MAX_VALUES) {
-		err_setc(e, ERR_TOO_LARGE, "body", "the request body holds more than %d JSON values",
-			 RQ_JSON_MAX_VALUES);
+		err_setc(e, ERR_TOO_LARGE, "body",
+			 "the request body holds more than %d JSON values", RQ_JSON_MAX_VALUES);
 		return NULL;
 	}
 	j = json_loadb(rq->body.data, rq->body.len, JSON_REJECT_DUPLICATES, &je);
@@ -284,11 +281,12 @@ json_t *rq_json(struct request *rq, struct err *e)
 		char detail[64], num[48];
 
 		if (json_error_code(&je) == json_error_numeric_overflow && je.position > 0 &&
-		    !number_path(rq->body.data, (size_t)je.position, path, sizeof(path),
-				 num, sizeof(num))) {
+		    !number_path(rq->body.data, (size_t)je.position, path, sizeof(path), num,
+				 sizeof(num))) {
 			err_setc(e, ERR_INVALID_FIELD, path,
-				"'%s' is out of range: %s (integers must fit in 64 bits, "
-				"other numbers lie within +-2^63)", path, num);
+				 "'%s' is out of range: %s (integers must fit in 64 bits, "
+				 "other numbers lie within +-2^63)",
+				 path, num);
 			return NULL;
 		}
 		snprintf(detail, sizeof(detail), "line %d column %d", je.line, je.column);
@@ -302,8 +300,8 @@ json_t *rq_json(struct request *rq, struct err *e)
 	}
 	if ((bad = bad_number(j, path, sizeof(path), 0))) {
 		err_setc(e, ERR_INVALID_FIELD, path,
-			"'%s' is out of range: %g (numbers must lie within +-2^63)", path,
-			json_real_value(bad));
+			 "'%s' is out of range: %g (numbers must lie within +-2^63)", path,
+			 json_real_value(bad));
 		json_decref(j);
 		return NULL;
 	}

@@ -10,8 +10,6 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "banned.h"
-
 /* one open connection; deadline 0 = none */
 struct guard_conn {
 	struct http_guard *g;

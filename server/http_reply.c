@@ -11,8 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 enum MHD_Result reply_response(struct request *rq, unsigned status, struct MHD_Response *resp)
 {
 	enum MHD_Result r;
@@ -30,8 +28,8 @@ enum MHD_Result reply_response(struct request *rq, unsigned status, struct MHD_R
 enum MHD_Result reply_text(struct request *rq, unsigned status, const char *content_type,
 			   const char *data, size_t len)
 {
-	struct MHD_Response *resp =
-		MHD_create_response_from_buffer(len, (void *)data, MHD_RESPMEM_MUST_COPY);
+	struct MHD_Response *resp = MHD_create_response_from_buffer(len, (void *)data,
+								    MHD_RESPMEM_MUST_COPY);
 
 	MHD_add_response_header(resp, "Content-Type", content_type);
 	return reply_response(rq, status, resp);

@@ -1,5 +1,6 @@
 #include "server/ingest.h"
-#include "server/api/api.h"
+#include "server/jsonout.h"
+#include "server/server.h"
 #include "server/auth.h"
 #include "server/db/db.h"
 #include "server/db/runs.h"
@@ -14,14 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 void ingest_committed(struct server *srv, size_t runs_created, size_t values_created)
 {
 	if (values_created)
 		atomic_fetch_add(&srv->values_ingested, values_created);
 	if (runs_created)
-		api_trees_changed();
+		atomic_fetch_add(&srv->trees_gen, 1);
 }
 
 /* text[] literal element: double-quoted, with \ and " escaped */
@@ -42,8 +41,8 @@ static int add_array_elem(struct buf *b, const char *s)
 }
 
 struct name_id {
-	const char *name;         /* borrowed from the document */
-	long long id;             /* metrics.id, 0 = not known yet */
+	const char *name; /* borrowed from the document */
+	long long id;	  /* metrics.id, 0 = not known yet */
 };
 
 static int cmp_name_id(const void *a, const void *b)
@@ -95,7 +94,8 @@ static int insert_metrics(PGconn *c, const struct name_id *v, size_t n, struct e
 	struct buf nb = BUF_INIT(0), ub = BUF_INIT(0), hb = BUF_INIT(0), mb = BUF_INIT(0);
 	int ret = 0;
 
-	ret |= buf_addch(&nb, '{') | buf_addch(&ub, '{') | buf_addch(&hb, '{') | buf_addch(&mb, '{');
+	ret |= buf_addch(&nb, '{') | buf_addch(&ub, '{') | buf_addch(&hb, '{') |
+	       buf_addch(&mb, '{');
 	for (size_t i = 0; i < n; i++) {
 		int hib;
 
@@ -111,7 +111,8 @@ static int insert_metrics(PGconn *c, const struct name_id *v, size_t n, struct e
 			ret |= buf_addch(&mb, ',');
 		ret |= buf_addstr(&mb, metric_is_monitor(v[i].name) ? "t" : "f");
 	}
-	ret |= buf_addch(&nb, '}') | buf_addch(&ub, '}') | buf_addch(&hb, '}') | buf_addch(&mb, '}');
+	ret |= buf_addch(&nb, '}') | buf_addch(&ub, '}') | buf_addch(&hb, '}') |
+	       buf_addch(&mb, '}');
 	if (ret)
 		abort();
 	{
@@ -155,7 +156,7 @@ static unsigned char *put_f8(unsigned char *p, double d)
 	return put64(p, u);
 }
 
-#define FLOAT8_OID 701	/* pg_type.oid of float8: fixed in PostgreSQL's catalog */
+#define FLOAT8_OID 701 /* pg_type.oid of float8: fixed in PostgreSQL's catalog */
 
 /*
  * The run's values: metric names resolved to ids (new names registered
@@ -181,7 +182,7 @@ static int insert_values(PGconn *c, long long run, json_t *metrics, size_t *nr_v
 	long long stored;
 
 	*nr_values = 0;
-	json_object_foreach(metrics, key, arr)
+	json_object_foreach (metrics, key, arr)
 		v[i++].name = key;
 	qsort(v, n, sizeof(*v), cmp_name_id);
 	if (lookup_ids(c, v, n, &missing, e))
@@ -189,20 +190,19 @@ static int insert_values(PGconn *c, long long run, json_t *metrics, size_t *nr_v
 	if (missing && (insert_metrics(c, v, n, e) || lookup_ids(c, v, n, &missing, e)))
 		goto fail;
 	if (missing) {
-		err_setc(e, ERR_DB, "metrics", "%zu metric names could not be registered",
-			 missing);
+		err_setc(e, ERR_DB, "metrics", "%zu metric names could not be registered", missing);
 		goto fail;
 	}
 	/* header + trailer, then per row: count, run, metric, array header, mean */
 	size = sizeof(sig) + 8 + 2;
-	json_object_foreach(metrics, key, arr)
+	json_object_foreach (metrics, key, arr)
 		size += 2 + 12 + 8 + 24 + 12 + 12 * json_array_size(arr);
 	rows = xmalloc(size);
 	p = rows;
 	memcpy(p, sig, sizeof(sig));
-	p = put32(p + sizeof(sig), 0);		/* flags: no OIDs */
-	p = put32(p, 0);			/* no header extension */
-	json_object_foreach(metrics, key, arr) {
+	p = put32(p + sizeof(sig), 0); /* flags: no OIDs */
+	p = put32(p, 0);	       /* no header extension */
+	json_object_foreach (metrics, key, arr) {
 		struct name_id k = { key, 0 };
 		const struct name_id *hit = bsearch(&k, v, n, sizeof(*v), cmp_name_id);
 		size_t j, nv = json_array_size(arr);
@@ -216,7 +216,7 @@ static int insert_values(PGconn *c, long long run, json_t *metrics, size_t *nr_v
 			p = put32(p, (uint32_t)(20 + 12 * nv));
 			p = put32(put32(put32(p, 1), 0), FLOAT8_OID);
 			p = put32(put32(p, (uint32_t)nv), 1);
-			json_array_foreach(arr, j, x) {
+			json_array_foreach (arr, j, x) {
 				double d = json_number_value(x);
 
 				p = put_f8(put32(p, 8), d);
@@ -233,9 +233,11 @@ static int insert_values(PGconn *c, long long run, json_t *metrics, size_t *nr_v
 	}
 	p = put16(p, 0xffffu);
 	if ((size_t)(p - rows) > size)
-		abort();	/* the size above is wrong */
-	stored = db_copy_in(c, "COPY run_values (run_id, metric_id, vals, mean) FROM STDIN "
-			    "(FORMAT binary)", (const char *)rows, (size_t)(p - rows), e);
+		abort(); /* the size above is wrong */
+	stored = db_copy_in(c,
+			    "COPY run_values (run_id, metric_id, vals, mean) FROM STDIN "
+			    "(FORMAT binary)",
+			    (const char *)rows, (size_t)(p - rows), e);
 	if (stored < 0)
 		goto fail;
 	if ((size_t)stored != n) {
@@ -258,7 +260,7 @@ static json_t *extra_fields(json_t *doc)
 	const char *key;
 	json_t *v;
 
-	json_object_foreach(doc, key, v) {
+	json_object_foreach (doc, key, v) {
 		int known = 0;
 		for (int i = 0; resultdoc_fields[i]; i++)
 			if (!strcmp(key, resultdoc_fields[i]))
@@ -296,14 +298,14 @@ static void canon_numbers(json_t *j)
 	size_t i;
 
 	if (json_is_object(j)) {
-		json_object_foreach(j, k, v) {
+		json_object_foreach (j, k, v) {
 			if (exact_in_double(v))
 				json_object_set_new(j, k, json_real((double)json_integer_value(v)));
 			else
 				canon_numbers(v);
 		}
 	} else if (json_is_array(j)) {
-		json_array_foreach(j, i, v) {
+		json_array_foreach (j, i, v) {
 			if (exact_in_double(v))
 				json_array_set_new(j, i, json_real((double)json_integer_value(v)));
 			else
@@ -328,7 +330,8 @@ static void canonical_hash(json_t *doc, int legacy, char hash[65])
 
 			if (n < sizeof(low)) {
 				for (size_t i = 0; i < n; i++)
-					low[i] = (char)tolower((unsigned char)json_string_value(rid)[i]);
+					low[i] = (char)tolower(
+						(unsigned char)json_string_value(rid)[i]);
 				low[n] = '\0';
 				json_object_set_new(c, "run_id", json_string(low));
 			}
@@ -440,8 +443,12 @@ static long long find_or_create(PGconn *c, const struct resultdoc *d, const char
 			return -1;
 	}
 	{
-		const char *p[6] = { tcbuf, params_key, d->kconfig ? d->kconfig : "unknown",
-				     d->compiler ? d->compiler : "unknown", tbox, d->mode };
+		const char *p[6] = { tcbuf,
+				     params_key,
+				     d->kconfig ? d->kconfig : "unknown",
+				     d->compiler ? d->compiler : "unknown",
+				     tbox,
+				     d->mode };
 		return db_upsert_id(c, ST_SETUP_INSERT, 6, ST_SETUP_ID, 6, p, e);
 	}
 }
@@ -483,10 +490,18 @@ int ingest_result(PGconn *c, json_t *doc, const struct resultdoc *d, int nested,
 	snprintf(idb[4], 24, "%lld", tree_id);
 	snprintf(dur, sizeof(dur), "%.17g", d->duration_s);
 	{
-		const char *p[12] = { d->run_id, d->job_id ? idb[0] : NULL, idb[1], idb[2],
-				      machine_id ? idb[3] : NULL, tree_id ? idb[4] : NULL,
-				      d->branch, d->status, d->started_at,
-				      isnan(d->duration_s) ? NULL : dur, hash, extra_text };
+		const char *p[12] = { d->run_id,
+				      d->job_id ? idb[0] : NULL,
+				      idb[1],
+				      idb[2],
+				      machine_id ? idb[3] : NULL,
+				      tree_id ? idb[4] : NULL,
+				      d->branch,
+				      d->status,
+				      d->started_at,
+				      isnan(d->duration_s) ? NULL : dur,
+				      hash,
+				      extra_text };
 		stored = db_first_id(c, ST_RUN_INSERT, 12, p, &out->id, e);
 	}
 	if (stored < 0)
@@ -517,7 +532,7 @@ int ingest_result(PGconn *c, json_t *doc, const struct resultdoc *d, int nested,
 	if (d->nr_metrics) {
 		if (insert_values(c, out->id, d->metrics, &out->nr_values, e))
 			goto rollback;
-		/* change detection (detect_thread.h): queue the setup, last so the
+		/* change detection (detect.h): queue the setup, last so the
 		 * pending row is held for the shortest time */
 		{
 			const char *p[1] = { idb[2] };

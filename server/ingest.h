@@ -12,8 +12,8 @@ struct server;
 
 /* What ingest_result() did. */
 struct ingest_outcome {
-	long long id;         /* runs.id */
-	int created;          /* 1 = stored now, 0 = an identical copy was already stored */
+	long long id; /* runs.id */
+	int created;  /* 1 = stored now, 0 = an identical copy was already stored */
 	size_t nr_metrics, nr_values;
 };
 

@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 int jsonout_str(struct buf *b, const char *s)
 {
 	return jsonout_strn(b, s, strlen(s));
@@ -98,7 +96,7 @@ int jsonout_json(struct buf *b, const json_t *j)
 
 		r |= buf_addch(b, '{');
 		/* insertion order, as json_dumps() without JSON_SORT_KEYS */
-		json_object_foreach((json_t *)j, key, v) {
+		json_object_foreach ((json_t *)j, key, v) {
 			r |= (!first && buf_addch(b, ',')) || jsonout_str(b, key) ||
 			     buf_addch(b, ':') || jsonout_json(b, v);
 			first = 0;
@@ -124,4 +122,9 @@ int jsonout_json(struct buf *b, const json_t *j)
 		return buf_add(b, "null", 4);
 	}
 	return -1;
+}
+
+json_t *json_num(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
 }

@@ -33,9 +33,12 @@ int jsonout_str_or_null(struct buf *b, const char *s) __attribute__((warn_unused
  * v as its shortest round-trip text (lib/dtoa.h): ".0" added to integral
  * values in decimal notation so that it reads as a real, exponent without
  * '+' or leading zeros ("1e-5", "1.5e20"); null when v is NaN or infinite
- * (as json_num() in api.h).
+ * (as json_num() does for jansson).
  */
 int jsonout_real(struct buf *b, double v) __attribute__((warn_unused_result));
+
+/* v as a jansson real, or null for NaN and infinities. New reference. */
+json_t *json_num(double v);
 
 /*
  * A float8 as PostgreSQL's text output printed it (its shortest exact form)

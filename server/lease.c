@@ -1,4 +1,6 @@
 #include "server/lease.h"
+#include "clock.h"
+#include "attr.h"
 #include "server/bgthread.h"
 #include "server/db/jobs.h"
 #include "server/log.h"
@@ -11,12 +13,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "banned.h"
-
 struct waiter {
 	struct request *rq;
 	long long machine_id;
-	char request_id[40];      /* "" for none */
+	char request_id[40]; /* "" for none */
 	long long deadline_ms;
 	struct waiter *next;
 };
@@ -30,21 +30,13 @@ struct waiter {
 struct lease_queue {
 	struct server *srv;
 	struct bgthread *thread;
-	pthread_mutex_t lock;          /* guards waiters */
+	pthread_mutex_t lock; /* guards waiters */
 	struct waiter *waiters;
-	atomic_int kicked;             /* a job was queued since the last step */
+	atomic_int kicked; /* a job was queued since the last step */
 	atomic_int stopping;
 	/* the thread's own state between steps */
 	long long last_expire, last_full, seen_count, seen_max;
 };
-
-long long now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
 
 int lease_try(PGconn *c, long long machine_id, const char *request_id, long lease_s, json_t **job,
 	      struct err *e)
@@ -106,7 +98,7 @@ static void finish(struct waiter *w, json_t *job)
 static void serve_waiters(struct lease_queue *q, PGconn *c, long long avail)
 {
 	struct waiter *list, *w, *keep = NULL;
-	long long now = now_ms();
+	long long now = mono_ms();
 	struct err e;
 
 	pthread_mutex_lock(&q->lock);
@@ -118,7 +110,8 @@ static void serve_waiters(struct lease_queue *q, PGconn *c, long long avail)
 		json_t *job = NULL;
 		list = w->next;
 		if (avail > 0 && c) {
-			int got = lease_try(c, w->machine_id, w->request_id[0] ? w->request_id : NULL,
+			int got = lease_try(c, w->machine_id,
+					    w->request_id[0] ? w->request_id : NULL,
 					    q->srv->cfg->lease_timeout_s, &job, &e);
 
 			if (got < 0)
@@ -148,7 +141,7 @@ static void serve_waiters(struct lease_queue *q, PGconn *c, long long avail)
  * then, when requests are parked, lease to them as many jobs as are
  * queued. Runs again after LEASE_POLL_MS, or at once when kicked.
  */
-static long lease_step(void *arg, int *fd)
+static long lease_step(void *arg, int *fd UNUSED)
 {
 	struct lease_queue *q = arg;
 	int kicked = atomic_exchange(&q->kicked, 0), parked;
@@ -160,8 +153,8 @@ static long lease_step(void *arg, int *fd)
 		serve_waiters(q, NULL, 0); /* deadlines still apply */
 		return LEASE_POLL_MS;
 	}
-	if (now_ms() - q->last_expire >= LEASE_EXPIRE_MS) {
-		q->last_expire = now_ms();
+	if (mono_ms() - q->last_expire >= LEASE_EXPIRE_MS) {
+		q->last_expire = mono_ms();
 		if (lease_expire(c, &e) > 0)
 			kicked = 1;
 	}
@@ -172,13 +165,13 @@ static long lease_step(void *arg, int *fd)
 		return LEASE_POLL_MS;
 	if (!db_queue_count(c, &cnt, &mx, &e)) {
 		if (cnt > 0 && (kicked || cnt != q->seen_count || mx != q->seen_max ||
-				now_ms() - q->last_full >= LEASE_FULL_PASS_MS))
+				mono_ms() - q->last_full >= LEASE_FULL_PASS_MS))
 			avail = cnt;
 		q->seen_count = cnt;
 		q->seen_max = mx;
 	}
 	if (avail)
-		q->last_full = now_ms();
+		q->last_full = mono_ms();
 	serve_waiters(q, c, avail);
 	return LEASE_POLL_MS;
 }

@@ -55,6 +55,4 @@ int lease_try(PGconn *c, long long machine_id, const char *request_id, long leas
 /* Expires overdue leases; returns how many jobs changed state, -1 on error. */
 int lease_expire(PGconn *c, struct err *e);
 
-long long now_ms(void);
-
 #endif

@@ -11,8 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 /* rows of the mail's comparison table: the bisected metric, then the largest changes */
 #define MAX_TABLE_ROWS 30
 
@@ -41,7 +39,8 @@ void mail_gather_release(struct mail_gathered *g)
 
 static int cmp_param(const void *a, const void *b)
 {
-	return strcmp(((const struct report_param *)a)->name, ((const struct report_param *)b)->name);
+	return strcmp(((const struct report_param *)a)->name,
+		      ((const struct report_param *)b)->name);
 }
 
 static void gather_params(struct mail_gathered *g, const char *text)
@@ -56,9 +55,10 @@ static void gather_params(struct mail_gathered *g, const char *text)
 	n = json_object_size(g->params_json);
 	g->params = xcalloc(n ? n : 1, sizeof(*g->params));
 	g->param_vals = xcalloc(n ? n : 1, sizeof(*g->param_vals));
-	json_object_foreach(g->params_json, key, v) {
-		g->param_vals[g->nr_params] = json_is_string(v) ? xstrdup(json_string_value(v))
-								: json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+	json_object_foreach (g->params_json, key, v) {
+		g->param_vals[g->nr_params] = json_is_string(v) ?
+						      xstrdup(json_string_value(v)) :
+						      json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
 		if (!g->param_vals[g->nr_params])
 			g->param_vals[g->nr_params] = xstrdup("");
 		g->params[g->nr_params].name = key;
@@ -91,8 +91,8 @@ static void gather_author(struct mail_gathered *g, const char *author)
 }
 
 /* curl command for one data point: the same job, one run, at the first bad commit */
-static char *reproduce_command(const struct report_input *in, json_t *params,
-			       const char *bad_sha, const char *base_url)
+static char *reproduce_command(const struct report_input *in, json_t *params, const char *bad_sha,
+			       const char *base_url)
 {
 	json_t *job = json_object();
 	struct buf b = BUF_INIT(0);
@@ -135,8 +135,7 @@ out:
  * its steps the short story. A bisect that is not done (or found no single
  * commit) leaves the regression's range in place.
  */
-static int gather_bisect(PGconn *c, struct mail_gathered *g, long long table_ids[2],
-			 struct err *e)
+static int gather_bisect(PGconn *c, struct mail_gathered *g, long long table_ids[2], struct err *e)
 {
 	const struct db_mail_bisect *b = &g->bisect;
 	int found = db_mail_bisect(c, g->in.bisect_id, &g->bisect, e);
@@ -175,8 +174,8 @@ static int gather_bisect(PGconn *c, struct mail_gathered *g, long long table_ids
 }
 
 struct table_row {
-	int index;                /* row of g->table */
-	int bisected;             /* the report's own metric */
+	int index;    /* row of g->table */
+	int bisected; /* the report's own metric */
 	struct compare_result res;
 };
 
@@ -287,7 +286,8 @@ static int gather_machine(PGconn *c, struct mail_gathered *g, long long setup_id
 	g->in.guest_arch = m->guest_arch;
 	g->in.guest_cpus = (long)(m->has_guest_nr_cpus ? m->guest_nr_cpus : m->cpus);
 	g->in.guest_memory_mb = m->guest_memory_mb;
-	g->in.icount = m->guest_icount ? !strcmp(m->guest_icount, "true") : !strcmp(m->mode, "icount");
+	g->in.icount = m->guest_icount ? !strcmp(m->guest_icount, "true") :
+					 !strcmp(m->mode, "icount");
 	return 0;
 }
 
@@ -334,8 +334,8 @@ static int gather_files(PGconn *c, const struct config *cfg, struct mail_gathere
 	return 0;
 }
 
-int mail_gather(PGconn *c, const struct config *cfg, long long regression_id,
-		enum report_kind kind, struct mail_gathered *g, struct err *e)
+int mail_gather(PGconn *c, const struct config *cfg, long long regression_id, enum report_kind kind,
+		struct mail_gathered *g, struct err *e)
 {
 	const struct db_mail_regression *r = &g->reg;
 	long long table_ids[2] = { 0, 0 }; /* parent, culprit commit ids; 0 = the range's */
@@ -414,10 +414,12 @@ int mail_gather(PGconn *c, const struct config *cfg, long long regression_id,
 	    gather_files(c, cfg, g, r->bad_commit_id, e))
 		return -1;
 	if (kind == REPORT_BISECT && g->in.culprit_sha) {
-		g->reproduce = reproduce_command(&g->in, g->params_json, g->in.culprit_sha, cfg->public_url);
+		g->reproduce = reproduce_command(&g->in, g->params_json, g->in.culprit_sha,
+						 cfg->public_url);
 		g->in.reproduce = g->reproduce;
 	} else if (g->in.bad_sha) {
-		g->reproduce = reproduce_command(&g->in, g->params_json, g->in.bad_sha, cfg->public_url);
+		g->reproduce = reproduce_command(&g->in, g->params_json, g->in.bad_sha,
+						 cfg->public_url);
 		g->in.reproduce = g->reproduce;
 	}
 	return 0;

@@ -18,8 +18,8 @@
  * data point.
  */
 struct mail_gathered {
-	struct report_input in;    /* for report_render(); its strings live as long as this */
-	const char **file_paths;   /* the culprit's files, NULL-terminated; NULL when not known */
+	struct report_input in;	 /* for report_render(); its strings live as long as this */
+	const char **file_paths; /* the culprit's files, NULL-terminated; NULL when not known */
 	/* private */
 	struct db_mail_regression reg;
 	struct db_mail_bisect bisect;
@@ -36,7 +36,7 @@ struct mail_gathered {
 	json_t *params_json;
 	char *author, *email;
 	char *reproduce;
-	double table_change_pct;   /* the bisected metric's row; NAN when none */
+	double table_change_pct; /* the bisected metric's row; NAN when none */
 };
 
 /*
@@ -50,9 +50,8 @@ struct mail_gathered {
  * regression, db/mail.h's database errors, gitmirror's when the
  * transaction was lost while collecting the files.
  */
-int mail_gather(PGconn *c, const struct config *cfg, long long regression_id,
-		enum report_kind kind, struct mail_gathered *g, struct err *e)
-	__attribute__((warn_unused_result));
+int mail_gather(PGconn *c, const struct config *cfg, long long regression_id, enum report_kind kind,
+		struct mail_gathered *g, struct err *e) __attribute__((warn_unused_result));
 void mail_gather_release(struct mail_gathered *g);
 
 #endif

@@ -1,5 +1,6 @@
 /* The mailer thread (mailer.h): claims outbox rows, renders, sends or writes them, retries. */
 #include "server/mailer.h"
+#include "attr.h"
 #include "server/bgthread.h"
 #include "server/db/db.h"
 #include "server/db/mail.h"
@@ -22,8 +23,6 @@
 #include <unistd.h>
 #include <uuid/uuid.h>
 
-#include "banned.h"
-
 #define MAX_RCPT 64
 /* rows handled per wake-up before the thread sleeps again */
 #define MAX_ROWS 50
@@ -45,8 +44,8 @@ int mailer_check_config(const struct config *cfg, struct err *e)
 				"'smtp_starttls' must be none, try or required, not '%s'",
 				cfg->smtp_starttls);
 	if (report_addr_spec(cfg->mail_from, addr, sizeof(addr)))
-		return err_setc(e, ERR_CONFIG, "mail_from", "'mail_from' has no valid address: '%s'",
-				cfg->mail_from);
+		return err_setc(e, ERR_CONFIG, "mail_from",
+				"'mail_from' has no valid address: '%s'", cfg->mail_from);
 	return 0;
 }
 
@@ -161,8 +160,9 @@ static void new_message_id(const struct config *cfg, char out[200])
 static int render_row(PGconn *c, const struct config *cfg, long long id, const char *kind,
 		      long long regression_id, long long bisect_id, struct err *e)
 {
-	enum report_kind rk = !strcmp(kind, "bisect") ? REPORT_BISECT
-			      : !strcmp(kind, "fixed") ? REPORT_FIXED : REPORT_RANGE;
+	enum report_kind rk = !strcmp(kind, "bisect") ? REPORT_BISECT :
+			      !strcmp(kind, "fixed")  ? REPORT_FIXED :
+							REPORT_RANGE;
 	char msgid[200];
 	struct rcpts rc = { { 0 }, 0 };
 	struct buf to = BUF_INIT(0);
@@ -177,7 +177,8 @@ static int render_row(PGconn *c, const struct config *cfg, long long id, const c
 			return -1;
 	}
 	if (!regression_id)
-		return db_outbox_give_up(c, id, "failed", "no regression for this report", e) ? -1 : 1;
+		return db_outbox_give_up(c, id, "failed", "no regression for this report", e) ? -1 :
+												1;
 
 	/* the thread: the regression's first report before this row */
 	found = db_outbox_thread_root(c, regression_id, id, &root, e);
@@ -189,7 +190,8 @@ static int render_row(PGconn *c, const struct config *cfg, long long id, const c
 		return db_outbox_defer(c, id, e) ? -1 : 1;
 	}
 	if (rk == REPORT_FIXED && !root.id)
-		return db_outbox_give_up(c, id, "failed", "regression was never reported", e) ? -1 : 1;
+		return db_outbox_give_up(c, id, "failed", "regression was never reported", e) ? -1 :
+												1;
 	if (rk == REPORT_FIXED && !cfg->mail_report_fixed) {
 		free(root.subject);
 		return db_outbox_give_up(c, id, "skipped", "mail_report_fixed = 0", e) ? -1 : 1;
@@ -202,7 +204,9 @@ static int render_row(PGconn *c, const struct config *cfg, long long id, const c
 	}
 	if (rk == REPORT_BISECT && !g.in.is_regression && !cfg->mail_report_improvements) {
 		ret = db_outbox_give_up(c, id, "skipped",
-					"improvement and mail_report_improvements = 0", e) ? -1 : 1;
+					"improvement and mail_report_improvements = 0", e) ?
+			      -1 :
+			      1;
 		goto out;
 	}
 	g.in.orig_subject = root.subject;
@@ -284,7 +288,9 @@ static int deliver(PGconn *c, const struct config *cfg, long long id, const char
 	int ret = -1, found = db_outbox_row(c, id, &row, e);
 
 	if (found <= 0)
-		return found < 0 ? -1 : err_setc(e, ERR_INTERNAL, "outbox", "outbox row %lld is gone", id);
+		return found < 0 ?
+			       -1 :
+			       err_setc(e, ERR_INTERNAL, "outbox", "outbox row %lld is gone", id);
 	{
 		char *t = xstrdup(row.recipients), *save = NULL;
 		for (char *w = strtok_r(t, " ", &save); w; w = strtok_r(NULL, " ", &save))
@@ -293,10 +299,15 @@ static int deliver(PGconn *c, const struct config *cfg, long long id, const char
 	}
 	{
 		struct report_mail m = {
-			.from = cfg->mail_from, .to = (const char *const *)rc.a, .nr_to = rc.n,
-			.subject = row.subject, .message_id = row.message_id,
-			.in_reply_to = row.in_reply_to, .references = row.in_reply_to,
-			.date = time(NULL), .body = row.body,
+			.from = cfg->mail_from,
+			.to = (const char *const *)rc.a,
+			.nr_to = rc.n,
+			.subject = row.subject,
+			.message_id = row.message_id,
+			.in_reply_to = row.in_reply_to,
+			.references = row.in_reply_to,
+			.date = time(NULL),
+			.body = row.body,
 		};
 		if (report_compose(&msg, &m, e))
 			goto out;
@@ -356,7 +367,7 @@ fail:
 /* ---- the thread ----------------------------------------------------- */
 
 /* One wake-up: up to MAX_ROWS due rows, then sleep mail_poll_ms (or until kicked). */
-static long mailer_step(void *arg, int *fd)
+static long mailer_step(void *arg, int *fd UNUSED)
 {
 	struct mailer *m = arg;
 	const struct config *cfg = m->srv->cfg;

@@ -45,7 +45,8 @@ struct server;
 struct mailer;
 
 /* Checks the mail keys of cfg (smtp_starttls value, mail_from address). -1 with e (ERR_CONFIG, 400). */
-int mailer_check_config(const struct config *cfg, struct err *e) __attribute__((warn_unused_result));
+int mailer_check_config(const struct config *cfg, struct err *e)
+	__attribute__((warn_unused_result));
 
 /*
  * 1 when a subscription's path pattern `pat` matches `file`, a path the

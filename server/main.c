@@ -31,8 +31,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "banned.h"
-
 static const char usage_text[] =
 	"usage: regtrack-server [serve] [--config FILE] [--db CONNINFO] [--listen ADDR:PORT]\n"
 	"                       [--threads N] [--lease-timeout SECONDS] [--max-attempts N]\n"
@@ -288,7 +286,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!cfg.db[0] && getenv("REGTRACK_DB") && config_set(&cfg, "db", getenv("REGTRACK_DB"), &e))
+	if (!cfg.db[0] && getenv("REGTRACK_DB") &&
+	    config_set(&cfg, "db", getenv("REGTRACK_DB"), &e))
 		abort();
 	if (!cfg.db[0]) {
 		slog_error("no database: give --db CONNINFO, `db` in the config or "

@@ -3,8 +3,6 @@
 #include "server/db/mail.h"
 #include "server/db/outbox.h"
 
-#include "banned.h"
-
 int outbox_bisect_done(PGconn *c, long long bisect_id, struct err *e)
 {
 	return db_outbox_insert(c, "bisect", 0, bisect_id, e) < 0 ? -1 : 0;
@@ -23,6 +21,7 @@ long long outbox_regression_report(PGconn *c, long long regression_id, struct er
 	if (found < 0)
 		return -1;
 	if (!found)
-		return err_setc(e, ERR_NOT_FOUND, "regression", "no regression %lld", regression_id);
+		return err_setc(e, ERR_NOT_FOUND, "regression", "no regression %lld",
+				regression_id);
 	return db_outbox_insert(c, bisect_id > 0 ? "bisect" : "range", regression_id, bisect_id, e);
 }

@@ -6,12 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
-const char *const regression_states[] = {
-	"new", "confirmed", "bisecting", "bisected", "reported", "fixed", "invalid", "wontfix",
-	NULL
-};
+const char *const regression_states[] = { "new",   "confirmed", "bisecting", "bisected", "reported",
+					  "fixed", "invalid",	"wontfix",   NULL };
 
 static const char *const kinds[] = { "regression", "improvement", "change", NULL };
 
@@ -91,11 +87,14 @@ json_t *regression_change_points(PGconn *c, long long setup_id, const char *metr
 		if (idx == (size_t)-1)
 			continue;
 		json_array_append_new(out, json_pack("{s:I,s:s,s:s,s:o,s:o,s:o,s:o,s:I,s:s,s:s}",
-			"index", (json_int_t)idx, "commit", cp->commit, "good_commit", cp->good_commit,
-			"before", num_or_null(cp->before), "after", num_or_null(cp->after),
-			"change_pct", num_or_null(cp->change_pct), "p_value", num_or_null(cp->p_value),
-			"regression_id", (json_int_t)cp->regression_id, "kind", cp->kind,
-			"state", cp->state));
+						     "index", (json_int_t)idx, "commit", cp->commit,
+						     "good_commit", cp->good_commit, "before",
+						     num_or_null(cp->before), "after",
+						     num_or_null(cp->after), "change_pct",
+						     num_or_null(cp->change_pct), "p_value",
+						     num_or_null(cp->p_value), "regression_id",
+						     (json_int_t)cp->regression_id, "kind",
+						     cp->kind, "state", cp->state));
 	}
 	free(cps);
 	return out;

@@ -12,7 +12,7 @@
  *
  * Series: one metric of one setup (testcase, params, kconfig, compiler,
  * tbox_group, mode), commits in series order, each run's mean over its
- * iterations one sample (detect_thread.h runs the detector).
+ * iterations one sample (detect.h runs the detector).
  *
  * Record: one per (setup, metric, last good commit, first bad commit); a
  * re-detection of the same range updates its figures (upsert), never adds

@@ -23,31 +23,32 @@
 struct request {
 	struct server *srv;
 	struct MHD_Connection *conn;
-	struct arena *arena;          /* freed when the request completes */
+	struct arena *arena; /* freed when the request completes */
 	const char *method, *url;
-	struct buf body;              /* capped at cfg->body_limit */
+	struct buf body; /* capped at cfg->body_limit */
 	int too_large;
-	int scope;                    /* the caller's scope bit, 0 when no token */
+	int scope; /* the caller's scope bit, 0 when no token */
 	long long token_id;
 	const char *path_params[MAX_PATH_PARAMS];
 	int nr_path_params;
-	struct timespec start;
-	int status;                   /* status replied, for the access log */
-	int close;                    /* 1 = "Connection: close" on the reply (refused on its headers) */
+	int64_t start_ns; /* mono_ns() when the headers arrived */
+	int status;	  /* status replied, for the access log */
+	int close;	  /* 1 = "Connection: close" on the reply (refused on its headers) */
 	/* a handler that suspended the connection leaves its answer here */
 	int resumed;
 	unsigned deferred_status;
-	json_t *deferred;             /* owned; NULL with status 204 */
-	const struct route *route;    /* the matched route; a resumed request goes straight back to it */
+	json_t *deferred; /* owned; NULL with status 204 */
+	const struct route
+		*route; /* the matched route; a resumed request goes straight back to it */
 };
 
 typedef enum MHD_Result (*handler_fn)(struct request *rq);
 
 struct route {
 	const char *method;
-	const char *pattern;          /* "/api/v1/runs/{}": {} matches one path segment */
+	const char *pattern; /* "/api/v1/runs/{}": {} matches one path segment */
 	handler_fn fn;
-	int auth;                     /* AUTH_* mask of accepted scopes (auth.h) */
+	int auth; /* AUTH_* mask of accepted scopes (auth.h) */
 };
 
 /* The calling thread's database connection, or NULL with e (503). */

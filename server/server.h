@@ -22,22 +22,24 @@ struct detect_thread;
 struct bisect_coord;
 
 struct server {
-	struct config *cfg;           /* borrowed */
+	struct config *cfg;	      /* borrowed */
 	struct lease_queue *leases;   /* long-poll waiters and the lease reaper (lease.h) */
-	struct mailer *mailer;        /* outbox sender (mailer.h); NULL when mail is off */
+	struct mailer *mailer;	      /* outbox sender (mailer.h); NULL when mail is off */
 	struct detect_thread *detect; /* change detection (detect.h); NULL when off */
 	struct bisect_coord *bisects; /* bisect coordinator (bisect.h) */
 	struct db *db;
 	struct MHD_Daemon *daemon;
-	struct http_pool *pool;       /* threads of deferred handlers (http_defer), http.c */
-	struct http_guard *guard;     /* header/body deadlines, open connections (http_guard.h) */
+	struct http_pool *pool;		/* threads of deferred handlers (http_defer), http.c */
+	struct http_guard *guard;	/* header/body deadlines, open connections (http_guard.h) */
 	unsigned long soft_connections; /* past it a request gets 503 (http.c) */
 	unsigned short port;
 	char web_dir[4096];
-	atomic_ulong requests[6];     /* by status class: [2]=2xx … [5]=5xx */
+	atomic_ulong requests[6]; /* by status class: [2]=2xx … [5]=5xx */
 	atomic_ulong in_flight;
 	atomic_ulong values_ingested;
-	long started;                 /* time(NULL) at start */
+	atomic_ulong
+		trees_gen; /* bumped when trees or commits change: GET /api/v1/trees's cached reply is stale */
+	long started; /* time(NULL) at start */
 };
 
 #endif

@@ -6,8 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "banned.h"
-
 /* the message curl reads as the DATA */
 struct upload {
 	const char *data;
@@ -26,8 +24,8 @@ static size_t read_cb(char *ptr, size_t size, size_t nmemb, void *userp)
 	return n;
 }
 
-int smtp_send(const struct config *cfg, char *const *rcpt, size_t nr, const char *msg,
-	      size_t len, struct err *e)
+int smtp_send(const struct config *cfg, char *const *rcpt, size_t nr, const char *msg, size_t len,
+	      struct err *e)
 {
 	char from[256], errbuf[CURL_ERROR_SIZE] = "", env[300];
 	struct curl_slist *list = NULL;
@@ -57,9 +55,9 @@ int smtp_send(const struct config *cfg, char *const *rcpt, size_t nr, const char
 	curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, 10L);
 	curl_easy_setopt(curl, CURLOPT_TIMEOUT, 120L);
 	curl_easy_setopt(curl, CURLOPT_USE_SSL,
-			 !strcmp(cfg->smtp_starttls, "required") ? (long)CURLUSESSL_ALL
-			 : !strcmp(cfg->smtp_starttls, "try") ? (long)CURLUSESSL_TRY
-			 : (long)CURLUSESSL_NONE);
+			 !strcmp(cfg->smtp_starttls, "required") ? (long)CURLUSESSL_ALL :
+			 !strcmp(cfg->smtp_starttls, "try")	 ? (long)CURLUSESSL_TRY :
+								   (long)CURLUSESSL_NONE);
 	if (*cfg->smtp_user) {
 		curl_easy_setopt(curl, CURLOPT_USERNAME, cfg->smtp_user);
 		curl_easy_setopt(curl, CURLOPT_PASSWORD, cfg->smtp_password);

@@ -22,7 +22,7 @@
  * ERR_INTERNAL (500) when curl cannot start, ERR_SMTP (502, detail the
  * URL, message curl's) when connecting, a command or the upload failed.
  */
-int smtp_send(const struct config *cfg, char *const *rcpt, size_t nr, const char *msg,
-	      size_t len, struct err *e) __attribute__((warn_unused_result));
+int smtp_send(const struct config *cfg, char *const *rcpt, size_t nr, const char *msg, size_t len,
+	      struct err *e) __attribute__((warn_unused_result));
 
 #endif

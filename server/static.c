@@ -10,8 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "banned.h"
-
 static const char *content_type_of(const char *path)
 {
 	static const struct {
@@ -48,8 +46,9 @@ static enum MHD_Result serve_file(struct request *rq, const char *path)
 	}
 	resp = MHD_create_response_from_fd((size_t)st.st_size, fd);
 	MHD_add_response_header(resp, "Content-Type", content_type_of(path));
-	MHD_add_response_header(resp, "Content-Security-Policy",
-				"default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'");
+	MHD_add_response_header(
+		resp, "Content-Security-Policy",
+		"default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'");
 	return reply_response(rq, 200, resp);
 }
 

@@ -7,9 +7,13 @@
 #  (c) no file over 700 lines unless one of its first 30 lines says
 #      "Longer than 700 lines because"
 #  (d) no "add below" markers
+#  (e) the rooms' arrows (docs/ARCHITECTURE.md): server/db/ includes nothing
+#      of HTTP (microhttpd.h, server/http*.h, server/request.h) and nothing of
+#      server/api/; only server/api/, server/http.c and server/main.c include
+#      server/api/ headers
 set -eu
 cd "$(dirname "$0")/.."
-exec python3 - "$@" <<'PY'
+exec /usr/bin/python3 - "$@" <<'PY'
 import os, re, sys
 
 ROOT = "server"
@@ -133,6 +137,19 @@ for f in files:
     for i, line in enumerate(texts[f], 1):
         if "add below" in line.lower():
             report(f, i, "'add below' marker: keep the list sorted instead")
+
+# (e) rooms
+http_inc = re.compile(r'^\s*#\s*include\s+[<"](microhttpd\.h|server/http[a-z_]*\.h|server/request\.h|server/api/[^">]+)[">]')
+api_inc = re.compile(r'^\s*#\s*include\s+"server/api/[^"]+"')
+db_dir = os.path.join(ROOT, "db") + os.sep
+api_dir = os.path.join(ROOT, "api") + os.sep
+for f in files:
+    for i, line in enumerate(texts[f], 1):
+        if f.startswith(db_dir) and http_inc.match(line):
+            report(f, i, "server/db/ includes the HTTP side or server/api/: the store knows no requests")
+        elif (api_inc.match(line) and not f.startswith(api_dir)
+              and f not in (os.path.join(ROOT, "http.c"), os.path.join(ROOT, "main.c"))):
+            report(f, i, "only server/api/, http.c and main.c include server/api/ headers")
 
 sys.exit(bad)
 PY

@@ -1,13 +1,75 @@
 #!/usr/bin/env bash
-# Mechanical checks: every project C file includes banned.h (last), no
-# tabs/spaces mixups are enforced by .clang-format/.editorconfig instead.
+# Mechanical checks (make lint; make check runs it first); each one that
+# cannot run (a tool missing) fails too:
+#   editorconfig  every tracked file obeys .editorconfig: final newline, no
+#                 trailing whitespace, tab indentation where indent_style = tab
+#                 (tools/editorconfig-check)
+#   clang-format  the C of CLANG_FORMAT_DIRS is as .clang-format lays it out
+#                 (clang-format --dry-run --Werror)
+#   banned        each function of lib/banned.h fails to compile under the flag
+#                 the Makefile forces into every object (-include lib/banned.h)
+#   server        server/'s structure (tests/lint-server.sh): row reads only
+#                 under server/db/, no include cycle, no file over 700 lines
+#                 without a reason, no "add below" markers
 set -eu
 cd "$(dirname "$0")/.."
+CC=${CC:-gcc}
 bad=0
-for f in $(git ls-files 'lib/*.c' 'lib/**/*.c' 'server/*.c' 'worker/*.c' 'cli/*.c'); do
-	if ! grep -q '#include "banned.h"' "$f"; then
-		echo "lint: '$f' does not include banned.h" >&2
-		bad=1
+fail() { echo "lint: $*" >&2; bad=1; }
+
+# --- .editorconfig -----------------------------------------------------------
+if ! git ls-files -z | xargs -0 tools/editorconfig-check; then
+	fail "files break .editorconfig (above)"
+fi
+
+# --- clang-format -------------------------------------------------------------
+# The directories whose C (.c .h .cc, subdirectories included) is kept in
+# .clang-format's layout.
+CLANG_FORMAT_DIRS=${CLANG_FORMAT_DIRS:-"lib worker cli tests/unit server"}
+CLANG_FORMAT=${CLANG_FORMAT:-clang-format}
+if ! command -v "$CLANG_FORMAT" >/dev/null 2>&1; then
+	fail "no $CLANG_FORMAT (Debian: clang-format; .clang-format is written for version 14)"
+else
+	cf_files=()
+	for d in $CLANG_FORMAT_DIRS; do
+		while IFS= read -r -d '' f; do
+			cf_files+=("$f")
+		done < <(git ls-files -z -- "$d/*.c" "$d/*.h" "$d/*.cc")
+	done
+	if [ ${#cf_files[@]} -eq 0 ]; then
+		fail "no C files under CLANG_FORMAT_DIRS '$CLANG_FORMAT_DIRS'"
+	elif ! out=$("$CLANG_FORMAT" --dry-run --Werror "${cf_files[@]}" 2>&1); then
+		printf '%s\n' "$out" | grep ': error:' | sed 's/:[0-9]*:[0-9]*: error: .*//' | sort -u |
+			sed 's/^/lint: not in .clang-format layout: /' >&2
+		fail "run: $CLANG_FORMAT -i FILE... (then check the diff)"
+	fi
+fi
+
+# --- banned.h: a banned call is an error, an allowed one is not -------------
+banned_flags="-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $(sed -n 's/^BANNED_FLAGS *:= *//p' Makefile)"
+try_cc() { # C source on stdin -> compiler's exit status
+	# shellcheck disable=SC2086
+	$CC $banned_flags -x c -c -o /dev/null - 2>/dev/null
+}
+use() { # one expression -> a translation unit calling it
+	printf '%s\n' '#include <stdarg.h>' '#include <stdio.h>' '#include <stdlib.h>' \
+		'#include <string.h>' '#include <time.h>' \
+		'void f(char *d, const char *s, va_list ap, time_t t);' \
+		"void f(char *d, const char *s, va_list ap, time_t t) { (void)d; (void)s; (void)ap; (void)t; (void)($1); }"
+}
+if ! use 'snprintf(d, 4, "%s", s) + vsnprintf(d, 4, s, ap) + (int)strlen(s) + (gmtime_r(&t, NULL) != NULL)' | try_cc; then
+	fail "a file with no banned call does not compile with: $banned_flags"
+fi
+for call in 'strcpy(d, s)' 'strcat(d, s)' 'strncpy(d, s, 1)' 'sprintf(d, "%s", s)' \
+	'vsprintf(d, s, ap)' 'strtok(d, s)' 'atoi(s)' 'atol(s)' 'gmtime(&t)' 'localtime(&t)'; do
+	if use "$call" | try_cc; then
+		fail "'$call' compiles: lib/banned.h is not forced in (BANNED_FLAGS in the Makefile)"
 	fi
 done
+
+# --- server/'s structure -------------------------------------------------------
+if ! tests/lint-server.sh >&2; then
+	fail "server/ breaks its structure rules (above)"
+fi
+
 exit $bad

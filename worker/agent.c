@@ -5,6 +5,7 @@
 #include "worker/upload.h"
 #include "worker/wlog.h"
 #include "xalloc.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +16,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <uuid/uuid.h>
-#include "banned.h"
 
 #define BACKOFF_START_S 1
 
@@ -42,22 +42,16 @@ static double backoff_next(const struct agent *a, double *cur)
 	return d + j;
 }
 
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* The retries of one step (send the spool, register, lease, one upload). */
 struct retry {
-	double cur;		/* the next backoff, s */
-	double since;		/* CLOCK_MONOTONIC of the first failure, 0 = none yet */
+	double cur;   /* the next backoff, s */
+	double since; /* CLOCK_MONOTONIC of the first failure, 0 = none yet */
 	int failures;
 };
 
+/* clang-format off */
 #define RETRY_INIT { BACKOFF_START_S, 0, 0 }
+/* clang-format on */
 
 /*
  * Called after a failed attempt of a step named `what`: waits the next
@@ -69,7 +63,7 @@ struct retry {
  */
 static int retry_wait(const struct agent *a, struct retry *rt, const char *what)
 {
-	double now = mono_now(), left, d;
+	double now = mono_s(), left, d;
 
 	if (!rt->since)
 		rt->since = now;
@@ -202,37 +196,28 @@ json_t *agent_register_body(const struct agent *a)
 		json_array_append_new(caps, json_stringn(p, n));
 		p = end ? end + 1 : NULL;
 	}
-	return json_pack("{s:s?, s:s, s:s, s:I, s:I, s:s?, s:o, s:o}",
-			 "hostname", a->fp.hostname, "arch", a->cfg->arch,
-			 "tbox_group", a->cfg->tbox_group, "nr_cpus", (json_int_t)a->fp.nr_cpus,
-			 "memory_mb", (json_int_t)a->fp.memory_mb, "cpu_model", a->fp.cpu_model,
-			 "capabilities", caps, "fingerprint", fingerprint_json(&a->fp));
+	return json_pack("{s:s?, s:s, s:s, s:I, s:I, s:s?, s:o, s:o}", "hostname", a->fp.hostname,
+			 "arch", a->cfg->arch, "tbox_group", a->cfg->tbox_group, "nr_cpus",
+			 (json_int_t)a->fp.nr_cpus, "memory_mb", (json_int_t)a->fp.memory_mb,
+			 "cpu_model", a->fp.cpu_model, "capabilities", caps, "fingerprint",
+			 fingerprint_json(&a->fp));
 }
 
-int agent_init(struct agent *a, struct worker_config *cfg, const atomic_int *stop,
-	       struct err *e)
+int agent_init(struct agent *a, struct worker_config *cfg, const atomic_int *stop, struct err *e)
 {
 	char *spool_dir;
 	long cpus;
-	pthread_condattr_t ca;
 
 	memset(a, 0, sizeof(*a));
 	a->cfg = cfg;
 	a->stop = stop;
-	a->lease_timeout_s = -1;
-	pthread_mutex_init(&a->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&a->cond, &ca);
-	pthread_condattr_destroy(&ca);
 	srand((unsigned)getpid() ^ (unsigned)time(NULL));
 
 	if (fingerprint_collect(&a->fp, "/", e))
 		return -1;
 	a->machine = json_pack("{s:s?, s:s, s:s?, s:I, s:I, s:s}", "hostname", a->fp.hostname,
-			       "arch", cfg->arch, "cpu_model", a->fp.cpu_model,
-			       "nr_cpus", (json_int_t)a->fp.nr_cpus,
-			       "memory_mb", (json_int_t)a->fp.memory_mb,
+			       "arch", cfg->arch, "cpu_model", a->fp.cpu_model, "nr_cpus",
+			       (json_int_t)a->fp.nr_cpus, "memory_mb", (json_int_t)a->fp.memory_mb,
 			       "tbox_group", cfg->tbox_group);
 	if (fs_mkdirs(cfg->work_dir, 0755, "io", e))
 		return -1;
@@ -246,11 +231,11 @@ int agent_init(struct agent *a, struct worker_config *cfg, const atomic_int *sto
 	a->lease_file = xstrfmt("%s/lease-request", cfg->work_dir);
 	lease_request_load(a);
 	if (client_init(&a->api, cfg->server_url, cfg->token, cfg->http_timeout_s, e) ||
-	    client_init(&a->hb_api, cfg->server_url, cfg->token, cfg->http_timeout_s, e))
+	    heartbeat_init(&a->hb, cfg, e))
 		return -1;
 	a->cases_dir = resolve_cases_dir(cfg->cases_dir);
-	a->ccache_dir = *cfg->ccache_dir ? xstrdup(cfg->ccache_dir)
-					 : xstrfmt("%s/ccache", cfg->work_dir);
+	a->ccache_dir = *cfg->ccache_dir ? xstrdup(cfg->ccache_dir) :
+					   xstrfmt("%s/ccache", cfg->work_dir);
 	cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	a->make_jobs = cfg->make_jobs ? cfg->make_jobs : (cpus > 0 ? (int)cpus : 1);
 	return 0;
@@ -258,16 +243,8 @@ int agent_init(struct agent *a, struct worker_config *cfg, const atomic_int *sto
 
 void agent_release(struct agent *a)
 {
-	if (a->hb_running) {
-		pthread_mutex_lock(&a->lock);
-		a->hb_quit = 1;
-		pthread_cond_broadcast(&a->cond);
-		pthread_mutex_unlock(&a->lock);
-		pthread_join(a->hb_thread, NULL);
-		a->hb_running = 0;
-	}
+	heartbeat_release(&a->hb);
 	client_release(&a->api);
-	client_release(&a->hb_api);
 	spool_close(&a->spool);
 	fingerprint_release(&a->fp);
 	json_decref(a->machine);
@@ -275,213 +252,8 @@ void agent_release(struct agent *a)
 	free(a->cases_dir);
 	free(a->ccache_dir);
 	free(a->lease_file);
-	pthread_cond_destroy(&a->cond);
-	pthread_mutex_destroy(&a->lock);
 	a->machine = a->machine_id = NULL;
 	a->cases_dir = a->ccache_dir = a->lease_file = NULL;
-}
-
-/* ---- heartbeats -------------------------------------------------------- */
-
-/*
- * Heartbeat periods: as configured, but at most half the server's lease
- * timeout (0 = unknown), so that one lost heartbeat does not cost the
- * lease. The timeout comes with the register, lease and heartbeat replies;
- * the periods change when it does (a server restarted with another
- * --lease-timeout). The caller holds a->lock (the heartbeat thread reads
- * the periods under it). `from` names the reply, for the log.
- */
-static void set_periods(struct agent *a, long long lease_timeout_s, const char *from)
-{
-	int cap;
-
-	if (lease_timeout_s < 0)
-		lease_timeout_s = 0;
-	if (lease_timeout_s == a->lease_timeout_s)
-		return;		/* nothing new: no second warning */
-	if (a->lease_timeout_s >= 0)
-		wlog_info("the server's lease timeout is now %lld s (was %lld s, told by the %s reply)",
-			  lease_timeout_s, a->lease_timeout_s, from);
-	a->lease_timeout_s = lease_timeout_s;
-	cap = lease_timeout_s > 0 ? (int)(lease_timeout_s / 2) : 0;
-	a->hb_s = a->cfg->heartbeat_s;
-	a->hb_run_s = a->cfg->heartbeat_run_s;
-	if (cap < 1 && lease_timeout_s > 0)
-		cap = 1;
-	if (cap && a->hb_s > cap)
-		a->hb_s = cap;
-	if (cap && a->hb_run_s > cap) {
-		wlog_warn("heartbeat_run_s %d is over half the server's lease timeout (%lld s); using %d s",
-			  a->hb_run_s, lease_timeout_s, cap);
-		a->hb_run_s = cap;
-	}
-}
-
-/* set_periods() for a reply's "lease_timeout_s", when it has one. */
-static void learn_lease_timeout(struct agent *a, const json_t *reply, const char *from)
-{
-	json_t *v = json_object_get(reply, "lease_timeout_s");
-
-	if (!json_is_integer(v) || json_integer_value(v) <= 0)
-		return;		/* an older server: keep what we know */
-	pthread_mutex_lock(&a->lock);
-	set_periods(a, json_integer_value(v), from);
-	pthread_mutex_unlock(&a->lock);
-}
-
-static void wait_until(struct agent *a, double t)
-{
-	struct timespec ts;
-
-	ts.tv_sec = (time_t)t;
-	ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
-	pthread_cond_timedwait(&a->cond, &a->lock, &ts);
-}
-
-/*
- * One heartbeat through client c (the caller's own); the lock is NOT held.
- * Returns 0 renewed, 1 lease lost (409), -1 failed (e filled). On 0,
- * *lease_timeout_s (may be NULL) is the reply's "lease_timeout_s", 0 when
- * it has none.
- */
-static int post_heartbeat(struct client *c, json_t *machine_id, long long job_id,
-			  const char *phase, double progress, const char *message,
-			  long long *lease_timeout_s, struct err *e)
-{
-	char *path = xstrfmt("/api/v1/jobs/%lld/heartbeat", job_id);
-	json_t *body = json_pack("{s:O, s:s, s:f, s:s}", "machine_id", machine_id, "phase",
-				 phase, "progress", progress, "message", message);
-	struct client_reply r;
-	int ret = -1;
-
-	if (!client_post(c, path, body, 0, &r, e)) {
-		if (r.status == 409) {
-			ret = 1;
-		} else if (r.status >= 200 && r.status < 300) {
-			ret = 0;
-			if (lease_timeout_s) {
-				json_t *v = json_object_get(r.body, "lease_timeout_s");
-
-				*lease_timeout_s = json_is_integer(v) ? json_integer_value(v) : 0;
-			}
-		} else {
-			client_reply_error(&r, "heartbeat", e);
-		}
-		client_reply_release(&r);
-	}
-	json_decref(body);
-	free(path);
-	return ret;
-}
-
-static void *heartbeat_main(void *arg)
-{
-	struct agent *a = arg;
-	double last = 0;
-
-	pthread_mutex_lock(&a->lock);
-	while (!a->hb_quit) {
-		long long job_id;
-		json_t *machine_id;
-		char phase[sizeof(a->phase)], message[sizeof(a->message)];
-		double progress, period, due;
-		long long told = 0;
-		int in_run, rc;
-		struct err e;
-
-		if (!a->job_id || a->completing) {
-			/* idle, or the main thread is delivering the completion */
-			pthread_cond_wait(&a->cond, &a->lock);
-			last = 0;
-			continue;
-		}
-		in_run = !strcmp(a->phase, "run");
-		period = in_run ? a->hb_run_s : a->hb_s;
-		if (!last)
-			last = mono_now();	/* the lease itself is fresh */
-		due = last + period;
-		if (!(a->phase_changed && !in_run) && mono_now() < due) {
-			wait_until(a, due);
-			continue;	/* re-check everything after a wake-up */
-		}
-		if (atomic_load(&a->abandon)) {
-			/* lost already: nothing to renew */
-			pthread_cond_wait(&a->cond, &a->lock);
-			continue;
-		}
-		a->phase_changed = 0;
-		job_id = a->job_id;
-		progress = a->progress;
-		memcpy(phase, a->phase, sizeof(phase));
-		memcpy(message, a->message, sizeof(message));
-		machine_id = json_incref(a->machine_id);
-		pthread_mutex_unlock(&a->lock);
-		rc = post_heartbeat(&a->hb_api, machine_id, job_id, phase, progress, message, &told,
-				    &e);
-		json_decref(machine_id);
-		last = mono_now();
-		pthread_mutex_lock(&a->lock);
-		if (!rc && told > 0)
-			set_periods(a, told, "heartbeat");	/* the next due time uses them */
-		/* a reply for a job that is over, or being completed, says nothing */
-		if (a->job_id != job_id || a->completing)
-			continue;
-		if (rc == 1) {
-			atomic_store(&a->abandon, 1);
-			if (!in_run)
-				wlog_warn("job %lld: lease lost (heartbeat got 409); abandoning the job",
-					  job_id);
-		} else if (rc < 0) {
-			atomic_fetch_add(&a->hb_failures, 1);
-			if (!in_run)
-				wlog_warn("job %lld: heartbeat failed: %s", job_id, e.message);
-		}
-	}
-	pthread_mutex_unlock(&a->lock);
-	return NULL;
-}
-
-static void hb_set_job(struct agent *a, long long job_id, const char *phase)
-{
-	pthread_mutex_lock(&a->lock);
-	a->job_id = job_id;
-	snprintf(a->phase, sizeof(a->phase), "%s", phase);
-	a->progress = 0;
-	a->message[0] = '\0';
-	a->phase_changed = 0;
-	a->completing = 0;
-	if (job_id) {
-		atomic_store(&a->abandon, 0);
-		atomic_store(&a->hb_failures, 0);
-	}
-	pthread_cond_broadcast(&a->cond);
-	pthread_mutex_unlock(&a->lock);
-}
-
-/* The phase callback given to job_execute(): state only, no I/O except a log line on a phase change. */
-static void on_phase(void *ctx, const char *phase, double progress, const char *message)
-{
-	struct agent *a = ctx;
-	long long job_id;
-	int changed;
-
-	if (!phase)
-		return;
-	pthread_mutex_lock(&a->lock);
-	job_id = a->job_id;
-	changed = strcmp(a->phase, phase) != 0;
-	if (changed) {
-		snprintf(a->phase, sizeof(a->phase), "%s", phase);
-		a->phase_changed = 1;
-	}
-	a->progress = progress < 0 ? 0 : progress > 1 ? 1 : progress;
-	snprintf(a->message, sizeof(a->message), "%s", message ? message : "");
-	if (changed)
-		pthread_cond_broadcast(&a->cond);
-	pthread_mutex_unlock(&a->lock);
-	if (changed)
-		wlog_info("job %lld: phase %s%s%s", job_id, phase, message && *message ? ": " : "",
-			  message ? message : "");
 }
 
 /* ---- protocol steps ---------------------------------------------------- */
@@ -546,13 +318,14 @@ static int do_register(struct agent *a)
 		}
 		id = json_object_get(r.body, "machine_id");
 		if (r.status == 200 && (json_is_integer(id) || json_is_string(id))) {
-			pthread_mutex_lock(&a->lock);
 			json_decref(a->machine_id);
 			a->machine_id = json_incref(id);
 			/* 0 (an old server that does not say): the configured periods */
-			set_periods(a, json_integer_value(json_object_get(r.body, "lease_timeout_s")),
-				    "register");
-			pthread_mutex_unlock(&a->lock);
+			heartbeat_set_lease_timeout(&a->hb,
+						    json_integer_value(
+							    json_object_get(r.body,
+									    "lease_timeout_s")),
+						    "register");
 			char *shown = json_dumps(id, JSON_ENCODE_ANY);
 
 			wlog_info("registered at '%s' as machine %s (arch %s, tbox_group %s, capabilities %s)",
@@ -595,11 +368,11 @@ static enum lease_result do_lease(struct agent *a, json_t **job)
 
 		uuid_generate_random(u);
 		uuid_unparse_lower(u, a->lease_request);
-		lease_request_save(a);	/* before the server may lease under it */
+		lease_request_save(a); /* before the server may lease under it */
 	}
 	body = json_pack("{s:O, s:i, s:s}", "machine_id", a->machine_id, "wait_s",
 			 a->cfg->lease_wait_s, "request_id", a->lease_request);
-	client_set_cancel(&a->api, a->stop);	/* a stop cuts the long-poll short */
+	client_set_cancel(&a->api, a->stop); /* a stop cuts the long-poll short */
 	rc = client_post(&a->api, "/api/v1/jobs/lease", body, a->cfg->lease_wait_s, &r, &e);
 	client_set_cancel(&a->api, NULL);
 	json_decref(body);
@@ -614,7 +387,7 @@ static enum lease_result do_lease(struct agent *a, json_t **job)
 	} else if (r.status == 200 && json_is_object(json_object_get(r.body, "job"))) {
 		*job = json_incref(json_object_get(r.body, "job"));
 		/* before the job starts: its heartbeats fit the timeout in force now */
-		learn_lease_timeout(a, r.body, "lease");
+		heartbeat_learn_lease_timeout(&a->hb, r.body, "lease");
 		res = LEASE_JOB;
 	} else {
 		client_reply_error(&r, "lease", &e);
@@ -634,7 +407,7 @@ static enum lease_result do_lease(struct agent *a, json_t **job)
 	if (!(res == LEASE_RETRY && r.status >= 500)) {
 		a->lease_request[0] = '\0';
 		if (res != LEASE_JOB)
-			lease_request_forget(a);	/* no job under it */
+			lease_request_forget(a); /* no job under it */
 	}
 	client_reply_release(&r);
 	return res;
@@ -657,8 +430,8 @@ static int job_spec_from_json(const json_t *job, struct job_spec *spec, struct e
 	spec->id = json_integer_value(json_object_get(job, "id"));
 	for (size_t i = 0; i < ARRAY_SIZE(required); i++)
 		if (!job_str(job, required[i]) || !*job_str(job, required[i]))
-			return err_set(e, 400, "invalid_job", required[i],
-				       "job %lld has no '%s'", spec->id, required[i]);
+			return err_set(e, 400, "invalid_job", required[i], "job %lld has no '%s'",
+				       spec->id, required[i]);
 	if (params && !json_is_null(params) && !json_is_object(params))
 		return err_set(e, 400, "invalid_job", "params", "job %lld: params is not an object",
 			       spec->id);
@@ -685,11 +458,17 @@ static int job_spec_from_json(const json_t *job, struct job_spec *spec, struct e
 static int run_job(struct agent *a, json_t *job)
 {
 	struct worker_env env = {
-		.work_dir = a->cfg->work_dir, .arch = a->cfg->arch, .cases_dir = a->cases_dir,
-		.ccache_dir = a->ccache_dir, .make_jobs = a->make_jobs,
-		.qemu_mem_mb = a->cfg->qemu_mem_mb, .qemu_cpus = a->cfg->qemu_cpus,
-		.timeout_fetch_s = a->cfg->timeout_fetch_s, .timeout_build_s = a->cfg->timeout_build_s,
-		.timeout_boot_s = a->cfg->timeout_boot_s, .timeout_run_s = a->cfg->timeout_run_s,
+		.work_dir = a->cfg->work_dir,
+		.arch = a->cfg->arch,
+		.cases_dir = a->cases_dir,
+		.ccache_dir = a->ccache_dir,
+		.make_jobs = a->make_jobs,
+		.qemu_mem_mb = a->cfg->qemu_mem_mb,
+		.qemu_cpus = a->cfg->qemu_cpus,
+		.timeout_fetch_s = a->cfg->timeout_fetch_s,
+		.timeout_build_s = a->cfg->timeout_build_s,
+		.timeout_boot_s = a->cfg->timeout_boot_s,
+		.timeout_run_s = a->cfg->timeout_run_s,
 	};
 	struct job_spec spec;
 	struct job_outcome out;
@@ -700,7 +479,6 @@ static int run_job(struct agent *a, json_t *job)
 	long long id = json_integer_value(json_object_get(job, "id"));
 	int rc, hb_failures;
 	size_t left, aside;
-	json_t *machine_id;
 
 	memset(&out, 0, sizeof(out));
 	err_clear(&xe);
@@ -711,27 +489,22 @@ static int run_job(struct agent *a, json_t *job)
 		  (long long)json_integer_value(json_object_get(job, "repeat")),
 		  job_str(job, "tree") ? " tree " : "",
 		  job_str(job, "tree") ? job_str(job, "tree") : "");
-	hb_set_job(a, id, "fetch");
+	heartbeat_set_job(&a->hb, id, a->machine_id, "fetch");
 	if (job_spec_from_json(job, &spec, &xe)) {
 		rc = -1;
 	} else {
-		rc = job_execute(&spec, &env, on_phase, a, &out, &xe);
+		rc = job_execute(&spec, &env, heartbeat_on_phase, &a->hb, &out, &xe);
 	}
 	/*
 	 * From here the main thread talks to the server alone: one heartbeat
 	 * for the "upload" phase (which also tells whether the lease is still
 	 * ours), then the completion. The heartbeat thread stays quiet.
 	 */
-	pthread_mutex_lock(&a->lock);
-	a->completing = 1;
-	snprintf(a->phase, sizeof(a->phase), "upload");
-	machine_id = json_incref(a->machine_id);
-	pthread_mutex_unlock(&a->lock);
+	heartbeat_completing(&a->hb);
 	wlog_info("job %lld: phase upload", id);
-	if (post_heartbeat(&a->api, machine_id, id, "upload", 1.0, "", NULL, &e) == 1)
-		atomic_store(&a->abandon, 1);
-	json_decref(machine_id);
-	hb_failures = atomic_load(&a->hb_failures);
+	if (heartbeat_post(&a->api, a->machine_id, id, "upload", 1.0, "", NULL, &e) == 1)
+		atomic_store(&a->hb.abandon, 1);
+	hb_failures = atomic_load(&a->hb.failures);
 	if (hb_failures)
 		wlog_warn("job %lld: %d heartbeat(s) failed during the job", id, hb_failures);
 
@@ -743,36 +516,36 @@ static int run_job(struct agent *a, json_t *job)
 	 * run failure unless the executor already named another failure.
 	 */
 	status = out.status;
-	if (!completion_status_valid(status) || (!strcmp(status, "ok") &&
-						 (rc || !json_array_size(out.runs)))) {
+	if (!completion_status_valid(status) ||
+	    (!strcmp(status, "ok") && (rc || !json_array_size(out.runs)))) {
 		status = "run-failed";
 		log = xstrfmt("%s\nregtrack-worker: %s: %s\n", out.log_tail ? out.log_tail : "",
 			      rc ? xe.code : "internal",
-			      rc ? xe.message
-				 : completion_status_valid(out.status)
-				   ? "the executor reported ok without a run"
-				   : "the executor returned no status");
+			      rc ? xe.message :
+			      completion_status_valid(out.status) ?
+				   "the executor reported ok without a run" :
+				   "the executor returned no status");
 	} else if (rc) {
 		log = xstrfmt("%s\nregtrack-worker: %s: %s\n", out.log_tail ? out.log_tail : "",
 			      xe.code, xe.message);
 	}
 	wlog_info("job %lld: %s, %zu run(s)%s%s", id, status, json_array_size(out.runs),
 		  rc ? ": " : "", rc ? xe.message : "");
-	body = completion_build(job, a->machine, status, out.runs,
-				log ? log : out.log_tail, out.kconfig_text, &e);
+	body = completion_build(job, a->machine, status, out.runs, log ? log : out.log_tail,
+				out.kconfig_text, &e);
 	free(log);
 	job_outcome_release(&out);
 	if (!body) {
 		/* cannot happen with a valid status and runs from the executor */
 		wlog_error("job %lld: cannot build the completion: %s", id, e.message);
 		lease_request_forget(a);
-		hb_set_job(a, 0, "");
+		heartbeat_set_job(&a->hb, 0, NULL, "");
 		return 1;
 	}
 	/* the server then checks the lease is ours, and acknowledges a retried copy */
 	json_object_set(body, "machine_id", a->machine_id);
 	entry = upload_entry_complete(id, body);
-	if (atomic_load(&a->abandon)) {
+	if (atomic_load(&a->hb.abandon)) {
 		/* not sent (another worker redoes the job), but kept for a person */
 		char *name = NULL;
 
@@ -782,11 +555,11 @@ static int run_job(struct agent *a, json_t *job)
 			wlog_warn("job %lld: lease lost while running; completion not sent, kept in '%s/dropped/%s'",
 				  id, a->spool.dir, name);
 		else
-			wlog_warn("job %lld: lease lost while running; completion discarded (%s)", id,
-				  e.message);
+			wlog_warn("job %lld: lease lost while running; completion discarded (%s)",
+				  id, e.message);
 		free(name);
 		json_decref(entry);
-		hb_set_job(a, 0, "");
+		heartbeat_set_job(&a->hb, 0, NULL, "");
 		return 1;
 	}
 	if (spool_put(&a->spool, entry, NULL, &e)) {
@@ -794,22 +567,22 @@ static int run_job(struct agent *a, json_t *job)
 		struct retry rt = RETRY_INIT;
 		enum upload_verdict v;
 
-		wlog_error("job %lld: cannot spool the completion (%s); sending it from memory",
-			   id, e.message);
+		wlog_error("job %lld: cannot spool the completion (%s); sending it from memory", id,
+			   e.message);
 		while ((v = upload_send(&a->api, entry, &e)) == UPLOAD_RETRY && !stopping(a) &&
 		       !retry_wait(a, &rt, "sending the completion"))
 			;
 		lease_request_forget(a);
 		json_decref(entry);
-		hb_set_job(a, 0, "");
+		heartbeat_set_job(&a->hb, 0, NULL, "");
 		if (v != UPLOAD_SENT)
 			wlog_error("job %lld: completion not delivered: %s", id, e.message);
 		return v == UPLOAD_SENT ? 0 : 1;
 	}
 	json_decref(entry);
-	lease_request_forget(a);	/* the job's end is on disk now */
+	lease_request_forget(a); /* the job's end is on disk now */
 	left = drain_spool(a, &aside);
-	hb_set_job(a, 0, "");
+	heartbeat_set_job(&a->hb, 0, NULL, "");
 	/* set aside: this completion (lease lost) or an older one */
 	return left || aside ? 1 : 0;
 }
@@ -828,11 +601,10 @@ int agent_run(struct agent *a)
 	/* 2. register */
 	if (do_register(a))
 		return stopping(a) ? 0 : 1;
-	if (pthread_create(&a->hb_thread, NULL, heartbeat_main, a)) {
+	if (heartbeat_start(&a->hb)) {
 		wlog_error("cannot start the heartbeat thread");
 		return 1;
 	}
-	a->hb_running = 1;
 	/* 3. lease, run, complete */
 	while (!stopping(a)) {
 		json_t *job;

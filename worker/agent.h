@@ -10,6 +10,7 @@
 #include "worker/client.h"
 #include "worker/config.h"
 #include "worker/fingerprint.h"
+#include "worker/heartbeat.h"
 #include "worker/spool.h"
 
 /*
@@ -22,26 +23,8 @@
  *      (status + one result document per run) is spooled, then uploaded,
  *      with retries and backoff, until the server acknowledged it
  *
- * Heartbeats: job_execute()'s phase callback only updates shared state
- * under a mutex; the heartbeat thread posts {phase, progress, message}
- * right after each phase change and every heartbeat_s seconds — except in
- * phase "run" (a case is measuring): no post when the run starts and then
- * one every heartbeat_run_s seconds (default 50 s against the server's
- * default 120 s lease), and the thread logs nothing until the phase ends.
- * So a case shorter than heartbeat_run_s sees no worker activity at all,
- * and a long one sees one small HTTP request per heartbeat_run_s. Both
- * periods are capped at half the lease timeout the server announces
- * ("lease_timeout_s", seconds), with a warning. The server says it in its
- * register, lease and heartbeat replies, and the periods follow the value
- * told last: a worker that registered before the server restarted with a
- * smaller --lease-timeout sizes its next job's heartbeats by the new one.
- * A 409 reply (lease lost) raises the abandon flag: the job's outcome is
- * then not completed (another worker redoes the job) but written to
- * WORK_DIR/spool/dropped/ for a person to look at. job_execute() cannot
- * be interrupted, so an abandoned job still runs to its end first.
- * When job_execute() returns, the main thread alone talks to the server:
- * one "upload" heartbeat (a 409 there abandons the job too), then the
- * completion; late heartbeat replies for a job being completed are ignored.
+ * Heartbeats: a second thread (worker/heartbeat.h) renews the lease while
+ * job_execute() runs; see there for when it posts and what a 409 does.
  * Every request of a job carries machine_id, so the server checks the
  * lease is this machine's and acknowledges a retried completion it stored.
  *
@@ -81,40 +64,24 @@
  * in the spool when the agent had to stop.
  */
 struct agent {
-	struct worker_config *cfg;	/* borrowed */
-	const atomic_int *stop;		/* borrowed; raised by signal handlers */
+	struct worker_config *cfg; /* borrowed */
+	const atomic_int *stop;	   /* borrowed; raised by signal handlers */
 	struct fingerprint fp;
-	json_t *machine;		/* result documents' "machine" object, owned */
-	json_t *machine_id;		/* from register, owned */
-	struct client api;		/* main thread */
+	json_t *machine;    /* result documents' "machine" object, owned */
+	json_t *machine_id; /* from register, owned */
+	struct client api;  /* main thread */
 	struct spool spool;
-	char *cases_dir, *ccache_dir;	/* resolved, owned */
-	int make_jobs;			/* resolved */
-	int hb_s, hb_run_s;		/* heartbeat periods in use (see set_periods), under lock */
-	long long lease_timeout_s;	/* the server's, as last told, s; 0 unknown, -1 not yet; under lock */
+	char *cases_dir, *ccache_dir; /* resolved, owned */
+	int make_jobs;		      /* resolved */
 	/*
 	 * the name of the lease request in flight (a UUID, "" between leases):
 	 * kept while a lease is retried after a transport error or a 5xx, so a
 	 * job leased by a request whose reply was lost comes back (sql/0012)
 	 */
 	char lease_request[37];
-	char *lease_file;		/* WORK_DIR/lease-request (see agent.c), owned */
+	char *lease_file; /* WORK_DIR/lease-request (see agent.c), owned */
 
-	/* heartbeat state, under lock */
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	pthread_t hb_thread;
-	int hb_running;
-	int hb_quit;
-	long long job_id;		/* 0: no job */
-	char phase[32];
-	double progress;
-	char message[256];
-	int phase_changed;		/* post now (not for "run") */
-	int completing;			/* main thread sends heartbeat + completion */
-	struct client hb_api;		/* heartbeat thread */
-	atomic_int abandon;		/* the server said 409 for the current job */
-	atomic_int hb_failures;		/* failed heartbeats of the current job */
+	struct heartbeat hb; /* the heartbeat thread and what it posts */
 };
 
 /*
@@ -125,8 +92,8 @@ struct agent {
  * another worker uses the work dir), client_init(); "io" when WORK_DIR
  * cannot be created. Release with agent_release() in every case.
  */
-int agent_init(struct agent *a, struct worker_config *cfg, const atomic_int *stop,
-	       struct err *e) __attribute__((warn_unused_result));
+int agent_init(struct agent *a, struct worker_config *cfg, const atomic_int *stop, struct err *e)
+	__attribute__((warn_unused_result));
 void agent_release(struct agent *a);
 
 /* Runs the loop above; returns the process exit status (0 or 1). */

@@ -1,18 +1,18 @@
 #include "worker/client.h"
 #include "buf.h"
 #include "xalloc.h"
+#include "attr.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include <curl/curl.h>
-#include "banned.h"
 
 #define CONNECT_TIMEOUT_S 10L
 
 struct sink {
 	struct buf b;
-	int over;	/* the reply went past CLIENT_MAX_REPLY */
+	int over; /* the reply went past CLIENT_MAX_REPLY */
 };
 
 static size_t on_data(char *p, size_t size, size_t n, void *ctx)
@@ -21,13 +21,13 @@ static size_t on_data(char *p, size_t size, size_t n, void *ctx)
 
 	if (buf_add(&s->b, p, size * n)) {
 		s->over = 1;
-		return 0;	/* libcurl then fails with CURLE_WRITE_ERROR */
+		return 0; /* libcurl then fails with CURLE_WRITE_ERROR */
 	}
 	return size * n;
 }
 
-static int on_progress(void *ctx, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
-		       curl_off_t ulnow)
+static int on_progress(void *ctx, curl_off_t dltotal UNUSED, curl_off_t dlnow UNUSED,
+		       curl_off_t ultotal UNUSED, curl_off_t ulnow UNUSED)
 {
 	const struct client *c = ctx;
 
@@ -126,7 +126,8 @@ int client_post(struct client *c, const char *path, const json_t *body, long ext
 		goto out;
 	}
 	if (rc != CURLE_OK) {
-		err_set(e, 0, "transport", url, "%s", *curl_err ? curl_err : curl_easy_strerror(rc));
+		err_set(e, 0, "transport", url, "%s",
+			*curl_err ? curl_err : curl_easy_strerror(rc));
 		goto out;
 	}
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r->status);
@@ -156,6 +157,5 @@ int client_reply_error(const struct client_reply *r, const char *what, struct er
 
 	if (code && msg)
 		return err_set(e, (int)r->status, code, detail ? detail : "", "%s: %s", what, msg);
-	return err_set(e, (int)r->status, "http_error", "", "%s: HTTP status %ld", what,
-		       r->status);
+	return err_set(e, (int)r->status, "http_error", "", "%s: HTTP status %ld", what, r->status);
 }

@@ -19,17 +19,17 @@
  * before any thread starts).
  */
 struct client {
-	void *curl;			/* CURL *, owned */
-	void *headers;			/* struct curl_slist *, owned */
-	char *base_url;			/* new, owned, no trailing '/' */
-	long timeout_s;			/* total time limit of one request */
-	const atomic_int *cancel;	/* borrowed, may be NULL */
+	void *curl;		  /* CURL *, owned */
+	void *headers;		  /* struct curl_slist *, owned */
+	char *base_url;		  /* new, owned, no trailing '/' */
+	long timeout_s;		  /* total time limit of one request */
+	const atomic_int *cancel; /* borrowed, may be NULL */
 };
 
 /* A reply that arrived (any HTTP status). */
 struct client_reply {
-	long status;	/* HTTP status, e.g. 200, 204, 409 */
-	json_t *body;	/* parsed JSON body (new reference), NULL when empty or not JSON */
+	long status;  /* HTTP status, e.g. 200, 204, 409 */
+	json_t *body; /* parsed JSON body (new reference), NULL when empty or not JSON */
 };
 
 /* Largest reply body accepted (bigger replies are an error, "too_large"). */

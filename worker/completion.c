@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include <uuid/uuid.h>
-#include "banned.h"
 
 static const char *const statuses[] = { "ok", "build-failed", "boot-failed", "run-failed" };
 
@@ -91,8 +90,7 @@ static json_t *clean_string(const char *s, size_t max_tail)
 	return j;
 }
 
-static json_t *result_doc(const json_t *job, const json_t *machine, const char *status,
-			  json_t *run)
+static json_t *result_doc(const json_t *job, const json_t *machine, const char *status, json_t *run)
 {
 	json_t *doc = json_object();
 	uuid_t u;
@@ -113,7 +111,7 @@ static json_t *result_doc(const json_t *job, const json_t *machine, const char *
 		json_object_set_new(doc, "machine", json_deep_copy(machine));
 	json_object_set_new(doc, "status", json_string(status));
 	/* the run's own fields, without overriding the job's identity */
-	json_object_foreach(run, key, v) {
+	json_object_foreach (run, key, v) {
 		if (!strcmp(key, "status") && json_is_string(v)) {
 			json_object_set(doc, "status", v);
 			continue;
@@ -136,11 +134,12 @@ json_t *completion_build(const json_t *job, const json_t *machine, const char *s
 		return err_set(e, 400, "invalid", "id", "job has no integer id"), NULL;
 	if (!completion_status_valid(status))
 		return err_set(e, 400, "invalid", "status", "bad job status '%s'",
-			       status ? status : "(null)"), NULL;
+			       status ? status : "(null)"),
+		       NULL;
 	if (runs && !json_is_array(runs))
 		return err_set(e, 400, "invalid", "runs", "runs is not an array"), NULL;
 	results = json_array();
-	json_array_foreach(runs, i, run) {
+	json_array_foreach (runs, i, run) {
 		if (!json_is_object(run)) {
 			json_decref(results);
 			return err_set(e, 400, "invalid", "runs", "run %zu is not an object", i),
@@ -151,8 +150,8 @@ json_t *completion_build(const json_t *job, const json_t *machine, const char *s
 	body = json_object();
 	json_object_set_new(body, "status", json_string(status));
 	json_object_set_new(body, "results", results);
-	json_object_set_new(body, "log_tail", clean_string(log_tail ? log_tail : "",
-							   COMPLETION_MAX_LOG));
+	json_object_set_new(body, "log_tail",
+			    clean_string(log_tail ? log_tail : "", COMPLETION_MAX_LOG));
 	if (kconfig)
 		json_object_set_new(body, "kconfig", clean_string(kconfig, 0));
 	return body;

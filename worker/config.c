@@ -9,18 +9,17 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-#include "banned.h"
 
 enum key_type { KEY_STR, KEY_URL, KEY_CAPS, KEY_INT, KEY_BOOL };
 enum { IN_FILE = 1, IN_FLAG = 2 };
 
 struct key {
-	const char *name;	/* key in the config file */
-	const char *flag;	/* command-line flag, NULL = file only */
+	const char *name; /* key in the config file */
+	const char *flag; /* command-line flag, NULL = file only */
 	enum key_type type;
-	size_t offset;		/* of the char * or int field */
-	const char *def;	/* default in text form; NULL = computed in init */
-	long min, max;		/* bounds of KEY_INT */
+	size_t offset;	 /* of the char * or int field */
+	const char *def; /* default in text form; NULL = computed in init */
+	long min, max;	 /* bounds of KEY_INT */
 	unsigned where;
 	const char *help;
 };
@@ -58,16 +57,17 @@ static const struct key keys[] = {
 	  IN_FILE | IN_FLAG, "time limit from qemu start to the case's first output, s" },
 	{ "timeout_run_s", "--timeout-run", KEY_INT, F(timeout_run_s), "1800", 5, 86400,
 	  IN_FILE | IN_FLAG, "time limit of one case run, s" },
-	{ "lease_wait_s", "--lease-wait", KEY_INT, F(lease_wait_s), "30", 0, 60,
-	  IN_FILE | IN_FLAG, "long-poll wait of one lease request, s" },
-	{ "heartbeat_s", "--heartbeat", KEY_INT, F(heartbeat_s), "15", 1, 3600,
-	  IN_FILE | IN_FLAG, "heartbeat period outside the run phase, s" },
+	{ "lease_wait_s", "--lease-wait", KEY_INT, F(lease_wait_s), "30", 0, 60, IN_FILE | IN_FLAG,
+	  "long-poll wait of one lease request, s" },
+	{ "heartbeat_s", "--heartbeat", KEY_INT, F(heartbeat_s), "15", 1, 3600, IN_FILE | IN_FLAG,
+	  "heartbeat period outside the run phase, s" },
 	{ "heartbeat_run_s", "--heartbeat-run", KEY_INT, F(heartbeat_run_s), "50", 1, 3600,
-	  IN_FILE | IN_FLAG, "heartbeat period while a case measures, s (keep below half the lease timeout)" },
+	  IN_FILE | IN_FLAG,
+	  "heartbeat period while a case measures, s (keep below half the lease timeout)" },
 	{ "http_timeout_s", "--http-timeout", KEY_INT, F(http_timeout_s), "30", 1, 600,
 	  IN_FILE | IN_FLAG, "time limit of one HTTP request, s" },
-	{ "retry_max_s", "--retry-max", KEY_INT, F(retry_max_s), "300", 1, 3600,
-	  IN_FILE | IN_FLAG, "longest wait between two retries (upload, register, lease), s; with --once also how long a failing step is retried before exit 1" },
+	{ "retry_max_s", "--retry-max", KEY_INT, F(retry_max_s), "300", 1, 3600, IN_FILE | IN_FLAG,
+	  "longest wait between two retries (upload, register, lease), s; with --once also how long a failing step is retried before exit 1" },
 	{ "once", "--once", KEY_BOOL, F(once), "0", 0, 1, IN_FLAG,
 	  "lease one job (or wait lease_wait_s once), then exit 0; exit 1 when a step fails for retry_max_s (unsent completions stay in the spool)" },
 	{ "config", "--config", KEY_STR, F(config_file), "", 0, 0, IN_FLAG,
@@ -120,11 +120,10 @@ static int parse_int(const struct key *k, const char *v, int *out, struct err *e
 	errno = 0;
 	n = strtol(v, &end, 10);
 	if (!*v || *end || errno == ERANGE || end == v)
-		return err_set(e, 400, "invalid_value", k->name,
-			       "'%s' is not an integer", v);
+		return err_set(e, 400, "invalid_value", k->name, "'%s' is not an integer", v);
 	if (n < k->min || n > k->max)
-		return err_set(e, 400, "out_of_range", k->name,
-			       "'%s' is out of range [%ld, %ld]", v, k->min, k->max);
+		return err_set(e, 400, "out_of_range", k->name, "'%s' is out of range [%ld, %ld]",
+			       v, k->min, k->max);
 	*out = (int)n;
 	return 0;
 }
@@ -183,9 +182,10 @@ static int parse_caps(const struct key *k, const char *v, char **out, struct err
 				if (strlen(known_caps[i]) == n && !strncmp(known_caps[i], s, n))
 					break;
 			if (i == ARRAY_SIZE(known_caps))
-				return err_set(e, 400, "invalid_value", k->name,
-					       "unknown capability '%.*s' (known: host, qemu-x86_64, qemu-aarch64)",
-					       (int)n, s);
+				return err_set(
+					e, 400, "invalid_value", k->name,
+					"unknown capability '%.*s' (known: host, qemu-x86_64, qemu-aarch64)",
+					(int)n, s);
 			if (!seen[i]++)
 				nr++;
 		}
@@ -281,8 +281,7 @@ void worker_config_release(struct worker_config *c)
 	}
 }
 
-int worker_config_set(struct worker_config *c, const char *key, const char *value,
-		      struct err *e)
+int worker_config_set(struct worker_config *c, const char *key, const char *value, struct err *e)
 {
 	const struct key *k = key_by_name(key);
 
@@ -348,8 +347,7 @@ int worker_config_load_file(struct worker_config *c, const char *path, struct er
 			snprintf(detail, sizeof(detail), "%s:%d: %s", path, lineno, key);
 			snprintf(msg, sizeof(msg), "%s", e->message);
 			snprintf(code, sizeof(code), "%s", e->code);
-			ret = err_set(e, e->status, code, detail, "%s:%d: %s", path,
-				      lineno, msg);
+			ret = err_set(e, e->status, code, detail, "%s:%d: %s", path, lineno, msg);
 			break;
 		}
 	}
@@ -374,8 +372,7 @@ static int flag_at(int argc, char **argv, int i, const struct key **kp, const ch
 	*kp = k;
 	if (k->type == KEY_BOOL) {
 		if (eq)
-			return err_set(e, 400, "usage", arg, "option '%s' takes no value",
-				       k->flag);
+			return err_set(e, 400, "usage", arg, "option '%s' takes no value", k->flag);
 		*val = "1";
 		*consumed = 1;
 		return 0;
@@ -392,8 +389,8 @@ static int flag_at(int argc, char **argv, int i, const struct key **kp, const ch
 	return 0;
 }
 
-int worker_config_from_args(struct worker_config *c, int argc, char **argv,
-			    const char *env_token, struct err *e)
+int worker_config_from_args(struct worker_config *c, int argc, char **argv, const char *env_token,
+			    struct err *e)
 {
 	const struct key *k;
 	const char *v;
@@ -444,8 +441,8 @@ int worker_config_check(const struct worker_config *c, struct err *e)
 		return err_set(e, 400, "missing", "tbox_group", "no tbox group (--tbox-group)");
 	if (c->heartbeat_run_s < c->heartbeat_s)
 		return err_set(e, 400, "invalid_value", "heartbeat_run_s",
-			       "heartbeat_run_s (%d) is below heartbeat_s (%d)",
-			       c->heartbeat_run_s, c->heartbeat_s);
+			       "heartbeat_run_s (%d) is below heartbeat_s (%d)", c->heartbeat_run_s,
+			       c->heartbeat_s);
 	return 0;
 }
 
@@ -472,8 +469,7 @@ void worker_config_usage(FILE *f)
 
 		if (!k->flag)
 			continue;
-		fprintf(f, "  %-16s %s%s", k->flag, k->type == KEY_BOOL ? "" : "VALUE  ",
-			k->help);
+		fprintf(f, "  %-16s %s%s", k->flag, k->type == KEY_BOOL ? "" : "VALUE  ", k->help);
 		if (k->where & IN_FILE)
 			fprintf(f, " [key %s", k->name);
 		if (k->type == KEY_INT && (k->where & IN_FILE))

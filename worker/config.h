@@ -25,28 +25,28 @@
  * worker_config_release(); a string is never NULL (an unset one is "").
  */
 struct worker_config {
-	char *server_url;	/* http(s)://host[:port][/prefix], no trailing '/' */
-	char *token;		/* bearer token, worker scope */
-	char *work_dir;		/* mirrors, builds and spool/ live here */
-	char *arch;		/* x86_64 | aarch64; default: uname -m */
-	char *tbox_group;	/* default: the host name */
-	char *capabilities;	/* validated, comma-separated: host,qemu-x86_64,qemu-aarch64 */
-	char *cases_dir;	/* static case binaries; "" = next to the executable */
-	char *ccache_dir;	/* "" = WORK_DIR/ccache */
-	int make_jobs;		/* 0 = number of online CPUs */
+	char *server_url;   /* http(s)://host[:port][/prefix], no trailing '/' */
+	char *token;	    /* bearer token, worker scope */
+	char *work_dir;	    /* mirrors, builds and spool/ live here */
+	char *arch;	    /* x86_64 | aarch64; default: uname -m */
+	char *tbox_group;   /* default: the host name */
+	char *capabilities; /* validated, comma-separated: host,qemu-x86_64,qemu-aarch64 */
+	char *cases_dir;    /* static case binaries; "" = next to the executable */
+	char *ccache_dir;   /* "" = WORK_DIR/ccache */
+	int make_jobs;	    /* 0 = number of online CPUs */
 	int qemu_mem_mb;
 	int qemu_cpus;
 	int timeout_fetch_s;
 	int timeout_build_s;
 	int timeout_boot_s;
 	int timeout_run_s;
-	int lease_wait_s;	/* long-poll wait of one lease request, <= 60 */
-	int heartbeat_s;	/* heartbeat period outside the "run" phase */
-	int heartbeat_run_s;	/* heartbeat period while a case is measuring */
-	int http_timeout_s;	/* per request, added to lease_wait_s for leases */
-	int retry_max_s;	/* cap of the upload/register retry backoff */
-	int once;		/* --once: one lease, then exit */
-	char *config_file;	/* the --config FILE read, "" if none */
+	int lease_wait_s;    /* long-poll wait of one lease request, <= 60 */
+	int heartbeat_s;     /* heartbeat period outside the "run" phase */
+	int heartbeat_run_s; /* heartbeat period while a case is measuring */
+	int http_timeout_s;  /* per request, added to lease_wait_s for leases */
+	int retry_max_s;     /* cap of the upload/register retry backoff */
+	int once;	     /* --once: one lease, then exit */
+	char *config_file;   /* the --config FILE read, "" if none */
 };
 
 /* Fills c with the built-in defaults (arch from uname(2), tbox_group from
@@ -61,8 +61,8 @@ void worker_config_release(struct worker_config *c);
  * capability), "out_of_range" (e->message names the bounds). e->detail is
  * the key.
  */
-int worker_config_set(struct worker_config *c, const char *key, const char *value,
-		      struct err *e) __attribute__((warn_unused_result));
+int worker_config_set(struct worker_config *c, const char *key, const char *value, struct err *e)
+	__attribute__((warn_unused_result));
 
 /*
  * Reads a config file (syntax above) into c. Errors: "io" (cannot open or
@@ -80,9 +80,8 @@ int worker_config_load_file(struct worker_config *c, const char *path, struct er
  * Errors: "usage" (unknown flag, missing value, stray argument; e->detail
  * the argument) and those of worker_config_load_file()/_set().
  */
-int worker_config_from_args(struct worker_config *c, int argc, char **argv,
-			    const char *env_token, struct err *e)
-	__attribute__((warn_unused_result));
+int worker_config_from_args(struct worker_config *c, int argc, char **argv, const char *env_token,
+			    struct err *e) __attribute__((warn_unused_result));
 
 /*
  * Checks what `run` needs that defaults cannot give: server_url and token

@@ -5,6 +5,7 @@
 #include "parse/parse.h"
 #include "qemu.h"
 #include "xalloc.h"
+#include "names.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -17,20 +18,19 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "banned.h"
 
 #define LOG_TAIL_LEN (16u << 10)
 #define MAX_CASE_ARGS 64
-#define KVM_PROBE_S 20  /* a working KVM reaches /init in ~1 s; a nested one here hung in the BIOS */
+#define KVM_PROBE_S 20 /* a working KVM reaches /init in ~1 s; a nested one here hung in the BIOS */
 
 #define MARK_INIT "==== regtrack-init release="
 #define MARK_BEGIN "==== regtrack-result-begin ===="
 #define MARK_END "==== regtrack-result-end "
 
-static void report(phase_fn phase, void *ctx, const char *name, double progress,
-		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static void report(phase_fn phase, void *ctx, const char *name, double progress,
-		   const char *fmt, ...)
+static void report(phase_fn phase, void *ctx, const char *name, double progress, const char *fmt,
+		   ...) __attribute__((format(printf, 5, 6)));
+static void report(phase_fn phase, void *ctx, const char *name, double progress, const char *fmt,
+		   ...)
 {
 	char msg[256];
 	va_list ap;
@@ -68,17 +68,6 @@ static void now_rfc3339(char *dst, size_t n)
 
 	gmtime_r(&t, &tm);
 	strftime(dst, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-static int name_ok(const char *s, const char *extra)
-{
-	if (!s || !*s || *s == '.' || *s == '-')
-		return 0;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || strchr(extra, *s)))
-			return 0;
-	return 1;
 }
 
 /*
@@ -127,9 +116,10 @@ static int case_args_from_params(struct case_args *a, json_t *params, struct err
 		return 0;
 	if (!json_is_object(params))
 		return err_set(e, 400, "invalid_job", "params", "params must be an object");
-	json_object_foreach(params, key, val) {
+	json_object_foreach (params, key, val) {
 		if (nkeys >= MAX_CASE_ARGS)
-			return err_set(e, 400, "invalid_job", "params", "more than %d params", MAX_CASE_ARGS);
+			return err_set(e, 400, "invalid_job", "params", "more than %d params",
+				       MAX_CASE_ARGS);
 		keys[nkeys++] = key;
 	}
 	qsort(keys, nkeys, sizeof(keys[0]), cmp_str);
@@ -137,7 +127,7 @@ static int case_args_from_params(struct case_args *a, json_t *params, struct err
 		char *word = NULL;
 
 		val = json_object_get(params, keys[i]);
-		if (!name_ok(keys[i], "_.-"))
+		if (!names_plain(keys[i], NAMES_PLAIN_MAX))
 			goto bad;
 		if (!strcmp(keys[i], "measure")) {
 			const char *m = json_string_value(val);
@@ -189,11 +179,11 @@ static json_t *metrics_from_text(const char *testcase, const char *text, size_t 
 		return NULL;
 	}
 	out = json_object();
-	json_object_foreach(metrics, key, vals) {
+	json_object_foreach (metrics, key, vals) {
 		json_t *arr = json_array();
 		json_t *v;
 
-		json_array_foreach(vals, i, v)
+		json_array_foreach (vals, i, v)
 			if (json_is_number(v) && isfinite(json_number_value(v)))
 				json_array_append_new(arr, json_real(json_number_value(v)));
 		if (json_array_size(arr)) {
@@ -225,15 +215,16 @@ static json_t *metrics_from_text(const char *testcase, const char *text, size_t 
  * nr_cpus and memory_mb are what qemu was given (-smp, -m).
  */
 static json_t *run_object(json_t *metrics, const char *started_at, double duration_s,
-			  const char *mode, const char *accel, const char *release,
-			  double guest_s, int cpus, const char *guest_arch, int guest_mem_mb)
+			  const char *mode, const char *accel, const char *release, double guest_s,
+			  int cpus, const char *guest_arch, int guest_mem_mb)
 {
 	json_t *run = json_object();
 
 	if (guest_arch)
-		json_object_set_new(run, "guest", json_pack("{s:s, s:i, s:i, s:s, s:b}",
-			"arch", guest_arch, "nr_cpus", cpus, "memory_mb", guest_mem_mb,
-			"accel", accel, "icount", !strcmp(mode, "icount")));
+		json_object_set_new(run, "guest",
+				    json_pack("{s:s, s:i, s:i, s:s, s:b}", "arch", guest_arch,
+					      "nr_cpus", cpus, "memory_mb", guest_mem_mb, "accel",
+					      accel, "icount", !strcmp(mode, "icount")));
 
 	json_object_set_new(run, "metrics", metrics);
 	json_object_set_new(run, "started_at", json_string(started_at));
@@ -276,21 +267,24 @@ static int execute_host(const struct job_spec *spec, const struct worker_env *en
 		char *parent = xstrfmt("%s/run", env->work_dir);
 
 		if (mkdir(parent, 0755) < 0 && errno != EEXIST) {
-			err_set(e, 500, "io_error", parent, "cannot create '%s': %s", parent, strerror(errno));
+			err_set(e, 500, "io_error", parent, "cannot create '%s': %s", parent,
+				strerror(errno));
 			free(parent);
 			free(tmpdir);
 			return -1;
 		}
 		free(parent);
 		if (mkdir(tmpdir, 0755) < 0 && errno != EEXIST) {
-			err_set(e, 500, "io_error", tmpdir, "cannot create '%s': %s", tmpdir, strerror(errno));
+			err_set(e, 500, "io_error", tmpdir, "cannot create '%s': %s", tmpdir,
+				strerror(errno));
 			free(tmpdir);
 			return -1;
 		}
 	}
 	if (args->icount) {
 		set_status(out, "run-failed");
-		out->log_tail = xstrdup("regtrack: measure \"icount\" needs qemu; host mode measures wall-clock time\n");
+		out->log_tail = xstrdup(
+			"regtrack: measure \"icount\" needs qemu; host mode measures wall-clock time\n");
 		free(tmpdir);
 		return 0;
 	}
@@ -320,19 +314,23 @@ static int execute_host(const struct job_spec *spec, const struct worker_env *en
 		if (buf_addf(&log, "$ %s/%s/%s", env->cases_dir, env->arch, spec->testcase) ||
 		    buf_addstr(&log, "\n") || buf_add(&log, h.cmd.out.data, h.cmd.out.len) ||
 		    buf_add(&log, h.cmd.err.data, h.cmd.err.len) ||
-		    buf_addf(&log, "regtrack: case ended: %s\n", runcmd_describe(&h.cmd, desc, sizeof(desc))))
-			abort();	/* uncapped */
+		    buf_addf(&log, "regtrack: case ended: %s\n",
+			     runcmd_describe(&h.cmd, desc, sizeof(desc))))
+			abort(); /* uncapped */
 		free(out->log_tail);
 		out->log_tail = tail_dup(log.data, log.len);
 		buf_release(&log);
-		metrics = runcmd_ok(&h.cmd) ? metrics_from_text(spec->testcase, h.cmd.out.data, h.cmd.out.len) : NULL;
+		metrics = runcmd_ok(&h.cmd) ?
+				  metrics_from_text(spec->testcase, h.cmd.out.data, h.cmd.out.len) :
+				  NULL;
 		if (!metrics) {
 			set_status(out, "run-failed");
 			hostrun_release(&h);
 			break;
 		}
-		json_array_append_new(out->runs, run_object(metrics, started, h.cmd.elapsed_s, "wallclock",
-							    "host", h.release, -1, (int)cpus, NULL, 0));
+		json_array_append_new(out->runs,
+				      run_object(metrics, started, h.cmd.elapsed_s, "wallclock",
+						 "host", h.release, -1, (int)cpus, NULL, 0));
 		hostrun_release(&h);
 	}
 	free(tmpdir);
@@ -432,7 +430,7 @@ struct boot_result {
 	int exit_code, signal, timed_out;
 	double guest_s;
 	char release[128];
-	struct buf text;   /* the case's stdout: "rt| " lines, prefix stripped */
+	struct buf text; /* the case's stdout: "rt| " lines, prefix stripped */
 };
 
 static void parse_serial(const char *log, struct boot_result *r)
@@ -464,7 +462,7 @@ static void parse_serial(const char *log, struct boot_result *r)
 		}
 		r->guest_s = ns / 1e9;
 	}
-	for (line = begin; line < end; ) {
+	for (line = begin; line < end;) {
 		const char *nl = memchr(line, '\n', (size_t)(end - line));
 		size_t n = nl ? (size_t)(nl - line) : (size_t)(end - line);
 
@@ -527,7 +525,8 @@ static int execute_kernel(const struct job_spec *spec, const struct worker_env *
 	k.timeout_build_s = env->timeout_build_s;
 	k.cancel = env->cancel;
 
-	report(phase, ctx, "fetch", 0, "%s %s", spec->tree ? spec->tree : "", spec->commit ? spec->commit : "");
+	report(phase, ctx, "fetch", 0, "%s %s", spec->tree ? spec->tree : "",
+	       spec->commit ? spec->commit : "");
 	if (kernel_fetch(&k, e) < 0) {
 		is_cancelled(env, e);
 		goto out;
@@ -535,8 +534,8 @@ static int execute_kernel(const struct job_spec *spec, const struct worker_env *
 	report(phase, ctx, "configure", 0, "%s at %.12s", spec->kconfig, k.sha);
 	r = kernel_configure(&k, e);
 	if (!r) {
-		report(phase, ctx, "build", 0, "make -j%d %s", env->make_jobs > 0 ? env->make_jobs : 1,
-		       spec->kconfig);
+		report(phase, ctx, "build", 0, "make -j%d %s",
+		       env->make_jobs > 0 ? env->make_jobs : 1, spec->kconfig);
 		r = kernel_build(&k, e);
 	}
 	if (r) {
@@ -558,7 +557,8 @@ static int execute_kernel(const struct job_spec *spec, const struct worker_env *
 
 		if ((mkdir(parent, 0755) < 0 && errno != EEXIST) ||
 		    (mkdir(runs_dir, 0755) < 0 && errno != EEXIST)) {
-			err_set(e, 500, "io_error", runs_dir, "cannot create '%s': %s", runs_dir, strerror(errno));
+			err_set(e, 500, "io_error", runs_dir, "cannot create '%s': %s", runs_dir,
+				strerror(errno));
 			free(parent);
 			goto out;
 		}
@@ -573,7 +573,9 @@ static int execute_kernel(const struct job_spec *spec, const struct worker_env *
 	if (!args->icount) {
 		report(phase, ctx, "boot", 0, "probing kvm");
 		accel = qemu_kvm_usable(env->arch, k.image, initrd, "rt.case=none", MARK_END,
-					KVM_PROBE_S, why, sizeof(why)) ? "kvm" : "tcg";
+					KVM_PROBE_S, why, sizeof(why)) ?
+				"kvm" :
+				"tcg";
 	}
 
 	set_status(out, "ok");
@@ -584,8 +586,9 @@ static int execute_kernel(const struct job_spec *spec, const struct worker_env *
 		json_t *metrics = NULL;
 		int fd;
 
-		report(phase, ctx, "boot", (double)i / repeat, "boot %d/%d (%s, %s%s%s)", i + 1, repeat,
-		       accel, args->icount ? "icount" : "wallclock", why[0] ? ": " : "", why);
+		report(phase, ctx, "boot", (double)i / repeat, "boot %d/%d (%s, %s%s%s)", i + 1,
+		       repeat, accel, args->icount ? "icount" : "wallclock", why[0] ? ": " : "",
+		       why);
 		logpath = xstrfmt("%s/serial-%lld-%d.log", runs_dir, spec->id, i + 1);
 		fd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		free(logpath);
@@ -621,13 +624,20 @@ static int execute_kernel(const struct job_spec *spec, const struct worker_env *
 				set_status(out, "run-failed");
 		}
 		if (metrics) {
-			report(phase, ctx, "run", (double)(i + 1) / repeat, "run %d/%d done in %.1f s",
-			       i + 1, repeat, q.elapsed_s);
+			report(phase, ctx, "run", (double)(i + 1) / repeat,
+			       "run %d/%d done in %.1f s", i + 1, repeat, q.elapsed_s);
 			json_array_append_new(out->runs,
-				run_object(metrics, started, q.elapsed_s, args->icount ? "icount" : "wallclock",
-					   accel, br.release[0] ? br.release : k.release, br.guest_s,
-					   args->icount ? 1 : env->qemu_cpus > 0 ? env->qemu_cpus : 2,
-					   env->arch, env->qemu_mem_mb > 0 ? env->qemu_mem_mb : 512));
+					      run_object(metrics, started, q.elapsed_s,
+							 args->icount ? "icount" : "wallclock",
+							 accel,
+							 br.release[0] ? br.release : k.release,
+							 br.guest_s,
+							 args->icount	    ? 1 :
+							 env->qemu_cpus > 0 ? env->qemu_cpus :
+									      2,
+							 env->arch,
+							 env->qemu_mem_mb > 0 ? env->qemu_mem_mb :
+										512));
 		}
 		buf_release(&br.text);
 		qemu_release(&q);
@@ -645,8 +655,8 @@ out:
 	return rc;
 }
 
-int job_execute(const struct job_spec *spec, const struct worker_env *env,
-		phase_fn phase, void *ctx, struct job_outcome *out, struct err *e)
+int job_execute(const struct job_spec *spec, const struct worker_env *env, phase_fn phase,
+		void *ctx, struct job_outcome *out, struct err *e)
 {
 	struct case_args args;
 	int rc;
@@ -656,7 +666,7 @@ int job_execute(const struct job_spec *spec, const struct worker_env *env,
 	set_status(out, "run-failed");
 	if (!spec || !env || !env->work_dir || !env->arch || !env->cases_dir)
 		return err_set(e, 400, "invalid_job", "", "job spec or worker env incomplete");
-	if (!name_ok(spec->testcase, "_.-") || !strcmp(spec->testcase, "init"))
+	if (!names_plain(spec->testcase, NAMES_PLAIN_MAX) || !strcmp(spec->testcase, "init"))
 		return err_set(e, 400, "invalid_job", "testcase", "bad testcase '%s'",
 			       spec->testcase ? spec->testcase : "");
 	if (spec->repeat < 0 || spec->repeat > 1000)
@@ -664,8 +674,8 @@ int job_execute(const struct job_spec *spec, const struct worker_env *env,
 	if (!spec->kconfig)
 		return err_set(e, 400, "invalid_job", "kconfig", "no kconfig");
 	if (strcmp(spec->kconfig, "host") && !kernel_kconfig_known(spec->kconfig, env->arch))
-		return err_set(e, 400, "invalid_job", "kconfig", "kconfig '%s' cannot be built for %s",
-			       spec->kconfig, env->arch);
+		return err_set(e, 400, "invalid_job", "kconfig",
+			       "kconfig '%s' cannot be built for %s", spec->kconfig, env->arch);
 	{
 		struct stat st;
 

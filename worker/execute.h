@@ -15,37 +15,37 @@
 
 struct job_spec {
 	long long id;
-	const char *tree, *url, *commit;      /* url: git URL or local path of the tree */
-	const char *kconfig;                  /* "host" = host mode, no build */
-	const char *compiler;                 /* "gcc-12" */
-	const char *testcase;                 /* case name, e.g. "small-allocs" */
-	json_t *params;                       /* object of strings/numbers; "measure": "wallclock"|"icount" */
-	int repeat;                           /* n runs (n boots, or n host executions) */
+	const char *tree, *url, *commit; /* url: git URL or local path of the tree */
+	const char *kconfig;		 /* "host" = host mode, no build */
+	const char *compiler;		 /* "gcc-12" */
+	const char *testcase;		 /* case name, e.g. "small-allocs" */
+	json_t *params; /* object of strings/numbers; "measure": "wallclock"|"icount" */
+	int repeat;	/* n runs (n boots, or n host executions) */
 };
 
 struct worker_env {
-	const char *work_dir;                 /* mirrors/, build/, ccache/ below it unless set */
-	const char *arch;                     /* "x86_64" | "aarch64" */
-	const char *cases_dir;                /* dir with ARCH/NAME static binaries (bin/cases) */
+	const char *work_dir;  /* mirrors/, build/, ccache/ below it unless set */
+	const char *arch;      /* "x86_64" | "aarch64" */
+	const char *cases_dir; /* dir with ARCH/NAME static binaries (bin/cases) */
 	const char *ccache_dir;
 	int make_jobs, qemu_mem_mb, qemu_cpus;
 	int timeout_fetch_s, timeout_build_s, timeout_boot_s, timeout_run_s;
-	volatile sig_atomic_t *cancel;        /* optional (NULL: none): when it becomes non-zero
-	                                         (e.g. from a SIGTERM handler), the running git,
-	                                         make, qemu or case is killed and job_execute
-	                                         returns -1 with e->code "cancelled" */
+	volatile sig_atomic_t *cancel; /* optional (NULL: none): when it becomes non-zero
+					  (e.g. from a SIGTERM handler), the running git,
+					  make, qemu or case is killed and job_execute
+					  returns -1 with e->code "cancelled" */
 };
 
 /* phase: "fetch","configure","build","initramfs","boot","run"; progress 0..1 */
 typedef void (*phase_fn)(void *ctx, const char *phase, double progress, const char *message);
 
 struct job_outcome {
-	char status[16];      /* "ok", "build-failed", "boot-failed", "run-failed" */
-	json_t *runs;         /* new array, one object per run: {"metrics": {"TESTCASE.KEY": [v..]},
-	                         "started_at": "RFC3339", "duration_s": x, "mode": "wallclock"|"icount",
-	                         "accel": "kvm"|"tcg"|"host", "kernel_release": "…"} */
-	char *log_tail;       /* new, last ~16 KiB of the build/serial log */
-	char *kconfig_text;   /* new, final .config (NULL in host mode) */
+	char status[16];    /* "ok", "build-failed", "boot-failed", "run-failed" */
+	json_t *runs;	    /* new array, one object per run: {"metrics": {"TESTCASE.KEY": [v..]},
+			       "started_at": "RFC3339", "duration_s": x, "mode": "wallclock"|"icount",
+			       "accel": "kvm"|"tcg"|"host", "kernel_release": "…"} */
+	char *log_tail;	    /* new, last ~16 KiB of the build/serial log */
+	char *kconfig_text; /* new, final .config (NULL in host mode) */
 };
 
 /*
@@ -85,8 +85,8 @@ struct job_outcome {
  * phase may be NULL; it is called before each phase and before each run,
  * never while a case is measuring.
  */
-int job_execute(const struct job_spec *spec, const struct worker_env *env,
-		phase_fn phase, void *ctx, struct job_outcome *out, struct err *e);
+int job_execute(const struct job_spec *spec, const struct worker_env *env, phase_fn phase,
+		void *ctx, struct job_outcome *out, struct err *e);
 
 /* Frees what job_execute put into out (runs, log_tail, kconfig_text). */
 void job_outcome_release(struct job_outcome *out);

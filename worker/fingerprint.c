@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
-#include "banned.h"
 
 /* sysfs/procfs files are small; anything bigger is not what we expect */
 #define MAX_FILE (1 << 20)
@@ -57,29 +56,14 @@ static void strip_newlines(char *s)
 static char *read_text(const char *root, const char *rel)
 {
 	char *path = xstrfmt("%s/%s", root, rel);
-	FILE *f = fopen(path, "re");
 	struct buf b = BUF_INIT(MAX_FILE);
-	char chunk[4096];
-	size_t n;
-	int bad = 0;
+	int rc = buf_read_file(&b, path);
 
 	free(path);
-	if (!f)
-		return NULL;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		if (buf_add(&b, chunk, n)) {
-			bad = 1;
-			break;
-		}
-	if (ferror(f))
-		bad = 1;
-	fclose(f);
-	if (bad) {
+	if (rc) {
 		buf_release(&b);
 		return NULL;
 	}
-	if (!b.alloc)
-		return xstrdup("");
 	return buf_detach(&b, NULL);
 }
 
@@ -263,7 +247,8 @@ int fingerprint_collect(struct fingerprint *fp, const char *root, struct err *e)
 	fp->kernel_release = read_line(root, "proc/sys/kernel/osrelease");
 	fp->kernel_version = read_line(root, "proc/sys/kernel/version");
 	fp->cmdline = read_line(root, "proc/cmdline");
-	fp->cpufreq_governor = read_line(root, "sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+	fp->cpufreq_governor = read_line(root,
+					 "sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
 	fp->cpufreq_driver = read_line(root, "sys/devices/system/cpu/cpu0/cpufreq/scaling_driver");
 	fp->smt_control = read_line(root, "sys/devices/system/cpu/smt/control");
 	fp->smt_active = read_line(root, "sys/devices/system/cpu/smt/active");
@@ -340,6 +325,7 @@ json_t *fingerprint_json(const struct fingerprint *fp)
 	json_object_set_new(o, "smt_control", str_or_null(fp->smt_control));
 	json_object_set_new(o, "smt_active", str_or_null(fp->smt_active));
 	json_object_set_new(o, "vulnerabilities",
-			    fp->vulnerabilities ? json_deep_copy(fp->vulnerabilities) : json_object());
+			    fp->vulnerabilities ? json_deep_copy(fp->vulnerabilities) :
+						  json_object());
 	return o;
 }

@@ -51,7 +51,7 @@ struct fingerprint {
 	char *smt_active;
 	long nr_cpus;
 	long memory_mb;
-	json_t *vulnerabilities;	/* object NAME -> string, owned (one reference) */
+	json_t *vulnerabilities; /* object NAME -> string, owned (one reference) */
 };
 
 /*

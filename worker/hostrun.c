@@ -1,5 +1,6 @@
 #include "hostrun.h"
 #include "xalloc.h"
+#include "names.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,7 +8,6 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-#include "banned.h"
 
 #define HOSTRUN_MAX_ARGS 64
 
@@ -22,17 +22,6 @@ void hostrun_release(struct hostrun *h)
 	runcmd_release(&h->cmd);
 }
 
-static int valid_case_name(const char *s)
-{
-	if (!s || !*s || *s == '.')
-		return 0;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || strchr("._-", *s)))
-			return 0;
-	return 1;
-}
-
 int hostrun_run(struct hostrun *h, struct err *e)
 {
 	const char *argv[HOSTRUN_MAX_ARGS + 2];
@@ -42,7 +31,7 @@ int hostrun_run(struct hostrun *h, struct err *e)
 	size_t n = 0;
 	int rc;
 
-	if (!valid_case_name(h->testcase))
+	if (!names_plain(h->testcase, NAMES_PLAIN_MAX))
 		return err_set(e, 400, "invalid_job", "testcase", "bad case name '%s'",
 			       h->testcase ? h->testcase : "");
 	path = xstrfmt("%s/%s/%s", h->cases_dir ? h->cases_dir : ".", h->arch ? h->arch : "?",
@@ -60,19 +49,20 @@ int hostrun_run(struct hostrun *h, struct err *e)
 	argv[n] = NULL;
 	if (h->args && h->args[n - 1]) {
 		free(path);
-		return err_set(e, 400, "invalid_job", "params", "more than %d params", HOSTRUN_MAX_ARGS);
+		return err_set(e, 400, "invalid_job", "params", "more than %d params",
+			       HOSTRUN_MAX_ARGS);
 	}
 	uname(&u);
 	snprintf(h->release, sizeof(h->release), "%s", u.release);
 
 	runcmd_release(&h->cmd);
 	runcmd_init(&h->cmd, argv, h->timeout_s > 0 ? h->timeout_s : 600);
-	h->cmd.keep_tail = 0;	/* results are at the start; a runaway case is cut */
+	h->cmd.keep_tail = 0; /* results are at the start; a runaway case is cut */
 	h->cmd.err.cap = 64u << 10;
 	h->cmd.cwd = h->cwd;
 	h->cmd.cancel = h->cancel;
 	rc = runcmd_run(&h->cmd, e);
-	h->cmd.argv = NULL;	/* argv was on this stack frame */
+	h->cmd.argv = NULL; /* argv was on this stack frame */
 	free(path);
 	return rc;
 }

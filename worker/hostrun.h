@@ -15,18 +15,18 @@
  */
 struct hostrun {
 	/* --- inputs (borrowed) --- */
-	const char *cases_dir;   /* holds ARCH/NAME static binaries */
-	const char *arch;        /* "x86_64" | "aarch64" */
-	const char *testcase;    /* [A-Za-z0-9._-]+ */
+	const char *cases_dir;	 /* holds ARCH/NAME static binaries */
+	const char *arch;	 /* "x86_64" | "aarch64" */
+	const char *testcase;	 /* [A-Za-z0-9._-]+ */
 	const char *const *args; /* NULL-terminated key=value words, or NULL */
-	const char *cwd;         /* NULL: inherit */
-	int timeout_s;           /* <= 0: 600 */
+	const char *cwd;	 /* NULL: inherit */
+	int timeout_s;		 /* <= 0: 600 */
 	volatile sig_atomic_t *cancel;
 
 	/* --- outputs --- */
-	struct runcmd cmd;       /* exit status, stdout (1 MiB, head kept), stderr
-	                          * (64 KiB tail), elapsed_s */
-	char release[128];       /* uname -r of the host */
+	struct runcmd cmd; /* exit status, stdout (1 MiB, head kept), stderr
+			    * (64 KiB tail), elapsed_s */
+	char release[128]; /* uname -r of the host */
 };
 
 void hostrun_init(struct hostrun *h);

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "banned.h"
 
 #define NEWC_HEADER_LEN 110
 
@@ -31,30 +30,27 @@ static void pad4(struct buf *b)
 	static const char zeros[4];
 
 	if (b->len % 4 && buf_add(b, zeros, 4 - b->len % 4))
-		abort();	/* uncapped buffer: cannot fail */
+		abort(); /* uncapped buffer: cannot fail */
 }
 
 /* One newc entry: header, NUL-terminated name, padding, data, padding. */
-static void add_entry(struct initramfs *ir, const char *path, unsigned int mode,
-		      unsigned int nlink, const void *data, size_t len,
-		      unsigned int rmajor, unsigned int rminor)
+static void add_entry(struct initramfs *ir, const char *path, unsigned int mode, unsigned int nlink,
+		      const void *data, size_t len, unsigned int rmajor, unsigned int rminor)
 {
 	char hdr[NEWC_HEADER_LEN + 1];
 	size_t namesize;
 	unsigned int ino;
 
 	if (ir->finished)
-		abort();	/* programming error: entry after the trailer */
+		abort(); /* programming error: entry after the trailer */
 	while (*path == '/')
 		path++;
 	namesize = strlen(path) + 1;
 	ino = strcmp(path, "TRAILER!!!") ? ++ir->ino : 0;
-	snprintf(hdr, sizeof(hdr),
-		 "070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X",
-		 ino, mode, 0u, 0u, nlink, 0u, (unsigned int)len,
-		 0u, 0u, rmajor, rminor, (unsigned int)namesize, 0u);
-	if (buf_add(&ir->data, hdr, NEWC_HEADER_LEN) ||
-	    buf_add(&ir->data, path, namesize))
+	snprintf(hdr, sizeof(hdr), "070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X",
+		 ino, mode, 0u, 0u, nlink, 0u, (unsigned int)len, 0u, 0u, rmajor, rminor,
+		 (unsigned int)namesize, 0u);
+	if (buf_add(&ir->data, hdr, NEWC_HEADER_LEN) || buf_add(&ir->data, path, namesize))
 		abort();
 	pad4(&ir->data);
 	if (len && buf_add(&ir->data, data, len))
@@ -67,45 +63,37 @@ void initramfs_add_dir(struct initramfs *ir, const char *path, unsigned int perm
 	add_entry(ir, path, S_IFDIR | (perm & 07777), 2, NULL, 0, 0, 0);
 }
 
-void initramfs_add_file(struct initramfs *ir, const char *path, unsigned int perm,
-			const void *data, size_t len)
+void initramfs_add_file(struct initramfs *ir, const char *path, unsigned int perm, const void *data,
+			size_t len)
 {
 	add_entry(ir, path, S_IFREG | (perm & 07777), 1, data, len, 0, 0);
 }
 
-int initramfs_add_path(struct initramfs *ir, const char *path, unsigned int perm,
-		       const char *src, struct err *e)
+int initramfs_add_path(struct initramfs *ir, const char *path, unsigned int perm, const char *src,
+		       struct err *e)
 {
+	struct buf data = BUF_INIT(0);
 	struct stat st;
-	char *data;
-	size_t got = 0;
 	int fd = open(src, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
-		return err_set(e, 500, "io_error", src, "cannot open '%s': %s", src, strerror(errno));
+		return err_set(e, 500, "io_error", src, "cannot open '%s': %s", src,
+			       strerror(errno));
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return err_set(e, 500, "io_error", src, "'%s' is not a regular file", src);
 	}
-	data = xmalloc((size_t)st.st_size);
-	while (got < (size_t)st.st_size) {
-		ssize_t r = read(fd, data + got, (size_t)st.st_size - got);
+	if (buf_read_fd(&data, fd)) {
+		int saved = errno;
 
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			int saved = r < 0 ? errno : EIO;
-
-			close(fd);
-			free(data);
-			return err_set(e, 500, "io_error", src, "cannot read '%s': %s", src,
-				       strerror(saved));
-		}
-		got += (size_t)r;
+		close(fd);
+		buf_release(&data);
+		return err_set(e, 500, "io_error", src, "cannot read '%s': %s", src,
+			       strerror(saved));
 	}
 	close(fd);
-	initramfs_add_file(ir, path, perm, data, got);
-	free(data);
+	initramfs_add_file(ir, path, perm, data.data, data.len);
+	buf_release(&data);
 	return 0;
 }
 

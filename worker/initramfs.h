@@ -23,8 +23,8 @@
  * trailer), initramfs_write or use `data`, initramfs_release.
  */
 struct initramfs {
-	struct buf data;     /* the archive bytes so far */
-	unsigned int ino;    /* last inode number handed out */
+	struct buf data;  /* the archive bytes so far */
+	unsigned int ino; /* last inode number handed out */
 	int finished;
 };
 
@@ -35,16 +35,16 @@ void initramfs_release(struct initramfs *ir);
 void initramfs_add_dir(struct initramfs *ir, const char *path, unsigned int perm);
 
 /* A regular file with the given bytes (borrowed; copied into the archive). */
-void initramfs_add_file(struct initramfs *ir, const char *path, unsigned int perm,
-			const void *data, size_t len);
+void initramfs_add_file(struct initramfs *ir, const char *path, unsigned int perm, const void *data,
+			size_t len);
 
 /*
  * A regular file whose contents are read from src (a host path).
  * Returns 0, or -1 with e filled ("io_error", src in detail) when src
  * cannot be read or is not a regular file; nothing is added then.
  */
-int initramfs_add_path(struct initramfs *ir, const char *path, unsigned int perm,
-		       const char *src, struct err *e) __attribute__((warn_unused_result));
+int initramfs_add_path(struct initramfs *ir, const char *path, unsigned int perm, const char *src,
+		       struct err *e) __attribute__((warn_unused_result));
 
 /* A character (S_IFCHR) or block (S_IFBLK) device node: `type` is one of those. */
 void initramfs_add_node(struct initramfs *ir, const char *path, unsigned int type,

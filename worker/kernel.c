@@ -2,6 +2,9 @@
 #include "fsutil.h"
 #include "runcmd.h"
 #include "xalloc.h"
+#include "clock.h"
+#include "names.h"
+#include "arch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,30 +17,49 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
-#include "banned.h"
 
 #define KERNEL_LOG_CAP (64u << 10)
-#define GIT_QUICK_S 120   /* rev-parse, worktree prune: local and fast */
+#define GIT_QUICK_S 120 /* rev-parse, worktree prune: local and fast */
 
 /* One row per kconfig name the worker knows how to build. */
 struct kconfig_base {
 	const char *name;
-	const char *arch;        /* worker arch that can run it */
-	const char *karch;       /* ARCH= for make */
-	const char *target;      /* base config make target */
+	const char *arch;   /* worker arch that can run it */
+	const char *karch;  /* ARCH= for make */
+	const char *target; /* base config make target */
 	const char *image_target;
-	const char *image;       /* relative to the build dir */
+	const char *image; /* relative to the build dir */
 	const char *fragments[3];
 };
 
 static const struct kconfig_base kconfig_bases[] = {
-	{ "x86_64-tiny-mm", "x86_64", "x86_64", "tinyconfig", "bzImage", "arch/x86/boot/bzImage",
+	{ "x86_64-tiny-mm",
+	  "x86_64",
+	  "x86_64",
+	  "tinyconfig",
+	  "bzImage",
+	  "arch/x86/boot/bzImage",
 	  { "tiny-mm.config", "x86_64-tiny-mm.config", NULL } },
-	{ "arm64-tiny-mm", "aarch64", "arm64", "tinyconfig", "Image", "arch/arm64/boot/Image",
+	{ "arm64-tiny-mm",
+	  "aarch64",
+	  "arm64",
+	  "tinyconfig",
+	  "Image",
+	  "arch/arm64/boot/Image",
 	  { "tiny-mm.config", "arm64-tiny-mm.config", NULL } },
-	{ "x86_64-defconfig", "x86_64", "x86_64", "defconfig", "bzImage", "arch/x86/boot/bzImage",
+	{ "x86_64-defconfig",
+	  "x86_64",
+	  "x86_64",
+	  "defconfig",
+	  "bzImage",
+	  "arch/x86/boot/bzImage",
 	  { "x86_64-defconfig.config", NULL } },
-	{ "arm64-defconfig", "aarch64", "arm64", "defconfig", "Image", "arch/arm64/boot/Image",
+	{ "arm64-defconfig",
+	  "aarch64",
+	  "arm64",
+	  "defconfig",
+	  "Image",
+	  "arch/arm64/boot/Image",
 	  { "arm64-defconfig.config", NULL } },
 };
 
@@ -78,14 +100,6 @@ void kernel_release(struct kernel *k)
 	k->src_dir = k->build_dir = k->image = k->release = k->config_text = NULL;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Appends to the log, keeping only its last KERNEL_LOG_CAP bytes. */
 static void log_add(struct kernel *k, const char *p, size_t n)
 {
@@ -103,7 +117,7 @@ static void log_add(struct kernel *k, const char *p, size_t n)
 		b->data[b->len] = '\0';
 	}
 	if (buf_add(b, p, n))
-		abort();	/* uncapped buffer: cannot fail */
+		abort(); /* uncapped buffer: cannot fail */
 }
 
 static void log_addf(struct kernel *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -154,30 +168,10 @@ static int run_logged(struct kernel *k, const char *const *argv, const char *cwd
 		log_addf(k, "\n");
 	rc = runcmd_ok(&cmd) ? 0 : 1;
 	if (rc)
-		log_addf(k, "regtrack: '%s' failed: %s\n", argv[0], runcmd_describe(&cmd, desc, sizeof(desc)));
+		log_addf(k, "regtrack: '%s' failed: %s\n", argv[0],
+			 runcmd_describe(&cmd, desc, sizeof(desc)));
 	runcmd_release(&cmd);
 	return rc;
-}
-
-static int valid_name(const char *s)
-{
-	if (!s || !*s || *s == '.' || *s == '-')
-		return 0;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || strchr("._-", *s)))
-			return 0;
-	return 1;
-}
-
-static int is_full_sha(const char *s)
-{
-	size_t i;
-
-	for (i = 0; s[i]; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return 0;
-	return i == 40;
 }
 
 static int dir_exists(const char *path)
@@ -201,7 +195,7 @@ static int in_path(const char *prog)
 
 	if (!path)
 		path = "/usr/local/bin:/usr/bin:/bin";
-	for (p = path; p; ) {
+	for (p = path; p;) {
 		const char *end = strchr(p, ':');
 		size_t len = end ? (size_t)(end - p) : strlen(p);
 		char *cand = xstrfmt("%.*s/%s", (int)len, p, prog);
@@ -242,8 +236,8 @@ static int lock_path(const char *path, struct err *e)
 static int resolve_commit(struct kernel *k, const char *mirror, struct err *e)
 {
 	char *spec = xstrfmt("%s^{commit}", k->commit);
-	const char *argv[] = { "git", "--git-dir", mirror, "rev-parse", "-q", "--verify",
-			       "--end-of-options", spec, NULL };
+	const char *argv[] = { "git",	   "--git-dir",	       mirror, "rev-parse", "-q",
+			       "--verify", "--end-of-options", spec,   NULL };
 	struct runcmd cmd;
 	int rc = 1;
 
@@ -257,7 +251,7 @@ static int resolve_commit(struct kernel *k, const char *mirror, struct err *e)
 	if (runcmd_ok(&cmd) && cmd.out.len >= 40) {
 		memcpy(k->sha, cmd.out.data, 40);
 		k->sha[40] = '\0';
-		rc = is_full_sha(k->sha) ? 0 : 1;
+		rc = names_full_sha(k->sha) ? 0 : 1;
 	}
 	free(spec);
 	runcmd_release(&cmd);
@@ -276,27 +270,32 @@ int kernel_fetch(struct kernel *k, struct err *e)
 	const struct kconfig_base *base;
 	char *mirrors = NULL, *mirror = NULL, *srcs = NULL, *tmp = NULL, *cross = NULL;
 	int lock = -1, rc = -1, r, tfetch = k->timeout_fetch_s > 0 ? k->timeout_fetch_s : 1800;
-	double t0 = now_s();
+	double t0 = mono_s();
 
-	if (!valid_name(k->tree))
-		return err_set(e, 400, "invalid_job", "tree", "bad tree name '%s'", k->tree ? k->tree : "");
+	if (!names_plain(k->tree, NAMES_PLAIN_MAX))
+		return err_set(e, 400, "invalid_job", "tree", "bad tree name '%s'",
+			       k->tree ? k->tree : "");
 	if (!k->url || !*k->url || k->url[0] == '-')
 		return err_set(e, 400, "invalid_job", "url", "bad tree url");
-	if (!k->commit || !*k->commit || k->commit[0] == '-')
+	if (!names_ref(k->commit))
 		return err_set(e, 400, "invalid_job", "commit", "bad commit");
 	base = k->kconfig ? kconfig_find(k->kconfig, NULL) : NULL;
 	if (!base)
 		return err_set(e, 400, "invalid_job", "kconfig", "unknown kconfig '%s'",
 			       k->kconfig ? k->kconfig : "");
-	if (strcmp(base->arch, k->arch ? k->arch : ""))
-		return err_set(e, 400, "invalid_job", "kconfig", "kconfig '%s' is for %s, this worker is %s",
-			       k->kconfig, base->arch, k->arch ? k->arch : "?");
+	if (!arch_normalize(k->arch) || strcmp(base->arch, arch_normalize(k->arch)))
+		return err_set(e, 400, "invalid_job", "kconfig",
+			       "kconfig '%s' is for %s, this worker is %s", k->kconfig, base->arch,
+			       k->arch ? k->arch : "?");
 	if (!k->compiler || (strcmp(k->compiler, "gcc") && strncmp(k->compiler, "gcc-", 4)) ||
-	    !valid_name(k->compiler))
+	    !names_plain(k->compiler, NAMES_PLAIN_MAX))
 		return err_set(e, 400, "invalid_job", "compiler", "unsupported compiler '%s'",
 			       k->compiler ? k->compiler : "");
-	cross = xstrfmt("%s%s", strcmp(base->arch, host_arch()) ?
-			(!strcmp(base->arch, "aarch64") ? "aarch64-linux-gnu-" : "x86_64-linux-gnu-") : "",
+	cross = xstrfmt("%s%s",
+			strcmp(base->arch, host_arch()) ?
+				(!strcmp(base->arch, "aarch64") ? "aarch64-linux-gnu-" :
+								  "x86_64-linux-gnu-") :
+				"",
 			k->compiler);
 	if (!in_path(cross)) {
 		err_set(e, 400, "invalid_job", "compiler", "compiler '%s' is not installed", cross);
@@ -334,7 +333,8 @@ int kernel_fetch(struct kernel *k, struct err *e)
 
 	if (!dir_exists(mirror)) {
 		const char *rm[] = { "rm", "-rf", NULL, NULL };
-		const char *clone[] = { "git", "clone", "--mirror", "--quiet", "--", k->url, NULL, NULL };
+		const char *clone[] = { "git", "clone", "--mirror", "--quiet",
+					"--",  k->url,	NULL,	    NULL };
 
 		tmp = xstrfmt("%s.tmp", mirror);
 		rm[2] = tmp;
@@ -344,26 +344,29 @@ int kernel_fetch(struct kernel *k, struct err *e)
 		r = run_logged(k, clone, NULL, git_net_env, tfetch, -1, e);
 		if (r) {
 			if (r > 0)
-				err_set(e, 502, "fetch_failed", k->url, "cannot clone '%s'", k->url);
+				err_set(e, 502, "fetch_failed", k->url, "cannot clone '%s'",
+					k->url);
 			goto out;
 		}
 		if (rename(tmp, mirror) < 0) {
-			err_set(e, 500, "io_error", mirror, "cannot rename '%s': %s", tmp, strerror(errno));
+			err_set(e, 500, "io_error", mirror, "cannot rename '%s': %s", tmp,
+				strerror(errno));
 			goto out;
 		}
 	}
 	/* a full sha we already have needs no network; anything else may have moved */
-	r = is_full_sha(k->commit) ? resolve_commit(k, mirror, e) : 1;
+	r = names_full_sha(k->commit) ? resolve_commit(k, mirror, e) : 1;
 	if (r < 0)
 		goto out;
 	if (r > 0) {
-		const char *fetch[] = { "git", "--git-dir", mirror, "fetch", "--quiet", "--prune",
-					"--", k->url, "+refs/*:refs/*", NULL };
+		const char *fetch[] = { "git",	   "--git-dir", mirror, "fetch",	  "--quiet",
+					"--prune", "--",	k->url, "+refs/*:refs/*", NULL };
 
 		r = run_logged(k, fetch, NULL, git_net_env, tfetch, -1, e);
 		if (r) {
 			if (r > 0)
-				err_set(e, 502, "fetch_failed", k->url, "cannot fetch '%s'", k->url);
+				err_set(e, 502, "fetch_failed", k->url, "cannot fetch '%s'",
+					k->url);
 			goto out;
 		}
 		r = resolve_commit(k, mirror, e);
@@ -382,9 +385,11 @@ int kernel_fetch(struct kernel *k, struct err *e)
 
 		free(dotgit);
 		if (have) {
-			const char *co[] = { "git", "-C", k->src_dir, "checkout", "--quiet", "--force",
-					     "--detach", k->sha, NULL };
-			const char *clean[] = { "git", "-C", k->src_dir, "clean", "-q", "-f", "-d", "-x", NULL };
+			const char *co[] = { "git",	 "-C",	    k->src_dir,
+					     "checkout", "--quiet", "--force",
+					     "--detach", k->sha,    NULL };
+			const char *clean[] = { "git", "-C", k->src_dir, "clean", "-q",
+						"-f",  "-d", "-x",	 NULL };
 
 			r = run_logged(k, co, NULL, NULL, tfetch, -1, e);
 			if (!r)
@@ -395,9 +400,11 @@ int kernel_fetch(struct kernel *k, struct err *e)
 		}
 		if (!have) {
 			const char *rm[] = { "rm", "-rf", k->src_dir, NULL };
-			const char *prune[] = { "git", "--git-dir", mirror, "worktree", "prune", NULL };
-			const char *add[] = { "git", "--git-dir", mirror, "worktree", "add", "--quiet",
-					      "--force", "--detach", k->src_dir, k->sha, NULL };
+			const char *prune[] = { "git",	    "--git-dir", mirror,
+						"worktree", "prune",	 NULL };
+			const char *add[] = { "git",	  "--git-dir", mirror,	  "worktree",
+					      "add",	  "--quiet",   "--force", "--detach",
+					      k->src_dir, k->sha,      NULL };
 
 			if (run_logged(k, rm, NULL, NULL, GIT_QUICK_S, -1, e) < 0 ||
 			    run_logged(k, prune, NULL, NULL, GIT_QUICK_S, -1, e) < 0)
@@ -406,7 +413,8 @@ int kernel_fetch(struct kernel *k, struct err *e)
 			if (r) {
 				if (r > 0)
 					err_set(e, 500, "io_error", k->src_dir,
-						"cannot check out %s into '%s'", k->sha, k->src_dir);
+						"cannot check out %s into '%s'", k->sha,
+						k->src_dir);
 				goto out;
 			}
 		}
@@ -415,7 +423,7 @@ int kernel_fetch(struct kernel *k, struct err *e)
 out:
 	if (lock >= 0)
 		close(lock);
-	k->fetch_s = now_s() - t0;
+	k->fetch_s = mono_s() - t0;
 	free(tmp);
 	free(mirror);
 	free(mirrors);
@@ -425,7 +433,8 @@ out:
 
 char *kernel_find_kconfig_dir(const char *explicit, const char *cases_dir)
 {
-	const char *fixed[] = { "/usr/local/share/regtrack/kconfig", "/usr/share/regtrack/kconfig" };
+	const char *fixed[] = { "/usr/local/share/regtrack/kconfig",
+				"/usr/share/regtrack/kconfig" };
 	const char *envdir = getenv("REGTRACK_KCONFIG_DIR");
 	size_t i;
 
@@ -482,7 +491,7 @@ static void make_args_init(struct make_args *m, struct kernel *k, const struct k
 		m->argv[m->n++] = hold(m, xstrfmt("CROSS_COMPILE=%s", prefix));
 	m->argv[m->n++] = hold(m, xstrfmt("CC=ccache %s%s", prefix, k->compiler));
 	m->env[0] = hold(m, k->ccache_dir ? xstrfmt("CCACHE_DIR=%s", k->ccache_dir) :
-			 xstrfmt("CCACHE_DIR=%s/ccache", k->work_dir));
+					    xstrfmt("CCACHE_DIR=%s/ccache", k->work_dir));
 	m->env[1] = hold(m, xstrfmt("CCACHE_BASEDIR=%s", k->work_dir));
 	/* fixed build identity: reproducible images, ccache hits on init/version.c */
 	m->env[2] = "KBUILD_BUILD_TIMESTAMP=Sun Jan 1 00:00:00 UTC 2023";
@@ -530,7 +539,8 @@ static void check_fragment(struct kernel *k, const char *frag_path, const char *
 			char *cfg = xstrfmt("\n%s", config);
 
 			if (!strstr(cfg, want))
-				log_addf(k, "regtrack: warning: %s from %s is not in the final .config\n",
+				log_addf(k,
+					 "regtrack: warning: %s from %s is not in the final .config\n",
 					 line, frag_path);
 			free(want);
 			free(cfg);
@@ -546,12 +556,21 @@ static void check_fragment(struct kernel *k, const char *frag_path, const char *
  * Makefile at the checked-out commit. Returns a new string, or NULL when
  * it cannot be computed (then configure always runs).
  */
-static char *config_key(struct kernel *k, const struct kconfig_base *base,
-			char *const *frag, int nfrag, const char *compiler_path)
+static char *config_key(struct kernel *k, const struct kconfig_base *base, char *const *frag,
+			int nfrag, const char *compiler_path)
 {
-	const char *ls[] = { "git", "-C", k->src_dir, "ls-files", "-s", "--",
-			     ":(glob)**/Kconfig*", ":(glob)scripts/kconfig/**",
-			     ":(glob)arch/*/configs/**", ":(glob)kernel/configs/**", "Makefile", NULL };
+	const char *ls[] = { "git",
+			     "-C",
+			     k->src_dir,
+			     "ls-files",
+			     "-s",
+			     "--",
+			     ":(glob)**/Kconfig*",
+			     ":(glob)scripts/kconfig/**",
+			     ":(glob)arch/*/configs/**",
+			     ":(glob)kernel/configs/**",
+			     "Makefile",
+			     NULL };
 	const char *ver[] = { compiler_path, "-dumpfullversion", "-dumpversion", NULL };
 	struct buf key = BUF_INIT(0);
 	struct runcmd cmd;
@@ -577,7 +596,8 @@ static char *config_key(struct kernel *k, const struct kconfig_base *base,
 	if (good) {
 		runcmd_init(&cmd, ls, GIT_QUICK_S);
 		cmd.out.cap = 16u << 20;
-		good = !runcmd_run(&cmd, &e) && runcmd_ok(&cmd) && cmd.out.len > 0 && !cmd.out_dropped;
+		good = !runcmd_run(&cmd, &e) && runcmd_ok(&cmd) && cmd.out.len > 0 &&
+		       !cmd.out_dropped;
 		if (good && buf_add(&key, cmd.out.data, cmd.out.len))
 			abort();
 		runcmd_release(&cmd);
@@ -603,20 +623,24 @@ static int write_file(const char *path, const char *text)
 int kernel_configure(struct kernel *k, struct err *e)
 {
 	const struct kconfig_base *base = kconfig_find(k->kconfig, k->arch);
-	char *builds = NULL, *config = NULL, *old = NULL, *merge = NULL, *key = NULL, *keypath = NULL;
+	char *builds = NULL, *config = NULL, *old = NULL, *merge = NULL, *key = NULL,
+	     *keypath = NULL;
 	char *frag[ARRAY_SIZE(base->fragments)] = { NULL };
 	struct make_args m;
 	struct stat old_st;
-	int rc = -1, r, nfrag = 0, had_old, tbuild = k->timeout_build_s > 0 ? k->timeout_build_s : 7200;
-	double t0 = now_s();
+	int rc = -1, r, nfrag = 0, had_old,
+	    tbuild = k->timeout_build_s > 0 ? k->timeout_build_s : 7200;
+	double t0 = mono_s();
 	size_t i;
 
 	if (!base || !k->src_dir || !k->kconfig_dir)
-		return err_set(e, 500, "invalid_job", "kconfig", "configure before fetch, or no kconfig dir");
+		return err_set(e, 500, "invalid_job", "kconfig",
+			       "configure before fetch, or no kconfig dir");
 	for (i = 0; i < ARRAY_SIZE(base->fragments) && base->fragments[i]; i++) {
 		frag[nfrag] = xstrfmt("%s/%s", k->kconfig_dir, base->fragments[i]);
 		if (!file_exists(frag[nfrag])) {
-			err_set(e, 500, "io_error", frag[nfrag], "kconfig fragment '%s' missing", frag[nfrag]);
+			err_set(e, 500, "io_error", frag[nfrag], "kconfig fragment '%s' missing",
+				frag[nfrag]);
 			nfrag++;
 			goto out;
 		}
@@ -646,7 +670,9 @@ int kernel_configure(struct kernel *k, struct err *e)
 			free(k->config_text);
 			k->config_text = slurp(config);
 			if (k->config_text) {
-				log_addf(k, "regtrack: configuration inputs unchanged, keeping %s\n", config);
+				log_addf(k,
+					 "regtrack: configuration inputs unchanged, keeping %s\n",
+					 config);
 				rc = 0;
 				goto out;
 			}
@@ -703,7 +729,7 @@ int kernel_configure(struct kernel *k, struct err *e)
 		unlink(keypath);
 	rc = 0;
 out:
-	k->configure_s = now_s() - t0;
+	k->configure_s = mono_s() - t0;
 	free(key);
 	free(keypath);
 	for (i = 0; i < (size_t)nfrag; i++)
@@ -721,14 +747,15 @@ int kernel_build(struct kernel *k, struct err *e)
 	char *jobs = NULL, *logpath = NULL, *path = NULL;
 	struct make_args m;
 	int rc = -1, r, fd, tbuild = k->timeout_build_s > 0 ? k->timeout_build_s : 7200;
-	double t0 = now_s();
+	double t0 = mono_s();
 
 	if (!base || !k->build_dir)
 		return err_set(e, 500, "invalid_job", "kconfig", "build before configure");
 	logpath = xstrfmt("%s/regtrack-build.log", k->build_dir);
 	fd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		err_set(e, 500, "io_error", logpath, "cannot create '%s': %s", logpath, strerror(errno));
+		err_set(e, 500, "io_error", logpath, "cannot create '%s': %s", logpath,
+			strerror(errno));
 		free(logpath);
 		return -1;
 	}
@@ -764,7 +791,7 @@ int kernel_build(struct kernel *k, struct err *e)
 	k->config_text = slurp(path);
 	rc = 0;
 out:
-	k->build_s = now_s() - t0;
+	k->build_s = mono_s() - t0;
 	free(path);
 	free(jobs);
 	free(logpath);

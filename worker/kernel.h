@@ -33,31 +33,31 @@
 struct kernel {
 	/* --- inputs: borrowed, set by the caller before kernel_fetch --- */
 	const char *work_dir;
-	const char *tree;         /* [A-Za-z0-9._-]+ */
-	const char *url;          /* git URL or local path */
-	const char *commit;       /* sha (full or abbreviated), branch or tag */
-	const char *kconfig;      /* a name from the table above */
-	const char *compiler;     /* "gcc" | "gcc-N" */
-	const char *arch;         /* the worker's arch: "x86_64" | "aarch64" */
-	const char *ccache_dir;   /* NULL: WORK_DIR/ccache */
-	const char *kconfig_dir;  /* NULL: search (see kernel_find_kconfig_dir) */
-	int make_jobs;            /* <= 0: 1 */
-	int timeout_fetch_s, timeout_build_s;  /* <= 0: 1800 / 7200 */
-	volatile sig_atomic_t *cancel;  /* passed to every child (see runcmd.h) */
+	const char *tree;		      /* [A-Za-z0-9._-]+ */
+	const char *url;		      /* git URL or local path */
+	const char *commit;		      /* sha (full or abbreviated), branch or tag */
+	const char *kconfig;		      /* a name from the table above */
+	const char *compiler;		      /* "gcc" | "gcc-N" */
+	const char *arch;		      /* the worker's arch: "x86_64" | "aarch64" */
+	const char *ccache_dir;		      /* NULL: WORK_DIR/ccache */
+	const char *kconfig_dir;	      /* NULL: search (see kernel_find_kconfig_dir) */
+	int make_jobs;			      /* <= 0: 1 */
+	int timeout_fetch_s, timeout_build_s; /* <= 0: 1800 / 7200 */
+	volatile sig_atomic_t *cancel;	      /* passed to every child (see runcmd.h) */
 
 	/* --- outputs: owned by the struct, freed by kernel_release --- */
-	char sha[41];             /* the commit resolved in the mirror */
+	char sha[41]; /* the commit resolved in the mirror */
 	char *src_dir, *build_dir;
-	char *image;              /* bootable image: build/arch/x86/boot/bzImage or
-	                           * build/arch/arm64/boot/Image */
-	char *release;            /* `make kernelrelease`, e.g. "6.1.158" */
-	char *config_text;        /* the final .config */
-	const char *karch;        /* "x86_64" | "arm64" (static storage) */
-	struct buf log;           /* last 64 KiB of the output of every command
-	                           * run, each preceded by a "$ argv" line */
-	double fetch_s, configure_s, build_s;  /* wall time of each phase */
-	int src_lock;             /* flock on src/TREE-KARCH.lock, held from
-	                           * kernel_fetch to kernel_release */
+	char *image;			      /* bootable image: build/arch/x86/boot/bzImage or
+					       * build/arch/arm64/boot/Image */
+	char *release;			      /* `make kernelrelease`, e.g. "6.1.158" */
+	char *config_text;		      /* the final .config */
+	const char *karch;		      /* "x86_64" | "arm64" (static storage) */
+	struct buf log;			      /* last 64 KiB of the output of every command
+					       * run, each preceded by a "$ argv" line */
+	double fetch_s, configure_s, build_s; /* wall time of each phase */
+	int src_lock;			      /* flock on src/TREE-KARCH.lock, held from
+					       * kernel_fetch to kernel_release */
 };
 
 /* Zeroes k and sets up the log buffer. Set the inputs afterwards. */

@@ -19,7 +19,6 @@
 #include <string.h>
 
 #include <curl/curl.h>
-#include "banned.h"
 
 static atomic_int stop_requested;
 
@@ -34,7 +33,8 @@ static void usage(FILE *f)
 	      "       regtrack-worker fingerprint [options]\n"
 	      "\n"
 	      "Options (each also a key of the --config file; flags win, env REGTRACK_TOKEN\n"
-	      "sits between the file and --token):\n", f);
+	      "sits between the file and --token):\n",
+	      f);
 	worker_config_usage(f);
 }
 

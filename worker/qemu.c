@@ -8,7 +8,6 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-#include "banned.h"
 
 #define QEMU_LOG_CAP (4u << 20)
 
@@ -63,10 +62,9 @@ int qemu_run(struct qemu *q, struct err *e)
 	prog = is_x86 ? "qemu-system-x86_64" : "qemu-system-aarch64";
 	console = is_x86 ? "ttyS0" : "ttyAMA0";
 
-	snprintf(q->cmdline, sizeof(q->cmdline), "console=%s panic=-1 oops=panic%s%s%s%s",
-		 console, is_x86 ? " reboot=t" : "",
-		 is_x86 && q->icount ? " " : "", is_x86 && q->icount ? QEMU_X86_ICOUNT_APPEND : "",
-		 q->append ? " " : "");
+	snprintf(q->cmdline, sizeof(q->cmdline), "console=%s panic=-1 oops=panic%s%s%s%s", console,
+		 is_x86 ? " reboot=t" : "", is_x86 && q->icount ? " " : "",
+		 is_x86 && q->icount ? QEMU_X86_ICOUNT_APPEND : "", q->append ? " " : "");
 	if (q->append) {
 		size_t len = strlen(q->cmdline);
 
@@ -133,9 +131,8 @@ struct kvm_verdict {
 
 static struct kvm_verdict kvm_verdicts[] = { { "x86_64", 0, 0, "" }, { "aarch64", 0, 0, "" } };
 
-int qemu_kvm_usable(const char *arch, const char *kernel, const char *initrd,
-		    const char *append, const char *marker, int timeout_s,
-		    char *why, size_t why_len)
+int qemu_kvm_usable(const char *arch, const char *kernel, const char *initrd, const char *append,
+		    const char *marker, int timeout_s, char *why, size_t why_len)
 {
 	struct kvm_verdict *v = NULL;
 	struct utsname u;

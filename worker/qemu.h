@@ -31,22 +31,22 @@
  */
 struct qemu {
 	/* --- inputs (borrowed) --- */
-	const char *arch;        /* guest = worker arch: "x86_64" | "aarch64" */
-	const char *kernel;      /* bzImage / Image */
-	const char *initrd;      /* cpio archive */
-	const char *append;      /* extra kernel command-line words, or NULL */
-	const char *accel;       /* "kvm" | "tcg" */
-	int icount;              /* 1: -icount shift=0,sleep=off (requires tcg) */
-	int mem_mb, cpus;        /* <= 0: 512 MiB, 2 CPUs; icount forces 1 CPU */
-	int timeout_s;           /* whole boot-to-exit limit; <= 0: 600 */
-	int log_fd;              /* >= 0: the full serial log is also written here */
+	const char *arch;   /* guest = worker arch: "x86_64" | "aarch64" */
+	const char *kernel; /* bzImage / Image */
+	const char *initrd; /* cpio archive */
+	const char *append; /* extra kernel command-line words, or NULL */
+	const char *accel;  /* "kvm" | "tcg" */
+	int icount;	    /* 1: -icount shift=0,sleep=off (requires tcg) */
+	int mem_mb, cpus;   /* <= 0: 512 MiB, 2 CPUs; icount forces 1 CPU */
+	int timeout_s;	    /* whole boot-to-exit limit; <= 0: 600 */
+	int log_fd;	    /* >= 0: the full serial log is also written here */
 	volatile sig_atomic_t *cancel;
 
 	/* --- outputs --- */
-	struct buf log;          /* last 4 MiB of the serial log (stdout+stderr) */
+	struct buf log; /* last 4 MiB of the serial log (stdout+stderr) */
 	int exited, exit_code, timed_out, cancelled;
 	double elapsed_s;
-	char cmdline[1024];      /* the kernel command line used */
+	char cmdline[1024]; /* the kernel command line used */
 };
 
 void qemu_init(struct qemu *q);
@@ -70,9 +70,8 @@ int qemu_run(struct qemu *q, struct err *e) __attribute__((warn_unused_result));
  * remembered for the life of the process, per arch.
  * Returns 1 usable, 0 not; `why` (may be NULL) gets a short reason.
  */
-int qemu_kvm_usable(const char *arch, const char *kernel, const char *initrd,
-		    const char *append, const char *marker, int timeout_s,
-		    char *why, size_t why_len);
+int qemu_kvm_usable(const char *arch, const char *kernel, const char *initrd, const char *append,
+		    const char *marker, int timeout_s, char *why, size_t why_len);
 
 /* The command-line words added for x86 under icount (see qemu.c). */
 extern const char QEMU_X86_ICOUNT_APPEND[];

@@ -12,7 +12,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "banned.h"
 
 #define TMP_PREFIX ".tmp-"
 #define SUFFIX ".json"
@@ -69,7 +68,7 @@ int spool_open(struct spool *s, const char *dir, struct err *e)
 void spool_close(struct spool *s)
 {
 	if (s->lock_fd >= 0)
-		close(s->lock_fd);	/* drops the flock */
+		close(s->lock_fd); /* drops the flock */
 	s->lock_fd = -1;
 	free(s->dir);
 	s->dir = NULL;
@@ -99,9 +98,8 @@ int spool_put(struct spool *s, const json_t *entry, char **name, struct err *e)
 	if (!json_is_object(entry))
 		return err_set(e, 400, "invalid", "", "spool entry is not a JSON object");
 	clock_gettime(CLOCK_REALTIME, &ts);
-	base = xstrfmt("%019lld-%ld-%lu" SUFFIX,
-		       (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec, (long)getpid(),
-		       s->seq++);
+	base = xstrfmt("%019lld-%ld-%lu" SUFFIX, (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec,
+		       (long)getpid(), s->seq++);
 	tmp = xstrfmt("%s/" TMP_PREFIX "%s", s->dir, base);
 	path = xstrfmt("%s/%s", s->dir, base);
 	text = json_dumps(entry, JSON_COMPACT);

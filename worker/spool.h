@@ -31,9 +31,9 @@
  * used by one thread at a time.
  */
 struct spool {
-	char *dir;		/* new, owned */
-	int lock_fd;		/* -1 when closed */
-	unsigned long seq;	/* per-process sequence of names */
+	char *dir;	   /* new, owned */
+	int lock_fd;	   /* -1 when closed */
+	unsigned long seq; /* per-process sequence of names */
 };
 
 /*
@@ -41,8 +41,7 @@ struct spool {
  * Errors: "io" (cannot create or open), "busy" (another process holds the
  * lock; e->detail the directory).
  */
-int spool_open(struct spool *s, const char *dir, struct err *e)
-	__attribute__((warn_unused_result));
+int spool_open(struct spool *s, const char *dir, struct err *e) __attribute__((warn_unused_result));
 /* Unlocks and frees; a closed or zeroed spool is a no-op. */
 void spool_close(struct spool *s);
 

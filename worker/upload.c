@@ -5,7 +5,6 @@
 
 #include <string.h>
 #include <time.h>
-#include "banned.h"
 
 json_t *upload_entry_complete(long long job_id, json_t *body)
 {
@@ -63,20 +62,22 @@ json_t *upload_refused_fallback(const json_t *entry, const char *kept, const str
 	size_t n;
 	char *log, *clean;
 
-	if (!kind || strcmp(kind, "complete") || !json_is_integer(job_id) || !json_is_object(body) ||
-	    json_is_true(json_object_get(entry, "fallback")) ||
+	if (!kind || strcmp(kind, "complete") || !json_is_integer(job_id) ||
+	    !json_is_object(body) || json_is_true(json_object_get(entry, "fallback")) ||
 	    (why->status != 400 && why->status != 413 && why->status != 422))
 		return NULL;
 	/* the end of the old log, then the reason: within the server's log_tail limit */
 	n = tail ? strlen(tail) : 0;
 	if (n > COMPLETION_MAX_LOG / 2)
 		tail += n - COMPLETION_MAX_LOG / 2;
-	log = xstrfmt("%s\nregtrack-worker: the server refused the completion (status %s, %zu result(s)): HTTP %d %s: %s%s%s\nregtrack-worker: the refused completion is kept in '%s'\n",
-		      tail ? tail : "",
-		      json_string_value(json_object_get(body, "status")) ?
-		      json_string_value(json_object_get(body, "status")) : "?",
-		      json_array_size(json_object_get(body, "results")), why->status, why->code,
-		      why->message, why->detail[0] ? " at " : "", why->detail, kept);
+	log = xstrfmt(
+		"%s\nregtrack-worker: the server refused the completion (status %s, %zu result(s)): HTTP %d %s: %s%s%s\nregtrack-worker: the refused completion is kept in '%s'\n",
+		tail ? tail : "",
+		json_string_value(json_object_get(body, "status")) ?
+			json_string_value(json_object_get(body, "status")) :
+			"?",
+		json_array_size(json_object_get(body, "results")), why->status, why->code,
+		why->message, why->detail[0] ? " at " : "", why->detail, kept);
 	clean = completion_utf8_clean(log, strlen(log));
 	free(log);
 	fb = json_pack("{s:s, s:s, s:[]}", "status", "run-failed", "log_tail", clean, "results");
@@ -89,8 +90,8 @@ json_t *upload_refused_fallback(const json_t *entry, const char *kept, const str
 	return fb;
 }
 
-int upload_flush(struct spool *s, struct client *c, size_t *left, size_t *sent,
-		 size_t *set_aside, struct err *e)
+int upload_flush(struct spool *s, struct client *c, size_t *left, size_t *sent, size_t *set_aside,
+		 struct err *e)
 {
 	char **names;
 	size_t nr, i, nsent = 0, naside = 0;
@@ -109,7 +110,7 @@ again:
 		json_t *fb = NULL;
 
 		if (spool_get(s, names[i], &entry, &se))
-			continue;	/* gone, or torn and set aside with a warning */
+			continue; /* gone, or torn and set aside with a warning */
 		job_id = json_integer_value(json_object_get(entry, "job_id"));
 		v = upload_send(c, entry, &se);
 		if (v == UPLOAD_REJECTED) {
@@ -155,11 +156,12 @@ again:
 				  job_id, s->dir, names[i], se.message);
 		else
 			wlog_error("upload of '%s' (job %lld) refused for good (kept in '%s/rejected/%s'): %s [%s %s]",
-				   names[i], job_id, s->dir, names[i], se.message, se.code, se.detail);
+				   names[i], job_id, s->dir, names[i], se.message, se.code,
+				   se.detail);
 	}
 	spool_names_free(names, nr);
 	if (more && !ret && i == nr)
-		goto again;	/* send the new entries now (every name is listed again) */
+		goto again; /* send the new entries now (every name is listed again) */
 	/* those not tried; a fallback made before a stop is behind them */
 	*left = nr - i;
 	if (sent)

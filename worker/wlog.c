@@ -3,7 +3,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <time.h>
-#include "banned.h"
 
 static void vlog(const char *level, const char *fmt, va_list ap)
 {

@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 void bisect_opts_init(struct bisect_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -258,7 +256,8 @@ static double sample_llr(const struct bisect_plan *p, double x)
 	double l, zg = (x - m->mu_good) / m->sigma, zb = (x - m->mu_bad) / m->sigma;
 
 	if (p->opts.outlier_density > 0)
-		l = log_density(zb, p->opts.outlier_density) - log_density(zg, p->opts.outlier_density);
+		l = log_density(zb, p->opts.outlier_density) -
+		    log_density(zg, p->opts.outlier_density);
 	else
 		l = (m->mu_bad - m->mu_good) / (m->sigma * m->sigma) *
 		    (x - (m->mu_good + m->mu_bad) / 2);
@@ -459,8 +458,9 @@ static int new_probe_runs(const struct bisect_plan *p)
 
 	/* noise unknown yet: as many runs as a reference (icount: the deterministic count) */
 	if (!m->ready)
-		return o->expect_deterministic ? o->runs_deterministic
-		       : o->ref_runs > o->runs_per_step ? o->ref_runs : o->runs_per_step;
+		return o->expect_deterministic	      ? o->runs_deterministic :
+		       o->ref_runs > o->runs_per_step ? o->ref_runs :
+							o->runs_per_step;
 	if (m->deterministic)
 		return o->runs_deterministic;
 	r = 2 * o->probe_z / m->separation;
@@ -495,7 +495,8 @@ static int probeable(const struct bisect_plan *p, const struct picks *pk, long j
 static void pick_splits(const struct bisect_plan *p, struct picks *pk)
 {
 	const struct bisect_input *in = p->in;
-	long last = (long)in->n - 2, from = p->lo > 0 ? p->lo - 1 : 0, to = p->hi < last ? p->hi : last;
+	long last = (long)in->n - 2, from = p->lo > 0 ? p->lo - 1 : 0,
+	     to = p->hi < last ? p->hi : last;
 
 	if (last < 0)
 		return;
@@ -522,7 +523,8 @@ static void pick_splits(const struct bisect_plan *p, struct picks *pk)
 				best = b;
 		}
 		if (best >= 0)
-			pick(pk, best, more_runs(p, best), n_of(in, best) ? ROLE_VERIFY : ROLE_PROBE);
+			pick(pk, best, more_runs(p, best),
+			     n_of(in, best) ? ROLE_VERIFY : ROLE_PROBE);
 	}
 }
 
@@ -557,7 +559,8 @@ static void end(struct bisect_decision *d, enum bisect_action a, const char *fmt
 }
 
 /* the verification of first bad f against its parent; 1 = shown, 0 = more runs, -1 = refuted */
-static int verify(const struct bisect_plan *p, long f, struct compare_result *r, char *why, size_t n)
+static int verify(const struct bisect_plan *p, long f, struct compare_result *r, char *why,
+		  size_t n)
 {
 	const struct bisect_input *in = p->in;
 	const struct bisect_model *m = &p->model;
@@ -576,16 +579,18 @@ static int verify(const struct bisect_plan *p, long f, struct compare_result *r,
 	if (r->verdict == VERDICT_DIFFERENT && (r->direction > 0) == up) {
 		/* confidently less than half of the change: the regression is spread out */
 		if ((half > 0 && r->ci_hi_pct < half) || (half < 0 && r->ci_lo_pct > half)) {
-			snprintf(why, n, "the first bad commit shows only %.2f%% of the %.2f%% change "
+			snprintf(why, n,
+				 "the first bad commit shows only %.2f%% of the %.2f%% change "
 				 "(interval %.2f%%..%.2f%%): the change is spread over several commits",
 				 r->hl_pct, ref, r->ci_lo_pct, r->ci_hi_pct);
 			return -1;
 		}
 		return 1;
 	}
-	snprintf(why, n, "the first bad commit vs its parent is '%s' (%.2f%%, p %.3g) where the "
-		 "references differ by %.2f%%", verdict_name(r->verdict), r->hl_pct, r->p_value,
-		 ref);
+	snprintf(why, n,
+		 "the first bad commit vs its parent is '%s' (%.2f%%, p %.3g) where the "
+		 "references differ by %.2f%%",
+		 verdict_name(r->verdict), r->hl_pct, r->p_value, ref);
 	return 0;
 }
 
@@ -605,13 +610,16 @@ void bisect_plan_next(struct bisect_plan *p, struct bisect_decision *d)
 	d->hi = p->hi;
 	d->phase = "search";
 	if (in->good_skipped || in->bad_skipped) {
-		end(d, BISECT_FAILED, "the %s commit failed to build or boot: nothing to compare with",
+		end(d, BISECT_FAILED,
+		    "the %s commit failed to build or boot: nothing to compare with",
 		    in->good_skipped ? "good" : "bad");
 		return;
 	}
 	if (in->round >= o->max_rounds) {
-		end(d, BISECT_FAILED, "no decision after %d rounds (best guess: candidate %ld with "
-		    "posterior %.3f)", in->round, f, p->post[f]);
+		end(d, BISECT_FAILED,
+		    "no decision after %d rounds (best guess: candidate %ld with "
+		    "posterior %.3f)",
+		    in->round, f, p->post[f]);
 		return;
 	}
 
@@ -622,9 +630,11 @@ void bisect_plan_next(struct bisect_plan *p, struct bisect_decision *d)
 		pick(&pk, BISECT_GOOD, m->refs_target - (int)in->n_good, ROLE_REF);
 		pick(&pk, n - 1, m->refs_target - (int)in->c[n - 1].n, ROLE_REF);
 	} else if (!refs_differ(p)) {
-		end(d, BISECT_FAILED, "the good and bad commits do not differ in this metric: %.2f%% "
+		end(d, BISECT_FAILED,
+		    "the good and bad commits do not differ in this metric: %.2f%% "
 		    "(p %.3g, %.1f standard deviations) with %zu and %zu runs",
-		    m->refs.hl_pct, m->refs.p_value, m->refs_separation, in->n_good, in->c[n - 1].n);
+		    m->refs.hl_pct, m->refs.p_value, m->refs_separation, in->n_good,
+		    in->c[n - 1].n);
 		return;
 	}
 
@@ -645,7 +655,8 @@ void bisect_plan_next(struct bisect_plan *p, struct bisect_decision *d)
 			}
 			/* not shown yet: double the runs of both */
 			d->phase = "verify";
-			pick(&pk, par, more_runs(p, par), par == BISECT_GOOD ? ROLE_REF : ROLE_VERIFY);
+			pick(&pk, par, more_runs(p, par),
+			     par == BISECT_GOOD ? ROLE_REF : ROLE_VERIFY);
 			pick(&pk, f, more_runs(p, f), f == n - 1 ? ROLE_REF : ROLE_VERIFY);
 			if (!pk.nr) {
 				end(d, BISECT_FAILED, "%s, after %d runs each", why, o->max_runs);
@@ -655,7 +666,8 @@ void bisect_plan_next(struct bisect_plan *p, struct bisect_decision *d)
 			d->phase = "verify";
 			pick(&pk, par, o->verify_runs - (int)n_of(in, par),
 			     par == BISECT_GOOD ? ROLE_REF : ROLE_VERIFY);
-			pick(&pk, f, o->verify_runs - (int)n_of(in, f), f == n - 1 ? ROLE_REF : ROLE_VERIFY);
+			pick(&pk, f, o->verify_runs - (int)n_of(in, f),
+			     f == n - 1 ? ROLE_REF : ROLE_VERIFY);
 		}
 		goto out;
 	}
@@ -665,14 +677,15 @@ void bisect_plan_next(struct bisect_plan *p, struct bisect_decision *d)
 		int stuck = 1;
 		for (long j = p->lo; j < p->hi && stuck; j++)
 			stuck = in->c[j].skipped;
-		if (stuck && p->llr[p->hi] >= a &&
-		    (p->lo == 0 ? 1 : p->llr[p->lo - 1] <= -a) && !refs_short) {
+		if (stuck && p->llr[p->hi] >= a && (p->lo == 0 ? 1 : p->llr[p->lo - 1] <= -a) &&
+		    !refs_short) {
 			d->action = BISECT_AMBIGUOUS;
 			d->phase = "end";
 			d->confidence = p->cdf[p->hi] - (p->lo ? p->cdf[p->lo - 1] : 0);
 			snprintf(d->reason, sizeof(d->reason),
 				 "candidates %ld..%ld failed to build or boot: the first bad commit is one "
-				 "of candidates %ld..%ld", p->lo, p->hi - 1, p->lo, p->hi);
+				 "of candidates %ld..%ld",
+				 p->lo, p->hi - 1, p->lo, p->hi);
 			return;
 		}
 	}
@@ -686,8 +699,9 @@ void bisect_plan_next(struct bisect_plan *p, struct bisect_decision *d)
 			if (idx != BISECT_GOOD && in->c[idx].skipped)
 				continue;
 			pick(&pk, idx, o->verify_runs - (int)n_of(in, idx),
-			     idx == BISECT_GOOD || idx == n - 1 ? ROLE_REF
-			     : n_of(in, idx) ? ROLE_VERIFY : ROLE_PROBE);
+			     idx == BISECT_GOOD || idx == n - 1 ? ROLE_REF :
+			     n_of(in, idx)			? ROLE_VERIFY :
+								  ROLE_PROBE);
 		}
 	}
 	if (!final || !pk.nr)
@@ -696,8 +710,10 @@ void bisect_plan_next(struct bisect_plan *p, struct bisect_decision *d)
 		long j;
 		for (j = p->lo; j < p->hi && in->c[j].skipped; j++)
 			;
-		end(d, BISECT_FAILED, "cannot decide between candidates %ld..%ld: candidate %ld stays "
-		    "undecided after %d runs", p->lo, p->hi, j, o->max_runs);
+		end(d, BISECT_FAILED,
+		    "cannot decide between candidates %ld..%ld: candidate %ld stays "
+		    "undecided after %d runs",
+		    p->lo, p->hi, j, o->max_runs);
 		return;
 	}
 out:

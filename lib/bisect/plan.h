@@ -78,26 +78,26 @@
  */
 
 struct bisect_opts {
-	int k;                   /* probes per round, >= 1 (the coordinator: idle matching workers) */
-	int runs_per_step;       /* least runs of a new probe in noisy mode: 5; more when the
-	                          * references say the change is small (probe_z), and
-	                          * max(ref_runs, this) before the noise is known */
-	int runs_deterministic;  /* runs of a new probe when the references have ~zero spread: 2 */
-	int ref_runs;            /* runs of each reference (good, bad): 10 */
-	int ref_runs_min;        /* ... when they have ~zero spread: 3 */
+	int k;		   /* probes per round, >= 1 (the coordinator: idle matching workers) */
+	int runs_per_step; /* least runs of a new probe in noisy mode: 5; more when the
+			    * references say the change is small (probe_z), and
+			    * max(ref_runs, this) before the noise is known */
+	int runs_deterministic;	  /* runs of a new probe when the references have ~zero spread: 2 */
+	int ref_runs;		  /* runs of each reference (good, bad): 10 */
+	int ref_runs_min;	  /* ... when they have ~zero spread: 3 */
 	int expect_deterministic; /* 1: ask ref_runs_min first (icount mode), top up if noisy */
-	int verify_runs;         /* runs of the first bad commit and its parent: 10 */
-	int max_runs;            /* cap of runs on one commit: 40 */
-	int max_rounds;          /* give up after this many rounds: 30 */
-	double epsilon;          /* posterior mass allowed outside the answer: 0.005 */
-	double llr_clip;         /* largest |log likelihood ratio| of one run: 6 */
-	double probe_z;          /* new probes get runs so that a probe mean is this many
-	                          * of its standard errors from the midpoint: 3.0 */
-	double det_spread_pct;   /* references with %stddev <= this are deterministic: 0.2 */
-	double noise_floor_pct;  /* floor of s as % of |mu_g|: 0.1 */
-	double min_change_pct;   /* good vs bad must differ by more than this % (HL shift): 1.0 */
-	double outlier_density;  /* flat floor of the run density, per sigma (see Model): 1e-3;
-	                          * 0 = Gaussian llr */
+	int verify_runs;	  /* runs of the first bad commit and its parent: 10 */
+	int max_runs;		  /* cap of runs on one commit: 40 */
+	int max_rounds;		  /* give up after this many rounds: 30 */
+	double epsilon;		  /* posterior mass allowed outside the answer: 0.005 */
+	double llr_clip;	  /* largest |log likelihood ratio| of one run: 6 */
+	double probe_z;		  /* new probes get runs so that a probe mean is this many
+				   * of its standard errors from the midpoint: 3.0 */
+	double det_spread_pct;	  /* references with %stddev <= this are deterministic: 0.2 */
+	double noise_floor_pct;	  /* floor of s as % of |mu_g|: 0.1 */
+	double min_change_pct;	  /* good vs bad must differ by more than this % (HL shift): 1.0 */
+	double outlier_density;	  /* flat floor of the run density, per sigma (see Model): 1e-3;
+				   * 0 = Gaussian llr */
 };
 
 /* Defaults above. */
@@ -105,18 +105,18 @@ void bisect_opts_init(struct bisect_opts *o);
 
 /* One candidate. */
 struct bisect_commit {
-	const double *samples;   /* one value per run (a run's mean over its iterations); borrowed */
+	const double *samples; /* one value per run (a run's mean over its iterations); borrowed */
 	size_t n;
-	int skipped;             /* 1: its build or boot failed; never probed again */
+	int skipped; /* 1: its build or boot failed; never probed again */
 };
 
 struct bisect_input {
-	size_t n;                          /* candidates, >= 1 */
-	const struct bisect_commit *c;     /* c[n-1] is the bad endpoint; borrowed */
-	const double *good;                /* samples of the good endpoint; borrowed */
+	size_t n;		       /* candidates, >= 1 */
+	const struct bisect_commit *c; /* c[n-1] is the bad endpoint; borrowed */
+	const double *good;	       /* samples of the good endpoint; borrowed */
 	size_t n_good;
-	int good_skipped, bad_skipped;     /* an endpoint failed to build: the bisect fails */
-	int round;                         /* rounds already run (0 before the first) */
+	int good_skipped, bad_skipped; /* an endpoint failed to build: the bisect fails */
+	int round;		       /* rounds already run (0 before the first) */
 };
 
 /* Index of the good endpoint in probes and verdicts. */
@@ -127,41 +127,41 @@ enum bisect_role { ROLE_REF, ROLE_PROBE, ROLE_VERIFY };
 const char *bisect_role_name(enum bisect_role r);
 
 struct bisect_probe {
-	long idx;                /* candidate index, or BISECT_GOOD */
-	int runs;                /* runs to add, >= 1 */
+	long idx; /* candidate index, or BISECT_GOOD */
+	int runs; /* runs to add, >= 1 */
 	enum bisect_role role;
 };
 
 enum bisect_action {
-	BISECT_PROBE,            /* run the probes, then plan again */
-	BISECT_DONE,             /* first_bad found and verified */
-	BISECT_AMBIGUOUS,        /* the first bad commit is one of [lo, hi]; all between fail to build */
-	BISECT_FAILED,           /* cannot decide: see reason */
+	BISECT_PROBE,	  /* run the probes, then plan again */
+	BISECT_DONE,	  /* first_bad found and verified */
+	BISECT_AMBIGUOUS, /* the first bad commit is one of [lo, hi]; all between fail to build */
+	BISECT_FAILED,	  /* cannot decide: see reason */
 };
 /* "probe", "done", "ambiguous", "failed" (static strings). */
 const char *bisect_action_name(enum bisect_action a);
 
 /* The fitted model; filled by bisect_plan_compute. */
 struct bisect_model {
-	int ready;               /* 1 when both references have >= 2 samples (inliers) */
-	double mu_good, mu_bad, sigma;  /* robust levels and noise, after the refit */
-	double separation;       /* |mu_b - mu_g| / sigma (d in standard deviations), after the refit */
-	double refs_separation;  /* the same from the references alone, before the refit */
-	double change_pct;       /* 100 * (mu_b - mu_g) / |mu_g| */
-	int deterministic;       /* both references' %stddev <= det_spread_pct */
-	int refs_target;         /* runs each reference should have */
-	struct compare_result refs;  /* compare_samples(good, bad) */
+	int ready;		       /* 1 when both references have >= 2 samples (inliers) */
+	double mu_good, mu_bad, sigma; /* robust levels and noise, after the refit */
+	double separation; /* |mu_b - mu_g| / sigma (d in standard deviations), after the refit */
+	double refs_separation;	    /* the same from the references alone, before the refit */
+	double change_pct;	    /* 100 * (mu_b - mu_g) / |mu_g| */
+	int deterministic;	    /* both references' %stddev <= det_spread_pct */
+	int refs_target;	    /* runs each reference should have */
+	struct compare_result refs; /* compare_samples(good, bad) */
 };
 
 struct bisect_plan {
 	struct bisect_opts opts;
-	const struct bisect_input *in;   /* borrowed until the next compute or release */
+	const struct bisect_input *in; /* borrowed until the next compute or release */
 	struct bisect_model model;
-	double *llr;             /* S_j per candidate, n entries; new, owned */
-	double *post;            /* P(f = j), n entries; new, owned */
-	double *cdf;             /* P(f <= j), n entries; new, owned */
-	long map;                /* argmax of post */
-	long lo, hi;             /* shortest interval around map with mass >= 1 - epsilon */
+	double *llr;  /* S_j per candidate, n entries; new, owned */
+	double *post; /* P(f = j), n entries; new, owned */
+	double *cdf;  /* P(f <= j), n entries; new, owned */
+	long map;     /* argmax of post */
+	long lo, hi;  /* shortest interval around map with mass >= 1 - epsilon */
 };
 
 /* Zeroes p; release with bisect_plan_release. */
@@ -177,14 +177,14 @@ void bisect_plan_compute(struct bisect_plan *p, const struct bisect_input *in);
 
 struct bisect_decision {
 	enum bisect_action action;
-	const char *phase;       /* "refs", "search", "verify" or "end" (static) */
-	struct bisect_probe *probes;     /* new, owned; free with bisect_decision_release */
+	const char *phase;	     /* "refs", "search", "verify" or "end" (static) */
+	struct bisect_probe *probes; /* new, owned; free with bisect_decision_release */
 	size_t nr_probes;
-	long first_bad;          /* DONE: the index; otherwise the current best guess */
-	double confidence;       /* posterior mass of first_bad (DONE), of [lo, hi] (AMBIGUOUS) */
-	long lo, hi;             /* AMBIGUOUS: the candidates left */
-	struct compare_result verify;    /* DONE: compare_samples(parent, first_bad) */
-	char reason[256];        /* FAILED / AMBIGUOUS: why, in words; otherwise empty */
+	long first_bad;	   /* DONE: the index; otherwise the current best guess */
+	double confidence; /* posterior mass of first_bad (DONE), of [lo, hi] (AMBIGUOUS) */
+	long lo, hi;	   /* AMBIGUOUS: the candidates left */
+	struct compare_result verify; /* DONE: compare_samples(parent, first_bad) */
+	char reason[256];	      /* FAILED / AMBIGUOUS: why, in words; otherwise empty */
 };
 
 /* What to do next, after bisect_plan_compute. d is overwritten. */
@@ -200,9 +200,9 @@ struct bisect_evidence {
 	enum step_verdict verdict;
 	size_t n;
 	double mean;
-	double llr;              /* S_j: > 0 says bad */
-	double p_bad;            /* posterior P(f <= j): the commit is bad */
-	struct compare_result vs_good, vs_bad;   /* compare_samples(good refs, j), (bad refs, j) */
+	double llr;			       /* S_j: > 0 says bad */
+	double p_bad;			       /* posterior P(f <= j): the commit is bad */
+	struct compare_result vs_good, vs_bad; /* compare_samples(good refs, j), (bad refs, j) */
 };
 
 /*

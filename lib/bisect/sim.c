@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 struct rng {
 	uint64_t s;
 	int have;

@@ -21,27 +21,27 @@
  */
 struct bisect_sim {
 	size_t n;
-	long culprit;            /* hidden first bad index */
+	long culprit; /* hidden first bad index */
 	double mean, sd, d;
 	const unsigned char *skip; /* n flags or NULL; borrowed */
 	uint64_t seed;
-	double outlier_rate;     /* share of runs that are outliers, 0..1 (0: none) */
+	double outlier_rate;	       /* share of runs that are outliers, 0..1 (0: none) */
 	double outlier_lo, outlier_hi; /* their factors, e.g. 0.7 and 1.3 */
 };
 
 struct bisect_sim_result {
 	enum bisect_action action;
-	long first_bad;          /* DONE: the answer, else -1 */
-	long lo, hi;             /* AMBIGUOUS: the candidates left */
+	long first_bad; /* DONE: the answer, else -1 */
+	long lo, hi;	/* AMBIGUOUS: the candidates left */
 	double confidence;
-	int rounds;              /* rounds run (each a batch of jobs) */
-	int search_rounds;       /* rounds that probed at least one new split point */
-	long runs;               /* runs used, references included */
-	long runs_ref;           /* ... of them on the good and bad endpoints */
-	long runs_probe;         /* ... on commits probed for the first time */
-	long runs_verify;        /* ... on commits probed again: re-probes and verification */
-	long jobs;               /* probes issued (one job each) */
-	long skips;              /* probes that hit a commit failing to build */
+	int rounds;	   /* rounds run (each a batch of jobs) */
+	int search_rounds; /* rounds that probed at least one new split point */
+	long runs;	   /* runs used, references included */
+	long runs_ref;	   /* ... of them on the good and bad endpoints */
+	long runs_probe;   /* ... on commits probed for the first time */
+	long runs_verify;  /* ... on commits probed again: re-probes and verification */
+	long jobs;	   /* probes issued (one job each) */
+	long skips;	   /* probes that hit a commit failing to build */
 	char reason[256];
 };
 

@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "xalloc.h"
-#include "banned.h"
 
 static const char *const percentiles[] = { "90.000000", "95.000000", "99.000000" };
 
@@ -73,8 +72,7 @@ void parse_fio(struct parse_ctx *c, struct parse_lines *l)
 		parse_ctx_fail(c, "no JSON object in the fio output");
 		return;
 	}
-	doc = json_loadb(start, l->len - (size_t)(start - l->text),
-			 JSON_DISABLE_EOF_CHECK, &jerr);
+	doc = json_loadb(start, l->len - (size_t)(start - l->text), JSON_DISABLE_EOF_CHECK, &jerr);
 	if (!doc) {
 		parse_ctx_fail(c, "fio JSON: %s at line %d (truncated output?)", jerr.text,
 			       jerr.line);
@@ -88,11 +86,11 @@ void parse_fio(struct parse_ctx *c, struct parse_lines *l)
 	}
 	workload = fio_op(c, job, "read") + fio_op(c, job, "write");
 	dist = json_object_get(job, "latency_us");
-	json_object_foreach(dist, k, v)
+	json_object_foreach (dist, k, v)
 		if (json_is_number(v))
 			parse_ctx_addf(c, json_number_value(v), "latency_%sus%%", k);
 	dist = json_object_get(job, "latency_ms");
-	json_object_foreach(dist, k, v)
+	json_object_foreach (dist, k, v)
 		if (json_is_number(v))
 			parse_ctx_addf(c, json_number_value(v), "latency_%sms%%", k);
 	parse_ctx_add(c, "workload", workload);

@@ -19,7 +19,6 @@
 #include <string.h>
 
 #include "xalloc.h"
-#include "banned.h"
 
 void parse_hackbench(struct parse_ctx *c, struct parse_lines *l)
 {
@@ -47,7 +46,8 @@ void parse_hackbench(struct parse_ctx *c, struct parse_lines *l)
 
 			times++;
 			if (v <= 0 || kb <= 0) {
-				parse_ctx_note(c, "line %zu: time without the size of the run, left out",
+				parse_ctx_note(c,
+					       "line %zu: time without the size of the run, left out",
 					       i + 1);
 				continue;
 			}

@@ -19,12 +19,11 @@
 #include <string.h>
 
 #include "xalloc.h"
-#include "banned.h"
 
 struct ks_state {
-	char *coll;	/* "futex.run.sh" */
-	char *args;	/* "broadcast=0_locked=0" */
-	char *running;	/* "hugepage-mmap" */
+	char *coll;    /* "futex.run.sh" */
+	char *args;    /* "broadcast=0_locked=0" */
+	char *running; /* "hugepage-mmap" */
 };
 
 static void set_str(char **dst, char *v)
@@ -70,8 +69,7 @@ static char *collection(const char *s)
 	return out;
 }
 
-static void result(struct parse_ctx *c, struct ks_state *st, const char *what,
-		   const char *test)
+static void result(struct parse_ctx *c, struct ks_state *st, const char *what, const char *test)
 {
 	char *t = underscore(test);
 
@@ -134,8 +132,8 @@ void parse_kselftest(struct parse_ctx *c, struct parse_lines *l)
 			free(name);
 			continue;
 		}
-		if (st.running && (!strcmp(s, "[PASS]") || !strcmp(s, "[FAIL]") ||
-				   !strcmp(s, "[SKIP]"))) {
+		if (st.running &&
+		    (!strcmp(s, "[PASS]") || !strcmp(s, "[FAIL]") || !strcmp(s, "[SKIP]"))) {
 			what = s[1] == 'P' ? "pass" : s[1] == 'F' ? "fail" : "skip";
 			result(c, &st, what, st.running);
 			set_str(&st.running, NULL);

@@ -18,7 +18,6 @@
 #include <string.h>
 
 #include "xalloc.h"
-#include "banned.h"
 
 static int key_char(char ch)
 {

@@ -54,7 +54,6 @@
 #include <string.h>
 
 #include "xalloc.h"
-#include "banned.h"
 
 /* a latency line's label -> LKP's name (label compared up to the ':') */
 static const struct {
@@ -100,11 +99,11 @@ static const struct {
 };
 
 struct lm_state {
-	const char *series;	/* the series being read, or NULL */
+	const char *series; /* the series being read, or NULL */
 	double best_size, best;
 	int have;
-	long ctx_size;		/* lat_ctx block size in KB, or -1 */
-	int socket_bw;		/* after "Socket bandwidth using localhost" */
+	long ctx_size; /* lat_ctx block size in KB, or -1 */
+	int socket_bw; /* after "Socket bandwidth using localhost" */
 };
 
 static void series_end(struct parse_ctx *c, struct lm_state *st)
@@ -154,12 +153,12 @@ static void latency_line(struct parse_ctx *c, const char *s, size_t n, double v)
 	}
 	for (size_t k = 0; k < ARRAY_SIZE(ops_types); k++)
 		if (!strncmp(s, ops_types[k], strlen(ops_types[k])))
-			return;	/* a nanoseconds line is read elsewhere */
+			return; /* a nanoseconds line is read elsewhere */
 	label = xstrndup(s, n);
 	slug = parse_slug(label);
 	n = strlen(slug);
 	if (n > 8 && !strcmp(slug + n - 8, "_latency"))
-		slug[n - 8] = '\0';	/* "Semaphore latency" -> semaphore.latency.us */
+		slug[n - 8] = '\0'; /* "Semaphore latency" -> semaphore.latency.us */
 	if (*slug)
 		parse_ctx_addf(c, v, "%s.latency.us", slug);
 	free(slug);
@@ -250,7 +249,7 @@ void parse_lmbench3(struct parse_ctx *c, struct parse_lines *l)
 			continue;
 		}
 		if (s[0] == '"') {
-			series_end(c, &st);	/* a series we do not keep */
+			series_end(c, &st); /* a series we do not keep */
 			st.ctx_size = -1;
 			continue;
 		}

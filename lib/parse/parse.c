@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "xalloc.h"
-#include "banned.h"
 
 /*
  * name, metric prefix, function, line_based. A line-based tool never sees
@@ -28,20 +27,20 @@ struct parse_tool {
 	int line_based;
 };
 
-#define PARSE_TOOLS(X)                                                    \
-	X("kv", "", parse_kv, 1)                                          \
-	X("will-it-scale", "will-it-scale.", parse_will_it_scale, 1)      \
-	X("vm-scalability", "vm-scalability.", parse_vm_scalability, 1)   \
-	X("unixbench", "unixbench.", parse_unixbench, 1)                  \
-	X("stress-ng", "stress-ng.", parse_stress_ng, 1)                  \
-	X("hackbench", "hackbench.", parse_hackbench, 1)                  \
-	X("fio", "fio.", parse_fio, 0)                                    \
-	X("time", "time.", parse_time, 1)                                 \
-	X("kselftest", "kselftest.", parse_kselftest, 1)                  \
-	X("proc-vs-map", "proc-vs-map.", parse_proc_vs_map, 1)            \
-	X("perf-stat", "perf-stat.", parse_perf_stat, 1)                  \
-	X("perf-profile", "perf-profile.", parse_perf_profile, 1)         \
-	X("lmbench3", "lmbench3.", parse_lmbench3, 1)                     \
+#define PARSE_TOOLS(X)                                                  \
+	X("kv", "", parse_kv, 1)                                        \
+	X("will-it-scale", "will-it-scale.", parse_will_it_scale, 1)    \
+	X("vm-scalability", "vm-scalability.", parse_vm_scalability, 1) \
+	X("unixbench", "unixbench.", parse_unixbench, 1)                \
+	X("stress-ng", "stress-ng.", parse_stress_ng, 1)                \
+	X("hackbench", "hackbench.", parse_hackbench, 1)                \
+	X("fio", "fio.", parse_fio, 0)                                  \
+	X("time", "time.", parse_time, 1)                               \
+	X("kselftest", "kselftest.", parse_kselftest, 1)                \
+	X("proc-vs-map", "proc-vs-map.", parse_proc_vs_map, 1)          \
+	X("perf-stat", "perf-stat.", parse_perf_stat, 1)                \
+	X("perf-profile", "perf-profile.", parse_perf_profile, 1)       \
+	X("lmbench3", "lmbench3.", parse_lmbench3, 1)                   \
 	X("sysbench", "sysbench.", parse_sysbench, 1)
 
 #define TOOL_ENTRY(n, p, f, lb) { n, p, f, lb },
@@ -515,8 +514,7 @@ json_t *parse_result_json(const struct parse_result *r)
 /* a string or real as json_dumpf prints it inside a document (any depth) */
 static int write_json(FILE *f, json_t *j, size_t flags)
 {
-	return json_dumpf(j, f, flags | JSON_ENCODE_ANY | JSON_INDENT(2) |
-				JSON_REAL_PRECISION(15));
+	return json_dumpf(j, f, flags | JSON_ENCODE_ANY | JSON_INDENT(2) | JSON_REAL_PRECISION(15));
 }
 
 int parse_result_write(const struct parse_result *r, FILE *f)
@@ -533,7 +531,7 @@ int parse_result_write(const struct parse_result *r, FILE *f)
 		size_t i;
 
 		rc |= fputs("[", f) < 0;
-		json_array_foreach(r->errors, i, s) {
+		json_array_foreach (r->errors, i, s) {
 			rc |= fputs(i ? ",\n    " : "\n    ", f) < 0;
 			rc |= write_json(f, s, 0);
 		}

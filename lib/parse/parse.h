@@ -67,8 +67,7 @@ json_t *parse_result_json(const struct parse_result *r);
  * JSON_SORT_KEYS | JSON_REAL_PRECISION(15)) would (the same bytes, no
  * newline after it), one value at a time. Returns 0, or -1 on a write
  * error. */
-int parse_result_write(const struct parse_result *r, FILE *f)
-	__attribute__((warn_unused_result));
+int parse_result_write(const struct parse_result *r, FILE *f) __attribute__((warn_unused_result));
 /* Frees r and everything in it; NULL is a no-op. */
 void parse_result_free(struct parse_result *r);
 

@@ -29,7 +29,7 @@ struct parse_lines {
  * encoded by parse.c (metric_push/metric_next: a short decimal in 2-4
  * bytes, any other double in 9). */
 struct parse_metric {
-	char *name;	/* prefix + name, new */
+	char *name; /* prefix + name, new */
 	unsigned char *b;
 	size_t nb, ab;
 	size_t n;
@@ -41,23 +41,23 @@ struct parse_metric {
  * millions of them.
  */
 struct parse_ctx {
-	const char *prefix;	/* "will-it-scale." or "" for kv */
+	const char *prefix; /* "will-it-scale." or "" for kv */
 	struct parse_metric *m;
 	size_t nm, am;
-	json_t *index;		/* name -> integer index into m */
+	json_t *index; /* name -> integer index into m */
 	size_t nvalues;
-	json_t *errors;		/* array of strings, at most PARSE_MAX_NOTES (+ failure) */
-	size_t more_notes;	/* notes past the cap, counted */
+	json_t *errors;	   /* array of strings, at most PARSE_MAX_NOTES (+ failure) */
+	size_t more_notes; /* notes past the cap, counted */
 	int failed;
 };
 
 /* What parse_run() returns (parse.h keeps it opaque). m is sorted by name. */
 struct parse_result {
-	const char *tool;	/* static */
+	const char *tool; /* static */
 	int failed;
 	struct parse_metric *m;
 	size_t nm;
-	json_t *errors;		/* owned */
+	json_t *errors; /* owned */
 };
 
 /* Appends v to metric PREFIX+NAME (created on first use). A non-finite v

@@ -67,7 +67,6 @@
 #include <string.h>
 
 #include "xalloc.h"
-#include "banned.h"
 
 #define PP_MIN_ENTRY 0.05
 #define PP_MIN_TRACE 0.5
@@ -75,43 +74,43 @@
 
 struct pp_event {
 	char *name;
-	json_t *children, *self, *trace;	/* name -> summed percent */
-	json_t *owner;	/* calltrace name -> symbol of the entry that gave it */
+	json_t *children, *self, *trace; /* name -> summed percent */
+	json_t *owner;			 /* calltrace name -> symbol of the entry that gave it */
 	/* caller-order trees (see the header comment) */
-	int caller;	/* a root of an entry did not start with its symbol */
+	int caller; /* a root of an entry did not start with its symbol */
 	int children_mode;
-	json_t *called;	/* frames seen below another frame */
-	json_t *roots;	/* entry symbol -> {callee-first key -> percent} */
-	json_t *ntrace;	/* --no-children: callee-first keys at the entry's frame */
-	int folded_caller;	/* a folded chain did not start with its entry */
+	json_t *called;	   /* frames seen below another frame */
+	json_t *roots;	   /* entry symbol -> {callee-first key -> percent} */
+	json_t *ntrace;	   /* --no-children: callee-first keys at the entry's frame */
+	int folded_caller; /* a folded chain did not start with its entry */
 };
 
 /* one node of a tree-form call graph being read (see the header comment) */
 struct tr_node {
-	size_t col;	/* column of its "--" (or "---" for the root) */
-	size_t start;	/* index in the path of its first frame */
+	size_t col;   /* column of its "--" (or "---" for the root) */
+	size_t start; /* index in the path of its first frame */
 	double pct;
-	int leaf;	/* no child seen (yet) */
+	int leaf; /* no child seen (yet) */
 };
 
 /* the call graph under one entry */
 struct tr_graph {
-	int active;	/* an entry's graph lines may follow */
-	int sym_first;	/* sorted by symbol first: perf left out root frames */
+	int active;    /* an entry's graph lines may follow */
+	int sym_first; /* sorted by symbol first: perf left out root frames */
 	int sym_noted;
-	char *sym;	/* the entry's symbol (stripped), owner of its traces */
+	char *sym; /* the entry's symbol (stripped), owner of its traces */
 	double entry_pct;
-	struct tr_node *st;	/* the nodes of the current path, root first */
+	struct tr_node *st; /* the nodes of the current path, root first */
 	size_t depth, alloc;
-	char *path[PP_MAX_FRAMES];	/* the first frames of the current path */
-	size_t npath;	/* frames of the current path (may exceed 5) */
-	json_t *traces;	/* this entry's calltrace name -> summed percent */
-	char **full;	/* every frame of the current path, root first */
+	char *path[PP_MAX_FRAMES]; /* the first frames of the current path */
+	size_t npath;		   /* frames of the current path (may exceed 5) */
+	json_t *traces;		   /* this entry's calltrace name -> summed percent */
+	char **full;		   /* every frame of the current path, root first */
 	size_t nfull, afull;
-	int root_pending;	/* the next frame is a root's first */
-	int root_is_sym;	/* the current root starts with the entry's symbol */
-	json_t *ckeys;	/* callee-first keys of this entry's roots that start with it */
-	json_t *nkeys;	/* callee-first keys at frames that are the entry's symbol */
+	int root_pending; /* the next frame is a root's first */
+	int root_is_sym;  /* the current root starts with the entry's symbol */
+	json_t *ckeys;	  /* callee-first keys of this entry's roots that start with it */
+	json_t *nkeys;	  /* callee-first keys at frames that are the entry's symbol */
 	struct pp_event *ev;
 };
 
@@ -164,7 +163,8 @@ static void event_flush(struct parse_ctx *c, struct pp_event *ev)
 	static const struct {
 		const char *kind;
 		double min;
-	} kinds[] = { { "children", PP_MIN_ENTRY }, { "self", PP_MIN_ENTRY },
+	} kinds[] = { { "children", PP_MIN_ENTRY },
+		      { "self", PP_MIN_ENTRY },
 		      { "calltrace", PP_MIN_TRACE } };
 	json_t *maps[3] = { ev->children, ev->self, ev->trace };
 	const char *k, *sym;
@@ -174,23 +174,25 @@ static void event_flush(struct parse_ctx *c, struct pp_event *ev)
 		/* -g folded,caller: chains from the outermost caller, whose
 		 * first 5 frames are no LKP key; better none than wrong ones */
 		json_object_clear(ev->trace);
-		parse_ctx_note(c, "event '%s': folded chains in caller order (a chain does not "
-				  "start with its entry), call traces left out (use -g "
-				  "folded,0.5,callee as LKP)", ev->name);
+		parse_ctx_note(c,
+			       "event '%s': folded chains in caller order (a chain does not "
+			       "start with its entry), call traces left out (use -g "
+			       "folded,0.5,callee as LKP)",
+			       ev->name);
 	} else if (ev->caller) {
 		/* caller order: the callee-first keys, from the trees of the
 		 * entries nothing calls (their roots hold whole chains), or at
 		 * the entry's own frame without --children */
 		json_object_clear(ev->trace);
 		if (ev->children_mode) {
-			json_object_foreach(ev->roots, sym, keys) {
+			json_object_foreach (ev->roots, sym, keys) {
 				char *n = sym_norm(sym);
 				int called = json_object_get(ev->called, n) != NULL;
 
 				free(n);
 				if (called)
 					continue;
-				json_object_foreach(keys, k, v)
+				json_object_foreach (keys, k, v)
 					sum_into(ev->trace, k, json_real_value(v));
 			}
 		} else {
@@ -198,7 +200,7 @@ static void event_flush(struct parse_ctx *c, struct pp_event *ev)
 		}
 	}
 	for (size_t i = 0; i < 3; i++) {
-		json_object_foreach(maps[i], k, v)
+		json_object_foreach (maps[i], k, v)
 			if (json_real_value(v) >= kinds[i].min)
 				parse_ctx_addf(c, json_real_value(v), "%s.%s.%s", kinds[i].kind,
 					       ev->name, k);
@@ -347,8 +349,10 @@ static void tr_end(struct parse_ctx *c, struct tr_graph *g, struct pp_event *ev,
 	while (g->depth)
 		tr_pop(g);
 	if (!complete && json_object_size(g->traces))
-		parse_ctx_note(c, "call graph of '%s' cut short by the end of the file, "
-				  "its call traces left out", g->sym);
+		parse_ctx_note(c,
+			       "call graph of '%s' cut short by the end of the file, "
+			       "its call traces left out",
+			       g->sym);
 	if (complete && g->sym_first && json_object_size(g->traces)) {
 		if (!g->sym_noted)
 			parse_ctx_note(c, "call graphs of a report sorted by symbol first lack "
@@ -357,7 +361,7 @@ static void tr_end(struct parse_ctx *c, struct tr_graph *g, struct pp_event *ev,
 		g->sym_noted = 1;
 		complete = 0;
 	}
-	json_object_foreach(g->traces, k, v) {
+	json_object_foreach (g->traces, k, v) {
 		json_t *old = json_object_get(ev->trace, k);
 		const char *who = json_string_value(json_object_get(ev->owner, k));
 		double x = json_real_value(v);
@@ -380,9 +384,9 @@ static void tr_end(struct parse_ctx *c, struct tr_graph *g, struct pp_event *ev,
 			mine = json_object();
 			json_object_set_new(ev->roots, g->sym, mine);
 		}
-		json_object_foreach(g->ckeys, k, v)
+		json_object_foreach (g->ckeys, k, v)
 			sum_into(mine, k, json_real_value(v));
-		json_object_foreach(g->nkeys, k, v)
+		json_object_foreach (g->nkeys, k, v)
 			sum_into(ev->ntrace, k, json_real_value(v));
 	}
 	json_object_clear(g->ckeys);
@@ -412,7 +416,7 @@ static int sort_by_sym(const char *s)
 		else if (!strncmp(p, "Self", 4))
 			p += 4;
 		else if (!strncmp(p, "Samples", 7))
-			p += 7;	/* -n */
+			p += 7; /* -n */
 		else
 			return !strncmp(p, "Symbol", 6);
 	}
@@ -440,7 +444,7 @@ static int tr_line(struct tr_graph *g, const char *s)
 	while (*p == ' ' || *p == '|')
 		p++;
 	if (!*p)
-		return 0;	/* "            |          " */
+		return 0; /* "            |          " */
 	if (p == s)
 		return -1;
 	col = (size_t)(p - s);
@@ -460,7 +464,7 @@ static int tr_line(struct tr_graph *g, const char *s)
 			tr_pop(g);
 		q = parse_skip_blank(q + 3);
 		if (!strncmp(q, "[...]", 5))
-			return 0;	/* fractal mode's remainder: no frame */
+			return 0; /* fractal mode's remainder: no frame */
 		tr_push(g, col, v);
 		tr_frame(g, q);
 		return 0;
@@ -517,8 +521,17 @@ static int entry_line(const char *s, double *pct, size_t *npct, const char **sym
 
 void parse_perf_profile(struct parse_ctx *c, struct parse_lines *l)
 {
-	struct pp_event ev = { NULL, json_object(), json_object(), json_object(), json_object(),
-			       0, 0, json_object(), json_object(), json_object(), 0 };
+	struct pp_event ev = { NULL,
+			       json_object(),
+			       json_object(),
+			       json_object(),
+			       json_object(),
+			       0,
+			       0,
+			       json_object(),
+			       json_object(),
+			       json_object(),
+			       0 };
 	struct tr_graph g;
 	int children_mode = 0;
 	size_t entries = 0;
@@ -528,7 +541,7 @@ void parse_perf_profile(struct parse_ctx *c, struct parse_lines *l)
 	g.ckeys = json_object();
 	g.nkeys = json_object();
 	g.ev = &ev;
-	event_set(&ev, "cycles");	/* perf's default when no header says */
+	event_set(&ev, "cycles"); /* perf's default when no header says */
 	for (size_t i = 0; i < l->n; i++) {
 		char *s = l->v[i];
 		const char *sym, *q;
@@ -560,7 +573,7 @@ void parse_perf_profile(struct parse_ctx *c, struct parse_lines *l)
 			continue;
 		}
 		if (!*parse_skip_blank(s)) {
-			tr_end(c, &g, &ev, 1);	/* the blank line after a graph */
+			tr_end(c, &g, &ev, 1); /* the blank line after a graph */
 			continue;
 		}
 		if (isdigit((unsigned char)s[0]) && !parse_num(s, &q, &v) && q[0] == '%' &&

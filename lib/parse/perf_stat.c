@@ -61,12 +61,11 @@
 #include <string.h>
 
 #include "xalloc.h"
-#include "banned.h"
 
 struct ps_rec {
-	double t;		/* interval end, s; < 0 for a whole-run count */
-	const char *agg;	/* interned: "CPU3", "S0", "S0-D0-C1", "N0" or NULL */
-	const char *name;	/* interned, our event name */
+	double t;	  /* interval end, s; < 0 for a whole-run count */
+	const char *agg;  /* interned: "CPU3", "S0", "S0-D0-C1", "N0" or NULL */
+	const char *name; /* interned, our event name */
 	double v;
 	int valid;
 };
@@ -79,23 +78,23 @@ struct ps_interval {
 };
 
 struct ps_sum {
-	const char *key;	/* interned "ps.NAME" / "S0.ps.NAME" */
+	const char *key; /* interned "ps.NAME" / "S0.ps.NAME" */
 	double v;
 };
 
 struct ps_state {
-	json_t *names;		/* interned strings (the keys) */
-	struct ps_rec *cur;	/* the group being read (one interval or run) */
+	json_t *names;	    /* interned strings (the keys) */
+	struct ps_rec *cur; /* the group being read (one interval or run) */
 	size_t ncur, acur;
 	struct ps_interval *iv;
 	size_t niv, aiv;
 	struct ps_sum *sums;
 	size_t nsums, asums;
-	json_t *noted;		/* events already named in errors */
-	int in_text_block;	/* after "Performance counter stats for" */
-	int after_elapsed;	/* its "seconds time elapsed" seen: only user/sys may follow */
-	int in_interval;	/* after "#  time ... counts" */
-	int runs;		/* whole-run groups emitted */
+	json_t *noted;	   /* events already named in errors */
+	int in_text_block; /* after "Performance counter stats for" */
+	int after_elapsed; /* its "seconds time elapsed" seen: only user/sys may follow */
+	int in_interval;   /* after "#  time ... counts" */
+	int runs;	   /* whole-run groups emitted */
 };
 
 static const char *intern(struct ps_state *st, const char *s)
@@ -104,7 +103,7 @@ static const char *intern(struct ps_state *st, const char *s)
 
 	if (!it) {
 		if (json_object_set_new(st->names, s, json_null()))
-			return NULL;	/* not UTF-8 */
+			return NULL; /* not UTF-8 */
 		it = json_object_iter_at(st->names, s);
 	}
 	return json_object_iter_key(it);
@@ -210,7 +209,7 @@ static void emit_overall(struct parse_ctx *c, json_t *sums)
 	json_t *v;
 	double cycles, insn, itlb;
 
-	json_object_foreach(sums, k, v) {
+	json_object_foreach (sums, k, v) {
 		size_t kl = strlen(k);
 		double miss = json_real_value(v);
 
@@ -272,7 +271,7 @@ static void flush_run(struct parse_ctx *c, struct ps_state *st)
 			free(key[m]);
 		}
 	}
-	json_array_foreach(order, i, v)
+	json_array_foreach (order, i, v)
 		parse_ctx_addf(c, sum_get(sums, json_string_value(v)), "%s", json_string_value(v));
 	if (json_array_size(order)) {
 		emit_overall(c, plain);
@@ -408,7 +407,7 @@ static void csv_line(struct parse_ctx *c, struct ps_state *st, char *s)
 	int counted;
 
 	for (size_t k = 0; k < n; k++)
-		f[k] = (char *)parse_skip_blank(f[k]);	/* perf 6 pads the time */
+		f[k] = (char *)parse_skip_blank(f[k]); /* perf 6 pads the time */
 	/* [time,][CPU3, | S0,2,]value,unit,event,run time,percent[,metric,unit] */
 	if (n >= 6 && is_number(f[0]) &&
 	    (is_number(f[1]) || f[1][0] == '<' || is_agg(f[1], &counted))) {
@@ -483,7 +482,7 @@ static int time_line(struct parse_ctx *c, struct ps_state *st, char *const *tok,
 				st->after_elapsed = 1;
 			return 1;
 		}
-	return 1;	/* another "seconds" line: not a count either */
+	return 1; /* another "seconds" line: not a count either */
 }
 
 static void text_line(struct parse_ctx *c, struct ps_state *st, char *s)
@@ -511,7 +510,7 @@ static void text_line(struct parse_ctx *c, struct ps_state *st, char *s)
 		i = 1;
 	}
 	if (t >= 0 ? !st->in_interval : !st->in_text_block)
-		return;	/* not in a counter block */
+		return; /* not in a counter block */
 	if (i < n && is_agg(tok[i], &counted)) {
 		agg = tok[i++];
 		if (counted) {
@@ -531,19 +530,19 @@ static void text_line(struct parse_ctx *c, struct ps_state *st, char *s)
 		drop_commas(value);
 		i++;
 	}
-	if (i < n && (!strcmp(tok[i], "msec") || !strcmp(tok[i], "ns") ||
-		      !strcmp(tok[i], "usec"))) {
+	if (i < n &&
+	    (!strcmp(tok[i], "msec") || !strcmp(tok[i], "ns") || !strcmp(tok[i], "usec"))) {
 		unit = tok[i];
 		i++;
 	}
 	if (i >= n || is_number(tok[i]) || tok[i][0] == '(')
 		return;
 	if (!strcmp(tok[i], "seconds"))
-		return;	/* "seconds time elapsed" of an interval run */
+		return; /* "seconds time elapsed" of an interval run */
 	if (i + 1 < n && !strcmp(tok[i + 1], "(msec)"))
 		unit = "msec";
 	else if (!*unit && is_clock(tok[i]))
-		unit = "msec";	/* old perf text: "16689.570000 task-clock" */
+		unit = "msec"; /* old perf text: "16689.570000 task-clock" */
 	rec_add(c, st, t, agg, tok[i], value, unit);
 }
 
@@ -565,12 +564,14 @@ static void emit_intervals(struct parse_ctx *c, struct ps_state *st)
 
 		prev = iv->t;
 		if (iv->nrec < maxcount) {
-			parse_ctx_note(c, "interval ending at %.9g s has %zu of %zu events, left out",
+			parse_ctx_note(c,
+				       "interval ending at %.9g s has %zu of %zu events, left out",
 				       iv->t, iv->nrec, maxcount);
 			continue;
 		}
 		if (len <= 0) {
-			parse_ctx_note(c, "interval ending at %.9g s has no length, left out", iv->t);
+			parse_ctx_note(c, "interval ending at %.9g s has no length, left out",
+				       iv->t);
 			continue;
 		}
 		for (size_t j = iv->first; j < iv->first + iv->n; j++) {

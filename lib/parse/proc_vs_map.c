@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "xalloc.h"
-#include "banned.h"
 
 #define PVM_MAXCOLS 8
 
@@ -58,5 +57,6 @@ void parse_proc_vs_map(struct parse_ctx *c, struct parse_lines *l)
 	for (size_t k = 0; k < ncols; k++)
 		free(cols[k]);
 	if (!rows)
-		parse_ctx_fail(c, "no proc-vs-map sample rows (no \"Median Minimum Maximum\" table)");
+		parse_ctx_fail(c,
+			       "no proc-vs-map sample rows (no \"Median Minimum Maximum\" table)");
 }

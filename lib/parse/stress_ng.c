@@ -22,7 +22,6 @@
 #include <string.h>
 
 #include "xalloc.h"
-#include "banned.h"
 
 /* "stress-ng: LEVEL: [PID] MSG" -> MSG, LEVEL in *level (borrowed) */
 static char *strip_prefix(char *s, char **level)
@@ -51,8 +50,8 @@ static char *strip_prefix(char *s, char **level)
 static char *extra_name(const char *text)
 {
 	static const char *const notes[] = {
-		"(average per stressor)", "(geometic mean)", "(geometric mean)",
-		"(harmonic mean)", "(arithmetic mean)",
+		"(average per stressor)", "(geometic mean)",   "(geometric mean)",
+		"(harmonic mean)",	  "(arithmetic mean)",
 	};
 	char *t = xstrdup(text), *out = xmalloc(strlen(text) + 1);
 	size_t n = 0;
@@ -117,7 +116,7 @@ void parse_stress_ng(struct parse_ctx *c, struct parse_lines *l)
 			continue;
 		}
 		if (!isalnum((unsigned char)*msg))
-			continue;	/* "(secs) (secs) …" second header line */
+			continue; /* "(secs) (secs) …" second header line */
 		{
 			char *copy = xstrdup(msg);
 
@@ -142,5 +141,6 @@ void parse_stress_ng(struct parse_ctx *c, struct parse_lines *l)
 		}
 	}
 	if (!rows)
-		parse_ctx_fail(c, "no stress-ng metrics table (run without --metrics or cut short)");
+		parse_ctx_fail(c,
+			       "no stress-ng metrics table (run without --metrics or cut short)");
 }

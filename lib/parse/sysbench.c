@@ -10,20 +10,15 @@
  *   total time: 10.0009s                 total time: 9.7152s          total_time (s)
  *   total number of events: N            the same                     total_events
  *   Latency (ms): min/avg/max: V         per-request statistics:
- *                                          min/avg/max: Vms           latency_min_ms, _avg_ms, _max_ms
- *   95th percentile: V                   approx.  95 percentile: Vms  latency_95th_percentile_ms
- *                                                                     (99th … as printed)
- *   sum: V (ms)                          total time taken by event
- *                                          execution: S (s)           latency_sum_ms (0.4's
- *                                                                     seconds written in ms)
- *   events (avg/stddev): A/D             the same                     events_avg, events_stddev
- *   execution time (avg/stddev): A/D     the same                     execution_time_avg,
- *                                                                     execution_time_stddev (s)
- *   memory:
- *   Total operations: N (V per second)   Operations performed: N
- *                                          (V ops/sec)                operations, operations_per_sec
- *   X MiB transferred (Y MiB/sec)        X MB transferred (Y MB/sec)  transferred_MiB, MiB_per_sec
- *                                                                     (0.4's MB are 2^20 bytes)
+ *                                          min/avg/max: Vms           latency_min_ms, _avg_ms,
+ * _max_ms 95th percentile: V                   approx.  95 percentile: Vms
+ * latency_95th_percentile_ms (99th … as printed) sum: V (ms)                          total time
+ * taken by event execution: S (s)           latency_sum_ms (0.4's seconds written in ms) events
+ * (avg/stddev): A/D             the same                     events_avg, events_stddev execution
+ * time (avg/stddev): A/D     the same                     execution_time_avg, execution_time_stddev
+ * (s) memory: Total operations: N (V per second)   Operations performed: N (V ops/sec) operations,
+ * operations_per_sec X MiB transferred (Y MiB/sec)        X MB transferred (Y MB/sec)
+ * transferred_MiB, MiB_per_sec (0.4's MB are 2^20 bytes)
  *
  * The runs of one file must be of one test (their values are repeats of
  * one measurement): the test is told by sysbench's lines ("Prime numbers
@@ -44,13 +39,12 @@
 #include <string.h>
 
 #include "xalloc.h"
-#include "banned.h"
 
 struct sb_run {
-	int started;	/* a banner or a value was seen */
+	int started; /* a banner or a value was seen */
 	int has_total;
-	size_t line;	/* where it started, for the message */
-	const char *test;	/* "cpu", "memory", …, or NULL (not told) */
+	size_t line;	  /* where it started, for the message */
+	const char *test; /* "cpu", "memory", …, or NULL (not told) */
 };
 
 static const struct {
@@ -102,14 +96,18 @@ static int run_end(struct parse_ctx *c, struct sb_run *r, const char **file_test
 	const char *t = r->test ? r->test : "other";
 
 	if (r->started && !r->has_total) {
-		parse_ctx_fail(c, "sysbench run from line %zu has no 'total time' (it failed or "
-				  "was cut short)", r->line);
+		parse_ctx_fail(c,
+			       "sysbench run from line %zu has no 'total time' (it failed or "
+			       "was cut short)",
+			       r->line);
 		return -1;
 	}
 	if (r->started && *file_test && strcmp(*file_test, t)) {
-		parse_ctx_fail(c, "runs of different sysbench tests (%s, then %s from line %zu): "
-				  "their values are no repeats of one measurement, parse each "
-				  "test's output on its own", *file_test, t, r->line);
+		parse_ctx_fail(c,
+			       "runs of different sysbench tests (%s, then %s from line %zu): "
+			       "their values are no repeats of one measurement, parse each "
+			       "test's output on its own",
+			       *file_test, t, r->line);
 		return -1;
 	}
 	if (r->started)
@@ -146,8 +144,8 @@ static int transferred_line(struct parse_ctx *c, const char *s)
 		char *mid = xstrfmt(" %s transferred (", units[k]);
 		char *tail = xstrfmt(" %s/sec)", units[k]);
 		const char *q;
-		int ok = !strncmp(end, mid, strlen(mid)) &&
-			 !parse_num(end + strlen(mid), &q, &y) && !strcmp(q, tail);
+		int ok = !strncmp(end, mid, strlen(mid)) && !parse_num(end + strlen(mid), &q, &y) &&
+			 !strcmp(q, tail);
 
 		free(mid);
 		free(tail);
@@ -180,7 +178,8 @@ void parse_sysbench(struct parse_ctx *c, struct parse_lines *l)
 		size_t k, before = parse_ctx_count(c);
 		double v, d;
 
-		if (!strncmp(s, "sysbench ", 9) && (strstr(s, "(using ") || strstr(s, "multi-threaded"))) {
+		if (!strncmp(s, "sysbench ", 9) &&
+		    (strstr(s, "(using ") || strstr(s, "multi-threaded"))) {
 			if (run_end(c, &r, &file_test))
 				return;
 			r.started = 1;

@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "xalloc.h"
-#include "banned.h"
 
 static const struct {
 	const char *label;
@@ -97,5 +96,7 @@ void parse_time(struct parse_ctx *c, struct parse_lines *l)
 		}
 	}
 	if (!reports)
-		parse_ctx_fail(c, "no \"Elapsed (wall clock) time\" line (not time -v output, or cut short)");
+		parse_ctx_fail(
+			c,
+			"no \"Elapsed (wall clock) time\" line (not time -v output, or cut short)");
 }

@@ -22,14 +22,13 @@
 #include <string.h>
 
 #include "xalloc.h"
-#include "banned.h"
 
 struct ub_pass {
 	int active;
 	long copies;
 	size_t ntests;
 	double first_result;
-	double seconds;	/* < 0 when unknown */
+	double seconds; /* < 0 when unknown */
 	int in_index;
 };
 
@@ -81,12 +80,12 @@ static char *result_line(const char *s, double *result)
 	while (q > s && q[-1] == ' ')
 		q--;
 	while (q > s && q[-1] != ' ')
-		q--;	/* unit */
+		q--; /* unit */
 	while (q > s && q[-1] == ' ')
 		q--;
 	name_end = q;
 	while (q > s && q[-1] != ' ')
-		q--;	/* number */
+		q--; /* number */
 	if (parse_num(q, NULL, &v) || q == s)
 		return NULL;
 	name_end = q;
@@ -169,8 +168,8 @@ void parse_unixbench(struct parse_ctx *c, struct parse_lines *l)
 				while (t > s && t[-1] == ' ')
 					t--;
 			}
-			if (t == s || parse_num_full(tok[2], &idx) ||
-			    parse_num(tok[0], NULL, &v) || parse_num(tok[1], NULL, &v))
+			if (t == s || parse_num_full(tok[2], &idx) || parse_num(tok[0], NULL, &v) ||
+			    parse_num(tok[1], NULL, &v))
 				continue;
 			copy = xstrndup(s, (size_t)(t - s));
 			name = parse_slug(copy);

@@ -38,21 +38,20 @@
 #include <string.h>
 
 #include "xalloc.h"
-#include "banned.h"
 
 struct vms_series {
 	double *v;
 	size_t n, alloc;
-	double kb;	/* sum of B / 1024 */
+	double kb; /* sum of B / 1024 */
 };
 
 struct vms_run {
 	struct vms_series main, fault, other_fault;
 	double free_sum;
 	size_t free_n;
-	size_t usemem_n;	/* "KB/s" lines */
-	long tasks;		/* N of a "usemem … -n N" command line, or 0 */
-	int has_other;	/* a non-"faulted" line was seen */
+	size_t usemem_n; /* "KB/s" lines */
+	long tasks;	 /* N of a "usemem … -n N" command line, or 0 */
+	int has_other;	 /* a non-"faulted" line was seen */
 };
 
 static void series_add(struct vms_series *s, double v, double kb)
@@ -101,9 +100,11 @@ static void run_flush(struct parse_ctx *c, struct vms_run *r, size_t *runs)
 	struct vms_series *fault = &r->fault;
 
 	if (r->usemem_n != r->free_n && (r->usemem_n || r->free_n) && !c->failed)
-		parse_ctx_fail(c, "run %zu: %zu tasks printed 'KB/s' and %zu 'usecs to free "
-				  "memory': every task prints both (a task failed or the output "
-				  "was cut short)", *runs + 1, r->usemem_n, r->free_n);
+		parse_ctx_fail(c,
+			       "run %zu: %zu tasks printed 'KB/s' and %zu 'usecs to free "
+			       "memory': every task prints both (a task failed or the output "
+			       "was cut short)",
+			       *runs + 1, r->usemem_n, r->free_n);
 	if (r->tasks && r->usemem_n && (size_t)r->tasks != r->usemem_n && !c->failed)
 		parse_ctx_fail(c, "run %zu: usemem ran %ld tasks, %zu reported", *runs + 1,
 			       r->tasks, r->usemem_n);
@@ -199,7 +200,8 @@ void parse_vm_scalability(struct parse_ctx *c, struct parse_lines *l)
 			    strcmp(parse_rtrim((char *)p), " seconds"))
 				continue;
 			if (secs <= 0) {
-				parse_ctx_note(c, "line %zu: elapsed time is not positive, left out",
+				parse_ctx_note(c,
+					       "line %zu: elapsed time is not positive, left out",
 					       i + 1);
 				continue;
 			}
@@ -216,5 +218,6 @@ void parse_vm_scalability(struct parse_ctx *c, struct parse_lines *l)
 	if (c->failed)
 		return;
 	if (!runs)
-		parse_ctx_fail(c, "no vm-scalability result lines (the case failed or was cut short)");
+		parse_ctx_fail(c,
+			       "no vm-scalability result lines (the case failed or was cut short)");
 }

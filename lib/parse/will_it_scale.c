@@ -43,7 +43,6 @@
 #include <string.h>
 
 #include "xalloc.h"
-#include "banned.h"
 
 #define WIS_COLS 16
 
@@ -130,7 +129,9 @@ void parse_will_it_scale(struct parse_ctx *c, struct parse_lines *l)
 			}
 			free(copy);
 			if (!have_header)
-				parse_ctx_note(c, "csv header without the columns of runtest.py: %s", s);
+				parse_ctx_note(c,
+					       "csv header without the columns of runtest.py: %s",
+					       s);
 			continue;
 		}
 		if (have_header && strchr(s, ',')) {
@@ -150,7 +151,8 @@ void parse_will_it_scale(struct parse_ctx *c, struct parse_lines *l)
 			if (v[0] <= 0)
 				continue; /* the 0,0,100,... baseline */
 			if (v[0] != floor(v[0]) || v[0] > 1e9) {
-				parse_ctx_note(c, "line %zu: tasks is not a task count, left out", i + 1);
+				parse_ctx_note(c, "line %zu: tasks is not a task count, left out",
+					       i + 1);
 				continue;
 			}
 			wis_row(c, v);
@@ -195,7 +197,8 @@ void parse_will_it_scale(struct parse_ctx *c, struct parse_lines *l)
 	for (size_t k = 0; k < nraw; k++) {
 		long n = raw[k].tasks;
 
-		parse_ctx_addf(c, raw[k].average, "%ld.%s", n, raw[k].threads ? "threads" : "processes");
+		parse_ctx_addf(c, raw[k].average, "%ld.%s", n,
+			       raw[k].threads ? "threads" : "processes");
 		parse_ctx_addf(c, floor(raw[k].average / (double)n), "%ld.per_%s_ops", n,
 			       raw[k].threads ? "thread" : "process");
 		parse_ctx_addf(c, raw[k].average, "%ld.workload", n);
@@ -206,5 +209,6 @@ void parse_will_it_scale(struct parse_ctx *c, struct parse_lines *l)
 	if (have_header)
 		parse_ctx_fail(c, "csv header but no result row (the run failed or was cut short)");
 	else
-		parse_ctx_fail(c, "no will-it-scale result (neither runtest.py csv nor average line)");
+		parse_ctx_fail(c,
+			       "no will-it-scale result (neither runtest.py csv nor average line)");
 }

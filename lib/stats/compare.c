@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 /* samples up to this size live on the stack (a compare of thousands of
  * metrics of a few runs each allocated four arrays per metric) */
 #define SMALL_N 32

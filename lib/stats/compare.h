@@ -76,9 +76,9 @@ enum verdict { VERDICT_NEED_MORE_RUNS, VERDICT_SAME, VERDICT_DIFFERENT };
 const char *verdict_name(enum verdict v);
 
 struct compare_opts {
-	double alpha;		  /* significance level for `different`, default 0.01 */
-	double floor_pct;	  /* minimum |%change| for `different` and the `same` band, default 1.0 */
-	double ci_level;	  /* confidence level of the %change interval, default 0.95 */
+	double alpha;	  /* significance level for `different`, default 0.01 */
+	double floor_pct; /* minimum |%change| for `different` and the `same` band, default 1.0 */
+	double ci_level;  /* confidence level of the %change interval, default 0.95 */
 	double monitor_floor_pct; /* floor for monitor metrics (compare_opts_floor), default 5.0 */
 };
 
@@ -106,11 +106,11 @@ struct compare_result {
 				      * median_a * (exp(x) - 1)); NAN when a side is empty */
 	int direction;		     /* the verdict's direction: sign of hl_pct, +1 head higher */
 	size_t outliers_a, outliers_b; /* runs flagged far outside their side (see above) */
-	double p_value;		     /* two-sided Mann-Whitney (see above); 1 when a side is empty */
-	double welch_p;		     /* Welch's t on log values; NAN when not computable */
-	double min_p;		     /* smallest p sizes and ties allow (ranktest_min_p_ties) */
-	int exact;		     /* 1 when p_value is exact, 0 for the normal approximation */
-	int log_scale;		     /* 1 when CI and welch_p used logs, 0 for the raw fallback */
+	double p_value; /* two-sided Mann-Whitney (see above); 1 when a side is empty */
+	double welch_p; /* Welch's t on log values; NAN when not computable */
+	double min_p;	/* smallest p sizes and ties allow (ranktest_min_p_ties) */
+	int exact;	/* 1 when p_value is exact, 0 for the normal approximation */
+	int log_scale;	/* 1 when CI and welch_p used logs, 0 for the raw fallback */
 	enum verdict verdict;
 };
 

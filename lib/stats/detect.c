@@ -10,8 +10,6 @@
 
 #include <gsl/gsl_cdf.h>
 
-#include "banned.h"
-
 void detect_opts_init(struct detect_opts *o)
 {
 	o->window = 64;
@@ -128,8 +126,8 @@ struct noise {
 struct scratch {
 	struct ranked *r;
 	double *rank;
-	double *tmp;	/* 2 W doubles */
-	double *diff;	/* max(noise_lookback, 2) * W doubles */
+	double *tmp;	  /* 2 W doubles */
+	double *diff;	  /* max(noise_lookback, 2) * W doubles */
 	struct noise *nz; /* the noise model of the window being examined */
 	size_t cache_end; /* noise_of's last history region ended here (SIZE_MAX: none) */
 	struct noise cache;
@@ -242,7 +240,8 @@ static double window_median(const double *v, size_t from, size_t to, double *tmp
  */
 static double split_gap(const double *v, size_t n, size_t t, double sign)
 {
-	double lo_before = INFINITY, hi_before = -INFINITY, lo_after = INFINITY, hi_after = -INFINITY;
+	double lo_before = INFINITY, hi_before = -INFINITY, lo_after = INFINITY,
+	       hi_after = -INFINITY;
 
 	for (size_t i = 0; i < n; i++) {
 		if (i < t) {
@@ -319,9 +318,11 @@ static int big_enough(const struct detect_opts *o, const struct noise *nz, doubl
 {
 	if (before == after)
 		return 0;
-	if (o->min_change_pct > 0 && !(fabs(compare_pct_change(before, after)) >= o->min_change_pct))
+	if (o->min_change_pct > 0 &&
+	    !(fabs(compare_pct_change(before, after)) >= o->min_change_pct))
 		return 0;
-	if (o->min_effect > 0 && isfinite(nz->sigma) && fabs(after - before) < o->min_effect * nz->sigma)
+	if (o->min_effect > 0 && isfinite(nz->sigma) &&
+	    fabs(after - before) < o->min_effect * nz->sigma)
 		return 0;
 	return 1;
 }
@@ -348,7 +349,8 @@ static int best_segment(const struct detect_series *s, struct scratch *w, size_t
 {
 	const struct detect_opts *o = &s->opts;
 	size_t m = o->min_seg, ba = 0, bb = 0, nseg = 0;
-	double nn = (double)n, best = 0, *pre = w->tmp, *inv = w->tmp + n + 1, half = (nn + 1) / 2, pv;
+	double nn = (double)n, best = 0, *pre = w->tmp, *inv = w->tmp + n + 1, half = (nn + 1) / 2,
+	       pv;
 
 	if (n < 3 * m)
 		return 0;
@@ -462,7 +464,8 @@ static int best_split(const struct detect_series *s, struct scratch *w, size_t c
 				best_eff = eff;
 				loc = t;
 			} else if (eff > best_eff - 1e-12 &&
-				   split_gap(s->med + c, n, t, sign) > split_gap(s->med + c, n, loc, sign)) {
+				   split_gap(s->med + c, n, t, sign) >
+					   split_gap(s->med + c, n, loc, sign)) {
 				/*
 				 * Equal effect (e.g. two perfect splits when the commit
 				 * between them sits at the edge of its level): the split
@@ -484,8 +487,8 @@ static int best_split(const struct detect_series *s, struct scratch *w, size_t c
 	else if (nz.vif > 1)
 		pv = (double)nsplits * z_pvalue(best_z, &nz);
 	else if (n <= RANKTEST_EXACT_MAX)
-		pv = (double)nsplits * ranktest_mann_whitney(s->med + c, best_t, s->med + c + best_t,
-							     n - best_t, NULL);
+		pv = (double)nsplits * ranktest_mann_whitney(s->med + c, best_t,
+							     s->med + c + best_t, n - best_t, NULL);
 	else
 		pv = (double)nsplits * 2 * gsl_cdf_ugaussian_Q(fabs(best_z));
 	if (pv <= o->p_max) {
@@ -539,8 +542,8 @@ static void fill_fields(struct detect_series *s, size_t j, struct scratch *w)
 	cp->noise_sigma = nz.sigma;
 	cp->noise_rho = nz.rho;
 	if (nz.vif > 1 && nz.sigma > 0)
-		cp->mw_p = 2 * gsl_cdf_ugaussian_Q(fabs(level_z(cp->before, cp->after, k - lo, hi - k,
-								 &nz)));
+		cp->mw_p = 2 * gsl_cdf_ugaussian_Q(
+				       fabs(level_z(cp->before, cp->after, k - lo, hi - k, &nz)));
 	else if (nz.vif > 1 && cp->mw_p > 0 && cp->mw_p < 1)
 		cp->mw_p = z_pvalue(gsl_cdf_ugaussian_Qinv(cp->mw_p / 2), &nz);
 	nsplits = hi - lo >= 2 * m ? hi - lo - 2 * m + 1 : 1;
@@ -642,8 +645,8 @@ int detect_values(const double *v, const size_t *group, size_t n, const struct d
 		size_t g = group ? group[i] : i;
 
 		if (g >= limit)
-			return err_set(e, 400, "invalid_input", "group", "group number %zu too large",
-				       g);
+			return err_set(e, 400, "invalid_input", "group",
+				       "group number %zu too large", g);
 		if (g + 1 > G)
 			G = g + 1;
 	}

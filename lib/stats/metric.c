@@ -4,12 +4,10 @@
 #include <fnmatch.h>
 #include <string.h>
 
-#include "banned.h"
-
 struct metric_rule {
-	const char *glob;  /* fnmatch(3) pattern, case-insensitive */
-	int higher;	   /* 1 higher is better, 0 lower, -1 unknown */
-	const char *unit;  /* "" when unknown */
+	const char *glob; /* fnmatch(3) pattern, case-insensitive */
+	int higher;	  /* 1 higher is better, 0 lower, -1 unknown */
+	const char *unit; /* "" when unknown */
 };
 
 /*
@@ -83,14 +81,14 @@ static const struct metric_rule rules[] = {
 };
 
 static const char *const monitor_prefixes[] = {
-	"perf-stat.",	 "perf-profile.", "perf-sched.",   "perf-c2c.",	      "perf-lock.",
-	"time.",	 "vmstat.",	  "proc-vmstat.",  "meminfo.",	      "numa-meminfo.",
-	"numa-vmstat.",	 "numa-numastat.", "slabinfo.",	   "interrupts.",     "softirqs.",
-	"sched_debug.",	 "turbostat.",	  "mpstat.",	   "iostat.",	      "cpuidle.",
-	"cpufreq.",	 "pmeter.",	  "latency_stats.", "lock_stat.",     "buddyinfo.",
-	"pagetypeinfo.", "diskstats.",	  "nfsstat.",	   "sar.",	      "kmsg.",
-	"dmesg.",	 "boot-time.",	  "proc-stat.",	   "uptime.",	      "ftrace.",
-	"lkp-stat.",	 "energy.",	  "power.",	   "memory.",	      "netstat.",
+	"perf-stat.",	 "perf-profile.",  "perf-sched.",    "perf-c2c.",   "perf-lock.",
+	"time.",	 "vmstat.",	   "proc-vmstat.",   "meminfo.",    "numa-meminfo.",
+	"numa-vmstat.",	 "numa-numastat.", "slabinfo.",	     "interrupts.", "softirqs.",
+	"sched_debug.",	 "turbostat.",	   "mpstat.",	     "iostat.",	    "cpuidle.",
+	"cpufreq.",	 "pmeter.",	   "latency_stats.", "lock_stat.",  "buddyinfo.",
+	"pagetypeinfo.", "diskstats.",	   "nfsstat.",	     "sar.",	    "kmsg.",
+	"dmesg.",	 "boot-time.",	   "proc-stat.",     "uptime.",	    "ftrace.",
+	"lkp-stat.",	 "energy.",	   "power.",	     "memory.",	    "netstat.",
 };
 
 static const struct metric_rule *rule_for(const char *name)

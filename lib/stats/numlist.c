@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 size_t numlist_skip_comments(const char *text, size_t len)
 {
 	size_t i = 0;
@@ -51,12 +49,13 @@ static int parse_json(const char *text, size_t len, double **out, size_t *n, str
 	}
 	*n = json_array_size(a);
 	*out = xmalloc((*n ? *n : 1) * sizeof(**out));
-	json_array_foreach(a, i, v) {
+	json_array_foreach (a, i, v) {
 		if (!json_is_number(v)) {
 			json_decref(a);
 			free(*out);
 			*out = NULL;
-			return err_set(e, 400, "invalid_input", "", "element %zu is not a number", i);
+			return err_set(e, 400, "invalid_input", "", "element %zu is not a number",
+				       i);
 		}
 		(*out)[i] = json_number_value(v);
 	}
@@ -103,8 +102,8 @@ int numlist_parse(const char *text, size_t len, double **out, size_t *n, struct 
 				free(*out);
 				*out = NULL;
 				*n = 0;
-				return err_set(e, 400, "invalid_input", "", "line %zu: '%s' is not a number",
-					       line, tmp);
+				return err_set(e, 400, "invalid_input", "",
+					       "line %zu: '%s' is not a number", line, tmp);
 			}
 			ALLOC_GROW(*out, *n + 1, alloc);
 			(*out)[(*n)++] = x;
@@ -116,8 +115,7 @@ int numlist_parse(const char *text, size_t len, double **out, size_t *n, struct 
 	return 0;
 }
 
-int numlist_read_file(const char *path, size_t max_bytes, char **text, size_t *len,
-		      struct err *e)
+int numlist_read_file(const char *path, size_t max_bytes, char **text, size_t *len, struct err *e)
 {
 	FILE *f = fopen(path, "rb");
 	size_t alloc = 0, got;
@@ -126,7 +124,8 @@ int numlist_read_file(const char *path, size_t max_bytes, char **text, size_t *l
 	*text = NULL;
 	*len = 0;
 	if (!f)
-		return err_set(e, 404, "not_found", path, "cannot open '%s': %s", path, strerror(errno));
+		return err_set(e, 404, "not_found", path, "cannot open '%s': %s", path,
+			       strerror(errno));
 	for (;;) {
 		ALLOC_GROW(buf, *len + 65536 + 1, alloc);
 		got = fread(buf + *len, 1, alloc - *len - 1, f);
@@ -135,8 +134,8 @@ int numlist_read_file(const char *path, size_t max_bytes, char **text, size_t *l
 			fclose(f);
 			free(buf);
 			*len = 0;
-			return err_set(e, 413, "too_large", path, "'%s' is larger than %zu bytes", path,
-				       max_bytes);
+			return err_set(e, 413, "too_large", path, "'%s' is larger than %zu bytes",
+				       path, max_bytes);
 		}
 		if (got == 0)
 			break;

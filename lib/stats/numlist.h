@@ -25,8 +25,8 @@ int numlist_parse(const char *text, size_t len, double **out, size_t *n, struct 
  * filled (404 "not_found" when it cannot be opened, 413 "too_large" past
  * the cap, 500 "io_error" on a read error).
  */
-int numlist_read_file(const char *path, size_t max_bytes, char **text, size_t *len,
-		      struct err *e) __attribute__((warn_unused_result));
+int numlist_read_file(const char *path, size_t max_bytes, char **text, size_t *len, struct err *e)
+	__attribute__((warn_unused_result));
 
 /* The index of the first byte after leading blank and `#` comment lines. */
 size_t numlist_skip_comments(const char *text, size_t len);

@@ -7,8 +7,6 @@
 
 #include <gsl/gsl_cdf.h>
 
-#include "banned.h"
-
 struct labelled {
 	double v;
 	int from_a;
@@ -250,8 +248,7 @@ static double exact_p_ties(const struct labelled *s, const size_t *rank2, size_t
 	return total > 0 ? hit / total : 1;
 }
 
-double ranktest_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
-			     double *u_out)
+double ranktest_mann_whitney(const double *a, size_t na, const double *b, size_t nb, double *u_out)
 {
 	size_t N = na + nb, s_obs = 0, tie_sum3 = 0;
 	struct labelled sbuf[SMALL_SORT], *s;
@@ -337,8 +334,8 @@ double ranktest_mann_whitney(const double *a, size_t na, const double *b, size_t
 	return p > 1 ? 1 : p;
 }
 
-int ranktest_hodges_lehmann(const double *a, size_t na, const double *b, size_t nb,
-			    double level, double *est, double *lo, double *hi)
+int ranktest_hodges_lehmann(const double *a, size_t na, const double *b, size_t nb, double level,
+			    double *est, double *lo, double *hi)
 {
 	size_t mn = na * nb, N = na + nb, k = 0;
 	double alpha2 = (1 - level) / 2;
@@ -383,8 +380,7 @@ int ranktest_hodges_lehmann(const double *a, size_t na, const double *b, size_t 
 	return 0;
 }
 
-double ranktest_welch(const double *a, size_t na, const double *b, size_t nb, double *t,
-		      double *df)
+double ranktest_welch(const double *a, size_t na, const double *b, size_t nb, double *t, double *df)
 {
 	double ma = 0, mb = 0, va = 0, vb = 0, se2, tt, dd;
 

@@ -57,8 +57,7 @@
  * (pairs a > b, ties 1/2). Memory: O(na * (na+nb)^2) doubles temporarily
  * for the exact test with ties, O(na*nb) without.
  */
-double ranktest_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
-			     double *u_out);
+double ranktest_mann_whitney(const double *a, size_t na, const double *b, size_t nb, double *u_out);
 
 /*
  * The smallest two-sided p any data without ties can reach with sample
@@ -92,8 +91,8 @@ void ranktest_u_cdf(size_t na, size_t nb, double *cdf_out);
  * for the level (e.g. 3 vs 3 at 0.95, whose widest interval only reaches
  * 0.90). Uses O(na*nb) temporary memory.
  */
-int ranktest_hodges_lehmann(const double *a, size_t na, const double *b, size_t nb,
-			    double level, double *est, double *lo, double *hi)
+int ranktest_hodges_lehmann(const double *a, size_t na, const double *b, size_t nb, double level,
+			    double *est, double *lo, double *hi)
 	__attribute__((warn_unused_result));
 
 /*

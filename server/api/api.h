@@ -21,8 +21,6 @@ enum MHD_Result api_openapi_get(struct request *rq);
 enum MHD_Result api_results_post(struct request *rq);
 enum MHD_Result api_runs_get(struct request *rq);
 enum MHD_Result api_run_get(struct request *rq);
-/* JSON real, or null for NAN and infinities. New reference. */
-json_t *json_num(double v);
 
 /* series (series.c) */
 enum MHD_Result api_series_get(struct request *rq);
@@ -39,14 +37,13 @@ enum MHD_Result api_testcases_get(struct request *rq);
 /* trees (trees.c) */
 enum MHD_Result api_trees_get(struct request *rq);
 enum MHD_Result api_trees_post(struct request *rq);
-/* Marks GET /api/v1/trees's cached reply stale: call after a change to trees or commits is committed. */
-void api_trees_changed(void);
 
 /* jobs (jobs.c) */
 enum MHD_Result api_jobs_get(struct request *rq);
 enum MHD_Result api_jobs_post(struct request *rq);
 enum MHD_Result api_jobs_lease(struct request *rq);
 enum MHD_Result api_job_get(struct request *rq);
+enum MHD_Result api_job_cancel(struct request *rq);
 enum MHD_Result api_job_complete(struct request *rq);
 enum MHD_Result api_job_heartbeat(struct request *rq);
 enum MHD_Result api_job_kconfig(struct request *rq);

@@ -1,4 +1,5 @@
 #include "server/api/args.h"
+#include "names.h"
 #include "server/db/runs.h"
 
 #include <ctype.h>
@@ -7,8 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "banned.h"
 
 int setup_filter_from_query(struct request *rq, struct db_setup_filter *f, struct err *e)
 {
@@ -29,8 +28,9 @@ int setup_filter_from_query(struct request *rq, struct db_setup_filter *f, struc
 
 		if (!j || !json_is_object(j)) {
 			json_decref(j);
-			return err_setc(e, ERR_INVALID_FIELD, "params",
-				       "params must be a JSON object, e.g. {\"test\":\"small-allocs\"}");
+			return err_setc(
+				e, ERR_INVALID_FIELD, "params",
+				"params must be a JSON object, e.g. {\"test\":\"small-allocs\"}");
 		}
 		key = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
 		json_decref(j);
@@ -50,14 +50,12 @@ int commit_resolve(struct request *rq, PGconn *c, const char *arg, const char *f
 	if (!arg)
 		return err_setc(e, ERR_MISSING_FIELD, field, "'%s' is required", field);
 	n = strlen(arg);
-	if (n < 7 || n > 40)
+	if (!names_abbrev_sha(arg))
 		return err_setc(e, ERR_INVALID_FIELD, field,
-			       "'%s' must be a commit sha or a prefix of at least 7 hex digits", field);
-	for (size_t i = 0; i < n; i++) {
-		if (!isxdigit((unsigned char)arg[i]))
-			return err_setc(e, ERR_INVALID_FIELD, field, "'%s' must be hex", field);
+				"'%s' must be a commit sha or a prefix of at least 7 hex digits",
+				field);
+	for (size_t i = 0; i < n; i++)
 		lower[i] = (char)tolower((unsigned char)arg[i]);
-	}
 	lower[n] = '\0';
 	switch (db_commit_resolve(c, lower, rq->arena, &found, e)) {
 	case -1:
@@ -67,7 +65,8 @@ int commit_resolve(struct request *rq, PGconn *c, const char *arg, const char *f
 	case 1:
 		break;
 	default:
-		return err_setc(e, ERR_INVALID_FIELD, field, "commit prefix '%s' is ambiguous", arg);
+		return err_setc(e, ERR_INVALID_FIELD, field, "commit prefix '%s' is ambiguous",
+				arg);
 	}
 	*id = arena_strfmt(rq->arena, "%lld", found.id);
 	*sha = found.sha;
@@ -113,7 +112,7 @@ int list_args(struct request *rq, const char *const *states, long def_limit, lon
 		}
 		if (!known) {
 			err_setc(e, ERR_INVALID_FIELD, "state", "state must be one of: %s",
-				full ? "(too many)" : names.data);
+				 full ? "(too many)" : names.data);
 			buf_release(&names);
 			return -1;
 		}
@@ -123,8 +122,8 @@ int list_args(struct request *rq, const char *const *states, long def_limit, lon
 	if (l) {
 		n = strtol(l, &end, 10);
 		if (*end || n < 1 || n > max_limit)
-			return err_setc(e, ERR_INVALID_FIELD, "limit", "limit must be an integer in [1, %ld]",
-				       max_limit);
+			return err_setc(e, ERR_INVALID_FIELD, "limit",
+					"limit must be an integer in [1, %ld]", max_limit);
 	}
 	snprintf(limit, 24, "%ld", n);
 	return 0;
@@ -189,7 +188,8 @@ int json_str_field(json_t *o, const char *key, int required, size_t max, const c
 	if (!json_is_string(v))
 		return err_setc(e, ERR_INVALID_FIELD, key, "'%s' must be a string", key);
 	if (json_string_length(v) > max)
-		return err_setc(e, ERR_INVALID_FIELD, key, "'%s' is longer than %zu bytes", key, max);
+		return err_setc(e, ERR_INVALID_FIELD, key, "'%s' is longer than %zu bytes", key,
+				max);
 	*out = json_string_value(v);
 	return 0;
 }
@@ -203,8 +203,8 @@ int json_int_field(json_t *o, const char *key, long long def, long long min, lon
 	if (!v || json_is_null(v))
 		return 0;
 	if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max)
-		return err_setc(e, ERR_INVALID_FIELD, key, "'%s' must be an integer in [%lld, %lld]",
-			       key, min, max);
+		return err_setc(e, ERR_INVALID_FIELD, key,
+				"'%s' must be an integer in [%lld, %lld]", key, min, max);
 	*out = json_integer_value(v);
 	return 0;
 }

@@ -33,7 +33,8 @@ int commit_resolve(struct request *rq, PGconn *c, const char *arg, const char *f
  * Errors: 400 "invalid_field" naming the argument and listing the states.
  */
 int list_args(struct request *rq, const char *const *states, long def_limit, long max_limit,
-	      const char **state, char limit[24], struct err *e) __attribute__((warn_unused_result));
+	      const char **state, char limit[24], struct err *e)
+	__attribute__((warn_unused_result));
 
 /*
  * The numeric id in the path (/api/v1/jobs/{id}): a positive integer,

@@ -9,6 +9,7 @@
  * The work happens in the coordinator thread (bisect.h).
  */
 #include "server/api/api.h"
+#include "names.h"
 #include "server/api/args.h"
 #include "server/bisect.h"
 #include "server/bisect_coord.h"
@@ -19,8 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "banned.h"
 
 /* an int field of the body (json_int_field within int bounds) */
 static int get_int(json_t *o, const char *key, long long def, long long min, long long max,
@@ -34,20 +33,30 @@ static int get_int(json_t *o, const char *key, long long def, long long min, lon
 	return 0;
 }
 
-/* names: 1..max chars of [A-Za-z0-9._+-] (a metric may also hold ':' '/' '%' '@') */
-static int check_name(const char *key, const char *s, size_t max, const char *extra, struct err *e)
+/*
+ * A name field (names_plain(): tree, testcase, kconfig, compiler, arch,
+ * tbox_group) or, with metric set, a metric name, which may also hold
+ * ':' '/' '%' '@' (LKP's "MB/sec", "cycles-pp.x@plt").
+ */
+static int check_name(const char *key, const char *s, size_t max, int metric, struct err *e)
 {
-	size_t n = s ? strlen(s) : 0;
-
 	if (!s)
 		return 0;
-	if (!n || n > max)
-		return err_setc(e, ERR_INVALID_FIELD, key, "'%s' must be 1..%zu characters", key, max);
-	for (size_t i = 0; i < n; i++)
-		if (!isalnum((unsigned char)s[i]) && !strchr("._+-", s[i]) &&
-		    !(extra && strchr(extra, s[i])))
-			return err_setc(e, ERR_INVALID_FIELD, key, "'%s' has a character not allowed",
-					key);
+	if (!metric) {
+		if (!names_plain(s, max))
+			return err_setc(e, ERR_INVALID_FIELD, key,
+					"'%s' must be 1..%zu characters of [A-Za-z0-9._+-], "
+					"the first a letter, a digit or '_'",
+					key, max);
+		return 0;
+	}
+	if (!*s || strlen(s) > max)
+		return err_setc(e, ERR_INVALID_FIELD, key, "'%s' must be 1..%zu characters", key,
+				max);
+	for (const char *p = s; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("._+-:/%@", *p))
+			return err_setc(e, ERR_INVALID_FIELD, key,
+					"'%s' has a character not allowed", key);
 	return 0;
 }
 
@@ -64,23 +73,29 @@ enum MHD_Result api_bisects_post(struct request *rq)
 	if (!b)
 		return reply_err(rq, &e);
 	memset(&s, 0, sizeof(s));
-	if (json_str_field(b, "tree", 1, 4096, &s.tree, &e) || json_str_field(b, "good", 1, 4096, &s.good, &e) ||
-	    json_str_field(b, "bad", 1, 4096, &s.bad, &e) || json_str_field(b, "testcase", 1, 4096, &s.testcase, &e) ||
-	    json_str_field(b, "kconfig", 1, 4096, &s.kconfig, &e) || json_str_field(b, "compiler", 0, 4096, &s.compiler, &e) ||
-	    json_str_field(b, "arch", 0, 4096, &s.arch, &e) || json_str_field(b, "tbox_group", 0, 4096, &s.tbox_group, &e) ||
+	if (json_str_field(b, "tree", 1, 4096, &s.tree, &e) ||
+	    json_str_field(b, "good", 1, 4096, &s.good, &e) ||
+	    json_str_field(b, "bad", 1, 4096, &s.bad, &e) ||
+	    json_str_field(b, "testcase", 1, 4096, &s.testcase, &e) ||
+	    json_str_field(b, "kconfig", 1, 4096, &s.kconfig, &e) ||
+	    json_str_field(b, "compiler", 0, 4096, &s.compiler, &e) ||
+	    json_str_field(b, "arch", 0, 4096, &s.arch, &e) ||
+	    json_str_field(b, "tbox_group", 0, 4096, &s.tbox_group, &e) ||
 	    json_str_field(b, "metric", 1, 4096, &s.metric, &e) ||
 	    get_int(b, "runs_per_step", 5, 1, 100, &s.runs_per_step, &e) ||
 	    get_int(b, "ref_runs", 10, 2, 100, &s.ref_runs, &e) ||
 	    get_int(b, "k", 0, 0, 64, &s.k, &e))
 		goto bad;
-	if (check_name("tree", s.tree, 128, NULL, &e) || check_name("testcase", s.testcase, 128, NULL, &e) ||
-	    check_name("kconfig", s.kconfig, 128, NULL, &e) ||
-	    check_name("compiler", s.compiler, 128, NULL, &e) || check_name("arch", s.arch, 32, NULL, &e) ||
-	    check_name("tbox_group", s.tbox_group, 128, NULL, &e) ||
-	    check_name("metric", s.metric, 256, ":/%@", &e))
+	if (check_name("tree", s.tree, 128, 0, &e) ||
+	    check_name("testcase", s.testcase, 128, 0, &e) ||
+	    check_name("kconfig", s.kconfig, 128, 0, &e) ||
+	    check_name("compiler", s.compiler, 128, 0, &e) ||
+	    check_name("arch", s.arch, 32, 0, &e) ||
+	    check_name("tbox_group", s.tbox_group, 128, 0, &e) ||
+	    check_name("metric", s.metric, 256, 1, &e))
 		goto bad;
-	if (!is_commit_sha(s.good) || !is_commit_sha(s.bad)) {
-		err_setc(&e, ERR_INVALID_FIELD, is_commit_sha(s.good) ? "bad" : "good",
+	if (!names_full_sha(s.good) || !names_full_sha(s.bad)) {
+		err_setc(&e, ERR_INVALID_FIELD, names_full_sha(s.good) ? "bad" : "good",
 			 "'good' and 'bad' must be full 40-digit lowercase hex shas");
 		goto bad;
 	}
@@ -124,7 +139,8 @@ enum MHD_Result api_bisect_get(struct request *rq)
 
 enum MHD_Result api_bisects_get(struct request *rq)
 {
-	static const char *const states[] = { "queued", "running", "done", "failed", "cancelled", NULL };
+	static const char *const states[] = { "queued", "running",   "done",
+					      "failed", "cancelled", NULL };
 
 	return reply_list(rq, states, 100, 1000, ST_BISECTS_JSON);
 }
@@ -151,8 +167,10 @@ enum MHD_Result api_bisect_cancel(struct request *rq)
 		if (!x)
 			err_setc(&e, ERR_NOT_FOUND, "id", "no bisect %lld", id);
 		else
-			err_setc(&e, ERR_CONFLICT, "id", "bisect %lld is not queued or running", id);
+			err_setc(&e, ERR_CONFLICT, "id", "bisect %lld is not queued or running",
+				 id);
 		return reply_err(rq, &e);
 	}
-	return reply_json(rq, 200, json_pack("{s:I,s:s}", "id", (json_int_t)id, "state", "cancelled"));
+	return reply_json(rq, 200,
+			  json_pack("{s:I,s:s}", "id", (json_int_t)id, "state", "cancelled"));
 }

@@ -28,19 +28,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 struct cmp_row {
 	long long setup_id;
-	const char *metric;       /* borrowed from the db_compare_metrics */
-	int higher_is_better;     /* 1, 0, -1 unknown */
+	const char *metric;   /* borrowed from the db_compare_metrics */
+	int higher_is_better; /* 1, 0, -1 unknown */
 	const char *unit;
 	int is_monitor;
-	double *a, *b;            /* into one shared pool */
+	double *a, *b; /* into one shared pool */
 	size_t na, nb;
 	struct compare_result res;
 	double q;
-	size_t rank;              /* the metric's place in name order */
+	size_t rank; /* the metric's place in name order */
 };
 
 static double parse_alpha(const char *s, struct err *e)
@@ -72,13 +70,14 @@ static int row_text(struct buf *b, const struct cmp_row *w)
 	return buf_addf(b, "{\"setup_id\":%lld,\"metric\":", w->setup_id) |
 	       jsonout_str(b, w->metric) | buf_addstr(b, ",\"unit\":") | jsonout_str(b, w->unit) |
 	       buf_addstr(b, ",\"higher_is_better\":") |
-	       buf_addstr(b, w->higher_is_better < 0 ? "null" : w->higher_is_better ? "true" : "false") |
+	       buf_addstr(b, w->higher_is_better < 0 ? "null" :
+			     w->higher_is_better     ? "true" :
+						       "false") |
 	       buf_addf(b, ",\"n\":[%zu,%zu]", r->a.n, r->b.n) |
 	       pair(b, ",\"mean\":", r->a.mean, r->b.mean) |
 	       pair(b, ",\"median\":", r->a.median, r->b.median) |
 	       pair(b, ",\"stddev_pct\":", r->a.stddev_pct, r->b.stddev_pct) |
-	       pair(b, ",\"min\":", r->a.min, r->b.min) |
-	       pair(b, ",\"max\":", r->a.max, r->b.max) |
+	       pair(b, ",\"min\":", r->a.min, r->b.min) | pair(b, ",\"max\":", r->a.max, r->b.max) |
 	       buf_addstr(b, ",\"change_pct\":") | jsonout_real(b, r->change_pct) |
 	       pair(b, ",\"ci_pct\":", r->ci_lo_pct, r->ci_hi_pct) |
 	       buf_addstr(b, ",\"p_value\":") | jsonout_real(b, r->p_value) |
@@ -90,9 +89,9 @@ static int row_text(struct buf *b, const struct cmp_row *w)
 	       buf_addch(b, '}');
 }
 
-static int render_text(PGconn *c, struct buf *out, struct cmp_row *rows,
-		       size_t n, int changed_only, const char *base, const char *base_subj,
-		       const char *head, const char *head_subj, struct err *e)
+static int render_text(PGconn *c, struct buf *out, struct cmp_row *rows, size_t n, int changed_only,
+		       const char *base, const char *base_subj, const char *head,
+		       const char *head_subj, struct err *e)
 {
 	size_t i = 0;
 
@@ -124,22 +123,32 @@ static int render_text(PGconn *c, struct buf *out, struct cmp_row *rows,
 			lr[k].change_pct = rows[x].res.change_pct;
 			k++;
 		}
-		axes[nr_axes++] = (struct lkp_axis){ "compiler", json_string_value(json_object_get(s, "compiler")) };
-		axes[nr_axes++] = (struct lkp_axis){ "kconfig", json_string_value(json_object_get(s, "kconfig")) };
-		axes[nr_axes++] = (struct lkp_axis){ "tbox_group", json_string_value(json_object_get(s, "tbox_group")) };
-		axes[nr_axes++] = (struct lkp_axis){ "testcase", json_string_value(json_object_get(s, "testcase")) };
+		axes[nr_axes++] = (struct lkp_axis){
+			"compiler", json_string_value(json_object_get(s, "compiler"))
+		};
+		axes[nr_axes++] = (struct lkp_axis){
+			"kconfig", json_string_value(json_object_get(s, "kconfig"))
+		};
+		axes[nr_axes++] = (struct lkp_axis){
+			"tbox_group", json_string_value(json_object_get(s, "tbox_group"))
+		};
+		axes[nr_axes++] = (struct lkp_axis){
+			"testcase", json_string_value(json_object_get(s, "testcase"))
+		};
 		params = json_object_get(s, "params");
-		json_object_foreach(params, key, v) {
+		json_object_foreach (params, key, v) {
 			if (nr_axes + 1 >= ARRAY_SIZE(axes))
 				break;
-			owned[nr_owned] = json_is_string(v) ? xstrdup(json_string_value(v))
-					  : json_dumps(v, JSON_ENCODE_ANY);
+			owned[nr_owned] = json_is_string(v) ? xstrdup(json_string_value(v)) :
+							      json_dumps(v, JSON_ENCODE_ANY);
 			axes[nr_axes++] = (struct lkp_axis){ key, owned[nr_owned++] };
 		}
 		/* the mode as an axis, unless the params name it already (a "measure" param) */
 		if (strcmp(json_string_value(json_object_get(s, "mode")), "wallclock") &&
 		    !json_object_get(params, "measure") && nr_axes < ARRAY_SIZE(axes))
-			axes[nr_axes++] = (struct lkp_axis){ "measure", json_string_value(json_object_get(s, "mode")) };
+			axes[nr_axes++] = (struct lkp_axis){
+				"measure", json_string_value(json_object_get(s, "mode"))
+			};
 		full = (i && buf_addch(out, '\n')) ||
 		       lkp_render(out, axes, nr_axes, base, base_subj, head, head_subj, lr, k);
 		/* lkp_render sorted axes[]: free through owned[] */
@@ -157,8 +166,8 @@ static int render_text(PGconn *c, struct buf *out, struct cmp_row *rows,
 /* a metric of the compare, with its place in name order */
 struct cmp_metric {
 	int id;
-	size_t rank;              /* place in name order */
-	const struct db_compare_metric *m;   /* borrowed from *mr */
+	size_t rank;			   /* place in name order */
+	const struct db_compare_metric *m; /* borrowed from *mr */
 };
 
 static int cmp_int(const void *x, const void *y)
@@ -182,13 +191,13 @@ static int cmp_metric_id(const void *x, const void *y)
  * (caller frees it, the rows and *mr). Returns the rows (*nr of them) or
  * NULL with e (db_compare_metrics()'s errors).
  */
-static struct cmp_row *compare_rows(PGconn *c, const struct db_compare_runs *cr,
-				    const char *prefix, struct db_compare_metrics *mr,
-				    double **pool, size_t *nr, struct err *e)
+static struct cmp_row *compare_rows(PGconn *c, const struct db_compare_runs *cr, const char *prefix,
+				    struct db_compare_metrics *mr, double **pool, size_t *nr,
+				    struct err *e)
 {
 	size_t nrun = cr->nr, nvals = cr->nr_values, nm, k = 0, nids = 0, nsetups = 0;
 	const struct db_compare_run *runs = cr->runs;
-	long *at_run = xcalloc(nrun ? nrun : 1, sizeof(*at_run));   /* merge positions */
+	long *at_run = xcalloc(nrun ? nrun : 1, sizeof(*at_run)); /* merge positions */
 	struct cmp_row *rows = NULL, *out;
 	struct cmp_metric *ms = NULL;
 	int *ids = NULL, *mid;
@@ -203,8 +212,8 @@ static struct cmp_row *compare_rows(PGconn *c, const struct db_compare_runs *cr,
 	p = *pool = xmalloc((nvals ? nvals : 1) * sizeof(*p));
 
 	/* per setup (ST_COMPARE orders by it): merge the runs' ascending ids */
-	rows = xmalloc((nvals ? nvals : 1) * sizeof(*rows));  /* a row has >= 1 value */
-	mid = xmalloc((nvals ? nvals : 1) * sizeof(*mid));    /* each row's metric id */
+	rows = xmalloc((nvals ? nvals : 1) * sizeof(*rows)); /* a row has >= 1 value */
+	mid = xmalloc((nvals ? nvals : 1) * sizeof(*mid));   /* each row's metric id */
 	for (size_t i = 0; i < nrun;) {
 		size_t j = i;
 
@@ -215,7 +224,8 @@ static struct cmp_row *compare_rows(PGconn *c, const struct db_compare_runs *cr,
 			struct cmp_row *w = &rows[k];
 
 			for (size_t x = i; x < j; x++)
-				if (at_run[x] < runs[x].n && (!any || runs[x].metric_ids[at_run[x]] < id)) {
+				if (at_run[x] < runs[x].n &&
+				    (!any || runs[x].metric_ids[at_run[x]] < id)) {
 					id = runs[x].metric_ids[at_run[x]];
 					any = 1;
 				}
@@ -354,7 +364,8 @@ enum MHD_Result api_compare_get(struct request *rq)
 	c = rq_db(rq, &e);
 	if (!c)
 		return reply_err(rq, &e);
-	if (commit_resolve(rq, c, rq_arg(rq, "base"), "base", &base_id, &base_sha, &base_subj, &e) ||
+	if (commit_resolve(rq, c, rq_arg(rq, "base"), "base", &base_id, &base_sha, &base_subj,
+			   &e) ||
 	    commit_resolve(rq, c, rq_arg(rq, "head"), "head", &head_id, &head_sha, &head_subj, &e))
 		return reply_err(rq, &e);
 	if (db_compare_runs(c, base_id, head_id, &f, &runs, &e))
@@ -390,7 +401,8 @@ enum MHD_Result api_compare_get(struct request *rq)
 				head_subj, &e))
 			ret = reply_err(rq, &e);
 		else if (!nr) {
-			err_setc(&e, ERR_NOT_FOUND, "base", "no runs of both commits match these filters");
+			err_setc(&e, ERR_NOT_FOUND, "base",
+				 "no runs of both commits match these filters");
 			ret = reply_err(rq, &e);
 		} else
 			ret = reply_text(rq, 200, "text/plain; charset=utf-8", text.data, text.len);
@@ -427,7 +439,8 @@ enum MHD_Result api_compare_get(struct request *rq)
 			buf_addstr(&all, "},\"head\":{\"sha\":") || jsonout_str(&all, head_sha) ||
 			buf_addstr(&all, ",\"subject\":") || jsonout_str_or_null(&all, head_subj) ||
 			buf_addstr(&all, "},\"alpha\":") || jsonout_real(&all, alpha) ||
-			buf_addstr(&all, ",\"sample\":\"per-run mean of iterations\",\"setups\":[") ||
+			buf_addstr(&all,
+				   ",\"sample\":\"per-run mean of iterations\",\"setups\":[") ||
 			buf_add(&all, sb.data, sb.len) || buf_addstr(&all, "],\"rows\":[") ||
 			buf_add(&all, rb.data, rb.len) || buf_addstr(&all, "]}\n");
 		buf_release(&sb);

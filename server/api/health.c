@@ -5,16 +5,15 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "banned.h"
-
 enum MHD_Result api_healthz(struct request *rq)
 {
 	struct err e;
 	PGconn *c = rq_db(rq, &e);
 
 	if (!c || db_health(c, &e))
-		return reply_json(rq, 503, json_pack("{s:s,s:s,s:s}", "status", "unavailable",
-						     "database", "down", "message", e.message));
+		return reply_json(rq, 503,
+				  json_pack("{s:s,s:s,s:s}", "status", "unavailable", "database",
+					    "down", "message", e.message));
 	return reply_json(rq, 200, json_pack("{s:s,s:s}", "status", "ok", "database", "ok"));
 }
 
@@ -30,15 +29,18 @@ enum MHD_Result api_prometheus(struct request *rq)
 	for (int i = 1; i <= 5; i++)
 		r |= buf_addf(&b, "regtrack_http_requests_total{class=\"%dxx\"} %lu\n", i,
 			      atomic_load(&s->requests[i]));
-	r |= buf_addf(&b, "# HELP regtrack_http_in_flight Requests being served.\n"
-			  "# TYPE regtrack_http_in_flight gauge\nregtrack_http_in_flight %lu\n",
+	r |= buf_addf(&b,
+		      "# HELP regtrack_http_in_flight Requests being served.\n"
+		      "# TYPE regtrack_http_in_flight gauge\nregtrack_http_in_flight %lu\n",
 		      atomic_load(&s->in_flight));
-	r |= buf_addf(&b, "# HELP regtrack_ingested_values_total Metric values stored.\n"
-			  "# TYPE regtrack_ingested_values_total counter\n"
-			  "regtrack_ingested_values_total %lu\n",
+	r |= buf_addf(&b,
+		      "# HELP regtrack_ingested_values_total Metric values stored.\n"
+		      "# TYPE regtrack_ingested_values_total counter\n"
+		      "regtrack_ingested_values_total %lu\n",
 		      atomic_load(&s->values_ingested));
-	r |= buf_addf(&b, "# HELP regtrack_uptime_seconds Seconds since start.\n"
-			  "# TYPE regtrack_uptime_seconds gauge\nregtrack_uptime_seconds %ld\n",
+	r |= buf_addf(&b,
+		      "# HELP regtrack_uptime_seconds Seconds since start.\n"
+		      "# TYPE regtrack_uptime_seconds gauge\nregtrack_uptime_seconds %ld\n",
 		      (long)time(NULL) - s->started);
 	(void)r; /* uncapped */
 	ret = reply_text(rq, 200, "text/plain; version=0.0.4", b.data, b.len);

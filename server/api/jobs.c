@@ -12,10 +12,14 @@
  *   POST /api/v1/jobs/{id}/heartbeat      {machine_id, phase, progress, message}
  *                                         -> 200 {lease_expires_at, lease_timeout_s}
  *   POST /api/v1/jobs/{id}/complete       {machine_id, status, results[], log_tail, kconfig}
+ *   POST /api/v1/jobs/{id}/cancel (submit) a queued or leased job -> cancelled; 409 otherwise
  *
  * A job's outcome (ok, build-failed, boot-failed, run-failed) is what the
- * worker reported; the job's state is `done` for any outcome. `failed`
- * means no worker finished it: its lease expired max_attempts times.
+ * worker reported; the job's state is `done` for any outcome, and one
+ * other than ok (no run came of it) sets fail_reason to the outcome and the
+ * worker's reason from its log tail. `failed` means no worker finished
+ * it: its lease expired max_attempts times. A cancelled leased job's
+ * worker learns it from the 409 of its next heartbeat.
  * lease_timeout_s (the server's --lease-timeout, seconds) is in every reply
  * that starts or renews a lease, not only in register's: a worker that
  * registered before the server restarted with a smaller timeout sizes its
@@ -27,6 +31,10 @@
  * exist gets 404.
  */
 #include "server/api/api.h"
+#include "server/jsonout.h"
+#include "arch.h"
+#include "names.h"
+#include "clock.h"
 #include "server/db/jobs.h"
 #include "server/db/trees.h"
 #include "server/ingest.h"
@@ -42,33 +50,9 @@
 #include <string.h>
 #include <uuid/uuid.h>
 
-#include "banned.h"
-
 #define MAX_WAIT_S 60
 #define MAX_LOG_TAIL (256 * 1024)
 #define MAX_KCONFIG (4 * 1024 * 1024)
-
-static int is_word(const char *s, size_t max)
-{
-	size_t n = strlen(s);
-
-	if (!n || n > max)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!isalnum((unsigned char)s[i]) && !strchr("._+-", s[i]))
-			return 0;
-	return 1;
-}
-
-/* The architecture a kconfig name builds for: x86_64-..., arm64-... or aarch64-... */
-static const char *kconfig_arch(const char *kconfig)
-{
-	if (!strncmp(kconfig, "x86_64", 6))
-		return "x86_64";
-	if (!strncmp(kconfig, "arm64", 5) || !strncmp(kconfig, "aarch64", 7))
-		return "aarch64";
-	return NULL;
-}
 
 enum MHD_Result api_jobs_post(struct request *rq)
 {
@@ -82,25 +66,32 @@ enum MHD_Result api_jobs_post(struct request *rq)
 
 	if (!b)
 		return reply_err(rq, &e);
-	if (json_str_field(b, "tree", 0, 128, &tree, &e) || json_str_field(b, "commit", 1, 40, &commit, &e) ||
+	if (json_str_field(b, "tree", 0, 128, &tree, &e) ||
+	    json_str_field(b, "commit", 1, 40, &commit, &e) ||
 	    json_str_field(b, "kconfig", 1, 128, &kconfig, &e) ||
 	    json_str_field(b, "compiler", 0, 128, &compiler, &e) ||
-	    json_str_field(b, "testcase", 1, 128, &testcase, &e) || json_str_field(b, "arch", 0, 32, &arch, &e) ||
+	    json_str_field(b, "testcase", 1, 128, &testcase, &e) ||
+	    json_str_field(b, "arch", 0, 32, &arch, &e) ||
 	    json_str_field(b, "tbox_group", 0, 128, &tbox, &e) ||
 	    json_int_field(b, "repeat", 1, 1, 1000, &repeat, &e) ||
 	    json_int_field(b, "priority", 0, -1000, 1000, &priority, &e) ||
-	    json_int_field(b, "max_attempts", rq->srv->cfg->max_attempts, 1, 100, &max_attempts, &e))
+	    json_int_field(b, "max_attempts", rq->srv->cfg->max_attempts, 1, 100, &max_attempts,
+			   &e))
 		goto bad;
-	if (!is_commit_sha(commit)) {
-		err_setc(&e, ERR_INVALID_FIELD, "commit", "'commit' must be a full 40-digit lowercase hex sha");
+	if (!names_full_sha(commit)) {
+		err_setc(&e, ERR_INVALID_FIELD, "commit",
+			 "'commit' must be a full 40-digit lowercase hex sha");
 		goto bad;
 	}
-	if (!is_word(kconfig, 128) || !is_word(testcase, 128) || (compiler && !is_word(compiler, 128)) ||
-	    (tbox && !is_word(tbox, 128)) || (tree && !is_word(tree, 128))) {
+	if (!names_plain(kconfig, 128) || !names_plain(testcase, 128) ||
+	    (compiler && !names_plain(compiler, 128)) || (tbox && !names_plain(tbox, 128)) ||
+	    (tree && !names_plain(tree, 128))) {
 		err_setc(&e, ERR_INVALID_FIELD,
-			 !is_word(kconfig, 128) ? "kconfig" : !is_word(testcase, 128) ? "testcase"
-			 : compiler && !is_word(compiler, 128) ? "compiler"
-			 : tbox && !is_word(tbox, 128) ? "tbox_group" : "tree",
+			 !names_plain(kconfig, 128)		 ? "kconfig" :
+			 !names_plain(testcase, 128)		 ? "testcase" :
+			 compiler && !names_plain(compiler, 128) ? "compiler" :
+			 tbox && !names_plain(tbox, 128)	 ? "tbox_group" :
+								   "tree",
 			 "names must be 1..128 chars of [A-Za-z0-9._+-]");
 		goto bad;
 	}
@@ -110,7 +101,7 @@ enum MHD_Result api_jobs_post(struct request *rq)
 	if (json_is_null(params))
 		params = NULL;
 	if (strcmp(kconfig, "host")) {
-		const char *ka = kconfig_arch(kconfig);
+		const char *ka = arch_of_kconfig(kconfig);
 		if (!arch)
 			arch = ka;
 		if (!arch || (strcmp(arch, "x86_64") && strcmp(arch, "aarch64"))) {
@@ -120,7 +111,8 @@ enum MHD_Result api_jobs_post(struct request *rq)
 			goto bad;
 		}
 		if (!tree) {
-			err_setc(&e, ERR_MISSING_FIELD, "tree", "a kernel job needs a tracked 'tree'");
+			err_setc(&e, ERR_MISSING_FIELD, "tree",
+				 "a kernel job needs a tracked 'tree'");
 			goto bad;
 		}
 		snprintf(capbuf, sizeof(capbuf), "qemu-%s", arch);
@@ -129,8 +121,9 @@ enum MHD_Result api_jobs_post(struct request *rq)
 		cap = "host";
 	}
 	/* 15 digits: params are typed by people; 0.2 stays 0.2, not 0.20000000000000001 */
-	params_text = params ? json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS |
-					  JSON_REAL_PRECISION(15)) : xstrdup("{}");
+	params_text = params ? json_dumps(params,
+					  JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(15)) :
+			       xstrdup("{}");
 
 	c = rq_db(rq, &e);
 	if (!c)
@@ -163,18 +156,27 @@ enum MHD_Result api_jobs_post(struct request *rq)
 	}
 	{
 		const struct db_job_new j = {
-			.tree_id = tree_id, .commit_id = commit_id, .testcase_id = tc_id,
-			.params = params_text, .kconfig = kconfig,
-			.compiler = compiler ? compiler : "gcc-12", .arch = arch, .tbox_group = tbox,
-			.capability = cap, .repeat = repeat, .priority = priority,
-			.max_attempts = max_attempts, .token_id = rq->token_id,
+			.tree_id = tree_id,
+			.commit_id = commit_id,
+			.testcase_id = tc_id,
+			.params = params_text,
+			.kconfig = kconfig,
+			.compiler = compiler ? compiler : "gcc-12",
+			.arch = arch,
+			.tbox_group = tbox,
+			.capability = cap,
+			.repeat = repeat,
+			.priority = priority,
+			.max_attempts = max_attempts,
+			.token_id = rq->token_id,
 		};
 		id = db_job_insert(c, &j, &e);
 	}
 	if (id < 0)
 		goto bad;
-	ret = reply_json(rq, 201, json_pack("{s:I,s:s,s:s}", "id", (json_int_t)id, "state", "queued",
-					    "capability", cap));
+	ret = reply_json(rq, 201,
+			 json_pack("{s:I,s:s,s:s}", "id", (json_int_t)id, "state", "queued",
+				   "capability", cap));
 	lease_queue_kick(rq->srv->leases);
 	free(params_text);
 	json_decref(b);
@@ -187,7 +189,8 @@ bad:
 
 enum MHD_Result api_jobs_get(struct request *rq)
 {
-	static const char *const states[] = { "queued", "leased", "done", "failed", "cancelled", NULL };
+	static const char *const states[] = { "queued", "leased",    "done",
+					      "failed", "cancelled", NULL };
 
 	return reply_list(rq, states, 200, 5000, ST_JOBS_JSON);
 }
@@ -240,7 +243,8 @@ static int machine_owned(struct request *rq, PGconn *c, long long id, struct err
 	case -1:
 		return -1;
 	case 0:
-		return err_setc(e, ERR_NOT_FOUND, "machine_id", "no machine %lld: register first", id);
+		return err_setc(e, ERR_NOT_FOUND, "machine_id", "no machine %lld: register first",
+				id);
 	}
 	return owner_ok(rq, owner, id, e);
 }
@@ -262,8 +266,9 @@ static int job_owned(struct request *rq, PGconn *c, long long id, struct err *e)
 /* 200 {job, lease_timeout_s}; steals job */
 static enum MHD_Result reply_leased(struct request *rq, json_t *job)
 {
-	return reply_json(rq, 200, json_pack("{s:o,s:I}", "job", job, "lease_timeout_s",
-					     (json_int_t)rq->srv->cfg->lease_timeout_s));
+	return reply_json(rq, 200,
+			  json_pack("{s:o,s:I}", "job", job, "lease_timeout_s",
+				    (json_int_t)rq->srv->cfg->lease_timeout_s));
 }
 
 enum MHD_Result api_jobs_lease(struct request *rq)
@@ -302,7 +307,8 @@ enum MHD_Result api_jobs_lease(struct request *rq)
 
 		if (!json_is_string(rid) || uuid_parse(json_string_value(rid), u)) {
 			json_decref(b);
-			err_setc(&e, ERR_INVALID_FIELD, "request_id", "'request_id' must be a UUID");
+			err_setc(&e, ERR_INVALID_FIELD, "request_id",
+				 "'request_id' must be a UUID");
 			return reply_err(rq, &e);
 		}
 		uuid_unparse_lower(u, reqid);
@@ -321,7 +327,7 @@ enum MHD_Result api_jobs_lease(struct request *rq)
 		return reply_empty(rq, 204);
 	MHD_suspend_connection(rq->conn);
 	lease_queue_park(rq->srv->leases, rq, machine, reqid[0] ? reqid : NULL,
-			 now_ms() + wait_s * 1000);
+			 mono_ms() + wait_s * 1000);
 	return MHD_YES;
 }
 
@@ -348,16 +354,18 @@ enum MHD_Result api_job_heartbeat(struct request *rq)
 	if (!b)
 		return reply_err(rq, &e);
 	if (path_job_and_machine(rq, b, &hb.job_id, idb, &hb.machine_id, &e) ||
-	    json_str_field(b, "phase", 0, 32, &phase, &e) || json_str_field(b, "message", 0, 1024, &message, &e))
+	    json_str_field(b, "phase", 0, 32, &phase, &e) ||
+	    json_str_field(b, "message", 0, 1024, &message, &e))
 		goto bad;
-	if (phase && !is_word(phase, 32)) {
+	if (phase && !names_plain(phase, 32)) {
 		err_setc(&e, ERR_INVALID_FIELD, "phase", "phase is a word like build or run");
 		goto bad;
 	}
 	pv = json_object_get(b, "progress");
 	if (pv && !json_is_null(pv)) {
 		if (!json_is_number(pv) || json_number_value(pv) < 0 || json_number_value(pv) > 1) {
-			err_setc(&e, ERR_INVALID_FIELD, "progress", "progress must be a number in [0, 1]");
+			err_setc(&e, ERR_INVALID_FIELD, "progress",
+				 "progress must be a number in [0, 1]");
 			goto bad;
 		}
 		hb.progress = json_number_value(pv);
@@ -366,25 +374,35 @@ enum MHD_Result api_job_heartbeat(struct request *rq)
 	hb.phase = phase;
 	hb.message = message;
 	c = rq_db(rq, &e);
-	got = c && !job_owned(rq, c, hb.job_id, &e) ? db_job_heartbeat(c, &hb, expires, sizeof(expires), &e) : -1;
+	got = c && !job_owned(rq, c, hb.job_id, &e) ?
+		      db_job_heartbeat(c, &hb, expires, sizeof(expires), &e) :
+		      -1;
 	if (got < 0)
 		goto bad;
 	if (!got) {
-		switch (db_job_exists(c, hb.job_id, &e)) {
+		char state[16];
+
+		switch (db_job_state(c, hb.job_id, state, sizeof(state), &e)) {
 		case -1:
 			break;
 		case 0:
 			err_setc(&e, ERR_NOT_FOUND, "id", "no job %s", idb);
 			break;
 		default:
-			err_setc(&e, ERR_LEASE_LOST, "id",
-				 "job %s is not leased to this worker any more: stop and do not complete it",
-				 idb);
+			if (!strcmp(state, "cancelled"))
+				err_setc(&e, ERR_LEASE_LOST, "id",
+					 "job %s was cancelled: stop and do not complete it", idb);
+			else
+				err_setc(&e, ERR_LEASE_LOST, "id",
+					 "job %s is not leased to this worker any more: stop and do not "
+					 "complete it",
+					 idb);
 		}
 		goto bad;
 	}
-	ret = reply_json(rq, 200, json_pack("{s:s,s:I}", "lease_expires_at", expires,
-					    "lease_timeout_s", (json_int_t)rq->srv->cfg->lease_timeout_s));
+	ret = reply_json(rq, 200,
+			 json_pack("{s:s,s:I}", "lease_expires_at", expires, "lease_timeout_s",
+				   (json_int_t)rq->srv->cfg->lease_timeout_s));
 	json_decref(b);
 	return ret;
 bad:
@@ -394,12 +412,59 @@ bad:
 
 static const char *const outcomes[] = { "ok", "build-failed", "boot-failed", "run-failed", NULL };
 
+#define MAX_FAIL_LINE 500
+
+/*
+ * Why a job of outcome status produced no run, for fail_reason: "STATUS:
+ * LINE" with the worker's own last line of log_tail ("regtrack-worker: CODE:
+ * message"), else the last non-empty line, else "no log". New string, caller
+ * frees.
+ */
+static char *fail_reason_of(const char *status, const char *log_tail)
+{
+	const char *best = NULL, *last = NULL, *p = log_tail ? log_tail : "";
+	size_t best_n = 0, last_n = 0;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		size_t t = n;
+
+		while (t && isspace((unsigned char)p[t - 1]))
+			t--;
+		if (t) {
+			last = p;
+			last_n = t;
+			if (!strncmp(p, "regtrack-worker: ", 17)) {
+				best = p;
+				best_n = t;
+			}
+		}
+		p += n + (nl ? 1 : 0);
+	}
+	if (!best) {
+		best = last;
+		best_n = last_n;
+	}
+	if (!best)
+		return xstrfmt("%s: no log", status);
+	if (best_n > MAX_FAIL_LINE) {
+		size_t cut = MAX_FAIL_LINE;
+
+		/* not inside a UTF-8 sequence: the column is text */
+		while (cut && ((unsigned char)best[cut] & 0xc0) == 0x80)
+			cut--;
+		return xstrfmt("%s: %.*s…", status, (int)cut, best);
+	}
+	return xstrfmt("%s: %.*s", status, (int)best_n, best);
+}
+
 enum MHD_Result api_job_complete(struct request *rq)
 {
 	struct err e;
 	json_t *b = rq_json(rq, &e), *results, *doc;
 	const char *status, *log_tail, *kconfig;
-	char idb[24];
+	char idb[24], *reason = NULL;
 	struct resultdoc *docs = NULL;
 	struct db_job_lock lock;
 	size_t n = 0, i, runs_created = 0, values_created = 0;
@@ -425,16 +490,18 @@ enum MHD_Result api_job_complete(struct request *rq)
 	}
 	results = json_object_get(b, "results");
 	if (results && !json_is_array(results)) {
-		err_setc(&e, ERR_INVALID_FIELD, "results", "'results' must be an array of result documents");
+		err_setc(&e, ERR_INVALID_FIELD, "results",
+			 "'results' must be an array of result documents");
 		goto bad;
 	}
 	n = json_array_size(results);
 	if (!strcmp(status, "ok") && !n) {
-		err_setc(&e, ERR_INVALID_FIELD, "results", "status ok needs at least one result document");
+		err_setc(&e, ERR_INVALID_FIELD, "results",
+			 "status ok needs at least one result document");
 		goto bad;
 	}
 	docs = xcalloc(n ? n : 1, sizeof(*docs));
-	json_array_foreach(results, i, doc) {
+	json_array_foreach (results, i, doc) {
 		if (resultdoc_check(doc, &docs[i], &e)) {
 			char detail[sizeof(e.detail)];
 			snprintf(detail, sizeof(detail), "results[%zu].%.200s", i, e.detail);
@@ -464,15 +531,16 @@ enum MHD_Result api_job_complete(struct request *rq)
 		db_rollback(c);
 		free(docs);
 		json_decref(b);
-		return reply_json(rq, 200, json_pack("{s:I,s:s,s:b}", "id", (json_int_t)job_id,
-						     "state", "done", "already", 1));
+		return reply_json(rq, 200,
+				  json_pack("{s:I,s:s,s:b}", "id", (json_int_t)job_id, "state",
+					    "done", "already", 1));
 	}
 	if (strcmp(lock.state, "leased") || (machine && lock.leased_by != machine)) {
 		err_setc(&e, ERR_LEASE_LOST, "id",
 			 "job %s is not leased to this worker any more; nothing was stored", idb);
 		goto rollback;
 	}
-	json_array_foreach(results, i, doc) {
+	json_array_foreach (results, i, doc) {
 		struct ingest_outcome out;
 
 		if (ingest_result(c, doc, &docs[i], 1, &out, &e)) {
@@ -484,19 +552,55 @@ enum MHD_Result api_job_complete(struct request *rq)
 		runs_created += (size_t)out.created;
 		values_created += out.created ? out.nr_values : 0;
 	}
-	if (db_job_finish(c, job_id, status, log_tail, kconfig, &e) || db_commit(c, &e))
+	if (strcmp(status, "ok"))
+		reason = fail_reason_of(status, log_tail);
+	if (db_job_finish(c, job_id, status, log_tail, kconfig, reason, &e) || db_commit(c, &e))
 		goto rollback;
 	ingest_committed(rq->srv, runs_created, values_created);
+	free(reason);
 	free(docs);
 	/* `status` points into b: build the reply before b goes */
-	ret = reply_json(rq, 200, json_pack("{s:I,s:s,s:s,s:I}", "id", (json_int_t)job_id, "state",
-					    "done", "outcome", status, "runs", (json_int_t)n));
+	ret = reply_json(rq, 200,
+			 json_pack("{s:I,s:s,s:s,s:I}", "id", (json_int_t)job_id, "state", "done",
+				   "outcome", status, "runs", (json_int_t)n));
 	json_decref(b);
 	return ret;
 rollback:
 	db_rollback(c);
 bad:
+	free(reason);
 	free(docs);
 	json_decref(b);
+	return reply_err(rq, &e);
+}
+
+enum MHD_Result api_job_cancel(struct request *rq)
+{
+	struct err e;
+	long long id;
+	char idb[24], was[16], state[16];
+	PGconn *c;
+	int got;
+
+	if (rq_path_id(rq, "job", &id, idb, &e))
+		return reply_err(rq, &e);
+	c = rq_db(rq, &e);
+	got = c ? db_job_cancel(c, id, was, sizeof(was), &e) : -1;
+	if (got < 0)
+		return reply_err(rq, &e);
+	if (got)
+		return reply_json(rq, 200,
+				  json_pack("{s:I,s:s,s:s}", "id", (json_int_t)id, "state",
+					    "cancelled", "was", was));
+	switch (db_job_state(c, id, state, sizeof(state), &e)) {
+	case -1:
+		break;
+	case 0:
+		err_setc(&e, ERR_NOT_FOUND, "id", "no job %s", idb);
+		break;
+	default:
+		err_setc(&e, ERR_CONFLICT, "state",
+			 "job %s is %s: only a queued or leased job can be cancelled", idb, state);
+	}
 	return reply_err(rq, &e);
 }

@@ -45,11 +45,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 /* One side of the comparison: which build, and its .config (owned by build). */
 struct side {
-	const char *role, *commit, *subject;   /* borrowed from the ends or from build */
+	const char *role, *commit, *subject; /* borrowed from the ends or from build */
 	struct db_kconfig_build build;
 };
 
@@ -105,15 +103,16 @@ static json_t *diff_json(const struct side *base, const struct side *head, struc
 			goto out;
 		}
 		json_array_append_new(lines, json_stringn(line.data, line.len));
-		json_array_append_new(entries, json_pack("{s:s, s:s, s:o, s:o}", "op", op_name(en->op),
-							 "name", name, "old", opt_string(en->old_value),
-							 "new", opt_string(en->new_value)));
+		json_array_append_new(entries,
+				      json_pack("{s:s, s:s, s:o, s:o}", "op", op_name(en->op),
+						"name", name, "old", opt_string(en->old_value),
+						"new", opt_string(en->new_value)));
 		free(name);
 	}
 	out = json_pack("{s:o, s:o, s:b, s:I, s:I, s:I, s:O, s:O}", "base", side_json(base, a.nr),
-			"head", side_json(head, b.nr), "identical", d.nr == 0,
-			"removed", (json_int_t)d.nr_removed, "changed", (json_int_t)d.nr_changed,
-			"added", (json_int_t)d.nr_added, "lines", lines, "entries", entries);
+			"head", side_json(head, b.nr), "identical", d.nr == 0, "removed",
+			(json_int_t)d.nr_removed, "changed", (json_int_t)d.nr_changed, "added",
+			(json_int_t)d.nr_added, "lines", lines, "entries", entries);
 out:
 	json_decref(lines);
 	json_decref(entries);
@@ -158,8 +157,8 @@ static int job_side(PGconn *c, long long id, const char *which, struct side *s, 
 
 /* Replies with the difference of the two sides when ok (else with e) and
  * releases both sides either way. */
-static enum MHD_Result reply_diff(struct request *rq, int ok, struct side *base,
-				  struct side *head, struct err *e)
+static enum MHD_Result reply_diff(struct request *rq, int ok, struct side *base, struct side *head,
+				  struct err *e)
 {
 	json_t *out = ok ? diff_json(base, head, e) : NULL;
 
@@ -178,8 +177,9 @@ enum MHD_Result api_kconfig_diff(struct request *rq)
 	if (arg_id(rq, "base_job", &a, &e) || arg_id(rq, "head_job", &b, &e))
 		return reply_err(rq, &e);
 	c = rq_db(rq, &e);
-	return reply_diff(rq, c && !job_side(c, a, "base_job", &base, &e) &&
-				      !job_side(c, b, "head_job", &head, &e),
+	return reply_diff(rq,
+			  c && !job_side(c, a, "base_job", &base, &e) &&
+				  !job_side(c, b, "head_job", &head, &e),
 			  &base, &head, &e);
 }
 
@@ -197,7 +197,8 @@ static int pick_side(PGconn *c, const struct db_kconfig_ends *ends,
 	case 0:
 		return err_setc(e, ERR_NOT_FOUND, which,
 				"no .config stored for the %s build (commit %.12s, kconfig %s): "
-				"no job of it reported one", role, s->commit ? s->commit : "?",
+				"no job of it reported one",
+				role, s->commit ? s->commit : "?",
 				ends->kconfig ? ends->kconfig : "?");
 	}
 	return 0;
@@ -234,8 +235,8 @@ static enum MHD_Result ends_diff(struct request *rq, const char *what, ends_fn r
 	parent = found && ends.parent.id != 0;
 	ok = !pick_side(c, &ends, parent ? &ends.parent : &ends.good, parent ? "parent" : "good",
 			"base", &base, &e) &&
-	     !pick_side(c, &ends, found ? &ends.first_bad : &ends.bad,
-			found ? "first_bad" : "bad", "head", &head, &e);
+	     !pick_side(c, &ends, found ? &ends.first_bad : &ends.bad, found ? "first_bad" : "bad",
+			"head", &head, &e);
 	ret = reply_diff(rq, ok, &base, &head, &e);
 	db_kconfig_ends_release(&ends);
 	return ret;

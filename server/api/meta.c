@@ -8,8 +8,6 @@
 
 #include <string.h>
 
-#include "banned.h"
-
 enum MHD_Result api_machines_get(struct request *rq)
 {
 	return reply_db_json(rq, ST_MACHINES_JSON, 0, NULL);
@@ -41,12 +39,14 @@ enum MHD_Result api_metric_put(struct request *rq)
 	unit = json_object_get(body, "unit");
 	hib = json_object_get(body, "higher_is_better");
 	mon = json_object_get(body, "is_monitor");
-	if ((unit && !json_is_string(unit)) || (hib && !json_is_boolean(hib) && !json_is_null(hib)) ||
+	if ((unit && !json_is_string(unit)) ||
+	    (hib && !json_is_boolean(hib) && !json_is_null(hib)) ||
 	    (mon && !json_is_boolean(mon))) {
 		json_decref(body);
 		err_setc(&e, ERR_INVALID_FIELD,
-			 unit && !json_is_string(unit) ? "unit"
-			 : mon && !json_is_boolean(mon) ? "is_monitor" : "higher_is_better",
+			 unit && !json_is_string(unit) ? "unit" :
+			 mon && !json_is_boolean(mon)  ? "is_monitor" :
+							 "higher_is_better",
 			 "unit is a string; higher_is_better and is_monitor are booleans");
 		return reply_err(rq, &e);
 	}
@@ -63,8 +63,7 @@ enum MHD_Result api_metric_put(struct request *rq)
 	json_decref(body);
 	if (set)
 		return reply_err(rq, &e);
-	out = json_pack("{s:s,s:s,s:o,s:b,s:s}", "name", m.name, "unit", m.unit,
-			"higher_is_better",
+	out = json_pack("{s:s,s:s,s:o,s:b,s:s}", "name", m.name, "unit", m.unit, "higher_is_better",
 			m.higher_is_better < 0 ? json_null() : json_boolean(m.higher_is_better),
 			"is_monitor", m.is_monitor, "source", m.source);
 	db_metric_free(&m);

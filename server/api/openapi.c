@@ -3,8 +3,6 @@
 
 #include <stddef.h>
 
-#include "banned.h"
-
 extern const char openapi_json[];
 extern const size_t openapi_json_len;
 

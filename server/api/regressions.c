@@ -25,8 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 #define LIMIT_DEFAULT 100
 #define LIMIT_MAX 1000
 #define NOTE_MAX 4000
@@ -56,7 +54,8 @@ enum MHD_Result api_regressions_get(struct request *rq)
 	if (state && !regression_state_valid(state)) {
 		err_setc(&e, ERR_INVALID_FIELD, "state",
 			 "'state' must be one of new, confirmed, bisecting, bisected, reported, "
-			 "fixed, invalid, wontfix, not '%s'", state);
+			 "fixed, invalid, wontfix, not '%s'",
+			 state);
 		return reply_err(rq, &e);
 	}
 	if (kind && !regression_kind_valid(kind)) {
@@ -151,7 +150,7 @@ enum MHD_Result api_regression_patch(struct request *rq)
 	if (!b)
 		return reply_err(rq, &e);
 	/* errors are filled in e before b (which owns key) is released */
-	json_object_foreach(b, key, v) {
+	json_object_foreach (b, key, v) {
 		if (!strcmp(key, "state")) {
 			if (!json_is_string(v) || !regression_state_valid(json_string_value(v))) {
 				err_setc(&e, ERR_INVALID_FIELD, "state",

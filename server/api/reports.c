@@ -28,8 +28,6 @@
 
 #include <stdlib.h>
 
-#include "banned.h"
-
 enum MHD_Result api_outbox_get(struct request *rq)
 {
 	const char *reg = rq_arg(rq, "regression"), *lim = rq_arg(rq, "limit");
@@ -50,7 +48,8 @@ enum MHD_Result api_outbox_get(struct request *rq)
 	if (lim) {
 		v = strtoll(lim, &end, 10);
 		if (*end || v <= 0 || v > 1000) {
-			err_setc(&e, ERR_INVALID_FIELD, "limit", "'limit' must be an integer in [1, 1000]");
+			err_setc(&e, ERR_INVALID_FIELD, "limit",
+				 "'limit' must be an integer in [1, 1000]");
 			return reply_err(rq, &e);
 		}
 		p[1] = lim;
@@ -76,9 +75,10 @@ enum MHD_Result api_regression_report(struct request *rq)
 	if (oid < 0 || db_commit(c, &e))
 		goto fail;
 	mailer_kick(rq->srv->mailer);
-	return reply_json(rq, 202, json_pack("{s:I, s:I, s:b}", "outbox_id", (json_int_t)oid,
-					     "regression_id", (json_int_t)id,
-					     "mail_enabled", rq->srv->mailer != NULL));
+	return reply_json(rq, 202,
+			  json_pack("{s:I, s:I, s:b}", "outbox_id", (json_int_t)oid,
+				    "regression_id", (json_int_t)id, "mail_enabled",
+				    rq->srv->mailer != NULL));
 fail:
 	db_rollback(c);
 	return reply_err(rq, &e);

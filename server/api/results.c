@@ -4,6 +4,7 @@
  * job: 404 not_found; commit/testcase not the job's: 400 naming the field).
  */
 #include "server/api/api.h"
+#include "server/jsonout.h"
 #include "server/ingest.h"
 #include "server/api/args.h"
 #include "resultdoc.h"
@@ -11,13 +12,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "banned.h"
-
-json_t *json_num(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
 
 /*
  * The work of POST /api/v1/results (parse, check, store), on a pool thread
@@ -68,7 +62,7 @@ enum MHD_Result api_results_post(struct request *rq)
 	if (!rq->resumed) {
 		if (!http_defer(rq, results_ingest))
 			return MHD_YES; /* back here once it is done */
-		results_ingest(rq); /* no pool (stopping): here and now */
+		results_ingest(rq);	/* no pool (stopping): here and now */
 	}
 	body = rq->deferred;
 	rq->deferred = NULL;

@@ -8,8 +8,6 @@
  */
 #include "server/api/api.h"
 
-#include "banned.h"
-
 const struct route routes[] = {
 	/* health and metrics */
 	{ "GET", "/healthz", api_healthz, AUTH_NONE },
@@ -36,6 +34,7 @@ const struct route routes[] = {
 	{ "POST", "/api/v1/jobs", api_jobs_post, AUTH_JOBS },
 	{ "POST", "/api/v1/jobs/lease", api_jobs_lease, AUTH_WORKER },
 	{ "GET", "/api/v1/jobs/{}", api_job_get, AUTH_READ },
+	{ "POST", "/api/v1/jobs/{}/cancel", api_job_cancel, AUTH_JOBS },
 	{ "POST", "/api/v1/jobs/{}/complete", api_job_complete, AUTH_WORKER },
 	{ "POST", "/api/v1/jobs/{}/heartbeat", api_job_heartbeat, AUTH_WORKER },
 	{ "GET", "/api/v1/jobs/{}/kconfig", api_job_kconfig, AUTH_READ },

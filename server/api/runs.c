@@ -1,13 +1,12 @@
 /* GET /api/v1/runs/{run_id} (one run with its values), GET /api/v1/runs (the newest) */
 #include "server/api/api.h"
+#include "server/jsonout.h"
 #include "server/api/args.h"
 #include "server/db/runs.h"
 #include "server/jsonout.h"
 #include "resultdoc.h"
 
 #include <string.h>
-
-#include "banned.h"
 
 static void set_text(json_t *o, const char *key, const char *v)
 {
@@ -56,9 +55,10 @@ enum MHD_Result api_run_get(struct request *rq)
 	set_text(o, "tree", r.tree);
 	json_object_set_new(o, "job_id", r.job_id ? json_integer(r.job_id) : json_null());
 	set_text(o, "received_at", r.received_at);
-	json_object_set_new(o, "machine", json_pack("{s:o,s:o}",
-		"hostname", r.hostname ? json_string(r.hostname) : json_null(),
-		"arch", r.arch ? json_string(r.arch) : json_null()));
+	json_object_set_new(o, "machine",
+			    json_pack("{s:o,s:o}", "hostname",
+				      r.hostname ? json_string(r.hostname) : json_null(), "arch",
+				      r.arch ? json_string(r.arch) : json_null()));
 	metrics = json_object();
 	for (size_t i = 0; i < r.nr_metrics; i++) {
 		json_t *vals = json_loads(r.metrics[i].values, 0, NULL);
@@ -75,7 +75,8 @@ enum MHD_Result api_run_get(struct request *rq)
 		json_decref(o);
 		db_run_free(&r);
 		buf_release(&out);
-		return reply_errc(rq, ERR_INTERNAL, "run_id", "run '%s' could not be encoded", run_id);
+		return reply_errc(rq, ERR_INTERNAL, "run_id", "run '%s' could not be encoded",
+				  run_id);
 	}
 	out.len--; /* the closing brace */
 	over = buf_addf(&out, ",\"extra\":%s}\n", r.extra && *r.extra ? r.extra : "{}");
@@ -83,7 +84,8 @@ enum MHD_Result api_run_get(struct request *rq)
 	db_run_free(&r);
 	if (over) {
 		buf_release(&out);
-		return reply_errc(rq, ERR_TOO_LARGE, "run_id", "run '%s' is too large to send", run_id);
+		return reply_errc(rq, ERR_TOO_LARGE, "run_id", "run '%s' is too large to send",
+				  run_id);
 	}
 	return reply_text_buf(rq, 200, "application/json", &out);
 }

@@ -25,8 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 /*
  * The reply is written as text, not as a jansson tree (server/jsonout.h);
  * the small parts (setup, change points) still go through jansson. The
@@ -84,9 +82,9 @@ static void radix_sort(uint32_t *idx, uint32_t *tmp, const uint64_t *key, size_t
 
 /* the points' order: series order (setup, commit's rank, run id) */
 struct series_rows {
-	const struct db_series_point *pts;  /* the points, unordered */
-	size_t *rank;                   /* rank[i]: row of pts[i]'s commit in the commits */
-	uint32_t *order;                /* points in series order, nr of them */
+	const struct db_series_point *pts; /* the points, unordered */
+	size_t *rank;			   /* rank[i]: row of pts[i]'s commit in the commits */
+	uint32_t *order;		   /* points in series order, nr of them */
 	size_t nr;
 };
 
@@ -142,7 +140,7 @@ static size_t time_json(long long us, char *out)
 	s = us / 1000000 - (us % 1000000 < 0);
 	days = s / 86400 - (s % 86400 < 0);
 	sod = s - days * 86400;
-	z = days + 10957 + 719468;      /* 2000-01-01 is day 10957 after 1970-01-01 */
+	z = days + 10957 + 719468; /* 2000-01-01 is day 10957 after 1970-01-01 */
 	era = (z >= 0 ? z : z - 146096) / 146097;
 	doe = z - era * 146097;
 	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
@@ -175,8 +173,8 @@ static size_t time_json(long long us, char *out)
  * order, none when there are no points). 0, or -1 with e (then sr and *cm
  * hold nothing to free).
  */
-static int series_order(PGconn *c, const struct db_series_points *p,
-			struct db_series_commits *cm, struct series_rows *sr, struct err *e)
+static int series_order(PGconn *c, const struct db_series_points *p, struct db_series_commits *cm,
+			struct series_rows *sr, struct err *e)
 {
 	size_t n = p->nr, nids = 0, k = 0;
 	const struct db_series_point *pts = p->rows;
@@ -370,8 +368,8 @@ enum MHD_Result api_series_get(struct request *rq)
 	if (setup_filter_from_query(rq, &f, &e))
 		return reply_err(rq, &e);
 	if (!f.testcase || !metric) {
-		err_setc(&e, ERR_MISSING_FIELD, !f.testcase ? "testcase" : "metric", "'%s' is required",
-			 !f.testcase ? "testcase" : "metric");
+		err_setc(&e, ERR_MISSING_FIELD, !f.testcase ? "testcase" : "metric",
+			 "'%s' is required", !f.testcase ? "testcase" : "metric");
 		return reply_err(rq, &e);
 	}
 	c = rq_db(rq, &e);

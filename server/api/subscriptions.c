@@ -25,8 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 #define MAX_FIELD 256
 #define MAX_PATHS 64
 
@@ -67,13 +65,15 @@ static int paths_literal(json_t *o, char **out, struct err *e)
 				"'paths' must be an array of at most %d strings", MAX_PATHS);
 	if (buf_addch(&b, '{'))
 		goto big;
-	json_array_foreach(v, i, it) {
+	json_array_foreach (v, i, it) {
 		const char *s;
 
-		if (!json_is_string(it) || !json_string_length(it) || json_string_length(it) > MAX_FIELD) {
+		if (!json_is_string(it) || !json_string_length(it) ||
+		    json_string_length(it) > MAX_FIELD) {
 			buf_release(&b);
 			return err_setc(e, ERR_INVALID_FIELD, "paths",
-					"'paths' must hold non-empty strings of at most %d bytes", MAX_FIELD);
+					"'paths' must hold non-empty strings of at most %d bytes",
+					MAX_FIELD);
 		}
 		if (i && buf_addch(&b, ','))
 			goto big;
@@ -151,7 +151,8 @@ enum MHD_Result api_subscriptions_post(struct request *rq)
 		goto fail;
 	}
 	if (!report_addr_ok(email)) {
-		err_setc(&e, ERR_INVALID_FIELD, "email", "'email' must be a plain address (local@domain)");
+		err_setc(&e, ERR_INVALID_FIELD, "email",
+			 "'email' must be a plain address (local@domain)");
 		goto fail;
 	}
 	c = rq_db(rq, &e);
@@ -164,10 +165,11 @@ enum MHD_Result api_subscriptions_post(struct request *rq)
 	{
 		json_t *pa = json_object_get(b, "paths");
 		json_t *out = json_pack("{s:I, s:s, s:o, s:o, s:o, s:o}", "id", (json_int_t)id,
-					"email", email, "tree", tree ? json_string(tree) : json_null(),
-					"testcase", testcase ? json_string(testcase) : json_null(),
-					"metric", metric ? json_string(metric) : json_null(),
-					"paths", json_is_array(pa) ? json_incref(pa) : json_array());
+					"email", email, "tree",
+					tree ? json_string(tree) : json_null(), "testcase",
+					testcase ? json_string(testcase) : json_null(), "metric",
+					metric ? json_string(metric) : json_null(), "paths",
+					json_is_array(pa) ? json_incref(pa) : json_array());
 		json_decref(b);
 		return reply_json(rq, 201, out);
 	}

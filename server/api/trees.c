@@ -1,5 +1,7 @@
 /* POST /api/v1/trees (admin): {name, url, branches[]}; GET /api/v1/trees */
 #include "server/api/api.h"
+#include "names.h"
+#include "clock.h"
 #include "server/db/trees.h"
 
 #include <ctype.h>
@@ -7,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#include "banned.h"
 
 enum MHD_Result api_trees_post(struct request *rq)
 {
@@ -31,14 +31,9 @@ enum MHD_Result api_trees_post(struct request *rq)
 			 "'name' is a string of 1..128 chars");
 		goto bad;
 	}
-	for (const char *p = json_string_value(name); *p; p++)
-		if (!isalnum((unsigned char)*p) && !strchr("._+-", *p)) {
-			err_setc(&e, ERR_INVALID_FIELD, "name", "tree names are chars of [A-Za-z0-9._+-]");
-			goto bad;
-		}
-	/* the mirror is DATA_DIR/mirrors/NAME.git: "." and ".." name no tree of their own */
-	if (!strcmp(json_string_value(name), ".") || !strcmp(json_string_value(name), "..")) {
-		err_setc(&e, ERR_INVALID_FIELD, "name", "a tree may not be named '.' or '..'");
+	if (!names_plain(json_string_value(name), NAMES_PLAIN_MAX)) {
+		err_setc(&e, ERR_INVALID_FIELD, "name",
+			 "tree names are chars of [A-Za-z0-9._+-], the first a letter, a digit or '_'");
 		goto bad;
 	}
 	if (url && (!json_is_string(url) || json_string_length(url) > 4096)) {
@@ -50,15 +45,18 @@ enum MHD_Result api_trees_post(struct request *rq)
 		goto bad;
 	}
 	if (branches && !json_is_array(branches)) {
-		err_setc(&e, ERR_INVALID_FIELD, "branches", "'branches' is an array of branch names");
+		err_setc(&e, ERR_INVALID_FIELD, "branches",
+			 "'branches' is an array of branch names");
 		goto bad;
 	}
 	over |= buf_addch(&br, '{');
-	json_array_foreach(branches, i, v) {
+	json_array_foreach (branches, i, v) {
 		const char *s = json_is_string(v) ? json_string_value(v) : NULL;
-		if (!s || !*s || strlen(s) > 255 || s[0] == '-' || strpbrk(s, "\"\\{},"
-								       " \t\n~^:?*[")) {
-			err_setc(&e, ERR_INVALID_FIELD, "branches", "branch %zu is not a valid ref name", i);
+		if (!s || !*s || strlen(s) > 255 || s[0] == '-' ||
+		    strpbrk(s, "\"\\{},"
+			       " \t\n~^:?*[")) {
+			err_setc(&e, ERR_INVALID_FIELD, "branches",
+				 "branch %zu is not a valid ref name", i);
 			goto bad;
 		}
 		over |= buf_addf(&br, "%s\"%s\"", i ? "," : "", s);
@@ -70,15 +68,17 @@ enum MHD_Result api_trees_post(struct request *rq)
 	}
 	c = rq_db(rq, &e);
 	id = c ? db_tree_upsert(c, json_string_value(name), url ? json_string_value(url) : NULL,
-				br.data, &e) : -1;
+				br.data, &e) :
+		 -1;
 	if (id < 0)
 		goto bad;
-	api_trees_changed();
+	atomic_fetch_add(&rq->srv->trees_gen, 1);
 	/* s:o steals: a new array for missing branches, a reference to given ones (s:O on a
 	 * new array leaked it) */
-	ret = reply_json(rq, 200, json_pack("{s:I,s:O,s:O,s:o}", "id", (json_int_t)id, "name", name,
-					    "url", url ? url : json_null(), "branches",
-					    branches ? json_incref(branches) : json_array()));
+	ret = reply_json(rq, 200,
+			 json_pack("{s:I,s:O,s:O,s:o}", "id", (json_int_t)id, "name", name, "url",
+				   url ? url : json_null(), "branches",
+				   branches ? json_incref(branches) : json_array()));
 	buf_release(&br);
 	json_decref(b);
 	return ret;
@@ -99,30 +99,16 @@ bad:
 
 static struct {
 	pthread_mutex_t lock;
-	char *text;             /* the cached reply, NULL when none */
+	char *text; /* the cached reply, NULL when none */
 	size_t len;
-	unsigned long gen;      /* trees_gen when it was read */
-	long long at_ms;        /* CLOCK_MONOTONIC when it was read */
+	unsigned long gen; /* srv->trees_gen when it was read */
+	long long at_ms;   /* CLOCK_MONOTONIC when it was read */
 } trees_cache = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0 };
-static atomic_ulong trees_gen;
-
-void api_trees_changed(void)
-{
-	atomic_fetch_add(&trees_gen, 1);
-}
-
-static long long mono_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
 
 enum MHD_Result api_trees_get(struct request *rq)
 {
 	struct err e;
-	unsigned long gen = atomic_load(&trees_gen);
+	unsigned long gen = atomic_load(&rq->srv->trees_gen);
 	long long now = mono_ms();
 	enum MHD_Result ret;
 	PGconn *c;
@@ -143,7 +129,8 @@ enum MHD_Result api_trees_get(struct request *rq)
 	ret = reply_text(rq, 200, "application/json", text, len);
 	/* keep it unless something changed while it was read (it may predate that) */
 	pthread_mutex_lock(&trees_cache.lock);
-	if (atomic_load(&trees_gen) == gen && (!trees_cache.text || trees_cache.at_ms <= now)) {
+	if (atomic_load(&rq->srv->trees_gen) == gen &&
+	    (!trees_cache.text || trees_cache.at_ms <= now)) {
 		free(trees_cache.text);
 		trees_cache.text = text;
 		trees_cache.len = len;

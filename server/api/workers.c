@@ -7,6 +7,7 @@
  * next are api/jobs.c's.
  */
 #include "server/api/api.h"
+#include "names.h"
 #include "server/api/args.h"
 #include "server/db/jobs.h"
 #include "server/lease.h"
@@ -16,21 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "banned.h"
-
-/* api/jobs.c's name rule, until the names module replaces both copies */
-static int is_word(const char *s, size_t max)
-{
-	size_t n = strlen(s);
-
-	if (!n || n > max)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!isalnum((unsigned char)s[i]) && !strchr("._+-", s[i]))
-			return 0;
-	return 1;
-}
 
 enum MHD_Result api_workers_register(struct request *rq)
 {
@@ -49,25 +35,31 @@ enum MHD_Result api_workers_register(struct request *rq)
 
 	if (!b)
 		return reply_err(rq, &e);
-	if (json_str_field(b, "hostname", 1, 255, &host, &e) || json_str_field(b, "arch", 1, 32, &arch, &e) ||
-	    json_str_field(b, "tbox_group", 0, 128, &tbox, &e) || json_str_field(b, "cpu_model", 0, 512, &model, &e) ||
+	if (json_str_field(b, "hostname", 1, 255, &host, &e) ||
+	    json_str_field(b, "arch", 1, 32, &arch, &e) ||
+	    json_str_field(b, "tbox_group", 0, 128, &tbox, &e) ||
+	    json_str_field(b, "cpu_model", 0, 512, &model, &e) ||
 	    json_int_field(b, "nr_cpus", -1, 0, 1 << 20, &cpus, &e) ||
 	    json_int_field(b, "memory_mb", -1, 0, 1LL << 40, &mem, &e))
 		goto bad;
-	if (!is_word(host, 255) || !is_word(arch, 32) || (tbox && !is_word(tbox, 128))) {
-		err_setc(&e, ERR_INVALID_FIELD, !is_word(host, 255) ? "hostname"
-			 : !is_word(arch, 32) ? "arch" : "tbox_group",
+	if (!names_plain(host, 255) || !names_plain(arch, 32) ||
+	    (tbox && !names_plain(tbox, 128))) {
+		err_setc(&e, ERR_INVALID_FIELD,
+			 !names_plain(host, 255) ? "hostname" :
+			 !names_plain(arch, 32)	 ? "arch" :
+						   "tbox_group",
 			 "names must be chars of [A-Za-z0-9._+-]");
 		goto bad;
 	}
 	caps = json_object_get(b, "capabilities");
 	if (caps && !json_is_array(caps)) {
-		err_setc(&e, ERR_INVALID_FIELD, "capabilities", "'capabilities' must be an array of strings");
+		err_setc(&e, ERR_INVALID_FIELD, "capabilities",
+			 "'capabilities' must be an array of strings");
 		goto bad;
 	}
 	over |= buf_addch(&capbuf, '{');
-	json_array_foreach(caps, i, v) {
-		if (!json_is_string(v) || !is_word(json_string_value(v), 64)) {
+	json_array_foreach (caps, i, v) {
+		if (!json_is_string(v) || !names_plain(json_string_value(v), 64)) {
 			err_setc(&e, ERR_INVALID_FIELD, "capabilities",
 				 "capabilities are words like host, qemu-x86_64, qemu-aarch64");
 			goto bad;
@@ -88,18 +80,25 @@ enum MHD_Result api_workers_register(struct request *rq)
 	fptext = fp ? json_dumps(fp, JSON_COMPACT) : xstrdup("{}");
 	{
 		const struct db_machine_new m = {
-			.hostname = host, .arch = arch, .tbox_group = tbox ? tbox : host,
-			.nr_cpus = cpus, .memory_mb = mem, .cpu_model = model,
-			.capabilities = capbuf.data, .fingerprint = fptext,
-			.token_id = rq->token_id, .admin = rq->scope == SCOPE_ADMIN,
+			.hostname = host,
+			.arch = arch,
+			.tbox_group = tbox ? tbox : host,
+			.nr_cpus = cpus,
+			.memory_mb = mem,
+			.cpu_model = model,
+			.capabilities = capbuf.data,
+			.fingerprint = fptext,
+			.token_id = rq->token_id,
+			.admin = rq->scope == SCOPE_ADMIN,
 		};
 		c = rq_db(rq, &e);
 		id = c ? db_machine_register(c, &m, &e) : -1;
 	}
 	if (id < 0)
 		goto bad;
-	ret = reply_json(rq, 200, json_pack("{s:I,s:I}", "machine_id", (json_int_t)id,
-					    "lease_timeout_s", (json_int_t)rq->srv->cfg->lease_timeout_s));
+	ret = reply_json(rq, 200,
+			 json_pack("{s:I,s:I}", "machine_id", (json_int_t)id, "lease_timeout_s",
+				   (json_int_t)rq->srv->cfg->lease_timeout_s));
 	lease_queue_kick(rq->srv->leases);
 	free(fptext);
 	buf_release(&capbuf);

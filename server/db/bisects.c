@@ -10,8 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 /* --- helpers --------------------------------------------------------------- */
 
 static long long get_id(PGresult *r, int row, int col)
@@ -132,8 +130,20 @@ void db_bisect_row_release(struct db_bisect_row *b)
 long long db_bisect_insert(PGconn *c, const struct db_bisect_new *b, struct err *e)
 {
 	char tid[24], gid[24], bid[24], tcid[24], rps[24], rr[24], kk[24], reg[24], tok[24];
-	const char *p[15] = { tid, gid, bid, tcid, b->params, b->kconfig, b->compiler, b->arch,
-			      b->tbox_group, b->metric, rps, rr, kk, b->regression_id ? reg : NULL,
+	const char *p[15] = { tid,
+			      gid,
+			      bid,
+			      tcid,
+			      b->params,
+			      b->kconfig,
+			      b->compiler,
+			      b->arch,
+			      b->tbox_group,
+			      b->metric,
+			      rps,
+			      rr,
+			      kk,
+			      b->regression_id ? reg : NULL,
 			      b->token_id ? tok : NULL };
 
 	snprintf(tid, sizeof(tid), "%lld", b->tree_id);
@@ -168,9 +178,14 @@ int db_bisect_finish(PGconn *c, const struct db_bisect_end *end, long long *regr
 		     struct err *e)
 {
 	char idb[24], fb[24], conf[32];
-	const char *p[9] = { idb, end->state, end->outcome, end->first_bad ? fb : NULL,
-			     end->candidates, isfinite(end->confidence) ? conf : NULL,
-			     end->reason && *end->reason ? end->reason : NULL, end->verification,
+	const char *p[9] = { idb,
+			     end->state,
+			     end->outcome,
+			     end->first_bad ? fb : NULL,
+			     end->candidates,
+			     isfinite(end->confidence) ? conf : NULL,
+			     end->reason && *end->reason ? end->reason : NULL,
+			     end->verification,
 			     end->model };
 	long long reg;
 
@@ -233,8 +248,7 @@ long long db_bisect_commits_insert(PGconn *c, long long id, const char *const *s
 	return stored;
 }
 
-int db_bisect_start(PGconn *c, long long id, size_t nr_candidates, size_t nr_range,
-		    struct err *e)
+int db_bisect_start(PGconn *c, long long id, size_t nr_candidates, size_t nr_range, struct err *e)
 {
 	char idb[24], n1[24], n2[24];
 	const char *p[3] = { idb, n1, n2 };
@@ -286,7 +300,8 @@ int db_bisect_candidates(PGconn *c, long long id, struct db_bisect_candidate **o
 		*out = xcalloc(*n, sizeof(**out));
 		for (size_t i = 0; i < *n; i++) {
 			(*out)[i].commit_id = get_id(r, (int)i, 1);
-			snprintf((*out)[i].sha, sizeof((*out)[i].sha), "%s", PQgetvalue(r, (int)i, 2));
+			snprintf((*out)[i].sha, sizeof((*out)[i].sha), "%s",
+				 PQgetvalue(r, (int)i, 2));
 		}
 	}
 	PQclear(r);
@@ -321,8 +336,8 @@ int db_bisect_jobs(PGconn *c, long long id, struct db_bisect_job **out, size_t *
 	return 0;
 }
 
-int db_bisect_samples(PGconn *c, long long id, int reuse, struct db_bisect_sample **out,
-		      size_t *n, struct err *e)
+int db_bisect_samples(PGconn *c, long long id, int reuse, struct db_bisect_sample **out, size_t *n,
+		      struct err *e)
 {
 	char idb[24];
 	const char *p[2] = { idb, reuse ? "true" : "false" };
@@ -398,8 +413,8 @@ int db_bisect_workers(PGconn *c, const char *arch, const char *tbox, const char 
 	return 0;
 }
 
-int db_bisect_job_insert(PGconn *c, long long id, long long commit_id, const char *cap,
-			 int repeat, long priority, long max_attempts, int round, struct err *e)
+int db_bisect_job_insert(PGconn *c, long long id, long long commit_id, const char *cap, int repeat,
+			 long priority, long max_attempts, int round, struct err *e)
 {
 	char idb[24], cid[24], rep[24], pr[24], ma[24], rb[24];
 	const char *p[7] = { idb, cid, cap, rep, pr, ma, rb };

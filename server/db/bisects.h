@@ -23,19 +23,19 @@
 /* What ST_BISECT_LOCK reads of one active bisect; strings are heap copies (NULL = SQL NULL). */
 struct db_bisect_row {
 	long long id;
-	char state[16];          /* queued | running */
-	int round;               /* rounds of probes queued so far (0 before the first) */
+	char state[16];		     /* queued | running */
+	int round;		     /* rounds of probes queued so far (0 before the first) */
 	char *tree, *url, *branches; /* tree name, its url, its branches space-separated */
-	char *good, *bad;        /* shas of the range's ends */
+	char *good, *bad;	     /* shas of the range's ends */
 	char *kconfig, *arch, *tbox; /* arch, tbox: NULL = any */
-	char *measure;           /* params.measure ("" when unset): "icount" is deterministic */
+	char *measure;		     /* params.measure ("" when unset): "icount" is deterministic */
 	char *metric;
 	int runs_per_step, ref_runs, max_k, nr_candidates;
 	long long regression_id, tree_id;
-	int level;               /* 0: the first-parent chain; n: n merges descended into */
-	char *level_good;        /* sha of the current level's good end (good at level 0) */
+	int level;	  /* 0: the first-parent chain; n: n merges descended into */
+	char *level_good; /* sha of the current level's good end (good at level 0) */
 	long long level_good_id;
-	char *descent;           /* level > 0: the level above, as recorded (JSON text) */
+	char *descent; /* level > 0: the level above, as recorded (JSON text) */
 };
 
 /*
@@ -51,8 +51,9 @@ void db_bisect_row_release(struct db_bisect_row *b);
 /* A new queued bisect (ST_BISECT_INSERT); strings borrowed for the call. */
 struct db_bisect_new {
 	long long tree_id, good_id, bad_id, testcase_id;
-	const char *params;       /* JSON object text */
-	const char *kconfig, *compiler, *arch, *tbox_group, *metric; /* arch, tbox_group NULL = any */
+	const char *params; /* JSON object text */
+	const char *kconfig, *compiler, *arch, *tbox_group,
+		*metric; /* arch, tbox_group NULL = any */
 	int runs_per_step, ref_runs, k;
 	long long regression_id, token_id; /* 0 = none */
 };
@@ -70,12 +71,12 @@ int db_bisect_cancel(PGconn *c, long long id, const char *reason, struct err *e)
 /* How a bisect ends (ST_BISECT_FINISH); strings borrowed for the call. */
 struct db_bisect_end {
 	long long id;
-	const char *state;        /* done | failed */
-	const char *outcome;      /* found | ambiguous | NULL */
-	long long first_bad;      /* commit id; 0 = none */
-	const char *candidates;   /* bigint[] text ("{1,2}") or NULL */
-	double confidence;        /* NAN = NULL */
-	const char *reason;       /* NULL or "" = NULL */
+	const char *state;		  /* done | failed */
+	const char *outcome;		  /* found | ambiguous | NULL */
+	long long first_bad;		  /* commit id; 0 = none */
+	const char *candidates;		  /* bigint[] text ("{1,2}") or NULL */
+	double confidence;		  /* NAN = NULL */
+	const char *reason;		  /* NULL or "" = NULL */
 	const char *verification, *model; /* JSON text or NULL (model NULL keeps the stored one) */
 };
 /*
@@ -102,8 +103,8 @@ int db_bisect_record(PGconn *c, long long id, struct err *e) __attribute__((warn
 long long db_bisect_commits_insert(PGconn *c, long long id, const char *const *shas, size_t n,
 				   int level, struct err *e) __attribute__((warn_unused_result));
 /* queued -> running with its nr_candidates and nr_range. Returns 0 or -1 with e. */
-int db_bisect_start(PGconn *c, long long id, size_t nr_candidates, size_t nr_range,
-		    struct err *e) __attribute__((warn_unused_result));
+int db_bisect_start(PGconn *c, long long id, size_t nr_candidates, size_t nr_range, struct err *e)
+	__attribute__((warn_unused_result));
 /* Moves bisect id to `level` with good end good_id, appending `descent` (a JSON object's text). */
 int db_bisect_descend(PGconn *c, long long id, int level, long long good_id, const char *descent,
 		      struct err *e) __attribute__((warn_unused_result));
@@ -123,9 +124,9 @@ int db_bisect_candidates(PGconn *c, long long id, struct db_bisect_candidate **o
 /* One job of the bisect, in id order. */
 struct db_bisect_job {
 	long long commit_id;
-	int round;               /* jobs.bisect_round */
-	char state[16];          /* queued | leased | done | failed | cancelled */
-	char outcome[32];        /* "" when the job has none */
+	int round;	  /* jobs.bisect_round */
+	char state[16];	  /* queued | leased | done | failed | cancelled */
+	char outcome[32]; /* "" when the job has none */
 };
 /* Every job of bisect id: new array *out of *n. 0 or -1 with e. */
 int db_bisect_jobs(PGconn *c, long long id, struct db_bisect_job **out, size_t *n, struct err *e)
@@ -141,8 +142,8 @@ struct db_bisect_sample {
  * then run order; runs without a value are left out. New array *out of *n.
  * 0 or -1 with e.
  */
-int db_bisect_samples(PGconn *c, long long id, int reuse, struct db_bisect_sample **out,
-		      size_t *n, struct err *e) __attribute__((warn_unused_result));
+int db_bisect_samples(PGconn *c, long long id, int reuse, struct db_bisect_sample **out, size_t *n,
+		      struct err *e) __attribute__((warn_unused_result));
 
 /* Steps recorded for round `round` of bisect id (>= 0), or -1 with e. */
 long long db_bisect_steps_count(PGconn *c, long long id, int round, struct err *e)
@@ -152,9 +153,9 @@ struct db_bisect_step {
 	long long bisect_id, commit_id;
 	int round;
 	const char *role, *verdict;
-	const double *samples;   /* stored as float8[] (%.17g), n of them */
+	const double *samples; /* stored as float8[] (%.17g), n of them */
 	size_t n;
-	const char *evidence;    /* JSON object text */
+	const char *evidence; /* JSON object text */
 };
 int db_bisect_step_insert(PGconn *c, const struct db_bisect_step *s, struct err *e)
 	__attribute__((warn_unused_result));
@@ -168,8 +169,8 @@ int db_bisect_workers(PGconn *c, const char *arch, const char *tbox, const char 
 		      const char *window_s, long *idle, long *total, struct err *e)
 	__attribute__((warn_unused_result));
 /* Queues a probe job of bisect id at commit_id for round `round`. 0 or -1 with e. */
-int db_bisect_job_insert(PGconn *c, long long id, long long commit_id, const char *cap,
-			 int repeat, long priority, long max_attempts, int round, struct err *e)
+int db_bisect_job_insert(PGconn *c, long long id, long long commit_id, const char *cap, int repeat,
+			 long priority, long max_attempts, int round, struct err *e)
 	__attribute__((warn_unused_result));
 
 /* Ids of the queued and running bisects in id order: new array *out of *n. 0 or -1 with e. */

@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 struct db {
 	char *conninfo;
 	long timeout_ms;
@@ -79,7 +77,7 @@ PGconn *db_connect_once(const char *conninfo, struct err *e)
 
 	if (PQstatus(c) != CONNECTION_OK) {
 		err_setc(e, ERR_DB_UNAVAILABLE, "db", "cannot connect to the database: %s",
-			PQerrorMessage(c));
+			 PQerrorMessage(c));
 		PQfinish(c);
 		return NULL;
 	}
@@ -111,7 +109,7 @@ static int prepare_all(struct db *db, PGconn *c, struct err *e)
 		PGresult *r = PQprepare(c, db_stmt_def(i)->name, db_stmt_def(i)->sql, 0, NULL);
 		if (PQresultStatus(r) != PGRES_COMMAND_OK) {
 			err_setc(e, ERR_DB, db_stmt_def(i)->name, "cannot prepare '%s': %s",
-				db_stmt_def(i)->name, PQresultErrorMessage(r));
+				 db_stmt_def(i)->name, PQresultErrorMessage(r));
 			PQclear(r);
 			return -1;
 		}
@@ -301,7 +299,7 @@ long long db_copy_in(PGconn *c, const char *sql, const char *data, size_t len, s
 	}
 	if (PQputCopyEnd(c, len ? "client could not send the data" : NULL) != 1) {
 		err_setc(e, ERR_DB_UNAVAILABLE, sql, "the database is unavailable: %s",
-			PQerrorMessage(c));
+			 PQerrorMessage(c));
 		while ((r = PQgetResult(c)))
 			PQclear(r);
 		return -1;

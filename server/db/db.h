@@ -44,6 +44,7 @@ enum db_stmt {
 	ST_BISECT_WORKERS,
 	/* jobs, workers and leases (stmts_jobs.c) */
 	ST_JOBS_JSON,
+	ST_JOB_CANCEL,
 	ST_JOB_EXISTS,
 	ST_JOB_EXPIRE,
 	ST_JOB_FINISH,

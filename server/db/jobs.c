@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 /* Room for a bigint in text */
 #define ID_LEN 24
 
@@ -23,8 +21,8 @@ static long long first_id(PGresult *r)
 }
 
 /* Runs st with n parameters: 1 and *id from its first row, 0 when none, -1 with e. */
-static int exec_returning(PGconn *c, enum db_stmt st, int n, const char *const *p,
-			  long long *id, struct err *e)
+static int exec_returning(PGconn *c, enum db_stmt st, int n, const char *const *p, long long *id,
+			  struct err *e)
 {
 	PGresult *r = db_exec(c, st, n, p, e);
 
@@ -40,8 +38,18 @@ long long db_job_insert(PGconn *c, const struct db_job_new *j, struct err *e)
 {
 	char tree[ID_LEN], commit[ID_LEN], tc[ID_LEN], rep[ID_LEN], prio[ID_LEN], max[ID_LEN],
 		tok[ID_LEN];
-	const char *p[13] = { j->tree_id ? tree : NULL, commit, tc, j->params, j->kconfig,
-			      j->compiler, j->arch, j->tbox_group, j->capability, rep, prio, max,
+	const char *p[13] = { j->tree_id ? tree : NULL,
+			      commit,
+			      tc,
+			      j->params,
+			      j->kconfig,
+			      j->compiler,
+			      j->arch,
+			      j->tbox_group,
+			      j->capability,
+			      rep,
+			      prio,
+			      max,
 			      j->token_id ? tok : NULL };
 	long long id;
 
@@ -57,7 +65,9 @@ long long db_job_insert(PGconn *c, const struct db_job_new *j, struct err *e)
 	return id;
 }
 
-int db_job_exists(PGconn *c, long long id, struct err *e)
+/* the first column of the one row statement st returns for job id into out: 1, 0 none, -1 */
+static int job_one_text(PGconn *c, enum db_stmt st, long long id, char *out, size_t size,
+			struct err *e)
 {
 	char b[ID_LEN];
 	const char *p[1] = { b };
@@ -65,12 +75,26 @@ int db_job_exists(PGconn *c, long long id, struct err *e)
 	int n;
 
 	snprintf(b, sizeof(b), "%lld", id);
-	r = db_exec(c, ST_JOB_EXISTS, 1, p, e);
+	if (size)
+		out[0] = 0;
+	r = db_exec(c, st, 1, p, e);
 	if (!r)
 		return -1;
 	n = PQntuples(r) > 0;
+	if (n && size)
+		snprintf(out, size, "%s", PQgetvalue(r, 0, 0));
 	PQclear(r);
 	return n;
+}
+
+int db_job_state(PGconn *c, long long id, char *state, size_t size, struct err *e)
+{
+	return job_one_text(c, ST_JOB_EXISTS, id, state, size, e);
+}
+
+int db_job_cancel(PGconn *c, long long id, char *was, size_t size, struct err *e)
+{
+	return job_one_text(c, ST_JOB_CANCEL, id, was, size, e);
 }
 
 int db_job_kconfig(PGconn *c, long long id, char **text, size_t *len, struct err *e)
@@ -118,14 +142,14 @@ int db_job_lock(PGconn *c, long long id, struct db_job_lock *out, struct err *e)
 }
 
 int db_job_finish(PGconn *c, long long id, const char *outcome, const char *log_tail,
-		  const char *kconfig, struct err *e)
+		  const char *kconfig, const char *fail_reason, struct err *e)
 {
 	char b[ID_LEN];
-	const char *p[4] = { b, outcome, log_tail, kconfig };
+	const char *p[5] = { b, outcome, log_tail, kconfig, fail_reason };
 	PGresult *r;
 
 	snprintf(b, sizeof(b), "%lld", id);
-	r = db_exec(c, ST_JOB_FINISH, 4, p, e);
+	r = db_exec(c, ST_JOB_FINISH, 5, p, e);
 	if (!r)
 		return -1;
 	PQclear(r);
@@ -175,8 +199,9 @@ int db_job_heartbeat(PGconn *c, const struct db_heartbeat *hb, char *expires_at,
 		     struct err *e)
 {
 	char id[ID_LEN], secs[ID_LEN], prog[32], mid[ID_LEN];
-	const char *p[6] = { id, secs, hb->phase, isnan(hb->progress) ? NULL : prog, hb->message,
-			     hb->machine_id ? mid : NULL };
+	const char *p[6] = { id,	  secs,
+			     hb->phase,	  isnan(hb->progress) ? NULL : prog,
+			     hb->message, hb->machine_id ? mid : NULL };
 	PGresult *r;
 	int found;
 
@@ -207,7 +232,8 @@ long db_job_expire(PGconn *c, struct db_job_expired **jobs, struct err *e)
 		*jobs = xcalloc((size_t)n, sizeof(**jobs));
 	for (long i = 0; i < n; i++) {
 		(*jobs)[i].id = strtoll(PQgetvalue(r, (int)i, 0), NULL, 10);
-		snprintf((*jobs)[i].state, sizeof((*jobs)[i].state), "%s", PQgetvalue(r, (int)i, 1));
+		snprintf((*jobs)[i].state, sizeof((*jobs)[i].state), "%s",
+			 PQgetvalue(r, (int)i, 1));
 	}
 	PQclear(r);
 	return n;
@@ -230,9 +256,16 @@ int db_queue_count(PGconn *c, long long *count, long long *max_id, struct err *e
 long long db_machine_register(PGconn *c, const struct db_machine_new *m, struct err *e)
 {
 	char cpus[ID_LEN], mem[ID_LEN], tok[ID_LEN];
-	const char *p[10] = { m->hostname, m->arch, m->tbox_group, m->nr_cpus >= 0 ? cpus : NULL,
-			      m->memory_mb >= 0 ? mem : NULL, m->cpu_model, m->capabilities,
-			      m->fingerprint, m->token_id ? tok : NULL, m->admin ? "true" : "false" };
+	const char *p[10] = { m->hostname,
+			      m->arch,
+			      m->tbox_group,
+			      m->nr_cpus >= 0 ? cpus : NULL,
+			      m->memory_mb >= 0 ? mem : NULL,
+			      m->cpu_model,
+			      m->capabilities,
+			      m->fingerprint,
+			      m->token_id ? tok : NULL,
+			      m->admin ? "true" : "false" };
 	long long id;
 	int got;
 
@@ -244,8 +277,8 @@ long long db_machine_register(PGconn *c, const struct db_machine_new *m, struct 
 		return -1;
 	if (!got)
 		return err_setc(e, ERR_FORBIDDEN, "hostname",
-				"machine '%s' (%s, %s) was registered by another token", m->hostname,
-				m->arch, m->tbox_group);
+				"machine '%s' (%s, %s) was registered by another token",
+				m->hostname, m->arch, m->tbox_group);
 	return id;
 }
 

@@ -19,24 +19,38 @@
 
 /* A job to queue (ST_JOB_INSERT). Strings borrowed from the caller. */
 struct db_job_new {
-	long long tree_id;         /* 0: none (a host job without a tree) */
+	long long tree_id; /* 0: none (a host job without a tree) */
 	long long commit_id;
 	long long testcase_id;
-	const char *params;        /* JSON object text */
+	const char *params; /* JSON object text */
 	const char *kconfig;
 	const char *compiler;
-	const char *arch;          /* NULL: any */
-	const char *tbox_group;    /* NULL: any */
-	const char *capability;    /* host, qemu-x86_64, qemu-aarch64 */
+	const char *arch;	/* NULL: any */
+	const char *tbox_group; /* NULL: any */
+	const char *capability; /* host, qemu-x86_64, qemu-aarch64 */
 	long long repeat, priority, max_attempts;
-	long long token_id;        /* the submitting API token; 0: none */
+	long long token_id; /* the submitting API token; 0: none */
 };
 /* Queues j; returns the new job's id (> 0) or -1 with e. */
 long long db_job_insert(PGconn *c, const struct db_job_new *j, struct err *e)
 	__attribute__((warn_unused_result));
 
-/* 1 when job id exists, 0 when not, -1 with e. */
-int db_job_exists(PGconn *c, long long id, struct err *e) __attribute__((warn_unused_result));
+/*
+ * Job id's state (queued, leased, done, failed, cancelled) into state
+ * (size bytes) (ST_JOB_EXISTS): 1, 0 when there is no such job (state ""),
+ * -1 with e.
+ */
+int db_job_state(PGconn *c, long long id, char *state, size_t size, struct err *e)
+	__attribute__((warn_unused_result));
+
+/*
+ * Cancels job id if it is queued or leased (ST_JOB_CANCEL): 1 with the
+ * state it had in was (size bytes), 0 when it is neither (or does not
+ * exist: db_job_state() tells), -1 with e. A leased job keeps leased_by;
+ * its worker's next heartbeat or complete gets 409 lease_lost.
+ */
+int db_job_cancel(PGconn *c, long long id, char *was, size_t size, struct err *e)
+	__attribute__((warn_unused_result));
 
 /*
  * The .config job id stored (ST_JOB_KCONFIG). Returns 1 with *text a new
@@ -48,21 +62,23 @@ int db_job_kconfig(PGconn *c, long long id, char **text, size_t *len, struct err
 
 /* A job row locked FOR UPDATE (ST_JOB_LOCK), inside the caller's transaction. */
 struct db_job_lock {
-	char state[16];            /* queued, leased, done, failed, cancelled */
-	long long leased_by;       /* machine id; 0: none */
+	char state[16];	     /* queued, leased, done, failed, cancelled */
+	long long leased_by; /* machine id; 0: none */
 	int attempts;
-	char outcome[32];          /* ok, build-failed, ...; "" when none yet */
+	char outcome[32]; /* ok, build-failed, ...; "" when none yet */
 };
 /* Locks job id: 1 with *out filled, 0 when there is no such job, -1 with e. */
 int db_job_lock(PGconn *c, long long id, struct db_job_lock *out, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*
- * Marks job id done with the worker's outcome, log tail and .config (each
- * may be NULL; borrowed) (ST_JOB_FINISH). 0 or -1 with e.
+ * Marks job id done with the worker's outcome, log tail, .config and, for
+ * an outcome other than ok, why it produced no run (fail_reason) (each may
+ * be NULL; borrowed) (ST_JOB_FINISH). 0 or -1 with e.
  */
 int db_job_finish(PGconn *c, long long id, const char *outcome, const char *log_tail,
-		  const char *kconfig, struct err *e) __attribute__((warn_unused_result));
+		  const char *kconfig, const char *fail_reason, struct err *e)
+	__attribute__((warn_unused_result));
 
 /* leases */
 
@@ -93,17 +109,17 @@ int db_job_spec(PGconn *c, long long id, json_t **spec, struct err *e)
 /* A renewed lease (ST_JOB_HEARTBEAT). Strings borrowed from the caller. */
 struct db_heartbeat {
 	long long job_id;
-	long lease_s;              /* the lease runs this many seconds from now */
-	const char *phase;         /* NULL: unchanged */
-	double progress;           /* in [0, 1]; NAN: none (stored as NULL) */
-	const char *message;       /* NULL: none */
-	long long machine_id;      /* 0: any holder */
+	long lease_s;	      /* the lease runs this many seconds from now */
+	const char *phase;    /* NULL: unchanged */
+	double progress;      /* in [0, 1]; NAN: none (stored as NULL) */
+	const char *message;  /* NULL: none */
+	long long machine_id; /* 0: any holder */
 };
 /*
  * Renews the lease of hb->job_id if it is leased (to hb->machine_id).
  * Returns 1 with expires_at (n bytes) the new lease_expires_at as
  * PostgreSQL prints a timestamptz, 0 when the job is not leased (to that
- * machine) or does not exist (tell them apart with db_job_exists()), -1
+ * machine) or does not exist (tell them apart with db_job_state()), -1
  * with e.
  */
 int db_job_heartbeat(PGconn *c, const struct db_heartbeat *hb, char *expires_at, size_t n,
@@ -112,7 +128,7 @@ int db_job_heartbeat(PGconn *c, const struct db_heartbeat *hb, char *expires_at,
 /* A job whose lease ran out (ST_JOB_EXPIRE). */
 struct db_job_expired {
 	long long id;
-	char state[16];            /* what it is now: queued again, or failed */
+	char state[16]; /* what it is now: queued again, or failed */
 };
 /*
  * Requeues or fails every job whose lease expired. Returns how many, with
@@ -134,13 +150,13 @@ int db_queue_count(PGconn *c, long long *count, long long *max_id, struct err *e
 /* A worker's registration (ST_MACHINE_REGISTER). Strings borrowed from the caller. */
 struct db_machine_new {
 	const char *hostname, *arch, *tbox_group;
-	long long nr_cpus;         /* -1: unknown */
-	long long memory_mb;       /* -1: unknown */
-	const char *cpu_model;     /* NULL: unknown */
-	const char *capabilities;  /* a text[] literal: {"host","qemu-x86_64"} */
-	const char *fingerprint;   /* JSON object text */
-	long long token_id;        /* the registering token (owns a new machine); 0: none */
-	int admin;                 /* 1: may update a machine another token owns */
+	long long nr_cpus;	  /* -1: unknown */
+	long long memory_mb;	  /* -1: unknown */
+	const char *cpu_model;	  /* NULL: unknown */
+	const char *capabilities; /* a text[] literal: {"host","qemu-x86_64"} */
+	const char *fingerprint;  /* JSON object text */
+	long long token_id;	  /* the registering token (owns a new machine); 0: none */
+	int admin;		  /* 1: may update a machine another token owns */
 };
 /*
  * Registers m, owned by m->token_id, or updates the machine of the same

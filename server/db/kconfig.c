@@ -7,11 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 /* Columns of ST_KCONFIG_*_ENDS: four, then (id, sha, subject) of each commit */
-enum { E_SETUP, E_KCONFIG, E_COMPILER, E_BISECT, E_GOOD, E_BAD = E_GOOD + 3,
-       E_FIRST_BAD = E_BAD + 3, E_PARENT = E_FIRST_BAD + 3 };
+enum {
+	E_SETUP,
+	E_KCONFIG,
+	E_COMPILER,
+	E_BISECT,
+	E_GOOD,
+	E_BAD = E_GOOD + 3,
+	E_FIRST_BAD = E_BAD + 3,
+	E_PARENT = E_FIRST_BAD + 3
+};
 
 /* Column i of row 0 as a new string; NULL for SQL NULL. */
 static char *dup_col(PGresult *r, int i)
@@ -72,8 +78,7 @@ int db_kconfig_bisect_ends(PGconn *c, long long id, struct db_kconfig_ends *out,
 	return ends(c, ST_KCONFIG_BISECT_ENDS, id, out, e);
 }
 
-int db_kconfig_regression_ends(PGconn *c, long long id, struct db_kconfig_ends *out,
-			       struct err *e)
+int db_kconfig_regression_ends(PGconn *c, long long id, struct db_kconfig_ends *out, struct err *e)
 {
 	return ends(c, ST_KCONFIG_REGRESSION_ENDS, id, out, e);
 }

@@ -16,20 +16,20 @@
 
 /* One commit of a range. */
 struct db_kconfig_commit {
-	long long id;              /* 0: not known (then sha and subject are NULL) */
-	char *sha;                 /* 40 hex */
-	char *subject;             /* NULL when not imported */
+	long long id;  /* 0: not known (then sha and subject are NULL) */
+	char *sha;     /* 40 hex */
+	char *subject; /* NULL when not imported */
 };
 
 /* The ends of a bisect's or a regression's range (ST_KCONFIG_*_ENDS). */
 struct db_kconfig_ends {
-	long long setup_id;        /* the regression's setup; 0: none (a bisect without one) */
-	char *kconfig, *compiler;  /* the build's names; NULL when not recorded */
-	long long bisect_id;       /* 0: none (a regression not bisected) */
-	struct db_kconfig_commit good;       /* the range's good end (last good commit) */
-	struct db_kconfig_commit bad;        /* its bad end (first bad commit of the record) */
-	struct db_kconfig_commit first_bad;  /* a done bisect's answer; id 0 when none */
-	struct db_kconfig_commit parent;     /* first_bad's first parent; id 0 when unknown */
+	long long setup_id;	       /* the regression's setup; 0: none (a bisect without one) */
+	char *kconfig, *compiler;      /* the build's names; NULL when not recorded */
+	long long bisect_id;	       /* 0: none (a regression not bisected) */
+	struct db_kconfig_commit good; /* the range's good end (last good commit) */
+	struct db_kconfig_commit bad;  /* its bad end (first bad commit of the record) */
+	struct db_kconfig_commit first_bad; /* a done bisect's answer; id 0 when none */
+	struct db_kconfig_commit parent;    /* first_bad's first parent; id 0 when unknown */
 };
 /*
  * The ends of bisect id (ST_KCONFIG_BISECT_ENDS) or regression id
@@ -39,16 +39,16 @@ struct db_kconfig_ends {
  */
 int db_kconfig_bisect_ends(PGconn *c, long long id, struct db_kconfig_ends *out, struct err *e)
 	__attribute__((warn_unused_result));
-int db_kconfig_regression_ends(PGconn *c, long long id, struct db_kconfig_ends *out,
-			       struct err *e) __attribute__((warn_unused_result));
+int db_kconfig_regression_ends(PGconn *c, long long id, struct db_kconfig_ends *out, struct err *e)
+	__attribute__((warn_unused_result));
 void db_kconfig_ends_release(struct db_kconfig_ends *ends);
 
 /* A build and the .config it stored. */
 struct db_kconfig_build {
 	long long job_id;
-	char *text;                /* the .config, len bytes and a NUL; NULL when none stored */
+	char *text; /* the .config, len bytes and a NUL; NULL when none stored */
 	size_t len;
-	struct db_kconfig_commit commit;     /* the job's commit (db_kconfig_job only) */
+	struct db_kconfig_commit commit; /* the job's commit (db_kconfig_job only) */
 };
 /*
  * Job id's .config and commit (ST_KCONFIG_JOB): 1 with *out filled (text

@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 /* column c of row i: NULL for SQL NULL */
 static const char *str(const PGresult *r, int i, int c)
 {
@@ -147,8 +145,7 @@ void db_mail_bisect_free(struct db_mail_bisect *b)
 	memset(b, 0, sizeof(*b));
 }
 
-int db_mail_bisect_steps(PGconn *c, long long bisect_id, struct db_mail_steps *out,
-			 struct err *e)
+int db_mail_bisect_steps(PGconn *c, long long bisect_id, struct db_mail_steps *out, struct err *e)
 {
 	PGresult *r = exec_id(c, ST_MAIL_BISECT_STEPS, bisect_id, e);
 	int n;
@@ -229,8 +226,8 @@ void db_mail_compare_free(struct db_mail_compare *t)
 
 /* ---- the test machine ----------------------------------------------- */
 
-int db_mail_machine(PGconn *c, long long setup_id, long long commit_id,
-		    struct db_mail_machine *out, struct err *e)
+int db_mail_machine(PGconn *c, long long setup_id, long long commit_id, struct db_mail_machine *out,
+		    struct err *e)
 {
 	char s[24], m[24];
 	const char *p[2] = { s, m };
@@ -272,8 +269,7 @@ void db_mail_machine_free(struct db_mail_machine *m)
 
 /* ---- the culprit's files -------------------------------------------- */
 
-int db_mail_diffstat(PGconn *c, long long commit_id, struct db_mail_diffstat *out,
-		     struct err *e)
+int db_mail_diffstat(PGconn *c, long long commit_id, struct db_mail_diffstat *out, struct err *e)
 {
 	PGresult *r = exec_id(c, ST_MAIL_DIFFSTAT, commit_id, e);
 	int found;
@@ -291,8 +287,7 @@ int db_mail_diffstat(PGconn *c, long long commit_id, struct db_mail_diffstat *ou
 	return found;
 }
 
-int db_mail_commit_files(PGconn *c, long long commit_id, struct db_mail_files *out,
-			 struct err *e)
+int db_mail_commit_files(PGconn *c, long long commit_id, struct db_mail_files *out, struct err *e)
 {
 	PGresult *r = exec_id(c, ST_MAIL_COMMIT_FILES, commit_id, e);
 	int n;
@@ -321,8 +316,8 @@ void db_mail_files_free(struct db_mail_files *f)
 
 /* ---- subscriptions -------------------------------------------------- */
 
-int db_mail_subs_match(PGconn *c, const char *tree, const char *testcase,
-		       struct db_mail_subs *out, struct err *e)
+int db_mail_subs_match(PGconn *c, const char *tree, const char *testcase, struct db_mail_subs *out,
+		       struct err *e)
 {
 	const char *p[2] = { tree, testcase };
 	PGresult *r = db_exec(c, ST_MAIL_SUBS_MATCH, 2, p, e);
@@ -350,9 +345,8 @@ void db_mail_subs_free(struct db_mail_subs *s)
 	memset(s, 0, sizeof(*s));
 }
 
-long long db_mail_sub_insert(PGconn *c, const char *email, const char *tree,
-			     const char *testcase, const char *metric, const char *paths,
-			     struct err *e)
+long long db_mail_sub_insert(PGconn *c, const char *email, const char *tree, const char *testcase,
+			     const char *metric, const char *paths, struct err *e)
 {
 	const char *p[5] = { email, tree, testcase, metric, paths };
 	PGresult *r = db_exec(c, ST_SUB_INSERT, 5, p, e);

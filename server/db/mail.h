@@ -25,23 +25,23 @@
 /* ---- the regression (ST_MAIL_REGRESSION) --------------------------- */
 
 struct db_mail_regression {
-	const char *kind;          /* "regression" or "improvement" */
-	double change_pct;         /* the detector's estimate, %; NAN when NULL */
-	const char *metric;        /* metric name */
-	const char *testcase;      /* testcase name */
-	const char *params;        /* the setup's params as JSON text */
+	const char *kind;     /* "regression" or "improvement" */
+	double change_pct;    /* the detector's estimate, %; NAN when NULL */
+	const char *metric;   /* metric name */
+	const char *testcase; /* testcase name */
+	const char *params;   /* the setup's params as JSON text */
 	const char *kconfig, *compiler, *tbox_group, *mode;
 	const char *good_sha, *good_subject;
 	const char *bad_sha, *bad_subject;
-	const char *bad_author;    /* "Name <email>" as git prints it */
-	const char *tree;          /* tree name; "" when not known */
-	const char *branch;        /* of the newest run at the bad commit */
-	const char *machine_arch;  /* that run's machine */
-	long nr_cpus;              /* 0 when not known */
-	long long memory_mb;       /* 0 when not known */
+	const char *bad_author;	  /* "Name <email>" as git prints it */
+	const char *tree;	  /* tree name; "" when not known */
+	const char *branch;	  /* of the newest run at the bad commit */
+	const char *machine_arch; /* that run's machine */
+	long nr_cpus;		  /* 0 when not known */
+	long long memory_mb;	  /* 0 when not known */
 	const char *cpu_model;
 	long long setup_id, good_commit_id, bad_commit_id, metric_id;
-	long long bisect_id;       /* 0: none */
+	long long bisect_id;	    /* 0: none */
 	const char *bad_parent_sha; /* the bad commit's first parent */
 	PGresult *res;
 };
@@ -68,10 +68,10 @@ int db_mail_regression_exists(PGconn *c, long long regression_id, long long *bis
 /* ---- the bisect (ST_MAIL_BISECT, ST_MAIL_BISECT_STEPS) -------------- */
 
 struct db_mail_bisect {
-	long long culprit_id;      /* the first bad commit */
+	long long culprit_id; /* the first bad commit */
 	const char *culprit_sha;
 	const char *culprit_subject, *culprit_author;
-	long long parent_id;       /* its first parent; 0 when that commit is not stored */
+	long long parent_id; /* its first parent; 0 when that commit is not stored */
 	const char *parent_sha, *parent_subject; /* NULL when parent_id is 0 */
 	PGresult *res;
 };
@@ -85,22 +85,22 @@ int db_mail_bisect(PGconn *c, long long bisect_id, struct db_mail_bisect *out, s
 void db_mail_bisect_free(struct db_mail_bisect *b);
 
 struct db_mail_step {
-	const char *sha;           /* the tested commit */
+	const char *sha; /* the tested commit */
 	const char *subject;
-	const char *verdict;       /* "good", "bad", … as the bisect recorded it */
-	double mean;               /* of its samples; NAN when it has none */
+	const char *verdict; /* "good", "bad", … as the bisect recorded it */
+	double mean;	     /* of its samples; NAN when it has none */
 	int nr_samples;
 };
 
 struct db_mail_steps {
-	struct db_mail_step *v;    /* n steps in the order they were taken */
+	struct db_mail_step *v; /* n steps in the order they were taken */
 	size_t n;
 	PGresult *res;
 };
 
 /* The steps of bisect `bisect_id`: 0 and out (n may be 0), -1 with e. */
-int db_mail_bisect_steps(PGconn *c, long long bisect_id, struct db_mail_steps *out,
-			 struct err *e) __attribute__((warn_unused_result));
+int db_mail_bisect_steps(PGconn *c, long long bisect_id, struct db_mail_steps *out, struct err *e)
+	__attribute__((warn_unused_result));
 void db_mail_steps_free(struct db_mail_steps *s);
 
 /* ---- the comparison table (ST_MAIL_COMPARE) ------------------------- */
@@ -113,9 +113,9 @@ struct db_mail_metric {
 };
 
 struct db_mail_compare {
-	struct db_mail_metric *v;  /* n metrics by name */
+	struct db_mail_metric *v; /* n metrics by name */
 	size_t n;
-	double *pool;              /* holds every base[] and head[] */
+	double *pool; /* holds every base[] and head[] */
 	PGresult *res;
 };
 
@@ -138,9 +138,9 @@ struct db_mail_machine {
 	const char *accel, *guest_arch;
 	int has_guest_nr_cpus;
 	long long guest_nr_cpus, guest_memory_mb;
-	const char *guest_icount;  /* "true" / "false" */
-	long long cpus;            /* runs.extra cpus, of documents without "guest" */
-	const char *mode;          /* the setup's mode; "" when NULL */
+	const char *guest_icount; /* "true" / "false" */
+	long long cpus;		  /* runs.extra cpus, of documents without "guest" */
+	const char *mode;	  /* the setup's mode; "" when NULL */
 	PGresult *res;
 };
 
@@ -148,8 +148,8 @@ struct db_mail_machine {
  * The machine of the newest run of setup `setup_id` at commit `commit_id`:
  * 1 and out, 0 when there is no such run (out zeroed), -1 with e.
  */
-int db_mail_machine(PGconn *c, long long setup_id, long long commit_id,
-		    struct db_mail_machine *out, struct err *e) __attribute__((warn_unused_result));
+int db_mail_machine(PGconn *c, long long setup_id, long long commit_id, struct db_mail_machine *out,
+		    struct err *e) __attribute__((warn_unused_result));
 void db_mail_machine_free(struct db_mail_machine *m);
 
 /* ---- the culprit's files (ST_MAIL_DIFFSTAT, ST_MAIL_COMMIT_FILES) --- */
@@ -159,35 +159,35 @@ struct db_mail_diffstat {
 };
 
 /* The diffstat of commit `commit_id`: 1 and out, 0 when not collected, -1 with e. */
-int db_mail_diffstat(PGconn *c, long long commit_id, struct db_mail_diffstat *out,
-		     struct err *e) __attribute__((warn_unused_result));
+int db_mail_diffstat(PGconn *c, long long commit_id, struct db_mail_diffstat *out, struct err *e)
+	__attribute__((warn_unused_result));
 
 struct db_mail_file {
-	const char *path;          /* relative to the tree's root, as git prints it */
+	const char *path;	    /* relative to the tree's root, as git prints it */
 	long insertions, deletions; /* lines; -1 for a binary file */
 };
 
 struct db_mail_files {
-	struct db_mail_file *v;    /* n files by path */
+	struct db_mail_file *v; /* n files by path */
 	size_t n;
 	PGresult *res;
 };
 
 /* Every file commit `commit_id` touched: 0 and out (n may be 0), -1 with e. */
-int db_mail_commit_files(PGconn *c, long long commit_id, struct db_mail_files *out,
-			 struct err *e) __attribute__((warn_unused_result));
+int db_mail_commit_files(PGconn *c, long long commit_id, struct db_mail_files *out, struct err *e)
+	__attribute__((warn_unused_result));
 void db_mail_files_free(struct db_mail_files *f);
 
 /* ---- subscriptions (ST_MAIL_SUBS_MATCH, ST_SUB_*) -------------------- */
 
 struct db_mail_sub {
 	const char *email;
-	const char *metric;        /* fnmatch glob; "" = any */
-	const char *paths;         /* path patterns, newline-separated; "" = any */
+	const char *metric; /* fnmatch glob; "" = any */
+	const char *paths;  /* path patterns, newline-separated; "" = any */
 };
 
 struct db_mail_subs {
-	struct db_mail_sub *v;     /* n subscriptions by id */
+	struct db_mail_sub *v; /* n subscriptions by id */
 	size_t n;
 	PGresult *res;
 };
@@ -196,17 +196,17 @@ struct db_mail_subs {
  * The subscriptions of tree `tree` and testcase `testcase` (or of any);
  * their metric and paths are for the caller to match: 0 and out, -1 with e.
  */
-int db_mail_subs_match(PGconn *c, const char *tree, const char *testcase,
-		       struct db_mail_subs *out, struct err *e) __attribute__((warn_unused_result));
+int db_mail_subs_match(PGconn *c, const char *tree, const char *testcase, struct db_mail_subs *out,
+		       struct err *e) __attribute__((warn_unused_result));
 void db_mail_subs_free(struct db_mail_subs *s);
 
 /*
  * Inserts a subscription; tree, testcase, metric NULL = any, paths a
  * PostgreSQL text[] literal or NULL (none). Returns its id or -1 with e.
  */
-long long db_mail_sub_insert(PGconn *c, const char *email, const char *tree,
-			     const char *testcase, const char *metric, const char *paths,
-			     struct err *e) __attribute__((warn_unused_result));
+long long db_mail_sub_insert(PGconn *c, const char *email, const char *tree, const char *testcase,
+			     const char *metric, const char *paths, struct err *e)
+	__attribute__((warn_unused_result));
 
 /* Deletes subscription `id`: 1 deleted, 0 no such subscription, -1 with e. */
 int db_mail_sub_delete(PGconn *c, long long id, struct err *e) __attribute__((warn_unused_result));

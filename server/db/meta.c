@@ -3,8 +3,6 @@
 
 #include <string.h>
 
-#include "banned.h"
-
 int db_health(PGconn *c, struct err *e)
 {
 	PGresult *r = db_exec(c, ST_HEALTH, 0, NULL, e);
@@ -15,8 +13,8 @@ int db_health(PGconn *c, struct err *e)
 	return 0;
 }
 
-int db_metric_set(PGconn *c, const char *name, const char *unit, const char *hib,
-		  const char *mon, struct db_metric *out, struct err *e)
+int db_metric_set(PGconn *c, const char *name, const char *unit, const char *hib, const char *mon,
+		  struct db_metric *out, struct err *e)
 {
 	const char *p[4] = { name, unit, hib, mon };
 	PGresult *r = db_exec(c, ST_METRIC_SET, 4, p, e);

@@ -18,11 +18,11 @@ int db_health(PGconn *c, struct err *e) __attribute__((warn_unused_result));
 
 /* A metric's properties as stored (ST_METRIC_SET's RETURNING). */
 struct db_metric {
-	const char *name, *unit;  /* unit "" when none */
-	int higher_is_better;     /* 1, 0, or -1 when not known */
-	int is_monitor;           /* 1 or 0 */
-	const char *source;       /* "api", "registry", ... */
-	PGresult *res_;           /* the row the strings point into */
+	const char *name, *unit; /* unit "" when none */
+	int higher_is_better;	 /* 1, 0, or -1 when not known */
+	int is_monitor;		 /* 1 or 0 */
+	const char *source;	 /* "api", "registry", ... */
+	PGresult *res_;		 /* the row the strings point into */
 };
 
 /*
@@ -31,9 +31,8 @@ struct db_metric {
  * (hib and mon "t" or "f"). 0 and *out, the row as stored now (until
  * db_metric_free()), or -1 with e.
  */
-int db_metric_set(PGconn *c, const char *name, const char *unit, const char *hib,
-		  const char *mon, struct db_metric *out, struct err *e)
-	__attribute__((warn_unused_result));
+int db_metric_set(PGconn *c, const char *name, const char *unit, const char *hib, const char *mon,
+		  struct db_metric *out, struct err *e) __attribute__((warn_unused_result));
 void db_metric_free(struct db_metric *m);
 
 /*

@@ -4,16 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 static int exec_ok(PGconn *conn, const char *sql, const char *what, struct err *e)
 {
 	PGresult *r = PQexec(conn, sql);
 	ExecStatusType st = PQresultStatus(r);
 
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
-		err_setc(e, ERR_DB, what, "migration step failed: %s",
-			PQresultErrorMessage(r));
+		err_setc(e, ERR_DB, what, "migration step failed: %s", PQresultErrorMessage(r));
 		PQclear(r);
 		return -1;
 	}
@@ -33,7 +30,7 @@ static int applied_version(PGconn *conn, int version, struct err *e)
 			 params, NULL, NULL, 0);
 	if (PQresultStatus(r) != PGRES_TUPLES_OK) {
 		err_setc(e, ERR_DB, "schema_migrations", "cannot read migrations: %s",
-			PQresultErrorMessage(r));
+			 PQresultErrorMessage(r));
 		PQclear(r);
 		return -1;
 	}
@@ -77,11 +74,12 @@ int migrate_apply(PGconn *conn, int *applied, struct err *e)
 		if (exec_ok(conn, m->sql, m->name, e))
 			goto rollback;
 		snprintf(ver, sizeof(ver), "%d", m->version);
-		r = PQexecParams(conn, "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)",
-				 2, NULL, params, NULL, NULL, 0);
+		r = PQexecParams(conn,
+				 "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", 2,
+				 NULL, params, NULL, NULL, 0);
 		if (PQresultStatus(r) != PGRES_COMMAND_OK) {
 			err_setc(e, ERR_DB, m->name, "cannot record migration: %s",
-				PQresultErrorMessage(r));
+				 PQresultErrorMessage(r));
 			PQclear(r);
 			goto rollback;
 		}

@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 /* Runs an UPDATE; 0 or -1 with e. */
 static int exec_cmd(PGconn *c, enum db_stmt st, int n, const char *const *p, struct err *e)
 {
@@ -123,8 +121,8 @@ int db_outbox_render(PGconn *c, long long id, const char *subject, const char *b
 		     long long regression_id, long long root_id, struct err *e)
 {
 	char oid[24], rid[24], tid[24];
-	const char *p[8] = { oid, subject, body, message_id, in_reply_to, recipients, rid,
-			     root_id ? tid : NULL };
+	const char *p[8] = { oid,	  subject,    body, message_id,
+			     in_reply_to, recipients, rid,  root_id ? tid : NULL };
 
 	snprintf(oid, sizeof(oid), "%lld", id);
 	snprintf(rid, sizeof(rid), "%lld", regression_id);
@@ -132,8 +130,7 @@ int db_outbox_render(PGconn *c, long long id, const char *subject, const char *b
 	return exec_cmd(c, ST_OUTBOX_RENDER, 8, p, e);
 }
 
-int db_outbox_give_up(PGconn *c, long long id, const char *state, const char *why,
-		      struct err *e)
+int db_outbox_give_up(PGconn *c, long long id, const char *state, const char *why, struct err *e)
 {
 	char oid[24];
 	const char *p[3] = { oid, state, why };

@@ -20,9 +20,9 @@ long long db_outbox_insert(PGconn *c, const char *kind, long long regression_id,
 
 struct db_outbox_claim {
 	long long id;
-	char kind[16];             /* "bisect", "range" or "fixed" */
+	char kind[16];			    /* "bisect", "range" or "fixed" */
 	long long regression_id, bisect_id; /* 0 when NULL */
-	int rendered;              /* its subject (and so its text) is stored */
+	int rendered;			    /* its subject (and so its text) is stored */
 };
 
 /*
@@ -34,8 +34,8 @@ int db_outbox_claim(PGconn *c, struct db_outbox_claim *out, struct err *e)
 
 struct db_outbox_root {
 	long long id;
-	char message_id[256];      /* "" while the root is not rendered */
-	char *subject;             /* "" while not rendered; malloc'ed, the caller frees it */
+	char message_id[256]; /* "" while the root is not rendered */
+	char *subject;	      /* "" while not rendered; malloc'ed, the caller frees it */
 };
 
 /*
@@ -49,9 +49,9 @@ int db_outbox_thread_root(PGconn *c, long long regression_id, long long id,
 
 struct db_outbox_row {
 	const char *subject, *body, *message_id;
-	const char *in_reply_to;   /* NULL for a thread's first mail */
-	const char *recipients;    /* space-separated addresses */
-	PGresult *res;             /* private: owns the strings until db_outbox_row_free() */
+	const char *in_reply_to; /* NULL for a thread's first mail */
+	const char *recipients;	 /* space-separated addresses */
+	PGresult *res;		 /* private: owns the strings until db_outbox_row_free() */
 };
 
 /* The rendered text of row `id`: 1 and out, 0 when there is no such row, -1 with e. */
@@ -70,8 +70,8 @@ int db_outbox_render(PGconn *c, long long id, const char *subject, const char *b
 	__attribute__((warn_unused_result));
 
 /* Sets row `id` to `state` ("failed" or "skipped") with last_error `why`. 0 or -1 with e. */
-int db_outbox_give_up(PGconn *c, long long id, const char *state, const char *why,
-		      struct err *e) __attribute__((warn_unused_result));
+int db_outbox_give_up(PGconn *c, long long id, const char *state, const char *why, struct err *e)
+	__attribute__((warn_unused_result));
 /* Row `id` waits one second more (for its thread's root). 0 or -1 with e. */
 int db_outbox_defer(PGconn *c, long long id, struct err *e) __attribute__((warn_unused_result));
 /* Row `id` went out: `state` "sent" or "dry_run". 0 or -1 with e. */

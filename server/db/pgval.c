@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 double pg_double(const char *s)
 {
 	return *s ? strtod(s, NULL) : NAN;

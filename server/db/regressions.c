@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 /* --- helpers --------------------------------------------------------------- */
 
 static int run(PGconn *c, enum db_stmt st, int n, const char *const *p, struct err *e)
@@ -205,7 +203,7 @@ int db_regr_undetect(PGconn *c, long long setup_id, const long long *kept, size_
 		over |= buf_addf(&ids, "%s%lld", i ? "," : "", kept[i]);
 	over |= buf_addch(&ids, '}');
 	if (over)
-		abort();    /* no cap: only out of memory, which xalloc makes fatal anyway */
+		abort(); /* no cap: only out of memory, which xalloc makes fatal anyway */
 	snprintf(idb, sizeof(idb), "%lld", setup_id);
 	p[1] = ids.data;
 	r = db_exec(c, ST_REGR_UNDETECT, 2, p, e);

@@ -27,7 +27,8 @@
 int db_detect_claim(PGconn *c, long long *queue_id, long long *setup_id, struct err *e)
 	__attribute__((warn_unused_result));
 /* Deletes claim queue_id (the setup was examined). 0 or -1. */
-int db_detect_done(PGconn *c, long long queue_id, struct err *e) __attribute__((warn_unused_result));
+int db_detect_done(PGconn *c, long long queue_id, struct err *e)
+	__attribute__((warn_unused_result));
 /* Gives claim queue_id back (queued again unless already queued). 0 or -1. */
 int db_detect_release(PGconn *c, long long queue_id, struct err *e)
 	__attribute__((warn_unused_result));
@@ -37,16 +38,16 @@ int db_detect_requeue_stale(PGconn *c, struct err *e) __attribute__((warn_unused
 /* One run mean of a setup's series (ST_DETECT_SERIES): by metric, then in series order. */
 struct db_detect_point {
 	long long metric_id;
-	const char *metric;      /* the metric's name; borrowed until db_detect_series_free() */
-	int higher_is_better;    /* 1, 0, or -1 when unknown (NULL) */
+	const char *metric;   /* the metric's name; borrowed until db_detect_series_free() */
+	int higher_is_better; /* 1, 0, or -1 when unknown (NULL) */
 	int is_monitor;
 	long long commit_id;
-	double value;            /* the run's mean; NAN for NULL */
+	double value; /* the run's mean; NAN for NULL */
 };
 struct db_detect_series {
 	struct db_detect_point *p;
 	size_t n;
-	void *res;               /* private: the rows the names point into */
+	void *res; /* private: the rows the names point into */
 };
 /* Every ok run mean of setup_id into *s (zeroed first). 0 or -1. */
 int db_detect_series(PGconn *c, long long setup_id, struct db_detect_series *s, struct err *e)
@@ -68,21 +69,21 @@ int db_regr_covering(PGconn *c, long long setup_id, long long metric_id, long lo
 /* What the detector found for one range (ST_REGR_UPSERT); strings borrowed for the call. */
 struct db_regr_upsert {
 	long long setup_id, metric_id, good_commit, bad_commit;
-	const char *kind;        /* regression | improvement | change */
+	const char *kind;				  /* regression | improvement | change */
 	double change_pct, ci_lo_pct, ci_hi_pct, p_value; /* the two sides (percent, p) */
 	const char *verdict;
 	double mean_before, mean_after;
 	size_t n_before, n_after, commits_after;
-	double pair_change_pct, pair_p_value;  /* last good vs first bad commit */
+	double pair_change_pct, pair_p_value; /* last good vs first bad commit */
 	const char *pair_verdict;
 	double det_before, det_after, det_change_pct, det_p_value; /* the detector's own figures */
-	int confirm;             /* 1: the confirmation rule holds */
+	int confirm; /* 1: the confirmation rule holds */
 };
 /* The record after the upsert: its id, its state before and after. */
 struct db_regr_upserted {
 	long long id;
-	int created;             /* 1: a new record (no state before) */
-	char old_state[16];      /* "" when created */
+	int created;	    /* 1: a new record (no state before) */
+	char old_state[16]; /* "" when created */
 	char new_state[16];
 };
 /* Inserts or updates the record of u's range. 0 or -1 (ERR_DB when no row came back). */
@@ -116,7 +117,7 @@ int db_regr_history_add(PGconn *c, long long id, const char *who, long long toke
 /* One change point of a series (ST_SERIES_CHANGE_POINTS), in record id order. */
 struct db_change_point {
 	long long regression_id;
-	char commit[41], good_commit[41]; /* shas: first bad, last good */
+	char commit[41], good_commit[41];	   /* shas: first bad, last good */
 	double before, after, change_pct, p_value; /* the detector's figures; NAN = NULL */
 	char kind[16], state[16];
 };

@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 /* column col of row, NULL for SQL NULL */
 static const char *text_or_null(const PGresult *r, int row, int col)
 {

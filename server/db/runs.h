@@ -43,9 +43,9 @@ long long db_upsert_id(PGconn *c, int insert_st, int n_insert, int select_st, in
 
 /* A commit found by a sha prefix (ST_COMMIT_RESOLVE). */
 struct db_commit {
-	long long id;             /* commits.id */
-	const char *sha;          /* 40 hex digits, arena copy */
-	const char *subject;      /* arena copy, NULL when not known */
+	long long id;	     /* commits.id */
+	const char *sha;     /* 40 hex digits, arena copy */
+	const char *subject; /* arena copy, NULL when not known */
 };
 
 /*
@@ -58,10 +58,10 @@ int db_commit_resolve(PGconn *c, const char *prefix, struct arena *a, struct db_
 
 /* A setup's columns (ST_SETUP_GET). */
 struct db_setup {
-	const char *testcase;     /* testcases.name */
-	const char *params;       /* setups.params as JSON text */
+	const char *testcase; /* testcases.name */
+	const char *params;   /* setups.params as JSON text */
 	const char *kconfig, *compiler, *tbox_group, *mode;
-	PGresult *res_;           /* the row the strings point into */
+	PGresult *res_; /* the row the strings point into */
 };
 
 /*
@@ -74,8 +74,8 @@ void db_setup_free(struct db_setup *s);
 
 /* One metric's replicates in a run (ST_RUN_VALUES). */
 struct db_run_metric {
-	const char *name;         /* metrics.name */
-	const char *values;       /* the replicates as a JSON array text */
+	const char *name;   /* metrics.name */
+	const char *values; /* the replicates as a JSON array text */
 };
 
 /*
@@ -85,15 +85,15 @@ struct db_run_metric {
  * statement formats them (UTC, microseconds, "Z").
  */
 struct db_run {
-	long long id;             /* runs.id */
-	const char *run_id;       /* the uuid as text */
+	long long id;	    /* runs.id */
+	const char *run_id; /* the uuid as text */
 	const char *commit, *commit_subject;
 	const char *testcase, *params, *kconfig, *compiler, *tbox_group, *mode;
 	const char *status, *started_at;
-	double duration_s;        /* seconds; NAN when not known */
+	double duration_s; /* seconds; NAN when not known */
 	const char *branch, *tree;
-	long long job_id;         /* 0 when the run is not a job's */
-	const char *extra;        /* runs.extra as JSON text */
+	long long job_id;  /* 0 when the run is not a job's */
+	const char *extra; /* runs.extra as JSON text */
 	const char *received_at;
 	const char *hostname, *arch;   /* the machine's, NULL when none */
 	struct db_run_metric *metrics; /* in name order, nr_metrics of them (malloc'd) */
@@ -127,12 +127,12 @@ int db_run_job_spec(PGconn *c, long long job_id, json_t **spec, struct err *e)
 
 /* A metric's id by name (ST_METRIC_IDS). */
 struct db_metric_id {
-	long long id;             /* metrics.id */
+	long long id; /* metrics.id */
 	const char *name;
 };
 
 struct db_metric_ids {
-	struct db_metric_id *rows;     /* malloc'd, in no particular order */
+	struct db_metric_id *rows; /* malloc'd, in no particular order */
 	size_t nr;
 	PGresult *res_;
 };

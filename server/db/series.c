@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 #define INT8_OID 20
 #define TEXT_OID 25
 #define INT4_OID 23
@@ -25,16 +23,17 @@ static int result_check(const PGresult *r, const Oid *types, int nc, const char 
 		return err_setc(e, ERR_DB, what, "%s: %d columns", what, PQnfields(r));
 	for (int k = 0; k < nc; k++)
 		if (PQfformat(r, k) != 1 || PQftype(r, k) != types[k])
-			return err_setc(e, ERR_DB, what, "%s: column %d is not of type %u in binary",
-					what, k, (unsigned)types[k]);
+			return err_setc(e, ERR_DB, what,
+					"%s: column %d is not of type %u in binary", what, k,
+					(unsigned)types[k]);
 	return 0;
 }
 
 int db_compare_runs(PGconn *c, const char *base_id, const char *head_id,
 		    const struct db_setup_filter *f, struct db_compare_runs *out, struct err *e)
 {
-	const char *params[8] = { base_id, head_id, f->testcase, f->tbox_group, f->kconfig,
-				  f->compiler, f->params_key, f->mode };
+	const char *params[8] = { base_id,    head_id,	   f->testcase,	  f->tbox_group,
+				  f->kconfig, f->compiler, f->params_key, f->mode };
 	PGresult *r;
 	size_t nrun, nvals = 0;
 	int *ip;
@@ -49,10 +48,10 @@ int db_compare_runs(PGconn *c, const char *base_id, const char *head_id,
 	out->runs = xcalloc(nrun ? nrun : 1, sizeof(*out->runs));
 	out->nr = nrun;
 	for (size_t i = 0; i < nrun; i++) {
-		long a = pg_bin_array_len(PQgetvalue(r, (int)i, 2), (size_t)PQgetlength(r, (int)i, 2),
-					  INT4_OID);
-		long b = pg_bin_array_len(PQgetvalue(r, (int)i, 3), (size_t)PQgetlength(r, (int)i, 3),
-					  FLOAT8_OID);
+		long a = pg_bin_array_len(PQgetvalue(r, (int)i, 2),
+					  (size_t)PQgetlength(r, (int)i, 2), INT4_OID);
+		long b = pg_bin_array_len(PQgetvalue(r, (int)i, 3),
+					  (size_t)PQgetlength(r, (int)i, 3), FLOAT8_OID);
 
 		if (a < 0 || a != b) {
 			bad = 1;
@@ -110,7 +109,7 @@ int db_compare_metrics(PGconn *c, const int *ids, size_t n, const char *prefix,
 	for (size_t i = 0; i < n; i++)
 		bad |= buf_addf(&arr, i ? ",%d" : "%d", ids[i]);
 	bad |= buf_addch(&arr, '}');
-	(void)bad;                      /* no cap on arr: appends cannot fail */
+	(void)bad; /* no cap on arr: appends cannot fail */
 	params[0] = arr.data;
 	params[1] = prefix;
 	r = db_exec_binary(c, ST_COMPARE_METRICS, 2, params, e);
@@ -125,7 +124,8 @@ int db_compare_metrics(PGconn *c, const int *ids, size_t n, const char *prefix,
 		m->id = pg_bin_int4(PQgetvalue(r, (int)i, 0));
 		m->name = PQgetvalue(r, (int)i, 1);
 		m->unit = PQgetvalue(r, (int)i, 2);
-		m->higher_is_better = PQgetisnull(r, (int)i, 3) ? -1 : PQgetvalue(r, (int)i, 3)[0] != 0;
+		m->higher_is_better = PQgetisnull(r, (int)i, 3) ? -1 :
+								  PQgetvalue(r, (int)i, 3)[0] != 0;
 		m->is_monitor = PQgetvalue(r, (int)i, 4)[0] != 0;
 	}
 	out->res_ = r;
@@ -146,8 +146,8 @@ static const Oid col_type[NR_COLS] = { INT8_OID, INT8_OID, INT8_OID, UUID_OID, T
 int db_series_points(PGconn *c, const char *metric, const struct db_setup_filter *f,
 		     struct db_series_points *out, struct err *e)
 {
-	const char *params[7] = { metric, f->testcase, f->tbox_group, f->kconfig, f->compiler,
-				  f->params_key, f->mode };
+	const char *params[7] = { metric,      f->testcase,   f->tbox_group, f->kconfig,
+				  f->compiler, f->params_key, f->mode };
 	PGresult *r;
 	size_t n;
 
@@ -217,8 +217,8 @@ static size_t lltoa(long long v, char *out)
 	return o;
 }
 
-int db_series_commits(PGconn *c, const long long *ids, size_t n,
-		      struct db_series_commits *out, struct err *e)
+int db_series_commits(PGconn *c, const long long *ids, size_t n, struct db_series_commits *out,
+		      struct err *e)
 {
 	struct buf arr = BUF_INIT(0);
 	const char *p[1];
@@ -239,7 +239,7 @@ int db_series_commits(PGconn *c, const long long *ids, size_t n,
 		bad |= buf_add(&arr, num, m);
 	}
 	bad |= buf_addch(&arr, '}');
-	(void)bad;                      /* no cap on arr: appends cannot fail */
+	(void)bad; /* no cap on arr: appends cannot fail */
 	p[0] = arr.data;
 	r = db_exec_binary(c, ST_SERIES_COMMITS, 1, p, e);
 	buf_release(&arr);

@@ -26,16 +26,16 @@ struct db_setup_filter {
 /* One run of a compare (ST_COMPARE): its metrics' ids and means. */
 struct db_compare_run {
 	long long setup_id;
-	int is_base;              /* 1: a run of the base commit, 0: of the head */
-	int *metric_ids;          /* ascending, n of them (into the runs' id pool) */
-	double *means;            /* means[i]: metric_ids[i]'s mean over the run's iterations */
+	int is_base;	 /* 1: a run of the base commit, 0: of the head */
+	int *metric_ids; /* ascending, n of them (into the runs' id pool) */
+	double *means;	 /* means[i]: metric_ids[i]'s mean over the run's iterations */
 	long n;
 };
 
 struct db_compare_runs {
-	struct db_compare_run *runs;   /* ordered by setup_id */
+	struct db_compare_run *runs; /* ordered by setup_id */
 	size_t nr;
-	size_t nr_values;              /* sum of the runs' n */
+	size_t nr_values; /* sum of the runs' n */
 	int *id_pool_;
 	double *mean_pool_;
 };
@@ -53,16 +53,16 @@ void db_compare_runs_free(struct db_compare_runs *r);
 
 /* A metric's name and properties (ST_COMPARE_METRICS). */
 struct db_compare_metric {
-	int id;                   /* metrics.id */
+	int id; /* metrics.id */
 	const char *name, *unit;
-	int higher_is_better;     /* 1, 0, -1 unknown */
+	int higher_is_better; /* 1, 0, -1 unknown */
 	int is_monitor;
 };
 
 struct db_compare_metrics {
-	struct db_compare_metric *rows;  /* in name order (malloc'd) */
+	struct db_compare_metric *rows; /* in name order (malloc'd) */
 	size_t nr;
-	PGresult *res_;                  /* the rows the strings point into */
+	PGresult *res_; /* the rows the strings point into */
 };
 
 /*
@@ -77,15 +77,15 @@ void db_compare_metrics_free(struct db_compare_metrics *m);
 
 /* One run of a metric's series (ST_SERIES). */
 struct db_series_point {
-	long long setup_id, commit_id, run_id;   /* run_id: runs.id */
-	const unsigned char *uuid;  /* runs.run_id, its 16 bytes */
-	const char *mean;           /* the run's mean as PostgreSQL's text (float8out); NULL for NULL */
+	long long setup_id, commit_id, run_id; /* run_id: runs.id */
+	const unsigned char *uuid;	       /* runs.run_id, its 16 bytes */
+	const char *mean; /* the run's mean as PostgreSQL's text (float8out); NULL for NULL */
 };
 
 struct db_series_points {
-	struct db_series_point *rows;  /* in no particular order (malloc'd) */
-	size_t nr;                     /* at most UINT32_MAX */
-	PGresult *res_;                /* the rows uuid and mean point into */
+	struct db_series_point *rows; /* in no particular order (malloc'd) */
+	size_t nr;		      /* at most UINT32_MAX */
+	PGresult *res_;		      /* the rows uuid and mean point into */
 };
 
 /*
@@ -101,17 +101,17 @@ void db_series_points_free(struct db_series_points *p);
 
 /* A commit of a series (ST_SERIES_COMMITS). */
 struct db_series_commit {
-	long long id;             /* commits.id */
+	long long id; /* commits.id */
 	const char *sha;
-	const char *subject;      /* NULL when not known */
-	int has_time;             /* commit_time is known */
-	long long time_us;        /* commit_time, microseconds since 2000-01-01 00:00:00 UTC */
+	const char *subject; /* NULL when not known */
+	int has_time;	     /* commit_time is known */
+	long long time_us;   /* commit_time, microseconds since 2000-01-01 00:00:00 UTC */
 };
 
 struct db_series_commits {
-	struct db_series_commit *rows;  /* in series order (sql COMMIT_ORDER), malloc'd */
+	struct db_series_commit *rows; /* in series order (sql COMMIT_ORDER), malloc'd */
 	size_t nr;
-	PGresult *res_;                 /* the rows the strings point into */
+	PGresult *res_; /* the rows the strings point into */
 };
 
 /*
@@ -120,9 +120,8 @@ struct db_series_commits {
  * db_series_commits_free()), or -1 with e. Rows without an id or sha are
  * left out.
  */
-int db_series_commits(PGconn *c, const long long *ids, size_t n,
-		      struct db_series_commits *out, struct err *e)
-	__attribute__((warn_unused_result));
+int db_series_commits(PGconn *c, const long long *ids, size_t n, struct db_series_commits *out,
+		      struct err *e) __attribute__((warn_unused_result));
 void db_series_commits_free(struct db_series_commits *cm);
 
 #endif

@@ -1,122 +1,132 @@
 /* Statements of jobs, workers and leases (api/jobs.c, api/workers.c, lease.c); see db.h. */
 #include "server/db/stmts.h"
 
-#include "banned.h"
-
-#define JOB_JSON \
-	"json_build_object('id', j.id, 'state', j.state, 'tree', tr.name, 'commit', c.sha, " \
+#define JOB_JSON                                                                                   \
+	"json_build_object('id', j.id, 'state', j.state, 'tree', tr.name, 'commit', c.sha, "       \
 	"'subject', c.subject, 'kconfig', j.kconfig, 'compiler', j.compiler, 'testcase', t.name, " \
-	"'params', j.params, 'repeat', j.repeat, 'arch', j.arch, 'tbox_group', j.tbox_group, " \
-	"'capability', j.need_capability, 'priority', j.priority, 'attempts', j.attempts, " \
-	"'max_attempts', j.max_attempts, 'machine', m.hostname, 'machine_id', j.leased_by, " \
-	"'lease_expires_at', j.lease_expires_at, 'phase', j.phase, 'progress', j.progress, " \
-	"'message', j.message, 'outcome', j.outcome, 'fail_reason', j.fail_reason, " \
-	"'created_at', j.created_at, 'finished_at', j.finished_at, " \
-	"'runs', (SELECT coalesce(json_agg(r.run_id ORDER BY r.id), '[]') FROM runs r " \
+	"'params', j.params, 'repeat', j.repeat, 'arch', j.arch, 'tbox_group', j.tbox_group, "     \
+	"'capability', j.need_capability, 'priority', j.priority, 'attempts', j.attempts, "        \
+	"'max_attempts', j.max_attempts, 'machine', m.hostname, 'machine_id', j.leased_by, "       \
+	"'lease_expires_at', j.lease_expires_at, 'phase', j.phase, 'progress', j.progress, "       \
+	"'message', j.message, 'outcome', j.outcome, 'fail_reason', j.fail_reason, "               \
+	"'created_at', j.created_at, 'finished_at', j.finished_at, "                               \
+	"'runs', (SELECT coalesce(json_agg(r.run_id ORDER BY r.id), '[]') FROM runs r "            \
 	"WHERE r.job_id = j.id)"
-#define JOB_FROM \
+#define JOB_FROM                                                                                      \
 	" FROM jobs j JOIN commits c ON c.id = j.commit_id JOIN testcases t ON t.id = j.testcase_id " \
 	"LEFT JOIN trees tr ON tr.id = j.tree_id LEFT JOIN machines m ON m.id = j.leased_by "
 
 const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 	/* $1 state (NULL = any), $2 limit */
 	[ST_JOBS_JSON] = { "jobs_json",
-		"SELECT coalesce(json_agg(x.o ORDER BY x.id DESC), '[]')::text FROM (SELECT j.id, "
-		JOB_JSON ") AS o" JOB_FROM "WHERE $1::text IS NULL OR j.state = $1 "
-		"ORDER BY j.id DESC LIMIT $2::integer) x" },
-	/* whether job $1 exists (to tell 404 from 409 after a refusal) */
-	[ST_JOB_EXISTS] = { "job_exists", "SELECT 1 FROM jobs WHERE id = $1::bigint" },
+			   "SELECT coalesce(json_agg(x.o ORDER BY x.id DESC), '[]')::text FROM (SELECT j.id, " JOB_JSON
+			   ") AS o" JOB_FROM "WHERE $1::text IS NULL OR j.state = $1 "
+			   "ORDER BY j.id DESC LIMIT $2::integer) x" },
+	/*
+	 * cancels job $1 when queued or leased; returns the state it had (a
+	 * leased job's worker learns it from its next heartbeat's 409)
+	 */
+	[ST_JOB_CANCEL] = { "job_cancel",
+			    "WITH o AS (SELECT id, state FROM jobs WHERE id = $1::bigint FOR UPDATE) "
+			    "UPDATE jobs SET state = 'cancelled', phase = 'cancelled', finished_at = now(), "
+			    "lease_expires_at = NULL, phase_history = jobs.phase_history || jsonb_build_array("
+			    "jsonb_build_object('phase', 'cancelled', 'at', now(), 'was', o.state, "
+			    "'machine_id', jobs.leased_by)) "
+			    "FROM o WHERE jobs.id = o.id AND o.state IN ('queued', 'leased') RETURNING o.state" },
+	/* job $1's state (to tell 404 from 409 after a refusal, and say why) */
+	[ST_JOB_EXISTS] = { "job_exists", "SELECT state FROM jobs WHERE id = $1::bigint" },
 	[ST_JOB_EXPIRE] = { "job_expire",
-		"WITH x AS (SELECT id FROM jobs WHERE state = 'leased' AND lease_expires_at < now() "
-		"FOR UPDATE SKIP LOCKED) "
-		"UPDATE jobs SET state = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'queued' END, "
-		"fail_reason = CASE WHEN attempts >= max_attempts THEN format("
-		"'lease expired without a heartbeat on attempt %s of %s (machine %s, phase %s)', "
-		"attempts, max_attempts, leased_by, phase) ELSE fail_reason END, "
-		"finished_at = CASE WHEN attempts >= max_attempts THEN now() END, "
-		"phase_history = phase_history || jsonb_build_array(jsonb_build_object("
-		"'phase', 'lease-expired', 'at', now(), 'machine_id', leased_by, 'last_phase', phase)), "
-		"phase = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'queued' END, "
-		"leased_by = NULL, lease_expires_at = NULL "
-		"FROM x WHERE jobs.id = x.id RETURNING jobs.id, jobs.state" },
-	/* $1 job $2 outcome $3 log tail $4 .config */
+			    "WITH x AS (SELECT id FROM jobs WHERE state = 'leased' AND lease_expires_at < now() "
+			    "FOR UPDATE SKIP LOCKED) "
+			    "UPDATE jobs SET state = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'queued' END, "
+			    "fail_reason = CASE WHEN attempts >= max_attempts THEN format("
+			    "'lease expired without a heartbeat on attempt %s of %s (machine %s, phase %s)', "
+			    "attempts, max_attempts, leased_by, phase) ELSE fail_reason END, "
+			    "finished_at = CASE WHEN attempts >= max_attempts THEN now() END, "
+			    "phase_history = phase_history || jsonb_build_array(jsonb_build_object("
+			    "'phase', 'lease-expired', 'at', now(), 'machine_id', leased_by, 'last_phase', phase)), "
+			    "phase = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'queued' END, "
+			    "leased_by = NULL, lease_expires_at = NULL "
+			    "FROM x WHERE jobs.id = x.id RETURNING jobs.id, jobs.state" },
+	/* $1 job $2 outcome $3 log tail $4 .config $5 why it produced no run (NULL: ok) */
 	[ST_JOB_FINISH] = { "job_finish",
-		"UPDATE jobs SET state = 'done', outcome = $2, log_tail = $3, kconfig_text = $4, "
-		"finished_at = now(), phase = 'done', progress = 1, lease_expires_at = NULL, "
-		"phase_history = phase_history || jsonb_build_array(jsonb_build_object("
-		"'phase', 'done', 'at', now(), 'outcome', $2::text)) WHERE id = $1::bigint" },
+			    "UPDATE jobs SET state = 'done', outcome = $2, log_tail = $3, kconfig_text = $4, "
+			    "fail_reason = $5, "
+			    "finished_at = now(), phase = 'done', progress = 1, lease_expires_at = NULL, "
+			    "phase_history = phase_history || jsonb_build_array(jsonb_build_object("
+			    "'phase', 'done', 'at', now(), 'outcome', $2::text)) WHERE id = $1::bigint" },
 	/* $1 job $2 lease seconds $3 phase $4 progress $5 message $6 machine (NULL = any) */
 	[ST_JOB_HEARTBEAT] = { "job_heartbeat",
-		"UPDATE jobs SET lease_expires_at = now() + make_interval(secs => $2::float8), "
-		"phase = coalesce($3::text, phase), progress = $4::float8, message = $5::text, "
-		"phase_history = CASE WHEN $3::text IS NOT NULL AND $3::text IS DISTINCT FROM phase "
-		"THEN phase_history || jsonb_build_array(jsonb_build_object('phase', $3::text, "
-		"'at', now(), 'progress', $4::float8, 'message', $5::text)) ELSE phase_history END "
-		"WHERE id = $1::bigint AND state = 'leased' AND "
-		"($6::bigint IS NULL OR leased_by = $6::bigint) RETURNING lease_expires_at" },
+			       "UPDATE jobs SET lease_expires_at = now() + make_interval(secs => $2::float8), "
+			       "phase = coalesce($3::text, phase), progress = $4::float8, message = $5::text, "
+			       "phase_history = CASE WHEN $3::text IS NOT NULL AND $3::text IS DISTINCT FROM phase "
+			       "THEN phase_history || jsonb_build_array(jsonb_build_object('phase', $3::text, "
+			       "'at', now(), 'progress', $4::float8, 'message', $5::text)) ELSE phase_history END "
+			       "WHERE id = $1::bigint AND state = 'leased' AND "
+			       "($6::bigint IS NULL OR leased_by = $6::bigint) RETURNING lease_expires_at" },
 	/* $1 tree $2 commit $3 testcase $4 params $5 kconfig $6 compiler $7 arch $8 tbox_group
 	 * $9 capability $10 repeat $11 priority $12 max_attempts $13 token */
 	[ST_JOB_INSERT] = { "job_insert",
-		"INSERT INTO jobs (tree_id, commit_id, testcase_id, params, kconfig, compiler, arch, "
-		"tbox_group, need_capability, repeat, priority, max_attempts, submitted_by) "
-		"VALUES ($1::bigint, $2::bigint, $3::integer, $4::jsonb, $5, $6, $7, $8, $9, "
-		"$10::integer, $11::integer, $12::integer, $13::bigint) RETURNING id" },
-	[ST_JOB_JSON] = { "job_json",
-		"SELECT " JOB_JSON ", 'phase_history', j.phase_history, 'log_tail', j.log_tail, "
-		"'has_kconfig', j.kconfig_text IS NOT NULL)::text" JOB_FROM "WHERE j.id = $1::bigint" },
-	[ST_JOB_KCONFIG] = { "job_kconfig",
-		"SELECT kconfig_text FROM jobs WHERE id = $1::bigint" },
+			    "INSERT INTO jobs (tree_id, commit_id, testcase_id, params, kconfig, compiler, arch, "
+			    "tbox_group, need_capability, repeat, priority, max_attempts, submitted_by) "
+			    "VALUES ($1::bigint, $2::bigint, $3::integer, $4::jsonb, $5, $6, $7, $8, $9, "
+			    "$10::integer, $11::integer, $12::integer, $13::bigint) RETURNING id" },
+	[ST_JOB_JSON] = { "job_json", "SELECT " JOB_JSON
+				      ", 'phase_history', j.phase_history, 'log_tail', j.log_tail, "
+				      "'has_kconfig', j.kconfig_text IS NOT NULL)::text" JOB_FROM
+				      "WHERE j.id = $1::bigint" },
+	[ST_JOB_KCONFIG] = { "job_kconfig", "SELECT kconfig_text FROM jobs WHERE id = $1::bigint" },
 	/* $1 machine, $2 lease seconds, $3 lease request (uuid; NULL: none): the
 	 * first matching queued job by priority, then age, skipping locked rows */
 	[ST_JOB_LEASE] = { "job_lease",
-		"WITH m AS (SELECT id, arch, tbox_group, capabilities FROM machines WHERE id = $1::bigint), "
-		"j AS (SELECT jobs.id FROM jobs, m WHERE jobs.state = 'queued' "
-		"AND (jobs.arch IS NULL OR jobs.arch = m.arch) "
-		"AND (jobs.tbox_group IS NULL OR jobs.tbox_group = m.tbox_group) "
-		"AND jobs.need_capability = ANY (m.capabilities) "
-		"ORDER BY jobs.priority DESC, jobs.id LIMIT 1 FOR UPDATE OF jobs SKIP LOCKED) "
-		"UPDATE jobs SET state = 'leased', attempts = jobs.attempts + 1, leased_by = $1::bigint, "
-		"leased_at = now(), lease_expires_at = now() + make_interval(secs => $2::float8), "
-		"lease_request = $3::uuid, "
-		"phase = 'leased', progress = 0, message = NULL, "
-		"phase_history = jobs.phase_history || jsonb_build_array(jsonb_build_object("
-		"'phase', 'leased', 'at', now(), 'machine_id', $1::bigint, 'attempt', jobs.attempts + 1)) "
-		"FROM j WHERE jobs.id = j.id RETURNING jobs.id" },
+			   "WITH m AS (SELECT id, arch, tbox_group, capabilities FROM machines WHERE id = $1::bigint), "
+			   "j AS (SELECT jobs.id FROM jobs, m WHERE jobs.state = 'queued' "
+			   "AND (jobs.arch IS NULL OR jobs.arch = m.arch) "
+			   "AND (jobs.tbox_group IS NULL OR jobs.tbox_group = m.tbox_group) "
+			   "AND jobs.need_capability = ANY (m.capabilities) "
+			   "ORDER BY jobs.priority DESC, jobs.id LIMIT 1 FOR UPDATE OF jobs SKIP LOCKED) "
+			   "UPDATE jobs SET state = 'leased', attempts = jobs.attempts + 1, leased_by = $1::bigint, "
+			   "leased_at = now(), lease_expires_at = now() + make_interval(secs => $2::float8), "
+			   "lease_request = $3::uuid, "
+			   "phase = 'leased', progress = 0, message = NULL, "
+			   "phase_history = jobs.phase_history || jsonb_build_array(jsonb_build_object("
+			   "'phase', 'leased', 'at', now(), 'machine_id', $1::bigint, 'attempt', jobs.attempts + 1)) "
+			   "FROM j WHERE jobs.id = j.id RETURNING jobs.id" },
 	/*
 	 * $1 machine, $2 lease request (uuid), $3 lease seconds: the job this
 	 * machine leased under that request, if still leased to it (sql/0012),
 	 * its lease renewed
 	 */
 	[ST_JOB_LEASE_AGAIN] = { "job_lease_again",
-		"UPDATE jobs SET lease_expires_at = now() + make_interval(secs => $3::float8) "
-		"WHERE lease_request = $2::uuid AND leased_by = $1::bigint AND state = 'leased' "
-		"RETURNING id" },
+				 "UPDATE jobs SET lease_expires_at = now() + make_interval(secs => $3::float8) "
+				 "WHERE lease_request = $2::uuid AND leased_by = $1::bigint AND state = 'leased' "
+				 "RETURNING id" },
 	[ST_JOB_LOCK] = { "job_lock",
-		"SELECT state, coalesce(leased_by, 0), attempts, outcome FROM jobs "
-		"WHERE id = $1::bigint FOR UPDATE" },
+			  "SELECT state, coalesce(leased_by, 0), attempts, outcome FROM jobs "
+			  "WHERE id = $1::bigint FOR UPDATE" },
 	[ST_JOB_SPEC] = { "job_spec",
-		"SELECT json_build_object('id', j.id, 'tree', tr.name, 'url', tr.url, "
-		"'branch', tr.branches[1], 'commit', c.sha, 'kconfig', j.kconfig, "
-		"'compiler', j.compiler, 'testcase', t.name, 'params', j.params, 'repeat', j.repeat, "
-		"'arch', j.arch, 'tbox_group', j.tbox_group, 'attempt', j.attempts, "
-		"'lease_expires_at', j.lease_expires_at)::text "
-		"FROM jobs j JOIN commits c ON c.id = j.commit_id JOIN testcases t ON t.id = j.testcase_id "
-		"LEFT JOIN trees tr ON tr.id = j.tree_id WHERE j.id = $1::bigint" },
+			  "SELECT json_build_object('id', j.id, 'tree', tr.name, 'url', tr.url, "
+			  "'branch', tr.branches[1], 'commit', c.sha, 'kconfig', j.kconfig, "
+			  "'compiler', j.compiler, 'testcase', t.name, 'params', j.params, 'repeat', j.repeat, "
+			  "'arch', j.arch, 'tbox_group', j.tbox_group, 'attempt', j.attempts, "
+			  "'lease_expires_at', j.lease_expires_at)::text "
+			  "FROM jobs j JOIN commits c ON c.id = j.commit_id JOIN testcases t ON t.id = j.testcase_id "
+			  "LEFT JOIN trees tr ON tr.id = j.tree_id WHERE j.id = $1::bigint" },
 	/* $9 the registering token, $10 admin: another token's machine is not updated (no row) */
 	[ST_MACHINE_REGISTER] = { "machine_register",
-		"INSERT INTO machines (hostname, arch, tbox_group, nr_cpus, memory_mb, cpu_model, "
-		"capabilities, fingerprint, token_id) VALUES ($1, $2, $3, $4::integer, $5::bigint, $6, "
-		"$7::text[], $8::jsonb, $9::bigint) ON CONFLICT (hostname, arch, tbox_group) DO UPDATE SET "
-		"nr_cpus = EXCLUDED.nr_cpus, memory_mb = EXCLUDED.memory_mb, "
-		"cpu_model = EXCLUDED.cpu_model, capabilities = EXCLUDED.capabilities, "
-		"fingerprint = EXCLUDED.fingerprint, last_seen = now(), "
-		"token_id = COALESCE(machines.token_id, EXCLUDED.token_id) "
-		"WHERE machines.token_id IS NULL OR machines.token_id = EXCLUDED.token_id OR $10::boolean "
-		"RETURNING id" },
+				  "INSERT INTO machines (hostname, arch, tbox_group, nr_cpus, memory_mb, cpu_model, "
+				  "capabilities, fingerprint, token_id) VALUES ($1, $2, $3, $4::integer, $5::bigint, $6, "
+				  "$7::text[], $8::jsonb, $9::bigint) ON CONFLICT (hostname, arch, tbox_group) DO UPDATE SET "
+				  "nr_cpus = EXCLUDED.nr_cpus, memory_mb = EXCLUDED.memory_mb, "
+				  "cpu_model = EXCLUDED.cpu_model, capabilities = EXCLUDED.capabilities, "
+				  "fingerprint = EXCLUDED.fingerprint, last_seen = now(), "
+				  "token_id = COALESCE(machines.token_id, EXCLUDED.token_id) "
+				  "WHERE machines.token_id IS NULL OR machines.token_id = EXCLUDED.token_id OR $10::boolean "
+				  "RETURNING id" },
 	[ST_MACHINE_SEEN] = { "machine_seen",
-		"UPDATE machines SET last_seen = now() WHERE id = $1::bigint RETURNING id, "
-		"COALESCE(token_id, 0)" },
+			      "UPDATE machines SET last_seen = now() WHERE id = $1::bigint RETURNING id, "
+			      "COALESCE(token_id, 0)" },
 	[ST_JOB_MACHINE_OWNER] = { "job_machine_owner",
-		"SELECT m.id, COALESCE(m.token_id, 0) FROM jobs j JOIN machines m ON m.id = j.leased_by "
-		"WHERE j.id = $1::bigint" },
+				   "SELECT m.id, COALESCE(m.token_id, 0) FROM jobs j JOIN machines m ON m.id = j.leased_by "
+				   "WHERE j.id = $1::bigint" },
 };

@@ -1,12 +1,10 @@
 /* Statements of series and compare reads (api/series.c, api/compare.c); see db.h. */
 #include "server/db/stmts.h"
 
-#include "banned.h"
-
-#define RUN_FILTERS(T, K, C, P, M) \
+#define RUN_FILTERS(T, K, C, P, M)                               \
 	"($" #T "::text IS NULL OR s.tbox_group = $" #T ") AND " \
-	"($" #K "::text IS NULL OR s.kconfig = $" #K ") AND " \
-	"($" #C "::text IS NULL OR s.compiler = $" #C ") AND " \
+	"($" #K "::text IS NULL OR s.kconfig = $" #K ") AND "    \
+	"($" #C "::text IS NULL OR s.compiler = $" #C ") AND "   \
 	"($" #P "::text IS NULL OR s.params_key = $" #P ") AND " \
 	"($" #M "::text IS NULL OR s.mode = $" #M ")"
 
@@ -18,17 +16,18 @@ const struct db_stmt_def db_stmts_series[DB_NR_STMTS] = {
 	 * flagged, by setup. Read in binary (db/series.c db_compare_runs()).
 	 */
 	[ST_COMPARE] = { "compare",
-		"SELECT r.setup_id, r.commit_id = $1::bigint, m.metric_ids, m.means "
-		"FROM runs r JOIN run_means m ON m.run_id = r.id "
-		"JOIN setups s ON s.id = r.setup_id JOIN testcases t ON t.id = s.testcase_id "
-		"WHERE r.commit_id IN ($1::bigint, $2::bigint) AND r.status = 'ok' AND "
-		"($3::text IS NULL OR t.name = $3) AND " RUN_FILTERS(4, 5, 6, 7, 8) " "
-		"ORDER BY r.setup_id" },
+			 "SELECT r.setup_id, r.commit_id = $1::bigint, m.metric_ids, m.means "
+			 "FROM runs r JOIN run_means m ON m.run_id = r.id "
+			 "JOIN setups s ON s.id = r.setup_id JOIN testcases t ON t.id = s.testcase_id "
+			 "WHERE r.commit_id IN ($1::bigint, $2::bigint) AND r.status = 'ok' AND "
+			 "($3::text IS NULL OR t.name = $3) AND " RUN_FILTERS(
+				 4, 5, 6, 7, 8) " "
+						"ORDER BY r.setup_id" },
 	/* $1 metric ids (int4[]), $2 name prefix or NULL: in name order (the compare's row order) */
 	[ST_COMPARE_METRICS] = { "compare_metrics",
-		"SELECT id, name, unit, higher_is_better, is_monitor FROM metrics "
-		"WHERE id = ANY ($1::int4[]) AND ($2::text IS NULL OR starts_with(name, $2)) "
-		"ORDER BY name" },
+				 "SELECT id, name, unit, higher_is_better, is_monitor FROM metrics "
+				 "WHERE id = ANY ($1::int4[]) AND ($2::text IS NULL OR starts_with(name, $2)) "
+				 "ORDER BY name" },
 	/*
 	 * $1 metric, $2 testcase, $3..$7 filters: every run of the metric in the
 	 * matching setups as (setup id, commit id, run id, run_id, mean as
@@ -41,18 +40,18 @@ const struct db_stmt_def db_stmts_series[DB_NR_STMTS] = {
 	 * the plans and figures behind each: docs/internals/performance.md.
 	 */
 	[ST_SERIES] = { "series",
-		"SELECT r.setup_id, r.commit_id, r.id, r.run_id, v.mean::text "
-		"FROM metrics m JOIN run_values v ON v.metric_id = m.id "
-		"JOIN runs r ON r.id + 0 = v.run_id "
-		"WHERE m.name = $1 AND r.status = 'ok' AND r.setup_id = ANY (ARRAY("
-		"SELECT s.id FROM setups s JOIN testcases t ON t.id = s.testcase_id "
-		"WHERE t.name = $2 AND " RUN_FILTERS(3, 4, 5, 6, 7) "))" },
+			"SELECT r.setup_id, r.commit_id, r.id, r.run_id, v.mean::text "
+			"FROM metrics m JOIN run_values v ON v.metric_id = m.id "
+			"JOIN runs r ON r.id + 0 = v.run_id "
+			"WHERE m.name = $1 AND r.status = 'ok' AND r.setup_id = ANY (ARRAY("
+			"SELECT s.id FROM setups s JOIN testcases t ON t.id = s.testcase_id "
+			"WHERE t.name = $2 AND " RUN_FILTERS(3, 4, 5, 6, 7) "))" },
 	/*
 	 * $1 commit ids (bigint[]): id, sha, subject, commit time, in series
 	 * order; read in binary, the time formatted by api/series.c (cheaper
 	 * than to_char in the statement)
 	 */
 	[ST_SERIES_COMMITS] = { "series_commits",
-		"SELECT c.id, c.sha, c.subject, c.commit_time "
-		"FROM commits c WHERE c.id = ANY ($1::bigint[]) ORDER BY " COMMIT_ORDER },
+				"SELECT c.id, c.sha, c.subject, c.commit_time "
+				"FROM commits c WHERE c.id = ANY ($1::bigint[]) ORDER BY " COMMIT_ORDER },
 };

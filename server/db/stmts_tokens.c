@@ -1,19 +1,16 @@
 /* Statements of API tokens (auth.c); see db.h. */
 #include "server/db/stmts.h"
 
-#include "banned.h"
-
 const struct db_stmt_def db_stmts_tokens[DB_NR_STMTS] = {
 	[ST_TOKEN_BY_ID] = { "token_by_id",
-		"SELECT scope, encode(secret_sha256, 'hex'), revoked_at IS NOT NULL, "
-		"last_used IS NULL OR last_used < now() - interval '60 seconds' "
-		"FROM api_tokens WHERE id = $1::bigint" },
+			     "SELECT scope, encode(secret_sha256, 'hex'), revoked_at IS NOT NULL, "
+			     "last_used IS NULL OR last_used < now() - interval '60 seconds' "
+			     "FROM api_tokens WHERE id = $1::bigint" },
 	[ST_TOKEN_USED] = { "token_used",
-		"UPDATE api_tokens SET last_used = now() WHERE id = $1::bigint" },
-	[ST_TOKEN_INSERT] = { "token_insert",
-		"INSERT INTO api_tokens (name, scope, secret_sha256) "
-		"VALUES ($1, $2, decode($3, 'hex')) RETURNING id" },
+			    "UPDATE api_tokens SET last_used = now() WHERE id = $1::bigint" },
+	[ST_TOKEN_INSERT] = { "token_insert", "INSERT INTO api_tokens (name, scope, secret_sha256) "
+					      "VALUES ($1, $2, decode($3, 'hex')) RETURNING id" },
 	[ST_TOKEN_REVOKE] = { "token_revoke",
-		"UPDATE api_tokens SET revoked_at = now() "
-		"WHERE name = $1 AND revoked_at IS NULL RETURNING id" },
+			      "UPDATE api_tokens SET revoked_at = now() "
+			      "WHERE name = $1 AND revoked_at IS NULL RETURNING id" },
 };

@@ -5,8 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "banned.h"
-
 int db_token_get(PGconn *c, long long id, struct db_token *t, struct err *e)
 {
 	char idbuf[24];

@@ -9,10 +9,10 @@
 
 /* One token's row, copied out of the result. */
 struct db_token {
-	char scope[16];          /* "read", "submit", "worker" or "admin" (cut to fit) */
-	char secret_sha256[65];  /* SHA-256 of the secret, 64 lowercase hex chars */
-	int revoked;             /* 1 when revoked_at is set */
-	int used_stale;          /* 1 when last_used is unset or a minute old */
+	char scope[16];		/* "read", "submit", "worker" or "admin" (cut to fit) */
+	char secret_sha256[65]; /* SHA-256 of the secret, 64 lowercase hex chars */
+	int revoked;		/* 1 when revoked_at is set */
+	int used_stale;		/* 1 when last_used is unset or a minute old */
 };
 
 /*

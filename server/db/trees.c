@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "banned.h"
-
 /* commits */
 
 int db_commits_import(PGconn *c, const char *const cols[5], long long tree_id, long long base,

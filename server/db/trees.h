@@ -46,7 +46,7 @@ int db_commit_diffstat_store(PGconn *c, long long id, const char *files, size_t 
 /* A tracked tree by name (ST_TREE_GET). */
 struct db_tree {
 	long long id;
-	char *url;                 /* new copy (db_tree_release); NULL when it has none */
+	char *url; /* new copy (db_tree_release); NULL when it has none */
 };
 /* Tree `name`: 1 with *t filled, 0 when there is none (*t zeroed), -1 with e. */
 int db_tree_get(PGconn *c, const char *name, struct db_tree *t, struct err *e)

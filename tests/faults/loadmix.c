@@ -55,20 +55,11 @@
 
 #include "buf.h"
 #include "xalloc.h"
-
-#include "banned.h"
+#include "clock.h"
 
 #define NR_SUBMITTERS 4
 #define MAX_FAILS 400
 #define RETRY_S 0.05
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void die(const char *what)
 {
@@ -234,7 +225,7 @@ static void send_x(struct xfer *x, const char *path, enum what w, double timeout
 	curl_easy_setopt(x->h, CURLOPT_TIMEOUT_MS, (long)(timeout_s * 1000));
 	buf_reset(&x->resp);
 	x->what = w;
-	x->t0 = now_s();
+	x->t0 = mono_s();
 	x->retry_at = 0;
 	if (curl_multi_add_handle(G.m, x->h) != CURLM_OK)
 		die("curl_multi_add_handle");
@@ -325,7 +316,7 @@ static void record_fail(const char *kind, long status, int cres, struct xfer *x,
 		f->status = status;
 		f->curl = cres;
 		f->t0 = x->t0;
-		f->t1 = now_s();
+		f->t1 = mono_s();
 		f->retried = retried;
 		if (G.nfails < 5) {
 			char head[81];
@@ -350,7 +341,7 @@ static int failed(struct xfer *x, const char *kind, long status, int cres)
 	record_fail(kind, status, cres, x, again);
 	if (again) {
 		G.nretries++;
-		x->retry_at = now_s() + RETRY_S;
+		x->retry_at = mono_s() + RETRY_S;
 	}
 	return again;
 }
@@ -365,7 +356,7 @@ static void count_status(enum kind k, long status, int cres)
 static void done_x(struct xfer *x, CURLcode cres)
 {
 	long status = 0;
-	double t1 = now_s(), ms = (t1 - x->t0) * 1e3;
+	double t1 = mono_s(), ms = (t1 - x->t0) * 1e3;
 
 	curl_multi_remove_handle(G.m, x->h);
 	G.active--;
@@ -655,7 +646,7 @@ int main(int argc, char **argv)
 	G.jobs = xcalloc((size_t)G.jobs_alloc, sizeof(struct job));
 	total_docs = G.rate * G.seconds;
 
-	t_reg0 = now_s();
+	t_reg0 = mono_s();
 	for (long i = 0; i < G.pollers; i++) {
 		struct xfer *x = &G.poll[i];
 
@@ -674,7 +665,7 @@ int main(int argc, char **argv)
 	for (;;) {
 		int running, left;
 		CURLMsg *msg;
-		double now = now_s(), next = now + 0.1;
+		double now = mono_s(), next = now + 0.1;
 		long wait_ms;
 
 		if (!started && (G.registered == G.pollers || now - t_reg0 > 60)) {
@@ -742,13 +733,13 @@ int main(int argc, char **argv)
 				curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&x);
 				done_x(x, msg->data.result);
 			}
-		wait_ms = (long)((next - now_s()) * 1000);
+		wait_ms = (long)((next - mono_s()) * 1000);
 		if (wait_ms > 0)
 			curl_multi_poll(G.m, NULL, 0, (int)(wait_ms > 100 ? 100 : wait_ms), NULL);
 	}
 
 	{
-		double t_end = now_s();
+		double t_end = mono_s();
 		double up_s = (t_end_uploads ? t_end_uploads : t_end) - G.t_start;
 		long dup = 0, undelivered = 0, foreign = 0;
 

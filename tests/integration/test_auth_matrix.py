@@ -46,6 +46,7 @@ DOCUMENTED = {
     ("GET", "/api/v1/jobs/{}/kconfig"): READ,
     ("POST", "/api/v1/jobs/{}/heartbeat"): ("worker", "admin"),
     ("POST", "/api/v1/jobs/{}/complete"): ("worker", "admin"),
+    ("POST", "/api/v1/jobs/{}/cancel"): ("submit", "admin"),
     ("POST", "/api/v1/workers/register"): ("worker", "admin"),
     ("GET", "/api/v1/regressions"): READ,
     ("GET", "/api/v1/regressions/{}"): READ,

@@ -403,5 +403,124 @@ class LeaseRequest(ServerCase):
             self.assertEqual(r.json()["error"]["detail"], "request_id")
 
 
+class Cancel(ServerCase):
+    """POST /api/v1/jobs/{id}/cancel: queued at once, leased with the worker
+    told by its next heartbeat, finished ones a 409 naming the state."""
+
+    def lease(self, machine):
+        r = self.srv.post("/api/v1/jobs/lease", {"machine_id": machine, "wait_s": 0},
+                          scope="worker")
+        self.assertEqual(r.status, 200, r)
+        return r.json()["job"]
+
+    def test_queued_is_cancelled_at_once_and_never_leased(self):
+        srv = self.srv
+        m = register(srv, "w-cancel-q", tbox="vm-cancel-q")
+        jid = host_job(srv, sha("c1"), tbox_group="vm-cancel-q")
+        r = srv.post("/api/v1/jobs/%d/cancel" % jid, {}, scope="submit")
+        self.assertEqual(r.status, 200, r)
+        self.assertEqual(r.json(), {"id": jid, "state": "cancelled", "was": "queued"})
+        got = srv.get("/api/v1/jobs/%d" % jid).json()
+        self.assertEqual((got["state"], got["phase"]), ("cancelled", "cancelled"))
+        self.assertIsNotNone(got["finished_at"])
+        self.assertEqual(got["phase_history"][-1]["phase"], "cancelled")
+        self.assertEqual(got["phase_history"][-1]["was"], "queued")
+        r = srv.post("/api/v1/jobs/lease", {"machine_id": m, "wait_s": 0}, scope="worker")
+        self.assertEqual(r.status, 204, r)
+        # twice: 409 naming the state it is in
+        r = srv.post("/api/v1/jobs/%d/cancel" % jid, {}, scope="admin")
+        self.assertEqual(r.status, 409, r)
+        err = r.json()["error"]
+        self.assertEqual((err["code"], err["detail"]), ("conflict", "state"))
+        self.assertIn("is cancelled", err["message"])
+
+    def test_leased_is_cancelled_and_the_worker_told_on_heartbeat(self):
+        srv = self.srv
+        m = register(srv, "w-cancel-l", tbox="vm-cancel-l")
+        jid = host_job(srv, sha("c2"), tbox_group="vm-cancel-l")
+        job = self.lease(m)
+        self.assertEqual(job["id"], jid)
+        r = srv.post("/api/v1/jobs/%d/cancel" % jid, {}, scope="admin")
+        self.assertEqual(r.status, 200, r)
+        self.assertEqual(r.json()["was"], "leased")
+        r = srv.post("/api/v1/jobs/%d/heartbeat" % jid, {"machine_id": m, "phase": "run"},
+                     scope="worker")
+        self.assertEqual(r.status, 409, r)
+        self.assertEqual(r.json()["error"]["code"], "lease_lost")
+        self.assertIn("was cancelled", r.json()["error"]["message"])
+        # a completion after it stores nothing
+        r = srv.post("/api/v1/jobs/%d/complete" % jid,
+                     {"machine_id": m, "status": "ok", "results": docs_for(job, sha("c2"))},
+                     scope="worker")
+        self.assertEqual(r.status, 409, r)
+        self.assertEqual(srv.psql("SELECT count(*) FROM runs WHERE job_id = %d" % jid), "0")
+        got = srv.get("/api/v1/jobs/%d" % jid).json()
+        self.assertEqual((got["state"], got["machine"]), ("cancelled", "w-cancel-l"))
+
+    def test_done_is_409_naming_state_and_scopes(self):
+        srv = self.srv
+        m = register(srv, "w-cancel-d", tbox="vm-cancel-d")
+        jid = host_job(srv, sha("c3"), tbox_group="vm-cancel-d")
+        job = self.lease(m)
+        r = srv.post("/api/v1/jobs/%d/complete" % jid,
+                     {"machine_id": m, "status": "ok", "results": docs_for(job, sha("c3"))},
+                     scope="worker")
+        self.assertEqual(r.status, 200, r)
+        r = srv.post("/api/v1/jobs/%d/cancel" % jid, {}, scope="submit")
+        self.assertEqual(r.status, 409, r)
+        self.assertEqual(r.json()["error"]["message"],
+                         "job %d is done: only a queued or leased job can be cancelled" % jid)
+        self.assertEqual(srv.get("/api/v1/jobs/%d" % jid).json()["state"], "done")
+        for scope in ("read", "worker"):
+            r = srv.post("/api/v1/jobs/%d/cancel" % jid, {}, scope=scope)
+            self.assertEqual(r.status, 403, (scope, r))
+        r = srv.post("/api/v1/jobs/%d/cancel" % jid, {})
+        self.assertEqual(r.status, 401, r)
+        r = srv.post("/api/v1/jobs/999999/cancel", {}, scope="submit")
+        self.assertEqual(r.status, 404, r)
+
+
+class NoRun(ServerCase):
+    """A job that produced no run carries why in fail_reason."""
+
+    def test_refused_testcase_sets_fail_reason_from_the_worker_line(self):
+        srv = self.srv
+        m = register(srv, "w-norun", tbox="vm-norun")
+        jid = host_job(srv, sha("d1"), tbox_group="vm-norun", testcase="no-such-case")
+        r = srv.post("/api/v1/jobs/lease", {"machine_id": m, "wait_s": 0}, scope="worker")
+        self.assertEqual(r.status, 200, r)
+        log = ("fetching\n\nregtrack-worker: unknown_testcase: no case 'no-such-case' "
+               "in /usr/lib/regtrack/cases\n\n")
+        r = srv.post("/api/v1/jobs/%d/complete" % jid,
+                     {"machine_id": m, "status": "run-failed", "log_tail": log}, scope="worker")
+        self.assertEqual(r.status, 200, r)
+        for got in (srv.get("/api/v1/jobs/%d" % jid).json(),
+                    [j for j in srv.get("/api/v1/jobs").json() if j["id"] == jid][0]):
+            self.assertEqual((got["state"], got["outcome"]), ("done", "run-failed"))
+            self.assertEqual(got["fail_reason"],
+                             "run-failed: regtrack-worker: unknown_testcase: no case "
+                             "'no-such-case' in /usr/lib/regtrack/cases")
+
+    def test_other_outcomes_last_line_or_no_log(self):
+        srv = self.srv
+        m = register(srv, "w-norun2", caps=("host",), tbox="vm-norun2")
+        want = []
+        for i, (status, log) in enumerate((("build-failed", "CC mm/mmap.o\nmm/mmap.c:1: error: x\n"),
+                                           ("boot-failed", None),
+                                           ("run-failed", "\u00e9" * 400 + "\n"))):
+            jid = host_job(srv, sha("d%d" % (i + 2)), tbox_group="vm-norun2")
+            r = srv.post("/api/v1/jobs/lease", {"machine_id": m, "wait_s": 0}, scope="worker")
+            self.assertEqual(r.json()["job"]["id"], jid)
+            r = srv.post("/api/v1/jobs/%d/complete" % jid,
+                         {"machine_id": m, "status": status, "log_tail": log}, scope="worker")
+            self.assertEqual(r.status, 200, r)
+            want.append((jid, status))
+        reasons = [srv.get("/api/v1/jobs/%d" % jid).json()["fail_reason"] for jid, _ in want]
+        self.assertEqual(reasons[0], "build-failed: mm/mmap.c:1: error: x")
+        self.assertEqual(reasons[1], "boot-failed: no log")
+        # cut at 500 bytes, not inside a character
+        self.assertEqual(reasons[2], "run-failed: " + "\u00e9" * 250 + "\u2026")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -1,4 +1,4 @@
-"""GET /api/v1/series orders its points in server/api_series.c (ST_SERIES
+"""GET /api/v1/series orders its points in server/api/series.c (ST_SERIES
 reads them unordered, ST_SERIES_COMMITS gives the commits' order): the
 answer must be the order of "ORDER BY s.id, c.topo_order NULLS LAST,
 c.commit_time NULLS LAST, c.first_seen, c.id, r.id" — two setups, commits

@@ -1,5 +1,5 @@
 """GET /api/v1/series reads its points in PostgreSQL's binary format
-(server/api_series.c): the ids as 8 bytes, the run ids as 16, the mean as
+(server/api/series.c): the ids as 8 bytes, the run ids as 16, the mean as
 PostgreSQL's own text (mean::text: libdouble-conversion's shortest digits
 differ from float8out's on the edges of rounding intervals, 1e23). The
 reply must still carry each mean exactly as PostgreSQL's text output prints

@@ -19,7 +19,8 @@
 #include <time.h>
 
 #include "worker/execute.h"
-#include "banned.h"
+#include "attr.h"
+#include "clock.h"
 
 struct phase_log {
 	json_t *phases;
@@ -28,35 +29,27 @@ struct phase_log {
 	double started;
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void close_phase(struct phase_log *pl)
 {
 	double secs;
 
 	if (!pl->current[0])
 		return;
-	secs = now_s() - pl->started;
+	secs = mono_s() - pl->started;
 	fprintf(stderr, "exec_job: %-10s %7.1f s  %s\n", pl->current, secs, pl->message);
 	json_array_append_new(pl->phases, json_pack("{s:s, s:f, s:s}", "phase", pl->current,
 						      "seconds", secs, "message", pl->message));
 	pl->current[0] = '\0';
 }
 
-static void on_phase(void *ctx, const char *phase, double progress, const char *message)
+static void on_phase(void *ctx, const char *phase, double progress UNUSED, const char *message)
 {
 	struct phase_log *pl = ctx;
 
 	close_phase(pl);
 	snprintf(pl->current, sizeof(pl->current), "%s", phase);
 	snprintf(pl->message, sizeof(pl->message), "%s", message);
-	pl->started = now_s();
+	pl->started = mono_s();
 }
 
 static int usage(void)

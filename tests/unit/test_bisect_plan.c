@@ -17,8 +17,8 @@
 #include <string.h>
 
 #include "bisect/plan.h"
+#include "attr.h"
 #include "bisect/sim.h"
-#include "banned.h"
 
 static long culprit_of(uint64_t seed, long n)
 {
@@ -26,7 +26,7 @@ static long culprit_of(uint64_t seed, long n)
 }
 
 /* N = 1000, d = 2, k = 4: right >= 99 %, search rounds <= ceil(log5 1000) + 1 */
-static void test_sim_issue_target(void **state)
+static void test_sim_issue_target(void **state UNUSED)
 {
 	const int trials = 200;
 	const int bound = bisect_rounds_bound(1000, 4) + 1;
@@ -38,8 +38,11 @@ static void test_sim_issue_target(void **state)
 	bisect_opts_init(&o);
 	o.k = 4;
 	for (int t = 1; t <= trials; t++) {
-		struct bisect_sim s = { 1000, culprit_of((uint64_t)t, 1000), 100.0, 2.0, 2.0, NULL,
-					(uint64_t)t, 0, 0, 0 };
+		struct bisect_sim s = { 1000,	     culprit_of((uint64_t)t, 1000),
+					100.0,	     2.0,
+					2.0,	     NULL,
+					(uint64_t)t, 0,
+					0,	     0 };
 		struct bisect_sim_result r;
 
 		bisect_sim_run(&s, &o, &r);
@@ -56,8 +59,8 @@ static void test_sim_issue_target(void **state)
 	}
 	print_message("sim N=1000 d=2 k=4: %d/%d right, max search rounds %d (bound %d), "
 		      "%d/%d within %d rounds in all, mean runs %.1f (information bound %.1f)\n",
-		      right, trials, max_search, bound, within, trials, bound, (double)runs / trials,
-		      bisect_info_bound(1000, 2));
+		      right, trials, max_search, bound, within, trials, bound,
+		      (double)runs / trials, bisect_info_bound(1000, 2));
 	assert_true(right * 100 >= 99 * trials);
 	assert_true(max_search <= bound);
 	assert_true(within * 100 >= 99 * trials);
@@ -69,7 +72,7 @@ static void test_sim_issue_target(void **state)
  * probes sized to be decisive alone (probe_z = 3, 9 runs at d = 2), over the
  * same seeds. (It takes more rounds: bench/bisect_sim prints both.)
  */
-static void test_sim_five_runs_per_probe(void **state)
+static void test_sim_five_runs_per_probe(void **state UNUSED)
 {
 	struct bisect_opts o, o5;
 	int right = 0;
@@ -80,8 +83,11 @@ static void test_sim_five_runs_per_probe(void **state)
 	o5 = o;
 	o5.probe_z = 0;
 	for (int t = 1; t <= 100; t++) {
-		struct bisect_sim s = { 1000, culprit_of((uint64_t)t, 1000), 100.0, 2.0, 2.0, NULL,
-					(uint64_t)t, 0, 0, 0 };
+		struct bisect_sim s = { 1000,	     culprit_of((uint64_t)t, 1000),
+					100.0,	     2.0,
+					2.0,	     NULL,
+					(uint64_t)t, 0,
+					0,	     0 };
 		struct bisect_sim_result r, r5;
 
 		bisect_sim_run(&s, &o, &r);
@@ -91,13 +97,14 @@ static void test_sim_five_runs_per_probe(void **state)
 		runs5 += r5.runs;
 	}
 	print_message("sim N=1000 d=2 k=4, 5 runs a probe: %d/100 right, mean runs %.1f "
-		      "(decisive probes: %.1f)\n", right, runs5 / 100.0, runs / 100.0);
+		      "(decisive probes: %.1f)\n",
+		      right, runs5 / 100.0, runs / 100.0);
 	assert_true(right >= 99);
 	assert_true(runs5 * 10 < runs * 9);
 }
 
 /* one commit in ten fails to build (never the culprit or its parent): stepped around */
-static void test_sim_skips_stepped_around(void **state)
+static void test_sim_skips_stepped_around(void **state UNUSED)
 {
 	unsigned char skip[300];
 	struct bisect_opts o;
@@ -106,8 +113,10 @@ static void test_sim_skips_stepped_around(void **state)
 	bisect_opts_init(&o);
 	o.k = 3;
 	for (int t = 1; t <= 50; t++) {
-		struct bisect_sim s = { 300, culprit_of((uint64_t)t, 300), 100.0, 2.0, 3.0, skip,
-					(uint64_t)t, 0, 0, 0 };
+		struct bisect_sim s = {
+			300, culprit_of((uint64_t)t, 300), 100.0, 2.0, 3.0, skip, (uint64_t)t, 0, 0,
+			0
+		};
 		struct bisect_sim_result r;
 
 		for (int j = 0; j < 300; j++)
@@ -122,7 +131,7 @@ static void test_sim_skips_stepped_around(void **state)
 }
 
 /* the culprit and the commits around it fail: the honest answer is the range */
-static void test_sim_only_skipped_candidates(void **state)
+static void test_sim_only_skipped_candidates(void **state UNUSED)
 {
 	unsigned char skip[40] = { 0 };
 	struct bisect_opts o;
@@ -142,7 +151,7 @@ static void test_sim_only_skipped_candidates(void **state)
 }
 
 /* icount-like values (0.05 % noise, a 5 % change): few references and runs */
-static void test_sim_deterministic(void **state)
+static void test_sim_deterministic(void **state UNUSED)
 {
 	struct bisect_opts o;
 	int right = 0, maxrounds = 0;
@@ -152,8 +161,11 @@ static void test_sim_deterministic(void **state)
 	o.k = 1;
 	o.expect_deterministic = 1;
 	for (int t = 1; t <= 20; t++) {
-		struct bisect_sim s = { 30, culprit_of((uint64_t)t, 30), 1000.0, 0.5, 100.0, NULL,
-					(uint64_t)t, 0, 0, 0 };
+		struct bisect_sim s = { 30,	     culprit_of((uint64_t)t, 30),
+					1000.0,	     0.5,
+					100.0,	     NULL,
+					(uint64_t)t, 0,
+					0,	     0 };
 		struct bisect_sim_result r;
 
 		bisect_sim_run(&s, &o, &r);
@@ -171,7 +183,7 @@ static void test_sim_deterministic(void **state)
 }
 
 /* no difference between good and bad: fails with why */
-static void test_sim_no_change_fails(void **state)
+static void test_sim_no_change_fails(void **state UNUSED)
 {
 	struct bisect_opts o;
 	struct bisect_sim s = { 100, 50, 100.0, 2.0, 0.0, NULL, 3, 0, 0, 0 };
@@ -185,7 +197,7 @@ static void test_sim_no_change_fails(void **state)
 }
 
 /* the first round: references plus k probes dividing the range into k+1 parts */
-static void test_first_round_split_points(void **state)
+static void test_first_round_split_points(void **state UNUSED)
 {
 	struct bisect_commit c[1000];
 	struct bisect_input in = { 1000, c, NULL, 0, 0, 0, 0 };
@@ -227,7 +239,7 @@ static void test_first_round_split_points(void **state)
 }
 
 /* verdicts and their evidence on hand-made samples */
-static void test_verdicts(void **state)
+static void test_verdicts(void **state UNUSED)
 {
 	static const double good[] = { 100, 101, 99, 100.5, 99.5, 100, 100.2, 99.8, 100.1, 99.9 };
 	static const double bad[] = { 110, 111, 109, 110.5, 109.5, 110, 110.2, 109.8, 110.1, 109.9 };
@@ -267,7 +279,7 @@ static void test_verdicts(void **state)
 	bisect_plan_release(&p);
 }
 
-static void test_info_bound(void **state)
+static void test_info_bound(void **state UNUSED)
 {
 	double b = bisect_info_bound(1000, 2);
 
@@ -279,14 +291,13 @@ static void test_info_bound(void **state)
 	assert_true(bisect_info_bound(1, 2) == 0);
 }
 
-
 /*
  * Issue 23: outlier runs (5 % and 2 % of runs x0.7 or x1.3, d = 2, k = 4,
  * N = 1000). The mean + pooled-SD model was right 35.7 % and 88.8 % of the
  * time on these (bench/bisect_sim, 1000 trials); targets >= 97 % and
  * >= 99 %, wrong <= 0.5 %.
  */
-static void test_sim_outlier_runs(void **state)
+static void test_sim_outlier_runs(void **state UNUSED)
 {
 	static const double rates[] = { 0.05, 0.02 };
 	const int trials = 200;
@@ -298,23 +309,26 @@ static void test_sim_outlier_runs(void **state)
 		int right = 0, wrong = 0;
 
 		for (int t = 1; t <= trials; t++) {
-			struct bisect_sim s = { 1000, culprit_of((uint64_t)t, 1000), 100.0, 2.0, 2.0,
-						NULL, (uint64_t)t, rates[ri], 0.7, 1.3 };
+			struct bisect_sim s = { 1000,	     culprit_of((uint64_t)t, 1000),
+						100.0,	     2.0,
+						2.0,	     NULL,
+						(uint64_t)t, rates[ri],
+						0.7,	     1.3 };
 			struct bisect_sim_result r;
 
 			bisect_sim_run(&s, &o, &r);
 			right += r.action == BISECT_DONE && r.first_bad == s.culprit;
 			wrong += r.action == BISECT_DONE && r.first_bad != s.culprit;
 		}
-		print_message("sim outliers %.0f %%: %d/%d right, %d wrong\n", 100 * rates[ri], right,
-			      trials, wrong);
+		print_message("sim outliers %.0f %%: %d/%d right, %d wrong\n", 100 * rates[ri],
+			      right, trials, wrong);
 		assert_true(right * 100 >= (ri ? 99 : 97) * trials);
 		assert_true(wrong * 1000 <= 5 * trials);
 	}
 }
 
 /* one outlier run among the references leaves the levels and the noise where they were */
-static void test_robust_levels(void **state)
+static void test_robust_levels(void **state UNUSED)
 {
 	double good[10], bad[10];
 	struct bisect_commit c[2] = { { NULL, 0, 0 }, { bad, 10, 0 } };
@@ -352,7 +366,7 @@ static void test_robust_levels(void **state)
  * halfway (a change spread over commits) pull the refitted levels to 0.8 %
  * apart. The bisect goes on: refs_differ reads the references' comparison.
  */
-static void test_refs_differ_reads_references(void **state)
+static void test_refs_differ_reads_references(void **state UNUSED)
 {
 	double good[10], bad[10], lowmid[40], highmid[40];
 	struct bisect_commit c[7];

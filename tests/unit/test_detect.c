@@ -17,7 +17,7 @@
 
 #include "stats/detect.h"
 #include "test_detect_corpus.h"
-#include "banned.h"
+#include "attr.h"
 
 static void run_values(const double *v, const size_t *g, size_t n, struct detect_series *s)
 {
@@ -26,7 +26,7 @@ static void run_values(const double *v, const size_t *g, size_t n, struct detect
 	assert_int_equal(detect_values(v, g, n, NULL, s, &e), 0);
 }
 
-static void test_clean_step(void **state)
+static void test_clean_step(void **state UNUSED)
 {
 	struct corpus_rng r = { 7 };
 	double v[200];
@@ -46,7 +46,7 @@ static void test_clean_step(void **state)
 	detect_series_release(&s);
 }
 
-static void test_no_change_and_outliers(void **state)
+static void test_no_change_and_outliers(void **state UNUSED)
 {
 	struct corpus_rng r = { 11 };
 	double v[500];
@@ -62,7 +62,7 @@ static void test_no_change_and_outliers(void **state)
 	detect_series_release(&s);
 }
 
-static void test_groups_and_ids(void **state)
+static void test_groups_and_ids(void **state UNUSED)
 {
 	/* commits 0..59 (ids 10, 12, ...): 3 runs each, one wild run per commit */
 	double v[180];
@@ -93,10 +93,17 @@ static void test_groups_and_ids(void **state)
  * its level, so the splits before and after it separate the sides equally
  * well; the wider gap names the step (commit 7 is the first bad one).
  */
-static void test_tie_between_perfect_splits(void **state)
+static void test_tie_between_perfect_splits(void **state UNUSED)
 {
-	static const double v[] = { 1019050.190,1019014.510,723494.495,723418.682,723779.887,723670.428,723589.877,723545.991,723492.825,723378.236,723629.494,723864.217,723401.913,723408.213,260147.979,260325.232,260206.075,260301.633,260369.057,260217.041,260163.008,260157.952,260231.399,260354.680,260186.721,260122.851,260354.550,260175.318,402225.109,402237.819,402472.951,402032.942 };
-	static const size_t g[] = { 0,0,1,1,2,2,3,3,4,4,5,5,6,6,7,7,8,8,9,9,10,10,11,11,12,12,13,13,14,14,15,15 };
+	static const double v[] = { 1019050.190, 1019014.510, 723494.495, 723418.682, 723779.887,
+				    723670.428,	 723589.877,  723545.991, 723492.825, 723378.236,
+				    723629.494,	 723864.217,  723401.913, 723408.213, 260147.979,
+				    260325.232,	 260206.075,  260301.633, 260369.057, 260217.041,
+				    260163.008,	 260157.952,  260231.399, 260354.680, 260186.721,
+				    260122.851,	 260354.550,  260175.318, 402225.109, 402237.819,
+				    402472.951,	 402032.942 };
+	static const size_t g[] = { 0, 0, 1, 1, 2,  2,	3,  3,	4,  4,	5,  5,	6,  6,	7,  7,
+				    8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15 };
 	struct detect_opts o;
 	struct detect_series s;
 	struct err e;
@@ -110,7 +117,7 @@ static void test_tie_between_perfect_splits(void **state)
 	detect_series_release(&s);
 }
 
-static void test_nonpositive_values(void **state)
+static void test_nonpositive_values(void **state UNUSED)
 {
 	/* ranks need no logs: a series around zero still works */
 	double v[100];
@@ -160,7 +167,7 @@ static void full_prefix(const struct corpus_series *cs, size_t ncommits, struct 
 	detect_series_run(f);
 }
 
-static void test_incremental_equals_full(void **state)
+static void test_incremental_equals_full(void **state UNUSED)
 {
 	static const enum corpus_kind kinds[] = { CK_GAUSS, CK_MIXED, CK_BIMODAL, CK_RUNS };
 	size_t max_examined = 0, checked = 0;
@@ -181,9 +188,11 @@ static void test_incremental_equals_full(void **state)
 				/* the commit arrives run by run: push one, then set the rest */
 				assert_int_equal(detect_series_push(&inc, cs.v + from, 1), 0);
 				detect_series_run(&inc);
-				assert_int_equal(detect_series_set(&inc, c, cs.v + from, i - from), 0);
+				assert_int_equal(detect_series_set(&inc, c, cs.v + from, i - from),
+						 0);
 			} else {
-				assert_int_equal(detect_series_push(&inc, cs.v + from, i - from), 0);
+				assert_int_equal(detect_series_push(&inc, cs.v + from, i - from),
+						 0);
 			}
 			detect_series_run(&inc);
 			if (c > 200 && inc.examined > max_examined)
@@ -207,7 +216,7 @@ static void test_incremental_equals_full(void **state)
 	assert_true(max_examined <= 6 * 64);
 }
 
-static void test_set_of_old_commit_resets(void **state)
+static void test_set_of_old_commit_resets(void **state UNUSED)
 {
 	struct corpus_series cs;
 	struct detect_series inc, full;
@@ -228,7 +237,7 @@ static void test_set_of_old_commit_resets(void **state)
 	corpus_free(&cs);
 }
 
-static void test_online_check(void **state)
+static void test_online_check(void **state UNUSED)
 {
 	struct corpus_rng r = { 3 };
 	double ref[40], tail[6];
@@ -260,7 +269,7 @@ static void test_online_check(void **state)
 	assert_int_equal(o.alarm, 0);
 }
 
-static void test_check_tail_on_series(void **state)
+static void test_check_tail_on_series(void **state UNUSED)
 {
 	struct detect_series s;
 	struct detect_online o;
@@ -284,7 +293,7 @@ static void test_check_tail_on_series(void **state)
  * noise level. Asserts recall and precision for steps >= 3 sigma and the
  * false alarm rate.
  */
-static void test_corpus_recall_precision(void **state)
+static void test_corpus_recall_precision(void **state UNUSED)
 {
 	static const size_t lens[] = { 20, 50, 100, 300, 1000, 3000, 10000 };
 	struct corpus_score all = { 0 };
@@ -299,7 +308,9 @@ static void test_corpus_recall_precision(void **state)
 					struct detect_series s;
 					size_t idx[4096];
 
-					corpus_make(&cs, seed * 7919 + li * 31 + ci + (uint64_t)k * 100003,
+					corpus_make(&cs,
+						    seed * 7919 + li * 31 + ci +
+							    (uint64_t)k * 100003,
 						    lens[li], corpus_cvs[ci], k);
 					run_values(cs.v, cs.group, cs.nv, &s);
 					assert_true(s.ncp < ARRAY_SIZE(idx));
@@ -326,7 +337,6 @@ static void test_corpus_recall_precision(void **state)
 	/* small steps are found less often, but some are */
 	assert_true(all.found_small > 0 && all.found_small < all.true_small);
 }
-
 
 /* ---- issue 23 ----------------------------------------------------------------- */
 
@@ -403,7 +413,8 @@ static void test_no_phantom_on_integer_series(void **state)
 		}
 		run_values(y, NULL, 600, &s);
 		for (size_t j = 0; j < s.ncp; j++)
-			phantoms += s.cp[j].p_value > s.opts.p_max || s.cp[j].before == s.cp[j].after;
+			phantoms += s.cp[j].p_value > s.opts.p_max ||
+				    s.cp[j].before == s.cp[j].after;
 		detect_series_release(&s);
 	}
 	assert_int_equal(phantoms, 0);
@@ -424,7 +435,8 @@ static void test_min_change_after_final_estimate(void **state)
 			struct detect_series s;
 			struct err e;
 
-			corpus_make(&cs, seed * 104729 + (uint64_t)k, 1000, corpus_cvs[seed % 5], k);
+			corpus_make(&cs, seed * 104729 + (uint64_t)k, 1000, corpus_cvs[seed % 5],
+				    k);
 			assert_int_equal(detect_values(cs.v, cs.group, cs.nv, &o, &s, &e), 0);
 			for (size_t j = 0; j < s.ncp; j++)
 				below += !(fabs(s.cp[j].change_pct) >= 4);

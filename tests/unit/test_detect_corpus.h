@@ -63,10 +63,10 @@ static double corpus_gauss(struct corpus_rng *r)
 
 struct corpus_series {
 	size_t ncommits;
-	double *v;	 /* all runs */
-	size_t *group;	 /* commit of each run */
+	double *v;     /* all runs */
+	size_t *group; /* commit of each run */
 	size_t nv;
-	size_t *cps;	 /* true change points: first commit after the step */
+	size_t *cps;	  /* true change points: first commit after the step */
 	double *cp_sigma; /* step size in units of the per-run noise sigma */
 	size_t ncps;
 	double cv_pct;
@@ -173,7 +173,8 @@ static void corpus_tally(const struct corpus_series *cs, const size_t *idx, size
 		size_t best = SIZE_MAX, bestd = SIZE_MAX, b = corpus_bucket(cs->cp_sigma[t]);
 
 		for (size_t d = 0; d < nd; d++) {
-			size_t dist = idx[d] > cs->cps[t] ? idx[d] - cs->cps[t] : cs->cps[t] - idx[d];
+			size_t dist = idx[d] > cs->cps[t] ? idx[d] - cs->cps[t] :
+							    cs->cps[t] - idx[d];
 
 			if (!used[d] && dist <= CORPUS_TOLERANCE && dist < bestd) {
 				best = d;

@@ -19,7 +19,6 @@
 #include "runcmd.h"
 #include "xalloc.h"
 #include "worker/execute.h"
-#include "banned.h"
 
 struct fixture {
 	char *dir, *cases, *work;
@@ -119,21 +118,21 @@ static void test_host_ok(void **state)
 	struct utsname u;
 	struct err e;
 	json_t *run, *vals;
+	struct buf argsb = BUF_INIT(0);
 	char *args, *path;
 	size_t i;
-	FILE *f;
-	long n;
 
 	fx->spec.repeat = 3;
 	fx->spec.params = json_pack("{s:s, s:i, s:f, s:f, s:b, s:s}", "zeta", "last", "nr_task", 2,
-				    "ratio", 0.5, "runtime", 0.2, "flag", 1, "measure", "wallclock");
+				    "ratio", 0.5, "runtime", 0.2, "flag", 1, "measure",
+				    "wallclock");
 	assert_int_equal(job_execute(&fx->spec, &fx->env, count_phase, fx, &out, &e), 0);
 	assert_string_equal(out.status, "ok");
 	assert_int_equal(fx->phases, 3);
 	assert_int_equal(json_array_size(out.runs), 3);
 	assert_null(out.kconfig_text);
 	uname(&u);
-	json_array_foreach(out.runs, i, run) {
+	json_array_foreach (out.runs, i, run) {
 		vals = json_object_get(json_object_get(run, "metrics"), "fake.value");
 		assert_int_equal(json_array_size(vals), 2);
 		assert_true(json_real_value(json_array_get(vals, 0)) == 42.5);
@@ -146,7 +145,8 @@ static void test_host_ok(void **state)
 		assert_string_equal(json_string_value(json_object_get(run, "accel")), "host");
 		/* on the host itself: no qemu guest to describe */
 		assert_null(json_object_get(run, "guest"));
-		assert_string_equal(json_string_value(json_object_get(run, "kernel_release")), u.release);
+		assert_string_equal(json_string_value(json_object_get(run, "kernel_release")),
+				    u.release);
 		assert_int_equal(strlen(json_string_value(json_object_get(run, "started_at"))), 20);
 		assert_true(json_real_value(json_object_get(run, "duration_s")) > 0);
 	}
@@ -155,14 +155,8 @@ static void test_host_ok(void **state)
 
 	/* argv: key order, numbers and booleans spelled out, no "measure" */
 	path = xstrfmt("%s/run/host/args.txt", fx->work);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	args = xcalloc(1, (size_t)n + 1);
-	assert_int_equal(fread(args, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
+	assert_int_equal(buf_read_file(&argsb, path), 0);
+	args = buf_detach(&argsb, NULL);
 	/* 0.2 as typed, not 0.20000000000000001 */
 	assert_string_equal(args, "flag=1\nnr_task=2\nratio=0.5\nruntime=0.2\nzeta=last\n");
 	free(args);
@@ -179,7 +173,7 @@ static void test_host_case_fails(void **state)
 	fx->spec.repeat = 2;
 	assert_int_equal(job_execute(&fx->spec, &fx->env, NULL, NULL, &out, &e), 0);
 	assert_string_equal(out.status, "run-failed");
-	assert_int_equal(json_array_size(out.runs), 0);	/* stops at the first failure */
+	assert_int_equal(json_array_size(out.runs), 0); /* stops at the first failure */
 	assert_non_null(strstr(out.log_tail, "cannot map"));
 	assert_non_null(strstr(out.log_tail, "exit status 3"));
 	job_outcome_release(&out);
@@ -269,7 +263,7 @@ static void test_invalid_specs(void **state)
 
 	fx->spec.kconfig = "x86_64-nonesuch";
 	expect_invalid(fx, "kconfig");
-	fx->spec.kconfig = "arm64-tiny-mm";	/* not for an x86_64 worker */
+	fx->spec.kconfig = "arm64-tiny-mm"; /* not for an x86_64 worker */
 	expect_invalid(fx, "kconfig");
 	fx->spec.kconfig = "host";
 	fx->spec.repeat = -1;

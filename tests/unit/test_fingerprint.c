@@ -1,4 +1,5 @@
-/* Unit tests of worker/fingerprint.c: stored roots give exact fields; this machine's fields are present. */
+/* Unit tests of worker/fingerprint.c: stored roots give exact fields; this machine's fields are
+ * present. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,12 +15,12 @@
 #include <unistd.h>
 
 #include "worker/fingerprint.h"
-#include "banned.h"
+#include "attr.h"
 
 /* tests run from the top of the tree (make check-unit) */
 #define FIXTURES "tests/fixtures/worker"
 
-static void test_cpulist(void **state)
+static void test_cpulist(void **state UNUSED)
 {
 	assert_int_equal(fingerprint_count_cpulist("0"), 1);
 	assert_int_equal(fingerprint_count_cpulist("0-1\n"), 2);
@@ -32,7 +33,7 @@ static void test_cpulist(void **state)
 	assert_int_equal(fingerprint_count_cpulist("0;1"), -1);
 }
 
-static void test_root_x86_64(void **state)
+static void test_root_x86_64(void **state UNUSED)
 {
 	struct fingerprint fp;
 	struct err e;
@@ -42,12 +43,13 @@ static void test_root_x86_64(void **state)
 	assert_string_equal(fp.hostname, "lkp-test-x86");
 	assert_string_equal(fp.kernel_release, "6.18.44-fc-v669");
 	assert_string_equal(fp.kernel_version, "#1 SMP PREEMPT_DYNAMIC @0");
-	assert_string_equal(fp.cmdline,
-			    "BOOT_IMAGE=/boot/vmlinuz-6.1.0-18-amd64 root=/dev/vda1 ro console=ttyS0 mitigations=auto");
+	assert_string_equal(
+		fp.cmdline,
+		"BOOT_IMAGE=/boot/vmlinuz-6.1.0-18-amd64 root=/dev/vda1 ro console=ttyS0 mitigations=auto");
 	assert_string_equal(fp.cpu_model, "Intel(R) Xeon(R) Processor");
 	assert_string_equal(fp.microcode, "0x1");
-	assert_int_equal(fp.nr_cpus, 2);		/* sys/devices/system/cpu/online "0-1" */
-	assert_int_equal(fp.memory_mb, 24684084 / 1024);	/* MemTotal 24684084 kB */
+	assert_int_equal(fp.nr_cpus, 2);		 /* sys/devices/system/cpu/online "0-1" */
+	assert_int_equal(fp.memory_mb, 24684084 / 1024); /* MemTotal 24684084 kB */
 	assert_null(fp.cpufreq_governor);
 	assert_null(fp.cpufreq_driver);
 	assert_string_equal(fp.smt_control, "notsupported");
@@ -55,8 +57,9 @@ static void test_root_x86_64(void **state)
 	assert_int_equal(json_object_size(fp.vulnerabilities), 19);
 	assert_string_equal(json_string_value(json_object_get(fp.vulnerabilities, "meltdown")),
 			    "Not affected");
-	assert_string_equal(json_string_value(json_object_get(fp.vulnerabilities, "spectre_v2")),
-			    "Mitigation: Retpolines; STIBP: disabled; RSB filling; PBRSB-eIBRS: Not affected; BHI: Retpoline");
+	assert_string_equal(
+		json_string_value(json_object_get(fp.vulnerabilities, "spectre_v2")),
+		"Mitigation: Retpolines; STIBP: disabled; RSB filling; PBRSB-eIBRS: Not affected; BHI: Retpoline");
 
 	j = fingerprint_json(&fp);
 	assert_true(json_is_null(json_object_get(j, "cpufreq_governor")));
@@ -69,7 +72,7 @@ static void test_root_x86_64(void **state)
 	fingerprint_release(&fp);
 }
 
-static void test_root_arm64(void **state)
+static void test_root_arm64(void **state UNUSED)
 {
 	struct fingerprint fp;
 	struct err e;
@@ -78,10 +81,10 @@ static void test_root_arm64(void **state)
 	assert_int_equal(fingerprint_collect(&fp, FIXTURES "/root-arm64", &e), 0);
 	assert_string_equal(fp.hostname, "lkp-altra-4c");
 	assert_string_equal(fp.kernel_release, "6.1.0-18-arm64");
-	assert_string_equal(fp.cpu_model, "ARM Neoverse-N1");	/* 0x41 / 0xd0c */
+	assert_string_equal(fp.cpu_model, "ARM Neoverse-N1"); /* 0x41 / 0xd0c */
 	assert_null(fp.microcode);
-	assert_int_equal(fp.nr_cpus, 4);	/* no cpu/online: 4 "processor" lines */
-	assert_int_equal(fp.memory_mb, 31838);	/* 32602168 kB / 1024 */
+	assert_int_equal(fp.nr_cpus, 4);       /* no cpu/online: 4 "processor" lines */
+	assert_int_equal(fp.memory_mb, 31838); /* 32602168 kB / 1024 */
 	assert_string_equal(fp.cpufreq_governor, "performance");
 	assert_string_equal(fp.cpufreq_driver, "cppc_cpufreq");
 	assert_null(fp.smt_control);
@@ -91,12 +94,13 @@ static void test_root_arm64(void **state)
 			    "Mitigation: CSV2, BHB");
 	j = fingerprint_json(&fp);
 	assert_true(json_is_null(json_object_get(j, "smt_control")));
-	assert_string_equal(json_string_value(json_object_get(j, "cpufreq_governor")), "performance");
+	assert_string_equal(json_string_value(json_object_get(j, "cpufreq_governor")),
+			    "performance");
 	json_decref(j);
 	fingerprint_release(&fp);
 }
 
-static void test_missing_root(void **state)
+static void test_missing_root(void **state UNUSED)
 {
 	struct fingerprint fp;
 	struct err e;
@@ -110,7 +114,7 @@ static void test_missing_root(void **state)
 }
 
 /* The running machine: every field it has is present and agrees with libc. */
-static void test_this_machine(void **state)
+static void test_this_machine(void **state UNUSED)
 {
 	struct fingerprint fp;
 	struct err e;
@@ -128,7 +132,8 @@ static void test_this_machine(void **state)
 	assert_string_equal(fp.hostname, host);
 	assert_int_equal(fp.nr_cpus, sysconf(_SC_NPROCESSORS_ONLN));
 	assert_int_equal(sysinfo(&si), 0);
-	assert_int_equal(fp.memory_mb, (long)((unsigned long long)si.totalram * si.mem_unit / 1024 / 1024));
+	assert_int_equal(fp.memory_mb,
+			 (long)((unsigned long long)si.totalram * si.mem_unit / 1024 / 1024));
 	assert_non_null(fp.cmdline);
 	assert_non_null(fp.cpu_model);
 	assert_true(strlen(fp.cpu_model) > 0);
@@ -157,10 +162,8 @@ static void test_this_machine(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cpulist),
-		cmocka_unit_test(test_root_x86_64),
-		cmocka_unit_test(test_root_arm64),
-		cmocka_unit_test(test_missing_root),
+		cmocka_unit_test(test_cpulist),	     cmocka_unit_test(test_root_x86_64),
+		cmocka_unit_test(test_root_arm64),   cmocka_unit_test(test_missing_root),
 		cmocka_unit_test(test_this_machine),
 	};
 

@@ -13,7 +13,7 @@
 #include "server/gitmirror.h"
 #include "runcmd.h"
 #include "xalloc.h"
-#include "banned.h"
+#include "attr.h"
 
 /*
  * gitmirror_diffstat() on a real repository made here: a root commit, a
@@ -25,11 +25,14 @@
 
 static char repo[64];
 
-static const char *const git_env[] = {
-	"GIT_AUTHOR_NAME=Dev One", "GIT_AUTHOR_EMAIL=dev@example.org",
-	"GIT_COMMITTER_NAME=Dev One", "GIT_COMMITTER_EMAIL=dev@example.org",
-	"GIT_CONFIG_NOSYSTEM=1", "HOME=/nonexistent", "LC_ALL=C", NULL
-};
+static const char *const git_env[] = { "GIT_AUTHOR_NAME=Dev One",
+				       "GIT_AUTHOR_EMAIL=dev@example.org",
+				       "GIT_COMMITTER_NAME=Dev One",
+				       "GIT_COMMITTER_EMAIL=dev@example.org",
+				       "GIT_CONFIG_NOSYSTEM=1",
+				       "HOME=/nonexistent",
+				       "LC_ALL=C",
+				       NULL };
 
 /* runs git -C repo ARGS...; returns its stdout's first line (new) */
 static char *git(const char *a1, const char *a2, const char *a3, const char *a4, const char *a5)
@@ -89,7 +92,7 @@ static void expect(const char *sha, size_t nr, const char *const *paths, const l
 	gitmirror_diffstat_release(&d);
 }
 
-static void test_diffstat(void **state)
+static void test_diffstat(void **state UNUSED)
 {
 	char subdir[128], *root, *plain, *side, *merge, *bin, *ren, *odd, *empty;
 	const char *argv[] = { "git", "init", "-q", "-b", "master", repo, NULL };
@@ -173,8 +176,10 @@ static void test_diffstat(void **state)
 		assert_int_equal(gitmirror_diffstat(repo, "HEAD", 60, &d, &e), -1);
 		assert_int_equal(e.status, 400);
 		gitmirror_diffstat_release(&d);
-		assert_int_equal(gitmirror_diffstat(repo, "0123456789012345678901234567890123456789",
-						    60, &d, &e), -1);
+		assert_int_equal(gitmirror_diffstat(repo,
+						    "0123456789012345678901234567890123456789", 60,
+						    &d, &e),
+				 -1);
 		assert_int_equal(e.status, 502);
 		assert_string_equal(e.code, "git_failed");
 		gitmirror_diffstat_release(&d);

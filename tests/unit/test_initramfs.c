@@ -13,29 +13,28 @@
 #include "runcmd.h"
 #include "xalloc.h"
 #include "worker/initramfs.h"
-#include "banned.h"
+#include "attr.h"
 
 /* The exact newc bytes of one directory entry, written out by hand from
  * the format description (buffer-format.rst): 110-byte header, the name
  * "d" + NUL, padded to a multiple of 4 (110 + 2 = 112). */
-static void test_header_bytes(void **state)
+static void test_header_bytes(void **state UNUSED)
 {
-	static const char expect[] =
-		"070701"
-		"00000001"	/* ino */
-		"000041ED"	/* mode: S_IFDIR | 0755 */
-		"00000000"	/* uid */
-		"00000000"	/* gid */
-		"00000002"	/* nlink */
-		"00000000"	/* mtime */
-		"00000000"	/* filesize */
-		"00000000"	/* devmajor */
-		"00000000"	/* devminor */
-		"00000000"	/* rdevmajor */
-		"00000000"	/* rdevminor */
-		"00000002"	/* namesize incl. NUL */
-		"00000000"	/* check */
-		"d";
+	static const char expect[] = "070701"
+				     "00000001" /* ino */
+				     "000041ED" /* mode: S_IFDIR | 0755 */
+				     "00000000" /* uid */
+				     "00000000" /* gid */
+				     "00000002" /* nlink */
+				     "00000000" /* mtime */
+				     "00000000" /* filesize */
+				     "00000000" /* devmajor */
+				     "00000000" /* devminor */
+				     "00000000" /* rdevmajor */
+				     "00000000" /* rdevminor */
+				     "00000002" /* namesize incl. NUL */
+				     "00000000" /* check */
+				     "d";
 	struct initramfs ir;
 
 	initramfs_init(&ir);
@@ -48,14 +47,14 @@ static void test_header_bytes(void **state)
 
 /* File data starts 4-aligned and is padded to 4: "abcde" (5 bytes) after a
  * 110-byte header and "f" + NUL (112) ends at 117, padded to 120. */
-static void test_file_padding(void **state)
+static void test_file_padding(void **state UNUSED)
 {
 	struct initramfs ir;
 
 	initramfs_init(&ir);
 	initramfs_add_file(&ir, "f", 0644, "abcde", 5);
 	assert_int_equal(ir.data.len, 120);
-	assert_memory_equal(ir.data.data + 54, "00000005", 8);	/* filesize field */
+	assert_memory_equal(ir.data.data + 54, "00000005", 8); /* filesize field */
 	assert_memory_equal(ir.data.data + 112, "abcde\0\0\0", 8);
 	initramfs_finish(&ir);
 	/* trailer: header + "TRAILER!!!\0" (11) = 121, padded to 124 */
@@ -85,24 +84,14 @@ static void rm_rf(const char *dir)
 
 static char *slurp(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
-	char *data;
-	long n;
+	struct buf b = BUF_INIT(0);
 
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	assert_true(n >= 0);
-	rewind(f);
-	data = xmalloc((size_t)n + 1);
-	*len = fread(data, 1, (size_t)n, f);
-	data[*len] = '\0';
-	fclose(f);
-	return data;
+	assert_int_equal(buf_read_file(&b, path), 0);
+	return buf_detach(&b, len);
 }
 
 /* GNU cpio, an independent reader, lists and extracts what we wrote. */
-static void test_cpio_reads_it(void **state)
+static void test_cpio_reads_it(void **state UNUSED)
 {
 	char *dir = tmpdir_make();
 	char *archive = xstrfmt("%s/initramfs.cpio", dir);
@@ -146,10 +135,14 @@ static void test_cpio_reads_it(void **state)
 	assert_true(runcmd_ok(&cmd));
 	p = cmd.out.data;
 	assert_non_null(strstr(p, "drwxr-xr-x   2 root     root            0 Jan  1  1970 dev\n"));
-	assert_non_null(strstr(p, "crw-------   1 root     root       5,   1 Jan  1  1970 dev/console\n"));
-	assert_non_null(strstr(p, "-rwxr-xr-x   1 root     root        70000 Jan  1  1970 cases/exe\n"));
-	assert_non_null(strstr(p, "-rw-r--r--   1 root     root           15 Jan  1  1970 regtrack/job\n"));
-	assert_non_null(strstr(p, "lrwxrwxrwx   1 root     root            5 Jan  1  1970 bin -> cases\n"));
+	assert_non_null(
+		strstr(p, "crw-------   1 root     root       5,   1 Jan  1  1970 dev/console\n"));
+	assert_non_null(
+		strstr(p, "-rwxr-xr-x   1 root     root        70000 Jan  1  1970 cases/exe\n"));
+	assert_non_null(
+		strstr(p, "-rw-r--r--   1 root     root           15 Jan  1  1970 regtrack/job\n"));
+	assert_non_null(
+		strstr(p, "lrwxrwxrwx   1 root     root            5 Jan  1  1970 bin -> cases\n"));
 	assert_null(strstr(p, "nope"));
 	runcmd_release(&cmd);
 
@@ -201,7 +194,7 @@ static void test_cpio_reads_it(void **state)
 	free(dir);
 }
 
-static void test_write_error(void **state)
+static void test_write_error(void **state UNUSED)
 {
 	struct initramfs ir;
 	struct err e;
@@ -215,7 +208,7 @@ static void test_write_error(void **state)
 }
 
 /* Same inputs, same bytes. */
-static void test_reproducible(void **state)
+static void test_reproducible(void **state UNUSED)
 {
 	struct initramfs a, b;
 
@@ -236,10 +229,8 @@ static void test_reproducible(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_header_bytes),
-		cmocka_unit_test(test_file_padding),
-		cmocka_unit_test(test_cpio_reads_it),
-		cmocka_unit_test(test_write_error),
+		cmocka_unit_test(test_header_bytes),  cmocka_unit_test(test_file_padding),
+		cmocka_unit_test(test_cpio_reads_it), cmocka_unit_test(test_write_error),
 		cmocka_unit_test(test_reproducible),
 	};
 

@@ -24,7 +24,6 @@
 
 #include "dtoa.h"
 #include "server/jsonout.h"
-#include "banned.h"
 
 static const char *shortest(double v)
 {
@@ -149,9 +148,9 @@ static char *dump_both(json_t *j, char **ours)
 
 static void test_jsonout_json_as_jansson(void **state)
 {
-	json_t *j = json_pack("{s:s, s:i, s:I, s:b, s:n, s:[s, {}, [], i], s:{s:s}}",
-			      "sha", "ab\"c\\d\n\t\x01/", "n", -3, "big", (json_int_t)1 << 60,
-			      "ok", 1, "none", "list", "héllo — ✓", 0, "obj", "zeta", "\x7f");
+	json_t *j = json_pack("{s:s, s:i, s:I, s:b, s:n, s:[s, {}, [], i], s:{s:s}}", "sha",
+			      "ab\"c\\d\n\t\x01/", "n", -3, "big", (json_int_t)1 << 60, "ok", 1,
+			      "none", "list", "héllo — ✓", 0, "obj", "zeta", "\x7f");
 	char *ours, *theirs;
 
 	(void)state;

@@ -14,22 +14,16 @@
 #include <string.h>
 
 #include "kconfigdiff.h"
-#include "banned.h"
+#include "attr.h"
 
 /* tests run from the top of the tree (make check-unit) */
 #define FIXDIR "tests/fixtures/kconfig/"
 
 static char *slurp(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
 	struct buf b = BUF_INIT(0);
-	char chunk[8192];
-	size_t n;
 
-	assert_non_null(f);
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		assert_int_equal(buf_add(&b, chunk, n), 0);
-	fclose(f);
+	assert_int_equal(buf_read_file(&b, path), 0);
 	return buf_detach(&b, len);
 }
 
@@ -42,7 +36,7 @@ static void parse_file(struct kconfig *k, const char *name)
 	free(text);
 }
 
-static void test_real_configs_match_diffconfig(void **state)
+static void test_real_configs_match_diffconfig(void **state UNUSED)
 {
 	struct kconfig a = KCONFIG_INIT, b = KCONFIG_INIT;
 	struct kconfigdiff d = KCONFIGDIFF_INIT;
@@ -77,8 +71,9 @@ static void test_real_configs_match_diffconfig(void **state)
 	assert_null(d.entries[0].new_value);
 	buf_reset(&out);
 	assert_int_equal(kconfigdiff_format_entry(&d.entries[6], &out), 0);
-	assert_string_equal(out.data, " CC_VERSION_TEXT \"gcc-12 (Debian 12.2.0-14+deb12u1) 12.2.0\" -> "
-				      "\"gcc (Debian 12.2.0-14+deb12u1) 12.2.0\"");
+	assert_string_equal(out.data,
+			    " CC_VERSION_TEXT \"gcc-12 (Debian 12.2.0-14+deb12u1) 12.2.0\" -> "
+			    "\"gcc (Debian 12.2.0-14+deb12u1) 12.2.0\"");
 	buf_reset(&out);
 	assert_int_equal(kconfigdiff_format_entry(&d.entries[8], &out), 0);
 	assert_string_equal(out.data, " HZ 250 -> 1000");
@@ -127,34 +122,32 @@ static char *diff_text(const char *base, const char *head)
 	return buf_detach(&out, NULL);
 }
 
-static void test_rules(void **state)
+static void test_rules(void **state UNUSED)
 {
-	static const char base[] =
-		"#\n"
-		"# Automatically generated file; DO NOT EDIT.\n"
-		"# Linux/x86_64 6.1.192 Kernel Configuration\n"
-		"#\n"
-		"CONFIG_LOCALVERSION=\"\"\n"
-		"# CONFIG_PREEMPT is not set\n"
-		"CONFIG_HZ=250\n"
-		"CONFIG_SLUB=y\r\n"
-		"# CONFIG_KASAN is not set\n"
-		"CONFIG_NR_CPUS=8\n"
-		"#\n"
-		"# Memory Management options\n"
-		"#\n"
-		"CONFIG_NOEQUALS\n"
-		"CONFIG_NR_CPUS=64\n"      /* the later definition wins */
-		"CONFIG_ZSWAP=m";          /* last line without '\n' */
-	static const char head[] =
-		"CONFIG_ZSWAP=y\n"
-		"CONFIG_LOCALVERSION=\"-rt\"\n"
-		"CONFIG_PREEMPT=y\n"
-		"CONFIG_HZ=250\n"
-		"CONFIG_SLUB=y\n"
-		"CONFIG_NR_CPUS=64\n"
-		"CONFIG_KFENCE=y\n"
-		"# CONFIG_DEBUG_VM is not set\n";
+	static const char base[] = "#\n"
+				   "# Automatically generated file; DO NOT EDIT.\n"
+				   "# Linux/x86_64 6.1.192 Kernel Configuration\n"
+				   "#\n"
+				   "CONFIG_LOCALVERSION=\"\"\n"
+				   "# CONFIG_PREEMPT is not set\n"
+				   "CONFIG_HZ=250\n"
+				   "CONFIG_SLUB=y\r\n"
+				   "# CONFIG_KASAN is not set\n"
+				   "CONFIG_NR_CPUS=8\n"
+				   "#\n"
+				   "# Memory Management options\n"
+				   "#\n"
+				   "CONFIG_NOEQUALS\n"
+				   "CONFIG_NR_CPUS=64\n" /* the later definition wins */
+				   "CONFIG_ZSWAP=m";	 /* last line without '\n' */
+	static const char head[] = "CONFIG_ZSWAP=y\n"
+				   "CONFIG_LOCALVERSION=\"-rt\"\n"
+				   "CONFIG_PREEMPT=y\n"
+				   "CONFIG_HZ=250\n"
+				   "CONFIG_SLUB=y\n"
+				   "CONFIG_NR_CPUS=64\n"
+				   "CONFIG_KFENCE=y\n"
+				   "# CONFIG_DEBUG_VM is not set\n";
 	struct kconfig k = KCONFIG_INIT;
 	char *t;
 
@@ -169,13 +162,12 @@ static void test_rules(void **state)
 	kconfig_release(&k);
 
 	t = diff_text(base, head);
-	assert_string_equal(t,
-			    "-KASAN n\n"
-			    " LOCALVERSION \"\" -> \"-rt\"\n"
-			    " PREEMPT n -> y\n"
-			    " ZSWAP m -> y\n"
-			    "+DEBUG_VM n\n"
-			    "+KFENCE y\n");
+	assert_string_equal(t, "-KASAN n\n"
+			       " LOCALVERSION \"\" -> \"-rt\"\n"
+			       " PREEMPT n -> y\n"
+			       " ZSWAP m -> y\n"
+			       "+DEBUG_VM n\n"
+			       "+KFENCE y\n");
 	free(t);
 
 	/* not a .config at all: no options, and no difference between two such */
@@ -187,7 +179,7 @@ static void test_rules(void **state)
 	free(t);
 }
 
-static void test_cap(void **state)
+static void test_cap(void **state UNUSED)
 {
 	struct kconfigdiff_entry e = { KCONFIGDIFF_CHANGED, "LOG_BUF_SHIFT", "17", "18" };
 	struct buf small = BUF_INIT(8);

@@ -5,7 +5,7 @@
 #include <cmocka.h>
 
 #include "server/mailer.h"
-#include "banned.h"
+#include "attr.h"
 
 /*
  * Which subscriptions a report goes to (server/mailer.h): a path pattern
@@ -17,7 +17,7 @@
 static const char *const culprit[] = { "include/linux/mmzone.h", "mm/page_alloc.c",
 				       "mm/kasan/common.c", NULL };
 
-static void test_prefix(void **state)
+static void test_prefix(void **state UNUSED)
 {
 	assert_true(mailer_path_match("mm/", "mm/mmap.c"));
 	assert_true(mailer_path_match("mm", "mm/mmap.c"));
@@ -37,7 +37,7 @@ static void test_prefix(void **state)
 	assert_false(mailer_path_match("mm/mmap.c/x", "mm/mmap.c"));
 }
 
-static void test_glob(void **state)
+static void test_glob(void **state UNUSED)
 {
 	assert_true(mailer_path_match("include/linux/mm*.h", "include/linux/mm.h"));
 	assert_true(mailer_path_match("include/linux/mm*.h", "include/linux/mmzone.h"));
@@ -58,13 +58,13 @@ static void test_glob(void **state)
 	assert_false(mailer_path_match("mm/[!m]map.c", "mm/mmap.c"));
 }
 
-static void test_empty_pattern(void **state)
+static void test_empty_pattern(void **state UNUSED)
 {
 	assert_false(mailer_path_match("", "mm/mmap.c"));
 	assert_false(mailer_path_match("", ""));
 }
 
-static void test_list(void **state)
+static void test_list(void **state UNUSED)
 {
 	static const char *const none[] = { NULL };
 
@@ -87,7 +87,7 @@ static void test_list(void **state)
 	assert_false(mailer_paths_match("*", NULL));
 }
 
-static void test_subscription(void **state)
+static void test_subscription(void **state UNUSED)
 {
 	/* "" = any, for the metric and for the paths (files then do not matter) */
 	assert_true(mailer_sub_match("", "", "will-it-scale.per_process_ops", NULL));
@@ -99,7 +99,8 @@ static void test_subscription(void **state)
 	assert_false(mailer_sub_match("", "mmx/", "will-it-scale.per_process_ops", culprit));
 	assert_false(mailer_sub_match("", "mm/", "will-it-scale.per_process_ops", NULL));
 	/* both must hold */
-	assert_false(mailer_sub_match("hackbench.*", "mm/", "will-it-scale.per_process_ops", culprit));
+	assert_false(
+		mailer_sub_match("hackbench.*", "mm/", "will-it-scale.per_process_ops", culprit));
 	assert_true(mailer_sub_match("*per_process*", "include/linux/mm*.h",
 				     "will-it-scale.per_process_ops", culprit));
 }
@@ -107,10 +108,8 @@ static void test_subscription(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_prefix),
-		cmocka_unit_test(test_glob),
-		cmocka_unit_test(test_empty_pattern),
-		cmocka_unit_test(test_list),
+		cmocka_unit_test(test_prefix),	      cmocka_unit_test(test_glob),
+		cmocka_unit_test(test_empty_pattern), cmocka_unit_test(test_list),
 		cmocka_unit_test(test_subscription),
 	};
 

@@ -18,8 +18,8 @@
 #include <string.h>
 
 #include "parse/parse.h"
+#include "attr.h"
 #include "xalloc.h"
-#include "banned.h"
 
 #define FIXDIR "tests/fixtures/parse/"
 
@@ -93,7 +93,8 @@ static double val(json_t *doc, const char *name, size_t i)
 	json_t *a = metric(doc, name);
 
 	if (i >= json_array_size(a))
-		fail_msg("metric '%s' has %zu values, wanted index %zu", name, json_array_size(a), i);
+		fail_msg("metric '%s' has %zu values, wanted index %zu", name, json_array_size(a),
+			 i);
 	return json_number_value(json_array_get(a, i));
 }
 
@@ -103,7 +104,7 @@ static size_t nvalues(json_t *doc)
 	json_t *v;
 	size_t n = 0;
 
-	json_object_foreach(json_object_get(doc, "metrics"), k, v)
+	json_object_foreach (json_object_get(doc, "metrics"), k, v)
 		n += json_array_size(v);
 	return n;
 }
@@ -113,7 +114,7 @@ static int errors_mention(json_t *doc, const char *needle)
 	json_t *errs = json_object_get(doc, "errors"), *s;
 	size_t i;
 
-	json_array_foreach(errs, i, s)
+	json_array_foreach (errs, i, s)
 		if (strstr(json_string_value(s), needle))
 			return 1;
 	return 0;
@@ -155,7 +156,7 @@ struct golden {
 	const char *const *extras;
 };
 
-#define VMS_EXACT_NS \
+#define VMS_EXACT_NS                                                                        \
 	"LKP subtracts the two epoch times as doubles (resolution ~2e-7 s at 1.6e9 s); we " \
 	"subtract the decimal strings exactly, so a run differs by up to ~4e-7 relative"
 
@@ -270,7 +271,7 @@ static double aggregate(json_t *arr, enum agg agg, const char *what)
 		fail_msg("%s: no values", what);
 	if (agg == AGG_ONE && n != 1)
 		fail_msg("%s: %zu values, LKP has one", what, n);
-	json_array_foreach(arr, i, v) {
+	json_array_foreach (arr, i, v) {
 		double x = json_number_value(v);
 
 		sum += x;
@@ -279,7 +280,7 @@ static double aggregate(json_t *arr, enum agg agg, const char *what)
 		mn = x < mn ? x : mn;
 	}
 	mean = sum / (double)n;
-	json_array_foreach(arr, i, v)
+	json_array_foreach (arr, i, v)
 		var += (json_number_value(v) - mean) * (json_number_value(v) - mean);
 	switch (agg) {
 	case AGG_ONE:
@@ -352,13 +353,13 @@ static void golden_one(const struct golden *g)
 		got = aggregate(json_object_get(metrics, ours), r ? r->agg : AGG_ONE, ours);
 		tol = r && r->rel > 0 ? r->rel : 1e-9;
 		if (r && r->printed && fabs(got - want) < printed_unit(text))
-			tol = INFINITY;	/* equal at LKP's printed precision */
+			tol = INFINITY; /* equal at LKP's printed precision */
 		assert_rel(got, want, tol, ours);
 		compared++;
 		free(ours);
 	}
 	/* every metric of ours is in the oracle or a listed extra */
-	json_object_foreach(metrics, k, v) {
+	json_object_foreach (metrics, k, v) {
 		int ok = json_object_get(matched, k) != NULL;
 		char *stripped = xstrfmt("%s", k + strlen(g->tool) + 1);
 
@@ -377,7 +378,7 @@ static void golden_one(const struct golden *g)
 	free(oracle);
 }
 
-static void test_golden(void **state)
+static void test_golden(void **state UNUSED)
 {
 	for (size_t i = 0; i < sizeof(goldens) / sizeof(goldens[0]); i++)
 		golden_one(&goldens[i]);
@@ -385,7 +386,7 @@ static void test_golden(void **state)
 
 /* --- fixtures without an oracle: values checked by hand --------------- */
 
-static void test_wis_assertion_failure(void **state)
+static void test_wis_assertion_failure(void **state UNUSED)
 {
 	json_t *doc = parse_fixture("will-it-scale", "wis-assertion-failure-lkp.txt");
 
@@ -395,17 +396,16 @@ static void test_wis_assertion_failure(void **state)
 	json_decref(doc);
 }
 
-static void test_wis_raw_binary(void **state)
+static void test_wis_raw_binary(void **state UNUSED)
 {
-	json_t *doc = parse_str("will-it-scale",
-				"./mmap2_threads -t 16 -s 5\n"
-				"testcase:Separate file mmap/munmap\n"
-				"warmup\n"
-				"min:100 max:110 total:1700\n"
-				"measurement\n"
-				"min:101 max:111 total:1710\n"
-				"min:99 max:109 total:1690\n"
-				"average:1700\n");
+	json_t *doc = parse_str("will-it-scale", "./mmap2_threads -t 16 -s 5\n"
+						 "testcase:Separate file mmap/munmap\n"
+						 "warmup\n"
+						 "min:100 max:110 total:1700\n"
+						 "measurement\n"
+						 "min:101 max:111 total:1710\n"
+						 "min:99 max:109 total:1690\n"
+						 "average:1700\n");
 
 	assert_string_equal(status(doc), "ok");
 	assert_rel(val(doc, "will-it-scale.16.threads", 0), 1700, 1e-12, "16.threads");
@@ -457,7 +457,7 @@ static const char wis_runtest_1_to_4[] =
 	"3,1467890,24.99,1340123,25.10,1537035\n"
 	"4,1898765,0.11,1623456,0.35,2049380\n";
 
-static void test_wis_scalability(void **state)
+static void test_wis_scalability(void **state UNUSED)
 {
 	json_t *doc = parse_str("will-it-scale", wis_runtest_1_to_4);
 	json_t *metrics = json_object_get(doc, "metrics");
@@ -485,7 +485,7 @@ static void test_wis_scalability(void **state)
 
 /* Samples of one metric are repeats of one measurement: rows of different
  * task counts, and concatenated runs, are never pooled */
-static void test_wis_per_task_count(void **state)
+static void test_wis_per_task_count(void **state UNUSED)
 {
 	json_t *doc = parse_str("will-it-scale", wis_runtest_1_to_4);
 	json_t *metrics = json_object_get(doc, "metrics");
@@ -523,12 +523,12 @@ static void test_wis_per_task_count(void **state)
 	assert_rel(val(doc, "will-it-scale.104.per_process_ops", 1), 11419, 0, "1187654/104");
 	assert_int_equal(json_array_size(metric(doc, "will-it-scale.52.per_process_ops")), 1);
 	assert_rel(val(doc, "will-it-scale.52.per_process_ops", 0), 13463, 0, "700123/52");
-	assert_null(json_object_get(json_object_get(doc, "metrics"),
-				    "will-it-scale.per_process_ops"));
+	assert_null(
+		json_object_get(json_object_get(doc, "metrics"), "will-it-scale.per_process_ops"));
 	json_decref(doc);
 }
 
-static void test_stress_ng_misc(void **state)
+static void test_stress_ng_misc(void **state UNUSED)
 {
 	json_t *doc = parse_fixture("stress-ng", "stress-ng-metrics-brief-memrate-misc-lkp.txt");
 
@@ -543,9 +543,10 @@ static void test_stress_ng_misc(void **state)
 
 /* A full two-pass report in UnixBench 5.1.3's layout (written after its
  * Run script, numbers made up): per-copies names, index, score. */
-static void test_unixbench_two_passes(void **state)
+static void test_unixbench_two_passes(void **state UNUSED)
 {
-	json_t *doc = parse_str("unixbench",
+	json_t *doc = parse_str(
+		"unixbench",
 		"Benchmark Run: Tue Jan 02 2024 23:50:00 - 00:10:00\n"
 		"4 CPUs in system; running 1 parallel copy of tests\n"
 		"\n"
@@ -581,7 +582,8 @@ static void test_unixbench_two_passes(void **state)
 	json_decref(doc);
 
 	/* a pass cut before its index score */
-	doc = parse_str("unixbench",
+	doc = parse_str(
+		"unixbench",
 		"Benchmark Run: Tue Jan 02 2024 23:50:00 - 00:10:00\n"
 		"4 CPUs in system; running 1 parallel copy of tests\n"
 		"Execl Throughput                               4254.3 lps   (29.9 s, 2 samples)\n");
@@ -590,9 +592,10 @@ static void test_unixbench_two_passes(void **state)
 }
 
 /* stress-ng 0.17's --metrics layout ("metrc:", two more columns) */
-static void test_stress_ng_new_layout(void **state)
+static void test_stress_ng_new_layout(void **state UNUSED)
 {
-	json_t *doc = parse_str("stress-ng",
+	json_t *doc = parse_str(
+		"stress-ng",
 		"stress-ng: info:  [61] dispatching hogs: 2 vm\n"
 		"stress-ng: metrc: [61] stressor       bogo ops real time  usr time  sys time   bogo ops/s     bogo ops/s CPU used per       RSS Max\n"
 		"stress-ng: metrc: [61]                           (secs)    (secs)    (secs)   (real time) (usr+sys time) instance (%)          (KB)\n"
@@ -607,12 +610,13 @@ static void test_stress_ng_new_layout(void **state)
 	assert_int_equal(nvalues(doc), 2);
 	json_decref(doc);
 
-	doc = parse_str("stress-ng", "stress-ng: info:  [61] unsuccessful run completed in 1.00 secs\n");
+	doc = parse_str("stress-ng",
+			"stress-ng: info:  [61] unsuccessful run completed in 1.00 secs\n");
 	assert_string_equal(status(doc), "failed");
 	json_decref(doc);
 }
 
-static void test_perf_stat_csv_interval(void **state)
+static void test_perf_stat_csv_interval(void **state UNUSED)
 {
 	json_t *doc = parse_fixture("perf-stat", "perf-stat-x-csv-interval-lkp.csv");
 
@@ -632,11 +636,11 @@ static void test_perf_stat_csv_interval(void **state)
 	/* node-loads is 0: no node-load-miss-rate% */
 	assert_null(json_object_get(json_object_get(doc, "metrics"),
 				    "perf-stat.overall.node-load-miss-rate%"));
-	assert_int_equal(nvalues(doc), 23 + 8);	/* 23 events, 8 overall.* */
+	assert_int_equal(nvalues(doc), 23 + 8); /* 23 events, 8 overall.* */
 	json_decref(doc);
 }
 
-static void test_perf_stat_csv_hybrid(void **state)
+static void test_perf_stat_csv_hybrid(void **state UNUSED)
 {
 	json_t *doc = parse_fixture("perf-stat", "perf-stat-x-csv-interval-hybrid-lkp.csv");
 
@@ -644,25 +648,26 @@ static void test_perf_stat_csv_hybrid(void **state)
 	assert_rel(val(doc, "perf-stat.ps.cpu_atom.cpu-cycles", 0), 340060066.0 / 1.001092774,
 		   1e-12, "atom cycles");
 	/* perf 6 prints task-clock in ns without a unit: we give msec */
-	assert_rel(val(doc, "perf-stat.ps.task-clock", 0), 22065625475.0 / 1e6 / 1.001092774,
-		   1e-12, "task-clock");
+	assert_rel(val(doc, "perf-stat.ps.task-clock", 0), 22065625475.0 / 1e6 / 1.001092774, 1e-12,
+		   "task-clock");
 	assert_rel(val(doc, "perf-stat.ps.context-switches", 1),
 		   24722 / (2.004750051 - 1.001092774), 1e-12, "second interval");
 	assert_int_equal(json_array_size(metric(doc, "perf-stat.ps.cpu_core.instructions")), 3);
 	json_decref(doc);
 }
 
-static void test_perf_stat_text_and_csv(void **state)
+static void test_perf_stat_text_and_csv(void **state UNUSED)
 {
-	json_t *doc = parse_str("perf-stat",
-				" Performance counter stats for 'system wide':\n"
-				"\n"
-				"         16,689.57 msec cpu-clock                 #   16.690 CPUs utilized\n"
-				"     4,659,960,482      cycles:u                  #    0.279 GHz    (16.69%)\n"
-				"   <not supported>      node-loads\n"
-				"      16689.570000      task-clock (msec)         #   16.690 CPUs utilized\n"
-				"\n"
-				"       1.017184940 seconds time elapsed\n");
+	json_t *doc = parse_str(
+		"perf-stat",
+		" Performance counter stats for 'system wide':\n"
+		"\n"
+		"         16,689.57 msec cpu-clock                 #   16.690 CPUs utilized\n"
+		"     4,659,960,482      cycles:u                  #    0.279 GHz    (16.69%)\n"
+		"   <not supported>      node-loads\n"
+		"      16689.570000      task-clock (msec)         #   16.690 CPUs utilized\n"
+		"\n"
+		"       1.017184940 seconds time elapsed\n");
 
 	assert_string_equal(status(doc), "ok");
 	assert_rel(val(doc, "perf-stat.total.cpu-clock", 0), 16689.57, 1e-12, "cpu-clock");
@@ -674,9 +679,10 @@ static void test_perf_stat_text_and_csv(void **state)
 	assert_int_equal(nvalues(doc), 4);
 	json_decref(doc);
 
-	doc = parse_str("perf-stat", "16689.57,msec,task-clock,16689569794,100.00,16.690,CPUs utilized\n"
-				     "<not supported>,,node-loads,0,100.00,,\n"
-				     "4659960482,,instructions:u,2785208122,16.69,0.99,insn per cycle\n");
+	doc = parse_str("perf-stat",
+			"16689.57,msec,task-clock,16689569794,100.00,16.690,CPUs utilized\n"
+			"<not supported>,,node-loads,0,100.00,,\n"
+			"4659960482,,instructions:u,2785208122,16.69,0.99,insn per cycle\n");
 	assert_string_equal(status(doc), "ok");
 	assert_rel(val(doc, "perf-stat.total.task-clock", 0), 16689.57, 1e-12, "csv task-clock");
 	assert_rel(val(doc, "perf-stat.total.instructions-u", 0), 4659960482.0, 1e-12, "insn:u");
@@ -684,7 +690,7 @@ static void test_perf_stat_text_and_csv(void **state)
 	json_decref(doc);
 }
 
-static void test_perf_stat_per_cpu(void **state)
+static void test_perf_stat_per_cpu(void **state UNUSED)
 {
 	/* -A, text, whole run: CPU0 + CPU1 (values from the file) */
 	json_t *doc = parse_fixture("perf-stat", "perf-stat-A-text.txt");
@@ -696,7 +702,7 @@ static void test_perf_stat_per_cpu(void **state)
 	assert_rel(val(doc, "perf-stat.total.page-faults", 0), 9133 + 28917, 0, "pf");
 	assert_true(errors_mention(doc, "cycles"));
 	assert_rel(val(doc, "perf-stat.elapsed_time", 0), 0.315443736, 0, "elapsed");
-	assert_int_equal(nvalues(doc), 4);	/* one run, no per-CPU names; elapsed */
+	assert_int_equal(nvalues(doc), 4); /* one run, no per-CPU names; elapsed */
 	json_decref(doc);
 
 	/* -A -x, -I 100 (perf 6 pads the time): per interval, summed, per s */
@@ -721,15 +727,14 @@ static void test_perf_stat_per_cpu(void **state)
 
 	/* text -I with -A and thousands separators; two whole runs told apart
 	 * by a repeated CPU/event (hand-written in perf's layout) */
-	doc = parse_str("perf-stat",
-			"#           time CPU                    counts unit events\n"
-			"     1.000512345 CPU0              1,234,567      cycles\n"
-			"     1.000512345 CPU1                 65,433      cycles\n"
-			"     2.000912345 CPU0                  1,000      cycles\n"
-			"     2.000912345 CPU1              2,000,000      cycles\n");
+	doc = parse_str("perf-stat", "#           time CPU                    counts unit events\n"
+				     "     1.000512345 CPU0              1,234,567      cycles\n"
+				     "     1.000512345 CPU1                 65,433      cycles\n"
+				     "     2.000912345 CPU0                  1,000      cycles\n"
+				     "     2.000912345 CPU1              2,000,000      cycles\n");
 	assert_rel(val(doc, "perf-stat.ps.cycles", 0), 1300000 / 1.000512345, 1e-12, "i1");
-	assert_rel(val(doc, "perf-stat.ps.cycles", 1), 2001000 / (2.000912345 - 1.000512345),
-		   1e-12, "i2");
+	assert_rel(val(doc, "perf-stat.ps.cycles", 1), 2001000 / (2.000912345 - 1.000512345), 1e-12,
+		   "i2");
 	json_decref(doc);
 	doc = parse_str("perf-stat", "CPU0,10,,cycles,100,100.00,,\nCPU1,5,,cycles,100,100.00,,\n"
 				     "CPU0,7,,cycles,100,100.00,,\nCPU1,1,,cycles,100,100.00,,\n");
@@ -739,19 +744,18 @@ static void test_perf_stat_per_cpu(void **state)
 	json_decref(doc);
 }
 
-static void test_perf_stat_per_socket(void **state)
+static void test_perf_stat_per_socket(void **state UNUSED)
 {
 	/* --per-socket -I 100, text, one socket of 2 CPUs (from the file) */
 	json_t *doc = parse_fixture("perf-stat", "perf-stat-per-socket-text-interval.txt");
 
 	assert_string_equal(status(doc), "ok");
 	assert_rel(val(doc, "perf-stat.ps.page-faults", 0), 13053 / 0.100157209, 1e-12, "pf");
-	assert_rel(val(doc, "perf-stat.S0.ps.page-faults", 0), 13053 / 0.100157209, 1e-12,
-		   "S0 pf");
+	assert_rel(val(doc, "perf-stat.S0.ps.page-faults", 0), 13053 / 0.100157209, 1e-12, "S0 pf");
 	assert_rel(val(doc, "perf-stat.ps.task-clock", 2), 148.67 / (0.329394052 - 0.227895934),
 		   1e-12, "msec/s");
-	assert_true(errors_mention(doc, "cycles"));	/* "S0  1  <not supported>" */
-	assert_int_equal(nvalues(doc), 18);	/* 3 events x 3 intervals x total+S0 */
+	assert_true(errors_mention(doc, "cycles")); /* "S0  1  <not supported>" */
+	assert_int_equal(nvalues(doc), 18);	    /* 3 events x 3 intervals x total+S0 */
 	json_decref(doc);
 
 	/* --per-socket -x, whole run */
@@ -765,23 +769,23 @@ static void test_perf_stat_per_socket(void **state)
 	/* two sockets (hand-written in perf's layout: this machine has one):
 	 * the total is their sum, each socket kept; per-core and per-node ids
 	 * are summed only */
-	doc = parse_str("perf-stat",
-			" Performance counter stats for 'system wide':\n\n"
-			"S0        2          1,000,000      cycles\n"
-			"S1        2            250,000      cycles\n"
-			"S0        2             512.50 msec task-clock\n"
-			"S1        2             487.50 msec task-clock\n\n"
-			"       0.500000000 seconds time elapsed\n");
+	doc = parse_str("perf-stat", " Performance counter stats for 'system wide':\n\n"
+				     "S0        2          1,000,000      cycles\n"
+				     "S1        2            250,000      cycles\n"
+				     "S0        2             512.50 msec task-clock\n"
+				     "S1        2             487.50 msec task-clock\n\n"
+				     "       0.500000000 seconds time elapsed\n");
 	assert_rel(val(doc, "perf-stat.total.cycles", 0), 1250000, 0, "sum");
 	assert_rel(val(doc, "perf-stat.S0.total.cycles", 0), 1000000, 0, "S0");
 	assert_rel(val(doc, "perf-stat.S1.total.cycles", 0), 250000, 0, "S1");
 	assert_rel(val(doc, "perf-stat.total.task-clock", 0), 1000, 1e-12, "msec");
-	assert_int_equal(nvalues(doc), 7);	/* and elapsed_time */
+	assert_int_equal(nvalues(doc), 7); /* and elapsed_time */
 	json_decref(doc);
-	doc = parse_str("perf-stat", "     1.000000000,S0,2,100,,cycles,1,100.00,,\n"
-				     "     1.000000000,S1,2,300,,cycles,1,100.00,,\n"
-				     "S0-D0-C0,1,2145,,page-faults,107369910,100.00,19.978,K/sec\n"
-				     "S0-D0-C1,1,2762,,page-faults,107666510,100.00,25.653,K/sec\n");
+	doc = parse_str("perf-stat",
+			"     1.000000000,S0,2,100,,cycles,1,100.00,,\n"
+			"     1.000000000,S1,2,300,,cycles,1,100.00,,\n"
+			"S0-D0-C0,1,2145,,page-faults,107369910,100.00,19.978,K/sec\n"
+			"S0-D0-C1,1,2762,,page-faults,107666510,100.00,25.653,K/sec\n");
 	assert_rel(val(doc, "perf-stat.ps.cycles", 0), 400, 0, "interval sum");
 	assert_rel(val(doc, "perf-stat.S1.ps.cycles", 0), 300, 0, "S1 interval");
 	assert_rel(val(doc, "perf-stat.total.page-faults", 0), 2145 + 2762, 0, "per-core");
@@ -799,7 +803,7 @@ static void test_perf_stat_per_socket(void **state)
 	json_decref(doc);
 }
 
-static void test_perf_profile_details(void **state)
+static void test_perf_profile_details(void **state UNUSED)
 {
 	json_t *doc = parse_fixture("perf-profile", "perf-report-children-folded-lkp.txt");
 
@@ -807,9 +811,12 @@ static void test_perf_profile_details(void **state)
 	assert_rel(val(doc, "perf-profile.children.cycles-pp.rcu_irq_enter", 0), 0.28, 1e-12,
 		   "summed children");
 	/* a chain of 13 frames keeps its first 5, .isra.9 stripped */
-	assert_rel(val(doc, "perf-profile.calltrace.cycles-pp._raw_spin_lock."
-			    "xfs_inode_set_eofblocks_tag.xfs_file_iomap_begin_delay."
-			    "xfs_file_iomap_begin.iomap_apply", 0), 8.61, 1e-12, "calltrace");
+	assert_rel(val(doc,
+		       "perf-profile.calltrace.cycles-pp._raw_spin_lock."
+		       "xfs_inode_set_eofblocks_tag.xfs_file_iomap_begin_delay."
+		       "xfs_file_iomap_begin.iomap_apply",
+		       0),
+		   8.61, 1e-12, "calltrace");
 	json_decref(doc);
 }
 
@@ -819,7 +826,7 @@ static json_t *with_prefix(json_t *doc, const char *prefix)
 	json_t *out = json_object(), *v;
 	const char *k;
 
-	json_object_foreach(json_object_get(doc, "metrics"), k, v)
+	json_object_foreach (json_object_get(doc, "metrics"), k, v)
 		if (!strncmp(k, prefix, strlen(prefix)))
 			json_object_set(out, k, json_array_get(v, 0));
 	return out;
@@ -827,7 +834,7 @@ static json_t *with_prefix(json_t *doc, const char *prefix)
 
 #define PP_CT "perf-profile.calltrace.cpu-clock-pppH."
 
-static void test_perf_profile_tree(void **state)
+static void test_perf_profile_tree(void **state UNUSED)
 {
 	/* perf's tree form (-g graph, callee order), values read off the file */
 	json_t *tree = parse_fixture("perf-profile", "perf-report-children-tree-callee.txt");
@@ -840,30 +847,46 @@ static void test_perf_profile_tree(void **state)
 	/* a root without percent, no branch, 2 frames: the entry's Children */
 	assert_rel(val(tree, PP_CT "task.0", 0), 93.43, 1e-12, "root only");
 	/* "---__do_fault" and 7 more frames in one node: first 5, Children */
-	assert_rel(val(tree, PP_CT "__do_fault.do_fault.__handle_mm_fault.handle_mm_fault."
-			     "exc_page_fault", 0), 11.50, 1e-12, "long root");
+	assert_rel(val(tree,
+		       PP_CT "__do_fault.do_fault.__handle_mm_fault.handle_mm_fault."
+			     "exc_page_fault",
+		       0),
+		   11.50, 1e-12, "long root");
 	/* root alloc_pages_mpol, branch "|--5.22%--vma_alloc_folio_noprof" */
-	assert_rel(val(tree, PP_CT "alloc_pages_mpol.vma_alloc_folio_noprof.do_fault."
-			     "__handle_mm_fault.handle_mm_fault", 0), 5.22, 1e-12, "branch");
+	assert_rel(val(tree,
+		       PP_CT "alloc_pages_mpol.vma_alloc_folio_noprof.do_fault."
+			     "__handle_mm_fault.handle_mm_fault",
+		       0),
+		   5.22, 1e-12, "branch");
 	/* root of two frames, then "|--5.04%--vma_alloc_folio_noprof" */
-	assert_rel(val(tree, PP_CT "__alloc_frozen_pages_noprof.alloc_pages_mpol."
-			     "vma_alloc_folio_noprof.do_fault.__handle_mm_fault", 0), 5.04, 1e-12,
-		   "two-frame root");
+	assert_rel(val(tree,
+		       PP_CT "__alloc_frozen_pages_noprof.alloc_pages_mpol."
+			     "vma_alloc_folio_noprof.do_fault.__handle_mm_fault",
+		       0),
+		   5.04, 1e-12, "two-frame root");
 	/* nested branches: 5.51 schedule / 5.10 asm_exc_page_fault / 5.04 task;
 	 * the 5th frame (asm_exc_page_fault) is in the 5.10 node; .isra.0 gone */
-	assert_rel(val(tree, PP_CT "finish_task_switch.__schedule.schedule."
-			     "irqentry_exit_to_user_mode.asm_exc_page_fault", 0), 5.10, 1e-12,
-		   "nested");
+	assert_rel(val(tree,
+		       PP_CT "finish_task_switch.__schedule.schedule."
+			     "irqentry_exit_to_user_mode.asm_exc_page_fault",
+		       0),
+		   5.10, 1e-12, "nested");
 	/* a leaf of 3 frames ("|--0.59%--task" / "0") under asm_common_interrupt */
 	assert_rel(val(tree, PP_CT "asm_common_interrupt.task.0", 0), 0.59, 1e-12, "short leaf");
 	/* the last branch (" --0.53%--") of the same entry */
-	assert_rel(val(tree, PP_CT "asm_common_interrupt._raw_spin_lock.__pte_offset_map_lock."
-			     "finish_fault.do_fault", 0), 0.53, 1e-12, "last sibling");
+	assert_rel(val(tree,
+		       PP_CT "asm_common_interrupt._raw_spin_lock.__pte_offset_map_lock."
+			     "finish_fault.do_fault",
+		       0),
+		   0.53, 1e-12, "last sibling");
 	/* .part.0 stripped in the frames and the entry */
-	assert_rel(val(tree, PP_CT "vms_clear_ptes.vms_complete_munmap_vmas.do_vmi_align_munmap."
-			     "do_vmi_munmap.__vm_munmap", 0), 5.51, 1e-12, "part stripped");
-	assert_rel(val(tree, "perf-profile.children.cpu-clock-pppH.vms_clear_ptes", 0), 5.51,
-		   1e-12, "children");
+	assert_rel(val(tree,
+		       PP_CT "vms_clear_ptes.vms_complete_munmap_vmas.do_vmi_align_munmap."
+			     "do_vmi_munmap.__vm_munmap",
+		       0),
+		   5.51, 1e-12, "part stripped");
+	assert_rel(val(tree, "perf-profile.children.cpu-clock-pppH.vms_clear_ptes", 0), 5.51, 1e-12,
+		   "children");
 	assert_rel(val(tree, "perf-profile.self.cpu-clock-pppH._raw_spin_lock", 0), 11.61, 1e-12,
 		   "self");
 
@@ -879,13 +902,13 @@ static void test_perf_profile_tree(void **state)
 	assert_string_equal(status(folded), "ok");
 	ct_tree = with_prefix(tree, "perf-profile.calltrace.");
 	ct_folded = with_prefix(folded, "perf-profile.calltrace.");
-	json_object_foreach(ct_folded, k, v) {
+	json_object_foreach (ct_folded, k, v) {
 		json_t *t = json_object_get(ct_tree, k);
 
 		if (!t)
 			fail_msg("folded trace '%s' missing from the tree form", k);
 		if (!strcmp(k, PP_CT "finish_task_switch.__schedule.schedule."
-				   "irqentry_exit_to_user_mode.asm_exc_page_fault")) {
+				     "irqentry_exit_to_user_mode.asm_exc_page_fault")) {
 			assert_rel(json_real_value(v), 5.04, 1e-12, "folded exact chain");
 			continue;
 		}
@@ -895,8 +918,8 @@ static void test_perf_profile_tree(void **state)
 	assert_int_equal(same, 58);
 	assert_int_equal(json_object_size(ct_tree), json_object_size(ct_folded) + 1);
 	assert_non_null(json_object_get(ct_tree, PP_CT "_raw_spin_unlock_irqrestore.wake_up_bit."
-						    "end_bio_bh_io_sync.blk_update_request."
-						    "blk_mq_end_request"));
+						       "end_bio_bh_io_sync.blk_update_request."
+						       "blk_mq_end_request"));
 	/* children and self do not depend on the call-graph form */
 	json_decref(ct_tree);
 	json_decref(ct_folded);
@@ -912,13 +935,19 @@ static void test_perf_profile_tree(void **state)
 	 * entry's Overhead */
 	tree = parse_fixture("perf-profile", "perf-report-overhead-tree.txt");
 	assert_string_equal(status(tree), "ok");
-	assert_rel(val(tree, PP_CT "copy_mc_enhanced_fast_string.do_fault.__handle_mm_fault."
-			     "handle_mm_fault.exc_page_fault", 0), 27.39, 1e-12, "overhead root");
-	assert_rel(val(tree, PP_CT "_raw_spin_lock.__pte_offset_map_lock.finish_fault.do_fault."
-			     "__handle_mm_fault", 0), 11.55, 1e-12, "overhead branch");
-	assert_rel(val(tree, "perf-profile.self.cpu-clock-pppH.finish_task_switch", 0), 5.45,
-		   1e-12, "overhead");
-	assert_int_equal(nvalues(tree), 8);	/* 4 self, 4 call traces */
+	assert_rel(val(tree,
+		       PP_CT "copy_mc_enhanced_fast_string.do_fault.__handle_mm_fault."
+			     "handle_mm_fault.exc_page_fault",
+		       0),
+		   27.39, 1e-12, "overhead root");
+	assert_rel(val(tree,
+		       PP_CT "_raw_spin_lock.__pte_offset_map_lock.finish_fault.do_fault."
+			     "__handle_mm_fault",
+		       0),
+		   11.55, 1e-12, "overhead branch");
+	assert_rel(val(tree, "perf-profile.self.cpu-clock-pppH.finish_task_switch", 0), 5.45, 1e-12,
+		   "overhead");
+	assert_int_equal(nvalues(tree), 8); /* 4 self, 4 call traces */
 	json_decref(tree);
 
 	/* sorted by symbol first: perf drops each single root's first frame
@@ -942,21 +971,24 @@ static void test_perf_profile_tree(void **state)
 	 * same perf.data with the same value */
 	tree = parse_fixture("perf-profile", "perf-report-children-tree-caller.txt");
 	assert_string_equal(status(tree), "ok");
-	assert_rel(val(tree, PP_CT "copy_mc_enhanced_fast_string.do_fault.__handle_mm_fault."
-			     "handle_mm_fault.exc_page_fault", 0), 28.74, 1e-12, "leaf upwards");
+	assert_rel(val(tree,
+		       PP_CT "copy_mc_enhanced_fast_string.do_fault.__handle_mm_fault."
+			     "handle_mm_fault.exc_page_fault",
+		       0),
+		   28.74, 1e-12, "leaf upwards");
 	assert_rel(val(tree, PP_CT "exc_page_fault.asm_exc_page_fault.task.0", 0), 83.11, 1e-12,
 		   "a node's callers");
 	assert_rel(val(tree, PP_CT "handle_mm_fault.exc_page_fault.asm_exc_page_fault.task.0", 0),
 		   67.86, 1e-12, "5 frames");
 	assert_rel(val(tree, PP_CT "task.0", 0), 93.43, 1e-12, "two frames");
 	/* the caller-first keys of before are gone */
-	assert_null(json_object_get(json_object_get(tree, "metrics"),
-				    PP_CT "0.task.asm_exc_page_fault.exc_page_fault.handle_mm_fault"));
+	assert_null(json_object_get(json_object_get(tree, "metrics"), PP_CT
+				    "0.task.asm_exc_page_fault.exc_page_fault.handle_mm_fault"));
 	folded = parse_fixture("perf-profile", "perf-report-children-tree-callee.txt");
 	ct_tree = with_prefix(tree, "perf-profile.calltrace.");
 	ct_folded = with_prefix(folded, "perf-profile.calltrace.");
 	same = 0;
-	json_object_foreach(ct_tree, k, v) {
+	json_object_foreach (ct_tree, k, v) {
 		json_t *t = json_object_get(ct_folded, k);
 
 		if (!t)
@@ -964,19 +996,18 @@ static void test_perf_profile_tree(void **state)
 		assert_rel(json_real_value(v), json_real_value(t), 1e-12, k);
 		same++;
 	}
-	assert_int_equal(same, 14);	/* --percent-limit 10 here, 3 there */
+	assert_int_equal(same, 14); /* --percent-limit 10 here, 3 there */
 	json_decref(ct_tree);
 	json_decref(ct_folded);
 	json_decref(folded);
 	json_decref(tree);
 }
 
-static void test_perf_profile_tree_rules(void **state)
+static void test_perf_profile_tree_rules(void **state UNUSED)
 {
-	static const char head[] =
-		"# Samples: 1K of event 'cycles:pp'\n"
-		"# Children      Self  Command  Shared Object  Symbol\n"
-		"#\n";
+	static const char head[] = "# Samples: 1K of event 'cycles:pp'\n"
+				   "# Children      Self  Command  Shared Object  Symbol\n"
+				   "#\n";
 	char *text;
 	json_t *doc, *traces;
 
@@ -1007,7 +1038,8 @@ static void test_perf_profile_tree_rules(void **state)
 		       "            |\n"
 		       "            ---bar\n"
 		       "               baz\n"
-		       "\n", head);
+		       "\n",
+		       head);
 	doc = parse_str("perf-profile", text);
 	assert_string_equal(status(doc), "ok");
 	assert_rel(val(doc, "perf-profile.calltrace.cycles-pp.foo.main", 0), 50, 0, "inlined foo");
@@ -1026,7 +1058,8 @@ static void test_perf_profile_tree_rules(void **state)
 	text = xstrfmt("%s"
 		       "    50.00%%     0.00%%  a  a     [.] foo\n"
 		       "50.00%% main;foo\n"
-		       "\n", head);
+		       "\n",
+		       head);
 	doc = parse_str("perf-profile", text);
 	assert_string_equal(status(doc), "ok");
 	traces = with_prefix(doc, "perf-profile.calltrace.");
@@ -1047,7 +1080,8 @@ static void test_perf_profile_tree_rules(void **state)
 		       "               |          bar\n"
 		       "               |          \n"
 		       "                --20.00%%-- baz\n"
-		       "\n", head);
+		       "\n",
+		       head);
 	doc = parse_str("perf-profile", text);
 	assert_rel(val(doc, "perf-profile.calltrace.cycles-pp.main.foo.bar", 0), 30, 0, "old 1");
 	assert_rel(val(doc, "perf-profile.calltrace.cycles-pp.main.baz", 0), 20, 0, "old 2");
@@ -1059,16 +1093,17 @@ static void test_perf_profile_tree_rules(void **state)
 		       "    50.00%%     0.00%%  a  a     [.] main\n"
 		       "            |\n"
 		       "            ---main\n"
-		       "               |--30.00%%--foo\n", head);
+		       "               |--30.00%%--foo\n",
+		       head);
 	doc = parse_str("perf-profile", text);
 	assert_string_equal(status(doc), "ok");
 	assert_true(errors_mention(doc, "cut short"));
-	assert_int_equal(nvalues(doc), 1);	/* children.main; self 0.00 left out */
+	assert_int_equal(nvalues(doc), 1); /* children.main; self 0.00 left out */
 	json_decref(doc);
 	free(text);
 }
 
-static void test_kselftest_run_vmtests(void **state)
+static void test_kselftest_run_vmtests(void **state UNUSED)
 {
 	json_t *doc = parse_fixture("kselftest", "kselftest-mm-run_vmtests-lkp.txt");
 
@@ -1086,7 +1121,7 @@ static void test_kselftest_run_vmtests(void **state)
 	json_decref(doc);
 }
 
-static void test_proc_vs_map_seed(void **state)
+static void test_proc_vs_map_seed(void **state UNUSED)
 {
 	json_t *doc = parse_fixture("proc-vs-map", "proc-vs-map-smaps_rollup-arm64-24c.txt");
 
@@ -1101,7 +1136,7 @@ static void test_proc_vs_map_seed(void **state)
 	json_decref(doc);
 }
 
-static void test_kv(void **state)
+static void test_kv(void **state UNUSED)
 {
 	json_t *doc = parse_str("kv", "# kv small-allocs\n"
 				      "throughput_kbps: 1234.5\n"
@@ -1118,7 +1153,7 @@ static void test_kv(void **state)
 	assert_rel(val(doc, "throughput_kbps", 0), 1234.5, 0, "first");
 	assert_rel(val(doc, "throughput_kbps", 1), 1300, 0, "repeat");
 	assert_rel(val(doc, "latency_ms", 0), -0.25, 0, "exponent");
-	assert_int_equal(nvalues(doc), 4);	/* note, nan, inf, hex, unit: ignored */
+	assert_int_equal(nvalues(doc), 4); /* note, nan, inf, hex, unit: ignored */
 	json_decref(doc);
 
 	/* a last line without newline may be cut short: left out, named */
@@ -1143,7 +1178,7 @@ static void test_kv(void **state)
 }
 
 /* Any text has "key: number" lines: kv reads only what says it is kv */
-static void test_kv_needs_opt_in(void **state)
+static void test_kv_needs_opt_in(void **state UNUSED)
 {
 	static const char mail[] =
 		"From: kernel test robot <oliver.sang@intel.com>\n"
@@ -1198,7 +1233,7 @@ static char *fixture_head(const char *name, size_t nlines)
 	return text;
 }
 
-static void test_vms_truncated(void **state)
+static void test_vms_truncated(void **state UNUSED)
 {
 	/* the whole file: 32 tasks, each with its KB/s and its free line */
 	json_t *doc = parse_fixture("vm-scalability", "vms-case-swapin-lkp.txt");
@@ -1271,12 +1306,13 @@ static json_t *parse_with_bom(const char *tool, const char *fixture)
 	return doc;
 }
 
-static void test_bom(void **state)
+static void test_bom(void **state UNUSED)
 {
 	/* first line a task's KB/s line: all 32 tasks kept (and the count
 	 * check passes) */
 	json_t *doc = parse_str("vm-scalability",
-				"\xEF\xBB\xBF" "12884901888 bytes / 859434826 usecs = 14640 KB/s\n"
+				"\xEF\xBB\xBF"
+				"12884901888 bytes / 859434826 usecs = 14640 KB/s\n"
 				"12884901888 bytes / 859956623 usecs = 14632 KB/s\n"
 				"11880398 usecs to free memory\n"
 				"23078896 usecs to free memory\n");
@@ -1286,8 +1322,10 @@ static void test_bom(void **state)
 	json_decref(doc);
 
 	/* runtest.py's header after a BOM */
-	doc = parse_str("will-it-scale", "\xEF\xBB\xBF" "tasks,processes,processes_idle,threads,"
-					 "threads_idle,linear\n0,0,100,0,100,0\n104,1200363,0.04,0,0.00,0\n");
+	doc = parse_str("will-it-scale",
+			"\xEF\xBB\xBF"
+			"tasks,processes,processes_idle,threads,"
+			"threads_idle,linear\n0,0,100,0,100,0\n104,1200363,0.04,0,0.00,0\n");
 	assert_string_equal(status(doc), "ok");
 	assert_rel(val(doc, "will-it-scale.104.processes", 0), 1200363, 0, "after BOM");
 	json_decref(doc);
@@ -1382,7 +1420,7 @@ static char *random_bytes(size_t n)
 	return b;
 }
 
-static void test_junk_not_ok(void **state)
+static void test_junk_not_ok(void **state UNUSED)
 {
 	static const char *const tools[] = { "perf-stat", "kv" };
 	size_t rlen = 1 << 20;
@@ -1414,7 +1452,7 @@ static void test_junk_not_ok(void **state)
 	}
 }
 
-static void test_perf_stat_event_names(void **state)
+static void test_perf_stat_event_names(void **state UNUSED)
 {
 	/* inside a real block, words that are no event names are not counts */
 	json_t *doc = parse_str("perf-stat",
@@ -1439,26 +1477,26 @@ static void test_perf_stat_event_names(void **state)
 	assert_rel(val(doc, "perf-stat.elapsed_time", 0), 1, 0, "elapsed");
 	assert_rel(val(doc, "perf-stat.user_time", 0), 0.25, 0, "user");
 	assert_rel(val(doc, "perf-stat.system_time", 0), 0.5, 0, "sys");
-	json_object_foreach(json_object_get(doc, "metrics"), k, v)
+	json_object_foreach (json_object_get(doc, "metrics"), k, v)
 		if (strstr(k, "%") || strstr(k, "\xc2\xb1") || strstr(k, "ratio"))
 			fail_msg("junk metric '%s'", k);
 	assert_int_equal(nvalues(doc), 4);
 	json_decref(doc);
 
 	/* a block quoted in a mail: the text after its times is not read */
-	doc = parse_str("perf-stat",
-			" Performance counter stats for 'system wide':\n\n"
-			"          1,234,567      cycles\n\n"
-			"       1.000000000 seconds time elapsed\n\n"
-			"Regards,\n"
-			"      72  CPUs\n");
+	doc = parse_str("perf-stat", " Performance counter stats for 'system wide':\n\n"
+				     "          1,234,567      cycles\n\n"
+				     "       1.000000000 seconds time elapsed\n\n"
+				     "Regards,\n"
+				     "      72  CPUs\n");
 	assert_string_equal(status(doc), "ok");
 	assert_null(json_object_get(json_object_get(doc, "metrics"), "perf-stat.total.CPUs"));
-	assert_int_equal(nvalues(doc), 2);	/* cycles, elapsed_time */
+	assert_int_equal(nvalues(doc), 2); /* cycles, elapsed_time */
 	json_decref(doc);
 
 	/* perf 6.1 `perf stat -e …` of one command: LKP's overall.* ratios */
-	doc = parse_str("perf-stat",
+	doc = parse_str(
+		"perf-stat",
 		"\n"
 		" Performance counter stats for './page-fault runtime=0.3':\n"
 		"\n"
@@ -1486,7 +1524,7 @@ static void test_perf_stat_event_names(void **state)
 }
 
 /* parse_result_write prints what json_dumpf prints for parse_output's document */
-static void test_result_write(void **state)
+static void test_result_write(void **state UNUSED)
 {
 	for (size_t f = 0; f < 6; f++) {
 		static const char *const fx[][2] = {
@@ -1506,8 +1544,10 @@ static void test_result_write(void **state)
 
 		assert_non_null(r);
 		assert_int_equal(parse_result_write(r, m1), 0);
-		assert_int_equal(json_dumpf(doc, m2, JSON_INDENT(2) | JSON_SORT_KEYS |
-					    JSON_REAL_PRECISION(15)), 0);
+		assert_int_equal(json_dumpf(doc, m2,
+					    JSON_INDENT(2) | JSON_SORT_KEYS |
+						    JSON_REAL_PRECISION(15)),
+				 0);
 		fclose(m1);
 		fclose(m2);
 		assert_string_equal(mine, theirs);
@@ -1521,7 +1561,7 @@ static void test_result_write(void **state)
 
 /* LKP's lmbench3 fixture: LKP's stats/lmbench3 gives the two bandwidths at
  * the largest size; "mappings" (lat_mmap) it does not read */
-static void test_lmbench3(void **state)
+static void test_lmbench3(void **state UNUSED)
 {
 	json_t *doc = parse_fixture("lmbench3", "lmbench3-mmap-bw-lkp.txt");
 
@@ -1544,7 +1584,8 @@ static void test_lmbench3(void **state)
 	assert_rel(val(doc, "lmbench3.Process.fork+execve.latency.us", 0), 306.6, 0, "execve");
 	assert_rel(val(doc, "lmbench3.PIPE.latency.us", 0), 4.9723, 0, "pipe");
 	assert_rel(val(doc, "lmbench3.PIPE.bandwidth.MB/sec", 0), 3824.96, 0, "pipe bw");
-	assert_rel(val(doc, "lmbench3.AF_UNIX.sock.stream.bandwidth.MB/sec", 0), 9715.40, 0, "unix");
+	assert_rel(val(doc, "lmbench3.AF_UNIX.sock.stream.bandwidth.MB/sec", 0), 9715.40, 0,
+		   "unix");
 	assert_rel(val(doc, "lmbench3.UDP.usinglocalhost.latency.us", 0), 8.2116, 0, "udp");
 	assert_rel(val(doc, "lmbench3.TCP.localhost.latency", 0), 11.6812, 0, "tcp");
 	assert_rel(val(doc, "lmbench3.CONNECT.localhost.latency.us", 0), 20.5126, 0, "connect");
@@ -1568,7 +1609,8 @@ static void test_lmbench3(void **state)
 	assert_rel(val(doc, "lmbench3.FS.10k.delete.per_sec", 0), 128345, 0, "lat_fs 10k");
 	/* the series we do not keep ("libc bcopy aligned, "stride=16, Memory
 	 * partial …) give nothing, and nothing leaks into the kept ones */
-	assert_null(json_object_get(json_object_get(doc, "metrics"), "lmbench3.CTX.1P.0K.latency.us"));
+	assert_null(
+		json_object_get(json_object_get(doc, "metrics"), "lmbench3.CTX.1P.0K.latency.us"));
 	assert_int_equal(json_array_size(metric(doc, "lmbench3.BCOPY.libc.bandwidth.MB/sec")), 1);
 	json_decref(doc);
 
@@ -1577,7 +1619,7 @@ static void test_lmbench3(void **state)
 	json_decref(doc);
 }
 
-static void test_sysbench(void **state)
+static void test_sysbench(void **state UNUSED)
 {
 	/* 1.0, cpu twice: two repeats */
 	json_t *doc = parse_fixture("sysbench", "sysbench-1.0-cpu.txt");
@@ -1633,8 +1675,9 @@ static void test_sysbench(void **state)
 	json_decref(doc);
 
 	/* a run cut before its summary, a FATAL run */
-	doc = parse_str("sysbench", "sysbench 1.0.20 (using system LuaJIT 2.1.0-beta3)\n\n"
-				    "Threads started!\n\nCPU speed:\n    events per second:  4716.95\n");
+	doc = parse_str("sysbench",
+			"sysbench 1.0.20 (using system LuaJIT 2.1.0-beta3)\n\n"
+			"Threads started!\n\nCPU speed:\n    events per second:  4716.95\n");
 	assert_string_equal(status(doc), "failed");
 	assert_true(errors_mention(doc, "no 'total time'"));
 	json_decref(doc);
@@ -1649,12 +1692,27 @@ static void test_sysbench(void **state)
 
 /* values are kept in a compact form (parse.c): every double comes back
  * to the bit */
-static void test_value_roundtrip(void **state)
+static void test_value_roundtrip(void **state UNUSED)
 {
 	static const char *const nums[] = {
-		"0", "-0", "0.1", "-0.25", "14640", "0.132", "2.600", "1e300", "-1e-300",
-		"4.9e-324", "9007199254740993", "-9007199254740991", "123456789.987654321",
-		"1e-9", "0.000000001234", "99999999999999.99", "3.141592653589793", "1e22",
+		"0",
+		"-0",
+		"0.1",
+		"-0.25",
+		"14640",
+		"0.132",
+		"2.600",
+		"1e300",
+		"-1e-300",
+		"4.9e-324",
+		"9007199254740993",
+		"-9007199254740991",
+		"123456789.987654321",
+		"1e-9",
+		"0.000000001234",
+		"99999999999999.99",
+		"3.141592653589793",
+		"1e22",
 	};
 	char *text = xstrdup("");
 	json_t *doc;
@@ -1677,19 +1735,18 @@ static void test_value_roundtrip(void **state)
 	free(text);
 }
 
-static void test_time(void **state)
+static void test_time(void **state UNUSED)
 {
-	json_t *doc = parse_str("time",
-				"\tCommand being timed: \"./execl\"\n"
-				"\tUser time (seconds): 1.25\n"
-				"\tSystem time (seconds): 3.50\n"
-				"\tPercent of CPU this job got: 95%\n"
-				"\tElapsed (wall clock) time (h:mm:ss or m:ss): 1:02:03\n"
-				"\tMaximum resident set size (kbytes): 2048\n"
-				"\tMinor (reclaiming a frame) page faults: 97\n"
-				"\tVoluntary context switches: 12\n"
-				"\tExit status: 0\n"
-				"\tElapsed (wall clock) time (h:mm:ss or m:ss): 0:05.50\n");
+	json_t *doc = parse_str("time", "\tCommand being timed: \"./execl\"\n"
+					"\tUser time (seconds): 1.25\n"
+					"\tSystem time (seconds): 3.50\n"
+					"\tPercent of CPU this job got: 95%\n"
+					"\tElapsed (wall clock) time (h:mm:ss or m:ss): 1:02:03\n"
+					"\tMaximum resident set size (kbytes): 2048\n"
+					"\tMinor (reclaiming a frame) page faults: 97\n"
+					"\tVoluntary context switches: 12\n"
+					"\tExit status: 0\n"
+					"\tElapsed (wall clock) time (h:mm:ss or m:ss): 0:05.50\n");
 
 	assert_string_equal(status(doc), "ok");
 	assert_rel(val(doc, "time.elapsed_time", 0), 3723, 0, "h:mm:ss");
@@ -1706,7 +1763,7 @@ static void test_time(void **state)
 	json_decref(doc);
 }
 
-static void test_unknown_tool(void **state)
+static void test_unknown_tool(void **state UNUSED)
 {
 	struct err e;
 	const char *const *t = parse_tools();
@@ -1770,14 +1827,14 @@ static void check_doc_shape(json_t *doc)
 
 	assert_true(json_is_object(json_object_get(doc, "metrics")));
 	assert_true(json_is_array(json_object_get(doc, "errors")));
-	json_object_foreach(json_object_get(doc, "metrics"), k, v) {
+	json_object_foreach (json_object_get(doc, "metrics"), k, v) {
 		assert_true(json_array_size(v) > 0);
-		json_array_foreach(v, i, x)
+		json_array_foreach (v, i, x)
 			assert_true(json_is_real(x) && isfinite(json_real_value(x)));
 	}
 }
 
-static void test_truncated(void **state)
+static void test_truncated(void **state UNUSED)
 {
 	for (size_t f = 0; f < sizeof(all_fixtures) / sizeof(all_fixtures[0]); f++) {
 		size_t len, full;
@@ -1800,8 +1857,8 @@ static void test_truncated(void **state)
 			check_doc_shape(doc);
 			if (strcmp(status(doc), "failed") && nvalues(doc) > full)
 				fail_msg("%s cut at %zu of %zu: %zu values, more than the %zu of "
-					 "the whole file", all_fixtures[f].fixture, cut, len,
-					 nvalues(doc), full);
+					 "the whole file",
+					 all_fixtures[f].fixture, cut, len, nvalues(doc), full);
 			if (!strcmp(status(doc), "failed"))
 				assert_int_equal(nvalues(doc), 0);
 			json_decref(doc);

@@ -19,7 +19,6 @@
 #include <string.h>
 
 #include "server/db/pgval.h"
-#include "banned.h"
 
 #define INT4_OID 23
 #define FLOAT8_OID 701
@@ -98,7 +97,7 @@ static void test_pg_double(void **state)
 static void test_pg_float8_array_len(void **state)
 {
 	(void)state;
-	assert_int_equal(pg_float8_array_len(""), 0);    /* SQL NULL */
+	assert_int_equal(pg_float8_array_len(""), 0); /* SQL NULL */
 	assert_int_equal(pg_float8_array_len("{}"), 0);
 	assert_int_equal(pg_float8_array_len("{7}"), 1);
 	assert_int_equal(pg_float8_array_len("{1.5,2,3e-05}"), 3);
@@ -270,8 +269,8 @@ static void test_pg_bin_array_float8(void **state)
 	x = float8_array(v, 5);
 	assert_int_equal(pg_bin_array_len(x.b, x.n, INT4_OID), -1);
 	assert_int_equal(pg_bin_array_int4(x.b, x.n, (int *)out), -1);
-	assert_int_equal(pg_bin_array_float8(x.b, x.n - 4, out), -1);   /* truncated */
-	assert_int_equal(pg_bin_array_float8(x.b, x.n - 12, out), -1);  /* one element short */
+	assert_int_equal(pg_bin_array_float8(x.b, x.n - 4, out), -1);  /* truncated */
+	assert_int_equal(pg_bin_array_float8(x.b, x.n - 12, out), -1); /* one element short */
 }
 
 int main(void)

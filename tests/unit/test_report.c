@@ -10,10 +10,11 @@
 #include <string.h>
 
 #include "lkptext.h"
+#include "attr.h"
+#include "mailmsg.h"
 #include "report.h"
 #include "stats/compare.h"
 #include "server/mailer.h"
-#include "banned.h"
 
 /*
  * Figures: the will-it-scale row is the one quoted in lib/lkptext.h (a
@@ -28,7 +29,9 @@ static const struct lkp_row rows[] = {
 	{ "perf-profile.children.cycles-pp.do_mmap", 0.25, 9, 0.23, 5, NAN },
 };
 static const struct report_param params[] = {
-	{ "mode", "process" }, { "nr_task", "100%" }, { "test", "mmap1" },
+	{ "mode", "process" },
+	{ "nr_task", "100%" },
+	{ "test", "mmap1" },
 };
 static const struct report_step steps[] = {
 	{ "aaaaaaaaaaaa11111111111111111111111111111", "mm: first try", "bad", 108500, 5 },
@@ -39,24 +42,42 @@ static const struct report_step steps[] = {
 static struct report_input bisect_input(void)
 {
 	struct report_input in = {
-		.kind = REPORT_BISECT, .tree = "linux", .branch = "master",
-		.culprit_sha = CULPRIT, .culprit_subject = "mm/mmap: take the lock later",
-		.culprit_author = "Jane Dev", .culprit_email = "jane@example.org",
-		.parent_sha = PARENT, .parent_subject = "mm/mmap: prepare",
-		.testcase = "will-it-scale", .kconfig = "x86_64-rhel-9.4", .compiler = "gcc-12",
-		.tbox_group = "lkp-icl-2sp2", .params = params, .nr_params = 3,
-		.machine_arch = "x86_64", .cpu_model = "Intel Xeon Platinum 8358", .nr_cpus = 128,
-		.memory_mb = 256 * 1024, .metric = "will-it-scale.per_process_ops",
-		.change_pct = -11.73, .is_regression = 1, .rows = rows, .nr_rows = 2,
-		.steps = steps, .nr_steps = 3,
+		.kind = REPORT_BISECT,
+		.tree = "linux",
+		.branch = "master",
+		.culprit_sha = CULPRIT,
+		.culprit_subject = "mm/mmap: take the lock later",
+		.culprit_author = "Jane Dev",
+		.culprit_email = "jane@example.org",
+		.parent_sha = PARENT,
+		.parent_subject = "mm/mmap: prepare",
+		.testcase = "will-it-scale",
+		.kconfig = "x86_64-rhel-9.4",
+		.compiler = "gcc-12",
+		.tbox_group = "lkp-icl-2sp2",
+		.params = params,
+		.nr_params = 3,
+		.machine_arch = "x86_64",
+		.cpu_model = "Intel Xeon Platinum 8358",
+		.nr_cpus = 128,
+		.memory_mb = 256 * 1024,
+		.metric = "will-it-scale.per_process_ops",
+		.change_pct = -11.73,
+		.is_regression = 1,
+		.rows = rows,
+		.nr_rows = 2,
+		.steps = steps,
+		.nr_steps = 3,
 		.reproduce = "regtrack-worker run --once",
-		.public_url = "https://perf.example.org/", .regression_id = 7, .bisect_id = 3,
+		.public_url = "https://perf.example.org/",
+		.regression_id = 7,
+		.bisect_id = 3,
 		.mail_from = "regtrack bot <regtrack@example.org>",
 	};
 	return in;
 }
 
-static void test_prefix(void **state)
+static void test_prefix(void **state UNUSED)
 {
 	char p[64];
 
@@ -70,7 +91,7 @@ static void test_prefix(void **state)
 	assert_string_equal(p, "");
 }
 
-static void test_bisect_report(void **state)
+static void test_bisect_report(void **state UNUSED)
 {
 	struct report_input in = bisect_input();
 	struct report r;
@@ -79,17 +100,22 @@ static void test_bisect_report(void **state)
 	assert_int_equal(report_render(&in, &r, &e), 0);
 	assert_string_equal(r.subject, "[linux:master] [mm/mmap] 3c1a2b4d5e6f: "
 				       "will-it-scale.per_process_ops -11.7% regression");
-	assert_non_null(strstr(r.body.data, "regtrack measured a -11.7% regression of "
-					    "will-it-scale.per_process_ops and bisected it to commit 3c1a2b4d5e6f.\n"));
-	assert_non_null(strstr(r.body.data, "\ncommit:   " CULPRIT " (\"mm/mmap: take the lock later\")\n"));
+	assert_non_null(
+		strstr(r.body.data,
+		       "regtrack measured a -11.7% regression of "
+		       "will-it-scale.per_process_ops and bisected it to commit 3c1a2b4d5e6f.\n"));
+	assert_non_null(strstr(r.body.data,
+			       "\ncommit:   " CULPRIT " (\"mm/mmap: take the lock later\")\n"));
 	assert_non_null(strstr(r.body.data, "\nauthor:   Jane Dev <jane@example.org>\n"));
 	assert_non_null(strstr(r.body.data, "\nparent:   " PARENT " (\"mm/mmap: prepare\")\n"));
 	assert_non_null(strstr(r.body.data, "\ntestcase: will-it-scale\n"));
 	assert_non_null(strstr(r.body.data, "\nconfig:   x86_64-rhel-9.4\n"));
 	assert_non_null(strstr(r.body.data, "\ncompiler: gcc-12\n"));
-	assert_non_null(strstr(r.body.data, "\nmachine:  lkp-icl-2sp2 - 128 CPUs, 256G memory, x86_64 "
-					    "(Intel Xeon Platinum 8358)\n"));
-	assert_non_null(strstr(r.body.data, "\nparameters:\n  mode: process\n  nr_task: 100%\n  test: mmap1\n"));
+	assert_non_null(strstr(r.body.data,
+			       "\nmachine:  lkp-icl-2sp2 - 128 CPUs, 256G memory, x86_64 "
+			       "(Intel Xeon Platinum 8358)\n"));
+	assert_non_null(strstr(r.body.data,
+			       "\nparameters:\n  mode: process\n  nr_task: 100%\n  test: mmap1\n"));
 	/* trailers: address from mail_from, link from public_url without the double '/' */
 	assert_non_null(strstr(r.body.data, "\nReported-by: regtrack <regtrack@example.org>\n"
 					    "Closes: https://perf.example.org/regressions/7\n"));
@@ -98,9 +124,11 @@ static void test_bisect_report(void **state)
 	assert_non_null(strstr(r.body.data, "  0f1e2d3c4b (\"mm/mmap: prepare\")\n"));
 	assert_non_null(strstr(r.body.data, "    123316           -11.7%     108849 \xc2\xb1  2%  "
 					    "will-it-scale.per_process_ops\n"));
-	assert_non_null(strstr(r.body.data, "      0.25 \xc2\xb1  9%       -0.0       0.23 \xc2\xb1  5%  "
-					    "perf-profile.children.cycles-pp.do_mmap\n"));
-	assert_non_null(strstr(r.body.data, "compiler/kconfig/mode/nr_task/tbox_group/test/testcase:\n"));
+	assert_non_null(strstr(r.body.data,
+			       "      0.25 \xc2\xb1  9%       -0.0       0.23 \xc2\xb1  5%  "
+			       "perf-profile.children.cycles-pp.do_mmap\n"));
+	assert_non_null(
+		strstr(r.body.data, "compiler/kconfig/mode/nr_task/tbox_group/test/testcase:\n"));
 	assert_non_null(strstr(r.body.data, "\nbisect steps (3 commits tested):\n"));
 	assert_non_null(strstr(r.body.data, "\n   3  bad   3c1a2b4d5e6f      108849 (5 runs)  "
 					    "mm/mmap: take the lock later\n"));
@@ -110,7 +138,7 @@ static void test_bisect_report(void **state)
 	report_release(&r);
 }
 
-static void test_range_improvement_and_fixed(void **state)
+static void test_range_improvement_and_fixed(void **state UNUSED)
 {
 	struct report_input in = bisect_input();
 	struct report r;
@@ -129,7 +157,8 @@ static void test_range_improvement_and_fixed(void **state)
 				       "will-it-scale.per_process_ops +13.3% improvement");
 	assert_null(strstr(r.body.data, "#regzbot"));
 	assert_null(strstr(r.body.data, "bisect:"));
-	assert_non_null(strstr(r.body.data, "between 0f1e2d3c4b5a and 3c1a2b4d5e6f (not bisected)"));
+	assert_non_null(
+		strstr(r.body.data, "between 0f1e2d3c4b5a and 3c1a2b4d5e6f (not bisected)"));
 	report_release(&r);
 
 	in.kind = REPORT_FIXED;
@@ -138,7 +167,8 @@ static void test_range_improvement_and_fixed(void **state)
 	in.fix_subject = "mm/mmap: undo";
 	assert_int_equal(report_render(&in, &r, &e), 0);
 	assert_string_equal(r.subject, "Re: [linux] x: y");
-	assert_non_null(strstr(r.body.data, "is now marked fixed by commit " PARENT " (\"mm/mmap: undo\")."));
+	assert_non_null(strstr(r.body.data,
+			       "is now marked fixed by commit " PARENT " (\"mm/mmap: undo\")."));
 	report_release(&r);
 
 	in.orig_subject = NULL;
@@ -153,7 +183,7 @@ static void test_range_improvement_and_fixed(void **state)
 	report_release(&r);
 }
 
-static void test_addresses(void **state)
+static void test_addresses(void **state UNUSED)
 {
 	char a[300];
 
@@ -206,12 +236,15 @@ static int header_count(const char *msg, const char *name)
 	return count;
 }
 
-static void test_compose_injection(void **state)
+static void test_compose_injection(void **state UNUSED)
 {
 	struct report_input in = bisect_input();
 	const char *to[] = { "jane@example.org", "list@example.org" };
-	struct report_mail m = { .from = "regtrack <regtrack@example.org>", .to = to, .nr_to = 2,
-				 .message_id = "<1234@regtrack.example.org>", .date = 0 };
+	struct report_mail m = { .from = "regtrack <regtrack@example.org>",
+				 .to = to,
+				 .nr_to = 2,
+				 .message_id = "<1234@regtrack.example.org>",
+				 .date = 0 };
 	struct buf out = BUF_INIT(0);
 	struct report r;
 	struct err e;
@@ -230,8 +263,10 @@ static void test_compose_injection(void **state)
 	assert_int_equal(header_count(out.data, "Bcc"), 0);
 	assert_int_equal(header_count(out.data, "Subject"), 1);
 	assert_int_equal(header_count(out.data, "To"), 1);
-	assert_non_null(strstr(out.data, "Subject: [linux:master] [mm: fix Bcc] 3c1a2b4d5e6f: x.ops Bcc: evil2@x\r\n"
-					 " -11.7% regression\r\n"));
+	assert_non_null(
+		strstr(out.data,
+		       "Subject: [linux:master] [mm: fix Bcc] 3c1a2b4d5e6f: x.ops Bcc: evil2@x\r\n"
+		       " -11.7% regression\r\n"));
 	assert_non_null(strstr(out.data, "To: jane@example.org,\r\n list@example.org\r\n"));
 	assert_non_null(strstr(out.data, "Date: Thu, 01 Jan 1970 00:00:00 +0000\r\n"));
 	/* every body line ends in CRLF: no bare LF anywhere */
@@ -258,10 +293,11 @@ static void test_compose_injection(void **state)
 	report_release(&r);
 }
 
-static void test_rfc2047(void **state)
+static void test_rfc2047(void **state UNUSED)
 {
 	/* 44 bytes of UTF-8: é and — straddle nothing; a long one must split on characters */
-	const char *subj = "mm/slub: r\xc3\xa9" "duire la fragmentation \xe2\x80\x94 caf\xc3\xa9 "
+	const char *subj = "mm/slub: r\xc3\xa9"
+			   "duire la fragmentation \xe2\x80\x94 caf\xc3\xa9 "
 			   "\xe2\x80\x94 \xe2\x80\x94 \xe2\x80\x94 \xe2\x80\x94 fin";
 	struct buf out = BUF_INIT(0), dec = BUF_INIT(0);
 	const char *s;
@@ -276,7 +312,7 @@ static void test_rfc2047(void **state)
 
 		s += 10;
 		assert_non_null(end);
-		assert_true(end - s + 12 <= 75);  /* RFC 2047 word length */
+		assert_true(end - s + 12 <= 75); /* RFC 2047 word length */
 		n = unb64(s, (size_t)(end - s), tmp);
 		/* each word holds whole characters: it does not start with a continuation byte */
 		assert_true(((unsigned char)tmp[0] & 0xc0) != 0x80);
@@ -301,12 +337,16 @@ static void test_rfc2047(void **state)
 	buf_release(&out);
 }
 
-static void test_long_body_line(void **state)
+static void test_long_body_line(void **state UNUSED)
 {
 	const char *to[] = { "a@example.org" };
 	char *body = malloc(2501);
-	struct report_mail m = { .from = "a@example.org", .to = to, .nr_to = 1, .subject = "s",
-				 .message_id = "<1@x.org>", .body = body };
+	struct report_mail m = { .from = "a@example.org",
+				 .to = to,
+				 .nr_to = 1,
+				 .subject = "s",
+				 .message_id = "<1@x.org>",
+				 .body = body };
 	struct buf out = BUF_INIT(0);
 	struct err e;
 	const char *s;
@@ -324,10 +364,12 @@ static void test_long_body_line(void **state)
 }
 
 /* a qemu run: the machine line names the guest, then the host's CPU model */
-static void test_guest_machine_diffstat_omitted(void **state)
+static void test_guest_machine_diffstat_omitted(void **state UNUSED)
 {
 	static const struct report_file files[] = {
-		{ "fs/inode.c", 3, 0 }, { "mm/mmap.c", 10, 2 }, { "tools/logo.png", -1, -1 },
+		{ "fs/inode.c", 3, 0 },
+		{ "mm/mmap.c", 10, 2 },
+		{ "tools/logo.png", -1, -1 },
 	};
 	struct report_input in = bisect_input();
 	struct report r;
@@ -346,18 +388,21 @@ static void test_guest_machine_diffstat_omitted(void **state)
 	in.nr_files = 3;
 	in.nr_rows_omitted = 4;
 	assert_int_equal(report_render(&in, &r, &e), 0);
-	assert_non_null(strstr(r.body.data, "\nmachine:  lkp-icl-2sp2 - 1 vCPU, 512M memory, arm64 qemu "
-					    "guest (tcg, icount) on Intel Xeon Platinum 8358\n"));
+	assert_non_null(strstr(r.body.data,
+			       "\nmachine:  lkp-icl-2sp2 - 1 vCPU, 512M memory, arm64 qemu "
+			       "guest (tcg, icount) on Intel Xeon Platinum 8358\n"));
 	assert_null(strstr(r.body.data, "128 CPUs"));
-	assert_non_null(strstr(r.body.data, "\nparent:   " PARENT " (\"mm/mmap: prepare\")\n"
-					    "diffstat: 3 files changed, 13 insertions(+), 2 deletions(-)\n"
-					    "          +3 -0  fs/inode.c\n"
-					    "         +10 -2  mm/mmap.c\n"
-					    "         binary  tools/logo.png\n"));
-	assert_non_null(strstr(r.body.data, "\n4 more metrics of both commits left out (no significant "
-					    "change, or beyond the table's size); all of them:\n  "
-					    "https://perf.example.org/api/v1/compare?base=" PARENT
-					    "&head=" CULPRIT "&format=text\n"));
+	assert_non_null(strstr(r.body.data,
+			       "\nparent:   " PARENT " (\"mm/mmap: prepare\")\n"
+			       "diffstat: 3 files changed, 13 insertions(+), 2 deletions(-)\n"
+			       "          +3 -0  fs/inode.c\n"
+			       "         +10 -2  mm/mmap.c\n"
+			       "         binary  tools/logo.png\n"));
+	assert_non_null(strstr(r.body.data,
+			       "\n4 more metrics of both commits left out (no significant "
+			       "change, or beyond the table's size); all of them:\n  "
+			       "https://perf.example.org/api/v1/compare?base=" PARENT
+			       "&head=" CULPRIT "&format=text\n"));
 	report_release(&r);
 
 	/* kvm without icount, guest arch unknown (an older document): the host's arch */
@@ -372,8 +417,9 @@ static void test_guest_machine_diffstat_omitted(void **state)
 	in.nr_files = 1;
 	in.nr_rows_omitted = 0;
 	assert_int_equal(report_render(&in, &r, &e), 0);
-	assert_non_null(strstr(r.body.data, "\nmachine:  lkp-icl-2sp2 - 2 vCPUs, x86_64 qemu guest (kvm) "
-					    "on Intel Xeon Platinum 8358\n"));
+	assert_non_null(strstr(r.body.data,
+			       "\nmachine:  lkp-icl-2sp2 - 2 vCPUs, x86_64 qemu guest (kvm) "
+			       "on Intel Xeon Platinum 8358\n"));
 	assert_non_null(strstr(r.body.data, "\ndiffstat: 1 file changed, 1 insertion(+)\n"));
 	assert_null(strstr(r.body.data, "left out"));
 	report_release(&r);
@@ -392,13 +438,14 @@ static void test_guest_machine_diffstat_omitted(void **state)
 	/* a run on the host itself ("host" accel): the host line as before */
 	in.accel = "host";
 	assert_int_equal(report_render(&in, &r, &e), 0);
-	assert_non_null(strstr(r.body.data, "\nmachine:  lkp-icl-2sp2 - 128 CPUs, 256G memory, x86_64 "
-					    "(Intel Xeon Platinum 8358)\n"));
+	assert_non_null(strstr(r.body.data,
+			       "\nmachine:  lkp-icl-2sp2 - 128 CPUs, 256G memory, x86_64 "
+			       "(Intel Xeon Platinum 8358)\n"));
 	report_release(&r);
 }
 
 /* subscription path patterns (server/mailer.h) */
-static void test_path_match(void **state)
+static void test_path_match(void **state UNUSED)
 {
 	assert_true(mailer_path_match("mm/", "mm/mmap.c"));
 	assert_true(mailer_path_match("mm", "mm/mmap.c"));
@@ -417,22 +464,23 @@ static void test_path_match(void **state)
 /* LKP's %change of a zero base (1e-100) prints as LKP does: '.2g' from 100000 % */
 static void test_lkp_zero_base_change(void **state)
 {
-	struct lkp_row row = { "stress-ng.new_counter.ops", 0, NAN, 5, NAN,
-			       compare_pct_change(0, 5) };
+	struct lkp_row row = {
+		"stress-ng.new_counter.ops", 0, NAN, 5, NAN, compare_pct_change(0, 5)
+	};
 	struct lkp_axis ax[1] = { { "testcase", "stress-ng" } };
 	struct buf b;
 
 	(void)state;
 	buf_init(&b, 1 << 16);
-	assert_int_equal(lkp_render(&b, ax, 1, "0123456789abcdef0123", "base", "fedcba98765432100123",
-				    "head", &row, 1),
+	assert_int_equal(lkp_render(&b, ax, 1, "0123456789abcdef0123", "base",
+				    "fedcba98765432100123", "head", &row, 1),
 			 0);
 	assert_non_null(strstr(b.data, "+5e+102%"));
 	row.change_pct = compare_pct_change(-60742, -50000);
 	buf_release(&b);
 	buf_init(&b, 1 << 16);
-	assert_int_equal(lkp_render(&b, ax, 1, "0123456789abcdef0123", "base", "fedcba98765432100123",
-				    "head", &row, 1),
+	assert_int_equal(lkp_render(&b, ax, 1, "0123456789abcdef0123", "base",
+				    "fedcba98765432100123", "head", &row, 1),
 			 0);
 	assert_non_null(strstr(b.data, "-17.7%"));
 	buf_release(&b);

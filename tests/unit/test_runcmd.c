@@ -14,11 +14,12 @@
 
 #include "runcmd.h"
 #include "xalloc.h"
-#include "banned.h"
+#include "attr.h"
 
-static void test_capture_and_exit_code(void **state)
+static void test_capture_and_exit_code(void **state UNUSED)
 {
-	const char *argv[] = { "sh", "-c", "printf 'out-line\\n'; printf 'err-line\\n' >&2; exit 3", NULL };
+	const char *argv[] = { "sh", "-c", "printf 'out-line\\n'; printf 'err-line\\n' >&2; exit 3",
+			       NULL };
 	struct runcmd cmd;
 	struct err e;
 
@@ -34,7 +35,7 @@ static void test_capture_and_exit_code(void **state)
 	runcmd_release(&cmd);
 }
 
-static void test_merge_stderr(void **state)
+static void test_merge_stderr(void **state UNUSED)
 {
 	const char *argv[] = { "sh", "-c", "echo a; echo b >&2; echo c", NULL };
 	struct runcmd cmd;
@@ -49,7 +50,7 @@ static void test_merge_stderr(void **state)
 	runcmd_release(&cmd);
 }
 
-static void test_cap_keeps_tail(void **state)
+static void test_cap_keeps_tail(void **state UNUSED)
 {
 	const char *argv[] = { "seq", "1", "100000", NULL };
 	struct runcmd cmd;
@@ -69,7 +70,7 @@ static void test_cap_keeps_tail(void **state)
 	runcmd_release(&cmd);
 }
 
-static void test_cap_keeps_head(void **state)
+static void test_cap_keeps_head(void **state UNUSED)
 {
 	const char *argv[] = { "seq", "1", "100000", NULL };
 	struct runcmd cmd;
@@ -84,7 +85,7 @@ static void test_cap_keeps_head(void **state)
 	runcmd_release(&cmd);
 }
 
-static void test_log_fd_gets_everything(void **state)
+static void test_log_fd_gets_everything(void **state UNUSED)
 {
 	const char *argv[] = { "seq", "1", "5000", NULL };
 	char path[] = "/tmp/test_runcmd.XXXXXX";
@@ -140,7 +141,7 @@ static int wait_gone(pid_t pid)
 	return !process_alive(pid);
 }
 
-static void test_timeout_kills_group(void **state)
+static void test_timeout_kills_group(void **state UNUSED)
 {
 	/* the background sleep is in the child's process group: both must die */
 	const char *argv[] = { "sh", "-c", "sleep 60 & echo $!; wait", NULL };
@@ -162,7 +163,7 @@ static void test_timeout_kills_group(void **state)
 	runcmd_release(&cmd);
 }
 
-static void test_strays_killed_after_exit(void **state)
+static void test_strays_killed_after_exit(void **state UNUSED)
 {
 	/* the leader exits at once; the sleep it left in its group is killed */
 	const char *argv[] = { "sh", "-c", "sleep 60 >/dev/null 2>&1 & echo $!", NULL };
@@ -180,7 +181,7 @@ static void test_strays_killed_after_exit(void **state)
 	runcmd_release(&cmd);
 }
 
-static void test_child_dies_with_caller(void **state)
+static void test_child_dies_with_caller(void **state UNUSED)
 {
 	/* a helper process runs `sleep` through runcmd and is killed by
 	 * SIGALRM meanwhile: the sleep must not outlive it */
@@ -206,7 +207,7 @@ static void test_child_dies_with_caller(void **state)
 		runcmd_init(&cmd, argv, 120);
 		if (runcmd_run(&cmd, &e) < 0)
 			_exit(3);
-		_exit(4);	/* not reached: SIGALRM ends us first */
+		_exit(4); /* not reached: SIGALRM ends us first */
 	}
 	assert_int_equal(waitpid(helper, &status, 0), helper);
 	assert_true(WIFSIGNALED(status));
@@ -221,7 +222,7 @@ static void test_child_dies_with_caller(void **state)
 	assert_true(wait_gone((pid_t)pid));
 }
 
-static void test_sigkill_after_grace(void **state)
+static void test_sigkill_after_grace(void **state UNUSED)
 {
 	/* a child ignoring SIGTERM is SIGKILLed after the grace period */
 	const char *argv[] = { "sh", "-c", "trap '' TERM; while :; do sleep 1; done", NULL };
@@ -236,7 +237,7 @@ static void test_sigkill_after_grace(void **state)
 	runcmd_release(&cmd);
 }
 
-static void test_cancel(void **state)
+static void test_cancel(void **state UNUSED)
 {
 	const char *argv[] = { "sleep", "60", NULL };
 	volatile sig_atomic_t cancel = 1;
@@ -253,7 +254,7 @@ static void test_cancel(void **state)
 	runcmd_release(&cmd);
 }
 
-static void test_exec_failure(void **state)
+static void test_exec_failure(void **state UNUSED)
 {
 	const char *argv[] = { "regtrack-no-such-program", NULL };
 	const char *argv2[] = { "/nonexistent/prog", NULL };
@@ -273,7 +274,7 @@ static void test_exec_failure(void **state)
 	runcmd_release(&cmd);
 }
 
-static void test_cwd(void **state)
+static void test_cwd(void **state UNUSED)
 {
 	const char *argv[] = { "pwd", NULL };
 	struct runcmd cmd;
@@ -292,7 +293,7 @@ static void test_cwd(void **state)
 	runcmd_release(&cmd);
 }
 
-static void test_env(void **state)
+static void test_env(void **state UNUSED)
 {
 	const char *argv[] = { "sh", "-c", "echo \"[$RT_A][$RT_B][${RT_C-unset}]\"", NULL };
 	const char *env[] = { "RT_A=one two", "RT_B=x", "RT_B=y", "RT_C", NULL };
@@ -311,7 +312,7 @@ static void test_env(void **state)
 	unsetenv("RT_A");
 }
 
-static void test_killed_by_signal(void **state)
+static void test_killed_by_signal(void **state UNUSED)
 {
 	const char *argv[] = { "sh", "-c", "kill -SEGV $$", NULL };
 	struct runcmd cmd;

@@ -14,14 +14,15 @@
 #include <unistd.h>
 
 #include "worker/spool.h"
-#include "banned.h"
+#include "attr.h"
 
 struct fixture {
 	char dir[64];
 	char spool_dir[128];
 };
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+static int rm_one(const char *path, const struct stat *st UNUSED, int flag UNUSED,
+		  struct FTW *ftw UNUSED)
 {
 	return remove(path);
 }
@@ -117,7 +118,7 @@ static void test_put_list_get_remove(void **state)
 	assert_int_equal(spool_list(&s, &list, &nr, &e), 0);
 	assert_int_equal(nr, 3);
 	for (int i = 0; i < 3; i++)
-		assert_string_equal(list[i], names[i]);	/* oldest first */
+		assert_string_equal(list[i], names[i]); /* oldest first */
 	spool_names_free(list, nr);
 
 	assert_int_equal(spool_get(&s, names[1], &got, &e), 0);
@@ -128,7 +129,7 @@ static void test_put_list_get_remove(void **state)
 	json_decref(got);
 
 	assert_int_equal(spool_remove(&s, names[0], &e), 0);
-	assert_int_equal(spool_remove(&s, names[0], &e), 0);	/* already gone: fine */
+	assert_int_equal(spool_remove(&s, names[0], &e), 0); /* already gone: fine */
 	assert_int_equal(spool_get(&s, names[0], &got, &e), -1);
 	assert_string_equal(e.code, "not_found");
 

@@ -29,7 +29,7 @@
 #include "worker/completion.h"
 #include "worker/spool.h"
 #include "worker/upload.h"
-#include "banned.h"
+#include "attr.h"
 
 /* ---- the responder ------------------------------------------------------ */
 
@@ -44,7 +44,7 @@ struct responder {
 		unsigned status;
 		int hits;
 		char auth[128];
-		json_t *last;	/* last body received */
+		json_t *last; /* last body received */
 	} routes[MAX_ROUTES];
 	int nr;
 };
@@ -55,8 +55,8 @@ struct req {
 };
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
-				  const char *method, const char *version, const char *upload,
-				  size_t *upload_size, void **ctx)
+				  const char *method UNUSED, const char *version UNUSED,
+				  const char *upload, size_t *upload_size, void **ctx)
 {
 	struct responder *rs = cls;
 	struct req *rq = *ctx;
@@ -104,8 +104,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	return ret;
 }
 
-static void on_done(void *cls, struct MHD_Connection *conn, void **ctx,
-		    enum MHD_RequestTerminationCode toe)
+static void on_done(void *cls UNUSED, struct MHD_Connection *conn UNUSED, void **ctx,
+		    enum MHD_RequestTerminationCode toe UNUSED)
 {
 	struct req *rq = *ctx;
 
@@ -160,7 +160,8 @@ struct fixture {
 	struct client client;
 };
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+static int rm_one(const char *path, const struct stat *st UNUSED, int flag UNUSED,
+		  struct FTW *ftw UNUSED)
 {
 	return remove(path);
 }
@@ -171,13 +172,15 @@ static int setup(void **state)
 	const union MHD_DaemonInfo *info;
 	struct err e;
 
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = 0,
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = 0,
 				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 
 	pthread_mutex_init(&f->rs.lock, NULL);
 	f->rs.d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, 0, NULL,
 				   NULL, on_request, &f->rs, MHD_OPTION_NOTIFY_COMPLETED, on_done,
-				   NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa, MHD_OPTION_END);
+				   NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+				   MHD_OPTION_END);
 	if (!f->rs.d)
 		return -1;
 	info = MHD_get_daemon_info(f->rs.d, MHD_DAEMON_INFO_BIND_PORT);
@@ -214,11 +217,12 @@ static json_t *lease_job(long long id)
 {
 	json_error_t je;
 	json_t *j = json_pack_ex(&je, 0,
-		"{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:{s:s, s:s}, s:i, s:s}",
-		"id", (json_int_t)id, "tree", "linux", "url", "/srv/git/linux",
-		"commit", "0123456789abcdef0123456789abcdef01234567", "kconfig", "host",
-		"compiler", "gcc-12", "testcase", "small-allocs", "params", "nr_task", "1",
-		"test", "small-allocs", "repeat", 2, "lease_expires_at", "2026-11-29T21:00:00Z");
+				 "{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:{s:s, s:s}, s:i, s:s}",
+				 "id", (json_int_t)id, "tree", "linux", "url", "/srv/git/linux",
+				 "commit", "0123456789abcdef0123456789abcdef01234567", "kconfig",
+				 "host", "compiler", "gcc-12", "testcase", "small-allocs", "params",
+				 "nr_task", "1", "test", "small-allocs", "repeat", 2,
+				 "lease_expires_at", "2026-11-29T21:00:00Z");
 
 	assert_non_null(j);
 	return j;
@@ -233,19 +237,19 @@ static json_t *machine(void)
 
 static json_t *two_runs(void)
 {
-	return json_pack("[{s:{s:[f,f,f]}, s:s, s:f, s:s, s:s, s:s}, {s:{s:[f]}, s:s, s:f, s:s, s:s, s:s, s:s}]",
-			 "metrics", "small-allocs.ops_per_s", 1.21e7, 1.25e7, 1.23e7,
-			 "started_at", "2026-11-29T20:50:00Z", "duration_s", 3.5, "mode", "wallclock",
-			 "accel", "host", "kernel_release", "6.18.44",
-			 "metrics", "small-allocs.ops_per_s", 1.19e7,
-			 "started_at", "2026-11-29T20:50:04Z", "duration_s", 3.25, "mode", "wallclock",
-			 "accel", "host", "kernel_release", "6.18.44",
-			 "commit", "ffffffffffffffffffffffffffffffffffffffff");
+	return json_pack(
+		"[{s:{s:[f,f,f]}, s:s, s:f, s:s, s:s, s:s}, {s:{s:[f]}, s:s, s:f, s:s, s:s, s:s, s:s}]",
+		"metrics", "small-allocs.ops_per_s", 1.21e7, 1.25e7, 1.23e7, "started_at",
+		"2026-11-29T20:50:00Z", "duration_s", 3.5, "mode", "wallclock", "accel", "host",
+		"kernel_release", "6.18.44", "metrics", "small-allocs.ops_per_s", 1.19e7,
+		"started_at", "2026-11-29T20:50:04Z", "duration_s", 3.25, "mode", "wallclock",
+		"accel", "host", "kernel_release", "6.18.44", "commit",
+		"ffffffffffffffffffffffffffffffffffffffff");
 }
 
 /* ---- tests -------------------------------------------------------------- */
 
-static void test_completion_docs(void **state)
+static void test_completion_docs(void **state UNUSED)
 {
 	json_t *job = lease_job(17), *m = machine(), *runs = two_runs(), *body, *doc;
 	struct resultdoc rd;
@@ -258,7 +262,8 @@ static void test_completion_docs(void **state)
 	assert_string_equal(json_string_value(json_object_get(body, "status")), "ok");
 	assert_string_equal(json_string_value(json_object_get(body, "log_tail")),
 			    "make: *** [vmlinux] Error 2 ?? caf\xc3\xa9 ??");
-	assert_string_equal(json_string_value(json_object_get(body, "kconfig")), "CONFIG_64BIT=y\n");
+	assert_string_equal(json_string_value(json_object_get(body, "kconfig")),
+			    "CONFIG_64BIT=y\n");
 	assert_int_equal(json_array_size(json_object_get(body, "results")), 2);
 
 	doc = json_array_get(json_object_get(body, "results"), 0);
@@ -273,7 +278,7 @@ static void test_completion_docs(void **state)
 	assert_true(rd.duration_s == 3.5);
 	assert_int_equal(rd.nr_values, 3);
 	assert_string_equal(json_string_value(json_object_get(doc, "accel")), "host");
-	assert_null(json_object_get(doc, "url"));	/* the job's URL is not a result field */
+	assert_null(json_object_get(doc, "url")); /* the job's URL is not a result field */
 	id0 = json_string_value(json_object_get(doc, "run_id"));
 
 	doc = json_array_get(json_object_get(body, "results"), 1);
@@ -300,7 +305,7 @@ static void test_completion_docs(void **state)
 	json_decref(runs);
 }
 
-static void test_log_tail_cap(void **state)
+static void test_log_tail_cap(void **state UNUSED)
 {
 	size_t n = COMPLETION_MAX_LOG + 100;
 	char *log = malloc(n + 1);
@@ -363,14 +368,14 @@ static void test_flush_verdicts(void **state)
 	assert_int_equal(upload_flush(&f->spool, &f->client, &left, &sent, &aside, &e), 0);
 	assert_int_equal(sent, 1);
 	assert_int_equal(aside, 2);
-	assert_int_equal(left, 2);	/* job 4 (503) and job 5 behind it */
+	assert_int_equal(left, 2); /* job 4 (503) and job 5 behind it */
 	assert_false(exists(f, "", ok));
 	assert_true(exists(f, "dropped", lost));
 	assert_true(exists(f, "rejected", bad));
 	assert_true(exists(f, "", later));
 	assert_true(exists(f, "", last));
 	assert_int_equal(hits(&f->rs, "/api/v1/jobs/4/complete"), 1);
-	assert_int_equal(hits(&f->rs, "/api/v1/jobs/5/complete"), 0);	/* stopped at the 503 */
+	assert_int_equal(hits(&f->rs, "/api/v1/jobs/5/complete"), 0); /* stopped at the 503 */
 
 	/* what the server got is the completion body, with the bearer token */
 	got = last_body(&f->rs, "/api/v1/jobs/1/complete");

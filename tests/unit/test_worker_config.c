@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "worker/config.h"
-#include "banned.h"
+#include "attr.h"
 
 static char tmpdir[] = "/tmp/regtrack-test-config-XXXXXX";
 
@@ -31,22 +31,23 @@ static char *write_file(const char *name, const char *text)
 	return strdup(path);
 }
 
-static int setup(void **state)
+static int setup(void **state UNUSED)
 {
 	return mkdtemp(tmpdir) ? 0 : -1;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+static int rm_one(const char *path, const struct stat *st UNUSED, int flag UNUSED,
+		  struct FTW *ftw UNUSED)
 {
 	return remove(path);
 }
 
-static int teardown(void **state)
+static int teardown(void **state UNUSED)
 {
 	return nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-static void test_defaults(void **state)
+static void test_defaults(void **state UNUSED)
 {
 	struct worker_config c;
 	struct utsname u;
@@ -71,21 +72,20 @@ static void test_defaults(void **state)
 	worker_config_release(&c);
 }
 
-static const char conf_text[] =
-	"# regtrack worker\n"
-	"\n"
-	"server_url = http://ci.example.org:8080/  \n"
-	"   token=abc123\n"
-	"work_dir = \"/srv/regtrack work\"\n"
-	"arch = aarch64\n"
-	"tbox_group = lkp-arm64-24c\n"
-	"capabilities = qemu-aarch64, host ,host\n"
-	"make_jobs = 24\n"
-	"qemu_mem_mb = 2048\n"
-	"timeout_boot_s = 600\n"
-	"make_jobs = 16\n";
+static const char conf_text[] = "# regtrack worker\n"
+				"\n"
+				"server_url = http://ci.example.org:8080/  \n"
+				"   token=abc123\n"
+				"work_dir = \"/srv/regtrack work\"\n"
+				"arch = aarch64\n"
+				"tbox_group = lkp-arm64-24c\n"
+				"capabilities = qemu-aarch64, host ,host\n"
+				"make_jobs = 24\n"
+				"qemu_mem_mb = 2048\n"
+				"timeout_boot_s = 600\n"
+				"make_jobs = 16\n";
 
-static void test_file(void **state)
+static void test_file(void **state UNUSED)
 {
 	struct worker_config c;
 	struct err e;
@@ -113,33 +113,44 @@ static void test_file(void **state)
 	free(path);
 }
 
-static void test_flags_override_file(void **state)
+static void test_flags_override_file(void **state UNUSED)
 {
 	struct worker_config c;
 	struct err e;
 	char *path = write_file("flags.conf", conf_text);
-	char *argv[] = { "run", "--server=https://other.example.org", "--once",
-			 "--make-jobs", "3", "--config", path, "--arch", "x86_64",
-			 "--capabilities", "host,qemu-x86_64", "--work-dir", "/tmp/w" };
+	char *argv[] = { "run",
+			 "--server=https://other.example.org",
+			 "--once",
+			 "--make-jobs",
+			 "3",
+			 "--config",
+			 path,
+			 "--arch",
+			 "x86_64",
+			 "--capabilities",
+			 "host,qemu-x86_64",
+			 "--work-dir",
+			 "/tmp/w" };
 
 	worker_config_init(&c);
-	assert_int_equal(worker_config_from_args(&c, (int)(sizeof(argv) / sizeof(argv[0])),
-						 argv, "envtoken", &e), 0);
+	assert_int_equal(worker_config_from_args(&c, (int)(sizeof(argv) / sizeof(argv[0])), argv,
+						 "envtoken", &e),
+			 0);
 	assert_string_equal(c.config_file, path);
 	assert_string_equal(c.server_url, "https://other.example.org");
 	assert_int_equal(c.once, 1);
-	assert_int_equal(c.make_jobs, 3);	/* flag beats file's 16 */
+	assert_int_equal(c.make_jobs, 3); /* flag beats file's 16 */
 	assert_string_equal(c.arch, "x86_64");
 	assert_string_equal(c.capabilities, "host,qemu-x86_64");
 	assert_string_equal(c.work_dir, "/tmp/w");
-	assert_string_equal(c.tbox_group, "lkp-arm64-24c");	/* from the file */
-	assert_int_equal(c.qemu_mem_mb, 2048);			/* from the file */
-	assert_string_equal(c.token, "envtoken");		/* env beats file */
+	assert_string_equal(c.tbox_group, "lkp-arm64-24c"); /* from the file */
+	assert_int_equal(c.qemu_mem_mb, 2048);		    /* from the file */
+	assert_string_equal(c.token, "envtoken");	    /* env beats file */
 	worker_config_release(&c);
 	free(path);
 }
 
-static void test_token_flag_beats_env(void **state)
+static void test_token_flag_beats_env(void **state UNUSED)
 {
 	struct worker_config c;
 	struct err e;
@@ -151,7 +162,7 @@ static void test_token_flag_beats_env(void **state)
 	worker_config_release(&c);
 }
 
-static void test_bounds(void **state)
+static void test_bounds(void **state UNUSED)
 {
 	struct worker_config c;
 	struct err e;
@@ -191,7 +202,7 @@ static void test_bounds(void **state)
 	worker_config_release(&c);
 }
 
-static void test_file_errors(void **state)
+static void test_file_errors(void **state UNUSED)
 {
 	struct worker_config c;
 	struct err e;
@@ -226,7 +237,7 @@ static void test_file_errors(void **state)
 	free(unknown);
 }
 
-static void test_usage_errors(void **state)
+static void test_usage_errors(void **state UNUSED)
 {
 	struct worker_config c;
 	struct err e;
@@ -234,8 +245,8 @@ static void test_usage_errors(void **state)
 	char *a2[] = { "run", "--server" };
 	char *a3[] = { "run", "--once=1" };
 	char *a4[] = { "run", "stray" };
-	char *a5[] = { "run", "--heartbeat-run", "5", "--heartbeat", "10",
-		       "--server", "http://h", "--token", "t" };
+	char *a5[] = { "run",	   "--heartbeat-run", "5", "--heartbeat", "10", "--server",
+		       "http://h", "--token",	      "t" };
 	char *a6[] = { "run", "--make-jobs", "5000" };
 
 	worker_config_init(&c);
@@ -262,7 +273,7 @@ static void test_usage_errors(void **state)
 }
 
 /* the annotated example in deploy/etc/ parses and says what it claims */
-static void test_shipped_example(void **state)
+static void test_shipped_example(void **state UNUSED)
 {
 	struct worker_config c;
 	struct err e;

@@ -197,6 +197,8 @@ async function seed() {
 // one job left queued. Returns {done, queued} job ids, or null without a jobs API.
 const FINGERPRINT = { kernel: '6.1.0-test', governor: 'performance', smt: 'off', note: '<img src=x onerror=alert(3)>' };
 const LOG = 'hackbench: 20 groups\n<script>alert(4)</script>\nTime: 1.234\n';
+const REFUSED_REASON = "regtrack-worker: bad_params: hackbench has no parameter 'nr_tasks' (known: mode, groups, loops)";
+const REFUSED_LOG = `lease ok\n\n${REFUSED_REASON}\n`;
 async function seedJobs() {
 	if ((await call('GET', '/api/v1/jobs')).status === 404)
 		return null;
@@ -221,9 +223,18 @@ async function seedJobs() {
 	d.machine = { hostname: 'lkp-web-2', arch: 'x86_64', tbox_group: 'vm-2p', nr_cpus: 2, memory_mb: 2048, cpu_model: 'Test CPU @ 2.0GHz' };
 	r = await call('POST', `/api/v1/jobs/${done}/complete`, { machine_id: mid, status: 'ok', results: [d], log_tail: LOG }, 'worker');
 	assert.equal(r.status, 200, r.text);
+	// a job whose params the worker refused: done in the API, no run, the reason in the log
+	r = await call('POST', '/api/v1/jobs', { ...job, params: { mode: 'threads', nr_tasks: 4 } }, 'submit');
+	assert.equal(r.status, 201, r.text);
+	const refused = r.json.id;
+	r = await call('POST', '/api/v1/jobs/lease', { machine_id: mid, wait_s: 0 }, 'worker');
+	assert.equal(r.status, 200, r.text);
+	assert.equal(r.json.job.id, refused);
+	r = await call('POST', `/api/v1/jobs/${refused}/complete`, { machine_id: mid, status: 'run-failed', log_tail: REFUSED_LOG }, 'worker');
+	assert.equal(r.status, 200, r.text);
 	r = await call('POST', '/api/v1/jobs', { ...job, params: { mode: 'process' } }, 'submit');
 	assert.equal(r.status, 201, r.text);
-	return { done, queued: r.json.id };
+	return { done, refused, queued: r.json.id };
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -609,17 +620,25 @@ async function main() {
 			assert.equal(await page.textContent('h1'), 'Overview');
 			const rows = await page.$$eval('#testcases tbody tr', (trs) => trs.map((t) => t.cells[0].textContent));
 			assert.deepEqual(rows, [jobs && 'hackbench', bisect && 'page-fault', 'vm-scalability', 'will-it-scale'].filter(Boolean));
-			assert.match(await page.textContent('#workers'), jobs ? /x86_64: 2 online of 2/ : /x86_64: 1 online of 1/);
+			// lkp-web-1 only submitted results: not a worker; lkp-web-2 registered
+			if (jobs) {
+				assert.equal(await page.textContent('#workers'), 'x86_64: 1 online of 1');
+				assert.equal(await page.textContent('#ci-hosts'), '1 host only submitted results (not workers)');
+			}
 			// the last results: the newest runs, at most 10, each a known testcase and its commit
 			const last = await page.$$eval('#last-results tbody tr', (trs) => trs.map((t) =>
 				[t.cells[1].textContent, (t.cells[2].querySelector('code.sha') || {}).title || '']));
 			assert.ok(last.length >= 1 && last.length <= 10, JSON.stringify(last));
+			// "1 min 2 s ago", never "ago ago"
+			for (const when of await page.$$eval('#last-results tbody tr', (trs) => trs.map((t) => t.cells[0].textContent)))
+				assert.match(when, /^\d+ (s|min \d+ s|h \d+ min|d \d+ h) ago$/);
 			for (const [tc, commit] of last) {
 				assert.ok(['hackbench', 'page-fault', 'vm-scalability', 'will-it-scale'].includes(tc), tc);
 				assert.match(commit, /^[0-9a-f]{40}$/);
 			}
 			if (jobs)
-				assert.match(await page.textContent('#queue'), /^[1-9]\d* queued · \d+ running · 0 failed/);
+				// the refused job (done in the API, outcome run-failed, no run) counts as failed
+				assert.match(await page.textContent('#queue'), /^[1-9]\d* queued · \d+ running · 1 failed/);
 			await shot('overview');
 		});
 
@@ -751,14 +770,17 @@ async function main() {
 			const rows = await page.$$eval('#jobs tbody tr', (trs) => trs.map((t) => [t.cells[0].textContent,
 				t.cells[1].textContent, t.cells[2].textContent, t.cells[4].textContent]));
 			// newest first; a bisect's jobs may sit between
-			const mine = rows.filter((row) => [`#${jobs.queued}`, `#${jobs.done}`].includes(row[0]));
+			const mine = rows.filter((row) => [`#${jobs.queued}`, `#${jobs.refused}`, `#${jobs.done}`].includes(row[0]));
 			assert.deepEqual(mine, [[`#${jobs.queued}`, 'queued', 'hackbench mode=process', ''],
+				[`#${jobs.refused}`, 'failed', 'hackbench mode=threads nr_tasks=4', 'run-failed'],
 				[`#${jobs.done}`, 'done', 'hackbench mode=threads', 'done']]);
+			assert.equal(await page.getAttribute(`#jobs tr:has(a[href="/jobs/${jobs.refused}"]) td:nth-child(2)`, 'title'),
+				`run-failed: ${REFUSED_REASON}`);
 			await shot('jobs');
 			await page.selectOption('#job-state', 'done');
 			await page.waitForURL(/state=done/);
 			await page.waitForFunction(() => document.body.dataset.ready);
-			assert.equal(await page.locator('#jobs tbody tr').count(), rows.filter((row) => row[1] === 'done').length);
+			assert.equal(await page.locator('#jobs tbody tr').count(), (await call('GET', '/api/v1/jobs?state=done')).json.length);
 			await page.click(`#jobs a[href="/jobs/${jobs.done}"]`);
 			await page.waitForURL(`**/jobs/${jobs.done}`);
 			await page.waitForFunction(() => document.body.dataset.ready);
@@ -768,7 +790,66 @@ async function main() {
 			assert.equal(await page.textContent('#log-tail'), LOG);
 			assert.equal(await page.locator('#runs li').count(), 1);
 			assert.match(await page.textContent('h1'), /done/);
+			assert.equal(await page.locator('#fail-reason').count(), 0);
+			assert.equal(await page.locator('#job-cancel').count(), 0);
 			await shot('job');
+		});
+
+		await check('jobs: a job that produced no run is failed with the worker\'s reason; an admin cancels a queued job', async () => {
+			if (!jobs)
+				return;
+			await open(`/jobs/${jobs.refused}`, 'job-refused');
+			assert.equal(await page.textContent('h1'), `Job #${jobs.refused} failed`);
+			assert.equal(await page.textContent('#fail-reason'), `run-failed: ${REFUSED_REASON}`);
+			assert.equal(await page.locator('.card.range .progress').count(), 0);
+			assert.equal(await page.locator('#job-cancel').count(), 0);
+			assert.equal(await page.locator('#runs li').count(), 0);
+			await shot('job-refused');
+			await open(`/jobs/${jobs.queued}`, 'job-queued');
+			assert.equal(await page.textContent('h1'), `Job #${jobs.queued} queued`);
+			await page.fill('#job-cancel-token', TOK.admin);
+			await page.click('#job-cancel button');
+			await page.waitForFunction(() => /cancelled/.test(document.querySelector('h1').textContent));
+			assert.equal(await page.textContent('h1'), `Job #${jobs.queued} cancelled`);
+			assert.equal((await call('GET', `/api/v1/jobs/${jobs.queued}`)).json.state, 'cancelled');
+			assert.equal(await page.locator('#job-cancel').count(), 0);
+			const phases = await page.$$eval('#phases tbody tr', (trs) => trs.map((t) => t.cells[0].textContent));
+			assert.deepEqual(phases, ['cancelled']);
+			await shot('job-cancelled');
+			await page.evaluate(() => localStorage.removeItem('regtrack.token'));
+		});
+
+		await check('axis labels: fmtCompact across magnitudes, the charts\' y ticks', async () => {
+			const got = await page.evaluate(async () => {
+				const { fmtCompact, age } = await import('/js/dom.js');
+				const vs = [0, 1, 999, 1000, 1500, 25000, 250000, 999999, 1e6, 1.5e9, 2.5e12, -1, -1500, -250000,
+					-1.5e9, 0.132, 0.5, -0.25, 0.0001234, 12.5, 999.95, NaN, Infinity];
+				return { labels: vs.map((v) => [String(v), fmtCompact(v)]), age: age(new Date(Date.now() - 62000).toISOString()) };
+			});
+			assert.deepEqual(got.labels, [['0', '0'], ['1', '1'], ['999', '999'], ['1000', '1k'], ['1500', '1.5k'],
+				['25000', '25k'], ['250000', '250k'], ['999999', '1M'], ['1000000', '1M'], ['1500000000', '1.5G'],
+				['2500000000000', '2.5T'], ['-1', '-1'], ['-1500', '-1.5k'], ['-250000', '-250k'], ['-1500000000', '-1.5G'],
+				['0.132', '0.132'], ['0.5', '0.5'], ['-0.25', '-0.25'], ['0.0001234', '0.0001234'], ['12.5', '12.5'],
+				['999.95', '1k'], ['NaN', ''], ['Infinity', '']]);
+			assert.equal(got.age, '1 min 2 s ago');
+			// the large series' values are about 225k..257k: its ticks say so (not "25k")
+			const ticks = async () => (await page.getAttribute('.chart', 'data-y-ticks')).split(' ');
+			await open(`/series?${new URLSearchParams({ testcase: 'will-it-scale', metric: 'will-it-scale.per_process_ops' })}`, 'series-ticks');
+			let labels = await ticks();
+			assert.ok(labels.length >= 3, labels.join(' '));
+			for (const l of labels) {
+				assert.match(l, /^\d+(\.\d+)?k$/, labels.join(' '));
+				assert.ok(parseFloat(l) >= 200 && parseFloat(l) < 300, labels.join(' '));
+			}
+			// vm-scalability.throughput, nr_task=100%: 8.5M..10.1M
+			await open(`/series?${new URLSearchParams({ testcase: 'vm-scalability', metric: 'vm-scalability.throughput',
+				tbox_group: 'vm-2p', kconfig: 'x86_64-defconfig', compiler: 'gcc-12',
+				params: JSON.stringify({ nr_task: '100%', test: 'small-allocs' }) })}`, 'series-ticks-m');
+			labels = await ticks();
+			for (const l of labels) {
+				assert.match(l, /^\d+(\.\d+)?M$/, labels.join(' '));
+				assert.ok(parseFloat(l) >= 8 && parseFloat(l) <= 10.5, labels.join(' '));
+			}
 		});
 
 		await check('regression and bisect pages without those APIs: empty states', async () => {

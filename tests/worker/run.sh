@@ -7,10 +7,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 export REGTRACK_BIN=${REGTRACK_BIN:-$top/bin}
 export REGTRACK_CASES=${REGTRACK_CASES:-$top/bin/cases}
-if [[ ! -e "$top/server/api_jobs.c" ]]; then
-	echo "tests/worker: skipped, the server's job endpoints (server/api_jobs.c) are not built yet"
-	exit 0
-fi
+for p in regtrack-server regtrack-worker; do
+	if [[ ! -x "$REGTRACK_BIN/$p" ]]; then
+		echo "tests/worker: no '$REGTRACK_BIN/$p' (run make)" >&2
+		exit 1
+	fi
+done
 if [[ ! -x "$REGTRACK_CASES/$(uname -m)/small-allocs" ]]; then
 	echo "tests/worker: no '$REGTRACK_CASES/$(uname -m)/small-allocs' (run make cases)" >&2
 	exit 1

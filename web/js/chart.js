@@ -81,7 +81,12 @@ export function seriesChart(el, s, opts) {
 			},
 			{
 				label: `${opts.metric}${opts.unit ? ' (' + opts.unit + ')' : ''}`,
-				values: (u, splits) => splits.map((v) => fmtCompact(v)),
+				// the labels drawn last, on the element too: the canvas holds no text to read back
+				values: (u, splits) => {
+					const labels = splits.map((v) => fmtCompact(v));
+					el.dataset.yTicks = labels.join(' ');
+					return labels;
+				},
 				size: 64,
 			},
 		],

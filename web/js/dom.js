@@ -82,14 +82,17 @@ export function fmtNum(v) {
 	return String(Number(v.toPrecision(4)));
 }
 
-// Axis labels: 12.5M, 250k, 0.132.
+// Axis labels in SI steps of 1000: 12.5M, 250k, 1.5k, 999, 0.132, -250k.
+// The value is rounded to 4 digits first, so 999999 is 1M, not 1000k.
+const COMPACT = [[1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k']];
 export function fmtCompact(v) {
 	if (!Number.isFinite(v))
 		return '';
-	for (const [scale, suffix] of [[1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e4, 'k']])
-		if (Math.abs(v) >= scale)
+	const a = Math.abs(Number(v.toPrecision(4)));
+	for (const [scale, suffix] of COMPACT)
+		if (a >= scale)
 			return String(Number((v / scale).toPrecision(4))) + suffix;
-	return String(Number(v.toPrecision(4)));
+	return String(Number(v.toPrecision(4)) || 0);
 }
 
 export function fmtPct(v, digits = 1) {

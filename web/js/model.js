@@ -81,3 +81,30 @@ export function setupOf(o) {
 		compiler: o.compiler, tbox_group: o.tbox_group, mode: o.mode,
 	};
 }
+
+// What became of a job, for the pages: {state, failed, reason}. A job the
+// worker finished without a run (outcome build-failed, boot-failed,
+// run-failed: a refused testcase or params, a fetch failure) is `done` in
+// the API but failed here, with the worker's reason (fail_reason, else the
+// worker's own line of the log tail).
+export function jobStatus(j) {
+	if (!j)
+		return { state: '', failed: false, reason: null };
+	const noRun = j.state === 'done' && typeof j.outcome === 'string' && j.outcome !== 'ok';
+	if (j.state !== 'failed' && !noRun)
+		return { state: j.state, failed: false, reason: null };
+	let reason = j.fail_reason || null;
+	if (!reason && typeof j.log_tail === 'string') {
+		const lines = j.log_tail.split('\n').filter((l) => l.trim());
+		const own = lines.filter((l) => l.startsWith('regtrack-worker: '));
+		const line = own.length ? own[own.length - 1] : lines[lines.length - 1];
+		reason = line ? `${j.outcome}: ${line}` : null;
+	}
+	return { state: 'failed', failed: true, reason };
+}
+
+// A host that registered as a worker (it can lease jobs), not one that
+// only sent results (CI submissions make a machine row too).
+export function isWorker(m) {
+	return Boolean(m) && Array.isArray(m.capabilities) && m.capabilities.length > 0;
+}

@@ -2,8 +2,8 @@
  * casecommon: parameters, output, clock and task start-up shared by the
  * benchmark cases.  See casecommon.h.
  */
-#define _GNU_SOURCE
 #include "casecommon.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,8 +21,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-#include "banned.h"
 
 static const char *case_name = "case";
 
@@ -60,11 +58,7 @@ void case_note(const char *fmt, ...)
 
 uint64_t case_now_ns(void)
 {
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts))
-		case_fatal("clock_gettime(CLOCK_MONOTONIC) failed: %s", strerror(errno));
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return (uint64_t)mono_ns();
 }
 
 void case_sleep(double sec)
@@ -143,8 +137,8 @@ uint64_t case_free_ram(void)
 
 void *case_shared_alloc(size_t size)
 {
-	void *p = mmap(NULL, size ? size : 1, PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	void *p = mmap(NULL, size ? size : 1, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		       -1, 0);
 
 	if (p == MAP_FAILED)
 		case_fatal("mmap of %zu shared bytes failed: %s", size, strerror(errno));
@@ -261,7 +255,8 @@ static int param_set(struct case_param *p, const char *text, char *why, size_t w
 		d = strtod(text, &end);
 		if (!*text || end == text || errno || !isfinite(d) || d <= 0 ||
 		    (*end && strcmp(end, "%"))) {
-			snprintf(why, whylen, "'%s' is neither a task count nor a percentage", text);
+			snprintf(why, whylen, "'%s' is neither a task count nor a percentage",
+				 text);
 			return -1;
 		}
 		if (*end == '%') {
@@ -278,7 +273,8 @@ static int param_set(struct case_param *p, const char *text, char *why, size_t w
 		break;
 	case CASE_PARAM_STRING:
 		if (!*text || (double)strlen(text) > p->max) {
-			snprintf(why, whylen, "'%s' is empty or longer than %.0f bytes", text, p->max);
+			snprintf(why, whylen, "'%s' is empty or longer than %.0f bytes", text,
+				 p->max);
 			return -1;
 		}
 		p->sval = text;
@@ -309,8 +305,8 @@ static int param_set(struct case_param *p, const char *text, char *why, size_t w
 	return 0;
 }
 
-void case_params_parse(const char *name, const char *summary,
-		       struct case_param *params, size_t n, int argc, char **argv)
+void case_params_parse(const char *name, const char *summary, struct case_param *params, size_t n,
+		       int argc, char **argv)
 {
 	char why[256];
 	size_t i;
@@ -371,12 +367,12 @@ static struct {
 	int (*fn)(int, void *);
 	void *arg;
 	int ready_rd, ready_wr, gate_rd, gate_wr;
-	volatile int *abort;	/* shared: 1 when the tasks must stop */
+	volatile int *abort; /* shared: 1 when the tasks must stop */
 	pid_t *pids;
 	pthread_t *tids;
-	int *rets;		/* thread mode: each thread's return value */
-	int *idx;		/* thread mode: argument cells */
-	int *said_ready;	/* thread mode: did task i call case_task_ready */
+	int *rets;	 /* thread mode: each thread's return value */
+	int *idx;	 /* thread mode: argument cells */
+	int *said_ready; /* thread mode: did task i call case_task_ready */
 } g = { .ready_rd = -1, .ready_wr = -1, .gate_rd = -1, .gate_wr = -1 };
 
 static __thread int task_idx = -1;
@@ -483,7 +479,7 @@ int case_tasks_start(int nr, int threads, int (*fn)(int, void *), void *arg)
 				int rc;
 
 				prctl(PR_SET_PDEATHSIG, SIGKILL);
-				if (getppid() != parent)	/* the parent died before prctl */
+				if (getppid() != parent) /* the parent died before prctl */
 					_exit(1);
 				close(g.gate_wr);
 				close(g.ready_rd);

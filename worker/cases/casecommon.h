@@ -21,12 +21,12 @@
 /* --- parameters ---------------------------------------------------------- */
 
 enum case_param_type {
-	CASE_PARAM_INT,		/* decimal integer in [min, max] -> ival */
-	CASE_PARAM_DOUBLE,	/* finite decimal real in [min, max] -> dval */
-	CASE_PARAM_CHOICE,	/* one word of choices "a|b|c" -> sval, ival = its index */
-	CASE_PARAM_TASKS,	/* "N" tasks, or "P%" of the online CPUs (rounded down,
-				 * at least 1), as LKP's nr_task -> ival in [min, max] */
-	CASE_PARAM_STRING,	/* any text of 1..max bytes (a path, ...) -> sval */
+	CASE_PARAM_INT,	   /* decimal integer in [min, max] -> ival */
+	CASE_PARAM_DOUBLE, /* finite decimal real in [min, max] -> dval */
+	CASE_PARAM_CHOICE, /* one word of choices "a|b|c" -> sval, ival = its index */
+	CASE_PARAM_TASKS,  /* "N" tasks, or "P%" of the online CPUs (rounded down,
+			    * at least 1), as LKP's nr_task -> ival in [min, max] */
+	CASE_PARAM_STRING, /* any text of 1..max bytes (a path, ...) -> sval */
 };
 
 /*
@@ -38,16 +38,16 @@ enum case_param_type {
 struct case_param {
 	const char *name;
 	enum case_param_type type;
-	const char *def;	/* default, parsed like a command-line value; never NULL */
-	double min, max;	/* bounds for INT, DOUBLE and TASKS (inclusive); STRING: max length */
-	const char *choices;	/* CHOICE only: '|'-separated words */
-	const char *help;	/* one line for the usage text, with the unit */
+	const char *def;     /* default, parsed like a command-line value; never NULL */
+	double min, max;     /* bounds for INT, DOUBLE and TASKS (inclusive); STRING: max length */
+	const char *choices; /* CHOICE only: '|'-separated words */
+	const char *help;    /* one line for the usage text, with the unit */
 
 	/* filled by case_params_parse() */
-	int set;		/* 1 when the value came from argv */
+	int set; /* 1 when the value came from argv */
 	long ival;
-	double dval;		/* also set for INT and TASKS (same value as ival) */
-	const char *sval;	/* the value's text */
+	double dval;	  /* also set for INT and TASKS (same value as ival) */
+	const char *sval; /* the value's text */
 };
 
 /*
@@ -58,14 +58,13 @@ struct case_param {
  * with status 2.  `-h`/`--help` prints the usage to stderr and exits 0.
  * Defaults are applied for keys not given.
  */
-void case_params_parse(const char *case_name, const char *summary,
-		       struct case_param *params, size_t n, int argc, char **argv);
+void case_params_parse(const char *case_name, const char *summary, struct case_param *params,
+		       size_t n, int argc, char **argv);
 
 /* --- messages ------------------------------------------------------------ */
 
 /* "NAME: message\n" on stderr, then exit(1).  printf-style. */
-void case_fatal(const char *fmt, ...)
-	__attribute__((noreturn, format(printf, 1, 2)));
+void case_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 
 /* "NAME: message\n" on stderr (a diagnostic, the run goes on). */
 void case_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

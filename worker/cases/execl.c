@@ -20,7 +20,6 @@
  * FD IDX T0_NS` is a link of the chain; the last link writes one record to
  * the inherited pipe FD.
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -31,7 +30,6 @@
 #include <unistd.h>
 
 #include "casecommon.h"
-#include "banned.h"
 
 #define CHILD_FLAG "--execl-child"
 
@@ -40,8 +38,7 @@ enum { P_NR_TASK, P_RUNTIME, P_WARMUP };
 static struct case_param params[] = {
 	[P_NR_TASK] = { "nr_task", CASE_PARAM_TASKS, "1", 1, 4096, NULL,
 			"copies running in parallel" },
-	[P_RUNTIME] = { "runtime", CASE_PARAM_DOUBLE, "1", 0.01, 86400, NULL,
-			"measured seconds" },
+	[P_RUNTIME] = { "runtime", CASE_PARAM_DOUBLE, "1", 0.01, 86400, NULL, "measured seconds" },
 	[P_WARMUP] = { "warmup", CASE_PARAM_DOUBLE, "0.2", 0, 3600, NULL,
 		       "untimed seconds of execs before measuring" },
 };
@@ -50,12 +47,12 @@ static struct case_param params[] = {
 struct record {
 	int64_t idx;
 	uint64_t count;		/* execs done in the measured window */
-	uint64_t t0_ns, end_ns;	/* CLOCK_MONOTONIC, valid across exec */
+	uint64_t t0_ns, end_ns; /* CLOCK_MONOTONIC, valid across exec */
 };
 
 struct job {
-	char path[PATH_MAX];	/* exec target */
-	int result_wr;		/* inherited by the chains (not close-on-exec) */
+	char path[PATH_MAX]; /* exec target */
+	int result_wr;	     /* inherited by the chains (not close-on-exec) */
 	double runtime, warmup;
 };
 
@@ -112,7 +109,7 @@ static int child_link(int argc, char **argv)
 		exec_link(argv[2], deadline, count + 1, fd, idx, t0);
 		return 1;
 	}
-	if (fd == 0)	/* warm-up chain: nothing to report */
+	if (fd == 0) /* warm-up chain: nothing to report */
 		return 0;
 	rec.idx = (int64_t)idx;
 	rec.count = count;
@@ -137,8 +134,8 @@ static int warmup_chain(const struct job *j, int idx)
 		return -1;
 	}
 	if (pid == 0) {
-		exec_link(j->path, case_now_ns() + (uint64_t)(j->warmup * 1e9), 0, 0,
-			  (uint64_t)idx, 0);
+		exec_link(j->path, case_now_ns() + (uint64_t)(j->warmup * 1e9), 0, 0, (uint64_t)idx,
+			  0);
 		_exit(1);
 	}
 	while (waitpid(pid, &st, 0) < 0)

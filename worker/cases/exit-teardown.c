@@ -23,7 +23,6 @@
  *
  * Example: exit-teardown size=64 iterations=5
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -36,7 +35,6 @@
 #include <unistd.h>
 
 #include "casecommon.h"
-#include "banned.h"
 
 /* the same numbers on x86_64 and arm64 (asm-generic) */
 #ifndef SYS_pidfd_open
@@ -53,8 +51,7 @@ static struct case_param params[] = {
 		     "MiB the child maps and touches" },
 	[P_ITERATIONS] = { "iterations", CASE_PARAM_INT, "3", 1, 100000, NULL,
 			   "measured iterations" },
-	[P_WARMUP] = { "warmup", CASE_PARAM_INT, "1", 0, 1000, NULL,
-		       "untimed iterations first" },
+	[P_WARMUP] = { "warmup", CASE_PARAM_INT, "1", 0, 1000, NULL, "untimed iterations first" },
 	[P_MRELEASE] = { "mrelease", CASE_PARAM_CHOICE, "auto", 0, 0, "auto|off",
 			 "also measure with process_mrelease (auto: where the kernel has it)" },
 };
@@ -164,8 +161,8 @@ int main(int argc, char **argv)
 	want_mrelease = !strcmp(params[P_MRELEASE].sval, "auto");
 	freeram = case_free_ram();
 	if (freeram && size > freeram / 10 * 9)
-		case_fatal("size=%ld MiB does not fit in free RAM (%llu MiB)",
-			   params[P_SIZE].ival, (unsigned long long)(freeram >> 20));
+		case_fatal("size=%ld MiB does not fit in free RAM (%llu MiB)", params[P_SIZE].ival,
+			   (unsigned long long)(freeram >> 20));
 	plain = calloc((size_t)iterations, sizeof(*plain));
 	mrel = calloc((size_t)iterations, sizeof(*mrel));
 	if (!plain || !mrel)

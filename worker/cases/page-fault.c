@@ -21,7 +21,6 @@
  *
  * Example: page-fault nr_task=2 mode=thread runtime=2
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -33,7 +32,6 @@
 #include <unistd.h>
 
 #include "casecommon.h"
-#include "banned.h"
 
 #define TMPFS_MAGIC_NR 0x01021994
 
@@ -43,14 +41,12 @@ static struct case_param params[] = {
 	[P_NR_TASK] = { "nr_task", CASE_PARAM_TASKS, "1", 1, 4096, NULL, "number of tasks" },
 	[P_MODE] = { "mode", CASE_PARAM_CHOICE, "process", 0, 0, "process|thread",
 		     "tasks are processes or threads" },
-	[P_SIZE_MB] = { "size_mb", CASE_PARAM_INT, "128", 1, 1048576, NULL,
-			"MiB mapped per task" },
+	[P_SIZE_MB] = { "size_mb", CASE_PARAM_INT, "128", 1, 1048576, NULL, "MiB mapped per task" },
 	[P_DIR] = { "dir", CASE_PARAM_STRING, "auto", 0, 1024, NULL,
 		    "directory of the files; auto: /tmp if tmpfs, else /dev/shm" },
 	[P_RUNTIME] = { "runtime", CASE_PARAM_DOUBLE, "1", 0.01, 86400, NULL,
 			"seconds per measured window" },
-	[P_ITERATIONS] = { "iterations", CASE_PARAM_INT, "1", 1, 100000, NULL,
-			   "measured windows" },
+	[P_ITERATIONS] = { "iterations", CASE_PARAM_INT, "1", 1, 100000, NULL, "measured windows" },
 	[P_WARMUP] = { "warmup", CASE_PARAM_INT, "1", 0, 1000, NULL,
 		       "untimed passes per task before measuring" },
 };
@@ -160,8 +156,8 @@ int main(int argc, char **argv)
 	need = (uint64_t)nr * 2 * j.size;
 	freeram = case_free_ram();
 	if (freeram && need > freeram / 10 * 9)
-		case_fatal("%d task(s) of size_mb=%ld need %llu MiB, free RAM is %llu MiB",
-			   nr, params[P_SIZE_MB].ival, (unsigned long long)(need >> 20),
+		case_fatal("%d task(s) of size_mb=%ld need %llu MiB, free RAM is %llu MiB", nr,
+			   params[P_SIZE_MB].ival, (unsigned long long)(need >> 20),
 			   (unsigned long long)(freeram >> 20));
 	j.cnt = case_shared_alloc(sizeof(*j.cnt) * (size_t)nr);
 	j.stop = case_shared_alloc(sizeof(*j.stop));

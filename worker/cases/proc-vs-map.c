@@ -30,7 +30,6 @@
  *
  * Example: proc-vs-map nsamples=20 busyduration=2 procfile=smaps_rollup
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -43,7 +42,6 @@
 #include <unistd.h>
 
 #include "casecommon.h"
-#include "banned.h"
 
 enum { P_NSAMPLES, P_DURATION, P_BUSYDURATION, P_PROCFILE, P_NREADERS, P_NBUSY, P_REGION_MB };
 
@@ -56,8 +54,7 @@ static struct case_param params[] = {
 			     "ms each busy-waiter spins between 1 ms sleeps; 0: no busy-waiters" },
 	[P_PROCFILE] = { "procfile", CASE_PARAM_CHOICE, "smaps_rollup", 0, 0,
 			 "smaps_rollup|maps|smaps", "the /proc/PID file read" },
-	[P_NREADERS] = { "nreaders", CASE_PARAM_INT, "1", 1, 256, NULL,
-			 "reader processes" },
+	[P_NREADERS] = { "nreaders", CASE_PARAM_INT, "1", 1, 256, NULL, "reader processes" },
 	[P_NBUSY] = { "nbusy", CASE_PARAM_INT, "1", 0, 256, NULL,
 		      "busy-waiter processes (when busyduration > 0)" },
 	[P_REGION_MB] = { "region_mb", CASE_PARAM_INT, "32", 1, 65536, NULL,
@@ -66,7 +63,7 @@ static struct case_param params[] = {
 
 /* Shared between the parent and the tasks of one sample. */
 struct shared {
-	volatile int stop;		/* set by the mapper when its run is over */
+	volatile int stop; /* set by the mapper when its run is over */
 	volatile pid_t mapper_pid;
 	/* mapper results, ms */
 	double median, min, max, avg;
@@ -80,11 +77,11 @@ struct shared {
 
 struct job {
 	struct shared *sh;
-	double duration;	/* s */
+	double duration; /* s */
 	double busy_ms;
 	const char *procfile;
 	int nreaders, nbusy;
-	size_t region;		/* bytes */
+	size_t region;		 /* bytes */
 	int cpu_first, cpu_last; /* -1: do not pin */
 };
 
@@ -153,8 +150,8 @@ static int mapper(struct job *j)
 	char *region;
 
 	case_pin(j->cpu_first);
-	region = mmap(NULL, j->region, PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE | MAP_POPULATE,
-		      -1, 0);
+	region = mmap(NULL, j->region, PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE | MAP_POPULATE, -1,
+		      0);
 	if (region == MAP_FAILED) {
 		case_note("mmap of the %zu-byte region failed: %s", j->region, strerror(errno));
 		sh->stop = 1;
@@ -171,7 +168,8 @@ static int mapper(struct job *j)
 		t = case_now_ns();
 		if (map) {
 			void *r = mmap(addr, page, PROT_WRITE,
-				       MAP_FIXED | MAP_ANONYMOUS | MAP_PRIVATE | MAP_POPULATE, -1, 0);
+				       MAP_FIXED | MAP_ANONYMOUS | MAP_PRIVATE | MAP_POPULATE, -1,
+				       0);
 
 			if (r != addr) {
 				case_note("mmap fixed failed: %s", strerror(errno));
@@ -289,9 +287,10 @@ int main(int argc, char **argv)
 	long s, nsamples;
 	int i, nr, start;
 
-	case_params_parse("proc-vs-map",
-			  "mmap/munmap latency while /proc/PID/smaps_rollup (or maps, smaps) is read; ms",
-			  params, sizeof(params) / sizeof(params[0]), argc, argv);
+	case_params_parse(
+		"proc-vs-map",
+		"mmap/munmap latency while /proc/PID/smaps_rollup (or maps, smaps) is read; ms",
+		params, sizeof(params) / sizeof(params[0]), argc, argv);
 	memset(&j, 0, sizeof(j));
 	nsamples = params[P_NSAMPLES].ival;
 	j.duration = params[P_DURATION].dval;

@@ -19,7 +19,6 @@
  *
  * Example: small-allocs nr_task=2 runtime=5 source=devzero
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -28,13 +27,11 @@
 #include <unistd.h>
 
 #include "casecommon.h"
-#include "banned.h"
 
 enum { P_NR_TASK, P_RUNTIME, P_ITERATIONS, P_SOURCE, P_MODE, P_NR_MAPS, P_MAP_KB, P_WARMUP };
 
 static struct case_param params[] = {
-	[P_NR_TASK] = { "nr_task", CASE_PARAM_TASKS, "100%", 1, 4096, NULL,
-			"number of tasks" },
+	[P_NR_TASK] = { "nr_task", CASE_PARAM_TASKS, "100%", 1, 4096, NULL, "number of tasks" },
 	[P_RUNTIME] = { "runtime", CASE_PARAM_DOUBLE, "1", 0.01, 86400, NULL,
 			"measured seconds per task (unless iterations > 0)" },
 	[P_ITERATIONS] = { "iterations", CASE_PARAM_INT, "0", 0, 1e9, NULL,
@@ -53,13 +50,13 @@ static struct case_param params[] = {
 
 struct job {
 	int devzero;
-	size_t map_len;		/* bytes per mapping, page multiple */
+	size_t map_len; /* bytes per mapping, page multiple */
 	size_t page;
 	long nr_maps;
-	double runtime;		/* seconds */
-	long iterations;	/* 0: runtime */
+	double runtime;	 /* seconds */
+	long iterations; /* 0: runtime */
 	long warmup;
-	double *kbps;		/* shared, one per task */
+	double *kbps; /* shared, one per task */
 };
 
 /* One round: map, touch, unmap.  0 or -1 (with a note). */

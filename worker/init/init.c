@@ -36,7 +36,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "banned.h"
+
+#include "clock.h"
 
 #define MAX_ARGS 64
 #define MAX_OUT (1 << 20)
@@ -155,14 +156,6 @@ static void parse_cmdline(struct job *job, const char *cmdline)
 	}
 }
 
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 static void print_prefixed(const char *out, size_t len)
 {
 	size_t i = 0;
@@ -196,7 +189,7 @@ static void run_case(const struct job *job)
 		say("==== regtrack-result-end exit=-1 signal=0 timeout=0 elapsed_ns=0 ====\n");
 		return;
 	}
-	start = now_ns();
+	start = mono_ns();
 	pid = fork();
 	if (pid == 0) {
 		setpgid(0, 0);
@@ -212,7 +205,7 @@ static void run_case(const struct job *job)
 	if (pid > 0) {
 		for (;;) {
 			struct pollfd p = { .fd = pfd[0], .events = POLLIN };
-			long long left = deadline - now_ns();
+			long long left = deadline - mono_ns();
 			char chunk[4096];
 			ssize_t r;
 
@@ -241,9 +234,10 @@ static void run_case(const struct job *job)
 	say("==== regtrack-result-begin ====\n");
 	print_prefixed(out, len);
 	say("==== regtrack-result-end exit=%d signal=%d timeout=%d elapsed_ns=%lld ====\n",
-	    pid < 0 ? -1 : WIFEXITED(status) ? WEXITSTATUS(status) : -1,
-	    pid > 0 && WIFSIGNALED(status) ? WTERMSIG(status) : 0, timed_out,
-	    now_ns() - start);
+	    pid < 0	      ? -1 :
+	    WIFEXITED(status) ? WEXITSTATUS(status) :
+				-1,
+	    pid > 0 && WIFSIGNALED(status) ? WTERMSIG(status) : 0, timed_out, mono_ns() - start);
 	free(out);
 }
 
@@ -256,7 +250,8 @@ int main(void)
 	/* run by mistake on a host (as root) this would mount over /dev and
 	 * reboot the machine: only ever act as PID 1 */
 	if (getpid() != 1) {
-		fputs("regtrack-init: not PID 1; this is the /init of the worker's initramfs\n", stderr);
+		fputs("regtrack-init: not PID 1; this is the /init of the worker's initramfs\n",
+		      stderr);
 		return 2;
 	}
 	mount_one("proc", "/proc", "proc", NULL);

@@ -2,8 +2,8 @@
 // runs, log tail; refreshes itself while the job is queued or leased.
 import { h, replace, section, table, emptyState, errorBox, fmtTime, duration, stateBadge,
 	commitLink, fmtParams } from '../dom.js';
-import { api } from '../api.js';
-import { pick, commitOf } from '../model.js';
+import { api, getToken, setToken } from '../api.js';
+import { pick, commitOf, jobStatus } from '../model.js';
 import { progressBar } from './jobs.js';
 
 const REFRESH_MS = 3000;
@@ -28,22 +28,47 @@ export function phaseTimes(hist, live, now = Date.now()) {
 	return out;
 }
 
-function view(j) {
+// Cancel for a submit or admin token: a queued job at once, a leased one's
+// worker stops at its next heartbeat.
+function cancelForm(j, rerender) {
+	const out = h('span', { class: 'muted', id: 'job-cancel-status' });
+	const tok = h('input', { id: 'job-cancel-token', type: 'password', size: 30, placeholder: 'admin token',
+		value: getToken(), autocomplete: 'off' });
+	return h('form', {
+		class: 'pickers', id: 'job-cancel',
+		onsubmit: async (ev) => {
+			ev.preventDefault();
+			if (tok.value.trim() !== getToken())
+				setToken(tok.value.trim());
+			replace(out, 'cancelling…');
+			try {
+				await api(`/jobs/${j.id}/cancel`, { method: 'POST', body: {} });
+				await rerender();
+			} catch (e) {
+				replace(out, errorBox(e));
+			}
+		},
+	}, h('label', null, 'token ', tok), h('button', { type: 'submit' }, 'Cancel job'), out);
+}
+
+function view(j, rerender) {
 	const live = j.state === 'queued' || j.state === 'leased';
 	const phases = phaseTimes(j.phase_history || [], live);
 	const runs = j.runs || [];
+	const st = jobStatus(j);
 	return [
-		h('h1', null, `Job #${j.id} `, stateBadge(j.state)),
+		h('h1', null, `Job #${j.id} `, stateBadge(st.state)),
 		h('div', { class: 'card range' },
 			h('div', null, h('b', null, 'commit '), commitLink(commitOf(j.commit).sha, pick(j, 'commit_subject', 'subject'))),
 			h('div', null, h('b', null, 'testcase '), j.testcase || '', ' ', h('span', { class: 'muted' }, fmtParams(j.params))),
 			h('div', null, h('b', null, 'build '), [j.kconfig, j.compiler, j.tbox_group || j.arch].filter(Boolean).join(' / ')),
-			h('div', null, h('b', null, 'phase '), j.phase || '—', ' ', progressBar(j.progress),
+			h('div', null, h('b', null, 'phase '), j.phase || '—', ' ', st.failed ? null : progressBar(j.progress),
 				j.message ? h('span', { class: 'muted' }, ' ', j.message) : null),
 			h('div', null, h('b', null, 'attempts '), String(j.attempts ?? '—'),
 				j.outcome ? [' · ', h('b', null, 'outcome '), typeof j.outcome === 'string' ? j.outcome : JSON.stringify(j.outcome)] : null,
 				j.machine ? [' · ', h('b', null, 'machine '), String(j.machine)] : null),
-			j.fail_reason ? h('div', { class: 'error' }, j.fail_reason) : null),
+			st.reason ? h('div', { class: 'error', id: 'fail-reason' }, st.reason) : null,
+			live ? cancelForm(j, rerender) : null),
 		section('Phases', phases.length ? table([
 			{ label: 'phase' }, { label: 'started' }, { label: 'elapsed', cls: 'num' },
 			{ label: 'progress' }, { label: 'message' },
@@ -70,7 +95,7 @@ export async function render(root, { id }) {
 			replace(root, h('h1', null, `Job #${id}`), emptyState('This server has no jobs API yet.'));
 			return false;
 		}
-		replace(root, view(j));
+		replace(root, view(j, load));
 		return j.state === 'queued' || j.state === 'leased';
 	};
 	if (await load()) {

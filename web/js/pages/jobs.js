@@ -2,10 +2,10 @@
 import { h, replace, link, table, emptyState, errorBox, age, stateBadge, commitLink,
 	fmtParams } from '../dom.js';
 import { api } from '../api.js';
-import { listOf, pick, commitOf } from '../model.js';
+import { listOf, pick, commitOf, jobStatus } from '../model.js';
 
 const REFRESH_MS = 5000;
-const STATES = ['', 'queued', 'leased', 'done', 'failed'];
+const STATES = ['', 'queued', 'leased', 'done', 'failed', 'cancelled'];
 
 export function progressBar(p) {
 	const v = Number.isFinite(p) ? Math.max(0, Math.min(1, p > 1 ? p / 100 : p)) : null;
@@ -22,13 +22,13 @@ function jobsTable(list) {
 		{ label: '#' }, { label: 'state' }, { label: 'testcase' }, { label: 'commit' },
 		{ label: 'phase' }, { label: 'progress' }, { label: 'attempts', cls: 'num' },
 		{ label: 'machine' }, { label: 'updated' },
-	], list.map((j) => h('tr', { class: 'job-row' },
+	], list.map((j) => h('tr', { class: 'job-row', dataset: { state: jobStatus(j).state } },
 		h('td', null, h('a', { href: `/jobs/${j.id}` }, `#${j.id}`)),
-		h('td', null, stateBadge(j.state)),
+		h('td', { title: jobStatus(j).reason || null }, stateBadge(jobStatus(j).state)),
 		h('td', null, j.testcase || '', j.params ? h('span', { class: 'muted' }, ' ', fmtParams(j.params)) : null),
 		h('td', null, commitLink(commitOf(j.commit).sha)),
-		h('td', null, j.phase || ''),
-		h('td', null, progressBar(j.progress)),
+		h('td', null, jobStatus(j).failed && j.outcome ? j.outcome : j.phase || ''),
+		h('td', null, jobStatus(j).failed ? h('span', { class: 'muted' }, '—') : progressBar(j.progress)),
 		h('td', { class: 'num' }, j.attempts === undefined ? '' : String(j.attempts)),
 		h('td', null, pick(j, 'hostname', 'machine') ? String(pick(j, 'hostname', 'machine')) : ''),
 		h('td', null, age(pick(j, 'updated_at', 'finished_at', 'leased_at', 'created_at'))))),

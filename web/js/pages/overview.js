@@ -3,7 +3,8 @@
 import { h, replace, link, section, table, emptyState, errorBox, fmtPct, age, stateBadge,
 	commitLink, setupLabel, badge } from '../dom.js';
 import { tryApi } from '../api.js';
-import { pick, commitOf, listOf, regressionKind, setupOf, seriesQuery, goodOf, badOf } from '../model.js';
+import { pick, commitOf, listOf, regressionKind, setupOf, seriesQuery, goodOf, badOf, jobStatus,
+	isWorker } from '../model.js';
 
 const ONLINE_S = 15 * 60;
 const OPEN = new Set(['new', 'confirmed', 'bisecting', 'bisected', 'reported']);
@@ -71,18 +72,25 @@ function bisectRows(data) {
 function queueSummary(jobs) {
 	const list = listOf(jobs, 'jobs');
 	const by = {};
-	for (const j of list)
-		by[j.state] = (by[j.state] || 0) + 1;
+	for (const j of list) {
+		const st = jobStatus(j).state;
+		by[st] = (by[st] || 0) + 1;
+	}
 	return h('p', { id: 'queue' },
 		h('span', { class: 'big' }, String(by.queued || 0)), ' queued · ',
 		h('span', { class: 'big' }, String(by.leased || 0)), ' running · ',
 		String(by.failed || 0), ' failed · ', h('a', { href: '/jobs' }, 'all jobs'));
 }
 
+// Registered workers by arch; hosts that only submitted results are
+// counted apart: they run no jobs.
 function workersSummary(machines) {
-	const list = listOf(machines, 'machines');
+	const all = listOf(machines, 'machines');
+	const list = all.filter(isWorker), ci = all.length - list.length;
+	const ciNote = ci ? h('p', { class: 'muted', id: 'ci-hosts' },
+		`${ci} host${ci === 1 ? '' : 's'} only submitted results (not workers)`) : null;
 	if (!list.length)
-		return emptyState('No machines have reported yet.');
+		return [emptyState('No worker has registered yet.'), ciNote];
 	const now = Date.now();
 	const arches = {};
 	for (const m of list) {
@@ -91,8 +99,8 @@ function workersSummary(machines) {
 		if ((now - Date.parse(m.last_seen)) / 1000 < ONLINE_S)
 			a.online++;
 	}
-	return h('ul', { class: 'inline', id: 'workers' }, Object.keys(arches).sort().map((a) =>
-		h('li', null, h('b', null, a), `: ${arches[a].online} online of ${arches[a].total}`)));
+	return [h('ul', { class: 'inline', id: 'workers' }, Object.keys(arches).sort().map((a) =>
+		h('li', null, h('b', null, a), `: ${arches[a].online} online of ${arches[a].total}`))), ciNote];
 }
 
 // The newest runs, as the server received them.
@@ -104,7 +112,7 @@ function recentRows(data) {
 		{ label: 'received' }, { label: 'testcase' }, { label: 'commit' }, { label: 'setup' },
 		{ label: 'metrics', cls: 'num' }, { label: 'status' },
 	], list.map((r) => h('tr', { class: 'run-row' },
-		h('td', null, `${age(r.received_at)} ago`),
+		h('td', null, age(r.received_at)),
 		h('td', null, h('a', { href: link('/series', { testcase: r.testcase }) }, r.testcase)),
 		h('td', null, commitLink(r.commit, r.subject)),
 		h('td', { class: 'muted' }, setupLabel(setupOf(r))),

@@ -1,0 +1,359 @@
+"""bin/regtrack against the real server: global options, --help, usage
+without arguments, one flag spelling for both, the compare gate's exit 3,
+marked text rows, and `regtrack job submit|show|list|wait|cancel`."""
+import http.server
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import BIN, Server, result_doc, sha  # noqa: E402
+
+srv = None
+
+
+def setUpModule():
+    global srv
+    srv = Server()
+
+
+def tearDownModule():
+    srv.stop()
+
+
+def cli(*args, token="submit", server=True, env=None, cwd=None, timeout=60):
+    e = dict(os.environ)
+    e.pop("REGTRACK_SERVER", None)
+    e.pop("REGTRACK_TOKEN", None)
+    if server:
+        e["REGTRACK_SERVER"] = srv.url
+    if token:
+        e["REGTRACK_TOKEN"] = srv.tokens[token]
+    e.update(env or {})
+    return subprocess.run([os.path.join(BIN, "regtrack")] + list(args), env=e, cwd=cwd,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def post_runs(testcase, metric, per_commit, params=None):
+    for commit, values in per_commit:
+        for v in values:
+            d = result_doc(commit, testcase=testcase, metrics={metric: [v]})
+            if params:
+                d["params"] = params
+            r = srv.post("/api/v1/results", d, scope="submit")
+            assert r.status in (200, 201), r
+
+
+class Capture:
+    """An HTTP server on port 0 that records each request and answers 201 {"id": 1}."""
+
+    def __init__(self):
+        self.requests = []
+        outer = self
+
+        class H(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                n = int(self.headers.get("Content-Length") or 0)
+                outer.requests.append((self.command, self.path, self.rfile.read(n).decode()))
+                body = b'{"id": 1}'
+                self.send_response(201)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+            do_GET = do_POST
+
+            def log_message(self, *a):
+                pass
+
+        self.httpd = http.server.HTTPServer(("127.0.0.1", 0), H)
+        self.url = "http://127.0.0.1:%d" % self.httpd.server_port
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+class Arguments(unittest.TestCase):
+
+    def test_server_and_token_before_the_command(self):
+        base, head = sha("1a"), sha("1b")
+        post_runs("globtc", "globtc.ops", [(base, [10.0, 10.1]), (head, [10.2, 10.3])])
+        for pre in (["--server", srv.url], ["--server=" + srv.url]):
+            r = cli(*pre, "compare", "--base", base, "--head", head, server=False)
+            self.assertEqual(r.returncode, 0, (pre, r.stderr))
+            self.assertEqual(json.loads(r.stdout)["rows"][0]["metric"], "globtc.ops")
+        # the token too: a job needs submit
+        r = cli("--server", srv.url, "--token", srv.tokens["submit"], "job", "list",
+                server=False, token=None)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = cli("--bogus", "compare", server=False)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("unknown option '--bogus'", r.stderr)
+
+    def test_help_of_each_online_command_reads_no_file(self):
+        with tempfile.TemporaryDirectory() as d:
+            for cmd in (["submit"], ["compare"], ["bisect"], ["job"]):
+                for flag in ("--help", "-h"):
+                    r = cli(*cmd, flag, cwd=d)
+                    self.assertEqual(r.returncode, 0, (cmd, flag, r.stderr))
+                    self.assertTrue(r.stdout.startswith("usage: regtrack " + cmd[0]), r.stdout)
+                    self.assertEqual(r.stderr, "")
+            r = cli("submit", "--bogus", cwd=d)
+            self.assertEqual(r.returncode, 2)
+            self.assertIn("unknown option '--bogus'", r.stderr)
+            # a file that starts with '-' after '--'
+            p = os.path.join(d, "-r.json")
+            with open(p, "w") as f:
+                json.dump(result_doc(sha("1c"), testcase="dashtc"), f)
+            r = cli("submit", "--", "-r.json", cwd=d)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout, "-r.json: stored\n")
+
+    def test_no_arguments_print_usage_and_call_nobody(self):
+        # a listener that must see no connection
+        lsn = socket.socket()
+        lsn.bind(("127.0.0.1", 0))
+        lsn.listen(8)
+        lsn.setblocking(False)
+        url = "http://127.0.0.1:%d" % lsn.getsockname()[1]
+        try:
+            for args in (["compare"], ["compare", "--base", sha("1")], ["bisect", "start"],
+                         ["bisect", "start", "--tree", "linux"], ["job", "submit"], ["job"]):
+                r = cli(*args, env={"REGTRACK_SERVER": url})
+                self.assertEqual(r.returncode, 2, (args, r.stderr))
+                self.assertIn("usage: regtrack", r.stderr, args)
+                self.assertNotIn("request to", r.stderr)
+            with self.assertRaises(BlockingIOError):
+                lsn.accept()
+        finally:
+            lsn.close()
+
+    def test_tbox_group_both_spellings(self):
+        base, head = sha("2a"), sha("2b")
+        post_runs("spelltc", "spelltc.ops", [(base, [5.0, 5.1]), (head, [5.2, 5.3])])
+        rows = []
+        for flag in ("--tbox-group", "--tbox_group"):
+            r = cli("compare", "--base", base, "--head", head, flag, "vm-2p")
+            self.assertEqual(r.returncode, 0, (flag, r.stderr))
+            rows.append(json.loads(r.stdout)["rows"])
+            r = cli("compare", "--base", base, "--head", head, flag, "no-such-group")
+            self.assertEqual(json.loads(r.stdout)["rows"], [], flag)
+        self.assertEqual(rows[0], rows[1])
+        self.assertEqual(len(rows[0]), 1)
+        cap = Capture()
+        try:
+            for flag in ("--tbox-group", "--tbox_group"):
+                r = cli("bisect", "start", "--tree", "linux", "--good", sha("a"), "--bad", sha("b"),
+                        "--testcase", "tc", "--kconfig", "x86_64-defconfig", "--metric", "tc.ops",
+                        flag, "vm-2p", "--runs_per_step", "3", env={"REGTRACK_SERVER": cap.url})
+                self.assertEqual(r.returncode, 0, (flag, r.stderr))
+                r = cli("job", "submit", "--commit", sha("a"), "--kconfig", "host", "--testcase", "tc",
+                        flag, "vm-2p", "--max_attempts", "2", env={"REGTRACK_SERVER": cap.url})
+                self.assertEqual(r.returncode, 0, (flag, r.stderr))
+        finally:
+            cap.close()
+        bodies = [json.loads(b) for _, _, b in cap.requests]
+        self.assertEqual([p for _, p, _ in cap.requests], ["/api/v1/bisects", "/api/v1/jobs"] * 2)
+        for b in bodies:
+            self.assertEqual(b["tbox_group"], "vm-2p")
+        self.assertEqual(bodies[0]["runs_per_step"], 3)
+        self.assertEqual(bodies[1]["max_attempts"], 2)
+
+
+class Gate(unittest.TestCase):
+
+    def test_no_shared_setup_is_undecided(self):
+        base, head = sha("3a"), sha("3b")
+        post_runs("gate-a", "gate-a.ops", [(base, range(100, 106))])
+        post_runs("gate-b", "gate-b.ops", [(head, range(100, 106))])
+        r = cli("compare", "--base", base, "--head", head, "--gate")
+        self.assertEqual(r.returncode, 3, r.stderr)
+        # each metric is listed, with no runs on one side
+        self.assertEqual(sorted((x["metric"], x["n"]) for x in json.loads(r.stdout)["rows"]),
+                         [("gate-a.ops", [6, 0]), ("gate-b.ops", [0, 6])])
+        self.assertEqual(r.stderr, "regtrack: gate: undecided: no setup was measured at both "
+                                   "commits (nothing to compare)\n")
+        r = cli("compare", "--base", base, "--head", head, "--gate", "--text")
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertIn("gate: undecided: no setup", r.stderr)
+        # nothing in common, filtered to nothing at all: undecided too
+        r = cli("compare", "--base", base, "--head", head, "--gate", "--metric", "nothing.")
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertEqual(json.loads(r.stdout)["rows"], [])
+        # without the gate the comparison is no error
+        r = cli("compare", "--base", base, "--head", head)
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_every_row_need_more_runs_is_undecided_one_line_per_metric(self):
+        base, head = sha("4a"), sha("4b")
+        for m in ("nmr.ops", "nmr.lat_ms"):
+            post_runs("nmrtc", m, [(base, [100.0, 101.0, 99.0]), (head, [90.0, 91.0, 89.0])])
+        r = cli("compare", "--base", base, "--head", head, "--gate")
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertEqual({x["verdict"] for x in json.loads(r.stdout)["rows"]}, {"need-more-runs"})
+        lines = r.stderr.splitlines()
+        self.assertEqual(len(lines), 3, r.stderr)
+        self.assertTrue(lines[0].startswith("regtrack: gate: need-more-runs: nmr.lat_ms with 3 vs 3 runs (nmrtc "),
+                        lines[0])
+        self.assertTrue(lines[1].startswith("regtrack: gate: need-more-runs: nmr.ops with 3 vs 3 runs"), lines[1])
+        self.assertEqual(lines[2], "regtrack: gate: undecided: every row (2) is need-more-runs: "
+                                   "run more at both commits")
+
+    def test_regression_line_and_marked_text(self):
+        base, head = sha("5a"), sha("5b")
+        post_runs("markedtc", "will-it-scale.per_process_ops",
+                  [(base, range(1000, 1006)), (head, range(900, 906))])
+        post_runs("markedtc", "markedtc.noise_ms",
+                  [(base, [5.000, 5.001, 5.002, 5.003, 5.004, 5.005]),
+                   (head, [5.005, 5.004, 5.003, 5.002, 5.001, 5.000])])
+        r = cli("compare", "--base", base, "--head", head, "--gate")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
+        self.assertRegex(r.stderr, r"^regtrack: gate: regression: will-it-scale.per_process_ops -10\.0% "
+                                   r"\(p 0\.0022, q 0\.00\d+; markedtc \{")
+        r = cli("compare", "--base", base, "--head", head, "--text", "--gate")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        rows = [ln for ln in r.stdout.splitlines() if "per_process_ops" in ln or "noise_ms" in ln]
+        self.assertEqual(len(rows), 2, r.stdout)
+        self.assertTrue([ln for ln in rows if "noise_ms" in ln][0].endswith("markedtc.noise_ms"), rows)
+        self.assertTrue([ln for ln in rows if "per_process_ops" in ln][0]
+                        .endswith("will-it-scale.per_process_ops  [regression]"), rows)
+        # the rest of the text is the server's, byte for byte
+        plain = srv.get("/api/v1/compare?base=%s&head=%s&format=text" % (base, head)).body
+        self.assertEqual(r.stdout.replace("  [regression]", ""), plain)
+        # --changed: the gate still reads every row; the text shows the changed ones, marked
+        r = cli("compare", "--base", base, "--head", head, "--text", "--changed", "--gate")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertNotIn("noise_ms", r.stdout)
+        self.assertIn("will-it-scale.per_process_ops  [regression]\n", r.stdout)
+        r = cli("compare", "--base", base, "--head", head, "--changed", "--gate", "--metric", "markedtc.")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(json.loads(r.stdout)["rows"], [])
+        self.assertEqual(r.stderr, "")
+
+    def test_marks_follow_each_setup_table(self):
+        base, head = sha("7a"), sha("7b")
+        metric = "will-it-scale.per_process_ops"
+        # setup 1 unchanged, setup 2 (other params) 10 % slower: two tables, one mark
+        post_runs("twotc", metric, [(base, range(1000, 1006)), (head, range(1000, 1006))],
+                  params={"test": "one"})
+        post_runs("twotc", metric, [(base, range(1000, 1006)), (head, range(900, 906))],
+                  params={"test": "two"})
+        for extra in ((), ("--changed",)):
+            r = cli("compare", "--base", base, "--head", head, "--text", *extra)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            tables = [t for t in re.split(r"^=+$", r.stdout, flags=re.M) if t.strip()]
+            self.assertEqual(len(tables), 2, r.stdout)
+            marks = {"/two/" in t: t.count("[regression]") for t in tables}
+            self.assertEqual(marks, {True: 1, False: 0}, r.stdout)
+            self.assertIn("%s  [regression]\n" % metric, r.stdout)
+
+
+def register(host, tbox):
+    r = srv.post("/api/v1/workers/register", {
+        "hostname": host, "arch": "x86_64", "tbox_group": tbox, "nr_cpus": 2, "memory_mb": 2048,
+        "cpu_model": "test", "capabilities": ["host"], "fingerprint": {}}, scope="worker")
+    assert r.status == 200, r
+    return r.json()["machine_id"]
+
+
+class Job(unittest.TestCase):
+
+    def submit(self, commit, tbox, *extra):
+        r = cli("job", "submit", "--commit", commit, "--kconfig", "host", "--testcase", "clijob",
+                "--params", '{"nr_task": 1}', "--tbox-group", tbox, "--repeat", "2", *extra)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        reply = json.loads(r.stdout)
+        self.assertEqual(reply["state"], "queued")
+        return reply["id"]
+
+    def worker(self, m, jid, commit, status="ok", delay=0.3):
+        """Plays the worker in a thread: lease, two phases, complete."""
+        def run():
+            time.sleep(delay)
+            r = srv.post("/api/v1/jobs/lease", {"machine_id": m, "wait_s": 5}, scope="worker")
+            assert r.status == 200 and r.json()["job"]["id"] == jid, r
+            for phase in ("run", "upload"):
+                time.sleep(delay)
+                srv.post("/api/v1/jobs/%d/heartbeat" % jid,
+                         {"machine_id": m, "phase": phase, "progress": 0.5}, scope="worker")
+            time.sleep(delay)
+            body = {"machine_id": m, "status": status, "log_tail": "regtrack-worker: bad_params: no 'nr_task'\n"}
+            if status == "ok":
+                body["results"] = [result_doc(commit, testcase="clijob", job_id=jid, kconfig="host",
+                                              params={"nr_task": 1}, metrics={"clijob.ops": [1.0 + i]})
+                                   for i in range(2)]
+            r = srv.post("/api/v1/jobs/%d/complete" % jid, body, scope="worker")
+            assert r.status == 200, r
+        t = threading.Thread(target=run)
+        t.start()
+        return t
+
+    def test_submit_show_list_wait_ok(self):
+        m = register("cli-w1", "cli-1")
+        jid = self.submit(sha("6a"), "cli-1")
+        r = cli("job", "show", str(jid))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        shown = json.loads(r.stdout)
+        self.assertEqual((shown["id"], shown["testcase"], shown["params"], shown["repeat"], shown["tbox_group"]),
+                         (jid, "clijob", {"nr_task": 1}, 2, "cli-1"))
+        r = cli("job", "list", "--state", "queued")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        mine = [ln for ln in r.stdout.splitlines() if ln.split()[0] == str(jid)]
+        self.assertEqual(len(mine), 1, r.stdout)
+        self.assertEqual(mine[0].split()[1:5], ["queued", "-", "clijob", '{"nr_task":1}'])
+        t = self.worker(m, jid, sha("6a"))
+        r = cli("job", "wait", str(jid), "--interval", "1", "--timeout", "60")
+        t.join()
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertEqual([ln.split()[3] for ln in lines[:-1]], ["leased", "run", "upload", "done"], r.stdout)
+        self.assertIn(" attempt=1 ", lines[0] + " ")
+        self.assertIn(" outcome=ok", lines[-2])
+        self.assertEqual(lines[-1], "job %d: done, ok, 2 run(s)" % jid)
+
+    def test_wait_on_a_job_without_run_fails_with_the_reason(self):
+        m = register("cli-w2", "cli-2")
+        jid = self.submit(sha("6b"), "cli-2")
+        t = self.worker(m, jid, sha("6b"), status="run-failed", delay=0.1)
+        r = cli("job", "wait", str(jid), "--interval", "1")
+        t.join()
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertEqual(r.stdout.splitlines()[-1],
+                         "job %d: done, run-failed: run-failed: regtrack-worker: bad_params: no 'nr_task'" % jid)
+
+    def test_cancel_then_wait_and_timeout(self):
+        jid = self.submit(sha("6c"), "cli-nobody")
+        r = cli("job", "wait", str(jid), "--interval", "1", "--timeout", "1")
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertIn("job %d still queued after 1 s" % jid, r.stderr)
+        r = cli("job", "cancel", str(jid), token="read")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("403", r.stderr)
+        r = cli("job", "cancel", str(jid))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(json.loads(r.stdout), {"id": jid, "state": "cancelled", "was": "queued"})
+        r = cli("job", "cancel", str(jid))
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("409 job %d is cancelled: only a queued or leased job can be cancelled (state)" % jid,
+                      r.stderr)
+        r = cli("job", "wait", str(jid))
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertEqual(r.stdout.splitlines()[-1], "job %d: cancelled" % jid)
+        r = cli("job", "show", "999999")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("404", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
