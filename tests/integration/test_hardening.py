@@ -138,7 +138,7 @@ class Deadlines(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.conf = tempfile.NamedTemporaryFile("w", suffix=".conf", delete=False)
-        cls.conf.write("header_timeout_s = 2\nbody_timeout_s = 3\n")
+        cls.conf.write("header_timeout_s = 2\nbody_timeout_s = 3\nmax_connections = 16\n")
         cls.conf.close()
         cls.srv = Server(extra_args=["--config", cls.conf.name])
 
@@ -185,6 +185,22 @@ class Deadlines(unittest.TestCase):
         closed = self.drip(head, b" ", 12)
         self.assertIsNotNone(closed, "a byte of body every second kept the connection 12 s")
         self.assertLess(closed, 7)
+
+    def test_full_server_answers_503_json(self):
+        # max_connections = 16: the 17th connection's request gets 503 at once
+        host, port = self.srv.addr.rsplit(":", 1)
+        idle = [socket.create_connection((host, int(port))) for _ in range(20)]
+        try:
+            time.sleep(0.3)
+            first, out = raw(self.srv, b"GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n", wait=3)
+            self.assertEqual(status_of(out), 503, out[:300])
+            self.assertLess(first, 1.0)
+            self.assertEqual(json_of(out)["error"]["code"], "overloaded")
+        finally:
+            for so in idle:
+                so.close()
+        time.sleep(0.5)
+        self.assertEqual(self.srv.get("/healthz").status, 200)
 
     def test_server_answers_after(self):
         self.assertEqual(self.srv.get("/healthz").status, 200)
