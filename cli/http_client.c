@@ -51,7 +51,7 @@ long http_client_request(struct http_client *c, const char *method, const char *
 	CURLcode rc;
 
 	if (!h)
-		return err_set(e, 0, "curl", "", "cannot start libcurl");
+		return err_setc(e, ERR_TRANSPORT, "", "cannot start libcurl");
 	snprintf(url, sizeof(url), "%s%s", c->server, path);
 	curl_easy_setopt(h, CURLOPT_URL, url);
 	curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
@@ -73,8 +73,8 @@ long http_client_request(struct http_client *c, const char *method, const char *
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
 	rc = curl_easy_perform(h);
 	if (rc != CURLE_OK)
-		err_set(e, 0, "curl", url, "request to '%s' failed: %s", url,
-			errbuf[0] ? errbuf : curl_easy_strerror(rc));
+		err_setc(e, ERR_TRANSPORT, url, "request to '%s' failed: %s", url,
+			 errbuf[0] ? errbuf : curl_easy_strerror(rc));
 	else
 		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
 	curl_slist_free_all(hdr);

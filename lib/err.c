@@ -21,6 +21,7 @@ static const struct {
 	[ERR_GIT] = { "git_failed", 502 },
 	[ERR_INTERNAL] = { "internal", 500 },
 	[ERR_INVALID_FIELD] = { "invalid_field", 400 },
+	[ERR_INVALID_JOB] = { "invalid_job", 400 },
 	[ERR_INVALID_JSON] = { "invalid_json", 400 },
 	[ERR_IO] = { "io_error", 500 },
 	[ERR_LEASE_LOST] = { "lease_lost", 409 },
@@ -30,6 +31,7 @@ static const struct {
 	[ERR_SMTP] = { "smtp_failed", 502 },
 	[ERR_SPAWN] = { "spawn_failed", 500 },
 	[ERR_TOO_LARGE] = { "too_large", 413 },
+	[ERR_TORN] = { "torn", 500 },
 	[ERR_TRANSPORT] = { "transport", 502 },
 	[ERR_UNAUTHORIZED] = { "unauthorized", 401 },
 };

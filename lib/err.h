@@ -6,15 +6,20 @@
  * jansson's json_error_t). Fallible functions return 0 on success or a
  * negative value on failure and, on failure, fill the caller's struct err.
  *
- * code     machine-readable, e.g. "invalid_field", "not_found", "conflict"
+ * id       what went wrong, one of enum err_code: programs act on e->id,
+ *          never on the text of e->code (ERR_NONE for a peer's code, below)
+ * code     machine-readable name of id ("invalid_field", "not_found"), as
+ *          the server replies it in {"error": {"code": ...}}
  * message  lowercase, no trailing period, what failed first
  * detail   e.g. the field name or path ("metrics.x[2]"); may be empty
- * status   the HTTP status this maps to (400, 404, 409, 413, 500, 503, …)
+ * status   the HTTP status id maps to (400, 404, 409, 413, 500, 503, ...);
+ *          a peer's reply status for a peer's code
  */
 /*
- * Error codes, with the HTTP status each maps to in err_codes[] (err.c).
- * A reply's "code" is the code's name; programs compare e->id, never the
- * text.
+ * Error codes, sorted, with the name and HTTP status of each in
+ * err_codes[] (err.c). A new code is added here only for a condition that
+ * no code below means; synonyms ("io" for io_error, "invalid" for
+ * invalid_field) are not codes.
  */
 enum err_code {
 	ERR_NONE = 0,
@@ -30,6 +35,7 @@ enum err_code {
 	ERR_GIT,	    /* git_failed 502: a git command failed */
 	ERR_INTERNAL,	    /* internal 500: a bug or an impossible state */
 	ERR_INVALID_FIELD, /* invalid_field 400: a field, argument or value is malformed; detail names it */
+	ERR_INVALID_JOB, /* invalid_job 400: the job cannot run on this worker as specified; detail names the field */
 	ERR_INVALID_JSON,  /* invalid_json 400: the body is not JSON */
 	ERR_IO,		   /* io_error 500: a file or pipe could not be read or written */
 	ERR_LEASE_LOST,	   /* lease_lost 409: the job's lease is held by another attempt */
@@ -39,8 +45,9 @@ enum err_code {
 	ERR_SMTP,	   /* smtp_failed 502: the mail server refused or failed */
 	ERR_SPAWN,	   /* spawn_failed 500: a child process could not be started or failed */
 	ERR_TOO_LARGE,	   /* too_large 413: input past a stated limit */
-	ERR_TRANSPORT,	   /* transport 502: no HTTP reply (connection refused, reset, timed out) */
-	ERR_UNAUTHORIZED,  /* unauthorized 401: no valid token */
+	ERR_TORN, /* torn 500: a stored file is not whole (a crash mid-write); it was set aside */
+	ERR_TRANSPORT,	  /* transport 502: no HTTP reply (connection refused, reset, timed out) */
+	ERR_UNAUTHORIZED, /* unauthorized 401: no valid token */
 	ERR_NR_CODES
 };
 
@@ -52,17 +59,30 @@ struct err {
 	char detail[256];
 };
 
-/* Fills e (if not NULL) and returns -1. Strings are truncated to fit. */
-int err_set(struct err *e, int status, const char *code, const char *detail, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-void err_clear(struct err *e);
 /*
  * Fills e (if not NULL) with code id: its name and HTTP status from the
- * table, detail (may be NULL) and the formatted message. Returns -1.
+ * table, detail (may be NULL: "") and the formatted message. Texts longer
+ * than their field are cut to fit (always NUL-terminated). Returns -1, so
+ * that `return err_setc(e, ...);` fails.
  */
 int err_setc(struct err *e, enum err_code id, const char *detail, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-/* The code's name ("invalid_field") and HTTP status; "error" / 500 out of range. */
+/*
+ * A code and status that came from a peer: the server's JSON error
+ * {"code", "message", "detail"} and the reply's HTTP status, copied by
+ * the worker's HTTP client (worker/client.c, client_reply_error()); and
+ * server/http_reply.c's reply_errf() shorthand. e->id is ERR_NONE. Every
+ * error raised here is err_setc()'s: tests/lint.sh fails on err_set()
+ * anywhere else. Fills e like err_setc(); returns -1.
+ */
+int err_set(struct err *e, int status, const char *code, const char *detail, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+/* Zeroes e: id ERR_NONE, status 0, empty texts. */
+void err_clear(struct err *e);
+/*
+ * The code's name ("invalid_field") and HTTP status; "error" / 500 for
+ * ERR_NONE and for values out of range.
+ */
 const char *err_code_name(enum err_code id);
 int err_code_status(enum err_code id);
 

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-int fs_mkdirs(const char *path, mode_t mode, const char *code, struct err *e)
+int fs_mkdirs(const char *path, mode_t mode, struct err *e)
 {
 	char *p = xstrdup(path);
 	int ret = 0;
@@ -18,8 +18,8 @@ int fs_mkdirs(const char *path, mode_t mode, const char *code, struct err *e)
 			continue;
 		*s = '\0';
 		if (mkdir(p, mode) && errno != EEXIST) {
-			ret = err_set(e, 500, code, path, "cannot create '%s': %s", p,
-				      strerror(errno));
+			ret = err_setc(e, ERR_IO, path, "cannot create '%s': %s", p,
+				       strerror(errno));
 			break;
 		}
 		*s = c;

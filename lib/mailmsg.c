@@ -194,7 +194,7 @@ static int add_from(struct buf *out, const char *from, struct err *e)
 	int plain = 1, rc;
 
 	if (report_addr_spec(from, addr, sizeof(addr)))
-		return err_set(e, 400, "invalid_mail", from, "invalid sender address");
+		return err_setc(e, ERR_INVALID_FIELD, from, "invalid sender address");
 	if (!lt)
 		return buf_addf(out, "From: %s\r\n", addr) ? -1 : 0;
 	name = xstrdup(from);
@@ -227,7 +227,7 @@ static int add_addr_list(struct buf *out, const char *hdr, const char *const *a,
 		return 0;
 	for (size_t i = 0; i < n; i++)
 		if (!report_addr_ok(a[i]))
-			return err_set(e, 400, "invalid_mail", a[i], "invalid recipient address");
+			return err_setc(e, ERR_INVALID_FIELD, a[i], "invalid recipient address");
 	if (buf_addf(out, "%s: %s", hdr, a[0]))
 		return -1;
 	for (size_t i = 1; i < n; i++)
@@ -271,18 +271,18 @@ int report_compose(struct buf *out, const struct report_mail *m, struct err *e)
 	int rc;
 
 	if (!m->nr_to && !m->nr_cc)
-		return err_set(e, 400, "invalid_mail", "to", "mail has no recipient");
+		return err_setc(e, ERR_INVALID_FIELD, "to", "mail has no recipient");
 	if (!m->message_id || !report_msgid_ok(m->message_id))
-		return err_set(e, 400, "invalid_mail", "message_id", "invalid message id");
+		return err_setc(e, ERR_INVALID_FIELD, "message_id", "invalid message id");
 	if (m->in_reply_to && !report_msgid_ok(m->in_reply_to))
-		return err_set(e, 400, "invalid_mail", "in_reply_to", "invalid message id");
+		return err_setc(e, ERR_INVALID_FIELD, "in_reply_to", "invalid message id");
 	if (m->references) {
 		char *t = xstrdup(m->references), *save = NULL;
 		for (char *w = strtok_r(t, " ", &save); w; w = strtok_r(NULL, " ", &save))
 			if (!report_msgid_ok(w)) {
 				free(t);
-				return err_set(e, 400, "invalid_mail", "references",
-					       "invalid message id in references");
+				return err_setc(e, ERR_INVALID_FIELD, "references",
+						"invalid message id in references");
 			}
 		free(t);
 	}
@@ -306,6 +306,6 @@ int report_compose(struct buf *out, const struct report_mail *m, struct err *e)
 	     add_body(out, m->body);
 	free(refs);
 	if (rc)
-		return err_set(e, 500, "invalid_mail", "", "mail larger than the buffer cap");
+		return err_setc(e, ERR_TOO_LARGE, "", "mail larger than the buffer cap");
 	return 0;
 }

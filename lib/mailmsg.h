@@ -69,9 +69,10 @@ struct report_mail {
 /*
  * Appends the complete message (headers, blank line, body; CRLF line ends;
  * body lines longer than 998 bytes are broken) to out. Errors (-1, e
- * filled, status 400, code "invalid_mail"): no recipient, an address that
+ * filled, ERR_INVALID_FIELD): no recipient (detail "to"), an address that
  * is not report_addr_ok() (detail: the address), a message id that is not
- * report_msgid_ok(), out's cap reached (status 500).
+ * report_msgid_ok() (detail: the header's field); ERR_TOO_LARGE when
+ * out's cap is reached.
  */
 int report_compose(struct buf *out, const struct report_mail *m, struct err *e)
 	__attribute__((warn_unused_result));

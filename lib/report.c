@@ -41,11 +41,6 @@ void report_subject_prefix(const char *subject, char *out, size_t len)
 	out[n] = '\0';
 }
 
-static int fail(struct err *e, const char *detail, const char *msg)
-{
-	return err_set(e, 500, "report_invalid", detail, "%s", msg);
-}
-
 static const char *word(const struct report_input *in)
 {
 	return in->is_regression ? "regression" : "improvement";
@@ -411,22 +406,25 @@ int report_render(const struct report_input *in, struct report *out, struct err 
 	out->subject = NULL;
 	buf_init(&out->body, 1 << 20);
 	if (!in->tree || !*in->tree)
-		return fail(e, "tree", "report without a tree");
+		return err_setc(e, ERR_MISSING_FIELD, "tree", "report without a tree");
 	if (!in->metric || !*in->metric)
-		return fail(e, "metric", "report without a metric");
+		return err_setc(e, ERR_MISSING_FIELD, "metric", "report without a metric");
 	if (in->kind == REPORT_BISECT && (!in->culprit_sha || strlen(in->culprit_sha) < 12))
-		return fail(e, "culprit_sha", "bisect report without a first bad commit");
+		return err_setc(e, ERR_MISSING_FIELD, "culprit_sha",
+				"bisect report without a first bad commit");
 	if (in->kind == REPORT_RANGE && (!in->bad_sha || strlen(in->bad_sha) < 12))
-		return fail(e, "bad_sha", "range report without a bad commit");
+		return err_setc(e, ERR_MISSING_FIELD, "bad_sha",
+				"range report without a bad commit");
 	if (in->kind == REPORT_FIXED && !in->orig_subject)
-		return fail(e, "orig_subject", "follow-up without the original subject");
+		return err_setc(e, ERR_MISSING_FIELD, "orig_subject",
+				"follow-up without the original subject");
 	if (render_subject(in, &subj)) {
 		buf_release(&subj);
-		return fail(e, "subject", "subject too long");
+		return err_setc(e, ERR_TOO_LARGE, "subject", "subject too long");
 	}
 	out->subject = buf_detach(&subj, NULL);
 	if (in->kind == REPORT_FIXED ? render_fixed(in, &out->body) : render_report(in, &out->body))
-		return fail(e, "body", "report larger than 1 MiB");
+		return err_setc(e, ERR_TOO_LARGE, "body", "report larger than 1 MiB");
 	return 0;
 }
 

@@ -123,9 +123,10 @@ struct report {
  *           it has none); "improvement" for improvements
  *   RANGE   "[TREE:BRANCH] GOOD12..BAD12: METRIC -X.X% regression"
  *   FIXED   "Re: " + orig_subject
- * Errors (-1, e filled, status 500, code "report_invalid"): tree or metric
- * missing, BISECT without culprit_sha, RANGE without bad_sha, FIXED
- * without orig_subject.
+ * Errors (-1, e filled, detail the field): ERR_MISSING_FIELD when tree or
+ * metric is missing, BISECT without culprit_sha, RANGE without bad_sha,
+ * FIXED without orig_subject; ERR_TOO_LARGE when the subject or the body
+ * (1 MiB) does not fit.
  */
 int report_render(const struct report_input *in, struct report *out, struct err *e)
 	__attribute__((warn_unused_result));

@@ -125,10 +125,10 @@ static int opt_str(json_t *obj, const char *key, const char *path, const char **
 	if (!v || json_is_null(v))
 		return 0;
 	if (!json_is_string(v))
-		return err_set(e, 400, "invalid_field", path, "'%s' must be a string", path);
+		return err_setc(e, ERR_INVALID_FIELD, path, "'%s' must be a string", path);
 	if (json_string_length(v) > MAX_STR)
-		return err_set(e, 400, "invalid_field", path, "'%s' is longer than %d bytes", path,
-			       MAX_STR);
+		return err_setc(e, ERR_INVALID_FIELD, path, "'%s' is longer than %d bytes", path,
+				MAX_STR);
 	*out = json_string_value(v);
 	return 0;
 }
@@ -145,8 +145,8 @@ static int opt_int(json_t *obj, const char *key, const char *path, long long min
 	if (!v || json_is_null(v))
 		return 0;
 	if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max)
-		return err_set(e, 400, "invalid_field", path,
-			       "'%s' must be an integer in [%lld, %lld]", path, min, max);
+		return err_setc(e, ERR_INVALID_FIELD, path,
+				"'%s' must be an integer in [%lld, %lld]", path, min, max);
 	*out = json_integer_value(v);
 	return 0;
 }
@@ -154,7 +154,7 @@ static int opt_int(json_t *obj, const char *key, const char *path, long long min
 static int check_machine(json_t *m, struct resultdoc *d, struct err *e)
 {
 	if (!json_is_object(m))
-		return err_set(e, 400, "invalid_field", "machine", "'machine' must be an object");
+		return err_setc(e, ERR_INVALID_FIELD, "machine", "'machine' must be an object");
 	if (opt_str(m, "hostname", "machine.hostname", &d->hostname, e) ||
 	    opt_str(m, "arch", "machine.arch", &d->arch, e) ||
 	    opt_str(m, "cpu_model", "machine.cpu_model", &d->cpu_model, e) ||
@@ -170,8 +170,8 @@ static int check_machine(json_t *m, struct resultdoc *d, struct err *e)
 		return err_set(e, 400, "invalid_field", "machine.arch",
 			       "'machine.arch' is longer than 64 bytes");
 	if (d->tbox_group && !names_plain(d->tbox_group, NAMES_PLAIN_MAX))
-		return err_set(e, 400, "invalid_field", "machine.tbox_group",
-			       "'machine.tbox_group' must be 1..128 chars of [A-Za-z0-9._+-]");
+		return err_setc(e, ERR_INVALID_FIELD, "machine.tbox_group",
+				"'machine.tbox_group' must be 1..128 chars of [A-Za-z0-9._+-]");
 	return 0;
 }
 
@@ -182,21 +182,29 @@ int params_check(json_t *p, struct err *e)
 	char path[300];
 
 	if (!json_is_object(p))
+<<<<<<< HEAD
 		return err_set(e, 400, "invalid_field", "params", "'params' must be an object");
 	if (json_object_size(p) > PARAMS_MAX_KEYS)
 		return err_set(e, 400, "invalid_field", "params", "'params' has more than %d keys",
 			       PARAMS_MAX_KEYS);
+=======
+		return err_setc(e, ERR_INVALID_FIELD, "params", "'params' must be an object");
+>>>>>>> main
 	json_object_foreach (p, k, v) {
 		snprintf(path, sizeof(path), "params.%.200s", k);
 		if (!*k || strlen(k) > 128)
-			return err_set(e, 400, "invalid_field", path,
-				       "params keys must be 1..128 bytes");
+			return err_setc(e, ERR_INVALID_FIELD, path,
+					"params keys must be 1..128 bytes");
 		if (!json_is_string(v) && !json_is_number(v) && !json_is_boolean(v))
-			return err_set(e, 400, "invalid_field", path,
-				       "'%s' must be a string, number or boolean", path);
+			return err_setc(e, ERR_INVALID_FIELD, path,
+					"'%s' must be a string, number or boolean", path);
 		if (json_is_string(v) && json_string_length(v) > MAX_STR)
+<<<<<<< HEAD
 			return err_set(e, 400, "invalid_field", path,
 				       "'%s' is longer than %d bytes", path, MAX_STR);
+=======
+			return err_setc(e, ERR_INVALID_FIELD, path, "'%s' is too long", path);
+>>>>>>> main
 	}
 	return 0;
 }
@@ -208,39 +216,39 @@ static int check_metrics(json_t *m, struct resultdoc *d, struct err *e)
 	char path[320];
 
 	if (!json_is_object(m))
-		return err_set(e, 400, "invalid_field", "metrics",
-			       "'metrics' must be an object of NAME: [values]");
+		return err_setc(e, ERR_INVALID_FIELD, "metrics",
+				"'metrics' must be an object of NAME: [values]");
 	d->nr_metrics = json_object_size(m);
 	if (d->nr_metrics > RESULTDOC_MAX_METRICS)
-		return err_set(e, 413, "too_large", "metrics", "more than %d metrics",
-			       RESULTDOC_MAX_METRICS);
+		return err_setc(e, ERR_TOO_LARGE, "metrics", "more than %d metrics",
+				RESULTDOC_MAX_METRICS);
 	json_object_foreach (m, name, arr) {
 		size_t i;
 		json_t *v;
 
 		snprintf(path, sizeof(path), "metrics.%.256s", name);
 		if (!is_name(name, 256, 1))
-			return err_set(
-				e, 400, "invalid_field", path,
+			return err_setc(
+				e, ERR_INVALID_FIELD, path,
 				"metric names must be 1..256 printable ASCII chars without spaces");
 		if (json_is_number(arr))
-			return err_set(e, 400, "invalid_field", path,
-				       "'%s' must be an array of numbers (one per iteration)",
-				       path);
+			return err_setc(e, ERR_INVALID_FIELD, path,
+					"'%s' must be an array of numbers (one per iteration)",
+					path);
 		if (!json_is_array(arr) || !json_array_size(arr))
-			return err_set(e, 400, "invalid_field", path,
-				       "'%s' must be a non-empty array of numbers", path);
+			return err_setc(e, ERR_INVALID_FIELD, path,
+					"'%s' must be a non-empty array of numbers", path);
 		json_array_foreach (arr, i, v) {
 			if (!json_is_number(v) || !isfinite(json_number_value(v))) {
 				snprintf(path, sizeof(path), "metrics.%.256s[%zu]", name, i);
-				return err_set(e, 400, "invalid_field", path,
-					       "'%s' must be a finite number", path);
+				return err_setc(e, ERR_INVALID_FIELD, path,
+						"'%s' must be a finite number", path);
 			}
 		}
 		d->nr_values += json_array_size(arr);
 		if (d->nr_values > RESULTDOC_MAX_VALUES)
-			return err_set(e, 413, "too_large", "metrics", "more than %d values",
-				       RESULTDOC_MAX_VALUES);
+			return err_setc(e, ERR_TOO_LARGE, "metrics", "more than %d values",
+					RESULTDOC_MAX_VALUES);
 	}
 	return 0;
 }
@@ -330,17 +338,22 @@ int resultdoc_check(json_t *doc, struct resultdoc *d, struct err *e)
 	d->duration_s = NAN;
 	d->nr_cpus = d->memory_mb = -1;
 	if (!json_is_object(doc))
+<<<<<<< HEAD
 		return err_set(e, 400, "invalid_field", "",
 			       "a result document must be a JSON object");
 	if (check_unknown(doc, e))
 		return -1;
+=======
+		return err_setc(e, ERR_INVALID_FIELD, "",
+				"a result document must be a JSON object");
+>>>>>>> main
 
 	if (opt_str(doc, "run_id", "run_id", &d->run_id, e))
 		return -1;
 	if (!d->run_id)
-		return err_set(e, 400, "missing_field", "run_id", "'run_id' is required");
+		return err_setc(e, ERR_MISSING_FIELD, "run_id", "'run_id' is required");
 	if (!is_uuid(d->run_id))
-		return err_set(e, 400, "invalid_field", "run_id", "'run_id' must be a UUID");
+		return err_setc(e, ERR_INVALID_FIELD, "run_id", "'run_id' must be a UUID");
 	for (int i = 0; i < 37; i++)
 		d->run_id_buf[i] = (char)tolower((unsigned char)d->run_id[i]);
 	d->run_id = d->run_id_buf;
@@ -348,18 +361,18 @@ int resultdoc_check(json_t *doc, struct resultdoc *d, struct err *e)
 	if (opt_str(doc, "commit", "commit", &d->commit, e))
 		return -1;
 	if (!d->commit)
-		return err_set(e, 400, "missing_field", "commit", "'commit' is required");
+		return err_setc(e, ERR_MISSING_FIELD, "commit", "'commit' is required");
 	if (!names_full_sha(d->commit))
-		return err_set(e, 400, "invalid_field", "commit",
-			       "'commit' must be a full 40-digit lowercase hex sha");
+		return err_setc(e, ERR_INVALID_FIELD, "commit",
+				"'commit' must be a full 40-digit lowercase hex sha");
 
 	if (opt_str(doc, "testcase", "testcase", &d->testcase, e))
 		return -1;
 	if (!d->testcase)
-		return err_set(e, 400, "missing_field", "testcase", "'testcase' is required");
+		return err_setc(e, ERR_MISSING_FIELD, "testcase", "'testcase' is required");
 	if (!names_plain(d->testcase, NAMES_PLAIN_MAX))
-		return err_set(e, 400, "invalid_field", "testcase",
-			       "'testcase' must be 1..128 chars of [A-Za-z0-9._+-]");
+		return err_setc(e, ERR_INVALID_FIELD, "testcase",
+				"'testcase' must be 1..128 chars of [A-Za-z0-9._+-]");
 
 	if (opt_str(doc, "tree", "tree", &d->tree, e) ||
 	    opt_str(doc, "branch", "branch", &d->branch, e) ||
@@ -373,14 +386,14 @@ int resultdoc_check(json_t *doc, struct resultdoc *d, struct err *e)
 	    opt_int(doc, "job_id", "job_id", 1, INT64_MAX, &d->job_id, e))
 		return -1;
 	if (d->tree && !names_plain(d->tree, NAMES_PLAIN_MAX))
-		return err_set(e, 400, "invalid_field", "tree",
-			       "'tree' must be 1..128 chars of [A-Za-z0-9._+-]");
+		return err_setc(e, ERR_INVALID_FIELD, "tree",
+				"'tree' must be 1..128 chars of [A-Za-z0-9._+-]");
 	if (d->kconfig && !names_plain(d->kconfig, NAMES_PLAIN_MAX))
-		return err_set(e, 400, "invalid_field", "kconfig",
-			       "'kconfig' must be 1..128 chars of [A-Za-z0-9._+-]");
+		return err_setc(e, ERR_INVALID_FIELD, "kconfig",
+				"'kconfig' must be 1..128 chars of [A-Za-z0-9._+-]");
 	if (d->compiler && !names_plain(d->compiler, NAMES_PLAIN_MAX))
-		return err_set(e, 400, "invalid_field", "compiler",
-			       "'compiler' must be 1..128 chars of [A-Za-z0-9._+-]");
+		return err_setc(e, ERR_INVALID_FIELD, "compiler",
+				"'compiler' must be 1..128 chars of [A-Za-z0-9._+-]");
 	if (!d->status)
 		d->status = "ok";
 	ok = 0;
@@ -388,20 +401,20 @@ int resultdoc_check(json_t *doc, struct resultdoc *d, struct err *e)
 		if (!strcmp(d->status, statuses[i]))
 			ok = 1;
 	if (!ok)
-		return err_set(e, 400, "invalid_field", "status",
-			       "'status' must be ok, failed, build-failed, boot-failed or run-failed");
+		return err_setc(e, ERR_INVALID_FIELD, "status",
+				"'status' must be ok, failed, build-failed, boot-failed or run-failed");
 	if (d->started_at && !is_rfc3339(d->started_at))
-		return err_set(e, 400, "invalid_field", "started_at",
-			       "'started_at' must be an RFC 3339 date-time");
+		return err_setc(e, ERR_INVALID_FIELD, "started_at",
+				"'started_at' must be an RFC 3339 date-time");
 	if (d->commit_time && !is_rfc3339(d->commit_time))
-		return err_set(e, 400, "invalid_field", "commit_time",
-			       "'commit_time' must be an RFC 3339 date-time");
+		return err_setc(e, ERR_INVALID_FIELD, "commit_time",
+				"'commit_time' must be an RFC 3339 date-time");
 
 	v = json_object_get(doc, "duration_s");
 	if (v && !json_is_null(v)) {
 		if (!json_is_number(v) || json_number_value(v) < 0)
-			return err_set(e, 400, "invalid_field", "duration_s",
-				       "'duration_s' must be a number >= 0");
+			return err_setc(e, ERR_INVALID_FIELD, "duration_s",
+					"'duration_s' must be a number >= 0");
 		d->duration_s = json_number_value(v);
 	}
 
@@ -416,9 +429,9 @@ int resultdoc_check(json_t *doc, struct resultdoc *d, struct err *e)
 	if (!d->mode)
 		d->mode = measure ? measure : "wallclock";
 	if (strcmp(d->mode, "wallclock") && strcmp(d->mode, "icount"))
-		return err_set(e, 400, "invalid_field",
-			       d->mode == measure ? "params.measure" : "mode",
-			       "measurement mode must be 'wallclock' or 'icount'");
+		return err_setc(e, ERR_INVALID_FIELD,
+				d->mode == measure ? "params.measure" : "mode",
+				"measurement mode must be 'wallclock' or 'icount'");
 
 	v = json_object_get(doc, "machine");
 	if (v && !json_is_null(v)) {
@@ -429,12 +442,12 @@ int resultdoc_check(json_t *doc, struct resultdoc *d, struct err *e)
 
 	v = json_object_get(doc, "metrics");
 	if (!v)
-		return err_set(e, 400, "missing_field", "metrics", "'metrics' is required");
+		return err_setc(e, ERR_MISSING_FIELD, "metrics", "'metrics' is required");
 	if (check_metrics(v, d, e))
 		return -1;
 	if (!d->nr_metrics && !strcmp(d->status, "ok"))
-		return err_set(e, 400, "invalid_field", "metrics",
-			       "'metrics' is empty: a run with status 'ok' needs at least one metric");
+		return err_setc(e, ERR_INVALID_FIELD, "metrics",
+				"'metrics' is empty: a run with status 'ok' needs at least one metric");
 	d->metrics = v;
 	return 0;
 }

@@ -63,10 +63,10 @@ struct resultdoc {
 
 /*
  * Checks `doc` and fills `out` with borrowed views into it (valid while the
- * caller holds doc). Returns 0, or -1 with e filled: status 400, code
- * "invalid_field" or "missing_field", detail = the JSON path of the first
- * bad field ("metrics.NAME[2]", "machine.nr_cpus", "commit"), or status
- * 413 "too_large" past the limits above.
+ * caller holds doc). Returns 0, or -1 with e filled: ERR_INVALID_FIELD or
+ * ERR_MISSING_FIELD (400), detail = the JSON path of the first bad field
+ * ("metrics.NAME[2]", "machine.nr_cpus", "commit"), or ERR_TOO_LARGE
+ * (413) past the limits above.
  */
 int resultdoc_check(json_t *doc, struct resultdoc *out, struct err *e)
 	__attribute__((warn_unused_result));

@@ -248,17 +248,16 @@ int runcmd_run(struct runcmd *cmd, struct err *e)
 	struct pollfd pfd[2];
 
 	if (!cmd->argv || !cmd->argv[0] || cmd->timeout_s <= 0)
-		return err_set(e, 500, "spawn_failed", "", "runcmd needs an argv and a timeout");
+		return err_setc(e, ERR_SPAWN, "", "runcmd needs an argv and a timeout");
 	prog = find_program(cmd->argv[0]);
 	if (!prog)
-		return err_set(e, 500, "exec_failed", cmd->argv[0],
-			       "cannot run '%s': not found in PATH", cmd->argv[0]);
+		return err_setc(e, ERR_SPAWN, cmd->argv[0], "cannot run '%s': not found in PATH",
+				cmd->argv[0]);
 
 	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (devnull < 0 || pipe2(out_p, O_CLOEXEC) < 0 ||
 	    (!cmd->merge_stderr && pipe2(err_p, O_CLOEXEC) < 0) || pipe2(st_p, O_CLOEXEC) < 0) {
-		err_set(e, 500, "spawn_failed", cmd->argv[0], "cannot create pipes: %s",
-			strerror(errno));
+		err_setc(e, ERR_SPAWN, cmd->argv[0], "cannot create pipes: %s", strerror(errno));
 		goto fail;
 	}
 	envp = build_env(cmd->env);
@@ -266,7 +265,7 @@ int runcmd_run(struct runcmd *cmd, struct err *e)
 	parent = getpid();
 	pid = fork();
 	if (pid < 0) {
-		err_set(e, 500, "spawn_failed", cmd->argv[0], "cannot fork: %s", strerror(errno));
+		err_setc(e, ERR_SPAWN, cmd->argv[0], "cannot fork: %s", strerror(errno));
 		goto fail;
 	}
 	if (pid == 0)
@@ -293,8 +292,8 @@ int runcmd_run(struct runcmd *cmd, struct err *e)
 	st_p[0] = -1;
 	if (r == (ssize_t)sizeof(child_errno)) {
 		waitpid(pid, NULL, 0);
-		err_set(e, 500, "exec_failed", cmd->argv[0], "cannot run '%s': %s", cmd->argv[0],
-			strerror(child_errno));
+		err_setc(e, ERR_SPAWN, cmd->argv[0], "cannot run '%s': %s", cmd->argv[0],
+			 strerror(child_errno));
 		goto fail;
 	}
 

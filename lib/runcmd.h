@@ -66,8 +66,8 @@ void runcmd_init(struct runcmd *cmd, const char *const *argv, int timeout_s);
  * Runs the command to completion (or until the timeout/cancel kills it).
  * Returns 0 when the child was started and reaped, whatever its exit;
  * -1 when it could not be started: argv[0] not found or not executable,
- * cwd missing (code "exec_failed", the errno text in the message, argv[0]
- * in the detail), or fork/pipe failure (code "spawn_failed"). May be called
+ * cwd missing, fork/pipe failure: ERR_SPAWN, the errno text in the
+ * message, argv[0] in the detail. May be called
  * once per runcmd_init.
  */
 int runcmd_run(struct runcmd *cmd, struct err *e) __attribute__((warn_unused_result));

@@ -77,6 +77,12 @@ static const struct config_key config_keys[] = {
 	D(bisect_probe_z, 3.0, 0, 10),
 	L(bisect_poll_ms, 1000, 20, 600000),
 	L(git_timeout_s, 1800, 5, 86400),
+	/* tracking (poller.h, plan.h) */
+	L(poll_tick_ms, 2000, 20, 600000),
+	L(poll_timeout_s, 300, 5, 86400),
+	L(plan_max_jobs_per_push, 1000, 1, 100000),
+	L(track_priority, -20, -1000, 1000),
+	L(track_queue_limit, 200, 0, 1000000),
 };
 
 static const struct config_key *find_key(const char *name)

@@ -63,6 +63,14 @@ struct config {
 				     * 0 = runs_per_step (5) a probe: fewer runs, more rounds */
 	long bisect_poll_ms;	    /* coordinator poll */
 	long git_timeout_s;	    /* each git command of the mirror */
+	/* tracking (poller.h, plan.h) */
+	long poll_tick_ms;	     /* how often the poller looks for trees due */
+	long poll_timeout_s;	     /* each git command of a poll (fetch, log) */
+	long plan_max_jobs_per_push; /* a plan's max_per_push x matrix may not exceed this */
+	long track_priority;	     /* tracking jobs: this + the plan's priority, kept below
+				      * bisect_priority */
+	long track_queue_limit;	     /* a target's queued tracking jobs past this: a push's new
+				      * head supersedes the branch's older queued ones; 0 = never */
 };
 
 /* Fills c with the defaults. Strings are new; release with config_release(). */

@@ -1,6 +1,7 @@
 /* Bare mirrors of tracked trees and commit metadata (see gitmirror.h). */
 #include "server/gitmirror.h"
 #include "names.h"
+#include "server/gitmirror_git.h"
 #include "fsutil.h"
 #include "server/db/db.h"
 #include "server/db/trees.h"
@@ -11,6 +12,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,9 +30,9 @@
 static const char *const git_env[] = { "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=true", "LC_ALL=C",
 				       "GIT_ALLOW_PROTOCOL=file:git:http:https:ssh", NULL };
 
-/* runs git; on failure fills e with what ran and git's last stderr line */
-static int run_git(const char *const *argv, const char *cwd, int timeout_s, size_t out_cap,
-		   struct buf *out, struct err *e)
+/* runs git; on failure fills e with what ran and git's last stderr line (gitmirror_git.h) */
+int gitmirror_run(const char *const *argv, const char *cwd, int timeout_s, size_t out_cap,
+		  struct buf *out, struct err *e)
 {
 	struct runcmd cmd;
 	char how[96];
@@ -83,8 +85,53 @@ int gitmirror_path(const char *data_dir, const char *tree, char *dst, size_t n, 
 	return 0;
 }
 
+/*
+ * Points the mirror's origin at url when it was cloned from another (a
+ * changed url, or a mirror left by an earlier database under the same
+ * tree name): it would otherwise go on fetching the old one.
+ */
+static int follow_url(const char *dir, const char *url, int timeout_s, struct err *e)
+{
+	const char *get[] = { "git", "-C", dir, "config", "--get", "remote.origin.url", NULL };
+	const char *set[] = { "git", "-C", dir, "remote", "set-url", "origin", "--", url, NULL };
+	struct buf out = BUF_INIT(1 << 16);
+	struct err ge;
+	int same;
+
+	if (url[0] == '-')
+		return err_setc(e, ERR_INVALID_FIELD, "url", "'url' may not start with '-'");
+	/* no origin url at all (exit 1) is a url that differs */
+	same = !gitmirror_run(get, NULL, timeout_s, 1 << 16, &out, &ge) && out.len &&
+	       !strncmp(out.data, url, out.len - 1) && strlen(url) == out.len - 1;
+	buf_release(&out);
+	if (same)
+		return 0;
+	return gitmirror_run(set, NULL, timeout_s, 1 << 16, NULL, e);
+}
+
+/*
+ * The bisect coordinator and the poller both sync mirrors: one clone or
+ * fetch at a time in this process, so two threads never clone into the
+ * same temporary directory (named by the pid) or race for a ref lock.
+ */
+static pthread_mutex_t sync_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int sync_locked(const char *data_dir, const char *tree, const char *url, int timeout_s,
+		       struct err *e);
+
 int gitmirror_sync(const char *data_dir, const char *tree, const char *url, int timeout_s,
 		   struct err *e)
+{
+	int ret;
+
+	pthread_mutex_lock(&sync_lock);
+	ret = sync_locked(data_dir, tree, url, timeout_s, e);
+	pthread_mutex_unlock(&sync_lock);
+	return ret;
+}
+
+static int sync_locked(const char *data_dir, const char *tree, const char *url, int timeout_s,
+		       struct err *e)
 {
 	char dir[4096], tmp[4200], parent[4096];
 	struct stat st;
@@ -93,19 +140,21 @@ int gitmirror_sync(const char *data_dir, const char *tree, const char *url, int 
 		return -1;
 	if (!stat(dir, &st)) {
 		const char *argv[] = { "git", "-C", dir, "fetch", "--prune", "--quiet", NULL };
-		return run_git(argv, NULL, timeout_s, 1 << 20, NULL, e);
+		if (url && *url && follow_url(dir, url, timeout_s, e))
+			return -1;
+		return gitmirror_run(argv, NULL, timeout_s, 1 << 20, NULL, e);
 	}
 	if (!url || !*url || url[0] == '-')
 		return err_setc(e, ERR_INVALID_FIELD, "url", "tree '%s' has no usable url", tree);
 	snprintf(parent, sizeof(parent), "%s/mirrors", data_dir);
-	if (fs_mkdirs(parent, 0755, "io_error", e))
+	if (fs_mkdirs(parent, 0755, e))
 		return -1;
 	snprintf(tmp, sizeof(tmp), "%s.tmp-%ld", dir, (long)getpid());
 	{
 		const char *rm[] = { "rm", "-rf", "--", tmp, NULL };
 		const char *argv[] = { "git", "clone", "--mirror", "--quiet", "--", url, tmp, NULL };
-		if (run_git(rm, NULL, 600, 1 << 16, NULL, e) ||
-		    run_git(argv, NULL, timeout_s, 1 << 20, NULL, e))
+		if (gitmirror_run(rm, NULL, 600, 1 << 16, NULL, e) ||
+		    gitmirror_run(argv, NULL, timeout_s, 1 << 20, NULL, e))
 			return -1;
 	}
 	if (rename(tmp, dir) && errno != ENOTEMPTY && errno != EEXIST)
@@ -157,7 +206,7 @@ int gitmirror_first_parent(const char *dir, const char *good, const char *bad, i
 	*shas = NULL;
 	*n = 0;
 	if (range_arg(good, bad, range, sizeof(range), e) ||
-	    run_git(argv, NULL, timeout_s, OUT_CAP, &out, e)) {
+	    gitmirror_run(argv, NULL, timeout_s, OUT_CAP, &out, e)) {
 		buf_release(&out);
 		return -1;
 	}
@@ -183,7 +232,7 @@ int gitmirror_bisect_all(const char *dir, const char *good, const char *bad, int
 
 	*n = 0;
 	if (range_arg(good, bad, range, sizeof(range), e) ||
-	    run_git(argv, NULL, timeout_s, OUT_CAP, &out, e)) {
+	    gitmirror_run(argv, NULL, timeout_s, OUT_CAP, &out, e)) {
 		buf_release(&out);
 		return -1;
 	}
@@ -223,7 +272,7 @@ int gitmirror_merge_side(const char *dir, const char *merge, const char *good, i
 				"'%s' is not a 40-hex sha", names_full_sha(merge) ? good : merge);
 	if (good)
 		snprintf(neg_good, sizeof(neg_good), "^%s", good);
-	if (run_git(argv, NULL, timeout_s, 1 << 16, &out, e))
+	if (gitmirror_run(argv, NULL, timeout_s, 1 << 16, &out, e))
 		goto out;
 	/* "MERGE P1 P2 ...": one line, spaces between */
 	for (size_t i = 0; i < out.len; i++)
@@ -237,7 +286,7 @@ int gitmirror_merge_side(const char *dir, const char *merge, const char *good, i
 	snprintf(p1, 41, "%s", par[1]);
 	snprintf(pos, sizeof(pos), "%s", par[2]);
 	snprintf(neg, sizeof(neg), "^%s", par[1]);
-	if (run_git(side, NULL, timeout_s, OUT_CAP, &out, e))
+	if (gitmirror_run(side, NULL, timeout_s, OUT_CAP, &out, e))
 		goto out;
 	split_lines(&out, shas, n);
 	ret = 0;
@@ -256,7 +305,7 @@ int gitmirror_has_commit(const char *dir, const char *sha, int timeout_s)
 	if (!names_full_sha(sha))
 		return 0;
 	snprintf(obj, sizeof(obj), "%s^{commit}", sha);
-	return run_git(argv, NULL, timeout_s, 1 << 16, NULL, &e) == 0;
+	return gitmirror_run(argv, NULL, timeout_s, 1 << 16, NULL, &e) == 0;
 }
 
 /* appends one quoted element of a PostgreSQL array literal */
@@ -310,6 +359,13 @@ static int batch_flush(PGconn *c, struct batch *bt, long long tree_id, long long
 int gitmirror_import(PGconn *c, const char *dir, long long tree_id, const char *const *revs,
 		     size_t nr_revs, int timeout_s, size_t *imported, struct err *e)
 {
+	return gitmirror_import_from(c, dir, tree_id, revs, nr_revs, 0, timeout_s, imported, e);
+}
+
+int gitmirror_import_from(PGconn *c, const char *dir, long long tree_id, const char *const *revs,
+			  size_t nr_revs, long long base, int timeout_s, size_t *imported,
+			  struct err *e)
+{
 	struct buf out = BUF_INIT(OUT_CAP);
 	const char **argv = xcalloc(nr_revs + 10, sizeof(*argv));
 	struct batch bt;
@@ -329,7 +385,7 @@ int gitmirror_import(PGconn *c, const char *dir, long long tree_id, const char *
 	if (!nr_revs)
 		argv[na++] = "--all";
 	for (size_t i = 0; i < nr_revs; i++) {
-		if (!revs[i][0] || revs[i][0] == '-') {
+		if (!revs[i][0] || revs[i][0] == '-' || (revs[i][0] == '^' && revs[i][1] == '-')) {
 			err_setc(e, ERR_INVALID_FIELD, "branches", "'%s' is not a revision",
 				 revs[i]);
 			free(argv);
@@ -343,7 +399,7 @@ int gitmirror_import(PGconn *c, const char *dir, long long tree_id, const char *
 	for (int i = 0; i < 5; i++)
 		buf_init(&bt.col[i], 0);
 	batch_reset(&bt);
-	if (run_git(argv, NULL, timeout_s, OUT_CAP, &out, e))
+	if (gitmirror_run(argv, NULL, timeout_s, OUT_CAP, &out, e))
 		goto out;
 	if (db_begin(c, e))
 		goto out;
@@ -371,10 +427,10 @@ int gitmirror_import(PGconn *c, const char *dir, long long tree_id, const char *
 		bt.n++;
 		total++;
 		if (bt.n == IMPORT_BATCH &&
-		    batch_flush(c, &bt, tree_id, (long long)(total - IMPORT_BATCH), e))
+		    batch_flush(c, &bt, tree_id, base + (long long)(total - IMPORT_BATCH), e))
 			goto rollback;
 	}
-	if (batch_flush(c, &bt, tree_id, (long long)(total - bt.n), e) || db_commit(c, e))
+	if (batch_flush(c, &bt, tree_id, base + (long long)(total - bt.n), e) || db_commit(c, e))
 		goto rollback;
 	if (imported)
 		*imported = total;
@@ -435,7 +491,7 @@ int gitmirror_diffstat(const char *dir, const char *sha, int timeout_s,
 	memset(d, 0, sizeof(*d));
 	if (!names_full_sha(sha))
 		return err_setc(e, ERR_INVALID_FIELD, "sha", "'%s' is not a full sha", sha);
-	if (run_git(argv, NULL, timeout_s, 64u << 20, &out, e)) {
+	if (gitmirror_run(argv, NULL, timeout_s, 64u << 20, &out, e)) {
 		buf_release(&out);
 		return -1;
 	}

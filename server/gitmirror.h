@@ -27,8 +27,9 @@ int gitmirror_path(const char *data_dir, const char *tree, char *dst, size_t n, 
 /*
  * Makes the mirror current: `git clone --mirror -- URL DIR` the first time
  * (into a temporary name, renamed when complete), `git fetch --prune` after
- * that. timeout_s bounds each git command. Directories are created as
- * needed.
+ * that, first pointing the mirror's origin at url (`git remote set-url`)
+ * when it was cloned from another: the database's url is the tree's.
+ * timeout_s bounds each git command. Directories are created as needed.
  */
 int gitmirror_sync(const char *data_dir, const char *tree, const char *url, int timeout_s,
 		   struct err *e) __attribute__((warn_unused_result));
@@ -87,6 +88,56 @@ int gitmirror_has_commit(const char *dir, const char *sha, int timeout_s);
 int gitmirror_import(PGconn *c, const char *dir, long long tree_id, const char *const *revs,
 		     size_t nr_revs, int timeout_s, size_t *imported, struct err *e)
 	__attribute__((warn_unused_result));
+
+/*
+ * gitmirror_import() with topo_order counting on from base (the tree's
+ * last, db_tree_topo_max()), for the commits a poll brings: revs then name
+ * the new heads and "^SHA" for each head seen before, so only new commits
+ * are listed and numbered after the ones stored.
+ */
+int gitmirror_import_from(PGconn *c, const char *dir, long long tree_id, const char *const *revs,
+			  size_t nr_revs, long long base, int timeout_s, size_t *imported,
+			  struct err *e) __attribute__((warn_unused_result));
+
+/* One branch of the mirror and its head. */
+struct gitmirror_head {
+	char branch[256]; /* without refs/heads/ */
+	char sha[41];
+};
+/*
+ * Every branch of the mirror (`git for-each-ref refs/heads/`), by name:
+ * *heads a new array of *n (caller frees; NULL when none). Branches whose
+ * name is 256 bytes or longer are left out.
+ */
+int gitmirror_heads(const char *dir, int timeout_s, struct gitmirror_head **heads, size_t *n,
+		    struct err *e) __attribute__((warn_unused_result));
+
+/*
+ * The best common ancestor of shas a and b (`git merge-base A B`): 1 with
+ * base (41 bytes), 0 when they have none (unrelated histories, or an
+ * object gone from the mirror), -1 with e.
+ */
+int gitmirror_merge_base(const char *dir, const char *a, const char *b, int timeout_s,
+			 char base[41], struct err *e) __attribute__((warn_unused_result));
+
+/* A commit of a pushed range and the paths it touched against its first parent. */
+struct gitmirror_commit {
+	char sha[41];
+	char **files; /* new strings in a new array of nr_files */
+	size_t nr_files;
+};
+/*
+ * The first-parent chain base..head (base NULL: head alone), oldest first,
+ * with the files each commit touched (`git log --first-parent --reverse
+ * --name-only --diff-merges=first-parent`), at most the newest max
+ * commits. *list is a new array of *n (free with gitmirror_range_free);
+ * its last entry is head unless the range is empty (head reachable from
+ * base).
+ */
+int gitmirror_range(const char *dir, const char *base, const char *head, size_t max, int timeout_s,
+		    struct gitmirror_commit **list, size_t *n, struct err *e)
+	__attribute__((warn_unused_result));
+void gitmirror_range_free(struct gitmirror_commit *list, size_t n);
 
 /* Frees a list from gitmirror_first_parent. */
 void gitmirror_free_list(char **list, size_t n);

@@ -7,6 +7,7 @@
  *   regtrack-server migrate [--db CONNINFO]
  *   regtrack-server token create --scope worker|submit|read|admin --name NAME
  *   regtrack-server token revoke NAME
+ *   regtrack-server plan apply FILE.json
  *
  * The database comes from --db, else the config's `db`, else env REGTRACK_DB.
  */
@@ -21,6 +22,8 @@
 #include "server/lease.h"
 #include "server/log.h"
 #include "server/mailer.h"
+#include "server/plan.h"
+#include "server/poller.h"
 #include "xalloc.h"
 
 #include <limits.h>
@@ -38,7 +41,8 @@ static const char usage_text[] =
 	"                       [--body-limit BYTES] [--max-connections-per-ip N]\n"
 	"       regtrack-server migrate [--config FILE] [--db CONNINFO]\n"
 	"       regtrack-server token create --scope worker|submit|read|admin --name NAME\n"
-	"       regtrack-server token revoke NAME\n";
+	"       regtrack-server token revoke NAME\n"
+	"       regtrack-server plan apply FILE.json\n";
 
 /* flag -> config key; one table for every option that sets a key */
 static const struct {
@@ -203,8 +207,10 @@ static int do_serve(struct config *cfg)
 	if (cfg->detect_enabled)
 		srv.detect = detect_thread_start(&srv);
 	srv.bisects = bisect_coord_start(&srv);
+	srv.poller = poller_start(&srv);
 	if (http_start(&srv, &e)) {
 		slog_error("%s", e.message);
+		poller_stop(srv.poller);
 		bisect_coord_stop(srv.bisects);
 		detect_thread_stop(srv.detect);
 		lease_queue_stop(srv.leases);
@@ -220,6 +226,7 @@ static int do_serve(struct config *cfg)
 	slog_info("%s, draining", sig == SIGTERM ? "SIGTERM" : "SIGINT");
 	http_quiesce(&srv);
 	bisect_coord_halt(srv.bisects); /* before the lease queue it kicks; freed after http_stop */
+	poller_halt(srv.poller);	/* the same */
 	/* long polls answer 204 now; everything else gets up to 30 s to finish */
 	lease_queue_stop(srv.leases);
 	srv.leases = NULL;
@@ -231,6 +238,8 @@ static int do_serve(struct config *cfg)
 	mailer_stop(srv.mailer); /* after http_stop: handlers kick it */
 	bisect_coord_stop(srv.bisects);
 	srv.bisects = NULL;
+	poller_stop(srv.poller);
+	srv.poller = NULL;
 	srv.mailer = NULL;
 	db_free(srv.db);
 	slog_info("stopped");
@@ -266,7 +275,7 @@ int main(int argc, char **argv)
 			continue;
 		}
 		if (!cmd_set && (!strcmp(argv[i], "serve") || !strcmp(argv[i], "migrate") ||
-				 !strcmp(argv[i], "token"))) {
+				 !strcmp(argv[i], "token") || !strcmp(argv[i], "plan"))) {
 			cmd = argv[i];
 			cmd_set = 1;
 			continue;
@@ -302,6 +311,8 @@ int main(int argc, char **argv)
 		ret = do_migrate(&cfg);
 	else if (!strcmp(cmd, "token"))
 		ret = do_token(&cfg, argc - i, argv + i);
+	else if (!strcmp(cmd, "plan"))
+		ret = plan_cli(cfg.db, cfg.plan_max_jobs_per_push, argc - i, argv + i);
 	else
 		ret = usage();
 	config_release(&cfg);

@@ -20,6 +20,7 @@ struct http_pool;
 struct http_guard;
 struct detect_thread;
 struct bisect_coord;
+struct poller;
 
 struct server {
 	struct config *cfg;	      /* borrowed */
@@ -27,6 +28,7 @@ struct server {
 	struct mailer *mailer;	      /* outbox sender (mailer.h); NULL when mail is off */
 	struct detect_thread *detect; /* change detection (detect.h); NULL when off */
 	struct bisect_coord *bisects; /* bisect coordinator (bisect.h) */
+	struct poller *poller;	      /* tree poller and scheduler (poller.h) */
 	struct db *db;
 	struct MHD_Daemon *daemon;
 	struct http_pool *pool;		/* threads of deferred handlers (http_defer), http.c */

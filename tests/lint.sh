@@ -8,6 +8,10 @@
 #                 (clang-format --dry-run --Werror)
 #   banned        each function of lib/banned.h fails to compile under the flag
 #                 the Makefile forces into every object (-include lib/banned.h)
+#   err_set       err_set() (a free error code and status) only where a peer's
+#                 code is copied: lib/err.c itself, worker/client.c (the
+#                 server's JSON error), server/http_reply.c (reply_errf) and
+#                 tests/unit/test_err.c; everything else uses err_setc()
 #   server        server/'s structure (tests/lint-server.sh): row reads only
 #                 under server/db/, no include cycle, no file over 700 lines
 #                 without a reason, no "add below" markers
@@ -66,6 +70,22 @@ for call in 'strcpy(d, s)' 'strcat(d, s)' 'strncpy(d, s, 1)' 'sprintf(d, "%s", s
 		fail "'$call' compiles: lib/banned.h is not forced in (BANNED_FLAGS in the Makefile)"
 	fi
 done
+
+# --- err_set(): only for a peer's code (lib/err.h) -----------------------------
+# Calls, not mentions: a line whose text before err_set( opens or continues a
+# comment is not one.
+err_set_allowed="lib/err.c lib/err.h worker/client.c server/http_reply.c tests/unit/test_err.c"
+err_set_hits=$(git ls-files -z -- '*.c' '*.h' '*.cc' | xargs -0 grep -nE '\berr_set\(' -- |
+	awk -F: -v ok=" $err_set_allowed " '
+		{ text = $0; sub(/^[^:]*:[0-9]+:/, "", text); pre = text; sub(/err_set\(.*/, "", pre) }
+		index(ok, " " $1 " ") { next }
+		pre ~ /^[ \t]*(\*|\/\*|\/\/)/ || pre ~ /\/\*/ { next }
+		{ print $1 ":" $2 }') || true
+if [ -n "$err_set_hits" ]; then
+	printf 'lint: err_set() outside the peer path (use err_setc() with an enum err_code): %s\n' \
+		$err_set_hits >&2
+	fail "err_set() calls outside $err_set_allowed (above)"
+fi
 
 # --- server/'s structure -------------------------------------------------------
 if ! tests/lint-server.sh >&2; then

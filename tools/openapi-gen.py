@@ -49,6 +49,13 @@ add("/api/v1/metrics/{name}", "put", op("set a metric's direction and unit", ["a
 add("/api/v1/testcases", "get", op("testcases", READ, ok=ANY))
 add("/api/v1/trees", "get", op("trees", READ, ok=ANY))
 add("/api/v1/trees", "post", op("add or update a tree", ["admin"], ok=OBJ, body={"type": "object", "required": ["name"], "properties": {"name": {"type": "string", "maxLength": 128}, "url": {"type": "string"}, "branches": {"type": "array", "items": {"type": "string"}}}}))
+add("/api/v1/trees/{name}/poll", "post", op("fetch a tree's branches now", ["submit", "admin"], "2XX", ok=ANY), ["name"])
+add("/api/v1/plans", "get", op("tracking plans", READ, ok=ANY))
+add("/api/v1/plans", "post", op("add a tracking plan", ["admin"], "2XX", ok=ANY, body=OBJ))
+add("/api/v1/plans/{id}", "get", op("one plan", READ, ok=ANY), ["id"])
+add("/api/v1/plans/{id}", "put", op("change a plan", ["admin"], "2XX", ok=ANY, body=OBJ), ["id"])
+add("/api/v1/plans/{id}", "delete", op("remove a plan", ["admin"], "2XX", ok=ANY), ["id"])
+add("/api/v1/plans/{id}/pushes", "get", op("the pushes a plan saw", READ, ok=ANY), ["id"])
 add("/api/v1/jobs", "get", op("jobs", READ, ok=ANY, params=["state", "limit"]))
 add("/api/v1/jobs", "post", op("submit a job", ["submit", "admin"], "201", ok=ID, body={"type": "object", "required": ["commit", "kconfig", "testcase"], "properties": {"params": {"$ref": "#/components/schemas/Params"}}}))
 add("/api/v1/jobs/lease", "post", op("lease the next job for a machine (long poll)", ["worker", "admin"],

@@ -219,7 +219,7 @@ int agent_init(struct agent *a, struct worker_config *cfg, const atomic_int *sto
 			       "arch", cfg->arch, "cpu_model", a->fp.cpu_model, "nr_cpus",
 			       (json_int_t)a->fp.nr_cpus, "memory_mb", (json_int_t)a->fp.memory_mb,
 			       "tbox_group", cfg->tbox_group);
-	if (fs_mkdirs(cfg->work_dir, 0755, "io", e))
+	if (fs_mkdirs(cfg->work_dir, 0755, e))
 		return -1;
 	spool_dir = xstrfmt("%s/spool", cfg->work_dir);
 	if (spool_open(&a->spool, spool_dir, e)) {
@@ -378,7 +378,7 @@ static enum lease_result do_lease(struct agent *a, json_t **job)
 	json_decref(body);
 	if (rc) {
 		/* the server may have leased a job to this request: ask again by the same name */
-		if (strcmp(e.code, "cancelled"))
+		if (e.id != ERR_CANCELLED)
 			wlog_warn("lease failed: %s", e.message);
 		return LEASE_RETRY;
 	}
@@ -430,15 +430,15 @@ static int job_spec_from_json(const json_t *job, struct job_spec *spec, struct e
 	spec->id = json_integer_value(json_object_get(job, "id"));
 	for (size_t i = 0; i < ARRAY_SIZE(required); i++)
 		if (!job_str(job, required[i]) || !*job_str(job, required[i]))
-			return err_set(e, 400, "invalid_job", required[i], "job %lld has no '%s'",
-				       spec->id, required[i]);
+			return err_setc(e, ERR_INVALID_JOB, required[i], "job %lld has no '%s'",
+					spec->id, required[i]);
 	if (params && !json_is_null(params) && !json_is_object(params))
-		return err_set(e, 400, "invalid_job", "params", "job %lld: params is not an object",
-			       spec->id);
+		return err_setc(e, ERR_INVALID_JOB, "params", "job %lld: params is not an object",
+				spec->id);
 	if (repeat && !json_is_null(repeat) &&
 	    (!json_is_integer(repeat) || json_integer_value(repeat) < 1 ||
 	     json_integer_value(repeat) > 1000))
-		return err_set(e, 400, "invalid_job", "repeat", "job %lld: bad repeat", spec->id);
+		return err_setc(e, ERR_INVALID_JOB, "repeat", "job %lld: bad repeat", spec->id);
 	spec->tree = job_str(job, "tree");
 	spec->url = job_str(job, "url");
 	spec->commit = job_str(job, "commit");

@@ -88,8 +88,8 @@ struct agent {
  * Prepares the agent: fingerprint, spool (WORK_DIR/spool, locked), HTTP
  * clients, resolved directories. cfg must have passed
  * worker_config_check(); cfg and stop are borrowed for the agent's life.
- * Errors: those of fingerprint_collect(), spool_open() ("busy" when
- * another worker uses the work dir), client_init(); "io" when WORK_DIR
+ * Errors: those of fingerprint_collect(), spool_open() (ERR_BUSY when
+ * another worker uses the work dir), client_init(); ERR_IO when WORK_DIR
  * cannot be created. Release with agent_release() in every case.
  */
 int agent_init(struct agent *a, struct worker_config *cfg, const atomic_int *stop, struct err *e)

@@ -43,7 +43,7 @@ int client_init(struct client *c, const char *base_url, const char *token, long 
 	memset(c, 0, sizeof(*c));
 	c->curl = curl_easy_init();
 	if (!c->curl)
-		return err_set(e, 500, "internal", "", "cannot create a libcurl handle");
+		return err_setc(e, ERR_INTERNAL, "", "cannot create a libcurl handle");
 	c->base_url = xstrdup(base_url);
 	c->timeout_s = timeout_s;
 	auth = xstrfmt("Authorization: Bearer %s", token);
@@ -55,7 +55,7 @@ int client_init(struct client *c, const char *base_url, const char *token, long 
 	h = curl_slist_append(h, "Expect:");
 	if (!h) {
 		client_release(c);
-		return err_set(e, 500, "internal", "", "cannot build request headers");
+		return err_setc(e, ERR_INTERNAL, "", "cannot build request headers");
 	}
 	c->headers = h;
 	return 0;
@@ -89,11 +89,11 @@ int client_post(struct client *c, const char *path, const json_t *body, long ext
 	r->status = 0;
 	r->body = NULL;
 	if (!text) {
-		err_set(e, 0, "internal", url, "cannot serialize request body");
+		err_setc(e, ERR_INTERNAL, url, "cannot serialize request body");
 		goto out;
 	}
 	if (c->cancel && atomic_load(c->cancel)) {
-		err_set(e, 0, "cancelled", url, "request to '%s' cancelled", url);
+		err_setc(e, ERR_CANCELLED, url, "request to '%s' cancelled", url);
 		goto out;
 	}
 	curl_easy_reset(h);
@@ -117,17 +117,17 @@ int client_post(struct client *c, const char *path, const json_t *body, long ext
 
 	rc = curl_easy_perform(h);
 	if (rc == CURLE_ABORTED_BY_CALLBACK) {
-		err_set(e, 0, "cancelled", url, "request to '%s' cancelled", url);
+		err_setc(e, ERR_CANCELLED, url, "request to '%s' cancelled", url);
 		goto out;
 	}
 	if (rc == CURLE_WRITE_ERROR && in.over) {
-		err_set(e, 0, "too_large", url, "reply from '%s' is over %d bytes", url,
-			CLIENT_MAX_REPLY);
+		err_setc(e, ERR_TOO_LARGE, url, "reply from '%s' is over %d bytes", url,
+			 CLIENT_MAX_REPLY);
 		goto out;
 	}
 	if (rc != CURLE_OK) {
-		err_set(e, 0, "transport", url, "%s",
-			*curl_err ? curl_err : curl_easy_strerror(rc));
+		err_setc(e, ERR_TRANSPORT, url, "%s",
+			 *curl_err ? curl_err : curl_easy_strerror(rc));
 		goto out;
 	}
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r->status);
@@ -155,6 +155,7 @@ int client_reply_error(const struct client_reply *r, const char *what, struct er
 	const char *msg = json_string_value(json_object_get(err, "message"));
 	const char *detail = json_string_value(json_object_get(err, "detail"));
 
+	/* the peer's code and status: the one free-code path (lib/err.h) */
 	if (code && msg)
 		return err_set(e, (int)r->status, code, detail ? detail : "", "%s: %s", what, msg);
 	return err_set(e, (int)r->status, "http_error", "", "%s: HTTP status %ld", what, r->status);

@@ -131,18 +131,19 @@ json_t *completion_build(const json_t *job, const json_t *machine, const char *s
 	size_t i;
 
 	if (!json_is_integer(json_object_get(job, "id")))
-		return err_set(e, 400, "invalid", "id", "job has no integer id"), NULL;
+		return err_setc(e, ERR_INVALID_FIELD, "id", "job has no integer id"), NULL;
 	if (!completion_status_valid(status))
-		return err_set(e, 400, "invalid", "status", "bad job status '%s'",
-			       status ? status : "(null)"),
+		return err_setc(e, ERR_INVALID_FIELD, "status", "bad job status '%s'",
+				status ? status : "(null)"),
 		       NULL;
 	if (runs && !json_is_array(runs))
-		return err_set(e, 400, "invalid", "runs", "runs is not an array"), NULL;
+		return err_setc(e, ERR_INVALID_FIELD, "runs", "runs is not an array"), NULL;
 	results = json_array();
 	json_array_foreach (runs, i, run) {
 		if (!json_is_object(run)) {
 			json_decref(results);
-			return err_set(e, 400, "invalid", "runs", "run %zu is not an object", i),
+			return err_setc(e, ERR_INVALID_FIELD, "runs", "run %zu is not an object",
+					i),
 			       NULL;
 		}
 		json_array_append_new(results, result_doc(job, machine, status, run));

@@ -34,7 +34,7 @@
  * object (borrowed); status: ok|build-failed|boot-failed|run-failed; runs:
  * array of run objects (borrowed, may be NULL = none); log_tail, kconfig
  * may be NULL. Returns a new reference (caller json_decref()s), or NULL
- * with e filled: "invalid" when job has no integer "id" or status is not
+ * with e filled: ERR_INVALID_FIELD when job has no integer "id" or status is not
  * one of the four, or a run is not an object.
  */
 json_t *completion_build(const json_t *job, const json_t *machine, const char *status,

@@ -120,10 +120,10 @@ static int parse_int(const struct key *k, const char *v, int *out, struct err *e
 	errno = 0;
 	n = strtol(v, &end, 10);
 	if (!*v || *end || errno == ERANGE || end == v)
-		return err_set(e, 400, "invalid_value", k->name, "'%s' is not an integer", v);
+		return err_setc(e, ERR_CONFIG, k->name, "'%s' is not an integer", v);
 	if (n < k->min || n > k->max)
-		return err_set(e, 400, "out_of_range", k->name, "'%s' is out of range [%ld, %ld]",
-			       v, k->min, k->max);
+		return err_setc(e, ERR_CONFIG, k->name, "'%s' is out of range [%ld, %ld]", v,
+				k->min, k->max);
 	*out = (int)n;
 	return 0;
 }
@@ -142,14 +142,13 @@ static int parse_url(const struct key *k, const char *v, char **out, struct err 
 	else if (!strncmp(v, "https://", 8))
 		host = v + 8;
 	else
-		return err_set(e, 400, "invalid_value", k->name,
-			       "'%s' is not an http:// or https:// URL", v);
+		return err_setc(e, ERR_CONFIG, k->name, "'%s' is not an http:// or https:// URL",
+				v);
 	if (!*host || *host == '/')
-		return err_set(e, 400, "invalid_value", k->name, "'%s' has no host", v);
+		return err_setc(e, ERR_CONFIG, k->name, "'%s' has no host", v);
 	for (const char *p = v; *p; p++)
 		if (isspace((unsigned char)*p) || iscntrl((unsigned char)*p))
-			return err_set(e, 400, "invalid_value", k->name,
-				       "'%s' contains white space", v);
+			return err_setc(e, ERR_CONFIG, k->name, "'%s' contains white space", v);
 	while (len && v[len - 1] == '/')
 		len--;
 	*out = xstrndup(v, len);
@@ -182,8 +181,8 @@ static int parse_caps(const struct key *k, const char *v, char **out, struct err
 				if (strlen(known_caps[i]) == n && !strncmp(known_caps[i], s, n))
 					break;
 			if (i == ARRAY_SIZE(known_caps))
-				return err_set(
-					e, 400, "invalid_value", k->name,
+				return err_setc(
+					e, ERR_CONFIG, k->name,
 					"unknown capability '%.*s' (known: host, qemu-x86_64, qemu-aarch64)",
 					(int)n, s);
 			if (!seen[i]++)
@@ -192,7 +191,7 @@ static int parse_caps(const struct key *k, const char *v, char **out, struct err
 		p = end ? end + 1 : p + strlen(p);
 	}
 	if (!nr)
-		return err_set(e, 400, "invalid_value", k->name, "no capability given");
+		return err_setc(e, ERR_CONFIG, k->name, "no capability given");
 	res = NULL;
 	for (size_t i = 0; i < ARRAY_SIZE(known_caps); i++) {
 		size_t n = strlen(known_caps[i]);
@@ -236,7 +235,7 @@ static int set_key(struct worker_config *c, const struct key *k, const char *v, 
 		*int_field(c, k) = n;
 		return 0;
 	}
-	return err_set(e, 500, "internal", k->name, "bad key type");
+	return err_setc(e, ERR_INTERNAL, k->name, "bad key type");
 }
 
 void worker_config_init(struct worker_config *c)
@@ -286,7 +285,7 @@ int worker_config_set(struct worker_config *c, const char *key, const char *valu
 	const struct key *k = key_by_name(key);
 
 	if (!k || !(k->where & IN_FILE))
-		return err_set(e, 400, "unknown_key", key, "unknown key '%s'", key);
+		return err_setc(e, ERR_CONFIG, key, "unknown key '%s'", key);
 	return set_key(c, k, value, e);
 }
 
@@ -311,16 +310,16 @@ int worker_config_load_file(struct worker_config *c, const char *path, struct er
 	int lineno = 0, ret = 0;
 
 	if (!f)
-		return err_set(e, 400, "io", path, "cannot open config '%s': %s", path,
-			       strerror(errno));
+		return err_setc(e, ERR_IO, path, "cannot open config '%s': %s", path,
+				strerror(errno));
 	while ((n = getline(&line, &alloc, f)) >= 0) {
 		char *eq, *key, *val, detail[200];
 		size_t vlen;
 
 		lineno++;
 		if (memchr(line, '\0', (size_t)n)) {
-			ret = err_set(e, 400, "invalid_value", path,
-				      "%s:%d: NUL byte in config line", path, lineno);
+			ret = err_setc(e, ERR_CONFIG, path, "%s:%d: NUL byte in config line", path,
+				       lineno);
 			break;
 		}
 		key = trim(line);
@@ -329,8 +328,8 @@ int worker_config_load_file(struct worker_config *c, const char *path, struct er
 		eq = strchr(key, '=');
 		if (!eq) {
 			snprintf(detail, sizeof(detail), "%s:%d", path, lineno);
-			ret = err_set(e, 400, "invalid_value", detail,
-				      "%s:%d: expected 'key = value'", path, lineno);
+			ret = err_setc(e, ERR_CONFIG, detail, "%s:%d: expected 'key = value'", path,
+				       lineno);
 			break;
 		}
 		*eq = '\0';
@@ -342,17 +341,16 @@ int worker_config_load_file(struct worker_config *c, const char *path, struct er
 			val++;
 		}
 		if (worker_config_set(c, key, val, e)) {
-			char msg[sizeof(e->message)], code[sizeof(e->code)];
+			char msg[sizeof(e->message)];
 
 			snprintf(detail, sizeof(detail), "%s:%d: %s", path, lineno, key);
 			snprintf(msg, sizeof(msg), "%s", e->message);
-			snprintf(code, sizeof(code), "%s", e->code);
-			ret = err_set(e, e->status, code, detail, "%s:%d: %s", path, lineno, msg);
+			ret = err_setc(e, e->id, detail, "%s:%d: %s", path, lineno, msg);
 			break;
 		}
 	}
 	if (!ret && ferror(f))
-		ret = err_set(e, 400, "io", path, "cannot read config '%s'", path);
+		ret = err_setc(e, ERR_IO, path, "cannot read config '%s'", path);
 	free(line);
 	fclose(f);
 	return ret;
@@ -368,11 +366,11 @@ static int flag_at(int argc, char **argv, int i, const struct key **kp, const ch
 	const struct key *k;
 
 	if (strncmp(arg, "--", 2) || !(k = key_by_flag(arg, len)))
-		return err_set(e, 400, "usage", arg, "unknown option '%s'", arg);
+		return err_setc(e, ERR_CONFIG, arg, "unknown option '%s'", arg);
 	*kp = k;
 	if (k->type == KEY_BOOL) {
 		if (eq)
-			return err_set(e, 400, "usage", arg, "option '%s' takes no value", k->flag);
+			return err_setc(e, ERR_CONFIG, arg, "option '%s' takes no value", k->flag);
 		*val = "1";
 		*consumed = 1;
 		return 0;
@@ -383,7 +381,7 @@ static int flag_at(int argc, char **argv, int i, const struct key **kp, const ch
 		return 0;
 	}
 	if (i + 1 >= argc)
-		return err_set(e, 400, "usage", arg, "option '%s' needs a value", arg);
+		return err_setc(e, ERR_CONFIG, arg, "option '%s' needs a value", arg);
 	*val = argv[i + 1];
 	*consumed = 2;
 	return 0;
@@ -414,12 +412,10 @@ int worker_config_from_args(struct worker_config *c, int argc, char **argv, cons
 		if (!strcmp(k->name, "config"))
 			continue;
 		if (set_key(c, k, v, e)) {
-			char msg[sizeof(e->message)], code[sizeof(e->code)];
+			char msg[sizeof(e->message)];
 
 			snprintf(msg, sizeof(msg), "%s", e->message);
-			snprintf(code, sizeof(code), "%s", e->code);
-			return err_set(e, e->status, code, k->name, "option '%s': %s", k->flag,
-				       msg);
+			return err_setc(e, e->id, k->name, "option '%s': %s", k->flag, msg);
 		}
 	}
 	return 0;
@@ -428,21 +424,21 @@ int worker_config_from_args(struct worker_config *c, int argc, char **argv, cons
 int worker_config_check(const struct worker_config *c, struct err *e)
 {
 	if (!*c->server_url)
-		return err_set(e, 400, "missing", "server_url",
-			       "no server URL (--server or server_url)");
+		return err_setc(e, ERR_CONFIG, "server_url",
+				"no server URL (--server or server_url)");
 	if (!*c->token)
-		return err_set(e, 400, "missing", "token",
-			       "no token (--token, env REGTRACK_TOKEN or token)");
+		return err_setc(e, ERR_CONFIG, "token",
+				"no token (--token, env REGTRACK_TOKEN or token)");
 	if (!*c->work_dir)
-		return err_set(e, 400, "missing", "work_dir", "no work dir (--work-dir)");
+		return err_setc(e, ERR_CONFIG, "work_dir", "no work dir (--work-dir)");
 	if (!*c->arch)
-		return err_set(e, 400, "missing", "arch", "no arch (--arch)");
+		return err_setc(e, ERR_CONFIG, "arch", "no arch (--arch)");
 	if (!*c->tbox_group)
-		return err_set(e, 400, "missing", "tbox_group", "no tbox group (--tbox-group)");
+		return err_setc(e, ERR_CONFIG, "tbox_group", "no tbox group (--tbox-group)");
 	if (c->heartbeat_run_s < c->heartbeat_s)
-		return err_set(e, 400, "invalid_value", "heartbeat_run_s",
-			       "heartbeat_run_s (%d) is below heartbeat_s (%d)", c->heartbeat_run_s,
-			       c->heartbeat_s);
+		return err_setc(e, ERR_CONFIG, "heartbeat_run_s",
+				"heartbeat_run_s (%d) is below heartbeat_s (%d)",
+				c->heartbeat_run_s, c->heartbeat_s);
 	return 0;
 }
 

@@ -57,16 +57,17 @@ void worker_config_release(struct worker_config *c);
 /*
  * Sets one key from its text form, with the key's type and bounds checked.
  * `key` is the file name of the key ("make_jobs"). Errors (c unchanged):
- * "unknown_key", "invalid_value" (not a number, bad URL, unknown
- * capability), "out_of_range" (e->message names the bounds). e->detail is
- * the key.
+ * ERR_CONFIG: an unknown key, a value that is not a number, a bad URL, an
+ * unknown capability, a number out of range (e->message says which and
+ * names the bounds). e->detail is the key.
  */
 int worker_config_set(struct worker_config *c, const char *key, const char *value, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*
- * Reads a config file (syntax above) into c. Errors: "io" (cannot open or
- * read; e->detail the path), and those of worker_config_set() with
+ * Reads a config file (syntax above) into c. Errors: ERR_IO (cannot open or
+ * read; e->detail the path), ERR_CONFIG (a line that is not "key = value")
+ * and those of worker_config_set() with
  * e->detail "PATH:LINE: KEY" — c may then hold the keys of earlier lines.
  */
 int worker_config_load_file(struct worker_config *c, const char *path, struct err *e)
@@ -77,7 +78,7 @@ int worker_config_load_file(struct worker_config *c, const char *path, struct er
  * argv[1..argc-1] are options): first the file named by --config, then
  * env_token (the value of REGTRACK_TOKEN, NULL or "" for none), then every
  * flag (`--flag VALUE` or `--flag=VALUE`; `--once` takes no value).
- * Errors: "usage" (unknown flag, missing value, stray argument; e->detail
+ * Errors: ERR_CONFIG (unknown flag, missing value, stray argument; e->detail
  * the argument) and those of worker_config_load_file()/_set().
  */
 int worker_config_from_args(struct worker_config *c, int argc, char **argv, const char *env_token,
@@ -85,7 +86,7 @@ int worker_config_from_args(struct worker_config *c, int argc, char **argv, cons
 
 /*
  * Checks what `run` needs that defaults cannot give: server_url and token
- * set, heartbeat_run_s >= heartbeat_s. Error "missing" or "invalid_value",
+ * set, heartbeat_run_s >= heartbeat_s. Error ERR_CONFIG,
  * e->detail the key.
  */
 int worker_config_check(const struct worker_config *c, struct err *e)

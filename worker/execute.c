@@ -115,11 +115,11 @@ static int case_args_from_params(struct case_args *a, json_t *params, struct err
 	if (!params || json_is_null(params))
 		return 0;
 	if (!json_is_object(params))
-		return err_set(e, 400, "invalid_job", "params", "params must be an object");
+		return err_setc(e, ERR_INVALID_JOB, "params", "params must be an object");
 	json_object_foreach (params, key, val) {
 		if (nkeys >= MAX_CASE_ARGS)
-			return err_set(e, 400, "invalid_job", "params", "more than %d params",
-				       MAX_CASE_ARGS);
+			return err_setc(e, ERR_INVALID_JOB, "params", "more than %d params",
+					MAX_CASE_ARGS);
 		keys[nkeys++] = key;
 	}
 	qsort(keys, nkeys, sizeof(keys[0]), cmp_str);
@@ -133,8 +133,8 @@ static int case_args_from_params(struct case_args *a, json_t *params, struct err
 			const char *m = json_string_value(val);
 
 			if (!m || (strcmp(m, "wallclock") && strcmp(m, "icount")))
-				return err_set(e, 400, "invalid_job", "params.measure",
-					       "measure must be \"wallclock\" or \"icount\"");
+				return err_setc(e, ERR_INVALID_JOB, "params.measure",
+						"measure must be \"wallclock\" or \"icount\"");
 			a->icount = !strcmp(m, "icount");
 			continue;
 		}
@@ -158,7 +158,7 @@ static int case_args_from_params(struct case_args *a, json_t *params, struct err
 		continue;
 bad:
 		case_args_release(a);
-		return err_set(e, 400, "invalid_job", keys[i], "bad param '%s'", keys[i]);
+		return err_setc(e, ERR_INVALID_JOB, keys[i], "bad param '%s'", keys[i]);
 	}
 	return 0;
 }
@@ -243,7 +243,7 @@ static int is_cancelled(const struct worker_env *env, struct err *e)
 {
 	if (!env->cancel || !*env->cancel)
 		return 0;
-	err_set(e, 503, "cancelled", "", "job cancelled");
+	err_setc(e, ERR_CANCELLED, "", "job cancelled");
 	return 1;
 }
 
@@ -267,16 +267,16 @@ static int execute_host(const struct job_spec *spec, const struct worker_env *en
 		char *parent = xstrfmt("%s/run", env->work_dir);
 
 		if (mkdir(parent, 0755) < 0 && errno != EEXIST) {
-			err_set(e, 500, "io_error", parent, "cannot create '%s': %s", parent,
-				strerror(errno));
+			err_setc(e, ERR_IO, parent, "cannot create '%s': %s", parent,
+				 strerror(errno));
 			free(parent);
 			free(tmpdir);
 			return -1;
 		}
 		free(parent);
 		if (mkdir(tmpdir, 0755) < 0 && errno != EEXIST) {
-			err_set(e, 500, "io_error", tmpdir, "cannot create '%s': %s", tmpdir,
-				strerror(errno));
+			err_setc(e, ERR_IO, tmpdir, "cannot create '%s': %s", tmpdir,
+				 strerror(errno));
 			free(tmpdir);
 			return -1;
 		}
@@ -354,11 +354,11 @@ static int build_initramfs(const char *path, const struct worker_env *env,
 	int rc = -1, i;
 
 	if (stat(init, &st) < 0 || !S_ISREG(st.st_mode)) {
-		err_set(e, 500, "invalid_job", init, "no /init binary '%s' (make cases)", init);
+		err_setc(e, ERR_IO, init, "no /init binary '%s' (make cases)", init);
 		goto out_nofree;
 	}
 	if (stat(casebin, &st) < 0 || !S_ISREG(st.st_mode)) {
-		err_set(e, 400, "invalid_job", casebin, "no case binary '%s'", casebin);
+		err_setc(e, ERR_INVALID_JOB, casebin, "no case binary '%s'", casebin);
 		goto out_nofree;
 	}
 	initramfs_init(&ir);
@@ -374,7 +374,7 @@ static int build_initramfs(const char *path, const struct worker_env *env,
 	/* every case binary: a case may run another (execl runs itself) */
 	d = opendir(dir);
 	if (!d) {
-		err_set(e, 500, "io_error", dir, "cannot read '%s': %s", dir, strerror(errno));
+		err_setc(e, ERR_IO, dir, "cannot read '%s': %s", dir, strerror(errno));
 		goto out;
 	}
 	{
@@ -494,8 +494,8 @@ static int execute_kernel(const struct job_spec *spec, const struct worker_env *
 	/* make runs in the source dir: every path it gets must be absolute */
 	work = realpath(env->work_dir, NULL);
 	if (!work) {
-		err_set(e, 500, "io_error", env->work_dir, "cannot resolve '%s': %s", env->work_dir,
-			strerror(errno));
+		err_setc(e, ERR_IO, env->work_dir, "cannot resolve '%s': %s", env->work_dir,
+			 strerror(errno));
 		goto out;
 	}
 	k.work_dir = work;
@@ -516,7 +516,7 @@ static int execute_kernel(const struct job_spec *spec, const struct worker_env *
 	k.ccache_dir = ccache;
 	kcdir = kernel_find_kconfig_dir(NULL, env->cases_dir);
 	if (!kcdir) {
-		err_set(e, 500, "io_error", "kconfig", "no kconfig fragment dir found");
+		err_setc(e, ERR_IO, "kconfig", "no kconfig fragment dir found");
 		goto out;
 	}
 	k.kconfig_dir = kcdir;
@@ -557,8 +557,8 @@ static int execute_kernel(const struct job_spec *spec, const struct worker_env *
 
 		if ((mkdir(parent, 0755) < 0 && errno != EEXIST) ||
 		    (mkdir(runs_dir, 0755) < 0 && errno != EEXIST)) {
-			err_set(e, 500, "io_error", runs_dir, "cannot create '%s': %s", runs_dir,
-				strerror(errno));
+			err_setc(e, ERR_IO, runs_dir, "cannot create '%s': %s", runs_dir,
+				 strerror(errno));
 			free(parent);
 			goto out;
 		}
@@ -665,23 +665,23 @@ int job_execute(const struct job_spec *spec, const struct worker_env *env, phase
 	out->runs = json_array();
 	set_status(out, "run-failed");
 	if (!spec || !env || !env->work_dir || !env->arch || !env->cases_dir)
-		return err_set(e, 400, "invalid_job", "", "job spec or worker env incomplete");
+		return err_setc(e, ERR_INVALID_JOB, "", "job spec or worker env incomplete");
 	if (!names_plain(spec->testcase, NAMES_PLAIN_MAX) || !strcmp(spec->testcase, "init"))
-		return err_set(e, 400, "invalid_job", "testcase", "bad testcase '%s'",
-			       spec->testcase ? spec->testcase : "");
+		return err_setc(e, ERR_INVALID_JOB, "testcase", "bad testcase '%s'",
+				spec->testcase ? spec->testcase : "");
 	if (spec->repeat < 0 || spec->repeat > 1000)
-		return err_set(e, 400, "invalid_job", "repeat", "repeat must be 1..1000");
+		return err_setc(e, ERR_INVALID_JOB, "repeat", "repeat must be 1..1000");
 	if (!spec->kconfig)
-		return err_set(e, 400, "invalid_job", "kconfig", "no kconfig");
+		return err_setc(e, ERR_INVALID_JOB, "kconfig", "no kconfig");
 	if (strcmp(spec->kconfig, "host") && !kernel_kconfig_known(spec->kconfig, env->arch))
-		return err_set(e, 400, "invalid_job", "kconfig",
-			       "kconfig '%s' cannot be built for %s", spec->kconfig, env->arch);
+		return err_setc(e, ERR_INVALID_JOB, "kconfig",
+				"kconfig '%s' cannot be built for %s", spec->kconfig, env->arch);
 	{
 		struct stat st;
 
 		if (stat(env->work_dir, &st) < 0 && mkdir(env->work_dir, 0755) < 0)
-			return err_set(e, 500, "io_error", env->work_dir, "cannot create '%s': %s",
-				       env->work_dir, strerror(errno));
+			return err_setc(e, ERR_IO, env->work_dir, "cannot create '%s': %s",
+					env->work_dir, strerror(errno));
 	}
 	if (case_args_from_params(&args, spec->params, e) < 0)
 		return -1;

@@ -33,7 +33,7 @@ struct worker_env {
 	volatile sig_atomic_t *cancel; /* optional (NULL: none): when it becomes non-zero
 					  (e.g. from a SIGTERM handler), the running git,
 					  make, qemu or case is killed and job_execute
-					  returns -1 with e->code "cancelled" */
+					  returns -1 with e->id ERR_CANCELLED */
 };
 
 /* phase: "fetch","configure","build","initramfs","boot","run"; progress 0..1 */
@@ -78,10 +78,11 @@ struct job_outcome {
  * - The kconfig fragments are looked up as kernel_find_kconfig_dir()
  *   describes (worker/kconfig next to the cases dir's checkout, or
  *   $REGTRACK_KCONFIG_DIR, or PREFIX/share/regtrack/kconfig).
- * - Errors (-1): "invalid_job" (bad testcase/params/repeat/kconfig for this
- *   arch/compiler, no case binary), "fetch_failed", "unknown_commit",
- *   "io_error" (work dir unusable), "exec_failed" (git/make/qemu missing),
- *   "cancelled" (env->cancel was raised; `runs` holds the runs finished).
+ * - Errors (-1): ERR_INVALID_JOB (bad testcase/params/repeat/kconfig for
+ *   this arch/compiler, no case binary), ERR_FETCH, ERR_NOT_FOUND (the
+ *   commit is not in the tree), ERR_IO (work dir unusable, cases or
+ *   kconfig fragments not installed), ERR_SPAWN (git/make/qemu missing),
+ *   ERR_CANCELLED (env->cancel was raised; `runs` holds the runs finished).
  * phase may be NULL; it is called before each phase and before each run,
  * never while a case is measuring.
  */

@@ -280,8 +280,8 @@ int fingerprint_collect(struct fingerprint *fp, const char *root, struct err *e)
 	fp->vulnerabilities = read_vulnerabilities(root);
 
 	if (!fp->kernel_release)
-		return err_set(e, 500, "io", "proc/sys/kernel/osrelease",
-			       "cannot read '%s/proc/sys/kernel/osrelease'", root);
+		return err_setc(e, ERR_IO, "proc/sys/kernel/osrelease",
+				"cannot read '%s/proc/sys/kernel/osrelease'", root);
 	return 0;
 }
 

@@ -56,7 +56,7 @@ struct fingerprint {
 
 /*
  * Reads the fingerprint of the system under `root` into fp. Fails only
- * when nothing identifies the kernel: error "io" when proc/sys/kernel/
+ * when nothing identifies the kernel: error ERR_IO when proc/sys/kernel/
  * osrelease cannot be read (e->detail the path). Release fp with
  * fingerprint_release() in both cases.
  */

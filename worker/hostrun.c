@@ -32,12 +32,12 @@ int hostrun_run(struct hostrun *h, struct err *e)
 	int rc;
 
 	if (!names_plain(h->testcase, NAMES_PLAIN_MAX))
-		return err_set(e, 400, "invalid_job", "testcase", "bad case name '%s'",
-			       h->testcase ? h->testcase : "");
+		return err_setc(e, ERR_INVALID_JOB, "testcase", "bad case name '%s'",
+				h->testcase ? h->testcase : "");
 	path = xstrfmt("%s/%s/%s", h->cases_dir ? h->cases_dir : ".", h->arch ? h->arch : "?",
 		       h->testcase);
 	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) || access(path, X_OK) < 0) {
-		err_set(e, 400, "invalid_job", path, "no case binary '%s'", path);
+		err_setc(e, ERR_INVALID_JOB, path, "no case binary '%s'", path);
 		free(path);
 		return -1;
 	}
@@ -49,8 +49,8 @@ int hostrun_run(struct hostrun *h, struct err *e)
 	argv[n] = NULL;
 	if (h->args && h->args[n - 1]) {
 		free(path);
-		return err_set(e, 400, "invalid_job", "params", "more than %d params",
-			       HOSTRUN_MAX_ARGS);
+		return err_setc(e, ERR_INVALID_JOB, "params", "more than %d params",
+				HOSTRUN_MAX_ARGS);
 	}
 	uname(&u);
 	snprintf(h->release, sizeof(h->release), "%s", u.release);

@@ -34,7 +34,7 @@ void hostrun_release(struct hostrun *h);
 
 /*
  * Runs the case once. Returns 0 when it ran (look at h->cmd for how it
- * ended), -1 with e filled: "invalid_job" (bad case name, no such case
+ * ended), -1 with e filled: ERR_INVALID_JOB (bad case name, no such case
  * binary for this arch: the path in detail), or runcmd's errors.
  */
 int hostrun_run(struct hostrun *h, struct err *e) __attribute__((warn_unused_result));

@@ -77,19 +77,17 @@ int initramfs_add_path(struct initramfs *ir, const char *path, unsigned int perm
 	int fd = open(src, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
-		return err_set(e, 500, "io_error", src, "cannot open '%s': %s", src,
-			       strerror(errno));
+		return err_setc(e, ERR_IO, src, "cannot open '%s': %s", src, strerror(errno));
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return err_set(e, 500, "io_error", src, "'%s' is not a regular file", src);
+		return err_setc(e, ERR_IO, src, "'%s' is not a regular file", src);
 	}
 	if (buf_read_fd(&data, fd)) {
 		int saved = errno;
 
 		close(fd);
 		buf_release(&data);
-		return err_set(e, 500, "io_error", src, "cannot read '%s': %s", src,
-			       strerror(saved));
+		return err_setc(e, ERR_IO, src, "cannot read '%s': %s", src, strerror(saved));
 	}
 	close(fd);
 	initramfs_add_file(ir, path, perm, data.data, data.len);
@@ -121,7 +119,7 @@ int initramfs_write(const struct initramfs *ir, const char *out, struct err *e)
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 
 	if (fd < 0) {
-		err_set(e, 500, "io_error", out, "cannot create '%s': %s", tmp, strerror(errno));
+		err_setc(e, ERR_IO, out, "cannot create '%s': %s", tmp, strerror(errno));
 		free(tmp);
 		return -1;
 	}
@@ -131,8 +129,8 @@ int initramfs_write(const struct initramfs *ir, const char *out, struct err *e)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
-			err_set(e, 500, "io_error", out, "cannot write '%s': %s", tmp,
-				strerror(w < 0 ? errno : EIO));
+			err_setc(e, ERR_IO, out, "cannot write '%s': %s", tmp,
+				 strerror(w < 0 ? errno : EIO));
 			close(fd);
 			unlink(tmp);
 			free(tmp);
@@ -141,7 +139,7 @@ int initramfs_write(const struct initramfs *ir, const char *out, struct err *e)
 		off += (size_t)w;
 	}
 	if (close(fd) < 0 || rename(tmp, out) < 0) {
-		err_set(e, 500, "io_error", out, "cannot write '%s': %s", out, strerror(errno));
+		err_setc(e, ERR_IO, out, "cannot write '%s': %s", out, strerror(errno));
 		unlink(tmp);
 		free(tmp);
 		return -1;

@@ -40,7 +40,7 @@ void initramfs_add_file(struct initramfs *ir, const char *path, unsigned int per
 
 /*
  * A regular file whose contents are read from src (a host path).
- * Returns 0, or -1 with e filled ("io_error", src in detail) when src
+ * Returns 0, or -1 with e filled (ERR_IO, src in detail) when src
  * cannot be read or is not a regular file; nothing is added then.
  */
 int initramfs_add_path(struct initramfs *ir, const char *path, unsigned int perm, const char *src,
@@ -59,7 +59,7 @@ void initramfs_finish(struct initramfs *ir);
 /*
  * Writes the finished archive to `out` (through out.tmp and rename, so a
  * reader never sees half a file). Returns 0, or -1 with e filled
- * ("io_error", the path in detail).
+ * (ERR_IO, the path in detail).
  */
 int initramfs_write(const struct initramfs *ir, const char *out, struct err *e)
 	__attribute__((warn_unused_result));

@@ -224,7 +224,7 @@ static int lock_path(const char *path, struct err *e)
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 
 	if (fd < 0 || flock(fd, LOCK_EX) < 0) {
-		err_set(e, 500, "io_error", path, "cannot lock '%s': %s", path, strerror(errno));
+		err_setc(e, ERR_IO, path, "cannot lock '%s': %s", path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		fd = -1;
@@ -273,24 +273,24 @@ int kernel_fetch(struct kernel *k, struct err *e)
 	double t0 = mono_s();
 
 	if (!names_plain(k->tree, NAMES_PLAIN_MAX))
-		return err_set(e, 400, "invalid_job", "tree", "bad tree name '%s'",
-			       k->tree ? k->tree : "");
+		return err_setc(e, ERR_INVALID_JOB, "tree", "bad tree name '%s'",
+				k->tree ? k->tree : "");
 	if (!k->url || !*k->url || k->url[0] == '-')
-		return err_set(e, 400, "invalid_job", "url", "bad tree url");
+		return err_setc(e, ERR_INVALID_JOB, "url", "bad tree url");
 	if (!names_ref(k->commit))
-		return err_set(e, 400, "invalid_job", "commit", "bad commit");
+		return err_setc(e, ERR_INVALID_JOB, "commit", "bad commit");
 	base = k->kconfig ? kconfig_find(k->kconfig, NULL) : NULL;
 	if (!base)
-		return err_set(e, 400, "invalid_job", "kconfig", "unknown kconfig '%s'",
-			       k->kconfig ? k->kconfig : "");
+		return err_setc(e, ERR_INVALID_JOB, "kconfig", "unknown kconfig '%s'",
+				k->kconfig ? k->kconfig : "");
 	if (!arch_normalize(k->arch) || strcmp(base->arch, arch_normalize(k->arch)))
-		return err_set(e, 400, "invalid_job", "kconfig",
-			       "kconfig '%s' is for %s, this worker is %s", k->kconfig, base->arch,
-			       k->arch ? k->arch : "?");
+		return err_setc(e, ERR_INVALID_JOB, "kconfig",
+				"kconfig '%s' is for %s, this worker is %s", k->kconfig, base->arch,
+				k->arch ? k->arch : "?");
 	if (!k->compiler || (strcmp(k->compiler, "gcc") && strncmp(k->compiler, "gcc-", 4)) ||
 	    !names_plain(k->compiler, NAMES_PLAIN_MAX))
-		return err_set(e, 400, "invalid_job", "compiler", "unsupported compiler '%s'",
-			       k->compiler ? k->compiler : "");
+		return err_setc(e, ERR_INVALID_JOB, "compiler", "unsupported compiler '%s'",
+				k->compiler ? k->compiler : "");
 	cross = xstrfmt("%s%s",
 			strcmp(base->arch, host_arch()) ?
 				(!strcmp(base->arch, "aarch64") ? "aarch64-linux-gnu-" :
@@ -298,7 +298,7 @@ int kernel_fetch(struct kernel *k, struct err *e)
 				"",
 			k->compiler);
 	if (!in_path(cross)) {
-		err_set(e, 400, "invalid_job", "compiler", "compiler '%s' is not installed", cross);
+		err_setc(e, ERR_INVALID_JOB, "compiler", "compiler '%s' is not installed", cross);
 		free(cross);
 		return -1;
 	}
@@ -307,7 +307,7 @@ int kernel_fetch(struct kernel *k, struct err *e)
 
 	mirrors = xstrfmt("%s/mirrors", k->work_dir);
 	srcs = xstrfmt("%s/src", k->work_dir);
-	if (fs_mkdirs(mirrors, 0755, "io_error", e) || fs_mkdirs(srcs, 0755, "io_error", e))
+	if (fs_mkdirs(mirrors, 0755, e) || fs_mkdirs(srcs, 0755, e))
 		goto out;
 	mirror = xstrfmt("%s/%s.git", mirrors, k->tree);
 	free(k->src_dir);
@@ -344,13 +344,11 @@ int kernel_fetch(struct kernel *k, struct err *e)
 		r = run_logged(k, clone, NULL, git_net_env, tfetch, -1, e);
 		if (r) {
 			if (r > 0)
-				err_set(e, 502, "fetch_failed", k->url, "cannot clone '%s'",
-					k->url);
+				err_setc(e, ERR_FETCH, k->url, "cannot clone '%s'", k->url);
 			goto out;
 		}
 		if (rename(tmp, mirror) < 0) {
-			err_set(e, 500, "io_error", mirror, "cannot rename '%s': %s", tmp,
-				strerror(errno));
+			err_setc(e, ERR_IO, mirror, "cannot rename '%s': %s", tmp, strerror(errno));
 			goto out;
 		}
 	}
@@ -365,16 +363,15 @@ int kernel_fetch(struct kernel *k, struct err *e)
 		r = run_logged(k, fetch, NULL, git_net_env, tfetch, -1, e);
 		if (r) {
 			if (r > 0)
-				err_set(e, 502, "fetch_failed", k->url, "cannot fetch '%s'",
-					k->url);
+				err_setc(e, ERR_FETCH, k->url, "cannot fetch '%s'", k->url);
 			goto out;
 		}
 		r = resolve_commit(k, mirror, e);
 		if (r < 0)
 			goto out;
 		if (r > 0) {
-			err_set(e, 404, "unknown_commit", "commit", "commit '%s' not found in '%s'",
-				k->commit, k->url);
+			err_setc(e, ERR_NOT_FOUND, "commit", "commit '%s' not found in '%s'",
+				 k->commit, k->url);
 			goto out;
 		}
 	}
@@ -412,9 +409,9 @@ int kernel_fetch(struct kernel *k, struct err *e)
 			r = run_logged(k, add, NULL, NULL, tfetch, -1, e);
 			if (r) {
 				if (r > 0)
-					err_set(e, 500, "io_error", k->src_dir,
-						"cannot check out %s into '%s'", k->sha,
-						k->src_dir);
+					err_setc(e, ERR_IO, k->src_dir,
+						 "cannot check out %s into '%s'", k->sha,
+						 k->src_dir);
 				goto out;
 			}
 		}
@@ -634,13 +631,13 @@ int kernel_configure(struct kernel *k, struct err *e)
 	size_t i;
 
 	if (!base || !k->src_dir || !k->kconfig_dir)
-		return err_set(e, 500, "invalid_job", "kconfig",
-			       "configure before fetch, or no kconfig dir");
+		return err_setc(e, ERR_INTERNAL, "kconfig",
+				"configure before fetch, or no kconfig dir");
 	for (i = 0; i < ARRAY_SIZE(base->fragments) && base->fragments[i]; i++) {
 		frag[nfrag] = xstrfmt("%s/%s", k->kconfig_dir, base->fragments[i]);
 		if (!file_exists(frag[nfrag])) {
-			err_set(e, 500, "io_error", frag[nfrag], "kconfig fragment '%s' missing",
-				frag[nfrag]);
+			err_setc(e, ERR_IO, frag[nfrag], "kconfig fragment '%s' missing",
+				 frag[nfrag]);
 			nfrag++;
 			goto out;
 		}
@@ -649,7 +646,7 @@ int kernel_configure(struct kernel *k, struct err *e)
 	builds = xstrfmt("%s/build", k->work_dir);
 	free(k->build_dir);
 	k->build_dir = xstrfmt("%s/%s-%s-%s", builds, k->tree, k->kconfig, k->compiler);
-	if (fs_mkdirs(k->build_dir, 0755, "io_error", e))
+	if (fs_mkdirs(k->build_dir, 0755, e))
 		goto out;
 	config = xstrfmt("%s/.config", k->build_dir);
 	keypath = xstrfmt("%s/regtrack-config.key", k->build_dir);
@@ -713,7 +710,7 @@ int kernel_configure(struct kernel *k, struct err *e)
 	free(k->config_text);
 	k->config_text = slurp(config);
 	if (!k->config_text) {
-		err_set(e, 500, "io_error", config, "no .config after configure");
+		err_setc(e, ERR_IO, config, "no .config after configure");
 		goto out;
 	}
 	for (i = 0; i < (size_t)nfrag; i++)
@@ -750,12 +747,11 @@ int kernel_build(struct kernel *k, struct err *e)
 	double t0 = mono_s();
 
 	if (!base || !k->build_dir)
-		return err_set(e, 500, "invalid_job", "kconfig", "build before configure");
+		return err_setc(e, ERR_INTERNAL, "kconfig", "build before configure");
 	logpath = xstrfmt("%s/regtrack-build.log", k->build_dir);
 	fd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		err_set(e, 500, "io_error", logpath, "cannot create '%s': %s", logpath,
-			strerror(errno));
+		err_setc(e, ERR_IO, logpath, "cannot create '%s': %s", logpath, strerror(errno));
 		free(logpath);
 		return -1;
 	}

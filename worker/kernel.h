@@ -73,11 +73,11 @@ int kernel_kconfig_known(const char *kconfig, const char *arch);
 /*
  * Brings the mirror up to date when needed (a full sha already in the
  * mirror needs no fetch), resolves k->commit to k->sha and checks it out
- * into k->src_dir. Returns 0; -1 with e filled: "invalid_job" (bad tree
- * name, kconfig unknown or not for this arch, unknown compiler), "fetch_failed"
+ * into k->src_dir. Returns 0; -1 with e filled: ERR_INVALID_JOB (bad tree
+ * name, kconfig unknown or not for this arch, unknown compiler), ERR_FETCH
  * (clone/fetch failed or timed out; the git output is in k->log),
- * "unknown_commit" (not in the mirror after a fetch), "io_error" (work dir
- * unusable).
+ * ERR_NOT_FOUND (the commit is not in the mirror after a fetch; detail
+ * "commit"), ERR_IO (work dir unusable).
  */
 int kernel_fetch(struct kernel *k, struct err *e) __attribute__((warn_unused_result));
 
@@ -90,7 +90,8 @@ int kernel_fetch(struct kernel *k, struct err *e) __attribute__((warn_unused_res
  * .config equals the previous one, its old mtime is restored so make sees
  * nothing to redo. Returns 0 on success, 1 when a configure
  * step failed (a build failure of the job: the reason is in k->log),
- * -1 with e filled on an internal error ("io_error", "invalid_job").
+ * -1 with e filled on an internal error (ERR_IO, ERR_INTERNAL: called
+ * before kernel_fetch()).
  */
 int kernel_configure(struct kernel *k, struct err *e) __attribute__((warn_unused_result));
 

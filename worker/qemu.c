@@ -52,12 +52,12 @@ int qemu_run(struct qemu *q, struct err *e)
 	int cpus = q->icount ? 1 : q->cpus > 0 ? q->cpus : 2;
 
 	if (!q->arch || (strcmp(q->arch, "x86_64") && strcmp(q->arch, "aarch64")))
-		return err_set(e, 400, "invalid_job", "arch", "no qemu for arch '%s'",
-			       q->arch ? q->arch : "");
+		return err_setc(e, ERR_INVALID_JOB, "arch", "no qemu for arch '%s'",
+				q->arch ? q->arch : "");
 	if (!q->accel || (strcmp(q->accel, "kvm") && strcmp(q->accel, "tcg")))
-		return err_set(e, 400, "invalid_job", "accel", "unknown accel");
+		return err_setc(e, ERR_INVALID_JOB, "accel", "unknown accel");
 	if (q->icount && strcmp(q->accel, "tcg"))
-		return err_set(e, 400, "invalid_job", "measure", "icount needs tcg");
+		return err_setc(e, ERR_INVALID_JOB, "measure", "icount needs tcg");
 	is_x86 = !strcmp(q->arch, "x86_64");
 	prog = is_x86 ? "qemu-system-x86_64" : "qemu-system-aarch64";
 	console = is_x86 ? "ttyS0" : "ttyAMA0";

@@ -55,8 +55,8 @@ void qemu_release(struct qemu *q);
 /*
  * Boots and waits for qemu to exit or the time limit. Returns 0 when qemu
  * ran (whatever the guest did: read q->log, q->timed_out), -1 with e
- * filled when it could not start ("exec_failed": qemu-system-ARCH missing)
- * or the inputs are wrong ("invalid_job": unknown arch, icount with kvm).
+ * filled when it could not start (ERR_SPAWN: qemu-system-ARCH missing)
+ * or the inputs are wrong (ERR_INVALID_JOB: unknown arch, icount with kvm).
  */
 int qemu_run(struct qemu *q, struct err *e) __attribute__((warn_unused_result));
 

@@ -21,14 +21,14 @@ static int fsync_dir(const char *dir, struct err *e)
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	if (fd < 0)
-		return err_set(e, 500, "io", dir, "cannot open directory '%s': %s", dir,
-			       strerror(errno));
+		return err_setc(e, ERR_IO, dir, "cannot open directory '%s': %s", dir,
+				strerror(errno));
 	if (fsync(fd)) {
 		int saved = errno;
 
 		close(fd);
-		return err_set(e, 500, "io", dir, "cannot fsync directory '%s': %s", dir,
-			       strerror(saved));
+		return err_setc(e, ERR_IO, dir, "cannot fsync directory '%s': %s", dir,
+				strerror(saved));
 	}
 	close(fd);
 	return 0;
@@ -40,12 +40,12 @@ int spool_open(struct spool *s, const char *dir, struct err *e)
 
 	memset(s, 0, sizeof(*s));
 	s->lock_fd = -1;
-	if (fs_mkdirs(dir, 0700, "io", e))
+	if (fs_mkdirs(dir, 0700, e))
 		return -1;
 	lock = xstrfmt("%s/.lock", dir);
 	s->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (s->lock_fd < 0) {
-		err_set(e, 500, "io", lock, "cannot open '%s': %s", lock, strerror(errno));
+		err_setc(e, ERR_IO, lock, "cannot open '%s': %s", lock, strerror(errno));
 		free(lock);
 		return -1;
 	}
@@ -56,10 +56,9 @@ int spool_open(struct spool *s, const char *dir, struct err *e)
 		close(s->lock_fd);
 		s->lock_fd = -1;
 		if (saved == EWOULDBLOCK)
-			return err_set(e, 409, "busy", dir,
-				       "spool '%s' is in use by another worker", dir);
-		return err_set(e, 500, "io", dir, "cannot lock spool '%s': %s", dir,
-			       strerror(saved));
+			return err_setc(e, ERR_BUSY, dir, "spool '%s' is in use by another worker",
+					dir);
+		return err_setc(e, ERR_IO, dir, "cannot lock spool '%s': %s", dir, strerror(saved));
 	}
 	s->dir = xstrdup(dir);
 	return 0;
@@ -96,7 +95,7 @@ int spool_put(struct spool *s, const json_t *entry, char **name, struct err *e)
 	int fd, ret = -1;
 
 	if (!json_is_object(entry))
-		return err_set(e, 400, "invalid", "", "spool entry is not a JSON object");
+		return err_setc(e, ERR_INVALID_FIELD, "", "spool entry is not a JSON object");
 	clock_gettime(CLOCK_REALTIME, &ts);
 	base = xstrfmt("%019lld-%ld-%lu" SUFFIX, (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec,
 		       (long)getpid(), s->seq++);
@@ -104,27 +103,27 @@ int spool_put(struct spool *s, const json_t *entry, char **name, struct err *e)
 	path = xstrfmt("%s/%s", s->dir, base);
 	text = json_dumps(entry, JSON_COMPACT);
 	if (!text) {
-		err_set(e, 500, "io", path, "cannot serialize spool entry");
+		err_setc(e, ERR_IO, path, "cannot serialize spool entry");
 		goto out;
 	}
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0) {
-		err_set(e, 500, "io", tmp, "cannot create '%s': %s", tmp, strerror(errno));
+		err_setc(e, ERR_IO, tmp, "cannot create '%s': %s", tmp, strerror(errno));
 		goto out;
 	}
 	if (write_all(fd, text, strlen(text)) || write_all(fd, "\n", 1) || fsync(fd)) {
-		err_set(e, 500, "io", tmp, "cannot write '%s': %s", tmp, strerror(errno));
+		err_setc(e, ERR_IO, tmp, "cannot write '%s': %s", tmp, strerror(errno));
 		close(fd);
 		unlink(tmp);
 		goto out;
 	}
 	if (close(fd)) {
-		err_set(e, 500, "io", tmp, "cannot close '%s': %s", tmp, strerror(errno));
+		err_setc(e, ERR_IO, tmp, "cannot close '%s': %s", tmp, strerror(errno));
 		unlink(tmp);
 		goto out;
 	}
 	if (rename(tmp, path)) {
-		err_set(e, 500, "io", path, "cannot rename '%s': %s", tmp, strerror(errno));
+		err_setc(e, ERR_IO, path, "cannot rename '%s': %s", tmp, strerror(errno));
 		unlink(tmp);
 		goto out;
 	}
@@ -203,8 +202,8 @@ int spool_list(struct spool *s, char ***names, size_t *nr, struct err *e)
 	*names = NULL;
 	*nr = 0;
 	if (!d)
-		return err_set(e, 500, "io", s->dir, "cannot read spool '%s': %s", s->dir,
-			       strerror(errno));
+		return err_setc(e, ERR_IO, s->dir, "cannot read spool '%s': %s", s->dir,
+				strerror(errno));
 	while ((de = readdir(d))) {
 		const char *nm = de->d_name;
 		int is_tmp = !strncmp(nm, TMP_PREFIX, strlen(TMP_PREFIX));
@@ -270,10 +269,10 @@ int spool_get(struct spool *s, const char *name, json_t **entry, struct err *e)
 	free(path);
 	*entry = NULL;
 	if (!exists)
-		return err_set(e, 404, "not_found", name, "no spool entry '%s'", name);
+		return err_setc(e, ERR_NOT_FOUND, name, "no spool entry '%s'", name);
 	if (load(s, name, entry, why, sizeof(why))) {
 		warn_aside(s, name, why);
-		return err_set(e, 500, "torn", name, "spool entry '%s' %s", name, why);
+		return err_setc(e, ERR_TORN, name, "spool entry '%s' %s", name, why);
 	}
 	return 0;
 }
@@ -283,7 +282,7 @@ int spool_remove(struct spool *s, const char *name, struct err *e)
 	char *path = xstrfmt("%s/%s", s->dir, name);
 
 	if (unlink(path) && errno != ENOENT) {
-		err_set(e, 500, "io", path, "cannot remove '%s': %s", path, strerror(errno));
+		err_setc(e, ERR_IO, path, "cannot remove '%s': %s", path, strerror(errno));
 		free(path);
 		return -1;
 	}
@@ -299,16 +298,16 @@ int spool_set_aside(struct spool *s, const char *name, const char *subdir, struc
 	int ret = -1;
 
 	if (strchr(subdir, '/') || !*subdir || !strcmp(subdir, ".") || !strcmp(subdir, "..")) {
-		err_set(e, 400, "invalid", subdir, "bad spool subdirectory '%s'", subdir);
+		err_setc(e, ERR_INVALID_FIELD, subdir, "bad spool subdirectory '%s'", subdir);
 		goto out;
 	}
 	if (mkdir(dir, 0700) && errno != EEXIST) {
-		err_set(e, 500, "io", dir, "cannot create '%s': %s", dir, strerror(errno));
+		err_setc(e, ERR_IO, dir, "cannot create '%s': %s", dir, strerror(errno));
 		goto out;
 	}
 	if (rename(from, to)) {
-		err_set(e, 500, "io", from, "cannot move '%s' to '%s': %s", from, to,
-			strerror(errno));
+		err_setc(e, ERR_IO, from, "cannot move '%s' to '%s': %s", from, to,
+			 strerror(errno));
 		goto out;
 	}
 	if (fsync_dir(dir, e) || fsync_dir(s->dir, e))

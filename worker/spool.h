@@ -38,7 +38,7 @@ struct spool {
 
 /*
  * Creates DIR (and missing parents, mode 0700) if needed and locks it.
- * Errors: "io" (cannot create or open), "busy" (another process holds the
+ * Errors: ERR_IO (cannot create or open), ERR_BUSY (another process holds the
  * lock; e->detail the directory).
  */
 int spool_open(struct spool *s, const char *dir, struct err *e) __attribute__((warn_unused_result));
@@ -48,8 +48,8 @@ void spool_close(struct spool *s);
 /*
  * Writes `entry` (a JSON object, borrowed) durably as a new file. On
  * success *name (if name is not NULL) is the new file name (new, caller
- * frees with free()). Error "io" (nothing is left behind, e->detail the
- * path) or "invalid" (entry is not an object).
+ * frees with free()). Error ERR_IO (nothing is left behind, e->detail the
+ * path) or ERR_INVALID_FIELD (entry is not an object).
  */
 int spool_put(struct spool *s, const json_t *entry, char **name, struct err *e)
 	__attribute__((warn_unused_result));
@@ -58,7 +58,7 @@ int spool_put(struct spool *s, const json_t *entry, char **name, struct err *e)
  * The names of the entries that hold a JSON object, oldest first. Files
  * that do not are moved to DIR/corrupt/ with a warning (see above).
  * *names is a new array of new strings (caller frees with
- * spool_names_free()); *nr may be 0. Error "io" (cannot read DIR).
+ * spool_names_free()); *nr may be 0. Error ERR_IO (cannot read DIR).
  */
 int spool_list(struct spool *s, char ***names, size_t *nr, struct err *e)
 	__attribute__((warn_unused_result));
@@ -66,13 +66,13 @@ void spool_names_free(char **names, size_t nr);
 
 /*
  * Reads one entry. *entry is a new reference (caller json_decref()s it).
- * Errors: "not_found" (no such file), "torn" (not one JSON object: the file
+ * Errors: ERR_NOT_FOUND (no such file), ERR_TORN (not one JSON object: the file
  * was moved to DIR/corrupt/ with a warning).
  */
 int spool_get(struct spool *s, const char *name, json_t **entry, struct err *e)
 	__attribute__((warn_unused_result));
 
-/* Deletes an acknowledged entry (and fsyncs DIR). Error "io"; a missing file is not an error. */
+/* Deletes an acknowledged entry (and fsyncs DIR). Error ERR_IO; a missing file is not an error. */
 int spool_remove(struct spool *s, const char *name, struct err *e)
 	__attribute__((warn_unused_result));
 
@@ -80,7 +80,8 @@ int spool_remove(struct spool *s, const char *name, struct err *e)
  * Moves an entry out of the send queue into DIR/SUBDIR/ (created if
  * needed), e.g. "dropped" for a completion whose lease was lost, "rejected"
  * for one the server refused for good. It is kept for a person to look
- * at, never sent again. `subdir` is one path component. Error "io".
+ * at, never sent again. `subdir` is one path component. Error ERR_IO
+ * (ERR_INVALID_FIELD for a subdir that is not one component).
  */
 int spool_set_aside(struct spool *s, const char *name, const char *subdir, struct err *e)
 	__attribute__((warn_unused_result));

@@ -33,7 +33,7 @@ enum upload_verdict upload_send(struct client *c, const json_t *entry, struct er
 	enum upload_verdict v = UPLOAD_RETRY;
 
 	if (!path || strncmp(path, "/api/v1/", 8) || !json_is_object(body)) {
-		err_set(e, 400, "invalid", "", "spool entry has no path or body");
+		err_setc(e, ERR_INVALID_FIELD, "", "spool entry has no path or body");
 		return UPLOAD_REJECTED;
 	}
 	if (client_post(c, path, body, 0, &r, e))

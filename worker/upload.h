@@ -65,8 +65,8 @@ json_t *upload_refused_fallback(const json_t *entry, const char *kept, const str
  * down server costs one request). Fallback entries made on the way
  * (upload_refused_fallback()) are sent in the same call. *left is the
  * number of entries still queued. Counts of this call go to *sent and
- * *set_aside (either may be NULL). Returns 0, or -1 when the spool itself fails (e filled, code
- * "io").
+ * *set_aside (either may be NULL). Returns 0, or -1 when the spool itself fails (e filled,
+ * ERR_IO).
  */
 int upload_flush(struct spool *s, struct client *c, size_t *left, size_t *sent, size_t *set_aside,
 		 struct err *e) __attribute__((warn_unused_result));

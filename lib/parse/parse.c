@@ -473,7 +473,7 @@ struct parse_result *parse_run(const char *tool, char *text, size_t len, struct 
 	const struct parse_tool *t = tool ? tool_find(tool) : NULL;
 
 	if (!t) {
-		err_set(e, 400, "unknown_tool", "tool", "unknown tool '%s'", tool ? tool : "");
+		err_setc(e, ERR_INVALID_FIELD, "tool", "unknown tool '%s'", tool ? tool : "");
 		return NULL;
 	}
 	return run_tool(t, text, len);
@@ -586,7 +586,7 @@ json_t *parse_output(const char *tool, const char *text, size_t len, struct err 
 	const struct parse_tool *t = tool ? tool_find(tool) : NULL;
 
 	if (!t) {
-		err_set(e, 400, "unknown_tool", "tool", "unknown tool '%s'", tool ? tool : "");
+		err_setc(e, ERR_INVALID_FIELD, "tool", "unknown tool '%s'", tool ? tool : "");
 		return NULL;
 	}
 	return output_of(t, text, len);

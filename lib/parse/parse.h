@@ -36,7 +36,7 @@
  * line without its newline, which line-based tools ignore as possibly
  * truncated); at most 50 such notes are kept, then one counts the rest.
  *
- * Returns NULL and fills e (status 400, code "unknown_tool", detail "tool")
+ * Returns NULL and fills e (ERR_INVALID_FIELD, detail "tool")
  * only when TOOL is not in the registry.
  */
 json_t *parse_output(const char *tool, const char *text, size_t len, struct err *e);

@@ -645,8 +645,8 @@ int detect_values(const double *v, const size_t *group, size_t n, const struct d
 		size_t g = group ? group[i] : i;
 
 		if (g >= limit)
-			return err_set(e, 400, "invalid_input", "group",
-				       "group number %zu too large", g);
+			return err_setc(e, ERR_INVALID_FIELD, "group", "group number %zu too large",
+					g);
 		if (g + 1 > G)
 			G = g + 1;
 	}

@@ -203,7 +203,7 @@ size_t detect_series_run(struct detect_series *s);
  * not be sorted; commits are ordered by group number and groups without
  * values are skipped. Fills s (initialized here with o; caller releases)
  * and returns 0; change_point.index is then the group number of the first
- * commit after the change. Returns -1 with e filled (400 "invalid_input")
+ * commit after the change. Returns -1 with e filled (ERR_INVALID_FIELD)
  * when a group number is >= 10 * n + 1000000 (a guard against absurd ids).
  */
 int detect_values(const double *v, const size_t *group, size_t n, const struct detect_opts *o,

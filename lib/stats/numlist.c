@@ -41,11 +41,11 @@ static int parse_json(const char *text, size_t len, double **out, size_t *n, str
 	json_t *v;
 
 	if (!a)
-		return err_set(e, 400, "invalid_input", "", "invalid JSON at line %d: %s", je.line,
-			       je.text);
+		return err_setc(e, ERR_INVALID_JSON, "", "invalid JSON at line %d: %s", je.line,
+				je.text);
 	if (!json_is_array(a)) {
 		json_decref(a);
-		return err_set(e, 400, "invalid_input", "", "expected a JSON array of numbers");
+		return err_setc(e, ERR_INVALID_FIELD, "", "expected a JSON array of numbers");
 	}
 	*n = json_array_size(a);
 	*out = xmalloc((*n ? *n : 1) * sizeof(**out));
@@ -54,8 +54,7 @@ static int parse_json(const char *text, size_t len, double **out, size_t *n, str
 			json_decref(a);
 			free(*out);
 			*out = NULL;
-			return err_set(e, 400, "invalid_input", "", "element %zu is not a number",
-				       i);
+			return err_setc(e, ERR_INVALID_FIELD, "", "element %zu is not a number", i);
 		}
 		(*out)[i] = json_number_value(v);
 	}
@@ -102,8 +101,8 @@ int numlist_parse(const char *text, size_t len, double **out, size_t *n, struct 
 				free(*out);
 				*out = NULL;
 				*n = 0;
-				return err_set(e, 400, "invalid_input", "",
-					       "line %zu: '%s' is not a number", line, tmp);
+				return err_setc(e, ERR_INVALID_FIELD, "",
+						"line %zu: '%s' is not a number", line, tmp);
 			}
 			ALLOC_GROW(*out, *n + 1, alloc);
 			(*out)[(*n)++] = x;
@@ -124,8 +123,8 @@ int numlist_read_file(const char *path, size_t max_bytes, char **text, size_t *l
 	*text = NULL;
 	*len = 0;
 	if (!f)
-		return err_set(e, 404, "not_found", path, "cannot open '%s': %s", path,
-			       strerror(errno));
+		return err_setc(e, ERR_NOT_FOUND, path, "cannot open '%s': %s", path,
+				strerror(errno));
 	for (;;) {
 		ALLOC_GROW(buf, *len + 65536 + 1, alloc);
 		got = fread(buf + *len, 1, alloc - *len - 1, f);
@@ -134,8 +133,8 @@ int numlist_read_file(const char *path, size_t max_bytes, char **text, size_t *l
 			fclose(f);
 			free(buf);
 			*len = 0;
-			return err_set(e, 413, "too_large", path, "'%s' is larger than %zu bytes",
-				       path, max_bytes);
+			return err_setc(e, ERR_TOO_LARGE, path, "'%s' is larger than %zu bytes",
+					path, max_bytes);
 		}
 		if (got == 0)
 			break;
@@ -144,7 +143,7 @@ int numlist_read_file(const char *path, size_t max_bytes, char **text, size_t *l
 		fclose(f);
 		free(buf);
 		*len = 0;
-		return err_set(e, 500, "io_error", path, "cannot read '%s'", path);
+		return err_setc(e, ERR_IO, path, "cannot read '%s'", path);
 	}
 	fclose(f);
 	buf[*len] = '\0';

@@ -13,8 +13,9 @@
  *
  * On success returns 0 and sets *out (new, caller frees with free()) and
  * *n (may be 0). On failure returns -1, *out NULL, and fills e with
- * 400 "invalid_input": the message names the line (text) or the JSON
- * error, e.g. "line 3: 'abc' is not a number".
+ * ERR_INVALID_FIELD (a value that is not a number: the message names the
+ * line, e.g. "line 3: 'abc' is not a number", or the array element) or
+ * ERR_INVALID_JSON (the message names the JSON error).
  */
 int numlist_parse(const char *text, size_t len, double **out, size_t *n, struct err *e)
 	__attribute__((warn_unused_result));
@@ -22,8 +23,8 @@ int numlist_parse(const char *text, size_t len, double **out, size_t *n, struct 
 /*
  * Reads a whole file of at most max_bytes into a new NUL-terminated string
  * (caller frees with free()); *len gets its length. Returns -1 with e
- * filled (404 "not_found" when it cannot be opened, 413 "too_large" past
- * the cap, 500 "io_error" on a read error).
+ * filled (ERR_NOT_FOUND when it cannot be opened, ERR_TOO_LARGE past the
+ * cap, ERR_IO on a read error).
  */
 int numlist_read_file(const char *path, size_t max_bytes, char **text, size_t *len, struct err *e)
 	__attribute__((warn_unused_result));

@@ -37,6 +37,15 @@ enum MHD_Result api_testcases_get(struct request *rq);
 /* trees (trees.c) */
 enum MHD_Result api_trees_get(struct request *rq);
 enum MHD_Result api_trees_post(struct request *rq);
+enum MHD_Result api_tree_poll(struct request *rq);
+
+/* plans (plans.c) */
+enum MHD_Result api_plans_get(struct request *rq);
+enum MHD_Result api_plans_post(struct request *rq);
+enum MHD_Result api_plan_delete(struct request *rq);
+enum MHD_Result api_plan_get(struct request *rq);
+enum MHD_Result api_plan_put(struct request *rq);
+enum MHD_Result api_plan_pushes_get(struct request *rq);
 
 /* jobs (jobs.c) */
 enum MHD_Result api_jobs_get(struct request *rq);

@@ -29,6 +29,14 @@ const struct route routes[] = {
 	/* trees */
 	{ "GET", "/api/v1/trees", api_trees_get, AUTH_READ },
 	{ "POST", "/api/v1/trees", api_trees_post, AUTH_ADMIN },
+	{ "POST", "/api/v1/trees/{}/poll", api_tree_poll, AUTH_JOBS },
+	/* plans */
+	{ "GET", "/api/v1/plans", api_plans_get, AUTH_READ },
+	{ "POST", "/api/v1/plans", api_plans_post, AUTH_ADMIN },
+	{ "DELETE", "/api/v1/plans/{}", api_plan_delete, AUTH_ADMIN },
+	{ "GET", "/api/v1/plans/{}", api_plan_get, AUTH_READ },
+	{ "PUT", "/api/v1/plans/{}", api_plan_put, AUTH_ADMIN },
+	{ "GET", "/api/v1/plans/{}/pushes", api_plan_pushes_get, AUTH_READ },
 	/* jobs */
 	{ "GET", "/api/v1/jobs", api_jobs_get, AUTH_READ },
 	{ "POST", "/api/v1/jobs", api_jobs_post, AUTH_JOBS },

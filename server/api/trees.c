@@ -1,8 +1,19 @@
-/* POST /api/v1/trees (admin): {name, url, branches[]}; GET /api/v1/trees */
+/*
+ * Tracked trees:
+ *   POST /api/v1/trees (admin)              {name, url, branches[], poll_s}
+ *   GET  /api/v1/trees                      every tree with its branch heads and last poll
+ *   POST /api/v1/trees/{name}/poll (submit) poll it now, as a push hook would -> 202
+ *
+ * poll_s: seconds between polls while an enabled plan uses the tree (300
+ * for a new tree; 0: only when asked); server/poller.h polls.
+ */
 #include "server/api/api.h"
 #include "names.h"
 #include "clock.h"
+#include "server/api/args.h"
 #include "server/db/trees.h"
+#include "server/poller.h"
+#include "server/server.h"
 
 #include <ctype.h>
 #include <pthread.h>
@@ -14,6 +25,7 @@ enum MHD_Result api_trees_post(struct request *rq)
 {
 	struct err e;
 	json_t *b = rq_json(rq, &e), *name, *url, *branches, *v;
+	long long poll_s = -1;
 	struct buf br = BUF_INIT(64 * 1024);
 	PGconn *c;
 	long long id;
@@ -44,6 +56,9 @@ enum MHD_Result api_trees_post(struct request *rq)
 		err_setc(&e, ERR_INVALID_FIELD, "url", "'url' may not start with '-'");
 		goto bad;
 	}
+	if (json_object_get(b, "poll_s") && !json_is_null(json_object_get(b, "poll_s")) &&
+	    json_int_field(b, "poll_s", -1, 0, 604800, &poll_s, &e))
+		goto bad;
 	if (branches && !json_is_array(branches)) {
 		err_setc(&e, ERR_INVALID_FIELD, "branches",
 			 "'branches' is an array of branch names");
@@ -68,7 +83,7 @@ enum MHD_Result api_trees_post(struct request *rq)
 	}
 	c = rq_db(rq, &e);
 	id = c ? db_tree_upsert(c, json_string_value(name), url ? json_string_value(url) : NULL,
-				br.data, &e) :
+				br.data, (long)poll_s, &e) :
 		 -1;
 	if (id < 0)
 		goto bad;
@@ -86,6 +101,28 @@ bad:
 	buf_release(&br);
 	json_decref(b);
 	return reply_err(rq, &e);
+}
+
+enum MHD_Result api_tree_poll(struct request *rq)
+{
+	struct err e;
+	const char *name = rq->path_params[0];
+	PGconn *c = rq_db(rq, &e);
+	long long id;
+	int has_url, got = c ? db_tree_poll_request(c, name, &id, &has_url, &e) : -1;
+
+	if (got < 0)
+		return reply_err(rq, &e);
+	if (!got) {
+		err_setc(&e, ERR_NOT_FOUND, "name", "no tree '%s'", name);
+		return reply_err(rq, &e);
+	}
+	if (!has_url) {
+		err_setc(&e, ERR_CONFLICT, "url", "tree '%s' has no url to fetch", name);
+		return reply_err(rq, &e);
+	}
+	poller_kick(rq->srv->poller);
+	return reply_json(rq, 202, json_pack("{s:s,s:b}", "tree", name, "poll_requested", 1));
 }
 
 /*

@@ -37,8 +37,8 @@ static int exec_returning(PGconn *c, enum db_stmt st, int n, const char *const *
 long long db_job_insert(PGconn *c, const struct db_job_new *j, struct err *e)
 {
 	char tree[ID_LEN], commit[ID_LEN], tc[ID_LEN], rep[ID_LEN], prio[ID_LEN], max[ID_LEN],
-		tok[ID_LEN];
-	const char *p[13] = { j->tree_id ? tree : NULL,
+		tok[ID_LEN], plan[ID_LEN];
+	const char *p[16] = { j->tree_id ? tree : NULL,
 			      commit,
 			      tc,
 			      j->params,
@@ -50,7 +50,10 @@ long long db_job_insert(PGconn *c, const struct db_job_new *j, struct err *e)
 			      rep,
 			      prio,
 			      max,
-			      j->token_id ? tok : NULL };
+			      j->token_id ? tok : NULL,
+			      plan,
+			      j->track_key,
+			      j->track_branch };
 	long long id;
 
 	snprintf(tree, sizeof(tree), "%lld", j->tree_id);
@@ -60,9 +63,30 @@ long long db_job_insert(PGconn *c, const struct db_job_new *j, struct err *e)
 	snprintf(prio, sizeof(prio), "%lld", j->priority);
 	snprintf(max, sizeof(max), "%lld", j->max_attempts);
 	snprintf(tok, sizeof(tok), "%lld", j->token_id);
+	snprintf(plan, sizeof(plan), "%lld", j->plan_id);
+	if (j->plan_id)
+		return exec_returning(c, ST_JOB_INSERT_TRACKED, 16, p, &id, e) < 0 ? -1 : id;
 	if (exec_returning(c, ST_JOB_INSERT, 13, p, &id, e) < 0)
 		return -1;
 	return id;
+}
+
+long db_job_supersede(PGconn *c, long long plan_id, const char *branch, const char *head,
+		      long limit, struct err *e)
+{
+	char pid[ID_LEN], lim[ID_LEN];
+	const char *p[4] = { pid, branch, head, lim };
+	PGresult *r;
+	long n;
+
+	snprintf(pid, sizeof(pid), "%lld", plan_id);
+	snprintf(lim, sizeof(lim), "%ld", limit);
+	r = db_exec(c, ST_JOB_SUPERSEDE, 4, p, e);
+	if (!r)
+		return -1;
+	n = PQntuples(r);
+	PQclear(r);
+	return n;
 }
 
 /* the first column of the one row statement st returns for job id into out: 1, 0 none, -1 */

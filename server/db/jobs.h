@@ -29,11 +29,28 @@ struct db_job_new {
 	const char *tbox_group; /* NULL: any */
 	const char *capability; /* host, qemu-x86_64, qemu-aarch64 */
 	long long repeat, priority, max_attempts;
-	long long token_id; /* the submitting API token; 0: none */
+	long long token_id;	  /* the submitting API token; 0: none */
+	long long plan_id;	  /* a tracking job's plan (sql/0014); 0: none */
+	const char *track_key;	  /* with plan_id: the setup, unique per (plan, commit) */
+	const char *track_branch; /* with plan_id: the branch whose push queued it */
 };
-/* Queues j; returns the new job's id (> 0) or -1 with e. */
+/*
+ * Queues j; returns the new job's id (> 0) or -1 with e. A tracking job
+ * (plan_id set) that exists already, for the same plan, commit and
+ * track_key, is not queued again: 0 (ST_JOB_INSERT_TRACKED).
+ */
 long long db_job_insert(PGconn *c, const struct db_job_new *j, struct err *e)
 	__attribute__((warn_unused_result));
+
+/*
+ * Cancels plan_id's queued jobs of branch queued by earlier pushes, on the
+ * targets whose queue of tracking jobs is deeper than limit: superseded by
+ * head (a sha, for the record in fail_reason and phase_history)
+ * (ST_JOB_SUPERSEDE). Run in the push's transaction, after its jobs are
+ * inserted. Returns how many, or -1 with e.
+ */
+long db_job_supersede(PGconn *c, long long plan_id, const char *branch, const char *head,
+		      long limit, struct err *e) __attribute__((warn_unused_result));
 
 /*
  * Job id's state (queued, leased, done, failed, cancelled) into state

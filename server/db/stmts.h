@@ -14,6 +14,7 @@ extern const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_kconfig[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_mail[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_meta[DB_NR_STMTS];
+extern const struct db_stmt_def db_stmts_plans[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_regressions[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_runs[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_series[DB_NR_STMTS];

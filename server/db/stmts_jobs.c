@@ -10,6 +10,7 @@
 	"'lease_expires_at', j.lease_expires_at, 'phase', j.phase, 'progress', j.progress, "       \
 	"'message', j.message, 'outcome', j.outcome, 'fail_reason', j.fail_reason, "               \
 	"'created_at', j.created_at, 'finished_at', j.finished_at, "                               \
+	"'plan', (SELECT p.name FROM plans p WHERE p.id = j.plan_id), "                            \
 	"'runs', (SELECT coalesce(json_agg(r.run_id ORDER BY r.id), '[]') FROM runs r "            \
 	"WHERE r.job_id = j.id)"
 #define JOB_FROM                                                                                      \
@@ -71,6 +72,14 @@ const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 			    "tbox_group, need_capability, repeat, priority, max_attempts, submitted_by) "
 			    "VALUES ($1::bigint, $2::bigint, $3::integer, $4::jsonb, $5, $6, $7, $8, $9, "
 			    "$10::integer, $11::integer, $12::integer, $13::bigint) RETURNING id" },
+	/* ST_JOB_INSERT's $1..$13, then $14 plan $15 track key $16 branch: a tracking job, made
+	 * once per (plan, commit, setup) (sql/0014); no row when it exists */
+	[ST_JOB_INSERT_TRACKED] = { "job_insert_tracked",
+				    "INSERT INTO jobs (tree_id, commit_id, testcase_id, params, kconfig, compiler, arch, "
+				    "tbox_group, need_capability, repeat, priority, max_attempts, submitted_by, plan_id, "
+				    "track_key, track_branch) VALUES ($1::bigint, $2::bigint, $3::integer, $4::jsonb, $5, "
+				    "$6, $7, $8, $9, $10::integer, $11::integer, $12::integer, $13::bigint, $14::bigint, "
+				    "$15, $16) ON CONFLICT (plan_id, commit_id, track_key) DO NOTHING RETURNING id" },
 	[ST_JOB_JSON] = { "job_json", "SELECT " JOB_JSON
 				      ", 'phase_history', j.phase_history, 'log_tail', j.log_tail, "
 				      "'has_kconfig', j.kconfig_text IS NOT NULL)::text" JOB_FROM
@@ -104,6 +113,25 @@ const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 	[ST_JOB_LOCK] = { "job_lock",
 			  "SELECT state, coalesce(leased_by, 0), attempts, outcome FROM jobs "
 			  "WHERE id = $1::bigint FOR UPDATE" },
+	/*
+	 * $1 plan $2 branch $3 the new head (sha, for the record) $4 queue limit: the plan's
+	 * queued jobs of the branch from earlier pushes (created before this transaction:
+	 * created_at < now()) on a target (tbox_group, else arch) whose queue of tracking jobs
+	 * is deeper than the limit are cancelled as superseded by the new head
+	 */
+	[ST_JOB_SUPERSEDE] = { "job_supersede",
+			       "WITH depth AS (SELECT coalesce(tbox_group, '') AS tg, coalesce(arch, '') AS ar, "
+			       "count(*) AS n FROM jobs WHERE state = 'queued' AND plan_id IS NOT NULL "
+			       "GROUP BY 1, 2) "
+			       "UPDATE jobs SET state = 'cancelled', phase = 'superseded', finished_at = now(), "
+			       "fail_reason = format('superseded by %s of %s: more than %s tracking jobs queued for %s', "
+			       "left($3, 12), $2, $4::integer, coalesce(jobs.tbox_group, jobs.arch)), "
+			       "phase_history = phase_history || jsonb_build_array(jsonb_build_object("
+			       "'phase', 'superseded', 'at', now(), 'by', $3::text)) "
+			       "FROM depth WHERE jobs.plan_id = $1::bigint AND jobs.track_branch = $2 "
+			       "AND jobs.state = 'queued' AND jobs.created_at < now() "
+			       "AND depth.tg = coalesce(jobs.tbox_group, '') AND depth.ar = coalesce(jobs.arch, '') "
+			       "AND depth.n > $4::integer RETURNING jobs.id" },
 	[ST_JOB_SPEC] = { "job_spec",
 			  "SELECT json_build_object('id', j.id, 'tree', tr.name, 'url', tr.url, "
 			  "'branch', tr.branches[1], 'commit', c.sha, 'kconfig', j.kconfig, "

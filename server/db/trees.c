@@ -106,15 +106,187 @@ int db_trees_json(PGconn *c, char **text, size_t *len, struct err *e)
 }
 
 long long db_tree_upsert(PGconn *c, const char *name, const char *url, const char *branches,
-			 struct err *e)
+			 long poll_s, struct err *e)
 {
-	const char *p[3] = { name, url, branches };
-	PGresult *r = db_exec(c, ST_TREE_UPSERT, 3, p, e);
+	char ps[24];
+	const char *p[4] = { name, url, branches, poll_s < 0 ? NULL : ps };
+	PGresult *r;
 	long long id;
 
+	snprintf(ps, sizeof(ps), "%ld", poll_s);
+	r = db_exec(c, ST_TREE_UPSERT, 4, p, e);
 	if (!r)
 		return -1;
 	id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
 	PQclear(r);
 	return id;
+}
+
+/* branch heads */
+
+/* Runs st with the one id parameter id; NULL with e on failure. */
+static PGresult *exec_id(PGconn *c, enum db_stmt st, long long id, struct err *e)
+{
+	char b[24];
+	const char *p[1] = { b };
+
+	snprintf(b, sizeof(b), "%lld", id);
+	return db_exec(c, st, 1, p, e);
+}
+
+/* Runs a statement whose result is only success or failure: 0 or -1 with e. */
+static int run(PGconn *c, enum db_stmt st, int n, const char *const *p, struct err *e)
+{
+	PGresult *r = db_exec(c, st, n, p, e);
+
+	if (!r)
+		return -1;
+	PQclear(r);
+	return 0;
+}
+
+int db_tree_heads(PGconn *c, long long tree_id, struct db_tree_head **heads, size_t *n,
+		  struct err *e)
+{
+	PGresult *r = exec_id(c, ST_TREE_HEADS, tree_id, e);
+
+	*heads = NULL;
+	*n = 0;
+	if (!r)
+		return -1;
+	if (PQntuples(r))
+		*heads = xcalloc((size_t)PQntuples(r), sizeof(**heads));
+	for (int i = 0; i < PQntuples(r); i++) {
+		snprintf((*heads)[i].branch, sizeof((*heads)[i].branch), "%s", PQgetvalue(r, i, 0));
+		snprintf((*heads)[i].sha, sizeof((*heads)[i].sha), "%s", PQgetvalue(r, i, 1));
+	}
+	*n = (size_t)PQntuples(r);
+	PQclear(r);
+	return 0;
+}
+
+int db_tree_head_set(PGconn *c, long long tree_id, const char *branch, const char *sha, int forced,
+		     struct err *e)
+{
+	char tid[24];
+	const char *p[4] = { tid, branch, sha, forced ? "true" : "false" };
+
+	snprintf(tid, sizeof(tid), "%lld", tree_id);
+	return run(c, ST_TREE_HEAD_SET, 4, p, e);
+}
+
+int db_tree_heads_prune(PGconn *c, long long tree_id, const char *branches, struct err *e)
+{
+	char tid[24];
+	const char *p[2] = { tid, branches };
+
+	snprintf(tid, sizeof(tid), "%lld", tree_id);
+	return run(c, ST_TREE_HEADS_PRUNE, 2, p, e);
+}
+
+int db_tree_topo_max(PGconn *c, long long tree_id, long long *max, struct err *e)
+{
+	PGresult *r = exec_id(c, ST_TREE_TOPO_MAX, tree_id, e);
+
+	*max = 0;
+	if (!r)
+		return -1;
+	if (PQntuples(r))
+		*max = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+	PQclear(r);
+	return 0;
+}
+
+/* polls */
+
+int db_tree_poll_due(PGconn *c, long long **ids, size_t *n, struct err *e)
+{
+	PGresult *r = db_exec(c, ST_TREE_POLL_DUE, 0, NULL, e);
+
+	*ids = NULL;
+	*n = 0;
+	if (!r)
+		return -1;
+	if (PQntuples(r))
+		*ids = xcalloc((size_t)PQntuples(r), sizeof(**ids));
+	for (int i = 0; i < PQntuples(r); i++)
+		(*ids)[i] = strtoll(PQgetvalue(r, i, 0), NULL, 10);
+	*n = (size_t)PQntuples(r);
+	PQclear(r);
+	return 0;
+}
+
+int db_tree_poll_lock(PGconn *c, long long id, struct err *e)
+{
+	PGresult *r = exec_id(c, ST_TREE_POLL_LOCK, id, e);
+	int got;
+
+	if (!r)
+		return -1;
+	got = PQntuples(r) == 1 && PQgetvalue(r, 0, 0)[0] == 't';
+	PQclear(r);
+	return got;
+}
+
+void db_tree_poll_unlock(PGconn *c, long long id)
+{
+	struct err e;
+	PGresult *r = exec_id(c, ST_TREE_POLL_UNLOCK, id, &e);
+
+	PQclear(r);
+}
+
+int db_tree_poll_claim(PGconn *c, long long id, struct db_tree_poll *t, struct err *e)
+{
+	PGresult *r = exec_id(c, ST_TREE_POLL_CLAIM, id, e);
+
+	memset(t, 0, sizeof(*t));
+	if (!r)
+		return -1;
+	if (PQntuples(r) != 1) {
+		PQclear(r);
+		return 0;
+	}
+	t->name = xstrdup(PQgetvalue(r, 0, 0));
+	t->url = xstrdup(PQgetvalue(r, 0, 1));
+	snprintf(t->started, sizeof(t->started), "%s", PQgetvalue(r, 0, 2));
+	PQclear(r);
+	return 1;
+}
+
+void db_tree_poll_release(struct db_tree_poll *t)
+{
+	free(t->name);
+	free(t->url);
+	memset(t, 0, sizeof(*t));
+}
+
+int db_tree_poll_done(PGconn *c, long long id, const char *started, long ms, const char *error,
+		      struct err *e)
+{
+	char tid[24], msb[24];
+	const char *p[4] = { tid, started, msb, error };
+
+	snprintf(tid, sizeof(tid), "%lld", id);
+	snprintf(msb, sizeof(msb), "%ld", ms);
+	return run(c, ST_TREE_POLL_DONE, 4, p, e);
+}
+
+int db_tree_poll_request(PGconn *c, const char *name, long long *id, int *has_url, struct err *e)
+{
+	const char *p[1] = { name };
+	PGresult *r = db_exec(c, ST_TREE_POLL_REQUEST, 1, p, e);
+
+	*id = 0;
+	*has_url = 0;
+	if (!r)
+		return -1;
+	if (PQntuples(r) != 1) {
+		PQclear(r);
+		return 0;
+	}
+	*id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+	*has_url = PQgetvalue(r, 0, 1)[0] == 't';
+	PQclear(r);
+	return 1;
 }

@@ -62,10 +62,81 @@ int db_trees_json(PGconn *c, char **text, size_t *len, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*
- * Adds tree name or updates its url (NULL: keep) and branches (a text[]
- * literal) (ST_TREE_UPSERT). Returns its id (> 0) or -1 with e.
+ * Adds tree name or updates its url (NULL: keep), branches (a text[]
+ * literal) and poll_s (seconds between polls, 0 = only when asked; < 0:
+ * keep, 300 for a new tree) (ST_TREE_UPSERT). Returns its id (> 0) or -1
+ * with e.
  */
 long long db_tree_upsert(PGconn *c, const char *name, const char *url, const char *branches,
-			 struct err *e) __attribute__((warn_unused_result));
+			 long poll_s, struct err *e) __attribute__((warn_unused_result));
+
+/* branch heads (sql/0014 tree_branches) */
+
+/* The last head seen of one branch of a tree. */
+struct db_tree_head {
+	char branch[256];
+	char sha[41];
+};
+/*
+ * Every branch head stored for tree_id (ST_TREE_HEADS), by branch name:
+ * 0 with *heads a new array of *n (caller frees; NULL when none), -1 with e.
+ */
+int db_tree_heads(PGconn *c, long long tree_id, struct db_tree_head **heads, size_t *n,
+		  struct err *e) __attribute__((warn_unused_result));
+/*
+ * Stores branch's head sha (borrowed), keeping the one it replaces as
+ * previous_sha; forced: the move was not a fast-forward (ST_TREE_HEAD_SET).
+ * 0 or -1 with e.
+ */
+int db_tree_head_set(PGconn *c, long long tree_id, const char *branch, const char *sha, int forced,
+		     struct err *e) __attribute__((warn_unused_result));
+/* Forgets the heads of branches not in `branches` (a text[] literal). 0 or -1 with e. */
+int db_tree_heads_prune(PGconn *c, long long tree_id, const char *branches, struct err *e)
+	__attribute__((warn_unused_result));
+/* The largest topo_order of tree_id's commits (0 when none) in *max. 0 or -1 with e. */
+int db_tree_topo_max(PGconn *c, long long tree_id, long long *max, struct err *e)
+	__attribute__((warn_unused_result));
+
+/* polls (sql/0014; server/poller.c) */
+
+/*
+ * The trees due for a poll, most overdue first, at most 32
+ * (ST_TREE_POLL_DUE): 0 with *ids a new array of *n (caller frees; NULL
+ * when none), -1 with e.
+ */
+int db_tree_poll_due(PGconn *c, long long **ids, size_t *n, struct err *e)
+	__attribute__((warn_unused_result));
+/*
+ * Takes the session's advisory lock of tree id's poll, without waiting
+ * (ST_TREE_POLL_LOCK): 1 taken, 0 another session holds it, -1 with e.
+ * Held until db_tree_poll_unlock() or the connection's end.
+ */
+int db_tree_poll_lock(PGconn *c, long long id, struct err *e) __attribute__((warn_unused_result));
+/* Gives the lock back; failures only logged (the connection's end frees it too). */
+void db_tree_poll_unlock(PGconn *c, long long id);
+/* A tree claimed for a poll (ST_TREE_POLL_CLAIM). */
+struct db_tree_poll {
+	char *name; /* new copies (db_tree_poll_release) */
+	char *url;
+	char started[64]; /* now() as the database prints a timestamptz */
+};
+/* With the lock held: 1 when tree id is still due (*t filled), 0 when not, -1 with e. */
+int db_tree_poll_claim(PGconn *c, long long id, struct db_tree_poll *t, struct err *e)
+	__attribute__((warn_unused_result));
+void db_tree_poll_release(struct db_tree_poll *t);
+/*
+ * Records a poll of tree id that began at `started` (from the claim) and
+ * took ms milliseconds; error NULL for success, else the message shown on
+ * the tree, and the next poll is backed off (ST_TREE_POLL_DONE). 0 or -1
+ * with e.
+ */
+int db_tree_poll_done(PGconn *c, long long id, const char *started, long ms, const char *error,
+		      struct err *e) __attribute__((warn_unused_result));
+/*
+ * Asks for a poll of tree `name` now (ST_TREE_POLL_REQUEST): 1 with *id and
+ * *has_url, 0 when there is no such tree, -1 with e.
+ */
+int db_tree_poll_request(PGconn *c, const char *name, long long *id, int *has_url, struct err *e)
+	__attribute__((warn_unused_result));
 
 #endif

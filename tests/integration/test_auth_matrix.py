@@ -39,6 +39,13 @@ DOCUMENTED = {
     ("PUT", "/api/v1/metrics/{}"): ("admin",),
     ("POST", "/api/v1/trees"): ("admin",),
     ("GET", "/api/v1/trees"): READ,
+    ("POST", "/api/v1/trees/{}/poll"): ("submit", "admin"),  # poll now, as a push hook
+    ("POST", "/api/v1/plans"): ("admin",),
+    ("GET", "/api/v1/plans"): READ,
+    ("GET", "/api/v1/plans/{}"): READ,
+    ("PUT", "/api/v1/plans/{}"): ("admin",),
+    ("DELETE", "/api/v1/plans/{}"): ("admin",),
+    ("GET", "/api/v1/plans/{}/pushes"): READ,
     ("POST", "/api/v1/jobs"): ("submit", "admin"),
     ("GET", "/api/v1/jobs"): READ,
     ("POST", "/api/v1/jobs/lease"): ("worker", "admin"),

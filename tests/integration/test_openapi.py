@@ -53,6 +53,8 @@ def check(method, path, status, ctype, body):
             return "%s %s: status %d is not documented" % (method, path, status)
         r = rs["default"]
     content = r.get("content")
+    if status == 204 and not body.strip():
+        return None
     if not content:
         return None if not body.strip() else "%s %s %d: a body where none is documented" % (
             method, path, status)

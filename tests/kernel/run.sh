@@ -137,7 +137,8 @@ exec_job bad-kconfig "${common[@]}" --arch x86_64 --kconfig arm64-tiny-mm --comm
 	bad "bad-kconfig: rc $rc"
 
 exec_job unknown-commit "${common[@]}" --arch x86_64 --kconfig x86_64-tiny-mm --commit no-such-branch
-[[ $rc -eq 1 ]] && grep -q 'unknown_commit' "$TMP/unknown-commit.err" && ok "unknown-commit: unknown_commit" ||
+[[ $rc -eq 1 ]] && grep -q "not_found: commit 'no-such-branch' not found" "$TMP/unknown-commit.err" &&
+	ok "unknown-commit: not_found (commit)" ||
 	bad "unknown-commit: rc $rc"
 
 icount='{"nr_task": 1, "iterations": 20, "measure": "icount"}'

@@ -106,7 +106,7 @@ static void test_missing_root(void **state UNUSED)
 	struct err e;
 
 	assert_int_equal(fingerprint_collect(&fp, FIXTURES "/no-such-root", &e), -1);
-	assert_string_equal(e.code, "io");
+	assert_int_equal(e.id, ERR_IO);
 	assert_null(fp.kernel_release);
 	assert_int_equal(fp.nr_cpus, 0);
 	assert_int_equal(json_object_size(fp.vulnerabilities), 0);

@@ -1772,7 +1772,7 @@ static void test_unknown_tool(void **state UNUSED)
 	err_clear(&e);
 	assert_null(parse_output("nosuch", "a: 1\n", 5, &e));
 	assert_int_equal(e.status, 400);
-	assert_string_equal(e.code, "unknown_tool");
+	assert_int_equal(e.id, ERR_INVALID_FIELD);
 	assert_string_equal(e.detail, "tool");
 	for (; *t; t++)
 		n++;

@@ -173,7 +173,7 @@ static void test_range_improvement_and_fixed(void **state UNUSED)
 
 	in.orig_subject = NULL;
 	assert_int_equal(report_render(&in, &r, &e), -1);
-	assert_string_equal(e.code, "report_invalid");
+	assert_int_equal(e.id, ERR_MISSING_FIELD);
 	assert_string_equal(e.detail, "orig_subject");
 	report_release(&r);
 	in = bisect_input();
@@ -277,7 +277,7 @@ static void test_compose_injection(void **state UNUSED)
 	/* a recipient or thread id carrying a header is refused, not repaired */
 	to[1] = "list@example.org\r\nBcc: evil@x";
 	assert_int_equal(report_compose(&out, &m, &e), -1);
-	assert_string_equal(e.code, "invalid_mail");
+	assert_int_equal(e.id, ERR_INVALID_FIELD);
 	buf_release(&out);
 	to[1] = "list@example.org";
 	m.in_reply_to = "<a@b>\r\nBcc: evil@x";

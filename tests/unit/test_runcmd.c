@@ -263,13 +263,13 @@ static void test_exec_failure(void **state UNUSED)
 
 	runcmd_init(&cmd, argv, 10);
 	assert_int_equal(runcmd_run(&cmd, &e), -1);
-	assert_string_equal(e.code, "exec_failed");
+	assert_int_equal(e.id, ERR_SPAWN);
 	assert_string_equal(e.detail, "regtrack-no-such-program");
 	runcmd_release(&cmd);
 
 	runcmd_init(&cmd, argv2, 10);
 	assert_int_equal(runcmd_run(&cmd, &e), -1);
-	assert_string_equal(e.code, "exec_failed");
+	assert_int_equal(e.id, ERR_SPAWN);
 	assert_non_null(strstr(e.message, strerror(ENOENT)));
 	runcmd_release(&cmd);
 }
@@ -289,7 +289,7 @@ static void test_cwd(void **state UNUSED)
 	runcmd_init(&cmd, argv, 10);
 	cmd.cwd = "/nonexistent-dir-for-test";
 	assert_int_equal(runcmd_run(&cmd, &e), -1);
-	assert_string_equal(e.code, "exec_failed");
+	assert_int_equal(e.id, ERR_SPAWN);
 	runcmd_release(&cmd);
 }
 

@@ -145,7 +145,7 @@ static void test_put_list_get_remove(void **state)
 
 	entry = json_array();
 	assert_int_equal(spool_put(&s, entry, NULL, &e), -1);
-	assert_string_equal(e.code, "invalid");
+	assert_int_equal(e.id, ERR_INVALID_FIELD);
 	json_decref(entry);
 
 	for (int i = 0; i < 3; i++)
@@ -232,7 +232,7 @@ static void test_lock(void **state)
 	assert_int_equal(spool_open(&b, f->spool_dir, &e), 0);
 	spool_close(&b);
 	assert_int_equal(spool_open(&b, "/proc/regtrack-no-such/spool", &e), -1);
-	assert_string_equal(e.code, "io");
+	assert_int_equal(e.id, ERR_IO);
 }
 
 int main(void)

@@ -169,7 +169,7 @@ static void test_bounds(void **state UNUSED)
 
 	worker_config_init(&c);
 	assert_int_equal(worker_config_set(&c, "lease_wait_s", "61", &e), -1);
-	assert_string_equal(e.code, "out_of_range");
+	assert_int_equal(e.id, ERR_CONFIG);
 	assert_string_equal(e.detail, "lease_wait_s");
 	assert_string_equal(e.message, "'61' is out of range [0, 60]");
 	assert_int_equal(c.lease_wait_s, 30);
@@ -178,27 +178,30 @@ static void test_bounds(void **state UNUSED)
 	assert_int_equal(worker_config_set(&c, "lease_wait_s", "0", &e), 0);
 	assert_int_equal(c.lease_wait_s, 0);
 	assert_int_equal(worker_config_set(&c, "qemu_mem_mb", "63", &e), -1);
-	assert_string_equal(e.code, "out_of_range");
+	assert_int_equal(e.id, ERR_CONFIG);
 	assert_int_equal(worker_config_set(&c, "make_jobs", "-1", &e), -1);
-	assert_string_equal(e.code, "out_of_range");
+	assert_int_equal(e.id, ERR_CONFIG);
 	assert_int_equal(worker_config_set(&c, "make_jobs", "4x", &e), -1);
-	assert_string_equal(e.code, "invalid_value");
+	assert_int_equal(e.id, ERR_CONFIG);
+	assert_string_equal(e.code, "config_invalid");
+	assert_string_equal(e.message, "'4x' is not an integer");
 	assert_int_equal(worker_config_set(&c, "make_jobs", "", &e), -1);
-	assert_string_equal(e.code, "invalid_value");
+	assert_int_equal(e.id, ERR_CONFIG);
 	assert_int_equal(worker_config_set(&c, "make_jobs", "99999999999999999999", &e), -1);
-	assert_string_equal(e.code, "invalid_value");
+	assert_int_equal(e.id, ERR_CONFIG);
 	assert_int_equal(c.make_jobs, 0);
 	assert_int_equal(worker_config_set(&c, "capabilities", "host,qemu-riscv64", &e), -1);
-	assert_string_equal(e.code, "invalid_value");
+	assert_int_equal(e.id, ERR_CONFIG);
 	assert_string_equal(c.capabilities, "host");
 	assert_int_equal(worker_config_set(&c, "capabilities", " , ", &e), -1);
 	assert_int_equal(worker_config_set(&c, "server_url", "ftp://x", &e), -1);
 	assert_int_equal(worker_config_set(&c, "server_url", "http://", &e), -1);
 	assert_int_equal(worker_config_set(&c, "no_such_key", "1", &e), -1);
-	assert_string_equal(e.code, "unknown_key");
+	assert_int_equal(e.id, ERR_CONFIG);
+	assert_string_equal(e.message, "unknown key 'no_such_key'");
 	/* flag-only keys are not file keys */
 	assert_int_equal(worker_config_set(&c, "once", "1", &e), -1);
-	assert_string_equal(e.code, "unknown_key");
+	assert_int_equal(e.id, ERR_CONFIG);
 	worker_config_release(&c);
 }
 
@@ -213,24 +216,25 @@ static void test_file_errors(void **state UNUSED)
 
 	worker_config_init(&c);
 	assert_int_equal(worker_config_load_file(&c, bad_range, &e), -1);
-	assert_string_equal(e.code, "out_of_range");
+	assert_int_equal(e.id, ERR_CONFIG);
 	snprintf(expect, sizeof(expect), "%s:3: qemu_cpus", bad_range);
 	assert_string_equal(e.detail, expect);
 	snprintf(expect, sizeof(expect), "%s:3: '0' is out of range [1, 512]", bad_range);
 	assert_string_equal(e.message, expect);
 
 	assert_int_equal(worker_config_load_file(&c, no_eq, &e), -1);
-	assert_string_equal(e.code, "invalid_value");
+	assert_int_equal(e.id, ERR_CONFIG);
+	assert_int_equal(e.status, 400);
 	snprintf(expect, sizeof(expect), "%s:2", no_eq);
 	assert_string_equal(e.detail, expect);
 
 	assert_int_equal(worker_config_load_file(&c, unknown, &e), -1);
-	assert_string_equal(e.code, "unknown_key");
+	assert_int_equal(e.id, ERR_CONFIG);
 	snprintf(expect, sizeof(expect), "%s:3: make_job", unknown);
 	assert_string_equal(e.detail, expect);
 
 	assert_int_equal(worker_config_load_file(&c, "/nonexistent/regtrack.conf", &e), -1);
-	assert_string_equal(e.code, "io");
+	assert_int_equal(e.id, ERR_IO);
 	worker_config_release(&c);
 	free(bad_range);
 	free(no_eq);
@@ -251,16 +255,17 @@ static void test_usage_errors(void **state UNUSED)
 
 	worker_config_init(&c);
 	assert_int_equal(worker_config_from_args(&c, 3, a1, NULL, &e), -1);
-	assert_string_equal(e.code, "usage");
+	assert_int_equal(e.id, ERR_CONFIG);
 	assert_string_equal(e.message, "unknown option '--bogus'");
 	assert_int_equal(worker_config_from_args(&c, 2, a2, NULL, &e), -1);
 	assert_string_equal(e.message, "option '--server' needs a value");
 	assert_int_equal(worker_config_from_args(&c, 2, a3, NULL, &e), -1);
-	assert_string_equal(e.code, "usage");
+	assert_int_equal(e.id, ERR_CONFIG);
 	assert_int_equal(worker_config_from_args(&c, 2, a4, NULL, &e), -1);
-	assert_string_equal(e.code, "usage");
+	assert_int_equal(e.id, ERR_CONFIG);
+	assert_string_equal(e.message, "unknown option 'stray'");
 	assert_int_equal(worker_config_from_args(&c, 3, a6, NULL, &e), -1);
-	assert_string_equal(e.code, "out_of_range");
+	assert_int_equal(e.id, ERR_CONFIG);
 	assert_string_equal(e.detail, "make_jobs");
 	assert_string_equal(e.message, "option '--make-jobs': '5000' is out of range [0, 1024]");
 	/* check: missing server and token, then the heartbeat cross-check */

@@ -1,0 +1,124 @@
+/*
+ * Test plans (issue 17; server/plan.h has the plan's JSON):
+ *   POST   /api/v1/plans (admin)            a new plan -> 201 the plan; 409 when it exists
+ *   GET    /api/v1/plans                    every plan, by name
+ *   GET    /api/v1/plans/{name}             one plan
+ *   PUT    /api/v1/plans/{name} (admin)     create (201) or replace (200) it
+ *   DELETE /api/v1/plans/{name} (admin)     204; its queued jobs are cancelled
+ *   GET    /api/v1/plans/{name}/pushes[?limit=]  what each push queued and skipped, and why
+ *
+ * Every field is checked (plan_normalize) with a 4xx naming it; a plan of
+ * a tree that does not exist is 404 naming `tree`. A new or changed plan
+ * makes its tree due for a poll: the first poll tests each branch's head.
+ */
+#include "server/api/api.h"
+#include "server/api/args.h"
+#include "server/config.h"
+#include "server/plan.h"
+#include "server/poller.h"
+#include "server/server.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* replies 200 with the JSON text statement st reads, 404 naming the plan when none */
+static enum MHD_Result reply_read(struct request *rq, enum db_stmt st, int n, const char *const *p,
+				  const char *name)
+{
+	struct err e;
+	PGconn *c = rq_db(rq, &e);
+	char *text = NULL;
+	json_t *j;
+	int got = c ? db_plan_read_json(c, st, n, p, &text, &e) : -1;
+
+	if (got < 0)
+		return reply_err(rq, &e);
+	if (!got) {
+		err_setc(&e, ERR_NOT_FOUND, "name", "no plan '%s'", name);
+		return reply_err(rq, &e);
+	}
+	j = json_loads(text, 0, NULL);
+	free(text);
+	if (!j) {
+		err_setc(&e, ERR_INTERNAL, "", "plan JSON unreadable");
+		return reply_err(rq, &e);
+	}
+	return reply_json(rq, 200, j);
+}
+
+/* POST (create_only) and PUT (name from the path) */
+static enum MHD_Result store(struct request *rq, const char *name, int create_only)
+{
+	struct err e;
+	json_t *b = rq_json(rq, &e), *spec = NULL;
+	enum db_plan_change change;
+	PGconn *c;
+
+	if (!b)
+		return reply_err(rq, &e);
+	if (plan_normalize(b, name, rq->srv->cfg->plan_max_jobs_per_push, &spec, &e))
+		goto bad;
+	c = rq_db(rq, &e);
+	if (!c || plan_store(c, spec, create_only, &change, &e))
+		goto bad;
+	if (change != DB_PLAN_UNCHANGED)
+		poller_kick(rq->srv->poller);
+	json_decref(b);
+	return reply_json(rq, change == DB_PLAN_CREATED ? 201 : 200, spec);
+bad:
+	json_decref(spec);
+	json_decref(b);
+	return reply_err(rq, &e);
+}
+
+enum MHD_Result api_plans_post(struct request *rq)
+{
+	return store(rq, NULL, 1);
+}
+
+enum MHD_Result api_plans_get(struct request *rq)
+{
+	return reply_read(rq, ST_PLANS_JSON, 0, NULL, "");
+}
+
+enum MHD_Result api_plan_get(struct request *rq)
+{
+	const char *p[1] = { rq->path_params[0] };
+
+	return reply_read(rq, ST_PLAN_JSON, 1, p, p[0]);
+}
+
+enum MHD_Result api_plan_put(struct request *rq)
+{
+	return store(rq, rq->path_params[0], 0);
+}
+
+enum MHD_Result api_plan_delete(struct request *rq)
+{
+	struct err e;
+	PGconn *c = rq_db(rq, &e);
+	long cancelled;
+	int got = c ? db_plan_delete(c, rq->path_params[0], &cancelled, &e) : -1;
+
+	if (got < 0)
+		return reply_err(rq, &e);
+	if (!got) {
+		err_setc(&e, ERR_NOT_FOUND, "name", "no plan '%s'", rq->path_params[0]);
+		return reply_err(rq, &e);
+	}
+	return reply_empty(rq, 204);
+}
+
+enum MHD_Result api_plan_pushes_get(struct request *rq)
+{
+	static const char *const no_states[] = { NULL };
+	struct err e;
+	const char *state;
+	char limit[24];
+	const char *p[2] = { rq->path_params[0], limit };
+
+	if (list_args(rq, no_states, 50, 1000, &state, limit, &e))
+		return reply_err(rq, &e);
+	return reply_read(rq, ST_PLAN_PUSHES_JSON, 2, p, p[0]);
+}

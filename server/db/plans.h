@@ -1,0 +1,95 @@
+#ifndef REGTRACK_SERVER_DB_PLANS_H
+#define REGTRACK_SERVER_DB_PLANS_H
+
+#include <libpq-fe.h>
+#include <stddef.h>
+
+#include "err.h"
+#include "server/db/db.h"
+
+/*
+ * Typed reads and writes of test plans and of what they scheduled (the
+ * statements of db/stmts_plans.c, sql/0014). Every function that fails
+ * returns -1 with e filled by db_exec(): ERR_DB_UNAVAILABLE, ERR_CONFLICT,
+ * ERR_DB.
+ */
+
+/* plans */
+
+/* What db_plan_store() did. */
+enum db_plan_change {
+	DB_PLAN_CREATED,
+	DB_PLAN_UPDATED,
+	DB_PLAN_UNCHANGED, /* the stored spec is the same JSON value */
+	DB_PLAN_EXISTS,	   /* create_only, and a plan of that name exists */
+};
+/*
+ * Stores plan `name` of tree_id with spec (the normalized plan JSON text,
+ * borrowed) and enabled (ST_PLAN_STORE): a new plan, or (unless
+ * create_only) the new spec of the plan of that name. A new or changed
+ * plan makes its tree due for a poll. 0 with *change, -1 with e; a plan
+ * created by another writer between the read and the insert is
+ * ERR_CONFLICT.
+ */
+int db_plan_store(PGconn *c, const char *name, long long tree_id, const char *spec, int enabled,
+		  int create_only, enum db_plan_change *change, struct err *e)
+	__attribute__((warn_unused_result));
+/*
+ * Deletes plan `name`, cancelling its queued jobs first (their count in
+ * *cancelled); jobs it made keep their rows with plan NULL. One
+ * transaction. 1 deleted, 0 no such plan, -1 with e.
+ */
+int db_plan_delete(PGconn *c, const char *name, long *cancelled, struct err *e)
+	__attribute__((warn_unused_result));
+
+/*
+ * The JSON text read by one of the plan reads: ST_PLANS_JSON (no
+ * parameter: every plan, by name), ST_PLAN_JSON ($1 name: one plan's
+ * spec) or ST_PLAN_PUSHES_JSON ($1 name, $2 limit: its pushes, newest
+ * first). 1 with *text a new NUL-terminated copy (caller frees), 0 when
+ * there is no row (no such plan), -1 with e.
+ */
+int db_plan_read_json(PGconn *c, enum db_stmt st, int n, const char *const *p, char **text,
+		      struct err *e) __attribute__((warn_unused_result));
+
+/* One enabled plan of a tree (ST_PLANS_OF_TREE). */
+struct db_plan_row {
+	long long id;
+	char *name; /* new copies, freed by db_plan_rows_free() */
+	char *spec; /* the plan's JSON text */
+};
+/* tree_id's enabled plans, oldest first: 0 with *rows a new array of *n, -1 with e. */
+int db_plans_of_tree(PGconn *c, long long tree_id, struct db_plan_row **rows, size_t *n,
+		     struct err *e) __attribute__((warn_unused_result));
+void db_plan_rows_free(struct db_plan_row *rows, size_t n);
+
+/* scheduling */
+
+/*
+ * The head plan_id scheduled up to on branch (ST_PLAN_HEAD): 1 with sha
+ * (41 bytes), 0 when the plan never looked at the branch, -1 with e.
+ */
+int db_plan_head(PGconn *c, long long plan_id, const char *branch, char sha[41], struct err *e)
+	__attribute__((warn_unused_result));
+/* Moves it to sha (ST_PLAN_HEAD_SET). 0 or -1 with e. */
+int db_plan_head_set(PGconn *c, long long plan_id, const char *branch, const char *sha,
+		     struct err *e) __attribute__((warn_unused_result));
+
+/* One push as a plan scheduled it (ST_PLAN_PUSH_INSERT). Strings borrowed. */
+struct db_plan_push {
+	long long plan_id;
+	const char *branch;
+	const char *old_sha; /* NULL: the plan's first look at the branch */
+	const char *new_sha;
+	const char *base_sha; /* merge base of old and new; NULL: none */
+	int forced;
+	long commits;	    /* first-parent commits in base..new */
+	const char *tested; /* JSON [{commit, reason}] */
+	long jobs_queued;
+	const char *skipped; /* JSON [{commit, reason}] */
+	long superseded;     /* older queued jobs of the branch cancelled */
+};
+int db_plan_push_insert(PGconn *c, const struct db_plan_push *p, struct err *e)
+	__attribute__((warn_unused_result));
+
+#endif
