@@ -164,11 +164,11 @@ static int check_machine(json_t *m, struct resultdoc *d, struct err *e)
 		return -1;
 	/* the machines' unique key (hostname, arch, tbox_group) is a btree of whole values */
 	if (d->hostname && strlen(d->hostname) > 255)
-		return err_set(e, 400, "invalid_field", "machine.hostname",
-			       "'machine.hostname' is longer than 255 bytes");
+		return err_setc(e, ERR_INVALID_FIELD, "machine.hostname",
+				"'machine.hostname' is longer than 255 bytes");
 	if (d->arch && strlen(d->arch) > 64)
-		return err_set(e, 400, "invalid_field", "machine.arch",
-			       "'machine.arch' is longer than 64 bytes");
+		return err_setc(e, ERR_INVALID_FIELD, "machine.arch",
+				"'machine.arch' is longer than 64 bytes");
 	if (d->tbox_group && !names_plain(d->tbox_group, NAMES_PLAIN_MAX))
 		return err_setc(e, ERR_INVALID_FIELD, "machine.tbox_group",
 				"'machine.tbox_group' must be 1..128 chars of [A-Za-z0-9._+-]");
@@ -182,14 +182,10 @@ int params_check(json_t *p, struct err *e)
 	char path[300];
 
 	if (!json_is_object(p))
-<<<<<<< HEAD
-		return err_set(e, 400, "invalid_field", "params", "'params' must be an object");
-	if (json_object_size(p) > PARAMS_MAX_KEYS)
-		return err_set(e, 400, "invalid_field", "params", "'params' has more than %d keys",
-			       PARAMS_MAX_KEYS);
-=======
 		return err_setc(e, ERR_INVALID_FIELD, "params", "'params' must be an object");
->>>>>>> main
+	if (json_object_size(p) > PARAMS_MAX_KEYS)
+		return err_setc(e, ERR_INVALID_FIELD, "params", "'params' has more than %d keys",
+				PARAMS_MAX_KEYS);
 	json_object_foreach (p, k, v) {
 		snprintf(path, sizeof(path), "params.%.200s", k);
 		if (!*k || strlen(k) > 128)
@@ -199,12 +195,8 @@ int params_check(json_t *p, struct err *e)
 			return err_setc(e, ERR_INVALID_FIELD, path,
 					"'%s' must be a string, number or boolean", path);
 		if (json_is_string(v) && json_string_length(v) > MAX_STR)
-<<<<<<< HEAD
-			return err_set(e, 400, "invalid_field", path,
-				       "'%s' is longer than %d bytes", path, MAX_STR);
-=======
-			return err_setc(e, ERR_INVALID_FIELD, path, "'%s' is too long", path);
->>>>>>> main
+			return err_setc(e, ERR_INVALID_FIELD, path, "'%s' is longer than %d bytes",
+					path, MAX_STR);
 	}
 	return 0;
 }
@@ -314,13 +306,13 @@ static int check_unknown(json_t *doc, struct err *e)
 		bytes += strlen(k) + 3;
 		measure(v, RESULTDOC_MAX_EXTRA_VALUES, &values, &bytes);
 		if (values > RESULTDOC_MAX_EXTRA_VALUES)
-			return err_set(e, 413, "too_large", path,
-				       "the fields without a column hold more than %d JSON values",
-				       RESULTDOC_MAX_EXTRA_VALUES);
+			return err_setc(e, ERR_TOO_LARGE, path,
+					"the fields without a column hold more than %d JSON values",
+					RESULTDOC_MAX_EXTRA_VALUES);
 		if (bytes > RESULTDOC_MAX_EXTRA_BYTES)
-			return err_set(e, 413, "too_large", path,
-				       "the fields without a column are larger than %d bytes",
-				       RESULTDOC_MAX_EXTRA_BYTES);
+			return err_setc(e, ERR_TOO_LARGE, path,
+					"the fields without a column are larger than %d bytes",
+					RESULTDOC_MAX_EXTRA_BYTES);
 	}
 	return 0;
 }
@@ -338,15 +330,10 @@ int resultdoc_check(json_t *doc, struct resultdoc *d, struct err *e)
 	d->duration_s = NAN;
 	d->nr_cpus = d->memory_mb = -1;
 	if (!json_is_object(doc))
-<<<<<<< HEAD
-		return err_set(e, 400, "invalid_field", "",
-			       "a result document must be a JSON object");
-	if (check_unknown(doc, e))
-		return -1;
-=======
 		return err_setc(e, ERR_INVALID_FIELD, "",
 				"a result document must be a JSON object");
->>>>>>> main
+	if (check_unknown(doc, e))
+		return -1;
 
 	if (opt_str(doc, "run_id", "run_id", &d->run_id, e))
 		return -1;

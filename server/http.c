@@ -209,9 +209,9 @@ static int preflight(struct request *rq, enum MHD_Result *ret)
 
 	if (http_guard_count(rq->srv->guard) > rq->srv->soft_connections) {
 		rq->close = 1;
-		err_set(&e, 503, "overloaded", "connections",
-			"the server holds %lu connections, its limit; retry later",
-			http_guard_count(rq->srv->guard));
+		err_setc(&e, ERR_OVERLOADED, "connections",
+			 "the server holds %lu connections, its limit; retry later",
+			 http_guard_count(rq->srv->guard));
 		*ret = refuse(rq, &e);
 		return 1;
 	}
