@@ -91,8 +91,14 @@ $(B)/gen/migrations.c: $(MIGRATIONS) tools/embed-sql
 	tools/embed-sql $(MIGRATIONS) > $@.tmp && mv $@.tmp $@
 $(B)/gen/migrations.o: $(B)/gen/migrations.c
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+# the OpenAPI document served at /api/v1/openapi.json (server/api/openapi.c)
+$(B)/gen/openapi.c: docs/openapi.json tools/embed-file
+	@mkdir -p $(dir $@)
+	tools/embed-file openapi_json docs/openapi.json > $@.tmp && mv $@.tmp $@
+$(B)/gen/openapi.o: $(B)/gen/openapi.c
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(SERVER_A): $(call obj,$(SERVER_SRC)) $(B)/gen/migrations.o
+$(SERVER_A): $(call obj,$(SERVER_SRC)) $(B)/gen/migrations.o $(B)/gen/openapi.o
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 $(WORKER_A): $(call obj,$(WORKER_SRC))
@@ -219,6 +225,17 @@ install: all
 	install -m 644 sql/*.sql $(DESTDIR)$(PREFIX)/share/regtrack/sql/
 	cp -r web/. $(DESTDIR)$(PREFIX)/share/regtrack/web/
 	cp -r bin/cases/. $(DESTDIR)$(PREFIX)/share/regtrack/cases/ 2>/dev/null || true
+
+# systemd units and the nginx site (README "Production setup"); units use
+# /usr/local/bin: with another PREFIX the ExecStart lines are rewritten
+.PHONY: install-deploy
+install: install-deploy
+install-deploy:
+	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system $(DESTDIR)$(PREFIX)/share/regtrack/nginx
+	for u in deploy/systemd/*.service; do \
+		sed 's|/usr/local/bin/|$(PREFIX)/bin/|g' $$u > $(DESTDIR)$(PREFIX)/lib/systemd/system/$$(basename $$u); \
+		chmod 644 $(DESTDIR)$(PREFIX)/lib/systemd/system/$$(basename $$u); done
+	install -m 644 deploy/nginx/regtrack.conf $(DESTDIR)$(PREFIX)/share/regtrack/nginx/
 
 demo:
 	@deploy/install-deps

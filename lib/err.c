@@ -29,6 +29,7 @@ static const struct {
 	[ERR_METHOD] = { "method_not_allowed", 405 },
 	[ERR_MISSING_FIELD] = { "missing_field", 400 },
 	[ERR_NOT_FOUND] = { "not_found", 404 },
+	[ERR_OVERLOADED] = { "overloaded", 503 },
 	[ERR_SMTP] = { "smtp_failed", 502 },
 	[ERR_SPAWN] = { "spawn_failed", 500 },
 	[ERR_TOO_LARGE] = { "too_large", 413 },

@@ -43,6 +43,7 @@ enum err_code {
 	ERR_METHOD,	   /* method_not_allowed 405: the path exists but not with this method */
 	ERR_MISSING_FIELD, /* missing_field 400: a required field is absent; detail names it */
 	ERR_NOT_FOUND,	   /* not_found 404: what the request names does not exist */
+	ERR_OVERLOADED,	   /* overloaded 503: the server holds as many connections as it may */
 	ERR_SMTP,	   /* smtp_failed 502: the mail server refused or failed */
 	ERR_SPAWN,	   /* spawn_failed 500: a child process could not be started or failed */
 	ERR_TOO_LARGE,	   /* too_large 413: input past a stated limit */

@@ -162,13 +162,20 @@ static int check_machine(json_t *m, struct resultdoc *d, struct err *e)
 	    opt_int(m, "nr_cpus", "machine.nr_cpus", 0, INT32_MAX, &d->nr_cpus, e) ||
 	    opt_int(m, "memory_mb", "machine.memory_mb", 0, INT64_MAX, &d->memory_mb, e))
 		return -1;
+	/* the machines' unique key (hostname, arch, tbox_group) is a btree of whole values */
+	if (d->hostname && strlen(d->hostname) > 255)
+		return err_setc(e, ERR_INVALID_FIELD, "machine.hostname",
+				"'machine.hostname' is longer than 255 bytes");
+	if (d->arch && strlen(d->arch) > 64)
+		return err_setc(e, ERR_INVALID_FIELD, "machine.arch",
+				"'machine.arch' is longer than 64 bytes");
 	if (d->tbox_group && !names_plain(d->tbox_group, NAMES_PLAIN_MAX))
 		return err_setc(e, ERR_INVALID_FIELD, "machine.tbox_group",
 				"'machine.tbox_group' must be 1..128 chars of [A-Za-z0-9._+-]");
 	return 0;
 }
 
-static int check_params(json_t *p, struct err *e)
+int params_check(json_t *p, struct err *e)
 {
 	const char *k;
 	json_t *v;
@@ -176,6 +183,9 @@ static int check_params(json_t *p, struct err *e)
 
 	if (!json_is_object(p))
 		return err_setc(e, ERR_INVALID_FIELD, "params", "'params' must be an object");
+	if (json_object_size(p) > PARAMS_MAX_KEYS)
+		return err_setc(e, ERR_INVALID_FIELD, "params", "'params' has more than %d keys",
+				PARAMS_MAX_KEYS);
 	json_object_foreach (p, k, v) {
 		snprintf(path, sizeof(path), "params.%.200s", k);
 		if (!*k || strlen(k) > 128)
@@ -185,7 +195,8 @@ static int check_params(json_t *p, struct err *e)
 			return err_setc(e, ERR_INVALID_FIELD, path,
 					"'%s' must be a string, number or boolean", path);
 		if (json_is_string(v) && json_string_length(v) > MAX_STR)
-			return err_setc(e, ERR_INVALID_FIELD, path, "'%s' is too long", path);
+			return err_setc(e, ERR_INVALID_FIELD, path, "'%s' is longer than %d bytes",
+					path, MAX_STR);
 	}
 	return 0;
 }
@@ -234,6 +245,78 @@ static int check_metrics(json_t *m, struct resultdoc *d, struct err *e)
 	return 0;
 }
 
+const char *const resultdoc_fields[] = { "run_id",	   "job_id",  "tree",	  "branch",
+					 "commit",	   "kconfig", "compiler", "machine",
+					 "testcase",	   "params",  "status",	  "started_at",
+					 "duration_s",	   "metrics", "mode",	  "commit_time",
+					 "commit_subject", NULL };
+
+static int is_field(const char *key)
+{
+	for (int i = 0; resultdoc_fields[i]; i++)
+		if (!strcmp(key, resultdoc_fields[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * Adds the JSON values in j (j itself included) to *values and about the
+ * bytes of its compact text (strings' lengths, 8 for each other value) to
+ * *bytes; stops once *values is past limit.
+ */
+static void measure(json_t *j, size_t limit, size_t *values, size_t *bytes)
+{
+	const char *k;
+	json_t *v;
+	size_t i;
+
+	++*values;
+	if (json_is_string(j))
+		*bytes += json_string_length(j) + 2;
+	else
+		*bytes += 8;
+	if (json_is_object(j)) {
+		json_object_foreach (j, k, v) {
+			*bytes += strlen(k) + 3;
+			measure(v, limit, values, bytes);
+			if (*values > limit)
+				return;
+		}
+	} else if (json_is_array(j)) {
+		json_array_foreach (j, i, v) {
+			measure(v, limit, values, bytes);
+			if (*values > limit)
+				return;
+		}
+	}
+}
+
+/* The fields without a column of their own (stored as runs.extra), bounded. */
+static int check_unknown(json_t *doc, struct err *e)
+{
+	const char *k;
+	json_t *v;
+	size_t values = 0, bytes = 0;
+	char path[140];
+
+	json_object_foreach (doc, k, v) {
+		if (is_field(k))
+			continue;
+		snprintf(path, sizeof(path), "%.128s", k);
+		bytes += strlen(k) + 3;
+		measure(v, RESULTDOC_MAX_EXTRA_VALUES, &values, &bytes);
+		if (values > RESULTDOC_MAX_EXTRA_VALUES)
+			return err_setc(e, ERR_TOO_LARGE, path,
+					"the fields without a column hold more than %d JSON values",
+					RESULTDOC_MAX_EXTRA_VALUES);
+		if (bytes > RESULTDOC_MAX_EXTRA_BYTES)
+			return err_setc(e, ERR_TOO_LARGE, path,
+					"the fields without a column are larger than %d bytes",
+					RESULTDOC_MAX_EXTRA_BYTES);
+	}
+	return 0;
+}
+
 static const char *const statuses[] = { "ok",	       "failed",     "build-failed",
 					"boot-failed", "run-failed", NULL };
 
@@ -249,6 +332,8 @@ int resultdoc_check(json_t *doc, struct resultdoc *d, struct err *e)
 	if (!json_is_object(doc))
 		return err_setc(e, ERR_INVALID_FIELD, "",
 				"a result document must be a JSON object");
+	if (check_unknown(doc, e))
+		return -1;
 
 	if (opt_str(doc, "run_id", "run_id", &d->run_id, e))
 		return -1;
@@ -322,7 +407,7 @@ int resultdoc_check(json_t *doc, struct resultdoc *d, struct err *e)
 
 	v = json_object_get(doc, "params");
 	if (v && !json_is_null(v)) {
-		if (check_params(v, e))
+		if (params_check(v, e))
 			return -1;
 		d->params = v;
 		if (json_is_string(json_object_get(v, "measure")))

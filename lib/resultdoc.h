@@ -20,13 +20,16 @@
  * PostgreSQL's timestamptz takes: is_rfc3339), "commit_subject",
  * "duration_s" (number >= 0), "mode" (wallclock|icount; default
  * params.measure, then "wallclock"), "params" (object of strings, numbers
- * and booleans), "machine" (object: hostname, arch, cpu_model, tbox_group
- * strings; nr_cpus an integer in [0, 2^31-1], the range of its integer
+ * and booleans), "machine" (object: hostname (at most 255 bytes), arch (64),
+ * cpu_model, tbox_group strings; nr_cpus an integer in [0, 2^31-1], the range of its integer
  * column; memory_mb an integer >= 0). Every integer is checked against
  * the range of the column it goes to, so no value reaches the database
  * to fail there. Whether job_id names a job is the caller's question
  * (ingest_result).
- * Unknown fields are kept by the caller, not rejected.
+ * Unknown fields are kept by the caller, not rejected, up to
+ * RESULTDOC_MAX_EXTRA_VALUES JSON values and RESULTDOC_MAX_EXTRA_BYTES
+ * bytes (compact JSON) in all (413 too_large past them, detail the field
+ * that crossed the limit).
  *
  * Limits: at most RESULTDOC_MAX_METRICS metrics and RESULTDOC_MAX_VALUES
  * values in all; strings at most 4096 bytes (jansson already rejects
@@ -34,6 +37,12 @@
  */
 #define RESULTDOC_MAX_METRICS 100000
 #define RESULTDOC_MAX_VALUES 2000000
+#define PARAMS_MAX_KEYS 100
+#define RESULTDOC_MAX_EXTRA_VALUES 100000
+#define RESULTDOC_MAX_EXTRA_BYTES (2 << 20)
+
+/* The top-level fields with a meaning (and a column) of their own, NULL-terminated. */
+extern const char *const resultdoc_fields[];
 
 struct resultdoc {
 	/* all borrowed from the json_t given to resultdoc_check(); NULL when absent */
@@ -61,6 +70,16 @@ struct resultdoc {
  */
 int resultdoc_check(json_t *doc, struct resultdoc *out, struct err *e)
 	__attribute__((warn_unused_result));
+
+/*
+ * The one check of params, for results, jobs, bisects, plans and
+ * requests (a job whose params its results would be refused for can
+ * never deliver): an object of at most PARAMS_MAX_KEYS keys of 1..128
+ * bytes, each value a string of at most 4096 bytes, a number or a
+ * boolean (no nested objects or arrays, no null). 0, or -1 with e
+ * (400 invalid_field, detail "params" or "params.KEY").
+ */
+int params_check(json_t *params, struct err *e) __attribute__((warn_unused_result));
 
 /* 1 when s is a UUID in text form (8-4-4-4-12 hex digits, any case). */
 int is_uuid(const char *s);

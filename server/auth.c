@@ -1,6 +1,7 @@
 #include "server/auth.h"
 #include "server/db/db.h"
 #include "server/db/tokens.h"
+#include "server/log.h"
 #include "xalloc.h"
 
 #include <openssl/crypto.h>
@@ -115,6 +116,13 @@ int auth_check(struct db *db, const char *authorization, int accepted, int publi
 		return err_setc(e, ERR_UNAUTHORIZED, "Authorization", "token revoked");
 	who->scope = scope_from_name(t.scope);
 	who->token_id = id;
+	/* once a minute at most: a write per request would cost more than the request */
+	if (t.used_stale) {
+		struct err ue;
+
+		if (db_token_used(c, id, &ue))
+			slog_warn("token %lld: cannot note its use: %s", id, ue.message);
+	}
 	if (!(who->scope & accepted))
 		return err_setc(e, ERR_FORBIDDEN, "scope", "a '%s' token may not %s '%s'",
 				scope_name(who->scope), method, url);

@@ -32,12 +32,17 @@ struct config {
 	long threads;		       /* HTTP thread pool size */
 	long max_connections;	       /* HTTP connections held at once, parked long polls included
 					* (lowered to the open-file limit less 64 at start) */
-	long body_limit;	       /* bytes; larger request bodies get 413 */
-	long public_read;	       /* 1 = reads need no token */
-	long lease_timeout_s;	       /* job lease without heartbeat */
-	long max_attempts;	       /* job attempts before it fails for good */
-	long db_timeout_ms;	       /* statement_timeout per connection */
-	/* change detection (detect.h) */
+	long max_connections_per_ip;   /* connections one client address may hold; 0 = no limit
+					* (behind a proxy every connection has its address) */
+	long header_timeout_s; /* a request's headers complete within this of the connection's
+				* start or of the end of its previous request */
+	long body_timeout_s;   /* a request's body complete within this of its headers */
+	long body_limit;       /* bytes; larger request bodies get 413 */
+	long public_read;      /* 1 = reads need no token */
+	long lease_timeout_s;  /* job lease without heartbeat */
+	long max_attempts;     /* job attempts before it fails for good */
+	long db_timeout_ms;    /* statement_timeout per connection */
+	/* change detection (detect_thread.h) */
 	long detect_enabled;	      /* 1 = run the detection thread */
 	double detect_min_change_pct; /* smallest |%change| a change point needs (monitors: >= 5) */
 	double detect_p_max;	      /* window p the detector needs to accept a split */

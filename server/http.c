@@ -10,6 +10,7 @@
 #include "attr.h"
 #include "server/auth.h"
 #include "server/config.h"
+#include "server/http_guard.h"
 #include "server/log.h"
 #include "server/static.h"
 #include "xalloc.h"
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -163,30 +165,91 @@ static int match(struct request *rq, const char *pattern, const char *url)
 	return 1;
 }
 
-static enum MHD_Result dispatch(struct request *rq)
+/* MHD_get_connection_values callback: counts the Content-Length headers
+ * in cls[0] and those that are not plain decimal digits in cls[1]. */
+static enum MHD_Result count_lengths(void *cls, enum MHD_ValueKind kind, const char *key,
+				     const char *value)
 {
+	unsigned *n = cls;
+
+	(void)kind;
+	if (strcasecmp(key, "Content-Length"))
+		return MHD_YES;
+	n[0]++;
+	if (!value || !*value || strspn(value, "0123456789") != strlen(value) || strlen(value) > 18)
+		n[1]++;
+	return MHD_YES;
+}
+
+/* The reply of a request refused on its headers: the connection closes
+ * after it, so no byte of a body the client may still send is read. */
+static enum MHD_Result refuse(struct request *rq, const struct err *e)
+{
+	rq->close = 1;
+	return reply_err(rq, e);
+}
+
+/*
+ * Everything that can be decided on the headers alone, run when they are
+ * complete and before a byte of the body is read: the connection limit,
+ * the framing of the body (one well-formed Content-Length, within the
+ * limit), the text of the URL, the route and the token. Returns 1 when it
+ * replied (*ret set; the connection then closes), 0 when the request goes
+ * on to its body, with rq->route set, or with none for a dashboard file.
+ */
+static int preflight(struct request *rq, enum MHD_Result *ret)
+{
+	const struct config *cfg = rq->srv->cfg;
 	const struct route *found = NULL;
 	int path_matched = 0;
-	const char *bad;
+	const char *bad, *cl;
+	unsigned lengths[2] = { 0, 0 };
 	struct auth_caller who;
 	struct err e;
 
-	/* back from http_defer() or a long poll: checked and authorized already */
-	if (rq->resumed && rq->route)
-		return rq->route->fn(rq);
-	if (rq->too_large)
-		return reply_errc(rq, ERR_TOO_LARGE, "body",
-				  "the request body is larger than %ld bytes",
-				  rq->srv->cfg->body_limit);
+	if (http_guard_count(rq->srv->guard) > rq->srv->soft_connections) {
+		rq->close = 1;
+		err_setc(&e, ERR_OVERLOADED, "connections",
+			 "the server holds %lu connections, its limit; retry later",
+			 http_guard_count(rq->srv->guard));
+		*ret = refuse(rq, &e);
+		return 1;
+	}
+	/*
+	 * Two Content-Length headers (or one that is not a number) frame the
+	 * body ambiguously: a proxy in front may read another request where
+	 * this server reads a body (request smuggling).
+	 */
+	MHD_get_connection_values(rq->conn, MHD_HEADER_KIND, count_lengths, lengths);
+	if (lengths[0] > 1 || lengths[1] ||
+	    (lengths[0] &&
+	     MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, "Transfer-Encoding"))) {
+		err_setc(&e, ERR_INVALID_FIELD, "Content-Length",
+			 lengths[0] > 1 ? "more than one Content-Length header" :
+			 lengths[1]	? "the Content-Length header is not a number" :
+					  "both Content-Length and Transfer-Encoding");
+		*ret = refuse(rq, &e);
+		return 1;
+	}
+	cl = MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, "Content-Length");
+	if (cl && strtoull(cl, NULL, 10) > (unsigned long long)cfg->body_limit) {
+		err_setc(&e, ERR_TOO_LARGE, "body", "the request body is larger than %ld bytes",
+			 cfg->body_limit);
+		*ret = refuse(rq, &e);
+		return 1;
+	}
 	/*
 	 * Every text of the URL reaches handlers, SQL parameters and error
 	 * replies as a C string: refuse bytes that are not UTF-8 (PostgreSQL
 	 * and jansson reject them) and NUL bytes (they would cut it short).
 	 */
-	if (!rq_text_ok(rq, &bad))
-		return reply_errc(rq, ERR_INVALID_FIELD, bad ? bad : "path",
-				  "the %s is not UTF-8 text without NUL bytes",
-				  bad ? "query argument" : "path");
+	if (!rq_text_ok(rq, &bad)) {
+		err_setc(&e, ERR_INVALID_FIELD, bad ? bad : "path",
+			 "the %s is not UTF-8 text without NUL bytes",
+			 bad ? "query argument" : "path");
+		*ret = refuse(rq, &e);
+		return 1;
+	}
 	for (unsigned i = 0; i < nr_routes; i++) {
 		if (!match(rq, routes[i].pattern, rq->url))
 			continue;
@@ -198,24 +261,40 @@ static enum MHD_Result dispatch(struct request *rq)
 	}
 	if (!found) {
 		if (path_matched)
-			return reply_errc(rq, ERR_METHOD, rq->method,
-					  "method %s is not allowed on '%s'", rq->method, rq->url);
-		if (!strncmp(rq->url, "/api/", 5))
-			return reply_errc(rq, ERR_NOT_FOUND, rq->url, "no such endpoint '%s'",
-					  rq->url);
-		if (strcmp(rq->method, "GET") && strcmp(rq->method, "HEAD"))
-			return reply_errc(rq, ERR_METHOD, rq->method,
-					  "method %s is not allowed on '%s'", rq->method, rq->url);
-		return serve_static(rq);
+			err_setc(&e, ERR_METHOD, rq->method, "method %s is not allowed on '%s'",
+				 rq->method, rq->url);
+		else if (!strncmp(rq->url, "/api/", 5))
+			err_setc(&e, ERR_NOT_FOUND, rq->url, "no such endpoint '%s'", rq->url);
+		else if (strcmp(rq->method, "GET") && strcmp(rq->method, "HEAD"))
+			err_setc(&e, ERR_METHOD, rq->method, "method %s is not allowed on '%s'",
+				 rq->method, rq->url);
+		else
+			return 0; /* a dashboard file, served once the request is read */
+		*ret = refuse(rq, &e);
+		return 1;
 	}
 	if (auth_check(rq->srv->db,
 		       MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, "Authorization"),
-		       found->auth, rq->srv->cfg->public_read != 0, rq->method, rq->url, &who, &e))
-		return reply_err(rq, &e);
+		       found->auth, cfg->public_read != 0, rq->method, rq->url, &who, &e)) {
+		*ret = refuse(rq, &e);
+		return 1;
+	}
 	rq->scope = who.scope;
 	rq->token_id = who.token_id;
 	rq->route = found;
-	return found->fn(rq);
+	return 0;
+}
+
+/* The request is read: its handler (preflight() found and authorized it). */
+static enum MHD_Result dispatch(struct request *rq)
+{
+	if (rq->too_large)
+		return reply_errc(rq, ERR_TOO_LARGE, "body",
+				  "the request body is larger than %ld bytes",
+				  rq->srv->cfg->body_limit);
+	if (!rq->route)
+		return serve_static(rq);
+	return rq->route->fn(rq);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
@@ -224,6 +303,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 {
 	struct server *srv = cls;
 	struct request *rq = *con_cls;
+	enum MHD_Result ret;
 
 	if (!rq) {
 		struct arena *a = arena_new();
@@ -237,21 +317,27 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		rq->start_ns = mono_ns();
 		*con_cls = rq;
 		atomic_fetch_add(&srv->in_flight, 1);
-		if (body_start(rq))
-			return dispatch(rq);
+		http_guard_body(conn);
+		body_start(rq);
+		if (preflight(rq, &ret))
+			return ret;
 		return MHD_YES;
 	}
 	if (*upload_data_size) {
+		/* a body dripped in slower than its deadline: close */
+		if (http_guard_late(conn))
+			return MHD_NO;
 		body_add(rq, upload_data, *upload_data_size);
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
 	if (rq->status)
-		return MHD_YES; /* already replied (413 on the first call) */
+		return MHD_YES; /* already replied (refused on the headers) */
+	http_guard_handler(conn);
 	return dispatch(rq);
 }
 
-static void on_completed(void *cls, struct MHD_Connection *conn UNUSED, void **con_cls,
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 			 enum MHD_RequestTerminationCode toe UNUSED)
 {
 	struct server *srv = cls;
@@ -262,6 +348,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn UNUSED, void **c
 	if (rq->status >= 100 && rq->status < 600)
 		atomic_fetch_add(&srv->requests[rq->status / 100], 1);
 	atomic_fetch_sub(&srv->in_flight, 1);
+	http_guard_idle(conn);
 	if (getenv("REGTRACK_ACCESS_LOG"))
 		fprintf(stderr, "%s %s %d %.1fms\n", rq->method, rq->url, rq->status,
 			mono_ms_since(rq->start_ns));
@@ -345,7 +432,7 @@ int http_start(struct server *srv, struct err *e)
 	 * hard one, and the connection limit kept 64 below it (database
 	 * connections, files, the listener) so accept() never hits EMFILE.
 	 */
-	conn_limit = (rlim_t)srv->cfg->max_connections;
+	conn_limit = (rlim_t)srv->cfg->max_connections + 256;
 	if (!getrlimit(RLIMIT_NOFILE, &rl)) {
 		if (rl.rlim_cur < rl.rlim_max) {
 			rl.rlim_cur = rl.rlim_max;
@@ -355,6 +442,18 @@ int http_start(struct server *srv, struct err *e)
 		if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < conn_limit + 64)
 			conn_limit = rl.rlim_cur > 128 ? rl.rlim_cur - 64 : 64;
 	}
+	/*
+	 * Past max_connections (the soft limit) a request gets a 503 at once;
+	 * the 256 above it (the hard limit, libmicrohttpd's) leave room to
+	 * send it, and past them libmicrohttpd closes a new connection at once.
+	 */
+	srv->soft_connections = conn_limit > 256 + 16 ? (unsigned long)(conn_limit - 256) : 16;
+	srv->guard = http_guard_start(srv->cfg->header_timeout_s, srv->cfg->body_timeout_s, e);
+	if (!srv->guard) {
+		pool_stop(srv->pool);
+		srv->pool = NULL;
+		return -1;
+	}
 	srv->daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO |
 					       MHD_USE_ERROR_LOG | MHD_USE_ITC |
 					       MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO,
@@ -363,9 +462,12 @@ int http_start(struct server *srv, struct err *e)
 				       MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sin,
 				       MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)srv->cfg->threads,
 				       MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
+				       MHD_OPTION_NOTIFY_CONNECTION, http_guard_notify, srv->guard,
 				       MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
 				       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)120,
 				       MHD_OPTION_CONNECTION_LIMIT, (unsigned int)conn_limit,
+				       MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+				       (unsigned int)srv->cfg->max_connections_per_ip,
 				       MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)1024,
 				       MHD_OPTION_END);
 	if (!srv->daemon) {
@@ -373,6 +475,8 @@ int http_start(struct server *srv, struct err *e)
 
 		pool_stop(srv->pool);
 		srv->pool = NULL;
+		http_guard_stop(srv->guard);
+		srv->guard = NULL;
 		errno = saved;
 	}
 	if (!srv->daemon)
@@ -400,4 +504,6 @@ void http_stop(struct server *srv)
 	srv->pool = NULL;
 	MHD_stop_daemon(srv->daemon);
 	srv->daemon = NULL;
+	http_guard_stop(srv->guard);
+	srv->guard = NULL;
 }

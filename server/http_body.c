@@ -233,6 +233,34 @@ static int number_path(const char *text, size_t pos, char *at, size_t size, char
 	return found;
 }
 
+/*
+ * An upper bound of the JSON values in text: one more than its commas
+ * and opening brackets outside strings. jansson spends some 80 bytes on
+ * each value, so a 16 MiB body of "[0,0,0,...]" would take ~700 MB to
+ * parse; this count is taken before it.
+ */
+static size_t count_json_values(const char *text, size_t n)
+{
+	size_t values = 1;
+	int in_string = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char c = text[i];
+
+		if (in_string) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_string = 0;
+		} else if (c == '"') {
+			in_string = 1;
+		} else if (c == ',' || c == '[' || c == '{') {
+			values++;
+		}
+	}
+	return values;
+}
+
 json_t *rq_json(struct request *rq, struct err *e)
 {
 	char path[sizeof(e->detail)] = "";
@@ -241,6 +269,11 @@ json_t *rq_json(struct request *rq, struct err *e)
 
 	if (!rq->body.len) {
 		err_setc(e, ERR_INVALID_JSON, "body", "the request body is empty; expected JSON");
+		return NULL;
+	}
+	if (count_json_values(rq->body.data, rq->body.len) > RQ_JSON_MAX_VALUES) {
+		err_setc(e, ERR_TOO_LARGE, "body",
+			 "the request body holds more than %d JSON values", RQ_JSON_MAX_VALUES);
 		return NULL;
 	}
 	j = json_loadb(rq->body.data, rq->body.len, JSON_REJECT_DUPLICATES, &je);

@@ -34,8 +34,12 @@ const char *rq_arg(struct request *rq, const char *name);
  */
 int rq_text_ok(struct request *rq, const char **bad);
 
+/* Most JSON values a body may hold (a result document's 2,000,000 values and room). */
+#define RQ_JSON_MAX_VALUES 2500000
+
 /*
- * Parses the request body as one JSON object. Returns a new reference
+ * Parses the request body as one JSON object (ERR_TOO_LARGE, before
+ * parsing, past RQ_JSON_MAX_VALUES values). Returns a new reference
  * (caller json_decref()s) or NULL with e filled: ERR_INVALID_JSON (400)
  * with the line/column in detail, or ERR_INVALID_FIELD (400) when it is
  * not an object or holds a real number outside +-2^63 (jsonb would give

@@ -17,6 +17,8 @@ enum MHD_Result reply_response(struct request *rq, unsigned status, struct MHD_R
 
 	MHD_add_response_header(resp, "Cache-Control", "no-store");
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	if (rq->close)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
 	r = MHD_queue_response(rq->conn, status, resp);
 	MHD_destroy_response(resp);
 	rq->status = (int)status;

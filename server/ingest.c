@@ -253,13 +253,7 @@ fail:
 	return -1;
 }
 
-/* Fields with a column of their own; every other top-level field goes to runs.extra. */
-static const char *const column_fields[] = { "run_id",	       "job_id",  "tree",     "branch",
-					     "commit",	       "kconfig", "compiler", "machine",
-					     "testcase",       "params",  "status",   "started_at",
-					     "duration_s",     "metrics", "mode",     "commit_time",
-					     "commit_subject", NULL };
-
+/* Every top-level field without a column of its own (resultdoc_fields) goes to runs.extra. */
 static json_t *extra_fields(json_t *doc)
 {
 	json_t *extra = json_object();
@@ -268,8 +262,8 @@ static json_t *extra_fields(json_t *doc)
 
 	json_object_foreach (doc, key, v) {
 		int known = 0;
-		for (int i = 0; column_fields[i]; i++)
-			if (!strcmp(key, column_fields[i]))
+		for (int i = 0; resultdoc_fields[i]; i++)
+			if (!strcmp(key, resultdoc_fields[i]))
 				known = 1;
 		if (!known)
 			json_object_set(extra, key, v);

@@ -38,7 +38,7 @@ static const char usage_text[] =
 	"usage: regtrack-server [serve] [--config FILE] [--db CONNINFO] [--listen ADDR:PORT]\n"
 	"                       [--threads N] [--lease-timeout SECONDS] [--max-attempts N]\n"
 	"                       [--smtp URL] [--public-url URL] [--web-dir DIR]\n"
-	"                       [--body-limit BYTES]\n"
+	"                       [--body-limit BYTES] [--max-connections-per-ip N]\n"
 	"       regtrack-server migrate [--config FILE] [--db CONNINFO]\n"
 	"       regtrack-server token create --scope worker|submit|read|admin --name NAME\n"
 	"       regtrack-server token revoke NAME\n"
@@ -57,6 +57,7 @@ static const struct {
 	{ "--public-url", "public_url" },
 	{ "--web-dir", "web_dir" },
 	{ "--body-limit", "body_limit" },
+	{ "--max-connections-per-ip", "max_connections_per_ip" },
 };
 
 static int usage(void)

@@ -1,5 +1,6 @@
 /* Test plans: checking, normalizing, storing, the matrix, the CLI (see plan.h). */
 #include "server/plan.h"
+#include "resultdoc.h"
 #include "names.h"
 #include "server/db/db.h"
 #include "server/db/migrate.h"
@@ -235,6 +236,14 @@ static json_t *testcases_field(const json_t *in, struct err *e)
 		snprintf(path, sizeof(path), "testcases[%zu].params", i);
 		if (params && !json_is_null(params) && !json_is_object(params)) {
 			err_setc(e, ERR_INVALID_FIELD, path, "%s is an object", path);
+			goto bad;
+		}
+		/* the one params rule (results, jobs, bisects, requests) */
+		if (params && json_is_object(params) && params_check(params, e)) {
+			char key[sizeof(e->detail)];
+
+			memcpy(key, e->detail, sizeof(key));
+			snprintf(e->detail, sizeof(e->detail), "testcases[%zu].%.200s", i, key);
 			goto bad;
 		}
 		json_object_foreach (params &&json_is_object(params) ? params : NULL, k, pv) {

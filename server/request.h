@@ -33,6 +33,7 @@ struct request {
 	int nr_path_params;
 	int64_t start_ns; /* mono_ns() when the headers arrived */
 	int status;	  /* status replied, for the access log */
+	int close;	  /* 1 = "Connection: close" on the reply (refused on its headers) */
 	/* a handler that suspended the connection leaves its answer here */
 	int resumed;
 	unsigned deferred_status;

@@ -17,6 +17,7 @@ struct mailer;
 
 struct lease_queue;
 struct http_pool;
+struct http_guard;
 struct detect_thread;
 struct bisect_coord;
 struct poller;
@@ -30,7 +31,9 @@ struct server {
 	struct poller *poller;	      /* tree poller and scheduler (poller.h) */
 	struct db *db;
 	struct MHD_Daemon *daemon;
-	struct http_pool *pool; /* threads of deferred handlers (http_defer), http.c */
+	struct http_pool *pool;		/* threads of deferred handlers (http_defer), http.c */
+	struct http_guard *guard;	/* header/body deadlines, open connections (http_guard.h) */
+	unsigned long soft_connections; /* past it a request gets 503 (http.c) */
 	unsigned short port;
 	char web_dir[4096];
 	atomic_ulong requests[6]; /* by status class: [2]=2xx … [5]=5xx */

@@ -52,6 +52,23 @@ static enum MHD_Result serve_file(struct request *rq, const char *path)
 	return reply_response(rq, 200, resp);
 }
 
+/*
+ * Only the dashboard's own files: web/ also holds its build's package.json,
+ * node_modules/, tools/ and README.md, none of which is for a browser.
+ */
+static int is_dashboard_file(const char *url)
+{
+	static const char *const dirs[] = { "/css/", "/js/", "/vendor/" };
+
+	if (!strcmp(url, "/index.html"))
+		return 1;
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
+		if (!strncmp(url, dirs[i], strlen(dirs[i])))
+			return strcmp(content_type_of(url), "application/octet-stream") != 0 &&
+			       !strstr(url, "/.");
+	return 0;
+}
+
 enum MHD_Result serve_static(struct request *rq)
 {
 	const char *url = rq->url;
@@ -64,6 +81,8 @@ enum MHD_Result serve_static(struct request *rq)
 		snprintf(path, sizeof(path), "%s/index.html", rq->srv->web_dir);
 		return serve_file(rq, path);
 	}
+	if (!is_dashboard_file(url))
+		return reply_errc(rq, ERR_NOT_FOUND, url, "no such page '%s'", url);
 	snprintf(path, sizeof(path), "%s%s", rq->srv->web_dir, url);
 	return serve_file(rq, path);
 }

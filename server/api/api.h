@@ -14,6 +14,8 @@
 /* health and metrics (health.c) */
 enum MHD_Result api_healthz(struct request *rq);
 enum MHD_Result api_prometheus(struct request *rq);
+/* GET /api/v1/openapi.json: the API as an OpenAPI 3 document (docs/openapi.json, embedded) */
+enum MHD_Result api_openapi_get(struct request *rq);
 
 /* results and runs (results.c, runs.c) */
 enum MHD_Result api_results_post(struct request *rq);

@@ -108,10 +108,10 @@ enum MHD_Result api_bisects_post(struct request *rq)
 		goto bad;
 	}
 	params = json_object_get(b, "params");
-	if (params && !json_is_object(params)) {
-		err_setc(&e, ERR_INVALID_FIELD, "params", "'params' must be an object");
+	if (params && !json_is_null(params) && params_check(params, &e))
 		goto bad;
-	}
+	if (json_is_null(params))
+		params = NULL;
 	ptext = params ? json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS) : xstrdup("{}");
 	s.params = ptext;
 	s.token_id = rq->token_id;

@@ -98,21 +98,10 @@ enum MHD_Result api_jobs_post(struct request *rq)
 		goto bad;
 	}
 	params = json_object_get(b, "params");
-	if (params && !json_is_object(params)) {
-		err_setc(&e, ERR_INVALID_FIELD, "params", "'params' must be an object");
+	if (params && !json_is_null(params) && params_check(params, &e))
 		goto bad;
-	}
-	if (params) {
-		const char *k;
-		json_t *v;
-		json_object_foreach (params, k, v) {
-			if (!json_is_string(v) && !json_is_number(v) && !json_is_boolean(v)) {
-				err_setc(&e, ERR_INVALID_FIELD, "params",
-					 "params values must be strings, numbers or booleans");
-				goto bad;
-			}
-		}
-	}
+	if (json_is_null(params))
+		params = NULL;
 	if (strcmp(kconfig, "host")) {
 		const char *ka = arch_of_kconfig(kconfig);
 		if (!arch)
@@ -238,16 +227,42 @@ enum MHD_Result api_job_kconfig(struct request *rq)
 	return ret;
 }
 
-static int machine_exists(PGconn *c, long long id, struct err *e)
+/* A worker token acts for the machines it registered; an admin token for any. */
+static int owner_ok(struct request *rq, long long owner, long long machine, struct err *e)
 {
-	switch (db_machine_seen(c, id, e)) {
+	if (!owner || owner == rq->token_id || rq->scope == SCOPE_ADMIN)
+		return 0;
+	return err_setc(e, ERR_FORBIDDEN, "machine_id",
+			"machine %lld was registered by another token", machine);
+}
+
+/* Machine id exists (marked seen) and the caller's token owns it. */
+static int machine_owned(struct request *rq, PGconn *c, long long id, struct err *e)
+{
+	long long owner = 0;
+
+	switch (db_machine_seen(c, id, &owner, e)) {
 	case -1:
 		return -1;
 	case 0:
 		return err_setc(e, ERR_NOT_FOUND, "machine_id", "no machine %lld: register first",
 				id);
 	}
-	return 0;
+	return owner_ok(rq, owner, id, e);
+}
+
+/* The machine job id is leased to, if any, is the caller's token's. */
+static int job_owned(struct request *rq, PGconn *c, long long id, struct err *e)
+{
+	long long machine = 0, owner = 0;
+
+	switch (db_job_machine_owner(c, id, &machine, &owner, e)) {
+	case -1:
+		return -1;
+	case 0:
+		return 0;
+	}
+	return owner_ok(rq, owner, machine, e);
 }
 
 /* 200 {job, lease_timeout_s}; steals job */
@@ -302,7 +317,7 @@ enum MHD_Result api_jobs_lease(struct request *rq)
 	}
 	json_decref(b);
 	c = rq_db(rq, &e);
-	if (!c || machine_exists(c, machine, &e))
+	if (!c || machine_owned(rq, c, machine, &e))
 		return reply_err(rq, &e);
 	got = lease_try(c, machine, reqid[0] ? reqid : NULL, rq->srv->cfg->lease_timeout_s, &job,
 			&e);
@@ -361,7 +376,9 @@ enum MHD_Result api_job_heartbeat(struct request *rq)
 	hb.phase = phase;
 	hb.message = message;
 	c = rq_db(rq, &e);
-	got = c ? db_job_heartbeat(c, &hb, expires, sizeof(expires), &e) : -1;
+	got = c && !job_owned(rq, c, hb.job_id, &e) ?
+		      db_job_heartbeat(c, &hb, expires, sizeof(expires), &e) :
+		      -1;
 	if (got < 0)
 		goto bad;
 	if (!got) {
@@ -502,7 +519,7 @@ enum MHD_Result api_job_complete(struct request *rq)
 	}
 
 	c = rq_db(rq, &e);
-	if (!c || db_begin(c, &e))
+	if (!c || job_owned(rq, c, job_id, &e) || db_begin(c, &e))
 		goto bad;
 	got = db_job_lock(c, job_id, &lock, &e);
 	if (got < 0)

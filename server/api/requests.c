@@ -20,6 +20,7 @@
  * abtest.h's, settled when the last job finishes or the request is read.
  */
 #include "server/api/api.h"
+#include "resultdoc.h"
 #include "server/api/args.h"
 #include "server/abtest.h"
 #include "server/db/requests.h"
@@ -108,20 +109,19 @@ static void submission_release(struct submission *s)
 static int params_text(json_t *params, const char *measure, char **out, struct err *e)
 {
 	json_t *p = params ? json_deep_copy(params) : json_object();
-	const char *k;
-	json_t *v;
-
 	if (!json_is_object(p)) {
 		json_decref(p);
 		return err_setc(e, ERR_INVALID_FIELD, "testcases.params",
 				"'params' must be an object");
 	}
-	json_object_foreach (p, k, v) {
-		if (!json_is_string(v) && !json_is_number(v) && !json_is_boolean(v)) {
-			json_decref(p);
-			return err_setc(e, ERR_INVALID_FIELD, "testcases.params",
-					"params values must be strings, numbers or booleans");
-		}
+	/* the one params rule (results, jobs, bisects, plans): detail "params.KEY" */
+	if (params_check(p, e)) {
+		char key[sizeof(e->detail)];
+
+		json_decref(p);
+		memcpy(key, e->detail, sizeof(key));
+		snprintf(e->detail, sizeof(e->detail), "testcases.%.200s", key);
+		return -1;
 	}
 	if (measure)
 		json_object_set_new(p, "measure", json_string(measure));

@@ -12,6 +12,7 @@ const struct route routes[] = {
 	/* health and metrics */
 	{ "GET", "/healthz", api_healthz, AUTH_NONE },
 	{ "GET", "/metrics", api_prometheus, AUTH_NONE },
+	{ "GET", "/api/v1/openapi.json", api_openapi_get, AUTH_NONE },
 	/* results and runs */
 	{ "POST", "/api/v1/results", api_results_post, AUTH_SUBMIT },
 	{ "GET", "/api/v1/runs", api_runs_get, AUTH_READ },

@@ -3,6 +3,7 @@
 #include "server/jsonout.h"
 #include "server/api/args.h"
 #include "server/db/runs.h"
+#include "server/jsonout.h"
 #include "resultdoc.h"
 
 #include <string.h>
@@ -18,8 +19,9 @@ enum MHD_Result api_run_get(struct request *rq)
 	struct err e;
 	struct db_run r;
 	PGconn *c;
-	json_t *o, *metrics, *params, *extra;
-	int found;
+	json_t *o, *metrics, *params;
+	struct buf out = BUF_INIT(0);
+	int found, over;
 
 	if (!is_uuid(run_id)) {
 		err_setc(&e, ERR_INVALID_FIELD, "run_id", "'%s' is not a UUID", run_id);
@@ -52,8 +54,6 @@ enum MHD_Result api_run_get(struct request *rq)
 	set_text(o, "branch", r.branch);
 	set_text(o, "tree", r.tree);
 	json_object_set_new(o, "job_id", r.job_id ? json_integer(r.job_id) : json_null());
-	extra = json_loads(r.extra, 0, NULL);
-	json_object_set_new(o, "extra", extra ? extra : json_object());
 	set_text(o, "received_at", r.received_at);
 	json_object_set_new(o, "machine",
 			    json_pack("{s:o,s:o}", "hostname",
@@ -66,8 +66,28 @@ enum MHD_Result api_run_get(struct request *rq)
 		json_object_set_new(metrics, r.metrics[i].name, vals ? vals : json_array());
 	}
 	json_object_set_new(o, "metrics", metrics);
+	/*
+	 * The fields without a column go out as PostgreSQL stored them, not
+	 * parsed again for each request (they are bounded at ingest, but a
+	 * run is read far more often than it is written).
+	 */
+	if (jsonout_json(&out, o) || out.len < 2) {
+		json_decref(o);
+		db_run_free(&r);
+		buf_release(&out);
+		return reply_errc(rq, ERR_INTERNAL, "run_id", "run '%s' could not be encoded",
+				  run_id);
+	}
+	out.len--; /* the closing brace */
+	over = buf_addf(&out, ",\"extra\":%s}\n", r.extra && *r.extra ? r.extra : "{}");
+	json_decref(o);
 	db_run_free(&r);
-	return reply_json(rq, 200, o);
+	if (over) {
+		buf_release(&out);
+		return reply_errc(rq, ERR_TOO_LARGE, "run_id", "run '%s' is too large to send",
+				  run_id);
+	}
+	return reply_text_buf(rq, 200, "application/json", &out);
 }
 
 /* GET /api/v1/runs[?limit=] (default 20, at most 500): the newest runs, newest first */

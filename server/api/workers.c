@@ -88,6 +88,8 @@ enum MHD_Result api_workers_register(struct request *rq)
 			.cpu_model = model,
 			.capabilities = capbuf.data,
 			.fingerprint = fptext,
+			.token_id = rq->token_id,
+			.admin = rq->scope == SCOPE_ADMIN,
 		};
 		c = rq_db(rq, &e);
 		id = c ? db_machine_register(c, &m, &e) : -1;

@@ -187,16 +187,22 @@ static PGresult *check(PGconn *c, PGresult *r, const char *what, struct err *e)
 	if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK)
 		return r;
 	state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+	/*
+	 * PostgreSQL's text names indexes, constraints and values of other
+	 * rows: it goes to the log, the reply says only what kind of failure
+	 * it was (detail: the statement).
+	 */
+	slog_error("db: %s: %s%s%s", what, state ? state : "", state ? " " : "",
+		   PQresultErrorMessage(r));
 	if (PQstatus(c) != CONNECTION_OK || (state && !strncmp(state, "08", 2)) ||
 	    (state && !strcmp(state, "57P01")))
-		err_setc(e, ERR_DB_UNAVAILABLE, what, "the database is unavailable: %s",
-			 PQresultErrorMessage(r));
+		err_setc(e, ERR_DB_UNAVAILABLE, what, "the database is unavailable");
 	else if (state && !strcmp(state, "23505"))
-		err_setc(e, ERR_CONFLICT, what, "already exists: %s", PQresultErrorMessage(r));
+		err_setc(e, ERR_CONFLICT, what, "already exists");
 	else if (state && !strcmp(state, "57014"))
 		err_setc(e, ERR_DB_TIMEOUT, what, "the database query timed out");
 	else
-		err_setc(e, ERR_DB, what, "database error: %s", PQresultErrorMessage(r));
+		err_setc(e, ERR_DB, what, "the database refused the request (logged)");
 	PQclear(r);
 	return NULL;
 }

@@ -60,6 +60,7 @@ enum db_stmt {
 	ST_JOB_SUPERSEDE,
 	ST_MACHINE_REGISTER,
 	ST_MACHINE_SEEN,
+	ST_JOB_MACHINE_OWNER,
 	/* .config diffs (stmts_kconfig.c) */
 	ST_KCONFIG_BISECT_ENDS,
 	ST_KCONFIG_JOB,
@@ -166,6 +167,7 @@ enum db_stmt {
 	ST_SERIES_COMMITS,
 	/* API tokens (stmts_tokens.c) */
 	ST_TOKEN_BY_ID,
+	ST_TOKEN_USED,
 	ST_TOKEN_INSERT,
 	ST_TOKEN_REVOKE,
 	/* trees, their mirrors, branch heads, polls and commit imports (stmts_trees.c) */

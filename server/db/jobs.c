@@ -20,18 +20,6 @@ static long long first_id(PGresult *r)
 	return id;
 }
 
-/* Runs st with one id parameter: its first row's id (0: no row), -1 with e. */
-static long long exec_id(PGconn *c, enum db_stmt st, long long id, struct err *e)
-{
-	char b[ID_LEN];
-	const char *p[1] = { b };
-	PGresult *r;
-
-	snprintf(b, sizeof(b), "%lld", id);
-	r = db_exec(c, st, 1, p, e);
-	return r ? first_id(r) : -1;
-}
-
 /* Runs st with n parameters: 1 and *id from its first row, 0 when none, -1 with e. */
 static int exec_returning(PGconn *c, enum db_stmt st, int n, const char *const *p, long long *id,
 			  struct err *e)
@@ -291,27 +279,66 @@ int db_queue_count(PGconn *c, long long *count, long long *max_id, struct err *e
 
 long long db_machine_register(PGconn *c, const struct db_machine_new *m, struct err *e)
 {
-	char cpus[ID_LEN], mem[ID_LEN];
-	const char *p[8] = { m->hostname,
-			     m->arch,
-			     m->tbox_group,
-			     m->nr_cpus >= 0 ? cpus : NULL,
-			     m->memory_mb >= 0 ? mem : NULL,
-			     m->cpu_model,
-			     m->capabilities,
-			     m->fingerprint };
+	char cpus[ID_LEN], mem[ID_LEN], tok[ID_LEN];
+	const char *p[10] = { m->hostname,
+			      m->arch,
+			      m->tbox_group,
+			      m->nr_cpus >= 0 ? cpus : NULL,
+			      m->memory_mb >= 0 ? mem : NULL,
+			      m->cpu_model,
+			      m->capabilities,
+			      m->fingerprint,
+			      m->token_id ? tok : NULL,
+			      m->admin ? "true" : "false" };
 	long long id;
+	int got;
 
 	snprintf(cpus, sizeof(cpus), "%lld", m->nr_cpus);
 	snprintf(mem, sizeof(mem), "%lld", m->memory_mb);
-	if (exec_returning(c, ST_MACHINE_REGISTER, 8, p, &id, e) < 0)
+	snprintf(tok, sizeof(tok), "%lld", m->token_id);
+	got = exec_returning(c, ST_MACHINE_REGISTER, 10, p, &id, e);
+	if (got < 0)
 		return -1;
+	if (!got)
+		return err_setc(e, ERR_FORBIDDEN, "hostname",
+				"machine '%s' (%s, %s) was registered by another token",
+				m->hostname, m->arch, m->tbox_group);
 	return id;
 }
 
-int db_machine_seen(PGconn *c, long long id, struct err *e)
+/* 1 with the two ids of r's first row, 0 when it has none */
+static int two_ids(PGresult *r, long long *a, long long *b)
 {
-	long long got = exec_id(c, ST_MACHINE_SEEN, id, e);
+	int found = PQntuples(r) > 0;
 
-	return got < 0 ? -1 : got != 0;
+	if (found) {
+		*a = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+		*b = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
+	}
+	PQclear(r);
+	return found;
+}
+
+int db_machine_seen(PGconn *c, long long id, long long *token_id, struct err *e)
+{
+	char b[ID_LEN];
+	const char *p[1] = { b };
+	long long got;
+	PGresult *r;
+
+	snprintf(b, sizeof(b), "%lld", id);
+	r = db_exec(c, ST_MACHINE_SEEN, 1, p, e);
+	return r ? two_ids(r, &got, token_id) : -1;
+}
+
+int db_job_machine_owner(PGconn *c, long long job_id, long long *machine_id, long long *token_id,
+			 struct err *e)
+{
+	char b[ID_LEN];
+	const char *p[1] = { b };
+	PGresult *r;
+
+	snprintf(b, sizeof(b), "%lld", job_id);
+	r = db_exec(c, ST_JOB_MACHINE_OWNER, 1, p, e);
+	return r ? two_ids(r, machine_id, token_id) : -1;
 }

@@ -174,14 +174,28 @@ struct db_machine_new {
 	const char *cpu_model;	  /* NULL: unknown */
 	const char *capabilities; /* a text[] literal: {"host","qemu-x86_64"} */
 	const char *fingerprint;  /* JSON object text */
+	long long token_id;	  /* the registering token (owns a new machine); 0: none */
+	int admin;		  /* 1: may update a machine another token owns */
 };
 /*
- * Registers m, or updates the machine of the same (hostname, arch,
- * tbox_group). Returns its id (> 0) or -1 with e.
+ * Registers m, owned by m->token_id, or updates the machine of the same
+ * (hostname, arch, tbox_group) when that token owns it (or nobody does, or
+ * m->admin). Returns its id (> 0) or -1 with e: ERR_FORBIDDEN when another
+ * token owns it, the errors of db_exec().
  */
 long long db_machine_register(PGconn *c, const struct db_machine_new *m, struct err *e)
 	__attribute__((warn_unused_result));
-/* Marks machine id seen now: 1, 0 when there is no such machine, -1 with e. */
-int db_machine_seen(PGconn *c, long long id, struct err *e) __attribute__((warn_unused_result));
+/*
+ * Marks machine id seen now: 1 with *token_id the token that owns it (0:
+ * none), 0 when there is no such machine, -1 with e.
+ */
+int db_machine_seen(PGconn *c, long long id, long long *token_id, struct err *e)
+	__attribute__((warn_unused_result));
+/*
+ * The machine job_id is leased to (or was, when done): 1 with its id and
+ * owning token (0: none), 0 when the job has no such machine, -1 with e.
+ */
+int db_job_machine_owner(PGconn *c, long long job_id, long long *machine_id, long long *token_id,
+			 struct err *e) __attribute__((warn_unused_result));
 
 #endif

@@ -156,13 +156,21 @@ const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 			  "AND j.ab_side = 'head'))::text "
 			  "FROM jobs j JOIN commits c ON c.id = j.commit_id JOIN testcases t ON t.id = j.testcase_id "
 			  "LEFT JOIN trees tr ON tr.id = j.tree_id WHERE j.id = $1::bigint" },
+	/* $9 the registering token, $10 admin: another token's machine is not updated (no row) */
 	[ST_MACHINE_REGISTER] = { "machine_register",
 				  "INSERT INTO machines (hostname, arch, tbox_group, nr_cpus, memory_mb, cpu_model, "
-				  "capabilities, fingerprint) VALUES ($1, $2, $3, $4::integer, $5::bigint, $6, "
-				  "$7::text[], $8::jsonb) ON CONFLICT (hostname, arch, tbox_group) DO UPDATE SET "
+				  "capabilities, fingerprint, token_id) VALUES ($1, $2, $3, $4::integer, $5::bigint, $6, "
+				  "$7::text[], $8::jsonb, $9::bigint) ON CONFLICT (hostname, arch, tbox_group) DO UPDATE SET "
 				  "nr_cpus = EXCLUDED.nr_cpus, memory_mb = EXCLUDED.memory_mb, "
 				  "cpu_model = EXCLUDED.cpu_model, capabilities = EXCLUDED.capabilities, "
-				  "fingerprint = EXCLUDED.fingerprint, last_seen = now() RETURNING id" },
+				  "fingerprint = EXCLUDED.fingerprint, last_seen = now(), "
+				  "token_id = COALESCE(machines.token_id, EXCLUDED.token_id) "
+				  "WHERE machines.token_id IS NULL OR machines.token_id = EXCLUDED.token_id OR $10::boolean "
+				  "RETURNING id" },
 	[ST_MACHINE_SEEN] = { "machine_seen",
-			      "UPDATE machines SET last_seen = now() WHERE id = $1::bigint RETURNING id" },
+			      "UPDATE machines SET last_seen = now() WHERE id = $1::bigint RETURNING id, "
+			      "COALESCE(token_id, 0)" },
+	[ST_JOB_MACHINE_OWNER] = { "job_machine_owner",
+				   "SELECT m.id, COALESCE(m.token_id, 0) FROM jobs j JOIN machines m ON m.id = j.leased_by "
+				   "WHERE j.id = $1::bigint" },
 };

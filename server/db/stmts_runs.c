@@ -68,7 +68,7 @@ const struct db_stmt_def db_stmts_runs[DB_NR_STMTS] = {
 	[ST_SETUP_INSERT] = { "setup_insert",
 			      "INSERT INTO setups (testcase_id, params, params_key, kconfig, compiler, tbox_group, mode) "
 			      "VALUES ($1::integer, $2::text::jsonb, $2::text, $3, $4, $5, $6) "
-			      "ON CONFLICT (testcase_id, params_key, kconfig, compiler, tbox_group, mode) "
+			      "ON CONFLICT (testcase_id, md5(params_key), kconfig, compiler, tbox_group, mode) "
 			      "DO NOTHING RETURNING id" },
 	[ST_TESTCASE_ID] = { "testcase_id", "SELECT id FROM testcases WHERE name = $1" },
 	[ST_TESTCASE_INSERT] = { "testcase_insert",

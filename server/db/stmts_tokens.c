@@ -3,8 +3,11 @@
 
 const struct db_stmt_def db_stmts_tokens[DB_NR_STMTS] = {
 	[ST_TOKEN_BY_ID] = { "token_by_id",
-			     "SELECT scope, encode(secret_sha256, 'hex'), revoked_at IS NOT NULL "
+			     "SELECT scope, encode(secret_sha256, 'hex'), revoked_at IS NOT NULL, "
+			     "last_used IS NULL OR last_used < now() - interval '60 seconds' "
 			     "FROM api_tokens WHERE id = $1::bigint" },
+	[ST_TOKEN_USED] = { "token_used",
+			    "UPDATE api_tokens SET last_used = now() WHERE id = $1::bigint" },
 	[ST_TOKEN_INSERT] = { "token_insert", "INSERT INTO api_tokens (name, scope, secret_sha256) "
 					      "VALUES ($1, $2, decode($3, 'hex')) RETURNING id" },
 	[ST_TOKEN_REVOKE] = { "token_revoke",

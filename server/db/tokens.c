@@ -23,8 +23,18 @@ int db_token_get(PGconn *c, long long id, struct db_token *t, struct err *e)
 	snprintf(t->scope, sizeof(t->scope), "%s", PQgetvalue(r, 0, 0));
 	snprintf(t->secret_sha256, sizeof(t->secret_sha256), "%s", PQgetvalue(r, 0, 1));
 	t->revoked = PQgetvalue(r, 0, 2)[0] == 't';
+	t->used_stale = PQgetvalue(r, 0, 3)[0] == 't';
 	PQclear(r);
 	return 1;
+}
+
+int db_token_used(PGconn *c, long long id, struct err *e)
+{
+	char idbuf[24];
+	const char *params[1] = { idbuf };
+
+	snprintf(idbuf, sizeof(idbuf), "%lld", id);
+	return db_rows(c, ST_TOKEN_USED, 1, params, e) < 0 ? -1 : 0;
 }
 
 int db_token_insert(PGconn *c, const char *name, const char *scope, const char *secret_hash,

@@ -12,6 +12,7 @@ struct db_token {
 	char scope[16];		/* "read", "submit", "worker" or "admin" (cut to fit) */
 	char secret_sha256[65]; /* SHA-256 of the secret, 64 lowercase hex chars */
 	int revoked;		/* 1 when revoked_at is set */
+	int used_stale;		/* 1 when last_used is unset or a minute old */
 };
 
 /*
@@ -21,6 +22,8 @@ struct db_token {
  */
 int db_token_get(PGconn *c, long long id, struct db_token *t, struct err *e)
 	__attribute__((warn_unused_result));
+/* Sets token id's last_used to now. 0, or -1 with e as db_exec(). */
+int db_token_used(PGconn *c, long long id, struct err *e) __attribute__((warn_unused_result));
 /*
  * Stores a new token: name, scope name, secret_hash (64 hex chars of its
  * SHA-256), all borrowed; *id = its id. Errors as db_exec(): ERR_CONFLICT

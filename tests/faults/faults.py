@@ -31,6 +31,30 @@ figures and exits non-zero when an invariant breaks.
                idempotent POSTs (results, complete) are passed on by nginx;
                no job delivered or completed twice, every job done with one
                run, every document stored once; both servers served leases.
+  flood        4,000 idle sockets opened from 127.0.0.1 in a burst and held
+               20 s: a legitimate client on 127.0.0.2 asks /healthz and
+               uploads a result document (submit token) meanwhile. Printed:
+               sockets the server kept / closed, the legitimate client's
+               latencies (p50/max), server RSS and fds. Asserted: every
+               legitimate request answered, each within 1 s.
+  slow-headers 100 connections from 127.0.0.1 send one header line every
+               5 s (never idle for the 120 s timeout) for up to 45 s.
+               Printed: when the server closed them (header_timeout_s = 30),
+               the legitimate client's latencies meanwhile. Asserted: all
+               closed by 35 s, every legitimate request within 1 s.
+  unauth-bodies  20 connections without a token each start a 15 MB
+               POST /api/v1/results. Printed: the reply each got and when,
+               the bytes it could send, server RSS before and peak, the
+               legitimate client's latencies, forged completions accepted
+               (a second worker token completing another's leased job).
+               Asserted: every one refused 401 before its body, RSS peak
+               within 32 MB of the start, 0 forged completions.
+  nginx-conf   deploy/nginx/regtrack.conf itself (its ports, upstream and
+               certificate paths rewritten to a temp dir, a self-signed
+               certificate) in front of a server. Asserted: /healthz over
+               TLS 200; two Content-Length headers, a non-numeric one and a
+               17 MB body refused by nginx with the API's JSON error shape,
+               none reaching the server; HTTP redirects to HTTPS.
 
 Run by tests/faults/run.sh with REGTRACK_BIN set; Debian's /usr/bin/python3.
 """
@@ -467,7 +491,8 @@ def load():
     seconds = int(os.environ.get("LOAD_SECONDS", 60))
     njobs = int(os.environ.get("LOAD_JOBS", pollers))
     wait = 20
-    srv = Server(env={"REGTRACK_ACCESS_LOG": "1"})
+    # 500 pollers from one address: past the per-address connection limit
+    srv = Server(extra_args=["--max-connections-per-ip", "0"], env={"REGTRACK_ACCESS_LOG": "1"})
     pid = srv.proc.pid
     before = proc_figures(pid)
     print("  server before: RSS %d kB, %d fds, %d threads; ulimit -n of the server %s"
@@ -666,8 +691,9 @@ def nginx_failover():
     import tempfile
     fails = []
     lease_s = 5
-    a = Server(extra_args=["--lease-timeout", str(lease_s)])
-    b = peer(a, ["--lease-timeout", str(lease_s)])
+    # behind nginx every connection comes from its address: nginx limits per client
+    a = Server(extra_args=["--lease-timeout", str(lease_s), "--max-connections-per-ip", "0"])
+    b = peer(a, ["--lease-timeout", str(lease_s), "--max-connections-per-ip", "0"])
     tmp = tempfile.mkdtemp(prefix="nginx-", dir=os.environ.get("REGTRACK_TEST_TMP"))
     ngx, url = start_nginx(tmp, a.addr, b.addr)
     workers, njobs, rate, seconds, kill_at = 100, 3000, 50, 30, 8.0
@@ -784,8 +810,390 @@ def nginx_failover():
     return fails
 
 
+# --- hostile clients (issue 20) ------------------------------------------
+
+class Legit:
+    """A legitimate client from another loopback address (127.0.0.2): the
+    per-address limit applies to the attacker, not to it. Runs /healthz
+    and an authenticated upload in turns until stopped; keeps latencies."""
+
+    def __init__(self, srv):
+        import http.client
+        self.http = http.client
+        self.host, self.port = srv.addr.rsplit(":", 1)
+        self.token = srv.tokens["submit"]
+        self.lat = {"healthz": [], "upload": []}
+        self.fails = []
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.run)
+
+    def one(self, kind):
+        c = self.http.HTTPConnection(self.host, int(self.port), timeout=5,
+                                     source_address=("127.0.0.2", 0))
+        t0 = time.monotonic()
+        try:
+            if kind == "healthz":
+                c.request("GET", "/healthz")
+            else:
+                doc = result_doc(sha("e"), metrics={"legit.m": [1.0]})
+                c.request("POST", "/api/v1/results", body=json.dumps(doc),
+                          headers={"Authorization": "Bearer " + self.token,
+                                   "Content-Type": "application/json"})
+            r = c.getresponse()
+            r.read()
+            status = r.status
+        except OSError as e:
+            status = "%s" % e
+        finally:
+            c.close()
+        dt = time.monotonic() - t0
+        self.lat[kind].append(dt)
+        if status not in (200, 201):
+            self.fails.append("%s: %s after %.2f s" % (kind, status, dt))
+
+    def run(self):
+        for i in range(10000):
+            if self.stop.is_set():
+                return
+            self.one("healthz" if i % 2 == 0 else "upload")
+            time.sleep(0.2)
+
+    def start(self):
+        self.thread.start()
+
+    def finish(self, fails, limit=1.0):
+        self.stop.set()
+        self.thread.join()
+        for kind, xs in self.lat.items():
+            xs = sorted(xs)
+            if not xs:
+                fails.append("legitimate %s never answered" % kind)
+                continue
+            print("  legitimate %-7s n=%d p50 %.1f ms max %.1f ms" %
+                  (kind, len(xs), 1e3 * xs[len(xs) // 2], 1e3 * xs[-1]))
+            if xs[-1] > limit:
+                fails.append("legitimate %s took %.2f s" % (kind, xs[-1]))
+        fails.extend(self.fails[:5])
+
+
+def raise_nofile(n):
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = min(hard, max(soft, n))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+    return want
+
+
+def flood():
+    import socket
+    fails = []
+    srv = Server()
+    host, port = srv.addr.rsplit(":", 1)
+    limit = raise_nofile(4000 + 256)
+    n = min(4000, limit - 200)
+    legit = Legit(srv)
+    legit.start()
+    time.sleep(1)
+    socks, refused = [], 0
+    t0 = time.monotonic()
+    for _ in range(n):
+        so = socket.socket()
+        so.setblocking(False)
+        try:
+            so.connect((host, int(port)))
+        except BlockingIOError:
+            pass
+        except OSError:
+            refused += 1
+            so.close()
+            continue
+        socks.append(so)
+    opened = time.monotonic() - t0
+    time.sleep(3)
+    rss, hwm, fds, threads = proc_figures(srv.proc.pid)
+    # the sockets the server closed read as EOF (or reset)
+    closed = 0
+    for so in socks:
+        try:
+            if so.recv(1) == b"":
+                closed += 1
+        except BlockingIOError:
+            pass
+        except OSError:
+            closed += 1
+    print("  %d sockets from 127.0.0.1 in %.2f s (%d refused at connect): the server "
+          "closed %d, keeps %d; server RSS %d kB, %d fds" %
+          (n, opened, refused, closed, n - refused - closed, rss, fds))
+    time.sleep(15)
+    legit.finish(fails)
+    for so in socks:
+        so.close()
+    if srv.get("/healthz").status != 200:
+        fails.append("healthz after the flood")
+    srv.stop()
+    return fails
+
+
+def slow_headers():
+    import socket
+    fails = []
+    srv = Server()
+    host, port = srv.addr.rsplit(":", 1)
+    legit = Legit(srv)
+    legit.start()
+    socks = []
+    for _ in range(100):
+        so = socket.create_connection((host, int(port)))
+        so.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        so.setblocking(False)
+        socks.append(so)
+    t0 = time.monotonic()
+    closed_at = [None] * len(socks)
+    for _ in range(9):
+        for i, so in enumerate(socks):
+            if closed_at[i] is not None:
+                continue
+            try:
+                if so.recv(1) == b"":
+                    closed_at[i] = time.monotonic() - t0
+                    continue
+            except BlockingIOError:
+                pass
+            except OSError:
+                closed_at[i] = time.monotonic() - t0
+                continue
+            try:
+                so.sendall(b"X-Drip: 1\r\n")
+            except OSError:
+                closed_at[i] = time.monotonic() - t0
+        if all(c is not None for c in closed_at):
+            break
+        time.sleep(5)
+    got = sorted(c for c in closed_at if c is not None)
+    print("  100 connections dripping a header line every 5 s: %d closed by the server, "
+          "first at %.1f s, last at %.1f s" %
+          (len(got), got[0] if got else -1, got[-1] if got else -1))
+    if len(got) < len(socks) or got[-1] > 40:
+        fails.append("%d of 100 dripping connections still open (or closed past 40 s)" %
+                     (len(socks) - len(got)))
+    legit.finish(fails)
+    for so in socks:
+        so.close()
+    srv.stop()
+    return fails
+
+
+def forged_completion(srv):
+    """A second worker token completes the job leased by the first's
+    machine with forged results: the number of runs that got stored."""
+    reg = {"arch": "x86_64", "tbox_group": "forge-box", "capabilities": ["host"]}
+    owner = srv.token("worker")
+    thief = srv.token("worker")
+
+    def call(path, body, token):
+        req = urllib.request.Request(srv.url + path, data=json.dumps(body).encode(),
+                                     method="POST")
+        req.add_header("Authorization", "Bearer " + token)
+        req.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(req, timeout=10) as r:
+                return r.status, json.loads(r.read() or b"{}")
+        except urllib.error.HTTPError as e:
+            return e.code, {}
+    _, m = call("/api/v1/workers/register", dict(reg, hostname="forge-1"), owner)
+    st, job = call("/api/v1/jobs", {"commit": sha("f"), "kconfig": "host",
+                                    "testcase": "small-allocs", "tbox_group": "forge-box",
+                                    "params": {"n": 1}}, srv.tokens["submit"])
+    _, lease = call("/api/v1/jobs/lease", {"machine_id": m["machine_id"]}, owner)
+    jid = lease["job"]["id"]
+    doc = result_doc(sha("f"), testcase="small-allocs", job_id=jid, params={"n": 1},
+                     kconfig="host", metrics={"small-allocs.throughput": [666.0]})
+    accepted = 0
+    for body in ({"machine_id": m["machine_id"], "status": "ok", "results": [doc]},
+                 {"status": "ok", "results": [doc]}):
+        st, _ = call("/api/v1/jobs/%d/complete" % jid, body, thief)
+        accepted += st == 200
+    return accepted, int(srv.psql("SELECT count(*) FROM runs WHERE job_id = %d" % jid))
+
+
+def unauth_bodies():
+    import socket
+    fails = []
+    srv = Server()
+    host, port = srv.addr.rsplit(":", 1)
+    rss0 = proc_figures(srv.proc.pid)[0]
+    legit = Legit(srv)
+    legit.start()
+    peak = [rss0]
+    done = threading.Event()
+
+    def sample():
+        while not done.is_set():
+            peak[0] = max(peak[0], proc_figures(srv.proc.pid)[0])
+            time.sleep(0.05)
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    size = 15_000_000
+    chunk = b"x" * 65536
+    results = [None] * 20
+
+    def attacker(i):
+        so = socket.create_connection((host, int(port)))
+        so.settimeout(5)
+        t0 = time.monotonic()
+        sent = 0
+        reply = b""
+        try:
+            so.sendall(b"POST /api/v1/results HTTP/1.1\r\nHost: x\r\n"
+                       b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % size)
+            while sent < size:
+                sent += so.send(chunk[:min(len(chunk), size - sent)])
+        except OSError:
+            pass
+        try:
+            while True:
+                b = so.recv(65536)
+                if not b:
+                    break
+                reply += b
+        except OSError:
+            pass
+        so.close()
+        results[i] = (reply.split(b"\r\n", 1)[0].decode(errors="replace"), sent,
+                      time.monotonic() - t0)
+    threads = [threading.Thread(target=attacker, args=(i,)) for i in range(20)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    time.sleep(1)
+    done.set()
+    sampler.join()
+    statuses = {}
+    for r in results:
+        key = r[0] if r else "no reply"
+        statuses[key] = statuses.get(key, 0) + 1
+    sent = sorted(r[1] for r in results if r)
+    print("  20 unauthenticated 15 MB bodies: replies %s; bytes sent before the close "
+          "median %d, max %d" % (statuses, sent[len(sent) // 2], sent[-1]))
+    print("  server RSS %d kB before, peak %d kB (+%d kB)" % (rss0, peak[0], peak[0] - rss0))
+    if statuses.get("HTTP/1.1 401 Unauthorized", 0) != 20:
+        fails.append("not every unauthenticated body got 401: %s" % statuses)
+    if peak[0] - rss0 > 32 * 1024:
+        fails.append("RSS grew by %d kB (bound 32 MB)" % (peak[0] - rss0))
+    accepted, runs = forged_completion(srv)
+    print("  forged completions by another worker token: %d accepted, %d runs stored" %
+          (accepted, runs))
+    if accepted or runs:
+        fails.append("%d forged completions accepted, %d runs stored" % (accepted, runs))
+    legit.finish(fails)
+    srv.stop()
+    return fails
+
+
+def nginx_conf():
+    """deploy/nginx/regtrack.conf in front of a server, on free ports."""
+    import shutil
+    import socket
+    import ssl
+    import tempfile
+    fails = []
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    srv = Server(extra_args=["--max-connections-per-ip", "0"])
+    tmp = tempfile.mkdtemp(prefix="regtrack-nginx-")
+    os.makedirs(os.path.join(tmp, "logs"))
+    ports = []
+    for _ in range(2):
+        with socket.socket() as so:
+            so.bind(("127.0.0.1", 0))
+            ports.append(so.getsockname()[1])
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=localhost", "-keyout", tmp + "/privkey.pem",
+                    "-out", tmp + "/fullchain.pem"], check=True, capture_output=True)
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "..", "..", "deploy", "nginx", "regtrack.conf")) as f:
+        site = f.read()
+    site = (site.replace("/etc/ssl/regtrack", tmp).replace("127.0.0.1:8080", srv.addr)
+            .replace("listen 443 ssl http2;", "listen 127.0.0.1:%d ssl;" % ports[1])
+            .replace("listen [::]:443 ssl http2;", "")
+            .replace("listen 80;", "listen 127.0.0.1:%d;" % ports[0])
+            .replace("listen [::]:80;", ""))
+    with open(os.path.join(tmp, "site.conf"), "w") as f:
+        f.write(site)
+    with open(os.path.join(tmp, "nginx.conf"), "w") as f:
+        f.write("daemon off;\npid %(t)s/nginx.pid;\nerror_log %(t)s/logs/error.log warn;\n"
+                "events { worker_connections 1024; }\nhttp {\naccess_log %(t)s/logs/access.log;\n"
+                "client_body_temp_path %(t)s/body;\nproxy_temp_path %(t)s/proxy;\n"
+                "fastcgi_temp_path %(t)s/fastcgi;\nuwsgi_temp_path %(t)s/uwsgi;\n"
+                "scgi_temp_path %(t)s/scgi;\ninclude %(t)s/site.conf;\n}\n" % {"t": tmp})
+    proc = subprocess.Popen([nginx, "-p", tmp, "-c", tmp + "/nginx.conf", "-e",
+                             tmp + "/logs/error.log"], stderr=subprocess.PIPE)
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+
+    def tls(data):
+        for _ in range(100):
+            try:
+                so = socket.create_connection(("127.0.0.1", ports[1]), timeout=5)
+                break
+            except OSError:
+                time.sleep(0.05)
+        so = ctx.wrap_socket(so)
+        out = b""
+        try:
+            so.sendall(data)
+            while True:
+                b = so.recv(65536)
+                if not b:
+                    break
+                out += b
+        except OSError:
+            pass
+        so.close()
+        return out
+    try:
+        out = tls(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        print("  /healthz through nginx (TLS): %s" % out.split(b"\r\n", 1)[0].decode())
+        if not out.startswith(b"HTTP/1.1 200"):
+            fails.append("healthz through nginx: %r" % out[:200])
+        before = srv.psql("SELECT count(*) FROM runs")
+        for name, req in (
+                ("two Content-Length", b"POST /api/v1/results HTTP/1.1\r\nHost: x\r\n"
+                 b"Content-Length: 2\r\nContent-Length: 30\r\n\r\n{}"),
+                ("Content-Length not a number", b"POST /api/v1/results HTTP/1.1\r\nHost: x\r\n"
+                 b"Content-Length: 2x\r\n\r\n{}"),
+                ("17 MB body", b"POST /api/v1/results HTTP/1.1\r\nHost: x\r\n"
+                 b"Content-Length: 17825792\r\n\r\n")):
+            out = tls(req)
+            head, _, body = out.partition(b"\r\n\r\n")
+            status = head.split(b"\r\n", 1)[0].decode()
+            try:
+                code = json.loads(body)["error"]["code"]
+            except ValueError:
+                code = "not JSON: %r" % body[:80]
+            print("  %-28s -> %s, %s" % (name, status, code))
+            if status[9:12] not in ("400", "413") or code.startswith("not JSON"):
+                fails.append("%s: %s %s" % (name, status, code))
+        if srv.psql("SELECT count(*) FROM runs") != before:
+            fails.append("a refused request stored a run")
+        with socket.create_connection(("127.0.0.1", ports[0]), timeout=5) as so:
+            so.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            first = so.recv(4096).split(b"\r\n", 1)[0].decode()
+        print("  plain HTTP: %s" % first)
+        if "301" not in first:
+            fails.append("plain HTTP is not redirected: %s" % first)
+    finally:
+        stop_process(proc)
+        srv.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+    return fails
+
+
 SCENARIOS = {"kill-server": kill_server, "pg-restart": pg_restart, "worker-kill": worker_kill,
-             "worker-valgrind": worker_valgrind, "load": load, "nginx-failover": nginx_failover}
+             "worker-valgrind": worker_valgrind, "load": load, "nginx-failover": nginx_failover,
+             "flood": flood, "slow-headers": slow_headers, "unauth-bodies": unauth_bodies,
+             "nginx-conf": nginx_conf}
 
 if __name__ == "__main__":
     names = sys.argv[1:] or list(SCENARIOS)

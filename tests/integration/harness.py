@@ -94,6 +94,18 @@ class Cluster:
         return [pm] + kids
 
 
+def record_reply(method, path, resp):
+    """Appends the reply to $REGTRACK_OPENAPI_LOG (JSON lines), when set:
+    test_openapi validates every recorded reply against docs/openapi.json."""
+    log = os.environ.get("REGTRACK_OPENAPI_LOG")
+    if not log or len(resp.body) > (1 << 20):
+        return
+    with open(log, "a") as f:
+        f.write(json.dumps({"method": method, "path": path.split("?", 1)[0],
+                            "status": resp.status, "type": resp.headers.get("Content-Type", ""),
+                            "body": resp.body}) + "\n")
+
+
 class Response:
     def __init__(self, status, body, headers):
         self.status = status
@@ -190,9 +202,11 @@ class Server:
             req.add_header("Content-Type", "application/json")
         try:
             with urllib.request.urlopen(req, timeout=timeout) as r:
-                return Response(r.status, r.read().decode(), dict(r.headers))
+                resp = Response(r.status, r.read().decode(), dict(r.headers))
         except urllib.error.HTTPError as e:
-            return Response(e.code, e.read().decode(), dict(e.headers))
+            resp = Response(e.code, e.read().decode(), dict(e.headers))
+        record_reply(method, path, resp)
+        return resp
 
     def get(self, path, **kw):
         return self.request("GET", path, **kw)

@@ -17,5 +17,7 @@ cleanup() {
 }
 trap cleanup EXIT
 cd "$here"
+# every reply of the tests is recorded; test_openapi validates them against docs/openapi.json
+export REGTRACK_OPENAPI_LOG=${REGTRACK_OPENAPI_LOG:-$REGTRACK_TEST_TMP/replies.jsonl}
 # Debian's python3 (the one with python3-aiosmtpd), not a pyenv one first on PATH
 /usr/bin/python3 -m unittest -v ${TESTS:-$(ls test_*.py | sed 's/\.py$//')}

@@ -27,6 +27,7 @@ READ = ("read+",)
 DOCUMENTED = {
     ("GET", "/healthz"): (ANYONE,),
     ("GET", "/metrics"): (ANYONE,),
+    ("GET", "/api/v1/openapi.json"): (ANYONE,),
     ("POST", "/api/v1/results"): ("submit", "worker", "admin"),
     ("GET", "/api/v1/runs"): READ,
     ("GET", "/api/v1/runs/{}"): READ,

@@ -250,9 +250,27 @@ class BadInput(unittest.TestCase):
         self.reject(result_doc(sha("5"), metrics={"a.b": []}), 400, "invalid_field", "metrics.a.b")
 
     def test_20mb_body_is_413(self):
-        big = b'{"run_id": "' + b"x" * (20 << 20) + b'"}'
-        err = self.reject(big, 413, "too_large", "body")
+        # refused on its Content-Length before a byte of the body is read
+        # (issue 20): the client sends the headers only and reads the reply
+        import socket
+        host, port = srv.addr.rsplit(":", 1)
+        before = count_runs()
+        with socket.create_connection((host, int(port)), timeout=10) as so:
+            so.sendall(b"POST /api/v1/results HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer " +
+                       srv.tokens["submit"].encode() +
+                       b"\r\nContent-Length: %d\r\n\r\n" % ((20 << 20) + 14))
+            reply = b""
+            while True:
+                b = so.recv(65536)
+                if not b:
+                    break
+                reply += b
+        head, _, body = reply.partition(b"\r\n\r\n")
+        self.assertTrue(head.startswith(b"HTTP/1.1 413"), reply[:200])
+        err = json.loads(body)["error"]
+        self.assertEqual((err["code"], err["detail"]), ("too_large", "body"))
         self.assertIn("16777216", err["message"])
+        self.assertEqual(count_runs(), before)
 
     def test_duplicate_keys(self):
         self.reject(b'{"commit": "a", "commit": "b"}', 400, "invalid_json")

@@ -347,7 +347,11 @@ class Requests(unittest.TestCase):
             ({"targets": ["no-such-group"], "kconfig": "tiny-mm"}, 400, "targets"),
             ({"testcases": None}, 400, "testcases"),
             ({"testcases": [{"params": {}}]}, 400, "testcases"),
-            ({"testcases": [{"testcase": "x", "params": {"a": [1]}}]}, 400, "testcases.params"),
+            ({"testcases": [{"testcase": "x", "params": {"a": [1]}}]}, 400, "testcases.params.a"),
+            # the one params rule of results, jobs, bisects and plans
+            ({"testcases": [{"testcase": "x", "params": {"": 1}}]}, 400, "testcases.params."),
+            ({"testcases": [{"testcase": "x", "params": {"v": "x" * 5000}}]}, 400,
+             "testcases.params.v"),
             ({"plan": "mm-smoke"}, 400, "plan"),
             ({"repeat": 0}, 400, "repeat"),
             ({"repeat": 101}, 400, "repeat"),

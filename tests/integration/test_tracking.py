@@ -173,6 +173,11 @@ class Tracking(unittest.TestCase):
             (dict(testcases=[]), 400, "testcases"),
             (dict(testcases=[{"testcase": "execl", "params": {"x": [1]}}]), 400,
              "testcases[0].params.x"),
+            # the one params rule of results, jobs, bisects and requests
+            (dict(testcases=[{"testcase": "execl", "params": {"": 1}}]), 400,
+             "testcases[0].params."),
+            (dict(testcases=[{"testcase": "execl", "params": {"v": "x" * 5000}}]), 400,
+             "testcases[0].params.v"),
             (dict(testcases=[{"testcase": "bad name"}]), 400, "testcases[0].testcase"),
             (dict(kconfigs=["sparc-defconfig"]), 400, "kconfigs[0]"),
             (dict(targets=["x86_64", "no/such"]), 400, "targets[1]"),

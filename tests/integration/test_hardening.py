@@ -1,0 +1,374 @@
+"""Hardening (issue 20): refusals on the headers before a byte of the body
+is read, one Content-Length, header deadlines, unknown fields bounded,
+no 500 (and no PostgreSQL text) for input the documentation allows, one
+params rule for results, jobs and bisects, machines bound to the worker
+token that registered them, and the small ones (dashboard files only,
+tree names, api_tokens.last_used).
+"""
+import json
+import os
+import random
+import socket
+import string
+import sys
+import tempfile
+import time
+import unittest
+import uuid
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Server, result_doc, sha  # noqa: E402
+
+PG_WORDS = ("index", "constraint", "violates", "postgres", "btree", "ERROR:", "setups_",
+            "machines_")
+
+
+def noise(n, seed=1):
+    """n bytes of incompressible ASCII text (a btree entry cannot hold 2.7 KB of it)."""
+    rnd = random.Random(seed)
+    return "".join(rnd.choice(string.ascii_letters + string.digits) for _ in range(n))
+
+
+def raw(srv, data, wait=5.0, send_after=None):
+    """Sends data on a new connection; returns (seconds to the first reply
+    byte or None, everything read until the server closed or wait passed)."""
+    host, port = srv.addr.rsplit(":", 1)
+    c = socket.create_connection((host, int(port)))
+    c.settimeout(wait)
+    t0 = time.monotonic()
+    first = None
+    out = b""
+    try:
+        c.sendall(data)
+        if send_after:
+            c.sendall(send_after)
+        while True:
+            b = c.recv(65536)
+            if not b:
+                break
+            if first is None:
+                first = time.monotonic() - t0
+            out += b
+    except (socket.timeout, ConnectionResetError, BrokenPipeError):
+        pass
+    finally:
+        c.close()
+    return first, out
+
+
+def status_of(reply):
+    return int(reply.split(b" ", 2)[1]) if reply.startswith(b"HTTP/1.1 ") else None
+
+
+def json_of(reply):
+    return json.loads(reply.split(b"\r\n\r\n", 1)[1])
+
+
+def no_pg_text(test, r):
+    for w in PG_WORDS:
+        test.assertNotIn(w, r.body, r)
+
+
+def setUpModule():
+    global srv
+    srv = Server()
+
+
+def tearDownModule():
+    srv.stop()
+
+
+class RefusedOnHeaders(unittest.TestCase):
+    """401/403/413 before the body: the client has sent only the headers of
+    a 15 MB upload and gets its answer, then the connection closes."""
+
+    def upload_headers(self, token=None, length=15_000_000, extra=b""):
+        h = b"POST /api/v1/results HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+        if token:
+            h += b"Authorization: Bearer " + token.encode() + b"\r\n"
+        return h + b"Content-Length: %d\r\n" % length + extra + b"\r\n"
+
+    def test_no_token_401_before_the_body(self):
+        first, out = raw(srv, self.upload_headers(), wait=3)
+        self.assertEqual(status_of(out), 401, out[:200])
+        self.assertLess(first, 1.0)
+        self.assertIn(b"Connection: close", out)
+        self.assertEqual(json_of(out)["error"]["code"], "unauthorized")
+
+    def test_bad_token_401_and_wrong_scope_403_before_the_body(self):
+        first, out = raw(srv, self.upload_headers("rt_1_" + "x" * 43), wait=3)
+        self.assertEqual(status_of(out), 401, out[:200])
+        first, out = raw(srv, self.upload_headers(srv.tokens["read"]), wait=3)
+        self.assertEqual(status_of(out), 403, out[:200])
+        self.assertLess(first, 1.0)
+
+    def test_too_large_413_on_content_length(self):
+        first, out = raw(srv, self.upload_headers(srv.tokens["submit"], length=17 << 20),
+                         wait=3)
+        self.assertEqual(status_of(out), 413, out[:200])
+        self.assertLess(first, 1.0)
+
+    def test_unknown_endpoint_refused_before_the_body(self):
+        req = (b"POST /api/v1/nothing HTTP/1.1\r\nHost: t\r\nContent-Length: 1000000\r\n\r\n")
+        first, out = raw(srv, req, wait=3)
+        self.assertEqual(status_of(out), 404, out[:200])
+
+    def test_two_content_lengths_refused(self):
+        body = json.dumps(result_doc(sha("1"))).encode()
+        extra = b"Content-Length: %d\r\n" % (len(body) + 1)
+        first, out = raw(srv, self.upload_headers(srv.tokens["submit"], len(body), extra) + body,
+                         wait=3)
+        self.assertEqual(status_of(out), 400, out[:300])
+        self.assertEqual(json_of(out)["error"]["detail"], "Content-Length")
+        first, out = raw(srv, self.upload_headers(srv.tokens["submit"], len(body),
+                                                  b"Transfer-Encoding: chunked\r\n") + body,
+                         wait=3)
+        self.assertIn(status_of(out), (400, None), out[:300])
+
+    def test_authorized_upload_still_works(self):
+        r = srv.post("/api/v1/results", result_doc(sha("2")), scope="submit")
+        self.assertEqual(r.status, 201, r)
+        self.assertEqual(srv.get("/healthz").status, 200)
+
+
+class Deadlines(unittest.TestCase):
+    """A header line every second never makes a connection idle; the header
+    deadline (header_timeout_s = 2 here) closes it anyway."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.conf = tempfile.NamedTemporaryFile("w", suffix=".conf", delete=False)
+        cls.conf.write("header_timeout_s = 2\nbody_timeout_s = 3\nmax_connections = 16\n")
+        cls.conf.close()
+        cls.srv = Server(extra_args=["--config", cls.conf.name])
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.stop()
+        os.unlink(cls.conf.name)
+
+    def drip(self, head, line, seconds):
+        host, port = self.srv.addr.rsplit(":", 1)
+        c = socket.create_connection((host, int(port)))
+        c.settimeout(1)
+        t0 = time.monotonic()
+        c.sendall(head)
+        closed = None
+        try:
+            while time.monotonic() - t0 < seconds:
+                try:
+                    c.sendall(line)
+                except (BrokenPipeError, ConnectionResetError):
+                    closed = time.monotonic() - t0
+                    break
+                try:
+                    if c.recv(4096) == b"":
+                        closed = time.monotonic() - t0
+                        break
+                except socket.timeout:
+                    pass
+                except ConnectionResetError:
+                    closed = time.monotonic() - t0
+                    break
+        finally:
+            c.close()
+        return closed
+
+    def test_slow_headers_closed_at_the_deadline(self):
+        closed = self.drip(b"GET /healthz HTTP/1.1\r\nHost: t\r\n", b"X-Drip: 1\r\n", 10)
+        self.assertIsNotNone(closed, "a header every second kept the connection open 10 s")
+        self.assertLess(closed, 5)
+
+    def test_slow_body_closed_at_the_deadline(self):
+        head = (b"POST /api/v1/results HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer " +
+                self.srv.tokens["submit"].encode() + b"\r\nContent-Length: 100000\r\n\r\n")
+        closed = self.drip(head, b" ", 12)
+        self.assertIsNotNone(closed, "a byte of body every second kept the connection 12 s")
+        self.assertLess(closed, 7)
+
+    def test_full_server_answers_503_json(self):
+        # max_connections = 16: the 17th connection's request gets 503 at once
+        host, port = self.srv.addr.rsplit(":", 1)
+        idle = [socket.create_connection((host, int(port))) for _ in range(20)]
+        try:
+            time.sleep(0.3)
+            first, out = raw(self.srv, b"GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n", wait=3)
+            self.assertEqual(status_of(out), 503, out[:300])
+            self.assertLess(first, 1.0)
+            self.assertEqual(json_of(out)["error"]["code"], "overloaded")
+        finally:
+            for so in idle:
+                so.close()
+        time.sleep(0.5)
+        self.assertEqual(self.srv.get("/healthz").status, 200)
+
+    def test_server_answers_after(self):
+        self.assertEqual(self.srv.get("/healthz").status, 200)
+
+
+class UnknownFieldsBounded(unittest.TestCase):
+    def test_big_unknown_array_413_naming_it(self):
+        doc = result_doc(sha("3"), junk=[0] * 200_000)
+        r = srv.post("/api/v1/results", doc, scope="submit")
+        self.assertEqual(r.status, 413, r)
+        self.assertEqual(r.json()["error"]["detail"], "junk")
+
+    def test_big_unknown_string_413(self):
+        doc = result_doc(sha("3"), note="x" * 4096, blob="y" * (2 << 20))
+        r = srv.post("/api/v1/results", doc, scope="submit")
+        self.assertEqual(r.status, 413, r)
+        self.assertEqual(r.json()["error"]["detail"], "blob")
+
+    def test_body_of_millions_of_values_refused_before_parsing(self):
+        body = b'{"run_id":"%s","x":[' % str(uuid.uuid4()).encode() + b"0," * 3_000_000 + b"0]}"
+        t0 = time.monotonic()
+        r = srv.request("POST", "/api/v1/results", raw=body, scope="submit")
+        self.assertEqual(r.status, 413, r)
+        self.assertLess(time.monotonic() - t0, 5)
+
+    def test_extra_within_the_limits_served_as_stored(self):
+        extra = {"note": "n" * 1000, "nested": {"a": [[1, 2.5, "x"]], "b": None},
+                 "list": list(range(5000))}
+        doc = result_doc(sha("4"), **extra)
+        r = srv.post("/api/v1/results", doc, scope="submit")
+        self.assertEqual(r.status, 201, r)
+        got = srv.get("/api/v1/runs/" + doc["run_id"])
+        self.assertEqual(got.status, 200)
+        self.assertEqual(got.json()["extra"], extra)
+        self.assertEqual(got.json()["run_id"], doc["run_id"])
+        self.assertEqual(got.json()["params"], doc["params"])
+
+
+class NoServerErrorForValidInput(unittest.TestCase):
+    def test_long_random_params_stored(self):
+        doc = result_doc(sha("5"), params={"p": noise(2800), "q": noise(1200, 2)})
+        r = srv.post("/api/v1/results", doc, scope="submit")
+        self.assertEqual(r.status, 201, r)
+        got = srv.get("/api/v1/runs/" + doc["run_id"]).json()
+        self.assertEqual(got["params"], doc["params"])
+        # the same params again find the same setup
+        doc2 = result_doc(sha("5"), params=doc["params"])
+        self.assertEqual(srv.post("/api/v1/results", doc2, scope="submit").status, 201)
+        self.assertEqual(srv.psql("SELECT count(DISTINCT setup_id) FROM runs WHERE run_id IN "
+                                  "('%s', '%s')" % (doc["run_id"], doc2["run_id"])), "1")
+
+    def test_long_machine_fields_400_naming_the_field(self):
+        for field in ("hostname", "arch"):
+            doc = result_doc(sha("6"))
+            doc["machine"] = dict(doc["machine"], **{field: noise(2800, 3)})
+            r = srv.post("/api/v1/results", doc, scope="submit")
+            self.assertEqual(r.status, 400, (field, r))
+            self.assertEqual(r.json()["error"]["detail"], "machine." + field)
+            no_pg_text(self, r)
+
+    def test_database_text_never_replied(self):
+        # a conflict the handlers do not foresee: the reply is generic
+        for path, body, scope in (("/api/v1/workers/register",
+                                   {"hostname": "h" * 255, "arch": "a" * 32,
+                                    "tbox_group": "t" * 128, "capabilities": ["host"]},
+                                   "worker"),):
+            r = srv.post(path, body, scope=scope)
+            self.assertLess(r.status, 500, r)
+            no_pg_text(self, r)
+
+
+class ParamsRule(unittest.TestCase):
+    BAD = [({"": 1}, "params."), ({"k": "v" * 5000}, "params.k"),
+           ({"k": {"nested": 1}}, "params.k"), ({"k": [1]}, "params.k"),
+           ({"k": None}, "params.k")]
+
+    def test_results(self):
+        for params, detail in self.BAD:
+            r = srv.post("/api/v1/results", result_doc(sha("7"), params=params), scope="submit")
+            self.assertEqual((r.status, r.json()["error"]["detail"]), (400, detail), r)
+
+    def test_jobs(self):
+        base = {"commit": sha("7"), "kconfig": "host", "testcase": "small-allocs"}
+        for params, detail in self.BAD:
+            r = srv.post("/api/v1/jobs", dict(base, params=params), scope="submit")
+            self.assertEqual((r.status, r.json()["error"]["detail"]), (400, detail), r)
+        r = srv.post("/api/v1/jobs", dict(base, params={"nr_task": 1}), scope="submit")
+        self.assertEqual(r.status, 201, r)
+
+    def test_bisects(self):
+        base = {"tree": "nope", "good": sha("a"), "bad": sha("b"), "testcase": "t",
+                "kconfig": "x86_64-defconfig", "metric": "t.m"}
+        for params, detail in self.BAD:
+            r = srv.post("/api/v1/bisects", dict(base, params=params), scope="submit")
+            self.assertEqual((r.status, r.json()["error"]["detail"]), (400, detail), r)
+
+
+class MachinesBoundToTokens(unittest.TestCase):
+    def register(self, token, host):
+        r = srv.post("/api/v1/workers/register",
+                     {"hostname": host, "arch": "x86_64", "tbox_group": "bound-box",
+                      "capabilities": ["host"]}, token=token)
+        return r
+
+    def test_other_token_cannot_lease_heartbeat_complete_or_reregister(self):
+        t1, t2 = srv.token("worker"), srv.token("worker")
+        r = self.register(t1, "bound-1")
+        self.assertEqual(r.status, 200, r)
+        m1 = r.json()["machine_id"]
+        # the second token takes the machine over by registering it again: refused
+        r = self.register(t2, "bound-1")
+        self.assertEqual(r.status, 403, r)
+        self.assertEqual(self.register(t1, "bound-1").status, 200)
+        r = srv.post("/api/v1/jobs", {"commit": sha("8"), "kconfig": "host",
+                                      "testcase": "small-allocs", "tbox_group": "bound-box",
+                                      "params": {"n": 1}}, scope="submit")
+        self.assertEqual(r.status, 201, r)
+        jid = r.json()["id"]
+        r = srv.post("/api/v1/jobs/lease", {"machine_id": m1}, token=t2)
+        self.assertEqual(r.status, 403, r)
+        r = srv.post("/api/v1/jobs/lease", {"machine_id": m1}, token=t1)
+        self.assertEqual(r.status, 200, r)
+        job = r.json()["job"]
+        self.assertEqual(job["id"], jid)
+        # the machine id is public (GET /jobs/{id}); another token forges with it
+        self.assertEqual(srv.get("/api/v1/jobs/%d" % jid).json()["machine_id"], m1)
+        doc = result_doc(sha("8"), testcase="small-allocs", job_id=jid, params=job["params"],
+                         kconfig="host", metrics={"small-allocs.throughput": [1.0]})
+        for body in ({"machine_id": m1, "status": "ok", "results": [doc]},
+                     {"status": "ok", "results": [doc]}):
+            r = srv.post("/api/v1/jobs/%d/complete" % jid, body, token=t2)
+            self.assertEqual(r.status, 403, r)
+        r = srv.post("/api/v1/jobs/%d/heartbeat" % jid, {"machine_id": m1, "phase": "run"},
+                     token=t2)
+        self.assertEqual(r.status, 403, r)
+        self.assertEqual(srv.psql("SELECT count(*) FROM runs WHERE job_id = %d" % jid), "0")
+        r = srv.post("/api/v1/jobs/%d/heartbeat" % jid, {"machine_id": m1, "phase": "run"},
+                     token=t1)
+        self.assertEqual(r.status, 200, r)
+        r = srv.post("/api/v1/jobs/%d/complete" % jid,
+                     {"machine_id": m1, "status": "ok", "results": [doc]}, token=t1)
+        self.assertEqual(r.status, 200, r)
+
+
+class Small(unittest.TestCase):
+    def test_only_dashboard_files(self):
+        for path in ("/package.json", "/package-lock.json", "/README.md",
+                     "/tools/vendor.mjs", "/node_modules/x/index.js", "/js/../package.json"):
+            r = srv.get(path)
+            self.assertEqual(r.status, 404, (path, r))
+        for path in ("/", "/index.html", "/js/app.js", "/css/app.css"):
+            self.assertEqual(srv.get(path).status, 200, path)
+
+    def test_tree_names_dot_and_dotdot(self):
+        for name in (".", ".."):
+            r = srv.post("/api/v1/trees", {"name": name, "url": "https://example.org/x.git",
+                                           "branches": ["master"]}, scope="admin")
+            self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "name"), r)
+
+    def test_last_used_written(self):
+        name = "lu-" + uuid.uuid4().hex[:8]
+        tok = srv.token("read", name=name)
+        self.assertEqual(srv.psql("SELECT last_used IS NULL FROM api_tokens WHERE name = '%s'"
+                                  % name), "t")
+        self.assertEqual(srv.get("/api/v1/runs", token=tok).status, 200)
+        self.assertEqual(srv.psql("SELECT last_used IS NOT NULL FROM api_tokens "
+                                  "WHERE name = '%s'" % name), "t")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+# Writes docs/openapi.json (served at /api/v1/openapi.json): tools/openapi-gen.py > docs/openapi.json.
+# One add() per route of server/api/routes.c; tests/integration/test_openapi.py checks both.
+import json
+E = {"$ref": "#/components/schemas/Error"}
+OBJ = {"type": "object"}
+ARR = {"type": "array"}
+ANY = {}
+def op(summary, scopes, ok_status="200", ok=OBJ, params=(), body=None, extra=None, text=None):
+    o = {"summary": summary, "x-scopes": scopes, "responses": {}}
+    if text:
+        o["responses"][ok_status] = {"description": "ok", "content": {text: {"schema": {"type": "string"}}}}
+    else:
+        o["responses"][ok_status] = {"description": "ok", "content": {"application/json": {"schema": ok}}}
+    for s, d in (extra or {}).items():
+        o["responses"][s] = d
+    o["responses"]["default"] = {"description": "an error", "content": {"application/json": {"schema": E}}}
+    if params:
+        o["parameters"] = [{"name": n, "in": "query", "required": False, "schema": {"type": "string"}} for n in params]
+    if body:
+        o["requestBody"] = {"required": True, "content": {"application/json": {"schema": body}}}
+    if scopes and scopes != ["none"]:
+        o["security"] = [{"bearer": []}]
+    return o
+def pid(name):
+    return {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+ID = {"type": "object", "required": ["id"], "properties": {"id": {"type": "integer"}, "state": {"type": "string"}}}
+READ = ["read", "submit", "worker", "admin"]
+P = {}
+def add(path, method, o, path_params=()):
+    P.setdefault(path, {})[method] = o
+    if path_params:
+        P[path]["parameters"] = [pid(n) for n in path_params]
+add("/healthz", "get", op("liveness and the database", ["none"], ok={"type": "object", "required": ["status", "database"], "properties": {"status": {"type": "string"}, "database": {"type": "string"}}}))
+add("/metrics", "get", op("Prometheus metrics", ["none"], text="text/plain"))
+add("/api/v1/openapi.json", "get", op("this document", ["none"]))
+add("/api/v1/results", "post", op("store a result document", ["submit", "worker", "admin"], "201",
+    ok={"type": "object", "required": ["run_id", "created"], "properties": {"run_id": {"type": "string"}, "created": {"type": "boolean"}, "metrics": {"type": "integer"}, "values": {"type": "integer"}}},
+    body={"$ref": "#/components/schemas/ResultDocument"},
+    extra={"200": {"description": "the run was stored before (same run_id)", "content": {"application/json": {"schema": OBJ}}}}))
+add("/api/v1/runs", "get", op("the newest runs", READ, ok=ANY, params=["limit"]))
+add("/api/v1/runs/{run_id}", "get", op("one run with its values", READ, ok={"$ref": "#/components/schemas/Run"}), ["run_id"])
+add("/api/v1/series", "get", op("a metric's series over commits", READ, ok=OBJ, params=["testcase", "metric", "params", "kconfig", "compiler", "tbox_group", "mode", "tree", "branch"]))
+add("/api/v1/compare", "get", op("two commits compared", READ, ok=OBJ, params=["base", "head", "testcase", "metric", "changed", "format"]))
+P["/api/v1/compare"]["get"]["responses"]["200"]["content"]["text/plain"] = {"schema": {"type": "string"}, "x-when": "format=text"}
+add("/api/v1/machines", "get", op("machines", READ, ok=ANY))
+add("/api/v1/metrics", "get", op("metric names", READ, ok=ANY))
+add("/api/v1/metrics/{name}", "put", op("set a metric's direction and unit", ["admin"], ok=OBJ, body=OBJ), ["name"])
+add("/api/v1/testcases", "get", op("testcases", READ, ok=ANY))
+add("/api/v1/trees", "get", op("trees", READ, ok=ANY))
+add("/api/v1/trees", "post", op("add or update a tree", ["admin"], ok=OBJ, body={"type": "object", "required": ["name"], "properties": {"name": {"type": "string", "maxLength": 128}, "url": {"type": "string"}, "branches": {"type": "array", "items": {"type": "string"}}}}))
+add("/api/v1/trees/{name}/poll", "post", op("fetch a tree's branches now", ["submit", "admin"], "2XX", ok=ANY), ["name"])
+add("/api/v1/plans", "get", op("tracking plans", READ, ok=ANY))
+add("/api/v1/plans", "post", op("add a tracking plan", ["admin"], "2XX", ok=ANY, body=OBJ))
+add("/api/v1/plans/{id}", "get", op("one plan", READ, ok=ANY), ["id"])
+add("/api/v1/plans/{id}", "put", op("change a plan", ["admin"], "2XX", ok=ANY, body=OBJ), ["id"])
+add("/api/v1/plans/{id}", "delete", op("remove a plan", ["admin"], "2XX", ok=ANY), ["id"])
+add("/api/v1/plans/{id}/pushes", "get", op("the pushes a plan saw", READ, ok=ANY), ["id"])
+add("/api/v1/requests", "get", op("A/B test requests", READ, ok=ANY, params=["state", "limit"]))
+add("/api/v1/requests", "post", op("ask for an A/B test of a change (base vs head or patches)", ["submit", "admin"], "201", ok=ID, body=OBJ))
+add("/api/v1/requests/{id}", "get", op("one A/B request: progress, rows, verdict, reproduce", READ, ok=OBJ), ["id"])
+add("/api/v1/requests/{id}/cancel", "post", op("cancel an A/B request and its queued jobs", ["submit", "admin"], ok=OBJ), ["id"])
+add("/api/v1/jobs", "get", op("jobs", READ, ok=ANY, params=["state", "limit"]))
+add("/api/v1/jobs", "post", op("submit a job", ["submit", "admin"], "201", ok=ID, body={"type": "object", "required": ["commit", "kconfig", "testcase"], "properties": {"params": {"$ref": "#/components/schemas/Params"}}}))
+add("/api/v1/jobs/lease", "post", op("lease the next job for a machine (long poll)", ["worker", "admin"],
+    ok={"type": "object", "required": ["job", "lease_timeout_s"]},
+    body={"type": "object", "required": ["machine_id"], "properties": {"machine_id": {"type": "integer"}, "wait_s": {"type": "integer", "maximum": 60}, "request_id": {"type": "string"}}},
+    extra={"204": {"description": "no job within wait_s"}}))
+add("/api/v1/jobs/{id}", "get", op("one job", READ, ok=OBJ), ["id"])
+add("/api/v1/jobs/{id}/complete", "post", op("complete a leased job with its results (the token must own the machine)", ["worker", "admin"], ok=ID, body=OBJ), ["id"])
+add("/api/v1/jobs/{id}/heartbeat", "post", op("extend a lease (the token must own the machine)", ["worker", "admin"], ok={"type": "object", "required": ["lease_expires_at"]}, body=OBJ), ["id"])
+add("/api/v1/jobs/{id}/cancel", "post", op("cancel a queued or leased job", ["submit", "admin"], ok=OBJ), ["id"])
+add("/api/v1/jobs/{id}/kconfig", "get", op("the job's .config", READ, text="text/plain"), ["id"])
+add("/api/v1/workers/register", "post", op("register a machine (owned by the registering token)", ["worker", "admin"], ok={"type": "object", "required": ["machine_id", "lease_timeout_s"]}, body={"type": "object", "required": ["hostname", "arch"]}))
+add("/api/v1/regressions", "get", op("regressions", READ, ok=ANY, params=["state", "limit"]))
+add("/api/v1/regressions/{id}", "get", op("one regression", READ, ok=OBJ), ["id"])
+add("/api/v1/regressions/{id}", "patch", op("change a regression's state", ["admin"], ok=OBJ, body=OBJ), ["id"])
+add("/api/v1/outbox", "get", op("the mail outbox", ["admin"], ok=ANY))
+add("/api/v1/regressions/{id}/report", "get", op("a regression's report mail", READ, ok=ANY), ["id"])
+add("/api/v1/regressions/{id}/report", "post", op("queue a regression's report mail", ["admin"], ok=OBJ, body=OBJ, extra={"201": {"description": "queued", "content": {"application/json": {"schema": OBJ}}}, "202": {"description": "queued", "content": {"application/json": {"schema": OBJ}}}}), ["id"])
+add("/api/v1/bisects", "get", op("bisects", READ, ok=ANY))
+add("/api/v1/bisects", "post", op("start a bisect", ["submit", "admin"], "201", ok=ID, body={"type": "object", "properties": {"params": {"$ref": "#/components/schemas/Params"}}}))
+add("/api/v1/bisects/{id}", "get", op("one bisect", READ, ok=OBJ), ["id"])
+add("/api/v1/bisects/{id}/cancel", "post", op("cancel a bisect", ["submit", "admin"], ok=ID), ["id"])
+add("/api/v1/subscriptions", "get", op("mail subscriptions", ["admin"], ok=ANY))
+add("/api/v1/subscriptions", "post", op("add a subscription", ["admin"], "201", ok=OBJ, body=OBJ))
+add("/api/v1/subscriptions/{id}", "delete", op("remove a subscription", ["admin"], "204", ok=ANY), ["id"])
+P["/api/v1/subscriptions/{id}"]["delete"]["responses"]["204"] = {"description": "removed"}
+add("/api/v1/bisects/{id}/kconfig-diff", "get", op(".config differences of a bisect's ends", READ, ok=ANY), ["id"])
+add("/api/v1/kconfig/diff", "get", op(".config differences of two jobs", READ, ok=ANY, params=["a", "b"]))
+add("/api/v1/regressions/{id}/kconfig-diff", "get", op(".config differences of a regression's ends", READ, ok=ANY), ["id"])
+doc = {
+  "openapi": "3.0.3",
+  "info": {"title": "regtrack", "version": "1",
+           "description": "Linux kernel performance regression tracker (README: limits, scopes). Every error is {\"error\": {code, message, detail}}. x-scopes: the token scopes a call accepts (read routes are open without a token when public_read = 1)."},
+  "paths": P,
+  "components": {
+    "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer", "description": "rt_<id>_<secret>"}},
+    "schemas": {
+      "Error": {"type": "object", "required": ["error"], "additionalProperties": False,
+                "properties": {"error": {"type": "object", "required": ["code", "message", "detail"], "additionalProperties": False,
+                   "properties": {"code": {"type": "string"}, "message": {"type": "string"}, "detail": {"type": "string"}}}}},
+      "Params": {"type": "object", "maxProperties": 100,
+                 "additionalProperties": {"oneOf": [{"type": "string", "maxLength": 4096}, {"type": "number"}, {"type": "boolean"}]}},
+      "ResultDocument": {"type": "object", "required": ["run_id", "commit", "testcase", "metrics"],
+                 "properties": {"run_id": {"type": "string"}, "commit": {"type": "string", "pattern": "^[0-9a-f]{40}$"},
+                                "testcase": {"type": "string", "maxLength": 128}, "params": {"$ref": "#/components/schemas/Params"},
+                                "metrics": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "number"}, "minItems": 1}},
+                                "machine": {"type": "object", "properties": {"hostname": {"type": "string", "maxLength": 255}, "arch": {"type": "string", "maxLength": 64}}}},
+                 "description": "other top-level fields are kept (runs.extra): at most 100,000 JSON values and 2 MiB in all"},
+      "Run": {"type": "object", "required": ["run_id", "commit", "testcase", "params", "metrics", "extra", "machine"],
+              "properties": {"run_id": {"type": "string"}, "commit": {"type": "string"}, "testcase": {"type": "string"},
+                             "params": {"type": "object"}, "metrics": {"type": "object"}, "extra": {"type": "object"},
+                             "machine": {"type": "object"}}},
+    }
+  }
+}
+print(json.dumps(doc, indent=1, sort_keys=False))
