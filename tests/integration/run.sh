@@ -17,7 +17,10 @@ cleanup() {
 }
 trap cleanup EXIT
 cd "$here"
-# every reply of the tests is recorded; test_openapi validates them against docs/openapi.json
+# every reply of the tests is recorded; after them, each is validated against docs/openapi.json
 export REGTRACK_OPENAPI_LOG=${REGTRACK_OPENAPI_LOG:-$REGTRACK_TEST_TMP/replies.jsonl}
+rm -f "$REGTRACK_OPENAPI_LOG"
 # Debian's python3 (the one with python3-aiosmtpd), not a pyenv one first on PATH
 /usr/bin/python3 -m unittest -v ${TESTS:-$(ls test_*.py | sed 's/\.py$//')}
+echo "== the tests' replies against docs/openapi.json"
+/usr/bin/python3 test_openapi.py --replies "$REGTRACK_OPENAPI_LOG"

@@ -30,6 +30,22 @@ export function listOf(data, name) {
 	return [];
 }
 
+// The size of a verdict: the Hodges-Lehmann shift in % (hl_pct, which the
+// verdict comes from) when the record has one, else LKP's %change of means
+// (change_pct; old records).
+export function shiftPct(r) {
+	if (!r)
+		return undefined;
+	return Number.isFinite(r.hl_pct) ? r.hl_pct : r.change_pct;
+}
+
+// A title telling which figure shiftPct gave, with the means' %change.
+export function shiftTitle(r, fmt) {
+	if (!r || !Number.isFinite(r.hl_pct))
+		return '%change of means';
+	return `Hodges-Lehmann shift; %change of means ${fmt(r.change_pct)}`;
+}
+
 export function regressionKind(r) {
 	const k = pick(r, 'kind', 'change', 'direction');
 	if (k === 'regression' || k === 'improvement' || k === 'change')

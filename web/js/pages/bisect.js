@@ -137,7 +137,7 @@ function descentResult(d) {
 		`first bad on level ${d.level}: merge `, commitLink(d.merge),
 		Number.isFinite(d.confidence) ? ` · confidence ${(d.confidence * 100).toFixed(1)}%` : '',
 		v ? [' · verified against merge^1', Array.isArray(v.n) ? ` · runs ${v.n.join(':')}` : '',
-			Number.isFinite(v.change_pct) ? ` · ${fmtPct(v.change_pct)}` : '',
+			Number.isFinite(shiftPct(v)) ? ` · ${fmtPct(shiftPct(v))}` : '',
 			v.verdict ? ` · ${v.verdict}` : ''] : '',
 		` · descended into its ${plural(d.side_commits, 'side commit')}`);
 }
@@ -179,7 +179,7 @@ function verification(bisect) {
 		out.push(h('p', { id: 'verification' }, h('b', null, 'verification: '),
 			commitLink(commitOf(v.parent).sha), ' vs ', commitLink(commitOf(v.first_bad).sha),
 			Array.isArray(v.n) ? ` · runs ${v.n.join(':')}` : '',
-			Number.isFinite(v.change_pct) ? [' · ', h('span', { class: 'pct regression' }, fmtPct(v.change_pct))] : '',
+			Number.isFinite(shiftPct(v)) ? [' · ', h('span', { class: 'pct regression', title: shiftTitle(v, fmtPct) }, fmtPct(shiftPct(v)))] : '',
 			v.verdict ? [' · ', badge(v.verdict, v.verdict === 'different' ? 'info' : 'warn')] : ''));
 	if (cands.length > 1)
 		out.push(h('div', { id: 'candidates' }, h('b', null, `the first bad commit is one of ${cands.length}:`),
@@ -246,8 +246,9 @@ function rangeCard(r, b, bisectRange) {
 		metric ? h('div', null, h('b', null, 'metric '),
 			h('a', { href: link('/series', seriesQuery(setup, metric)) }, metric),
 			setup ? h('span', { class: 'muted' }, ' · ', setupLabel(setup)) : null) : null,
-		r && pick(r, 'change_pct') !== undefined ? h('div', null, h('b', null, 'change '),
-			h('span', { class: `pct ${kind}` }, fmtPct(r.change_pct)),
+		r && pick(r, 'hl_pct', 'change_pct') !== undefined ? h('div', null, h('b', null, 'change '),
+			h('span', { class: `pct ${kind}`, title: shiftTitle(r, fmtPct) }, fmtPct(shiftPct(r))),
+			Number.isFinite(r.hl_pct) ? h('span', { class: 'muted' }, ` (means ${fmtPct(r.change_pct)})`) : '',
 			Array.isArray(ci) ? ` [${fmtPct(ci[0])}, ${fmtPct(ci[1])}]` : '',
 			r.p_value !== undefined ? ` · p ${fmtP(r.p_value)}` : '') : null,
 		good.sha && bad.sha ? h('div', null, h('a', {
@@ -310,7 +311,7 @@ function groupTable(r) {
 		return h('tr', { class: 'group-row' },
 			h('td', null, h('a', { href: `/regressions/${g.id}` }, `#${g.id}`)),
 			h('td', null, badge(kind, { improvement: 'good', regression: 'bad' }[kind] || 'info')),
-			h('td', { class: `num pct ${kind}` }, fmtPct(g.change_pct)),
+			h('td', { class: `num pct ${kind}`, title: shiftTitle(g, fmtPct) }, fmtPct(shiftPct(g))),
 			h('td', null, h('a', { href: link('/series', seriesQuery(setupOf(g), g.metric)) }, g.metric || '')),
 			h('td', null, setupLabel(setupOf(g))),
 			h('td', null, stateBadge(g.state)));
@@ -463,7 +464,7 @@ export async function render(root, { id, kind }) {
 		? commitOf(pick(pick(b, 'verification'), 'parent') || pick(b, 'first_bad_parent')).sha || good : good;
 	const title = kind === 'regression'
 		? [`${{ improvement: 'Improvement', regression: 'Regression' }[regressionKind(r)] || 'Change'} #${r.id}: `,
-			metric || '', ' ', fmtPct(pick(r, 'change_pct')), ' ', stateBadge(r.state)]
+			metric || '', ' ', fmtPct(shiftPct(r)), ' ', stateBadge(r.state)]
 		: [`Bisect #${b.id}: `, metric || '', ' ', stateBadge(b.state)];
 	const [cmp, cfg, mailed] = await Promise.all([comparison(cmpBase, bad, setup, metric),
 		r || b ? configDiff(r, b, kind) : null, reportMails(r)]);

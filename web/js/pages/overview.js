@@ -30,7 +30,7 @@ function regressionRows(data) {
 		return h('tr', { class: 'regression-row' },
 			h('td', null, h('a', { href: `/regressions/${r.id}` }, `#${r.id}`)),
 			h('td', null, badge(kind, { improvement: 'good', regression: 'bad' }[kind] || 'info')),
-			h('td', { class: `num ${kind}` }, fmtPct(pick(r, 'change_pct'))),
+			h('td', { class: `num ${kind}`, title: shiftTitle(r, fmtPct) }, fmtPct(shiftPct(r))),
 			h('td', null, h('a', { href: link('/series', seriesQuery(setupOf(r), r.metric)) }, r.metric || ''),
 				r.group_size > 1 ? h('span', { class: 'muted' }, ` +${r.group_size - 1} more`) : null),
 			h('td', { class: 'setup' }, setupLabel(setupOf(r))),

@@ -30,7 +30,7 @@ export async function render(root, { query }) {
 		return h('tr', { class: 'regression-row' },
 			h('td', null, h('a', { href: `/regressions/${r.id}` }, `#${r.id}`)),
 			h('td', null, badge(kind, { improvement: 'good', regression: 'bad' }[kind] || 'info')),
-			h('td', { class: `num ${kind}` }, fmtPct(r.change_pct)),
+			h('td', { class: `num ${kind}`, title: shiftTitle(r, fmtPct) }, fmtPct(shiftPct(r))),
 			h('td', null, r.metric || ''), h('td', null, setupLabel(setupOf(r))),
 			h('td', null, commitLink(goodOf(r).sha), ' .. ', commitLink(badOf(r).sha)),
 			h('td', null, stateBadge(r.state)),

@@ -86,7 +86,7 @@ function changePoints(s, metric, regressions) {
 		const i = Number.isInteger(cp.index) ? cp.index : at(cp.commit);
 		if (i > 0)
 			out.push({
-				index: i, change_pct: cp.change_pct, kind: cp.kind || null, id: cp.regression_id,
+				index: i, change_pct: shiftPct(cp), kind: cp.kind || null, id: cp.regression_id,
 				href: cp.regression_id ? `/regressions/${cp.regression_id}` : compareLink(s, i, metric),
 			});
 	}
@@ -100,7 +100,7 @@ function changePoints(s, metric, regressions) {
 		const same = out.findIndex((o) => o.index === i);
 		if (same >= 0)
 			out.splice(same, 1);
-		out.push({ index: i, change_pct: r.change_pct, kind: regressionKind(r), state: r.state, href: `/regressions/${r.id}`, id: r.id });
+		out.push({ index: i, change_pct: shiftPct(r), kind: regressionKind(r), state: r.state, href: `/regressions/${r.id}`, id: r.id });
 	}
 	return out.sort((a, b) => a.index - b.index);
 }
