@@ -172,9 +172,11 @@ static int gate(json_t *reply)
 			setup_label(reply, json_integer_value(json_object_get(row, "setup_id")),
 				    label, sizeof(label));
 			fprintf(stderr,
-				"regtrack: gate: regression: %s %+.1f%% (p %.2g, q %.2g; %s)\n",
-				str_of(row, "metric"), num_of(row, "change_pct"),
-				num_of(row, "p_value"), num_of(row, "q_value"), label);
+				"regtrack: gate: regression: %s %+.1f%% (Hodges-Lehmann shift; "
+				"means %+.1f%%; p %.2g, q %.2g; %s)\n",
+				str_of(row, "metric"), num_of(row, "hl_pct"),
+				num_of(row, "change_pct"), num_of(row, "p_value"),
+				num_of(row, "q_value"), label);
 			bad++;
 		}
 		more += !strcmp(str_of(row, "verdict"), "need-more-runs");

@@ -220,7 +220,8 @@ class Gate(unittest.TestCase):
         self.assertEqual(r.returncode, 1, r.stderr)
         self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
         self.assertRegex(r.stderr, r"^regtrack: gate: regression: will-it-scale.per_process_ops -10\.0% "
-                                   r"\(p 0\.0022, q 0\.00\d+; markedtc \{")
+                                   r"\(Hodges-Lehmann shift; means -10\.0%; p 0\.0022, q 0\.00\d+; "
+                                   r"markedtc \{")
         r = cli("compare", "--base", base, "--head", head, "--text", "--gate")
         self.assertEqual(r.returncode, 1, r.stderr)
         rows = [ln for ln in r.stdout.splitlines() if "per_process_ops" in ln or "noise_ms" in ln]

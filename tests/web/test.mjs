@@ -1122,6 +1122,30 @@ async function main() {
 			}
 		});
 
+		await check('a verdict\'s size is the Hodges-Lehmann shift (hl_pct), not the means\' %change, when their signs differ', async () => {
+			const tcs = (await call('GET', '/api/v1/testcases')).json;
+			const setupId = tcs.find((t) => t.name === 'vm-scalability').setup_list
+				.find((st) => st.params.nr_task === '100%').id;
+			const api = mockApis(setupId);
+			// an improvement by the HL shift whose means moved the other way (one outlier run)
+			Object.assign(api.regression, { kind: 'improvement', hl_pct: 4.2, change_pct: -8.9, direction: 1 });
+			await page.route(/\/api\/v1\/(regressions|bisects)(\/|\?|$)/, api.handle);
+			try {
+				for (const path of ['/regressions', '/']) {
+					await open(path, `hl-${path}`);
+					const cell = page.locator('#regressions tr.regression-row td.improvement');
+					assert.equal(await cell.count(), 1, path);
+					assert.equal((await cell.textContent()).trim(), '+4.2%', path);
+					assert.match(await cell.getAttribute('title'), /Hodges-Lehmann.*-8\.9%/, path);
+				}
+				await open('/regressions/1', 'hl-regression');
+				const range = await page.textContent('#range');
+				assert.match(range, /change \+4\.2% \(means -8\.9%\)/, range);
+			} finally {
+				await page.unroute(/\/api\/v1\/(regressions|bisects)(\/|\?|$)/);
+			}
+		});
+
 		await check('unknown page says so', async () => {
 			await page.goto(URLBASE + '/no/such/page');
 			await page.waitForSelector('h1');
