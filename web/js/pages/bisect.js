@@ -6,7 +6,7 @@
 import { h, replace, link, section, table, emptyState, errorBox, fmtNum, fmtPct, fmtP,
 	fmtTime, duration, commitLink, setupLabel, stateBadge, badge, shortSha } from '../dom.js';
 import { api, getToken, setToken } from '../api.js';
-import { pick, commitOf, regressionKind, seriesQuery, goodOf, badOf, ciOf, setupOf } from '../model.js';
+import { pick, commitOf, regressionKind, shiftPct, shiftTitle, seriesQuery, goodOf, badOf, ciOf, setupOf } from '../model.js';
 import { compareTable } from './compare.js';
 
 const STATES = ['new', 'confirmed', 'bisecting', 'bisected', 'reported', 'fixed', 'invalid', 'wontfix'];

@@ -4,7 +4,7 @@
 import { h, replace, link, emptyState, errorBox, fmtNum, fmtPct, fmtP, commitLink,
 	setupLabel, badge } from '../dom.js';
 import { api } from '../api.js';
-import { seriesQuery } from '../model.js';
+import { seriesQuery, shiftPct, shiftTitle } from '../model.js';
 
 const PASS = ['base', 'head', 'testcase', 'tbox_group', 'kconfig', 'compiler', 'params', 'mode',
 	'metric', 'alpha'];
@@ -12,7 +12,7 @@ const PASS = ['base', 'head', 'testcase', 'tbox_group', 'kconfig', 'compiler', '
 // Sort keys: name -> comparator over rows.
 const SORTS = {
 	metric: (a, b) => a.metric.localeCompare(b.metric),
-	change: (a, b) => Math.abs(nz(b.change_pct)) - Math.abs(nz(a.change_pct)) ||
+	change: (a, b) => Math.abs(nz(shiftPct(b))) - Math.abs(nz(shiftPct(a))) ||
 		a.metric.localeCompare(b.metric),
 	p: (a, b) => nz(a.p_value, 2) - nz(b.p_value, 2) || a.metric.localeCompare(b.metric),
 	base: (a, b) => nz(b.mean[0]) - nz(a.mean[0]),
@@ -46,8 +46,8 @@ export function compareRow(r, setup, focus) {
 		dataset: { metric: r.metric, change: r.change, verdict: r.verdict },
 	},
 	h('td', { class: 'num' }, withStd(r.mean[0], r.stddev_pct[0])),
-	h('td', { class: `num pct ${dir}`, title: r.ci_pct ? `CI ${fmtPct(r.ci_pct[0])} .. ${fmtPct(r.ci_pct[1])}` : '' },
-		fmtPct(r.change_pct),
+	h('td', { class: `num pct ${dir}`, title: shiftTitle(r, fmtPct) + (r.ci_pct ? `; CI ${fmtPct(r.ci_pct[0])} .. ${fmtPct(r.ci_pct[1])}` : '') },
+		fmtPct(shiftPct(r)),
 		r.ci_pct && Number.isFinite(r.ci_pct[0]) ? h('span', { class: 'ci' },
 			` [${fmtPct(r.ci_pct[0])}, ${fmtPct(r.ci_pct[1])}]`) : null),
 	h('td', { class: 'num' }, withStd(r.mean[1], r.stddev_pct[1])),
@@ -63,7 +63,7 @@ export function compareRow(r, setup, focus) {
 
 export const COLUMNS = [
 	{ label: 'base', key: 'base', cls: 'num', title: 'mean of the base runs ±%stddev' },
-	{ label: '%change', key: 'change', cls: 'num', title: '%change of means [confidence interval]' },
+	{ label: '%change', key: 'change', cls: 'num', title: 'Hodges-Lehmann shift in % (old records: %change of means; the cell\'s title gives the means\' %change) [confidence interval]' },
 	{ label: 'head', key: 'head', cls: 'num', title: 'mean of the head runs ±%stddev' },
 	{ label: 'runs', cls: 'num' },
 	{ label: 'p', key: 'p', cls: 'num', title: 'Mann-Whitney p (q: Benjamini-Hochberg adjusted)' },

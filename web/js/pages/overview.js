@@ -4,7 +4,7 @@ import { h, replace, link, section, table, emptyState, errorBox, fmtPct, age, st
 	commitLink, setupLabel, badge } from '../dom.js';
 import { tryApi } from '../api.js';
 import { pick, commitOf, listOf, regressionKind, setupOf, seriesQuery, goodOf, badOf, jobStatus,
-	isWorker } from '../model.js';
+	isWorker, shiftPct, shiftTitle } from '../model.js';
 
 const ONLINE_S = 15 * 60;
 const OPEN = new Set(['new', 'confirmed', 'bisecting', 'bisected', 'reported']);

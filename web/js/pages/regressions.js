@@ -2,7 +2,7 @@
 import { h, replace, link, table, emptyState, fmtPct, age, stateBadge, commitLink,
 	setupLabel, badge } from '../dom.js';
 import { api } from '../api.js';
-import { pick, listOf, regressionKind, setupOf, goodOf, badOf } from '../model.js';
+import { pick, listOf, regressionKind, shiftPct, shiftTitle, setupOf, goodOf, badOf } from '../model.js';
 
 const STATES = ['', 'new', 'confirmed', 'bisecting', 'bisected', 'reported', 'fixed', 'invalid', 'wontfix'];
 

@@ -3,7 +3,7 @@
 import { h, replace, link, section, table, emptyState, errorBox, shortSha, fmtNum, fmtPct,
 	fmtParams, setupLabel, commitLink } from '../dom.js';
 import { api, tryApi } from '../api.js';
-import { listOf, seriesQuery, pick, badOf, regressionKind } from '../model.js';
+import { listOf, seriesQuery, pick, badOf, regressionKind, shiftPct } from '../model.js';
 import { seriesChart } from '../chart.js';
 
 const FILTERS = ['testcase', 'metric', 'tbox_group', 'kconfig', 'compiler', 'params', 'mode'];
