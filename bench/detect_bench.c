@@ -31,6 +31,7 @@
 
 #include "stats/compare.h"
 #include "stats/detect.h"
+#include "bench/binseg.h"
 #include "stats/ranktest.h"
 #include "test_detect_corpus.h"
 #include "clock.h"
@@ -39,37 +40,6 @@ static int cmp_d(const void *x, const void *y)
 {
 	double a = *(const double *)x, b = *(const double *)y;
 	return (a > b) - (a < b);
-}
-
-/* ---- baseline detector: L2 binary segmentation ---------------------------- */
-
-static void binseg(const double *x, size_t lo, size_t hi, double thr, size_t *out, size_t *nout,
-		   size_t max)
-{
-	double total = 0, left = 0, best = 0;
-	size_t n = hi - lo, bt = 0;
-
-	if (n < 6 || *nout >= max)
-		return;
-	for (size_t i = lo; i < hi; i++)
-		total += x[i];
-	for (size_t t = 1; t < n; t++) {
-		double c;
-
-		left += x[lo + t - 1];
-		c = fabs(left - total * (double)t / (double)n) /
-		    sqrt((double)t * (double)(n - t) / (double)n);
-		if (c > best && t >= 3 && n - t >= 3) {
-			best = c;
-			bt = t;
-		}
-	}
-	if (!bt || best < thr)
-		return;
-	binseg(x, lo, lo + bt, thr, out, nout, max);
-	if (*nout < max)
-		out[(*nout)++] = lo + bt;
-	binseg(x, lo + bt, hi, thr, out, nout, max);
 }
 
 /* per-commit medians of a corpus series */
@@ -124,7 +94,8 @@ static void corpus_figures(void)
 	for (int k = 0; k < CK_NKINDS; k++)
 		for (size_t li = 0; li < 7; li++)
 			for (size_t ci = 0; ci < 5; ci++)
-				for (uint64_t seed = 1; seed <= (lens[li] < 1000 ? 12 : 2); seed++) {
+				for (uint64_t seed = 1; seed <= (lens[li] < 1000 ? 12 : 2);
+				     seed++) {
 					struct corpus_series cs;
 					struct detect_series s;
 					struct err e;
@@ -133,8 +104,9 @@ static void corpus_figures(void)
 					size_t nb;
 
 					/* seeds disjoint from tests/unit/test_detect.c */
-					corpus_make(&cs, 5000003 + seed * 104729 + li * 613 + ci * 17 +
-								 (uint64_t)k * 7000001,
+					corpus_make(&cs,
+						    5000003 + seed * 104729 + li * 613 + ci * 17 +
+							    (uint64_t)k * 7000001,
 						    lens[li], corpus_cvs[ci], k);
 					t0 = mono_ns();
 					if (detect_values(cs.v, cs.group, cs.nv, NULL, &s, &e))
@@ -167,8 +139,9 @@ static void corpus_figures(void)
 
 			printf("%-9s %-10s %6.3f %6.3f %6.3f %6zu %8.2f ",
 			       k == CK_NKINDS ? "ALL" : corpus_kind_names[k],
-			       d ? "L2-binseg" : "regtrack", corpus_recall(sc), corpus_precision(sc),
-			       corpus_f1(sc), sc->false_alarms, corpus_fa_per_2000(sc));
+			       d ? "L2-binseg" : "regtrack", corpus_recall(sc),
+			       corpus_precision(sc), corpus_f1(sc), sc->false_alarms,
+			       corpus_fa_per_2000(sc));
 			for (int b = 0; b < 6; b++)
 				printf(" %zu/%zu", sc->by_bucket_found[b], sc->by_bucket_true[b]);
 			printf("\n");

@@ -24,7 +24,7 @@
 #include <time.h>
 
 #include "stats/detect.h"
-
+#include "bench/binseg.h"
 
 enum { K_GAUSS, K_OUTLIER, K_BIMODAL, K_DRIFT, K_AR1, K_N };
 static const char *const kind_names[K_N] = { "gaussian", "outlier", "bimodal", "drift", "ar1" };
@@ -83,41 +83,10 @@ static size_t make(double *x, size_t n, int k, uint64_t seed, int steps, size_t 
 	return ncp;
 }
 
-/* ---- baseline: L2 binary segmentation (as bench/detect_bench.c) ----------- */
-
 static int cmp_d(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return (x > y) - (x < y);
-}
-
-static void binseg(const double *x, size_t lo, size_t hi, double thr, size_t *out, size_t *nout,
-		   size_t max)
-{
-	double total = 0, left = 0, best = 0;
-	size_t n = hi - lo, bt = 0;
-
-	if (n < 6 || *nout >= max)
-		return;
-	for (size_t i = lo; i < hi; i++)
-		total += x[i];
-	for (size_t t = 1; t < n; t++) {
-		double c;
-
-		left += x[lo + t - 1];
-		c = fabs(left - total * (double)t / (double)n) /
-		    sqrt((double)t * (double)(n - t) / (double)n);
-		if (c > best && t >= 3 && n - t >= 3) {
-			best = c;
-			bt = t;
-		}
-	}
-	if (!bt || best < thr)
-		return;
-	binseg(x, lo, lo + bt, thr, out, nout, max);
-	if (*nout < max)
-		out[(*nout)++] = lo + bt;
-	binseg(x, lo + bt, hi, thr, out, nout, max);
 }
 
 static size_t baseline(const double *x, size_t n, size_t *out, size_t max)
@@ -163,7 +132,8 @@ static void tally(const size_t *cps, size_t ncp, const size_t *det, size_t nd, s
 		int hit = 0;
 
 		for (size_t i = 0; i < ncp && !hit; i++)
-			if (!used[i] && (det[j] > cps[i] ? det[j] - cps[i] : cps[i] - det[j]) <= 5) {
+			if (!used[i] &&
+			    (det[j] > cps[i] ? det[j] - cps[i] : cps[i] - det[j]) <= 5) {
 				used[i] = 1;
 				hit = 1;
 			}
@@ -201,7 +171,8 @@ int main(void)
 				fa.points += 1000;
 			}
 			for (uint64_t seed = 1; seed <= 10; seed++) {
-				size_t ncp = make(x, 3000, k, 7000001 * (uint64_t)k + seed, 1, cps, 512);
+				size_t ncp = make(x, 3000, k, 7000001 * (uint64_t)k + seed, 1, cps,
+						  512);
 
 				tally(cps, ncp, det, det_fn[d](x, 3000, det, 4096), &st);
 				st.points += 3000;
