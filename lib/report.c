@@ -317,6 +317,32 @@ static int render_table(const struct report_input *in, struct buf *b)
 	return rc ? -1 : 0;
 }
 
+/* "also seen on arm64: -62.0% (URL/regressions/8)", one line per arch */
+static int render_also_seen(const struct report_input *in, struct buf *b)
+{
+	const char *base = in->public_url ? in->public_url : "";
+	size_t n = strlen(base);
+
+	while (n && base[n - 1] == '/')
+		n--;
+	for (size_t i = 0; i < in->nr_also_seen; i++) {
+		const struct report_also_seen *a = &in->also_seen[i];
+
+		if (!a->arch)
+			continue;
+		if (buf_addstr(b, "also seen on ") || add_oneline(b, a->arch) || buf_addch(b, ':'))
+			return -1;
+		if (isfinite(a->pct) && buf_addf(b, " %+.1f%%", a->pct))
+			return -1;
+		if (a->regression_id > 0 &&
+		    buf_addf(b, " (%.*s/regressions/%lld)", (int)n, base, a->regression_id))
+			return -1;
+		if (buf_addch(b, '\n'))
+			return -1;
+	}
+	return 0;
+}
+
 static int render_report(const struct report_input *in, struct buf *b)
 {
 	char from[ADDR_MAX + 1];
@@ -328,12 +354,14 @@ static int render_report(const struct report_input *in, struct buf *b)
 	    buf_addf(b, "%+.1f%% %s of ", in->change_pct, word(in)) || add_oneline(b, in->metric))
 		return -1;
 	if (in->kind == REPORT_BISECT) {
-		if (buf_addf(b, " and bisected it to commit %.12s.\n\n", in->culprit_sha))
+		if (buf_addf(b, " and bisected it to commit %.12s.\n", in->culprit_sha))
 			return -1;
-	} else if (buf_addf(b, " between %.12s and %.12s (not bisected).\n\n",
+	} else if (buf_addf(b, " between %.12s and %.12s (not bisected).\n",
 			    in->good_sha ? in->good_sha : "?", in->bad_sha)) {
 		return -1;
 	}
+	if (render_also_seen(in, b) || buf_addch(b, '\n'))
+		return -1;
 	if (in->kind == REPORT_BISECT) {
 		if (commit_line(b, "commit:", in->culprit_sha, in->culprit_subject))
 			return -1;

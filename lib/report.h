@@ -40,6 +40,17 @@ struct report_file {
 	long insertions, deletions;
 };
 
+/*
+ * The same change seen on another arch (server/db/regressions.h says when):
+ * printed under the opening sentence as "also seen on arm64: -62.0%" with
+ * the link to its page when regression_id > 0.
+ */
+struct report_also_seen {
+	const char *arch; /* the kernel's name: "x86_64", "arm64" */
+	double pct;	  /* its size in %: the HL shift, else the means' %change; NAN = unknown */
+	long long regression_id;
+};
+
 /* At most this many files of the culprit are listed in the body. */
 #define REPORT_MAX_FILES 20
 
@@ -96,15 +107,17 @@ struct report_input {
 	const char *metric;
 	double change_pct;	    /* head vs base, signed, in % */
 	int is_regression;	    /* 1 regression, 0 improvement */
-	const struct lkp_row *rows; /* the comparison table (may be 0 rows) */
+	const struct lkp_row *rows; /* the comparison table (may be 0 rows), perf-profile.* last */
 	size_t nr_rows;
 	size_t nr_rows_omitted; /* metrics compared but not in rows (said under the table) */
 	const struct report_step *steps;
 	size_t nr_steps;
-	const char *reproduce;		    /* one command, shown verbatim */
-	const char *public_url;		    /* base of links, no trailing '/' needed */
-	long long regression_id, bisect_id; /* <= 0 = none */
-	const char *mail_from;		    /* "Name <addr>" or "addr" */
+	const char *reproduce;			  /* one command, shown verbatim */
+	const char *public_url;			  /* base of links, no trailing '/' needed */
+	long long regression_id, bisect_id;	  /* <= 0 = none */
+	const char *mail_from;			  /* "Name <addr>" or "addr" */
+	const struct report_also_seen *also_seen; /* other arches, in the order given */
+	size_t nr_also_seen;
 	/* REPORT_FIXED: what the original report said, and the fix if known */
 	const char *orig_subject; /* the thread's first subject */
 	const char *fix_sha, *fix_subject;

@@ -1,5 +1,6 @@
 /* Gathers a report's input from the database (mail_gather.h). */
 #include "server/mail_gather.h"
+#include "server/db/regressions.h"
 #include "server/gitmirror.h"
 #include "server/log.h"
 #include "buf.h"
@@ -13,6 +14,9 @@
 
 /* rows of the mail's comparison table: the bisected metric, then the largest changes */
 #define MAX_TABLE_ROWS 30
+/* then at most this many perf-profile.* rows, as the 0-day robot's tables end */
+#define MAX_PROFILE_ROWS 10
+#define PROFILE_PREFIX "perf-profile."
 
 void mail_gather_release(struct mail_gathered *g)
 {
@@ -21,6 +25,9 @@ void mail_gather_release(struct mail_gathered *g)
 	db_mail_steps_free(&g->steps);
 	free(g->step);
 	db_mail_compare_free(&g->table);
+	db_mail_compare_free(&g->profile);
+	json_decref(g->story);
+	free(g->also);
 	free(g->rows);
 	db_mail_machine_free(&g->machine);
 	db_mail_files_free(&g->files_rows);
@@ -176,8 +183,14 @@ static int gather_bisect(PGconn *c, struct mail_gathered *g, long long table_ids
 struct table_row {
 	int index;    /* row of g->table */
 	int bisected; /* the report's own metric */
+	int profile;  /* a perf-profile.* metric (shown in its own rows, last) */
 	struct compare_result res;
 };
+
+static int is_profile(const char *name)
+{
+	return !strncmp(name, PROFILE_PREFIX, strlen(PROFILE_PREFIX));
+}
 
 /*
  * The bisected metric first, then significant changes by the size of their
@@ -192,6 +205,8 @@ static int cmp_table_row(const void *x, const void *y)
 
 	if (a->bisected != b->bisected)
 		return b->bisected - a->bisected;
+	if (a->profile != b->profile)
+		return a->profile - b->profile;
 	if (da != db)
 		return db - da;
 	if (isnan(ca) || isnan(cb))
@@ -215,7 +230,7 @@ static int gather_table(PGconn *c, struct mail_gathered *g, long long setup_id, 
 {
 	struct compare_opts opts;
 	struct table_row *tr;
-	size_t n, shown = 0;
+	size_t n, shown = 0, nr_profile = 0;
 	double *q;
 	struct compare_result **res;
 
@@ -235,6 +250,8 @@ static int gather_table(PGconn *c, struct mail_gathered *g, long long setup_id, 
 		compare_samples(m->base, m->nr_base, m->head, m->nr_head, &o, &tr[i].res);
 		tr[i].index = (int)i;
 		tr[i].bisected = m->metric_id == metric_id;
+		tr[i].profile = !tr[i].bisected && is_profile(m->name);
+		nr_profile += (size_t)tr[i].profile;
 		res[i] = &tr[i].res;
 	}
 	compare_fdr(res, n, opts.alpha, q);
@@ -246,11 +263,11 @@ static int gather_table(PGconn *c, struct mail_gathered *g, long long setup_id, 
 			g->table_different = tr[i].res.verdict == VERDICT_DIFFERENT;
 		}
 	qsort(tr, n, sizeof(*tr), cmp_table_row);
-	g->rows = xcalloc(n ? n : 1, sizeof(*g->rows));
+	g->rows = xcalloc(n + MAX_PROFILE_ROWS, sizeof(*g->rows));
 	for (size_t i = 0; i < n && shown < MAX_TABLE_ROWS; i++) {
 		struct lkp_row *row = &g->rows[shown];
 
-		if (!tr[i].bisected && tr[i].res.verdict != VERDICT_DIFFERENT)
+		if (tr[i].profile || (!tr[i].bisected && tr[i].res.verdict != VERDICT_DIFFERENT))
 			break;
 		row->metric = g->table.v[tr[i].index].name;
 		row->base_mean = tr[i].res.a.mean;
@@ -262,9 +279,139 @@ static int gather_table(PGconn *c, struct mail_gathered *g, long long setup_id, 
 	}
 	g->in.rows = g->rows;
 	g->in.nr_rows = shown;
-	g->in.nr_rows_omitted = n - shown;
+	/* the perf-profile.* metrics are not "left out": they have their own rows */
+	g->in.nr_rows_omitted = n - nr_profile - shown;
 	free(tr);
 	free(q);
+	return 0;
+}
+
+/*
+ * perf-profile.children.* before perf-profile.self.* (the robot's order),
+ * then the largest |%change| first
+ */
+static int cmp_profile_row(const void *x, const void *y)
+{
+	const struct table_row *a = x, *b = y;
+	double ca = fabs(a->res.change_pct), cb = fabs(b->res.change_pct);
+
+	if (a->profile != b->profile)
+		return a->profile - b->profile;
+	if (ca != cb)
+		return ca < cb ? 1 : -1;
+	return a->index - b->index;
+}
+
+static int cmp_profile_size(const void *x, const void *y)
+{
+	const struct table_row *a = x, *b = y;
+	double ca = fabs(a->res.change_pct), cb = fabs(b->res.change_pct);
+
+	if (ca != cb)
+		return ca < cb ? 1 : -1;
+	return a->index - b->index;
+}
+
+/*
+ * The perf-profile.* rows under the table, as the 0-day robot's reports
+ * end theirs: the profiled runs at the table's base and head (the bisect's
+ * verification round, first bad commit vs its parent, profiles them;
+ * db_mail_profile_compare() finds their setup), every perf-profile.*
+ * metric compared as the table's rows are (monitor floor 5 %,
+ * Benjamini-Hochberg across these rows), the MAX_PROFILE_ROWS significant
+ * ones with the largest |%change| (LKP's %change of the means, the robot's
+ * sort key), children rows first, then self rows, each largest first.
+ * lkp_render() prints their absolute delta, as LKP does for perf-profile.
+ */
+static int gather_profile_rows(PGconn *c, struct mail_gathered *g, long long setup_id,
+			       long long base, long long head, struct err *e)
+{
+	struct compare_opts opts;
+	struct table_row *tr;
+	struct compare_result **res;
+	size_t n, k = 0;
+	double *q;
+
+	if (db_mail_profile_compare(c, setup_id, base, head, &g->profile, e))
+		return -1;
+	n = g->profile.n;
+	if (!n)
+		return 0;
+	tr = xcalloc(n, sizeof(*tr));
+	res = xcalloc(n, sizeof(*res));
+	q = xcalloc(n, sizeof(*q));
+	compare_opts_init(&opts);
+	for (size_t i = 0; i < n; i++) {
+		const struct db_mail_metric *m = &g->profile.v[i];
+		struct compare_opts o = opts;
+
+		o.floor_pct = compare_opts_floor(&opts, m->name);
+		compare_samples(m->base, m->nr_base, m->head, m->nr_head, &o, &tr[i].res);
+		tr[i].index = (int)i;
+		/* 1 children, 2 self, 3 any other perf-profile.* name */
+		tr[i].profile = strstr(m->name, ".children.") ? 1 :
+				strstr(m->name, ".self.")     ? 2 :
+								3;
+		res[i] = &tr[i].res;
+	}
+	compare_fdr(res, n, opts.alpha, q);
+	free(res);
+	free(q);
+	for (size_t i = 0; i < n; i++)
+		if (tr[i].res.verdict == VERDICT_DIFFERENT && isfinite(tr[i].res.change_pct))
+			tr[k++] = tr[i];
+	qsort(tr, k, sizeof(*tr), cmp_profile_size);
+	if (k > MAX_PROFILE_ROWS)
+		k = MAX_PROFILE_ROWS;
+	qsort(tr, k, sizeof(*tr), cmp_profile_row);
+	for (size_t i = 0; i < k; i++) {
+		struct lkp_row *row = &g->rows[g->in.nr_rows++];
+
+		row->metric = g->profile.v[tr[i].index].name;
+		row->base_mean = tr[i].res.a.mean;
+		row->base_stddev_pct = tr[i].res.a.stddev_pct;
+		row->head_mean = tr[i].res.b.mean;
+		row->head_stddev_pct = tr[i].res.b.stddev_pct;
+		row->change_pct = tr[i].res.change_pct;
+	}
+	free(tr);
+	return 0;
+}
+
+/*
+ * The same change on other arches (db_regression_story_json's also_seen):
+ * arch and size (hl_pct, else change_pct) of each.
+ */
+static int gather_also_seen(PGconn *c, struct mail_gathered *g, long long regression_id,
+			    struct err *e)
+{
+	char idb[24];
+	json_t *list, *v;
+	size_t i;
+	int found;
+
+	snprintf(idb, sizeof(idb), "%lld", regression_id);
+	found = db_regression_story_json(c, idb, &g->story, e);
+	if (found <= 0)
+		return found;
+	list = json_object_get(g->story, "also_seen");
+	if (!json_is_array(list) || !json_array_size(list))
+		return 0;
+	g->also = xcalloc(json_array_size(list), sizeof(*g->also));
+	json_array_foreach (list, i, v) {
+		struct report_also_seen *a = &g->also[g->in.nr_also_seen];
+		json_t *hl = json_object_get(v, "hl_pct"), *ch = json_object_get(v, "change_pct");
+
+		a->arch = json_string_value(json_object_get(v, "arch"));
+		if (!a->arch)
+			continue;
+		a->pct = json_is_number(hl) ? json_number_value(hl) :
+			 json_is_number(ch) ? json_number_value(ch) :
+					      NAN;
+		a->regression_id = json_integer_value(json_object_get(v, "regression_id"));
+		g->in.nr_also_seen++;
+	}
+	g->in.also_seen = g->also;
 	return 0;
 }
 
@@ -429,6 +576,9 @@ int mail_gather(PGconn *c, const struct config *cfg, long long regression_id, en
 
 	if (gather_table(c, g, r->setup_id, table_ids[0] ? table_ids[0] : r->good_commit_id,
 			 table_ids[1] ? table_ids[1] : r->bad_commit_id, r->metric_id, e) ||
+	    gather_profile_rows(c, g, r->setup_id, table_ids[0] ? table_ids[0] : r->good_commit_id,
+				table_ids[1] ? table_ids[1] : r->bad_commit_id, e) ||
+	    (kind != REPORT_FIXED && gather_also_seen(c, g, regression_id, e)) ||
 	    gather_machine(c, g, r->setup_id, table_ids[1] ? table_ids[1] : r->bad_commit_id, e))
 		return -1;
 	if (kind == REPORT_BISECT && g->in.bisect_id > 0)

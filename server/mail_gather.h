@@ -13,9 +13,11 @@
  * What a report mail says, gathered from the database (db/mail.h) into
  * the struct report_render() takes (lib/report.h): the regression, for a
  * bisect report its culprit, parent and steps, the comparison table
- * (parent vs first bad commit, compared as GET /api/v1/compare does), the
- * test machine, the culprit's files and a command that reproduces one
- * data point.
+ * (parent vs first bad commit, compared as GET /api/v1/compare does) with
+ * the top changed perf-profile.* rows of the profiled runs last, the
+ * same change on other arches ("also seen on arm64: -62.0%"), the test
+ * machine, the culprit's files and a command that reproduces one data
+ * point.
  */
 struct mail_gathered {
 	struct report_input in;	 /* for report_render(); its strings live as long as this */
@@ -26,6 +28,9 @@ struct mail_gathered {
 	struct db_mail_steps steps;
 	struct report_step *step;
 	struct db_mail_compare table;
+	struct db_mail_compare profile; /* the perf-profile.* rows' comparison */
+	json_t *story;			/* db_regression_story_json(): also_seen */
+	struct report_also_seen *also;
 	struct lkp_row *rows;
 	struct db_mail_machine machine;
 	struct db_mail_files files_rows;

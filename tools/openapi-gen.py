@@ -73,7 +73,21 @@ add("/api/v1/jobs/{id}/cancel", "post", op("cancel a queued or leased job", ["su
 add("/api/v1/jobs/{id}/kconfig", "get", op("the job's .config", READ, text="text/plain"), ["id"])
 add("/api/v1/workers/register", "post", op("register a machine (owned by the registering token)", ["worker", "admin"], ok={"type": "object", "required": ["machine_id", "lease_timeout_s"]}, body={"type": "object", "required": ["hostname", "arch"]}))
 add("/api/v1/regressions", "get", op("regressions", READ, ok=ANY, params=["state", "limit"]))
-add("/api/v1/regressions/{id}", "get", op("one regression", READ, ok=OBJ), ["id"])
+NUMN = {"type": ["number", "null"]}
+COMMITREF = {"type": "object", "required": ["sha"], "properties": {"sha": {"type": "string"}, "subject": {"type": ["string", "null"]}}}
+ALSO_SEEN = {"type": "object", "required": ["arch", "regression_id", "hl_pct", "change_pct", "ci_pct", "first_bad", "match", "url"],
+             "properties": {"arch": {"type": "string"}, "regression_id": {"type": "integer"}, "kind": {"type": "string"}, "state": {"type": "string"},
+                            "hl_pct": NUMN, "change_pct": NUMN, "ci_pct": {"type": "array", "items": NUMN}, "p_value": NUMN,
+                            "bisect_id": {"type": ["integer", "null"]},
+                            "first_bad": {"type": "object", "required": ["sha", "source"], "properties": {"sha": {"type": "string"}, "source": {"enum": ["bisect", "range"]}}},
+                            "match": {"enum": ["first_bad", "range"]}, "url": {"type": "string"}}}
+REG_BISECT = {"type": ["object", "null"], "required": ["id", "state", "first_bad_commit", "confidence", "profile_diff"],
+              "properties": {"id": {"type": "integer"}, "state": {"type": "string"}, "confidence": NUMN,
+                             "first_bad_commit": {"type": ["object", "null"], "required": ["sha", "subject", "author", "diffstat"]},
+                             "parent": {"anyOf": [COMMITREF, {"type": "null"}]}, "profile_diff": {"type": "string"}}}
+REGRESSION = {"type": "object", "required": ["id", "arch", "bisect", "also_seen", "group", "history"],
+              "properties": {"arch": {"type": ["string", "null"]}, "bisect": REG_BISECT, "also_seen": {"type": "array", "items": ALSO_SEEN}}}
+add("/api/v1/regressions/{id}", "get", op("one regression: the record, its group and history, its arch, its bisect's first bad commit, the same change on other arches (also_seen)", READ, ok=REGRESSION), ["id"])
 add("/api/v1/regressions/{id}", "patch", op("change a regression's state", ["admin"], ok=OBJ, body=OBJ), ["id"])
 add("/api/v1/outbox", "get", op("the mail outbox", ["admin"], ok=ANY))
 add("/api/v1/regressions/{id}/report", "get", op("a regression's report mail", READ, ok=ANY), ["id"])

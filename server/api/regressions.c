@@ -8,7 +8,10 @@
  *         created_at, group_id and group_size; leaders=1 lists only the
  *         first record of each group
  *   GET   /api/v1/regressions/{id}   the same, plus `group` (every record of
- *         the range, leader first) and `history` [{at, who, from, to, note}]
+ *         the range, leader first), `history` [{at, who, from, to, note}],
+ *         and what the page tells first: `arch`, `bisect` (its culprit with
+ *         subject, author, diffstat, confidence) and `also_seen` (the same
+ *         change on other arches; db/regressions.h has the rule)
  *   PATCH /api/v1/regressions/{id}   (admin) {"state": S, "note": TEXT}: state
  *         change and its history row in one transaction; a note alone is
  *         recorded with from = to
@@ -94,22 +97,29 @@ static json_t *one_json(PGconn *c, int (*get)(PGconn *, const char *, json_t **,
 	return got > 0 ? j : NULL;
 }
 
-/* The record with its group and history; NULL with e (404 when there is none). */
+/*
+ * The record with its group, history and story (arch, bisect, also_seen:
+ * db_regression_story_json); NULL with e (404 when there is none).
+ */
 static json_t *regression_full(PGconn *c, const char *id, struct err *e)
 {
-	json_t *o = one_json(c, db_regression_json, id, e), *g, *h;
+	json_t *o = one_json(c, db_regression_json, id, e), *g, *h, *st = NULL;
 
 	if (!o)
 		return NULL;
 	g = one_json(c, db_regression_group_json, id, e);
 	h = g ? one_json(c, db_regression_history_json, id, e) : NULL;
-	if (!g || !h) {
+	st = h ? one_json(c, db_regression_story_json, id, e) : NULL;
+	if (!g || !h || !st) {
 		json_decref(o);
 		json_decref(g);
+		json_decref(h);
 		return NULL;
 	}
 	json_object_set_new(o, "group", g);
 	json_object_set_new(o, "history", h);
+	json_object_update(o, st);
+	json_decref(st);
 	return o;
 }
 

@@ -178,8 +178,8 @@ void db_mail_steps_free(struct db_mail_steps *s)
 
 /* ---- the comparison table ------------------------------------------- */
 
-int db_mail_compare(PGconn *c, long long setup_id, long long base_id, long long head_id,
-		    struct db_mail_compare *out, struct err *e)
+static int mail_compare(PGconn *c, enum db_stmt st, long long setup_id, long long base_id,
+			long long head_id, struct db_mail_compare *out, struct err *e)
 {
 	char s[24], a[24], b[24];
 	const char *p[3] = { s, a, b };
@@ -191,7 +191,7 @@ int db_mail_compare(PGconn *c, long long setup_id, long long base_id, long long 
 	snprintf(s, sizeof(s), "%lld", setup_id);
 	snprintf(a, sizeof(a), "%lld", base_id);
 	snprintf(b, sizeof(b), "%lld", head_id);
-	r = db_exec(c, ST_MAIL_COMPARE, 3, p, e);
+	r = db_exec(c, st, 3, p, e);
 	if (!r)
 		return -1;
 	n = (size_t)PQntuples(r);
@@ -216,6 +216,18 @@ int db_mail_compare(PGconn *c, long long setup_id, long long base_id, long long 
 		pool += m->nr_head;
 	}
 	return 0;
+}
+
+int db_mail_compare(PGconn *c, long long setup_id, long long base_id, long long head_id,
+		    struct db_mail_compare *out, struct err *e)
+{
+	return mail_compare(c, ST_MAIL_COMPARE, setup_id, base_id, head_id, out, e);
+}
+
+int db_mail_profile_compare(PGconn *c, long long setup_id, long long base_id, long long head_id,
+			    struct db_mail_compare *out, struct err *e)
+{
+	return mail_compare(c, ST_MAIL_PROFILE_COMPARE, setup_id, base_id, head_id, out, e);
 }
 
 void db_mail_compare_free(struct db_mail_compare *t)

@@ -128,6 +128,18 @@ struct db_mail_compare {
  */
 int db_mail_compare(PGconn *c, long long setup_id, long long base_id, long long head_id,
 		    struct db_mail_compare *out, struct err *e) __attribute__((warn_unused_result));
+/*
+ * The perf-profile.* metrics (perf-profile.children.cycles-pp.SYMBOL,
+ * perf-profile.self.cycles-pp.SYMBOL) of the profiled runs at base_id and
+ * head_id: of setup `setup_id` or of a setup that differs from it only in
+ * its monitors (profiled runs are in their own setup), the one with the
+ * most values at both commits. Same shape and errors as db_mail_compare();
+ * n is 0 when no setup has profiled runs at both commits.
+ */
+int db_mail_profile_compare(PGconn *c, long long setup_id, long long base_id, long long head_id,
+			    struct db_mail_compare *out, struct err *e)
+	__attribute__((warn_unused_result));
+/* Frees t (either function's); a zeroed t is fine. */
 void db_mail_compare_free(struct db_mail_compare *t);
 
 /* ---- the test machine (ST_MAIL_MACHINE) ----------------------------- */

@@ -345,3 +345,8 @@ int db_regression_history_json(PGconn *c, const char *id, json_t **out, struct e
 {
 	return one_json(c, ST_REGRESSION_HISTORY_JSON, id, out, e);
 }
+
+int db_regression_story_json(PGconn *c, const char *id, json_t **out, struct err *e)
+{
+	return one_json(c, ST_REGRESSION_STORY_JSON, id, out, e);
+}

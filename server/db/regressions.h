@@ -156,4 +156,38 @@ int db_regression_group_json(PGconn *c, const char *id, json_t **out, struct err
 int db_regression_history_json(PGconn *c, const char *id, json_t **out, struct err *e)
 	__attribute__((warn_unused_result));
 
+/*
+ * What the page and the mail of record id tell besides the record itself
+ * (ST_REGRESSION_STORY_JSON), an object:
+ *   arch       the record's arch in the kernel's names ("x86_64", "arm64"):
+ *              its kconfig's first word (arch_of_kconfig's names), else its
+ *              setup's newest run (the qemu guest's arch, else the
+ *              machine's); null when none is known
+ *   bisect     null, or the record's bisect (regressions.bisect_id, else the
+ *              newest bisect started for it): {id, state, outcome,
+ *              confidence, first_bad_commit {sha, subject, author,
+ *              commit_time, diffstat} or null, parent {sha, subject} (the
+ *              first bad commit's first parent) or null, verification,
+ *              profile_diff (the path of its profile diff)}
+ *   also_seen  the same change on other arches, at most one record per
+ *              arch, by arch name: [{arch, regression_id, kind, state,
+ *              hl_pct, change_pct, ci_pct [lo, hi], p_value, tbox_group,
+ *              kconfig, bisect_id, first_bad {sha, subject, source:
+ *              "bisect" (its finished bisect's) | "range" (the range's bad
+ *              end)}, match ("first_bad" | "range"), url (its dashboard
+ *              page, a path)}].
+ * The same change on another arch: a record (not `invalid`) of the same
+ * testcase, params and metric and the same kind, whose setup's arch is
+ * known and differs, and which either has the same first bad commit (both
+ * bisects done, same culprit) or a range overlapping this one's: the
+ * ranges (good, bad] share a commit in series order (COMMIT_ORDER:
+ * good_a < bad_b and good_b < bad_a). kconfig, compiler, tbox_group and
+ * mode may differ (they differ between arches). Of several records of one
+ * arch, one with the same first bad commit wins, then the oldest.
+ * Returns 1 with *out (new), 0 when there is no such record, -1 (ERR_DB
+ * detail the statement's name when the JSON does not parse).
+ */
+int db_regression_story_json(PGconn *c, const char *id, json_t **out, struct err *e)
+	__attribute__((warn_unused_result));
+
 #endif

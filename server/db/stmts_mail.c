@@ -152,4 +152,24 @@ const struct db_stmt_def db_stmts_mail[DB_NR_STMTS] = {
 	[ST_SUB_INSERT] = { "sub_insert",
 			    "INSERT INTO subscriptions (email, tree, testcase, metric, paths) "
 			    "VALUES ($1, $2, $3, $4, coalesce($5::text[], '{}')) RETURNING id" },
+	/* the perf-profile.* metrics of the profiled runs at base $2 and head $3 of setup $1
+	 * or of its sibling setups (the same but for setups.monitors: profiled runs have
+	 * their own setup, sql/0018); of several, the one with the most values; per-run
+	 * means as ST_MAIL_COMPARE. Siblings match on every column but monitors, so this
+	 * also runs on a schema without it (then setup $1 is its only sibling). */
+	[ST_MAIL_PROFILE_COMPARE] = { "mail_profile_compare",
+				      "WITH sib AS (SELECT o.id FROM setups s JOIN setups o ON o.testcase_id = s.testcase_id "
+				      "AND o.params_key = s.params_key AND o.kconfig = s.kconfig AND o.compiler = s.compiler "
+				      "AND o.tbox_group = s.tbox_group AND o.mode = s.mode WHERE s.id = $1::bigint), "
+				      "vals AS (SELECT r.setup_id, r.commit_id, v.metric_id, v.mean FROM runs r "
+				      "JOIN run_values v ON v.run_id = r.id JOIN metrics m ON m.id = v.metric_id "
+				      "WHERE r.setup_id IN (SELECT id FROM sib) AND r.commit_id IN ($2::bigint, $3::bigint) "
+				      "AND r.status = 'ok' AND v.mean IS NOT NULL AND m.name LIKE 'perf-profile.%'), "
+				      "best AS (SELECT setup_id FROM vals GROUP BY setup_id HAVING count(DISTINCT commit_id) = 2 "
+				      "ORDER BY count(*) DESC, setup_id LIMIT 1) "
+				      "SELECT m.id, m.name, x.a::text, x.b::text, m.higher_is_better FROM "
+				      "(SELECT metric_id, array_agg(mean) FILTER (WHERE commit_id = $2::bigint) AS a, "
+				      "array_agg(mean) FILTER (WHERE commit_id = $3::bigint) AS b FROM vals "
+				      "WHERE setup_id = (SELECT setup_id FROM best) GROUP BY metric_id) x "
+				      "JOIN metrics m ON m.id = x.metric_id WHERE x.a IS NOT NULL AND x.b IS NOT NULL ORDER BY m.name" },
 };

@@ -27,6 +27,45 @@
 	"CROSS JOIN LATERAL (SELECT min(o.id) AS gid, count(*) AS gsize FROM regressions o "      \
 	"WHERE o.good_commit_id = g.good_commit_id AND o.bad_commit_id = g.bad_commit_id) grp "
 
+/*
+ * The arch of setup alias s in the kernel's names (x86_64, arm64): from its
+ * kconfig's first word as lib/arch.c's arch_of_kconfig() reads it, else
+ * from its newest run (the qemu guest's arch, else the machine's).
+ */
+#define SETUP_ARCH(s)                                                                                 \
+	"(SELECT CASE WHEN a.n IN ('x86_64', 'amd64', 'x86-64') THEN 'x86_64' "                       \
+	"WHEN a.n IN ('aarch64', 'arm64') THEN 'arm64' ELSE a.n END FROM (SELECT coalesce("           \
+	"CASE WHEN split_part(" s ".kconfig, '-', 1) IN ('x86_64', 'amd64', 'aarch64', 'arm64') "     \
+	"THEN split_part(" s                                                                          \
+	".kconfig, '-', 1) END, (SELECT coalesce(ru.extra->'guest'->>'arch', "                        \
+	"ma.arch) FROM runs ru LEFT JOIN machines ma ON ma.id = ru.machine_id WHERE ru.setup_id = " s \
+	".id ORDER BY ru.id DESC LIMIT 1)) AS n) a)"
+/* commit alias c's place in series order (COMMIT_ORDER) as one comparable row */
+#define COMMIT_KEY(c)                                                                       \
+	"ROW(coalesce(" c ".topo_order, 9223372036854775807), coalesce(" c ".commit_time, " \
+	"'infinity'::timestamptz), " c ".first_seen, " c ".id)"
+/* the bisect of record alias g: the one it links, else the newest started for it */
+#define REG_BISECT(g)                                                                              \
+	"coalesce(" g ".bisect_id, (SELECT max(xb.id) FROM bisects xb WHERE xb.regression_id = " g \
+	".id))"
+/* commit alias c's diffstat (sql/0007) as BISECT_JSON has it, or NULL */
+#define DIFFSTAT_JSON(c)                                                                                 \
+	"(SELECT json_build_object('files_changed', ds.files_changed, 'insertions', ds.insertions, "     \
+	"'deletions', ds.deletions, 'files', (SELECT coalesce(json_agg(json_build_object('path', "       \
+	"cf.path, 'insertions', cf.insertions, 'deletions', cf.deletions) ORDER BY cf.path), '[]') "     \
+	"FROM (SELECT * FROM commit_files WHERE commit_id = ds.commit_id ORDER BY path LIMIT 100) cf)) " \
+	"FROM commit_diffstat ds WHERE ds.commit_id = " c ".id)"
+/* the same, for the aliases of ST_REGRESSION_STORY_JSON */
+#define ARCH_S SETUP_ARCH("s")
+#define ARCH_OS SETUP_ARCH("os")
+#define KEY_CG COMMIT_KEY("cg")
+#define KEY_CB COMMIT_KEY("cb")
+#define KEY_OCG COMMIT_KEY("ocg")
+#define KEY_OCB COMMIT_KEY("ocb")
+#define BISECT_G REG_BISECT("g")
+#define BISECT_O REG_BISECT("o")
+#define DIFFSTAT_FB DIFFSTAT_JSON("fb")
+
 const struct db_stmt_def db_stmts_regressions[DB_NR_STMTS] = {
 	/* the oldest queued setup that no one is examining now */
 	[ST_DETECT_CLAIM] = { "detect_claim",
@@ -164,4 +203,60 @@ const struct db_stmt_def db_stmts_regressions[DB_NR_STMTS] = {
 				      "FROM regressions g JOIN metrics m ON m.id = g.metric_id "
 				      "JOIN commits cb ON cb.id = g.bad_commit_id JOIN commits cg ON cg.id = g.good_commit_id "
 				      "WHERE g.setup_id = $1::bigint AND m.name = $2 AND g.detected ORDER BY g.id" },
+	/*
+	 * $1 record: what its page tells besides the record (db_regression_story_json):
+	 * its arch, its bisect (the culprit with subject, author, diffstat, its
+	 * parent, confidence, verification) and the same change on other arches
+	 * (regressions.h has the rule), one record per arch
+	 */
+	[ST_REGRESSION_STORY_JSON] = { "regression_story_json",
+				       "WITH me AS (SELECT g.id, g.metric_id, g.kind, s.testcase_id, s.params_key, "
+				       "" ARCH_S " AS arch, " KEY_CG " AS lo, " KEY_CB
+				       " AS hi, " BISECT_G " AS bid "
+				       "FROM regressions g JOIN setups s ON s.id = g.setup_id "
+				       "JOIN commits cg ON cg.id = g.good_commit_id JOIN commits cb ON cb.id = g.bad_commit_id "
+				       "WHERE g.id = $1::bigint), "
+				       "mefb AS (SELECT b.first_bad_id AS fb FROM me JOIN bisects b ON b.id = me.bid "
+				       "AND b.state = 'done'), "
+				       "o AS (SELECT o.id, o.kind, o.state, o.hl_pct, o.change_pct, o.ci_lo_pct, o.ci_hi_pct, "
+				       "o.p_value, os.tbox_group, os.kconfig, " ARCH_OS
+				       " AS arch, " KEY_OCG " AS lo, "
+				       "" KEY_OCB
+				       " AS hi, ocb.sha AS bad_sha, ocb.subject AS bad_subject, " BISECT_O
+				       " AS bid "
+				       "FROM me JOIN setups os ON os.testcase_id = me.testcase_id "
+				       "AND os.params_key = me.params_key JOIN regressions o ON o.setup_id = os.id "
+				       "AND o.metric_id = me.metric_id AND o.kind = me.kind AND o.id <> me.id "
+				       "AND o.state <> 'invalid' JOIN commits ocg ON ocg.id = o.good_commit_id "
+				       "JOIN commits ocb ON ocb.id = o.bad_commit_id), "
+				       "ofb AS (SELECT o.*, fb.id AS fb_id, fb.sha AS fb_sha, fb.subject AS fb_subject "
+				       "FROM o LEFT JOIN bisects b ON b.id = o.bid AND b.state = 'done' "
+				       "LEFT JOIN commits fb ON fb.id = b.first_bad_id), "
+				       "seen AS (SELECT DISTINCT ON (ofb.arch) ofb.arch, "
+				       "(ofb.fb_id = mefb.fb) IS TRUE AS same_fb, "
+				       "json_build_object('arch', ofb.arch, 'regression_id', ofb.id, 'kind', ofb.kind, "
+				       "'state', ofb.state, 'hl_pct', ofb.hl_pct, 'change_pct', ofb.change_pct, "
+				       "'ci_pct', json_build_array(ofb.ci_lo_pct, ofb.ci_hi_pct), 'p_value', ofb.p_value, "
+				       "'tbox_group', ofb.tbox_group, 'kconfig', ofb.kconfig, 'bisect_id', ofb.bid, "
+				       "'first_bad', json_build_object('sha', coalesce(ofb.fb_sha, ofb.bad_sha), "
+				       "'subject', CASE WHEN ofb.fb_id IS NULL THEN ofb.bad_subject ELSE ofb.fb_subject END, "
+				       "'source', CASE WHEN ofb.fb_id IS NULL THEN 'range' ELSE 'bisect' END), "
+				       "'match', CASE WHEN (ofb.fb_id = mefb.fb) IS TRUE THEN 'first_bad' ELSE 'range' END, "
+				       "'url', '/regressions/' || ofb.id) AS j "
+				       "FROM ofb CROSS JOIN me LEFT JOIN mefb ON true "
+				       "WHERE ofb.arch IS NOT NULL AND ofb.arch IS DISTINCT FROM me.arch "
+				       "AND ((ofb.fb_id = mefb.fb) IS TRUE OR (ofb.lo < me.hi AND me.lo < ofb.hi)) "
+				       "ORDER BY ofb.arch, 2 DESC, ofb.id) "
+				       "SELECT json_build_object('arch', me.arch, 'bisect', (SELECT json_build_object("
+				       "'id', b.id, 'state', b.state, 'outcome', b.outcome, 'confidence', b.confidence, "
+				       "'first_bad_commit', CASE WHEN fb.id IS NULL THEN NULL ELSE json_build_object("
+				       "'sha', fb.sha, 'subject', fb.subject, 'author', fb.author, "
+				       "'commit_time', fb.commit_time, 'diffstat', " DIFFSTAT_FB
+				       ") END, "
+				       "'parent', (SELECT json_build_object('sha', p.sha, 'subject', p.subject) "
+				       "FROM commits p WHERE p.sha = fb.parents[1]), 'verification', b.verification, "
+				       "'profile_diff', '/api/v1/bisects/' || b.id || '/profile-diff') "
+				       "FROM bisects b LEFT JOIN commits fb ON fb.id = b.first_bad_id WHERE b.id = me.bid), "
+				       "'also_seen', (SELECT coalesce(json_agg(seen.j ORDER BY seen.arch), '[]') "
+				       "FROM seen))::text FROM me" },
 };
