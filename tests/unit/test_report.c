@@ -445,6 +445,35 @@ static void test_guest_machine_diffstat_omitted(void **state UNUSED)
 }
 
 /* subscription path patterns (server/mailer.h) */
+/* "also seen on arm64: -62.0% (URL)" under the opening sentence, one line per arch */
+static void test_also_seen(void **state UNUSED)
+{
+	static const struct report_also_seen also[] = {
+		{ "arm64", -62.0, 8 },
+		{ "riscv64", NAN, 0 }, /* size unknown, no record link */
+		{ NULL, -1.0, 9 },     /* no arch: left out */
+	};
+	struct report_input in = bisect_input();
+	struct report out;
+	struct err e;
+
+	in.also_seen = also;
+	in.nr_also_seen = 3;
+	assert_int_equal(report_render(&in, &out, &e), 0);
+	assert_non_null(
+		strstr(out.body.data,
+		       "and bisected it to commit 3c1a2b4d5e6f.\n"
+		       "also seen on arm64: -62.0% (https://perf.example.org/regressions/8)\n"
+		       "also seen on riscv64:\n\ncommit:   " CULPRIT));
+	assert_null(strstr(out.body.data, "regressions/9"));
+	report_release(&out);
+	/* none: the sentence and the commit as before */
+	in.nr_also_seen = 0;
+	assert_int_equal(report_render(&in, &out, &e), 0);
+	assert_non_null(strstr(out.body.data, "to commit 3c1a2b4d5e6f.\n\ncommit:   "));
+	report_release(&out);
+}
+
 static void test_path_match(void **state UNUSED)
 {
 	assert_true(mailer_path_match("mm/", "mm/mmap.c"));
@@ -494,6 +523,7 @@ int main(void)
 		cmocka_unit_test(test_bisect_report),
 		cmocka_unit_test(test_guest_machine_diffstat_omitted),
 		cmocka_unit_test(test_path_match),
+		cmocka_unit_test(test_also_seen),
 		cmocka_unit_test(test_range_improvement_and_fixed),
 		cmocka_unit_test(test_addresses),
 		cmocka_unit_test(test_compose_injection),

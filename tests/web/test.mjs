@@ -1122,6 +1122,76 @@ async function main() {
 			}
 		});
 
+		await check('regression page tells the story: the bisect\'s first bad commit at the top, the series with the culprit marked, one row per arch', async () => {
+			const tcs = (await call('GET', '/api/v1/testcases')).json;
+			const setupId = tcs.find((t) => t.name === 'vm-scalability').setup_list
+				.find((st) => st.params.nr_task === '100%').id;
+			const api = mockApis(setupId);
+			// the detector's range ends two commits after the culprit the bisect found;
+			// arm64 found the same change (its bisect: the same first bad commit)
+			Object.assign(api.regression, {
+				good: { sha: SHAS[STEP - 2], subject: SUBJECTS[STEP - 2] }, bad: { sha: SHAS[STEP + 2], subject: SUBJECTS[STEP + 2] },
+				arch: 'x86_64', hl_pct: -15.2,
+				bisect: { id: 1, state: 'done', outcome: 'found', confidence: 0.998, first_bad_commit: api.bisect.first_bad_commit,
+					parent: { sha: SHAS[STEP - 1], subject: SUBJECTS[STEP - 1] }, profile_diff: '/api/v1/bisects/1/profile-diff' },
+				also_seen: [{ arch: 'arm64', regression_id: 2, kind: 'regression', state: 'confirmed', hl_pct: -62.0,
+					change_pct: -61.5, ci_pct: [-63.1, -60.9], p_value: 0.001, tbox_group: 'qemu-arm64-tcg-2c',
+					kconfig: 'arm64-defconfig', bisect_id: 2, first_bad: { sha: SHAS[STEP], subject: XSS, source: 'bisect' },
+					match: 'first_bad', url: '/regressions/2' }],
+			});
+			await page.route(/\/api\/v1\/(regressions|bisects)(\/|\?|$)/, api.handle);
+			try {
+				await open('/regressions/1', 'regression-story');
+				// answer first: the card right under the title is the bisect's first bad commit,
+				// not the detection range's end
+				assert.equal(await page.$eval('main > h1 + *', (e) => e.id), 'answer');
+				assert.equal(await page.getAttribute('#answer', 'data-source'), 'bisect');
+				assert.equal(await page.textContent('#answer-sha'), SHAS[STEP].slice(0, 12));
+				assert.equal(await page.textContent('#answer-subject'), XSS);
+				assert.equal(await page.textContent('#answer-author'), 'A U Thor');
+				assert.equal(await page.textContent('#answer-diffstat'), '102 files changed, +2050 \u22127');
+				assert.equal(await page.textContent('#answer-confidence'), 'confidence 99.8%');
+				// then the arches, then the range (whose end is the detector's), then the chart
+				const order = await page.$$eval('#answer, #arches, #range, #story-chart, #profile-diff, tr.cmp-row, #config-diff, #report',
+					(els) => [...new Set(els.map((e) => e.id || e.className.split(' ')[0]))]);
+				assert.deepEqual(order, ['answer', 'arches', 'range', 'story-chart', 'profile-diff', 'cmp-row', 'config-diff', 'report']);
+				assert.ok((await page.textContent('#range')).includes(`range end ${SHAS[STEP + 2].slice(0, 12)}`));
+				// one row per arch: this record, then arm64 with its link
+				const rows = await page.$$eval('#arch-table tr.arch-row', (trs) => trs.map((t) => [...t.cells].map((c) => c.textContent)));
+				assert.deepEqual(rows, [
+					['x86_64', '-15.2%', '[-16.1%, -13.9%]', `${SHAS[STEP].slice(0, 12)} ${XSS} (bisect)`, '#1 (this page)'],
+					['arm64', '-62.0%', '[-63.1%, -60.9%]', `${SHAS[STEP].slice(0, 12)} ${XSS} (bisect)`, '#2']]);
+				assert.equal(await page.getAttribute('#arch-table tr[data-arch="arm64"] a', 'href'), '/regressions/2');
+				// the series (the real API) around the culprit, drawn by chart.js: every seeded
+				// commit fits the window; the culprit's line is there, in the bad colour
+				const chart = page.locator('#story-chart');
+				assert.equal(await chart.getAttribute('data-culprit'), SHAS[STEP]);
+				assert.equal(await chart.getAttribute('data-culprit-index'), String(STEP));
+				assert.equal(await chart.getAttribute('data-commits'), String(SHAS.length));
+				assert.equal(await chart.getAttribute('data-points'), String(SHAS.length * RUNS));
+				const px = await page.evaluate(() => {
+					const el = document.getElementById('story-chart');
+					const cv = el.querySelector('canvas');
+					const x = Number(el.dataset.culpritX);
+					const d = cv.getContext('2d').getImageData(x, Math.round(cv.height * 0.6), 1, 1).data;
+					const bad = getComputedStyle(document.documentElement).getPropertyValue('--bad').trim();
+					return { x, rgb: [d[0], d[1], d[2]], bad, width: cv.width };
+				});
+				assert.ok(px.x > 0 && px.x < px.width, JSON.stringify(px));
+				assert.deepEqual(px.rgb, [0xc6, 0x28, 0x28], JSON.stringify(px));
+				// the profile diff: flame.js when the dashboard has it, else a note
+				const state = await page.getAttribute('#profile-diff', 'data-state');
+				assert.ok(['drawn', 'none'].includes(state), state);
+				if (state === 'none')
+					assert.match(await page.textContent('#profile-diff'), /no profile diff yet/);
+				// the bisect's own steps are still on the page, below the story
+				assert.equal(await page.locator('tr.step-row').count(), api.bisect.steps.length);
+				await shot('regression-story');
+			} finally {
+				await page.unroute(/\/api\/v1\/(regressions|bisects)(\/|\?|$)/);
+			}
+		});
+
 		await check('a verdict\'s size is the Hodges-Lehmann shift (hl_pct), not the means\' %change, when their signs differ', async () => {
 			const tcs = (await call('GET', '/api/v1/testcases')).json;
 			const setupId = tcs.find((t) => t.name === 'vm-scalability').setup_list

@@ -53,8 +53,9 @@ function cssVar(name, fallback) {
 }
 
 // Draws the chart into el. opts: {series (one API series item), metric,
-// unit, changePoints: [commit index…], width, height, onHover(info|null),
-// onPick(commitIndex)}. Returns the uPlot instance.
+// unit, changePoints: [commit index…], culprit (commit index of the first
+// bad commit: a solid line before it, labelled culpritLabel), width,
+// height, onHover(info|null), onPick(commitIndex)}. Returns the uPlot instance.
 export function seriesChart(el, s, opts) {
 	const commits = s.commits;
 	const L = layout(s.points.commit, s.points.value, commits.length);
@@ -100,6 +101,25 @@ export function seriesChart(el, s, opts) {
 		],
 		hooks: {
 			draw: [(u) => {
+				if (Number.isInteger(opts.culprit)) {
+					const ctx = u.ctx, { top, height } = u.bbox;
+					const px = u.valToPos(opts.culprit - 0.5, 'x', true);
+					// where the line is, in canvas pixels (the canvas holds nothing to read back)
+					el.dataset.culpritX = String(Math.round(px));
+					ctx.save();
+					ctx.strokeStyle = ctx.fillStyle = cssVar('--bad', '#c62828');
+					ctx.lineWidth = 2 * devicePixelRatio;
+					ctx.beginPath();
+					ctx.moveTo(px, top);
+					ctx.lineTo(px, top + height);
+					ctx.stroke();
+					if (opts.culpritLabel) {
+						ctx.font = `${12 * devicePixelRatio}px sans-serif`;
+						ctx.textBaseline = 'top';
+						ctx.fillText(opts.culpritLabel, px + 4 * devicePixelRatio, top + 4 * devicePixelRatio);
+					}
+					ctx.restore();
+				}
 				if (!cps.length)
 					return;
 				const ctx = u.ctx, { top, height } = u.bbox;

@@ -8,6 +8,7 @@ import { h, replace, link, section, table, emptyState, errorBox, fmtNum, fmtPct,
 import { api, getToken, setToken } from '../api.js';
 import { pick, commitOf, regressionKind, shiftPct, shiftTitle, seriesQuery, goodOf, badOf, ciOf, setupOf } from '../model.js';
 import { compareTable } from './compare.js';
+import { answerCard, archTable, storyChart, profileSlot, fillProfileSlot } from './story.js';
 
 const STATES = ['new', 'confirmed', 'bisecting', 'bisected', 'reported', 'fixed', 'invalid', 'wontfix'];
 const SVG = 'http://www.w3.org/2000/svg';
@@ -235,7 +236,8 @@ function rangeCard(r, b, bisectRange) {
 	const useR = r && !(bisectRange && b);
 	const good = useR ? goodOf(r) : commitOf(pick(b, 'good'), subj(commitOf(pick(b, 'good')).sha));
 	const bad = useR ? badOf(r) : commitOf(pick(b, 'bad'), subj(commitOf(pick(b, 'bad')).sha));
-	const [goodLabel, badLabel] = useR ? ['last good ', 'first bad '] : ['good ', 'bad '];
+	// a record's range is the detector's: its bad end need not be the first bad commit
+	const [goodLabel, badLabel] = useR ? ['last good ', 'range end '] : ['good ', 'bad '];
 	const setup = setupOf(r) || setupOf(b);
 	const metric = pick(r, 'metric') || pick(b, 'metric');
 	const kind = r ? regressionKind(r) : null;
@@ -466,29 +468,51 @@ export async function render(root, { id, kind }) {
 		? [`${{ improvement: 'Improvement', regression: 'Regression' }[regressionKind(r)] || 'Change'} #${r.id}: `,
 			metric || '', ' ', fmtPct(shiftPct(r)), ' ', stateBadge(r.state)]
 		: [`Bisect #${b.id}: `, metric || '', ' ', stateBadge(b.state)];
-	const [cmp, cfg, mailed] = await Promise.all([comparison(cmpBase, bad, setup, metric),
-		r || b ? configDiff(r, b, kind) : null, reportMails(r)]);
-	const parts = [
-		h('h1', null, title),
-		rangeCard(r, b, kind === 'bisect'),
-	];
-	if (b) {
-		parts.push(section('Bisect', bisectFacts(b), stepsTable(b), firstBad(b), verification(b)));
-	} else if (r) {
-		parts.push(section('Bisect', emptyState('Not bisected yet.')));
-	}
-	parts.push(section(cmpBase !== good ? 'First bad commit vs its parent'
-		: b && pick(b, 'first_bad_commit') ? 'Good vs first bad commit' : 'Last good vs first bad', cmp));
-	parts.push(section('.config difference', cfg));
-	parts.push(section('Report as mailed', mailed));
-	if (r) {
-		const g = groupTable(r);
-		if (g)
-			parts.splice(2, 0, g);
-		parts.push(section('Mail delivery', await mails(r)));
-	}
-	if (r) {
-		parts.push(section('Triage', ...triage(r, () => render(root, { id, kind })), historyList(r)));
+	const width = Math.max(480, Math.min(root.clientWidth - 40, 1400));
+	const [cmp, cfg, mailed, chart] = await Promise.all([comparison(cmpBase, bad, setup, metric),
+		r || b ? configDiff(r, b, kind) : null, reportMails(r),
+		kind === 'regression' ? storyChart(r, b, width) : null]);
+	const cmpTitle = cmpBase !== good ? 'First bad commit vs its parent'
+		: b && pick(b, 'first_bad_commit') ? 'Good vs first bad commit' : 'Last good vs first bad';
+	const bisectPart = b ? section('Bisect', bisectFacts(b), stepsTable(b), firstBad(b), verification(b))
+		: r ? section('Bisect', emptyState('Not bisected yet.')) : null;
+	let parts, prof = null;
+	if (kind === 'regression') {
+		// the story, answer first: the bisect's first bad commit, every arch it
+		// was seen on, the detection range, the series around the change, the
+		// profile diff, the comparison, the .config difference, the mail; then
+		// how the bisect got there and the triage
+		prof = profileSlot();
+		parts = [
+			h('h1', null, title),
+			answerCard(r, b),
+			archTable(r, b),
+			h('div', { class: 'card-title muted' }, 'detection range (the detector\'s estimate)'),
+			rangeCard(r, b, kind === 'bisect'),
+			section('Series around the change', chart.el),
+			section('Profile diff: first bad commit vs its parent', prof),
+			section(cmpTitle, cmp),
+			section('.config difference', cfg),
+			section('Report as mailed', mailed),
+			groupTable(r),
+			bisectPart,
+			section('Mail delivery', await mails(r)),
+			section('Triage', ...triage(r, () => render(root, { id, kind })), historyList(r)),
+		].filter(Boolean);
+	} else {
+		parts = [h('h1', null, title), rangeCard(r, b, kind === 'bisect'), bisectPart,
+			section(cmpTitle, cmp), section('.config difference', cfg), section('Report as mailed', mailed)];
+		if (r) {
+			const g = groupTable(r);
+			if (g)
+				parts.splice(2, 0, g);
+			parts.push(section('Mail delivery', await mails(r)));
+			parts.push(section('Triage', ...triage(r, () => render(root, { id, kind })), historyList(r)));
+		}
 	}
 	replace(root, parts);
+	if (chart)
+		chart.draw();
+	if (prof)
+		await fillProfileSlot(prof, r, b);
 }
