@@ -463,7 +463,8 @@ export async function render(root, { id, kind }) {
 	const good = r ? goodOf(r).sha : commitOf(pick(b, 'good')).sha;
 	const bad = commitOf(pick(b, 'first_bad_commit')).sha || (r ? badOf(r).sha : commitOf(pick(b, 'bad')).sha);
 	const cmpBase = b && pick(b, 'first_bad_commit')
-		? commitOf(pick(pick(b, 'verification'), 'parent') || pick(b, 'first_bad_parent')).sha || good : good;
+		? commitOf(pick(pick(b, 'verification'), 'parent') || pick(b, 'first_bad_parent') ||
+			pick(pick(r, 'bisect'), 'parent')).sha || good : good;
 	const title = kind === 'regression'
 		? [`${{ improvement: 'Improvement', regression: 'Regression' }[regressionKind(r)] || 'Change'} #${r.id}: `,
 			metric || '', ' ', fmtPct(shiftPct(r)), ' ', stateBadge(r.state)]
