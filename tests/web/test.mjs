@@ -807,6 +807,10 @@ async function main() {
 			await shot('job-refused');
 			await open(`/jobs/${jobs.queued}`, 'job-queued');
 			assert.equal(await page.textContent('h1'), `Job #${jobs.queued} queued`);
+			// what the server warned about when it queued the job (issue 21): this
+			// worker registered no case table, so nothing was checked
+			assert.deepEqual(await page.$$eval('#job-warnings li', (lis) => lis.map((l) => l.textContent)),
+				['no worker has registered its cases yet: testcase and params not checked']);
 			await page.fill('#job-cancel-token', TOK.admin);
 			await page.click('#job-cancel button');
 			await page.waitForFunction(() => /cancelled/.test(document.querySelector('h1').textContent));

@@ -1,0 +1,191 @@
+"""Issue 21, the first hour of a new user: what the server checks and says.
+
+- Workers register their cases with each case's parameter table; a job, a
+  plan or an A/B request naming a testcase or a param no registered worker
+  has is a 400 naming the field, and stores nothing; a fresh server (no
+  table registered) accepts with a warning; a job for a tbox_group no
+  worker serves is accepted with a warning in the reply and in the job.
+"""
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import BIN, Server, sha  # noqa: E402
+from fakes import git, git_init, stop_tree_server, tree_server  # noqa: E402
+
+CASES_DIR = os.environ.get("REGTRACK_CASES",
+                           os.path.join(os.path.dirname(BIN.rstrip("/")), "..", "..", "bin",
+                                        "cases"))
+
+
+def small_allocs_table():
+    """The table the real case prints (worker/cases/casecommon.c --params-json), else a copy."""
+    for d in (CASES_DIR, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                      "..", "..", "bin", "cases")):
+        p = os.path.join(d, os.uname().machine, "small-allocs")
+        if os.access(p, os.X_OK):
+            out = subprocess.run([p, "--params-json"], capture_output=True, text=True,
+                                 timeout=10, check=True)
+            return json.loads(out.stdout)
+    return {k: {"type": "int", "default": "1"} for k in
+            ("nr_task", "runtime", "iterations", "source", "mode", "nr_maps", "map_kb",
+             "warmup")}
+
+
+def register(srv, host, tbox, cases=None, caps=("host",)):
+    body = {"hostname": host, "arch": "x86_64", "tbox_group": tbox, "nr_cpus": 2,
+            "memory_mb": 2048, "capabilities": list(caps), "fingerprint": {}}
+    if cases is not None:
+        body["cases"] = cases
+    r = srv.post("/api/v1/workers/register", body, scope="worker")
+    assert r.status == 200, r
+    return r.json()["machine_id"]
+
+
+def job(srv, **kw):
+    body = {"commit": sha("a1"), "kconfig": "host", "testcase": "small-allocs",
+            "params": {"nr_task": 1}, "tbox_group": "fh-box"}
+    body.update(kw)
+    return srv.post("/api/v1/jobs", body, scope="submit")
+
+
+def make_tree(path):
+    git_init(path)
+    with open(os.path.join(path, "a.c"), "w") as f:
+        f.write("int a;\n")
+    git(path, "add", "a.c")
+    git(path, "commit", "-q", "-m", "a", date="2026-01-01T00:00:00Z")
+    return git(path, "rev-parse", "HEAD")
+
+
+class FreshServer(unittest.TestCase):
+    """No worker registered a table: accepted, with the warnings."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.srv = Server()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.stop()
+
+    def test_accepted_with_warnings_in_reply_and_job(self):
+        r = job(self.srv, testcase="anything", params={"nr_tasks": 2}, tbox_group="fh-nobody")
+        self.assertEqual(r.status, 201, r)
+        w = r.json()["warnings"]
+        self.assertEqual(len(w), 2, w)
+        self.assertIn("no worker has registered its cases yet", w[0])
+        self.assertIn("no registered worker serves tbox_group 'fh-nobody'", w[1])
+        got = self.srv.get("/api/v1/jobs/%d" % r.json()["id"]).json()
+        self.assertEqual(got["warnings"], w)
+
+
+class Registered(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp, cls.repo, cls.head, cls.srv = tree_server("regtrack-fh-", make_tree)
+        r = cls.srv.post("/api/v1/trees", {"name": "fh", "url": cls.repo,
+                                           "branches": ["master"], "poll_s": 0}, scope="admin")
+        assert r.status == 200, r
+        cls.table = small_allocs_table()
+        register(cls.srv, "fh-w1", "fh-box",
+                 {"small-allocs": cls.table, "execl": {"nr_task": {"type": "tasks"}}})
+        # a machine that sent no table (an older worker, a CI host) changes nothing
+        register(cls.srv, "fh-old", "fh-old")
+
+    @classmethod
+    def tearDownClass(cls):
+        stop_tree_server(cls.srv, cls.tmp)
+
+    def jobs(self):
+        return int(self.srv.psql("SELECT count(*) FROM jobs"))
+
+    def test_table_is_the_cases_own(self):
+        self.assertIn("nr_task", self.table)
+        self.assertIn("runtime", self.table)
+        m = [m for m in self.srv.get("/api/v1/machines").json() if m["hostname"] == "fh-w1"]
+        self.assertEqual(sorted(m[0]["cases"]), ["execl", "small-allocs"], m)
+
+    def test_known_testcase_and_params_accepted_without_warning(self):
+        r = job(self.srv, params={"nr_task": 1, "runtime": 0.5, "measure": "wallclock"})
+        self.assertEqual(r.status, 201, r)
+        self.assertEqual(r.json()["warnings"], [])
+
+    def test_unknown_testcase_is_400_naming_it_and_stores_nothing(self):
+        before = self.jobs()
+        r = job(self.srv, testcase="small-alloc")
+        self.assertEqual(r.status, 400, r)
+        err = r.json()["error"]
+        self.assertEqual(err["detail"], "testcase", err)
+        self.assertIn("unknown testcase 'small-alloc'", err["message"])
+        self.assertIn("execl, small-allocs", err["message"])
+        self.assertEqual(self.jobs(), before)
+        # not listed as a testcase either
+        names = [t["name"] for t in self.srv.get("/api/v1/testcases").json()]
+        self.assertNotIn("small-alloc", names)
+
+    def test_unknown_param_is_400_naming_it(self):
+        before = self.jobs()
+        r = job(self.srv, params={"nr_tasks": 2})
+        self.assertEqual(r.status, 400, r)
+        err = r.json()["error"]
+        self.assertEqual(err["detail"], "params.nr_tasks", err)
+        self.assertIn("unknown param 'nr_tasks' of small-allocs", err["message"])
+        self.assertIn("nr_task", err["message"])
+        self.assertEqual(self.jobs(), before)
+
+    def test_tbox_group_no_worker_serves_is_a_warning(self):
+        r = job(self.srv, tbox_group="fh-nobody")
+        self.assertEqual(r.status, 201, r)
+        self.assertEqual(r.json()["warnings"],
+                         ["no registered worker serves tbox_group 'fh-nobody' with capability "
+                          "host: the job waits for one"])
+        got = self.srv.get("/api/v1/jobs/%d" % r.json()["id"]).json()
+        self.assertEqual(got["warnings"], r.json()["warnings"])
+
+    def test_bad_cases_in_registration(self):
+        for cases, detail in (([], "cases"), ({"a b": {}}, "cases.a b"),
+                              ({"x": []}, "cases.x"), ({"x": {"k": 1}}, "cases.x.k")):
+            r = self.srv.post("/api/v1/workers/register", {
+                "hostname": "fh-bad", "arch": "x86_64", "capabilities": ["host"],
+                "cases": cases}, scope="worker")
+            self.assertEqual((r.status, r.json()["error"]["detail"]), (400, detail), r)
+
+    def plan(self, testcases):
+        return {"name": "fh-plan", "tree": "fh", "branches": ["master"],
+                "testcases": testcases, "kconfigs": ["x86_64-defconfig"],
+                "targets": ["x86_64"], "enabled": False}
+
+    def test_plan_names_field(self):
+        r = self.srv.post("/api/v1/plans", self.plan(
+            [{"testcase": "execl", "params": {}}, {"testcase": "nosuch", "params": {}}]),
+            scope="admin")
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "testcases[1].testcase"),
+                         r)
+        r = self.srv.post("/api/v1/plans", self.plan(
+            [{"testcase": "small-allocs", "params": {"nr_tasks": 1}}]), scope="admin")
+        self.assertEqual((r.status, r.json()["error"]["detail"]),
+                         (400, "testcases[0].params.nr_tasks"), r)
+        self.assertEqual(self.srv.psql("SELECT count(*) FROM plans"), "0")
+        r = self.srv.post("/api/v1/plans", self.plan(
+            [{"testcase": "small-allocs", "params": {"nr_task": 1}}]), scope="admin")
+        self.assertEqual(r.status, 201, r)
+
+    def test_request_names_field(self):
+        body = {"tree": "fh", "base": self.head, "head": self.head, "targets": ["x86_64"],
+                "testcases": [{"testcase": "small-allocs", "params": {"bogus": 1}}]}
+        r = self.srv.post("/api/v1/requests", body, scope="submit")
+        self.assertEqual((r.status, r.json()["error"]["detail"]),
+                         (400, "testcases[0].params.bogus"), r)
+        body["testcases"] = [{"testcase": "execl"}, {"testcase": "hackbench"}]
+        r = self.srv.post("/api/v1/requests", body, scope="submit")
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "testcases[1].testcase"),
+                         r)
+        self.assertEqual(self.srv.psql("SELECT count(*) FROM requests"), "0")
+
+
+if __name__ == "__main__":
+    unittest.main()
