@@ -174,6 +174,8 @@ enum db_stmt {
 	ST_TOKEN_USED,
 	ST_TOKEN_INSERT,
 	ST_TOKEN_REVOKE,
+	ST_TOKENS_LIST,
+	ST_TOKEN_BY_NAME,
 	/* trees, their mirrors, branch heads, polls and commit imports (stmts_trees.c) */
 	ST_COMMITS_IMPORT,
 	ST_TREES_JSON,

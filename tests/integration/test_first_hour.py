@@ -189,3 +189,49 @@ class Registered(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Tokens(unittest.TestCase):
+    """regtrack-server token create | list | revoke, as the README's token section."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.srv = Server()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.stop()
+
+    def test_list_duplicate_revoke(self):
+        srv = self.srv
+        tok = srv.cli("token", "create", "--scope", "admin", "--name", "fh-me").stdout.strip()
+        self.assertRegex(tok, r"^rt_\d+_")
+        # a duplicate name: one line naming the name, no PostgreSQL wording
+        out = srv.cli("token", "create", "--scope", "read", "--name", "fh-me", check=False)
+        self.assertEqual(out.returncode, 1, out)
+        self.assertEqual(len(out.stderr.strip().splitlines()), 1, out.stderr)
+        self.assertIn("a token named 'fh-me' exists", out.stderr)
+        for pg in ("duplicate key", "constraint", "23505", "already exists"):
+            self.assertNotIn(pg, out.stderr + out.stdout)
+        # list: every token, its scope and state, never a secret
+        out = srv.cli("token", "list")
+        lines = out.stdout.splitlines()
+        self.assertEqual(lines[0].split()[:4], ["ID", "NAME", "SCOPE", "STATE"], out.stdout)
+        me = [l for l in lines if " fh-me " in l]
+        self.assertEqual(len(me), 1, out.stdout)
+        self.assertEqual(me[0].split()[2:4], ["admin", "live"], me)
+        self.assertNotIn(tok.split("_", 2)[2], out.stdout)
+        # revoke says what it revoked; the token then gets 401
+        out = srv.cli("token", "revoke", "fh-me")
+        self.assertIn("revoked token 'fh-me' (id %s, scope admin, created " % tok.split("_")[1],
+                      out.stdout)
+        self.assertEqual(srv.get("/api/v1/subscriptions", token=tok).status, 401)
+        self.assertEqual([l.split()[3] for l in srv.cli("token", "list").stdout.splitlines()
+                          if " fh-me " in l], ["revoked"])
+        out = srv.cli("token", "revoke", "fh-me", check=False)
+        self.assertEqual(out.returncode, 1)
+        self.assertIn("token 'fh-me' (id %s) was revoked already" % tok.split("_")[1],
+                      out.stderr)
+        out = srv.cli("token", "revoke", "fh-nobody", check=False)
+        self.assertEqual(out.returncode, 1)
+        self.assertIn("no token of that name", out.stderr)
