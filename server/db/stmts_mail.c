@@ -129,9 +129,9 @@ const struct db_stmt_def db_stmts_mail[DB_NR_STMTS] = {
 				    "AND state IN ('queued', 'sent', 'dry_run') ORDER BY id LIMIT 1" },
 	/*
 	 * The mails of regression $1 as rendered (read scope: no recipients, no
-	 * errors; a skipped one with its reason, "no recipients"), newest first: its own rows and those of its bisect (a bisect
-	 * report names the regression only once the mailer renders it); one row
-	 * only when the regression exists
+	 * errors; a skipped one with its reason, "no recipients"), newest first: its own rows and
+	 * those of its bisect (a bisect report names the regression only once the mailer renders
+	 * it); one row only when the regression exists
 	 */
 	[ST_REGRESSION_REPORT_JSON] = { "regression_report_json",
 					"SELECT json_build_object('regression_id', r.id, 'mails', "
