@@ -42,6 +42,8 @@ enum db_stmt {
 	ST_BISECT_STEPS_COUNT,
 	ST_BISECT_STEP_INSERT,
 	ST_BISECT_WORKERS,
+	ST_BISECT_REG_MATCH,
+	ST_BISECT_REG_OF,
 	/* jobs, workers and leases (stmts_jobs.c) */
 	ST_JOBS_JSON,
 	ST_JOB_CANCEL,
