@@ -67,7 +67,7 @@ static const struct config_key config_keys[] = {
 	L(detect_confirm_commits, 5, 1, 100000),
 	L(detect_poll_ms, 1000, 20, 600000),
 	S(data_dir, "var/server"),
-	L(auto_bisect, 0, 0, 1),
+	L(auto_bisect, 1, 0, 1),
 	D(auto_bisect_min_pct, 2.0, 0, 1000),
 	L(bisect_max_k, 8, 1, 64),
 	L(bisect_share_pct, 75, 1, 100),

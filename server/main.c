@@ -7,6 +7,7 @@
  *   regtrack-server migrate [--db CONNINFO]
  *   regtrack-server token create --scope worker|submit|read|admin --name NAME
  *   regtrack-server token revoke NAME
+ *   regtrack-server token list          id, name, scope, live/revoked, created, last used
  *   regtrack-server plan apply FILE.json
  *
  * The database comes from --db, else the config's `db`, else env REGTRACK_DB.
@@ -42,6 +43,7 @@ static const char usage_text[] =
 	"       regtrack-server migrate [--config FILE] [--db CONNINFO]\n"
 	"       regtrack-server token create --scope worker|submit|read|admin --name NAME\n"
 	"       regtrack-server token revoke NAME\n"
+	"       regtrack-server token list\n"
 	"       regtrack-server plan apply FILE.json\n";
 
 /* flag -> config key; one table for every option that sets a key */
@@ -111,6 +113,53 @@ static int do_migrate(struct config *cfg)
 	return 0;
 }
 
+/* the token named name as JSON (new; no secret), or NULL with e (ERR_NOT_FOUND: none) */
+static json_t *token_by_name(PGconn *c, const char *name, struct err *e)
+{
+	const char *p[1] = { name };
+	char *text = NULL;
+	json_t *t;
+
+	if (db_json_text(c, ST_TOKEN_BY_NAME, 1, p, &text, e) < 0)
+		return NULL;
+	t = json_loads(text, 0, NULL);
+	free(text);
+	if (!t)
+		err_setc(e, ERR_INTERNAL, "", "token JSON unreadable");
+	return t;
+}
+
+/* `token list`: one line per token, never its secret */
+static int token_list(PGconn *c)
+{
+	char *text = NULL;
+	struct err e;
+	json_t *all, *t;
+	size_t i;
+
+	if (db_json_text(c, ST_TOKENS_LIST, 0, NULL, &text, &e) < 0) {
+		slog_error("%s", e.message);
+		return 1;
+	}
+	all = json_loads(text, 0, NULL);
+	free(text);
+	printf("%-6s %-24s %-7s %-8s %-32s %s\n", "ID", "NAME", "SCOPE", "STATE", "CREATED",
+	       "LAST USED");
+	json_array_foreach (all, i, t) {
+		json_t *used = json_object_get(t, "last_used");
+
+		printf("%-6lld %-24s %-7s %-8s %-32s %s\n",
+		       (long long)json_integer_value(json_object_get(t, "id")),
+		       json_string_value(json_object_get(t, "name")),
+		       json_string_value(json_object_get(t, "scope")),
+		       json_is_null(json_object_get(t, "revoked_at")) ? "live" : "revoked",
+		       json_string_value(json_object_get(t, "created_at")),
+		       json_is_string(used) ? json_string_value(used) : "never");
+	}
+	json_decref(all);
+	return 0;
+}
+
 static int do_token(struct config *cfg, int argc, char **argv)
 {
 	const char *scope = NULL, *name = NULL;
@@ -131,7 +180,8 @@ static int do_token(struct config *cfg, int argc, char **argv)
 		else
 			return usage();
 	}
-	if (!name || (!strcmp(argv[0], "create") && !scope))
+	if (!strcmp(argv[0], "list") ? name || scope :
+				       !name || (!strcmp(argv[0], "create") && !scope))
 		return usage();
 	c = db_connect_once(cfg->db, &e);
 	if (!c || migrate_apply(c, NULL, &e)) {
@@ -150,7 +200,19 @@ static int do_token(struct config *cfg, int argc, char **argv)
 	}
 	if (!strcmp(argv[0], "create")) {
 		char *tok;
-		if (token_create(c, name, scope, &tok, &e)) {
+		json_t *old = token_by_name(c, name, &e);
+
+		if (old) {
+			/* one line, before PostgreSQL's unique violation (and its log line) */
+			fprintf(stderr,
+				"regtrack-server: a token named '%s' exists (id %lld, scope %s%s): pick another name, or revoke it and create a new one under another name\n",
+				name, (long long)json_integer_value(json_object_get(old, "id")),
+				json_string_value(json_object_get(old, "scope")),
+				json_is_null(json_object_get(old, "revoked_at")) ? "" :
+										   ", revoked");
+			json_decref(old);
+			ret = 1;
+		} else if (e.id != ERR_NOT_FOUND || token_create(c, name, scope, &tok, &e)) {
 			slog_error("%s", e.message);
 			ret = 1;
 		} else {
@@ -158,10 +220,32 @@ static int do_token(struct config *cfg, int argc, char **argv)
 			free(tok);
 		}
 	} else if (!strcmp(argv[0], "revoke")) {
-		if (token_revoke(c, name, &e)) {
-			slog_error("%s", e.message);
+		json_t *t = token_by_name(c, name, &e);
+
+		if (t && !json_is_null(json_object_get(t, "revoked_at"))) {
+			fprintf(stderr,
+				"regtrack-server: token '%s' (id %lld) was revoked already, at %s\n",
+				name, (long long)json_integer_value(json_object_get(t, "id")),
+				json_string_value(json_object_get(t, "revoked_at")));
 			ret = 1;
+		} else if (!t || token_revoke(c, name, &e)) {
+			fprintf(stderr, "regtrack-server: %s\n",
+				e.id == ERR_NOT_FOUND ?
+					"no token of that name (regtrack-server token list shows them)" :
+					e.message);
+			ret = 1;
+		} else {
+			printf("revoked token '%s' (id %lld, scope %s, created %s, last used %s): requests with it now get 401\n",
+			       name, (long long)json_integer_value(json_object_get(t, "id")),
+			       json_string_value(json_object_get(t, "scope")),
+			       json_string_value(json_object_get(t, "created_at")),
+			       json_is_string(json_object_get(t, "last_used")) ?
+				       json_string_value(json_object_get(t, "last_used")) :
+				       "never");
 		}
+		json_decref(t);
+	} else if (!strcmp(argv[0], "list")) {
+		ret = token_list(c);
 	} else {
 		ret = usage();
 	}

@@ -1,4 +1,5 @@
 #include "worker/agent.h"
+#include "worker/caselist.h"
 #include "fsutil.h"
 #include "worker/completion.h"
 #include "worker/execute.h"
@@ -196,11 +197,17 @@ json_t *agent_register_body(const struct agent *a)
 		json_array_append_new(caps, json_stringn(p, n));
 		p = end ? end + 1 : NULL;
 	}
-	return json_pack("{s:s?, s:s, s:s, s:I, s:I, s:s?, s:o, s:o}", "hostname", a->fp.hostname,
-			 "arch", a->cfg->arch, "tbox_group", a->cfg->tbox_group, "nr_cpus",
-			 (json_int_t)a->fp.nr_cpus, "memory_mb", (json_int_t)a->fp.memory_mb,
-			 "cpu_model", a->fp.cpu_model, "capabilities", caps, "fingerprint",
-			 fingerprint_json(&a->fp));
+	json_t *body = json_pack("{s:s?, s:s, s:s, s:I, s:I, s:s?, s:o, s:o}", "hostname",
+				 a->fp.hostname, "arch", a->cfg->arch, "tbox_group",
+				 a->cfg->tbox_group, "nr_cpus", (json_int_t)a->fp.nr_cpus,
+				 "memory_mb", (json_int_t)a->fp.memory_mb, "cpu_model",
+				 a->fp.cpu_model, "capabilities", caps, "fingerprint",
+				 fingerprint_json(&a->fp));
+
+	/* the cases and their params: the server refuses jobs that name others */
+	if (body && a->cases)
+		json_object_set(body, "cases", a->cases);
+	return body;
 }
 
 int agent_init(struct agent *a, struct worker_config *cfg, const atomic_int *stop, struct err *e)
@@ -234,6 +241,7 @@ int agent_init(struct agent *a, struct worker_config *cfg, const atomic_int *sto
 	    heartbeat_init(&a->hb, cfg, e))
 		return -1;
 	a->cases_dir = resolve_cases_dir(cfg->cases_dir);
+	a->cases = caselist_collect(a->cases_dir, cfg->arch);
 	a->ccache_dir = *cfg->ccache_dir ? xstrdup(cfg->ccache_dir) :
 					   xstrfmt("%s/ccache", cfg->work_dir);
 	cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -249,6 +257,8 @@ void agent_release(struct agent *a)
 	fingerprint_release(&a->fp);
 	json_decref(a->machine);
 	json_decref(a->machine_id);
+	json_decref(a->cases);
+	a->cases = NULL;
 	free(a->cases_dir);
 	free(a->ccache_dir);
 	free(a->lease_file);
@@ -328,9 +338,10 @@ static int do_register(struct agent *a)
 						    "register");
 			char *shown = json_dumps(id, JSON_ENCODE_ANY);
 
-			wlog_info("registered at '%s' as machine %s (arch %s, tbox_group %s, capabilities %s)",
+			wlog_info("registered at '%s' as machine %s (arch %s, tbox_group %s, capabilities %s, %zu case(s))",
 				  a->cfg->server_url, shown ? shown : "?", a->cfg->arch,
-				  a->cfg->tbox_group, a->cfg->capabilities);
+				  a->cfg->tbox_group, a->cfg->capabilities,
+				  a->cases ? json_object_size(a->cases) : 0);
 			free(shown);
 			client_reply_release(&r);
 			ret = 0;

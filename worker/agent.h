@@ -72,7 +72,8 @@ struct agent {
 	struct client api;  /* main thread */
 	struct spool spool;
 	char *cases_dir, *ccache_dir; /* resolved, owned */
-	int make_jobs;		      /* resolved */
+	json_t *cases; /* caselist_collect(): sent at registration; owned, may be NULL */
+	int make_jobs; /* resolved */
 	/*
 	 * the name of the lease request in flight (a UUID, "" between leases):
 	 * kept while a lease is retried after a transport error or a 5xx, so a

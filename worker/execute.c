@@ -4,6 +4,7 @@
 #include "kernel.h"
 #include "parse/parse.h"
 #include "qemu.h"
+#include "wlog.h"
 #include "xalloc.h"
 #include "names.h"
 
@@ -260,7 +261,9 @@ static int execute_host(const struct job_spec *spec, const struct worker_env *en
 {
 	int i, repeat = spec->repeat > 0 ? spec->repeat : 1;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	char *tmpdir = xstrfmt("%s/run/host", env->work_dir);
+	char *tmpdir = xstrfmt("%s/run/host", env->work_dir), kcc[64];
+	struct buf version = BUF_INIT(4096), warnings = BUF_INIT(4096);
+	json_t *run;
 	int rc = 0;
 
 	if (mkdir(tmpdir, 0755) < 0 && errno != EEXIST) {
@@ -289,6 +292,10 @@ static int execute_host(const struct job_spec *spec, const struct worker_env *en
 		return 0;
 	}
 	set_status(out, "ok");
+	/* what the case runs on: the job's commit and compiler are labels here (issue 21) */
+	if (buf_read_file(&version, "/proc/version") == 0)
+		version.data[strcspn(version.data, "\n")] = '\0';
+	hostrun_kernel_compiler(version.data, kcc, sizeof(kcc));
 	for (i = 0; i < repeat; i++) {
 		struct hostrun h;
 		char started[32], desc[64];
@@ -311,7 +318,12 @@ static int execute_host(const struct job_spec *spec, const struct worker_env *en
 			rc = -1;
 			break;
 		}
-		if (buf_addf(&log, "$ %s/%s/%s", env->cases_dir, env->arch, spec->testcase) ||
+		if (i == 0 && hostrun_kernel_check(h.release, version.data, spec->commit,
+						   spec->compiler, &warnings))
+			wlog_warn("job %lld: %.*s", spec->id, (int)strcspn(warnings.data, "\n"),
+				  warnings.data);
+		if (buf_add(&log, warnings.data, warnings.len) ||
+		    buf_addf(&log, "$ %s/%s/%s", env->cases_dir, env->arch, spec->testcase) ||
 		    buf_addstr(&log, "\n") || buf_add(&log, h.cmd.out.data, h.cmd.out.len) ||
 		    buf_add(&log, h.cmd.err.data, h.cmd.err.len) ||
 		    buf_addf(&log, "regtrack: case ended: %s\n",
@@ -328,11 +340,16 @@ static int execute_host(const struct job_spec *spec, const struct worker_env *en
 			hostrun_release(&h);
 			break;
 		}
-		json_array_append_new(out->runs,
-				      run_object(metrics, started, h.cmd.elapsed_s, "wallclock",
-						 "host", h.release, -1, (int)cpus, NULL, 0));
+		run = run_object(metrics, started, h.cmd.elapsed_s, "wallclock", "host", h.release,
+				 -1, (int)cpus, NULL, 0);
+		json_object_set_new(run, "host_kernel",
+				    json_pack("{s:s, s:s, s:s?}", "release", h.release, "version",
+					      version.data, "compiler", *kcc ? kcc : NULL));
+		json_array_append_new(out->runs, run);
 		hostrun_release(&h);
 	}
+	buf_release(&version);
+	buf_release(&warnings);
 	free(tmpdir);
 	return rc;
 }

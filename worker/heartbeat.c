@@ -125,6 +125,7 @@ static void *heartbeat_main(void *arg)
 		char phase[sizeof(h->phase)], message[sizeof(h->message)];
 		double progress, period, due;
 		long long told = 0;
+		unsigned long asked;
 		int in_run, rc;
 		struct err e;
 
@@ -139,7 +140,7 @@ static void *heartbeat_main(void *arg)
 		if (!last)
 			last = mono_s(); /* the lease itself is fresh */
 		due = last + period;
-		if (!(h->phase_changed && !in_run) && mono_s() < due) {
+		if (!(h->phase_changed && (!in_run || h->run_step)) && mono_s() < due) {
 			wait_until(h, due);
 			continue; /* re-check everything after a wake-up */
 		}
@@ -149,6 +150,8 @@ static void *heartbeat_main(void *arg)
 			continue;
 		}
 		h->phase_changed = 0;
+		h->run_step = 0;
+		asked = h->steps_asked;
 		job_id = h->job_id;
 		progress = h->progress;
 		memcpy(phase, h->phase, sizeof(phase));
@@ -160,6 +163,8 @@ static void *heartbeat_main(void *arg)
 		json_decref(machine_id);
 		last = mono_s();
 		pthread_mutex_lock(&h->lock);
+		h->steps_posted = asked; /* posted, or failed trying: the run may start */
+		pthread_cond_broadcast(&h->cond);
 		if (!rc && told > 0)
 			set_periods(h, told, "heartbeat"); /* the next due time uses them */
 		/* a reply for a job that is over, or being completed, says nothing */
@@ -203,25 +208,41 @@ void heartbeat_on_phase(void *ctx, const char *phase, double progress, const cha
 {
 	struct heartbeat *h = ctx;
 	long long job_id;
-	int changed;
+	int changed, step;
+	char msg[sizeof(h->message)];
 
 	if (!phase)
 		return;
+	snprintf(msg, sizeof(msg), "%s", message ? message : "");
 	pthread_mutex_lock(&h->lock);
 	job_id = h->job_id;
 	changed = strcmp(h->phase, phase) != 0;
+	step = !strcmp(phase, "run") && (changed || strcmp(h->message, msg));
 	if (changed) {
 		snprintf(h->phase, sizeof(h->phase), "%s", phase);
 		h->phase_changed = 1;
 	}
 	h->progress = progress < 0 ? 0 : progress > 1 ? 1 : progress;
-	snprintf(h->message, sizeof(h->message), "%s", message ? message : "");
-	if (changed)
+	memcpy(h->message, msg, sizeof(msg));
+	if (step && h->running && job_id) {
+		/* the server records the step; wait for the post, so it is over before the run */
+		unsigned long want = ++h->steps_asked;
+		double until = mono_s() +
+			       (h->cfg->http_timeout_s > 0 ? h->cfg->http_timeout_s : 30);
+
+		h->phase_changed = h->run_step = 1;
 		pthread_cond_broadcast(&h->cond);
+		while (h->steps_posted < want && !h->quit && h->job_id == job_id &&
+		       !atomic_load(&h->abandon) && mono_s() < until)
+			wait_until(h, until);
+	} else if (changed) {
+		pthread_cond_broadcast(&h->cond);
+	}
 	pthread_mutex_unlock(&h->lock);
 	if (changed)
-		wlog_info("job %lld: phase %s%s%s", job_id, phase, message && *message ? ": " : "",
-			  message ? message : "");
+		wlog_info("job %lld: phase %s%s%s", job_id, phase, *msg ? ": " : "", msg);
+	else if (step)
+		wlog_info("job %lld: %s", job_id, msg);
 }
 
 void heartbeat_completing(struct heartbeat *h)

@@ -17,9 +17,12 @@
  * job_execute()'s phase callback (heartbeat_on_phase) only updates shared state
  * under a mutex; the heartbeat thread posts {phase, progress, message}
  * right after each phase change and every heartbeat_s seconds — except in
- * phase "run" (a case is measuring): no post when the run starts and then
- * one every heartbeat_run_s seconds (default 50 s against the server's
- * default 120 s lease), and the thread logs nothing until the phase ends.
+ * phase "run" (a case is measuring): one post per run, before it starts
+ * (host mode: "host run 2/6"; qemu: "run 2/6 done" between boots), which
+ * heartbeat_on_phase() waits for so that it never overlaps a measurement,
+ * and one every heartbeat_run_s seconds (default 50 s against the server's
+ * default 120 s lease); the server records each in phase_history, the
+ * worker logs each, and the thread logs nothing else until the phase ends.
  * So a case shorter than heartbeat_run_s sees no worker activity at all,
  * and a long one sees one small HTTP request per heartbeat_run_s. Both
  * periods are capped at half the lease timeout the server announces
@@ -58,7 +61,14 @@ struct heartbeat {
 	double progress;
 	char message[256];
 	int phase_changed; /* post now (not for "run") */
-	int completing;	   /* the agent's thread sends heartbeat + completion */
+	/*
+	 * a step of phase "run" (a new message: "host run 2/6", "run 1/3 done"):
+	 * posted at once, and heartbeat_on_phase() waits (up to http_timeout_s)
+	 * until it was, so the post never overlaps the next measurement
+	 */
+	int run_step;
+	unsigned long steps_asked, steps_posted;
+	int completing; /* the agent's thread sends heartbeat + completion */
 
 	atomic_int abandon;  /* the server said 409 for the current job */
 	atomic_int failures; /* failed heartbeats of the current job */
@@ -78,7 +88,11 @@ void heartbeat_release(struct heartbeat *h);
  */
 void heartbeat_set_job(struct heartbeat *h, long long job_id, json_t *machine_id,
 		       const char *phase);
-/* job_execute()'s phase callback, ctx = h: state only, a log line on a phase change. */
+/*
+ * job_execute()'s phase callback, ctx = h: state, a log line on a phase
+ * change and on each step of phase "run" (a new message), and for such a
+ * step the wait for its post (see run_step).
+ */
 void heartbeat_on_phase(void *ctx, const char *phase, double progress, const char *message);
 /* job_execute() returned: phase "upload"; from now the agent's thread alone posts. */
 void heartbeat_completing(struct heartbeat *h);

@@ -1,8 +1,11 @@
 /*
  * Bisects:
  *   POST /api/v1/bisects (submit)      {tree, good, bad, testcase, params, kconfig, compiler,
- *                                       tbox_group or arch, metric, [runs_per_step, ref_runs, k]}
- *                                      -> 201 {id, state}
+ *                                       tbox_group or arch, metric, [runs_per_step, ref_runs, k,
+ *                                       regression_id]} -> 201 {id, state, regression_id}
+ *     linked to a regression: the one named (404 when none, 409 when it has a
+ *     bisect), else the regression without a bisect of the same range, testcase,
+ *     metric and setup, if any; it goes to `bisecting` with a history note
  *   GET  /api/v1/bisects[?state=&limit=] newest first, without steps
  *   GET  /api/v1/bisects/{id}           state, range, steps, first bad commit, confidence, cost
  *   POST /api/v1/bisects/{id}/cancel (submit)
@@ -13,6 +16,8 @@
 #include "server/api/args.h"
 #include "server/bisect.h"
 #include "server/bisect_coord.h"
+#include "server/db/bisects.h"
+#include "server/regressions.h"
 #include "resultdoc.h"
 #include "xalloc.h"
 
@@ -60,15 +65,55 @@ static int check_name(const char *key, const char *s, size_t max, int metric, st
 	return 0;
 }
 
+/*
+ * s->regression_id: reg (> 0), checked: it exists and has no bisect; else
+ * (reg 0) the regression of s's range and setup without a bisect, or 0
+ */
+static int link_regression(PGconn *c, struct bisect_spec *s, long long reg, struct err *e)
+{
+	char idb[24];
+	long long has;
+
+	if (reg) {
+		const char *p[1] = { idb };
+
+		snprintf(idb, sizeof(idb), "%lld", reg);
+		if (db_one_int8(c, ST_BISECT_REG_OF, 1, p, &has, e) < 0)
+			return e->id == ERR_NOT_FOUND ? err_setc(e, ERR_NOT_FOUND, "regression_id",
+								 "no regression %lld", reg) :
+							-1;
+		if (has)
+			return err_setc(e, ERR_CONFLICT, "regression_id",
+					"regression %lld has bisect %lld already", reg, has);
+		s->regression_id = reg;
+		return 0;
+	}
+	{
+		const char *p[8] = { s->good,	    s->bad,
+				     s->testcase,   s->metric,
+				     s->kconfig,    s->compiler ? s->compiler : "gcc-12",
+				     s->tbox_group, s->params };
+
+		if (db_one_int8(c, ST_BISECT_REG_MATCH, 8, p, &has, e) < 0) {
+			if (e->id != ERR_NOT_FOUND)
+				return -1;
+			has = 0;
+		}
+	}
+	s->regression_id = has;
+	return 0;
+}
+
 enum MHD_Result api_bisects_post(struct request *rq)
 {
 	struct err e;
 	json_t *b = rq_json(rq, &e), *params;
 	struct bisect_spec s;
 	char *ptext = NULL;
-	PGconn *c;
-	long long id;
+	PGconn *c = NULL;
+	long long id, reg;
 	enum MHD_Result ret;
+	int in_tx = 0;
 
 	if (!b)
 		return reply_err(rq, &e);
@@ -84,7 +129,8 @@ enum MHD_Result api_bisects_post(struct request *rq)
 	    json_str_field(b, "metric", 1, 4096, &s.metric, &e) ||
 	    get_int(b, "runs_per_step", 5, 1, 100, &s.runs_per_step, &e) ||
 	    get_int(b, "ref_runs", 10, 2, 100, &s.ref_runs, &e) ||
-	    get_int(b, "k", 0, 0, 64, &s.k, &e))
+	    get_int(b, "k", 0, 0, 64, &s.k, &e) ||
+	    json_int_field(b, "regression_id", 0, 1, (1LL << 62), &reg, &e))
 		goto bad;
 	if (check_name("tree", s.tree, 128, 0, &e) ||
 	    check_name("testcase", s.testcase, 128, 0, &e) ||
@@ -116,17 +162,39 @@ enum MHD_Result api_bisects_post(struct request *rq)
 	s.params = ptext;
 	s.token_id = rq->token_id;
 	c = rq_db(rq, &e);
-	if (!c)
+	if (!c || db_begin(c, &e))
+		goto bad;
+	in_tx = 1;
+	if (link_regression(c, &s, reg, &e))
 		goto bad;
 	id = bisect_create(c, &s, &e);
 	if (id < 0)
 		goto bad;
+	if (s.regression_id) {
+		char note[64];
+
+		snprintf(note, sizeof(note), "bisect %lld started by hand", id);
+		if (db_bisect_reg_link(c, s.regression_id, id, &e) ||
+		    regression_transition(c, s.regression_id, "bisecting", NULL, rq->token_id, note,
+					  NULL, NULL, &e))
+			goto bad;
+	}
+	in_tx = 0;
+	if (db_commit(c, &e))
+		goto bad;
 	bisect_coord_kick(rq->srv->bisects);
-	ret = reply_json(rq, 201, json_pack("{s:I,s:s}", "id", (json_int_t)id, "state", "queued"));
+	ret = reply_json(rq, 201,
+			 s.regression_id ?
+				 json_pack("{s:I,s:s,s:I}", "id", (json_int_t)id, "state", "queued",
+					   "regression_id", (json_int_t)s.regression_id) :
+				 json_pack("{s:I,s:s,s:n}", "id", (json_int_t)id, "state", "queued",
+					   "regression_id"));
 	free(ptext);
 	json_decref(b);
 	return ret;
 bad:
+	if (in_tx)
+		db_rollback(c);
 	free(ptext);
 	json_decref(b);
 	return reply_err(rq, &e);

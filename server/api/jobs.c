@@ -32,6 +32,7 @@
  */
 #include "server/api/api.h"
 #include "server/abtest.h"
+#include "server/casecheck.h"
 #include "server/jsonout.h"
 #include "arch.h"
 #include "names.h"
@@ -59,15 +60,19 @@
 enum MHD_Result api_jobs_post(struct request *rq)
 {
 	struct err e;
-	json_t *b = rq_json(rq, &e), *params;
+	json_t *b = rq_json(rq, &e), *params, *warnings = json_array();
 	const char *tree = NULL, *commit, *kconfig, *compiler, *testcase, *arch, *tbox, *cap;
 	long long repeat, priority, max_attempts, tree_id = 0, commit_id, tc_id, id;
 	char *params_text = NULL, capbuf[64], tid[24];
-	PGconn *c;
+	struct casecheck cc = { 0 };
+	PGconn *c = NULL;
+	int in_tx = 0;
 	enum MHD_Result ret;
 
-	if (!b)
+	if (!b) {
+		json_decref(warnings);
 		return reply_err(rq, &e);
+	}
 	if (json_str_field(b, "tree", 0, 128, &tree, &e) ||
 	    json_str_field(b, "commit", 1, 40, &commit, &e) ||
 	    json_str_field(b, "kconfig", 1, 128, &kconfig, &e) ||
@@ -130,6 +135,11 @@ enum MHD_Result api_jobs_post(struct request *rq)
 	c = rq_db(rq, &e);
 	if (!c)
 		goto bad;
+	/* what the workers registered: an unknown testcase or param is a 400 (casecheck.h) */
+	if (casecheck_load(c, &cc, &e) ||
+	    casecheck_testcase(&cc, "", testcase, params, warnings, &e) ||
+	    casecheck_served(c, cap, tbox, arch, warnings, &e))
+		goto bad;
 	if (tree) {
 		struct db_tree t;
 
@@ -156,6 +166,10 @@ enum MHD_Result api_jobs_post(struct request *rq)
 		if (tc_id < 0)
 			goto bad;
 	}
+	/* the job and its warnings together */
+	if (db_begin(c, &e))
+		goto bad;
+	in_tx = 1;
 	{
 		const struct db_job_new j = {
 			.tree_id = tree_id,
@@ -176,14 +190,34 @@ enum MHD_Result api_jobs_post(struct request *rq)
 	}
 	if (id < 0)
 		goto bad;
+	if (json_array_size(warnings)) {
+		char idb[24], *arr = casecheck_pg_array(warnings);
+		const char *p[2] = { idb, arr };
+		long long n;
+
+		snprintf(idb, sizeof(idb), "%lld", id);
+		n = db_rows(c, ST_JOB_WARNINGS_SET, 2, p, &e);
+		free(arr);
+		if (n < 0)
+			goto bad;
+	}
+	in_tx = 0;
+	if (db_commit(c, &e))
+		goto bad;
 	ret = reply_json(rq, 201,
-			 json_pack("{s:I,s:s,s:s}", "id", (json_int_t)id, "state", "queued",
-				   "capability", cap));
+			 json_pack("{s:I,s:s,s:s,s:O}", "id", (json_int_t)id, "state", "queued",
+				   "capability", cap, "warnings", warnings));
 	lease_queue_kick(rq->srv->leases);
+	casecheck_release(&cc);
+	json_decref(warnings);
 	free(params_text);
 	json_decref(b);
 	return ret;
 bad:
+	if (in_tx)
+		db_rollback(c);
+	casecheck_release(&cc);
+	json_decref(warnings);
 	free(params_text);
 	json_decref(b);
 	return reply_err(rq, &e);

@@ -1,7 +1,10 @@
 /*
  * Workers: POST /api/v1/workers/register (worker scope)
  *   {hostname, arch, tbox_group?, cpu_model?, nr_cpus?, memory_mb?,
- *    capabilities[], fingerprint{}} -> {machine_id, lease_timeout_s}
+ *    capabilities[], fingerprint{}, cases{}} -> {machine_id, lease_timeout_s}
+ * cases: the worker's cases with each one's parameter table (worker/caselist.c),
+ * against which jobs, plans and requests are checked (server/casecheck.h);
+ * stored as sent, replacing the last registration's (absent: NULL).
  * A machine is (hostname, arch, tbox_group): registering again updates it
  * and keeps its id. The lease, heartbeat and complete calls a worker makes
  * next are api/jobs.c's.
@@ -9,6 +12,7 @@
 #include "server/api/api.h"
 #include "names.h"
 #include "server/api/args.h"
+#include "server/casecheck.h"
 #include "server/db/jobs.h"
 #include "server/lease.h"
 #include "xalloc.h"
@@ -25,7 +29,7 @@ enum MHD_Result api_workers_register(struct request *rq)
 	const char *host, *arch, *tbox, *model;
 	long long cpus, mem;
 	struct buf capbuf = BUF_INIT(64 * 1024);
-	char *fptext = NULL;
+	char *fptext = NULL, *casestext = NULL;
 	PGconn *c;
 	long long id;
 	enum MHD_Result ret;
@@ -76,6 +80,8 @@ enum MHD_Result api_workers_register(struct request *rq)
 		err_setc(&e, ERR_INVALID_FIELD, "fingerprint", "'fingerprint' must be an object");
 		goto bad;
 	}
+	if (casecheck_registration(json_object_get(b, "cases"), &casestext, &e))
+		goto bad;
 	/* json_dumps takes no reference: an empty object made here would leak */
 	fptext = fp ? json_dumps(fp, JSON_COMPACT) : xstrdup("{}");
 	{
@@ -96,16 +102,26 @@ enum MHD_Result api_workers_register(struct request *rq)
 	}
 	if (id < 0)
 		goto bad;
+	{
+		char idb[24];
+		const char *p[2] = { idb, casestext };
+
+		snprintf(idb, sizeof(idb), "%lld", id);
+		if (db_rows(c, ST_MACHINE_CASES_SET, 2, p, &e) < 0)
+			goto bad;
+	}
 	ret = reply_json(rq, 200,
 			 json_pack("{s:I,s:I}", "machine_id", (json_int_t)id, "lease_timeout_s",
 				   (json_int_t)rq->srv->cfg->lease_timeout_s));
 	lease_queue_kick(rq->srv->leases);
 	free(fptext);
+	free(casestext);
 	buf_release(&capbuf);
 	json_decref(b);
 	return ret;
 bad:
 	free(fptext);
+	free(casestext);
 	buf_release(&capbuf);
 	json_decref(b);
 	return reply_err(rq, &e);

@@ -42,6 +42,8 @@ enum db_stmt {
 	ST_BISECT_STEPS_COUNT,
 	ST_BISECT_STEP_INSERT,
 	ST_BISECT_WORKERS,
+	ST_BISECT_REG_MATCH,
+	ST_BISECT_REG_OF,
 	/* jobs, workers and leases (stmts_jobs.c) */
 	ST_JOBS_JSON,
 	ST_JOB_CANCEL,
@@ -61,6 +63,10 @@ enum db_stmt {
 	ST_MACHINE_REGISTER,
 	ST_MACHINE_SEEN,
 	ST_JOB_MACHINE_OWNER,
+	ST_MACHINE_CASES_SET,
+	ST_MACHINE_CASES,
+	ST_MACHINES_SERVING,
+	ST_JOB_WARNINGS_SET,
 	/* .config diffs (stmts_kconfig.c) */
 	ST_KCONFIG_BISECT_ENDS,
 	ST_KCONFIG_JOB,
@@ -172,6 +178,8 @@ enum db_stmt {
 	ST_TOKEN_USED,
 	ST_TOKEN_INSERT,
 	ST_TOKEN_REVOKE,
+	ST_TOKENS_LIST,
+	ST_TOKEN_BY_NAME,
 	/* trees, their mirrors, branch heads, polls and commit imports (stmts_trees.c) */
 	ST_COMMITS_IMPORT,
 	ST_TREES_JSON,

@@ -188,6 +188,22 @@ const struct db_stmt_def db_stmts_bisects[DB_NR_STMTS] = {
 	 * Another record of the same setup and range that already has a bisect:
 	 * the metrics of one setup share its jobs, so one bisect serves them all.
 	 */
+	/*
+	 * A bisect asked for by hand (api/bisects.c): the regression without a
+	 * bisect of its range ($1 good, $2 bad), testcase $3, metric $4 and setup
+	 * ($5 kconfig, $6 compiler, $7 tbox_group or NULL: any, $8 params)
+	 */
+	[ST_BISECT_REG_MATCH] = { "bisect_reg_match",
+				  "SELECT r.id FROM regressions r JOIN setups s ON s.id = r.setup_id "
+				  "JOIN testcases t ON t.id = s.testcase_id JOIN metrics m ON m.id = r.metric_id "
+				  "JOIN commits gc ON gc.id = r.good_commit_id "
+				  "JOIN commits bc ON bc.id = r.bad_commit_id WHERE r.bisect_id IS NULL "
+				  "AND gc.sha = $1 AND bc.sha = $2 AND t.name = $3 AND m.name = $4 "
+				  "AND s.kconfig = $5 AND s.compiler = $6 AND ($7::text IS NULL OR "
+				  "s.tbox_group = $7) AND s.params = $8::jsonb ORDER BY r.id LIMIT 1" },
+	/* regression $1's bisect (0: none); no row: no such regression */
+	[ST_BISECT_REG_OF] = { "bisect_reg_of",
+			       "SELECT coalesce(bisect_id, 0) FROM regressions WHERE id = $1::bigint" },
 	[ST_BISECT_SIBLING] = { "bisect_sibling",
 				"SELECT o.bisect_id FROM regressions o, regressions r WHERE r.id = $1::bigint "
 				"AND o.id <> r.id AND o.setup_id = r.setup_id AND o.good_commit_id = r.good_commit_id "

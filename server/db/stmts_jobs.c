@@ -56,11 +56,14 @@ const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 			    "finished_at = now(), phase = 'done', progress = 1, lease_expires_at = NULL, "
 			    "phase_history = phase_history || jsonb_build_array(jsonb_build_object("
 			    "'phase', 'done', 'at', now(), 'outcome', $2::text)) WHERE id = $1::bigint" },
-	/* $1 job $2 lease seconds $3 phase $4 progress $5 message $6 machine (NULL = any) */
+	/* $1 job $2 lease seconds $3 phase $4 progress $5 message $6 machine (NULL = any);
+	 * phase_history gains an entry per phase, and per step of phase run (a new message:
+	 * "host run 2/6"), not per renewal */
 	[ST_JOB_HEARTBEAT] = { "job_heartbeat",
 			       "UPDATE jobs SET lease_expires_at = now() + make_interval(secs => $2::float8), "
 			       "phase = coalesce($3::text, phase), progress = $4::float8, message = $5::text, "
-			       "phase_history = CASE WHEN $3::text IS NOT NULL AND $3::text IS DISTINCT FROM phase "
+			       "phase_history = CASE WHEN $3::text IS NOT NULL AND ($3::text IS DISTINCT FROM phase "
+			       "OR ($3::text = 'run' AND $5::text IS DISTINCT FROM message)) "
 			       "THEN phase_history || jsonb_build_array(jsonb_build_object('phase', $3::text, "
 			       "'at', now(), 'progress', $4::float8, 'message', $5::text)) ELSE phase_history END "
 			       "WHERE id = $1::bigint AND state = 'leased' AND "
@@ -82,6 +85,7 @@ const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 				    "$15, $16) ON CONFLICT (plan_id, commit_id, track_key) DO NOTHING RETURNING id" },
 	[ST_JOB_JSON] = { "job_json", "SELECT " JOB_JSON
 				      ", 'phase_history', j.phase_history, 'log_tail', j.log_tail, "
+				      "'warnings', j.warnings, "
 				      "'has_kconfig', j.kconfig_text IS NOT NULL)::text" JOB_FROM
 				      "WHERE j.id = $1::bigint" },
 	[ST_JOB_KCONFIG] = { "job_kconfig", "SELECT kconfig_text FROM jobs WHERE id = $1::bigint" },
@@ -173,4 +177,18 @@ const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 	[ST_JOB_MACHINE_OWNER] = { "job_machine_owner",
 				   "SELECT m.id, COALESCE(m.token_id, 0) FROM jobs j JOIN machines m ON m.id = j.leased_by "
 				   "WHERE j.id = $1::bigint" },
+	/* $1 machine, $2 its cases (jsonb; NULL: it sent none) (sql/0021) */
+	[ST_MACHINE_CASES_SET] = { "machine_cases_set",
+				   "UPDATE machines SET cases = $2::jsonb WHERE id = $1::bigint RETURNING id" },
+	/* every registered case table, one object per machine that sent one (server/casecheck.c) */
+	[ST_MACHINE_CASES] = { "machine_cases",
+			       "SELECT coalesce(json_agg(cases ORDER BY id), '[]')::text FROM machines "
+			       "WHERE cases IS NOT NULL" },
+	/* registered workers with capability $1, tbox_group $2 and arch $3 (NULL: any) */
+	[ST_MACHINES_SERVING] = { "machines_serving",
+				  "SELECT count(*) FROM machines WHERE $1 = ANY(capabilities) "
+				  "AND ($2::text IS NULL OR tbox_group = $2) AND ($3::text IS NULL OR arch = $3)" },
+	/* $1 job, $2 its warnings (text[]) (sql/0021) */
+	[ST_JOB_WARNINGS_SET] = { "job_warnings_set",
+				  "UPDATE jobs SET warnings = $2::text[] WHERE id = $1::bigint RETURNING id" },
 };

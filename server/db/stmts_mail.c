@@ -129,20 +129,22 @@ const struct db_stmt_def db_stmts_mail[DB_NR_STMTS] = {
 				    "AND state IN ('queued', 'sent', 'dry_run') ORDER BY id LIMIT 1" },
 	/*
 	 * The mails of regression $1 as rendered (read scope: no recipients, no
-	 * errors), newest first: its own rows and those of its bisect (a bisect
-	 * report names the regression only once the mailer renders it); one row
-	 * only when the regression exists
+	 * errors; a skipped one with its reason, "no recipients"), newest first: its own rows and
+	 * those of its bisect (a bisect report names the regression only once the mailer renders
+	 * it); one row only when the regression exists
 	 */
 	[ST_REGRESSION_REPORT_JSON] = { "regression_report_json",
 					"SELECT json_build_object('regression_id', r.id, 'mails', "
 					"coalesce(json_agg(json_build_object('id', o.id, 'kind', o.kind, 'state', o.state, "
 					"'rendered', o.subject IS NOT NULL, 'subject', o.subject, 'message_id', o.message_id, "
 					"'in_reply_to', o.in_reply_to, 'bisect_id', o.bisect_id, 'created_at', o.created_at, "
-					"'sent_at', o.sent_at, 'body', o.body) ORDER BY o.id DESC) "
+					"'sent_at', o.sent_at, 'body', o.body, "
+					"'reason', CASE WHEN o.state = 'skipped' THEN o.last_error END) ORDER BY o.id DESC) "
 					"FILTER (WHERE o.id IS NOT NULL), '[]'))::text "
 					"FROM regressions r LEFT JOIN outbox o ON (o.regression_id = r.id OR "
 					"(r.bisect_id IS NOT NULL AND o.bisect_id = r.bisect_id)) "
-					"AND o.state IN ('queued', 'sent', 'dry_run') WHERE r.id = $1::bigint GROUP BY r.id" },
+					"AND o.state IN ('queued', 'sent', 'dry_run', 'skipped') WHERE r.id = $1::bigint "
+					"GROUP BY r.id" },
 	[ST_SUBS_JSON] = { "subs_json",
 			   "SELECT coalesce(json_agg(json_build_object('id', id, 'email', email, 'tree', tree, "
 			   "'testcase', testcase, 'metric', metric, 'paths', paths, 'created_at', created_at) "

@@ -6,7 +6,7 @@ const struct db_stmt_def db_stmts_meta[DB_NR_STMTS] = {
 	[ST_MACHINES_JSON] = { "machines_json",
 			       "SELECT coalesce(json_agg(x ORDER BY x.hostname, x.id), '[]')::text FROM ("
 			       "SELECT m.id, m.hostname, m.arch, m.tbox_group, m.nr_cpus, m.memory_mb, m.cpu_model, "
-			       "m.capabilities, m.fingerprint, m.registered_at, m.last_seen, "
+			       "m.capabilities, m.fingerprint, m.cases, m.registered_at, m.last_seen, "
 			       "(SELECT count(*) FROM runs r WHERE r.machine_id = m.id) AS runs "
 			       "FROM machines m) x" },
 	[ST_METRICS_JSON] = { "metrics_json",

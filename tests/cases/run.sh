@@ -8,7 +8,7 @@
 #     keys with the exact number of lines each (one per sample/iteration),
 #     every value positive and finite;
 #   - relations that hold by construction (min <= median <= max, total = mean
-#     per task * tasks, throughput = median with one task, ...);
+#     per task * tasks, one task: no median, ...);
 #   - bad params: non-zero exit, a message on stderr, nothing on stdout.
 # No timing assertion: values are only checked to be positive and consistent.
 #
@@ -123,8 +123,6 @@ expect_fail() {
 }
 
 # --- relations that hold by construction --------------------------------
-REL_ONE_TASK='
-	if (v["throughput", 1] != v["median", 1]) { print "one task: throughput != median"; exit 1 }'
 # two tasks: the median is the mean of both, so throughput = 2 * median
 REL_TWO_TASKS='
 	d = v["throughput", 1] - 2 * v["median", 1]; if (d < 0) d = -d
@@ -176,7 +174,8 @@ check_arch() {
 	echo "== $arch ${r[*]:-(native)}"
 
 	# small-allocs
-	expect_ok "$arch small-allocs devzero 1 task" "throughput=1 median=1" "$REL_ONE_TASK" -- \
+	# one task: no median (it would be throughput again, issue 21)
+	expect_ok "$arch small-allocs devzero 1 task" "throughput=1" "" -- \
 		"${r[@]}" "$d/small-allocs" nr_task=1 runtime=0.2 source=devzero
 	expect_ok "$arch small-allocs anon 2 processes" "throughput=1 median=1" "$REL_TWO_TASKS" -- \
 		"${r[@]}" "$d/small-allocs" nr_task=2 runtime=0.2 source=anon
@@ -261,7 +260,7 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null 2>&1 &&
 umount -l /proc || exit 99
 "$@"
 EOF
-	expect_ok "small-allocs without /proc" "throughput=1 median=1" "" -- \
+	expect_ok "small-allocs without /proc" "throughput=1" "" -- \
 		unshare -m sh "$TMP/noproc.sh" "$CASES_DIR/x86_64/small-allocs" nr_task=1 runtime=0.1
 	expect_ok "execl without /proc" "lps=1" "" -- \
 		unshare -m sh "$TMP/noproc.sh" "$CASES_DIR/x86_64/execl" runtime=0.2 warmup=0

@@ -265,19 +265,25 @@ class KconfigAndReport(unittest.TestCase):
         self.assertEqual(ms[0]["in_reply_to"], ms[1]["message_id"])
         self.assertEqual(ms[0]["subject"], "Re: " + ms[1]["subject"])
         self.assertEqual([m["kind"] for m in ms], ["range", "range"])
-        # a row not rendered yet is listed (queued, no text); skipped and failed ones are not
+        # a row not rendered yet is listed (queued, no text); a skipped one with its
+        # reason (issue 21: "no recipients" shown where people look); failed ones are not
         q = int(srv.psql("INSERT INTO outbox (kind, regression_id, next_attempt_at) "
                          "VALUES ('range', %d, now() + interval '1 hour') RETURNING id"
                          % rid).split()[0])
+        sk = int(srv.psql("INSERT INTO outbox (kind, regression_id, state, last_error) VALUES "
+                          "('range', %d, 'skipped', 'no recipients') RETURNING id"
+                          % rid).split()[0])
         srv.psql("INSERT INTO outbox (kind, regression_id, state, last_error) VALUES "
-                 "('range', %d, 'skipped', 'no recipients'), ('fixed', %d, 'failed', 'x')"
-                 % (rid, rid))
+                 "('fixed', %d, 'failed', 'x')" % rid)
         ms = srv.get(path, scope="read").json()["mails"]
-        self.assertEqual([m["id"] for m in ms], [q] + ids[::-1])
-        self.assertEqual({k: ms[0][k] for k in ("state", "rendered", "subject", "body",
-                                                "message_id", "sent_at")},
+        self.assertEqual([m["id"] for m in ms], [sk, q] + ids[::-1])
+        self.assertEqual({k: ms[0][k] for k in ("state", "reason", "rendered", "subject")},
+                         {"state": "skipped", "reason": "no recipients", "rendered": False,
+                          "subject": None})
+        self.assertEqual({k: ms[1][k] for k in ("state", "rendered", "subject", "body",
+                                                "message_id", "sent_at", "reason")},
                          {"state": "queued", "rendered": False, "subject": None, "body": None,
-                          "message_id": None, "sent_at": None})
+                          "message_id": None, "sent_at": None, "reason": None})
 
     def test_report_errors(self):
         srv = self.srv

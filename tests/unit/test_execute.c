@@ -19,6 +19,7 @@
 #include "runcmd.h"
 #include "xalloc.h"
 #include "worker/execute.h"
+#include "worker/hostrun.h"
 
 struct fixture {
 	char *dir, *cases, *work;
@@ -270,6 +271,61 @@ static void test_invalid_specs(void **state)
 	expect_invalid(fx, "repeat");
 }
 
+/* issue 21: the running kernel's compiler from /proc/version, as a job spells it */
+static void test_kernel_compiler(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "Linux version 6.1.0-28-amd64 (debian-kernel@lists.debian.org) (gcc-12 (Debian "
+		  "12.2.0-14) 12.2.0, GNU ld (GNU Binutils for Debian) 2.40) #1 SMP PREEMPT_DYNAMIC",
+		  "gcc-12" },
+		{ "Linux version 6.18.44 (builder@sandboxing) (gcc (GCC) 15.3.0, GNU ld (GNU "
+		  "Binutils) 2.46) #1 SMP",
+		  "gcc-15" },
+		{ "Linux version 5.10.0-23-amd64 (debian-kernel@lists.debian.org) (gcc-10 (Debian "
+		  "10.2.1-6) 10.2.1 20210110, GNU ld (GNU Binutils for Debian) 2.35.2) #1 SMP",
+		  "gcc-10" },
+		{ "Linux version 4.19.0 (u@h) (gcc version 8.3.0 (Debian 8.3.0-6)) #1 SMP",
+		  "gcc-8" },
+		{ "Linux version 6.6.0 (u@h) (Debian clang version 16.0.6 (15), Debian LLD 16.0.6) #1",
+		  "clang-16" },
+		{ "Linux version 6.6.0 (u@h) (something else) #1", "" },
+		{ "not a banner", "" },
+	};
+	char cc[64];
+	struct buf w = BUF_INIT(0);
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		hostrun_kernel_compiler(cases[i][0], cc, sizeof(cc));
+		assert_string_equal(cc, cases[i][1]);
+	}
+	/* a distro kernel names no commit; its compiler is checked */
+	assert_int_equal(hostrun_kernel_check("6.1.0-28-amd64", cases[0][0],
+					      "1111111111111111111111111111111111111111", "gcc-12",
+					      &w),
+			 0);
+	assert_int_equal(w.len, 0);
+	assert_int_equal(hostrun_kernel_check("6.1.0-28-amd64", cases[1][0], "11111111", "gcc-12",
+					      &w),
+			 1);
+	assert_string_equal(
+		w.data,
+		"regtrack-worker: warning: the running kernel was built with gcc-15, not the job's gcc-12: host mode runs on the running kernel\n");
+	buf_reset(&w);
+	/* CONFIG_LOCALVERSION_AUTO: the release names the commit */
+	assert_int_equal(hostrun_kernel_check("6.1.0-rc3-00012-gabcdef123456", NULL,
+					      "abcdef1234567890abcdef1234567890abcdef12", "gcc-12",
+					      &w),
+			 0);
+	assert_int_equal(hostrun_kernel_check("6.1.0-rc3-00012-gabcdef123456-dirty", NULL,
+					      "1111111111111111111111111111111111111111", NULL, &w),
+			 1);
+	assert_string_equal(
+		w.data,
+		"regtrack-worker: warning: the running kernel (6.1.0-rc3-00012-gabcdef123456-dirty) is commit abcdef123456, not the job's 111111111111: host mode runs on the running kernel\n");
+	buf_release(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -279,6 +335,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_host_icount_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_host_cancel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_invalid_specs, setup, teardown),
+		cmocka_unit_test(test_kernel_compiler),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

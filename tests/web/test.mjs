@@ -511,6 +511,8 @@ function mockApis(setupId) {
 	};
 	// GET /api/v1/regressions/1/report: a follow-up still queued, then the first report
 	const report = { regression_id: 1, mails: [
+		{ id: 9, kind: 'range', state: 'skipped', reason: 'no recipients', rendered: false, subject: null, message_id: null,
+			in_reply_to: null, bisect_id: null, created_at: '2026-11-29T11:00:00Z', sent_at: null, body: null },
 		{ id: 8, kind: 'range', state: 'queued', rendered: false, subject: null, message_id: null, in_reply_to: null,
 			bisect_id: null, created_at: '2026-11-29T10:00:00Z', sent_at: null, body: null },
 		{ id: 5, kind: 'bisect', state: 'sent', rendered: true,
@@ -807,6 +809,10 @@ async function main() {
 			await shot('job-refused');
 			await open(`/jobs/${jobs.queued}`, 'job-queued');
 			assert.equal(await page.textContent('h1'), `Job #${jobs.queued} queued`);
+			// what the server warned about when it queued the job (issue 21): this
+			// worker registered no case table, so nothing was checked
+			assert.deepEqual(await page.$$eval('#job-warnings li', (lis) => lis.map((l) => l.textContent)),
+				['no worker has registered its cases yet: testcase and params not checked']);
 			await page.fill('#job-cancel-token', TOK.admin);
 			await page.click('#job-cancel button');
 			await page.waitForFunction(() => /cancelled/.test(document.querySelector('h1').textContent));
@@ -1076,12 +1082,15 @@ async function main() {
 				const tp = page.locator('tr.cmp-row[data-metric="vm-scalability.throughput"]');
 				assert.equal(await tp.getAttribute('data-change'), 'regression');
 				// the report as mailed, newest first: the queued follow-up, then the sent text
-				const mails = await page.$$eval('#report .mail', (ms) => ms.map((m) => [m.dataset.state,
+				// a report nobody was subscribed to says so (issue 21), then the queued follow-up, then the sent text
+				assert.match(await page.textContent('#report .mail:nth-child(1) .mail-skipped'),
+					/^skipped: no recipients range report of .* nobody is subscribed to this regression/);
+				const mails = await page.$$eval('#report .mail[data-state]:not([data-state="skipped"])', (ms) => ms.map((m) => [m.dataset.state,
 					m.querySelector('.mail-subject').textContent, (m.querySelector('pre.report') || {}).textContent || null]));
 				assert.deepEqual(mails, [['queued', '(not rendered yet)', null],
-					['sent', api.report.mails[1].subject, api.report.mails[1].body]]);
-				assert.match(await page.textContent('#report .mail:nth-child(1)'), /Queued: the mailer has not rendered this report yet\./);
-				assert.equal(await page.textContent('#report .message-id'), api.report.mails[1].message_id);
+					['sent', api.report.mails[2].subject, api.report.mails[2].body]]);
+				assert.match(await page.textContent('#report .mail:nth-child(2)'), /Queued: the mailer has not rendered this report yet\./);
+				assert.equal(await page.textContent('#report .message-id'), api.report.mails[2].message_id);
 				// identical builds say so, with the number of options
 				assert.equal(await page.textContent('#config-identical'), 'identical .config (1100 options)');
 				assert.equal(await page.locator('pre.config-diff').count(), 0);

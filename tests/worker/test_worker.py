@@ -413,6 +413,56 @@ class WorkerTest(unittest.TestCase):
         with open(name) as f:
             self.assertEqual(json.load(f), entry)
 
+    # -- issue 21: the cases registered; each run of repeat 6 logged and recorded
+    def test_registers_its_cases_and_the_server_checks_jobs(self):
+        s = self.server()
+        w = self.worker(s, "w")
+        self.assertEqual(w.wait(), 0, w.text())
+        m = [m for m in s.get("/api/v1/machines", scope="read").json()
+             if m["tbox_group"] == self.tbox]
+        cases = m[0]["cases"]
+        self.assertEqual(sorted(cases), ["execl", "exit-teardown", "page-fault", "proc-vs-map",
+                                         "small-allocs"], cases)
+        self.assertEqual(cases["small-allocs"]["nr_task"]["type"], "tasks", cases)
+        self.assertEqual(cases["small-allocs"]["source"]["choices"], "devzero|anon", cases)
+        self.assertIn("5 case(s)", w.text())
+        r = s.post("/api/v1/jobs", {
+            "commit": COMMIT, "kconfig": "host", "testcase": "small-allocs",
+            "params": {"nr_tasks": "1"}, "tbox_group": self.tbox}, scope="submit")
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "params.nr_tasks"), r)
+        r = s.post("/api/v1/jobs", {
+            "commit": COMMIT, "kconfig": "host", "testcase": "nosuchcase",
+            "tbox_group": self.tbox}, scope="submit")
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "testcase"), r)
+
+    def test_repeat_6_logs_and_records_each_run_and_the_kernel(self):
+        s = self.server()
+        job_id = self.submit(s, runtime="0.05", repeat=6)
+        w = self.worker(s, "w")
+        self.assertEqual(w.wait(), 0, w.text())
+        self.assert_done_with_metrics(s, job_id, 6)
+        text = w.text()
+        for i in range(1, 7):
+            self.assertIn("host run %d/6 of small-allocs" % i, text)
+        j = self.job(s, job_id)
+        runs = [p for p in j["phase_history"] if p["phase"] == "run"]
+        self.assertEqual([p["message"] for p in runs],
+                         ["host run %d/6 of small-allocs" % i for i in range(1, 7)], j)
+        # each run records the kernel it ran on; one task: no .median (issue 21, item 13)
+        with open("/proc/version") as f:
+            version = f.read().strip()
+        for run_id in j["runs"]:
+            run = s.get("/api/v1/runs/" + run_id, scope="read").json()
+            self.assertEqual(run["extra"]["host_kernel"]["release"], os.uname().release, run)
+            self.assertEqual(run["extra"]["host_kernel"]["version"], version, run)
+            self.assertNotIn("small-allocs.median", run["metrics"], run)
+        # the job says gcc-12; a kernel built by another compiler is a warning in its log
+        cc = run["extra"]["host_kernel"]["compiler"]
+        if cc and cc != "gcc-12":
+            self.assertIn("regtrack-worker: warning: the running kernel was built with %s, "
+                          "not the job's gcc-12" % cc, j["log_tail"])
+            self.assertIn("warning: the running kernel was built with", text)
+
     # -- a job the worker cannot run: run-failed with the reason ----------
     def test_unknown_case_is_run_failed_with_reason(self):
         s = self.server()

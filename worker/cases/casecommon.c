@@ -305,6 +305,55 @@ static int param_set(struct case_param *p, const char *text, char *why, size_t w
 	return 0;
 }
 
+/* s as a JSON string on stdout: the table's texts are literals, but quote anyway */
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", (unsigned char)*s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+/* The parameter table as one JSON object on stdout (see casecommon.h). */
+static void params_json(const struct case_param *params, size_t n)
+{
+	static const char *const types[] = { [CASE_PARAM_INT] = "int",
+					     [CASE_PARAM_DOUBLE] = "double",
+					     [CASE_PARAM_CHOICE] = "choice",
+					     [CASE_PARAM_TASKS] = "tasks",
+					     [CASE_PARAM_STRING] = "string" };
+	size_t i;
+
+	putchar('{');
+	for (i = 0; i < n; i++) {
+		const struct case_param *p = &params[i];
+
+		printf("%s", i ? "," : "");
+		json_str(p->name);
+		printf(":{\"type\":");
+		json_str(types[p->type]);
+		printf(",\"default\":");
+		json_str(p->def);
+		if (p->type == CASE_PARAM_CHOICE) {
+			printf(",\"choices\":");
+			json_str(p->choices ? p->choices : "");
+		} else {
+			printf(",\"min\":%.17g,\"max\":%.17g", p->min, p->max);
+		}
+		printf(",\"help\":");
+		json_str(p->help ? p->help : "");
+		putchar('}');
+	}
+	printf("}\n");
+	fflush(stdout);
+}
+
 void case_params_parse(const char *name, const char *summary, struct case_param *params, size_t n,
 		       int argc, char **argv)
 {
@@ -313,6 +362,10 @@ void case_params_parse(const char *name, const char *summary, struct case_param 
 	int a;
 
 	case_name = name;
+	if (argc == 2 && !strcmp(argv[1], "--params-json")) {
+		params_json(params, n);
+		exit(0);
+	}
 	for (a = 1; a < argc; a++) {
 		const char *arg = argv[a], *eq = strchr(arg, '=');
 		struct case_param *p = NULL;

@@ -56,6 +56,11 @@ struct case_param {
  * appear once; unknown keys, missing '=', values that do not parse fully, and
  * values out of bounds print a message plus the usage text to stderr and exit
  * with status 2.  `-h`/`--help` prints the usage to stderr and exits 0.
+ * `--params-json` alone prints the table on stdout as one JSON object,
+ * {"NAME": {"type": "int|double|choice|tasks|string", "default": TEXT,
+ * "min": N, "max": N (not for choice) | "choices": "a|b", "help": TEXT}},
+ * and exits 0: the worker registers it with the server (worker/caselist.c),
+ * which refuses jobs naming a parameter no case has.
  * Defaults are applied for keys not given.
  */
 void case_params_parse(const char *case_name, const char *summary, struct case_param *params,

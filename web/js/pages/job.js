@@ -68,6 +68,10 @@ function view(j, rerender) {
 				j.outcome ? [' · ', h('b', null, 'outcome '), typeof j.outcome === 'string' ? j.outcome : JSON.stringify(j.outcome)] : null,
 				j.machine ? [' · ', h('b', null, 'machine '), String(j.machine)] : null),
 			st.reason ? h('div', { class: 'error', id: 'fail-reason' }, st.reason) : null,
+			// what the server warned about when the job was queued (no worker serves its
+			// tbox_group yet; no case table registered, so nothing was checked)
+			(j.warnings || []).length ? h('ul', { class: 'warning', id: 'job-warnings' },
+				j.warnings.map((w) => h('li', null, w))) : null,
 			live ? cancelForm(j, rerender) : null),
 		section('Phases', phases.length ? table([
 			{ label: 'phase' }, { label: 'started' }, { label: 'elapsed', cls: 'num' },

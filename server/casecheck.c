@@ -1,0 +1,227 @@
+/* Jobs, plans and requests checked against the cases the workers registered (see casecheck.h). */
+#include "server/casecheck.h"
+#include "buf.h"
+#include "names.h"
+#include "server/db/db.h"
+#include "xalloc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_CASES 256
+#define MAX_CASE_PARAMS 100
+#define MAX_CASES_TEXT (256 * 1024)
+
+/* params the worker reads itself, for every case (worker/execute.c) */
+static const char *const worker_params[] = { "measure", NULL };
+
+int casecheck_load(PGconn *c, struct casecheck *cc, struct err *e)
+{
+	char *text = NULL;
+	json_t *all, *one, *table, *v;
+	const char *name, *key;
+	size_t i;
+
+	memset(cc, 0, sizeof(*cc));
+	cc->cases = json_object();
+	if (db_json_text(c, ST_MACHINE_CASES, 0, NULL, &text, e) < 0)
+		return -1;
+	all = json_loads(text, 0, NULL);
+	free(text);
+	json_array_foreach (all, i, one) {
+		if (!json_is_object(one))
+			continue;
+		cc->machines++;
+		json_object_foreach (one, name, table) {
+			json_t *u = json_object_get(cc->cases, name);
+
+			if (!u) {
+				u = json_object();
+				json_object_set_new(cc->cases, name, u);
+			}
+			json_object_foreach (table, key, v)
+				json_object_set(u, key, json_true());
+		}
+	}
+	json_decref(all);
+	return 0;
+}
+
+void casecheck_release(struct casecheck *cc)
+{
+	json_decref(cc->cases);
+	memset(cc, 0, sizeof(*cc));
+}
+
+static int is_worker_param(const char *k)
+{
+	for (size_t i = 0; worker_params[i]; i++)
+		if (!strcmp(worker_params[i], k))
+			return 1;
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* "a, b, c" of obj's keys, sorted, then the worker's own params when with_worker */
+static void keys_list(const json_t *obj, int with_worker, struct buf *out)
+{
+	size_t n = json_object_size(obj), i = 0;
+	const char **keys = xmalloc((n + 1) * sizeof(*keys));
+	const char *k;
+	json_t *v;
+
+	json_object_foreach ((json_t *)obj, k, v)
+		keys[i++] = k;
+	qsort(keys, n, sizeof(*keys), cmp_str);
+	/* a list past the buffer's cap is cut short: it is a hint in a message */
+	for (i = 0; i < n; i++)
+		if (buf_addf(out, "%s%s", i ? ", " : "", keys[i]))
+			break;
+	for (i = 0; with_worker && worker_params[i]; i++)
+		if (buf_addf(out, "%s%s", n || i ? ", and " : "", worker_params[i]))
+			break;
+	if (!n && !with_worker && buf_addstr(out, "none"))
+		abort(); /* under the cap */
+	free(keys);
+}
+
+int casecheck_testcase(struct casecheck *cc, const char *prefix, const char *testcase,
+		       const json_t *params, json_t *warnings, struct err *e)
+{
+	const json_t *known;
+	const char *k;
+	json_t *v;
+	struct buf list = BUF_INIT(8 * 1024);
+	char field[300];
+
+	if (!cc->machines) {
+		if (!cc->warned_none && warnings)
+			json_array_append_new(
+				warnings,
+				json_string(
+					"no worker has registered its cases yet: testcase and params "
+					"not checked"));
+		cc->warned_none = 1;
+		return 0;
+	}
+	known = json_object_get(cc->cases, testcase);
+	if (!known) {
+		keys_list(cc->cases, 0, &list);
+		snprintf(field, sizeof(field), "%stestcase", prefix);
+		err_setc(e, ERR_INVALID_FIELD, field,
+			 "unknown testcase '%s': the registered workers run %s", testcase,
+			 list.data ? list.data : "none");
+		buf_release(&list);
+		return -1;
+	}
+	json_object_foreach ((json_t *)params, k, v) {
+		if (json_object_get(known, k) || is_worker_param(k))
+			continue;
+		keys_list(known, 1, &list);
+		snprintf(field, sizeof(field), "%sparams.%.200s", prefix, k);
+		err_setc(e, ERR_INVALID_FIELD, field,
+			 "unknown param '%.200s' of %s: its params are %s", k, testcase,
+			 list.data ? list.data : "none");
+		buf_release(&list);
+		return -1;
+	}
+	buf_release(&list);
+	return 0;
+}
+
+int casecheck_served(PGconn *c, const char *capability, const char *tbox_group, const char *arch,
+		     json_t *warnings, struct err *e)
+{
+	const char *p[3] = { capability, tbox_group, arch };
+	long long n;
+
+	if (db_one_int8(c, ST_MACHINES_SERVING, 3, p, &n, e) < 0)
+		return -1;
+	if (n || !warnings)
+		return 0;
+	if (tbox_group)
+		json_array_append_new(warnings,
+				      json_sprintf("no registered worker serves tbox_group '%s' with "
+						   "capability %s%s%s: the job waits for one",
+						   tbox_group, capability, arch ? " on " : "",
+						   arch ? arch : ""));
+	else
+		json_array_append_new(warnings,
+				      json_sprintf("no registered worker has capability %s%s%s: the "
+						   "job waits for one",
+						   capability, arch ? " on " : "",
+						   arch ? arch : ""));
+	return 0;
+}
+
+int casecheck_registration(const json_t *cases, char **text, struct err *e)
+{
+	const char *name, *key;
+	json_t *table, *v;
+	char field[300];
+
+	*text = NULL;
+	if (!cases || json_is_null(cases))
+		return 0;
+	if (!json_is_object(cases) || json_object_size(cases) > MAX_CASES)
+		return err_setc(e, ERR_INVALID_FIELD, "cases",
+				"'cases' is an object of at most %d cases {NAME: {PARAM: {...}}}",
+				MAX_CASES);
+	json_object_foreach ((json_t *)cases, name, table) {
+		snprintf(field, sizeof(field), "cases.%.200s", name);
+		if (!names_plain(name, NAMES_PLAIN_MAX))
+			return err_setc(e, ERR_INVALID_FIELD, field,
+					"case names are 1..128 chars of [A-Za-z0-9._+-]");
+		if (!json_is_object(table) || json_object_size(table) > MAX_CASE_PARAMS)
+			return err_setc(
+				e, ERR_INVALID_FIELD, field,
+				"a case's table is an object of at most %d params {PARAM: {...}}",
+				MAX_CASE_PARAMS);
+		json_object_foreach (table, key, v) {
+			if (!names_plain(key, NAMES_PLAIN_MAX) || !json_is_object(v)) {
+				snprintf(field, sizeof(field), "cases.%.100s.%.100s", name, key);
+				return err_setc(e, ERR_INVALID_FIELD, field,
+						"a param is a plain name with an object {type, default, "
+						"...}");
+			}
+		}
+	}
+	*text = json_dumps(cases, JSON_COMPACT | JSON_SORT_KEYS);
+	if (!*text || strlen(*text) > MAX_CASES_TEXT) {
+		free(*text);
+		*text = NULL;
+		return err_setc(e, ERR_TOO_LARGE, "cases", "'cases' is at most %d bytes",
+				MAX_CASES_TEXT);
+	}
+	return 0;
+}
+
+char *casecheck_pg_array(const json_t *warnings)
+{
+	struct buf b = BUF_INIT(0);
+	size_t i;
+	json_t *w;
+
+	int over = buf_addch(&b, '{'); /* no cap: an append cannot fail */
+
+	json_array_foreach ((json_t *)warnings, i, w) {
+		const char *s = json_string_value(w);
+
+		over |= buf_addstr(&b, i ? ",\"" : "\"");
+		for (; s && *s; s++) {
+			if (*s == '"' || *s == '\\')
+				over |= buf_addch(&b, '\\');
+			over |= buf_addch(&b, *s);
+		}
+		over |= buf_addch(&b, '"');
+	}
+	over |= buf_addch(&b, '}');
+	if (over)
+		abort();
+	return buf_detach(&b, NULL);
+}

@@ -1,0 +1,74 @@
+#ifndef REGTRACK_SERVER_CASECHECK_H
+#define REGTRACK_SERVER_CASECHECK_H
+
+#include <jansson.h>
+#include <libpq-fe.h>
+
+#include "err.h"
+
+/*
+ * What the workers can run (issue 21): each worker registers its cases
+ * with each case's parameter table (worker/caselist.c; stored in
+ * machines.cases, sql/0021), and a job, plan or A/B request naming a
+ * testcase or a param that no registered worker has is refused with a 400
+ * naming the field (`testcase`, `params.nr_tasks`; in a plan or request
+ * `testcases[i].testcase`, `testcases[i].params.KEY`), before anything is
+ * stored. The params a worker reads itself (`measure`, the measurement
+ * mode) are known for every case; `monitors` is a field of the job, not a
+ * param.
+ *
+ * A fresh server, where no worker has registered a case table yet (or
+ * only older workers that send none), cannot tell: it accepts the job
+ * with a warning ("no worker has registered its cases yet: testcase and
+ * params not checked"), since refusing would make a server unusable until
+ * its first worker comes up, and a worker refuses an unknown case itself
+ * (the job ends run-failed with the reason). The union over all machines
+ * is checked: a case one worker has is accepted, whichever worker leases.
+ */
+struct casecheck {
+	json_t *cases;	 /* {"NAME": {"PARAM": true}}: the union, owned */
+	size_t machines; /* machines that registered a case table */
+	int warned_none; /* the "not checked" warning was given once */
+};
+
+/* Reads every registered table (ST_MACHINE_CASES). 0, or -1 with e (database errors). */
+int casecheck_load(PGconn *c, struct casecheck *cc, struct err *e)
+	__attribute__((warn_unused_result));
+void casecheck_release(struct casecheck *cc);
+
+/*
+ * Checks testcase and the keys of params (an object or NULL; borrowed)
+ * against cc. prefix ("" for a job, "testcases[2]." in a plan or request)
+ * starts the field named in e's detail. With no table registered, appends
+ * the "not checked" warning to warnings (an array, may be NULL) once per cc
+ * and returns 0. Returns 0, or -1 with e: ERR_INVALID_FIELD, message
+ * "unknown testcase 'X': the registered workers run a, b" or "unknown param
+ * 'K' of X: its params are a, b, and measure".
+ */
+int casecheck_testcase(struct casecheck *cc, const char *prefix, const char *testcase,
+		       const json_t *params, json_t *warnings, struct err *e)
+	__attribute__((warn_unused_result));
+
+/*
+ * Appends a warning to warnings when no registered worker has capability
+ * (host, qemu-x86_64, qemu-aarch64) and serves tbox_group and arch (each
+ * NULL: any) (ST_MACHINES_SERVING): the job is queued and waits for one.
+ * 0, or -1 with e (database errors).
+ */
+int casecheck_served(PGconn *c, const char *capability, const char *tbox_group, const char *arch,
+		     json_t *warnings, struct err *e) __attribute__((warn_unused_result));
+
+/*
+ * A registration's "cases" (borrowed; NULL: none sent) checked and
+ * rewritten compact into *text (caller free()s; NULL when none): an object
+ * of at most 256 cases with plain names (names_plain), each an object of at
+ * most 100 params with plain names, each an object; 256 KiB in all.
+ * 0, or -1 with e (ERR_INVALID_FIELD naming `cases` or `cases.NAME`).
+ */
+int casecheck_registration(const json_t *cases, char **text, struct err *e)
+	__attribute__((warn_unused_result));
+
+/* The warnings (an array of strings, borrowed) as a PostgreSQL text[] literal (caller free()s). */
+char *casecheck_pg_array(const json_t *warnings);
+
+#endif

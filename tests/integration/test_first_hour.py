@@ -1,0 +1,309 @@
+"""Issue 21, the first hour of a new user: what the server checks and says.
+
+- Workers register their cases with each case's parameter table; a job, a
+  plan or an A/B request naming a testcase or a param no registered worker
+  has is a 400 naming the field, and stores nothing; a fresh server (no
+  table registered) accepts with a warning; a job for a tbox_group no
+  worker serves is accepted with a warning in the reply and in the job.
+"""
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import BIN, Server, result_doc, sha, wait_until  # noqa: E402
+from fakes import git, git_init, stop_tree_server, tree_server  # noqa: E402
+
+CASES_DIR = os.environ.get("REGTRACK_CASES",
+                           os.path.join(os.path.dirname(BIN.rstrip("/")), "..", "..", "bin",
+                                        "cases"))
+
+
+def small_allocs_table():
+    """The table the real case prints (worker/cases/casecommon.c --params-json), else a copy."""
+    for d in (CASES_DIR, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                      "..", "..", "bin", "cases")):
+        p = os.path.join(d, os.uname().machine, "small-allocs")
+        if os.access(p, os.X_OK):
+            out = subprocess.run([p, "--params-json"], capture_output=True, text=True,
+                                 timeout=10, check=True)
+            return json.loads(out.stdout)
+    return {k: {"type": "int", "default": "1"} for k in
+            ("nr_task", "runtime", "iterations", "source", "mode", "nr_maps", "map_kb",
+             "warmup")}
+
+
+def register(srv, host, tbox, cases=None, caps=("host",)):
+    body = {"hostname": host, "arch": "x86_64", "tbox_group": tbox, "nr_cpus": 2,
+            "memory_mb": 2048, "capabilities": list(caps), "fingerprint": {}}
+    if cases is not None:
+        body["cases"] = cases
+    r = srv.post("/api/v1/workers/register", body, scope="worker")
+    assert r.status == 200, r
+    return r.json()["machine_id"]
+
+
+def job(srv, **kw):
+    body = {"commit": sha("a1"), "kconfig": "host", "testcase": "small-allocs",
+            "params": {"nr_task": 1}, "tbox_group": "fh-box"}
+    body.update(kw)
+    return srv.post("/api/v1/jobs", body, scope="submit")
+
+
+def make_tree(path):
+    git_init(path)
+    with open(os.path.join(path, "a.c"), "w") as f:
+        f.write("int a;\n")
+    git(path, "add", "a.c")
+    git(path, "commit", "-q", "-m", "a", date="2026-01-01T00:00:00Z")
+    return git(path, "rev-parse", "HEAD")
+
+
+class FreshServer(unittest.TestCase):
+    """No worker registered a table: accepted, with the warnings."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.srv = Server()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.stop()
+
+    def test_accepted_with_warnings_in_reply_and_job(self):
+        r = job(self.srv, testcase="anything", params={"nr_tasks": 2}, tbox_group="fh-nobody")
+        self.assertEqual(r.status, 201, r)
+        w = r.json()["warnings"]
+        self.assertEqual(len(w), 2, w)
+        self.assertIn("no worker has registered its cases yet", w[0])
+        self.assertIn("no registered worker serves tbox_group 'fh-nobody'", w[1])
+        got = self.srv.get("/api/v1/jobs/%d" % r.json()["id"]).json()
+        self.assertEqual(got["warnings"], w)
+
+
+class Registered(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp, cls.repo, cls.head, cls.srv = tree_server("regtrack-fh-", make_tree)
+        r = cls.srv.post("/api/v1/trees", {"name": "fh", "url": cls.repo,
+                                           "branches": ["master"], "poll_s": 0}, scope="admin")
+        assert r.status == 200, r
+        cls.table = small_allocs_table()
+        register(cls.srv, "fh-w1", "fh-box",
+                 {"small-allocs": cls.table, "execl": {"nr_task": {"type": "tasks"}}})
+        # a machine that sent no table (an older worker, a CI host) changes nothing
+        register(cls.srv, "fh-old", "fh-old")
+
+    @classmethod
+    def tearDownClass(cls):
+        stop_tree_server(cls.srv, cls.tmp)
+
+    def jobs(self):
+        return int(self.srv.psql("SELECT count(*) FROM jobs"))
+
+    def test_table_is_the_cases_own(self):
+        self.assertIn("nr_task", self.table)
+        self.assertIn("runtime", self.table)
+        m = [m for m in self.srv.get("/api/v1/machines").json() if m["hostname"] == "fh-w1"]
+        self.assertEqual(sorted(m[0]["cases"]), ["execl", "small-allocs"], m)
+
+    def test_known_testcase_and_params_accepted_without_warning(self):
+        r = job(self.srv, params={"nr_task": 1, "runtime": 0.5, "measure": "wallclock"})
+        self.assertEqual(r.status, 201, r)
+        self.assertEqual(r.json()["warnings"], [])
+
+    def test_unknown_testcase_is_400_naming_it_and_stores_nothing(self):
+        before = self.jobs()
+        r = job(self.srv, testcase="small-alloc")
+        self.assertEqual(r.status, 400, r)
+        err = r.json()["error"]
+        self.assertEqual(err["detail"], "testcase", err)
+        self.assertIn("unknown testcase 'small-alloc'", err["message"])
+        self.assertIn("execl, small-allocs", err["message"])
+        self.assertEqual(self.jobs(), before)
+        # not listed as a testcase either
+        names = [t["name"] for t in self.srv.get("/api/v1/testcases").json()]
+        self.assertNotIn("small-alloc", names)
+
+    def test_unknown_param_is_400_naming_it(self):
+        before = self.jobs()
+        r = job(self.srv, params={"nr_tasks": 2})
+        self.assertEqual(r.status, 400, r)
+        err = r.json()["error"]
+        self.assertEqual(err["detail"], "params.nr_tasks", err)
+        self.assertIn("unknown param 'nr_tasks' of small-allocs", err["message"])
+        self.assertIn("nr_task", err["message"])
+        self.assertEqual(self.jobs(), before)
+
+    def test_tbox_group_no_worker_serves_is_a_warning(self):
+        r = job(self.srv, tbox_group="fh-nobody")
+        self.assertEqual(r.status, 201, r)
+        self.assertEqual(r.json()["warnings"],
+                         ["no registered worker serves tbox_group 'fh-nobody' with capability "
+                          "host: the job waits for one"])
+        got = self.srv.get("/api/v1/jobs/%d" % r.json()["id"]).json()
+        self.assertEqual(got["warnings"], r.json()["warnings"])
+
+    def test_bad_cases_in_registration(self):
+        for cases, detail in (([], "cases"), ({"a b": {}}, "cases.a b"),
+                              ({"x": []}, "cases.x"), ({"x": {"k": 1}}, "cases.x.k")):
+            r = self.srv.post("/api/v1/workers/register", {
+                "hostname": "fh-bad", "arch": "x86_64", "capabilities": ["host"],
+                "cases": cases}, scope="worker")
+            self.assertEqual((r.status, r.json()["error"]["detail"]), (400, detail), r)
+
+    def plan(self, testcases):
+        return {"name": "fh-plan", "tree": "fh", "branches": ["master"],
+                "testcases": testcases, "kconfigs": ["x86_64-defconfig"],
+                "targets": ["x86_64"], "enabled": False}
+
+    def test_plan_names_field(self):
+        r = self.srv.post("/api/v1/plans", self.plan(
+            [{"testcase": "execl", "params": {}}, {"testcase": "nosuch", "params": {}}]),
+            scope="admin")
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "testcases[1].testcase"),
+                         r)
+        r = self.srv.post("/api/v1/plans", self.plan(
+            [{"testcase": "small-allocs", "params": {"nr_tasks": 1}}]), scope="admin")
+        self.assertEqual((r.status, r.json()["error"]["detail"]),
+                         (400, "testcases[0].params.nr_tasks"), r)
+        self.assertEqual(self.srv.psql("SELECT count(*) FROM plans"), "0")
+        r = self.srv.post("/api/v1/plans", self.plan(
+            [{"testcase": "small-allocs", "params": {"nr_task": 1}}]), scope="admin")
+        self.assertEqual(r.status, 201, r)
+
+    def test_request_names_field(self):
+        body = {"tree": "fh", "base": self.head, "head": self.head, "targets": ["x86_64"],
+                "testcases": [{"testcase": "small-allocs", "params": {"bogus": 1}}]}
+        r = self.srv.post("/api/v1/requests", body, scope="submit")
+        self.assertEqual((r.status, r.json()["error"]["detail"]),
+                         (400, "testcases[0].params.bogus"), r)
+        body["testcases"] = [{"testcase": "execl"}, {"testcase": "hackbench"}]
+        r = self.srv.post("/api/v1/requests", body, scope="submit")
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "testcases[1].testcase"),
+                         r)
+        self.assertEqual(self.srv.psql("SELECT count(*) FROM requests"), "0")
+
+
+if __name__ == "__main__":
+    unittest.main()
+
+
+class HandBisect(unittest.TestCase):
+    """A bisect asked for by hand on a regression's range is linked to it (item 11)."""
+
+    @classmethod
+    def setUpClass(cls):
+        def tree(path):
+            git_init(path)
+            shas = []
+            for i in range(3):
+                with open(os.path.join(path, "a.c"), "w") as f:
+                    f.write("int a%d;\n" % i)
+                git(path, "add", "a.c")
+                git(path, "commit", "-q", "-m", "c%d" % i, date="2026-01-01T00:0%d:00Z" % i)
+                shas.append(git(path, "rev-parse", "HEAD"))
+            return shas
+        cls.tmp, cls.repo, cls.shas, cls.srv = tree_server("regtrack-fhb-", tree)
+        r = cls.srv.post("/api/v1/trees", {"name": "linux", "url": cls.repo,
+                                           "branches": ["master"], "poll_s": 0}, scope="admin")
+        assert r.status == 200, r
+
+    @classmethod
+    def tearDownClass(cls):
+        stop_tree_server(cls.srv, cls.tmp)
+
+    def regression(self, good, bad, state="new"):
+        srv = self.srv
+        for c, v in ((good, 100.0), (bad, 80.0)):
+            r = srv.post("/api/v1/results", result_doc(c, metrics={"vm-scalability.throughput": [v]}),
+                         scope="submit")
+            self.assertIn(r.status, (200, 201), r)
+        return int(srv.psql(
+            "INSERT INTO regressions (setup_id, metric_id, good_commit_id, bad_commit_id, kind, "
+            "state, change_pct, verdict, n_before, n_after, commits_after, pair_verdict) "
+            "SELECT r.setup_id, m.id, g.id, b.id, 'regression', '%s', -20, 'different', "
+            "1, 1, 1, 'different' FROM runs r JOIN commits b ON b.id = r.commit_id, commits g, "
+            "metrics m WHERE b.sha = '%s' AND g.sha = '%s' AND m.name = "
+            "'vm-scalability.throughput' LIMIT 1 RETURNING id" % (state, bad, good)).split()[0])
+
+    def body(self, good, bad, **kw):
+        b = {"tree": "linux", "good": good, "bad": bad, "testcase": "vm-scalability",
+             "params": {"test": "small-allocs", "nr_task": "100%"}, "kconfig": "x86_64-defconfig",
+             "compiler": "gcc-12", "tbox_group": "vm-2p", "metric": "vm-scalability.throughput"}
+        b.update(kw)
+        return b
+
+    def test_linked_by_range_and_by_id(self):
+        srv, (c0, c1, c2) = self.srv, self.shas
+        rid = self.regression(c0, c2)
+        r = srv.post("/api/v1/bisects", self.body(c0, c2), scope="submit")
+        self.assertEqual(r.status, 201, r)
+        self.assertEqual(r.json()["regression_id"], rid, r)
+        reg = srv.get("/api/v1/regressions/%d" % rid).json()
+        self.assertEqual((reg["state"], reg["bisect_id"]), ("bisecting", r.json()["id"]), reg)
+        self.assertIn("bisect %d started by hand" % r.json()["id"],
+                      [h.get("note") for h in reg["history"]])
+        # the regression has its bisect: naming it again is a conflict; another range links nothing
+        r = srv.post("/api/v1/bisects", self.body(c0, c2, regression_id=rid), scope="submit")
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (409, "regression_id"), r)
+        r = srv.post("/api/v1/bisects", self.body(c0, c1), scope="submit")
+        self.assertEqual((r.status, r.json()["regression_id"]), (201, None), r)
+        r = srv.post("/api/v1/bisects", self.body(c0, c1, regression_id=999999), scope="submit")
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (404, "regression_id"), r)
+
+    def test_auto_bisect_is_on_by_default(self):
+        # this server's config says nothing of auto_bisect: a confirmed regression is bisected
+        srv, (c0, c1, c2) = self.srv, self.shas
+        rid = self.regression(c1, c2, state="confirmed")
+        reg = wait_until(lambda: (lambda g: g if g.get("bisect_id") else None)(
+            srv.get("/api/v1/regressions/%d" % rid).json()), what="auto bisect")
+        self.assertEqual(reg["state"], "bisecting", reg)
+
+
+class Tokens(unittest.TestCase):
+    """regtrack-server token create | list | revoke, as the README's token section."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.srv = Server()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.stop()
+
+    def test_list_duplicate_revoke(self):
+        srv = self.srv
+        tok = srv.cli("token", "create", "--scope", "admin", "--name", "fh-me").stdout.strip()
+        self.assertRegex(tok, r"^rt_\d+_")
+        # a duplicate name: one line naming the name, no PostgreSQL wording
+        out = srv.cli("token", "create", "--scope", "read", "--name", "fh-me", check=False)
+        self.assertEqual(out.returncode, 1, out)
+        self.assertEqual(len(out.stderr.strip().splitlines()), 1, out.stderr)
+        self.assertIn("a token named 'fh-me' exists", out.stderr)
+        for pg in ("duplicate key", "constraint", "23505", "already exists"):
+            self.assertNotIn(pg, out.stderr + out.stdout)
+        # list: every token, its scope and state, never a secret
+        out = srv.cli("token", "list")
+        lines = out.stdout.splitlines()
+        self.assertEqual(lines[0].split()[:4], ["ID", "NAME", "SCOPE", "STATE"], out.stdout)
+        me = [l for l in lines if " fh-me " in l]
+        self.assertEqual(len(me), 1, out.stdout)
+        self.assertEqual(me[0].split()[2:4], ["admin", "live"], me)
+        self.assertNotIn(tok.split("_", 2)[2], out.stdout)
+        # revoke says what it revoked; the token then gets 401
+        out = srv.cli("token", "revoke", "fh-me")
+        self.assertIn("revoked token 'fh-me' (id %s, scope admin, created " % tok.split("_")[1],
+                      out.stdout)
+        self.assertEqual(srv.get("/api/v1/subscriptions", token=tok).status, 401)
+        self.assertEqual([l.split()[3] for l in srv.cli("token", "list").stdout.splitlines()
+                          if " fh-me " in l], ["revoked"])
+        out = srv.cli("token", "revoke", "fh-me", check=False)
+        self.assertEqual(out.returncode, 1)
+        self.assertIn("token 'fh-me' (id %s) was revoked already" % tok.split("_")[1],
+                      out.stderr)
+        out = srv.cli("token", "revoke", "fh-nobody", check=False)
+        self.assertEqual(out.returncode, 1)
+        self.assertIn("no token of that name", out.stderr)
