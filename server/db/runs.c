@@ -100,6 +100,7 @@ int db_setup_get(PGconn *c, long long setup_id, struct db_setup *out, struct err
 	out->compiler = PQgetvalue(r, 0, 3);
 	out->tbox_group = PQgetvalue(r, 0, 4);
 	out->mode = PQgetvalue(r, 0, 5);
+	out->monitors = PQgetvalue(r, 0, 6);
 	out->res_ = r;
 	return 1;
 }

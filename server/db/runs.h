@@ -61,7 +61,8 @@ struct db_setup {
 	const char *testcase; /* testcases.name */
 	const char *params;   /* setups.params as JSON text */
 	const char *kconfig, *compiler, *tbox_group, *mode;
-	PGresult *res_; /* the row the strings point into */
+	const char *monitors; /* setups.monitors: "perf-profile,perf-stat", "" = none */
+	PGresult *res_;	      /* the row the strings point into */
 };
 
 /*
