@@ -81,8 +81,8 @@ int monitors_from_text(const char *arg, const char *field, char out[MONITORS_TEX
 		if (*p == ',') {
 			p++;
 			if (!*p)
-				return err_setc(e, ERR_INVALID_FIELD, field,
-						"'%s' ends with ','", field);
+				return err_setc(e, ERR_INVALID_FIELD, field, "'%s' ends with ','",
+						field);
 		}
 	}
 	monitors_text(bits, out);
@@ -208,9 +208,7 @@ int folded_each_line(const char *text, size_t len, const char *field, folded_lin
 	return 0;
 }
 
-int folded_check(const char *text, size_t len, const char *field, long long *samples,
-		 struct err *e)
+int folded_check(const char *text, size_t len, const char *field, long long *samples, struct err *e)
 {
 	return folded_each_line(text, len, field, NULL, NULL, samples, e);
 }
-

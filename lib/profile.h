@@ -60,8 +60,8 @@ int monitors_has(const char *text, const char *name);
  * samples. On success *samples = the sum of the counts. Errors (-1, e:
  * 400 invalid_field, detail `field`, message "line N: ...").
  */
-int folded_check(const char *text, size_t len, const char *field, long long *samples,
-		 struct err *e) __attribute__((warn_unused_result));
+int folded_check(const char *text, size_t len, const char *field, long long *samples, struct err *e)
+	__attribute__((warn_unused_result));
 
 /*
  * Calls fn(ctx, frames, frames_len, count) for each line of folded text,
@@ -70,9 +70,8 @@ int folded_check(const char *text, size_t len, const char *field, long long *sam
  * = the sum of the counts. 0, or -1 with e.
  */
 typedef int (*folded_line_fn)(void *ctx, const char *frames, size_t n, long long count);
-int folded_each_line(const char *text, size_t len, const char *field, folded_line_fn fn,
-		     void *ctx, long long *samples, struct err *e)
-	__attribute__((warn_unused_result));
+int folded_each_line(const char *text, size_t len, const char *field, folded_line_fn fn, void *ctx,
+		     long long *samples, struct err *e) __attribute__((warn_unused_result));
 
 /*
  * The profile diff (lib/profdiff.c, which needs lib/stats; the rest of

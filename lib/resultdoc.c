@@ -245,11 +245,11 @@ static int check_metrics(json_t *m, struct resultdoc *d, struct err *e)
 	return 0;
 }
 
-const char *const resultdoc_fields[] = { "run_id",	   "job_id",  "tree",	  "branch",
-					 "commit",	   "kconfig", "compiler", "machine",
-					 "testcase",	   "params",  "status",	  "started_at",
-					 "duration_s",	   "metrics", "mode",	  "commit_time",
-					 "commit_subject", "monitors", "profile", NULL };
+const char *const resultdoc_fields[] = { "run_id",	   "job_id",   "tree",	   "branch",
+					 "commit",	   "kconfig",  "compiler", "machine",
+					 "testcase",	   "params",   "status",   "started_at",
+					 "duration_s",	   "metrics",  "mode",	   "commit_time",
+					 "commit_subject", "monitors", "profile",  NULL };
 
 static int is_field(const char *key)
 {

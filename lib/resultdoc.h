@@ -68,8 +68,8 @@ struct resultdoc {
 	json_t *params;	   /* object; borrowed, or NULL when absent */
 	json_t *machine;   /* object or NULL */
 	const char *hostname, *arch, *cpu_model, *tbox_group;
-	long long nr_cpus, memory_mb; /* -1 = absent */
-	json_t *metrics;	      /* object */
+	long long nr_cpus, memory_mb;	  /* -1 = absent */
+	json_t *metrics;		  /* object */
 	char monitors[MONITORS_TEXT_MAX]; /* normalized ("" = none) */
 	const char *profile_event;	  /* NULL: no profile */
 	long long profile_samples;	  /* -1: no profile */

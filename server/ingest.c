@@ -535,9 +535,8 @@ int ingest_result(PGconn *c, json_t *doc, const struct resultdoc *d, int nested,
 	}
 
 	/* the profile in the run's transaction: a run is stored with it or not at all */
-	if (d->profile_folded &&
-	    db_profile_insert(c, out->id, d->profile_event, d->profile_samples, d->profile_folded,
-			      e))
+	if (d->profile_folded && db_profile_insert(c, out->id, d->profile_event, d->profile_samples,
+						   d->profile_folded, e))
 		goto rollback;
 	if (d->nr_metrics) {
 		if (insert_values(c, out->id, d->metrics, &out->nr_values, e))

@@ -15,11 +15,10 @@ CREATE UNIQUE INDEX setups_key ON setups (testcase_id, md5(params_key), kconfig,
 -- The monitors a job runs (same form), given to the worker in the lease
 -- reply. A bisect's monitors are those of its profile round (first bad and
 -- its parent once the answer is found, server/bisect_step.c); the runs that
--- decide a bisect stay unprofiled. A request's and a plan's go to each of
--- their jobs.
+-- decide a bisect stay unprofiled. A request's and a plan's (in their
+-- spec) go to each of their jobs.
 ALTER TABLE jobs ADD COLUMN monitors text NOT NULL DEFAULT '';
 ALTER TABLE bisects ADD COLUMN monitors text NOT NULL DEFAULT 'perf-profile';
-ALTER TABLE requests ADD COLUMN monitors text NOT NULL DEFAULT '';
 
 -- One profiled run's folded stacks (lib/profile.h): event (cpu-clock),
 -- samples as perf counted them, the folded text (at most 4 MiB,

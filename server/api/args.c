@@ -97,8 +97,8 @@ json_t *setup_json(PGconn *c, long long setup_id, struct err *e)
 	params = json_loads(s.params, 0, NULL);
 	o = json_pack("{s:I,s:s,s:o,s:s,s:s,s:s,s:s,s:o}", "id", (json_int_t)setup_id, "testcase",
 		      s.testcase, "params", params ? params : json_object(), "kconfig", s.kconfig,
-		      "compiler", s.compiler, "tbox_group", s.tbox_group, "mode", s.mode, "monitors",
-		      monitors_json(s.monitors));
+		      "compiler", s.compiler, "tbox_group", s.tbox_group, "mode", s.mode,
+		      "monitors", monitors_json(s.monitors));
 	db_setup_free(&s);
 	return o;
 }

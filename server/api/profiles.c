@@ -135,16 +135,16 @@ static json_t *diff_reply(const struct db_profile_runs *runs, const char *base_s
 	for (size_t i = 0; i < d.nr_symbols; i++) {
 		const struct profdiff_symbol *y = &d.symbols[i];
 
-		json_array_append_new(
-			syms,
-			json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b}", "symbol", y->symbol,
-				  "base_children_pct", json_num(y->base_children_pct),
-				  "head_children_pct", json_num(y->head_children_pct),
-				  "children_change", json_num(y->children_change), "base_self_pct",
-				  json_num(y->base_self_pct), "head_self_pct",
-				  json_num(y->head_self_pct), "self_change",
-				  json_num(y->self_change), "p", json_num(y->p), "significant",
-				  y->significant));
+		json_array_append_new(syms,
+				      json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b}", "symbol",
+						y->symbol, "base_children_pct",
+						json_num(y->base_children_pct), "head_children_pct",
+						json_num(y->head_children_pct), "children_change",
+						json_num(y->children_change), "base_self_pct",
+						json_num(y->base_self_pct), "head_self_pct",
+						json_num(y->head_self_pct), "self_change",
+						json_num(y->self_change), "p", json_num(y->p),
+						"significant", y->significant));
 	}
 	o = json_pack("{s:o,s:o,s:o,s:I,s:{s:s,s:o,s:o,s:s}}", "base", side_json(base_sha, &d.base),
 		      "head", side_json(head_sha, &d.head), "symbols", syms, "nr_symbols",
@@ -230,8 +230,7 @@ static void diff_bisect(struct request *rq)
 	if (rq_path_id(rq, "bisect", &id, idb, &e) || diff_args(rq, &a, &e))
 		return defer_fail(rq, &e);
 	c = rq_db(rq, &e);
-	found = c ? db_profile_bisect_ends(c, id, state, sizeof(state), first_bad, parent, &e) :
-		    -1;
+	found = c ? db_profile_bisect_ends(c, id, state, sizeof(state), first_bad, parent, &e) : -1;
 	if (found < 0)
 		return defer_fail(rq, &e);
 	if (!found) {
@@ -276,8 +275,7 @@ static void diff_request(struct request *rq)
 		err_setc(&e, ERR_NOT_FOUND, "id", "no request %lld", id);
 		return defer_fail(rq, &e);
 	}
-	if (db_profile_runs_request(c, id, rq_arg(rq, "target"), rq_arg(rq, "testcase"), &runs,
-				    &e))
+	if (db_profile_runs_request(c, id, rq_arg(rq, "target"), rq_arg(rq, "testcase"), &runs, &e))
 		return defer_fail(rq, &e);
 	defer_reply(rq, &runs, base, head, &a);
 }

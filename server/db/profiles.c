@@ -159,3 +159,72 @@ int db_profile_request_ends(PGconn *c, long long id, char base[41], char head[41
 	PQclear(r);
 	return 1;
 }
+
+int db_bisect_set_monitors(PGconn *c, long long id, const char *monitors, struct err *e)
+{
+	char idb[24];
+	const char *p[2] = { idb, monitors };
+	PGresult *r;
+
+	snprintf(idb, sizeof(idb), "%lld", id);
+	r = db_exec(c, ST_BISECT_SET_MONITORS, 2, p, e);
+	if (!r)
+		return -1;
+	PQclear(r);
+	return 0;
+}
+
+int db_bisect_monitors(PGconn *c, long long id, char out[32], struct err *e)
+{
+	char idb[24];
+	const char *p[1] = { idb };
+	PGresult *r;
+
+	snprintf(idb, sizeof(idb), "%lld", id);
+	r = db_exec(c, ST_BISECT_MONITORS, 1, p, e);
+	if (!r)
+		return -1;
+	snprintf(out, 32, "%s", PQntuples(r) == 1 ? PQgetvalue(r, 0, 0) : "");
+	PQclear(r);
+	return 0;
+}
+
+int db_bisect_profile_jobs(PGconn *c, long long id, long long a, long long b, long long *total,
+			   long long *out, struct err *e)
+{
+	char idb[24], ab[24], bb[24];
+	const char *p[3] = { idb, ab, bb };
+	PGresult *r;
+
+	snprintf(idb, sizeof(idb), "%lld", id);
+	snprintf(ab, sizeof(ab), "%lld", a);
+	snprintf(bb, sizeof(bb), "%lld", b);
+	r = db_exec(c, ST_BISECT_PROFILE_JOBS, 3, p, e);
+	if (!r)
+		return -1;
+	*total = PQntuples(r) == 1 ? strtoll(PQgetvalue(r, 0, 0), NULL, 10) : 0;
+	*out = PQntuples(r) == 1 ? strtoll(PQgetvalue(r, 0, 1), NULL, 10) : 0;
+	PQclear(r);
+	return 0;
+}
+
+int db_bisect_profile_job_insert(PGconn *c, long long id, long long commit_id, const char *cap,
+				 int repeat, long priority, long max_attempts, int round,
+				 struct err *e)
+{
+	char idb[24], cid[24], rep[24], pr[24], ma[24], rb[24];
+	const char *p[7] = { idb, cid, cap, rep, pr, ma, rb };
+	PGresult *r;
+
+	snprintf(idb, sizeof(idb), "%lld", id);
+	snprintf(cid, sizeof(cid), "%lld", commit_id);
+	snprintf(rep, sizeof(rep), "%d", repeat);
+	snprintf(pr, sizeof(pr), "%ld", priority);
+	snprintf(ma, sizeof(ma), "%ld", max_attempts);
+	snprintf(rb, sizeof(rb), "%d", round);
+	r = db_exec(c, ST_BISECT_PROFILE_JOB_INSERT, 7, p, e);
+	if (!r)
+		return -1;
+	PQclear(r);
+	return 0;
+}

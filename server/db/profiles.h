@@ -77,7 +77,29 @@ int db_profile_bisect_ends(PGconn *c, long long id, char *state, size_t size, ch
  * A request's base and head commits ("" for a head not known yet): 1, 0
  * when there is no request id, -1 with e.
  */
-int db_profile_request_ends(PGconn *c, long long id, char base[41], char head[41],
-			    struct err *e) __attribute__((warn_unused_result));
+int db_profile_request_ends(PGconn *c, long long id, char base[41], char head[41], struct err *e)
+	__attribute__((warn_unused_result));
+
+/* bisects' profile round (server/bisect_step.c) */
+
+/* Sets bisect id's monitors (normalized text, "" = no profile round). 0 or -1 with e. */
+int db_bisect_set_monitors(PGconn *c, long long id, const char *monitors, struct err *e)
+	__attribute__((warn_unused_result));
+/* Bisect id's monitors into out ("" when none or no such bisect). 0 or -1 with e. */
+int db_bisect_monitors(PGconn *c, long long id, char out[32], struct err *e)
+	__attribute__((warn_unused_result));
+/*
+ * The profile round's jobs of bisect id at commits a and b (ids): *total
+ * of them, *out still queued or leased. 0 or -1 with e.
+ */
+int db_bisect_profile_jobs(PGconn *c, long long id, long long a, long long b, long long *total,
+			   long long *out, struct err *e) __attribute__((warn_unused_result));
+/*
+ * Queues a profile-round job of bisect id at commit_id (the bisect's
+ * setup and monitors; bisect_round round). 0 or -1 with e.
+ */
+int db_bisect_profile_job_insert(PGconn *c, long long id, long long commit_id, const char *cap,
+				 int repeat, long priority, long max_attempts, int round,
+				 struct err *e) __attribute__((warn_unused_result));
 
 #endif

@@ -32,8 +32,9 @@ static int result_check(const PGresult *r, const Oid *types, int nc, const char 
 int db_compare_runs(PGconn *c, const char *base_id, const char *head_id,
 		    const struct db_setup_filter *f, struct db_compare_runs *out, struct err *e)
 {
-	const char *params[9] = { base_id,    head_id,	   f->testcase,	  f->tbox_group,
-				  f->kconfig, f->compiler, f->params_key, f->mode, f->monitors };
+	const char *params[9] = { base_id,	 head_id,    f->testcase,
+				  f->tbox_group, f->kconfig, f->compiler,
+				  f->params_key, f->mode,    f->monitors };
 	PGresult *r;
 	size_t nrun, nvals = 0;
 	int *ip;
@@ -146,8 +147,8 @@ static const Oid col_type[NR_COLS] = { INT8_OID, INT8_OID, INT8_OID, UUID_OID, T
 int db_series_points(PGconn *c, const char *metric, const struct db_setup_filter *f,
 		     struct db_series_points *out, struct err *e)
 {
-	const char *params[8] = { metric,      f->testcase,	f->tbox_group, f->kconfig,
-				  f->compiler, f->params_key, f->mode,		f->monitors };
+	const char *params[8] = { metric,      f->testcase,   f->tbox_group, f->kconfig,
+				  f->compiler, f->params_key, f->mode,	     f->monitors };
 	PGresult *r;
 	size_t n;
 

@@ -7,6 +7,34 @@ const struct db_stmt_def db_stmts_profiles[DB_NR_STMTS] = {
 	[ST_PROFILE_BISECT_ENDS] = { "profile_bisect_ends",
 				     "SELECT b.state, fb.sha, b.verification->>'parent' FROM bisects b "
 				     "LEFT JOIN commits fb ON fb.id = b.first_bad_id WHERE b.id = $1::bigint" },
+	/* $1 job $2 monitors (normalized text): set once, on a new job (db_job_insert) */
+	[ST_JOB_SET_MONITORS] = { "job_set_monitors",
+				  "UPDATE jobs SET monitors = $2 WHERE id = $1::bigint" },
+	/*
+	 * $1 bisect $2 parent $3 first bad (commit ids): its profile round's
+	 * jobs at those commits, and how many are still out (queued or leased)
+	 */
+	[ST_BISECT_PROFILE_JOBS] = { "bisect_profile_jobs",
+				     "SELECT count(*), count(*) FILTER (WHERE state IN ('queued', 'leased')) "
+				     "FROM jobs WHERE bisect_id = $1::bigint AND monitors <> '' "
+				     "AND commit_id IN ($2::bigint, $3::bigint)" },
+	/*
+	 * $1 bisect $2 commit $3 capability $4 repeat $5 priority $6 max_attempts $7 round:
+	 * a job of its profile round, ST_BISECT_JOB_INSERT's with the bisect's monitors
+	 */
+	[ST_BISECT_PROFILE_JOB_INSERT] = { "bisect_profile_job_insert",
+					   "INSERT INTO jobs (tree_id, commit_id, testcase_id, params, kconfig, "
+					   "compiler, arch, tbox_group, need_capability, repeat, priority, "
+					   "max_attempts, bisect_id, bisect_round, monitors) "
+					   "SELECT b.tree_id, $2::bigint, b.testcase_id, b.params, b.kconfig, "
+					   "b.compiler, b.arch, b.tbox_group, $3, $4::integer, $5::integer, "
+					   "$6::integer, b.id, $7::integer, b.monitors "
+					   "FROM bisects b WHERE b.id = $1::bigint AND b.monitors <> '' RETURNING id" },
+	/* $1 bisect: the monitors of its profile round; the phase is 'profile' from then */
+	[ST_BISECT_MONITORS] = { "bisect_monitors",
+				 "SELECT monitors FROM bisects WHERE id = $1::bigint" },
+	[ST_BISECT_SET_MONITORS] = { "bisect_set_monitors",
+				     "UPDATE bisects SET monitors = $2 WHERE id = $1::bigint" },
 	/* $1 runs.id $2 event $3 samples $4 folded */
 	[ST_PROFILE_INSERT] = { "profile_insert",
 				"INSERT INTO run_profiles (run_id, event, samples, folded) "

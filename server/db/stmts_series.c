@@ -23,7 +23,7 @@ const struct db_stmt_def db_stmts_series[DB_NR_STMTS] = {
 			 "WHERE r.commit_id IN ($1::bigint, $2::bigint) AND r.status = 'ok' AND "
 			 "($3::text IS NULL OR t.name = $3) AND " RUN_FILTERS(
 				 4, 5, 6, 7, 8, 9) " "
-						"ORDER BY r.setup_id" },
+						   "ORDER BY r.setup_id" },
 	/* $1 metric ids (int4[]), $2 name prefix or NULL: in name order (the compare's row order) */
 	[ST_COMPARE_METRICS] = { "compare_metrics",
 				 "SELECT id, name, unit, higher_is_better, is_monitor FROM metrics "
