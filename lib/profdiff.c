@@ -213,15 +213,26 @@ int profdiff_add_run(struct profdiff *d, int head, const char *text, size_t len,
 	return 0;
 }
 
+/*
+ * Sizes compared at 10^-9 percentage points: two changes that are equal
+ * in exact arithmetic (100 * 410/510 - 100 * 310/510 and 100 * 150/510 -
+ * 100 * 50/510) differ in their last bits as doubles, and the order of
+ * equal sizes is the next key's, not rounding's.
+ */
+static double size_key(double change)
+{
+	return round(fabs(change) * 1e9);
+}
+
 static int cmp_change(const void *pa, const void *pb)
 {
 	const struct profdiff_symbol *a = pa, *b = pb;
-	double x = fabs(a->children_change), y = fabs(b->children_change);
+	double x = size_key(a->children_change), y = size_key(b->children_change);
 
 	if (x != y)
 		return x > y ? -1 : 1;
-	x = fabs(a->self_change);
-	y = fabs(b->self_change);
+	x = size_key(a->self_change);
+	y = size_key(b->self_change);
 	if (x != y)
 		return x > y ? -1 : 1;
 	return strcmp(a->symbol, b->symbol);

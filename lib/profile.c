@@ -67,6 +67,8 @@ int monitors_from_text(const char *arg, const char *field, char out[MONITORS_TEX
 	int bits = 0;
 
 	out[0] = '\0';
+	if (!strcmp(arg, "none"))
+		return 0;
 	while (*p) {
 		const char *end = strchr(p, ',');
 		size_t n = end ? (size_t)(end - p) : strlen(p);
@@ -74,7 +76,7 @@ int monitors_from_text(const char *arg, const char *field, char out[MONITORS_TEX
 
 		if (!b)
 			return err_setc(e, ERR_INVALID_FIELD, field,
-					"'%s' must list perf-profile, perf-stat separated by ','",
+					"'%s' must list perf-profile, perf-stat separated by ',' (or be none)",
 					field);
 		bits |= b;
 		p += n;

@@ -40,8 +40,10 @@ int monitors_from_json(json_t *v, const char *field, char out[MONITORS_TEXT_MAX]
 
 /*
  * The same from a query argument: names separated by ',' ("perf-stat,
- * perf-profile" in any order, repeats allowed; "" = none). Errors: 400
- * invalid_field, detail `field`.
+ * perf-profile" in any order, repeats allowed); "none" (or "") = no
+ * monitors (an empty argument is an absent one to the server's rq_arg(),
+ * so "unprofiled only" is spelled none). Errors: 400 invalid_field,
+ * detail `field`.
  */
 int monitors_from_text(const char *arg, const char *field, char out[MONITORS_TEXT_MAX],
 		       struct err *e) __attribute__((warn_unused_result));
@@ -138,7 +140,8 @@ int profdiff_add_run(struct profdiff *d, int head, const char *text, size_t len,
 	__attribute__((warn_unused_result));
 
 /*
- * Computes the symbols: sorted by |children_change| descending (then
+ * Computes the symbols: sorted by |children_change| descending (sizes
+ * equal to 10^-9 percentage points are ties; then
  * |self_change| descending, then name), the first `limit` kept, each
  * tested as above at alpha; side.folded filled when asked. Call once.
  */

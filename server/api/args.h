@@ -10,7 +10,7 @@
  * db/series.h: testcase, tbox_group, kconfig, compiler, params as a JSON
  * object canonicalized to the stored params_key, mode) from rq's query
  * string; strings borrowed from the request (or its arena). monitors=
- * ("perf-profile,perf-stat", any order; "" = unprofiled only) is
+ * ("perf-profile,perf-stat", any order; "none" = unprofiled only) is
  * normalized as setups.monitors holds it. Errors (-1, e filled, 400
  * "invalid_field" naming the argument): params not a JSON object, mode not
  * wallclock|icount, monitors naming another monitor.

@@ -171,7 +171,8 @@ const struct db_stmt_def db_stmts_bisects[DB_NR_STMTS] = {
 	/*
 	 * $1 bisect, $2 reuse: every ok run of the bisect's series at its commits (idx -1 = the
 	 * good endpoint), one value a run (the mean over its iterations); the bisect's own jobs
-	 * only unless $2; unprofiled runs only (the profile round's do not decide, sql/0018)
+	 * only unless $2; unprofiled runs only, and none of a profile round's job even when
+	 * its worker ran no monitor (those runs do not decide, sql/0018)
 	 */
 	[ST_BISECT_SAMPLES] = { "bisect_samples",
 				"SELECT x.idx, (SELECT avg(v) FROM unnest(rv.vals) v) "
@@ -185,7 +186,7 @@ const struct db_stmt_def db_stmts_bisects[DB_NR_STMTS] = {
 				"WHERE b.id = $1::bigint AND r.status = 'ok' AND m.name = b.metric "
 				"AND s.testcase_id = b.testcase_id AND s.params = b.params AND s.kconfig = b.kconfig "
 				"AND s.compiler = b.compiler AND (b.tbox_group IS NULL OR s.tbox_group = b.tbox_group) "
-				"AND s.monitors = '' "
+				"AND s.monitors = '' AND coalesce(j.monitors, '') = '' "
 				"AND (b.arch IS NULL OR mc.arch = b.arch) AND (j.bisect_id = b.id OR $2::boolean) "
 				"ORDER BY x.idx, r.id" },
 	/*

@@ -51,6 +51,9 @@ static void monitors_normalized(void **state)
 	assert_string_equal(m, "perf-profile,perf-stat");
 	assert_int_equal(monitors_from_text("", "monitors", m, &e), 0);
 	assert_string_equal(m, "");
+	snprintf(m, sizeof(m), "x");
+	assert_int_equal(monitors_from_text("none", "monitors", m, &e), 0);
+	assert_string_equal(m, "");
 	assert_int_equal(monitors_from_text("perf-profile,", "monitors", m, &e), -1);
 	assert_int_equal(monitors_from_text("perf", "monitors", m, &e), -1);
 	assert_string_equal(e.detail, "monitors");
