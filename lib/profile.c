@@ -75,9 +75,10 @@ int monitors_from_text(const char *arg, const char *field, char out[MONITORS_TEX
 		int b = monitor_bit(p, n);
 
 		if (!b)
-			return err_setc(e, ERR_INVALID_FIELD, field,
-					"'%s' must list perf-profile, perf-stat separated by ',' (or be none)",
-					field);
+			return err_setc(
+				e, ERR_INVALID_FIELD, field,
+				"'%s' must list perf-profile, perf-stat separated by ',' (or be none)",
+				field);
 		bits |= b;
 		p += n;
 		if (*p == ',') {
