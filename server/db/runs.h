@@ -97,6 +97,8 @@ struct db_run {
 	const char *extra; /* runs.extra as JSON text */
 	const char *received_at;
 	const char *hostname, *arch;   /* the machine's, NULL when none */
+	const char *monitors;	       /* the setup's ("perf-profile", "" = none; sql/0018) */
+	int has_profile;	       /* 1: run_profiles holds its folded stacks */
 	struct db_run_metric *metrics; /* in name order, nr_metrics of them (malloc'd) */
 	size_t nr_metrics;
 	PGresult *res_, *values_res_;

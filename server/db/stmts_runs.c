@@ -44,7 +44,8 @@ const struct db_stmt_def db_stmts_runs[DB_NR_STMTS] = {
 			 "to_char(r.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), "
 			 "r.duration_s, r.branch, tr.name, r.job_id, r.extra::text, "
 			 "to_char(r.received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), "
-			 "mc.hostname, mc.arch "
+			 "mc.hostname, mc.arch, s.monitors, "
+			 "EXISTS (SELECT 1 FROM run_profiles p WHERE p.run_id = r.id) "
 			 "FROM runs r JOIN commits c ON c.id = r.commit_id JOIN setups s ON s.id = r.setup_id "
 			 "JOIN testcases t ON t.id = s.testcase_id LEFT JOIN trees tr ON tr.id = r.tree_id "
 			 "LEFT JOIN machines mc ON mc.id = r.machine_id WHERE r.run_id = $1::uuid" },

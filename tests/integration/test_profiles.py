@@ -37,7 +37,8 @@ def make_tree(path):
 
 def setUpModule():
     global tmp, repo, shas, srv
-    tmp, repo, shas, srv = tree_server("regtrack-profiles-", make_tree, "detect_enabled = 0\n")
+    tmp, repo, shas, srv = tree_server("regtrack-profiles-", make_tree,
+                                    "detect_enabled = 0\nbody_timeout_s = 3\n")
     r = srv.post("/api/v1/trees", {"name": "demo", "url": repo, "branches": ["master"]},
                  scope="admin")
     assert r.status == 200, r
@@ -77,6 +78,8 @@ class Store(unittest.TestCase):
         self.assertEqual(r.status, 200, r)
         self.assertTrue(r.headers["Content-Type"].startswith("text/plain"))
         self.assertEqual(r.body, folded)
+        run = srv.get("/api/v1/runs/%s" % doc["run_id"]).json()
+        self.assertEqual((run["monitors"], run["has_profile"]), (["perf-profile", "perf-stat"], True))
         # the same document again: nothing new, the same profile
         self.assertEqual(srv.post("/api/v1/results", doc, scope="submit").status, 200)
         self.assertEqual(count("SELECT count(*) FROM run_profiles p JOIN runs r ON r.id = "
@@ -101,6 +104,8 @@ class Store(unittest.TestCase):
     def test_404s(self):
         doc = result_doc(sha("a3"), testcase="prof-store")
         self.assertEqual(srv.post("/api/v1/results", doc, scope="submit").status, 201)
+        run = srv.get("/api/v1/runs/%s" % doc["run_id"]).json()
+        self.assertEqual((run["monitors"], run["has_profile"]), ([], False))
         r = srv.get("/api/v1/runs/%s/profile" % doc["run_id"])
         self.assertEqual(r.status, 404, r)
         self.assertEqual(r.json()["error"]["detail"], "run_id")
@@ -157,12 +162,12 @@ class Store(unittest.TestCase):
         s.sendall(("POST /api/v1/results HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n"
                    "Content-Type: application/json\r\nContent-Length: %d\r\n\r\n"
                    % (srv.tokens["submit"], len(body))).encode() + body[:len(body) // 2])
-        # the client gives up half way: its end closed, the server sees the body end early
-        # and closes too (waiting for that keeps the test from racing the server's read)
-        s.shutdown(socket.SHUT_WR)
-        while s.recv(4096):
-            pass
+        # the client gives up half way. libmicrohttpd (edge-triggered epoll) may not read the
+        # end that came with the data; the body deadline (body_timeout_s = 3 here) shuts such
+        # a connection down: wait until only this /metrics request is in flight
         s.close()
+        wait_until(lambda: "regtrack_http_in_flight 1\n" in srv.get("/metrics").body,
+                   timeout=30, what="the half-sent request to be dropped")
         # the server is still there, and neither the run nor its profile was stored
         self.assertEqual(srv.get("/healthz").status, 200)
         self.assertEqual(count("SELECT count(*) FROM runs WHERE run_id = '%s'" % doc["run_id"]), 0)
