@@ -7,7 +7,7 @@ integration harness (tests/integration/harness.py): a throwaway PostgreSQL
 cluster and the real regtrack-server on port 0.
 
 BENCH_ONLY=ingest,http (a comma-separated subset of ingest, compare, series,
-http, detect, detect-noise, worker, bisect, kernel, parse) runs just those
+http, detect, detect-noise, worker, bisect, profile, kernel, parse) runs just those
 steps; the server and its PostgreSQL cluster are started only when a chosen
 step needs them (BENCH_ONLY=parse starts neither).
 
@@ -548,6 +548,72 @@ def curl_floor(arg):
         p.wait()
 
 
+# ---- profiles (issue 22): storage and the profile diff ---------------------------
+
+PROFILE_RUNS = 10          # per side
+PROFILE_STACKS = 10000     # distinct stacks per run
+
+
+def synthetic_folded(rng, syms, slow):
+    """One run's folded stacks: PROFILE_STACKS distinct kernel-like stacks of
+    depth 6..24 over a symbol pool; `slow` runs spend more in one branch."""
+    seen, lines = set(), []
+    while len(lines) < PROFILE_STACKS:
+        depth = rng.randint(6, 24)
+        stack = ["small-allocs", "entry_SYSCALL_64", "do_syscall_64"] + \
+            [syms[min(int(rng.expovariate(1 / 150)), len(syms) - 1)] for _ in range(depth - 3)]
+        if slow and rng.random() < 0.3:
+            stack[3:5] = ["do_mmap", "demo_delay"]
+        key = ";".join(stack)
+        if key in seen:
+            continue
+        seen.add(key)
+        lines.append("%s %d" % (key, 1 + int(rng.expovariate(1 / 20))))
+    return "\n".join(lines) + "\n"
+
+
+def bench_profile(srv):
+    import random
+    rng = random.Random(22)
+    syms = ["sym_%04d" % i for i in range(3000)]
+    base, head = harness.sha("f1"), harness.sha("f2")
+    text_bytes = 0
+    for i in range(PROFILE_RUNS):
+        for commit, slow in ((base, False), (head, True)):
+            folded = synthetic_folded(rng, syms, slow)
+            text_bytes += len(folded)
+            doc = harness.result_doc(commit, testcase="bench-profile",
+                                     metrics={"bench.profile": [1.0]}, monitors=["perf-profile"],
+                                     profile={"event": "cpu-clock", "folded": folded,
+                                              "samples": sum(int(x.rsplit(" ", 1)[1])
+                                                             for x in folded.splitlines())})
+            r = srv.post("/api/v1/results", doc, scope="submit", timeout=120)
+            if r.status != 201:
+                raise RuntimeError("profile ingest: %s" % r)
+    method, stored, folded_len = srv.psql(
+        "SELECT max(pg_column_compression(p.folded)), sum(pg_column_size(p.folded)), "
+        "sum(octet_length(p.folded)) FROM run_profiles p JOIN runs r ON r.id = p.run_id "
+        "JOIN setups s ON s.id = r.setup_id JOIN testcases t ON t.id = s.testcase_id "
+        "WHERE t.name = 'bench-profile'").split("|")
+    runs = 2 * PROFILE_RUNS
+    add("profile storage per run (pg_column_size)", "KiB",
+        summary([int(stored) / runs / 1024]), summary([int(folded_len) / runs / 1024]),
+        "its folded text", ratio_target=0.5,
+        note="%s; %d stacks a run, %.1f MiB of folded text in %d runs stored in %.1f MiB"
+        % (method, PROFILE_STACKS, text_bytes / 2**20, runs, int(stored) / 2**20))
+    url = "%s/api/v1/profile-diff?base=%s&head=%s&testcase=bench-profile" % (srv.url, base, head)
+    ids = srv.psql("SELECT string_agg(id::text, ' ' ORDER BY sha = '%s' DESC) FROM commits "
+                   "WHERE sha IN ('%s', '%s')" % (base, base, head)).split()
+    raw_sql = ("SELECT r.commit_id, p.folded FROM runs r JOIN run_profiles p ON p.run_id = r.id "
+               "WHERE r.commit_id IN ($1::bigint, $2::bigint)")
+    api, raw, info = time_pair(url, ["sql", sql_conninfo(srv), raw_sql, ids[0], ids[1]], 3)
+    top = json.loads(srv.get(url.replace(srv.url, "") + "&limit=1").body)["symbols"][0]
+    add("profile diff API (2 x %d runs x %d stacks)" % (PROFILE_RUNS, PROFILE_STACKS), "ms", api,
+        raw, "raw SQL reading the %d folded texts" % info["rows"], target=2000,
+        note="%d bytes of JSON; top symbol %s %+.1f pp, p %.2g"
+        % (info["bytes"], top["symbol"], top["children_change"], top["p"]))
+
+
 # ---- bisect simulation (bench/bisect_sim*, by the bisect engineer) ------------------
 
 def bench_bisect():
@@ -758,6 +824,7 @@ def main():
                  ("detect-noise", bench_detect_noise),
                  ("worker", lambda: bench_worker_rss(srv, tmp)),
                  ("bisect", bench_bisect),
+                 ("profile", lambda: bench_profile(srv)),
                  ("kernel", bench_kernel),
                  ("parse", lambda: bench_parse(tmp))]
         if only:

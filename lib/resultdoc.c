@@ -245,11 +245,11 @@ static int check_metrics(json_t *m, struct resultdoc *d, struct err *e)
 	return 0;
 }
 
-const char *const resultdoc_fields[] = { "run_id",	   "job_id",  "tree",	  "branch",
-					 "commit",	   "kconfig", "compiler", "machine",
-					 "testcase",	   "params",  "status",	  "started_at",
-					 "duration_s",	   "metrics", "mode",	  "commit_time",
-					 "commit_subject", NULL };
+const char *const resultdoc_fields[] = { "run_id",	   "job_id",   "tree",	   "branch",
+					 "commit",	   "kconfig",  "compiler", "machine",
+					 "testcase",	   "params",   "status",   "started_at",
+					 "duration_s",	   "metrics",  "mode",	   "commit_time",
+					 "commit_subject", "monitors", "profile",  NULL };
 
 static int is_field(const char *key)
 {
@@ -317,6 +317,48 @@ static int check_unknown(json_t *doc, struct err *e)
 	return 0;
 }
 
+static int check_profile(json_t *p, struct resultdoc *d, struct err *e)
+{
+	json_t *f;
+	long long folded_samples;
+
+	if (!json_is_object(p))
+		return err_setc(e, ERR_INVALID_FIELD, "profile",
+				"'profile' must be an object {event, samples, folded}");
+	if (opt_str(p, "event", "profile.event", &d->profile_event, e) ||
+	    opt_int(p, "samples", "profile.samples", 0, INT64_MAX, &d->profile_samples, e))
+		return -1;
+	if (!d->profile_event)
+		return err_setc(e, ERR_MISSING_FIELD, "profile.event",
+				"'profile.event' is required (the perf event, e.g. cpu-clock)");
+	if (strlen(d->profile_event) > 64 || !*d->profile_event)
+		return err_setc(e, ERR_INVALID_FIELD, "profile.event",
+				"'profile.event' must be 1..64 bytes");
+	for (const char *c = d->profile_event; *c; c++)
+		if (!isalnum((unsigned char)*c) && !strchr("._:+-", *c))
+			return err_setc(e, ERR_INVALID_FIELD, "profile.event",
+					"'profile.event' must be of [A-Za-z0-9._:+-]");
+	if (d->profile_samples < 0)
+		return err_setc(e, ERR_MISSING_FIELD, "profile.samples",
+				"'profile.samples' is required");
+	f = json_object_get(p, "folded");
+	if (!f || json_is_null(f))
+		return err_setc(e, ERR_MISSING_FIELD, "profile.folded",
+				"'profile.folded' is required");
+	if (!json_is_string(f))
+		return err_setc(e, ERR_INVALID_FIELD, "profile.folded",
+				"'profile.folded' must be a string of folded stacks");
+	if (json_string_length(f) > RESULTDOC_MAX_PROFILE_BYTES)
+		return err_setc(e, ERR_TOO_LARGE, "profile.folded",
+				"'profile.folded' is %zu bytes, more than "
+				"RESULTDOC_MAX_PROFILE_BYTES = %d",
+				json_string_length(f), RESULTDOC_MAX_PROFILE_BYTES);
+	d->profile_folded = json_string_value(f);
+	d->profile_folded_len = json_string_length(f);
+	return folded_check(d->profile_folded, d->profile_folded_len, "profile.folded",
+			    &folded_samples, e);
+}
+
 static const char *const statuses[] = { "ok",	       "failed",     "build-failed",
 					"boot-failed", "run-failed", NULL };
 
@@ -329,6 +371,7 @@ int resultdoc_check(json_t *doc, struct resultdoc *d, struct err *e)
 	memset(d, 0, sizeof(*d));
 	d->duration_s = NAN;
 	d->nr_cpus = d->memory_mb = -1;
+	d->profile_samples = -1;
 	if (!json_is_object(doc))
 		return err_setc(e, ERR_INVALID_FIELD, "",
 				"a result document must be a JSON object");
@@ -425,6 +468,18 @@ int resultdoc_check(json_t *doc, struct resultdoc *d, struct err *e)
 		if (check_machine(v, d, e))
 			return -1;
 		d->machine = v;
+	}
+
+	if (monitors_from_json(json_object_get(doc, "monitors"), "monitors", d->monitors, e))
+		return -1;
+	v = json_object_get(doc, "profile");
+	if (v && !json_is_null(v)) {
+		if (check_profile(v, d, e))
+			return -1;
+		if (!monitors_has(d->monitors, "perf-profile"))
+			return err_setc(e, ERR_INVALID_FIELD, "monitors",
+					"a document with a 'profile' must list \"perf-profile\" in "
+					"'monitors'");
 	}
 
 	v = json_object_get(doc, "metrics");

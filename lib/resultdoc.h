@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "err.h"
+#include "profile.h"
 
 /*
  * The result document (DESIGN.md "The result document"): validation of one
@@ -26,6 +27,16 @@
  * the range of the column it goes to, so no value reaches the database
  * to fail there. Whether job_id names a job is the caller's question
  * (ingest_result).
+ * "monitors" (the monitors that ran beside the case: an array of
+ * "perf-profile" / "perf-stat", lib/profile.h; kept sorted and
+ * deduplicated in monitors, "" when absent or []), "profile" (when
+ * perf-profile ran: an object of "event" (1..64 bytes of
+ * [A-Za-z0-9._:+-], e.g. cpu-clock), "samples" (an integer >= 0, as perf
+ * counted them), "folded" (folded stacks, folded_check(), at most
+ * RESULTDOC_MAX_PROFILE_BYTES bytes: 413 too_large with detail
+ * "profile.folded" past it); a document with a profile must list
+ * "perf-profile" in monitors (400, detail "monitors"), so a profiled run
+ * never lands in an unprofiled series).
  * Unknown fields are kept by the caller, not rejected, up to
  * RESULTDOC_MAX_EXTRA_VALUES JSON values and RESULTDOC_MAX_EXTRA_BYTES
  * bytes (compact JSON) in all (413 too_large past them, detail the field
@@ -40,6 +51,7 @@
 #define PARAMS_MAX_KEYS 100
 #define RESULTDOC_MAX_EXTRA_VALUES 100000
 #define RESULTDOC_MAX_EXTRA_BYTES (2 << 20)
+#define RESULTDOC_MAX_PROFILE_BYTES (4 << 20) /* profile.folded, bytes */
 
 /* The top-level fields with a meaning (and a column) of their own, NULL-terminated. */
 extern const char *const resultdoc_fields[];
@@ -56,8 +68,13 @@ struct resultdoc {
 	json_t *params;	   /* object; borrowed, or NULL when absent */
 	json_t *machine;   /* object or NULL */
 	const char *hostname, *arch, *cpu_model, *tbox_group;
-	long long nr_cpus, memory_mb; /* -1 = absent */
-	json_t *metrics;	      /* object */
+	long long nr_cpus, memory_mb;	  /* -1 = absent */
+	json_t *metrics;		  /* object */
+	char monitors[MONITORS_TEXT_MAX]; /* normalized ("" = none) */
+	const char *profile_event;	  /* NULL: no profile */
+	long long profile_samples;	  /* -1: no profile */
+	const char *profile_folded;	  /* borrowed; profile_folded_len bytes */
+	size_t profile_folded_len;
 	size_t nr_metrics, nr_values;
 };
 

@@ -12,6 +12,8 @@
 #include "server/server.h"
 #include "xalloc.h"
 
+#include "server/db/profiles.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,7 +63,14 @@ long long bisect_create(PGconn *c, const struct bisect_spec *s, struct err *e)
 	nb.k = s->k;
 	nb.regression_id = s->regression_id;
 	nb.token_id = s->token_id;
-	return db_bisect_insert(c, &nb, e);
+	{
+		long long id = db_bisect_insert(c, &nb, e);
+
+		/* the column's default is perf-profile (sql/0018) */
+		if (id > 0 && s->monitors && db_bisect_set_monitors(c, id, s->monitors, e))
+			return -1;
+		return id;
+	}
 }
 
 int bisect_cancel(PGconn *c, long long id, const char *reason, struct err *e)

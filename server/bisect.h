@@ -80,6 +80,7 @@ struct bisect_spec {
 	int runs_per_step, ref_runs, k; /* k 0 = as many as idle workers */
 	long long regression_id;	/* 0 = none */
 	long long token_id;		/* 0 = none */
+	const char *monitors; /* its profile round's (normalized, "" = none); NULL: perf-profile */
 };
 
 /*

@@ -6,6 +6,7 @@
 #include "server/config.h"
 #include "server/db/bisects.h"
 #include "server/db/db.h"
+#include "server/db/profiles.h"
 #include "server/gitmirror.h"
 #include "server/lease.h"
 #include "server/log.h"
@@ -48,6 +49,7 @@ struct step {
 	char cap[64]; /* the probes' need_capability */
 	int k;
 	json_t *model;
+	int profile_queued; /* the profile round's jobs were queued in this step */
 };
 
 /* --- reports ---------------------------------------------------------------- */
@@ -427,6 +429,58 @@ out:
 	return ret;
 }
 
+/*
+ * The profile round (sql/0018): once the answer is found, the first bad
+ * commit and its parent get runs with the bisect's monitors (perf-profile
+ * unless the bisect was given others, or [] for none) before the bisect
+ * finishes, so every bisect that found its commit has a profile diff (GET
+ * /api/v1/bisects/{id}/profile-diff). The runs that decided stay
+ * unprofiled: perf perturbs the case, and the profiled runs are of another
+ * setup (monitors are in its key), never read back as samples
+ * (ST_BISECT_SAMPLES) nor tallied as the round's jobs (ST_BISECT_JOBS).
+ * Each pass plans again from the same samples; the round is queued once
+ * (PROFILE_RUNS_MIN runs or runs_per_step, whichever is more: 5 vs 5 is the
+ * least that can reach p 0.01, lib/profdiff.c), waited for, and its
+ * failures do not fail the bisect (its diff has fewer runs). Returns 1
+ * while the round is out, 0 to finish, -1 with e.
+ */
+#define PROFILE_RUNS_MIN 5
+static int profile_round(struct step *st, struct err *e)
+{
+	const struct config *cfg = st->srv->cfg;
+	long long pid = st->cands[st->d.first_bad].commit_id;
+	long long fid = st->cands[st->d.first_bad + 1].commit_id;
+	int runs = st->b.runs_per_step > PROFILE_RUNS_MIN ? st->b.runs_per_step : PROFILE_RUNS_MIN;
+	long long total, out;
+	char mon[32], *mtext;
+	int bad;
+
+	if (db_bisect_monitors(st->c, st->b.id, mon, e))
+		return -1;
+	if (!*mon)
+		return 0;
+	if (db_bisect_profile_jobs(st->c, st->b.id, pid, fid, &total, &out, e))
+		return -1;
+	if (total)
+		return out ? 1 : 0;
+	if (db_bisect_profile_job_insert(st->c, st->b.id, pid, st->cap, runs, cfg->bisect_priority,
+					 cfg->max_attempts, st->b.round, e) ||
+	    db_bisect_profile_job_insert(st->c, st->b.id, fid, st->cap, runs, cfg->bisect_priority,
+					 cfg->max_attempts, st->b.round, e))
+		return -1;
+	mtext = json_dumps(st->model, JSON_COMPACT);
+	bad = db_bisect_round(st->c, st->b.id, st->b.round, "profile", mtext, e);
+	free(mtext);
+	if (bad)
+		return -1;
+	slog_info("bisect %lld: first bad %.12s found; profile round queued (%s, %d runs of it "
+		  "and of its parent %.12s)",
+		  st->b.id, st->cands[st->d.first_bad + 1].sha, mon, runs,
+		  st->cands[st->d.first_bad].sha);
+	st->profile_queued = 1;
+	return 1;
+}
+
 /* BISECT_DONE: descend into a merge, or finish with the first bad commit; 1 = a level began */
 static int on_done(struct step *st, struct err *e)
 {
@@ -440,6 +494,9 @@ static int on_done(struct step *st, struct err *e)
 		dr = descend(st, e);
 	if (dr)
 		return dr;
+	dr = profile_round(st, e);
+	if (dr)
+		return dr < 0 ? -1 : 0;
 	ver = verification_json(st->cands, d, st->plan.model.refs.hl_pct);
 	bad = bisect_finish(st->srv, st->c, &st->b, "done", "found",
 			    st->cands[d->first_bad + 1].commit_id, NULL, d->confidence, NULL, ver,
@@ -558,7 +615,7 @@ int bisect_step_running(struct server *srv, PGconn *c, long long id, struct err 
 	ret = act(&st, &queued, e);
 	if (ret < 0 || db_commit(c, e))
 		goto rollback;
-	if (queued)
+	if (queued || st.profile_queued)
 		lease_queue_kick(srv->leases);
 	step_release(&st);
 	return ret;

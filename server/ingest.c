@@ -4,6 +4,7 @@
 #include "server/auth.h"
 #include "server/db/db.h"
 #include "server/db/runs.h"
+#include "server/db/profiles.h"
 #include "buf.h"
 #include "stats/metric.h"
 #include "xalloc.h"
@@ -446,13 +447,14 @@ static long long find_or_create(PGconn *c, const struct resultdoc *d, const char
 			return -1;
 	}
 	{
-		const char *p[6] = { tcbuf,
+		const char *p[7] = { tcbuf,
 				     params_key,
 				     d->kconfig ? d->kconfig : "unknown",
 				     d->compiler ? d->compiler : "unknown",
 				     tbox,
-				     d->mode };
-		return db_upsert_id(c, ST_SETUP_INSERT, 6, ST_SETUP_ID, 6, p, e);
+				     d->mode,
+				     d->monitors };
+		return db_upsert_id(c, ST_SETUP_INSERT, 7, ST_SETUP_ID, 7, p, e);
 	}
 }
 
@@ -532,6 +534,10 @@ int ingest_result(PGconn *c, json_t *doc, const struct resultdoc *d, int nested,
 		goto out;
 	}
 
+	/* the profile in the run's transaction: a run is stored with it or not at all */
+	if (d->profile_folded && db_profile_insert(c, out->id, d->profile_event, d->profile_samples,
+						   d->profile_folded, e))
+		goto rollback;
 	if (d->nr_metrics) {
 		if (insert_values(c, out->id, d->metrics, &out->nr_values, e))
 			goto rollback;

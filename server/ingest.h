@@ -20,7 +20,8 @@ struct ingest_outcome {
 /*
  * Stores one checked result document in one transaction: commit, tree,
  * testcase, setup (testcase + params + kconfig + compiler + tbox_group +
- * mode), machine, metrics (registry defaults for new names from
+ * mode + monitors), machine, the profile (run_profiles, when the document
+ * has one), metrics (registry defaults for new names from
  * lib/stats/metric.h), the run, and every replicate of every metric (names
  * resolved to ids in one query, then one COPY of a row per metric, not an
  * INSERT per value). Idempotent by run_id: the same run_id with the same

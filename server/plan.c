@@ -402,18 +402,13 @@ int plan_normalize(const json_t *in, const char *name, long max_jobs_per_push, j
 	json_object_set_new(p, "measure",
 			    json_string(v && !json_is_null(v) ? json_string_value(v) :
 								"wallclock"));
-	v = json_object_get(in, "monitors");
-	if (v && !json_is_null(v) && !json_is_array(v)) {
-		err_setc(e, ERR_INVALID_FIELD, "monitors", "'monitors' is an array");
-		goto bad;
+	{
+		char mon[MONITORS_TEXT_MAX];
+
+		if (monitors_from_json(json_object_get(in, "monitors"), "monitors", mon, e))
+			goto bad;
+		json_object_set_new(p, "monitors", monitors_json(mon));
 	}
-	if (v && json_array_size(v)) {
-		/* the workers run no monitor yet: a plan asking for one would get runs without it */
-		err_setc(e, ERR_INVALID_FIELD, "monitors[0]",
-			 "monitors[0]: the workers run no monitors (perf-stat, perf-profile) yet");
-		goto bad;
-	}
-	json_object_set_new(p, "monitors", json_array());
 	if (!(list = schedule_field(in, e)))
 		goto bad;
 	json_object_set_new(p, "schedule", list);
@@ -537,8 +532,13 @@ size_t plan_setups(const json_t *spec, struct plan_setup **setups)
 	const char *measure = json_string_value(json_object_get(spec, "measure"));
 	size_t n = 0, alloc = 0, a, b, d, f;
 	json_t *tc, *k, *cc, *t;
+	char monitors[MONITORS_TEXT_MAX];
+	struct err me;
 
 	*setups = NULL;
+	/* normalized by plan_normalize(); a spec stored before monitors has none */
+	if (monitors_from_json(json_object_get(spec, "monitors"), "monitors", monitors, &me))
+		monitors[0] = '\0';
 	json_array_foreach (tcs, a, tc)
 		json_array_foreach (ks, b, k)
 			json_array_foreach (cs, d, cc)
@@ -570,8 +570,12 @@ size_t plan_setups(const json_t *spec, struct plan_setup **setups)
 					s->tbox_group = ta ? NULL : xstrdup(tg);
 					s->capability = host ? xstrdup("host") :
 							       xstrfmt("qemu-%s", ka);
-					s->key = xstrfmt("%s %s %s %s %s", s->testcase, s->params,
-							 s->kconfig, s->compiler, ta ? ta : tg);
+					s->monitors = xstrdup(monitors);
+					/* an unprofiled setup keeps the key it had before monitors */
+					s->key = xstrfmt("%s %s %s %s %s%s%s", s->testcase,
+							 s->params, s->kconfig, s->compiler,
+							 ta ? ta : tg, *monitors ? " " : "",
+							 monitors);
 				}
 	return n;
 }
@@ -587,6 +591,7 @@ void plan_setups_free(struct plan_setup *setups, size_t n)
 		free(setups[i].tbox_group);
 		free(setups[i].capability);
 		free(setups[i].key);
+		free(setups[i].monitors);
 	}
 	free(setups);
 }

@@ -27,7 +27,8 @@
 /*
  * Checks every field of plan `in` (borrowed) and returns its normalized
  * form in *out (new reference: every field present, defaults filled:
- * compilers ["gcc-12"], repeat 1, measure "wallclock", monitors [],
+ * compilers ["gcc-12"], repeat 1, measure "wallclock", monitors [] (else
+ * sorted and deduplicated, lib/profile.h; 400 naming "monitors[i]"),
  * schedule {heads true, every 0, paths [], max_per_push 20}, priority 0,
  * owner null, enabled true). name: when not NULL, the name of the path
  * (PUT /api/v1/plans/{name}); the body's name may be absent then, or must
@@ -63,7 +64,8 @@ struct plan_setup {
 	char *arch;	  /* x86_64 / aarch64; NULL: any (host jobs on a tbox_group) */
 	char *tbox_group; /* NULL: any machine of the arch */
 	char *capability; /* host, qemu-x86_64, qemu-aarch64 */
-	char *key;	  /* the setup's track_key (sql/0014) */
+	char *key;	  /* the setup's track_key (sql/0014); monitors appended when any */
+	char *monitors;	  /* normalized (lib/profile.h), "" = none */
 };
 /*
  * The matrix of normalized plan spec: *setups a new array of the returned

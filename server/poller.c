@@ -96,6 +96,7 @@ static long queue_jobs(struct server *srv, PGconn *c, long long tree_id, const s
 				.plan_id = pc->row->id,
 				.track_key = s->key,
 				.track_branch = branch,
+				.monitors = s->monitors,
 			};
 			long long id;
 

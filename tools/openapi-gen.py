@@ -40,8 +40,8 @@ add("/api/v1/results", "post", op("store a result document", ["submit", "worker"
     extra={"200": {"description": "the run was stored before (same run_id)", "content": {"application/json": {"schema": OBJ}}}}))
 add("/api/v1/runs", "get", op("the newest runs", READ, ok=ANY, params=["limit"]))
 add("/api/v1/runs/{run_id}", "get", op("one run with its values", READ, ok={"$ref": "#/components/schemas/Run"}), ["run_id"])
-add("/api/v1/series", "get", op("a metric's series over commits", READ, ok=OBJ, params=["testcase", "metric", "params", "kconfig", "compiler", "tbox_group", "mode", "tree", "branch"]))
-add("/api/v1/compare", "get", op("two commits compared", READ, ok=OBJ, params=["base", "head", "testcase", "metric", "changed", "format"]))
+add("/api/v1/series", "get", op("a metric's series over commits", READ, ok=OBJ, params=["testcase", "metric", "params", "kconfig", "compiler", "tbox_group", "mode", "monitors", "tree", "branch"]))
+add("/api/v1/compare", "get", op("two commits compared", READ, ok=OBJ, params=["base", "head", "testcase", "metric", "changed", "format", "monitors"]))
 P["/api/v1/compare"]["get"]["responses"]["200"]["content"]["text/plain"] = {"schema": {"type": "string"}, "x-when": "format=text"}
 add("/api/v1/machines", "get", op("machines", READ, ok=ANY))
 add("/api/v1/metrics", "get", op("metric names", READ, ok=ANY))
@@ -103,6 +103,13 @@ P["/api/v1/subscriptions/{id}"]["delete"]["responses"]["204"] = {"description": 
 add("/api/v1/bisects/{id}/kconfig-diff", "get", op(".config differences of a bisect's ends", READ, ok=ANY), ["id"])
 add("/api/v1/kconfig/diff", "get", op(".config differences of two jobs", READ, ok=ANY, params=["a", "b"]))
 add("/api/v1/regressions/{id}/kconfig-diff", "get", op(".config differences of a regression's ends", READ, ok=ANY), ["id"])
+# profiles (issue 22): a run's folded stacks and profile diffs (server/api/profiles.c)
+add("/api/v1/runs/{run_id}/profile", "get", op("a run's folded stacks (404 when it ran without perf-profile)", READ, text="text/plain"), ["run_id"])
+DIFF_ARGS = ["limit", "alpha", "folded"]
+SETUP_FILTERS = ["testcase", "params", "kconfig", "compiler", "tbox_group", "mode", "monitors"]
+add("/api/v1/profile-diff", "get", op("the profile diff of two commits' profiled runs", READ, ok={"$ref": "#/components/schemas/ProfileDiff"}, params=["base", "head"] + SETUP_FILTERS + DIFF_ARGS))
+add("/api/v1/bisects/{id}/profile-diff", "get", op("a bisect's first bad commit vs its parent (its profile round)", READ, ok={"$ref": "#/components/schemas/ProfileDiff"}, params=DIFF_ARGS), ["id"])
+add("/api/v1/requests/{id}/profile-diff", "get", op("an A/B request's head vs base, profiled runs", READ, ok={"$ref": "#/components/schemas/ProfileDiff"}, params=["target", "testcase"] + DIFF_ARGS), ["id"])
 doc = {
   "openapi": "3.0.3",
   "info": {"title": "regtrack", "version": "1",
@@ -114,14 +121,27 @@ doc = {
       "Error": {"type": "object", "required": ["error"], "additionalProperties": False,
                 "properties": {"error": {"type": "object", "required": ["code", "message", "detail"], "additionalProperties": False,
                    "properties": {"code": {"type": "string"}, "message": {"type": "string"}, "detail": {"type": "string"}}}}},
+      "Monitors": {"type": "array", "items": {"type": "string", "enum": ["perf-profile", "perf-stat"]}},
       "Params": {"type": "object", "maxProperties": 100,
                  "additionalProperties": {"oneOf": [{"type": "string", "maxLength": 4096}, {"type": "number"}, {"type": "boolean"}]}},
       "ResultDocument": {"type": "object", "required": ["run_id", "commit", "testcase", "metrics"],
                  "properties": {"run_id": {"type": "string"}, "commit": {"type": "string", "pattern": "^[0-9a-f]{40}$"},
                                 "testcase": {"type": "string", "maxLength": 128}, "params": {"$ref": "#/components/schemas/Params"},
                                 "metrics": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "number"}, "minItems": 1}},
-                                "machine": {"type": "object", "properties": {"hostname": {"type": "string", "maxLength": 255}, "arch": {"type": "string", "maxLength": 64}}}},
+                                "machine": {"type": "object", "properties": {"hostname": {"type": "string", "maxLength": 255}, "arch": {"type": "string", "maxLength": 64}}},
+                                "monitors": {"$ref": "#/components/schemas/Monitors"},
+                                "profile": {"type": "object", "required": ["event", "samples", "folded"], "properties": {"event": {"type": "string", "maxLength": 64}, "samples": {"type": "integer", "minimum": 0}, "folded": {"type": "string", "maxLength": 4194304}}}},
                  "description": "other top-level fields are kept (runs.extra): at most 100,000 JSON values and 2 MiB in all"},
+      "ProfileDiff": {"type": "object", "required": ["base", "head", "symbols", "significance"],
+                 "properties": {"base": {"$ref": "#/components/schemas/ProfileSide"}, "head": {"$ref": "#/components/schemas/ProfileSide"},
+                                "symbols": {"type": "array", "items": {"type": "object", "required": ["symbol", "base_children_pct", "head_children_pct", "children_change", "base_self_pct", "head_self_pct", "self_change", "p", "significant"],
+                                   "properties": {"symbol": {"type": "string"}, "base_children_pct": {"type": "number"}, "head_children_pct": {"type": "number"}, "children_change": {"type": "number"},
+                                                  "base_self_pct": {"type": "number"}, "head_self_pct": {"type": "number"}, "self_change": {"type": "number"},
+                                                  "p": {"nullable": True, "description": "number; null when not tested (need-more-runs)"}, "significant": {"type": "boolean"}}}},
+                                "nr_symbols": {"type": "integer"},
+                                "significance": {"type": "object", "required": ["test", "alpha", "status"], "properties": {"test": {"type": "string"}, "alpha": {"type": "number"}, "min_p": {"nullable": True, "description": "number; null without runs"}, "status": {"type": "string", "enum": ["ok", "need-more-runs"]}}},
+                                "folded": {"type": "object", "required": ["base", "head"], "properties": {"base": {"type": "string"}, "head": {"type": "string"}}}}},
+      "ProfileSide": {"type": "object", "required": ["commit", "runs", "samples"], "properties": {"commit": {"nullable": True, "description": "sha; null when not known"}, "runs": {"type": "integer"}, "samples": {"type": "integer"}}},
       "Run": {"type": "object", "required": ["run_id", "commit", "testcase", "params", "metrics", "extra", "machine"],
               "properties": {"run_id": {"type": "string"}, "commit": {"type": "string"}, "testcase": {"type": "string"},
                              "params": {"type": "object"}, "metrics": {"type": "object"}, "extra": {"type": "object"},

@@ -92,4 +92,10 @@ enum MHD_Result api_bisect_kconfig_diff(struct request *rq);
 enum MHD_Result api_kconfig_diff(struct request *rq);
 enum MHD_Result api_regression_kconfig_diff(struct request *rq);
 
+/* profiles: a run's folded stacks, profile diffs (profiles.c) */
+enum MHD_Result api_run_profile_get(struct request *rq);
+enum MHD_Result api_profile_diff_get(struct request *rq);
+enum MHD_Result api_bisect_profile_diff(struct request *rq);
+enum MHD_Result api_request_profile_diff(struct request *rq);
+
 #endif

@@ -1,5 +1,6 @@
 #include "server/api/args.h"
 #include "names.h"
+#include "profile.h"
 #include "server/db/runs.h"
 
 #include <ctype.h>
@@ -11,7 +12,7 @@
 
 int setup_filter_from_query(struct request *rq, struct db_setup_filter *f, struct err *e)
 {
-	const char *params = rq_arg(rq, "params");
+	const char *params = rq_arg(rq, "params"), *monitors = rq_arg(rq, "monitors");
 
 	memset(f, 0, sizeof(*f));
 	f->testcase = rq_arg(rq, "testcase");
@@ -21,6 +22,13 @@ int setup_filter_from_query(struct request *rq, struct db_setup_filter *f, struc
 	f->mode = rq_arg(rq, "mode");
 	if (f->mode && strcmp(f->mode, "wallclock") && strcmp(f->mode, "icount"))
 		return err_setc(e, ERR_INVALID_FIELD, "mode", "mode must be wallclock or icount");
+	if (monitors) {
+		char m[MONITORS_TEXT_MAX];
+
+		if (monitors_from_text(monitors, "monitors", m, e))
+			return -1;
+		f->monitors = arena_strdup(rq->arena, m);
+	}
 	if (params) {
 		json_error_t je;
 		json_t *j = json_loads(params, 0, &je);
@@ -87,9 +95,10 @@ json_t *setup_json(PGconn *c, long long setup_id, struct err *e)
 		return NULL;
 	}
 	params = json_loads(s.params, 0, NULL);
-	o = json_pack("{s:I,s:s,s:o,s:s,s:s,s:s,s:s}", "id", (json_int_t)setup_id, "testcase",
+	o = json_pack("{s:I,s:s,s:o,s:s,s:s,s:s,s:s,s:o}", "id", (json_int_t)setup_id, "testcase",
 		      s.testcase, "params", params ? params : json_object(), "kconfig", s.kconfig,
-		      "compiler", s.compiler, "tbox_group", s.tbox_group, "mode", s.mode);
+		      "compiler", s.compiler, "tbox_group", s.tbox_group, "mode", s.mode,
+		      "monitors", monitors_json(s.monitors));
 	db_setup_free(&s);
 	return o;
 }

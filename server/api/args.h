@@ -9,9 +9,11 @@
  * The filters shared by the read endpoints (struct db_setup_filter,
  * db/series.h: testcase, tbox_group, kconfig, compiler, params as a JSON
  * object canonicalized to the stored params_key, mode) from rq's query
- * string; strings borrowed from the request (or its arena). Errors (-1, e filled, 400
+ * string; strings borrowed from the request (or its arena). monitors=
+ * ("perf-profile,perf-stat", any order; "none" = unprofiled only) is
+ * normalized as setups.monitors holds it. Errors (-1, e filled, 400
  * "invalid_field" naming the argument): params not a JSON object, mode not
- * wallclock|icount.
+ * wallclock|icount, monitors naming another monitor.
  */
 int setup_filter_from_query(struct request *rq, struct db_setup_filter *f, struct err *e)
 	__attribute__((warn_unused_result));
@@ -70,7 +72,7 @@ int json_str_field(json_t *o, const char *key, int required, size_t max, const c
 int json_int_field(json_t *o, const char *key, long long def, long long min, long long max,
 		   long long *out, struct err *e) __attribute__((warn_unused_result));
 
-/* The setup row as JSON {id, testcase, params, kconfig, compiler, tbox_group, mode}; new ref or NULL. */
+/* The setup row as JSON {id, testcase, params, kconfig, compiler, tbox_group, mode, monitors}; new ref or NULL. */
 json_t *setup_json(PGconn *c, long long setup_id, struct err *e);
 
 #endif

@@ -2,10 +2,13 @@
  * Bisects:
  *   POST /api/v1/bisects (submit)      {tree, good, bad, testcase, params, kconfig, compiler,
  *                                       tbox_group or arch, metric, [runs_per_step, ref_runs, k,
- *                                       regression_id]} -> 201 {id, state, regression_id}
+ *                                       regression_id, monitors]} -> 201 {id, state, regression_id}
  *     linked to a regression: the one named (404 when none, 409 when it has a
  *     bisect), else the regression without a bisect of the same range, testcase,
  *     metric and setup, if any; it goes to `bisecting` with a history note
+ *     monitors: those of the profile round (default ["perf-profile"], [] = none): once the
+ *     first bad commit is found, it and its parent get profiled runs (bisect_step.c), which
+ *     GET /api/v1/bisects/{id}/profile-diff compares; the runs that decide stay unprofiled
  *   GET  /api/v1/bisects[?state=&limit=] newest first, without steps
  *   GET  /api/v1/bisects/{id}           state, range, steps, first bad commit, confidence, cost
  *   POST /api/v1/bisects/{id}/cancel (submit)
@@ -109,7 +112,7 @@ enum MHD_Result api_bisects_post(struct request *rq)
 	struct err e;
 	json_t *b = rq_json(rq, &e), *params;
 	struct bisect_spec s;
-	char *ptext = NULL;
+	char *ptext = NULL, monitors[MONITORS_TEXT_MAX];
 	PGconn *c = NULL;
 	long long id, reg;
 	enum MHD_Result ret;
@@ -158,6 +161,12 @@ enum MHD_Result api_bisects_post(struct request *rq)
 		goto bad;
 	if (json_is_null(params))
 		params = NULL;
+	/* the profile round's monitors (bisect_step.c); absent: the default, perf-profile */
+	if (json_object_get(b, "monitors")) {
+		if (monitors_from_json(json_object_get(b, "monitors"), "monitors", monitors, &e))
+			goto bad;
+		s.monitors = monitors;
+	}
 	ptext = params ? json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS) : xstrdup("{}");
 	s.params = ptext;
 	s.token_id = rq->token_id;

@@ -1,6 +1,7 @@
 /*
  * Jobs and the worker protocol:
  *   POST /api/v1/jobs (submit)            queue runs of a testcase at a commit
+ *                                         (monitors: ["perf-profile", "perf-stat"], sql/0018)
  *   GET  /api/v1/jobs[?state=&limit=]     recent jobs, newest first
  *   GET  /api/v1/jobs/{id}                one job: state, attempts, phase history, runs
  *   GET  /api/v1/jobs/{id}/kconfig        the .config the worker built with
@@ -41,6 +42,7 @@
 #include "server/db/trees.h"
 #include "server/ingest.h"
 #include "server/lease.h"
+#include "profile.h"
 #include "server/log.h"
 #include "server/api/args.h"
 #include "resultdoc.h"
@@ -63,7 +65,7 @@ enum MHD_Result api_jobs_post(struct request *rq)
 	json_t *b = rq_json(rq, &e), *params, *warnings = json_array();
 	const char *tree = NULL, *commit, *kconfig, *compiler, *testcase, *arch, *tbox, *cap;
 	long long repeat, priority, max_attempts, tree_id = 0, commit_id, tc_id, id;
-	char *params_text = NULL, capbuf[64], tid[24];
+	char *params_text = NULL, capbuf[64], tid[24], monitors[MONITORS_TEXT_MAX];
 	struct casecheck cc = { 0 };
 	PGconn *c = NULL;
 	int in_tx = 0;
@@ -73,6 +75,8 @@ enum MHD_Result api_jobs_post(struct request *rq)
 		json_decref(warnings);
 		return reply_err(rq, &e);
 	}
+	if (monitors_from_json(json_object_get(b, "monitors"), "monitors", monitors, &e))
+		goto bad;
 	if (json_str_field(b, "tree", 0, 128, &tree, &e) ||
 	    json_str_field(b, "commit", 1, 40, &commit, &e) ||
 	    json_str_field(b, "kconfig", 1, 128, &kconfig, &e) ||
@@ -185,6 +189,7 @@ enum MHD_Result api_jobs_post(struct request *rq)
 			.priority = priority,
 			.max_attempts = max_attempts,
 			.token_id = rq->token_id,
+			.monitors = monitors,
 		};
 		id = db_job_insert(c, &j, &e);
 	}

@@ -2,7 +2,8 @@
  * A/B requests (issue 18): a change tested against its base.
  *   POST /api/v1/requests (submit)       {tree, base, head | patches, testcases[] | plan,
  *                                         targets[], kconfig, compiler, repeat,
- *                                         min_change_pct, measure, notify, label}
+ *                                         min_change_pct, measure, monitors, notify,
+ *                                         label}
  *                                        -> 201 {id, state, url}
  *   GET  /api/v1/requests[?state=&limit=] newest first
  *   GET  /api/v1/requests/{id}           state, progress per side, jobs, what waits for a
@@ -97,6 +98,7 @@ struct submission {
 	struct group *groups;
 	size_t nr_groups;
 	int host;
+	char monitors[MONITORS_TEXT_MAX]; /* normalized, "" = none (both sides alike) */
 };
 
 static void submission_release(struct submission *s)
@@ -144,7 +146,8 @@ static int check_fields(json_t *b, struct submission *s, struct err *e)
 	    json_str_field(b, "measure", 0, 16, &s->measure, e) ||
 	    json_str_field(b, "notify", 0, 256, &s->notify, e) ||
 	    json_str_field(b, "label", 0, 1024, &s->label, e) ||
-	    json_int_field(b, "repeat", DEFAULT_REPEAT, 1, 100, &s->repeat, e))
+	    json_int_field(b, "repeat", DEFAULT_REPEAT, 1, 100, &s->repeat, e) ||
+	    monitors_from_json(json_object_get(b, "monitors"), "monitors", s->monitors, e))
 		return -1;
 	{
 		json_t *pv = json_object_get(b, "patches");
@@ -417,6 +420,7 @@ static char *spec_text(const struct submission *s, json_t *b, long rounds)
 	json_object_set_new(spec, "min_change_pct",
 			    isnan(s->min_change_pct) ? json_null() : json_real(s->min_change_pct));
 	json_object_set_new(spec, "measure", s->measure ? json_string(s->measure) : json_null());
+	json_object_set_new(spec, "monitors", monitors_json(s->monitors));
 	json_object_set_new(spec, "groups", groups);
 	if (s->patches)
 		json_object_set_new(spec, "patch_subject", json_string(s->mbox.subject));
@@ -490,6 +494,7 @@ static long long store(struct request *rq, PGconn *c, struct submission *s, json
 				.priority = REQUEST_PRIORITY,
 				.max_attempts = rq->srv->cfg->max_attempts,
 				.token_id = rq->token_id,
+				.monitors = s->monitors,
 			};
 
 			j.commit_id = base_id;

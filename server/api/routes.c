@@ -74,5 +74,10 @@ const struct route routes[] = {
 	{ "GET", "/api/v1/bisects/{}/kconfig-diff", api_bisect_kconfig_diff, AUTH_READ },
 	{ "GET", "/api/v1/kconfig/diff", api_kconfig_diff, AUTH_READ },
 	{ "GET", "/api/v1/regressions/{}/kconfig-diff", api_regression_kconfig_diff, AUTH_READ },
+	/* profiles: a run's folded stacks, profile diffs */
+	{ "GET", "/api/v1/bisects/{}/profile-diff", api_bisect_profile_diff, AUTH_READ },
+	{ "GET", "/api/v1/profile-diff", api_profile_diff_get, AUTH_READ },
+	{ "GET", "/api/v1/requests/{}/profile-diff", api_request_profile_diff, AUTH_READ },
+	{ "GET", "/api/v1/runs/{}/profile", api_run_profile_get, AUTH_READ },
 };
 const unsigned nr_routes = sizeof(routes) / sizeof(routes[0]);

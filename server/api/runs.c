@@ -48,6 +48,8 @@ enum MHD_Result api_run_get(struct request *rq)
 	set_text(o, "compiler", r.compiler);
 	set_text(o, "tbox_group", r.tbox_group);
 	set_text(o, "mode", r.mode);
+	json_object_set_new(o, "monitors", monitors_json(r.monitors));
+	json_object_set_new(o, "has_profile", json_boolean(r.has_profile));
 	set_text(o, "status", r.status);
 	set_text(o, "started_at", r.started_at);
 	json_object_set_new(o, "duration_s", json_num(r.duration_s));

@@ -64,11 +64,43 @@ long long db_job_insert(PGconn *c, const struct db_job_new *j, struct err *e)
 	snprintf(max, sizeof(max), "%lld", j->max_attempts);
 	snprintf(tok, sizeof(tok), "%lld", j->token_id);
 	snprintf(plan, sizeof(plan), "%lld", j->plan_id);
-	if (j->plan_id)
-		return exec_returning(c, ST_JOB_INSERT_TRACKED, 16, p, &id, e) < 0 ? -1 : id;
-	if (exec_returning(c, ST_JOB_INSERT, 13, p, &id, e) < 0)
+	/* a job with monitors is inserted and given them in one transaction (its own when the
+	 * caller has none): a worker never leases it without them */
+	int own = j->monitors && *j->monitors && PQtransactionStatus(c) == PQTRANS_IDLE;
+
+	if (own && db_begin(c, e))
 		return -1;
+	if (j->plan_id) {
+		if (exec_returning(c, ST_JOB_INSERT_TRACKED, 16, p, &id, e) < 0)
+			goto fail;
+	} else if (exec_returning(c, ST_JOB_INSERT, 13, p, &id, e) < 0) {
+		goto fail;
+	}
+	if (id > 0 && db_job_set_monitors(c, id, j->monitors, e))
+		goto fail;
+	if (own && db_commit(c, e))
+		goto fail;
 	return id;
+fail:
+	if (own)
+		db_rollback(c);
+	return -1;
+}
+
+int db_job_set_monitors(PGconn *c, long long id, const char *monitors, struct err *e)
+{
+	char idb[ID_LEN];
+	const char *p[2] = { idb, monitors };
+	PGresult *r;
+
+	if (!monitors || !*monitors)
+		return 0;
+	snprintf(idb, sizeof(idb), "%lld", id);
+	r = db_exec(c, ST_JOB_SET_MONITORS, 2, p, e);
+	if (!r)
+		return -1;
+	PQclear(r);
+	return 0;
 }
 
 long db_job_supersede(PGconn *c, long long plan_id, const char *branch, const char *head,

@@ -33,13 +33,22 @@ struct db_job_new {
 	long long plan_id;	  /* a tracking job's plan (sql/0014); 0: none */
 	const char *track_key;	  /* with plan_id: the setup, unique per (plan, commit) */
 	const char *track_branch; /* with plan_id: the branch whose push queued it */
+	const char *monitors;	  /* normalized (lib/profile.h); NULL or "": none */
 };
 /*
  * Queues j; returns the new job's id (> 0) or -1 with e. A tracking job
  * (plan_id set) that exists already, for the same plan, commit and
- * track_key, is not queued again: 0 (ST_JOB_INSERT_TRACKED).
+ * track_key, is not queued again: 0 (ST_JOB_INSERT_TRACKED). Monitors
+ * are set on the new row by db_job_set_monitors().
  */
 long long db_job_insert(PGconn *c, const struct db_job_new *j, struct err *e)
+	__attribute__((warn_unused_result));
+
+/*
+ * Sets job id's monitors (normalized text; NULL or "" changes nothing),
+ * in the caller's transaction (ST_JOB_SET_MONITORS). 0 or -1 with e.
+ */
+int db_job_set_monitors(PGconn *c, long long id, const char *monitors, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*
@@ -116,7 +125,8 @@ int db_job_lease(PGconn *c, long long machine_id, long lease_s, const char *requ
 /*
  * What a worker is told about leased job id (ST_JOB_SPEC): {id, tree,
  * url, branch, commit, kconfig, compiler, testcase, params, repeat, arch,
- * tbox_group, attempt, lease_expires_at, request, side, round, patches}
+ * tbox_group, attempt, lease_expires_at, request, side, round, patches,
+ * monitors (an array of names, [] for none)}
  * as PostgreSQL built it (request: the A/B request id or null; side:
  * "base", "head" or null; round: the A/B pair, 0, 1, ...; patches: the mbox a head job applies on
  * commit, or null). Returns 1 with *spec a new reference, 0 when there is no such job (or its text

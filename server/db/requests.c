@@ -63,7 +63,6 @@ long long db_request_job_insert(PGconn *c, const struct db_job_new *j, long long
 			      rnd,
 			      grp };
 	PGresult *r;
-
 	snprintf(tree, sizeof(tree), "%lld", j->tree_id);
 	snprintf(commit, sizeof(commit), "%lld", j->commit_id);
 	snprintf(tc, sizeof(tc), "%lld", j->testcase_id);
@@ -74,8 +73,13 @@ long long db_request_job_insert(PGconn *c, const struct db_job_new *j, long long
 	snprintf(req, sizeof(req), "%lld", request_id);
 	snprintf(rnd, sizeof(rnd), "%d", round);
 	snprintf(grp, sizeof(grp), "%d", group);
+	long long id;
+
 	r = db_exec(c, ST_REQUEST_JOB_INSERT, 17, p, e);
-	return r ? first_id(r) : -1;
+	id = r ? first_id(r) : -1;
+	if (id > 0 && db_job_set_monitors(c, id, j->monitors, e))
+		return -1;
+	return id;
 }
 
 int db_request_of_job(PGconn *c, long long job_id, long long *id, struct err *e)

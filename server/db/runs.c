@@ -100,6 +100,7 @@ int db_setup_get(PGconn *c, long long setup_id, struct db_setup *out, struct err
 	out->compiler = PQgetvalue(r, 0, 3);
 	out->tbox_group = PQgetvalue(r, 0, 4);
 	out->mode = PQgetvalue(r, 0, 5);
+	out->monitors = PQgetvalue(r, 0, 6);
 	out->res_ = r;
 	return 1;
 }
@@ -151,6 +152,8 @@ int db_run_get(PGconn *c, const char *run_id, struct db_run *out, struct err *e)
 	out->received_at = text_or_null(r, 0, 17);
 	out->hostname = text_or_null(r, 0, 18);
 	out->arch = text_or_null(r, 0, 19);
+	out->monitors = PQgetvalue(r, 0, 20);
+	out->has_profile = PQgetvalue(r, 0, 21)[0] == 't';
 	out->nr_metrics = (size_t)PQntuples(v);
 	out->metrics = xcalloc(out->nr_metrics ? out->nr_metrics : 1, sizeof(*out->metrics));
 	for (size_t i = 0; i < out->nr_metrics; i++) {

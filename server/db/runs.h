@@ -61,7 +61,8 @@ struct db_setup {
 	const char *testcase; /* testcases.name */
 	const char *params;   /* setups.params as JSON text */
 	const char *kconfig, *compiler, *tbox_group, *mode;
-	PGresult *res_; /* the row the strings point into */
+	const char *monitors; /* setups.monitors: "perf-profile,perf-stat", "" = none */
+	PGresult *res_;	      /* the row the strings point into */
 };
 
 /*
@@ -96,6 +97,8 @@ struct db_run {
 	const char *extra; /* runs.extra as JSON text */
 	const char *received_at;
 	const char *hostname, *arch;   /* the machine's, NULL when none */
+	const char *monitors;	       /* the setup's ("perf-profile", "" = none; sql/0018) */
+	int has_profile;	       /* 1: run_profiles holds its folded stacks */
 	struct db_run_metric *metrics; /* in name order, nr_metrics of them (malloc'd) */
 	size_t nr_metrics;
 	PGresult *res_, *values_res_;

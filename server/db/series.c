@@ -32,8 +32,9 @@ static int result_check(const PGresult *r, const Oid *types, int nc, const char 
 int db_compare_runs(PGconn *c, const char *base_id, const char *head_id,
 		    const struct db_setup_filter *f, struct db_compare_runs *out, struct err *e)
 {
-	const char *params[8] = { base_id,    head_id,	   f->testcase,	  f->tbox_group,
-				  f->kconfig, f->compiler, f->params_key, f->mode };
+	const char *params[9] = { base_id,	 head_id,    f->testcase,
+				  f->tbox_group, f->kconfig, f->compiler,
+				  f->params_key, f->mode,    f->monitors };
 	PGresult *r;
 	size_t nrun, nvals = 0;
 	int *ip;
@@ -41,7 +42,7 @@ int db_compare_runs(PGconn *c, const char *base_id, const char *head_id,
 	int bad = 0;
 
 	memset(out, 0, sizeof(*out));
-	r = db_exec_binary(c, ST_COMPARE, 8, params, e);
+	r = db_exec_binary(c, ST_COMPARE, 9, params, e);
 	if (!r)
 		return -1;
 	nrun = (size_t)PQntuples(r);
@@ -146,13 +147,13 @@ static const Oid col_type[NR_COLS] = { INT8_OID, INT8_OID, INT8_OID, UUID_OID, T
 int db_series_points(PGconn *c, const char *metric, const struct db_setup_filter *f,
 		     struct db_series_points *out, struct err *e)
 {
-	const char *params[7] = { metric,      f->testcase,   f->tbox_group, f->kconfig,
-				  f->compiler, f->params_key, f->mode };
+	const char *params[8] = { metric,      f->testcase,   f->tbox_group, f->kconfig,
+				  f->compiler, f->params_key, f->mode,	     f->monitors };
 	PGresult *r;
 	size_t n;
 
 	memset(out, 0, sizeof(*out));
-	r = db_exec_binary(c, ST_SERIES, 7, params, e);
+	r = db_exec_binary(c, ST_SERIES, 8, params, e);
 	if (!r)
 		return -1;
 	if (result_check(r, col_type, NR_COLS, "series", e))

@@ -18,9 +18,13 @@
 
 #include "err.h"
 
-/* The filters of a setup (api/args.h setup_filter_from_query()); NULL = any. */
+/*
+ * The filters of a setup (api/args.h setup_filter_from_query()); NULL = any.
+ * monitors: the normalized text (lib/profile.h), "" = unprofiled runs only.
+ */
 struct db_setup_filter {
 	const char *testcase, *tbox_group, *kconfig, *compiler, *params_key, *mode;
+	const char *monitors;
 };
 
 /* One run of a compare (ST_COMPARE): its metrics' ids and means. */

@@ -8,6 +8,8 @@
 	"'runs_per_step', b.runs_per_step, 'ref_runs', b.ref_runs, 'k', b.max_k, 'round', b.round, " \
 	"'phase', b.phase, 'nr_candidates', b.nr_candidates, 'nr_range', b.nr_range, "               \
 	"'level', b.level, 'descents', b.descents, "                                                 \
+	"'monitors', CASE WHEN b.monitors = '' THEN '[]'::json "                                     \
+	"ELSE to_json(string_to_array(b.monitors, ',')) END, "                                       \
 	"'outcome', b.outcome, 'first_bad_commit', CASE WHEN fb.id IS NULL THEN NULL ELSE "          \
 	"json_build_object('sha', fb.sha, 'subject', fb.subject, 'author', fb.author, "              \
 	"'commit_time', fb.commit_time, 'diffstat', (SELECT json_build_object('files_changed', "     \
@@ -74,7 +76,7 @@ const struct db_stmt_def db_stmts_bisects[DB_NR_STMTS] = {
 			       "$11::integer, $12::integer, $13::integer, $14::bigint, $15::bigint) RETURNING id" },
 	[ST_BISECT_JOBS] = { "bisect_jobs",
 			     "SELECT commit_id, bisect_round, state, coalesce(outcome, '') FROM jobs "
-			     "WHERE bisect_id = $1::bigint ORDER BY id" },
+			     "WHERE bisect_id = $1::bigint AND monitors = '' ORDER BY id" },
 	/* $1 bisect $2 commit $3 capability $4 repeat $5 priority $6 max_attempts $7 round */
 	[ST_BISECT_JOB_INSERT] = { "bisect_job_insert",
 				   "INSERT INTO jobs (tree_id, commit_id, testcase_id, params, kconfig, compiler, arch, "
@@ -119,7 +121,8 @@ const struct db_stmt_def db_stmts_bisects[DB_NR_STMTS] = {
 			       "s AS (SELECT s.id FROM setups s, b WHERE s.testcase_id = b.testcase_id "
 			       "AND s.params = b.params AND s.kconfig = b.kconfig AND s.compiler = b.compiler "
 			       "AND (b.tbox_group IS NULL OR s.tbox_group = b.tbox_group) "
-			       "AND s.mode = coalesce(b.params->>'measure', 'wallclock') ORDER BY s.id LIMIT 1), "
+			       "AND s.mode = coalesce(b.params->>'measure', 'wallclock') AND s.monitors = '' "
+			       "ORDER BY s.id LIMIT 1), "
 			       "m AS (SELECT m.id, m.higher_is_better FROM metrics m, b WHERE m.name = b.metric), "
 			       "v AS (SELECT b.verification AS j, coalesce((b.verification->>'direction')::int, "
 			       "sign((b.verification->'mean'->>1)::float8 - (b.verification->'mean'->>0)::float8)::int) "
@@ -168,7 +171,8 @@ const struct db_stmt_def db_stmts_bisects[DB_NR_STMTS] = {
 	/*
 	 * $1 bisect, $2 reuse: every ok run of the bisect's series at its commits (idx -1 = the
 	 * good endpoint), one value a run (the mean over its iterations); the bisect's own jobs
-	 * only unless $2
+	 * only unless $2; unprofiled runs only, and none of a profile round's job even when
+	 * its worker ran no monitor (those runs do not decide, sql/0018)
 	 */
 	[ST_BISECT_SAMPLES] = { "bisect_samples",
 				"SELECT x.idx, (SELECT avg(v) FROM unnest(rv.vals) v) "
@@ -182,6 +186,7 @@ const struct db_stmt_def db_stmts_bisects[DB_NR_STMTS] = {
 				"WHERE b.id = $1::bigint AND r.status = 'ok' AND m.name = b.metric "
 				"AND s.testcase_id = b.testcase_id AND s.params = b.params AND s.kconfig = b.kconfig "
 				"AND s.compiler = b.compiler AND (b.tbox_group IS NULL OR s.tbox_group = b.tbox_group) "
+				"AND s.monitors = '' AND coalesce(j.monitors, '') = '' "
 				"AND (b.arch IS NULL OR mc.arch = b.arch) AND (j.bisect_id = b.id OR $2::boolean) "
 				"ORDER BY x.idx, r.id" },
 	/*

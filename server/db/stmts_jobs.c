@@ -1,6 +1,9 @@
 /* Statements of jobs, workers and leases (api/jobs.c, api/workers.c, lease.c); see db.h. */
 #include "server/db/stmts.h"
 
+/* jobs.monitors ("perf-profile,perf-stat", sql/0018) as a JSON array */
+#define JOB_MONITORS \
+	"CASE WHEN j.monitors = '' THEN '[]'::json ELSE to_json(string_to_array(j.monitors, ',')) END"
 #define JOB_JSON                                                                                   \
 	"json_build_object('id', j.id, 'state', j.state, 'tree', tr.name, 'commit', c.sha, "       \
 	"'subject', c.subject, 'kconfig', j.kconfig, 'compiler', j.compiler, 'testcase', t.name, " \
@@ -11,6 +14,7 @@
 	"'message', j.message, 'outcome', j.outcome, 'fail_reason', j.fail_reason, "               \
 	"'created_at', j.created_at, 'finished_at', j.finished_at, "                               \
 	"'plan', (SELECT p.name FROM plans p WHERE p.id = j.plan_id), "                            \
+	"'monitors', " JOB_MONITORS ", "                                                           \
 	"'runs', (SELECT coalesce(json_agg(r.run_id ORDER BY r.id), '[]') FROM runs r "            \
 	"WHERE r.job_id = j.id)"
 #define JOB_FROM                                                                                      \
@@ -157,7 +161,7 @@ const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 			  "'lease_expires_at', j.lease_expires_at, "
 			  "'request', j.request_id, 'side', j.ab_side, 'round', j.ab_pair, "
 			  "'patches', (SELECT rq.patches FROM requests rq WHERE rq.id = j.request_id "
-			  "AND j.ab_side = 'head'))::text "
+			  "AND j.ab_side = 'head'), 'monitors', " JOB_MONITORS ")::text "
 			  "FROM jobs j JOIN commits c ON c.id = j.commit_id JOIN testcases t ON t.id = j.testcase_id "
 			  "LEFT JOIN trees tr ON tr.id = j.tree_id WHERE j.id = $1::bigint" },
 	/* $9 the registering token, $10 admin: another token's machine is not updated (no row) */

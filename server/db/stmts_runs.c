@@ -44,7 +44,8 @@ const struct db_stmt_def db_stmts_runs[DB_NR_STMTS] = {
 			 "to_char(r.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), "
 			 "r.duration_s, r.branch, tr.name, r.job_id, r.extra::text, "
 			 "to_char(r.received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), "
-			 "mc.hostname, mc.arch "
+			 "mc.hostname, mc.arch, s.monitors, "
+			 "EXISTS (SELECT 1 FROM run_profiles p WHERE p.run_id = r.id) "
 			 "FROM runs r JOIN commits c ON c.id = r.commit_id JOIN setups s ON s.id = r.setup_id "
 			 "JOIN testcases t ON t.id = s.testcase_id LEFT JOIN trees tr ON tr.id = r.tree_id "
 			 "LEFT JOIN machines mc ON mc.id = r.machine_id WHERE r.run_id = $1::uuid" },
@@ -60,15 +61,16 @@ const struct db_stmt_def db_stmts_runs[DB_NR_STMTS] = {
 			    "SELECT m.name, array_to_json(v.vals)::text FROM run_values v "
 			    "JOIN metrics m ON m.id = v.metric_id WHERE v.run_id = $1::bigint ORDER BY m.name" },
 	[ST_SETUP_GET] = { "setup_get",
-			   "SELECT t.name, s.params::text, s.kconfig, s.compiler, s.tbox_group, s.mode "
-			   "FROM setups s JOIN testcases t ON t.id = s.testcase_id WHERE s.id = $1::bigint" },
+			   "SELECT t.name, s.params::text, s.kconfig, s.compiler, s.tbox_group, s.mode, "
+			   "s.monitors FROM setups s JOIN testcases t ON t.id = s.testcase_id WHERE s.id = $1::bigint" },
 	[ST_SETUP_ID] = { "setup_id",
 			  "SELECT id FROM setups WHERE testcase_id = $1::integer AND params_key = $2 AND "
-			  "kconfig = $3 AND compiler = $4 AND tbox_group = $5 AND mode = $6" },
+			  "kconfig = $3 AND compiler = $4 AND tbox_group = $5 AND mode = $6 AND monitors = $7" },
 	[ST_SETUP_INSERT] = { "setup_insert",
-			      "INSERT INTO setups (testcase_id, params, params_key, kconfig, compiler, tbox_group, mode) "
-			      "VALUES ($1::integer, $2::text::jsonb, $2::text, $3, $4, $5, $6) "
-			      "ON CONFLICT (testcase_id, md5(params_key), kconfig, compiler, tbox_group, mode) "
+			      "INSERT INTO setups (testcase_id, params, params_key, kconfig, compiler, tbox_group, mode, "
+			      "monitors) VALUES ($1::integer, $2::text::jsonb, $2::text, $3, $4, $5, $6, $7) "
+			      "ON CONFLICT (testcase_id, md5(params_key), kconfig, compiler, tbox_group, mode, "
+			      "monitors) "
 			      "DO NOTHING RETURNING id" },
 	[ST_TESTCASE_ID] = { "testcase_id", "SELECT id FROM testcases WHERE name = $1" },
 	[ST_TESTCASE_INSERT] = { "testcase_insert",

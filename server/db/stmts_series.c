@@ -1,16 +1,17 @@
 /* Statements of series and compare reads (api/series.c, api/compare.c); see db.h. */
 #include "server/db/stmts.h"
 
-#define RUN_FILTERS(T, K, C, P, M)                               \
+#define RUN_FILTERS(T, K, C, P, M, N)                            \
 	"($" #T "::text IS NULL OR s.tbox_group = $" #T ") AND " \
 	"($" #K "::text IS NULL OR s.kconfig = $" #K ") AND "    \
 	"($" #C "::text IS NULL OR s.compiler = $" #C ") AND "   \
 	"($" #P "::text IS NULL OR s.params_key = $" #P ") AND " \
-	"($" #M "::text IS NULL OR s.mode = $" #M ")"
+	"($" #M "::text IS NULL OR s.mode = $" #M ") AND "       \
+	"($" #N "::text IS NULL OR s.monitors = $" #N ")"
 
 const struct db_stmt_def db_stmts_series[DB_NR_STMTS] = {
 	/*
-	 * $1 base commit id, $2 head commit id, $3 testcase, $4..$8 filters: the
+	 * $1 base commit id, $2 head commit id, $3 testcase, $4..$9 filters: the
 	 * runs of both commits with their means (sql/0011 run_means: metric ids
 	 * ascending, means alongside: a row per run, not per value), base runs
 	 * flagged, by setup. Read in binary (db/series.c db_compare_runs()).
@@ -21,15 +22,15 @@ const struct db_stmt_def db_stmts_series[DB_NR_STMTS] = {
 			 "JOIN setups s ON s.id = r.setup_id JOIN testcases t ON t.id = s.testcase_id "
 			 "WHERE r.commit_id IN ($1::bigint, $2::bigint) AND r.status = 'ok' AND "
 			 "($3::text IS NULL OR t.name = $3) AND " RUN_FILTERS(
-				 4, 5, 6, 7, 8) " "
-						"ORDER BY r.setup_id" },
+				 4, 5, 6, 7, 8, 9) " "
+						   "ORDER BY r.setup_id" },
 	/* $1 metric ids (int4[]), $2 name prefix or NULL: in name order (the compare's row order) */
 	[ST_COMPARE_METRICS] = { "compare_metrics",
 				 "SELECT id, name, unit, higher_is_better, is_monitor FROM metrics "
 				 "WHERE id = ANY ($1::int4[]) AND ($2::text IS NULL OR starts_with(name, $2)) "
 				 "ORDER BY name" },
 	/*
-	 * $1 metric, $2 testcase, $3..$7 filters: every run of the metric in the
+	 * $1 metric, $2 testcase, $3..$8 filters: every run of the metric in the
 	 * matching setups as (setup id, commit id, run id, run_id, mean as
 	 * PostgreSQL's text), in no particular order, read in binary
 	 * (db/series.c db_series_points(); api/series.c puts them in series
@@ -45,7 +46,7 @@ const struct db_stmt_def db_stmts_series[DB_NR_STMTS] = {
 			"JOIN runs r ON r.id + 0 = v.run_id "
 			"WHERE m.name = $1 AND r.status = 'ok' AND r.setup_id = ANY (ARRAY("
 			"SELECT s.id FROM setups s JOIN testcases t ON t.id = s.testcase_id "
-			"WHERE t.name = $2 AND " RUN_FILTERS(3, 4, 5, 6, 7) "))" },
+			"WHERE t.name = $2 AND " RUN_FILTERS(3, 4, 5, 6, 7, 8) "))" },
 	/*
 	 * $1 commit ids (bigint[]): id, sha, subject, commit time, in series
 	 * order; read in binary, the time formatted by api/series.c (cheaper

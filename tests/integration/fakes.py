@@ -80,11 +80,15 @@ class FakeWorker(threading.Thread):
     job["repeat"] times. fail(job) -> None, or (status, log_tail) for a job
     that does not get as far as a run (e.g. "build-failed"). doc_extra: more
     fields of every result document (e.g. the guest description). `jobs`
-    counts the jobs completed; rng is seeded by the worker's name."""
+    counts the jobs completed; rng is seeded by the worker's name.
+    profile(job, rng) -> folded text: with it, a job whose lease reply lists
+    perf-profile in its monitors gets documents with those monitors and a
+    profile (event cpu-clock), as the real worker posts them (issue 22)."""
 
     def __init__(self, srv, name, stop, values, fail=None, tree="demo", machine=None,
-                 doc_extra=None):
+                 doc_extra=None, profile=None):
         super().__init__(daemon=True)
+        self.profile = profile
         self.srv, self.name, self.stop = srv, name, stop
         self.values, self.fail, self.tree = values, fail, tree
         self.machine_doc = dict(machine or MACHINE, hostname=name)
@@ -106,6 +110,13 @@ class FakeWorker(threading.Thread):
                            compiler=job["compiler"], tree=self.tree, machine=self.machine_doc,
                            metrics=self.values(job, self.rng), **self.doc_extra)
                 for _ in range(job["repeat"])]
+        if self.profile and "perf-profile" in job.get("monitors", []):
+            for d in docs:
+                folded = self.profile(job, self.rng)
+                d["monitors"] = job["monitors"]
+                d["profile"] = {"event": "cpu-clock", "folded": folded,
+                                "samples": sum(int(x.rsplit(" ", 1)[1])
+                                               for x in folded.splitlines())}
         return {"machine_id": self.machine, "status": "ok", "results": docs, "log_tail": "ok\n"}
 
     def run(self):

@@ -185,7 +185,7 @@ class Tracking(unittest.TestCase):
             (dict(repeat=0), 400, "repeat"),
             (dict(repeat=101), 400, "repeat"),
             (dict(measure="cycles"), 400, "measure"),
-            (dict(monitors=["perf-stat"]), 400, "monitors[0]"),
+            (dict(monitors=["perf-stat", "perf-trace"]), 400, "monitors[1]"),
             (dict(schedule={"paths": ["mm/["]}), 400, "schedule.paths[0]"),
             (dict(schedule={"max_per_push": 0}), 400, "schedule.max_per_push"),
             (dict(schedule={"every": -1}), 400, "schedule.every"),

@@ -1,0 +1,512 @@
+"""Profiles (issue 22), server side: result documents with monitors and a
+profile posted over HTTP (stored with the run in one transaction, refused
+whole when too large or malformed, a half-sent upload stores nothing), GET
+/api/v1/runs/{id}/profile, monitors separating series and comparisons,
+monitors as job / plan / bisect / request params and in the lease reply,
+and the profile diffs with their numbers for known inputs: of two commits,
+of a bisect's first bad commit vs its parent (its profile round) and of an
+A/B request's head vs base."""
+import json
+import os
+import socket
+import sys
+import threading
+import unittest
+import uuid
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import result_doc, sha, wait_until  # noqa: E402
+from fakes import (MACHINE, FakeWorker, git, git_init, stop_tree_server,  # noqa: E402
+                   tree_server, wait_bisect_end)
+
+METRIC = "small-allocs.throughput"
+N_COMMITS = 8    # c0 .. c8
+CULPRIT = 5      # c5 is the first slow commit (and the first to call demo_delay)
+MAX_PROFILE = 4 << 20
+
+
+def make_tree(path):
+    git_init(path)
+    shas = []
+    for i in range(N_COMMITS + 1):
+        git(path, "commit", "-q", "--allow-empty", "-m", "mm: change %d" % i,
+            date="2026-01-01T00:00:%02dZ" % i)
+        shas.append(git(path, "rev-parse", "HEAD"))
+    return shas
+
+
+def setUpModule():
+    global tmp, repo, shas, srv
+    tmp, repo, shas, srv = tree_server("regtrack-profiles-", make_tree,
+                                    "detect_enabled = 0\nbody_timeout_s = 3\n")
+    r = srv.post("/api/v1/trees", {"name": "demo", "url": repo, "branches": ["master"]},
+                 scope="admin")
+    assert r.status == 200, r
+    wait_until(lambda: [t for t in srv.get("/api/v1/trees").json()
+                        if t["name"] == "demo" and t["commits"] >= N_COMMITS + 1], what="mirror")
+
+
+def tearDownModule():
+    stop_tree_server(srv, tmp)
+
+
+def profiled(commit, folded, testcase="prof-store", monitors=("perf-profile",), **kw):
+    samples = sum(int(x.rsplit(" ", 1)[1]) for x in folded.splitlines())
+    return result_doc(commit, testcase=testcase, metrics=kw.pop("metrics", {METRIC: [1.0]}),
+                      monitors=list(monitors),
+                      profile={"event": "cpu-clock", "samples": samples, "folded": folded}, **kw)
+
+
+def count(sql):
+    return int(srv.psql(sql))
+
+
+class Store(unittest.TestCase):
+    def test_stored_row_and_profile_endpoint(self):
+        folded = "small-allocs;entry_SYSCALL_64;do_mmap 7\nsmall-allocs;[unknown] 3\n"
+        doc = profiled(sha("a1"), folded, monitors=["perf-stat", "perf-profile", "perf-stat"])
+        r = srv.post("/api/v1/results", doc, scope="submit")
+        self.assertEqual(r.status, 201, r)
+        row = srv.psql("SELECT p.event, p.samples, p.folded = %s, s.monitors, "
+                       "pg_column_compression(p.folded) IS NOT DISTINCT FROM NULL "
+                       "FROM run_profiles p JOIN runs r ON r.id = p.run_id "
+                       "JOIN setups s ON s.id = r.setup_id WHERE r.run_id = '%s'"
+                       % ("$f$" + folded + "$f$", doc["run_id"]))
+        # short text stays inline (no compression below TOAST's threshold)
+        self.assertEqual(row, "cpu-clock|10|t|perf-profile,perf-stat|t")
+        r = srv.get("/api/v1/runs/%s/profile" % doc["run_id"])
+        self.assertEqual(r.status, 200, r)
+        self.assertTrue(r.headers["Content-Type"].startswith("text/plain"))
+        self.assertEqual(r.body, folded)
+        run = srv.get("/api/v1/runs/%s" % doc["run_id"]).json()
+        self.assertEqual((run["monitors"], run["has_profile"]), (["perf-profile", "perf-stat"], True))
+        # the same document again: nothing new, the same profile
+        self.assertEqual(srv.post("/api/v1/results", doc, scope="submit").status, 200)
+        self.assertEqual(count("SELECT count(*) FROM run_profiles p JOIN runs r ON r.id = "
+                               "p.run_id WHERE r.run_id = '%s'" % doc["run_id"]), 1)
+
+    def test_large_profile_is_compressed(self):
+        # 4 MiB would be the bound; 600 KB of repetitive stacks is TOASTed and compressed
+        lines = ["small-allocs;entry_SYSCALL_64;__x64_sys_mmap;do_mmap;mmap_region;f%d %d"
+                 % (i, i + 1) for i in range(10000)]
+        folded = "\n".join(lines) + "\n"
+        doc = profiled(sha("a2"), folded)
+        self.assertEqual(srv.post("/api/v1/results", doc, scope="submit").status, 201)
+        method, stored = srv.psql(
+            "SELECT pg_column_compression(p.folded), pg_column_size(p.folded) FROM run_profiles p "
+            "JOIN runs r ON r.id = p.run_id WHERE r.run_id = '%s'" % doc["run_id"]).split("|")
+        want = "lz4" if srv.psql("SELECT 'lz4' = ANY (enumvals) FROM pg_settings "
+                                 "WHERE name = 'default_toast_compression'") == "t" else "pglz"
+        self.assertEqual(method, want)
+        self.assertLess(int(stored), len(folded) / 3)
+        self.assertEqual(srv.get("/api/v1/runs/%s/profile" % doc["run_id"]).body, folded)
+
+    def test_404s(self):
+        doc = result_doc(sha("a3"), testcase="prof-store")
+        self.assertEqual(srv.post("/api/v1/results", doc, scope="submit").status, 201)
+        run = srv.get("/api/v1/runs/%s" % doc["run_id"]).json()
+        self.assertEqual((run["monitors"], run["has_profile"]), ([], False))
+        r = srv.get("/api/v1/runs/%s/profile" % doc["run_id"])
+        self.assertEqual(r.status, 404, r)
+        self.assertEqual(r.json()["error"]["detail"], "run_id")
+        self.assertIn("has no profile", r.json()["error"]["message"])
+        r = srv.get("/api/v1/runs/%s/profile" % uuid.uuid4())
+        self.assertEqual(r.status, 404, r)
+        self.assertIn("no run", r.json()["error"]["message"])
+        r = srv.get("/api/v1/runs/not-a-uuid/profile")
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "run_id"))
+
+    def test_too_large_refused_nothing_stored(self):
+        before = count("SELECT count(*) FROM runs")
+        big = "a;" + "x" * (MAX_PROFILE - 3) + " 1"   # MAX_PROFILE + 1 bytes
+        self.assertEqual(len(big), MAX_PROFILE + 1)
+        doc = profiled(sha("a4"), big)
+        r = srv.post("/api/v1/results", doc, scope="submit")
+        self.assertEqual(r.status, 413, r)
+        err = r.json()["error"]
+        self.assertEqual((err["code"], err["detail"]), ("too_large", "profile.folded"))
+        self.assertIn("RESULTDOC_MAX_PROFILE_BYTES = 4194304", err["message"])
+        self.assertEqual(count("SELECT count(*) FROM runs"), before)
+        self.assertEqual(count("SELECT count(*) FROM runs WHERE run_id = '%s'" % doc["run_id"]), 0)
+        # exactly at the bound: taken
+        doc = profiled(sha("a4"), big[:1] + big[2:])
+        self.assertEqual(srv.post("/api/v1/results", doc, scope="submit").status, 201)
+
+    def test_bad_profiles_name_the_field(self):
+        before = count("SELECT count(*) FROM runs")
+        cases = [
+            (profiled(sha("a5"), "a;;b 3\n"), "profile.folded", "line 1: an empty frame"),
+            (profiled(sha("a5"), "a;b 3\nc 0\n"), "profile.folded",
+             "line 2: the sample count must be in [1, 10^15]"),
+            (profiled(sha("a5"), "a 3", monitors=["perf-stat"]), "monitors", None),
+            (profiled(sha("a5"), "a 3", monitors=["perf-profile", "perf-top"]), "monitors[1]",
+             None),
+            (result_doc(sha("a5"), monitors="perf-profile"), "monitors", None),
+            (result_doc(sha("a5"), monitors=["perf-profile"], profile={"event": "cpu-clock",
+                                                                       "samples": 1}),
+             "profile.folded", None),
+        ]
+        for doc, detail, message in cases:
+            r = srv.post("/api/v1/results", doc, scope="submit")
+            self.assertEqual(r.status, 400, (detail, r))
+            self.assertEqual(r.json()["error"]["detail"], detail)
+            if message:
+                self.assertEqual(r.json()["error"]["message"], message)
+        self.assertEqual(count("SELECT count(*) FROM runs"), before)
+
+    def test_half_sent_upload_stores_nothing(self):
+        doc = profiled(sha("a6"), "a;b 5\n" * 1 + "c 1\n")
+        body = json.dumps(doc).encode()
+        host, port = srv.addr.rsplit(":", 1)
+        s = socket.create_connection((host, int(port)), timeout=10)
+        s.sendall(("POST /api/v1/results HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n"
+                   "Content-Type: application/json\r\nContent-Length: %d\r\n\r\n"
+                   % (srv.tokens["submit"], len(body))).encode() + body[:len(body) // 2])
+        # the client gives up half way. libmicrohttpd (edge-triggered epoll) may not read the
+        # end that came with the data; the body deadline (body_timeout_s = 3 here) shuts such
+        # a connection down: wait until only this /metrics request is in flight
+        s.close()
+        wait_until(lambda: "regtrack_http_in_flight 1\n" in srv.get("/metrics").body,
+                   timeout=30, what="the half-sent request to be dropped")
+        # the server is still there, and neither the run nor its profile was stored
+        self.assertEqual(srv.get("/healthz").status, 200)
+        self.assertEqual(count("SELECT count(*) FROM runs WHERE run_id = '%s'" % doc["run_id"]), 0)
+        r = srv.post("/api/v1/results", doc, scope="submit")
+        self.assertEqual(r.status, 201, r)
+        self.assertEqual(srv.get("/api/v1/runs/%s/profile" % doc["run_id"]).body, "a;b 5\nc 1\n")
+
+
+class Separate(unittest.TestCase):
+    """Monitors are part of the setup: profiled runs never share a series or a
+    comparison with unprofiled ones."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.plain, cls.prof = [], []
+        for c, v in ((sha("b1"), 100.0), (sha("b2"), 90.0)):
+            for i in range(3):
+                d = result_doc(c, testcase="prof-sep", metrics={METRIC: [v + i]})
+                assert srv.post("/api/v1/results", d, scope="submit").status == 201
+                cls.plain.append(d["run_id"])
+                d = profiled(c, "prof-sep;do_mmap %d\n" % (i + 1), testcase="prof-sep",
+                             metrics={METRIC: [v - 50 + i]})
+                assert srv.post("/api/v1/results", d, scope="submit").status == 201
+                cls.prof.append(d["run_id"])
+
+    def test_series(self):
+        r = srv.get("/api/v1/series?testcase=prof-sep&metric=%s" % METRIC)
+        self.assertEqual(r.status, 200, r)
+        series = r.json()["series"]
+        self.assertEqual(sorted(json.dumps(s["setup"]["monitors"]) for s in series),
+                         ['["perf-profile"]', '[]'])
+        for s in series:
+            ids = set(s["points"]["run_id"])
+            self.assertEqual(ids, set(self.prof if s["setup"]["monitors"] else self.plain))
+        only = srv.get("/api/v1/series?testcase=prof-sep&metric=%s&monitors=perf-profile"
+                       % METRIC).json()["series"]
+        self.assertEqual(len(only), 1)
+        self.assertEqual(set(only[0]["points"]["run_id"]), set(self.prof))
+        self.assertEqual(sorted(only[0]["points"]["value"]), [40.0, 41.0, 42.0, 50.0, 51.0, 52.0])
+        none = srv.get("/api/v1/series?testcase=prof-sep&metric=%s&monitors=none"
+                       % METRIC).json()
+        self.assertEqual([s["setup"]["monitors"] for s in none["series"]], [[]])
+        r = srv.get("/api/v1/series?testcase=prof-sep&metric=%s&monitors=perf-trace" % METRIC)
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "monitors"))
+
+    def test_compare(self):
+        r = srv.get("/api/v1/compare?base=%s&head=%s&testcase=prof-sep" % (sha("b1"), sha("b2")))
+        self.assertEqual(r.status, 200, r)
+        c = r.json()
+        self.assertEqual(len(c["setups"]), 2)
+        mon = {s["id"]: s["monitors"] for s in c["setups"]}
+        rows = [x for x in c["rows"] if x["metric"] == METRIC]
+        self.assertEqual(len(rows), 2)
+        for row in rows:
+            # three runs a side in each: never six (the two kinds mixed)
+            self.assertEqual(row["n"], [3, 3])
+            self.assertEqual(row["mean"], [51.0, 41.0] if mon[row["setup_id"]] else [101.0, 91.0])
+        r = srv.get("/api/v1/compare?base=%s&head=%s&testcase=prof-sep&monitors=perf-profile"
+                    % (sha("b1"), sha("b2")))
+        self.assertEqual([s["monitors"] for s in r.json()["setups"]], [["perf-profile"]])
+
+
+def run_folded(work, slow, idle=10):
+    return "bench;work %d\nbench;main_loop;slow %d\nbench;idle %d\n" % (work, slow, idle)
+
+
+class Diff(unittest.TestCase):
+    """GET /api/v1/profile-diff: 5 base and 5 head runs of known stacks."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.base, cls.head = sha("c1"), sha("c2")
+        for i in range(5):
+            # base: work 80+i, slow 10, idle 10; head: work 60+i, slow 30, idle 10
+            for c, folded in ((cls.base, run_folded(80 + i, 10)),
+                              (cls.head, run_folded(60 + i, 30))):
+                d = profiled(c, folded, testcase="prof-diff")
+                assert srv.post("/api/v1/results", d, scope="submit").status == 201
+        # an unprofiled run of the same commits is not a side's run
+        d = result_doc(cls.base, testcase="prof-diff")
+        assert srv.post("/api/v1/results", d, scope="submit").status == 201
+
+    def test_numbers(self):
+        r = srv.get("/api/v1/profile-diff?base=%s&head=%s&testcase=prof-diff&folded=1"
+                    % (self.base, self.head))
+        self.assertEqual(r.status, 200, r)
+        d = r.json()
+        base_total = sum(80 + i + 20 for i in range(5))      # 510
+        head_total = sum(60 + i + 40 for i in range(5))      # 510
+        self.assertEqual(d["base"], {"commit": self.base, "runs": 5, "samples": base_total})
+        self.assertEqual(d["head"], {"commit": self.head, "runs": 5, "samples": head_total})
+        self.assertEqual(d["significance"]["test"], "mann-whitney")
+        self.assertEqual(d["significance"]["alpha"], 0.01)
+        self.assertEqual(d["significance"]["status"], "ok")
+        self.assertAlmostEqual(d["significance"]["min_p"], 2 / 252)
+        by = {s["symbol"]: s for s in d["symbols"]}
+        self.assertEqual(set(by), {"bench", "work", "main_loop", "slow", "idle"})
+        # |children_change| descending: work -19.6 (then slow, main_loop +19.6 by |self|, name)
+        self.assertEqual([s["symbol"] for s in d["symbols"]],
+                         ["slow", "work", "main_loop", "bench", "idle"])
+        slow = by["slow"]
+        self.assertAlmostEqual(slow["base_children_pct"], 100 * 50 / 510)
+        self.assertAlmostEqual(slow["head_children_pct"], 100 * 150 / 510)
+        self.assertAlmostEqual(slow["children_change"], 100 * 100 / 510)
+        self.assertAlmostEqual(slow["base_self_pct"], 100 * 50 / 510)
+        self.assertAlmostEqual(slow["self_change"], 100 * 100 / 510)
+        self.assertAlmostEqual(slow["p"], 2 / 252)
+        self.assertTrue(slow["significant"])
+        ml = by["main_loop"]
+        self.assertAlmostEqual(ml["children_change"], 100 * 100 / 510)
+        self.assertEqual((ml["base_self_pct"], ml["head_self_pct"]), (0, 0))
+        self.assertAlmostEqual(by["work"]["children_change"], -100 * 100 / 510)
+        self.assertEqual((by["bench"]["children_change"], by["bench"]["p"]), (0, 1))
+        self.assertFalse(by["bench"]["significant"])
+        # idle: 10 of each run on both sides, per-run shares differ a little: not significant
+        self.assertFalse(by["idle"]["significant"])
+        # each side's runs merged: counts summed, stacks sorted
+        self.assertEqual(d["folded"]["base"],
+                         "bench;idle 50\nbench;main_loop;slow 50\nbench;work %d\n"
+                         % sum(80 + i for i in range(5)))
+        self.assertEqual(d["folded"]["head"].splitlines()[1], "bench;main_loop;slow 150")
+
+    def test_limit_filters_and_errors(self):
+        q = "/api/v1/profile-diff?base=%s&head=%s&testcase=prof-diff" % (self.base, self.head)
+        d = srv.get(q + "&limit=2").json()
+        self.assertEqual([s["symbol"] for s in d["symbols"]], ["slow", "work"])
+        self.assertEqual(d["nr_symbols"], 5)
+        self.assertNotIn("folded", d)
+        # setup filters: no profiled runs of another testcase or without monitors
+        d = srv.get(q.replace("prof-diff", "prof-none")).json()
+        self.assertEqual((d["base"]["runs"], d["head"]["runs"], d["symbols"]), (0, 0, []))
+        self.assertEqual(d["significance"]["status"], "need-more-runs")
+        d = srv.get(q + "&monitors=none").json()
+        self.assertEqual(d["base"]["runs"], 0)
+        d = srv.get(q + "&monitors=perf-profile").json()
+        self.assertEqual(d["base"]["runs"], 5)
+        for args, status, detail in (("&limit=0", 400, "limit"), ("&folded=yes", 400, "folded"),
+                                     ("&alpha=1", 400, "alpha"), ("&monitors=x", 400, "monitors"),
+                                     ("&mode=cycles", 400, "mode")):
+            r = srv.get(q + args)
+            self.assertEqual((r.status, r.json()["error"]["detail"]), (status, detail), args)
+        r = srv.get("/api/v1/profile-diff?head=%s" % self.head)
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "base"))
+        r = srv.get("/api/v1/profile-diff?base=%s&head=%s" % (sha("c1"), sha("ee")))
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (404, "head"))
+
+    def test_too_few_runs(self):
+        for c, folded in ((sha("c3"), run_folded(80, 10)), (sha("c4"), run_folded(60, 30))):
+            for _ in range(2):
+                d = profiled(c, folded, testcase="prof-few")
+                self.assertEqual(srv.post("/api/v1/results", d, scope="submit").status, 201)
+        d = srv.get("/api/v1/profile-diff?base=%s&head=%s&testcase=prof-few"
+                    % (sha("c3"), sha("c4"))).json()
+        self.assertEqual(d["significance"]["status"], "need-more-runs")
+        self.assertAlmostEqual(d["significance"]["min_p"], 2 / 6)
+        self.assertEqual(d["symbols"][0]["symbol"], "slow")
+        self.assertIsNone(d["symbols"][0]["p"])
+        self.assertFalse(d["symbols"][0]["significant"])
+
+
+class Params(unittest.TestCase):
+    """monitors as a job, plan, bisect and request param: validated with the
+    field named, stored sorted and deduplicated, in the lease reply."""
+
+    def test_job_and_lease_reply(self):
+        r = srv.post("/api/v1/jobs", {"commit": sha("d1"), "kconfig": "host",
+                                      "testcase": "prof-job", "tbox_group": "prof-host",
+                                      "monitors": ["perf-stat", "perf-profile", "perf-stat"]},
+                     scope="submit")
+        self.assertEqual(r.status, 201, r)
+        jid = r.json()["id"]
+        self.assertEqual(srv.psql("SELECT monitors FROM jobs WHERE id = %d" % jid),
+                         "perf-profile,perf-stat")
+        self.assertEqual(srv.get("/api/v1/jobs/%d" % jid).json()["monitors"],
+                         ["perf-profile", "perf-stat"])
+        r = srv.post("/api/v1/workers/register", dict(MACHINE, hostname="prof-host-1",
+                                                      tbox_group="prof-host",
+                                                      capabilities=["host"], fingerprint={}),
+                     scope="worker")
+        self.assertEqual(r.status, 200, r)
+        m = r.json()["machine_id"]
+        r = srv.post("/api/v1/jobs/lease", {"machine_id": m, "wait_s": 0}, scope="worker")
+        self.assertEqual(r.status, 200, r)
+        job = r.json()["job"]
+        self.assertEqual((job["id"], job["monitors"]), (jid, ["perf-profile", "perf-stat"]))
+        # a job without monitors is leased with []
+        r = srv.post("/api/v1/jobs", {"commit": sha("d1"), "kconfig": "host",
+                                      "testcase": "prof-job", "tbox_group": "prof-host"},
+                     scope="submit")
+        r = srv.post("/api/v1/jobs/lease", {"machine_id": m, "wait_s": 0}, scope="worker")
+        self.assertEqual(r.json()["job"]["monitors"], [])
+        for bad, detail in ((["perf-stat", "perf-x"], "monitors[1]"), ("perf-stat", "monitors"),
+                            ([1], "monitors[0]")):
+            r = srv.post("/api/v1/jobs", {"commit": sha("d1"), "kconfig": "host",
+                                          "testcase": "prof-job", "monitors": bad},
+                         scope="submit")
+            self.assertEqual((r.status, r.json()["error"]["detail"]), (400, detail), bad)
+
+    def test_plan(self):
+        plan = {"name": "prof-plan", "tree": "demo", "branches": ["master"],
+                "testcases": [{"testcase": "small-allocs"}], "kconfigs": ["x86_64-defconfig"],
+                "targets": ["x86_64"], "monitors": ["perf-stat", "perf-profile"],
+                "enabled": False}
+        r = srv.post("/api/v1/plans", plan, scope="admin")
+        self.assertIn(r.status, (200, 201), r)
+        self.assertEqual(srv.get("/api/v1/plans/prof-plan").json()["monitors"],
+                         ["perf-profile", "perf-stat"])
+        r = srv.post("/api/v1/plans", dict(plan, name="prof-plan2", monitors=["perf-top"]),
+                     scope="admin")
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "monitors[0]"))
+
+    def test_bisect_and_request_validation(self):
+        r = srv.post("/api/v1/bisects", {"tree": "demo", "good": shas[0], "bad": shas[1],
+                                         "testcase": "small-allocs", "kconfig": "x86_64-defconfig",
+                                         "metric": METRIC, "monitors": ["perf-profile", "x"]},
+                     scope="submit")
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "monitors[1]"))
+        r = srv.post("/api/v1/requests", {"tree": "demo", "base": shas[0], "head": shas[1],
+                                          "testcases": [{"testcase": "small-allocs"}],
+                                          "targets": ["x86_64"], "kconfig": "x86_64-defconfig",
+                                          "monitors": {"perf-profile": True}}, scope="submit")
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "monitors"))
+        r = srv.get("/api/v1/bisects/999999/profile-diff")
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (404, "id"))
+        r = srv.get("/api/v1/requests/999999/profile-diff")
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (404, "id"))
+
+
+def delay_profile(index_of, extra_head=None):
+    """Folded stacks of one run: commits at and after the culprit (or the
+    request's head) spend ~40 % of the samples in demo_delay under do_mmap."""
+    def profile(job, rng):
+        i = index_of[job["commit"]]
+        n = 100 + rng.randrange(20)
+        if i >= CULPRIT or job["commit"] == extra_head:
+            return ("small-allocs;do_mmap %d\nsmall-allocs;do_mmap;demo_delay %d\n"
+                    "small-allocs;exit_mmap %d\n" % (n, n, n // 2))
+        return "small-allocs;do_mmap %d\nsmall-allocs;exit_mmap %d\n" % (n, n // 2)
+    return profile
+
+
+class Flows(unittest.TestCase):
+    """A bisect and an A/B request run by fake workers that profile when asked."""
+
+    def workers(self, stop, index_of, extra_head=None, n=2):
+        def values(job, rng):
+            i = index_of[job["commit"]]
+            slow = i >= CULPRIT or job["commit"] == extra_head
+            return {METRIC: [(900.0 if slow else 1000.0) + rng.gauss(0, 3)]}
+        ws = [FakeWorker(srv, "prof-fake-%s-%d" % (extra_head or "b", i)[:40], stop, values,
+                         profile=delay_profile(index_of, extra_head)) for i in range(n)]
+        for w in ws:
+            w.start()
+        return ws
+
+    def test_bisect_profile_round_and_diff(self):
+        index_of = {s: i for i, s in enumerate(shas)}
+        stop = threading.Event()
+        ws = self.workers(stop, index_of)
+        try:
+            r = srv.post("/api/v1/bisects", {
+                "tree": "demo", "good": shas[0], "bad": shas[-1], "testcase": "small-allocs",
+                "params": {"test": "small-allocs"}, "kconfig": "x86_64-defconfig",
+                "compiler": "gcc-12", "tbox_group": "vm-2p", "metric": METRIC}, scope="submit")
+            self.assertEqual(r.status, 201, r)
+            bid = r.json()["id"]
+            b = wait_bisect_end(srv, bid, 120)
+        finally:
+            stop.set()
+            for w in ws:
+                w.join(10)
+        self.assertEqual((b["state"], b["outcome"]), ("done", "found"), b.get("reason"))
+        self.assertEqual(b["first_bad_commit"]["sha"], shas[CULPRIT])
+        self.assertEqual(b["monitors"], ["perf-profile"])
+        # the profile round: one job at the first bad commit and one at its parent, with the
+        # bisect's monitors; every other job of the bisect unprofiled
+        rows = srv.psql("SELECT c.sha, j.repeat FROM jobs j JOIN commits c ON c.id = j.commit_id "
+                        "WHERE j.bisect_id = %d AND j.monitors = 'perf-profile' ORDER BY c.sha"
+                        % bid).splitlines()
+        self.assertEqual(sorted(r.split("|")[0] for r in rows),
+                         sorted([shas[CULPRIT - 1], shas[CULPRIT]]))
+        self.assertTrue(all(r.split("|")[1] == "5" for r in rows), rows)
+        # the runs that decided are unprofiled: the verification's counts are the
+        # unprofiled runs of the two commits, and no step sample came from a profiled run
+        v = b["verification"]
+        self.assertEqual((v["parent"], v["first_bad"]), (shas[CULPRIT - 1], shas[CULPRIT]))
+        for sha_, n in zip((v["parent"], v["first_bad"]), v["n"]):
+            self.assertEqual(n, count(
+                "SELECT count(*) FROM runs r JOIN jobs j ON j.id = r.job_id "
+                "JOIN commits c ON c.id = r.commit_id JOIN setups s ON s.id = r.setup_id "
+                "WHERE j.bisect_id = %d AND c.sha = '%s' AND s.monitors = ''" % (bid, sha_)))
+        self.assertEqual(count("SELECT count(*) FROM runs r JOIN jobs j ON j.id = r.job_id "
+                               "JOIN setups s ON s.id = r.setup_id WHERE j.bisect_id = %d "
+                               "AND (j.monitors = '') <> (s.monitors = '')" % bid), 0)
+        d = srv.get("/api/v1/bisects/%d/profile-diff" % bid).json()
+        self.assertEqual(d["base"]["commit"], shas[CULPRIT - 1])
+        self.assertEqual(d["head"]["commit"], shas[CULPRIT])
+        self.assertEqual((d["base"]["runs"], d["head"]["runs"]), (5, 5))
+        top = d["symbols"][0]
+        self.assertEqual(top["symbol"], "demo_delay")
+        self.assertEqual(top["base_children_pct"], 0)
+        self.assertGreater(top["head_children_pct"], 35)
+        self.assertAlmostEqual(top["p"], 2 / 252)
+        self.assertTrue(top["significant"])
+
+    def test_request_profile_diff(self):
+        index_of = {s: i for i, s in enumerate(shas)}
+        stop = threading.Event()
+        base, head = shas[1], shas[2]
+        ws = self.workers(stop, index_of, extra_head=head, n=1)
+        try:
+            r = srv.post("/api/v1/requests", {
+                "tree": "demo", "base": base, "head": head,
+                "testcases": [{"testcase": "small-allocs", "params": {"nr_task": 1}}],
+                "targets": ["x86_64"], "kconfig": "x86_64-defconfig", "repeat": 6,
+                "monitors": ["perf-profile"]}, scope="submit")
+            self.assertEqual(r.status, 201, r)
+            rid = r.json()["id"]
+            q = wait_until(lambda: [x for x in [srv.get("/api/v1/requests/%d" % rid).json()]
+                                    if x["state"] in ("done", "failed")], timeout=60,
+                           what="request")[0]
+        finally:
+            stop.set()
+            for w in ws:
+                w.join(10)
+        self.assertEqual(q["state"], "done", q)
+        self.assertEqual(count("SELECT count(*) FROM jobs WHERE request_id = %d "
+                               "AND monitors <> 'perf-profile'" % rid), 0)
+        d = srv.get("/api/v1/requests/%d/profile-diff?target=x86_64" % rid).json()
+        self.assertEqual((d["base"]["commit"], d["head"]["commit"]), (base, head))
+        self.assertEqual((d["base"]["runs"], d["head"]["runs"]), (6, 6))
+        self.assertEqual(d["symbols"][0]["symbol"], "demo_delay")
+        self.assertTrue(d["symbols"][0]["significant"])
+        d = srv.get("/api/v1/requests/%d/profile-diff?target=arm64" % rid).json()
+        self.assertEqual((d["base"]["runs"], d["head"]["runs"]), (0, 0))
+        d = srv.get("/api/v1/requests/%d/profile-diff?testcase=small-allocs&folded=1" % rid).json()
+        self.assertIn("small-allocs;do_mmap;demo_delay ", d["folded"]["head"])
+        self.assertNotIn("demo_delay", d["folded"]["base"])
+
+
+if __name__ == "__main__":
+    unittest.main()
