@@ -84,8 +84,11 @@ static void on_symbol(void *ctx, const char *sym, double children, double self)
 {
 	struct sym_ctx *c = ctx;
 
-	set_metric(c->metrics, "children", sym, children);
-	set_metric(c->metrics, "self", sym, self);
+	/* each column has the floor, as LKP's perf-profile rows: no zeros */
+	if (children >= PROFILE_MIN_PCT)
+		set_metric(c->metrics, "children", sym, children);
+	if (self >= PROFILE_MIN_PCT)
+		set_metric(c->metrics, "self", sym, self);
 }
 
 int profile_fill_run(json_t *run, unsigned mask, const char *folded, size_t folded_len,

@@ -21,10 +21,11 @@
 
 /*
  * The floor of the perf-profile metrics: a symbol gets its
- * perf-profile.children.cycles-pp.SYM and .self. metrics when either share
- * is at least this percent of the run's samples (LKP's own floor is 0.05 %;
- * 0.5 % keeps a run to at most ~200 such names, enough for the symbols a
- * change moves; the folded stacks keep everything).
+ * perf-profile.children.cycles-pp.SYM metric when its children share is at
+ * least this percent of the run's samples, and its .self. metric when its
+ * self share is (LKP's own floor is 0.05 %; 0.5 % keeps a run to at most
+ * 200 names per column, enough for the symbols a change moves; the folded
+ * stacks keep everything, and a profile diff reads those).
  */
 #define PROFILE_MIN_PCT 0.5
 
@@ -48,7 +49,7 @@ json_t *monitors_json(unsigned mask);
  *                                          when perf-profile ran
  *   metrics "perf-profile.children.cycles-pp.SYM",
  *           "perf-profile.self.cycles-pp.SYM"  (percent of the samples,
- *           one value; symbols at PROFILE_MIN_PCT or more, see above; the
+ *           one value; shares of PROFILE_MIN_PCT or more, see above; the
  *           "cycles-pp" is LKP's name for the profile's column whatever
  *           the event, so the robot's rows and ours line up)
  *   metrics "perf-stat.*" from lib/parse/perf_stat.c on stat_text
