@@ -141,14 +141,17 @@ bin/cases/aarch64/%: worker/cases/%.c $(CASE_DEPS)
 
 # --- guest /init for the worker's initramfs (worker/init/init.c) ---------
 # Built beside the cases (bin/cases/ARCH/init); execute.c packs it as /init.
+# /init also folds perf's stacks in the guest (issue 22): lib/parse/perf_fold.c
+INIT_LIB := $(CASE_LIB) lib/parse/perf_fold.c lib/buf.c lib/xalloc.c
+INIT_DEPS := worker/init/init.c lib/banned.h lib/clock.h lib/parse/perf_fold.h lib/buf.h lib/xalloc.h $(INIT_LIB)
 INIT_BINS := bin/cases/x86_64/init $(if $(shell command -v $(AARCH64_CC) 2>/dev/null),bin/cases/aarch64/init)
 cases: $(INIT_BINS)
-bin/cases/x86_64/init: worker/init/init.c lib/banned.h lib/clock.h $(CASE_LIB)
+bin/cases/x86_64/init: $(INIT_DEPS)
 	@mkdir -p $(dir $@)
-	$(if $(filter x86_64,$(HOST_ARCH)),$(CC),x86_64-linux-gnu-gcc) $(CASE_CFLAGS) -Ilib -o $@ $< $(CASE_LIB)
-bin/cases/aarch64/init: worker/init/init.c lib/banned.h lib/clock.h $(CASE_LIB)
+	$(if $(filter x86_64,$(HOST_ARCH)),$(CC),x86_64-linux-gnu-gcc) $(CASE_CFLAGS) -Ilib -o $@ $< $(filter-out $<,$(INIT_LIB))
+bin/cases/aarch64/init: $(INIT_DEPS)
 	@mkdir -p $(dir $@)
-	$(if $(filter aarch64,$(HOST_ARCH)),$(CC),$(AARCH64_CC)) $(CASE_CFLAGS) -Ilib -o $@ $< $(CASE_LIB)
+	$(if $(filter aarch64,$(HOST_ARCH)),$(CC),$(AARCH64_CC)) $(CASE_CFLAGS) -Ilib -o $@ $< $(filter-out $<,$(INIT_LIB))
 
 # kconfig fragments for installed workers (worker/kernel.c looks in
 # PREFIX/share/regtrack/kconfig for /usr/local and /usr)

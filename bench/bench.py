@@ -7,9 +7,13 @@ integration harness (tests/integration/harness.py): a throwaway PostgreSQL
 cluster and the real regtrack-server on port 0.
 
 BENCH_ONLY=ingest,http (a comma-separated subset of ingest, compare, series,
-http, detect, detect-noise, worker, bisect, profile, kernel, parse) runs just those
+http, detect, detect-noise, worker, bisect, profile, kernel, perf, parse) runs just those
 steps; the server and its PostgreSQL cluster are started only when a chosen
 step needs them (BENCH_ONLY=parse starts neither).
+
+perf (bench/perf_perturb.sh) runs where a warm worker cache is
+(REGTRACK_CACHE, default var/cache; BENCH_PERF=1 builds one, BENCH_PERF=0
+skips, BENCH_PERF=FILE.json shows a saved output).
 
 Every timed figure is repeated (BENCH_REPS, default 5) with the figure and
 its baseline interleaved, so a noisy neighbour hits both; the table shows
@@ -671,6 +675,44 @@ def bench_kernel():
         note=d.get("note"))
 
 
+# ---- perf-profile's perturbation of the case (issue 22) -------------------------------
+
+def bench_perf():
+    """bench/perf_perturb.sh: the same icount boot with and without perf-profile."""
+    knob = os.environ.get("BENCH_PERF", "")
+    cache = os.environ.get("REGTRACK_CACHE", os.path.join(TOP, "var", "cache"))
+    warm = os.path.isdir(os.path.join(cache, "worker", "build", "linux-x86_64-tiny-mm-gcc-12"))
+    if knob.endswith(".json") and os.path.exists(knob):
+        with open(knob) as f:
+            d = json.load(f)
+        note = "from %s; " % knob
+    elif knob == "1" or (warm and knob != "0"):
+        out = subprocess.run(["nice", "-n", "10", os.path.join(TOP, "bench", "perf_perturb.sh")],
+                             capture_output=True, text=True, timeout=3600)
+        if out.returncode:
+            skip("perf-profile perturbation", (out.stderr.strip().splitlines() or ["failed"])[-1])
+            return
+        d = json.loads(out.stdout)
+        note = ""
+    else:
+        skip("perf-profile perturbation",
+             "needs a warm worker cache (%s, as tests/kernel/run.sh leaves it), or BENCH_PERF=1 "
+             "(builds the kernel and perf: minutes), or BENCH_PERF=FILE.json" % cache)
+        return
+    on, off = d["on"], d["off"]
+    add("perf-profile perturbation: small-allocs throughput under icount", "KB/s",
+        summary(on["throughput"]), summary(off["throughput"]), "the same boot without perf",
+        better="higher",
+        note=note + "%s; ratio = instructions' share left to the case (icount: the guest "
+        "clock counts instructions); %s samples, %s folded bytes"
+        % (d.get("note"), on["samples"], on["folded_bytes"]))
+    add("perf-profile perturbation: wall time of the boot", "s", summary(on["duration_s"]),
+        summary(off["duration_s"]), "the same boot without perf",
+        note="qemu's wall time, boot to power-off: perf record, perf script and the fold "
+        "included; guest clock of the case %s s vs %s s"
+        % (on["guest_elapsed_s"], off["guest_elapsed_s"]))
+
+
 # ---- parser RSS on 50 MiB inputs -----------------------------------------------------
 
 PARSE_MIB = 50
@@ -813,7 +855,7 @@ def main():
     srv = None
     try:
         only = [x for x in os.environ.get("BENCH_ONLY", "").split(",") if x]
-        if not only or set(only) - {"detect", "detect-noise", "bisect", "kernel", "parse"}:
+        if not only or set(only) - {"detect", "detect-noise", "bisect", "kernel", "perf", "parse"}:
             srv = harness.Server()
             log("server %s pid %d, PostgreSQL %s" % (srv.url, srv.proc.pid, srv.cluster.data))
         steps = [("ingest", lambda: bench_ingest(srv)),
@@ -826,6 +868,7 @@ def main():
                  ("bisect", bench_bisect),
                  ("profile", lambda: bench_profile(srv)),
                  ("kernel", bench_kernel),
+                 ("perf", bench_perf),
                  ("parse", lambda: bench_parse(tmp))]
         if only:
             steps = [s for s in steps if s[0] in only]

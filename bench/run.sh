@@ -5,7 +5,9 @@
 # Environment: REGTRACK_BIN (the binaries, default bin/), BENCH_REPS
 # (repetitions, default 5), BENCH_ONLY (steps, see bench.py), BENCH_KERNEL=1
 # (also the kernel rebuild step, bench/kernel_step.sh: several minutes; or
-# BENCH_KERNEL=FILE.json, a saved output of it), BENCH_PARSE_REPS (runs per
+# BENCH_KERNEL=FILE.json, a saved output of it), BENCH_PERF (perf-profile's
+# perturbation, bench/perf_perturb.sh: runs where a warm worker cache is; 1
+# builds one, 0 skips, FILE.json shows a saved output), BENCH_PARSE_REPS (runs per
 # parser RSS figure, default 1), BENCH_PROGS (where the bench
 # programs go, default build/bench-progs).
 set -euo pipefail
@@ -49,5 +51,6 @@ for f in bench/bisect_sim*.c; do
 		echo "bench: $f did not build" >&2
 done
 
-# the kernel step (BENCH_KERNEL=1) builds a kernel twice and a half
-exec timeout "$([[ ${BENCH_KERNEL:-} == 1 ]] && echo 4500 || echo 900)" /usr/bin/python3 bench/bench.py
+# the kernel step (BENCH_KERNEL=1) builds a kernel twice and a half; the
+# perf step (BENCH_PERF, bench/perf_perturb.sh) boots 4 icount guests (~2-4 min warm)
+exec timeout "$([[ ${BENCH_KERNEL:-} == 1 || ${BENCH_PERF:-} == 1 ]] && echo 4500 || echo 1200)" /usr/bin/python3 bench/bench.py

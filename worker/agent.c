@@ -459,6 +459,7 @@ static int job_spec_from_json(const json_t *job, struct job_spec *spec, struct e
 	spec->params = json_is_object(params) ? params : NULL;
 	spec->repeat = json_is_integer(repeat) ? (int)json_integer_value(repeat) : 1;
 	spec->patches = job_str(job, "patches");
+	spec->monitors = json_object_get(job, "monitors"); /* checked by job_execute */
 	return 0;
 }
 

@@ -2,6 +2,9 @@
 #include "hostrun.h"
 #include "initramfs.h"
 #include "kernel.h"
+#include "monitors.h"
+#include "parse/perf_fold.h"
+#include "runcmd.h"
 #include "parse/parse.h"
 #include "qemu.h"
 #include "wlog.h"
@@ -27,6 +30,8 @@
 #define MARK_INIT "==== regtrack-init release="
 #define MARK_BEGIN "==== regtrack-result-begin ===="
 #define MARK_END "==== regtrack-result-end "
+#define MARK_PROFILE_BEGIN "==== regtrack-profile-begin "
+#define MARK_PROFILE_END "==== regtrack-profile-end ===="
 
 static void report(phase_fn phase, void *ctx, const char *name, double progress, const char *fmt,
 		   ...) __attribute__((format(printf, 5, 6)));
@@ -90,6 +95,7 @@ struct case_args {
 	char *v[MAX_CASE_ARGS + 1];
 	int n;
 	int icount;
+	unsigned monitors; /* MONITOR_* of the job (worker/monitors.h) */
 };
 
 static void case_args_release(struct case_args *a)
@@ -255,11 +261,54 @@ static void set_status(struct job_outcome *out, const char *status)
 
 /* --- host mode ------------------------------------------------------------ */
 
+#define HOST_SCRIPT_CAP (256u << 20)
+
+/*
+ * Host mode's monitors, after the case ran under perf_wrap: `perf script`
+ * of DIR/perf.data folded here (perf_fold_script, the same bound as the
+ * guest's), DIR/perf-stat.txt read, both into run (profile_fill_run).
+ * Returns 0, or -1 with e filled (perf script could not start: ERR_SPAWN).
+ */
+static int host_monitors(json_t *run, unsigned monitors, const char *perf, const char *dir,
+			 const struct worker_env *env, struct err *e)
+{
+	struct perf_fold_result fr = { 0 };
+	struct buf stat = BUF_INIT(0);
+	char *data = xstrfmt("%s/perf.data", dir), *statp = xstrfmt("%s/perf-stat.txt", dir);
+	int rc = 0, have_stat = 0;
+
+	if (monitors & MONITOR_PERF_PROFILE) {
+		const char *argv[] = { perf, "script", "-i", data, "-F", "comm,tid,ip,sym", NULL };
+		struct runcmd cmd;
+
+		runcmd_init(&cmd, argv, env->timeout_run_s > 0 ? env->timeout_run_s : 600);
+		cmd.out.cap = HOST_SCRIPT_CAP;
+		cmd.keep_tail = 0;
+		cmd.cancel = env->cancel;
+		rc = runcmd_run(&cmd, e);
+		if (!rc && runcmd_ok(&cmd))
+			perf_fold_script(cmd.out.data, cmd.out.len, PERF_FOLD_MAX_BYTES, &fr);
+		runcmd_release(&cmd);
+	}
+	if (!rc && (monitors & MONITOR_PERF_STAT))
+		have_stat = !buf_read_file(&stat, statp);
+	if (!rc)
+		rc = profile_fill_run(run, monitors, fr.samples ? fr.folded : NULL, fr.len,
+				      have_stat ? stat.data : NULL, stat.len, e);
+	unlink(data);
+	unlink(statp);
+	perf_fold_result_release(&fr);
+	buf_release(&stat);
+	free(data);
+	free(statp);
+	return rc;
+}
+
 static int execute_host(const struct job_spec *spec, const struct worker_env *env,
 			const struct case_args *args, phase_fn phase, void *ctx,
 			struct job_outcome *out, struct err *e)
 {
-	int i, repeat = spec->repeat > 0 ? spec->repeat : 1;
+	int i, r, repeat = spec->repeat > 0 ? spec->repeat : 1;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	char *tmpdir = xstrfmt("%s/run/host", env->work_dir), kcc[64];
 	struct buf version = BUF_INIT(4096), warnings = BUF_INIT(4096);
@@ -298,9 +347,20 @@ static int execute_host(const struct job_spec *spec, const struct worker_env *en
 	hostrun_kernel_compiler(version.data, kcc, sizeof(kcc));
 	for (i = 0; i < repeat; i++) {
 		struct hostrun h;
+		struct perf_wrap w;
 		char started[32], desc[64];
 		json_t *metrics;
 		struct buf log = BUF_INIT(0);
+		const char *perf = getenv("REGTRACK_PERF");
+
+		if (!perf || !*perf)
+			perf = "perf";
+		memset(&w, 0, sizeof(w));
+		if (args->monitors && perf_wrap_init(&w, perf, args->monitors, tmpdir, e) < 0) {
+			perf_wrap_release(&w);
+			rc = -1;
+			break;
+		}
 
 		report(phase, ctx, "run", (double)i / repeat, "host run %d/%d of %s", i + 1, repeat,
 		       spec->testcase);
@@ -312,8 +372,14 @@ static int execute_host(const struct job_spec *spec, const struct worker_env *en
 		h.cwd = tmpdir;
 		h.timeout_s = env->timeout_run_s;
 		h.cancel = env->cancel;
+		if (args->monitors) {
+			h.prefix = w.argv;
+			h.env = w.env;
+		}
 		now_rfc3339(started, sizeof(started));
-		if (hostrun_run(&h, e) < 0 || is_cancelled(env, e)) {
+		r = hostrun_run(&h, e);
+		perf_wrap_release(&w); /* the pipes: perf and the case are gone */
+		if (r < 0 || is_cancelled(env, e)) {
 			hostrun_release(&h);
 			rc = -1;
 			break;
@@ -345,6 +411,13 @@ static int execute_host(const struct job_spec *spec, const struct worker_env *en
 		json_object_set_new(run, "host_kernel",
 				    json_pack("{s:s, s:s, s:s?}", "release", h.release, "version",
 					      version.data, "compiler", *kcc ? kcc : NULL));
+		if (args->monitors &&
+		    host_monitors(run, args->monitors, perf, tmpdir, env, e) < 0) {
+			json_decref(run);
+			hostrun_release(&h);
+			rc = -1;
+			break;
+		}
 		json_array_append_new(out->runs, run);
 		hostrun_release(&h);
 	}
@@ -358,7 +431,7 @@ static int execute_host(const struct job_spec *spec, const struct worker_env *en
 
 static int build_initramfs(const char *path, const struct worker_env *env,
 			   const struct job_spec *spec, const struct case_args *args,
-			   int timeout_run_s, struct err *e)
+			   int timeout_run_s, unsigned monitors, const char *perf, struct err *e)
 {
 	char *dir = xstrfmt("%s/%s", env->cases_dir, env->arch);
 	char *init = xstrfmt("%s/init", dir);
@@ -426,6 +499,16 @@ static int build_initramfs(const char *path, const struct worker_env *env,
 	for (i = 0; i < args->n; i++)
 		if (buf_addf(&job, "arg %s\n", args->v[i]))
 			abort();
+	if (monitors) {
+		/* only then: an unprofiled initramfs has the same entries as before */
+		if ((monitors & MONITOR_PERF_PROFILE) && buf_addstr(&job, "monitor perf-profile\n"))
+			abort();
+		if ((monitors & MONITOR_PERF_STAT) && buf_addstr(&job, "monitor perf-stat\n"))
+			abort();
+		initramfs_add_dir(&ir, "bin", 0755);
+		if (initramfs_add_path(&ir, "bin/perf", 0755, perf, e) < 0)
+			goto out;
+	}
 	initramfs_add_file(&ir, "regtrack/job", 0644, job.data, job.len);
 	initramfs_finish(&ir);
 	rc = initramfs_write(&ir, path, e);
@@ -493,6 +576,47 @@ static void parse_serial(const char *log, struct boot_result *r)
 		}
 		line += n + 1;
 	}
+}
+
+/*
+ * The log tail of a boot: tail_dup() of the serial log without the folded
+ * stacks (up to 4 MiB, in the run's "profile"), so the tail still shows
+ * the result block and the end of the boot.
+ */
+static char *serial_tail(const char *log, size_t len)
+{
+	const char *b = strstr(log, MARK_PROFILE_BEGIN), *end, *after;
+	struct buf t = BUF_INIT(0);
+	char *tail;
+
+	if (!b || !(end = strstr(b, MARK_PROFILE_END)))
+		return tail_dup(log, len);
+	after = strchr(b, '\n');
+	if (!after || after > end)
+		after = end;
+	if (buf_add(&t, log, (size_t)(after - log)) ||
+	    buf_addstr(&t, "\n(regtrack: the folded stacks are left out here: see the run's "
+			   "profile)\n") ||
+	    buf_add(&t, end, len - (size_t)(end - log)))
+		abort(); /* uncapped */
+	tail = tail_dup(t.data, t.len);
+	buf_release(&t);
+	return tail;
+}
+
+/* The monitors' part of a kernel-mode run (profile_fill_run) from its serial log. */
+static int add_monitors(json_t *run, unsigned monitors, const char *log)
+{
+	char *folded, *stat;
+	size_t flen, slen;
+	struct err e;
+	int rc;
+
+	profile_from_serial(log, &folded, &flen, &stat, &slen);
+	rc = profile_fill_run(run, monitors, folded, flen, stat, slen, &e);
+	free(folded);
+	free(stat);
+	return rc;
 }
 
 static int execute_kernel(const struct job_spec *spec, const struct worker_env *env,
@@ -580,6 +704,19 @@ static int execute_kernel(const struct job_spec *spec, const struct worker_env *
 	}
 	out->kconfig_text = xstrdup(k.config_text ? k.config_text : "");
 
+	if (args->monitors) {
+		report(phase, ctx, "perf", 0, "static perf from tools/perf at %.12s", k.sha);
+		r = kernel_build_perf(&k, e);
+		if (r) {
+			if (r < 0 || is_cancelled(env, e))
+				goto out;
+			set_status(out, "build-failed");
+			out->log_tail = tail_dup(k.log.data, k.log.len);
+			rc = 0;
+			goto out;
+		}
+	}
+
 	report(phase, ctx, "initramfs", 0, "%s", spec->testcase);
 	runs_dir = xstrfmt("%s/run/%s-%s", env->work_dir, spec->tree, spec->kconfig);
 	{
@@ -595,7 +732,7 @@ static int execute_kernel(const struct job_spec *spec, const struct worker_env *
 		free(parent);
 	}
 	initrd = xstrfmt("%s/initramfs.cpio", runs_dir);
-	if (build_initramfs(initrd, env, spec, args, run_s, e) < 0)
+	if (build_initramfs(initrd, env, spec, args, run_s, args->monitors, k.perf, e) < 0)
 		goto out;
 
 	if (is_cancelled(env, e))
@@ -642,7 +779,7 @@ static int execute_kernel(const struct job_spec *spec, const struct worker_env *
 			goto out;
 		}
 		free(out->log_tail);
-		out->log_tail = tail_dup(q.log.data, q.log.len);
+		out->log_tail = serial_tail(q.log.data, q.log.len);
 		parse_serial(q.log.data, &br);
 		if (!br.reached_init) {
 			set_status(out, "boot-failed");
@@ -654,20 +791,23 @@ static int execute_kernel(const struct job_spec *spec, const struct worker_env *
 				set_status(out, "run-failed");
 		}
 		if (metrics) {
+			json_t *run;
+
 			report(phase, ctx, "run", (double)(i + 1) / repeat,
 			       "run %d/%d done in %.1f s", i + 1, repeat, q.elapsed_s);
-			json_array_append_new(out->runs,
-					      run_object(metrics, started, q.elapsed_s,
-							 args->icount ? "icount" : "wallclock",
-							 accel,
-							 br.release[0] ? br.release : k.release,
-							 br.guest_s,
-							 args->icount	    ? 1 :
-							 env->qemu_cpus > 0 ? env->qemu_cpus :
-									      2,
-							 env->arch,
-							 env->qemu_mem_mb > 0 ? env->qemu_mem_mb :
-										512));
+			run = run_object(metrics, started, q.elapsed_s,
+					 args->icount ? "icount" : "wallclock", accel,
+					 br.release[0] ? br.release : k.release, br.guest_s,
+					 args->icount	    ? 1 :
+					 env->qemu_cpus > 0 ? env->qemu_cpus :
+							      2,
+					 env->arch, env->qemu_mem_mb > 0 ? env->qemu_mem_mb : 512);
+			if (args->monitors && add_monitors(run, args->monitors, q.log.data) < 0) {
+				json_decref(run);
+				set_status(out, "run-failed");
+			} else {
+				json_array_append_new(out->runs, run);
+			}
 		}
 		buf_release(&br.text);
 		qemu_release(&q);
@@ -715,6 +855,10 @@ int job_execute(const struct job_spec *spec, const struct worker_env *env, phase
 	}
 	if (case_args_from_params(&args, spec->params, e) < 0)
 		return -1;
+	if (monitors_parse(spec->monitors, &args.monitors, e) < 0) {
+		case_args_release(&args);
+		return -1;
+	}
 	if (!strcmp(spec->kconfig, "host") && spec->patches) {
 		case_args_release(&args);
 		return err_setc(e, ERR_INVALID_JOB, "patches",

@@ -19,10 +19,12 @@ struct job_spec {
 	const char *kconfig;		 /* "host" = host mode, no build */
 	const char *compiler;		 /* "gcc-12" */
 	const char *testcase;		 /* case name, e.g. "small-allocs" */
-	json_t *params;	     /* object of strings/numbers; "measure": "wallclock"|"icount" */
-	int repeat;	     /* n runs (n boots, or n host executions) */
-	const char *patches; /* NULL, or an mbox to `git am` on commit (an A/B request's
-			      head job); kernel mode only */
+	json_t *params;		/* object of strings/numbers; "measure": "wallclock"|"icount" */
+	int repeat;		/* n runs (n boots, or n host executions) */
+	const char *patches;	/* NULL, or an mbox to `git am` on commit (an A/B request's
+				 head job); kernel mode only */
+	const json_t *monitors; /* NULL, or the job's "monitors" array: "perf-profile",
+				   "perf-stat" (worker/monitors.h); borrowed */
 };
 
 struct worker_env {
@@ -79,6 +81,18 @@ struct job_outcome {
  *   duration by the guest's clock) and "cpus" (vCPUs or host CPUs).
  * - Extra files under WORK_DIR/run/TREE-KCONFIG/: initramfs.cpio and
  *   serial-JOBID-N.log (the full serial log of run N).
+ * - Monitors (issue 22, worker/monitors.h): kernel mode builds (or takes
+ *   from its cache) a static perf of the tree's tools/perf
+ *   (kernel_build_perf, phase "perf"; a failed perf build is build-failed)
+ *   and puts it in the initramfs as /bin/perf with a "monitor NAME" line
+ *   per monitor in /regtrack/job; /init runs the case under perf
+ *   (worker/init/init.c). Host mode runs the case under the host's perf
+ *   ($REGTRACK_PERF, else `perf` in PATH; missing: ERR_SPAWN). Each run
+ *   object then gets "monitors", "profile" and the perf-profile.* and
+ *   perf-stat.* metrics (profile_fill_run). Without monitors nothing
+ *   changes: no perf phase, the initramfs holds the same entries as
+ *   before, the case runs alone. The log tail of a profiled boot leaves
+ *   out the folded stacks (they are in "profile").
  * - The kconfig fragments are looked up as kernel_find_kconfig_dir()
  *   describes (worker/kconfig next to the cases dir's checkout, or
  *   $REGTRACK_KCONFIG_DIR, or PREFIX/share/regtrack/kconfig).

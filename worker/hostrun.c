@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #define HOSTRUN_MAX_ARGS 64
+#define HOSTRUN_MAX_PREFIX 48
 
 void hostrun_init(struct hostrun *h)
 {
@@ -25,11 +26,11 @@ void hostrun_release(struct hostrun *h)
 
 int hostrun_run(struct hostrun *h, struct err *e)
 {
-	const char *argv[HOSTRUN_MAX_ARGS + 2];
+	const char *argv[HOSTRUN_MAX_PREFIX + HOSTRUN_MAX_ARGS + 2];
 	struct utsname u;
 	struct stat st;
 	char *path;
-	size_t n = 0;
+	size_t n = 0, np;
 	int rc;
 
 	if (!names_plain(h->testcase, NAMES_PLAIN_MAX))
@@ -42,13 +43,16 @@ int hostrun_run(struct hostrun *h, struct err *e)
 		free(path);
 		return -1;
 	}
+	while (h->prefix && h->prefix[n] && n < HOSTRUN_MAX_PREFIX)
+		argv[n] = h->prefix[n], n++;
+	np = n;
 	argv[n++] = path;
-	while (h->args && h->args[n - 1] && n <= HOSTRUN_MAX_ARGS) {
-		argv[n] = h->args[n - 1];
+	while (h->args && h->args[n - 1 - np] && n - np <= HOSTRUN_MAX_ARGS) {
+		argv[n] = h->args[n - 1 - np];
 		n++;
 	}
 	argv[n] = NULL;
-	if (h->args && h->args[n - 1]) {
+	if (h->args && h->args[n - 1 - np]) {
 		free(path);
 		return err_setc(e, ERR_INVALID_JOB, "params", "more than %d params",
 				HOSTRUN_MAX_ARGS);
@@ -61,6 +65,7 @@ int hostrun_run(struct hostrun *h, struct err *e)
 	h->cmd.keep_tail = 0; /* results are at the start; a runaway case is cut */
 	h->cmd.err.cap = 64u << 10;
 	h->cmd.cwd = h->cwd;
+	h->cmd.env = h->env;
 	h->cmd.cancel = h->cancel;
 	rc = runcmd_run(&h->cmd, e);
 	h->cmd.argv = NULL; /* argv was on this stack frame */

@@ -16,12 +16,15 @@
  */
 struct hostrun {
 	/* --- inputs (borrowed) --- */
-	const char *cases_dir;	 /* holds ARCH/NAME static binaries */
-	const char *arch;	 /* "x86_64" | "aarch64" */
-	const char *testcase;	 /* [A-Za-z0-9._-]+ */
-	const char *const *args; /* NULL-terminated key=value words, or NULL */
-	const char *cwd;	 /* NULL: inherit */
-	int timeout_s;		 /* <= 0: 600 */
+	const char *cases_dir;	   /* holds ARCH/NAME static binaries */
+	const char *arch;	   /* "x86_64" | "aarch64" */
+	const char *testcase;	   /* [A-Za-z0-9._-]+ */
+	const char *const *args;   /* NULL-terminated key=value words, or NULL */
+	const char *cwd;	   /* NULL: inherit */
+	const char *const *prefix; /* NULL, or NULL-terminated words run before the case
+				    * path (perf's layers: worker/monitors.h) */
+	const char *const *env;	   /* NULL, or "NAME=value" entries added (runcmd.h) */
+	int timeout_s;		   /* <= 0: 600 */
 	volatile sig_atomic_t *cancel;
 
 	/* --- outputs --- */

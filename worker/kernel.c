@@ -94,6 +94,8 @@ void kernel_release(struct kernel *k)
 	free(k->image);
 	free(k->release);
 	free(k->config_text);
+	free(k->perf);
+	k->perf = NULL;
 	buf_release(&k->log);
 	if (k->src_lock >= 0)
 		close(k->src_lock);
@@ -907,5 +909,190 @@ out:
 	free(path);
 	free(jobs);
 	free(logpath);
+	return rc;
+}
+
+/* `git rev-parse HEAD:tools` of the checkout into id (41 bytes); 0 on success. */
+static int tools_tree_id(struct kernel *k, char id[41], struct err *e)
+{
+	const char *argv[] = { "git", "-C",	  k->src_dir,	"rev-parse",
+			       "-q",  "--verify", "HEAD:tools", NULL };
+	struct runcmd cmd;
+	int rc = -1;
+
+	runcmd_init(&cmd, argv, GIT_QUICK_S);
+	cmd.cancel = k->cancel;
+	if (runcmd_run(&cmd, e) < 0) {
+		runcmd_release(&cmd);
+		return -1;
+	}
+	if (runcmd_ok(&cmd) && cmd.out.len >= 40) {
+		memcpy(id, cmd.out.data, 40);
+		id[40] = '\0';
+		rc = names_full_sha(id) ? 0 : -1;
+	}
+	runcmd_release(&cmd);
+	if (rc)
+		err_setc(e, ERR_IO, k->src_dir, "no tools/ tree at HEAD of '%s'", k->src_dir);
+	return rc;
+}
+
+int kernel_build_perf(struct kernel *k, struct err *e)
+{
+	const struct kconfig_base *base = k->kconfig ? kconfig_find(k->kconfig, k->arch) : NULL;
+	char id[41], *dir = NULL, *bin = NULL, *obj = NULL, *lockp = NULL, *tmp = NULL;
+	char *perfdir = NULL, *odir = NULL, *target = NULL, *jobs = NULL, *logpath = NULL;
+	char *cross = NULL;
+	int rc = -1, lock = -1, r, fd = -1,
+	    tbuild = k->timeout_build_s > 0 ? k->timeout_build_s : 7200;
+	double t0 = mono_s();
+
+	if (!base || !k->src_dir)
+		return err_setc(e, ERR_INTERNAL, "kconfig", "perf build before fetch");
+	if (tools_tree_id(k, id, e))
+		return -1;
+	dir = xstrfmt("%s/perf/%s-%s", k->work_dir, id, base->karch);
+	bin = xstrfmt("%s/perf", dir);
+	free(k->perf);
+	k->perf = NULL;
+	k->perf_cached = 0;
+	if (file_exists(bin)) {
+		log_addf(k, "regtrack: perf for tools tree %.12s (%s) cached: %s\n", id,
+			 base->karch, bin);
+		k->perf = bin;
+		bin = NULL;
+		k->perf_cached = 1;
+		rc = 0;
+		goto out;
+	}
+	perfdir = xstrfmt("%s/perf", k->work_dir);
+	odir = xstrfmt("%s/obj-%s", perfdir, base->karch);
+	if (fs_mkdirs(odir, 0755, e))
+		goto out;
+	lockp = xstrfmt("%s/%s.lock", perfdir, base->karch);
+	lock = lock_path(lockp, e);
+	if (lock < 0)
+		goto out;
+	if (file_exists(bin)) {
+		/* built by another job while this one waited for the lock */
+		k->perf = bin;
+		bin = NULL;
+		k->perf_cached = 1;
+		rc = 0;
+		goto out;
+	}
+	{
+		const char *prefix = cross_prefix(base);
+		char *odir_arg = xstrfmt("O=%s", odir), *carg = NULL, *aarg = NULL;
+		const char *argv[48];
+		int n = 0;
+		static const char *const no[] = {
+			/* every optional library off: a static binary of libc alone */
+			"NO_LIBELF=1",
+			"NO_LIBUNWIND=1",
+			"NO_LIBDW_DWARF_UNWIND=1",
+			"NO_SLANG=1",
+			"NO_GTK2=1",
+			"NO_LIBPERL=1",
+			"NO_LIBPYTHON=1",
+			"NO_LIBBPF=1",
+			"NO_JVMTI=1",
+			"NO_LIBCRYPTO=1",
+			"NO_LIBNUMA=1",
+			"NO_LIBZSTD=1",
+			"NO_LIBCAP=1",
+			"NO_LIBBABELTRACE=1",
+			"NO_LZMA=1",
+			"NO_ZLIB=1",
+			"NO_AUXTRACE=1",
+			"NO_LIBAUDIT=1",
+			"NO_DEMANGLE=1",
+			"NO_BPF_SKEL=1",
+			"NO_LIBDEBUGINFOD=1",
+			/* no vendor event tables (a 16 MB generated pmu-events.c): the
+			 * generic events (cpu-clock, cycles, instructions) are built in */
+			"NO_JEVENTS=1",
+			/* no debug info: the binary is stripped anyway */
+			"EXTRA_CFLAGS=-g0",
+			"WERROR=0",
+		};
+		const char *env[] = { "LC_ALL=C", NULL };
+		size_t i;
+
+		obj = xstrfmt("%s/tools/perf", k->src_dir);
+		jobs = xstrfmt("-j%d", k->make_jobs > 0 ? k->make_jobs : 1);
+		/* the `all` target links dlfilters .so files, which -static cannot: perf alone */
+		target = xstrfmt("%s/perf", odir);
+		argv[n++] = "make";
+		argv[n++] = "-C";
+		argv[n++] = obj;
+		argv[n++] = "-f";
+		argv[n++] = "Makefile.perf";
+		argv[n++] = odir_arg;
+		argv[n++] = jobs;
+		argv[n++] = "LDFLAGS=-static";
+		for (i = 0; i < ARRAY_SIZE(no); i++)
+			argv[n++] = no[i];
+		if (*prefix) {
+			aarg = xstrfmt("ARCH=%s", base->karch);
+			carg = xstrfmt("CROSS_COMPILE=%s", prefix);
+			argv[n++] = aarg;
+			argv[n++] = carg;
+		}
+		argv[n++] = target;
+		argv[n] = NULL;
+		logpath = xstrfmt("%s/regtrack-perf-build.log", odir);
+		fd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		r = run_logged(k, argv, NULL, env, tbuild, fd, e);
+		if (fd >= 0)
+			close(fd);
+		free(odir_arg);
+		free(aarg);
+		free(carg);
+		if (r) {
+			rc = r < 0 ? -1 : 1;
+			goto out;
+		}
+		cross = xstrfmt("%sstrip", prefix);
+	}
+	if (fs_mkdirs(dir, 0755, e))
+		goto out;
+	tmp = xstrfmt("%s.tmp", bin);
+	{
+		/* stripped: 8 MB instead of 19 (no debug info: the initramfs stays small) */
+		const char *argv[] = { cross, "-o", tmp, target, NULL };
+
+		r = run_logged(k, argv, NULL, NULL, GIT_QUICK_S, -1, e);
+		if (r) {
+			rc = r < 0 ? -1 : 1;
+			goto out;
+		}
+	}
+	if (rename(tmp, bin) < 0) {
+		err_setc(e, ERR_IO, bin, "cannot rename '%s': %s", tmp, strerror(errno));
+		goto out;
+	}
+	log_addf(k, "regtrack: perf for tools tree %.12s (%s) built in %.0f s: %s\n", id,
+		 base->karch, mono_s() - t0, bin);
+	k->perf = bin;
+	bin = NULL;
+	rc = 0;
+out:
+	if (tmp && rc)
+		unlink(tmp);
+	if (lock >= 0)
+		close(lock);
+	k->perf_s = mono_s() - t0;
+	free(dir);
+	free(bin);
+	free(obj);
+	free(lockp);
+	free(tmp);
+	free(perfdir);
+	free(odir);
+	free(target);
+	free(jobs);
+	free(logpath);
+	free(cross);
 	return rc;
 }

@@ -9,7 +9,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#define QEMU_LOG_CAP (4u << 20)
+/* the profile block (<= 4 MiB of folded stacks, plus "rt| " per line) and the boot fit */
+#define QEMU_LOG_CAP (16u << 20)
 
 /*
  * x86 under icount (measured here, tiny-mm kernel, TCG, -icount

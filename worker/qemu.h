@@ -43,7 +43,7 @@ struct qemu {
 	volatile sig_atomic_t *cancel;
 
 	/* --- outputs --- */
-	struct buf log; /* last 4 MiB of the serial log (stdout+stderr) */
+	struct buf log; /* last 16 MiB of the serial log (stdout+stderr) */
 	int exited, exit_code, timed_out, cancelled;
 	double elapsed_s;
 	char cmdline[1024]; /* the kernel command line used */

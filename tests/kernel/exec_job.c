@@ -10,6 +10,8 @@
  *            --testcase NAME [--tree NAME --url URL --commit REV]
  *            [--compiler gcc-12] [--params JSON] [--repeat N]
  *            [--ccache-dir DIR] [--jobs N] [--id N]
+ *            [--monitors perf-profile,perf-stat]
+ * (--monitors: the job's "monitors" array, names separated by ',')
  * Exit status: 0 the job ran to an outcome (any status), 1 internal error
  * (the struct err on stderr), 2 usage.
  */
@@ -38,7 +40,7 @@ static void close_phase(struct phase_log *pl)
 	secs = mono_s() - pl->started;
 	fprintf(stderr, "exec_job: %-10s %7.1f s  %s\n", pl->current, secs, pl->message);
 	json_array_append_new(pl->phases, json_pack("{s:s, s:f, s:s}", "phase", pl->current,
-						      "seconds", secs, "message", pl->message));
+						    "seconds", secs, "message", pl->message));
 	pl->current[0] = '\0';
 }
 
@@ -57,21 +59,27 @@ static int usage(void)
 	fputs("usage: exec_job --work-dir DIR --cases-dir DIR --arch ARCH --kconfig NAME\n"
 	      "                --testcase NAME [--tree NAME --url URL --commit REV]\n"
 	      "                [--compiler gcc-12] [--params JSON] [--repeat N]\n"
-	      "                [--ccache-dir DIR] [--jobs N] [--id N]\n", stderr);
+	      "                [--ccache-dir DIR] [--jobs N] [--id N]\n"
+	      "                [--monitors perf-profile,perf-stat]\n",
+	      stderr);
 	return 2;
 }
 
 int main(int argc, char **argv)
 {
 	struct job_spec spec = { .compiler = "gcc-12", .repeat = 1, .tree = "linux" };
-	struct worker_env env = { .make_jobs = 2, .qemu_mem_mb = 512, .qemu_cpus = 2,
-				  .timeout_fetch_s = 1800, .timeout_build_s = 3600,
-				  .timeout_boot_s = 300, .timeout_run_s = 600 };
+	struct worker_env env = { .make_jobs = 2,
+				  .qemu_mem_mb = 512,
+				  .qemu_cpus = 2,
+				  .timeout_fetch_s = 1800,
+				  .timeout_build_s = 3600,
+				  .timeout_boot_s = 300,
+				  .timeout_run_s = 600 };
 	struct phase_log pl = { .phases = json_array() };
 	struct job_outcome out;
 	struct err e;
 	json_error_t jerr;
-	json_t *doc;
+	json_t *doc, *monitors = NULL;
 	const char *p;
 	int i, lines = 0;
 
@@ -104,7 +112,20 @@ int main(int argc, char **argv)
 			spec.repeat = (int)strtol(v, NULL, 10);
 		else if (!strcmp(k, "--id"))
 			spec.id = strtoll(v, NULL, 10);
-		else if (!strcmp(k, "--params")) {
+		else if (!strcmp(k, "--monitors")) {
+			const char *q = v;
+
+			json_decref(monitors);
+			monitors = json_array();
+			while (*q) {
+				size_t n = strcspn(q, ",");
+
+				if (n)
+					json_array_append_new(monitors, json_stringn(q, n));
+				q += n + (q[n] == ',');
+			}
+			spec.monitors = monitors;
+		} else if (!strcmp(k, "--params")) {
 			spec.params = json_loads(v, 0, &jerr);
 			if (!spec.params) {
 				fprintf(stderr, "exec_job: bad --params: %s\n", jerr.text);
@@ -113,7 +134,8 @@ int main(int argc, char **argv)
 		} else
 			return usage();
 	}
-	if (i != argc || !env.work_dir || !env.cases_dir || !env.arch || !spec.kconfig || !spec.testcase)
+	if (i != argc || !env.work_dir || !env.cases_dir || !env.arch || !spec.kconfig ||
+	    !spec.testcase)
 		return usage();
 
 	if (job_execute(&spec, &env, on_phase, &pl, &out, &e) < 0) {
@@ -122,6 +144,7 @@ int main(int argc, char **argv)
 		job_outcome_release(&out);
 		json_decref(pl.phases);
 		json_decref(spec.params);
+		json_decref(monitors);
 		return 1;
 	}
 	close_phase(&pl);
@@ -136,5 +159,6 @@ int main(int argc, char **argv)
 	job_outcome_release(&out);
 	json_decref(pl.phases);
 	json_decref(spec.params);
+	json_decref(monitors);
 	return 0;
 }

@@ -3,14 +3,18 @@
 #
 # Through job_execute() (driver: tests/kernel/exec_job.c), on the git tree
 # that deploy/make-kernel-tree makes from Debian's linux-source-6.1:
-#   1. host mode: small-allocs on the running kernel;
+#   1. host mode: small-allocs on the running kernel, once alone and once
+#      under the host's perf (monitors perf-profile,perf-stat);
 #   2. x86_64: a commit that does not compile -> build-failed with make's
 #      error in the log tail; a bad case param -> run-failed; an /init the
 #      kernel cannot run -> boot-failed;
-#   3. x86_64-tiny-mm at the base commit, booted twice in qemu under icount
-#      (and once wall-clock, which probes KVM and falls back to TCG);
+#   3. x86_64-tiny-mm at the base commit, booted twice in qemu under icount,
+#      the second time profiled (issue 22: monitors perf-profile,perf-stat,
+#      a static perf of the tree's tools/perf in the initramfs; the folded
+#      stacks must hold this build's do_mmap and munmap frames), and once
+#      wall-clock, which probes KVM and falls back to TCG;
 #   4. arm64-tiny-mm cross-built and booted twice in qemu-system-aarch64 -M
-#      virt under icount;
+#      virt under icount, the second time profiled as on x86_64;
 #   5. on both arches, the other four cases (execl, proc-vs-map, page-fault,
 #      exit-teardown) booted once each under icount, their key metric checked.
 #   6. those guest runs posted to a real server as result documents and read
@@ -22,7 +26,9 @@
 # Builds run one after the other (2 cores). The kernel tree, mirrors, build
 # dirs and ccache live under $REGTRACK_CACHE (default: var/cache in the
 # checkout, git-ignored), so a second run rebuilds nothing: measured here,
-# cold ~4 min (x86_64) + ~5.5 min (arm64), warm ~1.5 min for everything.
+# cold ~4 min (x86_64) + ~5.5 min (arm64), warm ~1.5 min for everything;
+# the static perf builds add ~1.5 min cold per arch (0 warm: cached under
+# WORK/perf by the tools/ tree id).
 #
 # Env: REGTRACK_EXEC_JOB  the exec_job binary (default: built here)
 #      REGTRACK_CACHE     cache dir (default: var/cache)
@@ -117,6 +123,37 @@ check_kernel_outcome() {
 		bad "$1: serial log tail lacks the result block"
 }
 
+# check_profile LABEL [BASE] : one good profiled run (monitors perf-profile,perf-stat)
+# whose folded stacks hold kernel frames of the booted build (the mmap and
+# munmap paths small-allocs spends its time in), with the perf-profile and
+# perf-stat metrics beside the case's; prints what the profile cost (against
+# BASE, the same job unprofiled)
+check_profile() {
+	local label=$1 j=$TMP/$1.json
+	if [[ $rc -ne 0 ]]; then bad "$label: exec_job exit $rc"; return; fi
+	[[ $(jq -r .status "$j") == ok && $(jq '.runs | length' "$j") == 1 ]] && ok "$label: status ok, 1 run" ||
+		{ bad "$label: status $(jq -r .status "$j")"; jq -r .log_tail "$j" | tail -30 >&2; return; }
+	jq -e '.runs[0] | (.monitors == ["perf-profile", "perf-stat"]) and .profile.event == "cpu-clock" and
+		.profile.samples > 0 and (.metrics["small-allocs.throughput"][0] > 0)' "$j" >/dev/null &&
+		ok "$label: monitors, profile of $(jq .runs[0].profile.samples "$j") cpu-clock samples, throughput $(jq '.runs[0].metrics["small-allocs.throughput"][0]' "$j")" ||
+		bad "$label: no profile: $(jq -c '.runs[0] | {monitors, profile: (.profile | del(.folded)?)}' "$j")"
+	# kernel frames named from this build's kallsyms: the mmap and munmap paths
+	local frames
+	frames=$(jq -r '.runs[0].profile.folded // ""' "$j" | tr ';' '\n' | sed 's/ [0-9]*$//' |
+		grep -E '^(do_mmap|mmap_region|vm_mmap_pgoff|exit_mmap|__do_munmap|do_munmap|__vm_munmap|do_mas_munmap|do_mas_align_munmap|unmap_region)$' | sort -u | tr '\n' ' ')
+	[[ $frames == *do_mmap* && $frames == *munmap* ]] && ok "$label: kernel frames of the build in the folded stacks: $frames" ||
+		bad "$label: folded stacks lack do_mmap / *munmap frames (have: $frames)"
+	jq -e '.runs[0].metrics | (keys | map(select(startswith("perf-profile.children.cycles-pp."))) | length > 5) and
+		has("perf-profile.children.cycles-pp.do_mmap") and
+		(.["perf-profile.children.cycles-pp.do_mmap"][0] > 0 and .["perf-profile.children.cycles-pp.do_mmap"][0] <= 100) and
+		(.["perf-stat.total.cpu-clock"][0] > 0)' "$j" >/dev/null &&
+		ok "$label: perf-profile metrics (do_mmap children $(jq '.runs[0].metrics["perf-profile.children.cycles-pp.do_mmap"][0]' "$j") %) and perf-stat.total.cpu-clock $(jq '.runs[0].metrics["perf-stat.total.cpu-clock"][0]' "$j") ms" ||
+		bad "$label: perf-profile / perf-stat metrics missing: $(jq -c '.runs[0].metrics | keys | map(select(startswith("perf"))) | .[:12]' "$j")"
+	jq -r '.phases[] | select(.phase == "perf") | "   cost: static perf \(.seconds * 10 | floor / 10) s (\(.message))"' "$j"
+	[[ -n ${2:-} && -f $TMP/$2.json ]] && jq -rn --slurpfile a "$TMP/$2.json" --slurpfile b "$j" '
+		"   cost: boot \($a[0].runs[0].duration_s * 10 | floor / 10) s unprofiled, \($b[0].runs[0].duration_s * 10 | floor / 10) s profiled; icount throughput with/without perf: \(($b[0].runs[0].metrics["small-allocs.throughput"][0] / $a[0].runs[0].metrics["small-allocs.throughput"][0] * 1000 | floor) / 1000)"'
+}
+
 # --- 1. host mode ---------------------------------------------------------
 host_arch=$(uname -m)
 # /init must refuse to act outside an initramfs (it would mount over /dev
@@ -124,9 +161,17 @@ host_arch=$(uname -m)
 out=$(bin/cases/$host_arch/init 2>&1); rc=$?
 [[ $rc -eq 2 && $out == *"not PID 1"* ]] && ok "init refuses to run as a host process" ||
 	bad "init as a host process: rc $rc"
-exec_job host "${common[@]}" --arch "$host_arch" --kconfig host --repeat 2 \
+exec_job host "${common[@]}" --arch "$host_arch" --kconfig host --repeat 1 \
 	--params '{"nr_task": 1, "runtime": 0.2}'
-check_runs host 2 wallclock host "$(uname -r)"
+check_runs host 1 wallclock host "$(uname -r)"
+# the second host run profiled by the host's perf (issue 22)
+if command -v perf >/dev/null; then
+	exec_job host-profile "${common[@]}" --arch "$host_arch" --kconfig host --repeat 1 \
+		--params '{"nr_task": 1, "runtime": 0.2}' --monitors perf-profile,perf-stat
+	check_profile host-profile host
+else
+	bad "host-profile: no perf on the host (Debian: linux-perf)"
+fi
 
 exec_job host-icount "${common[@]}" --arch "$host_arch" --kconfig host --repeat 1 \
 	--params '{"nr_task": 1, "runtime": 0.2, "measure": "icount"}'
@@ -180,12 +225,17 @@ for arch in $ARCHES; do
 			ok "x86_64-badinit: the panic is in the log tail" || bad "x86_64-badinit: no panic in the log"
 	fi
 	# --- 3./4. good runs under icount --------------------------------------
-	exec_job $arch-icount "${common[@]}" --arch $arch --kconfig $kc --commit "$BASE" --repeat 2 \
+	exec_job $arch-icount "${common[@]}" --arch $arch --kconfig $kc --commit "$BASE" --repeat 1 \
 		--params "$icount"
-	check_runs $arch-icount 2 icount tcg 6.1.
+	check_runs $arch-icount 1 icount tcg 6.1.
 	check_kernel_outcome $arch-icount
-	jq -r '[.runs[].metrics["small-allocs.throughput"][0]] | "   icount spread of 2 boots: \(((max - min) / min * 10000 | floor) / 100) %"' \
-		"$TMP/$arch-icount.json" 2>/dev/null
+	# --- 3./4. the same boot profiled (issue 22): it replaces the second
+	# unprofiled icount boot this step had, so the tier boots no more; it
+	# adds the static perf build (once per arch and tools/ tree, cached)
+	exec_job $arch-profile "${common[@]}" --arch $arch --kconfig $kc --commit "$BASE" --repeat 1 \
+		--params "$icount" --monitors perf-profile,perf-stat
+	check_profile $arch-profile $arch-icount
+	check_kernel_outcome $arch-profile
 	if [[ $arch == x86_64 && $host_arch == x86_64 ]]; then
 		exec_job x86_64-wallclock "${common[@]}" --arch x86_64 --kconfig $kc --commit "$BASE" --repeat 1 \
 			--params '{"nr_task": 1, "iterations": 20}'

@@ -6,6 +6,7 @@
 #include "clock.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
@@ -573,6 +574,8 @@ int case_tasks_start(int nr, int threads, int (*fn)(int, void *), void *arg)
 void case_tasks_go(void)
 {
 	if (g.gate_wr >= 0) {
+		if (!*g.abort)
+			case_measure_begin();
 		close(g.gate_wr);
 		g.gate_wr = -1;
 	}
@@ -625,5 +628,85 @@ int case_tasks_join(void)
 	close(g.ready_rd);
 	close(g.gate_rd);
 	g.ready_rd = g.gate_rd = -1;
+	case_measure_end();
 	return bad ? -1 : 0;
+}
+
+/* --- the measured phase --------------------------------------------------- */
+
+#define PERF_CTL_MAX 4
+#define PERF_ACK_TIMEOUT_MS 30000
+
+static struct {
+	int parsed, n, on, dead;
+	int ctl[PERF_CTL_MAX], ack[PERF_CTL_MAX];
+} perfctl;
+
+static void perfctl_parse(void)
+{
+	const char *s = getenv("REGTRACK_PERF_CTL");
+
+	perfctl.parsed = 1;
+	while (s && *s && perfctl.n < PERF_CTL_MAX) {
+		char *end;
+		long c = strtol(s, &end, 10), a;
+
+		if (end == s || *end != ',')
+			break;
+		s = end + 1;
+		a = strtol(s, &end, 10);
+		if (end == s || c < 0 || a < 0)
+			break;
+		perfctl.ctl[perfctl.n] = (int)c;
+		perfctl.ack[perfctl.n] = (int)a;
+		perfctl.n++;
+		s = *end == ';' ? end + 1 : end;
+		if (*end != ';')
+			break;
+	}
+}
+
+/* Sends cmd ("enable"/"disable") to every perf and waits for each "ack". */
+static void perfctl_send(const char *cmd)
+{
+	int i;
+
+	for (i = 0; i < perfctl.n && !perfctl.dead; i++) {
+		char buf[16];
+		struct pollfd p = { .fd = perfctl.ack[i], .events = POLLIN };
+		size_t len = strlen(cmd);
+		ssize_t w;
+
+		do
+			w = write(perfctl.ctl[i], cmd, len);
+		while (w < 0 && errno == EINTR);
+		if (w != (ssize_t)len) {
+			case_note("perf control: cannot write '%s': %s", cmd, strerror(errno));
+			perfctl.dead = 1;
+			break;
+		}
+		if (poll(&p, 1, PERF_ACK_TIMEOUT_MS) != 1 ||
+		    read(perfctl.ack[i], buf, sizeof(buf)) <= 0) {
+			case_note("perf control: no ack for '%s'", cmd);
+			perfctl.dead = 1;
+		}
+	}
+}
+
+void case_measure_begin(void)
+{
+	if (!perfctl.parsed)
+		perfctl_parse();
+	if (perfctl.on || !perfctl.n)
+		return;
+	perfctl.on = 1;
+	perfctl_send("enable\n");
+}
+
+void case_measure_end(void)
+{
+	if (!perfctl.on)
+		return;
+	perfctl.on = 0;
+	perfctl_send("disable\n");
 }

@@ -153,4 +153,25 @@ void case_tasks_go(void);
 /* Wait for every task; 0 when all returned 0, else -1 (with a note per failed task). */
 int case_tasks_join(void);
 
+/* --- the measured phase, for perf ---------------------------------------- */
+
+/*
+ * Mark the start and the end of the measured phase for the monitors that
+ * run around the case (issue 22): the guest /init, or the worker in host
+ * mode, starts `perf record` and `perf stat` with their events disabled
+ * (-D -1) and hands each one's control pipes (`--control fd:CTL,ACK`) to the
+ * case as REGTRACK_PERF_CTL="CTL,ACK[;CTL,ACK]" (inherited fd numbers).
+ * case_measure_begin() writes "enable" to every CTL and waits for perf's
+ * "ack" on its ACK, so the events count from the first measured
+ * instruction on; case_measure_end() writes "disable" likewise. Without
+ * REGTRACK_PERF_CTL both do nothing (no monitor: the case is unchanged).
+ * Calls nest by pairs only: begin after begin is a no-op until the end.
+ * case_tasks_go() and case_tasks_join() call them (a gated group of tasks
+ * is the measured phase); a case without tasks calls them itself.
+ * A perf that does not answer is noted and then left alone (the case
+ * runs on unprofiled rather than hanging).
+ */
+void case_measure_begin(void);
+void case_measure_end(void);
+
 #endif

@@ -8,6 +8,9 @@
  *	case NAME          run /cases/NAME ("none": run nothing, just report)
  *	timeout SECONDS    kill the case after this long (default 600)
  *	arg KEY=VALUE      one argument, in order (repeatable)
+ *	monitor NAME       perf-profile or perf-stat (repeatable; issue 22):
+ *	                   run the case under /bin/perf, which the worker puts
+ *	                   in the initramfs only then
  * and the kernel command line may override it: rt.case=NAME,
  * rt.timeout=SECONDS, rt.params=K=V,K=V (replaces every `arg`).
  *
@@ -20,6 +23,29 @@
  * line prefixed with "rt| " so a kernel message landing on the console in
  * between cannot be taken for a result. Its stderr goes to the console as
  * it happens. elapsed_ns is guest CLOCK_MONOTONIC time of the case.
+ *
+ * Monitors: the case runs as the workload of
+ *	perf record -a -g -e cpu-clock -D -1 --control fd:C,A ... --
+ *	perf stat -a -D -1 --control fd:C,A ... -- /cases/NAME ARGS
+ * (either layer only when its monitor is asked), both system-wide and with
+ * their events off until the case's measured phase turns them on through
+ * the control pipes (REGTRACK_PERF_CTL, worker/cases/casecommon.h): the
+ * profile and the counts are of the measured phase alone. cpu-clock is a
+ * software event (an hrtimer), so it samples under TCG and icount, where
+ * there is no PMU; perf stat's default events include the hardware ones,
+ * which perf reports `<not supported>` there. perf passes the case's exit
+ * status on. After the result block come, in this order:
+ *	==== regtrack-perf-stat-begin ====
+ *	rt| <each line of perf stat's output>
+ *	==== regtrack-perf-stat-end ====
+ *	==== regtrack-profile-begin event=cpu-clock samples=N stacks=N dropped=N ====
+ *	rt| <each line of the folded stacks (lib/parse/perf_fold.h)>
+ *	==== regtrack-profile-end ====
+ * the stacks folded here from `perf script` (kernel symbols from this
+ * kernel's /proc/kallsyms), bounded to PERF_FOLD_MAX_BYTES (the heaviest
+ * stacks kept, the rest counted in "COMM;[other] N" lines; dropped is the
+ * number of stacks so folded away). A monitor that produced nothing prints
+ * its begin and end lines with nothing between them (a note on stderr).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -37,16 +63,24 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "clock.h"
+#include "parse/perf_fold.h"
 
 #define MAX_ARGS 64
 #define MAX_OUT (1 << 20)
+#define PERF "/bin/perf"
+#define PERF_DATA "/tmp/perf.data"
+#define PERF_STAT_OUT "/tmp/perf-stat.txt"
+#define PERF_SCRIPT_OUT "/tmp/perf.script"
+#define PERF_ARGV_MAX 40
 
 struct job {
 	char name[128];
 	long timeout_s;
 	char *args[MAX_ARGS];
 	int nargs;
+	int perf_profile, perf_stat; /* monitors asked for */
 };
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -124,6 +158,10 @@ static void parse_job_file(struct job *job, char *text)
 			job->timeout_s = strtol(line + 8, NULL, 10);
 		else if (!strncmp(line, "arg ", 4))
 			add_arg(job, line + 4, n - 4);
+		else if (!strcmp(line, "monitor perf-profile"))
+			job->perf_profile = 1;
+		else if (!strcmp(line, "monitor perf-stat"))
+			job->perf_stat = 1;
 	}
 }
 
@@ -169,20 +207,93 @@ static void print_prefixed(const char *out, size_t len)
 	}
 }
 
+/*
+ * The perf layers in front of the case's argv: argv[0..n) gets perf record's
+ * and perf stat's words (as the header says), ctl the control pipes' fds
+ * (each perf's read end of its command pipe and write end of its ack pipe
+ * are in its --control; the other ends go to the case in
+ * REGTRACK_PERF_CTL). Returns n, or -1 when a pipe cannot be made.
+ */
+struct perf_ctl {
+	int cmd[2], ack[2];
+};
+
+static char ctlword[2][32], envword[64];
+
+static int perf_layers(const struct job *job, char **argv, struct perf_ctl *ctl)
+{
+	int n = 0, k = 0, i;
+	size_t envlen = 0;
+
+	envword[0] = '\0';
+	for (i = 0; i < 2; i++) {
+		int want = i == 0 ? job->perf_profile : job->perf_stat;
+
+		if (!want)
+			continue;
+		if (pipe(ctl[k].cmd) < 0 || pipe(ctl[k].ack) < 0)
+			return -1;
+		snprintf(ctlword[k], sizeof(ctlword[k]), "fd:%d,%d", ctl[k].cmd[0], ctl[k].ack[1]);
+		envlen += (size_t)snprintf(envword + envlen, sizeof(envword) - envlen, "%s%d,%d",
+					   k ? ";" : "", ctl[k].cmd[1], ctl[k].ack[0]);
+		argv[n++] = PERF;
+		if (i == 0) {
+			/* -B: no build-id pass over the data at the end (no ELF reader here) */
+			static char *rec[] = { "record", "-q", "-a",
+					       "-g",	 "-e", PERF_FOLD_EVENT,
+					       "-B",	 "-o", PERF_DATA,
+					       "-D",	 "-1", "--control" };
+
+			memcpy(argv + n, rec, sizeof(rec));
+			n += (int)(sizeof(rec) / sizeof(rec[0]));
+		} else {
+			static char *st[] = { "stat", "-a", "-o",	PERF_STAT_OUT,
+					      "-D",   "-1", "--control" };
+
+			memcpy(argv + n, st, sizeof(st));
+			n += (int)(sizeof(st) / sizeof(st[0]));
+		}
+		argv[n++] = ctlword[k];
+		argv[n++] = "--";
+		k++;
+	}
+	return n;
+}
+
+static void close_ctl(struct perf_ctl *ctl, int nctl)
+{
+	for (int k = 0; k < nctl; k++) {
+		close(ctl[k].cmd[0]);
+		close(ctl[k].cmd[1]);
+		close(ctl[k].ack[0]);
+		close(ctl[k].ack[1]);
+	}
+}
+
 static void run_case(const struct job *job)
 {
-	char path[256], *argv[MAX_ARGS + 2];
+	char path[256], *argv[PERF_ARGV_MAX + MAX_ARGS + 2];
 	char *out = malloc(MAX_OUT);
 	size_t len = 0;
-	int pfd[2], status = 0, timed_out = 0, i;
+	int pfd[2], status = 0, timed_out = 0, i, np;
+	int nctl = job->perf_profile + job->perf_stat;
+	struct perf_ctl ctl[2];
 	long long start, deadline;
 	pid_t pid;
 
 	snprintf(path, sizeof(path), "/cases/%s", job->name);
-	argv[0] = path;
+	np = perf_layers(job, argv, ctl);
+	if (np < 0) {
+		fprintf(stderr, "regtrack-init: cannot make perf's control pipes: %s\n",
+			strerror(errno));
+		np = 0;
+	}
+	if (envword[0])
+		setenv("REGTRACK_PERF_CTL", envword, 1);
+	argv[np] = path;
 	for (i = 0; i < job->nargs; i++)
-		argv[i + 1] = job->args[i];
-	argv[job->nargs + 1] = NULL;
+		argv[np + i + 1] = job->args[i];
+	argv[np + job->nargs + 1] = NULL;
 
 	if (!out || pipe(pfd) < 0) {
 		say("==== regtrack-result-begin ====\n");
@@ -196,11 +307,13 @@ static void run_case(const struct job *job)
 		dup2(pfd[1], 1);
 		close(pfd[0]);
 		close(pfd[1]);
-		execv(path, argv);
-		fprintf(stderr, "regtrack-init: cannot run %s: %s\n", path, strerror(errno));
+		execv(argv[0], argv);
+		fprintf(stderr, "regtrack-init: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
 	close(pfd[1]);
+	if (np > 0)
+		close_ctl(ctl, nctl);
 	deadline = start + job->timeout_s * 1000000000LL;
 	if (pid > 0) {
 		for (;;) {
@@ -239,6 +352,79 @@ static void run_case(const struct job *job)
 				-1,
 	    pid > 0 && WIFSIGNALED(status) ? WTERMSIG(status) : 0, timed_out, mono_ns() - start);
 	free(out);
+}
+
+/* Runs argv with stdout to out_path, killed after timeout_s; 0 when it exited 0. */
+static int run_to_file(char *const *argv, const char *out_path, long timeout_s)
+{
+	long long deadline = mono_ns() + timeout_s * 1000000000LL;
+	int status = 0;
+	pid_t pid = fork(), r;
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		setpgid(0, 0);
+		if (fd < 0 || dup2(fd, 1) < 0)
+			_exit(127);
+		execv(argv[0], argv);
+		fprintf(stderr, "regtrack-init: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	while ((r = waitpid(pid, &status, WNOHANG)) == 0) {
+		struct timespec ts = { 0, 20 * 1000000L };
+
+		if (mono_ns() > deadline) {
+			fprintf(stderr, "regtrack-init: %s %s timed out\n", argv[0], argv[1]);
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			return -1;
+		}
+		nanosleep(&ts, NULL);
+	}
+	return r == pid && WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
+}
+
+/* perf stat's output, then the folded profile (see the header for the blocks). */
+static void report_monitors(const struct job *job)
+{
+	if (job->perf_stat) {
+		char *text = read_file(PERF_STAT_OUT);
+
+		if (!text)
+			fprintf(stderr, "regtrack-init: perf stat left no %s\n", PERF_STAT_OUT);
+		say("==== regtrack-perf-stat-begin ====\n");
+		if (text)
+			print_prefixed(text, strlen(text));
+		say("==== regtrack-perf-stat-end ====\n");
+		free(text);
+	}
+	if (job->perf_profile) {
+		char *argv[] = { PERF, "script", "-i", PERF_DATA, "-F", "comm,tid,ip,sym", NULL };
+		struct perf_fold_result r = { 0 };
+		struct buf script = BUF_INIT(0);
+		long long t0 = mono_ns();
+
+		if (run_to_file(argv, PERF_SCRIPT_OUT, job->timeout_s) < 0 ||
+		    buf_read_file(&script, PERF_SCRIPT_OUT))
+			fprintf(stderr, "regtrack-init: perf script failed\n");
+		else
+			perf_fold_script(script.data, script.len, PERF_FOLD_MAX_BYTES, &r);
+		fprintf(stderr,
+			"regtrack-init: perf script: %zu bytes, folded %lld samples in %lld ms\n",
+			script.len, r.samples, (mono_ns() - t0) / 1000000);
+		buf_release(&script);
+		unlink(PERF_SCRIPT_OUT);
+		say("==== regtrack-profile-begin event=%s samples=%lld stacks=%lld dropped=%lld ====\n",
+		    PERF_FOLD_EVENT, r.samples, r.stacks, r.dropped);
+		if (r.len)
+			print_prefixed(r.folded, r.len);
+		say("==== regtrack-profile-end ====\n");
+		perf_fold_result_release(&r);
+	}
 }
 
 int main(void)
@@ -280,6 +466,7 @@ int main(void)
 		say("regtrack-init: no case given (/regtrack/job or rt.case=)\n");
 	} else if (strcmp(job.name, "none") != 0) {
 		run_case(&job);
+		report_monitors(&job);
 	} else {
 		say("==== regtrack-result-begin ====\n");
 		say("==== regtrack-result-end exit=0 signal=0 timeout=0 elapsed_ns=0 ====\n");

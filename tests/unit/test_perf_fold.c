@@ -1,0 +1,216 @@
+/*
+ * Tests of lib/parse/perf_fold: real `perf script` output (captured on the
+ * host and in the worker's guest kernels, tests/fixtures/parse/perf-script-*)
+ * folded and compared with golden folded files made by an independent fold
+ * (a Python transcription of FlameGraph's stackcollapse-perf.pl rules),
+ * hand-made cases of each rule, the bound, and the per-symbol shares.
+ * Run from the repo root.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse/perf_fold.h"
+#include "attr.h"
+#include "buf.h"
+#include "xalloc.h"
+
+#define FIXDIR "tests/fixtures/parse/"
+
+static char *load(const char *name, size_t *len)
+{
+	char *path = xstrfmt(FIXDIR "%s", name);
+	struct buf b = BUF_INIT(0);
+
+	if (buf_read_file(&b, path))
+		fail_msg("cannot read fixture '%s' (run from the repo root)", path);
+	free(path);
+	return buf_detach(&b, len);
+}
+
+static long long sum_counts(const char *folded)
+{
+	long long total = 0;
+	const char *p = folded;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		const char *sp;
+
+		assert_non_null(nl);
+		for (sp = nl; sp > p && sp[-1] != ' '; sp--)
+			;
+		assert_true(sp > p);
+		total += strtoll(sp, NULL, 10);
+		p = nl + 1;
+	}
+	return total;
+}
+
+static void check_golden(const char *script, const char *golden, long long samples)
+{
+	size_t len, glen;
+	char *text = load(script, &len), *want = load(golden, &glen);
+	struct perf_fold_result r;
+
+	assert_int_equal(perf_fold_script(text, len, PERF_FOLD_MAX_BYTES, &r), 0);
+	assert_int_equal(r.samples, samples);
+	assert_int_equal(r.dropped, 0);
+	assert_int_equal(r.len, glen);
+	assert_string_equal(r.folded, want);
+	assert_int_equal(sum_counts(r.folded), samples);
+	perf_fold_result_release(&r);
+	free(text);
+	free(want);
+}
+
+/* perf 6.1 on the host, default fields ("COMM PID [CPU] TIME: PERIOD EVENT:",
+ * frames "ADDR SYM+0xOFF (DSO)"): 60 samples of small-allocs. */
+static void test_host_default_fields(void **state UNUSED)
+{
+	size_t len;
+	char *text = load("perf-script-host-x86_64.txt", &len);
+	struct perf_fold_result r;
+
+	check_golden("perf-script-host-x86_64.txt", "perf-script-host-x86_64.folded", 60);
+	/* root first: the syscall entry comes before what it calls */
+	assert_int_equal(perf_fold_script(text, len, PERF_FOLD_MAX_BYTES, &r), 0);
+	assert_non_null(strstr(r.folded, ";entry_SYSCALL_64_after_hwframe;do_syscall_64;"
+					 "__x64_sys_munmap;__vm_munmap;"));
+	assert_null(strstr(r.folded, "+0x"));
+	assert_null(strstr(r.folded, "([kernel.kallsyms])"));
+	perf_fold_result_release(&r);
+	free(text);
+}
+
+/* Each rule on a hand-made `-F comm,tid,ip,sym` text (what /init asks for). */
+static void test_rules(void **state UNUSED)
+{
+	static const char text[] = "Warning:\n"
+				   "1 out of order events recorded.\n"
+				   "DOM Worker  1200/1201 \n" /* comm with a space, pid/tid */
+				   "\t ffffffff81000001 leaf_fn\n"
+				   "\t ffffffff81000002 mid;fn\n" /* ';' in a name */
+				   "\t           401000 [unknown]\n"
+				   "\n"
+				   "swapper     0 \n" /* no frames: the comm alone */
+				   "\n"
+				   "a 7 \n"
+				   "\t  ffff0001 x+0x10 ([kernel.kallsyms])\n"
+				   "\t  ffff0002 y+0x2f ([kernel.kallsyms])\n"
+				   "a 7 \n" /* the next sample ends the last without a blank line */
+				   "\t  ffff0001 x+0x99 ([kernel.kallsyms])\n"
+				   "\t  ffff0002 y+0x30 ([kernel.kallsyms])\n";
+	static const char want[] = "DOM_Worker;[unknown];mid:fn;leaf_fn 1\n"
+				   "a;y;x 2\n"
+				   "swapper 1\n";
+	struct perf_fold_result r;
+
+	assert_int_equal(perf_fold_script(text, sizeof(text) - 1, PERF_FOLD_MAX_BYTES, &r), 0);
+	assert_string_equal(r.folded, want);
+	assert_int_equal(r.samples, 4);
+	assert_int_equal(r.stacks, 3);
+	perf_fold_result_release(&r);
+
+	assert_int_equal(perf_fold_script("", 0, PERF_FOLD_MAX_BYTES, &r), 0);
+	assert_string_equal(r.folded, "");
+	assert_int_equal(r.samples, 0);
+	perf_fold_result_release(&r);
+}
+
+/* Past the bound the heaviest stacks stay, the rest become "COMM;[other] N":
+ * every sample is still counted and the text is within the bound. */
+static void test_bound(void **state UNUSED)
+{
+	size_t len, bounds[] = { 64, 600, 3000, 6000 };
+	char *text = load("perf-script-host-x86_64.txt", &len);
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bounds); i++) {
+		struct perf_fold_result r;
+
+		assert_int_equal(perf_fold_script(text, len, bounds[i], &r), 0);
+		assert_true(r.len <= bounds[i]);
+		assert_int_equal(sum_counts(r.folded), 60);
+		assert_true(r.dropped > 0);
+		assert_non_null(strstr(r.folded, ";[other] "));
+		if (bounds[i] >= 3000)
+			/* the heaviest stack of the fixture (4 samples) is kept whole */
+			assert_non_null(strstr(r.folded,
+					       "do_anonymous_page;vma_alloc_folio_noprof;"
+					       "alloc_pages_mpol;__alloc_frozen_pages_noprof;"
+					       "get_page_from_freelist;clear_page_erms 4\n"));
+		perf_fold_result_release(&r);
+	}
+	free(text);
+}
+
+struct seen {
+	char names[16][64];
+	double children[16], self[16];
+	int n;
+};
+
+static void on_sym(void *ctx, const char *sym, double children, double self)
+{
+	struct seen *s = ctx;
+
+	assert_true(s->n < 16);
+	snprintf(s->names[s->n], sizeof(s->names[s->n]), "%s", sym);
+	s->children[s->n] = children;
+	s->self[s->n] = self;
+	s->n++;
+}
+
+/* children: recursion counted once; self: the leaf; suffixes stripped;
+ * the comm, [unknown] and [other] are no symbol; the floor. */
+static void test_symbols(void **state UNUSED)
+{
+	static const char folded[] = "prog;main;f;g;f 3\n"    /* f twice in one stack */
+				     "prog;main;g.isra.0 1\n" /* g.isra.0 is g */
+				     "prog;[unknown];h.constprop.3 4\n"
+				     "prog;[other] 2\n"
+				     "junk line\n"; /* no count: skipped */
+	struct seen s = { .n = 0 };
+	long long total = perf_fold_symbols(folded, sizeof(folded) - 1, 0.0, on_sym, &s);
+
+	assert_int_equal(total, 10);
+	assert_int_equal(s.n, 4);
+	assert_string_equal(s.names[0], "f");
+	assert_true(fabs(s.children[0] - 30.0) < 1e-9 && fabs(s.self[0] - 30.0) < 1e-9);
+	assert_string_equal(s.names[1], "g");
+	assert_true(fabs(s.children[1] - 40.0) < 1e-9 && fabs(s.self[1] - 10.0) < 1e-9);
+	assert_string_equal(s.names[2], "h");
+	assert_true(fabs(s.children[2] - 40.0) < 1e-9 && fabs(s.self[2] - 40.0) < 1e-9);
+	assert_string_equal(s.names[3], "main");
+	assert_true(fabs(s.children[3] - 40.0) < 1e-9 && fabs(s.self[3]) < 1e-9);
+
+	/* the floor: only symbols with a share of 35 % or more */
+	s.n = 0;
+	assert_int_equal(perf_fold_symbols(folded, sizeof(folded) - 1, 35.0, on_sym, &s), 10);
+	assert_int_equal(s.n, 3);
+	assert_string_equal(s.names[0], "g");
+
+	s.n = 0;
+	assert_int_equal(perf_fold_symbols("", 0, 0.0, on_sym, &s), 0);
+	assert_int_equal(s.n, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_host_default_fields),
+		cmocka_unit_test(test_rules),
+		cmocka_unit_test(test_bound),
+		cmocka_unit_test(test_symbols),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
