@@ -225,3 +225,26 @@ char *casecheck_pg_array(const json_t *warnings)
 		abort();
 	return buf_detach(&b, NULL);
 }
+
+int casecheck_testcases(PGconn *c, const json_t *testcases, struct err *e)
+{
+	struct casecheck cc;
+	json_t *tc;
+	size_t i;
+	int ret = 0;
+
+	if (casecheck_load(c, &cc, e))
+		return -1;
+	json_array_foreach (testcases, i, tc) {
+		char prefix[40];
+
+		snprintf(prefix, sizeof(prefix), "testcases[%zu].", i);
+		ret = casecheck_testcase(&cc, prefix,
+					 json_string_value(json_object_get(tc, "testcase")),
+					 json_object_get(tc, "params"), NULL, e);
+		if (ret)
+			break;
+	}
+	casecheck_release(&cc);
+	return ret;
+}

@@ -50,6 +50,15 @@ int casecheck_testcase(struct casecheck *cc, const char *prefix, const char *tes
 	__attribute__((warn_unused_result));
 
 /*
+ * The testcases of a plan or an A/B request (an array of {testcase, params},
+ * borrowed) checked as casecheck_testcase() does, against the tables read
+ * with casecheck_load(), each field named `testcases[i].…`. 0, or -1 with e
+ * (the first bad entry, or a database error).
+ */
+int casecheck_testcases(PGconn *c, const json_t *testcases, struct err *e)
+	__attribute__((warn_unused_result));
+
+/*
  * Appends a warning to warnings when no registered worker has capability
  * (host, qemu-x86_64, qemu-aarch64) and serves tbox_group and arch (each
  * NULL: any) (ST_MACHINES_SERVING): the job is queued and waits for one.

@@ -470,30 +470,6 @@ const char *plan_change_name(enum db_plan_change change)
 	return "?";
 }
 
-/* each testcase and its params against the cases the workers registered (casecheck.h) */
-static int plan_check_cases(PGconn *c, const json_t *spec, struct err *e)
-{
-	struct casecheck cc;
-	json_t *tc;
-	size_t i;
-	int ret = 0;
-
-	if (casecheck_load(c, &cc, e))
-		return -1;
-	json_array_foreach (json_object_get(spec, "testcases"), i, tc) {
-		char prefix[40];
-
-		snprintf(prefix, sizeof(prefix), "testcases[%zu].", i);
-		ret = casecheck_testcase(&cc, prefix,
-					 json_string_value(json_object_get(tc, "testcase")),
-					 json_object_get(tc, "params"), NULL, e);
-		if (ret)
-			break;
-	}
-	casecheck_release(&cc);
-	return ret;
-}
-
 int plan_store(PGconn *c, const json_t *spec, int create_only, enum db_plan_change *change,
 	       struct err *e)
 {
@@ -511,7 +487,8 @@ int plan_store(PGconn *c, const json_t *spec, int create_only, enum db_plan_chan
 				"no tree '%s': register it with POST "
 				"/api/v1/trees",
 				tree);
-	if (plan_check_cases(c, spec, e))
+	/* each testcase and its params against what the workers registered */
+	if (casecheck_testcases(c, json_object_get(spec, "testcases"), e))
 		return -1;
 	text = json_dumps(spec, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(15));
 	ret = db_plan_store(c, name, t.id, text, json_is_true(json_object_get(spec, "enabled")),

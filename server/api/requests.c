@@ -282,26 +282,9 @@ static int expand(PGconn *c, json_t *b, struct submission *s, struct err *e)
 			}
 		}
 	}
-	{
-		/* each testcase and its params against what the workers registered (casecheck.h) */
-		struct casecheck cc;
-		int bad = 0;
-
-		if (casecheck_load(c, &cc, e))
-			return -1;
-		for (j = 0; j < nc && !bad; j++) {
-			json_t *tc = json_array_get(tcs, j);
-			char prefix[40];
-
-			snprintf(prefix, sizeof(prefix), "testcases[%zu].", j);
-			bad = casecheck_testcase(&cc, prefix,
-						 json_string_value(json_object_get(tc, "testcase")),
-						 json_object_get(tc, "params"), NULL, e);
-		}
-		casecheck_release(&cc);
-		if (bad)
-			return -1;
-	}
+	/* each testcase and its params against what the workers registered */
+	if (casecheck_testcases(c, tcs, e))
+		return -1;
 	if (s->nr_groups * 2 * (size_t)(s->repeat < MAX_ROUNDS ? s->repeat : MAX_ROUNDS) > MAX_JOBS)
 		return err_setc(e, ERR_INVALID_FIELD, "testcases", "more than %d jobs", MAX_JOBS);
 	return 0;
