@@ -52,7 +52,11 @@ int monitors_from_json(json_t *v, const char *field, char out[MONITORS_TEXT_MAX]
 		if (!b) {
 			snprintf(path, sizeof(path), "%.120s[%zu]", field, i);
 			return err_setc(e, ERR_INVALID_FIELD, path,
-					"'%s' must be \"perf-profile\" or \"perf-stat\"", path);
+					"'%s' is %s%.64s%s: a monitor is \"perf-profile\" or "
+					"\"perf-stat\"",
+					path, json_is_string(x) ? "'" : "",
+					json_is_string(x) ? json_string_value(x) : "not a string",
+					json_is_string(x) ? "'" : "");
 		}
 		bits |= b;
 	}

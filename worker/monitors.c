@@ -1,4 +1,5 @@
 #include "monitors.h"
+#include "profile.h"
 #include "buf.h"
 #include "parse/parse.h"
 #include "parse/perf_fold.h"
@@ -17,49 +18,35 @@
 #define MARK_PROFILE_END "==== regtrack-profile-end ===="
 #define METRIC_NAME_MAX 256 /* lib/resultdoc: NAME 1..256 printable ASCII */
 
-static const struct {
-	const char *name;
-	unsigned bit;
-} monitor_names[] = {
-	/* sorted by name: monitors_json() lists them in this order */
-	{ "perf-profile", MONITOR_PERF_PROFILE },
-	{ "perf-stat", MONITOR_PERF_STAT },
-};
-
 int monitors_parse(const json_t *monitors, unsigned *mask, struct err *e)
 {
-	size_t i, j;
-	json_t *v;
+	char text[MONITORS_TEXT_MAX];
 
 	*mask = 0;
-	if (!monitors || json_is_null(monitors))
-		return 0;
-	if (!json_is_array(monitors))
-		return err_setc(e, ERR_INVALID_JOB, "monitors", "monitors must be an array");
-	json_array_foreach (monitors, i, v) {
-		const char *s = json_string_value(v);
+	/* the one check of monitors, lib/profile.h; a bad one is the job's fault here */
+	if (monitors_from_json((json_t *)monitors, "monitors", text, e)) {
+		char detail[sizeof(e->detail)], msg[sizeof(e->message)];
 
-		for (j = 0; s && j < ARRAY_SIZE(monitor_names); j++)
-			if (!strcmp(s, monitor_names[j].name))
-				break;
-		if (!s || j == ARRAY_SIZE(monitor_names))
-			return err_setc(e, ERR_INVALID_JOB, "monitors",
-					"unknown monitor '%s' (perf-profile, perf-stat)",
-					s ? s : "(not a string)");
-		*mask |= monitor_names[j].bit;
+		snprintf(detail, sizeof(detail), "%s", e->detail);
+		snprintf(msg, sizeof(msg), "%s", e->message);
+		return err_setc(e, ERR_INVALID_JOB, detail, "%s", msg);
 	}
+	if (monitors_has(text, "perf-profile"))
+		*mask |= MONITOR_PERF_PROFILE;
+	if (monitors_has(text, "perf-stat"))
+		*mask |= MONITOR_PERF_STAT;
 	return 0;
 }
 
-json_t *monitors_json(unsigned mask)
+json_t *monitors_mask_json(unsigned mask)
 {
-	json_t *a = json_array();
-	size_t i;
+	const char *t = (mask & MONITOR_PERF_PROFILE) && (mask & MONITOR_PERF_STAT) ?
+				"perf-profile,perf-stat" :
+			mask & MONITOR_PERF_PROFILE ? "perf-profile" :
+			mask & MONITOR_PERF_STAT    ? "perf-stat" :
+						      "";
 
-	for (i = 0; i < ARRAY_SIZE(monitor_names); i++)
-		if (mask & monitor_names[i].bit)
-			json_array_append_new(a, json_string(monitor_names[i].name));
-	return a;
+	return monitors_json(t);
 }
 
 struct sym_ctx {
@@ -100,7 +87,7 @@ int profile_fill_run(json_t *run, unsigned mask, const char *folded, size_t fold
 		return err_setc(e, ERR_TOO_LARGE, "profile.folded",
 				"folded profile of %zu bytes is over the bound of %u bytes",
 				folded_len, PERF_FOLD_MAX_BYTES);
-	json_object_set_new(run, "monitors", monitors_json(mask));
+	json_object_set_new(run, "monitors", monitors_mask_json(mask));
 	if (!json_is_object(metrics)) {
 		metrics = json_object();
 		json_object_set_new(run, "metrics", metrics);

@@ -32,19 +32,19 @@
 /*
  * The job's "monitors" (JSON array of "perf-profile" / "perf-stat",
  * repeats allowed; NULL, JSON null or [] = none) as a mask of MONITOR_*.
- * Returns 0, or -1 with e filled (ERR_INVALID_JOB, detail "monitors") for
- * anything else.
+ * Returns 0, or -1 with e filled (ERR_INVALID_JOB, detail "monitors" or "monitors[i]",
+ * lib/profile.h's check) for anything else.
  */
 int monitors_parse(const json_t *monitors, unsigned *mask, struct err *e)
 	__attribute__((warn_unused_result));
 
-/* The monitors of mask as a new JSON array, sorted by name. */
-json_t *monitors_json(unsigned mask);
+/* The monitors of mask as a new JSON array, sorted by name (lib/profile.h's monitors_json). */
+json_t *monitors_mask_json(unsigned mask);
 
 /*
  * What one run's monitors gave, into its run object (borrowed, changed in
  * place), as the result document names it (lib/resultdoc, BRIEF contract):
- *   "monitors": [...]                      monitors_json(mask)
+ *   "monitors": [...]                      monitors_mask_json(mask)
  *   "profile": {"event": "cpu-clock", "samples": N, "folded": TEXT}
  *                                          when perf-profile ran
  *   metrics "perf-profile.children.cycles-pp.SYM",

@@ -30,14 +30,14 @@ static void test_monitors(void **state UNUSED)
 	assert_int_equal(m, 0);
 	assert_int_equal(monitors_parse(a, &m, &e), 0);
 	assert_int_equal(m, MONITOR_PERF_PROFILE | MONITOR_PERF_STAT);
-	out = monitors_json(m);
+	out = monitors_mask_json(m);
 	/* sorted, deduplicated */
 	assert_int_equal(json_array_size(out), 2);
 	assert_string_equal(json_string_value(json_array_get(out, 0)), "perf-profile");
 	assert_string_equal(json_string_value(json_array_get(out, 1)), "perf-stat");
 	json_decref(out);
 	assert_int_equal(monitors_parse(bad, &m, &e), -1);
-	assert_string_equal(e.detail, "monitors");
+	assert_string_equal(e.detail, "monitors[0]");
 	assert_non_null(strstr(e.message, "perf-top"));
 	json_decref(bad);
 	bad = json_string("perf-stat");
