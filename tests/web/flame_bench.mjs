@@ -100,6 +100,7 @@ try {
 	for (let i = 0; i < REPS; i++) {
 		// interleaved, so a noisy neighbour hits figure and baseline alike
 		out.flame.push(await load('flame'));
+		out.nodes = await page.evaluate(() => document.querySelector('.flame').flame.tree.n);
 		// zoom into the widest frame above the root, then search
 		out.zoom.push(await interact(`const f = fg.frames().filter((x) => x.depth === 1).sort((a, b) => b.w - a.w)[0];
 			fg.zoomTo(f.id);`));

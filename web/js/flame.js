@@ -514,14 +514,15 @@ function change(v) {
 // the flame graph for it.
 export function symbolsTable(symbols, onPick) {
 	const row = (s) => {
-		const dir = s.children_change > 0 ? 'regression' : s.children_change < 0 ? 'improvement' : '';
+		// the graph's colours: red grew, blue shrank (not good / bad: a profile is not a verdict)
+		const dir = s.children_change > 0 ? 'grew' : s.children_change < 0 ? 'shrank' : '';
 		return h('tr', { class: `symbol-row${s.significant ? ' significant' : ''}`, dataset: { symbol: s.symbol } },
 			h('td', null, onPick ? h('a', { href: '#', class: 'symbol', onclick: (ev) => {
 				ev.preventDefault();
 				onPick(s.symbol);
 			} }, s.symbol) : h('code', null, s.symbol)),
 			h('td', { class: 'num' }, pct(s.base_children_pct)), h('td', { class: 'num' }, pct(s.head_children_pct)),
-			h('td', { class: `num pct ${dir}` }, change(s.children_change)),
+			h('td', { class: `num change ${dir}` }, change(s.children_change)),
 			h('td', { class: 'num' }, pct(s.base_self_pct)), h('td', { class: 'num' }, pct(s.head_self_pct)),
 			h('td', { class: 'num' }, change(s.self_change)),
 			h('td', { class: 'num' }, fmtP(s.p)),

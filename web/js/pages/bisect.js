@@ -8,6 +8,7 @@ import { h, replace, link, section, table, emptyState, errorBox, fmtNum, fmtPct,
 import { api, getToken, setToken } from '../api.js';
 import { pick, commitOf, regressionKind, shiftPct, shiftTitle, seriesQuery, goodOf, badOf, ciOf, setupOf } from '../model.js';
 import { compareTable } from './compare.js';
+import { renderProfileDiff } from '../flame.js';
 
 const STATES = ['new', 'confirmed', 'bisecting', 'bisected', 'reported', 'fixed', 'invalid', 'wontfix'];
 const SVG = 'http://www.w3.org/2000/svg';
@@ -479,6 +480,10 @@ export async function render(root, { id, kind }) {
 	}
 	parts.push(section(cmpBase !== good ? 'First bad commit vs its parent'
 		: b && pick(b, 'first_bad_commit') ? 'Good vs first bad commit' : 'Last good vs first bad', cmp));
+	// the bisect's profile diff (its verification round: first bad vs parent)
+	const profile = kind === 'bisect' ? h('div', { id: 'profile-diff' }) : null;
+	if (profile)
+		parts.push(section('Profile: first bad commit vs its parent', profile));
 	parts.push(section('.config difference', cfg));
 	parts.push(section('Report as mailed', mailed));
 	if (r) {
@@ -491,4 +496,6 @@ export async function render(root, { id, kind }) {
 		parts.push(section('Triage', ...triage(r, () => render(root, { id, kind })), historyList(r)));
 	}
 	replace(root, parts);
+	if (profile)
+		await renderProfileDiff(profile, `/api/v1/bisects/${b.id}/profile-diff`);
 }
