@@ -2,12 +2,12 @@
 // opens it): ?what=flame draws the profile diff at /api/v1/profile-diff with
 // renderProfileDiff, ?what=uplot the baseline, a uPlot chart of
 // ?points=N points (the series page's chart library on the same number of
-// items), ?what=parse only fetches and merges the folded texts. When done:
+// items), ?what=parse only fetches and merges the folded texts (loadProfileDiff: in
+// its worker). When done:
 // body.dataset.result = JSON {drawn_ms (navigation start to the first paint
 // after drawing), longest_task_ms (the longest main-thread task seen by the
 // Long Tasks API, 0 when none passed its 50 ms floor), long_tasks, frames}.
-import { renderProfileDiff, buildTree } from '/js/flame.js';
-import uPlot from '/vendor/uPlot.esm.js';
+import { renderProfileDiff, loadProfileDiff } from '/js/flame.js';
 
 const longTasks = [];
 new PerformanceObserver((l) => {
@@ -26,9 +26,10 @@ if (what === 'flame') {
 	await renderProfileDiff(div, '/api/v1/profile-diff?base=b&head=h');
 	frames = div.querySelector('canvas') ? Number(div.querySelector('canvas').dataset.frames) : 0;
 } else if (what === 'parse') {
-	const d = await (await fetch('/api/v1/profile-diff?base=b&head=h&folded=1')).json();
-	await buildTree(d.folded.base, d.folded.head);
+	await loadProfileDiff('/api/v1/profile-diff?base=b&head=h');
 } else {
+	// loaded here, not at the top: the flame figure must not pay for it
+	const { default: uPlot } = await import('/vendor/uPlot.esm.js');
 	const n = Number(q.get('points') || 100000);
 	// the same work the series page does: fetch the points, then draw them
 	const d = await (await fetch(`/bench/points?n=${n}`)).json();
