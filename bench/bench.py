@@ -651,7 +651,9 @@ def bench_flame():
     n = out["stacks"]
     col = lambda k, f: summary([x[f] for x in out[k]])   # noqa: E731
     note = "%d stacks a side (tests/web/flamegen.mjs, seed 22), %d tree nodes, %.1f MB reply; " \
-        "%d frames drawn" % (n, out.get("nodes", 0), out["reply_bytes"] / 1e6, out["frames"])
+        "%d frames drawn; load average %.1f on %d CPUs at the end" % (
+            n, out.get("nodes", 0), out["reply_bytes"] / 1e6, out["frames"], os.getloadavg()[0],
+            os.cpu_count())
     add("flame graph load -> drawn (%s stacks)" % fmt_count(n), "ms", col("flame", "drawn_ms"),
         col("uplot", "drawn_ms"), "uPlot chart of %s points, fetched and drawn" % fmt_count(n),
         note=note)

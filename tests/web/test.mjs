@@ -1250,7 +1250,7 @@ async function main() {
 		await check('flame graph: the folded -> tree merge (web/js/flame.js in the page)', async () => {
 			await open('/', 'overview-flame-unit');
 			const r = await page.evaluate(async () => {
-				const { newTree, mergeFolded, delta } = await import('/js/flame.js');
+				const { newTree, mergeFolded, delta, buildTree } = await import('/js/flame.js');
 				const t = newTree();
 				// unsorted, a CRLF line, a blank line, malformed lines, a shared prefix reused and left
 				const text = 'a;b;c 3\na;b;c;e 1\r\na;bb 1\n\na;b 2\nno-count\na;b x\n 5\nz 4\n';
@@ -1275,7 +1275,12 @@ async function main() {
 						path.unshift(tr.nameOf(a));
 					return `${path.join(';')}=${tr.h[i]}/${tr.hs[i]}`;
 				}).sort().join(' ');
-				return { root: at(), a: at('a'), b: at('a', 'b'), c: at('a', 'b', 'c'), e: at('a', 'b', 'c', 'e'), bb: at('a', 'bb'),
+				// the page's own merging (where no worker starts): slices, the same tree
+				const built = await buildTree(lines, '');
+				const again = newTree();
+				mergeFolded(again, lines, 'base');
+				const dumpB = (tr) => Array.from({ length: tr.n }, (_, i) => `${tr.nameOf(i)}:${tr.parent[i]}=${tr.b[i]}/${tr.bs[i]}`).join(' ');
+				return { built: dumpB(built) === dumpB(again) && built.n === 30, root: at(), a: at('a'), b: at('a', 'b'), c: at('a', 'b', 'c'), e: at('a', 'b', 'c', 'e'), bb: at('a', 'bb'),
 					z: at('z'), q: at('a', 'q'), bad: t.bad, base: t.base, head: t.head,
 					dc: delta(t, t.find(['a', 'b', 'c'])), same: dump(one) === dump(sliced), calls, n: one.n };
 			});
@@ -1293,6 +1298,7 @@ async function main() {
 			// c: 4/11 of the base, 6/8 of the head: +38.6 percentage points
 			assert.ok(Math.abs(r.dc - 100 * (6 / 8 - 4 / 11)) < 1e-9, r.dc);
 			assert.ok(r.same && r.calls > 5, JSON.stringify(r));
+			assert.ok(r.built);
 			assert.equal(r.n, 1 + 1 + 7 + 21);
 		});
 
@@ -1322,6 +1328,8 @@ async function main() {
 			try {
 				await open(`/profile-diff?${q}`, 'profile-diff');
 				assert.equal(await page.getAttribute('#profile-diff', 'data-profile'), 'drawn');
+				// fetched and merged off the page's thread
+				assert.equal(await page.getAttribute('#profile-diff', 'data-merged'), 'worker');
 				assert.match(await page.textContent('#profile-diff .profile-sides'),
 					new RegExp(`head ${PROF_HEAD.slice(0, 12)} · 3 runs, ${api.head.samples} samples vs base ${PROF_BASE.slice(0, 12)} · 3 runs`));
 				const W = Number(await page.evaluate(() => document.querySelector('#profile-diff canvas').getBoundingClientRect().width));

@@ -20,7 +20,7 @@
 // input while a large profile loads.
 import { h, replace, append, table, emptyState, errorBox, fmtP, shortSha } from './dom.js';
 import { api, getToken, ApiError } from './api.js';
-import { FlameTree, buildTree, layout, frameColor, delta } from './flametree.js';
+import { FlameTree, buildTree, layout, frameColor, delta, yieldTask } from './flametree.js';
 
 export { FlameTree, newTree, mergeFolded, buildTree, layout, frameColor, delta } from './flametree.js';
 
@@ -353,6 +353,8 @@ export async function renderProfileDiff(el, diffUrl) {
 		}
 		return;
 	}
+	// each step its own task: the worker's message, the graph, the table
+	await yieldTask();
 	const d = got.reply, tree = got.tree;
 	el.dataset.merged = got.where;
 	const symbols = (d && Array.isArray(d.symbols)) ? d.symbols : [];
@@ -370,8 +372,10 @@ export async function renderProfileDiff(el, diffUrl) {
 	tree.head.samples ? graph : emptyState('the head has no folded stacks'),
 	tree.bad ? h('p', { class: 'muted' }, `${tree.bad} malformed folded lines skipped`) : null);
 	let fg = null;
-	if (tree.head.samples)
+	if (tree.head.samples) {
 		fg = flameGraph(graph, tree);
+		await yieldTask();
+	}
 	append(el, [h('h3', null, 'Top changed symbols'),
 		symbols.length ? symbolsTable(symbols, fg ? (s) => {
 			fg.search(s);

@@ -248,7 +248,8 @@ export function delta(tree, id, self = false) {
 	return self ? 100 * (tree.hs[id] / H - tree.bs[id] / B) : 100 * (tree.h[id] / H - tree.b[id] / B);
 }
 
-const yieldTask = () => new Promise((resolve) => {
+// Resolves in a new macrotask (after input and paint had their turn).
+export const yieldTask = () => new Promise((resolve) => {
 	// a macrotask: lets input and paint in (setTimeout(0) is clamped to 4 ms when nested)
 	const ch = new MessageChannel();
 	ch.port1.onmessage = () => resolve();
