@@ -7,7 +7,7 @@ integration harness (tests/integration/harness.py): a throwaway PostgreSQL
 cluster and the real regtrack-server on port 0.
 
 BENCH_ONLY=ingest,http (a comma-separated subset of ingest, compare, series,
-http, detect, detect-noise, worker, bisect, profile, kernel, perf, parse) runs just those
+http, detect, detect-noise, worker, bisect, profile, kernel, perf, parse, flame) runs just those
 steps; the server and its PostgreSQL cluster are started only when a chosen
 step needs them (BENCH_ONLY=parse starts neither).
 
@@ -22,6 +22,7 @@ the table on stdout and bench/results.json. Nothing is asserted: a missed
 target is marked "MISS" and the exit status is still 0.
 """
 import json
+import math
 import os
 import platform
 import shutil
@@ -737,6 +738,48 @@ PARSE_INPUTS = [
 ]
 
 
+# ---- the flame graph in Chromium (tests/web/flame_bench.mjs, issue 22) -----------
+
+def bench_flame():
+    """load -> drawn of the profile diff's flame graph (web/js/flame.js) for 10^5
+    distinct stacks a side, beside a uPlot chart of 10^5 points (the series page's
+    library) fetched and drawn the same way, in the same Chromium; and the longest
+    main-thread task of each (a task over 200 ms is a freeze: input waits longer
+    than the 'good' bound of Interaction to Next Paint)."""
+    web = os.path.join(TOP, "tests", "web")
+    if not os.path.exists("/usr/bin/chromium"):
+        skip("flame graph", "no /usr/bin/chromium (deploy/install-deps installs it)")
+        return
+    if not os.path.exists(os.path.join(web, "node_modules", "playwright-core")):
+        run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], timeout=300, cwd=web)
+    reps = max(1, min(REPS, 3))     # each repetition loads 2 x 40 MB three times
+    env = dict(os.environ, BENCH_REPS=str(reps))
+    out = json.loads(run(["node", os.path.join(web, "flame_bench.mjs")], timeout=900, cwd=web,
+                         env=env).stdout)
+    n = out["stacks"]
+    col = lambda k, f: summary([x[f] for x in out[k]])   # noqa: E731
+    note = "%d stacks a side (tests/web/flamegen.mjs, seed 22), %d tree nodes, %.1f MB reply; " \
+        "%d frames drawn; load average %.1f on %d CPUs at the end" % (
+            n, out.get("nodes", 0), out["reply_bytes"] / 1e6, out["frames"], os.getloadavg()[0],
+            os.cpu_count())
+    add("flame graph load -> drawn (%s stacks)" % fmt_count(n), "ms", col("flame", "drawn_ms"),
+        col("uplot", "drawn_ms"), "uPlot chart of %s points, fetched and drawn" % fmt_count(n),
+        note=note)
+    add("  flame graph: longest task while loading", "ms", col("flame", "longest_task_ms"),
+        col("uplot", "longest_task_ms"), "the uPlot chart's", target=200,
+        note="freeze = a main-thread task > 200 ms (Long Tasks API; 0 = none over 50 ms)")
+    add("  flame graph: fetch + merge alone", "ms", col("parse", "drawn_ms"),
+        col("flame", "drawn_ms"), "the whole load -> drawn")
+    add("  flame graph: zoom click (layout + draw)", "ms", col("zoom", "ms"), None,
+        note="longest task %.0f ms" % max(x["longest_task_ms"] for x in out["zoom"]))
+    add("  flame graph: search 'mm' (all nodes + draw)", "ms", col("search", "ms"), None,
+        note="longest task %.0f ms" % max(x["longest_task_ms"] for x in out["search"]))
+
+
+def fmt_count(n):
+    return "10^%d" % round(math.log10(n)) if n > 0 and 10 ** round(math.log10(n)) == n else str(n)
+
+
 def fixture_body(name):
     path = os.path.join(TOP, name) if "/" in name else \
         os.path.join(TOP, "tests", "fixtures", "parse", name)
@@ -855,7 +898,7 @@ def main():
     srv = None
     try:
         only = [x for x in os.environ.get("BENCH_ONLY", "").split(",") if x]
-        if not only or set(only) - {"detect", "detect-noise", "bisect", "kernel", "perf", "parse"}:
+        if not only or set(only) - {"detect", "detect-noise", "bisect", "kernel", "perf", "parse", "flame"}:
             srv = harness.Server()
             log("server %s pid %d, PostgreSQL %s" % (srv.url, srv.proc.pid, srv.cluster.data))
         steps = [("ingest", lambda: bench_ingest(srv)),
@@ -869,7 +912,8 @@ def main():
                  ("profile", lambda: bench_profile(srv)),
                  ("kernel", bench_kernel),
                  ("perf", bench_perf),
-                 ("parse", lambda: bench_parse(tmp))]
+                 ("parse", lambda: bench_parse(tmp)),
+                 ("flame", bench_flame)]
         if only:
             steps = [s for s in steps if s[0] in only]
         hwm = None

@@ -302,6 +302,15 @@ function fakeResults(job, mean, tree) {
 		Object.assign(d, { commit: job.commit, testcase: job.testcase, job_id: job.id, kconfig: job.kconfig,
 			compiler: job.compiler, tree, commit_subject: undefined, commit_time: undefined });
 		d.machine = { ...d.machine, hostname: 'lkp-web-2', memory_mb: 2048 };
+		// a job with monitors perf-profile (the bisect's verification round)
+		// comes back as the worker posts it: the stacks and their metrics;
+		// the slow side's do_mmap grew (profiledDoc's stacks)
+		if (Array.isArray(job.monitors) && job.monitors.includes('perf-profile')) {
+			const stacks = profStacks(mean < 900000 ? 'head' : 'base', 1);
+			Object.assign(d.metrics, profileMetrics(stacks));
+			d.monitors = job.monitors;
+			d.profile = { event: 'cpu-clock', samples: stacks.reduce((s, [, n]) => s + n, 0), folded: foldedText(stacks) };
+		}
 		return d;
 	});
 }
@@ -559,6 +568,88 @@ function mockApis(setupId) {
 		},
 	};
 }
+
+// --- profiles (issue 22): documents as the worker posts them ---------------
+// Two commits' profiled runs (monitors ["perf-profile"]) of one setup, three
+// runs each: the head's do_mmap grew from 20 % to 50 % of the samples (a
+// demo_delay under it), handle_mm_fault shrank from 50 % to 25 %. Each run
+// carries the folded stacks (`profile`) and the perf-profile.* metrics
+// computed from them, in LKP's names.
+const PROF_BASE = 'ba5e' + '0123456789abcdef'.repeat(3).slice(0, 36);
+const PROF_HEAD = 'bead' + '0123456789abcdef'.repeat(3).slice(0, 36);
+const PROF_PARAMS = { test: 'small-allocs', nr_task: '8' };
+const MMAP = 'small-allocs;entry_SYSCALL_64;do_syscall_64;__x64_sys_mmap;ksys_mmap_pgoff;do_mmap';
+const MUNMAP = 'small-allocs;entry_SYSCALL_64;do_syscall_64;__x64_sys_munmap;__vm_munmap;unmap_region';
+const FAULT = 'small-allocs;asm_exc_page_fault;exc_page_fault;handle_mm_fault';
+const PROF_STACKS = {
+	base: [[`${MMAP};mmap_region`, 200], [MUNMAP, 300], [`${FAULT};__handle_mm_fault`, 450], [FAULT, 50]],
+	head: [[`${MMAP};mmap_region`, 200], [`${MMAP};demo_delay`, 400], [MUNMAP, 300], [`${FAULT};__handle_mm_fault`, 250], [FAULT, 50]],
+};
+// run k of a side: every count a little off (so runs differ), folded text sorted
+function profStacks(side, k) {
+	return PROF_STACKS[side].map(([s, n]) => [s, Math.round(n * (1 + (k - 1) * 0.03))]).sort((a, b) => (a[0] < b[0] ? -1 : 1));
+}
+const foldedText = (stacks) => stacks.map(([s, n]) => `${s} ${n}`).join('\n') + '\n';
+// perf-profile.children/self.cycles-pp.SYMBOL: % of all samples with the
+// symbol on the stack (once per stack) / at its top; the comm is not a symbol
+function profileMetrics(stacks) {
+	const total = stacks.reduce((s, [, n]) => s + n, 0), ch = {}, self = {};
+	for (const [s, n] of stacks) {
+		const fr = s.split(';').slice(1);
+		for (const f of new Set(fr))
+			ch[f] = (ch[f] || 0) + n;
+		self[fr[fr.length - 1]] = (self[fr[fr.length - 1]] || 0) + n;
+	}
+	const m = {};
+	for (const [f, n] of Object.entries(ch))
+		m[`perf-profile.children.cycles-pp.${f}`] = [100 * n / total];
+	for (const [f, n] of Object.entries(self))
+		m[`perf-profile.self.cycles-pp.${f}`] = [100 * n / total];
+	return m;
+}
+function profiledDoc(sha, subject, day, stacks) {
+	const d = doc(0, PROF_PARAMS, { 'vm-scalability.throughput': [1.0e7 * (1 + (rnd() - 0.5) * 0.02)], ...profileMetrics(stacks) });
+	Object.assign(d, { commit: sha, commit_subject: subject, commit_time: `2026-11-2${day}T12:00:00Z`,
+		monitors: ['perf-profile'],
+		profile: { event: 'cpu-clock', samples: stacks.reduce((s, [, n]) => s + n, 0), folded: foldedText(stacks) } });
+	return d;
+}
+// Posts the profiled runs; returns what the diff must show: the merged
+// folded text of each side and the symbols (children/self % of the merged
+// samples) as the test computed them from the same documents.
+async function seedProfiles() {
+	const merged = { base: new Map(), head: new Map() };
+	for (const [side, sha, day] of [['base', PROF_BASE, 1], ['head', PROF_HEAD, 2]])
+		for (let k = 0; k < 3; k++) {
+			const stacks = profStacks(side, k);
+			for (const [s, n] of stacks)
+				merged[side].set(s, (merged[side].get(s) || 0) + n);
+			const r = await call('POST', '/api/v1/results', profiledDoc(sha, `mm: profiled ${side}`, day, stacks), 'submit');
+			assert.ok(r.status === 201 || r.status === 200, `POST profiled result: ${r.status} ${r.text}`);
+		}
+	const stacks = { base: [...merged.base].sort(), head: [...merged.head].sort() };
+	const mb = profileMetrics(stacks.base), mh = profileMetrics(stacks.head);
+	const syms = [...new Set([...Object.keys(mb), ...Object.keys(mh)].filter((k) => k.includes('.children.'))
+		.map((k) => k.replace('perf-profile.children.cycles-pp.', '')))];
+	const v = (m, kind, s) => (m[`perf-profile.${kind}.cycles-pp.${s}`] || [0])[0];
+	const symbols = syms.map((s) => ({ symbol: s, base_children_pct: v(mb, 'children', s), head_children_pct: v(mh, 'children', s),
+		children_change: v(mh, 'children', s) - v(mb, 'children', s), base_self_pct: v(mb, 'self', s), head_self_pct: v(mh, 'self', s),
+		self_change: v(mh, 'self', s) - v(mb, 'self', s), p: 0.001, significant: Math.abs(v(mh, 'children', s) - v(mb, 'children', s)) > 1 }))
+		.sort((a, b) => Math.abs(b.children_change) - Math.abs(a.children_change) || (a.symbol < b.symbol ? -1 : 1));
+	const samples = (st) => st.reduce((s, [, n]) => s + n, 0);
+	return { stacks, symbols, reply: { base: { commit: PROF_BASE, runs: 3, samples: samples(stacks.base) },
+		head: { commit: PROF_HEAD, runs: 3, samples: samples(stacks.head) }, symbols,
+		folded: { base: foldedText(stacks.base), head: foldedText(stacks.head) } } };
+}
+const profQuery = (base, head) => new URLSearchParams({ base, head, testcase: 'vm-scalability', params: JSON.stringify(PROF_PARAMS),
+	tbox_group: 'vm-2p', kconfig: 'x86_64-defconfig', compiler: 'gcc-12', monitors: 'perf-profile' });
+// a side's share (%) of the samples at and under a stack prefix
+function share(list, prefix) {
+	const tot = list.reduce((s, [, n]) => s + n, 0);
+	return 100 * list.filter(([s]) => s === prefix || s.startsWith(prefix + ';')).reduce((s, [, n]) => s + n, 0) / tot;
+}
+const headShare = (stacks, prefix) => share(stacks.head, prefix);
+const baseShare = (stacks, prefix) => share(stacks.base, prefix);
 
 // --- the browser ---------------------------------------------------------
 async function main() {
@@ -1222,6 +1313,206 @@ async function main() {
 				assert.match(range, /change \+4\.2% \(means -8\.9%\)/, range);
 			} finally {
 				await page.unroute(/\/api\/v1\/(regressions|bisects)(\/|\?|$)/);
+			}
+		});
+
+		// --- the profile diff (issue 22): flame graph and top changed symbols
+		const flameFrames = (sel) => page.evaluate((s) => document.querySelector(`${s} .flame`).flame.frames(), sel);
+		const rgb = (fill) => (/^rgb\((\d+),(\d+),(\d+)\)$/.exec(fill) || []).slice(1).map(Number);
+		// the canvas pixel at a frame's top middle (below any label), as [r, g, b]
+		const pixel = (sel, f) => page.evaluate(([s, x, y]) => {
+			const c = document.querySelector(`${s} canvas.flame-canvas`);
+			const dpr = c.width / c.getBoundingClientRect().width;
+			return [...c.getContext('2d').getImageData(Math.round(x * dpr), Math.round(y * dpr), 1, 1).data].slice(0, 3);
+		}, [sel, f.x + f.w / 2, f.y + 1]);
+
+		await check('flame graph: the folded -> tree merge (web/js/flame.js in the page)', async () => {
+			await open('/', 'overview-flame-unit');
+			const r = await page.evaluate(async () => {
+				const { newTree, mergeFolded, delta, buildTree } = await import('/js/flame.js');
+				const t = newTree();
+				// unsorted, a CRLF line, a blank line, malformed lines, a shared prefix reused and left
+				const text = 'a;b;c 3\na;b;c;e 1\r\na;bb 1\n\na;b 2\nno-count\na;b x\n 5\nz 4\n';
+				mergeFolded(t, text, 'base');
+				mergeFolded(t, 'a;b;c 6\na;q 2\n', 'head');
+				const at = (...p) => {
+					const id = t.find(p);
+					return id < 0 ? null : [t.b[id], t.h[id], t.bs[id], t.hs[id]];
+				};
+				// slices: stopping at every deadline gives the same tree as one pass
+				const lines = Array.from({ length: 100 }, (_, i) => `r;s${i % 7};t${i % 3} ${i + 1}`).join('\n');
+				const one = newTree(), sliced = newTree();
+				mergeFolded(one, lines, 'head');
+				let pos = 0, calls = 0;
+				while (pos < lines.length && calls < 1000) {
+					pos = mergeFolded(sliced, lines, 'head', pos, 0);
+					calls++;
+				}
+				const dump = (tr) => Array.from({ length: tr.n }, (_, i) => {
+					const path = [];
+					for (let a = i; a > 0; a = tr.parent[a])
+						path.unshift(tr.nameOf(a));
+					return `${path.join(';')}=${tr.h[i]}/${tr.hs[i]}`;
+				}).sort().join(' ');
+				// the page's own merging (where no worker starts): slices, the same tree
+				const built = await buildTree(lines, '');
+				const again = newTree();
+				mergeFolded(again, lines, 'base');
+				const dumpB = (tr) => Array.from({ length: tr.n }, (_, i) => `${tr.nameOf(i)}:${tr.parent[i]}=${tr.b[i]}/${tr.bs[i]}`).join(' ');
+				return { built: dumpB(built) === dumpB(again) && built.n === 30, root: at(), a: at('a'), b: at('a', 'b'), c: at('a', 'b', 'c'), e: at('a', 'b', 'c', 'e'), bb: at('a', 'bb'),
+					z: at('z'), q: at('a', 'q'), bad: t.bad, base: t.base, head: t.head,
+					dc: delta(t, t.find(['a', 'b', 'c'])), same: dump(one) === dump(sliced), calls, n: one.n };
+			});
+			assert.deepEqual(r.root, [11, 8, 0, 0]);
+			assert.deepEqual(r.a, [7, 8, 0, 0]);
+			assert.deepEqual(r.b, [6, 6, 2, 0]);
+			assert.deepEqual(r.c, [4, 6, 3, 6]);
+			assert.deepEqual(r.e, [1, 0, 1, 0]);
+			assert.deepEqual(r.bb, [1, 0, 1, 0]);
+			assert.deepEqual(r.z, [4, 0, 4, 0]);
+			assert.deepEqual(r.q, [0, 2, 0, 2]);
+			assert.equal(r.bad, 3); // "no-count", "a;b x", " 5"
+			assert.deepEqual(r.base, { samples: 11, stacks: 5 });
+			assert.deepEqual(r.head, { samples: 8, stacks: 2 });
+			// c: 4/11 of the base, 6/8 of the head: +38.6 percentage points
+			assert.ok(Math.abs(r.dc - 100 * (6 / 8 - 4 / 11)) < 1e-9, r.dc);
+			assert.ok(r.same && r.calls > 5, JSON.stringify(r));
+			assert.ok(r.built);
+			assert.equal(r.n, 1 + 1 + 7 + 21);
+		});
+
+		await check('profile diff page: do_mmap grew (red, head\'s width), handle_mm_fault shrank (blue), click zooms, search highlights, symbols table', async () => {
+			const prof = await seedProfiles();
+			const q = profQuery(PROF_BASE, PROF_HEAD);
+			const real = await endpoint(`/api/v1/profile-diff?${q}`);
+			let api = prof.reply;
+			if (real) {
+				const r = await call('GET', `/api/v1/profile-diff?${q}&folded=1`);
+				assert.equal(r.status, 200, r.text);
+				api = r.json;
+				// the server merged the same runs the test posted
+				assert.deepEqual([api.base.runs, api.head.runs], [3, 3]);
+				assert.deepEqual([api.base.samples, api.head.samples], [prof.reply.base.samples, prof.reply.head.samples]);
+				const top = api.symbols.slice(0, 4).map((s) => s.symbol);
+				assert.ok(top.includes('do_mmap') && top.includes('handle_mm_fault'), JSON.stringify(top));
+			} else {
+				console.log('  NOTE: this server has no GET /api/v1/profile-diff: the page reads the diff the test computed from the posted documents');
+				await page.route(/\/api\/v1\/profile-diff\?/, (route) => {
+					const u = new URL(route.request().url());
+					const mine = u.searchParams.get('base') === PROF_BASE && u.searchParams.get('head') === PROF_HEAD;
+					return route.fulfill({ status: mine ? 200 : 404, contentType: 'application/json', body: JSON.stringify(mine
+						? prof.reply : { error: { code: 'not_found', message: 'no profiled runs of base' } }) });
+				});
+			}
+			try {
+				await open(`/profile-diff?${q}`, 'profile-diff');
+				assert.equal(await page.getAttribute('#profile-diff', 'data-profile'), 'drawn');
+				// fetched and merged off the page's thread
+				assert.equal(await page.getAttribute('#profile-diff', 'data-merged'), 'worker');
+				assert.match(await page.textContent('#profile-diff .profile-sides'),
+					new RegExp(`head ${PROF_HEAD.slice(0, 12)} · 3 runs, ${api.head.samples} samples vs base ${PROF_BASE.slice(0, 12)} · 3 runs`));
+				const W = Number(await page.evaluate(() => document.querySelector('#profile-diff canvas').getBoundingClientRect().width));
+				let frames = await flameFrames('#profile-diff');
+				const frame = (name) => frames.find((f) => f.name === name && !f.ancestor);
+				// grew: red, as wide as the head's share; demo_delay (0 -> 33.3 %) is the
+				// largest change, at full strength, do_mmap's +30 points a little lighter
+				const mm = frame('do_mmap');
+				assert.ok(mm, JSON.stringify(frames.map((f) => f.name)));
+				const change = (prefix) => headShare(prof.stacks, prefix) - baseShare(prof.stacks, prefix);
+				const max = change(`${MMAP};demo_delay`);
+				assert.ok(Math.abs(max - 100 / 3) < 0.5, max);
+				assert.deepEqual(rgb(frame('demo_delay').fill), [255, 0, 0]);
+				const c = Math.round(210 * (1 - change(MMAP) / max));
+				assert.ok(c > 10 && c < 40, c);
+				assert.deepEqual(rgb(mm.fill), [255, c, c]);
+				assert.deepEqual(await pixel('#profile-diff', mm), [255, c, c]);
+				assert.ok(Math.abs(mm.w - W * headShare(prof.stacks, MMAP) / 100) < 1, `${mm.w} of ${W}`);
+				assert.ok(Math.abs(headShare(prof.stacks, MMAP) - 50) < 1);
+				// shrank: blue, lighter for the smaller change (-25 points vs +30)
+				const pf = frame('handle_mm_fault');
+				const [r, g, b] = rgb(pf.fill);
+				assert.deepEqual([r, g, b], [...Array(2).fill(Math.round(210 * (1 + change(FAULT) / max))), 255]);
+				assert.ok(r > 30 && r < 80, pf.fill);
+				assert.deepEqual(await pixel('#profile-diff', pf), [r, g, b]);
+				assert.ok(Math.abs(pf.w - W * headShare(prof.stacks, FAULT) / 100) < 1, `${pf.w} of ${W}`);
+				// the comm: 100 % on both sides, no change: grey
+				assert.equal(frame('small-allocs').fill, 'rgb(221,221,221)');
+				// mmap_region (20 % -> 16.7 %) a light blue
+				assert.equal(rgb(frame('mmap_region').fill)[2], 255);
+				assert.ok(rgb(frame('mmap_region').fill)[0] > 150);
+				await page.locator('#profile-diff').screenshot({ path: join(ART, 'profile-diff.png') });
+				// click on do_mmap: it fills the width, its children split it by the head's samples
+				const box = await page.locator('#profile-diff canvas').boundingBox();
+				await page.mouse.click(box.x + mm.x + mm.w / 2, box.y + mm.y + mm.h / 2);
+				assert.equal(await page.getAttribute('#profile-diff canvas', 'data-zoom'), 'do_mmap');
+				frames = await flameFrames('#profile-diff');
+				assert.ok(Math.abs(frame('do_mmap').w - W) < 0.01);
+				const dd = headShare(prof.stacks, `${MMAP};demo_delay`) / headShare(prof.stacks, MMAP);
+				assert.ok(Math.abs(frame('demo_delay').w - W * dd) < 1, `${frame('demo_delay').w} vs ${W * dd}`);
+				assert.equal(frame('handle_mm_fault'), undefined);
+				// its ancestors stay, at full width, grey
+				assert.deepEqual(frames.filter((f) => f.ancestor).map((f) => [f.name, f.w]),
+					['all', ...MMAP.split(';').slice(0, -1)].map((n) => [n, W]));
+				await page.click('#profile-diff .flame-reset');
+				assert.equal(await page.getAttribute('#profile-diff canvas', 'data-zoom'), '');
+				// search: every frame whose name has "mmap" is magenta, no other; the share of the outermost matches
+				await page.fill('#profile-diff .flame-search', 'mmap');
+				frames = await flameFrames('#profile-diff');
+				for (const f of frames.filter((x) => !x.ancestor))
+					assert.equal(f.fill === 'rgb(230,0,230)', f.name.includes('mmap'), `${f.name} ${f.fill}`);
+				assert.deepEqual(await pixel('#profile-diff', frame('ksys_mmap_pgoff')), [230, 0, 230]);
+				const share = headShare(prof.stacks, MMAP.split(';').slice(0, 4).join(';'));
+				assert.equal(await page.textContent('#profile-diff .flame-match'), `matched ${share.toFixed(2)}% of the head's samples`);
+				await page.locator('#profile-diff').screenshot({ path: join(ART, 'profile-diff-search.png') });
+				await page.fill('#profile-diff .flame-search', '');
+				// the table: the API's symbols in its order, both sides' children and self %, the marker where significant
+				const rows = await page.$$eval('#profile-diff table.profile-symbols tbody tr', (trs) => trs.map((t) =>
+					[...t.cells].map((c) => c.textContent)));
+				assert.equal(rows.length, Math.min(api.symbols.length, 30));
+				api.symbols.slice(0, rows.length).forEach((s, i) => {
+					assert.equal(rows[i][0], s.symbol);
+					assert.equal(rows[i][1], `${s.base_children_pct.toFixed(2)}%`);
+					assert.equal(rows[i][2], `${s.head_children_pct.toFixed(2)}%`);
+					assert.equal(rows[i][3], `${s.children_change > 0 ? '+' : ''}${s.children_change.toFixed(2)}`);
+					assert.equal(rows[i][5], `${s.head_self_pct.toFixed(2)}%`);
+					assert.equal(rows[i][8], s.significant ? '★' : '');
+				});
+				// a symbol in the table searches the graph for it
+				await page.click('#profile-diff table.profile-symbols a.symbol >> text="handle_mm_fault"');
+				assert.equal(await page.inputValue('#profile-diff .flame-search'), 'handle_mm_fault');
+				frames = await flameFrames('#profile-diff');
+				assert.equal(frame('handle_mm_fault').fill, 'rgb(230,0,230)');
+				// commits without profiled runs
+				await open(`/profile-diff?${profQuery(SHAS[0], SHAS[1])}`, 'profile-diff-empty');
+				assert.equal(await page.getAttribute('#profile-diff', 'data-profile'), 'empty');
+				assert.equal(await page.textContent('#profile-diff p.empty'), 'no profiled runs yet');
+			} finally {
+				if (!real)
+					await page.unroute(/\/api\/v1\/profile-diff\?/);
+			}
+		});
+
+		await check('bisect page: the profile diff of the first bad commit vs its parent', async () => {
+			if (!bisect) {
+				console.log('  (this server has no bisects API: nothing to check)');
+				return;
+			}
+			const r = await call('GET', `/api/v1/bisects/${bisect.id}/profile-diff?folded=1`);
+			await open(`/bisects/${bisect.id}`, 'bisect-profile');
+			const state = await page.getAttribute('#profile-diff', 'data-profile');
+			if (r.status === 200 && r.json && r.json.folded && r.json.folded.head) {
+				// the verification round ran profiled: the fake worker's stacks, do_mmap grown
+				assert.equal(state, 'drawn');
+				const frames = await flameFrames('#profile-diff');
+				const mm = frames.find((f) => f.name === 'do_mmap' && !f.ancestor);
+				assert.ok(mm && rgb(mm.fill)[0] === 255 && rgb(mm.fill)[1] < 100, JSON.stringify(mm));
+				assert.equal(await page.textContent('#profile-diff table.profile-symbols tbody tr td'), r.json.symbols[0].symbol);
+				await page.locator('section:has(#profile-diff)').screenshot({ path: join(ART, 'bisect-profile.png') });
+			} else {
+				console.log(`  the server answers GET /api/v1/bisects/${bisect.id}/profile-diff with ${r.status}: the page says so`);
+				assert.ok(r.status === 404 || (r.status === 200 && !(r.json.symbols || []).length), r.text.slice(0, 300));
+				assert.equal(state, 'empty');
+				assert.equal(await page.textContent('#profile-diff p.empty'), 'no profiled runs yet');
 			}
 		});
 

@@ -14,6 +14,7 @@ const routes = [
 	{ re: /^\/jobs\/?$/, page: 'jobs', nav: 'jobs' },
 	{ re: /^\/jobs\/(\d+)\/?$/, page: 'job', nav: 'jobs' },
 	{ re: /^\/machines\/?$/, page: 'machines', nav: 'machines' },
+	{ re: /^\/profile-diff\/?$/, page: 'profile', nav: 'compare' },
 ];
 
 function tokenPanel() {

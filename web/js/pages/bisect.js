@@ -9,6 +9,7 @@ import { api, getToken, setToken } from '../api.js';
 import { pick, commitOf, regressionKind, shiftPct, shiftTitle, seriesQuery, goodOf, badOf, ciOf, setupOf } from '../model.js';
 import { compareTable } from './compare.js';
 import { answerCard, archTable, storyChart, profileSlot, fillProfileSlot } from './story.js';
+import { renderProfileDiff } from '../flame.js';
 
 const STATES = ['new', 'confirmed', 'bisecting', 'bisected', 'reported', 'fixed', 'invalid', 'wontfix'];
 const SVG = 'http://www.w3.org/2000/svg';
@@ -483,7 +484,7 @@ export async function render(root, { id, kind }) {
 		: b && pick(b, 'first_bad_commit') ? 'Good vs first bad commit' : 'Last good vs first bad';
 	const bisectPart = b ? section('Bisect', bisectFacts(b), stepsTable(b), firstBad(b), verification(b))
 		: r ? section('Bisect', emptyState('Not bisected yet.')) : null;
-	let parts, prof = null;
+	let parts, prof = null, bisectProfile = null;
 	if (kind === 'regression') {
 		// the story, answer first: the bisect's first bad commit, every arch it
 		// was seen on, the detection range, the series around the change, the
@@ -507,8 +508,12 @@ export async function render(root, { id, kind }) {
 			section('Triage', ...triage(r, () => render(root, { id, kind })), historyList(r)),
 		].filter(Boolean);
 	} else {
+		// the bisect's profile diff (its profile round: first bad vs parent)
+		bisectProfile = kind === 'bisect' && b ? h('div', { id: 'profile-diff' }) : null;
 		parts = [h('h1', null, title), rangeCard(r, b, kind === 'bisect'), bisectPart,
-			section(cmpTitle, cmp), section('.config difference', cfg), section('Report as mailed', mailed)];
+			section(cmpTitle, cmp),
+			bisectProfile ? section('Profile: first bad commit vs its parent', bisectProfile) : null,
+			section('.config difference', cfg), section('Report as mailed', mailed)].filter(Boolean);
 		if (r) {
 			const g = groupTable(r);
 			if (g)
@@ -522,4 +527,6 @@ export async function render(root, { id, kind }) {
 		chart.draw();
 	if (prof)
 		await fillProfileSlot(prof, r, b);
+	if (bisectProfile)
+		await renderProfileDiff(bisectProfile, `/api/v1/bisects/${b.id}/profile-diff`);
 }
