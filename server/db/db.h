@@ -100,6 +100,7 @@ enum db_stmt {
 	ST_METRIC_SET,
 	ST_QUEUE_COUNT,
 	ST_TESTCASES_JSON,
+	ST_TRACK_GAUGES,
 	/* test plans and what they scheduled (stmts_plans.c) */
 	ST_PLANS_JSON,
 	ST_PLANS_OF_TREE,
