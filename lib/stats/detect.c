@@ -759,13 +759,14 @@ void detect_series_tip(const struct detect_series *s, double z_min, struct detec
 		return;
 	detect_series_check_tail(s, 1, &o);
 	out->tip = s->med[s->n - 1];
-	if (!isfinite(o.center))
-		return;
+	/* the window of detect_series_check_tail */
 	out->nref = s->n - 1;
 	if (s->ncp && s->cp[s->ncp - 1].index <= s->n - 1)
 		out->nref = s->n - 1 - s->cp[s->ncp - 1].index;
 	if (out->nref > s->opts.window)
 		out->nref = s->opts.window;
+	if (!isfinite(o.center))
+		return;
 	out->center = o.center;
 	out->scale = o.scale;
 	out->z = (out->tip - o.center) / o.scale;

@@ -252,7 +252,7 @@ void detect_series_check_tail(const struct detect_series *s, size_t ntail,
  * |z| >= 3 happens at 0.27 % of quiet tips. z_min <= 0: never moved.
  */
 struct detect_tip {
-	size_t nref;	      /* window commits: [n - 1 - nref, n - 1) */
+	size_t nref;	      /* window commits: [n - 1 - nref, n - 1), also when < 4 */
 	double center, scale; /* the window's median and robust sigma; NAN when nref < 4 */
 	double tip;	      /* the newest commit's median */
 	double z, change_pct; /* NAN when nref < 4 */
