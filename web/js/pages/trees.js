@@ -6,8 +6,12 @@ import { h, replace, section, table, emptyState, age, duration, fmtTime, commitL
 import { api } from '../api.js';
 import { listOf } from '../model.js';
 
+// a tree is polled on its own only while an enabled plan uses it (README "Tracking trees")
 export function pollEvery(t) {
-	return t.poll_s > 0 ? `every ${duration(t.poll_s)}` : 'when asked (POST …/poll)';
+	if (!(t.poll_s > 0))
+		return 'when asked (POST …/poll)';
+	return (t.plans || []).some((p) => p.enabled) ? `every ${duration(t.poll_s)}`
+		: `every ${duration(t.poll_s)} once a plan uses it; now when asked`;
 }
 
 export function lastPoll(t) {
@@ -58,7 +62,8 @@ function treeCard(t) {
 			h('td', null, b.previous ? commitLink(b.previous) : h('span', { class: 'muted' }, '—'),
 				b.forced ? [' ', badge('force-pushed', 'warn')] : null),
 			h('td', null, age(b.updated_at)))), { class: 'list branches' })
-			: emptyState('No branch seen yet: the tree has not been polled.'),
+			: emptyState(t.poll_error ? 'No branch seen yet: the poll failed (above).'
+				: 'No branch seen yet: the tree has not been polled.'),
 		h('h3', null, 'Plans'),
 		plans.length ? table([{ label: 'plan' }, ...JOB_COLUMNS, { label: 'last push' }],
 			plans.map((p) => h('tr', { class: 'plan-row', 'data-plan': p.name },
