@@ -7,7 +7,7 @@ integration harness (tests/integration/harness.py): a throwaway PostgreSQL
 cluster and the real regtrack-server on port 0.
 
 BENCH_ONLY=ingest,http (a comma-separated subset of ingest, compare, series,
-http, detect, detect-noise, worker, bisect, profile, kernel, perf, parse, flame) runs just those
+http, detect, detect-noise, tip, worker, bisect, profile, kernel, perf, parse, flame) runs just those
 steps; the server and its PostgreSQL cluster are started only when a chosen
 step needs them (BENCH_ONLY=parse starts neither).
 
@@ -386,6 +386,30 @@ def bench_detect_noise():
         return
     out = run([exe], timeout=300).stdout
     results.append({"name": "detector by noise kind (bench/detect_noise)", "raw": out.strip()})
+
+
+def bench_tip():
+    """bench/tip_delay.c: tested commits after a step until its regression is recorded
+    (confirmed, what the auto-bisect takes), with the tip check vs the detector alone."""
+    exe = os.path.join(PROGS, "tip_delay")
+    if not os.path.exists(exe):
+        skip("reports at the tip", "bench/tip_delay did not build")
+        return
+    out = run([exe], timeout=300).stdout
+    samples = {}
+    for line in out.splitlines():
+        if line.startswith("samples "):
+            name, _, vals = line[len("samples "):].partition(":")
+            samples[name] = [float(x) for x in vals.split()]
+    for step in ("-2%", "-3%", "-5%", "-10%"):
+        tip, alone = samples.get("tip " + step), samples.get("alone_confirmed " + step)
+        if tip and alone:
+            add("delay to a confirmed record, %s step (tested commits)" % step, "commits",
+                summary(tip), summary(alone), "detector alone", target=1,
+                note="detector alone records (new) after %g" % statistics.median(
+                    samples.get("alone_recorded " + step, [float("nan")])))
+    results.append({"name": "reports at the tip (bench/tip_delay)",
+                    "raw": "\n".join(x for x in out.splitlines() if not x.startswith("samples"))})
 
 
 def _runs(out):
@@ -898,7 +922,7 @@ def main():
     srv = None
     try:
         only = [x for x in os.environ.get("BENCH_ONLY", "").split(",") if x]
-        if not only or set(only) - {"detect", "detect-noise", "bisect", "kernel", "perf", "parse", "flame"}:
+        if not only or set(only) - {"detect", "detect-noise", "tip", "bisect", "kernel", "perf", "parse", "flame"}:
             srv = harness.Server()
             log("server %s pid %d, PostgreSQL %s" % (srv.url, srv.proc.pid, srv.cluster.data))
         steps = [("ingest", lambda: bench_ingest(srv)),
@@ -907,6 +931,7 @@ def main():
                  ("http", lambda: bench_http(srv, tmp)),
                  ("detect", bench_detect),
                  ("detect-noise", bench_detect_noise),
+                 ("tip", bench_tip),
                  ("worker", lambda: bench_worker_rss(srv, tmp)),
                  ("bisect", bench_bisect),
                  ("profile", lambda: bench_profile(srv)),

@@ -37,6 +37,10 @@ fi
 # shellcheck disable=SC2046
 gcc $CFLAGS -o "$BENCH_PROGS/detect_noise" bench/detect_noise.c "$B/libregtrack.a" \
 	$(pkg-config --libs gsl jansson) -lm || echo "bench: detect_noise did not build" >&2
+# reports at the tip: the delay from a step to its record, detector alone vs the tip check
+# shellcheck disable=SC2046
+gcc $CFLAGS -o "$BENCH_PROGS/tip_delay" bench/tip_delay.c "$B/libregtrack.a" \
+	$(pkg-config --libs gsl jansson) -lm || echo "bench: tip_delay did not build" >&2
 # linked like regtrack-worker (the Makefile's LDLIBS): the worker RSS baseline
 # shellcheck disable=SC2046
 gcc $CFLAGS -o "$BENCH_PROGS/curl_floor" bench/curl_floor.c $(pkg-config --libs $PKGS) \

@@ -66,6 +66,8 @@ static const struct config_key config_keys[] = {
 	L(detect_window, 64, 8, 100000),
 	L(detect_confirm_commits, 5, 1, 100000),
 	L(detect_poll_ms, 1000, 20, 600000),
+	D(detect_tip_z, 3.0, 0, 100),
+	L(detect_tip_runs, 5, 1, 100),
 	S(data_dir, "var/server"),
 	L(auto_bisect, 1, 0, 1),
 	D(auto_bisect_min_pct, 2.0, 0, 1000),

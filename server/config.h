@@ -49,6 +49,9 @@ struct config {
 	long detect_window;	      /* commits per detector window */
 	long detect_confirm_commits;  /* commits after a change that confirm it (regressions.h) */
 	long detect_poll_ms;	      /* queue poll when no NOTIFY arrives */
+	double detect_tip_z;	      /* a tracked tip this many robust sigmas off its window asks
+				       * for more runs (detect.h); 0 = off */
+	long detect_tip_runs;	      /* runs of each such extra job (tip and the one before) */
 	/* bisect (bisect.h, gitmirror.h) */
 	char *data_dir;	  /* server data: DATA_DIR/mirrors/TREE.git; relative to the cwd */
 	long auto_bisect; /* 1 = bisect confirmed regressions by themselves */

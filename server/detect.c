@@ -3,6 +3,7 @@
 #include "server/bgthread.h"
 #include "server/db/db.h"
 #include "server/db/regressions.h"
+#include "server/lease.h"
 #include "server/log.h"
 #include "server/server.h"
 #include "stats/compare.h"
@@ -39,6 +40,16 @@ struct series {
 	size_t *count;	   /* samples of each position */
 	double *vals;	   /* run means */
 	size_t n, nvals;
+};
+
+/* the tracking job of the tip of one setup's series, looked up once per detect_setup */
+struct tip_job {
+	long long commit; /* the tip it is for; 0: not looked up yet */
+	int got;	  /* 1: job and branch are set (the tip was tested by a plan) */
+	long long job;
+	char branch[256];
+	long long *rec_metric, *rec_id; /* the records whose first bad commit is the tip */
+	size_t nrec;
 };
 
 /* the record's kind: a direction (+1 rose, -1 fell) for a metric with hib (1, 0, -1 unknown) */
@@ -237,6 +248,142 @@ static int store_series(PGconn *c, long long setup_id, const struct db_detect_po
 }
 
 /*
+ * Reports at the tip (regressions.h): when the newest commit of a plan's
+ * branch moved away from the recent window (detect_series_tip), ask once
+ * for more runs of it and of the commit before it; when the two then
+ * differ (the pair's HL-shift verdict, in the tip's direction), record the
+ * range as a confirmed regression, which the auto-bisect takes.
+ */
+static int check_tip(PGconn *c, long long setup_id, const struct db_detect_point *m,
+		     const struct series *s, const struct detect_series *ds,
+		     const struct config *cfg, struct tip_job *tj, struct kept *kept,
+		     struct detect_setup_stats *st, struct err *e)
+{
+	struct detect_tip tip;
+	struct compare_opts co;
+	struct compare_result seg, pair;
+	struct db_regr_upsert u;
+	struct db_regr_upserted up;
+	const double *a, *b;
+	size_t na, nb, t = s->n - 1;
+	long long covering;
+	long made;
+	int got;
+
+	if (cfg->detect_tip_z <= 0 || s->n < 2)
+		return 0;
+	if (tj->commit != s->commit[t]) {
+		free(tj->rec_metric);
+		free(tj->rec_id);
+		tj->rec_metric = tj->rec_id = NULL;
+		tj->nrec = 0;
+		tj->commit = s->commit[t];
+		tj->got = db_tip_job(c, setup_id, s->commit[t], &tj->job, tj->branch,
+				     sizeof(tj->branch), e);
+		if (tj->got < 0 ||
+		    (tj->got && db_tip_records(c, setup_id, s->commit[t], &tj->rec_metric,
+					       &tj->rec_id, &tj->nrec, e))) {
+			tj->commit = 0;
+			return -1;
+		}
+	}
+	if (!tj->got)
+		return 0; /* not a tracked commit: the detector alone decides */
+	/* reported already (then bisect runs fill the range before it): keep that record */
+	for (size_t i = 0; i < tj->nrec; i++)
+		if (tj->rec_metric[i] == m->metric_id) {
+			kept_add(kept, tj->rec_id[i]);
+			return 0;
+		}
+	detect_series_tip(ds, cfg->detect_tip_z, &tip);
+	if (!tip.moved)
+		return 0;
+	got = db_regr_covering(c, setup_id, m->metric_id, s->commit[t - 1], s->commit[t], &covering,
+			       e);
+	if (got < 0)
+		return -1;
+	if (got) {
+		kept_add(kept, covering);
+		return 0;
+	}
+	/* created exactly once, however many metrics and passes see the same tip */
+	made = db_tip_request(c, tj->job, s->commit[t - 1], s->commit[t], cfg->detect_tip_runs, e);
+	if (made < 0)
+		return -1;
+	st->tip_jobs += (size_t)made;
+	compare_opts_init(&co);
+	if (m->is_monitor)
+		co.floor_pct = co.monitor_floor_pct;
+	a = side(s, t - 1, t, &na);
+	b = side(s, t, t + 1, &nb);
+	compare_samples(a, na, b, nb, &co, &pair);
+	if (pair.verdict != VERDICT_DIFFERENT || pair.direction != tip.moved)
+		return 0; /* not (yet) enough runs, or noise: nothing recorded */
+	a = side(s, t - tip.nref, t, &na);
+	compare_samples(a, na, b, nb, &co, &seg);
+	memset(&u, 0, sizeof(u));
+	u.setup_id = setup_id;
+	u.metric_id = m->metric_id;
+	u.good_commit = s->commit[t - 1];
+	u.bad_commit = s->commit[t];
+	u.direction = pair.direction;
+	u.kind = kind_of(pair.direction, m->higher_is_better);
+	u.change_pct = seg.change_pct;
+	u.hl_pct = seg.hl_pct;
+	u.shift = seg.shift;
+	u.ci_lo_pct = seg.ci_lo_pct;
+	u.ci_hi_pct = seg.ci_hi_pct;
+	u.p_value = seg.p_value;
+	u.verdict = verdict_name(seg.verdict);
+	u.mean_before = seg.a.mean;
+	u.mean_after = seg.b.mean;
+	u.n_before = seg.a.n;
+	u.n_after = seg.b.n;
+	u.commits_after = 1;
+	u.outliers_before = seg.outliers_a;
+	u.outliers_after = seg.outliers_b;
+	u.pair_change_pct = pair.change_pct;
+	u.pair_hl_pct = pair.hl_pct;
+	u.pair_direction = pair.direction;
+	u.pair_p_value = pair.p_value;
+	u.pair_verdict = verdict_name(pair.verdict);
+	u.det_before = tip.center;
+	u.det_after = tip.tip;
+	u.det_change_pct = tip.change_pct;
+	u.det_p_value = NAN;
+	u.confirm = 1; /* rule (a): the pair is different in the record's direction */
+	if (db_regr_upsert(c, &u, &up, e))
+		return -1;
+	kept_add(kept, up.id);
+	st->changes++;
+	st->tip_records++;
+	if (up.created) {
+		char note[512];
+
+		st->created++;
+		snprintf(note, sizeof(note),
+			 "detected at the tip of '%s': the newest tested commit is %+.1f robust "
+			 "sigmas (%+.2f%%) from the %zu commits before it; %ld extra run(s) each "
+			 "of it and of the commit before",
+			 tj->branch, tip.z, tip.change_pct, tip.nref, cfg->detect_tip_runs);
+		if (history(c, up.id, NULL, "new", note, e))
+			return -1;
+	}
+	if ((up.created || !strcmp(up.old_state, "new")) && !strcmp(up.new_state, "confirmed")) {
+		char note[512];
+
+		st->confirmed++;
+		snprintf(note, sizeof(note),
+			 "confirmed at the tip: last good vs first bad commit is different "
+			 "(%+.2f%%, p %.3g, %zu vs %zu runs)",
+			 pair.hl_pct, pair.p_value, pair.a.n, pair.b.n);
+		if (history(c, up.id, "new", "confirmed", note, e))
+			return -1;
+	}
+	return 0;
+}
+
+/*
  * Pushes the rows of one metric, from rows[i], into the detector, grouped
  * by commit (consecutive in series order); returns the index after them.
  */
@@ -272,6 +419,7 @@ static int detect_rows(PGconn *c, long long setup_id, const struct db_detect_ser
 		       struct err *e)
 {
 	struct series s;
+	struct tip_job tj = { 0 };
 	int ret = 0;
 
 	s.commit = xcalloc(rows->n + 1, sizeof(*s.commit));
@@ -295,8 +443,12 @@ static int detect_rows(PGconn *c, long long setup_id, const struct db_detect_ser
 		st->series++;
 		st->points += s.n;
 		ret = store_series(c, setup_id, m, &s, &ds, cfg, kept, st, e);
+		if (!ret)
+			ret = check_tip(c, setup_id, m, &s, &ds, cfg, &tj, kept, st, e);
 		detect_series_release(&ds);
 	}
+	free(tj.rec_metric);
+	free(tj.rec_id);
 	free(s.commit);
 	free(s.first);
 	free(s.count);
@@ -357,6 +509,14 @@ static int drain_queue(struct detect_thread *t, PGconn *c)
 		}
 		if (db_detect_done(c, qid, &e))
 			goto fail;
+		if (st.tip_jobs) {
+			slog_info("detect: setup %lld: the tip moved, %zu extra job(s) queued",
+				  setup, st.tip_jobs);
+			lease_queue_kick(t->srv->leases);
+		}
+		if (st.tip_records)
+			slog_info("detect: setup %lld: %zu regression(s) recorded at the tip",
+				  setup, st.tip_records);
 	}
 	return 0;
 fail:

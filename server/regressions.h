@@ -66,6 +66,27 @@
  * Otherwise the record stays `new`. The detector never moves a record out
  * of any other state, and never back to `new`.
  *
+ * Reports at the tip (detect.c check_tip, detect_series_tip of
+ * stats/detect.h): the detector needs min_seg commits after a step, and
+ * rule (b) detect_confirm_commits, so with one tested commit per push a
+ * step would wait days. When the newest commit of a series was tested by
+ * a plan (a job a push queued) and its median lies detect_tip_z (3) or
+ * more robust sigmas from the commits before it (since the last change
+ * point, at most detect_window; at least 4) and at least
+ * detect_min_change_pct away, the detector queues one job more of that
+ * setup with detect_tip_runs (5) runs for the tip and for the commit
+ * before it in the series: the plan's job, its priority, track_key
+ * KEY + " tip", so the unique index makes each exactly once (two servers,
+ * many metrics, every later pass). When their runs are in and the pair
+ * (the commit before vs the tip) is `different` in the tip's direction,
+ * the range (commit before, tip) is recorded, confirmed by rule (a), with
+ * commits_after 1, the sides the window vs the tip, the detector's figures
+ * the window's median and the tip's, and a history note "detected at the
+ * tip"; the auto-bisect then takes it. A pair that stays `same` or
+ * `need-more-runs` records nothing (the extra runs were spent). A record
+ * whose first bad commit is the tip stays detected while that commit is
+ * the tip (bisect runs inside its range do not move it).
+ *
  * When a re-detection no longer finds a range: a record still `new` (no
  * one looked at it, not confirmed) is withdrawn (deleted with its
  * history); any other record stays, with detected = false and a history

@@ -47,7 +47,8 @@ add("/api/v1/machines", "get", op("machines", READ, ok=ANY))
 add("/api/v1/metrics", "get", op("metric names", READ, ok=ANY))
 add("/api/v1/metrics/{name}", "put", op("set a metric's direction and unit", ["admin"], ok=OBJ, body=OBJ), ["name"])
 add("/api/v1/testcases", "get", op("testcases", READ, ok=ANY))
-add("/api/v1/trees", "get", op("trees", READ, ok=ANY))
+add("/api/v1/trees", "get", op("trees: polls, branch heads, the plans on each with their jobs by state", READ,
+    ok={"type": "array", "items": {"$ref": "#/components/schemas/Tree"}}))
 add("/api/v1/trees", "post", op("add or update a tree", ["admin"], ok=OBJ, body={"type": "object", "required": ["name"], "properties": {"name": {"type": "string", "maxLength": 128}, "url": {"type": "string"}, "branches": {"type": "array", "items": {"type": "string"}}}}))
 add("/api/v1/trees/{name}/poll", "post", op("fetch a tree's branches now", ["submit", "admin"], "2XX", ok=ANY), ["name"])
 add("/api/v1/plans", "get", op("tracking plans", READ, ok=ANY))
@@ -142,6 +143,22 @@ doc = {
                                 "significance": {"type": "object", "required": ["test", "alpha", "status"], "properties": {"test": {"type": "string"}, "alpha": {"type": "number"}, "min_p": {"nullable": True, "description": "number; null without runs"}, "status": {"type": "string", "enum": ["ok", "need-more-runs"]}}},
                                 "folded": {"type": "object", "required": ["base", "head"], "properties": {"base": {"type": "string"}, "head": {"type": "string"}}}}},
       "ProfileSide": {"type": "object", "required": ["commit", "runs", "samples"], "properties": {"commit": {"nullable": True, "description": "sha; null when not known"}, "runs": {"type": "integer"}, "samples": {"type": "integer"}}},
+      "Tree": {"type": "object", "required": ["name", "url", "poll_s", "polls", "heads", "plans"],
+               "properties": {"name": {"type": "string"}, "url": {"type": ["string", "null"]}, "commits": {"type": "integer"},
+                              "poll_s": {"type": "integer"}, "polls": {"type": "integer"},
+                              "last_poll_at": {"type": ["string", "null"]}, "last_poll_ms": {"type": ["integer", "null"]},
+                              "poll_error": {"type": ["string", "null"]}, "poll_failures": {"type": "integer"},
+                              "next_poll_at": {"type": ["string", "null"]},
+                              "heads": {"type": "array", "items": {"type": "object", "required": ["branch", "head"],
+                                        "properties": {"branch": {"type": "string"}, "head": {"type": "string"},
+                                                       "previous": {"type": ["string", "null"]}, "forced": {"type": "boolean"}}}},
+                              "plans": {"type": "array", "items": {"type": "object", "required": ["name", "enabled", "jobs"],
+                                        "properties": {"name": {"type": "string"}, "enabled": {"type": "boolean"},
+                                                       "jobs": {"type": "object", "required": ["queued", "running", "done", "failed", "superseded", "cancelled", "tip"],
+                                                                "additionalProperties": {"type": "integer"},
+                                                                "description": "the plan's jobs by state; tip: the extra jobs of tips that moved"},
+                                                       "last_push": {"type": ["object", "null"]}}}}},
+               "description": "GET /api/v1/trees is cached for up to a second"},
       "Run": {"type": "object", "required": ["run_id", "commit", "testcase", "params", "metrics", "extra", "machine"],
               "properties": {"run_id": {"type": "string"}, "commit": {"type": "string"}, "testcase": {"type": "string"},
                              "params": {"type": "object"}, "metrics": {"type": "object"}, "extra": {"type": "object"},

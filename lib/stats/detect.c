@@ -748,3 +748,29 @@ void detect_series_check_tail(const struct detect_series *s, size_t ntail,
 		from = end - s->opts.window;
 	detect_online_check(s->med + from, end - from, s->med + end, ntail, &s->opts, out);
 }
+
+void detect_series_tip(const struct detect_series *s, double z_min, struct detect_tip *out)
+{
+	struct detect_online o;
+
+	memset(out, 0, sizeof(*out));
+	out->center = out->scale = out->tip = out->z = out->change_pct = NAN;
+	if (s->n < 2)
+		return;
+	detect_series_check_tail(s, 1, &o);
+	out->tip = s->med[s->n - 1];
+	/* the window of detect_series_check_tail */
+	out->nref = s->n - 1;
+	if (s->ncp && s->cp[s->ncp - 1].index <= s->n - 1)
+		out->nref = s->n - 1 - s->cp[s->ncp - 1].index;
+	if (out->nref > s->opts.window)
+		out->nref = s->opts.window;
+	if (!isfinite(o.center))
+		return;
+	out->center = o.center;
+	out->scale = o.scale;
+	out->z = (out->tip - o.center) / o.scale;
+	out->change_pct = o.change_pct;
+	if (z_min > 0 && fabs(out->z) >= z_min && fabs(out->change_pct) >= s->opts.min_change_pct)
+		out->moved = out->z > 0 ? 1 : -1;
+}

@@ -234,4 +234,31 @@ void detect_online_check(const double *ref, size_t nref, const double *tail, siz
 void detect_series_check_tail(const struct detect_series *s, size_t ntail,
 			      struct detect_online *out);
 
+/*
+ * Tip check (reports at the tip, server/detect.c): has the newest commit
+ * of s moved away from the recent window? The window is the commits
+ * before it, from the last reported change point (or opts.window commits
+ * back), the noise model that of detect_online_check: its median
+ * (center) and robust sigma (1.4826 * MAD of the per-commit medians, the
+ * mean absolute deviation when more than half are one value).
+ *   z           (med[n-1] - center) / scale
+ *   change_pct  LKP's %change from center to the tip's median
+ *   moved       +1 (above) or -1 (below) when nref >= 4, |z| >= z_min and
+ *               |change_pct| >= opts.min_change_pct; else 0
+ * One commit cannot make the detector's step (it needs min_seg commits a
+ * side) nor the CUSUM alarm (z is clipped at cusum_clip < cusum_h): this is
+ * the signal to ask for more runs of the tip and the commit before it, the
+ * comparison of which then decides (compare_samples). With Gaussian noise
+ * |z| >= 3 happens at 0.27 % of quiet tips. z_min <= 0: never moved.
+ */
+struct detect_tip {
+	size_t nref;	      /* window commits: [n - 1 - nref, n - 1), also when < 4 */
+	double center, scale; /* the window's median and robust sigma; NAN when nref < 4 */
+	double tip;	      /* the newest commit's median */
+	double z, change_pct; /* NAN when nref < 4 */
+	int moved;
+};
+
+void detect_series_tip(const struct detect_series *s, double z_min, struct detect_tip *out);
+
 #endif

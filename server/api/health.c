@@ -42,6 +42,14 @@ enum MHD_Result api_prometheus(struct request *rq)
 		      "# HELP regtrack_uptime_seconds Seconds since start.\n"
 		      "# TYPE regtrack_uptime_seconds gauge\nregtrack_uptime_seconds %ld\n",
 		      (long)time(NULL) - s->started);
+	{
+		/* tracking: queue depth per target, polls per tree (left out when the db is down) */
+		struct err e;
+		PGconn *c = rq_db(rq, &e);
+
+		if (!c || db_track_gauges(c, &b, &e))
+			r |= buf_addf(&b, "# tracking gauges unavailable: %s\n", e.message);
+	}
 	(void)r; /* uncapped */
 	ret = reply_text(rq, 200, "text/plain; version=0.0.4", b.data, b.len);
 	buf_release(&b);

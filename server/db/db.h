@@ -107,6 +107,7 @@ enum db_stmt {
 	ST_METRIC_SET,
 	ST_QUEUE_COUNT,
 	ST_TESTCASES_JSON,
+	ST_TRACK_GAUGES,
 	/* test plans and what they scheduled (stmts_plans.c) */
 	ST_PLANS_JSON,
 	ST_PLANS_OF_TREE,
@@ -136,6 +137,9 @@ enum db_stmt {
 	ST_REGR_UPSERT,
 	ST_SERIES_CHANGE_POINTS,
 	ST_REGRESSION_STORY_JSON,
+	ST_TIP_JOB,
+	ST_TIP_RECORD,
+	ST_TIP_REQUEST,
 	/* A/B requests (stmts_requests.c) */
 	ST_REQUESTS_JSON,
 	ST_REQUEST_CANCEL_JOBS,

@@ -1,5 +1,6 @@
 /* Typed reads of health, metric properties and row existence (see meta.h). */
 #include "server/db/meta.h"
+#include "buf.h"
 
 #include <string.h>
 
@@ -52,4 +53,55 @@ int db_row_exists(PGconn *c, enum db_stmt st, const char *id, struct err *e)
 	n = PQntuples(r) > 0;
 	PQclear(r);
 	return n;
+}
+
+/* HELP and TYPE of each ST_TRACK_GAUGES name */
+static const struct {
+	const char *name, *label, *type, *help;
+} gauges[] = {
+	{ "regtrack_jobs_running", "tbox_group", "gauge", "Jobs leased to a worker, by target." },
+	{ "regtrack_queue_depth", "tbox_group", "gauge", "Jobs queued, by target." },
+	{ "regtrack_queue_depth_tracking", "tbox_group", "gauge",
+	  "Tracking jobs (queued by test plans) queued, by target." },
+	{ "regtrack_tree_next_poll_seconds", "tree", "gauge",
+	  "Seconds until the tree's next poll." },
+	{ "regtrack_tree_poll_age_seconds", "tree", "gauge",
+	  "Seconds since the tree's last poll." },
+	{ "regtrack_tree_poll_duration_seconds", "tree", "gauge",
+	  "How long the tree's last poll took (fetch, import, scheduling)." },
+	{ "regtrack_tree_poll_failures", "tree", "gauge", "Failed polls of the tree in a row." },
+	{ "regtrack_tree_polls_total", "tree", "counter", "Polls of the tree." },
+};
+
+int db_track_gauges(PGconn *c, struct buf *b, struct err *e)
+{
+	PGresult *r = db_exec(c, ST_TRACK_GAUGES, 0, NULL, e);
+	int over = 0;
+
+	if (!r)
+		return -1;
+	for (size_t g = 0; g < sizeof(gauges) / sizeof(gauges[0]); g++) {
+		over |= buf_addf(b, "# HELP %s %s\n# TYPE %s %s\n", gauges[g].name, gauges[g].help,
+				 gauges[g].name, gauges[g].type);
+		for (int i = 0; i < PQntuples(r); i++) {
+			const char *v = PQgetvalue(r, i, 1);
+
+			if (strcmp(PQgetvalue(r, i, 0), gauges[g].name))
+				continue;
+			over |= buf_addf(b, "%s{%s=\"", gauges[g].name, gauges[g].label);
+			/* label values escaped as the text format asks (tree and group names are words) */
+			for (; *v; v++) {
+				if (*v == '\\' || *v == '"')
+					over |= buf_addch(b, '\\');
+				if (*v == '\n')
+					over |= buf_addstr(b, "\\n");
+				else
+					over |= buf_addch(b, *v);
+			}
+			over |= buf_addf(b, "\"} %s\n", PQgetvalue(r, i, 2));
+		}
+	}
+	PQclear(r);
+	(void)over; /* uncapped */
+	return 0;
 }

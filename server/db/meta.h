@@ -42,4 +42,16 @@ void db_metric_free(struct db_metric *m);
  */
 int db_row_exists(PGconn *c, enum db_stmt st, const char *id, struct err *e);
 
+/*
+ * The tracking gauges of GET /metrics (ST_TRACK_GAUGES) appended to b as
+ * Prometheus text: per target (label tbox_group: the job's tbox_group,
+ * else "arch:ARCH", else "any") regtrack_queue_depth,
+ * regtrack_queue_depth_tracking and regtrack_jobs_running; per tree
+ * (label tree) regtrack_tree_polls_total, _poll_duration_seconds,
+ * _poll_age_seconds, _poll_failures and _next_poll_seconds, each with its
+ * HELP and TYPE lines. 0 or -1 with e (b unchanged on an error).
+ */
+struct buf;
+int db_track_gauges(PGconn *c, struct buf *b, struct err *e) __attribute__((warn_unused_result));
+
 #endif

@@ -350,3 +350,70 @@ int db_regression_story_json(PGconn *c, const char *id, json_t **out, struct err
 {
 	return one_json(c, ST_REGRESSION_STORY_JSON, id, out, e);
 }
+
+int db_tip_job(PGconn *c, long long setup_id, long long commit_id, long long *job_id, char *branch,
+	       size_t size, struct err *e)
+{
+	char ids[2][24];
+	const char *p[2] = { ids[0], ids[1] };
+	PGresult *r;
+	int found;
+
+	snprintf(ids[0], 24, "%lld", setup_id);
+	snprintf(ids[1], 24, "%lld", commit_id);
+	r = db_exec(c, ST_TIP_JOB, 2, p, e);
+	if (!r)
+		return -1;
+	found = PQntuples(r) > 0;
+	if (found) {
+		*job_id = get_ll(r, 0, 0);
+		snprintf(branch, size, "%s", PQgetvalue(r, 0, 1));
+	}
+	PQclear(r);
+	return found;
+}
+
+long db_tip_request(PGconn *c, long long job_id, long long prev, long long tip, long runs,
+		    struct err *e)
+{
+	char ids[4][24];
+	const char *p[4] = { ids[0], ids[1], ids[2], ids[3] };
+	PGresult *r;
+	long n;
+
+	snprintf(ids[0], 24, "%lld", job_id);
+	snprintf(ids[1], 24, "%lld", prev);
+	snprintf(ids[2], 24, "%lld", tip);
+	snprintf(ids[3], 24, "%ld", runs);
+	r = db_exec(c, ST_TIP_REQUEST, 4, p, e);
+	if (!r)
+		return -1;
+	n = PQntuples(r);
+	PQclear(r);
+	return n;
+}
+
+int db_tip_records(PGconn *c, long long setup_id, long long commit_id, long long **metric,
+		   long long **id, size_t *n, struct err *e)
+{
+	char ids[2][24];
+	const char *p[2] = { ids[0], ids[1] };
+	PGresult *r;
+
+	*metric = *id = NULL;
+	*n = 0;
+	snprintf(ids[0], 24, "%lld", setup_id);
+	snprintf(ids[1], 24, "%lld", commit_id);
+	r = db_exec(c, ST_TIP_RECORD, 2, p, e);
+	if (!r)
+		return -1;
+	*n = (size_t)PQntuples(r);
+	*metric = xcalloc(*n + 1, sizeof(**metric));
+	*id = xcalloc(*n + 1, sizeof(**id));
+	for (size_t i = 0; i < *n; i++) {
+		(*metric)[i] = get_ll(r, (int)i, 0);
+		(*id)[i] = get_ll(r, (int)i, 1);
+	}
+	PQclear(r);
+	return 0;
+}

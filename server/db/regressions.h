@@ -133,6 +133,31 @@ int db_series_change_points(PGconn *c, long long setup_id, const char *metric,
 			    struct db_change_point **out, size_t *n, struct err *e)
 	__attribute__((warn_unused_result));
 
+/* --- reports at the tip (detect.c) ---------------------------------------------- */
+
+/*
+ * The tracking job (queued by a plan's push, not an extra one) whose runs
+ * put commit_id into setup_id's series: 1 with *job_id and its branch
+ * (branch, size bytes), 0 when the commit was not tested by a plan, -1.
+ */
+int db_tip_job(PGconn *c, long long setup_id, long long commit_id, long long *job_id, char *branch,
+	       size_t size, struct err *e) __attribute__((warn_unused_result));
+
+/*
+ * The records of setup_id whose first bad commit is commit_id, the oldest
+ * per metric: new arrays *metric and *id (free both) of *n. 0 or -1.
+ */
+int db_tip_records(PGconn *c, long long setup_id, long long commit_id, long long **metric,
+		   long long **id, size_t *n, struct err *e) __attribute__((warn_unused_result));
+
+/*
+ * Queues one more job of job_id's setup, plan and priority, with `runs`
+ * runs, for commit prev and for commit tip, each at most once ever (a
+ * second call creates nothing). Returns the number created (0..2) or -1.
+ */
+long db_tip_request(PGconn *c, long long job_id, long long prev, long long tip, long runs,
+		    struct err *e) __attribute__((warn_unused_result));
+
 /* --- the API's JSON ---------------------------------------------------------- */
 
 /*

@@ -30,4 +30,30 @@ const struct db_stmt_def db_stmts_meta[DB_NR_STMTS] = {
 				"'kconfig', s.kconfig, 'compiler', s.compiler, 'tbox_group', s.tbox_group, "
 				"'mode', s.mode) ORDER BY s.id), '[]') FROM setups s WHERE s.testcase_id = t.id) "
 				"AS setup_list FROM testcases t) x" },
+	/*
+	 * GET /metrics: (name, label, value) rows. Per target (tbox_group, else
+	 * arch:ARCH, else any) the queued jobs, the queued tracking jobs and the
+	 * running jobs; per tree with a poll its polls, the last poll's duration
+	 * and age, the failures in a row and the seconds to the next poll.
+	 */
+	[ST_TRACK_GAUGES] = { "track_gauges",
+			      "WITH q AS (SELECT coalesce(tbox_group, 'arch:' || arch, 'any') AS tg, state, plan_id "
+			      "FROM jobs WHERE state IN ('queued', 'leased')) "
+			      "SELECT 'regtrack_queue_depth', tg, count(*) FILTER (WHERE state = 'queued')::float8 "
+			      "FROM q GROUP BY tg "
+			      "UNION ALL SELECT 'regtrack_queue_depth_tracking', tg, "
+			      "count(*) FILTER (WHERE state = 'queued' AND plan_id IS NOT NULL)::float8 FROM q GROUP BY tg "
+			      "UNION ALL SELECT 'regtrack_jobs_running', tg, count(*) FILTER (WHERE state = 'leased')::float8 "
+			      "FROM q GROUP BY tg "
+			      "UNION ALL SELECT 'regtrack_tree_polls_total', name, polls::float8 FROM trees WHERE polls > 0 "
+			      "UNION ALL SELECT 'regtrack_tree_poll_duration_seconds', name, last_poll_ms / 1000.0 "
+			      "FROM trees WHERE last_poll_ms IS NOT NULL "
+			      "UNION ALL SELECT 'regtrack_tree_poll_age_seconds', name, "
+			      "extract(epoch FROM now() - last_poll_at)::float8 FROM trees WHERE last_poll_at IS NOT NULL "
+			      "UNION ALL SELECT 'regtrack_tree_poll_failures', name, poll_failures::float8 FROM trees "
+			      "WHERE polls > 0 "
+			      "UNION ALL SELECT 'regtrack_tree_next_poll_seconds', name, "
+			      "greatest(0, extract(epoch FROM next_poll_at - now()))::float8 FROM trees "
+			      "WHERE poll_s > 0 OR poll_requested_at IS NOT NULL "
+			      "ORDER BY 1, 2" },
 };

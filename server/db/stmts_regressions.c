@@ -259,4 +259,27 @@ const struct db_stmt_def db_stmts_regressions[DB_NR_STMTS] = {
 				       "FROM bisects b LEFT JOIN commits fb ON fb.id = b.first_bad_id WHERE b.id = me.bid), "
 				       "'also_seen', (SELECT coalesce(json_agg(seen.j ORDER BY seen.arch), '[]') "
 				       "FROM seen))::text FROM me" },
+	/* $1 setup $2 commit: the tracking job (one a push queued) that ran the commit in the setup */
+	[ST_TIP_JOB] = { "tip_job",
+			 "SELECT j.id, j.track_branch FROM runs r JOIN jobs j ON j.id = r.job_id "
+			 "WHERE r.setup_id = $1::bigint AND r.commit_id = $2::bigint AND j.plan_id IS NOT NULL "
+			 "AND j.track_branch IS NOT NULL ORDER BY j.id LIMIT 1" },
+	/* $1 setup $2 commit: per metric, the oldest record whose first bad commit it is */
+	[ST_TIP_RECORD] = { "tip_record",
+			    "SELECT DISTINCT ON (metric_id) metric_id, id FROM regressions "
+			    "WHERE setup_id = $1::bigint AND bad_commit_id = $2::bigint ORDER BY metric_id, id" },
+	/*
+	 * $1 that job $2 the commit before the tip $3 the tip $4 runs: one more job of each,
+	 * the same setup and priority, track_key KEY + ' tip' so the unique index of
+	 * sql/0014 makes each once; no track_branch: a push never supersedes them
+	 */
+	[ST_TIP_REQUEST] = { "tip_request",
+			     "INSERT INTO jobs (tree_id, commit_id, testcase_id, params, kconfig, compiler, arch, "
+			     "tbox_group, need_capability, repeat, priority, max_attempts, plan_id, track_key, "
+			     "monitors) "
+			     "SELECT j.tree_id, x.id, j.testcase_id, j.params, j.kconfig, j.compiler, j.arch, "
+			     "j.tbox_group, j.need_capability, $4::integer, j.priority, j.max_attempts, j.plan_id, "
+			     "j.track_key || ' tip', j.monitors FROM jobs j CROSS JOIN unnest(ARRAY[$2::bigint, $3::bigint]) "
+			     "AS x(id) WHERE j.id = $1::bigint "
+			     "ON CONFLICT (plan_id, commit_id, track_key) DO NOTHING RETURNING id" },
 };

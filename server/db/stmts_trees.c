@@ -32,7 +32,19 @@ const struct db_stmt_def db_stmts_trees[DB_NR_STMTS] = {
 			    "WHERE p.tree_id = t.id AND p.enabled)) THEN next_poll_at END AS next_poll_at, "
 			    "(SELECT coalesce(json_agg(json_build_object('branch', b.branch, 'head', b.sha, "
 			    "'previous', b.previous_sha, 'forced', b.forced, 'updated_at', b.updated_at) "
-			    "ORDER BY b.branch), '[]') FROM tree_branches b WHERE b.tree_id = t.id) AS heads "
+			    "ORDER BY b.branch), '[]') FROM tree_branches b WHERE b.tree_id = t.id) AS heads, "
+			    /* the plans on it: their jobs by state, the extra runs of tips, the last push */
+			    "(SELECT coalesce(json_agg(json_build_object('name', p.name, 'enabled', p.enabled, "
+			    "'jobs', (SELECT json_build_object('queued', count(*) FILTER (WHERE j.state = 'queued'), "
+			    "'running', count(*) FILTER (WHERE j.state = 'leased'), "
+			    "'done', count(*) FILTER (WHERE j.state = 'done'), "
+			    "'failed', count(*) FILTER (WHERE j.state = 'failed'), "
+			    "'superseded', count(*) FILTER (WHERE j.phase = 'superseded'), "
+			    "'cancelled', count(*) FILTER (WHERE j.state = 'cancelled' AND j.phase IS DISTINCT FROM 'superseded'), "
+			    "'tip', count(*) FILTER (WHERE j.track_key LIKE '% tip')) FROM jobs j WHERE j.plan_id = p.id), "
+			    "'last_push', (SELECT json_build_object('branch', pp.branch, 'new', pp.new_sha, "
+			    "'jobs_queued', pp.jobs_queued, 'at', pp.at) FROM plan_pushes pp WHERE pp.plan_id = p.id "
+			    "ORDER BY pp.id DESC LIMIT 1)) ORDER BY p.name), '[]') FROM plans p WHERE p.tree_id = t.id) AS plans "
 			    "FROM trees t) x" },
 	[ST_TREE_BY_ID] = { "tree_by_id",
 			    "SELECT name, url, array_to_string(branches, ' ') FROM trees WHERE id = $1::bigint" },

@@ -533,8 +533,110 @@ class TrackingToBisect(unittest.TestCase):
         self.assertEqual(b["first_bad_commit"]["sha"], culprit)
         # nobody queued a job by hand: the plan's and the bisect's only
         self.assertEqual(srv.psql("SELECT count(*) FROM jobs WHERE submitted_by IS NOT NULL"), "0")
-        self.assertEqual(srv.psql("SELECT count(*) FROM jobs WHERE plan_id IS NOT NULL"), "41")
+        self.assertEqual(srv.psql("SELECT count(*) FROM jobs WHERE plan_id IS NOT NULL "
+                                  "AND track_key NOT LIKE '% tip'"), "41")
         self.assertGreater(sum(w.jobs for w in workers), 41)
+
+
+class TipReport(unittest.TestCase):
+    """Reports at the tip: a step in the newest push is recorded from its head alone.
+
+    One tested commit per push (heads only). The push with the step moves its head
+    away from the commits before it; the server queues, once, detect_tip_runs more
+    runs of that head and of the head before it; when they are in, the pair's
+    verdict records the regression, confirmed, and the auto-bisect names the
+    commit. The detector alone would need detect_confirm_commits more pushes."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp, cls.repo, cls.base, cls.srv = tree_server(
+            "regtrack-track5-", make_tree,
+            "poll_tick_ms = 100\ndetect_poll_ms = 100\nauto_bisect = 1\n"
+            "auto_bisect_min_pct = 2\nbisect_probe_z = 0\ndetect_tip_runs = 5\n")
+
+    @classmethod
+    def tearDownClass(cls):
+        stop_tree_server(cls.srv, cls.tmp)
+
+    def tip_jobs(self):
+        return self.srv.psql("SELECT string_agg(c.sha || ':' || j.repeat || ':' || j.priority || ':' "
+                             "|| coalesce(j.track_branch, '-'), ',' ORDER BY j.id) FROM jobs j "
+                             "JOIN commits c ON c.id = j.commit_id "
+                             "WHERE j.track_key LIKE '% tip'")
+
+    def test_step_at_the_tip_is_recorded_by_the_next_pass(self):
+        srv, repo = self.srv, self.repo
+        r = srv.post("/api/v1/trees", {"name": "tip", "url": repo, "poll_s": 0}, scope="admin")
+        self.assertEqual(r.status, 200, r)
+        self.assertEqual(srv.post("/api/v1/plans", plan(
+            "tip", "tip", testcases=[{"testcase": "vm-scalability", "params": {"test": "tip"}}],
+            targets=["vm-2p"], measure="wallclock", repeat=3,
+            schedule={"heads": True, "every": 0, "paths": [], "max_per_push": 50}),
+            scope="admin").status, 201)
+        slow = set()
+
+        def values(job, rng):
+            # +-0.4 % noise (below detect_min_change_pct: no quiet tip moves), a 5 % step
+            v = 950.0 if job["commit"] in slow else 1000.0
+            return {METRIC: [v * (1 + rng.uniform(-0.004, 0.004))]}
+
+        def done():
+            return all(j["state"] == "done" for j in plan_jobs(srv, "tip"))
+
+        stop = threading.Event()
+        workers = [FakeWorker(srv, "tip-%d" % i, stop, values, tree="tip") for i in range(2)]
+        for w in workers:
+            w.start()
+        heads = [self.base[-1]]
+        try:
+            poll(srv, "tip")                       # the baseline
+            wait_until(done, timeout=WAIT_S, what="the baseline's job")
+            for _ in range(6):                     # quiet pushes of two commits
+                [commit(repo, ["mm/a.c"]) for _ in range(2)]
+                heads.append(git(repo, "rev-parse", "HEAD"))
+                poll(srv, "tip")
+                wait_until(done, timeout=WAIT_S, what="a push's job")
+            self.assertEqual(self.tip_jobs(), "")  # no quiet tip asked for more runs
+            # the push with the step: four commits, the second slows the path
+            p = [commit(repo, ["mm/b.c"])]
+            culprit = commit(repo, ["mm/b.c"])
+            p += [culprit] + [commit(repo, ["mm/b.c"]) for _ in range(2)]
+            slow.update(p[1:])
+            poll(srv, "tip")
+            q = urllib.parse.urlencode({"testcase": "vm-scalability", "metric": METRIC})
+            reg = wait_until(lambda: next((x for x in srv.get("/api/v1/regressions?" + q).json()
+                                           ["regressions"] if x["bisect_id"]), None),
+                             timeout=120, what="the tip's regression with its bisect")
+            b = wait_until(lambda: (lambda x: x if x["state"] not in ("queued", "running")
+                                    else None)(srv.get("/api/v1/bisects/%d" % reg["bisect_id"])
+                                               .json()), timeout=240, what="the bisect's end")
+            # more passes over the same tip (bisect runs, one more quiet poll): nothing again
+            poll(srv, "tip")
+            time.sleep(1)
+        finally:
+            stop.set()
+            for w in workers:
+                w.join(10)
+        # the extra jobs: one of the new head, one of the head before, once, as tracking
+        self.assertEqual(sorted(self.tip_jobs().split(",")),
+                         sorted(["%s:5:-20:-" % heads[-1], "%s:5:-20:-" % p[-1]]))
+        # recorded with one tested commit after the step: the heads around it, confirmed
+        # by the pair of 8 runs a side (3 of the push, 5 more)
+        self.assertEqual((reg["good"]["sha"], reg["bad"]["sha"], reg["commits_after"]),
+                         (heads[-1], p[-1], 1))
+        self.assertEqual((reg["kind"], reg["pair"]["verdict"], reg["direction"]),
+                         ("regression", "different", -1))
+        self.assertLess(reg["pair"]["hl_pct"], -4)
+        hist = srv.get("/api/v1/regressions/%d" % reg["id"]).json()["history"]
+        notes = " | ".join(h["note"] or "" for h in hist)
+        self.assertIn("detected at the tip of 'master'", notes)
+        self.assertIn("confirmed at the tip", notes)
+        self.assertIn("8 vs 8 runs", notes)
+        self.assertEqual((b["state"], b["outcome"]), ("done", "found"), b.get("reason"))
+        self.assertEqual(b["first_bad_commit"]["sha"], culprit)
+        # one record of the step, none before it
+        regs = srv.get("/api/v1/regressions?" + q).json()["regressions"]
+        self.assertEqual([x["id"] for x in regs], [reg["id"]])
 
 
 class ManyServers(unittest.TestCase):

@@ -288,6 +288,58 @@ static void test_check_tail_on_series(void **state UNUSED)
 	detect_series_release(&s);
 }
 
+/* the tip check: one commit 5 % off a quiet window moves, one inside does not */
+static void test_tip_moved(void **state UNUSED)
+{
+	struct detect_series s;
+	struct detect_opts o;
+	struct detect_tip t;
+	struct corpus_rng r = { 9 };
+	double x;
+
+	detect_opts_init(&o);
+	o.min_change_pct = 1;
+	detect_series_init(&s, &o);
+	for (int i = 0; i < 3; i++) {
+		x = 100;
+		assert_int_equal(detect_series_push(&s, &x, 1), 0);
+	}
+	x = 95;
+	assert_int_equal(detect_series_push(&s, &x, 1), 0);
+	detect_series_run(&s);
+	detect_series_tip(&s, 3.0, &t);
+	/* three commits before the tip: too few for a noise model */
+	assert_int_equal(t.nref, 3);
+	assert_true(isnan(t.z));
+	assert_int_equal(t.moved, 0);
+	detect_series_release(&s);
+
+	detect_series_init(&s, &o);
+	for (int i = 0; i < 30; i++) {
+		x = 100 * (1 + 0.002 * corpus_gauss(&r));
+		assert_int_equal(detect_series_push(&s, &x, 1), 0);
+	}
+	x = 95;
+	assert_int_equal(detect_series_push(&s, &x, 1), 0);
+	detect_series_run(&s);
+	assert_int_equal(s.ncp, 0); /* one commit after a step: the detector cannot see it */
+	detect_series_tip(&s, 3.0, &t);
+	assert_int_equal(t.nref, 30);
+	assert_int_equal(t.moved, -1);
+	assert_true(t.z < -10);
+	assert_true(fabs(t.change_pct + 5) < 0.5);
+	assert_true(fabs(t.tip - 95) < 1e-9);
+	detect_series_tip(&s, 0, &t); /* z_min 0: off */
+	assert_int_equal(t.moved, 0);
+	/* the same tip 0.5 % off: below min_change_pct, whatever its z */
+	x = 99.5;
+	assert_int_equal(detect_series_set(&s, 30, &x, 1), 0);
+	detect_series_run(&s);
+	detect_series_tip(&s, 3.0, &t);
+	assert_int_equal(t.moved, 0);
+	detect_series_release(&s);
+}
+
 /*
  * The labelled corpus: every kind, series of 20 to 10,000 commits, every
  * noise level. Asserts recall and precision for steps >= 3 sigma and the
@@ -528,6 +580,7 @@ int main(void)
 		cmocka_unit_test(test_set_of_old_commit_resets),
 		cmocka_unit_test(test_online_check),
 		cmocka_unit_test(test_check_tail_on_series),
+		cmocka_unit_test(test_tip_moved),
 		cmocka_unit_test(test_corpus_recall_precision),
 		cmocka_unit_test(test_short_excursion),
 		cmocka_unit_test(test_no_phantom_on_integer_series),

@@ -650,6 +650,65 @@ function share(list, prefix) {
 }
 const headShare = (stacks, prefix) => share(stacks.head, prefix);
 const baseShare = (stacks, prefix) => share(stacks.base, prefix);
+// Tracking through the real API (issue 17): a git tree made here registered
+// with poll_s 0, a plan on it (will-it-scale on the x86_64 arch and on a
+// tbox_group no worker serves, so its jobs stay queued; paths mm/), and
+// three polls: the baseline, a push of three commits (tested: its head),
+// a push touching none of the paths (its head skipped, why said). A second
+// tree whose URL does not exist fails its poll with git's message.
+// Returns {heads, plan} or null without a plans API.
+async function pollOnce(name) {
+	const polls = async () => ((await call('GET', '/api/v1/trees')).json.find((t) => t.name === name) || {}).polls || 0;
+	const before = await polls();
+	const r = await call('POST', `/api/v1/trees/${name}/poll`, undefined, 'submit');
+	assert.equal(r.status, 202, r.text);
+	const t0 = Date.now();
+	while (await polls() <= before) {
+		if (Date.now() - t0 > 30000)
+			throw new Error(`no poll of ${name} in 30 s`);
+		await new Promise((res) => setTimeout(res, 300));
+	}
+}
+
+async function seedTracking() {
+	if ((await call('GET', '/api/v1/plans')).status === 404)
+		return null;
+	const repo = join(TMP, 'tracked');
+	run('git', ['init', '-q', '-b', 'master', repo]);
+	let n = 0;
+	const commitFile = (file) => {
+		n++;
+		mkdirSync(dirname(join(repo, file)), { recursive: true });
+		writeFileSync(join(repo, file), `${n}\n`, { flag: 'a' });
+		git(repo, ['add', '-A']);
+		const date = `2026-03-01T10:${String(n).padStart(2, '0')}:00Z`;
+		git(repo, ['commit', '-q', '-m', `tracked change ${n}`], { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date });
+		return git(repo, ['rev-parse', 'HEAD']);
+	};
+	const heads = [commitFile('mm/a.c')];
+	let r = await call('POST', '/api/v1/trees', { name: 'tracked', url: repo, branches: ['master'], poll_s: 0 }, 'admin');
+	assert.equal(r.status, 200, r.text);
+	const plan = { name: 'web-track', tree: 'tracked', branches: ['master'],
+		testcases: [{ testcase: 'will-it-scale', params: { mode: 'process' } }],
+		kconfigs: ['x86_64-defconfig'], compilers: ['gcc-12'], targets: ['x86_64', 'lkp-track-web'],
+		repeat: 3, measure: 'icount', monitors: [],
+		schedule: { heads: true, every: 0, paths: ['mm/'], max_per_push: 20 },
+		priority: 0, owner: 'perf@example.org', enabled: true };
+	r = await call('POST', '/api/v1/plans', plan, 'admin');
+	assert.equal(r.status, 201, r.text);
+	await pollOnce('tracked');
+	commitFile('fs/a.c');
+	commitFile('mm/b.c');
+	heads.push(commitFile('fs/b.c'));
+	await pollOnce('tracked');
+	commitFile('Documentation/x.rst');
+	heads.push(commitFile('Documentation/y.rst'));
+	await pollOnce('tracked');
+	r = await call('POST', '/api/v1/trees', { name: 'gone', url: join(TMP, 'no-such-repo'), poll_s: 0 }, 'admin');
+	assert.equal(r.status, 200, r.text);
+	await pollOnce('gone');
+	return { heads, plan };
+}
 
 // --- the browser ---------------------------------------------------------
 async function main() {
@@ -665,6 +724,7 @@ async function main() {
 	const jobs = await seedJobs();
 	const bisect = await seedBisect();
 	const mergeBisect = await seedMergeBisect(bisect && bisect.mid);
+	const tracking = await seedTracking();
 	if (process.env.WEB_SEED_ONLY)
 		return 0;
 	if (process.env.WEB_KEEP) {
@@ -1514,6 +1574,61 @@ async function main() {
 				assert.equal(state, 'empty');
 				assert.equal(await page.textContent('#profile-diff p.empty'), 'no profiled runs yet');
 			}
+		});
+
+		await check('tracking: /trees shows polls, heads, git\'s error and the plan\'s jobs; /plans and /plans/NAME the matrix and the pushes; the overview and /metrics the same numbers', async () => {
+			if (!tracking)
+				return;
+			const [base, head1, head2] = tracking.heads;
+			await open('/trees', 'trees');
+			const card = '#tree-tracked';
+			assert.equal(await page.textContent(`${card} .poll-every`), 'when asked (POST …/poll)');
+			assert.equal(await page.textContent(`${card} .polls`), '3');
+			assert.match(await page.textContent(`${card} .last-poll`), /^\d+ (s|min \d+ s) ago · took \d+ ms$/);
+			assert.equal(await page.locator(`${card} .poll-error`).count(), 0);
+			assert.equal(await page.getAttribute(`${card} .branch-row .head code.sha`, 'title'), head2);
+			// 2 setups (the arch and the tbox_group) x 2 tested commits (baseline, push 1's head)
+			const planRow = await page.$$eval(`${card} .plan-row td`, (tds) => tds.map((t) => t.textContent));
+			assert.deepEqual(planRow.slice(0, 7), ['web-track', '4', '0', '0', '0', '0', '0']);
+			assert.match(await page.textContent('#tree-gone .poll-error'), /does not exist/);
+			assert.match(await page.textContent('#tree-gone .last-poll'), /failed ×1/);
+			await shot('trees');
+
+			await open('/plans', 'plans');
+			const row = await page.$$eval('#plans tr[data-plan="web-track"] td', (tds) => tds.map((t) => t.textContent));
+			assert.deepEqual(row.slice(0, 6), ['web-track', 'tracked', 'master', '2',
+				'each new head · touching mm/ · at most 20 per push', '3 × icount']);
+			assert.equal(row[6], '4');
+			await page.click('#plans a[href="/plans/web-track"]');
+			await page.waitForURL('**/plans/web-track');
+			await page.waitForFunction(() => document.body.dataset.ready);
+			assert.equal(await page.textContent('h1'), 'Plan web-track');
+			assert.deepEqual(await page.$$eval('#matrix tbody tr td', (tds) => tds.map((t) => t.textContent)),
+				['will-it-scale mode=process', '●', '●']);
+			const pushes = await page.$$eval('#pushes tbody tr', (trs) => trs.map((t) => ({
+				tested: [...t.querySelectorAll('.tested li')].map((li) => `${li.querySelector('code').title} ${li.querySelector('.badge').textContent}`),
+				skipped: [...t.querySelectorAll('.skipped li')].map((li) => `${li.querySelector('code').title} ${li.querySelector('.badge').textContent}`),
+				commits: t.cells[3].textContent, queued: t.querySelector('.jobs-queued').textContent })));
+			assert.deepEqual(pushes, [
+				{ tested: [], skipped: [`${head2} paths`], commits: '2', queued: '0' },
+				{ tested: [`${head1} head`], skipped: [], commits: '3', queued: '2' },
+				{ tested: [`${base} baseline`], skipped: [], commits: '0', queued: '2' }]);
+			assert.deepEqual(await page.$$eval('#plan-jobs td', (tds) => tds.map((t) => t.textContent)),
+				['4', '0', '0', '0', '0', '0']);
+			await shot('plan');
+
+			await open('/', 'overview-tracking');
+			assert.deepEqual(await page.$$eval('#tracking tr[data-tree="tracked"] td', (tds) => tds.map((t) => t.textContent))
+				.then((c) => [c[0], c[1], c[3], c[4], c[5], c[6], c[7]]), ['tracked', '1', 'web-track', '4', '0', '0', '0']);
+			assert.match(await page.textContent('#tracking tr[data-tree="gone"]'), /failed ×1/);
+
+			const metrics = await (await fetch(URLBASE + '/metrics')).text();
+			assert.match(metrics, /^regtrack_queue_depth_tracking\{tbox_group="lkp-track-web"\} 2$/m);
+			assert.match(metrics, /^regtrack_queue_depth_tracking\{tbox_group="arch:x86_64"\} 2$/m);
+			assert.match(metrics, /^regtrack_tree_polls_total\{tree="tracked"\} 3$/m);
+			assert.match(metrics, /^regtrack_tree_poll_failures\{tree="gone"\} 1$/m);
+			assert.match(metrics, /^regtrack_tree_poll_duration_seconds\{tree="tracked"\} [0-9.]+$/m);
+			assert.match(metrics, /^# TYPE regtrack_queue_depth gauge$/m);
 		});
 
 		await check('unknown page says so', async () => {

@@ -15,6 +15,9 @@ const routes = [
 	{ re: /^\/jobs\/(\d+)\/?$/, page: 'job', nav: 'jobs' },
 	{ re: /^\/machines\/?$/, page: 'machines', nav: 'machines' },
 	{ re: /^\/profile-diff\/?$/, page: 'profile', nav: 'compare' },
+	{ re: /^\/trees\/?$/, page: 'trees', nav: 'tracking' },
+	{ re: /^\/plans\/?$/, page: 'plans', nav: 'tracking' },
+	{ re: /^\/plans\/([^/]+)\/?$/, page: 'plans', nav: 'tracking' },
 ];
 
 function tokenPanel() {
@@ -74,6 +77,7 @@ async function main() {
 		const mod = await import(`./pages/${route.page}.js`);
 		await mod.render(root, {
 			id: m[1] ? Number(m[1]) : null,
+			name: m[1] ? decodeURIComponent(m[1]) : null,
 			kind: route.kind,
 			query: new URLSearchParams(location.search),
 		});

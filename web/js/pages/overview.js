@@ -1,8 +1,10 @@
 // Overview (/): open regressions and improvements, bisects, queue depth,
-// workers online by arch, the last results, tracked testcases.
+// workers online by arch, tracking at a glance (trees, their last poll,
+// the plans' jobs), the last results, tracked testcases.
 import { h, replace, link, section, table, emptyState, errorBox, fmtPct, age, stateBadge,
 	commitLink, setupLabel, badge } from '../dom.js';
 import { tryApi } from '../api.js';
+import { lastPoll } from './trees.js';
 import { pick, commitOf, listOf, regressionKind, setupOf, seriesQuery, goodOf, badOf, jobStatus,
 	isWorker, shiftPct, shiftTitle } from '../model.js';
 
@@ -121,6 +123,31 @@ function recentRows(data) {
 	{ class: 'list', id: 'last-results' });
 }
 
+// Tracking at a glance: each tree with a plan or a poll, its last poll and
+// its plans' jobs summed (the trees page has them per plan).
+function trackingRows(data) {
+	const list = listOf(data, 'trees').filter((t) => (t.plans && t.plans.length) || t.polls > 0);
+	if (!list.length)
+		return emptyState('No tree is tracked: add a test plan (POST /api/v1/plans) and the server schedules its pushes.');
+	const sum = (t, k) => (t.plans || []).reduce((n, p) => n + ((p.jobs || {})[k] || 0), 0);
+	return [table([
+		{ label: 'tree' }, { label: 'branches', cls: 'num' }, { label: 'last poll' }, { label: 'plans' },
+		{ label: 'queued', cls: 'num' }, { label: 'running', cls: 'num' }, { label: 'done', cls: 'num' },
+		{ label: 'superseded', cls: 'num' },
+	], list.map((t) => h('tr', { class: 'tracking-row', 'data-tree': t.name },
+		h('td', null, h('a', { href: '/trees' }, t.name)),
+		h('td', { class: 'num' }, String((t.heads || []).length)),
+		h('td', null, lastPoll(t)),
+		h('td', null, (t.plans || []).map((p, i) => [i ? ', ' : '',
+			h('a', { href: `/plans/${encodeURIComponent(p.name)}` }, p.name)])),
+		h('td', { class: 'num jobs-queued' }, String(sum(t, 'queued'))),
+		h('td', { class: 'num jobs-running' }, String(sum(t, 'running'))),
+		h('td', { class: 'num jobs-done' }, String(sum(t, 'done'))),
+		h('td', { class: 'num jobs-superseded' }, String(sum(t, 'superseded'))))),
+	{ class: 'list', id: 'tracking' }), h('p', null, h('a', { href: '/trees' }, 'trees'), ' · ',
+		h('a', { href: '/plans' }, 'test plans'))];
+}
+
 function testcaseRows(data) {
 	const list = listOf(data, 'testcases');
 	if (!list.length)
@@ -135,9 +162,10 @@ function testcaseRows(data) {
 
 export async function render(root) {
 	document.title = 'overview · regtrack';
-	const [regs, bisects, jobs, machines, testcases, runs] = await Promise.all([
+	const [regs, bisects, jobs, machines, testcases, runs, trees] = await Promise.all([
 		tryApi('/regressions', { query: { leaders: 1 } }), tryApi('/bisects'), tryApi('/jobs'),
 		tryApi('/machines'), tryApi('/testcases'), tryApi('/runs', { query: { limit: 10 } }),
+		tryApi('/trees'),
 	]);
 	replace(root,
 		h('h1', null, 'Overview'),
@@ -145,6 +173,7 @@ export async function render(root) {
 		h('div', { class: 'cols' },
 			section('Queue', panel(jobs, 'jobs', queueSummary)),
 			section('Workers', panel(machines, 'machines', workersSummary))),
+		section('Tracking', panel(trees, 'trees', trackingRows)),
 		section('Bisects', panel(bisects, 'bisects', bisectRows)),
 		section('Last results', panel(runs, 'runs', recentRows)),
 		section('Testcases', panel(testcases, 'testcases', testcaseRows)));
