@@ -66,6 +66,11 @@ DOCUMENTED = {
     ("GET", "/api/v1/requests"): READ,
     ("GET", "/api/v1/requests/{}"): READ,
     ("POST", "/api/v1/requests/{}/cancel"): ("submit", "admin"),
+    # profiles (issue 22): folded stacks and their diffs are read data
+    ("GET", "/api/v1/runs/{}/profile"): READ,
+    ("GET", "/api/v1/profile-diff"): READ,
+    ("GET", "/api/v1/bisects/{}/profile-diff"): READ,
+    ("GET", "/api/v1/requests/{}/profile-diff"): READ,
     # subscriptions and the outbox hold mail addresses: admin only, GET too
     ("POST", "/api/v1/subscriptions"): ("admin",),
     ("GET", "/api/v1/subscriptions"): ("admin",),
