@@ -641,6 +641,16 @@ def bench_profile(srv):
         raw, "raw SQL reading the %d folded texts" % info["rows"], target=2000,
         note="%d bytes of JSON; top symbol %s %+.1f pp, p %.2g"
         % (info["bytes"], top["symbol"], top["children_change"], top["p"]))
+    # CPU per diff: steadier than wall time on a shared machine
+    srv_cpu, pg_cpu = [], []
+    for _ in range(REPS):
+        _, s_cpu, p_cpu = timed_cpu(srv, lambda: loadgen("get", url, 2))
+        srv_cpu.append(s_cpu / 2 * 1000)
+        pg_cpu.append(p_cpu / 2 * 1000)
+    add("  profile diff: server CPU per request", "ms", summary(srv_cpu), summary(pg_cpu),
+        "PostgreSQL's CPU for it (reading, lz4)", target=1000,
+        note="parse and merge of %d x %.1f MiB of folded text, the test of the top 50"
+        % (runs, int(folded_len) / runs / 2**20))
 
 
 # ---- bisect simulation (bench/bisect_sim*, by the bisect engineer) ------------------

@@ -30,6 +30,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    rd.nr_metrics > RESULTDOC_MAX_METRICS || rd.nr_values > RESULTDOC_MAX_VALUES ||
 		    rd.nr_values < rd.nr_metrics)
 			abort();
+		/* a profile is bounded and comes with perf-profile among the monitors */
+		if (rd.profile_folded &&
+		    (rd.profile_folded_len > RESULTDOC_MAX_PROFILE_BYTES ||
+		     !monitors_has(rd.monitors, "perf-profile") || rd.profile_samples < 0))
+			abort();
 	} else if (e.status != 400 && e.status != 413) {
 		abort();
 	}

@@ -81,14 +81,18 @@ class FakeWorker(threading.Thread):
     that does not get as far as a run (e.g. "build-failed"). doc_extra: more
     fields of every result document (e.g. the guest description). `jobs`
     counts the jobs completed; rng is seeded by the worker's name.
-    profile(job, rng) -> folded text: with it, a job whose lease reply lists
+    profile(job, rng) -> folded text: a job whose lease reply lists
     perf-profile in its monitors gets documents with those monitors and a
-    profile (event cpu-clock), as the real worker posts them (issue 22)."""
+    profile (event cpu-clock), as the real worker posts them (issue 22);
+    without it, a small fixed-shape profile from a random stream of its own
+    (the values' stream stays what it was before monitors existed)."""
 
     def __init__(self, srv, name, stop, values, fail=None, tree="demo", machine=None,
                  doc_extra=None, profile=None):
         super().__init__(daemon=True)
-        self.profile = profile
+        self.profile = profile or (lambda job, rng: "%s;fake_work %d\n" % (
+            job["testcase"], 100 + self.profile_rng.randrange(10)))
+        self.profile_rng = random.Random(name + "-profile")
         self.srv, self.name, self.stop = srv, name, stop
         self.values, self.fail, self.tree = values, fail, tree
         self.machine_doc = dict(machine or MACHINE, hostname=name)

@@ -83,6 +83,11 @@ DOCUMENTED = {
     ("GET", "/api/v1/regressions/{}/kconfig-diff"): READ,
     ("GET", "/api/v1/bisects/{}/kconfig-diff"): READ,
     ("GET", "/api/v1/kconfig/diff"): READ,
+    # profiles (issue 22): a run's folded stacks and the profile diffs
+    ("GET", "/api/v1/runs/{}/profile"): READ,
+    ("GET", "/api/v1/profile-diff"): READ,
+    ("GET", "/api/v1/bisects/{}/profile-diff"): READ,
+    ("GET", "/api/v1/requests/{}/profile-diff"): READ,
 }
 
 
