@@ -206,7 +206,9 @@ class HandBisect(unittest.TestCase):
                 git(path, "commit", "-q", "-m", "c%d" % i, date="2026-01-01T00:0%d:00Z" % i)
                 shas.append(git(path, "rev-parse", "HEAD"))
             return shas
-        cls.tmp, cls.repo, cls.shas, cls.srv = tree_server("regtrack-fhb-", tree)
+        # the server's default auto_bisect (on)
+        cls.tmp, cls.repo, cls.shas, cls.srv = tree_server("regtrack-fhb-", tree,
+                                                           auto_bisect=None)
         r = cls.srv.post("/api/v1/trees", {"name": "linux", "url": cls.repo,
                                            "branches": ["master"], "poll_s": 0}, scope="admin")
         assert r.status == 200, r
