@@ -239,6 +239,26 @@ class HandBisect(unittest.TestCase):
         b.update(kw)
         return b
 
+    def test_bisect_now(self):
+        # the regression page's button: POST /api/v1/regressions/{id}/bisect (admin)
+        srv, (c0, c1, c2) = self.srv, self.shas
+        rid = self.regression(c0, c1)
+        path = "/api/v1/regressions/%d/bisect" % rid
+        self.assertEqual(srv.post(path, {}, scope="submit").status, 403)
+        r = srv.post(path, {}, scope="admin")
+        self.assertEqual(r.status, 201, r)
+        self.assertEqual((r.json()["regression_id"], r.json()["state"]), (rid, "queued"), r)
+        b = srv.get("/api/v1/bisects/%d" % r.json()["id"]).json()
+        self.assertEqual((b["regression_id"], b["metric"], b["testcase"]),
+                         (rid, "vm-scalability.throughput", "vm-scalability"), b)
+        reg = srv.get("/api/v1/regressions/%d" % rid).json()
+        self.assertEqual((reg["state"], reg["bisect_id"]), ("bisecting", r.json()["id"]), reg)
+        r = srv.post(path, {}, scope="admin")
+        self.assertEqual((r.status, r.json()["error"]["code"]), (409, "conflict"), r)
+        self.assertIn("has bisect", r.json()["error"]["message"])
+        r = srv.post("/api/v1/regressions/999999/bisect", {}, scope="admin")
+        self.assertEqual(r.status, 404, r)
+
     def test_linked_by_range_and_by_id(self):
         srv, (c0, c1, c2) = self.srv, self.shas
         rid = self.regression(c0, c2)
@@ -252,7 +272,8 @@ class HandBisect(unittest.TestCase):
         # the regression has its bisect: naming it again is a conflict; another range links nothing
         r = srv.post("/api/v1/bisects", self.body(c0, c2, regression_id=rid), scope="submit")
         self.assertEqual((r.status, r.json()["error"]["detail"]), (409, "regression_id"), r)
-        r = srv.post("/api/v1/bisects", self.body(c0, c1), scope="submit")
+        # (c1, c2): test_auto_bisect's regression, bisected already
+        r = srv.post("/api/v1/bisects", self.body(c1, c2), scope="submit")
         self.assertEqual((r.status, r.json()["regression_id"]), (201, None), r)
         r = srv.post("/api/v1/bisects", self.body(c0, c1, regression_id=999999), scope="submit")
         self.assertEqual((r.status, r.json()["error"]["detail"]), (404, "regression_id"), r)

@@ -1155,6 +1155,35 @@ async function main() {
 			}
 		});
 
+		await check('regression page: "bisect now" for an admin starts a bisect linked to the record', async () => {
+			if (!(await endpoint('/api/v1/regressions'))) {
+				console.log('  (this server has no regressions API: nothing to check)');
+				return;
+			}
+			const reg = await detectedRegression();
+			if ((await call('GET', `/api/v1/regressions/${reg.id}`)).json.bisect_id) {
+				console.log('  (the record has a bisect already: nothing to check)');
+				return;
+			}
+			await page.evaluate(() => localStorage.removeItem('regtrack.token'));
+			await open(`/regressions/${reg.id}`, 'regression-bisect-now-anon');
+			assert.equal(await page.locator('#bisect-now').count(), 0);
+			assert.match(await page.textContent('section:has(> h2:text-is("Bisect"))'), /Set an admin token to bisect it now\./);
+			await page.evaluate((t) => localStorage.setItem('regtrack.token', t), TOK.admin);
+			await open(`/regressions/${reg.id}`, 'regression-bisect-now');
+			await page.click('#bisect-now');
+			await page.waitForFunction(() => !document.querySelector('#bisect-now') ||
+				document.querySelector('#bisect-now-status .error'));
+			assert.equal(await page.locator('#bisect-now-status .error').count(), 0);
+			const after = (await call('GET', `/api/v1/regressions/${reg.id}`)).json;
+			assert.ok(after.bisect_id, JSON.stringify(after));
+			const b = (await call('GET', `/api/v1/bisects/${after.bisect_id}`)).json;
+			assert.equal(b.regression_id, reg.id);
+			assert.equal(await page.locator('#bisect-now').count(), 0);
+			assert.doesNotMatch(await page.textContent('section:has(> h2:text-is("Bisect"))'), /Not bisected yet/);
+			await page.evaluate(() => localStorage.removeItem('regtrack.token'));
+		});
+
 		await check('unknown page says so', async () => {
 			await page.goto(URLBASE + '/no/such/page');
 			await page.waitForSelector('h1');
