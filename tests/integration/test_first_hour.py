@@ -375,6 +375,57 @@ class Offline(unittest.TestCase):
         self.assertIn("no result written", out.stderr)
 
 
+class AccessLog(unittest.TestCase):
+    """access_log = 1: one line per request, never the token (item 15); off by default."""
+
+    def log_since(self, srv, start):
+        with open(srv.log.name, errors="replace") as f:
+            f.seek(start)
+            return f.read()
+
+    def test_off_by_default(self):
+        srv = Server()
+        try:
+            start = srv.log.tell()
+            self.assertEqual(srv.get("/api/v1/jobs", scope="read").status, 200)
+            self.assertNotIn(" access ", self.log_since(srv, start))
+        finally:
+            srv.stop()
+
+    def test_one_line_per_request(self):
+        srv = Server(extra_args=["--access-log", "1"])
+        try:
+            name = "fh-log-reader"
+            tok = srv.token("read", name)
+            start = srv.log.tell()
+            r = srv.get("/api/v1/jobs", token=tok)
+            self.assertEqual(r.status, 200)
+            self.assertEqual(srv.post("/api/v1/jobs", {"commit": "x"}, token=tok).status, 403)
+            self.assertIn(srv.get("/api/v1/jobs/%0a9", token=tok).status, (400, 404))
+            srv.get("/healthz")
+            time_wait = __import__("time")
+            for _ in range(50):
+                text = self.log_since(srv, start)
+                if text.count(" access ") >= 4:
+                    break
+                time_wait.sleep(0.1)
+            lines = [l.split(" access ", 1)[1] for l in text.splitlines() if " access " in l]
+            self.assertEqual(len(lines), 4, text)
+            f = lines[0].split()
+            self.assertEqual((f[0], f[1], f[2], f[5]), ("GET", "/api/v1/jobs", "200", name), lines)
+            self.assertGreater(int(f[3]), 0)
+            self.assertGreaterEqual(float(f[4]), 0)
+            self.assertEqual(lines[1].split()[:3] + lines[1].split()[5:], ["POST", "/api/v1/jobs", "403", name])
+            # a newline in the path is %0A again: no forged line
+            self.assertRegex(lines[2], r"^GET /api/v1/jobs/%0A9 40[04] ", lines[2])
+            self.assertTrue(lines[3].startswith("GET /healthz 200 ") and lines[3].endswith(" -"),
+                            lines[3])
+            self.assertNotIn(tok.split("_", 2)[2], text)
+            self.assertNotIn(tok, text)
+        finally:
+            srv.stop()
+
+
 class Tokens(unittest.TestCase):
     """regtrack-server token create | list | revoke, as the README's token section."""
 
