@@ -40,7 +40,15 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: regtrack compare-samples [--alpha X] [--floor PCT] [--ci-level X]\n"
-		"                                [--metric NAME] [--gate higher|lower|auto] A B\n");
+		"                                [--metric NAME] [--gate higher|lower|auto] A B\n"
+		"A (base) and B (head): one sample per run, as numbers one per line ('#' starts\n"
+		"a comment) or a JSON array. Prints one JSON object: n, mean, median,\n"
+		"stddev_pct, change_pct (LKP's %%change of the means), hl_pct with ci_pct (the\n"
+		"Hodges-Lehmann shift: the verdict's size), p_value (Mann-Whitney), verdict\n"
+		"(different, same, need-more-runs) and change (regression, improvement, none).\n"
+		"--alpha 0.01, --floor 1 (%%), --ci-level 0.95; --metric NAME: its direction and\n"
+		"floor; --gate: exit 1 on a regression for that direction. Exit 0, 1 (--gate),\n"
+		"2 usage or input error.\n");
 	return 2;
 }
 

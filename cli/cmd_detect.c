@@ -33,14 +33,24 @@
 
 #include "stats/detect.h"
 #include "stats/numlist.h"
+#include "stats/ranktest.h"
 #include "xalloc.h"
 
 #define MAX_FILE (256u << 20)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: regtrack detect [--window W] [--p-max P] [--min-seg M]\n"
-			"                       [--min-change PCT] [--tail N] FILE\n");
+	fprintf(stderr,
+		"usage: regtrack detect [--window W] [--p-max P] [--min-seg M]\n"
+		"                       [--min-change PCT] [--tail N] FILE\n"
+		"FILE: one value per commit in commit order, as numbers one per line\n"
+		"('#' starts a comment) or a JSON array; several runs per commit as a JSON object\n"
+		"{\"values\": [...], \"ids\": [commit of each value]} (commits in order of first\n"
+		"appearance) or {\"values\": [...], \"groups\": [commit number of each value]}.\n"
+		"Prints {change_points: [{index, id, before, after, change_pct, direction, p_value,\n"
+		"...}], n_values, n_commits}; with none, \"none_because\" says why (the best split,\n"
+		"its p against --p-max). --window 64, --p-max 0.001, --min-seg 3, --min-change 0 (%%),\n"
+		"--tail N: an online check of the last N commits. Exit 0, 2 usage or input error.\n");
 	return 2;
 }
 
@@ -220,6 +230,71 @@ static int load(const char *path, double **v, size_t *n, size_t **group, json_t 
 	return 0;
 }
 
+/*
+ * Why nothing was found: the best split of the per-commit medians by the
+ * two-sided Mann-Whitney p (the detector's own statistic), Bonferroni over
+ * the splits tried, against --p-max; over the last 2 W commits of a longer
+ * series (the detector scans windows of W). Also on stderr, one line.
+ */
+static json_t *none_because(const struct detect_series *s, const struct detect_opts *o,
+			    json_t **idvals)
+{
+	size_t n = s->n, from = n > 2 * o->window ? n - 2 * o->window : 0, m = 0, best = 0;
+	double bp = 2, pb, before, after;
+	json_t *out = json_object(), *b;
+	double *tmp;
+
+	json_object_set_new(out, "p_max", json_real(o->p_max));
+	if (n - from < 2 * o->min_seg) {
+		char *msg =
+			xstrfmt("too few commits (%zu) for a split with --min-seg %zu on each side",
+				n, o->min_seg);
+
+		fprintf(stderr, "regtrack: detect: no change point: %s\n", msg);
+		json_object_set_new(out, "message", json_string(msg));
+		free(msg);
+		return out;
+	}
+	for (size_t k = from + o->min_seg; k + o->min_seg <= n; k++, m++) {
+		double p = ranktest_mann_whitney(s->med + from, k - from, s->med + k, n - k, NULL);
+
+		if (p < bp) {
+			bp = p;
+			best = k;
+		}
+	}
+	pb = bp * (double)m < 1 ? bp * (double)m : 1;
+	tmp = xmalloc(n * sizeof(*tmp));
+	memcpy(tmp, s->med + from, (best - from) * sizeof(*tmp));
+	before = ranktest_median_inplace(tmp, best - from);
+	memcpy(tmp, s->med + best, (n - best) * sizeof(*tmp));
+	after = ranktest_median_inplace(tmp, n - best);
+	free(tmp);
+	/* index as the change points': the position with ids, else the group number */
+	b = json_pack("{s:I, s:o, s:o, s:o, s:o, s:I}", "index",
+		      (json_int_t)(idvals || !s->ids ? best : s->ids[best]), "before", num(before),
+		      "after", num(after), "mw_p", num(bp), "p_bonferroni", num(pb), "splits",
+		      (json_int_t)m);
+	if (idvals && s->ids)
+		json_object_set(b, "id", idvals[s->ids[best]]);
+	json_object_set_new(out, "best_split", b);
+	{
+		char *msg = xstrfmt(
+			"the best split (before commit %zu: median %.6g -> %.6g) has p %.3g after "
+			"Bonferroni over %zu splits, %s --p-max %g%s",
+			best, before, after, pb, m, pb > o->p_max ? "above" : "within", o->p_max,
+			pb > o->p_max ?
+				"" :
+				"; it failed the detector's other tests (a change of 1.3 sigma of "
+				"the noise, --min-change, or its final estimate)");
+
+		fprintf(stderr, "regtrack: detect: no change point: %s\n", msg);
+		json_object_set_new(out, "message", json_string(msg));
+		free(msg);
+	}
+	return out;
+}
+
 int cmd_detect(int argc, char **argv)
 {
 	struct detect_opts o;
@@ -301,6 +376,8 @@ int cmd_detect(int argc, char **argv)
 		json_array_append_new(cps, cp);
 	}
 	json_object_set_new(out, "change_points", cps);
+	if (!s.ncp)
+		json_object_set_new(out, "none_because", none_because(&s, &o, idvals));
 	json_object_set_new(out, "n_values", json_integer((json_int_t)n));
 	json_object_set_new(out, "n_commits", json_integer((json_int_t)s.n));
 	if (tail) {

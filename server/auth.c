@@ -91,6 +91,7 @@ int auth_check(struct db *db, const char *authorization, int accepted, int publi
 
 	who->scope = 0;
 	who->token_id = 0;
+	who->token_name[0] = '\0';
 	if (accepted == AUTH_NONE)
 		return 0;
 	if (!authorization) {
@@ -116,6 +117,7 @@ int auth_check(struct db *db, const char *authorization, int accepted, int publi
 		return err_setc(e, ERR_UNAUTHORIZED, "Authorization", "token revoked");
 	who->scope = scope_from_name(t.scope);
 	who->token_id = id;
+	memcpy(who->token_name, t.name, sizeof(who->token_name));
 	/* once a minute at most: a write per request would cost more than the request */
 	if (t.used_stale) {
 		struct err ue;

@@ -31,8 +31,9 @@ enum scope {
 
 /* Who is calling, as auth_check() found it. */
 struct auth_caller {
-	int scope;	    /* the token's SCOPE_* bit, 0 when no token */
-	long long token_id; /* 0 when no token */
+	int scope;	      /* the token's SCOPE_* bit, 0 when no token */
+	long long token_id;   /* 0 when no token */
+	char token_name[129]; /* its name, "" when no token (the access log's, never the token) */
 };
 
 /*

@@ -56,6 +56,7 @@ static const struct config_key config_keys[] = {
 	L(body_timeout_s, 300, 1, 86400),
 	L(body_limit, 16777216, 1024, 1073741824),
 	L(public_read, 1, 0, 1),
+	L(access_log, 0, 0, 1),
 	L(lease_timeout_s, 120, 1, 86400),
 	L(max_attempts, 3, 1, 100),
 	L(db_timeout_ms, 30000, 0, 3600000),

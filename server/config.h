@@ -39,6 +39,7 @@ struct config {
 	long body_timeout_s;   /* a request's body complete within this of its headers */
 	long body_limit;       /* bytes; larger request bodies get 413 */
 	long public_read;      /* 1 = reads need no token */
+	long access_log;       /* 1 = a log line per request (http.c access_line) */
 	long lease_timeout_s;  /* job lease without heartbeat */
 	long max_attempts;     /* job attempts before it fails for good */
 	long db_timeout_ms;    /* statement_timeout per connection */

@@ -276,9 +276,12 @@ static int preflight(struct request *rq, enum MHD_Result *ret)
 	if (auth_check(rq->srv->db,
 		       MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, "Authorization"),
 		       found->auth, cfg->public_read != 0, rq->method, rq->url, &who, &e)) {
+		/* a known token of the wrong scope is named in the access log too */
+		memcpy(rq->token_name, who.token_name, sizeof(rq->token_name));
 		*ret = refuse(rq, &e);
 		return 1;
 	}
+	memcpy(rq->token_name, who.token_name, sizeof(rq->token_name));
 	rq->scope = who.scope;
 	rq->token_id = who.token_id;
 	rq->route = found;
@@ -337,6 +340,30 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	return dispatch(rq);
 }
 
+/*
+ * The access log (access_log = 1): one line per request, "access METHOD
+ * PATH STATUS BYTES MS TOKEN" (TOKEN: the name of the caller's token, "-"
+ * without one; never the token). The path is the request's, unescaped by
+ * libmicrohttpd: a byte outside printable ASCII is written %XX again, so a
+ * path cannot forge a line.
+ */
+static void access_line(const struct request *rq)
+{
+	char path[1024];
+	size_t n = 0;
+
+	for (const unsigned char *p = (const unsigned char *)(rq->url ? rq->url : "");
+	     *p && n + 4 < sizeof(path); p++) {
+		if (*p > ' ' && *p < 0x7f && *p != '%')
+			path[n++] = (char)*p;
+		else
+			n += (size_t)snprintf(path + n, sizeof(path) - n, "%%%02X", *p);
+	}
+	path[n] = '\0';
+	slog_info("access %s %s %d %lld %.1f %s", rq->method ? rq->method : "-", path, rq->status,
+		  rq->bytes, mono_ms_since(rq->start_ns), *rq->token_name ? rq->token_name : "-");
+}
+
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 			 enum MHD_RequestTerminationCode toe UNUSED)
 {
@@ -349,9 +376,9 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 		atomic_fetch_add(&srv->requests[rq->status / 100], 1);
 	atomic_fetch_sub(&srv->in_flight, 1);
 	http_guard_idle(conn);
-	if (getenv("REGTRACK_ACCESS_LOG"))
-		fprintf(stderr, "%s %s %d %.1fms\n", rq->method, rq->url, rq->status,
-			mono_ms_since(rq->start_ns));
+	/* REGTRACK_ACCESS_LOG: the same from the environment (the fault tier's switch) */
+	if (srv->cfg->access_log || getenv("REGTRACK_ACCESS_LOG"))
+		access_line(rq);
 	body_release(rq);
 	arena_free(rq->arena);
 	*con_cls = NULL;

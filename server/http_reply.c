@@ -31,6 +31,8 @@ enum MHD_Result reply_text(struct request *rq, unsigned status, const char *cont
 	struct MHD_Response *resp = MHD_create_response_from_buffer(len, (void *)data,
 								    MHD_RESPMEM_MUST_COPY);
 
+	rq->bytes = (long long)len;
+
 	MHD_add_response_header(resp, "Content-Type", content_type);
 	return reply_response(rq, status, resp);
 }
@@ -42,6 +44,7 @@ enum MHD_Result reply_text_buf(struct request *rq, unsigned status, const char *
 	char *s = buf_detach(b, &len);
 	struct MHD_Response *resp = MHD_create_response_from_buffer(len, s, MHD_RESPMEM_MUST_FREE);
 
+	rq->bytes = (long long)len;
 	MHD_add_response_header(resp, "Content-Type", content_type);
 	return reply_response(rq, status, resp);
 }
@@ -67,6 +70,7 @@ enum MHD_Result reply_json(struct request *rq, unsigned status, json_t *body)
 			   status);
 		resp = MHD_create_response_from_buffer(sizeof(fail) - 1, (void *)fail,
 						       MHD_RESPMEM_PERSISTENT);
+		rq->bytes = (long long)sizeof(fail) - 1;
 		MHD_add_response_header(resp, "Content-Type", "application/json");
 		return reply_response(rq, 500, resp);
 	}

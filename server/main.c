@@ -40,6 +40,7 @@ static const char usage_text[] =
 	"                       [--threads N] [--lease-timeout SECONDS] [--max-attempts N]\n"
 	"                       [--smtp URL] [--public-url URL] [--web-dir DIR]\n"
 	"                       [--body-limit BYTES] [--max-connections-per-ip N]\n"
+	"                       [--access-log 0|1]\n"
 	"       regtrack-server migrate [--config FILE] [--db CONNINFO]\n"
 	"       regtrack-server token create --scope worker|submit|read|admin --name NAME\n"
 	"       regtrack-server token revoke NAME\n"
@@ -60,6 +61,7 @@ static const struct {
 	{ "--web-dir", "web_dir" },
 	{ "--body-limit", "body_limit" },
 	{ "--max-connections-per-ip", "max_connections_per_ip" },
+	{ "--access-log", "access_log" },
 };
 
 static int usage(void)

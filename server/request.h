@@ -31,9 +31,11 @@ struct request {
 	long long token_id;
 	const char *path_params[MAX_PATH_PARAMS];
 	int nr_path_params;
-	int64_t start_ns; /* mono_ns() when the headers arrived */
-	int status;	  /* status replied, for the access log */
-	int close;	  /* 1 = "Connection: close" on the reply (refused on its headers) */
+	int64_t start_ns;     /* mono_ns() when the headers arrived */
+	int status;	      /* status replied, for the access log */
+	long long bytes;      /* bytes of the reply's body, for the access log */
+	char token_name[129]; /* the caller's token's name ("": none), for the access log */
+	int close;	      /* 1 = "Connection: close" on the reply (refused on its headers) */
 	/* a handler that suspended the connection leaves its answer here */
 	int resumed;
 	unsigned deferred_status;

@@ -45,6 +45,7 @@ static enum MHD_Result serve_file(struct request *rq, const char *path)
 		return reply_errc(rq, ERR_NOT_FOUND, rq->url, "no such page '%s'", rq->url);
 	}
 	resp = MHD_create_response_from_fd((size_t)st.st_size, fd);
+	rq->bytes = (long long)st.st_size;
 	MHD_add_response_header(resp, "Content-Type", content_type_of(path));
 	MHD_add_response_header(
 		resp, "Content-Security-Policy",

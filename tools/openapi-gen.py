@@ -93,6 +93,7 @@ add("/api/v1/regressions/{id}", "patch", op("change a regression's state", ["adm
 add("/api/v1/outbox", "get", op("the mail outbox", ["admin"], ok=ANY))
 add("/api/v1/regressions/{id}/report", "get", op("a regression's report mail", READ, ok=ANY), ["id"])
 add("/api/v1/regressions/{id}/report", "post", op("queue a regression's report mail", ["admin"], ok=OBJ, body=OBJ, extra={"201": {"description": "queued", "content": {"application/json": {"schema": OBJ}}}, "202": {"description": "queued", "content": {"application/json": {"schema": OBJ}}}}), ["id"])
+add("/api/v1/regressions/{id}/bisect", "post", op("bisect a regression now (its own range, setup and metric)", ["admin"], "201", ok=ID), ["id"])
 add("/api/v1/bisects", "get", op("bisects", READ, ok=ANY))
 add("/api/v1/bisects", "post", op("start a bisect", ["submit", "admin"], "201", ok=ID, body={"type": "object", "properties": {"params": {"$ref": "#/components/schemas/Params"}}}))
 add("/api/v1/bisects/{id}", "get", op("one bisect", READ, ok=OBJ), ["id"])

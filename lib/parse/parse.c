@@ -400,7 +400,8 @@ static int cmp_metric(const void *a, const void *b)
 		      ((const struct parse_metric *)b)->name);
 }
 
-static struct parse_result *run_tool(const struct parse_tool *t, char *text, size_t len)
+static struct parse_result *run_tool(const struct parse_tool *t, char *text, size_t len,
+				     const struct parse_opts *opts)
 {
 	struct parse_lines lines;
 	struct parse_ctx c;
@@ -416,6 +417,7 @@ static struct parse_result *run_tool(const struct parse_tool *t, char *text, siz
 	}
 	memset(&c, 0, sizeof(c));
 	c.prefix = t->prefix;
+	c.tasks = opts ? opts->tasks : 0;
 	c.index = json_object();
 	c.errors = json_array();
 
@@ -468,7 +470,8 @@ static struct parse_result *run_tool(const struct parse_tool *t, char *text, siz
 	return r;
 }
 
-struct parse_result *parse_run(const char *tool, char *text, size_t len, struct err *e)
+struct parse_result *parse_run_opts(const char *tool, char *text, size_t len,
+				    const struct parse_opts *opts, struct err *e)
 {
 	const struct parse_tool *t = tool ? tool_find(tool) : NULL;
 
@@ -476,7 +479,17 @@ struct parse_result *parse_run(const char *tool, char *text, size_t len, struct 
 		err_setc(e, ERR_INVALID_FIELD, "tool", "unknown tool '%s'", tool ? tool : "");
 		return NULL;
 	}
-	return run_tool(t, text, len);
+	return run_tool(t, text, len, opts);
+}
+
+struct parse_result *parse_run(const char *tool, char *text, size_t len, struct err *e)
+{
+	return parse_run_opts(tool, text, len, NULL, e);
+}
+
+int parse_result_failed(const struct parse_result *r)
+{
+	return r->failed != 0;
 }
 
 void parse_result_free(struct parse_result *r)
@@ -574,7 +587,7 @@ static json_t *output_of(const struct parse_tool *t, const char *text, size_t le
 	if (len)
 		memcpy(copy, text, len);
 	copy[len] = '\0';
-	r = run_tool(t, copy, len);
+	r = run_tool(t, copy, len, NULL);
 	free(copy);
 	doc = parse_result_json(r);
 	parse_result_free(r);

@@ -60,6 +60,22 @@ json_t *parse_output_kv_trusted(const char *text, size_t len);
 struct parse_result;
 struct parse_result *parse_run(const char *tool, char *text, size_t len, struct err *e)
 	__attribute__((warn_unused_result));
+
+/* What the output itself may not say (regtrack parse's flags). */
+struct parse_opts {
+	/*
+	 * will-it-scale: the task count of a raw binary's run whose command
+	 * line ("./mmap2_processes -t 16 ...") is not in the text; 0: the
+	 * binary's default, 1. A command line in the text still says its own.
+	 */
+	long tasks;
+};
+/* 1 when r's status is "failed" (the output is no measurement), else 0. */
+int parse_result_failed(const struct parse_result *r);
+/* parse_run() with opts (NULL: none); the same returns and errors. */
+struct parse_result *parse_run_opts(const char *tool, char *text, size_t len,
+				    const struct parse_opts *opts, struct err *e)
+	__attribute__((warn_unused_result));
 /* The document of parse_output() for r (borrowed): new, caller
  * json_decref()s; it shares nothing with r. */
 json_t *parse_result_json(const struct parse_result *r);

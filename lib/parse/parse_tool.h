@@ -49,6 +49,7 @@ struct parse_ctx {
 	json_t *errors;	   /* array of strings, at most PARSE_MAX_NOTES (+ failure) */
 	size_t more_notes; /* notes past the cap, counted */
 	int failed;
+	long tasks; /* struct parse_opts' tasks (0: not given) */
 };
 
 /* What parse_run() returns (parse.h keeps it opaque). m is sorted by name. */

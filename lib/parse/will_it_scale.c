@@ -29,9 +29,10 @@
  *   testcase:...  warmup  min:A max:B total:C ...  measurement ...  average:X
  * gives N.processes (or N.threads for a *_threads binary) = X,
  * N.per_process_ops (N.per_thread_ops) = floor(X / N), N.workload = X, with
- * N from "-t N" on the run's command line when present, else 1 (the
- * binary's default). Several runs (command lines) in one file give one
- * value each, keyed by their own N; a last run with measurements but no
+ * N from "-t N" on the run's command line when present, else the
+ * caller's tasks (struct parse_opts: `regtrack parse --tasks N`, for an
+ * output saved without its command line), else 1 (the binary's default). Several runs (command
+ * lines) in one file give one value each, keyed by their own N; a last run with measurements but no
  * average fails the parse.
  *
  * An "Assertion ... failed" line (the test aborted) fails the run.
@@ -176,7 +177,7 @@ void parse_will_it_scale(struct parse_ctx *c, struct parse_lines *l)
 
 			if (!parse_num_full(s + 8, &average) && average >= 0) {
 				ALLOC_GROW(raw, nraw + 1, araw);
-				raw[nraw].tasks = tasks ? tasks : 1;
+				raw[nraw].tasks = tasks ? tasks : c->tasks ? c->tasks : 1;
 				raw[nraw].threads = threads_mode;
 				raw[nraw++].average = average;
 			}

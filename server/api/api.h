@@ -75,6 +75,7 @@ enum MHD_Result api_bisects_get(struct request *rq);
 enum MHD_Result api_bisects_post(struct request *rq);
 enum MHD_Result api_bisect_get(struct request *rq);
 enum MHD_Result api_bisect_cancel(struct request *rq);
+enum MHD_Result api_regression_bisect(struct request *rq);
 
 /* A/B requests (requests.c) */
 enum MHD_Result api_requests_get(struct request *rq);

@@ -12,6 +12,10 @@
  *   GET  /api/v1/bisects[?state=&limit=] newest first, without steps
  *   GET  /api/v1/bisects/{id}           state, range, steps, first bad commit, confidence, cost
  *   POST /api/v1/bisects/{id}/cancel (submit)
+ *   POST /api/v1/regressions/{id}/bisect (admin)  "bisect now": a bisect of the regression's
+ *                                      own range, setup and metric, linked to it -> 201
+ *                                      {id, state, regression_id}; 404 no regression, 409
+ *                                      it has a bisect
  * The work happens in the coordinator thread (bisect.h).
  */
 #include "server/api/api.h"
@@ -250,4 +254,72 @@ enum MHD_Result api_bisect_cancel(struct request *rq)
 	}
 	return reply_json(rq, 200,
 			  json_pack("{s:I,s:s}", "id", (json_int_t)id, "state", "cancelled"));
+}
+
+enum MHD_Result api_regression_bisect(struct request *rq)
+{
+	struct db_bisect_reg_todo t;
+	struct bisect_spec s;
+	struct err e;
+	long long rid, id = -1, has;
+	char idb[24], note[80];
+	PGconn *c;
+	int got;
+
+	if (rq_path_id(rq, "regression", &rid, idb, &e))
+		return reply_err(rq, &e);
+	c = rq_db(rq, &e);
+	if (!c || db_begin(c, &e))
+		return reply_err(rq, &e);
+	got = db_bisect_reg_one(c, rid, &t, &e);
+	if (got == 0) {
+		const char *p[1] = { idb };
+
+		if (db_one_int8(c, ST_BISECT_REG_OF, 1, p, &has, &e) < 0) {
+			if (e.id == ERR_NOT_FOUND)
+				err_setc(&e, ERR_NOT_FOUND, "id", "no regression %lld", rid);
+		} else if (has) {
+			err_setc(&e, ERR_CONFLICT, "id", "regression %lld has bisect %lld already",
+				 rid, has);
+		} else {
+			err_setc(&e, ERR_CONFLICT, "id",
+				 "regression %lld: its commits are in no registered tree (POST "
+				 "/api/v1/trees), and a bisect walks the tree's history",
+				 rid);
+		}
+		got = -1;
+	}
+	if (got > 0) {
+		/* as auto_bisect does (bisect_coord.c) */
+		memset(&s, 0, sizeof(s));
+		s.tree = t.tree;
+		s.good = t.good;
+		s.bad = t.bad;
+		s.testcase = t.testcase;
+		s.params = t.params;
+		s.kconfig = t.kconfig;
+		s.compiler = t.compiler;
+		s.tbox_group = t.tbox_group;
+		s.metric = t.metric;
+		s.runs_per_step = 5;
+		s.ref_runs = 10;
+		s.regression_id = rid;
+		s.token_id = rq->token_id;
+		id = bisect_create(c, &s, &e);
+		snprintf(note, sizeof(note), "bisect %lld started by hand (bisect now)", id);
+		if (id < 0 || db_bisect_reg_link(c, rid, id, &e) ||
+		    regression_transition(c, rid, "bisecting", NULL, rq->token_id, note, NULL, NULL,
+					  &e) ||
+		    db_commit(c, &e))
+			got = -1;
+		db_bisect_reg_todo_release(&t);
+	}
+	if (got < 0) {
+		db_rollback(c);
+		return reply_err(rq, &e);
+	}
+	bisect_coord_kick(rq->srv->bisects);
+	return reply_json(rq, 201,
+			  json_pack("{s:I,s:s,s:I}", "id", (json_int_t)id, "state", "queued",
+				    "regression_id", (json_int_t)rid));
 }

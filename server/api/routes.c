@@ -56,6 +56,7 @@ const struct route routes[] = {
 	{ "GET", "/api/v1/outbox", api_outbox_get, AUTH_ADMIN },
 	{ "GET", "/api/v1/regressions/{}/report", api_regression_report_get, AUTH_READ },
 	{ "POST", "/api/v1/regressions/{}/report", api_regression_report, AUTH_ADMIN },
+	{ "POST", "/api/v1/regressions/{}/bisect", api_regression_bisect, AUTH_ADMIN },
 	/* bisects */
 	{ "GET", "/api/v1/bisects", api_bisects_get, AUTH_READ },
 	{ "POST", "/api/v1/bisects", api_bisects_post, AUTH_JOBS },

@@ -435,15 +435,34 @@ int db_bisect_active(PGconn *c, long long **out, size_t *n, struct err *e)
 	return run_ids(c, ST_BISECT_ACTIVE, 0, NULL, out, n, e);
 }
 
+static int reg_row(PGconn *c, enum db_stmt st, const char *arg, struct db_bisect_reg_todo *t,
+		   struct err *e);
+
 int db_bisect_reg_todo(PGconn *c, double min_pct, struct db_bisect_reg_todo *t, struct err *e)
 {
 	char minb[32];
-	const char *p[1] = { minb };
+
+	snprintf(minb, sizeof(minb), "%.17g", min_pct);
+	return reg_row(c, ST_BISECT_REG_TODO, minb, t, e);
+}
+
+int db_bisect_reg_one(PGconn *c, long long id, struct db_bisect_reg_todo *t, struct err *e)
+{
+	char idb[24];
+
+	snprintf(idb, sizeof(idb), "%lld", id);
+	return reg_row(c, ST_BISECT_REG_ONE, idb, t, e);
+}
+
+/* the row of st (one parameter, arg) into t: 1, 0 when none, -1 with e */
+static int reg_row(PGconn *c, enum db_stmt st, const char *arg, struct db_bisect_reg_todo *t,
+		   struct err *e)
+{
+	const char *p[1] = { arg };
 	PGresult *r;
 
 	memset(t, 0, sizeof(*t));
-	snprintf(minb, sizeof(minb), "%.17g", min_pct);
-	r = db_exec(c, ST_BISECT_REG_TODO, 1, p, e);
+	r = db_exec(c, st, 1, p, e);
 	if (!r)
 		return -1;
 	if (!PQntuples(r)) {

@@ -191,6 +191,14 @@ struct db_bisect_reg_todo {
 int db_bisect_reg_todo(PGconn *c, double min_pct, struct db_bisect_reg_todo *r, struct err *e)
 	__attribute__((warn_unused_result));
 void db_bisect_reg_todo_release(struct db_bisect_reg_todo *r);
+/*
+ * Regression id as db_bisect_reg_todo() reads one, whatever its state and
+ * size, when it has no bisect, locked (ST_BISECT_REG_ONE; in the caller's
+ * transaction): 1, 0 when there is no such regression or it has a bisect,
+ * -1 with e. Release with db_bisect_reg_todo_release().
+ */
+int db_bisect_reg_one(PGconn *c, long long id, struct db_bisect_reg_todo *r, struct err *e)
+	__attribute__((warn_unused_result));
 /* The bisect of another record of the same setup and range as regression reg_id (0 = none), or -1. */
 long long db_bisect_sibling(PGconn *c, long long reg_id, struct err *e)
 	__attribute__((warn_unused_result));

@@ -44,6 +44,7 @@ enum db_stmt {
 	ST_BISECT_WORKERS,
 	ST_BISECT_REG_MATCH,
 	ST_BISECT_REG_OF,
+	ST_BISECT_REG_ONE,
 	/* jobs, workers and leases (stmts_jobs.c) */
 	ST_JOBS_JSON,
 	ST_JOB_CANCEL,

@@ -165,6 +165,16 @@ const struct db_stmt_def db_stmts_bisects[DB_NR_STMTS] = {
 				 "AND r.bisect_id IS NULL AND r.kind IN ('regression', 'change') "
 				 "AND abs(coalesce(r.hl_pct, r.change_pct)) >= $1::float8 "
 				 "ORDER BY r.id LIMIT 1 FOR UPDATE OF r SKIP LOCKED" },
+	/* regression $1 as ST_BISECT_REG_TODO reads it, whatever its state and size, when it has no
+	 * bisect ("bisect now", POST /api/v1/regressions/{id}/bisect), locked */
+	[ST_BISECT_REG_ONE] = { "bisect_reg_one",
+				"SELECT r.id, t.name, s.params::text, s.kconfig, s.compiler, s.tbox_group, m.name, "
+				"gc.sha, bc.sha, tr.name, coalesce(r.hl_pct, r.change_pct) "
+				"FROM regressions r JOIN setups s ON s.id = r.setup_id "
+				"JOIN testcases t ON t.id = s.testcase_id "
+				"JOIN metrics m ON m.id = r.metric_id JOIN commits gc ON gc.id = r.good_commit_id "
+				"JOIN commits bc ON bc.id = r.bad_commit_id "
+				"JOIN trees tr ON tr.id = coalesce(bc.tree_id, gc.tree_id) WHERE r.id = $1::bigint AND r.bisect_id IS NULL FOR UPDATE OF r" },
 	/* $1 bisect $2 round $3 phase $4 model */
 	[ST_BISECT_ROUND] = { "bisect_round",
 			      "UPDATE bisects SET round = $2::integer, phase = $3, model = $4::jsonb WHERE id = $1::bigint" },

@@ -4,7 +4,7 @@
 const struct db_stmt_def db_stmts_tokens[DB_NR_STMTS] = {
 	[ST_TOKEN_BY_ID] = { "token_by_id",
 			     "SELECT scope, encode(secret_sha256, 'hex'), revoked_at IS NOT NULL, "
-			     "last_used IS NULL OR last_used < now() - interval '60 seconds' "
+			     "last_used IS NULL OR last_used < now() - interval '60 seconds', name "
 			     "FROM api_tokens WHERE id = $1::bigint" },
 	[ST_TOKEN_USED] = { "token_used",
 			    "UPDATE api_tokens SET last_used = now() WHERE id = $1::bigint" },

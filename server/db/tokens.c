@@ -24,6 +24,7 @@ int db_token_get(PGconn *c, long long id, struct db_token *t, struct err *e)
 	snprintf(t->secret_sha256, sizeof(t->secret_sha256), "%s", PQgetvalue(r, 0, 1));
 	t->revoked = PQgetvalue(r, 0, 2)[0] == 't';
 	t->used_stale = PQgetvalue(r, 0, 3)[0] == 't';
+	snprintf(t->name, sizeof(t->name), "%s", PQgetvalue(r, 0, 4));
 	PQclear(r);
 	return 1;
 }

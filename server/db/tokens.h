@@ -13,6 +13,7 @@ struct db_token {
 	char secret_sha256[65]; /* SHA-256 of the secret, 64 lowercase hex chars */
 	int revoked;		/* 1 when revoked_at is set */
 	int used_stale;		/* 1 when last_used is unset or a minute old */
+	char name[129];		/* its name (the access log's; cut to fit) */
 };
 
 /*

@@ -451,15 +451,16 @@ def print_latency(res):
 
 def server_times(log, wait):
     """Server-side times per request kind from the access log
-    (REGTRACK_ACCESS_LOG=1: headers read to reply sent), beside the
+    (REGTRACK_ACCESS_LOG=1, as access_log = 1: "access METHOD PATH STATUS
+    BYTES MS TOKEN", headers read to reply sent), beside the
     client's: what the server spent, without the client's or the box's
     scheduling delays."""
     import re
     kinds = {}
-    pat = re.compile(r"^(GET|POST) (\S+) (\d+) ([\d.]+)ms$")
+    pat = re.compile(r" access (GET|POST) (\S+) (\d+) \d+ ([\d.]+) \S+$")
     with open(log, errors="replace") as f:
         for line in f:
-            m = pat.match(line.strip())
+            m = pat.search(line.strip())
             if not m:
                 continue
             path, st, ms = m.group(2), m.group(3), float(m.group(4))

@@ -34,12 +34,14 @@ def git_init(path):
     subprocess.run(["git", "init", "-q", "-b", "master", path], check=True, timeout=60)
 
 
-def tree_server(prefix, make_tree, config="", dry_run=True):
+def tree_server(prefix, make_tree, config="", dry_run=True, auto_bisect=0):
     """A temp dir holding a git tree made by make_tree(path) (returned as
     `tree`) and a server over a fresh database that bisects at once
     (bisect_share_pct 100, fast polls) with data_dir in the temp dir, and
     mails written to files in TMP/mail instead of sent unless dry_run is
-    False; config: more `key = value` lines.
+    False; config: more `key = value` lines (a key there wins). auto_bisect:
+    the key's value (0: these tests start their bisects themselves; None:
+    the server's default, 1)
     Returns (tmp, repo, tree, srv); stop with stop_tree_server()."""
     tmp = tempfile.mkdtemp(prefix=prefix)
     repo = os.path.join(tmp, "linux")
@@ -48,6 +50,8 @@ def tree_server(prefix, make_tree, config="", dry_run=True):
     with open(conf, "w") as f:
         f.write("data_dir = %s\nbisect_share_pct = 100\nbisect_poll_ms = 100\n"
                 "mail_poll_ms = 100\n" % os.path.join(tmp, "data"))
+        if auto_bisect is not None:
+            f.write("auto_bisect = %d\n" % auto_bisect)
         if dry_run:
             f.write("mail_dry_run_dir = %s\n" % os.path.join(tmp, "mail"))
         f.write(config)

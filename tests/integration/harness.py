@@ -126,6 +126,13 @@ class Server:
         self.cluster = Cluster.get()
         self.dbname, self.conninfo = self.cluster.new_db()
         self.extra_args = list(extra_args)
+        if "--config" not in self.extra_args:
+            # auto_bisect is on by default (issue 21): these tests' regressions stay as they
+            # are unless a test asks for bisects itself
+            conf = os.path.join(self.cluster.tmp, "server-%s.conf" % self.dbname)
+            with open(conf, "w") as f:
+                f.write("auto_bisect = 0\n")
+            self.extra_args = ["--config", conf] + self.extra_args
         self.env = dict(os.environ, **(env or {}))
         self.proc = None
         self.start()

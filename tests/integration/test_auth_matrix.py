@@ -76,6 +76,7 @@ DOCUMENTED = {
     ("GET", "/api/v1/subscriptions"): ("admin",),
     ("DELETE", "/api/v1/subscriptions/{}"): ("admin",),
     ("POST", "/api/v1/regressions/{}/report"): ("admin",),
+    ("POST", "/api/v1/regressions/{}/bisect"): ("admin",),
     ("GET", "/api/v1/outbox"): ("admin",),
     # web8 (kconfig diff, report text): the report text without its recipients, and
     # the .config difference between two builds, are read like the rest

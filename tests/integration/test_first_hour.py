@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -206,7 +207,9 @@ class HandBisect(unittest.TestCase):
                 git(path, "commit", "-q", "-m", "c%d" % i, date="2026-01-01T00:0%d:00Z" % i)
                 shas.append(git(path, "rev-parse", "HEAD"))
             return shas
-        cls.tmp, cls.repo, cls.shas, cls.srv = tree_server("regtrack-fhb-", tree)
+        # the server's default auto_bisect (on)
+        cls.tmp, cls.repo, cls.shas, cls.srv = tree_server("regtrack-fhb-", tree,
+                                                           auto_bisect=None)
         r = cls.srv.post("/api/v1/trees", {"name": "linux", "url": cls.repo,
                                            "branches": ["master"], "poll_s": 0}, scope="admin")
         assert r.status == 200, r
@@ -236,6 +239,26 @@ class HandBisect(unittest.TestCase):
         b.update(kw)
         return b
 
+    def test_bisect_now(self):
+        # the regression page's button: POST /api/v1/regressions/{id}/bisect (admin)
+        srv, (c0, c1, c2) = self.srv, self.shas
+        rid = self.regression(c0, c1)
+        path = "/api/v1/regressions/%d/bisect" % rid
+        self.assertEqual(srv.post(path, {}, scope="submit").status, 403)
+        r = srv.post(path, {}, scope="admin")
+        self.assertEqual(r.status, 201, r)
+        self.assertEqual((r.json()["regression_id"], r.json()["state"]), (rid, "queued"), r)
+        b = srv.get("/api/v1/bisects/%d" % r.json()["id"]).json()
+        self.assertEqual((b["regression_id"], b["metric"], b["testcase"]),
+                         (rid, "vm-scalability.throughput", "vm-scalability"), b)
+        reg = srv.get("/api/v1/regressions/%d" % rid).json()
+        self.assertEqual((reg["state"], reg["bisect_id"]), ("bisecting", r.json()["id"]), reg)
+        r = srv.post(path, {}, scope="admin")
+        self.assertEqual((r.status, r.json()["error"]["code"]), (409, "conflict"), r)
+        self.assertIn("has bisect", r.json()["error"]["message"])
+        r = srv.post("/api/v1/regressions/999999/bisect", {}, scope="admin")
+        self.assertEqual(r.status, 404, r)
+
     def test_linked_by_range_and_by_id(self):
         srv, (c0, c1, c2) = self.srv, self.shas
         rid = self.regression(c0, c2)
@@ -249,7 +272,8 @@ class HandBisect(unittest.TestCase):
         # the regression has its bisect: naming it again is a conflict; another range links nothing
         r = srv.post("/api/v1/bisects", self.body(c0, c2, regression_id=rid), scope="submit")
         self.assertEqual((r.status, r.json()["error"]["detail"]), (409, "regression_id"), r)
-        r = srv.post("/api/v1/bisects", self.body(c0, c1), scope="submit")
+        # (c1, c2): test_auto_bisect's regression, bisected already
+        r = srv.post("/api/v1/bisects", self.body(c1, c2), scope="submit")
         self.assertEqual((r.status, r.json()["regression_id"]), (201, None), r)
         r = srv.post("/api/v1/bisects", self.body(c0, c1, regression_id=999999), scope="submit")
         self.assertEqual((r.status, r.json()["error"]["detail"]), (404, "regression_id"), r)
@@ -261,6 +285,145 @@ class HandBisect(unittest.TestCase):
         reg = wait_until(lambda: (lambda g: g if g.get("bisect_id") else None)(
             srv.get("/api/v1/regressions/%d" % rid).json()), what="auto bisect")
         self.assertEqual(reg["state"], "bisecting", reg)
+
+
+RAW_WIS = ("testcase:Separate file mmap/munmap\nwarmup\nmin:100 max:110 total:1700\n"
+           "measurement\nmin:101 max:111 total:1710\nmin:99 max:109 total:1690\naverage:1700\n")
+
+
+class Offline(unittest.TestCase):
+    """The offline commands (item 9): formats in --help, detect says why, parse's
+    exit status, --tasks, and parse --result -> submit -> stored."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.srv = Server()
+        cls.tmp = tempfile.mkdtemp(prefix="regtrack-fho-")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.stop()
+        subprocess.run(["rm", "-rf", "--", cls.tmp], timeout=60)
+
+    def cli(self, *args, env=None):
+        return subprocess.run([os.path.join(BIN, "regtrack")] + list(args), capture_output=True,
+                              text=True, timeout=60, env=dict(os.environ, **(env or {})))
+
+    def file(self, name, text):
+        p = os.path.join(self.tmp, name)
+        with open(p, "w") as f:
+            f.write(text)
+        return p
+
+    def test_help_says_each_input_format(self):
+        for cmd, says in (("parse", "runtest.py's csv"), ("detect", "one value per commit"),
+                          ("compare-samples", "one sample per run")):
+            out = self.cli(cmd, "--help")
+            self.assertEqual(out.returncode, 0, out)
+            self.assertIn(says, out.stdout + out.stderr, cmd)
+
+    def test_detect_that_finds_nothing_says_why(self):
+        p = self.file("flat.txt", "100\n101\n99\n100\n102\n100\n101\n99\n")
+        out = self.cli("detect", p)
+        self.assertEqual(out.returncode, 0, out)
+        doc = json.loads(out.stdout)
+        self.assertEqual(doc["change_points"], [])
+        nb = doc["none_because"]
+        self.assertEqual((nb["p_max"], nb["best_split"]["splits"]), (0.001, 3), nb)
+        self.assertGreater(nb["best_split"]["p_bonferroni"], 0.001)
+        self.assertIn("above --p-max 0.001", out.stderr)
+        self.assertIn("no change point: the best split", out.stderr)
+
+    def test_parse_exit_status_and_tasks(self):
+        out = self.cli("parse", "will-it-scale", self.file("junk.txt", "nothing here\n"))
+        self.assertEqual(out.returncode, 1, out)
+        self.assertEqual(json.loads(out.stdout)["status"], "failed")
+        raw = self.file("raw.txt", RAW_WIS)
+        one = json.loads(self.cli("parse", "will-it-scale", raw).stdout)["metrics"]
+        self.assertEqual(one["will-it-scale.1.per_process_ops"], [1700])
+        out = self.cli("parse", "--tasks", "16", "will-it-scale", raw)
+        self.assertEqual(out.returncode, 0, out)
+        m = json.loads(out.stdout)["metrics"]
+        self.assertEqual((m["will-it-scale.16.processes"], m["will-it-scale.16.per_process_ops"]),
+                         ([1700], [106]), m)
+        # a command line in the file still says its own count
+        m = json.loads(self.cli("parse", "--tasks", "16", "will-it-scale", self.file(
+            "cmd.txt", "./mmap2_processes -t 4 -s 5\n" + RAW_WIS)).stdout)["metrics"]
+        self.assertIn("will-it-scale.4.processes", m)
+
+    def test_parse_result_then_submit_stores_the_run(self):
+        raw = self.file("raw2.txt", RAW_WIS)
+        out = self.cli("parse", "--result", "--commit", sha("e1"), "--testcase", "will-it-scale",
+                       "--params", '{"test": "mmap2", "mode": "process", "nr_task": 16}',
+                       "--kconfig", "x86_64-defconfig", "--tbox-group", "fh-ci", "--tasks", "16",
+                       "will-it-scale", raw)
+        self.assertEqual(out.returncode, 0, out)
+        doc = json.loads(out.stdout)
+        self.assertEqual((doc["commit"], doc["testcase"], doc["machine"]["tbox_group"]),
+                         (sha("e1"), "will-it-scale", "fh-ci"), doc)
+        p = self.file("result.json", out.stdout)
+        out = self.cli("submit", p, env={"REGTRACK_SERVER": self.srv.url,
+                                          "REGTRACK_TOKEN": self.srv.tokens["submit"]})
+        self.assertEqual(out.returncode, 0, out)
+        run = self.srv.get("/api/v1/runs/" + doc["run_id"]).json()
+        self.assertEqual(run["metrics"]["will-it-scale.16.per_process_ops"], [106], run)
+        self.assertEqual(run["commit"], sha("e1"))
+        # a failed parse writes no result
+        out = self.cli("parse", "--result", "--commit", sha("e1"), "will-it-scale",
+                       self.file("junk2.txt", "nothing\n"))
+        self.assertEqual((out.returncode, out.stdout), (1, ""), out)
+        self.assertIn("no result written", out.stderr)
+
+
+class AccessLog(unittest.TestCase):
+    """access_log = 1: one line per request, never the token (item 15); off by default."""
+
+    def log_since(self, srv, start):
+        with open(srv.log.name, errors="replace") as f:
+            f.seek(start)
+            return f.read()
+
+    def test_off_by_default(self):
+        srv = Server()
+        try:
+            start = srv.log.tell()
+            self.assertEqual(srv.get("/api/v1/jobs", scope="read").status, 200)
+            self.assertNotIn(" access ", self.log_since(srv, start))
+        finally:
+            srv.stop()
+
+    def test_one_line_per_request(self):
+        srv = Server(extra_args=["--access-log", "1"])
+        try:
+            name = "fh-log-reader"
+            tok = srv.token("read", name)
+            start = srv.log.tell()
+            r = srv.get("/api/v1/jobs", token=tok)
+            self.assertEqual(r.status, 200)
+            self.assertEqual(srv.post("/api/v1/jobs", {"commit": "x"}, token=tok).status, 403)
+            self.assertIn(srv.get("/api/v1/jobs/%0a9", token=tok).status, (400, 404))
+            srv.get("/healthz")
+            time_wait = __import__("time")
+            for _ in range(50):
+                text = self.log_since(srv, start)
+                if text.count(" access ") >= 4:
+                    break
+                time_wait.sleep(0.1)
+            lines = [l.split(" access ", 1)[1] for l in text.splitlines() if " access " in l]
+            self.assertEqual(len(lines), 4, text)
+            f = lines[0].split()
+            self.assertEqual((f[0], f[1], f[2], f[5]), ("GET", "/api/v1/jobs", "200", name), lines)
+            self.assertGreater(int(f[3]), 0)
+            self.assertGreaterEqual(float(f[4]), 0)
+            self.assertEqual(lines[1].split()[:3] + lines[1].split()[5:], ["POST", "/api/v1/jobs", "403", name])
+            # a newline in the path is %0A again: no forged line
+            self.assertRegex(lines[2], r"^GET /api/v1/jobs/%0A9 40[04] ", lines[2])
+            self.assertTrue(lines[3].startswith("GET /healthz 200 ") and lines[3].endswith(" -"),
+                            lines[3])
+            self.assertNotIn(tok.split("_", 2)[2], text)
+            self.assertNotIn(tok, text)
+        finally:
+            srv.stop()
 
 
 class Tokens(unittest.TestCase):

@@ -61,7 +61,8 @@ class KconfigAndReport(unittest.TestCase):
         with open(conf, "w") as f:
             f.write("data_dir = %s\nbisect_share_pct = 100\nbisect_poll_ms = 100\n"
                     "detect_enabled = 0\nmail_dry_run_dir = %s\nmail_cc = %s\n"
-                    "mail_poll_ms = 100\n" % (os.path.join(cls.tmp, "data"), cls.mail_dir, CC))
+                    "mail_poll_ms = 100\nauto_bisect = 0\n"
+                    % (os.path.join(cls.tmp, "data"), cls.mail_dir, CC))
         cls.srv = Server(extra_args=["--config", conf])
         cls.bisect = cls.run_bisect()
 

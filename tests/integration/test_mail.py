@@ -24,7 +24,8 @@ BAD = [108800.0, 108900.0, 108850.0]    # mean 108850: -11.79 % (the table's LKP
 
 def write_config(extra):
     f = tempfile.NamedTemporaryFile("w", suffix=".conf", delete=False)
-    f.write("\n".join("%s = %s" % kv for kv in extra.items()) + "\n")
+    # auto_bisect is on by default (issue 21); these tests start bisects themselves
+    f.write("\n".join("%s = %s" % kv for kv in dict({"auto_bisect": 0}, **extra).items()) + "\n")
     f.close()
     return f.name
 

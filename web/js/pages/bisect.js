@@ -321,6 +321,27 @@ function groupTable(r) {
 	}), { class: 'list', id: 'group' }));
 }
 
+// "bisect now" for an admin (POST /regressions/{id}/bisect): a bisect of the
+// regression's own range, setup and metric, linked to it; then the page again.
+function bisectNow(r, root, id, kind) {
+	if (!getToken())
+		return emptyState('Set an admin token to bisect it now.');
+	const status = h('span', { class: 'muted', id: 'bisect-now-status' });
+	return h('p', null, h('button', {
+		type: 'button', id: 'bisect-now',
+		onclick: async () => {
+			replace(status, 'starting…');
+			try {
+				const out = await api(`/regressions/${r.id}/bisect`, { method: 'POST', body: {} });
+				replace(status, `bisect ${out.id} queued`);
+				await render(root, { id, kind });
+			} catch (e) {
+				replace(status, errorBox(e));
+			}
+		},
+	}, 'bisect now'), ' ', status);
+}
+
 // Whom the mails about this regression went to, and their delivery (admin:
 // the outbox API), and a button to queue a report now.
 async function mails(r) {
@@ -483,7 +504,7 @@ export async function render(root, { id, kind }) {
 	const cmpTitle = cmpBase !== good ? 'First bad commit vs its parent'
 		: b && pick(b, 'first_bad_commit') ? 'Good vs first bad commit' : 'Last good vs first bad';
 	const bisectPart = b ? section('Bisect', bisectFacts(b), stepsTable(b), firstBad(b), verification(b))
-		: r ? section('Bisect', emptyState('Not bisected yet.')) : null;
+		: r ? section('Bisect', emptyState('Not bisected yet.'), bisectNow(r, root, id, kind)) : null;
 	let parts, prof = null, bisectProfile = null;
 	if (kind === 'regression') {
 		// the story, answer first: the bisect's first bad commit, every arch it
