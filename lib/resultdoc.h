@@ -26,6 +26,12 @@
  * the range of the column it goes to, so no value reaches the database
  * to fail there. Whether job_id names a job is the caller's question
  * (ingest_result).
+ * Identical images (issue 23), checked when present and kept among the
+ * unknown fields below (runs.extra; sql/0022 makes columns of them):
+ * "image_sha256" (64 lowercase hex: the SHA-256 of the booted kernel
+ * image, worker/kernel.h) and "host_fingerprint" (object of at most 16
+ * string-or-null values of at most 4096 bytes: cpu_model, microcode,
+ * cpufreq_governor, kernel_release, cmdline of the host that ran it).
  * Unknown fields are kept by the caller, not rejected, up to
  * RESULTDOC_MAX_EXTRA_VALUES JSON values and RESULTDOC_MAX_EXTRA_BYTES
  * bytes (compact JSON) in all (413 too_large past them, detail the field
@@ -57,6 +63,8 @@ struct resultdoc {
 	json_t *machine;   /* object or NULL */
 	const char *hostname, *arch, *cpu_model, *tbox_group;
 	long long nr_cpus, memory_mb; /* -1 = absent */
+	const char *image_sha256;     /* NULL = absent */
+	json_t *host_fingerprint;     /* object or NULL */
 	json_t *metrics;	      /* object */
 	size_t nr_metrics, nr_values;
 };

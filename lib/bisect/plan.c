@@ -36,8 +36,8 @@ const char *bisect_role_name(enum bisect_role r)
 
 const char *bisect_action_name(enum bisect_action a)
 {
-	static const char *const n[] = { "probe", "done", "ambiguous", "failed" };
-	return a <= BISECT_FAILED ? n[a] : "?";
+	static const char *const n[] = { "probe", "done", "ambiguous", "failed", "environment" };
+	return a <= BISECT_ENVIRONMENT ? n[a] : "?";
 }
 
 const char *step_verdict_name(enum step_verdict v)
@@ -59,6 +59,8 @@ void bisect_plan_release(struct bisect_plan *p)
 	free(p->llr);
 	free(p->post);
 	free(p->cdf);
+	free(p->excl);
+	p->excl = NULL;
 	p->llr = p->post = p->cdf = NULL;
 	p->in = NULL;
 }
@@ -70,8 +72,8 @@ void bisect_decision_release(struct bisect_decision *d)
 	d->nr_probes = 0;
 }
 
-/* samples of candidate idx (BISECT_GOOD: the good endpoint) */
-static const double *samples_of(const struct bisect_input *in, long idx, size_t *n)
+/* the runs of candidate idx itself (BISECT_GOOD: the good endpoint) */
+static const double *own_samples(const struct bisect_input *in, long idx, size_t *n)
 {
 	if (idx == BISECT_GOOD) {
 		*n = in->n_good;
@@ -79,6 +81,41 @@ static const double *samples_of(const struct bisect_input *in, long idx, size_t 
 	}
 	*n = in->c[idx].n;
 	return in->c[idx].samples;
+}
+
+static int image_of(const struct bisect_input *in, long idx)
+{
+	return idx == BISECT_GOOD ? in->good_image : in->c[idx].image;
+}
+
+/*
+ * The commit whose runs stand for idx: idx itself when it has runs or no
+ * known image, else the member of its image with the most runs (the
+ * earliest of a tie), when one has runs.
+ */
+static long stand_in(const struct bisect_input *in, long idx)
+{
+	int img = image_of(in, idx);
+	long best = idx;
+	size_t bn = 0, n;
+
+	own_samples(in, idx, &n);
+	if (n || img <= 0)
+		return idx;
+	for (long j = BISECT_GOOD; j < (long)in->n; j++) {
+		own_samples(in, j, &n);
+		if (j != idx && image_of(in, j) == img && n > bn) {
+			best = j;
+			bn = n;
+		}
+	}
+	return best;
+}
+
+/* the samples that stand for idx: its own, or its stand-in's (see plan.h) */
+static const double *samples_of(const struct bisect_input *in, long idx, size_t *n)
+{
+	return own_samples(in, stand_in(in, idx), n);
 }
 
 static double mean_of(const double *v, size_t n)
@@ -271,7 +308,7 @@ static double sample_llr(const struct bisect_plan *p, double x)
 static double commit_llr(const struct bisect_plan *p, long idx)
 {
 	size_t n;
-	const double *v = samples_of(p->in, idx, &n);
+	const double *v = own_samples(p->in, idx, &n); /* a stand-in's runs count once */
 	double s = 0;
 
 	if (!p->model.ready)
@@ -308,7 +345,7 @@ static void refit(struct bisect_plan *p)
 	for (long j = BISECT_GOOD; j < (long)in->n; j++) {
 		int k = sure_side(p, j);
 		size_t n;
-		const double *v = samples_of(in, j, &n);
+		const double *v = own_samples(in, j, &n);
 
 		if (k >= 0)
 			dvec_add_finite(&side[k], v, n);
@@ -339,9 +376,29 @@ static void posterior(struct bisect_plan *p)
 		if (suffix > mx)
 			mx = suffix;
 	}
-	for (size_t j = 0; j < n; j++) {
-		p->post[j] = exp(p->post[j] - mx);
-		tot += p->post[j];
+	/* identical images: f in (i, j] of two commits i < j of one image is impossible;
+	 * in logs, so the mass left beside an excluded mode does not cancel to 0 */
+	{
+		double cmx = -INFINITY, utot = 0, uex = 0;
+
+		p->umap = 0;
+		for (size_t j = 0; j < n; j++) {
+			double u = exp(p->post[j] - mx);
+
+			utot += u;
+			if (p->excl[j])
+				uex += u;
+			else if (p->post[j] > cmx)
+				cmx = p->post[j];
+			if (p->post[j] > p->post[p->umap])
+				p->umap = (long)j;
+		}
+		p->excluded_mass = uex / utot;
+		for (size_t j = 0; j < n; j++) {
+			/* everything ruled out: a flat posterior over the range */
+			p->post[j] = cmx == -INFINITY ? 1 : p->excl[j] ? 0 : exp(p->post[j] - cmx);
+			tot += p->post[j];
+		}
 	}
 	p->map = 0;
 	acc = 0;
@@ -365,6 +422,25 @@ static void posterior(struct bisect_plan *p)
 	p->hi = hi;
 }
 
+/* excl[f] = 1 for f in (i, j] of any two commits i < j of one image (plan.h) */
+static void exclusions(struct bisect_plan *p)
+{
+	const struct bisect_input *in = p->in;
+
+	for (long i = BISECT_GOOD; i < (long)in->n; i++) {
+		int img = image_of(in, i);
+		long last = i;
+
+		if (img <= 0)
+			continue;
+		for (long j = i + 1; j < (long)in->n; j++)
+			if (image_of(in, j) == img)
+				last = j;
+		for (long f = i + 1; f <= last; f++)
+			p->excl[f] = 1;
+	}
+}
+
 void bisect_plan_compute(struct bisect_plan *p, const struct bisect_input *in)
 {
 	size_t n = in->n;
@@ -376,6 +452,9 @@ void bisect_plan_compute(struct bisect_plan *p, const struct bisect_input *in)
 	p->llr = xcalloc(n, sizeof(double));
 	p->post = xcalloc(n, sizeof(double));
 	p->cdf = xcalloc(n, sizeof(double));
+	free(p->excl);
+	p->excl = xcalloc(n, 1);
+	exclusions(p);
 	fit_model(p);
 	posterior(p);
 	if (p->model.ready) {
@@ -397,6 +476,16 @@ void bisect_plan_verdict(const struct bisect_plan *p, long idx, struct bisect_ev
 	double a = decisive_llr(&p->opts);
 
 	memset(ev, 0, sizeof(*ev));
+	if (stand_in(in, idx) != idx) {
+		long s = stand_in(in, idx);
+
+		bisect_plan_verdict(p, s, ev);
+		ev->has_stand_in = 1;
+		ev->stand_in = s;
+		ev->llr = idx == BISECT_GOOD ? 0 : p->llr[idx];
+		ev->p_bad = idx == BISECT_GOOD ? 0 : p->cdf[idx];
+		return;
+	}
 	v = samples_of(in, idx, &n);
 	ev->n = n;
 	ev->mean = mean_of(v, n);
@@ -433,13 +522,17 @@ static int picked(const struct picks *pk, long idx)
 	return 0;
 }
 
-static void pick(struct picks *pk, long idx, int runs, enum bisect_role role)
+/* a probe of idx goes to the commit whose runs stand for it (never a same-image commit) */
+static void pick_in(const struct bisect_input *in, struct picks *pk, long idx, int runs,
+		    enum bisect_role role)
 {
+	idx = stand_in(in, idx);
 	if (runs < 1 || picked(pk, idx))
 		return;
 	ALLOC_GROW(pk->v, pk->nr + 1, pk->alloc);
 	pk->v[pk->nr++] = (struct bisect_probe){ idx, runs, role };
 }
+#define pick(pk, idx, runs, role) pick_in(in, pk, idx, runs, role)
 
 static size_t n_of(const struct bisect_input *in, long idx)
 {
@@ -488,7 +581,7 @@ static int more_runs(const struct bisect_plan *p, long idx)
 static int probeable(const struct bisect_plan *p, const struct picks *pk, long j)
 {
 	return j >= 0 && j < (long)p->in->n - 1 && !p->in->c[j].skipped && !picked(pk, j) &&
-	       (int)n_of(p->in, j) < p->opts.max_runs;
+	       stand_in(p->in, j) == j && (int)n_of(p->in, j) < p->opts.max_runs;
 }
 
 /* the k split points of the posterior, each moved off skipped or exhausted commits */
@@ -621,6 +714,34 @@ void bisect_plan_next(struct bisect_plan *p, struct bisect_decision *d)
 		    "posterior %.3f)",
 		    in->round, f, p->post[f]);
 		return;
+	}
+
+	/* the change lies between identical kernels: no commit can be named */
+	{
+		long lo = p->umap, hi = p->umap, all = 1;
+
+		for (long j = 0; j < n && all; j++)
+			all = p->excl[j];
+		if (all || (m->ready && p->excl[p->umap] && p->excluded_mass >= 1 - o->epsilon)) {
+			if (all) {
+				lo = 0;
+				hi = n - 1;
+			}
+			while (lo > 0 && p->excl[lo - 1])
+				lo--;
+			while (hi < n - 1 && p->excl[hi + 1])
+				hi++;
+			d->lo = lo;
+			d->hi = hi;
+			d->confidence = all ? 1 : p->excluded_mass;
+			end(d, BISECT_ENVIRONMENT,
+			    "the change lies between identical kernel images (%s%ld..%ld, one image "
+			    "built from each): a change of the machine or its environment, not of a "
+			    "commit",
+			    lo == 0 ? "the good commit, candidates " : "candidates ",
+			    lo == 0 ? 0 : lo - 1, hi);
+			return;
+		}
 	}
 
 	/* references first; search probes go out beside them */

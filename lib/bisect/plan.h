@@ -75,6 +75,23 @@
  * first bad commit is one of c[lo..hi]". Failed when the references do not
  * differ, when a commit needed to decide stays undecided at max_runs, or
  * after max_rounds rounds.
+ *
+ * Identical images (issue 23). Commits built to the same kernel image
+ * (bisect_commit.image, equal non-zero ids; the worker hashes the image of
+ * a reproducible build) cannot differ but by the environment, so with
+ * every commit after the first bad one bad, f lies in none of (i, j] for
+ * two such commits i < j (the good endpoint is index -1): P(f) = 0 there,
+ * the posterior renormalized over the rest. A first bad commit whose image
+ * equals its parent's is therefore never named. A commit with no runs of
+ * its own whose image is known (the worker built it and found the image
+ * measured: no boot) takes the runs of the member of its image with the
+ * most runs, its stand-in: for its verdict, the verification and the runs
+ * it needs; probes for it go to the stand-in, never to itself. Its own
+ * log likelihood stays 0, so no run is counted twice. When the
+ * unconstrained posterior (before the exclusion) puts >= 1 - epsilon on
+ * excluded positions, or nothing is left, the data place the change
+ * between identical kernels: the answer is BISECT_ENVIRONMENT (a change of
+ * the machine or its environment, not of a commit), with the range.
  */
 
 struct bisect_opts {
@@ -108,6 +125,8 @@ struct bisect_commit {
 	const double *samples; /* one value per run (a run's mean over its iterations); borrowed */
 	size_t n;
 	int skipped; /* 1: its build or boot failed; never probed again */
+	int image;   /* 0: its image is unknown; > 0: an image id, equal ids = identical
+		      * kernel images (see Identical images above) */
 };
 
 struct bisect_input {
@@ -117,6 +136,7 @@ struct bisect_input {
 	size_t n_good;
 	int good_skipped, bad_skipped; /* an endpoint failed to build: the bisect fails */
 	int round;		       /* rounds already run (0 before the first) */
+	int good_image;		       /* the good endpoint's image id (0: unknown) */
 };
 
 /* Index of the good endpoint in probes and verdicts. */
@@ -133,12 +153,13 @@ struct bisect_probe {
 };
 
 enum bisect_action {
-	BISECT_PROBE,	  /* run the probes, then plan again */
-	BISECT_DONE,	  /* first_bad found and verified */
-	BISECT_AMBIGUOUS, /* the first bad commit is one of [lo, hi]; all between fail to build */
-	BISECT_FAILED,	  /* cannot decide: see reason */
+	BISECT_PROBE,	    /* run the probes, then plan again */
+	BISECT_DONE,	    /* first_bad found and verified */
+	BISECT_AMBIGUOUS,   /* the first bad commit is one of [lo, hi]; all between fail to build */
+	BISECT_FAILED,	    /* cannot decide: see reason */
+	BISECT_ENVIRONMENT, /* the change lies between identical images [lo, hi]: not a commit */
 };
-/* "probe", "done", "ambiguous", "failed" (static strings). */
+/* "probe", "done", "ambiguous", "failed", "environment" (static strings). */
 const char *bisect_action_name(enum bisect_action a);
 
 /* The fitted model; filled by bisect_plan_compute. */
@@ -157,11 +178,14 @@ struct bisect_plan {
 	struct bisect_opts opts;
 	const struct bisect_input *in; /* borrowed until the next compute or release */
 	struct bisect_model model;
-	double *llr;  /* S_j per candidate, n entries; new, owned */
-	double *post; /* P(f = j), n entries; new, owned */
-	double *cdf;  /* P(f <= j), n entries; new, owned */
-	long map;     /* argmax of post */
-	long lo, hi;  /* shortest interval around map with mass >= 1 - epsilon */
+	double *llr;	      /* S_j per candidate, n entries; new, owned */
+	double *post;	      /* P(f = j), n entries; new, owned */
+	double *cdf;	      /* P(f <= j), n entries; new, owned */
+	unsigned char *excl;  /* 1: f = j is ruled out by identical images; n entries, owned */
+	double excluded_mass; /* unconstrained posterior mass on excluded positions */
+	long umap;	      /* argmax of the unconstrained posterior */
+	long map;	      /* argmax of post */
+	long lo, hi;	      /* shortest interval around map with mass >= 1 - epsilon */
 };
 
 /* Zeroes p; release with bisect_plan_release. */
@@ -182,7 +206,7 @@ struct bisect_decision {
 	size_t nr_probes;
 	long first_bad;	   /* DONE: the index; otherwise the current best guess */
 	double confidence; /* posterior mass of first_bad (DONE), of [lo, hi] (AMBIGUOUS) */
-	long lo, hi;	   /* AMBIGUOUS: the candidates left */
+	long lo, hi;	   /* AMBIGUOUS, ENVIRONMENT: the candidates left */
 	struct compare_result verify; /* DONE: compare_samples(parent, first_bad) */
 	char reason[256];	      /* FAILED / AMBIGUOUS: why, in words; otherwise empty */
 };
@@ -203,13 +227,17 @@ struct bisect_evidence {
 	double llr;			       /* S_j: > 0 says bad */
 	double p_bad;			       /* posterior P(f <= j): the commit is bad */
 	struct compare_result vs_good, vs_bad; /* compare_samples(good refs, j), (bad refs, j) */
+	int has_stand_in; /* 1: no runs of its own; n, mean, verdict are those of */
+	long stand_in;	  /* ... this commit of the same image (or BISECT_GOOD) */
 };
 
 /*
  * The verdict on candidate idx from its own samples: skip when it failed
  * to build, untested without samples, bad when S_j >= log(1/epsilon - 1)
  * and good when S_j <= -that, unknown otherwise (more runs needed). The
- * compare_samples results are recorded beside it as evidence.
+ * compare_samples results are recorded beside it as evidence. A commit
+ * without runs whose image has a stand-in (see Identical images) gets the
+ * stand-in's verdict and samples, has_stand_in and stand_in set.
  */
 void bisect_plan_verdict(const struct bisect_plan *p, long idx, struct bisect_evidence *ev);
 

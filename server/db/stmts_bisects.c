@@ -73,7 +73,8 @@ const struct db_stmt_def db_stmts_bisects[DB_NR_STMTS] = {
 			       "VALUES ($1::bigint, $2::bigint, $3::bigint, $4::integer, $5::jsonb, $6, $7, $8, $9, $10, "
 			       "$11::integer, $12::integer, $13::integer, $14::bigint, $15::bigint) RETURNING id" },
 	[ST_BISECT_JOBS] = { "bisect_jobs",
-			     "SELECT commit_id, bisect_round, state, coalesce(outcome, '') FROM jobs "
+			     "SELECT commit_id, bisect_round, state, coalesce(outcome, ''), "
+			     "coalesce(image_sha256, ''), coalesce(same_image_as, '') FROM jobs "
 			     "WHERE bisect_id = $1::bigint ORDER BY id" },
 	/* $1 bisect $2 commit $3 capability $4 repeat $5 priority $6 max_attempts $7 round */
 	[ST_BISECT_JOB_INSERT] = { "bisect_job_insert",

@@ -200,7 +200,7 @@ static void test_sim_no_change_fails(void **state UNUSED)
 static void test_first_round_split_points(void **state UNUSED)
 {
 	struct bisect_commit c[1000];
-	struct bisect_input in = { 1000, c, NULL, 0, 0, 0, 0 };
+	struct bisect_input in = { 1000, c, NULL, 0, 0, 0, 0, 0 };
 	struct bisect_opts o;
 	struct bisect_plan p;
 	struct bisect_decision d;
@@ -247,9 +247,10 @@ static void test_verdicts(void **state UNUSED)
 	static const double hi[] = { 109.7, 110.4 };
 	static const double mid[] = { 105.0 };
 	struct bisect_commit c[5] = {
-		{ lo, 2, 0 }, { NULL, 0, 1 }, { mid, 1, 0 }, { hi, 2, 0 }, { bad, 10, 0 },
+		{ lo, 2, 0, 0 }, { NULL, 0, 1, 0 }, { mid, 1, 0, 0 },
+		{ hi, 2, 0, 0 }, { bad, 10, 0, 0 },
 	};
-	struct bisect_input in = { 5, c, good, 10, 0, 0, 1 };
+	struct bisect_input in = { 5, c, good, 10, 0, 0, 1, 0 };
 	struct bisect_opts o;
 	struct bisect_plan p;
 	struct bisect_evidence ev;
@@ -331,8 +332,8 @@ static void test_sim_outlier_runs(void **state UNUSED)
 static void test_robust_levels(void **state UNUSED)
 {
 	double good[10], bad[10];
-	struct bisect_commit c[2] = { { NULL, 0, 0 }, { bad, 10, 0 } };
-	struct bisect_input in = { 2, c, good, 10, 0, 0, 0 };
+	struct bisect_commit c[2] = { { NULL, 0, 0, 0 }, { bad, 10, 0, 0 } };
+	struct bisect_input in = { 2, c, good, 10, 0, 0, 0, 0 };
 	struct bisect_opts o;
 	struct bisect_plan p;
 
@@ -351,8 +352,8 @@ static void test_robust_levels(void **state UNUSED)
 	/* an outlier run of a probe is (almost) no evidence, a run at the bad level is */
 	{
 		double v[1] = { 130 }, w[1] = { 104 };
-		struct bisect_commit c2[3] = { { v, 1, 0 }, { w, 1, 0 }, { bad, 10, 0 } };
-		struct bisect_input in2 = { 3, c2, good, 10, 0, 0, 0 };
+		struct bisect_commit c2[3] = { { v, 1, 0, 0 }, { w, 1, 0, 0 }, { bad, 10, 0, 0 } };
+		struct bisect_input in2 = { 3, c2, good, 10, 0, 0, 0, 0 };
 
 		bisect_plan_compute(&p, &in2);
 		assert_true(fabs(p.llr[0]) < 0.1);
@@ -370,7 +371,7 @@ static void test_refs_differ_reads_references(void **state UNUSED)
 {
 	double good[10], bad[10], lowmid[40], highmid[40];
 	struct bisect_commit c[7];
-	struct bisect_input in = { 7, c, good, 10, 0, 0, 3 };
+	struct bisect_input in = { 7, c, good, 10, 0, 0, 3, 0 };
 	struct bisect_opts o;
 	struct bisect_plan p;
 	struct bisect_decision d;
@@ -384,10 +385,10 @@ static void test_refs_differ_reads_references(void **state UNUSED)
 		highmid[i] = 102.9 + (i % 5 - 2) * 0.05;
 	}
 	for (int j = 0; j < 3; j++)
-		c[j] = (struct bisect_commit){ lowmid, 40, 0 };
+		c[j] = (struct bisect_commit){ lowmid, 40, 0, 0 };
 	for (int j = 3; j < 6; j++)
-		c[j] = (struct bisect_commit){ highmid, 40, 0 };
-	c[6] = (struct bisect_commit){ bad, 10, 0 };
+		c[j] = (struct bisect_commit){ highmid, 40, 0, 0 };
+	c[6] = (struct bisect_commit){ bad, 10, 0, 0 };
 	bisect_opts_init(&o);
 	o.outlier_density = 0; /* the Gaussian llr, which sorts the halfway commits */
 	bisect_plan_init(&p, &o);
