@@ -23,3 +23,25 @@ ALTER TABLE jobs
 ALTER TABLE bisects DROP CONSTRAINT IF EXISTS bisects_outcome_check;
 ALTER TABLE bisects ADD CONSTRAINT bisects_outcome_check
 	CHECK (outcome IN ('found', 'ambiguous', 'environment'));
+
+-- A detected step whose two sides ran on hosts with different fingerprints
+-- (the commits either side of it: {"fields": [...], "before": [...],
+-- "after": [...]}, lib/hostfp.h) is a change of environment: shown with
+-- the record, and never bisected automatically (no commit is blamed).
+ALTER TABLE regressions ADD COLUMN environment jsonb;
+
+-- The top-level areas a commit touched when none of them is built into
+-- the kernel of kernel arch karch ('x86', 'arm64'; NULL: host mode, no arch
+-- is left out): every file under Documentation/, tools/ or arch/OTHER/;
+-- NULL when a file is elsewhere, or the files are not collected. A first
+-- bad commit flagged so is suspect (shown with the bisect and in its mail).
+CREATE FUNCTION outside_build_areas(cid bigint, karch text) RETURNS text[]
+LANGUAGE sql STABLE AS $$
+	SELECT CASE WHEN count(*) > 0 AND bool_and(path LIKE 'Documentation/%'
+		OR path LIKE 'tools/%' OR (path LIKE 'arch/%/%' AND karch IS NOT NULL
+		AND split_part(path, '/', 2) <> karch))
+	THEN (SELECT array_agg(DISTINCT CASE WHEN f.path LIKE 'arch/%' THEN 'arch/' ||
+		split_part(f.path, '/', 2) || '/' ELSE split_part(f.path, '/', 1) || '/' END)
+		FROM commit_files f WHERE f.commit_id = cid) END
+	FROM commit_files WHERE commit_id = cid
+$$;

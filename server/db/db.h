@@ -128,6 +128,7 @@ enum db_stmt {
 	ST_REGR_SET_STATE,
 	ST_REGR_UNDETECT,
 	ST_REGR_UPSERT,
+	ST_REGR_ENVIRONMENT,
 	ST_SERIES_CHANGE_POINTS,
 	/* A/B requests (stmts_requests.c) */
 	ST_REQUESTS_JSON,
@@ -164,6 +165,7 @@ enum db_stmt {
 	/* series and compare reads (stmts_series.c) */
 	ST_COMPARE,
 	ST_COMPARE_METRICS,
+	ST_COMPARE_FINGERPRINTS,
 	ST_SERIES,
 	ST_SERIES_COMMITS,
 	/* API tokens (stmts_tokens.c) */

@@ -345,3 +345,17 @@ int db_regression_history_json(PGconn *c, const char *id, json_t **out, struct e
 {
 	return one_json(c, ST_REGRESSION_HISTORY_JSON, id, out, e);
 }
+
+int db_regr_set_environment(PGconn *c, long long id, const char *env, struct err *e)
+{
+	char b[24];
+	const char *p[2] = { b, env };
+	PGresult *r;
+
+	snprintf(b, sizeof(b), "%lld", id);
+	r = db_exec(c, ST_REGR_ENVIRONMENT, 2, p, e);
+	if (!r)
+		return -1;
+	PQclear(r);
+	return 0;
+}

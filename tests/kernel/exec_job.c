@@ -3,13 +3,16 @@
  * agent loop. Runs one job and prints the outcome as one JSON object on
  * stdout:
  *   {"status": …, "runs": […], "log_tail": "…", "kconfig_lines": N,
- *    "phases": [{"phase": "build", "seconds": 12.3, "message": "…"}, …]}
+ *    "phases": [{"phase": "build", "seconds": 12.3, "message": "…"}, …],
+ *    "image_sha256": "…", "same_image_as": "…"}
  * and each phase with its duration on stderr as it ends.
  *
  *   exec_job --work-dir DIR --cases-dir DIR --arch ARCH --kconfig NAME
  *            --testcase NAME [--tree NAME --url URL --commit REV]
  *            [--compiler gcc-12] [--params JSON] [--repeat N]
- *            [--ccache-dir DIR] [--jobs N] [--id N]
+ *            [--ccache-dir DIR] [--jobs N] [--id N] [--skip-image HASH:COMMIT]
+ * --skip-image is one entry of the lease's skip_images (worker/execute.h):
+ * an image built to HASH is not booted (status same-image).
  * Exit status: 0 the job ran to an outcome (any status), 1 internal error
  * (the struct err on stderr), 2 usage.
  */
@@ -38,7 +41,7 @@ static void close_phase(struct phase_log *pl)
 	secs = mono_s() - pl->started;
 	fprintf(stderr, "exec_job: %-10s %7.1f s  %s\n", pl->current, secs, pl->message);
 	json_array_append_new(pl->phases, json_pack("{s:s, s:f, s:s}", "phase", pl->current,
-						      "seconds", secs, "message", pl->message));
+						    "seconds", secs, "message", pl->message));
 	pl->current[0] = '\0';
 }
 
@@ -57,21 +60,26 @@ static int usage(void)
 	fputs("usage: exec_job --work-dir DIR --cases-dir DIR --arch ARCH --kconfig NAME\n"
 	      "                --testcase NAME [--tree NAME --url URL --commit REV]\n"
 	      "                [--compiler gcc-12] [--params JSON] [--repeat N]\n"
-	      "                [--ccache-dir DIR] [--jobs N] [--id N]\n", stderr);
+	      "                [--ccache-dir DIR] [--jobs N] [--id N] [--skip-image HASH:COMMIT]\n",
+	      stderr);
 	return 2;
 }
 
 int main(int argc, char **argv)
 {
 	struct job_spec spec = { .compiler = "gcc-12", .repeat = 1, .tree = "linux" };
-	struct worker_env env = { .make_jobs = 2, .qemu_mem_mb = 512, .qemu_cpus = 2,
-				  .timeout_fetch_s = 1800, .timeout_build_s = 3600,
-				  .timeout_boot_s = 300, .timeout_run_s = 600 };
+	struct worker_env env = { .make_jobs = 2,
+				  .qemu_mem_mb = 512,
+				  .qemu_cpus = 2,
+				  .timeout_fetch_s = 1800,
+				  .timeout_build_s = 3600,
+				  .timeout_boot_s = 300,
+				  .timeout_run_s = 600 };
 	struct phase_log pl = { .phases = json_array() };
 	struct job_outcome out;
 	struct err e;
 	json_error_t jerr;
-	json_t *doc;
+	json_t *doc, *skip = json_array();
 	const char *p;
 	int i, lines = 0;
 
@@ -104,6 +112,10 @@ int main(int argc, char **argv)
 			spec.repeat = (int)strtol(v, NULL, 10);
 		else if (!strcmp(k, "--id"))
 			spec.id = strtoll(v, NULL, 10);
+		else if (!strcmp(k, "--skip-image") && strchr(v, ':'))
+			json_array_append_new(skip, json_pack("{s:s%, s:s}", "image_sha256", v,
+							      (size_t)(strchr(v, ':') - v),
+							      "commit", strchr(v, ':') + 1));
 		else if (!strcmp(k, "--params")) {
 			spec.params = json_loads(v, 0, &jerr);
 			if (!spec.params) {
@@ -113,8 +125,10 @@ int main(int argc, char **argv)
 		} else
 			return usage();
 	}
-	if (i != argc || !env.work_dir || !env.cases_dir || !env.arch || !spec.kconfig || !spec.testcase)
+	if (i != argc || !env.work_dir || !env.cases_dir || !env.arch || !spec.kconfig ||
+	    !spec.testcase)
 		return usage();
+	spec.skip_images = skip;
 
 	if (job_execute(&spec, &env, on_phase, &pl, &out, &e) < 0) {
 		close_phase(&pl);
@@ -122,19 +136,22 @@ int main(int argc, char **argv)
 		job_outcome_release(&out);
 		json_decref(pl.phases);
 		json_decref(spec.params);
+		json_decref(skip);
 		return 1;
 	}
 	close_phase(&pl);
 	for (p = out.kconfig_text; p && *p; p++)
 		lines += *p == '\n';
-	doc = json_pack("{s:s, s:O, s:s, s:i, s:O}", "status", out.status, "runs", out.runs,
-			"log_tail", out.log_tail ? out.log_tail : "", "kconfig_lines", lines,
-			"phases", pl.phases);
+	doc = json_pack("{s:s, s:O, s:s, s:i, s:O, s:s, s:s}", "status", out.status, "runs",
+			out.runs, "log_tail", out.log_tail ? out.log_tail : "", "kconfig_lines",
+			lines, "phases", pl.phases, "image_sha256", out.image_sha256,
+			"same_image_as", out.same_image_as);
 	json_dumpf(doc, stdout, JSON_INDENT(1));
 	fputc('\n', stdout);
 	json_decref(doc);
 	job_outcome_release(&out);
 	json_decref(pl.phases);
 	json_decref(spec.params);
+	json_decref(skip);
 	return 0;
 }

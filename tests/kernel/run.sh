@@ -15,6 +15,11 @@
 #      exit-teardown) booted once each under icount, their key metric checked.
 #   6. those guest runs posted to a real server as result documents and read
 #      back (tests/kernel/store_guest.py; seconds, no boot).
+#   Identical images (issue 23; x86_64, builds only, no boot): a rebuild of
+#   the base commit (mm/mmap.c touched: recompiled, vmlinux relinked) and a
+#   Documentation/-only commit give the base's image hash, so the worker
+#   takes them as same-image and boots nothing. Cost: one relink and one
+#   no-op make, printed as phase times.
 # Each good run must carry positive, finite small-allocs metrics, its mode
 # and accel, the kernel release, and the final .config. No timing
 # assertions; every phase's duration is printed.
@@ -69,6 +74,24 @@ if ! git -C "$CACHE/linux" rev-parse -q --verify refs/heads/regtrack-test-broken
 	git -C "$CACHE/linux" branch regtrack-test-broken "$(git -C "$wt" rev-parse HEAD)"
 	git -C "$CACHE/linux" worktree remove --force "$wt" 2>/dev/null
 	git -C "$CACHE/linux" worktree prune
+fi
+
+# A Documentation/-only commit on the base, for the identical-image checks:
+# made with a temporary index (no checkout of the tree: seconds, not the
+# minutes a worktree of 80,000 files takes); fixed identity and dates.
+if ! git -C "$CACHE/linux" rev-parse -q --verify refs/heads/regtrack-test-docs >/dev/null; then
+	doc=Documentation/admin-guide/README.rst
+	blob=$( { git -C "$CACHE/linux" cat-file blob "$BASE:$doc" &&
+		printf '\nregtrack test: a documentation-only change.\n'; } |
+		git -C "$CACHE/linux" hash-object -w --stdin) &&
+	GIT_INDEX_FILE=$TMP/docs.index git -C "$CACHE/linux" read-tree "$BASE" &&
+	GIT_INDEX_FILE=$TMP/docs.index git -C "$CACHE/linux" update-index --cacheinfo "100644,$blob,$doc" &&
+	tree=$(GIT_INDEX_FILE=$TMP/docs.index git -C "$CACHE/linux" write-tree) &&
+	docs=$(GIT_AUTHOR_NAME=regtrack GIT_AUTHOR_EMAIL=regtrack@localhost \
+		GIT_COMMITTER_NAME=regtrack GIT_COMMITTER_EMAIL=regtrack@localhost \
+		GIT_AUTHOR_DATE=2023-01-03T00:00:00Z GIT_COMMITTER_DATE=2023-01-03T00:00:00Z \
+		git -C "$CACHE/linux" commit-tree "$tree" -p "$BASE" -m "Documentation: a note (regtrack test)") &&
+	git -C "$CACHE/linux" branch regtrack-test-docs "$docs"
 fi
 
 WORK=$CACHE/worker
@@ -165,6 +188,24 @@ for arch in $ARCHES; do
 			ok "x86_64-badparam: run-failed" || bad "x86_64-badparam: rc $rc"
 		jq -r .log_tail "$TMP/x86_64-badparam.json" | grep -q '^==== regtrack-result-end exit=2 ' &&
 			ok "x86_64-badparam: case exit status 2 in the serial log" || bad "x86_64-badparam: no exit=2 in the log"
+
+		# --- identical images: the base's hash, a rebuild's, a docs commit's (no boot) ---
+		img=$(jq -r .image_sha256 "$TMP/x86_64-badparam.json")
+		[[ $img =~ ^[0-9a-f]{64}$ ]] && ok "x86_64-badparam: image sha256 ${img:0:16}…" ||
+			bad "x86_64-badparam: no image hash ('$img')"
+		touch "$WORK/src/linux-x86_64/mm/mmap.c"
+		for spec in "rebuild|$BASE" "docs|regtrack-test-docs"; do
+			IFS='|' read -r what rev <<<"$spec"
+			exec_job x86_64-$what "${common[@]}" --arch x86_64 --kconfig $kc --commit "$rev" \
+				--params "$icount" --skip-image "$img:$BASE"
+			j=$TMP/x86_64-$what.json
+			if [[ $rc -eq 0 && $(jq -r .status "$j") == same-image && $(jq -r .image_sha256 "$j") == "$img" &&
+			      $(jq -r .same_image_as "$j") == "$BASE" && $(jq '.runs | length' "$j") == 0 ]]; then
+				ok "x86_64-$what: the base's image (same-image, no boot)"
+			else
+				bad "x86_64-$what: status $(jq -r .status "$j" 2>/dev/null), image $(jq -r .image_sha256 "$j" 2>/dev/null), want $img"
+			fi
+		done
 
 		# an /init the kernel cannot execute: it panics (panic=-1 reboots,
 		# -no-reboot ends qemu) before our first line -> boot-failed
