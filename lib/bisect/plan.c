@@ -17,6 +17,7 @@ void bisect_opts_init(struct bisect_opts *o)
 	o->ref_runs = 10;
 	o->ref_runs_min = 3;
 	o->verify_runs = 10;
+	o->verify_runs_deterministic = 3;
 	o->max_runs = 40;
 	o->max_rounds = 30;
 	o->epsilon = 0.005;
@@ -441,6 +442,62 @@ static void exclusions(struct bisect_plan *p)
 	}
 }
 
+/*
+ * The A/A spread (plan.h, Deterministic measurement): the largest relative
+ * range of a group of runs of one kernel, each reference's runs and the
+ * pooled runs of every image with runs at two commits or more.
+ */
+static void aa_spread(struct bisect_plan *p)
+{
+	const struct bisect_input *in = p->in;
+	struct bisect_model *m = &p->model;
+	double worst = NAN, r;
+	size_t n;
+	const double *v;
+
+	m->aa_runs = 0;
+	for (int ref = 0; ref < 2; ref++) {
+		v = own_samples(in, ref ? (long)in->n - 1 : BISECT_GOOD, &n);
+		r = sample_range_pct(v, n);
+		if (isfinite(r)) {
+			worst = isfinite(worst) && worst > r ? worst : r;
+			m->aa_runs += n;
+		}
+	}
+	for (long i = BISECT_GOOD; i < (long)in->n; i++) {
+		int img = image_of(in, i), commits = 0, first = 1;
+		struct dvec pool = { NULL, 0, 0 };
+
+		for (long j = BISECT_GOOD; j < (long)in->n && img > 0; j++) {
+			if (image_of(in, j) != img)
+				continue;
+			if (j < i)
+				first = 0; /* the group was pooled at its first member */
+			v = own_samples(in, j, &n);
+			if (n) {
+				commits++;
+				dvec_add_finite(&pool, v, n);
+			}
+		}
+		r = first && commits >= 2 ? sample_range_pct(pool.v, pool.n) : NAN;
+		if (isfinite(r)) {
+			worst = isfinite(worst) && worst > r ? worst : r;
+			m->aa_runs += pool.n;
+		}
+		free(pool.v);
+	}
+	m->aa_spread_pct = worst;
+}
+
+/* runs of one kernel repeat within a measured tiny spread: icount mode, with evidence */
+static int det_mode(const struct bisect_plan *p)
+{
+	const struct bisect_model *m = &p->model;
+
+	return p->opts.expect_deterministic && m->deterministic && isfinite(m->aa_spread_pct) &&
+	       m->aa_runs >= 6;
+}
+
 void bisect_plan_compute(struct bisect_plan *p, const struct bisect_input *in)
 {
 	size_t n = in->n;
@@ -456,6 +513,7 @@ void bisect_plan_compute(struct bisect_plan *p, const struct bisect_input *in)
 	p->excl = xcalloc(n, 1);
 	exclusions(p);
 	fit_model(p);
+	aa_spread(p);
 	posterior(p);
 	if (p->model.ready) {
 		refit(p);
@@ -666,12 +724,18 @@ static int verify(const struct bisect_plan *p, long f, struct compare_result *r,
 	double half = ref / 2;
 	int up = m->refs.direction ? m->refs.direction > 0 : m->mu_bad > m->mu_good;
 
-	compare_samples(a, na, b, nb, NULL, r);
+	if (det_mode(p))
+		compare_deterministic(a, na, b, nb, NULL, m->aa_spread_pct, r);
+	else
+		compare_samples(a, na, b, nb, NULL, r);
 	why[0] = '\0';
 	/* sizes and directions from the rank test's HL shift (compare.h), not from means */
 	if (r->verdict == VERDICT_DIFFERENT && (r->direction > 0) == up) {
 		/* confidently less than half of the change: the regression is spread out */
-		if ((half > 0 && r->ci_hi_pct < half) || (half < 0 && r->ci_lo_pct > half)) {
+		double hi = r->by_spread ? r->hl_pct + m->aa_spread_pct : r->ci_hi_pct;
+		double lo = r->by_spread ? r->hl_pct - m->aa_spread_pct : r->ci_lo_pct;
+
+		if ((half > 0 && hi < half) || (half < 0 && lo > half)) {
 			snprintf(why, n,
 				 "the first bad commit shows only %.2f%% of the %.2f%% change "
 				 "(interval %.2f%%..%.2f%%): the change is spread over several commits",
@@ -694,10 +758,11 @@ void bisect_plan_next(struct bisect_plan *p, struct bisect_decision *d)
 	const struct bisect_model *m = &p->model;
 	struct picks pk = { NULL, 0, 0 };
 	long n = (long)in->n, f = p->map, par;
-	int refs_short, final;
+	int refs_short, final, vr;
 	double a = decisive_llr(o);
 
 	memset(d, 0, sizeof(*d));
+	vr = det_mode(p) ? o->verify_runs_deterministic : o->verify_runs;
 	d->first_bad = f;
 	d->lo = p->lo;
 	d->hi = p->hi;
@@ -761,7 +826,7 @@ void bisect_plan_next(struct bisect_plan *p, struct bisect_decision *d)
 
 	if (!refs_short && p->post[f] >= 1 - o->epsilon) {
 		par = f - 1 < 0 ? BISECT_GOOD : f - 1;
-		if ((int)n_of(in, f) >= o->verify_runs && (int)n_of(in, par) >= o->verify_runs) {
+		if ((int)n_of(in, f) >= vr && (int)n_of(in, par) >= vr) {
 			char why[sizeof(d->reason)];
 			int v = verify(p, f, &d->verify, why, sizeof(why));
 			if (v > 0) {
@@ -785,10 +850,9 @@ void bisect_plan_next(struct bisect_plan *p, struct bisect_decision *d)
 			}
 		} else {
 			d->phase = "verify";
-			pick(&pk, par, o->verify_runs - (int)n_of(in, par),
+			pick(&pk, par, vr - (int)n_of(in, par),
 			     par == BISECT_GOOD ? ROLE_REF : ROLE_VERIFY);
-			pick(&pk, f, o->verify_runs - (int)n_of(in, f),
-			     f == n - 1 ? ROLE_REF : ROLE_VERIFY);
+			pick(&pk, f, vr - (int)n_of(in, f), f == n - 1 ? ROLE_REF : ROLE_VERIFY);
 		}
 		goto out;
 	}
@@ -819,7 +883,7 @@ void bisect_plan_next(struct bisect_plan *p, struct bisect_decision *d)
 			long idx = j < 0 ? BISECT_GOOD : j;
 			if (idx != BISECT_GOOD && in->c[idx].skipped)
 				continue;
-			pick(&pk, idx, o->verify_runs - (int)n_of(in, idx),
+			pick(&pk, idx, vr - (int)n_of(in, idx),
 			     idx == BISECT_GOOD || idx == n - 1 ? ROLE_REF :
 			     n_of(in, idx)			? ROLE_VERIFY :
 								  ROLE_PROBE);

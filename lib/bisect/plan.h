@@ -76,6 +76,19 @@
  * differ, when a commit needed to decide stays undecided at max_runs, or
  * after max_rounds rounds.
  *
+ * Deterministic measurement (issue 23, item 7). In icount mode
+ * (expect_deterministic) with deterministic references, the A/A spread is
+ * measured on the bisect's own runs of one kernel: each reference's runs
+ * and the pooled runs of every image measured at two commits or more
+ * (model.aa_spread_pct: the largest relative range, over model.aa_runs
+ * runs). With at least 6 such runs the verification compares with
+ * compare_deterministic() (stats/compare.h: its model and assumption)
+ * instead of the rank test, and needs verify_runs_deterministic (3) runs
+ * a side instead of verify_runs (10): 3 + 3 runs of disjoint ranges
+ * decide where the rank test could never go below p = 0.1. Its "spread
+ * over several commits" check reads the shift +- the A/A spread. Never in
+ * wall-clock mode: there the rank test alone decides.
+ *
  * Identical images (issue 23). Commits built to the same kernel image
  * (bisect_commit.image, equal non-zero ids; the worker hashes the image of
  * a reproducible build) cannot differ but by the environment, so with
@@ -104,17 +117,18 @@ struct bisect_opts {
 	int ref_runs_min;	  /* ... when they have ~zero spread: 3 */
 	int expect_deterministic; /* 1: ask ref_runs_min first (icount mode), top up if noisy */
 	int verify_runs;	  /* runs of the first bad commit and its parent: 10 */
-	int max_runs;		  /* cap of runs on one commit: 40 */
-	int max_rounds;		  /* give up after this many rounds: 30 */
-	double epsilon;		  /* posterior mass allowed outside the answer: 0.005 */
-	double llr_clip;	  /* largest |log likelihood ratio| of one run: 6 */
-	double probe_z;		  /* new probes get runs so that a probe mean is this many
-				   * of its standard errors from the midpoint: 3.0 */
-	double det_spread_pct;	  /* references with %stddev <= this are deterministic: 0.2 */
-	double noise_floor_pct;	  /* floor of s as % of |mu_g|: 0.1 */
-	double min_change_pct;	  /* good vs bad must differ by more than this % (HL shift): 1.0 */
-	double outlier_density;	  /* flat floor of the run density, per sigma (see Model): 1e-3;
-				   * 0 = Gaussian llr */
+	int verify_runs_deterministic; /* ... in deterministic measurement (below): 3 */
+	int max_runs;		       /* cap of runs on one commit: 40 */
+	int max_rounds;		       /* give up after this many rounds: 30 */
+	double epsilon;		       /* posterior mass allowed outside the answer: 0.005 */
+	double llr_clip;	       /* largest |log likelihood ratio| of one run: 6 */
+	double probe_z;		       /* new probes get runs so that a probe mean is this many
+					* of its standard errors from the midpoint: 3.0 */
+	double det_spread_pct;	       /* references with %stddev <= this are deterministic: 0.2 */
+	double noise_floor_pct;	       /* floor of s as % of |mu_g|: 0.1 */
+	double min_change_pct;	/* good vs bad must differ by more than this % (HL shift): 1.0 */
+	double outlier_density; /* flat floor of the run density, per sigma (see Model): 1e-3;
+				 * 0 = Gaussian llr */
 };
 
 /* Defaults above. */
@@ -172,6 +186,8 @@ struct bisect_model {
 	int deterministic;	    /* both references' %stddev <= det_spread_pct */
 	int refs_target;	    /* runs each reference should have */
 	struct compare_result refs; /* compare_samples(good, bad) */
+	double aa_spread_pct;	    /* the A/A spread (Deterministic measurement); NAN: none */
+	size_t aa_runs;		    /* runs it was measured on */
 };
 
 struct bisect_plan {

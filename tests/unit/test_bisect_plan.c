@@ -182,6 +182,45 @@ static void test_sim_deterministic(void **state UNUSED)
 	assert_true(maxruns <= 6 + 2 * 6 + 2 * 10); /* refs, probes, verification top-ups */
 }
 
+/*
+ * Deterministic measurement (plan.h): with the references' A/A spread the
+ * verification takes 3 + 3 runs, not 10 + 10; as right, fewer runs, over
+ * 200 seeds (before: verify_runs_deterministic = verify_runs).
+ */
+static void test_sim_deterministic_fewer_runs(void **state UNUSED)
+{
+	long runs[2] = { 0, 0 };
+	int right[2] = { 0, 0 };
+
+	for (int c = 0; c < 2; c++) {
+		struct bisect_opts o;
+
+		bisect_opts_init(&o);
+		o.k = 1;
+		o.expect_deterministic = 1;
+		if (!c)
+			o.verify_runs_deterministic = o.verify_runs;
+		for (int t = 1; t <= 200; t++) {
+			struct bisect_sim s = { 30,	     culprit_of((uint64_t)t, 30),
+						1000.0,	     0.5,
+						100.0,	     NULL,
+						(uint64_t)t, 0,
+						0,	     0 };
+			struct bisect_sim_result r;
+
+			bisect_sim_run(&s, &o, &r);
+			right[c] += r.action == BISECT_DONE && r.first_bad == s.culprit;
+			runs[c] += r.runs;
+		}
+	}
+	print_message("deterministic N=30 k=1, 200 trials: mean runs %.1f with 10 + 10 to verify, "
+		      "%.1f with the A/A spread (3 + 3); right %d and %d\n",
+		      runs[0] / 200.0, runs[1] / 200.0, right[0], right[1]);
+	assert_int_equal(right[0], 200);
+	assert_int_equal(right[1], 200);
+	assert_true(runs[1] * 10 < runs[0] * 7);
+}
+
 /* no difference between good and bad: fails with why */
 static void test_sim_no_change_fails(void **state UNUSED)
 {
@@ -419,6 +458,7 @@ int main(void)
 		cmocka_unit_test(test_sim_skips_stepped_around),
 		cmocka_unit_test(test_sim_only_skipped_candidates),
 		cmocka_unit_test(test_sim_deterministic),
+		cmocka_unit_test(test_sim_deterministic_fewer_runs),
 		cmocka_unit_test(test_sim_no_change_fails),
 		cmocka_unit_test(test_first_round_split_points),
 		cmocka_unit_test(test_verdicts),
