@@ -247,7 +247,60 @@ static int render_diffstat(const struct report_input *in, struct buf *b)
 	if (in->nr_files > shown && buf_addf(b, "  ... and %zu more file%s\n", in->nr_files - shown,
 					     in->nr_files - shown == 1 ? "" : "s"))
 		return -1;
+	if (in->kind == REPORT_BISECT) {
+		char areas[256];
+
+		if (report_outside_build(in->files, in->nr_files, in->kconfig, areas,
+					 sizeof(areas)) &&
+		    buf_addf(b,
+			     "note:     this commit touches only %s, which the %s kernel does not "
+			     "build: it is unlikely to be the cause; suspect the environment or a "
+			     "neighbouring commit\n",
+			     areas, in->kconfig ? in->kconfig : "measured"))
+			return -1;
+	}
 	return 0;
+}
+
+/* "x86" or "arm64" from a kconfig name ("x86_64-tiny-mm", "arm64-defconfig"); NULL otherwise */
+static const char *karch_of(const char *kconfig)
+{
+	if (kconfig && !strncmp(kconfig, "x86_64-", 7))
+		return "x86";
+	if (kconfig && !strncmp(kconfig, "arm64-", 6))
+		return "arm64";
+	return NULL;
+}
+
+int report_outside_build(const struct report_file *files, size_t n, const char *kconfig,
+			 char *areas, size_t size)
+{
+	const char *karch = karch_of(kconfig);
+	size_t len = 0;
+
+	if (size)
+		areas[0] = '\0';
+	if (!n)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *p = files[i].path;
+		char area[96];
+
+		if (!strncmp(p, "Documentation/", 14))
+			snprintf(area, sizeof(area), "Documentation/");
+		else if (!strncmp(p, "tools/", 6))
+			snprintf(area, sizeof(area), "tools/");
+		else if (karch && !strncmp(p, "arch/", 5) && strchr(p + 5, '/') &&
+			 (strncmp(p + 5, karch, strlen(karch)) || p[5 + strlen(karch)] != '/'))
+			snprintf(area, sizeof(area), "arch/%.*s/",
+				 (int)(strchr(p + 5, '/') - (p + 5)), p + 5);
+		else
+			return 0;
+		if (!strstr(areas, area) && len + strlen(area) + 3 < size)
+			len += (size_t)snprintf(areas + len, size - len, "%s%s", len ? ", " : "",
+						area);
+	}
+	return 1;
 }
 
 static int render_steps(const struct report_input *in, struct buf *b)

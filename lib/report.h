@@ -148,4 +148,15 @@ void report_release(struct report *r);
 /* The subject's PREFIX: subject up to its last ':' (trimmed), or "" (into out[len]). */
 void report_subject_prefix(const char *subject, char *out, size_t len);
 
+/*
+ * 1 when every one of files[0..n) lies outside what the kconfig's kernel
+ * builds: Documentation/, tools/, or arch/OTHER/ for a kconfig named
+ * "x86_64-…" (arch x86) or "arm64-…" (arch arm64; any other kconfig: no
+ * arch is left out), with those areas listed in areas ("Documentation/,
+ * arch/arm64/", cut to size); 0 otherwise (also for no files). A BISECT
+ * report says so under the culprit's diffstat (issue 23).
+ */
+int report_outside_build(const struct report_file *files, size_t n, const char *kconfig,
+			 char *areas, size_t size);
+
 #endif

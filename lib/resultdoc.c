@@ -245,6 +245,40 @@ static int check_metrics(json_t *m, struct resultdoc *d, struct err *e)
 	return 0;
 }
 
+/* "image_sha256" and "host_fingerprint" (see resultdoc.h) */
+static int check_image(json_t *doc, struct resultdoc *d, struct err *e)
+{
+	json_t *v = json_object_get(doc, "image_sha256"), *x;
+	const char *key;
+
+	if (v && !json_is_null(v)) {
+		const char *h = json_string_value(v);
+		size_t i = 0;
+
+		while (h && i < 64 &&
+		       ((h[i] >= '0' && h[i] <= '9') || (h[i] >= 'a' && h[i] <= 'f')))
+			i++;
+		if (!h || i != 64 || h[64])
+			return err_setc(e, ERR_INVALID_FIELD, "image_sha256",
+					"'image_sha256' must be 64 lowercase hex digits");
+		d->image_sha256 = h;
+	}
+	v = json_object_get(doc, "host_fingerprint");
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_object(v) || json_object_size(v) > 16)
+		return err_setc(e, ERR_INVALID_FIELD, "host_fingerprint",
+				"'host_fingerprint' must be an object of at most 16 strings");
+	json_object_foreach (v, key, x)
+		if (!json_is_null(x) && (!json_is_string(x) || json_string_length(x) > 4096))
+			return err_setc(e, ERR_INVALID_FIELD, "host_fingerprint",
+					"'host_fingerprint.%.100s' must be a string of at most 4096 "
+					"bytes or null",
+					key);
+	d->host_fingerprint = v;
+	return 0;
+}
+
 const char *const resultdoc_fields[] = { "run_id",	   "job_id",   "tree",	   "branch",
 					 "commit",	   "kconfig",  "compiler", "machine",
 					 "testcase",	   "params",   "status",   "started_at",
@@ -482,6 +516,8 @@ int resultdoc_check(json_t *doc, struct resultdoc *d, struct err *e)
 					"'monitors'");
 	}
 
+	if (check_image(doc, d, e))
+		return -1;
 	v = json_object_get(doc, "metrics");
 	if (!v)
 		return err_setc(e, ERR_MISSING_FIELD, "metrics", "'metrics' is required");

@@ -37,6 +37,12 @@
  * "profile.folded" past it); a document with a profile must list
  * "perf-profile" in monitors (400, detail "monitors"), so a profiled run
  * never lands in an unprofiled series).
+ * Identical images (issue 23), checked when present and kept among the
+ * unknown fields below (runs.extra; sql/0022 makes columns of them):
+ * "image_sha256" (64 lowercase hex: the SHA-256 of the booted kernel
+ * image, worker/kernel.h) and "host_fingerprint" (object of at most 16
+ * string-or-null values of at most 4096 bytes: cpu_model, microcode,
+ * cpufreq_governor, kernel_release, cmdline of the host that ran it).
  * Unknown fields are kept by the caller, not rejected, up to
  * RESULTDOC_MAX_EXTRA_VALUES JSON values and RESULTDOC_MAX_EXTRA_BYTES
  * bytes (compact JSON) in all (413 too_large past them, detail the field
@@ -75,6 +81,8 @@ struct resultdoc {
 	long long profile_samples;	  /* -1: no profile */
 	const char *profile_folded;	  /* borrowed; profile_folded_len bytes */
 	size_t profile_folded_len;
+	const char *image_sha256; /* NULL = absent */
+	json_t *host_fingerprint; /* object or NULL */
 	size_t nr_metrics, nr_values;
 };
 

@@ -33,6 +33,9 @@ struct cand {
 	size_t n, alloc;
 	int skipped, ok_jobs, first_round, last_round;
 	const char *fail_outcome;
+	char image[65]; /* the image its jobs built (sql/0022), "" unknown */
+	int image_id;	/* 1 + the first cand of that image; 0 unknown (plan.h: image) */
+	int same_image; /* a job of it ended same-image: built, not run */
 };
 
 /* everything one step reads and decides; cands[0] is the level's good end, cands[1..n] its candidates */
@@ -102,8 +105,13 @@ static json_t *verification_json(const struct cand *cands, const struct bisect_d
 			 verdict_name(v->verdict), "ref_change_pct", json_num(ref_change_pct));
 }
 
-/* the evidence behind one verdict, as bisect_steps.evidence (new) */
-static json_t *evidence_json(const struct cand *cd, long j, const struct bisect_evidence *ev)
+/*
+ * The evidence behind one verdict, as bisect_steps.evidence (new). A
+ * commit that took another's runs (identical image) says whose:
+ * "same_image_as" (that commit's sha) beside its "image_sha256".
+ */
+static json_t *evidence_json(const struct cand *cands, const struct cand *cd, long j,
+			     const struct bisect_evidence *ev)
 {
 	json_t *evj = json_pack("{s:I,s:o,s:o,s:o,s:o,s:o}", "n", (json_int_t)ev->n, "mean",
 				json_num(ev->mean), "llr", json_num(ev->llr), "p_bad",
@@ -113,6 +121,11 @@ static json_t *evidence_json(const struct cand *cd, long j, const struct bisect_
 	if (cd->skipped)
 		json_object_set_new(evj, "outcome",
 				    json_string(cd->fail_outcome ? cd->fail_outcome : "no value"));
+	if (cd->image[0])
+		json_object_set_new(evj, "image_sha256", json_string(cd->image));
+	if (ev->has_stand_in)
+		json_object_set_new(evj, "same_image_as", json_string(cands[ev->stand_in + 1].sha));
+	(void)j;
 	return evj;
 }
 
@@ -137,7 +150,7 @@ static int record_steps(struct step *st, struct err *e)
 		if (cd->last_round != b->round)
 			continue;
 		bisect_plan_verdict(&st->plan, j, &ev);
-		evj = evidence_json(cd, j, &ev);
+		evj = evidence_json(st->cands, cd, j, &ev);
 		evtext = json_dumps(evj, JSON_COMPACT);
 		json_decref(evj);
 		row.bisect_id = b->id;
@@ -222,8 +235,12 @@ static int tally_jobs(struct step *st, int *busy, struct err *e)
 			cd->first_round = j->round;
 		if (j->round > cd->last_round)
 			cd->last_round = j->round;
+		if (j->image_sha256[0])
+			memcpy(cd->image, j->image_sha256, sizeof(cd->image));
 		if (!strcmp(j->state, "done") && !strcmp(j->outcome, "ok")) {
 			cd->ok_jobs++;
+		} else if (!strcmp(j->state, "done") && !strcmp(j->outcome, "same-image")) {
+			cd->same_image = 1;
 		} else if (!out) {
 			cd->skipped = 1;
 			cd->fail_outcome = fail_outcome(j);
@@ -231,6 +248,34 @@ static int tally_jobs(struct step *st, int *busy, struct err *e)
 	}
 	free(jobs);
 	return 0;
+}
+
+/*
+ * Image ids for the planner: cands of one image hash share 1 + the index
+ * of the first of them. A same-image commit whose image has no measured
+ * commit in this level (its twin is of a level above) is skipped: the
+ * planner could not take runs for it, and probing it again would only
+ * build it again.
+ */
+static void image_ids(struct step *st)
+{
+	for (size_t j = 0; j <= st->n; j++) {
+		struct cand *cd = &st->cands[j];
+		int measured = 0;
+
+		if (!cd->image[0])
+			continue;
+		for (size_t i = 0; i <= st->n; i++)
+			if (!strcmp(st->cands[i].image, cd->image)) {
+				if (!cd->image_id)
+					cd->image_id = (int)i + 1;
+				measured |= st->cands[i].n > 0;
+			}
+		if (cd->same_image && !cd->n && !measured && !cd->skipped) {
+			cd->skipped = 1;
+			cd->fail_outcome = "same image as a commit outside this level";
+		}
+	}
 }
 
 static int load_samples(struct step *st, struct err *e)
@@ -254,6 +299,7 @@ static int load_samples(struct step *st, struct err *e)
 	for (size_t j = 0; j <= st->n; j++)
 		if (st->cands[j].ok_jobs && !st->cands[j].n && !st->cands[j].skipped)
 			st->cands[j].skipped = 1;
+	image_ids(st);
 	return 0;
 }
 
@@ -289,6 +335,7 @@ static void plan_input(struct step *st)
 		st->bc[j].samples = st->cands[j + 1].v;
 		st->bc[j].n = st->cands[j + 1].n;
 		st->bc[j].skipped = st->cands[j + 1].skipped;
+		st->bc[j].image = st->cands[j + 1].image_id;
 	}
 	memset(&st->in, 0, sizeof(st->in));
 	st->in.n = n;
@@ -296,6 +343,7 @@ static void plan_input(struct step *st)
 	st->in.good = st->cands[0].v;
 	st->in.n_good = st->cands[0].n;
 	st->in.good_skipped = st->cands[0].skipped;
+	st->in.good_image = st->cands[0].image_id;
 	st->in.bad_skipped = st->cands[n].skipped;
 	st->in.round = st->b.round;
 }
@@ -552,6 +600,26 @@ static int on_failed(struct step *st, struct err *e)
 	return bad ? -1 : 0;
 }
 
+/*
+ * BISECT_ENVIRONMENT: the change lies between identical images; no commit is
+ * named (outcome "environment", the candidates of that image kept)
+ */
+static int on_environment(struct step *st, struct err *e)
+{
+	const struct bisect_decision *d = &st->d;
+	struct buf ids = BUF_INIT(0);
+	int over = buf_addch(&ids, '{'), bad;
+
+	for (long j = d->lo - 1; j <= d->hi; j++)
+		over |= buf_addf(&ids, "%s%lld", j > d->lo - 1 ? "," : "",
+				 st->cands[j + 1].commit_id);
+	over |= buf_addch(&ids, '}');
+	bad = over || bisect_finish(st->srv, st->c, &st->b, "done", "environment", 0, ids.data,
+				    d->confidence, d->reason, NULL, st->model, e);
+	buf_release(&ids);
+	return bad ? -1 : 0;
+}
+
 /* acts on st->d; 1 = a level began, 0, -1; *queued = probe jobs queued */
 static int act(struct step *st, int *queued, struct err *e)
 {
@@ -566,6 +634,8 @@ static int act(struct step *st, int *queued, struct err *e)
 		return on_ambiguous(st, e);
 	case BISECT_FAILED:
 		return on_failed(st, e);
+	case BISECT_ENVIRONMENT:
+		return on_environment(st, e);
 	}
 	return 0;
 }

@@ -4,6 +4,8 @@
 #include "server/db/db.h"
 #include "server/db/regressions.h"
 #include "server/lease.h"
+#include "server/db/series.h"
+#include "hostfp.h"
 #include "server/log.h"
 #include "server/server.h"
 #include "stats/compare.h"
@@ -63,6 +65,39 @@ static const char *kind_of(int direction, int hib)
 	default:
 		return "change";
 	}
+}
+
+/*
+ * A step between commits before and after is a change of environment when
+ * their runs in this setup ran on hosts of different fingerprints (the
+ * fields lib/hostfp.h names): recorded on the record (sql/0022), which is
+ * then shown as such and not bisected. 0 or -1 with e.
+ */
+static int note_environment(PGconn *c, long long setup_id, long long before, long long after,
+			    long long id, struct err *e)
+{
+	char b[24], a[24], *text = NULL;
+	json_t *fb, *fa, *fields;
+	int bad;
+
+	snprintf(b, sizeof(b), "%lld", before);
+	snprintf(a, sizeof(a), "%lld", after);
+	if (db_compare_fingerprints(c, b, a, &setup_id, 1, &fb, &fa, e))
+		return -1;
+	fields = hostfp_diff(fb, fa);
+	if (json_array_size(fields)) {
+		json_t *env = json_pack("{s:O,s:O,s:O}", "fields", fields, "before", fb, "after",
+					fa);
+
+		text = json_dumps(env, JSON_COMPACT | JSON_SORT_KEYS);
+		json_decref(env);
+	}
+	bad = db_regr_set_environment(c, id, text, e);
+	free(text);
+	json_decref(fields);
+	json_decref(fb);
+	json_decref(fa);
+	return bad;
 }
 
 /*
@@ -237,7 +272,8 @@ static int store_series(PGconn *c, long long setup_id, const struct db_detect_po
 		u.confirm = (pair.verdict == VERDICT_DIFFERENT && pair.direction == dir) ||
 			    (seg.verdict == VERDICT_DIFFERENT && cp->direction == dir &&
 			     step_holds(ds, idx, hi, (size_t)cfg->detect_confirm_commits, cp));
-		if (db_regr_upsert(c, &u, &up, e))
+		if (db_regr_upsert(c, &u, &up, e) ||
+		    note_environment(c, setup_id, s->commit[idx - 1], s->commit[idx], up.id, e))
 			return -1;
 		kept_add(kept, up.id);
 		st->changes++;

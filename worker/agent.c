@@ -460,6 +460,9 @@ static int job_spec_from_json(const json_t *job, struct job_spec *spec, struct e
 	spec->repeat = json_is_integer(repeat) ? (int)json_integer_value(repeat) : 1;
 	spec->patches = job_str(job, "patches");
 	spec->monitors = json_object_get(job, "monitors"); /* checked by job_execute */
+	spec->skip_images = json_is_array(json_object_get(job, "skip_images")) ?
+				    json_object_get(job, "skip_images") :
+				    NULL;
 	return 0;
 }
 
@@ -554,8 +557,26 @@ static int run_job(struct agent *a, json_t *job)
 			json_object_set(run, "base_commit", json_object_get(job, "commit"));
 		json_object_set_new(job, "commit", json_string(out.commit));
 	}
+	{
+		/* what of the host can move a metric, per run: a comparison across a change of
+		 * it is flagged, a step at one is an environment change (ARCHITECTURE.md) */
+		json_t *run,
+			*hfp = json_pack("{s:s?,s:s?,s:s?,s:s?,s:s?}", "cpu_model", a->fp.cpu_model,
+					 "microcode", a->fp.microcode, "cpufreq_governor",
+					 a->fp.cpufreq_governor, "kernel_release",
+					 a->fp.kernel_release, "cmdline", a->fp.cmdline);
+		size_t i;
+
+		json_array_foreach (out.runs, i, run)
+			json_object_set(run, "host_fingerprint", hfp);
+		json_decref(hfp);
+	}
 	body = completion_build(job, a->machine, status, out.runs, log ? log : out.log_tail,
 				out.kconfig_text, &e);
+	if (body && out.image_sha256[0])
+		json_object_set_new(body, "image_sha256", json_string(out.image_sha256));
+	if (body && out.same_image_as[0])
+		json_object_set_new(body, "same_image_as", json_string(out.same_image_as));
 	free(log);
 	job_outcome_release(&out);
 	if (!body) {

@@ -5,7 +5,8 @@
 
 #include <uuid/uuid.h>
 
-static const char *const statuses[] = { "ok", "build-failed", "boot-failed", "run-failed" };
+static const char *const statuses[] = { "ok", "build-failed", "boot-failed", "run-failed",
+					"same-image" };
 
 /* job fields copied into every result document, in this order */
 static const char *const job_fields[] = {

@@ -31,17 +31,18 @@
 
 /*
  * job: the "job" object of a lease reply (borrowed); machine: the machine
- * object (borrowed); status: ok|build-failed|boot-failed|run-failed; runs:
+ * object (borrowed); status: ok|build-failed|boot-failed|run-failed|
+ * same-image (the image equals one already measured: no runs); runs:
  * array of run objects (borrowed, may be NULL = none); log_tail, kconfig
  * may be NULL. Returns a new reference (caller json_decref()s), or NULL
  * with e filled: ERR_INVALID_FIELD when job has no integer "id" or status is not
- * one of the four, or a run is not an object.
+ * one of the five, or a run is not an object.
  */
 json_t *completion_build(const json_t *job, const json_t *machine, const char *status,
 			 const json_t *runs, const char *log_tail, const char *kconfig,
 			 struct err *e);
 
-/* 1 if status is ok, build-failed, boot-failed or run-failed. */
+/* 1 if status is ok, build-failed, boot-failed, run-failed or same-image. */
 int completion_status_valid(const char *status);
 
 /*

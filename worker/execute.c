@@ -245,6 +245,29 @@ static json_t *run_object(json_t *metrics, const char *started_at, double durati
 	return run;
 }
 
+/*
+ * 1 when hash is the image_sha256 of an entry of skip (the lease's
+ * skip_images), its commit copied to commit[41]; 0 otherwise.
+ */
+static int same_image(const json_t *skip, const char *hash, char commit[41])
+{
+	const json_t *ent;
+	size_t i;
+
+	if (!hash[0])
+		return 0;
+	json_array_foreach (skip, i, ent) {
+		const char *h = json_string_value(json_object_get(ent, "image_sha256"));
+		const char *c = json_string_value(json_object_get(ent, "commit"));
+
+		if (h && c && strlen(c) == 40 && !strcmp(h, hash)) {
+			memcpy(commit, c, 41);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* 1 (and e filled: "cancelled") when the agent asked the job to stop. */
 static int is_cancelled(const struct worker_env *env, struct err *e)
 {
@@ -703,6 +726,12 @@ static int execute_kernel(const struct job_spec *spec, const struct worker_env *
 		goto out;
 	}
 	out->kconfig_text = xstrdup(k.config_text ? k.config_text : "");
+	memcpy(out->image_sha256, k.image_sha256, sizeof(out->image_sha256));
+	if (same_image(spec->skip_images, k.image_sha256, out->same_image_as)) {
+		set_status(out, "same-image");
+		rc = 0;
+		goto out;
+	}
 
 	if (args->monitors) {
 		report(phase, ctx, "perf", 0, "static perf from tools/perf at %.12s", k.sha);
@@ -813,6 +842,13 @@ static int execute_kernel(const struct job_spec *spec, const struct worker_env *
 		qemu_release(&q);
 		if (strcmp(out->status, "ok"))
 			break;
+	}
+	{
+		json_t *run;
+		size_t j;
+
+		json_array_foreach (out->runs, j, run)
+			json_object_set_new(run, "image_sha256", json_string(k.image_sha256));
 	}
 	rc = 0;
 out:

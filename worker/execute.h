@@ -19,12 +19,16 @@ struct job_spec {
 	const char *kconfig;		 /* "host" = host mode, no build */
 	const char *compiler;		 /* "gcc-12" */
 	const char *testcase;		 /* case name, e.g. "small-allocs" */
-	json_t *params;		/* object of strings/numbers; "measure": "wallclock"|"icount" */
-	int repeat;		/* n runs (n boots, or n host executions) */
-	const char *patches;	/* NULL, or an mbox to `git am` on commit (an A/B request's
-				 head job); kernel mode only */
-	const json_t *monitors; /* NULL, or the job's "monitors" array: "perf-profile",
-				   "perf-stat" (worker/monitors.h); borrowed */
+	json_t *params;		   /* object of strings/numbers; "measure": "wallclock"|"icount" */
+	int repeat;		   /* n runs (n boots, or n host executions) */
+	const char *patches;	   /* NULL, or an mbox to `git am` on commit (an A/B request's
+				    head job); kernel mode only */
+	const json_t *monitors;	   /* NULL, or the job's "monitors" array: "perf-profile",
+				      "perf-stat" (worker/monitors.h); borrowed */
+	const json_t *skip_images; /* NULL, or the lease's "skip_images": an array of
+				    * {"image_sha256": HEX, "commit": SHA} of kernels already
+				    * measured in this setup; an image built to one of them is
+				    * not booted (status "same-image"); borrowed */
 };
 
 struct worker_env {
@@ -44,7 +48,7 @@ struct worker_env {
 typedef void (*phase_fn)(void *ctx, const char *phase, double progress, const char *message);
 
 struct job_outcome {
-	char status[16];    /* "ok", "build-failed", "boot-failed", "run-failed" */
+	char status[16];    /* "ok", "build-failed", "boot-failed", "run-failed", "same-image" */
 	json_t *runs;	    /* new array, one object per run: {"metrics": {"TESTCASE.KEY": [v..]},
 			       "started_at": "RFC3339", "duration_s": x, "mode": "wallclock"|"icount",
 			       "accel": "kvm"|"tcg"|"host", "kernel_release": "…"} */
@@ -52,6 +56,10 @@ struct job_outcome {
 	char *kconfig_text; /* new, final .config (NULL in host mode) */
 	char commit[41];    /* with patches: the commit git am made, which the runs are of
 			       (the job's commit is their base); "" otherwise */
+	char image_sha256[65];	/* the built image's SHA-256 (kernel.h); "" in host mode or
+				   before a build succeeded; also in every run as "image_sha256" */
+	char same_image_as[41]; /* status "same-image": the commit of skip_images whose image
+				   this build equals (no run was made); "" otherwise */
 };
 
 /*
@@ -70,6 +78,10 @@ struct job_outcome {
  *   host's and a probe boot under KVM reached /init (remembered per
  *   process), else TCG; "icount" always uses TCG with -icount and one vCPU.
  *   Host mode supports "wallclock" only (icount: run-failed).
+ * - same-image: the build's image hash is one of spec->skip_images: no
+ *   boot, no run; out->same_image_as names that entry's commit (the
+ *   server takes that commit's runs: docs/ARCHITECTURE.md "Identical
+ *   images").
  * - The runs stop at the first failing one: status is that run's failure,
  *   `runs` holds the runs that succeeded before it.
  *   build-failed: configure or make failed or timed out (make's tail in

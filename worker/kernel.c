@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <openssl/evp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -584,7 +585,7 @@ struct make_args {
 	const char *argv[16];
 	char *hold[6];
 	int n, nhold;
-	const char *env[8];
+	const char *env[9];
 };
 
 static const char *hold(struct make_args *m, char *s)
@@ -612,14 +613,49 @@ static void make_args_init(struct make_args *m, struct kernel *k, const struct k
 	m->env[2] = "KBUILD_BUILD_TIMESTAMP=Sun Jan 1 00:00:00 UTC 2023";
 	m->env[3] = "KBUILD_BUILD_USER=regtrack";
 	m->env[4] = "KBUILD_BUILD_HOST=regtrack";
-	m->env[5] = "LC_ALL=C";
-	m->env[6] = NULL;
+	/* the "#N" of the banner is .version, bumped at every relink: fixed, so two builds
+	 * of one source give one image (the image hash names the kernel, kernel.h) */
+	m->env[5] = "KBUILD_BUILD_VERSION=1";
+	m->env[6] = "LC_ALL=C";
+	m->env[7] = NULL;
 }
 
 static void make_args_release(struct make_args *m)
 {
 	while (m->nhold)
 		free(m->hold[--m->nhold]);
+}
+
+int kernel_file_sha256(const char *path, char out[65])
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char md[EVP_MAX_MD_SIZE], chunk[65536];
+	unsigned int n = 0;
+	EVP_MD_CTX *ctx;
+	ssize_t got;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ok;
+
+	out[0] = '\0';
+	if (fd < 0)
+		return -1;
+	ctx = EVP_MD_CTX_new();
+	ok = ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+	while (ok && (got = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (got < 0 && errno == EINTR)
+			continue;
+		ok = got > 0 && EVP_DigestUpdate(ctx, chunk, (size_t)got);
+	}
+	ok = ok && EVP_DigestFinal_ex(ctx, md, &n) && n == 32;
+	EVP_MD_CTX_free(ctx);
+	close(fd);
+	if (!ok)
+		return -1;
+	for (unsigned i = 0; i < 32; i++) {
+		out[2 * i] = hex[md[i] >> 4];
+		out[2 * i + 1] = hex[md[i] & 15];
+	}
+	out[64] = '\0';
+	return 0;
 }
 
 static char *slurp(const char *path)
@@ -890,6 +926,11 @@ int kernel_build(struct kernel *k, struct err *e)
 	if (!file_exists(k->image)) {
 		log_addf(k, "regtrack: make succeeded but '%s' is missing\n", k->image);
 		rc = 1;
+		goto out;
+	}
+	if (kernel_file_sha256(k->image, k->image_sha256) < 0) {
+		rc = err_setc(e, ERR_IO, k->image, "cannot read '%s' to hash it: %s", k->image,
+			      strerror(errno));
 		goto out;
 	}
 	path = xstrfmt("%s/include/config/kernel.release", k->build_dir);

@@ -53,6 +53,13 @@ struct kernel {
 	char *src_dir, *build_dir;
 	char *image;			      /* bootable image: build/arch/x86/boot/bzImage or
 					       * build/arch/arm64/boot/Image */
+	char image_sha256[65];		      /* SHA-256 of the image file, 64 lowercase hex
+					       * digits ("" until kernel_build succeeded): the
+					       * builds are reproducible (KBUILD_BUILD_TIMESTAMP,
+					       * _USER, _HOST, _VERSION fixed), so two commits
+					       * with one hash built the same kernel in this
+					       * work dir (paths under it are not mapped away:
+					       * compare hashes of one worker layout) */
 	char *release;			      /* `make kernelrelease`, e.g. "6.1.158" */
 	char *config_text;		      /* the final .config */
 	const char *karch;		      /* "x86_64" | "arm64" (static storage) */
@@ -102,8 +109,8 @@ int kernel_fetch(struct kernel *k, struct err *e) __attribute__((warn_unused_res
 int kernel_configure(struct kernel *k, struct err *e) __attribute__((warn_unused_result));
 
 /*
- * Builds the image with make -jN under ccache; fills image, release and
- * config_text. Returns 0, 1 when the build failed or timed out (reason
+ * Builds the image with make -jN under ccache; fills image, image_sha256,
+ * release and config_text. Returns 0, 1 when the build failed or timed out (reason
  * and make's output tail in k->log), -1 with e filled on an internal error.
  */
 int kernel_build(struct kernel *k, struct err *e) __attribute__((warn_unused_result));
@@ -131,6 +138,12 @@ int kernel_build(struct kernel *k, struct err *e) __attribute__((warn_unused_res
  * (make's tail in k->log), -1 with e filled (ERR_IO, ERR_INTERNAL).
  */
 int kernel_build_perf(struct kernel *k, struct err *e) __attribute__((warn_unused_result));
+
+/*
+ * SHA-256 of the file at path as 64 lowercase hex digits and a NUL in out.
+ * Returns 0, or -1 with errno set (out "") when it cannot be read.
+ */
+int kernel_file_sha256(const char *path, char out[65]);
 
 /*
  * The directory holding the kconfig fragments: `explicit` when not NULL,

@@ -17,6 +17,7 @@ void bisect_opts_init(struct bisect_opts *o)
 	o->ref_runs = 10;
 	o->ref_runs_min = 3;
 	o->verify_runs = 10;
+	o->verify_runs_deterministic = 3;
 	o->max_runs = 40;
 	o->max_rounds = 30;
 	o->epsilon = 0.005;
@@ -36,8 +37,8 @@ const char *bisect_role_name(enum bisect_role r)
 
 const char *bisect_action_name(enum bisect_action a)
 {
-	static const char *const n[] = { "probe", "done", "ambiguous", "failed" };
-	return a <= BISECT_FAILED ? n[a] : "?";
+	static const char *const n[] = { "probe", "done", "ambiguous", "failed", "environment" };
+	return a <= BISECT_ENVIRONMENT ? n[a] : "?";
 }
 
 const char *step_verdict_name(enum step_verdict v)
@@ -59,6 +60,8 @@ void bisect_plan_release(struct bisect_plan *p)
 	free(p->llr);
 	free(p->post);
 	free(p->cdf);
+	free(p->excl);
+	p->excl = NULL;
 	p->llr = p->post = p->cdf = NULL;
 	p->in = NULL;
 }
@@ -70,8 +73,8 @@ void bisect_decision_release(struct bisect_decision *d)
 	d->nr_probes = 0;
 }
 
-/* samples of candidate idx (BISECT_GOOD: the good endpoint) */
-static const double *samples_of(const struct bisect_input *in, long idx, size_t *n)
+/* the runs of candidate idx itself (BISECT_GOOD: the good endpoint) */
+static const double *own_samples(const struct bisect_input *in, long idx, size_t *n)
 {
 	if (idx == BISECT_GOOD) {
 		*n = in->n_good;
@@ -79,6 +82,41 @@ static const double *samples_of(const struct bisect_input *in, long idx, size_t 
 	}
 	*n = in->c[idx].n;
 	return in->c[idx].samples;
+}
+
+static int image_of(const struct bisect_input *in, long idx)
+{
+	return idx == BISECT_GOOD ? in->good_image : in->c[idx].image;
+}
+
+/*
+ * The commit whose runs stand for idx: idx itself when it has runs or no
+ * known image, else the member of its image with the most runs (the
+ * earliest of a tie), when one has runs.
+ */
+static long stand_in(const struct bisect_input *in, long idx)
+{
+	int img = image_of(in, idx);
+	long best = idx;
+	size_t bn = 0, n;
+
+	own_samples(in, idx, &n);
+	if (n || img <= 0)
+		return idx;
+	for (long j = BISECT_GOOD; j < (long)in->n; j++) {
+		own_samples(in, j, &n);
+		if (j != idx && image_of(in, j) == img && n > bn) {
+			best = j;
+			bn = n;
+		}
+	}
+	return best;
+}
+
+/* the samples that stand for idx: its own, or its stand-in's (see plan.h) */
+static const double *samples_of(const struct bisect_input *in, long idx, size_t *n)
+{
+	return own_samples(in, stand_in(in, idx), n);
 }
 
 static double mean_of(const double *v, size_t n)
@@ -271,7 +309,7 @@ static double sample_llr(const struct bisect_plan *p, double x)
 static double commit_llr(const struct bisect_plan *p, long idx)
 {
 	size_t n;
-	const double *v = samples_of(p->in, idx, &n);
+	const double *v = own_samples(p->in, idx, &n); /* a stand-in's runs count once */
 	double s = 0;
 
 	if (!p->model.ready)
@@ -308,7 +346,7 @@ static void refit(struct bisect_plan *p)
 	for (long j = BISECT_GOOD; j < (long)in->n; j++) {
 		int k = sure_side(p, j);
 		size_t n;
-		const double *v = samples_of(in, j, &n);
+		const double *v = own_samples(in, j, &n);
 
 		if (k >= 0)
 			dvec_add_finite(&side[k], v, n);
@@ -339,9 +377,29 @@ static void posterior(struct bisect_plan *p)
 		if (suffix > mx)
 			mx = suffix;
 	}
-	for (size_t j = 0; j < n; j++) {
-		p->post[j] = exp(p->post[j] - mx);
-		tot += p->post[j];
+	/* identical images: f in (i, j] of two commits i < j of one image is impossible;
+	 * in logs, so the mass left beside an excluded mode does not cancel to 0 */
+	{
+		double cmx = -INFINITY, utot = 0, uex = 0;
+
+		p->umap = 0;
+		for (size_t j = 0; j < n; j++) {
+			double u = exp(p->post[j] - mx);
+
+			utot += u;
+			if (p->excl[j])
+				uex += u;
+			else if (p->post[j] > cmx)
+				cmx = p->post[j];
+			if (p->post[j] > p->post[p->umap])
+				p->umap = (long)j;
+		}
+		p->excluded_mass = uex / utot;
+		for (size_t j = 0; j < n; j++) {
+			/* everything ruled out: a flat posterior over the range */
+			p->post[j] = cmx == -INFINITY ? 1 : p->excl[j] ? 0 : exp(p->post[j] - cmx);
+			tot += p->post[j];
+		}
 	}
 	p->map = 0;
 	acc = 0;
@@ -365,6 +423,81 @@ static void posterior(struct bisect_plan *p)
 	p->hi = hi;
 }
 
+/* excl[f] = 1 for f in (i, j] of any two commits i < j of one image (plan.h) */
+static void exclusions(struct bisect_plan *p)
+{
+	const struct bisect_input *in = p->in;
+
+	for (long i = BISECT_GOOD; i < (long)in->n; i++) {
+		int img = image_of(in, i);
+		long last = i;
+
+		if (img <= 0)
+			continue;
+		for (long j = i + 1; j < (long)in->n; j++)
+			if (image_of(in, j) == img)
+				last = j;
+		for (long f = i + 1; f <= last; f++)
+			p->excl[f] = 1;
+	}
+}
+
+/*
+ * The A/A spread (plan.h, Deterministic measurement): the largest relative
+ * range of a group of runs of one kernel, each reference's runs and the
+ * pooled runs of every image with runs at two commits or more.
+ */
+static void aa_spread(struct bisect_plan *p)
+{
+	const struct bisect_input *in = p->in;
+	struct bisect_model *m = &p->model;
+	double worst = NAN, r;
+	size_t n;
+	const double *v;
+
+	m->aa_runs = 0;
+	for (int ref = 0; ref < 2; ref++) {
+		v = own_samples(in, ref ? (long)in->n - 1 : BISECT_GOOD, &n);
+		r = sample_range_pct(v, n);
+		if (isfinite(r)) {
+			worst = isfinite(worst) && worst > r ? worst : r;
+			m->aa_runs += n;
+		}
+	}
+	for (long i = BISECT_GOOD; i < (long)in->n; i++) {
+		int img = image_of(in, i), commits = 0, first = 1;
+		struct dvec pool = { NULL, 0, 0 };
+
+		for (long j = BISECT_GOOD; j < (long)in->n && img > 0; j++) {
+			if (image_of(in, j) != img)
+				continue;
+			if (j < i)
+				first = 0; /* the group was pooled at its first member */
+			v = own_samples(in, j, &n);
+			if (n) {
+				commits++;
+				dvec_add_finite(&pool, v, n);
+			}
+		}
+		r = first && commits >= 2 ? sample_range_pct(pool.v, pool.n) : NAN;
+		if (isfinite(r)) {
+			worst = isfinite(worst) && worst > r ? worst : r;
+			m->aa_runs += pool.n;
+		}
+		free(pool.v);
+	}
+	m->aa_spread_pct = worst;
+}
+
+/* runs of one kernel repeat within a measured tiny spread: icount mode, with evidence */
+static int det_mode(const struct bisect_plan *p)
+{
+	const struct bisect_model *m = &p->model;
+
+	return p->opts.expect_deterministic && m->deterministic && isfinite(m->aa_spread_pct) &&
+	       m->aa_runs >= 6;
+}
+
 void bisect_plan_compute(struct bisect_plan *p, const struct bisect_input *in)
 {
 	size_t n = in->n;
@@ -376,7 +509,11 @@ void bisect_plan_compute(struct bisect_plan *p, const struct bisect_input *in)
 	p->llr = xcalloc(n, sizeof(double));
 	p->post = xcalloc(n, sizeof(double));
 	p->cdf = xcalloc(n, sizeof(double));
+	free(p->excl);
+	p->excl = xcalloc(n, 1);
+	exclusions(p);
 	fit_model(p);
+	aa_spread(p);
 	posterior(p);
 	if (p->model.ready) {
 		refit(p);
@@ -397,6 +534,16 @@ void bisect_plan_verdict(const struct bisect_plan *p, long idx, struct bisect_ev
 	double a = decisive_llr(&p->opts);
 
 	memset(ev, 0, sizeof(*ev));
+	if (stand_in(in, idx) != idx) {
+		long s = stand_in(in, idx);
+
+		bisect_plan_verdict(p, s, ev);
+		ev->has_stand_in = 1;
+		ev->stand_in = s;
+		ev->llr = idx == BISECT_GOOD ? 0 : p->llr[idx];
+		ev->p_bad = idx == BISECT_GOOD ? 0 : p->cdf[idx];
+		return;
+	}
 	v = samples_of(in, idx, &n);
 	ev->n = n;
 	ev->mean = mean_of(v, n);
@@ -433,13 +580,17 @@ static int picked(const struct picks *pk, long idx)
 	return 0;
 }
 
-static void pick(struct picks *pk, long idx, int runs, enum bisect_role role)
+/* a probe of idx goes to the commit whose runs stand for it (never a same-image commit) */
+static void pick_in(const struct bisect_input *in, struct picks *pk, long idx, int runs,
+		    enum bisect_role role)
 {
+	idx = stand_in(in, idx);
 	if (runs < 1 || picked(pk, idx))
 		return;
 	ALLOC_GROW(pk->v, pk->nr + 1, pk->alloc);
 	pk->v[pk->nr++] = (struct bisect_probe){ idx, runs, role };
 }
+#define pick(pk, idx, runs, role) pick_in(in, pk, idx, runs, role)
 
 static size_t n_of(const struct bisect_input *in, long idx)
 {
@@ -488,7 +639,7 @@ static int more_runs(const struct bisect_plan *p, long idx)
 static int probeable(const struct bisect_plan *p, const struct picks *pk, long j)
 {
 	return j >= 0 && j < (long)p->in->n - 1 && !p->in->c[j].skipped && !picked(pk, j) &&
-	       (int)n_of(p->in, j) < p->opts.max_runs;
+	       stand_in(p->in, j) == j && (int)n_of(p->in, j) < p->opts.max_runs;
 }
 
 /* the k split points of the posterior, each moved off skipped or exhausted commits */
@@ -573,12 +724,18 @@ static int verify(const struct bisect_plan *p, long f, struct compare_result *r,
 	double half = ref / 2;
 	int up = m->refs.direction ? m->refs.direction > 0 : m->mu_bad > m->mu_good;
 
-	compare_samples(a, na, b, nb, NULL, r);
+	if (det_mode(p))
+		compare_deterministic(a, na, b, nb, NULL, m->aa_spread_pct, r);
+	else
+		compare_samples(a, na, b, nb, NULL, r);
 	why[0] = '\0';
 	/* sizes and directions from the rank test's HL shift (compare.h), not from means */
 	if (r->verdict == VERDICT_DIFFERENT && (r->direction > 0) == up) {
 		/* confidently less than half of the change: the regression is spread out */
-		if ((half > 0 && r->ci_hi_pct < half) || (half < 0 && r->ci_lo_pct > half)) {
+		double hi = r->by_spread ? r->hl_pct + m->aa_spread_pct : r->ci_hi_pct;
+		double lo = r->by_spread ? r->hl_pct - m->aa_spread_pct : r->ci_lo_pct;
+
+		if ((half > 0 && hi < half) || (half < 0 && lo > half)) {
 			snprintf(why, n,
 				 "the first bad commit shows only %.2f%% of the %.2f%% change "
 				 "(interval %.2f%%..%.2f%%): the change is spread over several commits",
@@ -601,10 +758,11 @@ void bisect_plan_next(struct bisect_plan *p, struct bisect_decision *d)
 	const struct bisect_model *m = &p->model;
 	struct picks pk = { NULL, 0, 0 };
 	long n = (long)in->n, f = p->map, par;
-	int refs_short, final;
+	int refs_short, final, vr;
 	double a = decisive_llr(o);
 
 	memset(d, 0, sizeof(*d));
+	vr = det_mode(p) ? o->verify_runs_deterministic : o->verify_runs;
 	d->first_bad = f;
 	d->lo = p->lo;
 	d->hi = p->hi;
@@ -621,6 +779,34 @@ void bisect_plan_next(struct bisect_plan *p, struct bisect_decision *d)
 		    "posterior %.3f)",
 		    in->round, f, p->post[f]);
 		return;
+	}
+
+	/* the change lies between identical kernels: no commit can be named */
+	{
+		long lo = p->umap, hi = p->umap, all = 1;
+
+		for (long j = 0; j < n && all; j++)
+			all = p->excl[j];
+		if (all || (m->ready && p->excl[p->umap] && p->excluded_mass >= 1 - o->epsilon)) {
+			if (all) {
+				lo = 0;
+				hi = n - 1;
+			}
+			while (lo > 0 && p->excl[lo - 1])
+				lo--;
+			while (hi < n - 1 && p->excl[hi + 1])
+				hi++;
+			d->lo = lo;
+			d->hi = hi;
+			d->confidence = all ? 1 : p->excluded_mass;
+			end(d, BISECT_ENVIRONMENT,
+			    "the change lies between identical kernel images (%s%ld..%ld, one image "
+			    "built from each): a change of the machine or its environment, not of a "
+			    "commit",
+			    lo == 0 ? "the good commit, candidates " : "candidates ",
+			    lo == 0 ? 0 : lo - 1, hi);
+			return;
+		}
 	}
 
 	/* references first; search probes go out beside them */
@@ -640,7 +826,7 @@ void bisect_plan_next(struct bisect_plan *p, struct bisect_decision *d)
 
 	if (!refs_short && p->post[f] >= 1 - o->epsilon) {
 		par = f - 1 < 0 ? BISECT_GOOD : f - 1;
-		if ((int)n_of(in, f) >= o->verify_runs && (int)n_of(in, par) >= o->verify_runs) {
+		if ((int)n_of(in, f) >= vr && (int)n_of(in, par) >= vr) {
 			char why[sizeof(d->reason)];
 			int v = verify(p, f, &d->verify, why, sizeof(why));
 			if (v > 0) {
@@ -664,10 +850,9 @@ void bisect_plan_next(struct bisect_plan *p, struct bisect_decision *d)
 			}
 		} else {
 			d->phase = "verify";
-			pick(&pk, par, o->verify_runs - (int)n_of(in, par),
+			pick(&pk, par, vr - (int)n_of(in, par),
 			     par == BISECT_GOOD ? ROLE_REF : ROLE_VERIFY);
-			pick(&pk, f, o->verify_runs - (int)n_of(in, f),
-			     f == n - 1 ? ROLE_REF : ROLE_VERIFY);
+			pick(&pk, f, vr - (int)n_of(in, f), f == n - 1 ? ROLE_REF : ROLE_VERIFY);
 		}
 		goto out;
 	}
@@ -698,7 +883,7 @@ void bisect_plan_next(struct bisect_plan *p, struct bisect_decision *d)
 			long idx = j < 0 ? BISECT_GOOD : j;
 			if (idx != BISECT_GOOD && in->c[idx].skipped)
 				continue;
-			pick(&pk, idx, o->verify_runs - (int)n_of(in, idx),
+			pick(&pk, idx, vr - (int)n_of(in, idx),
 			     idx == BISECT_GOOD || idx == n - 1 ? ROLE_REF :
 			     n_of(in, idx)			? ROLE_VERIFY :
 								  ROLE_PROBE);

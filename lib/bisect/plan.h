@@ -75,6 +75,36 @@
  * first bad commit is one of c[lo..hi]". Failed when the references do not
  * differ, when a commit needed to decide stays undecided at max_runs, or
  * after max_rounds rounds.
+ *
+ * Deterministic measurement (issue 23, item 7). In icount mode
+ * (expect_deterministic) with deterministic references, the A/A spread is
+ * measured on the bisect's own runs of one kernel: each reference's runs
+ * and the pooled runs of every image measured at two commits or more
+ * (model.aa_spread_pct: the largest relative range, over model.aa_runs
+ * runs). With at least 6 such runs the verification compares with
+ * compare_deterministic() (stats/compare.h: its model and assumption)
+ * instead of the rank test, and needs verify_runs_deterministic (3) runs
+ * a side instead of verify_runs (10): 3 + 3 runs of disjoint ranges
+ * decide where the rank test could never go below p = 0.1. Its "spread
+ * over several commits" check reads the shift +- the A/A spread. Never in
+ * wall-clock mode: there the rank test alone decides.
+ *
+ * Identical images (issue 23). Commits built to the same kernel image
+ * (bisect_commit.image, equal non-zero ids; the worker hashes the image of
+ * a reproducible build) cannot differ but by the environment, so with
+ * every commit after the first bad one bad, f lies in none of (i, j] for
+ * two such commits i < j (the good endpoint is index -1): P(f) = 0 there,
+ * the posterior renormalized over the rest. A first bad commit whose image
+ * equals its parent's is therefore never named. A commit with no runs of
+ * its own whose image is known (the worker built it and found the image
+ * measured: no boot) takes the runs of the member of its image with the
+ * most runs, its stand-in: for its verdict, the verification and the runs
+ * it needs; probes for it go to the stand-in, never to itself. Its own
+ * log likelihood stays 0, so no run is counted twice. When the
+ * unconstrained posterior (before the exclusion) puts >= 1 - epsilon on
+ * excluded positions, or nothing is left, the data place the change
+ * between identical kernels: the answer is BISECT_ENVIRONMENT (a change of
+ * the machine or its environment, not of a commit), with the range.
  */
 
 struct bisect_opts {
@@ -87,17 +117,18 @@ struct bisect_opts {
 	int ref_runs_min;	  /* ... when they have ~zero spread: 3 */
 	int expect_deterministic; /* 1: ask ref_runs_min first (icount mode), top up if noisy */
 	int verify_runs;	  /* runs of the first bad commit and its parent: 10 */
-	int max_runs;		  /* cap of runs on one commit: 40 */
-	int max_rounds;		  /* give up after this many rounds: 30 */
-	double epsilon;		  /* posterior mass allowed outside the answer: 0.005 */
-	double llr_clip;	  /* largest |log likelihood ratio| of one run: 6 */
-	double probe_z;		  /* new probes get runs so that a probe mean is this many
-				   * of its standard errors from the midpoint: 3.0 */
-	double det_spread_pct;	  /* references with %stddev <= this are deterministic: 0.2 */
-	double noise_floor_pct;	  /* floor of s as % of |mu_g|: 0.1 */
-	double min_change_pct;	  /* good vs bad must differ by more than this % (HL shift): 1.0 */
-	double outlier_density;	  /* flat floor of the run density, per sigma (see Model): 1e-3;
-				   * 0 = Gaussian llr */
+	int verify_runs_deterministic; /* ... in deterministic measurement (below): 3 */
+	int max_runs;		       /* cap of runs on one commit: 40 */
+	int max_rounds;		       /* give up after this many rounds: 30 */
+	double epsilon;		       /* posterior mass allowed outside the answer: 0.005 */
+	double llr_clip;	       /* largest |log likelihood ratio| of one run: 6 */
+	double probe_z;		       /* new probes get runs so that a probe mean is this many
+					* of its standard errors from the midpoint: 3.0 */
+	double det_spread_pct;	       /* references with %stddev <= this are deterministic: 0.2 */
+	double noise_floor_pct;	       /* floor of s as % of |mu_g|: 0.1 */
+	double min_change_pct;	/* good vs bad must differ by more than this % (HL shift): 1.0 */
+	double outlier_density; /* flat floor of the run density, per sigma (see Model): 1e-3;
+				 * 0 = Gaussian llr */
 };
 
 /* Defaults above. */
@@ -108,6 +139,8 @@ struct bisect_commit {
 	const double *samples; /* one value per run (a run's mean over its iterations); borrowed */
 	size_t n;
 	int skipped; /* 1: its build or boot failed; never probed again */
+	int image;   /* 0: its image is unknown; > 0: an image id, equal ids = identical
+		      * kernel images (see Identical images above) */
 };
 
 struct bisect_input {
@@ -117,6 +150,7 @@ struct bisect_input {
 	size_t n_good;
 	int good_skipped, bad_skipped; /* an endpoint failed to build: the bisect fails */
 	int round;		       /* rounds already run (0 before the first) */
+	int good_image;		       /* the good endpoint's image id (0: unknown) */
 };
 
 /* Index of the good endpoint in probes and verdicts. */
@@ -133,12 +167,13 @@ struct bisect_probe {
 };
 
 enum bisect_action {
-	BISECT_PROBE,	  /* run the probes, then plan again */
-	BISECT_DONE,	  /* first_bad found and verified */
-	BISECT_AMBIGUOUS, /* the first bad commit is one of [lo, hi]; all between fail to build */
-	BISECT_FAILED,	  /* cannot decide: see reason */
+	BISECT_PROBE,	    /* run the probes, then plan again */
+	BISECT_DONE,	    /* first_bad found and verified */
+	BISECT_AMBIGUOUS,   /* the first bad commit is one of [lo, hi]; all between fail to build */
+	BISECT_FAILED,	    /* cannot decide: see reason */
+	BISECT_ENVIRONMENT, /* the change lies between identical images [lo, hi]: not a commit */
 };
-/* "probe", "done", "ambiguous", "failed" (static strings). */
+/* "probe", "done", "ambiguous", "failed", "environment" (static strings). */
 const char *bisect_action_name(enum bisect_action a);
 
 /* The fitted model; filled by bisect_plan_compute. */
@@ -151,17 +186,22 @@ struct bisect_model {
 	int deterministic;	    /* both references' %stddev <= det_spread_pct */
 	int refs_target;	    /* runs each reference should have */
 	struct compare_result refs; /* compare_samples(good, bad) */
+	double aa_spread_pct;	    /* the A/A spread (Deterministic measurement); NAN: none */
+	size_t aa_runs;		    /* runs it was measured on */
 };
 
 struct bisect_plan {
 	struct bisect_opts opts;
 	const struct bisect_input *in; /* borrowed until the next compute or release */
 	struct bisect_model model;
-	double *llr;  /* S_j per candidate, n entries; new, owned */
-	double *post; /* P(f = j), n entries; new, owned */
-	double *cdf;  /* P(f <= j), n entries; new, owned */
-	long map;     /* argmax of post */
-	long lo, hi;  /* shortest interval around map with mass >= 1 - epsilon */
+	double *llr;	      /* S_j per candidate, n entries; new, owned */
+	double *post;	      /* P(f = j), n entries; new, owned */
+	double *cdf;	      /* P(f <= j), n entries; new, owned */
+	unsigned char *excl;  /* 1: f = j is ruled out by identical images; n entries, owned */
+	double excluded_mass; /* unconstrained posterior mass on excluded positions */
+	long umap;	      /* argmax of the unconstrained posterior */
+	long map;	      /* argmax of post */
+	long lo, hi;	      /* shortest interval around map with mass >= 1 - epsilon */
 };
 
 /* Zeroes p; release with bisect_plan_release. */
@@ -182,7 +222,7 @@ struct bisect_decision {
 	size_t nr_probes;
 	long first_bad;	   /* DONE: the index; otherwise the current best guess */
 	double confidence; /* posterior mass of first_bad (DONE), of [lo, hi] (AMBIGUOUS) */
-	long lo, hi;	   /* AMBIGUOUS: the candidates left */
+	long lo, hi;	   /* AMBIGUOUS, ENVIRONMENT: the candidates left */
 	struct compare_result verify; /* DONE: compare_samples(parent, first_bad) */
 	char reason[256];	      /* FAILED / AMBIGUOUS: why, in words; otherwise empty */
 };
@@ -203,13 +243,17 @@ struct bisect_evidence {
 	double llr;			       /* S_j: > 0 says bad */
 	double p_bad;			       /* posterior P(f <= j): the commit is bad */
 	struct compare_result vs_good, vs_bad; /* compare_samples(good refs, j), (bad refs, j) */
+	int has_stand_in; /* 1: no runs of its own; n, mean, verdict are those of */
+	long stand_in;	  /* ... this commit of the same image (or BISECT_GOOD) */
 };
 
 /*
  * The verdict on candidate idx from its own samples: skip when it failed
  * to build, untested without samples, bad when S_j >= log(1/epsilon - 1)
  * and good when S_j <= -that, unknown otherwise (more runs needed). The
- * compare_samples results are recorded beside it as evidence.
+ * compare_samples results are recorded beside it as evidence. A commit
+ * without runs whose image has a stand-in (see Identical images) gets the
+ * stand-in's verdict and samples, has_stand_in and stand_in set.
  */
 void bisect_plan_verdict(const struct bisect_plan *p, long idx, struct bisect_evidence *ev);
 

@@ -293,3 +293,44 @@ void compare_fdr(struct compare_result *const *r, size_t n, double alpha, double
 		if (r[i]->verdict == VERDICT_DIFFERENT && !(q_out[i] <= alpha))
 			r[i]->verdict = VERDICT_NEED_MORE_RUNS;
 }
+
+double sample_range_pct(const double *v, size_t n)
+{
+	struct sample_stats st;
+
+	sample_stats_compute(v, n, &st);
+	if (st.n < 2 || !(fabs(st.median) > 0))
+		return NAN;
+	return 100 * (st.max - st.min) / fabs(st.median);
+}
+
+void compare_deterministic(const double *a, size_t na, const double *b, size_t nb,
+			   const struct compare_opts *o, double aa_spread_pct,
+			   struct compare_result *r)
+{
+	struct compare_opts def;
+	double s, floor_pct, ra, rb;
+	int disjoint;
+
+	if (!o) {
+		compare_opts_init(&def);
+		o = &def;
+	}
+	compare_samples(a, na, b, nb, o, r);
+	if (!isfinite(aa_spread_pct) || r->a.n < 2 || r->b.n < 2 || !isfinite(r->hl_pct))
+		return;
+	s = aa_spread_pct > 0.01 ? aa_spread_pct : 0.01;
+	floor_pct = o->floor_pct;
+	ra = sample_range_pct(a, na);
+	rb = sample_range_pct(b, nb);
+	if (!(ra <= 2 * s) || !(rb <= 2 * s))
+		return; /* noisier than the A/A runs: the model does not hold here */
+	disjoint = r->a.max < r->b.min || r->b.max < r->a.min;
+	if (disjoint && fabs(r->hl_pct) >= (floor_pct > 4 * s ? floor_pct : 4 * s)) {
+		r->verdict = VERDICT_DIFFERENT;
+		r->by_spread = 1;
+	} else if (fabs(r->hl_pct) <= floor_pct - 2 * s) {
+		r->verdict = VERDICT_SAME;
+		r->by_spread = 1;
+	}
+}

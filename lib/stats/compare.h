@@ -112,6 +112,7 @@ struct compare_result {
 	int exact;	/* 1 when p_value is exact, 0 for the normal approximation */
 	int log_scale;	/* 1 when CI and welch_p used logs, 0 for the raw fallback */
 	enum verdict verdict;
+	int by_spread; /* 1: the verdict is compare_deterministic()'s, not the rank test's */
 };
 
 /*
@@ -125,6 +126,40 @@ struct compare_result {
  */
 void compare_samples(const double *a, size_t na, const double *b, size_t nb,
 		     const struct compare_opts *o, struct compare_result *r);
+
+/*
+ * Deterministic measurement (issue 23, item 7): a comparison that may
+ * decide with fewer runs than the rank test needs, in a setup whose A/A
+ * spread was measured tiny. aa_spread_pct is that spread: the largest
+ * relative range 100 * (max - min) / |median| over groups of runs of one
+ * kernel in the setup (repeated runs at one commit, runs of commits built
+ * to one image), floored at 0.01 %; NAN = not measured.
+ *
+ * Model and assumption: every run of one kernel in the setup is
+ * median * (1 + e) with |e| <= s = aa_spread_pct / 100 / 2 around its own
+ * level, the same s for every kernel (the noise is the measurement's, as
+ * with qemu -icount, where guest time counts instructions; not the
+ * kernel's). Under it two kernels whose run ranges are disjoint and whose
+ * Hodges-Lehmann shift is at least max(floor_pct, 4 * aa_spread_pct)
+ * differ, with no rank test needed; two whose |shift| is at most
+ * floor_pct - 2 * aa_spread_pct are the same. A side whose own relative
+ * range exceeds 2 * aa_spread_pct breaks the assumption: the rank test's
+ * verdict stands. Never for wall-clock runs (their spread is not
+ * bounded): the callers pass NAN there unless measured.
+ *
+ * Fills r as compare_samples(a, na, b, nb, o) (o NULL: defaults), then,
+ * with aa_spread_pct finite and at least 2 runs a side, the verdict from
+ * the rule above when it applies (r->by_spread = 1).
+ */
+void compare_deterministic(const double *a, size_t na, const double *b, size_t nb,
+			   const struct compare_opts *o, double aa_spread_pct,
+			   struct compare_result *r);
+
+/*
+ * The relative range of v[0..n): 100 * (max - min) / |median| (finite values;
+ * NAN below 2 of them or with a median of 0). The A/A spread of one group.
+ */
+double sample_range_pct(const double *v, size_t n);
 
 /*
  * LKP's %change from a to b: 100 * (b - a) / a, a = 1e-100 when 0 (lkp-tests

@@ -16,12 +16,19 @@
  * ids ascending and their means; db_compare_runs()), merged per setup
  * here (compare_rows); the metrics' names and properties from one more
  * query in name order, which is the rows' order (db_compare_metrics()).
+ *
+ * "host_fingerprints" (issue 23): {"differ", "fields", "base", "head"}:
+ * the distinct host fingerprints of each side's runs in the listed setups
+ * and the fields whose values differ (lib/hostfp.h); differ = a side ran
+ * on a host the other did not (CPU model, microcode, governor, host
+ * kernel, cmdline), so a change may be the machine's.
  */
 #include "server/api/api.h"
 #include "server/db/pgval.h"
 #include "server/db/series.h"
 #include "server/api/args.h"
 #include "server/jsonout.h"
+#include "hostfp.h"
 #include "lkptext.h"
 #include "stats/compare.h"
 #include "xalloc.h"
@@ -342,6 +349,27 @@ fail:
 	return NULL;
 }
 
+/* the "host_fingerprints" object of the reply (see the top); new, or NULL with e */
+static json_t *fingerprints(PGconn *c, const char *base_id, const char *head_id,
+			    const struct cmp_row *rows, size_t nr, struct err *e)
+{
+	long long *ids = xcalloc(nr ? nr : 1, sizeof(*ids));
+	size_t n = 0;
+	json_t *base, *head, *fields;
+
+	for (size_t i = 0; i < nr; i++)
+		if (!n || ids[n - 1] != rows[i].setup_id)
+			ids[n++] = rows[i].setup_id;
+	if (db_compare_fingerprints(c, base_id, head_id, ids, n, &base, &head, e)) {
+		free(ids);
+		return NULL;
+	}
+	free(ids);
+	fields = hostfp_diff(base, head);
+	return json_pack("{s:b,s:o,s:o,s:o}", "differ", json_array_size(fields) > 0, "fields",
+			 fields, "base", base, "head", head);
+}
+
 enum MHD_Result api_compare_get(struct request *rq)
 {
 	struct db_setup_filter f;
@@ -421,6 +449,12 @@ enum MHD_Result api_compare_get(struct request *rq)
 	{
 		struct buf sb = BUF_INIT(0), rb = BUF_INIT(0), all = BUF_INIT(0);
 		int full = 0;
+		json_t *hfp = fingerprints(c, base_id, head_id, rows, nr, &e);
+
+		if (!hfp) {
+			ret = reply_err(rq, &e);
+			goto out;
+		}
 
 		for (size_t i = 0, listed = 0; i < nr; i++) {
 			if (changed_only && rows[i].res.verdict != VERDICT_DIFFERENT)
@@ -446,10 +480,12 @@ enum MHD_Result api_compare_get(struct request *rq)
 			buf_addstr(&all, "},\"head\":{\"sha\":") || jsonout_str(&all, head_sha) ||
 			buf_addstr(&all, ",\"subject\":") || jsonout_str_or_null(&all, head_subj) ||
 			buf_addstr(&all, "},\"alpha\":") || jsonout_real(&all, alpha) ||
+			buf_addstr(&all, ",\"host_fingerprints\":") || jsonout_json(&all, hfp) ||
 			buf_addstr(&all,
 				   ",\"sample\":\"per-run mean of iterations\",\"setups\":[") ||
 			buf_add(&all, sb.data, sb.len) || buf_addstr(&all, "],\"rows\":[") ||
 			buf_add(&all, rb.data, rb.len) || buf_addstr(&all, "]}\n");
+		json_decref(hfp);
 		buf_release(&sb);
 		buf_release(&rb);
 		if (full) {

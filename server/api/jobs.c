@@ -12,11 +12,14 @@
  *     the machine under it is handed over again (sql/0012, lease_try())
  *   POST /api/v1/jobs/{id}/heartbeat      {machine_id, phase, progress, message}
  *                                         -> 200 {lease_expires_at, lease_timeout_s}
- *   POST /api/v1/jobs/{id}/complete       {machine_id, status, results[], log_tail, kconfig}
+ *   POST /api/v1/jobs/{id}/complete       {machine_id, status, results[], log_tail, kconfig,
+ *                                          image_sha256?, same_image_as?}
  *   POST /api/v1/jobs/{id}/cancel (submit) a queued or leased job -> cancelled; 409 otherwise
  *
- * A job's outcome (ok, build-failed, boot-failed, run-failed) is what the
- * worker reported; the job's state is `done` for any outcome, and one
+ * A job's outcome (ok, build-failed, boot-failed, run-failed, same-image) is
+ * what the worker reported (same-image: the image it built is one of the
+ * lease's skip_images, so it ran nothing; same_image_as names the commit
+ * whose runs stand for it, sql/0022); the job's state is `done` for any outcome, and one
  * other than ok (no run came of it) sets fail_reason to the outcome and the
  * worker's reason from its log tail. `failed` means no worker finished
  * it: its lease expired max_attempts times. A cancelled leased job's
@@ -451,7 +454,8 @@ bad:
 	return reply_err(rq, &e);
 }
 
-static const char *const outcomes[] = { "ok", "build-failed", "boot-failed", "run-failed", NULL };
+static const char *const outcomes[] = { "ok",	      "build-failed", "boot-failed",
+					"run-failed", "same-image",   NULL };
 
 #define MAX_FAIL_LINE 500
 
@@ -500,11 +504,50 @@ static char *fail_reason_of(const char *status, const char *log_tail)
 	return xstrfmt("%s: %.*s", status, (int)best_n, best);
 }
 
+/* 1 when s is n lowercase hex digits */
+static int is_hex(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (s && i < n && ((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+		i++;
+	return s && i == n && !s[n];
+}
+
+/*
+ * The completion's "image_sha256" (optional, 64 hex) and "same_image_as"
+ * (40 hex; required with status same-image, refused otherwise; a
+ * same-image completion carries no results and needs its image). 0 or -1
+ * with e (400 naming the field).
+ */
+static int image_fields(json_t *b, const char *status, const char **image, const char **same_as,
+			struct err *e)
+{
+	int same = !strcmp(status, "same-image");
+
+	if (json_str_field(b, "image_sha256", 0, 64, image, e) ||
+	    json_str_field(b, "same_image_as", 0, 40, same_as, e))
+		return -1;
+	if (*image && !is_hex(*image, 64))
+		return err_setc(e, ERR_INVALID_FIELD, "image_sha256",
+				"'image_sha256' must be 64 lowercase hex digits");
+	if (*same_as && (!same || !is_hex(*same_as, 40)))
+		return err_setc(e, ERR_INVALID_FIELD, "same_image_as",
+				"'same_image_as' is a 40-hex commit, with status same-image only");
+	if (same && (!*same_as || !*image))
+		return err_setc(e, ERR_MISSING_FIELD, *image ? "same_image_as" : "image_sha256",
+				"status same-image needs image_sha256 and same_image_as");
+	if (same && json_array_size(json_object_get(b, "results")))
+		return err_setc(e, ERR_INVALID_FIELD, "results",
+				"a same-image job made no run: 'results' must be empty");
+	return 0;
+}
+
 enum MHD_Result api_job_complete(struct request *rq)
 {
 	struct err e;
 	json_t *b = rq_json(rq, &e), *results, *doc;
-	const char *status, *log_tail, *kconfig;
+	const char *status, *log_tail, *kconfig, *image = NULL, *same_as = NULL;
 	char idb[24], *reason = NULL;
 	struct resultdoc *docs = NULL;
 	struct db_job_lock lock;
@@ -526,9 +569,11 @@ enum MHD_Result api_job_complete(struct request *rq)
 			known = 1;
 	if (!known) {
 		err_setc(&e, ERR_INVALID_FIELD, "status",
-			 "status must be ok, build-failed, boot-failed or run-failed");
+			 "status must be ok, build-failed, boot-failed, run-failed or same-image");
 		goto bad;
 	}
+	if (image_fields(b, status, &image, &same_as, &e))
+		goto bad;
 	results = json_object_get(b, "results");
 	if (results && !json_is_array(results)) {
 		err_setc(&e, ERR_INVALID_FIELD, "results",
@@ -593,9 +638,10 @@ enum MHD_Result api_job_complete(struct request *rq)
 		runs_created += (size_t)out.created;
 		values_created += out.created ? out.nr_values : 0;
 	}
-	if (strcmp(status, "ok"))
+	if (strcmp(status, "ok") && strcmp(status, "same-image"))
 		reason = fail_reason_of(status, log_tail);
-	if (db_job_finish(c, job_id, status, log_tail, kconfig, reason, &e) || db_commit(c, &e))
+	if ((image && db_job_set_image(c, job_id, image, same_as, &e)) ||
+	    db_job_finish(c, job_id, status, log_tail, kconfig, reason, &e) || db_commit(c, &e))
 		goto rollback;
 	ingest_committed(rq->srv, runs_created, values_created);
 	/* the job is stored: an A/B request that cannot settle now settles when read */

@@ -330,6 +330,10 @@ int db_bisect_jobs(PGconn *c, long long id, struct db_bisect_job **out, size_t *
 			j->round = (int)get_id(r, (int)i, 1);
 			snprintf(j->state, sizeof(j->state), "%s", PQgetvalue(r, (int)i, 2));
 			snprintf(j->outcome, sizeof(j->outcome), "%s", PQgetvalue(r, (int)i, 3));
+			snprintf(j->image_sha256, sizeof(j->image_sha256), "%s",
+				 PQgetvalue(r, (int)i, 4));
+			snprintf(j->same_image_as, sizeof(j->same_image_as), "%s",
+				 PQgetvalue(r, (int)i, 5));
 		}
 	}
 	PQclear(r);

@@ -124,9 +124,11 @@ int db_bisect_candidates(PGconn *c, long long id, struct db_bisect_candidate **o
 /* One job of the bisect, in id order. */
 struct db_bisect_job {
 	long long commit_id;
-	int round;	  /* jobs.bisect_round */
-	char state[16];	  /* queued | leased | done | failed | cancelled */
-	char outcome[32]; /* "" when the job has none */
+	int round;		/* jobs.bisect_round */
+	char state[16];		/* queued | leased | done | failed | cancelled */
+	char outcome[32];	/* "" when the job has none */
+	char image_sha256[65];	/* the image it built (sql/0022), "" when unknown */
+	char same_image_as[41]; /* outcome same-image: the commit of that image, else "" */
 };
 /* Every job of bisect id: new array *out of *n. 0 or -1 with e. */
 int db_bisect_jobs(PGconn *c, long long id, struct db_bisect_job **out, size_t *n, struct err *e)

@@ -212,6 +212,21 @@ int db_job_finish(PGconn *c, long long id, const char *outcome, const char *log_
 	return 0;
 }
 
+int db_job_set_image(PGconn *c, long long id, const char *image_sha256, const char *same_image_as,
+		     struct err *e)
+{
+	char b[ID_LEN];
+	const char *p[3] = { b, image_sha256, same_image_as };
+	PGresult *r;
+
+	snprintf(b, sizeof(b), "%lld", id);
+	r = db_exec(c, ST_JOB_IMAGE, 3, p, e);
+	if (!r)
+		return -1;
+	PQclear(r);
+	return 0;
+}
+
 /* leases */
 
 int db_job_lease_again(PGconn *c, long long machine_id, const char *request_id, long lease_s,

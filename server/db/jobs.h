@@ -98,6 +98,14 @@ int db_job_lock(PGconn *c, long long id, struct db_job_lock *out, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*
+ * Records the image job id built: image_sha256 (64 hex) and, for outcome
+ * same-image, same_image_as (the 40-hex commit whose image it equals; NULL
+ * otherwise) (ST_JOB_IMAGE, sql/0022). Borrowed. 0 or -1 with e.
+ */
+int db_job_set_image(PGconn *c, long long id, const char *image_sha256, const char *same_image_as,
+		     struct err *e) __attribute__((warn_unused_result));
+
+/*
  * Marks job id done with the worker's outcome, log tail, .config and, for
  * an outcome other than ok, why it produced no run (fail_reason) (each may
  * be NULL; borrowed) (ST_JOB_FINISH). 0 or -1 with e.

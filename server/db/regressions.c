@@ -417,3 +417,17 @@ int db_tip_records(PGconn *c, long long setup_id, long long commit_id, long long
 	PQclear(r);
 	return 0;
 }
+
+int db_regr_set_environment(PGconn *c, long long id, const char *env, struct err *e)
+{
+	char b[24];
+	const char *p[2] = { b, env };
+	PGresult *r;
+
+	snprintf(b, sizeof(b), "%lld", id);
+	r = db_exec(c, ST_REGR_ENVIRONMENT, 2, p, e);
+	if (!r)
+		return -1;
+	PQclear(r);
+	return 0;
+}

@@ -215,4 +215,12 @@ int db_regression_history_json(PGconn *c, const char *id, json_t **out, struct e
 int db_regression_story_json(PGconn *c, const char *id, json_t **out, struct err *e)
 	__attribute__((warn_unused_result));
 
+/*
+ * Sets record id's environment (sql/0022): env a JSON object text, or NULL
+ * when its step is not at a change of host fingerprint (ST_REGR_ENVIRONMENT).
+ * 0 or -1 with e.
+ */
+int db_regr_set_environment(PGconn *c, long long id, const char *env, struct err *e)
+	__attribute__((warn_unused_result));
+
 #endif

@@ -274,3 +274,36 @@ void db_series_commits_free(struct db_series_commits *cm)
 	PQclear(cm->res_);
 	memset(cm, 0, sizeof(*cm));
 }
+
+int db_compare_fingerprints(PGconn *c, const char *base_id, const char *head_id,
+			    const long long *setup_ids, size_t n, json_t **base, json_t **head,
+			    struct err *e)
+{
+	struct buf arr = BUF_INIT(0);
+	const char *params[3];
+	PGresult *r;
+	int bad = buf_addch(&arr, '{');
+
+	for (size_t i = 0; i < n; i++)
+		bad |= buf_addf(&arr, i ? ",%lld" : "%lld", setup_ids[i]);
+	bad |= buf_addch(&arr, '}');
+	(void)bad; /* no cap on arr: appends cannot fail */
+	params[0] = base_id;
+	params[1] = head_id;
+	params[2] = arr.data;
+	*base = *head = NULL;
+	r = db_exec(c, ST_COMPARE_FINGERPRINTS, 3, params, e);
+	buf_release(&arr);
+	if (!r)
+		return -1;
+	if (PQntuples(r) == 1) {
+		*base = json_loads(PQgetvalue(r, 0, 0), 0, NULL);
+		*head = json_loads(PQgetvalue(r, 0, 1), 0, NULL);
+	}
+	PQclear(r);
+	if (!*base)
+		*base = json_array();
+	if (!*head)
+		*head = json_array();
+	return 0;
+}

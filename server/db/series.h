@@ -12,6 +12,7 @@
  * array, a column of another type), ERR_TOO_LARGE (413) as said. _free()
  * of a zeroed or already freed struct is a no-op.
  */
+#include <jansson.h>
 #include <libpq-fe.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -127,5 +128,14 @@ struct db_series_commits {
 int db_series_commits(PGconn *c, const long long *ids, size_t n, struct db_series_commits *out,
 		      struct err *e) __attribute__((warn_unused_result));
 void db_series_commits_free(struct db_series_commits *cm);
+
+/*
+ * The distinct host fingerprints of the ok runs of commits base_id and
+ * head_id (decimal ids) in the setups setup_ids[0..n) (ST_COMPARE_FINGERPRINTS):
+ * *base and *head new JSON arrays (caller json_decref()s). 0 or -1 with e.
+ */
+int db_compare_fingerprints(PGconn *c, const char *base_id, const char *head_id,
+			    const long long *setup_ids, size_t n, json_t **base, json_t **head,
+			    struct err *e) __attribute__((warn_unused_result));
 
 #endif

@@ -17,7 +17,10 @@
 	"(SELECT coalesce(json_agg(json_build_object('path', cf.path, 'insertions', cf.insertions, " \
 	"'deletions', cf.deletions) ORDER BY cf.path), '[]') FROM (SELECT * FROM commit_files "      \
 	"WHERE commit_id = ds.commit_id ORDER BY path LIMIT 100) cf)) FROM commit_diffstat ds "      \
-	"WHERE ds.commit_id = fb.id)) END, "                                                         \
+	"WHERE ds.commit_id = fb.id), 'outside_build', outside_build_areas(fb.id, CASE "             \
+	"WHEN coalesce(b.arch, split_part(b.kconfig, '-', 1)) IN ('x86_64', 'x86') THEN 'x86' "      \
+	"WHEN coalesce(b.arch, split_part(b.kconfig, '-', 1)) IN ('aarch64', 'arm64') "              \
+	"THEN 'arm64' END)) END, "                                                                   \
 	"'confidence', b.confidence, 'reason', b.reason, 'regression_id', b.regression_id, "         \
 	"'jobs_used', (SELECT count(*) FROM jobs j WHERE j.bisect_id = b.id), "                      \
 	"'runs_used', (SELECT count(*) FROM runs r JOIN jobs j ON j.id = r.job_id "                  \
@@ -75,7 +78,8 @@ const struct db_stmt_def db_stmts_bisects[DB_NR_STMTS] = {
 			       "VALUES ($1::bigint, $2::bigint, $3::bigint, $4::integer, $5::jsonb, $6, $7, $8, $9, $10, "
 			       "$11::integer, $12::integer, $13::integer, $14::bigint, $15::bigint) RETURNING id" },
 	[ST_BISECT_JOBS] = { "bisect_jobs",
-			     "SELECT commit_id, bisect_round, state, coalesce(outcome, '') FROM jobs "
+			     "SELECT commit_id, bisect_round, state, coalesce(outcome, ''), "
+			     "coalesce(image_sha256, ''), coalesce(same_image_as, '') FROM jobs "
 			     "WHERE bisect_id = $1::bigint AND monitors = '' ORDER BY id" },
 	/* $1 bisect $2 commit $3 capability $4 repeat $5 priority $6 max_attempts $7 round */
 	[ST_BISECT_JOB_INSERT] = { "bisect_job_insert",
@@ -151,7 +155,8 @@ const struct db_stmt_def db_stmts_bisects[DB_NR_STMTS] = {
 			       "RETURNING ins.id" },
 	[ST_BISECT_REG_LINK] = { "bisect_reg_link",
 				 "UPDATE regressions SET bisect_id = $2::bigint, updated_at = now() WHERE id = $1::bigint" },
-	/* $1 smallest |size|: a confirmed regression without a bisect, locked. The size is
+	/* $1 smallest |size|: a confirmed regression without a bisect, locked, not a change of
+	 * environment (sql/0022: no commit to find). The size is
 	 * the HL shift (a failed run moves the means' %change, not it); records from
 	 * before sql/0015 have only change_pct */
 	[ST_BISECT_REG_TODO] = { "bisect_reg_todo",
@@ -163,6 +168,7 @@ const struct db_stmt_def db_stmts_bisects[DB_NR_STMTS] = {
 				 "JOIN commits bc ON bc.id = r.bad_commit_id "
 				 "JOIN trees tr ON tr.id = coalesce(bc.tree_id, gc.tree_id) WHERE r.state = 'confirmed' "
 				 "AND r.bisect_id IS NULL AND r.kind IN ('regression', 'change') "
+				 "AND r.environment IS NULL "
 				 "AND abs(coalesce(r.hl_pct, r.change_pct)) >= $1::float8 "
 				 "ORDER BY r.id LIMIT 1 FOR UPDATE OF r SKIP LOCKED" },
 	/* regression $1 as ST_BISECT_REG_TODO reads it, whatever its state and size, when it has no

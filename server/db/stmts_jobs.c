@@ -17,6 +17,23 @@
 	"'monitors', " JOB_MONITORS ", "                                                           \
 	"'runs', (SELECT coalesce(json_agg(r.run_id ORDER BY r.id), '[]') FROM runs r "            \
 	"WHERE r.job_id = j.id)"
+/*
+ * The lease's skip_images (sql/0022; worker/execute.h): the images already
+ * measured that make this job's runs redundant, each with the commit whose
+ * runs stand for it (a same-image job's own same_image_as). A bisect job:
+ * its bisect's other commits' images (their runs are its samples). A
+ * tracking job: its commit's first parent's image in the job's own setup,
+ * from any job. Others (A/B requests, submitted jobs) always run.
+ */
+#define SKIP_IMAGES                                                                                  \
+	"'skip_images', (SELECT coalesce(json_agg(DISTINCT jsonb_build_object('image_sha256', "      \
+	"o.image_sha256, 'commit', coalesce(o.same_image_as, oc.sha))), '[]') FROM jobs o "          \
+	"JOIN commits oc ON oc.id = o.commit_id WHERE o.image_sha256 IS NOT NULL "                   \
+	"AND o.state = 'done' AND o.outcome IN ('ok', 'same-image') AND o.commit_id <> j.commit_id " \
+	"AND ((j.bisect_id IS NOT NULL AND o.bisect_id = j.bisect_id) "                              \
+	"OR (j.plan_id IS NOT NULL AND oc.sha = c.parents[1] AND o.tree_id = j.tree_id "             \
+	"AND o.kconfig = j.kconfig AND o.compiler = j.compiler AND o.testcase_id = j.testcase_id "   \
+	"AND o.params = j.params)))"
 #define JOB_FROM                                                                                      \
 	" FROM jobs j JOIN commits c ON c.id = j.commit_id JOIN testcases t ON t.id = j.testcase_id " \
 	"LEFT JOIN trees tr ON tr.id = j.tree_id LEFT JOIN machines m ON m.id = j.leased_by "
@@ -60,6 +77,9 @@ const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 			    "finished_at = now(), phase = 'done', progress = 1, lease_expires_at = NULL, "
 			    "phase_history = phase_history || jsonb_build_array(jsonb_build_object("
 			    "'phase', 'done', 'at', now(), 'outcome', $2::text)) WHERE id = $1::bigint" },
+	/* $1 job $2 its image's SHA-256 $3 the commit of the same image (same-image; or NULL) */
+	[ST_JOB_IMAGE] = { "job_image",
+			   "UPDATE jobs SET image_sha256 = $2, same_image_as = $3 WHERE id = $1::bigint" },
 	/* $1 job $2 lease seconds $3 phase $4 progress $5 message $6 machine (NULL = any);
 	 * phase_history gains an entry per phase, and per step of phase run (a new message:
 	 * "host run 2/6"), not per renewal */
@@ -161,7 +181,8 @@ const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 			  "'lease_expires_at', j.lease_expires_at, "
 			  "'request', j.request_id, 'side', j.ab_side, 'round', j.ab_pair, "
 			  "'patches', (SELECT rq.patches FROM requests rq WHERE rq.id = j.request_id "
-			  "AND j.ab_side = 'head'), 'monitors', " JOB_MONITORS ")::text "
+			  "AND j.ab_side = 'head'), 'monitors', " JOB_MONITORS ", " SKIP_IMAGES
+			  ")::text "
 			  "FROM jobs j JOIN commits c ON c.id = j.commit_id JOIN testcases t ON t.id = j.testcase_id "
 			  "LEFT JOIN trees tr ON tr.id = j.tree_id WHERE j.id = $1::bigint" },
 	/* $9 the registering token, $10 admin: another token's machine is not updated (no row) */

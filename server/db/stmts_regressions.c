@@ -19,7 +19,8 @@
 	"'detector', json_build_object('before', g.det_before, 'after', g.det_after, "           \
 	"'change_pct', g.det_change_pct, 'p_value', g.det_p_value), 'detected', g.detected, "    \
 	"'bisect_id', g.bisect_id, 'created_at', g.created_at, 'updated_at', g.updated_at, "     \
-	"'detected_at', g.detected_at, 'group_id', grp.gid, 'group_size', grp.gsize)"
+	"'detected_at', g.detected_at, 'group_id', grp.gid, 'group_size', grp.gsize, "           \
+	"'environment', g.environment)"
 #define REG_FROM                                                                                  \
 	" FROM regressions g JOIN setups s ON s.id = g.setup_id "                                 \
 	"JOIN testcases t ON t.id = s.testcase_id JOIN metrics m ON m.id = g.metric_id "          \
@@ -67,6 +68,10 @@
 #define DIFFSTAT_FB DIFFSTAT_JSON("fb")
 
 const struct db_stmt_def db_stmts_regressions[DB_NR_STMTS] = {
+	/* $1 record $2 its environment change (jsonb, sql/0022) or NULL */
+	[ST_REGR_ENVIRONMENT] = { "regr_environment",
+				  "UPDATE regressions SET environment = $2::jsonb WHERE id = $1::bigint "
+				  "AND environment IS DISTINCT FROM $2::jsonb" },
 	/* the oldest queued setup that no one is examining now */
 	[ST_DETECT_CLAIM] = { "detect_claim",
 			      "UPDATE detect_queue SET claimed_at = now() WHERE id = ("

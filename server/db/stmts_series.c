@@ -30,6 +30,17 @@ const struct db_stmt_def db_stmts_series[DB_NR_STMTS] = {
 				 "WHERE id = ANY ($1::int4[]) AND ($2::text IS NULL OR starts_with(name, $2)) "
 				 "ORDER BY name" },
 	/*
+	 * $1 base commit id $2 head commit id $3 setup ids (int8[]): the distinct
+	 * host fingerprints (sql/0022) of each side's ok runs in those setups
+	 */
+	[ST_COMPARE_FINGERPRINTS] = { "compare_fingerprints",
+				      "SELECT (SELECT coalesce(json_agg(DISTINCT host_fingerprint), '[]') "
+				      "FROM runs WHERE commit_id = $1::bigint AND setup_id = ANY ($3::int8[]) "
+				      "AND status = 'ok' AND host_fingerprint IS NOT NULL)::text, "
+				      "(SELECT coalesce(json_agg(DISTINCT host_fingerprint), '[]') FROM runs "
+				      "WHERE commit_id = $2::bigint AND setup_id = ANY ($3::int8[]) "
+				      "AND status = 'ok' AND host_fingerprint IS NOT NULL)::text" },
+	/*
 	 * $1 metric, $2 testcase, $3..$8 filters: every run of the metric in the
 	 * matching setups as (setup id, commit id, run id, run_id, mean as
 	 * PostgreSQL's text), in no particular order, read in binary

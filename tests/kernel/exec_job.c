@@ -3,15 +3,18 @@
  * agent loop. Runs one job and prints the outcome as one JSON object on
  * stdout:
  *   {"status": …, "runs": […], "log_tail": "…", "kconfig_lines": N,
- *    "phases": [{"phase": "build", "seconds": 12.3, "message": "…"}, …]}
+ *    "phases": [{"phase": "build", "seconds": 12.3, "message": "…"}, …],
+ *    "image_sha256": "…", "same_image_as": "…"}
  * and each phase with its duration on stderr as it ends.
  *
  *   exec_job --work-dir DIR --cases-dir DIR --arch ARCH --kconfig NAME
  *            --testcase NAME [--tree NAME --url URL --commit REV]
  *            [--compiler gcc-12] [--params JSON] [--repeat N]
- *            [--ccache-dir DIR] [--jobs N] [--id N]
+ *            [--ccache-dir DIR] [--jobs N] [--id N] [--skip-image HASH:COMMIT]
  *            [--monitors perf-profile,perf-stat]
  * (--monitors: the job's "monitors" array, names separated by ',')
+ * --skip-image is one entry of the lease's skip_images (worker/execute.h):
+ * an image built to HASH is not booted (status same-image).
  * Exit status: 0 the job ran to an outcome (any status), 1 internal error
  * (the struct err on stderr), 2 usage.
  */
@@ -59,7 +62,7 @@ static int usage(void)
 	fputs("usage: exec_job --work-dir DIR --cases-dir DIR --arch ARCH --kconfig NAME\n"
 	      "                --testcase NAME [--tree NAME --url URL --commit REV]\n"
 	      "                [--compiler gcc-12] [--params JSON] [--repeat N]\n"
-	      "                [--ccache-dir DIR] [--jobs N] [--id N]\n"
+	      "                [--ccache-dir DIR] [--jobs N] [--id N] [--skip-image HASH:COMMIT]\n"
 	      "                [--monitors perf-profile,perf-stat]\n",
 	      stderr);
 	return 2;
@@ -79,7 +82,7 @@ int main(int argc, char **argv)
 	struct job_outcome out;
 	struct err e;
 	json_error_t jerr;
-	json_t *doc, *monitors = NULL;
+	json_t *doc, *monitors = NULL, *skip = json_array();
 	const char *p;
 	int i, lines = 0;
 
@@ -112,6 +115,10 @@ int main(int argc, char **argv)
 			spec.repeat = (int)strtol(v, NULL, 10);
 		else if (!strcmp(k, "--id"))
 			spec.id = strtoll(v, NULL, 10);
+		else if (!strcmp(k, "--skip-image") && strchr(v, ':'))
+			json_array_append_new(skip, json_pack("{s:s%, s:s}", "image_sha256", v,
+							      (size_t)(strchr(v, ':') - v),
+							      "commit", strchr(v, ':') + 1));
 		else if (!strcmp(k, "--monitors")) {
 			const char *q = v;
 
@@ -137,6 +144,7 @@ int main(int argc, char **argv)
 	if (i != argc || !env.work_dir || !env.cases_dir || !env.arch || !spec.kconfig ||
 	    !spec.testcase)
 		return usage();
+	spec.skip_images = skip;
 
 	if (job_execute(&spec, &env, on_phase, &pl, &out, &e) < 0) {
 		close_phase(&pl);
@@ -145,14 +153,16 @@ int main(int argc, char **argv)
 		json_decref(pl.phases);
 		json_decref(spec.params);
 		json_decref(monitors);
+		json_decref(skip);
 		return 1;
 	}
 	close_phase(&pl);
 	for (p = out.kconfig_text; p && *p; p++)
 		lines += *p == '\n';
-	doc = json_pack("{s:s, s:O, s:s, s:i, s:O}", "status", out.status, "runs", out.runs,
-			"log_tail", out.log_tail ? out.log_tail : "", "kconfig_lines", lines,
-			"phases", pl.phases);
+	doc = json_pack("{s:s, s:O, s:s, s:i, s:O, s:s, s:s}", "status", out.status, "runs",
+			out.runs, "log_tail", out.log_tail ? out.log_tail : "", "kconfig_lines",
+			lines, "phases", pl.phases, "image_sha256", out.image_sha256,
+			"same_image_as", out.same_image_as);
 	json_dumpf(doc, stdout, JSON_INDENT(1));
 	fputc('\n', stdout);
 	json_decref(doc);
@@ -160,5 +170,6 @@ int main(int argc, char **argv)
 	json_decref(pl.phases);
 	json_decref(spec.params);
 	json_decref(monitors);
+	json_decref(skip);
 	return 0;
 }

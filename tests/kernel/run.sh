@@ -19,6 +19,12 @@
 #      exit-teardown) booted once each under icount, their key metric checked.
 #   6. those guest runs posted to a real server as result documents and read
 #      back (tests/kernel/store_guest.py; seconds, no boot).
+#   Identical images (issue 23; x86_64, one build, no boot): a relink
+#   (mm/mmap.c touched) of a Documentation/-only commit on the base gives
+#   the base's image hash (the badparam build's, itself a relink after the
+#   broken build), so the worker takes it as same-image and boots nothing.
+#   Cost: that one build, printed as its phase time (149 s at load 25 on
+#   2 cores, 2026-12-02; most of it make walking the tree).
 # Each good run must carry positive, finite small-allocs metrics, its mode
 # and accel, the kernel release, and the final .config. No timing
 # assertions; every phase's duration is printed.
@@ -75,6 +81,24 @@ if ! git -C "$CACHE/linux" rev-parse -q --verify refs/heads/regtrack-test-broken
 	git -C "$CACHE/linux" branch regtrack-test-broken "$(git -C "$wt" rev-parse HEAD)"
 	git -C "$CACHE/linux" worktree remove --force "$wt" 2>/dev/null
 	git -C "$CACHE/linux" worktree prune
+fi
+
+# A Documentation/-only commit on the base, for the identical-image checks:
+# made with a temporary index (no checkout of the tree: seconds, not the
+# minutes a worktree of 80,000 files takes); fixed identity and dates.
+if ! git -C "$CACHE/linux" rev-parse -q --verify refs/heads/regtrack-test-docs >/dev/null; then
+	doc=Documentation/admin-guide/README.rst
+	blob=$( { git -C "$CACHE/linux" cat-file blob "$BASE:$doc" &&
+		printf '\nregtrack test: a documentation-only change.\n'; } |
+		git -C "$CACHE/linux" hash-object -w --stdin) &&
+	GIT_INDEX_FILE=$TMP/docs.index git -C "$CACHE/linux" read-tree "$BASE" &&
+	GIT_INDEX_FILE=$TMP/docs.index git -C "$CACHE/linux" update-index --cacheinfo "100644,$blob,$doc" &&
+	tree=$(GIT_INDEX_FILE=$TMP/docs.index git -C "$CACHE/linux" write-tree) &&
+	docs=$(GIT_AUTHOR_NAME=regtrack GIT_AUTHOR_EMAIL=regtrack@localhost \
+		GIT_COMMITTER_NAME=regtrack GIT_COMMITTER_EMAIL=regtrack@localhost \
+		GIT_AUTHOR_DATE=2023-01-03T00:00:00Z GIT_COMMITTER_DATE=2023-01-03T00:00:00Z \
+		git -C "$CACHE/linux" commit-tree "$tree" -p "$BASE" -m "Documentation: a note (regtrack test)") &&
+	git -C "$CACHE/linux" branch regtrack-test-docs "$docs"
 fi
 
 WORK=$CACHE/worker
@@ -211,6 +235,23 @@ for arch in $ARCHES; do
 			ok "x86_64-badparam: run-failed" || bad "x86_64-badparam: rc $rc"
 		jq -r .log_tail "$TMP/x86_64-badparam.json" | grep -q '^==== regtrack-result-end exit=2 ' &&
 			ok "x86_64-badparam: case exit status 2 in the serial log" || bad "x86_64-badparam: no exit=2 in the log"
+
+		# --- identical images: a relinked Documentation/-only commit has the base's hash (no boot) ---
+		img=$(jq -r .image_sha256 "$TMP/x86_64-badparam.json")
+		[[ $img =~ ^[0-9a-f]{64}$ ]] && ok "x86_64-badparam: image sha256 ${img:0:16}…" ||
+			bad "x86_64-badparam: no image hash ('$img')"
+		# one build for both (a make of the tree is minutes on a busy box): mm/mmap.c
+		# touched, so vmlinux is relinked, and the Documentation/-only commit checked out
+		touch "$WORK/src/linux-x86_64/mm/mmap.c"
+		exec_job x86_64-docs "${common[@]}" --arch x86_64 --kconfig $kc --commit regtrack-test-docs \
+			--params "$icount" --skip-image "$img:$BASE"
+		j=$TMP/x86_64-docs.json
+		if [[ $rc -eq 0 && $(jq -r .status "$j") == same-image && $(jq -r .image_sha256 "$j") == "$img" &&
+		      $(jq -r .same_image_as "$j") == "$BASE" && $(jq '.runs | length' "$j") == 0 ]]; then
+			ok "x86_64-docs: relinked, the Documentation/-only commit has the base's image (same-image, no boot)"
+		else
+			bad "x86_64-docs: status $(jq -r .status "$j" 2>/dev/null), image $(jq -r .image_sha256 "$j" 2>/dev/null), want $img"
+		fi
 
 		# an /init the kernel cannot execute: it panics (panic=-1 reboots,
 		# -no-reboot ends qemu) before our first line -> boot-failed

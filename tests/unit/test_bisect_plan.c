@@ -182,6 +182,45 @@ static void test_sim_deterministic(void **state UNUSED)
 	assert_true(maxruns <= 6 + 2 * 6 + 2 * 10); /* refs, probes, verification top-ups */
 }
 
+/*
+ * Deterministic measurement (plan.h): with the references' A/A spread the
+ * verification takes 3 + 3 runs, not 10 + 10; as right, fewer runs, over
+ * 200 seeds (before: verify_runs_deterministic = verify_runs).
+ */
+static void test_sim_deterministic_fewer_runs(void **state UNUSED)
+{
+	long runs[2] = { 0, 0 };
+	int right[2] = { 0, 0 };
+
+	for (int c = 0; c < 2; c++) {
+		struct bisect_opts o;
+
+		bisect_opts_init(&o);
+		o.k = 1;
+		o.expect_deterministic = 1;
+		if (!c)
+			o.verify_runs_deterministic = o.verify_runs;
+		for (int t = 1; t <= 200; t++) {
+			struct bisect_sim s = { 30,	     culprit_of((uint64_t)t, 30),
+						1000.0,	     0.5,
+						100.0,	     NULL,
+						(uint64_t)t, 0,
+						0,	     0 };
+			struct bisect_sim_result r;
+
+			bisect_sim_run(&s, &o, &r);
+			right[c] += r.action == BISECT_DONE && r.first_bad == s.culprit;
+			runs[c] += r.runs;
+		}
+	}
+	print_message("deterministic N=30 k=1, 200 trials: mean runs %.1f with 10 + 10 to verify, "
+		      "%.1f with the A/A spread (3 + 3); right %d and %d\n",
+		      runs[0] / 200.0, runs[1] / 200.0, right[0], right[1]);
+	assert_int_equal(right[0], 200);
+	assert_int_equal(right[1], 200);
+	assert_true(runs[1] * 10 < runs[0] * 7);
+}
+
 /* no difference between good and bad: fails with why */
 static void test_sim_no_change_fails(void **state UNUSED)
 {
@@ -200,7 +239,7 @@ static void test_sim_no_change_fails(void **state UNUSED)
 static void test_first_round_split_points(void **state UNUSED)
 {
 	struct bisect_commit c[1000];
-	struct bisect_input in = { 1000, c, NULL, 0, 0, 0, 0 };
+	struct bisect_input in = { 1000, c, NULL, 0, 0, 0, 0, 0 };
 	struct bisect_opts o;
 	struct bisect_plan p;
 	struct bisect_decision d;
@@ -247,9 +286,10 @@ static void test_verdicts(void **state UNUSED)
 	static const double hi[] = { 109.7, 110.4 };
 	static const double mid[] = { 105.0 };
 	struct bisect_commit c[5] = {
-		{ lo, 2, 0 }, { NULL, 0, 1 }, { mid, 1, 0 }, { hi, 2, 0 }, { bad, 10, 0 },
+		{ lo, 2, 0, 0 }, { NULL, 0, 1, 0 }, { mid, 1, 0, 0 },
+		{ hi, 2, 0, 0 }, { bad, 10, 0, 0 },
 	};
-	struct bisect_input in = { 5, c, good, 10, 0, 0, 1 };
+	struct bisect_input in = { 5, c, good, 10, 0, 0, 1, 0 };
 	struct bisect_opts o;
 	struct bisect_plan p;
 	struct bisect_evidence ev;
@@ -331,8 +371,8 @@ static void test_sim_outlier_runs(void **state UNUSED)
 static void test_robust_levels(void **state UNUSED)
 {
 	double good[10], bad[10];
-	struct bisect_commit c[2] = { { NULL, 0, 0 }, { bad, 10, 0 } };
-	struct bisect_input in = { 2, c, good, 10, 0, 0, 0 };
+	struct bisect_commit c[2] = { { NULL, 0, 0, 0 }, { bad, 10, 0, 0 } };
+	struct bisect_input in = { 2, c, good, 10, 0, 0, 0, 0 };
 	struct bisect_opts o;
 	struct bisect_plan p;
 
@@ -351,8 +391,8 @@ static void test_robust_levels(void **state UNUSED)
 	/* an outlier run of a probe is (almost) no evidence, a run at the bad level is */
 	{
 		double v[1] = { 130 }, w[1] = { 104 };
-		struct bisect_commit c2[3] = { { v, 1, 0 }, { w, 1, 0 }, { bad, 10, 0 } };
-		struct bisect_input in2 = { 3, c2, good, 10, 0, 0, 0 };
+		struct bisect_commit c2[3] = { { v, 1, 0, 0 }, { w, 1, 0, 0 }, { bad, 10, 0, 0 } };
+		struct bisect_input in2 = { 3, c2, good, 10, 0, 0, 0, 0 };
 
 		bisect_plan_compute(&p, &in2);
 		assert_true(fabs(p.llr[0]) < 0.1);
@@ -370,7 +410,7 @@ static void test_refs_differ_reads_references(void **state UNUSED)
 {
 	double good[10], bad[10], lowmid[40], highmid[40];
 	struct bisect_commit c[7];
-	struct bisect_input in = { 7, c, good, 10, 0, 0, 3 };
+	struct bisect_input in = { 7, c, good, 10, 0, 0, 3, 0 };
 	struct bisect_opts o;
 	struct bisect_plan p;
 	struct bisect_decision d;
@@ -384,10 +424,10 @@ static void test_refs_differ_reads_references(void **state UNUSED)
 		highmid[i] = 102.9 + (i % 5 - 2) * 0.05;
 	}
 	for (int j = 0; j < 3; j++)
-		c[j] = (struct bisect_commit){ lowmid, 40, 0 };
+		c[j] = (struct bisect_commit){ lowmid, 40, 0, 0 };
 	for (int j = 3; j < 6; j++)
-		c[j] = (struct bisect_commit){ highmid, 40, 0 };
-	c[6] = (struct bisect_commit){ bad, 10, 0 };
+		c[j] = (struct bisect_commit){ highmid, 40, 0, 0 };
+	c[6] = (struct bisect_commit){ bad, 10, 0, 0 };
 	bisect_opts_init(&o);
 	o.outlier_density = 0; /* the Gaussian llr, which sorts the halfway commits */
 	bisect_plan_init(&p, &o);
@@ -418,6 +458,7 @@ int main(void)
 		cmocka_unit_test(test_sim_skips_stepped_around),
 		cmocka_unit_test(test_sim_only_skipped_candidates),
 		cmocka_unit_test(test_sim_deterministic),
+		cmocka_unit_test(test_sim_deterministic_fewer_runs),
 		cmocka_unit_test(test_sim_no_change_fails),
 		cmocka_unit_test(test_first_round_split_points),
 		cmocka_unit_test(test_verdicts),

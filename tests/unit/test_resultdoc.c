@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <string.h>
 
 #include "resultdoc.h"
@@ -87,11 +88,63 @@ static void integer_column_ranges(void **state)
 	assert_string_equal(e.detail, "machine.memory_mb");
 }
 
+/* issue 23: image_sha256 and host_fingerprint are checked, and stay unknown fields (runs.extra) */
+static void image_fields(void **state)
+{
+	static const char *const base =
+		"{\"run_id\": \"0b9f0a57-1c9e-4e0a-9a57-9b2a3c4d5e6f\", "
+		"\"commit\": \"0123456789abcdef0123456789abcdef01234567\", "
+		"\"testcase\": \"small-allocs\", \"metrics\": {\"a.b\": [1]}";
+	static const struct {
+		const char *extra, *detail; /* detail NULL: accepted */
+	} cases[] = {
+		{ ", \"image_sha256\": \""
+		  "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\"",
+		  NULL },
+		{ ", \"image_sha256\": \""
+		  "0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef\"",
+		  "image_sha256" },
+		{ ", \"image_sha256\": \"abc\"", "image_sha256" },
+		{ ", \"image_sha256\": 5", "image_sha256" },
+		{ ", \"host_fingerprint\": {\"cpu_model\": \"X\", \"microcode\": null}", NULL },
+		{ ", \"host_fingerprint\": {\"cpu_model\": 3}", "host_fingerprint" },
+		{ ", \"host_fingerprint\": \"x\"", "host_fingerprint" },
+	};
+	int image_is_field = 0;
+
+	(void)state;
+	for (int i = 0; resultdoc_fields[i]; i++)
+		image_is_field |= !strcmp(resultdoc_fields[i], "image_sha256");
+	assert_false(image_is_field);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[512];
+		struct resultdoc d;
+		struct err e;
+		json_t *doc;
+		int r;
+
+		snprintf(text, sizeof(text), "%s%s}", base, cases[i].extra);
+		doc = json_loads(text, 0, NULL);
+		assert_non_null(doc);
+		r = resultdoc_check(doc, &d, &e);
+		if (!cases[i].detail) {
+			if (r)
+				fail_msg("refused %s: %s", cases[i].extra, e.message);
+			assert_true(d.image_sha256 || d.host_fingerprint);
+		} else {
+			assert_int_equal(r, -1);
+			assert_string_equal(e.detail, cases[i].detail);
+		}
+		json_decref(doc);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(rfc3339_calendar),
 		cmocka_unit_test(integer_column_ranges),
+		cmocka_unit_test(image_fields),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -78,7 +78,10 @@ function stepRows(steps, lo, hi, refs, level) {
 			dataset: { step: String(i), verdict: s.verdict || '', level: String(level) } },
 		h('td', { class: 'num' }, s.round === undefined ? '' : String(s.round)),
 		h('td', { class: 'muted' }, s.role || ''),
-		h('td', null, commitLink(c.sha, c.subject)),
+		h('td', null, commitLink(c.sha, c.subject),
+			// identical images (issue 23): built, not run; these are its twin's runs
+			s.evidence && s.evidence.same_image_as ? h('span', { class: 'muted same-image' },
+				' same image as ', commitLink(commitOf(s.evidence.same_image_as).sha)) : null),
 		h('td', null, strip(vals, s.verdict, lo, hi, refs)),
 		h('td', { class: 'num' }, fmtNum(median(vals)), h('span', { class: 'muted' }, ` n=${vals.length}`)),
 		h('td', { title: ev }, badge(s.verdict || 'pending', { good: 'good', bad: 'bad', skip: 'muted' }[s.verdict] || 'warn')));
@@ -217,6 +220,9 @@ function diffstatView(ds, isMerge) {
 
 function firstBad(bisect) {
 	const fb = pick(bisect, 'first_bad_commit');
+	if (!fb && bisect.outcome === 'environment')
+		return h('div', { class: 'first-bad environment', id: 'first-bad' },
+			h('p', null, badge('environment', 'warn'), ' ', bisect.reason || ''));
 	if (!fb)
 		return bisect.state === 'done' ? emptyState('The bisect ended without a first bad commit.')
 			: emptyState(`No first bad commit yet (${bisect.state || 'pending'}).`);
@@ -226,6 +232,9 @@ function firstBad(bisect) {
 		h('p', null, h('b', null, 'first bad commit: '), commitLink(c.sha, c.subject)),
 		bisect.confidence !== undefined ? h('p', null, h('b', null, 'confidence: '),
 			Number.isFinite(bisect.confidence) ? `${(bisect.confidence * 100).toFixed(1)}%` : String(bisect.confidence)) : null,
+		typeof fb === 'object' && Array.isArray(fb.outside_build) ? h('p', { class: 'outside-build', id: 'outside-build' },
+			badge('suspect', 'warn'), ` touches only ${fb.outside_build.join(', ')}, which this kernel does not build: `
+			+ 'unlikely to be the cause') : null,
 		typeof fb === 'object' ? diffstatView(fb.diffstat, isMerge) : null);
 }
 

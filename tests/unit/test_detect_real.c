@@ -1,0 +1,75 @@
+/*
+ * The default detector on stored real series (issue 23, item 6):
+ * each tests/fixtures/series file (.txt) is a series of repeated A/A runs of one kernel and one
+ * binary (README there: how and where they were measured), so every change
+ * point found is a false alarm. Target: at most 4 per 1000 points over
+ * all of them, and none on each of the quiet ones.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <glob.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "attr.h"
+#include "stats/detect.h"
+
+static size_t load(const char *path, double *x, size_t max)
+{
+	FILE *f = fopen(path, "r");
+	char line[256];
+	size_t n = 0;
+
+	assert_non_null(f);
+	while (n < max && fgets(line, sizeof(line), f)) {
+		char *end;
+		double v;
+
+		if (line[0] == '#')
+			continue;
+		v = strtod(line, &end);
+		if (end != line && isfinite(v))
+			x[n++] = v;
+	}
+	fclose(f);
+	return n;
+}
+
+static void test_false_alarms_on_real_series(void **state UNUSED)
+{
+	static double x[20000];
+	size_t points = 0, alarms = 0;
+	glob_t g;
+
+	assert_int_equal(glob("tests/fixtures/series/*.txt", 0, NULL, &g), 0);
+	assert_true(g.gl_pathc >= 3);
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		struct detect_series s;
+		struct err e;
+		size_t n = load(g.gl_pathv[i], x, sizeof(x) / sizeof(x[0]));
+
+		assert_true(n >= 100);
+		assert_int_equal(detect_values(x, NULL, n, NULL, &s, &e), 0);
+		print_message("%s: %zu points, %zu change points\n", g.gl_pathv[i], n, s.ncp);
+		points += n;
+		alarms += s.ncp;
+		detect_series_release(&s);
+	}
+	globfree(&g);
+	print_message("all: %zu false alarms in %zu points (%.2f per 1000)\n", alarms, points,
+		      1000.0 * (double)alarms / (double)points);
+	assert_true(alarms * 1000 <= 4 * points);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_false_alarms_on_real_series),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,100 @@
+/*
+ * Issue 23's flags: a culprit that touches only what the measured kernel
+ * does not build (lib/report.h report_outside_build), and the host
+ * fingerprint fields two sides of a comparison differ in (lib/hostfp.h).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "attr.h"
+#include "hostfp.h"
+#include "report.h"
+
+static int outside(const char *kconfig, char *areas, size_t size, size_t n, ...)
+{
+	struct report_file f[8];
+	va_list ap;
+
+	memset(f, 0, sizeof(f));
+	va_start(ap, n);
+	for (size_t i = 0; i < n; i++)
+		f[i].path = va_arg(ap, const char *);
+	va_end(ap);
+	return report_outside_build(f, n, kconfig, areas, size);
+}
+
+static void test_outside_build(void **state UNUSED)
+{
+	char a[128];
+
+	assert_true(outside("x86_64-tiny-mm", a, sizeof(a), 2, "Documentation/mm/a.rst",
+			    "tools/perf/x.c"));
+	assert_string_equal(a, "Documentation/, tools/");
+	assert_true(outside("x86_64-defconfig", a, sizeof(a), 2, "arch/arm64/mm/fault.c",
+			    "arch/arm64/Kconfig"));
+	assert_string_equal(a, "arch/arm64/");
+	/* its own arch, a file elsewhere, or nothing known: not flagged */
+	assert_false(outside("x86_64-defconfig", a, sizeof(a), 1, "arch/x86/mm/fault.c"));
+	assert_false(outside("arm64-tiny-mm", a, sizeof(a), 1, "arch/arm64/mm/fault.c"));
+	assert_true(outside("arm64-tiny-mm", a, sizeof(a), 1, "arch/x86/mm/fault.c"));
+	assert_false(outside("x86_64-defconfig", a, sizeof(a), 2, "Documentation/x", "mm/mmap.c"));
+	assert_false(outside("x86_64-defconfig", a, sizeof(a), 0));
+	/* host mode: no arch can be left out */
+	assert_false(outside("host", a, sizeof(a), 1, "arch/arm64/Kconfig"));
+	assert_true(outside("host", a, sizeof(a), 1, "Documentation/x"));
+}
+
+static void test_hostfp_diff(void **state UNUSED)
+{
+	json_t *a = json_loads("[{\"cpu_model\": \"X\", \"microcode\": \"0x1\", \"cmdline\": null}]",
+			       0, NULL);
+	json_t *b = json_loads("[{\"cpu_model\": \"X\", \"microcode\": \"0x2\", \"cmdline\": null}]",
+			       0, NULL);
+	json_t *mix = json_loads("[{\"cpu_model\": \"X\", \"microcode\": \"0x1\"}, "
+				 "{\"cpu_model\": \"X\", \"microcode\": \"0x2\"}]",
+				 0, NULL);
+	json_t *empty = json_array(), *d;
+	char *s;
+
+	d = hostfp_diff(a, a);
+	assert_int_equal(json_array_size(d), 0);
+	json_decref(d);
+	d = hostfp_diff(a, b);
+	s = json_dumps(d, JSON_COMPACT);
+	assert_string_equal(s, "[\"microcode\"]");
+	free(s);
+	json_decref(d);
+	/* one side ran on both microcode levels: a mixture differs from either (an absent
+	 * field is null on both) */
+	d = hostfp_diff(a, mix);
+	s = json_dumps(d, JSON_COMPACT);
+	assert_string_equal(s, "[\"microcode\"]");
+	free(s);
+	json_decref(d);
+	/* older runs without a fingerprint: nothing to say */
+	d = hostfp_diff(a, empty);
+	assert_int_equal(json_array_size(d), 0);
+	json_decref(d);
+	d = hostfp_diff(NULL, b);
+	assert_int_equal(json_array_size(d), 0);
+	json_decref(d);
+	json_decref(a);
+	json_decref(b);
+	json_decref(mix);
+	json_decref(empty);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_outside_build),
+		cmocka_unit_test(test_hostfp_diff),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
