@@ -17,6 +17,21 @@
 #include <unistd.h>
 #include <uuid/uuid.h>
 
+/* "a b c" -> ["a", "b", "c"] (new) */
+static json_t *split_words(const char *s)
+{
+	json_t *a = json_array();
+
+	while (*s) {
+		size_t n = strcspn(s, " ");
+
+		if (n)
+			json_array_append_new(a, json_stringn(s, n));
+		s += n + (s[n] == ' ');
+	}
+	return a;
+}
+
 #define BACKOFF_START_S 1
 
 static int stopping(const struct agent *a)
@@ -538,8 +553,14 @@ static int run_job(struct agent *a, json_t *job)
 		size_t i;
 
 		wlog_info("job %lld: patches applied on %.12s: %.12s", id, spec.commit, out.commit);
-		json_array_foreach (out.runs, i, run)
+		json_array_foreach (out.runs, i, run) {
 			json_object_set(run, "base_commit", json_object_get(job, "commit"));
+			/* the series' identity across bases and rebases (issue 18) */
+			if (out.patch_id[0])
+				json_object_set_new(run, "patch_id", json_string(out.patch_id));
+			if (out.patch_ids)
+				json_object_set_new(run, "patch_ids", split_words(out.patch_ids));
+		}
 		json_object_set_new(job, "commit", json_string(out.commit));
 	}
 	body = completion_build(job, a->machine, status, out.runs, log ? log : out.log_tail,

@@ -50,6 +50,10 @@ struct job_outcome {
 	char *kconfig_text; /* new, final .config (NULL in host mode) */
 	char commit[41];    /* with patches: the commit git am made, which the runs are of
 			       (the job's commit is their base); "" otherwise */
+	char patch_id[41];  /* with patches: `git patch-id --stable` of the series as one
+			       diff; "" otherwise or when git could not compute it */
+	char *patch_ids;    /* new, with patches: each patch's patch-id in order,
+			       space-separated; NULL otherwise */
 };
 
 /*

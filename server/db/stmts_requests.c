@@ -6,16 +6,25 @@
 	"CASE WHEN rq.state IN ('done', 'failed', 'cancelled') THEN rq.state "                   \
 	"WHEN EXISTS (SELECT 1 FROM jobs j WHERE j.request_id = rq.id AND j.state <> 'queued') " \
 	"THEN 'running' ELSE 'queued' END"
-#define REQ_SUMMARY                                                                                             \
-	"'id', rq.id, 'state', " REQ_STATE ", 'tree', tr.name, "                                                \
-	"'base', json_build_object('ref', rq.base_ref, 'sha', rq.base_sha), "                                   \
-	"'head', json_build_object('ref', rq.head_ref, 'sha', rq.head_sha), "                                   \
-	"'patches', CASE WHEN rq.patches IS NULL THEN NULL ELSE json_build_object("                             \
-	"'count', rq.nr_patches, 'bytes', octet_length(rq.patches), 'subject', rq.spec->'patch_subject') END, " \
-	"'targets', rq.spec->'targets', 'testcases', rq.spec->'testcases', "                                    \
-	"'verdict', rq.verdict, 'fail_reason', rq.fail_reason, 'label', rq.label, "                             \
-	"'url', '/api/v1/requests/' || rq.id, 'created_at', rq.created_at, "                                    \
-	"'finished_at', rq.finished_at"
+/* field F of the first head run's extra (the worker's patch-id of the series), jsonb */
+#define REQ_HEAD_RUN(F)                                                            \
+	"(SELECT r.extra->'" F "' FROM runs r JOIN jobs k ON k.id = r.job_id "     \
+	"WHERE k.request_id = rq.id AND k.ab_side = 'head' AND r.extra ? '" F "' " \
+	"ORDER BY r.id LIMIT 1)"
+#define REQ_SUMMARY                                                                                                          \
+	"'id', rq.id, 'state', " REQ_STATE ", 'tree', tr.name, "                                                             \
+	"'base', json_build_object('ref', rq.base_ref, 'sha', rq.base_sha), "                                                \
+	"'head', json_build_object('ref', rq.head_ref, 'sha', rq.head_sha), "                                                \
+	"'patches', CASE WHEN rq.patches IS NULL THEN NULL ELSE json_build_object("                                          \
+	"'count', rq.nr_patches, 'bytes', octet_length(rq.patches), 'subject', rq.spec->'patch_subject', "                   \
+	"'patch_id', coalesce(to_jsonb(rq.patch_id), " REQ_HEAD_RUN(                                                         \
+		"patch_id") "), "                                                                                            \
+			    "'patch_ids', coalesce(rq.patch_ids, " REQ_HEAD_RUN(                                             \
+				    "patch_ids") ")) END, "                                                                  \
+						 "'targets', rq.spec->'targets', 'testcases', rq.spec->'testcases', "        \
+						 "'verdict', rq.verdict, 'fail_reason', rq.fail_reason, 'label', rq.label, " \
+						 "'url', '/api/v1/requests/' || rq.id, 'created_at', rq.created_at, "        \
+						 "'finished_at', rq.finished_at"
 
 const struct db_stmt_def db_stmts_requests[DB_NR_STMTS] = {
 	/* $1 request: cancels its jobs not yet finished (queued or leased) */
@@ -30,8 +39,14 @@ const struct db_stmt_def db_stmts_requests[DB_NR_STMTS] = {
 	 * only a request not final yet changes */
 	[ST_REQUEST_FINISH] = { "request_finish",
 				"UPDATE requests SET state = $2, verdict = $3, result = $4::jsonb, fail_reason = $5, "
-				"head_sha = coalesce($6, head_sha), finished_at = now() "
-				"WHERE id = $1::bigint AND state IN ('queued', 'running') RETURNING id" },
+				"head_sha = coalesce($6, head_sha), finished_at = now(), "
+				"patch_id = (SELECT x.v FROM (SELECT " REQ_HEAD_RUN(
+					"patch_id") " #>> '{}' AS v "
+						    "FROM requests rq WHERE rq.id = $1::bigint) x WHERE x.v ~ '^[0-9a-f]{40}$'), "
+						    "patch_ids = (SELECT x.v FROM (SELECT " REQ_HEAD_RUN(
+							    "patch_ids") " AS v "
+									 "FROM requests rq WHERE rq.id = $1::bigint) x WHERE jsonb_typeof(x.v) = 'array') "
+									 "WHERE id = $1::bigint AND state IN ('queued', 'running') RETURNING id" },
 	/* $1 tree $2 base ref $3 base sha $4 head ref $5 head sha $6 patches $7 nr_patches
 	 * $8 spec $9 notify $10 label $11 token */
 	[ST_REQUEST_INSERT] = { "request_insert",

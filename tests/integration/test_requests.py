@@ -79,7 +79,8 @@ class Requests(unittest.TestCase):
         self.assertIn(r.status, (200, 204), r)
         return r.json()["job"] if r.status == 200 else None
 
-    def complete(self, name, job, values, commit=None, status="ok", log_tail="ok\n"):
+    def complete(self, name, job, values, commit=None, status="ok", log_tail="ok\n",
+                 extra=None):
         m, doc = self.workers[name]
         body = {"machine_id": m, "status": status, "log_tail": log_tail}
         if status == "ok":
@@ -87,11 +88,12 @@ class Requests(unittest.TestCase):
                                           job_id=job["id"], params=job["params"],
                                           kconfig=job["kconfig"], compiler=job["compiler"],
                                           tree="demo", machine=doc,
-                                          metrics={METRIC: [v]}) for v in values]
+                                          metrics={METRIC: [v]}, **(extra or {}))
+                               for v in values]
         r = self.srv.post("/api/v1/jobs/%d/complete" % job["id"], body, scope="worker")
         self.assertEqual(r.status, 200, r)
 
-    def drain(self, name, value, commit=None):
+    def drain(self, name, value, commit=None, extra=None):
         """Leases and completes until nothing is left for `name`; value(job, i) gives run
         i's sample. Returns the jobs in lease order."""
         seen = []
@@ -101,7 +103,8 @@ class Requests(unittest.TestCase):
                 return seen
             seen.append(job)
             self.complete(name, job, [value(job, i) for i in range(job["repeat"])],
-                          commit=commit(job) if commit else None)
+                          commit=commit(job) if commit else None,
+                          extra=extra(job) if extra else None)
 
     def submit(self, body, scope="submit"):
         b = {"tree": "demo", "base": self.tree["c0"], "head": self.tree["c1"],
@@ -246,8 +249,12 @@ class Requests(unittest.TestCase):
         def commit(job):
             jobs.append(job)
             return applied if job["side"] == "head" else None
+        # the worker's `git patch-id --stable` of the series, in each head run
+        pid, pids = "fb" * 20, ["fb" * 20]
         self.drain("w2p", lambda job, i: 1000.0 + i + (30 if job["side"] == "head" else 0),
-                   commit=commit)
+                   commit=commit, extra=lambda job: {"patch_id": pid, "patch_ids": pids,
+                                                     "base_commit": job["commit"]}
+                   if job["side"] == "head" else {})
         heads = [j for j in jobs if j["side"] == "head"]
         bases = [j for j in jobs if j["side"] == "base"]
         # both sides check out base; only the head jobs carry the mbox
@@ -257,6 +264,8 @@ class Requests(unittest.TestCase):
         q = self.get(rid)
         self.assertEqual((q["state"], q["verdict"], q["head"]["sha"]),
                          ("done", "improvement", applied))
+        self.assertEqual((q["patches"]["patch_id"], q["patches"]["patch_ids"]), (pid, pids))
+        self.assertEqual(self.srv.psql("SELECT patch_id FROM requests WHERE id = %d" % rid), pid)
         self.assertIn("--patches series.mbox", q["reproduce"])
 
     def test_apply_failure_fails_the_request_with_gits_message(self):
