@@ -65,6 +65,7 @@ const struct db_stmt_def db_stmts_requests[DB_NR_STMTS] = {
 			      "SELECT json_build_object(" REQ_SUMMARY ", "
 			      "'kconfig', rq.spec->'kconfig', 'compiler', rq.spec->'compiler', "
 			      "'repeat', rq.spec->'repeat', 'rounds', rq.spec->'rounds', "
+			      "'repeat_why', rq.spec->'repeat_why', 'noise', rq.spec->'noise', "
 			      "'min_change_pct', rq.spec->'min_change_pct', 'measure', rq.spec->'measure', "
 			      "'notify', rq.notify, 'groups', rq.spec->'groups', "
 			      "'progress', (SELECT json_object_agg(s.side, json_build_object('jobs', s.jobs, "
@@ -129,6 +130,28 @@ const struct db_stmt_def db_stmts_requests[DB_NR_STMTS] = {
 			       "JOIN trees tr ON tr.id = rq.tree_id WHERE $1::text IS NULL OR " REQ_STATE
 			       " = $1 "
 			       "ORDER BY rq.id DESC LIMIT $2::integer) x" },
+	/*
+	 * The measured noise of a setup's history (issue 18, how many runs): per
+	 * metric, the within-commit spread of run means at every commit with 2 or
+	 * more ok runs, pooled: sqrt(sum((n_i - 1) s_i^2 / m_i^2) / sum(n_i - 1)) as
+	 * percent (the pooled coefficient of variation), with its degrees of
+	 * freedom, runs and commits. $1 testcase $2 params (jsonb, measure
+	 * included) $3 kconfig $4 compiler $5 mode $6 tbox_group (NULL: any
+	 * tbox_group whose machines are of arch $7)
+	 */
+	[ST_REQUEST_NOISE] = { "request_noise",
+			       "SELECT m.name, m.is_monitor::integer, sum(x.n - 1)::bigint, "
+			       "sqrt(sum((x.n - 1) * x.var / (x.mean * x.mean)) / sum(x.n - 1)) * 100, "
+			       "sum(x.n)::bigint, count(*) FROM ("
+			       "SELECT v.metric_id, r.setup_id, r.commit_id, count(*) AS n, var_samp(v.mean) AS var, "
+			       "avg(v.mean) AS mean FROM setups s JOIN testcases t ON t.id = s.testcase_id "
+			       "JOIN runs r ON r.setup_id = s.id AND r.status = 'ok' "
+			       "JOIN run_values v ON v.run_id = r.id "
+			       "WHERE t.name = $1 AND s.params = $2::jsonb AND s.kconfig = $3 AND s.compiler = $4 "
+			       "AND s.mode = $5 AND (s.tbox_group = $6 OR ($6::text IS NULL AND s.tbox_group IN ("
+			       "SELECT tbox_group FROM machines WHERE arch = $7))) AND v.mean IS NOT NULL "
+			       "GROUP BY 1, 2, 3 HAVING count(*) >= 2 AND avg(v.mean) <> 0) x "
+			       "JOIN metrics m ON m.id = x.metric_id GROUP BY m.name, m.is_monitor ORDER BY m.name" },
 	/* the arch the machines of tbox_group $1 have (NULL when none registered) */
 	[ST_REQUEST_TBOX_ARCH] = { "request_tbox_arch",
 				   "SELECT arch FROM machines WHERE tbox_group = $1 ORDER BY last_seen DESC LIMIT 1" },

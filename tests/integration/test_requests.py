@@ -232,6 +232,71 @@ class Requests(unittest.TestCase):
         self.assertEqual((q["base"]["ref"], q["base"]["sha"]), ("v1", self.tree["c0"]))
         self.assertEqual((q["head"]["ref"], q["head"]["sha"]), ("master", self.tree["c1"]))
 
+    # --- how many runs, when repeat is omitted ---
+
+    def history(self, params, cv, commits=5, runs=4, mean=1000.0, mode=None):
+        """Runs of the request's setup at `commits` commits, `runs` each, whose
+        spread at each commit is exactly cv (a fraction): m (1 + d k), k = -1.5 ..
+        1.5, sample stddev d m sqrt(5/3)."""
+        d = cv / (5.0 / 3) ** 0.5
+        ks = [-1.5 + 3.0 * i / (runs - 1) for i in range(runs)]
+        _, machine = self.worker("w2p")
+        for c in range(commits):
+            for k in ks:
+                doc = result_doc("%02x" % (0x10 + c) * 20, testcase="small-allocs", tree="demo",
+                                 params=params, machine=machine,
+                                 metrics={METRIC: [mean * (1 + d * k)]})
+                if mode:
+                    doc["mode"] = mode
+                r = self.srv.post("/api/v1/results", doc, scope="submit")
+                self.assertEqual(r.status, 201, r)
+
+    def test_repeat_chosen_from_the_setups_noise(self):
+        # no history: the stated default
+        r = self.submit({"testcases": [{"testcase": "small-allocs", "params": {"nr_task": 7}}]})
+        self.assertEqual(r.status, 201, r)
+        self.assertEqual(r.json()["repeat"], 6)
+        self.assertEqual(r.json()["repeat_why"], "no history of this setup (no commit with "
+                         "repeated runs of it): the default, 6 runs a side")
+        # CV 1.8 % over 20 runs: 22 a side for 2 % (samplesize.h: 21.55 up)
+        self.history({"nr_task": 8}, 0.018)
+        tc = [{"testcase": "small-allocs", "params": {"nr_task": 8}}]
+        r = self.submit({"testcases": tc, "min_change_pct": 2})
+        self.assertEqual(r.status, 201, r)
+        self.assertEqual(r.json()["repeat"], 22)
+        why = ("CV 1.8 % over 20 runs at 5 commits (small-allocs.throughput) → 22 runs a side "
+               "for 2 % (power 0.8, α 0.01)")
+        self.assertEqual(r.json()["repeat_why"], why)
+        q = self.get(r.json()["id"])
+        self.assertEqual((q["repeat"], q["repeat_why"]), (22, why))
+        self.assertEqual(sorted(j["repeat"] for j in q["jobs"] if j["side"] == "base"),
+                         [5, 5, 6, 6])
+        self.assertEqual(q["progress"]["head"]["runs_needed"], 22)
+        (n,) = q["noise"]
+        self.assertAlmostEqual(n["cv_pct"], 1.8, places=6)
+        self.assertEqual((n["runs"], n["commits"], n["runs_a_side"]), (20, 5, 22))
+        self.assertAlmostEqual(n["raw"], 21.5499, places=3)
+        # the metric's floor (1 %) by default: past the bound, which the reply says
+        r = self.submit({"testcases": tc})
+        self.assertEqual(r.json()["repeat"], 30)
+        self.assertTrue(r.json()["repeat_why"].endswith(
+            "→ 30 runs a side for 1 % (power 0.8, α 0.01); the bound: 1 % would need 81"),
+            r.json()["repeat_why"])
+        # icount: spread near zero needs few runs, and the reply says how few
+        tc = [{"testcase": "small-allocs", "params": {"nr_task": 9}}]
+        self.history({"nr_task": 9, "measure": "icount"}, 0.00004, mode="icount")
+        r = self.submit({"testcases": tc, "measure": "icount", "min_change_pct": 1})
+        self.assertEqual(r.status, 201, r)
+        self.assertEqual(r.json()["repeat"], 5)
+        self.assertEqual(r.json()["repeat_why"],
+                         "CV 0.004 % over 20 runs at 5 commits (small-allocs.throughput) → 5 "
+                         "runs a side for 1 % (power 0.8, α 0.01); icount's spread is near "
+                         "zero: 1.7 would do, 5 is the fewest with which the rank test can "
+                         "reach α 0.01")
+        # an explicit repeat is kept, with no reason to give
+        r = self.submit({"testcases": tc, "measure": "icount", "repeat": 3})
+        self.assertEqual((r.json()["repeat"], r.json().get("repeat_why")), (3, None))
+
     # --- patches ---
 
     def test_patches_head_runs_record_the_applied_sha(self):
