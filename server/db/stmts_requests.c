@@ -79,7 +79,9 @@ const struct db_stmt_def db_stmts_requests[DB_NR_STMTS] = {
 			      "'round', j.ab_pair, 'group', j.ab_group::integer, 'state', j.state, 'phase', j.phase, "
 			      "'outcome', j.outcome, 'arch', j.arch, 'tbox_group', j.tbox_group, "
 			      "'kconfig', j.kconfig, 'repeat', j.repeat, 'machine', m.hostname, "
-			      "'fail_reason', j.fail_reason) ORDER BY j.id), '[]') FROM jobs j "
+			      "'fail_reason', j.fail_reason, 'progress', j.progress, 'leased_at', j.leased_at, "
+			      "'finished_at', j.finished_at, 'runs', (SELECT count(*) FROM runs r WHERE r.job_id = j.id)) "
+			      "ORDER BY j.id), '[]') FROM jobs j "
 			      "LEFT JOIN machines m ON m.id = j.leased_by WHERE j.request_id = rq.id), "
 			      "'waiting_for', (SELECT coalesce(json_agg(DISTINCT w.target), '[]') FROM ("
 			      "SELECT coalesce(j.tbox_group, j.arch, 'any') || ' (' || j.need_capability || ')' AS target "
@@ -87,7 +89,14 @@ const struct db_stmt_def db_stmts_requests[DB_NR_STMTS] = {
 			      "SELECT 1 FROM machines m WHERE (j.arch IS NULL OR m.arch = j.arch) "
 			      "AND (j.tbox_group IS NULL OR m.tbox_group = j.tbox_group) "
 			      "AND j.need_capability = ANY (m.capabilities))) w), "
-			      "'result', rq.result, 'reproduce', rq.spec->'reproduce')::text "
+			      "'samples', (SELECT coalesce(json_agg(json_build_object('group', x.g, 'side', x.side, "
+			      "'metric', x.name, 'values', x.vals) ORDER BY x.g, x.name, x.side), '[]') FROM ("
+			      "SELECT j.ab_group::integer AS g, j.ab_side AS side, mt.name, array_agg(v.mean ORDER BY r.id) AS vals "
+			      "FROM jobs j JOIN runs r ON r.job_id = j.id AND r.status = 'ok' "
+			      "JOIN run_values v ON v.run_id = r.id JOIN metrics mt ON mt.id = v.metric_id "
+			      "WHERE j.request_id = rq.id AND v.mean IS NOT NULL AND NOT mt.is_monitor GROUP BY 1, 2, 3) x), "
+			      "'result', rq.result, 'reproduce', rq.spec->'reproduce', "
+			      "'reproduce_local', rq.spec->'reproduce_local')::text "
 			      "FROM requests rq JOIN trees tr ON tr.id = rq.tree_id WHERE rq.id = $1::bigint" },
 	/* $1 request: the row locked, the jobs' tally, the first failure, the derived head */
 	[ST_REQUEST_LOCK] = { "request_lock",

@@ -14,6 +14,8 @@ const routes = [
 	{ re: /^\/jobs\/?$/, page: 'jobs', nav: 'jobs' },
 	{ re: /^\/jobs\/(\d+)\/?$/, page: 'job', nav: 'jobs' },
 	{ re: /^\/machines\/?$/, page: 'machines', nav: 'machines' },
+	{ re: /^\/requests\/?$/, page: 'requests', nav: 'requests' },
+	{ re: /^\/requests\/(\d+)\/?$/, page: 'requests', nav: 'requests' },
 ];
 
 function tokenPanel() {
