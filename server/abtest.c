@@ -1,6 +1,7 @@
 /* A/B requests: ref resolution and the verdict; see abtest.h. */
 #include "server/abtest.h"
 #include "server/db/db.h"
+#include "server/db/outbox.h"
 #include "server/log.h"
 #include "runcmd.h"
 #include "stats/compare.h"
@@ -168,7 +169,8 @@ int abtest_settle(PGconn *c, long long id, struct err *e)
 		got = db_request_finish(c, id, "failed", NULL, NULL, why,
 					l.head_sha[0] ? l.head_sha : NULL, e);
 		free(why);
-		if (got < 0 || (got && db_request_cancel_jobs(c, id, &jobs, e) < 0))
+		if (got < 0 || (got && db_request_cancel_jobs(c, id, &jobs, e) < 0) ||
+		    (got && db_outbox_insert_request(c, id, e) < 0))
 			goto fail;
 		ret = got;
 		goto out;
@@ -181,7 +183,8 @@ int abtest_settle(PGconn *c, long long id, struct err *e)
 		goto fail;
 	got = db_request_finish(c, id, "done", verdict, result, NULL,
 				l.head_sha[0] ? l.head_sha : NULL, e);
-	if (got < 0)
+	/* the mail to notify, queued if and only if the request ends */
+	if (got < 0 || (got && db_outbox_insert_request(c, id, e) < 0))
 		goto fail;
 	ret = got;
 out:

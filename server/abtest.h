@@ -96,4 +96,31 @@ int abtest_choose_repeat(PGconn *c, const struct abtest_setup *groups, size_t nr
 			 long long *repeat, char **why, json_t **noise, struct err *e)
 	__attribute__((warn_unused_result));
 
+/*
+ * The commands that run each data point of a request again (abtest_mail.c):
+ * per group, base then head, {target, testcase, side, command, curl}:
+ * `regtrack-worker reproduce --kconfig K --testcase T [--params k=v,...]
+ * [--measure M] [--arch aarch64] --commit SHA [--patches series.mbox]
+ * --repeat N` (run inside a kernel tree; no server, no token; words
+ * shell-quoted) and the curl that queues it as one job of the service at
+ * public_url (none for a patched head: the service has no job of a patch).
+ * head_sha NULL: the head is base + the request's patches. New JSON array.
+ */
+json_t *abtest_reproduce_local(const struct abtest_setup *groups, size_t nr_groups,
+			       const char *tree, const char *compiler, const char *measure,
+			       const char *base_sha, const char *head_sha, long long repeat,
+			       const char *public_url);
+
+/*
+ * The result mail of request request_id to its `notify` address, in the
+ * kernel test robot's form for a patch ("we noticed a +12.0% improvement of
+ * METRIC on x86_64 with your patch \"[PATCH] ...\"", the other targets'
+ * change of that metric, the setup, an LKP table per target and testcase,
+ * the request page under public_url, the commands that run it again): 0
+ * with *subject, *body, *to (new strings), -1 with e (db errors;
+ * ERR_NOT_FOUND: no such request or no notify).
+ */
+int abtest_mail(PGconn *c, const char *public_url, long long request_id, char **subject,
+		char **body, char **to, struct err *e) __attribute__((warn_unused_result));
+
 #endif

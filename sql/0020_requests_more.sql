@@ -1,4 +1,4 @@
--- regtrack schema, part 20: A/B requests (issue 18), continued.
+-- regtrack schema, part 20: A/B requests (issue 18), continued: the series' patch-id and the result mail.
 --
 -- The identity of a request's patch series, as `git patch-id --stable`
 -- computes it on the worker after `git am` (worker/kernel.c): of the
@@ -10,3 +10,12 @@ ALTER TABLE requests
 	ADD COLUMN patch_id  text CHECK (patch_id ~ '^[0-9a-f]{40}$'),
 	ADD COLUMN patch_ids jsonb;
 CREATE INDEX requests_patch_id ON requests (patch_id) WHERE patch_id IS NOT NULL;
+
+-- A request with `notify` mails its result there when it ends (done or
+-- failed): one outbox row of kind 'request', queued in the transaction that
+-- ends it (abtest_settle), rendered and sent by the mailer like the others.
+ALTER TABLE outbox DROP CONSTRAINT outbox_kind_check;
+ALTER TABLE outbox ADD CONSTRAINT outbox_kind_check
+	CHECK (kind IN ('bisect', 'range', 'fixed', 'request'));
+ALTER TABLE outbox ADD COLUMN request_id bigint REFERENCES requests(id);
+CREATE INDEX outbox_request ON outbox (request_id) WHERE request_id IS NOT NULL;

@@ -288,11 +288,10 @@ static int expand(PGconn *c, json_t *b, struct submission *s, struct err *e)
 	return 0;
 }
 
-/* repeat omitted: abtest_choose_repeat() over the groups' setups */
-static int choose_repeat(PGconn *c, struct submission *s, struct err *e)
+/* the groups as abtest.h names their setups (new array, borrowing from s) */
+static struct abtest_setup *setups_of(const struct submission *s)
 {
-	struct abtest_setup *g = xcalloc(s->nr_groups, sizeof(*g));
-	int rc;
+	struct abtest_setup *g = xcalloc(s->nr_groups + 1, sizeof(*g));
 
 	for (size_t i = 0; i < s->nr_groups; i++) {
 		g[i].target = s->groups[i].target;
@@ -302,6 +301,15 @@ static int choose_repeat(PGconn *c, struct submission *s, struct err *e)
 		g[i].tbox_group = s->groups[i].tbox_group;
 		g[i].arch = s->groups[i].arch;
 	}
+	return g;
+}
+
+/* repeat omitted: abtest_choose_repeat() over the groups' setups */
+static int choose_repeat(PGconn *c, struct submission *s, struct err *e)
+{
+	struct abtest_setup *g = setups_of(s);
+	int rc;
+
 	rc = abtest_choose_repeat(c, g, s->nr_groups, s->compiler,
 				  s->measure ? s->measure : "wallclock", s->min_change_pct,
 				  &s->repeat, &s->repeat_why, &s->noise, e);
@@ -398,7 +406,7 @@ static json_t *reproduce(const struct submission *s, json_t *b)
 }
 
 /* the normalized submission kept with the request (its spec column) */
-static char *spec_text(const struct submission *s, json_t *b, long rounds)
+static char *spec_text(const struct submission *s, json_t *b, long rounds, const char *public_url)
 {
 	json_t *spec = json_object(), *groups = json_array();
 	char *text;
@@ -430,6 +438,16 @@ static char *spec_text(const struct submission *s, json_t *b, long rounds)
 	if (s->patches)
 		json_object_set_new(spec, "patch_subject", json_string(s->mbox.subject));
 	json_object_set_new(spec, "reproduce", reproduce(s, b));
+	{
+		struct abtest_setup *g = setups_of(s);
+
+		json_object_set_new(spec, "reproduce_local",
+				    abtest_reproduce_local(g, s->nr_groups, s->tree, s->compiler,
+							   s->measure, s->base_sha,
+							   s->head ? s->head_sha : NULL, s->repeat,
+							   public_url));
+		free(g);
+	}
 	text = json_dumps(spec, JSON_COMPACT | JSON_REAL_PRECISION(15));
 	json_decref(spec);
 	return text;
@@ -440,7 +458,7 @@ static long long store(struct request *rq, PGconn *c, struct submission *s, json
 		       struct err *e)
 {
 	long rounds = s->repeat < MAX_ROUNDS ? (long)s->repeat : MAX_ROUNDS;
-	char *spec = spec_text(s, b, rounds), tid[24];
+	char *spec = spec_text(s, b, rounds, rq->srv->cfg->public_url), tid[24];
 	long long id = -1, base_id, head_id;
 	struct db_request_new q = {
 		.tree_id = s->tree_id,

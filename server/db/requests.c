@@ -276,3 +276,22 @@ long db_request_noise(PGconn *c, const char *testcase, const char *params, const
 	PQclear(r);
 	return n;
 }
+
+int db_request_json(PGconn *c, long long id, char **text, struct err *e)
+{
+	char b[ID_LEN];
+	const char *p[1] = { b };
+	PGresult *r;
+	int got;
+
+	*text = NULL;
+	snprintf(b, sizeof(b), "%lld", id);
+	r = db_exec(c, ST_REQUEST_JSON, 1, p, e);
+	if (!r)
+		return -1;
+	got = PQntuples(r) == 1 && !PQgetisnull(r, 0, 0);
+	if (got)
+		*text = xstrdup(PQgetvalue(r, 0, 0));
+	PQclear(r);
+	return got;
+}

@@ -128,4 +128,8 @@ long db_request_noise(PGconn *c, const char *testcase, const char *params, const
 		      const char *arch, struct db_noise **out, struct err *e)
 	__attribute__((warn_unused_result));
 
+/* Request id as its GET reply shows it (ST_REQUEST_JSON): 1 with *text (new), 0 none, -1 with e. */
+int db_request_json(PGconn *c, long long id, char **text, struct err *e)
+	__attribute__((warn_unused_result));
+
 #endif
