@@ -108,7 +108,7 @@ static int is_dir(const char *path)
 }
 
 /* cases_dir "": bin/cases beside the executable, else PREFIX/share/regtrack/cases. */
-static char *resolve_cases_dir(const char *configured)
+char *agent_cases_dir(const char *configured)
 {
 	char exe[PATH_MAX], *slash, *cand;
 	ssize_t n;
@@ -248,7 +248,7 @@ int agent_init(struct agent *a, struct worker_config *cfg, const atomic_int *sto
 	if (client_init(&a->api, cfg->server_url, cfg->token, cfg->http_timeout_s, e) ||
 	    heartbeat_init(&a->hb, cfg, e))
 		return -1;
-	a->cases_dir = resolve_cases_dir(cfg->cases_dir);
+	a->cases_dir = agent_cases_dir(cfg->cases_dir);
 	a->ccache_dir = *cfg->ccache_dir ? xstrdup(cfg->ccache_dir) :
 					   xstrfmt("%s/ccache", cfg->work_dir);
 	cpus = sysconf(_SC_NPROCESSORS_ONLN);
