@@ -9,7 +9,9 @@
  *   exec_job --work-dir DIR --cases-dir DIR --arch ARCH --kconfig NAME
  *            --testcase NAME [--tree NAME --url URL --commit REV]
  *            [--compiler gcc-12] [--params JSON] [--repeat N]
- *            [--ccache-dir DIR] [--jobs N] [--id N]
+ *            [--ccache-dir DIR] [--jobs N] [--id N] [--patches FILE.mbox]
+ * With --patches the JSON also has "commit" (what git am made) and
+ * "patch_id" (the series' git patch-id --stable).
  * Exit status: 0 the job ran to an outcome (any status), 1 internal error
  * (the struct err on stderr), 2 usage.
  */
@@ -19,6 +21,7 @@
 #include <time.h>
 
 #include "worker/execute.h"
+#include "buf.h"
 #include "attr.h"
 #include "clock.h"
 
@@ -38,7 +41,7 @@ static void close_phase(struct phase_log *pl)
 	secs = mono_s() - pl->started;
 	fprintf(stderr, "exec_job: %-10s %7.1f s  %s\n", pl->current, secs, pl->message);
 	json_array_append_new(pl->phases, json_pack("{s:s, s:f, s:s}", "phase", pl->current,
-						      "seconds", secs, "message", pl->message));
+						    "seconds", secs, "message", pl->message));
 	pl->current[0] = '\0';
 }
 
@@ -57,17 +60,23 @@ static int usage(void)
 	fputs("usage: exec_job --work-dir DIR --cases-dir DIR --arch ARCH --kconfig NAME\n"
 	      "                --testcase NAME [--tree NAME --url URL --commit REV]\n"
 	      "                [--compiler gcc-12] [--params JSON] [--repeat N]\n"
-	      "                [--ccache-dir DIR] [--jobs N] [--id N]\n", stderr);
+	      "                [--ccache-dir DIR] [--jobs N] [--id N] [--patches FILE.mbox]\n",
+	      stderr);
 	return 2;
 }
 
 int main(int argc, char **argv)
 {
 	struct job_spec spec = { .compiler = "gcc-12", .repeat = 1, .tree = "linux" };
-	struct worker_env env = { .make_jobs = 2, .qemu_mem_mb = 512, .qemu_cpus = 2,
-				  .timeout_fetch_s = 1800, .timeout_build_s = 3600,
-				  .timeout_boot_s = 300, .timeout_run_s = 600 };
+	struct worker_env env = { .make_jobs = 2,
+				  .qemu_mem_mb = 512,
+				  .qemu_cpus = 2,
+				  .timeout_fetch_s = 1800,
+				  .timeout_build_s = 3600,
+				  .timeout_boot_s = 300,
+				  .timeout_run_s = 600 };
 	struct phase_log pl = { .phases = json_array() };
+	struct buf mbox = BUF_INIT(8 << 20);
 	struct job_outcome out;
 	struct err e;
 	json_error_t jerr;
@@ -102,7 +111,13 @@ int main(int argc, char **argv)
 			spec.testcase = v;
 		else if (!strcmp(k, "--repeat"))
 			spec.repeat = (int)strtol(v, NULL, 10);
-		else if (!strcmp(k, "--id"))
+		else if (!strcmp(k, "--patches")) {
+			if (buf_read_file(&mbox, v)) {
+				fprintf(stderr, "exec_job: cannot read '%s'\n", v);
+				return 2;
+			}
+			spec.patches = mbox.data;
+		} else if (!strcmp(k, "--id"))
 			spec.id = strtoll(v, NULL, 10);
 		else if (!strcmp(k, "--params")) {
 			spec.params = json_loads(v, 0, &jerr);
@@ -113,7 +128,8 @@ int main(int argc, char **argv)
 		} else
 			return usage();
 	}
-	if (i != argc || !env.work_dir || !env.cases_dir || !env.arch || !spec.kconfig || !spec.testcase)
+	if (i != argc || !env.work_dir || !env.cases_dir || !env.arch || !spec.kconfig ||
+	    !spec.testcase)
 		return usage();
 
 	if (job_execute(&spec, &env, on_phase, &pl, &out, &e) < 0) {
@@ -122,6 +138,7 @@ int main(int argc, char **argv)
 		job_outcome_release(&out);
 		json_decref(pl.phases);
 		json_decref(spec.params);
+		buf_release(&mbox);
 		return 1;
 	}
 	close_phase(&pl);
@@ -130,11 +147,16 @@ int main(int argc, char **argv)
 	doc = json_pack("{s:s, s:O, s:s, s:i, s:O}", "status", out.status, "runs", out.runs,
 			"log_tail", out.log_tail ? out.log_tail : "", "kconfig_lines", lines,
 			"phases", pl.phases);
+	if (spec.patches)
+		json_object_set_new(doc, "commit", json_string(out.commit));
+	if (out.patch_id[0])
+		json_object_set_new(doc, "patch_id", json_string(out.patch_id));
 	json_dumpf(doc, stdout, JSON_INDENT(1));
 	fputc('\n', stdout);
 	json_decref(doc);
 	job_outcome_release(&out);
 	json_decref(pl.phases);
 	json_decref(spec.params);
+	buf_release(&mbox);
 	return 0;
 }
