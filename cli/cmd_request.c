@@ -394,6 +394,10 @@ int cmd_test(int argc, char **argv)
 				json_string_value(json_object_get(j, "url")));
 		if (!wait)
 			printf("%s\n", out.data);
+		if (json_is_string(json_object_get(j, "repeat_why")))
+			fprintf(stderr, "request %lld: %lld runs a side: %s\n", id,
+				(long long)json_integer_value(json_object_get(j, "repeat")),
+				json_string_value(json_object_get(j, "repeat_why")));
 		json_decref(j);
 	}
 	buf_release(&out);

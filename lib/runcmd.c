@@ -254,7 +254,13 @@ int runcmd_run(struct runcmd *cmd, struct err *e)
 		return err_setc(e, ERR_SPAWN, cmd->argv[0], "cannot run '%s': not found in PATH",
 				cmd->argv[0]);
 
-	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	devnull = open(cmd->stdin_path ? cmd->stdin_path : "/dev/null", O_RDONLY | O_CLOEXEC);
+	if (devnull < 0 && cmd->stdin_path) {
+		err_setc(e, ERR_SPAWN, cmd->argv[0], "cannot open '%s' for stdin: %s",
+			 cmd->stdin_path, strerror(errno));
+		free(prog);
+		return -1;
+	}
 	if (devnull < 0 || pipe2(out_p, O_CLOEXEC) < 0 ||
 	    (!cmd->merge_stderr && pipe2(err_p, O_CLOEXEC) < 0) || pipe2(st_p, O_CLOEXEC) < 0) {
 		err_setc(e, ERR_SPAWN, cmd->argv[0], "cannot create pipes: %s", strerror(errno));

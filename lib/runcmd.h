@@ -11,7 +11,8 @@
  * The one way regtrack starts a child process (after git's run-command.h):
  * an argv vector (no shell ever sees it), a timeout, its own process group
  * (the whole group is killed on timeout or cancel, and any process left in
- * the group when the child exits is killed too), stdin from /dev/null, and
+ * the group when the child exits is killed too), stdin from /dev/null (or
+ * stdin_path), and
  * stdout/stderr captured into size-capped buffers. The child gets SIGKILL
  * when the calling thread dies (PR_SET_PDEATHSIG), so a killed worker does
  * not leave make or qemu running on alone; call runcmd_run from a thread
@@ -37,6 +38,8 @@ struct runcmd {
 	int keep_tail;		       /* 1 (default): when a capture buffer is full, drop
 					* its oldest bytes (keep the last `cap` bytes);
 					* 0: keep the first bytes, drop the rest */
+	const char *stdin_path;	       /* a file read as the child's stdin (git patch-id
+					* reads only stdin); NULL = /dev/null */
 	int log_fd;		       /* >= 0: every byte of stdout/stderr is also written
 					* here, uncapped (e.g. a full build log); -1 = none */
 	volatile sig_atomic_t *cancel; /* if not NULL and it becomes non-zero, the
@@ -66,7 +69,7 @@ void runcmd_init(struct runcmd *cmd, const char *const *argv, int timeout_s);
  * Runs the command to completion (or until the timeout/cancel kills it).
  * Returns 0 when the child was started and reaped, whatever its exit;
  * -1 when it could not be started: argv[0] not found or not executable,
- * cwd missing, fork/pipe failure: ERR_SPAWN, the errno text in the
+ * cwd missing, stdin_path cannot be opened, fork/pipe failure: ERR_SPAWN, the errno text in the
  * message, argv[0] in the detail. May be called
  * once per runcmd_init.
  */

@@ -1,10 +1,12 @@
 /* A/B requests: ref resolution and the verdict; see abtest.h. */
 #include "server/abtest.h"
 #include "server/db/db.h"
+#include "server/db/outbox.h"
 #include "server/log.h"
 #include "runcmd.h"
 #include "stats/compare.h"
 #include "stats/metric.h"
+#include "stats/samplesize.h"
 #include "xalloc.h"
 
 #include <ctype.h>
@@ -167,7 +169,8 @@ int abtest_settle(PGconn *c, long long id, struct err *e)
 		got = db_request_finish(c, id, "failed", NULL, NULL, why,
 					l.head_sha[0] ? l.head_sha : NULL, e);
 		free(why);
-		if (got < 0 || (got && db_request_cancel_jobs(c, id, &jobs, e) < 0))
+		if (got < 0 || (got && db_request_cancel_jobs(c, id, &jobs, e) < 0) ||
+		    (got && db_outbox_insert_request(c, id, e) < 0))
 			goto fail;
 		ret = got;
 		goto out;
@@ -180,7 +183,8 @@ int abtest_settle(PGconn *c, long long id, struct err *e)
 		goto fail;
 	got = db_request_finish(c, id, "done", verdict, result, NULL,
 				l.head_sha[0] ? l.head_sha : NULL, e);
-	if (got < 0)
+	/* the mail to notify, queued if and only if the request ends */
+	if (got < 0 || (got && db_outbox_insert_request(c, id, e) < 0))
 		goto fail;
 	ret = got;
 out:
@@ -242,4 +246,102 @@ int abtest_resolve_ref(const char *dir, const char *ref, const char *field, int 
 	free(spec);
 	runcmd_release(&cmd);
 	return got;
+}
+
+/* a CV in percent as people read it: 1.8, 0.42, 0.0031 */
+static void cv_text(double cv, char *out, size_t n)
+{
+	snprintf(out, n, cv >= 1 ? "%.1f" : "%.2g", cv);
+}
+
+int abtest_choose_repeat(PGconn *c, const struct abtest_setup *groups, size_t nr_groups,
+			 const char *compiler, const char *mode, double min_change_pct,
+			 long long *repeat, char **why_out, json_t **noise_out, struct err *e)
+{
+	struct compare_opts o;
+	int best = 0, lo = samplesize_rank_floor(ABTEST_ALPHA);
+	char why[600] = "";
+
+	json_t *noise = json_array();
+
+	compare_opts_init(&o);
+	o.alpha = ABTEST_ALPHA;
+	for (size_t i = 0; i < nr_groups; i++) {
+		const struct abtest_setup *g = &groups[i];
+		struct db_noise *nz;
+		long n = db_request_noise(c, g->testcase, g->params, g->kconfig, compiler, mode,
+					  g->tbox_group, g->tbox_group ? NULL : g->arch, &nz, e);
+		int primary = 0;
+
+		if (n < 0) {
+			json_decref(noise);
+			return -1;
+		}
+		for (long j = 0; j < n; j++)
+			primary |= !nz[j].is_monitor && nz[j].df >= ABTEST_MIN_DF;
+		for (long j = 0; j < n; j++) {
+			const struct db_noise *x = &nz[j];
+			double floor = isnan(min_change_pct) ? compare_opts_floor(&o, x->metric) :
+							       min_change_pct;
+			double raw;
+			int k;
+			char cv[32];
+
+			if (x->df < ABTEST_MIN_DF || (primary && x->is_monitor) ||
+			    !isfinite(x->cv_pct))
+				continue;
+			k = floor > 0 ?
+				    samplesize_choose(x->cv_pct, floor, ABTEST_ALPHA, ABTEST_POWER,
+						      lo, ABTEST_MAX_AUTO_REPEAT, &raw) :
+				    ABTEST_MAX_AUTO_REPEAT;
+			if (floor <= 0)
+				raw = INFINITY;
+			json_array_append_new(noise,
+					      json_pack("{s:s,s:s,s:s,s:f,s:I,s:I,s:f,s:i,s:o}",
+							"target", g->target, "testcase",
+							g->testcase, "metric", x->metric, "cv_pct",
+							x->cv_pct, "runs", (json_int_t)x->runs,
+							"commits", (json_int_t)x->commits,
+							"min_change_pct", floor, "runs_a_side", k,
+							"raw",
+							isfinite(raw) ? json_real(raw) :
+									json_null()));
+			if (k <= best)
+				continue;
+			best = k;
+			cv_text(x->cv_pct, cv, sizeof(cv));
+			snprintf(why, sizeof(why),
+				 "%s%s%s%sCV %s %% over %lld runs at %lld commits (%s) → %d runs a "
+				 "side for %g %% (power %.1f, α %g)",
+				 nr_groups > 1 ? g->target : "", nr_groups > 1 ? " " : "",
+				 nr_groups > 1 ? g->testcase : "", nr_groups > 1 ? ": " : "", cv,
+				 x->runs, x->commits, x->metric, k, floor, ABTEST_POWER,
+				 ABTEST_ALPHA);
+			if (!strcmp(mode, "icount") && raw < lo)
+				snprintf(why + strlen(why), sizeof(why) - strlen(why),
+					 "; icount's spread is near zero: %.1f would do, %d is the "
+					 "fewest with which the rank test can reach α %g",
+					 raw, lo, ABTEST_ALPHA);
+			else if (raw < lo)
+				snprintf(why + strlen(why), sizeof(why) - strlen(why),
+					 "; %.1f would do, %d is the fewest with which the rank "
+					 "test can reach α %g",
+					 raw, lo, ABTEST_ALPHA);
+			else if (raw > k)
+				snprintf(why + strlen(why), sizeof(why) - strlen(why),
+					 "; the bound: %g %% would need %.0f", floor, raw);
+		}
+		free(nz);
+	}
+	if (!best) {
+		best = ABTEST_DEFAULT_REPEAT;
+		snprintf(why, sizeof(why),
+			 "no history of this setup (no commit with repeated runs of it): the "
+			 "default, %d runs a side",
+			 ABTEST_DEFAULT_REPEAT);
+	}
+	*repeat = best;
+	*why_out = xstrdup(why);
+	*noise_out = noise;
+	return 0;
 }

@@ -28,6 +28,10 @@
 
 /* The alpha of a request's comparisons (compare's default). */
 #define ABTEST_ALPHA 0.01
+#define ABTEST_DEFAULT_REPEAT 6	  /* runs a side without history: 6 vs 6 reach p 0.0022 */
+#define ABTEST_POWER 0.8	  /* of the runs chosen from a setup's noise */
+#define ABTEST_MAX_AUTO_REPEAT 30 /* the most runs a side chosen from noise */
+#define ABTEST_MIN_DF 3 /* repeated runs (sum of runs - 1 per commit) that make a history */
 
 /*
  * Pure: the rows and overall verdict from samples s[0..n) as
@@ -64,5 +68,59 @@ int abtest_settle_job(PGconn *c, long long job_id, struct err *e)
  */
 int abtest_resolve_ref(const char *dir, const char *ref, const char *field, int timeout_s,
 		       char sha[41], struct err *e) __attribute__((warn_unused_result));
+
+/* One target x testcase of a request, as its jobs name the setup (all borrowed). */
+struct abtest_setup {
+	const char *target, *testcase;
+	const char *params;			 /* canonical JSON text, measure included */
+	const char *kconfig, *tbox_group, *arch; /* tbox_group NULL: any of arch */
+};
+
+/*
+ * `repeat` omitted (issue 18, how many runs): the runs a side from the
+ * measured noise of each group's setup history (db_request_noise: the
+ * pooled within-commit CV of run means at commits with repeated runs,
+ * at least ABTEST_MIN_DF degrees of freedom): per metric (the case's;
+ * monitors only when there is no other) the runs that detect
+ * min_change_pct (NAN: the metric's floor, compare_opts_floor) with power
+ * ABTEST_POWER at ABTEST_ALPHA, samplesize_choose() within [the rank
+ * test's floor, ABTEST_MAX_AUTO_REPEAT]; the largest over metrics and
+ * groups. No history: ABTEST_DEFAULT_REPEAT. 0 with *repeat, *why (new:
+ * "CV 1.8 % over 50 runs at 12 commits (METRIC) → 22 runs a side for 2 %
+ * (power 0.8, α 0.01)", and why a bound applied) and *noise (new JSON
+ * array: per metric target, testcase, metric, cv_pct, runs, commits,
+ * min_change_pct, runs_a_side, raw); -1 with e (db errors).
+ */
+int abtest_choose_repeat(PGconn *c, const struct abtest_setup *groups, size_t nr_groups,
+			 const char *compiler, const char *mode, double min_change_pct,
+			 long long *repeat, char **why, json_t **noise, struct err *e)
+	__attribute__((warn_unused_result));
+
+/*
+ * The commands that run each data point of a request again (abtest_mail.c):
+ * per group, base then head, {target, testcase, side, command, curl}:
+ * `regtrack-worker reproduce --kconfig K --testcase T [--params k=v,...]
+ * [--measure M] [--arch aarch64] --commit SHA [--patches series.mbox]
+ * --repeat N` (run inside a kernel tree; no server, no token; words
+ * shell-quoted) and the curl that queues it as one job of the service at
+ * public_url (none for a patched head: the service has no job of a patch).
+ * head_sha NULL: the head is base + the request's patches. New JSON array.
+ */
+json_t *abtest_reproduce_local(const struct abtest_setup *groups, size_t nr_groups,
+			       const char *tree, const char *compiler, const char *measure,
+			       const char *base_sha, const char *head_sha, long long repeat,
+			       const char *public_url);
+
+/*
+ * The result mail of request request_id to its `notify` address, in the
+ * kernel test robot's form for a patch ("we noticed a +12.0% improvement of
+ * METRIC on x86_64 with your patch \"[PATCH] ...\"", the other targets'
+ * change of that metric, the setup, an LKP table per target and testcase,
+ * the request page under public_url, the commands that run it again): 0
+ * with *subject, *body, *to (new strings), -1 with e (db errors;
+ * ERR_NOT_FOUND: no such request or no notify).
+ */
+int abtest_mail(PGconn *c, const char *public_url, long long request_id, char **subject,
+		char **body, char **to, struct err *e) __attribute__((warn_unused_result));
 
 #endif

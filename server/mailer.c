@@ -1,5 +1,6 @@
 /* The mailer thread (mailer.h): claims outbox rows, renders, sends or writes them, retries. */
 #include "server/mailer.h"
+#include "server/abtest.h"
 #include "attr.h"
 #include "server/bgthread.h"
 #include "server/db/db.h"
@@ -249,6 +250,30 @@ out:
 	return ret;
 }
 
+/* Renders the result mail of A/B request request_id (abtest_mail) into row id; as render_row. */
+static int render_request(PGconn *c, const struct config *cfg, long long id, long long request_id,
+			  struct err *e)
+{
+	char msgid[200], *subject, *body, *to;
+
+	if (abtest_mail(c, cfg->public_url, request_id, &subject, &body, &to, e)) {
+		if (e->id == ERR_NOT_FOUND)
+			return db_outbox_give_up(c, id, "failed", e->message, e) ? -1 : 1;
+		return -1;
+	}
+	new_message_id(cfg, msgid);
+	if (db_outbox_render(c, id, subject, body, msgid, NULL, to, 0, 0, e)) {
+		free(subject);
+		free(body);
+		free(to);
+		return -1;
+	}
+	free(subject);
+	free(body);
+	free(to);
+	return 0;
+}
+
 /* ---- sending one row ------------------------------------------------ */
 
 static int write_dry_run(const char *dir, const char *id, const char *msg, size_t len,
@@ -344,7 +369,10 @@ int mailer_run_once(PGconn *c, const struct config *cfg, struct err *e)
 		return 0;
 	}
 	if (!row.rendered) {
-		rc = render_row(c, cfg, row.id, row.kind, row.regression_id, row.bisect_id, e);
+		rc = !strcmp(row.kind, "request") ?
+			     render_request(c, cfg, row.id, row.request_id, e) :
+			     render_row(c, cfg, row.id, row.kind, row.regression_id, row.bisect_id,
+					e);
 		if (rc < 0)
 			goto fail;
 		if (rc > 0)

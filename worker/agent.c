@@ -18,6 +18,21 @@
 #include <unistd.h>
 #include <uuid/uuid.h>
 
+/* "a b c" -> ["a", "b", "c"] (new) */
+static json_t *split_words(const char *s)
+{
+	json_t *a = json_array();
+
+	while (*s) {
+		size_t n = strcspn(s, " ");
+
+		if (n)
+			json_array_append_new(a, json_stringn(s, n));
+		s += n + (s[n] == ' ');
+	}
+	return a;
+}
+
 #define BACKOFF_START_S 1
 
 static int stopping(const struct agent *a)
@@ -94,7 +109,7 @@ static int is_dir(const char *path)
 }
 
 /* cases_dir "": bin/cases beside the executable, else PREFIX/share/regtrack/cases. */
-static char *resolve_cases_dir(const char *configured)
+char *agent_cases_dir(const char *configured)
 {
 	char exe[PATH_MAX], *slash, *cand;
 	ssize_t n;
@@ -240,7 +255,7 @@ int agent_init(struct agent *a, struct worker_config *cfg, const atomic_int *sto
 	if (client_init(&a->api, cfg->server_url, cfg->token, cfg->http_timeout_s, e) ||
 	    heartbeat_init(&a->hb, cfg, e))
 		return -1;
-	a->cases_dir = resolve_cases_dir(cfg->cases_dir);
+	a->cases_dir = agent_cases_dir(cfg->cases_dir);
 	a->cases = caselist_collect(a->cases_dir, cfg->arch);
 	a->ccache_dir = *cfg->ccache_dir ? xstrdup(cfg->ccache_dir) :
 					   xstrfmt("%s/ccache", cfg->work_dir);
@@ -553,8 +568,14 @@ static int run_job(struct agent *a, json_t *job)
 		size_t i;
 
 		wlog_info("job %lld: patches applied on %.12s: %.12s", id, spec.commit, out.commit);
-		json_array_foreach (out.runs, i, run)
+		json_array_foreach (out.runs, i, run) {
 			json_object_set(run, "base_commit", json_object_get(job, "commit"));
+			/* the series' identity across bases and rebases (issue 18) */
+			if (out.patch_id[0])
+				json_object_set_new(run, "patch_id", json_string(out.patch_id));
+			if (out.patch_ids)
+				json_object_set_new(run, "patch_ids", split_words(out.patch_ids));
+		}
 		json_object_set_new(job, "commit", json_string(out.commit));
 	}
 	{

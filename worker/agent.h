@@ -106,4 +106,11 @@ int agent_run(struct agent *a);
  */
 json_t *agent_register_body(const struct agent *a);
 
+/*
+ * The case binaries' dir: `configured` when not "", else bin/cases beside
+ * the executable when it exists, else PREFIX/share/regtrack/cases beside
+ * it. New string (free()).
+ */
+char *agent_cases_dir(const char *configured);
+
 #endif

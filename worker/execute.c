@@ -706,8 +706,11 @@ static int execute_kernel(const struct job_spec *spec, const struct worker_env *
 		}
 		goto out;
 	}
-	if (spec->patches)
+	if (spec->patches) {
 		memcpy(out->commit, k.sha, sizeof(out->commit));
+		memcpy(out->patch_id, k.patch_id, sizeof(out->patch_id));
+		out->patch_ids = k.patch_ids ? xstrdup(k.patch_ids) : NULL;
+	}
 	report(phase, ctx, "configure", 0, "%s at %.12s", spec->kconfig, k.sha);
 	r = kernel_configure(&k, e);
 	if (!r) {
@@ -916,6 +919,8 @@ void job_outcome_release(struct job_outcome *out)
 	json_decref(out->runs);
 	free(out->log_tail);
 	free(out->kconfig_text);
+	free(out->patch_ids);
+	out->patch_ids = NULL;
 	out->runs = NULL;
 	out->log_tail = NULL;
 	out->kconfig_text = NULL;

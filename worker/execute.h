@@ -60,6 +60,10 @@ struct job_outcome {
 				   before a build succeeded; also in every run as "image_sha256" */
 	char same_image_as[41]; /* status "same-image": the commit of skip_images whose image
 				   this build equals (no run was made); "" otherwise */
+	char patch_id[41];	/* with patches: `git patch-id --stable` of the series as one
+				   diff; "" otherwise or when git could not compute it */
+	char *patch_ids;	/* new, with patches: each patch's patch-id in order,
+				   space-separated; NULL otherwise */
 };
 
 /*

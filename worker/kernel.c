@@ -97,6 +97,8 @@ void kernel_release(struct kernel *k)
 	free(k->config_text);
 	free(k->perf);
 	k->perf = NULL;
+	free(k->patch_ids);
+	k->patch_ids = NULL;
 	buf_release(&k->log);
 	if (k->src_lock >= 0)
 		close(k->src_lock);
@@ -282,6 +284,145 @@ static const char *const git_net_env[] = { "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS
  */
 static int write_file(const char *path, const char *text);
 
+/*
+ * `git patch-id --stable` of what `producer` prints (a diff, or `git log -p`
+ * of the series): one id per commit in it, in order, appended to ids
+ * space-separated. The diff goes through a file since patch-id reads only
+ * stdin (runcmd's stdin_path). 0, or 1 when a step failed (logged: the
+ * ids are a record, not a condition of the run), -1 with e (cannot start).
+ */
+#define PATCH_DIFF_CAP (64u << 20) /* a diff of an mbox of at most 4 MiB */
+
+static int patch_ids_of(struct kernel *k, const char *const *producer, struct buf *ids,
+			struct err *e)
+{
+	const char *pid[] = { "git", "patch-id", "--stable", NULL };
+	char *path = xstrfmt("%s.diff", k->src_dir);
+	struct runcmd cmd;
+	int rc = 1;
+	FILE *f;
+
+	runcmd_init(&cmd, producer, GIT_QUICK_S);
+	cmd.out.cap = PATCH_DIFF_CAP;
+	cmd.keep_tail = 0;
+	cmd.cancel = k->cancel;
+	if (runcmd_run(&cmd, e) < 0) {
+		runcmd_release(&cmd);
+		free(path);
+		return -1;
+	}
+	if (!runcmd_ok(&cmd) || cmd.out_dropped) {
+		log_addf(k, "regtrack: no patch-id: '%s %s' failed or printed over %u bytes\n",
+			 producer[0], producer[3], PATCH_DIFF_CAP);
+		goto out;
+	}
+	f = fopen(path, "w");
+	if (!f || fwrite(cmd.out.data, 1, cmd.out.len, f) != cmd.out.len) {
+		if (f)
+			fclose(f);
+		log_addf(k, "regtrack: no patch-id: cannot write '%s'\n", path);
+		goto out;
+	}
+	if (fclose(f)) {
+		log_addf(k, "regtrack: no patch-id: cannot write '%s'\n", path);
+		goto out;
+	}
+	runcmd_release(&cmd);
+	runcmd_init(&cmd, pid, GIT_QUICK_S);
+	cmd.stdin_path = path;
+	cmd.cancel = k->cancel;
+	if (runcmd_run(&cmd, e) < 0) {
+		rc = -1;
+		goto out;
+	}
+	if (!runcmd_ok(&cmd)) {
+		log_addf(k, "regtrack: git patch-id --stable failed: %s\n", cmd.err.data);
+		goto out;
+	}
+	/* lines "PATCHID COMMIT" */
+	for (const char *p = cmd.out.data, *nl; *p; p = nl ? nl + 1 : p + strlen(p)) {
+		nl = strchr(p, '\n');
+		if (strspn(p, "0123456789abcdef") == 40 && p[40] == ' ' &&
+		    buf_addf(ids, "%s%.40s", ids->len ? " " : "", p))
+			break; /* over ids' cap: a series of thousands of patches */
+	}
+	rc = ids->len ? 0 : 1;
+out:
+	runcmd_release(&cmd);
+	unlink(path);
+	free(path);
+	return rc;
+}
+
+/*
+ * k->patch_id (the series' combined diff base..HEAD) and k->patch_ids (one
+ * per patch). Diff settings that vary from machine to machine are fixed
+ * on the command line, so every worker derives the same ids. 0 (ids
+ * left empty when a step failed), -1 with e.
+ */
+static int series_patch_ids(struct kernel *k, struct err *e)
+{
+	char *range = xstrfmt("%s..HEAD", k->base_sha);
+	const char *diff[] = { "git",
+			       "-C",
+			       k->src_dir,
+			       "-c",
+			       "diff.noprefix=false",
+			       "-c",
+			       "diff.mnemonicPrefix=false",
+			       "-c",
+			       "diff.algorithm=myers",
+			       "-c",
+			       "diff.relative=false",
+			       "diff",
+			       "--no-color",
+			       "--no-ext-diff",
+			       "--no-textconv",
+			       k->base_sha,
+			       "HEAD",
+			       NULL };
+	const char *log[] = { "git",
+			      "-C",
+			      k->src_dir,
+			      "-c",
+			      "diff.noprefix=false",
+			      "-c",
+			      "diff.mnemonicPrefix=false",
+			      "-c",
+			      "diff.algorithm=myers",
+			      "-c",
+			      "diff.relative=false",
+			      "log",
+			      "-p",
+			      "--reverse",
+			      "--no-color",
+			      "--no-ext-diff",
+			      "--no-textconv",
+			      "--no-mailmap",
+			      range,
+			      NULL };
+	struct buf whole = BUF_INIT(4096), each = BUF_INIT(1 << 16);
+	int r = patch_ids_of(k, diff, &whole, e);
+
+	if (r >= 0)
+		r = patch_ids_of(k, log, &each, e);
+	if (r >= 0 && whole.len == 40) {
+		memcpy(k->patch_id, whole.data, 40);
+		k->patch_id[40] = '\0';
+	}
+	if (r >= 0 && each.len) {
+		free(k->patch_ids);
+		k->patch_ids = xstrdup(each.data);
+	}
+	if (k->patch_id[0])
+		log_addf(k, "regtrack: patch-id --stable %s (series), %s (each)\n", k->patch_id,
+			 k->patch_ids ? k->patch_ids : "-");
+	buf_release(&whole);
+	buf_release(&each);
+	free(range);
+	return r < 0 ? -1 : 0;
+}
+
 static int apply_patches(struct kernel *k, struct err *e)
 {
 	struct err qe;
@@ -374,6 +515,8 @@ static int apply_patches(struct kernel *k, struct err *e)
 	runcmd_release(&cmd);
 	if (rc)
 		err_setc(e, ERR_IO, k->src_dir, "cannot read HEAD after git am");
+	else if (series_patch_ids(k, e))
+		rc = -1;
 out:
 	unlink(path);
 	free(path);

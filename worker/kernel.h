@@ -50,6 +50,10 @@ struct kernel {
 	/* --- outputs: owned by the struct, freed by kernel_release --- */
 	char sha[41];	   /* the commit resolved in the mirror (with patches: what git am made) */
 	char base_sha[41]; /* the commit resolved in the mirror, before patches */
+	char patch_id[41]; /* with patches: `git patch-id --stable` of the series as one diff
+			    * (base..sha); "" otherwise or when it could not be computed */
+	char *patch_ids;   /* with patches: the patch-id of each patch, in order, space-separated;
+			    * NULL otherwise */
 	char *src_dir, *build_dir;
 	char *image;			      /* bootable image: build/arch/x86/boot/bzImage or
 					       * build/arch/arm64/boot/Image */

@@ -5,12 +5,15 @@
  *                       [--work-dir DIR] [--arch ARCH] [--tbox-group NAME]
  *                       [--capabilities host,qemu-x86_64,qemu-aarch64] [--cases-dir DIR] ...
  *   regtrack-worker fingerprint [--config FILE] [...]   print the register request
+ *   regtrack-worker reproduce --kconfig K --testcase T [...]   one data point here, inside a
+ *                       kernel tree, no server (worker/reproduce.h)
  *   regtrack-worker help
  *
  * Exit status: 0 ok (see agent.h for --once), 1 failure, 2 usage or config error.
  */
 #include "worker/agent.h"
 #include "worker/config.h"
+#include "worker/reproduce.h"
 #include "worker/wlog.h"
 
 #include <signal.h>
@@ -31,6 +34,9 @@ static void usage(FILE *f)
 {
 	fputs("usage: regtrack-worker run [--once] [options]\n"
 	      "       regtrack-worker fingerprint [options]\n"
+	      "       regtrack-worker reproduce --kconfig K --testcase T [--params k=v,...]\n"
+	      "           [--measure icount] [--arch aarch64] [--commit SHA] [--patches FILE.mbox]\n"
+	      "           [--repeat N]   (inside a kernel tree; no server, no token)\n"
 	      "\n"
 	      "Options (each also a key of the --config file; flags win, env REGTRACK_TOKEN\n"
 	      "sits between the file and --token):\n",
@@ -108,6 +114,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (!strcmp(cmd, "reproduce"))
+		return reproduce_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "run") && strcmp(cmd, "fingerprint")) {
 		if (*cmd)
 			fprintf(stderr, "regtrack-worker: unknown command '%s'\n", cmd);

@@ -46,7 +46,6 @@
 #define MAX_TARGETS 16
 #define MAX_TESTCASES 32
 #define MAX_JOBS 2000
-#define DEFAULT_REPEAT 6     /* 6 vs 6 runs can reach p 0.0022 < alpha 0.01 */
 #define MAX_ROUNDS 4	     /* A B alternations; each job is one build and boot */
 #define REQUEST_PRIORITY 200 /* above tracking (plan priorities are -100..100) */
 
@@ -91,8 +90,10 @@ struct group {
 
 struct submission {
 	const char *tree, *base, *head, *patches, *kconfig, *compiler, *measure, *notify, *label;
-	long long repeat, tree_id;
-	double min_change_pct; /* NAN: the metric's floor */
+	long long repeat, tree_id; /* repeat 0: chosen from the setup's noise (choose_repeat) */
+	char *repeat_why;	   /* new, when chosen */
+	json_t *noise;		   /* new, when chosen: what each metric's spread asked for */
+	double min_change_pct;	   /* NAN: the metric's floor */
 	struct mbox_info mbox;
 	char base_sha[41], head_sha[41];
 	struct group *groups;
@@ -106,6 +107,8 @@ static void submission_release(struct submission *s)
 	for (size_t i = 0; i < s->nr_groups; i++)
 		free(s->groups[i].params);
 	free(s->groups);
+	free(s->repeat_why);
+	json_decref(s->noise);
 }
 
 /* params object: scalar values; measure added when the request names one */
@@ -146,7 +149,7 @@ static int check_fields(json_t *b, struct submission *s, struct err *e)
 	    json_str_field(b, "measure", 0, 16, &s->measure, e) ||
 	    json_str_field(b, "notify", 0, 256, &s->notify, e) ||
 	    json_str_field(b, "label", 0, 1024, &s->label, e) ||
-	    json_int_field(b, "repeat", DEFAULT_REPEAT, 1, 100, &s->repeat, e) ||
+	    json_int_field(b, "repeat", 0, 1, 100, &s->repeat, e) ||
 	    monitors_from_json(json_object_get(b, "monitors"), "monitors", s->monitors, e))
 		return -1;
 	{
@@ -285,9 +288,40 @@ static int expand(PGconn *c, json_t *b, struct submission *s, struct err *e)
 	/* each testcase and its params against what the workers registered */
 	if (casecheck_testcases(c, tcs, e))
 		return -1;
-	if (s->nr_groups * 2 * (size_t)(s->repeat < MAX_ROUNDS ? s->repeat : MAX_ROUNDS) > MAX_JOBS)
+	if (s->nr_groups * 2 *
+		    (size_t)(s->repeat && s->repeat < MAX_ROUNDS ? s->repeat : MAX_ROUNDS) >
+	    MAX_JOBS)
 		return err_setc(e, ERR_INVALID_FIELD, "testcases", "more than %d jobs", MAX_JOBS);
 	return 0;
+}
+
+/* the groups as abtest.h names their setups (new array, borrowing from s) */
+static struct abtest_setup *setups_of(const struct submission *s)
+{
+	struct abtest_setup *g = xcalloc(s->nr_groups + 1, sizeof(*g));
+
+	for (size_t i = 0; i < s->nr_groups; i++) {
+		g[i].target = s->groups[i].target;
+		g[i].testcase = s->groups[i].testcase;
+		g[i].params = s->groups[i].params;
+		g[i].kconfig = s->groups[i].kconfig;
+		g[i].tbox_group = s->groups[i].tbox_group;
+		g[i].arch = s->groups[i].arch;
+	}
+	return g;
+}
+
+/* repeat omitted: abtest_choose_repeat() over the groups' setups */
+static int choose_repeat(PGconn *c, struct submission *s, struct err *e)
+{
+	struct abtest_setup *g = setups_of(s);
+	int rc;
+
+	rc = abtest_choose_repeat(c, g, s->nr_groups, s->compiler,
+				  s->measure ? s->measure : "wallclock", s->min_change_pct,
+				  &s->repeat, &s->repeat_why, &s->noise, e);
+	free(g);
+	return rc;
 }
 
 /* base/head in the tree's mirror; the mirror is fetched once when it lacks one */
@@ -379,7 +413,7 @@ static json_t *reproduce(const struct submission *s, json_t *b)
 }
 
 /* the normalized submission kept with the request (its spec column) */
-static char *spec_text(const struct submission *s, json_t *b, long rounds)
+static char *spec_text(const struct submission *s, json_t *b, long rounds, const char *public_url)
 {
 	json_t *spec = json_object(), *groups = json_array();
 	char *text;
@@ -400,6 +434,10 @@ static char *spec_text(const struct submission *s, json_t *b, long rounds)
 	json_object_set_new(spec, "compiler", json_string(s->compiler));
 	json_object_set_new(spec, "repeat", json_integer(s->repeat));
 	json_object_set_new(spec, "rounds", json_integer(rounds));
+	if (s->repeat_why) {
+		json_object_set_new(spec, "repeat_why", json_string(s->repeat_why));
+		json_object_set(spec, "noise", s->noise);
+	}
 	json_object_set_new(spec, "min_change_pct",
 			    isnan(s->min_change_pct) ? json_null() : json_real(s->min_change_pct));
 	json_object_set_new(spec, "measure", s->measure ? json_string(s->measure) : json_null());
@@ -408,6 +446,16 @@ static char *spec_text(const struct submission *s, json_t *b, long rounds)
 	if (s->patches)
 		json_object_set_new(spec, "patch_subject", json_string(s->mbox.subject));
 	json_object_set_new(spec, "reproduce", reproduce(s, b));
+	{
+		struct abtest_setup *g = setups_of(s);
+
+		json_object_set_new(spec, "reproduce_local",
+				    abtest_reproduce_local(g, s->nr_groups, s->tree, s->compiler,
+							   s->measure, s->base_sha,
+							   s->head ? s->head_sha : NULL, s->repeat,
+							   public_url));
+		free(g);
+	}
 	text = json_dumps(spec, JSON_COMPACT | JSON_REAL_PRECISION(15));
 	json_decref(spec);
 	return text;
@@ -418,7 +466,7 @@ static long long store(struct request *rq, PGconn *c, struct submission *s, json
 		       struct err *e)
 {
 	long rounds = s->repeat < MAX_ROUNDS ? (long)s->repeat : MAX_ROUNDS;
-	char *spec = spec_text(s, b, rounds), tid[24];
+	char *spec = spec_text(s, b, rounds, rq->srv->cfg->public_url), tid[24];
 	long long id = -1, base_id, head_id;
 	struct db_request_new q = {
 		.tree_id = s->tree_id,
@@ -532,7 +580,8 @@ enum MHD_Result api_requests_post(struct request *rq)
 		goto bad;
 	}
 	s.tree_id = t.id;
-	if (expand(c, b, &s, &e) || resolve(rq, &s, t.url, &e))
+	if (expand(c, b, &s, &e) || resolve(rq, &s, t.url, &e) ||
+	    (!s.repeat && choose_repeat(c, &s, &e)))
 		goto bad;
 	id = store(rq, c, &s, b, &e);
 	if (id < 0)
@@ -540,8 +589,9 @@ enum MHD_Result api_requests_post(struct request *rq)
 	lease_queue_kick(rq->srv->leases);
 	snprintf(url, sizeof(url), "/api/v1/requests/%lld", id);
 	ret = reply_json(rq, 201,
-			 json_pack("{s:I,s:s,s:s}", "id", (json_int_t)id, "state", "queued", "url",
-				   url));
+			 json_pack("{s:I,s:s,s:s,s:I,s:s?}", "id", (json_int_t)id, "state",
+				   "queued", "url", url, "repeat", (json_int_t)s.repeat,
+				   "repeat_why", s.repeat_why));
 	db_tree_release(&t);
 	submission_release(&s);
 	json_decref(b);

@@ -156,6 +156,8 @@ enum db_stmt {
 	ST_REQUEST_SAMPLES,
 	ST_REQUEST_SET_CANCELLED,
 	ST_REQUEST_TBOX_ARCH,
+	ST_REQUEST_NOISE,
+	ST_OUTBOX_INSERT_REQUEST,
 	/* ingest and run reads: testcases, commits, machines, setups, runs, metric names (stmts_runs.c) */
 	ST_COMMIT_FILL,
 	ST_COMMIT_ID,

@@ -58,8 +58,20 @@ int db_outbox_claim(PGconn *c, struct db_outbox_claim *out, struct err *e)
 	out->regression_id = strtoll(PQgetvalue(r, 0, 2), NULL, 10);
 	out->bisect_id = strtoll(PQgetvalue(r, 0, 3), NULL, 10);
 	out->rendered = PQgetvalue(r, 0, 4)[0] == 't';
+	out->request_id = strtoll(PQgetvalue(r, 0, 6), NULL, 10);
 	PQclear(r);
 	return 1;
+}
+
+int db_outbox_insert_request(PGconn *c, long long request_id, struct err *e)
+{
+	char b[24];
+	const char *p[1] = { b };
+	long long rows;
+
+	snprintf(b, sizeof(b), "%lld", request_id);
+	rows = db_rows(c, ST_OUTBOX_INSERT_REQUEST, 1, p, e);
+	return rows < 0 ? -1 : rows > 0;
 }
 
 int db_outbox_thread_root(PGconn *c, long long regression_id, long long id,

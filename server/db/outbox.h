@@ -18,10 +18,18 @@
 long long db_outbox_insert(PGconn *c, const char *kind, long long regression_id,
 			   long long bisect_id, struct err *e) __attribute__((warn_unused_result));
 
+/*
+ * Queues the result mail of A/B request request_id (kind "request") when it
+ * has an address to notify: 1 queued, 0 no notify, -1 with e.
+ */
+int db_outbox_insert_request(PGconn *c, long long request_id, struct err *e)
+	__attribute__((warn_unused_result));
+
 struct db_outbox_claim {
 	long long id;
-	char kind[16];			    /* "bisect", "range" or "fixed" */
+	char kind[16];			    /* "bisect", "range", "fixed" or "request" */
 	long long regression_id, bisect_id; /* 0 when NULL */
+	long long request_id;		    /* kind "request": the A/B request (0 otherwise) */
 	int rendered;			    /* its subject (and so its text) is stored */
 };
 

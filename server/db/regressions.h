@@ -35,7 +35,10 @@ int db_detect_release(PGconn *c, long long queue_id, struct err *e)
 /* Queues again the setups of claims older than 10 minutes (a server died mid-detection). 0 or -1. */
 int db_detect_requeue_stale(PGconn *c, struct err *e) __attribute__((warn_unused_result));
 
-/* One run mean of a setup's series (ST_DETECT_SERIES): by metric, then in series order. */
+/*
+ * One run mean of a setup's series (ST_DETECT_SERIES): by metric, then in
+ * series order; runs of a request's patched head (on no branch) left out.
+ */
 struct db_detect_point {
 	long long metric_id;
 	const char *metric;   /* the metric's name; borrowed until db_detect_series_free() */

@@ -252,3 +252,50 @@ int db_request_tbox_arch(PGconn *c, const char *tbox_group, char *arch, size_t n
 	PQclear(r);
 	return got;
 }
+
+long db_request_noise(PGconn *c, const char *testcase, const char *params, const char *kconfig,
+		      const char *compiler, const char *mode, const char *tbox_group,
+		      const char *arch, struct db_noise **out, struct err *e)
+{
+	const char *p[7] = { testcase, params, kconfig, compiler, mode, tbox_group, arch };
+	PGresult *r = db_exec(c, ST_REQUEST_NOISE, 7, p, e);
+	long n;
+
+	*out = NULL;
+	if (!r)
+		return -1;
+	n = PQntuples(r);
+	if (n)
+		*out = xcalloc((size_t)n, sizeof(**out));
+	for (int i = 0; i < (int)n; i++) {
+		struct db_noise *x = &(*out)[i];
+
+		snprintf(x->metric, sizeof(x->metric), "%s", PQgetvalue(r, i, 0));
+		x->is_monitor = PQgetvalue(r, i, 1)[0] == '1';
+		x->df = strtoll(PQgetvalue(r, i, 2), NULL, 10);
+		x->cv_pct = strtod(PQgetvalue(r, i, 3), NULL);
+		x->runs = strtoll(PQgetvalue(r, i, 4), NULL, 10);
+		x->commits = strtoll(PQgetvalue(r, i, 5), NULL, 10);
+	}
+	PQclear(r);
+	return n;
+}
+
+int db_request_json(PGconn *c, long long id, char **text, struct err *e)
+{
+	char b[ID_LEN];
+	const char *p[1] = { b };
+	PGresult *r;
+	int got;
+
+	*text = NULL;
+	snprintf(b, sizeof(b), "%lld", id);
+	r = db_exec(c, ST_REQUEST_JSON, 1, p, e);
+	if (!r)
+		return -1;
+	got = PQntuples(r) == 1 && !PQgetisnull(r, 0, 0);
+	if (got)
+		*text = xstrdup(PQgetvalue(r, 0, 0));
+	PQclear(r);
+	return got;
+}

@@ -108,4 +108,28 @@ int db_request_cancel_jobs(PGconn *c, long long id, long *jobs, struct err *e)
 int db_request_tbox_arch(PGconn *c, const char *tbox_group, char *arch, size_t n, struct err *e)
 	__attribute__((warn_unused_result));
 
+/* The measured noise of one metric of a setup's history (ST_REQUEST_NOISE). */
+struct db_noise {
+	char metric[128];
+	int is_monitor;
+	long long df;	   /* sum over commits of (runs - 1) */
+	double cv_pct;	   /* pooled within-commit coefficient of variation, percent */
+	long long runs;	   /* runs at the commits with 2 or more */
+	long long commits; /* commits with 2 or more runs */
+};
+/*
+ * The noise of the history of the setup (testcase, params JSON text, kconfig,
+ * compiler, mode, tbox_group or, when tbox_group is NULL, any tbox_group of
+ * machines of arch), per metric by name: the count with *out a new array
+ * (free(); NULL when 0), or -1 with e.
+ */
+long db_request_noise(PGconn *c, const char *testcase, const char *params, const char *kconfig,
+		      const char *compiler, const char *mode, const char *tbox_group,
+		      const char *arch, struct db_noise **out, struct err *e)
+	__attribute__((warn_unused_result));
+
+/* Request id as its GET reply shows it (ST_REQUEST_JSON): 1 with *text (new), 0 none, -1 with e. */
+int db_request_json(PGconn *c, long long id, char **text, struct err *e)
+	__attribute__((warn_unused_result));
+
 #endif

@@ -81,9 +81,13 @@ const struct db_stmt_def db_stmts_mail[DB_NR_STMTS] = {
 	/* the oldest due queued row, locked for this transaction */
 	[ST_OUTBOX_CLAIM] = { "outbox_claim",
 			      "SELECT id, kind, coalesce(regression_id, 0), coalesce(bisect_id, 0), "
-			      "subject IS NOT NULL, attempts FROM outbox "
+			      "subject IS NOT NULL, attempts, coalesce(request_id, 0) FROM outbox "
 			      "WHERE state = 'queued' AND next_attempt_at <= now() "
 			      "ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED" },
+	/* $1 request: its result mail, when it has an address to notify */
+	[ST_OUTBOX_INSERT_REQUEST] = { "outbox_insert_request",
+				       "INSERT INTO outbox (kind, request_id) SELECT 'request', id FROM requests "
+				       "WHERE id = $1::bigint AND notify IS NOT NULL RETURNING id" },
 	[ST_OUTBOX_DEFER] = { "outbox_defer",
 			      "UPDATE outbox SET next_attempt_at = now() + interval '1 second' "
 			      "WHERE id = $1::bigint" },

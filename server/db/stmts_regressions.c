@@ -98,12 +98,19 @@ const struct db_stmt_def db_stmts_regressions[DB_NR_STMTS] = {
 				      "WITH d AS (DELETE FROM detect_queue WHERE claimed_at < now() - interval '10 minutes' "
 				      "RETURNING setup_id) INSERT INTO detect_queue (setup_id) SELECT DISTINCT setup_id FROM d "
 				      "ON CONFLICT (setup_id) WHERE claimed_at IS NULL DO NOTHING" },
-	/* every run mean of one setup, per metric in series order (as ST_SERIES) */
+	/*
+	 * every run mean of one setup, per metric in series order (as ST_SERIES),
+	 * but the runs of an A/B request's head built from an mbox: their commit is
+	 * the one `git am` made on a worker, on no branch (issue 18); in the series
+	 * it would read as a step after the branch tip
+	 */
 	[ST_DETECT_SERIES] = { "detect_series",
 			       "SELECT v.metric_id, m.name, m.higher_is_better, m.is_monitor, r.commit_id, v.mean "
 			       "FROM runs r JOIN run_values v ON v.run_id = r.id JOIN metrics m ON m.id = v.metric_id "
 			       "JOIN commits c ON c.id = r.commit_id "
 			       "WHERE r.setup_id = $1::bigint AND r.status = 'ok' "
+			       "AND NOT EXISTS (SELECT 1 FROM jobs j JOIN requests q ON q.id = j.request_id "
+			       "WHERE j.id = r.job_id AND j.ab_side = 'head' AND q.patches IS NOT NULL) "
 			       "ORDER BY v.metric_id, " COMMIT_ORDER ", r.id" },
 	/* $1 state $2 kind $3 testcase $4 metric (NULL = any) $5 limit $6 group leaders only */
 	[ST_REGRESSIONS_JSON] = { "regressions_json",

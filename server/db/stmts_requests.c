@@ -6,16 +6,25 @@
 	"CASE WHEN rq.state IN ('done', 'failed', 'cancelled') THEN rq.state "                   \
 	"WHEN EXISTS (SELECT 1 FROM jobs j WHERE j.request_id = rq.id AND j.state <> 'queued') " \
 	"THEN 'running' ELSE 'queued' END"
-#define REQ_SUMMARY                                                                                             \
-	"'id', rq.id, 'state', " REQ_STATE ", 'tree', tr.name, "                                                \
-	"'base', json_build_object('ref', rq.base_ref, 'sha', rq.base_sha), "                                   \
-	"'head', json_build_object('ref', rq.head_ref, 'sha', rq.head_sha), "                                   \
-	"'patches', CASE WHEN rq.patches IS NULL THEN NULL ELSE json_build_object("                             \
-	"'count', rq.nr_patches, 'bytes', octet_length(rq.patches), 'subject', rq.spec->'patch_subject') END, " \
-	"'targets', rq.spec->'targets', 'testcases', rq.spec->'testcases', "                                    \
-	"'verdict', rq.verdict, 'fail_reason', rq.fail_reason, 'label', rq.label, "                             \
-	"'url', '/api/v1/requests/' || rq.id, 'created_at', rq.created_at, "                                    \
-	"'finished_at', rq.finished_at"
+/* field F of the first head run's extra (the worker's patch-id of the series), jsonb */
+#define REQ_HEAD_RUN(F)                                                            \
+	"(SELECT r.extra->'" F "' FROM runs r JOIN jobs k ON k.id = r.job_id "     \
+	"WHERE k.request_id = rq.id AND k.ab_side = 'head' AND r.extra ? '" F "' " \
+	"ORDER BY r.id LIMIT 1)"
+#define REQ_SUMMARY                                                                                                          \
+	"'id', rq.id, 'state', " REQ_STATE ", 'tree', tr.name, "                                                             \
+	"'base', json_build_object('ref', rq.base_ref, 'sha', rq.base_sha), "                                                \
+	"'head', json_build_object('ref', rq.head_ref, 'sha', rq.head_sha), "                                                \
+	"'patches', CASE WHEN rq.patches IS NULL THEN NULL ELSE json_build_object("                                          \
+	"'count', rq.nr_patches, 'bytes', octet_length(rq.patches), 'subject', rq.spec->'patch_subject', "                   \
+	"'patch_id', coalesce(to_jsonb(rq.patch_id), " REQ_HEAD_RUN(                                                         \
+		"patch_id") "), "                                                                                            \
+			    "'patch_ids', coalesce(rq.patch_ids, " REQ_HEAD_RUN(                                             \
+				    "patch_ids") ")) END, "                                                                  \
+						 "'targets', rq.spec->'targets', 'testcases', rq.spec->'testcases', "        \
+						 "'verdict', rq.verdict, 'fail_reason', rq.fail_reason, 'label', rq.label, " \
+						 "'url', '/api/v1/requests/' || rq.id, 'created_at', rq.created_at, "        \
+						 "'finished_at', rq.finished_at"
 
 const struct db_stmt_def db_stmts_requests[DB_NR_STMTS] = {
 	/* $1 request: cancels its jobs not yet finished (queued or leased) */
@@ -30,8 +39,14 @@ const struct db_stmt_def db_stmts_requests[DB_NR_STMTS] = {
 	 * only a request not final yet changes */
 	[ST_REQUEST_FINISH] = { "request_finish",
 				"UPDATE requests SET state = $2, verdict = $3, result = $4::jsonb, fail_reason = $5, "
-				"head_sha = coalesce($6, head_sha), finished_at = now() "
-				"WHERE id = $1::bigint AND state IN ('queued', 'running') RETURNING id" },
+				"head_sha = coalesce($6, head_sha), finished_at = now(), "
+				"patch_id = (SELECT x.v FROM (SELECT " REQ_HEAD_RUN(
+					"patch_id") " #>> '{}' AS v "
+						    "FROM requests rq WHERE rq.id = $1::bigint) x WHERE x.v ~ '^[0-9a-f]{40}$'), "
+						    "patch_ids = (SELECT x.v FROM (SELECT " REQ_HEAD_RUN(
+							    "patch_ids") " AS v "
+									 "FROM requests rq WHERE rq.id = $1::bigint) x WHERE jsonb_typeof(x.v) = 'array') "
+									 "WHERE id = $1::bigint AND state IN ('queued', 'running') RETURNING id" },
 	/* $1 tree $2 base ref $3 base sha $4 head ref $5 head sha $6 patches $7 nr_patches
 	 * $8 spec $9 notify $10 label $11 token */
 	[ST_REQUEST_INSERT] = { "request_insert",
@@ -50,6 +65,7 @@ const struct db_stmt_def db_stmts_requests[DB_NR_STMTS] = {
 			      "SELECT json_build_object(" REQ_SUMMARY ", "
 			      "'kconfig', rq.spec->'kconfig', 'compiler', rq.spec->'compiler', "
 			      "'repeat', rq.spec->'repeat', 'rounds', rq.spec->'rounds', "
+			      "'repeat_why', rq.spec->'repeat_why', 'noise', rq.spec->'noise', "
 			      "'min_change_pct', rq.spec->'min_change_pct', 'measure', rq.spec->'measure', "
 			      "'notify', rq.notify, 'groups', rq.spec->'groups', "
 			      "'progress', (SELECT json_object_agg(s.side, json_build_object('jobs', s.jobs, "
@@ -63,7 +79,9 @@ const struct db_stmt_def db_stmts_requests[DB_NR_STMTS] = {
 			      "'round', j.ab_pair, 'group', j.ab_group::integer, 'state', j.state, 'phase', j.phase, "
 			      "'outcome', j.outcome, 'arch', j.arch, 'tbox_group', j.tbox_group, "
 			      "'kconfig', j.kconfig, 'repeat', j.repeat, 'machine', m.hostname, "
-			      "'fail_reason', j.fail_reason) ORDER BY j.id), '[]') FROM jobs j "
+			      "'fail_reason', j.fail_reason, 'progress', j.progress, 'leased_at', j.leased_at, "
+			      "'finished_at', j.finished_at, 'runs', (SELECT count(*) FROM runs r WHERE r.job_id = j.id)) "
+			      "ORDER BY j.id), '[]') FROM jobs j "
 			      "LEFT JOIN machines m ON m.id = j.leased_by WHERE j.request_id = rq.id), "
 			      "'waiting_for', (SELECT coalesce(json_agg(DISTINCT w.target), '[]') FROM ("
 			      "SELECT coalesce(j.tbox_group, j.arch, 'any') || ' (' || j.need_capability || ')' AS target "
@@ -71,7 +89,14 @@ const struct db_stmt_def db_stmts_requests[DB_NR_STMTS] = {
 			      "SELECT 1 FROM machines m WHERE (j.arch IS NULL OR m.arch = j.arch) "
 			      "AND (j.tbox_group IS NULL OR m.tbox_group = j.tbox_group) "
 			      "AND j.need_capability = ANY (m.capabilities))) w), "
-			      "'result', rq.result, 'reproduce', rq.spec->'reproduce')::text "
+			      "'samples', (SELECT coalesce(json_agg(json_build_object('group', x.g, 'side', x.side, "
+			      "'metric', x.name, 'values', x.vals) ORDER BY x.g, x.name, x.side), '[]') FROM ("
+			      "SELECT j.ab_group::integer AS g, j.ab_side AS side, mt.name, array_agg(v.mean ORDER BY r.id) AS vals "
+			      "FROM jobs j JOIN runs r ON r.job_id = j.id AND r.status = 'ok' "
+			      "JOIN run_values v ON v.run_id = r.id JOIN metrics mt ON mt.id = v.metric_id "
+			      "WHERE j.request_id = rq.id AND v.mean IS NOT NULL AND NOT mt.is_monitor GROUP BY 1, 2, 3) x), "
+			      "'result', rq.result, 'reproduce', rq.spec->'reproduce', "
+			      "'reproduce_local', rq.spec->'reproduce_local')::text "
 			      "FROM requests rq JOIN trees tr ON tr.id = rq.tree_id WHERE rq.id = $1::bigint" },
 	/* $1 request: the row locked, the jobs' tally, the first failure, the derived head */
 	[ST_REQUEST_LOCK] = { "request_lock",
@@ -114,6 +139,28 @@ const struct db_stmt_def db_stmts_requests[DB_NR_STMTS] = {
 			       "JOIN trees tr ON tr.id = rq.tree_id WHERE $1::text IS NULL OR " REQ_STATE
 			       " = $1 "
 			       "ORDER BY rq.id DESC LIMIT $2::integer) x" },
+	/*
+	 * The measured noise of a setup's history (issue 18, how many runs): per
+	 * metric, the within-commit spread of run means at every commit with 2 or
+	 * more ok runs, pooled: sqrt(sum((n_i - 1) s_i^2 / m_i^2) / sum(n_i - 1)) as
+	 * percent (the pooled coefficient of variation), with its degrees of
+	 * freedom, runs and commits. $1 testcase $2 params (jsonb, measure
+	 * included) $3 kconfig $4 compiler $5 mode $6 tbox_group (NULL: any
+	 * tbox_group whose machines are of arch $7)
+	 */
+	[ST_REQUEST_NOISE] = { "request_noise",
+			       "SELECT m.name, m.is_monitor::integer, sum(x.n - 1)::bigint, "
+			       "sqrt(sum((x.n - 1) * x.var / (x.mean * x.mean)) / sum(x.n - 1)) * 100, "
+			       "sum(x.n)::bigint, count(*) FROM ("
+			       "SELECT v.metric_id, r.setup_id, r.commit_id, count(*) AS n, var_samp(v.mean) AS var, "
+			       "avg(v.mean) AS mean FROM setups s JOIN testcases t ON t.id = s.testcase_id "
+			       "JOIN runs r ON r.setup_id = s.id AND r.status = 'ok' "
+			       "JOIN run_values v ON v.run_id = r.id "
+			       "WHERE t.name = $1 AND s.params = $2::jsonb AND s.kconfig = $3 AND s.compiler = $4 "
+			       "AND s.mode = $5 AND (s.tbox_group = $6 OR ($6::text IS NULL AND s.tbox_group IN ("
+			       "SELECT tbox_group FROM machines WHERE arch = $7))) AND v.mean IS NOT NULL "
+			       "GROUP BY 1, 2, 3 HAVING count(*) >= 2 AND avg(v.mean) <> 0) x "
+			       "JOIN metrics m ON m.id = x.metric_id GROUP BY m.name, m.is_monitor ORDER BY m.name" },
 	/* the arch the machines of tbox_group $1 have (NULL when none registered) */
 	[ST_REQUEST_TBOX_ARCH] = { "request_tbox_arch",
 				   "SELECT arch FROM machines WHERE tbox_group = $1 ORDER BY last_seen DESC LIMIT 1" },

@@ -79,7 +79,8 @@ class Requests(unittest.TestCase):
         self.assertIn(r.status, (200, 204), r)
         return r.json()["job"] if r.status == 200 else None
 
-    def complete(self, name, job, values, commit=None, status="ok", log_tail="ok\n"):
+    def complete(self, name, job, values, commit=None, status="ok", log_tail="ok\n",
+                 extra=None):
         m, doc = self.workers[name]
         body = {"machine_id": m, "status": status, "log_tail": log_tail}
         if status == "ok":
@@ -87,11 +88,12 @@ class Requests(unittest.TestCase):
                                           job_id=job["id"], params=job["params"],
                                           kconfig=job["kconfig"], compiler=job["compiler"],
                                           tree="demo", machine=doc,
-                                          metrics={METRIC: [v]}) for v in values]
+                                          metrics={METRIC: [v]}, **(extra or {}))
+                               for v in values]
         r = self.srv.post("/api/v1/jobs/%d/complete" % job["id"], body, scope="worker")
         self.assertEqual(r.status, 200, r)
 
-    def drain(self, name, value, commit=None):
+    def drain(self, name, value, commit=None, extra=None):
         """Leases and completes until nothing is left for `name`; value(job, i) gives run
         i's sample. Returns the jobs in lease order."""
         seen = []
@@ -101,7 +103,8 @@ class Requests(unittest.TestCase):
                 return seen
             seen.append(job)
             self.complete(name, job, [value(job, i) for i in range(job["repeat"])],
-                          commit=commit(job) if commit else None)
+                          commit=commit(job) if commit else None,
+                          extra=extra(job) if extra else None)
 
     def submit(self, body, scope="submit"):
         b = {"tree": "demo", "base": self.tree["c0"], "head": self.tree["c1"],
@@ -229,6 +232,71 @@ class Requests(unittest.TestCase):
         self.assertEqual((q["base"]["ref"], q["base"]["sha"]), ("v1", self.tree["c0"]))
         self.assertEqual((q["head"]["ref"], q["head"]["sha"]), ("master", self.tree["c1"]))
 
+    # --- how many runs, when repeat is omitted ---
+
+    def history(self, params, cv, commits=5, runs=4, mean=1000.0, mode=None):
+        """Runs of the request's setup at `commits` commits, `runs` each, whose
+        spread at each commit is exactly cv (a fraction): m (1 + d k), k = -1.5 ..
+        1.5, sample stddev d m sqrt(5/3)."""
+        d = cv / (5.0 / 3) ** 0.5
+        ks = [-1.5 + 3.0 * i / (runs - 1) for i in range(runs)]
+        _, machine = self.worker("w2p")
+        for c in range(commits):
+            for k in ks:
+                doc = result_doc("%02x" % (0x10 + c) * 20, testcase="small-allocs", tree="demo",
+                                 params=params, machine=machine,
+                                 metrics={METRIC: [mean * (1 + d * k)]})
+                if mode:
+                    doc["mode"] = mode
+                r = self.srv.post("/api/v1/results", doc, scope="submit")
+                self.assertEqual(r.status, 201, r)
+
+    def test_repeat_chosen_from_the_setups_noise(self):
+        # no history: the stated default
+        r = self.submit({"testcases": [{"testcase": "small-allocs", "params": {"nr_task": 7}}]})
+        self.assertEqual(r.status, 201, r)
+        self.assertEqual(r.json()["repeat"], 6)
+        self.assertEqual(r.json()["repeat_why"], "no history of this setup (no commit with "
+                         "repeated runs of it): the default, 6 runs a side")
+        # CV 1.8 % over 20 runs: 22 a side for 2 % (samplesize.h: 21.55 up)
+        self.history({"nr_task": 8}, 0.018)
+        tc = [{"testcase": "small-allocs", "params": {"nr_task": 8}}]
+        r = self.submit({"testcases": tc, "min_change_pct": 2})
+        self.assertEqual(r.status, 201, r)
+        self.assertEqual(r.json()["repeat"], 22)
+        why = ("CV 1.8 % over 20 runs at 5 commits (small-allocs.throughput) → 22 runs a side "
+               "for 2 % (power 0.8, α 0.01)")
+        self.assertEqual(r.json()["repeat_why"], why)
+        q = self.get(r.json()["id"])
+        self.assertEqual((q["repeat"], q["repeat_why"]), (22, why))
+        self.assertEqual(sorted(j["repeat"] for j in q["jobs"] if j["side"] == "base"),
+                         [5, 5, 6, 6])
+        self.assertEqual(q["progress"]["head"]["runs_needed"], 22)
+        (n,) = q["noise"]
+        self.assertAlmostEqual(n["cv_pct"], 1.8, places=6)
+        self.assertEqual((n["runs"], n["commits"], n["runs_a_side"]), (20, 5, 22))
+        self.assertAlmostEqual(n["raw"], 21.5499, places=3)
+        # the metric's floor (1 %) by default: past the bound, which the reply says
+        r = self.submit({"testcases": tc})
+        self.assertEqual(r.json()["repeat"], 30)
+        self.assertTrue(r.json()["repeat_why"].endswith(
+            "→ 30 runs a side for 1 % (power 0.8, α 0.01); the bound: 1 % would need 81"),
+            r.json()["repeat_why"])
+        # icount: spread near zero needs few runs, and the reply says how few
+        tc = [{"testcase": "small-allocs", "params": {"nr_task": 9}}]
+        self.history({"nr_task": 9, "measure": "icount"}, 0.00004, mode="icount")
+        r = self.submit({"testcases": tc, "measure": "icount", "min_change_pct": 1})
+        self.assertEqual(r.status, 201, r)
+        self.assertEqual(r.json()["repeat"], 5)
+        self.assertEqual(r.json()["repeat_why"],
+                         "CV 0.004 % over 20 runs at 5 commits (small-allocs.throughput) → 5 "
+                         "runs a side for 1 % (power 0.8, α 0.01); icount's spread is near "
+                         "zero: 1.7 would do, 5 is the fewest with which the rank test can "
+                         "reach α 0.01")
+        # an explicit repeat is kept, with no reason to give
+        r = self.submit({"testcases": tc, "measure": "icount", "repeat": 3})
+        self.assertEqual((r.json()["repeat"], r.json().get("repeat_why")), (3, None))
+
     # --- patches ---
 
     def test_patches_head_runs_record_the_applied_sha(self):
@@ -246,8 +314,12 @@ class Requests(unittest.TestCase):
         def commit(job):
             jobs.append(job)
             return applied if job["side"] == "head" else None
+        # the worker's `git patch-id --stable` of the series, in each head run
+        pid, pids = "fb" * 20, ["fb" * 20]
         self.drain("w2p", lambda job, i: 1000.0 + i + (30 if job["side"] == "head" else 0),
-                   commit=commit)
+                   commit=commit, extra=lambda job: {"patch_id": pid, "patch_ids": pids,
+                                                     "base_commit": job["commit"]}
+                   if job["side"] == "head" else {})
         heads = [j for j in jobs if j["side"] == "head"]
         bases = [j for j in jobs if j["side"] == "base"]
         # both sides check out base; only the head jobs carry the mbox
@@ -257,6 +329,8 @@ class Requests(unittest.TestCase):
         q = self.get(rid)
         self.assertEqual((q["state"], q["verdict"], q["head"]["sha"]),
                          ("done", "improvement", applied))
+        self.assertEqual((q["patches"]["patch_id"], q["patches"]["patch_ids"]), (pid, pids))
+        self.assertEqual(self.srv.psql("SELECT patch_id FROM requests WHERE id = %d" % rid), pid)
         self.assertIn("--patches series.mbox", q["reproduce"])
 
     def test_apply_failure_fails_the_request_with_gits_message(self):

@@ -11,10 +11,13 @@
  *            --testcase NAME [--tree NAME --url URL --commit REV]
  *            [--compiler gcc-12] [--params JSON] [--repeat N]
  *            [--ccache-dir DIR] [--jobs N] [--id N] [--skip-image HASH:COMMIT]
+ *            [--patches FILE.mbox]
  *            [--monitors perf-profile,perf-stat]
  * (--monitors: the job's "monitors" array, names separated by ',')
  * --skip-image is one entry of the lease's skip_images (worker/execute.h):
  * an image built to HASH is not booted (status same-image).
+ * With --patches the JSON also has "commit" (what git am made) and
+ * "patch_id" (the series' git patch-id --stable).
  * Exit status: 0 the job ran to an outcome (any status), 1 internal error
  * (the struct err on stderr), 2 usage.
  */
@@ -24,6 +27,7 @@
 #include <time.h>
 
 #include "worker/execute.h"
+#include "buf.h"
 #include "attr.h"
 #include "clock.h"
 
@@ -63,6 +67,7 @@ static int usage(void)
 	      "                --testcase NAME [--tree NAME --url URL --commit REV]\n"
 	      "                [--compiler gcc-12] [--params JSON] [--repeat N]\n"
 	      "                [--ccache-dir DIR] [--jobs N] [--id N] [--skip-image HASH:COMMIT]\n"
+	      "                [--patches FILE.mbox]\n"
 	      "                [--monitors perf-profile,perf-stat]\n",
 	      stderr);
 	return 2;
@@ -79,6 +84,7 @@ int main(int argc, char **argv)
 				  .timeout_boot_s = 300,
 				  .timeout_run_s = 600 };
 	struct phase_log pl = { .phases = json_array() };
+	struct buf mbox = BUF_INIT(8 << 20);
 	struct job_outcome out;
 	struct err e;
 	json_error_t jerr;
@@ -113,7 +119,13 @@ int main(int argc, char **argv)
 			spec.testcase = v;
 		else if (!strcmp(k, "--repeat"))
 			spec.repeat = (int)strtol(v, NULL, 10);
-		else if (!strcmp(k, "--id"))
+		else if (!strcmp(k, "--patches")) {
+			if (buf_read_file(&mbox, v)) {
+				fprintf(stderr, "exec_job: cannot read '%s'\n", v);
+				return 2;
+			}
+			spec.patches = mbox.data;
+		} else if (!strcmp(k, "--id"))
 			spec.id = strtoll(v, NULL, 10);
 		else if (!strcmp(k, "--skip-image") && strchr(v, ':'))
 			json_array_append_new(skip, json_pack("{s:s%, s:s}", "image_sha256", v,
@@ -154,6 +166,7 @@ int main(int argc, char **argv)
 		json_decref(spec.params);
 		json_decref(monitors);
 		json_decref(skip);
+		buf_release(&mbox);
 		return 1;
 	}
 	close_phase(&pl);
@@ -163,6 +176,10 @@ int main(int argc, char **argv)
 			out.runs, "log_tail", out.log_tail ? out.log_tail : "", "kconfig_lines",
 			lines, "phases", pl.phases, "image_sha256", out.image_sha256,
 			"same_image_as", out.same_image_as);
+	if (spec.patches)
+		json_object_set_new(doc, "commit", json_string(out.commit));
+	if (out.patch_id[0])
+		json_object_set_new(doc, "patch_id", json_string(out.patch_id));
 	json_dumpf(doc, stdout, JSON_INDENT(1));
 	fputc('\n', stdout);
 	json_decref(doc);
@@ -171,5 +188,6 @@ int main(int argc, char **argv)
 	json_decref(spec.params);
 	json_decref(monitors);
 	json_decref(skip);
+	buf_release(&mbox);
 	return 0;
 }

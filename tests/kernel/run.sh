@@ -17,6 +17,10 @@
 #      virt under icount, the second time profiled as on x86_64;
 #   5. on both arches, the other four cases (execl, proc-vs-map, page-fault,
 #      exit-teardown) booted once each under icount, their key metric checked.
+#      exit-teardown runs on base + a patch (an A/B request's head job: git
+#      am of an mbox, the sha and the series' patch-id recorded), which
+#      replaces its base boot; on x86_64 an mbox that does not apply fails
+#      with git's reason (no build, no boot);
 #   6. those guest runs posted to a real server as result documents and read
 #      back (tests/kernel/store_guest.py; seconds, no boot).
 #   Identical images (issue 23; x86_64, one build, no boot): a relink
@@ -100,6 +104,27 @@ if ! git -C "$CACHE/linux" rev-parse -q --verify refs/heads/regtrack-test-docs >
 		git -C "$CACHE/linux" commit-tree "$tree" -p "$BASE" -m "Documentation: a note (regtrack test)") &&
 	git -C "$CACHE/linux" branch regtrack-test-docs "$docs"
 fi
+# A patch on BASE as a mailing list carries it (README only: the build has
+# nothing to redo, so the patched boot costs no compile), made once with a
+# fixed identity; and the same mbox with its context changed, which git am
+# cannot apply.
+# (git plumbing, no worktree: a checkout of the whole tree would cost a minute)
+if ! git -C "$CACHE/linux" rev-parse -q --verify refs/heads/regtrack-test-patch >/dev/null; then
+	{ git -C "$CACHE/linux" show "$BASE:README" &&
+	  printf '\nregtrack: a line from the A/B test of a patch.\n'; } > "$TMP/README" &&
+	blob=$(git -C "$CACHE/linux" hash-object -w "$TMP/README") &&
+	tree=$(git -C "$CACHE/linux" ls-tree "$BASE" |
+		sed "s/^100644 blob [0-9a-f]*\tREADME\$/100644 blob $blob\tREADME/" |
+		git -C "$CACHE/linux" mktree) &&
+	patched=$(GIT_AUTHOR_NAME="Patch Author" GIT_AUTHOR_EMAIL=author@example.org \
+		GIT_COMMITTER_NAME="Patch Author" GIT_COMMITTER_EMAIL=author@example.org \
+		GIT_AUTHOR_DATE=2023-01-03T00:00:00Z GIT_COMMITTER_DATE=2023-01-03T00:00:00Z \
+		git -C "$CACHE/linux" commit-tree "$tree" -p "$BASE" -m "README: a line from regtrack's A/B test") &&
+	git -C "$CACHE/linux" branch regtrack-test-patch "$patched"
+fi
+git -C "$CACHE/linux" format-patch --stdout -1 regtrack-test-patch > "$TMP/patch.mbox"
+sed '/^@@/,/^-- $/ s/^ \(.\)/ X\1/' "$TMP/patch.mbox" > "$TMP/bad.mbox"
+PATCH_ID=$(git patch-id --stable < "$TMP/patch.mbox" | cut -d' ' -f1)
 
 WORK=$CACHE/worker
 common=(--work-dir "$WORK" --cases-dir "$ROOT/bin/cases" --ccache-dir "$CACHE/ccache"
@@ -265,6 +290,18 @@ for arch in $ARCHES; do
 		jq -r .log_tail "$TMP/x86_64-badinit.json" | grep -q 'Kernel panic' &&
 			ok "x86_64-badinit: the panic is in the log tail" || bad "x86_64-badinit: no panic in the log"
 	fi
+	if [[ $arch == x86_64 ]]; then
+		# an mbox that does not apply: git's reason, before any build
+		exec_job x86_64-badpatch "${common[@]}" --arch x86_64 --kconfig $kc --commit "$BASE" \
+			--patches "$TMP/bad.mbox"
+		[[ $rc -eq 0 && $(jq -r .status "$TMP/x86_64-badpatch.json") == run-failed ]] &&
+			ok "x86_64-badpatch: run-failed" || bad "x86_64-badpatch: rc $rc, status $(jq -r .status "$TMP/x86_64-badpatch.json" 2>/dev/null)"
+		why=$(jq -r .log_tail "$TMP/x86_64-badpatch.json" | grep '^apply-failed: ')
+		[[ $why == *"git am failed: "*README* ]] && ok "x86_64-badpatch: $why" ||
+			bad "x86_64-badpatch: no git reason in the log tail: $why"
+		! grep -q '^exec_job: build ' "$TMP/x86_64-badpatch.err" && ok "x86_64-badpatch: nothing built" ||
+			bad "x86_64-badpatch: it built"
+	fi
 	# --- 3./4. good runs under icount --------------------------------------
 	exec_job $arch-icount "${common[@]}" --arch $arch --kconfig $kc --commit "$BASE" --repeat 1 \
 		--params "$icount"
@@ -293,13 +330,26 @@ for arch in $ARCHES; do
 		    'exit-teardown|exit-teardown.teardown_ms|{"size": 8, "iterations": 2}'; do
 		IFS='|' read -r tc key params <<<"$spec"
 		params=$(jq -c '. + {"measure": "icount"}' <<<"$params")
+		# the last case's boot is of base + the patch: an A/B request's head job
+		patch=()
+		[[ $tc == exit-teardown ]] && patch=(--patches "$TMP/patch.mbox")
 		exec_job $arch-$tc "${common[@]}" --arch $arch --kconfig $kc --commit "$BASE" --repeat 1 \
-			--testcase "$tc" --params "$params"
+			--testcase "$tc" --params "$params" "${patch[@]}"
+		commit=$BASE
+		if [[ ${#patch[@]} -gt 0 ]]; then
+			commit=$(jq -r '.commit // ""' "$TMP/$arch-$tc.json")
+			[[ ${#commit} -eq 40 && $commit != "$BASE" ]] &&
+				ok "$arch-$tc: patch applied with git am on base: $commit" ||
+				{ bad "$arch-$tc: no patched commit ($commit)"; commit=$BASE; }
+			[[ $(jq -r '.patch_id // ""' "$TMP/$arch-$tc.json") == "$PATCH_ID" ]] &&
+				ok "$arch-$tc: patch-id --stable $PATCH_ID, as git computes it from the mbox" ||
+				bad "$arch-$tc: patch-id $(jq -r .patch_id "$TMP/$arch-$tc.json"), want $PATCH_ID"
+		fi
 		if [[ $rc -eq 0 ]] && jq -e --arg k "$key" '.status == "ok" and (.runs | length) == 1 and
 			(.runs[0].metrics[$k] | length >= 1 and all(.[]; type == "number" and . > 0 and . < 1e300))' \
 			"$TMP/$arch-$tc.json" >/dev/null; then
 			ok "$arch-$tc: $key $(jq -c --arg k "$key" '.runs[0].metrics[$k]' "$TMP/$arch-$tc.json") in the guest"
-			guest_specs+=("$TMP/$arch-$tc.json|$arch|$kc|$tc|$BASE|$params")
+			guest_specs+=("$TMP/$arch-$tc.json|$arch|$kc|$tc|$commit|$params")
 		else
 			bad "$arch-$tc: status $(jq -r .status "$TMP/$arch-$tc.json" 2>/dev/null) (rc $rc)"
 			jq -r .log_tail "$TMP/$arch-$tc.json" 2>/dev/null | tail -15 >&2

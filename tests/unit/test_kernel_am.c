@@ -3,7 +3,8 @@
  * applied on base with `git am` in the worker's source dir, the committer
  * taken from the mbox, so two workers (two work dirs here) derive the same
  * head sha; a series that does not apply fails with code apply_failed and
- * git's reason, and the next job in that source dir still applies. Uses a
+ * git's reason, and the next job in that source dir still applies; the
+ * series' `git patch-id --stable` is recorded (a known value). Uses a
  * small git tree made here; no kernel is built.
  */
 #include <setjmp.h>
@@ -117,7 +118,14 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* kernel_fetch of base + patches in work dir NAME; returns its result, sha in sha */
+/* `git patch-id --stable` of the fixture's patch (mm.c: "one" -> "one\ntwo"), as git
+ * 2.39 prints it for that diff: a known value, independent of shas and dates */
+#define PATCH_ID "fbfcf66f204f5dc2cc6aca7fa7473a6067bc302c"
+
+static char last_patch_id[41], *last_patch_ids;
+
+/* kernel_fetch of base + patches in work dir NAME; returns its result, sha in sha, the
+ * patch-ids in last_patch_id, last_patch_ids */
 static int fetch(struct fixture *fx, const char *name, const char *patches, char sha[41],
 		 char **src, struct err *e)
 {
@@ -138,6 +146,9 @@ static int fetch(struct fixture *fx, const char *name, const char *patches, char
 	k.compiler = "gcc";
 	rc = kernel_fetch(&k, e);
 	memcpy(sha, k.sha, 41);
+	memcpy(last_patch_id, k.patch_id, 41);
+	free(last_patch_ids);
+	last_patch_ids = k.patch_ids ? xstrdup(k.patch_ids) : NULL;
 	if (!rc)
 		assert_string_equal(k.base_sha, fx->base);
 	if (src)
@@ -158,6 +169,10 @@ static void test_same_sha_on_two_workers(void **state)
 	sleep(1); /* a committer date taken from the clock would differ now */
 	assert_int_equal(fetch(fx, "w2", fx->mbox, b, NULL, &e), 0);
 	assert_string_equal(a, b);
+	/* the series' patch-id (one patch: the whole diff's and the patch's are one) */
+	assert_string_equal(last_patch_id, PATCH_ID);
+	assert_non_null(last_patch_ids);
+	assert_string_equal(last_patch_ids, PATCH_ID);
 	/* committer from the mbox's first patch, author from the patch */
 	who = git(src, "log", "-1", "--format=%cn|%ce|%cD|%an|%s", NULL, NULL);
 	assert_string_equal(who, "Patch Author|pa@example.org|Tue, 1 Dec 2026 10:00:00 +0000|"
@@ -184,6 +199,9 @@ static void test_series_that_does_not_apply(void **state)
 	assert_int_equal(fetch(fx, "w3", fx->mbox, sha, NULL, &e), 0);
 	assert_int_equal(fetch(fx, "w3", NULL, sha, NULL, &e), 0);
 	assert_string_equal(sha, fx->base);
+	/* no patches, no patch-id */
+	assert_string_equal(last_patch_id, "");
+	assert_null(last_patch_ids);
 }
 
 static void test_mbox_without_patch(void **state)
@@ -204,5 +222,8 @@ int main(void)
 		cmocka_unit_test(test_mbox_without_patch),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	int rc = cmocka_run_group_tests(tests, setup, teardown);
+
+	free(last_patch_ids);
+	return rc;
 }

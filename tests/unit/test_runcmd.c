@@ -293,6 +293,38 @@ static void test_cwd(void **state UNUSED)
 	runcmd_release(&cmd);
 }
 
+static void test_stdin_path(void **state UNUSED)
+{
+	const char *argv[] = { "wc", "-l", NULL };
+	char path[] = "/tmp/runcmd-stdin-XXXXXX";
+	int fd = mkstemp(path);
+	struct runcmd cmd;
+	struct err e;
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "a\nb\nc\n", 6), 6);
+	close(fd);
+	runcmd_init(&cmd, argv, 10);
+	cmd.stdin_path = path;
+	assert_int_equal(runcmd_run(&cmd, &e), 0);
+	assert_string_equal(cmd.out.data, "3\n");
+	runcmd_release(&cmd);
+	unlink(path);
+
+	/* without it: /dev/null, 0 lines */
+	runcmd_init(&cmd, argv, 10);
+	assert_int_equal(runcmd_run(&cmd, &e), 0);
+	assert_string_equal(cmd.out.data, "0\n");
+	runcmd_release(&cmd);
+
+	runcmd_init(&cmd, argv, 10);
+	cmd.stdin_path = path; /* gone now */
+	assert_int_equal(runcmd_run(&cmd, &e), -1);
+	assert_int_equal(e.id, ERR_SPAWN);
+	assert_non_null(strstr(e.message, "for stdin"));
+	runcmd_release(&cmd);
+}
+
 static void test_env(void **state UNUSED)
 {
 	const char *argv[] = { "sh", "-c", "echo \"[$RT_A][$RT_B][${RT_C-unset}]\"", NULL };
@@ -344,6 +376,7 @@ int main(void)
 		cmocka_unit_test(test_exec_failure),
 		cmocka_unit_test(test_cwd),
 		cmocka_unit_test(test_env),
+		cmocka_unit_test(test_stdin_path),
 		cmocka_unit_test(test_killed_by_signal),
 	};
 

@@ -18,6 +18,7 @@
 #include "stats/compare.h"
 #include "attr.h"
 #include "stats/ranktest.h"
+#include "stats/samplesize.h"
 #include "xalloc.h"
 
 #define FIXDIR "tests/fixtures/stats/"
@@ -803,6 +804,77 @@ static void test_zero_and_negative_bases(void **state)
 	assert_int_equal(change_kind_of(0, 1), CHANGE_NONE);
 }
 
+/* runs a side (samplesize.h): known numbers, bounds, and the power it promises */
+static void test_samplesize_known_numbers(void **state UNUSED)
+{
+	double raw;
+
+	assert_float_equal(samplesize_z(0.975), 1.959963985, 1e-8);
+	assert_float_equal(samplesize_z(0.8), 0.841621234, 1e-8);
+	assert_true(isnan(samplesize_z(1)));
+	/* Lehr's 16 a group for an effect of one sigma at 0.05 / 0.8, + z^2/4, / (3/pi) */
+	assert_float_equal(samplesize_runs(5, 5, 0.05, 0.8) * 3 / M_PI, 16.658124, 1e-5);
+	assert_float_equal(samplesize_runs(5, 5, 0.05, 0.8), 17.444347, 1e-5);
+	/* CV 1.8 %, 2 %, the requests' alpha 0.01 */
+	assert_float_equal(samplesize_runs(1.8, 2, 0.01, 0.8), 21.549915, 1e-5);
+	assert_int_equal(samplesize_choose(1.8, 2, 0.01, 0.8, 3, 40, &raw), 22);
+	/* no spread (icount): only the z^2/4 term, below the rank test's floor */
+	assert_float_equal(samplesize_runs(0, 2, 0.01, 0.8), 1.737012, 1e-5);
+	assert_int_equal(samplesize_choose(0, 2, 0.01, 0.8, 3, 40, &raw), 5);
+	/* too noisy: the bound */
+	assert_int_equal(samplesize_choose(10, 2, 0.01, 0.8, 3, 40, &raw), 40);
+	assert_float_equal(raw, 613.246355, 1e-4);
+	assert_true(isnan(samplesize_runs(1, 0, 0.01, 0.8)));
+	assert_true(isnan(samplesize_runs(-1, 2, 0.01, 0.8)));
+	assert_int_equal(samplesize_choose(1, 0, 0.01, 0.8, 6, 40, &raw), 6);
+	/* 2 / C(2n, n) <= alpha: C(8,4) = 70, C(10,5) = 252 */
+	assert_int_equal(samplesize_rank_floor(0.05), 4);
+	assert_int_equal(samplesize_rank_floor(0.01), 5);
+	assert_int_equal(samplesize_rank_floor(0.0079), 6);
+	assert_int_equal(samplesize_rank_floor(0.008), 5);
+}
+
+/* xorshift64* and Box-Muller: a fixed stream of standard normals */
+static double test_gauss(uint64_t *x)
+{
+	double u1, u2;
+
+	*x ^= *x >> 12;
+	*x ^= *x << 25;
+	*x ^= *x >> 27;
+	u1 = ((*x * 2685821657736338717ull) >> 11) * 0x1.0p-53;
+	*x ^= *x >> 12;
+	*x ^= *x << 25;
+	*x ^= *x >> 27;
+	u2 = ((*x * 2685821657736338717ull) >> 11) * 0x1.0p-53;
+	return sqrt(-2 * log(u1 + 1e-300)) * cos(2 * M_PI * u2);
+}
+
+/* the n chosen for CV 1.8 %, +2 %, alpha 0.01 detects that change in ~80 % of trials */
+static void test_samplesize_power_by_simulation(void **state UNUSED)
+{
+	double raw, a[64], b[64];
+	int n = samplesize_choose(1.8, 2, 0.01, 0.8, 3, 64, &raw), hits = 0, trials = 400;
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	struct compare_opts o;
+	struct compare_result r;
+
+	compare_opts_init(&o);
+	o.alpha = 0.01;
+	for (int t = 0; t < trials; t++) {
+		for (int i = 0; i < n; i++) {
+			a[i] = 1000 * (1 + 0.018 * test_gauss(&x));
+			b[i] = 1020 * (1 + 0.018 * test_gauss(&x));
+		}
+		compare_samples(a, (size_t)n, b, (size_t)n, &o, &r);
+		hits += r.p_value <= o.alpha;
+	}
+	/* 400 trials: 0.80 +- 0.04 is two binomial standard errors */
+	assert_in_range(hits, 300, 352);
+	printf("samplesize: n %d (raw %.2f), power by simulation %.3f\n", n, raw,
+	       hits / (double)trials);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -827,6 +899,8 @@ int main(void)
 		cmocka_unit_test(test_outlier_rule),
 		cmocka_unit_test(test_constant_metrics_do_not_count_in_fdr),
 		cmocka_unit_test(test_zero_and_negative_bases),
+		cmocka_unit_test(test_samplesize_known_numbers),
+		cmocka_unit_test(test_samplesize_power_by_simulation),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

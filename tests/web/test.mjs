@@ -723,6 +723,71 @@ async function seedTracking() {
 }
 
 // --- the browser ---------------------------------------------------------
+// Two A/B requests (issue 18) on the bisect's tree, through the real API:
+// `done` of shas[0] vs shas[3] on x86_64 and arm64, 6 runs a side, head +8 %
+// on x86_64 and -6 % on arm64 (2 % noise); `running` on x86_64 with one job
+// leased in its build phase. Returns {done, running} ids, or null.
+async function seedRequests(bisect) {
+	if (!bisect || !(await endpoint('/api/v1/requests')))
+		return null;
+	const arm = { hostname: 'lkp-web-arm', arch: 'aarch64', tbox_group: 'vm-arm', nr_cpus: 2, memory_mb: 2048,
+		cpu_model: 'Test ARM CPU' };
+	const x86 = { hostname: 'lkp-web-2', arch: 'x86_64', tbox_group: 'vm-2p', nr_cpus: 2, memory_mb: 2048,
+		cpu_model: 'Test CPU @ 2.0GHz' };
+	let r = await call('POST', '/api/v1/workers/register', { ...arm, capabilities: ['qemu-aarch64'], fingerprint: FINGERPRINT }, 'worker');
+	assert.equal(r.status, 200, r.text);
+	const workers = [[bisect.mid, x86, 1.08], [r.json.machine_id, arm, 0.94]];
+	const body = { tree: 'demo', base: bisect.shas[0], head: bisect.shas[3], testcases: [{ testcase: 'page-fault', params: { nr_task: '2' } }],
+		targets: ['x86_64', 'arm64'], repeat: 6, min_change_pct: 2, label: 'ci#web' };
+	r = await call('POST', '/api/v1/requests', body, 'submit');
+	assert.equal(r.status, 201, r.text);
+	const done = r.json.id;
+	for (let busy = true; busy;) {
+		busy = false;
+		for (const [mid, machine, factor] of workers) {
+			r = await call('POST', '/api/v1/jobs/lease', { machine_id: mid, wait_s: 0 }, 'worker');
+			if (r.status !== 200)
+				continue;
+			busy = true;
+			const job = r.json.job;
+			const mean = 1000000 * (job.side === 'head' ? factor : 1);
+			const results = Array.from({ length: job.repeat }, () => ({
+				...doc(0, job.params, { 'page-fault.ops_per_sec': [mean * (1 + (rnd() - 0.5) * 0.02)] }),
+				commit: job.commit, testcase: job.testcase, job_id: job.id, kconfig: job.kconfig, compiler: job.compiler,
+				tree: 'demo', commit_subject: undefined, commit_time: undefined, machine,
+			}));
+			const c = await call('POST', `/api/v1/jobs/${job.id}/complete`, { machine_id: mid, status: 'ok', results, log_tail: 'ok\n' }, 'worker');
+			assert.equal(c.status, 200, c.text);
+		}
+	}
+	r = await call('GET', `/api/v1/requests/${done}`);
+	assert.equal(r.json.state, 'done', r.text.slice(0, 400));
+	assert.equal(r.json.verdict, 'regression', r.text.slice(0, 400));
+	r = await call('POST', '/api/v1/requests', { ...body, head: bisect.shas[5], targets: ['x86_64'], repeat: 4, label: 'ci#web-2' }, 'submit');
+	assert.equal(r.status, 201, r.text);
+	const running = r.json.id;
+	// other jobs of the seeded history (the bisects' coordinator queues its own) may come first
+	let job = null;
+	for (let i = 0; i < 20 && !job; i++) {
+		r = await call('POST', '/api/v1/jobs/lease', { machine_id: bisect.mid, wait_s: 1 }, 'worker');
+		if (r.status !== 200)
+			continue;
+		if (r.json.job.side) {
+			job = r.json.job;
+			break;
+		}
+		console.log(`  (leased job ${r.json.job.id} of ${r.json.job.testcase} first: completing it)`);
+		const c = await call('POST', `/api/v1/jobs/${r.json.job.id}/complete`, { machine_id: bisect.mid, status: 'run-failed', log_tail: 'not this one\n' }, 'worker');
+		assert.equal(c.status, 200, c.text);
+	}
+	assert.ok(job, 'a job of the running request');
+	r = await call('POST', `/api/v1/jobs/${job.id}/heartbeat`, { machine_id: bisect.mid, phase: 'build', progress: 0.4, message: 'make -j2' }, 'worker');
+	assert.equal(r.status, 200, r.text);
+	r = await call('GET', `/api/v1/requests/${running}`);
+	assert.equal(r.json.state, 'running', r.text.slice(0, 600));
+	return { done, running };
+}
+
 async function main() {
 	mkdirSync(ART, { recursive: true });
 	const conninfo = run(join(top, 'deploy', 'pg-local'), ['start'], { env: PG_ENV }).split('\n').pop();
@@ -1670,6 +1735,44 @@ async function main() {
 			assert.equal(await page.locator('#bisect-now').count(), 0);
 			assert.doesNotMatch(await page.textContent('section:has(> h2:text-is("Bisect"))'), /Not bisected yet/);
 			await page.evaluate(() => localStorage.removeItem('regtrack.token'));
+		});
+
+		await check('requests: the list; one request with x86_64 and arm64 side by side, every run a dot per side, the LKP table, no profile diff yet; a running one with its jobs\' phases', async () => {
+			// seeded here, after the overview and machines checks that count the machines
+			const requests = await seedRequests(await bisect);
+			assert.ok(requests, 'no requests API');
+			await open('/requests', 'requests');
+			const rows = page.locator('#requests tr.request-row');
+			assert.equal(await rows.count(), 2);
+			const done = page.locator(`#requests tr.request-row[data-id="${requests.done}"]`);
+			assert.match(await done.textContent(), /done.*regression.*demo/);
+			await open(`/requests/${requests.done}`, 'request');
+			const x = await page.locator('#target-x86_64').boundingBox(), a = await page.locator('#target-arm64').boundingBox();
+			assert.ok(x && a, 'both target columns');
+			assert.equal(Math.round(x.y), Math.round(a.y), 'side by side');
+			assert.ok(a.x > x.x + x.width - 1, 'arm64 right of x86_64');
+			for (const t of ['x86_64', 'arm64']) {
+				assert.equal(await page.locator(`#target-${t} circle.dot-base`).count(), 6, t);
+				assert.equal(await page.locator(`#target-${t} circle.dot-head`).count(), 6, t);
+				assert.match((await page.textContent(`#profile-diff-${t}`)).trim(), /^no profile(d runs yet| diff)/);
+			}
+			const up = page.locator('#target-x86_64 tr.lkp-row.improvement');
+			assert.equal(await up.count(), 1);
+			assert.match(await up.textContent(), /\+[78]\.\d%.*page-fault\.ops_per_sec.*6 \/ 6/);
+			const down = page.locator('#target-arm64 tr.lkp-row.regression');
+			assert.equal(await down.count(), 1);
+			assert.match(await down.textContent(), /-[56]\.\d%.*page-fault\.ops_per_sec/);
+			assert.match(await page.textContent('#progress-base'), /12 \/ 12 runs/);
+			assert.match(await page.textContent('#reproduce'), /regtrack test --tree demo/);
+			await shot('request');
+			await open(`/requests/${requests.running}`, 'request-running');
+			assert.match(await page.textContent('h1'), /running/);
+			assert.match(await page.textContent('#progress-base'), /0 \/ 4 runs.*0 \/ 4 jobs/);
+			const jobs = page.locator('#request-jobs tr.request-job');
+			assert.equal(await jobs.count(), 8);
+			assert.equal((await jobs.first().locator('td.phase').textContent()).trim(), 'build');
+			assert.match((await page.textContent('#profile-diff-x86_64')).trim(), /^no profile(d runs yet| diff)/);
+			await shot('request-running');
 		});
 
 		await check('unknown page says so', async () => {

@@ -18,6 +18,8 @@ const routes = [
 	{ re: /^\/trees\/?$/, page: 'trees', nav: 'tracking' },
 	{ re: /^\/plans\/?$/, page: 'plans', nav: 'tracking' },
 	{ re: /^\/plans\/([^/]+)\/?$/, page: 'plans', nav: 'tracking' },
+	{ re: /^\/requests\/?$/, page: 'requests', nav: 'requests' },
+	{ re: /^\/requests\/(\d+)\/?$/, page: 'requests', nav: 'requests' },
 ];
 
 function tokenPanel() {

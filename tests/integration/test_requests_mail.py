@@ -1,0 +1,178 @@
+"""A/B requests' result mail to `notify` (issue 18 item 8): a real SMTP
+server (aiosmtpd, smtpsink.py), the real server's outbox and mailer, a
+real git tree whose patch is the mbox, workers over the real protocol on
+x86_64 and arm64. The mail has the robot's form for a patch ("we noticed a
++12.0% improvement of METRIC on x86_64 with your patch ..."), the other
+arch's change, an LKP table per target, the request page and the commands
+that reproduce each data point; a series that does not apply mails why; a
+request without notify mails nothing."""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import result_doc, wait_until  # noqa: E402
+from fakes import MACHINE, git, git_init, stop_tree_server, tree_server  # noqa: E402
+from smtpsink import SmtpSink  # noqa: E402
+
+METRIC = "small-allocs.throughput"
+TC = [{"testcase": "small-allocs", "params": {"nr_task": 1}}]
+APPLIED = "ab" * 20  # what git am made on the workers
+ARM = dict(MACHINE, hostname="arm1", arch="aarch64", tbox_group="vm-arm")
+X86 = dict(MACHINE, hostname="x1")
+
+
+def make_tree(path):
+    git_init(path)
+    with open(os.path.join(path, "mm.c"), "w") as f:
+        f.write("int x;\n")
+    git(path, "add", "mm.c")
+    git(path, "commit", "-q", "-m", "mm: base", date="2026-01-01T00:00:00Z")
+    c0 = git(path, "rev-parse", "HEAD")
+    git(path, "checkout", "-q", "-b", "topic")
+    with open(os.path.join(path, "mm.c"), "a") as f:
+        f.write("int y;\n")
+    git(path, "commit", "-q", "-am", "mm: faster small allocs", date="2026-01-02T10:00:00Z")
+    mbox = git(path, "format-patch", "--stdout", "-1", "HEAD") + "\n"
+    git(path, "checkout", "-q", "master")
+    return {"c0": c0, "mbox": mbox}
+
+
+class RequestMail(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.sink = SmtpSink()
+        cls.sink.start()
+        cls.tmp, cls.repo, cls.tree, cls.srv = tree_server(
+            "regtrack-reqmail-", make_tree,
+            "detect_enabled = 0\nsmtp_url = %s\nsmtp_starttls = none\n"
+            "mail_from = regtrack bot <regtrack@example.org>\n"
+            "public_url = https://perf.example.org/\nmail_retry_max_s = 1\n" % cls.sink.url,
+            dry_run=False)
+        srv = cls.srv
+        r = srv.post("/api/v1/trees", {"name": "demo", "url": cls.repo, "branches": ["master"]},
+                     scope="admin")
+        assert r.status == 200, r
+        wait_until(lambda: [t for t in srv.get("/api/v1/trees").json()
+                            if t["name"] == "demo" and t["commits"] >= 1], what="mirror")
+        cls.mids = {}
+        for m, cap in ((X86, "qemu-x86_64"), (ARM, "qemu-aarch64")):
+            r = srv.post("/api/v1/workers/register", dict(m, capabilities=[cap], fingerprint={}),
+                         scope="worker")
+            assert r.status == 200, r
+            cls.mids[m["hostname"]] = r.json()["machine_id"]
+
+    @classmethod
+    def tearDownClass(cls):
+        stop_tree_server(cls.srv, cls.tmp)
+        cls.sink.stop()
+
+    def run_request(self, body, value, fail=None):
+        """Submits body, then leases on both workers until nothing is left; value(machine,
+        side, i) is run i's sample; fail(job) a completion instead of runs."""
+        b = {"tree": "demo", "base": self.tree["c0"], "patches": self.tree["mbox"],
+             "testcases": TC, "targets": ["x86_64", "arm64"], "kconfig": "defconfig",
+             "repeat": 6}
+        b.update(body)
+        r = self.srv.post("/api/v1/requests", b, scope="submit")
+        self.assertEqual(r.status, 201, r)
+        rid = r.json()["id"]
+        busy = True
+        while busy:
+            busy = False
+            for m in (X86, ARM):
+                mid = self.mids[m["hostname"]]
+                r = self.srv.post("/api/v1/jobs/lease", {"machine_id": mid, "wait_s": 0},
+                                  scope="worker")
+                if r.status != 200:
+                    continue
+                busy = True
+                job = r.json()["job"]
+                head = job["side"] == "head"
+                c = fail(job) if fail else None
+                if c is None:
+                    c = {"status": "ok", "log_tail": "ok\n", "results": [
+                        dict(result_doc(APPLIED if head else job["commit"],
+                                        testcase=job["testcase"], job_id=job["id"],
+                                        params=job["params"], kconfig=job["kconfig"],
+                                        compiler=job["compiler"], tree="demo", machine=m,
+                                        metrics={METRIC: [value(m, job["side"], i)]}),
+                             **({"patch_id": "fb" * 20, "base_commit": job["commit"]}
+                                if head else {}))
+                        for i in range(job["repeat"])]}
+                c["machine_id"] = mid
+                r = self.srv.post("/api/v1/jobs/%d/complete" % job["id"], c, scope="worker")
+                self.assertEqual(r.status, 200, r)
+        return rid
+
+    def test_1_patch_mail_both_arches(self):
+        def value(m, side, i):
+            up = {"x1": 1.12, "arm1": 1.03}[m["hostname"]] if side == "head" else 1.0
+            return 1000.0 * up + i % 3
+        rid = self.run_request({"notify": "dev@example.org", "label": "<series-1@example.org>"},
+                               value)
+        q = self.srv.get("/api/v1/requests/%d" % rid).json()
+        self.assertEqual((q["state"], q["verdict"]), ("done", "improvement"))
+        (m,) = self.sink.wait_for(1)
+        self.assertEqual(m["rcpt_tos"], ["dev@example.org"])
+        msg = m["msg"]
+        self.assertEqual(msg["Subject"],
+                         '[regtrack] +12.0% improvement of small-allocs.throughput on x86_64 '
+                         'with your patch "[PATCH] mm: faster small allocs"')
+        self.assertEqual(msg["To"], "dev@example.org")
+        body = msg.get_content().replace("\r\n", "\n")
+        self.assertIn("we noticed a +12.0% improvement of small-allocs.throughput on x86_64 "
+                      'with your patch "[PATCH] mm: faster small allocs".', body)
+        self.assertIn("On arm64: +3.0% (improvement).", body)
+        self.assertIn("patch:     \"[PATCH] mm: faster small allocs\" (1 patch(es), patch-id "
+                      + "fb" * 20 + ")", body)
+        self.assertIn("head:      %s (git am on base)" % APPLIED, body)
+        self.assertIn("label:     <series-1@example.org>", body)
+        self.assertIn("base:      %s\n" % self.tree["c0"], body)
+        # an LKP table per target, base then head columns
+        for t in ("x86_64", "arm64"):
+            self.assertIn("\n%s (small-allocs):\n" % t, body)
+        self.assertRegex(body, r"%stddev +%change +%stddev")
+        self.assertRegex(body, r"1000\.3 +\+12\.0% +1120\.3 +small-allocs\.throughput")
+        self.assertRegex(body, r"1000\.3 +\+3\.0% +1030\.3 +small-allocs\.throughput")
+        self.assertIn("https://perf.example.org/requests/%d" % rid, body)
+        self.assertIn("regtrack test --tree demo --base %s --patches series.mbox"
+                      % self.tree["c0"], body)
+        # the data points on one's own machine, and the base's job in the service
+        self.assertIn("regtrack-worker reproduce --kconfig arm64-defconfig --testcase "
+                      "small-allocs --params nr_task=1 --arch aarch64 --commit %s "
+                      "--patches series.mbox --repeat 6" % self.tree["c0"], body)
+        self.assertIn("regtrack-worker reproduce --kconfig x86_64-defconfig --testcase "
+                      "small-allocs --params nr_task=1 --commit %s --repeat 6"
+                      % self.tree["c0"], body)
+        self.assertIn("curl -sS -X POST", body)
+        self.assertIn("https://perf.example.org/api/v1/jobs", body)
+        self.assertEqual(self.srv.psql("SELECT kind || ' ' || state FROM outbox WHERE "
+                                       "request_id = %d" % rid), "request sent")
+
+    def test_2_apply_failure_mails_why_and_no_notify_mails_nothing(self):
+        def fail(job):
+            if job["side"] != "head":
+                return None
+            return {"status": "run-failed",
+                    "log_tail": "apply-failed: git am failed: error: patch failed: mm.c:1\n"}
+        before = len(self.sink.messages)
+        rid = self.run_request({"notify": "dev@example.org"}, lambda m, s, i: 1000.0 + i,
+                               fail=fail)
+        self.assertEqual(self.srv.get("/api/v1/requests/%d" % rid).json()["state"], "failed")
+        msgs = self.sink.wait_for(before + 1)
+        msg = msgs[before]["msg"]
+        self.assertEqual(msg["Subject"], '[regtrack] could not test with your patch '
+                                         '"[PATCH] mm: faster small allocs"')
+        body = msg.get_content()
+        self.assertIn("we could not complete the test with your patch", body)
+        self.assertIn("patch failed: mm.c:1", body)
+        # no notify: done, and no row in the outbox
+        rid = self.run_request({}, lambda m, s, i: 1000.0 + i)
+        self.assertEqual(self.srv.get("/api/v1/requests/%d" % rid).json()["state"], "done")
+        self.assertEqual(self.srv.psql("SELECT count(*) FROM outbox WHERE request_id = %d"
+                                       % rid), "0")
+
+
+if __name__ == "__main__":
+    unittest.main()
