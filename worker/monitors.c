@@ -164,7 +164,7 @@ static const char *wrap_hold(struct perf_wrap *w, char *s)
 int perf_wrap_init(struct perf_wrap *w, const char *perf, unsigned mask, const char *dir,
 		   struct err *e)
 {
-	static const char *const rec[] = { "record", "-q", "-a", "-g", "-e", PERF_FOLD_EVENT, "-B" };
+	static const char *const rec[] = { "record", "-a", "-g", "-e", PERF_FOLD_EVENT, "-B" };
 	char env[96] = "REGTRACK_PERF_CTL=";
 	size_t envlen = strlen(env);
 	int layer, k = 0;

@@ -239,10 +239,9 @@ static int perf_layers(const struct job *job, char **argv, struct perf_ctl *ctl)
 		argv[n++] = PERF;
 		if (i == 0) {
 			/* -B: no build-id pass over the data at the end (no ELF reader here) */
-			static char *rec[] = { "record", "-q", "-a",
-					       "-g",	 "-e", PERF_FOLD_EVENT,
-					       "-B",	 "-o", PERF_DATA,
-					       "-D",	 "-1", "--control" };
+			static char *rec[] = { "record",   "-a", "-g",	    "-e", PERF_FOLD_EVENT,
+					       "-B",	   "-o", PERF_DATA, "-D", "-1",
+					       "--control" };
 
 			memcpy(argv + n, rec, sizeof(rec));
 			n += (int)(sizeof(rec) / sizeof(rec[0]));
