@@ -72,56 +72,37 @@ t0=$(date +%s)
 BASE=$(deploy/make-kernel-tree "$CACHE/linux") || { echo "kernel tests: make-kernel-tree failed" >&2; exit 1; }
 echo "kernel tree: $CACHE/linux at $BASE ($(( $(date +%s) - t0 )) s)"
 
-# A branch whose one commit breaks mm/mmap.c, for the build-failed path.
-# Fixed identity and dates: the same commit id every time; made once.
-if ! git -C "$CACHE/linux" rev-parse -q --verify refs/heads/regtrack-test-broken >/dev/null; then
-	wt=$TMP/broken
-	git -C "$CACHE/linux" worktree add -q --detach "$wt" "$BASE" &&
-	printf '\n#error "regtrack test: deliberately broken build"\n' >> "$wt/mm/mmap.c" &&
-	GIT_AUTHOR_NAME=regtrack GIT_AUTHOR_EMAIL=regtrack@localhost \
-	GIT_COMMITTER_NAME=regtrack GIT_COMMITTER_EMAIL=regtrack@localhost \
-	GIT_AUTHOR_DATE=2023-01-02T00:00:00Z GIT_COMMITTER_DATE=2023-01-02T00:00:00Z \
-		git -C "$wt" commit -q -a -m "mm: break the build (regtrack test)" &&
-	git -C "$CACHE/linux" branch regtrack-test-broken "$(git -C "$wt" rev-parse HEAD)"
-	git -C "$CACHE/linux" worktree remove --force "$wt" 2>/dev/null
-	git -C "$CACHE/linux" worktree prune
-fi
-
-# A Documentation/-only commit on the base, for the identical-image checks:
-# made with a temporary index (no checkout of the tree: seconds, not the
-# minutes a worktree of 80,000 files takes); fixed identity and dates.
-if ! git -C "$CACHE/linux" rev-parse -q --verify refs/heads/regtrack-test-docs >/dev/null; then
-	doc=Documentation/admin-guide/README.rst
-	blob=$( { git -C "$CACHE/linux" cat-file blob "$BASE:$doc" &&
-		printf '\nregtrack test: a documentation-only change.\n'; } |
-		git -C "$CACHE/linux" hash-object -w --stdin) &&
-	GIT_INDEX_FILE=$TMP/docs.index git -C "$CACHE/linux" read-tree "$BASE" &&
-	GIT_INDEX_FILE=$TMP/docs.index git -C "$CACHE/linux" update-index --cacheinfo "100644,$blob,$doc" &&
-	tree=$(GIT_INDEX_FILE=$TMP/docs.index git -C "$CACHE/linux" write-tree) &&
-	docs=$(GIT_AUTHOR_NAME=regtrack GIT_AUTHOR_EMAIL=regtrack@localhost \
-		GIT_COMMITTER_NAME=regtrack GIT_COMMITTER_EMAIL=regtrack@localhost \
-		GIT_AUTHOR_DATE=2023-01-03T00:00:00Z GIT_COMMITTER_DATE=2023-01-03T00:00:00Z \
-		git -C "$CACHE/linux" commit-tree "$tree" -p "$BASE" -m "Documentation: a note (regtrack test)") &&
-	git -C "$CACHE/linux" branch regtrack-test-docs "$docs"
-fi
+# one_file_commit BRANCH PATH TEXT SUBJECT DATE [NAME EMAIL]: BRANCH, one
+# commit on BASE that appends TEXT to PATH, made once with git plumbing and a
+# temporary index (no checkout of the tree: a second, not the minutes a
+# worktree of 80,000 files takes on a cold cache); fixed identity and dates,
+# so the same commit id every time.
+one_file_commit() {
+	local branch=$1 path=$2 text=$3 subject=$4 date=$5 name=${6:-regtrack} email=${7:-regtrack@localhost}
+	local g=(git -C "$CACHE/linux") idx=$TMP/$1.index blob tree c
+	"${g[@]}" rev-parse -q --verify "refs/heads/$branch" >/dev/null && return 0
+	blob=$( { "${g[@]}" cat-file blob "$BASE:$path" && printf '%s' "$text"; } |
+		"${g[@]}" hash-object -w --stdin) &&
+	GIT_INDEX_FILE=$idx "${g[@]}" read-tree "$BASE" &&
+	GIT_INDEX_FILE=$idx "${g[@]}" update-index --cacheinfo "100644,$blob,$path" &&
+	tree=$(GIT_INDEX_FILE=$idx "${g[@]}" write-tree) &&
+	c=$(GIT_AUTHOR_NAME=$name GIT_AUTHOR_EMAIL=$email GIT_COMMITTER_NAME=$name \
+		GIT_COMMITTER_EMAIL=$email GIT_AUTHOR_DATE=$date GIT_COMMITTER_DATE=$date \
+		"${g[@]}" commit-tree "$tree" -p "$BASE" -m "$subject") &&
+	"${g[@]}" branch "$branch" "$c"
+}
+# the build-failed path: mm/mmap.c does not compile
+one_file_commit regtrack-test-broken mm/mmap.c $'\n#error "regtrack test: deliberately broken build"\n' \
+	"mm: break the build (regtrack test)" 2023-01-02T00:00:00Z
+# the identical-image checks: a Documentation/-only commit
+one_file_commit regtrack-test-docs Documentation/admin-guide/README.rst \
+	$'\nregtrack test: a documentation-only change.\n' \
+	"Documentation: a note (regtrack test)" 2023-01-03T00:00:00Z
 # A patch on BASE as a mailing list carries it (README only: the build has
-# nothing to redo, so the patched boot costs no compile), made once with a
-# fixed identity; and the same mbox with its context changed, which git am
-# cannot apply.
-# (git plumbing, no worktree: a checkout of the whole tree would cost a minute)
-if ! git -C "$CACHE/linux" rev-parse -q --verify refs/heads/regtrack-test-patch >/dev/null; then
-	{ git -C "$CACHE/linux" show "$BASE:README" &&
-	  printf '\nregtrack: a line from the A/B test of a patch.\n'; } > "$TMP/README" &&
-	blob=$(git -C "$CACHE/linux" hash-object -w "$TMP/README") &&
-	tree=$(git -C "$CACHE/linux" ls-tree "$BASE" |
-		sed "s/^100644 blob [0-9a-f]*\tREADME\$/100644 blob $blob\tREADME/" |
-		git -C "$CACHE/linux" mktree) &&
-	patched=$(GIT_AUTHOR_NAME="Patch Author" GIT_AUTHOR_EMAIL=author@example.org \
-		GIT_COMMITTER_NAME="Patch Author" GIT_COMMITTER_EMAIL=author@example.org \
-		GIT_AUTHOR_DATE=2023-01-03T00:00:00Z GIT_COMMITTER_DATE=2023-01-03T00:00:00Z \
-		git -C "$CACHE/linux" commit-tree "$tree" -p "$BASE" -m "README: a line from regtrack's A/B test") &&
-	git -C "$CACHE/linux" branch regtrack-test-patch "$patched"
-fi
+# nothing to redo, so the patched boot costs no compile); and the same mbox
+# with its context changed, which git am cannot apply.
+one_file_commit regtrack-test-patch README $'\nregtrack: a line from the A/B test of a patch.\n' \
+	"README: a line from regtrack's A/B test" 2023-01-03T00:00:00Z "Patch Author" author@example.org
 git -C "$CACHE/linux" format-patch --stdout -1 regtrack-test-patch > "$TMP/patch.mbox"
 sed '/^@@/,/^-- $/ s/^ \(.\)/ X\1/' "$TMP/patch.mbox" > "$TMP/bad.mbox"
 PATCH_ID=$(git patch-id --stable < "$TMP/patch.mbox" | cut -d' ' -f1)
