@@ -191,6 +191,34 @@ static int note_upsert(PGconn *c, const struct db_regr_upserted *up, const char 
 	return 0;
 }
 
+/*
+ * The fields of a record that come from its comparisons: seg, the runs of
+ * the segments either side (the record's size and verdict), and pair, the
+ * last good commit's runs against the first bad one's (shown beside it).
+ */
+static void upsert_from(struct db_regr_upsert *u, const struct compare_result *seg,
+			const struct compare_result *pair)
+{
+	u->change_pct = seg->change_pct;
+	u->hl_pct = seg->hl_pct;
+	u->shift = seg->shift;
+	u->ci_lo_pct = seg->ci_lo_pct;
+	u->ci_hi_pct = seg->ci_hi_pct;
+	u->p_value = seg->p_value;
+	u->verdict = verdict_name(seg->verdict);
+	u->mean_before = seg->a.mean;
+	u->mean_after = seg->b.mean;
+	u->n_before = seg->a.n;
+	u->n_after = seg->b.n;
+	u->outliers_before = seg->outliers_a;
+	u->outliers_after = seg->outliers_b;
+	u->pair_change_pct = pair->change_pct;
+	u->pair_hl_pct = pair->hl_pct;
+	u->pair_direction = pair->direction;
+	u->pair_p_value = pair->p_value;
+	u->pair_verdict = verdict_name(pair->verdict);
+}
+
 /* Stores the change points of one detected series; appends the record ids to *kept. */
 static int store_series(PGconn *c, long long setup_id, const struct db_detect_point *m,
 			const struct series *s, const struct detect_series *ds,
@@ -244,25 +272,8 @@ static int store_series(PGconn *c, long long setup_id, const struct db_detect_po
 		dir = direction_of(&seg, cp);
 		u.kind = kind_of(dir, m->higher_is_better);
 		u.direction = dir;
-		u.change_pct = seg.change_pct;
-		u.hl_pct = seg.hl_pct;
-		u.shift = seg.shift;
-		u.ci_lo_pct = seg.ci_lo_pct;
-		u.ci_hi_pct = seg.ci_hi_pct;
-		u.p_value = seg.p_value;
-		u.verdict = verdict_name(seg.verdict);
-		u.mean_before = seg.a.mean;
-		u.mean_after = seg.b.mean;
-		u.n_before = seg.a.n;
-		u.n_after = seg.b.n;
+		upsert_from(&u, &seg, &pair);
 		u.commits_after = hi - idx;
-		u.outliers_before = seg.outliers_a;
-		u.outliers_after = seg.outliers_b;
-		u.pair_change_pct = pair.change_pct;
-		u.pair_hl_pct = pair.hl_pct;
-		u.pair_direction = pair.direction;
-		u.pair_p_value = pair.p_value;
-		u.pair_verdict = verdict_name(pair.verdict);
 		u.det_before = cp->before;
 		u.det_after = cp->after;
 		u.det_change_pct = cp->change_pct;
@@ -364,25 +375,8 @@ static int check_tip(PGconn *c, long long setup_id, const struct db_detect_point
 	u.bad_commit = s->commit[t];
 	u.direction = pair.direction;
 	u.kind = kind_of(pair.direction, m->higher_is_better);
-	u.change_pct = seg.change_pct;
-	u.hl_pct = seg.hl_pct;
-	u.shift = seg.shift;
-	u.ci_lo_pct = seg.ci_lo_pct;
-	u.ci_hi_pct = seg.ci_hi_pct;
-	u.p_value = seg.p_value;
-	u.verdict = verdict_name(seg.verdict);
-	u.mean_before = seg.a.mean;
-	u.mean_after = seg.b.mean;
-	u.n_before = seg.a.n;
-	u.n_after = seg.b.n;
+	upsert_from(&u, &seg, &pair);
 	u.commits_after = 1;
-	u.outliers_before = seg.outliers_a;
-	u.outliers_after = seg.outliers_b;
-	u.pair_change_pct = pair.change_pct;
-	u.pair_hl_pct = pair.hl_pct;
-	u.pair_direction = pair.direction;
-	u.pair_p_value = pair.p_value;
-	u.pair_verdict = verdict_name(pair.verdict);
 	u.det_before = tip.center;
 	u.det_after = tip.tip;
 	u.det_change_pct = tip.change_pct;
