@@ -1531,8 +1531,16 @@ async function main() {
 				// the server merged the same runs the test posted
 				assert.deepEqual([api.base.runs, api.head.runs], [3, 3]);
 				assert.deepEqual([api.base.samples, api.head.samples], [prof.reply.base.samples, prof.reply.head.samples]);
-				const top = api.symbols.slice(0, 4).map((s) => s.symbol);
-				assert.ok(top.includes('do_mmap') && top.includes('handle_mm_fault'), JSON.stringify(top));
+				// sorted by the size of the change: demo_delay (+33 points) first, the
+				// mmap chain (+30 each) before handle_mm_fault (-25)
+				const names = api.symbols.map((s) => s.symbol);
+				assert.equal(names[0], 'demo_delay', JSON.stringify(names));
+				assert.ok(names.includes('do_mmap') && names.includes('handle_mm_fault'), JSON.stringify(names));
+				api.symbols.forEach((s, i) => assert.ok(i === 0 ||
+					Math.abs(api.symbols[i - 1].children_change) >= Math.abs(s.children_change) - 1e-9, JSON.stringify(names)));
+				const byName = Object.fromEntries(api.symbols.map((s) => [s.symbol, s]));
+				assert.ok(Math.abs(byName.do_mmap.children_change - 30) < 1, byName.do_mmap.children_change);
+				assert.ok(Math.abs(byName.handle_mm_fault.children_change + 25) < 1, byName.handle_mm_fault.children_change);
 			} else {
 				console.log('  NOTE: this server has no GET /api/v1/profile-diff: the page reads the diff the test computed from the posted documents');
 				await page.route(/\/api\/v1\/profile-diff\?/, (route) => {

@@ -465,7 +465,9 @@ async function comparison(good, bad, setup, metric) {
 	try {
 		const data = await api('/compare', { query: { base: good, head: bad, ...(setup ? {
 			testcase: setup.testcase, tbox_group: setup.tbox_group, kconfig: setup.kconfig,
-			compiler: setup.compiler, params: setup.params, mode: setup.mode } : {}) } });
+			compiler: setup.compiler, params: setup.params, mode: setup.mode,
+			// the record's own setup: a bisect's profiled runs are a setup of their own
+			monitors: setup.monitors || 'none' } : {}) } });
 		return compareTable(data, { sort: 'change', focus: metric });
 	} catch (e) {
 		return e.status === 404 ? emptyState(`No comparison: ${e.message}`) : errorBox(e);
