@@ -65,7 +65,7 @@ TESTS    := $(patsubst tests/unit/%.c,$(B)/tests/%,$(TEST_SRC))
 
 PROGRAMS := $(BIN)/regtrack-server $(BIN)/regtrack $(BIN)/regtrack-worker
 
-.PHONY: all check check-build check-tiers check-unit check-integration check-cases check-worker check-web check-kernel bench \
+.PHONY: all check check-unit check-integration check-cases check-worker check-web check-kernel bench \
 	install clean demo demo-stop deps fuzz check-faults lint cases
 .DEFAULT_GOAL := all
 
@@ -175,20 +175,11 @@ export ASAN_OPTIONS  ?= detect_leaks=1:abort_on_error=1:halt_on_error=1
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 export LSAN_OPTIONS  ?= suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
 
-# The kernel tier (kernel and perf builds: CPU) runs beside the other tiers
-# (mostly waiting on servers and browsers), one after the other; everything
-# is built first, so the two never build the same object at once.
 check: lint
 	@deploy/install-deps
-	$(MAKE) SANITIZE=$(CHECK_SANITIZE) check-build
-	$(MAKE) -j2 SANITIZE=$(CHECK_SANITIZE) check-kernel check-tiers
-
-check-build: $(PROGRAMS) $(TESTS) $(B)/tests/kernel/exec_job cases
-
-check-tiers:
-	$(MAKE) check-unit check-integration
+	$(MAKE) SANITIZE=$(CHECK_SANITIZE) check-unit check-integration
 	$(MAKE) check-cases
-	$(MAKE) check-worker check-web
+	$(MAKE) SANITIZE=$(CHECK_SANITIZE) check-worker check-web check-kernel
 
 lint:
 	@tests/lint.sh
