@@ -9,24 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-int body_start(struct request *rq)
+void body_start(struct request *rq)
 {
-	const char *cl;
-	unsigned long long len, cap = (unsigned long long)rq->srv->cfg->body_limit;
-
 	buf_init(&rq->body, (size_t)rq->srv->cfg->body_limit);
-	cl = MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, "Content-Length");
-	if (!cl)
-		return 0;
-	len = strtoull(cl, NULL, 10);
-	/*
-	 * Past the cap: read and drop the body so the client, which is still
-	 * sending, gets a clean 413; far past it (more than 4 x the cap and
-	 * 64 MiB), reply at once and let the connection close.
-	 */
-	if (len > cap)
-		rq->too_large = 1;
-	return len > 4 * cap && len > (64ull << 20);
 }
 
 void body_add(struct request *rq, const char *data, size_t n)

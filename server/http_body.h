@@ -13,12 +13,12 @@
 struct request;
 
 /*
- * Starts rq's body: the buffer capped at the limit, too_large set when the
- * Content-Length is already past it. Returns 1 when it is so far past (4 x
- * the cap and 64 MiB) that the request is to be answered at once and the
- * connection closed instead of reading and dropping the body; else 0.
+ * Starts rq's body: the buffer capped at the limit. A Content-Length past
+ * the cap is refused on the headers (the server's preflight); a chunked
+ * body past it is read and dropped by body_add, so a client that sends
+ * everything before it reads still gets its 413.
  */
-int body_start(struct request *rq);
+void body_start(struct request *rq);
 /* Appends n bytes of upload data; past the cap sets too_large and drops what was read. */
 void body_add(struct request *rq, const char *data, size_t n);
 /* Frees the body (request completed). */
