@@ -24,7 +24,7 @@
 						 "'targets', rq.spec->'targets', 'testcases', rq.spec->'testcases', "        \
 						 "'verdict', rq.verdict, 'fail_reason', rq.fail_reason, 'label', rq.label, " \
 						 "'url', '/api/v1/requests/' || rq.id, 'created_at', rq.created_at, "        \
-						 "'finished_at', rq.finished_at"
+						 "'finished_at', rq.finished_at, 'plan', rq.spec->'plan'"
 
 const struct db_stmt_def db_stmts_requests[DB_NR_STMTS] = {
 	/* $1 request: cancels its jobs not yet finished (queued or leased) */
