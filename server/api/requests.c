@@ -8,6 +8,7 @@
  *   GET  /api/v1/requests[?state=&limit=] newest first
  *   GET  /api/v1/requests/{id}           state, progress per side, jobs, what waits for a
  *                                        worker, the comparison rows and verdict, reproduce
+ *   GET  /api/v1/requests/{id}/mbox      the patches as submitted (application/mbox)
  *   POST /api/v1/requests/{id}/cancel (submit)
  *
  * Submission: a plan gives the fields the body does not (abtest_plan_apply,
@@ -663,4 +664,31 @@ enum MHD_Result api_request_cancel(struct request *rq)
 	return reply_json(rq, 200,
 			  json_pack("{s:I,s:s,s:I}", "id", (json_int_t)id, "state", "cancelled",
 				    "jobs_cancelled", (json_int_t)jobs));
+}
+
+enum MHD_Result api_request_mbox(struct request *rq)
+{
+	struct err e;
+	long long id;
+	char idb[24], *text = NULL;
+	PGconn *c;
+	enum MHD_Result ret;
+	int got;
+
+	if (rq_path_id(rq, "request", &id, idb, &e))
+		return reply_err(rq, &e);
+	c = rq_db(rq, &e);
+	got = c ? db_request_patches(c, id, &text, &e) : -1;
+	if (got < 0)
+		return reply_err(rq, &e);
+	if (!got)
+		err_setc(&e, ERR_NOT_FOUND, "id", "no request %lld", id);
+	else if (!text)
+		err_setc(&e, ERR_NOT_FOUND, "patches",
+			 "request %lld tests a head commit: it has no patches", id);
+	if (!got || !text)
+		return reply_err(rq, &e);
+	ret = reply_text(rq, 200, "application/mbox", text, strlen(text));
+	free(text);
+	return ret;
 }

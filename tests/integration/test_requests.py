@@ -359,6 +359,34 @@ class Requests(unittest.TestCase):
         self.assertEqual({j["state"] for j in q["jobs"][2:]}, {"cancelled"})
         self.assertIsNone(self.lease("w2p"))
 
+    def test_mbox_served_as_submitted(self):
+        # the fixture's mbox, with a non-ASCII trailer: the bytes come back unchanged
+        mbox = self.tree["mbox"].replace("\n---\n", "\nReported-by: Zoë Müller "
+                                         "<zoe@example.org>\n---\n", 1)
+        self.assertNotEqual(mbox, self.tree["mbox"])
+        r = self.submit({"head": None, "patches": mbox, "repeat": 2})
+        self.assertEqual(r.status, 201, r)
+        rid = r.json()["id"]
+        q = self.get(rid)
+        self.assertEqual(q["patches"]["mbox_url"], "/api/v1/requests/%d/mbox" % rid)
+        for scope in (None, "read"):
+            r = self.srv.get(q["patches"]["mbox_url"], scope=scope)
+            self.assertEqual(r.status, 200, r)
+            self.assertEqual(r.headers["Content-Type"], "application/mbox")
+            self.assertEqual(r.body.encode("utf-8"), mbox.encode("utf-8"))
+            self.assertEqual(int(r.headers["Content-Length"]), len(mbox.encode("utf-8")))
+        # a request of a head commit has no mbox; an unknown request none either
+        r = self.submit({"repeat": 2})
+        self.assertEqual(r.status, 201, r)
+        head = r.json()["id"]
+        self.assertIsNone(self.get(head)["patches"])
+        r = self.srv.get("/api/v1/requests/%d/mbox" % head)
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (404, "patches"), r)
+        r = self.srv.get("/api/v1/requests/999999/mbox")
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (404, "id"), r)
+        r = self.srv.get("/api/v1/requests/x/mbox")
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "id"), r)
+
     # --- requests by plan ---
 
     def plan(self, name, **fields):
