@@ -112,6 +112,33 @@ json_t *abtest_reproduce_local(const struct abtest_setup *groups, size_t nr_grou
 			       const char *public_url);
 
 /*
+ * A request by plan (`"plan": NAME` in a submission): fills the fields
+ * submission body (a JSON object, changed in place) does not give from
+ * normalized plan spec `plan` (borrowed; server/plan.h); the request's own
+ * fields win. tree: the plan's (a request's tree must be the plan's);
+ * testcases: the plan's; targets: the plan's that one of its kconfigs runs
+ * on; kconfig: the plan's that run on the request's targets, which must be
+ * one config (the same name after the arch word, or "host": a request
+ * builds one, named for each target's arch); compiler: the plan's only
+ * one; measure: icount when the plan's is (wallclock, the default, is not
+ * named: the params stay the plan's setups'); monitors: the plan's when
+ * any; repeat: the plan's when 2 or more (1, the plan default of one run
+ * per tracked commit, compares nothing: chosen from the noise instead).
+ * 0, or -1 with e: ERR_INVALID_FIELD detail "plan" (another tree, several
+ * kconfigs or compilers to choose from, no kconfig for the targets).
+ */
+int abtest_plan_fill(json_t *body, const json_t *plan, struct err *e)
+	__attribute__((warn_unused_result));
+
+/*
+ * abtest_plan_fill() of the plan body's "plan" names, read from the
+ * database (ST_PLAN_JSON). Nothing when body has no plan: 0. -1 with e:
+ * ERR_INVALID_FIELD detail "plan" (not a name, or abtest_plan_fill's),
+ * ERR_NOT_FOUND detail "plan" (no such plan), db errors.
+ */
+int abtest_plan_apply(PGconn *c, json_t *body, struct err *e) __attribute__((warn_unused_result));
+
+/*
  * The result mail of request request_id to its `notify` address, in the
  * kernel test robot's form for a patch ("we noticed a +12.0% improvement of
  * METRIC on x86_64 with your patch \"[PATCH] ...\"", the other targets'

@@ -61,6 +61,7 @@ add("/api/v1/requests", "get", op("A/B test requests", READ, ok=ANY, params=["st
 add("/api/v1/requests", "post", op("ask for an A/B test of a change (base vs head or patches)", ["submit", "admin"], "201", ok=ID, body=OBJ))
 add("/api/v1/requests/{id}", "get", op("one A/B request: progress, rows, verdict, reproduce", READ, ok=OBJ), ["id"])
 add("/api/v1/requests/{id}/cancel", "post", op("cancel an A/B request and its queued jobs", ["submit", "admin"], ok=OBJ), ["id"])
+add("/api/v1/requests/{id}/mbox", "get", op("an A/B request's patches, the mbox as submitted (404 detail patches: it tests a head commit)", READ, text="application/mbox"), ["id"])
 add("/api/v1/jobs", "get", op("jobs", READ, ok=ANY, params=["state", "limit"]))
 add("/api/v1/jobs", "post", op("submit a job", ["submit", "admin"], "201", ok=ID, body={"type": "object", "required": ["commit", "kconfig", "testcase"], "properties": {"params": {"$ref": "#/components/schemas/Params"}}}))
 add("/api/v1/jobs/lease", "post", op("lease the next job for a machine (long poll)", ["worker", "admin"],

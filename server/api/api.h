@@ -82,6 +82,7 @@ enum MHD_Result api_requests_get(struct request *rq);
 enum MHD_Result api_requests_post(struct request *rq);
 enum MHD_Result api_request_get(struct request *rq);
 enum MHD_Result api_request_cancel(struct request *rq);
+enum MHD_Result api_request_mbox(struct request *rq);
 
 /* subscriptions (subscriptions.c) */
 enum MHD_Result api_subscriptions_get(struct request *rq);

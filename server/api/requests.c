@@ -1,6 +1,6 @@
 /*
  * A/B requests (issue 18): a change tested against its base.
- *   POST /api/v1/requests (submit)       {tree, base, head | patches, testcases[] | plan,
+ *   POST /api/v1/requests (submit)       {tree, base, head | patches, testcases[], plan,
  *                                         targets[], kconfig, compiler, repeat,
  *                                         min_change_pct, measure, monitors, notify,
  *                                         label}
@@ -8,9 +8,11 @@
  *   GET  /api/v1/requests[?state=&limit=] newest first
  *   GET  /api/v1/requests/{id}           state, progress per side, jobs, what waits for a
  *                                        worker, the comparison rows and verdict, reproduce
+ *   GET  /api/v1/requests/{id}/mbox      the patches as submitted (application/mbox)
  *   POST /api/v1/requests/{id}/cancel (submit)
  *
- * Submission: every field is checked with a 4xx naming it; base and head
+ * Submission: a plan gives the fields the body does not (abtest_plan_apply,
+ * before any is checked); every field is checked with a 4xx naming it; base and head
  * are resolved in the tree's mirror (fetched once when it does not know a
  * ref yet); an mbox must hold a patch (mbox.h) and stay under
  * MAX_PATCHES (413). Each target x testcase is a group of `rounds` pairs
@@ -139,7 +141,7 @@ static int params_text(json_t *params, const char *measure, char **out, struct e
 /* the fields that need no database */
 static int check_fields(json_t *b, struct submission *s, struct err *e)
 {
-	json_t *mcp, *plan;
+	json_t *mcp;
 
 	if (word_field(b, "tree", 1, &s->tree, e) ||
 	    json_str_field(b, "base", 1, 256, &s->base, e) ||
@@ -190,11 +192,6 @@ static int check_fields(json_t *b, struct submission *s, struct err *e)
 					"min_change_pct must be a number in [0, 1000]");
 		s->min_change_pct = json_number_value(mcp);
 	}
-	plan = json_object_get(b, "plan");
-	if (plan && !json_is_null(plan))
-		return err_setc(
-			e, ERR_INVALID_FIELD, "plan",
-			"requests by plan are not supported by this server yet: give 'testcases'");
 	s->host = s->kconfig && !strcmp(s->kconfig, "host");
 	if (s->host && s->patches)
 		return err_setc(e, ERR_INVALID_FIELD, "patches",
@@ -428,6 +425,8 @@ static char *spec_text(const struct submission *s, json_t *b, long rounds, const
 						json_loads(g->params, 0, NULL), "kconfig",
 						g->kconfig, "capability", g->capability));
 	}
+	if (json_is_string(json_object_get(b, "plan")))
+		json_object_set(spec, "plan", json_object_get(b, "plan"));
 	json_object_set(spec, "targets", json_object_get(b, "targets"));
 	json_object_set(spec, "testcases", json_object_get(b, "testcases"));
 	json_object_set_new(spec, "kconfig", s->kconfig ? json_string(s->kconfig) : json_null());
@@ -566,6 +565,9 @@ enum MHD_Result api_requests_post(struct request *rq)
 	b = rq_json(rq, &e);
 	if (!b)
 		return reply_err(rq, &e);
+	/* a plan's fields for those the request does not give, before they are checked */
+	if (json_object_get(b, "plan") && (!(c = rq_db(rq, &e)) || abtest_plan_apply(c, b, &e)))
+		goto bad;
 	if (check_fields(b, &s, &e))
 		goto bad;
 	c = rq_db(rq, &e);
@@ -662,4 +664,31 @@ enum MHD_Result api_request_cancel(struct request *rq)
 	return reply_json(rq, 200,
 			  json_pack("{s:I,s:s,s:I}", "id", (json_int_t)id, "state", "cancelled",
 				    "jobs_cancelled", (json_int_t)jobs));
+}
+
+enum MHD_Result api_request_mbox(struct request *rq)
+{
+	struct err e;
+	long long id;
+	char idb[24], *text = NULL;
+	PGconn *c;
+	enum MHD_Result ret;
+	int got;
+
+	if (rq_path_id(rq, "request", &id, idb, &e))
+		return reply_err(rq, &e);
+	c = rq_db(rq, &e);
+	got = c ? db_request_patches(c, id, &text, &e) : -1;
+	if (got < 0)
+		return reply_err(rq, &e);
+	if (!got)
+		err_setc(&e, ERR_NOT_FOUND, "id", "no request %lld", id);
+	else if (!text)
+		err_setc(&e, ERR_NOT_FOUND, "patches",
+			 "request %lld tests a head commit: it has no patches", id);
+	if (!got || !text)
+		return reply_err(rq, &e);
+	ret = reply_text(rq, 200, "application/mbox", text, strlen(text));
+	free(text);
+	return ret;
 }

@@ -67,6 +67,7 @@ const struct route routes[] = {
 	{ "POST", "/api/v1/requests", api_requests_post, AUTH_JOBS },
 	{ "GET", "/api/v1/requests/{}", api_request_get, AUTH_READ },
 	{ "POST", "/api/v1/requests/{}/cancel", api_request_cancel, AUTH_JOBS },
+	{ "GET", "/api/v1/requests/{}/mbox", api_request_mbox, AUTH_READ },
 	/* subscriptions */
 	{ "GET", "/api/v1/subscriptions", api_subscriptions_get, AUTH_ADMIN },
 	{ "POST", "/api/v1/subscriptions", api_subscriptions_post, AUTH_ADMIN },

@@ -299,3 +299,22 @@ int db_request_json(PGconn *c, long long id, char **text, struct err *e)
 	PQclear(r);
 	return got;
 }
+
+int db_request_patches(PGconn *c, long long id, char **text, struct err *e)
+{
+	char b[ID_LEN];
+	const char *p[1] = { b };
+	PGresult *r;
+	int got;
+
+	*text = NULL;
+	snprintf(b, sizeof(b), "%lld", id);
+	r = db_exec(c, ST_REQUEST_PATCHES, 1, p, e);
+	if (!r)
+		return -1;
+	got = PQntuples(r) == 1;
+	if (got && !PQgetisnull(r, 0, 0))
+		*text = xstrdup(PQgetvalue(r, 0, 0));
+	PQclear(r);
+	return got;
+}

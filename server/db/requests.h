@@ -128,6 +128,14 @@ long db_request_noise(PGconn *c, const char *testcase, const char *params, const
 		      const char *arch, struct db_noise **out, struct err *e)
 	__attribute__((warn_unused_result));
 
+/*
+ * The mbox request id was submitted with, byte for byte (ST_REQUEST_PATCHES):
+ * 1 with *text (new, caller frees; NULL when the request tests a head
+ * commit and has none), 0 when there is no such request, -1 with e.
+ */
+int db_request_patches(PGconn *c, long long id, char **text, struct err *e)
+	__attribute__((warn_unused_result));
+
 /* Request id as its GET reply shows it (ST_REQUEST_JSON): 1 with *text (new), 0 none, -1 with e. */
 int db_request_json(PGconn *c, long long id, char **text, struct err *e)
 	__attribute__((warn_unused_result));

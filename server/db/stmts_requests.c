@@ -16,6 +16,7 @@
 	"'base', json_build_object('ref', rq.base_ref, 'sha', rq.base_sha), "                                                \
 	"'head', json_build_object('ref', rq.head_ref, 'sha', rq.head_sha), "                                                \
 	"'patches', CASE WHEN rq.patches IS NULL THEN NULL ELSE json_build_object("                                          \
+	"'mbox_url', '/api/v1/requests/' || rq.id || '/mbox', "                                                              \
 	"'count', rq.nr_patches, 'bytes', octet_length(rq.patches), 'subject', rq.spec->'patch_subject', "                   \
 	"'patch_id', coalesce(to_jsonb(rq.patch_id), " REQ_HEAD_RUN(                                                         \
 		"patch_id") "), "                                                                                            \
@@ -24,7 +25,7 @@
 						 "'targets', rq.spec->'targets', 'testcases', rq.spec->'testcases', "        \
 						 "'verdict', rq.verdict, 'fail_reason', rq.fail_reason, 'label', rq.label, " \
 						 "'url', '/api/v1/requests/' || rq.id, 'created_at', rq.created_at, "        \
-						 "'finished_at', rq.finished_at"
+						 "'finished_at', rq.finished_at, 'plan', rq.spec->'plan'"
 
 const struct db_stmt_def db_stmts_requests[DB_NR_STMTS] = {
 	/* $1 request: cancels its jobs not yet finished (queued or leased) */
@@ -118,6 +119,9 @@ const struct db_stmt_def db_stmts_requests[DB_NR_STMTS] = {
 	/* the request job $1 belongs to (no row: none) */
 	[ST_REQUEST_OF_JOB] = { "request_of_job",
 				"SELECT request_id FROM jobs WHERE id = $1::bigint AND request_id IS NOT NULL" },
+	/* $1 request: its mbox as submitted (NULL for a head commit; no row: no request) */
+	[ST_REQUEST_PATCHES] = { "request_patches",
+				 "SELECT patches FROM requests WHERE id = $1::bigint" },
 	/* $1 request: each (group, side, metric)'s per-run means, runs in id order */
 	[ST_REQUEST_SAMPLES] = { "request_samples",
 				 "SELECT j.ab_group::integer, j.ab_side = 'head', mt.name, "

@@ -66,6 +66,7 @@ DOCUMENTED = {
     ("GET", "/api/v1/requests"): READ,
     ("GET", "/api/v1/requests/{}"): READ,
     ("POST", "/api/v1/requests/{}/cancel"): ("submit", "admin"),
+    ("GET", "/api/v1/requests/{}/mbox"): READ,
     # profiles (issue 22): folded stacks and their diffs are read data
     ("GET", "/api/v1/runs/{}/profile"): READ,
     ("GET", "/api/v1/profile-diff"): READ,

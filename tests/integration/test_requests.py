@@ -9,6 +9,7 @@ ways, no-change and inconclusive with its rows and CI, a patch series (the
 head runs record the sha git am made), a failing apply, a target no worker
 serves, cancel, and every field error naming its field; the CLI's
 `regtrack test` exit codes against the server."""
+import json
 import os
 import subprocess
 import sys
@@ -41,6 +42,11 @@ def make_tree(path):
     mbox = git(path, "format-patch", "--stdout", "-1", "HEAD") + "\n"
     git(path, "checkout", "-q", "master")
     return {"c0": c0, "c1": c1, "mbox": mbox}
+
+
+def json_key(v):
+    """A JSON value as a hashable, order-free key."""
+    return json.dumps(v, sort_keys=True)
 
 
 class Requests(unittest.TestCase):
@@ -353,6 +359,141 @@ class Requests(unittest.TestCase):
         self.assertEqual({j["state"] for j in q["jobs"][2:]}, {"cancelled"})
         self.assertIsNone(self.lease("w2p"))
 
+    def test_mbox_served_as_submitted(self):
+        # the fixture's mbox, with a non-ASCII trailer: the bytes come back unchanged
+        mbox = self.tree["mbox"].replace("\n---\n", "\nReported-by: Zoë Müller "
+                                         "<zoe@example.org>\n---\n", 1)
+        self.assertNotEqual(mbox, self.tree["mbox"])
+        r = self.submit({"head": None, "patches": mbox, "repeat": 2})
+        self.assertEqual(r.status, 201, r)
+        rid = r.json()["id"]
+        q = self.get(rid)
+        self.assertEqual(q["patches"]["mbox_url"], "/api/v1/requests/%d/mbox" % rid)
+        for scope in (None, "read"):
+            r = self.srv.get(q["patches"]["mbox_url"], scope=scope)
+            self.assertEqual(r.status, 200, r)
+            self.assertEqual(r.headers["Content-Type"], "application/mbox")
+            self.assertEqual(r.body.encode("utf-8"), mbox.encode("utf-8"))
+            self.assertEqual(int(r.headers["Content-Length"]), len(mbox.encode("utf-8")))
+        # a request of a head commit has no mbox; an unknown request none either
+        r = self.submit({"repeat": 2})
+        self.assertEqual(r.status, 201, r)
+        head = r.json()["id"]
+        self.assertIsNone(self.get(head)["patches"])
+        r = self.srv.get("/api/v1/requests/%d/mbox" % head)
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (404, "patches"), r)
+        r = self.srv.get("/api/v1/requests/999999/mbox")
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (404, "id"), r)
+        r = self.srv.get("/api/v1/requests/x/mbox")
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "id"), r)
+
+    # --- requests by plan ---
+
+    def plan(self, name, **fields):
+        body = {"name": name, "tree": "demo", "branches": ["master"], "enabled": False}
+        body.update(fields)
+        r = self.srv.post("/api/v1/plans", body, scope="admin")
+        self.assertIn(r.status, (200, 201), r)
+
+    def jobs_of(self, rid):
+        return [self.srv.get("/api/v1/jobs/%d" % j["id"]).json() for j in self.get(rid)["jobs"]]
+
+    def test_request_by_plan_queues_the_plans_setups(self):
+        # a disabled plan (the poller queues nothing for it) is a setup all the same
+        self.plan("ab-mm", testcases=[{"testcase": "small-allocs", "params": {"nr_task": 3}},
+                                      {"testcase": "execl", "params": {}}],
+                  kconfigs=["x86_64-tiny-mm", "arm64-tiny-mm"], compilers=["gcc-13"],
+                  targets=["x86_64", "arm64"], repeat=4, measure="icount",
+                  monitors=["perf-stat"])
+        r = self.submit({"plan": "ab-mm", "tree": None, "testcases": None, "targets": None,
+                         "kconfig": None})
+        self.assertEqual(r.status, 201, r)
+        self.assertEqual(r.json()["repeat"], 4)
+        rid = r.json()["id"]
+        q = self.get(rid)
+        self.assertEqual(q["plan"], "ab-mm")
+        self.assertEqual((q["tree"], q["targets"], q["kconfig"], q["compiler"], q["measure"]),
+                         ("demo", ["x86_64", "arm64"], "x86_64-tiny-mm", "gcc-13", "icount"))
+        self.assertEqual([t["testcase"] for t in q["testcases"]], ["small-allocs", "execl"])
+        jobs = self.jobs_of(rid)
+        # 2 targets x 2 testcases, 4 rounds of one run, base and head
+        self.assertEqual(len(jobs), 32)
+        self.assertEqual({(j["testcase"], json_key(j["params"]), j["kconfig"], j["arch"],
+                           j["compiler"], j["repeat"]) for j in jobs},
+                         {("small-allocs", json_key({"nr_task": 3, "measure": "icount"}),
+                           "x86_64-tiny-mm", "x86_64", "gcc-13", 1),
+                          ("execl", json_key({"measure": "icount"}), "x86_64-tiny-mm",
+                           "x86_64", "gcc-13", 1),
+                          ("small-allocs", json_key({"nr_task": 3, "measure": "icount"}),
+                           "arm64-tiny-mm", "aarch64", "gcc-13", 1),
+                          ("execl", json_key({"measure": "icount"}), "arm64-tiny-mm",
+                           "aarch64", "gcc-13", 1)})
+        self.assertEqual({tuple(j["monitors"]) for j in jobs}, {("perf-stat",)})
+        self.assertEqual({j["plan"] for j in jobs}, {None})  # not the plan's tracking jobs
+        self.assertEqual({j["priority"] for j in jobs}, {200})
+        self.assertEqual([j["id"] for j in self.srv.get(
+            "/api/v1/requests?state=queued").json()], [rid])
+        self.assertEqual(self.srv.get("/api/v1/requests?state=queued").json()[0]["plan"],
+                         "ab-mm")
+        # the plan's setups as the command that runs it again spells them
+        self.assertIn("--testcase small-allocs --params nr_task=3 --testcase execl "
+                      "--target x86_64 --target arm64 --kconfig x86_64-tiny-mm "
+                      "--compiler gcc-13 --repeat 4", q["reproduce"])
+
+    def test_request_by_plan_own_fields_win(self):
+        # two kconfigs and two compilers to choose from; no arm64 kernel; one run a commit
+        self.plan("ab-x86", testcases=[{"testcase": "small-allocs", "params": {"nr_task": 4}}],
+                  kconfigs=["x86_64-defconfig", "x86_64-tiny-mm"],
+                  compilers=["gcc-12", "clang-17"], targets=["x86_64", "arm64"])
+        cases = [
+            ({"plan": "no-such-plan"}, 404, "plan", "no plan 'no-such-plan'"),
+            ({"plan": 5}, 400, "plan", "a plan's name"),
+            ({"plan": "ab-x86", "tree": "other"}, 400, "plan",
+             "plan 'ab-x86' tests tree 'demo', not 'other'"),
+            ({"plan": "ab-x86", "compiler": "gcc-12"}, 400, "plan",
+             "more than one kconfig ('x86_64-defconfig', 'x86_64-tiny-mm')"),
+            ({"plan": "ab-x86", "kconfig": "x86_64-tiny-mm"}, 400, "plan",
+             "plan 'ab-x86' builds with 2 compilers and a request with one: give 'compiler'"),
+        ]
+        for body, status, detail, message in cases:
+            r = self.submit(dict({"testcases": None, "targets": None, "kconfig": None}, **body))
+            self.assertEqual((r.status, r.json()["error"]["detail"]), (status, detail),
+                             "%s -> %s" % (body, r))
+            self.assertIn(message, r.json()["error"]["message"])
+        # the plan's testcase and targets (arm64 left out: no kernel of its arch), the
+        # request's kconfig and compiler; the plan's one run a commit compares nothing,
+        # so the runs a side come from the setup's noise (none yet: the default)
+        r = self.submit({"plan": "ab-x86", "testcases": None, "targets": None,
+                         "kconfig": "x86_64-tiny-mm", "compiler": "clang-17"})
+        self.assertEqual(r.status, 201, r)
+        self.assertEqual(r.json()["repeat"], 6)
+        self.assertTrue(r.json()["repeat_why"].startswith("no history of this setup"), r)
+        jobs = self.jobs_of(r.json()["id"])
+        self.assertEqual(len(jobs), 8)  # one target, one testcase, 4 rounds, 2 sides
+        self.assertEqual({(j["testcase"], json_key(j["params"]), j["kconfig"], j["arch"],
+                           j["compiler"]) for j in jobs},
+                         {("small-allocs", json_key({"nr_task": 4}), "x86_64-tiny-mm",
+                           "x86_64", "clang-17")})
+        self.assertEqual({tuple(j["monitors"]) for j in jobs}, {()})
+        # every field the request gives wins over the plan's
+        r = self.submit({"plan": "ab-x86", "testcases": TC, "targets": ["vm-2p"],
+                         "kconfig": "x86_64-defconfig", "compiler": "gcc-12", "repeat": 2,
+                         "measure": "icount", "monitors": ["perf-profile"]})
+        self.assertEqual(r.status, 201, r)
+        q = self.get(r.json()["id"])
+        self.assertEqual((q["plan"], q["targets"], q["repeat"]), ("ab-x86", ["vm-2p"], 2))
+        jobs = self.jobs_of(q["id"])
+        self.assertEqual(len(jobs), 4)
+        self.assertEqual({(j["testcase"], json_key(j["params"]), j["kconfig"], j["arch"],
+                           j["tbox_group"], j["compiler"], tuple(j["monitors"]))
+                          for j in jobs},
+                         {("small-allocs", json_key({"nr_task": 1, "measure": "icount"}),
+                           "x86_64-defconfig", "x86_64", "vm-2p", "gcc-12",
+                           ("perf-profile",))})
+        # a request without a plan names none
+        r = self.submit({"repeat": 2})
+        self.assertIsNone(self.get(r.json()["id"])["plan"])
+
     # --- waiting, cancel, list ---
 
     def test_target_no_worker_serves_waits_then_cancel(self):
@@ -426,7 +567,7 @@ class Requests(unittest.TestCase):
             ({"testcases": [{"testcase": "x", "params": {"": 1}}]}, 400, "testcases.params."),
             ({"testcases": [{"testcase": "x", "params": {"v": "x" * 5000}}]}, 400,
              "testcases.params.v"),
-            ({"plan": "mm-smoke"}, 400, "plan"),
+            ({"plan": "mm-smoke"}, 404, "plan"),
             ({"repeat": 0}, 400, "repeat"),
             ({"repeat": 101}, 400, "repeat"),
             ({"min_change_pct": -1}, 400, "min_change_pct"),

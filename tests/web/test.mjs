@@ -1782,6 +1782,24 @@ async function main() {
 			assert.equal((await jobs.first().locator('td.phase').textContent()).trim(), 'build');
 			assert.match((await page.textContent('#profile-diff-x86_64')).trim(), /^no profile(d runs yet| diff)/);
 			await shot('request-running');
+			// a request of a head commit has no mbox; one of a patch links its mbox, byte for byte
+			assert.equal(await page.locator('#mbox').count(), 0);
+			const mbox = 'From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n' +
+				'From: Zoë Dev <dev@example.org>\nDate: Tue, 1 Dec 2026 10:00:00 +0000\n' +
+				'Subject: [PATCH] mm: a patch on the page\n\n---\n' +
+				'diff --git a/mm.c b/mm.c\n--- a/mm.c\n+++ b/mm.c\n@@ -1 +1,2 @@\n int x;\n+int y;\n';
+			let r = await call('POST', '/api/v1/requests', { tree: 'demo', base: (await bisect).shas[0], patches: mbox,
+				testcases: [{ testcase: 'page-fault', params: { nr_task: '2' } }], targets: ['x86_64'], repeat: 2 }, 'submit');
+			assert.equal(r.status, 201, r.text);
+			const patched = r.json.id;
+			r = await call('POST', `/api/v1/requests/${patched}/cancel`, undefined, 'submit');
+			assert.equal(r.status, 200, r.text);
+			await open(`/requests/${patched}`, 'request-patched');
+			const href = await page.getAttribute('#mbox', 'href');
+			assert.equal(href, `/api/v1/requests/${patched}/mbox`);
+			r = await call('GET', href);
+			assert.equal(r.status, 200, r.text);
+			assert.equal(r.text, mbox);
 		});
 
 		await check('unknown page says so', async () => {
