@@ -13,7 +13,7 @@
  *  bimodal   gaussian, 30 % of runs 4 sigma higher
  *  drift     gaussian plus +10 % of the level over 500 points
  *  ar1       AR(1) with phi = 0.8 (stationary sd 1): short-range dependence
- * Then the stored real series (tests/fixtures/series/*.txt, README there):
+ * Then the stored real series (the .txt files of tests/fixtures/series, README there):
  * repeated A/A runs of one kernel and one binary, so every change point is
  * a false alarm; false alarms per 1000 points per series and in all.
  * Then the detector's time on 10^4 points (median of 21 runs).
@@ -28,6 +28,7 @@
 #include <time.h>
 
 #include "stats/detect.h"
+#include "stats/numlist.h"
 #include "bench/binseg.h"
 
 enum { K_GAUSS, K_OUTLIER, K_BIMODAL, K_DRIFT, K_AR1, K_N };
@@ -154,30 +155,7 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* numbers of a stored series, one a line, '#' lines skipped; at most max */
-static size_t load(const char *path, double *x, size_t max)
-{
-	FILE *f = fopen(path, "r");
-	char line[256];
-	size_t n = 0;
-
-	if (!f)
-		return 0;
-	while (n < max && fgets(line, sizeof(line), f)) {
-		char *end;
-		double v;
-
-		if (line[0] == '#')
-			continue;
-		v = strtod(line, &end);
-		if (end != line && isfinite(v))
-			x[n++] = v;
-	}
-	fclose(f);
-	return n;
-}
-
-static void real_series(double *x, size_t max, size_t *det)
+static void real_series(size_t *det)
 {
 	size_t (*const det_fn[2])(const double *, size_t, size_t *, size_t) = { ours, baseline };
 	size_t total[2] = { 0, 0 }, points = 0;
@@ -190,10 +168,18 @@ static void real_series(double *x, size_t max, size_t *det)
 	}
 	printf("%-44s %6s %14s %14s\n", "series", "points", "regtrack FA/1k", "binseg FA/1k");
 	for (size_t i = 0; i < g.gl_pathc; i++) {
-		size_t n = load(g.gl_pathv[i], x, max), fa[2];
+		size_t n, fa[2];
+		double *x;
+		struct err e;
 
-		if (n < 10)
+		if (numlist_load(g.gl_pathv[i], 64u << 20, &x, &n, &e)) {
+			printf("%s: %s\n", g.gl_pathv[i], e.message);
 			continue;
+		}
+		if (n < 10) {
+			free(x);
+			continue;
+		}
 		for (int d = 0; d < 2; d++) {
 			fa[d] = det_fn[d](x, n, det, 4096);
 			total[d] += fa[d];
@@ -201,6 +187,7 @@ static void real_series(double *x, size_t max, size_t *det)
 		points += n;
 		printf("%-44s %6zu %14.2f %14.2f\n", strrchr(g.gl_pathv[i], '/') + 1, n,
 		       1000.0 * (double)fa[0] / (double)n, 1000.0 * (double)fa[1] / (double)n);
+		free(x);
 	}
 	if (points)
 		printf("%-44s %6zu %14.2f %14.2f   (target <= 4 on real series)\n", "all", points,
@@ -243,7 +230,7 @@ int main(void)
 			       r + p > 0 ? 2 * r * p / (r + p) : 0);
 		}
 	printf("targets: <= 1 false alarm per 1000 points on drift-free noise\n");
-	real_series(x, 10000, det);
+	real_series(det);
 	{
 		double t[21];
 

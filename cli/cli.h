@@ -1,6 +1,8 @@
 #ifndef REGTRACK_CLI_H
 #define REGTRACK_CLI_H
 
+#include <jansson.h>
+
 /*
  * Subcommands of bin/regtrack. Each takes the arguments after its name
  * (argv[0] is the subcommand) and returns the process exit code (CLI_EXIT_*).
@@ -27,6 +29,14 @@ int cmd_job(int argc, char **argv);
  * leading "--" (--tbox-group and --tbox_group).
  */
 int cli_flag_is(const char *arg, const char *flag);
+
+/*
+ * A flag's comma-separated list ("perf-profile,perf-stat") as a JSON array
+ * of its strings, in order, empty ones too ("a," is ["a", ""]); "" is [].
+ * Unchecked: the server names a bad element ("monitors[1]"). A piece that
+ * is not UTF-8 is null. New, caller decrefs.
+ */
+json_t *cli_list_json(const char *list);
 
 /* 1 when argv[1..argc) asks for help (-h, --help) before a "--". */
 int cli_wants_help(int argc, char **argv);

@@ -68,16 +68,11 @@ static int parse_double(const char *opt, const char *s, double *out)
 static int load(const char *path, double **v, size_t *n)
 {
 	struct err e;
-	char *text;
-	size_t len;
 
-	if (numlist_read_file(path, MAX_FILE, &text, &len, &e) ||
-	    numlist_parse(text, len, v, n, &e)) {
+	if (numlist_load(path, MAX_FILE, v, n, &e)) {
 		fprintf(stderr, "regtrack: '%s': %s\n", path, e.message);
-		free(text);
 		return -1;
 	}
-	free(text);
 	return 0;
 }
 

@@ -2,6 +2,7 @@
  * regtrack job submit --commit SHA --kconfig K --testcase TC [--tree T]
  *                     [--compiler C] [--params JSON] [--arch A | --tbox-group G]
  *                     [--repeat N] [--priority N] [--max-attempts N]
+ *                     [--monitors perf-profile,perf-stat]
  * regtrack job show ID
  * regtrack job list [--state S] [--limit N]
  * regtrack job wait ID [--timeout S] [--interval S]
@@ -30,17 +31,22 @@ static const char usage_text[] =
 	"usage: regtrack job submit --commit SHA --kconfig K --testcase TC [--tree T]\n"
 	"                           [--compiler C] [--params JSON] [--arch A | --tbox-group G]\n"
 	"                           [--repeat N] [--priority N] [--max-attempts N]\n"
+	"                           [--monitors perf-profile,perf-stat]\n"
 	"       regtrack job show ID\n"
 	"       regtrack job list [--state queued|leased|done|failed|cancelled] [--limit N]\n"
 	"       regtrack job wait ID [--timeout S] [--interval S]\n"
 	"       regtrack job cancel ID\n"
-	"  submit: POST /api/v1/jobs (kconfig \"host\": host mode, the running kernel)\n"
+	"  submit: POST /api/v1/jobs (kconfig \"host\": host mode, the running kernel);\n"
+	"  --monitors: what runs beside the case (comma list of perf-profile, perf-stat)\n"
 	"  wait: prints each phase as it passes; exit 0 when the job ends ok, 1 when it\n"
 	"  ends otherwise (failed, cancelled, build-failed, boot-failed, run-failed),\n"
 	"  3 when --timeout (default 0: none) passes first\n"
 	"  cancel: a queued job at once, a leased one's worker stops at its next heartbeat\n";
 
-/* flag -> JSON key, type (s string, i integer, j JSON object), required */
+/*
+ * flag -> JSON key, type (s string, i integer, j JSON object, l comma list
+ * as an array), required
+ */
 static const struct {
 	const char *flag, *key;
 	char type;
@@ -57,6 +63,7 @@ static const struct {
 	{ "--repeat", "repeat", 'i', 0 },
 	{ "--priority", "priority", 'i', 0 },
 	{ "--max-attempts", "max_attempts", 'i', 0 },
+	{ "--monitors", "monitors", 'l', 0 },
 };
 
 #define NR_SUBMIT_FLAGS (sizeof(submit_flags) / sizeof(submit_flags[0]))
@@ -155,6 +162,8 @@ static int do_submit(struct http_client *hc, int argc, char **argv)
 				return CLI_EXIT_USAGE;
 			}
 			json_object_set_new(b, submit_flags[k].key, json_integer(v));
+		} else if (submit_flags[k].type == 'l') {
+			json_object_set_new(b, submit_flags[k].key, cli_list_json(argv[i]));
 		} else {
 			json_error_t je;
 			json_t *v = json_loads(argv[i], 0, &je);

@@ -3,13 +3,15 @@
  *               --testcase NAME [--params k=v,...] [--testcase ...]
  *               --target T [--target ...] [--kconfig K] [--compiler C] [--repeat N]
  *               [--min-change-pct P] [--measure wallclock|icount] [--notify ADDR]
- *               [--label L] [--wait] [--gate] [--timeout S] [--poll S] [--json]
+ *               [--monitors perf-profile,perf-stat] [--label L] [--wait] [--gate]
+ *               [--timeout S] [--poll S] [--json]
  *
  * Submits an A/B request (POST /api/v1/requests) and, with --wait or
  * --gate, follows it (GET /api/v1/requests/{id} every --poll seconds,
  * default 5), printing progress on stderr and at the end the comparison
  * table (or with --json the request's JSON) on stdout. --params applies
- * to the --testcase before it. Online: --server URL (or REGTRACK_SERVER),
+ * to the --testcase before it; --monitors (a comma list) to every job of
+ * both sides. Online: --server URL (or REGTRACK_SERVER),
  * --token TOKEN (or REGTRACK_TOKEN).
  *
  * Exit codes: 0 submitted, or done without a regression (without --gate,
@@ -38,8 +40,10 @@ static const char usage_text[] =
 	"                     --testcase NAME [--params k=v,...] [--testcase ...]\n"
 	"                     --target T [--target ...] [--kconfig K] [--compiler C]\n"
 	"                     [--repeat N] [--min-change-pct P] [--measure wallclock|icount]\n"
-	"                     [--notify ADDR] [--label L] [--wait] [--gate] [--timeout S]\n"
-	"                     [--poll S] [--json]\n"
+	"                     [--notify ADDR] [--monitors perf-profile,perf-stat] [--label L]\n"
+	"                     [--wait] [--gate] [--timeout S] [--poll S] [--json]\n"
+	"--params applies to the --testcase before it; --monitors (a comma list) runs\n"
+	"perf beside the case in every job of both sides\n"
 	"exit: 0 no regression, 1 regression (--gate), 2 usage or input error,\n"
 	"      3 could not be completed or decided\n";
 
@@ -324,6 +328,8 @@ int cmd_test(int argc, char **argv)
 						     "--params is k=v,k2=v2");
 			}
 			json_object_set_new(last_tc, "params", p);
+		} else if (!strcmp(f, "--monitors")) {
+			json_object_set_new(b, "monitors", cli_list_json(v));
 		} else if (!strcmp(f, "--target")) {
 			json_array_append_new(targets, json_string(v));
 		} else if (!strcmp(f, "--patches")) {

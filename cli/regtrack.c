@@ -62,6 +62,24 @@ int cli_flag_is(const char *arg, const char *flag)
 	return !*arg && !*flag;
 }
 
+json_t *cli_list_json(const char *list)
+{
+	json_t *a = json_array();
+
+	if (!*list)
+		return a;
+	for (;;) {
+		const char *end = strchrnul(list, ',');
+		json_t *s = json_stringn(list, (size_t)(end - list));
+
+		/* not UTF-8: null, which the server names as not a string */
+		json_array_append_new(a, s ? s : json_null());
+		if (!*end)
+			return a;
+		list = end + 1;
+	}
+}
+
 int cli_wants_help(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {

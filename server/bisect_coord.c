@@ -57,6 +57,23 @@ static void sync_one_tree(struct server *srv, PGconn *c)
 	db_bisect_mirror_todo_release(&t);
 }
 
+void bisect_spec_of_todo(const struct db_bisect_reg_todo *t, struct bisect_spec *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->tree = t->tree;
+	s->good = t->good;
+	s->bad = t->bad;
+	s->testcase = t->testcase;
+	s->params = t->params;
+	s->kconfig = t->kconfig;
+	s->compiler = t->compiler;
+	s->tbox_group = t->tbox_group;
+	s->metric = t->metric;
+	s->runs_per_step = 5;
+	s->ref_runs = 10;
+	s->regression_id = t->id;
+}
+
 /* starts a bisect for one confirmed regression (auto_bisect), or shares a sibling's */
 static void auto_bisect_one(struct server *srv, PGconn *c)
 {
@@ -72,19 +89,7 @@ static void auto_bisect_one(struct server *srv, PGconn *c)
 	got = db_bisect_reg_todo(c, srv->cfg->auto_bisect_min_pct, &t, &e);
 	if (got <= 0)
 		goto rollback;
-	memset(&s, 0, sizeof(s));
-	s.testcase = t.testcase;
-	s.params = t.params;
-	s.kconfig = t.kconfig;
-	s.compiler = t.compiler;
-	s.tbox_group = t.tbox_group;
-	s.metric = t.metric;
-	s.good = t.good;
-	s.bad = t.bad;
-	s.tree = t.tree;
-	s.runs_per_step = 5;
-	s.ref_runs = 10;
-	s.regression_id = t.id;
+	bisect_spec_of_todo(&t, &s);
 	/* a sibling metric of the same setup and range is bisected already: share it */
 	bid = db_bisect_sibling(c, t.id, &e);
 	if (!bid)

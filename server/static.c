@@ -53,20 +53,54 @@ static enum MHD_Result serve_file(struct request *rq, const char *path)
 	return reply_response(rq, 200, resp);
 }
 
+/* The folders of the dashboard's own files (js/app.js imports, index.html links). */
+static const char *const file_dirs[] = { "/css/", "/js/", "/vendor/" };
+
 /*
- * Only the dashboard's own files: web/ also holds its build's package.json,
- * node_modules/, tools/ and README.md, none of which is for a browser.
+ * Under one of file_dirs, or index.html: a request for a file, never for a
+ * page, even when the file is missing.
+ */
+static int is_file_url(const char *url)
+{
+	if (!strcmp(url, "/index.html"))
+		return 1;
+	for (size_t i = 0; i < ARRAY_SIZE(file_dirs); i++)
+		if (!strncmp(url, file_dirs[i], strlen(file_dirs[i])))
+			return 1;
+	return 0;
+}
+
+/*
+ * Of a file URL, the kinds a browser is served: not a dot file, not one of
+ * an unknown type (web/ also holds its build's package.json, node_modules/,
+ * tools/ and README.md, none of which is for a browser).
  */
 static int is_dashboard_file(const char *url)
 {
-	static const char *const dirs[] = { "/css/", "/js/", "/vendor/" };
+	return strcmp(url, "/index.html") == 0 ||
+	       (strcmp(content_type_of(url), "application/octet-stream") != 0 &&
+		!strstr(url, "/."));
+}
 
-	if (!strcmp(url, "/index.html"))
-		return 1;
-	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
-		if (!strncmp(url, dirs[i], strlen(dirs[i])))
-			return strcmp(content_type_of(url), "application/octet-stream") != 0 &&
-			       !strstr(url, "/.");
+/*
+ * The first segments of the app's pages: the route table of web/js/app.js
+ * (keep the two in step; test_hardening reads app.js and checks each). A
+ * path under one of them is a page whatever its last segment holds
+ * (/plans/mm.smoke).
+ */
+static int is_app_page(const char *url)
+{
+	static const char *const pages[] = {
+		"series",   "compare",	    "regressions", "bisects", "jobs",
+		"machines", "profile-diff", "trees",	   "plans",   "requests",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(pages); i++) {
+		size_t n = strlen(pages[i]);
+
+		if (!strncmp(url + 1, pages[i], n) && (url[n + 1] == '\0' || url[n + 1] == '/'))
+			return 1;
+	}
 	return 0;
 }
 
@@ -78,12 +112,14 @@ enum MHD_Result serve_static(struct request *rq)
 
 	if (!rq->srv->web_dir[0] || strstr(url, "..") || strchr(url, '\\'))
 		return reply_errc(rq, ERR_NOT_FOUND, url, "no such page '%s'", url);
-	if (!strcmp(url, "/") || (last && !strchr(last, '.'))) {
-		snprintf(path, sizeof(path), "%s/index.html", rq->srv->web_dir);
+	if (is_file_url(url)) {
+		if (!is_dashboard_file(url))
+			return reply_errc(rq, ERR_NOT_FOUND, url, "no such page '%s'", url);
+		snprintf(path, sizeof(path), "%s%s", rq->srv->web_dir, url);
 		return serve_file(rq, path);
 	}
-	if (!is_dashboard_file(url))
+	if (url[0] != '/' || (!is_app_page(url) && last && strchr(last, '.')))
 		return reply_errc(rq, ERR_NOT_FOUND, url, "no such page '%s'", url);
-	snprintf(path, sizeof(path), "%s%s", rq->srv->web_dir, url);
+	snprintf(path, sizeof(path), "%s/index.html", rq->srv->web_dir);
 	return serve_file(rq, path);
 }

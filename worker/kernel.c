@@ -285,11 +285,23 @@ static const char *const git_net_env[] = { "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS
 static int write_file(const char *path, const char *text);
 
 /*
- * `git patch-id --stable` of what `producer` prints (a diff, or `git log -p`
- * of the series): one id per commit in it, in order, appended to ids
- * space-separated. The diff goes through a file since patch-id reads only
- * stdin (runcmd's stdin_path). 0, or 1 when a step failed (logged: the
- * ids are a record, not a condition of the run), -1 with e (cannot start).
+ * The diff settings that vary from machine to machine, fixed on the
+ * command line of every git command whose diff patch-id reads, so every
+ * worker derives the same ids.
+ */
+static const char *const diff_pins[] = {
+	"-c", "diff.noprefix=false",  "-c", "diff.mnemonicPrefix=false",
+	"-c", "diff.algorithm=myers", "-c", "diff.relative=false",
+};
+
+/*
+ * `git patch-id --stable` of what `git -C SRC_DIR <diff_pins> <producer>`
+ * prints (producer: "diff …" of the series, or "log -p …" of it;
+ * NULL-terminated, borrowed): one id per commit in it, in order, appended
+ * to ids space-separated. The diff goes through a file since patch-id
+ * reads only stdin (runcmd's stdin_path). 0, or 1 when a step failed
+ * (logged: the ids are a record, not a condition of the run), -1 with e
+ * (cannot start).
  */
 #define PATCH_DIFF_CAP (64u << 20) /* a diff of an mbox of at most 4 MiB */
 
@@ -298,22 +310,35 @@ static int patch_ids_of(struct kernel *k, const char *const *producer, struct bu
 {
 	const char *pid[] = { "git", "patch-id", "--stable", NULL };
 	char *path = xstrfmt("%s.diff", k->src_dir);
+	size_t n = 0, len = 0;
+	const char **argv;
 	struct runcmd cmd;
 	int rc = 1;
 	FILE *f;
 
-	runcmd_init(&cmd, producer, GIT_QUICK_S);
+	while (producer[len])
+		len++;
+	argv = xmalloc((3 + ARRAY_SIZE(diff_pins) + len + 1) * sizeof(*argv));
+	argv[n++] = "git";
+	argv[n++] = "-C";
+	argv[n++] = k->src_dir;
+	for (size_t i = 0; i < ARRAY_SIZE(diff_pins); i++)
+		argv[n++] = diff_pins[i];
+	for (size_t i = 0; i <= len; i++)
+		argv[n++] = producer[i];
+	runcmd_init(&cmd, argv, GIT_QUICK_S);
 	cmd.out.cap = PATCH_DIFF_CAP;
 	cmd.keep_tail = 0;
 	cmd.cancel = k->cancel;
 	if (runcmd_run(&cmd, e) < 0) {
 		runcmd_release(&cmd);
+		free(argv);
 		free(path);
 		return -1;
 	}
 	if (!runcmd_ok(&cmd) || cmd.out_dropped) {
-		log_addf(k, "regtrack: no patch-id: '%s %s' failed or printed over %u bytes\n",
-			 producer[0], producer[3], PATCH_DIFF_CAP);
+		log_addf(k, "regtrack: no patch-id: 'git %s' failed or printed over %u bytes\n",
+			 producer[0], PATCH_DIFF_CAP);
 		goto out;
 	}
 	f = fopen(path, "w");
@@ -349,6 +374,7 @@ static int patch_ids_of(struct kernel *k, const char *const *producer, struct bu
 	rc = ids->len ? 0 : 1;
 out:
 	runcmd_release(&cmd);
+	free(argv);
 	unlink(path);
 	free(path);
 	return rc;
@@ -356,51 +382,18 @@ out:
 
 /*
  * k->patch_id (the series' combined diff base..HEAD) and k->patch_ids (one
- * per patch). Diff settings that vary from machine to machine are fixed
- * on the command line, so every worker derives the same ids. 0 (ids
+ * per patch), both through patch_ids_of (its diff_pins). 0 (ids
  * left empty when a step failed), -1 with e.
  */
 static int series_patch_ids(struct kernel *k, struct err *e)
 {
 	char *range = xstrfmt("%s..HEAD", k->base_sha);
-	const char *diff[] = { "git",
-			       "-C",
-			       k->src_dir,
-			       "-c",
-			       "diff.noprefix=false",
-			       "-c",
-			       "diff.mnemonicPrefix=false",
-			       "-c",
-			       "diff.algorithm=myers",
-			       "-c",
-			       "diff.relative=false",
-			       "diff",
-			       "--no-color",
-			       "--no-ext-diff",
-			       "--no-textconv",
-			       k->base_sha,
-			       "HEAD",
-			       NULL };
-	const char *log[] = { "git",
-			      "-C",
-			      k->src_dir,
-			      "-c",
-			      "diff.noprefix=false",
-			      "-c",
-			      "diff.mnemonicPrefix=false",
-			      "-c",
-			      "diff.algorithm=myers",
-			      "-c",
-			      "diff.relative=false",
-			      "log",
-			      "-p",
-			      "--reverse",
-			      "--no-color",
-			      "--no-ext-diff",
-			      "--no-textconv",
-			      "--no-mailmap",
-			      range,
-			      NULL };
+	const char *diff[] = { "diff", "--no-color", "--no-ext-diff", "--no-textconv", k->base_sha,
+			       "HEAD", NULL };
+	const char *log[] = {
+		"log",		 "-p",		 "--reverse", "--no-color", "--no-ext-diff",
+		"--no-textconv", "--no-mailmap", range,	      NULL
+	};
 	struct buf whole = BUF_INIT(4096), each = BUF_INIT(1 << 16);
 	int r = patch_ids_of(k, diff, &whole, e);
 

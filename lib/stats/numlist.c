@@ -150,3 +150,18 @@ int numlist_read_file(const char *path, size_t max_bytes, char **text, size_t *l
 	*text = buf;
 	return 0;
 }
+
+int numlist_load(const char *path, size_t max_bytes, double **out, size_t *n, struct err *e)
+{
+	char *text;
+	size_t len;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (numlist_read_file(path, max_bytes, &text, &len, e))
+		return -1;
+	rc = numlist_parse(text, len, out, n, e);
+	free(text);
+	return rc;
+}

@@ -29,6 +29,18 @@ int numlist_parse(const char *text, size_t len, double **out, size_t *n, struct 
 int numlist_read_file(const char *path, size_t max_bytes, char **text, size_t *len, struct err *e)
 	__attribute__((warn_unused_result));
 
+/*
+ * numlist_read_file() and numlist_parse() of the file at path: a sample
+ * file, or a stored series (the .txt files of tests/fixtures/series: `#`
+ * lines, then one number a line). On success returns 0 with *out (new,
+ * caller frees with free(); never NULL) and *n (may be 0). On failure
+ * returns -1, *out NULL and *n 0, with e as those two fill it
+ * (numlist_read_file's messages name the path, numlist_parse's the line
+ * of a value that is not a number but not the path: callers add it).
+ */
+int numlist_load(const char *path, size_t max_bytes, double **out, size_t *n, struct err *e)
+	__attribute__((warn_unused_result));
+
 /* The index of the first byte after leading blank and `#` comment lines. */
 size_t numlist_skip_comments(const char *text, size_t len);
 

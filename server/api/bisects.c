@@ -290,20 +290,7 @@ enum MHD_Result api_regression_bisect(struct request *rq)
 		got = -1;
 	}
 	if (got > 0) {
-		/* as auto_bisect does (bisect_coord.c) */
-		memset(&s, 0, sizeof(s));
-		s.tree = t.tree;
-		s.good = t.good;
-		s.bad = t.bad;
-		s.testcase = t.testcase;
-		s.params = t.params;
-		s.kconfig = t.kconfig;
-		s.compiler = t.compiler;
-		s.tbox_group = t.tbox_group;
-		s.metric = t.metric;
-		s.runs_per_step = 5;
-		s.ref_runs = 10;
-		s.regression_id = rid;
+		bisect_spec_of_todo(&t, &s); /* as auto_bisect does */
 		s.token_id = rq->token_id;
 		id = bisect_create(c, &s, &e);
 		snprintf(note, sizeof(note), "bisect %lld started by hand (bisect now)", id);

@@ -1,6 +1,7 @@
 """bin/regtrack against the real server: global options, --help, usage
 without arguments, one flag spelling for both, the compare gate's exit 3,
-marked text rows, and `regtrack job submit|show|list|wait|cancel`."""
+marked text rows, `regtrack job submit|show|list|wait|cancel`, and --monitors
+of job submit and test."""
 import http.server
 import json
 import os
@@ -354,6 +355,45 @@ class Job(unittest.TestCase):
         r = cli("job", "show", "999999")
         self.assertEqual(r.returncode, 2)
         self.assertIn("404", r.stderr)
+
+    def test_submit_with_monitors(self):
+        jid = self.submit(sha("6d"), "cli-mon", "--monitors", "perf-profile,perf-stat")
+        self.assertEqual(srv.get("/api/v1/jobs/%d" % jid).json()["monitors"],
+                         ["perf-profile", "perf-stat"])
+        r = cli("job", "show", str(jid))
+        self.assertEqual(json.loads(r.stdout)["monitors"], ["perf-profile", "perf-stat"])
+        # without the flag: none
+        jid2 = self.submit(sha("6e"), "cli-mon")
+        self.assertEqual(srv.get("/api/v1/jobs/%d" % jid2).json()["monitors"], [])
+        queued = srv.psql("SELECT count(*) FROM jobs")
+        r = cli("job", "submit", "--commit", sha("6f"), "--kconfig", "host", "--testcase", "clijob",
+                "--tbox-group", "cli-mon", "--monitors", "perf-profile,perf-top")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(r.stdout, "")
+        self.assertIn("POST /api/v1/jobs: 400 'monitors[1]' is 'perf-top': a monitor is "
+                      "\"perf-profile\" or \"perf-stat\" (monitors[1])", r.stderr)
+        self.assertEqual(srv.psql("SELECT count(*) FROM jobs"), queued)
+        for j in (jid, jid2):
+            self.assertEqual(cli("job", "cancel", str(j)).returncode, 0)
+
+    def test_request_with_monitors(self):
+        """regtrack test --monitors: the request's body carries the list as an array;
+        a bad name is the server's 400 naming monitors[i], exit 2."""
+        args = ["test", "--tree", "demo", "--base", sha("7a"), "--head", sha("7b"),
+                "--testcase", "clijob", "--target", "x86_64"]
+        cap = Capture()
+        try:
+            r = cli(*args, "--monitors", "perf-profile,perf-stat",
+                    env={"REGTRACK_SERVER": cap.url})
+            self.assertEqual(r.returncode, 0, r.stderr)
+        finally:
+            cap.close()
+        self.assertEqual([(m, p) for m, p, _ in cap.requests], [("POST", "/api/v1/requests")])
+        self.assertEqual(json.loads(cap.requests[0][2])["monitors"], ["perf-profile", "perf-stat"])
+        r = cli(*args, "--monitors", "perf-stat,bogus")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("server answered 400: 'monitors[1]' is 'bogus': a monitor is "
+                      "\"perf-profile\" or \"perf-stat\" (monitors[1])", r.stderr)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ tree names, api_tokens.last_used).
 import json
 import os
 import random
+import re
 import socket
 import string
 import sys
@@ -353,6 +354,33 @@ class Small(unittest.TestCase):
             self.assertEqual(r.status, 404, (path, r))
         for path in ("/", "/index.html", "/js/app.js", "/css/app.css"):
             self.assertEqual(srv.get(path).status, 200, path)
+
+    def test_app_routes_whatever_their_last_segment(self):
+        """Every page of web/js/app.js's route table is the app's index.html, a dot
+        in its last segment or not (/plans/mm.smoke was a 404); a missing file
+        under the dashboard's folders is still a 404."""
+        app_js = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                              "..", "..", "web", "js", "app.js")
+        with open(app_js) as f:
+            firsts = set(re.findall(r"\{ re: /\^\\/([a-z][a-z-]*)", f.read()))
+        self.assertTrue({"plans", "trees", "requests", "regressions"} <= firsts, firsts)
+        index = srv.get("/index.html")
+        self.assertEqual(index.status, 200, index)
+        self.assertIn('<main id="app">', index.body)
+        paths = ["/plans/mm.smoke", "/plans/mm.smoke/", "/trees/linux.git"]
+        paths += ["/%s/v6.8.rc1" % first for first in sorted(firsts)]
+        for path in paths:
+            r = srv.get(path)
+            self.assertEqual((r.status, r.headers.get("Content-Type"), r.body),
+                             (200, "text/html; charset=utf-8", index.body), path)
+        for path in ("/js/nope.js", "/css/nope.css", "/vendor/nope.js", "/js/nope",
+                     "/js/pages/nope.js", "/favicon.ico"):
+            r = srv.get(path)
+            self.assertEqual((r.status, r.json()["error"]["code"]), (404, "not_found"), path)
+        r = srv.get("/js/app.js")
+        self.assertEqual((r.status, r.headers.get("Content-Type")),
+                         (200, "text/javascript; charset=utf-8"), r)
+        self.assertIn("const routes = [", r.body)
 
     def test_tree_names_dot_and_dotdot(self):
         for name in (".", ".."):

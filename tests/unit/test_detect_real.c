@@ -18,31 +18,10 @@
 
 #include "attr.h"
 #include "stats/detect.h"
-
-static size_t load(const char *path, double *x, size_t max)
-{
-	FILE *f = fopen(path, "r");
-	char line[256];
-	size_t n = 0;
-
-	assert_non_null(f);
-	while (n < max && fgets(line, sizeof(line), f)) {
-		char *end;
-		double v;
-
-		if (line[0] == '#')
-			continue;
-		v = strtod(line, &end);
-		if (end != line && isfinite(v))
-			x[n++] = v;
-	}
-	fclose(f);
-	return n;
-}
+#include "stats/numlist.h"
 
 static void test_false_alarms_on_real_series(void **state UNUSED)
 {
-	static double x[20000];
 	size_t points = 0, alarms = 0;
 	glob_t g;
 
@@ -51,14 +30,17 @@ static void test_false_alarms_on_real_series(void **state UNUSED)
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		struct detect_series s;
 		struct err e;
-		size_t n = load(g.gl_pathv[i], x, sizeof(x) / sizeof(x[0]));
+		double *x;
+		size_t n;
 
+		assert_int_equal(numlist_load(g.gl_pathv[i], 1u << 20, &x, &n, &e), 0);
 		assert_true(n >= 100);
 		assert_int_equal(detect_values(x, NULL, n, NULL, &s, &e), 0);
 		print_message("%s: %zu points, %zu change points\n", g.gl_pathv[i], n, s.ncp);
 		points += n;
 		alarms += s.ncp;
 		detect_series_release(&s);
+		free(x);
 	}
 	globfree(&g);
 	print_message("all: %zu false alarms in %zu points (%.2f per 1000)\n", alarms, points,
