@@ -13,7 +13,7 @@ CC       ?= gcc
 ifeq ($(CC),cc)
 CC := gcc
 endif
-PKGS     := libmicrohttpd jansson libpq libcurl uuid libcrypto gsl
+PKGS     := libmicrohttpd jansson libpq libcurl uuid libcrypto gsl libelf
 WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
 CFLAGS   ?= -O2 -g
 # lib/banned.h is forced into every object (C and C++, the cases and the
@@ -184,7 +184,8 @@ check: lint
 lint:
 	@tests/lint.sh
 
-check-unit: $(TESTS)
+# test_usersyms reads the small-allocs binaries the cases' rules build
+check-unit: $(TESTS) bin/cases/x86_64/small-allocs $(filter $(CASES_ARM),$(if $(shell command -v $(AARCH64_CC) 2>/dev/null),bin/cases/aarch64/small-allocs))
 	@set -e; for t in $(TESTS); do echo "== $$t"; $$t; done
 
 check-integration: $(PROGRAMS)
