@@ -122,7 +122,12 @@ $(B)/tests/%: $(B)/tests/unit/%.o $(SERVER_A) $(WORKER_A) $(LIB_A)
 # --- benchmark cases: static binaries per arch (worker/cases/*.c) ---------
 CASE_SRC   := $(wildcard worker/cases/*.c)
 CASE_NAMES := $(filter-out casecommon,$(basename $(notdir $(CASE_SRC))))
-CASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror $(BANNED_FLAGS) -static -pthread
+# -fno-omit-frame-pointer: perf record -g walks user stacks by frame
+# pointer; without it (x86_64's -O2 default) a case's callers are garbage
+# (aarch64 keeps frame records anyway). -static without -static-pie is
+# ET_EXEC on Debian's gcc; worker/usersyms.c works by file offset, PIE or not
+CASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -fno-omit-frame-pointer -Wall -Wextra -Werror \
+	$(BANNED_FLAGS) -static -pthread
 CASES_X86  := $(addprefix bin/cases/x86_64/,$(CASE_NAMES))
 CASES_ARM  := $(addprefix bin/cases/aarch64/,$(CASE_NAMES))
 AARCH64_CC ?= aarch64-linux-gnu-gcc

@@ -272,6 +272,46 @@ static void test_user_syms(void **state UNUSED)
 	perf_fold_syms_release(&syms);
 }
 
+/* The guest's static perf (no ELF reader) on the host: every user frame of
+ * small-allocs "[unknown] (/cases/small-allocs)" with its file offset;
+ * named from the binary's table (worker/usersyms.c's, stored beside it) the
+ * folded stacks are byte for byte those of Debian's perf, which reads the
+ * ELF itself, on the same perf.data: all 580 frames in the binary named, the
+ * 98 left "[unknown]" are in no mapping (where the frame-pointer walk ends). */
+static void test_static_perf_user_frames(void **state UNUSED)
+{
+	size_t len, tlen, glen;
+	char *text = load("perf-script-static-x86_64.txt", &len);
+	char *table = load("perf-script-static-x86_64.usersyms", &tlen);
+	char *want = load("perf-script-static-x86_64.folded", &glen);
+	struct perf_fold_syms syms;
+	struct perf_fold_result r;
+
+	perf_fold_syms_parse(&syms, table, tlen);
+	assert_int_equal(syms.n, 1270);
+	assert_int_equal(perf_fold_script(text, len, PERF_FOLD_MAX_BYTES, NULL, &r), 0);
+	assert_int_equal(r.samples, 100);
+	assert_int_equal(r.frames_named, 0);
+	assert_int_equal(r.frames_unknown, 678);
+	assert_null(strstr(r.folded, ";main;"));
+	perf_fold_result_release(&r);
+
+	assert_int_equal(perf_fold_script(text, len, PERF_FOLD_MAX_BYTES, &syms, &r), 0);
+	assert_int_equal(r.samples, 100);
+	assert_int_equal(r.frames_named, 580);
+	assert_int_equal(r.frames_unknown, 98);
+	assert_int_equal(r.len, glen);
+	assert_string_equal(r.folded, want);
+	assert_non_null(strstr(r.folded, ";__libc_start_call_main;main;case_tasks_start;task;"
+					 "__mmap64;entry_SYSCALL_64_after_hwframe;"));
+	assert_non_null(strstr(r.folded, ";task;__munmap;entry_SYSCALL_64_after_hwframe;"));
+	perf_fold_result_release(&r);
+	perf_fold_syms_release(&syms);
+	free(text);
+	free(table);
+	free(want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -280,6 +320,7 @@ int main(void)
 		cmocka_unit_test(test_bound),
 		cmocka_unit_test(test_symbols),
 		cmocka_unit_test(test_user_syms),
+		cmocka_unit_test(test_static_perf_user_frames),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
