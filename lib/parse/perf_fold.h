@@ -79,7 +79,7 @@ const struct perf_fold_sym *perf_fold_syms_find(const struct perf_fold_syms *s, 
 
 /*
  * Folds `perf script` output text[0..len) (need not be NUL-terminated).
- * Understands perf's default fields and `-F comm,tid,ip,sym` (any field set
+ * Understands perf's default fields and `-F comm,tid,ip,sym[,dso]` (any field set
  * that starts a sample with "COMM PID" or "COMM PID/TID" on an unindented
  * line and prints one indented "ADDR SYM[+0xOFF] [(DSO)]" line per frame;
  * a sample ends at a blank line or the next sample's line). A sample
@@ -90,7 +90,8 @@ const struct perf_fold_sym *perf_fold_syms_find(const struct perf_fold_syms *s, 
  * User frames: a frame perf printed as "ADDR [unknown] (DSO)" with a dso
  * that syms (may be NULL) has is named from syms by ADDR, perf's offset
  * into DSO (run perf script with the dso field, `-F comm,tid,ip,sym,dso`);
- * a frame no entry holds stays "[unknown]".
+ * a frame no entry holds stays "[unknown]". syms is borrowed for the call;
+ * r->frames_named and r->frames_unknown count the frames either way.
  *
  * Bound: when the folded text would be longer than max_bytes, the stacks
  * with the most samples are kept (ties: in byte order), and the samples of
