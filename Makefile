@@ -13,7 +13,7 @@ CC       ?= gcc
 ifeq ($(CC),cc)
 CC := gcc
 endif
-PKGS     := libmicrohttpd jansson libpq libcurl uuid libcrypto gsl
+PKGS     := libmicrohttpd jansson libpq libcurl uuid libcrypto gsl libelf
 WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
 CFLAGS   ?= -O2 -g
 # lib/banned.h is forced into every object (C and C++, the cases and the
@@ -122,7 +122,12 @@ $(B)/tests/%: $(B)/tests/unit/%.o $(SERVER_A) $(WORKER_A) $(LIB_A)
 # --- benchmark cases: static binaries per arch (worker/cases/*.c) ---------
 CASE_SRC   := $(wildcard worker/cases/*.c)
 CASE_NAMES := $(filter-out casecommon,$(basename $(notdir $(CASE_SRC))))
-CASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror $(BANNED_FLAGS) -static -pthread
+# -fno-omit-frame-pointer: perf record -g walks user stacks by frame
+# pointer; without it (x86_64's -O2 default) a case's callers are garbage
+# (aarch64 keeps frame records anyway). -static without -static-pie is
+# ET_EXEC on Debian's gcc; worker/usersyms.c works by file offset, PIE or not
+CASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE -O2 -fno-omit-frame-pointer -Wall -Wextra -Werror \
+	$(BANNED_FLAGS) -static -pthread
 CASES_X86  := $(addprefix bin/cases/x86_64/,$(CASE_NAMES))
 CASES_ARM  := $(addprefix bin/cases/aarch64/,$(CASE_NAMES))
 AARCH64_CC ?= aarch64-linux-gnu-gcc
@@ -184,7 +189,8 @@ check: lint
 lint:
 	@tests/lint.sh
 
-check-unit: $(TESTS)
+# test_usersyms reads the small-allocs binaries the cases' rules build
+check-unit: $(TESTS) bin/cases/x86_64/small-allocs $(filter $(CASES_ARM),$(if $(shell command -v $(AARCH64_CC) 2>/dev/null),bin/cases/aarch64/small-allocs))
 	@set -e; for t in $(TESTS); do echo "== $$t"; $$t; done
 
 check-integration: $(PROGRAMS)

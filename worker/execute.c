@@ -3,6 +3,7 @@
 #include "initramfs.h"
 #include "kernel.h"
 #include "monitors.h"
+#include "usersyms.h"
 #include "parse/perf_fold.h"
 #include "runcmd.h"
 #include "parse/parse.h"
@@ -310,7 +311,7 @@ static int host_monitors(json_t *run, unsigned monitors, const char *perf, const
 		cmd.cancel = env->cancel;
 		rc = runcmd_run(&cmd, e);
 		if (!rc && runcmd_ok(&cmd))
-			perf_fold_script(cmd.out.data, cmd.out.len, PERF_FOLD_MAX_BYTES, &fr);
+			perf_fold_script(cmd.out.data, cmd.out.len, PERF_FOLD_MAX_BYTES, NULL, &fr);
 		runcmd_release(&cmd);
 	}
 	if (!rc && (monitors & MONITOR_PERF_STAT))
@@ -460,7 +461,7 @@ static int build_initramfs(const char *path, const struct worker_env *env,
 	char *init = xstrfmt("%s/init", dir);
 	char *casebin = xstrfmt("%s/%s", dir, spec->testcase);
 	struct initramfs ir;
-	struct buf job = BUF_INIT(0);
+	struct buf job = BUF_INIT(0), syms = BUF_INIT(0);
 	struct dirent *de;
 	struct stat st;
 	DIR *d = NULL;
@@ -505,8 +506,20 @@ static int build_initramfs(const char *path, const struct worker_env *env,
 			char *dst = xstrfmt("cases/%s", names[i]);
 			int r = 0;
 
-			if (!stat(src, &st) && S_ISREG(st.st_mode))
+			if (!stat(src, &st) && S_ISREG(st.st_mode)) {
 				r = initramfs_add_path(&ir, dst, 0755, src, e);
+				if (!r && (monitors & MONITOR_PERF_PROFILE)) {
+					/* user frames' names (usersyms.h); a binary
+					 * libelf cannot read just leaves them [unknown] */
+					char *dso = xstrfmt("/%s", dst);
+					struct err ue;
+
+					err_clear(&ue);
+					if (usersyms_add(&syms, src, dso, &ue) < 0)
+						err_clear(&ue);
+					free(dso);
+				}
+			}
 			free(src);
 			free(dst);
 			if (r < 0) {
@@ -531,6 +544,8 @@ static int build_initramfs(const char *path, const struct worker_env *env,
 		initramfs_add_dir(&ir, "bin", 0755);
 		if (initramfs_add_path(&ir, "bin/perf", 0755, perf, e) < 0)
 			goto out;
+		if (syms.len)
+			initramfs_add_file(&ir, "regtrack/usersyms", 0644, syms.data, syms.len);
 	}
 	initramfs_add_file(&ir, "regtrack/job", 0644, job.data, job.len);
 	initramfs_finish(&ir);
@@ -540,6 +555,7 @@ out:
 		closedir(d);
 	initramfs_release(&ir);
 	buf_release(&job);
+	buf_release(&syms);
 out_nofree:
 	free(casebin);
 	free(init);

@@ -192,19 +192,28 @@ static void add_clean(struct buf *b, const char *s, size_t n)
 	}
 }
 
-/*
- * One frame line (indented): "ADDR SYM+0xOFF (DSO)". Sets *sym and *symlen to
- * the name without offset and dso; 0 when the line is no frame.
- */
-static int frame_sym(const char *p, size_t n, const char **sym, size_t *symlen)
+/* One frame line's parts: "ADDR SYM+0xOFF (DSO)" (the dso optional). */
+struct frame_line {
+	const char *sym, *dso; /* sym: the name without offset and dso */
+	size_t symlen, dsolen;
+	unsigned long long addr;
+};
+
+/* Parses one frame line (indented) into f; 0 when the line is no frame. */
+static int frame_parse(const char *p, size_t n, struct frame_line *f)
 {
 	size_t i = 0, start, end;
 
+	memset(f, 0, sizeof(*f));
 	while (i < n && is_space(p[i]))
 		i++;
 	start = i;
-	while (i < n && is_hex(p[i]))
+	while (i < n && is_hex(p[i])) {
+		char c = p[i];
+
+		f->addr = f->addr * 16 + (unsigned)(is_digit(c) ? c - '0' : (c | 0x20) - 'a' + 10);
 		i++;
+	}
 	if (i == start || (i < n && !is_space(p[i])))
 		return 0;
 	while (i < n && is_space(p[i]))
@@ -219,6 +228,8 @@ static int frame_sym(const char *p, size_t n, const char **sym, size_t *symlen)
 			if (p[k] == '(' && is_space(p[k - 1]))
 				break;
 		if (k > i) {
+			f->dso = p + k + 1;
+			f->dsolen = end - 1 - (k + 1);
 			end = k;
 			while (end > i && is_space(p[end - 1]))
 				end--;
@@ -234,13 +245,128 @@ static int frame_sym(const char *p, size_t n, const char **sym, size_t *symlen)
 			end = k - 3;
 	}
 	if (end == i) {
-		*sym = "[unknown]";
-		*symlen = 9;
+		f->sym = "[unknown]";
+		f->symlen = 9;
 	} else {
-		*sym = p + i;
-		*symlen = end - i;
+		f->sym = p + i;
+		f->symlen = end - i;
 	}
 	return 1;
+}
+
+/* --- user symbols --------------------------------------------------------- */
+
+static int cmp_dso_off(const char *d1, size_t l1, unsigned long long o1, const char *d2, size_t l2,
+		       unsigned long long o2)
+{
+	size_t n = l1 < l2 ? l1 : l2;
+	int c = memcmp(d1, d2, n);
+
+	if (c)
+		return c;
+	if (l1 != l2)
+		return l1 < l2 ? -1 : 1;
+	return (o1 > o2) - (o1 < o2);
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct perf_fold_sym *x = a, *y = b;
+
+	return cmp_dso_off(x->dso, x->dsolen, x->off, y->dso, y->dsolen, y->off);
+}
+
+/* Reads a hex number of p[0..n) at *i (then past its digits); 0 when none. */
+static int hex_word(const char *p, size_t n, size_t *i, unsigned long long *v)
+{
+	size_t k = *i;
+
+	*v = 0;
+	while (k < n && is_hex(p[k])) {
+		char c = p[k];
+
+		*v = *v * 16 + (unsigned)(is_digit(c) ? c - '0' : (c | 0x20) - 'a' + 10);
+		k++;
+	}
+	if (k == *i || k - *i > 16 || (k < n && !is_space(p[k])))
+		return 0;
+	*i = k;
+	return 1;
+}
+
+void perf_fold_syms_parse(struct perf_fold_syms *s, const char *text, size_t len)
+{
+	const char *p, *end, *dso = NULL;
+	size_t dsolen = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->text = xstrndup(text, len);
+	p = s->text;
+	end = s->text + len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p), i = 0;
+		unsigned long long off, size;
+
+		while (n && is_space(p[n - 1]))
+			n--;
+		if (n > 4 && !memcmp(p, "dso ", 4)) {
+			dso = p + 4;
+			dsolen = n - 4;
+		} else if (dso && hex_word(p, n, &i, &off) && i < n &&
+			   (i++, hex_word(p, n, &i, &size)) && i + 1 < n && size > 0) {
+			struct perf_fold_sym *e;
+
+			ALLOC_GROW(s->v, s->n + 1, s->alloc);
+			e = &s->v[s->n++];
+			e->dso = dso;
+			e->dsolen = dsolen;
+			e->off = off;
+			e->size = size;
+			e->name = p + i + 1;
+			e->namelen = n - i - 1;
+		}
+		p += n;
+		while (p < end && *p != '\n')
+			p++;
+		p++;
+	}
+	if (s->n)
+		qsort(s->v, s->n, sizeof(*s->v), cmp_sym);
+}
+
+void perf_fold_syms_release(struct perf_fold_syms *s)
+{
+	free(s->text);
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+const struct perf_fold_sym *perf_fold_syms_find(const struct perf_fold_syms *s, const char *dso,
+						size_t dsolen, unsigned long long off)
+{
+	size_t lo = 0, hi;
+	const struct perf_fold_sym *e;
+
+	if (!s || !s->n)
+		return NULL;
+	/* the last entry at or before (dso, off) */
+	hi = s->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cmp_dso_off(s->v[mid].dso, s->v[mid].dsolen, s->v[mid].off, dso, dsolen, off) <=
+		    0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	e = &s->v[lo - 1];
+	if (e->dsolen != dsolen || memcmp(e->dso, dso, dsolen) || off - e->off >= e->size)
+		return NULL;
+	return e;
 }
 
 struct frame_ref {
@@ -284,7 +410,8 @@ static void emit(struct buf *out, const struct fold_entry *e)
 		abort();
 }
 
-int perf_fold_script(const char *text, size_t len, size_t max_bytes, struct perf_fold_result *r)
+int perf_fold_script(const char *text, size_t len, size_t max_bytes,
+		     const struct perf_fold_syms *syms, struct perf_fold_result *r)
 {
 	struct fold_state s;
 	struct fold_entry *v;
@@ -318,13 +445,26 @@ int perf_fold_script(const char *text, size_t len, size_t max_bytes, struct perf
 				s.commlen = c;
 			}
 		} else if (s.in_sample) {
-			const char *sym;
-			size_t symlen;
+			struct frame_line f;
 
-			if (frame_sym(p, n, &sym, &symlen)) {
+			if (frame_parse(p, n, &f)) {
+				if (f.symlen == 9 && !memcmp(f.sym, "[unknown]", 9)) {
+					const struct perf_fold_sym *e =
+						f.dso ? perf_fold_syms_find(syms, f.dso, f.dsolen,
+									    f.addr) :
+							NULL;
+
+					if (e) {
+						f.sym = e->name;
+						f.symlen = e->namelen;
+						r->frames_named++;
+					} else {
+						r->frames_unknown++;
+					}
+				}
 				ALLOC_GROW(s.frames, s.nframes + 1, s.alloc);
-				s.frames[s.nframes].p = sym;
-				s.frames[s.nframes].n = symlen;
+				s.frames[s.nframes].p = f.sym;
+				s.frames[s.nframes].n = f.symlen;
 				s.nframes++;
 			}
 		}

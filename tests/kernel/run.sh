@@ -11,7 +11,8 @@
 #   3. x86_64-tiny-mm at the base commit, booted twice in qemu under icount,
 #      the second time profiled (issue 22: monitors perf-profile,perf-stat,
 #      a static perf of the tree's tools/perf in the initramfs; the folded
-#      stacks must hold this build's do_mmap and munmap frames), and once
+#      stacks must hold this build's do_mmap and munmap frames, and the
+#      case's user frames named: main, libc's __mmap64 and __munmap), and once
 #      wall-clock, which probes KVM and falls back to TCG;
 #   4. arm64-tiny-mm cross-built and booted twice in qemu-system-aarch64 -M
 #      virt under icount, the second time profiled as on x86_64;
@@ -173,6 +174,20 @@ check_profile() {
 		grep -E '^(do_mmap|mmap_region|vm_mmap_pgoff|exit_mmap|__do_munmap|do_munmap|__vm_munmap|do_mas_munmap|do_mas_align_munmap|unmap_region)$' | sort -u | tr '\n' ' ')
 	[[ $frames == *do_mmap* && $frames == *munmap* ]] && ok "$label: kernel frames of the build in the folded stacks: $frames" ||
 		bad "$label: folded stacks lack do_mmap / *munmap frames (have: $frames)"
+	# user frames of the case binary named (in a guest from the worker's
+	# table of its ELF symbols, /regtrack/usersyms; on the host by perf):
+	# its main and libc's syscall wrappers it enters the kernel through, and
+	# the share of its samples whose stack names one of them
+	local user named total
+	user=$(jq -r '.runs[0].profile.folded // ""' "$j" | grep '^small-allocs;' | sed 's/ [0-9]*$//' | tr ';' '\n' |
+		grep -E '^(main|task|case_tasks_start|do_round|__mmap64|__munmap|mmap64|munmap|__libc_start_call_main)$' |
+		sort -u | tr '\n' ' ')
+	read -r named total < <(jq -r '.runs[0].profile.folded // ""' "$j" | awk '/^small-allocs;/ {
+		n = $NF; t += n; if ($0 ~ /;(main|task|do_round|__mmap64|__munmap)( |;)/) k += n }
+		END { print k + 0, t + 0 }')
+	[[ " $user" == *" main "* && $user == *__munmap* && $user == *__mmap64* ]] &&
+		ok "$label: user frames of small-allocs named: $user($named of $total small-allocs samples name one)" ||
+		bad "$label: folded stacks lack small-allocs' user frames main, __mmap64, __munmap (have: $user)"
 	jq -e '.runs[0].metrics | (keys | map(select(startswith("perf-profile.children.cycles-pp."))) | length > 5) and
 		has("perf-profile.children.cycles-pp.do_mmap") and
 		(.["perf-profile.children.cycles-pp.do_mmap"][0] > 0 and .["perf-profile.children.cycles-pp.do_mmap"][0] <= 100) and

@@ -60,7 +60,7 @@ static void check_golden(const char *script, const char *golden, long long sampl
 	char *text = load(script, &len), *want = load(golden, &glen);
 	struct perf_fold_result r;
 
-	assert_int_equal(perf_fold_script(text, len, PERF_FOLD_MAX_BYTES, &r), 0);
+	assert_int_equal(perf_fold_script(text, len, PERF_FOLD_MAX_BYTES, NULL, &r), 0);
 	assert_int_equal(r.samples, samples);
 	assert_int_equal(r.dropped, 0);
 	assert_int_equal(r.len, glen);
@@ -81,7 +81,7 @@ static void test_host_default_fields(void **state UNUSED)
 
 	check_golden("perf-script-host-x86_64.txt", "perf-script-host-x86_64.folded", 60);
 	/* root first: the syscall entry comes before what it calls */
-	assert_int_equal(perf_fold_script(text, len, PERF_FOLD_MAX_BYTES, &r), 0);
+	assert_int_equal(perf_fold_script(text, len, PERF_FOLD_MAX_BYTES, NULL, &r), 0);
 	assert_non_null(strstr(r.folded, ";entry_SYSCALL_64_after_hwframe;do_syscall_64;"
 					 "__x64_sys_munmap;__vm_munmap;"));
 	assert_null(strstr(r.folded, "+0x"));
@@ -113,13 +113,14 @@ static void test_rules(void **state UNUSED)
 				   "swapper 1\n";
 	struct perf_fold_result r;
 
-	assert_int_equal(perf_fold_script(text, sizeof(text) - 1, PERF_FOLD_MAX_BYTES, &r), 0);
+	assert_int_equal(perf_fold_script(text, sizeof(text) - 1, PERF_FOLD_MAX_BYTES, NULL, &r),
+			 0);
 	assert_string_equal(r.folded, want);
 	assert_int_equal(r.samples, 4);
 	assert_int_equal(r.stacks, 3);
 	perf_fold_result_release(&r);
 
-	assert_int_equal(perf_fold_script("", 0, PERF_FOLD_MAX_BYTES, &r), 0);
+	assert_int_equal(perf_fold_script("", 0, PERF_FOLD_MAX_BYTES, NULL, &r), 0);
 	assert_string_equal(r.folded, "");
 	assert_int_equal(r.samples, 0);
 	perf_fold_result_release(&r);
@@ -136,7 +137,7 @@ static void test_bound(void **state UNUSED)
 	for (i = 0; i < ARRAY_SIZE(bounds); i++) {
 		struct perf_fold_result r;
 
-		assert_int_equal(perf_fold_script(text, len, bounds[i], &r), 0);
+		assert_int_equal(perf_fold_script(text, len, bounds[i], NULL, &r), 0);
 		assert_true(r.len <= bounds[i]);
 		assert_int_equal(sum_counts(r.folded), 60);
 		assert_true(r.dropped > 0);
@@ -203,6 +204,114 @@ static void test_symbols(void **state UNUSED)
 	assert_int_equal(s.n, 0);
 }
 
+/* User symbols (perf_fold_syms): "[unknown] (DSO)" frames named by their
+ * offset in DSO, the table's bounds and dsos kept apart, other frames left
+ * as perf named them. */
+static void test_user_syms(void **state UNUSED)
+{
+	static const char table[] = "# comment lines and junk are skipped\n"
+				    "dso /cases/small-allocs\n"
+				    "1600 201 main\n"
+				    "1400 40 do_round\n" /* out of order: sorted on reading */
+				    "4a2c0 54 __mmap64\n"
+				    "4a320 21 __munmap\n"
+				    "4b000 0 zero_size\n" /* size 0: skipped */
+				    "nothex 10 junk\n"
+				    "dso /cases/execl\n"
+				    "1600 10 execl_main\n";
+	static const char text[] =
+		"small-allocs   90/91 \n"
+		"\tffffffff81234567 do_mmap+0x10 ([kernel.kallsyms])\n"
+		"\t           4a2da [unknown] (/cases/small-allocs)\n"
+		"\t            1433 [unknown] (/cases/small-allocs)\n"
+		"\t            1600 [unknown] (/cases/small-allocs)\n"
+		"\t            1801 [unknown] (/cases/small-allocs)\n" /* past main */
+		"\t    7ffd12345678 [unknown] ([unknown])\n"
+		"\n"
+		"execl   92/92 \n"
+		"\t            1605 [unknown] (/cases/execl)\n"
+		"\t            1605 [unknown] (/bin/perf)\n" /* no table */
+		"\n"
+		"small-allocs   90/90 \n"
+		"\t           4a320 [unknown] (/cases/small-allocs)\n"
+		"\t            1800 named_by_perf (/cases/small-allocs)\n";
+	struct perf_fold_syms syms;
+	struct perf_fold_result r;
+	const struct perf_fold_sym *e;
+
+	perf_fold_syms_parse(&syms, table, sizeof(table) - 1);
+	assert_int_equal(syms.n, 5);
+	e = perf_fold_syms_find(&syms, "/cases/small-allocs", 19, 0x17ff);
+	assert_non_null(e);
+	assert_int_equal(e->namelen, 4);
+	assert_memory_equal(e->name, "main", 4);
+	assert_null(perf_fold_syms_find(&syms, "/cases/small-allocs", 19, 0x1801));
+	assert_null(perf_fold_syms_find(&syms, "/cases/small-allocs", 19, 0x13ff));
+	assert_null(perf_fold_syms_find(&syms, "/cases/small-alloc", 18, 0x1600));
+	assert_null(perf_fold_syms_find(NULL, "/cases/small-allocs", 19, 0x1600));
+
+	assert_int_equal(perf_fold_script(text, sizeof(text) - 1, PERF_FOLD_MAX_BYTES, &syms, &r),
+			 0);
+	assert_int_equal(r.samples, 3);
+	assert_string_equal(r.folded,
+			    "execl;[unknown];execl_main 1\n"
+			    "small-allocs;[unknown];[unknown];main;do_round;__mmap64;do_mmap 1\n"
+			    "small-allocs;named_by_perf;__munmap 1\n");
+	assert_int_equal(r.frames_named, 5);
+	assert_int_equal(r.frames_unknown, 3);
+	perf_fold_result_release(&r);
+
+	/* without the table the same text keeps every user frame [unknown] */
+	assert_int_equal(perf_fold_script(text, sizeof(text) - 1, PERF_FOLD_MAX_BYTES, NULL, &r),
+			 0);
+	assert_int_equal(r.frames_named, 0);
+	assert_int_equal(r.frames_unknown, 8);
+	assert_non_null(strstr(r.folded, "small-allocs;[unknown];[unknown];[unknown];[unknown];"
+					 "[unknown];do_mmap 1\n"));
+	perf_fold_result_release(&r);
+	perf_fold_syms_release(&syms);
+}
+
+/* The guest's static perf (no ELF reader) on the host: every user frame of
+ * small-allocs "[unknown] (/cases/small-allocs)" with its file offset;
+ * named from the binary's table (worker/usersyms.c's, stored beside it) the
+ * folded stacks are byte for byte those of Debian's perf, which reads the
+ * ELF itself, on the same perf.data: all 580 frames in the binary named, the
+ * 98 left "[unknown]" are in no mapping (where the frame-pointer walk ends). */
+static void test_static_perf_user_frames(void **state UNUSED)
+{
+	size_t len, tlen, glen;
+	char *text = load("perf-script-static-x86_64.txt", &len);
+	char *table = load("perf-script-static-x86_64.usersyms", &tlen);
+	char *want = load("perf-script-static-x86_64.folded", &glen);
+	struct perf_fold_syms syms;
+	struct perf_fold_result r;
+
+	perf_fold_syms_parse(&syms, table, tlen);
+	assert_int_equal(syms.n, 1270);
+	assert_int_equal(perf_fold_script(text, len, PERF_FOLD_MAX_BYTES, NULL, &r), 0);
+	assert_int_equal(r.samples, 100);
+	assert_int_equal(r.frames_named, 0);
+	assert_int_equal(r.frames_unknown, 678);
+	assert_null(strstr(r.folded, ";main;"));
+	perf_fold_result_release(&r);
+
+	assert_int_equal(perf_fold_script(text, len, PERF_FOLD_MAX_BYTES, &syms, &r), 0);
+	assert_int_equal(r.samples, 100);
+	assert_int_equal(r.frames_named, 580);
+	assert_int_equal(r.frames_unknown, 98);
+	assert_int_equal(r.len, glen);
+	assert_string_equal(r.folded, want);
+	assert_non_null(strstr(r.folded, ";__libc_start_call_main;main;case_tasks_start;task;"
+					 "__mmap64;entry_SYSCALL_64_after_hwframe;"));
+	assert_non_null(strstr(r.folded, ";task;__munmap;entry_SYSCALL_64_after_hwframe;"));
+	perf_fold_result_release(&r);
+	perf_fold_syms_release(&syms);
+	free(text);
+	free(table);
+	free(want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -210,6 +319,8 @@ int main(void)
 		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_bound),
 		cmocka_unit_test(test_symbols),
+		cmocka_unit_test(test_user_syms),
+		cmocka_unit_test(test_static_perf_user_frames),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

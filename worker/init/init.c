@@ -42,7 +42,9 @@
  *	rt| <each line of the folded stacks (lib/parse/perf_fold.h)>
  *	==== regtrack-profile-end ====
  * the stacks folded here from `perf script` (kernel symbols from this
- * kernel's /proc/kallsyms), bounded to PERF_FOLD_MAX_BYTES (the heaviest
+ * kernel's /proc/kallsyms; user frames, which this perf cannot name, from
+ * /regtrack/usersyms, the worker's table of the case binaries' ELF symbols:
+ * lib/parse/perf_fold.h), bounded to PERF_FOLD_MAX_BYTES (the heaviest
  * stacks kept, the rest counted in "COMM;[other] N" lines; dropped is the
  * number of stacks so folded away). A monitor that produced nothing prints
  * its begin and end lines with nothing between them (a note on stderr).
@@ -73,6 +75,7 @@
 #define PERF_DATA "/tmp/perf.data"
 #define PERF_STAT_OUT "/tmp/perf-stat.txt"
 #define PERF_SCRIPT_OUT "/tmp/perf.script"
+#define USER_SYMS "/regtrack/usersyms"
 #define PERF_ARGV_MAX 40
 
 struct job {
@@ -402,19 +405,31 @@ static void report_monitors(const struct job *job)
 		free(text);
 	}
 	if (job->perf_profile) {
-		char *argv[] = { PERF, "script", "-i", PERF_DATA, "-F", "comm,tid,ip,sym", NULL };
+		/* dso: user frames are named from USER_SYMS by their offset in it */
+		char *argv[] = {
+			PERF, "script", "-i", PERF_DATA, "-F", "comm,tid,ip,sym,dso", NULL
+		};
 		struct perf_fold_result r = { 0 };
-		struct buf script = BUF_INIT(0);
+		struct perf_fold_syms syms;
+		struct buf script = BUF_INIT(0), symtext = BUF_INIT(0);
 		long long t0 = mono_ns();
 
+		if (buf_read_file(&symtext, USER_SYMS))
+			fprintf(stderr, "regtrack-init: no %s: user frames stay [unknown]\n",
+				USER_SYMS);
+		perf_fold_syms_parse(&syms, symtext.data, symtext.len);
+		buf_release(&symtext);
 		if (run_to_file(argv, PERF_SCRIPT_OUT, job->timeout_s) < 0 ||
 		    buf_read_file(&script, PERF_SCRIPT_OUT))
 			fprintf(stderr, "regtrack-init: perf script failed\n");
 		else
-			perf_fold_script(script.data, script.len, PERF_FOLD_MAX_BYTES, &r);
+			perf_fold_script(script.data, script.len, PERF_FOLD_MAX_BYTES, &syms, &r);
 		fprintf(stderr,
-			"regtrack-init: perf script: %zu bytes, folded %lld samples in %lld ms\n",
-			script.len, r.samples, (mono_ns() - t0) / 1000000);
+			"regtrack-init: perf script: %zu bytes, folded %lld samples in %lld ms; "
+			"%lld frames named from %zu user symbols, %lld [unknown]\n",
+			script.len, r.samples, (mono_ns() - t0) / 1000000, r.frames_named, syms.n,
+			r.frames_unknown);
+		perf_fold_syms_release(&syms);
 		buf_release(&script);
 		unlink(PERF_SCRIPT_OUT);
 		say("==== regtrack-profile-begin event=%s samples=%lld stacks=%lld dropped=%lld ====\n",
