@@ -52,6 +52,9 @@ struct tip_job {
 	char branch[256];
 	long long *rec_metric, *rec_id; /* the records whose first bad commit is the tip */
 	size_t nrec;
+	long long *tipc; /* the commits with extra tip runs (ascending), once per setup */
+	size_t ntipc;
+	int tipc_read;
 };
 
 /* the record's kind: a direction (+1 rose, -1 fell) for a metric with hib (1, 0, -1 unknown) */
@@ -413,6 +416,121 @@ static int check_tip(PGconn *c, long long setup_id, const struct db_detect_point
 	return 0;
 }
 
+/* 1 when commit id is one of the ascending ids[0..n) */
+static int has_id(const long long *ids, size_t n, long long id)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ids[mid] == id)
+			return 1;
+		if (ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/*
+ * The pairs asked for at the tip, once their runs are in. check_tip asks
+ * for more runs of a tip and of the commit before it when the tip moved;
+ * by the time those runs land, a later push (or the plan's next result)
+ * may have made another commit the tip, and the step is then inside the
+ * series, where the windowed detector needs more commits on each side than
+ * a short tracked series has. So every two neighbouring commits of the
+ * series that both got extra tip runs are compared on their own runs, and
+ * a pair that differs (the HL-shift verdict of compare_samples, the same
+ * evidence check_tip records on) is recorded as a confirmed change of
+ * that range, in the pair's direction.
+ */
+static int check_tip_pairs(PGconn *c, long long setup_id, const struct db_detect_point *m,
+			   const struct series *s, const struct detect_series *ds,
+			   struct tip_job *tj, struct kept *kept, struct detect_setup_stats *st,
+			   struct err *e)
+{
+	struct compare_opts co;
+
+	if (!tj->tipc_read) {
+		if (db_tip_commits(c, setup_id, &tj->tipc, &tj->ntipc, e))
+			return -1;
+		tj->tipc_read = 1;
+	}
+	if (tj->ntipc < 2 || s->n < 3)
+		return 0;
+	compare_opts_init(&co);
+	if (m->is_monitor)
+		co.floor_pct = co.monitor_floor_pct;
+	for (size_t i = 1; i < s->n; i++) {
+		struct compare_result pair;
+		struct db_regr_upsert u;
+		struct db_regr_upserted up;
+		const double *a, *b;
+		size_t na, nb;
+		long long covering;
+		int got;
+
+		if (!has_id(tj->tipc, tj->ntipc, s->commit[i - 1]) ||
+		    !has_id(tj->tipc, tj->ntipc, s->commit[i]))
+			continue;
+		a = side(s, i - 1, i, &na);
+		b = side(s, i, i + 1, &nb);
+		compare_samples(a, na, b, nb, &co, &pair);
+		if (pair.verdict != VERDICT_DIFFERENT || !pair.direction)
+			continue;
+		got = db_regr_covering(c, setup_id, m->metric_id, s->commit[i - 1], s->commit[i],
+				       &covering, e);
+		if (got < 0)
+			return -1;
+		if (got) {
+			kept_add(kept, covering);
+			continue;
+		}
+		memset(&u, 0, sizeof(u));
+		u.setup_id = setup_id;
+		u.metric_id = m->metric_id;
+		u.good_commit = s->commit[i - 1];
+		u.bad_commit = s->commit[i];
+		u.direction = pair.direction;
+		u.kind = kind_of(pair.direction, m->higher_is_better);
+		upsert_from(&u, &pair, &pair);
+		u.commits_after = s->n - i;
+		u.det_before = ds->med[i - 1];
+		u.det_after = ds->med[i];
+		u.det_change_pct = u.det_before != 0 ?
+					   100.0 * (u.det_after - u.det_before) / fabs(u.det_before) :
+					   NAN;
+		u.det_p_value = NAN;
+		u.confirm = 1; /* rule (a): the pair is different in the record's direction */
+		if (db_regr_upsert(c, &u, &up, e))
+			return -1;
+		kept_add(kept, up.id);
+		st->changes++;
+		st->tip_records++;
+		if (up.created) {
+			char note[512];
+
+			st->created++;
+			snprintf(note, sizeof(note),
+				 "detected from the extra runs asked at the tip: last good vs first "
+				 "bad commit is different (%+.2f%%, p %.3g, %zu vs %zu runs)",
+				 pair.hl_pct, pair.p_value, pair.a.n, pair.b.n);
+			if (history(c, up.id, NULL, "new", note, e))
+				return -1;
+		}
+		if ((up.created || !strcmp(up.old_state, "new")) &&
+		    !strcmp(up.new_state, "confirmed")) {
+			st->confirmed++;
+			if (history(c, up.id, "new", "confirmed",
+				    "confirmed by the extra runs asked at the tip", e))
+				return -1;
+		}
+	}
+	return 0;
+}
+
 /*
  * Pushes the rows of one metric, from rows[i], into the detector, grouped
  * by commit (consecutive in series order); returns the index after them.
@@ -475,10 +593,13 @@ static int detect_rows(PGconn *c, long long setup_id, const struct db_detect_ser
 		ret = store_series(c, setup_id, m, &s, &ds, cfg, kept, st, e);
 		if (!ret)
 			ret = check_tip(c, setup_id, m, &s, &ds, cfg, &tj, kept, st, e);
+		if (!ret && cfg->detect_tip_z > 0)
+			ret = check_tip_pairs(c, setup_id, m, &s, &ds, &tj, kept, st, e);
 		detect_series_release(&ds);
 	}
 	free(tj.rec_metric);
 	free(tj.rec_id);
+	free(tj.tipc);
 	free(s.commit);
 	free(s.first);
 	free(s.count);

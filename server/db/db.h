@@ -143,6 +143,7 @@ enum db_stmt {
 	ST_TIP_JOB,
 	ST_TIP_RECORD,
 	ST_TIP_REQUEST,
+	ST_TIP_COMMITS,
 	/* A/B requests (stmts_requests.c) */
 	ST_REQUESTS_JSON,
 	ST_REQUEST_CANCEL_JOBS,

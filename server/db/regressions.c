@@ -418,6 +418,26 @@ int db_tip_records(PGconn *c, long long setup_id, long long commit_id, long long
 	return 0;
 }
 
+int db_tip_commits(PGconn *c, long long setup_id, long long **ids, size_t *n, struct err *e)
+{
+	char b[24];
+	const char *p[1] = { b };
+	PGresult *r;
+
+	*ids = NULL;
+	*n = 0;
+	snprintf(b, sizeof(b), "%lld", setup_id);
+	r = db_exec(c, ST_TIP_COMMITS, 1, p, e);
+	if (!r)
+		return -1;
+	*n = (size_t)PQntuples(r);
+	*ids = xcalloc(*n + 1, sizeof(**ids));
+	for (size_t i = 0; i < *n; i++)
+		(*ids)[i] = get_ll(r, (int)i, 0);
+	PQclear(r);
+	return 0;
+}
+
 int db_regr_set_environment(PGconn *c, long long id, const char *env, struct err *e)
 {
 	char b[24];

@@ -161,6 +161,13 @@ int db_tip_records(PGconn *c, long long setup_id, long long commit_id, long long
 long db_tip_request(PGconn *c, long long job_id, long long prev, long long tip, long runs,
 		    struct err *e) __attribute__((warn_unused_result));
 
+/*
+ * The commits of setup_id's series that got runs of an extra tip job
+ * (db_tip_request): a new array *ids (free it) of *n, ascending. 0 or -1.
+ */
+int db_tip_commits(PGconn *c, long long setup_id, long long **ids, size_t *n, struct err *e)
+	__attribute__((warn_unused_result));
+
 /* --- the API's JSON ---------------------------------------------------------- */
 
 /*

@@ -294,4 +294,9 @@ const struct db_stmt_def db_stmts_regressions[DB_NR_STMTS] = {
 			     "j.track_key || ' tip', j.monitors FROM jobs j CROSS JOIN unnest(ARRAY[$2::bigint, $3::bigint]) "
 			     "AS x(id) WHERE j.id = $1::bigint "
 			     "ON CONFLICT (plan_id, commit_id, track_key) DO NOTHING RETURNING id" },
+	/* $1 setup: the commits with runs of an extra tip job (track_key 'KEY tip'), by id */
+	[ST_TIP_COMMITS] = { "tip_commits",
+			     "SELECT DISTINCT r.commit_id FROM runs r JOIN jobs j ON j.id = r.job_id "
+			     "WHERE r.setup_id = $1::bigint AND j.plan_id IS NOT NULL "
+			     "AND right(j.track_key, 4) = ' tip' ORDER BY 1" },
 };

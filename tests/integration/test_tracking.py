@@ -639,6 +639,102 @@ class TipReport(unittest.TestCase):
         self.assertEqual([x["id"] for x in regs], [reg["id"]])
 
 
+class TipReportLate(unittest.TestCase):
+    """The tip's extra runs land after the next push: the step is no longer at the tip.
+
+    The push with the step asks for more runs of its head and of the head before
+    it; they are held until one more push (a commit as slow) is tested, so the
+    newest commit, whose pair with the stepped head is the same, is the tip when
+    they land. The pair that was asked for is compared on its own runs all the
+    same and recorded, confirmed; before, nothing was recorded: the tip's pair was
+    the same and the windowed detector needs more commits after a step."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp, cls.repo, cls.base, cls.srv = tree_server(
+            "regtrack-track6-", make_tree,
+            "poll_tick_ms = 100\ndetect_poll_ms = 100\nauto_bisect = 0\n"
+            "detect_tip_runs = 5\n")
+
+    @classmethod
+    def tearDownClass(cls):
+        stop_tree_server(cls.srv, cls.tmp)
+
+    def test_pair_asked_at_the_tip_is_recorded_when_its_runs_land(self):
+        srv, repo = self.srv, self.repo
+        r = srv.post("/api/v1/trees", {"name": "late", "url": repo, "poll_s": 0}, scope="admin")
+        self.assertEqual(r.status, 200, r)
+        self.assertEqual(srv.post("/api/v1/plans", plan(
+            "late", "late", testcases=[{"testcase": "vm-scalability", "params": {"test": "late"}}],
+            targets=["vm-2p"], measure="wallclock", repeat=3,
+            schedule={"heads": True, "every": 0, "paths": [], "max_per_push": 50}),
+            scope="admin").status, 201)
+        slow, gate = set(), threading.Event()
+
+        def values(job, rng):
+            if job["repeat"] == 5:                 # an extra tip job: held until released
+                gate.wait(WAIT_S)
+            v = 950.0 if job["commit"] in slow else 1000.0
+            return {METRIC: [v * (1 + rng.uniform(-0.004, 0.004))]}
+
+        def tip_jobs():
+            return int(srv.psql("SELECT count(*) FROM jobs WHERE track_key LIKE '% tip'"))
+
+        def plan_done():
+            return all(j["state"] == "done" for j in plan_jobs(srv, "late")
+                       if j["repeat"] == 3)
+
+        stop = threading.Event()
+        # three workers: two may hold the tip jobs while the third tests the next push
+        workers = [FakeWorker(srv, "late-%d" % i, stop, values, tree="late") for i in range(3)]
+        for w in workers:
+            w.start()
+        heads = [self.base[-1]]
+        try:
+            poll(srv, "late")
+            wait_until(plan_done, timeout=WAIT_S, what="the baseline's job")
+            for _ in range(6):
+                commit(repo, ["mm/a.c"])
+                heads.append(git(repo, "rev-parse", "HEAD"))
+                poll(srv, "late")
+                wait_until(plan_done, timeout=WAIT_S, what="a push's job")
+            self.assertEqual(tip_jobs(), 0)
+            stepped = commit(repo, ["mm/b.c"])
+            slow.add(stepped)
+            poll(srv, "late")
+            wait_until(lambda: tip_jobs() == 2, timeout=WAIT_S, what="the tip's extra jobs")
+            newest = commit(repo, ["mm/b.c"])
+            slow.add(newest)
+            poll(srv, "late")
+            wait_until(plan_done, timeout=WAIT_S, what="the next push's job")
+            gate.set()
+            q = urllib.parse.urlencode({"testcase": "vm-scalability", "metric": METRIC})
+            reg = wait_until(lambda: next((x for x in srv.get("/api/v1/regressions?" + q).json()
+                                           ["regressions"] if x["bad"]["sha"] == stepped), None),
+                             timeout=WAIT_S, what="the record of the pair asked at the tip")
+            wait_until(lambda: srv.psql("SELECT count(*) FROM jobs WHERE state <> 'done'") == "0",
+                       timeout=WAIT_S, what="every job done")
+            time.sleep(1)
+        finally:
+            gate.set()
+            stop.set()
+            for w in workers:
+                w.join(10)
+        reg = srv.get("/api/v1/regressions/%d" % reg["id"]).json()
+        self.assertEqual((reg["good"]["sha"], reg["bad"]["sha"]), (heads[-1], stepped))
+        self.assertEqual((reg["kind"], reg["state"], reg["direction"]),
+                         ("regression", "confirmed", -1))
+        self.assertEqual(reg["pair"]["verdict"], "different")
+        self.assertLess(reg["pair"]["hl_pct"], -4)
+        self.assertGreater(reg["pair"]["hl_pct"], -6)
+        notes = " | ".join(h["note"] or "" for h in reg["history"])
+        self.assertIn("detected from the extra runs asked at the tip", notes)
+        self.assertIn("8 vs 8 runs", notes)
+        # one record of the step: the stepped head vs the newest (both slow) is none
+        regs = srv.get("/api/v1/regressions?" + q).json()["regressions"]
+        self.assertEqual([x["id"] for x in regs], [reg["id"]])
+
+
 class ManyServers(unittest.TestCase):
     """Two servers polling one database, and one killed in the middle of a poll."""
 
