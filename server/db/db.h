@@ -182,6 +182,7 @@ enum db_stmt {
 	ST_COMPARE,
 	ST_COMPARE_METRICS,
 	ST_COMPARE_FINGERPRINTS,
+	ST_COMPARE_AA,
 	ST_SERIES,
 	ST_SERIES_COMMITS,
 	/* API tokens (stmts_tokens.c) */
