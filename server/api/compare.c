@@ -20,7 +20,7 @@
  * Deterministic measurement (issue 23, item 7; lib/stats/compare.h
  * compare_deterministic(), its model and assumption). In an icount setup
  * (mode icount or params.measure icount; never wall-clock) each row's A/A
- * spread is measured from the setup's own history (db_compare_aa()): the
+ * spread is measured from the setup's own history (server/aa_history.h): the
  * runs of each kernel with two runs or more (one commit, or the commits of
  * one image_sha256 pooled), the runs of the two compared commits left out,
  * so the evidence is independent of the sides it judges; struct aa_spread
@@ -41,6 +41,7 @@
 #include "server/db/pgval.h"
 #include "server/db/series.h"
 #include "server/api/args.h"
+#include "server/aa_history.h"
 #include "server/jsonout.h"
 #include "hostfp.h"
 #include "lkptext.h"
@@ -372,55 +373,27 @@ fail:
 }
 
 /*
- * Fills each row's aa from the A/A history of its setup (see the top):
- * per kernel, the runs' means of the row's metric. Rows and history are
- * both in setup order. 0, or -1 with e (db_compare_aa()'s errors).
+ * Fills each row's aa from the A/A history of its setup (see the top,
+ * server/aa_history.h). 0, or -1 with e (aa_history_load()'s errors).
  */
-static int rows_aa(PGconn *c, const char *base_id, const char *head_id, struct cmp_row *rows,
-		   size_t nr, struct err *e)
+static int rows_aa(PGconn *c, long long base_id, long long head_id, struct cmp_row *rows, size_t nr,
+		   struct err *e)
 {
 	long long *ids = xcalloc(nr ? nr : 1, sizeof(*ids));
-	struct db_compare_runs h;
-	size_t n = 0, x = 0;
-	double *v;
+	struct aa_history h;
+	size_t n = 0;
 
-	for (size_t i = 0; i < nr; i++) {
-		aa_spread_init(&rows[i].aa);
+	for (size_t i = 0; i < nr; i++)
 		if (!n || ids[n - 1] != rows[i].setup_id)
 			ids[n++] = rows[i].setup_id;
-	}
-	if (db_compare_aa(c, base_id, head_id, ids, n, &h, e)) {
+	if (aa_history_load(c, ids, n, base_id, head_id, &h, e)) {
 		free(ids);
 		return -1;
 	}
 	free(ids);
-	v = xmalloc((h.nr ? h.nr : 1) * sizeof(*v));
-	for (size_t i = 0; i < h.nr;) {
-		size_t j = i;
-
-		while (j < h.nr && h.runs[j].setup_id == h.runs[i].setup_id)
-			j++;
-		while (x < nr && rows[x].setup_id < h.runs[i].setup_id)
-			x++;
-		for (; x < nr && rows[x].setup_id == h.runs[i].setup_id; x++)
-			for (size_t g = i; g < j;) {
-				size_t nv = 0, end = g;
-
-				for (; end < j && h.runs[end].kernel == h.runs[g].kernel; end++) {
-					const struct db_compare_run *u = &h.runs[end];
-					const int *at = bsearch(&rows[x].metric_id, u->metric_ids,
-								(size_t)u->n, sizeof(int), cmp_int);
-
-					if (at)
-						v[nv++] = u->means[at - u->metric_ids];
-				}
-				aa_spread_add(&rows[x].aa, v, nv);
-				g = end;
-			}
-		i = j;
-	}
-	free(v);
-	db_compare_runs_free(&h);
+	for (size_t i = 0; i < nr; i++)
+		aa_history_spread(&h, rows[i].setup_id, rows[i].metric_id, 0, 0, &rows[i].aa);
+	aa_history_release(&h);
 	return 0;
 }
 
@@ -485,7 +458,7 @@ enum MHD_Result api_compare_get(struct request *rq)
 	db_compare_runs_free(&runs);
 	if (!rows)
 		return reply_err(rq, &e);
-	if (rows_aa(c, base_id, head_id, rows, nr, &e)) {
+	if (rows_aa(c, strtoll(base_id, NULL, 10), strtoll(head_id, NULL, 10), rows, nr, &e)) {
 		ret = reply_err(rq, &e);
 		q = NULL;
 		goto out;

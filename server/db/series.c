@@ -43,7 +43,8 @@ static int read_runs(PGresult *r, int aa, struct db_compare_runs *out, struct er
 	nrun = (size_t)PQntuples(r);
 	out->runs = xcalloc(nrun ? nrun : 1, sizeof(*out->runs));
 	out->nr = nrun;
-	if (nrun && aa && PQftype(r, 1) != INT8_OID)
+	if (nrun && aa &&
+	    (PQnfields(r) != 5 || PQftype(r, 1) != INT8_OID || PQftype(r, 4) != INT8_OID))
 		bad = 1;
 	for (size_t i = 0; i < nrun && !bad; i++) {
 		long a = pg_bin_array_len(PQgetvalue(r, (int)i, 2),
@@ -66,9 +67,10 @@ static int read_runs(PGresult *r, int aa, struct db_compare_runs *out, struct er
 			struct db_compare_run *u = &out->runs[i];
 
 			u->setup_id = pg_bin_int8(PQgetvalue(r, (int)i, 0));
-			if (aa)
+			if (aa) {
 				u->kernel = pg_bin_int8(PQgetvalue(r, (int)i, 1));
-			else
+				u->commit_id = pg_bin_int8(PQgetvalue(r, (int)i, 4));
+			} else
 				u->is_base = PQgetvalue(r, (int)i, 1)[0] != 0;
 			u->metric_ids = ip;
 			u->means = vp;

@@ -31,10 +31,11 @@ struct db_setup_filter {
 /* One run of a compare (ST_COMPARE): its metrics' ids and means. */
 struct db_compare_run {
 	long long setup_id;
-	int is_base;	  /* 1: a run of the base commit, 0: of the head (ST_COMPARE) */
-	long long kernel; /* ST_COMPARE_AA: the run's kernel, numbered (ascending) */
-	int *metric_ids;  /* ascending, n of them (into the runs' id pool) */
-	double *means;	  /* means[i]: metric_ids[i]'s mean over the run's iterations */
+	int is_base;	     /* 1: a run of the base commit, 0: of the head (ST_COMPARE) */
+	long long kernel;    /* ST_COMPARE_AA: the run's kernel, numbered (ascending) */
+	long long commit_id; /* ST_COMPARE_AA: the run's commit (commits.id) */
+	int *metric_ids;     /* ascending, n of them (into the runs' id pool) */
+	double *means;	     /* means[i]: metric_ids[i]'s mean over the run's iterations */
 	long n;
 };
 

@@ -47,18 +47,19 @@ const struct db_stmt_def db_stmts_series[DB_NR_STMTS] = {
 	 * means (run_means), but for the runs of the two compared commits, by
 	 * kernel: a kernel is the runs of one image (sql/0022 image_sha256) or,
 	 * without one, of one commit, numbered in setup order; only kernels of
-	 * two runs or more. Read in binary (db/series.c db_compare_aa()).
+	 * two runs or more; each run's commit id last. Read in binary
+	 * (db/series.c db_compare_aa()).
 	 */
 	[ST_COMPARE_AA] = { "compare_aa",
 			    "WITH h AS (SELECT r.setup_id, coalesce('i' || r.image_sha256, "
-			    "'c' || r.commit_id::text) AS k, m.metric_ids, m.means "
+			    "'c' || r.commit_id::text) AS k, m.metric_ids, m.means, r.commit_id "
 			    "FROM runs r JOIN run_means m ON m.run_id = r.id "
 			    "JOIN setups s ON s.id = r.setup_id "
 			    "WHERE r.setup_id = ANY ($1::int8[]) AND r.status = 'ok' "
 			    "AND r.commit_id <> ALL (ARRAY[$2::bigint, $3::bigint]) "
 			    "AND (s.mode = 'icount' OR s.params->>'measure' = 'icount')) "
 			    "SELECT h.setup_id, dense_rank() OVER (ORDER BY h.setup_id, h.k), "
-			    "h.metric_ids, h.means FROM h WHERE (h.setup_id, h.k) IN "
+			    "h.metric_ids, h.means, h.commit_id FROM h WHERE (h.setup_id, h.k) IN "
 			    "(SELECT setup_id, k FROM h GROUP BY 1, 2 HAVING count(*) >= 2) "
 			    "ORDER BY 2" },
 	/*
