@@ -1,4 +1,5 @@
 #include "server/detect.h"
+#include "server/aa_history.h"
 #include "clock.h"
 #include "server/bgthread.h"
 #include "server/db/db.h"
@@ -175,7 +176,12 @@ static int note_upsert(PGconn *c, const struct db_regr_upserted *up, const char 
 	}
 	if ((up->created || !strcmp(up->old_state, "new")) && !strcmp(up->new_state, "confirmed")) {
 		st->confirmed++;
-		if (pair->verdict == VERDICT_DIFFERENT)
+		if (pair->verdict == VERDICT_DIFFERENT && pair->by_spread)
+			snprintf(note, sizeof(note),
+				 "confirmed: last good vs first bad commit is different "
+				 "(%+.2f%%, %zu vs %zu runs, by the setup's A/A spread)",
+				 pair->hl_pct, pair->a.n, pair->b.n);
+		else if (pair->verdict == VERDICT_DIFFERENT)
 			snprintf(note, sizeof(note),
 				 "confirmed: last good vs first bad commit is different "
 				 "(%+.2f%%, p %.3g, %zu vs %zu runs)",
@@ -219,11 +225,28 @@ static void upsert_from(struct db_regr_upsert *u, const struct compare_result *s
 	u->pair_verdict = verdict_name(pair->verdict);
 }
 
+/*
+ * Compares a with b as compare_deterministic() with the setup's A/A spread
+ * of the metric from aa (server/aa_history.h; none measured in wall-clock
+ * setups: the rank test), the runs of commits before and after (the pair
+ * either side of the step) left out of the spread.
+ */
+static void compare_sides(const struct aa_history *aa, long long setup_id, long long metric_id,
+			  long long before, long long after, const double *a, size_t na,
+			  const double *b, size_t nb, const struct compare_opts *co,
+			  struct compare_result *r)
+{
+	struct aa_spread sp;
+
+	aa_history_spread(aa, setup_id, metric_id, before, after, &sp);
+	compare_deterministic(a, na, b, nb, co, aa_spread_usable(&sp), r);
+}
+
 /* Stores the change points of one detected series; appends the record ids to *kept. */
 static int store_series(PGconn *c, long long setup_id, const struct db_detect_point *m,
 			const struct series *s, const struct detect_series *ds,
-			const struct config *cfg, struct kept *kept, struct detect_setup_stats *st,
-			struct err *e)
+			const struct aa_history *aa, const struct config *cfg, struct kept *kept,
+			struct detect_setup_stats *st, struct err *e)
 {
 	size_t w = ds->opts.window;
 
@@ -250,10 +273,12 @@ static int store_series(PGconn *c, long long setup_id, const struct db_detect_po
 			co.floor_pct = co.monitor_floor_pct;
 		a = side(s, lo, idx, &na);
 		b = side(s, idx, hi, &nb);
-		compare_samples(a, na, b, nb, &co, &seg);
+		compare_sides(aa, setup_id, m->metric_id, s->commit[idx - 1], s->commit[idx], a, na,
+			      b, nb, &co, &seg);
 		a = side(s, idx - 1, idx, &na);
 		b = side(s, idx, idx + 1, &nb);
-		compare_samples(a, na, b, nb, &co, &pair);
+		compare_sides(aa, setup_id, m->metric_id, s->commit[idx - 1], s->commit[idx], a, na,
+			      b, nb, &co, &pair);
 
 		got = db_regr_covering(c, setup_id, m->metric_id, s->commit[idx - 1],
 				       s->commit[idx], &covering, e);
@@ -303,8 +328,8 @@ static int store_series(PGconn *c, long long setup_id, const struct db_detect_po
  */
 static int check_tip(PGconn *c, long long setup_id, const struct db_detect_point *m,
 		     const struct series *s, const struct detect_series *ds,
-		     const struct config *cfg, struct tip_job *tj, struct kept *kept,
-		     struct detect_setup_stats *st, struct err *e)
+		     const struct aa_history *aa, const struct config *cfg, struct tip_job *tj,
+		     struct kept *kept, struct detect_setup_stats *st, struct err *e)
 {
 	struct detect_tip tip;
 	struct compare_opts co;
@@ -363,11 +388,13 @@ static int check_tip(PGconn *c, long long setup_id, const struct db_detect_point
 		co.floor_pct = co.monitor_floor_pct;
 	a = side(s, t - 1, t, &na);
 	b = side(s, t, t + 1, &nb);
-	compare_samples(a, na, b, nb, &co, &pair);
+	compare_sides(aa, setup_id, m->metric_id, s->commit[t - 1], s->commit[t], a, na, b, nb, &co,
+		      &pair);
 	if (pair.verdict != VERDICT_DIFFERENT || pair.direction != tip.moved)
 		return 0; /* not (yet) enough runs, or noise: nothing recorded */
 	a = side(s, t - tip.nref, t, &na);
-	compare_samples(a, na, b, nb, &co, &seg);
+	compare_sides(aa, setup_id, m->metric_id, s->commit[t - 1], s->commit[t], a, na, b, nb, &co,
+		      &seg);
 	memset(&u, 0, sizeof(u));
 	u.setup_id = setup_id;
 	u.metric_id = m->metric_id;
@@ -403,10 +430,16 @@ static int check_tip(PGconn *c, long long setup_id, const struct db_detect_point
 		char note[512];
 
 		st->confirmed++;
-		snprintf(note, sizeof(note),
-			 "confirmed at the tip: last good vs first bad commit is different "
-			 "(%+.2f%%, p %.3g, %zu vs %zu runs)",
-			 pair.hl_pct, pair.p_value, pair.a.n, pair.b.n);
+		if (pair.by_spread)
+			snprintf(note, sizeof(note),
+				 "confirmed at the tip: last good vs first bad commit is different "
+				 "(%+.2f%%, %zu vs %zu runs, by the setup's A/A spread)",
+				 pair.hl_pct, pair.a.n, pair.b.n);
+		else
+			snprintf(note, sizeof(note),
+				 "confirmed at the tip: last good vs first bad commit is different "
+				 "(%+.2f%%, p %.3g, %zu vs %zu runs)",
+				 pair.hl_pct, pair.p_value, pair.a.n, pair.b.n);
 		if (history(c, up.id, "new", "confirmed", note, e))
 			return -1;
 	}
@@ -445,8 +478,8 @@ static size_t push_metric(const struct db_detect_series *rows, size_t i, struct 
 
 /* examines every metric of the rows read; the record ids found go to *kept */
 static int detect_rows(PGconn *c, long long setup_id, const struct db_detect_series *rows,
-		       const struct config *cfg, struct kept *kept, struct detect_setup_stats *st,
-		       struct err *e)
+		       const struct aa_history *aa, const struct config *cfg, struct kept *kept,
+		       struct detect_setup_stats *st, struct err *e)
 {
 	struct series s;
 	struct tip_job tj = { 0 };
@@ -472,9 +505,9 @@ static int detect_rows(PGconn *c, long long setup_id, const struct db_detect_ser
 		detect_series_run(&ds);
 		st->series++;
 		st->points += s.n;
-		ret = store_series(c, setup_id, m, &s, &ds, cfg, kept, st, e);
+		ret = store_series(c, setup_id, m, &s, &ds, aa, cfg, kept, st, e);
 		if (!ret)
-			ret = check_tip(c, setup_id, m, &s, &ds, cfg, &tj, kept, st, e);
+			ret = check_tip(c, setup_id, m, &s, &ds, aa, cfg, &tj, kept, st, e);
 		detect_series_release(&ds);
 	}
 	free(tj.rec_metric);
@@ -491,6 +524,7 @@ int detect_setup(PGconn *c, long long setup_id, const struct config *cfg,
 {
 	struct db_detect_series rows;
 	struct kept kept = { NULL, 0, 0 };
+	struct aa_history aa;
 	int ret;
 
 	memset(st, 0, sizeof(*st));
@@ -501,7 +535,13 @@ int detect_setup(PGconn *c, long long setup_id, const struct config *cfg,
 		db_rollback(c);
 		return -1;
 	}
-	ret = detect_rows(c, setup_id, &rows, cfg, &kept, st, e);
+	/* the setup's A/A history (icount setups only; none in wall-clock) */
+	if (aa_history_load(c, &setup_id, 1, 0, 0, &aa, e)) {
+		db_detect_series_free(&rows);
+		db_rollback(c);
+		return -1;
+	}
+	ret = detect_rows(c, setup_id, &rows, &aa, cfg, &kept, st, e);
 	if (!ret)
 		ret = db_regr_undetect(c, setup_id, kept.ids, kept.n, &st->withdrawn,
 				       &st->undetected, e);
@@ -510,6 +550,7 @@ int detect_setup(PGconn *c, long long setup_id, const struct config *cfg,
 	if (ret)
 		db_rollback(c);
 	db_detect_series_free(&rows);
+	aa_history_release(&aa);
 	free(kept.ids);
 	return ret;
 }

@@ -9,7 +9,9 @@ wall-clock setup with the same numbers stays with the rank test.
 import hashlib
 import os
 import sys
+import time
 import unittest
+import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Server, result_doc  # noqa: E402
@@ -129,6 +131,57 @@ class IdenticalImages(unittest.TestCase):
         w = row(csha("aa-noimg-base"), csha("aa-noimg-h5"), "aa-noimg")
         self.assertEqual((w["verdict"], w["by_spread"], w["aa_spread_pct"], w["aa_runs"]),
                          ("need-more-runs", False, None, 0))
+
+
+def wait_idle():
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if srv.psql("SELECT count(*) FROM detect_queue") == "0":
+            return
+        time.sleep(0.1)
+    raise AssertionError("detection queue not drained")
+
+
+class DetectionConfirms(unittest.TestCase):
+    """A +5 % step 4 commits before the tip of 50, 2 runs a commit within 0.03 %:
+    the step is too short for the detector's own confirmation (5 commits after
+    it) and the pair, 2 runs vs 2, is below the rank test's reach; in icount
+    mode the pair is `different` by the A/A spread of the other 48 commits (96
+    runs) and the record is confirmed. The same series in wall-clock stays new."""
+
+    @classmethod
+    def setUpClass(cls):
+        for tc, params in (("aa-det-icount", ICOUNT), ("aa-det-wall", WALL)):
+            for i in range(50):
+                x = (1050.0 if i >= 46 else 1000.0) + 0.1 * (i % 3)
+                for v in (x, x + 0.3):
+                    post(csha(tc, i), tc, params, v,
+                         commit_time="2026-01-03T00:%02d:00Z" % i,
+                         commit_subject="%s commit %d" % (tc, i))
+        wait_idle()
+
+    def record(self, tc):
+        r = srv.get("/api/v1/regressions?" + urllib.parse.urlencode(
+            {"testcase": tc, "metric": OPS}))
+        self.assertEqual(r.status, 200, r)
+        recs = r.json()["regressions"]
+        self.assertEqual(len(recs), 1, recs)
+        rec = recs[0]
+        self.assertEqual((rec["good"]["sha"], rec["bad"]["sha"]), (csha(tc, 45), csha(tc, 46)))
+        self.assertEqual(rec["kind"], "improvement")
+        return rec
+
+    def test_icount_pair_confirms_by_spread(self):
+        rec = self.record("aa-det-icount")
+        self.assertEqual(rec["state"], "confirmed")
+        self.assertEqual(rec["pair"]["verdict"], "different")
+        hist = srv.get("/api/v1/regressions/%d" % rec["id"]).json()["history"]
+        self.assertRegex(hist[1]["note"], r"^confirmed: last good vs first bad commit is "
+                         r"different \(\+5\.0\d%, 2 vs 2 runs, by the setup's A/A spread\)$")
+
+    def test_wallclock_stays_new(self):
+        rec = self.record("aa-det-wall")
+        self.assertEqual((rec["state"], rec["pair"]["verdict"]), ("new", "need-more-runs"))
 
 
 if __name__ == "__main__":
