@@ -5,6 +5,7 @@
 #include "buf.h"
 #include "xalloc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -346,4 +347,52 @@ int db_compare_fingerprints(PGconn *c, const char *base_id, const char *head_id,
 	if (!*head)
 		*head = json_array();
 	return 0;
+}
+
+static int cmp_aa_metric(const void *x, const void *y)
+{
+	const struct db_request_aa_metric *a = x, *b = y;
+
+	if (a->group != b->group)
+		return (a->group > b->group) - (a->group < b->group);
+	return strcmp(a->metric, b->metric);
+}
+
+long db_request_aa_metrics(PGconn *c, long long request_id, struct db_request_aa_metric **out,
+			   struct err *e)
+{
+	char t[24];
+	const char *p[1] = { t };
+	PGresult *r;
+	long n;
+
+	*out = NULL;
+	snprintf(t, sizeof(t), "%lld", request_id);
+	r = db_exec(c, ST_REQUEST_AA_METRICS, 1, p, e);
+	if (!r)
+		return -1;
+	n = PQntuples(r);
+	if (n)
+		*out = xcalloc((size_t)n, sizeof(**out));
+	for (long i = 0; i < n; i++) {
+		struct db_request_aa_metric *m = &(*out)[i];
+
+		m->group = (int)strtol(PQgetvalue(r, (int)i, 0), NULL, 10);
+		m->metric = xstrdup(PQgetvalue(r, (int)i, 1));
+		m->metric_id = strtoll(PQgetvalue(r, (int)i, 2), NULL, 10);
+		m->setup_id = strtoll(PQgetvalue(r, (int)i, 3), NULL, 10);
+		m->base_commit = strtoll(PQgetvalue(r, (int)i, 4), NULL, 10);
+		m->head_commit = strtoll(PQgetvalue(r, (int)i, 5), NULL, 10);
+	}
+	PQclear(r);
+	if (n > 1)
+		qsort(*out, (size_t)n, sizeof(**out), cmp_aa_metric);
+	return n;
+}
+
+void db_request_aa_metrics_free(struct db_request_aa_metric *m, long n)
+{
+	for (long i = 0; i < n; i++)
+		free(m[i].metric);
+	free(m);
 }

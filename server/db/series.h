@@ -72,6 +72,24 @@ int db_compare_aa(PGconn *c, const char *base_id, const char *head_id, const lon
 		  size_t n, struct db_compare_runs *out, struct err *e)
 	__attribute__((warn_unused_result));
 
+/* One (group, metric) of an A/B request (ST_REQUEST_AA_METRICS). */
+struct db_request_aa_metric {
+	int group;    /* jobs.ab_group: index into the request's spec.groups */
+	char *metric; /* its name, new */
+	long long metric_id, setup_id;
+	long long base_commit, head_commit; /* commits.id of its sides' runs; 0 = none */
+};
+
+/*
+ * The (group, metric) pairs of request_id's ok runs with their metric id,
+ * setup and sides' commits: the count with *out a new array sorted by
+ * (group, strcmp of metric) (NULL when 0; free with
+ * db_request_aa_metrics_free()), or -1 with e.
+ */
+long db_request_aa_metrics(PGconn *c, long long request_id, struct db_request_aa_metric **out,
+			   struct err *e) __attribute__((warn_unused_result));
+void db_request_aa_metrics_free(struct db_request_aa_metric *m, long n);
+
 /* A metric's name and properties (ST_COMPARE_METRICS). */
 struct db_compare_metric {
 	int id; /* metrics.id */

@@ -63,6 +63,19 @@ const struct db_stmt_def db_stmts_series[DB_NR_STMTS] = {
 			    "(SELECT setup_id, k FROM h GROUP BY 1, 2 HAVING count(*) >= 2) "
 			    "ORDER BY 2" },
 	/*
+	 * $1 request id: per (group = jobs.ab_group, metric) of its ok runs, the
+	 * metric's id, the setup (of the group's runs, one: a request pins each
+	 * group to one setup) and the base and head commits, for the A/A spread
+	 * of the verdict (server/aa_history.h). Text.
+	 */
+	[ST_REQUEST_AA_METRICS] = { "request_aa_metrics",
+				    "SELECT j.ab_group::integer, m.name, m.id, min(r.setup_id), "
+				    "coalesce(min(r.commit_id) FILTER (WHERE j.ab_side = 'base'), 0), "
+				    "coalesce(min(r.commit_id) FILTER (WHERE j.ab_side = 'head'), 0) "
+				    "FROM jobs j JOIN runs r ON r.job_id = j.id AND r.status = 'ok' "
+				    "JOIN run_values v ON v.run_id = r.id JOIN metrics m ON m.id = v.metric_id "
+				    "WHERE j.request_id = $1::bigint GROUP BY 1, 2, 3" },
+	/*
 	 * $1 metric, $2 testcase, $3..$8 filters: every run of the metric in the
 	 * matching setups as (setup id, commit id, run id, run_id, mean as
 	 * PostgreSQL's text), in no particular order, read in binary
