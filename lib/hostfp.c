@@ -1,5 +1,6 @@
 /* Which host fingerprint fields differ between two sides (see hostfp.h). */
 #include "hostfp.h"
+#include "buf.h"
 #include "xalloc.h"
 
 #include <stdlib.h>
@@ -59,4 +60,79 @@ json_t *hostfp_diff(const json_t *base, const json_t *head)
 	free(names);
 	json_decref(keys);
 	return out;
+}
+
+/* the names people read, for the fields the worker sends (worker/fingerprint.c) */
+static const struct {
+	const char *field, *label;
+} labels[] = {
+	{ "cpu_model", "CPU model" },	    { "microcode", "microcode" },
+	{ "cpufreq_governor", "governor" }, { "kernel_release", "host kernel" },
+	{ "cmdline", "host cmdline" },
+};
+
+static const char *label_of(const char *field)
+{
+	for (size_t i = 0; i < sizeof(labels) / sizeof(labels[0]); i++)
+		if (!strcmp(labels[i].field, field))
+			return labels[i].label;
+	return field;
+}
+
+/* v on one line (control characters as spaces), cut at HOSTFP_NOTE_VALUE_MAX */
+static int add_value(struct buf *b, const char *v)
+{
+	size_t n = strlen(v);
+	int bad = 0;
+
+	for (size_t i = 0; i < n && i < HOSTFP_NOTE_VALUE_MAX; i++)
+		bad |= buf_addch(b, (unsigned char)v[i] < 0x20 || v[i] == 0x7f ? ' ' : v[i]);
+	if (n > HOSTFP_NOTE_VALUE_MAX)
+		bad |= buf_addstr(b, "...");
+	return bad;
+}
+
+/* one side's distinct values of field, sorted, joined by "/" */
+static int add_side(struct buf *b, const json_t *side, const char *field)
+{
+	json_t *set = values_of(side, field);
+	const char **v = xcalloc(json_object_size(set) + 1, sizeof(*v));
+	const char *k;
+	json_t *x;
+	size_t n = 0;
+	int bad = 0;
+
+	json_object_foreach (set, k, x)
+		v[n++] = k;
+	qsort(v, n, sizeof(*v), cmp_str);
+	for (size_t i = 0; i < n; i++)
+		bad |= (i && buf_addch(b, '/')) ||
+		       add_value(b, strcmp(v[i], "\x01null") ? v[i] : "unknown");
+	free(v);
+	json_decref(set);
+	return bad;
+}
+
+char *hostfp_note(const json_t *base, const json_t *head)
+{
+	json_t *fields = hostfp_diff(base, head), *f;
+	struct buf b = BUF_INIT(0);
+	size_t i;
+	int bad = 0;
+
+	if (!json_array_size(fields)) {
+		json_decref(fields);
+		return NULL;
+	}
+	bad |= buf_addstr(&b, "base and head ran on hosts that differ in ");
+	json_array_foreach (fields, i, f) {
+		const char *name = json_string_value(f);
+
+		bad |= (i && buf_addstr(&b, ", ")) || buf_addstr(&b, label_of(name)) ||
+		       buf_addstr(&b, " (") || add_side(&b, base, name) || buf_addstr(&b, " vs ") ||
+		       add_side(&b, head, name) || buf_addch(&b, ')');
+	}
+	(void)bad; /* no cap: appends cannot fail */
+	json_decref(fields);
+	return buf_detach(&b, NULL);
 }

@@ -441,7 +441,8 @@ static int render_report(const struct report_input *in, struct buf *b)
 		return -1;
 	if (buf_addch(b, '\n') || field(b, "testcase:", in->testcase) ||
 	    field(b, "config:", in->kconfig) || field(b, "compiler:", in->compiler) ||
-	    render_machine(in, b) || field(b, "mode:", in->mode))
+	    render_machine(in, b) || field(b, "note:", in->host_note) ||
+	    field(b, "mode:", in->mode))
 		return -1;
 	if (in->nr_params) {
 		if (buf_addstr(b, "parameters:\n"))

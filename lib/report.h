@@ -95,6 +95,13 @@ struct report_input {
 	long long guest_memory_mb;
 	int icount;
 	/*
+	 * The table's two sides ran on hosts with different fingerprints:
+	 * hostfp_note()'s text ("base and head ran on hosts that differ in
+	 * microcode (0xf0 vs 0xf4)"), printed as "note:     TEXT" under the
+	 * machine line; NULL = they agree (or are not known): no line.
+	 */
+	const char *host_note;
+	/*
 	 * The culprit's diffstat (has_diffstat 0 = not known; REPORT_RANGE:
 	 * of bad_sha, shown when the range is that one commit):
 	 * totals as `git diff --shortstat` and the files (the first

@@ -1,5 +1,6 @@
 /* A/B requests: ref resolution and the verdict; see abtest.h. */
 #include "server/abtest.h"
+#include "server/aa_history.h"
 #include "server/db/db.h"
 #include "server/db/outbox.h"
 #include "server/log.h"
@@ -24,6 +25,16 @@ static json_t *pair(double a, double b)
 	return json_pack("[o,o]", num(a), num(b));
 }
 
+/* (group, metric) order of db_request_aa_metrics() */
+static int cmp_aa_metric(const void *x, const void *y)
+{
+	const struct db_request_aa_metric *a = x, *b = y;
+
+	if (a->group != b->group)
+		return (a->group > b->group) - (a->group < b->group);
+	return strcmp(a->metric, b->metric);
+}
+
 /* one row of the result: the comparison r of metric s (base) vs its head */
 static json_t *row_json(const struct db_request_sample *s, json_t *group,
 			const struct compare_result *r, double q, double floor, const char *change)
@@ -46,18 +57,20 @@ static json_t *row_json(const struct db_request_sample *s, json_t *group,
 	json_object_set_new(o, "q_value", num(q));
 	json_object_set_new(o, "floor_pct", num(floor));
 	json_object_set_new(o, "verdict", json_string(verdict_name(r->verdict)));
+	json_object_set_new(o, "by_spread", json_boolean(r->by_spread));
 	json_object_set_new(o, "change", json_string(change));
 	return o;
 }
 
 const char *abtest_verdict(const struct db_request_sample *s, long n, double min_change_pct,
-			   json_t *groups, json_t **rows)
+			   json_t *groups, const double *aa, json_t **rows)
 {
 	struct compare_result *res = xcalloc((size_t)n + 1, sizeof(*res));
 	struct compare_result **ptr = xcalloc((size_t)n + 1, sizeof(*ptr));
 	const struct db_request_sample **base = xcalloc((size_t)n + 1, sizeof(*base));
 	double *floors = xcalloc((size_t)n + 1, sizeof(*floors)),
 	       *q = xcalloc((size_t)n + 1, sizeof(*q));
+	size_t *fam = xcalloc((size_t)n + 1, sizeof(*fam)), nf = 0;
 	size_t nr = 0, primary = 0;
 	int regr = 0, impr = 0, same = 0, other = 0, any_primary = 0;
 	struct compare_opts o;
@@ -70,6 +83,7 @@ const char *abtest_verdict(const struct db_request_sample *s, long n, double min
 	for (long i = 0; i < n; i++) {
 		const struct db_request_sample *a = NULL, *b = NULL;
 		struct compare_opts om = o;
+		double spread = aa ? aa[i] : NAN;
 
 		if (!s[i].head) {
 			a = &s[i];
@@ -81,14 +95,26 @@ const char *abtest_verdict(const struct db_request_sample *s, long n, double min
 		}
 		om.floor_pct = isnan(min_change_pct) ? compare_opts_floor(&o, (a ? a : b)->metric) :
 						       min_change_pct;
-		compare_samples(a ? a->values : NULL, a ? a->n : 0, b ? b->values : NULL,
-				b ? b->n : 0, &om, &res[nr]);
+		compare_deterministic(a ? a->values : NULL, a ? a->n : 0, b ? b->values : NULL,
+				      b ? b->n : 0, &om, spread, &res[nr]);
 		floors[nr] = om.floor_pct;
 		base[nr] = a ? a : b;
-		ptr[nr] = &res[nr];
+		q[nr] = NAN;
+		/* the FDR family: the rows a p-value decides */
+		if (!res[nr].by_spread) {
+			fam[nf] = nr;
+			ptr[nf++] = &res[nr];
+		}
 		nr++;
 	}
-	compare_fdr(ptr, nr, o.alpha, q);
+	{
+		double *qf = xcalloc(nf + 1, sizeof(*qf));
+
+		compare_fdr(ptr, nf, o.alpha, qf);
+		for (size_t i = 0; i < nf; i++)
+			q[fam[i]] = qf[i];
+		free(qf);
+	}
 	for (size_t i = 0; i < nr; i++)
 		if (!base[i]->is_monitor)
 			any_primary = 1;
@@ -124,7 +150,61 @@ const char *abtest_verdict(const struct db_request_sample *s, long n, double min
 	free(base);
 	free(floors);
 	free(q);
+	free(fam);
 	return verdict;
+}
+
+/*
+ * The A/A spread of each sample s[0..n) of request id (abtest.h): per
+ * (group, metric), from the history of its setup without the request's
+ * commits; NAN where none (wall-clock setups, too little history). A new
+ * array of n (at least 1), or NULL with e.
+ */
+static double *request_aa(PGconn *c, long long id, const struct db_request_sample *s, long n,
+			  struct err *e)
+{
+	struct db_request_aa_metric *m;
+	long nm = db_request_aa_metrics(c, id, &m, e);
+	double *aa;
+	long long *setups;
+	size_t ns = 0;
+	struct aa_history h;
+
+	if (nm < 0)
+		return NULL;
+	setups = xcalloc((size_t)nm + 1, sizeof(*setups));
+	for (long i = 0; i < nm; i++) {
+		size_t k = 0;
+
+		while (k < ns && setups[k] != m[i].setup_id)
+			k++;
+		if (k == ns)
+			setups[ns++] = m[i].setup_id;
+	}
+	if (aa_history_load(c, setups, ns, 0, 0, &h, e)) {
+		free(setups);
+		db_request_aa_metrics_free(m, nm);
+		return NULL;
+	}
+	free(setups);
+	aa = xcalloc((size_t)n + 1, sizeof(*aa));
+	for (long i = 0; i < n; i++) {
+		struct db_request_aa_metric key = { .group = s[i].group, .metric = s[i].metric };
+		const struct db_request_aa_metric *x = nm ? bsearch(&key, m, (size_t)nm, sizeof(*m),
+								    cmp_aa_metric) :
+							    NULL;
+		struct aa_spread sp;
+
+		aa[i] = NAN;
+		if (!x)
+			continue;
+		aa_history_spread(&h, x->setup_id, x->metric_id, x->base_commit, x->head_commit,
+				  &sp);
+		aa[i] = aa_spread_usable(&sp);
+	}
+	aa_history_release(&h);
+	db_request_aa_metrics_free(m, nm);
+	return aa;
 }
 
 /* the done request's result: {verdict, alpha, rows} as text (new) and its verdict */
@@ -134,12 +214,19 @@ static char *decide(PGconn *c, long long id, json_t *spec, const char **verdict,
 	long n = db_request_samples(c, id, &s, e);
 	json_t *mcp, *rows, *res;
 	char *text;
+	double *aa;
 
 	if (n < 0)
 		return NULL;
+	aa = request_aa(c, id, s, n, e);
+	if (!aa) {
+		db_request_samples_free(s, n);
+		return NULL;
+	}
 	mcp = json_object_get(spec, "min_change_pct");
 	*verdict = abtest_verdict(s, n, json_is_number(mcp) ? json_number_value(mcp) : NAN,
-				  json_object_get(spec, "groups"), &rows);
+				  json_object_get(spec, "groups"), aa, &rows);
+	free(aa);
 	db_request_samples_free(s, n);
 	res = json_pack("{s:s,s:f,s:o}", "verdict", *verdict, "alpha", ABTEST_ALPHA, "rows", rows);
 	text = json_dumps(res, JSON_COMPACT | JSON_REAL_PRECISION(10));

@@ -24,6 +24,12 @@
  * else `improvement` when one improved, else `no-change` when every row
  * is `same` (its CI inside +-floor), else `inconclusive` (too few runs or
  * an unknown metric direction).
+ *
+ * Deterministic measurement (issue 23, item 7): in an icount setup a
+ * row's comparison is compare_deterministic() with the setup's A/A spread
+ * of the metric from its history (server/aa_history.h, the request's own
+ * commits left out), which may decide where the rank test cannot (3 vs
+ * 3); such a row says by_spread and is not in the FDR family (q null).
  */
 
 /* The alpha of a request's comparisons (compare's default). */
@@ -36,11 +42,13 @@
 /*
  * Pure: the rows and overall verdict from samples s[0..n) as
  * db_request_samples() orders them; groups: the request's spec.groups
- * (borrowed; each row copies its target, testcase, params). Returns the
- * verdict (static string) and *rows, a new JSON array.
+ * (borrowed; each row copies its target, testcase, params); aa: NULL, or
+ * n A/A spreads, aa[i] the one of s[i]'s (group, metric) for
+ * compare_deterministic() (NAN: none, the rank test). Returns the verdict
+ * (static string) and *rows, a new JSON array.
  */
 const char *abtest_verdict(const struct db_request_sample *s, long n, double min_change_pct,
-			   json_t *groups, json_t **rows);
+			   json_t *groups, const double *aa, json_t **rows);
 
 /*
  * Settles request id if it can be: in one transaction, a request not

@@ -3,8 +3,10 @@
  * mail to `notify` in the kernel test robot's form; see abtest.h.
  */
 #include "server/abtest.h"
+#include "server/db/mail.h"
 #include "server/db/requests.h"
 #include "buf.h"
+#include "hostfp.h"
 #include "lkptext.h"
 #include "xalloc.h"
 
@@ -344,6 +346,33 @@ int abtest_mail(PGconn *c, const char *public_url, long long request_id, char **
 			str(q, "repeat_why"));
 	if (*str(q, "label"))
 		bad |= buf_addf(&b, "%-10s %s\n", "label:", str(q, "label"));
+	{
+		/* a group whose sides ran on hosts of different fingerprints: one note each */
+		struct db_mail_group_fp *fp;
+		long nfp = db_mail_request_fingerprints(c, request_id, &fp, e);
+		json_t *groups = json_object_get(q, "groups");
+
+		if (nfp < 0) {
+			buf_release(&s);
+			buf_release(&b);
+			json_decref(q);
+			return -1;
+		}
+		for (long k = 0; k < nfp; k++) {
+			char *note = hostfp_note(fp[k].base, fp[k].head);
+			json_t *g = json_array_get(groups, (size_t)fp[k].group);
+
+			if (!note)
+				continue;
+			bad |= json_array_size(groups) > 1 ?
+				       buf_addf(&b, "%-10s %s (%s): %s\n",
+						"note:", str(g, "target"), str(g, "testcase"),
+						note) :
+				       buf_addf(&b, "%-10s %s\n", "note:", note);
+			free(note);
+		}
+		db_mail_group_fps_free(fp, nfp);
+	}
 	if (!strcmp(state, "done"))
 		bad |= buf_addf(&b,
 				"%-10s %s (per target and metric: Mann-Whitney at alpha %g, "

@@ -1,4 +1,6 @@
 #include "server/detect.h"
+#include "server/detect_int.h"
+#include "server/aa_history.h"
 #include "clock.h"
 #include "server/bgthread.h"
 #include "server/db/db.h"
@@ -29,36 +31,8 @@ struct detect_thread {
 	double last_stale;   /* mono_s() of the last stale re-queue (thread only) */
 };
 
-/* the record ids one detection found (kept; the others are undetected) */
-struct kept {
-	long long *ids;
-	size_t n, alloc;
-};
-
-/* One series: per commit (pushed into the detector) its id and its samples. */
-struct series {
-	long long *commit; /* commits.id per series position */
-	size_t *first;	   /* first sample of each position in vals */
-	size_t *count;	   /* samples of each position */
-	double *vals;	   /* run means */
-	size_t n, nvals;
-};
-
-/* the tracking job of the tip of one setup's series, looked up once per detect_setup */
-struct tip_job {
-	long long commit; /* the tip it is for; 0: not looked up yet */
-	int got;	  /* 1: job and branch are set (the tip was tested by a plan) */
-	long long job;
-	char branch[256];
-	long long *rec_metric, *rec_id; /* the records whose first bad commit is the tip */
-	size_t nrec;
-	long long *tipc; /* the commits with extra tip runs (ascending), once per setup */
-	size_t ntipc;
-	int tipc_read;
-};
-
 /* the record's kind: a direction (+1 rose, -1 fell) for a metric with hib (1, 0, -1 unknown) */
-static const char *kind_of(int direction, int hib)
+const char *detect_kind_of(int direction, int hib)
 {
 	switch (change_kind_of(direction, hib)) {
 	case CHANGE_REGRESSION:
@@ -117,7 +91,7 @@ static int direction_of(const struct compare_result *seg, const struct change_po
 }
 
 /* samples of series positions [lo, hi) as one borrowed range of vals */
-static const double *side(const struct series *s, size_t lo, size_t hi, size_t *n)
+const double *detect_side(const struct series *s, size_t lo, size_t hi, size_t *n)
 {
 	*n = hi > lo ? s->first[hi - 1] + s->count[hi - 1] - s->first[lo] : 0;
 	return s->vals + (hi > lo ? s->first[lo] : 0);
@@ -145,13 +119,13 @@ static int step_holds(const struct detect_series *ds, size_t idx, size_t hi, siz
 	return 1;
 }
 
-static int history(PGconn *c, long long id, const char *from, const char *to, const char *note,
+int detect_history(PGconn *c, long long id, const char *from, const char *to, const char *note,
 		   struct err *e)
 {
 	return db_regr_history_add(c, id, "detector", 0, from, to, note, e);
 }
 
-static void kept_add(struct kept *k, long long id)
+void detect_kept_add(struct kept *k, long long id)
 {
 	ALLOC_GROW(k->ids, k->n + 1, k->alloc);
 	k->ids[k->n++] = id;
@@ -173,12 +147,17 @@ static int note_upsert(PGconn *c, const struct db_regr_upserted *up, const char 
 			 u->kind, name, seg->hl_pct, seg->ci_lo_pct, seg->ci_hi_pct,
 			 seg->change_pct, seg->p_value, seg->a.n, seg->b.n,
 			 verdict_name(seg->verdict));
-		if (history(c, up->id, NULL, "new", note, e))
+		if (detect_history(c, up->id, NULL, "new", note, e))
 			return -1;
 	}
 	if ((up->created || !strcmp(up->old_state, "new")) && !strcmp(up->new_state, "confirmed")) {
 		st->confirmed++;
-		if (pair->verdict == VERDICT_DIFFERENT)
+		if (pair->verdict == VERDICT_DIFFERENT && pair->by_spread)
+			snprintf(note, sizeof(note),
+				 "confirmed: last good vs first bad commit is different "
+				 "(%+.2f%%, %zu vs %zu runs, by the setup's A/A spread)",
+				 pair->hl_pct, pair->a.n, pair->b.n);
+		else if (pair->verdict == VERDICT_DIFFERENT)
 			snprintf(note, sizeof(note),
 				 "confirmed: last good vs first bad commit is different "
 				 "(%+.2f%%, p %.3g, %zu vs %zu runs)",
@@ -188,7 +167,7 @@ static int note_upsert(PGconn *c, const struct db_regr_upserted *up, const char 
 				 "confirmed: the step holds over %zu commits after it and the "
 				 "two sides are different (p %.3g)",
 				 u->commits_after, seg->p_value);
-		if (history(c, up->id, "new", "confirmed", note, e))
+		if (detect_history(c, up->id, "new", "confirmed", note, e))
 			return -1;
 	}
 	return 0;
@@ -199,7 +178,7 @@ static int note_upsert(PGconn *c, const struct db_regr_upserted *up, const char 
  * the segments either side (the record's size and verdict), and pair, the
  * last good commit's runs against the first bad one's (shown beside it).
  */
-static void upsert_from(struct db_regr_upsert *u, const struct compare_result *seg,
+void detect_upsert_from(struct db_regr_upsert *u, const struct compare_result *seg,
 			const struct compare_result *pair)
 {
 	u->change_pct = seg->change_pct;
@@ -222,11 +201,28 @@ static void upsert_from(struct db_regr_upsert *u, const struct compare_result *s
 	u->pair_verdict = verdict_name(pair->verdict);
 }
 
+/*
+ * Compares a with b as compare_deterministic() with the setup's A/A spread
+ * of the metric from aa (server/aa_history.h; none measured in wall-clock
+ * setups: the rank test), the runs of commits before and after (the pair
+ * either side of the step) left out of the spread.
+ */
+void detect_compare_sides(const struct aa_history *aa, long long setup_id, long long metric_id,
+			  long long before, long long after, const double *a, size_t na,
+			  const double *b, size_t nb, const struct compare_opts *co,
+			  struct compare_result *r)
+{
+	struct aa_spread sp;
+
+	aa_history_spread(aa, setup_id, metric_id, before, after, &sp);
+	compare_deterministic(a, na, b, nb, co, aa_spread_usable(&sp), r);
+}
+
 /* Stores the change points of one detected series; appends the record ids to *kept. */
 static int store_series(PGconn *c, long long setup_id, const struct db_detect_point *m,
 			const struct series *s, const struct detect_series *ds,
-			const struct config *cfg, struct kept *kept, struct detect_setup_stats *st,
-			struct err *e)
+			const struct aa_history *aa, const struct config *cfg, struct kept *kept,
+			struct detect_setup_stats *st, struct err *e)
 {
 	size_t w = ds->opts.window;
 
@@ -251,12 +247,14 @@ static int store_series(PGconn *c, long long setup_id, const struct db_detect_po
 		compare_opts_init(&co);
 		if (m->is_monitor)
 			co.floor_pct = co.monitor_floor_pct;
-		a = side(s, lo, idx, &na);
-		b = side(s, idx, hi, &nb);
-		compare_samples(a, na, b, nb, &co, &seg);
-		a = side(s, idx - 1, idx, &na);
-		b = side(s, idx, idx + 1, &nb);
-		compare_samples(a, na, b, nb, &co, &pair);
+		a = detect_side(s, lo, idx, &na);
+		b = detect_side(s, idx, hi, &nb);
+		detect_compare_sides(aa, setup_id, m->metric_id, s->commit[idx - 1], s->commit[idx],
+				     a, na, b, nb, &co, &seg);
+		a = detect_side(s, idx - 1, idx, &na);
+		b = detect_side(s, idx, idx + 1, &nb);
+		detect_compare_sides(aa, setup_id, m->metric_id, s->commit[idx - 1], s->commit[idx],
+				     a, na, b, nb, &co, &pair);
 
 		got = db_regr_covering(c, setup_id, m->metric_id, s->commit[idx - 1],
 				       s->commit[idx], &covering, e);
@@ -264,7 +262,7 @@ static int store_series(PGconn *c, long long setup_id, const struct db_detect_po
 			return -1;
 		if (got) {
 			/* already being bisected (or settled) under a wider range: keep that one */
-			kept_add(kept, covering);
+			detect_kept_add(kept, covering);
 			continue;
 		}
 		memset(&u, 0, sizeof(u));
@@ -273,9 +271,9 @@ static int store_series(PGconn *c, long long setup_id, const struct db_detect_po
 		u.good_commit = s->commit[idx - 1];
 		u.bad_commit = s->commit[idx];
 		dir = direction_of(&seg, cp);
-		u.kind = kind_of(dir, m->higher_is_better);
+		u.kind = detect_kind_of(dir, m->higher_is_better);
 		u.direction = dir;
-		upsert_from(&u, &seg, &pair);
+		detect_upsert_from(&u, &seg, &pair);
 		u.commits_after = hi - idx;
 		u.det_before = cp->before;
 		u.det_after = cp->after;
@@ -289,244 +287,10 @@ static int store_series(PGconn *c, long long setup_id, const struct db_detect_po
 		if (db_regr_upsert(c, &u, &up, e) ||
 		    note_environment(c, setup_id, s->commit[idx - 1], s->commit[idx], up.id, e))
 			return -1;
-		kept_add(kept, up.id);
+		detect_kept_add(kept, up.id);
 		st->changes++;
 		if (note_upsert(c, &up, m->metric, &u, &seg, &pair, st, e))
 			return -1;
-	}
-	return 0;
-}
-
-/*
- * Reports at the tip (regressions.h): when the newest commit of a plan's
- * branch moved away from the recent window (detect_series_tip), ask once
- * for more runs of it and of the commit before it; when the two then
- * differ (the pair's HL-shift verdict, in the tip's direction), record the
- * range as a confirmed regression, which the auto-bisect takes.
- */
-static int check_tip(PGconn *c, long long setup_id, const struct db_detect_point *m,
-		     const struct series *s, const struct detect_series *ds,
-		     const struct config *cfg, struct tip_job *tj, struct kept *kept,
-		     struct detect_setup_stats *st, struct err *e)
-{
-	struct detect_tip tip;
-	struct compare_opts co;
-	struct compare_result seg, pair;
-	struct db_regr_upsert u;
-	struct db_regr_upserted up;
-	const double *a, *b;
-	size_t na, nb, t = s->n - 1;
-	long long covering;
-	long made;
-	int got;
-
-	if (cfg->detect_tip_z <= 0 || s->n < 2)
-		return 0;
-	if (tj->commit != s->commit[t]) {
-		free(tj->rec_metric);
-		free(tj->rec_id);
-		tj->rec_metric = tj->rec_id = NULL;
-		tj->nrec = 0;
-		tj->commit = s->commit[t];
-		tj->got = db_tip_job(c, setup_id, s->commit[t], &tj->job, tj->branch,
-				     sizeof(tj->branch), e);
-		if (tj->got < 0 ||
-		    (tj->got && db_tip_records(c, setup_id, s->commit[t], &tj->rec_metric,
-					       &tj->rec_id, &tj->nrec, e))) {
-			tj->commit = 0;
-			return -1;
-		}
-	}
-	if (!tj->got)
-		return 0; /* not a tracked commit: the detector alone decides */
-	/* reported already (then bisect runs fill the range before it): keep that record */
-	for (size_t i = 0; i < tj->nrec; i++)
-		if (tj->rec_metric[i] == m->metric_id) {
-			kept_add(kept, tj->rec_id[i]);
-			return 0;
-		}
-	detect_series_tip(ds, cfg->detect_tip_z, &tip);
-	if (!tip.moved)
-		return 0;
-	got = db_regr_covering(c, setup_id, m->metric_id, s->commit[t - 1], s->commit[t], &covering,
-			       e);
-	if (got < 0)
-		return -1;
-	if (got) {
-		kept_add(kept, covering);
-		return 0;
-	}
-	/* created exactly once, however many metrics and passes see the same tip */
-	made = db_tip_request(c, tj->job, s->commit[t - 1], s->commit[t], cfg->detect_tip_runs, e);
-	if (made < 0)
-		return -1;
-	st->tip_jobs += (size_t)made;
-	compare_opts_init(&co);
-	if (m->is_monitor)
-		co.floor_pct = co.monitor_floor_pct;
-	a = side(s, t - 1, t, &na);
-	b = side(s, t, t + 1, &nb);
-	compare_samples(a, na, b, nb, &co, &pair);
-	if (pair.verdict != VERDICT_DIFFERENT || pair.direction != tip.moved)
-		return 0; /* not (yet) enough runs, or noise: nothing recorded */
-	a = side(s, t - tip.nref, t, &na);
-	compare_samples(a, na, b, nb, &co, &seg);
-	memset(&u, 0, sizeof(u));
-	u.setup_id = setup_id;
-	u.metric_id = m->metric_id;
-	u.good_commit = s->commit[t - 1];
-	u.bad_commit = s->commit[t];
-	u.direction = pair.direction;
-	u.kind = kind_of(pair.direction, m->higher_is_better);
-	upsert_from(&u, &seg, &pair);
-	u.commits_after = 1;
-	u.det_before = tip.center;
-	u.det_after = tip.tip;
-	u.det_change_pct = tip.change_pct;
-	u.det_p_value = NAN;
-	u.confirm = 1; /* rule (a): the pair is different in the record's direction */
-	if (db_regr_upsert(c, &u, &up, e))
-		return -1;
-	kept_add(kept, up.id);
-	st->changes++;
-	st->tip_records++;
-	if (up.created) {
-		char note[512];
-
-		st->created++;
-		snprintf(note, sizeof(note),
-			 "detected at the tip of '%s': the newest tested commit is %+.1f robust "
-			 "sigmas (%+.2f%%) from the %zu commits before it; %ld extra run(s) each "
-			 "of it and of the commit before",
-			 tj->branch, tip.z, tip.change_pct, tip.nref, cfg->detect_tip_runs);
-		if (history(c, up.id, NULL, "new", note, e))
-			return -1;
-	}
-	if ((up.created || !strcmp(up.old_state, "new")) && !strcmp(up.new_state, "confirmed")) {
-		char note[512];
-
-		st->confirmed++;
-		snprintf(note, sizeof(note),
-			 "confirmed at the tip: last good vs first bad commit is different "
-			 "(%+.2f%%, p %.3g, %zu vs %zu runs)",
-			 pair.hl_pct, pair.p_value, pair.a.n, pair.b.n);
-		if (history(c, up.id, "new", "confirmed", note, e))
-			return -1;
-	}
-	return 0;
-}
-
-/* 1 when commit id is one of the ascending ids[0..n) */
-static int has_id(const long long *ids, size_t n, long long id)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ids[mid] == id)
-			return 1;
-		if (ids[mid] < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return 0;
-}
-
-/*
- * The pairs asked for at the tip, once their runs are in. check_tip asks
- * for more runs of a tip and of the commit before it when the tip moved;
- * by the time those runs land, a later push (or the plan's next result)
- * may have made another commit the tip, and the step is then inside the
- * series, where the windowed detector needs more commits on each side than
- * a short tracked series has. So every two neighbouring commits of the
- * series that both got extra tip runs are compared on their own runs, and
- * a pair that differs (the HL-shift verdict of compare_samples, the same
- * evidence check_tip records on) is recorded as a confirmed change of
- * that range, in the pair's direction.
- */
-static int check_tip_pairs(PGconn *c, long long setup_id, const struct db_detect_point *m,
-			   const struct series *s, const struct detect_series *ds,
-			   struct tip_job *tj, struct kept *kept, struct detect_setup_stats *st,
-			   struct err *e)
-{
-	struct compare_opts co;
-
-	if (!tj->tipc_read) {
-		if (db_tip_commits(c, setup_id, &tj->tipc, &tj->ntipc, e))
-			return -1;
-		tj->tipc_read = 1;
-	}
-	if (tj->ntipc < 2 || s->n < 3)
-		return 0;
-	compare_opts_init(&co);
-	if (m->is_monitor)
-		co.floor_pct = co.monitor_floor_pct;
-	for (size_t i = 1; i < s->n; i++) {
-		struct compare_result pair;
-		struct db_regr_upsert u;
-		struct db_regr_upserted up;
-		const double *a, *b;
-		size_t na, nb;
-		long long covering;
-		int got;
-
-		if (!has_id(tj->tipc, tj->ntipc, s->commit[i - 1]) ||
-		    !has_id(tj->tipc, tj->ntipc, s->commit[i]))
-			continue;
-		a = side(s, i - 1, i, &na);
-		b = side(s, i, i + 1, &nb);
-		compare_samples(a, na, b, nb, &co, &pair);
-		if (pair.verdict != VERDICT_DIFFERENT || !pair.direction)
-			continue;
-		got = db_regr_covering(c, setup_id, m->metric_id, s->commit[i - 1], s->commit[i],
-				       &covering, e);
-		if (got < 0)
-			return -1;
-		if (got) {
-			kept_add(kept, covering);
-			continue;
-		}
-		memset(&u, 0, sizeof(u));
-		u.setup_id = setup_id;
-		u.metric_id = m->metric_id;
-		u.good_commit = s->commit[i - 1];
-		u.bad_commit = s->commit[i];
-		u.direction = pair.direction;
-		u.kind = kind_of(pair.direction, m->higher_is_better);
-		upsert_from(&u, &pair, &pair);
-		u.commits_after = s->n - i;
-		u.det_before = ds->med[i - 1];
-		u.det_after = ds->med[i];
-		u.det_change_pct = u.det_before != 0 ?
-					   100.0 * (u.det_after - u.det_before) / fabs(u.det_before) :
-					   NAN;
-		u.det_p_value = NAN;
-		u.confirm = 1; /* rule (a): the pair is different in the record's direction */
-		if (db_regr_upsert(c, &u, &up, e))
-			return -1;
-		kept_add(kept, up.id);
-		st->changes++;
-		st->tip_records++;
-		if (up.created) {
-			char note[512];
-
-			st->created++;
-			snprintf(note, sizeof(note),
-				 "detected from the extra runs asked at the tip: last good vs first "
-				 "bad commit is different (%+.2f%%, p %.3g, %zu vs %zu runs)",
-				 pair.hl_pct, pair.p_value, pair.a.n, pair.b.n);
-			if (history(c, up.id, NULL, "new", note, e))
-				return -1;
-		}
-		if ((up.created || !strcmp(up.old_state, "new")) &&
-		    !strcmp(up.new_state, "confirmed")) {
-			st->confirmed++;
-			if (history(c, up.id, "new", "confirmed",
-				    "confirmed by the extra runs asked at the tip", e))
-				return -1;
-		}
 	}
 	return 0;
 }
@@ -563,8 +327,8 @@ static size_t push_metric(const struct db_detect_series *rows, size_t i, struct 
 
 /* examines every metric of the rows read; the record ids found go to *kept */
 static int detect_rows(PGconn *c, long long setup_id, const struct db_detect_series *rows,
-		       const struct config *cfg, struct kept *kept, struct detect_setup_stats *st,
-		       struct err *e)
+		       const struct aa_history *aa, const struct config *cfg, struct kept *kept,
+		       struct detect_setup_stats *st, struct err *e)
 {
 	struct series s;
 	struct tip_job tj = { 0 };
@@ -590,11 +354,11 @@ static int detect_rows(PGconn *c, long long setup_id, const struct db_detect_ser
 		detect_series_run(&ds);
 		st->series++;
 		st->points += s.n;
-		ret = store_series(c, setup_id, m, &s, &ds, cfg, kept, st, e);
+		ret = store_series(c, setup_id, m, &s, &ds, aa, cfg, kept, st, e);
 		if (!ret)
-			ret = check_tip(c, setup_id, m, &s, &ds, cfg, &tj, kept, st, e);
+			ret = check_tip(c, setup_id, m, &s, &ds, aa, cfg, &tj, kept, st, e);
 		if (!ret && cfg->detect_tip_z > 0)
-			ret = check_tip_pairs(c, setup_id, m, &s, &ds, &tj, kept, st, e);
+			ret = check_tip_pairs(c, setup_id, m, &s, &ds, aa, &tj, kept, st, e);
 		detect_series_release(&ds);
 	}
 	free(tj.rec_metric);
@@ -612,6 +376,7 @@ int detect_setup(PGconn *c, long long setup_id, const struct config *cfg,
 {
 	struct db_detect_series rows;
 	struct kept kept = { NULL, 0, 0 };
+	struct aa_history aa;
 	int ret;
 
 	memset(st, 0, sizeof(*st));
@@ -622,7 +387,13 @@ int detect_setup(PGconn *c, long long setup_id, const struct config *cfg,
 		db_rollback(c);
 		return -1;
 	}
-	ret = detect_rows(c, setup_id, &rows, cfg, &kept, st, e);
+	/* the setup's A/A history (icount setups only; none in wall-clock) */
+	if (aa_history_load(c, &setup_id, 1, 0, 0, &aa, e)) {
+		db_detect_series_free(&rows);
+		db_rollback(c);
+		return -1;
+	}
+	ret = detect_rows(c, setup_id, &rows, &aa, cfg, &kept, st, e);
 	if (!ret)
 		ret = db_regr_undetect(c, setup_id, kept.ids, kept.n, &st->withdrawn,
 				       &st->undetected, e);
@@ -631,6 +402,7 @@ int detect_setup(PGconn *c, long long setup_id, const struct config *cfg,
 	if (ret)
 		db_rollback(c);
 	db_detect_series_free(&rows);
+	aa_history_release(&aa);
 	free(kept.ids);
 	return ret;
 }

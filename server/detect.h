@@ -5,6 +5,7 @@
 
 #include "err.h"
 #include "server/config.h"
+#include "server/detect_int.h"
 
 /*
  * Change detection off the request path.
@@ -39,19 +40,6 @@ struct detect_thread;
 struct detect_thread *detect_thread_start(struct server *srv);
 /* Stops the thread after the setup it is examining, then frees t. NULL is a no-op. */
 void detect_thread_stop(struct detect_thread *t);
-
-/* What one detect_setup() call did. */
-struct detect_setup_stats {
-	size_t series;	    /* metrics examined */
-	size_t points;	    /* commits over all series */
-	size_t changes;	    /* change points found (= records upserted) */
-	size_t created;	    /* of them new records */
-	size_t confirmed;   /* records moved new -> confirmed */
-	size_t withdrawn;   /* `new` records no longer detected, deleted */
-	size_t undetected;  /* other records no longer detected */
-	size_t tip_jobs;    /* extra jobs queued for a tip that moved (regressions.h) */
-	size_t tip_records; /* of changes, records of a tip confirmed by its extra runs */
-};
 
 /*
  * Examines every metric of setup `setup_id`: its series in series order

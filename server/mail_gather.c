@@ -1,9 +1,11 @@
 /* Gathers a report's input from the database (mail_gather.h). */
 #include "server/mail_gather.h"
 #include "server/db/regressions.h"
+#include "server/db/series.h"
 #include "server/gitmirror.h"
 #include "server/log.h"
 #include "buf.h"
+#include "hostfp.h"
 #include "stats/compare.h"
 #include "xalloc.h"
 
@@ -38,6 +40,7 @@ void mail_gather_release(struct mail_gathered *g)
 	free(g->param_vals);
 	free(g->params);
 	json_decref(g->params_json);
+	free(g->host_note);
 	free(g->author);
 	free(g->email);
 	free(g->reproduce);
@@ -448,6 +451,28 @@ static int gather_machine(PGconn *c, struct mail_gathered *g, long long setup_id
 }
 
 /*
+ * The note when the table's two sides (commit ids base and head, in the
+ * record's setup) ran on hosts with different fingerprints (lib/hostfp.h,
+ * as the compare API's host_fingerprints); none when they agree.
+ */
+static int gather_host_note(PGconn *c, struct mail_gathered *g, long long setup_id, long long base,
+			    long long head, struct err *e)
+{
+	char b[24], h[24];
+	json_t *fb, *fh;
+
+	snprintf(b, sizeof(b), "%lld", base);
+	snprintf(h, sizeof(h), "%lld", head);
+	if (db_compare_fingerprints(c, b, h, &setup_id, 1, &fb, &fh, e))
+		return -1;
+	g->host_note = hostfp_note(fb, fh);
+	g->in.host_note = g->host_note;
+	json_decref(fb);
+	json_decref(fh);
+	return 0;
+}
+
+/*
  * The culprit's diffstat and files (sql/0007), collected from the tree's
  * mirror now when the bisect could not (a failure leaves them unknown:
  * logged, no paths subscription matches).
@@ -579,7 +604,9 @@ int mail_gather(PGconn *c, const struct config *cfg, long long regression_id, en
 	    gather_profile_rows(c, g, r->setup_id, table_ids[0] ? table_ids[0] : r->good_commit_id,
 				table_ids[1] ? table_ids[1] : r->bad_commit_id, e) ||
 	    (kind != REPORT_FIXED && gather_also_seen(c, g, regression_id, e)) ||
-	    gather_machine(c, g, r->setup_id, table_ids[1] ? table_ids[1] : r->bad_commit_id, e))
+	    gather_machine(c, g, r->setup_id, table_ids[1] ? table_ids[1] : r->bad_commit_id, e) ||
+	    gather_host_note(c, g, r->setup_id, table_ids[0] ? table_ids[0] : r->good_commit_id,
+			     table_ids[1] ? table_ids[1] : r->bad_commit_id, e))
 		return -1;
 	if (kind == REPORT_BISECT && g->in.bisect_id > 0)
 		bisect_headline(g, r->higher_is_better);

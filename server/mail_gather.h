@@ -14,7 +14,8 @@
  * the struct report_render() takes (lib/report.h): the regression, for a
  * bisect report its culprit, parent and steps, the comparison table
  * (parent vs first bad commit, compared as GET /api/v1/compare does) with
- * the top changed perf-profile.* rows of the profiled runs last, the
+ * the top changed perf-profile.* rows of the profiled runs last, a note
+ * when its two sides ran on hosts with different fingerprints, the
  * same change on other arches ("also seen on arm64: -62.0%"), the test
  * machine, the culprit's files and a command that reproduces one data
  * point.
@@ -41,6 +42,7 @@ struct mail_gathered {
 	json_t *params_json;
 	char *author, *email;
 	char *reproduce;
+	char *host_note; /* hostfp_note() of the table's sides, or NULL */
 	/* the bisected metric's row: its HL shift (%, NAN when none), direction, verdict */
 	double table_hl_pct;
 	int table_direction, table_different;

@@ -41,7 +41,17 @@ add("/api/v1/results", "post", op("store a result document", ["submit", "worker"
 add("/api/v1/runs", "get", op("the newest runs", READ, ok=ANY, params=["limit"]))
 add("/api/v1/runs/{run_id}", "get", op("one run with its values", READ, ok={"$ref": "#/components/schemas/Run"}), ["run_id"])
 add("/api/v1/series", "get", op("a metric's series over commits", READ, ok=OBJ, params=["testcase", "metric", "params", "kconfig", "compiler", "tbox_group", "mode", "monitors", "tree", "branch"]))
-add("/api/v1/compare", "get", op("two commits compared", READ, ok=OBJ, params=["base", "head", "testcase", "metric", "changed", "format", "monitors"]))
+NUM_OR_NULL = {"type": ["number", "null"]}
+COMPARE_ROW = {"type": "object", "required": ["setup_id", "metric", "n", "verdict", "by_spread", "aa_spread_pct", "aa_runs"],
+               "properties": {"setup_id": {"type": "integer"}, "metric": {"type": "string"}, "n": ARR,
+                              "hl_pct": NUM_OR_NULL, "p_value": NUM_OR_NULL, "q_value": NUM_OR_NULL,
+                              "verdict": {"type": "string", "enum": ["need-more-runs", "same", "different"]},
+                              "by_spread": {"type": "boolean", "description": "decided by compare_deterministic() with the setup's measured A/A spread (icount setups; README: Deterministic measurement)"},
+                              "aa_spread_pct": dict(NUM_OR_NULL, description="the setup's A/A spread of the metric (largest relative range of one kernel's runs, floored at 0.01 %); null when not measured"),
+                              "aa_runs": {"type": "integer", "description": "the runs the spread was measured on (6 or more to decide by it)"}}}
+COMPARE = {"type": "object", "required": ["base", "head", "rows"],
+           "properties": {"host_fingerprints": OBJ, "setups": ARR, "rows": {"type": "array", "items": COMPARE_ROW}}}
+add("/api/v1/compare", "get", op("two commits compared", READ, ok=COMPARE, params=["base", "head", "testcase", "metric", "changed", "format", "monitors"]))
 P["/api/v1/compare"]["get"]["responses"]["200"]["content"]["text/plain"] = {"schema": {"type": "string"}, "x-when": "format=text"}
 add("/api/v1/machines", "get", op("machines", READ, ok=ANY))
 add("/api/v1/metrics", "get", op("metric names", READ, ok=ANY))

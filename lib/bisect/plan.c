@@ -451,18 +451,14 @@ static void aa_spread(struct bisect_plan *p)
 {
 	const struct bisect_input *in = p->in;
 	struct bisect_model *m = &p->model;
-	double worst = NAN, r;
+	struct aa_spread sp;
 	size_t n;
 	const double *v;
 
-	m->aa_runs = 0;
+	aa_spread_init(&sp);
 	for (int ref = 0; ref < 2; ref++) {
 		v = own_samples(in, ref ? (long)in->n - 1 : BISECT_GOOD, &n);
-		r = sample_range_pct(v, n);
-		if (isfinite(r)) {
-			worst = isfinite(worst) && worst > r ? worst : r;
-			m->aa_runs += n;
-		}
+		aa_spread_add(&sp, v, n);
 	}
 	for (long i = BISECT_GOOD; i < (long)in->n; i++) {
 		int img = image_of(in, i), commits = 0, first = 1;
@@ -479,14 +475,12 @@ static void aa_spread(struct bisect_plan *p)
 				dvec_add_finite(&pool, v, n);
 			}
 		}
-		r = first && commits >= 2 ? sample_range_pct(pool.v, pool.n) : NAN;
-		if (isfinite(r)) {
-			worst = isfinite(worst) && worst > r ? worst : r;
-			m->aa_runs += pool.n;
-		}
+		if (first && commits >= 2)
+			aa_spread_add(&sp, pool.v, pool.n);
 		free(pool.v);
 	}
-	m->aa_spread_pct = worst;
+	m->aa_spread_pct = sp.pct;
+	m->aa_runs = sp.runs;
 }
 
 /* runs of one kernel repeat within a measured tiny spread: icount mode, with evidence */
@@ -495,7 +489,7 @@ static int det_mode(const struct bisect_plan *p)
 	const struct bisect_model *m = &p->model;
 
 	return p->opts.expect_deterministic && m->deterministic && isfinite(m->aa_spread_pct) &&
-	       m->aa_runs >= 6;
+	       m->aa_runs >= AA_SPREAD_MIN_RUNS;
 }
 
 void bisect_plan_compute(struct bisect_plan *p, const struct bisect_input *in)

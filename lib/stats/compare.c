@@ -304,6 +304,33 @@ double sample_range_pct(const double *v, size_t n)
 	return 100 * (st.max - st.min) / fabs(st.median);
 }
 
+void aa_spread_init(struct aa_spread *s)
+{
+	s->pct = NAN;
+	s->runs = s->groups = 0;
+}
+
+void aa_spread_add(struct aa_spread *s, const double *v, size_t n)
+{
+	struct sample_stats st;
+	double r;
+
+	sample_stats_compute(v, n, &st);
+	r = sample_range_pct(v, n);
+	if (!isfinite(r))
+		return;
+	s->pct = isfinite(s->pct) && s->pct > r ? s->pct : r;
+	s->runs += st.n;
+	s->groups++;
+}
+
+double aa_spread_usable(const struct aa_spread *s)
+{
+	if (s->runs < AA_SPREAD_MIN_RUNS || !isfinite(s->pct))
+		return NAN;
+	return s->pct > AA_SPREAD_FLOOR_PCT ? s->pct : AA_SPREAD_FLOOR_PCT;
+}
+
 void compare_deterministic(const double *a, size_t na, const double *b, size_t nb,
 			   const struct compare_opts *o, double aa_spread_pct,
 			   struct compare_result *r)
@@ -319,7 +346,7 @@ void compare_deterministic(const double *a, size_t na, const double *b, size_t n
 	compare_samples(a, na, b, nb, o, r);
 	if (!isfinite(aa_spread_pct) || r->a.n < 2 || r->b.n < 2 || !isfinite(r->hl_pct))
 		return;
-	s = aa_spread_pct > 0.01 ? aa_spread_pct : 0.01;
+	s = aa_spread_pct > AA_SPREAD_FLOOR_PCT ? aa_spread_pct : AA_SPREAD_FLOOR_PCT;
 	floor_pct = o->floor_pct;
 	ra = sample_range_pct(a, na);
 	rb = sample_range_pct(b, nb);

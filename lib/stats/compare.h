@@ -162,6 +162,41 @@ void compare_deterministic(const double *a, size_t na, const double *b, size_t n
 double sample_range_pct(const double *v, size_t n);
 
 /*
+ * The A/A spread of a setup (the aa_spread_pct of compare_deterministic()),
+ * measured group by group: one definition for the bisect planner
+ * (lib/bisect/plan.h) and the server's comparisons. A group is the runs of
+ * one kernel (the runs of one commit, or the pooled runs of commits built
+ * to one image). pct: the largest sample_range_pct() of a group with at
+ * least 2 finite runs, NAN before one; runs: how many runs those groups
+ * hold (the evidence it rests on); groups: how many.
+ */
+struct aa_spread {
+	double pct;
+	size_t runs, groups;
+};
+
+/* Runs the spread must rest on before a comparison may use it. */
+#define AA_SPREAD_MIN_RUNS 6
+/* The least spread a comparison uses (measurement resolution, compare_deterministic()). */
+#define AA_SPREAD_FLOOR_PCT 0.01
+
+/* No group yet: pct NAN, runs and groups 0. */
+void aa_spread_init(struct aa_spread *s);
+
+/*
+ * Adds one group, v[0..n) (borrowed; non-finite values skipped). A group
+ * with fewer than 2 finite runs or a median of 0 adds nothing.
+ */
+void aa_spread_add(struct aa_spread *s, const double *v, size_t n);
+
+/*
+ * The spread a comparison may decide by: max(pct, AA_SPREAD_FLOOR_PCT)
+ * when runs >= AA_SPREAD_MIN_RUNS, NAN otherwise (then the rank test
+ * decides alone). Pass it to compare_deterministic().
+ */
+double aa_spread_usable(const struct aa_spread *s);
+
+/*
  * LKP's %change from a to b: 100 * (b - a) / a, a = 1e-100 when 0 (lkp-tests
  * lib/compare.rb calc_perf_change). Finite for finite inputs; its sign is
  * that of b - a only when a > 0.

@@ -17,6 +17,20 @@
  * here (compare_rows); the metrics' names and properties from one more
  * query in name order, which is the rows' order (db_compare_metrics()).
  *
+ * Deterministic measurement (issue 23, item 7; lib/stats/compare.h
+ * compare_deterministic(), its model and assumption). In an icount setup
+ * (mode icount or params.measure icount; never wall-clock) each row's A/A
+ * spread is measured from the setup's own history (server/aa_history.h): the
+ * runs of each kernel with two runs or more (one commit, or the commits of
+ * one image_sha256 pooled), the runs of the two compared commits left out,
+ * so the evidence is independent of the sides it judges; struct aa_spread
+ * (lib/stats) is the definition the bisect planner uses too. With at least
+ * AA_SPREAD_MIN_RUNS (6) such runs the row is compared by
+ * compare_deterministic() with that spread, which may decide 3 vs 3; a row
+ * it decides (by_spread) is not in the FDR family (no p-value decided it:
+ * q_value null). aa_spread_pct (floored at 0.01 %, null when not measured)
+ * and aa_runs say what the spread rests on.
+ *
  * "host_fingerprints" (issue 23): {"differ", "fields", "base", "head"}:
  * the distinct host fingerprints of each side's runs in the listed setups
  * and the fields whose values differ (lib/hostfp.h); differ = a side ran
@@ -27,6 +41,7 @@
 #include "server/db/pgval.h"
 #include "server/db/series.h"
 #include "server/api/args.h"
+#include "server/aa_history.h"
 #include "server/jsonout.h"
 #include "hostfp.h"
 #include "lkptext.h"
@@ -40,6 +55,7 @@
 
 struct cmp_row {
 	long long setup_id;
+	int metric_id;
 	const char *metric;   /* borrowed from the db_compare_metrics */
 	int higher_is_better; /* 1, 0, -1 unknown */
 	const char *unit;
@@ -47,6 +63,7 @@ struct cmp_row {
 	double *a, *b; /* into one shared pool */
 	size_t na, nb;
 	struct compare_result res;
+	struct aa_spread aa; /* the setup's A/A spread of this metric (icount setups; see the top) */
 	double q;
 	size_t rank; /* the metric's place in name order */
 };
@@ -98,7 +115,12 @@ static int row_text(struct buf *b, const struct cmp_row *w)
 	       buf_addstr(b, ",\"q_value\":") | jsonout_real(b, w->q) |
 	       buf_addstr(b, ",\"welch_p\":") | jsonout_real(b, r->welch_p) |
 	       buf_addstr(b, ",\"verdict\":") | jsonout_str(b, verdict_name(r->verdict)) |
-	       buf_addstr(b, ",\"change\":") |
+	       buf_addstr(b, r->by_spread ? ",\"by_spread\":true" : ",\"by_spread\":false") |
+	       buf_addstr(b, ",\"aa_spread_pct\":") |
+	       jsonout_real(b, isfinite(w->aa.pct) && w->aa.pct < AA_SPREAD_FLOOR_PCT ?
+				       AA_SPREAD_FLOOR_PCT :
+				       w->aa.pct) |
+	       buf_addf(b, ",\"aa_runs\":%zu", w->aa.runs) | buf_addstr(b, ",\"change\":") |
 	       jsonout_str(b, change_kind_name(compare_change_kind(r, w->higher_is_better))) |
 	       buf_addch(b, '}');
 }
@@ -247,6 +269,7 @@ static struct cmp_row *compare_rows(PGconn *c, const struct db_compare_runs *cr,
 				break;
 			memset(w, 0, sizeof(*w));
 			w->setup_id = runs[i].setup_id;
+			w->metric_id = id;
 			mid[k++] = id;
 			/* a: the base runs' means, b: the head runs' */
 			w->a = p;
@@ -349,6 +372,31 @@ fail:
 	return NULL;
 }
 
+/*
+ * Fills each row's aa from the A/A history of its setup (see the top,
+ * server/aa_history.h). 0, or -1 with e (aa_history_load()'s errors).
+ */
+static int rows_aa(PGconn *c, long long base_id, long long head_id, struct cmp_row *rows, size_t nr,
+		   struct err *e)
+{
+	long long *ids = xcalloc(nr ? nr : 1, sizeof(*ids));
+	struct aa_history h;
+	size_t n = 0;
+
+	for (size_t i = 0; i < nr; i++)
+		if (!n || ids[n - 1] != rows[i].setup_id)
+			ids[n++] = rows[i].setup_id;
+	if (aa_history_load(c, ids, n, base_id, head_id, &h, e)) {
+		free(ids);
+		return -1;
+	}
+	free(ids);
+	for (size_t i = 0; i < nr; i++)
+		aa_history_spread(&h, rows[i].setup_id, rows[i].metric_id, 0, 0, &rows[i].aa);
+	aa_history_release(&h);
+	return 0;
+}
+
 /* the "host_fingerprints" object of the reply (see the top); new, or NULL with e */
 static json_t *fingerprints(PGconn *c, const char *base_id, const char *head_id,
 			    const struct cmp_row *rows, size_t nr, struct err *e)
@@ -410,22 +458,34 @@ enum MHD_Result api_compare_get(struct request *rq)
 	db_compare_runs_free(&runs);
 	if (!rows)
 		return reply_err(rq, &e);
+	if (rows_aa(c, strtoll(base_id, NULL, 10), strtoll(head_id, NULL, 10), rows, nr, &e)) {
+		ret = reply_err(rq, &e);
+		q = NULL;
+		goto out;
+	}
 	compare_opts_init(&opts);
 	opts.alpha = alpha;
 	q = xcalloc(nr ? nr : 1, sizeof(double));
 	{
 		struct compare_result **res = xcalloc(nr ? nr : 1, sizeof(*res));
+		size_t *at = xcalloc(nr ? nr : 1, sizeof(*at)), nf = 0;
 
 		for (size_t i = 0; i < nr; i++) {
 			struct compare_opts o = opts;
 			o.floor_pct = compare_opts_floor(&opts, rows[i].metric);
-			compare_samples(rows[i].a, rows[i].na, rows[i].b, rows[i].nb, &o,
-					&rows[i].res);
-			res[i] = &rows[i].res;
+			compare_deterministic(rows[i].a, rows[i].na, rows[i].b, rows[i].nb, &o,
+					      aa_spread_usable(&rows[i].aa), &rows[i].res);
+			rows[i].q = NAN;
+			/* the FDR family: the rows a p-value decides */
+			if (!rows[i].res.by_spread) {
+				at[nf] = i;
+				res[nf++] = &rows[i].res;
+			}
 		}
-		compare_fdr(res, nr, alpha, q);
-		for (size_t i = 0; i < nr; i++)
-			rows[i].q = q[i];
+		compare_fdr(res, nf, alpha, q);
+		for (size_t i = 0; i < nf; i++)
+			rows[at[i]].q = q[i];
+		free(at);
 		free(res);
 	}
 

@@ -384,3 +384,41 @@ int db_mail_sub_delete(PGconn *c, long long id, struct err *e)
 	PQclear(r);
 	return found;
 }
+
+/* ---- an A/B request's fingerprints ------------------------------------- */
+
+long db_mail_request_fingerprints(PGconn *c, long long request_id, struct db_mail_group_fp **out,
+				  struct err *e)
+{
+	PGresult *r = exec_id(c, ST_MAIL_REQUEST_FINGERPRINTS, request_id, e);
+	long n;
+
+	*out = NULL;
+	if (!r)
+		return -1;
+	n = PQntuples(r);
+	if (n)
+		*out = xcalloc((size_t)n, sizeof(**out));
+	for (long i = 0; i < n; i++) {
+		struct db_mail_group_fp *f = &(*out)[i];
+
+		f->group = (int)int8(r, (int)i, 0);
+		f->base = json_loads(PQgetvalue(r, (int)i, 1), 0, NULL);
+		f->head = json_loads(PQgetvalue(r, (int)i, 2), 0, NULL);
+		if (!f->base)
+			f->base = json_array();
+		if (!f->head)
+			f->head = json_array();
+	}
+	PQclear(r);
+	return n;
+}
+
+void db_mail_group_fps_free(struct db_mail_group_fp *f, long n)
+{
+	for (long i = 0; i < n; i++) {
+		json_decref(f[i].base);
+		json_decref(f[i].head);
+	}
+	free(f);
+}

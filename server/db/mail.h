@@ -1,6 +1,7 @@
 #ifndef REGTRACK_SERVER_DB_MAIL_H
 #define REGTRACK_SERVER_DB_MAIL_H
 
+#include <jansson.h>
 #include <libpq-fe.h>
 #include <stddef.h>
 
@@ -222,6 +223,22 @@ void db_mail_subs_free(struct db_mail_subs *s);
 long long db_mail_sub_insert(PGconn *c, const char *email, const char *tree, const char *testcase,
 			     const char *metric, const char *paths, struct err *e)
 	__attribute__((warn_unused_result));
+
+/* The host fingerprints of one group of an A/B request's runs. */
+struct db_mail_group_fp {
+	int group; /* index into the request's spec.groups (jobs.ab_group) */
+	json_t *base,
+		*head; /* the distinct fingerprints of its base and head runs: arrays, owned */
+};
+
+/*
+ * Per group of request request_id whose ok runs carry fingerprints, those of
+ * each side (ST_MAIL_REQUEST_FINGERPRINTS), by group: the count with *out a
+ * new array (NULL when 0; free with db_mail_group_fps_free()), or -1 with e.
+ */
+long db_mail_request_fingerprints(PGconn *c, long long request_id, struct db_mail_group_fp **out,
+				  struct err *e) __attribute__((warn_unused_result));
+void db_mail_group_fps_free(struct db_mail_group_fp *f, long n);
 
 /* Deletes subscription `id`: 1 deleted, 0 no such subscription, -1 with e. */
 int db_mail_sub_delete(PGconn *c, long long id, struct err *e) __attribute__((warn_unused_result));

@@ -5,6 +5,7 @@
 #include "buf.h"
 #include "xalloc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,26 +30,24 @@ static int result_check(const PGresult *r, const Oid *types, int nc, const char 
 	return 0;
 }
 
-int db_compare_runs(PGconn *c, const char *base_id, const char *head_id,
-		    const struct db_setup_filter *f, struct db_compare_runs *out, struct err *e)
+/*
+ * The rows of ST_COMPARE or ST_COMPARE_AA into *out: column 1 is the is_base
+ * bool (aa 0) or the kernel number (aa 1). Takes r (cleared). 0 or -1 with e.
+ */
+static int read_runs(PGresult *r, int aa, struct db_compare_runs *out, struct err *e)
 {
-	const char *params[9] = { base_id,	 head_id,    f->testcase,
-				  f->tbox_group, f->kconfig, f->compiler,
-				  f->params_key, f->mode,    f->monitors };
-	PGresult *r;
 	size_t nrun, nvals = 0;
 	int *ip;
 	double *vp;
 	int bad = 0;
 
-	memset(out, 0, sizeof(*out));
-	r = db_exec_binary(c, ST_COMPARE, 9, params, e);
-	if (!r)
-		return -1;
 	nrun = (size_t)PQntuples(r);
 	out->runs = xcalloc(nrun ? nrun : 1, sizeof(*out->runs));
 	out->nr = nrun;
-	for (size_t i = 0; i < nrun; i++) {
+	if (nrun && aa &&
+	    (PQnfields(r) != 5 || PQftype(r, 1) != INT8_OID || PQftype(r, 4) != INT8_OID))
+		bad = 1;
+	for (size_t i = 0; i < nrun && !bad; i++) {
 		long a = pg_bin_array_len(PQgetvalue(r, (int)i, 2),
 					  (size_t)PQgetlength(r, (int)i, 2), INT4_OID);
 		long b = pg_bin_array_len(PQgetvalue(r, (int)i, 3),
@@ -69,7 +68,11 @@ int db_compare_runs(PGconn *c, const char *base_id, const char *head_id,
 			struct db_compare_run *u = &out->runs[i];
 
 			u->setup_id = pg_bin_int8(PQgetvalue(r, (int)i, 0));
-			u->is_base = PQgetvalue(r, (int)i, 1)[0] != 0;
+			if (aa) {
+				u->kernel = pg_bin_int8(PQgetvalue(r, (int)i, 1));
+				u->commit_id = pg_bin_int8(PQgetvalue(r, (int)i, 4));
+			} else
+				u->is_base = PQgetvalue(r, (int)i, 1)[0] != 0;
 			u->metric_ids = ip;
 			u->means = vp;
 			bad |= pg_bin_array_int4(PQgetvalue(r, (int)i, 2),
@@ -86,6 +89,44 @@ int db_compare_runs(PGconn *c, const char *base_id, const char *head_id,
 		return err_setc(e, ERR_DB, "compare", "run_means: malformed arrays");
 	}
 	return 0;
+}
+
+int db_compare_runs(PGconn *c, const char *base_id, const char *head_id,
+		    const struct db_setup_filter *f, struct db_compare_runs *out, struct err *e)
+{
+	const char *params[9] = { base_id,	 head_id,    f->testcase,
+				  f->tbox_group, f->kconfig, f->compiler,
+				  f->params_key, f->mode,    f->monitors };
+	PGresult *r;
+
+	memset(out, 0, sizeof(*out));
+	r = db_exec_binary(c, ST_COMPARE, 9, params, e);
+	if (!r)
+		return -1;
+	return read_runs(r, 0, out, e);
+}
+
+int db_compare_aa(PGconn *c, const char *base_id, const char *head_id, const long long *setup_ids,
+		  size_t n, struct db_compare_runs *out, struct err *e)
+{
+	struct buf arr = BUF_INIT(0);
+	const char *params[3];
+	PGresult *r;
+	int bad = buf_addch(&arr, '{');
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < n; i++)
+		bad |= buf_addf(&arr, i ? ",%lld" : "%lld", setup_ids[i]);
+	bad |= buf_addch(&arr, '}');
+	(void)bad; /* no cap on arr: appends cannot fail */
+	params[0] = arr.data;
+	params[1] = base_id;
+	params[2] = head_id;
+	r = db_exec_binary(c, ST_COMPARE_AA, 3, params, e);
+	buf_release(&arr);
+	if (!r)
+		return -1;
+	return read_runs(r, 1, out, e);
 }
 
 void db_compare_runs_free(struct db_compare_runs *r)
@@ -306,4 +347,52 @@ int db_compare_fingerprints(PGconn *c, const char *base_id, const char *head_id,
 	if (!*head)
 		*head = json_array();
 	return 0;
+}
+
+static int cmp_aa_metric(const void *x, const void *y)
+{
+	const struct db_request_aa_metric *a = x, *b = y;
+
+	if (a->group != b->group)
+		return (a->group > b->group) - (a->group < b->group);
+	return strcmp(a->metric, b->metric);
+}
+
+long db_request_aa_metrics(PGconn *c, long long request_id, struct db_request_aa_metric **out,
+			   struct err *e)
+{
+	char t[24];
+	const char *p[1] = { t };
+	PGresult *r;
+	long n;
+
+	*out = NULL;
+	snprintf(t, sizeof(t), "%lld", request_id);
+	r = db_exec(c, ST_REQUEST_AA_METRICS, 1, p, e);
+	if (!r)
+		return -1;
+	n = PQntuples(r);
+	if (n)
+		*out = xcalloc((size_t)n, sizeof(**out));
+	for (long i = 0; i < n; i++) {
+		struct db_request_aa_metric *m = &(*out)[i];
+
+		m->group = (int)strtol(PQgetvalue(r, (int)i, 0), NULL, 10);
+		m->metric = xstrdup(PQgetvalue(r, (int)i, 1));
+		m->metric_id = strtoll(PQgetvalue(r, (int)i, 2), NULL, 10);
+		m->setup_id = strtoll(PQgetvalue(r, (int)i, 3), NULL, 10);
+		m->base_commit = strtoll(PQgetvalue(r, (int)i, 4), NULL, 10);
+		m->head_commit = strtoll(PQgetvalue(r, (int)i, 5), NULL, 10);
+	}
+	PQclear(r);
+	if (n > 1)
+		qsort(*out, (size_t)n, sizeof(**out), cmp_aa_metric);
+	return n;
+}
+
+void db_request_aa_metrics_free(struct db_request_aa_metric *m, long n)
+{
+	for (long i = 0; i < n; i++)
+		free(m[i].metric);
+	free(m);
 }

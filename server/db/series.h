@@ -31,9 +31,11 @@ struct db_setup_filter {
 /* One run of a compare (ST_COMPARE): its metrics' ids and means. */
 struct db_compare_run {
 	long long setup_id;
-	int is_base;	 /* 1: a run of the base commit, 0: of the head */
-	int *metric_ids; /* ascending, n of them (into the runs' id pool) */
-	double *means;	 /* means[i]: metric_ids[i]'s mean over the run's iterations */
+	int is_base;	     /* 1: a run of the base commit, 0: of the head (ST_COMPARE) */
+	long long kernel;    /* ST_COMPARE_AA: the run's kernel, numbered (ascending) */
+	long long commit_id; /* ST_COMPARE_AA: the run's commit (commits.id) */
+	int *metric_ids;     /* ascending, n of them (into the runs' id pool) */
+	double *means;	     /* means[i]: metric_ids[i]'s mean over the run's iterations */
 	long n;
 };
 
@@ -55,6 +57,38 @@ int db_compare_runs(PGconn *c, const char *base_id, const char *head_id,
 		    const struct db_setup_filter *f, struct db_compare_runs *out, struct err *e)
 	__attribute__((warn_unused_result));
 void db_compare_runs_free(struct db_compare_runs *r);
+
+/*
+ * The A/A history of a compare (ST_COMPARE_AA): the ok runs, with their
+ * means, of the icount setups among setup_ids[0..n) (mode icount or
+ * params.measure icount; wall-clock setups have none), but for the runs of
+ * commits base_id and head_id (decimal ids), grouped by kernel: the runs of
+ * one image_sha256, or of one commit without an image, numbered in
+ * db_compare_run.kernel (runs of one kernel consecutive, in setup order);
+ * kernels of one run are left out. 0 and *out (until db_compare_runs_free();
+ * is_base is 0), or -1 with e as db_compare_runs().
+ */
+int db_compare_aa(PGconn *c, const char *base_id, const char *head_id, const long long *setup_ids,
+		  size_t n, struct db_compare_runs *out, struct err *e)
+	__attribute__((warn_unused_result));
+
+/* One (group, metric) of an A/B request (ST_REQUEST_AA_METRICS). */
+struct db_request_aa_metric {
+	int group;    /* jobs.ab_group: index into the request's spec.groups */
+	char *metric; /* its name, new */
+	long long metric_id, setup_id;
+	long long base_commit, head_commit; /* commits.id of its sides' runs; 0 = none */
+};
+
+/*
+ * The (group, metric) pairs of request_id's ok runs with their metric id,
+ * setup and sides' commits: the count with *out a new array sorted by
+ * (group, strcmp of metric) (NULL when 0; free with
+ * db_request_aa_metrics_free()), or -1 with e.
+ */
+long db_request_aa_metrics(PGconn *c, long long request_id, struct db_request_aa_metric **out,
+			   struct err *e) __attribute__((warn_unused_result));
+void db_request_aa_metrics_free(struct db_request_aa_metric *m, long n);
 
 /* A metric's name and properties (ST_COMPARE_METRICS). */
 struct db_compare_metric {

@@ -178,4 +178,14 @@ const struct db_stmt_def db_stmts_mail[DB_NR_STMTS] = {
 				      "array_agg(mean) FILTER (WHERE commit_id = $3::bigint) AS b FROM vals "
 				      "WHERE setup_id = (SELECT setup_id FROM best) GROUP BY metric_id) x "
 				      "JOIN metrics m ON m.id = x.metric_id WHERE x.a IS NOT NULL AND x.b IS NOT NULL ORDER BY m.name" },
+	/* $1 request: per group (jobs.ab_group) with fingerprinted ok runs, the distinct host
+	 * fingerprints (sql/0022) of its base runs and of its head runs, JSON arrays */
+	[ST_MAIL_REQUEST_FINGERPRINTS] = { "mail_request_fingerprints",
+					   "SELECT j.ab_group::integer, coalesce(json_agg(DISTINCT "
+					   "r.host_fingerprint) FILTER (WHERE j.ab_side = 'base'), '[]')::text, "
+					   "coalesce(json_agg(DISTINCT r.host_fingerprint) FILTER "
+					   "(WHERE j.ab_side = 'head'), '[]')::text "
+					   "FROM jobs j JOIN runs r ON r.job_id = j.id AND r.status = 'ok' "
+					   "WHERE j.request_id = $1::bigint AND r.host_fingerprint IS NOT NULL "
+					   "GROUP BY 1 ORDER BY 1" },
 };

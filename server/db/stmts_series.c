@@ -41,6 +41,41 @@ const struct db_stmt_def db_stmts_series[DB_NR_STMTS] = {
 				      "WHERE commit_id = $2::bigint AND setup_id = ANY ($3::int8[]) "
 				      "AND status = 'ok' AND host_fingerprint IS NOT NULL)::text" },
 	/*
+	 * $1 setup ids (int8[]), $2 base commit id, $3 head commit id: the A/A
+	 * history of the icount ones among those setups (mode icount or
+	 * params.measure icount; none for wall-clock): their ok runs with their
+	 * means (run_means), but for the runs of the two compared commits, by
+	 * kernel: a kernel is the runs of one image (sql/0022 image_sha256) or,
+	 * without one, of one commit, numbered in setup order; only kernels of
+	 * two runs or more; each run's commit id last. Read in binary
+	 * (db/series.c db_compare_aa()).
+	 */
+	[ST_COMPARE_AA] = { "compare_aa",
+			    "WITH h AS (SELECT r.setup_id, coalesce('i' || r.image_sha256, "
+			    "'c' || r.commit_id::text) AS k, m.metric_ids, m.means, r.commit_id "
+			    "FROM runs r JOIN run_means m ON m.run_id = r.id "
+			    "JOIN setups s ON s.id = r.setup_id "
+			    "WHERE r.setup_id = ANY ($1::int8[]) AND r.status = 'ok' "
+			    "AND r.commit_id <> ALL (ARRAY[$2::bigint, $3::bigint]) "
+			    "AND (s.mode = 'icount' OR s.params->>'measure' = 'icount')) "
+			    "SELECT h.setup_id, dense_rank() OVER (ORDER BY h.setup_id, h.k), "
+			    "h.metric_ids, h.means, h.commit_id FROM h WHERE (h.setup_id, h.k) IN "
+			    "(SELECT setup_id, k FROM h GROUP BY 1, 2 HAVING count(*) >= 2) "
+			    "ORDER BY 2" },
+	/*
+	 * $1 request id: per (group = jobs.ab_group, metric) of its ok runs, the
+	 * metric's id, the setup (of the group's runs, one: a request pins each
+	 * group to one setup) and the base and head commits, for the A/A spread
+	 * of the verdict (server/aa_history.h). Text.
+	 */
+	[ST_REQUEST_AA_METRICS] = { "request_aa_metrics",
+				    "SELECT j.ab_group::integer, m.name, m.id, min(r.setup_id), "
+				    "coalesce(min(r.commit_id) FILTER (WHERE j.ab_side = 'base'), 0), "
+				    "coalesce(min(r.commit_id) FILTER (WHERE j.ab_side = 'head'), 0) "
+				    "FROM jobs j JOIN runs r ON r.job_id = j.id AND r.status = 'ok' "
+				    "JOIN run_values v ON v.run_id = r.id JOIN metrics m ON m.id = v.metric_id "
+				    "WHERE j.request_id = $1::bigint GROUP BY 1, 2, 3" },
+	/*
 	 * $1 metric, $2 testcase, $3..$8 filters: every run of the metric in the
 	 * matching setups as (setup id, commit id, run id, run_id, mean as
 	 * PostgreSQL's text), in no particular order, read in binary

@@ -54,12 +54,15 @@ class Mail(unittest.TestCase):
 
     def regression(self, good, bad, subject="mm/mmap: take the lock later",
                    author="Jane Dev <jane@example.org>", metric=METRIC, bisect_id=None,
-                   values=(GOOD, BAD)):
-        """Runs at two commits through the API, then a regression record by psql."""
-        for c, vals in zip((good, bad), values):
+                   values=(GOOD, BAD), fps=(None, None)):
+        """Runs at two commits through the API, then a regression record by psql.
+        fps: each side's host_fingerprint (None: the runs carry none)."""
+        for c, vals, fp in zip((good, bad), values, fps):
             for v in vals:
+                extra = {"host_fingerprint": fp} if fp else {}
                 doc = result_doc(c, testcase="will-it-scale", metrics={METRIC: [v, v]},
-                                 params={"mode": "process", "nr_task": "100%", "test": "mmap1"})
+                                 params={"mode": "process", "nr_task": "100%", "test": "mmap1"},
+                                 **extra)
                 r = self.srv.post("/api/v1/results", doc, scope="submit")
                 self.assertIn(r.status, (200, 201), r)
         subj = subject.replace("'", "''")
@@ -246,6 +249,30 @@ class Mail(unittest.TestCase):
                          "improvement and mail_report_improvements = 0")
         time.sleep(0.5)
         self.assertEqual(len(self.sink.messages), before)
+
+
+    def test_7_host_fingerprint_note(self):
+        # the table's sides ran on hosts that differ in microcode and host kernel: one line
+        # naming both values of each; the same fingerprint on both sides: no line
+        fp_a = {"cpu_model": "Xeon 8380", "microcode": "0xf0", "cpufreq_governor": "performance",
+                "kernel_release": "6.1.0-18-amd64", "cmdline": "quiet"}
+        fp_b = dict(fp_a, microcode="0xf4", kernel_release="6.5.0-1-amd64")
+        note = ("\nnote:     base and head ran on hosts that differ in host kernel "
+                "(6.1.0-18-amd64 vs 6.5.0-1-amd64), microcode (0xf0 vs 0xf4)\n")
+        for good, bad, fps, bid, want in ((sha("e1"), sha("e2"), (fp_a, fp_b), 46, True),
+                                          (sha("e3"), sha("e4"), (fp_a, fp_a), 47, False)):
+            rid = self.regression(good, bad, bisect_id=bid, fps=fps)
+            before = len(self.sink.messages)
+            self.report(rid)
+            body = self.sink.wait_for(before + 1)[before]["msg"].get_content().replace("\r\n",
+                                                                                        "\n")
+            # under the machine line
+            self.assertIn("\nmachine:  vm-2p - 2 CPUs, 4G memory, x86_64 (test cpu)\n"
+                          + ("note:     " if want else "mode:     wallclock\n"), body)
+            if want:
+                self.assertIn(note, body)
+            else:
+                self.assertNotIn("ran on hosts that differ", body)
 
 
 class DryRun(unittest.TestCase):

@@ -231,6 +231,36 @@ class Requests(unittest.TestCase):
         row = q["result"]["rows"][0]
         self.assertEqual((row["n"], row["verdict"]), ([2, 2], "need-more-runs"))
 
+    def test_icount_decides_three_runs_a_side_by_the_setups_spread(self):
+        # the setup's A/A history: 4 commits x 2 runs within 0.04 %; then head +5 %, 3 runs
+        # a side: the rank test cannot go below p 0.1 (inconclusive), the A/A spread
+        # decides in icount; the same history and runs in wall-clock stay inconclusive
+        _, machine = self.worker("w2p")
+        for nr_task, measure in ((21, "icount"), (22, None)):
+            params = dict({"nr_task": nr_task}, **({"measure": measure} if measure else {}))
+            for c, pair in enumerate(((1000.0, 1000.4), (1001.0, 1001.2), (999.0, 999.3),
+                                      (1000.5, 1000.6))):
+                for v in pair:
+                    r = self.srv.post("/api/v1/results", result_doc(
+                        "%02x" % (0x30 + c) * 20, testcase="small-allocs", tree="demo",
+                        params=params, machine=machine, metrics={METRIC: [v]}), scope="submit")
+                    self.assertEqual(r.status, 201, r)
+            q = self.run_ab(lambda i: 1000.0 + 0.1 * (i % 3), lambda i: 1050.0 + 0.1 * (i % 3),
+                            repeat=3, measure=measure,
+                            testcases=[{"testcase": "small-allocs", "params": {"nr_task": nr_task}}])
+            (row,) = [x for x in q["result"]["rows"] if x["metric"] == METRIC]
+            self.assertEqual(row["n"], [3, 3])
+            self.assertAlmostEqual(row["p_value"], 0.1, places=6)
+            if measure:
+                self.assertEqual(q["verdict"], "improvement")  # the rank test: inconclusive
+                self.assertEqual((q["verdict"], row["verdict"], row["by_spread"]),
+                                 ("improvement", "different", True))
+                self.assertAlmostEqual(row["hl_pct"], 5.0, delta=0.02)
+                self.assertIsNone(row["q_value"])
+            else:
+                self.assertEqual((q["verdict"], row["verdict"], row["by_spread"]),
+                                 ("inconclusive", "need-more-runs", False))
+
     def test_refs_resolved_in_the_mirror(self):
         r = self.submit({"base": "v1", "head": "master", "repeat": 1})
         self.assertEqual(r.status, 201, r)

@@ -67,9 +67,10 @@ class RequestMail(unittest.TestCase):
         stop_tree_server(cls.srv, cls.tmp)
         cls.sink.stop()
 
-    def run_request(self, body, value, fail=None):
+    def run_request(self, body, value, fail=None, fp=None):
         """Submits body, then leases on both workers until nothing is left; value(machine,
-        side, i) is run i's sample; fail(job) a completion instead of runs."""
+        side, i) is run i's sample; fail(job) a completion instead of runs; fp(machine,
+        side) the runs' host_fingerprint (None or no fp: none)."""
         b = {"tree": "demo", "base": self.tree["c0"], "patches": self.tree["mbox"],
              "testcases": TC, "targets": ["x86_64", "arm64"], "kconfig": "defconfig",
              "repeat": 6}
@@ -97,8 +98,10 @@ class RequestMail(unittest.TestCase):
                                         params=job["params"], kconfig=job["kconfig"],
                                         compiler=job["compiler"], tree="demo", machine=m,
                                         metrics={METRIC: [value(m, job["side"], i)]}),
-                             **({"patch_id": "fb" * 20, "base_commit": job["commit"]}
-                                if head else {}))
+                             **dict({"patch_id": "fb" * 20, "base_commit": job["commit"]}
+                                    if head else {},
+                                    **({"host_fingerprint": fp(m, job["side"])}
+                                       if fp and fp(m, job["side"]) else {})))
                         for i in range(job["repeat"])]}
                 c["machine_id"] = mid
                 r = self.srv.post("/api/v1/jobs/%d/complete" % job["id"], c, scope="worker")
@@ -146,6 +149,7 @@ class RequestMail(unittest.TestCase):
                       "small-allocs --params nr_task=1 --commit %s --repeat 6"
                       % self.tree["c0"], body)
         self.assertIn("curl -sS -X POST", body)
+        self.assertNotIn("ran on hosts that differ", body)  # no fingerprints: nothing to say
         self.assertIn("https://perf.example.org/api/v1/jobs", body)
         self.assertEqual(self.srv.psql("SELECT kind || ' ' || state FROM outbox WHERE "
                                        "request_id = %d" % rid), "request sent")
@@ -172,6 +176,25 @@ class RequestMail(unittest.TestCase):
         self.assertEqual(self.srv.get("/api/v1/requests/%d" % rid).json()["state"], "done")
         self.assertEqual(self.srv.psql("SELECT count(*) FROM outbox WHERE request_id = %d"
                                        % rid), "0")
+
+    def test_3_fingerprint_note_per_target(self):
+        # x86_64's head runs on a host with another microcode and host kernel: one note
+        # for that target with both values; arm64's sides share a fingerprint: none
+        x86 = {"cpu_model": "Xeon", "microcode": "0xf0", "cpufreq_governor": "performance",
+               "kernel_release": "6.1.0", "cmdline": "quiet"}
+        arm = dict(x86, cpu_model="Neoverse-N1", microcode="0x0")
+
+        def fp(m, side):
+            if m["hostname"] == "arm1":
+                return arm
+            return dict(x86, microcode="0xf4", kernel_release="6.5.0") if side == "head" else x86
+        before = len(self.sink.messages)
+        self.run_request({"notify": "dev@example.org"}, lambda m, s, i: 1000.0 + i % 3, fp=fp)
+        body = self.sink.wait_for(before + 1)[before]["msg"].get_content().replace("\r\n", "\n")
+        self.assertIn("\nnote:      x86_64 (small-allocs): base and head ran on hosts that differ "
+                      "in host kernel (6.1.0 vs 6.5.0), microcode (0xf0 vs 0xf4)\n", body)
+        self.assertEqual(body.count("ran on hosts that differ"), 1)
+        self.assertNotIn("arm64 (small-allocs): base and head", body)
 
 
 if __name__ == "__main__":

@@ -59,11 +59,43 @@ static void test_not_without_evidence(void **state UNUSED)
 	assert_true(r.by_spread || r.verdict == VERDICT_NEED_MORE_RUNS);
 }
 
+/* the A/A spread from groups of runs of one kernel (the planner's and the server's) */
+static void test_aa_spread_groups(void **state UNUSED)
+{
+	static const double k1[] = { 999.85, 1000.15 }, k2[] = { 1999.5, 2000.0, 2000.5 };
+	static const double one[] = { 5.0 }, zero[] = { 0.0, 0.0 }, k3[] = { 999.9, 1000.1 };
+	struct aa_spread s;
+
+	aa_spread_init(&s);
+	assert_true(isnan(s.pct));
+	assert_true(isnan(aa_spread_usable(&s)));
+	aa_spread_add(&s, one, 1);  /* one run: nothing */
+	aa_spread_add(&s, zero, 2); /* median 0: nothing */
+	assert_int_equal(s.groups, 0);
+	aa_spread_add(&s, k1, 2);
+	assert_true(fabs(s.pct - 0.03) < 1e-9); /* 0.3 / 1000 */
+	assert_int_equal(s.runs, 2);
+	assert_true(isnan(aa_spread_usable(&s))); /* 2 runs < AA_SPREAD_MIN_RUNS */
+	aa_spread_add(&s, k2, 3);
+	assert_true(fabs(s.pct - 0.05) < 1e-9); /* 1.0 / 2000: the largest */
+	aa_spread_add(&s, k3, 2);
+	assert_int_equal(s.runs, 7);
+	assert_int_equal(s.groups, 3);
+	assert_true(fabs(aa_spread_usable(&s) - 0.05) < 1e-9);
+	/* floored at the resolution */
+	aa_spread_init(&s);
+	for (int i = 0; i < 3; i++)
+		aa_spread_add(&s, (const double[]){ 1000.0, 1000.0 }, 2);
+	assert_true(s.pct == 0);
+	assert_true(aa_spread_usable(&s) == AA_SPREAD_FLOOR_PCT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decides_with_three_runs),
 		cmocka_unit_test(test_not_without_evidence),
+		cmocka_unit_test(test_aa_spread_groups),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -90,11 +90,35 @@ static void test_hostfp_diff(void **state UNUSED)
 	json_decref(empty);
 }
 
+static void test_hostfp_note(void **state UNUSED)
+{
+	json_t *a = json_loads("[{\"cpu_model\": \"X\", \"microcode\": \"0xf0\", "
+			       "\"kernel_release\": \"6.1.0\"}]",
+			       0, NULL);
+	json_t *b = json_loads("[{\"cpu_model\": \"X\", \"microcode\": \"0xf4\", "
+			       "\"kernel_release\": \"6.5.0\\nx\"}, "
+			       "{\"cpu_model\": \"X\", \"microcode\": \"0xf0\", "
+			       "\"kernel_release\": null}]",
+			       0, NULL);
+	char *s;
+
+	assert_null(hostfp_note(a, a));
+	assert_null(hostfp_note(a, NULL));
+	s = hostfp_note(a, b);
+	/* sorted fields, both sides' values (a mixture joined by '/'), control chars as spaces */
+	assert_string_equal(s, "base and head ran on hosts that differ in host kernel (6.1.0 vs "
+			       "unknown/6.5.0 x), microcode (0xf0 vs 0xf0/0xf4)");
+	free(s);
+	json_decref(a);
+	json_decref(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_outside_build),
 		cmocka_unit_test(test_hostfp_diff),
+		cmocka_unit_test(test_hostfp_note),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
