@@ -107,7 +107,8 @@ static const char compare_usage[] =
 	"                        [--changed] [--gate]\n"
 	"  the comparison of two commits, per setup and metric, as JSON (GET /api/v1/compare);\n"
 	"  --text: LKP's table instead, significant rows marked [regression], [improvement]\n"
-	"  or [change] at the end; --changed: significant rows only\n"
+	"  or [change] at the end, with \", by A/A spread X % (N runs)\" in an icount setup\n"
+	"  whose measured A/A spread decided the row; --changed: significant rows only\n"
 	"  --gate: exit 1 on a significant regression, 3 when it cannot decide (no setup\n"
 	"  measured at both commits, or every row need-more-runs); one line on stderr per\n"
 	"  metric that decided it\n"
@@ -151,6 +152,23 @@ static double num_of(json_t *o, const char *key)
 }
 
 /*
+ * What decided row, into out: "by A/A spread 0.04 % (11 runs)" for a row of
+ * an icount setup decided by its measured A/A spread (by_spread; such rows
+ * have no q), else "p 0.0022, q 0.0043" of the rank test. Returns out.
+ */
+static const char *decided_by(json_t *row, char *out, size_t size)
+{
+	if (json_is_true(json_object_get(row, "by_spread")))
+		snprintf(out, size, "by A/A spread %.2g %% (%lld runs)",
+			 num_of(row, "aa_spread_pct"),
+			 (long long)json_integer_value(json_object_get(row, "aa_runs")));
+	else
+		snprintf(out, size, "p %.2g, q %.2g", num_of(row, "p_value"),
+			 num_of(row, "q_value"));
+	return out;
+}
+
+/*
  * The gate over the JSON reply: CLI_EXIT_REGRESSION when a row is a
  * significant regression, CLI_EXIT_UNDECIDED when no row has runs at both
  * commits (the reply lists a metric measured at one of them with n 0 at the
@@ -161,7 +179,7 @@ static int gate(json_t *reply)
 {
 	json_t *rows = json_object_get(reply, "rows"), *row;
 	size_t i, n = json_array_size(rows), more = 0, bad = 0, shared = 0;
-	char label[512];
+	char label[512], why[128];
 
 	json_array_foreach (rows, i, row) {
 		json_t *nn = json_object_get(row, "n");
@@ -173,10 +191,10 @@ static int gate(json_t *reply)
 				    label, sizeof(label));
 			fprintf(stderr,
 				"regtrack: gate: regression: %s %+.1f%% (Hodges-Lehmann shift; "
-				"means %+.1f%%; p %.2g, q %.2g; %s)\n",
+				"means %+.1f%%; %s; %s)\n",
 				str_of(row, "metric"), num_of(row, "hl_pct"),
-				num_of(row, "change_pct"), num_of(row, "p_value"),
-				num_of(row, "q_value"), label);
+				num_of(row, "change_pct"), decided_by(row, why, sizeof(why)),
+				label);
 			bad++;
 		}
 		more += !strcmp(str_of(row, "verdict"), "need-more-runs");
@@ -208,7 +226,9 @@ static int gate(json_t *reply)
 }
 
 /*
- * Prints the LKP text with each significant row marked at its end. The text
+ * Prints the LKP text with each significant row marked at its end
+ * ("[regression]", or "[regression, by A/A spread 0.04 % (11 runs)]" for a
+ * row decided by the setup's A/A spread). The text
  * has one table per setup (each opens with a '=' line), rows in the JSON's
  * (setup, metric) order, the metric name last on its line.
  */
@@ -223,6 +243,7 @@ static void print_marked(const struct buf *text, json_t *reply)
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		const char *mark = NULL;
+		json_t *marked = NULL;
 
 		if (len && p[0] == '=') {
 			/* the next table: skip to the first row of the next setup */
@@ -247,18 +268,27 @@ static void print_marked(const struct buf *text, json_t *reply)
 					break;
 				if (strlen(m) == (size_t)(p + len - t) &&
 				    !memcmp(m, t, strlen(m))) {
-					if (!strcmp(str_of(row, "verdict"), "different"))
+					if (!strcmp(str_of(row, "verdict"), "different")) {
 						mark = str_of(row, "change");
+						marked = row;
+					}
 					break;
 				}
 			}
 		}
 		fwrite(p, 1, len, stdout);
-		if (mark)
-			printf("  [%s]",
+		if (mark) {
+			char why[128];
+
+			printf("  [%s%s%s]",
 			       !strcmp(mark, "regression") || !strcmp(mark, "improvement") ?
 				       mark :
-				       "change");
+				       "change",
+			       json_is_true(json_object_get(marked, "by_spread")) ? ", " : "",
+			       json_is_true(json_object_get(marked, "by_spread")) ?
+				       decided_by(marked, why, sizeof(why)) :
+				       "");
+		}
 		if (nl)
 			fputc('\n', stdout);
 		p += len + (nl ? 1 : 0);

@@ -261,6 +261,54 @@ class Gate(unittest.TestCase):
             self.assertIn("%s  [regression]\n" % metric, r.stdout)
 
 
+class GateBySpread(unittest.TestCase):
+    """An icount setup whose history measured a tiny A/A spread: 3 runs a side
+    decide by it (no q); the gate and the text's mark say so (test_aa_spread)."""
+
+    OPS = "will-it-scale.per_process_ops"   # higher is better
+    ICOUNT = {"test": "small-allocs", "measure": "icount"}
+
+    @classmethod
+    def setUpClass(cls):
+        # 4 commits x 2 runs, each pair within 0.04 %: the setup's A/A history
+        hist = [(1000.0, 1000.4), (1001.0, 1001.2), (999.0, 999.3), (1000.5, 1000.6)]
+        cls.base, cls.up, cls.down = sha("8a"), sha("8b"), sha("8c")
+        post_runs("spreadtc", cls.OPS,
+                  [(sha("8d%d" % i), pair) for i, pair in enumerate(hist)] +
+                  [(cls.base, [1000.0, 1000.2, 1000.1]),
+                   (cls.up, [1050.0, 1050.3, 1050.1]),      # +5 %
+                   (cls.down, [950.0, 950.3, 950.1])],      # -5 %
+                  params=cls.ICOUNT)
+
+    def test_improvement_passes_the_gate_marked_by_spread(self):
+        r = cli("compare", "--base", self.base, "--head", self.up, "--gate")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        row = json.loads(r.stdout)["rows"][0]
+        self.assertEqual((row["verdict"], row["change"], row["by_spread"], row["aa_runs"]),
+                         ("different", "improvement", True, 11))
+        self.assertIsNone(row["q_value"])
+        self.assertEqual(r.stderr, "")
+        r = cli("compare", "--base", self.base, "--head", self.up, "--text", "--gate")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("nan", r.stdout)
+        self.assertIn("%s  [improvement, by A/A spread 0.04 %% (11 runs)]\n" % self.OPS, r.stdout)
+
+    def test_regression_fails_the_gate_with_the_spread_not_q(self):
+        # the A/A runs: the history's 8 and the other head's 3
+        r = cli("compare", "--base", self.base, "--head", self.down, "--gate")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertNotIn("nan", r.stderr)
+        self.assertRegex(r.stderr, r"^regtrack: gate: regression: will-it-scale.per_process_ops "
+                                   r"-5\.0% \(Hodges-Lehmann shift; means -5\.0%; "
+                                   r"by A/A spread 0\.04 % \(11 runs\); spreadtc \{[^\n]*\)\n$")
+        r = cli("compare", "--base", self.base, "--head", self.down, "--text", "--gate")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("%s  [regression, by A/A spread 0.04 %% (11 runs)]\n" % self.OPS, r.stdout)
+        plain = srv.get("/api/v1/compare?base=%s&head=%s&format=text" % (self.base, self.down)).body
+        self.assertEqual(r.stdout.replace("  [regression, by A/A spread 0.04 % (11 runs)]", ""),
+                         plain)
+
+
 def register(host, tbox):
     r = srv.post("/api/v1/workers/register", {
         "hostname": host, "arch": "x86_64", "tbox_group": tbox, "nr_cpus": 2, "memory_mb": 2048,
