@@ -1818,6 +1818,34 @@ async function main() {
 			await shot('series-large');
 		});
 
+		await check('compare: a row of an icount setup decided by its A/A spread shows the spread, not q', async () => {
+			// as tests/integration/test_aa_spread.py: 4 commits x 2 runs within 0.04 %, then 3 runs a side, +5 %
+			const runs = [[1000.0, 1000.4], [1001.0, 1001.2], [999.0, 999.3], [1000.5, 1000.6],
+				[1000.0, 1000.2, 1000.1], [1050.0, 1050.3, 1050.1]];
+			const csha = (i) => `${hex(0xe0 + i)}${'fedcba9876543210'.repeat(3)}`.slice(0, 40);
+			for (let i = 0; i < runs.length; i++) {
+				for (const v of runs[i]) {
+					const d = doc(0, { test: 'small-allocs', measure: 'icount' }, { 'will-it-scale.per_process_ops': [v] });
+					d.testcase = 'icount-web';
+					d.commit = csha(i);
+					d.commit_time = `2025-06-0${1 + i}T12:00:00Z`;
+					d.commit_subject = `icount: commit ${i}`;
+					const r = await call('POST', '/api/v1/results', d, 'submit');
+					assert.ok(r.status === 201 || r.status === 200, `POST results: ${r.status} ${r.text}`);
+				}
+			}
+			await open(`/compare?base=${csha(4)}&head=${csha(5)}`, 'compare-by-spread');
+			const tr = page.locator('tr.cmp-row[data-metric="will-it-scale.per_process_ops"]');
+			assert.equal(await tr.getAttribute('data-verdict'), 'different');
+			assert.equal(await tr.locator('.badge').textContent(), 'improvement');
+			const td = tr.locator('td.by-spread');
+			// 0.4 / 1000.2 = 0.03999 %, of the history's 8 runs (the compared commits' own left out)
+			assert.equal(await td.textContent(), 'by A/A spread ±0.04 %');
+			assert.match(await td.getAttribute('title'),
+				/^icount setup: decided by the measured A\/A spread of 8 runs, not the rank test/);
+			assert.ok(!(await tr.textContent()).includes('q —'));
+		});
+
 		await check('no dialog fired, no injected element, no page error', async () => {
 			assert.deepEqual(dialogs, []);
 			assert.deepEqual(pageErrors, []);

@@ -38,6 +38,20 @@ function withStd(mean, std) {
 		? ` ±${std.toFixed(std < 10 ? 1 : 0)}%` : '')];
 }
 
+// The p cell: p and the BH-adjusted q, or for a row an icount setup decided by
+// its measured A/A spread (by_spread, no q) that spread.
+function pCell(r) {
+	if (r.by_spread)
+		return h('td', { class: 'num by-spread', title: `icount setup: decided by the measured A/A spread of ${r.aa_runs} runs, not the rank test (p ${fmtP(r.p_value)})` },
+			h('span', { class: 'muted' }, `by A/A spread ±${fmtSpread(r.aa_spread_pct)} %`));
+	return h('td', { class: 'num', title: `p ${fmtP(r.p_value)}, BH-adjusted q ${fmtP(r.q_value)}, Welch p ${fmtP(r.welch_p)}` },
+		fmtP(r.p_value), h('span', { class: 'muted' }, ` q ${fmtP(r.q_value)}`));
+}
+
+function fmtSpread(v) {
+	return Number.isFinite(v) ? String(Number(v.toPrecision(2))) : '—';
+}
+
 // One table row of a comparison (used by the bisect page too).
 export function compareRow(r, setup, focus) {
 	const dir = r.verdict === 'different' ? r.change : 'none';
@@ -52,8 +66,7 @@ export function compareRow(r, setup, focus) {
 			` [${fmtPct(r.ci_pct[0])}, ${fmtPct(r.ci_pct[1])}]`) : null),
 	h('td', { class: 'num' }, withStd(r.mean[1], r.stddev_pct[1])),
 	h('td', { class: 'num muted' }, `${r.n[0]}:${r.n[1]}`),
-	h('td', { class: 'num', title: `p ${fmtP(r.p_value)}, BH-adjusted q ${fmtP(r.q_value)}, Welch p ${fmtP(r.welch_p)}` },
-		fmtP(r.p_value), h('span', { class: 'muted' }, ` q ${fmtP(r.q_value)}`)),
+	pCell(r),
 	h('td', null, verdictBadge(r)),
 	h('td', { class: 'metric' },
 		setup ? h('a', { href: link('/series', seriesQuery(setup, r.metric)), title: 'series' }, r.metric)
