@@ -331,8 +331,13 @@ static int render_table(const struct report_input *in, struct buf *b)
 {
 	struct lkp_axis *axes;
 	size_t n = 0;
-	const char *base = in->kind == REPORT_BISECT ? in->parent_sha : in->good_sha;
-	const char *base_subj = in->kind == REPORT_BISECT ? in->parent_subject : in->good_subject;
+	int stand_in = in->kind == REPORT_BISECT && in->table_base_sha;
+	const char *base = stand_in		     ? in->table_base_sha :
+			   in->kind == REPORT_BISECT ? in->parent_sha :
+						       in->good_sha;
+	const char *base_subj = stand_in		  ? in->table_base_subject :
+				in->kind == REPORT_BISECT ? in->parent_subject :
+							    in->good_subject;
 	const char *head = in->kind == REPORT_BISECT ? in->culprit_sha : in->bad_sha;
 	const char *head_subj = in->kind == REPORT_BISECT ? in->culprit_subject : in->bad_subject;
 	int rc = 0;
@@ -353,6 +358,9 @@ static int render_table(const struct report_input *in, struct buf *b)
 	if (in->nr_rows)
 		rc = buf_addstr(b, "\n") || lkp_render(b, axes, n, base, base_subj, head, head_subj,
 						       in->rows, in->nr_rows);
+	if (!rc && in->nr_rows && stand_in)
+		rc = buf_addf(b, "\n%.12s stands for the parent %.12s: the same kernel image\n",
+			      base, in->parent_sha ? in->parent_sha : "");
 	free(axes);
 	if (!rc && in->nr_rows_omitted) {
 		const char *url = in->public_url ? in->public_url : "";

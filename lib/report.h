@@ -102,6 +102,14 @@ struct report_input {
 	 */
 	const char *host_note;
 	/*
+	 * REPORT_BISECT: the table's base when the parent has no runs of its
+	 * own in the setup because its kernel image is identical to a tested
+	 * commit's (the bisect took that commit's runs for it): that commit's
+	 * sha and subject, shown as the base with a line saying so; NULL = the
+	 * parent is the base.
+	 */
+	const char *table_base_sha, *table_base_subject;
+	/*
 	 * The culprit's diffstat (has_diffstat 0 = not known; REPORT_RANGE:
 	 * of bad_sha, shown when the range is that one commit):
 	 * totals as `git diff --shortstat` and the files (the first

@@ -142,10 +142,13 @@ out:
  * Reads the finished bisect g->in.bisect_id: its first bad commit becomes
  * the culprit, that commit's first parent the table's base (ids for the
  * table query in table_ids[0] = parent, [1] = culprit; 0 = not known), and
- * its steps the short story. A bisect that is not done (or found no single
- * commit) leaves the regression's range in place.
+ * its steps the short story. A parent the bisect did not run because its
+ * kernel image is a tested commit's has no runs of its own: that commit
+ * is the table's base instead (table_ids[2], in.table_base_sha; 0 and NULL
+ * otherwise). A bisect that is not done (or found no single commit)
+ * leaves the regression's range in place.
  */
-static int gather_bisect(PGconn *c, struct mail_gathered *g, long long table_ids[2], struct err *e)
+static int gather_bisect(PGconn *c, struct mail_gathered *g, long long table_ids[3], struct err *e)
 {
 	const struct db_mail_bisect *b = &g->bisect;
 	int found = db_mail_bisect(c, g->in.bisect_id, &g->bisect, e);
@@ -180,6 +183,19 @@ static int gather_bisect(PGconn *c, struct mail_gathered *g, long long table_ids
 	}
 	g->in.steps = g->step;
 	g->in.nr_steps = g->steps.n;
+	if (found && b->parent_id) {
+		int same = db_mail_same_image(c, g->in.bisect_id, b->parent_id, &table_ids[2],
+					      g->base_sha, e);
+
+		if (same < 0)
+			return -1;
+		if (same) {
+			g->in.table_base_sha = g->base_sha;
+			for (size_t i = 0; i < g->steps.n; i++)
+				if (!strcmp(g->steps.v[i].sha, g->base_sha))
+					g->in.table_base_subject = g->steps.v[i].subject;
+		}
+	}
 	return 0;
 }
 
@@ -544,7 +560,7 @@ int mail_gather(PGconn *c, const struct config *cfg, long long regression_id, en
 		struct mail_gathered *g, struct err *e)
 {
 	const struct db_mail_regression *r = &g->reg;
-	long long table_ids[2] = { 0, 0 }; /* parent, culprit commit ids; 0 = the range's */
+	long long table_ids[3] = { 0, 0, 0 }; /* parent, culprit, the parent's stand-in; 0 = none */
 	int found;
 
 	memset(g, 0, sizeof(*g));
@@ -599,13 +615,19 @@ int mail_gather(PGconn *c, const struct config *cfg, long long regression_id, en
 	g->in.public_url = cfg->public_url;
 	g->in.mail_from = cfg->mail_from;
 
-	if (gather_table(c, g, r->setup_id, table_ids[0] ? table_ids[0] : r->good_commit_id,
+	if (gather_table(c, g, r->setup_id,
+			 table_ids[2] ? table_ids[2] :
+			 table_ids[0] ? table_ids[0] :
+					r->good_commit_id,
 			 table_ids[1] ? table_ids[1] : r->bad_commit_id, r->metric_id, e) ||
 	    gather_profile_rows(c, g, r->setup_id, table_ids[0] ? table_ids[0] : r->good_commit_id,
 				table_ids[1] ? table_ids[1] : r->bad_commit_id, e) ||
 	    (kind != REPORT_FIXED && gather_also_seen(c, g, regression_id, e)) ||
 	    gather_machine(c, g, r->setup_id, table_ids[1] ? table_ids[1] : r->bad_commit_id, e) ||
-	    gather_host_note(c, g, r->setup_id, table_ids[0] ? table_ids[0] : r->good_commit_id,
+	    gather_host_note(c, g, r->setup_id,
+			     table_ids[2] ? table_ids[2] :
+			     table_ids[0] ? table_ids[0] :
+					    r->good_commit_id,
 			     table_ids[1] ? table_ids[1] : r->bad_commit_id, e))
 		return -1;
 	if (kind == REPORT_BISECT && g->in.bisect_id > 0)

@@ -42,7 +42,8 @@ struct mail_gathered {
 	json_t *params_json;
 	char *author, *email;
 	char *reproduce;
-	char *host_note; /* hostfp_note() of the table's sides, or NULL */
+	char *host_note;   /* hostfp_note() of the table's sides, or NULL */
+	char base_sha[41]; /* in.table_base_sha's storage */
 	/* the bisected metric's row: its HL shift (%, NAN when none), direction, verdict */
 	double table_hl_pct;
 	int table_direction, table_different;

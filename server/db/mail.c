@@ -147,6 +147,28 @@ void db_mail_bisect_free(struct db_mail_bisect *b)
 	memset(b, 0, sizeof(*b));
 }
 
+int db_mail_same_image(PGconn *c, long long bisect_id, long long commit_id, long long *id,
+		       char sha[41], struct err *e)
+{
+	char ids[2][24];
+	const char *p[2] = { ids[0], ids[1] };
+	PGresult *r;
+	int got;
+
+	snprintf(ids[0], sizeof(ids[0]), "%lld", bisect_id);
+	snprintf(ids[1], sizeof(ids[1]), "%lld", commit_id);
+	r = db_exec(c, ST_MAIL_SAME_IMAGE, 2, p, e);
+	if (!r)
+		return -1;
+	got = PQntuples(r) > 0;
+	if (got) {
+		*id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+		snprintf(sha, 41, "%s", PQgetvalue(r, 0, 1));
+	}
+	PQclear(r);
+	return got;
+}
+
 int db_mail_bisect_steps(PGconn *c, long long bisect_id, struct db_mail_steps *out, struct err *e)
 {
 	PGresult *r = exec_id(c, ST_MAIL_BISECT_STEPS, bisect_id, e);

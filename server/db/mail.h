@@ -102,6 +102,14 @@ struct db_mail_steps {
 	PGresult *res;
 };
 
+/*
+ * The commit whose runs bisect_id took for commit_id because their kernel
+ * images are identical (the step's evidence "same_image_as"): 1 with *id
+ * and sha (41 bytes), 0 when commit_id was run itself (or not a step), -1.
+ */
+int db_mail_same_image(PGconn *c, long long bisect_id, long long commit_id, long long *id,
+		       char sha[41], struct err *e) __attribute__((warn_unused_result));
+
 /* The steps of bisect `bisect_id`: 0 and out (n may be 0), -1 with e. */
 int db_mail_bisect_steps(PGconn *c, long long bisect_id, struct db_mail_steps *out, struct err *e)
 	__attribute__((warn_unused_result));

@@ -158,6 +158,44 @@ class Images(unittest.TestCase):
             "AND (r.image_sha256 IS NULL OR r.host_fingerprint->>'microcode' <> '0x1')" % bid),
             "0")
 
+    def test_mail_table_base_is_the_parents_image(self):
+        """The culprit's parent is a Documentation/ edit, one image with the good
+        commit: it runs nothing, and the mail's table compares the commit whose runs
+        stood for it, saying so (without runs at the parent the table was empty)."""
+        shas = self.shas
+        index_of = {s: i for i, s in enumerate(shas)}
+        self.assertEqual(image_of(self.repo, shas[CULPRIT - 1]), image_of(self.repo, shas[15]))
+
+        def values(job, rng):
+            return {METRIC: [(950.0 if index_of[job["commit"]] >= CULPRIT else 1000.0) +
+                             rng.gauss(0, 10)]}
+        b, same = self.bisect(shas[15], shas[CULPRIT], values, params={"test": "table"})
+        self.assertEqual((b["state"], b["outcome"]), ("done", "found"), b.get("reason"))
+        self.assertEqual(b["first_bad_commit"]["sha"], shas[CULPRIT])
+        parent = shas[CULPRIT - 1]
+        psteps = [s for s in b["steps"] if s["commit"] == parent]
+        self.assertTrue(psteps, "the parent was not a step")
+        self.assertEqual([s["samples"] for s in psteps], [[]] * len(psteps))
+        twin = psteps[-1]["evidence"]["same_image_as"]
+        self.assertEqual(twin, shas[15])
+        mail_dir = os.path.join(self.tmp, "mail")
+
+        def mail_of():
+            for m in sorted(os.listdir(mail_dir)) if os.path.isdir(mail_dir) else []:
+                t = open(os.path.join(mail_dir, m), errors="replace").read().replace("=\n", "")
+                if shas[CULPRIT][:12] in t and "table" in t:
+                    return t
+            return None
+        mail = wait_until(mail_of, timeout=30, what="the bisect's mail")
+        self.assertIn("%s stands for the parent %s: the same kernel image"
+                      % (twin[:12], parent[:12]), mail)
+        # the table's row of the bisected metric: about -5 % between the two commits
+        row = [ln for ln in mail.splitlines() if ln.rstrip().endswith(METRIC)]
+        self.assertEqual(len(row), 1, mail)
+        pct = float(next(w for w in row[0].split() if w.endswith("%") and w[0] in "+-")[:-1])
+        self.assertLess(pct, -3)
+        self.assertGreater(pct, -7)
+
     def test_culprit_outside_the_build_is_flagged(self):
         """Workers that send no image (older ones): a Documentation/-only commit can be
         named; the bisect's API and its mail flag it."""
