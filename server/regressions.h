@@ -66,7 +66,7 @@
  * Otherwise the record stays `new`. The detector never moves a record out
  * of any other state, and never back to `new`.
  *
- * Reports at the tip (detect.c check_tip, detect_series_tip of
+ * Reports at the tip (detect_tip.c check_tip, detect_series_tip of
  * stats/detect.h): the detector needs min_seg commits after a step, and
  * rule (b) detect_confirm_commits, so with one tested commit per push a
  * step would wait days. When the newest commit of a series was tested by
@@ -85,7 +85,12 @@
  * tip"; the auto-bisect then takes it. A pair that stays `same` or
  * `need-more-runs` records nothing (the extra runs were spent). A record
  * whose first bad commit is the tip stays detected while that commit is
- * the tip (bisect runs inside its range do not move it).
+ * the tip (bisect runs inside its range do not move it). The pair's runs
+ * may land after a later push made another commit the tip: then
+ * (detect_tip.c check_tip_pairs) every two neighbouring commits of the
+ * series that both got extra tip runs are compared on their own runs, and
+ * a `different` pair is recorded as above, in the pair's direction, with
+ * commits_after the commits from its first bad one to the end.
  *
  * When a re-detection no longer finds a range: a record still `new` (no
  * one looked at it, not confirmed) is withdrawn (deleted with its
