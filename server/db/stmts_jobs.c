@@ -23,13 +23,17 @@
  * runs stand for it (a same-image job's own same_image_as). A bisect job:
  * its bisect's other commits' images (their runs are its samples). A
  * tracking job: its commit's first parent's image in the job's own setup,
- * from any job. Others (A/B requests, submitted jobs) always run.
+ * from any job. Only jobs of the same monitors count: a profiled run is
+ * a setup of its own, so a bisect's profile round (sql/0018) is never
+ * skipped for its unprofiled steps' images. Others (A/B requests,
+ * submitted jobs) always run.
  */
 #define SKIP_IMAGES                                                                                  \
 	"'skip_images', (SELECT coalesce(json_agg(DISTINCT jsonb_build_object('image_sha256', "      \
 	"o.image_sha256, 'commit', coalesce(o.same_image_as, oc.sha))), '[]') FROM jobs o "          \
 	"JOIN commits oc ON oc.id = o.commit_id WHERE o.image_sha256 IS NOT NULL "                   \
 	"AND o.state = 'done' AND o.outcome IN ('ok', 'same-image') AND o.commit_id <> j.commit_id " \
+	"AND o.monitors IS NOT DISTINCT FROM j.monitors "                                            \
 	"AND ((j.bisect_id IS NOT NULL AND o.bisect_id = j.bisect_id) "                              \
 	"OR (j.plan_id IS NOT NULL AND oc.sha = c.parents[1] AND o.tree_id = j.tree_id "             \
 	"AND o.kconfig = j.kconfig AND o.compiler = j.compiler AND o.testcase_id = j.testcase_id "   \

@@ -189,6 +189,12 @@ class Images(unittest.TestCase):
         mail = wait_until(mail_of, timeout=30, what="the bisect's mail")
         self.assertIn("%s stands for the parent %s: the same kernel image"
                       % (twin[:12], parent[:12]), mail)
+        # its profile round ran the parent too (profiled runs are a setup of their own: the
+        # unprofiled twin's image is no reason to skip it), so the profile diff has both sides
+        pd = self.srv.get("/api/v1/bisects/%d/profile-diff" % b["id"]).json()
+        self.assertEqual((pd["base"]["commit"], pd["head"]["commit"]), (parent, shas[CULPRIT]))
+        self.assertGreaterEqual(pd["base"]["runs"], 5)
+        self.assertGreaterEqual(pd["head"]["runs"], 5)
         # the table's row of the bisected metric: about -5 % between the two commits
         row = [ln for ln in mail.splitlines() if ln.rstrip().endswith(METRIC)]
         self.assertEqual(len(row), 1, mail)
