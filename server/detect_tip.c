@@ -7,6 +7,44 @@
 #include <string.h>
 
 /*
+ * Records the pair (good, bad) of metric m as a confirmed change (rule (a):
+ * the pair is different in the record's direction): seg and pair as the
+ * record's comparisons, the detector's figures before / after / change_pct,
+ * commits_after; keeps its id and counts it. *up says what the upsert did.
+ */
+static int record_pair(PGconn *c, long long setup_id, const struct db_detect_point *m,
+		       long long good, long long bad, const struct compare_result *seg,
+		       const struct compare_result *pair, size_t commits_after, double before,
+		       double after, double change_pct, struct kept *kept,
+		       struct detect_setup_stats *st, struct db_regr_upserted *up, struct err *e)
+{
+	struct db_regr_upsert u;
+
+	memset(&u, 0, sizeof(u));
+	u.setup_id = setup_id;
+	u.metric_id = m->metric_id;
+	u.good_commit = good;
+	u.bad_commit = bad;
+	u.direction = pair->direction;
+	u.kind = detect_kind_of(pair->direction, m->higher_is_better);
+	detect_upsert_from(&u, seg, pair);
+	u.commits_after = commits_after;
+	u.det_before = before;
+	u.det_after = after;
+	u.det_change_pct = change_pct;
+	u.det_p_value = NAN;
+	u.confirm = 1;
+	if (db_regr_upsert(c, &u, up, e))
+		return -1;
+	detect_kept_add(kept, up->id);
+	st->changes++;
+	st->tip_records++;
+	if (up->created)
+		st->created++;
+	return 0;
+}
+
+/*
  * Reports at the tip (regressions.h): when the newest commit of a plan's
  * branch moved away from the recent window (detect_series_tip), ask once
  * for more runs of it and of the commit before it; when the two then
@@ -21,7 +59,6 @@ int check_tip(PGconn *c, long long setup_id, const struct db_detect_point *m,
 	struct detect_tip tip;
 	struct compare_opts co;
 	struct compare_result seg, pair;
-	struct db_regr_upsert u;
 	struct db_regr_upserted up;
 	const double *a, *b;
 	size_t na, nb, t = s->n - 1;
@@ -82,29 +119,12 @@ int check_tip(PGconn *c, long long setup_id, const struct db_detect_point *m,
 	a = detect_side(s, t - tip.nref, t, &na);
 	detect_compare_sides(aa, setup_id, m->metric_id, s->commit[t - 1], s->commit[t], a, na, b,
 			     nb, &co, &seg);
-	memset(&u, 0, sizeof(u));
-	u.setup_id = setup_id;
-	u.metric_id = m->metric_id;
-	u.good_commit = s->commit[t - 1];
-	u.bad_commit = s->commit[t];
-	u.direction = pair.direction;
-	u.kind = detect_kind_of(pair.direction, m->higher_is_better);
-	detect_upsert_from(&u, &seg, &pair);
-	u.commits_after = 1;
-	u.det_before = tip.center;
-	u.det_after = tip.tip;
-	u.det_change_pct = tip.change_pct;
-	u.det_p_value = NAN;
-	u.confirm = 1; /* rule (a): the pair is different in the record's direction */
-	if (db_regr_upsert(c, &u, &up, e))
+	if (record_pair(c, setup_id, m, s->commit[t - 1], s->commit[t], &seg, &pair, 1, tip.center,
+			tip.tip, tip.change_pct, kept, st, &up, e))
 		return -1;
-	detect_kept_add(kept, up.id);
-	st->changes++;
-	st->tip_records++;
 	if (up.created) {
 		char note[512];
 
-		st->created++;
 		snprintf(note, sizeof(note),
 			 "detected at the tip of '%s': the newest tested commit is %+.1f robust "
 			 "sigmas (%+.2f%%) from the %zu commits before it; %ld extra run(s) each "
@@ -182,7 +202,7 @@ int check_tip_pairs(PGconn *c, long long setup_id, const struct db_detect_point 
 		co.floor_pct = co.monitor_floor_pct;
 	for (size_t i = 1; i < s->n; i++) {
 		struct compare_result pair;
-		struct db_regr_upsert u;
+		double before, after;
 		struct db_regr_upserted up;
 		const double *a, *b;
 		size_t na, nb;
@@ -206,31 +226,16 @@ int check_tip_pairs(PGconn *c, long long setup_id, const struct db_detect_point 
 			detect_kept_add(kept, covering);
 			continue;
 		}
-		memset(&u, 0, sizeof(u));
-		u.setup_id = setup_id;
-		u.metric_id = m->metric_id;
-		u.good_commit = s->commit[i - 1];
-		u.bad_commit = s->commit[i];
-		u.direction = pair.direction;
-		u.kind = detect_kind_of(pair.direction, m->higher_is_better);
-		detect_upsert_from(&u, &pair, &pair);
-		u.commits_after = s->n - i;
-		u.det_before = ds->med[i - 1];
-		u.det_after = ds->med[i];
-		u.det_change_pct = u.det_before != 0 ? 100.0 * (u.det_after - u.det_before) /
-							       fabs(u.det_before) :
-						       NAN;
-		u.det_p_value = NAN;
-		u.confirm = 1; /* rule (a): the pair is different in the record's direction */
-		if (db_regr_upsert(c, &u, &up, e))
+		before = ds->med[i - 1];
+		after = ds->med[i];
+		if (record_pair(c, setup_id, m, s->commit[i - 1], s->commit[i], &pair, &pair,
+				s->n - i, before, after,
+				before != 0 ? 100.0 * (after - before) / fabs(before) : NAN, kept,
+				st, &up, e))
 			return -1;
-		detect_kept_add(kept, up.id);
-		st->changes++;
-		st->tip_records++;
 		if (up.created) {
 			char note[512];
 
-			st->created++;
 			snprintf(note, sizeof(note),
 				 "detected from the extra runs asked at the tip: last good vs first "
 				 "bad commit is different (%+.2f%%, p %.3g, %zu vs %zu runs)",
