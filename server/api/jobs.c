@@ -29,8 +29,11 @@
  * registered before the server restarted with a smaller timeout sizes its
  * heartbeat periods by the value it learns last (registration:
  * api/workers.c).
- * A heartbeat or complete for a lease that is no longer the caller's
- * (expired and requeued, or leased by another machine) gets 409
+ * A heartbeat for a lease past its expiry gets 409 "lease_lost" whether
+ * or not the reaper has requeued the job yet (the lease's end does not
+ * depend on when the reaper runs). A heartbeat or complete for a lease
+ * that is no longer the caller's (requeued, or leased by another machine)
+ * gets 409
  * "lease_lost" and stores nothing; a heartbeat for a job that does not
  * exist gets 404.
  */

@@ -94,7 +94,7 @@ const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 			       "OR ($3::text = 'run' AND $5::text IS DISTINCT FROM message)) "
 			       "THEN phase_history || jsonb_build_array(jsonb_build_object('phase', $3::text, "
 			       "'at', now(), 'progress', $4::float8, 'message', $5::text)) ELSE phase_history END "
-			       "WHERE id = $1::bigint AND state = 'leased' AND "
+			       "WHERE id = $1::bigint AND state = 'leased' AND lease_expires_at > now() AND "
 			       "($6::bigint IS NULL OR leased_by = $6::bigint) RETURNING lease_expires_at" },
 	/* $1 tree $2 commit $3 testcase $4 params $5 kconfig $6 compiler $7 arch $8 tbox_group
 	 * $9 capability $10 repeat $11 priority $12 max_attempts $13 token */
