@@ -1,4 +1,5 @@
 #include "profile.h"
+#include "parse/perf_fold.h"
 #include "arena.h"
 #include "buf.h"
 #include "stats/ranktest.h"
@@ -154,7 +155,9 @@ static int add_line(void *ctx, const char *frames, size_t n, long long count)
 		size_t fl = semi ? (size_t)(semi - (frames + at)) : n - at;
 		int added;
 
-		sym = strtab_intern(&s->syms, s->a, frames + at, fl, &added);
+		/* one symbol per function, however GCC cloned it (as the perf-profile.* metrics) */
+		sym = strtab_intern(&s->syms, s->a, frames + at, perf_fold_sym_len(frames + at, fl),
+				    &added);
 		if (sym >= s->seen_cap) {
 			size_t cap = s->seen_cap ? s->seen_cap * 2 : 1024;
 

@@ -548,8 +548,7 @@ struct sym_count {
 	long long last_line; /* the line that last counted children (recursion once) */
 };
 
-/* Length of sym[0..n) without .isra.N / .constprop.N / .part.N / .cold suffixes. */
-static size_t strip_suffixes(const char *s, size_t n)
+size_t perf_fold_sym_len(const char *s, size_t n)
 {
 	static const char *const sfx[] = { ".isra.", ".constprop.", ".part.", ".cold" };
 	size_t i, cut = n;
@@ -616,7 +615,7 @@ long long perf_fold_symbols(const char *text, size_t len, double min_pct,
 		for (f = p; f < sp; first = 0) {
 			const char *semi = memchr(f, ';', (size_t)(sp - f));
 			const char *fe = semi ? semi : sp;
-			size_t fl = strip_suffixes(f, (size_t)(fe - f));
+			size_t fl = perf_fold_sym_len(f, (size_t)(fe - f));
 			int leaf = !semi;
 
 			if (!first && fl && !(fl == 9 && !memcmp(f, "[unknown]", 9)) &&

@@ -107,6 +107,15 @@ int perf_fold_script(const char *text, size_t len, size_t max_bytes,
 void perf_fold_result_release(struct perf_fold_result *r);
 
 /*
+ * The length of symbol s[0..n) without perf's compiler suffixes: it is cut
+ * at the first .isra.N, .constprop.N, .part.N or .cold (demo_delay.constprop.0
+ * and demo_delay are one function: GCC's clone of it). The one rule for the
+ * perf-profile.* metrics (perf_fold_symbols) and the profile diff's symbols
+ * (lib/profdiff.c), so the two always name a symbol alike.
+ */
+size_t perf_fold_sym_len(const char *s, size_t n);
+
+/*
  * Per-symbol shares of folded text[0..len): for every symbol (the frames
  * after the comm; "[unknown]" and "[other]" are no symbol), children = the
  * percent of all samples whose stack holds it at least once (recursion

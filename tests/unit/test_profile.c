@@ -200,6 +200,36 @@ static void diff_recursion_and_merge(void **state)
 }
 
 /*
+ * GCC's clones are their function: base's demo_delay.constprop.0 (one call
+ * site, a constant argument) and head's demo_delay are one symbol, as the
+ * perf-profile.* metrics name it (the demo's diff had them as two, 0 % on
+ * one side each); the folded text keeps perf's names.
+ */
+static void diff_clone_suffixes_are_one_symbol(void **state)
+{
+	const char *base = "case;__munmap;demo_delay.constprop.0 3\ncase;work 1\n";
+	const char *head = "case;__mmap64;demo_delay 6\ncase;__munmap;demo_delay.isra.0.cold 2\n";
+	struct profdiff d;
+	struct err e;
+	const struct profdiff_symbol *y;
+
+	(void)state;
+	profdiff_init(&d, 1);
+	assert_int_equal(profdiff_add_run(&d, 0, base, strlen(base), &e), 0);
+	assert_int_equal(profdiff_add_run(&d, 1, head, strlen(head), &e), 0);
+	profdiff_finish(&d, 0.01, 50);
+	y = sym(&d, "demo_delay");
+	assert_non_null(y);
+	assert_float_equal(y->base_children_pct, 75.0, 1e-12);
+	assert_float_equal(y->head_children_pct, 100.0, 1e-12);
+	assert_float_equal(y->head_self_pct, 100.0, 1e-12);
+	for (size_t i = 0; i < d.nr_symbols; i++)
+		assert_null(strchr(d.symbols[i].symbol, '.'));
+	assert_non_null(strstr(d.base.folded, "demo_delay.constprop.0 3"));
+	profdiff_release(&d);
+}
+
+/*
  * 5 runs a side: base main;work 90+i, main;idle 10; head main;work 50+i,
  * main;slow 50. slow's children % is 0 in every base run and ~50 in every
  * head run: no overlap, exact p = 2 / C(10, 5) = 0.0079365 <= 0.01. main
@@ -354,9 +384,13 @@ static void resultdoc_profile(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(monitors_normalized), cmocka_unit_test(folded_lines),
-		cmocka_unit_test(diff_known_numbers),  cmocka_unit_test(diff_recursion_and_merge),
-		cmocka_unit_test(diff_significance),   cmocka_unit_test(resultdoc_profile),
+		cmocka_unit_test(monitors_normalized),
+		cmocka_unit_test(folded_lines),
+		cmocka_unit_test(diff_known_numbers),
+		cmocka_unit_test(diff_recursion_and_merge),
+		cmocka_unit_test(diff_clone_suffixes_are_one_symbol),
+		cmocka_unit_test(diff_significance),
+		cmocka_unit_test(resultdoc_profile),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1496,10 +1496,17 @@ async function main() {
 				const built = await buildTree(lines, '');
 				const again = newTree();
 				mergeFolded(again, lines, 'base');
+				// GCC's clones are their function, as in the symbols table (perf_fold_sym_len)
+				const cl = newTree();
+				mergeFolded(cl, 'm;demo_delay.constprop.0 3\nm;x.part.1.cold 1\n', 'base');
+				mergeFolded(cl, 'm;demo_delay 5\n', 'head');
+				const clone = [cl.find(['m', 'demo_delay']), cl.find(['m', 'x']), cl.find(['m', 'demo_delay.constprop.0'])];
+				const cloneAt = clone[0] < 0 ? null : [cl.b[clone[0]], cl.h[clone[0]]];
 				const dumpB = (tr) => Array.from({ length: tr.n }, (_, i) => `${tr.nameOf(i)}:${tr.parent[i]}=${tr.b[i]}/${tr.bs[i]}`).join(' ');
 				return { built: dumpB(built) === dumpB(again) && built.n === 30, root: at(), a: at('a'), b: at('a', 'b'), c: at('a', 'b', 'c'), e: at('a', 'b', 'c', 'e'), bb: at('a', 'bb'),
 					z: at('z'), q: at('a', 'q'), bad: t.bad, base: t.base, head: t.head,
-					dc: delta(t, t.find(['a', 'b', 'c'])), same: dump(one) === dump(sliced), calls, n: one.n };
+					dc: delta(t, t.find(['a', 'b', 'c'])), same: dump(one) === dump(sliced), calls, n: one.n,
+					cloneAt, cloneX: clone[1] >= 0, cloneRaw: clone[2] };
 			});
 			assert.deepEqual(r.root, [11, 8, 0, 0]);
 			assert.deepEqual(r.a, [7, 8, 0, 0]);
@@ -1517,6 +1524,9 @@ async function main() {
 			assert.ok(r.same && r.calls > 5, JSON.stringify(r));
 			assert.ok(r.built);
 			assert.equal(r.n, 1 + 1 + 7 + 21);
+			assert.deepEqual(r.cloneAt, [3, 5]);
+			assert.ok(r.cloneX);
+			assert.equal(r.cloneRaw, -1);
 		});
 
 		await check('profile diff page: do_mmap grew (red, head\'s width), handle_mm_fault shrank (blue), click zooms, search highlights, symbols table', async () => {

@@ -167,6 +167,18 @@ export function newTree() {
 // the two lines agree character by character: folded output is sorted
 // (stackcollapse sorts it), so neighbours share most of their prefix and
 // most frames need no lookup.
+// A frame's function: the name cut at perf's compiler suffixes (.isra.N,
+// .constprop.N, .part.N, .cold: GCC's clones of one function), the rule of
+// lib/parse/perf_fold.h perf_fold_sym_len, so the picture and the table of
+// symbols name a function alike.
+const CLONE = /\.(isra\.|constprop\.|part\.|cold)/;
+export function funcName(f) {
+	if (f.indexOf('.') < 0)
+		return f;
+	const m = CLONE.exec(f);
+	return m ? f.slice(0, m.index) : f;
+}
+
 export function mergeFolded(tree, text, side, from = 0, deadline = Infinity) {
 	const head = side === 'head';
 	const tot = head ? tree.head : tree.base;
@@ -216,7 +228,7 @@ export function mergeFolded(tree, text, side, from = 0, deadline = Infinity) {
 			let fe = text.indexOf(';', fs);
 			if (fe < 0 || fe > sp)
 				fe = sp;
-			const f = text.slice(fs, fe);
+			const f = funcName(text.slice(fs, fe));
 			let nm = tree.ids.get(f);
 			if (nm === undefined) {
 				nm = tree.names.length;
