@@ -12,8 +12,10 @@
 #      the second time profiled (issue 22: monitors perf-profile,perf-stat,
 #      a static perf of the tree's tools/perf in the initramfs; the folded
 #      stacks must hold this build's do_mmap and munmap frames, and the
-#      case's user frames named: main, libc's __mmap64 and __munmap), and once
-#      wall-clock, which probes KVM and falls back to TCG;
+#      case's user frames named: main, libc's __mmap64 and __munmap), once
+#      wall-clock, which probes KVM and falls back to TCG, and once more by
+#      `regtrack-worker reproduce` in the kernel tree (issue 18: the icount
+#      throughput within 0.2 % of the job's);
 #   4. arm64-tiny-mm cross-built and booted twice in qemu-system-aarch64 -M
 #      virt under icount, the second time profiled as on x86_64;
 #   5. on both arches, the other four cases (execl, proc-vs-map, page-fault,
@@ -303,6 +305,30 @@ for arch in $ARCHES; do
 		--params "$icount"
 	check_runs $arch-icount 1 icount tcg 6.1.
 	check_kernel_outcome $arch-icount
+	# --- `regtrack-worker reproduce` (issue 18): a developer's own run of the same
+	# data point, inside the kernel tree, no server: the same throughput as the
+	# stored run's within icount's spread (0.2 %); the build dir is the tier's
+	if [[ $arch == x86_64 && ! -x ${REGTRACK_BIN:-}/regtrack-worker ]]; then
+		bad "x86_64-reproduce: no REGTRACK_BIN/regtrack-worker (make check-kernel sets it)"
+	elif [[ $arch == x86_64 ]]; then
+		echo "== x86_64-reproduce"
+		(cd "$CACHE/linux" && timeout 1800 "$REGTRACK_BIN/regtrack-worker" reproduce \
+			--kconfig $kc --testcase small-allocs --params nr_task=1,iterations=20 \
+			--measure icount --commit "$BASE" --repeat 1 --work-dir "$WORK" \
+			--cases-dir "$ROOT/bin/cases" --jobs 2 --json) > "$TMP/x86_64-reproduce.json" \
+			2> "$TMP/x86_64-reproduce.err"
+		rc=$?
+		sed 's/^/   /' "$TMP/x86_64-reproduce.err" | tail -8
+		stored=$(jq -r '.runs[0].metrics["small-allocs.throughput"][0]' "$TMP/x86_64-icount.json")
+		again=$(jq -r '.runs[0].metrics["small-allocs.throughput"][0] // empty' \
+			"$TMP/x86_64-reproduce.json" 2>/dev/null)
+		if [[ $rc -eq 0 && -n $again ]] &&
+			jq -en --argjson a "$stored" --argjson b "$again" '(($b / $a) - 1) | (if . < 0 then -. else . end) < 0.002' >/dev/null; then
+			ok "x86_64-reproduce: throughput $again vs the job's $stored (within 0.2 %)"
+		else
+			bad "x86_64-reproduce: rc $rc, throughput '${again:-none}' vs the job's $stored"
+		fi
+	fi
 	# --- 3./4. the same boot profiled (issue 22): it replaces the second
 	# unprofiled icount boot this step had, so the tier boots no more; it
 	# adds the static perf build (once per arch and tools/ tree, cached)
