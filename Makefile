@@ -136,7 +136,14 @@ cases: $(CASES_X86) $(if $(shell command -v $(AARCH64_CC) 2>/dev/null),$(CASES_A
 # the cases and /init are standalone static binaries: of lib/ they take only
 # the headers and CASE_LIB (compiled into each)
 CASE_LIB := lib/clock.c
-CASE_DEPS := $(wildcard worker/cases/*.h) worker/cases/casecommon.c lib/banned.h lib/clock.h $(CASE_LIB)
+# a stamp named by the flags' hash: the cases are rebuilt when CASE_CFLAGS change
+CASE_STAMP := bin/cases/.flags-$(shell printf '%s' '$(CASE_CFLAGS)' | md5sum | cut -c1-12)
+CASE_DEPS := $(wildcard worker/cases/*.h) worker/cases/casecommon.c lib/banned.h lib/clock.h $(CASE_LIB) \
+	$(CASE_STAMP)
+$(CASE_STAMP):
+	@mkdir -p $(dir $@)
+	@rm -f bin/cases/.flags-*
+	@touch $@
 bin/cases/x86_64/%: worker/cases/%.c $(CASE_DEPS)
 	@mkdir -p $(dir $@)
 	$(if $(filter x86_64,$(HOST_ARCH)),$(CC),x86_64-linux-gnu-gcc) $(CASE_CFLAGS) -Ilib -o $@ $< worker/cases/casecommon.c $(CASE_LIB) -lm
