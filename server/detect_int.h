@@ -1,8 +1,9 @@
 /*
  * What the detection module's files share (server/detect.c: the step
  * detector's records and the thread; server/detect_tip.c: the reports at
- * the tip). Internal to the module: nothing outside server/detect*.c
- * includes it but server/detect.h, for struct detect_setup_stats.
+ * the tip; server/detect_record.c: the record helpers both call, so
+ * neither calls into the other but detect.c into detect_tip.c). Internal to the module: nothing
+ * outside server/detect*.c includes it but server/detect.h, for struct detect_setup_stats.
  */
 #ifndef REGTRACK_SERVER_DETECT_INT_H
 #define REGTRACK_SERVER_DETECT_INT_H
