@@ -280,8 +280,11 @@ static int detect_rows(PGconn *c, long long setup_id, const struct db_detect_ser
 		ret = store_series(c, setup_id, m, &s, &ds, aa, cfg, kept, st, e);
 		if (!ret)
 			ret = check_tip(c, setup_id, m, &s, &ds, aa, cfg, &tj, kept, st, e);
-		if (!ret && cfg->detect_tip_z > 0)
-			ret = check_tip_pairs(c, setup_id, m, &s, &ds, aa, &tj, kept, st, e);
+		if (ret >= 0 && cfg->detect_tip_z > 0)
+			ret = check_tip_pairs(c, setup_id, m, &s, &ds, aa, ret == 1, &tj, kept, st,
+					      e);
+		else if (ret > 0)
+			ret = 0;
 		detect_series_release(&ds);
 	}
 	free(tj.rec_metric);

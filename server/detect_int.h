@@ -94,7 +94,10 @@ void detect_compare_sides(const struct aa_history *aa, long long setup_id, long 
 /*
  * Reports at the tip (regressions.h), server/detect_tip.c: check_tip for
  * the newest commit of a plan's branch, check_tip_pairs for the pairs asked
- * for at a tip once their runs are in. Each returns 0, or -1 with e.
+ * for at a tip once their runs are in. check_tip returns 1 when it kept
+ * or made the record of the tip's pair, 0 when not, -1 with e;
+ * check_tip_pairs (tip_done: check_tip's 1, the tip's pair left out)
+ * returns 0 or -1 with e.
  */
 int check_tip(PGconn *c, long long setup_id, const struct db_detect_point *m,
 	      const struct series *s, const struct detect_series *ds, const struct aa_history *aa,
@@ -102,7 +105,7 @@ int check_tip(PGconn *c, long long setup_id, const struct db_detect_point *m,
 	      struct detect_setup_stats *st, struct err *e);
 int check_tip_pairs(PGconn *c, long long setup_id, const struct db_detect_point *m,
 		    const struct series *s, const struct detect_series *ds,
-		    const struct aa_history *aa, struct tip_job *tj, struct kept *kept,
-		    struct detect_setup_stats *st, struct err *e);
+		    const struct aa_history *aa, int tip_done, struct tip_job *tj,
+		    struct kept *kept, struct detect_setup_stats *st, struct err *e);
 
 #endif

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /*
@@ -89,7 +90,7 @@ int check_tip(PGconn *c, long long setup_id, const struct db_detect_point *m,
 	for (size_t i = 0; i < tj->nrec; i++)
 		if (tj->rec_metric[i] == m->metric_id) {
 			detect_kept_add(kept, tj->rec_id[i]);
-			return 0;
+			return 1;
 		}
 	detect_series_tip(ds, cfg->detect_tip_z, &tip);
 	if (!tip.moved)
@@ -100,7 +101,7 @@ int check_tip(PGconn *c, long long setup_id, const struct db_detect_point *m,
 		return -1;
 	if (got) {
 		detect_kept_add(kept, covering);
-		return 0;
+		return 1;
 	}
 	/* created exactly once, however many metrics and passes see the same tip */
 	made = db_tip_request(c, tj->job, s->commit[t - 1], s->commit[t], cfg->detect_tip_runs, e);
@@ -150,25 +151,21 @@ int check_tip(PGconn *c, long long setup_id, const struct db_detect_point *m,
 		if (detect_history(c, up.id, "new", "confirmed", note, e))
 			return -1;
 	}
-	return 0;
+	return 1;
+}
+
+/* bsearch order of commit ids */
+static int cmp_id(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return (x > y) - (x < y);
 }
 
 /* 1 when commit id is one of the ascending ids[0..n) */
 static int has_id(const long long *ids, size_t n, long long id)
 {
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ids[mid] == id)
-			return 1;
-		if (ids[mid] < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return 0;
+	return n && bsearch(&id, ids, n, sizeof(*ids), cmp_id) != NULL;
 }
 
 /*
@@ -185,8 +182,8 @@ static int has_id(const long long *ids, size_t n, long long id)
  */
 int check_tip_pairs(PGconn *c, long long setup_id, const struct db_detect_point *m,
 		    const struct series *s, const struct detect_series *ds,
-		    const struct aa_history *aa, struct tip_job *tj, struct kept *kept,
-		    struct detect_setup_stats *st, struct err *e)
+		    const struct aa_history *aa, int tip_done, struct tip_job *tj,
+		    struct kept *kept, struct detect_setup_stats *st, struct err *e)
 {
 	struct compare_opts co;
 
@@ -200,7 +197,8 @@ int check_tip_pairs(PGconn *c, long long setup_id, const struct db_detect_point 
 	compare_opts_init(&co);
 	if (m->is_monitor)
 		co.floor_pct = co.monitor_floor_pct;
-	for (size_t i = 1; i < s->n; i++) {
+	/* the tip's own pair, when check_tip kept or made its record, is done */
+	for (size_t i = 1; i < (tip_done ? s->n - 1 : s->n); i++) {
 		struct compare_result pair;
 		double before, after;
 		struct db_regr_upserted up;

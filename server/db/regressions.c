@@ -378,19 +378,12 @@ long db_tip_request(PGconn *c, long long job_id, long long prev, long long tip, 
 {
 	char ids[4][24];
 	const char *p[4] = { ids[0], ids[1], ids[2], ids[3] };
-	PGresult *r;
-	long n;
 
 	snprintf(ids[0], 24, "%lld", job_id);
 	snprintf(ids[1], 24, "%lld", prev);
 	snprintf(ids[2], 24, "%lld", tip);
 	snprintf(ids[3], 24, "%ld", runs);
-	r = db_exec(c, ST_TIP_REQUEST, 4, p, e);
-	if (!r)
-		return -1;
-	n = PQntuples(r);
-	PQclear(r);
-	return n;
+	return (long)db_rows(c, ST_TIP_REQUEST, 4, p, e);
 }
 
 int db_tip_records(PGconn *c, long long setup_id, long long commit_id, long long **metric,

@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 import threading
@@ -247,6 +248,34 @@ def sha(c):
     """A 40-hex commit id made of one repeated hex digit or a prefix."""
     return (c * 40)[:40]
 
+
+
+def raw_exchange(srv, data, wait=5.0, send_after=None):
+    """Sends data (then send_after) on a new connection to srv; returns
+    (seconds to the first reply byte or None, everything read until the
+    server closed or wait passed). For requests http.client would not send."""
+    host, port = srv.addr.rsplit(":", 1)
+    c = socket.create_connection((host, int(port)))
+    c.settimeout(wait)
+    t0 = time.monotonic()
+    first = None
+    out = b""
+    try:
+        c.sendall(data)
+        if send_after:
+            c.sendall(send_after)
+        while True:
+            b = c.recv(65536)
+            if not b:
+                break
+            if first is None:
+                first = time.monotonic() - t0
+            out += b
+    except (socket.timeout, ConnectionResetError, BrokenPipeError):
+        pass
+    finally:
+        c.close()
+    return first, out
 
 def wait_until(fn, timeout=30, what="condition"):
     """fn() every 0.1 s until it returns something true (returned), or an

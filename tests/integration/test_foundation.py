@@ -10,7 +10,7 @@ import unittest
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import BIN, Server, result_doc, sha  # noqa: E402
+from harness import BIN, Server, raw_exchange, result_doc, sha  # noqa: E402
 
 
 def setUpModule():
@@ -252,19 +252,10 @@ class BadInput(unittest.TestCase):
     def test_20mb_body_is_413(self):
         # refused on its Content-Length before a byte of the body is read
         # (issue 20): the client sends the headers only and reads the reply
-        import socket
-        host, port = srv.addr.rsplit(":", 1)
         before = count_runs()
-        with socket.create_connection((host, int(port)), timeout=10) as so:
-            so.sendall(b"POST /api/v1/results HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer " +
-                       srv.tokens["submit"].encode() +
-                       b"\r\nContent-Length: %d\r\n\r\n" % ((20 << 20) + 14))
-            reply = b""
-            while True:
-                b = so.recv(65536)
-                if not b:
-                    break
-                reply += b
+        _, reply = raw_exchange(srv, b"POST /api/v1/results HTTP/1.1\r\nHost: t\r\n"
+                                b"Authorization: Bearer " + srv.tokens["submit"].encode() +
+                                b"\r\nContent-Length: %d\r\n\r\n" % ((20 << 20) + 14), wait=10)
         head, _, body = reply.partition(b"\r\n\r\n")
         self.assertTrue(head.startswith(b"HTTP/1.1 413"), reply[:200])
         err = json.loads(body)["error"]

@@ -18,7 +18,7 @@ import unittest
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Server, result_doc, sha  # noqa: E402
+from harness import Server, raw_exchange as raw, result_doc, sha  # noqa: E402
 
 PG_WORDS = ("index", "constraint", "violates", "postgres", "btree", "ERROR:", "setups_",
             "machines_")
@@ -28,33 +28,6 @@ def noise(n, seed=1):
     """n bytes of incompressible ASCII text (a btree entry cannot hold 2.7 KB of it)."""
     rnd = random.Random(seed)
     return "".join(rnd.choice(string.ascii_letters + string.digits) for _ in range(n))
-
-
-def raw(srv, data, wait=5.0, send_after=None):
-    """Sends data on a new connection; returns (seconds to the first reply
-    byte or None, everything read until the server closed or wait passed)."""
-    host, port = srv.addr.rsplit(":", 1)
-    c = socket.create_connection((host, int(port)))
-    c.settimeout(wait)
-    t0 = time.monotonic()
-    first = None
-    out = b""
-    try:
-        c.sendall(data)
-        if send_after:
-            c.sendall(send_after)
-        while True:
-            b = c.recv(65536)
-            if not b:
-                break
-            if first is None:
-                first = time.monotonic() - t0
-            out += b
-    except (socket.timeout, ConnectionResetError, BrokenPipeError):
-        pass
-    finally:
-        c.close()
-    return first, out
 
 
 def status_of(reply):

@@ -13,7 +13,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Server, result_doc, sha  # noqa: E402
+from harness import Server, raw_exchange, result_doc, sha  # noqa: E402
 
 HTML = "<script>alert(1)</script><img src=x onerror=alert(2)>\"'&amp;"
 SQL = "x'); DROP TABLE runs; --"
@@ -101,29 +101,19 @@ class Clean4xx(unittest.TestCase):
         # test_foundation and test_hardening cases): the server reads and
         # drops the whole 1 MiB past its 64 KiB limit, then answers 413. The
         # client sends every byte before it reads, so no early close races it.
-        import socket
         conf = tempfile.NamedTemporaryFile("w", suffix=".conf", delete=False)
         conf.write("body_limit = 65536\n")
         conf.close()
         small = Server(extra_args=["--config", conf.name])
         try:
             body = b'{"a": "' + BIG.encode() + b'"}'
-            host, port = small.addr.rsplit(":", 1)
-            with socket.create_connection((host, int(port)), timeout=60) as so:
-                so.sendall(b"POST /api/v1/results HTTP/1.1\r\nHost: t\r\n"
-                           b"Content-Type: application/json\r\nConnection: close\r\n"
-                           b"Authorization: Bearer " + small.tokens["admin"].encode() +
-                           b"\r\nTransfer-Encoding: chunked\r\n\r\n")
-                for i in range(0, len(body), 16384):
-                    chunk = body[i:i + 16384]
-                    so.sendall(b"%x\r\n" % len(chunk) + chunk + b"\r\n")
-                so.sendall(b"0\r\n\r\n")
-                reply = b""
-                while True:
-                    b = so.recv(65536)
-                    if not b:
-                        break
-                    reply += b
+            chunks = b"".join(b"%x\r\n" % len(body[i:i + 16384]) + body[i:i + 16384] + b"\r\n"
+                              for i in range(0, len(body), 16384)) + b"0\r\n\r\n"
+            _, reply = raw_exchange(small, b"POST /api/v1/results HTTP/1.1\r\nHost: t\r\n"
+                                    b"Content-Type: application/json\r\nConnection: close\r\n"
+                                    b"Authorization: Bearer " + small.tokens["admin"].encode() +
+                                    b"\r\nTransfer-Encoding: chunked\r\n\r\n", wait=60,
+                                    send_after=chunks)
             head, _, data = reply.partition(b"\r\n\r\n")
             self.assertTrue(head.startswith(b"HTTP/1.1 413"), reply[:200])
             err = json.loads(data)["error"]
