@@ -14,8 +14,8 @@
 #      stacks must hold this build's do_mmap and munmap frames, and the
 #      case's user frames named: main, libc's __mmap64 and __munmap), once
 #      wall-clock, which probes KVM and falls back to TCG, and once more by
-#      `regtrack-worker reproduce` in the kernel tree (issue 18: the icount
-#      throughput within 0.2 % of the job's);
+#      `regtrack-worker reproduce` in the kernel tree (issue 18: the median
+#      of its 3 icount runs within 2 % of the job's throughput);
 #   4. arm64-tiny-mm cross-built and booted twice in qemu-system-aarch64 -M
 #      virt under icount, the second time profiled as on x86_64;
 #   5. on both arches, the other four cases (execl, proc-vs-map, page-fault,
@@ -320,11 +320,11 @@ for arch in $ARCHES; do
 		rc=$?
 		sed 's/^/   /' "$TMP/x86_64-reproduce.err" | tail -8
 		stored=$(jq -r '.runs[0].metrics["small-allocs.throughput"][0]' "$TMP/x86_64-icount.json")
-		again=$(jq -r '.runs[0].metrics["small-allocs.throughput"][0] // empty' \
+		again=$(jq -r '[.runs[].metrics["small-allocs.throughput"][0]] | select(length == 3) | sort | .[1]' \
 			"$TMP/x86_64-reproduce.json" 2>/dev/null)
 		if [[ $rc -eq 0 && -n $again ]] &&
-			jq -en --argjson a "$stored" --argjson b "$again" '(($b / $a) - 1) | (if . < 0 then -. else . end) < 0.002' >/dev/null; then
-			ok "x86_64-reproduce: throughput $again vs the job's $stored (within 0.2 %)"
+			jq -en --argjson a "$stored" --argjson b "$again" '(($b / $a) - 1) | (if . < 0 then -. else . end) < 0.02' >/dev/null; then
+			ok "x86_64-reproduce: median of 3 runs $again vs the job's $stored (within 2 %)"
 		else
 			bad "x86_64-reproduce: rc $rc, throughput '${again:-none}' vs the job's $stored"
 		fi
