@@ -314,7 +314,7 @@ for arch in $ARCHES; do
 		echo "== x86_64-reproduce"
 		(cd "$CACHE/linux" && timeout 1800 "$REGTRACK_BIN/regtrack-worker" reproduce \
 			--kconfig $kc --testcase small-allocs --params nr_task=1,iterations=20 \
-			--measure icount --commit "$BASE" --repeat 1 --work-dir "$WORK" \
+			--measure icount --commit "$BASE" --repeat 3 --work-dir "$WORK" \
 			--cases-dir "$ROOT/bin/cases" --jobs 2 --json) > "$TMP/x86_64-reproduce.json" \
 			2> "$TMP/x86_64-reproduce.err"
 		rc=$?
