@@ -24,6 +24,18 @@ int regression_state_valid(const char *s)
 	return find(regression_states, s) != NULL;
 }
 
+int regression_state_label(const char *s)
+{
+	static const char *const true_change[] = { "confirmed", "bisecting", "bisected", "reported",
+						   "fixed",	"wontfix",   NULL };
+
+	if (find(true_change, s))
+		return 1;
+	if (s && !strcmp(s, "invalid"))
+		return -1;
+	return 0;
+}
+
 int regression_kind_valid(const char *s)
 {
 	return find(kinds, s) != NULL;

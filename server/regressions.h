@@ -104,6 +104,16 @@ extern const char *const regression_states[];
 
 /* 1 when s is one of regression_states, else 0. */
 int regression_state_valid(const char *s);
+/*
+ * What a record's state says about the detector's alert, for the alert-quality
+ * ledger and backtests (issue 27): +1 a true change (someone confirmed it or
+ * acted on it: confirmed, bisecting, bisected, reported, fixed, wontfix),
+ * -1 a false alarm (invalid), 0 not judged yet (new) or unknown s (NULL too).
+ * `confirmed` counts although the detector itself sets it: rule (a)/(b) above
+ * is a repeated measurement of the pair, which a person would do first.
+ */
+int regression_state_label(const char *s);
+
 /* 1 when s is "regression", "improvement" or "change", else 0. */
 int regression_kind_valid(const char *s);
 
