@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 
 #include <gsl/gsl_cdf.h>
 
@@ -128,6 +129,10 @@ struct scratch {
 	double *rank;
 	double *tmp;	  /* 2 W doubles */
 	double *diff;	  /* max(noise_lookback, 2) * W doubles */
+	double *res;	  /* as many: residuals of the noise model's region */
+	double *tmp2;	  /* as many: medians of its segments */
+	struct ranked *hr; /* as many: its ranks (rank_autocorr) */
+	double *hrank;
 	struct noise *nz; /* the noise model of the window being examined */
 	size_t cache_end; /* noise_of's last history region ended here (SIZE_MAX: none) */
 	struct noise cache;
@@ -174,13 +179,79 @@ static double trimmed_mean(double *v, size_t n)
 	return sum / (double)k;
 }
 
+static double window_median(const double *v, size_t from, size_t to, double *tmp)
+{
+	memcpy(tmp, v + from, (to - from) * sizeof(*tmp));
+	return ranktest_median_inplace(tmp, to - from);
+}
+
+/*
+ * Lag-1 autocorrelation of r[0..n) on ranks (midranks; Spearman's r_s of
+ * the pairs (r[t-1], r[t])), on the Pearson scale of Gaussian noise:
+ * rho = 2 sin(pi r_s / 6) (Pearson 1907; Kendall & Gibbons, "Rank
+ * Correlation Methods", 1990, 9.11). Ranks make one spike move it by at
+ * most 2/n and leave a two-mode mixture of independent runs at 0, where
+ * the moments of differences read both as dependence. NAN when n < 8.
+ */
+static double rank_autocorr(struct scratch *w, const double *r, size_t n)
+{
+	double mean = ((double)n + 1) / 2, num = 0, den = 0, rs;
+
+	if (n < 8)
+		return NAN;
+	for (size_t i = 0; i < n; i++)
+		w->hr[i] = (struct ranked){ r[i], i };
+	qsort(w->hr, n, sizeof(*w->hr), cmp_ranked);
+	for (size_t i = 0; i < n;) {
+		size_t t = 1;
+
+		while (i + t < n && w->hr[i + t].v == w->hr[i].v)
+			t++;
+		for (size_t j = 0; j < t; j++)
+			w->hrank[w->hr[i + j].i] = (double)i + ((double)t + 1) / 2;
+		i += t;
+	}
+	for (size_t i = 0; i < n; i++) {
+		double d = w->hrank[i] - mean;
+
+		den += d * d;
+		if (i)
+			num += d * (w->hrank[i - 1] - mean);
+	}
+	if (!(den > 0))
+		return NAN;
+	rs = num / den;
+	return 2 * sin(M_PI * rs / 6);
+}
+
+/*
+ * rho of the residuals res[0..n): counted when it is above both rho_min and
+ * 2 / sqrt(n) (about two standard errors of r_s under independence, so
+ * independent noise reads as 0 in 97.7 % of regions), capped at 0.95.
+ */
+static double rho_of(const struct detect_series *s, struct scratch *w, const double *res,
+		     size_t n)
+{
+	double rho = rank_autocorr(w, res, n);
+
+	if (!(rho >= s->opts.rho_min) || !(rho >= 2 / sqrt((double)n)))
+		return 0;
+	return rho > 0.95 ? 0.95 : rho;
+}
+
+/* sigma from the trimmed mean of lag-2 differences, given rho (see above) */
+static double sigma_of(double m2, double rho)
+{
+	return m2 / TRIM_MEAN_HALFNORMAL / sqrt(2 * (1 - rho * rho));
+}
+
 static void noise_of(const struct detect_series *s, struct scratch *w, size_t c, size_t e,
 		     struct noise *nz)
 {
 	size_t L = s->opts.noise_lookback ? s->opts.noise_lookback : 1, W = s->opts.window;
-	size_t a = c / W * W, from = a > L * W ? a - L * W : 0, n1 = 0, nk = 0;
+	size_t a = c / W * W, from = a > L * W ? a - L * W : 0, nk = 0;
 	int history = 1;
-	double m1, mk;
+	double mk;
 
 	/*
 	 * the history before the window, so that a change inside it cannot pass for noise,
@@ -205,54 +276,39 @@ static void noise_of(const struct detect_series *s, struct scratch *w, size_t c,
 	nz->history = 0;
 	if (e - from < 4 * NOISE_LAG)
 		return;
-	for (size_t t = from + 1; t < e; t++)
-		w->diff[n1++] = fabs(s->med[t] - s->med[t - 1]);
-	m1 = trimmed_mean(w->diff, n1);
 	for (size_t t = from + NOISE_LAG; t < e; t++)
 		w->diff[nk++] = fabs(s->med[t] - s->med[t - NOISE_LAG]);
 	mk = trimmed_mean(w->diff, nk);
-	if (!(mk > 0) || !(m1 > 0))
+	if (!(mk > 0))
 		return;
 	nz->history = history;
-	nz->rho = history ? (mk / m1) * (mk / m1) - 1 : 0;
-	if (!(nz->rho >= s->opts.rho_min))
-		nz->rho = 0;
-	if (nz->rho > 0.95)
-		nz->rho = 0.95;
-	nz->sigma = mk / TRIM_MEAN_HALFNORMAL / sqrt(2 * (1 - nz->rho * nz->rho));
+	if (history) {
+		/*
+		 * rho from the residuals around the medians of the history's segments
+		 * (between the change points already accepted), so that a step there is
+		 * not read as dependence
+		 */
+		size_t j = 0, seg = from, n = e - from;
+
+		while (j < s->nraw && s->raw[j].index <= from)
+			j++;
+		while (seg < e) {
+			size_t end = j < s->nraw && s->raw[j].index < e ? s->raw[j].index : e;
+			double med = window_median(s->med, seg, end, w->tmp2);
+
+			for (size_t t = seg; t < end; t++)
+				w->res[t - from] = s->med[t] - med;
+			seg = end;
+			j++;
+		}
+		nz->rho = rho_of(s, w, w->res, n);
+	}
+	nz->sigma = sigma_of(mk, nz->rho);
 	nz->vif = (1 + nz->rho) / (1 - nz->rho);
 	if (history) {
 		w->cache_end = a;
 		w->cache = *nz;
 	}
-}
-
-static double window_median(const double *v, size_t from, size_t to, double *tmp)
-{
-	memcpy(tmp, v + from, (to - from) * sizeof(*tmp));
-	return ranktest_median_inplace(tmp, to - from);
-}
-
-/*
- * How far apart the two sides of the split of v[0..n) at t are, in the
- * direction of the step: sign > 0 (the values fall): min(before) -
- * max(after); sign < 0: min(after) - max(before). Negative when they overlap.
- */
-static double split_gap(const double *v, size_t n, size_t t, double sign)
-{
-	double lo_before = INFINITY, hi_before = -INFINITY, lo_after = INFINITY,
-	       hi_after = -INFINITY;
-
-	for (size_t i = 0; i < n; i++) {
-		if (i < t) {
-			lo_before = fmin(lo_before, v[i]);
-			hi_before = fmax(hi_before, v[i]);
-		} else {
-			lo_after = fmin(lo_after, v[i]);
-			hi_after = fmax(hi_after, v[i]);
-		}
-	}
-	return sign > 0 ? lo_before - hi_after : lo_after - hi_before;
 }
 
 /*
@@ -265,7 +321,7 @@ static double split_gap(const double *v, size_t n, size_t t, double sign)
 static void window_rho(const struct detect_series *s, struct scratch *w, size_t c, size_t n,
 		       size_t t, struct noise *nz)
 {
-	double *res = w->diff, *d = w->diff + n, m1, m2, lo, hi;
+	double lo, hi, *d = w->diff, m2;
 	size_t nd = 0;
 
 	if (n < s->opts.window)
@@ -273,23 +329,17 @@ static void window_rho(const struct detect_series *s, struct scratch *w, size_t 
 	lo = window_median(s->med, c, c + t, w->tmp);
 	hi = window_median(s->med, c + t, c + n, w->tmp);
 	for (size_t i = 0; i < n; i++)
-		res[i] = s->med[c + i] - (i < t ? lo : hi);
-	for (size_t i = 1; i < n; i++)
-		d[nd++] = fabs(res[i] - res[i - 1]);
-	m1 = trimmed_mean(d, nd);
-	nd = 0;
+		w->res[i] = s->med[c + i] - (i < t ? lo : hi);
+	nz->rho = rho_of(s, w, w->res, n);
+	if (!(nz->rho > 0))
+		return;
 	for (size_t i = NOISE_LAG; i < n; i++)
-		d[nd++] = fabs(res[i] - res[i - NOISE_LAG]);
+		d[nd++] = fabs(w->res[i] - w->res[i - NOISE_LAG]);
 	m2 = trimmed_mean(d, nd);
-	if (!(m1 > 0) || !(m2 > 0))
+	if (!(m2 > 0))
 		return;
-	nz->rho = (m2 / m1) * (m2 / m1) - 1;
-	if (!(nz->rho >= s->opts.rho_min))
-		return;
-	if (nz->rho > 0.95)
-		nz->rho = 0.95;
 	nz->vif = (1 + nz->rho) / (1 - nz->rho);
-	nz->sigma = m2 / TRIM_MEAN_HALFNORMAL / sqrt(2 * (1 - nz->rho * nz->rho));
+	nz->sigma = sigma_of(m2, nz->rho);
 }
 
 /*
@@ -394,6 +444,67 @@ static int best_segment(const struct detect_series *s, struct scratch *w, size_t
 }
 
 /*
+ * Where the step of an accepted split of med[c..c+n) lies: the rank
+ * statistic says that the window changed, but its standardized form
+ * favours balanced splits (20 commits at 100 then 8 at 92: z peaks at 13,
+ * where the first 13 happen to be the highest of the 100s). The location is
+ * the split t in [min_seg, n - min_seg] with the least L1 cost of two
+ * levels, sum |x - median(before)| + sum |x - median(after)| (the least
+ * absolute deviations fit of one step, robust to single outliers); among
+ * splits of equal cost the one with the larger |after - before|, then the
+ * one nearer the rank statistic's peak t0.
+ */
+static size_t relocate(const struct detect_series *s, struct scratch *w, size_t c, size_t n,
+		       size_t t0)
+{
+	size_t m = s->opts.min_seg, best = t0;
+	double best_cost = INFINITY, best_gap = 0;
+	const double *v = s->med + c;
+
+	for (size_t t = m; t + m <= n; t++) {
+		double lo = window_median(s->med, c, c + t, w->tmp);
+		double hi = window_median(s->med, c + t, c + n, w->tmp);
+		double cost = 0, gap = fabs(hi - lo);
+		double tol = 1e-12 * (fabs(lo) + fabs(hi) + 1);
+
+		for (size_t i = 0; i < n; i++)
+			cost += fabs(v[i] - (i < t ? lo : hi));
+		if (cost < best_cost - tol * (double)n ||
+		    (cost <= best_cost + tol * (double)n &&
+		     (gap > best_gap + tol ||
+		      (gap >= best_gap - tol &&
+		       (t > t0 ? t - t0 : t0 - t) < (best > t0 ? best - t0 : t0 - best))))) {
+			best_cost = cost;
+			best_gap = gap;
+			best = t;
+		}
+	}
+	return best;
+}
+
+/*
+ * Whether the move at split t of med[c..c+n) is a step, not a slope: the
+ * medians of the h commits either side of it (h = max(min_seg, 5), fewer
+ * where a side is shorter) differ in the direction of after - before by at
+ * least half of it. A linear drift that moves the window's halves by D
+ * moves commits h apart by about 2 h D / n (0.16 D in a window of 64); a
+ * step moves them by all of D. Slow drift is not what a bisect can find.
+ */
+static int abrupt(const struct detect_series *s, struct scratch *w, size_t c, size_t n, size_t t,
+		  double before, double after)
+{
+	size_t h = s->opts.min_seg > 5 ? s->opts.min_seg : 5, hb = h < t ? h : t,
+	       ha = h < n - t ? h : n - t;
+	double jump;
+
+	if (!hb || !ha)
+		return 0;
+	jump = window_median(s->med, c + t, c + t + ha, w->tmp) -
+	       window_median(s->med, c + t - hb, c + t, w->tmp);
+	return (after - before) * jump > 0 && fabs(jump) >= 0.5 * fabs(after - before);
+}
+
+/*
  * Best split of med[c..e) by the standardized Mann-Whitney statistic.
  * Returns 1 and fills *k (absolute index of the first commit after the
  * split) and *p when it passes p_max and the effect rules; else, with
@@ -440,42 +551,6 @@ static int best_split(const struct detect_series *s, struct scratch *w, size_t c
 	}
 	if (!best_t)
 		return 0;
-	/*
-	 * Localization: the standardized z favours balanced splits, so next to
-	 * a clean step it can peak a commit or two off (an almost-perfect
-	 * 13 | 17 split beats the perfect 12 | 18 one). Within min_seg of the
-	 * z peak take the split with the largest effect size |U / (t (n - t))
-	 * - 1/2| in the direction of the peak (first one on ties).
-	 */
-	{
-		size_t lo = best_t > 2 * m ? best_t - m : m;
-		size_t hi = best_t + m + m <= n ? best_t + m : n - m;
-		double sum = 0, best_eff = -1, sign = best_z < 0 ? -1 : 1;
-		size_t loc = best_t;
-
-		for (size_t t = 1; t <= hi; t++) {
-			double tt = (double)t, eff;
-
-			sum += w->rank[t - 1];
-			if (t < lo)
-				continue;
-			eff = sign * ((sum - tt * (tt + 1) / 2) / (tt * (nn - tt)) - 0.5);
-			if (eff > best_eff + 1e-12) {
-				best_eff = eff;
-				loc = t;
-			} else if (eff > best_eff - 1e-12 &&
-				   split_gap(s->med + c, n, t, sign) >
-					   split_gap(s->med + c, n, loc, sign)) {
-				/*
-				 * Equal effect (e.g. two perfect splits when the commit
-				 * between them sits at the edge of its level): the split
-				 * with the wider gap between the two sides is the step.
-				 */
-				loc = t;
-			}
-		}
-		best_t = loc;
-	}
 	if (!nz.history)
 		window_rho(s, w, c, n, best_t, &nz);
 	nsplits = n - 2 * m + 1;
@@ -491,12 +566,14 @@ static int best_split(const struct detect_series *s, struct scratch *w, size_t c
 							     s->med + c + best_t, n - best_t, NULL);
 	else
 		pv = (double)nsplits * 2 * gsl_cdf_ugaussian_Q(fabs(best_z));
-	if (pv <= o->p_max) {
-		double before = window_median(s->med, c, c + best_t, w->tmp);
-		double after = window_median(s->med, c + best_t, e, w->tmp);
 
-		if (big_enough(o, &nz, before, after)) {
-			*k = c + best_t;
+	if (pv <= o->p_max) {
+		size_t t = relocate(s, w, c, n, best_t);
+		double before = window_median(s->med, c, c + t, w->tmp);
+		double after = window_median(s->med, c + t, e, w->tmp);
+
+		if (big_enough(o, &nz, before, after) && abrupt(s, w, c, n, t, before, after)) {
+			*k = c + t;
 			*p = pv > 1 ? 1 : pv;
 			return 1;
 		}
@@ -578,6 +655,10 @@ size_t detect_series_run(struct detect_series *s)
 	w.rank = xmalloc(W * sizeof(*w.rank));
 	w.tmp = xmalloc((2 * W + 2) * sizeof(*w.tmp));
 	w.diff = xmalloc(((L > 2 ? L : 2) * W + 1) * sizeof(*w.diff));
+	w.res = xmalloc(((L > 2 ? L : 2) * W + 1) * sizeof(*w.res));
+	w.tmp2 = xmalloc(((L > 2 ? L : 2) * W + 1) * sizeof(*w.tmp2));
+	w.hr = xmalloc(((L > 2 ? L : 2) * W + 1) * sizeof(*w.hr));
+	w.hrank = xmalloc(((L > 2 ? L : 2) * W + 1) * sizeof(*w.hrank));
 	w.nz = &nz;
 	w.cache_end = SIZE_MAX;
 	s->nraw = s->nfinal;
@@ -632,6 +713,10 @@ size_t detect_series_run(struct detect_series *s)
 	free(w.rank);
 	free(w.tmp);
 	free(w.diff);
+	free(w.res);
+	free(w.tmp2);
+	free(w.hr);
+	free(w.hrank);
 	return s->ncp;
 }
 
