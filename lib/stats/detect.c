@@ -20,10 +20,30 @@ void detect_opts_init(struct detect_opts *o)
 	o->cusum_k = 1;
 	o->cusum_h = 6;
 	o->cusum_clip = 3.5;
-	o->min_effect = 1.3;
+	o->min_effect = 0;
 	o->noise_lookback = 4;
 	o->rho_min = 0.4;
 	o->epidemic = 1;
+	o->explain = 0;
+}
+
+const char *detect_reason_text(enum detect_reason r)
+{
+	switch (r) {
+	case DETECT_REPORTED:
+		return "kept";
+	case DETECT_WEAK:
+		return "p above p_max";
+	case DETECT_SAME_LEVEL:
+		return "the medians either side are equal";
+	case DETECT_SMALL:
+		return "|%change| below min_change_pct";
+	case DETECT_IN_NOISE:
+		return "the move is below min_effect noise sigmas";
+	case DETECT_GRADUAL:
+		return "gradual: the commits either side differ by less than half the move";
+	}
+	return "unknown";
 }
 
 void detect_series_init(struct detect_series *s, const struct detect_opts *o)
@@ -48,6 +68,7 @@ void detect_series_release(struct detect_series *s)
 	free(s->ids);
 	free(s->cp);
 	free(s->raw);
+	free(s->trace);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -363,18 +384,49 @@ static double level_z(double before, double after, size_t na, size_t nb, const s
  * as compare_pct_change's 1e-100 base) and |after - before| >= min_effect *
  * the local noise sigma (when known).
  */
-static int big_enough(const struct detect_opts *o, const struct noise *nz, double before,
-		      double after)
+static enum detect_reason big_enough(const struct detect_opts *o, const struct noise *nz,
+				      double before, double after)
 {
 	if (before == after)
-		return 0;
+		return DETECT_SAME_LEVEL;
 	if (o->min_change_pct > 0 &&
 	    !(fabs(compare_pct_change(before, after)) >= o->min_change_pct))
-		return 0;
+		return DETECT_SMALL;
 	if (o->min_effect > 0 && isfinite(nz->sigma) &&
 	    fabs(after - before) < o->min_effect * nz->sigma)
-		return 0;
-	return 1;
+		return DETECT_IN_NOISE;
+	return DETECT_REPORTED;
+}
+
+/*
+ * Appends one candidate to s->trace when opts.explain is set: the window
+ * [c, e), the split k (absolute), the levels either side within the window,
+ * p and the rule that decided.
+ */
+static void note(struct detect_series *s, const struct noise *nz, size_t c, size_t e, size_t k,
+		 double before, double after, double p, int stage, int excursion,
+		 enum detect_reason reason)
+{
+	struct detect_candidate *d;
+
+	if (!s->opts.explain)
+		return;
+	ALLOC_GROW(s->trace, s->ntrace + 1, s->trace_alloc);
+	d = &s->trace[s->ntrace++];
+	d->start = c;
+	d->end = e;
+	d->index = k;
+	d->id = s->ids && k < s->n ? s->ids[k] : k;
+	d->stage = stage;
+	d->excursion = excursion;
+	d->before = before;
+	d->after = after;
+	d->change_pct = compare_pct_change(before, after);
+	d->p_value = p > 1 ? 1 : p;
+	d->noise_sigma = nz->sigma;
+	d->noise_rho = nz->rho;
+	d->effect = nz->sigma > 0 ? fabs(after - before) / nz->sigma : NAN;
+	d->reason = reason;
 }
 
 /* two-sided p of a standardized rank statistic z under the noise model */
@@ -394,7 +446,7 @@ static double z_pvalue(double z, const struct noise *nz)
  * and sets *k (the segment's first commit, absolute) and *p when it passes
  * p_max and the effect rules.
  */
-static int best_segment(const struct detect_series *s, struct scratch *w, size_t c, size_t n,
+static int best_segment(struct detect_series *s, struct scratch *w, size_t c, size_t n,
 			double tiesum, const struct noise *nz, size_t *k, double *p)
 {
 	const struct detect_opts *o = &s->opts;
@@ -429,13 +481,13 @@ static int best_segment(const struct detect_series *s, struct scratch *w, size_t
 	if (!nseg || !bb)
 		return 0;
 	pv = (double)nseg * z_pvalue(best, nz);
-	if (pv > o->p_max)
-		return 0;
 	{
 		double out_lo = window_median(s->med, c, c + ba, w->tmp + n + 1);
 		double in = window_median(s->med, c + ba, c + bb, w->tmp + n + 1);
+		enum detect_reason why = pv > o->p_max ? DETECT_WEAK : big_enough(o, nz, out_lo, in);
 
-		if (!big_enough(o, nz, out_lo, in))
+		note(s, nz, c, c + n, c + ba, out_lo, in, pv, 0, 1, why);
+		if (why != DETECT_REPORTED)
 			return 0;
 	}
 	*k = c + ba;
@@ -510,7 +562,7 @@ static int abrupt(const struct detect_series *s, struct scratch *w, size_t c, si
  * split) and *p when it passes p_max and the effect rules; else, with
  * opts.epidemic, the first edge of the best segment (best_segment).
  */
-static int best_split(const struct detect_series *s, struct scratch *w, size_t c, size_t e,
+static int best_split(struct detect_series *s, struct scratch *w, size_t c, size_t e,
 		      size_t *k, double *p)
 {
 	const struct detect_opts *o = &s->opts;
@@ -567,12 +619,16 @@ static int best_split(const struct detect_series *s, struct scratch *w, size_t c
 	else
 		pv = (double)nsplits * 2 * gsl_cdf_ugaussian_Q(fabs(best_z));
 
-	if (pv <= o->p_max) {
-		size_t t = relocate(s, w, c, n, best_t);
+	{
+		size_t t = pv <= o->p_max ? relocate(s, w, c, n, best_t) : best_t;
 		double before = window_median(s->med, c, c + t, w->tmp);
 		double after = window_median(s->med, c + t, e, w->tmp);
+		enum detect_reason why = pv > o->p_max ? DETECT_WEAK : big_enough(o, &nz, before, after);
 
-		if (big_enough(o, &nz, before, after) && abrupt(s, w, c, n, t, before, after)) {
+		if (why == DETECT_REPORTED && !abrupt(s, w, c, n, t, before, after))
+			why = DETECT_GRADUAL;
+		note(s, &nz, c, e, c + t, before, after, pv, 0, 0, why);
+		if (why == DETECT_REPORTED) {
 			*k = c + t;
 			*p = pv > 1 ? 1 : pv;
 			return 1;
@@ -582,33 +638,32 @@ static int best_split(const struct detect_series *s, struct scratch *w, size_t c
 }
 
 /* The earliest accepted split in [c, e): binary segmentation leftwards. */
-static int earliest_split(const struct detect_series *s, struct scratch *w, size_t c, size_t e,
-			  size_t *k, double *p)
+static int earliest_split(struct detect_series *s, struct scratch *w, size_t c, size_t e,
+			  size_t *k, double *p, size_t *we)
 {
 	size_t k1;
 	double p1;
 
 	if (!best_split(s, w, c, e, &k1, &p1))
 		return 0;
-	if (!earliest_split(s, w, c, k1, k, p)) {
+	if (!earliest_split(s, w, c, k1, k, p, we)) {
 		*k = k1;
 		*p = p1;
+		*we = e;
 	}
 	return 1;
 }
 
-static void fill_fields(struct detect_series *s, size_t j, struct scratch *w)
+/* before, after, %change, p of cp over [lo, hi) (lo < index < hi) */
+static void estimate(struct detect_series *s, struct scratch *w, struct change_point *cp,
+		     size_t lo, size_t hi)
 {
-	struct change_point *cp = &s->raw[j];
-	size_t W = s->opts.window, m = s->opts.min_seg, k = cp->index, nsplits;
-	size_t lo = j ? s->raw[j - 1].index : 0, hi = j + 1 < s->nraw ? s->raw[j + 1].index : s->n;
+	size_t m = s->opts.min_seg, k = cp->index, nsplits;
 	double *tmp = w->tmp;
 	struct noise nz;
 
-	if (k > W && k - W > lo)
-		lo = k - W;
-	if (k + W < hi)
-		hi = k + W;
+	cp->from = lo;
+	cp->to = hi;
 	cp->before = window_median(s->med, lo, k, tmp);
 	cp->after = window_median(s->med, k, hi, tmp);
 	cp->change_pct = compare_pct_change(cp->before, cp->after);
@@ -625,6 +680,35 @@ static void fill_fields(struct detect_series *s, size_t j, struct scratch *w)
 		cp->mw_p = z_pvalue(gsl_cdf_ugaussian_Qinv(cp->mw_p / 2), &nz);
 	nsplits = hi - lo >= 2 * m ? hi - lo - 2 * m + 1 : 1;
 	cp->p_value = fmin(1, (double)nsplits * cp->mw_p);
+}
+
+/*
+ * The final estimate of accepted split j: its levels over the commits
+ * between its neighbours, at most W either side; when a neighbouring level
+ * that no split separated makes that range's p fail p_max, the range of the
+ * window that accepted it, within the neighbours (the evidence that made
+ * it significant gives its size too).
+ */
+static void fill_fields(struct detect_series *s, size_t j, struct scratch *w)
+{
+	struct change_point *cp = &s->raw[j];
+	size_t W = s->opts.window, k = cp->index;
+	size_t lo = j ? s->raw[j - 1].index : 0, hi = j + 1 < s->nraw ? s->raw[j + 1].index : s->n;
+	size_t wlo = cp->window_from > lo ? cp->window_from : lo;
+	size_t whi = cp->window_to < hi ? cp->window_to : hi;
+
+	if (k > W && k - W > lo)
+		lo = k - W;
+	if (k + W < hi)
+		hi = k + W;
+	estimate(s, w, cp, lo, hi);
+	if (cp->p_value > s->opts.p_max && (wlo != lo || whi != hi) && wlo < k && k < whi) {
+		struct change_point alt = *cp;
+
+		estimate(s, w, &alt, wlo, whi);
+		if (alt.p_value <= s->opts.p_max && alt.direction == cp->direction)
+			*cp = alt;
+	}
 	cp->id = s->ids ? s->ids[k] : k;
 }
 
@@ -634,11 +718,15 @@ static void fill_fields(struct detect_series *s, size_t j, struct scratch *w)
  * min_change_pct (a 0 -> x change always passes: compare_pct_change) and
  * the step is >= min_effect noise sigmas.
  */
-static int reported(const struct detect_series *s, const struct change_point *cp)
+static int reported(struct detect_series *s, const struct change_point *cp)
 {
 	struct noise nz = { cp->noise_sigma, cp->noise_rho, 1, 1 };
+	enum detect_reason why = cp->p_value > s->opts.p_max ?
+					 DETECT_WEAK :
+					 big_enough(&s->opts, &nz, cp->before, cp->after);
 
-	return cp->p_value <= s->opts.p_max && big_enough(&s->opts, &nz, cp->before, cp->after);
+	note(s, &nz, cp->from, cp->to, cp->index, cp->before, cp->after, cp->p_value, 1, 0, why);
+	return why == DETECT_REPORTED;
 }
 
 size_t detect_series_run(struct detect_series *s)
@@ -663,8 +751,9 @@ size_t detect_series_run(struct detect_series *s)
 	w.cache_end = SIZE_MAX;
 	s->nraw = s->nfinal;
 	s->examined = 0;
+	s->ntrace = 0;
 	while (c <= T && T - c >= 2 * m) {
-		size_t e = c + W < T ? c + W : T, k;
+		size_t e = c + W < T ? c + W : T, k, we;
 		double p;
 
 		if (!resume_set && e == T) {
@@ -677,10 +766,12 @@ size_t detect_series_run(struct detect_series *s)
 		s->examined += e - c;
 		/* one noise model per window, for its splits and their recursion */
 		noise_of(s, &w, c, e, &nz);
-		if (earliest_split(s, &w, c, e, &k, &p)) {
+		if (earliest_split(s, &w, c, e, &k, &p, &we)) {
 			ALLOC_GROW(s->raw, s->nraw + 1, s->raw_alloc);
 			memset(&s->raw[s->nraw], 0, sizeof(s->raw[s->nraw]));
 			s->raw[s->nraw].index = k;
+			s->raw[s->nraw].window_from = c;
+			s->raw[s->nraw].window_to = we;
 			s->raw[s->nraw].window_p = p;
 			s->nraw++;
 			c = k;

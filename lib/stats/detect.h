@@ -132,6 +132,7 @@ struct detect_opts {
 	size_t noise_lookback; /* noise model from the last this many windows, default 4 */
 	double rho_min;	       /* lag-1 autocorrelation below this counts as 0, default 0.4 */
 	int epidemic;	       /* 1: also test segments that come back (excursions), default 1 */
+	int explain;	       /* 1: detect_series_run keeps every candidate in s->trace, default 0 */
 };
 
 /* Fills the defaults above. */
@@ -140,10 +141,48 @@ void detect_opts_init(struct detect_opts *o);
 struct change_point {
 	size_t index; /* first commit (position in the series) after the change */
 	size_t id;    /* the group number of that commit (detect_values), else index */
+	size_t from, to; /* before is the median of [from, index), after of [index, to) */
+	size_t window_from, window_to; /* the test window that accepted the split */
 	double before, after, change_pct, p_value, mw_p, window_p;
 	int direction;	    /* +1 after > before, -1 after < before: the change's sign */
 	double noise_sigma; /* the noise model before index (see above); NAN when unknown */
 	double noise_rho;   /* ... its lag-1 autocorrelation, 0 when below rho_min */
+};
+
+/*
+ * Why a candidate split was kept or dropped (detect_reason_text gives the
+ * words). Each test window's best split (and, when that fails, its best
+ * excursion) is a candidate at stage 0; each split accepted there is a
+ * candidate again at stage 1, with its final estimate (its levels from the
+ * neighbouring change points, p corrected for the positions it could take).
+ */
+enum detect_reason {
+	DETECT_REPORTED,   /* passed every rule (stage 0: accepted; 1: reported) */
+	DETECT_WEAK,	   /* p above opts.p_max */
+	DETECT_SAME_LEVEL, /* the medians either side are equal */
+	DETECT_SMALL,	   /* |change_pct| below opts.min_change_pct */
+	DETECT_IN_NOISE,   /* |after - before| below opts.min_effect noise sigmas */
+	DETECT_GRADUAL,	   /* the h = max(min_seg, 5) commits either side of the split
+			    * differ by less than half of after - before: a drift, not a step */
+};
+
+/* A static string: the rule in words ("p above p_max", ...). */
+const char *detect_reason_text(enum detect_reason r);
+
+/*
+ * One candidate (opts.explain): the window [start, end) it was tested in
+ * (commit positions), the split (index: first commit after it, id its
+ * group as in struct change_point), the medians before and after it in
+ * that window (stage 1: the final estimate's), LKP's %change, p (Bonferroni
+ * over the splits or segments tried), the noise model (NAN sigma when
+ * unknown) and effect = |after - before| / noise_sigma.
+ */
+struct detect_candidate {
+	size_t start, end, index, id;
+	int stage;     /* 0 the window scan, 1 the final estimate of an accepted split */
+	int excursion; /* 1: the first edge of a segment that came back (epidemic test) */
+	double before, after, change_pct, p_value, noise_sigma, noise_rho, effect;
+	enum detect_reason reason;
 };
 
 /*
@@ -162,6 +201,11 @@ struct detect_series {
 	size_t ncp, cp_alloc;
 	struct change_point *raw; /* nraw accepted splits before the report filter (internal) */
 	size_t nraw, raw_alloc;
+	/* opts.explain: the candidates of the last detect_series_run, in the order
+	 * tested (an incremental run: the windows from resume on, and every
+	 * accepted split's final estimate) */
+	struct detect_candidate *trace;
+	size_t ntrace, trace_alloc;
 	/* incremental state */
 	size_t resume;	   /* commit where the next run restarts the scan */
 	size_t nfinal;	   /* raw change points before resume (final) */
