@@ -142,6 +142,7 @@ static int cmp_ranked(const void *x, const void *y)
 #define NOISE_LAG 2
 struct noise {
 	double sigma, rho, vif;
+	size_t df; /* differences behind sigma */
 	int history; /* 1: from the commits before the window; 0: rho still to estimate */
 };
 
@@ -302,6 +303,7 @@ static void noise_of(const struct detect_series *s, struct scratch *w, size_t c,
 	mk = trimmed_mean(w->diff, nk);
 	if (!(mk > 0))
 		return;
+	nz->df = nk;
 	nz->history = history;
 	if (history) {
 		/*
@@ -376,6 +378,28 @@ static double level_z(double before, double after, size_t na, size_t nb, const s
 {
 	return (after - before) /
 	       (nz->sigma * sqrt(M_PI / 2 * nz->vif * (1 / (double)na + 1 / (double)nb)));
+}
+
+/*
+ * In a short range (n <= SHORT_LEVELS commits: the start of a series) the
+ * rank test cannot reach p_max however clean the step (7 | 5 commits: 2 /
+ * C(12, 5) = 0.0025 before the correction for 7 splits), so the levels
+ * decide too: the level z of level_z with the noise model's sigma, its p
+ * from Student's t with the differences behind sigma less one as degrees
+ * of freedom (sigma is itself an estimate from few commits). 1 when the
+ * range is longer, sigma is unknown or the noise is dependent.
+ */
+#define SHORT_LEVELS 24
+static double short_level_p(const struct detect_series *s, struct scratch *w,
+			    const struct noise *nz, size_t c, size_t t, size_t n)
+{
+	double z;
+
+	if (n > SHORT_LEVELS || !(nz->sigma > 0) || nz->vif > 1 || nz->df < 4)
+		return 1;
+	z = level_z(window_median(s->med, c, c + t, w->tmp), window_median(s->med, c + t, c + n, w->tmp),
+		    t, n - t, nz);
+	return 2 * gsl_cdf_tdist_Q(fabs(z), (double)(nz->df - 1));
 }
 
 /*
@@ -537,23 +561,61 @@ static size_t relocate(const struct detect_series *s, struct scratch *w, size_t 
 /*
  * Whether the move at split t of med[c..c+n) is a step, not a slope: the
  * medians of the h commits either side of it (h = max(min_seg, 5), fewer
- * where a side is shorter) differ in the direction of after - before by at
- * least half of it. A linear drift that moves the window's halves by D
- * moves commits h apart by about 2 h D / n (0.16 D in a window of 64); a
- * step moves them by all of D. Slow drift is not what a bisect can find.
+ * where a side is shorter) differ, beyond what the sides' own drift gives
+ * over h commits, in the direction of after - before by at least half of
+ * it. The drift of a side: the difference of the medians of its first and
+ * last h commits over their distance (sides shorter than 2 h: none), the
+ * mean of the two sides'. A linear drift that moves the window's halves
+ * by D moves commits h apart by about 2 h D / n (0.16 D in a window of 64);
+ * a step moves them by all of D. A drift is not what a bisect can find.
  */
 static int abrupt(const struct detect_series *s, struct scratch *w, size_t c, size_t n, size_t t,
 		  double before, double after)
 {
 	size_t h = s->opts.min_seg > 5 ? s->opts.min_seg : 5, hb = h < t ? h : t,
-	       ha = h < n - t ? h : n - t;
-	double jump;
+	       ha = h < n - t ? h : n - t, nslope = 0;
+	const double *v = s->med + c;
+	double jump, slope = 0;
 
 	if (!hb || !ha)
 		return 0;
-	jump = window_median(s->med, c + t, c + t + ha, w->tmp) -
-	       window_median(s->med, c + t - hb, c + t, w->tmp);
+	jump = window_median(v, t, t + ha, w->tmp) - window_median(v, t - hb, t, w->tmp);
+	if (t >= 2 * h) {
+		slope += (window_median(v, t - h, t, w->tmp) - window_median(v, 0, h, w->tmp)) /
+			 (double)(t - h);
+		nslope++;
+	}
+	if (n - t >= 2 * h) {
+		slope += (window_median(v, n - h, n, w->tmp) - window_median(v, t, t + h, w->tmp)) /
+			 (double)(n - t - h);
+		nslope++;
+	}
+	if (nslope)
+		jump -= slope / (double)nslope * (double)(hb + ha) / 2;
 	return (after - before) * jump > 0 && fabs(jump) >= 0.5 * fabs(after - before);
+}
+
+/*
+ * p of the split of med[c..c+n) at t before the correction for the search:
+ * under dependent noise the levels' (level_z), else the exact Mann-Whitney p
+ * (n <= RANKTEST_EXACT_MAX; in short ranges the levels' too, short_level_p)
+ * or the normal one of the rank statistic z (NAN: computed here).
+ */
+static double split_p(const struct detect_series *s, struct scratch *w, const struct noise *nz,
+		      size_t c, size_t n, size_t t, double z)
+{
+	if (nz->vif > 1 && nz->sigma > 0)
+		return 2 * gsl_cdf_ugaussian_Q(
+				   fabs(level_z(window_median(s->med, c, c + t, w->tmp),
+						window_median(s->med, c + t, c + n, w->tmp), t, n - t, nz)));
+	if (n <= RANKTEST_EXACT_MAX || nz->vif > 1 || !isfinite(z)) {
+		double p = ranktest_mann_whitney(s->med + c, t, s->med + c + t, n - t, NULL);
+
+		if (nz->vif > 1 && p > 0 && p < 1)
+			return z_pvalue(gsl_cdf_ugaussian_Qinv(p / 2), nz);
+		return fmin(p, short_level_p(s, w, nz, c, t, n));
+	}
+	return 2 * gsl_cdf_ugaussian_Q(fabs(z));
 }
 
 /*
@@ -566,7 +628,7 @@ static int best_split(struct detect_series *s, struct scratch *w, size_t c, size
 		      size_t *k, double *p)
 {
 	const struct detect_opts *o = &s->opts;
-	size_t n = e - c, m = o->min_seg, best_t = 0, nsplits;
+	size_t n = e - c, m = o->min_seg, best_t = 0, nsplits, t;
 	double tiesum = 0, best_z = 0, prefix = 0, nn = (double)n, pv;
 	struct noise nz = *w->nz;
 
@@ -576,16 +638,16 @@ static int best_split(struct detect_series *s, struct scratch *w, size_t c, size
 		w->r[i] = (struct ranked){ s->med[c + i], i };
 	qsort(w->r, n, sizeof(*w->r), cmp_ranked);
 	for (size_t i = 0; i < n;) {
-		size_t t = 1;
+		size_t g = 1;
 
-		while (i + t < n && w->r[i + t].v == w->r[i].v)
-			t++;
-		for (size_t j = 0; j < t; j++)
-			w->rank[w->r[i + j].i] = (double)i + ((double)t + 1) / 2;
-		tiesum += (double)t * t * t - (double)t;
-		i += t;
+		while (i + g < n && w->r[i + g].v == w->r[i].v)
+			g++;
+		for (size_t j = 0; j < g; j++)
+			w->rank[w->r[i + j].i] = (double)i + ((double)g + 1) / 2;
+		tiesum += (double)g * g * g - (double)g;
+		i += g;
 	}
-	for (size_t t = 1; t + m <= n; t++) {
+	for (t = 1; t + m <= n; t++) {
 		double tt = (double)t, mn, var, z;
 
 		prefix += w->rank[t - 1];
@@ -606,21 +668,19 @@ static int best_split(struct detect_series *s, struct scratch *w, size_t c, size
 	if (!nz.history)
 		window_rho(s, w, c, n, best_t, &nz);
 	nsplits = n - 2 * m + 1;
-	if (nz.vif > 1 && nz.sigma > 0)
-		pv = (double)nsplits * 2 *
-		     gsl_cdf_ugaussian_Q(fabs(level_z(window_median(s->med, c, c + best_t, w->tmp),
-						      window_median(s->med, c + best_t, e, w->tmp),
-						      best_t, n - best_t, &nz)));
-	else if (nz.vif > 1)
-		pv = (double)nsplits * z_pvalue(best_z, &nz);
-	else if (n <= RANKTEST_EXACT_MAX)
-		pv = (double)nsplits * ranktest_mann_whitney(s->med + c, best_t,
-							     s->med + c + best_t, n - best_t, NULL);
-	else
-		pv = (double)nsplits * 2 * gsl_cdf_ugaussian_Q(fabs(best_z));
-
+	pv = (double)nsplits * split_p(s, w, &nz, c, n, best_t, best_z);
+	t = best_t;
+	/*
+	 * Bonferroni bounds the chance that any of the nsplits splits has p <= p_max /
+	 * nsplits, so the split may be chosen by any rule: the step's location (relocate)
+	 * is tested too when the peak is near the bar (p within 10 p_max), and the smaller p taken
+	 */
+	if (pv <= 10 * o->p_max) {
+		t = relocate(s, w, c, n, best_t);
+		if (t != best_t)
+			pv = fmin(pv, (double)nsplits * split_p(s, w, &nz, c, n, t, NAN));
+	}
 	{
-		size_t t = pv <= o->p_max ? relocate(s, w, c, n, best_t) : best_t;
 		double before = window_median(s->med, c, c + t, w->tmp);
 		double after = window_median(s->med, c + t, e, w->tmp);
 		enum detect_reason why = pv > o->p_max ? DETECT_WEAK : big_enough(o, &nz, before, after);
@@ -669,8 +729,13 @@ static void estimate(struct detect_series *s, struct scratch *w, struct change_p
 	cp->change_pct = compare_pct_change(cp->before, cp->after);
 	cp->direction = cp->after > cp->before ? 1 : cp->after < cp->before ? -1 : 0;
 	cp->mw_p = ranktest_mann_whitney(s->med + lo, k - lo, s->med + k, hi - k, NULL);
-	/* the noise model before the change (what the accepting window saw, at most) */
-	noise_of(s, w, lo, k, &nz);
+	/*
+	 * the noise model before the change (what the accepting window saw, at most; at
+	 * the start of a series, from the range itself: its lag-2 differences' trimmed
+	 * mean is not moved by the one step)
+	 */
+	noise_of(s, w, lo, hi, &nz);
+	cp->mw_p = fmin(cp->mw_p, short_level_p(s, w, &nz, lo, k - lo, hi - lo));
 	cp->noise_sigma = nz.sigma;
 	cp->noise_rho = nz.rho;
 	if (nz.vif > 1 && nz.sigma > 0)
@@ -720,7 +785,7 @@ static void fill_fields(struct detect_series *s, size_t j, struct scratch *w)
  */
 static int reported(struct detect_series *s, const struct change_point *cp)
 {
-	struct noise nz = { cp->noise_sigma, cp->noise_rho, 1, 1 };
+	struct noise nz = { .sigma = cp->noise_sigma, .rho = cp->noise_rho, .vif = 1, .history = 1 };
 	enum detect_reason why = cp->p_value > s->opts.p_max ?
 					 DETECT_WEAK :
 					 big_enough(&s->opts, &nz, cp->before, cp->after);
