@@ -42,6 +42,8 @@ const char *detect_reason_text(enum detect_reason r)
 		return "the move is below min_effect noise sigmas";
 	case DETECT_GRADUAL:
 		return "gradual: the commits either side differ by less than half the move";
+	case DETECT_EDGE:
+		return "the commits either side of it are not on its two levels";
 	}
 	return "unknown";
 }
@@ -531,13 +533,13 @@ static int best_segment(struct detect_series *s, struct scratch *w, size_t c, si
  * one nearer the rank statistic's peak t0.
  */
 static size_t relocate(const struct detect_series *s, struct scratch *w, size_t c, size_t n,
-		       size_t t0)
+		       size_t t0, size_t tlo, size_t thi)
 {
-	size_t m = s->opts.min_seg, best = t0;
+	size_t best = t0;
 	double best_cost = INFINITY, best_gap = 0;
 	const double *v = s->med + c;
 
-	for (size_t t = m; t + m <= n; t++) {
+	for (size_t t = tlo; t <= thi; t++) {
 		double lo = window_median(s->med, c, c + t, w->tmp);
 		double hi = window_median(s->med, c + t, c + n, w->tmp);
 		double cost = 0, gap = fabs(hi - lo);
@@ -676,7 +678,10 @@ static int best_split(struct detect_series *s, struct scratch *w, size_t c, size
 	 * is tested too when the peak is near the bar (p within 10 p_max), and the smaller p taken
 	 */
 	if (pv <= 10 * o->p_max) {
-		t = relocate(s, w, c, n, best_t);
+		size_t q = n / 4 > m ? n / 4 : m;
+
+		t = relocate(s, w, c, n, best_t, best_t > m + q ? best_t - q : m,
+			     best_t + q + m < n ? best_t + q : n - m);
 		if (t != best_t)
 			pv = fmin(pv, (double)nsplits * split_p(s, w, &nz, c, n, t, NAN));
 	}
@@ -778,6 +783,50 @@ static void fill_fields(struct detect_series *s, size_t j, struct scratch *w)
 }
 
 /*
+ * Whether the commits either side of cp are on its two levels: the last
+ * good one (index - 1) nearer before than after, the first bad one nearer
+ * after (so the range the server records, and a bisect searches, holds the
+ * step). When not, the split moves within min_seg commits to the least L1
+ * cost of two levels over [from, to) (relocate) and is estimated again
+ * there; a split that still fails is dropped (DETECT_EDGE). cp is a copy
+ * of an accepted split: the scan's own splits stay where they are, so an
+ * incremental run and a full one agree.
+ */
+static int at_edge(struct detect_series *s, struct scratch *w, struct change_point *cp)
+{
+	size_t m = s->opts.min_seg, k = cp->index, lo = cp->from, n = cp->to - cp->from;
+	double mid;
+	int down;
+
+	for (int pass = 0; pass < 2; pass++) {
+		mid = (cp->before + cp->after) / 2;
+		down = cp->after < cp->before;
+		if (cp->index == 0 || cp->before == cp->after ||
+		    ((s->med[cp->index - 1] < mid) != down && (s->med[cp->index] < mid) == down))
+			return 1;
+		if (pass)
+			break;
+		{
+			size_t t0 = k - lo, tlo = t0 > m ? t0 - m : 1, thi = t0 + m < n ? t0 + m : n - 1;
+			size_t t = relocate(s, w, lo, n, t0, tlo, thi);
+
+			if (t == t0)
+				break;
+			cp->index = lo + t;
+			estimate(s, w, cp, cp->from, cp->to);
+			cp->id = s->ids ? s->ids[cp->index] : cp->index;
+		}
+	}
+	{
+		struct noise nz = { .sigma = cp->noise_sigma, .rho = cp->noise_rho, .vif = 1 };
+
+		note(s, &nz, cp->from, cp->to, cp->index, cp->before, cp->after, cp->p_value, 1, 0,
+		     DETECT_EDGE);
+	}
+	return 0;
+}
+
+/*
  * Whether a change point, after the final re-estimate of its fields, is
  * reported: p_value <= p_max, the levels differ, |change_pct| >=
  * min_change_pct (a 0 -> x change always passes: compare_pct_change) and
@@ -856,11 +905,14 @@ size_t detect_series_run(struct detect_series *s)
 			fill_fields(s, j, &w);
 	/* the filter runs on the final estimates (so no "p 1.0" and no change below the floor) */
 	s->ncp = 0;
-	for (size_t j = 0; j < s->nraw; j++)
-		if (reported(s, &s->raw[j])) {
+	for (size_t j = 0; j < s->nraw; j++) {
+		struct change_point cp = s->raw[j];
+
+		if (at_edge(s, &w, &cp) && reported(s, &cp)) {
 			ALLOC_GROW(s->cp, s->ncp + 1, s->cp_alloc);
-			s->cp[s->ncp++] = s->raw[j];
+			s->cp[s->ncp++] = cp;
 		}
+	}
 	s->resume = new_resume;
 	s->nfinal = new_nfinal;
 	s->frozen_end = frozen;

@@ -164,6 +164,9 @@ enum detect_reason {
 	DETECT_IN_NOISE,   /* |after - before| below opts.min_effect noise sigmas */
 	DETECT_GRADUAL,	   /* the h = max(min_seg, 5) commits either side of the split
 			    * differ by less than half of after - before: a drift, not a step */
+	DETECT_EDGE,	   /* stage 1: the last good commit is not nearer the before level or
+			    * the first bad one not nearer the after level, also when moved
+			    * by up to min_seg commits: the range would not hold the step */
 };
 
 /* A static string: the rule in words ("p above p_max", ...). */
