@@ -11,8 +11,11 @@
  * averaged over the series (leaving out TCPD's quality_control_* and
  * uk_coal_employ, as the paper's averages of its 25 datasets here), the
  * no-detection baseline's, and the alert figures summed (far per 1000
- * points). Text table, or with --json one object (documented in README,
- * "regtrack detect --score"). Exit 0, or 2 on a usage or input error.
+ * points). Margins and distances count commits (positions in commit
+ * order), also with "groups"; the JSON's predictions are given as the labels
+ * name commits (group numbers with "groups"). Text table, or with --json one
+ * object (documented in README, "regtrack detect --score"). Exit 0, or 2 on
+ * a usage or input error.
  */
 #include "cli.h"
 
@@ -85,8 +88,12 @@ static json_t *series_json(const char *file, const struct cpdscore_series *s,
 {
 	json_t *o = json_object(), *p = json_array();
 
+	/* in the labels' terms: group numbers with groups, else positions */
 	for (size_t j = 0; j < r->npred; j++)
-		json_array_append_new(p, json_integer((json_int_t)pred[j]));
+		json_array_append_new(p,
+				      json_integer((json_int_t)(s->commit_group ?
+									s->commit_group[pred[j]] :
+									pred[j])));
 	json_object_set_new(o, "name", json_string(s->name));
 	json_object_set_new(o, "file", json_string(file));
 	json_object_set_new(o, "n", json_integer((json_int_t)r->n));
