@@ -34,7 +34,8 @@
  *     start of a series) the rank test cannot reach p_max however clean the
  *     step (7 | 5 commits: 2 / C(12, 5) = 0.0025 before the correction), so
  *     there p_split is the smaller of that and the levels' p (the
- *     difference of the two medians over sigma * sqrt(pi/2 (1/na + 1/nb)),
+ *     difference of the two trimmed means over sigma * sqrt(1.064 (1/na +
+ *     1/nb)), see 2a,
  *     Student's t with the noise model's differences less one as degrees
  *     of freedom).
  *  2'. Location. The standardized z favours balanced splits: 20 commits at
@@ -67,12 +68,14 @@
  *     accepted) on the Pearson scale, 2 sin(pi r_s / 6): ranks leave a
  *     spike or a second mode of independent runs at 0, where the moments
  *     of differences (the estimator this replaced) read 0.67 on independent
- *     page-load noise. rho counts when above rho_min (0.4) and 2/sqrt(n) of
+ *     page-load noise. rho counts when above rho_min (0.2) and 2/sqrt(n) of
  *     its n residuals, capped at 0.95. With rho > 0 (real noise can be
  *     autocorrelated: one slow machine state spans commits) the variance
  *     of a level is inflated by vif = (1+rho)/(1-rho), and the p of a split
- *     comes from the difference of the two medians over its standard error
- *     sigma * sqrt(pi/2 * vif * (1/na + 1/nb)), Bonferroni as above.
+ *     comes from the difference of the two sides' 20 % trimmed means over
+ *     its standard error sigma * sqrt(1.064 * vif * (1/na + 1/nb)) (1.064:
+ *     the trimmed mean's variance over the mean's for Gaussian values; the
+ *     median's would be pi/2), Bonferroni as above.
  *     What it assumes: per-commit medians are a level plus stationary noise
  *     that may be heavy-tailed, two-mode or AR(1)-like; levels move in
  *     steps (and excursions, 2b), not slopes. A step the scan misses stays
@@ -168,7 +171,7 @@ struct detect_opts {
 	double cusum_k, cusum_h, cusum_clip; /* online check, defaults 1, 6, 3.5 */
 	double min_effect;     /* smallest |after - before| in noise sigmas, default 0 (off) */
 	size_t noise_lookback; /* noise model from the last this many windows, default 4 */
-	double rho_min;	       /* lag-1 autocorrelation below this counts as 0, default 0.4 */
+	double rho_min;	       /* lag-1 autocorrelation below this counts as 0, default 0.2 */
 	int epidemic;	       /* 1: also test segments that come back (excursions), default 1 */
 	int explain;	       /* 1: detect_series_run keeps every candidate in s->trace, default 0 */
 };
