@@ -11,7 +11,10 @@
  *    p 1.9e-13) reported (the moment estimator read rho 0.67 on independent
  *    noise and the level test vetoed it);
  *  - a drift (a ramp of 64 commits) is no step, and says so;
- *  - the explain trace names the rule that dropped a candidate.
+ *  - the explain trace names the rule that dropped a candidate;
+ *  - the figures the default detector reaches on the real labelled corpora
+ *    (tests/fixtures/realcpd): a change to the detector that moves them
+ *    must say so here (and in README "How regtrack decides").
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,8 +29,11 @@
 #include <string.h>
 
 #include "attr.h"
+#include "stats/cpdscore.h"
 #include "stats/detect.h"
 #include "stats/numlist.h"
+
+#include <glob.h>
 
 #define FIX "tests/fixtures/detect/"
 
@@ -194,6 +200,59 @@ static void test_explain_names_the_rule(void **state UNUSED)
 	detect_series_release(&s);
 }
 
+
+/* the default detector over every labelled series of dir/pattern, summed */
+static void score_dir(const char *pattern, struct cpdscore_total *t)
+{
+	glob_t g;
+
+	cpdscore_total_init(t);
+	assert_int_equal(glob(pattern, 0, NULL, &g), 0);
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		struct cpdscore_series s;
+		struct cpdscore_result r;
+		struct err e;
+		size_t *pred, npred;
+
+		if (cpdscore_series_load(g.gl_pathv[i], &s, &e))
+			fail_msg("%s", e.message);
+		assert_int_equal(cpdscore_detect(&s, NULL, &pred, &npred, &e), 0);
+		cpdscore_series_score(&s, pred, npred, &r);
+		cpdscore_total_add(t, &s, &r);
+		free(pred);
+		cpdscore_series_release(&s);
+	}
+	globfree(&g);
+}
+
+static void test_corpora_figures(void **state UNUSED)
+{
+	struct cpdscore_total t;
+
+	score_dir("tests/fixtures/realcpd/tcpd/*.json", &t);
+	assert_int_equal(t.nseries, 31);
+	assert_int_equal(t.naveraged, 25);
+	print_message("TCPD: F1 %.4f cover %.4f (no detection %.4f %.4f)\n",
+		      t.f1 / (double)t.naveraged, t.cover / (double)t.naveraged,
+		      t.zero_f1 / (double)t.naveraged, t.zero_cover / (double)t.naveraged);
+	assert_float_equal(t.f1 / (double)t.naveraged, 0.6793, 5e-5);
+	assert_float_equal(t.cover / (double)t.naveraged, 0.6054, 5e-5);
+	assert_float_equal(t.zero_f1 / (double)t.naveraged, 0.6469, 5e-5);
+
+	score_dir("tests/fixtures/realcpd/perfherder/*.txt", &t);
+	assert_int_equal(t.alert_series, 30);
+	assert_int_equal(t.alert_points, 5202);
+	assert_int_equal(t.nchanges, 25);
+	print_message("Perfherder: %zu of %zu within 5, %zu within 20, %zu far of %zu, F1 %.4f\n",
+		      t.found, t.nchanges, t.found_wide, t.far, t.alert_npred,
+		      t.f1 / (double)t.naveraged);
+	assert_int_equal(t.alert_npred, 37);
+	assert_int_equal(t.found, 17);
+	assert_int_equal(t.found_wide, 23);
+	assert_int_equal(t.far, 11);
+	assert_float_equal(t.f1 / (double)t.naveraged, 0.7789, 5e-5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -203,6 +262,7 @@ int main(void)
 		cmocka_unit_test(test_perfherder_alert_reported),
 		cmocka_unit_test(test_drift_is_not_a_step),
 		cmocka_unit_test(test_explain_names_the_rule),
+		cmocka_unit_test(test_corpora_figures),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
