@@ -144,17 +144,17 @@ static int cmp_ranked(const void *x, const void *y)
 #define NOISE_LAG 2
 struct noise {
 	double sigma, rho, vif;
-	size_t df; /* differences behind sigma */
+	size_t df;   /* differences behind sigma */
 	int history; /* 1: from the commits before the window; 0: rho still to estimate */
 };
 
 struct scratch {
 	struct ranked *r;
 	double *rank;
-	double *tmp;	  /* 2 W doubles */
-	double *diff;	  /* max(noise_lookback, 3) * W + 1 doubles: a final estimate near the start reads up to 3 W commits */
-	double *res;	  /* as many: residuals of the noise model's region */
-	double *tmp2;	  /* as many: medians of its segments */
+	double *tmp;  /* 2 W doubles */
+	double *diff; /* max(noise_lookback, 3) * W + 1 doubles: a final estimate near the start reads up to 3 W commits */
+	double *res;  /* as many: residuals of the noise model's region */
+	double *tmp2; /* as many: medians of its segments */
 	struct ranked *hr; /* as many: its ranks (rank_autocorr) */
 	double *hrank;
 	struct noise *nz; /* the noise model of the window being examined */
@@ -253,8 +253,7 @@ static double rank_autocorr(struct scratch *w, const double *r, size_t n)
  * 2 / sqrt(n) (about two standard errors of r_s under independence, so
  * independent noise reads as 0 in 97.7 % of regions), capped at 0.95.
  */
-static double rho_of(const struct detect_series *s, struct scratch *w, const double *res,
-		     size_t n)
+static double rho_of(const struct detect_series *s, struct scratch *w, const double *res, size_t n)
 {
 	double rho = rank_autocorr(w, res, n);
 
@@ -422,8 +421,8 @@ static double short_level_p(const struct detect_series *s, struct scratch *w,
 
 	if (n > SHORT_LEVELS || !(nz->sigma > 0) || nz->vif > 1 || nz->df < 4)
 		return 1;
-	z = level_z(trimmed20(s->med, c, c + t, w->tmp), trimmed20(s->med, c + t, c + n, w->tmp),
-		    t, n - t, nz);
+	z = level_z(trimmed20(s->med, c, c + t, w->tmp), trimmed20(s->med, c + t, c + n, w->tmp), t,
+		    n - t, nz);
 	return 2 * gsl_cdf_tdist_Q(fabs(z), (double)(nz->df - 1));
 }
 
@@ -434,7 +433,7 @@ static double short_level_p(const struct detect_series *s, struct scratch *w,
  * the local noise sigma (when known).
  */
 static enum detect_reason big_enough(const struct detect_opts *o, const struct noise *nz,
-				      double before, double after)
+				     double before, double after)
 {
 	if (before == after)
 		return DETECT_SAME_LEVEL;
@@ -533,7 +532,8 @@ static int best_segment(struct detect_series *s, struct scratch *w, size_t c, si
 	{
 		double out_lo = window_median(s->med, c, c + ba, w->tmp + n + 1);
 		double in = window_median(s->med, c + ba, c + bb, w->tmp + n + 1);
-		enum detect_reason why = pv > o->p_max ? DETECT_WEAK : big_enough(o, nz, out_lo, in);
+		enum detect_reason why = pv > o->p_max ? DETECT_WEAK :
+							 big_enough(o, nz, out_lo, in);
 
 		note(s, nz, c, c + n, c + ba, out_lo, in, pv, 0, 1, why);
 		if (why != DETECT_REPORTED)
@@ -630,9 +630,9 @@ static double split_p(const struct detect_series *s, struct scratch *w, const st
 		      size_t c, size_t n, size_t t, double z)
 {
 	if (nz->vif > 1 && nz->sigma > 0)
-		return 2 * gsl_cdf_ugaussian_Q(
-				   fabs(level_z(trimmed20(s->med, c, c + t, w->tmp),
-						trimmed20(s->med, c + t, c + n, w->tmp), t, n - t, nz)));
+		return 2 * gsl_cdf_ugaussian_Q(fabs(level_z(trimmed20(s->med, c, c + t, w->tmp),
+							    trimmed20(s->med, c + t, c + n, w->tmp),
+							    t, n - t, nz)));
 	if (n <= RANKTEST_EXACT_MAX || nz->vif > 1 || !isfinite(z)) {
 		double p = ranktest_mann_whitney(s->med + c, t, s->med + c + t, n - t, NULL);
 
@@ -649,8 +649,8 @@ static double split_p(const struct detect_series *s, struct scratch *w, const st
  * split) and *p when it passes p_max and the effect rules; else, with
  * opts.epidemic, the first edge of the best segment (best_segment).
  */
-static int best_split(struct detect_series *s, struct scratch *w, size_t c, size_t e,
-		      size_t *k, double *p)
+static int best_split(struct detect_series *s, struct scratch *w, size_t c, size_t e, size_t *k,
+		      double *p)
 {
 	const struct detect_opts *o = &s->opts;
 	size_t n = e - c, m = o->min_seg, best_t = 0, nsplits, t;
@@ -711,7 +711,8 @@ static int best_split(struct detect_series *s, struct scratch *w, size_t c, size
 	{
 		double before = window_median(s->med, c, c + t, w->tmp);
 		double after = window_median(s->med, c + t, e, w->tmp);
-		enum detect_reason why = pv > o->p_max ? DETECT_WEAK : big_enough(o, &nz, before, after);
+		enum detect_reason why = pv > o->p_max ? DETECT_WEAK :
+							 big_enough(o, &nz, before, after);
 
 		if (why == DETECT_REPORTED && !abrupt(s, w, c, n, t, before, after))
 			why = DETECT_GRADUAL;
@@ -726,8 +727,8 @@ static int best_split(struct detect_series *s, struct scratch *w, size_t c, size
 }
 
 /* The earliest accepted split in [c, e): binary segmentation leftwards. */
-static int earliest_split(struct detect_series *s, struct scratch *w, size_t c, size_t e,
-			  size_t *k, double *p, size_t *we)
+static int earliest_split(struct detect_series *s, struct scratch *w, size_t c, size_t e, size_t *k,
+			  double *p, size_t *we)
 {
 	size_t k1;
 	double p1;
@@ -743,8 +744,8 @@ static int earliest_split(struct detect_series *s, struct scratch *w, size_t c, 
 }
 
 /* before, after, %change, p of cp over [lo, hi) (lo < index < hi) */
-static void estimate(struct detect_series *s, struct scratch *w, struct change_point *cp,
-		     size_t lo, size_t hi)
+static void estimate(struct detect_series *s, struct scratch *w, struct change_point *cp, size_t lo,
+		     size_t hi)
 {
 	size_t m = s->opts.min_seg, k = cp->index, nsplits;
 	double *tmp = w->tmp;
@@ -767,9 +768,9 @@ static void estimate(struct detect_series *s, struct scratch *w, struct change_p
 	cp->noise_sigma = nz.sigma;
 	cp->noise_rho = nz.rho;
 	if (nz.vif > 1 && nz.sigma > 0)
-		cp->mw_p = 2 * gsl_cdf_ugaussian_Q(
-				       fabs(level_z(trimmed20(s->med, lo, k, tmp),
-						    trimmed20(s->med, k, hi, tmp), k - lo, hi - k, &nz)));
+		cp->mw_p = 2 * gsl_cdf_ugaussian_Q(fabs(level_z(trimmed20(s->med, lo, k, tmp),
+								trimmed20(s->med, k, hi, tmp),
+								k - lo, hi - k, &nz)));
 	else if (nz.vif > 1 && cp->mw_p > 0 && cp->mw_p < 1)
 		cp->mw_p = z_pvalue(gsl_cdf_ugaussian_Qinv(cp->mw_p / 2), &nz);
 	nsplits = hi - lo >= 2 * m ? hi - lo - 2 * m + 1 : 1;
@@ -831,7 +832,8 @@ static int at_edge(struct detect_series *s, struct scratch *w, struct change_poi
 		if (pass)
 			break;
 		{
-			size_t t0 = k - lo, tlo = t0 > m ? t0 - m : 1, thi = t0 + m < n ? t0 + m : n - 1;
+			size_t t0 = k - lo, tlo = t0 > m ? t0 - m : 1,
+			       thi = t0 + m < n ? t0 + m : n - 1;
 			size_t t = relocate(s, w, lo, n, t0, tlo, thi);
 
 			if (t == t0)

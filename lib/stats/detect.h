@@ -173,15 +173,15 @@ struct detect_opts {
 	size_t noise_lookback; /* noise model from the last this many windows, default 4 */
 	double rho_min;	       /* lag-1 autocorrelation below this counts as 0, default 0.2 */
 	int epidemic;	       /* 1: also test segments that come back (excursions), default 1 */
-	int explain;	       /* 1: detect_series_run keeps every candidate in s->trace, default 0 */
+	int explain; /* 1: detect_series_run keeps every candidate in s->trace, default 0 */
 };
 
 /* Fills the defaults above. */
 void detect_opts_init(struct detect_opts *o);
 
 struct change_point {
-	size_t index; /* first commit (position in the series) after the change */
-	size_t id;    /* the group number of that commit (detect_values), else index */
+	size_t index;	 /* first commit (position in the series) after the change */
+	size_t id;	 /* the group number of that commit (detect_values), else index */
 	size_t from, to; /* before is the median of [from, index), after of [index, to) */
 	size_t window_from, window_to; /* the test window that accepted the split */
 	double before, after, change_pct, p_value, mw_p, window_p;

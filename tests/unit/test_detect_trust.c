@@ -58,7 +58,8 @@ static void detect_file(const char *path, const struct detect_opts *o, struct de
 
 static void test_clean_step_at_its_commit(void **state UNUSED)
 {
-	static const char *const files[] = { FIX "clean-20-8-seed3.txt", FIX "clean-20-8-seed7.txt" };
+	static const char *const files[] = { FIX "clean-20-8-seed3.txt",
+					     FIX "clean-20-8-seed7.txt" };
 
 	for (size_t f = 0; f < 2; f++) {
 		struct detect_series s;
@@ -199,7 +200,6 @@ static void test_explain_names_the_rule(void **state UNUSED)
 	assert_null(s.trace);
 	detect_series_release(&s);
 }
-
 
 /* the default detector over every labelled series of dir/pattern, summed */
 static void score_dir(const char *pattern, struct cpdscore_total *t)
