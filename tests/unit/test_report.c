@@ -512,6 +512,16 @@ static void test_lkp_zero_base_change(void **state)
 				    "fedcba98765432100123", "head", &row, 1),
 			 0);
 	assert_non_null(strstr(b.data, "-17.7%"));
+	/* 0 -> 0 did not move: 0.0 % (issue 30: it printed -100.0 %) */
+	row = (struct lkp_row){ "will-it-scale.per_thread_ops", 0, NAN, 0, NAN,
+				compare_pct_change(0, 0) };
+	buf_release(&b);
+	buf_init(&b, 1 << 16);
+	assert_int_equal(lkp_render(&b, ax, 1, "0123456789abcdef0123", "base",
+				    "fedcba98765432100123", "head", &row, 1),
+			 0);
+	assert_non_null(strstr(b.data, "\n      0.00             0.0%       0.00        "
+				       "will-it-scale.per_thread_ops\n"));
 	buf_release(&b);
 }
 
