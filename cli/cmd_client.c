@@ -293,8 +293,7 @@ static int gate(json_t *reply)
 		more && unknown ? "need more runs or changed in an unknown direction" :
 		more		? "need more runs" :
 				  "changed in an unknown direction",
-		left,
-		unknown ? "a regression cannot be ruled out" : "run more at both commits");
+		left, unknown ? "a regression cannot be ruled out" : "run more at both commits");
 	return CLI_EXIT_UNDECIDED;
 }
 

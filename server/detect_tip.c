@@ -230,8 +230,8 @@ int check_tip_pairs(PGconn *c, long long setup_id, const struct db_detect_point 
 		after = ds->med[i];
 		if (record_pair(c, setup_id, m, s->commit[i - 1], s->commit[i], &pair, &pair,
 				s->n - i, before, after,
-				before != 0 ? 100.0 * (after - before) / fabs(before) : NAN, NAN, kept,
-				st, &up, e))
+				before != 0 ? 100.0 * (after - before) / fabs(before) : NAN, NAN,
+				kept, st, &up, e))
 			return -1;
 		if (up.created) {
 			char note[512];

@@ -37,9 +37,9 @@ struct db_mail_regression {
 	double noise_sigma;	     /* the detector's noise sigma (sql/0026) */
 	double p_value;		     /* the two sides' Mann-Whitney p */
 	long long commits_after;     /* tested commits after the change */
-	const char *metric;   /* metric name */
-	const char *testcase; /* testcase name */
-	const char *params;   /* the setup's params as JSON text */
+	const char *metric;	     /* metric name */
+	const char *testcase;	     /* testcase name */
+	const char *params;	     /* the setup's params as JSON text */
 	const char *kconfig, *compiler, *tbox_group, *mode;
 	const char *good_sha, *good_subject;
 	const char *bad_sha, *bad_subject;

@@ -86,7 +86,7 @@ struct db_regr_upsert {
 	const char *pair_verdict;
 	double det_before, det_after, det_change_pct, det_p_value; /* the detector's own figures */
 	double noise_sigma; /* ... its noise sigma of the series, metric units (sql/0026); NAN = none */
-	int confirm; /* 1: the confirmation rule holds */
+	int confirm;	    /* 1: the confirmation rule holds */
 };
 /* The record after the upsert: its id, its state before and after. */
 struct db_regr_upserted {

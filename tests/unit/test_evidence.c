@@ -38,11 +38,12 @@ static void test_the_issues_sentence(void **state UNUSED)
 	ev.shift_pct = -3.1;
 	ev.ci_lo_pct = -3.6;
 	ev.ci_hi_pct = -2.6;
-	ev.shift = -31;	      /* of a level near 1000 */
+	ev.shift = -31;		   /* of a level near 1000 */
 	ev.noise_sigma = 7.380952; /* 31 / 7.38 = 4.2 */
 	assert_float_equal(evidence_spread_ratio(&ev), 4.2, 1e-6);
-	assert_string_equal(text_of(&ev), "the 4 tested commits after moved by -3.1 % [-3.6, -2.6], "
-					  "4.2 \xc3\x97 the series' own spread");
+	assert_string_equal(text_of(&ev),
+			    "the 4 tested commits after moved by -3.1 % [-3.6, -2.6], "
+			    "4.2 \xc3\x97 the series' own spread");
 	/* a rise: signs on every number, the ratio of the shift's size */
 	ev.commits_after = 12;
 	ev.shift_pct = 20.04;
@@ -91,8 +92,9 @@ static void test_small_changes_keep_their_digits(void **state UNUSED)
 	ev.ci_hi_pct = -0.002; /* rounds to 0: no sign */
 	ev.shift = -3;
 	ev.noise_sigma = 0.25;
-	assert_string_equal(text_of(&ev), "the 6 tested commits after moved by -0.30 % [-0.41, 0.00], "
-					  "12.0 \xc3\x97 the series' own spread");
+	assert_string_equal(text_of(&ev),
+			    "the 6 tested commits after moved by -0.30 % [-0.41, 0.00], "
+			    "12.0 \xc3\x97 the series' own spread");
 }
 
 static void test_full_buffer_is_an_error(void **state UNUSED)

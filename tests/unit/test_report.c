@@ -158,10 +158,11 @@ static void test_evidence_line(void **state UNUSED)
 	in.evidence.noise_sigma = 1500;
 	in.evidence_p = 3.2e-9;
 	assert_int_equal(report_render(&in, &r, &e), 0);
-	assert_non_null(strstr(r.body.data,
-			       "bisected it to commit 3c1a2b4d5e6f.\n"
-			       "evidence: the 12 tested commits after moved by -11.7 % [-12.4, -11.1], "
-			       "9.6 \xc3\x97 the series' own spread; p 3.2e-09\n\n"));
+	assert_non_null(
+		strstr(r.body.data,
+		       "bisected it to commit 3c1a2b4d5e6f.\n"
+		       "evidence: the 12 tested commits after moved by -11.7 % [-12.4, -11.1], "
+		       "9.6 \xc3\x97 the series' own spread; p 3.2e-09\n\n"));
 	report_release(&r);
 	/* no p: the sentence alone */
 	in.evidence_p = NAN;
