@@ -8,8 +8,9 @@
  * JSON reply's verdicts (also with --text: the text is printed, the JSON
  * fetched for the verdicts and the marks of the significant rows): exit 1
  * when any row is a significant regression, 3 when it cannot decide (the
- * two commits share no setup, or every row is need-more-runs), with one
- * line on stderr per metric that decided it.
+ * two commits share no setup, every shared row is constant, or a deciding
+ * row is need-more-runs: gate() has the rule), with one line on stderr per
+ * metric that decided it.
  */
 #include "cli.h"
 #include "http_client.h"
@@ -110,8 +111,9 @@ static const char compare_usage[] =
 	"  or [change] at the end, with \", by A/A spread X % (N runs)\" in an icount setup\n"
 	"  whose measured A/A spread decided the row; --changed: significant rows only\n"
 	"  --gate: exit 1 on a significant regression, 3 when it cannot decide (no setup\n"
-	"  measured at both commits, or every row need-more-runs); one line on stderr per\n"
-	"  metric that decided it\n"
+	"  measured at both commits, every such row one constant value, or a test metric\n"
+	"  need-more-runs); one line on stderr per metric that decided it (README has the\n"
+	"  rule)\n"
 	"  (--tbox_group is the same as --tbox-group)\n";
 
 /* "testcase k=v … tbox_group kconfig compiler" of setup id in the reply's setups[] */
@@ -168,24 +170,43 @@ static const char *decided_by(json_t *row, char *out, size_t size)
 	return out;
 }
 
+/* 1 when row has runs at both commits */
+static int row_shared(json_t *row)
+{
+	json_t *nn = json_object_get(row, "n");
+
+	return json_integer_value(json_array_get(nn, 0)) > 0 &&
+	       json_integer_value(json_array_get(nn, 1)) > 0;
+}
+
 /*
- * The gate over the JSON reply: CLI_EXIT_REGRESSION when a row is a
- * significant regression, CLI_EXIT_UNDECIDED when no row has runs at both
- * commits (the reply lists a metric measured at one of them with n 0 at the
- * other) or every row is need-more-runs, else CLI_EXIT_OK; one line per
- * deciding metric on stderr.
+ * The gate over the JSON reply (the rule is README's "compare --gate"):
+ *  1. CLI_EXIT_REGRESSION when any row is a significant regression (a
+ *     monitor's too), one line each;
+ *  2. CLI_EXIT_UNDECIDED when no row has runs at both commits, or every
+ *     such row is constant (one value at both: it carries no evidence);
+ *  3. the deciding rows are those measured at both commits, not constant,
+ *     and of the test's own metrics (monitor rows only when the reply has
+ *     no test metric left): CLI_EXIT_UNDECIDED when any of them is
+ *     need-more-runs or changed in an unknown direction, one line each and
+ *     a last line that counts them;
+ *  4. else CLI_EXIT_OK.
+ * A drop the comparison could not decide never passes: rows that did
+ * decide (or carry nothing) do not outvote one that could not.
  */
 static int gate(json_t *reply)
 {
 	json_t *rows = json_object_get(reply, "rows"), *row;
-	size_t i, n = json_array_size(rows), more = 0, bad = 0, shared = 0;
-	char label[512], why[128];
+	size_t i, n = json_array_size(rows), bad = 0, shared = 0, constant = 0, tests = 0;
+	size_t deciding = 0, more = 0, unknown = 0, monitors = 0;
+	char label[512], why[128], left[160];
 
 	json_array_foreach (rows, i, row) {
-		json_t *nn = json_object_get(row, "n");
+		int sh = row_shared(row), cst = json_is_true(json_object_get(row, "constant"));
 
-		shared += json_integer_value(json_array_get(nn, 0)) > 0 &&
-			  json_integer_value(json_array_get(nn, 1)) > 0;
+		shared += sh;
+		constant += sh && cst;
+		tests += sh && !cst && !json_is_true(json_object_get(row, "monitor"));
 		if (!strcmp(str_of(row, "change"), "regression")) {
 			setup_label(reply, json_integer_value(json_object_get(row, "setup_id")),
 				    label, sizeof(label));
@@ -197,7 +218,6 @@ static int gate(json_t *reply)
 				label);
 			bad++;
 		}
-		more += !strcmp(str_of(row, "verdict"), "need-more-runs");
 	}
 	if (bad)
 		return CLI_EXIT_REGRESSION;
@@ -207,21 +227,73 @@ static int gate(json_t *reply)
 		      stderr);
 		return CLI_EXIT_UNDECIDED;
 	}
-	if (more < n)
-		return CLI_EXIT_OK;
+	if (constant == shared) {
+		fprintf(stderr,
+			"regtrack: gate: undecided: every row measured at both commits (%zu) is "
+			"one constant value at both: no row carries evidence\n",
+			shared);
+		return CLI_EXIT_UNDECIDED;
+	}
 	json_array_foreach (rows, i, row) {
+		int nmr = !strcmp(str_of(row, "verdict"), "need-more-runs"),
+		    unk = !strcmp(str_of(row, "change"), "unknown");
 		json_t *nn = json_object_get(row, "n");
 
+		if (!row_shared(row) || json_is_true(json_object_get(row, "constant")))
+			continue;
+		if (tests && json_is_true(json_object_get(row, "monitor"))) {
+			monitors++;
+			continue;
+		}
+		deciding++;
+		if (!nmr && !unk)
+			continue;
 		setup_label(reply, json_integer_value(json_object_get(row, "setup_id")), label,
 			    sizeof(label));
-		fprintf(stderr, "regtrack: gate: need-more-runs: %s with %lld vs %lld runs (%s)\n",
-			str_of(row, "metric"), (long long)json_integer_value(json_array_get(nn, 0)),
-			(long long)json_integer_value(json_array_get(nn, 1)), label);
+		fprintf(stderr,
+			"regtrack: gate: %s: %s %+.1f%% with %lld vs %lld runs (Hodges-Lehmann "
+			"shift; means %+.1f%%; %s; %s)\n",
+			nmr ? "need-more-runs" : "unknown direction", str_of(row, "metric"),
+			num_of(row, "hl_pct"), (long long)json_integer_value(json_array_get(nn, 0)),
+			(long long)json_integer_value(json_array_get(nn, 1)),
+			num_of(row, "change_pct"),
+			nmr ? (snprintf(why, sizeof(why), "p %.2g", num_of(row, "p_value")), why) :
+			      decided_by(row, why, sizeof(why)),
+			label);
+		more += nmr;
+		unknown += unk;
 	}
-	fprintf(stderr,
-		"regtrack: gate: undecided: every row (%zu) is need-more-runs: "
-		"run more at both commits\n",
-		n);
+	if (!more && !unknown)
+		return CLI_EXIT_OK;
+	if (more == n) {
+		fprintf(stderr,
+			"regtrack: gate: undecided: every row (%zu) is need-more-runs: "
+			"run more at both commits\n",
+			n);
+		return CLI_EXIT_UNDECIDED;
+	}
+	/* what was left out of the deciding rows, and why */
+	{
+		const size_t count[3] = { constant, monitors, n - shared };
+		static const char *const what[3] = { "constant", "monitor",
+						     "measured at one commit only" };
+		size_t len = 0;
+
+		left[0] = 0;
+		for (size_t k = 0; k < 3; k++)
+			if (count[k] && len < sizeof(left))
+				len += (size_t)snprintf(left + len, sizeof(left) - len, "%s%zu %s",
+							len ? ", " : " (left out: ", count[k],
+							what[k]);
+		if (len && len < sizeof(left))
+			snprintf(left + len, sizeof(left) - len, ")");
+	}
+	fprintf(stderr, "regtrack: gate: undecided: %zu of %zu deciding rows %s%s: %s\n",
+		more + unknown, deciding,
+		more && unknown ? "need more runs or changed in an unknown direction" :
+		more		? "need more runs" :
+				  "changed in an unknown direction",
+		left, unknown ? "a regression cannot be ruled out" : "run more at both commits");
 	return CLI_EXIT_UNDECIDED;
 }
 

@@ -88,6 +88,8 @@ int lkp_render(struct buf *out, struct lkp_axis *axes, size_t nr_axes, const cha
 				snprintf(ch, sizeof(ch), "%+.1f", row->head_mean - row->base_mean);
 		} else if (isnan(row->change_pct)) {
 			snprintf(ch, sizeof(ch), " ");
+		} else if (row->change_pct == 0) {
+			snprintf(ch, sizeof(ch), "0.0%%"); /* did not move (0 -> 0 too): no sign */
 		} else if (fabs(row->change_pct) < 100000) {
 			snprintf(ch, sizeof(ch), "%+.1f%%", row->change_pct);
 		} else {

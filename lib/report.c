@@ -404,6 +404,20 @@ static int render_also_seen(const struct report_input *in, struct buf *b)
 	return 0;
 }
 
+/* "evidence: the 12 tested commits after moved by ...; p 1.2e-20" (report.h) */
+static int render_evidence(const struct report_input *in, struct buf *b)
+{
+	struct buf t = BUF_INIT(1024);
+	int rc = evidence_text(&in->evidence, &t);
+
+	if (!rc && t.len)
+		rc = buf_addstr(b, "evidence: ") || buf_add(b, t.data, t.len) ||
+		     (isfinite(in->evidence_p) && buf_addf(b, "; p %.2g", in->evidence_p)) ||
+		     buf_addch(b, '\n');
+	buf_release(&t);
+	return rc ? -1 : 0;
+}
+
 static int render_report(const struct report_input *in, struct buf *b)
 {
 	char from[ADDR_MAX + 1];
@@ -421,7 +435,7 @@ static int render_report(const struct report_input *in, struct buf *b)
 			    in->good_sha ? in->good_sha : "?", in->bad_sha)) {
 		return -1;
 	}
-	if (render_also_seen(in, b) || buf_addch(b, '\n'))
+	if (render_also_seen(in, b) || render_evidence(in, b) || buf_addch(b, '\n'))
 		return -1;
 	if (in->kind == REPORT_BISECT) {
 		if (commit_line(b, "commit:", in->culprit_sha, in->culprit_subject))

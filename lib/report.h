@@ -6,6 +6,7 @@
 
 #include "buf.h"
 #include "err.h"
+#include "evidence.h"
 #include "lkptext.h"
 #include "mailmsg.h"
 
@@ -133,6 +134,14 @@ struct report_input {
 	const char *mail_from;			  /* "Name <addr>" or "addr" */
 	const struct report_also_seen *also_seen; /* other arches, in the order given */
 	size_t nr_also_seen;
+	/*
+	 * The record's evidence (BISECT and RANGE), printed under the opening
+	 * sentence as "evidence: SENTENCE; p P" (evidence_text(), lib/evidence.h;
+	 * p the record's Mann-Whitney p of its two sides, left out when NAN);
+	 * nothing when evidence_text() has nothing to say (commits_after 0).
+	 */
+	struct evidence evidence;
+	double evidence_p;
 	/* REPORT_FIXED: what the original report said, and the fix if known */
 	const char *orig_subject; /* the thread's first subject */
 	const char *fix_sha, *fix_subject;

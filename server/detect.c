@@ -202,6 +202,7 @@ static int store_series(PGconn *c, long long setup_id, const struct db_detect_po
 		u.det_after = cp->after;
 		u.det_change_pct = cp->change_pct;
 		u.det_p_value = cp->p_value;
+		u.noise_sigma = cp->noise_sigma;
 		/* confirmed only in the record's own direction: a pair or a step the
 		 * other way is not evidence for it */
 		u.confirm = (pair.verdict == VERDICT_DIFFERENT && pair.direction == dir) ||

@@ -10,13 +10,14 @@
 /*
  * Records the pair (good, bad) of metric m as a confirmed change (rule (a):
  * the pair is different in the record's direction): seg and pair as the
- * record's comparisons, the detector's figures before / after / change_pct,
- * commits_after; keeps its id and counts it. *up says what the upsert did.
+ * record's comparisons, the detector's figures before / after / change_pct
+ * and noise sigma (NAN: none), commits_after; keeps its id and counts it.
+ * *up says what the upsert did.
  */
 static int record_pair(PGconn *c, long long setup_id, const struct db_detect_point *m,
 		       long long good, long long bad, const struct compare_result *seg,
 		       const struct compare_result *pair, size_t commits_after, double before,
-		       double after, double change_pct, struct kept *kept,
+		       double after, double change_pct, double noise_sigma, struct kept *kept,
 		       struct detect_setup_stats *st, struct db_regr_upserted *up, struct err *e)
 {
 	struct db_regr_upsert u;
@@ -34,6 +35,7 @@ static int record_pair(PGconn *c, long long setup_id, const struct db_detect_poi
 	u.det_after = after;
 	u.det_change_pct = change_pct;
 	u.det_p_value = NAN;
+	u.noise_sigma = noise_sigma;
 	u.confirm = 1;
 	if (db_regr_upsert(c, &u, up, e))
 		return -1;
@@ -121,7 +123,7 @@ int check_tip(PGconn *c, long long setup_id, const struct db_detect_point *m,
 	detect_compare_sides(aa, setup_id, m->metric_id, s->commit[t - 1], s->commit[t], a, na, b,
 			     nb, &co, &seg);
 	if (record_pair(c, setup_id, m, s->commit[t - 1], s->commit[t], &seg, &pair, 1, tip.center,
-			tip.tip, tip.change_pct, kept, st, &up, e))
+			tip.tip, tip.change_pct, tip.scale, kept, st, &up, e))
 		return -1;
 	if (up.created) {
 		char note[512];
@@ -228,8 +230,8 @@ int check_tip_pairs(PGconn *c, long long setup_id, const struct db_detect_point 
 		after = ds->med[i];
 		if (record_pair(c, setup_id, m, s->commit[i - 1], s->commit[i], &pair, &pair,
 				s->n - i, before, after,
-				before != 0 ? 100.0 * (after - before) / fabs(before) : NAN, kept,
-				st, &up, e))
+				before != 0 ? 100.0 * (after - before) / fabs(before) : NAN, NAN,
+				kept, st, &up, e))
 			return -1;
 		if (up.created) {
 			char note[512];

@@ -575,6 +575,15 @@ int mail_gather(PGconn *c, const struct config *cfg, long long regression_id, en
 	 * means' %change only for records stored before it */
 	g->in.is_regression = strcmp(r->kind, "improvement") != 0;
 	g->in.change_pct = isfinite(r->hl_pct) ? r->hl_pct : r->change_pct;
+	/* the record's evidence in words: its own comparison's numbers, as on its page */
+	evidence_init(&g->in.evidence);
+	g->in.evidence.commits_after = r->commits_after > 0 ? (size_t)r->commits_after : 0;
+	g->in.evidence.shift_pct = r->hl_pct;
+	g->in.evidence.ci_lo_pct = r->ci_lo_pct;
+	g->in.evidence.ci_hi_pct = r->ci_hi_pct;
+	g->in.evidence.shift = r->shift;
+	g->in.evidence.noise_sigma = r->noise_sigma;
+	g->in.evidence_p = r->p_value;
 	g->in.metric = r->metric;
 	g->in.testcase = r->testcase;
 	gather_params(g, r->params);

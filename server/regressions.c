@@ -1,5 +1,6 @@
 #include "server/regressions.h"
 #include "server/db/regressions.h"
+#include "evidence.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -39,6 +40,49 @@ int regression_state_label(const char *s)
 int regression_kind_valid(const char *s)
 {
 	return find(kinds, s) != NULL;
+}
+
+/* rec's number at key (null or missing: NAN) */
+static double num_at(const json_t *rec, const char *key)
+{
+	const json_t *v = json_object_get(rec, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* x as JSON, null when not finite */
+static json_t *real_or_null(double x)
+{
+	return isfinite(x) ? json_real(x) : json_null();
+}
+
+json_t *regression_evidence_json(const json_t *rec)
+{
+	const json_t *ci = json_object_get(rec, "ci_pct");
+	struct evidence ev;
+	struct buf text = BUF_INIT(1024);
+	double n = num_at(rec, "commits_after");
+	json_t *o;
+
+	evidence_init(&ev);
+	ev.commits_after = n > 0 ? (size_t)n : 0;
+	ev.shift_pct = num_at(rec, "hl_pct");
+	if (json_is_number(json_array_get(ci, 0)) && json_is_number(json_array_get(ci, 1))) {
+		ev.ci_lo_pct = json_number_value(json_array_get(ci, 0));
+		ev.ci_hi_pct = json_number_value(json_array_get(ci, 1));
+	}
+	ev.shift = num_at(rec, "shift");
+	ev.noise_sigma = num_at(rec, "noise_sigma");
+	if (evidence_text(&ev, &text))
+		abort(); /* a sentence of a few dozen bytes: the 1 KiB cap is never reached */
+	o = json_pack("{s:I, s:o, s:[o, o], s:o, s:o, s:o}", "commits_after",
+		      (json_int_t)ev.commits_after, "shift_pct", real_or_null(ev.shift_pct),
+		      "ci_pct", real_or_null(ev.ci_lo_pct), real_or_null(ev.ci_hi_pct), "shift",
+		      real_or_null(ev.shift), "noise_sigma", real_or_null(ev.noise_sigma),
+		      "spread_ratio", real_or_null(evidence_spread_ratio(&ev)));
+	json_object_set_new(o, "text", text.len ? json_stringn(text.data, text.len) : json_null());
+	buf_release(&text);
+	return o;
 }
 
 int regression_transition(PGconn *c, long long id, const char *state, const char *who,

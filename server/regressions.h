@@ -118,6 +118,17 @@ int regression_state_label(const char *s);
 int regression_kind_valid(const char *s);
 
 /*
+ * The evidence of a record in words (lib/evidence.h), from rec, the record
+ * as the API has it (borrowed; its commits_after, hl_pct, ci_pct, shift
+ * and noise_sigma): a new object {commits_after, shift_pct, ci_pct [lo,
+ * hi], shift, noise_sigma, spread_ratio, text}, every number the record's
+ * own (null when unknown), text the sentence (null when there is nothing
+ * to say: a record without a size). The page and the mail show the same
+ * words.
+ */
+json_t *regression_evidence_json(const json_t *rec);
+
+/*
  * Sets the state of record `id` (state NULL keeps it: a note only) and
  * writes its history row (who NULL = "token:NAME" of token_id; token_id 0
  * = none). Must run inside the caller's transaction: both writes commit

@@ -90,6 +90,9 @@ static double *finite_copy(const double *v, size_t n, size_t *m, double *buf)
 
 double compare_pct_change(double a, double b)
 {
+	/* equal means did not move: 0 (LKP's 1e-100 base would make 0 -> 0 -100 %) */
+	if (a == b)
+		return 0;
 	/* lkp-tests lib/compare.rb, calc_perf_change: avg0 = 1e-100 if avg0.zero? */
 	if (a == 0)
 		a = 1e-100;
@@ -163,6 +166,8 @@ void compare_samples(const double *a, size_t na, const double *b, size_t nb,
 	sample_stats_compute(fa, ma, &r->a);
 	sample_stats_compute(fb, mb, &r->b);
 	r->change_pct = ma && mb ? compare_pct_change(r->a.mean, r->b.mean) : NAN;
+	r->constant = ma && mb && r->a.min == r->a.max && r->b.min == r->b.max &&
+		      r->a.min == r->b.min;
 	r->p_value = ranktest_mann_whitney(fa, ma, fb, mb, NULL);
 	r->min_p = ranktest_min_p_ties(fa, ma, fb, mb);
 	r->exact = ma + mb <= RANKTEST_EXACT_MAX;

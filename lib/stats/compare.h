@@ -18,7 +18,8 @@
  *    calc_perf_change): the base keeps its sign, so with a negative base
  *    (e.g. -60742 -> -50000: -17.7 %) the sign of %change is the opposite of
  *    the sign of mean_b - mean_a; a base mean of 0 is replaced by 1e-100 as
- *    LKP does (0 -> 5 gives 5e102 %). It is never the verdict's direction.
+ *    LKP does (0 -> 5 gives 5e102 %), but equal means are 0 % (0 -> 0 too,
+ *    where LKP's formula gives -100 %). It is never the verdict's direction.
  *  - The verdict's size and direction come from the test that decided it:
  *    hl_pct, the Hodges-Lehmann shift of head vs base (below) as %, and
  *    direction = its sign (+1: head values are higher). One failed run
@@ -113,6 +114,10 @@ struct compare_result {
 	int log_scale;	/* 1 when CI and welch_p used logs, 0 for the raw fallback */
 	enum verdict verdict;
 	int by_spread; /* 1: the verdict is compare_deterministic()'s, not the rank test's */
+	int constant;  /* 1: both sides have runs and every one is the same number (0 -> 0,
+			* 7 -> 7): the verdict is `same`, but the row carries no evidence of
+			* a change or of none (a counter that never moved, a config echo);
+			* a gate or a request's verdict leaves it out (issue 30) */
 };
 
 /*
@@ -198,8 +203,9 @@ double aa_spread_usable(const struct aa_spread *s);
 
 /*
  * LKP's %change from a to b: 100 * (b - a) / a, a = 1e-100 when 0 (lkp-tests
- * lib/compare.rb calc_perf_change). Finite for finite inputs; its sign is
- * that of b - a only when a > 0.
+ * lib/compare.rb calc_perf_change), and exactly 0 when a == b (0 -> 0 is no
+ * change, where LKP's formula gives -100). Finite for finite inputs; its
+ * sign is that of b - a only when a > 0.
  */
 double compare_pct_change(double a, double b);
 

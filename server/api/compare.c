@@ -9,7 +9,10 @@
  * Hochberg); a row is `different` only when its adjusted q <= alpha too.
  * A row's size and direction are the verdict's (hl_pct, shift, direction:
  * the Hodges-Lehmann shift, which `change` follows); change_pct is LKP's
- * %change of the means, outliers the runs of each side far outside it.
+ * %change of the means (0 for equal means, 0 -> 0 too), outliers the runs
+ * of each side far outside it; constant = every run of both sides is one
+ * value (the row carries no evidence: compare --gate leaves it out),
+ * monitor = a monitor's metric (perf-stat.*, time.*, ...), not the test's.
  * format=text renders the LKP layout (lib/lkptext.h) per setup.
  *
  * The samples come from run_means (sql/0011: one row per run, its metric
@@ -120,7 +123,10 @@ static int row_text(struct buf *b, const struct cmp_row *w)
 	       jsonout_real(b, isfinite(w->aa.pct) && w->aa.pct < AA_SPREAD_FLOOR_PCT ?
 				       AA_SPREAD_FLOOR_PCT :
 				       w->aa.pct) |
-	       buf_addf(b, ",\"aa_runs\":%zu", w->aa.runs) | buf_addstr(b, ",\"change\":") |
+	       buf_addf(b, ",\"aa_runs\":%zu", w->aa.runs) |
+	       buf_addstr(b, r->constant ? ",\"constant\":true" : ",\"constant\":false") |
+	       buf_addstr(b, w->is_monitor ? ",\"monitor\":true" : ",\"monitor\":false") |
+	       buf_addstr(b, ",\"change\":") |
 	       jsonout_str(b, change_kind_name(compare_change_kind(r, w->higher_is_better))) |
 	       buf_addch(b, '}');
 }

@@ -98,7 +98,8 @@ static json_t *one_json(PGconn *c, int (*get)(PGconn *, const char *, json_t **,
 }
 
 /*
- * The record with its group, history and story (arch, bisect, also_seen:
+ * The record with its evidence in words (regression_evidence_json), its
+ * group, history and story (arch, bisect, also_seen:
  * db_regression_story_json); NULL with e (404 when there is none).
  */
 static json_t *regression_full(PGconn *c, const char *id, struct err *e)
@@ -116,6 +117,7 @@ static json_t *regression_full(PGconn *c, const char *id, struct err *e)
 		json_decref(h);
 		return NULL;
 	}
+	json_object_set_new(o, "evidence", regression_evidence_json(o));
 	json_object_set_new(o, "group", g);
 	json_object_set_new(o, "history", h);
 	json_object_update(o, st);

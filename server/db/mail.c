@@ -80,6 +80,12 @@ int db_mail_regression(PGconn *c, long long regression_id, struct db_mail_regres
 	out->bad_parent_sha = str(r, 0, 25);
 	out->hl_pct = float8(r, 0, 27);
 	out->higher_is_better = PQgetisnull(r, 0, 28) ? -1 : PQgetvalue(r, 0, 28)[0] == 't';
+	out->ci_lo_pct = float8(r, 0, 29);
+	out->ci_hi_pct = float8(r, 0, 30);
+	out->shift = float8(r, 0, 31);
+	out->noise_sigma = float8(r, 0, 32);
+	out->commits_after = int8(r, 0, 33);
+	out->p_value = float8(r, 0, 34);
 	return 1;
 }
 

@@ -31,9 +31,15 @@ struct db_mail_regression {
 	double hl_pct;	      /* the record's size, the HL shift in %; NAN when NULL
 			       * (records from before sql/0015, or a base of zeros) */
 	int higher_is_better; /* the metric's: 1, 0, -1 unknown */
-	const char *metric;   /* metric name */
-	const char *testcase; /* testcase name */
-	const char *params;   /* the setup's params as JSON text */
+	/* the rest of the record's evidence (lib/evidence.h); NAN when NULL */
+	double ci_lo_pct, ci_hi_pct; /* hl_pct's 95 % interval */
+	double shift;		     /* hl_pct in the metric's units */
+	double noise_sigma;	     /* the detector's noise sigma (sql/0026) */
+	double p_value;		     /* the two sides' Mann-Whitney p */
+	long long commits_after;     /* tested commits after the change */
+	const char *metric;	     /* metric name */
+	const char *testcase;	     /* testcase name */
+	const char *params;	     /* the setup's params as JSON text */
 	const char *kconfig, *compiler, *tbox_group, *mode;
 	const char *good_sha, *good_subject;
 	const char *bad_sha, *bad_subject;

@@ -144,8 +144,8 @@ int db_regr_covering(PGconn *c, long long setup_id, long long metric_id, long lo
 int db_regr_upsert(PGconn *c, const struct db_regr_upsert *u, struct db_regr_upserted *out,
 		   struct err *e)
 {
-	char ids[4][24], nums[22][32];
-	const char *p[30];
+	char ids[4][24], nums[23][32];
+	const char *p[31];
 	PGresult *r;
 
 	snprintf(ids[0], 24, "%lld", u->setup_id);
@@ -182,7 +182,8 @@ int db_regr_upsert(PGconn *c, const struct db_regr_upsert *u, struct db_regr_ups
 	p[27] = num_param(nums[19], 32, (double)u->outliers_after);
 	p[28] = num_param(nums[20], 32, u->pair_hl_pct);
 	p[29] = num_param(nums[21], 32, (double)u->pair_direction);
-	r = db_exec(c, ST_REGR_UPSERT, 30, p, e);
+	p[30] = num_param(nums[22], 32, u->noise_sigma);
+	r = db_exec(c, ST_REGR_UPSERT, 31, p, e);
 	if (!r)
 		return -1;
 	if (PQntuples(r) != 1) {

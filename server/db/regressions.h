@@ -85,7 +85,8 @@ struct db_regr_upsert {
 	int pair_direction;				   /* its HL shift's sign, 0 none */
 	const char *pair_verdict;
 	double det_before, det_after, det_change_pct, det_p_value; /* the detector's own figures */
-	int confirm; /* 1: the confirmation rule holds */
+	double noise_sigma; /* ... its noise sigma of the series, metric units (sql/0026); NAN = none */
+	int confirm;	    /* 1: the confirmation rule holds */
 };
 /* The record after the upsert: its id, its state before and after. */
 struct db_regr_upserted {

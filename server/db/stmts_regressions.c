@@ -20,7 +20,7 @@
 	"'change_pct', g.det_change_pct, 'p_value', g.det_p_value), 'detected', g.detected, "    \
 	"'bisect_id', g.bisect_id, 'created_at', g.created_at, 'updated_at', g.updated_at, "     \
 	"'detected_at', g.detected_at, 'group_id', grp.gid, 'group_size', grp.gsize, "           \
-	"'environment', g.environment)"
+	"'environment', g.environment, 'noise_sigma', g.noise_sigma)"
 #define REG_FROM                                                                                  \
 	" FROM regressions g JOIN setups s ON s.id = g.setup_id "                                 \
 	"JOIN testcases t ON t.id = s.testcase_id JOIN metrics m ON m.id = g.metric_id "          \
@@ -174,7 +174,7 @@ const struct db_stmt_def db_stmts_regressions[DB_NR_STMTS] = {
 	 * $11 mean_before $12 mean_after $13 n_before $14 n_after $15 commits_after
 	 * $16 pair_change_pct $17 pair_p $18 pair_verdict $19..$22 det before after change p
 	 * $23 confirmed by the rule $24 hl_pct $25 shift $26 direction $27 outliers_before
-	 * $28 outliers_after $29 pair_hl_pct $30 pair_direction;
+	 * $28 outliers_after $29 pair_hl_pct $30 pair_direction $31 noise_sigma;
 	 * returns id, state before (NULL = new row), state after */
 	[ST_REGR_UPSERT] = { "regr_upsert",
 			     "WITH old AS (SELECT id, state FROM regressions WHERE setup_id = $1::bigint AND "
@@ -183,12 +183,13 @@ const struct db_stmt_def db_stmts_regressions[DB_NR_STMTS] = {
 			     "state, change_pct, ci_lo_pct, ci_hi_pct, p_value, verdict, mean_before, mean_after, "
 			     "n_before, n_after, commits_after, pair_change_pct, pair_p_value, pair_verdict, "
 			     "det_before, det_after, det_change_pct, det_p_value, hl_pct, shift, direction, "
-			     "outliers_before, outliers_after, pair_hl_pct, pair_direction) VALUES ($1::bigint, $2::integer, "
+			     "outliers_before, outliers_after, pair_hl_pct, pair_direction, noise_sigma) "
+			     "VALUES ($1::bigint, $2::integer, "
 			     "$3::bigint, $4::bigint, $5, CASE WHEN $23::boolean THEN 'confirmed' ELSE 'new' END, "
 			     "$6::float8, $7::float8, $8::float8, $9::float8, $10, $11::float8, $12::float8, "
 			     "$13::integer, $14::integer, $15::integer, $16::float8, $17::float8, $18, $19::float8, "
 			     "$20::float8, $21::float8, $22::float8, $24::float8, $25::float8, $26::smallint, "
-			     "$27::integer, $28::integer, $29::float8, $30::smallint) "
+			     "$27::integer, $28::integer, $29::float8, $30::smallint, $31::float8) "
 			     "ON CONFLICT (setup_id, metric_id, good_commit_id, bad_commit_id) DO UPDATE SET "
 			     "kind = EXCLUDED.kind, change_pct = EXCLUDED.change_pct, ci_lo_pct = EXCLUDED.ci_lo_pct, "
 			     "ci_hi_pct = EXCLUDED.ci_hi_pct, p_value = EXCLUDED.p_value, verdict = EXCLUDED.verdict, "
@@ -201,6 +202,7 @@ const struct db_stmt_def db_stmts_regressions[DB_NR_STMTS] = {
 			     "hl_pct = EXCLUDED.hl_pct, shift = EXCLUDED.shift, direction = EXCLUDED.direction, "
 			     "outliers_before = EXCLUDED.outliers_before, outliers_after = EXCLUDED.outliers_after, "
 			     "pair_hl_pct = EXCLUDED.pair_hl_pct, pair_direction = EXCLUDED.pair_direction, "
+			     "noise_sigma = EXCLUDED.noise_sigma, "
 			     "detected = true, detected_at = now(), "
 			     "state = CASE WHEN regressions.state = 'new' AND EXCLUDED.state = 'confirmed' "
 			     "THEN 'confirmed' ELSE regressions.state END, "

@@ -204,11 +204,55 @@ class Gate(unittest.TestCase):
         self.assertEqual({x["verdict"] for x in json.loads(r.stdout)["rows"]}, {"need-more-runs"})
         lines = r.stderr.splitlines()
         self.assertEqual(len(lines), 3, r.stderr)
-        self.assertTrue(lines[0].startswith("regtrack: gate: need-more-runs: nmr.lat_ms with 3 vs 3 runs (nmrtc "),
-                        lines[0])
-        self.assertTrue(lines[1].startswith("regtrack: gate: need-more-runs: nmr.ops with 3 vs 3 runs"), lines[1])
+        self.assertRegex(lines[0], r"^regtrack: gate: need-more-runs: nmr.lat_ms -10\.0% with 3 vs 3 runs "
+                                   r"\(Hodges-Lehmann shift; means -10\.0%; p 0\.1; nmrtc \{")
+        self.assertTrue(lines[1].startswith("regtrack: gate: need-more-runs: nmr.ops -10.0% with 3 vs 3 runs"),
+                        lines[1])
         self.assertEqual(lines[2], "regtrack: gate: undecided: every row (2) is need-more-runs: "
                                    "run more at both commits")
+
+    def test_undecided_drop_beside_zero_metrics_fails_the_gate(self):
+        # issue 30 item 1: 6 vs 3 runs, -8.2 % (too few runs to decide), and the setup's
+        # other metrics 0 at both commits; the zeros carry no evidence and must not pass it
+        base, head = sha("4c"), sha("4d")
+        ops = "will-it-scale.per_process_ops"
+        for commit, values in ((base, [1000, 1002, 998, 1001, 999, 1000]),
+                               (head, [918, 917, 919])):
+            for v in values:
+                d = result_doc(commit, testcase="zerotc",
+                               metrics={ops: [v], "will-it-scale.per_thread_ops": [0],
+                                        "will-it-scale.workload": [0]})
+                self.assertIn(srv.post("/api/v1/results", d, scope="submit").status, (200, 201))
+        r = cli("compare", "--base", base, "--head", head, "--gate")
+        self.assertEqual(r.returncode, 3, r.stderr)
+        rows = {x["metric"]: x for x in json.loads(r.stdout)["rows"]}
+        self.assertEqual((rows[ops]["n"], rows[ops]["verdict"]), ([6, 3], "need-more-runs"))
+        self.assertAlmostEqual(rows[ops]["change_pct"], -8.2, places=6)
+        for m in ("will-it-scale.per_thread_ops", "will-it-scale.workload"):
+            # 0 -> 0: no change (not LKP's -100 % of a 1e-100 base), and no evidence
+            self.assertEqual((rows[m]["change_pct"], rows[m]["constant"]), (0, True), m)
+        self.assertFalse(rows[ops]["constant"])
+        lines = r.stderr.splitlines()
+        self.assertEqual(len(lines), 2, r.stderr)
+        self.assertTrue(lines[0].startswith(
+            "regtrack: gate: need-more-runs: will-it-scale.per_process_ops -8.2% with 6 vs 3 "
+            "runs (Hodges-Lehmann shift; means -8.2%; p 0.012; zerotc {"), lines[0])
+        self.assertEqual(lines[1], "regtrack: gate: undecided: 1 of 1 deciding rows need more "
+                                   "runs (left out: 2 constant): run more at both commits")
+        r = cli("compare", "--base", base, "--head", head, "--text", "--gate")
+        self.assertEqual(r.returncode, 3, r.stderr)
+        zero = [ln for ln in r.stdout.splitlines() if ln.endswith("per_thread_ops")]
+        self.assertEqual(len(zero), 1, r.stdout)
+        self.assertNotIn("-100", zero[0])
+        self.assertRegex(zero[0], r"^\s+0\.00\s+0\.0%\s+0\.00\s+will-it-scale\.per_thread_ops$")
+
+    def test_only_constant_rows_is_undecided(self):
+        base, head = sha("4e"), sha("4f")
+        post_runs("consttc", "consttc.ops", [(base, [7.0] * 5), (head, [7.0] * 5)])
+        r = cli("compare", "--base", base, "--head", head, "--gate")
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertEqual(r.stderr, "regtrack: gate: undecided: every row measured at both commits "
+                                   "(1) is one constant value at both: no row carries evidence\n")
 
     def test_regression_line_and_marked_text(self):
         base, head = sha("5a"), sha("5b")

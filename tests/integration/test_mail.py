@@ -274,6 +274,33 @@ class Mail(unittest.TestCase):
             else:
                 self.assertNotIn("ran on hosts that differ", body)
 
+    def test_8_evidence_in_words_as_on_the_page(self):
+        # issue 27 item 7: the record's own numbers in one sentence, under the opening
+        # one, next to its p; the API record says the same words (the page shows them)
+        rid = self.regression(sha("f1"), "3c1a2b4d5e6f708192a3b4c5d6e7f8091a2b3c4f")
+        self.q("UPDATE regressions SET hl_pct = -3.1, ci_lo_pct = -3.6, ci_hi_pct = -2.6, "
+               "shift = -3825.4, noise_sigma = 910.8, commits_after = 4, p_value = 0.00021 "
+               "WHERE id = %d" % rid)
+        sentence = ("the 4 tested commits after moved by -3.1 % [-3.6, -2.6], "
+                    "4.2 \u00d7 the series' own spread")
+        ev = self.srv.get("/api/v1/regressions/%d" % rid).json()["evidence"]
+        self.assertEqual(ev, {"commits_after": 4, "shift_pct": -3.1, "ci_pct": [-3.6, -2.6],
+                              "shift": -3825.4, "noise_sigma": 910.8,
+                              "spread_ratio": 3825.4 / 910.8, "text": sentence})
+        before = len(self.sink.messages)
+        self.report(rid)
+        body = self.sink.wait_for(before + 1)[before]["msg"].get_content().replace("\r\n", "\n")
+        self.assertIn(" between f1f1f1f1f1f1 and 3c1a2b4d5e6f (not bisected).\n"
+                      "evidence: %s; p 0.00021\n\n" % sentence, body)
+        # a record without a noise model (stored before sql/0026): no ratio; without a size,
+        # nothing at all
+        self.q("UPDATE regressions SET noise_sigma = NULL WHERE id = %d" % rid)
+        ev = self.srv.get("/api/v1/regressions/%d" % rid).json()["evidence"]
+        self.assertEqual((ev["spread_ratio"], ev["text"]),
+                         (None, "the 4 tested commits after moved by -3.1 % [-3.6, -2.6]"))
+        self.q("UPDATE regressions SET hl_pct = NULL WHERE id = %d" % rid)
+        self.assertIsNone(self.srv.get("/api/v1/regressions/%d" % rid).json()["evidence"]["text"])
+
 
 class DryRun(unittest.TestCase):
     def test_dry_run_writes_file_without_sending(self):

@@ -133,6 +133,26 @@ class Detection(unittest.TestCase):
         self.assertRegex(r["history"][1]["note"],
                          r"^confirmed: the step holds over ([5-9]|1[0-2]) commits after it")
 
+    def test_1_evidence_in_words(self):
+        # issue 27 item 7: the record's own numbers, and the detector's noise sigma stored
+        r = srv.get("/api/v1/regressions/%d" % self.a_throughput()["id"]).json()
+        ev = r["evidence"]
+        # 1 % noise on 2 iterations x 3 runs of a level of 1000: one commit's median
+        # wobbles by a few units; the step is 200
+        self.assertGreater(r["noise_sigma"], 1.0)
+        self.assertLess(r["noise_sigma"], 20.0)
+        self.assertEqual((ev["commits_after"], ev["shift_pct"], ev["ci_pct"], ev["shift"],
+                          ev["noise_sigma"]),
+                         (12, r["hl_pct"], r["ci_pct"], r["shift"], r["noise_sigma"]))
+        self.assertAlmostEqual(ev["spread_ratio"], abs(r["shift"]) / r["noise_sigma"], places=9)
+        self.assertGreater(ev["spread_ratio"], 10)
+        ratio = ev["spread_ratio"]
+        self.assertEqual(ev["text"], "the 12 tested commits after moved by %+.1f %% [%+.1f, %+.1f], "
+                                     "%s \u00d7 the series' own spread"
+                         % (r["hl_pct"], r["ci_pct"][0], r["ci_pct"][1],
+                            "%.1f" % ratio if ratio < 99.95 else "%.0f" % ratio))
+        self.assertTrue(ev["text"].startswith("the 12 tested commits after moved by -"), ev)
+
     def test_2_noise_only_series_has_no_change(self):
         self.assertEqual(regressions(metric=NOISE), [])
         s = srv.get("/api/v1/series?" + urllib.parse.urlencode(

@@ -138,6 +138,39 @@ static void test_bisect_report(void **state UNUSED)
 	report_release(&r);
 }
 
+/* the record's evidence in words under the opening sentence (issue 27 item 7) */
+static void test_evidence_line(void **state UNUSED)
+{
+	struct report_input in = bisect_input();
+	struct report r;
+	struct err e;
+
+	/* none known (commits_after 0): no line */
+	assert_int_equal(report_render(&in, &r, &e), 0);
+	assert_null(strstr(r.body.data, "evidence:"));
+	report_release(&r);
+	evidence_init(&in.evidence);
+	in.evidence.commits_after = 12;
+	in.evidence.shift_pct = -11.7;
+	in.evidence.ci_lo_pct = -12.4;
+	in.evidence.ci_hi_pct = -11.1;
+	in.evidence.shift = -14430;
+	in.evidence.noise_sigma = 1500;
+	in.evidence_p = 3.2e-9;
+	assert_int_equal(report_render(&in, &r, &e), 0);
+	assert_non_null(
+		strstr(r.body.data,
+		       "bisected it to commit 3c1a2b4d5e6f.\n"
+		       "evidence: the 12 tested commits after moved by -11.7 % [-12.4, -11.1], "
+		       "9.6 \xc3\x97 the series' own spread; p 3.2e-09\n\n"));
+	report_release(&r);
+	/* no p: the sentence alone */
+	in.evidence_p = NAN;
+	assert_int_equal(report_render(&in, &r, &e), 0);
+	assert_non_null(strstr(r.body.data, "own spread\n\n"));
+	report_release(&r);
+}
+
 static void test_range_improvement_and_fixed(void **state UNUSED)
 {
 	struct report_input in = bisect_input();
@@ -512,6 +545,16 @@ static void test_lkp_zero_base_change(void **state)
 				    "fedcba98765432100123", "head", &row, 1),
 			 0);
 	assert_non_null(strstr(b.data, "-17.7%"));
+	/* 0 -> 0 did not move: 0.0 % (issue 30: it printed -100.0 %) */
+	row = (struct lkp_row){ "will-it-scale.per_thread_ops", 0, NAN, 0, NAN,
+				compare_pct_change(0, 0) };
+	buf_release(&b);
+	buf_init(&b, 1 << 16);
+	assert_int_equal(lkp_render(&b, ax, 1, "0123456789abcdef0123", "base",
+				    "fedcba98765432100123", "head", &row, 1),
+			 0);
+	assert_non_null(strstr(b.data, "\n      0.00             0.0%       0.00        "
+				       "will-it-scale.per_thread_ops\n"));
 	buf_release(&b);
 }
 
@@ -521,6 +564,7 @@ int main(void)
 		cmocka_unit_test(test_prefix),
 		cmocka_unit_test(test_lkp_zero_base_change),
 		cmocka_unit_test(test_bisect_report),
+		cmocka_unit_test(test_evidence_line),
 		cmocka_unit_test(test_guest_machine_diffstat_omitted),
 		cmocka_unit_test(test_path_match),
 		cmocka_unit_test(test_also_seen),

@@ -776,11 +776,31 @@ static void test_zero_and_negative_bases(void **state)
 	assert_float_equal(r.change_pct, -100, 1e-12);
 	assert_int_equal(r.direction, -1);
 	assert_int_equal(r.verdict, VERDICT_DIFFERENT);
-	/* zeros on both sides: same, with a [0, 0] interval */
+	assert_int_equal(r.constant, 0);
+	/* zeros on both sides: same, with a [0, 0] interval, no change (not LKP's -100 % of a
+	 * 1e-100 base, issue 30), and flagged constant: such a row carries no evidence */
 	compare_samples(z, 6, z, 6, NULL, &r);
 	assert_int_equal(r.verdict, VERDICT_SAME);
 	assert_float_equal(r.ci_lo_pct, 0, 0);
 	assert_float_equal(r.hl_pct, 0, 0);
+	assert_true(r.change_pct == 0 && !signbit(r.change_pct));
+	assert_int_equal(r.constant, 1);
+	assert_true(compare_pct_change(0, 0) == 0);
+	assert_true(compare_pct_change(-3, -3) == 0);
+	assert_float_equal(compare_pct_change(0, 5), 5e102, 1e90);
+	/* one constant a side but two different values: not constant (0 -> 5 above moved) */
+	{
+		const double f[4] = { 5, 5, 5, 5 }, g[4] = { 5, 5, 5, 6 };
+
+		compare_samples(f, 4, f, 4, NULL, &r);
+		assert_int_equal(r.constant, 1);
+		compare_samples(f, 4, g, 4, NULL, &r);
+		assert_int_equal(r.constant, 0);
+		compare_samples(z, 6, f, 4, NULL, &r);
+		assert_int_equal(r.constant, 0);
+		compare_samples(f, 4, NULL, 0, NULL, &r);
+		assert_int_equal(r.constant, 0);
+	}
 	/* LKP's signed base: -60742 -> -50000 is -17.7 % in the table, the value rose */
 	t_rng = 60742;
 	for (int i = 0; i < 6; i++) {

@@ -1116,6 +1116,10 @@ async function main() {
 			assert.match(await page.textContent('h1'), new RegExp(`^Regression #${reg.id}: vm-scalability.throughput -1\\d\\.\\d% ${from}$`));
 			const range = await page.textContent('#range');
 			assert.ok(range.includes(SUBJECTS[STEP - 1]) && range.includes(XSS), range);
+			// the record's evidence in words, as the API (and the mail) has it (issue 27 item 7)
+			const ev = (await call('GET', `/api/v1/regressions/${reg.id}`)).json.evidence;
+			assert.match(ev.text, /^the \d+ tested commits after moved by -1\d\.\d % \[-\d+\.\d, -\d+\.\d\], \d+(\.\d)? \u00d7 the series' own spread$/);
+			assert.equal(await page.textContent('#evidence'), `evidence ${ev.text}`);
 			const tp = page.locator('tr.cmp-row[data-metric="vm-scalability.throughput"]');
 			assert.equal(await tp.getAttribute('data-change'), 'regression');
 			// its runs came without jobs: no build's .config to compare, and nothing mailed yet

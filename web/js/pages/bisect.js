@@ -263,6 +263,9 @@ function rangeCard(r, b, bisectRange) {
 			Number.isFinite(r.hl_pct) ? h('span', { class: 'muted' }, ` (means ${fmtPct(r.change_pct)})`) : '',
 			Array.isArray(ci) ? ` [${fmtPct(ci[0])}, ${fmtPct(ci[1])}]` : '',
 			r.p_value !== undefined ? ` · p ${fmtP(r.p_value)}` : '') : null,
+		// the record's evidence in words, the mail's sentence (the API builds it: lib/evidence.h)
+		r && r.evidence && typeof r.evidence.text === 'string' ? h('div', { id: 'evidence' },
+			h('b', null, 'evidence '), r.evidence.text) : null,
 		good.sha && bad.sha ? h('div', null, h('a', {
 			href: link('/compare', { base: good.sha, head: bad.sha, ...(setup ? {
 				testcase: setup.testcase, tbox_group: setup.tbox_group, kconfig: setup.kconfig,

@@ -1,0 +1,15 @@
+-- regtrack schema, part 26: a regression's size in units of its series' own
+-- noise (issue 27 item 7, evidence in words; lib/evidence.h).
+--
+-- (0026: 0023-0025 are left to migrations of other branches of the same
+-- round: detection reasons, the alert-quality ledger, per-plan settings.)
+--
+-- noise_sigma: the detector's noise sigma of the series before the change,
+-- in the metric's units: the robust standard deviation of one commit's
+-- median (change_point.noise_sigma of lib/stats/detect.h); for a change
+-- recorded at the tip, the recent window's robust sigma
+-- (detect_tip.scale); NULL when the detector had none (a pair of tip
+-- commits compared on their own runs) and in records stored before this
+-- migration until their series is detected again. |shift| / noise_sigma is
+-- the "R x the series' own spread" of the record's evidence sentence.
+ALTER TABLE regressions ADD COLUMN noise_sigma double precision;
