@@ -96,7 +96,8 @@ ALSO_SEEN = {"type": "object", "required": ["arch", "regression_id", "hl_pct", "
 REG_BISECT = {"type": ["object", "null"], "required": ["id", "state", "first_bad_commit", "confidence", "profile_diff"],
               "properties": {"id": {"type": "integer"}, "state": {"type": "string"}, "confidence": NUMN,
                              "first_bad_commit": {"type": ["object", "null"], "required": ["sha", "subject", "author", "diffstat"]},
-                             "parent": {"anyOf": [COMMITREF, {"type": "null"}]}, "profile_diff": {"type": "string"}}}
+                             "parent": {"anyOf": [COMMITREF, {"type": "null"}]},
+                             "parent_stand_in": {"anyOf": [COMMITREF, {"type": "null"}]}, "profile_diff": {"type": "string"}}}
 REGRESSION = {"type": "object", "required": ["id", "arch", "bisect", "also_seen", "group", "history"],
               "properties": {"arch": {"type": ["string", "null"]}, "bisect": REG_BISECT, "also_seen": {"type": "array", "items": ALSO_SEEN}}}
 add("/api/v1/regressions/{id}", "get", op("one regression: the record, its group and history, its arch, its bisect's first bad commit, the same change on other arches (also_seen)", READ, ok=REGRESSION), ["id"])

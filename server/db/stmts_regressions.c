@@ -267,6 +267,7 @@ const struct db_stmt_def db_stmts_regressions[DB_NR_STMTS] = {
 				       ") END, "
 				       "'parent', (SELECT json_build_object('sha', p.sha, 'subject', p.subject) "
 				       "FROM commits p WHERE p.sha = fb.parents[1]), 'verification', b.verification, "
+				       "'parent_stand_in', " PARENT_STAND_IN_JSON ", "
 				       "'profile_diff', '/api/v1/bisects/' || b.id || '/profile-diff') "
 				       "FROM bisects b LEFT JOIN commits fb ON fb.id = b.first_bad_id WHERE b.id = me.bid), "
 				       "'also_seen', (SELECT coalesce(json_agg(seen.j ORDER BY seen.arch), '[]') "

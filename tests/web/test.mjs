@@ -1360,6 +1360,38 @@ async function main() {
 			}
 		});
 
+		await check('first bad commit vs its parent of the same image as an earlier commit: the table compares the runs that stood for the parent, as the mail does', async () => {
+			const tcs = (await call('GET', '/api/v1/testcases')).json;
+			const setupId = tcs.find((t) => t.name === 'vm-scalability').setup_list
+				.find((st) => st.params.nr_task === '100%').id;
+			const api = mockApis(setupId);
+			// the parent built SHAS[STEP - 2]'s kernel and ran nothing (issue 30: the
+			// table compared the parent's 0 runs, "need more runs")
+			api.bisect.parent_stand_in = { sha: SHAS[STEP - 2], subject: SUBJECTS[STEP - 2] };
+			const bases = [];
+			const onReq = (req) => {
+				const u = new URL(req.url());
+				if (u.pathname === '/api/v1/compare')
+					bases.push(u.searchParams.get('base'));
+			};
+			page.on('request', onReq);
+			await page.route(/\/api\/v1\/(regressions|bisects)(\/|\?|$)/, api.handle);
+			try {
+				for (const path of ['/bisects/1', '/regressions/1']) {
+					bases.length = 0;
+					await open(path, `stand-in-${path.split('/')[1]}`);
+					assert.deepEqual(bases, [SHAS[STEP - 2]]);
+					assert.equal(await page.textContent('#stand-in'),
+						`${SHAS[STEP - 2].slice(0, 12)} ${SUBJECTS[STEP - 2]} stands for the parent ${SHAS[STEP - 1].slice(0, 12)}: the same kernel image`);
+					const tp = page.locator('tr.cmp-row[data-metric="vm-scalability.throughput"]');
+					assert.equal(await tp.getAttribute('data-change'), 'regression');
+				}
+			} finally {
+				page.off('request', onReq);
+				await page.unroute(/\/api\/v1\/(regressions|bisects)(\/|\?|$)/);
+			}
+		});
+
 		await check('regression page tells the story: the bisect\'s first bad commit at the top, the series with the culprit marked, one row per arch', async () => {
 			const tcs = (await call('GET', '/api/v1/testcases')).json;
 			const setupId = tcs.find((t) => t.name === 'vm-scalability').setup_list
