@@ -27,6 +27,17 @@ extern const struct db_stmt_def db_stmts_trees[DB_NR_STMTS];
 #define COMMIT_ORDER "c.topo_order NULLS LAST, c.commit_time NULLS LAST, c.first_seen, c.id"
 
 /*
+ * Run alias R is not of an A/B request's patched head: a commit `git am`
+ * made on a worker, on no branch of the tree, whose runs stay out of the
+ * setup's series (detection's, ST_DETECT_SERIES, and the charts',
+ * ST_SERIES) where they would read as the branch's newest commit. A hashed
+ * subplan, computed once per statement; a run without a job (CI) stays in.
+ */
+#define NOT_PATCHED_HEAD_RUN(R)                                                         \
+	"coalesce(" R ".job_id, 0) NOT IN (SELECT j.id FROM jobs j "                    \
+	"JOIN requests q ON q.id = j.request_id WHERE j.ab_side = 'head' AND q.patches IS NOT NULL)"
+
+/*
  * The commit whose runs stood for commit CID in bisect BID: CID was a step
  * that ran nothing because its kernel image is that commit's (the step's
  * evidence.same_image_as). Rows (id, sha, subject), one or none. BID and
