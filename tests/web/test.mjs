@@ -1680,6 +1680,44 @@ async function main() {
 			}
 		});
 
+		await check('profile diff page of commits profiled on x86_64 and arm64: one setup drawn, the other linked', async () => {
+			// issue 30: the two arches' stacks were merged into one graph
+			const params = { test: 'small-allocs', nr_task: 'arch' };
+			const arm = { hostname: 'lkp-web-arm', arch: 'aarch64', tbox_group: 'qemu-arm64', nr_cpus: 2, memory_mb: 4096, cpu_model: 'Neoverse-N1' };
+			for (const [sha, day] of [[PROF_BASE, 1], [PROF_HEAD, 2]])
+				for (let k = 0; k < 3; k++)
+					for (const a of ['x86_64', 'arm64']) {
+						const stacks = a === 'x86_64' ? [['main;x86_work', 50 + k]] : [['main;arm_work', 40 + k], ['main;el0_svc', 10]];
+						const d = profiledDoc(sha, `mm: profiled ${day}`, day, stacks);
+						d.params = params;
+						if (a === 'arm64')
+							Object.assign(d, { kconfig: 'arm64-defconfig', machine: arm });
+						const r = await call('POST', '/api/v1/results', d, 'submit');
+						assert.equal(r.status, 201, r.text);
+					}
+			const q = new URLSearchParams({ base: PROF_BASE, head: PROF_HEAD, testcase: 'vm-scalability',
+				params: JSON.stringify(params) });
+			const r = await call('GET', `/api/v1/profile-diff?${q}`);
+			assert.equal(r.status, 400, r.text);
+			assert.equal(r.json.error.detail, 'setup');
+			await open(`/profile-diff?${q}`, 'profile-diff-arches');
+			const picks = await page.$$eval('#setup-pick .setup', (es) => es.map((e) => [e.tagName, e.dataset.setup, e.textContent]));
+			assert.equal(picks.length, 2, JSON.stringify(picks));
+			assert.deepEqual(picks.map((p) => p[0]), ['B', 'A']);
+			assert.ok(picks[0][2].includes('x86_64-defconfig') && picks[1][2].includes('arm64-defconfig'), JSON.stringify(picks));
+			assert.equal(await page.getAttribute('#profile-diff', 'data-profile'), 'drawn');
+			let names = (await flameFrames('#profile-diff')).map((f) => f.name);
+			assert.ok(names.includes('x86_work') && !names.includes('arm_work'), JSON.stringify(names));
+			// the other setup's link draws its own graph
+			await page.click('#setup-pick a.setup');
+			await page.waitForURL((u) => u.searchParams.get('setup') === picks[1][1]);
+			await page.waitForFunction(() => document.body.dataset.ready);
+			assert.equal(await page.getAttribute('#profile-diff', 'data-profile'), 'drawn');
+			names = (await flameFrames('#profile-diff')).map((f) => f.name);
+			assert.ok(names.includes('arm_work') && !names.includes('x86_work'), JSON.stringify(names));
+			assert.equal(await page.locator('#setup-pick b.setup').getAttribute('data-setup'), picks[1][1]);
+		});
+
 		await check('bisect page: the profile diff of the first bad commit vs its parent', async () => {
 			if (!bisect) {
 				console.log('  (this server has no bisects API: nothing to check)');
