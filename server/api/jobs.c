@@ -462,16 +462,35 @@ static const char *const outcomes[] = { "ok",	      "build-failed", "boot-failed
 
 #define MAX_FAIL_LINE 500
 
+#define WORKER_LINE "regtrack-worker: "
+#define WORKER_WARNING "regtrack-worker: warning: "
+
 /*
  * Why a job of outcome status produced no run, for fail_reason: "STATUS:
- * LINE" with the worker's own last line of log_tail ("regtrack-worker: CODE:
- * message"), else the last non-empty line, else "no log". New string, caller
- * frees.
+ * LINE" with the error of log_tail, the last of its kind, in this order:
+ * the worker's own line ("regtrack-worker: CODE: message"; its warnings,
+ * "regtrack-worker: warning: ...", are not the error: a host run's note
+ * that the running kernel was built by another compiler comes before any
+ * failure), the case's own message ("TESTCASE: bad value for 'nr_task':
+ * ...", casecommon.c's format), any line but a worker warning, any line;
+ * else "no log". New string, caller frees.
  */
-static char *fail_reason_of(const char *status, const char *log_tail)
+/* fail_reason_of()'s order of the line p (t bytes): 0 first, 3 last */
+static int line_kind(const char *p, size_t t, const char *testcase, size_t tc)
 {
-	const char *best = NULL, *last = NULL, *p = log_tail ? log_tail : "";
-	size_t best_n = 0, last_n = 0;
+	int warning = !strncmp(p, WORKER_WARNING, strlen(WORKER_WARNING));
+
+	if (!warning && !strncmp(p, WORKER_LINE, strlen(WORKER_LINE)))
+		return 0;
+	if (tc && t > tc + 2 && !strncmp(p, testcase, tc) && !strncmp(p + tc, ": ", 2))
+		return 1;
+	return warning ? 3 : 2;
+}
+
+static char *fail_reason_of(const char *status, const char *log_tail, const char *testcase)
+{
+	const char *pick[4] = { NULL, NULL, NULL, NULL }, *best = NULL, *p = log_tail ? log_tail : "";
+	size_t pick_n[4] = { 0, 0, 0, 0 }, best_n = 0, tc = strlen(testcase);
 
 	while (*p) {
 		const char *nl = strchr(p, '\n');
@@ -481,18 +500,16 @@ static char *fail_reason_of(const char *status, const char *log_tail)
 		while (t && isspace((unsigned char)p[t - 1]))
 			t--;
 		if (t) {
-			last = p;
-			last_n = t;
-			if (!strncmp(p, "regtrack-worker: ", 17)) {
-				best = p;
-				best_n = t;
-			}
+			int kind = line_kind(p, t, testcase, tc);
+
+			pick[kind] = p;
+			pick_n[kind] = t;
 		}
 		p += n + (nl ? 1 : 0);
 	}
-	if (!best) {
-		best = last;
-		best_n = last_n;
+	for (int k = 0; k < 4 && !best; k++) {
+		best = pick[k];
+		best_n = pick_n[k];
 	}
 	if (!best)
 		return xstrfmt("%s: no log", status);
@@ -642,7 +659,7 @@ enum MHD_Result api_job_complete(struct request *rq)
 		values_created += out.created ? out.nr_values : 0;
 	}
 	if (strcmp(status, "ok") && strcmp(status, "same-image"))
-		reason = fail_reason_of(status, log_tail);
+		reason = fail_reason_of(status, log_tail, lock.testcase);
 	if ((image && db_job_set_image(c, job_id, image, same_as, &e)) ||
 	    db_job_finish(c, job_id, status, log_tail, kconfig, reason, &e) || db_commit(c, &e))
 		goto rollback;

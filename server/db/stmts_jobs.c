@@ -156,8 +156,8 @@ const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 				 "WHERE lease_request = $2::uuid AND leased_by = $1::bigint AND state = 'leased' "
 				 "RETURNING id" },
 	[ST_JOB_LOCK] = { "job_lock",
-			  "SELECT state, coalesce(leased_by, 0), attempts, outcome FROM jobs "
-			  "WHERE id = $1::bigint FOR UPDATE" },
+			  "SELECT j.state, coalesce(j.leased_by, 0), j.attempts, j.outcome, t.name FROM jobs j "
+			  "JOIN testcases t ON t.id = j.testcase_id WHERE j.id = $1::bigint FOR UPDATE OF j" },
 	/*
 	 * $1 plan $2 branch $3 the new head (sha, for the record) $4 queue limit: the plan's
 	 * queued jobs of the branch from earlier pushes (created before this transaction:
