@@ -2,7 +2,10 @@
  * Jobs and the worker protocol:
  *   POST /api/v1/jobs (submit)            queue runs of a testcase at a commit
  *                                         (monitors: ["perf-profile", "perf-stat"], sql/0018)
- *   GET  /api/v1/jobs[?state=&limit=]     recent jobs, newest first
+ *   GET  /api/v1/jobs[?state=&limit=]     recent jobs, newest first; state filters by
+ *                                         "status": the state, but a done job without a
+ *                                         run is failed (build/boot/run-failed) or
+ *                                         skipped (same-image)
  *   GET  /api/v1/jobs/{id}                one job: state, attempts, phase history, runs
  *   GET  /api/v1/jobs/{id}/kconfig        the .config the worker built with
  *   POST /api/v1/jobs/lease (worker)      {machine_id, wait_s <= 60, request_id?}
@@ -236,8 +239,9 @@ bad:
 
 enum MHD_Result api_jobs_get(struct request *rq)
 {
-	static const char *const states[] = { "queued", "leased",    "done",
-					      "failed", "cancelled", NULL };
+	/* the jobs' status (JOB_STATUS, db/stmts_jobs.c): done = ended with runs */
+	static const char *const states[] = { "queued", "leased",    "done",   "failed",
+					      "skipped", "cancelled", NULL };
 
 	return reply_list(rq, states, 200, 5000, ST_JOBS_JSON);
 }

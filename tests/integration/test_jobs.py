@@ -532,6 +532,37 @@ class NoRun(ServerCase):
         for jid, reason in want:
             self.assertEqual(srv.get("/api/v1/jobs/%d" % jid).json()["fail_reason"], reason)
 
+    def test_status_and_filter_skipped_is_not_failed(self):
+        """issue 30: six same-image jobs read as "6 failed" on the overview while
+        ?state=failed listed none (a run-failed job is done in the state too)"""
+        srv = self.srv
+        m = register(srv, "w-norun4", caps=("host",), tbox="vm-norun4")
+        ids = {}
+        for name, body in (("failed", {"status": "run-failed", "log_tail": "x: bad\n"}),
+                           ("skipped", {"status": "same-image", "image_sha256": "cd" * 32,
+                                        "same_image_as": sha("f0")}),
+                           ("done", None)):
+            jid = host_job(srv, sha("f%d" % len(ids)), tbox_group="vm-norun4")
+            r = srv.post("/api/v1/jobs/lease", {"machine_id": m, "wait_s": 0}, scope="worker")
+            self.assertEqual(r.json()["job"]["id"], jid)
+            if body is None:
+                body = {"status": "ok", "log_tail": "",
+                        "results": docs_for(r.json()["job"], sha("f2"))}
+            r = srv.post("/api/v1/jobs/%d/complete" % jid, dict(body, machine_id=m),
+                         scope="worker")
+            self.assertEqual(r.status, 200, r)
+            ids[name] = jid
+        for name, jid in ids.items():
+            got = srv.get("/api/v1/jobs/%d" % jid).json()
+            self.assertEqual((got["state"], got["status"]), ("done", name), got)
+            listed = [j["id"] for j in srv.get("/api/v1/jobs?state=%s" % name).json()]
+            self.assertIn(jid, listed)
+            self.assertEqual([x for x in ids.values() if x in listed], [jid])
+        got = srv.get("/api/v1/jobs/%d" % ids["skipped"]).json()
+        self.assertEqual((got["same_image_as"], got["fail_reason"]), (sha("f0"), None))
+        r = srv.get("/api/v1/jobs?state=broken")
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "state"))
+
     def test_other_outcomes_last_line_or_no_log(self):
         srv = self.srv
         m = register(srv, "w-norun2", caps=("host",), tbox="vm-norun2")

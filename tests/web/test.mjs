@@ -244,9 +244,18 @@ async function seedJobs() {
 	assert.equal(r.json.job.id, refused);
 	r = await call('POST', `/api/v1/jobs/${refused}/complete`, { machine_id: mid, status: 'run-failed', log_tail: REFUSED_LOG }, 'worker');
 	assert.equal(r.status, 200, r.text);
+	// a job whose build was an image already measured: skipped, not failed (issue 30)
+	r = await call('POST', '/api/v1/jobs', { ...job, commit: SHAS[12], params: { mode: 'threads', groups: 2 } }, 'submit');
+	assert.equal(r.status, 201, r.text);
+	const skipped = r.json.id;
+	r = await call('POST', '/api/v1/jobs/lease', { machine_id: mid, wait_s: 0 }, 'worker');
+	assert.equal(r.json.job.id, skipped);
+	r = await call('POST', `/api/v1/jobs/${skipped}/complete`, { machine_id: mid, status: 'same-image', log_tail: '',
+		image_sha256: 'ab'.repeat(32), same_image_as: SHAS[11] }, 'worker');
+	assert.equal(r.status, 200, r.text);
 	r = await call('POST', '/api/v1/jobs', { ...job, params: { mode: 'process' } }, 'submit');
 	assert.equal(r.status, 201, r.text);
-	return { done, refused, queued: r.json.id };
+	return { done, refused, skipped, queued: r.json.id };
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -867,8 +876,9 @@ async function main() {
 				assert.match(commit, /^[0-9a-f]{40}$/);
 			}
 			if (jobs)
-				// the refused job (done in the API, outcome run-failed, no run) counts as failed
-				assert.match(await page.textContent('#queue'), /^[1-9]\d* queued · \d+ running · 1 failed/);
+				// the refused job (done in the API, outcome run-failed, no run) counts as failed,
+				// the same-image one as skipped (issue 30: "2 failed", the failed filter listed none)
+				assert.match(await page.textContent('#queue'), /^[1-9]\d* queued · \d+ running · 1 failed · 1 skipped · all jobs$/);
 			await shot('overview');
 		});
 
@@ -1000,13 +1010,29 @@ async function main() {
 			const rows = await page.$$eval('#jobs tbody tr', (trs) => trs.map((t) => [t.cells[0].textContent,
 				t.cells[1].textContent, t.cells[2].textContent, t.cells[4].textContent]));
 			// newest first; a bisect's jobs may sit between
-			const mine = rows.filter((row) => [`#${jobs.queued}`, `#${jobs.refused}`, `#${jobs.done}`].includes(row[0]));
+			const mine = rows.filter((row) => [`#${jobs.queued}`, `#${jobs.skipped}`, `#${jobs.refused}`, `#${jobs.done}`].includes(row[0]));
 			assert.deepEqual(mine, [[`#${jobs.queued}`, 'queued', 'hackbench mode=process', ''],
+				[`#${jobs.skipped}`, 'skipped', 'hackbench groups=2 mode=threads', 'same-image'],
 				[`#${jobs.refused}`, 'failed', 'hackbench mode=threads nr_tasks=4', 'run-failed'],
 				[`#${jobs.done}`, 'done', 'hackbench mode=threads', 'done']]);
 			assert.equal(await page.getAttribute(`#jobs tr:has(a[href="/jobs/${jobs.refused}"]) td:nth-child(2)`, 'title'),
 				`run-failed: ${REFUSED_REASON}`);
 			await shot('jobs');
+			// the filter lists what the rows and the overview call failed and skipped
+			for (const [state, id] of [['failed', jobs.refused], ['skipped', jobs.skipped]]) {
+				await page.selectOption('#job-state', state);
+				await page.waitForURL(new RegExp(`state=${state}`));
+				await page.waitForFunction(() => document.body.dataset.ready);
+				const listed = await page.$$eval('#jobs tbody tr', (trs) => trs.map((t) => [t.cells[0].textContent, t.cells[1].textContent]));
+				assert.ok(listed.some((row) => row[0] === `#${id}`), JSON.stringify(listed));
+				assert.ok(listed.every((row) => row[1] === state), JSON.stringify(listed));
+			}
+			await open(`/jobs/${jobs.skipped}`, 'job-skipped');
+			assert.equal(await page.textContent('h1'), `Job #${jobs.skipped} skipped`);
+			assert.equal(await page.textContent('#same-image'),
+				`skipped: it built the same kernel image as ${SHAS[11].slice(0, 12)}, whose runs stand for this commit`);
+			assert.equal(await page.locator('#fail-reason').count(), 0);
+			await open('/jobs', 'jobs');
 			await page.selectOption('#job-state', 'done');
 			await page.waitForURL(/state=done/);
 			await page.waitForFunction(() => document.body.dataset.ready);
