@@ -196,8 +196,8 @@ static int value_ok(const json_t *def, const json_t *val, char *why, size_t whyl
 		snprintf(num, sizeof(num), "%.*s", (int)(n && t[n - 1] == '%' ? n - 1 : n), t);
 		if (n >= sizeof(num) || number_of(num, &d) || d <= 0 ||
 		    (t[n - 1] != '%' && d != floor(d)))
-			return refuse(why, whylen, "'%.100s' is neither a task count nor a percentage",
-				      t);
+			return refuse(why, whylen,
+				      "'%.100s' is neither a task count nor a percentage", t);
 		if (t[n - 1] == '%')
 			return 1; /* of the CPUs the machine has */
 	} else if (!strcmp(type, "choice")) {
@@ -265,8 +265,8 @@ int casecheck_testcase(struct casecheck *cc, const char *prefix, const char *tes
 
 		if (defs && !value_ok_any(defs, v, why, sizeof(why))) {
 			snprintf(field, sizeof(field), "%sparams.%.200s", prefix, k);
-			err_setc(e, ERR_INVALID_FIELD, field, "bad value for param '%.100s' of %s: %s",
-				 k, testcase, why);
+			err_setc(e, ERR_INVALID_FIELD, field,
+				 "bad value for param '%.100s' of %s: %s", k, testcase, why);
 			buf_release(&list);
 			return -1;
 		}

@@ -47,6 +47,7 @@
 #include "arch.h"
 #include "names.h"
 #include "clock.h"
+#include "failreason.h"
 #include "server/db/jobs.h"
 #include "server/db/trees.h"
 #include "server/ingest.h"
@@ -57,7 +58,6 @@
 #include "resultdoc.h"
 #include "xalloc.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -240,7 +240,7 @@ bad:
 enum MHD_Result api_jobs_get(struct request *rq)
 {
 	/* the jobs' status (JOB_STATUS, db/stmts_jobs.c): done = ended with runs */
-	static const char *const states[] = { "queued", "leased",    "done",   "failed",
+	static const char *const states[] = { "queued",	 "leased",    "done", "failed",
 					      "skipped", "cancelled", NULL };
 
 	return reply_list(rq, states, 200, 5000, ST_JOBS_JSON);
@@ -464,70 +464,6 @@ bad:
 static const char *const outcomes[] = { "ok",	      "build-failed", "boot-failed",
 					"run-failed", "same-image",   NULL };
 
-#define MAX_FAIL_LINE 500
-
-#define WORKER_LINE "regtrack-worker: "
-#define WORKER_WARNING "regtrack-worker: warning: "
-
-/*
- * Why a job of outcome status produced no run, for fail_reason: "STATUS:
- * LINE" with the error of log_tail, the last of its kind, in this order:
- * the worker's own line ("regtrack-worker: CODE: message"; its warnings,
- * "regtrack-worker: warning: ...", are not the error: a host run's note
- * that the running kernel was built by another compiler comes before any
- * failure), the case's own message ("TESTCASE: bad value for 'nr_task':
- * ...", casecommon.c's format), any line but a worker warning, any line;
- * else "no log". New string, caller frees.
- */
-/* fail_reason_of()'s order of the line p (t bytes): 0 first, 3 last */
-static int line_kind(const char *p, size_t t, const char *testcase, size_t tc)
-{
-	int warning = !strncmp(p, WORKER_WARNING, strlen(WORKER_WARNING));
-
-	if (!warning && !strncmp(p, WORKER_LINE, strlen(WORKER_LINE)))
-		return 0;
-	if (tc && t > tc + 2 && !strncmp(p, testcase, tc) && !strncmp(p + tc, ": ", 2))
-		return 1;
-	return warning ? 3 : 2;
-}
-
-static char *fail_reason_of(const char *status, const char *log_tail, const char *testcase)
-{
-	const char *pick[4] = { NULL, NULL, NULL, NULL }, *best = NULL, *p = log_tail ? log_tail : "";
-	size_t pick_n[4] = { 0, 0, 0, 0 }, best_n = 0, tc = strlen(testcase);
-
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-		size_t t = n;
-
-		while (t && isspace((unsigned char)p[t - 1]))
-			t--;
-		if (t) {
-			int kind = line_kind(p, t, testcase, tc);
-
-			pick[kind] = p;
-			pick_n[kind] = t;
-		}
-		p += n + (nl ? 1 : 0);
-	}
-	for (int k = 0; k < 4 && !best; k++) {
-		best = pick[k];
-		best_n = pick_n[k];
-	}
-	if (!best)
-		return xstrfmt("%s: no log", status);
-	if (best_n > MAX_FAIL_LINE) {
-		size_t cut = MAX_FAIL_LINE;
-
-		/* not inside a UTF-8 sequence: the column is text */
-		while (cut && ((unsigned char)best[cut] & 0xc0) == 0x80)
-			cut--;
-		return xstrfmt("%s: %.*s…", status, (int)cut, best);
-	}
-	return xstrfmt("%s: %.*s", status, (int)best_n, best);
-}
-
 /* 1 when s is n lowercase hex digits */
 static int is_hex(const char *s, size_t n)
 {
@@ -663,7 +599,7 @@ enum MHD_Result api_job_complete(struct request *rq)
 		values_created += out.created ? out.nr_values : 0;
 	}
 	if (strcmp(status, "ok") && strcmp(status, "same-image"))
-		reason = fail_reason_of(status, log_tail, lock.testcase);
+		reason = failreason_pick(status, log_tail, lock.testcase);
 	if ((image && db_job_set_image(c, job_id, image, same_as, &e)) ||
 	    db_job_finish(c, job_id, status, log_tail, kconfig, reason, &e) || db_commit(c, &e))
 		goto rollback;

@@ -223,8 +223,8 @@ static int setup_arg(struct request *rq, long long *id, struct err *e)
  * message (id: kconfig, tbox_group, params). *setup_id: the setup kept, 0
  * when no run is left.
  */
-static int one_setup(PGconn *c, struct db_profile_runs *runs, long long want,
-		     long long *setup_id, struct err *e)
+static int one_setup(PGconn *c, struct db_profile_runs *runs, long long want, long long *setup_id,
+		     struct err *e)
 {
 	long long *ids;
 	size_t nr_ids = 0, k = 0;
@@ -263,8 +263,8 @@ static int one_setup(PGconn *c, struct db_profile_runs *runs, long long want,
 			return -1;
 		}
 		int full = buf_addf(&list, "%s%lld", j ? "; " : "", ids[j]) ||
-			   (found && buf_addf(&list, ": %s, %s, %s", st.kconfig, st.tbox_group,
-					      st.params));
+			   (found &&
+			    buf_addf(&list, ": %s, %s, %s", st.kconfig, st.tbox_group, st.params));
 
 		if (found)
 			db_setup_free(&st);

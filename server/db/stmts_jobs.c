@@ -11,8 +11,8 @@
  * when it built an image already measured (same-image: another commit's
  * runs stand for it, sql/0022)
  */
-#define JOB_STATUS                                                                           \
-	"CASE WHEN j.state = 'done' AND j.outcome = 'same-image' THEN 'skipped' "          \
+#define JOB_STATUS                                                                \
+	"CASE WHEN j.state = 'done' AND j.outcome = 'same-image' THEN 'skipped' " \
 	"WHEN j.state = 'done' AND coalesce(j.outcome, 'ok') <> 'ok' THEN 'failed' ELSE j.state END"
 #define JOB_JSON                                                                                   \
 	"json_build_object('id', j.id, 'state', j.state, 'tree', tr.name, 'commit', c.sha, "       \
@@ -22,7 +22,7 @@
 	"'max_attempts', j.max_attempts, 'machine', m.hostname, 'machine_id', j.leased_by, "       \
 	"'lease_expires_at', j.lease_expires_at, 'phase', j.phase, 'progress', j.progress, "       \
 	"'message', j.message, 'outcome', j.outcome, 'fail_reason', j.fail_reason, "               \
-	"'status', " JOB_STATUS ", 'same_image_as', j.same_image_as, "                              \
+	"'status', " JOB_STATUS ", 'same_image_as', j.same_image_as, "                             \
 	"'created_at', j.created_at, 'finished_at', j.finished_at, "                               \
 	"'plan', (SELECT p.name FROM plans p WHERE p.id = j.plan_id), "                            \
 	"'monitors', " JOB_MONITORS ", "                                                           \

@@ -94,8 +94,9 @@ const struct db_stmt_def db_stmts_series[DB_NR_STMTS] = {
 			"JOIN runs r ON r.id + 0 = v.run_id "
 			"WHERE m.name = $1 AND r.status = 'ok' AND r.setup_id = ANY (ARRAY("
 			"SELECT s.id FROM setups s JOIN testcases t ON t.id = s.testcase_id "
-			"WHERE t.name = $2 AND " RUN_FILTERS(3, 4, 5, 6, 7, 8) ")) "
-			"AND " NOT_PATCHED_HEAD_RUN("r") },
+			"WHERE t.name = $2 AND " RUN_FILTERS(3, 4, 5, 6, 7,
+							     8) ")) "
+								"AND " NOT_PATCHED_HEAD_RUN("r") },
 	/*
 	 * $1 commit ids (bigint[]): id, sha, subject, commit time, in series
 	 * order; read in binary, the time formatted by api/series.c (cheaper
