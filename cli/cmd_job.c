@@ -33,7 +33,7 @@ static const char usage_text[] =
 	"                           [--repeat N] [--priority N] [--max-attempts N]\n"
 	"                           [--monitors perf-profile,perf-stat]\n"
 	"       regtrack job show ID\n"
-	"       regtrack job list [--state queued|leased|done|failed|cancelled] [--limit N]\n"
+	"       regtrack job list [--state queued|leased|done|failed|skipped|cancelled] [--limit N]\n"
 	"       regtrack job wait ID [--timeout S] [--interval S]\n"
 	"       regtrack job cancel ID\n"
 	"  submit: POST /api/v1/jobs (kconfig \"host\": host mode, the running kernel);\n"

@@ -5,6 +5,9 @@
 #include "server/db/db.h"
 #include "xalloc.h"
 
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,8 +43,21 @@ int casecheck_load(PGconn *c, struct casecheck *cc, struct err *e)
 				u = json_object();
 				json_object_set_new(cc->cases, name, u);
 			}
-			json_object_foreach (table, key, v)
-				json_object_set(u, key, json_true());
+			json_object_foreach (table, key, v) {
+				json_t *defs = json_object_get(u, key);
+				size_t k;
+				json_t *d;
+				int seen = 0;
+
+				if (!defs) {
+					defs = json_array();
+					json_object_set_new(u, key, defs);
+				}
+				json_array_foreach (defs, k, d)
+					seen |= json_equal(d, v);
+				if (!seen)
+					json_array_append(defs, v);
+			}
 		}
 	}
 	json_decref(all);
@@ -90,6 +106,130 @@ static void keys_list(const json_t *obj, int with_worker, struct buf *out)
 	free(keys);
 }
 
+/* the number in text, whole of it (strtod); 0 or -1 */
+static int number_of(const char *text, double *d)
+{
+	char *end;
+
+	errno = 0;
+	*d = strtod(text, &end);
+	return *text && end != text && !*end && !errno && isfinite(*d) ? 0 : -1;
+}
+
+/* def's bound key ("min", "max"); absent: none (dflt) */
+static double bound(const json_t *def, const char *key, double dflt)
+{
+	const json_t *b = json_object_get(def, key);
+
+	return json_is_number(b) ? json_number_value(b) : dflt;
+}
+
+/* 1 when word is one of choices "a|b|c" */
+static int is_choice(const char *choices, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = choices; p && *p;) {
+		size_t len = strcspn(p, "|");
+
+		if (len == n && !strncmp(p, word, n))
+			return 1;
+		p += len + (p[len] == '|');
+	}
+	return 0;
+}
+
+/* why (whylen bytes) set from fmt; returns 0: value_ok()'s "refused" */
+static int refuse(char *why, size_t whylen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int refuse(char *why, size_t whylen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, whylen, fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+/*
+ * Whether the value val (a param of a job: string, integer, real, boolean,
+ * passed to the case as key=TEXT, worker/execute.c) passes the case's own
+ * check of one registered param def ({type, min, max, choices}: what
+ * casecommon.c's param_set() refuses with "bad value"). A "P%" task count
+ * depends on the machine's CPUs: only its form is checked. A type this
+ * server does not know passes. 1, or 0 with why.
+ */
+static int value_ok(const json_t *def, const json_t *val, char *why, size_t whylen)
+{
+	const char *type = json_string_value(json_object_get(def, "type"));
+	const char *choices = json_string_value(json_object_get(def, "choices"));
+	double lo = bound(def, "min", -INFINITY), hi = bound(def, "max", INFINITY), d;
+	char text[64], num[64];
+	const char *t = text;
+	size_t n;
+
+	if (json_is_string(val))
+		t = json_string_value(val);
+	else if (json_is_integer(val))
+		snprintf(text, sizeof(text), "%lld", (long long)json_integer_value(val));
+	else if (json_is_real(val))
+		snprintf(text, sizeof(text), "%.17g", json_real_value(val));
+	else if (json_is_boolean(val))
+		snprintf(text, sizeof(text), "%d", json_is_true(val) ? 1 : 0);
+	else
+		return refuse(why, whylen, "a param is a string, a number or a boolean");
+	if (!type)
+		return 1;
+	if (!strcmp(type, "int")) {
+		char *end;
+
+		errno = 0;
+		d = (double)strtoll(t, &end, 10);
+		if (!*t || *end || errno)
+			return refuse(why, whylen, "'%.100s' is not an integer", t);
+	} else if (!strcmp(type, "double")) {
+		if (number_of(t, &d))
+			return refuse(why, whylen, "'%.100s' is not a number", t);
+	} else if (!strcmp(type, "tasks")) {
+		n = strlen(t);
+		snprintf(num, sizeof(num), "%.*s", (int)(n && t[n - 1] == '%' ? n - 1 : n), t);
+		if (n >= sizeof(num) || number_of(num, &d) || d <= 0 ||
+		    (t[n - 1] != '%' && d != floor(d)))
+			return refuse(why, whylen,
+				      "'%.100s' is neither a task count nor a percentage", t);
+		if (t[n - 1] == '%')
+			return 1; /* of the CPUs the machine has */
+	} else if (!strcmp(type, "choice")) {
+		return is_choice(choices ? choices : "", t) ?
+			       1 :
+			       refuse(why, whylen, "'%.100s' is not one of %.200s", t,
+				      choices ? choices : "");
+	} else if (!strcmp(type, "string")) {
+		return *t && (double)strlen(t) <= hi ?
+			       1 :
+			       refuse(why, whylen, "'%.100s' is empty or longer than %.0f bytes", t,
+				      hi);
+	} else {
+		return 1;
+	}
+	if (d < lo || d > hi)
+		return refuse(why, whylen, "'%.100s' is out of range %.15g..%.15g", t, lo, hi);
+	return 1;
+}
+
+/* value_ok() by one of the defs (the registered workers' tables of the param) */
+static int value_ok_any(const json_t *defs, const json_t *val, char *why, size_t whylen)
+{
+	size_t i;
+	json_t *d;
+
+	json_array_foreach ((json_t *)defs, i, d)
+		if (value_ok(d, val, why, whylen))
+			return 1;
+	return !json_array_size(defs);
+}
+
 int casecheck_testcase(struct casecheck *cc, const char *prefix, const char *testcase,
 		       const json_t *params, json_t *warnings, struct err *e)
 {
@@ -120,7 +260,17 @@ int casecheck_testcase(struct casecheck *cc, const char *prefix, const char *tes
 		return -1;
 	}
 	json_object_foreach ((json_t *)params, k, v) {
-		if (json_object_get(known, k) || is_worker_param(k))
+		const json_t *defs = json_object_get(known, k);
+		char why[400];
+
+		if (defs && !value_ok_any(defs, v, why, sizeof(why))) {
+			snprintf(field, sizeof(field), "%sparams.%.200s", prefix, k);
+			err_setc(e, ERR_INVALID_FIELD, field,
+				 "bad value for param '%.100s' of %s: %s", k, testcase, why);
+			buf_release(&list);
+			return -1;
+		}
+		if (defs || is_worker_param(k))
 			continue;
 		keys_list(known, 1, &list);
 		snprintf(field, sizeof(field), "%sparams.%.200s", prefix, k);

@@ -13,7 +13,12 @@
  * testcase or a param that no registered worker has is refused with a 400
  * naming the field (`testcase`, `params.nr_tasks`; in a plan or request
  * `testcases[i].testcase`, `testcases[i].params.KEY`), before anything is
- * stored. The params a worker reads itself (`measure`, the measurement
+ * stored. A param's value is checked too, as the case itself checks it
+ * (its table's type, min, max, choices): `params.nr_task` "lots" is a 400
+ * "bad value for param 'nr_task' of will-it-scale: 'lots' is neither a
+ * task count nor a percentage" at submit, not a run-failed job later; a
+ * value one registered table of the case accepts passes. The params a
+ * worker reads itself (`measure`, the measurement
  * mode) are known for every case; `monitors` is a field of the job, not a
  * param.
  *
@@ -26,7 +31,7 @@
  * is checked: a case one worker has is accepted, whichever worker leases.
  */
 struct casecheck {
-	json_t *cases;	 /* {"NAME": {"PARAM": true}}: the union, owned */
+	json_t *cases;	 /* {"NAME": {"PARAM": [def, ...]}}: the union, owned */
 	size_t machines; /* machines that registered a case table */
 	int warned_none; /* the "not checked" warning was given once */
 };
@@ -42,8 +47,9 @@ void casecheck_release(struct casecheck *cc);
  * starts the field named in e's detail. With no table registered, appends
  * the "not checked" warning to warnings (an array, may be NULL) once per cc
  * and returns 0. Returns 0, or -1 with e: ERR_INVALID_FIELD, message
- * "unknown testcase 'X': the registered workers run a, b" or "unknown param
- * 'K' of X: its params are a, b, and measure".
+ * "unknown testcase 'X': the registered workers run a, b", "unknown param
+ * 'K' of X: its params are a, b, and measure" or "bad value for param 'K'
+ * of X: WHY".
  */
 int casecheck_testcase(struct casecheck *cc, const char *prefix, const char *testcase,
 		       const json_t *params, json_t *warnings, struct err *e)

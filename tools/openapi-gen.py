@@ -96,7 +96,8 @@ ALSO_SEEN = {"type": "object", "required": ["arch", "regression_id", "hl_pct", "
 REG_BISECT = {"type": ["object", "null"], "required": ["id", "state", "first_bad_commit", "confidence", "profile_diff"],
               "properties": {"id": {"type": "integer"}, "state": {"type": "string"}, "confidence": NUMN,
                              "first_bad_commit": {"type": ["object", "null"], "required": ["sha", "subject", "author", "diffstat"]},
-                             "parent": {"anyOf": [COMMITREF, {"type": "null"}]}, "profile_diff": {"type": "string"}}}
+                             "parent": {"anyOf": [COMMITREF, {"type": "null"}]},
+                             "parent_stand_in": {"anyOf": [COMMITREF, {"type": "null"}]}, "profile_diff": {"type": "string"}}}
 REGRESSION = {"type": "object", "required": ["id", "arch", "bisect", "also_seen", "group", "history"],
               "properties": {"arch": {"type": ["string", "null"]}, "bisect": REG_BISECT, "also_seen": {"type": "array", "items": ALSO_SEEN}}}
 add("/api/v1/regressions/{id}", "get", op("one regression: the record, its group and history, its arch, its bisect's first bad commit, the same change on other arches (also_seen)", READ, ok=REGRESSION), ["id"])
@@ -120,7 +121,7 @@ add("/api/v1/regressions/{id}/kconfig-diff", "get", op(".config differences of a
 add("/api/v1/runs/{run_id}/profile", "get", op("a run's folded stacks (404 when it ran without perf-profile)", READ, text="text/plain"), ["run_id"])
 DIFF_ARGS = ["limit", "alpha", "folded"]
 SETUP_FILTERS = ["testcase", "params", "kconfig", "compiler", "tbox_group", "mode", "monitors"]
-add("/api/v1/profile-diff", "get", op("the profile diff of two commits' profiled runs", READ, ok={"$ref": "#/components/schemas/ProfileDiff"}, params=["base", "head"] + SETUP_FILTERS + DIFF_ARGS))
+add("/api/v1/profile-diff", "get", op("the profile diff of two commits' profiled runs, of one setup (400 missing_field setup when they span several: the choices in the message)", READ, ok={"$ref": "#/components/schemas/ProfileDiff"}, params=["base", "head"] + SETUP_FILTERS + ["setup"] + DIFF_ARGS))
 add("/api/v1/bisects/{id}/profile-diff", "get", op("a bisect's first bad commit vs its parent (its profile round)", READ, ok={"$ref": "#/components/schemas/ProfileDiff"}, params=DIFF_ARGS), ["id"])
 add("/api/v1/requests/{id}/profile-diff", "get", op("an A/B request's head vs base, profiled runs", READ, ok={"$ref": "#/components/schemas/ProfileDiff"}, params=["target", "testcase"] + DIFF_ARGS), ["id"])
 doc = {
@@ -152,6 +153,7 @@ doc = {
                                                   "base_self_pct": {"type": "number"}, "head_self_pct": {"type": "number"}, "self_change": {"type": "number"},
                                                   "p": {"nullable": True, "description": "number; null when not tested (need-more-runs)"}, "significant": {"type": "boolean"}}}},
                                 "nr_symbols": {"type": "integer"},
+                                "setup": {"type": ["object", "null"], "description": "/profile-diff: the setup diffed (null without runs)"},
                                 "significance": {"type": "object", "required": ["test", "alpha", "status"], "properties": {"test": {"type": "string"}, "alpha": {"type": "number"}, "min_p": {"nullable": True, "description": "number; null without runs"}, "status": {"type": "string", "enum": ["ok", "need-more-runs"]}}},
                                 "folded": {"type": "object", "required": ["base", "head"], "properties": {"base": {"type": "string"}, "head": {"type": "string"}}}}},
       "ProfileSide": {"type": "object", "required": ["commit", "runs", "samples"], "properties": {"commit": {"nullable": True, "description": "sha; null when not known"}, "runs": {"type": "integer"}, "samples": {"type": "integer"}}},

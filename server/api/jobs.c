@@ -2,7 +2,10 @@
  * Jobs and the worker protocol:
  *   POST /api/v1/jobs (submit)            queue runs of a testcase at a commit
  *                                         (monitors: ["perf-profile", "perf-stat"], sql/0018)
- *   GET  /api/v1/jobs[?state=&limit=]     recent jobs, newest first
+ *   GET  /api/v1/jobs[?state=&limit=]     recent jobs, newest first; state filters by
+ *                                         "status": the state, but a done job without a
+ *                                         run is failed (build/boot/run-failed) or
+ *                                         skipped (same-image)
  *   GET  /api/v1/jobs/{id}                one job: state, attempts, phase history, runs
  *   GET  /api/v1/jobs/{id}/kconfig        the .config the worker built with
  *   POST /api/v1/jobs/lease (worker)      {machine_id, wait_s <= 60, request_id?}
@@ -44,6 +47,7 @@
 #include "arch.h"
 #include "names.h"
 #include "clock.h"
+#include "failreason.h"
 #include "server/db/jobs.h"
 #include "server/db/trees.h"
 #include "server/ingest.h"
@@ -54,7 +58,6 @@
 #include "resultdoc.h"
 #include "xalloc.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -236,8 +239,9 @@ bad:
 
 enum MHD_Result api_jobs_get(struct request *rq)
 {
-	static const char *const states[] = { "queued", "leased",    "done",
-					      "failed", "cancelled", NULL };
+	/* the jobs' status (JOB_STATUS, db/stmts_jobs.c): done = ended with runs */
+	static const char *const states[] = { "queued",	 "leased",    "done", "failed",
+					      "skipped", "cancelled", NULL };
 
 	return reply_list(rq, states, 200, 5000, ST_JOBS_JSON);
 }
@@ -460,53 +464,6 @@ bad:
 static const char *const outcomes[] = { "ok",	      "build-failed", "boot-failed",
 					"run-failed", "same-image",   NULL };
 
-#define MAX_FAIL_LINE 500
-
-/*
- * Why a job of outcome status produced no run, for fail_reason: "STATUS:
- * LINE" with the worker's own last line of log_tail ("regtrack-worker: CODE:
- * message"), else the last non-empty line, else "no log". New string, caller
- * frees.
- */
-static char *fail_reason_of(const char *status, const char *log_tail)
-{
-	const char *best = NULL, *last = NULL, *p = log_tail ? log_tail : "";
-	size_t best_n = 0, last_n = 0;
-
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-		size_t t = n;
-
-		while (t && isspace((unsigned char)p[t - 1]))
-			t--;
-		if (t) {
-			last = p;
-			last_n = t;
-			if (!strncmp(p, "regtrack-worker: ", 17)) {
-				best = p;
-				best_n = t;
-			}
-		}
-		p += n + (nl ? 1 : 0);
-	}
-	if (!best) {
-		best = last;
-		best_n = last_n;
-	}
-	if (!best)
-		return xstrfmt("%s: no log", status);
-	if (best_n > MAX_FAIL_LINE) {
-		size_t cut = MAX_FAIL_LINE;
-
-		/* not inside a UTF-8 sequence: the column is text */
-		while (cut && ((unsigned char)best[cut] & 0xc0) == 0x80)
-			cut--;
-		return xstrfmt("%s: %.*s…", status, (int)cut, best);
-	}
-	return xstrfmt("%s: %.*s", status, (int)best_n, best);
-}
-
 /* 1 when s is n lowercase hex digits */
 static int is_hex(const char *s, size_t n)
 {
@@ -642,7 +599,7 @@ enum MHD_Result api_job_complete(struct request *rq)
 		values_created += out.created ? out.nr_values : 0;
 	}
 	if (strcmp(status, "ok") && strcmp(status, "same-image"))
-		reason = fail_reason_of(status, log_tail);
+		reason = failreason_pick(status, log_tail, lock.testcase);
 	if ((image && db_job_set_image(c, job_id, image, same_as, &e)) ||
 	    db_job_finish(c, job_id, status, log_tail, kconfig, reason, &e) || db_commit(c, &e))
 		goto rollback;

@@ -1,7 +1,7 @@
 /*
  * Profiles (issue 22): GET /api/v1/runs/{run_id}/profile (a run's folded
  * stacks as text/plain), and the profile diffs
- *   GET /api/v1/profile-diff?base=SHA&head=SHA&<setup filters>
+ *   GET /api/v1/profile-diff?base=SHA&head=SHA&<setup filters>[&setup=ID]
  *   GET /api/v1/bisects/{id}/profile-diff     first bad vs its parent (profile round)
  *   GET /api/v1/requests/{id}/profile-diff    base vs head [&target=&testcase=]
  * each [&limit=50&alpha=0.01&folded=1]. Reply:
@@ -11,6 +11,10 @@
  *                 "self_change", "p", "significant"}, ...],
  *    "significance": {"test": "mann-whitney", "alpha", "min_p", "status"},
  *    "folded": {"base": TEXT, "head": TEXT}}      (folded only with folded=1)
+ * A diff is of one setup: /profile-diff adds "setup" (setup_json(), null
+ * without runs) and answers 400 missing_field "setup", the choices in the
+ * message, when the two commits' profiled runs that match the filters are
+ * of several setups (x86_64 and arm64 stacks are not one graph).
  * The numbers are lib/profdiff.c's (struct profdiff: what they mean, the
  * test, need-more-runs); this file reads the runs and replies. A diff
  * reads every profiled run's text (up to 4 MiB each), so it runs on the
@@ -19,9 +23,12 @@
 #include "server/api/api.h"
 #include "server/api/args.h"
 #include "server/db/profiles.h"
+#include "server/db/runs.h"
 #include "server/jsonout.h"
 #include "profile.h"
 #include "resultdoc.h"
+#include "buf.h"
+#include "xalloc.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -192,6 +199,86 @@ static enum MHD_Result run_deferred(struct request *rq, void (*fn)(struct reques
 	return reply_json(rq, rq->deferred_status, body);
 }
 
+/* ?setup=: 0 when absent, else a setup id */
+static int setup_arg(struct request *rq, long long *id, struct err *e)
+{
+	const char *v = rq_arg(rq, "setup");
+	char *end;
+
+	*id = 0;
+	if (!v)
+		return 0;
+	*id = strtoll(v, &end, 10);
+	if (!*v || *end || *id < 1)
+		return err_setc(e, ERR_INVALID_FIELD, "setup",
+				"setup must be a setup id (a positive integer)");
+	return 0;
+}
+
+/*
+ * Keeps the runs of one setup: want's (?setup=), or all of them when they
+ * are of one setup. One diff merges the stacks of one kind of kernel and
+ * machine: runs of several setups (x86_64 and arm64 builds, two params)
+ * without setup= fail 400 missing_field "setup", the choices in the
+ * message (id: kconfig, tbox_group, params). *setup_id: the setup kept, 0
+ * when no run is left.
+ */
+static int one_setup(PGconn *c, struct db_profile_runs *runs, long long want, long long *setup_id,
+		     struct err *e)
+{
+	long long *ids;
+	size_t nr_ids = 0, k = 0;
+	struct buf list = BUF_INIT(1024);
+
+	*setup_id = 0;
+	if (want) {
+		for (size_t i = 0; i < runs->nr; i++)
+			if (runs->rows[i].setup_id == want)
+				runs->rows[k++] = runs->rows[i];
+		runs->nr = k;
+		*setup_id = k ? want : 0;
+		return 0;
+	}
+	ids = xcalloc(runs->nr ? runs->nr : 1, sizeof(*ids));
+	for (size_t i = 0; i < runs->nr; i++) {
+		size_t j = 0;
+
+		while (j < nr_ids && ids[j] != runs->rows[i].setup_id)
+			j++;
+		if (j == nr_ids)
+			ids[nr_ids++] = runs->rows[i].setup_id;
+	}
+	if (nr_ids <= 1) {
+		*setup_id = nr_ids ? ids[0] : 0;
+		free(ids);
+		return 0;
+	}
+	for (size_t j = 0; j < nr_ids; j++) {
+		struct db_setup st;
+		int found = db_setup_get(c, ids[j], &st, e);
+
+		if (found < 0) {
+			free(ids);
+			buf_release(&list);
+			return -1;
+		}
+		int full = buf_addf(&list, "%s%lld", j ? "; " : "", ids[j]) ||
+			   (found &&
+			    buf_addf(&list, ": %s, %s, %s", st.kconfig, st.tbox_group, st.params));
+
+		if (found)
+			db_setup_free(&st);
+		if (full)
+			break; /* the message is cut to fit anyway */
+	}
+	err_setc(e, ERR_MISSING_FIELD, "setup",
+		 "base and head were profiled in %zu setups: give setup=ID, one of %s", nr_ids,
+		 list.data);
+	free(ids);
+	buf_release(&list);
+	return -1;
+}
+
 static void diff_commits(struct request *rq)
 {
 	struct db_setup_filter f;
@@ -199,16 +286,28 @@ static void diff_commits(struct request *rq)
 	struct diff_args a;
 	struct err e;
 	const char *bid, *bsha, *bsub, *hid, *hsha, *hsub;
+	long long want, setup_id;
+	json_t *setup = NULL;
 	PGconn *c;
 
-	if (diff_args(rq, &a, &e) || setup_filter_from_query(rq, &f, &e))
+	if (diff_args(rq, &a, &e) || setup_filter_from_query(rq, &f, &e) ||
+	    setup_arg(rq, &want, &e))
 		return defer_fail(rq, &e);
 	c = rq_db(rq, &e);
 	if (!c || commit_resolve(rq, c, rq_arg(rq, "base"), "base", &bid, &bsha, &bsub, &e) ||
 	    commit_resolve(rq, c, rq_arg(rq, "head"), "head", &hid, &hsha, &hsub, &e) ||
 	    db_profile_runs_commits(c, bid, hid, &f, &runs, &e))
 		return defer_fail(rq, &e);
+	if (one_setup(c, &runs, want, &setup_id, &e) ||
+	    (setup_id && !(setup = setup_json(c, setup_id, &e)))) {
+		db_profile_runs_free(&runs);
+		return defer_fail(rq, &e);
+	}
 	defer_reply(rq, &runs, bsha, hsha, &a);
+	if (rq->deferred_status == 200)
+		json_object_set_new(rq->deferred, "setup", setup ? setup : json_null());
+	else
+		json_decref(setup);
 }
 
 /* GET /api/v1/profile-diff?base=&head=&<setup filters> */

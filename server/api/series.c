@@ -11,6 +11,8 @@
  *    after, change_pct, p_value, regression_id, …}]}]}
  * change_points (regressions.h): what the detector found in that series;
  * index is the position in "commits" of the first commit after the change.
+ * The runs of an A/B request's patched head (a commit on no branch) are not
+ * points: drawn at the end they would read as the branch's newest commit.
  */
 #include "server/api/api.h"
 #include "server/db/series.h"

@@ -193,6 +193,7 @@ int db_job_lock(PGconn *c, long long id, struct db_job_lock *out, struct err *e)
 	out->leased_by = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
 	out->attempts = (int)strtol(PQgetvalue(r, 0, 2), NULL, 10);
 	snprintf(out->outcome, sizeof(out->outcome), "%s", PQgetvalue(r, 0, 3));
+	snprintf(out->testcase, sizeof(out->testcase), "%s", PQgetvalue(r, 0, 4));
 	PQclear(r);
 	return 1;
 }

@@ -91,7 +91,8 @@ struct db_job_lock {
 	char state[16];	     /* queued, leased, done, failed, cancelled */
 	long long leased_by; /* machine id; 0: none */
 	int attempts;
-	char outcome[32]; /* ok, build-failed, ...; "" when none yet */
+	char outcome[32];   /* ok, build-failed, ...; "" when none yet */
+	char testcase[128]; /* its testcase's name */
 };
 /* Locks job id: 1 with *out filled, 0 when there is no such job, -1 with e. */
 int db_job_lock(PGconn *c, long long id, struct db_job_lock *out, struct err *e)

@@ -63,6 +63,7 @@ static int fill_runs(PGresult *r, struct db_profile_runs *out)
 		out->rows[i].commit = PQgetvalue(r, (int)i, 1);
 		out->rows[i].folded = PQgetvalue(r, (int)i, 2);
 		out->rows[i].folded_len = (size_t)PQgetlength(r, (int)i, 2);
+		out->rows[i].setup_id = strtoll(PQgetvalue(r, (int)i, 3), NULL, 10);
 	}
 	return 0;
 }

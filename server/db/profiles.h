@@ -39,6 +39,7 @@ struct db_profile_run {
 	const char *commit; /* its commit's sha */
 	const char *folded; /* folded_len bytes */
 	size_t folded_len;
+	long long setup_id; /* the run's setup (setups.id) */
 };
 
 struct db_profile_runs {

@@ -26,4 +26,34 @@ extern const struct db_stmt_def db_stmts_trees[DB_NR_STMTS];
 /* series order: the tree's history once known, then commit time, then first seen */
 #define COMMIT_ORDER "c.topo_order NULLS LAST, c.commit_time NULLS LAST, c.first_seen, c.id"
 
+/*
+ * Run alias R is not of an A/B request's patched head: a commit `git am`
+ * made on a worker, on no branch of the tree, whose runs stay out of the
+ * setup's series (detection's, ST_DETECT_SERIES, and the charts',
+ * ST_SERIES) where they would read as the branch's newest commit. A hashed
+ * subplan, computed once per statement; a run without a job (CI) stays in.
+ */
+#define NOT_PATCHED_HEAD_RUN(R)                                      \
+	"coalesce(" R ".job_id, 0) NOT IN (SELECT j.id FROM jobs j " \
+	"JOIN requests q ON q.id = j.request_id WHERE j.ab_side = 'head' AND q.patches IS NOT NULL)"
+
+/*
+ * The commit whose runs stood for commit CID in bisect BID: CID was a step
+ * that ran nothing because its kernel image is that commit's (the step's
+ * evidence.same_image_as). Rows (id, sha, subject), one or none. BID and
+ * CID are SQL expressions. The one rule for "the parent's runs" of a
+ * bisect's comparison table: the mail's (ST_MAIL_SAME_IMAGE) and the
+ * bisect JSON's parent_stand_in (the pages') use it both.
+ */
+#define SAME_IMAGE_STAND_IN(BID, CID)                                                         \
+	"SELECT o.id, o.sha, o.subject FROM bisect_steps s "                                  \
+	"JOIN commits o ON o.sha = s.evidence->>'same_image_as' WHERE s.bisect_id = " BID " " \
+	"AND s.commit_id = " CID " AND cardinality(s.samples) = 0 ORDER BY s.id DESC LIMIT 1"
+
+/* the same as JSON {sha, subject} (NULL when the first bad commit's first parent ran
+ * itself), for a query where b is the bisect and fb its first bad commit */
+#define PARENT_STAND_IN_JSON                                                                        \
+	"(SELECT json_build_object('sha', x.sha, 'subject', x.subject) FROM (" SAME_IMAGE_STAND_IN( \
+		"b.id", "(SELECT p.id FROM commits p WHERE p.sha = fb.parents[1])") ") x)"
+
 #endif

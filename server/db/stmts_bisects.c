@@ -93,6 +93,7 @@ const struct db_stmt_def db_stmts_bisects[DB_NR_STMTS] = {
 			     "'candidates', (SELECT coalesce(json_agg(json_build_object('sha', c.sha, 'subject', "
 			     "c.subject) ORDER BY u.o), '[]') FROM unnest(b.candidate_ids) WITH ORDINALITY AS u (cid, o) "
 			     "JOIN commits c ON c.id = u.cid), 'verification', b.verification, 'model', b.model, "
+			     "'parent_stand_in', " PARENT_STAND_IN_JSON ", "
 			     "'steps', (SELECT coalesce(json_agg(json_build_object('commit', c.sha, 'subject', "
 			     "c.subject, 'round', s.round, 'level', s.level, 'role', s.role, 'samples', s.samples, "
 			     "'verdict', s.verdict, "

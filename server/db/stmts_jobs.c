@@ -4,6 +4,16 @@
 /* jobs.monitors ("perf-profile,perf-stat", sql/0018) as a JSON array */
 #define JOB_MONITORS \
 	"CASE WHEN j.monitors = '' THEN '[]'::json ELSE to_json(string_to_array(j.monitors, ',')) END"
+/*
+ * What became of job j, as the pages and the list's ?state= filter say it:
+ * its state, but a done job that made no run is `failed` when the worker
+ * reported a failure (build-failed, boot-failed, run-failed) and `skipped`
+ * when it built an image already measured (same-image: another commit's
+ * runs stand for it, sql/0022)
+ */
+#define JOB_STATUS                                                                \
+	"CASE WHEN j.state = 'done' AND j.outcome = 'same-image' THEN 'skipped' " \
+	"WHEN j.state = 'done' AND coalesce(j.outcome, 'ok') <> 'ok' THEN 'failed' ELSE j.state END"
 #define JOB_JSON                                                                                   \
 	"json_build_object('id', j.id, 'state', j.state, 'tree', tr.name, 'commit', c.sha, "       \
 	"'subject', c.subject, 'kconfig', j.kconfig, 'compiler', j.compiler, 'testcase', t.name, " \
@@ -12,6 +22,7 @@
 	"'max_attempts', j.max_attempts, 'machine', m.hostname, 'machine_id', j.leased_by, "       \
 	"'lease_expires_at', j.lease_expires_at, 'phase', j.phase, 'progress', j.progress, "       \
 	"'message', j.message, 'outcome', j.outcome, 'fail_reason', j.fail_reason, "               \
+	"'status', " JOB_STATUS ", 'same_image_as', j.same_image_as, "                             \
 	"'created_at', j.created_at, 'finished_at', j.finished_at, "                               \
 	"'plan', (SELECT p.name FROM plans p WHERE p.id = j.plan_id), "                            \
 	"'monitors', " JOB_MONITORS ", "                                                           \
@@ -46,7 +57,7 @@ const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 	/* $1 state (NULL = any), $2 limit */
 	[ST_JOBS_JSON] = { "jobs_json",
 			   "SELECT coalesce(json_agg(x.o ORDER BY x.id DESC), '[]')::text FROM (SELECT j.id, " JOB_JSON
-			   ") AS o" JOB_FROM "WHERE $1::text IS NULL OR j.state = $1 "
+			   ") AS o" JOB_FROM "WHERE $1::text IS NULL OR " JOB_STATUS " = $1 "
 			   "ORDER BY j.id DESC LIMIT $2::integer) x" },
 	/*
 	 * cancels job $1 when queued or leased; returns the state it had (a
@@ -156,8 +167,8 @@ const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 				 "WHERE lease_request = $2::uuid AND leased_by = $1::bigint AND state = 'leased' "
 				 "RETURNING id" },
 	[ST_JOB_LOCK] = { "job_lock",
-			  "SELECT state, coalesce(leased_by, 0), attempts, outcome FROM jobs "
-			  "WHERE id = $1::bigint FOR UPDATE" },
+			  "SELECT j.state, coalesce(j.leased_by, 0), j.attempts, j.outcome, t.name FROM jobs j "
+			  "JOIN testcases t ON t.id = j.testcase_id WHERE j.id = $1::bigint FOR UPDATE OF j" },
 	/*
 	 * $1 plan $2 branch $3 the new head (sha, for the record) $4 queue limit: the plan's
 	 * queued jobs of the branch from earlier pushes (created before this transaction:

@@ -18,10 +18,7 @@ const struct db_stmt_def db_stmts_mail[DB_NR_STMTS] = {
 				   "WHERE s.bisect_id = $1::bigint ORDER BY s.id" },
 	/* $1 bisect $2 commit: the commit whose runs stood for it (same kernel image) */
 	[ST_MAIL_SAME_IMAGE] = { "mail_same_image",
-				 "SELECT o.id, o.sha FROM bisect_steps s "
-				 "JOIN commits o ON o.sha = s.evidence->>'same_image_as' "
-				 "WHERE s.bisect_id = $1::bigint AND s.commit_id = $2::bigint "
-				 "AND cardinality(s.samples) = 0 ORDER BY s.id DESC LIMIT 1" },
+				 SAME_IMAGE_STAND_IN("$1::bigint", "$2::bigint") },
 	/* every file commit $1 touched, by path; -1 counts: binary */
 	[ST_MAIL_COMMIT_FILES] = { "mail_commit_files",
 				   "SELECT path, coalesce(insertions, -1), coalesce(deletions, -1) FROM commit_files "

@@ -1,7 +1,7 @@
 /* Statements of run profiles and profile diffs (ingest.c, api/profiles.c); see db.h and sql/0018. */
 #include "server/db/stmts.h"
 
-/* the columns of every ST_PROFILE_RUNS_*: head side (bool), the run's commit, its folded text */
+/* the columns of every ST_PROFILE_RUNS_*: head side (bool), the run's commit, its folded text, its setup */
 const struct db_stmt_def db_stmts_profiles[DB_NR_STMTS] = {
 	/* $1 bisect: its state, first bad commit and the parent it was verified against */
 	[ST_PROFILE_BISECT_ENDS] = { "profile_bisect_ends",
@@ -52,7 +52,7 @@ const struct db_stmt_def db_stmts_profiles[DB_NR_STMTS] = {
 	 * the verification compared it with (base)
 	 */
 	[ST_PROFILE_RUNS_BISECT] = { "profile_runs_bisect",
-				     "SELECT r.commit_id = b.first_bad_id, c.sha, p.folded FROM bisects b "
+				     "SELECT r.commit_id = b.first_bad_id, c.sha, p.folded, r.setup_id FROM bisects b "
 				     "JOIN jobs j ON j.bisect_id = b.id AND j.monitors <> '' "
 				     "JOIN runs r ON r.job_id = j.id AND r.status = 'ok' "
 				     "JOIN run_profiles p ON p.run_id = r.id JOIN commits c ON c.id = r.commit_id "
@@ -64,7 +64,7 @@ const struct db_stmt_def db_stmts_profiles[DB_NR_STMTS] = {
 	 * ok) of both commits
 	 */
 	[ST_PROFILE_RUNS_COMMITS] = { "profile_runs_commits",
-				      "SELECT r.commit_id = $2::bigint, c.sha, p.folded FROM runs r "
+				      "SELECT r.commit_id = $2::bigint, c.sha, p.folded, r.setup_id FROM runs r "
 				      "JOIN run_profiles p ON p.run_id = r.id JOIN commits c ON c.id = r.commit_id "
 				      "JOIN setups s ON s.id = r.setup_id JOIN testcases t ON t.id = s.testcase_id "
 				      "WHERE r.commit_id IN ($1::bigint, $2::bigint) AND r.status = 'ok' "
@@ -81,7 +81,7 @@ const struct db_stmt_def db_stmts_profiles[DB_NR_STMTS] = {
 	 * group's in the request's spec (ab_group indexes spec.groups)
 	 */
 	[ST_PROFILE_RUNS_REQUEST] = { "profile_runs_request",
-				      "SELECT j.ab_side = 'head', c.sha, p.folded FROM jobs j "
+				      "SELECT j.ab_side = 'head', c.sha, p.folded, r.setup_id FROM jobs j "
 				      "JOIN requests rq ON rq.id = j.request_id "
 				      "JOIN runs r ON r.job_id = j.id AND r.status = 'ok' "
 				      "JOIN run_profiles p ON p.run_id = r.id JOIN commits c ON c.id = r.commit_id "

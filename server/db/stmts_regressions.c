@@ -108,10 +108,9 @@ const struct db_stmt_def db_stmts_regressions[DB_NR_STMTS] = {
 			       "SELECT v.metric_id, m.name, m.higher_is_better, m.is_monitor, r.commit_id, v.mean "
 			       "FROM runs r JOIN run_values v ON v.run_id = r.id JOIN metrics m ON m.id = v.metric_id "
 			       "JOIN commits c ON c.id = r.commit_id "
-			       "WHERE r.setup_id = $1::bigint AND r.status = 'ok' "
-			       "AND NOT EXISTS (SELECT 1 FROM jobs j JOIN requests q ON q.id = j.request_id "
-			       "WHERE j.id = r.job_id AND j.ab_side = 'head' AND q.patches IS NOT NULL) "
-			       "ORDER BY v.metric_id, " COMMIT_ORDER ", r.id" },
+			       "WHERE r.setup_id = $1::bigint AND r.status = 'ok' AND " NOT_PATCHED_HEAD_RUN(
+				       "r") " "
+					    "ORDER BY v.metric_id, " COMMIT_ORDER ", r.id" },
 	/* $1 state $2 kind $3 testcase $4 metric (NULL = any) $5 limit $6 group leaders only */
 	[ST_REGRESSIONS_JSON] = { "regressions_json",
 				  "SELECT coalesce(json_agg(x.o ORDER BY x.created_at DESC, x.id DESC), '[]')::text FROM ("
@@ -269,6 +268,7 @@ const struct db_stmt_def db_stmts_regressions[DB_NR_STMTS] = {
 				       ") END, "
 				       "'parent', (SELECT json_build_object('sha', p.sha, 'subject', p.subject) "
 				       "FROM commits p WHERE p.sha = fb.parents[1]), 'verification', b.verification, "
+				       "'parent_stand_in', " PARENT_STAND_IN_JSON ", "
 				       "'profile_diff', '/api/v1/bisects/' || b.id || '/profile-diff') "
 				       "FROM bisects b LEFT JOIN commits fb ON fb.id = b.first_bad_id WHERE b.id = me.bid), "
 				       "'also_seen', (SELECT coalesce(json_agg(seen.j ORDER BY seen.arch), '[]') "

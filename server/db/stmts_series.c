@@ -84,7 +84,9 @@ const struct db_stmt_def db_stmts_series[DB_NR_STMTS] = {
 	 * from an index-only scan of run_values_metric (sql/0010), "r.id + 0"
 	 * keeps the planner from probing runs' key once per value, and the
 	 * matching setups are found once (an InitPlan) to filter the runs' scan;
-	 * the plans and figures behind each: docs/internals/performance.md.
+	 * an A/B request's patched head is on no branch: its runs are left out
+	 * (NOT_PATCHED_HEAD_RUN, as detection leaves them out); the plans and
+	 * figures behind each: docs/internals/performance.md.
 	 */
 	[ST_SERIES] = { "series",
 			"SELECT r.setup_id, r.commit_id, r.id, r.run_id, v.mean::text "
@@ -92,7 +94,9 @@ const struct db_stmt_def db_stmts_series[DB_NR_STMTS] = {
 			"JOIN runs r ON r.id + 0 = v.run_id "
 			"WHERE m.name = $1 AND r.status = 'ok' AND r.setup_id = ANY (ARRAY("
 			"SELECT s.id FROM setups s JOIN testcases t ON t.id = s.testcase_id "
-			"WHERE t.name = $2 AND " RUN_FILTERS(3, 4, 5, 6, 7, 8) "))" },
+			"WHERE t.name = $2 AND " RUN_FILTERS(3, 4, 5, 6, 7,
+							     8) ")) "
+								"AND " NOT_PATCHED_HEAD_RUN("r") },
 	/*
 	 * $1 commit ids (bigint[]): id, sha, subject, commit time, in series
 	 * order; read in binary, the time formatted by api/series.c (cheaper

@@ -31,9 +31,15 @@ def small_allocs_table():
             out = subprocess.run([p, "--params-json"], capture_output=True, text=True,
                                  timeout=10, check=True)
             return json.loads(out.stdout)
-    return {k: {"type": "int", "default": "1"} for k in
-            ("nr_task", "runtime", "iterations", "source", "mode", "nr_maps", "map_kb",
-             "warmup")}
+    # worker/cases/small-allocs.c's table
+    return {"nr_task": {"type": "tasks", "default": "100%", "min": 1, "max": 4096},
+            "runtime": {"type": "double", "default": "1", "min": 0.01, "max": 86400},
+            "iterations": {"type": "int", "default": "0", "min": 0, "max": 1e9},
+            "source": {"type": "choice", "default": "devzero", "choices": "devzero|anon"},
+            "mode": {"type": "choice", "default": "process", "choices": "process|thread"},
+            "nr_maps": {"type": "int", "default": "256", "min": 1, "max": 60000},
+            "map_kb": {"type": "int", "default": "40", "min": 1, "max": 1048576},
+            "warmup": {"type": "int", "default": "1", "min": 0, "max": 1000000}}
 
 
 def register(srv, host, tbox, cases=None, caps=("host",)):
@@ -137,6 +143,39 @@ class Registered(unittest.TestCase):
         self.assertIn("unknown param 'nr_tasks' of small-allocs", err["message"])
         self.assertIn("nr_task", err["message"])
         self.assertEqual(self.jobs(), before)
+
+    def test_bad_param_value_is_400_naming_it(self):
+        """issue 30: values were not checked at submit although the workers
+        registered their bounds; the job ran and ended run-failed"""
+        before = self.jobs()
+        for params, detail, why in (
+                ({"nr_task": "lots"}, "params.nr_task",
+                 "bad value for param 'nr_task' of small-allocs: 'lots' is neither a task "
+                 "count nor a percentage"),
+                ({"nr_task": 0}, "params.nr_task", "'0' is neither"),
+                ({"nr_task": 5000}, "params.nr_task", "'5000' is out of range 1..4096"),
+                ({"nr_task": 1.5}, "params.nr_task", "'1.5' is neither"),
+                ({"runtime": 0}, "params.runtime", "'0' is out of range 0.01..86400"),
+                ({"runtime": "soon"}, "params.runtime", "'soon' is not a number"),
+                ({"nr_maps": 2.5}, "params.nr_maps", "'2.5' is not an integer"),
+                ({"nr_maps": "1e3"}, "params.nr_maps", "'1e3' is not an integer"),
+                ({"mode": "threads"}, "params.mode", "'threads' is not one of process|thread")):
+            r = job(self.srv, params=params)
+            self.assertEqual(r.status, 400, (params, r))
+            err = r.json()["error"]
+            self.assertEqual((err["code"], err["detail"]), ("invalid_field", detail), err)
+            self.assertIn(why, err["message"])
+        self.assertEqual(self.jobs(), before)
+        # values the case takes: a percentage, a count in range, a choice, a real
+        for params in ({"nr_task": "50%"}, {"nr_task": "250%"}, {"nr_task": 4096},
+                       {"nr_task": "8", "runtime": "0.5", "mode": "thread", "nr_maps": "12"}):
+            r = job(self.srv, params=params)
+            self.assertEqual(r.status, 201, (params, r))
+        # plans and requests are checked the same way
+        r = self.srv.post("/api/v1/plans", self.plan(
+            [{"testcase": "small-allocs", "params": {"nr_task": "lots"}}]), scope="admin")
+        self.assertEqual((r.status, r.json()["error"]["detail"]),
+                         (400, "testcases[0].params.nr_task"), r)
 
     def test_tbox_group_no_worker_serves_is_a_warning(self):
         r = job(self.srv, tbox_group="fh-nobody")

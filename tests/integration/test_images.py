@@ -189,6 +189,22 @@ class Images(unittest.TestCase):
         mail = wait_until(mail_of, timeout=30, what="the bisect's mail")
         self.assertIn("%s stands for the parent %s: the same kernel image"
                       % (twin[:12], parent[:12]), mail)
+        # the pages' table uses the same runs (issue 30: it compared the parent itself, 0
+        # runs, "need more runs" beside the verification's "different"): the bisect and
+        # its regression say which commit stands for the parent, by the mail's rule
+        b = self.srv.get("/api/v1/bisects/%d" % b["id"]).json()
+        self.assertEqual(b["parent_stand_in"], {"sha": twin, "subject": "mm: change 15"})
+        rid = b["regression_id"]
+        self.assertTrue(rid)
+        story = self.srv.get("/api/v1/regressions/%d" % rid).json()
+        self.assertEqual(story["bisect"]["parent_stand_in"]["sha"], twin)
+        cmp = self.srv.get("/api/v1/compare?" + urllib.parse.urlencode({
+            "base": b["parent_stand_in"]["sha"], "head": shas[CULPRIT], "testcase": "vm-scalability",
+            "params": '{"test": "table"}', "monitors": "none"})).json()
+        rows = [r for r in cmp["rows"] if r["metric"] == METRIC]
+        self.assertEqual(len(rows), 1, cmp)
+        self.assertEqual(rows[0]["verdict"], "different", rows[0])
+        self.assertEqual(rows[0]["n"], b["verification"]["n"], (rows[0], b["verification"]))
         # its profile round ran the parent too (profiled runs are a setup of their own: the
         # unprofiled twin's image is no reason to skip it), so the profile diff has both sides
         pd = self.srv.get("/api/v1/bisects/%d/profile-diff" % b["id"]).json()
@@ -227,6 +243,8 @@ class Images(unittest.TestCase):
         self.assertEqual((b["state"], b["outcome"]), ("done", "found"), b.get("reason"))
         self.assertEqual(b["first_bad_commit"]["sha"], shas[2])
         self.assertEqual(b["first_bad_commit"]["outside_build"], ["Documentation/"])
+        # its parent ran itself (no images here): nothing stands for it
+        self.assertIsNone(b["parent_stand_in"])
         mail_dir = os.path.join(self.tmp, "mail")
         wait_until(lambda: os.path.isdir(mail_dir) and any(
             shas[2][:12] in open(os.path.join(mail_dir, m), errors="replace").read()

@@ -501,6 +501,68 @@ class NoRun(ServerCase):
                              "run-failed: regtrack-worker: unknown_testcase: no case "
                              "'no-such-case' in /usr/lib/regtrack/cases")
 
+    def test_the_error_not_a_worker_warning(self):
+        """issue 30: a host run's log starts with the worker's warning about the
+        running kernel; the case then refused a value and exited. fail_reason
+        quoted the warning (the worker's last own line), not the case's error."""
+        srv = self.srv
+        m = register(srv, "w-norun3", caps=("host",), tbox="vm-norun3")
+        want = []
+        warn = ("regtrack-worker: warning: the running kernel was built with gcc-15, not the "
+                "job's gcc-12: host mode runs on the running kernel\n")
+        for i, (log, reason) in enumerate((
+                (warn + "$ /usr/lib/regtrack/cases/x86_64/will-it-scale\n"
+                 "will-it-scale: bad value for 'nr_task': 'lots'\n"
+                 "usage: will-it-scale [key=value ...]\n  nr_task  default 1\n"
+                 "regtrack: case ended: exit status 2\n",
+                 "will-it-scale: bad value for 'nr_task': 'lots'"),
+                # a worker error line wins over the case's and its warnings
+                (warn + "will-it-scale: starting\nregtrack-worker: timeout: the case ran 600 s\n"
+                 + warn, "regtrack-worker: timeout: the case ran 600 s"),
+                # only warnings: the last
+                (warn, warn.strip()))):
+            jid = host_job(srv, sha("e%d" % i), tbox_group="vm-norun3", testcase="will-it-scale",
+                           params={"nr_task": 1})
+            r = srv.post("/api/v1/jobs/lease", {"machine_id": m, "wait_s": 0}, scope="worker")
+            self.assertEqual(r.json()["job"]["id"], jid)
+            r = srv.post("/api/v1/jobs/%d/complete" % jid,
+                         {"machine_id": m, "status": "run-failed", "log_tail": log}, scope="worker")
+            self.assertEqual(r.status, 200, r)
+            want.append((jid, "run-failed: " + reason))
+        for jid, reason in want:
+            self.assertEqual(srv.get("/api/v1/jobs/%d" % jid).json()["fail_reason"], reason)
+
+    def test_status_and_filter_skipped_is_not_failed(self):
+        """issue 30: six same-image jobs read as "6 failed" on the overview while
+        ?state=failed listed none (a run-failed job is done in the state too)"""
+        srv = self.srv
+        m = register(srv, "w-norun4", caps=("host",), tbox="vm-norun4")
+        ids = {}
+        for name, body in (("failed", {"status": "run-failed", "log_tail": "x: bad\n"}),
+                           ("skipped", {"status": "same-image", "image_sha256": "cd" * 32,
+                                        "same_image_as": sha("f0")}),
+                           ("done", None)):
+            jid = host_job(srv, sha("f%d" % len(ids)), tbox_group="vm-norun4")
+            r = srv.post("/api/v1/jobs/lease", {"machine_id": m, "wait_s": 0}, scope="worker")
+            self.assertEqual(r.json()["job"]["id"], jid)
+            if body is None:
+                body = {"status": "ok", "log_tail": "",
+                        "results": docs_for(r.json()["job"], sha("f2"))}
+            r = srv.post("/api/v1/jobs/%d/complete" % jid, dict(body, machine_id=m),
+                         scope="worker")
+            self.assertEqual(r.status, 200, r)
+            ids[name] = jid
+        for name, jid in ids.items():
+            got = srv.get("/api/v1/jobs/%d" % jid).json()
+            self.assertEqual((got["state"], got["status"]), ("done", name), got)
+            listed = [j["id"] for j in srv.get("/api/v1/jobs?state=%s" % name).json()]
+            self.assertIn(jid, listed)
+            self.assertEqual([x for x in ids.values() if x in listed], [jid])
+        got = srv.get("/api/v1/jobs/%d" % ids["skipped"]).json()
+        self.assertEqual((got["same_image_as"], got["fail_reason"]), (sha("f0"), None))
+        r = srv.get("/api/v1/jobs?state=broken")
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "state"))
+
     def test_other_outcomes_last_line_or_no_log(self):
         srv = self.srv
         m = register(srv, "w-norun2", caps=("host",), tbox="vm-norun2")

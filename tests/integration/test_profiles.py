@@ -328,6 +328,62 @@ class Diff(unittest.TestCase):
         self.assertFalse(d["symbols"][0]["significant"])
 
 
+class DiffPerSetup(unittest.TestCase):
+    """GET /api/v1/profile-diff of commits profiled on x86_64 and arm64: one
+    diff is of one setup (issue 30: both arches' stacks were merged into one
+    graph, each symbol of one arch at 0 % in half the runs)."""
+
+    ARM = {"hostname": "arm-1", "arch": "aarch64", "cpu_model": "neoverse", "nr_cpus": 2,
+           "memory_mb": 4096, "tbox_group": "qemu-arm64"}
+
+    @classmethod
+    def setUpClass(cls):
+        cls.base, cls.head = sha("d1"), sha("d2")
+        for i in range(5):
+            for c, x86, arm in ((cls.base, "bench;x86_work %d\n", "bench;arm_work %d\n"),
+                                (cls.head, "bench;x86_work %d\nbench;x86_slow 40\n",
+                                 "bench;arm_work %d\n")):
+                assert srv.post("/api/v1/results", profiled(c, x86 % (80 + i), testcase="prof-arch"),
+                                scope="submit").status == 201
+                assert srv.post("/api/v1/results", profiled(
+                    c, arm % (50 + i), testcase="prof-arch", kconfig="arm64-defconfig",
+                    machine=cls.ARM), scope="submit").status == 201
+        ids = srv.psql("SELECT s.kconfig || '=' || s.id FROM setups s JOIN testcases t "
+                       "ON t.id = s.testcase_id WHERE t.name = 'prof-arch' ORDER BY s.id")
+        cls.setup = dict(x.split("=") for x in ids.split())
+
+    def test_several_setups_need_one(self):
+        q = "/api/v1/profile-diff?base=%s&head=%s&testcase=prof-arch" % (self.base, self.head)
+        r = srv.get(q)
+        self.assertEqual(r.status, 400, r)
+        err = r.json()["error"]
+        self.assertEqual((err["code"], err["detail"]), ("missing_field", "setup"))
+        x86, arm = self.setup["x86_64-defconfig"], self.setup["arm64-defconfig"]
+        self.assertIn("profiled in 2 setups: give setup=ID, one of %s: x86_64-defconfig, vm-2p, "
+                      % x86, err["message"])
+        self.assertIn("; %s: arm64-defconfig, qemu-arm64, " % arm, err["message"])
+        # one setup: its runs only, the setup named in the reply
+        d = srv.get(q + "&setup=%s" % x86).json()
+        self.assertEqual((d["base"]["runs"], d["head"]["runs"]), (5, 5))
+        self.assertEqual((d["setup"]["id"], d["setup"]["kconfig"], d["setup"]["tbox_group"]),
+                         (int(x86), "x86_64-defconfig", "vm-2p"))
+        syms = {s["symbol"]: s for s in d["symbols"]}
+        self.assertEqual(set(syms), {"bench", "x86_work", "x86_slow"})
+        self.assertEqual(syms["bench"]["base_children_pct"], 100)
+        d = srv.get(q + "&setup=%s" % arm).json()
+        self.assertEqual({s["symbol"] for s in d["symbols"]}, {"bench", "arm_work"})
+        self.assertEqual(d["setup"]["kconfig"], "arm64-defconfig")
+        # the filters that pick one setup do it too
+        d = srv.get(q + "&kconfig=arm64-defconfig").json()
+        self.assertEqual((d["setup"]["id"], d["base"]["runs"]), (int(arm), 5))
+        # a setup with no profiled runs of these commits: an empty diff
+        d = srv.get(q + "&setup=999999").json()
+        self.assertEqual((d["setup"], d["base"]["runs"], d["symbols"]), (None, 0, []))
+        for bad in ("x", "0", "-1", ""):
+            r = srv.get(q + "&setup=" + bad)
+            self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "setup"), bad)
+
+
 class Params(unittest.TestCase):
     """monitors as a job, plan, bisect and request param: validated with the
     field named, stored sorted and deduplicated, in the lease reply."""

@@ -101,6 +101,14 @@ class PatchedHeadNotDetected(unittest.TestCase):
         # the base runs are of the tip, in the series beside its 3 tracking runs
         self.assertEqual(srv.psql("SELECT count(*) FROM runs r JOIN commits c ON "
                                   "c.id = r.commit_id WHERE c.sha = '%s'" % tip), "33")
+        # nor are they points of the series the charts draw (issue 30: the five
+        # patched heads came after the tip, master's "newest commits" 30 % up)
+        r = srv.get("/api/v1/series?testcase=%s&metric=%s" % (TESTCASE, METRIC))
+        self.assertEqual(r.status, 200, r)
+        (s,) = r.json()["series"]
+        self.assertEqual([c["sha"] for c in s["commits"]], self.tree["shas"])
+        self.assertEqual(len(s["points"]["value"]), 12 * 3 + 5 * 6)
+        self.assertLess(max(s["points"]["value"]), 1100)
 
     def patched_request(self, mid, machine, rnd, base, mbox, applied):
         """A request of mbox on base, its jobs completed: base 1000, head 1300 (1 % noise)."""

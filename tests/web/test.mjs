@@ -244,9 +244,18 @@ async function seedJobs() {
 	assert.equal(r.json.job.id, refused);
 	r = await call('POST', `/api/v1/jobs/${refused}/complete`, { machine_id: mid, status: 'run-failed', log_tail: REFUSED_LOG }, 'worker');
 	assert.equal(r.status, 200, r.text);
+	// a job whose build was an image already measured: skipped, not failed (issue 30)
+	r = await call('POST', '/api/v1/jobs', { ...job, commit: SHAS[12], params: { mode: 'threads', groups: 2 } }, 'submit');
+	assert.equal(r.status, 201, r.text);
+	const skipped = r.json.id;
+	r = await call('POST', '/api/v1/jobs/lease', { machine_id: mid, wait_s: 0 }, 'worker');
+	assert.equal(r.json.job.id, skipped);
+	r = await call('POST', `/api/v1/jobs/${skipped}/complete`, { machine_id: mid, status: 'same-image', log_tail: '',
+		image_sha256: 'ab'.repeat(32), same_image_as: SHAS[11] }, 'worker');
+	assert.equal(r.status, 200, r.text);
 	r = await call('POST', '/api/v1/jobs', { ...job, params: { mode: 'process' } }, 'submit');
 	assert.equal(r.status, 201, r.text);
-	return { done, refused, queued: r.json.id };
+	return { done, refused, skipped, queued: r.json.id };
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -867,8 +876,9 @@ async function main() {
 				assert.match(commit, /^[0-9a-f]{40}$/);
 			}
 			if (jobs)
-				// the refused job (done in the API, outcome run-failed, no run) counts as failed
-				assert.match(await page.textContent('#queue'), /^[1-9]\d* queued · \d+ running · 1 failed/);
+				// the refused job (done in the API, outcome run-failed, no run) counts as failed,
+				// the same-image one as skipped (issue 30: "2 failed", the failed filter listed none)
+				assert.match(await page.textContent('#queue'), /^[1-9]\d* queued · \d+ running · 1 failed · 1 skipped · all jobs$/);
 			await shot('overview');
 		});
 
@@ -1000,13 +1010,29 @@ async function main() {
 			const rows = await page.$$eval('#jobs tbody tr', (trs) => trs.map((t) => [t.cells[0].textContent,
 				t.cells[1].textContent, t.cells[2].textContent, t.cells[4].textContent]));
 			// newest first; a bisect's jobs may sit between
-			const mine = rows.filter((row) => [`#${jobs.queued}`, `#${jobs.refused}`, `#${jobs.done}`].includes(row[0]));
+			const mine = rows.filter((row) => [`#${jobs.queued}`, `#${jobs.skipped}`, `#${jobs.refused}`, `#${jobs.done}`].includes(row[0]));
 			assert.deepEqual(mine, [[`#${jobs.queued}`, 'queued', 'hackbench mode=process', ''],
+				[`#${jobs.skipped}`, 'skipped', 'hackbench groups=2 mode=threads', 'same-image'],
 				[`#${jobs.refused}`, 'failed', 'hackbench mode=threads nr_tasks=4', 'run-failed'],
 				[`#${jobs.done}`, 'done', 'hackbench mode=threads', 'done']]);
 			assert.equal(await page.getAttribute(`#jobs tr:has(a[href="/jobs/${jobs.refused}"]) td:nth-child(2)`, 'title'),
 				`run-failed: ${REFUSED_REASON}`);
 			await shot('jobs');
+			// the filter lists what the rows and the overview call failed and skipped
+			for (const [state, id] of [['failed', jobs.refused], ['skipped', jobs.skipped]]) {
+				await page.selectOption('#job-state', state);
+				await page.waitForURL(new RegExp(`state=${state}`));
+				await page.waitForFunction(() => document.body.dataset.ready);
+				const listed = await page.$$eval('#jobs tbody tr', (trs) => trs.map((t) => [t.cells[0].textContent, t.cells[1].textContent]));
+				assert.ok(listed.some((row) => row[0] === `#${id}`), JSON.stringify(listed));
+				assert.ok(listed.every((row) => row[1] === state), JSON.stringify(listed));
+			}
+			await open(`/jobs/${jobs.skipped}`, 'job-skipped');
+			assert.equal(await page.textContent('h1'), `Job #${jobs.skipped} skipped`);
+			assert.equal(await page.textContent('#same-image'),
+				`skipped: it built the same kernel image as ${SHAS[11].slice(0, 12)}, whose runs stand for this commit`);
+			assert.equal(await page.locator('#fail-reason').count(), 0);
+			await open('/jobs', 'jobs');
 			await page.selectOption('#job-state', 'done');
 			await page.waitForURL(/state=done/);
 			await page.waitForFunction(() => document.body.dataset.ready);
@@ -1364,6 +1390,38 @@ async function main() {
 			}
 		});
 
+		await check('first bad commit vs its parent of the same image as an earlier commit: the table compares the runs that stood for the parent, as the mail does', async () => {
+			const tcs = (await call('GET', '/api/v1/testcases')).json;
+			const setupId = tcs.find((t) => t.name === 'vm-scalability').setup_list
+				.find((st) => st.params.nr_task === '100%').id;
+			const api = mockApis(setupId);
+			// the parent built SHAS[STEP - 2]'s kernel and ran nothing (issue 30: the
+			// table compared the parent's 0 runs, "need more runs")
+			api.bisect.parent_stand_in = { sha: SHAS[STEP - 2], subject: SUBJECTS[STEP - 2] };
+			const bases = [];
+			const onReq = (req) => {
+				const u = new URL(req.url());
+				if (u.pathname === '/api/v1/compare')
+					bases.push(u.searchParams.get('base'));
+			};
+			page.on('request', onReq);
+			await page.route(/\/api\/v1\/(regressions|bisects)(\/|\?|$)/, api.handle);
+			try {
+				for (const path of ['/bisects/1', '/regressions/1']) {
+					bases.length = 0;
+					await open(path, `stand-in-${path.split('/')[1]}`);
+					assert.deepEqual(bases, [SHAS[STEP - 2]]);
+					assert.equal(await page.textContent('#stand-in'),
+						`${SHAS[STEP - 2].slice(0, 12)} ${SUBJECTS[STEP - 2]} stands for the parent ${SHAS[STEP - 1].slice(0, 12)}: the same kernel image`);
+					const tp = page.locator('tr.cmp-row[data-metric="vm-scalability.throughput"]');
+					assert.equal(await tp.getAttribute('data-change'), 'regression');
+				}
+			} finally {
+				page.off('request', onReq);
+				await page.unroute(/\/api\/v1\/(regressions|bisects)(\/|\?|$)/);
+			}
+		});
+
 		await check('regression page tells the story: the bisect\'s first bad commit at the top, the series with the culprit marked, one row per arch', async () => {
 			const tcs = (await call('GET', '/api/v1/testcases')).json;
 			const setupId = tcs.find((t) => t.name === 'vm-scalability').setup_list
@@ -1650,6 +1708,44 @@ async function main() {
 				if (!real)
 					await page.unroute(/\/api\/v1\/profile-diff\?/);
 			}
+		});
+
+		await check('profile diff page of commits profiled on x86_64 and arm64: one setup drawn, the other linked', async () => {
+			// issue 30: the two arches' stacks were merged into one graph
+			const params = { test: 'small-allocs', nr_task: 'arch' };
+			const arm = { hostname: 'lkp-web-arm', arch: 'aarch64', tbox_group: 'qemu-arm64', nr_cpus: 2, memory_mb: 4096, cpu_model: 'Neoverse-N1' };
+			for (const [sha, day] of [[PROF_BASE, 1], [PROF_HEAD, 2]])
+				for (let k = 0; k < 3; k++)
+					for (const a of ['x86_64', 'arm64']) {
+						const stacks = a === 'x86_64' ? [['main;x86_work', 50 + k]] : [['main;arm_work', 40 + k], ['main;el0_svc', 10]];
+						const d = profiledDoc(sha, `mm: profiled ${day}`, day, stacks);
+						d.params = params;
+						if (a === 'arm64')
+							Object.assign(d, { kconfig: 'arm64-defconfig', machine: arm });
+						const r = await call('POST', '/api/v1/results', d, 'submit');
+						assert.equal(r.status, 201, r.text);
+					}
+			const q = new URLSearchParams({ base: PROF_BASE, head: PROF_HEAD, testcase: 'vm-scalability',
+				params: JSON.stringify(params) });
+			const r = await call('GET', `/api/v1/profile-diff?${q}`);
+			assert.equal(r.status, 400, r.text);
+			assert.equal(r.json.error.detail, 'setup');
+			await open(`/profile-diff?${q}`, 'profile-diff-arches');
+			const picks = await page.$$eval('#setup-pick .setup', (es) => es.map((e) => [e.tagName, e.dataset.setup, e.textContent]));
+			assert.equal(picks.length, 2, JSON.stringify(picks));
+			assert.deepEqual(picks.map((p) => p[0]), ['B', 'A']);
+			assert.ok(picks[0][2].includes('x86_64-defconfig') && picks[1][2].includes('arm64-defconfig'), JSON.stringify(picks));
+			assert.equal(await page.getAttribute('#profile-diff', 'data-profile'), 'drawn');
+			let names = (await flameFrames('#profile-diff')).map((f) => f.name);
+			assert.ok(names.includes('x86_work') && !names.includes('arm_work'), JSON.stringify(names));
+			// the other setup's link draws its own graph
+			await page.click('#setup-pick a.setup');
+			await page.waitForURL((u) => u.searchParams.get('setup') === picks[1][1]);
+			await page.waitForFunction(() => document.body.dataset.ready);
+			assert.equal(await page.getAttribute('#profile-diff', 'data-profile'), 'drawn');
+			names = (await flameFrames('#profile-diff')).map((f) => f.name);
+			assert.ok(names.includes('arm_work') && !names.includes('x86_work'), JSON.stringify(names));
+			assert.equal(await page.locator('#setup-pick b.setup').getAttribute('data-setup'), picks[1][1]);
 		});
 
 		await check('bisect page: the profile diff of the first bad commit vs its parent', async () => {

@@ -191,7 +191,7 @@ export function stateBadge(state) {
 	const kind = {
 		new: 'warn', confirmed: 'bad', bisecting: 'info', bisected: 'info', reported: 'info',
 		fixed: 'good', invalid: 'muted', wontfix: 'muted', queued: 'muted', leased: 'info',
-		running: 'info', done: 'good', failed: 'bad', cancelled: 'muted',
+		running: 'info', done: 'good', failed: 'bad', cancelled: 'muted', skipped: 'muted',
 	}[state] || '';
 	return badge(state || '?', kind);
 }

@@ -98,14 +98,18 @@ export function setupOf(o) {
 	};
 }
 
-// What became of a job, for the pages: {state, failed, reason}. A job the
-// worker finished without a run (outcome build-failed, boot-failed,
-// run-failed: a refused testcase or params, a fetch failure) is `done` in
-// the API but failed here, with the worker's reason (fail_reason, else the
-// worker's own line of the log tail).
+// What became of a job, for the pages: {state, failed, reason}, the API's
+// `status` (its list's ?state= filter). A job the worker finished without a
+// run (outcome build-failed, boot-failed, run-failed: a refused testcase or
+// params, a fetch failure) is `done` in the API's state but failed here,
+// with the worker's reason (fail_reason, else the worker's own line of the
+// log tail); one of an image already measured (outcome same-image) is
+// skipped, not failed: another commit's runs (same_image_as) stand for it.
 export function jobStatus(j) {
 	if (!j)
 		return { state: '', failed: false, reason: null };
+	if (j.state === 'done' && j.outcome === 'same-image')
+		return { state: 'skipped', failed: false, reason: null };
 	const noRun = j.state === 'done' && typeof j.outcome === 'string' && j.outcome !== 'ok';
 	if (j.state !== 'failed' && !noRun)
 		return { state: j.state, failed: false, reason: null };

@@ -462,18 +462,23 @@ function historyList(r) {
 		e.by || e.who ? ` by ${e.by || e.who}` : '', e.note || e.why ? ` — ${e.note || e.why}` : '')));
 }
 
-async function comparison(good, bad, setup, metric) {
+// standIn ({sha, subject}, or null): the commit whose runs stand for parent
+// (the same kernel image), said above the table as the mail says it
+async function comparison(good, bad, setup, metric, standIn, parent) {
 	if (!good || !bad)
 		return emptyState('No range to compare.');
+	const note = standIn && standIn.sha ? h('p', { class: 'muted', id: 'stand-in' },
+		commitLink(standIn.sha, standIn.subject), ' stands for the parent ', commitLink(parent),
+		': the same kernel image') : null;
 	try {
 		const data = await api('/compare', { query: { base: good, head: bad, ...(setup ? {
 			testcase: setup.testcase, tbox_group: setup.tbox_group, kconfig: setup.kconfig,
 			compiler: setup.compiler, params: setup.params, mode: setup.mode,
 			// the record's own setup: a bisect's profiled runs are a setup of their own
 			monitors: setup.monitors || 'none' } : {}) } });
-		return compareTable(data, { sort: 'change', focus: metric });
+		return [note, compareTable(data, { sort: 'change', focus: metric })];
 	} catch (e) {
-		return e.status === 404 ? emptyState(`No comparison: ${e.message}`) : errorBox(e);
+		return [note, e.status === 404 ? emptyState(`No comparison: ${e.message}`) : errorBox(e)];
 	}
 }
 
@@ -504,18 +509,24 @@ export async function render(root, { id, kind }) {
 	const metric = pick(r, 'metric') || pick(b, 'metric');
 	const good = r ? goodOf(r).sha : commitOf(pick(b, 'good')).sha;
 	const bad = commitOf(pick(b, 'first_bad_commit')).sha || (r ? badOf(r).sha : commitOf(pick(b, 'bad')).sha);
-	const cmpBase = b && pick(b, 'first_bad_commit')
+	const parent = b && pick(b, 'first_bad_commit')
 		? commitOf(pick(pick(b, 'verification'), 'parent') || pick(b, 'first_bad_parent') ||
 			pick(pick(r, 'bisect'), 'parent')).sha || good : good;
+	// a parent of the first bad commit's image ran nothing: the runs of the
+	// commit that stood for it (parent_stand_in, the mail's table base too)
+	const standIn = b && pick(b, 'first_bad_commit')
+		? pick(b, 'parent_stand_in') || pick(pick(r, 'bisect'), 'parent_stand_in') : null;
+	const cmpBase = commitOf(standIn).sha || parent;
 	const title = kind === 'regression'
 		? [`${{ improvement: 'Improvement', regression: 'Regression' }[regressionKind(r)] || 'Change'} #${r.id}: `,
 			metric || '', ' ', fmtPct(shiftPct(r)), ' ', stateBadge(r.state)]
 		: [`Bisect #${b.id}: `, metric || '', ' ', stateBadge(b.state)];
 	const width = Math.max(480, Math.min(root.clientWidth - 40, 1400));
-	const [cmp, cfg, mailed, chart] = await Promise.all([comparison(cmpBase, bad, setup, metric),
+	const [cmp, cfg, mailed, chart] = await Promise.all([comparison(cmpBase, bad, setup, metric,
+		cmpBase !== parent ? commitOf(standIn) : null, parent),
 		r || b ? configDiff(r, b, kind) : null, reportMails(r),
 		kind === 'regression' ? storyChart(r, b, width) : null]);
-	const cmpTitle = cmpBase !== good ? 'First bad commit vs its parent'
+	const cmpTitle = parent !== good ? 'First bad commit vs its parent'
 		: b && pick(b, 'first_bad_commit') ? 'Good vs first bad commit' : 'Last good vs first bad';
 	const bisectPart = b ? section('Bisect', bisectFacts(b), stepsTable(b), firstBad(b), verification(b))
 		: r ? section('Bisect', emptyState('Not bisected yet.'), bisectNow(r, root, id, kind)) : null;

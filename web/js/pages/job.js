@@ -68,6 +68,8 @@ function view(j, rerender) {
 				j.outcome ? [' · ', h('b', null, 'outcome '), typeof j.outcome === 'string' ? j.outcome : JSON.stringify(j.outcome)] : null,
 				j.machine ? [' · ', h('b', null, 'machine '), String(j.machine)] : null),
 			st.reason ? h('div', { class: 'error', id: 'fail-reason' }, st.reason) : null,
+			st.state === 'skipped' ? h('div', { class: 'muted', id: 'same-image' }, 'skipped: it built the same kernel image as ',
+				commitLink(j.same_image_as), ', whose runs stand for this commit') : null,
 			// what the server warned about when the job was queued (no worker serves its
 			// tbox_group yet; no case table registered, so nothing was checked)
 			(j.warnings || []).length ? h('ul', { class: 'warning', id: 'job-warnings' },
@@ -85,7 +87,8 @@ function view(j, rerender) {
 			const rid = typeof r === 'string' ? r : pick(r, 'run_id', 'id');
 			return h('li', null, h('a', { href: `/api/v1/runs/${rid}` }, String(rid)),
 				typeof r === 'object' && r.status ? ` ${r.status}` : '');
-		})) : emptyState('No runs yet.')),
+		})) : emptyState(st.state === 'skipped' ? 'No runs: the same kernel image was measured already.'
+			: st.failed || j.state === 'cancelled' ? 'No runs.' : 'No runs yet.')),
 		section('Log tail', j.log_tail ? h('pre', { class: 'log', id: 'log-tail' }, j.log_tail)
 			: emptyState('No log.')),
 	];

@@ -5,7 +5,8 @@ import { api } from '../api.js';
 import { listOf, pick, commitOf, jobStatus } from '../model.js';
 
 const REFRESH_MS = 5000;
-const STATES = ['', 'queued', 'leased', 'done', 'failed', 'cancelled'];
+// the API's job status (jobStatus(): a done job without a run is failed or skipped)
+const STATES = ['', 'queued', 'leased', 'done', 'failed', 'skipped', 'cancelled'];
 
 export function progressBar(p) {
 	const v = Number.isFinite(p) ? Math.max(0, Math.min(1, p > 1 ? p / 100 : p)) : null;
@@ -14,6 +15,9 @@ export function progressBar(p) {
 	return h('span', { class: 'progress', title: `${Math.round(v * 100)}%` },
 		h('span', { class: 'bar', style: `width:${Math.round(v * 100)}%` }), ` ${Math.round(v * 100)}%`);
 }
+
+// a job that ended without a run: failed, or skipped (same image)
+const noRun = (j) => jobStatus(j).failed || jobStatus(j).state === 'skipped';
 
 function jobsTable(list) {
 	if (!list.length)
@@ -27,8 +31,8 @@ function jobsTable(list) {
 		h('td', { title: jobStatus(j).reason || null }, stateBadge(jobStatus(j).state)),
 		h('td', null, j.testcase || '', j.params ? h('span', { class: 'muted' }, ' ', fmtParams(j.params)) : null),
 		h('td', null, commitLink(commitOf(j.commit).sha)),
-		h('td', null, jobStatus(j).failed && j.outcome ? j.outcome : j.phase || ''),
-		h('td', null, jobStatus(j).failed ? h('span', { class: 'muted' }, '—') : progressBar(j.progress)),
+		h('td', null, noRun(j) && j.outcome ? j.outcome : j.phase || ''),
+		h('td', null, noRun(j) ? h('span', { class: 'muted' }, '—') : progressBar(j.progress)),
 		h('td', { class: 'num' }, j.attempts === undefined ? '' : String(j.attempts)),
 		h('td', null, pick(j, 'hostname', 'machine') ? String(pick(j, 'hostname', 'machine')) : ''),
 		h('td', null, age(pick(j, 'updated_at', 'finished_at', 'leased_at', 'created_at'))))),

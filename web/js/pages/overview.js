@@ -78,10 +78,14 @@ function queueSummary(jobs) {
 		const st = jobStatus(j).state;
 		by[st] = (by[st] || 0) + 1;
 	}
+	// failed and skipped as the jobs page's filter lists them (a same-image
+	// job ran nothing because another commit's runs stand for it: not a failure)
 	return h('p', { id: 'queue' },
 		h('span', { class: 'big' }, String(by.queued || 0)), ' queued · ',
 		h('span', { class: 'big' }, String(by.leased || 0)), ' running · ',
-		String(by.failed || 0), ' failed · ', h('a', { href: '/jobs' }, 'all jobs'));
+		h('a', { href: '/jobs?state=failed', id: 'queue-failed' }, `${by.failed || 0} failed`), ' · ',
+		by.skipped ? [h('a', { href: '/jobs?state=skipped', id: 'queue-skipped' }, `${by.skipped} skipped`), ' · '] : null,
+		h('a', { href: '/jobs' }, 'all jobs'));
 }
 
 // Registered workers by arch; hosts that only submitted results are
