@@ -51,7 +51,8 @@ static json_t *request(struct http_client *hc, const char *method, const char *p
 {
 	struct buf out = BUF_INIT(0);
 	struct err e;
-	long status = http_client_request(hc, method, path, body, body ? strlen(body) : 0, &out, &e);
+	long status = http_client_request(hc, method, path, body, body ? strlen(body) : 0, &out,
+					  &e);
 	json_t *j = NULL, *er;
 
 	if (status < 0) {

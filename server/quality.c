@@ -43,7 +43,8 @@ static int name_cmp(const char *a, const char *b)
 
 static int entry_cmp(const void *x, const void *y)
 {
-	return name_cmp(((const struct tally_entry *)x)->name, ((const struct tally_entry *)y)->name);
+	return name_cmp(((const struct tally_entry *)x)->name,
+			((const struct tally_entry *)y)->name);
 }
 
 static struct tally_entry *tally_get(struct tally *t, const char *name)
@@ -89,8 +90,9 @@ static json_t *counts_set(json_t *o, const struct counts *c)
 	json_object_set_new(o, "false_alarms", json_integer(c->f));
 	json_object_set_new(o, "unjudged", json_integer(c->u));
 	json_object_set_new(o, "alerts", json_integer(c->t + c->f + c->u));
-	json_object_set_new(o, "precision", c->t + c->f ? json_real((double)c->t / (double)(c->t + c->f))
-							: json_null());
+	json_object_set_new(o, "precision",
+			    c->t + c->f ? json_real((double)c->t / (double)(c->t + c->f)) :
+					  json_null());
 	return o;
 }
 
@@ -158,9 +160,10 @@ static json_t *groups_json(const struct db_quality_row *rows, size_t n)
 		struct counts c = { 0, 0, 0 };
 		json_t *o;
 
-		for (; i < n && same_name(rows[i].plan, g->plan) &&
-		       !strcmp(rows[i].testcase, g->testcase) && !strcmp(rows[i].metric, g->metric) &&
-		       !strcmp(rows[i].tbox_group, g->tbox_group);
+		for (;
+		     i < n && same_name(rows[i].plan, g->plan) &&
+		     !strcmp(rows[i].testcase, g->testcase) && !strcmp(rows[i].metric, g->metric) &&
+		     !strcmp(rows[i].tbox_group, g->tbox_group);
 		     i++)
 			count_add(&c, regression_state_label(rows[i].state), rows[i].count);
 		o = json_pack("{s:o, s:s, s:s, s:s}", "plan", name_json(g->plan), "testcase",
@@ -213,12 +216,13 @@ json_t *quality_json(const struct db_quality_row *rows, size_t n, double since, 
 
 		for (size_t w = 0; w < nr_weeks; w++)
 			json_array_append_new(weekly, json_integer(p->weekly[w]));
-		json_array_append_new(
-			fa, json_pack("{s:o, s:I, s:I, s:f, s:o}", "plan", name_json(p->name),
-				      "false_alarms", (json_int_t)p->c.f, "alerts",
-				      (json_int_t)(p->c.t + p->c.f + p->c.u), "per_week",
-				      span > 0 ? (double)p->c.f / (span / WEEK_S) : 0.0, "weekly",
-				      weekly));
+		json_array_append_new(fa,
+				      json_pack("{s:o, s:I, s:I, s:f, s:o}", "plan",
+						name_json(p->name), "false_alarms",
+						(json_int_t)p->c.f, "alerts",
+						(json_int_t)(p->c.t + p->c.f + p->c.u), "per_week",
+						span > 0 ? (double)p->c.f / (span / WEEK_S) : 0.0,
+						"weekly", weekly));
 	}
 	json_object_set_new(out, "false_alarms_per_week", fa);
 	tally_release(&plans);

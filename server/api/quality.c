@@ -25,7 +25,7 @@
 #define DAYS_MAX 3650
 #define NAME_MAX_LEN 200
 
-static const char *const known_args[] = { "days", "since", "plan", "testcase",
+static const char *const known_args[] = { "days",   "since",	  "plan", "testcase",
 					  "metric", "tbox_group", NULL };
 /* the filters, in struct db_quality_query's order */
 static const char *const filter_args[] = { "plan", "testcase", "metric", "tbox_group" };
@@ -87,8 +87,8 @@ static double now_s(void)
 /* The window and filters from the query; 0, or -1 with e (400 naming the argument). */
 static int quality_args(struct request *rq, struct db_quality_query *q, struct err *e)
 {
-	const char *days_s, *since_s, **filters[4] = { &q->plan, &q->testcase, &q->metric,
-						       &q->tbox_group };
+	const char *days_s, *since_s,
+		**filters[4] = { &q->plan, &q->testcase, &q->metric, &q->tbox_group };
 	long long days = DAYS_DEFAULT;
 
 	if (rq_args_only(rq, known_args, e))
@@ -158,7 +158,8 @@ enum MHD_Result api_quality_get(struct request *rq)
 	json_object_set_new(f, "plan", q.plan ? json_string(q.plan) : json_null());
 	json_object_set_new(f, "testcase", q.testcase ? json_string(q.testcase) : json_null());
 	json_object_set_new(f, "metric", q.metric ? json_string(q.metric) : json_null());
-	json_object_set_new(f, "tbox_group", q.tbox_group ? json_string(q.tbox_group) : json_null());
+	json_object_set_new(f, "tbox_group",
+			    q.tbox_group ? json_string(q.tbox_group) : json_null());
 	json_object_set_new(o, "filters", f);
 	return reply_json(rq, 200, o);
 }

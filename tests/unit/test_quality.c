@@ -27,7 +27,8 @@ static json_t *find(json_t *a, const char *key, const char *name)
 	json_array_foreach (a, i, o) {
 		json_t *v = json_object_get(o, key);
 
-		if (name ? json_is_string(v) && !strcmp(json_string_value(v), name) : json_is_null(v))
+		if (name ? json_is_string(v) && !strcmp(json_string_value(v), name) :
+			   json_is_null(v))
 			return o;
 	}
 	fail_msg("no %s '%s'", key, name ? name : "null");
@@ -97,10 +98,12 @@ static void test_counts(void **state UNUSED)
 	assert_counts(find(json_object_get(o, "by_plan"), "plan", "p1"), 4, 3, 0);
 	assert_counts(find(json_object_get(o, "by_plan"), "plan", "p2"), 1, 1, 5);
 	assert_counts(find(json_object_get(o, "by_plan"), "plan", NULL), 0, 0, 2);
-	assert_true(json_is_null(json_object_get(json_array_get(json_object_get(o, "by_plan"), 0),
-						 "plan")));
-	assert_counts(find(json_object_get(o, "by_testcase"), "testcase", "will-it-scale"), 5, 4, 5);
-	assert_counts(find(json_object_get(o, "by_metric"), "metric", "ebizzy.throughput"), 0, 0, 2);
+	assert_true(json_is_null(
+		json_object_get(json_array_get(json_object_get(o, "by_plan"), 0), "plan")));
+	assert_counts(find(json_object_get(o, "by_testcase"), "testcase", "will-it-scale"), 5, 4,
+		      5);
+	assert_counts(find(json_object_get(o, "by_metric"), "metric", "ebizzy.throughput"), 0, 0,
+		      2);
 	assert_counts(find(json_object_get(o, "by_tbox_group"), "tbox_group", "vm-2p"), 3, 3, 2);
 	assert_counts(find(json_object_get(o, "by_tbox_group"), "tbox_group", "vm-4p"), 2, 1, 5);
 	/* groups: (none, ebizzy), (p1, vm-2p), (p1, vm-4p), (p2, vm-4p) */
@@ -133,7 +136,8 @@ static void test_empty(void **state UNUSED)
 	assert_counts(json_object_get(o, "overall"), 0, 0, 0);
 	assert_int_equal(json_array_size(json_object_get(o, "by_plan")), 0);
 	assert_int_equal(json_array_size(json_object_get(o, "false_alarms_per_week")), 0);
-	assert_int_equal(json_array_size(json_object_get(json_object_get(o, "window"), "week_starts")),
+	assert_int_equal(json_array_size(
+				 json_object_get(json_object_get(o, "window"), "week_starts")),
 			 13);
 	json_decref(o);
 }

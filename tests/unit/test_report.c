@@ -156,7 +156,8 @@ static void test_invalid_step(void **state UNUSED)
 	/* no public_url: the command without --server (REGTRACK_SERVER names it) */
 	in.public_url = NULL;
 	assert_int_equal(report_render(&in, &r, &e), 0);
-	assert_non_null(strstr(r.body.data, "\n  regtrack regression invalid 7 --reason \"...\"\n"));
+	assert_non_null(
+		strstr(r.body.data, "\n  regtrack regression invalid 7 --reason \"...\"\n"));
 	report_release(&r);
 	/* no record (an A/B verdict has none): no step */
 	in.regression_id = 0;
