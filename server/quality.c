@@ -106,7 +106,8 @@ static json_t *tally_json(struct tally *t, const char *key)
 {
 	json_t *a = json_array();
 
-	qsort(t->v, t->nr, sizeof(*t->v), entry_cmp);
+	if (t->nr)
+		qsort(t->v, t->nr, sizeof(*t->v), entry_cmp);
 	for (size_t i = 0; i < t->nr; i++) {
 		json_t *o = json_object();
 
