@@ -7,9 +7,10 @@ integration harness (tests/integration/harness.py): a throwaway PostgreSQL
 cluster and the real regtrack-server on port 0.
 
 BENCH_ONLY=ingest,http (a comma-separated subset of ingest, compare, series,
-http, detect, detect-noise, tip, worker, bisect, profile, kernel, perf, parse, flame) runs just those
-steps; the server and its PostgreSQL cluster are started only when a chosen
-step needs them (BENCH_ONLY=parse starts neither).
+http, detect, detect-noise, realcpd, tip, worker, bisect, profile, kernel, perf,
+parse, flame) runs just those steps; the server and its PostgreSQL cluster are
+started only when a chosen step needs them (BENCH_ONLY=parse or realcpd starts
+neither).
 
 perf (bench/perf_perturb.sh) runs where a warm worker cache is
 (REGTRACK_CACHE, default var/cache; BENCH_PERF=1 builds one, BENCH_PERF=0
@@ -386,6 +387,72 @@ def bench_detect_noise():
         return
     out = run([exe], timeout=300).stdout
     results.append({"name": "detector by noise kind (bench/detect_noise)", "raw": out.strip()})
+
+
+# ---- real labelled series (tests/fixtures/realcpd, issue 27) -----------------------
+
+# TCPDBench's published defaults over the 25 datasets of tests/fixtures/realcpd/tcpd in
+# the paper's averages (van den Burg & Williams 2020; the fixtures' README): F1, cover
+TCPD_PUBLISHED = [("binseg", .690, .655), ("pelt", .684, .656), ("bocpd", .657, .591),
+                  ("amoc", .647, .657), ("zero", .647, .557), ("segneigh", .623, .632),
+                  ("cpnp", .602, .510), ("ecp", .596, .511)]
+
+
+def score_dir(d):
+    """regtrack detect --score DIR --json: the CLI's own figures (lib/stats/cpdscore)."""
+    return json.loads(run([os.path.join(BIN, "regtrack"), "detect", "--score",
+                           os.path.join(TOP, "tests", "fixtures", "realcpd", d), "--json"],
+                          timeout=300).stdout)
+
+
+def bench_realcpd():
+    """The default detector on the TCPD benchmark and on Perfherder's triaged series,
+    scored as `regtrack detect --score`, beside the published defaults and no detection."""
+    t = score_dir("tcpd")
+    avg = t["average"]
+    lines = ["TCPD: %d datasets in the paper's averages (left out, as the paper: %s)"
+             % (avg["n_series"], ", ".join(avg["left_out"])),
+             "%-20s %5s %5s %6s %6s   %s" % ("dataset", "n", "pred", "F1", "cover",
+                                             "no detection F1 / cover")]
+    for x in t["series"]:
+        if x["averaged"]:
+            lines.append("%-20s %5d %5d %6.3f %6.3f   %.3f / %.3f" % (
+                x["name"], x["n"], len(x["predictions"]), x["f1"], x["cover"],
+                x["zero_f1"], x["zero_cover"]))
+    lines.append("%-20s %11s %6.3f %6.3f   (measured no detection: %.3f / %.3f)" % (
+        "regtrack average", "", avg["f1"], avg["cover"], avg["zero_f1"], avg["zero_cover"]))
+    lines.append("published defaults, F1 / cover: " + ", ".join(
+        "%s %.3f / %.3f" % m for m in TCPD_PUBLISHED))
+    best_f1 = max(m[1] for m in TCPD_PUBLISHED)
+    best_cover = max(m[2] for m in TCPD_PUBLISHED)
+    p = score_dir("perfherder")
+    pa, pal = p["average"], p["alerts"]
+    lines.append("")
+    lines.append("Perfherder: %d series, %d points, %d true changes (TP/FN), %d detections"
+                 % (pal["series"], pal["points"], pal["changes"], pal["predictions"]))
+    lines.append("  recall within +-%d: %d/%d (%.3f); within +-%d: %d/%d (%.3f)" % (
+        p["margin"], pal["found_5"], pal["changes"], pal["recall_5"], p["margin_wide"],
+        pal["found_20"], pal["changes"], pal["recall_20"]))
+    lines.append("  detections more than %d from every alert: %d, %.2f per 1000 points" % (
+        p["far_distance"], pal["far"], pal["far_per_1000"]))
+    lines.append("  F1 %.3f (no detection %.3f), cover %.3f (no detection %.3f)" % (
+        pa["f1"], pa["zero_f1"], pa["cover"], pa["zero_cover"]))
+    results.append({"name": "real labelled series (regtrack detect --score, "
+                    "tests/fixtures/realcpd)", "raw": "\n".join(lines)})
+    def one(v):
+        return summary([v])
+    add("TCPD F1, 25 datasets", "F1", one(avg["f1"]), one(best_f1),
+        "best published default (binseg)", target=0.72, better="higher")
+    add("TCPD cover, 25 datasets", "cover", one(avg["cover"]), one(best_cover),
+        "best published default (amoc)", target=0.68, better="higher")
+    add("Perfherder recall of true changes, +-5", "recall", one(pal["recall_5"]), None, None,
+        target=0.7, better="higher")
+    add("Perfherder recall of true changes, +-20", "recall", one(pal["recall_20"]), None, None,
+        target=0.8, better="higher")
+    add("Perfherder detections far from any alert", "/1000 pts", one(pal["far_per_1000"]),
+        None, None, target=2)
+    add("Perfherder F1", "F1", one(pa["f1"]), one(pa["zero_f1"]), "no detection",
+        target=pa["zero_f1"] + 0.05, better="higher")
 
 
 def bench_tip():
@@ -933,7 +1000,7 @@ def main():
     srv = None
     try:
         only = [x for x in os.environ.get("BENCH_ONLY", "").split(",") if x]
-        if not only or set(only) - {"detect", "detect-noise", "tip", "bisect", "kernel", "perf", "parse", "flame"}:
+        if not only or set(only) - {"detect", "detect-noise", "realcpd", "tip", "bisect", "kernel", "perf", "parse", "flame"}:
             srv = harness.Server()
             log("server %s pid %d, PostgreSQL %s" % (srv.url, srv.proc.pid, srv.cluster.data))
         steps = [("ingest", lambda: bench_ingest(srv)),
@@ -942,6 +1009,7 @@ def main():
                  ("http", lambda: bench_http(srv, tmp)),
                  ("detect", bench_detect),
                  ("detect-noise", bench_detect_noise),
+                 ("realcpd", bench_realcpd),
                  ("tip", bench_tip),
                  ("worker", lambda: bench_worker_rss(srv, tmp)),
                  ("bisect", bench_bisect),

@@ -12,7 +12,8 @@
  *  outlier   gaussian, 2 % of runs moved by +-(5..20) sigma
  *  bimodal   gaussian, 30 % of runs 4 sigma higher
  *  drift     gaussian plus +10 % of the level over 500 points
- *  ar1       AR(1) with phi = 0.8 (stationary sd 1): short-range dependence
+ *  ar1       AR(1) with phi = 0.8 (stationary sd 1): strong short-range dependence
+ *  ar1-0.5   AR(1) with phi = 0.5 (stationary sd 1): the issue 27 target
  * Then the stored real series (the .txt files of tests/fixtures/series, README there):
  * repeated A/A runs of one kernel and one binary, so every change point is
  * a false alarm; false alarms per 1000 points per series and in all.
@@ -31,8 +32,8 @@
 #include "stats/numlist.h"
 #include "bench/binseg.h"
 
-enum { K_GAUSS, K_OUTLIER, K_BIMODAL, K_DRIFT, K_AR1, K_N };
-static const char *const kind_names[K_N] = { "gaussian", "outlier", "bimodal", "drift", "ar1" };
+enum { K_GAUSS, K_OUTLIER, K_BIMODAL, K_DRIFT, K_AR1, K_AR1_05, K_N };
+static const char *const kind_names[K_N] = { "gaussian", "outlier", "bimodal", "drift", "ar1", "ar1-0.5" };
 
 static uint64_t rng_s;
 
@@ -74,6 +75,11 @@ static size_t make(double *x, size_t n, int k, uint64_t seed, int steps, size_t 
 		}
 		if (k == K_AR1) {
 			e = t ? 0.8 * e + 0.6 * z : z;
+			z = e;
+		}
+		if (k == K_AR1_05) {
+			/* innovations of sd sqrt(1 - 0.25): stationary sd 1 */
+			e = t ? 0.5 * e + 0.8660254 * z : z;
 			z = e;
 		}
 		if (k == K_OUTLIER && unit() < 0.02)

@@ -19,6 +19,15 @@
 int cmd_parse(int argc, char **argv);
 int cmd_detect(int argc, char **argv);
 int cmd_compare_samples(int argc, char **argv);
+
+struct detect_opts;
+/*
+ * detect --score PATH (cmd_detect_score.c): the detector with o on each
+ * labelled series of PATH (a file, or a directory's *.json and *.txt),
+ * scored by lib/stats/cpdscore.h; a table on stdout, or JSON when json.
+ * Returns CLI_EXIT_OK or CLI_EXIT_USAGE (input error, said on stderr).
+ */
+int cmd_detect_score(const char *path, const struct detect_opts *o, int json);
 int cmd_submit(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);

@@ -21,6 +21,16 @@
  *
  * Options: --window W (64), --p-max P (0.001), --min-seg M (3),
  * --min-change PCT (0), --tail N. Exit 0, or 2 on usage or input errors.
+ *
+ * regtrack detect --score FILE|DIR [--json] [the options above]: instead,
+ * scores the detector against human labels (cmd_detect_score.c): each
+ * labelled series (the TCPD JSON, the `value label` text of Perfherder's
+ * alerts, or {"values", "changes", "alerts", "groups"}: lib/stats/cpdscore.h)
+ * gets n, its change points, TCPDBench's F1 (margin 5) and covering beside
+ * those of no detection, and with alert labels the true changes found
+ * within +-5 and +-20 and the detections more than 5 from every alert;
+ * then the averages (TCPD's quality_control_* and uk_coal_employ left out,
+ * as the paper's) and the alert figures summed (far per 1000 points).
  */
 #include "cli.h"
 
@@ -50,7 +60,15 @@ static int usage(void)
 		"Prints {change_points: [{index, id, before, after, change_pct, direction, p_value,\n"
 		"...}], n_values, n_commits}; with none, \"none_because\" says why (the best split,\n"
 		"its p against --p-max). --window 64, --p-max 0.001, --min-seg 3, --min-change 0 (%%),\n"
-		"--tail N: an online check of the last N commits. Exit 0, 2 usage or input error.\n");
+		"--tail N: an online check of the last N commits. Exit 0, 2 usage or input error.\n"
+		"\n"
+		"regtrack detect --score FILE|DIR [--json] [options above]: the detector scored\n"
+		"against labels, per series and overall: TCPDBench F1 (margin 5) and covering\n"
+		"beside no detection's; with alert labels, true changes found within +-5 and +-20\n"
+		"and detections more than 5 from every alert per 1000 points. A labelled series:\n"
+		"TCPD JSON {\"values\": [..], \"annotations\": {\"id\": [i, ..], ..}}, text lines\n"
+		"'value label' (TP, FN: a true change; SP, FP: an alert only; TN), or\n"
+		"{\"values\": [..], \"changes\": [i, ..], \"alerts\": [i, ..], \"groups\": [..]}.\n");
 	return 2;
 }
 
@@ -300,7 +318,8 @@ int cmd_detect(int argc, char **argv)
 	struct detect_opts o;
 	struct detect_series s;
 	struct err e;
-	const char *path = NULL;
+	const char *path = NULL, *score = NULL;
+	int json = 0;
 	double *v = NULL;
 	size_t n = 0, *group = NULL, tail = 0;
 	json_t *doc = NULL, **idvals = NULL, *out, *cps;
@@ -315,6 +334,10 @@ int cmd_detect(int argc, char **argv)
 		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
 			usage();
 			return 0;
+		}
+		if (!strcmp(arg, "--json")) {
+			json = 1;
+			continue;
 		}
 		if (arg[0] != '-' || !arg[1]) {
 			if (path)
@@ -335,6 +358,8 @@ int cmd_detect(int argc, char **argv)
 			bad = parse_double(arg, val, &o.p_max);
 		else if (!strcmp(arg, "--min-change"))
 			bad = parse_double(arg, val, &o.min_change_pct);
+		else if (!strcmp(arg, "--score"))
+			score = val;
 		else {
 			fprintf(stderr, "regtrack: detect: unknown option '%s'\n", arg);
 			return usage();
@@ -342,12 +367,14 @@ int cmd_detect(int argc, char **argv)
 		if (bad)
 			return 2;
 	}
-	if (!path)
+	if (score ? path || tail : !path || json)
 		return usage();
 	if (o.window < 8 || o.window > 100000 || o.min_seg < 1) {
 		fprintf(stderr, "regtrack: --window must lie in [8, 100000], --min-seg >= 1\n");
 		return 2;
 	}
+	if (score)
+		return cmd_detect_score(score, &o, json);
 	if (load(path, &v, &n, &group, &doc, &idvals))
 		goto out;
 	if (detect_values(v, group, n, &o, &s, &e)) {

@@ -22,7 +22,8 @@ struct command {
 static const struct command commands[] = {
 	{ "parse", cmd_parse,
 	  "parse TOOL FILE            tool output -> metrics JSON (--result: a result document)" },
-	{ "detect", cmd_detect, "detect FILE                change points of one series" },
+	{ "detect", cmd_detect,
+	  "detect FILE                change points of one series (--score DIR: against labels)" },
 	{ "compare-samples", cmd_compare_samples,
 	  "compare-samples A B        two sample sets -> verdict" },
 	{ "submit", cmd_submit, "submit FILE...             upload result documents" },

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 
 #include <gsl/gsl_cdf.h>
 
@@ -19,10 +20,32 @@ void detect_opts_init(struct detect_opts *o)
 	o->cusum_k = 1;
 	o->cusum_h = 6;
 	o->cusum_clip = 3.5;
-	o->min_effect = 1.3;
+	o->min_effect = 0;
 	o->noise_lookback = 4;
-	o->rho_min = 0.4;
+	o->rho_min = 0.2;
 	o->epidemic = 1;
+	o->explain = 0;
+}
+
+const char *detect_reason_text(enum detect_reason r)
+{
+	switch (r) {
+	case DETECT_REPORTED:
+		return "kept";
+	case DETECT_WEAK:
+		return "p above p_max";
+	case DETECT_SAME_LEVEL:
+		return "the medians either side are equal";
+	case DETECT_SMALL:
+		return "|%change| below min_change_pct";
+	case DETECT_IN_NOISE:
+		return "the move is below min_effect noise sigmas";
+	case DETECT_GRADUAL:
+		return "gradual: the commits either side differ by less than half the move";
+	case DETECT_EDGE:
+		return "the commits either side of it are not on its two levels";
+	}
+	return "unknown";
 }
 
 void detect_series_init(struct detect_series *s, const struct detect_opts *o)
@@ -47,6 +70,7 @@ void detect_series_release(struct detect_series *s)
 	free(s->ids);
 	free(s->cp);
 	free(s->raw);
+	free(s->trace);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -120,6 +144,7 @@ static int cmp_ranked(const void *x, const void *y)
 #define NOISE_LAG 2
 struct noise {
 	double sigma, rho, vif;
+	size_t df; /* differences behind sigma */
 	int history; /* 1: from the commits before the window; 0: rho still to estimate */
 };
 
@@ -127,7 +152,11 @@ struct scratch {
 	struct ranked *r;
 	double *rank;
 	double *tmp;	  /* 2 W doubles */
-	double *diff;	  /* max(noise_lookback, 2) * W doubles */
+	double *diff;	  /* max(noise_lookback, 3) * W + 1 doubles: a final estimate near the start reads up to 3 W commits */
+	double *res;	  /* as many: residuals of the noise model's region */
+	double *tmp2;	  /* as many: medians of its segments */
+	struct ranked *hr; /* as many: its ranks (rank_autocorr) */
+	double *hrank;
 	struct noise *nz; /* the noise model of the window being examined */
 	size_t cache_end; /* noise_of's last history region ended here (SIZE_MAX: none) */
 	struct noise cache;
@@ -174,13 +203,79 @@ static double trimmed_mean(double *v, size_t n)
 	return sum / (double)k;
 }
 
+static double window_median(const double *v, size_t from, size_t to, double *tmp)
+{
+	memcpy(tmp, v + from, (to - from) * sizeof(*tmp));
+	return ranktest_median_inplace(tmp, to - from);
+}
+
+/*
+ * Lag-1 autocorrelation of r[0..n) on ranks (midranks; Spearman's r_s of
+ * the pairs (r[t-1], r[t])), on the Pearson scale of Gaussian noise:
+ * rho = 2 sin(pi r_s / 6) (Pearson 1907; Kendall & Gibbons, "Rank
+ * Correlation Methods", 1990, 9.11). Ranks make one spike move it by at
+ * most 2/n and leave a two-mode mixture of independent runs at 0, where
+ * the moments of differences read both as dependence. NAN when n < 8.
+ */
+static double rank_autocorr(struct scratch *w, const double *r, size_t n)
+{
+	double mean = ((double)n + 1) / 2, num = 0, den = 0, rs;
+
+	if (n < 8)
+		return NAN;
+	for (size_t i = 0; i < n; i++)
+		w->hr[i] = (struct ranked){ r[i], i };
+	qsort(w->hr, n, sizeof(*w->hr), cmp_ranked);
+	for (size_t i = 0; i < n;) {
+		size_t t = 1;
+
+		while (i + t < n && w->hr[i + t].v == w->hr[i].v)
+			t++;
+		for (size_t j = 0; j < t; j++)
+			w->hrank[w->hr[i + j].i] = (double)i + ((double)t + 1) / 2;
+		i += t;
+	}
+	for (size_t i = 0; i < n; i++) {
+		double d = w->hrank[i] - mean;
+
+		den += d * d;
+		if (i)
+			num += d * (w->hrank[i - 1] - mean);
+	}
+	if (!(den > 0))
+		return NAN;
+	rs = num / den;
+	return 2 * sin(M_PI * rs / 6);
+}
+
+/*
+ * rho of the residuals res[0..n): counted when it is above both rho_min and
+ * 2 / sqrt(n) (about two standard errors of r_s under independence, so
+ * independent noise reads as 0 in 97.7 % of regions), capped at 0.95.
+ */
+static double rho_of(const struct detect_series *s, struct scratch *w, const double *res,
+		     size_t n)
+{
+	double rho = rank_autocorr(w, res, n);
+
+	if (!(rho >= s->opts.rho_min) || !(rho >= 2 / sqrt((double)n)))
+		return 0;
+	return rho > 0.95 ? 0.95 : rho;
+}
+
+/* sigma from the trimmed mean of lag-2 differences, given rho (see above) */
+static double sigma_of(double m2, double rho)
+{
+	return m2 / TRIM_MEAN_HALFNORMAL / sqrt(2 * (1 - rho * rho));
+}
+
 static void noise_of(const struct detect_series *s, struct scratch *w, size_t c, size_t e,
 		     struct noise *nz)
 {
 	size_t L = s->opts.noise_lookback ? s->opts.noise_lookback : 1, W = s->opts.window;
-	size_t a = c / W * W, from = a > L * W ? a - L * W : 0, n1 = 0, nk = 0;
+	size_t a = c / W * W, from = a > L * W ? a - L * W : 0, nk = 0;
 	int history = 1;
-	double m1, mk;
+	double mk;
 
 	/*
 	 * the history before the window, so that a change inside it cannot pass for noise,
@@ -205,54 +300,40 @@ static void noise_of(const struct detect_series *s, struct scratch *w, size_t c,
 	nz->history = 0;
 	if (e - from < 4 * NOISE_LAG)
 		return;
-	for (size_t t = from + 1; t < e; t++)
-		w->diff[n1++] = fabs(s->med[t] - s->med[t - 1]);
-	m1 = trimmed_mean(w->diff, n1);
 	for (size_t t = from + NOISE_LAG; t < e; t++)
 		w->diff[nk++] = fabs(s->med[t] - s->med[t - NOISE_LAG]);
 	mk = trimmed_mean(w->diff, nk);
-	if (!(mk > 0) || !(m1 > 0))
+	if (!(mk > 0))
 		return;
+	nz->df = nk;
 	nz->history = history;
-	nz->rho = history ? (mk / m1) * (mk / m1) - 1 : 0;
-	if (!(nz->rho >= s->opts.rho_min))
-		nz->rho = 0;
-	if (nz->rho > 0.95)
-		nz->rho = 0.95;
-	nz->sigma = mk / TRIM_MEAN_HALFNORMAL / sqrt(2 * (1 - nz->rho * nz->rho));
+	if (history) {
+		/*
+		 * rho from the residuals around the medians of the history's segments
+		 * (between the change points already accepted), so that a step there is
+		 * not read as dependence
+		 */
+		size_t j = 0, seg = from, n = e - from;
+
+		while (j < s->nraw && s->raw[j].index <= from)
+			j++;
+		while (seg < e) {
+			size_t end = j < s->nraw && s->raw[j].index < e ? s->raw[j].index : e;
+			double med = window_median(s->med, seg, end, w->tmp2);
+
+			for (size_t t = seg; t < end; t++)
+				w->res[t - from] = s->med[t] - med;
+			seg = end;
+			j++;
+		}
+		nz->rho = rho_of(s, w, w->res, n);
+	}
+	nz->sigma = sigma_of(mk, nz->rho);
 	nz->vif = (1 + nz->rho) / (1 - nz->rho);
 	if (history) {
 		w->cache_end = a;
 		w->cache = *nz;
 	}
-}
-
-static double window_median(const double *v, size_t from, size_t to, double *tmp)
-{
-	memcpy(tmp, v + from, (to - from) * sizeof(*tmp));
-	return ranktest_median_inplace(tmp, to - from);
-}
-
-/*
- * How far apart the two sides of the split of v[0..n) at t are, in the
- * direction of the step: sign > 0 (the values fall): min(before) -
- * max(after); sign < 0: min(after) - max(before). Negative when they overlap.
- */
-static double split_gap(const double *v, size_t n, size_t t, double sign)
-{
-	double lo_before = INFINITY, hi_before = -INFINITY, lo_after = INFINITY,
-	       hi_after = -INFINITY;
-
-	for (size_t i = 0; i < n; i++) {
-		if (i < t) {
-			lo_before = fmin(lo_before, v[i]);
-			hi_before = fmax(hi_before, v[i]);
-		} else {
-			lo_after = fmin(lo_after, v[i]);
-			hi_after = fmax(hi_after, v[i]);
-		}
-	}
-	return sign > 0 ? lo_before - hi_after : lo_after - hi_before;
 }
 
 /*
@@ -265,7 +346,7 @@ static double split_gap(const double *v, size_t n, size_t t, double sign)
 static void window_rho(const struct detect_series *s, struct scratch *w, size_t c, size_t n,
 		       size_t t, struct noise *nz)
 {
-	double *res = w->diff, *d = w->diff + n, m1, m2, lo, hi;
+	double lo, hi, *d = w->diff, m2;
 	size_t nd = 0;
 
 	if (n < s->opts.window)
@@ -273,23 +354,17 @@ static void window_rho(const struct detect_series *s, struct scratch *w, size_t 
 	lo = window_median(s->med, c, c + t, w->tmp);
 	hi = window_median(s->med, c + t, c + n, w->tmp);
 	for (size_t i = 0; i < n; i++)
-		res[i] = s->med[c + i] - (i < t ? lo : hi);
-	for (size_t i = 1; i < n; i++)
-		d[nd++] = fabs(res[i] - res[i - 1]);
-	m1 = trimmed_mean(d, nd);
-	nd = 0;
+		w->res[i] = s->med[c + i] - (i < t ? lo : hi);
+	nz->rho = rho_of(s, w, w->res, n);
+	if (!(nz->rho > 0))
+		return;
 	for (size_t i = NOISE_LAG; i < n; i++)
-		d[nd++] = fabs(res[i] - res[i - NOISE_LAG]);
+		d[nd++] = fabs(w->res[i] - w->res[i - NOISE_LAG]);
 	m2 = trimmed_mean(d, nd);
-	if (!(m1 > 0) || !(m2 > 0))
+	if (!(m2 > 0))
 		return;
-	nz->rho = (m2 / m1) * (m2 / m1) - 1;
-	if (!(nz->rho >= s->opts.rho_min))
-		return;
-	if (nz->rho > 0.95)
-		nz->rho = 0.95;
 	nz->vif = (1 + nz->rho) / (1 - nz->rho);
-	nz->sigma = m2 / TRIM_MEAN_HALFNORMAL / sqrt(2 * (1 - nz->rho * nz->rho));
+	nz->sigma = sigma_of(m2, nz->rho);
 }
 
 /*
@@ -301,10 +376,55 @@ static void window_rho(const struct detect_series *s, struct scratch *w, size_t 
  *	z = (after - before) / (sigma sqrt(pi/2 vif (1/na + 1/nb)))
  * (pi/2: the variance of a median of Gaussian values against a mean).
  */
+#define TRIM20_VAR 1.064 /* the variance of a 20 % trimmed mean over the mean's (below) */
 static double level_z(double before, double after, size_t na, size_t nb, const struct noise *nz)
 {
 	return (after - before) /
-	       (nz->sigma * sqrt(M_PI / 2 * nz->vif * (1 / (double)na + 1 / (double)nb)));
+	       (nz->sigma * sqrt(TRIM20_VAR * nz->vif * (1 / (double)na + 1 / (double)nb)));
+}
+
+/*
+ * The 20 % trimmed mean of v[from..to) (a fifth of the values dropped at
+ * each end): as robust to a few outliers as needed here, and with a
+ * variance 1.064 times the mean's for Gaussian values where the median's
+ * is pi/2 = 1.571 (Wilcox, "Introduction to Robust Estimation", 3.2), so
+ * the level test needs 22 % less of a step to pass.
+ */
+static double trimmed20(const double *v, size_t from, size_t to, double *tmp)
+{
+	size_t n = to - from, g = n / 5;
+	double sum = 0;
+
+	memcpy(tmp, v + from, n * sizeof(*tmp));
+	if (g) {
+		ranktest_select_inplace(tmp, n, g);
+		ranktest_select_inplace(tmp + g, n - g, n - 2 * g);
+	}
+	for (size_t i = g; i < n - g; i++)
+		sum += tmp[i];
+	return sum / (double)(n - 2 * g);
+}
+
+/*
+ * In a short range (n <= SHORT_LEVELS commits: the start of a series) the
+ * rank test cannot reach p_max however clean the step (7 | 5 commits: 2 /
+ * C(12, 5) = 0.0025 before the correction for 7 splits), so the levels
+ * decide too: the level z of level_z with the noise model's sigma, its p
+ * from Student's t with the differences behind sigma less one as degrees
+ * of freedom (sigma is itself an estimate from few commits). 1 when the
+ * range is longer, sigma is unknown or the noise is dependent.
+ */
+#define SHORT_LEVELS 24
+static double short_level_p(const struct detect_series *s, struct scratch *w,
+			    const struct noise *nz, size_t c, size_t t, size_t n)
+{
+	double z;
+
+	if (n > SHORT_LEVELS || !(nz->sigma > 0) || nz->vif > 1 || nz->df < 4)
+		return 1;
+	z = level_z(trimmed20(s->med, c, c + t, w->tmp), trimmed20(s->med, c + t, c + n, w->tmp),
+		    t, n - t, nz);
+	return 2 * gsl_cdf_tdist_Q(fabs(z), (double)(nz->df - 1));
 }
 
 /*
@@ -313,18 +433,49 @@ static double level_z(double before, double after, size_t na, size_t nb, const s
  * as compare_pct_change's 1e-100 base) and |after - before| >= min_effect *
  * the local noise sigma (when known).
  */
-static int big_enough(const struct detect_opts *o, const struct noise *nz, double before,
-		      double after)
+static enum detect_reason big_enough(const struct detect_opts *o, const struct noise *nz,
+				      double before, double after)
 {
 	if (before == after)
-		return 0;
+		return DETECT_SAME_LEVEL;
 	if (o->min_change_pct > 0 &&
 	    !(fabs(compare_pct_change(before, after)) >= o->min_change_pct))
-		return 0;
+		return DETECT_SMALL;
 	if (o->min_effect > 0 && isfinite(nz->sigma) &&
 	    fabs(after - before) < o->min_effect * nz->sigma)
-		return 0;
-	return 1;
+		return DETECT_IN_NOISE;
+	return DETECT_REPORTED;
+}
+
+/*
+ * Appends one candidate to s->trace when opts.explain is set: the window
+ * [c, e), the split k (absolute), the levels either side within the window,
+ * p and the rule that decided.
+ */
+static void note(struct detect_series *s, const struct noise *nz, size_t c, size_t e, size_t k,
+		 double before, double after, double p, int stage, int excursion,
+		 enum detect_reason reason)
+{
+	struct detect_candidate *d;
+
+	if (!s->opts.explain)
+		return;
+	ALLOC_GROW(s->trace, s->ntrace + 1, s->trace_alloc);
+	d = &s->trace[s->ntrace++];
+	d->start = c;
+	d->end = e;
+	d->index = k;
+	d->id = s->ids && k < s->n ? s->ids[k] : k;
+	d->stage = stage;
+	d->excursion = excursion;
+	d->before = before;
+	d->after = after;
+	d->change_pct = compare_pct_change(before, after);
+	d->p_value = p > 1 ? 1 : p;
+	d->noise_sigma = nz->sigma;
+	d->noise_rho = nz->rho;
+	d->effect = nz->sigma > 0 ? fabs(after - before) / nz->sigma : NAN;
+	d->reason = reason;
 }
 
 /* two-sided p of a standardized rank statistic z under the noise model */
@@ -344,7 +495,7 @@ static double z_pvalue(double z, const struct noise *nz)
  * and sets *k (the segment's first commit, absolute) and *p when it passes
  * p_max and the effect rules.
  */
-static int best_segment(const struct detect_series *s, struct scratch *w, size_t c, size_t n,
+static int best_segment(struct detect_series *s, struct scratch *w, size_t c, size_t n,
 			double tiesum, const struct noise *nz, size_t *k, double *p)
 {
 	const struct detect_opts *o = &s->opts;
@@ -379,13 +530,13 @@ static int best_segment(const struct detect_series *s, struct scratch *w, size_t
 	if (!nseg || !bb)
 		return 0;
 	pv = (double)nseg * z_pvalue(best, nz);
-	if (pv > o->p_max)
-		return 0;
 	{
 		double out_lo = window_median(s->med, c, c + ba, w->tmp + n + 1);
 		double in = window_median(s->med, c + ba, c + bb, w->tmp + n + 1);
+		enum detect_reason why = pv > o->p_max ? DETECT_WEAK : big_enough(o, nz, out_lo, in);
 
-		if (!big_enough(o, nz, out_lo, in))
+		note(s, nz, c, c + n, c + ba, out_lo, in, pv, 0, 1, why);
+		if (why != DETECT_REPORTED)
 			return 0;
 	}
 	*k = c + ba;
@@ -394,16 +545,115 @@ static int best_segment(const struct detect_series *s, struct scratch *w, size_t
 }
 
 /*
+ * Where the step of an accepted split of med[c..c+n) lies: the rank
+ * statistic says that the window changed, but its standardized form
+ * favours balanced splits (20 commits at 100 then 8 at 92: z peaks at 13,
+ * where the first 13 happen to be the highest of the 100s). The location is
+ * the split t in [min_seg, n - min_seg] with the least L1 cost of two
+ * levels, sum |x - median(before)| + sum |x - median(after)| (the least
+ * absolute deviations fit of one step, robust to single outliers); among
+ * splits of equal cost the one with the larger |after - before|, then the
+ * one nearer the rank statistic's peak t0.
+ */
+static size_t relocate(const struct detect_series *s, struct scratch *w, size_t c, size_t n,
+		       size_t t0, size_t tlo, size_t thi)
+{
+	size_t best = t0;
+	double best_cost = INFINITY, best_gap = 0;
+	const double *v = s->med + c;
+
+	for (size_t t = tlo; t <= thi; t++) {
+		double lo = window_median(s->med, c, c + t, w->tmp);
+		double hi = window_median(s->med, c + t, c + n, w->tmp);
+		double cost = 0, gap = fabs(hi - lo);
+		double tol = 1e-12 * (fabs(lo) + fabs(hi) + 1);
+
+		for (size_t i = 0; i < n; i++)
+			cost += fabs(v[i] - (i < t ? lo : hi));
+		if (cost < best_cost - tol * (double)n ||
+		    (cost <= best_cost + tol * (double)n &&
+		     (gap > best_gap + tol ||
+		      (gap >= best_gap - tol &&
+		       (t > t0 ? t - t0 : t0 - t) < (best > t0 ? best - t0 : t0 - best))))) {
+			best_cost = cost;
+			best_gap = gap;
+			best = t;
+		}
+	}
+	return best;
+}
+
+/*
+ * Whether the move at split t of med[c..c+n) is a step, not a slope: the
+ * medians of the h commits either side of it (h = max(min_seg, 5), fewer
+ * where a side is shorter) differ, beyond what the sides' own drift gives
+ * over h commits, in the direction of after - before by at least half of
+ * it. The drift of a side: the difference of the medians of its first and
+ * last h commits over their distance (sides shorter than 2 h: none), the
+ * mean of the two sides'. A linear drift that moves the window's halves
+ * by D moves commits h apart by about 2 h D / n (0.16 D in a window of 64);
+ * a step moves them by all of D. A drift is not what a bisect can find.
+ */
+static int abrupt(const struct detect_series *s, struct scratch *w, size_t c, size_t n, size_t t,
+		  double before, double after)
+{
+	size_t h = s->opts.min_seg > 5 ? s->opts.min_seg : 5, hb = h < t ? h : t,
+	       ha = h < n - t ? h : n - t, nslope = 0;
+	const double *v = s->med + c;
+	double jump, slope = 0;
+
+	if (!hb || !ha)
+		return 0;
+	jump = window_median(v, t, t + ha, w->tmp) - window_median(v, t - hb, t, w->tmp);
+	if (t >= 2 * h) {
+		slope += (window_median(v, t - h, t, w->tmp) - window_median(v, 0, h, w->tmp)) /
+			 (double)(t - h);
+		nslope++;
+	}
+	if (n - t >= 2 * h) {
+		slope += (window_median(v, n - h, n, w->tmp) - window_median(v, t, t + h, w->tmp)) /
+			 (double)(n - t - h);
+		nslope++;
+	}
+	if (nslope)
+		jump -= slope / (double)nslope * (double)(hb + ha) / 2;
+	return (after - before) * jump > 0 && fabs(jump) >= 0.5 * fabs(after - before);
+}
+
+/*
+ * p of the split of med[c..c+n) at t before the correction for the search:
+ * under dependent noise the levels' (level_z), else the exact Mann-Whitney p
+ * (n <= RANKTEST_EXACT_MAX; in short ranges the levels' too, short_level_p)
+ * or the normal one of the rank statistic z (NAN: computed here).
+ */
+static double split_p(const struct detect_series *s, struct scratch *w, const struct noise *nz,
+		      size_t c, size_t n, size_t t, double z)
+{
+	if (nz->vif > 1 && nz->sigma > 0)
+		return 2 * gsl_cdf_ugaussian_Q(
+				   fabs(level_z(trimmed20(s->med, c, c + t, w->tmp),
+						trimmed20(s->med, c + t, c + n, w->tmp), t, n - t, nz)));
+	if (n <= RANKTEST_EXACT_MAX || nz->vif > 1 || !isfinite(z)) {
+		double p = ranktest_mann_whitney(s->med + c, t, s->med + c + t, n - t, NULL);
+
+		if (nz->vif > 1 && p > 0 && p < 1)
+			return z_pvalue(gsl_cdf_ugaussian_Qinv(p / 2), nz);
+		return fmin(p, short_level_p(s, w, nz, c, t, n));
+	}
+	return 2 * gsl_cdf_ugaussian_Q(fabs(z));
+}
+
+/*
  * Best split of med[c..e) by the standardized Mann-Whitney statistic.
  * Returns 1 and fills *k (absolute index of the first commit after the
  * split) and *p when it passes p_max and the effect rules; else, with
  * opts.epidemic, the first edge of the best segment (best_segment).
  */
-static int best_split(const struct detect_series *s, struct scratch *w, size_t c, size_t e,
+static int best_split(struct detect_series *s, struct scratch *w, size_t c, size_t e,
 		      size_t *k, double *p)
 {
 	const struct detect_opts *o = &s->opts;
-	size_t n = e - c, m = o->min_seg, best_t = 0, nsplits;
+	size_t n = e - c, m = o->min_seg, best_t = 0, nsplits, t;
 	double tiesum = 0, best_z = 0, prefix = 0, nn = (double)n, pv;
 	struct noise nz = *w->nz;
 
@@ -413,16 +663,16 @@ static int best_split(const struct detect_series *s, struct scratch *w, size_t c
 		w->r[i] = (struct ranked){ s->med[c + i], i };
 	qsort(w->r, n, sizeof(*w->r), cmp_ranked);
 	for (size_t i = 0; i < n;) {
-		size_t t = 1;
+		size_t g = 1;
 
-		while (i + t < n && w->r[i + t].v == w->r[i].v)
-			t++;
-		for (size_t j = 0; j < t; j++)
-			w->rank[w->r[i + j].i] = (double)i + ((double)t + 1) / 2;
-		tiesum += (double)t * t * t - (double)t;
-		i += t;
+		while (i + g < n && w->r[i + g].v == w->r[i].v)
+			g++;
+		for (size_t j = 0; j < g; j++)
+			w->rank[w->r[i + j].i] = (double)i + ((double)g + 1) / 2;
+		tiesum += (double)g * g * g - (double)g;
+		i += g;
 	}
-	for (size_t t = 1; t + m <= n; t++) {
+	for (t = 1; t + m <= n; t++) {
 		double tt = (double)t, mn, var, z;
 
 		prefix += w->rank[t - 1];
@@ -440,63 +690,34 @@ static int best_split(const struct detect_series *s, struct scratch *w, size_t c
 	}
 	if (!best_t)
 		return 0;
-	/*
-	 * Localization: the standardized z favours balanced splits, so next to
-	 * a clean step it can peak a commit or two off (an almost-perfect
-	 * 13 | 17 split beats the perfect 12 | 18 one). Within min_seg of the
-	 * z peak take the split with the largest effect size |U / (t (n - t))
-	 * - 1/2| in the direction of the peak (first one on ties).
-	 */
-	{
-		size_t lo = best_t > 2 * m ? best_t - m : m;
-		size_t hi = best_t + m + m <= n ? best_t + m : n - m;
-		double sum = 0, best_eff = -1, sign = best_z < 0 ? -1 : 1;
-		size_t loc = best_t;
-
-		for (size_t t = 1; t <= hi; t++) {
-			double tt = (double)t, eff;
-
-			sum += w->rank[t - 1];
-			if (t < lo)
-				continue;
-			eff = sign * ((sum - tt * (tt + 1) / 2) / (tt * (nn - tt)) - 0.5);
-			if (eff > best_eff + 1e-12) {
-				best_eff = eff;
-				loc = t;
-			} else if (eff > best_eff - 1e-12 &&
-				   split_gap(s->med + c, n, t, sign) >
-					   split_gap(s->med + c, n, loc, sign)) {
-				/*
-				 * Equal effect (e.g. two perfect splits when the commit
-				 * between them sits at the edge of its level): the split
-				 * with the wider gap between the two sides is the step.
-				 */
-				loc = t;
-			}
-		}
-		best_t = loc;
-	}
 	if (!nz.history)
 		window_rho(s, w, c, n, best_t, &nz);
 	nsplits = n - 2 * m + 1;
-	if (nz.vif > 1 && nz.sigma > 0)
-		pv = (double)nsplits * 2 *
-		     gsl_cdf_ugaussian_Q(fabs(level_z(window_median(s->med, c, c + best_t, w->tmp),
-						      window_median(s->med, c + best_t, e, w->tmp),
-						      best_t, n - best_t, &nz)));
-	else if (nz.vif > 1)
-		pv = (double)nsplits * z_pvalue(best_z, &nz);
-	else if (n <= RANKTEST_EXACT_MAX)
-		pv = (double)nsplits * ranktest_mann_whitney(s->med + c, best_t,
-							     s->med + c + best_t, n - best_t, NULL);
-	else
-		pv = (double)nsplits * 2 * gsl_cdf_ugaussian_Q(fabs(best_z));
-	if (pv <= o->p_max) {
-		double before = window_median(s->med, c, c + best_t, w->tmp);
-		double after = window_median(s->med, c + best_t, e, w->tmp);
+	pv = (double)nsplits * split_p(s, w, &nz, c, n, best_t, best_z);
+	t = best_t;
+	/*
+	 * Bonferroni bounds the chance that any of the nsplits splits has p <= p_max /
+	 * nsplits, so the split may be chosen by any rule: the step's location (relocate)
+	 * is tested too when the peak is near the bar (p within 10 p_max), and the smaller p taken
+	 */
+	if (pv <= 10 * o->p_max) {
+		size_t q = n / 4 > m ? n / 4 : m;
 
-		if (big_enough(o, &nz, before, after)) {
-			*k = c + best_t;
+		t = relocate(s, w, c, n, best_t, best_t > m + q ? best_t - q : m,
+			     best_t + q + m < n ? best_t + q : n - m);
+		if (t != best_t)
+			pv = fmin(pv, (double)nsplits * split_p(s, w, &nz, c, n, t, NAN));
+	}
+	{
+		double before = window_median(s->med, c, c + t, w->tmp);
+		double after = window_median(s->med, c + t, e, w->tmp);
+		enum detect_reason why = pv > o->p_max ? DETECT_WEAK : big_enough(o, &nz, before, after);
+
+		if (why == DETECT_REPORTED && !abrupt(s, w, c, n, t, before, after))
+			why = DETECT_GRADUAL;
+		note(s, &nz, c, e, c + t, before, after, pv, 0, 0, why);
+		if (why == DETECT_REPORTED) {
+			*k = c + t;
 			*p = pv > 1 ? 1 : pv;
 			return 1;
 		}
@@ -505,50 +726,128 @@ static int best_split(const struct detect_series *s, struct scratch *w, size_t c
 }
 
 /* The earliest accepted split in [c, e): binary segmentation leftwards. */
-static int earliest_split(const struct detect_series *s, struct scratch *w, size_t c, size_t e,
-			  size_t *k, double *p)
+static int earliest_split(struct detect_series *s, struct scratch *w, size_t c, size_t e,
+			  size_t *k, double *p, size_t *we)
 {
 	size_t k1;
 	double p1;
 
 	if (!best_split(s, w, c, e, &k1, &p1))
 		return 0;
-	if (!earliest_split(s, w, c, k1, k, p)) {
+	if (!earliest_split(s, w, c, k1, k, p, we)) {
 		*k = k1;
 		*p = p1;
+		*we = e;
 	}
 	return 1;
 }
 
-static void fill_fields(struct detect_series *s, size_t j, struct scratch *w)
+/* before, after, %change, p of cp over [lo, hi) (lo < index < hi) */
+static void estimate(struct detect_series *s, struct scratch *w, struct change_point *cp,
+		     size_t lo, size_t hi)
 {
-	struct change_point *cp = &s->raw[j];
-	size_t W = s->opts.window, m = s->opts.min_seg, k = cp->index, nsplits;
-	size_t lo = j ? s->raw[j - 1].index : 0, hi = j + 1 < s->nraw ? s->raw[j + 1].index : s->n;
+	size_t m = s->opts.min_seg, k = cp->index, nsplits;
 	double *tmp = w->tmp;
 	struct noise nz;
 
-	if (k > W && k - W > lo)
-		lo = k - W;
-	if (k + W < hi)
-		hi = k + W;
+	cp->from = lo;
+	cp->to = hi;
 	cp->before = window_median(s->med, lo, k, tmp);
 	cp->after = window_median(s->med, k, hi, tmp);
 	cp->change_pct = compare_pct_change(cp->before, cp->after);
 	cp->direction = cp->after > cp->before ? 1 : cp->after < cp->before ? -1 : 0;
 	cp->mw_p = ranktest_mann_whitney(s->med + lo, k - lo, s->med + k, hi - k, NULL);
-	/* the noise model before the change (what the accepting window saw, at most) */
-	noise_of(s, w, lo, k, &nz);
+	/*
+	 * the noise model before the change (what the accepting window saw, at most; at
+	 * the start of a series, from the range itself: its lag-2 differences' trimmed
+	 * mean is not moved by the one step)
+	 */
+	noise_of(s, w, lo, hi, &nz);
+	cp->mw_p = fmin(cp->mw_p, short_level_p(s, w, &nz, lo, k - lo, hi - lo));
 	cp->noise_sigma = nz.sigma;
 	cp->noise_rho = nz.rho;
 	if (nz.vif > 1 && nz.sigma > 0)
 		cp->mw_p = 2 * gsl_cdf_ugaussian_Q(
-				       fabs(level_z(cp->before, cp->after, k - lo, hi - k, &nz)));
+				       fabs(level_z(trimmed20(s->med, lo, k, tmp),
+						    trimmed20(s->med, k, hi, tmp), k - lo, hi - k, &nz)));
 	else if (nz.vif > 1 && cp->mw_p > 0 && cp->mw_p < 1)
 		cp->mw_p = z_pvalue(gsl_cdf_ugaussian_Qinv(cp->mw_p / 2), &nz);
 	nsplits = hi - lo >= 2 * m ? hi - lo - 2 * m + 1 : 1;
 	cp->p_value = fmin(1, (double)nsplits * cp->mw_p);
+}
+
+/*
+ * The final estimate of accepted split j: its levels over the commits
+ * between its neighbours, at most W either side; when a neighbouring level
+ * that no split separated makes that range's p fail p_max, the range of the
+ * window that accepted it, within the neighbours (the evidence that made
+ * it significant gives its size too).
+ */
+static void fill_fields(struct detect_series *s, size_t j, struct scratch *w)
+{
+	struct change_point *cp = &s->raw[j];
+	size_t W = s->opts.window, k = cp->index;
+	size_t lo = j ? s->raw[j - 1].index : 0, hi = j + 1 < s->nraw ? s->raw[j + 1].index : s->n;
+	size_t wlo = cp->window_from > lo ? cp->window_from : lo;
+	size_t whi = cp->window_to < hi ? cp->window_to : hi;
+
+	if (k > W && k - W > lo)
+		lo = k - W;
+	if (k + W < hi)
+		hi = k + W;
+	estimate(s, w, cp, lo, hi);
+	if (cp->p_value > s->opts.p_max && (wlo != lo || whi != hi) && wlo < k && k < whi) {
+		struct change_point alt = *cp;
+
+		estimate(s, w, &alt, wlo, whi);
+		if (alt.p_value <= s->opts.p_max && alt.direction == cp->direction)
+			*cp = alt;
+	}
 	cp->id = s->ids ? s->ids[k] : k;
+}
+
+/*
+ * Whether the commits either side of cp are on its two levels: the last
+ * good one (index - 1) nearer before than after, the first bad one nearer
+ * after (so the range the server records, and a bisect searches, holds the
+ * step). When not, the split moves within min_seg commits to the least L1
+ * cost of two levels over [from, to) (relocate) and is estimated again
+ * there; a split that still fails is dropped (DETECT_EDGE). cp is a copy
+ * of an accepted split: the scan's own splits stay where they are, so an
+ * incremental run and a full one agree.
+ */
+static int at_edge(struct detect_series *s, struct scratch *w, struct change_point *cp)
+{
+	size_t m = s->opts.min_seg, k = cp->index, lo = cp->from, n = cp->to - cp->from;
+	double mid;
+	int down;
+
+	for (int pass = 0; pass < 2; pass++) {
+		mid = (cp->before + cp->after) / 2;
+		down = cp->after < cp->before;
+		if (cp->index == 0 || cp->before == cp->after ||
+		    ((s->med[cp->index - 1] < mid) != down && (s->med[cp->index] < mid) == down))
+			return 1;
+		if (pass)
+			break;
+		{
+			size_t t0 = k - lo, tlo = t0 > m ? t0 - m : 1, thi = t0 + m < n ? t0 + m : n - 1;
+			size_t t = relocate(s, w, lo, n, t0, tlo, thi);
+
+			if (t == t0)
+				break;
+			cp->index = lo + t;
+			estimate(s, w, cp, cp->from, cp->to);
+			cp->id = s->ids ? s->ids[cp->index] : cp->index;
+		}
+	}
+	{
+		struct noise nz = { .sigma = cp->noise_sigma, .rho = cp->noise_rho, .vif = 1 };
+
+		note(s, &nz, cp->from, cp->to, cp->index, cp->before, cp->after, cp->p_value, 1, 0,
+		     DETECT_EDGE);
+	}
+	return 0;
 }
 
 /*
@@ -557,11 +856,15 @@ static void fill_fields(struct detect_series *s, size_t j, struct scratch *w)
  * min_change_pct (a 0 -> x change always passes: compare_pct_change) and
  * the step is >= min_effect noise sigmas.
  */
-static int reported(const struct detect_series *s, const struct change_point *cp)
+static int reported(struct detect_series *s, const struct change_point *cp)
 {
-	struct noise nz = { cp->noise_sigma, cp->noise_rho, 1, 1 };
+	struct noise nz = { .sigma = cp->noise_sigma, .rho = cp->noise_rho, .vif = 1, .history = 1 };
+	enum detect_reason why = cp->p_value > s->opts.p_max ?
+					 DETECT_WEAK :
+					 big_enough(&s->opts, &nz, cp->before, cp->after);
 
-	return cp->p_value <= s->opts.p_max && big_enough(&s->opts, &nz, cp->before, cp->after);
+	note(s, &nz, cp->from, cp->to, cp->index, cp->before, cp->after, cp->p_value, 1, 0, why);
+	return why == DETECT_REPORTED;
 }
 
 size_t detect_series_run(struct detect_series *s)
@@ -577,13 +880,18 @@ size_t detect_series_run(struct detect_series *s)
 	w.r = xmalloc(W * sizeof(*w.r));
 	w.rank = xmalloc(W * sizeof(*w.rank));
 	w.tmp = xmalloc((2 * W + 2) * sizeof(*w.tmp));
-	w.diff = xmalloc(((L > 2 ? L : 2) * W + 1) * sizeof(*w.diff));
+	w.diff = xmalloc(((L > 3 ? L : 3) * W + 1) * sizeof(*w.diff));
+	w.res = xmalloc(((L > 3 ? L : 3) * W + 1) * sizeof(*w.res));
+	w.tmp2 = xmalloc(((L > 3 ? L : 3) * W + 1) * sizeof(*w.tmp2));
+	w.hr = xmalloc(((L > 3 ? L : 3) * W + 1) * sizeof(*w.hr));
+	w.hrank = xmalloc(((L > 3 ? L : 3) * W + 1) * sizeof(*w.hrank));
 	w.nz = &nz;
 	w.cache_end = SIZE_MAX;
 	s->nraw = s->nfinal;
 	s->examined = 0;
+	s->ntrace = 0;
 	while (c <= T && T - c >= 2 * m) {
-		size_t e = c + W < T ? c + W : T, k;
+		size_t e = c + W < T ? c + W : T, k, we;
 		double p;
 
 		if (!resume_set && e == T) {
@@ -596,10 +904,12 @@ size_t detect_series_run(struct detect_series *s)
 		s->examined += e - c;
 		/* one noise model per window, for its splits and their recursion */
 		noise_of(s, &w, c, e, &nz);
-		if (earliest_split(s, &w, c, e, &k, &p)) {
+		if (earliest_split(s, &w, c, e, &k, &p, &we)) {
 			ALLOC_GROW(s->raw, s->nraw + 1, s->raw_alloc);
 			memset(&s->raw[s->nraw], 0, sizeof(s->raw[s->nraw]));
 			s->raw[s->nraw].index = k;
+			s->raw[s->nraw].window_from = c;
+			s->raw[s->nraw].window_to = we;
 			s->raw[s->nraw].window_p = p;
 			s->nraw++;
 			c = k;
@@ -619,11 +929,14 @@ size_t detect_series_run(struct detect_series *s)
 			fill_fields(s, j, &w);
 	/* the filter runs on the final estimates (so no "p 1.0" and no change below the floor) */
 	s->ncp = 0;
-	for (size_t j = 0; j < s->nraw; j++)
-		if (reported(s, &s->raw[j])) {
+	for (size_t j = 0; j < s->nraw; j++) {
+		struct change_point cp = s->raw[j];
+
+		if (at_edge(s, &w, &cp) && reported(s, &cp)) {
 			ALLOC_GROW(s->cp, s->ncp + 1, s->cp_alloc);
-			s->cp[s->ncp++] = s->raw[j];
+			s->cp[s->ncp++] = cp;
 		}
+	}
 	s->resume = new_resume;
 	s->nfinal = new_nfinal;
 	s->frozen_end = frozen;
@@ -632,6 +945,10 @@ size_t detect_series_run(struct detect_series *s)
 	free(w.rank);
 	free(w.tmp);
 	free(w.diff);
+	free(w.res);
+	free(w.tmp2);
+	free(w.hr);
+	free(w.hrank);
 	return s->ncp;
 }
 

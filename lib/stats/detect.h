@@ -30,23 +30,56 @@
  *     p = min(1, nsplits * p_split), a conservative bound on the
  *     max-type null distribution, with p_split the exact Mann-Whitney p
  *     of that split (ranktest.h) for windows of <= RANKTEST_EXACT_MAX
- *     commits and 2 * Q(|z|max) above. The split is accepted when p <= p_max
- *     (default 1e-3), the medians on both sides differ, |%change| of them
- *     >= min_change_pct (default 0; a base of 0 passes, see below) and
- *     |after - before| >= min_effect (default 1.3) noise sigmas.
+ *     commits and 2 * Q(|z|max) above. In a range of <= 24 commits (the
+ *     start of a series) the rank test cannot reach p_max however clean the
+ *     step (7 | 5 commits: 2 / C(12, 5) = 0.0025 before the correction), so
+ *     there p_split is the smaller of that and the levels' p (the
+ *     difference of the two trimmed means over sigma * sqrt(1.064 (1/na +
+ *     1/nb)), see 2a,
+ *     Student's t with the noise model's differences less one as degrees
+ *     of freedom).
+ *  2'. Location. The standardized z favours balanced splits: 20 commits at
+ *     100 then 8 at 92 peak at 13 when the first 13 happen to be the
+ *     highest 100s. When the peak's p is within 10 p_max, the split within
+ *     n/4 of the peak with the least L1 cost of two levels (sum |x -
+ *     median| of each side: the least absolute deviations fit of one
+ *     step; ties: the larger |after - before|, then the nearer the peak)
+ *     is the step's location, and its own p is taken when smaller
+ *     (Bonferroni bounds any rule that picks one of the nsplits splits).
+ *     The split is accepted when p <= p_max (default 1e-3), the medians on
+ *     both sides differ, |%change| >= min_change_pct (default 0; a base of
+ *     0 passes, see below), |after - before| >= min_effect noise sigmas
+ *     (default 0: off; the p of a window of <= 64 commits already needs
+ *     about one sigma, and a sigma read off a history with level shifts
+ *     vetoed p 1e-8 steps) and the move is abrupt: the medians of the
+ *     h = max(min_seg, 5) commits either side of the split, less what the
+ *     sides' own slope gives over that distance, differ by at least half of
+ *     after - before in its direction (a linear drift moving the halves of
+ *     a window of 64 by D moves commits 5 apart by about 0.16 D).
  *  2a. The noise model (detect.c, noise_of): sigma and the lag-1
  *     autocorrelation rho of the per-commit medians, from the
- *     noise_lookback * W commits before the window (the window itself when
- *     fewer than W precede it: sigma from [0, end), rho from its residuals
- *     around the two levels of its best split), by trimmed means of lag-1
- *     and lag-2 differences: rho = (m2/m1)^2 - 1 (AR(1): Var(d1)/Var(d2) =
- *     1/(1+rho)). rho < rho_min (0.4) counts as 0. With rho > 0 (real
- *     noise is autocorrelated: one slow machine state spans commits) the
- *     variance of a level is inflated by vif = (1+rho)/(1-rho), and the p
- *     of a split comes from the difference of the two medians over its
- *     standard error sigma * sqrt(pi/2 * vif * (1/na + 1/nb)), Bonferroni
- *     as above. AR(1) noise with phi 0.8 gave 14.5 false change points per
- *     1000 points with the rank test alone; 0.2-0.5 with the model.
+ *     noise_lookback * W commits before the window (fewer than W before
+ *     it: sigma from the window, rho from its residuals around the two
+ *     levels of its best split when it is a full window).
+ *     sigma: the trimmed mean (lowest 90 %) of |lag-2 differences|, which
+ *     a step or an outlier moves in two places only, scaled for AR(1)
+ *     noise. rho: Spearman's lag-1 autocorrelation of the residuals around
+ *     the medians of the history's segments (between the splits already
+ *     accepted) on the Pearson scale, 2 sin(pi r_s / 6): ranks leave a
+ *     spike or a second mode of independent runs at 0, where the moments
+ *     of differences (the estimator this replaced) read 0.67 on independent
+ *     page-load noise. rho counts when above rho_min (0.2) and 2/sqrt(n) of
+ *     its n residuals, capped at 0.95. With rho > 0 (real noise can be
+ *     autocorrelated: one slow machine state spans commits) the variance
+ *     of a level is inflated by vif = (1+rho)/(1-rho), and the p of a split
+ *     comes from the difference of the two sides' 20 % trimmed means over
+ *     its standard error sigma * sqrt(1.064 * vif * (1/na + 1/nb)) (1.064:
+ *     the trimmed mean's variance over the mean's for Gaussian values; the
+ *     median's would be pi/2), Bonferroni as above.
+ *     What it assumes: per-commit medians are a level plus stationary noise
+ *     that may be heavy-tailed, two-mode or AR(1)-like; levels move in
+ *     steps (and excursions, 2b), not slopes. A step the scan misses stays
+ *     in the history's residuals and raises rho for the windows after it.
  *  2b. Excursions (epidemic alternative): when no single split passes, the
  *     standardized rank sum of every segment [a, b) of the window (a, n - b,
  *     b - a >= min_seg, b - a <= n/2) against the rest, Bonferroni over the
@@ -105,11 +138,19 @@
  *                  could take in before+after (Bonferroni); with rho > 0
  *                  mw_p is the levels' p of 2a instead
  *
- * Reported are only the change points whose final estimates pass: p_value
- * <= p_max, before != after, |change_pct| >= min_change_pct, |after -
- * before| >= min_effect * noise_sigma (so no "10 -> 10, p 1.0" on integer
- * series and no change below --min-change). The accepted splits behind
- * them stay in raw/nraw, which the scan and the incremental state use.
+ * The final estimate of each accepted split: before/after/p over the
+ * commits between its neighbours (at most W either side); when a level no
+ * split separated makes that p fail, over the window that accepted it
+ * (within the neighbours), so the size comes from the evidence that made
+ * it significant. The last good commit (index - 1) must lie nearer before
+ * and the first bad one nearer after, else the split moves by up to
+ * min_seg commits to the least L1 cost over its range, else it is dropped
+ * (DETECT_EDGE): a reported range always holds its step. Reported are the
+ * change points whose final estimates then pass p_value <= p_max,
+ * before != after, |change_pct| >= min_change_pct and the min_effect rule.
+ * The accepted splits behind them stay in raw/nraw, which the scan and the
+ * incremental state use. opts.explain keeps every candidate and the rule
+ * that kept or dropped it (struct detect_candidate).
  *  window_p        the p of the window that accepted the change (that
  *                  window may end a few commits after it, so this is
  *                  often much larger than p_value)
@@ -128,10 +169,11 @@ struct detect_opts {
 	double p_max;	       /* window p needed to accept and to report, default 1e-3 */
 	double min_change_pct; /* smallest |%change| reported, default 0 */
 	double cusum_k, cusum_h, cusum_clip; /* online check, defaults 1, 6, 3.5 */
-	double min_effect;     /* smallest |after - before| in noise sigmas, default 1.3 (0: off) */
+	double min_effect;     /* smallest |after - before| in noise sigmas, default 0 (off) */
 	size_t noise_lookback; /* noise model from the last this many windows, default 4 */
-	double rho_min;	       /* lag-1 autocorrelation below this counts as 0, default 0.4 */
+	double rho_min;	       /* lag-1 autocorrelation below this counts as 0, default 0.2 */
 	int epidemic;	       /* 1: also test segments that come back (excursions), default 1 */
+	int explain;	       /* 1: detect_series_run keeps every candidate in s->trace, default 0 */
 };
 
 /* Fills the defaults above. */
@@ -140,10 +182,51 @@ void detect_opts_init(struct detect_opts *o);
 struct change_point {
 	size_t index; /* first commit (position in the series) after the change */
 	size_t id;    /* the group number of that commit (detect_values), else index */
+	size_t from, to; /* before is the median of [from, index), after of [index, to) */
+	size_t window_from, window_to; /* the test window that accepted the split */
 	double before, after, change_pct, p_value, mw_p, window_p;
 	int direction;	    /* +1 after > before, -1 after < before: the change's sign */
 	double noise_sigma; /* the noise model before index (see above); NAN when unknown */
 	double noise_rho;   /* ... its lag-1 autocorrelation, 0 when below rho_min */
+};
+
+/*
+ * Why a candidate split was kept or dropped (detect_reason_text gives the
+ * words). Each test window's best split (and, when that fails, its best
+ * excursion) is a candidate at stage 0; each split accepted there is a
+ * candidate again at stage 1, with its final estimate (its levels from the
+ * neighbouring change points, p corrected for the positions it could take).
+ */
+enum detect_reason {
+	DETECT_REPORTED,   /* passed every rule (stage 0: accepted; 1: reported) */
+	DETECT_WEAK,	   /* p above opts.p_max */
+	DETECT_SAME_LEVEL, /* the medians either side are equal */
+	DETECT_SMALL,	   /* |change_pct| below opts.min_change_pct */
+	DETECT_IN_NOISE,   /* |after - before| below opts.min_effect noise sigmas */
+	DETECT_GRADUAL,	   /* the h = max(min_seg, 5) commits either side of the split
+			    * differ by less than half of after - before: a drift, not a step */
+	DETECT_EDGE,	   /* stage 1: the last good commit is not nearer the before level or
+			    * the first bad one not nearer the after level, also when moved
+			    * by up to min_seg commits: the range would not hold the step */
+};
+
+/* A static string: the rule in words ("p above p_max", ...). */
+const char *detect_reason_text(enum detect_reason r);
+
+/*
+ * One candidate (opts.explain): the window [start, end) it was tested in
+ * (commit positions), the split (index: first commit after it, id its
+ * group as in struct change_point), the medians before and after it in
+ * that window (stage 1: the final estimate's), LKP's %change, p (Bonferroni
+ * over the splits or segments tried), the noise model (NAN sigma when
+ * unknown) and effect = |after - before| / noise_sigma.
+ */
+struct detect_candidate {
+	size_t start, end, index, id;
+	int stage;     /* 0 the window scan, 1 the final estimate of an accepted split */
+	int excursion; /* 1: the first edge of a segment that came back (epidemic test) */
+	double before, after, change_pct, p_value, noise_sigma, noise_rho, effect;
+	enum detect_reason reason;
 };
 
 /*
@@ -162,6 +245,11 @@ struct detect_series {
 	size_t ncp, cp_alloc;
 	struct change_point *raw; /* nraw accepted splits before the report filter (internal) */
 	size_t nraw, raw_alloc;
+	/* opts.explain: the candidates of the last detect_series_run, in the order
+	 * tested (an incremental run: the windows from resume on, and every
+	 * accepted split's final estimate) */
+	struct detect_candidate *trace;
+	size_t ntrace, trace_alloc;
 	/* incremental state */
 	size_t resume;	   /* commit where the next run restarts the scan */
 	size_t nfinal;	   /* raw change points before resume (final) */

@@ -58,7 +58,8 @@ class Story(unittest.TestCase):
             "mail_from": "regtrack bot <regtrack@example.org>",
             "public_url": "https://perf.example.org", "mail_poll_ms": 100,
             "mail_cc": "cc@example.org",
-            "detect_enabled": 0})
+            # the records are inserted confirmed: no automatic bisect may take them
+            "detect_enabled": 0, "auto_bisect": 0})
         cls.srv = Server(extra_args=["--config", cls.conf])
         cls.post_runs()
         cls.records()
