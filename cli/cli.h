@@ -32,6 +32,8 @@ int cmd_submit(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
 int cmd_job(int argc, char **argv);
+/* regtrack regression invalid ID --reason TEXT | show ID (cmd_regression.c) */
+int cmd_regression(int argc, char **argv);
 
 /*
  * 1 when arg is the long flag `flag`, with '-' and '_' the same after the

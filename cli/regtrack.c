@@ -1,6 +1,7 @@
 /*
  * bin/regtrack — the user and CI tool. Offline: parse, detect,
- * compare-samples. Online (against a server): submit, compare, bisect, job.
+ * compare-samples. Online (against a server): submit, compare, bisect, job,
+ * regression.
  *
  * Global options before the command: --server URL and --token TOKEN (also
  * --server=URL); they stand for REGTRACK_SERVER and REGTRACK_TOKEN, and the
@@ -30,6 +31,8 @@ static const struct command commands[] = {
 	{ "bisect", cmd_bisect, "bisect start|show ID|list   run or read a bisect" },
 	{ "test", cmd_test, "test --base REF --head REF|--patches F ...  A/B test a change" },
 	{ "job", cmd_job, "job submit|show|list|wait|cancel   queue, follow or cancel a job" },
+	{ "regression", cmd_regression,
+	  "regression invalid ID --reason TEXT | show ID   mark a false alarm, or show a record" },
 };
 
 /* the global options: flag -> environment variable */

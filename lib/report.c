@@ -111,6 +111,30 @@ static int links(struct buf *b, const struct report_input *in)
 	return 0;
 }
 
+/*
+ * The one step to call the alert a false alarm (issue 27): the page, where
+ * an admin token has a button, and the CLI command that does the same
+ * (POST /api/v1/regressions/{id}/invalid); nothing without a record.
+ */
+static int invalid_step(struct buf *b, const struct report_input *in)
+{
+	const char *base = in->public_url ? in->public_url : "";
+	size_t n = strlen(base);
+
+	while (n && base[n - 1] == '/')
+		n--;
+	if (in->regression_id <= 0)
+		return 0;
+	if (buf_addf(b,
+		     "\nnot a real change? an admin marks it invalid in one step, on "
+		     "%.*s/regressions/%lld or with:\n  regtrack ",
+		     (int)n, base, in->regression_id))
+		return -1;
+	if (n && buf_addf(b, "--server %.*s ", (int)n, base))
+		return -1;
+	return buf_addf(b, "regression invalid %lld --reason \"...\"\n", in->regression_id);
+}
+
 static int render_fixed(const struct report_input *in, struct buf *b)
 {
 	if (buf_addstr(b, "Hello,\n\nthe ") || buf_addstr(b, word(in)) ||
@@ -495,7 +519,7 @@ static int render_report(const struct report_input *in, struct buf *b)
 	if (in->reproduce && (buf_addstr(b, "\nto reproduce one data point:\n\n  ") ||
 			      add_oneline(b, in->reproduce) || buf_addch(b, '\n')))
 		return -1;
-	if (buf_addch(b, '\n') || links(b, in) ||
+	if (buf_addch(b, '\n') || links(b, in) || invalid_step(b, in) ||
 	    buf_addstr(b,
 		       "\nThis mail was sent automatically; replies reach the regtrack maintainers.\n"
 		       "\n-- \nregtrack\n"))

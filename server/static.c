@@ -91,8 +91,8 @@ static int is_dashboard_file(const char *url)
 static int is_app_page(const char *url)
 {
 	static const char *const pages[] = {
-		"series",   "compare",	    "regressions", "bisects", "jobs",
-		"machines", "profile-diff", "trees",	   "plans",   "requests",
+		"series",	"compare", "regressions", "bisects",  "jobs",	 "machines",
+		"profile-diff", "trees",   "plans",	  "requests", "quality",
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(pages); i++) {

@@ -64,6 +64,10 @@ enum MHD_Result api_workers_register(struct request *rq);
 enum MHD_Result api_regressions_get(struct request *rq);
 enum MHD_Result api_regression_get(struct request *rq);
 enum MHD_Result api_regression_patch(struct request *rq);
+enum MHD_Result api_regression_invalid(struct request *rq);
+
+/* the alert-quality ledger (quality.c) */
+enum MHD_Result api_quality_get(struct request *rq);
 
 /* reports: a regression's report text, mailing it, the outbox (reports.c) */
 enum MHD_Result api_outbox_get(struct request *rq);

@@ -15,6 +15,11 @@
  *   PATCH /api/v1/regressions/{id}   (admin) {"state": S, "note": TEXT}: state
  *         change and its history row in one transaction; a note alone is
  *         recorded with from = to
+ *   POST  /api/v1/regressions/{id}/invalid   (admin) {"reason": TEXT}: the one
+ *         step to call an alert a false alarm (the page's button, the mail's
+ *         command): state `invalid` with the reason as its history note;
+ *         reason required (400 naming it when absent, empty or blank);
+ *         replies the record as GET does
  *   (GET /api/v1/regressions/{id}/report, the report mails: api/reports.c)
  */
 #include "server/api/api.h"
@@ -22,6 +27,7 @@
 #include "server/db/regressions.h"
 #include "server/regressions.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -146,15 +152,41 @@ enum MHD_Result api_regression_get(struct request *rq)
 	return reply_json(rq, 200, o);
 }
 
+/*
+ * Moves record id to state (NULL: a note only) with its history row in one
+ * transaction, then replies the record as GET does (200).
+ */
+static enum MHD_Result transition_reply(struct request *rq, long long id, const char *state,
+					const char *note)
+{
+	char idb[24];
+	struct err e;
+	PGconn *c;
+	json_t *o;
+
+	snprintf(idb, sizeof(idb), "%lld", id);
+	c = rq_db(rq, &e);
+	if (!c || db_begin(c, &e))
+		return reply_err(rq, &e);
+	if (regression_transition(c, id, state, NULL, rq->token_id, note, NULL, NULL, &e) ||
+	    db_commit(c, &e)) {
+		db_rollback(c);
+		return reply_err(rq, &e);
+	}
+	o = regression_full(c, idb, &e);
+	if (!o)
+		return reply_err(rq, &e);
+	return reply_json(rq, 200, o);
+}
+
 enum MHD_Result api_regression_patch(struct request *rq)
 {
 	char idtext[24];
 	struct err e;
 	long long id;
-	char idb[24];
 	const char *state = NULL, *note = NULL, *key;
-	json_t *b, *v, *o;
-	PGconn *c;
+	enum MHD_Result ret;
+	json_t *b, *v;
 
 	if (rq_path_id(rq, "regression", &id, idtext, &e))
 		return reply_err(rq, &e);
@@ -191,23 +223,52 @@ enum MHD_Result api_regression_patch(struct request *rq)
 			 "give 'state' (and optionally 'note'), or a 'note'");
 		goto bad;
 	}
-	snprintf(idb, sizeof(idb), "%lld", id);
-	c = rq_db(rq, &e);
-	if (!c || db_begin(c, &e)) {
-		json_decref(b);
-		return reply_err(rq, &e);
-	}
-	if (regression_transition(c, id, state, NULL, rq->token_id, note, NULL, NULL, &e) ||
-	    db_commit(c, &e)) {
-		db_rollback(c);
-		json_decref(b);
-		return reply_err(rq, &e);
-	}
+	ret = transition_reply(rq, id, state, note);
 	json_decref(b);
-	o = regression_full(c, idb, &e);
-	if (!o)
+	return ret;
+bad:
+	json_decref(b);
+	return reply_err(rq, &e);
+}
+
+enum MHD_Result api_regression_invalid(struct request *rq)
+{
+	char idtext[24];
+	struct err e;
+	long long id;
+	const char *reason = NULL, *key, *p;
+	enum MHD_Result ret;
+	json_t *b, *v;
+
+	if (rq_path_id(rq, "regression", &id, idtext, &e))
 		return reply_err(rq, &e);
-	return reply_json(rq, 200, o);
+	if (!rq->body.len) {
+		err_setc(&e, ERR_MISSING_FIELD, "reason",
+			 "give {\"reason\": TEXT}: why it is not a real change (kept in its history)");
+		return reply_err(rq, &e);
+	}
+	b = rq_json(rq, &e);
+	if (!b)
+		return reply_err(rq, &e);
+	json_object_foreach (b, key, v) {
+		if (strcmp(key, "reason")) {
+			err_setc(&e, ERR_INVALID_FIELD, key, "unknown field '%s' (only 'reason')",
+				 key);
+			goto bad;
+		}
+	}
+	if (json_str_field(b, "reason", 1, NOTE_MAX, &reason, &e))
+		goto bad;
+	for (p = reason; *p && isspace((unsigned char)*p); p++)
+		;
+	if (!*p) {
+		err_setc(&e, ERR_MISSING_FIELD, "reason",
+			 "give the 'reason' it is not a real change (kept in its history)");
+		goto bad;
+	}
+	ret = transition_reply(rq, id, "invalid", reason);
+	json_decref(b);
+	return ret;
 bad:
 	json_decref(b);
 	return reply_err(rq, &e);

@@ -52,6 +52,9 @@ const struct route routes[] = {
 	{ "GET", "/api/v1/regressions", api_regressions_get, AUTH_READ },
 	{ "GET", "/api/v1/regressions/{}", api_regression_get, AUTH_READ },
 	{ "PATCH", "/api/v1/regressions/{}", api_regression_patch, AUTH_ADMIN },
+	{ "POST", "/api/v1/regressions/{}/invalid", api_regression_invalid, AUTH_ADMIN },
+	/* the alert-quality ledger */
+	{ "GET", "/api/v1/quality", api_quality_get, AUTH_READ },
 	/* reports: a regression's report mail and the outbox */
 	{ "GET", "/api/v1/outbox", api_outbox_get, AUTH_ADMIN },
 	{ "GET", "/api/v1/regressions/{}/report", api_regression_report_get, AUTH_READ },

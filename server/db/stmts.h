@@ -16,6 +16,7 @@ extern const struct db_stmt_def db_stmts_mail[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_meta[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_plans[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_profiles[DB_NR_STMTS];
+extern const struct db_stmt_def db_stmts_quality[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_regressions[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_requests[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_runs[DB_NR_STMTS];

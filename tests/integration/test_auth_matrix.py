@@ -58,6 +58,9 @@ DOCUMENTED = {
     ("GET", "/api/v1/regressions"): READ,
     ("GET", "/api/v1/regressions/{}"): READ,
     ("PATCH", "/api/v1/regressions/{}"): ("admin",),  # triage
+    ("POST", "/api/v1/regressions/{}/invalid"): ("admin",),  # triage: a false alarm
+    # the alert-quality ledger (issue 27): counts of records, read like them
+    ("GET", "/api/v1/quality"): READ,
     ("POST", "/api/v1/bisects"): ("submit", "admin"),
     ("GET", "/api/v1/bisects"): READ,
     ("GET", "/api/v1/bisects/{}"): READ,

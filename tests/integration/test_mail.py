@@ -154,6 +154,11 @@ class Mail(unittest.TestCase):
         self.assertIn(" https://perf.example.org/api/v1/jobs\n", body)
         self.assertIn("\ndashboard: https://perf.example.org/regressions/%d\n"
                       "bisect:    https://perf.example.org/bisects/42\n" % rid, body)
+        # the one step to mark it a false alarm (issue 27): its page and the exact command
+        self.assertIn("\nnot a real change? an admin marks it invalid in one step, on "
+                      "https://perf.example.org/regressions/%d or with:\n"
+                      "  regtrack --server https://perf.example.org regression invalid %d "
+                      "--reason \"...\"\n" % (rid, rid), body)
         state, mid, attempts = wait_until(lambda: self.row(oid)[0] == "sent" and self.row(oid),
                                           what="row sent")
         self.assertEqual((state, attempts), ("sent", 1))

@@ -128,6 +128,8 @@ class Replies(unittest.TestCase):
         self.fits("GET", "/api/v1/testcases")
         self.fits("GET", "/api/v1/trees")
         self.fits("GET", "/api/v1/regressions")
+        self.fits("GET", "/api/v1/quality")
+        self.fits("GET", "/api/v1/quality?days=0")
         self.fits("GET", "/api/v1/bisects")
         self.fits("GET", "/api/v1/jobs")
         r = self.fits("POST", "/api/v1/workers/register", scope="worker",

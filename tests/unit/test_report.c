@@ -171,6 +171,34 @@ static void test_evidence_line(void **state UNUSED)
 	report_release(&r);
 }
 
+/* the one step to mark the alert invalid: the page and the exact command, after the links */
+static void test_invalid_step(void **state UNUSED)
+{
+	struct report_input in = bisect_input();
+	struct report r;
+	struct err e;
+
+	assert_int_equal(report_render(&in, &r, &e), 0);
+	assert_non_null(strstr(r.body.data,
+			       "bisect:    https://perf.example.org/bisects/3\n"
+			       "\nnot a real change? an admin marks it invalid in one step, on "
+			       "https://perf.example.org/regressions/7 or with:\n"
+			       "  regtrack --server https://perf.example.org regression invalid 7 "
+			       "--reason \"...\"\n"));
+	report_release(&r);
+	/* no public_url: the command without --server (REGTRACK_SERVER names it) */
+	in.public_url = NULL;
+	assert_int_equal(report_render(&in, &r, &e), 0);
+	assert_non_null(
+		strstr(r.body.data, "\n  regtrack regression invalid 7 --reason \"...\"\n"));
+	report_release(&r);
+	/* no record (an A/B verdict has none): no step */
+	in.regression_id = 0;
+	assert_int_equal(report_render(&in, &r, &e), 0);
+	assert_null(strstr(r.body.data, "regression invalid"));
+	report_release(&r);
+}
+
 static void test_range_improvement_and_fixed(void **state UNUSED)
 {
 	struct report_input in = bisect_input();
@@ -565,6 +593,7 @@ int main(void)
 		cmocka_unit_test(test_lkp_zero_base_change),
 		cmocka_unit_test(test_bisect_report),
 		cmocka_unit_test(test_evidence_line),
+		cmocka_unit_test(test_invalid_step),
 		cmocka_unit_test(test_guest_machine_diffstat_omitted),
 		cmocka_unit_test(test_path_match),
 		cmocka_unit_test(test_also_seen),

@@ -1170,6 +1170,49 @@ async function main() {
 			assert.equal(await page.locator(`.change-points a[href="/regressions/${reg.id}"]`).count(), 1);
 		});
 
+		await check('alert quality: /quality shows the ledger\'s figures; the regression page marks a record invalid in one step', async () => {
+			const reg = await detectedRegression();
+			const before = (await call('GET', '/api/v1/quality')).json;
+			const pct = (p) => (Number.isFinite(p) ? `${(p * 100).toFixed(1)}%` : '—');
+			const rowOf = (list, key, name) => list.find((x) => x[key] === name);
+			await open('/quality', 'quality');
+			assert.equal(await page.textContent('h1'), 'Alert quality');
+			assert.equal(await page.getAttribute('nav a[data-nav="quality"]', 'class'), 'active');
+			assert.equal(await page.textContent('#quality-precision'), pct(before.overall.precision));
+			assert.match(await page.textContent('#quality-labels'), /^true change: confirmed, bisecting, bisected, reported, fixed, wontfix · false alarm: invalid · not judged: new/);
+			const metricCells = async (name) => page.$$eval(`#quality-metrics tr[data-name="${name}"] td`, (tds) => tds.map((td) => td.textContent));
+			const tp0 = rowOf(before.by_metric, 'metric', 'vm-scalability.throughput');
+			assert.ok(tp0, JSON.stringify(before.by_metric));
+			assert.deepEqual(await metricCells('vm-scalability.throughput'), ['vm-scalability.throughput', pct(tp0.precision),
+				String(tp0.true_changes), String(tp0.false_alarms), String(tp0.unjudged), String(tp0.alerts)]);
+			assert.equal(await page.locator('#quality-plans tr').count(), before.by_plan.length + 1);
+			// the record's state now says what it counts as; marking it invalid makes it a false alarm
+			const state = (await call('GET', `/api/v1/regressions/${reg.id}`)).json.state;
+			assert.notEqual(state, 'invalid');
+			const was = before.labels.true_change.includes(state) ? 'true_changes' : 'unjudged';
+			await page.evaluate((t) => localStorage.setItem('regtrack.token', t), TOK.admin);
+			await open(`/regressions/${reg.id}`, 'regression-invalidate');
+			const reason = 'a backup job ran <b>beside</b> the benchmark';
+			await page.fill('#invalid-reason-input', reason);
+			await page.click('#mark-invalid-button');
+			await page.waitForFunction(() => / invalid$/.test(document.querySelector('h1').textContent));
+			assert.equal(await page.textContent('#invalid-reason'), reason);
+			const last = await page.$$eval('#history li', (lis) => lis[lis.length - 1].textContent);
+			assert.match(last, new RegExp(`${state} → invalid by token:admin-[0-9a-f]+ — `));
+			assert.ok(last.endsWith(` — ${reason}`), last);
+			await shot('regression-invalidated');
+			await page.evaluate(() => localStorage.removeItem('regtrack.token'));
+			const after = (await call('GET', '/api/v1/quality?metric=vm-scalability.throughput')).json;
+			assert.equal(after.overall.false_alarms, tp0.false_alarms + 1);
+			assert.equal(after.overall[was], tp0[was] - 1);
+			await open('/quality?metric=vm-scalability.throughput', 'quality-filtered');
+			assert.equal(await page.inputValue('#quality-metric'), 'vm-scalability.throughput');
+			assert.equal(await page.textContent('#quality-precision'), pct(after.overall.precision));
+			assert.deepEqual((await metricCells('vm-scalability.throughput')).slice(2, 4),
+				[String(after.overall.true_changes), String(after.overall.false_alarms)]);
+			await shot('quality');
+		});
+
 		await check('bisect page on the real bisects API: range, steps with samples, first bad commit, verification', async () => {
 			if (!bisect) {
 				console.log('  (this server has no bisects API: nothing to check)');

@@ -21,6 +21,7 @@ const routes = [
 	{ re: /^\/plans\/([^/]+)\/?$/, page: 'plans', nav: 'tracking' },
 	{ re: /^\/requests\/?$/, page: 'requests', nav: 'requests' },
 	{ re: /^\/requests\/(\d+)\/?$/, page: 'requests', nav: 'requests' },
+	{ re: /^\/quality\/?$/, page: 'quality', nav: 'quality' },
 ];
 
 function tokenPanel() {

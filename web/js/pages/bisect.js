@@ -313,6 +313,37 @@ function triage(r, rerender) {
 	return [form, out];
 }
 
+// The one step to call the alert a false alarm (POST /regressions/{id}/invalid,
+// admin): a reason, kept as its history note, then the page again. Without a
+// token, a note says how; a record already invalid shows its reason.
+function markInvalid(r, rerender) {
+	if (r.state === 'invalid') {
+		const last = (r.history || []).filter((x) => x.to === 'invalid').pop();
+		return h('p', { class: 'card muted', id: 'mark-invalid' }, 'marked invalid (a false alarm)',
+			last && last.note ? [': ', h('span', { id: 'invalid-reason' }, last.note)] : '');
+	}
+	if (!getToken())
+		return h('p', { class: 'muted', id: 'mark-invalid' },
+			'Not a real change? Set an admin token to mark it invalid here, with a reason.');
+	const out = h('span', { class: 'muted', id: 'mark-invalid-status' });
+	const reason = h('input', { id: 'invalid-reason-input', size: 50, required: true,
+		placeholder: 'why it is not a real change (kept in its history)' });
+	return h('form', {
+		class: 'pickers card', id: 'mark-invalid',
+		onsubmit: async (ev) => {
+			ev.preventDefault();
+			replace(out, 'saving…');
+			try {
+				await api(`/regressions/${r.id}/invalid`, { method: 'POST', body: { reason: reason.value } });
+				await rerender();
+			} catch (e) {
+				replace(out, errorBox(e));
+			}
+		},
+	}, h('label', null, 'not a real change? ', reason), ' ',
+	h('button', { type: 'submit', id: 'mark-invalid-button' }, 'mark invalid'), ' ', out);
+}
+
 // Every record of the same range (the API's `group`, leader first).
 function groupTable(r) {
 	const group = (r.group || []).filter((g) => g.id !== r.id);
@@ -543,6 +574,7 @@ export async function render(root, { id, kind }) {
 			archTable(r, b),
 			h('div', { class: 'card-title muted' }, 'detection range (the detector\'s estimate)'),
 			rangeCard(r, b, kind === 'bisect'),
+			markInvalid(r, () => render(root, { id, kind })),
 			section('Series around the change', chart.el),
 			section('Profile diff: first bad commit vs its parent', prof),
 			section(cmpTitle, cmp),
