@@ -123,6 +123,7 @@ enum db_stmt {
 	ST_PLAN_PUSHES_JSON,
 	ST_PLAN_PUSH_INSERT,
 	ST_PLAN_STORE,
+	ST_SETUP_PLAN_DETECT,
 	/* detection queue and regressions (stmts_regressions.c) */
 	ST_DETECT_CLAIM,
 	ST_DETECT_DONE,
