@@ -22,13 +22,17 @@ struct detect_key {
 	double min, max;
 };
 
-#define REAL(f, lo, hi) { #f, KEY_REAL, offsetof(struct detect_opts, f), lo, hi }
-#define SIZE(f, lo, hi) { #f, KEY_SIZE, offsetof(struct detect_opts, f), lo, hi }
+#define REAL(f, lo, hi)                                               \
+	{                                                             \
+#f, KEY_REAL, offsetof(struct detect_opts, f), lo, hi \
+	}
+#define SIZE(f, lo, hi)                                               \
+	{                                                             \
+#f, KEY_SIZE, offsetof(struct detect_opts, f), lo, hi \
+	}
 static const struct detect_key keys[] = {
-	REAL(p_max, 0, 1),
-	SIZE(window, 8, 100000),
-	SIZE(min_seg, 1, 1000),
-	REAL(min_change_pct, 0, 1000),
+	REAL(p_max, 0, 1),	  SIZE(window, 8, 100000),
+	SIZE(min_seg, 1, 1000),	  REAL(min_change_pct, 0, 1000),
 	REAL(min_effect, 0, 100),
 };
 #undef REAL
@@ -89,7 +93,8 @@ int plan_detect_check(const json_t *in, const char *prefix, json_t **out, struct
 	if (!json_is_object(in)) {
 		snprintf(path, sizeof(path), "%.*s", (int)strcspn(prefix, "."), prefix);
 		return err_setc(e, ERR_INVALID_FIELD, path,
-				"'%s' is an object of detector settings (p_max, window, ...)", path);
+				"'%s' is an object of detector settings (p_max, window, ...)",
+				path);
 	}
 	o = json_object();
 	json_object_foreach ((json_t *)in, name, v) {

@@ -230,6 +230,10 @@ enum db_stmt {
 	ST_BISECT_PROFILE_JOB_INSERT,
 	ST_BISECT_MONITORS,
 	ST_BISECT_SET_MONITORS,
+	/* backtests: reads only (stmts_backtest.c) */
+	ST_BACKTEST_SETUPS,
+	ST_BACKTEST_RECORDS,
+	ST_BACKTEST_SINCE,
 	DB_NR_STMTS
 };
 
@@ -295,6 +299,12 @@ long long db_copy_in(PGconn *c, const char *sql, const char *data, size_t len, s
 	__attribute__((warn_unused_result));
 
 /* Shorthands for transaction control; rollback never fails loudly. */
+/*
+ * BEGIN of a read-only transaction that sees one snapshot (REPEATABLE
+ * READ): every write in it fails, so a caller that only reads (a
+ * backtest) cannot change anything stored. End it with db_rollback().
+ */
+int db_begin_read_only(PGconn *c, struct err *e) __attribute__((warn_unused_result));
 int db_begin(PGconn *c, struct err *e) __attribute__((warn_unused_result));
 int db_commit(PGconn *c, struct err *e) __attribute__((warn_unused_result));
 void db_rollback(PGconn *c);

@@ -122,8 +122,7 @@ void db_plan_rows_free(struct db_plan_row *rows, size_t n)
 	free(rows);
 }
 
-int db_setup_plan_detect(PGconn *c, long long setup_id, char **plan, char **detect,
-			 struct err *e)
+int db_setup_plan_detect(PGconn *c, long long setup_id, char **plan, char **detect, struct err *e)
 {
 	char sid[ID_LEN];
 	const char *p[1] = { sid };
