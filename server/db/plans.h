@@ -70,8 +70,8 @@ void db_plan_rows_free(struct db_plan_row *rows, size_t n);
  * *detect new copies (caller frees: the plan's name, the object as JSON
  * text), 0 when no such plan (both NULL), -1 with e.
  */
-int db_setup_plan_detect(PGconn *c, long long setup_id, char **plan, char **detect,
-			 struct err *e) __attribute__((warn_unused_result));
+int db_setup_plan_detect(PGconn *c, long long setup_id, char **plan, char **detect, struct err *e)
+	__attribute__((warn_unused_result));
 
 /* scheduling */
 
