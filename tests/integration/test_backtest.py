@@ -12,6 +12,8 @@ at the 20th commit, 0.2 % noise:
   custom.big    -20 %   recorded, confirmed by the detector: a true change
   custom.small   +3 %   recorded, then marked invalid: a false alarm
   custom.tiny  +1.5 %   under the plan's min_change_pct 2: no record
+The plan sets min_effect too, so that the figures do not follow the
+detector's own default (p_max, window and min_seg are the config's).
 """
 import json
 import os
@@ -55,7 +57,7 @@ PLAN = {"name": "bt", "tree": "linux", "branches": ["master"],
         "testcases": [{"testcase": "execl", "params": {}}],
         "kconfigs": ["x86_64-defconfig"], "targets": ["vm-2p"], "repeat": 3,
         "schedule": {"heads": True, "every": 1, "paths": [], "max_per_push": 50},
-        "detect": {"min_change_pct": 2}}
+        "detect": {"min_change_pct": 2, "min_effect": 1}}
 
 
 def snapshot(srv):
@@ -127,8 +129,9 @@ class Backtest(unittest.TestCase):
         return self.srv.post("/api/v1/plans/bt/backtest", body, scope=scope)
 
     def test_1_plan_settings_govern_detection(self):
-        self.assertEqual(self.plan_reply["detect"], {"min_change_pct": 2})
-        self.assertEqual(self.srv.get("/api/v1/plans/bt").json()["detect"], {"min_change_pct": 2})
+        self.assertEqual(self.plan_reply["detect"], {"min_change_pct": 2, "min_effect": 1})
+        self.assertEqual(self.srv.get("/api/v1/plans/bt").json()["detect"],
+                         {"min_change_pct": 2, "min_effect": 1})
         big, small = self.records("custom.big"), self.records("custom.small")
         self.assertEqual([(x["good"]["sha"], x["bad"]["sha"], x["state"]) for x in big],
                          [(self.shas[STEP - 1], self.shas[STEP], "confirmed")])
@@ -155,7 +158,7 @@ class Backtest(unittest.TestCase):
         self.assertEqual(b["new"]["min_change_pct"], 1)
         self.assertEqual({k: b["current"][k] for k in ("p_max", "window", "min_seg",
                                                        "min_effect")},
-                         {"p_max": 0.001, "window": 64, "min_seg": 3, "min_effect": 1.3})
+                         {"p_max": 0.001, "window": 64, "min_seg": 3, "min_effect": 1})
         self.assertEqual((b["series"], b["commits"]), (3, 3 * (NC + 1)))
         self.assertEqual(b["before"], {"alerts": 2, "true": 1, "false": 1, "unjudged": 0,
                                        "unlabelled": 0, "precision": 0.5})
@@ -215,9 +218,9 @@ class Backtest(unittest.TestCase):
         lines = out.stdout.splitlines()
         self.assertEqual(lines[0], "backtest of plan 'bt': 3 series, %d commits" % (3 * (NC + 1)))
         self.assertEqual(lines[1:3], ["  current: p_max 0.001, window 64, min_seg 3, "
-                                      "min_change_pct 2, min_effect 1.3",
+                                      "min_change_pct 2, min_effect 1",
                                       "  new:     p_max 0.001, window 64, min_seg 3, "
-                                      "min_change_pct 5, min_effect 1.3"])
+                                      "min_change_pct 5, min_effect 1"])
         self.assertIn("removed (alerted with the current settings only): 1", lines)
         self.assertTrue(any(x.startswith("  custom.small execl {} x86_64-defconfig gcc-12 vm-2p  "
                                          "%s..%s  +" % (self.shas[STEP - 1][:12],
@@ -259,7 +262,8 @@ class Backtest(unittest.TestCase):
             r = srv.request("PUT", "/api/v1/plans/bt", body=dict(PLAN, detect=detect),
                             scope="admin")
             self.assertEqual((r.status, r.json()["error"]["detail"]), (400, field), detect)
-        self.assertEqual(srv.get("/api/v1/plans/bt").json()["detect"], {"min_change_pct": 2})
+        self.assertEqual(srv.get("/api/v1/plans/bt").json()["detect"],
+                         {"min_change_pct": 2, "min_effect": 1})
         out = srv.cli("backtest", "--plan", "bt", "--set", "foo=1", check=False)
         self.assertEqual(out.returncode, 2, out)
         self.assertIn("set.foo", out.stderr)
