@@ -4,11 +4,13 @@
 #include "clock.h"
 #include "server/bgthread.h"
 #include "server/db/db.h"
+#include "server/db/plans.h"
 #include "server/db/regressions.h"
 #include "server/lease.h"
 #include "server/db/series.h"
 #include "hostfp.h"
 #include "server/log.h"
+#include "server/plan_detect.h"
 #include "server/server.h"
 #include "stats/compare.h"
 #include "stats/detect.h"
@@ -21,7 +23,6 @@
 #include <string.h>
 #include <time.h>
 
-#define MONITOR_MIN_CHANGE_PCT 5.0
 #define STALE_CHECK_S 60
 
 struct detect_thread {
@@ -249,9 +250,14 @@ static size_t push_metric(const struct db_detect_series *rows, size_t i, struct 
 	return j;
 }
 
-/* examines every metric of the rows read; the record ids found go to *kept */
+/*
+ * examines every metric of the rows read with the settings base (a
+ * monitor's metric: its floor, plan_detect_metric); the record ids found
+ * go to *kept
+ */
 static int detect_rows(PGconn *c, long long setup_id, const struct db_detect_series *rows,
-		       const struct aa_history *aa, const struct config *cfg, struct kept *kept,
+		       const struct aa_history *aa, const struct config *cfg,
+		       const struct detect_opts *base, struct kept *kept,
 		       struct detect_setup_stats *st, struct err *e)
 {
 	struct series s;
@@ -267,12 +273,7 @@ static int detect_rows(PGconn *c, long long setup_id, const struct db_detect_ser
 		struct detect_series ds;
 		struct detect_opts o;
 
-		detect_opts_init(&o);
-		o.window = (size_t)cfg->detect_window;
-		o.p_max = cfg->detect_p_max;
-		o.min_change_pct = cfg->detect_min_change_pct;
-		if (m->is_monitor && o.min_change_pct < MONITOR_MIN_CHANGE_PCT)
-			o.min_change_pct = MONITOR_MIN_CHANGE_PCT;
+		plan_detect_metric(base, m->is_monitor, &o);
 		detect_series_init(&ds, &o);
 		i = push_metric(rows, i, &s, &ds);
 		detect_series_run(&ds);
@@ -298,19 +299,48 @@ static int detect_rows(PGconn *c, long long setup_id, const struct db_detect_ser
 	return ret;
 }
 
+/*
+ * The settings of setup_id's detection: the server's defaults with the
+ * "detect" keys of the plan that governs it (db_setup_plan_detect). 0 or -1.
+ */
+static int setup_opts(PGconn *c, long long setup_id, const struct config *cfg,
+		      struct detect_opts *o, struct err *e)
+{
+	char *plan, *text;
+	json_t *in, *d = NULL;
+	int got = db_setup_plan_detect(c, setup_id, &plan, &text, e);
+
+	plan_detect_defaults(cfg, o);
+	if (got <= 0)
+		return got;
+	/* stored by plan_normalize(): checked again, so a bad row cannot set nonsense */
+	in = json_loads(text, 0, NULL);
+	if (in && plan_detect_check(in, "detect.", &d, e) == 0)
+		plan_detect_apply(d, o);
+	else
+		slog_warn("detect: plan '%s': unreadable detector settings; the defaults apply",
+			  plan);
+	json_decref(in);
+	json_decref(d);
+	free(plan);
+	free(text);
+	return 0;
+}
+
 int detect_setup(PGconn *c, long long setup_id, const struct config *cfg,
 		 struct detect_setup_stats *st, struct err *e)
 {
 	struct db_detect_series rows;
 	struct kept kept = { NULL, 0, 0 };
 	struct aa_history aa;
+	struct detect_opts base;
 	int ret;
 
 	memset(st, 0, sizeof(*st));
 	if (db_begin(c, e))
 		return -1;
 	/* inside the transaction: the series read and the records written agree */
-	if (db_detect_series(c, setup_id, &rows, e)) {
+	if (setup_opts(c, setup_id, cfg, &base, e) || db_detect_series(c, setup_id, &rows, e)) {
 		db_rollback(c);
 		return -1;
 	}
@@ -320,7 +350,7 @@ int detect_setup(PGconn *c, long long setup_id, const struct config *cfg,
 		db_rollback(c);
 		return -1;
 	}
-	ret = detect_rows(c, setup_id, &rows, &aa, cfg, &kept, st, e);
+	ret = detect_rows(c, setup_id, &rows, &aa, cfg, &base, &kept, st, e);
 	if (!ret)
 		ret = db_regr_undetect(c, setup_id, kept.ids, kept.n, &st->withdrawn,
 				       &st->undetected, e);

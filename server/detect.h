@@ -44,9 +44,14 @@ void detect_thread_stop(struct detect_thread *t);
 /*
  * Examines every metric of setup `setup_id`: its series in series order
  * (per commit, the run means of its ok runs), the detector of
- * stats/detect.h with window cfg->detect_window, p_max cfg->detect_p_max
- * and min_change_pct cfg->detect_min_change_pct (at least 5 for monitor
- * metrics), and stores the change points as regression records by the
+ * stats/detect.h with the server's defaults (window cfg->detect_window,
+ * p_max cfg->detect_p_max, min_change_pct cfg->detect_min_change_pct;
+ * plan_detect_defaults) changed by the "detect" keys of the plan that
+ * governs the setup: of the plans whose jobs put runs into it, the first
+ * by name that has a "detect" object (db_setup_plan_detect; a plan
+ * without one leaves the choice to the others). min_change_pct is at
+ * least 5 for monitor metrics (plan_detect_metric). It stores the change
+ * points as regression records by the
  * rules of regressions.h, all in one transaction on c (which must be
  * idle). Errors: -1 with e (db errors as db_exec); nothing is written.
  */

@@ -9,10 +9,12 @@
  *   regtrack-server token revoke NAME
  *   regtrack-server token list          id, name, scope, live/revoked, created, last used
  *   regtrack-server plan apply FILE.json
+ *   regtrack-server backtest --plan NAME [--since DATE] [--set KEY=VALUE]... [--json]
  *
  * The database comes from --db, else the config's `db`, else env REGTRACK_DB.
  */
 #include "server/auth.h"
+#include "server/backtest.h"
 #include "server/bisect.h"
 #include "server/bisect_coord.h"
 #include "server/config.h"
@@ -45,7 +47,8 @@ static const char usage_text[] =
 	"       regtrack-server token create --scope worker|submit|read|admin --name NAME\n"
 	"       regtrack-server token revoke NAME\n"
 	"       regtrack-server token list\n"
-	"       regtrack-server plan apply FILE.json\n";
+	"       regtrack-server plan apply FILE.json\n"
+	"       regtrack-server backtest --plan NAME [--since DATE] [--set KEY=VALUE]... [--json]\n";
 
 /* flag -> config key; one table for every option that sets a key */
 static const struct {
@@ -361,7 +364,8 @@ int main(int argc, char **argv)
 			continue;
 		}
 		if (!cmd_set && (!strcmp(argv[i], "serve") || !strcmp(argv[i], "migrate") ||
-				 !strcmp(argv[i], "token") || !strcmp(argv[i], "plan"))) {
+				 !strcmp(argv[i], "token") || !strcmp(argv[i], "plan") ||
+				 !strcmp(argv[i], "backtest"))) {
 			cmd = argv[i];
 			cmd_set = 1;
 			continue;
@@ -399,6 +403,8 @@ int main(int argc, char **argv)
 		ret = do_token(&cfg, argc - i, argv + i);
 	else if (!strcmp(cmd, "plan"))
 		ret = plan_cli(cfg.db, cfg.plan_max_jobs_per_push, argc - i, argv + i);
+	else if (!strcmp(cmd, "backtest"))
+		ret = backtest_cli(&cfg, argc - i, argv + i);
 	else
 		ret = usage();
 	config_release(&cfg);

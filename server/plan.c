@@ -1,6 +1,7 @@
 /* Test plans: checking, normalizing, storing, the matrix, the CLI (see plan.h). */
 #include "server/plan.h"
 #include "server/casecheck.h"
+#include "server/plan_detect.h"
 #include "resultdoc.h"
 #include "names.h"
 #include "server/db/db.h"
@@ -331,7 +332,7 @@ int plan_normalize(const json_t *in, const char *name, long max_jobs_per_push, j
 	static const char *const keys[] = { "name",	"tree",	     "branches", "testcases",
 					    "kconfigs", "compilers", "targets",	 "repeat",
 					    "measure",	"monitors",  "schedule", "priority",
-					    "owner",	"enabled",   NULL };
+					    "owner",	"enabled",   "detect",	 NULL };
 	json_t *p = NULL, *v, *list;
 	const char *s;
 	long long repeat, priority;
@@ -426,6 +427,11 @@ int plan_normalize(const json_t *in, const char *name, long max_jobs_per_push, j
 	if (bool_field(in, "enabled", "enabled", 1, &enabled, e))
 		goto bad;
 	json_object_set_new(p, "enabled", json_boolean(enabled));
+	/* only the detector settings given: the others follow the server's config */
+	if (plan_detect_check(json_object_get(in, "detect"), "detect.", &list, e))
+		goto bad;
+	if (list)
+		json_object_set_new(p, "detect", list);
 
 	nr = plan_setups(p, &setups);
 	plan_setups_free(setups, nr);

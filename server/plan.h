@@ -15,7 +15,7 @@
  *   {"name", "tree", "branches": [glob], "testcases": [{testcase, params}],
  *    "kconfigs", "compilers", "targets", "repeat", "measure", "monitors",
  *    "schedule": {"heads", "every", "paths", "max_per_push"},
- *    "priority", "owner", "enabled"}
+ *    "priority", "owner", "enabled", "detect"}
  *
  * as POST/PUT /api/v1/plans and `regtrack-server plan apply` take it and
  * the API replies it. A target is an arch (x86_64, arm64 or aarch64) or a
@@ -30,7 +30,9 @@
  * compilers ["gcc-12"], repeat 1, measure "wallclock", monitors [] (else
  * sorted and deduplicated, lib/profile.h; 400 naming "monitors[i]"),
  * schedule {heads true, every 0, paths [], max_per_push 20}, priority 0,
- * owner null, enabled true). name: when not NULL, the name of the path
+ * owner null, enabled true; "detect", the detector settings of
+ * server/plan_detect.h, is kept with only the keys given and left out when
+ * none is: the others are the server's defaults). name: when not NULL, the name of the path
  * (PUT /api/v1/plans/{name}); the body's name may be absent then, or must
  * be the same. max_jobs_per_push: the server's limit of one push's jobs
  * (max_per_push x the matrix).
@@ -39,7 +41,8 @@
  * ERR_INVALID_FIELD (a wrong type, an unknown key, a bad name or glob, a
  * kconfig no worker builds, an unknown target form, an empty matrix,
  * repeat / every / max_per_push / priority out of bounds, more jobs per
- * push than max_jobs_per_push).
+ * push than max_jobs_per_push, a detector setting unknown or out of
+ * bounds: "detect.p_max").
  */
 int plan_normalize(const json_t *in, const char *name, long max_jobs_per_push, json_t **out,
 		   struct err *e) __attribute__((warn_unused_result));

@@ -46,6 +46,8 @@ enum MHD_Result api_plan_delete(struct request *rq);
 enum MHD_Result api_plan_get(struct request *rq);
 enum MHD_Result api_plan_put(struct request *rq);
 enum MHD_Result api_plan_pushes_get(struct request *rq);
+/* POST /api/v1/plans/{name}/backtest: server/backtest.h's reply, nothing stored */
+enum MHD_Result api_plan_backtest(struct request *rq);
 
 /* jobs (jobs.c) */
 enum MHD_Result api_jobs_get(struct request *rq);

@@ -6,6 +6,9 @@
  *   PUT    /api/v1/plans/{name} (admin)     create (201) or replace (200) it
  *   DELETE /api/v1/plans/{name} (admin)     204; its queued jobs are cancelled
  *   GET    /api/v1/plans/{name}/pushes[?limit=]  what each push queued and skipped, and why
+ *   POST   /api/v1/plans/{name}/backtest (admin)  {"since", "set": {KEY: VALUE}}: what other
+ *          detector settings would have alerted on the plan's history (server/backtest.h);
+ *          stores nothing. Run on the deferred pool (a plan may have many long series).
  *
  * Every field is checked (plan_normalize) with a 4xx naming it; a plan of
  * a tree that does not exist is 404 naming `tree`. A new or changed plan
@@ -13,6 +16,7 @@
  */
 #include "server/api/api.h"
 #include "server/api/args.h"
+#include "server/backtest.h"
 #include "server/config.h"
 #include "server/plan.h"
 #include "server/poller.h"
@@ -121,4 +125,61 @@ enum MHD_Result api_plan_pushes_get(struct request *rq)
 	if (list_args(rq, no_states, 50, 1000, &state, limit, &e))
 		return reply_err(rq, &e);
 	return reply_read(rq, ST_PLAN_PUSHES_JSON, 2, p, p[0]);
+}
+
+/* the backtest, on a pool thread: the reply (or the error) left in rq->deferred */
+static void backtest_run(struct request *rq)
+{
+	static const char *const keys[] = { "since", "set", NULL };
+	struct err e;
+	json_t *b = rq->body.len ? rq_json(rq, &e) : json_object(), *out = NULL;
+	const char *since = NULL, *k;
+	json_t *v;
+	PGconn *c;
+
+	if (!b)
+		goto fail;
+	json_object_foreach (b, k, v) {
+		size_t i;
+
+		for (i = 0; keys[i] && strcmp(keys[i], k); i++)
+			;
+		if (!keys[i]) {
+			err_setc(&e, ERR_INVALID_FIELD, k, "unknown field '%.100s' (since, set)",
+				 k);
+			goto fail;
+		}
+	}
+	if (json_str_field(b, "since", 0, 64, &since, &e))
+		goto fail;
+	v = json_object_get(b, "set");
+	if (v && !json_is_null(v) && !json_is_object(v)) {
+		err_setc(&e, ERR_INVALID_FIELD, "set", "'set' is an object of detector settings");
+		goto fail;
+	}
+	c = rq_db(rq, &e);
+	if (!c || backtest_plan(c, rq->srv->cfg, rq->path_params[0], since, v, &out, &e))
+		goto fail;
+	json_decref(b);
+	rq->deferred_status = 200;
+	rq->deferred = out;
+	return;
+fail:
+	json_decref(b);
+	rq->deferred_status = (unsigned)(e.status >= 400 && e.status <= 599 ? e.status : 500);
+	rq->deferred = err_json(&e);
+}
+
+enum MHD_Result api_plan_backtest(struct request *rq)
+{
+	json_t *body;
+
+	if (!rq->resumed) {
+		if (!http_defer(rq, backtest_run))
+			return MHD_YES;
+		backtest_run(rq); /* no pool (stopping): here and now */
+	}
+	body = rq->deferred;
+	rq->deferred = NULL;
+	return reply_json(rq, rq->deferred_status, body);
 }

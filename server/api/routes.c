@@ -36,6 +36,7 @@ const struct route routes[] = {
 	{ "DELETE", "/api/v1/plans/{}", api_plan_delete, AUTH_ADMIN },
 	{ "GET", "/api/v1/plans/{}", api_plan_get, AUTH_READ },
 	{ "PUT", "/api/v1/plans/{}", api_plan_put, AUTH_ADMIN },
+	{ "POST", "/api/v1/plans/{}/backtest", api_plan_backtest, AUTH_ADMIN },
 	{ "GET", "/api/v1/plans/{}/pushes", api_plan_pushes_get, AUTH_READ },
 	/* jobs */
 	{ "GET", "/api/v1/jobs", api_jobs_get, AUTH_READ },

@@ -322,6 +322,11 @@ int db_begin(PGconn *c, struct err *e)
 	return db_cmd(c, "BEGIN", e);
 }
 
+int db_begin_read_only(PGconn *c, struct err *e)
+{
+	return db_cmd(c, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", e);
+}
+
 int db_commit(PGconn *c, struct err *e)
 {
 	return db_cmd(c, "COMMIT", e);

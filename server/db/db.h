@@ -123,6 +123,7 @@ enum db_stmt {
 	ST_PLAN_PUSHES_JSON,
 	ST_PLAN_PUSH_INSERT,
 	ST_PLAN_STORE,
+	ST_SETUP_PLAN_DETECT,
 	/* detection queue and regressions (stmts_regressions.c) */
 	ST_DETECT_CLAIM,
 	ST_DETECT_DONE,
@@ -231,6 +232,10 @@ enum db_stmt {
 	ST_BISECT_SET_MONITORS,
 	/* the alert-quality ledger (stmts_quality.c) */
 	ST_QUALITY_ROWS,
+	/* backtests: reads only (stmts_backtest.c) */
+	ST_BACKTEST_SETUPS,
+	ST_BACKTEST_RECORDS,
+	ST_BACKTEST_SINCE,
 	DB_NR_STMTS
 };
 
@@ -296,6 +301,12 @@ long long db_copy_in(PGconn *c, const char *sql, const char *data, size_t len, s
 	__attribute__((warn_unused_result));
 
 /* Shorthands for transaction control; rollback never fails loudly. */
+/*
+ * BEGIN of a read-only transaction that sees one snapshot (REPEATABLE
+ * READ): every write in it fails, so a caller that only reads (a
+ * backtest) cannot change anything stored. End it with db_rollback().
+ */
+int db_begin_read_only(PGconn *c, struct err *e) __attribute__((warn_unused_result));
 int db_begin(PGconn *c, struct err *e) __attribute__((warn_unused_result));
 int db_commit(PGconn *c, struct err *e) __attribute__((warn_unused_result));
 void db_rollback(PGconn *c);

@@ -122,6 +122,27 @@ void db_plan_rows_free(struct db_plan_row *rows, size_t n)
 	free(rows);
 }
 
+int db_setup_plan_detect(PGconn *c, long long setup_id, char **plan, char **detect, struct err *e)
+{
+	char sid[ID_LEN];
+	const char *p[1] = { sid };
+	PGresult *r;
+	int got;
+
+	*plan = *detect = NULL;
+	snprintf(sid, sizeof(sid), "%lld", setup_id);
+	r = db_exec(c, ST_SETUP_PLAN_DETECT, 1, p, e);
+	if (!r)
+		return -1;
+	got = PQntuples(r) == 1 && !PQgetisnull(r, 0, 1);
+	if (got) {
+		*plan = xstrdup(PQgetvalue(r, 0, 0));
+		*detect = xstrdup(PQgetvalue(r, 0, 1));
+	}
+	PQclear(r);
+	return got;
+}
+
 /* scheduling */
 
 int db_plan_head(PGconn *c, long long plan_id, const char *branch, char sha[41], struct err *e)

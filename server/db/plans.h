@@ -63,6 +63,16 @@ int db_plans_of_tree(PGconn *c, long long tree_id, struct db_plan_row **rows, si
 		     struct err *e) __attribute__((warn_unused_result));
 void db_plan_rows_free(struct db_plan_row *rows, size_t n);
 
+/*
+ * The detector settings detection uses for setup_id (ST_SETUP_PLAN_DETECT):
+ * among the plans whose jobs put runs into the setup, the first by name
+ * that carries a "detect" object (server/plan_detect.h). 1 with *plan and
+ * *detect new copies (caller frees: the plan's name, the object as JSON
+ * text), 0 when no such plan (both NULL), -1 with e.
+ */
+int db_setup_plan_detect(PGconn *c, long long setup_id, char **plan, char **detect, struct err *e)
+	__attribute__((warn_unused_result));
+
 /* scheduling */
 
 /*

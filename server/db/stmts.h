@@ -9,6 +9,7 @@
  * db_stmt_def() finds a statement's entry. Parameters are always $n;
  * nothing is ever spliced into SQL text.
  */
+extern const struct db_stmt_def db_stmts_backtest[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_bisects[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_kconfig[DB_NR_STMTS];

@@ -37,6 +37,15 @@ const struct db_stmt_def db_stmts_plans[DB_NR_STMTS] = {
 				  "INSERT INTO plan_pushes (plan_id, branch, old_sha, new_sha, base_sha, forced, commits, "
 				  "tested, jobs_queued, skipped, superseded) VALUES ($1::bigint, $2, $3, $4, $5, "
 				  "$6::boolean, $7::integer, $8::jsonb, $9::integer, $10::jsonb, $11::integer)" },
+	/*
+	 * $1 setup: the plan whose detector settings its detection uses, the first by
+	 * name of those with "detect" whose jobs put runs into it (plan_detect.h)
+	 */
+	[ST_SETUP_PLAN_DETECT] = { "setup_plan_detect",
+				   "SELECT p.name, (p.spec->'detect')::text FROM plans p "
+				   "WHERE p.spec->'detect' IS NOT NULL AND EXISTS (SELECT 1 FROM runs r "
+				   "JOIN jobs j ON j.id = r.job_id WHERE r.setup_id = $1::bigint AND j.plan_id = p.id) "
+				   "ORDER BY p.name LIMIT 1" },
 	/* $1 tree: the plans the poller schedules for */
 	[ST_PLANS_OF_TREE] = { "plans_of_tree",
 			       "SELECT id, name, spec::text FROM plans WHERE tree_id = $1::bigint AND enabled ORDER BY id" },

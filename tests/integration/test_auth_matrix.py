@@ -46,6 +46,7 @@ DOCUMENTED = {
     ("PUT", "/api/v1/plans/{}"): ("admin",),
     ("DELETE", "/api/v1/plans/{}"): ("admin",),
     ("GET", "/api/v1/plans/{}/pushes"): READ,
+    ("POST", "/api/v1/plans/{}/backtest"): ("admin",),  # reads only, but may cost seconds
     ("POST", "/api/v1/jobs"): ("submit", "admin"),
     ("GET", "/api/v1/jobs"): READ,
     ("POST", "/api/v1/jobs/lease"): ("worker", "admin"),
