@@ -259,9 +259,8 @@ static const struct detect_candidate *strongest(const struct detect_series *s)
 		const struct detect_candidate *d = &s->trace[i];
 
 		if (!b || d->stage > b->stage ||
-		    (d->stage == b->stage &&
-		     (d->p_value < b->p_value ||
-		      (d->p_value == b->p_value && d->effect > b->effect))))
+		    (d->stage == b->stage && (d->p_value < b->p_value ||
+					      (d->p_value == b->p_value && d->effect > b->effect))))
 			b = d;
 	}
 	return b;
@@ -317,8 +316,8 @@ static json_t *none_because(const struct detect_series *s, const struct detect_o
 	msg = xstrfmt("the strongest candidate (%s, split before commit %lld: median %.6g -> "
 		      "%.6g, %+.2f %%, p %.3g) was dropped: %s%s",
 		      d->stage ? "final estimate" : "window scan", (long long)cand_index(d, idvals),
-		      d->before, d->after, d->change_pct, d->p_value,
-		      detect_reason_text(d->reason), detail);
+		      d->before, d->after, d->change_pct, d->p_value, detect_reason_text(d->reason),
+		      detail);
 	fprintf(stderr, "regtrack: detect: no change point: %s\n", msg);
 	json_object_set_new(out, "message", json_string(msg));
 	free(detail);
