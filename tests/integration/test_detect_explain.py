@@ -21,7 +21,7 @@ import unittest
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import BIN, TOP, Server, result_doc  # noqa: E402
+from harness import BIN, TOP, Server, result_doc, wait_until  # noqa: E402
 
 STEP = os.path.join(TOP, "tests", "fixtures", "detect", "step-8pct.txt")
 
@@ -103,3 +103,110 @@ class Offline(unittest.TestCase):
         doc = json.loads(cli("detect", "--explain", p).stdout)
         self.assertEqual([(c["index"], c["id"]) for c in doc["explain"] if c["kept"]],
                          [(20, "c20"), (20, "c20")])
+
+
+TESTCASE = "explain-test"
+METRIC = "vm-scalability.throughput"
+WAIT_S = 120
+
+
+def csha(label, i):
+    return hashlib.sha1(("explain-%s-%d" % (label, i)).encode()).hexdigest()
+
+
+class Server_(unittest.TestCase):
+    """The reasons of the last detection, kept per series and sent by the series API."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.srv = Server()
+        rnd = random.Random(11)
+        # "step": -20 % at commit 18 of 30; "wiggle": +-0.5 % around one level
+        for label, level in (("step", lambda i: 1000.0 * (0.8 if i >= 18 else 1.0)),
+                             ("wiggle", lambda i: 1000.0 * (1.005 if i % 6 < 3 else 0.995))):
+            for i in range(30):
+                for _ in range(3):
+                    doc = result_doc(csha(label, i), testcase=TESTCASE,
+                                     params={"test": label},
+                                     metrics={METRIC: [level(i) * (1 + rnd.gauss(0, 0.01))]},
+                                     commit_time="2026-01-01T00:%02d:00Z" % i,
+                                     commit_subject="%s commit %d" % (label, i))
+                    r = cls.srv.post("/api/v1/results", doc, scope="submit")
+                    assert r.status == 201, r
+        deadline = time.monotonic() + WAIT_S
+        while cls.srv.psql("SELECT count(*) FROM detect_queue") != "0":
+            if time.monotonic() > deadline:
+                raise AssertionError("detection queue not drained in %d s" % WAIT_S)
+            time.sleep(0.1)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.stop()
+
+    def detection(self, label, n=30):
+        q = urllib.parse.urlencode({"testcase": TESTCASE, "metric": METRIC,
+                                    "params": json.dumps({"test": label})})
+        r = self.srv.get("/api/v1/series?" + q)
+        self.assertEqual(r.status, 200, r)
+        (s,) = r.json()["series"]
+        self.assertEqual(len(s["commits"]), n)
+        return s, s["detection"]
+
+    def test_the_step_is_kept_at_its_commit(self):
+        s, d = self.detection("step")
+        self.assertEqual(d["n_commits"], 30)
+        self.assertRegex(d["at"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
+        self.assertEqual(d["settings"], {"window": 64, "min_seg": 3, "p_max": 0.001,
+                                         "min_change_pct": 1, "min_effect": 0})
+        kept = [c for c in d["candidates"] if c["kept"]]
+        self.assertEqual([(c["stage"], c["index"], c["commit"], c["good_commit"], c["reason"])
+                          for c in kept],
+                         [("window", 18, csha("step", 18), csha("step", 17), "kept"),
+                          ("final", 18, csha("step", 18), csha("step", 17), "kept")])
+        final = kept[1]
+        self.assertEqual((final["n_before"], final["n_after"]), (18, 12))
+        self.assertAlmostEqual(final["change_pct"], -20.0, delta=1.5)
+        self.assertLess(final["p_value"], 1e-6)
+        self.assertGreater(final["effect"], 10)
+        # the record the same detection made is at that commit too
+        self.assertEqual([cp["commit"] for cp in s["change_points"]], [csha("step", 18)])
+        # every candidate names its commit, its place in "commits" and a rule in words
+        for c in d["candidates"]:
+            self.assertEqual(s["commits"][c["index"]]["sha"], c["commit"], c)
+            self.assertIn(c["reason"], ("kept", "p above p_max", "|%change| below min_change_pct",
+                                        "the medians either side are equal",
+                                        "the move is below min_effect noise sigmas"), c)
+        self.assertLessEqual(len(d["candidates"]), 50)
+
+    def test_the_wiggle_is_not_flagged_and_says_why(self):
+        s, d = self.detection("wiggle")
+        self.assertEqual(s["change_points"], [])
+        self.assertTrue(d["candidates"], d)
+        self.assertFalse([c for c in d["candidates"] if c["kept"]], d)
+        best = min(d["candidates"], key=lambda c: c["p_value"])
+        self.assertEqual((best["stage"], best["kept"], best["reason"]),
+                         ("window", False, "p above p_max"), best)
+        self.assertGreater(best["p_value"], 0.001)
+        self.assertLess(abs(best["change_pct"]), 2)
+        # one window of 30 commits: its strongest candidate is kept, the others not
+        self.assertEqual([(c["n_before"] + c["n_after"]) for c in d["candidates"]], [30])
+
+    def test_detection_replaces_the_last(self):
+        def upload(commits):
+            for i in commits:
+                doc = result_doc(csha("again", i), testcase=TESTCASE, params={"test": "again"},
+                                 metrics={METRIC: [500.0 + i % 2]},
+                                 commit_time="2026-01-02T00:%02d:00Z" % i)
+                self.assertEqual(self.srv.post("/api/v1/results", doc, scope="submit").status, 201)
+
+        def rows():
+            return self.srv.psql(
+                "SELECT n_commits FROM detect_explain d JOIN setups s ON s.id = d.setup_id "
+                "WHERE s.params->>'test' = 'again'")
+
+        upload(range(10))
+        wait_until(lambda: rows() == "10", timeout=WAIT_S, what="the first detection")
+        upload(range(10, 20))
+        wait_until(lambda: rows() == "20", timeout=WAIT_S, what="the second detection")
+        _, d = self.detection("again", 20)
+        self.assertEqual(d["n_commits"], 20)
