@@ -169,8 +169,8 @@ json_t *detect_explain_json(PGconn *c, long long setup_id, const char *metric,
 
 		while (sha && k < n && !(shas[k] && !strcmp(shas[k], sha)))
 			k++;
-		json_object_set_new(y, "index", sha && k < n ? json_integer((json_int_t)k) :
-								  json_null());
+		json_object_set_new(y, "index",
+				    sha && k < n ? json_integer((json_int_t)k) : json_null());
 		json_object_update(y, x);
 		json_array_set_new(cands, i, y);
 	}

@@ -354,8 +354,7 @@ static int series_write(PGconn *c, struct buf *out, const struct series_rows *sr
 		return -1;
 	}
 	bad = buf_addstr(out, "]},\"change_points\":") || jsonout_json(out, cps) ||
-	      buf_addstr(out, ",\"detection\":") || jsonout_json(out, why) ||
-	      buf_addch(out, '}');
+	      buf_addstr(out, ",\"detection\":") || jsonout_json(out, why) || buf_addch(out, '}');
 	json_decref(cps);
 	json_decref(why);
 	if (bad)
