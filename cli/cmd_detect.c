@@ -18,9 +18,18 @@
  * Only change points whose final estimates pass --p-max and --min-change
  * are printed. With --tail N it adds "tail_check", the online
  * CUSUM check of the last N commits against the window before them.
+ * With none, "none_because" names the strongest candidate split of the
+ * detector's trace and the rule that dropped it (detect_reason_text).
+ * --explain adds "explain": every candidate the detector considered
+ * (struct detect_candidate: "stage" "window" for the window scan, "final"
+ * for an accepted split's final estimate; "window" [start, end) in commit
+ * positions; "index" as a change point's; before, after, change_pct,
+ * p_value, noise_sigma, noise_rho, effect in noise sigmas, "kept" and
+ * "reason" in words), the same one per line on stderr.
  *
  * Options: --window W (64), --p-max P (0.001), --min-seg M (3),
- * --min-change PCT (0), --tail N. Exit 0, or 2 on usage or input errors.
+ * --min-change PCT (0), --tail N, --explain. Exit 0, or 2 on usage or
+ * input errors.
  *
  * regtrack detect --score FILE|DIR [--json] [the options above]: instead,
  * scores the detector against human labels (cmd_detect_score.c): each
@@ -43,7 +52,6 @@
 
 #include "stats/detect.h"
 #include "stats/numlist.h"
-#include "stats/ranktest.h"
 #include "xalloc.h"
 
 #define MAX_FILE (256u << 20)
@@ -52,15 +60,17 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: regtrack detect [--window W] [--p-max P] [--min-seg M]\n"
-		"                       [--min-change PCT] [--tail N] FILE\n"
+		"                       [--min-change PCT] [--tail N] [--explain] FILE\n"
 		"FILE: one value per commit in commit order, as numbers one per line\n"
 		"('#' starts a comment) or a JSON array; several runs per commit as a JSON object\n"
 		"{\"values\": [...], \"ids\": [commit of each value]} (commits in order of first\n"
 		"appearance) or {\"values\": [...], \"groups\": [commit number of each value]}.\n"
 		"Prints {change_points: [{index, id, before, after, change_pct, direction, p_value,\n"
-		"...}], n_values, n_commits}; with none, \"none_because\" says why (the best split,\n"
-		"its p against --p-max). --window 64, --p-max 0.001, --min-seg 3, --min-change 0 (%%),\n"
-		"--tail N: an online check of the last N commits. Exit 0, 2 usage or input error.\n"
+		"...}], n_values, n_commits}; with none, \"none_because\" says why (the strongest\n"
+		"candidate split and the rule that dropped it). --window 64, --p-max 0.001,\n"
+		"--min-seg 3, --min-change 0 (%%), --tail N: an online check of the last N commits,\n"
+		"--explain: every candidate split, its p, size and the rule that kept or dropped it\n"
+		"(\"explain\" in the JSON, one line each on stderr). Exit 0, 2 usage or input error.\n"
 		"\n"
 		"regtrack detect --score FILE|DIR [--json] [options above]: the detector scored\n"
 		"against labels, per series and overall: TCPDBench F1 (margin 5) and covering\n"
@@ -248,69 +258,127 @@ static int load(const char *path, double **v, size_t *n, size_t **group, json_t 
 	return 0;
 }
 
+/* a candidate's split as the change points name it: its position with ids, else its group */
+static json_int_t cand_index(const struct detect_candidate *d, json_t **idvals)
+{
+	return (json_int_t)(idvals ? d->index : d->id);
+}
+
 /*
- * Why nothing was found: the best split of the per-commit medians by the
- * two-sided Mann-Whitney p (the detector's own statistic), Bonferroni over
- * the splits tried, against --p-max; over the last 2 W commits of a longer
- * series (the detector scans windows of W). Also on stderr, one line.
+ * The strongest candidate of the trace: the final estimate (stage 1) with the
+ * least p when a split was accepted, else the window candidate with the least
+ * p; ties to the larger effect. NULL when the trace is empty.
+ */
+static const struct detect_candidate *strongest(const struct detect_series *s)
+{
+	const struct detect_candidate *b = NULL;
+
+	for (size_t i = 0; i < s->ntrace; i++) {
+		const struct detect_candidate *d = &s->trace[i];
+
+		if (!b || d->stage > b->stage ||
+		    (d->stage == b->stage && (d->p_value < b->p_value ||
+					      (d->p_value == b->p_value && d->effect > b->effect))))
+			b = d;
+	}
+	return b;
+}
+
+/* the option behind a rule, in brackets, for a message ("" when none) */
+static char *rule_detail(const struct detect_candidate *d, const struct detect_opts *o)
+{
+	switch (d->reason) {
+	case DETECT_WEAK:
+		return xstrfmt(" (p %.3g, --p-max %g)", d->p_value, o->p_max);
+	case DETECT_SMALL:
+		return xstrfmt(" (%+.2f %%, --min-change %g)", d->change_pct, o->min_change_pct);
+	case DETECT_IN_NOISE:
+		return xstrfmt(" (%.3g sigma, min_effect %g)", d->effect, o->min_effect);
+	default:
+		return xstrdup("");
+	}
+}
+
+/*
+ * Why nothing was found: the strongest candidate of the detector's trace
+ * (strongest()) and the rule that dropped it. Also on stderr, one line.
  */
 static json_t *none_because(const struct detect_series *s, const struct detect_opts *o,
 			    json_t **idvals)
 {
-	size_t n = s->n, from = n > 2 * o->window ? n - 2 * o->window : 0, m = 0, best = 0;
-	double bp = 2, pb, before, after;
+	const struct detect_candidate *d = strongest(s);
 	json_t *out = json_object(), *b;
-	double *tmp;
+	char *msg, *detail;
 
 	json_object_set_new(out, "p_max", json_real(o->p_max));
-	if (n - from < 2 * o->min_seg) {
-		char *msg =
-			xstrfmt("too few commits (%zu) for a split with --min-seg %zu on each side",
-				n, o->min_seg);
-
+	if (!d) {
+		msg = s->n < 2 * o->min_seg ?
+			      xstrfmt("too few commits (%zu) for a split with --min-seg %zu on "
+				      "each side",
+				      s->n, o->min_seg) :
+			      xstrfmt("no split was tested (%zu commits, no two levels)", s->n);
 		fprintf(stderr, "regtrack: detect: no change point: %s\n", msg);
 		json_object_set_new(out, "message", json_string(msg));
 		free(msg);
 		return out;
 	}
-	for (size_t k = from + o->min_seg; k + o->min_seg <= n; k++, m++) {
-		double p = ranktest_mann_whitney(s->med + from, k - from, s->med + k, n - k, NULL);
-
-		if (p < bp) {
-			bp = p;
-			best = k;
-		}
-	}
-	pb = bp * (double)m < 1 ? bp * (double)m : 1;
-	tmp = xmalloc(n * sizeof(*tmp));
-	memcpy(tmp, s->med + from, (best - from) * sizeof(*tmp));
-	before = ranktest_median_inplace(tmp, best - from);
-	memcpy(tmp, s->med + best, (n - best) * sizeof(*tmp));
-	after = ranktest_median_inplace(tmp, n - best);
-	free(tmp);
-	/* index as the change points': the position with ids, else the group number */
-	b = json_pack("{s:I, s:o, s:o, s:o, s:o, s:I}", "index",
-		      (json_int_t)(idvals || !s->ids ? best : s->ids[best]), "before", num(before),
-		      "after", num(after), "mw_p", num(bp), "p_bonferroni", num(pb), "splits",
-		      (json_int_t)m);
-	if (idvals && s->ids)
-		json_object_set(b, "id", idvals[s->ids[best]]);
+	b = json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:[I,I], s:s, s:s}", "index",
+		      cand_index(d, idvals), "before", num(d->before), "after", num(d->after),
+		      "change_pct", num(d->change_pct), "p_value", num(d->p_value), "effect",
+		      num(d->effect), "window", (json_int_t)d->start, (json_int_t)d->end, "stage",
+		      d->stage ? "final" : "window", "reason", detect_reason_text(d->reason));
+	if (idvals)
+		json_object_set(b, "id", idvals[d->id]);
 	json_object_set_new(out, "best_split", b);
-	{
-		char *msg = xstrfmt(
-			"the best split (before commit %zu: median %.6g -> %.6g) has p %.3g after "
-			"Bonferroni over %zu splits, %s --p-max %g%s",
-			best, before, after, pb, m, pb > o->p_max ? "above" : "within", o->p_max,
-			pb > o->p_max ?
-				"" :
-				"; it failed the detector's other tests (a change of 1.3 sigma of "
-				"the noise, --min-change, or its final estimate)");
-
-		fprintf(stderr, "regtrack: detect: no change point: %s\n", msg);
-		json_object_set_new(out, "message", json_string(msg));
-		free(msg);
-	}
+	detail = rule_detail(d, o);
+	msg = xstrfmt("the strongest candidate (%s, split before commit %lld: median %.6g -> "
+		      "%.6g, %+.2f %%, p %.3g) was dropped: %s%s",
+		      d->stage ? "final estimate" : "window scan", (long long)cand_index(d, idvals),
+		      d->before, d->after, d->change_pct, d->p_value, detect_reason_text(d->reason),
+		      detail);
+	fprintf(stderr, "regtrack: detect: no change point: %s\n", msg);
+	json_object_set_new(out, "message", json_string(msg));
+	free(detail);
+	free(msg);
 	return out;
+}
+
+/*
+ * --explain: every candidate of the trace, one line each on stderr
+ * ("explain: ..."), and the same as the JSON array returned (new).
+ */
+static json_t *explain(const struct detect_series *s, json_t **idvals)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < s->ntrace; i++) {
+		const struct detect_candidate *d = &s->trace[i];
+		json_t *j = json_pack("{s:s, s:[I,I], s:I}", "stage", d->stage ? "final" : "window",
+				      "window", (json_int_t)d->start, (json_int_t)d->end, "index",
+				      cand_index(d, idvals));
+
+		if (idvals)
+			json_object_set(j, "id", idvals[d->id]);
+		json_object_set_new(j, "excursion", json_boolean(d->excursion));
+		json_object_set_new(j, "before", num(d->before));
+		json_object_set_new(j, "after", num(d->after));
+		json_object_set_new(j, "change_pct", num(d->change_pct));
+		json_object_set_new(j, "p_value", num(d->p_value));
+		json_object_set_new(j, "noise_sigma", num(d->noise_sigma));
+		json_object_set_new(j, "noise_rho", num(d->noise_rho));
+		json_object_set_new(j, "effect", num(d->effect));
+		json_object_set_new(j, "kept", json_boolean(d->reason == DETECT_REPORTED));
+		json_object_set_new(j, "reason", json_string(detect_reason_text(d->reason)));
+		json_array_append_new(arr, j);
+		fprintf(stderr,
+			"explain: %s [%zu, %zu) split before commit %lld%s: %.6g -> %.6g (%+.2f %%), p %.3g, "
+			"%.3g sigma: %s\n",
+			d->stage ? "final estimate" : "window", d->start, d->end,
+			(long long)cand_index(d, idvals), d->excursion ? " (excursion)" : "",
+			d->before, d->after, d->change_pct, d->p_value, d->effect,
+			detect_reason_text(d->reason));
+	}
+	return arr;
 }
 
 int cmd_detect(int argc, char **argv)
@@ -322,11 +390,12 @@ int cmd_detect(int argc, char **argv)
 	int json = 0;
 	double *v = NULL;
 	size_t n = 0, *group = NULL, tail = 0;
-	json_t *doc = NULL, **idvals = NULL, *out, *cps;
-	int rc = 2;
+	json_t *doc = NULL, **idvals = NULL, *out, *cps, *ex;
+	int rc = 2, want_explain = 0;
 	char *txt;
 
 	detect_opts_init(&o);
+	o.explain = 1; /* the trace also says why nothing was found */
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i], *val;
 		int bad = 0;
@@ -337,6 +406,10 @@ int cmd_detect(int argc, char **argv)
 		}
 		if (!strcmp(arg, "--json")) {
 			json = 1;
+			continue;
+		}
+		if (!strcmp(arg, "--explain")) {
+			want_explain = 1;
 			continue;
 		}
 		if (arg[0] != '-' || !arg[1]) {
@@ -403,8 +476,12 @@ int cmd_detect(int argc, char **argv)
 		json_array_append_new(cps, cp);
 	}
 	json_object_set_new(out, "change_points", cps);
+	/* the candidates' lines on stderr before the verdict's */
+	ex = want_explain ? explain(&s, idvals) : NULL;
 	if (!s.ncp)
 		json_object_set_new(out, "none_because", none_because(&s, &o, idvals));
+	if (ex)
+		json_object_set_new(out, "explain", ex);
 	json_object_set_new(out, "n_values", json_integer((json_int_t)n));
 	json_object_set_new(out, "n_commits", json_integer((json_int_t)s.n));
 	if (tail) {

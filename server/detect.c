@@ -1,5 +1,6 @@
 #include "server/detect.h"
 #include "server/detect_int.h"
+#include "server/detect_explain.h"
 #include "server/aa_history.h"
 #include "clock.h"
 #include "server/bgthread.h"
@@ -274,12 +275,15 @@ static int detect_rows(PGconn *c, long long setup_id, const struct db_detect_ser
 		struct detect_opts o;
 
 		plan_detect_metric(base, m->is_monitor, &o);
+		o.explain = 1; /* the reasons are kept (detect_explain.h) */
 		detect_series_init(&ds, &o);
 		i = push_metric(rows, i, &s, &ds);
 		detect_series_run(&ds);
 		st->series++;
 		st->points += s.n;
-		ret = store_series(c, setup_id, m, &s, &ds, aa, cfg, kept, st, e);
+		ret = detect_explain_store(c, setup_id, m->metric_id, s.commit, &ds, e);
+		if (!ret)
+			ret = store_series(c, setup_id, m, &s, &ds, aa, cfg, kept, st, e);
 		if (!ret)
 			ret = check_tip(c, setup_id, m, &s, &ds, aa, cfg, &tj, kept, st, e);
 		if (ret >= 0 && cfg->detect_tip_z > 0)

@@ -8,16 +8,23 @@
  *   {"metric", "order", "series": [{"setup": {…}, "commits": [{sha, subject,
  *    commit_time}], "points": {"commit": [i…], "value": [mean of the run's
  *    iterations…], "run_id": […]}, "change_points": [{index, commit, before,
- *    after, change_pct, p_value, regression_id, …}]}]}
+ *    after, change_pct, p_value, regression_id, …}], "detection": {…}}]}
  * change_points (regressions.h): what the detector found in that series;
  * index is the position in "commits" of the first commit after the change.
  * The runs of an A/B request's patched head (a commit on no branch) are not
  * points: drawn at the end they would read as the branch's newest commit.
+ *
+ * "detection" (server/detect_explain.h): the reasons of the series' last
+ * detection, {at, n_commits, settings, candidates: [{index, commit,
+ * good_commit, stage, excursion, n_before, n_after, before, after,
+ * change_pct, p_value, noise_sigma, effect, kept, reason}]}, null before
+ * the first.
  */
 #include "server/api/api.h"
 #include "server/db/series.h"
 #include "server/api/args.h"
 #include "server/regressions.h"
+#include "server/detect_explain.h"
 #include "server/jsonout.h"
 #include "buf.h"
 #include "xalloc.h"
@@ -279,7 +286,7 @@ static int series_write(PGconn *c, struct buf *out, const struct series_rows *sr
 {
 	const struct db_series_point *pts = sr->pts;
 	const size_t *rank = sr->rank;
-	json_t *setup = setup_json(c, pts[order[0]].setup_id, e), *cps;
+	json_t *setup = setup_json(c, pts[order[0]].setup_id, e), *cps, *why;
 	const char **shas;
 	size_t last = SIZE_MAX, nc = 0;
 	char t[48];
@@ -343,12 +350,16 @@ static int series_write(PGconn *c, struct buf *out, const struct series_rows *sr
 		return err_setc(e, ERR_TOO_LARGE, "metric", "the series is too large");
 	}
 	cps = regression_change_points(c, pts[order[0]].setup_id, metric, shas, nc, e);
+	why = cps ? detect_explain_json(c, pts[order[0]].setup_id, metric, shas, nc, e) : NULL;
 	free(shas);
-	if (!cps)
+	if (!why) {
+		json_decref(cps);
 		return -1;
+	}
 	bad = buf_addstr(out, "]},\"change_points\":") || jsonout_json(out, cps) ||
-	      buf_addch(out, '}');
+	      buf_addstr(out, ",\"detection\":") || jsonout_json(out, why) || buf_addch(out, '}');
 	json_decref(cps);
+	json_decref(why);
 	if (bad)
 		return err_setc(e, ERR_TOO_LARGE, "metric", "the series is too large");
 	return 0;

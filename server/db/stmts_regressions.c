@@ -301,4 +301,34 @@ const struct db_stmt_def db_stmts_regressions[DB_NR_STMTS] = {
 			     "SELECT DISTINCT r.commit_id FROM runs r JOIN jobs j ON j.id = r.job_id "
 			     "WHERE r.setup_id = $1::bigint AND j.plan_id IS NOT NULL "
 			     "AND right(j.track_key, 4) = ' tip' ORDER BY 1" },
+	/*
+	 * $1 setup $2 metric id $3 commits $4 settings $5 candidates (JSON text):
+	 * the reasons of this detection of the series replace the last one's (sql/0023)
+	 */
+	[ST_DETECT_EXPLAIN_SET] = { "detect_explain_set",
+				    "INSERT INTO detect_explain (setup_id, metric_id, n_commits, settings, candidates) "
+				    "VALUES ($1::bigint, $2::integer, $3::integer, $4::json, $5::json) "
+				    "ON CONFLICT (setup_id, metric_id) DO UPDATE SET detected_at = now(), "
+				    "n_commits = EXCLUDED.n_commits, settings = EXCLUDED.settings, "
+				    "candidates = EXCLUDED.candidates" },
+	/*
+	 * $1 setup $2 metric name: the last detection's reasons as one JSON object
+	 * {at, n_commits, settings, candidates: [{commit, good_commit (shas), stage,
+	 * ...}]} in the stored order (no row: never detected); the numbers as stored
+	 */
+	[ST_DETECT_EXPLAIN_JSON] = { "detect_explain_json",
+				     "SELECT json_build_object('at', to_char(d.detected_at AT TIME ZONE 'UTC', "
+				     "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), 'n_commits', d.n_commits, "
+				     "'settings', d.settings, 'candidates', coalesce((SELECT json_agg(json_build_object("
+				     "'commit', cb.sha, 'good_commit', cg.sha, 'stage', x.c->'stage', "
+				     "'excursion', x.c->'excursion', 'n_before', x.c->'n_before', "
+				     "'n_after', x.c->'n_after', 'before', x.c->'before', 'after', x.c->'after', "
+				     "'change_pct', x.c->'change_pct', 'p_value', x.c->'p_value', "
+				     "'noise_sigma', x.c->'noise_sigma', 'effect', x.c->'effect', "
+				     "'kept', x.c->'kept', 'reason', x.c->'reason') ORDER BY x.o) "
+				     "FROM json_array_elements(d.candidates) WITH ORDINALITY AS x(c, o) "
+				     "LEFT JOIN commits cb ON cb.id = (x.c->>'commit_id')::bigint "
+				     "LEFT JOIN commits cg ON cg.id = (x.c->>'good_commit_id')::bigint), '[]'))::text "
+				     "FROM detect_explain d JOIN metrics m ON m.id = d.metric_id "
+				     "WHERE d.setup_id = $1::bigint AND m.name = $2" },
 };

@@ -368,10 +368,12 @@ class Offline(unittest.TestCase):
         doc = json.loads(out.stdout)
         self.assertEqual(doc["change_points"], [])
         nb = doc["none_because"]
-        self.assertEqual((nb["p_max"], nb["best_split"]["splits"]), (0.001, 3), nb)
-        self.assertGreater(nb["best_split"]["p_bonferroni"], 0.001)
-        self.assertIn("above --p-max 0.001", out.stderr)
-        self.assertIn("no change point: the best split", out.stderr)
+        # the strongest candidate of the detector's own trace and the rule that dropped it
+        self.assertEqual((nb["p_max"], nb["best_split"]["index"], nb["best_split"]["window"],
+                          nb["best_split"]["reason"]), (0.001, 4, [0, 8], "p above p_max"), nb)
+        self.assertGreater(nb["best_split"]["p_value"], 0.001)
+        self.assertIn("was dropped: p above p_max (p 1, --p-max 0.001)", out.stderr)
+        self.assertIn("no change point: the strongest candidate", out.stderr)
 
     def test_parse_exit_status_and_tasks(self):
         out = self.cli("parse", "will-it-scale", self.file("junk.txt", "nothing here\n"))

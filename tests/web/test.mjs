@@ -900,6 +900,31 @@ async function main() {
 			assert.equal(await page.locator('.chart canvas').count(), 2);
 		});
 
+		await check('series: "why (not) flagged" lists the last detection\'s candidates, strings as text', async () => {
+			const q = new URLSearchParams({ testcase: 'vm-scalability', metric: 'vm-scalability.throughput',
+				tbox_group: 'vm-2p', kconfig: 'x86_64-defconfig', compiler: 'gcc-12',
+				params: JSON.stringify({ nr_task: '100%', test: 'small-allocs' }) });
+			const d = (await call('GET', `/api/v1/series?${q}`)).json.series[0].detection;
+			assert.ok(d && d.candidates.length, JSON.stringify(d));
+			await open(`/series?${q}`, 'series-why');
+			await page.click('.why-flagged summary');
+			const rows = await page.$$eval('.why-row', (trs) => trs.map((t) => [...t.cells].map((c) => c.textContent)));
+			assert.equal(rows.length, d.candidates.length);
+			d.candidates.forEach((c, i) => {
+				assert.ok(rows[i][0].startsWith(c.commit.slice(0, 12)), rows[i][0]);
+				assert.equal(rows[i][7], c.kept ? 'kept' : `dropped: ${c.reason}`);
+			});
+			// the subjects are text: the XSS commit's (if a candidate) shows literally
+			assert.equal(await page.locator('.why-flagged img, .why-flagged script').count(), 0);
+			const kept = d.candidates.filter((c) => c.kept && c.stage === 'final');
+			const summary = await page.textContent('.why-flagged summary');
+			if (kept.length)
+				assert.ok(summary.startsWith(`Why (not) flagged: flagged: ${kept[0].commit.slice(0, 7)}`), summary);
+			else
+				assert.match(summary, /^Why \(not\) flagged: not flagged: the strongest candidate, [0-9a-f]{7} .* was dropped: /);
+			await shot('series-why');
+		});
+
 		await check('series: one setup, hover shows the commit subject as text, click opens compare', async () => {
 			const q = new URLSearchParams({ testcase: 'vm-scalability', metric: 'vm-scalability.throughput',
 				tbox_group: 'vm-2p', kconfig: 'x86_64-defconfig', compiler: 'gcc-12',

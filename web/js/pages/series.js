@@ -1,7 +1,7 @@
 // Series (/series?testcase=&metric=[&tbox_group&kconfig&compiler&params&mode]):
 // pickers, then one chart per matching setup, and its latest commits.
 import { h, replace, link, section, table, emptyState, errorBox, shortSha, fmtNum, fmtPct,
-	fmtParams, setupLabel, commitLink } from '../dom.js';
+	fmtP, fmtTime, fmtParams, setupLabel, commitLink } from '../dom.js';
 import { api, tryApi } from '../api.js';
 import { listOf, seriesQuery, pick, badOf, regressionKind, shiftPct } from '../model.js';
 import { seriesChart } from '../chart.js';
@@ -114,6 +114,51 @@ function changeList(s, cps) {
 		cp.id ? h('span', { class: 'muted' }, ` ${cp.kind || 'regression'} #${cp.id}${cp.state ? ' ' + cp.state : ''}`) : null]));
 }
 
+// "Why (not) flagged": the reasons of the series' last detection (the
+// series API's "detection": each candidate split the detector considered,
+// its size, p and the rule that kept or dropped it). Every string is text.
+function whyFlagged(s) {
+	const d = s.detection;
+	if (!d)
+		return null;
+	const cands = d.candidates || [];
+	const kept = cands.filter((c) => c.kept && c.stage === 'final');
+	const best = cands.slice().sort((a, b) => (a.p_value ?? 2) - (b.p_value ?? 2))[0];
+	const at = (c) => (Number.isInteger(c.index) ? s.commits[c.index] : null);
+	const name = (c) => shortSha(c.commit).slice(0, 7);
+	let verdict;
+	if (kept.length)
+		verdict = `flagged: ${kept.map((c) => `${name(c)} (${fmtPct(c.change_pct)}, p ${fmtP(c.p_value)})`).join(', ')}`;
+	else if (best)
+		verdict = `not flagged: the strongest candidate, ${name(best)} (${fmtPct(best.change_pct)}, p ${fmtP(best.p_value)}), was dropped: ${best.reason}`;
+	else
+		verdict = 'not flagged: no split was tested (too few commits)';
+	const st = d.settings || {};
+	const rows = cands.map((c) => {
+		const cm = at(c);
+		return h('tr', { class: `why-row ${c.kept ? 'kept' : 'dropped'}` },
+			h('td', null, commitLink(c.commit, cm ? cm.subject : null)),
+			h('td', null, c.stage === 'final' ? 'final estimate' : c.excursion ? 'window (excursion)' : 'window'),
+			h('td', { class: 'num' }, `${c.n_before} | ${c.n_after}`),
+			h('td', { class: 'num' }, `${fmtNum(c.before)} → ${fmtNum(c.after)}`),
+			h('td', { class: 'num' }, fmtPct(c.change_pct, 2)),
+			h('td', { class: 'num' }, fmtP(c.p_value)),
+			h('td', { class: 'num' }, Number.isFinite(c.effect) ? `${c.effect.toFixed(1)} σ` : '—'),
+			h('td', { class: 'reason' }, c.kept ? 'kept' : `dropped: ${c.reason}`));
+	});
+	return h('details', { class: 'why-flagged' },
+		h('summary', null, h('b', null, 'Why (not) flagged: '), verdict),
+		h('p', { class: 'muted' }, `Last detection ${fmtTime(d.at)} over ${d.n_commits} commits; ` +
+			`p ≤ ${st.p_max}, |%change| ≥ ${st.min_change_pct} %, windows of ${st.window} commits, ` +
+			`at least ${st.min_seg} a side. Each test window's strongest split and each accepted ` +
+			'split\'s final estimate:'),
+		table([{ label: 'split before' }, { label: 'stage' },
+			{ label: 'commits', cls: 'num', title: 'commits of its window before | after the split' },
+			{ label: 'median before → after', cls: 'num' }, { label: '%change', cls: 'num' },
+			{ label: 'p', cls: 'num' }, { label: 'size', cls: 'num', title: 'in noise sigmas' },
+			{ label: 'rule' }], rows, { class: 'list why-table' }));
+}
+
 function compareLink(s, c, metric) {
 	if (c <= 0)
 		return null;
@@ -151,7 +196,7 @@ function seriesBlock(s, metric, unit, width, regressions) {
 	const block = h('section', { class: 'card series-block' },
 		h('h2', null, setupLabel(s.setup)),
 		h('p', { class: 'muted' }, `${n} runs over ${nc} commits`),
-		chartEl, info, changeList(s, cps),
+		chartEl, info, changeList(s, cps), whyFlagged(s),
 		h('details', { class: 'commits' }, h('summary', null, `Latest ${nc - first} commits`),
 			table([{ label: '#', cls: 'num' }, { label: 'commit' }, { label: 'runs', cls: 'num' },
 				{ label: 'median', cls: 'num' }, { label: '' }], rows, { class: 'list' })));

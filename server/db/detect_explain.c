@@ -1,0 +1,44 @@
+/* The reasons of the last detection of each series (see db/detect_explain.h). */
+#include "server/db/detect_explain.h"
+#include "server/db/db.h"
+
+#include <stdio.h>
+
+int db_detect_explain_set(PGconn *c, long long setup_id, long long metric_id, size_t n_commits,
+			  const char *settings, const char *candidates, struct err *e)
+{
+	char sb[24], mb[24], nb[24];
+	const char *p[5] = { sb, mb, nb, settings, candidates };
+	PGresult *r;
+
+	snprintf(sb, sizeof(sb), "%lld", setup_id);
+	snprintf(mb, sizeof(mb), "%lld", metric_id);
+	snprintf(nb, sizeof(nb), "%zu", n_commits);
+	r = db_exec(c, ST_DETECT_EXPLAIN_SET, 5, p, e);
+	if (!r)
+		return -1;
+	PQclear(r);
+	return 0;
+}
+
+int db_detect_explain_json(PGconn *c, long long setup_id, const char *metric, json_t **out,
+			   struct err *e)
+{
+	char sb[24];
+	const char *p[2] = { sb, metric };
+	PGresult *r;
+
+	*out = NULL;
+	snprintf(sb, sizeof(sb), "%lld", setup_id);
+	r = db_exec(c, ST_DETECT_EXPLAIN_JSON, 2, p, e);
+	if (!r)
+		return -1;
+	if (PQntuples(r))
+		*out = json_loads(PQgetvalue(r, 0, 0), 0, NULL);
+	if (PQntuples(r) && !*out) {
+		PQclear(r);
+		return err_setc(e, ERR_DB, "", "bad JSON from the database");
+	}
+	PQclear(r);
+	return 0;
+}

@@ -1,0 +1,212 @@
+"""Why was this (not) flagged? (issue 27, item 3)
+
+Offline: `regtrack detect --explain` on a stored clean -8 % step
+(tests/fixtures/detect/step-8pct.txt): every candidate in words and in the
+JSON, the step kept; with --min-change 10 the same split dropped, and
+none_because naming that rule (not a guess).
+
+Server: the reasons of the last detection of each series are kept
+(sql/0023_detect_explain.sql) and sent by GET /api/v1/series as
+"detection": a series with a clear step has its step kept at its commit; a
+series that only wiggles has its best candidate dropped as "p above p_max".
+"""
+import hashlib
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+import unittest
+import urllib.parse
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import BIN, TOP, Server, result_doc, wait_until  # noqa: E402
+
+STEP = os.path.join(TOP, "tests", "fixtures", "detect", "step-8pct.txt")
+
+
+def cli(*args):
+    return subprocess.run([os.path.join(BIN, "regtrack")] + list(args), capture_output=True,
+                          text=True, timeout=60)
+
+
+class Offline(unittest.TestCase):
+    def test_explain_lists_every_candidate_and_keeps_the_step(self):
+        out = cli("detect", "--explain", STEP)
+        self.assertEqual(out.returncode, 0, out)
+        self.assertEqual(out.stderr.splitlines(), [
+            "explain: window [0, 28) split before commit 20: 99.944 -> 91.9495 (-8.00 %), "
+            "p 1.48e-05, 21.9 sigma: kept",
+            "explain: window [0, 20) split before commit 13: 100.063 -> 99.611 (-0.45 %), "
+            "p 0.00735, 1.24 sigma: p above p_max",
+            "explain: window [0, 20) split before commit 3 (excursion): 100.038 -> 100.149 "
+            "(+0.11 %), p 0.554, 0.304 sigma: p above p_max",
+            "explain: window [20, 28) split before commit 24: 91.9015 -> 92.0315 (+0.14 %), "
+            "p 1, 0.356 sigma: p above p_max",
+            "explain: final estimate [0, 28) split before commit 20: 99.944 -> 91.9495 "
+            "(-8.00 %), p 1.48e-05, 21.9 sigma: kept",
+        ])
+        doc = json.loads(out.stdout)
+        self.assertEqual([c["index"] for c in doc["change_points"]], [20])
+        self.assertNotIn("none_because", doc)
+        ex = doc["explain"]
+        self.assertEqual([(c["stage"], c["window"], c["index"], c["excursion"], c["kept"],
+                           c["reason"]) for c in ex], [
+            ("window", [0, 28], 20, False, True, "kept"),
+            ("window", [0, 20], 13, False, False, "p above p_max"),
+            ("window", [0, 20], 3, True, False, "p above p_max"),
+            ("window", [20, 28], 24, False, False, "p above p_max"),
+            ("final", [0, 28], 20, False, True, "kept"),
+        ])
+        final = ex[-1]
+        self.assertEqual((final["before"], final["after"]), (99.944, 91.9495))
+        self.assertAlmostEqual(final["change_pct"], -7.998979, places=5)
+        self.assertAlmostEqual(final["p_value"], 1.48000148e-5, places=12)
+        self.assertAlmostEqual(final["effect"], 21.869071, places=5)
+        self.assertAlmostEqual(final["noise_sigma"], 0.365562, places=5)
+        # without --explain: no array, no lines
+        out = cli("detect", STEP)
+        self.assertNotIn("explain", json.loads(out.stdout))
+        self.assertEqual(out.stderr, "")
+
+    def test_a_step_under_min_change_is_dropped_by_that_rule(self):
+        out = cli("detect", "--explain", "--min-change", "10", STEP)
+        self.assertEqual(out.returncode, 0, out)
+        self.assertEqual(out.stderr.splitlines(), [
+            "explain: window [0, 28) split before commit 20: 99.944 -> 91.9495 (-8.00 %), "
+            "p 1.48e-05, 21.9 sigma: |%change| below min_change_pct",
+            "explain: window [0, 28) split before commit 3 (excursion): 100.038 -> 100.149 "
+            "(+0.11 %), p 0.0562, 0.304 sigma: p above p_max",
+            "regtrack: detect: no change point: the strongest candidate (window scan, split "
+            "before commit 20: median 99.944 -> 91.9495, -8.00 %, p 1.48e-05) was dropped: "
+            "|%change| below min_change_pct (-8.00 %, --min-change 10)",
+        ])
+        doc = json.loads(out.stdout)
+        self.assertEqual(doc["change_points"], [])
+        best = doc["none_because"]["best_split"]
+        self.assertEqual((best["index"], best["window"], best["stage"], best["reason"],
+                          best["before"], best["after"]),
+                         (20, [0, 28], "window", "|%change| below min_change_pct", 99.944,
+                          91.9495))
+        self.assertEqual([(c["index"], c["kept"], c["reason"]) for c in doc["explain"]],
+                         [(20, False, "|%change| below min_change_pct"),
+                          (3, False, "p above p_max")])
+
+    def test_ids_name_the_candidates_commits(self):
+        with open(STEP) as f:
+            vals = [x for x in f.read().splitlines() if x and not x.startswith("#")]
+        p = os.path.join(os.environ.get("REGTRACK_TEST_TMP", "/tmp"), "explain-ids.json")
+        with open(p, "w") as f:
+            json.dump({"values": [float(x) for x in vals],
+                       "ids": ["c%02d" % i for i in range(len(vals))]}, f)
+        doc = json.loads(cli("detect", "--explain", p).stdout)
+        self.assertEqual([(c["index"], c["id"]) for c in doc["explain"] if c["kept"]],
+                         [(20, "c20"), (20, "c20")])
+
+
+TESTCASE = "explain-test"
+METRIC = "vm-scalability.throughput"
+WAIT_S = 120
+
+
+def csha(label, i):
+    return hashlib.sha1(("explain-%s-%d" % (label, i)).encode()).hexdigest()
+
+
+class Server_(unittest.TestCase):
+    """The reasons of the last detection, kept per series and sent by the series API."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.srv = Server()
+        rnd = random.Random(11)
+        # "step": -20 % at commit 18 of 30; "wiggle": +-0.5 % around one level
+        for label, level in (("step", lambda i: 1000.0 * (0.8 if i >= 18 else 1.0)),
+                             ("wiggle", lambda i: 1000.0 * (1.005 if i % 6 < 3 else 0.995))):
+            for i in range(30):
+                for _ in range(3):
+                    doc = result_doc(csha(label, i), testcase=TESTCASE,
+                                     params={"test": label},
+                                     metrics={METRIC: [level(i) * (1 + rnd.gauss(0, 0.01))]},
+                                     commit_time="2026-01-01T00:%02d:00Z" % i,
+                                     commit_subject="%s commit %d" % (label, i))
+                    r = cls.srv.post("/api/v1/results", doc, scope="submit")
+                    assert r.status == 201, r
+        deadline = time.monotonic() + WAIT_S
+        while cls.srv.psql("SELECT count(*) FROM detect_queue") != "0":
+            if time.monotonic() > deadline:
+                raise AssertionError("detection queue not drained in %d s" % WAIT_S)
+            time.sleep(0.1)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.stop()
+
+    def detection(self, label, n=30):
+        q = urllib.parse.urlencode({"testcase": TESTCASE, "metric": METRIC,
+                                    "params": json.dumps({"test": label})})
+        r = self.srv.get("/api/v1/series?" + q)
+        self.assertEqual(r.status, 200, r)
+        (s,) = r.json()["series"]
+        self.assertEqual(len(s["commits"]), n)
+        return s, s["detection"]
+
+    def test_the_step_is_kept_at_its_commit(self):
+        s, d = self.detection("step")
+        self.assertEqual(d["n_commits"], 30)
+        self.assertRegex(d["at"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
+        self.assertEqual(d["settings"], {"window": 64, "min_seg": 3, "p_max": 0.001,
+                                         "min_change_pct": 1, "min_effect": 0})
+        kept = [c for c in d["candidates"] if c["kept"]]
+        self.assertEqual([(c["stage"], c["index"], c["commit"], c["good_commit"], c["reason"])
+                          for c in kept],
+                         [("window", 18, csha("step", 18), csha("step", 17), "kept"),
+                          ("final", 18, csha("step", 18), csha("step", 17), "kept")])
+        final = kept[1]
+        self.assertEqual((final["n_before"], final["n_after"]), (18, 12))
+        self.assertAlmostEqual(final["change_pct"], -20.0, delta=1.5)
+        self.assertLess(final["p_value"], 1e-6)
+        self.assertGreater(final["effect"], 10)
+        # the record the same detection made is at that commit too
+        self.assertEqual([cp["commit"] for cp in s["change_points"]], [csha("step", 18)])
+        # every candidate names its commit, its place in "commits" and a rule in words
+        for c in d["candidates"]:
+            self.assertEqual(s["commits"][c["index"]]["sha"], c["commit"], c)
+            self.assertIn(c["reason"], ("kept", "p above p_max", "|%change| below min_change_pct",
+                                        "the medians either side are equal",
+                                        "the move is below min_effect noise sigmas"), c)
+        self.assertLessEqual(len(d["candidates"]), 50)
+
+    def test_the_wiggle_is_not_flagged_and_says_why(self):
+        s, d = self.detection("wiggle")
+        self.assertEqual(s["change_points"], [])
+        self.assertTrue(d["candidates"], d)
+        self.assertFalse([c for c in d["candidates"] if c["kept"]], d)
+        best = min(d["candidates"], key=lambda c: c["p_value"])
+        self.assertEqual((best["stage"], best["kept"], best["reason"]),
+                         ("window", False, "p above p_max"), best)
+        self.assertGreater(best["p_value"], 0.001)
+        self.assertLess(abs(best["change_pct"]), 2)
+        # one window of 30 commits: its strongest candidate is kept, the others not
+        self.assertEqual([(c["n_before"] + c["n_after"]) for c in d["candidates"]], [30])
+
+    def test_detection_replaces_the_last(self):
+        def upload(commits):
+            for i in commits:
+                doc = result_doc(csha("again", i), testcase=TESTCASE, params={"test": "again"},
+                                 metrics={METRIC: [500.0 + i % 2]},
+                                 commit_time="2026-01-02T00:%02d:00Z" % i)
+                self.assertEqual(self.srv.post("/api/v1/results", doc, scope="submit").status, 201)
+
+        def rows():
+            return self.srv.psql(
+                "SELECT n_commits FROM detect_explain d JOIN setups s ON s.id = d.setup_id "
+                "WHERE s.params->>'test' = 'again'")
+
+        upload(range(10))
+        wait_until(lambda: rows() == "10", timeout=WAIT_S, what="the first detection")
+        upload(range(10, 20))
+        wait_until(lambda: rows() == "20", timeout=WAIT_S, what="the second detection")
+        _, d = self.detection("again", 20)
+        self.assertEqual(d["n_commits"], 20)
