@@ -191,7 +191,8 @@ class Story(unittest.TestCase):
         m = self.sink.wait_for(before + 1)[before]["msg"]
         body = m.get_content().replace("\r\n", "\n")
         self.assertIn("and bisected it to commit 86e485100000.\n"
-                      "also seen on arm64: -62.0%% (https://perf.example.org/regressions/%d)\n\n"
+                      "also seen on arm64: -62.0%% (https://perf.example.org/regressions/%d)\n"
+                      "evidence: the 1 tested commit after moved by -61.0 %% [-62.5, -59.5]\n\n"
                       "commit:   %s" % (self.arm, F), body)
         table = body.split("%stddev", 1)[1].split("\n\n", 1)[0]
         rows = [l for l in table.splitlines() if re.search(r"  [a-z][\w.-]+$", l)]
@@ -216,7 +217,9 @@ class Story(unittest.TestCase):
         self.assertEqual(r.status, 202, r)
         body = self.sink.wait_for(before + 1)[before]["msg"].get_content().replace("\r\n", "\n")
         self.assertIn("(not bisected).\nalso seen on x86_64: -61.0%% "
-                      "(https://perf.example.org/regressions/%d)\n\n" % self.x86, body)
+                      "(https://perf.example.org/regressions/%d)\n"
+                      "evidence: the 1 tested commit after moved by -62.0 %% [-63.5, -60.5]\n\n"
+                      % self.x86, body)
         self.assertNotIn("perf-profile.", body)
 
 
