@@ -175,7 +175,9 @@ class Bisect(unittest.TestCase):
             if s["role"] in ("probe", "verify"):
                 per_round.setdefault(s["round"], set()).add(s["commit"])
         self.assertGreaterEqual(max(len(c) for c in per_round.values()), 2, per_round)
-        self.assertEqual(b["model"]["k"], 3)
+        # the model is the last round's: its k counts the workers idle at that moment,
+        # so one still finishing a job of the round before lowers it (at most 3 here)
+        self.assertIn(b["model"]["k"], (1, 2, 3))
         self.assertGreaterEqual(sum(1 for w in workers if w.jobs), 2)
         # cost figures: every job of the bisect is counted, runs are the stored ones
         self.assertEqual(b["jobs_used"], int(srv.psql(
