@@ -1,4 +1,5 @@
 #include "resultdoc.h"
+#include "jsonkeys.h"
 #include "names.h"
 
 #include <ctype.h>
@@ -151,10 +152,16 @@ static int opt_int(json_t *obj, const char *key, const char *path, long long min
 	return 0;
 }
 
+static const char *const machine_fields[] = { "hostname", "arch",      "cpu_model", "tbox_group",
+					      "nr_cpus",  "memory_mb", NULL };
+
 static int check_machine(json_t *m, struct resultdoc *d, struct err *e)
 {
 	if (!json_is_object(m))
 		return err_setc(e, ERR_INVALID_FIELD, "machine", "'machine' must be an object");
+	/* a misspelt key would file the run under another machine (setup): refused */
+	if (json_keys_only(m, machine_fields, "machine", e))
+		return -1;
 	if (opt_str(m, "hostname", "machine.hostname", &d->hostname, e) ||
 	    opt_str(m, "arch", "machine.arch", &d->arch, e) ||
 	    opt_str(m, "cpu_model", "machine.cpu_model", &d->cpu_model, e) ||

@@ -48,6 +48,7 @@
 #include "names.h"
 #include "clock.h"
 #include "failreason.h"
+#include "jsonkeys.h"
 #include "server/db/jobs.h"
 #include "server/db/trees.h"
 #include "server/ingest.h"
@@ -68,6 +69,12 @@
 #define MAX_LOG_TAIL (256 * 1024)
 #define MAX_KCONFIG (4 * 1024 * 1024)
 
+/* the fields of POST /api/v1/jobs: any other is a typo, refused rather than defaulted */
+static const char *const job_fields[] = { "tree",     "commit",	  "kconfig",	  "compiler",
+					  "testcase", "params",	  "arch",	  "tbox_group",
+					  "repeat",   "priority", "max_attempts", "monitors",
+					  NULL };
+
 enum MHD_Result api_jobs_post(struct request *rq)
 {
 	struct err e;
@@ -84,6 +91,8 @@ enum MHD_Result api_jobs_post(struct request *rq)
 		json_decref(warnings);
 		return reply_err(rq, &e);
 	}
+	if (json_keys_only(b, job_fields, "", &e))
+		goto bad;
 	if (monitors_from_json(json_object_get(b, "monitors"), "monitors", monitors, &e))
 		goto bad;
 	if (json_str_field(b, "tree", 0, 128, &tree, &e) ||

@@ -1,26 +1,21 @@
 /*
  * A/B requests (issue 18): a change tested against its base.
- *   POST /api/v1/requests (submit)       {tree, base, head | patches, testcases[], plan,
- *                                         targets[], kconfig, compiler, repeat,
- *                                         min_change_pct, measure, monitors, notify,
- *                                         label}
- *                                        -> 201 {id, state, url}
+ *   POST /api/v1/requests (submit)       {request_fields[] below} -> 201 {id, state, url}
  *   GET  /api/v1/requests[?state=&limit=] newest first
  *   GET  /api/v1/requests/{id}           state, progress per side, jobs, what waits for a
  *                                        worker, the comparison rows and verdict, reproduce
  *   GET  /api/v1/requests/{id}/mbox      the patches as submitted (application/mbox)
  *   POST /api/v1/requests/{id}/cancel (submit)
  *
- * Submission: a plan gives the fields the body does not (abtest_plan_apply,
- * before any is checked); every field is checked with a 4xx naming it; base and head
- * are resolved in the tree's mirror (fetched once when it does not know a
- * ref yet); an mbox must hold a patch (mbox.h) and stay under
- * MAX_PATCHES (413). Each target x testcase is a group of `rounds` pairs
- * of jobs, base then head, queued in that order (A B A B) above tracking
- * jobs (REQUEST_PRIORITY); a target that is an arch is pinned to one
- * tbox_group by the first lease (ST_JOB_LEASE), a target no worker serves
- * is queued all the same and listed in `waiting_for`. The verdict is
- * abtest.h's, settled when the last job finishes or the request is read.
+ * Submission: a plan gives the fields the body does not (abtest_plan_apply, before any
+ * is checked); every field is checked with a 4xx naming it; base and head are resolved
+ * in the tree's mirror (fetched once when it does not know a ref yet); an mbox must hold
+ * a patch (mbox.h) and stay under MAX_PATCHES (413). Each target x testcase is a group
+ * of `rounds` pairs of jobs, base then head, queued in that order (A B A B) above
+ * tracking jobs (REQUEST_PRIORITY); a target that is an arch is pinned to one tbox_group
+ * by the first lease (ST_JOB_LEASE), a target no worker serves is queued all the same
+ * and listed in `waiting_for`. The verdict is abtest.h's, settled when the last job
+ * finishes or the request is read.
  */
 #include "server/api/api.h"
 #include "server/casecheck.h"
@@ -33,6 +28,7 @@
 #include "server/ingest.h"
 #include "server/lease.h"
 #include "arch.h"
+#include "jsonkeys.h"
 #include "mbox.h"
 #include "names.h"
 #include "xalloc.h"
@@ -546,6 +542,13 @@ out:
 	return id;
 }
 
+/* a request's fields (checked before a plan adds its own): any other is a typo, refused */
+static const char *const request_fields[] = { "tree",		"base",	   "head",	"patches",
+					      "plan",		"targets", "testcases", "kconfig",
+					      "compiler",	"measure", "monitors",	"repeat",
+					      "min_change_pct", "notify",  "label",	NULL };
+static const char *const tc_fields[] = { "testcase", "params", NULL };
+
 enum MHD_Result api_requests_post(struct request *rq)
 {
 	struct err e;
@@ -565,6 +568,9 @@ enum MHD_Result api_requests_post(struct request *rq)
 	b = rq_json(rq, &e);
 	if (!b)
 		return reply_err(rq, &e);
+	if (json_keys_only(b, request_fields, "", &e) ||
+	    json_each_keys_only(json_object_get(b, "testcases"), tc_fields, "testcases", &e))
+		goto bad;
 	/* a plan's fields for those the request does not give, before they are checked */
 	if (json_object_get(b, "plan") && (!(c = rq_db(rq, &e)) || abtest_plan_apply(c, b, &e)))
 		goto bad;

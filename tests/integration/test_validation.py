@@ -96,6 +96,45 @@ class JobId(Case):
         self.refused(self.post(result_doc(sha("3"), job_id=0)), 400, "job_id")
 
 
+class Typos(Case):
+    """A misspelt field is refused and named, never run with the default."""
+
+    def test_job_typos_refused_and_nothing_queued(self):
+        before = srv.psql("SELECT count(*) FROM jobs")
+        base = {"commit": sha("e"), "kconfig": "host", "testcase": "small-allocs",
+                "params": {"nr_task": 1}}
+        for typo in ("repat", "tbox_grop", "paramz"):
+            r = srv.post("/api/v1/jobs", dict(base, **{typo: 3}), scope="submit")
+            self.refused(r, 400, typo)
+            self.assertIn("unknown field '%s' (known: tree, commit" % typo,
+                          r.json()["error"]["message"])
+        self.assertEqual(srv.psql("SELECT count(*) FROM jobs"), before)
+        r = srv.post("/api/v1/jobs", dict(base, repeat=3), scope="submit")
+        self.assertEqual(r.status, 201, r)
+        self.assertEqual(srv.psql("SELECT repeat FROM jobs WHERE id = %d" % r.json()["id"]), "3")
+
+    def test_request_typos_refused_naming_the_field(self):
+        body = {"tree": "none", "base": "master", "head": "topic", "targets": ["x86_64"],
+                "testcases": [{"testcase": "small-allocs", "params": {}}]}
+        self.refused(srv.post("/api/v1/requests", dict(body, repat=3), scope="submit"), 400,
+                     "repat")
+        tcs = [{"testcase": "small-allocs", "paramz": {"nr_task": 2}}]
+        self.refused(srv.post("/api/v1/requests", dict(body, testcases=tcs), scope="submit"),
+                     400, "testcases.paramz")
+        # spelt right, the same body goes on to the next check (no such tree)
+        r = srv.post("/api/v1/requests", body, scope="submit")
+        self.refused(r, 404, "tree", code="not_found")
+
+    def test_result_machine_typo_refused_and_nothing_stored(self):
+        before = nr_runs()
+        m = machine(hostname="typo-1")
+        m["tbox_grop"] = m.pop("tbox_group")
+        self.refused(self.post(result_doc(sha("e"), machine=m)), 400, "machine.tbox_grop")
+        self.assertEqual(nr_runs(), before)
+        self.assertEqual(srv.psql("SELECT count(*) FROM machines WHERE hostname = 'typo-1'"),
+                         "0")
+
+
 class Dates(Case):
 
     BAD = [

@@ -139,12 +139,36 @@ static void image_fields(void **state)
 	}
 }
 
+/* a misspelt machine key would file the run under another setup: refused, named */
+static void machine_typo_refused(void **state)
+{
+	struct resultdoc d;
+	struct err e;
+	json_t *doc = json_pack("{s:s,s:s,s:s,s:{s:[f]},s:{s:s,s:s,s:s}}", "run_id",
+				"6f1c0e52-3c1e-4d2b-9a55-0f7d1d2a7b10", "commit",
+				"0123456789abcdef0123456789abcdef01234567", "testcase",
+				"vm-scalability", "metrics", "m.x", 1.0, "machine", "hostname", "h",
+				"arch", "x86_64", "tbox_grop", "lkp-skl");
+
+	(void)state;
+	assert_int_equal(resultdoc_check(doc, &d, &e), -1);
+	assert_string_equal(e.detail, "machine.tbox_grop");
+	assert_non_null(
+		strstr(e.message, "unknown field 'machine.tbox_grop' (known: hostname, arch"));
+	json_object_del(json_object_get(doc, "machine"), "tbox_grop");
+	json_object_set_new(json_object_get(doc, "machine"), "tbox_group", json_string("lkp-skl"));
+	assert_int_equal(resultdoc_check(doc, &d, &e), 0);
+	assert_string_equal(d.tbox_group, "lkp-skl");
+	json_decref(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(rfc3339_calendar),
 		cmocka_unit_test(integer_column_ranges),
 		cmocka_unit_test(image_fields),
+		cmocka_unit_test(machine_typo_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
