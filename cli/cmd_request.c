@@ -42,7 +42,8 @@ static const char usage_text[] =
 	"                     [--repeat N] [--min-change-pct P] [--measure wallclock|icount]\n"
 	"                     [--notify ADDR] [--monitors perf-profile,perf-stat] [--label L]\n"
 	"                     [--wait] [--gate] [--timeout S] [--poll S] [--json]\n"
-	"--params applies to the --testcase before it; --monitors (a comma list) runs\n"
+	"--params applies to the --testcase before it (repeated, they add up); --monitors\n"
+	"(a comma list) runs "
 	"perf beside the case in every job of both sides\n"
 	"exit: 0 no regression, 1 regression (--gate), 2 usage or input error,\n"
 	"      3 could not be completed or decided\n";
@@ -232,7 +233,8 @@ static int follow(struct http_client *hc, long long id, int gate, int as_json, d
 				print_table(q);
 			}
 			if (!strcmp(state, "done")) {
-				printf("verdict: %s\n", verdict ? verdict : "?");
+				if (!as_json) /* the JSON holds the verdict: stdout stays one document */
+					printf("verdict: %s\n", verdict ? verdict : "?");
 				ret = verdict && !strcmp(verdict, "regression") && gate ?
 					      EXIT_REGRESSION :
 				      verdict && !strcmp(verdict, "inconclusive") && gate ?
@@ -278,6 +280,13 @@ int cmd_test(int argc, char **argv)
 	long long id;
 
 	http_client_init(&hc, &argc, argv);
+	if (cli_wants_help(argc, argv)) {
+		fputs(usage_text, stdout);
+		json_decref(b);
+		json_decref(tcs);
+		json_decref(targets);
+		return 0;
+	}
 	json_object_set_new(b, "testcases", tcs);
 	json_object_set_new(b, "targets", targets);
 	for (int i = 1; i < argc; i++) {
@@ -327,7 +336,9 @@ int cmd_test(int argc, char **argv)
 						     "--params follows the --testcase it is for" :
 						     "--params is k=v,k2=v2");
 			}
-			json_object_set_new(last_tc, "params", p);
+			/* a second --params adds to the first (a later key wins) */
+			json_object_update(json_object_get(last_tc, "params"), p);
+			json_decref(p);
 		} else if (!strcmp(f, "--monitors")) {
 			json_object_set_new(b, "monitors", cli_list_json(v));
 		} else if (!strcmp(f, "--target")) {

@@ -648,6 +648,30 @@ class Requests(unittest.TestCase):
             p.kill()
         return p.returncode, out, err
 
+    def test_cli_help_params_and_json(self):
+        # --help is an answer, not a usage error
+        r = subprocess.run([os.path.join(BIN, "regtrack"), "test", "--help"],
+                           capture_output=True, text=True, timeout=30)
+        self.assertEqual(r.returncode, 0, r)
+        self.assertIn("usage: regtrack test", r.stdout)
+        # a second --params adds to the first instead of replacing it
+        r = self.cli("--tree", "demo", "--base", self.tree["c0"], "--head", self.tree["c1"],
+                     "--testcase", "small-allocs", "--params", "nr_task=3",
+                     "--params", "runtime=2", "--target", "x86_64",
+                     "--kconfig", "x86_64-defconfig", "--repeat", "2")
+        self.assertEqual(r.returncode, 0, r)
+        q = self.get(json.loads(r.stdout)["id"])
+        self.assertEqual(self.srv.psql("SELECT DISTINCT params::text FROM jobs "
+                                       "WHERE request_id = %d" % q["id"]),
+                         '{"nr_task": 3, "runtime": 2}')
+        self.srv.post("/api/v1/requests/%d/cancel" % q["id"], scope="submit")
+        # --json --wait: stdout is one JSON document, the verdict inside it
+        rc, out, err = self.cli_with_worker(lambda i: 1000.0 + i % 3, lambda i: 950.0 + i % 3,
+                                            "--head", self.tree["c1"], "--repeat", "6",
+                                            "--wait", "--json")
+        self.assertEqual(rc, 0, out + err)
+        self.assertEqual(json.loads(out)["verdict"], "regression")
+
     def test_cli_exit_codes(self):
         c1 = self.tree["c1"]
         rc, out, err = self.cli_with_worker(lambda i: 1000.0 + i % 3, lambda i: 950.0 + i % 3,
