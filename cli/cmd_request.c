@@ -255,9 +255,18 @@ static int follow(struct http_client *hc, long long id, int gate, int as_json, d
 			return ret;
 		}
 		if (timeout_s > 0 && now_s() - t0 >= timeout_s) {
+			/* nobody waits for the answer any more: its jobs would only cost workers */
+			struct buf cout = BUF_INIT(0);
+			char cpath[80];
+			long cs;
+
+			snprintf(cpath, sizeof(cpath), "%s/cancel", path);
+			cs = http_client_request(hc, "POST", cpath, "{}", 2, &cout, &e);
+			buf_release(&cout);
 			fprintf(stderr,
-				"regtrack test: request %lld timed out after %g s (still %s)\n", id,
-				timeout_s, state);
+				"regtrack test: request %lld timed out after %g s (still %s)%s\n",
+				id, timeout_s, state,
+				cs == 200 ? "; cancelled" : "; could not cancel it");
 			json_decref(q);
 			return EXIT_INCOMPLETE;
 		}

@@ -11,6 +11,7 @@ serves, cancel, and every field error naming its field; the CLI's
 `regtrack test` exit codes against the server."""
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -722,6 +723,10 @@ class Requests(unittest.TestCase):
                          "--wait", "--timeout", "1", "--poll", "0.2")
             self.assertEqual(r.returncode, 3, r)
             self.assertIn("timed out", r.stderr)
+            # given up on, the request does not stay queued for the workers
+            self.assertIn("; cancelled", r.stderr)
+            rid = int(re.search(r"request (\d+) timed out", r.stderr).group(1))
+            self.assertEqual(self.get(rid)["state"], "cancelled")
 
 
 if __name__ == "__main__":
