@@ -23,6 +23,7 @@
  */
 #include "cli.h"
 #include "http_client.h"
+#include "lkptext.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -148,31 +149,72 @@ static double real(json_t *v)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-/* the LKP-style table of the rows: base mean ±%stddev, %change, head mean ±%stddev, metric */
+/* a percentage for the table: "-" where there is none (never "nan") */
+static void pct_text(double v, const char *fmt, char out[32])
+{
+	if (isfinite(v))
+		snprintf(out, 32, fmt, v);
+	else
+		snprintf(out, 32, "-");
+}
+
+static void print_row(json_t *r)
+{
+	json_t *mean = json_object_get(r, "mean"), *sd = json_object_get(r, "stddev_pct"),
+	       *ci = json_object_get(r, "ci_pct");
+	char a[32], b[32], sa[32], sb[32], hl[32], lo[32], hi[32], chg[100];
+
+	lkp_format_number(real(json_array_get(mean, 0)), a);
+	lkp_format_number(real(json_array_get(mean, 1)), b);
+	pct_text(real(json_array_get(sd, 0)), "%.1f%%", sa);
+	pct_text(real(json_array_get(sd, 1)), "%.1f%%", sb);
+	pct_text(real(json_object_get(r, "hl_pct")), "%+.1f%%", hl);
+	pct_text(real(json_array_get(ci, 0)), "%+.1f", lo);
+	pct_text(real(json_array_get(ci, 1)), "%+.1f", hi);
+	if (strcmp(hl, "-") && strcmp(lo, "-") && strcmp(hi, "-"))
+		snprintf(chg, sizeof(chg), "%s [%s, %s]", hl, lo, hi);
+	else
+		snprintf(chg, sizeof(chg), "%s", hl);
+	printf("%12s %8s %23s %12s %8s  %s  (%s %s: %s, %s)\n", a, sa, chg, b, sb,
+	       json_string_value(json_object_get(r, "metric")),
+	       json_string_value(json_object_get(r, "target")),
+	       json_string_value(json_object_get(r, "testcase")),
+	       json_string_value(json_object_get(r, "verdict")),
+	       json_string_value(json_object_get(r, "change")));
+}
+
+/*
+ * The LKP-style table of the rows: base mean %stddev, %change (CI), head mean
+ * %stddev, metric. The test's own metrics first; the monitors' rows (perf-stat,
+ * perf-profile: hundreds with a profile) after them, only those that differ,
+ * with a count of the others (--json has every row).
+ */
 static void print_table(json_t *q)
 {
 	json_t *rows = json_object_get(json_object_get(q, "result"), "rows"), *r;
-	size_t i;
+	size_t i, shown = 0, hidden = 0;
 
-	printf("%18s %8s %23s %18s %8s  %s\n", "base", "%stddev", "%change (CI)", "head", "%stddev",
+	printf("%12s %8s %23s %12s %8s  %s\n", "base", "%stddev", "%change (CI)", "head", "%stddev",
 	       "metric");
+	json_array_foreach (rows, i, r)
+		if (!json_is_true(json_object_get(r, "monitor")))
+			print_row(r);
 	json_array_foreach (rows, i, r) {
-		json_t *mean = json_object_get(r, "mean"), *sd = json_object_get(r, "stddev_pct"),
-		       *ci = json_object_get(r, "ci_pct");
-		char chg[64];
+		const char *v = json_string_value(json_object_get(r, "verdict"));
 
-		snprintf(chg, sizeof(chg), "%+.1f%% [%+.1f, %+.1f]",
-			 real(json_object_get(r, "hl_pct")), real(json_array_get(ci, 0)),
-			 real(json_array_get(ci, 1)));
-		printf("%18.6g %7.1f%% %23s %18.6g %7.1f%%  %s  (%s %s: %s, %s)\n",
-		       real(json_array_get(mean, 0)), real(json_array_get(sd, 0)), chg,
-		       real(json_array_get(mean, 1)), real(json_array_get(sd, 1)),
-		       json_string_value(json_object_get(r, "metric")),
-		       json_string_value(json_object_get(r, "target")),
-		       json_string_value(json_object_get(r, "testcase")),
-		       json_string_value(json_object_get(r, "verdict")),
-		       json_string_value(json_object_get(r, "change")));
+		if (!json_is_true(json_object_get(r, "monitor")))
+			continue;
+		if (!v || strcmp(v, "different")) {
+			hidden++;
+			continue;
+		}
+		if (!shown++)
+			printf("monitors, the rows that differ:\n");
+		print_row(r);
 	}
+	if (hidden)
+		printf("(%zu monitor row%s that did not differ not shown: --json has them)\n",
+		       hidden, hidden == 1 ? "" : "s");
 }
 
 /* follows request id to its end; the exit code */

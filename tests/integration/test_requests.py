@@ -673,6 +673,58 @@ class Requests(unittest.TestCase):
         self.assertEqual(rc, 0, out + err)
         self.assertEqual(json.loads(out)["verdict"], "regression")
 
+    def test_cli_table_with_monitors(self):
+        """The test's metrics first; a monitor row only where it differs; no nan; LKP numbers."""
+        p = subprocess.Popen([os.path.join(BIN, "regtrack"), "test", "--tree", "demo",
+                              "--base", self.tree["c0"], "--head", self.tree["c1"],
+                              "--testcase", "small-allocs", "--target", "x86_64",
+                              "--kconfig", "x86_64-defconfig", "--monitors", "perf-stat",
+                              "--repeat", "6", "--wait", "--poll", "0.2",
+                              "--server", self.srv.url, "--token", self.srv.tokens["submit"]],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            wait_until(lambda: self.srv.get("/api/v1/requests?state=queued").json(),
+                       what="the request")
+            m, doc = self.worker("w2p")
+            while True:
+                job = self.lease("w2p")
+                if not job:
+                    break
+                head = job["side"] == "head"
+                results = []
+                for i in range(job["repeat"]):
+                    k = job["round"] * 2 + i
+                    metrics = {METRIC: [(950.0 if head else 1000.0) + k % 3],
+                               "perf-stat.instructions": [(2e6 if head else 1e6) + k % 5],
+                               "perf-stat.ipc": [1.25 + (k % 2) * 0.01],
+                               "perf-stat.page-faults": [0.0]}
+                    results.append(result_doc(job["commit"], testcase=job["testcase"],
+                                              job_id=job["id"], params=job["params"],
+                                              kconfig=job["kconfig"],
+                                              compiler=job["compiler"], tree="demo",
+                                              machine=doc, metrics=metrics,
+                                              monitors=job["monitors"]))
+                r = self.srv.post("/api/v1/jobs/%d/complete" % job["id"],
+                                  {"machine_id": m, "status": "ok", "log_tail": "ok\n",
+                                   "results": results}, scope="worker")
+                self.assertEqual(r.status, 200, r)
+            out, err = p.communicate(timeout=60)
+        finally:
+            p.kill()
+        self.assertEqual(p.returncode, 0, out + err)
+        lines = out.splitlines()
+        self.assertNotIn("nan", out.lower())
+        at = {name: next(i for i, l in enumerate(lines) if name in l)
+              for name in (METRIC, "monitors, the rows that differ:", "perf-stat.instructions")}
+        self.assertLess(at[METRIC], at["monitors, the rows that differ:"])
+        self.assertLess(at["monitors, the rows that differ:"], at["perf-stat.instructions"])
+        # LKP's number format: 1000002 and 2000002, never 1e+06
+        self.assertRegex(lines[at["perf-stat.instructions"]], r"^\s+1000002 .* 2000002 ")
+        self.assertNotIn("e+06", out)
+        self.assertNotIn("perf-stat.ipc", out)
+        self.assertNotIn("perf-stat.page-faults", out)
+        self.assertIn("(2 monitor rows that did not differ not shown: --json has them)", out)
+
     def test_cli_exit_codes(self):
         c1 = self.tree["c1"]
         rc, out, err = self.cli_with_worker(lambda i: 1000.0 + i % 3, lambda i: 950.0 + i % 3,
