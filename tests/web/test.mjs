@@ -1104,6 +1104,17 @@ async function main() {
 			await page.evaluate(() => localStorage.removeItem('regtrack.token'));
 		});
 
+		await check('words: ordinals and plurals as English writes them', async () => {
+			const got = await page.evaluate(async () => {
+				const { ordinal, plural } = await import('/js/dom.js');
+				return { ord: [1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 101, 111, 112].map(ordinal),
+					pl: [plural(1, 'commit'), plural(0, 'commit'), plural(2, 'commit')] };
+			});
+			assert.deepEqual(got.ord, ['1st', '2nd', '3rd', '4th', '11th', '12th', '13th', '21st', '22nd', '23rd',
+				'101st', '111th', '112th']);
+			assert.deepEqual(got.pl, ['1 commit', '0 commits', '2 commits']);
+		});
+
 		await check('axis labels: fmtCompact across magnitudes, the charts\' y ticks', async () => {
 			const got = await page.evaluate(async () => {
 				const { fmtCompact, age } = await import('/js/dom.js');

@@ -72,6 +72,18 @@ export function shortSha(sha) {
 }
 
 // Numbers as LKP prints them: integers above 10^4, else 4 significant digits.
+// "1 commit", "3 commits": a count with its noun, singular for one
+export function plural(n, noun) {
+	return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+// English ordinals: 1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st, 22nd, 101st
+export function ordinal(n) {
+	const t = n % 100;
+	const s = t >= 11 && t <= 13 ? 'th' : ['th', 'st', 'nd', 'rd'][n % 10] || 'th';
+	return `${n}${s}`;
+}
+
 export function fmtNum(v) {
 	if (v === null || v === undefined || Number.isNaN(v))
 		return '—';

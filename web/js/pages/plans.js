@@ -2,7 +2,7 @@
 // each plan's matrix size, schedule and jobs by state; a plan's page its
 // matrix (testcases × kconfig / compiler / target, the jobs of one tested
 // commit) and what its last pushes tested and skipped, and why.
-import { h, replace, section, table, emptyState, age, fmtParams, fmtTime, commitLink, badge } from '../dom.js';
+import { h, replace, section, table, emptyState, age, fmtParams, fmtTime, commitLink, badge, ordinal } from '../dom.js';
 import { api } from '../api.js';
 import { listOf } from '../model.js';
 import { JOB_COLUMNS, jobCells } from './trees.js';
@@ -35,7 +35,7 @@ function scheduleText(s) {
 	if (s.heads)
 		parts.push('each new head');
 	if (s.every > 0)
-		parts.push(s.every === 1 ? 'every commit' : `every ${s.every}th commit`);
+		parts.push(s.every === 1 ? 'every commit' : `every ${ordinal(s.every)} commit`);
 	if (s.paths && s.paths.length)
 		parts.push(`touching ${s.paths.join(', ')}`);
 	parts.push(`at most ${s.max_per_push} per push`);

@@ -1,7 +1,7 @@
 // Series (/series?testcase=&metric=[&tbox_group&kconfig&compiler&params&mode]):
 // pickers, then one chart per matching setup, and its latest commits.
 import { h, replace, link, section, table, emptyState, errorBox, shortSha, fmtNum, fmtPct,
-	fmtP, fmtTime, fmtParams, setupLabel, commitLink } from '../dom.js';
+	fmtP, fmtTime, fmtParams, setupLabel, commitLink, plural } from '../dom.js';
 import { api, tryApi } from '../api.js';
 import { listOf, seriesQuery, pick, badOf, regressionKind, shiftPct } from '../model.js';
 import { seriesChart } from '../chart.js';
@@ -197,7 +197,7 @@ function seriesBlock(s, metric, unit, width, regressions) {
 		h('h2', null, setupLabel(s.setup)),
 		h('p', { class: 'muted' }, `${n} runs over ${nc} commits`),
 		chartEl, info, changeList(s, cps), whyFlagged(s),
-		h('details', { class: 'commits' }, h('summary', null, `Latest ${nc - first} commits`),
+		h('details', { class: 'commits' }, h('summary', null, `Latest ${plural(nc - first, 'commit')}`),
 			table([{ label: '#', cls: 'num' }, { label: 'commit' }, { label: 'runs', cls: 'num' },
 				{ label: 'median', cls: 'num' }, { label: '' }], rows, { class: 'list' })));
 	const draw = () => {
