@@ -103,6 +103,9 @@ static int set_key(struct config *c, const struct config_key *k, const char *val
 
 	if (k->type == KEY_STRING) {
 		char **s = (char **)p;
+
+		if (strcmp(where, "default") && !strcmp(k->name, "public_url"))
+			c->public_url_given = 1;
 		free(*s);
 		*s = xstrdup(value);
 		return 0;
@@ -139,6 +142,22 @@ void config_init(struct config *c)
 	for (size_t i = 0; i < ARRAY_SIZE(config_keys); i++)
 		if (set_key(c, &config_keys[i], config_keys[i].def, "default", NULL))
 			abort(); /* a default out of its own bounds is a bug */
+}
+
+void config_derive(struct config *c)
+{
+	const char *colon = strrchr(c->listen, ':');
+	size_t hl;
+	int wild;
+
+	if (c->public_url_given || !colon || !colon[1] || !strcmp(colon + 1, "0"))
+		return;
+	hl = (size_t)(colon - c->listen);
+	wild = (hl == 7 && !strncmp(c->listen, "0.0.0.0", 7)) ||
+	       (hl == 4 && !strncmp(c->listen, "[::]", 4)) || hl == 0;
+	free(c->public_url);
+	c->public_url = wild ? xstrfmt("http://127.0.0.1:%s", colon + 1) :
+			       xstrfmt("http://%.*s:%s", (int)hl, c->listen, colon + 1);
 }
 
 void config_release(struct config *c)

@@ -75,6 +75,7 @@ struct config {
 				      * bisect_priority */
 	long track_queue_limit;	     /* a target's queued tracking jobs past this: a push's new
 				      * head supersedes the branch's older queued ones; 0 = never */
+	int public_url_given;	     /* public_url came from the file or a flag */
 };
 
 /* Fills c with the defaults. Strings are new; release with config_release(). */
@@ -88,6 +89,15 @@ void config_release(struct config *c);
  */
 int config_load_file(struct config *c, const char *path, struct err *e)
 	__attribute__((warn_unused_result));
+
+/*
+ * After the file and the flags: a public_url nobody gave follows listen
+ * ("http://HOST:PORT", a wildcard host 0.0.0.0 or [::] written as
+ * 127.0.0.1), so that a second server's links and reproduce commands point
+ * at itself, not at the first server's :8080. Left as it is when listen's
+ * port is 0 (chosen at bind time: give public_url then). Never fails.
+ */
+void config_derive(struct config *c);
 
 /* Sets one key from text (flags use this too). Errors as config_load_file. */
 int config_set(struct config *c, const char *key, const char *value, struct err *e)

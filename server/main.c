@@ -385,6 +385,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	config_derive(&cfg);
 	if (!cfg.db[0] && getenv("REGTRACK_DB") &&
 	    config_set(&cfg, "db", getenv("REGTRACK_DB"), &e))
 		abort();
