@@ -815,7 +815,12 @@ class ManyServers(unittest.TestCase):
         a.psql("UPDATE trees SET poll_s = 1")
         wait_until(lambda: len(plan_jobs_db(b, "p")) == setups * 4, timeout=WAIT_S,
                    what="push 2 scheduled after the kill")
+        # one push of five commits: made on a detached HEAD and moved onto master at once,
+        # since a poll every second could otherwise see four of them as a push of its own
+        git(self.repo, "checkout", "-q", "--detach")
         p3 = [commit(self.repo) for _ in range(5)]
+        git(self.repo, "update-ref", "refs/heads/master", p3[-1])
+        git(self.repo, "checkout", "-q", "master")
         wait_until(lambda: len(plan_jobs_db(b, "p")) == setups * 9, timeout=WAIT_S,
                    what="push 3 scheduled")
         time.sleep(3)  # more polls by both: nothing more
