@@ -260,7 +260,9 @@ static void print_phase(long long id, json_t *entry)
 
 	printf("job %lld: %s %s", id, str_of(entry, "at"), str_of(entry, "phase"));
 	json_object_foreach (entry, k, v) {
-		if (!strcmp(k, "at") || !strcmp(k, "phase") || json_is_null(v))
+		/* an empty message says nothing: "upload progress=1", not "message= progress=1" */
+		if (!strcmp(k, "at") || !strcmp(k, "phase") || json_is_null(v) ||
+		    (json_is_string(v) && !*json_string_value(v)))
 			continue;
 		if (json_is_string(v)) {
 			printf(" %s=%s", k, json_string_value(v));
