@@ -500,6 +500,7 @@ static int run_job(struct agent *a, json_t *job)
 		.timeout_build_s = a->cfg->timeout_build_s,
 		.timeout_boot_s = a->cfg->timeout_boot_s,
 		.timeout_run_s = a->cfg->timeout_run_s,
+		.keep_logs = a->cfg->keep_logs,
 	};
 	struct job_spec spec;
 	struct job_outcome out;

@@ -57,6 +57,8 @@ static const struct key keys[] = {
 	  IN_FILE | IN_FLAG, "time limit from qemu start to the case's first output, s" },
 	{ "timeout_run_s", "--timeout-run", KEY_INT, F(timeout_run_s), "1800", 5, 86400,
 	  IN_FILE | IN_FLAG, "time limit of one case run, s" },
+	{ "keep_logs", "--keep-logs", KEY_INT, F(keep_logs), "20", 0, 1000000, IN_FILE | IN_FLAG,
+	  "run logs kept per build dir (serial-JOB-RUN.log) and of host mode (run-JOB-RUN.log), newest by job; 0 = every log" },
 	{ "lease_wait_s", "--lease-wait", KEY_INT, F(lease_wait_s), "30", 0, 60, IN_FILE | IN_FLAG,
 	  "long-poll wait of one lease request, s" },
 	{ "heartbeat_s", "--heartbeat", KEY_INT, F(heartbeat_s), "15", 1, 3600, IN_FILE | IN_FLAG,

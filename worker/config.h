@@ -40,6 +40,7 @@ struct worker_config {
 	int timeout_build_s;
 	int timeout_boot_s;
 	int timeout_run_s;
+	int keep_logs;	     /* run logs kept per run dir (worker/runlogs.h); 0 = all */
 	int lease_wait_s;    /* long-poll wait of one lease request, <= 60 */
 	int heartbeat_s;     /* heartbeat period outside the "run" phase */
 	int heartbeat_run_s; /* heartbeat period while a case is measuring */

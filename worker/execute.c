@@ -8,6 +8,7 @@
 #include "runcmd.h"
 #include "parse/parse.h"
 #include "qemu.h"
+#include "runlogs.h"
 #include "wlog.h"
 #include "xalloc.h"
 #include "names.h"
@@ -328,6 +329,31 @@ static int host_monitors(json_t *run, unsigned monitors, const char *perf, const
 	return rc;
 }
 
+/*
+ * Keeps the newest env->keep_logs logs named PREFIX-JOB-RUN.log of dir: a
+ * log that cannot be removed is the worker's warning, never the job's failure.
+ */
+static void prune_logs(const char *dir, const char *prefix, const struct worker_env *env)
+{
+	struct err e;
+
+	if (runlogs_prune(dir, prefix, env->keep_logs, &e) < 0)
+		wlog_warn("keep_logs: %s", e.message);
+}
+
+/* Writes one host run's log to DIR/run-JOB-RUN.log; a failed write is a warning only. */
+static void write_run_log(const char *dir, long long job, int run, const struct buf *log)
+{
+	char *path = xstrfmt("%s/run-%lld-%d.log", dir, job, run);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (fd < 0 || write(fd, log->data, log->len) != (ssize_t)log->len)
+		wlog_warn("cannot write '%s': %s", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	free(path);
+}
+
 static int execute_host(const struct job_spec *spec, const struct worker_env *env,
 			const struct case_args *args, phase_fn phase, void *ctx,
 			struct job_outcome *out, struct err *e)
@@ -419,6 +445,7 @@ static int execute_host(const struct job_spec *spec, const struct worker_env *en
 		    buf_addf(&log, "regtrack: case ended: %s\n",
 			     runcmd_describe(&h.cmd, desc, sizeof(desc))))
 			abort(); /* uncapped */
+		write_run_log(tmpdir, spec->id, i + 1, &log);
 		free(out->log_tail);
 		out->log_tail = tail_dup(log.data, log.len);
 		buf_release(&log);
@@ -445,6 +472,7 @@ static int execute_host(const struct job_spec *spec, const struct worker_env *en
 		json_array_append_new(out->runs, run);
 		hostrun_release(&h);
 	}
+	prune_logs(tmpdir, "run", env);
 	buf_release(&version);
 	buf_release(&warnings);
 	free(tmpdir);
@@ -871,6 +899,8 @@ static int execute_kernel(const struct job_spec *spec, const struct worker_env *
 	}
 	rc = 0;
 out:
+	if (runs_dir)
+		prune_logs(runs_dir, "serial", env);
 	free(initrd);
 	free(runs_dir);
 	free(kcdir);

@@ -38,6 +38,7 @@ struct worker_env {
 	const char *ccache_dir;
 	int make_jobs, qemu_mem_mb, qemu_cpus;
 	int timeout_fetch_s, timeout_build_s, timeout_boot_s, timeout_run_s;
+	int keep_logs; /* the newest run logs kept per run dir (runlogs_prune); 0 = all */
 	volatile sig_atomic_t *cancel; /* optional (NULL: none): when it becomes non-zero
 					  (e.g. from a SIGTERM handler), the running git,
 					  make, qemu or case is killed and job_execute

@@ -68,6 +68,7 @@ static void test_defaults(void **state UNUSED)
 	assert_int_equal(c.lease_wait_s, 30);
 	assert_int_equal(c.heartbeat_s, 15);
 	assert_int_equal(c.heartbeat_run_s, 50);
+	assert_int_equal(c.keep_logs, 20);
 	assert_int_equal(c.once, 0);
 	worker_config_release(&c);
 }

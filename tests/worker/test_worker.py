@@ -463,6 +463,26 @@ class WorkerTest(unittest.TestCase):
                           "not the job's gcc-12" % cc, j["log_tail"])
             self.assertIn("warning: the running kernel was built with", text)
 
+    # -- keep_logs: the newest N run logs stay, the rest are deleted (issue 30) --
+    def test_keep_logs_keeps_the_newest_n(self):
+        s = self.server()
+        ids = [self.submit(s, runtime="0.05", repeat=2) for _ in range(4)]
+        w = self.worker(s, "w", "--keep-logs", "3", once=False)
+        wait_for(lambda: all(self.state(s, i) == "done" for i in ids), timeout=240,
+                 what="4 jobs done")
+        w.proc.send_signal(signal.SIGTERM)
+        self.assertEqual(w.wait(60), 0, w.text())
+        logs = sorted(os.listdir(os.path.join(self.tmp, "w", "run", "host")))
+        logs = [n for n in logs if n.endswith(".log")]
+        # 8 runs made 8 logs; the newest 3 by job, then run, are kept
+        self.assertEqual(logs, ["run-%d-1.log" % ids[2], "run-%d-2.log" % ids[2],
+                                "run-%d-1.log" % ids[3], "run-%d-2.log" % ids[3]][1:],
+                         w.text())
+        with open(os.path.join(self.tmp, "w", "run", "host", logs[-1])) as f:
+            text = f.read()
+        self.assertIn("/small-allocs\n", text)
+        self.assertIn("regtrack: case ended: ", text)
+
     # -- a job the worker cannot run: run-failed with the reason ----------
     def test_unknown_case_is_run_failed_with_reason(self):
         s = self.server()
