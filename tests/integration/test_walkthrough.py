@@ -105,8 +105,9 @@ class Matching(unittest.TestCase):
 class Walkthrough(unittest.TestCase):
 
     def setUp(self):
-        self.tmp = tempfile.mkdtemp(prefix="walk-", dir=os.environ.get("REGTRACK_TEST_TMP"))
-        # as a checkout is: searchable by others (pg-local as root would chmod it and say so)
+        # searchable by others, as a checkout is, and so are its parents (not
+        # REGTRACK_TEST_TMP, 0700): pg-local as root would chmod them and say so
+        self.tmp = tempfile.mkdtemp(prefix="regtrack-walk-")
         os.chmod(self.tmp, 0o755)
         os.makedirs(os.path.join(self.tmp, "bin"))
         os.makedirs(os.path.join(self.tmp, "home"))
