@@ -183,8 +183,9 @@ class Walkthrough(unittest.TestCase):
                             % (n, commands, expected, out))
         # the last step stopped them: a sanitizer report at exit is a failure too
         for name in ("server", "worker"):
-            self.wait_gone(name + ".pid")
-            with open(os.path.join(self.tmp, name + ".log"), errors="replace") as f:
+            self.wait_gone(os.path.join("var", "walk", name + ".pid"))
+            logf = os.path.join(self.tmp, "var", "walk", name + ".log")
+            with open(logf, errors="replace") as f:
                 log = f.read()
             for mark in SANITIZER_MARKS:
                 self.assertNotIn(mark, log, "%s.log:\n%s" % (name, log[-4000:]))
