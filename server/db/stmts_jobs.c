@@ -230,6 +230,10 @@ const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 			    "OR EXISTS (SELECT 1 FROM requests r WHERE r.id = j.request_id "
 			    "AND r.submitted_by = $2::bigint) "
 			    "FROM jobs j WHERE j.id = $1::bigint" },
+	/* $1 token: its queued jobs (sql/0028's index) */
+	[ST_JOBS_QUEUED_BY] = { "jobs_queued_by",
+				"SELECT count(*) FROM jobs WHERE submitted_by = $1::bigint "
+				"AND state = 'queued'" },
 	/* $1 machine, $2 its cases (jsonb; NULL: it sent none) (sql/0021) */
 	[ST_MACHINE_CASES_SET] = { "machine_cases_set",
 				   "UPDATE machines SET cases = $2::jsonb WHERE id = $1::bigint RETURNING id" },
