@@ -33,6 +33,7 @@ static const struct {
 	[ERR_SMTP] = { "smtp_failed", 502 },
 	[ERR_SPAWN] = { "spawn_failed", 500 },
 	[ERR_TOO_LARGE] = { "too_large", 413 },
+	[ERR_QUOTA] = { "quota_exceeded", 429 },
 	[ERR_TORN] = { "torn", 500 },
 	[ERR_TRANSPORT] = { "transport", 502 },
 	[ERR_UNAUTHORIZED] = { "unauthorized", 401 },

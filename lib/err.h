@@ -44,9 +44,10 @@ enum err_code {
 	ERR_MISSING_FIELD, /* missing_field 400: a required field is absent; detail names it */
 	ERR_NOT_FOUND,	   /* not_found 404: what the request names does not exist */
 	ERR_OVERLOADED,	   /* overloaded 503: the server holds as many connections as it may */
-	ERR_SMTP,	   /* smtp_failed 502: the mail server refused or failed */
-	ERR_SPAWN,	   /* spawn_failed 500: a child process could not be started or failed */
-	ERR_TOO_LARGE,	   /* too_large 413: input past a stated limit */
+	ERR_QUOTA,     /* quota_exceeded 429: the caller's share of a shared resource is used up */
+	ERR_SMTP,      /* smtp_failed 502: the mail server refused or failed */
+	ERR_SPAWN,     /* spawn_failed 500: a child process could not be started or failed */
+	ERR_TOO_LARGE, /* too_large 413: input past a stated limit */
 	ERR_TORN, /* torn 500: a stored file is not whole (a crash mid-write); it was set aside */
 	ERR_TRANSPORT,	  /* transport 502: no HTTP reply (connection refused, reset, timed out) */
 	ERR_UNAUTHORIZED, /* unauthorized 401: no valid token */

@@ -86,6 +86,9 @@ static const struct config_key config_keys[] = {
 	L(plan_max_jobs_per_push, 1000, 1, 100000),
 	L(track_priority, -20, -1000, 1000),
 	L(track_queue_limit, 200, 0, 1000000),
+	/* what one submit token may queue (api/jobs.c) */
+	L(submit_priority_max, 0, -1000, 1000),
+	L(submit_queue_max, 1000, 0, 10000000),
 };
 
 static const struct config_key *find_key(const char *name)

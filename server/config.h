@@ -75,6 +75,8 @@ struct config {
 				      * bisect_priority */
 	long track_queue_limit;	     /* a target's queued tracking jobs past this: a push's new
 				      * head supersedes the branch's older queued ones; 0 = never */
+	long submit_priority_max;    /* highest priority a submit token may give a job */
+	long submit_queue_max;	     /* most queued jobs of one submit token; 0 = no limit */
 	int public_url_given;	     /* public_url came from the file or a flag */
 };
 

@@ -43,6 +43,7 @@ struct plan_ctx {
 	size_t nr_setups;
 	struct sched_rule rule;
 	long priority;
+	long left; /* commits this poll may still test, over all branches: max_per_push */
 };
 
 /* appends {commit, reason} for each pick to a JSON array text */
@@ -113,13 +114,17 @@ static long queue_jobs(struct server *srv, PGconn *c, long long tree_id, const s
 
 /*
  * Schedules one branch of one plan: its head moved from what the plan saw
- * (or the plan never saw the branch). Returns 0 or -1 with e (nothing of
- * this branch written).
+ * (or the plan never saw the branch). The plan's max_per_push bounds the
+ * commits one poll tests over all its branches (pc->left), so a push of
+ * many branches at once queues no more than a push of one: a branch that
+ * finds none left is not looked at now, its head not recorded, and the next
+ * poll schedules it. Returns 0 or -1 with e (nothing of this branch
+ * written).
  */
 static int schedule_branch(struct server *srv, PGconn *c, long long tree_id, const char *dir,
-			   const struct plan_ctx *pc, const char *branch, const char *head,
-			   struct err *e)
+			   struct plan_ctx *pc, const char *branch, const char *head, struct err *e)
 {
+	struct sched_rule rule = pc->rule;
 	int timeout = (int)srv->cfg->poll_timeout_s;
 	char old[41], base[41] = "";
 	struct gitmirror_commit *range = NULL;
@@ -136,6 +141,12 @@ static int schedule_branch(struct server *srv, PGconn *c, long long tree_id, con
 	if (got && !strcmp(old, head))
 		return 0;
 	first = !got;
+	if (pc->left <= 0) {
+		slog_info("plan '%s' branch '%s' %.12s: deferred to the next poll (max_per_push "
+			  "%ld reached over this poll's branches)",
+			  pc->row->name, branch, head, pc->rule.max_per_push);
+		return 0;
+	}
 	if (!first) {
 		got = gitmirror_merge_base(dir, old, head, timeout, base, e);
 		if (got < 0)
@@ -155,7 +166,9 @@ static int schedule_branch(struct server *srv, PGconn *c, long long tree_id, con
 	for (size_t i = 0; i < n; i++)
 		sc[i] = (struct sched_commit){ range[i].sha, (const char *const *)range[i].files,
 					       range[i].nr_files };
-	scheduler_plan(&pc->rule, sc, n, first, &res);
+	if (rule.max_per_push > pc->left)
+		rule.max_per_push = pc->left;
+	scheduler_plan(&rule, sc, n, first, &res);
 	tested = picks_json(res.tested, res.nr_tested, range);
 	skipped = picks_json(res.skipped, res.nr_skipped, range);
 	if (db_begin(c, e))
@@ -185,6 +198,7 @@ static int schedule_branch(struct server *srv, PGconn *c, long long tree_id, con
 			goto out;
 		}
 	}
+	pc->left -= (long)res.nr_tested;
 	slog_info("plan '%s' branch '%s' %.12s: %zu commit(s)%s, %zu tested, %ld job(s) queued, "
 		  "%zu skipped, %ld superseded",
 		  pc->row->name, branch, head, first ? 0 : n, forced ? " (forced)" : "",
@@ -308,6 +322,7 @@ static int track_tree(struct poller *pl, PGconn *c, long long tree_id, const cha
 		}
 		pc.nr_setups = plan_setups(pc.spec, &pc.setups);
 		plan_rule(pc.spec, &pc.rule);
+		pc.left = pc.rule.max_per_push;
 		prio = srv->cfg->track_priority +
 		       (long)json_integer_value(json_object_get(pc.spec, "priority"));
 		pc.priority = prio < srv->cfg->bisect_priority ? prio :

@@ -370,16 +370,42 @@ static void window_rho(const struct detect_series *s, struct scratch *w, size_t 
  * Under dependent noise (vif > 1) the rank statistic saturates (a perfect
  * split of 64 commits gives |z| 5.4 at most, 1.8 after dividing by
  * sqrt(vif) = 3), so that a 10 sigma step would never pass: the p then
- * comes from the levels instead, the difference of the medians of the two
- * sides in units of its standard error under the noise model,
- *	z = (after - before) / (sigma sqrt(pi/2 vif (1/na + 1/nb)))
- * (pi/2: the variance of a median of Gaussian values against a mean).
+ * comes from the levels instead, the difference of the 20 % trimmed means
+ * of the two sides in units of its standard error under the noise model,
+ *	z = (after - before) / (sigma sqrt(1.064 V(rho, na, nb)))
+ * (1.064: trimmed20 below; V: ar1_diff_var, the exact variance of the
+ * difference of two neighbouring means of AR(1) noise).
  */
-#define TRIM20_VAR 1.064 /* the variance of a 20 % trimmed mean over the mean's (below) */
+
+/*
+ * Var(mean(x[0..na)) - mean(x[na..na+nb))) / sigma^2 for AR(1) noise of lag-1
+ * autocorrelation rho (0 <= rho < 1) and marginal variance sigma^2: with
+ * S(n) = sum_{i,j<n} rho^|i-j| = n (1+rho)/(1-rho) - 2 rho (1-rho^n)/(1-rho)^2
+ * and the cross sum C = sum_{i<na<=j} rho^(j-i) = rho (1-rho^na)(1-rho^nb)/(1-rho)^2,
+ *	S(na)/na^2 + S(nb)/nb^2 - 2 C/(na nb)
+ * (from the autocovariances rho^k sigma^2 of AR(1); Brockwell & Davis, "Time
+ * Series: Theory and Methods", 3.1 and 7.1). It is 1/na + 1/nb at rho = 0,
+ * and below the asymptotic vif (1/na + 1/nb) for sides of finite length: a
+ * short side's mean is not yet inflated by vif, and two neighbouring sides
+ * share part of their noise, which their difference cancels.
+ */
+#define TRIM20_VAR 1.064 /* the variance of a 20 % trimmed mean over the mean's (trimmed20) */
+static double ar1_diff_var(double rho, size_t na, size_t nb)
+{
+	double a = (double)na, b = (double)nb, q = 1 - rho, ra, rb;
+
+	if (!(rho > 0))
+		return 1 / a + 1 / b;
+	ra = pow(rho, a);
+	rb = pow(rho, b);
+	return (a * (1 + rho) / q - 2 * rho * (1 - ra) / (q * q)) / (a * a) +
+	       (b * (1 + rho) / q - 2 * rho * (1 - rb) / (q * q)) / (b * b) -
+	       2 * rho * (1 - ra) * (1 - rb) / (q * q * a * b);
+}
+
 static double level_z(double before, double after, size_t na, size_t nb, const struct noise *nz)
 {
-	return (after - before) /
-	       (nz->sigma * sqrt(TRIM20_VAR * nz->vif * (1 / (double)na + 1 / (double)nb)));
+	return (after - before) / (nz->sigma * sqrt(TRIM20_VAR * ar1_diff_var(nz->rho, na, nb)));
 }
 
 /*

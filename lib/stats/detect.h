@@ -71,11 +71,17 @@
  *     page-load noise. rho counts when above rho_min (0.2) and 2/sqrt(n) of
  *     its n residuals, capped at 0.95. With rho > 0 (real noise can be
  *     autocorrelated: one slow machine state spans commits) the variance
- *     of a level is inflated by vif = (1+rho)/(1-rho), and the p of a split
- *     comes from the difference of the two sides' 20 % trimmed means over
- *     its standard error sigma * sqrt(1.064 * vif * (1/na + 1/nb)) (1.064:
- *     the trimmed mean's variance over the mean's for Gaussian values; the
- *     median's would be pi/2), Bonferroni as above.
+ *     of a long level is inflated by vif = (1+rho)/(1-rho) (rank statistics'
+ *     z are divided by sqrt(vif)), and the p of a split comes from the
+ *     difference of the two sides' 20 % trimmed means over its standard
+ *     error sigma * sqrt(1.064 * V), V = Var(mean_a - mean_b) / sigma^2 for
+ *     AR(1) noise exactly, S(na)/na^2 + S(nb)/nb^2 - 2 C/(na nb) with
+ *     S(n) = n (1+rho)/(1-rho) - 2 rho (1-rho^n)/(1-rho)^2 and C = rho
+ *     (1-rho^na)(1-rho^nb)/(1-rho)^2 (Brockwell & Davis 3.1): short sides
+ *     are not inflated by the whole vif, and neighbouring sides share noise
+ *     that their difference cancels (1.064: the trimmed mean's variance
+ *     over the mean's for Gaussian values; the median's would be pi/2),
+ *     Bonferroni as above.
  *     What it assumes: per-commit medians are a level plus stationary noise
  *     that may be heavy-tailed, two-mode or AR(1)-like; levels move in
  *     steps (and excursions, 2b), not slopes. A step the scan misses stays

@@ -390,3 +390,21 @@ int db_job_machine_owner(PGconn *c, long long job_id, long long *machine_id, lon
 	r = db_exec(c, ST_JOB_MACHINE_OWNER, 1, p, e);
 	return r ? two_ids(r, machine_id, token_id) : -1;
 }
+
+int db_job_poster(PGconn *c, long long job_id, long long token_id, int *ok, struct err *e)
+{
+	char jb[ID_LEN], tb[ID_LEN];
+	const char *p[2] = { jb, tb };
+	PGresult *r;
+	int found;
+
+	snprintf(jb, sizeof(jb), "%lld", job_id);
+	snprintf(tb, sizeof(tb), "%lld", token_id);
+	r = db_exec(c, ST_JOB_POSTER, 2, p, e);
+	if (!r)
+		return -1;
+	found = PQntuples(r) == 1;
+	*ok = found && PQgetvalue(r, 0, 0)[0] == 't';
+	PQclear(r);
+	return found;
+}

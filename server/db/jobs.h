@@ -217,4 +217,13 @@ int db_machine_seen(PGconn *c, long long id, long long *token_id, struct err *e)
 int db_job_machine_owner(PGconn *c, long long job_id, long long *machine_id, long long *token_id,
 			 struct err *e) __attribute__((warn_unused_result));
 
+/*
+ * Whether token_id may post runs to job_id (ST_JOB_POSTER): a machine that
+ * token registered leases the job or leased it before, or the job is of an
+ * A/B request the token submitted. Returns 1 with *ok 1 (may) or 0 (may
+ * not), 0 when there is no such job, -1 with e (db_exec()'s errors).
+ */
+int db_job_poster(PGconn *c, long long job_id, long long token_id, int *ok, struct err *e)
+	__attribute__((warn_unused_result));
+
 #endif

@@ -217,6 +217,23 @@ const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 	[ST_JOB_MACHINE_OWNER] = { "job_machine_owner",
 				   "SELECT m.id, COALESCE(m.token_id, 0) FROM jobs j JOIN machines m ON m.id = j.leased_by "
 				   "WHERE j.id = $1::bigint" },
+	/*
+	 * $1 job, $2 token: whether a run posted by that token may join the job (a
+	 * machine the token registered leases it or leased it once: its phase_history
+	 * keeps every lease; or the job is of an A/B request the token submitted); no
+	 * row: no such job
+	 */
+	[ST_JOB_POSTER] = { "job_poster",
+			    "SELECT EXISTS (SELECT 1 FROM machines m WHERE m.token_id = $2::bigint "
+			    "AND (m.id = j.leased_by OR j.phase_history @> jsonb_build_array("
+			    "jsonb_build_object('phase', 'leased', 'machine_id', m.id)))) "
+			    "OR EXISTS (SELECT 1 FROM requests r WHERE r.id = j.request_id "
+			    "AND r.submitted_by = $2::bigint) "
+			    "FROM jobs j WHERE j.id = $1::bigint" },
+	/* $1 token: its queued jobs (sql/0028's index) */
+	[ST_JOBS_QUEUED_BY] = { "jobs_queued_by",
+				"SELECT count(*) FROM jobs WHERE submitted_by = $1::bigint "
+				"AND state = 'queued'" },
 	/* $1 machine, $2 its cases (jsonb; NULL: it sent none) (sql/0021) */
 	[ST_MACHINE_CASES_SET] = { "machine_cases_set",
 				   "UPDATE machines SET cases = $2::jsonb WHERE id = $1::bigint RETURNING id" },

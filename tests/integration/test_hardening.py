@@ -318,6 +318,92 @@ class MachinesBoundToTokens(unittest.TestCase):
                      {"machine_id": m1, "status": "ok", "results": [doc]}, token=t1)
         self.assertEqual(r.status, 200, r)
 
+    def test_runs_join_only_jobs_their_token_ran(self):
+        """POST /results with a job_id from a token none of whose machines leased the job
+        is refused (issue 35 item 1: 48 posted runs turned another's A/B verdict)."""
+        t1, t2, sub = srv.token("worker"), srv.token("worker"), srv.token("submit")
+        r = srv.post("/api/v1/workers/register",
+                     {"hostname": "poster-1", "arch": "x86_64", "tbox_group": "poster-box",
+                      "capabilities": ["host"]}, token=t1)
+        self.assertEqual(r.status, 200, r)
+        m1 = r.json()["machine_id"]
+        r = srv.post("/api/v1/jobs", {"commit": sha("9"), "kconfig": "host",
+                                      "testcase": "small-allocs", "tbox_group": "poster-box",
+                                      "params": {"n": 1}}, token=sub)
+        self.assertEqual(r.status, 201, r)
+        jid = r.json()["id"]
+
+        def doc(v):
+            return result_doc(sha("9"), testcase="small-allocs", job_id=jid, params={"n": 1},
+                              kconfig="host", metrics={"small-allocs.throughput": [v]})
+        # not leased yet: not even its submitter adds runs to it
+        for tok in (t1, t2, sub):
+            r = srv.post("/api/v1/results", doc(1.0), token=tok)
+            self.assertEqual((r.status, r.json()["error"]["detail"]), (403, "job_id"), r)
+        r = srv.post("/api/v1/jobs/lease", {"machine_id": m1}, token=t1)
+        self.assertEqual((r.status, r.json()["job"]["id"]), (200, jid), r)
+        for tok in (t2, sub):
+            r = srv.post("/api/v1/results", doc(2.0), token=tok)
+            self.assertEqual((r.status, r.json()["error"]["detail"]), (403, "job_id"), r)
+            self.assertIn("not leased to a worker of this token", r.json()["error"]["message"])
+        self.assertEqual(srv.psql("SELECT count(*) FROM runs WHERE job_id = %d" % jid), "0")
+        r = srv.post("/api/v1/results", doc(3.0), token=t1)
+        self.assertEqual(r.status, 201, r)
+        r = srv.post("/api/v1/results", doc(4.0), scope="admin")
+        self.assertEqual(r.status, 201, r)
+        self.assertEqual(srv.psql("SELECT count(*) FROM runs WHERE job_id = %d" % jid), "2")
+        # a job that does not exist is still a 404, whoever asks
+        r = srv.post("/api/v1/results", dict(doc(5.0), job_id=jid + 100000), token=t2)
+        self.assertEqual((r.status, r.json()["error"]["code"]), (404, "not_found"), r)
+
+
+class SubmitQuotas(unittest.TestCase):
+    """A submit token's jobs stay below submit_priority_max and at most
+    submit_queue_max of them wait at once (issue 35 item 4: 300 jobs at
+    priority 1000 jumped ahead of bisects and requests; 108k queued jobs)."""
+
+    @classmethod
+    def setUpClass(cls):
+        fd, cls.conf = tempfile.mkstemp(suffix=".conf")
+        with os.fdopen(fd, "w") as f:
+            f.write("auto_bisect = 0\nsubmit_priority_max = 5\nsubmit_queue_max = 3\n")
+        cls.srv = Server(["--config", cls.conf])
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.stop()
+        os.unlink(cls.conf)
+
+    def job(self, token, n, **kw):
+        return self.srv.post("/api/v1/jobs", dict({"commit": sha("c"), "kconfig": "host",
+                                                   "testcase": "small-allocs",
+                                                   "params": {"n": n}}, **kw), token=token)
+
+    def test_priority_ceiling_and_queue_limit(self):
+        s = self.srv
+        a, b = s.token("submit"), s.token("submit")
+        r = self.job(a, 1, priority=6)
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "priority"), r)
+        self.assertIn("submit_priority_max (5)", r.json()["error"]["message"])
+        ids = [self.job(a, 1, priority=5).json()["id"]]
+        ids += [self.job(a, n).json()["id"] for n in (2, 3)]
+        self.assertEqual(s.psql("SELECT count(*) FROM jobs WHERE state = 'queued' AND "
+                                "id IN (%s)" % ",".join(map(str, ids))), "3")
+        r = self.job(a, 4)
+        self.assertEqual((r.status, r.json()["error"]["code"], r.json()["error"]["detail"]),
+                         (429, "quota_exceeded", "token"), r)
+        self.assertIn("3 queued jobs", r.json()["error"]["message"])
+        self.assertEqual(s.psql("SELECT count(*) FROM jobs WHERE params->>'n' = '4'"), "0")
+        # another token has its own share; an admin token has none
+        self.assertEqual(self.job(b, 5).status, 201)
+        r = s.post("/api/v1/jobs", {"commit": sha("c"), "kconfig": "host",
+                                    "testcase": "small-allocs", "params": {"n": 6},
+                                    "priority": 1000}, scope="admin")
+        self.assertEqual(r.status, 201, r)
+        # a job that leaves the queue frees its place
+        self.assertEqual(s.post("/api/v1/jobs/%d/cancel" % ids[0], {}, token=a).status, 200)
+        self.assertEqual(self.job(a, 7).status, 201)
+
 
 class Small(unittest.TestCase):
     def test_only_dashboard_files(self):

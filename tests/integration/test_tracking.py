@@ -381,6 +381,33 @@ class Tracking(unittest.TestCase):
                          ([], [{"commit": d[-1], "reason": "paths"}], 0))
         srv.request("DELETE", "/api/v1/plans/paths", scope="admin")
 
+    def test_max_per_push_counts_every_branch_of_a_poll(self):
+        """A push of seven branches at once queues what a push of one may (issue 35
+        item 5: a 2,005-branch tree queued 100,250 jobs in one poll); the branches
+        left over are scheduled by the next polls, each exactly once."""
+        srv = self.srv
+        repo, base = self.new_tree("fan")
+        heads = {"master": base[-1]}
+        for i in range(6):
+            git(repo, "checkout", "-q", "-b", "b-%d" % i, base[-1])
+            heads["b-%d" % i] = commit(repo, ["mm/b%d.c" % i])
+        git(repo, "checkout", "-q", "master")
+        self.assertEqual(srv.post("/api/v1/plans", plan(
+            "fan", "fan", branches=["master", "b-*"],
+            testcases=[{"testcase": "execl", "params": {}}], targets=["x86_64"],
+            schedule={"heads": True, "every": 0, "paths": [], "max_per_push": 3}),
+            scope="admin").status, 201)
+        seen = []
+        for want in (3, 6, 7, 7):
+            poll(srv, "fan")
+            jobs = plan_jobs(srv, "fan")
+            self.assertEqual(len(jobs), want, [j["commit"] for j in jobs])
+            seen.append(len(pushes(srv, "fan")))
+        self.assertEqual(seen, [3, 6, 7, 7])
+        self.assertEqual(sorted(j["commit"] for j in plan_jobs(srv, "fan")),
+                         sorted(heads.values()))
+        srv.request("DELETE", "/api/v1/plans/fan", scope="admin")
+
     def test_failing_fetch_is_shown_and_others_go_on(self):
         srv = self.srv
         gone = os.path.join(self.tmp, "gone")
