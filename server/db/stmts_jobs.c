@@ -87,8 +87,8 @@ const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 			    "FROM x WHERE jobs.id = x.id RETURNING jobs.id, jobs.state" },
 	/* $1 job $2 outcome $3 log tail $4 .config $5 why it produced no run (NULL: ok) */
 	[ST_JOB_FINISH] = { "job_finish",
-			    "UPDATE jobs SET state = 'done', outcome = $2, log_tail = $3, kconfig_text = $4, "
-			    "fail_reason = $5, "
+			    "UPDATE jobs SET state = 'done', outcome = $2, log_tail = scrub_userinfo($3), "
+			    "kconfig_text = $4, fail_reason = scrub_userinfo($5), "
 			    "finished_at = now(), phase = 'done', progress = 1, lease_expires_at = NULL, "
 			    "phase_history = phase_history || jsonb_build_array(jsonb_build_object("
 			    "'phase', 'done', 'at', now(), 'outcome', $2::text)) WHERE id = $1::bigint" },
@@ -100,11 +100,13 @@ const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 	 * "host run 2/6"), not per renewal */
 	[ST_JOB_HEARTBEAT] = { "job_heartbeat",
 			       "UPDATE jobs SET lease_expires_at = now() + make_interval(secs => $2::float8), "
-			       "phase = coalesce($3::text, phase), progress = $4::float8, message = $5::text, "
+			       "phase = coalesce($3::text, phase), progress = $4::float8, "
+			       "message = scrub_userinfo($5::text), "
 			       "phase_history = CASE WHEN $3::text IS NOT NULL AND ($3::text IS DISTINCT FROM phase "
 			       "OR ($3::text = 'run' AND $5::text IS DISTINCT FROM message)) "
 			       "THEN phase_history || jsonb_build_array(jsonb_build_object('phase', $3::text, "
-			       "'at', now(), 'progress', $4::float8, 'message', $5::text)) ELSE phase_history END "
+			       "'at', now(), 'progress', $4::float8, 'message', scrub_userinfo($5::text))) "
+			       "ELSE phase_history END "
 			       "WHERE id = $1::bigint AND state = 'leased' AND lease_expires_at > now() AND "
 			       "($6::bigint IS NULL OR leased_by = $6::bigint) RETURNING lease_expires_at" },
 	/* $1 tree $2 commit $3 testcase $4 params $5 kconfig $6 compiler $7 arch $8 tbox_group

@@ -25,7 +25,7 @@ const struct db_stmt_def db_stmts_trees[DB_NR_STMTS] = {
 				"commit_time = coalesce(commits.commit_time, EXCLUDED.commit_time)" },
 	[ST_TREES_JSON] = { "trees_json",
 			    "SELECT coalesce(json_agg(x ORDER BY x.name), '[]')::text FROM ("
-			    "SELECT id, name, url, branches, created_at, "
+			    "SELECT id, name, scrub_userinfo(url) AS url, branches, created_at, "
 			    "(SELECT count(*) FROM commits c WHERE c.tree_id = t.id) AS commits, "
 			    "poll_s, polls, last_poll_at, last_poll_ms, poll_error, poll_failures, "
 			    "CASE WHEN poll_requested_at IS NOT NULL OR (poll_s > 0 AND EXISTS (SELECT 1 FROM plans p "
@@ -88,7 +88,7 @@ const struct db_stmt_def db_stmts_trees[DB_NR_STMTS] = {
 	 * when asked for while this one ran */
 	[ST_TREE_POLL_DONE] = { "tree_poll_done",
 				"UPDATE trees SET polls = polls + 1, last_poll_at = now(), last_poll_ms = $3::integer, "
-				"poll_error = $4::text, "
+				"poll_error = scrub_userinfo($4::text), "
 				"poll_failures = CASE WHEN $4::text IS NULL THEN 0 ELSE poll_failures + 1 END, "
 				"next_poll_at = CASE WHEN poll_requested_at > $2::timestamptz THEN now() "
 				"WHEN $4::text IS NULL THEN now() + make_interval(secs => poll_s) "

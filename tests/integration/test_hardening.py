@@ -405,6 +405,56 @@ class SubmitQuotas(unittest.TestCase):
         self.assertEqual(self.job(a, 7).status, 201)
 
 
+class CredentialsInUrls(unittest.TestCase):
+    """A tree URL's user:token is needed to fetch, never shown (issue 35 item 5)."""
+
+    def test_tree_list_poll_error_and_job_messages_scrubbed(self):
+        url = "http://alice:s3cret-tok@127.0.0.1:9/linux.git"
+        r = srv.post("/api/v1/trees", {"name": "private", "url": url, "branches": ["master"],
+                                       "poll_s": 0}, scope="admin")
+        self.assertEqual(r.status, 200, r)
+        self.assertEqual(srv.post("/api/v1/trees/private/poll", scope="submit").status, 202)
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            if srv.psql("SELECT poll_error IS NOT NULL FROM trees WHERE name = 'private'") == "t":
+                break
+            time.sleep(0.2)
+        self.assertEqual(srv.psql("SELECT url FROM trees WHERE name = 'private'"), url)
+        time.sleep(1.1)  # GET /api/v1/trees is cached for up to a second
+        r = srv.get("/api/v1/trees", scope="read")
+        self.assertNotIn("s3cret", r.body)
+        t = [t for t in r.json() if t["name"] == "private"][0]
+        self.assertEqual(t["url"], "http://***@127.0.0.1:9/linux.git")
+        self.assertTrue(t["poll_error"], t)
+        # what a worker says of a failed fetch, in a message, a log tail, a fail reason
+        w = srv.token("worker")
+        r = srv.post("/api/v1/workers/register", {"hostname": "scrub-1", "arch": "x86_64",
+                                                  "tbox_group": "scrub-box",
+                                                  "capabilities": ["host"]}, token=w)
+        m = r.json()["machine_id"]
+        r = srv.post("/api/v1/jobs", {"commit": sha("d"), "kconfig": "host",
+                                      "testcase": "small-allocs", "tbox_group": "scrub-box",
+                                      "params": {"n": 1}}, scope="submit")
+        jid = r.json()["id"]
+        self.assertEqual(srv.post("/api/v1/jobs/lease", {"machine_id": m}, token=w).status, 200)
+        said = "fatal: unable to access '%s/': Connection refused" % url
+        r = srv.post("/api/v1/jobs/%d/heartbeat" % jid,
+                     {"machine_id": m, "phase": "build", "message": said}, token=w)
+        self.assertEqual(r.status, 200, r)
+        self.assertNotIn("s3cret", srv.get("/api/v1/jobs/%d" % jid, scope="read").body)
+        r = srv.post("/api/v1/jobs/%d/complete" % jid,
+                     {"machine_id": m, "status": "build-failed", "log_tail": said + "\n"},
+                     token=w)
+        self.assertEqual(r.status, 200, r)
+        job = srv.get("/api/v1/jobs/%d" % jid, scope="read")
+        self.assertNotIn("s3cret", job.body)
+        self.assertIn("http://***@127.0.0.1:9/linux.git", job.json()["log_tail"])
+        self.assertEqual(srv.psql("SELECT count(*) FROM jobs WHERE id = %d AND (message LIKE "
+                                  "'%%s3cret%%' OR log_tail LIKE '%%s3cret%%' OR fail_reason "
+                                  "LIKE '%%s3cret%%' OR phase_history::text LIKE '%%s3cret%%')"
+                                  % jid), "0")
+
+
 class Small(unittest.TestCase):
     def test_only_dashboard_files(self):
         for path in ("/package.json", "/package-lock.json", "/README.md",
