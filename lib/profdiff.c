@@ -96,6 +96,7 @@ static void strtab_release(struct strtab *t)
 struct prun {
 	int head;
 	double total;
+	double work; /* > 0, or NAN */
 	double *child, *self;
 	size_t cap;
 };
@@ -125,6 +126,7 @@ void profdiff_init(struct profdiff *d, int want_folded)
 	d->status = "ok";
 	d->alpha = NAN;
 	d->min_p = NAN;
+	d->per_work = 1;
 }
 
 static void run_fit(struct prun *r, size_t n)
@@ -190,9 +192,11 @@ static int add_line(void *ctx, const char *frames, size_t n, long long count)
 	return 0;
 }
 
-int profdiff_add_run(struct profdiff *d, int head, const char *text, size_t len, struct err *e)
+int profdiff_add_run(struct profdiff *d, int head, const char *text, size_t len, double work,
+		     struct err *e)
 {
 	struct profdiff_state *s = d->st_;
+	struct profdiff_side *side;
 	long long samples;
 
 	/* checked first, so a bad text leaves the tables as they were */
@@ -204,15 +208,15 @@ int profdiff_add_run(struct profdiff *d, int head, const char *text, size_t len,
 	s->cur = &s->runs[s->nr_runs++];
 	memset(s->cur, 0, sizeof(*s->cur));
 	s->cur->head = head != 0;
+	s->cur->work = work > 0 && isfinite(work) ? work : NAN;
 	if (folded_each_line(text, len, "folded", add_line, s, NULL, e))
 		abort(); /* checked above */
-	if (head) {
-		d->head.runs++;
-		d->head.samples += samples;
-	} else {
-		d->base.runs++;
-		d->base.samples += samples;
-	}
+	side = head ? &d->head : &d->base;
+	side->runs++;
+	side->samples += samples;
+	side->work = side->runs == 1 ? s->cur->work : side->work + s->cur->work;
+	if (isnan(s->cur->work))
+		d->per_work = 0;
 	return 0;
 }
 
@@ -277,6 +281,18 @@ static double pct(double x, double total)
 	return total > 0 ? 100.0 * x / total : 0.0;
 }
 
+/* samples / work, NAN without per-work figures (or no run: work 0) */
+static double per_work(double samples, double work, int have)
+{
+	return have && work > 0 ? samples / work : NAN;
+}
+
+/* 100 * (head / base - 1); NAN when base is 0 or NAN */
+static double change_pct(double base, double head)
+{
+	return base > 0 ? 100.0 * (head / base - 1) : NAN;
+}
+
 void profdiff_finish(struct profdiff *d, double alpha, size_t limit)
 {
 	struct profdiff_state *s = d->st_;
@@ -284,6 +300,10 @@ void profdiff_finish(struct profdiff *d, double alpha, size_t limit)
 	double tot[2] = { (double)d->base.samples, (double)d->head.samples };
 	double *child[2], *self[2], *va, *vb;
 	struct profdiff_symbol *all;
+
+	/* no run on a side: nothing to compare per work */
+	if (!nb || !nh)
+		d->per_work = 0;
 
 	child[0] = xcalloc(n ? n : 1, sizeof(double));
 	child[1] = xcalloc(n ? n : 1, sizeof(double));
@@ -308,7 +328,11 @@ void profdiff_finish(struct profdiff *d, double alpha, size_t limit)
 		y->base_self_pct = pct(self[0][i], tot[0]);
 		y->head_self_pct = pct(self[1][i], tot[1]);
 		y->self_change = y->head_self_pct - y->base_self_pct;
-		y->p = NAN;
+		y->base_children_per_work = per_work(child[0][i], d->base.work, d->per_work);
+		y->head_children_per_work = per_work(child[1][i], d->head.work, d->per_work);
+		y->per_work_change_pct = change_pct(y->base_children_per_work,
+						    y->head_children_per_work);
+		y->p = y->p_share = y->p_per_work = NAN;
 	}
 	free(child[0]);
 	free(child[1]);
@@ -323,24 +347,34 @@ void profdiff_finish(struct profdiff *d, double alpha, size_t limit)
 	d->status = d->min_p > alpha ? "need-more-runs" : "ok";
 	va = xcalloc(nb ? nb : 1, sizeof(double));
 	vb = xcalloc(nh ? nh : 1, sizeof(double));
-	for (size_t k = 0; k < d->nr_symbols && d->min_p <= alpha; k++) {
+	for (size_t k = 0; k < d->nr_symbols; k++) {
 		struct profdiff_symbol *y = &all[k];
-		size_t ia = 0, ib = 0;
 		int added;
 		/* the symbol's index: interned already, so this only looks it up */
 		size_t sym = strtab_intern(&s->syms, s->a, y->symbol, strlen(y->symbol), &added);
 
-		for (size_t r = 0; r < s->nr_runs; r++) {
-			const struct prun *run = &s->runs[r];
-			double v = pct(sym < run->cap ? run->child[sym] : 0, run->total);
+		y->verdict = "need-more-runs";
+		if (d->min_p > alpha)
+			continue;
+		for (int w = 0; w < 1 + d->per_work; w++) {
+			size_t ia = 0, ib = 0;
 
-			if (run->head)
-				vb[ib++] = v;
-			else
-				va[ia++] = v;
+			for (size_t r = 0; r < s->nr_runs; r++) {
+				const struct prun *run = &s->runs[r];
+				double c = sym < run->cap ? run->child[sym] : 0;
+				double v = w ? c / run->work : pct(c, run->total);
+
+				if (run->head)
+					vb[ib++] = v;
+				else
+					va[ia++] = v;
+			}
+			*(w ? &y->p_per_work : &y->p_share) = ranktest_mann_whitney(va, ia, vb, ib,
+										    NULL);
 		}
-		y->p = ranktest_mann_whitney(va, ia, vb, ib, NULL);
+		y->p = d->per_work ? y->p_per_work : y->p_share;
 		y->significant = y->p <= alpha;
+		y->verdict = y->significant ? "different" : "same";
 	}
 	free(va);
 	free(vb);

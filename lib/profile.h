@@ -76,10 +76,22 @@ int folded_each_line(const char *text, size_t len, const char *field, folded_lin
 		     long long *samples, struct err *e) __attribute__((warn_unused_result));
 
 /*
+ * The metrics that count a run's work, as a rate (operations, KB or execs
+ * per second), one per testcase, separated by ' ': a run's work is the
+ * mean of the first of them it has (by name) times its setup's `runtime`
+ * param in seconds (1, the cases' default, when it has none), i.e. the
+ * operations (KB, execs) it did in the measured phase (lib/profdiff.c).
+ */
+#define PROFILE_WORK_METRICS                                                                   \
+	"small-allocs.throughput execl.lps page-fault.total_ops_per_sec hackbench.throughput " \
+	"vm-scalability.throughput"
+
+/*
  * The profile diff (lib/profdiff.c, which needs lib/stats; the rest of
  * this header is lib/profile.c, which lib/resultdoc.c links alone).
  *
- * One symbol of a profile diff. Percentages are of all samples of a side. */
+ * One symbol of a profile diff. Percentages are of all samples of a side;
+ * "per work" figures are samples per unit of work (see struct profdiff). */
 struct profdiff_symbol {
 	const char *symbol;	  /* borrowed from the profdiff */
 	double base_children_pct; /* samples whose stack holds the symbol (once a stack) */
@@ -88,13 +100,21 @@ struct profdiff_symbol {
 	double base_self_pct;	/* samples whose leaf (last frame) it is */
 	double head_self_pct;
 	double self_change;
-	double p;	 /* two-sided Mann-Whitney p of the runs' children %; NAN: not tested */
-	int significant; /* p <= alpha */
+	/* children samples / work of the side (NAN without per_work) */
+	double base_children_per_work;
+	double head_children_per_work;
+	double per_work_change_pct; /* 100 * (head / base - 1); NAN: no per_work, or base 0 */
+	double p_share;		    /* Mann-Whitney p of the runs' children %; NAN: not tested */
+	double p_per_work;	    /* of the runs' children samples per work; NAN: not tested */
+	double p;		    /* the one significance comes from: p_per_work with per_work */
+	int significant;	    /* p <= alpha */
+	const char *verdict; /* "different" (significant), "same", "need-more-runs" (static) */
 };
 
 struct profdiff_side {
 	size_t runs;	   /* runs added with at least one sample */
 	long long samples; /* their samples, summed */
+	double work;	   /* their work, summed (NAN when a run had none) */
 	char *folded;	   /* the runs merged (counts summed, stacks sorted); with want_folded */
 };
 
@@ -116,9 +136,24 @@ struct profdiff_side {
  * symbol is tested on its own (no correction for the many symbols: the
  * list is read as a ranking by size, p tells which sizes the runs agree
  * on).
+ *
+ * Per work: a share grows when the others' work shrinks (a patch that
+ * removes work makes every other symbol's % larger, with p as small as
+ * the runs allow), so each run may come with its work W (operations, see
+ * PROFILE_WORK_METRICS). A symbol's figure on a side is
+ *
+ *	children samples of the side's runs / W of the side's runs
+ *
+ * samples per operation: with cpu-clock (a tick of the CPU's time, guest
+ * time in icount mode, where it counts instructions) the time the symbol
+ * takes per operation. When every run of both sides has its work
+ * (per_work 1), the test is of the per-run figures (children samples / W
+ * of each run) and significance comes from it (p = p_per_work); else from
+ * the shares (p = p_share), as without work.
  */
 struct profdiff {
 	struct profdiff_side base, head;
+	int per_work; /* every run of both sides had its work: significance per work */
 	struct profdiff_symbol *symbols; /* after profdiff_finish: sorted, at most limit */
 	size_t nr_symbols;		 /* listed */
 	size_t nr_all;			 /* symbols seen on either side */
@@ -132,12 +167,12 @@ void profdiff_init(struct profdiff *d, int want_folded);
 
 /*
  * Adds one run's folded text[0..len) (borrowed for the call) to side
- * head (1) or base (0). A run without samples changes nothing. Errors
- * (-1, e): the text is not folded (folded_check's 400, field "folded");
- * d is unchanged then.
+ * head (1) or base (0), with the run's work (> 0; 0 or NAN: unknown). A
+ * run without samples changes nothing. Errors (-1, e): the text is not
+ * folded (folded_check's 400, field "folded"); d is unchanged then.
  */
-int profdiff_add_run(struct profdiff *d, int head, const char *text, size_t len, struct err *e)
-	__attribute__((warn_unused_result));
+int profdiff_add_run(struct profdiff *d, int head, const char *text, size_t len, double work,
+		     struct err *e) __attribute__((warn_unused_result));
 
 /*
  * Computes the symbols: sorted by |children_change| descending (sizes

@@ -119,7 +119,7 @@ add("/api/v1/kconfig/diff", "get", op(".config differences of two jobs", READ, o
 add("/api/v1/regressions/{id}/kconfig-diff", "get", op(".config differences of a regression's ends", READ, ok=ANY), ["id"])
 # profiles (issue 22): a run's folded stacks and profile diffs (server/api/profiles.c)
 add("/api/v1/runs/{run_id}/profile", "get", op("a run's folded stacks (404 when it ran without perf-profile)", READ, text="text/plain"), ["run_id"])
-DIFF_ARGS = ["limit", "alpha", "folded"]
+DIFF_ARGS = ["limit", "alpha", "folded", "work"]
 SETUP_FILTERS = ["testcase", "params", "kconfig", "compiler", "tbox_group", "mode", "monitors"]
 add("/api/v1/profile-diff", "get", op("the profile diff of two commits' profiled runs, of one setup (400 missing_field setup when they span several: the choices in the message)", READ, ok={"$ref": "#/components/schemas/ProfileDiff"}, params=["base", "head"] + SETUP_FILTERS + ["setup"] + DIFF_ARGS))
 add("/api/v1/bisects/{id}/profile-diff", "get", op("a bisect's first bad commit vs its parent (its profile round)", READ, ok={"$ref": "#/components/schemas/ProfileDiff"}, params=DIFF_ARGS), ["id"])
@@ -146,17 +146,25 @@ doc = {
                                 "monitors": {"$ref": "#/components/schemas/Monitors"},
                                 "profile": {"type": "object", "required": ["event", "samples", "folded"], "properties": {"event": {"type": "string", "maxLength": 64}, "samples": {"type": "integer", "minimum": 0}, "folded": {"type": "string", "maxLength": 4194304}}}},
                  "description": "other top-level fields are kept (runs.extra): at most 100,000 JSON values and 2 MiB in all"},
-      "ProfileDiff": {"type": "object", "required": ["base", "head", "symbols", "significance"],
-                 "properties": {"base": {"$ref": "#/components/schemas/ProfileSide"}, "head": {"$ref": "#/components/schemas/ProfileSide"},
-                                "symbols": {"type": "array", "items": {"type": "object", "required": ["symbol", "base_children_pct", "head_children_pct", "children_change", "base_self_pct", "head_self_pct", "self_change", "p", "significant"],
+      "ProfileDiff": {"type": "object", "required": ["event", "base", "head", "work", "symbols", "significance"],
+                 "properties": {"event": {"nullable": True, "description": "what perf sampled (cpu-clock), the runs' events joined by ',' when they differ; null without runs. The perf-profile.*.cycles-pp.* metrics keep LKP's name"},
+                                "base": {"$ref": "#/components/schemas/ProfileSide"}, "head": {"$ref": "#/components/schemas/ProfileSide"},
+                                "work": {"type": "object", "required": ["metric", "per_work"], "properties": {"metric": {"nullable": True, "description": "the metric that counted the runs' work (work=, else the first of PROFILE_WORK_METRICS a run has); null when none"}, "per_work": {"type": "boolean", "description": "every run of both sides had its work: significance per work"}}},
+                                "symbols": {"type": "array", "items": {"type": "object", "required": ["symbol", "base_children_pct", "head_children_pct", "children_change", "base_self_pct", "head_self_pct", "self_change", "base_children_per_work", "head_children_per_work", "per_work_change_pct", "p_share", "p_per_work", "p", "significant", "verdict"],
                                    "properties": {"symbol": {"type": "string"}, "base_children_pct": {"type": "number"}, "head_children_pct": {"type": "number"}, "children_change": {"type": "number"},
                                                   "base_self_pct": {"type": "number"}, "head_self_pct": {"type": "number"}, "self_change": {"type": "number"},
-                                                  "p": {"nullable": True, "description": "number; null when not tested (need-more-runs)"}, "significant": {"type": "boolean"}}}},
+                                                  "base_children_per_work": {"nullable": True, "description": "children samples per unit of work; null without per_work"},
+                                                  "head_children_per_work": {"nullable": True, "description": "number; null without per_work"},
+                                                  "per_work_change_pct": {"nullable": True, "description": "100 * (head / base - 1); null without per_work or when base is 0"},
+                                                  "p_share": {"nullable": True, "description": "the runs' children % tested; null when not tested"},
+                                                  "p_per_work": {"nullable": True, "description": "the runs' children samples per work tested; null when not tested"},
+                                                  "p": {"nullable": True, "description": "number, p_per_work with per_work else p_share; null when not tested (need-more-runs)"}, "significant": {"type": "boolean"},
+                                                  "verdict": {"type": "string", "enum": ["different", "same", "need-more-runs"]}}}},
                                 "nr_symbols": {"type": "integer"},
                                 "setup": {"type": ["object", "null"], "description": "/profile-diff: the setup diffed (null without runs)"},
-                                "significance": {"type": "object", "required": ["test", "alpha", "status"], "properties": {"test": {"type": "string"}, "alpha": {"type": "number"}, "min_p": {"nullable": True, "description": "number; null without runs"}, "status": {"type": "string", "enum": ["ok", "need-more-runs"]}}},
+                                "significance": {"type": "object", "required": ["test", "alpha", "status"], "properties": {"test": {"type": "string"}, "alpha": {"type": "number"}, "min_p": {"nullable": True, "description": "number; null without runs"}, "status": {"type": "string", "enum": ["ok", "need-more-runs"]}, "basis": {"type": "string", "enum": ["per-work", "share"]}}},
                                 "folded": {"type": "object", "required": ["base", "head"], "properties": {"base": {"type": "string"}, "head": {"type": "string"}}}}},
-      "ProfileSide": {"type": "object", "required": ["commit", "runs", "samples"], "properties": {"commit": {"nullable": True, "description": "sha; null when not known"}, "runs": {"type": "integer"}, "samples": {"type": "integer"}}},
+      "ProfileSide": {"type": "object", "required": ["commit", "runs", "samples", "work"], "properties": {"commit": {"nullable": True, "description": "sha; null when not known"}, "runs": {"type": "integer"}, "samples": {"type": "integer"}, "work": {"nullable": True, "description": "the runs' work summed (mean work metric x runtime s); null when a run had none"}}},
       "Tree": {"type": "object", "required": ["name", "url", "poll_s", "polls", "heads", "plans"],
                "properties": {"name": {"type": "string"}, "url": {"type": ["string", "null"]}, "commits": {"type": "integer"},
                               "poll_s": {"type": "integer"}, "polls": {"type": "integer"},

@@ -2,12 +2,26 @@
  * perf-profile: `perf report --children --stdio` (with or without folded
  * call chains, `-g folded`, or perf's default graph/tree form), and plain
  * `perf report` (one Overhead column). Per event (from "# Samples: 8K of
- * event 'cycles:pp'", ':' written '-'), values in percent, as LKP's
- * stats/perf-profile names them:
+ * event 'cpu-clock'"), values in percent, as LKP's stats/perf-profile
+ * names them:
  *
  *   perf-profile.children.EVENT.SYM            Children column
  *   perf-profile.self.EVENT.SYM                Self (or Overhead) column
  *   perf-profile.calltrace.EVENT.S1.S2…S5      a call chain's first 5 frames
+ *
+ * EVENT is "cycles-pp" for the report's first sampling-time event (cycles,
+ * cpu-cycles, cpu-clock, task-clock, any modifiers; perf's default cycles
+ * when no header names one): LKP's column name whatever was sampled, as
+ * the worker's profiles are named, so a report of a guest without a PMU
+ * (cpu-clock) gives the robot's rows. Other events are named as LKP does,
+ * ':' written '-' ("cache-misses", "mem-loads-pp").
+ *
+ * An address perf could not name ("[unknown]", "0x562aa7efa06a", the
+ * entry "0000000000000000" and its frame "0") is never a metric name: its
+ * entry gives no children or self, and a call trace's frames stop before
+ * the first such frame (the callers past it are unknown); a trace whose
+ * first frame is one is left out. Its graph is still read (in caller order
+ * the tree of "0000000000000000" holds whole chains).
  *
  * SYM and frames have .isra.N, .constprop.N and .part.N stripped; entries
  * that become the same name are added up. As LKP, children and self below
@@ -49,12 +63,16 @@
  * their roots hold whole chains, and every frame F there gives the key
  * "F.caller.caller…" (5 frames at most) with the percent of its node, the
  * share of samples through F under those callers: LKP's folded callee
- * line for F (the same perf.data gives the same keys and values as its
- * callee tree). Without --children (one Overhead column) every chain ends
- * at the entry: the key is read upwards from its frame. An unresolved
- * address is the same symbol as entry "0000000000000000" and as frame "0".
- * A graph that the end of
- * the file cuts short (no blank line after it) gives no call traces.
+ * line for F (the same perf.data gives the same keys as its callee tree,
+ * and the same values but where perf's callee graph of an entry leaves
+ * out a few of its samples: tests/unit/test_parse.c). Without --children
+ * (one Overhead column) every chain ends at the entry: the key is read
+ * upwards from its frame. An unresolved address is one symbol in its
+ * padded and short forms (entry "0000000000000000", frame "0"; entry
+ * "0x0000562aa7efa06a", frame "0x562aa7efa06a"); an unresolved entry's
+ * graph tells no order (the entry "0x0000000000001185" of a self share has
+ * the root "0x562aa7efa185"). A graph that the end of the file cuts short
+ * (no blank line after it) gives no call traces.
  * Neither does a report sorted by symbol first (`--sort sym`, header
  * "# Children  Self  Symbol"): perf leaves the first frame out of its
  * graphs there, so their names would be wrong (folded chains keep it).
@@ -83,6 +101,7 @@ struct pp_event {
 	json_t *roots;	   /* entry symbol -> {callee-first key -> percent} */
 	json_t *ntrace;	   /* --no-children: callee-first keys at the entry's frame */
 	int folded_caller; /* a folded chain did not start with its entry */
+	int timer_named;   /* a sampling-time event is named cycles-pp already */
 };
 
 /* one node of a tree-form call graph being read (see the header comment) */
@@ -136,15 +155,43 @@ static void strip_suffixes(char *s)
 	}
 }
 
-/* perf prints an unresolved address as "0000000000000000" in an entry and
- * "0" in a frame: the same symbol. New, caller frees. */
+/*
+ * An address perf could not name: "[unknown]", "0x…" (a user ip, in an
+ * entry zero-padded to 16 digits), and the 16-digit "0000000000000000"
+ * entry whose frames print as "0". Never a metric name (see the header).
+ */
+static int unresolved(const char *s)
+{
+	size_t n = 0;
+	int zeros = 1, hex = s[0] == '0' && s[1] == 'x';
+
+	if (!strcmp(s, "[unknown]"))
+		return 1;
+	if (hex)
+		s += 2;
+	else if (!isxdigit((unsigned char)s[0]))
+		return 0;
+	for (; s[n]; n++) {
+		if (!isxdigit((unsigned char)s[n]))
+			return 0;
+		zeros &= s[n] == '0';
+	}
+	/* a name of hex letters ("add", "face") is a name: only perf's own
+	 * forms (after "0x", 16 digits, or all zeros) are addresses */
+	return n && (hex || n == 16 || zeros);
+}
+
+/* perf prints an unresolved address zero-padded in an entry
+ * ("0000000000000000", "0x0000562aa7efa06a") and short in a frame ("0",
+ * "0x562aa7efa06a"): the same symbol. New, caller frees. */
 static char *sym_norm(const char *s)
 {
-	const char *p = s;
+	const char *p;
 
-	for (; *p; p++)
-		if (!isxdigit((unsigned char)*p))
-			return xstrdup(s);
+	if (!unresolved(s) || !strcmp(s, "[unknown]"))
+		return xstrdup(s);
+	if (s[0] == '0' && s[1] == 'x')
+		s += 2;
 	p = s;
 	while (p[0] == '0' && p[1])
 		p++;
@@ -214,12 +261,19 @@ static void event_flush(struct parse_ctx *c, struct pp_event *ev)
 	ev->folded_caller = 0;
 }
 
-/* "S1.S2…" of the first n frames of the path (new) */
+/*
+ * "S1.S2…" of the first n frames of the path (new), callee first: it stops
+ * before the first unresolved frame (the callers past an address perf could
+ * not name are unknown), NULL when S1 itself is one.
+ */
 static char *tr_key(char *const *path, size_t n)
 {
-	char *key = xstrdup(path[0]);
+	char *key;
 
-	for (size_t k = 1; k < n; k++) {
+	if (!n || unresolved(path[0]))
+		return NULL;
+	key = xstrdup(path[0]);
+	for (size_t k = 1; k < n && !unresolved(path[k]); k++) {
 		char *next = xstrfmt("%s.%s", key, path[k]);
 
 		free(key);
@@ -232,7 +286,8 @@ static void tr_emit(struct tr_graph *g, size_t n, double pct)
 {
 	char *key = tr_key(g->path, n);
 
-	sum_into(g->traces, key, pct);
+	if (key)
+		sum_into(g->traces, key, pct);
 	free(key);
 }
 
@@ -278,8 +333,8 @@ static void tr_push(struct tr_graph *g, size_t col, double pct)
  */
 static void tr_caller_frame(struct tr_graph *g, const char *f)
 {
-	size_t d = g->nfull;
-	char *key;
+	size_t d = g->nfull, n = 0;
+	char *up[PP_MAX_FRAMES], *key;
 
 	ALLOC_GROW(g->full, g->nfull + 1, g->afull);
 	g->full[g->nfull++] = xstrdup(f);
@@ -289,23 +344,22 @@ static void tr_caller_frame(struct tr_graph *g, const char *f)
 	if (g->root_pending) {
 		g->root_pending = 0;
 		g->root_is_sym = is_sym;
-		if (!g->root_is_sym)
+		/* an unresolved entry's graph may start at another form of
+		 * its address (the entry "0x…1185", its root "0x5620…185"):
+		 * it tells no order */
+		if (!g->root_is_sym && !unresolved(g->sym))
 			g->ev->caller = 1;
 	}
 	if (d)
 		json_object_set_new(g->ev->called, nf, json_true());
 	free(nf);
 	free(ns);
-	key = xstrdup(f);
-	for (size_t k = 1; k < PP_MAX_FRAMES && k <= d; k++) {
-		char *next = xstrfmt("%s.%s", key, g->full[d - k]);
-
-		free(key);
-		key = next;
-	}
-	if (g->root_is_sym)
+	for (; n < PP_MAX_FRAMES && n <= d; n++)
+		up[n] = g->full[d - n];
+	key = tr_key(up, n);
+	if (key && g->root_is_sym)
 		sum_into(g->ckeys, key, g->st[g->depth - 1].pct);
-	if (is_sym)
+	if (key && is_sym)
 		sum_into(g->nkeys, key, g->st[g->depth - 1].pct);
 	free(key);
 }
@@ -475,10 +529,28 @@ static int tr_line(struct tr_graph *g, const char *s)
 	return 0;
 }
 
+/*
+ * The event's part of the metric names. The report's first sampling-time
+ * event (cycles, cpu-cycles, cpu-clock, task-clock, any modifiers) is
+ * "cycles-pp", LKP's column whatever its event, as the worker names its
+ * profiles (worker/monitors.h): the robot's rows and ours line up. Any
+ * other event is named as LKP's parser does, ':' '-' and '/' '.'.
+ */
 static void event_set(struct pp_event *ev, const char *perf_name)
 {
+	static const char *const timers[] = { "cycles", "cpu-cycles", "cpu-clock", "task-clock" };
+	size_t base = strcspn(perf_name, ":/");
 	char *n = xstrdup(perf_name);
 	size_t len = strlen(n);
+
+	for (size_t k = 0; k < ARRAY_SIZE(timers) && !ev->timer_named; k++)
+		if (strlen(timers[k]) == base && !strncmp(perf_name, timers[k], base)) {
+			ev->timer_named = 1;
+			free(ev->name);
+			ev->name = xstrdup("cycles-pp");
+			free(n);
+			return;
+		}
 
 	if (len && n[len - 1] == '/')
 		n[--len] = '\0';
@@ -531,6 +603,7 @@ void parse_perf_profile(struct parse_ctx *c, struct parse_lines *l)
 			       json_object(),
 			       json_object(),
 			       json_object(),
+			       0,
 			       0 };
 	struct tr_graph g;
 	int children_mode = 0;
@@ -541,7 +614,7 @@ void parse_perf_profile(struct parse_ctx *c, struct parse_lines *l)
 	g.ckeys = json_object();
 	g.nkeys = json_object();
 	g.ev = &ev;
-	event_set(&ev, "cycles"); /* perf's default when no header says */
+	ev.name = xstrdup("cycles-pp"); /* perf's default (cycles) when no header says */
 	for (size_t i = 0; i < l->n; i++) {
 		char *s = l->v[i];
 		const char *sym, *q;
@@ -588,8 +661,8 @@ void parse_perf_profile(struct parse_ctx *c, struct parse_lines *l)
 			n = parse_split_char(chain, ';', fr, PP_MAX_FRAMES + 1);
 			if (n > PP_MAX_FRAMES)
 				n = PP_MAX_FRAMES;
-			key = tr_key(fr, n);
-			if (g.active && g.sym) {
+			key = n ? tr_key(fr, n) : NULL;
+			if (g.active && g.sym && !unresolved(g.sym)) {
 				char *a = sym_norm(fr[0]), *b = sym_norm(g.sym);
 
 				if (strcmp(a, b))
@@ -597,7 +670,7 @@ void parse_perf_profile(struct parse_ctx *c, struct parse_lines *l)
 				free(a);
 				free(b);
 			}
-			if (*fr[0])
+			if (key && *fr[0])
 				sum_into(ev.trace, key, v);
 			free(key);
 			free(chain);
@@ -614,7 +687,10 @@ void parse_perf_profile(struct parse_ctx *c, struct parse_lines *l)
 
 			parse_rtrim(name);
 			strip_suffixes(name);
-			if (children_mode && npct == 2) {
+			if (unresolved(name)) {
+				/* no metric; its graph is still read (the caller
+				 * tree of "0000000000000000" holds whole chains) */
+			} else if (children_mode && npct == 2) {
 				sum_into(ev.children, name, pct[0]);
 				sum_into(ev.self, name, pct[1]);
 			} else {

@@ -4,13 +4,24 @@
  *   GET /api/v1/profile-diff?base=SHA&head=SHA&<setup filters>[&setup=ID]
  *   GET /api/v1/bisects/{id}/profile-diff     first bad vs its parent (profile round)
  *   GET /api/v1/requests/{id}/profile-diff    base vs head [&target=&testcase=]
- * each [&limit=50&alpha=0.01&folded=1]. Reply:
- *   {"base": {"commit", "runs", "samples"}, "head": {...},
+ * each [&limit=50&alpha=0.01&folded=1&work=METRIC]. Reply:
+ *   {"event": "cpu-clock",  what perf sampled (the runs' events joined by
+ *                           ',' when they differ; null without runs): the
+ *                           perf-profile.*.cycles-pp.* metrics keep LKP's name
+ *    "base": {"commit", "runs", "samples", "work"}, "head": {...},
+ *    "work": {"metric", "per_work"},
  *    "symbols": [{"symbol", "base_children_pct", "head_children_pct",
  *                 "children_change", "base_self_pct", "head_self_pct",
- *                 "self_change", "p", "significant"}, ...],
- *    "significance": {"test": "mann-whitney", "alpha", "min_p", "status"},
+ *                 "self_change", "base_children_per_work",
+ *                 "head_children_per_work", "per_work_change_pct",
+ *                 "p_share", "p_per_work", "p", "significant",
+ *                 "verdict"}, ...],
+ *    "significance": {"test": "mann-whitney", "alpha", "min_p", "status",
+ *                     "basis": "per-work" | "share"},
  *    "folded": {"base": TEXT, "head": TEXT}}      (folded only with folded=1)
+ * A run's work is the mean of its testcase's work metric (work=, else the
+ * first of PROFILE_WORK_METRICS it has) times its setup's runtime param
+ * (lib/profile.h); "per work" figures are children samples per unit of it.
  * A diff is of one setup: /profile-diff adds "setup" (setup_json(), null
  * without runs) and answers 400 missing_field "setup", the choices in the
  * message, when the two commits' profiled runs that match the filters are
@@ -69,21 +80,40 @@ enum MHD_Result api_run_profile_get(struct request *rq)
 	return ret;
 }
 
-/* ?limit=&alpha=&folded= */
+/* longest metric name (lib/resultdoc: 1..256 printable ASCII) */
+#define WORK_METRIC_MAX 256
+
+/* ?limit=&alpha=&folded=&work= */
 struct diff_args {
 	size_t limit;
 	double alpha;
 	int folded;
+	const char *work; /* the metrics that count work, ' '-separated (borrowed) */
 };
 
 static int diff_args(struct request *rq, struct diff_args *a, struct err *e)
 {
 	const char *l = rq_arg(rq, "limit"), *al = rq_arg(rq, "alpha"), *f = rq_arg(rq, "folded");
+	const char *w = rq_arg(rq, "work");
 	char *end;
 
 	a->limit = DIFF_LIMIT_DEFAULT;
 	a->alpha = DIFF_ALPHA_DEFAULT;
 	a->folded = 0;
+	a->work = PROFILE_WORK_METRICS;
+	if (w) {
+		size_t n = strlen(w);
+		int ok = n >= 1 && n <= WORK_METRIC_MAX;
+
+		for (size_t i = 0; ok && i < n; i++)
+			ok = w[i] > ' ' && w[i] < 0x7f;
+		if (!ok)
+			return err_setc(e, ERR_INVALID_FIELD, "work",
+					"work must be a metric name (1 to %d printable characters, "
+					"no space)",
+					WORK_METRIC_MAX);
+		a->work = w;
+	}
 	if (l) {
 		long n = strtol(l, &end, 10);
 
@@ -108,9 +138,29 @@ static int diff_args(struct request *rq, struct diff_args *a, struct err *e)
 
 static json_t *side_json(const char *commit, const struct profdiff_side *s)
 {
-	return json_pack("{s:o,s:I,s:I}", "commit",
+	return json_pack("{s:o,s:I,s:I,s:o}", "commit",
 			 commit && *commit ? json_string(commit) : json_null(), "runs",
-			 (json_int_t)s->runs, "samples", (json_int_t)s->samples);
+			 (json_int_t)s->runs, "samples", (json_int_t)s->samples, "work",
+			 json_num(s->runs ? s->work : NAN));
+}
+
+/* the runs' events, distinct, joined by ',' in run order (null without runs) */
+static json_t *event_json(const struct db_profile_runs *runs)
+{
+	struct buf b = BUF_INIT(1024);
+	json_t *o;
+
+	for (size_t i = 0; i < runs->nr; i++) {
+		size_t j = 0;
+
+		while (j < i && strcmp(runs->rows[j].event, runs->rows[i].event))
+			j++;
+		if (j == i && buf_addf(&b, "%s%s", b.len ? "," : "", runs->rows[i].event))
+			break; /* cut at the cap: a list, never one wrong name */
+	}
+	o = runs->nr ? json_string(b.data) : json_null();
+	buf_release(&b);
+	return o;
 }
 
 /*
@@ -124,6 +174,7 @@ static json_t *diff_reply(const struct db_profile_runs *runs, const char *base_s
 {
 	struct profdiff d;
 	json_t *o, *syms;
+	const char *work_metric = NULL;
 
 	profdiff_init(&d, a->folded);
 	for (size_t i = 0; i < runs->nr; i++) {
@@ -131,7 +182,9 @@ static json_t *diff_reply(const struct db_profile_runs *runs, const char *base_s
 
 		if (r->head && !*head_sha)
 			head_sha = r->commit;
-		if (profdiff_add_run(&d, r->head, r->folded, r->folded_len, e)) {
+		if (r->work_metric && !work_metric)
+			work_metric = r->work_metric;
+		if (profdiff_add_run(&d, r->head, r->folded, r->folded_len, r->work, e)) {
 			profdiff_release(&d);
 			err_setc(e, ERR_DB, "folded", "a stored profile is not folded text");
 			return NULL;
@@ -142,21 +195,30 @@ static json_t *diff_reply(const struct db_profile_runs *runs, const char *base_s
 	for (size_t i = 0; i < d.nr_symbols; i++) {
 		const struct profdiff_symbol *y = &d.symbols[i];
 
-		json_array_append_new(syms,
-				      json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b}", "symbol",
-						y->symbol, "base_children_pct",
-						json_num(y->base_children_pct), "head_children_pct",
-						json_num(y->head_children_pct), "children_change",
-						json_num(y->children_change), "base_self_pct",
-						json_num(y->base_self_pct), "head_self_pct",
-						json_num(y->head_self_pct), "self_change",
-						json_num(y->self_change), "p", json_num(y->p),
-						"significant", y->significant));
+		json_t *row =
+			json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:s}",
+				  "symbol", y->symbol, "base_children_pct",
+				  json_num(y->base_children_pct), "head_children_pct",
+				  json_num(y->head_children_pct), "children_change",
+				  json_num(y->children_change), "base_self_pct",
+				  json_num(y->base_self_pct), "head_self_pct",
+				  json_num(y->head_self_pct), "self_change",
+				  json_num(y->self_change), "base_children_per_work",
+				  json_num(y->base_children_per_work), "head_children_per_work",
+				  json_num(y->head_children_per_work), "per_work_change_pct",
+				  json_num(y->per_work_change_pct), "p_share", json_num(y->p_share),
+				  "p_per_work", json_num(y->p_per_work), "p", json_num(y->p),
+				  "significant", y->significant, "verdict", y->verdict);
+
+		json_array_append_new(syms, row);
 	}
-	o = json_pack("{s:o,s:o,s:o,s:I,s:{s:s,s:o,s:o,s:s}}", "base", side_json(base_sha, &d.base),
-		      "head", side_json(head_sha, &d.head), "symbols", syms, "nr_symbols",
-		      (json_int_t)d.nr_all, "significance", "test", "mann-whitney", "alpha",
-		      json_num(d.alpha), "min_p", json_num(d.min_p), "status", d.status);
+	o = json_pack("{s:o,s:o,s:o,s:o,s:{s:o,s:b},s:I,s:{s:s,s:o,s:o,s:s,s:s}}", "event",
+		      event_json(runs), "base", side_json(base_sha, &d.base), "head",
+		      side_json(head_sha, &d.head), "symbols", syms, "work", "metric",
+		      work_metric ? json_string(work_metric) : json_null(), "per_work", d.per_work,
+		      "nr_symbols", (json_int_t)d.nr_all, "significance", "test", "mann-whitney",
+		      "alpha", json_num(d.alpha), "min_p", json_num(d.min_p), "status", d.status,
+		      "basis", d.per_work ? "per-work" : "share");
 	if (a->folded)
 		json_object_set_new(o, "folded",
 				    json_pack("{s:s,s:s}", "base", d.base.folded, "head",
@@ -296,7 +358,7 @@ static void diff_commits(struct request *rq)
 	c = rq_db(rq, &e);
 	if (!c || commit_resolve(rq, c, rq_arg(rq, "base"), "base", &bid, &bsha, &bsub, &e) ||
 	    commit_resolve(rq, c, rq_arg(rq, "head"), "head", &hid, &hsha, &hsub, &e) ||
-	    db_profile_runs_commits(c, bid, hid, &f, &runs, &e))
+	    db_profile_runs_commits(c, bid, hid, &f, a.work, &runs, &e))
 		return defer_fail(rq, &e);
 	if (one_setup(c, &runs, want, &setup_id, &e) ||
 	    (setup_id && !(setup = setup_json(c, setup_id, &e)))) {
@@ -343,7 +405,7 @@ static void diff_bisect(struct request *rq)
 			 id, state);
 		return defer_fail(rq, &e);
 	}
-	if (db_profile_runs_bisect(c, id, &runs, &e))
+	if (db_profile_runs_bisect(c, id, a.work, &runs, &e))
 		return defer_fail(rq, &e);
 	defer_reply(rq, &runs, parent, first_bad, &a);
 }
@@ -374,7 +436,8 @@ static void diff_request(struct request *rq)
 		err_setc(&e, ERR_NOT_FOUND, "id", "no request %lld", id);
 		return defer_fail(rq, &e);
 	}
-	if (db_profile_runs_request(c, id, rq_arg(rq, "target"), rq_arg(rq, "testcase"), &runs, &e))
+	if (db_profile_runs_request(c, id, rq_arg(rq, "target"), rq_arg(rq, "testcase"), a.work,
+				    &runs, &e))
 		return defer_fail(rq, &e);
 	defer_reply(rq, &runs, base, head, &a);
 }

@@ -2,6 +2,7 @@
 #include "server/db/db.h"
 #include "xalloc.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,45 +65,59 @@ static int fill_runs(PGresult *r, struct db_profile_runs *out)
 		out->rows[i].folded = PQgetvalue(r, (int)i, 2);
 		out->rows[i].folded_len = (size_t)PQgetlength(r, (int)i, 2);
 		out->rows[i].setup_id = strtoll(PQgetvalue(r, (int)i, 3), NULL, 10);
+		out->rows[i].event = PQgetvalue(r, (int)i, 4);
+		out->rows[i].work = NAN;
+		if (!PQgetisnull(r, (int)i, 5)) {
+			const char *rt = PQgetvalue(r, (int)i, 7);
+			char *end = NULL;
+			double runtime = PQgetisnull(r, (int)i, 7) ? 1 : strtod(rt, &end);
+
+			/* a runtime that is no positive number: the cases' default */
+			if (end && (!*rt || *end || !(runtime > 0)))
+				runtime = 1;
+			out->rows[i].work = strtod(PQgetvalue(r, (int)i, 5), NULL) * runtime;
+			out->rows[i].work_metric = PQgetvalue(r, (int)i, 6);
+		}
 	}
 	return 0;
 }
 
 int db_profile_runs_commits(PGconn *c, const char *base_id, const char *head_id,
-			    const struct db_setup_filter *f, struct db_profile_runs *out,
-			    struct err *e)
+			    const struct db_setup_filter *f, const char *work_metrics,
+			    struct db_profile_runs *out, struct err *e)
 {
-	const char *p[9] = { base_id,	  head_id,	 f->testcase, f->tbox_group, f->kconfig,
-			     f->compiler, f->params_key, f->mode,     f->monitors };
+	const char *p[10] = { base_id,	   head_id,	  f->testcase, f->tbox_group, f->kconfig,
+			      f->compiler, f->params_key, f->mode,     f->monitors,   work_metrics };
 	PGresult *r;
 
 	memset(out, 0, sizeof(*out));
-	r = db_exec(c, ST_PROFILE_RUNS_COMMITS, 9, p, e);
+	r = db_exec(c, ST_PROFILE_RUNS_COMMITS, 10, p, e);
 	return r ? fill_runs(r, out) : -1;
 }
 
-int db_profile_runs_bisect(PGconn *c, long long id, struct db_profile_runs *out, struct err *e)
+int db_profile_runs_bisect(PGconn *c, long long id, const char *work_metrics,
+			   struct db_profile_runs *out, struct err *e)
 {
 	char idb[24];
-	const char *p[1] = { idb };
+	const char *p[2] = { idb, work_metrics };
 	PGresult *r;
 
 	memset(out, 0, sizeof(*out));
 	snprintf(idb, sizeof(idb), "%lld", id);
-	r = db_exec(c, ST_PROFILE_RUNS_BISECT, 1, p, e);
+	r = db_exec(c, ST_PROFILE_RUNS_BISECT, 2, p, e);
 	return r ? fill_runs(r, out) : -1;
 }
 
 int db_profile_runs_request(PGconn *c, long long id, const char *target, const char *testcase,
-			    struct db_profile_runs *out, struct err *e)
+			    const char *work_metrics, struct db_profile_runs *out, struct err *e)
 {
 	char idb[24];
-	const char *p[3] = { idb, target, testcase };
+	const char *p[4] = { idb, target, testcase, work_metrics };
 	PGresult *r;
 
 	memset(out, 0, sizeof(*out));
 	snprintf(idb, sizeof(idb), "%lld", id);
-	r = db_exec(c, ST_PROFILE_RUNS_REQUEST, 3, p, e);
+	r = db_exec(c, ST_PROFILE_RUNS_REQUEST, 4, p, e);
 	return r ? fill_runs(r, out) : -1;
 }
 

@@ -40,6 +40,12 @@ struct db_profile_run {
 	const char *folded; /* folded_len bytes */
 	size_t folded_len;
 	long long setup_id; /* the run's setup (setups.id) */
+	const char *event;  /* what perf sampled ("cpu-clock") */
+	/* its work: the mean of the first of work_metrics it has (work_metric,
+	 * NULL when none: work NAN) times its setup's runtime param in seconds
+	 * (1 without one), lib/profile.h's PROFILE_WORK_METRICS */
+	double work;
+	const char *work_metric;
 };
 
 struct db_profile_runs {
@@ -50,20 +56,24 @@ struct db_profile_runs {
 
 /*
  * The profiled runs (status ok) of commits base_id and head_id (commits.id
- * as text) in setups matching f (ST_PROFILE_RUNS_COMMITS).
+ * as text) in setups matching f (ST_PROFILE_RUNS_COMMITS). In each of
+ * these, work_metrics (borrowed) names the metrics that count a run's
+ * work, separated by ' ' (PROFILE_WORK_METRICS, or one the caller chose).
  */
 int db_profile_runs_commits(PGconn *c, const char *base_id, const char *head_id,
-			    const struct db_setup_filter *f, struct db_profile_runs *out,
-			    struct err *e) __attribute__((warn_unused_result));
+			    const struct db_setup_filter *f, const char *work_metrics,
+			    struct db_profile_runs *out, struct err *e)
+	__attribute__((warn_unused_result));
 /* The profile round's runs of bisect id (ST_PROFILE_RUNS_BISECT). */
-int db_profile_runs_bisect(PGconn *c, long long id, struct db_profile_runs *out, struct err *e)
+int db_profile_runs_bisect(PGconn *c, long long id, const char *work_metrics,
+			   struct db_profile_runs *out, struct err *e)
 	__attribute__((warn_unused_result));
 /*
  * The profiled runs of request id's jobs, base and head, of target and
  * testcase (each NULL: any) (ST_PROFILE_RUNS_REQUEST).
  */
 int db_profile_runs_request(PGconn *c, long long id, const char *target, const char *testcase,
-			    struct db_profile_runs *out, struct err *e)
+			    const char *work_metrics, struct db_profile_runs *out, struct err *e)
 	__attribute__((warn_unused_result));
 void db_profile_runs_free(struct db_profile_runs *r);
 

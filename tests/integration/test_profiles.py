@@ -257,8 +257,12 @@ class Diff(unittest.TestCase):
         d = r.json()
         base_total = sum(80 + i + 20 for i in range(5))      # 510
         head_total = sum(60 + i + 40 for i in range(5))      # 510
-        self.assertEqual(d["base"], {"commit": self.base, "runs": 5, "samples": base_total})
-        self.assertEqual(d["head"], {"commit": self.head, "runs": 5, "samples": head_total})
+        # work: small-allocs.throughput 1.0 a run, no runtime param (1 s)
+        self.assertEqual(d["base"], {"commit": self.base, "runs": 5, "samples": base_total,
+                                     "work": 5.0})
+        self.assertEqual(d["head"], {"commit": self.head, "runs": 5, "samples": head_total,
+                                     "work": 5.0})
+        self.assertEqual(d["event"], "cpu-clock")
         self.assertEqual(d["significance"]["test"], "mann-whitney")
         self.assertEqual(d["significance"]["alpha"], 0.01)
         self.assertEqual(d["significance"]["status"], "ok")
@@ -566,3 +570,67 @@ class Flows(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class PerWork(unittest.TestCase):
+    """A patch that removes work (issue 30): base runs clear a page (4 samples
+    an operation) and copy it (6), 100 KB/s for 2 s; head only copies, at the
+    same cost, twice as fast. copy's share grows 60 % -> 100 % in every run,
+    but per unit of work (KB) it is the same: the row says so, and says what
+    perf sampled."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.base, cls.head = sha("d1"), sha("d2")
+        params = {"test": "small-allocs", "nr_task": "100%", "runtime": "2"}
+        for i in range(5):
+            for c, folded, tput in ((cls.base, "bench;copy %d\nbench;clear 400\n" % (600 + i),
+                                     100.0),
+                                    (cls.head, "bench;copy %d\n" % (1201 + 2 * i), 200.0)):
+                d = profiled(c, folded, testcase="prof-work", params=params,
+                             metrics={METRIC: [tput - 1, tput + 1]})
+                assert srv.post("/api/v1/results", d, scope="submit").status == 201
+
+    def test_per_work_decides(self):
+        q = "/api/v1/profile-diff?base=%s&head=%s&testcase=prof-work" % (self.base, self.head)
+        r = srv.get(q)
+        self.assertEqual(r.status, 200, r)
+        d = r.json()
+        self.assertEqual(d["event"], "cpu-clock")
+        self.assertEqual(d["work"], {"metric": METRIC, "per_work": True})
+        # work = mean throughput (KB/s) x runtime (s): 100 x 2 a base run, 200 x 2 a head run
+        self.assertEqual((d["base"]["work"], d["head"]["work"]), (1000.0, 2000.0))
+        self.assertEqual(d["significance"]["basis"], "per-work")
+        by = {s["symbol"]: s for s in d["symbols"]}
+        copy = by["copy"]
+        self.assertAlmostEqual(copy["base_children_pct"], 100 * 3010 / 5010)
+        self.assertEqual(copy["head_children_pct"], 100)
+        self.assertAlmostEqual(copy["p_share"], 2 / 252)        # the share alone: "significant"
+        self.assertAlmostEqual(copy["base_children_per_work"], 3010 / 1000)
+        self.assertAlmostEqual(copy["head_children_per_work"], 6025 / 2000)
+        self.assertAlmostEqual(copy["per_work_change_pct"], 100 * (6.025 / 6.02 - 1))
+        self.assertAlmostEqual(copy["p_per_work"], 174 / 252)
+        self.assertEqual(copy["p"], copy["p_per_work"])
+        self.assertEqual((copy["significant"], copy["verdict"]), (False, "same"))
+        clear = by["clear"]
+        self.assertEqual((clear["base_children_per_work"], clear["head_children_per_work"]),
+                         (2.0, 0))
+        self.assertEqual(clear["per_work_change_pct"], -100)
+        self.assertEqual((clear["significant"], clear["verdict"]), (True, "different"))
+
+    def test_without_work_the_share_decides(self):
+        q = ("/api/v1/profile-diff?base=%s&head=%s&testcase=prof-work&work=no-such.metric"
+             % (self.base, self.head))
+        d = srv.get(q).json()
+        self.assertEqual(d["work"], {"metric": None, "per_work": False})
+        self.assertEqual((d["base"]["work"], d["significance"]["basis"]), (None, "share"))
+        copy = [s for s in d["symbols"] if s["symbol"] == "copy"][0]
+        self.assertIsNone(copy["base_children_per_work"])
+        self.assertIsNone(copy["p_per_work"])
+        self.assertAlmostEqual(copy["p"], 2 / 252)
+        self.assertEqual((copy["significant"], copy["verdict"]), (True, "different"))
+        # work= names the metric outright
+        d = srv.get(q.replace("no-such.metric", METRIC)).json()
+        self.assertEqual(d["significance"]["basis"], "per-work")
+        r = srv.get(q.replace("no-such.metric", "a%20b"))
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "work"))

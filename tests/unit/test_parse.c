@@ -832,7 +832,7 @@ static json_t *with_prefix(json_t *doc, const char *prefix)
 	return out;
 }
 
-#define PP_CT "perf-profile.calltrace.cpu-clock-pppH."
+#define PP_CT "perf-profile.calltrace.cycles-pp."
 
 static void test_perf_profile_tree(void **state UNUSED)
 {
@@ -845,7 +845,7 @@ static void test_perf_profile_tree(void **state UNUSED)
 	assert_string_equal(status(tree), "ok");
 	assert_int_equal(json_array_size(json_object_get(tree, "errors")), 0);
 	/* a root without percent, no branch, 2 frames: the entry's Children */
-	assert_rel(val(tree, PP_CT "task.0", 0), 93.43, 1e-12, "root only");
+	assert_rel(val(tree, PP_CT "task", 0), 93.43, 1e-12, "root only");
 	/* "---__do_fault" and 7 more frames in one node: first 5, Children */
 	assert_rel(val(tree,
 		       PP_CT "__do_fault.do_fault.__handle_mm_fault.handle_mm_fault."
@@ -872,7 +872,7 @@ static void test_perf_profile_tree(void **state UNUSED)
 		       0),
 		   5.10, 1e-12, "nested");
 	/* a leaf of 3 frames ("|--0.59%--task" / "0") under asm_common_interrupt */
-	assert_rel(val(tree, PP_CT "asm_common_interrupt.task.0", 0), 0.59, 1e-12, "short leaf");
+	assert_rel(val(tree, PP_CT "asm_common_interrupt.task", 0), 0.59, 1e-12, "short leaf");
 	/* the last branch (" --0.53%--") of the same entry */
 	assert_rel(val(tree,
 		       PP_CT "asm_common_interrupt._raw_spin_lock.__pte_offset_map_lock."
@@ -885,9 +885,9 @@ static void test_perf_profile_tree(void **state UNUSED)
 			     "do_vmi_munmap.__vm_munmap",
 		       0),
 		   5.51, 1e-12, "part stripped");
-	assert_rel(val(tree, "perf-profile.children.cpu-clock-pppH.vms_clear_ptes", 0), 5.51, 1e-12,
+	assert_rel(val(tree, "perf-profile.children.cycles-pp.vms_clear_ptes", 0), 5.51, 1e-12,
 		   "children");
-	assert_rel(val(tree, "perf-profile.self.cpu-clock-pppH._raw_spin_lock", 0), 11.61, 1e-12,
+	assert_rel(val(tree, "perf-profile.self.cycles-pp._raw_spin_lock", 0), 11.61, 1e-12,
 		   "self");
 
 	/*
@@ -915,7 +915,7 @@ static void test_perf_profile_tree(void **state UNUSED)
 		assert_rel(json_real_value(t), json_real_value(v), 1e-12, k);
 		same++;
 	}
-	assert_int_equal(same, 58);
+	assert_int_equal(same, 57); /* and no "0": the unresolved entry is no key */
 	assert_int_equal(json_object_size(ct_tree), json_object_size(ct_folded) + 1);
 	assert_non_null(json_object_get(ct_tree, PP_CT "_raw_spin_unlock_irqrestore.wake_up_bit."
 						       "end_bio_bh_io_sync.blk_update_request."
@@ -945,7 +945,7 @@ static void test_perf_profile_tree(void **state UNUSED)
 			     "__handle_mm_fault",
 		       0),
 		   11.55, 1e-12, "overhead branch");
-	assert_rel(val(tree, "perf-profile.self.cpu-clock-pppH.finish_task_switch", 0), 5.45, 1e-12,
+	assert_rel(val(tree, "perf-profile.self.cycles-pp.finish_task_switch", 0), 5.45, 1e-12,
 		   "overhead");
 	assert_int_equal(nvalues(tree), 8); /* 4 self, 4 call traces */
 	json_decref(tree);
@@ -955,9 +955,9 @@ static void test_perf_profile_tree(void **state UNUSED)
 	 * are read, call traces are not (their names would be wrong) */
 	tree = parse_fixture("perf-profile", "perf-report-children-tree-sort-sym.txt");
 	assert_string_equal(status(tree), "ok");
-	assert_rel(val(tree, "perf-profile.children.cpu-clock-pppH.exc_page_fault", 0), 83.11,
-		   1e-12, "children");
-	assert_rel(val(tree, "perf-profile.self.cpu-clock-pppH.exc_page_fault", 0), 13.02, 1e-12,
+	assert_rel(val(tree, "perf-profile.children.cycles-pp.exc_page_fault", 0), 83.11, 1e-12,
+		   "children");
+	assert_rel(val(tree, "perf-profile.self.cycles-pp.exc_page_fault", 0), 13.02, 1e-12,
 		   "self");
 	ct_tree = with_prefix(tree, "perf-profile.calltrace.");
 	assert_int_equal(json_object_size(ct_tree), 0);
@@ -976,11 +976,11 @@ static void test_perf_profile_tree(void **state UNUSED)
 			     "handle_mm_fault.exc_page_fault",
 		       0),
 		   28.74, 1e-12, "leaf upwards");
-	assert_rel(val(tree, PP_CT "exc_page_fault.asm_exc_page_fault.task.0", 0), 83.11, 1e-12,
+	assert_rel(val(tree, PP_CT "exc_page_fault.asm_exc_page_fault.task", 0), 83.11, 1e-12,
 		   "a node's callers");
-	assert_rel(val(tree, PP_CT "handle_mm_fault.exc_page_fault.asm_exc_page_fault.task.0", 0),
+	assert_rel(val(tree, PP_CT "handle_mm_fault.exc_page_fault.asm_exc_page_fault.task", 0),
 		   67.86, 1e-12, "5 frames");
-	assert_rel(val(tree, PP_CT "task.0", 0), 93.43, 1e-12, "two frames");
+	assert_rel(val(tree, PP_CT "task", 0), 93.43, 1e-12, "two frames");
 	/* the caller-first keys of before are gone */
 	assert_null(json_object_get(json_object_get(tree, "metrics"), PP_CT
 				    "0.task.asm_exc_page_fault.exc_page_fault.handle_mm_fault"));
@@ -996,11 +996,132 @@ static void test_perf_profile_tree(void **state UNUSED)
 		assert_rel(json_real_value(v), json_real_value(t), 1e-12, k);
 		same++;
 	}
-	assert_int_equal(same, 14); /* --percent-limit 10 here, 3 there */
+	assert_int_equal(same, 13); /* --percent-limit 10 here, 3 there; no "0" */
 	json_decref(ct_tree);
 	json_decref(ct_folded);
 	json_decref(folded);
 	json_decref(tree);
+}
+
+/* 1 when a metric name has an address perf could not name in it */
+static int has_address(const char *name)
+{
+	const char *p = strrchr(name, '.');
+
+	return strstr(name, "0x") || strstr(name, "[unknown]") || strstr(name, "0000000000") ||
+	       (p && !strcmp(p, ".0")) || strstr(name, ".0.");
+}
+
+#define PP "perf-profile."
+
+/* `perf report --stdio` as perf prints it by default (children, the
+ * caller-order graph under each entry), of a stripped binary: its own
+ * frames are addresses (0x562aa7efa06a), its entries 0x0000562aa7efa06a
+ * and 0x0000000000001185 */
+static void test_perf_profile_default(void **state UNUSED)
+{
+	json_t *doc = parse_fixture("perf-profile", "perf-report-default-caller.txt");
+	json_t *callee, *ct, *ct_callee, *v;
+	const char *k;
+	size_t n = 0;
+
+	assert_string_equal(status(doc), "ok");
+	assert_int_equal(json_array_size(json_object_get(doc, "errors")), 0);
+	/* the entries: LKP's names for the sampled cpu-clock ("cycles-pp") */
+	assert_rel(val(doc, PP "children.cycles-pp.__GI___getppid", 0), 80.16, 1e-12, "children");
+	assert_rel(val(doc, PP "self.cycles-pp.__GI___getppid", 0), 29.24, 1e-12, "self");
+	assert_rel(val(doc, PP "children.cycles-pp.__libc_start_call_main", 0), 99.64, 1e-12,
+		   "children, no self");
+	assert_null(json_object_get(json_object_get(doc, "metrics"),
+				    PP "self.cycles-pp.__libc_start_call_main")); /* 0.00% */
+	assert_rel(val(doc, PP "self.cycles-pp.pvm_irq_enable", 0), 45.42, 1e-12, "self");
+	/* the call graph: callee-first keys from the tree of the entry
+	 * nothing calls (__libc_start_call_main), 5 frames at most */
+	assert_rel(val(doc,
+		       PP "calltrace.cycles-pp.pvm_irq_enable.__raw_callee_save_pvm_irq_enable."
+			  "do_syscall_64.entry_SYSCALL_64_after_hwframe.__GI___getppid",
+		       0),
+		   44.97, 1e-12, "5 frames");
+	assert_rel(val(doc,
+		       PP "calltrace.cycles-pp.__task_pid_nr_ns.__x64_sys_getppid.do_syscall_64."
+			  "entry_SYSCALL_64_after_hwframe.__GI___getppid",
+		       0),
+		   5.19, 1e-12, "5 frames");
+	assert_rel(val(doc,
+		       PP
+		       "calltrace.cycles-pp.do_syscall_64.entry_SYSCALL_64_after_hwframe.__GI___getppid",
+		       0),
+		   50.72, 1e-12, "3 frames");
+	/* __GI___getppid's caller is 0x562aa7efa06a: the key stops there */
+	assert_rel(val(doc, PP "calltrace.cycles-pp.__GI___getppid", 0), 80.16, 1e-12,
+		   "up to an address");
+	assert_rel(val(doc, PP "calltrace.cycles-pp.handle_softirqs.__irq_exit_rcu", 0), 0.65,
+		   1e-12, "irq");
+	/* no address is a metric name: 17 entries and every chain through
+	 * the binary's own code have one */
+	json_object_foreach (json_object_get(doc, "metrics"), k, v) {
+		if (has_address(k))
+			fail_msg("'%s' names an address", k);
+		n++;
+	}
+	assert_int_equal(n, 11 + 44 + 8); /* calltrace, children, self */
+
+	/* the same perf.data in LKP's callee order: the same keys; the two
+	 * pvm_irq_enable chains are perf's own node of the entry there (44.84,
+	 * 44.71), 0.27 points less than the caller tree's node */
+	callee = parse_fixture("perf-profile", "perf-report-default-callee.txt");
+	assert_string_equal(status(callee), "ok");
+	assert_int_equal(json_array_size(json_object_get(callee, "errors")), 0);
+	ct = with_prefix(doc, PP "calltrace.");
+	ct_callee = with_prefix(callee, PP "calltrace.");
+	assert_int_equal(json_object_size(ct), 11);
+	assert_int_equal(json_object_size(ct_callee), 11);
+	n = 0;
+	json_object_foreach (ct, k, v) {
+		json_t *c = json_object_get(ct_callee, k);
+
+		if (!c)
+			fail_msg("caller-order trace '%s' is not the callee tree's", k);
+		if (strstr(k, "pvm_irq_enable.")) {
+			double d = json_real_value(v) - json_real_value(c);
+
+			assert_true(d > 0.255 && d < 0.275); /* 0.27, 0.26 */
+			continue;
+		}
+		assert_rel(json_real_value(v), json_real_value(c), 1e-12, k);
+		n++;
+	}
+	assert_int_equal(n, 9);
+	json_decref(ct);
+	json_decref(ct_callee);
+	ct = with_prefix(doc, PP "children.");
+	ct_callee = with_prefix(callee, PP "children.");
+	assert_true(json_equal(ct, ct_callee));
+	json_decref(ct);
+	json_decref(ct_callee);
+	json_decref(callee);
+	json_decref(doc);
+
+	/* --no-children: Overhead as self, chains upwards from the entry */
+	doc = parse_fixture("perf-profile", "perf-report-default-no-children.txt");
+	assert_string_equal(status(doc), "ok");
+	assert_rel(val(doc, PP "self.cycles-pp.pvm_irq_enable", 0), 45.42, 1e-12, "overhead");
+	assert_rel(val(doc, PP "self.cycles-pp.__task_pid_nr_ns", 0), 5.13, 1e-12, "overhead");
+	assert_rel(val(doc,
+		       PP "calltrace.cycles-pp.pvm_irq_enable.__raw_callee_save_pvm_irq_enable."
+			  "do_syscall_64.entry_SYSCALL_64_after_hwframe.__GI___getppid",
+		       0),
+		   44.62, 1e-12, "overhead branch");
+	assert_rel(val(doc, PP "calltrace.cycles-pp.__GI___getppid", 0), 29.24, 1e-12,
+		   "up to an address");
+	n = 0;
+	json_object_foreach (json_object_get(doc, "metrics"), k, v) {
+		if (has_address(k))
+			fail_msg("'%s' names an address", k);
+		n++;
+	}
+	assert_int_equal(n, 3 + 8); /* calltrace, self */
+	json_decref(doc);
 }
 
 static void test_perf_profile_tree_rules(void **state UNUSED)
@@ -1809,6 +1930,9 @@ static const struct {
 	{ "perf-profile", "perf-report-children-tree-caller.txt" },
 	{ "perf-profile", "perf-report-children-tree-sort-sym.txt" },
 	{ "perf-profile", "perf-report-overhead-tree.txt" },
+	{ "perf-profile", "perf-report-default-caller.txt" },
+	{ "perf-profile", "perf-report-default-no-children.txt" },
+	{ "perf-profile", "perf-report-default-callee.txt" },
 	{ "proc-vs-map", "proc-vs-map-smaps_rollup-arm64-24c.txt" },
 	{ "lmbench3", "lmbench3-mmap-bw-lkp.txt" },
 	{ "lmbench3", "lmbench3-lat-bw-results.txt" },
@@ -1886,6 +2010,7 @@ int main(void)
 		cmocka_unit_test(test_perf_stat_per_socket),
 		cmocka_unit_test(test_perf_profile_details),
 		cmocka_unit_test(test_perf_profile_tree),
+		cmocka_unit_test(test_perf_profile_default),
 		cmocka_unit_test(test_perf_profile_tree_rules),
 		cmocka_unit_test(test_kselftest_run_vmtests),
 		cmocka_unit_test(test_proc_vs_map_seed),

@@ -133,9 +133,9 @@ static void diff_known_numbers(void **state)
 
 	(void)state;
 	profdiff_init(&d, 1);
-	assert_int_equal(profdiff_add_run(&d, 0, base, strlen(base), &e), 0);
-	assert_int_equal(profdiff_add_run(&d, 1, head, strlen(head), &e), 0);
-	assert_int_equal(profdiff_add_run(&d, 1, "a;;b 1", 6, &e), -1); /* refused, no change */
+	assert_int_equal(profdiff_add_run(&d, 0, base, strlen(base), 0, &e), 0);
+	assert_int_equal(profdiff_add_run(&d, 1, head, strlen(head), 0, &e), 0);
+	assert_int_equal(profdiff_add_run(&d, 1, "a;;b 1", 6, 0, &e), -1); /* refused, no change */
 	assert_string_equal(e.message, "line 1: an empty frame");
 	profdiff_finish(&d, 0.01, 50);
 	assert_int_equal(d.base.runs, 1);
@@ -180,9 +180,9 @@ static void diff_recursion_and_merge(void **state)
 
 	(void)state;
 	profdiff_init(&d, 1);
-	assert_int_equal(profdiff_add_run(&d, 0, "a;b;a 4\nc 4", 11, &e), 0);
-	assert_int_equal(profdiff_add_run(&d, 0, "c 2\na;b;a 2\n", 12, &e), 0);
-	assert_int_equal(profdiff_add_run(&d, 0, "", 0, &e), 0); /* no samples: not a run */
+	assert_int_equal(profdiff_add_run(&d, 0, "a;b;a 4\nc 4", 11, 0, &e), 0);
+	assert_int_equal(profdiff_add_run(&d, 0, "c 2\na;b;a 2\n", 12, 0, &e), 0);
+	assert_int_equal(profdiff_add_run(&d, 0, "", 0, 0, &e), 0); /* no samples: not a run */
 	profdiff_finish(&d, 0.01, 1);
 	assert_int_equal(d.base.runs, 2);
 	assert_int_equal(d.base.samples, 12);
@@ -215,8 +215,8 @@ static void diff_clone_suffixes_are_one_symbol(void **state)
 
 	(void)state;
 	profdiff_init(&d, 1);
-	assert_int_equal(profdiff_add_run(&d, 0, base, strlen(base), &e), 0);
-	assert_int_equal(profdiff_add_run(&d, 1, head, strlen(head), &e), 0);
+	assert_int_equal(profdiff_add_run(&d, 0, base, strlen(base), 0, &e), 0);
+	assert_int_equal(profdiff_add_run(&d, 1, head, strlen(head), 0, &e), 0);
 	profdiff_finish(&d, 0.01, 50);
 	y = sym(&d, "demo_delay");
 	assert_non_null(y);
@@ -246,9 +246,9 @@ static void diff_significance(void **state)
 	profdiff_init(&d, 0);
 	for (int i = 0; i < 5; i++) {
 		snprintf(t, sizeof(t), "main;work %d\nmain;idle 10\n", 90 + i);
-		assert_int_equal(profdiff_add_run(&d, 0, t, strlen(t), &e), 0);
+		assert_int_equal(profdiff_add_run(&d, 0, t, strlen(t), 0, &e), 0);
 		snprintf(t, sizeof(t), "main;work %d\nmain;slow 50\n", 50 + i);
-		assert_int_equal(profdiff_add_run(&d, 1, t, strlen(t), &e), 0);
+		assert_int_equal(profdiff_add_run(&d, 1, t, strlen(t), 0, &e), 0);
 	}
 	profdiff_finish(&d, 0.01, 50);
 	assert_string_equal(d.status, "ok");
@@ -271,8 +271,8 @@ static void diff_significance(void **state)
 	/* 4 vs 4: min p 2/70 > 0.01 */
 	profdiff_init(&d, 0);
 	for (int i = 0; i < 4; i++) {
-		assert_int_equal(profdiff_add_run(&d, 0, "main;idle 5", 11, &e), 0);
-		assert_int_equal(profdiff_add_run(&d, 1, "main;slow 5", 11, &e), 0);
+		assert_int_equal(profdiff_add_run(&d, 0, "main;idle 5", 11, 0, &e), 0);
+		assert_int_equal(profdiff_add_run(&d, 1, "main;slow 5", 11, 0, &e), 0);
 	}
 	profdiff_finish(&d, 0.01, 50);
 	assert_string_equal(d.status, "need-more-runs");
@@ -302,6 +302,76 @@ static int check(json_t *doc, struct resultdoc *d, struct err *e)
 	return r;
 }
 
+/*
+ * A patch that removes work: base runs clear a page (4 samples an
+ * operation) and copy it (6 an operation), 100 operations a run; head
+ * only copies, at the same 6 samples an operation, so it does 200 in
+ * the same time. copy's share grows from 60 % to 100 % in every run (the
+ * share test: p 2/252, "significant"), yet per operation it costs the
+ * same: base 6.00, 6.01, …, 6.04, head 6.005, …, 6.045 samples an
+ * operation, interleaved (U 15 of 25, exact p 174/252): `same`. clear
+ * and main (the whole operation) did get cheaper per operation.
+ */
+static void diff_per_work(void **state)
+{
+	struct profdiff d;
+	struct err e;
+	char t[128];
+	const struct profdiff_symbol *y;
+
+	(void)state;
+	profdiff_init(&d, 0);
+	for (int i = 0; i < 5; i++) {
+		snprintf(t, sizeof(t), "main;copy %d\nmain;clear 400\n", 600 + i);
+		assert_int_equal(profdiff_add_run(&d, 0, t, strlen(t), 100, &e), 0);
+		snprintf(t, sizeof(t), "main;copy %d\n", 1201 + 2 * i);
+		assert_int_equal(profdiff_add_run(&d, 1, t, strlen(t), 200, &e), 0);
+	}
+	profdiff_finish(&d, 0.01, 50);
+	assert_true(d.per_work);
+	assert_float_equal(d.base.work, 500, 0);
+	assert_float_equal(d.head.work, 1000, 0);
+	y = sym(&d, "copy");
+	assert_float_equal(y->base_children_pct, 100.0 * 3010 / 5010, 1e-9);
+	assert_float_equal(y->head_children_pct, 100.0, 1e-12);
+	assert_float_equal(y->p_share, 2.0 / 252.0, 1e-12); /* the share: "significant" */
+	assert_float_equal(y->base_children_per_work, 3010.0 / 500, 1e-12);
+	assert_float_equal(y->head_children_per_work, 6025.0 / 1000, 1e-12);
+	assert_float_equal(y->per_work_change_pct, 100 * (6.025 / 6.02 - 1), 1e-9);
+	assert_float_equal(y->p_per_work, 174.0 / 252.0, 1e-12);
+	assert_float_equal(y->p, y->p_per_work, 0);
+	assert_false(y->significant);
+	assert_string_equal(y->verdict, "same");
+	y = sym(&d, "clear");
+	assert_float_equal(y->base_children_per_work, 4.0, 1e-12);
+	assert_float_equal(y->head_children_per_work, 0.0, 0);
+	assert_float_equal(y->per_work_change_pct, -100.0, 1e-12);
+	assert_float_equal(y->p, 2.0 / 252.0, 1e-12);
+	assert_string_equal(y->verdict, "different");
+	y = sym(&d, "main"); /* 100 % on both sides, 10 -> ~6 samples an operation */
+	assert_float_equal(y->p_share, 1.0, 1e-12);
+	assert_float_equal(y->p, 2.0 / 252.0, 1e-12);
+	assert_string_equal(y->verdict, "different");
+	profdiff_release(&d);
+
+	/* one run without its work: per-work figures and significance from the shares */
+	profdiff_init(&d, 0);
+	for (int i = 0; i < 5; i++) {
+		snprintf(t, sizeof(t), "main;copy %d\nmain;clear 400\n", 600 + i);
+		assert_int_equal(profdiff_add_run(&d, 0, t, strlen(t), i ? 100 : NAN, &e), 0);
+		snprintf(t, sizeof(t), "main;copy %d\n", 1201 + 2 * i);
+		assert_int_equal(profdiff_add_run(&d, 1, t, strlen(t), 200, &e), 0);
+	}
+	profdiff_finish(&d, 0.01, 50);
+	assert_false(d.per_work);
+	assert_true(isnan(d.base.work));
+	y = sym(&d, "copy");
+	assert_true(isnan(y->base_children_per_work) && isnan(y->head_children_per_work));
+	assert_true(isnan(y->per_work_change_pct) && isnan(y->p_per_work));
+	assert_float_equal(y->p, 2.0 / 252.0, 1e-12);
+	assert_string_equal(y->verdict, "different");
+	profdiff_release(&d);
+}
 static void resultdoc_profile(void **state)
 {
 	struct resultdoc d;
@@ -390,6 +460,7 @@ int main(void)
 		cmocka_unit_test(diff_recursion_and_merge),
 		cmocka_unit_test(diff_clone_suffixes_are_one_symbol),
 		cmocka_unit_test(diff_significance),
+		cmocka_unit_test(diff_per_work),
 		cmocka_unit_test(resultdoc_profile),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1692,6 +1692,10 @@ async function main() {
 				const byName = Object.fromEntries(api.symbols.map((s) => [s.symbol, s]));
 				assert.ok(Math.abs(byName.do_mmap.children_change - 30) < 1, byName.do_mmap.children_change);
 				assert.ok(Math.abs(byName.handle_mm_fault.children_change + 25) < 1, byName.handle_mm_fault.children_change);
+				// issue 30: the event as sampled, and the work each run did (vm-scalability.throughput x 1 s)
+				assert.equal(api.event, 'cpu-clock');
+				assert.deepEqual(api.work, { metric: 'vm-scalability.throughput', per_work: true });
+				assert.equal(api.significance.basis, 'per-work');
 			} else {
 				console.log('  NOTE: this server has no GET /api/v1/profile-diff: the page reads the diff the test computed from the posted documents');
 				await page.route(/\/api\/v1\/profile-diff\?/, (route) => {
@@ -1766,14 +1770,26 @@ async function main() {
 				const rows = await page.$$eval('#profile-diff table.profile-symbols tbody tr', (trs) => trs.map((t) =>
 					[...t.cells].map((c) => c.textContent)));
 				assert.equal(rows.length, Math.min(api.symbols.length, 30));
+				// per work (the server's reply): samples per unit of work beside the shares
+				const pw = Boolean(api.work && api.work.per_work);
+				const num = (v) => (v === null || v === undefined ? '—' : String(Number(v.toPrecision(4))));
 				api.symbols.slice(0, rows.length).forEach((s, i) => {
 					assert.equal(rows[i][0], s.symbol);
 					assert.equal(rows[i][1], `${s.base_children_pct.toFixed(2)}%`);
 					assert.equal(rows[i][2], `${s.head_children_pct.toFixed(2)}%`);
 					assert.equal(rows[i][3], `${s.children_change > 0 ? '+' : ''}${s.children_change.toFixed(2)}`);
 					assert.equal(rows[i][5], `${s.head_self_pct.toFixed(2)}%`);
-					assert.equal(rows[i][8], s.significant ? '★' : '');
+					if (pw) {
+						assert.equal(rows[i][7], num(s.base_children_per_work));
+						assert.equal(rows[i][8], num(s.head_children_per_work));
+					}
+					assert.equal(rows[i][pw ? 11 : 8], s.significant ? '★' : '');
 				});
+				if (real) {
+					assert.equal(await page.textContent('#profile-diff .profile-event'),
+						'sampled: cpu-clock (the perf-profile.*.cycles-pp.* metrics keep LKP\'s name); per work: per unit of vm-scalability.throughput × runtime, significance from it');
+					assert.equal(await page.textContent('#profile-diff table.profile-symbols thead th:nth-child(8)'), 'base per work');
+				}
 				// a symbol in the table searches the graph for it
 				await page.click('#profile-diff table.profile-symbols a.symbol >> text="handle_mm_fault"');
 				assert.equal(await page.inputValue('#profile-diff .flame-search'), 'handle_mm_fault');

@@ -18,7 +18,7 @@
 // reply is fetched, parsed and merged in a worker (js/flame-worker.js; on
 // this thread in 40 ms slices where no worker starts), so the page answers
 // input while a large profile loads.
-import { h, replace, append, table, emptyState, errorBox, fmtP, shortSha } from './dom.js';
+import { h, replace, append, table, emptyState, errorBox, fmtP, fmtNum, fmtPct, shortSha } from './dom.js';
 import { api, getToken, ApiError } from './api.js';
 import { FlameTree, buildTree, layout, frameColor, delta, yieldTask } from './flametree.js';
 
@@ -242,10 +242,15 @@ function change(v) {
 }
 
 // The symbols by |children change| (the server's order): children % and
-// self % on each side, the change in percentage points, p and a marker
-// when the change is significant across runs. Clicking a symbol searches
-// the flame graph for it.
-export function symbolsTable(symbols, onPick) {
+// self % on each side, the change in percentage points, with perWork the
+// children samples per unit of work on each side and their change in %,
+// p and a marker when the change is significant across runs (per work
+// when perWork: a share grows when the others' work shrinks). Clicking a
+// symbol searches the flame graph for it.
+export function symbolsTable(symbols, onPick, { perWork = false } = {}) {
+	const perWorkCells = (s) => perWork ? [h('td', { class: 'num per-work' }, fmtNum(s.base_children_per_work)),
+		h('td', { class: 'num per-work' }, fmtNum(s.head_children_per_work)),
+		h('td', { class: 'num per-work' }, fmtPct(s.per_work_change_pct))] : [];
 	const row = (s) => {
 		// the graph's colours: red grew, blue shrank (not good / bad: a profile is not a verdict)
 		const dir = s.children_change > 0 ? 'grew' : s.children_change < 0 ? 'shrank' : '';
@@ -258,6 +263,7 @@ export function symbolsTable(symbols, onPick) {
 			h('td', { class: `num change ${dir}` }, change(s.children_change)),
 			h('td', { class: 'num' }, pct(s.base_self_pct)), h('td', { class: 'num' }, pct(s.head_self_pct)),
 			h('td', { class: 'num' }, change(s.self_change)),
+			...perWorkCells(s),
 			h('td', { class: 'num' }, fmtP(s.p)),
 			h('td', { class: 'sig', title: s.significant ? 'significant across runs' : 'not significant' },
 				s.significant ? '★' : ''));
@@ -266,7 +272,10 @@ export function symbolsTable(symbols, onPick) {
 		{ label: 'base children', cls: 'num', title: '% of the base\'s samples with the symbol on the stack' },
 		{ label: 'head children', cls: 'num' }, { label: 'change', cls: 'num', title: 'percentage points' },
 		{ label: 'base self', cls: 'num', title: '% of the base\'s samples ending in the symbol' },
-		{ label: 'head self', cls: 'num' }, { label: 'change', cls: 'num' }, { label: 'p', cls: 'num' },
+		{ label: 'head self', cls: 'num' }, { label: 'change', cls: 'num' },
+		...(perWork ? [{ label: 'base per work', cls: 'num', title: 'children samples per unit of work (the work metric × runtime)' },
+			{ label: 'head per work', cls: 'num' }, { label: 'change', cls: 'num', title: 'per work, in %' }] : []),
+		{ label: 'p', cls: 'num', title: perWork ? 'of the runs\' samples per work' : 'of the runs\' children %' },
 		{ label: 'sig.', title: '★: significant across runs' }];
 	const list = Array.isArray(symbols) ? symbols : [];
 	const body = list.slice(0, TOP_ROWS).map(row);
@@ -364,8 +373,14 @@ export async function renderProfileDiff(el, diffUrl) {
 		return;
 	}
 	const graph = h('div', { class: 'flame' });
+	const perWork = Boolean(d.work && d.work.per_work);
 	replace(el, h('p', { class: 'profile-sides' }, sideText('head', d.head), h('span', { class: 'muted' }, ' vs '),
 		sideText('base', d.base)),
+	// the sampled event by its name: the perf-profile.*.cycles-pp.* rows keep LKP's
+	d.event ? h('p', { class: 'muted profile-event' }, 'sampled: ', h('code', null, d.event),
+		d.event === 'cycles-pp' ? '' : ' (the perf-profile.*.cycles-pp.* metrics keep LKP\'s name)',
+		perWork ? ['; per work: per unit of ', h('code', null, d.work.metric), ' × runtime, significance from it']
+			: '; significance from the shares (no work metric on every run)') : null,
 	h('p', { class: 'muted flame-legend' }, 'width: share of the head\'s samples; ',
 		h('span', { class: 'swatch grew' }, 'red'), ' grew, ', h('span', { class: 'swatch shrank' }, 'blue'),
 		' shrank since the base (deeper = a larger change of its share)'),
@@ -380,6 +395,6 @@ export async function renderProfileDiff(el, diffUrl) {
 		symbols.length ? symbolsTable(symbols, fg ? (s) => {
 			fg.search(s);
 			graph.scrollIntoView({ block: 'nearest' });
-		} : null) : emptyState('no symbol changed')]);
+		} : null, { perWork }) : emptyState('no symbol changed')]);
 	el.dataset.profile = 'drawn';
 }
