@@ -7,6 +7,7 @@
 #include "server/db/trees.h"
 #include "buf.h"
 #include "runcmd.h"
+#include "utf8.h"
 #include "xalloc.h"
 
 #include <ctype.h>
@@ -308,16 +309,28 @@ int gitmirror_has_commit(const char *dir, const char *sha, int timeout_s)
 	return gitmirror_run(argv, NULL, timeout_s, 1 << 16, NULL, &e) == 0;
 }
 
-/* appends one quoted element of a PostgreSQL array literal */
+/*
+ * appends one quoted element of a PostgreSQL array literal; a byte that is
+ * no UTF-8 (an author or subject in Latin-1) goes in as '?', since the
+ * database refuses the whole batch, and so every later poll, otherwise
+ */
 static int add_elem(struct buf *b, const char *s, size_t len)
 {
 	int over = 0;
 
 	over |= buf_addstr(b, b->len > 1 ? ",\"" : "\"");
-	for (size_t i = 0; i < len; i++) {
+	for (size_t i = 0; i < len;) {
+		size_t l = utf8_seq_len((const unsigned char *)s + i, len - i);
+
+		if (!l) {
+			over |= buf_addch(b, '?');
+			i++;
+			continue;
+		}
 		if (s[i] == '"' || s[i] == '\\')
 			over |= buf_addch(b, '\\');
-		over |= buf_addch(b, s[i]);
+		over |= buf_add(b, s + i, l);
+		i += l;
 	}
 	over |= buf_addch(b, '"');
 	return over;

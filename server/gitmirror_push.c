@@ -1,6 +1,7 @@
 /* The mirror's branch heads and pushed ranges, for the poller (see gitmirror.h). */
 #include "server/gitmirror.h"
 #include "names.h"
+#include "utf8.h"
 #include "server/gitmirror_git.h"
 #include "buf.h"
 #include "resultdoc.h"
@@ -38,8 +39,9 @@ int gitmirror_heads(const char *dir, int timeout_s, struct gitmirror_head **head
 		*sp = '\0';
 		name = sp + 1;
 		if (!names_full_sha(line) || strncmp(name, "refs/heads/", 11) ||
-		    strlen(name + 11) >= 256 || !name[11])
-			continue; /* not a commit sha (sha256 repositories), or a name too long */
+		    strlen(name + 11) >= 256 || !name[11] || !utf8_valid(name, strlen(name)))
+			continue; /* not a commit sha (sha256 repositories), a name too long, or one
+				   * that is no UTF-8 (no reply or table could carry it) */
 		ALLOC_GROW(*heads, *n + 1, alloc);
 		memcpy((*heads)[*n].branch, name + 11, strlen(name + 11) + 1);
 		snprintf((*heads)[*n].sha, sizeof((*heads)[*n].sha), "%s", line);

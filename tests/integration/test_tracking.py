@@ -408,6 +408,44 @@ class Tracking(unittest.TestCase):
                          sorted(heads.values()))
         srv.request("DELETE", "/api/v1/plans/fan", scope="admin")
 
+    def test_latin1_author_and_branch_name_do_not_stop_polls(self):
+        """A commit whose author and subject are Latin-1 bytes, and a branch whose name
+        is no UTF-8, once failed every poll of their tree for good (issue 35 item 5)."""
+        srv = self.srv
+        repo, base = self.new_tree("latin1")
+        self.assertEqual(srv.post("/api/v1/plans", plan(
+            "latin1", "latin1", branches=["master", "b-*"],
+            testcases=[{"testcase": "execl", "params": {}}], targets=["x86_64"]),
+            scope="admin").status, 201)
+        poll(srv, "latin1")
+        tree = git(repo, "rev-parse", "HEAD^{tree}")
+        env = {k.encode(): v.encode() for k, v in os.environ.items()}
+        env.update({b"GIT_AUTHOR_NAME": b"J\xf6rg M\xfcller", b"GIT_AUTHOR_EMAIL": b"j@x",
+                    b"GIT_COMMITTER_NAME": b"c", b"GIT_COMMITTER_EMAIL": b"c@x",
+                    b"GIT_AUTHOR_DATE": b"2026-03-01T00:00:00Z",
+                    b"GIT_COMMITTER_DATE": b"2026-03-01T00:00:00Z"})
+        out = subprocess.run([b"git", b"-C", repo.encode(), b"commit-tree", tree.encode(),
+                              b"-p", base[-1].encode()], input=b"mm: fix f\xfcr 32 bits\n",
+                             env=env, capture_output=True, check=True, timeout=60)
+        bad = out.stdout.decode().strip()
+        git(repo, "update-ref", "refs/heads/master", bad)
+        subprocess.run([b"git", b"-C", repo.encode(), b"update-ref", b"refs/heads/b-\xff",
+                        base[-1].encode()], check=True, timeout=60)
+        git(repo, "branch", "b-ok", bad)
+        poll(srv, "latin1")
+        t = tree_json(srv, "latin1")
+        self.assertIsNone(t["poll_error"], t)
+        self.assertEqual([(h["branch"], h["head"]) for h in t["heads"]],
+                         [("b-ok", bad), ("master", bad)])
+        self.assertEqual(srv.psql("SELECT author || ' | ' || subject FROM commits "
+                                  "WHERE sha = '%s'" % bad),
+                         # git's log reads text that is no UTF-8 as Latin-1; what is still
+                         # not UTF-8 after that is stored as '?' (gitmirror.c add_elem)
+                         "J\u00f6rg M\u00fcller <j@x> | mm: fix f\u00fcr 32 bits")
+        self.assertEqual(sorted(j["commit"] for j in plan_jobs(srv, "latin1")),
+                         [base[-1], bad])
+        srv.request("DELETE", "/api/v1/plans/latin1", scope="admin")
+
     def test_failing_fetch_is_shown_and_others_go_on(self):
         srv = self.srv
         gone = os.path.join(self.tmp, "gone")
