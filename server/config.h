@@ -77,6 +77,8 @@ struct config {
 				      * head supersedes the branch's older queued ones; 0 = never */
 	long submit_priority_max;    /* highest priority a submit token may give a job */
 	long submit_queue_max;	     /* most queued jobs of one submit token; 0 = no limit */
+	long profile_diff_max;	     /* profile diffs computed at once; past it 503 */
+	long profile_diff_max_mb;    /* folded text one profile diff may read, MiB; past it 413 */
 	int public_url_given;	     /* public_url came from the file or a flag */
 };
 

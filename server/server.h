@@ -38,6 +38,7 @@ struct server {
 	char web_dir[4096];
 	atomic_ulong requests[6]; /* by status class: [2]=2xx … [5]=5xx */
 	atomic_ulong in_flight;
+	atomic_long profile_diffs; /* profile diffs being computed (api/profiles.c) */
 	atomic_ulong values_ingested;
 	atomic_ulong
 		trees_gen; /* bumped when trees or commits change: GET /api/v1/trees's cached reply is stale */

@@ -29,7 +29,12 @@
  * The numbers are lib/profdiff.c's (struct profdiff: what they mean, the
  * test, need-more-runs); this file reads the runs and replies. A diff
  * reads every profiled run's text (up to 4 MiB each), so it runs on the
- * deferred pool (http_defer()).
+ * deferred pool (http_defer()), at most profile_diff_max at once (503
+ * "overloaded" past it) and over at most profile_diff_max_mb of folded text
+ * (413 "too_large", detail "runs"): four diffs over 21 stored 4 MiB
+ * profiles took 9.5 GB. folded=1 stays open where reads are (the
+ * dashboard's flame graph is drawn from it): its cost is what the two
+ * bounds allow.
  */
 #include "server/api/api.h"
 #include "server/api/args.h"
@@ -237,13 +242,45 @@ static void defer_reply(struct request *rq, struct db_profile_runs *runs, const 
 			const char *head, const struct diff_args *a)
 {
 	struct err e;
-	json_t *o = diff_reply(runs, base, head, a, &e);
+	size_t bytes = 0, max = (size_t)rq->srv->cfg->profile_diff_max_mb << 20;
+	json_t *o;
 
+	for (size_t i = 0; i < runs->nr; i++)
+		bytes += runs->rows[i].folded_len;
+	if (bytes > max) {
+		db_profile_runs_free(runs);
+		err_setc(&e, ERR_TOO_LARGE, "runs",
+			 "the %zu profiled runs hold %zu MiB of stacks, more than "
+			 "profile_diff_max_mb (%ld): narrow the diff (setup=, testcase=, target=)",
+			 runs->nr, bytes >> 20, rq->srv->cfg->profile_diff_max_mb);
+		return defer_fail(rq, &e);
+	}
+	o = diff_reply(runs, base, head, a, &e);
 	db_profile_runs_free(runs);
 	if (!o)
 		return defer_fail(rq, &e);
 	rq->deferred_status = 200;
 	rq->deferred = o;
+}
+
+/*
+ * Runs fn (a diff) when fewer than profile_diff_max diffs are being
+ * computed, else leaves 503 "overloaded" before anything is read.
+ */
+static void gated(struct request *rq, void (*fn)(struct request *rq))
+{
+	struct err e;
+
+	if (atomic_fetch_add(&rq->srv->profile_diffs, 1) >= rq->srv->cfg->profile_diff_max) {
+		atomic_fetch_sub(&rq->srv->profile_diffs, 1);
+		err_setc(&e, ERR_OVERLOADED, "profile-diff",
+			 "%ld profile diffs are being computed (profile_diff_max): retry in a few "
+			 "seconds",
+			 rq->srv->cfg->profile_diff_max);
+		return defer_fail(rq, &e);
+	}
+	fn(rq);
+	atomic_fetch_sub(&rq->srv->profile_diffs, 1);
 }
 
 /* the handler's two visits: queue fn on the pool, then reply what it left */
@@ -341,7 +378,7 @@ static int one_setup(PGconn *c, struct db_profile_runs *runs, long long want, lo
 	return -1;
 }
 
-static void diff_commits(struct request *rq)
+static void diff_commits_work(struct request *rq)
 {
 	struct db_setup_filter f;
 	struct db_profile_runs runs;
@@ -372,13 +409,18 @@ static void diff_commits(struct request *rq)
 		json_decref(setup);
 }
 
+static void diff_commits(struct request *rq)
+{
+	gated(rq, diff_commits_work);
+}
+
 /* GET /api/v1/profile-diff?base=&head=&<setup filters> */
 enum MHD_Result api_profile_diff_get(struct request *rq)
 {
 	return run_deferred(rq, diff_commits);
 }
 
-static void diff_bisect(struct request *rq)
+static void diff_bisect_work(struct request *rq)
 {
 	struct db_profile_runs runs;
 	struct diff_args a;
@@ -410,13 +452,18 @@ static void diff_bisect(struct request *rq)
 	defer_reply(rq, &runs, parent, first_bad, &a);
 }
 
+static void diff_bisect(struct request *rq)
+{
+	gated(rq, diff_bisect_work);
+}
+
 /* GET /api/v1/bisects/{id}/profile-diff */
 enum MHD_Result api_bisect_profile_diff(struct request *rq)
 {
 	return run_deferred(rq, diff_bisect);
 }
 
-static void diff_request(struct request *rq)
+static void diff_request_work(struct request *rq)
 {
 	struct db_profile_runs runs;
 	struct diff_args a;
@@ -440,6 +487,11 @@ static void diff_request(struct request *rq)
 				    &runs, &e))
 		return defer_fail(rq, &e);
 	defer_reply(rq, &runs, base, head, &a);
+}
+
+static void diff_request(struct request *rq)
+{
+	gated(rq, diff_request_work);
 }
 
 /* GET /api/v1/requests/{id}/profile-diff[?target=&testcase=] */

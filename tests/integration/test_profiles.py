@@ -38,7 +38,8 @@ def make_tree(path):
 def setUpModule():
     global tmp, repo, shas, srv
     tmp, repo, shas, srv = tree_server("regtrack-profiles-", make_tree,
-                                    "detect_enabled = 0\nbody_timeout_s = 3\n")
+                                    "detect_enabled = 0\nbody_timeout_s = 3\n"
+                                    "profile_diff_max_mb = 1\n")
     r = srv.post("/api/v1/trees", {"name": "demo", "url": repo, "branches": ["master"]},
                  scope="admin")
     assert r.status == 200, r
@@ -251,8 +252,9 @@ class Diff(unittest.TestCase):
         assert srv.post("/api/v1/results", d, scope="submit").status == 201
 
     def test_numbers(self):
-        r = srv.get("/api/v1/profile-diff?base=%s&head=%s&testcase=prof-diff&folded=1"
-                    % (self.base, self.head))
+        q = ("/api/v1/profile-diff?base=%s&head=%s&testcase=prof-diff&folded=1"
+             % (self.base, self.head))
+        r = srv.get(q)
         self.assertEqual(r.status, 200, r)
         d = r.json()
         base_total = sum(80 + i + 20 for i in range(5))      # 510
@@ -293,6 +295,21 @@ class Diff(unittest.TestCase):
                          "bench;idle 50\nbench;main_loop;slow 50\nbench;work %d\n"
                          % sum(80 + i for i in range(5)))
         self.assertEqual(d["folded"]["head"].splitlines()[1], "bench;main_loop;slow 150")
+
+    def test_diff_over_too_much_text_refused(self):
+        """A diff reads at most profile_diff_max_mb of folded stacks (1 MiB here): four
+        diffs over 21 stored 4 MiB profiles took 9.5 GB (issue 35 item 3)."""
+        big = "".join("bench;frame_%05d;leaf %d\n" % (i, 1 + i % 7) for i in range(26000))
+        self.assertGreater(len(big), 600 * 1024)
+        a, b = sha("e1"), sha("e2")
+        for c in (a, b):
+            r = srv.post("/api/v1/results", profiled(c, big, testcase="prof-big"),
+                         scope="submit")
+            self.assertEqual(r.status, 201, r)
+        r = srv.get("/api/v1/profile-diff?base=%s&head=%s&testcase=prof-big" % (a, b))
+        self.assertEqual((r.status, r.json()["error"]["code"], r.json()["error"]["detail"]),
+                         (413, "too_large", "runs"), r)
+        self.assertIn("profile_diff_max_mb (1)", r.json()["error"]["message"])
 
     def test_limit_filters_and_errors(self):
         q = "/api/v1/profile-diff?base=%s&head=%s&testcase=prof-diff" % (self.base, self.head)
