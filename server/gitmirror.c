@@ -111,11 +111,42 @@ static int follow_url(const char *dir, const char *url, int timeout_s, struct er
 }
 
 /*
- * The bisect coordinator and the poller both sync mirrors: one clone or
- * fetch at a time in this process, so two threads never clone into the
- * same temporary directory (named by the pid) or race for a ref lock.
+ * The bisect coordinator, the poller and A/B requests all sync mirrors: one
+ * clone or fetch of a tree at a time in this process, so two threads never
+ * clone into the same temporary directory (named by the pid) or race for a
+ * ref lock. A lock per tree, not one for all: an upstream that stalls holds
+ * up its own tree only (one lock for all once held a healthy tree's poll
+ * for minutes). The locks live as long as the process; there are as many
+ * as trees were synced.
  */
-static pthread_mutex_t sync_lock = PTHREAD_MUTEX_INITIALIZER;
+struct tree_lock {
+	struct tree_lock *next;
+	pthread_mutex_t lock;
+	char name[];
+};
+
+static pthread_mutex_t locks_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct tree_lock *locks;
+
+static pthread_mutex_t *tree_lock_of(const char *tree)
+{
+	struct tree_lock *l;
+
+	pthread_mutex_lock(&locks_lock);
+	for (l = locks; l && strcmp(l->name, tree); l = l->next)
+		;
+	if (!l) {
+		size_t n = strlen(tree) + 1;
+
+		l = xmalloc(sizeof(*l) + n);
+		memcpy(l->name, tree, n);
+		pthread_mutex_init(&l->lock, NULL);
+		l->next = locks;
+		locks = l;
+	}
+	pthread_mutex_unlock(&locks_lock);
+	return &l->lock;
+}
 
 static int sync_locked(const char *data_dir, const char *tree, const char *url, int timeout_s,
 		       struct err *e);
@@ -123,13 +154,22 @@ static int sync_locked(const char *data_dir, const char *tree, const char *url, 
 int gitmirror_sync(const char *data_dir, const char *tree, const char *url, int timeout_s,
 		   struct err *e)
 {
+	pthread_mutex_t *lock = tree_lock_of(tree);
 	int ret;
 
-	pthread_mutex_lock(&sync_lock);
+	pthread_mutex_lock(lock);
 	ret = sync_locked(data_dir, tree, url, timeout_s, e);
-	pthread_mutex_unlock(&sync_lock);
+	pthread_mutex_unlock(lock);
 	return ret;
 }
+
+/*
+ * An HTTP(S) transfer slower than 1 KiB/s for 60 s is given up (git's
+ * http.lowSpeedLimit/Time, curl's): a stalled upstream then fails its poll
+ * in a minute, not at poll_timeout_s or git_timeout_s.
+ */
+#define LOW_SPEED_LIMIT "http.lowSpeedLimit=1024"
+#define LOW_SPEED_TIME "http.lowSpeedTime=60"
 
 static int sync_locked(const char *data_dir, const char *tree, const char *url, int timeout_s,
 		       struct err *e)
@@ -140,7 +180,9 @@ static int sync_locked(const char *data_dir, const char *tree, const char *url, 
 	if (gitmirror_path(data_dir, tree, dir, sizeof(dir), e))
 		return -1;
 	if (!stat(dir, &st)) {
-		const char *argv[] = { "git", "-C", dir, "fetch", "--prune", "--quiet", NULL };
+		const char *argv[] = { "git", "-C",	      dir,     "-c",	  LOW_SPEED_LIMIT,
+				       "-c",  LOW_SPEED_TIME, "fetch", "--prune", "--quiet",
+				       NULL };
 		if (url && *url && follow_url(dir, url, timeout_s, e))
 			return -1;
 		return gitmirror_run(argv, NULL, timeout_s, 1 << 20, NULL, e);
@@ -153,7 +195,9 @@ static int sync_locked(const char *data_dir, const char *tree, const char *url, 
 	snprintf(tmp, sizeof(tmp), "%s.tmp-%ld", dir, (long)getpid());
 	{
 		const char *rm[] = { "rm", "-rf", "--", tmp, NULL };
-		const char *argv[] = { "git", "clone", "--mirror", "--quiet", "--", url, tmp, NULL };
+		const char *argv[] = { "git",	"-c",	    LOW_SPEED_LIMIT, "-c", LOW_SPEED_TIME,
+				       "clone", "--mirror", "--quiet",	     "--", url,
+				       tmp,	NULL };
 		if (gitmirror_run(rm, NULL, 600, 1 << 16, NULL, e) ||
 		    gitmirror_run(argv, NULL, timeout_s, 1 << 20, NULL, e))
 			return -1;
