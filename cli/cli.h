@@ -49,6 +49,24 @@ int cli_flag_is(const char *arg, const char *flag);
  */
 json_t *cli_list_json(const char *list);
 
+/*
+ * One --params value into the object params (merged: a later key wins, so
+ * --params repeated adds up), in either spelling: a value that starts
+ * with '{' is a JSON object ('{"nr_task":4,"mode":"thread"}'), any other
+ * k=v pairs ("nr_task=4,mode=thread"; a value that reads as a number is
+ * one). 0, or -1 with why (a message for the user, n bytes) and params
+ * as it was.
+ */
+int cli_params_add(json_t *params, const char *arg, char *why, size_t n);
+
+/*
+ * "regtrack: unknown command 'WORD'" (for a subcommand of cmd, e.g. job:
+ * "regtrack: unknown command 'job WORD'") and the one-line list of the
+ * commands there are (names[0..n)), on stderr. Returns CLI_EXIT_USAGE.
+ * cmd is NULL at the top level.
+ */
+int cli_unknown_command(const char *cmd, const char *word, const char *const *names, size_t n);
+
 /* 1 when argv[1..argc) asks for help (-h, --help) before a "--". */
 int cli_wants_help(int argc, char **argv);
 /* regtrack test: an A/B request; exit 3 when it could not be completed (cmd_request.c) */

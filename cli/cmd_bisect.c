@@ -1,6 +1,6 @@
 /*
  * regtrack bisect start --tree T --good SHA --bad SHA --testcase TC --kconfig K --metric M
- *                       [--params JSON] [--compiler C] [--tbox-group G | --arch A]
+ *                       [--params k=v,...|JSON] [--compiler C] [--tbox-group G | --arch A]
  *                       [--runs-per-step N] [--ref-runs N] [--k N]
  * regtrack bisect show ID
  * regtrack bisect list
@@ -20,7 +20,7 @@
 
 static const char usage_text[] =
 	"usage: regtrack bisect start --tree T --good SHA --bad SHA --testcase TC --kconfig K\n"
-	"                             --metric M [--params JSON] [--compiler C]\n"
+	"                             --metric M [--params k=v,...|JSON] [--compiler C]\n"
 	"                             [--tbox-group G | --arch A] [--runs-per-step N]\n"
 	"                             [--ref-runs N] [--k N]\n"
 	"       regtrack bisect show ID\n"
@@ -122,16 +122,17 @@ static int do_start(struct http_client *hc, int argc, char **argv)
 			}
 			json_object_set_new(b, start_flags[k].key, json_integer(v));
 		} else {
-			json_error_t je;
-			json_t *v = json_loads(argv[i], 0, &je);
-			if (!json_is_object(v)) {
-				fprintf(stderr, "regtrack: --params needs a JSON object: %s\n",
-					v ? "not an object" : je.text);
-				json_decref(v);
+			char why[512];
+			json_t *p = json_object_get(b, start_flags[k].key);
+
+			if (!p)
+				json_object_set_new(b, start_flags[k].key, p = json_object());
+			/* repeated, they add up */
+			if (cli_params_add(p, argv[i], why, sizeof(why))) {
+				fprintf(stderr, "regtrack: bisect start: %s\n", why);
 				json_decref(b);
 				return 2;
 			}
-			json_object_set_new(b, start_flags[k].key, v);
 		}
 	}
 	for (size_t k = 0; k < NR_START_FLAGS; k++)
@@ -188,5 +189,8 @@ int cmd_bisect(int argc, char **argv)
 		snprintf(path, sizeof(path), "/api/v1/bisects/%lld", id);
 		return do_get(&hc, path);
 	}
+	if (strcmp(argv[1], "list") && strcmp(argv[1], "show"))
+		return cli_unknown_command("bisect", argv[1],
+					   (const char *const[]){ "start", "show", "list" }, 3);
 	return usage();
 }

@@ -1,7 +1,7 @@
 /*
  * Thin online clients of the HTTP API:
  *   regtrack submit FILE...      POST each result document (JSON; "-" = stdin)
- *   regtrack compare --base SHA --head SHA [--testcase T] [--metric PREFIX]
+ *   regtrack compare --base SHA|REF --head SHA|REF [--tree T] [--testcase T] [--metric PREFIX]
  *                    [--text] [--changed] [--gate]
  * submit: exit 0 when every document was stored (or was already), 2 when a
  * file is unreadable or the server rejected one. compare --gate reads the
@@ -102,10 +102,13 @@ static int add_arg(struct buf *q, CURL *h, const char *name, const char *value)
 }
 
 static const char compare_usage[] =
-	"usage: regtrack compare --base SHA --head SHA [--testcase T] [--metric PREFIX]\n"
-	"                        [--tbox-group G] [--kconfig K] [--compiler C]\n"
-	"                        [--params JSON] [--mode M] [--alpha A] [--text]\n"
-	"                        [--changed] [--gate]\n"
+	"usage: regtrack compare --base SHA --head SHA [--tree T] [--testcase T]\n"
+	"                        [--metric PREFIX] [--tbox-group G] [--kconfig K]\n"
+	"                        [--compiler C] [--params k=v,...|JSON] [--mode M]\n"
+	"                        [--alpha A] [--text] [--changed] [--gate]\n"
+	"  --base, --head: a sha or a prefix of 7 or more hex digits; with --tree T any ref\n"
+	"  (branch, tag, master~2) of that tree, resolved in the server's mirror\n"
+	"  --params: k=v,k2=v2 or a JSON object, repeated they add up\n"
 	"  the comparison of two commits, per setup and metric, as JSON (GET /api/v1/compare);\n"
 	"  --text: LKP's table instead, significant rows marked [regression], [improvement]\n"
 	"  or [change] at the end, with \", by A/A spread X % (N runs)\" in an icount setup\n"
@@ -399,16 +402,17 @@ int cmd_compare(int argc, char **argv)
 {
 	static const char *const filters[] = { "base",	     "head",	"testcase", "metric",
 					       "tbox_group", "kconfig", "compiler", "params",
-					       "mode",	     "alpha" };
+					       "mode",	     "alpha",	"tree" };
 	struct http_client c;
 	struct buf q = BUF_INIT(8192), resp = BUF_INIT(256u << 20);
 	int text = 0, changed = 0, want_gate = 0, ret = 0, over = 0, base = 0, head = 0;
-	json_t *reply = NULL;
+	json_t *reply = NULL, *params = json_object();
 	CURL *h;
 
 	http_client_init(&c, &argc, argv);
 	if (cli_wants_help(argc, argv)) {
 		fputs(compare_usage, stdout);
+		json_decref(params);
 		return 0;
 	}
 	curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -446,7 +450,24 @@ int cmd_compare(int argc, char **argv)
 		}
 		base |= k == 0;
 		head |= k == 1;
+		if (!strcmp(filters[k], "params")) {
+			/* k=v or JSON, repeated they add up: one params= of them all */
+			char why[512];
+
+			if (cli_params_add(params, argv[++i], why, sizeof(why))) {
+				fprintf(stderr, "regtrack: compare: %s\n", why);
+				ret = 2;
+				goto out;
+			}
+			continue;
+		}
 		over |= add_arg(&q, h, filters[k], argv[++i]);
+	}
+	if (json_object_size(params)) {
+		char *p = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS);
+
+		over |= add_arg(&q, h, "params", p);
+		free(p);
 	}
 	if (!base || !head) {
 		fprintf(stderr, "regtrack: compare: --%s is required\n", !base ? "base" : "head");
@@ -497,6 +518,7 @@ int cmd_compare(int argc, char **argv)
 fail:
 	ret = 2;
 out:
+	json_decref(params);
 	json_decref(reply);
 	curl_easy_cleanup(h);
 	curl_global_cleanup();

@@ -1,6 +1,6 @@
 /*
- * regtrack job submit --commit SHA --kconfig K --testcase TC [--tree T]
- *                     [--compiler C] [--params JSON] [--arch A | --tbox-group G]
+ * regtrack job submit --commit SHA|REF --kconfig K --testcase TC [--tree T]
+ *                     [--compiler C] [--params k=v,...|JSON] [--arch A | --tbox-group G]
  *                     [--repeat N] [--priority N] [--max-attempts N]
  *                     [--monitors perf-profile,perf-stat]
  * regtrack job show ID
@@ -28,8 +28,9 @@
 #include <time.h>
 
 static const char usage_text[] =
-	"usage: regtrack job submit --commit SHA --kconfig K --testcase TC [--tree T]\n"
-	"                           [--compiler C] [--params JSON] [--arch A | --tbox-group G]\n"
+	"usage: regtrack job submit --commit SHA|REF --kconfig K --testcase TC [--tree T]\n"
+	"                           [--compiler C] [--params k=v,...|JSON]\n"
+	"                           [--arch A | --tbox-group G]\n"
 	"                           [--repeat N] [--priority N] [--max-attempts N]\n"
 	"                           [--monitors perf-profile,perf-stat]\n"
 	"       regtrack job show ID\n"
@@ -37,6 +38,8 @@ static const char usage_text[] =
 	"       regtrack job wait ID [--timeout S] [--interval S]\n"
 	"       regtrack job cancel ID\n"
 	"  submit: POST /api/v1/jobs (kconfig \"host\": host mode, the running kernel);\n"
+	"  --commit: a sha, or with --tree a branch, tag or short sha of the tree's mirror;\n"
+	"  --params: k=v,k2=v2 or a JSON object, repeated they add up\n"
 	"  --monitors: what runs beside the case (comma list of perf-profile, perf-stat)\n"
 	"  wait: prints each phase as it passes; exit 0 when the job ends ok, 1 when it\n"
 	"  ends otherwise (failed, cancelled, build-failed, boot-failed, run-failed),\n"
@@ -165,18 +168,17 @@ static int do_submit(struct http_client *hc, int argc, char **argv)
 		} else if (submit_flags[k].type == 'l') {
 			json_object_set_new(b, submit_flags[k].key, cli_list_json(argv[i]));
 		} else {
-			json_error_t je;
-			json_t *v = json_loads(argv[i], 0, &je);
+			char why[512];
+			json_t *p = json_object_get(b, submit_flags[k].key);
 
-			if (!json_is_object(v)) {
-				fprintf(stderr,
-					"regtrack: job submit: --params needs a JSON object: %s\n",
-					v ? "not an object" : je.text);
-				json_decref(v);
+			if (!p)
+				json_object_set_new(b, submit_flags[k].key, p = json_object());
+			/* repeated, they add up */
+			if (cli_params_add(p, argv[i], why, sizeof(why))) {
+				fprintf(stderr, "regtrack: job submit: %s\n", why);
 				json_decref(b);
 				return CLI_EXIT_USAGE;
 			}
-			json_object_set_new(b, submit_flags[k].key, v);
 		}
 	}
 	for (size_t k = 0; k < NR_SUBMIT_FLAGS; k++)
@@ -359,7 +361,10 @@ int cmd_job(int argc, char **argv)
 	if (!strcmp(argv[1], "list"))
 		return do_list(&hc, argc - 2, argv + 2);
 	if (strcmp(argv[1], "show") && strcmp(argv[1], "wait") && strcmp(argv[1], "cancel"))
-		return usage();
+		return cli_unknown_command("job", argv[1],
+					   (const char *const[]){ "submit", "show", "list", "wait",
+								  "cancel" },
+					   5);
 	if (argc < 3 || (strcmp(argv[1], "wait") && argc != 3))
 		return usage();
 	if (parse_long("ID", argv[2], 1, &id))

@@ -149,5 +149,8 @@ int cmd_regression(int argc, char **argv)
 		json_decref(r);
 		return CLI_EXIT_OK;
 	}
+	if (strcmp(argv[1], "show"))
+		return cli_unknown_command("regression", argv[1],
+					   (const char *const[]){ "invalid", "show" }, 2);
 	return usage();
 }

@@ -1,6 +1,6 @@
 /*
- * regtrack test --tree T --base REF (--head REF | --patches FILE.mbox)
- *               --testcase NAME [--params k=v,...] [--testcase ...]
+ * regtrack test [--plan P] --tree T --base REF (--head REF | --patches FILE.mbox)
+ *               --testcase NAME [--params k=v,...|JSON] [--testcase ...]
  *               --target T [--target ...] [--kconfig K] [--compiler C] [--repeat N]
  *               [--min-change-pct P] [--measure wallclock|icount] [--notify ADDR]
  *               [--monitors perf-profile,perf-stat] [--label L] [--wait] [--gate]
@@ -9,7 +9,9 @@
  * Submits an A/B request (POST /api/v1/requests) and, with --wait or
  * --gate, follows it (GET /api/v1/requests/{id} every --poll seconds,
  * default 5), printing progress on stderr and at the end the comparison
- * table (or with --json the request's JSON) on stdout. --params applies
+ * table (or with --json the request's JSON) on stdout. --plan takes the
+ * fields the command line leaves out (tree, testcases, targets, kconfig, ...)
+ * from that plan. --params applies
  * to the --testcase before it; --monitors (a comma list) to every job of
  * both sides. Online: --server URL (or REGTRACK_SERVER),
  * --token TOKEN (or REGTRACK_TOKEN).
@@ -37,13 +39,16 @@ enum { EXIT_OK = 0, EXIT_REGRESSION = 1, EXIT_USAGE = 2, EXIT_INCOMPLETE = 3 };
 #define MAX_MBOX (4 * 1024 * 1024)
 
 static const char usage_text[] =
-	"usage: regtrack test --tree T --base REF (--head REF | --patches FILE.mbox)\n"
-	"                     --testcase NAME [--params k=v,...] [--testcase ...]\n"
+	"usage: regtrack test [--plan P] --tree T --base REF (--head REF | --patches FILE.mbox)\n"
+	"                     --testcase NAME [--params k=v,...|JSON] [--testcase ...]\n"
 	"                     --target T [--target ...] [--kconfig K] [--compiler C]\n"
 	"                     [--repeat N] [--min-change-pct P] [--measure wallclock|icount]\n"
 	"                     [--notify ADDR] [--monitors perf-profile,perf-stat] [--label L]\n"
 	"                     [--wait] [--gate] [--timeout S] [--poll S] [--json]\n"
-	"--params applies to the --testcase before it (repeated, they add up); --monitors\n"
+	"--plan P: the plan's tree, testcases, targets, kconfig, compiler, repeat, measure\n"
+	"and monitors for those not given here (then --tree, --testcase, --target are optional)\n"
+	"--params applies to the --testcase before it (repeated, they add up; k=v,k2=v2 or a\n"
+	"JSON object); --monitors\n"
 	"(a comma list) runs "
 	"perf beside the case in every job of both sides\n"
 	"exit: 0 no regression, 1 regression (--gate), 2 usage or input error,\n"
@@ -73,36 +78,6 @@ static char *slurp(const char *path, size_t *len)
 	data[n] = '\0';
 	*len = n;
 	return data;
-}
-
-/* "k=v,k2=v2" -> object; a value that reads as a number becomes one */
-static json_t *parse_params(const char *s)
-{
-	json_t *o = json_object();
-	char *copy = strdup(s), *save = NULL, *kv;
-
-	if (!copy)
-		abort();
-	for (kv = strtok_r(copy, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(kv, '='), *end;
-		double d;
-
-		if (!eq || eq == kv) {
-			json_decref(o);
-			free(copy);
-			return NULL;
-		}
-		*eq++ = '\0';
-		d = strtod(eq, &end);
-		json_object_set_new(o, kv,
-				    *eq && !*end && isfinite(d) ?
-					    (d == (double)(json_int_t)d && !strchr(eq, '.') ?
-						     json_integer((json_int_t)d) :
-						     json_real(d)) :
-					    json_string(eq));
-	}
-	free(copy);
-	return o;
 }
 
 /* the error answer's message on stderr; 2 for a 4xx, 3 otherwise */
@@ -349,6 +324,7 @@ int cmd_test(int argc, char **argv)
 			{ "--head", "head" },	      { "--kconfig", "kconfig" },
 			{ "--compiler", "compiler" }, { "--measure", "measure" },
 			{ "--notify", "notify" },     { "--label", "label" },
+			{ "--plan", "plan" },
 		};
 		size_t k;
 
@@ -378,18 +354,18 @@ int cmd_test(int argc, char **argv)
 			last_tc = json_pack("{s:s,s:{}}", "testcase", v, "params");
 			json_array_append_new(tcs, last_tc);
 		} else if (!strcmp(f, "--params")) {
-			json_t *p = parse_params(v);
+			char why[512];
 
-			if (!last_tc || !p) {
-				json_decref(p);
+			if (!last_tc) {
 				json_decref(b);
-				return usage(!last_tc ?
-						     "--params follows the --testcase it is for" :
-						     "--params is k=v,k2=v2");
+				return usage("--params follows the --testcase it is for");
 			}
 			/* a second --params adds to the first (a later key wins) */
-			json_object_update(json_object_get(last_tc, "params"), p);
-			json_decref(p);
+			if (cli_params_add(json_object_get(last_tc, "params"), v, why,
+					   sizeof(why))) {
+				json_decref(b);
+				return usage(why);
+			}
 		} else if (!strcmp(f, "--monitors")) {
 			json_object_set_new(b, "monitors", cli_list_json(v));
 		} else if (!strcmp(f, "--target")) {
@@ -422,11 +398,21 @@ int cmd_test(int argc, char **argv)
 		json_decref(b);
 		return usage("give --head REF or --patches FILE.mbox");
 	}
-	if (!json_object_get(b, "tree") || !json_object_get(b, "base") || !json_array_size(tcs) ||
-	    !json_array_size(targets)) {
+	if (!json_object_get(b, "base")) {
 		json_decref(b);
-		return usage("--tree, --base, --testcase and --target are needed");
+		return usage("--base is needed");
 	}
+	if (!json_object_get(b, "plan") &&
+	    (!json_object_get(b, "tree") || !json_array_size(tcs) || !json_array_size(targets))) {
+		json_decref(b);
+		return usage("--tree, --testcase and --target are needed (or a --plan that gives "
+			     "them)");
+	}
+	/* what the plan gives, unless the command line gives it */
+	if (!json_array_size(tcs))
+		json_object_del(b, "testcases");
+	if (!json_array_size(targets))
+		json_object_del(b, "targets");
 	if (patches_file) {
 		size_t len;
 		char *mbox = slurp(patches_file, &len);

@@ -9,6 +9,7 @@
  */
 #include "cli.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,8 @@ static const struct command commands[] = {
 	{ "regression", cmd_regression,
 	  "regression invalid ID --reason TEXT | show ID   mark a false alarm, or show a record" },
 };
+
+#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 /* the global options: flag -> environment variable */
 static const struct {
@@ -82,6 +85,73 @@ json_t *cli_list_json(const char *list)
 			return a;
 		list = end + 1;
 	}
+}
+
+/* "k=v,k2=v2" into o; a value that reads as a number becomes one */
+static int params_kv(json_t *o, const char *s)
+{
+	char *copy = strdup(s), *save = NULL, *kv;
+
+	if (!copy)
+		abort();
+	for (kv = strtok_r(copy, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(kv, '='), *end;
+		double d;
+
+		if (!eq || eq == kv) {
+			free(copy);
+			return -1;
+		}
+		*eq++ = '\0';
+		d = strtod(eq, &end);
+		json_object_set_new(o, kv,
+				    *eq && !*end && isfinite(d) ?
+					    (d == (double)(json_int_t)d && !strchr(eq, '.') ?
+						     json_integer((json_int_t)d) :
+						     json_real(d)) :
+					    json_string(eq));
+	}
+	free(copy);
+	return 0;
+}
+
+int cli_params_add(json_t *params, const char *arg, char *why, size_t n)
+{
+	json_t *v;
+
+	if (arg[strspn(arg, " \t")] == '{') {
+		json_error_t je;
+
+		v = json_loads(arg, 0, &je);
+		if (!json_is_object(v)) {
+			snprintf(why, n, "--params '%s' is not a JSON object: %s", arg,
+				 v ? "another JSON value" : je.text);
+			json_decref(v);
+			return -1;
+		}
+	} else {
+		v = json_object();
+		if (!*arg || params_kv(v, arg)) {
+			snprintf(why, n, "--params '%s' is neither k=v,k2=v2 nor a JSON object",
+				 arg);
+			json_decref(v);
+			return -1;
+		}
+	}
+	json_object_update(params, v);
+	json_decref(v);
+	return 0;
+}
+
+int cli_unknown_command(const char *cmd, const char *word, const char *const *names, size_t n)
+{
+	fprintf(stderr, "regtrack: unknown command '%s%s%s'\n", cmd ? cmd : "", cmd ? " " : "",
+		word);
+	fprintf(stderr, "%s%s commands: ", cmd ? "regtrack " : "regtrack", cmd ? cmd : "");
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "%s%s", i ? ", " : "", names[i]);
+	fprintf(stderr, " ('regtrack %s%s--help' for more)\n", cmd ? cmd : "", cmd ? " " : "");
+	return CLI_EXIT_USAGE;
 }
 
 int cli_wants_help(int argc, char **argv)
@@ -141,9 +211,14 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (size_t i = 0; i < NR_COMMANDS; i++)
 		if (!strcmp(argv[at], commands[i].name))
 			return commands[i].fn(argc - at, argv + at);
-	fprintf(stderr, "regtrack: unknown command '%s'\n", argv[at]);
-	return usage(stderr);
+	{
+		const char *names[NR_COMMANDS];
+
+		for (size_t i = 0; i < NR_COMMANDS; i++)
+			names[i] = commands[i].name;
+		return cli_unknown_command(NULL, argv[at], names, NR_COMMANDS);
+	}
 }

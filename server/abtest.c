@@ -4,13 +4,11 @@
 #include "server/db/db.h"
 #include "server/db/outbox.h"
 #include "server/log.h"
-#include "runcmd.h"
 #include "stats/compare.h"
 #include "stats/metric.h"
 #include "stats/samplesize.h"
 #include "xalloc.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -297,42 +295,6 @@ int abtest_settle_job(PGconn *c, long long job_id, struct err *e)
 	int got = db_request_of_job(c, job_id, &id, e);
 
 	return got <= 0 ? got : abtest_settle(c, id, e);
-}
-
-int abtest_resolve_ref(const char *dir, const char *ref, const char *field, int timeout_s,
-		       char sha[41], struct err *e)
-{
-	const char *argv[] = { "git",	   "--git-dir",	       dir,  "rev-parse", "-q",
-			       "--verify", "--end-of-options", NULL, NULL };
-	char *spec;
-	struct runcmd cmd;
-	int got = 0;
-
-	if (!*ref || ref[0] == '-' || strstr(ref, ".."))
-		return err_setc(e, ERR_INVALID_FIELD, field, "'%s' is not a ref or sha", field);
-	for (const char *p = ref; *p; p++)
-		if (iscntrl((unsigned char)*p) || *p == ' ')
-			return err_setc(e, ERR_INVALID_FIELD, field, "'%s' is not a ref or sha",
-					field);
-	spec = xstrfmt("%s^{commit}", ref);
-	argv[7] = spec;
-	runcmd_init(&cmd, argv, timeout_s);
-	if (runcmd_run(&cmd, e) < 0) {
-		free(spec);
-		runcmd_release(&cmd);
-		return -1;
-	}
-	if (runcmd_ok(&cmd) && cmd.out.len >= 40) {
-		memcpy(sha, cmd.out.data, 40);
-		sha[40] = '\0';
-		got = 1;
-		for (int i = 0; i < 40; i++)
-			if (!isxdigit((unsigned char)sha[i]))
-				got = 0;
-	}
-	free(spec);
-	runcmd_release(&cmd);
-	return got;
 }
 
 /* a CV in percent as people read it: 1.8, 0.42, 0.0031 */

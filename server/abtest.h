@@ -67,16 +67,6 @@ int abtest_settle(PGconn *c, long long id, struct err *e) __attribute__((warn_un
 int abtest_settle_job(PGconn *c, long long job_id, struct err *e)
 	__attribute__((warn_unused_result));
 
-/*
- * The commit `ref` (a sha, a branch, a tag) names in the bare mirror dir:
- * `git rev-parse -q --verify --end-of-options REF^{commit}`. 1 with sha
- * (41 bytes) filled, 0 when the mirror does not have it, -1 with e
- * (ERR_SPAWN: git cannot start; ERR_INVALID_FIELD, detail `field`: a ref
- * that starts with '-' or holds a control character or "..").
- */
-int abtest_resolve_ref(const char *dir, const char *ref, const char *field, int timeout_s,
-		       char sha[41], struct err *e) __attribute__((warn_unused_result));
-
 /* One target x testcase of a request, as its jobs name the setup (all borrowed). */
 struct abtest_setup {
 	const char *target, *testcase;

@@ -48,6 +48,87 @@ static int record_pair(PGconn *c, long long setup_id, const struct db_detect_poi
 }
 
 /*
+ * The step right after the baseline: the series' first commit (a plan's
+ * baseline) is the only one before the second, so neither the windowed
+ * detector (min_seg commits a side) nor the tip check (a window of 4
+ * commits) can see a step between them, however many commits follow. When
+ * the second commit's runs are shifted from the first's (by
+ * detect_min_change_pct or more, the pair's HL shift past the compare
+ * floor, the pair not `same`), ask once for more runs of both, as at a tip
+ * (tj's job the template); when the pair then differs in that direction,
+ * record the range as a confirmed change. 1 when it kept or made the
+ * record of the tip's pair (the series is those two commits), 0 when not,
+ * -1 with e.
+ */
+static int check_first_step(PGconn *c, long long setup_id, const struct db_detect_point *m,
+			    const struct series *s, const struct detect_series *ds,
+			    const struct aa_history *aa, const struct config *cfg,
+			    struct tip_job *tj, struct kept *kept, struct detect_setup_stats *st,
+			    struct err *e)
+{
+	struct compare_opts co;
+	struct compare_result pair;
+	struct db_regr_upserted up;
+	const double *a, *b;
+	size_t na, nb;
+	double change;
+	long long covering;
+	long made;
+	int got, direction;
+
+	compare_opts_init(&co);
+	if (m->is_monitor)
+		co.floor_pct = co.monitor_floor_pct;
+	a = detect_side(s, 0, 1, &na);
+	b = detect_side(s, 1, 2, &nb);
+	detect_compare_sides(aa, setup_id, m->metric_id, s->commit[0], s->commit[1], a, na, b, nb,
+			     &co, &pair);
+	change = ds->med[0] != 0 ? 100.0 * (ds->med[1] - ds->med[0]) / fabs(ds->med[0]) : NAN;
+	if (pair.verdict == VERDICT_SAME || !isfinite(change) ||
+	    fabs(change) < ds->opts.min_change_pct || !(fabs(pair.hl_pct) > co.floor_pct))
+		return 0;
+	direction = change > 0 ? 1 : -1;
+	got = db_regr_covering(c, setup_id, m->metric_id, s->commit[0], s->commit[1], &covering, e);
+	if (got < 0)
+		return -1;
+	if (got) {
+		detect_kept_add(kept, covering);
+		return s->n == 2;
+	}
+	made = db_tip_request(c, tj->job, s->commit[0], s->commit[1], cfg->detect_tip_runs, e);
+	if (made < 0)
+		return -1;
+	st->tip_jobs += (size_t)made;
+	if (pair.verdict != VERDICT_DIFFERENT || pair.direction != direction)
+		return 0; /* not (yet) enough runs, or noise: nothing recorded */
+	if (record_pair(c, setup_id, m, s->commit[0], s->commit[1], &pair, &pair, s->n - 1,
+			ds->med[0], ds->med[1], change, NAN, kept, st, &up, e))
+		return -1;
+	if (up.created) {
+		char note[512];
+
+		snprintf(note, sizeof(note),
+			 "detected after the baseline: the first tested commit after it is "
+			 "%+.2f%% from it; %ld extra run(s) each of it and of the baseline",
+			 change, cfg->detect_tip_runs);
+		if (detect_history(c, up.id, NULL, "new", note, e))
+			return -1;
+	}
+	if ((up.created || !strcmp(up.old_state, "new")) && !strcmp(up.new_state, "confirmed")) {
+		char note[512];
+
+		st->confirmed++;
+		snprintf(note, sizeof(note),
+			 "confirmed after the baseline: the baseline vs the first tested commit "
+			 "is different (%+.2f%%, %zu vs %zu runs)",
+			 pair.hl_pct, pair.a.n, pair.b.n);
+		if (detect_history(c, up.id, "new", "confirmed", note, e))
+			return -1;
+	}
+	return s->n == 2;
+}
+
+/*
  * Reports at the tip (regressions.h): when the newest commit of a plan's
  * branch moved away from the recent window (detect_series_tip), ask once
  * for more runs of it and of the commit before it; when the two then
@@ -96,7 +177,7 @@ int check_tip(PGconn *c, long long setup_id, const struct db_detect_point *m,
 		}
 	detect_series_tip(ds, cfg->detect_tip_z, &tip);
 	if (!tip.moved)
-		return 0;
+		return check_first_step(c, setup_id, m, s, ds, aa, cfg, tj, kept, st, e);
 	got = db_regr_covering(c, setup_id, m->metric_id, s->commit[t - 1], s->commit[t], &covering,
 			       e);
 	if (got < 0)

@@ -35,6 +35,30 @@ int gitmirror_sync(const char *data_dir, const char *tree, const char *url, int 
 		   struct err *e) __attribute__((warn_unused_result));
 
 /*
+ * The commit `ref` (a sha, a branch, a tag) names in the bare mirror dir:
+ * `git rev-parse -q --verify --end-of-options REF^{commit}`. 1 with sha
+ * (41 bytes) filled, 0 when the mirror does not have it, -1 with e
+ * (ERR_SPAWN: git cannot start; ERR_INVALID_FIELD, detail `field`: a ref
+ * that starts with '-' or holds a control character or "..").
+ */
+int gitmirror_rev_parse(const char *dir, const char *ref, const char *field, int timeout_s,
+			char sha[41], struct err *e) __attribute__((warn_unused_result));
+
+/*
+ * refs[0..n) (each a sha, a branch or a tag) as the commits they name in
+ * tree's mirror, into shas[i] (40 lowercase hex digits and a NUL): the
+ * ref resolution of A/B requests, jobs and compare. The mirror is cloned
+ * when missing and fetched once when it lacks one of the refs. 0, or -1
+ * with e: ERR_INVALID_FIELD detail "tree" when url is NULL or empty (a tree
+ * with no url), detail fields[i] when refs[i] is not a ref (see
+ * gitmirror_rev_parse) or not a commit of the tree even after the fetch;
+ * the errors of gitmirror_sync(). All arguments borrowed.
+ */
+int gitmirror_resolve(const char *data_dir, const char *tree, const char *url, int timeout_s,
+		      size_t n, const char *const *refs, const char *const *fields,
+		      char (*shas)[41], struct err *e) __attribute__((warn_unused_result));
+
+/*
  * The first-parent chain of bad back to good, oldest first:
  * `git rev-list --first-parent --reverse GOOD..BAD`. On success *shas is a
  * new array of *n new 40-hex strings (caller frees each and the array with

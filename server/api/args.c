@@ -2,6 +2,8 @@
 #include "names.h"
 #include "profile.h"
 #include "server/db/runs.h"
+#include "server/db/trees.h"
+#include "server/gitmirror.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -57,10 +59,30 @@ int commit_resolve(struct request *rq, PGconn *c, const char *arg, const char *f
 
 	if (!arg)
 		return err_setc(e, ERR_MISSING_FIELD, field, "'%s' is required", field);
+	if (!names_abbrev_sha(arg) && rq_arg(rq, "tree")) {
+		/* a ref: the commit it names in the tree's mirror, as A/B requests resolve */
+		const char *tree = rq_arg(rq, "tree");
+		struct db_tree t;
+		char sha_of[1][41];
+		int rc;
+
+		if (db_tree_get(c, tree, &t, e) < 0)
+			return -1;
+		if (!t.id)
+			return err_setc(e, ERR_NOT_FOUND, "tree", "no tree '%s'", tree);
+		rc = gitmirror_resolve(rq->srv->cfg->data_dir, tree, t.url,
+				       (int)rq->srv->cfg->git_timeout_s, 1, &arg,
+				       (const char *const[]){ field }, sha_of, e);
+		db_tree_release(&t);
+		if (rc)
+			return -1;
+		arg = arena_strdup(rq->arena, sha_of[0]);
+	}
 	n = strlen(arg);
 	if (!names_abbrev_sha(arg))
 		return err_setc(e, ERR_INVALID_FIELD, field,
-				"'%s' must be a commit sha or a prefix of at least 7 hex digits",
+				"'%s' must be a commit sha or a prefix of at least 7 hex digits "
+				"(or, with 'tree', a ref)",
 				field);
 	for (size_t i = 0; i < n; i++)
 		lower[i] = (char)tolower((unsigned char)arg[i]);

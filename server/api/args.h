@@ -20,9 +20,13 @@ int setup_filter_from_query(struct request *rq, struct db_setup_filter *f, struc
 
 /*
  * Resolves a commit given as a full sha or a prefix of at least 7 hex
- * digits. Fills id (commits.id text), sha and subject (arena copies;
- * subject may be NULL). Errors: 400 "invalid_field" (not hex, too short,
- * ambiguous), 404 "not_found", 503 db.
+ * digits; with the query argument `tree` (GET /api/v1/compare, /profile-diff)
+ * any other ref (a branch, a tag, master~2) too, as the commit it names in
+ * that tree's mirror (gitmirror_resolve). Fills id (commits.id text), sha
+ * and subject (arena copies; subject may be NULL). Errors: 400
+ * "invalid_field" (not hex, too short, ambiguous; a ref the tree does not
+ * have), 404 "not_found" (no results for the commit; no tree of that name),
+ * 502 git, 503 db.
  */
 int commit_resolve(struct request *rq, PGconn *c, const char *arg, const char *field,
 		   const char **id, const char **sha, const char **subject, struct err *e)

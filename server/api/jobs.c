@@ -51,6 +51,7 @@
 #include "jsonkeys.h"
 #include "server/db/jobs.h"
 #include "server/db/trees.h"
+#include "server/gitmirror.h"
 #include "server/ingest.h"
 #include "server/lease.h"
 #include "profile.h"
@@ -108,7 +109,7 @@ enum MHD_Result api_jobs_post(struct request *rq)
 	json_t *b = rq_json(rq, &e), *params, *warnings = json_array();
 	const char *tree = NULL, *commit, *kconfig, *compiler, *testcase, *arch, *tbox, *cap;
 	long long repeat, priority, max_attempts, tree_id = 0, commit_id, tc_id, id;
-	char *params_text = NULL, capbuf[64], tid[24], monitors[MONITORS_TEXT_MAX];
+	char *params_text = NULL, capbuf[64], tid[24], monitors[MONITORS_TEXT_MAX], sha[1][41];
 	struct casecheck cc = { 0 };
 	PGconn *c = NULL;
 	int in_tx = 0;
@@ -123,7 +124,7 @@ enum MHD_Result api_jobs_post(struct request *rq)
 	if (monitors_from_json(json_object_get(b, "monitors"), "monitors", monitors, &e))
 		goto bad;
 	if (json_str_field(b, "tree", 0, 128, &tree, &e) ||
-	    json_str_field(b, "commit", 1, 40, &commit, &e) ||
+	    json_str_field(b, "commit", 1, 256, &commit, &e) ||
 	    json_str_field(b, "kconfig", 1, 128, &kconfig, &e) ||
 	    json_str_field(b, "compiler", 0, 128, &compiler, &e) ||
 	    json_str_field(b, "testcase", 1, 128, &testcase, &e) ||
@@ -134,9 +135,10 @@ enum MHD_Result api_jobs_post(struct request *rq)
 	    json_int_field(b, "max_attempts", rq->srv->cfg->max_attempts, 1, 100, &max_attempts,
 			   &e))
 		goto bad;
-	if (!names_full_sha(commit)) {
+	if (!names_full_sha(commit) && !tree) {
 		err_setc(&e, ERR_INVALID_FIELD, "commit",
-			 "'commit' must be a full 40-digit lowercase hex sha");
+			 "'commit' must be a full 40-digit lowercase hex sha (or, with 'tree', a "
+			 "ref)");
 		goto bad;
 	}
 	if (!names_plain(kconfig, 128) || !names_plain(testcase, 128) ||
@@ -202,7 +204,21 @@ enum MHD_Result api_jobs_post(struct request *rq)
 		if (db_tree_get(c, tree, &t, &e) < 0)
 			goto bad;
 		tree_id = t.id;
+		/* a branch, a tag or a short sha: the commit it names in the mirror, as A/B
+		 * requests resolve theirs */
+		if (!names_full_sha(commit) &&
+		    (!tree_id || gitmirror_resolve(rq->srv->cfg->data_dir, tree, t.url,
+						   (int)rq->srv->cfg->git_timeout_s, 1, &commit,
+						   (const char *const[]){ "commit" }, sha, &e))) {
+			db_tree_release(&t);
+			if (!tree_id)
+				err_setc(&e, ERR_NOT_FOUND, "tree",
+					 "no tree '%s' to find commit '%s' in", tree, commit);
+			goto bad;
+		}
 		db_tree_release(&t);
+		if (!names_full_sha(commit))
+			commit = sha[0];
 		if (!tree_id && strcmp(kconfig, "host")) {
 			err_setc(&e, ERR_NOT_FOUND, "tree",
 				 "no tree '%s': register it with POST /api/v1/trees", tree);

@@ -33,12 +33,10 @@
 #include "names.h"
 #include "xalloc.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define MAX_PATCHES (4 * 1024 * 1024) /* bytes of mbox; a large series is ~1 MiB */
 #define MAX_TARGETS 16
@@ -317,44 +315,19 @@ static int choose_repeat(PGconn *c, struct submission *s, struct err *e)
 	return rc;
 }
 
-/* base/head in the tree's mirror; the mirror is fetched once when it lacks one */
+/* base/head in the tree's mirror (gitmirror_resolve: fetched once when it lacks one) */
 static int resolve(struct request *rq, struct submission *s, const char *url, struct err *e)
 {
 	const struct config *cfg = rq->srv->cfg;
-	char dir[4096];
-	struct stat st;
-	int timeout = (int)cfg->git_timeout_s, fetched = 0;
+	const char *refs[2] = { s->base, s->head }, *fields[2] = { "base", "head" };
+	char shas[2][41];
 
-	if (!url || !*url)
-		return err_setc(e, ERR_INVALID_FIELD, "tree",
-				"tree '%s' has no url to resolve refs in", s->tree);
-	if (gitmirror_path(cfg->data_dir, s->tree, dir, sizeof(dir), e))
+	if (gitmirror_resolve(cfg->data_dir, s->tree, url, (int)cfg->git_timeout_s, s->head ? 2 : 1,
+			      refs, fields, shas, e))
 		return -1;
-	if (stat(dir, &st)) {
-		if (gitmirror_sync(cfg->data_dir, s->tree, url, timeout, e))
-			return -1;
-		fetched = 1;
-	}
-	for (;;) {
-		int b = abtest_resolve_ref(dir, s->base, "base", timeout, s->base_sha, e), h = 1;
-
-		if (b < 0)
-			return -1;
-		if (s->head) {
-			h = abtest_resolve_ref(dir, s->head, "head", timeout, s->head_sha, e);
-			if (h < 0)
-				return -1;
-		}
-		if (b && h)
-			break;
-		if (fetched)
-			return err_setc(e, ERR_INVALID_FIELD, b ? "head" : "base",
-					"'%s' is not a commit of tree '%s'", b ? s->head : s->base,
-					s->tree);
-		if (gitmirror_sync(cfg->data_dir, s->tree, url, timeout, e))
-			return -1;
-		fetched = 1;
-	}
+	memcpy(s->base_sha, shas[0], 41);
+	if (s->head)
+		memcpy(s->head_sha, shas[1], 41);
 	if (s->head && !strcmp(s->base_sha, s->head_sha))
 		return err_setc(e, ERR_INVALID_FIELD, "head",
 				"'head' is the same commit as 'base'");

@@ -4,7 +4,8 @@
 #define REG_JSON                                                                                 \
 	"json_build_object('id', g.id, 'kind', g.kind, 'state', g.state, 'testcase', t.name, "   \
 	"'params', s.params, 'kconfig', s.kconfig, 'compiler', s.compiler, "                     \
-	"'tbox_group', s.tbox_group, 'mode', s.mode, 'setup_id', s.id, 'metric', m.name, "       \
+	"'tbox_group', s.tbox_group, 'mode', s.mode, 'setup_id', s.id, 'arch', " ARCH_S ", "     \
+	"'metric', m.name, "                                                                     \
 	"'unit', m.unit, 'higher_is_better', m.higher_is_better, "                               \
 	"'good', json_build_object('sha', cg.sha, 'subject', cg.subject), "                      \
 	"'bad', json_build_object('sha', cb.sha, 'subject', cb.subject), "                       \

@@ -139,6 +139,47 @@ class Arguments(unittest.TestCase):
         finally:
             lsn.close()
 
+    def test_unknown_command_is_named_with_the_list(self):
+        cases = [(["frob"], "regtrack: unknown command 'frob'\n",
+                  "regtrack commands: parse, detect, compare-samples, submit, compare, bisect, "
+                  "test, job, regression ('regtrack --help' for more)\n"),
+                 (["job", "frob"], "regtrack: unknown command 'job frob'\n",
+                  "regtrack job commands: submit, show, list, wait, cancel "
+                  "('regtrack job --help' for more)\n"),
+                 (["bisect", "frob"], "regtrack: unknown command 'bisect frob'\n",
+                  "regtrack bisect commands: start, show, list ('regtrack bisect --help' "
+                  "for more)\n"),
+                 (["regression", "frob", "1"], "regtrack: unknown command 'regression frob'\n",
+                  "regtrack regression commands: invalid, show ('regtrack regression --help' "
+                  "for more)\n")]
+        for args, first, listed in cases:
+            r = cli(*args)
+            self.assertEqual((r.returncode, r.stdout), (2, ""), args)
+            # the word and the one-line list, not the whole usage
+            self.assertEqual(r.stderr, first + listed, args)
+
+    def test_params_as_k_v_or_json_in_compare(self):
+        base, head = sha("1d"), sha("1e")
+        post_runs("kvtc", "kvtc.ops", [(base, [5.0, 5.1]), (head, [5.2, 5.3])],
+                  params={"nr_task": 2, "mode": "thread"})
+        post_runs("kvtc", "kvtc.ops", [(base, [9.0, 9.1]), (head, [9.2, 9.3])],
+                  params={"nr_task": 4, "mode": "thread"})
+        for form in (["--params", "nr_task=2,mode=thread"],
+                     ["--params", '{"nr_task": 2, "mode": "thread"}'],
+                     ["--params", "nr_task=2", "--params", '{"mode": "thread"}']):
+            r = cli("compare", "--base", base, "--head", head, *form)
+            self.assertEqual(r.returncode, 0, (form, r.stderr))
+            reply = json.loads(r.stdout)
+            self.assertEqual([x["metric"] for x in reply["rows"]], ["kvtc.ops"], form)
+            self.assertEqual([x["params"] for x in reply["setups"]],
+                             [{"nr_task": 2, "mode": "thread"}], form)
+        r = cli("compare", "--base", base, "--head", head, "--params", "nr_task")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--params 'nr_task' is neither k=v,k2=v2 nor a JSON object", r.stderr)
+        r = cli("compare", "--base", base, "--head", head, "--params", "{nr_task")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--params '{nr_task' is not a JSON object", r.stderr)
+
     def test_tbox_group_both_spellings(self):
         base, head = sha("2a"), sha("2b")
         post_runs("spelltc", "spelltc.ops", [(base, [5.0, 5.1]), (head, [5.2, 5.3])])
@@ -447,6 +488,17 @@ class Job(unittest.TestCase):
         r = cli("job", "show", "999999")
         self.assertEqual(r.returncode, 2)
         self.assertIn("404", r.stderr)
+
+    def test_submit_params_as_k_v_or_json(self):
+        for form, want in ((["--params", "nr_task=3"], {"nr_task": 3}),
+                           (["--params", '{"nr_task": 3}', "--params", "mode=thread"],
+                            {"nr_task": 3, "mode": "thread"})):
+            r = cli("job", "submit", "--commit", sha("6b"), "--kconfig", "host", "--testcase",
+                    "clijob", "--tbox-group", "cli-kv", *form)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            jid = json.loads(r.stdout)["id"]
+            self.assertEqual(srv.get("/api/v1/jobs/%d" % jid).json()["params"], want)
+            self.assertEqual(cli("job", "cancel", str(jid)).returncode, 0)
 
     def test_submit_with_monitors(self):
         jid = self.submit(sha("6d"), "cli-mon", "--monitors", "perf-profile,perf-stat")

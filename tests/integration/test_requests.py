@@ -673,6 +673,71 @@ class Requests(unittest.TestCase):
         self.assertEqual(rc, 0, out + err)
         self.assertEqual(json.loads(out)["verdict"], "regression")
 
+    def test_cli_plan(self):
+        """regtrack test --plan: the plan gives tree, testcases, targets and kconfig."""
+        self.plan("ab-cli", testcases=[{"testcase": "small-allocs", "params": {"nr_task": 5}}],
+                  kconfigs=["x86_64-tiny-mm"], targets=["x86_64"], repeat=3)
+        r = self.cli("--plan", "ab-cli", "--base", "v1", "--head", "master")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        q = self.get(json.loads(r.stdout)["id"])
+        self.assertEqual((q["plan"], q["tree"], q["targets"], q["kconfig"], q["repeat"]),
+                         ("ab-cli", "demo", ["x86_64"], "x86_64-tiny-mm", 3))
+        self.assertEqual(q["testcases"], [{"testcase": "small-allocs", "params": {"nr_task": 5}}])
+        self.assertEqual((q["base"]["sha"], q["head"]["sha"]), (self.tree["c0"], self.tree["c1"]))
+        # the command line's own fields win
+        r = self.cli("--plan", "ab-cli", "--base", "v1", "--head", "master", "--testcase",
+                     "small-allocs", "--params", "nr_task=7", "--repeat", "2")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        q = self.get(json.loads(r.stdout)["id"])
+        self.assertEqual((q["testcases"], q["repeat"]),
+                         ([{"testcase": "small-allocs", "params": {"nr_task": 7}}], 2))
+        # without a plan, tree, testcase and target are needed; the server names a bad plan
+        r = self.cli("--base", "v1", "--head", "master")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--tree, --testcase and --target are needed", r.stderr)
+        r = self.cli("--plan", "no-such", "--base", "v1", "--head", "master")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("server answered 404: no plan 'no-such'", r.stderr)
+
+    def test_cli_job_and_compare_resolve_refs(self):
+        """job submit --commit and compare --base/--head take refs as regtrack test does."""
+        env_args = ["--server", self.srv.url, "--token", self.srv.tokens["submit"]]
+
+        def regtrack(*args):
+            return subprocess.run([os.path.join(BIN, "regtrack")] + list(args) + env_args,
+                                  capture_output=True, text=True, timeout=60)
+        r = regtrack("job", "submit", "--tree", "demo", "--commit", "v1", "--kconfig",
+                     "x86_64-defconfig", "--testcase", "small-allocs", "--params", "nr_task=1")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        job = self.srv.get("/api/v1/jobs/%d" % json.loads(r.stdout)["id"]).json()
+        self.assertEqual(job["commit"], self.tree["c0"])
+        self.srv.post("/api/v1/jobs/%d/cancel" % job["id"], scope="submit")
+        r = regtrack("job", "submit", "--tree", "demo", "--commit", "no-such-branch",
+                     "--kconfig", "x86_64-defconfig", "--testcase", "small-allocs")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("'no-such-branch' is not a commit of tree 'demo' (commit)", r.stderr)
+        r = regtrack("job", "submit", "--commit", "master", "--kconfig", "host",
+                     "--testcase", "small-allocs", "--tbox-group", "vm-2p")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("(or, with 'tree', a ref)", r.stderr)
+        _, machine = self.worker("w2p")
+        for commit, v in ((self.tree["c0"], 100.0), (self.tree["c1"], 90.0)):
+            for i in range(3):
+                doc = result_doc(commit, testcase="refcmp", tree="demo", machine=machine,
+                                 params={}, metrics={"refcmp.ops": [v + i]})
+                self.assertEqual(self.srv.post("/api/v1/results", doc, scope="submit").status,
+                                 201)
+        r = regtrack("compare", "--tree", "demo", "--base", "v1", "--head", "master",
+                     "--testcase", "refcmp")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        reply = json.loads(r.stdout)
+        self.assertEqual((reply["base"]["sha"], reply["head"]["sha"]),
+                         (self.tree["c0"], self.tree["c1"]))
+        self.assertEqual([x["metric"] for x in reply["rows"]], ["refcmp.ops"])
+        r = regtrack("compare", "--base", "v1", "--head", "master")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("(or, with 'tree', a ref)", r.stderr)
+
     def test_cli_table_with_monitors(self):
         """The test's metrics first; a monitor row only where it differs; no nan; LKP numbers."""
         p = subprocess.Popen([os.path.join(BIN, "regtrack"), "test", "--tree", "demo",

@@ -803,6 +803,99 @@ class TipReportLate(unittest.TestCase):
         self.assertEqual([x["id"] for x in regs], [reg["id"]])
 
 
+class FirstStep(unittest.TestCase):
+    """A step right after the baseline (the demo's -27 % at its first push).
+
+    The baseline is the only commit before the first push's, so neither the
+    windowed detector (min_seg commits a side) nor the tip check (a window of 4)
+    sees the step, however many pushes follow. The first push's commit, shifted
+    from the baseline, asks once for detect_tip_runs more runs of both; their
+    pair, different, is recorded, confirmed. Later pushes at the new level add
+    nothing."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp, cls.repo, cls.base, cls.srv = tree_server(
+            "regtrack-track7-", make_tree,
+            "poll_tick_ms = 100\ndetect_poll_ms = 100\nauto_bisect = 0\n"
+            "detect_tip_runs = 5\n")
+
+    @classmethod
+    def tearDownClass(cls):
+        stop_tree_server(cls.srv, cls.tmp)
+
+    def test_step_after_the_baseline_is_recorded(self):
+        srv, repo = self.srv, self.repo
+        r = srv.post("/api/v1/trees", {"name": "first", "url": repo, "poll_s": 0},
+                     scope="admin")
+        self.assertEqual(r.status, 200, r)
+        self.assertEqual(srv.post("/api/v1/plans", plan(
+            "first", "first",
+            testcases=[{"testcase": "vm-scalability", "params": {"test": "first"}}],
+            targets=["vm-2p"], measure="wallclock", repeat=3,
+            schedule={"heads": True, "every": 0, "paths": [], "max_per_push": 50}),
+            scope="admin").status, 201)
+        slow = set()
+
+        def values(job, rng):
+            v = 730.0 if job["commit"] in slow else 1000.0
+            return {METRIC: [v * (1 + rng.uniform(-0.004, 0.004))]}
+
+        def tip_jobs():
+            return srv.psql("SELECT string_agg(c.sha || ':' || j.repeat, ',' ORDER BY c.sha) "
+                            "FROM jobs j JOIN commits c ON c.id = j.commit_id "
+                            "WHERE j.track_key LIKE '% tip'")
+
+        def done():
+            return all(j["state"] == "done" for j in plan_jobs(srv, "first"))
+
+        q = urllib.parse.urlencode({"testcase": "vm-scalability", "metric": METRIC})
+
+        def records():
+            return srv.get("/api/v1/regressions?" + q).json()["regressions"]
+
+        stop = threading.Event()
+        workers = [FakeWorker(srv, "first-%d" % i, stop, values, tree="first") for i in range(2)]
+        for w in workers:
+            w.start()
+        baseline = self.base[-1]
+        try:
+            poll(srv, "first")                     # the baseline
+            wait_until(done, timeout=WAIT_S, what="the baseline's job")
+            stepped = commit(repo, ["mm/b.c"])     # the first push: 27 % slower
+            slow.add(stepped)
+            poll(srv, "first")
+            reg = wait_until(lambda: next((x for x in records() if x["state"] == "confirmed"),
+                                          None),
+                             timeout=WAIT_S, what="the record of the step after the baseline")
+            wait_until(done, timeout=WAIT_S, what="the extra runs")
+            for _ in range(2):                     # pushes at the new level
+                slow.add(commit(repo, ["mm/b.c"]))
+                poll(srv, "first")
+                wait_until(done, timeout=WAIT_S, what="a push's job")
+            time.sleep(1)
+        finally:
+            stop.set()
+            for w in workers:
+                w.join(10)
+        # the extra runs: 5 of the baseline and 5 of the first push's commit, once
+        self.assertEqual(tip_jobs(), ",".join(sorted(["%s:5" % baseline, "%s:5" % stepped])))
+        reg = srv.get("/api/v1/regressions/%d" % reg["id"]).json()
+        self.assertEqual((reg["good"]["sha"], reg["bad"]["sha"]), (baseline, stepped))
+        self.assertEqual((reg["kind"], reg["state"], reg["direction"], reg["pair"]["verdict"]),
+                         ("regression", "confirmed", -1, "different"))
+        self.assertLess(reg["pair"]["hl_pct"], -26)
+        self.assertGreater(reg["pair"]["hl_pct"], -28)
+        notes = " | ".join(h["note"] or "" for h in reg["history"])
+        self.assertRegex(notes, r"detected after the baseline: the first tested commit after it "
+                         r"is -2[67]\.\d\d% from it; 5 extra run\(s\) each of it and of the baseline")
+        # confirmed once the extra runs were in: 3 runs a side cannot be `different`
+        self.assertRegex(notes, r"confirmed after the baseline: the baseline vs the first "
+                         r"tested commit is different \(-2[67]\.\d\d%, (8 vs [38]|3 vs 8) runs\)")
+        # one record of the step, none for the pushes after it
+        self.assertEqual([x["id"] for x in records()], [reg["id"]])
+
+
 class ManyServers(unittest.TestCase):
     """Two servers polling one database, and one killed in the middle of a poll."""
 

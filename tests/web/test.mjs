@@ -1033,7 +1033,7 @@ async function main() {
 				return;
 			}
 			const rows = await page.$$eval('#jobs tbody tr', (trs) => trs.map((t) => [t.cells[0].textContent,
-				t.cells[1].textContent, t.cells[2].textContent, t.cells[4].textContent]));
+				t.cells[1].textContent, t.cells[3].textContent, t.cells[5].textContent]));
 			// newest first; a bisect's jobs may sit between
 			const mine = rows.filter((row) => [`#${jobs.queued}`, `#${jobs.skipped}`, `#${jobs.refused}`, `#${jobs.done}`].includes(row[0]));
 			assert.deepEqual(mine, [[`#${jobs.queued}`, 'queued', 'hackbench mode=process', ''],
@@ -1379,6 +1379,60 @@ async function main() {
 		// GET/PATCH /api/v1/regressions/{id} and GET /api/v1/bisects/{id}, served
 		// by the test while this server has no such endpoints; the comparison
 		// table on the page comes from the real compare API over the seeded runs.
+		await check('lists: /bisects every bisect newest first (state, arch, testcase, metric, first bad commit, link); an arch column on /regressions, /jobs and the overview; Regressions and Bisects in every page\'s nav', async () => {
+			if (!bisect) {
+				console.log('  (this server has no bisects API: nothing to check)');
+				return;
+			}
+			const all = (await call('GET', '/api/v1/bisects?limit=1000')).json;
+			assert.ok(all.length >= 2, JSON.stringify(all.map((b) => b.id)));
+			await open('/bisects', 'bisects');
+			assert.equal(await page.textContent('h1'), 'Bisects');
+			const rowsOf = () => page.$$eval('#bisects tbody tr.bisect-row', (trs) => trs.map((t) => ({
+				id: Number(t.dataset.id), href: t.querySelector('a').getAttribute('href'), state: t.cells[1].textContent,
+				arch: t.querySelector('td.arch').textContent, testcase: t.querySelector('td.testcase').textContent,
+				metric: t.cells[4].textContent, first: (t.querySelector('td.first-bad code.sha') || {}).title || '' })));
+			const rows = await rowsOf();
+			// every bisect, newest first
+			assert.deepEqual(rows.map((r) => r.id), all.map((b) => b.id));
+			assert.deepEqual(rows.map((r) => r.id), [...rows.map((r) => r.id)].sort((a, b) => b - a));
+			const mine = rows.find((r) => r.id === bisect.id);
+			assert.deepEqual(mine, { id: bisect.id, href: `/bisects/${bisect.id}`, state: 'done', arch: 'x86_64',
+				testcase: 'page-fault nr_task=2', metric: 'page-fault.ops_per_sec', first: bisect.shas[bisect.culprit] });
+			await shot('bisects');
+			await page.selectOption('#bisect-state', 'cancelled');
+			await page.waitForURL(/\/bisects\?state=cancelled/);
+			await page.waitForFunction(() => document.body.dataset.ready);
+			assert.ok((await rowsOf()).every((r) => r.state === 'cancelled'));
+			// the overview's bisects table has the arch too
+			await open('/', 'overview-arch');
+			assert.equal(await page.textContent(`#bisects tr.bisect-row[data-id="${bisect.id}"] td.arch`), 'x86_64');
+			// /regressions: each row's arch is the record's (the API's, kernel names)
+			const regsReply = (await call('GET', '/api/v1/regressions')).json;
+			const regs = Array.isArray(regsReply) ? regsReply : regsReply.regressions;
+			await open('/regressions', 'regressions-arch');
+			const regRows = await page.$$eval('#regressions tr.regression-row', (trs) => trs.map((t) =>
+				[t.cells[0].textContent, t.querySelector('td.arch').textContent]));
+			assert.deepEqual(regRows, regs.map((r) => [`#${r.id}`, r.arch || '']));
+			assert.ok(regRows.length && regRows.every(([, a]) => ['x86_64', 'arm64'].includes(a)), JSON.stringify(regRows));
+			// /jobs: a bisect's kernel job says x86_64, a host job for a tbox_group '—'
+			const jl = (await call('GET', '/api/v1/jobs')).json;
+			const kernelJob = jl.find((j) => j.kconfig === 'x86_64-defconfig'), hostJob = jl.find((j) => j.kconfig === 'host');
+			assert.ok(kernelJob && hostJob, 'a kernel job and a host job listed');
+			await open('/jobs', 'jobs-arch');
+			const archCell = (id) => page.textContent(`#jobs tr:has(a[href="/jobs/${id}"]) td.arch`);
+			assert.equal(await archCell(kernelJob.id), 'x86_64');
+			assert.equal(await archCell(hostJob.id), '—');
+			// the nav of every page links both lists; the list's own entry is the active one
+			for (const [path, active] of [['/', 'overview'], ['/jobs', 'jobs'], [`/bisects/${bisect.id}`, 'bisects'],
+				['/regressions', 'regressions'], ['/requests', 'requests'], ['/bisects', 'bisects']]) {
+				await open(path, `nav-${active}`);
+				assert.deepEqual(await page.$$eval('nav a[data-nav="regressions"], nav a[data-nav="bisects"]', (as) =>
+					as.map((a) => [a.textContent, a.getAttribute('href')])), [['Regressions', '/regressions'], ['Bisects', '/bisects']], path);
+				assert.equal(await page.getAttribute('nav a.active', 'data-nav'), active, path);
+			}
+		});
+
 		await check('bisect-style page of a finished bisect (regression and bisect served by the test): steps, first bad commit, comparison, report, triage', async () => {
 			const tcs = (await call('GET', '/api/v1/testcases')).json;
 			const setupId = tcs.find((t) => t.name === 'vm-scalability').setup_list
@@ -1960,11 +2014,31 @@ async function main() {
 			assert.equal(await rows.count(), 2);
 			const done = page.locator(`#requests tr.request-row[data-id="${requests.done}"]`);
 			assert.match(await done.textContent(), /done.*regression.*demo/);
+			// every row's p and verdict on screen, not cut off by its card: one target above
+			// the other in a 1280-wide window, side by side in a 1920-wide one
+			const cutOff = () => page.$$eval('tr.lkp-row', (trs) => trs.flatMap((t) => {
+				const card = t.closest('.card').getBoundingClientRect();
+				return [...t.cells].slice(-2).map((c) => c.getBoundingClientRect())
+					.filter((r) => r.right > Math.min(card.right, window.innerWidth) + 0.5 || r.width < 10)
+					.map((r) => `${t.dataset.metric}: ${r.left}..${r.right} of ${card.right}`);
+			}));
+			for (const width of [1280, 1920]) {
+				await page.setViewportSize({ width, height: 900 });
+				await open(`/requests/${requests.done}`, `request-${width}`);
+				assert.equal(await page.locator('tr.lkp-row').count(), 2);
+				assert.deepEqual(await cutOff(), [], `${width}-wide`);
+				const x = await page.locator('#target-x86_64').boundingBox(), a = await page.locator('#target-arm64').boundingBox();
+				assert.ok(x && a, 'both target columns');
+				if (width === 1920) {
+					assert.equal(Math.round(x.y), Math.round(a.y), 'side by side');
+					assert.ok(a.x > x.x + x.width - 1, 'arm64 right of x86_64');
+				} else {
+					assert.ok(a.y > x.y + x.height - 1, 'arm64 below x86_64');
+				}
+				await shot(`request-${width}`);
+			}
+			await page.setViewportSize({ width: 1400, height: 900 });
 			await open(`/requests/${requests.done}`, 'request');
-			const x = await page.locator('#target-x86_64').boundingBox(), a = await page.locator('#target-arm64').boundingBox();
-			assert.ok(x && a, 'both target columns');
-			assert.equal(Math.round(x.y), Math.round(a.y), 'side by side');
-			assert.ok(a.x > x.x + x.width - 1, 'arm64 right of x86_64');
 			for (const t of ['x86_64', 'arm64']) {
 				assert.equal(await page.locator(`#target-${t} circle.dot-base`).count(), 6, t);
 				assert.equal(await page.locator(`#target-${t} circle.dot-head`).count(), 6, t);

@@ -98,6 +98,18 @@ export function setupOf(o) {
 	};
 }
 
+// The arch a job, bisect or regression runs on, in the kernel's names
+// (x86_64, arm64): its `arch`, else its kconfig's first word
+// (x86_64-defconfig), else '' (a host job for a tbox_group, say).
+export function archOf(o) {
+	if (!o)
+		return '';
+	const a = o.arch || (o.setup && o.setup.arch) ||
+		(typeof o.kconfig === 'string' ? o.kconfig.split('-')[0] : '');
+	return { aarch64: 'arm64', amd64: 'x86_64', 'x86-64': 'x86_64' }[a] ||
+		(['x86_64', 'arm64'].includes(a) ? a : '');
+}
+
 // What became of a job, for the pages: {state, failed, reason}, the API's
 // `status` (its list's ?state= filter). A job the worker finished without a
 // run (outcome build-failed, boot-failed, run-failed: a refused testcase or

@@ -2,7 +2,7 @@
 import { h, replace, link, table, emptyState, errorBox, age, stateBadge, commitLink,
 	fmtParams } from '../dom.js';
 import { api } from '../api.js';
-import { listOf, pick, commitOf, jobStatus } from '../model.js';
+import { listOf, pick, commitOf, jobStatus, archOf } from '../model.js';
 
 const REFRESH_MS = 5000;
 // the API's job status (jobStatus(): a done job without a run is failed or skipped)
@@ -23,12 +23,13 @@ function jobsTable(list) {
 	if (!list.length)
 		return emptyState('No jobs.');
 	return table([
-		{ label: '#' }, { label: 'state' }, { label: 'testcase' }, { label: 'commit' },
+		{ label: '#' }, { label: 'state' }, { label: 'arch' }, { label: 'testcase' }, { label: 'commit' },
 		{ label: 'phase' }, { label: 'progress' }, { label: 'attempts', cls: 'num' },
 		{ label: 'machine' }, { label: 'updated' },
 	], list.map((j) => h('tr', { class: 'job-row', dataset: { state: jobStatus(j).state } },
 		h('td', null, h('a', { href: `/jobs/${j.id}` }, `#${j.id}`)),
 		h('td', { title: jobStatus(j).reason || null }, stateBadge(jobStatus(j).state)),
+		h('td', { class: 'arch' }, archOf(j) || h('span', { class: 'muted', title: 'host mode' }, '—')),
 		h('td', null, j.testcase || '', j.params ? h('span', { class: 'muted' }, ' ', fmtParams(j.params)) : null),
 		h('td', null, commitLink(commitOf(j.commit).sha)),
 		h('td', null, noRun(j) && j.outcome ? j.outcome : j.phase || ''),

@@ -5,8 +5,9 @@ import { h, replace, link, section, table, emptyState, errorBox, fmtPct, age, st
 	commitLink, setupLabel, badge } from '../dom.js';
 import { tryApi } from '../api.js';
 import { lastPoll } from './trees.js';
-import { pick, commitOf, listOf, regressionKind, setupOf, seriesQuery, goodOf, badOf, jobStatus,
-	isWorker, shiftPct, shiftTitle } from '../model.js';
+import { bisectsTable } from './bisects.js';
+import { pick, listOf, regressionKind, setupOf, seriesQuery, goodOf, badOf, jobStatus,
+	isWorker, shiftPct, shiftTitle, archOf } from '../model.js';
 
 const ONLINE_S = 15 * 60;
 const OPEN = new Set(['new', 'confirmed', 'bisecting', 'bisected', 'reported']);
@@ -25,7 +26,7 @@ function regressionRows(data) {
 		return emptyState('No open regressions or improvements.');
 	return table([
 		{ label: '#' }, { label: 'kind' }, { label: '%change', cls: 'num' }, { label: 'metric' },
-		{ label: 'setup' }, { label: 'range' }, { label: 'state' }, { label: 'age' },
+		{ label: 'arch' }, { label: 'setup' }, { label: 'range' }, { label: 'state' }, { label: 'age' },
 	], list.map((r) => {
 		const kind = regressionKind(r);
 		const good = goodOf(r), bad = badOf(r);
@@ -35,6 +36,7 @@ function regressionRows(data) {
 			h('td', { class: `num ${kind}`, title: shiftTitle(r, fmtPct) }, fmtPct(shiftPct(r))),
 			h('td', null, h('a', { href: link('/series', seriesQuery(setupOf(r), r.metric)) }, r.metric || ''),
 				r.group_size > 1 ? h('span', { class: 'muted' }, ` +${r.group_size - 1} more`) : null),
+			h('td', { class: 'arch' }, archOf(r)),
 			h('td', { class: 'setup' }, setupLabel(setupOf(r))),
 			h('td', null, commitLink(good.sha), ' .. ', commitLink(bad.sha)),
 			h('td', null, stateBadge(r.state)),
@@ -42,33 +44,11 @@ function regressionRows(data) {
 	}), { class: 'list', id: 'regressions' });
 }
 
-// A bisect that descended into merges: on which level it is (or ended), and how
-// many merges it went into (the bisect page has the levels' headings).
-function levelNote(b) {
-	const n = Array.isArray(b.descents) ? b.descents.length : 0;
-	if (!(b.level > 0) && !n)
-		return null;
-	return h('span', { class: 'bisect-level muted' },
-		` · level ${b.level || 0} · ${n} merge${n === 1 ? '' : 's'} descended into`);
-}
-
 function bisectRows(data) {
 	const list = listOf(data, 'bisects');
 	if (!list.length)
 		return emptyState('No bisects yet.');
-	return table([
-		{ label: '#' }, { label: 'state' }, { label: 'metric' }, { label: 'range' },
-		{ label: 'first bad commit' }, { label: 'started' },
-	], list.map((b) => {
-		const fb = commitOf(pick(b, 'first_bad_commit', 'first_bad'), b.first_bad_subject);
-		return h('tr', { class: 'bisect-row' },
-			h('td', null, h('a', { href: `/bisects/${b.id}` }, `#${b.id}`)),
-			h('td', null, stateBadge(b.state)),
-			h('td', null, b.metric || ''),
-			h('td', null, commitLink(commitOf(b.good).sha), ' .. ', commitLink(commitOf(b.bad).sha)),
-			h('td', null, fb.sha ? commitLink(fb.sha, fb.subject) : '—', levelNote(b)),
-			h('td', null, age(pick(b, 'created_at', 'started_at'))));
-	}), { class: 'list', id: 'bisects' });
+	return bisectsTable(list);
 }
 
 function queueSummary(jobs) {

@@ -2,7 +2,7 @@
 import { h, replace, link, table, emptyState, fmtPct, age, stateBadge, commitLink,
 	setupLabel, badge } from '../dom.js';
 import { api } from '../api.js';
-import { pick, listOf, regressionKind, shiftPct, shiftTitle, setupOf, goodOf, badOf } from '../model.js';
+import { pick, listOf, regressionKind, shiftPct, shiftTitle, setupOf, goodOf, badOf, archOf } from '../model.js';
 
 const STATES = ['', 'new', 'confirmed', 'bisecting', 'bisected', 'reported', 'fixed', 'invalid', 'wontfix'];
 
@@ -24,7 +24,7 @@ export async function render(root, { query }) {
 	}
 	replace(root, head, table([
 		{ label: '#' }, { label: 'kind' }, { label: '%change', cls: 'num' }, { label: 'metric' },
-		{ label: 'setup' }, { label: 'range' }, { label: 'state' }, { label: 'age' },
+		{ label: 'arch' }, { label: 'setup' }, { label: 'range' }, { label: 'state' }, { label: 'age' },
 	], list.map((r) => {
 		const kind = regressionKind(r);
 		return h('tr', { class: 'regression-row' },
@@ -34,7 +34,8 @@ export async function render(root, { query }) {
 				r.environment ? [' ', h('span', { title: `host changed: ${(r.environment.fields || []).join(', ')}` },
 					badge('environment', 'warn'))] : null),
 			h('td', { class: `num ${kind}`, title: shiftTitle(r, fmtPct) }, fmtPct(shiftPct(r))),
-			h('td', null, r.metric || ''), h('td', null, setupLabel(setupOf(r))),
+			h('td', null, r.metric || ''), h('td', { class: 'arch' }, archOf(r)),
+			h('td', null, setupLabel(setupOf(r))),
 			h('td', null, commitLink(goodOf(r).sha), ' .. ', commitLink(badOf(r).sha)),
 			h('td', null, stateBadge(r.state)),
 			h('td', null, age(pick(r, 'created_at', 'detected_at'))));
