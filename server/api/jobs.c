@@ -57,6 +57,7 @@
 #include "profile.h"
 #include "server/log.h"
 #include "server/api/args.h"
+#include "server/api/quota.h"
 #include "resultdoc.h"
 #include "xalloc.h"
 
@@ -75,33 +76,6 @@ static const char *const job_fields[] = { "tree",     "commit",	  "kconfig",	  "
 					  "testcase", "params",	  "arch",	  "tbox_group",
 					  "repeat",   "priority", "max_attempts", "monitors",
 					  NULL };
-
-/*
- * A submit token may hold at most submit_queue_max queued jobs (0: no
- * limit; an admin token: none): 429 "quota_exceeded" (detail "token") past
- * it, so that one client cannot fill the queue every worker reads. Counted
- * before the insert, not under a lock: concurrent submissions may pass it
- * by as many as there are of them.
- */
-static int queue_quota(struct request *rq, PGconn *c, struct err *e)
-{
-	long max = rq->srv->cfg->submit_queue_max;
-	char tb[24];
-	const char *p[1] = { tb };
-	long long n;
-
-	if (rq->scope == SCOPE_ADMIN || max <= 0)
-		return 0;
-	snprintf(tb, sizeof(tb), "%lld", rq->token_id);
-	if (db_one_int8(c, ST_JOBS_QUEUED_BY, 1, p, &n, e))
-		return -1;
-	if (n >= max)
-		return err_setc(e, ERR_QUOTA, "token",
-				"this token has %lld queued jobs, as many as submit_queue_max (%ld) "
-				"allows: wait for them to run, or cancel some",
-				n, max);
-	return 0;
-}
 
 enum MHD_Result api_jobs_post(struct request *rq)
 {
@@ -153,13 +127,8 @@ enum MHD_Result api_jobs_post(struct request *rq)
 			 "names must be 1..128 chars of [A-Za-z0-9._+-]");
 		goto bad;
 	}
-	if (rq->scope != SCOPE_ADMIN && priority > rq->srv->cfg->submit_priority_max) {
-		err_setc(&e, ERR_INVALID_FIELD, "priority",
-			 "'priority' %lld is above submit_priority_max (%ld): a submit token's jobs "
-			 "may not pass the server's own (A/B requests, bisects) at will",
-			 priority, rq->srv->cfg->submit_priority_max);
+	if (quota_priority(rq, priority, &e))
 		goto bad;
-	}
 	params = json_object_get(b, "params");
 	if (params && !json_is_null(params) && params_check(params, &e))
 		goto bad;
@@ -191,7 +160,7 @@ enum MHD_Result api_jobs_post(struct request *rq)
 			       xstrdup("{}");
 
 	c = rq_db(rq, &e);
-	if (!c || queue_quota(rq, c, &e))
+	if (!c || quota_queue(rq, c, &e))
 		goto bad;
 	/* what the workers registered: an unknown testcase or param is a 400 (casecheck.h) */
 	if (casecheck_load(c, &cc, &e) ||
