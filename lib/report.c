@@ -442,6 +442,26 @@ static int render_evidence(const struct report_input *in, struct buf *b)
 	return rc ? -1 : 0;
 }
 
+/* the token-free commands and the .config link (report.h) */
+static int render_local(const struct report_input *in, struct buf *b)
+{
+	if (in->nr_reproduce_local &&
+	    buf_addstr(b, "\nto run the data points on your own machine, inside a kernel tree "
+			  "(no server, no token):\n"))
+		return -1;
+	for (size_t i = 0; i < in->nr_reproduce_local; i++) {
+		const struct report_command *c = &in->reproduce_local[i];
+
+		if (buf_addstr(b, "\n  # ") || add_oneline(b, c->label ? c->label : "") ||
+		    buf_addstr(b, "\n  ") || add_oneline(b, c->command) || buf_addch(b, '\n'))
+			return -1;
+	}
+	if (in->config_url && (buf_addstr(b, "\nkernel .config: ") ||
+			       add_oneline(b, in->config_url) || buf_addch(b, '\n')))
+		return -1;
+	return 0;
+}
+
 static int render_report(const struct report_input *in, struct buf *b)
 {
 	char from[ADDR_MAX + 1];
@@ -518,6 +538,8 @@ static int render_report(const struct report_input *in, struct buf *b)
 		return -1;
 	if (in->reproduce && (buf_addstr(b, "\nto reproduce one data point:\n\n  ") ||
 			      add_oneline(b, in->reproduce) || buf_addch(b, '\n')))
+		return -1;
+	if (render_local(in, b))
 		return -1;
 	if (buf_addch(b, '\n') || links(b, in) || invalid_step(b, in) ||
 	    buf_addstr(b,

@@ -52,6 +52,11 @@ struct report_also_seen {
 	long long regression_id;
 };
 
+/* A command shown in the body under a comment line: "  # LABEL\n  COMMAND". */
+struct report_command {
+	const char *label, *command;
+};
+
 /* At most this many files of the culprit are listed in the body. */
 #define REPORT_MAX_FILES 20
 
@@ -128,7 +133,17 @@ struct report_input {
 	size_t nr_rows_omitted; /* metrics compared but not in rows (said under the table) */
 	const struct report_step *steps;
 	size_t nr_steps;
-	const char *reproduce;			  /* one command, shown verbatim */
+	const char *reproduce; /* one command, shown verbatim */
+	/*
+	 * The token-free commands that run the data points on a developer's
+	 * own box (regtrack-worker reproduce, inside a kernel tree), each
+	 * under its label ("first bad commit", "parent"); and the URL of the
+	 * .config the first bad commit (RANGE: the bad end) was built with.
+	 * None / NULL: left out.
+	 */
+	const struct report_command *reproduce_local;
+	size_t nr_reproduce_local;
+	const char *config_url;
 	const char *public_url;			  /* base of links, no trailing '/' needed */
 	long long regression_id, bisect_id;	  /* <= 0 = none */
 	const char *mail_from;			  /* "Name <addr>" or "addr" */

@@ -95,6 +95,20 @@ int abtest_choose_repeat(PGconn *c, const struct abtest_setup *groups, size_t nr
 	__attribute__((warn_unused_result));
 
 /*
+ * One token-free command that runs a data point on a developer's box,
+ * inside a kernel tree: `regtrack-worker reproduce --kconfig K --testcase
+ * T [--params k=v,...] [--measure M] [--arch aarch64] --commit SHA
+ * [--patches series.mbox] --repeat N`, every word shell-quoted. params: a
+ * JSON object or NULL (its "measure" is left out: that is `measure`, NULL
+ * = none); arch: "aarch64" or "arm64" add --arch aarch64, anything else
+ * (NULL) nothing; patches: 1 adds --patches. New string (caller frees), or
+ * NULL when it does not fit.
+ */
+char *abtest_reproduce_command(const char *kconfig, const char *testcase, json_t *params,
+			       const char *measure, const char *arch, const char *sha, int patches,
+			       long long repeat);
+
+/*
  * The commands that run each data point of a request again (abtest_mail.c):
  * per group, base then head, {target, testcase, side, command, curl}:
  * `regtrack-worker reproduce --kconfig K --testcase T [--params k=v,...]

@@ -86,6 +86,32 @@ static char *curl_job(const char *tree, const char *sha, const struct abtest_set
 	return buf_detach(&b, NULL);
 }
 
+char *abtest_reproduce_command(const char *kconfig, const char *testcase, json_t *params,
+			       const char *measure, const char *arch, const char *sha, int patches,
+			       long long repeat)
+{
+	struct buf b = BUF_INIT(1 << 16);
+	int bad = 0;
+
+	bad |= buf_addstr(&b, "regtrack-worker reproduce --kconfig ") || add_word(&b, kconfig) ||
+	       buf_addstr(&b, " --testcase ") || add_word(&b, testcase);
+	if (json_is_object(params))
+		bad |= add_params(&b, params);
+	if (measure)
+		bad |= buf_addstr(&b, " --measure ") || add_word(&b, measure);
+	if (arch && (!strcmp(arch, "aarch64") || !strcmp(arch, "arm64")))
+		bad |= buf_addstr(&b, " --arch aarch64");
+	bad |= buf_addstr(&b, " --commit ") || add_word(&b, sha);
+	if (patches)
+		bad |= buf_addstr(&b, " --patches series.mbox");
+	bad |= buf_addf(&b, " --repeat %lld", repeat);
+	if (bad) {
+		buf_release(&b);
+		return NULL;
+	}
+	return buf_detach(&b, NULL);
+}
+
 json_t *abtest_reproduce_local(const struct abtest_setup *groups, size_t nr_groups,
 			       const char *tree, const char *compiler, const char *measure,
 			       const char *base_sha, const char *head_sha, long long repeat,
@@ -98,33 +124,24 @@ json_t *abtest_reproduce_local(const struct abtest_setup *groups, size_t nr_grou
 		json_t *params = json_loads(g->params, 0, NULL);
 
 		for (int head = 0; head < 2; head++) {
-			struct buf b = BUF_INIT(1 << 16);
-			int bad = 0;
+			char *cmd = abtest_reproduce_command(g->kconfig, g->testcase, params,
+							     measure, g->arch,
+							     head && head_sha ? head_sha : base_sha,
+							     head && !head_sha, repeat);
 			char *curl = NULL;
 
-			bad |= buf_addstr(&b, "regtrack-worker reproduce --kconfig ") ||
-			       add_word(&b, g->kconfig) || buf_addstr(&b, " --testcase ") ||
-			       add_word(&b, g->testcase) || add_params(&b, params);
-			if (measure)
-				bad |= buf_addf(&b, " --measure %s", measure);
-			if (g->arch && !strcmp(g->arch, "aarch64"))
-				bad |= buf_addstr(&b, " --arch aarch64");
-			bad |= buf_addf(&b, " --commit %s", head && head_sha ? head_sha : base_sha);
-			if (head && !head_sha)
-				bad |= buf_addstr(&b, " --patches series.mbox");
-			bad |= buf_addf(&b, " --repeat %lld", repeat);
 			/* the service has no job of a patch: the request itself re-runs that side */
 			if (!head || head_sha)
 				curl = curl_job(tree, head ? head_sha : base_sha, g, params,
 						compiler, public_url);
-			if (!bad)
+			if (cmd)
 				json_array_append_new(out,
 						      json_pack("{s:s,s:s,s:s,s:s,s:s?}", "target",
 								g->target, "testcase", g->testcase,
 								"side", head ? "head" : "base",
-								"command", b.data, "curl", curl));
+								"command", cmd, "curl", curl));
 			free(curl);
-			buf_release(&b);
+			free(cmd);
 		}
 		json_decref(params);
 	}

@@ -44,6 +44,9 @@ void mail_gather_release(struct mail_gathered *g)
 	free(g->author);
 	free(g->email);
 	free(g->reproduce);
+	free(g->local[0]);
+	free(g->local[1]);
+	free(g->config_url);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -98,44 +101,6 @@ static void gather_author(struct mail_gathered *g, const char *author)
 	} else {
 		g->author = xstrdup(author);
 	}
-}
-
-/* curl command for one data point: the same job, one run, at the first bad commit */
-static char *reproduce_command(const struct report_input *in, json_t *params, const char *bad_sha,
-			       const char *base_url)
-{
-	json_t *job = json_object();
-	struct buf b = BUF_INIT(0);
-	char *text;
-	size_t n = strlen(base_url);
-
-	while (n && base_url[n - 1] == '/')
-		n--;
-	if (in->tree)
-		json_object_set_new(job, "tree", json_string(in->tree));
-	json_object_set_new(job, "commit", json_string(bad_sha));
-	json_object_set_new(job, "testcase", json_string(in->testcase ? in->testcase : ""));
-	json_object_set_new(job, "kconfig", json_string(in->kconfig ? in->kconfig : ""));
-	if (in->compiler)
-		json_object_set_new(job, "compiler", json_string(in->compiler));
-	if (in->tbox_group)
-		json_object_set_new(job, "tbox_group", json_string(in->tbox_group));
-	if (json_is_object(params))
-		json_object_set(job, "params", params);
-	json_object_set_new(job, "repeat", json_integer(1));
-	text = json_dumps(job, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(15));
-	json_decref(job);
-	if (buf_addstr(&b, "curl -sS -X POST -H \"Authorization: Bearer $REGTRACK_TOKEN\" "
-			   "-H 'Content-Type: application/json' -d '"))
-		goto out;
-	for (const char *s = text ? text : "{}"; *s; s++)
-		if (*s == '\'' ? buf_addstr(&b, "'\\''") : buf_addch(&b, *s))
-			goto out;
-	if (buf_addf(&b, "' %.*s/api/v1/jobs", (int)n, base_url))
-		goto out;
-out:
-	free(text);
-	return buf_detach(&b, NULL);
 }
 
 /*
@@ -652,14 +617,5 @@ int mail_gather(PGconn *c, const struct config *cfg, long long regression_id, en
 	    !strcmp(r->bad_parent_sha, g->in.good_sha) &&
 	    gather_files(c, cfg, g, r->bad_commit_id, e))
 		return -1;
-	if (kind == REPORT_BISECT && g->in.culprit_sha) {
-		g->reproduce = reproduce_command(&g->in, g->params_json, g->in.culprit_sha,
-						 cfg->public_url);
-		g->in.reproduce = g->reproduce;
-	} else if (g->in.bad_sha) {
-		g->reproduce = reproduce_command(&g->in, g->params_json, g->in.bad_sha,
-						 cfg->public_url);
-		g->in.reproduce = g->reproduce;
-	}
 	return 0;
 }

@@ -17,8 +17,8 @@
  * the top changed perf-profile.* rows of the profiled runs last, a note
  * when its two sides ran on hosts with different fingerprints, the
  * same change on other arches ("also seen on arm64: -62.0%"), the test
- * machine, the culprit's files and a command that reproduces one data
- * point.
+ * machine and the culprit's files; mail_reproduce.h adds how to run its
+ * data points again (the curl, the token-free commands, the .config).
  */
 struct mail_gathered {
 	struct report_input in;	 /* for report_render(); its strings live as long as this */
@@ -41,7 +41,10 @@ struct mail_gathered {
 	size_t nr_params;
 	json_t *params_json;
 	char *author, *email;
-	char *reproduce;
+	char *reproduce; /* mail_reproduce.h's: the curl */
+	char *local[2];	 /* its regtrack-worker commands */
+	struct report_command commands[2];
+	char *config_url;
 	char *host_note;   /* hostfp_note() of the table's sides, or NULL */
 	char base_sha[41]; /* in.table_base_sha's storage */
 	/* the bisected metric's row: its HL shift (%, NAN when none), direction, verdict */

@@ -8,6 +8,7 @@
 #include "server/db/outbox.h"
 #include "server/log.h"
 #include "server/mail_gather.h"
+#include "server/mail_reproduce.h"
 #include "server/server.h"
 #include "server/smtp.h"
 #include "report.h"
@@ -33,6 +34,7 @@ struct mailer {
 	struct bgthread *thread;
 	/* set before bgthread_stop(): the step may run before m->thread is assigned */
 	atomic_int stopping;
+	int announced; /* announce() ran (the thread's first step) */
 };
 
 int mailer_check_config(const struct config *cfg, struct err *e)
@@ -48,6 +50,45 @@ int mailer_check_config(const struct config *cfg, struct err *e)
 		return err_setc(e, ERR_CONFIG, "mail_from",
 				"'mail_from' has no valid address: '%s'", cfg->mail_from);
 	return 0;
+}
+
+int mailer_hold_reason(const struct config *cfg, char *out, size_t size)
+{
+	const char *url = cfg->public_url, *from_why = "", *url_why = "";
+	size_t n = strlen(url);
+	char addr[256];
+
+	if (!*cfg->smtp_url && !*cfg->mail_dry_run_dir) {
+		snprintf(out, size, "held: smtp_url not set");
+		return 1;
+	}
+	/* a dry run writes files: nothing reaches a reader who could copy the tags */
+	if (*cfg->mail_dry_run_dir)
+		return 0;
+	if (!report_addr_spec(cfg->mail_from, addr, sizeof(addr)) &&
+	    !strcasecmp(addr, MAILER_DEFAULT_FROM))
+		from_why = "mail_from is the default (" MAILER_DEFAULT_FROM ")";
+	while (n && url[n - 1] == '/')
+		n--;
+	if (!cfg->public_url_given)
+		url_why = "public_url not set";
+	else if (n == strlen(MAILER_DEFAULT_PUBLIC_URL) &&
+		 !strncmp(url, MAILER_DEFAULT_PUBLIC_URL, n))
+		url_why = "public_url is the default (" MAILER_DEFAULT_PUBLIC_URL ")";
+	if (!*from_why && !*url_why)
+		return 0;
+	snprintf(out, size, "held: %s%s%s", from_why, *from_why && *url_why ? " and " : "",
+		 url_why);
+	return 1;
+}
+
+/* what to set when mailer_hold_reason() holds mail */
+static const char *hold_hint(const struct config *cfg)
+{
+	if (!*cfg->smtp_url && !*cfg->mail_dry_run_dir)
+		return "smtp_url (--smtp) or mail_dry_run_dir set";
+	return "mail_from and public_url (--public-url) set: a report's Reported-by and Closes "
+	       "tags name them, and they end up in upstream commits";
 }
 
 /* ---- recipients ----------------------------------------------------- */
@@ -155,6 +196,45 @@ static void new_message_id(const struct config *cfg, char out[200])
 }
 
 /*
+ * The thread of the same culprit's report on another arch (also_seen with
+ * match "first_bad" in the story: both bisects named this commit): its
+ * first report before row `id`, as db_outbox_sibling_root(). 1 with out,
+ * 0 none, -1 with e.
+ */
+static int sibling_root(PGconn *c, json_t *story, long long id, struct db_outbox_root *out,
+			struct err *e)
+{
+	struct buf rids = BUF_INIT(0), bids = BUF_INIT(0);
+	json_t *v;
+	size_t i;
+	int found = 0;
+
+	memset(out, 0, sizeof(*out));
+	json_array_foreach (json_object_get(story, "also_seen"), i, v) {
+		json_int_t rid = json_integer_value(json_object_get(v, "regression_id"));
+		json_int_t bid = json_integer_value(json_object_get(v, "bisect_id"));
+		const char *match = json_string_value(json_object_get(v, "match"));
+
+		if (!match || strcmp(match, "first_bad"))
+			continue;
+		if (rid > 0 && buf_addf(&rids, "%s%lld", rids.len ? "," : "{", (long long)rid))
+			goto out;
+		if (bid > 0 && buf_addf(&bids, "%s%lld", bids.len ? "," : "{", (long long)bid))
+			goto out;
+	}
+	if (!rids.len && !bids.len)
+		goto out;
+	if ((rids.len ? buf_addch(&rids, '}') : buf_addstr(&rids, "{}")) ||
+	    (bids.len ? buf_addch(&bids, '}') : buf_addstr(&bids, "{}")))
+		goto out;
+	found = db_outbox_sibling_root(c, rids.data, bids.data, id, out, e);
+out:
+	buf_release(&rids);
+	buf_release(&bids);
+	return found;
+}
+
+/*
  * Renders row `id` and stores the text. Returns 0 rendered, 1 the row was
  * settled without mail (skipped/failed/deferred), -1 with e.
  */
@@ -203,12 +283,27 @@ static int render_row(PGconn *c, const struct config *cfg, long long id, const c
 			ret = db_outbox_give_up(c, id, "failed", e->message, e) ? -1 : 1;
 		goto out;
 	}
+	if (rk != REPORT_FIXED && mail_reproduce(c, cfg, &g, regression_id, g.reg.metric_id, e))
+		goto out;
 	if (rk == REPORT_BISECT && !g.in.is_regression && !cfg->mail_report_improvements) {
 		ret = db_outbox_give_up(c, id, "skipped",
 					"improvement and mail_report_improvements = 0", e) ?
 			      -1 :
 			      1;
 		goto out;
+	}
+	/*
+	 * The first report of this culprit on another arch: ours is a reply in
+	 * its thread (one thread per culprit), once that one is rendered
+	 */
+	if (!root.id && rk != REPORT_FIXED) {
+		found = sibling_root(c, g.story, id, &root, e);
+		if (found < 0)
+			goto out;
+		if (found && !*root.message_id) {
+			ret = db_outbox_defer(c, id, e) ? -1 : 1;
+			goto out;
+		}
 	}
 	g.in.orig_subject = root.subject;
 	if (report_render(&g.in, &rep, e)) {
@@ -356,6 +451,7 @@ int mailer_run_once(PGconn *c, const struct config *cfg, struct err *e)
 {
 	struct db_outbox_claim row;
 	const char *state = "sent";
+	char why[200];
 	struct err se;
 	int found, rc;
 
@@ -367,6 +463,13 @@ int mailer_run_once(PGconn *c, const struct config *cfg, struct err *e)
 	if (!found) {
 		db_rollback(c);
 		return 0;
+	}
+	if (mailer_hold_reason(cfg, why, sizeof(why))) {
+		slog_warn("mail %lld (%s) %s; it goes out once the server starts with %s", row.id,
+			  row.kind, why, hold_hint(cfg));
+		if (db_outbox_give_up(c, row.id, "held", why, e))
+			goto fail;
+		return db_commit(c, e) ? -1 : 1;
 	}
 	if (!row.rendered) {
 		rc = !strcmp(row.kind, "request") ?
@@ -394,6 +497,29 @@ fail:
 
 /* ---- the thread ----------------------------------------------------- */
 
+/*
+ * Says at start what keeps mail from going out (and what to set), or
+ * queues again the rows an earlier server held when nothing does now.
+ */
+static void announce(const struct config *cfg, PGconn *c)
+{
+	char why[200];
+	struct err e;
+	long long n;
+
+	if (mailer_hold_reason(cfg, why, sizeof(why))) {
+		slog_warn("mail %s: report and A/B mails are kept in the outbox as 'held' until the "
+			  "server starts with %s",
+			  why, hold_hint(cfg));
+		return;
+	}
+	n = db_outbox_release_held(c, &e);
+	if (n < 0)
+		slog_error("mailer: held mails: %s", e.message);
+	else if (n > 0)
+		slog_info("mailer: %lld held mail%s queued again", n, n == 1 ? "" : "s");
+}
+
 /* One wake-up: up to MAX_ROWS due rows, then sleep mail_poll_ms (or until kicked). */
 static long mailer_step(void *arg, int *fd UNUSED)
 {
@@ -404,6 +530,10 @@ static long mailer_step(void *arg, int *fd UNUSED)
 
 	if (!c)
 		return cfg->mail_poll_ms;
+	if (!m->announced) {
+		announce(cfg, c);
+		m->announced = 1;
+	}
 	for (int i = 0; i < MAX_ROWS && !atomic_load(&m->stopping); i++) {
 		int rc = mailer_run_once(c, cfg, &e);
 
@@ -420,8 +550,6 @@ struct mailer *mailer_start(struct server *srv)
 	struct mailer *m;
 	struct err e;
 
-	if (!*srv->cfg->smtp_url && !*srv->cfg->mail_dry_run_dir)
-		return NULL;
 	m = xcalloc(1, sizeof(*m));
 	m->srv = srv;
 	m->thread = bgthread_start("mailer", mailer_step, m, &e);

@@ -22,6 +22,10 @@ struct server;
  * delays mail and never drops it; the only way a mail goes out twice is a
  * crash between the server's "250 OK" and our COMMIT.
  *
+ * A row claimed while mailer_hold_reason() holds mail is set 'held' with
+ * that reason as last_error (and a log line), unrendered; a server that
+ * starts with a configuration that can mail queues held rows again.
+ *
  * Rows the mailer does not send: no recipient after matching (state
  * 'skipped'), an improvement when mail_report_improvements = 0 or a
  * follow-up when mail_report_fixed = 0 ('skipped'), a follow-up of a
@@ -43,6 +47,24 @@ struct server;
  * mail_poll_ms.
  */
 struct mailer;
+
+/* mail_from's address and public_url by default (config.c): no reader can reach them */
+#define MAILER_DEFAULT_FROM "regtrack@localhost"
+#define MAILER_DEFAULT_PUBLIC_URL "http://127.0.0.1:8080"
+
+/*
+ * Whether cfg keeps mail from going out, and why: 1 with out = "held:
+ * smtp_url not set" (neither smtp_url nor mail_dry_run_dir); when mail is
+ * sent through smtp_url, "held: " and what is still the default: "mail_from
+ * is the default (regtrack@localhost)" (that address, whatever the name),
+ * "public_url not set" (neither in the file nor a flag: following listen
+ * counts as not set), "public_url is the default (http://127.0.0.1:8080)"
+ * (given as that, a trailing '/' aside), the two joined by " and ": a
+ * report's Reported-by and Closes tags end up in upstream commits, and
+ * those reach nobody. 0 when mail can go out (a dry run always can: its
+ * files reach no reader). Pure; out[size] is always NUL-terminated.
+ */
+int mailer_hold_reason(const struct config *cfg, char *out, size_t size);
 
 /* Checks the mail keys of cfg (smtp_starttls value, mail_from address). -1 with e (ERR_CONFIG, 400). */
 int mailer_check_config(const struct config *cfg, struct err *e)
@@ -80,10 +102,10 @@ int mailer_sub_match(const char *metric_glob, const char *paths, const char *met
 		     const char *const *files);
 
 /*
- * Starts the thread when there is somewhere to send to (smtp_url or
- * mail_dry_run_dir set); NULL when mail is off or the thread cannot start
- * (logged). It handles up to 50 due rows at once, then sleeps
- * mail_poll_ms or until mailer_kick().
+ * Starts the thread (NULL when it cannot start: logged). Its first step
+ * logs what holds mail (mailer_hold_reason()) and what to set, or, when
+ * nothing does, queues the held rows again (and logs how many). It handles up to 50 due rows at
+ * once, then sleeps mail_poll_ms or until mailer_kick().
  */
 struct mailer *mailer_start(struct server *srv);
 /* Stops the thread (after the row in hand) and frees m; NULL is a no-op. */

@@ -1,6 +1,9 @@
 /*
  * Report mails (issue 7):
- *   POST /api/v1/regressions/{id}/report (admin)  queue a report now -> 202 {outbox_id}
+ *   POST /api/v1/regressions/{id}/report (admin)  queue a report now -> 202 {outbox_id,
+ *        regression_id, mail_enabled, held}: mail_enabled false and held the
+ *        reason ("held: smtp_url not set", mailer.h mailer_hold_reason) when
+ *        the configuration keeps mail from going out, held null otherwise
  *   GET  /api/v1/regressions/{id}/report (read)   the report mails as rendered
  *   GET  /api/v1/outbox[?regression=&limit=] (admin)  recent mails and their state
  *
@@ -9,13 +12,13 @@
  * regression was reported before.
  *
  * GET .../report: newest first, {"regression_id", "mails": [{id, kind
- * (bisect|range|fixed), state (queued|sent|dry_run), rendered, subject,
- * message_id, in_reply_to, bisect_id, created_at, sent_at, body}]}. Rows
+ * (bisect|range|fixed), state (queued|held|sent|dry_run|skipped), reason
+ * (held and skipped: why), rendered, subject, message_id, in_reply_to,
+ * bisect_id, created_at, sent_at, body}]}. Rows
  * of the regression and of its bisect (a bisect started by hand records a
  * regression when it finds its culprit, so its report is found through
  * that record too). A queued row not yet rendered has rendered = false and
- * null subject and body; rows skipped or failed (never mailed) are left
- * out; recipients and mail server errors are not shown (GET
+ * null subject and body; failed rows are left out; recipients and mail server errors are not shown (GET
  * /api/v1/outbox, admin, has them). 404 when there is no such regression,
  * "mails": [] when none was queued yet.
  */
@@ -59,10 +62,11 @@ enum MHD_Result api_outbox_get(struct request *rq)
 
 enum MHD_Result api_regression_report(struct request *rq)
 {
-	char idtext[24];
+	char idtext[24], why[200];
 	long long id, oid;
 	PGconn *c;
 	struct err e;
+	int held;
 
 	if (rq_path_id(rq, "regression", &id, idtext, &e))
 		return reply_err(rq, &e);
@@ -75,10 +79,11 @@ enum MHD_Result api_regression_report(struct request *rq)
 	if (oid < 0 || db_commit(c, &e))
 		goto fail;
 	mailer_kick(rq->srv->mailer);
+	held = mailer_hold_reason(rq->srv->cfg, why, sizeof(why));
 	return reply_json(rq, 202,
-			  json_pack("{s:I, s:I, s:b}", "outbox_id", (json_int_t)oid,
+			  json_pack("{s:I, s:I, s:b, s:s?}", "outbox_id", (json_int_t)oid,
 				    "regression_id", (json_int_t)id, "mail_enabled",
-				    rq->srv->mailer != NULL));
+				    rq->srv->mailer && !held, "held", held ? why : NULL));
 fail:
 	db_rollback(c);
 	return reply_err(rq, &e);

@@ -167,6 +167,8 @@ enum db_stmt {
 	ST_REQUEST_TBOX_ARCH,
 	ST_REQUEST_NOISE,
 	ST_OUTBOX_INSERT_REQUEST,
+	ST_OUTBOX_RELEASE_HELD,
+	ST_OUTBOX_SIBLING_ROOT,
 	/* ingest and run reads: testcases, commits, machines, setups, runs, metric names (stmts_runs.c) */
 	ST_COMMIT_FILL,
 	ST_COMMIT_ID,

@@ -74,6 +74,20 @@ int db_outbox_insert_request(PGconn *c, long long request_id, struct err *e)
 	return rows < 0 ? -1 : rows > 0;
 }
 
+/* out from the first row of r (id, message id, subject): 1, or 0 when r has none; frees r */
+static int read_root(PGresult *r, struct db_outbox_root *out)
+{
+	if (PQntuples(r) == 0) {
+		PQclear(r);
+		return 0;
+	}
+	out->id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+	snprintf(out->message_id, sizeof(out->message_id), "%s", PQgetvalue(r, 0, 1));
+	out->subject = xstrdup(PQgetvalue(r, 0, 2));
+	PQclear(r);
+	return 1;
+}
+
 int db_outbox_thread_root(PGconn *c, long long regression_id, long long id,
 			  struct db_outbox_root *out, struct err *e)
 {
@@ -85,17 +99,25 @@ int db_outbox_thread_root(PGconn *c, long long regression_id, long long id,
 	snprintf(rid, sizeof(rid), "%lld", regression_id);
 	snprintf(oid, sizeof(oid), "%lld", id);
 	r = db_exec(c, ST_OUTBOX_THREAD_ROOT, 2, p, e);
-	if (!r)
-		return -1;
-	if (PQntuples(r) == 0) {
-		PQclear(r);
-		return 0;
-	}
-	out->id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-	snprintf(out->message_id, sizeof(out->message_id), "%s", PQgetvalue(r, 0, 1));
-	out->subject = xstrdup(PQgetvalue(r, 0, 2));
-	PQclear(r);
-	return 1;
+	return r ? read_root(r, out) : -1;
+}
+
+int db_outbox_sibling_root(PGconn *c, const char *regression_ids, const char *bisect_ids,
+			   long long id, struct db_outbox_root *out, struct err *e)
+{
+	char oid[24];
+	const char *p[3] = { regression_ids, oid, bisect_ids };
+	PGresult *r;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(oid, sizeof(oid), "%lld", id);
+	r = db_exec(c, ST_OUTBOX_SIBLING_ROOT, 3, p, e);
+	return r ? read_root(r, out) : -1;
+}
+
+long long db_outbox_release_held(PGconn *c, struct err *e)
+{
+	return db_rows(c, ST_OUTBOX_RELEASE_HELD, 0, NULL, e);
 }
 
 int db_outbox_row(PGconn *c, long long id, struct db_outbox_row *out, struct err *e)

@@ -55,6 +55,19 @@ int db_outbox_thread_root(PGconn *c, long long regression_id, long long id,
 			  struct db_outbox_root *out, struct err *e)
 	__attribute__((warn_unused_result));
 
+/*
+ * The thread a report of the same culprit on another arch replies to: the
+ * first report (kind bisect or range, not given up) before row `id` about
+ * one of regression_ids or made by one of bisect_ids (PostgreSQL array
+ * texts, "{3,4}"; "{}" = none). 1 and out, 0 when there is none, -1 with e.
+ */
+int db_outbox_sibling_root(PGconn *c, const char *regression_ids, const char *bisect_ids,
+			   long long id, struct db_outbox_root *out, struct err *e)
+	__attribute__((warn_unused_result));
+
+/* Queues every 'held' row again, due now. Returns how many, or -1 with e. */
+long long db_outbox_release_held(PGconn *c, struct err *e) __attribute__((warn_unused_result));
+
 struct db_outbox_row {
 	const char *subject, *body, *message_id;
 	const char *in_reply_to; /* NULL for a thread's first mail */
@@ -77,7 +90,10 @@ int db_outbox_render(PGconn *c, long long id, const char *subject, const char *b
 		     long long regression_id, long long root_id, struct err *e)
 	__attribute__((warn_unused_result));
 
-/* Sets row `id` to `state` ("failed" or "skipped") with last_error `why`. 0 or -1 with e. */
+/*
+ * Sets row `id` to `state` ("failed", "skipped" or "held") with last_error
+ * `why`. 0 or -1 with e.
+ */
 int db_outbox_give_up(PGconn *c, long long id, const char *state, const char *why, struct err *e)
 	__attribute__((warn_unused_result));
 /* Row `id` waits one second more (for its thread's root). 0 or -1 with e. */

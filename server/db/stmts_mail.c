@@ -92,6 +92,20 @@ const struct db_stmt_def db_stmts_mail[DB_NR_STMTS] = {
 	[ST_OUTBOX_INSERT_REQUEST] = { "outbox_insert_request",
 				       "INSERT INTO outbox (kind, request_id) SELECT 'request', id FROM requests "
 				       "WHERE id = $1::bigint AND notify IS NOT NULL RETURNING id" },
+	/* every held row queued again (a server whose configuration can mail) */
+	[ST_OUTBOX_RELEASE_HELD] = { "outbox_release_held",
+				     "UPDATE outbox SET state = 'queued', last_error = NULL, "
+				     "next_attempt_at = now() WHERE state = 'held' RETURNING id" },
+	/*
+	 * The first report before row $2 about one of the regressions $1 (an
+	 * array text) or their bisects $3: the thread a report of the same
+	 * culprit on another arch replies to
+	 */
+	[ST_OUTBOX_SIBLING_ROOT] = { "outbox_sibling_root",
+				     "SELECT id, coalesce(message_id, ''), coalesce(subject, '') FROM outbox "
+				     "WHERE (regression_id = ANY($1::bigint[]) OR bisect_id = ANY($3::bigint[])) "
+				     "AND kind IN ('bisect', 'range') AND id < $2::bigint "
+				     "AND state IN ('queued', 'held', 'sent', 'dry_run') ORDER BY id LIMIT 1" },
 	[ST_OUTBOX_DEFER] = { "outbox_defer",
 			      "UPDATE outbox SET next_attempt_at = now() + interval '1 second' "
 			      "WHERE id = $1::bigint" },
@@ -134,12 +148,12 @@ const struct db_stmt_def db_stmts_mail[DB_NR_STMTS] = {
 	[ST_OUTBOX_THREAD_ROOT] = { "outbox_thread_root",
 				    "SELECT id, coalesce(message_id, ''), coalesce(subject, '') FROM outbox "
 				    "WHERE regression_id = $1::bigint AND kind <> 'fixed' AND id < $2::bigint "
-				    "AND state IN ('queued', 'sent', 'dry_run') ORDER BY id LIMIT 1" },
+				    "AND state IN ('queued', 'held', 'sent', 'dry_run') ORDER BY id LIMIT 1" },
 	/*
 	 * The mails of regression $1 as rendered (read scope: no recipients, no
-	 * errors; a skipped one with its reason, "no recipients"), newest first: its own rows and
-	 * those of its bisect (a bisect report names the regression only once the mailer renders
-	 * it); one row only when the regression exists
+	 * errors; a skipped or held one with its reason, "no recipients", "held: smtp_url not
+	 * set"), newest first: its own rows and those of its bisect (a bisect report names the
+	 * regression only once the mailer renders it); one row only when the regression exists
 	 */
 	[ST_REGRESSION_REPORT_JSON] = { "regression_report_json",
 					"SELECT json_build_object('regression_id', r.id, 'mails', "
@@ -147,11 +161,11 @@ const struct db_stmt_def db_stmts_mail[DB_NR_STMTS] = {
 					"'rendered', o.subject IS NOT NULL, 'subject', o.subject, 'message_id', o.message_id, "
 					"'in_reply_to', o.in_reply_to, 'bisect_id', o.bisect_id, 'created_at', o.created_at, "
 					"'sent_at', o.sent_at, 'body', o.body, "
-					"'reason', CASE WHEN o.state = 'skipped' THEN o.last_error END) ORDER BY o.id DESC) "
+					"'reason', CASE WHEN o.state IN ('skipped', 'held') THEN o.last_error END) ORDER BY o.id DESC) "
 					"FILTER (WHERE o.id IS NOT NULL), '[]'))::text "
 					"FROM regressions r LEFT JOIN outbox o ON (o.regression_id = r.id OR "
 					"(r.bisect_id IS NOT NULL AND o.bisect_id = r.bisect_id)) "
-					"AND o.state IN ('queued', 'sent', 'dry_run', 'skipped') WHERE r.id = $1::bigint "
+					"AND o.state IN ('queued', 'held', 'sent', 'dry_run', 'skipped') WHERE r.id = $1::bigint "
 					"GROUP BY r.id" },
 	[ST_SUBS_JSON] = { "subs_json",
 			   "SELECT coalesce(json_agg(json_build_object('id', id, 'email', email, 'tree', tree, "

@@ -89,16 +89,19 @@ class FakeWorker(threading.Thread):
     perf-profile in its monitors gets documents with those monitors and a
     profile (event cpu-clock), as the real worker posts them (issue 22);
     without it, a small fixed-shape profile from a random stream of its own
-    (the values' stream stays what it was before monitors existed)."""
+    (the values' stream stays what it was before monitors existed).
+    kconfig(job) -> text: the .config the job "built", stored with its
+    completion (none without it)."""
 
     def __init__(self, srv, name, stop, values, fail=None, tree="demo", machine=None,
-                 doc_extra=None, profile=None):
+                 doc_extra=None, profile=None, kconfig=None):
         super().__init__(daemon=True)
         self.profile = profile or (lambda job, rng: "%s;fake_work %d\n" % (
             job["testcase"], 100 + self.profile_rng.randrange(10)))
         self.profile_rng = random.Random(name + "-profile")
         self.srv, self.name, self.stop = srv, name, stop
         self.values, self.fail, self.tree = values, fail, tree
+        self.kconfig = kconfig
         self.machine_doc = dict(machine or MACHINE, hostname=name)
         self.doc_extra = doc_extra or {}
         self.rng = random.Random(name)
@@ -125,7 +128,10 @@ class FakeWorker(threading.Thread):
                 d["profile"] = {"event": "cpu-clock", "folded": folded,
                                 "samples": sum(int(x.rsplit(" ", 1)[1])
                                                for x in folded.splitlines())}
-        return {"machine_id": self.machine, "status": "ok", "results": docs, "log_tail": "ok\n"}
+        out = {"machine_id": self.machine, "status": "ok", "results": docs, "log_tail": "ok\n"}
+        if self.kconfig:
+            out["kconfig"] = self.kconfig(job)
+        return out
 
     def run(self):
         while not self.stop.is_set():

@@ -332,5 +332,90 @@ class DryRun(unittest.TestCase):
             os.unlink(conf)
 
 
+def server_log(srv):
+    """What this run of srv logged so far."""
+    with open(srv.log.name, "rb") as f:
+        f.seek(srv.log_start)
+        return f.read().decode("utf-8", "replace")
+
+
+class Held(unittest.TestCase):
+    """Mail the configuration cannot send is not sent: its row is `held` with
+    the reason in the outbox and on the regression's mails, the server log
+    says what to set (at start and for each held mail), and a server started
+    with it set sends what was held (issue 30 items 10-11)."""
+
+    def report(self, srv, conf):
+        t = Mail("test_1_subscriptions_api")
+        t.srv = srv
+        rid = t.regression(sha("c"), sha("d"))
+        r = srv.post("/api/v1/regressions/%d/report" % rid, {}, scope="admin")
+        self.assertEqual(r.status, 202, r)
+        return t, rid, r.json()
+
+    def check_held(self, srv, t, rid, reply, why, kind="range"):
+        oid = reply["outbox_id"]
+        self.assertEqual((reply["mail_enabled"], reply["held"]), (False, why))
+        wait_until(lambda: t.row(oid)[0] == "held", what="held state")
+        row = [o for o in srv.get("/api/v1/outbox", scope="admin").json() if o["id"] == oid][0]
+        self.assertEqual((row["state"], row["last_error"], row["subject"]), ("held", why, None))
+        mails = srv.get("/api/v1/regressions/%d/report" % rid).json()["mails"]
+        self.assertEqual([(m["id"], m["state"], m["reason"]) for m in mails], [(oid, "held", why)])
+        return oid
+
+    def test_no_smtp_url(self):
+        conf = write_config({"mail_cc": "cc@example.org", "mail_poll_ms": 100,
+                             "detect_enabled": 0})
+        srv = Server(extra_args=["--config", conf])
+        try:
+            t, rid, reply = self.report(srv, conf)
+            oid = self.check_held(srv, t, rid, reply, "held: smtp_url not set")
+            hint = "smtp_url (--smtp) or mail_dry_run_dir set"
+            log = wait_until(lambda: "mail %d (range)" % oid in server_log(srv) and
+                             server_log(srv), what="log line")
+            self.assertIn("warning mail held: smtp_url not set: report and A/B mails are kept in "
+                          "the outbox as 'held' until the server starts with %s\n" % hint, log)
+            self.assertIn("warning mail %d (range) held: smtp_url not set; it goes out once the "
+                          "server starts with %s\n" % (oid, hint), log)
+        finally:
+            srv.stop()
+            os.unlink(conf)
+
+    def test_defaults_held_then_sent(self):
+        sink = SmtpSink()
+        sink.start()
+        base = {"smtp_url": sink.url, "smtp_starttls": "none", "mail_cc": "cc@example.org",
+                "mail_poll_ms": 100, "detect_enabled": 0}
+        conf = write_config(base)
+        srv = Server(extra_args=["--config", conf])
+        try:
+            t, rid, reply = self.report(srv, conf)
+            why = "held: mail_from is the default (regtrack@localhost) and public_url not set"
+            oid = self.check_held(srv, t, rid, reply, why)
+            time.sleep(0.5)
+            self.assertEqual(sink.messages, [])
+            self.assertIn("warning mail %s: report and A/B mails are kept in the outbox as 'held' "
+                          "until the server starts with mail_from and public_url (--public-url) "
+                          "set: a report's Reported-by and Closes tags name them, and they end "
+                          "up in upstream commits\n" % why, server_log(srv))
+            # set, the server sends what it held, with the new sender and links
+            with open(conf, "w") as f:
+                f.write("".join("%s = %s\n" % kv for kv in dict(
+                    base, auto_bisect=0, mail_from="perf bot <perf@example.org>",
+                    public_url="https://perf.example.org").items()))
+            srv.restart()
+            m = sink.wait_for(1)[0]
+            self.assertEqual(m["mail_from"], "perf@example.org")
+            body = m["msg"].get_content().replace("\r\n", "\n")
+            self.assertIn("\nReported-by: regtrack <perf@example.org>\n"
+                          "Closes: https://perf.example.org/regressions/%d\n" % rid, body)
+            wait_until(lambda: t.row(oid)[0] == "sent", what="sent state")
+            self.assertIn("info mailer: 1 held mail queued again\n", server_log(srv))
+        finally:
+            srv.stop()
+            sink.stop()
+            os.unlink(conf)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -76,9 +76,14 @@ GUEST = {"accel": "tcg", "cpus": 2,
                    "icount": False}}
 
 
+def build_config(job):
+    """The .config a fake build stores: names its commit, so a link to it can be checked."""
+    return "CONFIG_MMU=y\nCONFIG_LOCALVERSION=\"-%s\"\n" % job["commit"][:12]
+
+
 def fake_worker(srv, name, index_of, stop):
     return FakeWorker(srv, name, stop, lambda job, rng: values(index_of[job["commit"]]),
-                      machine=MACHINE, doc_extra=GUEST)
+                      machine=MACHINE, doc_extra=GUEST, kconfig=build_config)
 
 
 class MailCulprit(unittest.TestCase):
@@ -169,6 +174,29 @@ class MailCulprit(unittest.TestCase):
                       "beyond the table's size); all of them:\n  https://perf.example.org/api/v1/"
                       "compare?base=%s&head=%s&format=text\n" % (shas[CULPRIT - 1], shas[CULPRIT]),
                       body)
+        # how to run it again: the service's curl, the token-free commands of both commits
+        # (as many runs as the table has at the first bad commit) and the culprit's .config
+        runs = int(srv.psql("SELECT count(*) FROM runs r JOIN commits c ON c.id = r.commit_id "
+                            "JOIN regressions g ON g.setup_id = r.setup_id "
+                            "WHERE c.sha = '%s' AND g.bisect_id = %d" % (shas[CULPRIT], bid))
+                   .split()[0])
+        self.assertGreater(runs, 0)
+        local = ("\nto run the data points on your own machine, inside a kernel tree (no server, "
+                 "no token):\n\n"
+                 "  # first bad commit\n"
+                 "  regtrack-worker reproduce --kconfig x86_64-defconfig --testcase vm-scalability "
+                 "--params test=small-allocs --commit %s --repeat %d\n\n"
+                 "  # its parent\n"
+                 "  regtrack-worker reproduce --kconfig x86_64-defconfig --testcase vm-scalability "
+                 "--params test=small-allocs --commit %s --repeat %d\n"
+                 % (shas[CULPRIT], runs, shas[CULPRIT - 1], runs))
+        self.assertIn(local, body)
+        cfg = re.search(r"\nkernel \.config: https://perf\.example\.org(/api/v1/jobs/\d+/kconfig)\n",
+                        body)
+        self.assertIsNotNone(cfg, body)
+        r = srv.get(cfg.group(1))
+        self.assertEqual(r.status, 200, r)
+        self.assertEqual(r.body, build_config({"commit": shas[CULPRIT]}))
         # the same numbers as GET /api/v1/compare for that pair
         cmp = srv.get("/api/v1/compare?base=%s&head=%s" % (shas[CULPRIT - 1], shas[CULPRIT])).json()
         got = {r["metric"]: (r["mean"], r["verdict"]) for r in cmp["rows"]}

@@ -196,6 +196,45 @@ class RequestMail(unittest.TestCase):
         self.assertEqual(body.count("ran on hosts that differ"), 1)
         self.assertNotIn("arm64 (small-allocs): base and head", body)
 
+    def test_9_without_smtp_url_held_with_the_hint(self):
+        """Issue 30 item 11: without smtp_url a notify mail is `held` with the
+        reason, the log says what to set, and it goes out once that is set."""
+        conf = self.srv.extra_args[self.srv.extra_args.index("--config") + 1]
+        with open(conf) as f:
+            text = f.read()
+        smtp = [l for l in text.splitlines(True) if l.startswith("smtp_url =")]
+        self.assertEqual(len(smtp), 1)
+        with open(conf, "w") as f:
+            f.write(text.replace(smtp[0], ""))
+        self.srv.restart()
+        try:
+            before = len(self.sink.messages)
+            rid = self.run_request({"notify": "dev@example.org"}, lambda m, s, i: 1000.0 + i)
+            oid = int(self.srv.psql("SELECT id FROM outbox WHERE request_id = %d" % rid))
+            row = wait_until(lambda: [o for o in self.srv.get("/api/v1/outbox",
+                                                              scope="admin").json()
+                                      if o["id"] == oid and o["state"] != "queued"],
+                             what="the row settled")[0]
+            self.assertEqual((row["kind"], row["state"], row["last_error"]),
+                             ("request", "held", "held: smtp_url not set"))
+            with open(self.srv.log.name, "rb") as f:
+                f.seek(self.srv.log_start)
+                log = f.read().decode("utf-8", "replace")
+            self.assertIn("warning mail held: smtp_url not set: report and A/B mails are kept in "
+                          "the outbox as 'held' until the server starts with smtp_url (--smtp) "
+                          "or mail_dry_run_dir set\n", log)
+            self.assertIn("warning mail %d (request) held: smtp_url not set; it goes out once "
+                          "the server starts with smtp_url (--smtp) or mail_dry_run_dir set\n"
+                          % oid, log)
+            self.assertEqual(len(self.sink.messages), before)
+        finally:
+            with open(conf, "w") as f:
+                f.write(text)
+            self.srv.restart()
+        m = self.sink.wait_for(before + 1)[before]
+        self.assertEqual(m["rcpt_tos"], ["dev@example.org"])
+        self.assertIn("/requests/%d" % rid, m["msg"].get_content())
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -13,7 +13,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Server, result_doc, sha  # noqa: E402
+from harness import Server, result_doc, sha, wait_until  # noqa: E402
 from smtpsink import SmtpSink  # noqa: E402
 
 METRIC = "vm-scalability.throughput"
@@ -221,6 +221,47 @@ class Story(unittest.TestCase):
                       "evidence: the 1 tested commit after moved by -62.0 %% [-63.5, -60.5]\n\n"
                       % self.x86, body)
         self.assertNotIn("perf-profile.", body)
+
+    def test_5_same_culprit_on_another_arch_replies_in_its_thread(self):
+        """A second arch's bisect names the same first bad commit: its report is a
+        reply in the thread of the first arch's report (one thread per culprit),
+        and its reproduce commands build for its arch."""
+        arm2 = self.record("arm64", P, F, -62.0)
+        bid = int(self.q(
+            "INSERT INTO bisects (state, tree_id, good_id, bad_id, testcase_id, params, kconfig, "
+            "compiler, metric, first_bad_id, confidence, outcome, regression_id, finished_at) "
+            "SELECT 'done', t.id, g.id, f.id, s.testcase_id, s.params, s.kconfig, s.compiler, "
+            "'%s', f.id, 0.99, 'found', r.id, now() FROM trees t, commits g, commits f, "
+            "regressions r JOIN setups s ON s.id = r.setup_id WHERE t.name = 'linux' "
+            "AND g.sha = '%s' AND f.sha = '%s' AND r.id = %d RETURNING id"
+            % (METRIC, P, F, arm2)).split()[0])
+        self.q("UPDATE regressions SET bisect_id = %d, state = 'bisected' WHERE id = %d"
+               % (bid, arm2))
+        seen = self.srv.get("/api/v1/regressions/%d" % arm2).json()["also_seen"]
+        self.assertEqual([(s["arch"], s["regression_id"], s["match"]) for s in seen],
+                         [("x86_64", self.x86, "first_bad")])
+        # the thread: x86_64's first report (test_3)
+        first = min((o for o in self.srv.get("/api/v1/outbox?regression=%d" % self.x86,
+                                             scope="admin").json()), key=lambda o: o["id"])
+        before = len(self.sink.messages)
+        r = self.srv.post("/api/v1/regressions/%d/report" % arm2, {}, scope="admin")
+        self.assertEqual(r.status, 202, r)
+        m = self.sink.wait_for(before + 1)[before]["msg"]
+        self.assertEqual(m["Subject"], "Re: " + first["subject"])
+        self.assertEqual((m["In-Reply-To"], m["References"]),
+                         (first["message_id"], first["message_id"]))
+        body = m.get_content().replace("\r\n", "\n")
+        self.assertIn("\n  # first bad commit\n  regtrack-worker reproduce --kconfig "
+                      "arm64-defconfig --testcase vm-scalability --params "
+                      "test=small-allocs,nr_task=100%% --arch aarch64 --commit %s --repeat " % F,
+                      body)
+        oid = r.json()["outbox_id"]
+        # the row commits once the mail server said 250
+        row = wait_until(lambda: [o for o in self.srv.get("/api/v1/outbox?regression=%d" % arm2,
+                                                          scope="admin").json()
+                                  if o["id"] == oid and o["state"] == "sent"], what="sent row")
+        self.assertEqual((row[0]["thread_id"], row[0]["in_reply_to"]),
+                         (first["id"], first["message_id"]))
 
 
 if __name__ == "__main__":

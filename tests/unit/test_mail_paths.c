@@ -105,12 +105,55 @@ static void test_subscription(void **state UNUSED)
 				     "will-it-scale.per_process_ops", culprit));
 }
 
+/* Which configurations keep mail in the outbox, and the reason they give. */
+static void test_hold_reason(void **state UNUSED)
+{
+	char smtp[] = "smtp://127.0.0.1:2525", none[] = "", dir[] = "/tmp/mail";
+	char def[] = "regtrack <regtrack@localhost>", own[] = "perf bot <perf@example.org>";
+	char url[] = "https://perf.example.org";
+	struct config cfg = {
+		.smtp_url = none, .mail_dry_run_dir = none, .mail_from = def, .public_url = url
+	};
+	char why[200];
+
+	assert_int_equal(mailer_hold_reason(&cfg, why, sizeof(why)), 1);
+	assert_string_equal(why, "held: smtp_url not set");
+	/* a dry run writes files: the defaults reach nobody */
+	cfg.mail_dry_run_dir = dir;
+	assert_int_equal(mailer_hold_reason(&cfg, why, sizeof(why)), 0);
+	cfg.mail_dry_run_dir = none;
+	cfg.smtp_url = smtp;
+	assert_int_equal(mailer_hold_reason(&cfg, why, sizeof(why)), 1);
+	assert_string_equal(why, "held: mail_from is the default (regtrack@localhost) and "
+				 "public_url not set");
+	cfg.public_url_given = 1;
+	assert_int_equal(mailer_hold_reason(&cfg, why, sizeof(why)), 1);
+	assert_string_equal(why, "held: mail_from is the default (regtrack@localhost)");
+	/* another name on the default address is still the default address */
+	cfg.mail_from = (char[]){ "regtrack demo <REGTRACK@localhost>" };
+	assert_int_equal(mailer_hold_reason(&cfg, why, sizeof(why)), 1);
+	cfg.mail_from = own;
+	assert_int_equal(mailer_hold_reason(&cfg, why, sizeof(why)), 0);
+	cfg.public_url_given = 0;
+	assert_int_equal(mailer_hold_reason(&cfg, why, sizeof(why)), 1);
+	assert_string_equal(why, "held: public_url not set");
+	/* given as the built-in value is still the default; another host or port is not */
+	cfg.public_url_given = 1;
+	cfg.public_url = (char[]){ "http://127.0.0.1:8080/" };
+	assert_int_equal(mailer_hold_reason(&cfg, why, sizeof(why)), 1);
+	assert_string_equal(why, "held: public_url is the default (http://127.0.0.1:8080)");
+	cfg.public_url = (char[]){ "http://localhost:8080" };
+	assert_int_equal(mailer_hold_reason(&cfg, why, sizeof(why)), 0);
+	cfg.public_url = (char[]){ "http://127.0.0.1:80801" };
+	assert_int_equal(mailer_hold_reason(&cfg, why, sizeof(why)), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_prefix),	      cmocka_unit_test(test_glob),
 		cmocka_unit_test(test_empty_pattern), cmocka_unit_test(test_list),
-		cmocka_unit_test(test_subscription),
+		cmocka_unit_test(test_subscription),  cmocka_unit_test(test_hold_reason),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -535,6 +535,42 @@ static void test_also_seen(void **state UNUSED)
 	report_release(&out);
 }
 
+/* the token-free commands under their labels and the .config link, after the curl */
+static void test_reproduce_local(void **state UNUSED)
+{
+	static const struct report_command cmds[] = {
+		{ "first bad commit", "regtrack-worker reproduce --kconfig k --commit " CULPRIT },
+		{ "its parent", "regtrack-worker reproduce --kconfig k\n--commit p" },
+	};
+	struct report_input in = bisect_input();
+	struct report out;
+	struct err e;
+
+	in.reproduce = "curl x";
+	in.reproduce_local = cmds;
+	in.nr_reproduce_local = 2;
+	in.config_url = "https://perf.example.org/api/v1/jobs/7/kconfig";
+	assert_int_equal(report_render(&in, &out, &e), 0);
+	assert_non_null(strstr(out.body.data,
+			       "\nto reproduce one data point:\n\n  curl x\n\n"
+			       "to run the data points on your own machine, inside a kernel tree "
+			       "(no server, no token):\n\n"
+			       "  # first bad commit\n"
+			       "  regtrack-worker reproduce --kconfig k --commit " CULPRIT "\n\n"
+			       "  # its parent\n"
+			       /* a line break of a command is a space: one line each */
+			       "  regtrack-worker reproduce --kconfig k --commit p\n\n"
+			       "kernel .config: https://perf.example.org/api/v1/jobs/7/kconfig\n"));
+	report_release(&out);
+	/* none: neither the heading nor the link */
+	in.nr_reproduce_local = 0;
+	in.config_url = NULL;
+	assert_int_equal(report_render(&in, &out, &e), 0);
+	assert_null(strstr(out.body.data, "own machine"));
+	assert_null(strstr(out.body.data, ".config:"));
+	report_release(&out);
+}
+
 static void test_path_match(void **state UNUSED)
 {
 	assert_true(mailer_path_match("mm/", "mm/mmap.c"));
@@ -597,6 +633,7 @@ int main(void)
 		cmocka_unit_test(test_guest_machine_diffstat_omitted),
 		cmocka_unit_test(test_path_match),
 		cmocka_unit_test(test_also_seen),
+		cmocka_unit_test(test_reproduce_local),
 		cmocka_unit_test(test_range_improvement_and_fixed),
 		cmocka_unit_test(test_addresses),
 		cmocka_unit_test(test_compose_injection),

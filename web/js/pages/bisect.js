@@ -442,19 +442,22 @@ async function reportMails(r) {
 	return h('div', { id: 'report' }, mails.map((m) => h('div', {
 		class: 'mail', dataset: { state: m.state || '', kind: m.kind || '' },
 	},
-	m.state === 'skipped' ? h('p', { class: 'mail-head mail-skipped' },
-		stateBadge(`skipped: ${m.reason || 'not mailed'}`), ' ',
+	m.state === 'skipped' || m.state === 'held' ? h('p', { class: 'mail-head mail-skipped' },
+		// a held mail's reason starts with "held: " (the outbox's last_error)
+		stateBadge(m.state === 'held' ? m.reason || 'held' : `skipped: ${m.reason || 'not mailed'}`), ' ',
 		h('span', { class: 'muted' }, `${m.kind} report of ${fmtTime(m.created_at)} · `,
-			m.reason === 'no recipients'
-				? 'nobody is subscribed to this regression (POST /api/v1/subscriptions, or mail_cc), so it was not mailed; mail it again once someone is'
-				: 'not mailed')) :
+			m.state === 'held'
+				? 'not mailed yet: the server holds mail while its configuration cannot send it; once it starts with what the reason names set, it sends this one'
+				: m.reason === 'no recipients'
+					? 'nobody is subscribed to this regression (POST /api/v1/subscriptions, or mail_cc), so it was not mailed; mail it again once someone is'
+					: 'not mailed')) :
 	h('p', { class: 'mail-head' }, stateBadge(m.state === 'dry_run' ? 'sent (dry run)' : m.state),
 		' ', h('b', { class: 'mail-subject' }, m.subject || '(not rendered yet)'),
 		h('span', { class: 'muted' }, ` · ${m.kind} report`,
 			m.sent_at ? ` · sent ${fmtTime(m.sent_at)}` : ` · queued ${fmtTime(m.created_at)}`)),
 	m.message_id ? h('p', { class: 'muted mail-ids' }, 'Message-ID: ', h('code', { class: 'message-id' }, m.message_id),
 		m.in_reply_to ? [' · In-Reply-To: ', h('code', null, m.in_reply_to)] : null) : null,
-	m.state === 'skipped' ? null : m.rendered ? h('pre', { class: 'report' }, m.body || '')
+	m.state === 'skipped' || m.state === 'held' ? null : m.rendered ? h('pre', { class: 'report' }, m.body || '')
 		: emptyState('Queued: the mailer has not rendered this report yet.'))));
 }
 
