@@ -26,10 +26,21 @@
 /*
  * No prompts, and only the transports a tracked tree needs: a tree URL is
  * admin input, and git's "ext::" (run a command) or "fd::" must never be
- * reachable through it.
+ * reachable through it. An HTTP(S) transfer slower than 1 KiB/s for 60 s
+ * is given up (http.lowSpeedLimit/Time, set as git -c would, in the
+ * environment so that what ran still reads "git clone"): a stalled upstream
+ * fails its poll in a minute, not at poll_timeout_s or git_timeout_s.
  */
-static const char *const git_env[] = { "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=true", "LC_ALL=C",
-				       "GIT_ALLOW_PROTOCOL=file:git:http:https:ssh", NULL };
+static const char *const git_env[] = { "GIT_TERMINAL_PROMPT=0",
+				       "GIT_ASKPASS=true",
+				       "LC_ALL=C",
+				       "GIT_ALLOW_PROTOCOL=file:git:http:https:ssh",
+				       "GIT_CONFIG_COUNT=2",
+				       "GIT_CONFIG_KEY_0=http.lowSpeedLimit",
+				       "GIT_CONFIG_VALUE_0=1024",
+				       "GIT_CONFIG_KEY_1=http.lowSpeedTime",
+				       "GIT_CONFIG_VALUE_1=60",
+				       NULL };
 
 /* runs git; on failure fills e with what ran and git's last stderr line (gitmirror_git.h) */
 int gitmirror_run(const char *const *argv, const char *cwd, int timeout_s, size_t out_cap,
@@ -163,14 +174,6 @@ int gitmirror_sync(const char *data_dir, const char *tree, const char *url, int 
 	return ret;
 }
 
-/*
- * An HTTP(S) transfer slower than 1 KiB/s for 60 s is given up (git's
- * http.lowSpeedLimit/Time, curl's): a stalled upstream then fails its poll
- * in a minute, not at poll_timeout_s or git_timeout_s.
- */
-#define LOW_SPEED_LIMIT "http.lowSpeedLimit=1024"
-#define LOW_SPEED_TIME "http.lowSpeedTime=60"
-
 static int sync_locked(const char *data_dir, const char *tree, const char *url, int timeout_s,
 		       struct err *e)
 {
@@ -180,9 +183,7 @@ static int sync_locked(const char *data_dir, const char *tree, const char *url, 
 	if (gitmirror_path(data_dir, tree, dir, sizeof(dir), e))
 		return -1;
 	if (!stat(dir, &st)) {
-		const char *argv[] = { "git", "-C",	      dir,     "-c",	  LOW_SPEED_LIMIT,
-				       "-c",  LOW_SPEED_TIME, "fetch", "--prune", "--quiet",
-				       NULL };
+		const char *argv[] = { "git", "-C", dir, "fetch", "--prune", "--quiet", NULL };
 		if (url && *url && follow_url(dir, url, timeout_s, e))
 			return -1;
 		return gitmirror_run(argv, NULL, timeout_s, 1 << 20, NULL, e);
@@ -195,9 +196,7 @@ static int sync_locked(const char *data_dir, const char *tree, const char *url, 
 	snprintf(tmp, sizeof(tmp), "%s.tmp-%ld", dir, (long)getpid());
 	{
 		const char *rm[] = { "rm", "-rf", "--", tmp, NULL };
-		const char *argv[] = { "git",	"-c",	    LOW_SPEED_LIMIT, "-c", LOW_SPEED_TIME,
-				       "clone", "--mirror", "--quiet",	     "--", url,
-				       tmp,	NULL };
+		const char *argv[] = { "git", "clone", "--mirror", "--quiet", "--", url, tmp, NULL };
 		if (gitmirror_run(rm, NULL, 600, 1 << 16, NULL, e) ||
 		    gitmirror_run(argv, NULL, timeout_s, 1 << 20, NULL, e))
 			return -1;
