@@ -25,10 +25,23 @@
 /*
  * No prompts, and only the transports a tracked tree needs: a tree URL is
  * admin input, and git's "ext::" (run a command) or "fd::" must never be
- * reachable through it.
+ * reachable through it. No program named by a repository's own files runs
+ * either: hooks (a fetch runs reference-transaction) and fsmonitor are off
+ * whatever the mirror's config says (GIT_CONFIG_* beats the repo config),
+ * and no system config is read.
  */
-static const char *const git_env[] = { "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=true", "LC_ALL=C",
-				       "GIT_ALLOW_PROTOCOL=file:git:http:https:ssh", NULL };
+static const char *const git_env[] = { "GIT_TERMINAL_PROMPT=0",
+				       "GIT_ASKPASS=true",
+				       "LC_ALL=C",
+				       "GIT_ALLOW_PROTOCOL=file:git:http:https:ssh",
+				       "GIT_PROTOCOL_FROM_USER=0",
+				       "GIT_CONFIG_NOSYSTEM=1",
+				       "GIT_CONFIG_COUNT=2",
+				       "GIT_CONFIG_KEY_0=core.hooksPath",
+				       "GIT_CONFIG_VALUE_0=/dev/null",
+				       "GIT_CONFIG_KEY_1=core.fsmonitor",
+				       "GIT_CONFIG_VALUE_1=false",
+				       NULL };
 
 /* runs git; on failure fills e with what ran and git's last stderr line (gitmirror_git.h) */
 int gitmirror_run(const char *const *argv, const char *cwd, int timeout_s, size_t out_cap,
