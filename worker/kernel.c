@@ -223,6 +223,11 @@ static int run_tree(struct kernel *k, const char *const *argv, const char *cwd,
 	int r;
 
 	if (!sandbox_usable(k->sandbox)) {
+		if (k->sandbox && !k->sandbox->off)
+			log_addf(k,
+				 "regtrack: no sandbox (%s): a tree of the server's, built "
+				 "directly\n",
+				 k->sandbox->why);
 		free(mirror);
 		return run_logged(k, argv, cwd, env, timeout_s, full_log_fd, e);
 	}

@@ -128,8 +128,11 @@ def sections(text):
     return out
 
 
-@unittest.skipUnless(shutil.which("bwrap"), "no bwrap: deploy/install-deps installs bubblewrap")
 class SandboxTest(unittest.TestCase):
+    def setUp(self):
+        # no skip: a worker tier without bwrap would pass without testing anything
+        self.assertTrue(shutil.which("bwrap"), "no bwrap: deploy/install-deps installs bubblewrap")
+
     def check_payload(self, path, work, token=None):
         with open(path) as f:
             text = f.read()
