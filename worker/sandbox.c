@@ -132,6 +132,9 @@ char **sandbox_argv(const struct sandbox *sb, const struct sandbox_spec *spec,
 	push(&a, "/proc");
 	push(&a, "--dev");
 	push(&a, "/dev");
+	/* sticky and world-writable: the build user's compilers put their files there */
+	push(&a, "--perms");
+	push(&a, "01777");
 	push(&a, "--tmpfs");
 	push(&a, "/tmp");
 	for (i = 0; spec->ro && spec->ro[i]; i++) {

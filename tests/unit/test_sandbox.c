@@ -111,6 +111,7 @@ static void test_inside(void **state UNUSED)
 	assert_int_equal(getsockname(lfd, (struct sockaddr *)&a, &alen), 0);
 	snprintf(script, sizeof(script),
 		 "id -u; env | sort | tr '\\n' ' '; echo; ls /root 2>/dev/null || echo no-root; "
+		 "touch /tmp/t && echo tmp-writable; "
 		 "python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", %d), 2)' "
 		 "2>/dev/null && echo connected || echo no-net",
 		 ntohs(a.sin_port));
@@ -131,6 +132,7 @@ static void test_inside(void **state UNUSED)
 	assert_non_null(strstr(rc.out.data, "HOME=/tmp"));
 	assert_non_null(strstr(rc.out.data, "no-root"));
 	assert_non_null(strstr(rc.out.data, "no-net"));
+	assert_non_null(strstr(rc.out.data, "tmp-writable")); /* compilers write there */
 	runcmd_release(&rc);
 	sandbox_argv_free(argv);
 	sandbox_release(&sb);
