@@ -1078,7 +1078,9 @@ int kernel_configure(struct kernel *k, struct err *e)
 		for (i = 0; i < (size_t)nfrag; i++)
 			margv[n++] = frag[i];
 		margv[n] = NULL;
-		r = run_tree(k, margv, k->src_dir, m.rw, m.ro[0], m.env, tbuild, -1, e);
+		/* in the build dir: it makes its temporary files in the current dir, and
+		 * the source tree is read-only in the sandbox */
+		r = run_tree(k, margv, k->build_dir, m.rw, m.ro[0], m.env, tbuild, -1, e);
 	}
 	if (!r) {
 		m.argv[m.n] = "olddefconfig";

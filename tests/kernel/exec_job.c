@@ -177,6 +177,7 @@ int main(int argc, char **argv)
 		json_decref(monitors);
 		json_decref(skip);
 		buf_release(&mbox);
+		sandbox_release(&sb);
 		return 1;
 	}
 	close_phase(&pl);
@@ -199,5 +200,6 @@ int main(int argc, char **argv)
 	json_decref(monitors);
 	json_decref(skip);
 	buf_release(&mbox);
+	sandbox_release(&sb);
 	return 0;
 }

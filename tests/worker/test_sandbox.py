@@ -57,8 +57,9 @@ MERGE = """\
 # merge_config.sh -m -O DIR CONFIG FRAGMENT...: the fragments appended
 set -e
 shift; shift; dir=$1; shift; cfg=$1; shift
-cat "$cfg" "$@" > "$dir/.config.new"
-mv "$dir/.config.new" "$dir/.config"
+tmp=$(mktemp ./.tmp.config.XXXXXXXXXX)   # in the current dir, as Linux's does
+cat "$cfg" "$@" > "$tmp"
+mv "$tmp" "$dir/.config"
 """
 
 # what a submitter's code would try; every line of output is the test's evidence
