@@ -123,6 +123,11 @@ char **sandbox_argv(const struct sandbox *sb, const struct sandbox_spec *spec,
 		push(&a, links[i][0]);
 		push(&a, links[i][1]);
 	}
+	/* bwrap would make /etc 0700: the build user could not reach awk (alternatives) */
+	push(&a, "--perms");
+	push(&a, "0755");
+	push(&a, "--dir");
+	push(&a, "/etc");
 	for (i = 0; i < ARRAY_SIZE(etc_files); i++) {
 		push(&a, "--ro-bind-try");
 		push(&a, etc_files[i]);

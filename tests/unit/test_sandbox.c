@@ -111,7 +111,7 @@ static void test_inside(void **state UNUSED)
 	assert_int_equal(getsockname(lfd, (struct sockaddr *)&a, &alen), 0);
 	snprintf(script, sizeof(script),
 		 "id -u; env | sort | tr '\\n' ' '; echo; ls /root 2>/dev/null || echo no-root; "
-		 "touch /tmp/t && echo tmp-writable; "
+		 "touch /tmp/t && echo tmp-writable; awk 'BEGIN { print \"awk-runs\" }'; "
 		 "python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", %d), 2)' "
 		 "2>/dev/null && echo connected || echo no-net",
 		 ntohs(a.sin_port));
@@ -133,6 +133,7 @@ static void test_inside(void **state UNUSED)
 	assert_non_null(strstr(rc.out.data, "no-root"));
 	assert_non_null(strstr(rc.out.data, "no-net"));
 	assert_non_null(strstr(rc.out.data, "tmp-writable")); /* compilers write there */
+	assert_non_null(strstr(rc.out.data, "awk-runs"));     /* via /etc/alternatives */
 	runcmd_release(&rc);
 	sandbox_argv_free(argv);
 	sandbox_release(&sb);

@@ -46,7 +46,7 @@ olddefconfig:
 \t@true
 bzImage:
 \tmkdir -p $(O)/arch/x86/boot $(O)/include/config
-\tprintf 'int x;\\n' > $(O)/x.c
+\tprintf 'int x;\\n' | awk '{ print }' > $(O)/x.c
 \t$(CC) -c -o $(O)/x.o $(O)/x.c
 \tprintf 'not a kernel\\n' > $(O)/arch/x86/boot/bzImage
 \tprintf '6.1.0-fake\\n' > $(O)/include/config/kernel.release
