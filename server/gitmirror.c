@@ -26,20 +26,29 @@
 /*
  * No prompts, and only the transports a tracked tree needs: a tree URL is
  * admin input, and git's "ext::" (run a command) or "fd::" must never be
- * reachable through it. An HTTP(S) transfer slower than 1 KiB/s for 60 s
- * is given up (http.lowSpeedLimit/Time, set as git -c would, in the
- * environment so that what ran still reads "git clone"): a stalled upstream
- * fails its poll in a minute, not at poll_timeout_s or git_timeout_s.
+ * reachable through it. No program named by a repository's own files runs
+ * either: hooks (a fetch runs reference-transaction) and fsmonitor are off
+ * whatever the mirror's config says (GIT_CONFIG_* beats the repo config),
+ * and no system config is read. An HTTP(S) transfer slower than 1 KiB/s
+ * for 60 s is given up (http.lowSpeedLimit/Time, set there too, so that
+ * what ran still reads "git clone"): a stalled upstream fails its poll in
+ * a minute, not at poll_timeout_s or git_timeout_s.
  */
 static const char *const git_env[] = { "GIT_TERMINAL_PROMPT=0",
 				       "GIT_ASKPASS=true",
 				       "LC_ALL=C",
 				       "GIT_ALLOW_PROTOCOL=file:git:http:https:ssh",
-				       "GIT_CONFIG_COUNT=2",
-				       "GIT_CONFIG_KEY_0=http.lowSpeedLimit",
-				       "GIT_CONFIG_VALUE_0=1024",
-				       "GIT_CONFIG_KEY_1=http.lowSpeedTime",
-				       "GIT_CONFIG_VALUE_1=60",
+				       "GIT_PROTOCOL_FROM_USER=0",
+				       "GIT_CONFIG_NOSYSTEM=1",
+				       "GIT_CONFIG_COUNT=4",
+				       "GIT_CONFIG_KEY_0=core.hooksPath",
+				       "GIT_CONFIG_VALUE_0=/dev/null",
+				       "GIT_CONFIG_KEY_1=core.fsmonitor",
+				       "GIT_CONFIG_VALUE_1=false",
+				       "GIT_CONFIG_KEY_2=http.lowSpeedLimit",
+				       "GIT_CONFIG_VALUE_2=1024",
+				       "GIT_CONFIG_KEY_3=http.lowSpeedTime",
+				       "GIT_CONFIG_VALUE_3=60",
 				       NULL };
 
 /* runs git; on failure fills e with what ran and git's last stderr line (gitmirror_git.h) */

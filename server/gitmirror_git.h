@@ -9,7 +9,8 @@
 /*
  * The one way the mirror files (gitmirror.c, gitmirror_push.c) run git:
  * argv through lib/runcmd.h in cwd (NULL: the server's), no prompts, only
- * the file/git/http(s)/ssh transports, timeout_s (<= 0: 600). out (may
+ * the file/git/http(s)/ssh transports (never ext:: or fd::), no hooks and no
+ * fsmonitor whatever a repository's config says, no system config, timeout_s (<= 0: 600). out (may
  * be NULL) receives stdout, at most out_cap bytes. Errors (-1, e filled):
  * ERR_SPAWN when git cannot start; ERR_GIT when it exits non-zero, times
  * out or prints more than out_cap (message: what ran and how it ended;

@@ -261,11 +261,21 @@ int agent_init(struct agent *a, struct worker_config *cfg, const atomic_int *sto
 					   xstrfmt("%s/ccache", cfg->work_dir);
 	cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	a->make_jobs = cfg->make_jobs ? cfg->make_jobs : (cpus > 0 ? (int)cpus : 1);
+	if (sandbox_init(&a->sandbox, cfg->sandbox, cfg->build_user, e))
+		return -1;
+	if (a->sandbox.off)
+		wlog_warn("sandbox = off: builds (patched ones too) run with the worker's rights");
+	else if (!a->sandbox.bwrap)
+		wlog_warn("no sandbox: %s; jobs with patches will be refused", a->sandbox.why);
+	else
+		wlog_info("builds run in bubblewrap ('%s')%s", a->sandbox.bwrap,
+			  a->sandbox.uid >= 0 ? " as the build user" : "");
 	return 0;
 }
 
 void agent_release(struct agent *a)
 {
+	sandbox_release(&a->sandbox);
 	heartbeat_release(&a->hb);
 	client_release(&a->api);
 	spool_close(&a->spool);
@@ -501,6 +511,7 @@ static int run_job(struct agent *a, json_t *job)
 		.timeout_boot_s = a->cfg->timeout_boot_s,
 		.timeout_run_s = a->cfg->timeout_run_s,
 		.keep_logs = a->cfg->keep_logs,
+		.sandbox = &a->sandbox,
 	};
 	struct job_spec spec;
 	struct job_outcome out;

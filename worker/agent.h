@@ -11,6 +11,7 @@
 #include "worker/config.h"
 #include "worker/fingerprint.h"
 #include "worker/heartbeat.h"
+#include "worker/sandbox.h"
 #include "worker/spool.h"
 
 /*
@@ -72,8 +73,9 @@ struct agent {
 	struct client api;  /* main thread */
 	struct spool spool;
 	char *cases_dir, *ccache_dir; /* resolved, owned */
-	json_t *cases; /* caselist_collect(): sent at registration; owned, may be NULL */
-	int make_jobs; /* resolved */
+	json_t *cases;		/* caselist_collect(): sent at registration; owned, may be NULL */
+	int make_jobs;		/* resolved */
+	struct sandbox sandbox; /* what builds run in (sandbox.h) */
 	/*
 	 * the name of the lease request in flight (a UUID, "" between leases):
 	 * kept while a lease is retried after a transport error or a 5xx, so a
@@ -91,7 +93,7 @@ struct agent {
  * worker_config_check(); cfg and stop are borrowed for the agent's life.
  * Errors: those of fingerprint_collect(), spool_open() (ERR_BUSY when
  * another worker uses the work dir), client_init(); ERR_IO when WORK_DIR
- * cannot be created. Release with agent_release() in every case.
+ * cannot be created; ERR_CONFIG for a bad `sandbox` or `build_user`. Release with agent_release() in every case.
  */
 int agent_init(struct agent *a, struct worker_config *cfg, const atomic_int *stop, struct err *e)
 	__attribute__((warn_unused_result));

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -30,7 +32,13 @@ static const struct key keys[] = {
 	{ "server_url", "--server", KEY_URL, F(server_url), "", 0, 0, IN_FILE | IN_FLAG,
 	  "base URL of regtrack-server" },
 	{ "token", "--token", KEY_STR, F(token), "", 0, 0, IN_FILE | IN_FLAG,
-	  "bearer token of worker scope (or env REGTRACK_TOKEN)" },
+	  "bearer token of worker scope (or env REGTRACK_TOKEN; token_file is better)" },
+	{ "token_file", "--token-file", KEY_STR, F(token_file), "", 0, 0, IN_FILE | IN_FLAG,
+	  "file holding the token (mode 0600, the worker's user): read at start, wins over token" },
+	{ "sandbox", "--sandbox", KEY_STR, F(sandbox), "on", 0, 0, IN_FILE | IN_FLAG,
+	  "on: builds run in bubblewrap (patched builds refused without it); off: no sandbox" },
+	{ "build_user", "--build-user", KEY_STR, F(build_user), "nobody", 0, 0, IN_FILE | IN_FLAG,
+	  "user (name or uid) that sandboxed builds run as when the worker runs as root" },
 	{ "work_dir", "--work-dir", KEY_STR, F(work_dir), "/var/lib/regtrack-worker", 0, 0,
 	  IN_FILE | IN_FLAG, "mirrors, builds and the spool of unsent results" },
 	{ "arch", "--arch", KEY_STR, F(arch), NULL, 0, 0, IN_FILE | IN_FLAG,
@@ -441,6 +449,49 @@ int worker_config_check(const struct worker_config *c, struct err *e)
 		return err_setc(e, ERR_CONFIG, "heartbeat_run_s",
 				"heartbeat_run_s (%d) is below heartbeat_s (%d)",
 				c->heartbeat_run_s, c->heartbeat_s);
+	return 0;
+}
+
+int worker_config_read_token(struct worker_config *c, struct err *e)
+{
+	char text[4096], *p, *end;
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	if (!*c->token_file)
+		return 0;
+	fd = open(c->token_file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return err_setc(e, ERR_IO, c->token_file, "cannot open token file '%s': %s",
+				c->token_file, strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return err_setc(e, ERR_IO, c->token_file, "token file '%s' is not a regular file",
+				c->token_file);
+	}
+	if (st.st_mode & (S_IRWXG | S_IRWXO)) {
+		close(fd);
+		return err_setc(e, ERR_CONFIG, "token_file",
+				"token file '%s' has mode %04o: others may read it (chmod 600)",
+				c->token_file, (unsigned)(st.st_mode & 07777));
+	}
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n < 0)
+		return err_setc(e, ERR_IO, c->token_file, "cannot read token file '%s': %s",
+				c->token_file, strerror(errno));
+	text[n] = '\0';
+	for (p = text; *p == ' ' || *p == '\t'; p++)
+		;
+	end = p + strcspn(p, "\r\n");
+	while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
+		end--;
+	if (end == p)
+		return err_setc(e, ERR_CONFIG, "token_file", "token file '%s' is empty",
+				c->token_file);
+	set_str(c, key_by_name("token"), xstrndup(p, (size_t)(end - p)));
+	explicit_bzero(text, sizeof(text));
 	return 0;
 }
 

@@ -27,6 +27,9 @@
 struct worker_config {
 	char *server_url;   /* http(s)://host[:port][/prefix], no trailing '/' */
 	char *token;	    /* bearer token, worker scope */
+	char *token_file;   /* "" or a file holding the token (worker_config_read_token) */
+	char *sandbox;	    /* "on" | "off" (worker/sandbox.h) */
+	char *build_user;   /* user sandboxed builds run as when the worker is root */
 	char *work_dir;	    /* mirrors, builds and spool/ live here */
 	char *arch;	    /* x86_64 | aarch64; default: uname -m */
 	char *tbox_group;   /* default: the host name */
@@ -91,6 +94,17 @@ int worker_config_from_args(struct worker_config *c, int argc, char **argv, cons
  * e->detail the key.
  */
 int worker_config_check(const struct worker_config *c, struct err *e)
+	__attribute__((warn_unused_result));
+
+/*
+ * Reads c->token_file (when set) into c->token: the first line, blanks
+ * around it dropped. The file must be a regular file that neither group nor
+ * others may read or write (a token anyone on the host can read is not a
+ * secret). Errors: ERR_IO (cannot open or read it; detail the path),
+ * ERR_CONFIG (its mode lets others read it, or it is empty; detail
+ * "token_file").
+ */
+int worker_config_read_token(struct worker_config *c, struct err *e)
 	__attribute__((warn_unused_result));
 
 /* 1 if the comma-separated capability list of c contains `cap`, else 0. */

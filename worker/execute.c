@@ -733,6 +733,7 @@ static int execute_kernel(const struct job_spec *spec, const struct worker_env *
 	k.timeout_fetch_s = env->timeout_fetch_s;
 	k.timeout_build_s = env->timeout_build_s;
 	k.cancel = env->cancel;
+	k.sandbox = env->sandbox;
 
 	report(phase, ctx, "fetch", 0, "%s %s", spec->tree ? spec->tree : "",
 	       spec->commit ? spec->commit : "");

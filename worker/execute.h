@@ -13,6 +13,8 @@
 #include <jansson.h>
 #include "err.h"
 
+struct sandbox;
+
 struct job_spec {
 	long long id;
 	const char *tree, *url, *commit; /* url: git URL or local path of the tree */
@@ -39,6 +41,9 @@ struct worker_env {
 	int make_jobs, qemu_mem_mb, qemu_cpus;
 	int timeout_fetch_s, timeout_build_s, timeout_boot_s, timeout_run_s;
 	int keep_logs; /* the newest run logs kept per run dir (runlogs_prune); 0 = all */
+	const struct sandbox *sandbox; /* borrowed; what tree code (make, Kconfig scripts,
+					  the perf build) runs in; NULL: nothing wrapped,
+					  as with `sandbox = off` */
 	volatile sig_atomic_t *cancel; /* optional (NULL: none): when it becomes non-zero
 					  (e.g. from a SIGTERM handler), the running git,
 					  make, qemu or case is killed and job_execute

@@ -6,6 +6,7 @@
 #include "clock.h"
 #include "names.h"
 #include "arch.h"
+#include "worker/sandbox.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -145,17 +146,18 @@ static void log_addf(struct kernel *k, const char *fmt, ...)
  * Returns 0 when it exited 0, 1 when it ran and failed (the reason logged),
  * -1 when it could not start (e filled). full_log_fd >= 0 also gets the output.
  */
-static int run_logged(struct kernel *k, const char *const *argv, const char *cwd,
-		      const char *const *env, int timeout_s, int full_log_fd, struct err *e)
+static int run_shown(struct kernel *k, const char *const *shown, const char *const *argv,
+		     const char *how, const char *cwd, const char *const *env, int timeout_s,
+		     int full_log_fd, struct err *e)
 {
 	struct runcmd cmd;
 	char desc[64];
 	size_t i;
 	int rc;
 
-	log_addf(k, "$");
-	for (i = 0; argv[i]; i++)
-		log_addf(k, " %s", argv[i]);
+	log_addf(k, "%s$", how);
+	for (i = 0; shown[i]; i++)
+		log_addf(k, " %s", shown[i]);
 	log_addf(k, "\n");
 	runcmd_init(&cmd, argv, timeout_s);
 	cmd.cwd = cwd;
@@ -174,10 +176,74 @@ static int run_logged(struct kernel *k, const char *const *argv, const char *cwd
 		log_addf(k, "\n");
 	rc = runcmd_ok(&cmd) ? 0 : 1;
 	if (rc)
-		log_addf(k, "regtrack: '%s' failed: %s\n", argv[0],
+		log_addf(k, "regtrack: '%s' failed: %s\n", shown[0],
 			 runcmd_describe(&cmd, desc, sizeof(desc)));
 	runcmd_release(&cmd);
 	return rc;
+}
+
+/* run_shown of argv as it is (the trusted commands: git, rm, strip) */
+static int run_logged(struct kernel *k, const char *const *argv, const char *cwd,
+		      const char *const *env, int timeout_s, int full_log_fd, struct err *e)
+{
+	return run_shown(k, argv, argv, "", cwd, env, timeout_s, full_log_fd, e);
+}
+
+/*
+ * 1 when path, symlinks resolved, is dir or below it (the directories on
+ * the way from dir to a file that sandboxed code could have replaced with
+ * symlinks); 0 otherwise, also when either does not exist.
+ */
+static int beneath(const char *dir, const char *path)
+{
+	char *rd = realpath(dir, NULL), *rp = realpath(path, NULL);
+	size_t n = rd ? strlen(rd) : 0;
+	int ok = rd && rp && !strncmp(rd, rp, n) && (rp[n] == '/' || rp[n] == '\0');
+
+	free(rd);
+	free(rp);
+	return ok;
+}
+
+/*
+ * Runs tree code (make, scripts from the tree) like run_logged, in k's
+ * sandbox when it is usable: it sees the source dir, its mirror, the
+ * kconfig fragments and ro_extra (may be NULL) read-only, `rw`
+ * (NULL-terminated) read-write, and only env as its environment; each rw
+ * dir is given to the build user first (they must exist). Without a usable sandbox the command runs directly.
+ */
+static int run_tree(struct kernel *k, const char *const *argv, const char *cwd,
+		    const char *const *rw, const char *ro_extra, const char *const *env,
+		    int timeout_s, int full_log_fd, struct err *e)
+{
+	char *mirror = xstrfmt("%s/mirrors/%s.git", k->work_dir, k->tree);
+	const char *ro[] = { k->src_dir, mirror, k->kconfig_dir, ro_extra, NULL };
+	struct sandbox_spec spec = { .rw = rw, .ro = ro, .env = env, .cwd = cwd };
+	char **wrapped;
+	int r;
+
+	if (!sandbox_usable(k->sandbox)) {
+		if (k->sandbox && !k->sandbox->off)
+			log_addf(k,
+				 "regtrack: no sandbox (%s): a tree of the server's, built "
+				 "directly\n",
+				 k->sandbox->why);
+		free(mirror);
+		return run_logged(k, argv, cwd, env, timeout_s, full_log_fd, e);
+	}
+	spec.cpu_s = timeout_s;
+	for (size_t i = 0; rw && rw[i]; i++)
+		if (fs_mkdirs(rw[i], 0755, e) || sandbox_own_dir(k->sandbox, rw[i], e)) {
+			log_addf(k, "regtrack: %s\n", e->message);
+			free(mirror);
+			return -1;
+		}
+	wrapped = sandbox_argv(k->sandbox, &spec, argv);
+	r = run_shown(k, argv, (const char *const *)wrapped, "(sandboxed) ", cwd, NULL, timeout_s,
+		      full_log_fd, e);
+	sandbox_argv_free(wrapped);
+	free(mirror);
+	return r;
 }
 
 static int dir_exists(const char *path)
@@ -423,22 +489,11 @@ static int apply_patches(struct kernel *k, struct err *e)
 	char *path = xstrfmt("%s.mbox", k->src_dir), *name, *email, *date;
 	const char *quit[] = { "git", "-C", k->src_dir, "am", "--quit", NULL };
 	const char *am[] = { "git",
-			     "-c",
-			     "commit.gpgSign=false",
-			     "-c",
-			     "am.threeWay=false",
-			     "-c",
-			     "am.keepcr=false",
-			     "-c",
-			     "am.messageid=false",
-			     "-C",
-			     k->src_dir,
-			     "am",
-			     "--quiet",
-			     "--no-gpg-sign",
-			     "--",
-			     path,
-			     NULL };
+			     /* git am runs no tree code: no hooks, no fsmonitor command */
+			     "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c",
+			     "commit.gpgSign=false", "-c", "am.threeWay=false", "-c",
+			     "am.keepcr=false", "-c", "am.messageid=false", "-C", k->src_dir, "am",
+			     "--quiet", "--no-gpg-sign", "--", path, NULL };
 	const char *head[] = {
 		"git", "-C", k->src_dir, "rev-parse", "-q", "--verify", "HEAD", NULL
 	};
@@ -558,6 +613,11 @@ int kernel_fetch(struct kernel *k, struct err *e)
 	}
 	free(cross);
 	k->karch = base->karch;
+	if (k->patches && k->sandbox && !k->sandbox->off && !k->sandbox->bwrap)
+		return err_setc(e, ERR_INVALID_JOB, "sandbox",
+				"patches are built only in a sandbox, and this worker has none: %s "
+				"(the worker config's `sandbox = off` builds them anyway)",
+				k->sandbox->why);
 
 	mirrors = xstrfmt("%s/mirrors", k->work_dir);
 	srcs = xstrfmt("%s/src", k->work_dir);
@@ -719,9 +779,11 @@ static const char *cross_prefix(const struct kconfig_base *base)
 /* The make command line common to every make call; strings in `hold` freed by the caller. */
 struct make_args {
 	const char *argv[16];
-	char *hold[6];
+	char *hold[7];
 	int n, nhold;
-	const char *env[9];
+	const char *env[10];
+	const char *rw[3]; /* what make may write in the sandbox: build dir, ccache */
+	const char *ro[2]; /* a patched build reads ccache only (no poisoned entries) */
 };
 
 static const char *hold(struct make_args *m, char *s)
@@ -735,15 +797,18 @@ static void make_args_init(struct make_args *m, struct kernel *k, const struct k
 	const char *prefix = cross_prefix(base);
 	int cross = *prefix != '\0';
 
+	const char *ccache;
+
 	memset(m, 0, sizeof(*m));
+	ccache = hold(m,
+		      k->ccache_dir ? xstrdup(k->ccache_dir) : xstrfmt("%s/ccache", k->work_dir));
 	m->argv[m->n++] = "make";
 	m->argv[m->n++] = hold(m, xstrfmt("O=%s", k->build_dir));
 	m->argv[m->n++] = hold(m, xstrfmt("ARCH=%s", base->karch));
 	if (cross)
 		m->argv[m->n++] = hold(m, xstrfmt("CROSS_COMPILE=%s", prefix));
 	m->argv[m->n++] = hold(m, xstrfmt("CC=ccache %s%s", prefix, k->compiler));
-	m->env[0] = hold(m, k->ccache_dir ? xstrfmt("CCACHE_DIR=%s", k->ccache_dir) :
-					    xstrfmt("CCACHE_DIR=%s/ccache", k->work_dir));
+	m->env[0] = hold(m, xstrfmt("CCACHE_DIR=%s", ccache));
 	m->env[1] = hold(m, xstrfmt("CCACHE_BASEDIR=%s", k->work_dir));
 	/* fixed build identity: reproducible images, ccache hits on init/version.c */
 	m->env[2] = "KBUILD_BUILD_TIMESTAMP=Sun Jan 1 00:00:00 UTC 2023";
@@ -753,7 +818,13 @@ static void make_args_init(struct make_args *m, struct kernel *k, const struct k
 	 * of one source give one image (the image hash names the kernel, kernel.h) */
 	m->env[5] = "KBUILD_BUILD_VERSION=1";
 	m->env[6] = "LC_ALL=C";
-	m->env[7] = NULL;
+	/* ccache's temporary files: the sandbox's own /tmp */
+	m->env[7] = "CCACHE_TEMPDIR=/tmp";
+	m->env[8] = k->patches ? "CCACHE_READONLY=1" : NULL;
+	m->env[9] = NULL;
+	m->rw[0] = k->build_dir;
+	m->rw[1] = k->patches ? NULL : ccache;
+	m->ro[0] = k->patches ? ccache : NULL;
 }
 
 static void make_args_release(struct make_args *m)
@@ -794,14 +865,23 @@ int kernel_file_sha256(const char *path, char out[65])
 	return 0;
 }
 
+/*
+ * Files in the build dir were written by sandboxed tree code: the worker
+ * (maybe root) never follows a symlink it left there (O_NOFOLLOW here, and
+ * beneath() for the directories on the way).
+ */
 static char *slurp(const char *path)
 {
-	FILE *f = fopen(path, "r");
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	char *text = NULL;
 	size_t len = 0;
 
-	if (!f)
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		return NULL;
+	}
 	if (getdelim(&text, &len, '\0', f) < 0) {
 		free(text);
 		text = xstrdup("");
@@ -898,11 +978,15 @@ static char *config_key(struct kernel *k, const struct kconfig_base *base, char 
 
 static int write_file(const char *path, const char *text)
 {
-	FILE *f = fopen(path, "w");
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	int ok;
 
-	if (!f)
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		return -1;
+	}
 	ok = fputs(text, f) >= 0;
 	return fclose(f) == 0 && ok ? 0 : -1;
 }
@@ -935,7 +1019,15 @@ int kernel_configure(struct kernel *k, struct err *e)
 	}
 	builds = xstrfmt("%s/build", k->work_dir);
 	free(k->build_dir);
-	k->build_dir = xstrfmt("%s/%s-%s-%s", builds, k->tree, k->kconfig, k->compiler);
+	/* a patched build's objects are the submitter's: never reused by another job */
+	k->build_dir = xstrfmt("%s/%s-%s-%s%s", builds, k->tree, k->kconfig, k->compiler,
+			       k->patches ? "-patched" : "");
+	if (k->patches) {
+		const char *rm[] = { "rm", "-rf", k->build_dir, NULL };
+
+		if (run_logged(k, rm, NULL, NULL, GIT_QUICK_S, -1, e) < 0)
+			goto out;
+	}
 	if (fs_mkdirs(k->build_dir, 0755, e))
 		goto out;
 	config = xstrfmt("%s/.config", k->build_dir);
@@ -972,7 +1064,7 @@ int kernel_configure(struct kernel *k, struct err *e)
 	make_args_init(&m, k, base);
 	m.argv[m.n] = base->target;
 	m.argv[m.n + 1] = NULL;
-	r = run_logged(k, m.argv, k->src_dir, m.env, tbuild, -1, e);
+	r = run_tree(k, m.argv, k->src_dir, m.rw, m.ro[0], m.env, tbuild, -1, e);
 	if (!r) {
 		const char *margv[8 + ARRAY_SIZE(base->fragments)];
 		int n = 0;
@@ -986,11 +1078,13 @@ int kernel_configure(struct kernel *k, struct err *e)
 		for (i = 0; i < (size_t)nfrag; i++)
 			margv[n++] = frag[i];
 		margv[n] = NULL;
-		r = run_logged(k, margv, k->src_dir, m.env, tbuild, -1, e);
+		/* in the build dir: it makes its temporary files in the current dir, and
+		 * the source tree is read-only in the sandbox */
+		r = run_tree(k, margv, k->build_dir, m.rw, m.ro[0], m.env, tbuild, -1, e);
 	}
 	if (!r) {
 		m.argv[m.n] = "olddefconfig";
-		r = run_logged(k, m.argv, k->src_dir, m.env, tbuild, -1, e);
+		r = run_tree(k, m.argv, k->src_dir, m.rw, m.ro[0], m.env, tbuild, -1, e);
 	}
 	make_args_release(&m);
 	if (r) {
@@ -1009,7 +1103,7 @@ int kernel_configure(struct kernel *k, struct err *e)
 		/* unchanged: give .config back its old mtime, nothing to reconfigure */
 		struct timespec ts[2] = { old_st.st_atim, old_st.st_mtim };
 
-		utimensat(AT_FDCWD, config, ts, 0);
+		utimensat(AT_FDCWD, config, ts, AT_SYMLINK_NOFOLLOW);
 		log_addf(k, "regtrack: .config unchanged\n");
 	}
 	if (key && write_file(keypath, key) < 0)
@@ -1039,7 +1133,7 @@ int kernel_build(struct kernel *k, struct err *e)
 	if (!base || !k->build_dir)
 		return err_setc(e, ERR_INTERNAL, "kconfig", "build before configure");
 	logpath = xstrfmt("%s/regtrack-build.log", k->build_dir);
-	fd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0) {
 		err_setc(e, ERR_IO, logpath, "cannot create '%s': %s", logpath, strerror(errno));
 		free(logpath);
@@ -1050,7 +1144,7 @@ int kernel_build(struct kernel *k, struct err *e)
 	m.argv[m.n] = jobs;
 	m.argv[m.n + 1] = base->image_target;
 	m.argv[m.n + 2] = NULL;
-	r = run_logged(k, m.argv, k->src_dir, m.env, tbuild, fd, e);
+	r = run_tree(k, m.argv, k->src_dir, m.rw, m.ro[0], m.env, tbuild, fd, e);
 	make_args_release(&m);
 	close(fd);
 	if (r) {
@@ -1059,6 +1153,11 @@ int kernel_build(struct kernel *k, struct err *e)
 	}
 	free(k->image);
 	k->image = xstrfmt("%s/%s", k->build_dir, base->image);
+	if (!beneath(k->build_dir, k->image)) {
+		log_addf(k, "regtrack: '%s' is missing or not a file of the build dir\n", k->image);
+		rc = 1;
+		goto out;
+	}
 	if (!file_exists(k->image)) {
 		log_addf(k, "regtrack: make succeeded but '%s' is missing\n", k->image);
 		rc = 1;
@@ -1071,7 +1170,7 @@ int kernel_build(struct kernel *k, struct err *e)
 	}
 	path = xstrfmt("%s/include/config/kernel.release", k->build_dir);
 	free(k->release);
-	k->release = slurp(path);
+	k->release = beneath(k->build_dir, path) ? slurp(path) : NULL;
 	if (k->release)
 		k->release[strcspn(k->release, "\n")] = '\0';
 	else
@@ -1143,12 +1242,21 @@ int kernel_build_perf(struct kernel *k, struct err *e)
 		goto out;
 	}
 	perfdir = xstrfmt("%s/perf", k->work_dir);
-	odir = xstrfmt("%s/obj-%s", perfdir, base->karch);
-	if (fs_mkdirs(odir, 0755, e))
+	/* a patched tools/ tree builds in a dir of its own, emptied first (as the kernel) */
+	odir = xstrfmt("%s/obj-%s%s", perfdir, base->karch, k->patches ? "-patched" : "");
+	if (fs_mkdirs(perfdir, 0755, e))
 		goto out;
 	lockp = xstrfmt("%s/%s.lock", perfdir, base->karch);
 	lock = lock_path(lockp, e);
 	if (lock < 0)
+		goto out;
+	if (k->patches) {
+		const char *rm[] = { "rm", "-rf", odir, NULL };
+
+		if (run_logged(k, rm, NULL, NULL, GIT_QUICK_S, -1, e) < 0)
+			goto out;
+	}
+	if (fs_mkdirs(odir, 0755, e))
 		goto out;
 	if (file_exists(bin)) {
 		/* built by another job while this one waited for the lock */
@@ -1194,6 +1302,7 @@ int kernel_build_perf(struct kernel *k, struct err *e)
 			"WERROR=0",
 		};
 		const char *env[] = { "LC_ALL=C", NULL };
+		const char *rw[] = { odir, NULL };
 		size_t i;
 
 		obj = xstrfmt("%s/tools/perf", k->src_dir);
@@ -1219,8 +1328,8 @@ int kernel_build_perf(struct kernel *k, struct err *e)
 		argv[n++] = target;
 		argv[n] = NULL;
 		logpath = xstrfmt("%s/regtrack-perf-build.log", odir);
-		fd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		r = run_logged(k, argv, NULL, env, tbuild, fd, e);
+		fd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+		r = run_tree(k, argv, NULL, rw, NULL, env, tbuild, fd, e);
 		if (fd >= 0)
 			close(fd);
 		free(odir_arg);
@@ -1231,6 +1340,11 @@ int kernel_build_perf(struct kernel *k, struct err *e)
 			goto out;
 		}
 		cross = xstrfmt("%sstrip", prefix);
+		if (!beneath(odir, target)) {
+			log_addf(k, "regtrack: '%s' is not a file of the perf build dir\n", target);
+			rc = 1;
+			goto out;
+		}
 	}
 	if (fs_mkdirs(dir, 0755, e))
 		goto out;

@@ -6,6 +6,8 @@
 #include "buf.h"
 #include "err.h"
 
+struct sandbox;
+
 /*
  * Getting a bootable kernel image for (tree, commit, kconfig, compiler):
  * source, configuration, build. Every git and make call goes through
@@ -46,6 +48,12 @@ struct kernel {
 	int make_jobs;		 /* <= 0: 1 */
 	int timeout_fetch_s, timeout_build_s; /* <= 0: 1800 / 7200 */
 	volatile sig_atomic_t *cancel;	      /* passed to every child (see runcmd.h) */
+	const struct sandbox *sandbox;	      /* tree code (make, merge_config.sh, the perf
+					       * build) runs in it (sandbox.h); NULL or off:
+					       * run directly. On but unusable: builds of
+					       * patches are refused (kernel_fetch fails,
+					       * ERR_INVALID_JOB, detail "sandbox"), others
+					       * run directly with a line in the log */
 
 	/* --- outputs: owned by the struct, freed by kernel_release --- */
 	char sha[41];	   /* the commit resolved in the mirror (with patches: what git am made) */

@@ -128,7 +128,12 @@ int main(int argc, char **argv)
 			return 0;
 		}
 	worker_config_init(&cfg);
-	if (worker_config_from_args(&cfg, argc - 1, argv + 1, getenv("REGTRACK_TOKEN"), &e)) {
+	ret = worker_config_from_args(&cfg, argc - 1, argv + 1, getenv("REGTRACK_TOKEN"), &e);
+	/* read once; no child (git, make, qemu) inherits it */
+	unsetenv("REGTRACK_TOKEN");
+	if (!ret)
+		ret = worker_config_read_token(&cfg, &e);
+	if (ret) {
 		fprintf(stderr, "regtrack-worker: %s\n", e.message);
 		worker_config_release(&cfg);
 		return 2;

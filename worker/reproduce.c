@@ -140,7 +140,9 @@ static int usage(void)
 	      "           [--measure wallclock|icount] [--arch x86_64|aarch64] [--commit SHA]\n"
 	      "           [--patches FILE.mbox] [--repeat N] [--compiler gcc-12]\n"
 	      "           [--work-dir DIR] [--cases-dir DIR] [--jobs N] [--json]\n"
-	      "run inside a kernel tree (kconfig host: none needed); no server, no token\n",
+	      "           [--sandbox on|off] [--build-user USER]\n"
+	      "run inside a kernel tree (kconfig host: none needed); no server, no token;\n"
+	      "the build runs in bubblewrap (off: directly); patches are refused without it\n",
 	      stderr);
 	return 2;
 }
@@ -173,6 +175,8 @@ int reproduce_main(int argc, char **argv)
 				  .timeout_boot_s = 300,
 				  .timeout_run_s = 600 };
 	const char *params = "", *measure = NULL, *patches_file = NULL, *cases = "", *work = NULL;
+	const char *sandbox_mode = "on", *build_user = NULL;
+	struct sandbox sb = { .uid = -1, .gid = -1 };
 	char *top = NULL, *sha = NULL, *cases_dir = NULL, *work_dir = NULL, *table;
 	struct buf mbox = BUF_INIT(MAX_PATCH_BYTES);
 	struct job_outcome out;
@@ -220,6 +224,10 @@ int reproduce_main(int argc, char **argv)
 			cases = v;
 		else if (!strcmp(k, "--jobs"))
 			env.make_jobs = (int)strtol(v, NULL, 10);
+		else if (!strcmp(k, "--sandbox"))
+			sandbox_mode = v;
+		else if (!strcmp(k, "--build-user"))
+			build_user = v;
 		else
 			return usage();
 	}
@@ -233,6 +241,16 @@ int reproduce_main(int argc, char **argv)
 	}
 	if (measure)
 		json_object_set_new(spec.params, "measure", json_string(measure));
+	/* a worker's token is nothing the tree's code may see here either */
+	unsetenv("REGTRACK_TOKEN");
+	if (sandbox_init(&sb, sandbox_mode, build_user, &e)) {
+		fprintf(stderr, "regtrack-worker reproduce: %s\n", e.message);
+		rc = 2;
+		goto out;
+	}
+	if (!sb.off && !sb.bwrap)
+		fprintf(stderr, "reproduce: no sandbox: %s\n", sb.why);
+	env.sandbox = &sb;
 	host = !strcmp(spec.kconfig, "host");
 	if (!host) {
 		/* the kernel tree is where we are; its commit unless told */
@@ -327,6 +345,7 @@ int reproduce_main(int argc, char **argv)
 			out.log_tail ? out.log_tail : "", out.status);
 	rc = strcmp(out.status, "ok") ? 1 : 0;
 out:
+	sandbox_release(&sb);
 	job_outcome_release(&out);
 	json_decref(spec.params);
 	buf_release(&mbox);

@@ -144,10 +144,15 @@ def kill_server():
     for u in ups:
         u.start()
     kills = 0
-    for _ in range(3):
-        time.sleep(1.5)
+    for k in range(3):
+        # by progress, not by the clock: kill k comes once a quarter more of the
+        # documents is acknowledged, so uploads are always in flight at the kill
+        # (a fixed sleep let a fast machine finish all 1,000 before the first)
+        mark = (k + 1) * len(docs) // 4
+        while sum(len(u.acked) for u in ups) < mark and any(u.is_alive() for u in ups):
+            time.sleep(0.002)
         done = sum(len(u.acked) for u in ups)
-        if done >= 1000:
+        if done >= len(docs):
             break
         srv.proc.send_signal(signal.SIGKILL)
         srv.proc.wait()

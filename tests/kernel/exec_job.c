@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "worker/execute.h"
+#include "worker/sandbox.h"
 #include "buf.h"
 #include "attr.h"
 #include "clock.h"
@@ -84,6 +85,7 @@ int main(int argc, char **argv)
 				  .timeout_boot_s = 300,
 				  .timeout_run_s = 600 };
 	struct phase_log pl = { .phases = json_array() };
+	struct sandbox sb;
 	struct buf mbox = BUF_INIT(8 << 20);
 	struct job_outcome out;
 	struct err e;
@@ -157,6 +159,14 @@ int main(int argc, char **argv)
 	    !spec.testcase)
 		return usage();
 	spec.skip_images = skip;
+	/* builds in bubblewrap as a worker makes them (build user nobody when root) */
+	if (sandbox_init(&sb, "on", NULL, &e)) {
+		fprintf(stderr, "exec_job: %s\n", e.message);
+		return 1;
+	}
+	if (!sb.bwrap)
+		fprintf(stderr, "exec_job: no sandbox: %s\n", sb.why);
+	env.sandbox = &sb;
 
 	if (job_execute(&spec, &env, on_phase, &pl, &out, &e) < 0) {
 		close_phase(&pl);
@@ -167,6 +177,7 @@ int main(int argc, char **argv)
 		json_decref(monitors);
 		json_decref(skip);
 		buf_release(&mbox);
+		sandbox_release(&sb);
 		return 1;
 	}
 	close_phase(&pl);
@@ -189,5 +200,6 @@ int main(int argc, char **argv)
 	json_decref(monitors);
 	json_decref(skip);
 	buf_release(&mbox);
+	sandbox_release(&sb);
 	return 0;
 }

@@ -201,10 +201,106 @@ static void test_diffstat(void **state UNUSED)
 	}
 }
 
+/* runs argv; asserts it started and ended with status 0 */
+static void run_ok(const char *const *argv)
+{
+	struct runcmd cmd;
+	struct err e;
+
+	runcmd_init(&cmd, argv, 60);
+	cmd.env = git_env;
+	assert_int_equal(runcmd_run(&cmd, &e), 0);
+	if (!runcmd_ok(&cmd))
+		fail_msg("%s %s: %s", argv[0], argv[1], cmd.err.data);
+	runcmd_release(&cmd);
+}
+
+/*
+ * The server's git on a mirror runs no program the repository names: a
+ * reference-transaction hook (a fetch that moves a ref runs it) and a
+ * core.fsmonitor command planted in the mirror stay unrun through a
+ * gitmirror_sync that fetches a new commit; an ext:: url (a command as a
+ * transport) is refused without running it.
+ */
+static void test_sync_runs_no_hooks(void **state UNUSED)
+{
+	char data[40], mirror[160], hook[200], marker[160], cfg[200], url[200];
+	struct err e;
+	FILE *f;
+
+	snprintf(data, sizeof(data), "/tmp/regtrack-gmh-XXXXXX");
+	assert_non_null(mkdtemp(data));
+	snprintf(repo, sizeof(repo), "%s/src", data);
+	snprintf(marker, sizeof(marker), "%s/ran", data);
+	{
+		const char *init[] = { "git", "init", "-q", "-b", "master", repo, NULL };
+
+		run_ok(init);
+	}
+	put("a", "1\n", 2);
+	free(commit("one"));
+	assert_int_equal(gitmirror_sync(data, "t", repo, 60, &e), 0);
+	snprintf(mirror, sizeof(mirror), "%s/mirrors/t.git", data);
+
+	snprintf(hook, sizeof(hook), "%s/hooks/reference-transaction", mirror);
+	f = fopen(hook, "w");
+	assert_non_null(f);
+	fprintf(f, "#!/bin/sh\necho hook >> %s\n", marker);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(chmod(hook, 0755), 0);
+	snprintf(cfg, sizeof(cfg), "%s/fsmon", data);
+	f = fopen(cfg, "w");
+	assert_non_null(f);
+	fprintf(f, "#!/bin/sh\necho fsmonitor >> %s\n", marker);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(chmod(cfg, 0755), 0);
+	{
+		const char *set[] = { "git", "-C", mirror, "config", "core.fsmonitor", cfg, NULL };
+
+		run_ok(set);
+	}
+	/* the hook does run when git is left to itself (the test could not fail otherwise) */
+	{
+		const char *up[] = { "git", "-C", mirror, "update-ref", "refs/probe", "HEAD", NULL };
+
+		run_ok(up);
+		assert_int_equal(access(marker, F_OK), 0);
+		assert_int_equal(unlink(marker), 0);
+	}
+
+	put("a", "2\n", 2);
+	free(commit("two"));
+	assert_int_equal(gitmirror_sync(data, "t", repo, 60, &e), 0);
+	{
+		char *want = git("rev-parse", "HEAD", NULL, NULL, NULL);
+		const char *argv[] = { "git", "-C", mirror, "rev-parse", "refs/heads/master", NULL };
+		struct runcmd cmd;
+
+		runcmd_init(&cmd, argv, 60);
+		assert_int_equal(runcmd_run(&cmd, &e), 0);
+		assert_true(runcmd_ok(&cmd));
+		assert_memory_equal(cmd.out.data, want, 40); /* the fetch did happen */
+		runcmd_release(&cmd);
+		free(want);
+	}
+	assert_int_equal(access(marker, F_OK), -1);
+
+	snprintf(url, sizeof(url), "ext::sh -c touch%% %s", marker);
+	assert_int_equal(gitmirror_sync(data, "x", url, 60, &e), -1);
+	assert_string_equal(e.code, "git_failed");
+	assert_int_equal(access(marker, F_OK), -1);
+	{
+		const char *rm[] = { "rm", "-rf", "--", data, NULL };
+
+		run_ok(rm);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_diffstat),
+		cmocka_unit_test(test_sync_runs_no_hooks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

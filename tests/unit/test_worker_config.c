@@ -163,6 +163,49 @@ static void test_token_flag_beats_env(void **state UNUSED)
 	worker_config_release(&c);
 }
 
+/*
+ * token_file: read at start (its first line, blanks trimmed), wins over env
+ * and --token; a file others may read, an empty one or a missing one is an
+ * error naming it; the defaults of the sandbox keys.
+ */
+static void test_token_file(void **state UNUSED)
+{
+	struct worker_config c;
+	struct err e;
+	char *path = write_file("tok", "  s3cret-token \nsecond line\n");
+	char *argv[] = { "run", "--token", "flagtoken", "--token-file", path };
+
+	worker_config_init(&c);
+	assert_string_equal(c.sandbox, "on");
+	assert_string_equal(c.build_user, "nobody");
+	assert_int_equal(chmod(path, 0640), 0);
+	assert_int_equal(worker_config_from_args(&c, 5, argv, "envtoken", &e), 0);
+	assert_int_equal(worker_config_read_token(&c, &e), -1);
+	assert_string_equal(e.code, "config_invalid");
+	assert_string_equal(e.detail, "token_file");
+	assert_non_null(strstr(e.message, "0640"));
+	assert_string_equal(c.token, "flagtoken");
+
+	assert_int_equal(chmod(path, 0600), 0);
+	assert_int_equal(worker_config_read_token(&c, &e), 0);
+	assert_string_equal(c.token, "s3cret-token");
+	worker_config_release(&c);
+	free(path);
+
+	path = write_file("empty", " \n");
+	assert_int_equal(chmod(path, 0600), 0);
+	worker_config_init(&c);
+	assert_int_equal(worker_config_set(&c, "token_file", path, &e), 0);
+	assert_int_equal(worker_config_read_token(&c, &e), -1);
+	assert_string_equal(e.detail, "token_file");
+	assert_int_equal(worker_config_set(&c, "token_file", "/nonexistent/tok", &e), 0);
+	assert_int_equal(worker_config_read_token(&c, &e), -1);
+	assert_string_equal(e.code, "io_error");
+	assert_string_equal(e.detail, "/nonexistent/tok");
+	worker_config_release(&c);
+	free(path);
+}
+
 static void test_bounds(void **state UNUSED)
 {
 	struct worker_config c;
@@ -304,6 +347,7 @@ int main(void)
 		cmocka_unit_test(test_file),
 		cmocka_unit_test(test_flags_override_file),
 		cmocka_unit_test(test_token_flag_beats_env),
+		cmocka_unit_test(test_token_file),
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_file_errors),
 		cmocka_unit_test(test_usage_errors),

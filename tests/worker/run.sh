@@ -25,4 +25,4 @@ cleanup() {
 trap cleanup EXIT
 cd "$here"
 # Debian's python3, not another one first on PATH
-/usr/bin/python3 -m unittest -v ${TESTS:-test_worker test_cases_store}
+/usr/bin/python3 -m unittest -v ${TESTS:-test_worker test_cases_store test_sandbox}
