@@ -190,11 +190,15 @@ check_profile() {
 	[[ " $user" == *" main "* && $user == *__munmap* && $user == *__mmap64* ]] &&
 		ok "$label: user frames of small-allocs named: $user($named of $total small-allocs samples name one)" ||
 		bad "$label: folded stacks lack small-allocs' user frames main, __mmap64, __munmap (have: $user)"
-	jq -e '.runs[0].metrics | (keys | map(select(startswith("perf-profile.children.cycles-pp."))) | length > 5) and
-		has("perf-profile.children.cycles-pp.do_mmap") and
-		(.["perf-profile.children.cycles-pp.do_mmap"][0] > 0 and .["perf-profile.children.cycles-pp.do_mmap"][0] <= 100) and
+	# symbols of the mmap/munmap system-call path are children metrics, each a
+	# percentage: on the host the profile is system-wide and do_mmap alone can
+	# sit near the 0.5 % floor (0.35-0.7 % of a quiet 2-core VM's samples), where
+	# it is a metric in some runs and not in others
+	local path='^perf-profile\.children\.cycles-pp\.(do_mmap|vm_mmap_pgoff|__vm_munmap|do_vmi_munmap|__x64_sys_munmap|__x64_sys_mmap|do_syscall_64)$'
+	jq -e --arg path "$path" '.runs[0].metrics | (keys | map(select(startswith("perf-profile.children.cycles-pp."))) | length > 5) and
+		([to_entries[] | select(.key | test($path)) | .value[0]] | length > 0 and all(. > 0 and . <= 100)) and
 		(.["perf-stat.total.cpu-clock"][0] > 0)' "$j" >/dev/null &&
-		ok "$label: perf-profile metrics (do_mmap children $(jq '.runs[0].metrics["perf-profile.children.cycles-pp.do_mmap"][0]' "$j") %) and perf-stat.total.cpu-clock $(jq '.runs[0].metrics["perf-stat.total.cpu-clock"][0]' "$j") ms" ||
+		ok "$label: perf-profile metrics ($(jq -r --arg path "$path" '[.runs[0].metrics | to_entries[] | select(.key | test($path)) | "\(.key | sub("perf-profile.children.cycles-pp."; "")) \(.value[0])"] | join(", ")' "$j") % children) and perf-stat.total.cpu-clock $(jq '.runs[0].metrics["perf-stat.total.cpu-clock"][0]' "$j") ms" ||
 		bad "$label: perf-profile / perf-stat metrics missing: $(jq -c '.runs[0].metrics | keys | map(select(startswith("perf"))) | .[:12]' "$j")"
 	jq -r '.phases[] | select(.phase == "perf") | "   cost: static perf \(.seconds * 10 | floor / 10) s (\(.message))"' "$j"
 	[[ -n ${2:-} && -f $TMP/$2.json ]] && jq -rn --slurpfile a "$TMP/$2.json" --slurpfile b "$j" '
