@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_sort_double.h>
 
 void detect_opts_init(struct detect_opts *o)
 {
@@ -127,18 +128,27 @@ int detect_series_set(struct detect_series *s, size_t i, const double *v, size_t
 	return 0;
 }
 
-struct ranked {
-	double v;
-	size_t i;
-};
-
-static int cmp_ranked(const void *x, const void *y)
+/*
+ * Midranks (1-based, ties share their mean rank) of v[0..n) into rank[], perm
+ * scratch of n; returns the ties' sum of t^3 - t (Lehmann 1975 eq. 1.33).
+ * gsl_sort_index is a heapsort: not stable, which midranks do not need.
+ */
+static double midranks(const double *v, size_t n, size_t *perm, double *rank)
 {
-	const struct ranked *a = x, *b = y;
+	double tiesum = 0;
 
-	if (a->v != b->v)
-		return a->v < b->v ? -1 : 1;
-	return (a->i > b->i) - (a->i < b->i);
+	gsl_sort_index(perm, v, 1, n);
+	for (size_t i = 0; i < n;) {
+		size_t g = 1;
+
+		while (i + g < n && v[perm[i + g]] == v[perm[i]])
+			g++;
+		for (size_t j = 0; j < g; j++)
+			rank[perm[i + j]] = (double)i + ((double)g + 1) / 2;
+		tiesum += (double)g * g * g - (double)g;
+		i += g;
+	}
+	return tiesum;
 }
 
 #define NOISE_LAG 2
@@ -149,13 +159,13 @@ struct noise {
 };
 
 struct scratch {
-	struct ranked *r;
+	size_t *perm; /* W: midranks' permutation */
 	double *rank;
 	double *tmp;  /* 2 W doubles */
 	double *diff; /* max(noise_lookback, 3) * W + 1 doubles: a final estimate near the start reads up to 3 W commits */
 	double *res;  /* as many: residuals of the noise model's region */
 	double *tmp2; /* as many: medians of its segments */
-	struct ranked *hr; /* as many: its ranks (rank_autocorr) */
+	size_t *hperm; /* as many: its ranks (rank_autocorr) */
 	double *hrank;
 	struct noise *nz; /* the noise model of the window being examined */
 	size_t cache_end; /* noise_of's last history region ended here (SIZE_MAX: none) */
@@ -223,18 +233,7 @@ static double rank_autocorr(struct scratch *w, const double *r, size_t n)
 
 	if (n < 8)
 		return NAN;
-	for (size_t i = 0; i < n; i++)
-		w->hr[i] = (struct ranked){ r[i], i };
-	qsort(w->hr, n, sizeof(*w->hr), cmp_ranked);
-	for (size_t i = 0; i < n;) {
-		size_t t = 1;
-
-		while (i + t < n && w->hr[i + t].v == w->hr[i].v)
-			t++;
-		for (size_t j = 0; j < t; j++)
-			w->hrank[w->hr[i + j].i] = (double)i + ((double)t + 1) / 2;
-		i += t;
-	}
+	midranks(r, n, w->hperm, w->hrank);
 	for (size_t i = 0; i < n; i++) {
 		double d = w->hrank[i] - mean;
 
@@ -680,24 +679,12 @@ static int best_split(struct detect_series *s, struct scratch *w, size_t c, size
 {
 	const struct detect_opts *o = &s->opts;
 	size_t n = e - c, m = o->min_seg, best_t = 0, nsplits, t;
-	double tiesum = 0, best_z = 0, prefix = 0, nn = (double)n, pv;
+	double tiesum, best_z = 0, prefix = 0, nn = (double)n, pv;
 	struct noise nz = *w->nz;
 
 	if (n < 2 * m || n < 2)
 		return 0;
-	for (size_t i = 0; i < n; i++)
-		w->r[i] = (struct ranked){ s->med[c + i], i };
-	qsort(w->r, n, sizeof(*w->r), cmp_ranked);
-	for (size_t i = 0; i < n;) {
-		size_t g = 1;
-
-		while (i + g < n && w->r[i + g].v == w->r[i].v)
-			g++;
-		for (size_t j = 0; j < g; j++)
-			w->rank[w->r[i + j].i] = (double)i + ((double)g + 1) / 2;
-		tiesum += (double)g * g * g - (double)g;
-		i += g;
-	}
+	tiesum = midranks(s->med + c, n, w->perm, w->rank);
 	for (t = 1; t + m <= n; t++) {
 		double tt = (double)t, mn, var, z;
 
@@ -905,13 +892,13 @@ size_t detect_series_run(struct detect_series *s)
 	struct scratch w;
 	struct noise nz;
 
-	w.r = xmalloc(W * sizeof(*w.r));
+	w.perm = xmalloc(W * sizeof(*w.perm));
 	w.rank = xmalloc(W * sizeof(*w.rank));
 	w.tmp = xmalloc((2 * W + 2) * sizeof(*w.tmp));
 	w.diff = xmalloc(((L > 3 ? L : 3) * W + 1) * sizeof(*w.diff));
 	w.res = xmalloc(((L > 3 ? L : 3) * W + 1) * sizeof(*w.res));
 	w.tmp2 = xmalloc(((L > 3 ? L : 3) * W + 1) * sizeof(*w.tmp2));
-	w.hr = xmalloc(((L > 3 ? L : 3) * W + 1) * sizeof(*w.hr));
+	w.hperm = xmalloc(((L > 3 ? L : 3) * W + 1) * sizeof(*w.hperm));
 	w.hrank = xmalloc(((L > 3 ? L : 3) * W + 1) * sizeof(*w.hrank));
 	w.nz = &nz;
 	w.cache_end = SIZE_MAX;
@@ -969,13 +956,13 @@ size_t detect_series_run(struct detect_series *s)
 	s->nfinal = new_nfinal;
 	s->frozen_end = frozen;
 	s->dirty_from = SIZE_MAX;
-	free(w.r);
+	free(w.perm);
 	free(w.rank);
 	free(w.tmp);
 	free(w.diff);
 	free(w.res);
 	free(w.tmp2);
-	free(w.hr);
+	free(w.hperm);
 	free(w.hrank);
 	return s->ncp;
 }
