@@ -67,9 +67,9 @@ struct robotmail {
  * Reads the mail text[0..len) (need not be NUL-terminated) into *out
  * (cleared first). Returns 0, or -1 with e (out's params released):
  * ERR_TOO_LARGE (detail "from_mail") past 16 MiB; ERR_INVALID_FIELD: "not a kernel test robot
- * report" (detail "from_mail": neither headline), or the first missing part in the order commit, testcase,
- * machine (detail "from_mail.commit", "from_mail.testcase", "from_mail.machine"); a machine is the
- * test machine line or a tbox_group. Release *out with robotmail_release() after 0.
+ * report" (detail "from_mail": neither headline), or the first missing part in the order commit,
+ * testcase, machine (detail "from_mail.commit", "from_mail.testcase", "from_mail.machine"); a
+ * machine is the test machine line or a tbox_group. Release *out with robotmail_release() after 0.
  */
 int robotmail_parse(const char *text, size_t len, struct robotmail *out, struct err *e)
 	__attribute__((warn_unused_result));
