@@ -474,6 +474,8 @@ int cmd_test(int argc, char **argv)
 			return ret;
 		}
 		tcs = json_object_get(b, "testcases");
+		if (patches_file) /* the series (from the mail's patch link) on the mail's base */
+			json_object_del(b, "head");
 		if (!json_object_get(b, "tree") && !json_object_get(b, "plan") && !dry_run) {
 			fprintf(stderr,
 				"regtrack test: --tree is needed: this lab's tree that holds %s "

@@ -313,6 +313,42 @@ static void commit_line(struct line v, struct robotmail *m)
 		copy(m->commit_subject, sizeof(m->commit_subject), rest.p + 2, rest.n - 4);
 }
 
+/*
+ * `base: SHA`, `base-commit: SHA`, or a patch report's `base: URL SHA` /
+ * `base: URL BRANCH`: the first such line wins
+ */
+static void base_line(struct line v, struct robotmail *m)
+{
+	struct line rest, w = first_word(v, &rest);
+
+	if (m->base[0] || m->base_url[0])
+		return;
+	if (w.n >= 4 && !memcmp(w.p, "http", 4)) {
+		copy(m->base_url, sizeof(m->base_url), w.p, w.n);
+		w = first_word(rest, NULL);
+		if (!sha_word(w.p, w.n, m->base))
+			copy(m->base_branch, sizeof(m->base_branch), w.p, w.n);
+		return;
+	}
+	sha_word(w.p, w.n, m->base);
+}
+
+/* "FYI, we noticed the following commit (built with gcc-9):" */
+static void built_with(struct line l, char *compiler, size_t size)
+{
+	const char *at = memmem(l.p, l.n, "(built with ", 12);
+	struct line w;
+
+	if (!at)
+		return;
+	w.p = at + 12;
+	w.n = l.n - (size_t)(w.p - l.p);
+	w = first_word(w, NULL);
+	while (w.n && (w.p[w.n - 1] == ')' || w.p[w.n - 1] == ':'))
+		w.n--;
+	copy(compiler, size, w.p, w.n);
+}
+
 /* the axis line ("compiler/cpufreq_governor/.../testcase:"): names joined by '/' */
 static int axis_line(struct line l)
 {
@@ -395,7 +431,7 @@ static void body_fields(const char *text, size_t len, struct robotmail *m)
 	int params = 0; /* 1: after "parameters:", 2: in the indented lines */
 	int table_commits = 0, axis_taken = 0, want_repo = 0;
 	struct explicit ex = { "", "" };
-	char abbrev[41] = "";
+	char abbrev[41] = "", built[64] = "";
 	struct line axis = { NULL, 0 };
 
 	while (next_line(text, len, &pos, &l)) {
@@ -426,7 +462,7 @@ static void body_fields(const char *text, size_t len, struct robotmail *m)
 			if (!t.n)
 				continue;
 			want_repo = 0;
-			if (!strncmp(t.p, "http", 4)) {
+			if (t.n >= 4 && !strncmp(t.p, "http", 4)) {
 				struct line rest, w = first_word(t, &rest);
 
 				copy(m->repo_url, sizeof(m->repo_url), w.p, w.n);
@@ -456,6 +492,7 @@ static void body_fields(const char *text, size_t len, struct robotmail *m)
 			} else if (memmem(l.p, l.n, "FYI, we noticed", 15)) {
 				m->layout = ROBOTMAIL_FYI;
 				headline(l, "noticed a", m);
+				built_with(l, built, sizeof(built));
 			}
 		}
 		if (after(l, "commit:", &v)) {
@@ -467,10 +504,20 @@ static void body_fields(const char *text, size_t len, struct robotmail *m)
 			}
 			continue;
 		}
-		if ((after(l, "base:", &v) || after(l, "base-commit:", &v)) && !m->base[0]) {
+		if (after(l, "base:", &v) || after(l, "base-commit:", &v)) {
+			base_line(v, m);
+			continue;
+		}
+		if (after(l, "url:", &v) && !m->repo_url[0]) {
 			struct line w = first_word(v, NULL);
 
-			sha_word(w.p, w.n, m->base);
+			copy(m->repo_url, sizeof(m->repo_url), w.p, w.n);
+			continue;
+		}
+		if (after(l, "patch link:", &v) && !m->patch_link[0]) {
+			struct line w = first_word(v, NULL);
+
+			copy(m->patch_link, sizeof(m->patch_link), w.p, w.n);
 			continue;
 		}
 		if ((after(l, "testcase:", &v) || after(l, "in testcase:", &v)) &&
@@ -516,6 +563,48 @@ static void body_fields(const char *text, size_t len, struct robotmail *m)
 		memcpy(m->kconfig, ex.kconfig, sizeof(m->kconfig));
 	if (ex.compiler[0])
 		memcpy(m->compiler, ex.compiler, sizeof(m->compiler));
+	if (!m->compiler[0] && built[0])
+		memcpy(m->compiler, built, sizeof(m->compiler));
+}
+
+/* the prefix ("> ", ">>> ") of the headline's line when the report is quoted; 0: none */
+static size_t quote_prefix(const char *text, size_t len, char *prefix, size_t size)
+{
+	size_t pos = 0, n = 0;
+	struct line l;
+
+	while (next_line(text, len, &pos, &l)) {
+		const char *at = memmem(l.p, l.n, "kernel test robot noticed", 25);
+
+		if (!at)
+			at = memmem(l.p, l.n, "FYI, we noticed", 15);
+		if (!at)
+			continue;
+		while (l.p + n < at && (l.p[n] == '>' || l.p[n] == ' '))
+			n++;
+		if (!n || !memchr(l.p, '>', n) || n >= size)
+			return 0;
+		memcpy(prefix, l.p, n);
+		prefix[n] = '\0';
+		return n;
+	}
+	return 0;
+}
+
+/* text[0..len) with prefix[0..n) taken off each line (other lines blank) into out */
+static int unquote(const char *text, size_t len, const char *prefix, size_t n, struct buf *out)
+{
+	size_t pos = 0;
+	struct line l;
+	int bad = 0;
+
+	/* ">>>" alone is an empty quoted line: blank, as lines quoted less deeply */
+	while (next_line(text, len, &pos, &l)) {
+		if (l.n >= n && !memcmp(l.p, prefix, n))
+			bad |= buf_add(out, l.p + n, l.n - n);
+		bad |= buf_addch(out, '\n');
+	}
+	return bad;
 }
 
 int robotmail_parse(const char *text, size_t len, struct robotmail *out, struct err *e)
@@ -536,7 +625,17 @@ int robotmail_parse(const char *text, size_t len, struct robotmail *out, struct 
 		return err_setc(e, ERR_TOO_LARGE, "from_mail", "the mail is over %d bytes",
 				MAX_MAIL);
 	}
-	body_fields(body.data, body.len, out);
+	{
+		char prefix[64];
+		size_t n = quote_prefix(body.data, body.len, prefix, sizeof(prefix));
+		struct buf plain = BUF_INIT(MAX_MAIL);
+
+		if (n && !unquote(body.data, body.len, prefix, n, &plain))
+			body_fields(plain.data, plain.len, out);
+		else
+			body_fields(body.data, body.len, out);
+		buf_release(&plain);
+	}
 	buf_release(&body);
 	if (!out->layout) {
 		robotmail_release(out);
@@ -587,6 +686,11 @@ json_t *robotmail_json(const struct robotmail *m)
 			    json_pack("{s:o,s:o}", "url", str_or_null(m->repo_url), "branch",
 				      str_or_null(m->repo_branch)));
 	json_object_set_new(j, "base", str_or_null(m->base));
+	json_object_set_new(j, "base_repo",
+			    m->base_url[0] ? json_pack("{s:s,s:o}", "url", m->base_url, "branch",
+						       str_or_null(m->base_branch)) :
+					     json_null());
+	json_object_set_new(j, "patch_link", str_or_null(m->patch_link));
 	json_object_set_new(j, "compared_base", str_or_null(m->compared_base));
 	json_object_set_new(j, "testcase", str_or_null(m->testcase));
 	json_object_set(j, "params", m->params);

@@ -30,7 +30,11 @@
  * the mail has them, else from the axis of the block whose testcase is the
  * mail's. The mail may be a bare body, RFC 5322 headers and a body, or
  * multipart (the first text/plain part is read); a quoted-printable part
- * is decoded. Header continuation lines are unfolded.
+ * is decoded. Header continuation lines are unfolded. A report quoted in
+ * a reply (`> `, `>>> `: the prefix of its headline line) is read with that
+ * prefix taken off each line; lines quoted less deeply or not at all read
+ * as blank. The compiler of a functional report ("FYI, we noticed the
+ * following commit (built with gcc-9):") comes from that headline.
  *
  * Pure: text in, fields out (a scratch copy of the body aside, the params
  * object is the one allocation that outlives the call). At most 16 MiB.
@@ -51,6 +55,12 @@ struct robotmail {
 	 * request's base is then COMMIT^.
 	 */
 	char base[41];
+	/*
+	 * A report on a posted patch names where the commit was made and on
+	 * what: `url: https://github.com/intel-lab-lkp/...` (in repo_url),
+	 * `base: URL SHA-or-BRANCH` and `patch link: LORE-URL`; "" when absent.
+	 */
+	char base_url[512], base_branch[128], patch_link[512];
 	/* the comparison's base as the table abbreviates it (its longest prefix); "" when no table */
 	char compared_base[41];
 	char testcase[128];
@@ -79,7 +89,8 @@ void robotmail_release(struct robotmail *m);
 /*
  * The mail's fields as a new JSON object (caller decrefs): layout ("fyi"
  * or "noticed"), message_id, subject, commit, commit_subject, repo {url,
- * branch}, base, compared_base, testcase, params, kconfig, compiler,
+ * branch}, base, base_repo {url, branch} (null without a base: line),
+ * patch_link, compared_base, testcase, params, kconfig, compiler,
  * tbox_group, machine, change {metric, pct, kind}; "" fields are null.
  */
 json_t *robotmail_json(const struct robotmail *m);

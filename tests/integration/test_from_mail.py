@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -35,6 +36,8 @@ FYI_ROBOT = {
     "repo": {"url": "https://git.kernel.org/cgit/linux/kernel/git/torvalds/linux.git",
              "branch": "master"},
     "base": None,
+    "base_repo": None,
+    "patch_link": None,
     "compared_base": "c8fe8b0564388f41",
     "testcase": "vm-scalability",
     "params": {"runtime": "300s", "test": "small-allocs-mt",
@@ -55,6 +58,8 @@ VMS_ROBOT = {
     "repo": {"url": "https://git.kernel.org/cgit/linux/kernel/git/torvalds/linux.git",
              "branch": "master"},
     "base": None,
+    "base_repo": None,
+    "patch_link": None,
     "compared_base": "6b0ed7b3c77547d2",
     "testcase": "vm-scalability",
     "params": {"runtime": "300s", "size": "512G", "test": "anon-cow-rand-hugetlb",
@@ -123,6 +128,40 @@ class DryRun(unittest.TestCase):
             "targets": ["arm64"], "tree": "linux", "base": "v6.15",
             "head": "ee5eda8ea59546af2e8f192c060fbf29862d7cbd",
             "label": "<202506042255.d1d90443-lkp@intel.com>"})
+
+    def test_quoted_patch_report_with_its_series(self):
+        """A reply quoting the robot's report on a posted patch: the request tests the
+        series (--patches, as fetched from the patch link) on the base the mail names."""
+        quoted = os.path.join(FIX, "kernel-test-robot-quoted-patch-unixbench.eml")
+        with tempfile.TemporaryDirectory() as tmp:
+            repo = os.path.join(tmp, "r")
+            git_init(repo)
+            with open(os.path.join(repo, "fair.c"), "w") as f:
+                f.write("int x;\n")
+            git(repo, "add", "fair.c")
+            git(repo, "commit", "-q", "-m", "sched/fair: bump", date="2025-06-26T14:40:17Z")
+            mbox = git(repo, "format-patch", "--stdout", "--root", "HEAD") + "\n"
+            path = os.path.join(tmp, "series.mbox")
+            with open(path, "w") as f:
+                f.write(mbox)
+            p = cli("test", "--from-mail", quoted, "--patches", path, "--tree", "tip",
+                    "--testcase", "execl", "--target", "arm64", "--dry-run", "--json")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        d = json.loads(p.stdout)
+        self.assertEqual(d["request"], {
+            "testcases": [{"testcase": "execl", "params": {}}], "targets": ["arm64"],
+            "tree": "tip", "base": "5bc34be478d09c4d16009e665e020ad0fcd0deea",
+            "label": "<ccc99276-2f26-4cea-9f55-be7f75c8bf00@intel.com>", "patches": mbox})
+        self.assertEqual((d["robot"]["base_repo"], d["robot"]["patch_link"],
+                          d["robot"]["testcase"], d["robot"]["params"]["test"]),
+                         ({"url": "https://git.kernel.org/cgit/linux/kernel/git/tip/tip.git",
+                           "branch": None},
+                          "https://lore.kernel.org/all/20250626144017.1510594-2-author@"
+                          "example.org/", "unixbench", "shell1"))
+        # without --testcase: unixbench shell1 is no case of this lab's
+        p = cli("test", "--from-mail", quoted, "--dry-run")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("'unixbench' (test: shell1) is not one this lab runs", p.stderr)
 
     def test_bad_mail_and_no_tree(self):
         p = cli("test", "--from-mail", BAD, "--dry-run", "--json")

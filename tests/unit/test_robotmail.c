@@ -56,6 +56,9 @@ static void test_noticed_vm_scalability(void **state UNUSED)
 			    "https://git.kernel.org/cgit/linux/kernel/git/torvalds/linux.git");
 	assert_string_equal(m.repo_branch, "master");
 	assert_string_equal(m.base, "");
+	assert_string_equal(m.base_url, "");
+	assert_string_equal(m.base_branch, "");
+	assert_string_equal(m.patch_link, "");
 	assert_string_equal(m.compared_base, "6b0ed7b3c77547d2");
 	assert_string_equal(m.testcase, "vm-scalability");
 	assert_params(&m, "{\"runtime\":\"300s\",\"size\":\"512G\",\"test\":"
@@ -90,6 +93,8 @@ static void test_noticed_stress_ng(void **state UNUSED)
 			    "https://git.kernel.org/cgit/linux/kernel/git/torvalds/linux.git");
 	assert_string_equal(m.repo_branch, "master");
 	assert_string_equal(m.base, "");
+	assert_string_equal(m.base_url, "");
+	assert_string_equal(m.patch_link, "");
 	assert_string_equal(m.compared_base, "f2ffc48de2017c69");
 	assert_string_equal(m.testcase, "stress-ng");
 	assert_params(&m, "{\"nr_threads\":\"100%\",\"testtime\":\"60s\",\"test\":\"pipeherd\","
@@ -124,6 +129,8 @@ static void test_fyi_small_allocs_mt(void **state UNUSED)
 			    "https://git.kernel.org/cgit/linux/kernel/git/torvalds/linux.git");
 	assert_string_equal(m.repo_branch, "master");
 	assert_string_equal(m.base, "");
+	assert_string_equal(m.base_url, "");
+	assert_string_equal(m.patch_link, "");
 	assert_string_equal(m.compared_base, "c8fe8b0564388f41");
 	assert_string_equal(m.testcase, "vm-scalability");
 	assert_params(&m, "{\"runtime\":\"300s\",\"test\":\"small-allocs-mt\","
@@ -137,6 +144,80 @@ static void test_fyi_small_allocs_mt(void **state UNUSED)
 	assert_string_equal(m.metric, "vm-scalability.throughput");
 	assert_string_equal(m.change_pct, "385.1");
 	assert_string_equal(m.change_kind, "improvement");
+	robotmail_release(&m);
+}
+
+/* the robot's report on a posted patch, quoted three deep in a reply */
+static void test_quoted_patch_report(void **state UNUSED)
+{
+	struct robotmail m;
+	struct err e;
+	json_t *j;
+
+	assert_int_equal(parse_file(FIXDIR "kernel-test-robot-quoted-patch-unixbench.eml", &m, &e),
+			 0);
+	assert_int_equal(m.layout, ROBOTMAIL_NOTICED);
+	/* the reply's own: the report's is not in this mail's headers */
+	assert_string_equal(m.message_id, "<ccc99276-2f26-4cea-9f55-be7f75c8bf00@intel.com>");
+	assert_string_equal(m.commit, "ac34cb39e8aea9915ec2f4e08c979eb2ed1d7561");
+	assert_string_equal(m.commit_subject, "[PATCH v2] sched/fair: bump "
+					      "sd->max_newidle_lb_cost when newidle balance fails");
+	assert_string_equal(m.repo_url, "https://github.com/intel-lab-lkp/linux/commits/"
+					"Patch-Author/sched-fair-bump-sd-max_newidle_lb_cost-when-"
+					"newidle-balance-fails/20250626-224805");
+	assert_string_equal(m.repo_branch, "");
+	assert_string_equal(m.base, "5bc34be478d09c4d16009e665e020ad0fcd0deea");
+	assert_string_equal(m.base_url, "https://git.kernel.org/cgit/linux/kernel/git/tip/tip.git");
+	assert_string_equal(m.base_branch, "");
+	assert_string_equal(m.patch_link,
+			    "https://lore.kernel.org/all/20250626144017.1510594-2-author@example.org/");
+	assert_string_equal(m.compared_base, "5bc34be478d09c4d");
+	assert_string_equal(m.testcase, "unixbench");
+	assert_params(&m, "{\"runtime\":\"300s\",\"nr_task\":\"100%\",\"test\":\"shell1\","
+			  "\"cpufreq_governor\":\"performance\"}");
+	assert_string_equal(m.kconfig, "x86_64-rhel-9.4");
+	assert_string_equal(m.compiler, "gcc-12");
+	assert_string_equal(m.tbox_group, ""); /* the quote skips the table's axis */
+	assert_string_equal(m.machine, "64 threads 2 sockets Intel(R) Xeon(R) Gold 6346 CPU @ "
+				       "3.10GHz (Ice Lake) with 256G memory");
+	assert_string_equal(m.metric, "unixbench.throughput");
+	assert_string_equal(m.change_pct, "22.9");
+	assert_string_equal(m.change_kind, "regression");
+	j = robotmail_json(&m);
+	assert_string_equal(json_string_value(
+				    json_object_get(json_object_get(j, "base_repo"), "url")),
+			    "https://git.kernel.org/cgit/linux/kernel/git/tip/tip.git");
+	assert_true(json_is_null(json_object_get(json_object_get(j, "base_repo"), "branch")));
+	json_decref(j);
+	robotmail_release(&m);
+}
+
+/* a functional report of the FYI layout: the compiler from its headline, a branch as base */
+static void test_fyi_functional_built_with(void **state UNUSED)
+{
+	static const char fyi[] =
+		"FYI, we noticed the following commit (built with gcc-9):\n"
+		"\n"
+		"commit: 0123456789abcdef0123456789abcdef01234567 (\"mm: x\")\n"
+		"url: https://github.com/0day-ci/linux/commits/A/mm-x/20210101-000000\n"
+		"base: https://git.kernel.org/cgit/linux/kernel/git/akpm/mm.git mm-everything\n"
+		"\n"
+		"in testcase: boot\n"
+		"\n"
+		"on test machine: qemu-system-x86_64 -enable-kvm -cpu SandyBridge -smp 2 -m 16G\n";
+	struct robotmail m;
+	struct err e;
+
+	assert_int_equal(robotmail_parse(fyi, strlen(fyi), &m, &e), 0);
+	assert_int_equal(m.layout, ROBOTMAIL_FYI);
+	assert_string_equal(m.compiler, "gcc-9");
+	assert_string_equal(m.metric, "");
+	assert_string_equal(m.base, "");
+	assert_string_equal(m.base_branch, "mm-everything");
+	assert_string_equal(m.testcase, "boot");
+	assert_string_equal(m.machine,
+			    "qemu-system-x86_64 -enable-kvm -cpu SandyBridge -smp 2 -m 16G");
+	assert_int_equal(json_object_size(m.params), 0);
 	robotmail_release(&m);
 }
 
@@ -265,6 +346,8 @@ int main(void)
 		cmocka_unit_test(test_noticed_vm_scalability),
 		cmocka_unit_test(test_noticed_stress_ng),
 		cmocka_unit_test(test_fyi_small_allocs_mt),
+		cmocka_unit_test(test_quoted_patch_report),
+		cmocka_unit_test(test_fyi_functional_built_with),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_quoted_printable_and_base),
 		cmocka_unit_test(test_request_mapping),
