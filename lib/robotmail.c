@@ -188,7 +188,6 @@ static int boundary_of(const char *ctype, char *out, size_t size)
 /* appends quoted-printable text[0..len) decoded to out */
 static int qp_decode(struct buf *out, const char *p, size_t len)
 {
-	static const char hex[] = "0123456789ABCDEFabcdef";
 	int bad = 0;
 
 	for (size_t i = 0; i < len; i++) {
@@ -198,8 +197,8 @@ static int qp_decode(struct buf *out, const char *p, size_t len)
 			i++; /* soft line break */
 		} else if (i + 2 < len && p[i + 1] == '\r' && p[i + 2] == '\n') {
 			i += 2;
-		} else if (i + 2 < len && strchr(hex, p[i + 1]) && strchr(hex, p[i + 2]) &&
-			   p[i + 1] && p[i + 2]) {
+		} else if (i + 2 < len && isxdigit((unsigned char)p[i + 1]) &&
+			   isxdigit((unsigned char)p[i + 2])) {
 			char h[3] = { p[i + 1], p[i + 2], 0 };
 
 			bad |= buf_addch(out, (char)strtol(h, NULL, 16));

@@ -76,10 +76,12 @@ struct robotmail {
 /*
  * Reads the mail text[0..len) (need not be NUL-terminated) into *out
  * (cleared first). Returns 0, or -1 with e (out's params released):
- * ERR_TOO_LARGE (detail "from_mail") past 16 MiB; ERR_INVALID_FIELD: "not a kernel test robot
- * report" (detail "from_mail": neither headline), or the first missing part in the order commit,
- * testcase, machine (detail "from_mail.commit", "from_mail.testcase", "from_mail.machine"); a
- * machine is the test machine line or a tbox_group. Release *out with robotmail_release() after 0.
+ * ERR_TOO_LARGE (detail "from_mail") past 16 MiB; ERR_INVALID_FIELD "not a
+ * kernel test robot report" (detail "from_mail": neither headline), or the
+ * first missing part in the order commit, testcase, machine (detail
+ * "from_mail.commit", "from_mail.testcase", "from_mail.machine"; a machine
+ * is the test machine line or a tbox_group). Release *out with
+ * robotmail_release() after 0.
  */
 int robotmail_parse(const char *text, size_t len, struct robotmail *out, struct err *e)
 	__attribute__((warn_unused_result));
@@ -97,7 +99,8 @@ json_t *robotmail_json(const struct robotmail *m);
 
 /*
  * Fills the A/B request object req (POST /api/v1/requests' fields; borrowed)
- * from the mail, for each field req does not have yet: head (the commit),
+ * from the mail, for each field req does not have yet: head (the commit;
+ * not with "patches", a series tested on the base instead),
  * base (the mail's base, else COMMIT^), testcases ([{testcase, params}]:
  * the robot's testcase and params mapped onto this lab's case, below) and
  * label (the Message-ID). kconfig and compiler are left to req and the
