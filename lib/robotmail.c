@@ -418,8 +418,7 @@ static void axis_block(struct line names, struct line vals, struct robotmail *m,
 }
 
 /* what the config:/compiler: lines said, so that the axis fills only what they did not */
-struct explicit
-{
+struct named_lines {
 	char kconfig[128], compiler[64];
 };
 
@@ -429,7 +428,7 @@ static void body_fields(const char *text, size_t len, struct robotmail *m)
 	struct line l, v;
 	int params = 0; /* 1: after "parameters:", 2: in the indented lines */
 	int table_commits = 0, axis_taken = 0, want_repo = 0;
-	struct explicit ex = { "", "" };
+	struct named_lines ex = { "", "" };
 	char abbrev[41] = "", built[64] = "";
 	struct line axis = { NULL, 0 };
 
