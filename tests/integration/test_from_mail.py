@@ -234,6 +234,12 @@ class Api(unittest.TestCase):
             r = self.srv.post("/api/v1/requests", body, scope="submit")
             self.assertEqual(r.status, 400, (detail, r.body))
             self.assertEqual(r.json()["error"]["detail"], detail)
+        # a commit this lab's tree does not have: the request's own 400, before anything is stored
+        r = self.srv.post("/api/v1/requests", {"from_mail": self.mail(FYI), "tree": "demo",
+                                               "targets": ["x86_64"]}, scope="submit")
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "base"), r.body)
+        self.assertIn(FYI_SHA + "^", r.json()["error"]["message"])
+        self.assertEqual(self.srv.get("/api/v1/requests").json(), [])
         r = self.srv.post("/api/v1/requests", {"from_mail": self.mail(BAD)}, scope="submit")
         self.assertEqual(r.json()["error"]["message"],
                          "the robot's mail is incomplete: no 'commit: SHA' line")
