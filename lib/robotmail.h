@@ -7,7 +7,7 @@
 #include "err.h"
 
 /*
- * A report mail of the 0-day kernel test robot, read back (issue 33 item 6:
+ * A report mail of the 0-day kernel test robot, read back (to answer
  * "does this x86 report hold on arm64?"). Both layouts the robot has used:
  *
  *   2019-2022 (ROBOTMAIL_FYI)             today (ROBOTMAIL_NOTICED)

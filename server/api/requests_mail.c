@@ -1,5 +1,5 @@
 /*
- * An A/B request from a kernel test robot report (issue 33 item 6):
+ * An A/B request from a kernel test robot report:
  * POST /api/v1/requests with "from_mail" (the mail's raw text). The mail
  * gives what the body leaves out (robotmail_request(): head, base,
  * testcases mapped onto this lab's cases, label); the body still names
