@@ -265,8 +265,10 @@ static int reset_to_retry(PGconn *c, PGTransactionStatusType before, PGresult *r
 }
 
 /*
- * r, the failed result of a SELECT sent outside a transaction on a
- * standby's connection c that has a fallback: when the standby went away
+ * r, the failed result (NULL: not sent) of a SELECT sent outside a
+ * transaction on a standby's connection c that has a fallback, or on one
+ * that broke under an earlier statement of the request (which went to the
+ * primary this way; the ones after it follow): when the standby went away
  * (the connection broke and PQreset() could not bring it back) or
  * cancelled the query for a conflict with recovery (40001), the thread's
  * connection to the primary, which the statement is sent to instead (r
@@ -282,7 +284,9 @@ static PGconn *fallback_for(PGconn *c, PGTransactionStatusType before, PGresult 
 	PGconn *p;
 	struct err e;
 
-	if (!db || !db->fallback || !select || before != PQTRANS_IDLE || rs == PGRES_COMMAND_OK ||
+	/* a connection that broke under an earlier statement is UNKNOWN, not IDLE */
+	if (!db || !db->fallback || !select ||
+	    (before != PQTRANS_IDLE && before != PQTRANS_UNKNOWN) || rs == PGRES_COMMAND_OK ||
 	    rs == PGRES_TUPLES_OK)
 		return NULL;
 	if (PQstatus(c) == CONNECTION_OK && !(state && !strcmp(state, "40001")))

@@ -9,7 +9,8 @@ cluster, and a server with db_replica pointing at it.
 - a standby that is stopped changes nothing a user sees: the series is
   whole, every reply 200, /healthz says "down";
 - the server never writes to the standby: posts succeed while reads go
-  to it, and the standby's log holds no refused write."""
+  to it, every route that reads from it answers, and the standby's log
+  holds no refused write."""
 import os
 import re
 import subprocess
@@ -137,8 +138,19 @@ class ReplicaTest(unittest.TestCase):
         wait_until(lambda: series_values() == [10.0, 20.0, 30.0, 40.0], 20, "all four runs")
 
     def test_3_never_writes_to_standby(self):
-        # a standby refuses writes with "cannot execute ... in a read-only transaction";
-        # none may have reached it, and no reply said so
+        # every route that reads from the standby, while it is in use: none may write
+        # (the standby would refuse: a 500 here, "read-only transaction" in its log)
+        run_id = srv.get("/api/v1/runs", scope="read").json()[0]["run_id"]
+        paths = ["/api/v1/runs", "/api/v1/runs/" + run_id,
+                 "/api/v1/compare?base=%s&head=%s" % (sha("a"), sha("b")),
+                 "/api/v1/machines", "/api/v1/metrics", "/api/v1/testcases", "/api/v1/jobs",
+                 "/api/v1/regressions", "/api/v1/regressions/1", "/api/v1/quality",
+                 "/api/v1/bisects", "/api/v1/bisects/1"]
+        before = replica_reads()
+        for path in paths:
+            r = srv.get(path, scope="read")
+            self.assertIn(r.status, (200, 404), (path, r))
+        self.assertEqual(replica_reads() - before, len(paths))
         with open(os.path.join(standby_data, "server.log"), errors="replace") as f:
             log = f.read()
         self.assertNotIn("read-only transaction", log)
