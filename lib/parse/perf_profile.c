@@ -1,4 +1,9 @@
 /*
+ * Longer than 700 lines because it is one parser of one format, perf
+ * report's text, whose layouts (flat, --children, folded chains, the tree
+ * form) share one entry and event state: a file per layout would publish
+ * that state in a header for a single caller.
+ *
  * perf-profile: `perf report --children --stdio` (with or without folded
  * call chains, `-g folded`, or perf's default graph/tree form), and plain
  * `perf report` (one Overhead column). Per event (from "# Samples: 8K of
