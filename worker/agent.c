@@ -593,11 +593,11 @@ static int run_job(struct agent *a, json_t *job)
 	{
 		/* what of the host can move a metric, per run: a comparison across a change of
 		 * it is flagged, a step at one is an environment change (ARCHITECTURE.md) */
-		json_t *run,
-			*hfp = json_pack("{s:s?,s:s?,s:s?,s:s?,s:s?}", "cpu_model", a->fp.cpu_model,
-					 "microcode", a->fp.microcode, "cpufreq_governor",
-					 a->fp.cpufreq_governor, "kernel_release",
-					 a->fp.kernel_release, "cmdline", a->fp.cmdline);
+		json_t *run, *hfp = json_pack("{s:s?,s:s?,s:s?,s:s?,s:s?,s:s?}", "cpu_model",
+					      a->fp.cpu_model, "microcode", a->fp.microcode,
+					      "cpufreq_governor", a->fp.cpufreq_governor,
+					      "kernel_release", a->fp.kernel_release, "cmdline",
+					      a->fp.cmdline, "numa_nodes", a->fp.numa_nodes);
 		size_t i;
 
 		json_array_foreach (out.runs, i, run)

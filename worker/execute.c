@@ -12,6 +12,7 @@
 #include "wlog.h"
 #include "xalloc.h"
 #include "names.h"
+#include "vmspec.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -97,6 +98,7 @@ struct case_args {
 	char *v[MAX_CASE_ARGS + 1];
 	int n;
 	int icount;
+	struct vmspec vm;  /* the machine params (lib/vmspec.h); icount is vm.icount */
 	unsigned monitors; /* MONITOR_* of the job (worker/monitors.h) */
 };
 
@@ -132,21 +134,21 @@ static int case_args_from_params(struct case_args *a, json_t *params, struct err
 		keys[nkeys++] = key;
 	}
 	qsort(keys, nkeys, sizeof(keys[0]), cmp_str);
+	{
+		struct err ve;
+
+		if (vmspec_parse(params, "", &a->vm, &ve) < 0)
+			return err_setc(e, ERR_INVALID_JOB, ve.detail, "%s", ve.message);
+	}
+	a->icount = a->vm.icount;
 	for (i = 0; i < nkeys; i++) {
 		char *word = NULL;
 
 		val = json_object_get(params, keys[i]);
 		if (!names_plain(keys[i], NAMES_PLAIN_MAX))
 			goto bad;
-		if (!strcmp(keys[i], "measure")) {
-			const char *m = json_string_value(val);
-
-			if (!m || (strcmp(m, "wallclock") && strcmp(m, "icount")))
-				return err_setc(e, ERR_INVALID_JOB, "params.measure",
-						"measure must be \"wallclock\" or \"icount\"");
-			a->icount = !strcmp(m, "icount");
-			continue;
-		}
+		if (vmspec_is_param(keys[i]))
+			continue; /* the worker's, not the case's */
 		if (json_is_string(val)) {
 			const char *s = json_string_value(val);
 
@@ -212,28 +214,96 @@ static json_t *metrics_from_text(const char *testcase, const char *text, size_t 
 	return out;
 }
 
+/* "0-3,8": the vCPUs of guest node k of l */
+static json_t *node_cpus(const struct qemu_layout *l, int k)
+{
+	struct buf b = BUF_INIT(0);
+	json_t *s;
+
+	for (int i = 0; i < l->vcpus;) {
+		int j = i;
+
+		if (l->node_of[i] != k) {
+			i++;
+			continue;
+		}
+		while (j + 1 < l->vcpus && l->node_of[j + 1] == k)
+			j++;
+		if (buf_addf(&b, "%s%d", b.len ? "," : "", i) || (j > i && buf_addf(&b, "-%d", j)))
+			abort(); /* uncapped */
+		i = j + 1;
+	}
+	s = json_string(b.data);
+	buf_release(&b);
+	return s;
+}
+
+/*
+ * The "guest" object of a qemu run (see run_object): arch, nr_cpus,
+ * memory_mb, accel, icount, and since issue 31 the shape qemu was given:
+ * "cpu_model" ("host" under kvm, "max" on arm64 under tcg, "qemu64" on
+ * x86 under tcg), "pinned" (the host CPU of each vCPU, or null),
+ * "hugepages" ("2M", "1G" or null), "numa" (null, or one object per guest
+ * node {"node", "cpus": "0-3", "memory_mb", "host_node" (mirrored: the
+ * host's node, else null)}).
+ */
+static json_t *guest_object(const char *arch, const char *accel, int icount, int mem_mb,
+			    const struct qemu_layout *l, int pinned, int hugepages_kb)
+{
+	int kvm = !strcmp(accel, "kvm");
+	json_t *g = json_pack("{s:s, s:i, s:i, s:s, s:b, s:s}", "arch", arch, "nr_cpus", l->vcpus,
+			      "memory_mb", mem_mb, "accel", accel, "icount", icount, "cpu_model",
+			      kvm		     ? "host" :
+			      strcmp(arch, "x86_64") ? "max" :
+						       "qemu64");
+	json_t *pin = json_null(), *numa = json_null();
+
+	if (pinned) {
+		pin = json_array();
+		for (int i = 0; i < l->vcpus; i++)
+			json_array_append_new(pin, json_integer(l->host_cpu[i]));
+	}
+	if (l->nr_nodes) {
+		numa = json_array();
+		for (int k = 0; k < l->nr_nodes; k++)
+			json_array_append_new(numa,
+					      json_pack("{s:i, s:o, s:I, s:o}", "node", k, "cpus",
+							node_cpus(l, k), "memory_mb",
+							(json_int_t)l->mem_mb[k], "host_node",
+							l->host_node[k] >= 0 ?
+								json_integer(l->host_node[k]) :
+								json_null()));
+	}
+	json_object_set_new(g, "pinned", pin);
+	json_object_set_new(g, "hugepages",
+			    hugepages_kb == 2048    ? json_string("2M") :
+			    hugepages_kb == 1048576 ? json_string("1G") :
+						      json_null());
+	json_object_set_new(g, "numa", numa);
+	return g;
+}
+
 /*
  * One run's own fields of the result document (completion.c adds the
  * job's and the machine's). Beside "metrics", "started_at", "duration_s",
  * "mode", "accel" (kvm, tcg or host), "kernel_release", "guest_elapsed_s"
- * and "cpus" (CPUs the case saw), a run in a qemu guest (guest_arch not
- * NULL) describes the test machine it ran on, since the document's
- * "machine" is the host (additive, since issue 7; older documents lack it):
+ * and "cpus" (CPUs the case saw), a run in a qemu guest (guest not NULL:
+ * guest_object()) describes the test machine it ran on, since the
+ * document's "machine" is the host (additive, since issue 7; older
+ * documents lack it):
  *   "guest": {"arch": "arm64", "nr_cpus": 1, "memory_mb": 512,
- *             "accel": "tcg", "icount": true}
- * nr_cpus and memory_mb are what qemu was given (-smp, -m).
+ *             "accel": "tcg", "icount": true, "cpu_model": "max",
+ *             "pinned": null, "hugepages": null, "numa": null}
+ * nr_cpus and memory_mb are what qemu was given (-smp, -m). Takes guest.
  */
 static json_t *run_object(json_t *metrics, const char *started_at, double duration_s,
 			  const char *mode, const char *accel, const char *release, double guest_s,
-			  int cpus, const char *guest_arch, int guest_mem_mb)
+			  int cpus, json_t *guest)
 {
 	json_t *run = json_object();
 
-	if (guest_arch)
-		json_object_set_new(run, "guest",
-				    json_pack("{s:s, s:i, s:i, s:s, s:b}", "arch", guest_arch,
-					      "nr_cpus", cpus, "memory_mb", guest_mem_mb, "accel",
-					      accel, "icount", !strcmp(mode, "icount")));
+	if (guest)
+		json_object_set_new(run, "guest", guest);
 
 	json_object_set_new(run, "metrics", metrics);
 	json_object_set_new(run, "started_at", json_string(started_at));
@@ -390,6 +460,14 @@ static int execute_host(const struct job_spec *spec, const struct worker_env *en
 		free(tmpdir);
 		return 0;
 	}
+	if (args->vm.accel || args->vm.vcpus || args->vm.pin || args->vm.hugepages_kb ||
+	    args->vm.numa) {
+		set_status(out, "run-failed");
+		out->log_tail = xstrdup("regtrack: accel, vcpus, pin, hugepages and numa shape a "
+					"qemu guest; host mode runs on the host as it is\n");
+		free(tmpdir);
+		return 0;
+	}
 	set_status(out, "ok");
 	/* what the case runs on: the job's commit and compiler are labels here (issue 21) */
 	if (buf_read_file(&version, "/proc/version") == 0)
@@ -458,7 +536,7 @@ static int execute_host(const struct job_spec *spec, const struct worker_env *en
 			break;
 		}
 		run = run_object(metrics, started, h.cmd.elapsed_s, "wallclock", "host", h.release,
-				 -1, (int)cpus, NULL, 0);
+				 -1, (int)cpus, NULL);
 		json_object_set_new(run, "host_kernel",
 				    json_pack("{s:s, s:s, s:s?}", "release", h.release, "version",
 					      version.data, "compiler", *kcc ? kcc : NULL));
@@ -814,12 +892,21 @@ static int execute_kernel(const struct job_spec *spec, const struct worker_env *
 
 	if (is_cancelled(env, e))
 		goto out;
-	if (!args->icount) {
+	if (!args->icount && !(args->vm.accel && !strcmp(args->vm.accel, "tcg"))) {
 		report(phase, ctx, "boot", 0, "probing kvm");
 		accel = qemu_kvm_usable(env->arch, k.image, initrd, "rt.case=none", MARK_END,
 					KVM_PROBE_S, why, sizeof(why)) ?
 				"kvm" :
 				"tcg";
+		if (args->vm.accel && strcmp(accel, "kvm")) {
+			/* the job asked for kvm: a tcg run would be another setup's number */
+			set_status(out, "run-failed");
+			out->log_tail = xstrfmt("regtrack: accel \"kvm\" asked for, and KVM is not "
+						"usable here: %s\n",
+						why);
+			rc = 0;
+			goto out;
+		}
 	}
 
 	set_status(out, "ok");
@@ -843,7 +930,11 @@ static int execute_kernel(const struct job_spec *spec, const struct worker_env *
 		q.accel = accel;
 		q.icount = args->icount;
 		q.mem_mb = env->qemu_mem_mb;
-		q.cpus = env->qemu_cpus;
+		/* the job's vCPUs, else the worker's qemu_cpus, else qemu_run's default */
+		q.cpus = args->vm.vcpus ? args->vm.vcpus : env->qemu_cpus;
+		q.pin = args->vm.pin;
+		q.hugepages_kb = args->vm.hugepages_kb;
+		q.numa = args->vm.numa;
 		q.timeout_s = boot_s + run_s;
 		q.log_fd = fd;
 		q.cancel = env->cancel;
@@ -875,10 +966,10 @@ static int execute_kernel(const struct job_spec *spec, const struct worker_env *
 			run = run_object(metrics, started, q.elapsed_s,
 					 args->icount ? "icount" : "wallclock", accel,
 					 br.release[0] ? br.release : k.release, br.guest_s,
-					 args->icount	    ? 1 :
-					 env->qemu_cpus > 0 ? env->qemu_cpus :
-							      2,
-					 env->arch, env->qemu_mem_mb > 0 ? env->qemu_mem_mb : 512);
+					 q.layout.vcpus,
+					 guest_object(env->arch, accel, args->icount,
+						      env->qemu_mem_mb > 0 ? env->qemu_mem_mb : 512,
+						      &q.layout, q.pinned, q.hugepages_kb));
 			if (args->monitors && add_monitors(run, args->monitors, q.log.data) < 0) {
 				json_decref(run);
 				set_status(out, "run-failed");
