@@ -101,6 +101,15 @@ struct report_input {
 	long long guest_memory_mb;
 	int icount;
 	/*
+	 * The guest's shape (issue 31), each left out when NULL / 0:
+	 * "16 vCPUs pinned, 2 NUMA nodes, 4G memory on 2M hugepages, x86_64
+	 * qemu guest (kvm, cpu host)". guest_cpu_model is qemu's -cpu ("host",
+	 * "max", "qemu64"); only "host" is named (the host's PMU and features).
+	 */
+	const char *guest_cpu_model, *guest_hugepages;
+	int guest_pinned;
+	long guest_numa_nodes;
+	/*
 	 * The table's two sides ran on hosts with different fingerprints:
 	 * hostfp_note()'s text ("base and head ran on hosts that differ in
 	 * microcode (0xf0 vs 0xf4)"), printed as "note:     TEXT" under the
