@@ -1106,6 +1106,17 @@ async function main() {
 			await page.evaluate(() => localStorage.removeItem('regtrack.token'));
 		});
 
+		await check('job machine: the shape a job names, in words (vmShape)', async () => {
+			const got = await page.evaluate(async () => {
+				const { vmShape, caseParams } = await import('/js/model.js');
+				return [vmShape({ accel: 'kvm', vcpus: 16, pin: true, numa: 'host', hugepages: '2M', nr_task: 16 }),
+					vmShape({ measure: 'icount', vcpus: 1 }), vmShape({ numa: 2 }), vmShape({ nr_task: 1 }),
+					caseParams({ accel: 'kvm', pin: true, nr_task: 16, measure: 'icount' })];
+			});
+			assert.deepEqual(got, ['kvm · 16 vCPUs pinned · NUMA as the host · 2M hugepages', 'icount · 1 vCPU',
+				'NUMA 2 nodes', '', { nr_task: 16 }]);
+		});
+
 		await check('words: ordinals and plurals as English writes them', async () => {
 			const got = await page.evaluate(async () => {
 				const { ordinal, plural } = await import('/js/dom.js');
