@@ -255,6 +255,26 @@ static void add_numa_node(struct qemu_argv *a, const struct qemu_layout *l, int 
 	buf_release(&b);
 }
 
+/* h without the CPUs this process may not run on (a cpuset): its vCPUs could not go there */
+static void allowed_only(struct qemu_host *h)
+{
+	cpu_set_t set;
+	int n = 0, nodes = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return;
+	for (int i = 0; i < h->nr_cpus; i++)
+		if (h->cpu[i] < CPU_SETSIZE && CPU_ISSET(h->cpu[i], &set)) {
+			nodes += !n || h->node[n - 1] != h->node[i];
+			h->cpu[n] = h->cpu[i];
+			h->node[n++] = h->node[i];
+		}
+	if (n) {
+		h->nr_cpus = n;
+		h->nr_nodes = nodes;
+	}
+}
+
 int qemu_argv(struct qemu *q, const char *qmp_path, struct qemu_argv *a, struct err *e)
 {
 	struct qemu_host own;
@@ -277,6 +297,7 @@ int qemu_argv(struct qemu *q, const char *qmp_path, struct qemu_argv *a, struct 
 	if (!h && (q->pin || q->numa == QEMU_NUMA_HOST || (kvm && q->cpus <= 0))) {
 		if (qemu_host_read("", &own, e) < 0)
 			return -1;
+		allowed_only(&own);
 		h = &own;
 	}
 	cpus = q->icount ? 1 : q->cpus > 0 ? q->cpus : kvm ? h->nr_cpus : 2;
@@ -371,6 +392,7 @@ int qemu_pin_vcpus(const char *qmp_path, const struct qemu_layout *l, int timeou
 
 		CPU_ZERO(&set);
 		CPU_SET(l->host_cpu[i], &set);
+		errno = 0;
 		if (sched_setaffinity(v[i].tid, sizeof(set), &set) < 0 ||
 		    sched_getaffinity(v[i].tid, sizeof(back), &back) < 0 ||
 		    !CPU_EQUAL(&set, &back)) {

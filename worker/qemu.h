@@ -87,7 +87,8 @@ struct qemu {
 			       memfd of that page size, preallocated */
 	int numa;	    /* 0: no -numa; N > 0: N guest nodes; QEMU_NUMA_HOST: the host's */
 	const struct qemu_host *host; /* NULL: read from the running system when pin, numa
-					 or the kvm vCPU default need it */
+					 or the kvm vCPU default need it (its CPUs that this
+					 process may run on) */
 	int timeout_s;		      /* whole boot-to-exit limit; <= 0: 600 */
 	int log_fd;		      /* >= 0: the full serial log is also written here */
 	volatile sig_atomic_t *cancel;

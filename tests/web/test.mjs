@@ -1071,6 +1071,8 @@ async function main() {
 			const phases = await page.$$eval('#phases tbody tr', (trs) => trs.map((t) => t.cells[0].textContent));
 			assert.deepEqual(phases, ['leased', 'build', 'run', 'done']);
 			assert.equal(await page.textContent('#log-tail'), LOG);
+			// a host-mode job: no guest to shape, and its params shown without the machine's
+			assert.equal(await page.textContent('#job-machine'), 'machine the host itself');
 			assert.equal(await page.locator('#runs li').count(), 1);
 			assert.match(await page.textContent('h1'), /done/);
 			assert.equal(await page.locator('#fail-reason').count(), 0);
