@@ -214,81 +214,12 @@ static json_t *metrics_from_text(const char *testcase, const char *text, size_t 
 	return out;
 }
 
-/* "0-3,8": the vCPUs of guest node k of l */
-static json_t *node_cpus(const struct qemu_layout *l, int k)
-{
-	struct buf b = BUF_INIT(0);
-	json_t *s;
-
-	for (int i = 0; i < l->vcpus;) {
-		int j = i;
-
-		if (l->node_of[i] != k) {
-			i++;
-			continue;
-		}
-		while (j + 1 < l->vcpus && l->node_of[j + 1] == k)
-			j++;
-		if (buf_addf(&b, "%s%d", b.len ? "," : "", i) || (j > i && buf_addf(&b, "-%d", j)))
-			abort(); /* uncapped */
-		i = j + 1;
-	}
-	s = json_string(b.data);
-	buf_release(&b);
-	return s;
-}
-
-/*
- * The "guest" object of a qemu run (see run_object): arch, nr_cpus,
- * memory_mb, accel, icount, and since issue 31 the shape qemu was given:
- * "cpu_model" ("host" under kvm, "max" on arm64 under tcg, "qemu64" on
- * x86 under tcg), "pinned" (the host CPU of each vCPU, or null),
- * "hugepages" ("2M", "1G" or null), "numa" (null, or one object per guest
- * node {"node", "cpus": "0-3", "memory_mb", "host_node" (mirrored: the
- * host's node, else null)}).
- */
-static json_t *guest_object(const char *arch, const char *accel, int icount, int mem_mb,
-			    const struct qemu_layout *l, int pinned, int hugepages_kb)
-{
-	int kvm = !strcmp(accel, "kvm");
-	json_t *g = json_pack("{s:s, s:i, s:i, s:s, s:b, s:s}", "arch", arch, "nr_cpus", l->vcpus,
-			      "memory_mb", mem_mb, "accel", accel, "icount", icount, "cpu_model",
-			      kvm		     ? "host" :
-			      strcmp(arch, "x86_64") ? "max" :
-						       "qemu64");
-	json_t *pin = json_null(), *numa = json_null();
-
-	if (pinned) {
-		pin = json_array();
-		for (int i = 0; i < l->vcpus; i++)
-			json_array_append_new(pin, json_integer(l->host_cpu[i]));
-	}
-	if (l->nr_nodes) {
-		numa = json_array();
-		for (int k = 0; k < l->nr_nodes; k++)
-			json_array_append_new(numa,
-					      json_pack("{s:i, s:o, s:I, s:o}", "node", k, "cpus",
-							node_cpus(l, k), "memory_mb",
-							(json_int_t)l->mem_mb[k], "host_node",
-							l->host_node[k] >= 0 ?
-								json_integer(l->host_node[k]) :
-								json_null()));
-	}
-	json_object_set_new(g, "pinned", pin);
-	json_object_set_new(g, "hugepages",
-			    hugepages_kb == 2048    ? json_string("2M") :
-			    hugepages_kb == 1048576 ? json_string("1G") :
-						      json_null());
-	json_object_set_new(g, "numa", numa);
-	return g;
-}
-
 /*
  * One run's own fields of the result document (completion.c adds the
  * job's and the machine's). Beside "metrics", "started_at", "duration_s",
  * "mode", "accel" (kvm, tcg or host), "kernel_release", "guest_elapsed_s"
  * and "cpus" (CPUs the case saw), a run in a qemu guest (guest not NULL:
- * guest_object()) describes the test machine it ran on, since the
+ * qemu_guest_json()) describes the test machine it ran on, since the
  * document's "machine" is the host (additive, since issue 7; older
  * documents lack it):
  *   "guest": {"arch": "arm64", "nr_cpus": 1, "memory_mb": 512,
@@ -966,10 +897,7 @@ static int execute_kernel(const struct job_spec *spec, const struct worker_env *
 			run = run_object(metrics, started, q.elapsed_s,
 					 args->icount ? "icount" : "wallclock", accel,
 					 br.release[0] ? br.release : k.release, br.guest_s,
-					 q.layout.vcpus,
-					 guest_object(env->arch, accel, args->icount,
-						      env->qemu_mem_mb > 0 ? env->qemu_mem_mb : 512,
-						      &q.layout, q.pinned, q.hugepages_kb));
+					 q.layout.vcpus, qemu_guest_json(&q));
 			if (args->monitors && add_monitors(run, args->monitors, q.log.data) < 0) {
 				json_decref(run);
 				set_status(out, "run-failed");

@@ -368,6 +368,70 @@ int qemu_argv(struct qemu *q, const char *qmp_path, struct qemu_argv *a, struct 
 	return 0;
 }
 
+/* --- what a run records -------------------------------------------------- */
+
+/* "0-3,8": the vCPUs of guest node k of l */
+static json_t *node_cpus(const struct qemu_layout *l, int k)
+{
+	struct buf b = BUF_INIT(0);
+	json_t *s;
+
+	for (int i = 0; i < l->vcpus;) {
+		int j = i;
+
+		if (l->node_of[i] != k) {
+			i++;
+			continue;
+		}
+		while (j + 1 < l->vcpus && l->node_of[j + 1] == k)
+			j++;
+		if (buf_addf(&b, "%s%d", b.len ? "," : "", i) || (j > i && buf_addf(&b, "-%d", j)))
+			abort(); /* uncapped */
+		i = j + 1;
+	}
+	s = json_string(b.data);
+	buf_release(&b);
+	return s;
+}
+
+json_t *qemu_guest_json(const struct qemu *q)
+{
+	const struct qemu_layout *l = &q->layout;
+	const char *arch = q->arch, *accel = q->accel;
+	int kvm = !strcmp(accel, "kvm"), icount = q->icount, pinned = q->pinned;
+	int mem_mb = q->mem_mb > 0 ? q->mem_mb : 512, hugepages_kb = q->hugepages_kb;
+	json_t *g = json_pack("{s:s, s:i, s:i, s:s, s:b, s:s}", "arch", arch, "nr_cpus", l->vcpus,
+			      "memory_mb", mem_mb, "accel", accel, "icount", icount, "cpu_model",
+			      kvm		     ? "host" :
+			      strcmp(arch, "x86_64") ? "max" :
+						       "qemu64");
+	json_t *pin = json_null(), *numa = json_null();
+
+	if (pinned) {
+		pin = json_array();
+		for (int i = 0; i < l->vcpus; i++)
+			json_array_append_new(pin, json_integer(l->host_cpu[i]));
+	}
+	if (l->nr_nodes) {
+		numa = json_array();
+		for (int k = 0; k < l->nr_nodes; k++)
+			json_array_append_new(numa,
+					      json_pack("{s:i, s:o, s:I, s:o}", "node", k, "cpus",
+							node_cpus(l, k), "memory_mb",
+							(json_int_t)l->mem_mb[k], "host_node",
+							l->host_node[k] >= 0 ?
+								json_integer(l->host_node[k]) :
+								json_null()));
+	}
+	json_object_set_new(g, "pinned", pin);
+	json_object_set_new(g, "hugepages",
+			    hugepages_kb == 2048    ? json_string("2M") :
+			    hugepages_kb == 1048576 ? json_string("1G") :
+						      json_null());
+	json_object_set_new(g, "numa", numa);
+	return g;
+}
+
 /* --- pinning -------------------------------------------------------------- */
 
 int qemu_pin_vcpus(const char *qmp_path, const struct qemu_layout *l, int timeout_ms,

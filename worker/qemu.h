@@ -1,6 +1,7 @@
 #ifndef REGTRACK_QEMU_H
 #define REGTRACK_QEMU_H
 
+#include <jansson.h>
 #include <signal.h>
 
 #include "buf.h"
@@ -134,6 +135,17 @@ void qemu_argv_release(struct qemu_argv *a);
  */
 int qemu_argv(struct qemu *q, const char *qmp_path, struct qemu_argv *a, struct err *e)
 	__attribute__((warn_unused_result));
+
+/*
+ * The "guest" object of a run's result document: the machine the case ran
+ * on, from q after qemu_run() (or qemu_argv()): {"arch", "nr_cpus" (vCPUs),
+ * "memory_mb", "accel", "icount", "cpu_model" ("host" under kvm, "max" on
+ * arm64 and "qemu64" on x86 under tcg), "pinned" (the host CPU of each vCPU
+ * when they were pinned, else null), "hugepages" ("2M", "1G" or null),
+ * "numa" (null, or per guest node {"node", "cpus": "0-3", "memory_mb",
+ * "host_node": the mirrored host node or null})}. New reference.
+ */
+json_t *qemu_guest_json(const struct qemu *q);
 
 /*
  * Pins the vCPU threads of the paused qemu listening on qmp_path to

@@ -214,6 +214,72 @@ static void test_argv_kvm_pin_hugepages_numa(void **state UNUSED)
 	qemu_release(&q);
 }
 
+/* what a run records of its guest: the shape qemu was given, and what pinning did */
+static void test_guest_json(void **state UNUSED)
+{
+	struct qemu_host h;
+	struct qemu q;
+	json_t *g, *want;
+	char *s;
+
+	two_nodes(&h);
+	base(&q, "x86_64", "kvm");
+	q.host = &h;
+	q.cpus = 4;
+	q.mem_mb = 4096;
+	q.pin = 1;
+	q.hugepages_kb = 2048;
+	q.numa = QEMU_NUMA_HOST;
+	free(argv_of(&q, "/s"));
+	q.pinned = 4; /* as qemu_run() sets it once the threads moved */
+	g = qemu_guest_json(&q);
+	want = json_loads("{\"arch\": \"x86_64\", \"nr_cpus\": 4, \"memory_mb\": 4096, "
+			  "\"accel\": \"kvm\", \"icount\": false, \"cpu_model\": \"host\", "
+			  "\"pinned\": [0, 2, 4, 6], \"hugepages\": \"2M\", \"numa\": ["
+			  "{\"node\": 0, \"cpus\": \"0-1\", \"memory_mb\": 2048, \"host_node\": 0}, "
+			  "{\"node\": 1, \"cpus\": \"2-3\", \"memory_mb\": 2048, \"host_node\": 1}]}",
+			  0, NULL);
+	s = json_dumps(g, JSON_SORT_KEYS);
+	assert_true(json_equal(g, want) || (print_error("got %s\n", s), 0));
+	free(s);
+	json_decref(g);
+	json_decref(want);
+	qemu_release(&q);
+
+	/* icount on x86: qemu's own CPU model, nothing pinned, no nodes */
+	base(&q, "x86_64", "tcg");
+	q.icount = 1;
+	free(argv_of(&q, NULL));
+	g = qemu_guest_json(&q);
+	want = json_loads("{\"arch\": \"x86_64\", \"nr_cpus\": 1, \"memory_mb\": 512, "
+			  "\"accel\": \"tcg\", \"icount\": true, \"cpu_model\": \"qemu64\", "
+			  "\"pinned\": null, \"hugepages\": null, \"numa\": null}",
+			  0, NULL);
+	assert_true(json_equal(g, want));
+	json_decref(g);
+	json_decref(want);
+	qemu_release(&q);
+
+	/* numa N of its own: no host node, 512 MiB by vCPUs (341 + 170, the rest to node 0);
+	 * asked to pin but not pinned (qemu_run failed) */
+	base(&q, "aarch64", "tcg");
+	q.host = &h;
+	q.cpus = 3;
+	q.numa = 2;
+	q.pin = 1;
+	free(argv_of(&q, NULL));
+	g = qemu_guest_json(&q);
+	assert_string_equal(json_string_value(json_object_get(g, "cpu_model")), "max");
+	assert_true(json_is_null(json_object_get(g, "pinned")));
+	s = json_dumps(json_object_get(g, "numa"), JSON_SORT_KEYS | JSON_COMPACT);
+	assert_string_equal(s,
+			    "[{\"cpus\":\"0-1\",\"host_node\":null,\"memory_mb\":342,\"node\":0},"
+			    "{\"cpus\":\"2\",\"host_node\":null,\"memory_mb\":170,\"node\":1}]");
+	free(s);
+	json_decref(g);
+	qemu_release(&q);
+}
+
 static void test_argv_errors(void **state UNUSED)
 {
 	struct qemu_host h;
@@ -488,6 +554,7 @@ int main(void)
 		cmocka_unit_test(test_argv_icount),
 		cmocka_unit_test(test_argv_kvm),
 		cmocka_unit_test(test_argv_kvm_pin_hugepages_numa),
+		cmocka_unit_test(test_guest_json),
 		cmocka_unit_test(test_argv_errors),
 		cmocka_unit_test(test_host_read),
 		cmocka_unit_test(test_pin_real_qemu),
