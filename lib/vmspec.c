@@ -67,8 +67,11 @@ int vmspec_parse(const json_t *params, const char *prefix, struct vmspec *v, str
 		v->vcpus = (int)n;
 	}
 	if ((x = json_object_get(params, "pin"))) {
+		s = json_string_value(x);
 		if (json_is_boolean(x))
 			v->pin = json_is_true(x);
+		else if (s && (!strcmp(s, "true") || !strcmp(s, "false")))
+			v->pin = !strcmp(s, "true"); /* k=v on a command line: pin=true */
 		else if (whole(x, 0, 1, &n))
 			v->pin = (int)n;
 		else

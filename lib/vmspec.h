@@ -16,9 +16,9 @@
  * accel      "kvm" | "tcg"                the host mode; absent: KVM where a probe
  *                                          boot works, else TCG; "kvm" on a host
  *                                          without a usable KVM fails the job
- * vcpus      1..1024                      absent: the host's CPUs under KVM, the
+ * vcpus      1..1024 (or its text)        absent: the host's CPUs under KVM, the
  *                                          worker's qemu_cpus (2) under TCG
- * pin        true | false                 each vCPU thread on its own host CPU
+ * pin        true | false (or "true", 0, 1) each vCPU thread on its own host CPU
  * hugepages  "2M" | "1G" | "none"         guest RAM on hugetlb pages of that size
  * numa       "host" | 1..64               the host's nodes mirrored, or N nodes
  *
