@@ -28,10 +28,11 @@ json_t *hostfp_diff(const json_t *base, const json_t *head);
  * vs 0xf4), host kernel (6.1.0 vs 6.5.0)", the fields in hostfp_diff()'s
  * order under the names people read (cpu_model "CPU model",
  * cpufreq_governor "governor", kernel_release "host kernel", cmdline "host
- * cmdline", numa_nodes "host NUMA nodes"; others as they are), each side's distinct values sorted and
- * joined by "/" (null: "unknown"), control characters as spaces, a value
- * cut at HOSTFP_NOTE_VALUE_MAX bytes with "...". Returns a new string (one
- * line, caller frees), or NULL when nothing differs. base, head borrowed.
+ * cmdline", numa_nodes "host NUMA nodes"; others as they are), each
+ * side's distinct values sorted and joined by "/" (null: "unknown"),
+ * control characters as spaces, a value cut at HOSTFP_NOTE_VALUE_MAX bytes
+ * with "...". Returns a new string (one line, caller frees), or NULL when
+ * nothing differs. base, head borrowed.
  */
 char *hostfp_note(const json_t *base, const json_t *head);
 
