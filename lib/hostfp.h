@@ -12,7 +12,7 @@
  * other's (a side that ran on two microcode levels differs from a side
  * that ran on one of them: its runs are a mixture). A field is compared
  * only when every fingerprint of both sides has it (null included): one
- * that a newer worker added (numa_nodes, issue 31) says nothing of the
+ * that a newer worker added (numa_nodes) says nothing of the
  * runs before it, so a worker's upgrade is no change of host.
  *
  * Returns a new JSON array of the names of the differing fields, sorted;

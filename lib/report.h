@@ -101,7 +101,7 @@ struct report_input {
 	long long guest_memory_mb;
 	int icount;
 	/*
-	 * The guest's shape (issue 31), each left out when NULL / 0:
+	 * The guest's shape, each left out when NULL / 0:
 	 * "16 vCPUs pinned, 2 NUMA nodes, 4G memory on 2M hugepages, x86_64
 	 * qemu guest (kvm, cpu host)". guest_cpu_model is qemu's -cpu ("host",
 	 * "max", "qemu64"); only "host" is named (the host's PMU and features).

@@ -7,7 +7,7 @@
 
 /*
  * The params of a job that the worker reads itself, for every case, to
- * shape the machine the case runs in (issue 31). None is passed to the
+ * shape the machine the case runs in. None is passed to the
  * case; all are part of params, so a setup that names one is another
  * series than one that does not (two topologies are two series).
  *

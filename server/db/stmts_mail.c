@@ -52,7 +52,7 @@ const struct db_stmt_def db_stmts_mail[DB_NR_STMTS] = {
 				     "ON CONFLICT DO NOTHING" },
 	/* the test machine of the newest run of setup $1 at commit $2: host columns, then
 	 * what the worker says of the guest (runs.extra: accel, cpus, guest {}) and the mode,
-	 * then the guest's shape (issue 31: cpu_model, pinned, hugepages, NUMA nodes) */
+	 * then the guest's shape (cpu_model, pinned, hugepages, NUMA nodes) */
 	[ST_MAIL_MACHINE] = { "mail_machine",
 			      "SELECT ma.arch, ma.nr_cpus, ma.memory_mb, ma.cpu_model, ru.extra->>'accel', "
 			      "ru.extra->'guest'->>'arch', ru.extra->'guest'->>'nr_cpus', "

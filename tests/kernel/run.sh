@@ -353,7 +353,7 @@ for arch in $ARCHES; do
 		check_runs x86_64-wallclock 1 wallclock "$accel" 6.1.
 		grep -q 'probing kvm' "$TMP/x86_64-wallclock.err" && ok "x86_64-wallclock: kvm probed, ran on $accel" ||
 			bad "x86_64-wallclock: no kvm probe"
-		# --- the KVM check (issue 31): where qemu_kvm_usable says yes, a boot in
+		# --- the KVM check: where qemu_kvm_usable says yes, a boot in
 		# the shape a job names (accel kvm, 2 vCPUs pinned, one NUMA node);
 		# where it says no, the tier says so and counts it neither way
 		if [[ $accel == kvm ]]; then
