@@ -27,6 +27,7 @@
 #include "server/mailer.h"
 #include "server/plan.h"
 #include "server/poller.h"
+#include "server/replica.h"
 #include "xalloc.h"
 
 #include <limits.h>
@@ -287,6 +288,7 @@ static int do_serve(struct config *cfg)
 	signal(SIGPIPE, SIG_IGN);
 
 	srv.db = db_new(cfg->db, cfg->db_timeout_ms);
+	srv.replica = replica_start(cfg, srv.db);
 	srv.leases = lease_queue_start(&srv);
 	/* the background threads, each through its module */
 	if (mailer_check_config(cfg, &e))
@@ -304,6 +306,7 @@ static int do_serve(struct config *cfg)
 		detect_thread_stop(srv.detect);
 		lease_queue_stop(srv.leases);
 		mailer_stop(srv.mailer);
+		replica_stop(srv.replica);
 		db_free(srv.db);
 		return 1;
 	}
@@ -330,6 +333,7 @@ static int do_serve(struct config *cfg)
 	poller_stop(srv.poller);
 	srv.poller = NULL;
 	srv.mailer = NULL;
+	replica_stop(srv.replica); /* after http_stop: handlers read through it */
 	db_free(srv.db);
 	slog_info("stopped");
 	return 0;

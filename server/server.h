@@ -21,6 +21,7 @@ struct http_guard;
 struct detect_thread;
 struct bisect_coord;
 struct poller;
+struct replica;
 
 struct server {
 	struct config *cfg;	      /* borrowed */
@@ -30,6 +31,7 @@ struct server {
 	struct bisect_coord *bisects; /* bisect coordinator (bisect.h) */
 	struct poller *poller;	      /* tree poller and scheduler (poller.h) */
 	struct db *db;
+	struct replica *replica; /* the read replica (replica.h); NULL when none */
 	struct MHD_Daemon *daemon;
 	struct http_pool *pool;		/* threads of deferred handlers (http_defer), http.c */
 	struct http_guard *guard;	/* header/body deadlines, open connections (http_guard.h) */

@@ -1,6 +1,8 @@
 /*
  * A/B requests (issue 18): a change tested against its base.
- *   POST /api/v1/requests (submit)       {request_fields[] below} -> 201 {id, state, url}
+ *   POST /api/v1/requests (submit)       {request_fields[] below} -> 201 {id, state, url};
+ *                                        "from_mail": a robot's report gives head, base,
+ *                                        testcases, label; "dry_run": 200 (requests_mail.c)
  *   GET  /api/v1/requests[?state=&limit=] newest first
  *   GET  /api/v1/requests/{id}           state, progress per side, jobs, what waits for a
  *                                        worker, the comparison rows and verdict, reproduce
@@ -519,7 +521,8 @@ out:
 static const char *const request_fields[] = { "tree",		"base",	   "head",	"patches",
 					      "plan",		"targets", "testcases", "kconfig",
 					      "compiler",	"measure", "monitors",	"repeat",
-					      "min_change_pct", "notify",  "label",	NULL };
+					      "min_change_pct", "notify",  "label",	"from_mail",
+					      "dry_run",	NULL };
 static const char *const tc_fields[] = { "testcase", "params", NULL };
 
 enum MHD_Result api_requests_post(struct request *rq)
@@ -528,6 +531,7 @@ enum MHD_Result api_requests_post(struct request *rq)
 	json_t *b;
 	struct submission s = { 0 };
 	struct db_tree t = { 0 };
+	json_t *dry;
 	PGconn *c;
 	long long id;
 	char url[64];
@@ -544,6 +548,12 @@ enum MHD_Result api_requests_post(struct request *rq)
 	if (json_keys_only(b, request_fields, "", &e) ||
 	    json_each_keys_only(json_object_get(b, "testcases"), tc_fields, "testcases", &e))
 		goto bad;
+	if (requests_from_mail(b, &dry, &e)) /* a robot's report: its commit, base and case */
+		goto bad;
+	if (dry) {
+		json_decref(b);
+		return reply_json(rq, 200, dry);
+	}
 	/* a plan's fields for those the request does not give, before they are checked */
 	if (json_object_get(b, "plan") && (!(c = rq_db(rq, &e)) || abtest_plan_apply(c, b, &e)))
 		goto bad;
