@@ -202,7 +202,7 @@ void report_subject_prefix(const char *subject, char *out, size_t len);
  * "x86_64-…" (arch x86) or "arm64-…" (arch arm64; any other kconfig: no
  * arch is left out), with those areas listed in areas ("Documentation/,
  * arch/arm64/", cut to size); 0 otherwise (also for no files). A BISECT
- * report says so under the culprit's diffstat (issue 23).
+ * report says so under the culprit's diffstat.
  */
 int report_outside_build(const struct report_file *files, size_t n, const char *kconfig,
 			 char *areas, size_t size);

@@ -7,7 +7,7 @@
 #include "err.h"
 
 /*
- * What the workers can run (issue 21): each worker registers its cases
+ * What the workers can run: each worker registers its cases
  * with each case's parameter table (worker/caselist.c; stored in
  * machines.cases, sql/0021), and a job, plan or A/B request naming a
  * testcase or a param that no registered worker has is refused with a 400

@@ -582,7 +582,7 @@ static int run_job(struct agent *a, json_t *job)
 		wlog_info("job %lld: patches applied on %.12s: %.12s", id, spec.commit, out.commit);
 		json_array_foreach (out.runs, i, run) {
 			json_object_set(run, "base_commit", json_object_get(job, "commit"));
-			/* the series' identity across bases and rebases (issue 18) */
+			/* the series' identity across bases and rebases */
 			if (out.patch_id[0])
 				json_object_set_new(run, "patch_id", json_string(out.patch_id));
 			if (out.patch_ids)

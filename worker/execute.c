@@ -220,7 +220,7 @@ static json_t *metrics_from_text(const char *testcase, const char *text, size_t 
  * "mode", "accel" (kvm, tcg or host), "kernel_release", "guest_elapsed_s"
  * and "cpus" (CPUs the case saw), a run in a qemu guest (guest not NULL:
  * qemu_guest_json()) describes the test machine it ran on, since the
- * document's "machine" is the host (additive, since issue 7; older
+ * document's "machine" is the host (additive: older
  * documents lack it):
  *   "guest": {"arch": "arm64", "nr_cpus": 1, "memory_mb": 512,
  *             "accel": "tcg", "icount": true, "cpu_model": "max",
@@ -400,7 +400,7 @@ static int execute_host(const struct job_spec *spec, const struct worker_env *en
 		return 0;
 	}
 	set_status(out, "ok");
-	/* what the case runs on: the job's commit and compiler are labels here (issue 21) */
+	/* what the case runs on: the job's commit and compiler are labels here */
 	if (buf_read_file(&version, "/proc/version") == 0)
 		version.data[strcspn(version.data, "\n")] = '\0';
 	hostrun_kernel_compiler(version.data, kcc, sizeof(kcc));
