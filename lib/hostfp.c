@@ -21,6 +21,18 @@ static json_t *values_of(const json_t *side, const char *field)
 	return set;
 }
 
+/* 1 when every fingerprint of side has field (its value may be null) */
+static int carried_by_all(const json_t *side, const char *field)
+{
+	json_t *fp;
+	size_t i;
+
+	json_array_foreach (side, i, fp)
+		if (!json_object_get(fp, field))
+			return 0;
+	return 1;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -47,8 +59,12 @@ json_t *hostfp_diff(const json_t *base, const json_t *head)
 			json_object_set_new(keys, k, json_true());
 	names = xcalloc(json_object_size(keys) + 1, sizeof(*names));
 	json_object_foreach (keys, k, v) {
-		json_t *a = values_of(base, k), *b = values_of(head, k);
+		json_t *a, *b;
 
+		if (!carried_by_all(base, k) || !carried_by_all(head, k))
+			continue; /* a field newer workers added: older runs say nothing of it */
+		a = values_of(base, k);
+		b = values_of(head, k);
 		if (!json_equal(a, b))
 			names[n++] = k;
 		json_decref(a);
@@ -68,7 +84,7 @@ static const struct {
 } labels[] = {
 	{ "cpu_model", "CPU model" },	    { "microcode", "microcode" },
 	{ "cpufreq_governor", "governor" }, { "kernel_release", "host kernel" },
-	{ "cmdline", "host cmdline" },
+	{ "cmdline", "host cmdline" },	    { "numa_nodes", "host NUMA nodes" },
 };
 
 static const char *label_of(const char *field)

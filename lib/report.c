@@ -184,7 +184,14 @@ static int render_guest(const struct report_input *in, struct buf *b)
 	if (in->tbox_group && (add_oneline(b, in->tbox_group) || buf_addstr(b, " -")))
 		return -1;
 	if (in->guest_cpus > 0) {
-		if (buf_addf(b, " %ld vCPU%s", in->guest_cpus, in->guest_cpus == 1 ? "" : "s"))
+		if (buf_addf(b, " %ld vCPU%s%s", in->guest_cpus, in->guest_cpus == 1 ? "" : "s",
+			     in->guest_pinned ? " pinned" : ""))
+			return -1;
+		sep = ", ";
+	}
+	if (in->guest_numa_nodes > 0) {
+		if (buf_addf(b, "%s%ld NUMA node%s", sep, in->guest_numa_nodes,
+			     in->guest_numa_nodes == 1 ? "" : "s"))
 			return -1;
 		sep = ", ";
 	}
@@ -193,8 +200,14 @@ static int render_guest(const struct report_input *in, struct buf *b)
 			return -1;
 		sep = ", ";
 	}
+	if (in->guest_hugepages && *in->guest_hugepages &&
+	    (buf_addstr(b, in->guest_memory_mb > 0 ? " on " : sep) ||
+	     add_oneline(b, in->guest_hugepages) || buf_addstr(b, " hugepages")))
+		return -1;
 	if (buf_addstr(b, sep) || (arch && (add_oneline(b, arch) || buf_addch(b, ' '))) ||
-	    buf_addf(b, "qemu guest (%s%s)", in->accel, in->icount ? ", icount" : ""))
+	    buf_addf(b, "qemu guest (%s%s%s)", in->accel, in->icount ? ", icount" : "",
+		     in->guest_cpu_model && !strcmp(in->guest_cpu_model, "host") ? ", cpu host" :
+										   ""))
 		return -1;
 	if (in->cpu_model && *in->cpu_model &&
 	    (buf_addstr(b, " on ") || add_oneline(b, in->cpu_model)))

@@ -101,6 +101,15 @@ struct report_input {
 	long long guest_memory_mb;
 	int icount;
 	/*
+	 * The guest's shape, each left out when NULL / 0:
+	 * "16 vCPUs pinned, 2 NUMA nodes, 4G memory on 2M hugepages, x86_64
+	 * qemu guest (kvm, cpu host)". guest_cpu_model is qemu's -cpu ("host",
+	 * "max", "qemu64"); only "host" is named (the host's PMU and features).
+	 */
+	const char *guest_cpu_model, *guest_hugepages;
+	int guest_pinned;
+	long guest_numa_nodes;
+	/*
 	 * The table's two sides ran on hosts with different fingerprints:
 	 * hostfp_note()'s text ("base and head ran on hosts that differ in
 	 * microcode (0xf0 vs 0xf4)"), printed as "note:     TEXT" under the
@@ -193,7 +202,7 @@ void report_subject_prefix(const char *subject, char *out, size_t len);
  * "x86_64-…" (arch x86) or "arm64-…" (arch arm64; any other kconfig: no
  * arch is left out), with those areas listed in areas ("Documentation/,
  * arch/arm64/", cut to size); 0 otherwise (also for no files). A BISECT
- * report says so under the culprit's diffstat (issue 23).
+ * report says so under the culprit's diffstat.
  */
 int report_outside_build(const struct report_file *files, size_t n, const char *kconfig,
 			 char *areas, size_t size);

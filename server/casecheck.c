@@ -3,6 +3,7 @@
 #include "buf.h"
 #include "names.h"
 #include "server/db/db.h"
+#include "vmspec.h"
 #include "xalloc.h"
 
 #include <errno.h>
@@ -16,8 +17,8 @@
 #define MAX_CASE_PARAMS 100
 #define MAX_CASES_TEXT (256 * 1024)
 
-/* params the worker reads itself, for every case (worker/execute.c) */
-static const char *const worker_params[] = { "measure", NULL };
+/* params the worker reads itself, for every case (lib/vmspec.h) */
+#define worker_params vmspec_params
 
 int casecheck_load(PGconn *c, struct casecheck *cc, struct err *e)
 {
@@ -72,10 +73,7 @@ void casecheck_release(struct casecheck *cc)
 
 static int is_worker_param(const char *k)
 {
-	for (size_t i = 0; worker_params[i]; i++)
-		if (!strcmp(worker_params[i], k))
-			return 1;
-	return 0;
+	return vmspec_is_param(k);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -99,7 +97,11 @@ static void keys_list(const json_t *obj, int with_worker, struct buf *out)
 		if (buf_addf(out, "%s%s", i ? ", " : "", keys[i]))
 			break;
 	for (i = 0; with_worker && worker_params[i]; i++)
-		if (buf_addf(out, "%s%s", n || i ? ", and " : "", worker_params[i]))
+		if (buf_addf(out, "%s%s",
+			     !n && !i		  ? "" :
+			     worker_params[i + 1] ? ", " :
+						    ", and ",
+			     worker_params[i]))
 			break;
 	if (!n && !with_worker && buf_addstr(out, "none"))
 		abort(); /* under the cap */
@@ -237,8 +239,14 @@ int casecheck_testcase(struct casecheck *cc, const char *prefix, const char *tes
 	const char *k;
 	json_t *v;
 	struct buf list = BUF_INIT(8 * 1024);
+	struct vmspec vm;
 	char field[300];
 
+	/* the worker's own params are known whatever the workers registered */
+	if (vmspec_parse(params, prefix, &vm, e) < 0) {
+		buf_release(&list);
+		return -1;
+	}
 	if (!cc->machines) {
 		if (!cc->warned_none && warnings)
 			json_array_append_new(

@@ -7,7 +7,7 @@
 #include "err.h"
 
 /*
- * What the workers can run (issue 21): each worker registers its cases
+ * What the workers can run: each worker registers its cases
  * with each case's parameter table (worker/caselist.c; stored in
  * machines.cases, sql/0021), and a job, plan or A/B request naming a
  * testcase or a param that no registered worker has is refused with a 400
@@ -18,9 +18,11 @@
  * "bad value for param 'nr_task' of will-it-scale: 'lots' is neither a
  * task count nor a percentage" at submit, not a run-failed job later; a
  * value one registered table of the case accepts passes. The params a
- * worker reads itself (`measure`, the measurement
- * mode) are known for every case; `monitors` is a field of the job, not a
- * param.
+ * worker reads itself (lib/vmspec.h: `measure`, `accel`, `vcpus`, `pin`,
+ * `hugepages`, `numa`: the machine the case runs in) are known for every
+ * case and checked even before any worker registered (`params.vcpus` 0 is
+ * a 400 "'vcpus' is a whole number 1..1024"); `monitors` is a field of the
+ * job, not a param.
  *
  * A fresh server, where no worker has registered a case table yet (or
  * only older workers that send none), cannot tell: it accepts the job
@@ -48,8 +50,8 @@ void casecheck_release(struct casecheck *cc);
  * the "not checked" warning to warnings (an array, may be NULL) once per cc
  * and returns 0. Returns 0, or -1 with e: ERR_INVALID_FIELD, message
  * "unknown testcase 'X': the registered workers run a, b", "unknown param
- * 'K' of X: its params are a, b, and measure" or "bad value for param 'K'
- * of X: WHY".
+ * 'K' of X: its params are a, b, measure, accel, vcpus, pin, hugepages, and numa" or "bad value for
+ * param 'K' of X: WHY".
  */
 int casecheck_testcase(struct casecheck *cc, const char *prefix, const char *testcase,
 		       const json_t *params, json_t *warnings, struct err *e)

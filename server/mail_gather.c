@@ -428,6 +428,10 @@ static int gather_machine(PGconn *c, struct mail_gathered *g, long long setup_id
 	g->in.guest_memory_mb = m->guest_memory_mb;
 	g->in.icount = m->guest_icount ? !strcmp(m->guest_icount, "true") :
 					 !strcmp(m->mode, "icount");
+	g->in.guest_cpu_model = m->guest_cpu_model;
+	g->in.guest_pinned = m->guest_pinned && !strcmp(m->guest_pinned, "true");
+	g->in.guest_hugepages = m->guest_hugepages;
+	g->in.guest_numa_nodes = (long)m->guest_numa_nodes;
 	return 0;
 }
 

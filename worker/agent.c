@@ -582,7 +582,7 @@ static int run_job(struct agent *a, json_t *job)
 		wlog_info("job %lld: patches applied on %.12s: %.12s", id, spec.commit, out.commit);
 		json_array_foreach (out.runs, i, run) {
 			json_object_set(run, "base_commit", json_object_get(job, "commit"));
-			/* the series' identity across bases and rebases (issue 18) */
+			/* the series' identity across bases and rebases */
 			if (out.patch_id[0])
 				json_object_set_new(run, "patch_id", json_string(out.patch_id));
 			if (out.patch_ids)
@@ -593,11 +593,11 @@ static int run_job(struct agent *a, json_t *job)
 	{
 		/* what of the host can move a metric, per run: a comparison across a change of
 		 * it is flagged, a step at one is an environment change (ARCHITECTURE.md) */
-		json_t *run,
-			*hfp = json_pack("{s:s?,s:s?,s:s?,s:s?,s:s?}", "cpu_model", a->fp.cpu_model,
-					 "microcode", a->fp.microcode, "cpufreq_governor",
-					 a->fp.cpufreq_governor, "kernel_release",
-					 a->fp.kernel_release, "cmdline", a->fp.cmdline);
+		json_t *run, *hfp = json_pack("{s:s?,s:s?,s:s?,s:s?,s:s?,s:s?}", "cpu_model",
+					      a->fp.cpu_model, "microcode", a->fp.microcode,
+					      "cpufreq_governor", a->fp.cpufreq_governor,
+					      "kernel_release", a->fp.kernel_release, "cmdline",
+					      a->fp.cmdline, "numa_nodes", a->fp.numa_nodes);
 		size_t i;
 
 		json_array_foreach (out.runs, i, run)

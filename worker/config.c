@@ -55,8 +55,9 @@ static const struct key keys[] = {
 	  "parallel make jobs, 0 = online CPUs" },
 	{ "qemu_mem_mb", "--qemu-mem-mb", KEY_INT, F(qemu_mem_mb), "512", 64, 1048576,
 	  IN_FILE | IN_FLAG, "guest memory of qemu boots, MiB" },
-	{ "qemu_cpus", "--qemu-cpus", KEY_INT, F(qemu_cpus), "2", 1, 512, IN_FILE | IN_FLAG,
-	  "guest CPUs of qemu boots" },
+	{ "qemu_cpus", "--qemu-cpus", KEY_INT, F(qemu_cpus), "0", 0, 512, IN_FILE | IN_FLAG,
+	  "guest CPUs of qemu boots, 0 = the host's CPUs under KVM, 2 under TCG (a job's vcpus "
+	  "param wins)" },
 	{ "timeout_fetch_s", "--timeout-fetch", KEY_INT, F(timeout_fetch_s), "1800", 10, 86400,
 	  IN_FILE | IN_FLAG, "time limit of git clone/fetch/archive, s" },
 	{ "timeout_build_s", "--timeout-build", KEY_INT, F(timeout_build_s), "7200", 10, 172800,

@@ -38,7 +38,7 @@ struct worker_config {
 	char *ccache_dir;   /* "" = WORK_DIR/ccache */
 	int make_jobs;	    /* 0 = number of online CPUs */
 	int qemu_mem_mb;
-	int qemu_cpus;
+	int qemu_cpus; /* 0 = the host's CPUs under KVM, 2 under TCG */
 	int timeout_fetch_s;
 	int timeout_build_s;
 	int timeout_boot_s;

@@ -233,6 +233,46 @@ static json_t *read_vulnerabilities(const char *root)
 	return obj;
 }
 
+/* "0:0-3 1:4-7": each NUMA node with CPUs and its CPU list, by node id; NULL without nodes */
+static char *read_numa_nodes(const char *root)
+{
+	char *dir = xstrfmt("%s/sys/devices/system/node", root);
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	long ids[1024];
+	size_t nr = 0;
+	struct buf b = BUF_INIT(0);
+	char *out = NULL;
+
+	free(dir);
+	if (!d)
+		return NULL;
+	while ((de = readdir(d)) && nr < 1024)
+		if (!strncmp(de->d_name, "node", 4) && de->d_name[4] >= '0' && de->d_name[4] <= '9')
+			ids[nr++] = strtol(de->d_name + 4, NULL, 10);
+	closedir(d);
+	for (size_t i = 1; i < nr; i++)
+		for (size_t j = i; j > 0 && ids[j - 1] > ids[j]; j--) {
+			long t = ids[j];
+
+			ids[j] = ids[j - 1];
+			ids[j - 1] = t;
+		}
+	for (size_t i = 0; i < nr; i++) {
+		char *rel = xstrfmt("sys/devices/system/node/node%ld/cpulist", ids[i]);
+		char *list = read_line(root, rel);
+
+		if (list && *list && buf_addf(&b, "%s%ld:%s", b.len ? " " : "", ids[i], list))
+			abort(); /* uncapped */
+		free(list);
+		free(rel);
+	}
+	if (b.len)
+		out = xstrdup(b.data);
+	buf_release(&b);
+	return out;
+}
+
 int fingerprint_collect(struct fingerprint *fp, const char *root, struct err *e)
 {
 	struct utsname u;
@@ -278,6 +318,7 @@ int fingerprint_collect(struct fingerprint *fp, const char *root, struct err *e)
 	free(mem);
 	free(meminfo);
 	fp->vulnerabilities = read_vulnerabilities(root);
+	fp->numa_nodes = read_numa_nodes(root);
 
 	if (!fp->kernel_release)
 		return err_setc(e, ERR_IO, "proc/sys/kernel/osrelease",
@@ -298,6 +339,7 @@ void fingerprint_release(struct fingerprint *fp)
 	free(fp->cpufreq_driver);
 	free(fp->smt_control);
 	free(fp->smt_active);
+	free(fp->numa_nodes);
 	json_decref(fp->vulnerabilities);
 	memset(fp, 0, sizeof(*fp));
 }
@@ -324,6 +366,7 @@ json_t *fingerprint_json(const struct fingerprint *fp)
 	json_object_set_new(o, "cpufreq_driver", str_or_null(fp->cpufreq_driver));
 	json_object_set_new(o, "smt_control", str_or_null(fp->smt_control));
 	json_object_set_new(o, "smt_active", str_or_null(fp->smt_active));
+	json_object_set_new(o, "numa_nodes", str_or_null(fp->numa_nodes));
 	json_object_set_new(o, "vulnerabilities",
 			    fp->vulnerabilities ? json_deep_copy(fp->vulnerabilities) :
 						  json_object());

@@ -31,6 +31,9 @@
  *                  "notsupported", …)
  * smt_active       sys/devices/system/cpu/smt/active ("0"/"1")
  * vulnerabilities  sys/devices/system/cpu/vulnerabilities/NAME -> text
+ * numa_nodes       sys/devices/system/node/nodeN/cpulist of every node with
+ *                  CPUs, by node id: "0:0-3 1:4-7" (what a mirrored guest
+ *                  topology copies; NULL without the node directory)
  *
  * `arch` is uname(2)'s machine (never read under root).
  * A string is NULL when its source is absent; nr_cpus and memory_mb are 0
@@ -49,6 +52,7 @@ struct fingerprint {
 	char *cpufreq_driver;
 	char *smt_control;
 	char *smt_active;
+	char *numa_nodes;
 	long nr_cpus;
 	long memory_mb;
 	json_t *vulnerabilities; /* object NAME -> string, owned (one reference) */

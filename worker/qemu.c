@@ -1,8 +1,14 @@
 #include "qemu.h"
+#include "qmp.h"
 #include "runcmd.h"
 #include "xalloc.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,15 +49,239 @@ void qemu_release(struct qemu *q)
 	buf_release(&q->log);
 }
 
-int qemu_run(struct qemu *q, struct err *e)
-{
-	const char *argv[40];
-	char smp[64], mem[32];
-	const char *prog, *console;
-	struct runcmd cmd;
-	int n = 0, is_x86, rc;
-	int cpus = q->icount ? 1 : q->cpus > 0 ? q->cpus : 2;
+/* --- the host's CPUs and nodes ---------------------------------------------- */
 
+/* Appends the CPUs of a kernel CPU list ("0-3,8") to h with node `node`. */
+static int add_cpulist(struct qemu_host *h, const char *list, int node, const char *path,
+		       struct err *e)
+{
+	const char *p = list;
+
+	while (*p && *p != '\n') {
+		char *end;
+		long lo = strtol(p, &end, 10), hi = lo;
+
+		if (end == p || lo < 0)
+			goto bad;
+		p = end;
+		if (*p == '-') {
+			hi = strtol(p + 1, &end, 10);
+			if (end == p + 1 || hi < lo)
+				goto bad;
+			p = end;
+		}
+		for (long c = lo; c <= hi; c++) {
+			if (h->nr_cpus >= QEMU_MAX_CPUS)
+				return err_setc(e, ERR_INVALID_FIELD, path,
+						"more than %d host CPUs", QEMU_MAX_CPUS);
+			h->node[h->nr_cpus] = node;
+			h->cpu[h->nr_cpus++] = (int)c;
+		}
+		if (*p == ',')
+			p++;
+		else if (*p && *p != '\n')
+			goto bad;
+	}
+	return 0;
+bad:
+	return err_setc(e, ERR_INVALID_FIELD, path, "'%s' is not a CPU list", path);
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+int qemu_host_read(const char *root, struct qemu_host *h, struct err *e)
+{
+	char *dir = xstrfmt("%s/sys/devices/system/node", root && *root ? root : "");
+	int ids[QEMU_MAX_NODES], nids = 0, rc = 0;
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	memset(h, 0, sizeof(*h));
+	while (d && (de = readdir(d)))
+		if (!strncmp(de->d_name, "node", 4) && de->d_name[4] >= '0' &&
+		    de->d_name[4] <= '9' && nids < QEMU_MAX_NODES)
+			ids[nids++] = (int)strtol(de->d_name + 4, NULL, 10);
+	if (d)
+		closedir(d);
+	qsort(ids, (size_t)nids, sizeof(ids[0]), cmp_int);
+	for (int i = 0; i < nids && !rc; i++) {
+		char *path = xstrfmt("%s/node%d/cpulist", dir, ids[i]);
+		struct buf b = BUF_INIT(1 << 16);
+		int before = h->nr_cpus;
+
+		if (buf_read_file(&b, path) == 0) {
+			rc = add_cpulist(h, b.data, ids[i], path, e);
+			h->nr_nodes += h->nr_cpus > before;
+		}
+		buf_release(&b);
+		free(path);
+	}
+	free(dir);
+	if (!rc && !h->nr_cpus) {
+		char *path = xstrfmt("%s/sys/devices/system/cpu/online", root && *root ? root : "");
+		struct buf b = BUF_INIT(1 << 16);
+
+		if (buf_read_file(&b, path) < 0)
+			rc = err_setc(e, ERR_IO, path, "cannot read '%s'", path);
+		else
+			rc = add_cpulist(h, b.data, 0, path, e);
+		h->nr_nodes = h->nr_cpus > 0;
+		buf_release(&b);
+		free(path);
+	}
+	if (!rc && !h->nr_cpus)
+		rc = err_setc(e, ERR_IO, "sys/devices/system", "no host CPUs found");
+	return rc;
+}
+
+/* --- the command line ----------------------------------------------------- */
+
+void qemu_argv_release(struct qemu_argv *a)
+{
+	for (int i = 0; i < a->argc; i++)
+		free(a->argv[i]);
+	free(a->argv);
+	memset(a, 0, sizeof(*a));
+}
+
+static void add(struct qemu_argv *a, const char *s)
+{
+	if (a->argc + 2 > a->alloc) {
+		a->alloc = a->alloc ? 2 * a->alloc : 64;
+		a->argv = xrealloc(a->argv, (size_t)a->alloc * sizeof(*a->argv));
+	}
+	a->argv[a->argc++] = xstrdup(s);
+	a->argv[a->argc] = NULL;
+}
+
+static void addf(struct qemu_argv *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void addf(struct qemu_argv *a, const char *fmt, ...)
+{
+	struct buf b = BUF_INIT(0);
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = buf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	if (r)
+		abort(); /* uncapped */
+	add(a, b.data);
+	buf_release(&b);
+}
+
+/* q's layout for vcpus vCPUs (see struct qemu_layout); h may be NULL without pin and mirror */
+static int make_layout(const struct qemu *q, const struct qemu_host *h, int vcpus,
+		       struct qemu_layout *l, struct err *e)
+{
+	long mem = q->mem_mb > 0 ? q->mem_mb : 512;
+	long unit = q->hugepages_kb ? q->hugepages_kb / 1024 : 1;
+	int count[QEMU_MAX_NODES] = { 0 };
+	long given = 0;
+
+	memset(l, 0, sizeof(*l));
+	l->vcpus = vcpus;
+	for (int i = 0; i < QEMU_MAX_NODES; i++)
+		l->host_node[i] = -1;
+	for (int i = 0; i < vcpus; i++)
+		l->host_cpu[i] = q->pin ? h->cpu[(long)i * h->nr_cpus / vcpus] : -1;
+	if (q->numa == QEMU_NUMA_HOST) {
+		for (int i = 0; i < vcpus; i++) {
+			int hn = h->node[(long)i * h->nr_cpus / vcpus];
+
+			if (!l->nr_nodes || l->host_node[l->nr_nodes - 1] != hn)
+				l->host_node[l->nr_nodes++] = hn;
+			l->node_of[i] = l->nr_nodes - 1;
+		}
+	} else if (q->numa > 0) {
+		if (q->numa > vcpus || q->numa > QEMU_MAX_NODES)
+			return err_setc(e, ERR_INVALID_JOB, "params.numa",
+					"%d NUMA nodes for %d vCPUs", q->numa, vcpus);
+		l->nr_nodes = q->numa;
+		for (int i = 0; i < vcpus; i++)
+			l->node_of[i] = (int)((long)i * q->numa / vcpus);
+	}
+	if (!l->nr_nodes) {
+		l->mem_mb[0] = mem;
+		if (mem % unit)
+			return err_setc(e, ERR_INVALID_JOB, "params.hugepages",
+					"%ld MiB of memory is not whole %ld MiB hugepages", mem,
+					unit);
+		return 0;
+	}
+	for (int i = 0; i < vcpus; i++)
+		count[l->node_of[i]]++;
+	for (int k = 0; k < l->nr_nodes; k++) {
+		l->mem_mb[k] = mem * count[k] / vcpus / unit * unit;
+		given += l->mem_mb[k];
+	}
+	l->mem_mb[0] += mem - given;
+	for (int k = 0; k < l->nr_nodes; k++)
+		if (l->mem_mb[k] <= 0 || l->mem_mb[k] % unit)
+			return err_setc(e, ERR_INVALID_JOB,
+					q->hugepages_kb ? "params.hugepages" : "params.numa",
+					"node %d cannot get whole %ld MiB pages of %ld MiB", k,
+					unit, mem);
+	return 0;
+}
+
+/* "-numa node,nodeid=K,cpus=A-B[,cpus=C-D],memdev=memK" for node k */
+static void add_numa_node(struct qemu_argv *a, const struct qemu_layout *l, int k)
+{
+	struct buf b = BUF_INIT(0);
+
+	if (buf_addf(&b, "node,nodeid=%d", k))
+		abort();
+	for (int i = 0; i < l->vcpus;) {
+		int j = i;
+
+		if (l->node_of[i] != k) {
+			i++;
+			continue;
+		}
+		while (j + 1 < l->vcpus && l->node_of[j + 1] == k)
+			j++;
+		if ((i == j ? buf_addf(&b, ",cpus=%d", i) : buf_addf(&b, ",cpus=%d-%d", i, j)))
+			abort();
+		i = j + 1;
+	}
+	if (buf_addf(&b, ",memdev=mem%d", k))
+		abort();
+	add(a, "-numa");
+	add(a, b.data);
+	buf_release(&b);
+}
+
+/* h without the CPUs this process may not run on (a cpuset): its vCPUs could not go there */
+static void allowed_only(struct qemu_host *h)
+{
+	cpu_set_t set;
+	int n = 0, nodes = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return;
+	for (int i = 0; i < h->nr_cpus; i++)
+		if (h->cpu[i] < CPU_SETSIZE && CPU_ISSET(h->cpu[i], &set)) {
+			nodes += !n || h->node[n - 1] != h->node[i];
+			h->cpu[n] = h->cpu[i];
+			h->node[n++] = h->node[i];
+		}
+	if (n) {
+		h->nr_cpus = n;
+		h->nr_nodes = nodes;
+	}
+}
+
+int qemu_argv(struct qemu *q, const char *qmp_path, struct qemu_argv *a, struct err *e)
+{
+	struct qemu_host own;
+	const struct qemu_host *h = q->host;
+	int is_x86, kvm, cpus, backends;
+
+	memset(a, 0, sizeof(*a));
 	if (!q->arch || (strcmp(q->arch, "x86_64") && strcmp(q->arch, "aarch64")))
 		return err_setc(e, ERR_INVALID_JOB, "arch", "no qemu for arch '%s'",
 				q->arch ? q->arch : "");
@@ -59,58 +289,265 @@ int qemu_run(struct qemu *q, struct err *e)
 		return err_setc(e, ERR_INVALID_JOB, "accel", "unknown accel");
 	if (q->icount && strcmp(q->accel, "tcg"))
 		return err_setc(e, ERR_INVALID_JOB, "measure", "icount needs tcg");
+	if (q->hugepages_kb && q->hugepages_kb != 2048 && q->hugepages_kb != 1048576)
+		return err_setc(e, ERR_INVALID_JOB, "params.hugepages",
+				"hugepages are 2048 or 1048576 kB, not %d", q->hugepages_kb);
 	is_x86 = !strcmp(q->arch, "x86_64");
-	prog = is_x86 ? "qemu-system-x86_64" : "qemu-system-aarch64";
-	console = is_x86 ? "ttyS0" : "ttyAMA0";
+	kvm = !strcmp(q->accel, "kvm");
+	if (!h && (q->pin || q->numa == QEMU_NUMA_HOST || (kvm && q->cpus <= 0))) {
+		if (qemu_host_read("", &own, e) < 0)
+			return -1;
+		allowed_only(&own);
+		h = &own;
+	}
+	cpus = q->icount ? 1 : q->cpus > 0 ? q->cpus : kvm ? h->nr_cpus : 2;
+	if (cpus > QEMU_MAX_CPUS)
+		return err_setc(e, ERR_INVALID_JOB, "params.vcpus", "more than %d vCPUs",
+				QEMU_MAX_CPUS);
+	if (make_layout(q, h, cpus, &q->layout, e) < 0)
+		return -1;
 
-	snprintf(q->cmdline, sizeof(q->cmdline), "console=%s panic=-1 oops=panic%s%s%s%s", console,
-		 is_x86 ? " reboot=t" : "", is_x86 && q->icount ? " " : "",
-		 is_x86 && q->icount ? QEMU_X86_ICOUNT_APPEND : "", q->append ? " " : "");
+	snprintf(q->cmdline, sizeof(q->cmdline), "console=%s panic=-1 oops=panic%s%s%s%s",
+		 is_x86 ? "ttyS0" : "ttyAMA0", is_x86 ? " reboot=t" : "",
+		 is_x86 && q->icount ? " " : "", is_x86 && q->icount ? QEMU_X86_ICOUNT_APPEND : "",
+		 q->append ? " " : "");
 	if (q->append) {
 		size_t len = strlen(q->cmdline);
 
 		snprintf(q->cmdline + len, sizeof(q->cmdline) - len, "%s", q->append);
 	}
-	if (is_x86)
-		snprintf(smp, sizeof(smp), "%d,sockets=%d,cores=1", cpus, cpus);
-	else
-		snprintf(smp, sizeof(smp), "%d", cpus);
-	snprintf(mem, sizeof(mem), "%d", q->mem_mb > 0 ? q->mem_mb : 512);
 
-	argv[n++] = prog;
-	argv[n++] = "-M";
-	argv[n++] = is_x86 ? "pc" : "virt";
-	if (!is_x86) {
-		argv[n++] = "-cpu";
-		argv[n++] = !strcmp(q->accel, "kvm") ? "host" : "max";
+	add(a, is_x86 ? "qemu-system-x86_64" : "qemu-system-aarch64");
+	add(a, "-M");
+	/* one memory backend without nodes: the machine's own RAM */
+	backends = q->layout.nr_nodes ? q->layout.nr_nodes : q->hugepages_kb ? 1 : 0;
+	addf(a, "%s%s", is_x86 ? "pc" : "virt",
+	     backends && !q->layout.nr_nodes ? ",memory-backend=mem0" : "");
+	if (kvm || !is_x86) {
+		add(a, "-cpu");
+		add(a, kvm ? "host" : "max");
 	}
-	argv[n++] = "-accel";
-	argv[n++] = q->accel;
+	add(a, "-accel");
+	add(a, q->accel);
 	if (q->icount) {
-		argv[n++] = "-icount";
-		argv[n++] = "shift=0,sleep=off";
+		add(a, "-icount");
+		add(a, "shift=0,sleep=off");
 	}
-	argv[n++] = "-m";
-	argv[n++] = mem;
-	argv[n++] = "-smp";
-	argv[n++] = smp;
-	argv[n++] = "-nographic";
-	argv[n++] = "-no-reboot";
-	argv[n++] = "-kernel";
-	argv[n++] = q->kernel;
-	argv[n++] = "-initrd";
-	argv[n++] = q->initrd;
-	argv[n++] = "-append";
-	argv[n++] = q->cmdline;
-	argv[n] = NULL;
+	add(a, "-m");
+	addf(a, "%d", q->mem_mb > 0 ? q->mem_mb : 512);
+	add(a, "-smp");
+	if (is_x86)
+		addf(a, "%d,sockets=%d,cores=1", cpus, cpus);
+	else
+		addf(a, "%d", cpus);
+	for (int k = 0; k < backends; k++) {
+		add(a, "-object");
+		if (q->hugepages_kb)
+			addf(a,
+			     "memory-backend-memfd,id=mem%d,size=%ldM,hugetlb=on,hugetlbsize=%dK,"
+			     "prealloc=on",
+			     k, q->layout.mem_mb[k], q->hugepages_kb);
+		else
+			addf(a, "memory-backend-ram,id=mem%d,size=%ldM", k, q->layout.mem_mb[k]);
+	}
+	for (int k = 0; k < q->layout.nr_nodes; k++)
+		add_numa_node(a, &q->layout, k);
+	if (q->pin && qmp_path) {
+		add(a, "-S");
+		add(a, "-qmp");
+		addf(a, "unix:%s,server=on,wait=off", qmp_path);
+	}
+	add(a, "-nographic");
+	add(a, "-no-reboot");
+	add(a, "-kernel");
+	add(a, q->kernel ? q->kernel : "");
+	add(a, "-initrd");
+	add(a, q->initrd ? q->initrd : "");
+	add(a, "-append");
+	add(a, q->cmdline);
+	return 0;
+}
 
-	runcmd_init(&cmd, argv, q->timeout_s > 0 ? q->timeout_s : 600);
+/* --- what a run records -------------------------------------------------- */
+
+/* "0-3,8": the vCPUs of guest node k of l */
+static json_t *node_cpus(const struct qemu_layout *l, int k)
+{
+	struct buf b = BUF_INIT(0);
+	json_t *s;
+
+	for (int i = 0; i < l->vcpus;) {
+		int j = i;
+
+		if (l->node_of[i] != k) {
+			i++;
+			continue;
+		}
+		while (j + 1 < l->vcpus && l->node_of[j + 1] == k)
+			j++;
+		if (buf_addf(&b, "%s%d", b.len ? "," : "", i) || (j > i && buf_addf(&b, "-%d", j)))
+			abort(); /* uncapped */
+		i = j + 1;
+	}
+	s = json_string(b.data);
+	buf_release(&b);
+	return s;
+}
+
+json_t *qemu_guest_json(const struct qemu *q)
+{
+	const struct qemu_layout *l = &q->layout;
+	const char *arch = q->arch, *accel = q->accel;
+	int kvm = !strcmp(accel, "kvm"), icount = q->icount, pinned = q->pinned;
+	int mem_mb = q->mem_mb > 0 ? q->mem_mb : 512, hugepages_kb = q->hugepages_kb;
+	json_t *g = json_pack("{s:s, s:i, s:i, s:s, s:b, s:s}", "arch", arch, "nr_cpus", l->vcpus,
+			      "memory_mb", mem_mb, "accel", accel, "icount", icount, "cpu_model",
+			      kvm		     ? "host" :
+			      strcmp(arch, "x86_64") ? "max" :
+						       "qemu64");
+	json_t *pin = json_null(), *numa = json_null();
+
+	if (pinned) {
+		pin = json_array();
+		for (int i = 0; i < l->vcpus; i++)
+			json_array_append_new(pin, json_integer(l->host_cpu[i]));
+	}
+	if (l->nr_nodes) {
+		numa = json_array();
+		for (int k = 0; k < l->nr_nodes; k++)
+			json_array_append_new(numa,
+					      json_pack("{s:i, s:o, s:I, s:o}", "node", k, "cpus",
+							node_cpus(l, k), "memory_mb",
+							(json_int_t)l->mem_mb[k], "host_node",
+							l->host_node[k] >= 0 ?
+								json_integer(l->host_node[k]) :
+								json_null()));
+	}
+	json_object_set_new(g, "pinned", pin);
+	json_object_set_new(g, "hugepages",
+			    hugepages_kb == 2048    ? json_string("2M") :
+			    hugepages_kb == 1048576 ? json_string("1G") :
+						      json_null());
+	json_object_set_new(g, "numa", numa);
+	return g;
+}
+
+/* --- pinning -------------------------------------------------------------- */
+
+int qemu_pin_vcpus(const char *qmp_path, const struct qemu_layout *l, int timeout_ms,
+		   const volatile int *stop, struct err *e)
+{
+	struct qmp_vcpu v[QEMU_MAX_CPUS];
+	struct qmp m;
+	json_t *ret = NULL;
+	int n, i;
+
+	if (qmp_connect(&m, qmp_path, timeout_ms, stop, e) < 0)
+		return -1;
+	if (qmp_vcpus(&m, v, QEMU_MAX_CPUS, &n, e) < 0)
+		goto quit;
+	if (n != l->vcpus) {
+		err_setc(e, ERR_SPAWN, "params.pin", "qemu has %d vCPUs, the layout %d", n,
+			 l->vcpus);
+		goto quit;
+	}
+	for (i = 0; i < n; i++) {
+		cpu_set_t set, back;
+
+		CPU_ZERO(&set);
+		CPU_SET(l->host_cpu[i], &set);
+		errno = 0;
+		if (sched_setaffinity(v[i].tid, sizeof(set), &set) < 0 ||
+		    sched_getaffinity(v[i].tid, sizeof(back), &back) < 0 ||
+		    !CPU_EQUAL(&set, &back)) {
+			err_setc(e, ERR_SPAWN, "params.pin",
+				 "cannot pin vCPU %d (thread %d) to host CPU %d: %s", i, v[i].tid,
+				 l->host_cpu[i], errno ? strerror(errno) : "not applied");
+			goto quit;
+		}
+	}
+	if (qmp_execute(&m, "cont", NULL, &ret, e) < 0)
+		goto quit;
+	json_decref(ret);
+	qmp_close(&m);
+	return n;
+quit:
+	if (m.fd >= 0 && qmp_execute(&m, "quit", NULL, &ret, &(struct err){ 0 }) == 0)
+		json_decref(ret);
+	qmp_close(&m);
+	return -1;
+}
+
+/* the pinning thread of one qemu_run */
+struct pin_job {
+	const char *path;
+	const struct qemu_layout *layout;
+	volatile int stop;
+	int pinned;
+	struct err e;
+};
+
+static void *pin_thread(void *arg)
+{
+	struct pin_job *p = arg;
+
+	p->pinned = qemu_pin_vcpus(p->path, p->layout, 30000, &p->stop, &p->e);
+	return NULL;
+}
+
+int qemu_run(struct qemu *q, struct err *e)
+{
+	struct qemu_argv a;
+	struct runcmd cmd;
+	struct pin_job pj;
+	pthread_t tid;
+	char *dir = NULL, *sock = NULL;
+	int rc, ran, started = 0;
+
+	q->pinned = 0;
+	if (q->pin) {
+		const char *tmp = getenv("TMPDIR");
+
+		dir = xstrfmt("%s/regtrack-qmp.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(dir)) {
+			rc = err_setc(e, ERR_IO, dir, "cannot create '%s': %s", dir,
+				      strerror(errno));
+			free(dir);
+			return rc;
+		}
+		sock = xstrfmt("%s/qmp.sock", dir);
+	}
+	if (qemu_argv(q, sock, &a, e) < 0) {
+		rc = -1;
+		goto out;
+	}
+	if (q->pin) {
+		memset(&pj, 0, sizeof(pj));
+		pj.path = sock;
+		pj.layout = &q->layout;
+		started = !pthread_create(&tid, NULL, pin_thread, &pj);
+		if (!started) {
+			rc = err_setc(e, ERR_SPAWN, "params.pin",
+				      "cannot start the pinning thread");
+			qemu_argv_release(&a);
+			goto out;
+		}
+	}
+	runcmd_init(&cmd, (const char *const *)a.argv, q->timeout_s > 0 ? q->timeout_s : 600);
 	cmd.merge_stderr = 1;
 	cmd.out.cap = QEMU_LOG_CAP;
 	cmd.log_fd = q->log_fd;
 	cmd.cancel = q->cancel;
 	rc = runcmd_run(&cmd, e);
-	if (!rc) {
+	ran = !rc;
+	if (started) {
+		pj.stop = 1; /* qemu is gone: no socket will come */
+		pthread_join(tid, NULL);
+		if (!rc && pj.pinned < 0)
+			rc = err_setc(e, pj.e.id, pj.e.detail, "%s", pj.e.message);
+		q->pinned = pj.pinned > 0 ? pj.pinned : 0;
+	}
+	if (ran) {
 		buf_release(&q->log);
 		q->log = cmd.out;
 		buf_init(&cmd.out, 0);
@@ -121,6 +558,14 @@ int qemu_run(struct qemu *q, struct err *e)
 		q->elapsed_s = cmd.elapsed_s;
 	}
 	runcmd_release(&cmd);
+	qemu_argv_release(&a);
+out:
+	if (sock) {
+		unlink(sock);
+		rmdir(dir);
+	}
+	free(sock);
+	free(dir);
 	return rc;
 }
 

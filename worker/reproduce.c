@@ -169,7 +169,7 @@ int reproduce_main(int argc, char **argv)
 {
 	struct job_spec spec = { .compiler = "gcc-12", .repeat = 1, .tree = "linux", .id = 0 };
 	struct worker_env env = { .qemu_mem_mb = 512,
-				  .qemu_cpus = 2,
+				  .qemu_cpus = 0, /* the worker's default */
 				  .timeout_fetch_s = 1800,
 				  .timeout_build_s = 7200,
 				  .timeout_boot_s = 300,

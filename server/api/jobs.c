@@ -59,6 +59,7 @@
 #include "server/api/args.h"
 #include "server/api/quota.h"
 #include "resultdoc.h"
+#include "vmspec.h"
 #include "xalloc.h"
 
 #include <math.h>
@@ -153,6 +154,18 @@ enum MHD_Result api_jobs_post(struct request *rq)
 		cap = capbuf;
 	} else {
 		cap = "host";
+		/* the running kernel on the host as it is: no guest to shape (lib/vmspec.h) */
+		for (int i = 1; vmspec_params[i]; i++)
+			if (json_object_get(params, vmspec_params[i])) {
+				char f[32];
+
+				snprintf(f, sizeof(f), "params.%s", vmspec_params[i]);
+				err_setc(&e, ERR_INVALID_FIELD, f,
+					 "'%s' shapes a qemu guest; kconfig "
+					 "\"host\" runs on the host",
+					 vmspec_params[i]);
+				goto bad;
+			}
 	}
 	/* 15 digits: params are typed by people; 0.2 stays 0.2, not 0.20000000000000001 */
 	params_text = params ? json_dumps(params,

@@ -300,6 +300,10 @@ int db_mail_machine(PGconn *c, long long setup_id, long long commit_id, struct d
 	out->guest_icount = str(r, 0, 8);
 	out->cpus = int8(r, 0, 9);
 	out->mode = PQgetvalue(r, 0, 10);
+	out->guest_cpu_model = str(r, 0, 11);
+	out->guest_pinned = str(r, 0, 12);
+	out->guest_hugepages = str(r, 0, 13);
+	out->guest_numa_nodes = int8(r, 0, 14);
 	return 1;
 }
 

@@ -171,6 +171,9 @@ struct db_mail_machine {
 	const char *guest_icount; /* "true" / "false" */
 	long long cpus;		  /* runs.extra cpus, of documents without "guest" */
 	const char *mode;	  /* the setup's mode; "" when NULL */
+	/* the guest's shape (worker/execute.c guest_object); NULL / 0 when not said */
+	const char *guest_cpu_model, *guest_pinned, *guest_hugepages; /* pinned "true"/"false" */
+	long long guest_numa_nodes;
 	PGresult *res;
 };
 

@@ -51,11 +51,16 @@ const struct db_stmt_def db_stmts_mail[DB_NR_STMTS] = {
 				     "jsonb_to_recordset($2::jsonb) AS f (path text, ins integer, del integer) "
 				     "ON CONFLICT DO NOTHING" },
 	/* the test machine of the newest run of setup $1 at commit $2: host columns, then
-	 * what the worker says of the guest (runs.extra: accel, cpus, guest {}) and the mode */
+	 * what the worker says of the guest (runs.extra: accel, cpus, guest {}) and the mode,
+	 * then the guest's shape (cpu_model, pinned, hugepages, NUMA nodes) */
 	[ST_MAIL_MACHINE] = { "mail_machine",
 			      "SELECT ma.arch, ma.nr_cpus, ma.memory_mb, ma.cpu_model, ru.extra->>'accel', "
 			      "ru.extra->'guest'->>'arch', ru.extra->'guest'->>'nr_cpus', "
-			      "ru.extra->'guest'->>'memory_mb', ru.extra->'guest'->>'icount', ru.extra->>'cpus', s.mode "
+			      "ru.extra->'guest'->>'memory_mb', ru.extra->'guest'->>'icount', ru.extra->>'cpus', s.mode, "
+			      "ru.extra->'guest'->>'cpu_model', "
+			      "(jsonb_typeof(ru.extra->'guest'->'pinned') = 'array')::text, "
+			      "ru.extra->'guest'->>'hugepages', CASE WHEN jsonb_typeof(ru.extra->'guest'->'numa') "
+			      "= 'array' THEN jsonb_array_length(ru.extra->'guest'->'numa') END "
 			      "FROM runs ru JOIN setups s ON s.id = ru.setup_id "
 			      "LEFT JOIN machines ma ON ma.id = ru.machine_id "
 			      "WHERE ru.setup_id = $1::bigint AND ru.commit_id = $2::bigint "

@@ -113,6 +113,36 @@ class Typos(Case):
         self.assertEqual(r.status, 201, r)
         self.assertEqual(srv.psql("SELECT repeat FROM jobs WHERE id = %d" % r.json()["id"]), "3")
 
+    def test_machine_params_checked_at_submit(self):
+        """The params that shape the guest (lib/vmspec.h) are checked before
+        anything is stored, each bad one named; good ones go on to the next
+        check (here: no such tree)."""
+        before = srv.psql("SELECT count(*) FROM jobs")
+        base = {"tree": "nosuch", "commit": sha("e"), "kconfig": "x86_64-defconfig",
+                "testcase": "small-allocs"}
+        for params, field, words in (
+                ({"vcpus": 0}, "params.vcpus", "'vcpus' is a whole number 1..1024"),
+                ({"vcpus": "many"}, "params.vcpus", "1..1024"),
+                ({"accel": "xen"}, "params.accel", "\"kvm\" or \"tcg\""),
+                ({"pin": "yes"}, "params.pin", "true or false"),
+                ({"hugepages": "4K"}, "params.hugepages", "\"2M\", \"1G\" or \"none\""),
+                ({"numa": "all"}, "params.numa", "\"host\" or a node count 1..64"),
+                ({"vcpus": 2, "numa": 4}, "params.numa", "at most 'vcpus' nodes"),
+                ({"measure": "icount", "vcpus": 4}, "params.vcpus", "icount runs one vCPU"),
+                ({"measure": "icount", "accel": "kvm"}, "params.accel", "icount is TCG's")):
+            r = srv.post("/api/v1/jobs", dict(base, params=params), scope="submit")
+            self.refused(r, 400, field)
+            self.assertIn(words, r.json()["error"]["message"])
+        # host mode has no guest to shape
+        r = srv.post("/api/v1/jobs", {"commit": sha("e"), "kconfig": "host",
+                                      "testcase": "small-allocs", "params": {"pin": True}},
+                     scope="submit")
+        self.refused(r, 400, "params.pin")
+        self.assertEqual(srv.psql("SELECT count(*) FROM jobs"), before)
+        good = {"accel": "kvm", "vcpus": 16, "pin": True, "hugepages": "2M", "numa": "host"}
+        r = srv.post("/api/v1/jobs", dict(base, params=good), scope="submit")
+        self.refused(r, 404, "tree", code="not_found")
+
     def test_request_typos_refused_naming_the_field(self):
         body = {"tree": "none", "base": "master", "head": "topic", "targets": ["x86_64"],
                 "testcases": [{"testcase": "small-allocs", "params": {}}]}

@@ -204,6 +204,15 @@ static void test_host_icount_refused(void **state)
 	assert_string_equal(out.status, "run-failed");
 	assert_non_null(strstr(out.log_tail, "icount"));
 	job_outcome_release(&out);
+	json_decref(fx->spec.params);
+
+	/* a guest's shape on the host itself: refused the same way, never run as if absent */
+	fx->spec.params = json_pack("{s:i, s:b}", "vcpus", 16, "pin", 1);
+	assert_int_equal(job_execute(&fx->spec, &fx->env, NULL, NULL, &out, &e), 0);
+	assert_string_equal(out.status, "run-failed");
+	assert_non_null(strstr(out.log_tail, "shape a qemu guest"));
+	assert_int_equal(json_array_size(out.runs), 0);
+	job_outcome_release(&out);
 }
 
 static void test_host_cancel(void **state)
@@ -245,6 +254,15 @@ static void test_invalid_specs(void **state)
 	json_decref(fx->spec.params);
 	fx->spec.params = json_pack("{s:s}", "measure", "cycles");
 	expect_invalid(fx, "params.measure");
+	json_decref(fx->spec.params);
+	fx->spec.params = json_pack("{s:i}", "vcpus", 0);
+	expect_invalid(fx, "params.vcpus");
+	json_decref(fx->spec.params);
+	fx->spec.params = json_pack("{s:s}", "numa", "all");
+	expect_invalid(fx, "params.numa");
+	json_decref(fx->spec.params);
+	fx->spec.params = json_pack("{s:s, s:s}", "measure", "icount", "accel", "kvm");
+	expect_invalid(fx, "params.accel");
 	json_decref(fx->spec.params);
 	fx->spec.params = json_pack("{s:s}", "path", "a b");
 	expect_invalid(fx, "path");

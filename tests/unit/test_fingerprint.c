@@ -54,6 +54,7 @@ static void test_root_x86_64(void **state UNUSED)
 	assert_null(fp.cpufreq_driver);
 	assert_string_equal(fp.smt_control, "notsupported");
 	assert_string_equal(fp.smt_active, "0");
+	assert_null(fp.numa_nodes); /* no sys/devices/system/node */
 	assert_int_equal(json_object_size(fp.vulnerabilities), 19);
 	assert_string_equal(json_string_value(json_object_get(fp.vulnerabilities, "meltdown")),
 			    "Not affected");
@@ -89,11 +90,14 @@ static void test_root_arm64(void **state UNUSED)
 	assert_string_equal(fp.cpufreq_driver, "cppc_cpufreq");
 	assert_null(fp.smt_control);
 	assert_null(fp.smt_active);
+	/* nodes 0 and 2 with CPUs, node 1 memory only: left out */
+	assert_string_equal(fp.numa_nodes, "0:0-1 2:2-3");
 	assert_int_equal(json_object_size(fp.vulnerabilities), 4);
 	assert_string_equal(json_string_value(json_object_get(fp.vulnerabilities, "spectre_v2")),
 			    "Mitigation: CSV2, BHB");
 	j = fingerprint_json(&fp);
 	assert_true(json_is_null(json_object_get(j, "smt_control")));
+	assert_string_equal(json_string_value(json_object_get(j, "numa_nodes")), "0:0-1 2:2-3");
 	assert_string_equal(json_string_value(json_object_get(j, "cpufreq_governor")),
 			    "performance");
 	json_decref(j);

@@ -77,6 +77,34 @@ static void test_hostfp_diff(void **state UNUSED)
 	assert_string_equal(s, "[\"microcode\"]");
 	free(s);
 	json_decref(d);
+	/* a field a newer worker added (numa_nodes): runs without it say nothing of it; once
+	 * both sides carry it, a change of it is one */
+	{
+		json_t *old = json_loads("[{\"cpu_model\": \"X\", \"microcode\": \"0x1\"}]", 0,
+					 NULL);
+		json_t *new1 = json_loads("[{\"cpu_model\": \"X\", \"microcode\": \"0x1\", "
+					  "\"numa_nodes\": \"0:0-1 1:2-3\"}]",
+					  0, NULL);
+		json_t *new2 = json_loads("[{\"cpu_model\": \"X\", \"microcode\": \"0x1\", "
+					  "\"numa_nodes\": \"0:0-3\"}]",
+					  0, NULL);
+
+		d = hostfp_diff(old, new1);
+		assert_int_equal(json_array_size(d), 0);
+		json_decref(d);
+		d = hostfp_diff(new1, new2);
+		s = json_dumps(d, JSON_COMPACT);
+		assert_string_equal(s, "[\"numa_nodes\"]");
+		free(s);
+		json_decref(d);
+		s = hostfp_note(new1, new2);
+		assert_string_equal(s, "base and head ran on hosts that differ in host NUMA nodes "
+				       "(0:0-1 1:2-3 vs 0:0-3)");
+		free(s);
+		json_decref(old);
+		json_decref(new1);
+		json_decref(new2);
+	}
 	/* older runs without a fingerprint: nothing to say */
 	d = hostfp_diff(a, empty);
 	assert_int_equal(json_array_size(d), 0);

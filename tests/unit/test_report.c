@@ -485,6 +485,27 @@ static void test_guest_machine_diffstat_omitted(void **state UNUSED)
 	assert_null(strstr(r.body.data, "left out"));
 	report_release(&r);
 
+	/* kvm in the shape a job named: pinned vCPUs, nodes, hugepages, the host's CPU model */
+	in.guest_cpus = 16;
+	in.guest_memory_mb = 4096;
+	in.guest_pinned = 1;
+	in.guest_numa_nodes = 2;
+	in.guest_hugepages = "2M";
+	in.guest_cpu_model = "host";
+	assert_int_equal(report_render(&in, &r, &e), 0);
+	assert_non_null(
+		strstr(r.body.data,
+		       "\nmachine:  lkp-icl-2sp2 - 16 vCPUs pinned, 2 NUMA nodes, 4G memory "
+		       "on 2M hugepages, x86_64 qemu guest (kvm, cpu host) on Intel Xeon "
+		       "Platinum 8358\n"));
+	report_release(&r);
+	in.guest_cpus = 2;
+	in.guest_memory_mb = 0;
+	in.guest_pinned = 0;
+	in.guest_numa_nodes = 0;
+	in.guest_hugepages = NULL;
+	in.guest_cpu_model = NULL;
+
 	/* no row to show (the bisected metric has no runs at one side): the note alone */
 	in.nr_rows = 0;
 	in.nr_rows_omitted = 3;

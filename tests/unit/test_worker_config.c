@@ -63,7 +63,7 @@ static void test_defaults(void **state UNUSED)
 	assert_string_equal(c.server_url, "");
 	assert_int_equal(c.make_jobs, 0);
 	assert_int_equal(c.qemu_mem_mb, 512);
-	assert_int_equal(c.qemu_cpus, 2);
+	assert_int_equal(c.qemu_cpus, 0);
 	assert_int_equal(c.timeout_build_s, 7200);
 	assert_int_equal(c.lease_wait_s, 30);
 	assert_int_equal(c.heartbeat_s, 15);
@@ -108,7 +108,7 @@ static void test_file(void **state UNUSED)
 	assert_int_equal(c.make_jobs, 16); /* the last of two wins */
 	assert_int_equal(c.qemu_mem_mb, 2048);
 	assert_int_equal(c.timeout_boot_s, 600);
-	assert_int_equal(c.qemu_cpus, 2); /* untouched default */
+	assert_int_equal(c.qemu_cpus, 0); /* untouched default */
 	assert_int_equal(worker_config_check(&c, &e), 0);
 	worker_config_release(&c);
 	free(path);
@@ -253,7 +253,7 @@ static void test_file_errors(void **state UNUSED)
 {
 	struct worker_config c;
 	struct err e;
-	char *bad_range = write_file("range.conf", "token = t\n# ok\nqemu_cpus = 0\n");
+	char *bad_range = write_file("range.conf", "token = t\n# ok\nqemu_cpus = 513\n");
 	char *no_eq = write_file("noeq.conf", "token = t\nserver_url\n");
 	char *unknown = write_file("unknown.conf", "\n\nmake_job = 2\n");
 	char expect[600];
@@ -263,7 +263,7 @@ static void test_file_errors(void **state UNUSED)
 	assert_int_equal(e.id, ERR_CONFIG);
 	snprintf(expect, sizeof(expect), "%s:3: qemu_cpus", bad_range);
 	assert_string_equal(e.detail, expect);
-	snprintf(expect, sizeof(expect), "%s:3: '0' is out of range [1, 512]", bad_range);
+	snprintf(expect, sizeof(expect), "%s:3: '513' is out of range [0, 512]", bad_range);
 	assert_string_equal(e.message, expect);
 
 	assert_int_equal(worker_config_load_file(&c, no_eq, &e), -1);

@@ -1071,6 +1071,8 @@ async function main() {
 			const phases = await page.$$eval('#phases tbody tr', (trs) => trs.map((t) => t.cells[0].textContent));
 			assert.deepEqual(phases, ['leased', 'build', 'run', 'done']);
 			assert.equal(await page.textContent('#log-tail'), LOG);
+			// a host-mode job: no guest to shape, and its params shown without the machine's
+			assert.equal(await page.textContent('#job-machine'), 'machine the host itself');
 			assert.equal(await page.locator('#runs li').count(), 1);
 			assert.match(await page.textContent('h1'), /done/);
 			assert.equal(await page.locator('#fail-reason').count(), 0);
@@ -1104,6 +1106,17 @@ async function main() {
 			assert.deepEqual(phases, ['cancelled']);
 			await shot('job-cancelled');
 			await page.evaluate(() => localStorage.removeItem('regtrack.token'));
+		});
+
+		await check('job machine: the shape a job names, in words (vmShape)', async () => {
+			const got = await page.evaluate(async () => {
+				const { vmShape, caseParams } = await import('/js/model.js');
+				return [vmShape({ accel: 'kvm', vcpus: 16, pin: true, numa: 'host', hugepages: '2M', nr_task: 16 }),
+					vmShape({ measure: 'icount', vcpus: 1 }), vmShape({ numa: 2 }), vmShape({ nr_task: 1 }),
+					caseParams({ accel: 'kvm', pin: true, nr_task: 16, measure: 'icount' })];
+			});
+			assert.deepEqual(got, ['kvm · 16 vCPUs pinned · NUMA as the host · 2M hugepages', 'icount · 1 vCPU',
+				'NUMA 2 nodes', '', { nr_task: 16 }]);
 		});
 
 		await check('words: ordinals and plurals as English writes them', async () => {

@@ -140,3 +140,35 @@ export function jobStatus(j) {
 export function isWorker(m) {
 	return Boolean(m) && Array.isArray(m.capabilities) && m.capabilities.length > 0;
 }
+
+// The params the worker reads itself to shape the test machine (lib/vmspec.h).
+export const VM_PARAMS = ['measure', 'accel', 'vcpus', 'pin', 'hugepages', 'numa'];
+
+// The case's own params: params without VM_PARAMS.
+export function caseParams(params) {
+	const out = {};
+	for (const [k, v] of Object.entries(params || {}))
+		if (!VM_PARAMS.includes(k))
+			out[k] = v;
+	return out;
+}
+
+// "kvm · 16 vCPUs pinned · NUMA host · 2M hugepages" from a job's params; the
+// worker's defaults for what they leave out: '' when they name nothing.
+export function vmShape(params) {
+	const p = params || {};
+	const on = (v) => v === true || v === 1 || v === '1';
+	const parts = [];
+	if (p.accel)
+		parts.push(String(p.accel));
+	if (p.measure === 'icount')
+		parts.push('icount');
+	if (p.vcpus !== undefined || on(p.pin))
+		parts.push([p.vcpus !== undefined ? `${p.vcpus} vCPU${String(p.vcpus) === '1' ? '' : 's'}` : 'vCPUs',
+			on(p.pin) ? 'pinned' : null].filter(Boolean).join(' '));
+	if (p.numa !== undefined)
+		parts.push(`NUMA ${p.numa === 'host' ? 'as the host' : `${p.numa} node${String(p.numa) === '1' ? '' : 's'}`}`);
+	if (p.hugepages && p.hugepages !== 'none')
+		parts.push(`${p.hugepages} hugepages`);
+	return parts.join(' · ');
+}

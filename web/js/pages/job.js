@@ -3,7 +3,7 @@
 import { h, replace, section, table, emptyState, errorBox, fmtTime, duration, stateBadge,
 	commitLink, fmtParams } from '../dom.js';
 import { api, getToken, setToken } from '../api.js';
-import { pick, commitOf, jobStatus } from '../model.js';
+import { pick, commitOf, jobStatus, caseParams, vmShape } from '../model.js';
 import { progressBar } from './jobs.js';
 
 const REFRESH_MS = 3000;
@@ -60,7 +60,11 @@ function view(j, rerender) {
 		h('h1', null, `Job #${j.id} `, stateBadge(st.state)),
 		h('div', { class: 'card range' },
 			h('div', null, h('b', null, 'commit '), commitLink(commitOf(j.commit).sha, pick(j, 'commit_subject', 'subject'))),
-			h('div', null, h('b', null, 'testcase '), j.testcase || '', ' ', h('span', { class: 'muted' }, fmtParams(j.params))),
+			h('div', null, h('b', null, 'testcase '), j.testcase || '', ' ', h('span', { class: 'muted' }, fmtParams(caseParams(j.params)))),
+			// the machine the job asked for (accel, vCPUs, pinning, NUMA, hugepages); each run's
+			// "guest" in /api/v1/runs/{id} says what it got
+			h('div', { id: 'job-machine' }, h('b', null, 'machine '), j.kconfig === 'host' ? 'the host itself'
+				: vmShape(j.params) || h('span', { class: 'muted' }, "the worker's default (KVM with the host's CPUs where usable, else TCG)")),
 			h('div', null, h('b', null, 'build '), [j.kconfig, j.compiler, j.tbox_group || j.arch].filter(Boolean).join(' / ')),
 			h('div', null, h('b', null, 'phase '), j.phase || '—', ' ', st.failed ? null : progressBar(j.progress),
 				j.message ? h('span', { class: 'muted' }, ' ', j.message) : null),

@@ -1,0 +1,106 @@
+/* The job params that shape the test machine (see vmspec.h). */
+#include "vmspec.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *const vmspec_params[] = {
+	"measure", "accel", "vcpus", "pin", "hugepages", "numa", NULL
+};
+
+int vmspec_is_param(const char *key)
+{
+	for (size_t i = 0; vmspec_params[i]; i++)
+		if (!strcmp(vmspec_params[i], key))
+			return 1;
+	return 0;
+}
+
+static int bad(struct err *e, const char *prefix, const char *key, const char *what)
+{
+	char field[320];
+
+	snprintf(field, sizeof(field), "%sparams.%s", prefix, key);
+	return err_setc(e, ERR_INVALID_FIELD, field, "'%s' is %s", key, what);
+}
+
+/* an integer in lo..hi, given as a JSON integer or its decimal text */
+static int whole(const json_t *v, long lo, long hi, long *out)
+{
+	if (json_is_integer(v))
+		*out = (long)json_integer_value(v);
+	else if (json_is_string(v)) {
+		const char *s = json_string_value(v);
+		char tail;
+
+		if (sscanf(s, "%ld%c", out, &tail) != 1 || s[0] == '+' || s[0] == ' ')
+			return 0;
+	} else
+		return 0;
+	return *out >= lo && *out <= hi;
+}
+
+int vmspec_parse(const json_t *params, const char *prefix, struct vmspec *v, struct err *e)
+{
+	const json_t *x;
+	const char *s;
+	long n;
+
+	memset(v, 0, sizeof(*v));
+	if (!json_is_object(params))
+		return 0;
+	if ((x = json_object_get(params, "measure"))) {
+		s = json_string_value(x);
+		if (!s || (strcmp(s, "wallclock") && strcmp(s, "icount")))
+			return bad(e, prefix, "measure", "\"wallclock\" or \"icount\"");
+		v->icount = !strcmp(s, "icount");
+	}
+	if ((x = json_object_get(params, "accel"))) {
+		s = json_string_value(x);
+		if (!s || (strcmp(s, "kvm") && strcmp(s, "tcg")))
+			return bad(e, prefix, "accel", "\"kvm\" or \"tcg\"");
+		v->accel = !strcmp(s, "kvm") ? "kvm" : "tcg";
+	}
+	if ((x = json_object_get(params, "vcpus"))) {
+		if (!whole(x, 1, 1024, &n))
+			return bad(e, prefix, "vcpus", "a whole number 1..1024");
+		v->vcpus = (int)n;
+	}
+	if ((x = json_object_get(params, "pin"))) {
+		s = json_string_value(x);
+		if (json_is_boolean(x))
+			v->pin = json_is_true(x);
+		else if (s && (!strcmp(s, "true") || !strcmp(s, "false")))
+			v->pin = !strcmp(s, "true"); /* k=v on a command line: pin=true */
+		else if (whole(x, 0, 1, &n))
+			v->pin = (int)n;
+		else
+			return bad(e, prefix, "pin", "true or false");
+	}
+	if ((x = json_object_get(params, "hugepages"))) {
+		s = json_string_value(x);
+		if (s && !strcmp(s, "2M"))
+			v->hugepages_kb = 2048;
+		else if (s && !strcmp(s, "1G"))
+			v->hugepages_kb = 1048576;
+		else if (!s || strcmp(s, "none"))
+			return bad(e, prefix, "hugepages", "\"2M\", \"1G\" or \"none\"");
+	}
+	if ((x = json_object_get(params, "numa"))) {
+		s = json_string_value(x);
+		if (s && !strcmp(s, "host"))
+			v->numa = -1;
+		else if (whole(x, 1, 64, &n))
+			v->numa = (int)n;
+		else
+			return bad(e, prefix, "numa", "\"host\" or a node count 1..64");
+	}
+	if (v->icount && v->accel && !strcmp(v->accel, "kvm"))
+		return bad(e, prefix, "accel",
+			   "\"tcg\" under measure \"icount\" (icount is TCG's)");
+	if (v->icount && v->vcpus > 1)
+		return bad(e, prefix, "vcpus", "1 under measure \"icount\" (icount runs one vCPU)");
+	if (v->numa > 0 && v->vcpus && v->numa > v->vcpus)
+		return bad(e, prefix, "numa", "at most 'vcpus' nodes (each node needs a vCPU)");
+	return 0;
+}

@@ -1,0 +1,108 @@
+/* lib/vmspec.c: the machine params of a job, as the server checks them at submit and the
+ * worker reads them. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "attr.h"
+#include "vmspec.h"
+
+static int parse(const char *json, struct vmspec *v, struct err *e)
+{
+	json_t *p = json_loads(json, 0, NULL);
+	int rc;
+
+	assert_non_null(p);
+	rc = vmspec_parse(p, "", v, e);
+	json_decref(p);
+	return rc;
+}
+
+static void test_good(void **state UNUSED)
+{
+	struct vmspec v;
+	struct err e;
+
+	assert_int_equal(parse("{\"nr_task\": 16}", &v, &e), 0);
+	assert_null(v.accel);
+	assert_int_equal(v.vcpus + v.pin + v.hugepages_kb + v.numa + v.icount, 0);
+	assert_int_equal(parse("{\"accel\": \"kvm\", \"vcpus\": 16, \"pin\": true, "
+			       "\"hugepages\": \"1G\", \"numa\": \"host\"}",
+			       &v, &e),
+			 0);
+	assert_string_equal(v.accel, "kvm");
+	assert_int_equal(v.vcpus, 16);
+	assert_int_equal(v.pin, 1);
+	assert_int_equal(v.hugepages_kb, 1048576);
+	assert_int_equal(v.numa, -1);
+	/* as a command line's k=v gives them: text */
+	assert_int_equal(parse("{\"vcpus\": \"8\", \"pin\": \"true\", \"numa\": \"2\", "
+			       "\"hugepages\": \"2M\", \"measure\": \"wallclock\"}",
+			       &v, &e),
+			 0);
+	assert_int_equal(v.vcpus, 8);
+	assert_int_equal(v.pin, 1);
+	assert_int_equal(v.numa, 2);
+	assert_int_equal(v.hugepages_kb, 2048);
+	assert_int_equal(parse("{\"measure\": \"icount\", \"vcpus\": 1, \"accel\": \"tcg\", "
+			       "\"pin\": 0}",
+			       &v, &e),
+			 0);
+	assert_int_equal(v.icount, 1);
+	assert_int_equal(v.pin, 0);
+	assert_true(vmspec_is_param("numa"));
+	assert_false(vmspec_is_param("nr_task"));
+}
+
+static void test_bad(void **state UNUSED)
+{
+	static const struct {
+		const char *json, *detail, *message;
+	} cases[] = {
+		{ "{\"vcpus\": 0}", "params.vcpus", "'vcpus' is a whole number 1..1024" },
+		{ "{\"vcpus\": 1025}", "params.vcpus", "'vcpus' is a whole number 1..1024" },
+		{ "{\"vcpus\": \"8 \"}", "params.vcpus", "'vcpus' is a whole number 1..1024" },
+		{ "{\"vcpus\": 2.5}", "params.vcpus", "'vcpus' is a whole number 1..1024" },
+		{ "{\"pin\": \"yes\"}", "params.pin", "'pin' is true or false" },
+		{ "{\"accel\": \"hvf\"}", "params.accel", "'accel' is \"kvm\" or \"tcg\"" },
+		{ "{\"hugepages\": 2}", "params.hugepages",
+		  "'hugepages' is \"2M\", \"1G\" or \"none\"" },
+		{ "{\"numa\": 0}", "params.numa", "'numa' is \"host\" or a node count 1..64" },
+		{ "{\"numa\": 3, \"vcpus\": 2}", "params.numa",
+		  "'numa' is at most 'vcpus' nodes (each node needs a vCPU)" },
+		{ "{\"measure\": \"cycles\"}", "params.measure",
+		  "'measure' is \"wallclock\" or \"icount\"" },
+		{ "{\"measure\": \"icount\", \"vcpus\": 2}", "params.vcpus",
+		  "'vcpus' is 1 under measure \"icount\" (icount runs one vCPU)" },
+		{ "{\"measure\": \"icount\", \"accel\": \"kvm\"}", "params.accel",
+		  "'accel' is \"tcg\" under measure \"icount\" (icount is TCG's)" },
+	};
+	struct vmspec v;
+	struct err e;
+	json_t *p;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(parse(cases[i].json, &v, &e), -1);
+		assert_int_equal(e.id, ERR_INVALID_FIELD);
+		assert_string_equal(e.detail, cases[i].detail);
+		assert_string_equal(e.message, cases[i].message);
+	}
+	/* in a plan or request: the testcase's place first */
+	p = json_pack("{s:i}", "vcpus", -1);
+	assert_int_equal(vmspec_parse(p, "testcases[2].", &v, &e), -1);
+	assert_string_equal(e.detail, "testcases[2].params.vcpus");
+	json_decref(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_good),
+		cmocka_unit_test(test_bad),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

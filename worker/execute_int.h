@@ -1,0 +1,69 @@
+#ifndef REGTRACK_EXECUTE_INT_H
+#define REGTRACK_EXECUTE_INT_H
+
+/*
+ * What execute.c (kernel mode, the job's checks) and execute_host.c (host
+ * mode) share; not an API: see execute.h.
+ */
+#include <jansson.h>
+
+#include "buf.h"
+#include "err.h"
+#include "execute.h"
+#include "vmspec.h"
+
+#define MAX_CASE_ARGS 64
+
+/* The case's key=value words and the measure mode, from params. */
+struct case_args {
+	char *v[MAX_CASE_ARGS + 1];
+	int n;
+	int icount;
+	struct vmspec vm;  /* the machine params (lib/vmspec.h); icount is vm.icount */
+	unsigned monitors; /* MONITOR_* of the job (worker/monitors.h) */
+};
+
+/* phase(ctx, name, progress, printf(fmt, ...)) when phase is not NULL */
+void exec_report(phase_fn phase, void *ctx, const char *name, double progress, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+/* The last 16 KiB of s[0..len), without the '\r' a serial console adds (new, caller frees). */
+char *exec_tail_dup(const char *s, size_t len);
+
+/* Now as "YYYY-MM-DDTHH:MM:SSZ" into dst (n bytes). */
+void exec_now_rfc3339(char *dst, size_t n);
+
+/* "TESTCASE.KEY" -> [values] from a case's "key: value" text; new, or NULL when none. */
+json_t *exec_metrics_from_text(const char *testcase, const char *text, size_t len);
+
+/* One run's own fields of the result document (execute.c says which); takes metrics and guest. */
+json_t *exec_run_object(json_t *metrics, const char *started_at, double duration_s,
+			const char *mode, const char *accel, const char *release, double guest_s,
+			int cpus, json_t *guest);
+
+/* 1 (and e filled: "cancelled") when the agent asked the job to stop. */
+int exec_is_cancelled(const struct worker_env *env, struct err *e);
+
+void exec_set_status(struct job_outcome *out, const char *status);
+
+/* Keeps the newest env->keep_logs logs PREFIX-JOB-RUN.log of dir (a failure is a warning). */
+void exec_prune_logs(const char *dir, const char *prefix, const struct worker_env *env);
+
+/*
+ * Writes the job's initramfs to path: /dev/console, /init and every case
+ * binary of the worker's arch, the job file (/regtrack/job: case, timeout,
+ * its args, a monitor line per monitor), and with monitors perf (the static
+ * build at `perf`) and the cases' user symbols. 0, or -1 with e (ERR_IO: no
+ * /init; ERR_INVALID_JOB: no such case binary).
+ */
+int exec_build_initramfs(const char *path, const struct worker_env *env,
+			 const struct job_spec *spec, const struct case_args *args,
+			 int timeout_run_s, unsigned monitors, const char *perf, struct err *e)
+	__attribute__((warn_unused_result));
+
+/* Host mode: the case `repeat` times on the running kernel (see execute.h). */
+int exec_host(const struct job_spec *spec, const struct worker_env *env,
+	      const struct case_args *args, phase_fn phase, void *ctx, struct job_outcome *out,
+	      struct err *e);
+
+#endif
