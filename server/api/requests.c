@@ -38,7 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_PATCHES (4 * 1024 * 1024) /* bytes of mbox; a large series is ~1 MiB */
+#define MAX_PATCHES MBOX_MAX_BYTES /* a large series is ~1 MiB; mbox.h sizes git am's timeout */
 #define MAX_TARGETS 16
 #define MAX_TESTCASES 32
 #define MAX_JOBS 2000
@@ -342,36 +342,27 @@ static json_t *reproduce(const struct submission *s, json_t *b)
 	size_t i;
 	int bad = 0;
 
-	bad |= buf_addf(&l, "regtrack test --tree %s --base %s ", s->tree, s->base_sha);
+	/* every word that came from the submission quoted for a POSIX shell: pasted, it runs nothing */
+	bad |= buf_addstr(&l, "regtrack test --tree ") || abtest_shell_word(&l, s->tree);
+	bad |= buf_addf(&l, " --base %s ", s->base_sha);
 	if (s->head)
 		bad |= buf_addf(&l, "--head %s", s->head_sha);
 	else
 		bad |= buf_addstr(&l, "--patches series.mbox");
-	json_array_foreach (tcs, i, v) {
-		const char *k;
-		json_t *pv;
-		int first = 1;
-
-		bad |= buf_addf(&l, " --testcase %s",
-				json_string_value(json_object_get(v, "testcase")));
-		json_object_foreach (json_object_get(v, "params"), k, pv) {
-			char *t = json_is_string(pv) ?
-					  xstrdup(json_string_value(pv)) :
-					  json_dumps(pv, JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
-			bad |= buf_addf(&l, "%s%s=%s", first ? " --params " : ",", k, t);
-			free(t);
-			first = 0;
-		}
-	}
+	json_array_foreach (tcs, i, v)
+		bad |= buf_addstr(&l, " --testcase ") ||
+		       abtest_shell_word(&l, json_string_value(json_object_get(v, "testcase"))) ||
+		       abtest_shell_params(&l, json_object_get(v, "params"));
 	json_array_foreach (targets, i, v)
-		bad |= buf_addf(&l, " --target %s", json_string_value(v));
+		bad |= buf_addstr(&l, " --target ") || abtest_shell_word(&l, json_string_value(v));
 	if (s->kconfig)
-		bad |= buf_addf(&l, " --kconfig %s", s->kconfig);
-	bad |= buf_addf(&l, " --compiler %s --repeat %lld", s->compiler, s->repeat);
+		bad |= buf_addstr(&l, " --kconfig ") || abtest_shell_word(&l, s->kconfig);
+	bad |= buf_addstr(&l, " --compiler ") || abtest_shell_word(&l, s->compiler);
+	bad |= buf_addf(&l, " --repeat %lld", s->repeat);
 	if (!isnan(s->min_change_pct))
 		bad |= buf_addf(&l, " --min-change-pct %g", s->min_change_pct);
 	if (s->measure)
-		bad |= buf_addf(&l, " --measure %s", s->measure);
+		bad |= buf_addstr(&l, " --measure ") || abtest_shell_word(&l, s->measure);
 	bad |= buf_addstr(&l, " --wait --gate");
 	v = json_string(bad ? "" : l.data);
 	buf_release(&l);
@@ -549,6 +540,12 @@ enum MHD_Result api_requests_post(struct request *rq)
 		goto bad;
 	if (check_fields(b, &s, &e))
 		goto bad;
+	if (s.notify && !config_mail_domain_ok(rq->srv->cfg->notify_domains, s.notify)) {
+		err_setc(&e, ERR_INVALID_FIELD, "notify",
+			 "'notify' must be an address at one of the server's notify_domains (%s)",
+			 *rq->srv->cfg->notify_domains ? rq->srv->cfg->notify_domains : "none set");
+		goto bad;
+	}
 	c = rq_db(rq, &e);
 	if (!c)
 		goto bad;

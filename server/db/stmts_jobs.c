@@ -24,7 +24,7 @@
 	"'message', j.message, 'outcome', j.outcome, 'fail_reason', j.fail_reason, "               \
 	"'status', " JOB_STATUS ", 'same_image_as', j.same_image_as, "                             \
 	"'created_at', j.created_at, 'finished_at', j.finished_at, "                               \
-	"'plan', (SELECT p.name FROM plans p WHERE p.id = j.plan_id), "                            \
+	"'plan', (SELECT p.name FROM plans p WHERE p.id = j.plan_id), 'request', j.request_id, "   \
 	"'monitors', " JOB_MONITORS ", "                                                           \
 	"'runs', (SELECT coalesce(json_agg(r.run_id ORDER BY r.id), '[]') FROM runs r "            \
 	"WHERE r.job_id = j.id)"

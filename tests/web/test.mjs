@@ -831,6 +831,7 @@ async function main() {
 			'--disable-background-networking', '--disable-component-update', '--disable-sync'],
 		viewport: { width: 1400, height: 900 },
 		timeout: 60000,
+		acceptDownloads: true,
 	});
 	const page = ctx.pages()[0] || await ctx.newPage();
 	page.setDefaultTimeout(20000);
@@ -2078,12 +2079,22 @@ async function main() {
 			const patched = r.json.id;
 			r = await call('POST', `/api/v1/requests/${patched}/cancel`, undefined, 'submit');
 			assert.equal(r.status, 200, r.text);
+			// the series is not public: no link without a token, 401 for the URL
+			await page.evaluate(() => localStorage.removeItem('regtrack.token'));
 			await open(`/requests/${patched}`, 'request-patched');
-			const href = await page.getAttribute('#mbox', 'href');
-			assert.equal(href, `/api/v1/requests/${patched}/mbox`);
-			r = await call('GET', href);
+			assert.equal(await page.locator('#mbox').count(), 0);
+			const href = `/api/v1/requests/${patched}/mbox`;
+			assert.equal((await call('GET', href)).status, 401);
+			r = await call('GET', href, undefined, 'read');
 			assert.equal(r.status, 200, r.text);
 			assert.equal(r.text, mbox);
+			// with a token the link saves it, fetched with the token
+			await page.evaluate((t) => localStorage.setItem('regtrack.token', t), TOK.read);
+			await open(`/requests/${patched}`, 'request-patched');
+			assert.equal(await page.getAttribute('#mbox', 'href'), href);
+			const [saved] = await Promise.all([page.waitForEvent('download'), page.click('#mbox')]);
+			assert.equal(readFileSync(await saved.path(), 'utf8'), mbox);
+			await page.evaluate(() => localStorage.removeItem('regtrack.token'));
 		});
 
 		await check('unknown page says so', async () => {
