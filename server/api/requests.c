@@ -513,25 +513,30 @@ static const char *const request_fields[] = { "tree",		"base",	   "head",	"patch
 					      "min_change_pct", "notify",  "label",	NULL };
 static const char *const tc_fields[] = { "testcase", "params", NULL };
 
-enum MHD_Result api_requests_post(struct request *rq)
+/*
+ * The work of POST /api/v1/requests, on the deferred pool (http_defer()):
+ * resolving refs may fetch the tree's mirror (up to git's timeouts), which
+ * on a libmicrohttpd thread held every connection that thread had
+ * accepted (past header_timeout_s they were shut without a reply).
+ */
+static void requests_post_run(struct request *rq)
 {
 	struct err e;
-	json_t *b;
+	json_t *b = NULL;
 	struct submission s = { 0 };
 	struct db_tree t = { 0 };
 	PGconn *c;
 	long long id;
 	char url[64];
-	enum MHD_Result ret;
 
 	if (rq->too_large) {
 		err_setc(&e, ERR_TOO_LARGE, "patches",
 			 "the request body is over the server's limit");
-		return reply_err(rq, &e);
+		goto bad;
 	}
 	b = rq_json(rq, &e);
 	if (!b)
-		return reply_err(rq, &e);
+		goto bad;
 	if (json_keys_only(b, request_fields, "", &e) ||
 	    json_each_keys_only(json_object_get(b, "testcases"), tc_fields, "testcases", &e))
 		goto bad;
@@ -566,19 +571,31 @@ enum MHD_Result api_requests_post(struct request *rq)
 		goto bad;
 	lease_queue_kick(rq->srv->leases);
 	snprintf(url, sizeof(url), "/api/v1/requests/%lld", id);
-	ret = reply_json(rq, 201,
-			 json_pack("{s:I,s:s,s:s,s:I,s:s?}", "id", (json_int_t)id, "state",
-				   "queued", "url", url, "repeat", (json_int_t)s.repeat,
-				   "repeat_why", s.repeat_why));
-	db_tree_release(&t);
-	submission_release(&s);
-	json_decref(b);
-	return ret;
+	rq->deferred_status = 201;
+	rq->deferred = json_pack("{s:I,s:s,s:s,s:I,s:s?}", "id", (json_int_t)id, "state", "queued",
+				 "url", url, "repeat", (json_int_t)s.repeat, "repeat_why",
+				 s.repeat_why);
+	goto out;
 bad:
+	rq->deferred_status = (unsigned)(e.status >= 400 && e.status <= 599 ? e.status : 500);
+	rq->deferred = err_json(&e);
+out:
 	db_tree_release(&t);
 	submission_release(&s);
 	json_decref(b);
-	return reply_err(rq, &e);
+}
+
+enum MHD_Result api_requests_post(struct request *rq)
+{
+	json_t *body;
+
+	if (!rq->resumed && http_defer(rq, requests_post_run))
+		requests_post_run(rq); /* no pool (stopping): here and now */
+	else if (!rq->resumed)
+		return MHD_YES; /* back here once it is done */
+	body = rq->deferred;
+	rq->deferred = NULL;
+	return reply_json(rq, rq->deferred_status, body);
 }
 
 enum MHD_Result api_requests_get(struct request *rq)
