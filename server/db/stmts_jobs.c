@@ -226,18 +226,25 @@ const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 				   "SELECT m.id, COALESCE(m.token_id, 0) FROM jobs j JOIN machines m ON m.id = j.leased_by "
 				   "WHERE j.id = $1::bigint" },
 	/*
-	 * $1 job, $2 token: whether a run posted by that token may join the job (a
-	 * machine the token registered leases it or leased it once: its phase_history
-	 * keeps every lease; or the job is of an A/B request the token submitted); no
-	 * row: no such job
+	 * $1 job, $2 token (NULL: any may): what a run posted to the job is
+	 * checked against, in one read of the job: its commit, its testcase,
+	 * whether it is the patched head of an A/B request (its runs are of the
+	 * commit git am made), and whether that token may post to it (a machine
+	 * the token registered leases it or leased it once: its phase_history
+	 * keeps every lease; or the job is of an A/B request the token
+	 * submitted); no row: no such job
 	 */
-	[ST_JOB_POSTER] = { "job_poster",
-			    "SELECT EXISTS (SELECT 1 FROM machines m WHERE m.token_id = $2::bigint "
-			    "AND (m.id = j.leased_by OR j.phase_history @> jsonb_build_array("
-			    "jsonb_build_object('phase', 'leased', 'machine_id', m.id)))) "
-			    "OR EXISTS (SELECT 1 FROM requests r WHERE r.id = j.request_id "
-			    "AND r.submitted_by = $2::bigint) "
-			    "FROM jobs j WHERE j.id = $1::bigint" },
+	[ST_JOB_POST_CHECK] = { "job_post_check",
+				"SELECT c.sha, t.name, j.ab_side = 'head' AND EXISTS (SELECT 1 FROM requests r "
+				"WHERE r.id = j.request_id AND r.patches IS NOT NULL), "
+				"$2::bigint IS NULL OR EXISTS (SELECT 1 FROM machines m "
+				"WHERE m.token_id = $2::bigint "
+				"AND (m.id = j.leased_by OR j.phase_history @> jsonb_build_array("
+				"jsonb_build_object('phase', 'leased', 'machine_id', m.id)))) "
+				"OR EXISTS (SELECT 1 FROM requests r WHERE r.id = j.request_id "
+				"AND r.submitted_by = $2::bigint) "
+				"FROM jobs j JOIN commits c ON c.id = j.commit_id "
+				"JOIN testcases t ON t.id = j.testcase_id WHERE j.id = $1::bigint" },
 	/* $1 token: its queued jobs (sql/0028's index) */
 	[ST_JOBS_QUEUED_BY] = { "jobs_queued_by",
 				"SELECT count(*) FROM jobs WHERE submitted_by = $1::bigint "
