@@ -2095,6 +2095,10 @@ async function main() {
 			const [saved] = await Promise.all([page.waitForEvent('download'), page.click('#mbox')]);
 			assert.equal(readFileSync(await saved.path(), 'utf8'), mbox);
 			await page.evaluate(() => localStorage.removeItem('regtrack.token'));
+			// its jobs' logs (they build the series) are not public either
+			const job = (await call('GET', `/api/v1/requests/${patched}`, undefined, 'read')).json.jobs[0].id;
+			await open(`/jobs/${job}`, 'request-job');
+			assert.match(await page.textContent('main'), /The log of an A\/B request's job needs a token/);
 		});
 
 		await check('unknown page says so', async () => {
