@@ -280,20 +280,22 @@ async function renderOne(root, id) {
 
 // The series needs a token (README "Security: what is public"): a plain
 // link would go without it, so a click fetches it with the page's token
-// and saves it.
+// and shows it below, as text.
 function mboxLink(url) {
 	const a = h('a', { href: url, id: 'mbox' }, 'mbox');
 	a.addEventListener('click', async (ev) => {
 		ev.preventDefault();
+		let shown;
 		try {
-			const text = await api(url.replace(/^\/api\/v1/, ''), { text: true });
-			const blob = URL.createObjectURL(new Blob([text], { type: 'application/mbox' }));
-			const save = h('a', { href: blob, download: url.split('/').slice(-2, -1)[0] + '.mbox' });
-			save.click();
-			setTimeout(() => URL.revokeObjectURL(blob), 60000);
+			shown = h('pre', { class: 'log', id: 'mbox-text' },
+				await api(url.replace(/^\/api\/v1/, ''), { text: true }));
 		} catch (e) {
-			a.replaceWith(errorBox(e));
+			shown = errorBox(e);
 		}
+		const old = document.getElementById('mbox-text');
+		if (old)
+			old.remove();
+		a.closest('.card').after(shown);
 	});
 	return a;
 }
