@@ -37,4 +37,18 @@ struct mbox_info {
  */
 size_t mbox_scan(const char *text, size_t len, struct mbox_info *out);
 
+/*
+ * The two limits sized together: the server takes an mbox of at most
+ * MBOX_MAX_BYTES (an A/B request's `patches`, 413 past it), and the worker
+ * gives `git am` of an mbox of `bytes` (and the patch-id of its diff)
+ * mbox_am_timeout_s(bytes) seconds: 120 s, plus 1 s per 8 KiB. A 4 MiB
+ * series of small patches took 167 s of git am on a test machine (git am
+ * forks per patch); at the limit this gives 632 s, nearly 4x that.
+ */
+#define MBOX_MAX_BYTES (4 * 1024 * 1024)
+static inline int mbox_am_timeout_s(size_t bytes)
+{
+	return 120 + (int)(bytes / 8192);
+}
+
 #endif

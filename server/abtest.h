@@ -5,6 +5,7 @@
 #include <libpq-fe.h>
 #include <math.h>
 
+#include "buf.h"
 #include "err.h"
 #include "server/db/requests.h"
 
@@ -93,6 +94,20 @@ int abtest_choose_repeat(PGconn *c, const struct abtest_setup *groups, size_t nr
 			 const char *compiler, const char *mode, double min_change_pct,
 			 long long *repeat, char **why, json_t **noise, struct err *e)
 	__attribute__((warn_unused_result));
+
+/*
+ * Appends s to b as one word of a POSIX shell: bare when it is made of
+ * letters, digits and ._,=+-/:%@ only, else in single quotes (a quote as
+ * '\''), so that pasting the command line runs nothing of s. 0, or -1
+ * when b is full (its cap).
+ */
+int abtest_shell_word(struct buf *b, const char *s);
+/*
+ * Appends " --params k=v,k=v" of params (a JSON object; its "measure"
+ * left out: a flag of its own) as one shell word, nothing when it has no
+ * other key. 0, or -1 when b is full.
+ */
+int abtest_shell_params(struct buf *b, json_t *params);
 
 /*
  * One token-free command that runs a data point on a developer's box,

@@ -14,8 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* s as one shell word: bare when it is plain, else in single quotes ('\'' for a quote) */
-static int add_word(struct buf *b, const char *s)
+int abtest_shell_word(struct buf *b, const char *s)
 {
 	int bad = 0;
 
@@ -29,8 +28,7 @@ static int add_word(struct buf *b, const char *s)
 	return bad | buf_addch(b, '\'');
 }
 
-/* k=v,k=v of params without measure (its own flag) */
-static int add_params(struct buf *b, json_t *params)
+int abtest_shell_params(struct buf *b, json_t *params)
 {
 	struct buf w = BUF_INIT(1 << 16);
 	const char *k;
@@ -49,7 +47,7 @@ static int add_params(struct buf *b, json_t *params)
 		first = 0;
 	}
 	if (!first)
-		bad |= buf_addstr(b, " --params ") || add_word(b, w.data);
+		bad |= buf_addstr(b, " --params ") || abtest_shell_word(b, w.data);
 	buf_release(&w);
 	return bad;
 }
@@ -76,7 +74,7 @@ static char *curl_job(const char *tree, const char *sha, const struct abtest_set
 	json_decref(job);
 	bad |= buf_addstr(&b, "curl -sS -X POST -H \"Authorization: Bearer $REGTRACK_TOKEN\" "
 			      "-H 'Content-Type: application/json' -d ");
-	bad |= add_word(&b, text ? text : "{}");
+	bad |= abtest_shell_word(&b, text ? text : "{}");
 	bad |= buf_addf(&b, " %.*s/api/v1/jobs", (int)n, public_url);
 	free(text);
 	if (bad) {
@@ -93,15 +91,16 @@ char *abtest_reproduce_command(const char *kconfig, const char *testcase, json_t
 	struct buf b = BUF_INIT(1 << 16);
 	int bad = 0;
 
-	bad |= buf_addstr(&b, "regtrack-worker reproduce --kconfig ") || add_word(&b, kconfig) ||
-	       buf_addstr(&b, " --testcase ") || add_word(&b, testcase);
+	bad |= buf_addstr(&b, "regtrack-worker reproduce --kconfig ") ||
+	       abtest_shell_word(&b, kconfig) || buf_addstr(&b, " --testcase ") ||
+	       abtest_shell_word(&b, testcase);
 	if (json_is_object(params))
-		bad |= add_params(&b, params);
+		bad |= abtest_shell_params(&b, params);
 	if (measure)
-		bad |= buf_addstr(&b, " --measure ") || add_word(&b, measure);
+		bad |= buf_addstr(&b, " --measure ") || abtest_shell_word(&b, measure);
 	if (arch && (!strcmp(arch, "aarch64") || !strcmp(arch, "arm64")))
 		bad |= buf_addstr(&b, " --arch aarch64");
-	bad |= buf_addstr(&b, " --commit ") || add_word(&b, sha);
+	bad |= buf_addstr(&b, " --commit ") || abtest_shell_word(&b, sha);
 	if (patches)
 		bad |= buf_addstr(&b, " --patches series.mbox");
 	bad |= buf_addf(&b, " --repeat %lld", repeat);

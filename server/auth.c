@@ -95,7 +95,7 @@ int auth_check(struct db *db, const char *authorization, int accepted, int publi
 	if (accepted == AUTH_NONE)
 		return 0;
 	if (!authorization) {
-		if (accepted == AUTH_READ && public_read)
+		if (accepted == AUTH_READ && public_read) /* AUTH_PRIVATE makes it differ */
 			return 0;
 		return err_setc(e, ERR_UNAUTHORIZED, "Authorization",
 				"this endpoint needs 'Authorization: Bearer TOKEN'");

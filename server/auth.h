@@ -21,6 +21,12 @@ enum scope {
 #define AUTH_JOBS (SCOPE_SUBMIT | SCOPE_ADMIN)
 #define AUTH_WORKER (SCOPE_WORKER | SCOPE_ADMIN)
 #define AUTH_ADMIN SCOPE_ADMIN
+/*
+ * ORed into AUTH_READ: a token of any scope is needed even with
+ * public_read (what was submitted, not what was measured: an A/B
+ * request's mbox). Not a scope bit: a token never has it.
+ */
+#define AUTH_PRIVATE 0x100
 
 /*
  * API tokens. A token is "rt_<id>_<secret>" where secret is 43 base64url
@@ -40,7 +46,8 @@ struct auth_caller {
  * Authorizes a request for a route accepting the scopes in `accepted`
  * (AUTH_*): `authorization` is the request's Authorization header (NULL
  * when absent), public_read the config's (an AUTH_READ route is then open
- * without a token), method and url name the request in the 403 message.
+ * without a token, unless AUTH_PRIVATE is in `accepted`), method and url
+ * name the request in the 403 message.
  * The token is looked up on the calling thread's connection of db, only
  * when one is needed. Fills *who (zeroed first; scope and id are set
  * once the token is valid, even when its scope is then refused). Errors

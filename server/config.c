@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 enum key_type { KEY_STRING, KEY_LONG, KEY_DOUBLE };
 
@@ -44,6 +45,7 @@ static const struct config_key config_keys[] = {
 	S(smtp_starttls, "try"),
 	S(mail_dry_run_dir, ""),
 	S(mail_cc, ""),
+	S(notify_domains, ""),
 	L(mail_to_author, 0, 0, 1),
 	L(mail_report_improvements, 0, 0, 1),
 	L(mail_report_fixed, 1, 0, 1),
@@ -95,6 +97,30 @@ static const struct config_key config_keys[] = {
 	L(profile_diff_max, 2, 1, 64),
 	L(profile_diff_max_mb, 64, 1, 4096),
 };
+
+int config_mail_domain_ok(const char *domains, const char *addr)
+{
+	const char *at = strchr(addr, '@'), *d;
+	size_t n;
+
+	if (!at || at == addr || !at[1] || strchr(at + 1, '@'))
+		return 0;
+	for (const char *p = addr; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == 0x7f || strchr(",<>\"'();:\\", *p))
+			return 0;
+	n = strlen(at + 1);
+	for (d = domains; *d;) {
+		size_t len;
+
+		while (*d == ',' || *d == ' ' || *d == '\t')
+			d++;
+		len = strcspn(d, ", \t");
+		if (len && len == n && !strncasecmp(d, at + 1, n))
+			return 1;
+		d += len;
+	}
+	return 0;
+}
 
 static const struct config_key *find_key(const char *name)
 {

@@ -24,6 +24,7 @@ struct config {
 	char *smtp_starttls;	       /* none | try | required */
 	char *mail_dry_run_dir;	       /* non-empty: write DIR/ID.eml instead of sending */
 	char *mail_cc;		       /* comma-separated addresses copied on every report */
+	char *notify_domains;	       /* comma-separated mail domains an A/B notify may name */
 	long mail_to_author;	       /* 1 = the culprit's author gets the report */
 	long mail_report_improvements; /* 1 = bisected improvements are mailed too */
 	long mail_report_fixed;	       /* 1 = a follow-up when a regression is marked fixed */
@@ -105,6 +106,14 @@ int config_load_file(struct config *c, const char *path, struct err *e)
  * port is 0 (chosen at bind time: give public_url then). Never fails.
  */
 void config_derive(struct config *c);
+
+/*
+ * 1 when `addr` is a mail address ("local@domain": one '@', no space,
+ * control character, comma, angle bracket or quote) whose domain is one
+ * of `domains` (comma-separated, spaces around them ignored, compared
+ * without case; "" allows none); 0 otherwise. Both borrowed.
+ */
+int config_mail_domain_ok(const char *domains, const char *addr);
 
 /* Sets one key from text (flags use this too). Errors as config_load_file. */
 int config_set(struct config *c, const char *key, const char *value, struct err *e)

@@ -49,10 +49,48 @@ enum MHD_Result reply_text_buf(struct request *rq, unsigned status, const char *
 	return reply_response(rq, status, resp);
 }
 
+/* o without the fields of w (struct withheld) */
+static void withhold_object(json_t *o, const struct withheld *w)
+{
+	if (!json_is_object(o))
+		return;
+	for (; w->field; w++) {
+		const char *dot = strchr(w->field, '.');
+		json_t *when = w->when ? json_object_get(o, w->when) : NULL, *in;
+
+		if (w->when && (!when || json_is_null(when)))
+			continue;
+		if (!dot) {
+			json_object_del(o, w->field);
+			continue;
+		}
+		in = json_object_getn(o, w->field, (size_t)(dot - w->field));
+		if (json_is_object(in))
+			json_object_del(in, dot + 1);
+	}
+}
+
+/* body as its route lets this caller see it (struct withheld) */
+static void withhold(struct request *rq, unsigned status, json_t *body)
+{
+	size_t i;
+	json_t *v;
+
+	if (rq->scope || !rq->route || !rq->route->withheld || status >= 300 || !body)
+		return;
+	if (json_is_array(body))
+		json_array_foreach (body, i, v)
+			withhold_object(v, rq->route->withheld);
+	else
+		withhold_object(body, rq->route->withheld);
+}
+
 enum MHD_Result reply_json(struct request *rq, unsigned status, json_t *body)
 {
 	struct buf out = BUF_INIT(0);
 	struct MHD_Response *resp;
+
+	withhold(rq, status, body);
 
 	/*
 	 * body is NULL when a json_pack() or json_string() of the handler met
@@ -157,6 +195,9 @@ enum MHD_Result reply_json_text(struct request *rq, const char *text, size_t len
 	struct buf out = BUF_INIT(0);
 	enum MHD_Result ret;
 
+	if (!j && !rq->scope && rq->route && rq->route->withheld)
+		return reply_errc(rq, ERR_INTERNAL, "", "the reply could not be read back");
+	withhold(rq, 200, j);
 	if (j && !jsonout_json(&out, j) && !buf_addch(&out, '\n'))
 		ret = reply_text_buf(rq, 200, "application/json", &out);
 	else

@@ -19,7 +19,11 @@
 struct request;
 struct MHD_Response;
 
-/* body: stolen reference (json_decref'd here) */
+/*
+ * body: stolen reference (json_decref'd here). A 2xx body goes to a caller
+ * without a token without its route's withheld fields (struct withheld),
+ * as does reply_json_text()'s.
+ */
 enum MHD_Result reply_json(struct request *rq, unsigned status, json_t *body);
 /* The one error path: {"error": {"code", "message", "detail"}} with e->status. */
 enum MHD_Result reply_err(struct request *rq, const struct err *e);

@@ -3,6 +3,7 @@
 #include "server/server.h"
 #include "server/auth.h"
 #include "server/db/db.h"
+#include "server/db/jobs.h"
 #include "server/db/runs.h"
 #include "server/db/profiles.h"
 #include "buf.h"
@@ -363,34 +364,35 @@ static void undo(PGconn *c, int nested)
  * completion.c), so they differ only in a wrong document. An A/B request's
  * head job with patches (sql/0016) is the exception for the commit: its
  * run is of the commit `git am` made on the job's commit, which only the
- * worker knows.
+ * worker knows. With poster_token, that token must be one that may post to
+ * the job, else 403 (detail "job_id"): else any submit or worker token
+ * could post runs into another's A/B request, bisect or tracking job and
+ * turn its verdict (issue 35 item 1). One read of the job for all of it.
  */
-static int check_job(PGconn *c, const struct resultdoc *d, struct err *e)
+static int check_job(PGconn *c, const struct resultdoc *d, long long poster_token, struct err *e)
 {
-	const char *commit, *testcase;
-	json_t *spec;
-	int ret;
+	struct db_job_post j;
 
-	ret = db_run_job_spec(c, d->job_id, &spec, e);
-	if (ret < 0)
+	switch (db_job_post_check(c, d->job_id, poster_token, &j, e)) {
+	case -1:
 		return -1;
-	if (!ret)
+	case 0:
 		return err_setc(e, ERR_NOT_FOUND, "job_id", "no job %lld", d->job_id);
-	ret = 0;
-	commit = json_string_value(json_object_get(spec, "commit"));
-	testcase = json_string_value(json_object_get(spec, "testcase"));
-	if (!commit || !testcase)
-		ret = err_setc(e, ERR_DB, "job_id", "cannot read job %lld", d->job_id);
-	else if (strcmp(commit, d->commit) && !json_is_string(json_object_get(spec, "patches")))
-		ret = err_setc(e, ERR_INVALID_FIELD, "commit",
-			       "'commit' %.12s is not the commit of job %lld (%.12s)", d->commit,
-			       d->job_id, commit);
-	else if (strcmp(testcase, d->testcase))
-		ret = err_setc(e, ERR_INVALID_FIELD, "testcase",
-			       "'testcase' '%.128s' is not the testcase of job %lld ('%.128s')",
-			       d->testcase, d->job_id, testcase);
-	json_decref(spec);
-	return ret;
+	}
+	if (!j.may_post)
+		return err_setc(e, ERR_FORBIDDEN, "job_id",
+				"job %lld was not leased to a worker of this token, nor is it of "
+				"a request this token submitted: its runs come from those",
+				d->job_id);
+	if (strcmp(j.commit, d->commit) && !j.patched)
+		return err_setc(e, ERR_INVALID_FIELD, "commit",
+				"'commit' %.12s is not the commit of job %lld (%.12s)", d->commit,
+				d->job_id, j.commit);
+	if (strcmp(j.testcase, d->testcase))
+		return err_setc(e, ERR_INVALID_FIELD, "testcase",
+				"'testcase' '%.128s' is not the testcase of job %lld ('%.128s')",
+				d->testcase, d->job_id, j.testcase);
+	return 0;
 }
 
 static long long find_or_create(PGconn *c, const struct resultdoc *d, const char *params_key,
@@ -459,7 +461,7 @@ static long long find_or_create(PGconn *c, const struct resultdoc *d, const char
 }
 
 int ingest_result(PGconn *c, json_t *doc, const struct resultdoc *d, int nested,
-		  struct ingest_outcome *out, struct err *e)
+		  long long poster_token, struct ingest_outcome *out, struct err *e)
 {
 	/* nested: inside the caller's transaction, fenced by a savepoint */
 	const char *begin = nested ? "SAVEPOINT ingest" : "BEGIN";
@@ -482,7 +484,7 @@ int ingest_result(PGconn *c, json_t *doc, const struct resultdoc *d, int nested,
 
 	if (db_cmd(c, begin, e))
 		goto out;
-	if (d->job_id && check_job(c, d, e))
+	if (d->job_id && check_job(c, d, poster_token, e))
 		goto rollback;
 	setup_id = find_or_create(c, d, params_key, &tree_id, &commit_id, &machine_id, e);
 	if (setup_id < 0)

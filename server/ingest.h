@@ -38,14 +38,19 @@ struct ingest_outcome {
  * A document with a job_id must name a job that exists, else 404
  * "not_found" with detail "job_id" (404, not 422: as POST /api/v1/jobs
  * answers a tree it does not know), and be of that job's commit and
- * testcase, else 400 "invalid_field" with detail "commit" or "testcase".
+ * testcase, else 400 "invalid_field" with detail "commit" or "testcase";
+ * with poster_token (not 0) that token must also be one that may post to
+ * the job (db_job_post_check(): its machine leased it, or the job is of
+ * its A/B request), else 403 "forbidden" with detail "job_id". The job is
+ * read once for all of these.
  *
- * doc and d are borrowed. Errors (-1, e filled, nothing stored): 404, 400
+ * doc and d are borrowed. Errors (-1, e filled, nothing stored): 404, 403, 400
  * and 409 as above, 503 when the database is unavailable, 500 on other db
  * errors.
  */
 int ingest_result(PGconn *c, json_t *doc, const struct resultdoc *d, int nested,
-		  struct ingest_outcome *out, struct err *e) __attribute__((warn_unused_result));
+		  long long poster_token, struct ingest_outcome *out, struct err *e)
+	__attribute__((warn_unused_result));
 
 /*
  * What every ingest path does once its transaction has committed (POST

@@ -48,12 +48,26 @@ struct request {
 
 typedef enum MHD_Result (*handler_fn)(struct request *rq);
 
+/*
+ * A field of a route's JSON replies that a caller without a token does
+ * not get (README "Security: what is public"): `field` is a key of the
+ * reply object, or of each object of a reply array; "a.b" is key b of
+ * the object under a. `when`: withheld only from the objects where this
+ * key is there and not null (NULL: from all). A route's list ends with
+ * { NULL }.
+ */
+struct withheld {
+	const char *field;
+	const char *when;
+};
+
 struct route {
 	const char *method;
 	const char *pattern; /* "/api/v1/runs/{}": {} matches one path segment */
 	handler_fn fn;
 	int auth; /* AUTH_* mask of accepted scopes (auth.h) */
 	int db;	  /* ROUTE_PRIMARY (0), or ROUTE_REPLICA: reads only, a few seconds' lag is fine */
+	const struct withheld *withheld; /* NULL: every field goes to every caller */
 };
 
 #define ROUTE_PRIMARY 0

@@ -109,7 +109,7 @@ static int patch_ids_of(struct kernel *k, const char *const *producer, struct bu
 		argv[n++] = diff_pins[i];
 	for (size_t i = 0; i <= len; i++)
 		argv[n++] = producer[i];
-	runcmd_init(&cmd, argv, GIT_QUICK_S);
+	runcmd_init(&cmd, argv, mbox_am_timeout_s(k->patches ? strlen(k->patches) : 0));
 	cmd.out.cap = PATCH_DIFF_CAP;
 	cmd.keep_tail = 0;
 	cmd.cancel = k->cancel;
@@ -137,7 +137,7 @@ static int patch_ids_of(struct kernel *k, const char *const *producer, struct bu
 		goto out;
 	}
 	runcmd_release(&cmd);
-	runcmd_init(&cmd, pid, GIT_QUICK_S);
+	runcmd_init(&cmd, pid, mbox_am_timeout_s(k->patches ? strlen(k->patches) : 0));
 	cmd.stdin_path = path;
 	cmd.cancel = k->cancel;
 	if (runcmd_run(&cmd, e) < 0) {
@@ -242,7 +242,8 @@ static int apply_patches(struct kernel *k, struct err *e)
 	kernel_log_addf(k, "regtrack: %zu patch(es), committer %s <%s>, date %s\n", m.nr_patches,
 			m.name[0] ? m.name : m.email, m.email, m.date);
 	start = k->log.len;
-	r = kernel_run_logged(k, am, NULL, env, GIT_QUICK_S, -1, e);
+	/* git am forks per patch: its time grows with the series (mbox.h sizes it with the server's limit) */
+	r = kernel_run_logged(k, am, NULL, env, mbox_am_timeout_s(strlen(k->patches)), -1, e);
 	if (r < 0)
 		goto out;
 	if (r) {

@@ -521,6 +521,11 @@ enum MHD_Result api_compare_get(struct request *rq)
 			ret = reply_err(rq, &e);
 			goto out;
 		}
+		/* without a token, whether and where the hosts differ, not their facts (README) */
+		if (!rq->scope) {
+			json_object_del(hfp, "base");
+			json_object_del(hfp, "head");
+		}
 
 		for (size_t i = 0, listed = 0; i < nr; i++) {
 			if (changed_only && rows[i].res.verdict != VERDICT_DIFFERENT)

@@ -630,7 +630,7 @@ enum MHD_Result api_job_complete(struct request *rq)
 	json_array_foreach (results, i, doc) {
 		struct ingest_outcome out;
 
-		if (ingest_result(c, doc, &docs[i], 1, &out, &e)) {
+		if (ingest_result(c, doc, &docs[i], 1, 0, &out, &e)) {
 			char detail[sizeof(e.detail)];
 			snprintf(detail, sizeof(detail), "results[%zu].%.200s", i, e.detail);
 			snprintf(e.detail, sizeof(e.detail), "%s", detail);

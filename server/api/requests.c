@@ -40,7 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_PATCHES (4 * 1024 * 1024) /* bytes of mbox; a large series is ~1 MiB */
+#define MAX_PATCHES MBOX_MAX_BYTES /* a large series is ~1 MiB; mbox.h sizes git am's timeout */
 #define MAX_TARGETS 16
 #define MAX_TESTCASES 32
 #define MAX_JOBS 2000
@@ -344,36 +344,27 @@ static json_t *reproduce(const struct submission *s, json_t *b)
 	size_t i;
 	int bad = 0;
 
-	bad |= buf_addf(&l, "regtrack test --tree %s --base %s ", s->tree, s->base_sha);
+	/* every word that came from the submission quoted for a POSIX shell: pasted, it runs nothing */
+	bad |= buf_addstr(&l, "regtrack test --tree ") || abtest_shell_word(&l, s->tree);
+	bad |= buf_addf(&l, " --base %s ", s->base_sha);
 	if (s->head)
 		bad |= buf_addf(&l, "--head %s", s->head_sha);
 	else
 		bad |= buf_addstr(&l, "--patches series.mbox");
-	json_array_foreach (tcs, i, v) {
-		const char *k;
-		json_t *pv;
-		int first = 1;
-
-		bad |= buf_addf(&l, " --testcase %s",
-				json_string_value(json_object_get(v, "testcase")));
-		json_object_foreach (json_object_get(v, "params"), k, pv) {
-			char *t = json_is_string(pv) ?
-					  xstrdup(json_string_value(pv)) :
-					  json_dumps(pv, JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
-			bad |= buf_addf(&l, "%s%s=%s", first ? " --params " : ",", k, t);
-			free(t);
-			first = 0;
-		}
-	}
+	json_array_foreach (tcs, i, v)
+		bad |= buf_addstr(&l, " --testcase ") ||
+		       abtest_shell_word(&l, json_string_value(json_object_get(v, "testcase"))) ||
+		       abtest_shell_params(&l, json_object_get(v, "params"));
 	json_array_foreach (targets, i, v)
-		bad |= buf_addf(&l, " --target %s", json_string_value(v));
+		bad |= buf_addstr(&l, " --target ") || abtest_shell_word(&l, json_string_value(v));
 	if (s->kconfig)
-		bad |= buf_addf(&l, " --kconfig %s", s->kconfig);
-	bad |= buf_addf(&l, " --compiler %s --repeat %lld", s->compiler, s->repeat);
+		bad |= buf_addstr(&l, " --kconfig ") || abtest_shell_word(&l, s->kconfig);
+	bad |= buf_addstr(&l, " --compiler ") || abtest_shell_word(&l, s->compiler);
+	bad |= buf_addf(&l, " --repeat %lld", s->repeat);
 	if (!isnan(s->min_change_pct))
 		bad |= buf_addf(&l, " --min-change-pct %g", s->min_change_pct);
 	if (s->measure)
-		bad |= buf_addf(&l, " --measure %s", s->measure);
+		bad |= buf_addstr(&l, " --measure ") || abtest_shell_word(&l, s->measure);
 	bad |= buf_addstr(&l, " --wait --gate");
 	v = json_string(bad ? "" : l.data);
 	buf_release(&l);
@@ -525,40 +516,52 @@ static const char *const request_fields[] = { "tree",		"base",	   "head",	"patch
 					      "dry_run",	NULL };
 static const char *const tc_fields[] = { "testcase", "params", NULL };
 
-enum MHD_Result api_requests_post(struct request *rq)
+/*
+ * The work of POST /api/v1/requests, on the deferred pool (http_defer()):
+ * resolving refs may fetch the tree's mirror (up to git's timeouts), which
+ * on a libmicrohttpd thread held every connection that thread had
+ * accepted (past header_timeout_s they were shut without a reply).
+ */
+static void requests_post_run(struct request *rq)
 {
 	struct err e;
-	json_t *b;
+	json_t *b = NULL;
 	struct submission s = { 0 };
 	struct db_tree t = { 0 };
 	json_t *dry;
 	PGconn *c;
 	long long id;
 	char url[64];
-	enum MHD_Result ret;
 
 	if (rq->too_large) {
 		err_setc(&e, ERR_TOO_LARGE, "patches",
 			 "the request body is over the server's limit");
-		return reply_err(rq, &e);
+		goto bad;
 	}
 	b = rq_json(rq, &e);
 	if (!b)
-		return reply_err(rq, &e);
+		goto bad;
 	if (json_keys_only(b, request_fields, "", &e) ||
 	    json_each_keys_only(json_object_get(b, "testcases"), tc_fields, "testcases", &e))
 		goto bad;
 	if (requests_from_mail(b, &dry, &e)) /* a robot's report: its commit, base and case */
 		goto bad;
 	if (dry) {
-		json_decref(b);
-		return reply_json(rq, 200, dry);
+		rq->deferred_status = 200;
+		rq->deferred = dry;
+		goto out;
 	}
 	/* a plan's fields for those the request does not give, before they are checked */
 	if (json_object_get(b, "plan") && (!(c = rq_db(rq, &e)) || abtest_plan_apply(c, b, &e)))
 		goto bad;
 	if (check_fields(b, &s, &e))
 		goto bad;
+	if (s.notify && !config_mail_domain_ok(rq->srv->cfg->notify_domains, s.notify)) {
+		err_setc(&e, ERR_INVALID_FIELD, "notify",
+			 "'notify' must be an address at one of the server's notify_domains (%s)",
+			 *rq->srv->cfg->notify_domains ? rq->srv->cfg->notify_domains : "none set");
+		goto bad;
+	}
 	c = rq_db(rq, &e);
 	if (!c)
 		goto bad;
@@ -579,19 +582,31 @@ enum MHD_Result api_requests_post(struct request *rq)
 		goto bad;
 	lease_queue_kick(rq->srv->leases);
 	snprintf(url, sizeof(url), "/api/v1/requests/%lld", id);
-	ret = reply_json(rq, 201,
-			 json_pack("{s:I,s:s,s:s,s:I,s:s?}", "id", (json_int_t)id, "state",
-				   "queued", "url", url, "repeat", (json_int_t)s.repeat,
-				   "repeat_why", s.repeat_why));
-	db_tree_release(&t);
-	submission_release(&s);
-	json_decref(b);
-	return ret;
+	rq->deferred_status = 201;
+	rq->deferred = json_pack("{s:I,s:s,s:s,s:I,s:s?}", "id", (json_int_t)id, "state", "queued",
+				 "url", url, "repeat", (json_int_t)s.repeat, "repeat_why",
+				 s.repeat_why);
+	goto out;
 bad:
+	rq->deferred_status = (unsigned)(e.status >= 400 && e.status <= 599 ? e.status : 500);
+	rq->deferred = err_json(&e);
+out:
 	db_tree_release(&t);
 	submission_release(&s);
 	json_decref(b);
-	return reply_err(rq, &e);
+}
+
+enum MHD_Result api_requests_post(struct request *rq)
+{
+	json_t *body;
+
+	if (!rq->resumed && http_defer(rq, requests_post_run))
+		requests_post_run(rq); /* no pool (stopping): here and now */
+	else if (!rq->resumed)
+		return MHD_YES; /* back here once it is done */
+	body = rq->deferred;
+	rq->deferred = NULL;
+	return reply_json(rq, rq->deferred_status, body);
 }
 
 enum MHD_Result api_requests_get(struct request *rq)

@@ -2,7 +2,7 @@
  * POST /api/v1/results (GET /api/v1/runs… are in api/runs.c).
  * Validation and storing: server/ingest.h ingest_result() (a job_id of no
  * job: 404 not_found; commit/testcase not the job's: 400 naming the field).
- * A run names a job only when its token may add to that job (job_poster):
+ * A run names a job only when its token may add to that job (ingest's check):
  * else any submit or worker token could post runs into another's A/B
  * request, bisect or tracking job and turn its verdict.
  */
@@ -17,32 +17,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/*
- * A run may join job_id only when a machine of the caller's token leases it
- * or leased it, or the job is of an A/B request the token submitted (an
- * admin token: any job). 404 "not_found" (detail job_id) when there is no
- * such job, 403 "forbidden" (detail job_id) when the token may not.
- */
-static int poster_ok(struct request *rq, PGconn *c, long long job_id, struct err *e)
-{
-	int ok = 0;
-
-	if (rq->scope == SCOPE_ADMIN)
-		return 0;
-	switch (db_job_poster(c, job_id, rq->token_id, &ok, e)) {
-	case -1:
-		return -1;
-	case 0:
-		return err_setc(e, ERR_NOT_FOUND, "job_id", "no job %lld", job_id);
-	}
-	if (!ok)
-		return err_setc(e, ERR_FORBIDDEN, "job_id",
-				"job %lld was not leased to a worker of this token, nor is it of "
-				"a request this token submitted: its runs come from those",
-				job_id);
-	return 0;
-}
 
 /*
  * The work of POST /api/v1/results (parse, check, store), on a pool thread
@@ -64,8 +38,9 @@ static void results_ingest(struct request *rq)
 		goto fail;
 	}
 	c = rq_db(rq, &e);
-	if (!c || (d.job_id && poster_ok(rq, c, d.job_id, &e)) ||
-	    ingest_result(c, doc, &d, 0, &out, &e)) {
+	/* a run joins a job only where its token may post (ingest_result's check) */
+	if (!c ||
+	    ingest_result(c, doc, &d, 0, rq->scope == SCOPE_ADMIN ? 0 : rq->token_id, &out, &e)) {
 		json_decref(doc);
 		goto fail;
 	}

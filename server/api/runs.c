@@ -5,6 +5,7 @@
 #include "server/db/runs.h"
 #include "server/jsonout.h"
 #include "resultdoc.h"
+#include "xalloc.h"
 
 #include <string.h>
 
@@ -21,6 +22,8 @@ enum MHD_Result api_run_get(struct request *rq)
 	PGconn *c;
 	json_t *o, *metrics, *params;
 	struct buf out = BUF_INIT(0);
+	char *anon_extra = NULL;
+	const char *extra;
 	int found, over;
 
 	if (!is_uuid(run_id)) {
@@ -81,7 +84,20 @@ enum MHD_Result api_run_get(struct request *rq)
 				  run_id);
 	}
 	out.len--; /* the closing brace */
-	over = buf_addf(&out, ",\"extra\":%s}\n", r.extra && *r.extra ? r.extra : "{}");
+	/* without a token, no host fingerprint (README "Security: what is public") */
+	if (!rq->scope && r.extra && strstr(r.extra, "\"host_fingerprint\"")) {
+		json_t *x = json_loads(r.extra, 0, NULL);
+
+		if (!x)
+			anon_extra = xstrdup("{}");
+		else if (!json_object_del(x, "host_fingerprint") &&
+			 !(anon_extra = json_dumps(x, JSON_COMPACT)))
+			anon_extra = xstrdup("{}");
+		json_decref(x);
+	}
+	extra = anon_extra ? anon_extra : r.extra && *r.extra ? r.extra : "{}";
+	over = buf_addf(&out, ",\"extra\":%s}\n", extra);
+	free(anon_extra);
 	json_decref(o);
 	db_run_free(&r);
 	if (over) {

@@ -391,20 +391,27 @@ int db_job_machine_owner(PGconn *c, long long job_id, long long *machine_id, lon
 	return r ? two_ids(r, machine_id, token_id) : -1;
 }
 
-int db_job_poster(PGconn *c, long long job_id, long long token_id, int *ok, struct err *e)
+int db_job_post_check(PGconn *c, long long job_id, long long token_id, struct db_job_post *out,
+		      struct err *e)
 {
 	char jb[ID_LEN], tb[ID_LEN];
-	const char *p[2] = { jb, tb };
+	const char *p[2] = { jb, token_id ? tb : NULL };
 	PGresult *r;
 	int found;
 
+	memset(out, 0, sizeof(*out));
 	snprintf(jb, sizeof(jb), "%lld", job_id);
 	snprintf(tb, sizeof(tb), "%lld", token_id);
-	r = db_exec(c, ST_JOB_POSTER, 2, p, e);
+	r = db_exec(c, ST_JOB_POST_CHECK, 2, p, e);
 	if (!r)
 		return -1;
 	found = PQntuples(r) == 1;
-	*ok = found && PQgetvalue(r, 0, 0)[0] == 't';
+	if (found) {
+		snprintf(out->commit, sizeof(out->commit), "%s", PQgetvalue(r, 0, 0));
+		snprintf(out->testcase, sizeof(out->testcase), "%s", PQgetvalue(r, 0, 1));
+		out->patched = PQgetvalue(r, 0, 2)[0] == 't';
+		out->may_post = PQgetvalue(r, 0, 3)[0] == 't';
+	}
 	PQclear(r);
 	return found;
 }

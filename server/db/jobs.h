@@ -176,8 +176,10 @@ long db_job_expire(PGconn *c, struct db_job_expired **jobs, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*
- * The queued jobs (ST_QUEUE_COUNT): *count of them and *max_id the largest
- * id (0 when none), so a change in the queue shows between two reads.
+ * The queued jobs (ST_QUEUE_COUNT): *count of them, at most 1000 (a count
+ * of a 100k queue took 130-230 ms, four times a second), and *max_id the
+ * largest id (0 when none), so a change in the queue shows between two
+ * reads (past 1000, a new job does; the rest the lease thread's full pass).
  * 0 or -1 with e.
  */
 int db_queue_count(PGconn *c, long long *count, long long *max_id, struct err *e)
@@ -217,13 +219,23 @@ int db_machine_seen(PGconn *c, long long id, long long *token_id, struct err *e)
 int db_job_machine_owner(PGconn *c, long long job_id, long long *machine_id, long long *token_id,
 			 struct err *e) __attribute__((warn_unused_result));
 
+/* What a run posted to a job is checked against (db_job_post_check()). */
+struct db_job_post {
+	char commit[41];    /* the job's commit */
+	char testcase[256]; /* its testcase's name (cut past 255 bytes) */
+	int patched;	    /* 1: the head job of an A/B request with patches */
+	int may_post;	    /* 1: the token asked about may post runs to it */
+};
+
 /*
- * Whether token_id may post runs to job_id (ST_JOB_POSTER): a machine that
- * token registered leases the job or leased it before, or the job is of an
- * A/B request the token submitted. Returns 1 with *ok 1 (may) or 0 (may
- * not), 0 when there is no such job, -1 with e (db_exec()'s errors).
+ * Reads job job_id once (ST_JOB_POST_CHECK) for a run posted to it: its
+ * commit and testcase, whether it is a patched head, and whether token_id
+ * may post runs to it (a machine that token registered leases the job or
+ * leased it before, or the job is of an A/B request the token submitted;
+ * token_id 0: any may). 1 with *out filled, 0 when there is no such job,
+ * -1 with e (db_exec()'s errors).
  */
-int db_job_poster(PGconn *c, long long job_id, long long token_id, int *ok, struct err *e)
-	__attribute__((warn_unused_result));
+int db_job_post_check(PGconn *c, long long job_id, long long token_id, struct db_job_post *out,
+		      struct err *e) __attribute__((warn_unused_result));
 
 #endif

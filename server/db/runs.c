@@ -189,26 +189,6 @@ int db_run_sha(PGconn *c, const char *run_id, char hash[65], struct err *e)
 	return found;
 }
 
-int db_run_job_spec(PGconn *c, long long job_id, json_t **spec, struct err *e)
-{
-	char idb[24];
-	const char *p[1] = { idb };
-	PGresult *r;
-
-	*spec = NULL;
-	snprintf(idb, sizeof(idb), "%lld", job_id);
-	r = db_exec(c, ST_JOB_SPEC, 1, p, e);
-	if (!r)
-		return -1;
-	if (PQntuples(r) != 1) {
-		PQclear(r);
-		return 0;
-	}
-	*spec = json_loadb(PQgetvalue(r, 0, 0), (size_t)PQgetlength(r, 0, 0), 0, NULL);
-	PQclear(r);
-	return 1;
-}
-
 int db_metric_ids(PGconn *c, const char *names, struct db_metric_ids *out, struct err *e)
 {
 	const char *p[1] = { names };

@@ -119,15 +119,6 @@ void db_run_free(struct db_run *r);
 int db_run_sha(PGconn *c, const char *run_id, char hash[65], struct err *e)
 	__attribute__((warn_unused_result));
 
-/*
- * The job spec of job job_id (ST_JOB_SPEC, a JSON object text) for the
- * check that a result document is that job's: 1 and *spec (a new
- * reference; NULL when the text does not parse), 0 when no such job, -1
- * with e.
- */
-int db_run_job_spec(PGconn *c, long long job_id, json_t **spec, struct err *e)
-	__attribute__((warn_unused_result));
-
 /* A metric's id by name (ST_METRIC_IDS). */
 struct db_metric_id {
 	long long id; /* metrics.id */

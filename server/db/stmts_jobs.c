@@ -24,7 +24,7 @@
 	"'message', j.message, 'outcome', j.outcome, 'fail_reason', j.fail_reason, "               \
 	"'status', " JOB_STATUS ", 'same_image_as', j.same_image_as, "                             \
 	"'created_at', j.created_at, 'finished_at', j.finished_at, "                               \
-	"'plan', (SELECT p.name FROM plans p WHERE p.id = j.plan_id), "                            \
+	"'plan', (SELECT p.name FROM plans p WHERE p.id = j.plan_id), 'request', j.request_id, "   \
 	"'monitors', " JOB_MONITORS ", "                                                           \
 	"'runs', (SELECT coalesce(json_agg(r.run_id ORDER BY r.id), '[]') FROM runs r "            \
 	"WHERE r.job_id = j.id)"
@@ -136,18 +136,24 @@ const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 	 * A/B request jobs (sql/0016) come in A B A B order of id; a group of
 	 * them not pinned to a tbox_group yet offers only its first job (round
 	 * 0, base), and leasing that pins the group (pin) to the machine's
-	 * tbox_group, so both sides run on the same class of machines
+	 * tbox_group, so both sides run on the same class of machines.
+	 * The first of each (capability, tbox_group or none, arch or none) the
+	 * machine matches, each from jobs_queue_target (sql/0030) in its order,
+	 * then the first of those: jobs for targets no machine has are never
+	 * read (one scan of the queue in priority order read 100k such jobs
+	 * per lease: 420 ms)
 	 */
 	[ST_JOB_LEASE] = { "job_lease",
 			   "WITH m AS (SELECT id, arch, tbox_group, capabilities FROM machines WHERE id = $1::bigint), "
-			   "j AS (SELECT jobs.id, jobs.request_id, jobs.ab_group FROM jobs, m "
-			   "WHERE jobs.state = 'queued' "
-			   "AND (jobs.arch IS NULL OR jobs.arch = m.arch) "
-			   "AND (jobs.tbox_group IS NULL OR jobs.tbox_group = m.tbox_group) "
-			   "AND jobs.need_capability = ANY (m.capabilities) "
+			   "j AS (SELECT c.id, c.request_id, c.ab_group FROM m, unnest(m.capabilities) cap(v), "
+			   "unnest(ARRAY[m.tbox_group, '']) tg(v), unnest(ARRAY[m.arch, '']) ar(v), "
+			   "LATERAL (SELECT jobs.id, jobs.request_id, jobs.ab_group, jobs.priority FROM jobs "
+			   "WHERE jobs.state = 'queued' AND jobs.need_capability = cap.v "
+			   "AND coalesce(jobs.tbox_group, '') = tg.v AND coalesce(jobs.arch, '') = ar.v "
 			   "AND (jobs.request_id IS NULL OR jobs.tbox_group IS NOT NULL "
 			   "OR (jobs.ab_pair = 0 AND jobs.ab_side = 'base')) "
-			   "ORDER BY jobs.priority DESC, jobs.id LIMIT 1 FOR UPDATE OF jobs SKIP LOCKED), "
+			   "ORDER BY jobs.priority DESC, jobs.id LIMIT 1 FOR UPDATE OF jobs SKIP LOCKED) c "
+			   "ORDER BY c.priority DESC, c.id LIMIT 1), "
 			   "pin AS (UPDATE jobs s SET tbox_group = m.tbox_group FROM j, m "
 			   "WHERE j.request_id IS NOT NULL AND s.request_id = j.request_id "
 			   "AND s.ab_group = j.ab_group AND s.id <> j.id AND s.tbox_group IS NULL RETURNING s.id) "
@@ -220,18 +226,25 @@ const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 				   "SELECT m.id, COALESCE(m.token_id, 0) FROM jobs j JOIN machines m ON m.id = j.leased_by "
 				   "WHERE j.id = $1::bigint" },
 	/*
-	 * $1 job, $2 token: whether a run posted by that token may join the job (a
-	 * machine the token registered leases it or leased it once: its phase_history
-	 * keeps every lease; or the job is of an A/B request the token submitted); no
-	 * row: no such job
+	 * $1 job, $2 token (NULL: any may): what a run posted to the job is
+	 * checked against, in one read of the job: its commit, its testcase,
+	 * whether it is the patched head of an A/B request (its runs are of the
+	 * commit git am made), and whether that token may post to it (a machine
+	 * the token registered leases it or leased it once: its phase_history
+	 * keeps every lease; or the job is of an A/B request the token
+	 * submitted); no row: no such job
 	 */
-	[ST_JOB_POSTER] = { "job_poster",
-			    "SELECT EXISTS (SELECT 1 FROM machines m WHERE m.token_id = $2::bigint "
-			    "AND (m.id = j.leased_by OR j.phase_history @> jsonb_build_array("
-			    "jsonb_build_object('phase', 'leased', 'machine_id', m.id)))) "
-			    "OR EXISTS (SELECT 1 FROM requests r WHERE r.id = j.request_id "
-			    "AND r.submitted_by = $2::bigint) "
-			    "FROM jobs j WHERE j.id = $1::bigint" },
+	[ST_JOB_POST_CHECK] = { "job_post_check",
+				"SELECT c.sha, t.name, j.ab_side = 'head' AND EXISTS (SELECT 1 FROM requests r "
+				"WHERE r.id = j.request_id AND r.patches IS NOT NULL), "
+				"$2::bigint IS NULL OR EXISTS (SELECT 1 FROM machines m "
+				"WHERE m.token_id = $2::bigint "
+				"AND (m.id = j.leased_by OR j.phase_history @> jsonb_build_array("
+				"jsonb_build_object('phase', 'leased', 'machine_id', m.id)))) "
+				"OR EXISTS (SELECT 1 FROM requests r WHERE r.id = j.request_id "
+				"AND r.submitted_by = $2::bigint) "
+				"FROM jobs j JOIN commits c ON c.id = j.commit_id "
+				"JOIN testcases t ON t.id = j.testcase_id WHERE j.id = $1::bigint" },
 	/* $1 token: its queued jobs (sql/0028's index) */
 	[ST_JOBS_QUEUED_BY] = { "jobs_queued_by",
 				"SELECT count(*) FROM jobs WHERE submitted_by = $1::bigint "

@@ -20,9 +20,13 @@ const struct db_stmt_def db_stmts_meta[DB_NR_STMTS] = {
 			    "higher_is_better = coalesce($3::boolean, metrics.higher_is_better), "
 			    "is_monitor = coalesce($4::boolean, metrics.is_monitor), source = 'api' "
 			    "RETURNING name, unit, higher_is_better, is_monitor, source" },
-	/* a cheap fingerprint of the queue: long-poll waiters retry only when it changed */
+	/*
+	 * a cheap fingerprint of the queue: long-poll waiters retry only when it
+	 * changed; counted up to 1000 (index-only), whatever the queue's length
+	 */
 	[ST_QUEUE_COUNT] = { "queue_count",
-			     "SELECT count(*), coalesce(max(id), 0) FROM jobs WHERE state = 'queued'" },
+			     "SELECT (SELECT count(*) FROM (SELECT 1 FROM jobs WHERE state = 'queued' "
+			     "LIMIT 1000) q), coalesce((SELECT max(id) FROM jobs WHERE state = 'queued'), 0)" },
 	[ST_TESTCASES_JSON] = { "testcases_json",
 				"SELECT coalesce(json_agg(x ORDER BY x.name), '[]')::text FROM ("
 				"SELECT t.name, (SELECT count(*) FROM setups s WHERE s.testcase_id = t.id) AS setups, "

@@ -49,6 +49,20 @@ figures and exits non-zero when an invariant breaks.
                (a second worker token completing another's leased job).
                Asserted: every one refused 401 before its body, RSS peak
                within 32 MB of the start, 0 forged completions.
+  stalled-upstream  three trees whose git remote accepts and then sends
+               nothing (a clone hangs until git's low-speed limit) are
+               polled, and ten A/B requests (more than the server's 8
+               HTTP threads) name one of them, while a
+               prober asks /healthz every 0.2 s and a worker long-polls
+               (wait_s 5) for a job queued for it 0.5 s into each poll.
+               Asserted for 30 s: every /healthz within 1 s, every queued
+               job delivered to the waiting poll within 1 s of its submission;
+               then each request answered (502 once the remote is gone), none
+               dropped (on the HTTP threads, those queued behind one were shut
+               at header_timeout_s without a reply).
+  queue-flood  100,000 queued jobs for a tbox_group no worker has (psql),
+               20 workers of other targets parked in long polls, and the
+               prober above for 30 s. Asserted as there.
   nginx-conf   deploy/nginx/regtrack.conf itself (its ports, upstream and
                certificate paths rewritten to a temp dir, a self-signed
                certificate) in front of a server. Asserted: /healthz over
@@ -1196,10 +1210,189 @@ def nginx_conf():
     return fails
 
 
+# --- a stalled upstream and a flooded queue (issue 35) -------------------
+
+class Prober:
+    """/healthz every 0.2 s, and a worker (tbox_group "probe") long-polling
+    with wait_s 5 while a host job for it is queued 0.5 s into each poll:
+    the latency of each /healthz, and from each job's submission to the
+    poll that delivers it."""
+
+    def __init__(self, srv):
+        self.srv = srv
+        r = srv.post("/api/v1/workers/register", {
+            "hostname": "prober", "arch": "x86_64", "tbox_group": "probe", "nr_cpus": 2,
+            "memory_mb": 2048, "cpu_model": "test", "capabilities": ["host"],
+            "fingerprint": {}}, scope="worker")
+        assert r.status == 200, r
+        self.mid = r.json()["machine_id"]
+        self.lat = {"healthz": [], "delivery": []}
+        self.fails = []
+        self.stop = threading.Event()
+        self.threads = [threading.Thread(target=self.healthz), threading.Thread(target=self.polls)]
+
+    def healthz(self):
+        while not self.stop.is_set():
+            t0 = time.monotonic()
+            try:
+                status = self.srv.get("/healthz", timeout=30).status
+            except OSError as e:
+                status = str(e)
+            self.lat["healthz"].append(time.monotonic() - t0)
+            if status != 200:
+                self.fails.append("healthz: %s" % status)
+            time.sleep(0.2)
+
+    def polls(self):
+        n = 0
+        while not self.stop.is_set():
+            n += 1
+            got = {}
+
+            def poll():
+                try:
+                    got["r"] = self.srv.post("/api/v1/jobs/lease", {
+                        "machine_id": self.mid, "wait_s": 5}, scope="worker", timeout=60)
+                except OSError as e:
+                    got["r"] = e
+                got["t"] = time.monotonic()
+            t = threading.Thread(target=poll)
+            t.start()
+            time.sleep(0.5)
+            ts = time.monotonic()
+            r = self.srv.post("/api/v1/jobs", {
+                "commit": sha("%x" % (n % 16)), "kconfig": "host", "testcase": "small-allocs",
+                "params": {"nr_task": 1}, "tbox_group": "probe"}, scope="submit", timeout=60)
+            t.join()
+            if r.status != 201:
+                self.fails.append("submit: %s" % r)
+                continue
+            job = r.json()["id"]
+            got_r = got["r"]
+            if isinstance(got_r, Exception) or got_r.status != 200 or \
+                    got_r.json()["job"]["id"] != job:
+                self.fails.append("poll %d did not deliver job %d: %s" % (n, job, got_r))
+            else:
+                self.lat["delivery"].append(max(0.0, got["t"] - ts))
+            self.srv.post("/api/v1/jobs/%d/cancel" % job, scope="submit")
+
+    def start(self):
+        for t in self.threads:
+            t.start()
+
+    def finish(self, fails, limit=1.0):
+        self.stop.set()
+        for t in self.threads:
+            t.join()
+        for kind, xs in self.lat.items():
+            xs = sorted(xs)
+            if not xs:
+                fails.append("no %s measured" % kind)
+                continue
+            print("  %-8s n=%d p50 %.1f ms max %.1f ms" %
+                  (kind, len(xs), 1e3 * xs[len(xs) // 2], 1e3 * xs[-1]))
+            slow = [x for x in xs if x > limit]
+            if slow:
+                fails.append("%d of %d %s over %.1f s (max %.2f s)" %
+                             (len(slow), len(xs), kind, limit, xs[-1]))
+        fails.extend(self.fails[:5])
+
+
+# more than the server's 8 HTTP threads (threads): on them, these requests held all
+NR_STALLED_REQUESTS = 10
+
+
+def stalled_upstream():
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                    "integration"))
+    from test_stall import StallServer
+    fails = []
+    srv = Server()
+    stall = StallServer()
+    url = "http://127.0.0.1:%d/linux.git" % stall.port
+    for i in range(3):
+        r = srv.post("/api/v1/trees", {"name": "stalled%d" % i, "url": url,
+                                       "branches": ["master"], "poll_s": 0}, scope="admin")
+        assert r.status == 200, r
+        srv.post("/api/v1/trees/stalled%d/poll" % i, scope="submit")
+    prober = Prober(srv)
+    prober.start()
+    requests = []
+
+    def request(i):
+        try:
+            r = srv.post("/api/v1/requests", {
+                "tree": "stalled0", "base": "master", "head": "refs/heads/x%d" % i,
+                "testcases": [{"testcase": "small-allocs", "params": {"nr_task": 1}}],
+                "targets": ["x86_64"], "kconfig": "x86_64-defconfig"}, scope="submit",
+                timeout=300)
+            requests.append(r.status)
+        except OSError as e:
+            requests.append("%s" % e.__class__.__name__)
+    threads = [threading.Thread(target=request, args=(i,)) for i in range(NR_STALLED_REQUESTS)]
+    for t in threads:
+        t.start()
+    time.sleep(30)
+    print("  %d connections to the stalled remote; requests answered so far: %s" %
+          (len(stall.conns), requests))
+    prober.finish(fails)
+    stall.close()
+    for t in threads:
+        t.join(timeout=120)
+    print("  the requests naming it: %s" % requests)
+    # each answered (the fetch's failure: 502), none dropped without a reply
+    if len(requests) != NR_STALLED_REQUESTS or [x for x in requests if not isinstance(x, int)]:
+        fails.append("requests naming the stalled tree: %s" % requests)
+    srv.stop()
+    return fails
+
+
+def queue_flood():
+    fails = []
+    srv = Server()
+    t0 = time.monotonic()
+    srv.cluster.psql(
+        "INSERT INTO commits (sha) VALUES (repeat('f', 40));"
+        "INSERT INTO testcases (name) VALUES ('flood') ON CONFLICT DO NOTHING;"
+        "INSERT INTO jobs (commit_id, testcase_id, kconfig, compiler, tbox_group, "
+        "need_capability, priority) SELECT (SELECT id FROM commits WHERE sha = "
+        "repeat('f', 40)), (SELECT id FROM testcases WHERE name = 'flood'), 'host', 'gcc', "
+        "'nobody-has-it', 'host', 10 FROM generate_series(1, 100000); ANALYZE jobs;",
+        db=srv.dbname)
+    print("  100,000 unleasable jobs queued in %.1f s" % (time.monotonic() - t0))
+    stop = threading.Event()
+
+    def parked(i):
+        r = srv.post("/api/v1/workers/register", {
+            "hostname": "parked%d" % i, "arch": "x86_64", "tbox_group": "other%d" % i,
+            "nr_cpus": 2, "memory_mb": 2048, "cpu_model": "test", "capabilities": ["host"],
+            "fingerprint": {}}, scope="worker")
+        mid = r.json()["machine_id"]
+        while not stop.is_set():
+            r = srv.post("/api/v1/jobs/lease", {"machine_id": mid, "wait_s": 10},
+                         scope="worker", timeout=60)
+            if r.status != 204:
+                fails.append("parked worker %d: %s" % (i, r))
+                return
+    pollers = [threading.Thread(target=parked, args=(i,)) for i in range(20)]
+    for t in pollers:
+        t.start()
+    prober = Prober(srv)
+    prober.start()
+    time.sleep(30)
+    prober.finish(fails)
+    stop.set()
+    for t in pollers:
+        t.join()
+    srv.stop()
+    return fails
+
+
 SCENARIOS = {"kill-server": kill_server, "pg-restart": pg_restart, "worker-kill": worker_kill,
              "worker-valgrind": worker_valgrind, "load": load, "nginx-failover": nginx_failover,
              "flood": flood, "slow-headers": slow_headers, "unauth-bodies": unauth_bodies,
-             "nginx-conf": nginx_conf}
+             "nginx-conf": nginx_conf, "stalled-upstream": stalled_upstream,
+             "queue-flood": queue_flood}
 
 if __name__ == "__main__":
     names = sys.argv[1:] or list(SCENARIOS)

@@ -70,7 +70,8 @@ DOCUMENTED = {
     ("GET", "/api/v1/requests"): READ,
     ("GET", "/api/v1/requests/{}"): READ,
     ("POST", "/api/v1/requests/{}/cancel"): ("submit", "admin"),
-    ("GET", "/api/v1/requests/{}/mbox"): READ,
+    # a submitted series is not public (README "Security: what is public"): any token
+    ("GET", "/api/v1/requests/{}/mbox"): SCOPES,
     # profiles (issue 22): folded stacks and their diffs are read data
     ("GET", "/api/v1/runs/{}/profile"): READ,
     ("GET", "/api/v1/profile-diff"): READ,
@@ -101,7 +102,8 @@ def route_table():
     """(method, pattern) of every entry of the route table in server/api/routes.c."""
     with open(os.path.join(TOP, "server", "api", "routes.c")) as f:
         text = f.read()
-    return re.findall(r'\{\s*"([A-Z]+)",\s*"([^"]+)",\s*\w+,\s*AUTH_\w+(?:,\s*ROUTE_\w+)?\s*\}', text)
+    return re.findall(r'\{\s*"([A-Z]+)",\s*"([^"]+)",\s*\w+,\s*AUTH_\w+'
+                      r'(?:\s*\|\s*AUTH_\w+)?(?:,\s*\w+)*\s*\}', text)
 
 
 def concrete(pattern):

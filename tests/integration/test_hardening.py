@@ -18,7 +18,7 @@ import unittest
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Server, raw_exchange as raw, result_doc, sha  # noqa: E402
+from harness import Server, raw_exchange as raw, result_doc, sha, wait_until  # noqa: E402
 
 PG_WORDS = ("index", "constraint", "violates", "postgres", "btree", "ERROR:", "setups_",
             "machines_")
@@ -355,6 +355,60 @@ class MachinesBoundToTokens(unittest.TestCase):
         # a job that does not exist is still a 404, whoever asks
         r = srv.post("/api/v1/results", dict(doc(5.0), job_id=jid + 100000), token=t2)
         self.assertEqual((r.status, r.json()["error"]["code"]), (404, "not_found"), r)
+
+
+class PosterReadsTheJobOnce(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        # no detection: its reads of the series (a job per run) would count here too
+        cls.conf = tempfile.NamedTemporaryFile("w", suffix=".conf", delete=False)
+        cls.conf.write("auto_bisect = 0\ndetect_enabled = 0\n")
+        cls.conf.close()
+        cls.srv = Server(extra_args=["--config", cls.conf.name])
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.stop()
+        os.unlink(cls.conf.name)
+
+    def test_one_read_of_the_job_per_run(self):
+        """POST /results with a job_id reads the job once: who may post, its commit and
+        testcase in one statement (it was read twice, the second time as the whole lease
+        spec with its skip_images)."""
+        srv = self.srv
+        t1 = srv.token("worker")
+        r = srv.post("/api/v1/workers/register",
+                     {"hostname": "once-1", "arch": "x86_64", "tbox_group": "once-box",
+                      "capabilities": ["host"]}, token=t1)
+        self.assertEqual(r.status, 200, r)
+        m1 = r.json()["machine_id"]
+        r = srv.post("/api/v1/jobs", {"commit": sha("7"), "kconfig": "host",
+                                      "testcase": "small-allocs", "tbox_group": "once-box",
+                                      "params": {"n": 1}}, scope="submit")
+        self.assertEqual(r.status, 201, r)
+        jid = r.json()["id"]
+        r = srv.post("/api/v1/jobs/lease", {"machine_id": m1}, token=t1)
+        self.assertEqual((r.status, r.json()["job"]["id"]), (200, jid), r)
+
+        def stats():
+            """reads of a job by its id (jobs_pkey), runs inserted, as the server's
+            backends reported them (when idle, at most once a second)"""
+            out = srv.psql("SELECT (SELECT idx_scan FROM pg_stat_user_indexes WHERE "
+                           "indexrelname = 'jobs_pkey'), (SELECT n_tup_ins FROM "
+                           "pg_stat_user_tables WHERE relname = 'runs')")
+            return [int(x) for x in out.split("|")]
+        time.sleep(2)
+        before = stats()
+        for i in range(3):
+            r = srv.post("/api/v1/results", result_doc(
+                sha("7"), testcase="small-allocs", job_id=jid, params={"n": 1},
+                kconfig="host", metrics={"small-allocs.throughput": [float(i + 1)]}),
+                token=t1)
+            self.assertEqual(r.status, 201, r)
+        wait_until(lambda: stats()[1] >= before[1] + 3, what="the runs' statistics")
+        time.sleep(1.5)
+        # per run: the check and two reads of the run's insert (its foreign key among them)
+        self.assertEqual(stats()[0] - before[0], 3 * 3)
 
 
 class SubmitQuotas(unittest.TestCase):

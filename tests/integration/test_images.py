@@ -368,10 +368,23 @@ class HostFingerprints(unittest.TestCase):
         c = srv.get("/api/v1/compare?base=%s&head=%s" % (sha("fpa", 14), sha("fpa", 15))).json()
         self.assertEqual((c["host_fingerprints"]["differ"], c["host_fingerprints"]["fields"]),
                          (True, ["microcode"]))
-        c = srv.get("/api/v1/compare?base=%s&head=%s" % (sha("fpb", 14), sha("fpb", 15))).json()
+        q = "/api/v1/compare?base=%s&head=%s" % (sha("fpb", 14), sha("fpb", 15))
+        c = srv.get(q, scope="read").json()
         self.assertEqual((c["host_fingerprints"]["differ"], c["host_fingerprints"]["fields"]),
                          (False, []))
         self.assertEqual(len(c["host_fingerprints"]["base"]), 1)
+        self.assertEqual(c["host_fingerprints"]["base"][0]["microcode"], "0x1")
+        # without a token whether and where the hosts differ, not their facts (README
+        # "Security: what is public"); a run's own fingerprint likewise
+        c = srv.get(q).json()
+        self.assertEqual(c["host_fingerprints"], {"differ": False, "fields": []})
+        rid = srv.psql("SELECT run_id FROM runs WHERE host_fingerprint IS NOT NULL LIMIT 1")
+        full = srv.get("/api/v1/runs/" + rid, scope="read").json()
+        anon = srv.get("/api/v1/runs/" + rid).json()
+        self.assertIn("microcode", full["extra"]["host_fingerprint"])
+        self.assertNotIn("host_fingerprint", anon["extra"])
+        self.assertEqual({k: v for k, v in full["extra"].items() if k != "host_fingerprint"},
+                         anon["extra"])
 
 
 if __name__ == "__main__":

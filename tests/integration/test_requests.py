@@ -122,7 +122,7 @@ class Requests(unittest.TestCase):
         return self.srv.post("/api/v1/requests", b, scope=scope)
 
     def get(self, rid):
-        r = self.srv.get("/api/v1/requests/%d" % rid)
+        r = self.srv.get("/api/v1/requests/%d" % rid, scope="read")
         self.assertEqual(r.status, 200, r)
         return r.json()
 
@@ -205,6 +205,33 @@ class Requests(unittest.TestCase):
                                                                       self.tree["c1"]),
                       q["reproduce"])
         self.assertIn("--testcase small-allocs --params nr_task=1 --target x86_64", q["reproduce"])
+
+    def test_reproduce_quoted_for_a_shell(self):
+        """Issue 35 item 6: a param value pasted from the reproduce command lines reaches the
+        program as it was submitted, and runs nothing."""
+        evil = "a b;$(touch %s) '\"`id`\\ *" % os.path.join(tempfile.gettempdir(),
+                                                           "regtrack-pwned")
+        r = self.submit({"testcases": [{"testcase": "small-allocs",
+                                        "params": {"nr_task": 1, "opt": evil}}], "repeat": 2})
+        self.assertEqual(r.status, 201, r)
+        q = self.get(r.json()["id"])
+
+        def words(cmd, program):
+            self.assertTrue(cmd.startswith(program + " "), cmd)
+            out = subprocess.run(["sh", "-c", "printf '%s\\0' " + cmd[len(program) + 1:]],
+                                 check=True, capture_output=True, text=True).stdout
+            return out.split("\0")[:-1]
+        w = words(q["reproduce"], "regtrack test")
+        self.assertEqual(w[w.index("--params") + 1], "nr_task=1,opt=" + evil)
+        self.assertEqual(w[w.index("--testcase") + 1], "small-allocs")
+        self.assertEqual(w[-2:], ["--wait", "--gate"])
+        self.assertEqual(len(q["reproduce_local"]), 2, q["reproduce_local"])
+        for c in q["reproduce_local"]:
+            w = words(c["command"], "regtrack-worker reproduce")
+            self.assertEqual(w[w.index("--params") + 1], "nr_task=1,opt=" + evil)
+        w = words(q["reproduce_local"][0]["curl"], "curl")
+        self.assertEqual(json.loads(w[w.index("-d") + 1])["params"], {"nr_task": 1, "opt": evil})
+        self.assertFalse(os.path.exists(os.path.join(tempfile.gettempdir(), "regtrack-pwned")))
 
     def test_improvement(self):
         q = self.run_ab(lambda i: 1000.0 + i % 3, lambda i: 1100.0 + i % 3, repeat=6)
@@ -400,7 +427,7 @@ class Requests(unittest.TestCase):
         rid = r.json()["id"]
         q = self.get(rid)
         self.assertEqual(q["patches"]["mbox_url"], "/api/v1/requests/%d/mbox" % rid)
-        for scope in (None, "read"):
+        for scope in ("read", "worker"):
             r = self.srv.get(q["patches"]["mbox_url"], scope=scope)
             self.assertEqual(r.status, 200, r)
             self.assertEqual(r.headers["Content-Type"], "application/mbox")
@@ -411,11 +438,11 @@ class Requests(unittest.TestCase):
         self.assertEqual(r.status, 201, r)
         head = r.json()["id"]
         self.assertIsNone(self.get(head)["patches"])
-        r = self.srv.get("/api/v1/requests/%d/mbox" % head)
+        r = self.srv.get("/api/v1/requests/%d/mbox" % head, scope="read")
         self.assertEqual((r.status, r.json()["error"]["detail"]), (404, "patches"), r)
-        r = self.srv.get("/api/v1/requests/999999/mbox")
+        r = self.srv.get("/api/v1/requests/999999/mbox", scope="read")
         self.assertEqual((r.status, r.json()["error"]["detail"]), (404, "id"), r)
-        r = self.srv.get("/api/v1/requests/x/mbox")
+        r = self.srv.get("/api/v1/requests/x/mbox", scope="read")
         self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "id"), r)
 
     # --- requests by plan ---
@@ -608,6 +635,8 @@ class Requests(unittest.TestCase):
             ({"kconfig": "bad name"}, 400, "kconfig"),
             ({"compiler": "gcc;rm"}, 400, "compiler"),
             ({"notify": "nobody"}, 400, "notify"),
+            # no notify_domains configured here: no address is mailed
+            ({"notify": "dev@example.org"}, 400, "notify"),
         ]
         for body, status, detail in cases:
             r = self.submit(body)

@@ -47,7 +47,8 @@ class RequestMail(unittest.TestCase):
             "regtrack-reqmail-", make_tree,
             "detect_enabled = 0\nsmtp_url = %s\nsmtp_starttls = none\n"
             "mail_from = regtrack bot <regtrack@example.org>\n"
-            "public_url = https://perf.example.org/\nmail_retry_max_s = 1\n" % cls.sink.url,
+            "public_url = https://perf.example.org/\nmail_retry_max_s = 1\n"
+            "notify_domains = example.net, example.org\n" % cls.sink.url,
             dry_run=False)
         srv = cls.srv
         r = srv.post("/api/v1/trees", {"name": "demo", "url": cls.repo, "branches": ["master"]},
@@ -195,6 +196,58 @@ class RequestMail(unittest.TestCase):
                       "in host kernel (6.1.0 vs 6.5.0), microcode (0xf0 vs 0xf4)\n", body)
         self.assertEqual(body.count("ran on hosts that differ"), 1)
         self.assertNotIn("arm64 (small-allocs): base and head", body)
+
+    def test_4_notify_only_at_notify_domains(self):
+        b = {"tree": "demo", "base": self.tree["c0"], "patches": self.tree["mbox"],
+             "testcases": TC, "targets": ["x86_64"], "kconfig": "defconfig", "repeat": 2}
+        for addr in ("dev@evil.example", "dev@example.org.evil.example",
+                     "dev@example.org, x@evil.example"):
+            r = self.srv.post("/api/v1/requests", dict(b, notify=addr), scope="submit")
+            self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "notify"), r)
+            self.assertIn("notify_domains (example.net, example.org)",
+                          r.json()["error"]["message"])
+        self.assertEqual(self.srv.get("/api/v1/requests?state=queued", scope="read").json(), [])
+
+    def test_5_what_is_public(self):
+        """README "Security: what is public": without a token no series, notify address,
+        A/B build log or host fingerprint; with any token all of them."""
+        rid = self.run_request({"notify": "dev@example.org"}, lambda m, s, i: 1000.0 + i)
+        anon = self.srv.get("/api/v1/requests/%d" % rid).json()
+        full = self.srv.get("/api/v1/requests/%d" % rid, scope="read").json()
+        self.assertEqual(full["notify"], "dev@example.org")
+        self.assertEqual(full["patches"]["subject"], "[PATCH] mm: faster small allocs")
+        self.assertEqual(full["patches"]["mbox_url"], "/api/v1/requests/%d/mbox" % rid)
+        self.assertNotIn("notify", anon)
+        self.assertEqual(sorted(set(full["patches"]) - set(anon["patches"])),
+                         ["mbox_url", "subject"])
+        self.assertEqual(anon["patches"]["count"], 1)
+        self.assertEqual(anon["verdict"], full["verdict"])
+        listed = {q["id"]: q for q in self.srv.get("/api/v1/requests").json()}
+        self.assertNotIn("notify", listed[rid])
+        self.assertNotIn("subject", listed[rid]["patches"])
+        listed = {q["id"]: q for q in self.srv.get("/api/v1/requests", scope="read").json()}
+        self.assertEqual(listed[rid]["patches"]["subject"], full["patches"]["subject"])
+        mbox = "/api/v1/requests/%d/mbox" % rid
+        self.assertEqual(self.srv.get(mbox).status, 401)
+        self.assertEqual(self.srv.get(mbox, scope="read").body, self.tree["mbox"])
+        # an A/B job's build log (it builds the series) needs a token
+        job = full["jobs"][0]["id"]
+        self.assertNotIn("log_tail", self.srv.get("/api/v1/jobs/%d" % job).json())
+        self.assertEqual(self.srv.get("/api/v1/jobs/%d" % job, scope="read").json()["log_tail"],
+                         "ok\n")
+        # the host facts a worker registered need a token; its name and size do not
+        fp = {"kernel_release": "6.1.0-13-amd64", "cmdline": "root=/dev/sda1 secret=1"}
+        r = self.srv.post("/api/v1/workers/register",
+                          dict(MACHINE, hostname="fp1", tbox_group="vm-fp",
+                               capabilities=["host"], fingerprint=fp), scope="worker")
+        self.assertEqual(r.status, 200, r)
+        anon = {m["hostname"]: m for m in self.srv.get("/api/v1/machines").json()}
+        full = {m["hostname"]: m for m in
+                self.srv.get("/api/v1/machines", scope="read").json()}
+        self.assertEqual(full["fp1"]["fingerprint"], fp)
+        self.assertNotIn("fingerprint", anon["fp1"])
+        self.assertEqual((anon["fp1"]["arch"], anon["fp1"]["nr_cpus"]),
+                         (full["fp1"]["arch"], full["fp1"]["nr_cpus"]))
 
     def test_9_without_smtp_url_held_with_the_hint(self):
         """Issue 30 item 11: without smtp_url a notify mail is `held` with the

@@ -64,11 +64,35 @@ static void public_url_from_a_file_is_kept(void **state)
 	unlink(path);
 }
 
+/* an A/B request's notify: only addresses at the configured domains, nothing that bends a header */
+static void notify_domains(void **state)
+{
+	const char *d = "example.org, Lists.Example.Net";
+
+	(void)state;
+	assert_int_equal(config_mail_domain_ok(d, "dev@example.org"), 1);
+	assert_int_equal(config_mail_domain_ok(d, "dev@EXAMPLE.org"), 1);
+	assert_int_equal(config_mail_domain_ok(d, "list@lists.example.net"), 1);
+	assert_int_equal(config_mail_domain_ok(d, "dev@evil.example"), 0);
+	assert_int_equal(config_mail_domain_ok(d, "dev@example.org.evil.example"), 0);
+	assert_int_equal(config_mail_domain_ok(d, "dev@sub.example.org"), 0);
+	assert_int_equal(config_mail_domain_ok(d, "dev@example.or"), 0);
+	assert_int_equal(config_mail_domain_ok(d, "a@evil.example@example.org"), 0);
+	assert_int_equal(config_mail_domain_ok(d, "a@evil.example,b@example.org"), 0);
+	assert_int_equal(config_mail_domain_ok(d, "a@example.org\r\nBcc: x@evil.example"), 0);
+	assert_int_equal(config_mail_domain_ok(d, "<a@example.org>"), 0);
+	assert_int_equal(config_mail_domain_ok(d, "@example.org"), 0);
+	assert_int_equal(config_mail_domain_ok(d, "dev@"), 0);
+	/* none configured: none allowed */
+	assert_int_equal(config_mail_domain_ok("", "dev@example.org"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(public_url_follows_listen),
 		cmocka_unit_test(public_url_from_a_file_is_kept),
+		cmocka_unit_test(notify_domains),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

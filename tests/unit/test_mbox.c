@@ -128,6 +128,20 @@ static void test_long_fields_cut(void **state UNUSED)
 	assert_string_equal(m.email, "e@x");
 }
 
+/*
+ * git am's timeout grows with the series, sized against the server's limit:
+ * a 4 MiB series took 167 s of git am on a test machine, the fixed 120 s
+ * killed it (issue 35 item 6)
+ */
+static void test_am_timeout_sized_with_the_limit(void **state UNUSED)
+{
+	assert_int_equal(MBOX_MAX_BYTES, 4 * 1024 * 1024);
+	assert_int_equal(mbox_am_timeout_s(0), 120);
+	assert_int_equal(mbox_am_timeout_s(4096), 120);
+	assert_true(mbox_am_timeout_s(MBOX_MAX_BYTES) >= 3 * 167);
+	assert_int_equal(mbox_am_timeout_s(MBOX_MAX_BYTES), 632);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -135,6 +149,7 @@ int main(void)
 		cmocka_unit_test(test_forms_of_from),
 		cmocka_unit_test(test_no_patch),
 		cmocka_unit_test(test_long_fields_cut),
+		cmocka_unit_test(test_am_timeout_sized_with_the_limit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

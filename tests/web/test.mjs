@@ -1018,6 +1018,10 @@ async function main() {
 			const want = [['lkp-web-1', 'x86_64', 'vm-2p', '2', '4 GiB']];
 			if (jobs) {
 				want.push(['lkp-web-2', 'x86_64', 'vm-2p', '2', '2 GiB']);
+				// a host's fingerprint needs a token (README "Security: what is public")
+				assert.equal(await page.locator('#machines tbody tr:nth-child(2) summary').count(), 0);
+				await page.evaluate((t) => localStorage.setItem('regtrack.token', t), TOK.read);
+				await open('/machines', 'machines-token');
 				await page.click('#machines tbody tr:nth-child(2) summary');
 				const fp = await page.textContent('#machines tbody tr:nth-child(2) dl');
 				assert.ok(fp.includes(FINGERPRINT.note), fp);
@@ -1025,6 +1029,7 @@ async function main() {
 			}
 			assert.deepEqual(cells, want);
 			await shot('machines');
+			await page.evaluate(() => localStorage.removeItem('regtrack.token'));
 		});
 
 		await check('jobs: the queue, then one job with its phases and log', async () => {
@@ -2091,12 +2096,27 @@ async function main() {
 			const patched = r.json.id;
 			r = await call('POST', `/api/v1/requests/${patched}/cancel`, undefined, 'submit');
 			assert.equal(r.status, 200, r.text);
+			// the series is not public: no link without a token, 401 for the URL
+			await page.evaluate(() => localStorage.removeItem('regtrack.token'));
 			await open(`/requests/${patched}`, 'request-patched');
-			const href = await page.getAttribute('#mbox', 'href');
-			assert.equal(href, `/api/v1/requests/${patched}/mbox`);
-			r = await call('GET', href);
+			assert.equal(await page.locator('#mbox').count(), 0);
+			const href = `/api/v1/requests/${patched}/mbox`;
+			assert.equal((await call('GET', href)).status, 401);
+			r = await call('GET', href, undefined, 'read');
 			assert.equal(r.status, 200, r.text);
 			assert.equal(r.text, mbox);
+			// with a token the link shows it, fetched with the token
+			await page.evaluate((t) => localStorage.setItem('regtrack.token', t), TOK.read);
+			await open(`/requests/${patched}`, 'request-patched');
+			assert.equal(await page.getAttribute('#mbox', 'href'), href);
+			await page.click('#mbox');
+			await page.waitForSelector('#mbox-text');
+			assert.equal(await page.textContent('#mbox-text'), mbox);
+			await page.evaluate(() => localStorage.removeItem('regtrack.token'));
+			// its jobs' logs (they build the series) are not public either
+			const job = (await call('GET', `/api/v1/requests/${patched}`, undefined, 'read')).json.jobs[0].id;
+			await open(`/jobs/${job}`, 'request-job');
+			assert.match(await page.textContent('main'), /The log of an A\/B request's job needs a token/);
 		});
 
 		await check('unknown page says so', async () => {

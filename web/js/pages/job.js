@@ -94,7 +94,9 @@ function view(j, rerender) {
 		})) : emptyState(st.state === 'skipped' ? 'No runs: the same kernel image was measured already.'
 			: st.failed || j.state === 'cancelled' ? 'No runs.' : 'No runs yet.')),
 		section('Log tail', j.log_tail ? h('pre', { class: 'log', id: 'log-tail' }, j.log_tail)
-			: emptyState('No log.')),
+			// withheld without a token (README "Security: what is public")
+			: j.request && !('log_tail' in j) ? emptyState('The log of an A/B request\'s job needs a token: it builds the submitted series.')
+				: emptyState('No log.')),
 	];
 }
 

@@ -226,7 +226,7 @@ function view(q, now) {
 				h('div', null, h('b', null, 'tree '), q.tree || ''),
 				h('div', null, h('b', null, 'base '), commitLink((q.base || {}).sha, (q.base || {}).ref)),
 				h('div', null, h('b', null, q.patches ? 'patches ' : 'head '), changeOf(q),
-					q.patches && q.patches.mbox_url ? [' · ', h('a', { href: q.patches.mbox_url, id: 'mbox' }, 'mbox')] : null),
+					q.patches && q.patches.mbox_url ? [' · ', mboxLink(q.patches.mbox_url)] : null),
 				q.plan ? h('div', { id: 'plan' }, h('b', null, 'plan '), h('a', { href: `/plans/${encodeURIComponent(q.plan)}` }, q.plan)) : null,
 				q.patches && q.patches.patch_id ? h('div', null, h('b', null, 'patch-id '), h('code', { id: 'patch-id' }, q.patches.patch_id)) : null,
 				h('div', null, h('b', null, 'build '), [q.kconfig || 'defconfig', q.compiler, q.measure].filter(Boolean).join(' / ')),
@@ -276,6 +276,28 @@ async function renderOne(root, id) {
 		}, REFRESH_MS);
 		addEventListener('pagehide', () => clearInterval(t));
 	}
+}
+
+// The series needs a token (README "Security: what is public"): a plain
+// link would go without it, so a click fetches it with the page's token
+// and shows it below, as text.
+function mboxLink(url) {
+	const a = h('a', { href: url, id: 'mbox' }, 'mbox');
+	a.addEventListener('click', async (ev) => {
+		ev.preventDefault();
+		let shown;
+		try {
+			shown = h('pre', { class: 'log', id: 'mbox-text' },
+				await api(url.replace(/^\/api\/v1/, ''), { text: true }));
+		} catch (e) {
+			shown = errorBox(e);
+		}
+		const old = document.getElementById('mbox-text');
+		if (old)
+			old.remove();
+		a.closest('.card').after(shown);
+	});
+	return a;
 }
 
 export async function render(root, { id, query }) {
