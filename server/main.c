@@ -27,6 +27,7 @@
 #include "server/mailer.h"
 #include "server/plan.h"
 #include "server/poller.h"
+#include "server/inbox_poll.h"
 #include "xalloc.h"
 
 #include <limits.h>
@@ -297,8 +298,10 @@ static int do_serve(struct config *cfg)
 		srv.detect = detect_thread_start(&srv);
 	srv.bisects = bisect_coord_start(&srv);
 	srv.poller = poller_start(&srv);
+	srv.inboxes = inbox_poller_start(&srv);
 	if (http_start(&srv, &e)) {
 		slog_error("%s", e.message);
+		inbox_poller_stop(srv.inboxes);
 		poller_stop(srv.poller);
 		bisect_coord_stop(srv.bisects);
 		detect_thread_stop(srv.detect);
@@ -329,6 +332,8 @@ static int do_serve(struct config *cfg)
 	srv.bisects = NULL;
 	poller_stop(srv.poller);
 	srv.poller = NULL;
+	inbox_poller_stop(srv.inboxes);
+	srv.inboxes = NULL;
 	srv.mailer = NULL;
 	db_free(srv.db);
 	slog_info("stopped");

@@ -21,6 +21,7 @@ struct http_guard;
 struct detect_thread;
 struct bisect_coord;
 struct poller;
+struct inbox_poller;
 
 struct server {
 	struct config *cfg;	      /* borrowed */
@@ -29,6 +30,7 @@ struct server {
 	struct detect_thread *detect; /* change detection (detect.h); NULL when off */
 	struct bisect_coord *bisects; /* bisect coordinator (bisect.h) */
 	struct poller *poller;	      /* tree poller and scheduler (poller.h) */
+	struct inbox_poller *inboxes; /* inbox poller (inbox_poll.h) */
 	struct db *db;
 	struct MHD_Daemon *daemon;
 	struct http_pool *pool;		/* threads of deferred handlers (http_defer), http.c */

@@ -34,6 +34,10 @@ enum MHD_Result api_metrics_get(struct request *rq);
 enum MHD_Result api_metric_put(struct request *rq);
 enum MHD_Result api_testcases_get(struct request *rq);
 
+/* inboxes (inboxes.c) */
+enum MHD_Result api_inboxes_get(struct request *rq);
+enum MHD_Result api_inboxes_post(struct request *rq);
+enum MHD_Result api_inbox_messages_get(struct request *rq);
 /* trees (trees.c) */
 enum MHD_Result api_trees_get(struct request *rq);
 enum MHD_Result api_trees_post(struct request *rq);

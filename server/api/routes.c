@@ -26,6 +26,10 @@ const struct route routes[] = {
 	{ "GET", "/api/v1/metrics", api_metrics_get, AUTH_READ },
 	{ "PUT", "/api/v1/metrics/{}", api_metric_put, AUTH_ADMIN },
 	{ "GET", "/api/v1/testcases", api_testcases_get, AUTH_READ },
+	/* inboxes */
+	{ "GET", "/api/v1/inboxes", api_inboxes_get, AUTH_READ },
+	{ "POST", "/api/v1/inboxes", api_inboxes_post, AUTH_ADMIN },
+	{ "GET", "/api/v1/inboxes/{}/messages", api_inbox_messages_get, AUTH_READ },
 	/* trees */
 	{ "GET", "/api/v1/trees", api_trees_get, AUTH_READ },
 	{ "POST", "/api/v1/trees", api_trees_post, AUTH_ADMIN },

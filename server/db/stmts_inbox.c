@@ -1,0 +1,80 @@
+/* Statements of inboxes, their epochs, messages and polls (api/inboxes.c, inbox_poll.c); see
+ * db.h and sql/0031. */
+#include "server/db/stmts.h"
+
+/* when an inbox is due for a poll */
+#define INBOX_DUE "i.poll_s > 0 AND i.next_poll_at <= now()"
+/* the advisory lock class of inbox polls (the tree poller's is 17017) */
+#define INBOX_LOCK_CLASS "17033"
+
+const struct db_stmt_def db_stmts_inbox[DB_NR_STMTS] = {
+	/* every inbox with its filter, its last poll and what it holds */
+	[ST_INBOXES_JSON] = { "inboxes_json",
+			      "SELECT coalesce(json_agg(x ORDER BY x.name), '[]')::text FROM ("
+			      "SELECT i.id, i.name, scrub_userinfo(i.url) AS url, i.lists, "
+			      "i.subject_prefixes, i.paths, i.plan, i.cc_list, i.reply_no_change, "
+			      "i.parts_wait_s, i.poll_s, i.polls, i.last_poll_at, i.last_poll_ms, "
+			      "i.poll_error, i.poll_failures, i.next_poll_at, "
+			      "(SELECT count(*) FROM inbox_messages m WHERE m.inbox_id = i.id) AS messages, "
+			      "(SELECT coalesce(json_agg(json_build_object('epoch', e.epoch, 'last_commit', "
+			      "e.last_commit, 'messages', e.messages) ORDER BY e.epoch), '[]') "
+			      "FROM inbox_epochs e WHERE e.inbox_id = i.id) AS epochs "
+			      "FROM inboxes i) x" },
+	/* $1 inbox name: its messages, oldest first, without their text */
+	[ST_INBOX_MESSAGES_JSON] = { "inbox_messages_json",
+				     "SELECT coalesce(json_agg(json_build_object('message_id', m.message_id, "
+				     "'in_reply_to', m.in_reply_to, 'subject', m.subject, 'author', m.author, "
+				     "'sent_at', m.sent_at, 'epoch', m.epoch, 'git_commit', m.git_commit) "
+				     "ORDER BY m.id), '[]')::text FROM inbox_messages m "
+				     "JOIN inboxes i ON i.id = m.inbox_id WHERE i.name = $1" },
+	/* $1 name $2 url $3 lists $4 subject_prefixes $5 paths $6 plan $7 cc_list
+	 * $8 reply_no_change $9 parts_wait_s $10 poll_s: a new inbox, or a new filter for one */
+	[ST_INBOX_UPSERT] = { "inbox_upsert",
+			      "INSERT INTO inboxes (name, url, lists, subject_prefixes, paths, plan, cc_list, "
+			      "reply_no_change, parts_wait_s, poll_s) VALUES ($1, $2, $3::text[], $4::text[], "
+			      "$5::text[], $6, $7::boolean, $8::boolean, $9::integer, $10::integer) "
+			      "ON CONFLICT (name) DO UPDATE SET url = EXCLUDED.url, lists = EXCLUDED.lists, "
+			      "subject_prefixes = EXCLUDED.subject_prefixes, paths = EXCLUDED.paths, "
+			      "plan = EXCLUDED.plan, cc_list = EXCLUDED.cc_list, "
+			      "reply_no_change = EXCLUDED.reply_no_change, parts_wait_s = EXCLUDED.parts_wait_s, "
+			      "poll_s = EXCLUDED.poll_s, next_poll_at = now() RETURNING id" },
+	[ST_INBOX_POLL_DUE] = { "inbox_poll_due", "SELECT i.id FROM inboxes i WHERE " INBOX_DUE
+						  " ORDER BY i.next_poll_at, i.id LIMIT 32" },
+	/* one poller per inbox across servers: a session lock, gone with a killed server's
+	 * connection */
+	[ST_INBOX_POLL_LOCK] = { "inbox_poll_lock",
+				 "SELECT pg_try_advisory_lock(" INBOX_LOCK_CLASS ", $1::integer)" },
+	[ST_INBOX_POLL_UNLOCK] = { "inbox_poll_unlock",
+				   "SELECT pg_advisory_unlock(" INBOX_LOCK_CLASS ", $1::integer)" },
+	/* $1 inbox, after the lock: still due? name, url and the poll's start */
+	[ST_INBOX_POLL_CLAIM] = { "inbox_poll_claim",
+				  "SELECT i.name, i.url, now()::text FROM inboxes i WHERE i.id = $1::bigint AND " INBOX_DUE },
+	/* $1 inbox $2 duration (ms) $3 error (NULL: none): the next poll after poll_s, or
+	 * after a backoff doubling per failure (at most 6 h) */
+	[ST_INBOX_POLL_DONE] = { "inbox_poll_done",
+				 "UPDATE inboxes SET polls = polls + 1, last_poll_at = now(), "
+				 "last_poll_ms = $2::integer, poll_error = scrub_userinfo($3::text), "
+				 "poll_failures = CASE WHEN $3::text IS NULL THEN 0 ELSE poll_failures + 1 END, "
+				 "next_poll_at = CASE WHEN $3::text IS NULL THEN now() + make_interval(secs => poll_s) "
+				 "ELSE now() + make_interval(secs => least(poll_s * "
+				 "power(2, least(poll_failures, 16)), 21600)) END WHERE id = $1::bigint" },
+	/* $1 inbox: epoch and newest commit read of each epoch */
+	[ST_INBOX_EPOCHS] = { "inbox_epochs",
+			      "SELECT epoch, last_commit FROM inbox_epochs WHERE inbox_id = $1::bigint "
+			      "ORDER BY epoch" },
+	/* $1 inbox $2 epoch $3 newest commit read $4 messages read now */
+	[ST_INBOX_EPOCH_SET] = { "inbox_epoch_set",
+				 "INSERT INTO inbox_epochs (inbox_id, epoch, last_commit, messages) "
+				 "VALUES ($1::bigint, $2::integer, $3, $4::bigint) ON CONFLICT (inbox_id, epoch) "
+				 "DO UPDATE SET last_commit = EXCLUDED.last_commit, "
+				 "messages = inbox_epochs.messages + EXCLUDED.messages" },
+	/* $1 inbox $2 epoch $3 commit $4 message_id $5 in_reply_to $6 refs $7 subject
+	 * $8 author $9 recipients $10 sent_at (NULL: unknown) $11 raw: stored once per
+	 * Message-ID; its id, none when it was there */
+	[ST_INBOX_MESSAGE_INSERT] = { "inbox_message_insert",
+				      "INSERT INTO inbox_messages (inbox_id, epoch, git_commit, message_id, "
+				      "in_reply_to, refs, subject, author, recipients, sent_at, raw) VALUES "
+				      "($1::bigint, $2::integer, $3, $4, $5, $6::text[], $7, $8, $9, "
+				      "$10::timestamptz, $11) ON CONFLICT (inbox_id, message_id) DO NOTHING "
+				      "RETURNING id" },
+};
