@@ -9,6 +9,7 @@
 #include "server/db/db.h"
 #include "server/db/inbox.h"
 #include "server/gitmirror_git.h"
+#include "server/inbox_series.h"
 #include "server/log.h"
 #include "server/server.h"
 #include "attr.h"
@@ -310,6 +311,8 @@ static void poll_one(struct inbox_poller *pl, PGconn *c, long long id,
 			 ge.detail);
 	if (db_inbox_poll_done(c, id, (long)(mono_ms() - t0), ok ? NULL : msg, &e))
 		slog_warn("inbox '%s': recording the poll: %s", p->name, e.message);
+	/* deadlines pass and complete series are checked even while the inbox is unreachable */
+	inbox_series_step(pl->srv, c, id);
 	if (ok)
 		slog_info("inbox '%s' polled in %lld ms, %ld new message(s)", p->name,
 			  mono_ms() - t0, added);

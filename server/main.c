@@ -27,6 +27,7 @@
 #include "server/mailer.h"
 #include "server/plan.h"
 #include "server/poller.h"
+#include "server/api/api.h"
 #include "server/inbox_poll.h"
 #include "xalloc.h"
 
@@ -298,6 +299,7 @@ static int do_serve(struct config *cfg)
 		srv.detect = detect_thread_start(&srv);
 	srv.bisects = bisect_coord_start(&srv);
 	srv.poller = poller_start(&srv);
+	srv.submit_request = api_request_submit;
 	srv.inboxes = inbox_poller_start(&srv);
 	if (http_start(&srv, &e)) {
 		slog_error("%s", e.message);

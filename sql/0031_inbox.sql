@@ -59,3 +59,49 @@ CREATE TABLE inbox_messages (
 	UNIQUE (inbox_id, message_id)
 );
 CREATE INDEX inbox_messages_irt ON inbox_messages (inbox_id, in_reply_to);
+
+-- A patch series as assembled from its thread (server/inbox_series.c): the
+-- cover letter (0/n) or patch 1 anchors it; one row per (inbox, anchor).
+--   waiting       parts missing, until deadline (first part's arrival + parts_wait_s)
+--   incomplete    the deadline passed with parts missing
+--   filtered      the inbox's filter left it out (reason says which part of it)
+--   not-applying  git am on the base failed (reason: git's message)
+--   duplicate     the same patch-ids were queued before (duplicate_of)
+--   queued        its A/B request (request_id) is queued or running
+--   tested        the request ended (verdict)
+--   replied       the reply went out in the thread (reply_outbox_id)
+CREATE TABLE inbox_series (
+	id              bigserial PRIMARY KEY,
+	inbox_id        bigint NOT NULL REFERENCES inboxes(id) ON DELETE CASCADE,
+	anchor          text NOT NULL,   -- Message-ID of the cover letter, or of patch 1
+	cover           boolean NOT NULL DEFAULT false,
+	version         integer NOT NULL DEFAULT 1,
+	total           integer NOT NULL DEFAULT 1,
+	resend          boolean NOT NULL DEFAULT false,
+	title           text NOT NULL DEFAULT '',
+	author          text NOT NULL DEFAULT '',
+	state           text NOT NULL DEFAULT 'waiting' CHECK (state IN ('waiting', 'incomplete',
+	                'filtered', 'not-applying', 'duplicate', 'queued', 'tested', 'replied')),
+	reason          text,
+	base_sha        text,
+	patch_ids       text,            -- `git patch-id --stable` of each patch, sorted, joined
+	previous_id     bigint REFERENCES inbox_series(id), -- v(N-1) of the same title
+	duplicate_of    bigint REFERENCES inbox_series(id),
+	request_id      bigint REFERENCES requests(id),
+	verdict         text,
+	reply_outbox_id bigint,
+	deadline        timestamptz NOT NULL,
+	created_at      timestamptz NOT NULL DEFAULT now(),
+	updated_at      timestamptz NOT NULL DEFAULT now(),
+	UNIQUE (inbox_id, anchor)
+);
+CREATE INDEX inbox_series_state ON inbox_series (state, deadline);
+CREATE INDEX inbox_series_patch_ids ON inbox_series (inbox_id, patch_ids);
+
+-- A patch message's place in its series; series_id NULL: not read yet, or
+-- no patch (a reply, a review).
+ALTER TABLE inbox_messages
+	ADD COLUMN series_id bigint REFERENCES inbox_series(id),
+	ADD COLUMN part      integer,
+	ADD COLUMN assigned  boolean NOT NULL DEFAULT false;
+CREATE INDEX inbox_messages_unassigned ON inbox_messages (inbox_id) WHERE NOT assigned;

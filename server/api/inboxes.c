@@ -5,6 +5,7 @@
  *                                          poll_s} -> 200 {id, name}; again: a new filter
  *   GET  /api/v1/inboxes                   every inbox, its filter, its last poll and error
  *   GET  /api/v1/inboxes/{name}/messages   the messages read, oldest first (no text)
+ *   GET  /api/v1/inboxes/{name}/series     the series assembled, newest first, with state
  *
  * url: an http(s) URL of a v2 inbox as lore serves it (epochs at URL/0, URL/1, ...)
  * or a local path (PATH/git/0.git ...); server/inbox_poll.h follows it.
@@ -14,6 +15,7 @@
 #include "names.h"
 #include "server/api/args.h"
 #include "server/db/inbox.h"
+#include "server/db/inbox_series.h"
 #include "server/inbox_poll.h"
 #include "server/server.h"
 
@@ -148,6 +150,20 @@ enum MHD_Result api_inbox_messages_get(struct request *rq)
 	enum MHD_Result ret;
 
 	if (!c || db_inbox_messages_json(c, rq->path_params[0], &text, &e))
+		return reply_err(rq, &e);
+	ret = reply_text(rq, 200, "application/json", text, strlen(text));
+	free(text);
+	return ret;
+}
+
+enum MHD_Result api_inbox_series_get(struct request *rq)
+{
+	struct err e;
+	PGconn *c = rq_db(rq, &e);
+	char *text;
+	enum MHD_Result ret;
+
+	if (!c || db_inbox_series_json(c, rq->path_params[0], &text, &e))
 		return reply_err(rq, &e);
 	ret = reply_text(rq, 200, "application/json", text, strlen(text));
 	free(text);

@@ -30,6 +30,7 @@ const struct route routes[] = {
 	{ "GET", "/api/v1/inboxes", api_inboxes_get, AUTH_READ },
 	{ "POST", "/api/v1/inboxes", api_inboxes_post, AUTH_ADMIN },
 	{ "GET", "/api/v1/inboxes/{}/messages", api_inbox_messages_get, AUTH_READ },
+	{ "GET", "/api/v1/inboxes/{}/series", api_inbox_series_get, AUTH_READ },
 	/* trees */
 	{ "GET", "/api/v1/trees", api_trees_get, AUTH_READ },
 	{ "POST", "/api/v1/trees", api_trees_post, AUTH_ADMIN },

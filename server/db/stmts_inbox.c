@@ -77,4 +77,89 @@ const struct db_stmt_def db_stmts_inbox[DB_NR_STMTS] = {
 				      "($1::bigint, $2::integer, $3, $4, $5, $6::text[], $7, $8, $9, "
 				      "$10::timestamptz, $11) ON CONFLICT (inbox_id, message_id) DO NOTHING "
 				      "RETURNING id" },
+	/* series assembly (server/inbox_series.c) */
+	/* $1 inbox: its messages not yet looked at, oldest first, at most 1000 */
+	[ST_INBOX_UNASSIGNED] = { "inbox_unassigned",
+				  "SELECT m.id, m.message_id, array_to_string(m.refs, ' '), m.subject, "
+				  "m.recipients FROM inbox_messages m WHERE m.inbox_id = $1::bigint AND NOT "
+				  "m.assigned ORDER BY m.id LIMIT 1000" },
+	/* $1 inbox $2 Message-ID: its subject, no row when not stored */
+	[ST_INBOX_MESSAGE_SUBJECT] = { "inbox_message_subject",
+				       "SELECT subject FROM inbox_messages WHERE inbox_id = $1::bigint "
+				       "AND message_id = $2" },
+	/* $1 message row $2 series (NULL: no patch) $3 part */
+	[ST_INBOX_MESSAGE_ASSIGN] = { "inbox_message_assign",
+				      "UPDATE inbox_messages SET assigned = true, series_id = $2::bigint, "
+				      "part = $3::integer WHERE id = $1::bigint" },
+	/* $1 inbox $2 anchor $3 cover $4 version $5 total $6 resend $7 title $8 author
+	 * $9 lead (the part is 0 or 1: its fields name the series): the series' id */
+	[ST_INBOX_SERIES_UPSERT] = { "inbox_series_upsert",
+				     "INSERT INTO inbox_series (inbox_id, anchor, cover, version, total, resend, "
+				     "title, author, deadline) VALUES ($1::bigint, $2, $3::boolean, $4::integer, "
+				     "$5::integer, $6::boolean, $7, $8, now() + make_interval(secs => "
+				     "(SELECT parts_wait_s FROM inboxes WHERE id = $1::bigint))) "
+				     "ON CONFLICT (inbox_id, anchor) DO UPDATE SET "
+				     "cover = inbox_series.cover OR EXCLUDED.cover, "
+				     "version = CASE WHEN $9::boolean THEN EXCLUDED.version ELSE inbox_series.version END, "
+				     "total = CASE WHEN $9::boolean THEN EXCLUDED.total ELSE inbox_series.total END, "
+				     "resend = inbox_series.resend OR EXCLUDED.resend, "
+				     "title = CASE WHEN $9::boolean THEN EXCLUDED.title ELSE inbox_series.title END, "
+				     "author = CASE WHEN $9::boolean THEN EXCLUDED.author ELSE inbox_series.author END, "
+				     "updated_at = now() RETURNING id" },
+	/* $1 inbox: its waiting series, whether each has all its parts, whether its deadline passed */
+	[ST_INBOX_SERIES_WAITING] = { "inbox_series_waiting",
+				      "SELECT s.id, s.anchor, s.version, s.title, "
+				      "(SELECT count(DISTINCT m.part) FROM inbox_messages m WHERE m.series_id = s.id "
+				      "AND m.part BETWEEN 1 AND s.total) = s.total, s.deadline < now() "
+				      "FROM inbox_series s WHERE s.inbox_id = $1::bigint AND s.state = 'waiting' "
+				      "ORDER BY s.id" },
+	/* $1 series: the texts of its thread (its parts, the anchor, replies to any of them),
+	 * oldest first, and the patch parts' text in part order for base-commit */
+	[ST_INBOX_SERIES_THREAD] = { "inbox_series_thread",
+				     "SELECT m.raw, m.series_id = s.id AND m.part BETWEEN 0 AND 1 FROM inbox_messages m "
+				     "JOIN inbox_series s ON s.id = $1::bigint AND m.inbox_id = s.inbox_id "
+				     "WHERE m.series_id = s.id OR m.message_id = s.anchor OR s.anchor = ANY(m.refs) "
+				     "OR m.in_reply_to IN (SELECT x.message_id FROM inbox_messages x "
+				     "WHERE x.series_id = s.id) ORDER BY m.id" },
+	/* $1 inbox: its filter, each list one per line, and the plan's tree, url and first
+	 * branch (NULL without a plan) */
+	[ST_INBOX_FILTER] = { "inbox_filter",
+			      "SELECT array_to_string(i.lists, E'\\n'), array_to_string(i.subject_prefixes, E'\\n'), "
+			      "array_to_string(i.paths, E'\\n'), i.plan, t.name, t.url, "
+			      "p.spec->'branches'->>0 FROM inboxes i "
+			      "LEFT JOIN plans p ON p.name = i.plan LEFT JOIN trees t ON t.id = p.tree_id "
+			      "WHERE i.id = $1::bigint" },
+	/* $1 series $2 state $3 reason $4 base $5 patch_ids $6 request (each NULL: keep) */
+	[ST_INBOX_SERIES_SET] = { "inbox_series_set",
+				  "UPDATE inbox_series SET state = $2, reason = coalesce($3, reason), "
+				  "base_sha = coalesce($4, base_sha), patch_ids = coalesce($5, patch_ids), "
+				  "request_id = coalesce($6::bigint, request_id), updated_at = now(), "
+				  "previous_id = (SELECT p.id FROM inbox_series p WHERE p.inbox_id = "
+				  "inbox_series.inbox_id AND p.title = inbox_series.title AND p.version < "
+				  "inbox_series.version ORDER BY p.version DESC, p.id DESC LIMIT 1) "
+				  "WHERE id = $1::bigint" },
+	/* $1 series $2 patch_ids: the earlier series of its inbox with those patch-ids that
+	 * was queued (none: no row) */
+	[ST_INBOX_SERIES_DUP] = { "inbox_series_dup",
+				  "SELECT p.id FROM inbox_series p JOIN inbox_series s ON s.id = $1::bigint "
+				  "WHERE p.inbox_id = s.inbox_id AND p.id <> s.id AND p.patch_ids = $2 AND "
+				  "p.state IN ('queued', 'tested', 'replied') ORDER BY p.id LIMIT 1" },
+	/* $1 series $2 the series it repeats $3 their patch_ids */
+	[ST_INBOX_SERIES_DUP_SET] = { "inbox_series_dup_set",
+				      "UPDATE inbox_series SET state = 'duplicate', duplicate_of = $2::bigint, "
+				      "patch_ids = $3, reason = 'the same patches as series ' || $2 || "
+				      "' (patch-id)', updated_at = now() WHERE id = $1::bigint" },
+	/* $1 inbox name: its series, newest first */
+	[ST_INBOX_SERIES_JSON] = { "inbox_series_json",
+				   "SELECT coalesce(json_agg(json_build_object('id', s.id, 'anchor', s.anchor, "
+				   "'cover', s.cover, 'version', s.version, 'total', s.total, 'resend', s.resend, "
+				   "'title', s.title, 'author', s.author, 'state', s.state, 'reason', s.reason, "
+				   "'base', s.base_sha, 'patch_ids', s.patch_ids, 'previous_id', s.previous_id, "
+				   "'duplicate_of', s.duplicate_of, 'request_id', s.request_id, 'verdict', s.verdict, "
+				   "'reply_outbox_id', s.reply_outbox_id, 'deadline', s.deadline, "
+				   "'parts', (SELECT count(DISTINCT m.part) FROM inbox_messages m WHERE "
+				   "m.series_id = s.id AND m.part BETWEEN 1 AND s.total), "
+				   "'created_at', s.created_at, 'updated_at', s.updated_at) ORDER BY s.id DESC), "
+				   "'[]')::text FROM inbox_series s JOIN inboxes i ON i.id = s.inbox_id "
+				   "WHERE i.name = $1" },
 };

@@ -133,5 +133,108 @@ class InboxPoll(unittest.TestCase):
         self.assertIn("no epoch 0", i["poll_error"])
 
 
+def series(srv, name):
+    r = srv.get("/api/v1/inboxes/%s/series" % name, scope="read")
+    assert r.status == 200, r
+    return {x["anchor"]: x for x in r.json()}
+
+
+PLAN = {"name": "lm-mm", "tree": "demo", "branches": ["master"], "enabled": False,
+        "testcases": [{"testcase": "small-allocs", "params": {"nr_task": 1}}],
+        "kconfigs": ["x86_64-defconfig"], "compilers": ["gcc-12"], "targets": ["x86_64"],
+        "repeat": 2}
+
+
+class InboxSeries(unittest.TestCase):
+    """Series assembly: each fixture's end state, the A/B request of each
+    tested series (label: its anchor's Message-ID; the patches b4 made, with
+    the review's tags), a RESEND not tested twice, vN linked to v(N-1)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="regtrack-inboxs-")
+        conf = os.path.join(cls.tmp, "server.conf")
+        with open(conf, "w") as f:
+            f.write("data_dir = %s\npoll_tick_ms = 100\nauto_bisect = 0\n"
+                    "detect_enabled = 0\n" % os.path.join(cls.tmp, "data"))
+        cls.srv = Server(extra_args=["--config", conf])
+        repo = os.path.join(cls.tmp, "linux")
+        cls.base = inboxtree.make_base(repo)
+        r = cls.srv.post("/api/v1/trees", {"name": "demo", "url": repo, "branches": ["master"]},
+                         scope="admin")
+        assert r.status == 200, r
+        wait_until(lambda: [t for t in cls.srv.get("/api/v1/trees").json()
+                            if t["name"] == "demo" and t["commits"] >= 1], what="mirror")
+        r = cls.srv.post("/api/v1/plans", PLAN, scope="admin")
+        assert r.status in (200, 201), r
+
+    @classmethod
+    def tearDownClass(cls):
+        rc = cls.srv.stop()
+        subprocess.run(["rm", "-rf", "--", cls.tmp], timeout=60)
+        assert rc == 0, "server exited %d" % rc
+
+    def register(self, name, path, **kw):
+        body = {"name": name, "url": path, "poll_s": 1, "plan": "lm-mm",
+                "lists": ["linux-mm@kvack.org"], "paths": ["mm.c", "mm/"]}
+        body.update(kw)
+        r = self.srv.post("/api/v1/inboxes", body, scope="admin")
+        self.assertEqual(r.status, 200, r)
+
+    def test_1_end_states(self):
+        path = os.path.join(self.tmp, "lm")
+        env = make_inbox(path)
+        fs = fixtures()
+        deliver(path, env, [fs[0], fs[1], fs[3]])  # the cover, 1/3 and 3/3: 2/3 is late
+        self.register("lm", path)
+        s = wait_until(lambda: series(self.srv, "lm").get("sa-v1-0@example.org"),
+                       what="series v1")
+        time.sleep(3)  # a few polls: it waits for its part 2
+        s = series(self.srv, "lm")["sa-v1-0@example.org"]
+        self.assertEqual((s["state"], s["parts"], s["total"], s["cover"], s["version"]),
+                         ("waiting", 2, 3, True, 1))
+        # the review of 2/3 before 2/3 itself: the series' mbox has its tags (b4)
+        deliver(path, env, [fs[4], fs[2]] + fs[5:])
+        want = {"sa-v1-0@example.org": "queued", "sa-v2-0@example.org": "queued",
+                "tidy-1@example.org": "queued", "tidy-2@example.org": "duplicate",
+                "noapply-1@example.org": "not-applying", "doc-1@example.org": "filtered"}
+        got = wait_until(lambda: (lambda x: x if {a: v["state"] for a, v in x.items()} == want
+                                  else None)(series(self.srv, "lm")), timeout=120,
+                         what="every series in its end state")
+        v1, v2 = got["sa-v1-0@example.org"], got["sa-v2-0@example.org"]
+        self.assertEqual((v1["parts"], v1["base"], v2["previous_id"], v1["previous_id"]),
+                         (3, self.base, v1["id"], None))
+        self.assertEqual(got["tidy-2@example.org"]["duplicate_of"], got["tidy-1@example.org"]["id"])
+        self.assertTrue(got["tidy-2@example.org"]["resend"])
+        self.assertIn("git am", got["noapply-1@example.org"]["reason"])
+        self.assertIn("Documentation/mm/small-allocs.rst",
+                      got["doc-1@example.org"]["reason"])
+        self.assertNotEqual(v1["patch_ids"], v2["patch_ids"])
+        self.assertEqual(len(v1["patch_ids"].split(",")), 3)
+        # each tested series is one request by the plan, labelled with its Message-ID
+        reqs = {q["label"]: q for q in self.srv.get("/api/v1/requests?limit=100").json()}
+        self.assertEqual(set(reqs), {"<sa-v1-0@example.org>", "<sa-v2-0@example.org>",
+                                     "<tidy-1@example.org>"})
+        self.assertEqual(reqs["<sa-v1-0@example.org>"]["id"], v1["request_id"])
+        mbox = self.srv.get("/api/v1/requests/%d/mbox" % v1["request_id"]).body
+        self.assertEqual(mbox.count("\ndiff --git a/mm.c b/mm.c"), 3)
+        self.assertIn("Reviewed-by: Rev Iewer <rev@example.org>", mbox)
+        q = self.srv.get("/api/v1/requests/%d" % v1["request_id"]).json()
+        self.assertEqual((q["base"]["sha"], q["state"]), (self.base, "queued"))
+        # no series of the review, and none more on later polls
+        time.sleep(2)
+        self.assertEqual(set(series(self.srv, "lm")), set(want))
+        self.assertEqual(int(self.srv.psql("SELECT count(*) FROM requests")), 3)
+
+    def test_2_incomplete_at_the_deadline(self):
+        path = os.path.join(self.tmp, "li")
+        env = make_inbox(path, name="li")
+        deliver(path, env, fixtures(["sa-v1-cover", "sa-v1-1"]))
+        self.register("li", path, parts_wait_s=2)
+        s = wait_until(lambda: (lambda x: x if x and x["state"] != "waiting" else None)(
+            series(self.srv, "li").get("sa-v1-0@example.org")), timeout=60, what="deadline")
+        self.assertEqual((s["state"], s["parts"], s["request_id"]), ("incomplete", 1, None))
+
+
 if __name__ == "__main__":
     unittest.main()
