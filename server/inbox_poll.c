@@ -9,6 +9,7 @@
 #include "server/db/db.h"
 #include "server/db/inbox.h"
 #include "server/gitmirror_git.h"
+#include "server/inbox_reply.h"
 #include "server/inbox_series.h"
 #include "server/log.h"
 #include "server/server.h"
@@ -313,6 +314,7 @@ static void poll_one(struct inbox_poller *pl, PGconn *c, long long id,
 		slog_warn("inbox '%s': recording the poll: %s", p->name, e.message);
 	/* deadlines pass and complete series are checked even while the inbox is unreachable */
 	inbox_series_step(pl->srv, c, id);
+	inbox_reply_step(pl->srv, c, id);
 	if (ok)
 		slog_info("inbox '%s' polled in %lld ms, %ld new message(s)", p->name,
 			  mono_ms() - t0, added);

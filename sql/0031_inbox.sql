@@ -105,3 +105,14 @@ ALTER TABLE inbox_messages
 	ADD COLUMN part      integer,
 	ADD COLUMN assigned  boolean NOT NULL DEFAULT false;
 CREATE INDEX inbox_messages_unassigned ON inbox_messages (inbox_id) WHERE NOT assigned;
+
+-- A series' reply in its list thread: an outbox row of kind 'inbox' (rendered
+-- by server/inbox_reply.c), at most one per series (the unique index), Cc'd
+-- to the list when the inbox says so.
+ALTER TABLE outbox DROP CONSTRAINT outbox_kind_check;
+ALTER TABLE outbox ADD CONSTRAINT outbox_kind_check
+	CHECK (kind IN ('bisect', 'range', 'fixed', 'request', 'inbox'));
+ALTER TABLE outbox
+	ADD COLUMN inbox_series_id bigint REFERENCES inbox_series(id),
+	ADD COLUMN cc              text[] NOT NULL DEFAULT '{}';
+CREATE UNIQUE INDEX outbox_inbox_series ON outbox (inbox_series_id) WHERE inbox_series_id IS NOT NULL;

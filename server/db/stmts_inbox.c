@@ -162,4 +162,34 @@ const struct db_stmt_def db_stmts_inbox[DB_NR_STMTS] = {
 				   "'created_at', s.created_at, 'updated_at', s.updated_at) ORDER BY s.id DESC), "
 				   "'[]')::text FROM inbox_series s JOIN inboxes i ON i.id = s.inbox_id "
 				   "WHERE i.name = $1" },
+	/* replies (server/inbox_reply.c) */
+	/* $1 inbox: its queued series whose request ended: series, request state, verdict,
+	 * fail_reason, whether the inbox replies on no change */
+	[ST_INBOX_SERIES_ENDED] = { "inbox_series_ended",
+				    "SELECT s.id, q.state, q.verdict, q.fail_reason, i.reply_no_change "
+				    "FROM inbox_series s JOIN requests q ON q.id = s.request_id "
+				    "JOIN inboxes i ON i.id = s.inbox_id WHERE s.inbox_id = $1::bigint AND "
+				    "s.state = 'queued' AND q.state IN ('done', 'failed', 'cancelled') ORDER BY s.id" },
+	/* $1 series: its one reply (none when it has one): the outbox row's id */
+	[ST_INBOX_REPLY_QUEUE] = { "inbox_reply_queue",
+				   "INSERT INTO outbox (kind, request_id, inbox_series_id) SELECT 'inbox', "
+				   "s.request_id, s.id FROM inbox_series s WHERE s.id = $1::bigint "
+				   "ON CONFLICT (inbox_series_id) WHERE inbox_series_id IS NOT NULL DO NOTHING RETURNING id" },
+	/* $1 series $2 state $3 verdict $4 reason $5 reply outbox row (NULL: none) */
+	[ST_INBOX_SERIES_ENDED_SET] = { "inbox_series_ended_set",
+					"UPDATE inbox_series SET state = $2, verdict = $3, reason = coalesce($4, reason), "
+					"reply_outbox_id = coalesce($5::bigint, reply_outbox_id), updated_at = now() "
+					"WHERE id = $1::bigint" },
+	/* $1 outbox row: what its reply needs: request, anchor, the anchor's subject and
+	 * sender, the lists to Cc (one a line; "" none) */
+	[ST_INBOX_REPLY_INPUT] = { "inbox_reply_input",
+				   "SELECT s.request_id, s.anchor, coalesce(m.subject, s.title), "
+				   "coalesce(m.author, s.author), CASE WHEN i.cc_list THEN "
+				   "array_to_string(i.lists, E'\n') ELSE '' END, coalesce(s.verdict, '') "
+				   "FROM outbox o JOIN inbox_series s ON s.id = o.inbox_series_id "
+				   "JOIN inboxes i ON i.id = s.inbox_id LEFT JOIN inbox_messages m ON "
+				   "m.inbox_id = s.inbox_id AND m.message_id = s.anchor WHERE o.id = $1::bigint" },
+	/* $1 outbox row $2 its Cc addresses (text[] literal) */
+	[ST_OUTBOX_SET_CC] = { "outbox_set_cc",
+			       "UPDATE outbox SET cc = $2::text[] WHERE id = $1::bigint" },
 };

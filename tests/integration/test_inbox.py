@@ -236,5 +236,137 @@ class InboxSeries(unittest.TestCase):
         self.assertEqual((s["state"], s["parts"], s["request_id"]), ("incomplete", 1, None))
 
 
+class InboxReplies(unittest.TestCase):
+    """Each tested series gets exactly one reply in its thread, from the
+    real mailer through a real SMTP server: In-Reply-To/References its cover
+    letter (or its patch), To its author, Cc the list (cc_list), the
+    robot's form, Reported-by/Closes for a regression; none for no change,
+    the Documentation-only series, the one that does not apply and the
+    RESEND of a tested patch."""
+
+    @classmethod
+    def setUpClass(cls):
+        from smtpsink import SmtpSink
+        from fakes import MACHINE
+        cls.machine = dict(MACHINE, hostname="x1")
+        cls.sink = SmtpSink()
+        cls.sink.start()
+        cls.tmp = tempfile.mkdtemp(prefix="regtrack-inboxr-")
+        conf = os.path.join(cls.tmp, "server.conf")
+        with open(conf, "w") as f:
+            f.write("data_dir = %s\npoll_tick_ms = 100\nauto_bisect = 0\ndetect_enabled = 0\n"
+                    "mail_poll_ms = 100\nsmtp_url = %s\nsmtp_starttls = none\n"
+                    "mail_from = regtrack bot <regtrack@example.org>\n"
+                    "public_url = https://perf.example.org/\nmail_retry_max_s = 1\n"
+                    % (os.path.join(cls.tmp, "data"), cls.sink.url))
+        cls.srv = Server(extra_args=["--config", conf])
+        repo = os.path.join(cls.tmp, "linux")
+        cls.base = inboxtree.make_base(repo)
+        r = cls.srv.post("/api/v1/trees", {"name": "demo", "url": repo, "branches": ["master"]},
+                         scope="admin")
+        assert r.status == 200, r
+        wait_until(lambda: [t for t in cls.srv.get("/api/v1/trees").json()
+                            if t["name"] == "demo" and t["commits"] >= 1], what="mirror")
+        r = cls.srv.post("/api/v1/plans", dict(PLAN, repeat=6), scope="admin")
+        assert r.status in (200, 201), r
+        r = cls.srv.post("/api/v1/workers/register",
+                         dict(cls.machine, capabilities=["qemu-x86_64"], fingerprint={}),
+                         scope="worker")
+        assert r.status == 200, r
+        cls.mid = r.json()["machine_id"]
+
+    @classmethod
+    def tearDownClass(cls):
+        rc = cls.srv.stop()
+        cls.sink.stop()
+        subprocess.run(["rm", "-rf", "--", cls.tmp], timeout=60)
+        assert rc == 0, "server exited %d" % rc
+
+    def work(self, change):
+        """Leases and completes every job there is; change(label) is the head's
+        factor of the request labelled so (1.0: no change)."""
+        from harness import result_doc
+        labels = {}
+        while True:
+            r = self.srv.post("/api/v1/jobs/lease", {"machine_id": self.mid, "wait_s": 0},
+                              scope="worker")
+            if r.status != 200:
+                return
+            job = r.json()["job"]
+            rid = job["request"]
+            if rid not in labels:
+                labels[rid] = self.srv.get("/api/v1/requests/%d" % rid).json()["label"]
+            head = job["side"] == "head"
+            f = change(labels[rid]) if head else 1.0
+            docs = [dict(result_doc("ab" * 20 if head else job["commit"],
+                                    testcase=job["testcase"], job_id=job["id"],
+                                    params=job["params"], kconfig=job["kconfig"],
+                                    compiler=job["compiler"], tree="demo", machine=self.machine,
+                                    metrics={"small-allocs.throughput": [1000.0 * f + i % 3]}),
+                         **({"patch_id": "fb" * 20, "base_commit": job["commit"]}
+                            if head else {}))
+                    for i in range(job["repeat"])]
+            r = self.srv.post("/api/v1/jobs/%d/complete" % job["id"],
+                              {"machine_id": self.mid, "status": "ok", "log_tail": "ok\n",
+                               "results": docs}, scope="worker")
+            self.assertEqual(r.status, 200, r)
+
+    def test_replies_in_thread(self):
+        path = os.path.join(self.tmp, "lm")
+        env = make_inbox(path)
+        deliver(path, env, fixtures())
+        r = self.srv.post("/api/v1/inboxes", {"name": "lm", "url": path, "poll_s": 1,
+                                               "plan": "lm-mm", "cc_list": True,
+                                               "lists": ["linux-mm@kvack.org"],
+                                               "paths": ["mm.c", "mm/"]}, scope="admin")
+        self.assertEqual(r.status, 200, r)
+        queued = ["sa-v1-0@example.org", "sa-v2-0@example.org", "tidy-1@example.org"]
+        wait_until(lambda: all(series(self.srv, "lm").get(a, {}).get("state") == "queued"
+                               for a in queued), timeout=120, what="3 series queued")
+        factors = {"<sa-v1-0@example.org>": 1.12, "<sa-v2-0@example.org>": 0.88,
+                   "<tidy-1@example.org>": 1.0}
+        self.work(lambda label: factors[label])
+        want = {"sa-v1-0@example.org": ("replied", "improvement"),
+                "sa-v2-0@example.org": ("replied", "regression"),
+                "tidy-1@example.org": ("tested", "no-change"),
+                "tidy-2@example.org": ("duplicate", None),
+                "noapply-1@example.org": ("not-applying", None),
+                "doc-1@example.org": ("filtered", None)}
+        got = wait_until(lambda: (lambda x: x if {a: (v["state"], v["verdict"])
+                                                  for a, v in x.items()} == want else None)(
+            series(self.srv, "lm")), timeout=120, what="series tested")
+        msgs = self.sink.wait_for(2)
+        time.sleep(3)  # later polls and mailer passes send nothing more
+        self.assertEqual(len(self.sink.messages), 2)
+        by = {m["msg"]["In-Reply-To"]: m for m in self.sink.messages}
+        self.assertEqual(set(by), {"<sa-v1-0@example.org>", "<sa-v2-0@example.org>"})
+        for anchor, verdict in (("sa-v1-0@example.org", "improvement"),
+                                ("sa-v2-0@example.org", "regression")):
+            m = by["<%s>" % anchor]
+            msg = m["msg"]
+            self.assertEqual(msg["References"], "<%s>" % anchor)
+            self.assertEqual(msg["To"], "dev@example.org")
+            self.assertEqual(msg["Cc"], "linux-mm@kvack.org")
+            self.assertEqual(sorted(m["rcpt_tos"]), ["dev@example.org", "linux-mm@kvack.org"])
+            self.assertTrue(msg["Subject"].startswith("Re: [PATCH"), msg["Subject"])
+            self.assertIn("mm: faster small allocs", msg["Subject"])
+            body = msg.get_content().replace("\r\n", "\n")
+            rid = got[anchor]["request_id"]
+            self.assertIn("https://perf.example.org/requests/%d" % rid, body)
+            self.assertIn("small-allocs.throughput", body)
+            self.assertIn(verdict, body)
+            self.assertEqual(got[anchor]["reply_outbox_id"] is not None, True)
+            if verdict == "regression":
+                self.assertIn("| Reported-by: regtrack <regtrack@example.org>\n"
+                              "| Closes: https://perf.example.org/requests/%d\n" % rid, body)
+            else:
+                self.assertNotIn("Reported-by", body)
+        self.assertTrue(by["<sa-v2-0@example.org>"]["msg"]["Subject"].startswith(
+            "Re: [PATCH v2 0/3]"))
+        self.assertEqual(int(self.srv.psql("SELECT count(*) FROM outbox WHERE kind = 'inbox'")),
+                         2)
+        del msgs
+
+
 if __name__ == "__main__":
     unittest.main()
