@@ -2,7 +2,7 @@
 #define REGTRACK_SERVER_INBOX_POLL_H
 
 /*
- * The inbox poller (issue 33): a background thread (bgthread.h) that
+ * The inbox poller: a background thread (bgthread.h) that
  * follows each registered public-inbox v2 archive (sql/0031) as the tree
  * poller follows trees (poller.h):
  *

@@ -6,7 +6,7 @@
 #include "err.h"
 
 /*
- * A tested series' reply in its list thread (issue 33 item 4).
+ * A tested series' reply in its list thread.
  *
  * inbox_reply_step(): after a poll of an inbox, each `queued` series whose
  * A/B request ended becomes `tested` with the request's verdict; a

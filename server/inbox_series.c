@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #define MAX_MBOX (16 << 20) /* bytes of a series' thread or am-ready mbox */
 
@@ -278,6 +277,14 @@ static long long queue(struct server *srv, PGconn *c, const struct db_inbox_filt
 	if (!srv->submit_request)
 		return err_setc(e, ERR_INTERNAL, "request", "no request submission in this server");
 	snprintf(label, sizeof(label), "<%s>", anchor);
+	/* the request is stored in a transaction of its own: one a killed server queued
+	 * before it recorded it is taken, not queued again */
+	switch (db_inbox_request_adopt(c, label, mbox, &id, e)) {
+	case -1:
+		return -1;
+	case 1:
+		return id;
+	}
 	b = json_pack("{s:s,s:s,s:s,s:s}", "plan", f->plan, "base", base, "patches", mbox, "label",
 		      label);
 	id = srv->submit_request(srv, c, b, e);
@@ -441,8 +448,8 @@ void inbox_series_step(struct server *srv, PGconn *c, long long inbox_id)
 				slog_warn("inbox series %lld: %s", w[i].id, e.message);
 			continue;
 		}
-		snprintf(tmp, sizeof(tmp), "%s/inboxes/.work-%ld-%lld", srv->cfg->data_dir,
-			 (long)getpid(), w[i].id);
+		/* one server holds the inbox: a killed one's leftover is removed first */
+		snprintf(tmp, sizeof(tmp), "%s/inboxes/.work-%lld", srv->cfg->data_dir, w[i].id);
 		{
 			const char *rm[] = { "rm", "-rf", "--", tmp, NULL };
 			struct err re;

@@ -4,7 +4,7 @@
 #include <libpq-fe.h>
 
 /*
- * Series assembly (issue 33 item 3), run by the inbox poller after each
+ * Series assembly, run by the inbox poller after each
  * poll of an inbox, with the inbox's lock held (one server at a time):
  *
  *  1. each new message is read by its subject (lib/patchsubj.h): a patch
@@ -32,7 +32,9 @@
  *
  * Failures are logged and leave the series where it was (tried again next
  * poll); each series' move is one statement, so a server killed in the
- * middle of a step neither loses nor repeats one.
+ * middle of a step loses none; the request is stored in its own
+ * transaction, and one a killed server stored before it recorded it (same
+ * label, same patches, no series) is taken rather than queued again.
  */
 struct server;
 

@@ -1,4 +1,4 @@
--- regtrack schema, part 31: patches from a list (issue 33).
+-- regtrack schema, part 31: patches from a list.
 --
 -- An inbox is a public-inbox v2 archive (what lore.kernel.org serves: git
 -- epochs 0.git, 1.git, ..., one message per commit, the message in blob

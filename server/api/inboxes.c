@@ -1,5 +1,5 @@
 /*
- * Inboxes (issue 33): public-inbox archives whose patch series are tested.
+ * Inboxes: public-inbox archives whose patch series are tested.
  *   POST /api/v1/inboxes (admin)          {name, url, lists[], subject_prefixes[], paths[],
  *                                          plan, cc_list, reply_no_change, parts_wait_s,
  *                                          poll_s} -> 200 {id, name}; again: a new filter

@@ -257,3 +257,18 @@ int db_inbox_series_json(PGconn *c, const char *name, char **text, struct err *e
 
 	return db_json_text(c, ST_INBOX_SERIES_JSON, 1, p, text, e);
 }
+
+int db_inbox_request_adopt(PGconn *c, const char *label, const char *patches, long long *id,
+			   struct err *e)
+{
+	const char *p[2] = { label, patches };
+	PGresult *r = db_exec(c, ST_INBOX_REQUEST_ADOPT, 2, p, e);
+	int got;
+
+	if (!r)
+		return -1;
+	got = PQntuples(r) > 0;
+	*id = got ? strtoll(PQgetvalue(r, 0, 0), NULL, 10) : 0;
+	PQclear(r);
+	return got;
+}

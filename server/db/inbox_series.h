@@ -79,6 +79,12 @@ int db_inbox_series_dup(PGconn *c, long long id, const char *patch_ids, long lon
 /* Series id repeats series dup (state duplicate). */
 int db_inbox_series_dup_set(PGconn *c, long long id, long long dup, const char *patch_ids,
 			    struct err *e) __attribute__((warn_unused_result));
+/*
+ * A request of this label and these patches that no series links yet (one
+ * queued by a server killed before it recorded it): 1 with *id, 0 none, -1 with e.
+ */
+int db_inbox_request_adopt(PGconn *c, const char *label, const char *patches, long long *id,
+			   struct err *e) __attribute__((warn_unused_result));
 /* Inbox name's series, newest first, as a JSON array text (new, caller frees). */
 int db_inbox_series_json(PGconn *c, const char *name, char **text, struct err *e)
 	__attribute__((warn_unused_result));

@@ -149,6 +149,12 @@ const struct db_stmt_def db_stmts_inbox[DB_NR_STMTS] = {
 				      "UPDATE inbox_series SET state = 'duplicate', duplicate_of = $2::bigint, "
 				      "patch_ids = $3, reason = 'the same patches as series ' || $2 || "
 				      "' (patch-id)', updated_at = now() WHERE id = $1::bigint" },
+	/* $1 label $2 patches: a request already queued for them (a server killed between
+	 * queueing a series' request and recording it), none: no row */
+	[ST_INBOX_REQUEST_ADOPT] = { "inbox_request_adopt",
+				     "SELECT id FROM requests WHERE label = $1 AND patches = $2 "
+				     "AND NOT EXISTS (SELECT 1 FROM inbox_series s WHERE s.request_id = requests.id) "
+				     "ORDER BY id LIMIT 1" },
 	/* $1 inbox name: its series, newest first */
 	[ST_INBOX_SERIES_JSON] = { "inbox_series_json",
 				   "SELECT coalesce(json_agg(json_build_object('id', s.id, 'anchor', s.anchor, "

@@ -1,11 +1,11 @@
-"""Patches from a list (issue 33): a real public-inbox v2 archive made by
+"""Patches from a list: a real public-inbox v2 archive made by
 public-inbox-init and public-inbox-mda from the fixtures
 (tests/fixtures/inbox), followed by path and over HTTP
 (public-inbox-httpd on loopback, as lore serves it). The poller stores
 each message once, keeps its place per epoch, and shows an unreachable
 inbox's error on the inbox while the others go on."""
 import os
-import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -234,6 +234,32 @@ class InboxSeries(unittest.TestCase):
         s = wait_until(lambda: (lambda x: x if x and x["state"] != "waiting" else None)(
             series(self.srv, "li").get("sa-v1-0@example.org")), timeout=60, what="deadline")
         self.assertEqual((s["state"], s["parts"], s["request_id"]), ("incomplete", 1, None))
+
+
+    def test_3_server_killed_mid_poll(self):
+        """A server killed (SIGKILL) while it reads an inbox and checks its series:
+        after a restart every message is stored once, every series ends in its
+        state, and each tested series has one request."""
+        before = int(self.srv.psql("SELECT count(*) FROM requests"))
+        path = os.path.join(self.tmp, "lk")
+        env = make_inbox(path, name="lk")
+        deliver(path, env, fixtures())
+        self.register("lk", path)
+        wait_until(lambda: self.srv.psql(
+            "SELECT count(*) FROM inbox_messages m JOIN inboxes i ON i.id = m.inbox_id "
+            "WHERE i.name = 'lk'") not in ("", "0"), timeout=60, what="a first message")
+        port = int(self.srv.addr.rsplit(":", 1)[1])
+        self.srv.stop(sig=signal.SIGKILL)
+        self.srv.start(port)
+        want = {"sa-v1-0@example.org": "queued", "sa-v2-0@example.org": "queued",
+                "tidy-1@example.org": "queued", "tidy-2@example.org": "duplicate",
+                "noapply-1@example.org": "not-applying", "doc-1@example.org": "filtered"}
+        wait_until(lambda: {a: v["state"] for a, v in series(self.srv, "lk").items()} == want,
+                   timeout=180, what="every series after the restart")
+        self.assertEqual(len(messages(self.srv, "lk")), len(ALL))
+        self.assertEqual(inbox(self.srv, "lk")["epochs"][0]["messages"], len(ALL))
+        time.sleep(2)
+        self.assertEqual(int(self.srv.psql("SELECT count(*) FROM requests")) - before, 3)
 
 
 class InboxReplies(unittest.TestCase):
