@@ -26,8 +26,12 @@
  *	-> {"ms":[…], "rows"}
  *   loadgen stmt CONNINFO REPS NAME [PARAM…]
  *	The same for the server's own prepared statement NAME from
- *	server/db_stmts.c (linked in, so the text never drifts). The
- *	literal parameter "NULL" is an SQL NULL. With LOADGEN_BINARY=1 in
+ *	server/db/stmts_*.c (linked in, so the text never drifts). The
+ *	literal parameter "NULL" is an SQL NULL, and so is every parameter
+ *	of the statement past the PARAMs given (its optional filters: a
+ *	filter added to a statement does not break the bench, whose
+ *	"bind message supplies 8 parameters, but prepared statement
+ *	requires 9" once lost two figures). With LOADGEN_BINARY=1 in
  *	the environment both take their results in binary (as the server's
  *	db_exec_binary() does), else as text.
  *
@@ -539,14 +543,24 @@ static int cmd_sql(int argc, char **argv, int server_stmt)
 		if (!sql)
 			die("no such server statement");
 	}
-	p = xcalloc((size_t)np + 1, sizeof(*p));
-	for (int i = 0; i < np; i++)
-		p[i] = strcmp(argv[5 + i], "NULL") ? argv[5 + i] : NULL;
 	ms = xcalloc((size_t)reps + 1, sizeof(double));
 	c = PQconnectdb(argv[2]);
 	if (PQstatus(c) != CONNECTION_OK)
 		die(PQerrorMessage(c));
-	PQclear(must(c, PQprepare(c, "q", sql, np, NULL), "prepare"));
+	PQclear(must(c, PQprepare(c, "q", sql, 0, NULL), "prepare"));
+	{
+		/* the statement's own count of parameters: the ones not given are NULL */
+		PGresult *d = must(c, PQdescribePrepared(c, "q"), "describe");
+		int given = np;
+
+		if (PQnparams(d) < np)
+			die("more PARAMs than the statement has");
+		np = PQnparams(d);
+		PQclear(d);
+		p = xcalloc((size_t)np + 1, sizeof(*p));
+		for (int i = 0; i < given; i++)
+			p[i] = strcmp(argv[5 + i], "NULL") ? argv[5 + i] : NULL;
+	}
 	for (long i = -1; i < reps; i++) {
 		double t0 = mono_s();
 		PGresult *r = must(c, PQexecPrepared(c, "q", np, p, NULL, NULL, binary), "query");

@@ -1,6 +1,7 @@
 /*
  * regtrack test [--plan P] --tree T --base REF (--head REF | --patches FILE.mbox)
  *               --testcase NAME [--params k=v,...|JSON] [--testcase ...]
+ * regtrack test --from-mail FILE.eml --tree T --target T [...] [--dry-run]
  *               --target T [--target ...] [--kconfig K] [--compiler C] [--repeat N]
  *               [--min-change-pct P] [--measure wallclock|icount] [--notify ADDR]
  *               [--monitors perf-profile,perf-stat] [--label L] [--wait] [--gate]
@@ -22,10 +23,19 @@
  * completed or decided: failed (apply, build, boot or run), cancelled,
  * --timeout passed, the server unreachable, or with --gate an
  * inconclusive verdict.
+ *
+ * --from-mail FILE.eml: a kernel test robot report (lib/robotmail.h) gives
+ * the head (its commit), the base (COMMIT^, or the base the mail names),
+ * the testcase and params (mapped onto this lab's case; a case it has no
+ * mapping for is exit 2 naming it, unless --testcase says what to run) and
+ * the label (its Message-ID), for those the command line does not give.
+ * --dry-run prints {"request": …, "robot": …} (the request that would be
+ * queued, what was read from the mail) and queues nothing: no server needed.
  */
 #include "cli.h"
 #include "http_client.h"
 #include "lkptext.h"
+#include "robotmail.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -45,6 +55,11 @@ static const char usage_text[] =
 	"                     [--repeat N] [--min-change-pct P] [--measure wallclock|icount]\n"
 	"                     [--notify ADDR] [--monitors perf-profile,perf-stat] [--label L]\n"
 	"                     [--wait] [--gate] [--timeout S] [--poll S] [--json]\n"
+	"       regtrack test --from-mail FILE.eml --tree T --target T [--target ...]\n"
+	"                     [--testcase ...] [--kconfig K] [...] [--dry-run]\n"
+	"--from-mail: a kernel test robot report gives head (its commit), base (COMMIT^),\n"
+	"testcase and params (mapped onto this lab's case) and label; --dry-run prints the\n"
+	"request and what the mail says as JSON, without a server\n"
 	"--plan P: the plan's tree, testcases, targets, kconfig, compiler, repeat, measure\n"
 	"and monitors for those not given here (then --tree, --testcase, --target are optional)\n"
 	"--params applies to the --testcase before it (repeated, they add up; k=v,k2=v2 or a\n"
@@ -292,13 +307,60 @@ static int follow(struct http_client *hc, long long id, int gate, int as_json, d
 	}
 }
 
+/*
+ * --from-mail: the mail at path fills b (robotmail_request()); *robot: new,
+ * what the mail says. 0; 2 with the reason on stderr (*robot NULL when the
+ * mail could not be read or is no robot report, set when its case has no
+ * mapping here).
+ */
+static int read_mail(json_t *b, const char *path, json_t **robot)
+{
+	struct buf text = BUF_INIT(16 * 1024 * 1024);
+	struct robotmail m;
+	struct err e;
+
+	*robot = NULL;
+	if (buf_read_file(&text, path)) {
+		fprintf(stderr, "regtrack test: cannot read '%s' (or it is over 16 MiB)\n", path);
+		buf_release(&text);
+		return EXIT_USAGE;
+	}
+	if (robotmail_parse(text.data, text.len, &m, &e)) {
+		fprintf(stderr, "regtrack test: '%s': %s (%s)\n", path, e.message, e.detail);
+		buf_release(&text);
+		return EXIT_USAGE;
+	}
+	buf_release(&text);
+	*robot = robotmail_json(&m);
+	if (robotmail_request(&m, b, &e)) {
+		fprintf(stderr, "regtrack test: '%s': %s\n", path, e.message);
+		robotmail_release(&m);
+		return EXIT_USAGE;
+	}
+	robotmail_release(&m);
+	return EXIT_OK;
+}
+
+/* --dry-run: the request (NULL: none would be queued) and what the mail says, on stdout */
+static void print_dry(json_t *request, json_t *robot)
+{
+	json_t *d = json_pack("{s:O?}", "request", request);
+
+	if (robot)
+		json_object_set(d, "robot", robot);
+	json_dumpf(d, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	fputc('\n', stdout);
+	json_decref(d);
+}
+
 int cmd_test(int argc, char **argv)
 {
 	struct http_client hc;
 	json_t *b = json_object(), *tcs = json_array(), *targets = json_array(), *last_tc = NULL;
-	int wait = 0, gate = 0, as_json = 0, ret;
+	int wait = 0, gate = 0, as_json = 0, dry_run = 0, ret;
 	double timeout_s = 0, poll_s = 5;
-	const char *patches_file = NULL;
+	const char *patches_file = NULL, *mail_file = NULL;
+	json_t *robot = NULL;
 	struct buf out = BUF_INIT(0);
 	struct err e;
 	char *text;
@@ -340,6 +402,10 @@ int cmd_test(int argc, char **argv)
 			as_json = 1;
 			continue;
 		}
+		if (!strcmp(f, "--dry-run")) {
+			dry_run = 1;
+			continue;
+		}
 		if (!v) {
 			json_decref(b);
 			return usage(NULL);
@@ -372,6 +438,8 @@ int cmd_test(int argc, char **argv)
 			json_array_append_new(targets, json_string(v));
 		} else if (!strcmp(f, "--patches")) {
 			patches_file = v;
+		} else if (!strcmp(f, "--from-mail")) {
+			mail_file = v;
 		} else if (!strcmp(f, "--repeat") || !strcmp(f, "--min-change-pct") ||
 			   !strcmp(f, "--timeout") || !strcmp(f, "--poll")) {
 			char *end;
@@ -394,16 +462,47 @@ int cmd_test(int argc, char **argv)
 			return usage(NULL);
 		}
 	}
+	if (mail_file) {
+		if (!json_array_size(tcs)) /* none given: the mail's case, mapped */
+			json_object_del(b, "testcases");
+		ret = read_mail(b, mail_file, &robot);
+		if (ret != EXIT_OK) {
+			if (robot && dry_run)
+				print_dry(NULL, robot);
+			json_decref(robot);
+			json_decref(b);
+			return ret;
+		}
+		tcs = json_object_get(b, "testcases");
+		if (patches_file) /* the series (from the mail's patch link) on the mail's base */
+			json_object_del(b, "head");
+		if (!json_object_get(b, "tree") && !json_object_get(b, "plan") && !dry_run) {
+			fprintf(stderr,
+				"regtrack test: --tree is needed: this lab's tree that holds %s "
+				"(the mail's is %s %s)\n",
+				json_string_value(json_object_get(robot, "commit")),
+				json_string_value(
+					json_object_get(json_object_get(robot, "repo"), "url")),
+				json_string_value(
+					json_object_get(json_object_get(robot, "repo"), "branch")));
+			json_decref(robot);
+			json_decref(b);
+			return EXIT_USAGE;
+		}
+	}
 	if (!json_object_get(b, "head") == !patches_file) {
+		json_decref(robot);
 		json_decref(b);
 		return usage("give --head REF or --patches FILE.mbox");
 	}
 	if (!json_object_get(b, "base")) {
+		json_decref(robot);
 		json_decref(b);
 		return usage("--base is needed");
 	}
-	if (!json_object_get(b, "plan") &&
+	if (!json_object_get(b, "plan") && !dry_run &&
 	    (!json_object_get(b, "tree") || !json_array_size(tcs) || !json_array_size(targets))) {
+		json_decref(robot);
 		json_decref(b);
 		return usage("--tree, --testcase and --target are needed (or a --plan that gives "
 			     "them)");
@@ -419,6 +518,7 @@ int cmd_test(int argc, char **argv)
 
 		if (!mbox) {
 			fprintf(stderr, "regtrack test: cannot read '%s'\n", patches_file);
+			json_decref(robot);
 			json_decref(b);
 			return EXIT_USAGE;
 		}
@@ -426,10 +526,18 @@ int cmd_test(int argc, char **argv)
 		free(mbox);
 		if (!json_is_string(json_object_get(b, "patches"))) {
 			fprintf(stderr, "regtrack test: '%s' is not UTF-8 text\n", patches_file);
+			json_decref(robot);
 			json_decref(b);
 			return EXIT_USAGE;
 		}
 	}
+	if (dry_run) {
+		print_dry(b, robot);
+		json_decref(robot);
+		json_decref(b);
+		return EXIT_OK;
+	}
+	json_decref(robot);
 	text = json_dumps(b, JSON_COMPACT);
 	json_decref(b);
 	status = http_client_request(&hc, "POST", "/api/v1/requests", text, strlen(text), &out, &e);

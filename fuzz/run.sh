@@ -19,9 +19,9 @@ PKGS="jansson"
 CFLAGS="-std=c11 -D_GNU_SOURCE -include lib/banned.h -O1 -g -Ilib -I. -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -fno-omit-frame-pointer $(pkg-config --cflags $PKGS)"
 LIBS="$(pkg-config --libs $PKGS) -lm"
-LIB_SRC="lib/resultdoc.c lib/profile.c lib/names.c lib/err.c lib/xalloc.c lib/buf.c lib/arena.c $(ls lib/parse/*.c)"
+LIB_SRC="lib/resultdoc.c lib/jsonkeys.c lib/robotmail.c lib/robotmail_request.c lib/profile.c lib/names.c lib/err.c lib/xalloc.c lib/buf.c lib/arena.c $(ls lib/parse/*.c)"
 TOOLS="kv will-it-scale vm-scalability unixbench stress-ng hackbench fio time kselftest proc-vs-map perf-stat perf-profile lmbench3 sysbench"
-TARGETS=${FUZZ_TARGETS:-"resultdoc $TOOLS"}
+TARGETS=${FUZZ_TARGETS:-"resultdoc robotmail $TOOLS"}
 
 mkdir -p "$B/obj" "$OUT"
 # library objects: compiled once per run (fuzzer-instrumented, no main)
@@ -37,8 +37,8 @@ done
 
 build() { # target -> binary path
 	local t=$1 bin="$B/fuzz_$1"
-	if [ "$t" = resultdoc ]; then
-		$CLANG $CFLAGS -o "$bin" fuzz/fuzz_resultdoc.c "${objs[@]}" $LIBS
+	if [ "$t" = resultdoc ] || [ "$t" = robotmail ]; then
+		$CLANG $CFLAGS -o "$bin" "fuzz/fuzz_$t.c" "${objs[@]}" $LIBS
 	else
 		$CLANG $CFLAGS -DFUZZ_TOOL="\"$t\"" -o "$bin" fuzz/fuzz_parse.c "${objs[@]}" $LIBS
 	fi

@@ -6,7 +6,7 @@
 #include "buf.h"
 
 /*
- * A regression record's evidence in words (issue 27 item 7), one sentence
+ * A regression record's evidence in words, one sentence
  * for its page, its API record ("evidence") and its mail, shown next to
  * its p value:
  *

@@ -4,7 +4,7 @@
 #include <jansson.h>
 
 /*
- * Host fingerprints of two sides of a comparison (issue 23): each side is
+ * Host fingerprints of two sides of a comparison: each side is
  * the array of distinct "host_fingerprint" objects of its runs (resultdoc.h:
  * cpu_model, microcode, cpufreq_governor, kernel_release, cmdline of the
  * host that ran it; values strings or null). A field differs when the set

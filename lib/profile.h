@@ -7,7 +7,7 @@
 #include "err.h"
 
 /*
- * Profiles (issue 22): the monitors a job runs beside its case, the folded
+ * Profiles: the monitors a job runs beside its case, the folded
  * stacks perf-profile records, and the per-symbol difference of two sets
  * of profiled runs. Pure code, shared by the server (ingest, the API) and
  * lib/resultdoc.c; no I/O.

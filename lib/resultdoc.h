@@ -37,7 +37,7 @@
  * "profile.folded" past it); a document with a profile must list
  * "perf-profile" in monitors (400, detail "monitors"), so a profiled run
  * never lands in an unprofiled series).
- * Identical images (issue 23), checked when present and kept among the
+ * Identical images, checked when present and kept among the
  * unknown fields below (runs.extra; sql/0022 makes columns of them):
  * "image_sha256" (64 lowercase hex: the SHA-256 of the booted kernel
  * image, worker/kernel.h) and "host_fingerprint" (object of at most 16

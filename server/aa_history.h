@@ -2,9 +2,9 @@
 #define REGTRACK_SERVER_AA_HISTORY_H
 
 /*
- * Deterministic measurement from a setup's stored history (issue 23, item
- * 7): the A/A spread of one metric in an icount setup, for
- * compare_deterministic() (lib/stats/compare.h: its model and assumption).
+ * Deterministic measurement from a setup's stored history: the A/A spread
+ * of one metric in an icount setup, for compare_deterministic()
+ * (lib/stats/compare.h: its model and assumption).
  * The groups are the setup's kernels: the ok runs of one commit, or the
  * pooled runs of commits built to one image (sql/0022 image_sha256); the
  * spread is struct aa_spread's (the bisect planner's definition), usable

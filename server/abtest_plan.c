@@ -1,6 +1,6 @@
 /*
  * A/B requests by plan: the fields a request does not give, from a test
- * plan's (issue 18 with issue 17's plans); see abtest.h.
+ * plan's; see abtest.h.
  */
 #include "server/abtest.h"
 #include "server/db/plans.h"

@@ -12,7 +12,7 @@
 #include "stats/detect.h"
 
 /*
- * Backtests (issue 27): before a lab changes a plan's detector settings,
+ * Backtests: before a lab changes a plan's detector settings,
  * what would the change have alerted on its stored history, and were
  * those alerts right?
  *

@@ -7,7 +7,7 @@
 #include "err.h"
 
 /*
- * The bisect coordinator (issue 6): one background thread per server that
+ * The bisect coordinator: one background thread per server that
  * drives every active bisect, plus the writes the API calls. The module is
  * four files: bisect.c (a bisect's lifecycle: create, start, cancel,
  * finish), bisect_step.c (one step of a running bisect: from the samples

@@ -60,6 +60,8 @@ static const struct config_key config_keys[] = {
 	L(lease_timeout_s, 120, 1, 86400),
 	L(max_attempts, 3, 1, 100),
 	L(db_timeout_ms, 30000, 0, 3600000),
+	S(db_replica, ""),
+	L(db_replica_max_lag, 5, 1, 60),
 	/* change detection (detect.h) */
 	L(detect_enabled, 1, 0, 1),
 	D(detect_min_change_pct, 1.0, 0, 1000),

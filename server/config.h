@@ -43,6 +43,9 @@ struct config {
 	long lease_timeout_s;  /* job lease without heartbeat */
 	long max_attempts;     /* job attempts before it fails for good */
 	long db_timeout_ms;    /* statement_timeout per connection */
+	char *db_replica;      /* libpq conninfo of a hot standby for lag-tolerant reads; "" = none
+				* (replica.h) */
+	long db_replica_max_lag; /* seconds: a standby further behind is bypassed */
 	/* change detection (detect_thread.h) */
 	long detect_enabled;	      /* 1 = run the detection thread */
 	double detect_min_change_pct; /* smallest |%change| a change point needs (monitors: >= 5) */

@@ -2,7 +2,7 @@
 #define REGTRACK_SERVER_DETECT_EXPLAIN_H
 
 /*
- * "Why was this (not) flagged?" (issue 27): the server keeps the reasons
+ * "Why was this (not) flagged?": the server keeps the reasons
  * of the last detection of each series, a compact form of the detector's
  * trace (lib/stats/detect.h, struct detect_candidate), in detect_explain
  * (sql/0023), replaced by each detection of the setup (server/detect.c),

@@ -29,6 +29,7 @@
 #include "server/poller.h"
 #include "server/api/api.h"
 #include "server/inbox_poll.h"
+#include "server/replica.h"
 #include "xalloc.h"
 
 #include <limits.h>
@@ -289,6 +290,7 @@ static int do_serve(struct config *cfg)
 	signal(SIGPIPE, SIG_IGN);
 
 	srv.db = db_new(cfg->db, cfg->db_timeout_ms);
+	srv.replica = replica_start(cfg, srv.db);
 	srv.leases = lease_queue_start(&srv);
 	/* the background threads, each through its module */
 	if (mailer_check_config(cfg, &e))
@@ -309,6 +311,7 @@ static int do_serve(struct config *cfg)
 		detect_thread_stop(srv.detect);
 		lease_queue_stop(srv.leases);
 		mailer_stop(srv.mailer);
+		replica_stop(srv.replica);
 		db_free(srv.db);
 		return 1;
 	}
@@ -337,6 +340,7 @@ static int do_serve(struct config *cfg)
 	inbox_poller_stop(srv.inboxes);
 	srv.inboxes = NULL;
 	srv.mailer = NULL;
+	replica_stop(srv.replica); /* after http_stop: handlers read through it */
 	db_free(srv.db);
 	slog_info("stopped");
 	return 0;

@@ -10,7 +10,7 @@
 #include "server/scheduler.h"
 
 /*
- * Test plans (issue 17): what to run where, as data. One plan is the JSON
+ * Test plans: what to run where, as data. One plan is the JSON
  *
  *   {"name", "tree", "branches": [glob], "testcases": [{testcase, params}],
  *    "kconfigs", "compilers", "targets", "repeat", "measure", "monitors",

@@ -8,7 +8,7 @@
 #include "stats/detect.h"
 
 /*
- * A plan's detector settings (issue 27): the plan's optional object
+ * A plan's detector settings: the plan's optional object
  *
  *   "detect": {"p_max": 0.001, "window": 64, "min_seg": 3,
  *              "min_change_pct": 1, "min_effect": 1.3}

@@ -2,7 +2,7 @@
 #define REGTRACK_SERVER_POLLER_H
 
 /*
- * The tree poller (issue 17): a background thread (bgthread.h) that polls
+ * The tree poller: a background thread (bgthread.h) that polls
  * each tree when it is due (sql/0014: every poll_s seconds while an
  * enabled plan uses it, or when POST /api/v1/trees/{name}/poll asked) and
  * turns new branch heads into jobs:

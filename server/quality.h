@@ -7,7 +7,7 @@
 #include "server/db/quality.h"
 
 /*
- * The alert-quality ledger (issue 27; README "Alert quality"): what people
+ * The alert-quality ledger (README "Alert quality"): what people
  * made of the detector's alerts, from the states of its regression records.
  *
  * Each record first detected in the window [since, until) is one alert;

@@ -106,7 +106,7 @@ extern const char *const regression_states[];
 int regression_state_valid(const char *s);
 /*
  * What a record's state says about the detector's alert, for the alert-quality
- * ledger and backtests (issue 27): +1 a true change (someone confirmed it or
+ * ledger and backtests: +1 a true change (someone confirmed it or
  * acted on it: confirmed, bisecting, bisected, reported, fixed, wontfix),
  * -1 a false alarm (invalid), 0 not judged yet (new) or unknown s (NULL too).
  * `confirmed` counts although the detector itself sets it: rule (a)/(b) above

@@ -9,6 +9,7 @@
 #include "buf.h"
 #include "err.h"
 #include "server/db/db.h"
+#include "server/replica.h"
 #include "server/server.h"
 
 /*
@@ -36,6 +37,7 @@ struct request {
 	long long bytes;      /* bytes of the reply's body, for the access log */
 	char token_name[129]; /* the caller's token's name ("": none), for the access log */
 	int close;	      /* 1 = "Connection: close" on the reply (refused on its headers) */
+	int db_pick; /* rq_db()'s choice for a ROUTE_REPLICA route (replica_conn()'s *pick) */
 	/* a handler that suspended the connection leaves its answer here */
 	int resumed;
 	unsigned deferred_status;
@@ -51,12 +53,23 @@ struct route {
 	const char *pattern; /* "/api/v1/runs/{}": {} matches one path segment */
 	handler_fn fn;
 	int auth; /* AUTH_* mask of accepted scopes (auth.h) */
+	int db;	  /* ROUTE_PRIMARY (0), or ROUTE_REPLICA: reads only, a few seconds' lag is fine */
 };
 
-/* The calling thread's database connection, or NULL with e (503). */
+#define ROUTE_PRIMARY 0
+#define ROUTE_REPLICA 1
+
+/*
+ * The calling thread's database connection, or NULL with e (503): the
+ * primary's, or for a ROUTE_REPLICA route the standby's while it is
+ * usable (replica_conn()). One request stays on the side its first call
+ * chose, so that its reads see one database.
+ */
 static inline PGconn *rq_db(struct request *rq, struct err *e)
 {
-	return db_conn(rq->srv->db, e);
+	if (!rq->route || rq->route->db != ROUTE_REPLICA)
+		return db_conn(rq->srv->db, e);
+	return replica_conn(rq->srv->replica, rq->srv->db, &rq->db_pick, e);
 }
 
 #endif

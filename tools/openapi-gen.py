@@ -31,7 +31,8 @@ def add(path, method, o, path_params=()):
     P.setdefault(path, {})[method] = o
     if path_params:
         P[path]["parameters"] = [pid(n) for n in path_params]
-add("/healthz", "get", op("liveness and the database", ["none"], ok={"type": "object", "required": ["status", "database"], "properties": {"status": {"type": "string"}, "database": {"type": "string"}}}))
+REPLICA = {"description": "the read replica (db_replica): off when none, else what its last check found", "oneOf": [{"type": "string", "enum": ["off"]}, {"type": "object", "required": ["state", "lag_s", "max_lag_s"], "properties": {"state": {"type": "string", "enum": ["unknown", "ok", "lagging", "down", "not_standby"]}, "lag_s": {"type": ["number", "null"]}, "max_lag_s": {"type": "integer"}}}]}
+add("/healthz", "get", op("liveness and the database", ["none"], ok={"type": "object", "required": ["status", "database"], "properties": {"status": {"type": "string"}, "database": {"type": "string"}, "replica": REPLICA}}))
 add("/metrics", "get", op("Prometheus metrics", ["none"], text="text/plain"))
 add("/api/v1/openapi.json", "get", op("this document", ["none"]))
 add("/api/v1/results", "post", op("store a result document", ["submit", "worker", "admin"], "201",

@@ -6,7 +6,7 @@
 /*
  * The cases this worker can run, with each case's parameter table, for its
  * registration (POST /api/v1/workers/register, "cases"): the server refuses a
- * job naming a testcase or a param that no registered worker has (issue 21).
+ * job naming a testcase or a param that no registered worker has.
  *
  * The cases are the regular executable files of CASES_DIR/ARCH except
  * `init` (the guest's /init). Each one's table comes from running

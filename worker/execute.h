@@ -103,7 +103,7 @@ struct job_outcome {
  *   duration by the guest's clock) and "cpus" (vCPUs or host CPUs).
  * - Extra files under WORK_DIR/run/TREE-KCONFIG/: initramfs.cpio and
  *   serial-JOBID-N.log (the full serial log of run N).
- * - Monitors (issue 22, worker/monitors.h): kernel mode builds (or takes
+ * - Monitors (worker/monitors.h): kernel mode builds (or takes
  *   from its cache) a static perf of the tree's tools/perf
  *   (kernel_build_perf, phase "perf"; a failed perf build is build-failed)
  *   and puts it in the initramfs as /bin/perf with a "monitor NAME" line

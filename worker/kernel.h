@@ -130,7 +130,7 @@ int kernel_build(struct kernel *k, struct err *e) __attribute__((warn_unused_res
 /*
  * A static `perf` for the kernel's arch, built from the checked-out tree's
  * own tools/perf (so its version is the kernel's) for the guest's
- * initramfs (issue 22). Cached by the git tree id of the commit's tools/
+ * initramfs. Cached by the git tree id of the commit's tools/
  * (`git rev-parse HEAD:tools`) and the arch, so the commits of a bisect or
  * a series that do not touch tools/ share one build:
  *	perf/TOOLS_TREE-KARCH/perf   the stripped binary

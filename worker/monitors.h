@@ -2,7 +2,7 @@
 #define REGTRACK_WORKER_MONITORS_H
 
 /*
- * Monitors (issue 22): perf around a job's case, as LKP's monitors name
+ * Monitors: perf around a job's case, as LKP's monitors name
  * them, "perf-profile" (perf record -a -g -e cpu-clock, folded stacks and
  * per-symbol shares) and "perf-stat" (perf stat -a counts). The guest's
  * side is worker/init/init.c; host mode runs the host's perf the same way

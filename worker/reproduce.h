@@ -6,7 +6,7 @@
 #include "err.h"
 
 /*
- * `regtrack-worker reproduce` (issue 18 item 9): one data point of a
+ * `regtrack-worker reproduce`: one data point of a
  * report on a developer's own machine, with no server and no token:
  *
  *   regtrack-worker reproduce --kconfig K --testcase T [--params k=v,...]

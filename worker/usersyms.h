@@ -3,7 +3,7 @@
 
 /*
  * usersyms: the function symbols of a case binary as the guest's /init
- * names user frames with them (issue 22). The guest's perf is a static
+ * names user frames with them. The guest's perf is a static
  * build without an ELF reader, so it names kernel frames only; the worker
  * reads each case binary's ELF symbol table here, on the host, with libelf,
  * and packs the table in the initramfs of a profiled boot

@@ -1,5 +1,6 @@
 /* The bisect planner (see plan.h for the model and its sources). */
 #include "bisect/plan.h"
+#include "bisect/plan_int.h"
 #include "xalloc.h"
 
 #include <math.h>
@@ -89,12 +90,8 @@ static int image_of(const struct bisect_input *in, long idx)
 	return idx == BISECT_GOOD ? in->good_image : in->c[idx].image;
 }
 
-/*
- * The commit whose runs stand for idx: idx itself when it has runs or no
- * known image, else the member of its image with the most runs (the
- * earliest of a tie), when one has runs.
- */
-static long stand_in(const struct bisect_input *in, long idx)
+/* see plan_int.h */
+long plan_stand_in(const struct bisect_input *in, long idx)
 {
 	int img = image_of(in, idx);
 	long best = idx;
@@ -114,9 +111,9 @@ static long stand_in(const struct bisect_input *in, long idx)
 }
 
 /* the samples that stand for idx: its own, or its stand-in's (see plan.h) */
-static const double *samples_of(const struct bisect_input *in, long idx, size_t *n)
+const double *plan_samples_of(const struct bisect_input *in, long idx, size_t *n)
 {
-	return own_samples(in, stand_in(in, idx), n);
+	return own_samples(in, plan_stand_in(in, idx), n);
 }
 
 static double mean_of(const double *v, size_t n)
@@ -320,7 +317,7 @@ static double commit_llr(const struct bisect_plan *p, long idx)
 	return s;
 }
 
-/* 0 when the posterior is sure commit j is good, 1 when bad, -1 otherwise */
+/* 0 when the plan_posterior is sure commit j is good, 1 when bad, -1 otherwise */
 static int sure_side(const struct bisect_plan *p, long j)
 {
 	if (j == BISECT_GOOD)
@@ -331,12 +328,12 @@ static int sure_side(const struct bisect_plan *p, long j)
 }
 
 /*
- * Refits mu_g, mu_b and s on every commit the posterior is sure about
+ * Refits mu_g, mu_b and s on every commit the plan_posterior is sure about
  * (P(bad) <= 0.001 pooled with the good endpoint, >= 0.999 with the bad
  * one): the references alone leave the midpoint off by a fraction of s,
  * enough to mislead probes of a few runs. Hard-assignment EM, one step.
  */
-static void refit(struct bisect_plan *p)
+void plan_refit(struct bisect_plan *p)
 {
 	const struct bisect_input *in = p->in;
 	struct bisect_model *m = &p->model;
@@ -362,7 +359,7 @@ static void refit(struct bisect_plan *p)
 }
 
 /* llr, post, cdf, map, lo, hi from the model */
-static void posterior(struct bisect_plan *p)
+void plan_posterior(struct bisect_plan *p)
 {
 	size_t n = p->in->n;
 	double mx = -INFINITY, tot = 0, acc, suffix = 0;
@@ -396,7 +393,7 @@ static void posterior(struct bisect_plan *p)
 		}
 		p->excluded_mass = uex / utot;
 		for (size_t j = 0; j < n; j++) {
-			/* everything ruled out: a flat posterior over the range */
+			/* everything ruled out: a flat plan_posterior over the range */
 			p->post[j] = cmx == -INFINITY ? 1 : p->excl[j] ? 0 : exp(p->post[j] - cmx);
 			tot += p->post[j];
 		}
@@ -484,7 +481,7 @@ static void aa_spread(struct bisect_plan *p)
 }
 
 /* runs of one kernel repeat within a measured tiny spread: icount mode, with evidence */
-static int det_mode(const struct bisect_plan *p)
+int plan_det_mode(const struct bisect_plan *p)
 {
 	const struct bisect_model *m = &p->model;
 
@@ -508,14 +505,14 @@ void bisect_plan_compute(struct bisect_plan *p, const struct bisect_input *in)
 	exclusions(p);
 	fit_model(p);
 	aa_spread(p);
-	posterior(p);
+	plan_posterior(p);
 	if (p->model.ready) {
-		refit(p);
-		posterior(p);
+		plan_refit(p);
+		plan_posterior(p);
 	}
 }
 
-static double decisive_llr(const struct bisect_opts *o)
+double plan_decisive_llr(const struct bisect_opts *o)
 {
 	return log(1 / o->epsilon - 1);
 }
@@ -525,11 +522,11 @@ void bisect_plan_verdict(const struct bisect_plan *p, long idx, struct bisect_ev
 	const struct bisect_input *in = p->in;
 	const double *v;
 	size_t n;
-	double a = decisive_llr(&p->opts);
+	double a = plan_decisive_llr(&p->opts);
 
 	memset(ev, 0, sizeof(*ev));
-	if (stand_in(in, idx) != idx) {
-		long s = stand_in(in, idx);
+	if (plan_stand_in(in, idx) != idx) {
+		long s = plan_stand_in(in, idx);
 
 		bisect_plan_verdict(p, s, ev);
 		ev->has_stand_in = 1;
@@ -538,7 +535,7 @@ void bisect_plan_verdict(const struct bisect_plan *p, long idx, struct bisect_ev
 		ev->p_bad = idx == BISECT_GOOD ? 0 : p->cdf[idx];
 		return;
 	}
-	v = samples_of(in, idx, &n);
+	v = plan_samples_of(in, idx, &n);
 	ev->n = n;
 	ev->mean = mean_of(v, n);
 	ev->llr = idx == BISECT_GOOD ? commit_llr(p, idx) : p->llr[idx];
@@ -557,348 +554,6 @@ void bisect_plan_verdict(const struct bisect_plan *p, long idx, struct bisect_ev
 		ev->verdict = STEP_GOOD;
 	else
 		ev->verdict = STEP_UNKNOWN;
-}
-
-/* --- choosing probes -------------------------------------------------------- */
-
-struct picks {
-	struct bisect_probe *v;
-	size_t nr, alloc;
-};
-
-static int picked(const struct picks *pk, long idx)
-{
-	for (size_t i = 0; i < pk->nr; i++)
-		if (pk->v[i].idx == idx)
-			return 1;
-	return 0;
-}
-
-/* a probe of idx goes to the commit whose runs stand for it (never a same-image commit) */
-static void pick_in(const struct bisect_input *in, struct picks *pk, long idx, int runs,
-		    enum bisect_role role)
-{
-	idx = stand_in(in, idx);
-	if (runs < 1 || picked(pk, idx))
-		return;
-	ALLOC_GROW(pk->v, pk->nr + 1, pk->alloc);
-	pk->v[pk->nr++] = (struct bisect_probe){ idx, runs, role };
-}
-#define pick(pk, idx, runs, role) pick_in(in, pk, idx, runs, role)
-
-static size_t n_of(const struct bisect_input *in, long idx)
-{
-	size_t n;
-
-	samples_of(in, idx, &n);
-	return n;
-}
-
-/* runs for a first probe of a commit */
-static int new_probe_runs(const struct bisect_plan *p)
-{
-	const struct bisect_opts *o = &p->opts;
-	const struct bisect_model *m = &p->model;
-	double r;
-
-	/* noise unknown yet: as many runs as a reference (icount: the deterministic count) */
-	if (!m->ready)
-		return o->expect_deterministic	      ? o->runs_deterministic :
-		       o->ref_runs > o->runs_per_step ? o->ref_runs :
-							o->runs_per_step;
-	if (m->deterministic)
-		return o->runs_deterministic;
-	r = 2 * o->probe_z / m->separation;
-	r = ceil(r * r);
-	if (r < o->runs_per_step)
-		r = o->runs_per_step;
-	if (r > o->max_runs)
-		r = o->max_runs;
-	return (int)r;
-}
-
-/* runs to add to a commit probed again: as many as it has (doubling), up to max_runs */
-static int more_runs(const struct bisect_plan *p, long idx)
-{
-	size_t n = n_of(p->in, idx);
-	int cap = p->opts.max_runs - (int)n;
-
-	if (!n)
-		return new_probe_runs(p);
-	if (cap <= 0)
-		return 0;
-	return (int)n < cap ? (int)n : cap;
-}
-
-static int probeable(const struct bisect_plan *p, const struct picks *pk, long j)
-{
-	return j >= 0 && j < (long)p->in->n - 1 && !p->in->c[j].skipped && !picked(pk, j) &&
-	       stand_in(p->in, j) == j && (int)n_of(p->in, j) < p->opts.max_runs;
-}
-
-/* the k split points of the posterior, each moved off skipped or exhausted commits */
-static void pick_splits(const struct bisect_plan *p, struct picks *pk)
-{
-	const struct bisect_input *in = p->in;
-	long last = (long)in->n - 2, from = p->lo > 0 ? p->lo - 1 : 0,
-	     to = p->hi < last ? p->hi : last;
-
-	if (last < 0)
-		return;
-	for (int i = 1; i <= p->opts.k; i++) {
-		double q = (double)i / (p->opts.k + 1);
-		long j = 0, best = -1;
-
-		while (j < last && p->cdf[j] < q)
-			j++;
-		if (j < from)
-			j = from;
-		if (j > to)
-			j = to;
-		for (long d = 0; d <= to - from + 1 && best < 0; d++) {
-			/* the neighbour whose P(f <= j) is closer to q first */
-			long a = j - d, b = j + d;
-			int a_ok = a >= from && probeable(p, pk, a);
-			int b_ok = d && b <= to && probeable(p, pk, b);
-			if (a_ok && b_ok)
-				best = fabs(p->cdf[a] - q) <= fabs(p->cdf[b] - q) ? a : b;
-			else if (a_ok)
-				best = a;
-			else if (b_ok)
-				best = b;
-		}
-		if (best >= 0)
-			pick(pk, best, more_runs(p, best),
-			     n_of(in, best) ? ROLE_VERIFY : ROLE_PROBE);
-	}
-}
-
-/*
- * Whether the references differ, from their own comparison (m->refs, the
- * rank test and its HL shift) and their own separation, never from the
- * refitted levels: a refit on probed commits that sit halfway (a change
- * spread over commits) or on outliers must not abort a valid bisect.
- */
-static int refs_differ(const struct bisect_plan *p)
-{
-	const struct bisect_model *m = &p->model;
-
-	if (!(fabs(m->refs.hl_pct) > p->opts.min_change_pct))
-		return 0;
-	if (m->deterministic)
-		return m->refs_separation >= 6;
-	return m->refs.verdict == VERDICT_DIFFERENT;
-}
-
-static void end(struct bisect_decision *d, enum bisect_action a, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void end(struct bisect_decision *d, enum bisect_action a, const char *fmt, ...)
-{
-	va_list ap;
-
-	d->action = a;
-	d->phase = "end";
-	va_start(ap, fmt);
-	vsnprintf(d->reason, sizeof(d->reason), fmt, ap);
-	va_end(ap);
-}
-
-/* the verification of first bad f against its parent; 1 = shown, 0 = more runs, -1 = refuted */
-static int verify(const struct bisect_plan *p, long f, struct compare_result *r, char *why,
-		  size_t n)
-{
-	const struct bisect_input *in = p->in;
-	const struct bisect_model *m = &p->model;
-	size_t na, nb;
-	const double *a = samples_of(in, f - 1 < 0 ? BISECT_GOOD : f - 1, &na);
-	const double *b = samples_of(in, f, &nb);
-	/* half of the references' own change (good vs bad endpoint), not of the refitted
-	 * levels: a change spread over several commits pulls the refit toward the middle */
-	double ref = isfinite(m->refs.hl_pct) ? m->refs.hl_pct : m->change_pct;
-	double half = ref / 2;
-	int up = m->refs.direction ? m->refs.direction > 0 : m->mu_bad > m->mu_good;
-
-	if (det_mode(p))
-		compare_deterministic(a, na, b, nb, NULL, m->aa_spread_pct, r);
-	else
-		compare_samples(a, na, b, nb, NULL, r);
-	why[0] = '\0';
-	/* sizes and directions from the rank test's HL shift (compare.h), not from means */
-	if (r->verdict == VERDICT_DIFFERENT && (r->direction > 0) == up) {
-		/* confidently less than half of the change: the regression is spread out */
-		double hi = r->by_spread ? r->hl_pct + m->aa_spread_pct : r->ci_hi_pct;
-		double lo = r->by_spread ? r->hl_pct - m->aa_spread_pct : r->ci_lo_pct;
-
-		if ((half > 0 && hi < half) || (half < 0 && lo > half)) {
-			snprintf(why, n,
-				 "the first bad commit shows only %.2f%% of the %.2f%% change "
-				 "(interval %.2f%%..%.2f%%): the change is spread over several commits",
-				 r->hl_pct, ref, r->ci_lo_pct, r->ci_hi_pct);
-			return -1;
-		}
-		return 1;
-	}
-	snprintf(why, n,
-		 "the first bad commit vs its parent is '%s' (%.2f%%, p %.3g) where the "
-		 "references differ by %.2f%%",
-		 verdict_name(r->verdict), r->hl_pct, r->p_value, ref);
-	return 0;
-}
-
-void bisect_plan_next(struct bisect_plan *p, struct bisect_decision *d)
-{
-	const struct bisect_input *in = p->in;
-	const struct bisect_opts *o = &p->opts;
-	const struct bisect_model *m = &p->model;
-	struct picks pk = { NULL, 0, 0 };
-	long n = (long)in->n, f = p->map, par;
-	int refs_short, final, vr;
-	double a = decisive_llr(o);
-
-	memset(d, 0, sizeof(*d));
-	vr = det_mode(p) ? o->verify_runs_deterministic : o->verify_runs;
-	d->first_bad = f;
-	d->lo = p->lo;
-	d->hi = p->hi;
-	d->phase = "search";
-	if (in->good_skipped || in->bad_skipped) {
-		end(d, BISECT_FAILED,
-		    "the %s commit failed to build or boot: nothing to compare with",
-		    in->good_skipped ? "good" : "bad");
-		return;
-	}
-	if (in->round >= o->max_rounds) {
-		end(d, BISECT_FAILED,
-		    "no decision after %d rounds (best guess: candidate %ld with "
-		    "posterior %.3f)",
-		    in->round, f, p->post[f]);
-		return;
-	}
-
-	/* the change lies between identical kernels: no commit can be named */
-	{
-		long lo = p->umap, hi = p->umap, all = 1;
-
-		for (long j = 0; j < n && all; j++)
-			all = p->excl[j];
-		if (all || (m->ready && p->excl[p->umap] && p->excluded_mass >= 1 - o->epsilon)) {
-			if (all) {
-				lo = 0;
-				hi = n - 1;
-			}
-			while (lo > 0 && p->excl[lo - 1])
-				lo--;
-			while (hi < n - 1 && p->excl[hi + 1])
-				hi++;
-			d->lo = lo;
-			d->hi = hi;
-			d->confidence = all ? 1 : p->excluded_mass;
-			end(d, BISECT_ENVIRONMENT,
-			    "the change lies between identical kernel images (%s%ld..%ld, one image "
-			    "built from each): a change of the machine or its environment, not of a "
-			    "commit",
-			    lo == 0 ? "the good commit, candidates " : "candidates ",
-			    lo == 0 ? 0 : lo - 1, hi);
-			return;
-		}
-	}
-
-	/* references first; search probes go out beside them */
-	refs_short = (int)in->n_good < m->refs_target || (int)in->c[n - 1].n < m->refs_target;
-	if (refs_short) {
-		d->phase = "refs";
-		pick(&pk, BISECT_GOOD, m->refs_target - (int)in->n_good, ROLE_REF);
-		pick(&pk, n - 1, m->refs_target - (int)in->c[n - 1].n, ROLE_REF);
-	} else if (!refs_differ(p)) {
-		end(d, BISECT_FAILED,
-		    "the good and bad commits do not differ in this metric: %.2f%% "
-		    "(p %.3g, %.1f standard deviations) with %zu and %zu runs",
-		    m->refs.hl_pct, m->refs.p_value, m->refs_separation, in->n_good,
-		    in->c[n - 1].n);
-		return;
-	}
-
-	if (!refs_short && p->post[f] >= 1 - o->epsilon) {
-		par = f - 1 < 0 ? BISECT_GOOD : f - 1;
-		if ((int)n_of(in, f) >= vr && (int)n_of(in, par) >= vr) {
-			char why[sizeof(d->reason)];
-			int v = verify(p, f, &d->verify, why, sizeof(why));
-			if (v > 0) {
-				d->action = BISECT_DONE;
-				d->phase = "end";
-				d->confidence = p->post[f];
-				return;
-			}
-			if (v < 0) {
-				end(d, BISECT_FAILED, "%s", why);
-				return;
-			}
-			/* not shown yet: double the runs of both */
-			d->phase = "verify";
-			pick(&pk, par, more_runs(p, par),
-			     par == BISECT_GOOD ? ROLE_REF : ROLE_VERIFY);
-			pick(&pk, f, more_runs(p, f), f == n - 1 ? ROLE_REF : ROLE_VERIFY);
-			if (!pk.nr) {
-				end(d, BISECT_FAILED, "%s, after %d runs each", why, o->max_runs);
-				return;
-			}
-		} else {
-			d->phase = "verify";
-			pick(&pk, par, vr - (int)n_of(in, par),
-			     par == BISECT_GOOD ? ROLE_REF : ROLE_VERIFY);
-			pick(&pk, f, vr - (int)n_of(in, f), f == n - 1 ? ROLE_REF : ROLE_VERIFY);
-		}
-		goto out;
-	}
-
-	if (m->ready && p->hi > p->lo) {
-		/* nothing left that can split [lo, hi]: every commit in lo..hi-1 failed to build */
-		int stuck = 1;
-		for (long j = p->lo; j < p->hi && stuck; j++)
-			stuck = in->c[j].skipped;
-		if (stuck && p->llr[p->hi] >= a && (p->lo == 0 ? 1 : p->llr[p->lo - 1] <= -a) &&
-		    !refs_short) {
-			d->action = BISECT_AMBIGUOUS;
-			d->phase = "end";
-			d->confidence = p->cdf[p->hi] - (p->lo ? p->cdf[p->lo - 1] : 0);
-			snprintf(d->reason, sizeof(d->reason),
-				 "candidates %ld..%ld failed to build or boot: the first bad commit is one "
-				 "of candidates %ld..%ld",
-				 p->lo, p->hi - 1, p->lo, p->hi);
-			return;
-		}
-	}
-
-	final = m->ready && !refs_short && p->hi - p->lo + 1 <= o->k;
-	if (final) {
-		/* the last split: every commit left and the one before it, with verification runs */
-		d->phase = "verify";
-		for (long j = p->lo - 1; j <= p->hi; j++) {
-			long idx = j < 0 ? BISECT_GOOD : j;
-			if (idx != BISECT_GOOD && in->c[idx].skipped)
-				continue;
-			pick(&pk, idx, vr - (int)n_of(in, idx),
-			     idx == BISECT_GOOD || idx == n - 1 ? ROLE_REF :
-			     n_of(in, idx)			? ROLE_VERIFY :
-								  ROLE_PROBE);
-		}
-	}
-	if (!final || !pk.nr)
-		pick_splits(p, &pk);
-	if (!pk.nr) {
-		long j;
-		for (j = p->lo; j < p->hi && in->c[j].skipped; j++)
-			;
-		end(d, BISECT_FAILED,
-		    "cannot decide between candidates %ld..%ld: candidate %ld stays "
-		    "undecided after %d runs",
-		    p->lo, p->hi, j, o->max_runs);
-		return;
-	}
-out:
-	d->action = BISECT_PROBE;
-	d->probes = pk.v;
-	d->nr_probes = pk.nr;
 }
 
 /* --- information bound ------------------------------------------------------ */

@@ -76,7 +76,7 @@
  * differ, when a commit needed to decide stays undecided at max_runs, or
  * after max_rounds rounds.
  *
- * Deterministic measurement (issue 23, item 7). In icount mode
+ * Deterministic measurement. In icount mode
  * (expect_deterministic) with deterministic references, the A/A spread is
  * measured on the bisect's own runs of one kernel: each reference's runs
  * and the pooled runs of every image measured at two commits or more
@@ -89,7 +89,7 @@
  * over several commits" check reads the shift +- the A/A spread. Never in
  * wall-clock mode: there the rank test alone decides.
  *
- * Identical images (issue 23). Commits built to the same kernel image
+ * Identical images. Commits built to the same kernel image
  * (bisect_commit.image, equal non-zero ids; the worker hashes the image of
  * a reproducible build) cannot differ but by the environment, so with
  * every commit after the first bad one bad, f lies in none of (i, j] for

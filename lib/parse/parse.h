@@ -2,7 +2,7 @@
 #define REGTRACK_PARSE_H
 
 /*
- * Parsers of real benchmark and monitor output (issues 4, 19). Each tool is a
+ * Parsers of real benchmark and monitor output. Each tool is a
  * pure function from text to metrics, listed in one registry table in
  * lib/parse/parse.c, one file per tool in lib/parse/.
  *

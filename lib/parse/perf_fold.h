@@ -4,7 +4,7 @@
 /*
  * perf_fold: `perf script` output of a `perf record -g` to Brendan Gregg's
  * folded stacks (the format of FlameGraph's stackcollapse-perf.pl), and
- * folded stacks to per-symbol percentages as LKP names them (issue 22).
+ * folded stacks to per-symbol percentages as LKP names them.
  *
  * Libc only (with lib/xalloc.c and lib/buf.c): the guest /init links it to
  * fold inside the booted kernel, the worker and the unit tests on the host.

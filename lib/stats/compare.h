@@ -117,7 +117,7 @@ struct compare_result {
 	int constant;  /* 1: both sides have runs and every one is the same number (0 -> 0,
 			* 7 -> 7): the verdict is `same`, but the row carries no evidence of
 			* a change or of none (a counter that never moved, a config echo);
-			* a gate or a request's verdict leaves it out (issue 30) */
+			* a gate or a request's verdict leaves it out */
 };
 
 /*
@@ -133,7 +133,7 @@ void compare_samples(const double *a, size_t na, const double *b, size_t nb,
 		     const struct compare_opts *o, struct compare_result *r);
 
 /*
- * Deterministic measurement (issue 23, item 7): a comparison that may
+ * Deterministic measurement: a comparison that may
  * decide with fewer runs than the rank test needs, in a setup whose A/A
  * spread was measured tiny. aa_spread_pct is that spread: the largest
  * relative range 100 * (max - min) / |median| over groups of runs of one

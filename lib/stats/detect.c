@@ -1,4 +1,5 @@
 #include "detect.h"
+#include "detect_noise.h"
 #include "compare.h"
 #include "ranktest.h"
 #include "xalloc.h"
@@ -127,331 +128,6 @@ int detect_series_set(struct detect_series *s, size_t i, const double *v, size_t
 	return 0;
 }
 
-struct ranked {
-	double v;
-	size_t i;
-};
-
-static int cmp_ranked(const void *x, const void *y)
-{
-	const struct ranked *a = x, *b = y;
-
-	if (a->v != b->v)
-		return a->v < b->v ? -1 : 1;
-	return (a->i > b->i) - (a->i < b->i);
-}
-
-#define NOISE_LAG 2
-struct noise {
-	double sigma, rho, vif;
-	size_t df;   /* differences behind sigma */
-	int history; /* 1: from the commits before the window; 0: rho still to estimate */
-};
-
-struct scratch {
-	struct ranked *r;
-	double *rank;
-	double *tmp;  /* 2 W doubles */
-	double *diff; /* max(noise_lookback, 3) * W + 1 doubles: a final estimate near the start reads up to 3 W commits */
-	double *res;  /* as many: residuals of the noise model's region */
-	double *tmp2; /* as many: medians of its segments */
-	struct ranked *hr; /* as many: its ranks (rank_autocorr) */
-	double *hrank;
-	struct noise *nz; /* the noise model of the window being examined */
-	size_t cache_end; /* noise_of's last history region ended here (SIZE_MAX: none) */
-	struct noise cache;
-};
-
-/*
- * The noise model of the series before the window [c, e) (noise_of): sigma,
- * a robust standard deviation of one per-commit median, and rho, the lag-1
- * autocorrelation (short-range dependence), from the region [a - L W, a),
- * a = c rounded down to a multiple of W (L = noise_lookback; the windows
- * starting in [a, a + W) share it), so that an excursion inside the window cannot pass
- * for dependent noise (with fewer than W commits before c: sigma from
- * [0, e), rho from the window's residuals around the levels either side of
- * its best split, window_rho):
- * with d_k the differences x_t - x_{t-k} and m_k the mean of the lowest
- * 90 % of |d_k| (a trimmed mean: steps and outliers fall in the top 10 %;
- * for Gaussian differences m_k = 0.65741 sd(d_k)),
- *	rho   = (m_2 / m_1)^2 - 1
- *	sigma = m_2 / 0.65741 / sqrt(2 (1 - rho^2))
- * since Var(d_k) = 2 sigma^2 (1 - rho_k) and, for AR(1) noise, rho_2 =
- * rho^2, so Var(d_1) / Var(d_2) = 1 / (1 + rho). A step touches one lag-1
- * and two lag-2 differences, an outlier two and two. rho below rho_min
- * (default 0.4; i.i.d. noise stays below 0.3 in 99.5 % of windows of 4 W
- * commits) counts as 0; rho is capped at 0.95.
- * vif = (1 + rho) / (1 - rho) is the variance inflation of a mean of AR(1)
- * noise (e.g. Brockwell & Davis, "Time Series: Theory and Methods", 7.1);
- * the rank statistics' z are divided by sqrt(vif).
- */
-
-/* E|Z| over the lowest 90 % of |Z|, Z ~ N(0, 1): 0.7979 (1 - exp(-1.6449^2 / 2)) / 0.9 */
-#define TRIM_MEAN_HALFNORMAL 0.65741
-
-/* mean of the lowest 90 % of v[0..n) (v reordered) */
-static double trimmed_mean(double *v, size_t n)
-{
-	size_t k = n * 9 / 10;
-	double sum = 0;
-
-	if (!k)
-		return NAN;
-	ranktest_select_inplace(v, n, k);
-	for (size_t i = 0; i < k; i++)
-		sum += v[i];
-	return sum / (double)k;
-}
-
-static double window_median(const double *v, size_t from, size_t to, double *tmp)
-{
-	memcpy(tmp, v + from, (to - from) * sizeof(*tmp));
-	return ranktest_median_inplace(tmp, to - from);
-}
-
-/*
- * Lag-1 autocorrelation of r[0..n) on ranks (midranks; Spearman's r_s of
- * the pairs (r[t-1], r[t])), on the Pearson scale of Gaussian noise:
- * rho = 2 sin(pi r_s / 6) (Pearson 1907; Kendall & Gibbons, "Rank
- * Correlation Methods", 1990, 9.11). Ranks make one spike move it by at
- * most 2/n and leave a two-mode mixture of independent runs at 0, where
- * the moments of differences read both as dependence. NAN when n < 8.
- */
-static double rank_autocorr(struct scratch *w, const double *r, size_t n)
-{
-	double mean = ((double)n + 1) / 2, num = 0, den = 0, rs;
-
-	if (n < 8)
-		return NAN;
-	for (size_t i = 0; i < n; i++)
-		w->hr[i] = (struct ranked){ r[i], i };
-	qsort(w->hr, n, sizeof(*w->hr), cmp_ranked);
-	for (size_t i = 0; i < n;) {
-		size_t t = 1;
-
-		while (i + t < n && w->hr[i + t].v == w->hr[i].v)
-			t++;
-		for (size_t j = 0; j < t; j++)
-			w->hrank[w->hr[i + j].i] = (double)i + ((double)t + 1) / 2;
-		i += t;
-	}
-	for (size_t i = 0; i < n; i++) {
-		double d = w->hrank[i] - mean;
-
-		den += d * d;
-		if (i)
-			num += d * (w->hrank[i - 1] - mean);
-	}
-	if (!(den > 0))
-		return NAN;
-	rs = num / den;
-	return 2 * sin(M_PI * rs / 6);
-}
-
-/*
- * rho of the residuals res[0..n): counted when it is above both rho_min and
- * 2 / sqrt(n) (about two standard errors of r_s under independence, so
- * independent noise reads as 0 in 97.7 % of regions), capped at 0.95.
- */
-static double rho_of(const struct detect_series *s, struct scratch *w, const double *res, size_t n)
-{
-	double rho = rank_autocorr(w, res, n);
-
-	if (!(rho >= s->opts.rho_min) || !(rho >= 2 / sqrt((double)n)))
-		return 0;
-	return rho > 0.95 ? 0.95 : rho;
-}
-
-/* sigma from the trimmed mean of lag-2 differences, given rho (see above) */
-static double sigma_of(double m2, double rho)
-{
-	return m2 / TRIM_MEAN_HALFNORMAL / sqrt(2 * (1 - rho * rho));
-}
-
-static void noise_of(const struct detect_series *s, struct scratch *w, size_t c, size_t e,
-		     struct noise *nz)
-{
-	size_t L = s->opts.noise_lookback ? s->opts.noise_lookback : 1, W = s->opts.window;
-	size_t a = c / W * W, from = a > L * W ? a - L * W : 0, nk = 0;
-	int history = 1;
-	double mk;
-
-	/*
-	 * the history before the window, so that a change inside it cannot pass for noise,
-	 * ending at a multiple of W (the two windows that start in [a, a + W) share it:
-	 * computed once); near the start of the series (less than a window of history)
-	 * sigma up to the window's end, and rho later from the window's residuals
-	 */
-	if (a - from >= W) {
-		if (w->cache_end == a) {
-			*nz = w->cache;
-			return;
-		}
-		e = a;
-	} else {
-		from = 0;
-		history = 0;
-	}
-
-	nz->sigma = NAN;
-	nz->rho = 0;
-	nz->vif = 1;
-	nz->history = 0;
-	if (e - from < 4 * NOISE_LAG)
-		return;
-	for (size_t t = from + NOISE_LAG; t < e; t++)
-		w->diff[nk++] = fabs(s->med[t] - s->med[t - NOISE_LAG]);
-	mk = trimmed_mean(w->diff, nk);
-	if (!(mk > 0))
-		return;
-	nz->df = nk;
-	nz->history = history;
-	if (history) {
-		/*
-		 * rho from the residuals around the medians of the history's segments
-		 * (between the change points already accepted), so that a step there is
-		 * not read as dependence
-		 */
-		size_t j = 0, seg = from, n = e - from;
-
-		while (j < s->nraw && s->raw[j].index <= from)
-			j++;
-		while (seg < e) {
-			size_t end = j < s->nraw && s->raw[j].index < e ? s->raw[j].index : e;
-			double med = window_median(s->med, seg, end, w->tmp2);
-
-			for (size_t t = seg; t < end; t++)
-				w->res[t - from] = s->med[t] - med;
-			seg = end;
-			j++;
-		}
-		nz->rho = rho_of(s, w, w->res, n);
-	}
-	nz->sigma = sigma_of(mk, nz->rho);
-	nz->vif = (1 + nz->rho) / (1 - nz->rho);
-	if (history) {
-		w->cache_end = a;
-		w->cache = *nz;
-	}
-}
-
-/*
- * rho of a window without history before it (the start of a series): the
- * same estimate as noise_of on the residuals of med[c..c+n) around the
- * median of each side of the split at t, so the step itself is not taken
- * for dependence. Only on a full window (W commits): fewer give rho >=
- * rho_min by chance.
- */
-static void window_rho(const struct detect_series *s, struct scratch *w, size_t c, size_t n,
-		       size_t t, struct noise *nz)
-{
-	double lo, hi, *d = w->diff, m2;
-	size_t nd = 0;
-
-	if (n < s->opts.window)
-		return; /* too few residuals to tell dependence from chance */
-	lo = window_median(s->med, c, c + t, w->tmp);
-	hi = window_median(s->med, c + t, c + n, w->tmp);
-	for (size_t i = 0; i < n; i++)
-		w->res[i] = s->med[c + i] - (i < t ? lo : hi);
-	nz->rho = rho_of(s, w, w->res, n);
-	if (!(nz->rho > 0))
-		return;
-	for (size_t i = NOISE_LAG; i < n; i++)
-		d[nd++] = fabs(w->res[i] - w->res[i - NOISE_LAG]);
-	m2 = trimmed_mean(d, nd);
-	if (!(m2 > 0))
-		return;
-	nz->vif = (1 + nz->rho) / (1 - nz->rho);
-	nz->sigma = sigma_of(m2, nz->rho);
-}
-
-/*
- * Under dependent noise (vif > 1) the rank statistic saturates (a perfect
- * split of 64 commits gives |z| 5.4 at most, 1.8 after dividing by
- * sqrt(vif) = 3), so that a 10 sigma step would never pass: the p then
- * comes from the levels instead, the difference of the 20 % trimmed means
- * of the two sides in units of its standard error under the noise model,
- *	z = (after - before) / (sigma sqrt(1.064 V(rho, na, nb)))
- * (1.064: trimmed20 below; V: ar1_diff_var, the exact variance of the
- * difference of two neighbouring means of AR(1) noise).
- */
-
-/*
- * Var(mean(x[0..na)) - mean(x[na..na+nb))) / sigma^2 for AR(1) noise of lag-1
- * autocorrelation rho (0 <= rho < 1) and marginal variance sigma^2: with
- * S(n) = sum_{i,j<n} rho^|i-j| = n (1+rho)/(1-rho) - 2 rho (1-rho^n)/(1-rho)^2
- * and the cross sum C = sum_{i<na<=j} rho^(j-i) = rho (1-rho^na)(1-rho^nb)/(1-rho)^2,
- *	S(na)/na^2 + S(nb)/nb^2 - 2 C/(na nb)
- * (from the autocovariances rho^k sigma^2 of AR(1); Brockwell & Davis, "Time
- * Series: Theory and Methods", 3.1 and 7.1). It is 1/na + 1/nb at rho = 0,
- * and below the asymptotic vif (1/na + 1/nb) for sides of finite length: a
- * short side's mean is not yet inflated by vif, and two neighbouring sides
- * share part of their noise, which their difference cancels.
- */
-#define TRIM20_VAR 1.064 /* the variance of a 20 % trimmed mean over the mean's (trimmed20) */
-static double ar1_diff_var(double rho, size_t na, size_t nb)
-{
-	double a = (double)na, b = (double)nb, q = 1 - rho, ra, rb;
-
-	if (!(rho > 0))
-		return 1 / a + 1 / b;
-	ra = pow(rho, a);
-	rb = pow(rho, b);
-	return (a * (1 + rho) / q - 2 * rho * (1 - ra) / (q * q)) / (a * a) +
-	       (b * (1 + rho) / q - 2 * rho * (1 - rb) / (q * q)) / (b * b) -
-	       2 * rho * (1 - ra) * (1 - rb) / (q * q * a * b);
-}
-
-static double level_z(double before, double after, size_t na, size_t nb, const struct noise *nz)
-{
-	return (after - before) / (nz->sigma * sqrt(TRIM20_VAR * ar1_diff_var(nz->rho, na, nb)));
-}
-
-/*
- * The 20 % trimmed mean of v[from..to) (a fifth of the values dropped at
- * each end): as robust to a few outliers as needed here, and with a
- * variance 1.064 times the mean's for Gaussian values where the median's
- * is pi/2 = 1.571 (Wilcox, "Introduction to Robust Estimation", 3.2), so
- * the level test needs 22 % less of a step to pass.
- */
-static double trimmed20(const double *v, size_t from, size_t to, double *tmp)
-{
-	size_t n = to - from, g = n / 5;
-	double sum = 0;
-
-	memcpy(tmp, v + from, n * sizeof(*tmp));
-	if (g) {
-		ranktest_select_inplace(tmp, n, g);
-		ranktest_select_inplace(tmp + g, n - g, n - 2 * g);
-	}
-	for (size_t i = g; i < n - g; i++)
-		sum += tmp[i];
-	return sum / (double)(n - 2 * g);
-}
-
-/*
- * In a short range (n <= SHORT_LEVELS commits: the start of a series) the
- * rank test cannot reach p_max however clean the step (7 | 5 commits: 2 /
- * C(12, 5) = 0.0025 before the correction for 7 splits), so the levels
- * decide too: the level z of level_z with the noise model's sigma, its p
- * from Student's t with the differences behind sigma less one as degrees
- * of freedom (sigma is itself an estimate from few commits). 1 when the
- * range is longer, sigma is unknown or the noise is dependent.
- */
-#define SHORT_LEVELS 24
-static double short_level_p(const struct detect_series *s, struct scratch *w,
-			    const struct noise *nz, size_t c, size_t t, size_t n)
-{
-	double z;
-
-	if (n > SHORT_LEVELS || !(nz->sigma > 0) || nz->vif > 1 || nz->df < 4)
-		return 1;
-	z = level_z(trimmed20(s->med, c, c + t, w->tmp), trimmed20(s->med, c + t, c + n, w->tmp), t,
-		    n - t, nz);
-	return 2 * gsl_cdf_tdist_Q(fabs(z), (double)(nz->df - 1));
-}
-
 /*
  * Whether moving from level `before` to `after` is a change worth
  * reporting: |%change| >= min_change_pct (a base of 0: any nonzero change,
@@ -503,12 +179,6 @@ static void note(struct detect_series *s, const struct noise *nz, size_t c, size
 	d->reason = reason;
 }
 
-/* two-sided p of a standardized rank statistic z under the noise model */
-static double z_pvalue(double z, const struct noise *nz)
-{
-	return 2 * gsl_cdf_ugaussian_Q(fabs(z) / sqrt(nz->vif));
-}
-
 /*
  * The epidemic alternative (a level that changes and comes back: a short
  * excursion; Levin & Kline 1985, the two-split form of circular binary
@@ -554,10 +224,10 @@ static int best_segment(struct detect_series *s, struct scratch *w, size_t c, si
 		}
 	if (!nseg || !bb)
 		return 0;
-	pv = (double)nseg * z_pvalue(best, nz);
+	pv = (double)nseg * detect_z_pvalue(best, nz);
 	{
-		double out_lo = window_median(s->med, c, c + ba, w->tmp + n + 1);
-		double in = window_median(s->med, c + ba, c + bb, w->tmp + n + 1);
+		double out_lo = detect_window_median(s->med, c, c + ba, w->tmp + n + 1);
+		double in = detect_window_median(s->med, c + ba, c + bb, w->tmp + n + 1);
 		enum detect_reason why = pv > o->p_max ? DETECT_WEAK :
 							 big_enough(o, nz, out_lo, in);
 
@@ -589,8 +259,8 @@ static size_t relocate(const struct detect_series *s, struct scratch *w, size_t 
 	const double *v = s->med + c;
 
 	for (size_t t = tlo; t <= thi; t++) {
-		double lo = window_median(s->med, c, c + t, w->tmp);
-		double hi = window_median(s->med, c + t, c + n, w->tmp);
+		double lo = detect_window_median(s->med, c, c + t, w->tmp);
+		double hi = detect_window_median(s->med, c + t, c + n, w->tmp);
 		double cost = 0, gap = fabs(hi - lo);
 		double tol = 1e-12 * (fabs(lo) + fabs(hi) + 1);
 
@@ -630,14 +300,17 @@ static int abrupt(const struct detect_series *s, struct scratch *w, size_t c, si
 
 	if (!hb || !ha)
 		return 0;
-	jump = window_median(v, t, t + ha, w->tmp) - window_median(v, t - hb, t, w->tmp);
+	jump = detect_window_median(v, t, t + ha, w->tmp) -
+	       detect_window_median(v, t - hb, t, w->tmp);
 	if (t >= 2 * h) {
-		slope += (window_median(v, t - h, t, w->tmp) - window_median(v, 0, h, w->tmp)) /
+		slope += (detect_window_median(v, t - h, t, w->tmp) -
+			  detect_window_median(v, 0, h, w->tmp)) /
 			 (double)(t - h);
 		nslope++;
 	}
 	if (n - t >= 2 * h) {
-		slope += (window_median(v, n - h, n, w->tmp) - window_median(v, t, t + h, w->tmp)) /
+		slope += (detect_window_median(v, n - h, n, w->tmp) -
+			  detect_window_median(v, t, t + h, w->tmp)) /
 			 (double)(n - t - h);
 		nslope++;
 	}
@@ -656,15 +329,16 @@ static double split_p(const struct detect_series *s, struct scratch *w, const st
 		      size_t c, size_t n, size_t t, double z)
 {
 	if (nz->vif > 1 && nz->sigma > 0)
-		return 2 * gsl_cdf_ugaussian_Q(fabs(level_z(trimmed20(s->med, c, c + t, w->tmp),
-							    trimmed20(s->med, c + t, c + n, w->tmp),
-							    t, n - t, nz)));
+		return 2 * gsl_cdf_ugaussian_Q(fabs(
+				   detect_level_z(detect_trimmed20(s->med, c, c + t, w->tmp),
+						  detect_trimmed20(s->med, c + t, c + n, w->tmp), t,
+						  n - t, nz)));
 	if (n <= RANKTEST_EXACT_MAX || nz->vif > 1 || !isfinite(z)) {
 		double p = ranktest_mann_whitney(s->med + c, t, s->med + c + t, n - t, NULL);
 
 		if (nz->vif > 1 && p > 0 && p < 1)
-			return z_pvalue(gsl_cdf_ugaussian_Qinv(p / 2), nz);
-		return fmin(p, short_level_p(s, w, nz, c, t, n));
+			return detect_z_pvalue(gsl_cdf_ugaussian_Qinv(p / 2), nz);
+		return fmin(p, detect_short_level_p(s, w, nz, c, t, n));
 	}
 	return 2 * gsl_cdf_ugaussian_Q(fabs(z));
 }
@@ -680,24 +354,12 @@ static int best_split(struct detect_series *s, struct scratch *w, size_t c, size
 {
 	const struct detect_opts *o = &s->opts;
 	size_t n = e - c, m = o->min_seg, best_t = 0, nsplits, t;
-	double tiesum = 0, best_z = 0, prefix = 0, nn = (double)n, pv;
+	double tiesum, best_z = 0, prefix = 0, nn = (double)n, pv;
 	struct noise nz = *w->nz;
 
 	if (n < 2 * m || n < 2)
 		return 0;
-	for (size_t i = 0; i < n; i++)
-		w->r[i] = (struct ranked){ s->med[c + i], i };
-	qsort(w->r, n, sizeof(*w->r), cmp_ranked);
-	for (size_t i = 0; i < n;) {
-		size_t g = 1;
-
-		while (i + g < n && w->r[i + g].v == w->r[i].v)
-			g++;
-		for (size_t j = 0; j < g; j++)
-			w->rank[w->r[i + j].i] = (double)i + ((double)g + 1) / 2;
-		tiesum += (double)g * g * g - (double)g;
-		i += g;
-	}
+	tiesum = detect_midranks(s->med + c, n, w->perm, w->rank);
 	for (t = 1; t + m <= n; t++) {
 		double tt = (double)t, mn, var, z;
 
@@ -717,7 +379,7 @@ static int best_split(struct detect_series *s, struct scratch *w, size_t c, size
 	if (!best_t)
 		return 0;
 	if (!nz.history)
-		window_rho(s, w, c, n, best_t, &nz);
+		detect_window_rho(s, w, c, n, best_t, &nz);
 	nsplits = n - 2 * m + 1;
 	pv = (double)nsplits * split_p(s, w, &nz, c, n, best_t, best_z);
 	t = best_t;
@@ -735,8 +397,8 @@ static int best_split(struct detect_series *s, struct scratch *w, size_t c, size
 			pv = fmin(pv, (double)nsplits * split_p(s, w, &nz, c, n, t, NAN));
 	}
 	{
-		double before = window_median(s->med, c, c + t, w->tmp);
-		double after = window_median(s->med, c + t, e, w->tmp);
+		double before = detect_window_median(s->med, c, c + t, w->tmp);
+		double after = detect_window_median(s->med, c + t, e, w->tmp);
 		enum detect_reason why = pv > o->p_max ? DETECT_WEAK :
 							 big_enough(o, &nz, before, after);
 
@@ -779,8 +441,8 @@ static void estimate(struct detect_series *s, struct scratch *w, struct change_p
 
 	cp->from = lo;
 	cp->to = hi;
-	cp->before = window_median(s->med, lo, k, tmp);
-	cp->after = window_median(s->med, k, hi, tmp);
+	cp->before = detect_window_median(s->med, lo, k, tmp);
+	cp->after = detect_window_median(s->med, k, hi, tmp);
 	cp->change_pct = compare_pct_change(cp->before, cp->after);
 	cp->direction = cp->after > cp->before ? 1 : cp->after < cp->before ? -1 : 0;
 	cp->mw_p = ranktest_mann_whitney(s->med + lo, k - lo, s->med + k, hi - k, NULL);
@@ -789,16 +451,17 @@ static void estimate(struct detect_series *s, struct scratch *w, struct change_p
 	 * the start of a series, from the range itself: its lag-2 differences' trimmed
 	 * mean is not moved by the one step)
 	 */
-	noise_of(s, w, lo, hi, &nz);
-	cp->mw_p = fmin(cp->mw_p, short_level_p(s, w, &nz, lo, k - lo, hi - lo));
+	detect_noise_of(s, w, lo, hi, &nz);
+	cp->mw_p = fmin(cp->mw_p, detect_short_level_p(s, w, &nz, lo, k - lo, hi - lo));
 	cp->noise_sigma = nz.sigma;
 	cp->noise_rho = nz.rho;
 	if (nz.vif > 1 && nz.sigma > 0)
-		cp->mw_p = 2 * gsl_cdf_ugaussian_Q(fabs(level_z(trimmed20(s->med, lo, k, tmp),
-								trimmed20(s->med, k, hi, tmp),
-								k - lo, hi - k, &nz)));
+		cp->mw_p = 2 * gsl_cdf_ugaussian_Q(
+				       fabs(detect_level_z(detect_trimmed20(s->med, lo, k, tmp),
+							   detect_trimmed20(s->med, k, hi, tmp),
+							   k - lo, hi - k, &nz)));
 	else if (nz.vif > 1 && cp->mw_p > 0 && cp->mw_p < 1)
-		cp->mw_p = z_pvalue(gsl_cdf_ugaussian_Qinv(cp->mw_p / 2), &nz);
+		cp->mw_p = detect_z_pvalue(gsl_cdf_ugaussian_Qinv(cp->mw_p / 2), &nz);
 	nsplits = hi - lo >= 2 * m ? hi - lo - 2 * m + 1 : 1;
 	cp->p_value = fmin(1, (double)nsplits * cp->mw_p);
 }
@@ -905,13 +568,13 @@ size_t detect_series_run(struct detect_series *s)
 	struct scratch w;
 	struct noise nz;
 
-	w.r = xmalloc(W * sizeof(*w.r));
+	w.perm = xmalloc(W * sizeof(*w.perm));
 	w.rank = xmalloc(W * sizeof(*w.rank));
 	w.tmp = xmalloc((2 * W + 2) * sizeof(*w.tmp));
 	w.diff = xmalloc(((L > 3 ? L : 3) * W + 1) * sizeof(*w.diff));
 	w.res = xmalloc(((L > 3 ? L : 3) * W + 1) * sizeof(*w.res));
 	w.tmp2 = xmalloc(((L > 3 ? L : 3) * W + 1) * sizeof(*w.tmp2));
-	w.hr = xmalloc(((L > 3 ? L : 3) * W + 1) * sizeof(*w.hr));
+	w.hperm = xmalloc(((L > 3 ? L : 3) * W + 1) * sizeof(*w.hperm));
 	w.hrank = xmalloc(((L > 3 ? L : 3) * W + 1) * sizeof(*w.hrank));
 	w.nz = &nz;
 	w.cache_end = SIZE_MAX;
@@ -931,7 +594,7 @@ size_t detect_series_run(struct detect_series *s)
 			frozen = e;
 		s->examined += e - c;
 		/* one noise model per window, for its splits and their recursion */
-		noise_of(s, &w, c, e, &nz);
+		detect_noise_of(s, &w, c, e, &nz);
 		if (earliest_split(s, &w, c, e, &k, &p, &we)) {
 			ALLOC_GROW(s->raw, s->nraw + 1, s->raw_alloc);
 			memset(&s->raw[s->nraw], 0, sizeof(s->raw[s->nraw]));
@@ -969,13 +632,13 @@ size_t detect_series_run(struct detect_series *s)
 	s->nfinal = new_nfinal;
 	s->frozen_end = frozen;
 	s->dirty_from = SIZE_MAX;
-	free(w.r);
+	free(w.perm);
 	free(w.rank);
 	free(w.tmp);
 	free(w.diff);
 	free(w.res);
 	free(w.tmp2);
-	free(w.hr);
+	free(w.hperm);
 	free(w.hrank);
 	return s->ncp;
 }
@@ -1026,96 +689,4 @@ int detect_values(const double *v, const size_t *group, size_t n, const struct d
 	free(order);
 	detect_series_run(s);
 	return 0;
-}
-
-void detect_online_check(const double *ref, size_t nref, const double *tail, size_t ntail,
-			 const struct detect_opts *o, struct detect_online *out)
-{
-	struct detect_opts def;
-	double *tmp, center, scale;
-
-	if (!o) {
-		detect_opts_init(&def);
-		o = &def;
-	}
-	memset(out, 0, sizeof(*out));
-	out->center = out->scale = out->change_pct = NAN;
-	if (nref < 4 || !ntail)
-		return;
-	tmp = xmalloc((nref > ntail ? nref : ntail) * sizeof(*tmp));
-	memcpy(tmp, ref, nref * sizeof(*tmp));
-	center = ranktest_median_inplace(tmp, nref);
-	for (size_t i = 0; i < nref; i++)
-		tmp[i] = fabs(ref[i] - center);
-	scale = 1.4826 * ranktest_median_inplace(tmp, nref);
-	if (!(scale > 0)) {
-		/* more than half the window is one value: mean absolute deviation */
-		double sum = 0;
-
-		for (size_t i = 0; i < nref; i++)
-			sum += fabs(ref[i] - center);
-		scale = 1.2533 * sum / (double)nref;
-	}
-	if (!(scale > 0))
-		scale = fabs(center) > 0 ? 1e-9 * fabs(center) : 1e-300;
-	out->center = center;
-	out->scale = scale;
-	for (size_t i = 0; i < ntail; i++) {
-		double z = (tail[i] - center) / scale;
-
-		if (z > o->cusum_clip)
-			z = o->cusum_clip;
-		if (z < -o->cusum_clip)
-			z = -o->cusum_clip;
-		out->s_hi = fmax(0, out->s_hi + z - o->cusum_k);
-		out->s_lo = fmax(0, out->s_lo - z - o->cusum_k);
-		if (!out->alarm && (out->s_hi > o->cusum_h || out->s_lo > o->cusum_h)) {
-			out->alarm = out->s_hi > o->cusum_h ? 1 : -1;
-			out->alarm_at = i;
-		}
-	}
-	memcpy(tmp, tail, ntail * sizeof(*tmp));
-	out->change_pct = compare_pct_change(center, ranktest_median_inplace(tmp, ntail));
-	free(tmp);
-}
-
-void detect_series_check_tail(const struct detect_series *s, size_t ntail,
-			      struct detect_online *out)
-{
-	size_t end, from = 0;
-
-	if (ntail > s->n)
-		ntail = s->n;
-	end = s->n - ntail;
-	if (s->ncp && s->cp[s->ncp - 1].index <= end)
-		from = s->cp[s->ncp - 1].index;
-	if (end > s->opts.window && end - s->opts.window > from)
-		from = end - s->opts.window;
-	detect_online_check(s->med + from, end - from, s->med + end, ntail, &s->opts, out);
-}
-
-void detect_series_tip(const struct detect_series *s, double z_min, struct detect_tip *out)
-{
-	struct detect_online o;
-
-	memset(out, 0, sizeof(*out));
-	out->center = out->scale = out->tip = out->z = out->change_pct = NAN;
-	if (s->n < 2)
-		return;
-	detect_series_check_tail(s, 1, &o);
-	out->tip = s->med[s->n - 1];
-	/* the window of detect_series_check_tail */
-	out->nref = s->n - 1;
-	if (s->ncp && s->cp[s->ncp - 1].index <= s->n - 1)
-		out->nref = s->n - 1 - s->cp[s->ncp - 1].index;
-	if (out->nref > s->opts.window)
-		out->nref = s->opts.window;
-	if (!isfinite(o.center))
-		return;
-	out->center = o.center;
-	out->scale = o.scale;
-	out->z = (out->tip - o.center) / o.scale;
-	out->change_pct = o.change_pct;
-	if (z_min > 0 && fabs(out->z) >= z_min && fabs(out->change_pct) >= s->opts.min_change_pct)
-		out->moved = out->z > 0 ? 1 : -1;
 }

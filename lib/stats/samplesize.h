@@ -2,8 +2,7 @@
 #define REGTRACK_STATS_SAMPLESIZE_H
 
 /*
- * How many runs a side an A/B comparison needs (issue 18, "how many
- * runs"): pure functions, no allocation.
+ * How many runs a side an A/B comparison needs: pure functions, no allocation.
  *
  * The comparison (compare.h) is a two-sided Mann-Whitney test at level
  * alpha on per-run means. For a relative change delta (percent) between

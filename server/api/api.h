@@ -101,6 +101,16 @@ long long api_request_submit(struct server *srv, PGconn *c, json_t *body, struct
 enum MHD_Result api_request_get(struct request *rq);
 enum MHD_Result api_request_cancel(struct request *rq);
 enum MHD_Result api_request_mbox(struct request *rq);
+/*
+ * A body's "from_mail" (a kernel test robot report, lib/robotmail.h) turned
+ * into the request's head, base, testcases and label where the body has
+ * none; "from_mail" and "dry_run" are then removed from b (borrowed). With
+ * "dry_run": true, *dry is a new {request, robot} for a 200 answer (else
+ * NULL). 0, or -1 with e: the mail's first missing part (detail
+ * "from_mail.commit", ...), a case this lab does not run
+ * ("from_mail.testcase"), a bad "dry_run" (requests_mail.c).
+ */
+int requests_from_mail(json_t *b, json_t **dry, struct err *e) __attribute__((warn_unused_result));
 
 /* subscriptions (subscriptions.c) */
 enum MHD_Result api_subscriptions_get(struct request *rq);

@@ -20,7 +20,7 @@
  * here (compare_rows); the metrics' names and properties from one more
  * query in name order, which is the rows' order (db_compare_metrics()).
  *
- * Deterministic measurement (issue 23, item 7; lib/stats/compare.h
+ * Deterministic measurement (lib/stats/compare.h
  * compare_deterministic(), its model and assumption). In an icount setup
  * (mode icount or params.measure icount; never wall-clock) each row's A/A
  * spread is measured from the setup's own history (server/aa_history.h): the
@@ -34,7 +34,7 @@
  * q_value null). aa_spread_pct (floored at 0.01 %, null when not measured)
  * and aa_runs say what the spread rests on.
  *
- * "host_fingerprints" (issue 23): {"differ", "fields", "base", "head"}:
+ * "host_fingerprints": {"differ", "fields", "base", "head"}:
  * the distinct host fingerprints of each side's runs in the listed setups
  * and the fields whose values differ (lib/hostfp.h); differ = a side ran
  * on a host the other did not (CPU model, microcode, governor, host

@@ -14,7 +14,10 @@ enum MHD_Result api_healthz(struct request *rq)
 		return reply_json(rq, 503,
 				  json_pack("{s:s,s:s,s:s}", "status", "unavailable", "database",
 					    "down", "message", e.message));
-	return reply_json(rq, 200, json_pack("{s:s,s:s}", "status", "ok", "database", "ok"));
+	/* a replica that is down or behind changes nothing but where reads go: still 200 */
+	return reply_json(rq, 200,
+			  json_pack("{s:s,s:s,s:o}", "status", "ok", "database", "ok", "replica",
+				    replica_health_json(rq->srv->replica)));
 }
 
 enum MHD_Result api_prometheus(struct request *rq)
@@ -50,6 +53,7 @@ enum MHD_Result api_prometheus(struct request *rq)
 		if (!c || db_track_gauges(c, &b, &e))
 			r |= buf_addf(&b, "# tracking gauges unavailable: %s\n", e.message);
 	}
+	r |= replica_metrics(s->replica, &b);
 	(void)r; /* uncapped */
 	ret = reply_text(rq, 200, "text/plain; version=0.0.4", b.data, b.len);
 	buf_release(&b);

@@ -1,5 +1,5 @@
 /*
- * Test plans (issue 17; server/plan.h has the plan's JSON):
+ * Test plans (server/plan.h has the plan's JSON):
  *   POST   /api/v1/plans (admin)            a new plan -> 201 the plan; 409 when it exists
  *   GET    /api/v1/plans                    every plan, by name
  *   GET    /api/v1/plans/{name}             one plan

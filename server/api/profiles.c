@@ -1,5 +1,5 @@
 /*
- * Profiles (issue 22): GET /api/v1/runs/{run_id}/profile (a run's folded
+ * Profiles: GET /api/v1/runs/{run_id}/profile (a run's folded
  * stacks as text/plain), and the profile diffs
  *   GET /api/v1/profile-diff?base=SHA&head=SHA&<setup filters>[&setup=ID]
  *   GET /api/v1/bisects/{id}/profile-diff     first bad vs its parent (profile round)

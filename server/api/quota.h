@@ -8,7 +8,7 @@
 struct request;
 
 /*
- * What one submit token may put in the job queue (issue 35 item 4: 300
+ * What one submit token may put in the job queue (without a limit, 300
  * jobs at priority 1000 jumped ahead of bisects and requests; 108k queued
  * jobs slowed every lease). An admin token has no limit.
  */

@@ -1,5 +1,5 @@
 /*
- * Report mails (issue 7):
+ * Report mails:
  *   POST /api/v1/regressions/{id}/report (admin)  queue a report now -> 202 {outbox_id,
  *        regression_id, mail_enabled, held}: mail_enabled false and held the
  *        reason ("held: smtp_url not set", mailer.h mailer_hold_reason) when

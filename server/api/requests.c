@@ -1,6 +1,8 @@
 /*
  * A/B requests (issue 18): a change tested against its base.
- *   POST /api/v1/requests (submit)       {request_fields[] below} -> 201 {id, state, url}
+ *   POST /api/v1/requests (submit)       {request_fields[] below} -> 201 {id, state, url};
+ *                                        "from_mail": a robot's report gives head, base,
+ *                                        testcases, label; "dry_run": 200 (requests_mail.c)
  *   GET  /api/v1/requests[?state=&limit=] newest first
  *   GET  /api/v1/requests/{id}           state, progress per side, jobs, what waits for a
  *                                        worker, the comparison rows and verdict, reproduce
@@ -518,7 +520,8 @@ out:
 static const char *const request_fields[] = { "tree",		"base",	   "head",	"patches",
 					      "plan",		"targets", "testcases", "kconfig",
 					      "compiler",	"measure", "monitors",	"repeat",
-					      "min_change_pct", "notify",  "label",	NULL };
+					      "min_change_pct", "notify",  "label",	"from_mail",
+					      "dry_run",	NULL };
 static const char *const tc_fields[] = { "testcase", "params", NULL };
 
 /*
@@ -576,6 +579,7 @@ enum MHD_Result api_requests_post(struct request *rq)
 	struct err e;
 	json_t *b;
 	struct submission s = { 0 };
+	json_t *dry;
 	long long id;
 	char url[64];
 	enum MHD_Result ret;
@@ -588,6 +592,18 @@ enum MHD_Result api_requests_post(struct request *rq)
 	b = rq_json(rq, &e);
 	if (!b)
 		return reply_err(rq, &e);
+	/* the keys before a robot's report becomes a request's fields (its commit, base and
+	 * case); dry_run answers what it would queue */
+	if (json_keys_only(b, request_fields, "", &e) ||
+	    json_each_keys_only(json_object_get(b, "testcases"), tc_fields, "testcases", &e) ||
+	    requests_from_mail(b, &dry, &e)) {
+		json_decref(b);
+		return reply_err(rq, &e);
+	}
+	if (dry) {
+		json_decref(b);
+		return reply_json(rq, 200, dry);
+	}
 	id = submit(rq->srv, rq, NULL, b, rq->token_id, &s, &e);
 	if (id < 0) {
 		submission_release(&s);
@@ -663,31 +679,4 @@ enum MHD_Result api_request_cancel(struct request *rq)
 	return reply_json(rq, 200,
 			  json_pack("{s:I,s:s,s:I}", "id", (json_int_t)id, "state", "cancelled",
 				    "jobs_cancelled", (json_int_t)jobs));
-}
-
-enum MHD_Result api_request_mbox(struct request *rq)
-{
-	struct err e;
-	long long id;
-	char idb[24], *text = NULL;
-	PGconn *c;
-	enum MHD_Result ret;
-	int got;
-
-	if (rq_path_id(rq, "request", &id, idb, &e))
-		return reply_err(rq, &e);
-	c = rq_db(rq, &e);
-	got = c ? db_request_patches(c, id, &text, &e) : -1;
-	if (got < 0)
-		return reply_err(rq, &e);
-	if (!got)
-		err_setc(&e, ERR_NOT_FOUND, "id", "no request %lld", id);
-	else if (!text)
-		err_setc(&e, ERR_NOT_FOUND, "patches",
-			 "request %lld tests a head commit: it has no patches", id);
-	if (!got || !text)
-		return reply_err(rq, &e);
-	ret = reply_text(rq, 200, "application/mbox", text, strlen(text));
-	free(text);
-	return ret;
 }

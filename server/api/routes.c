@@ -5,90 +5,104 @@
  * ({} is one path segment); no two entries of one method match a same
  * URL, so the order is for the reader only: a literal segment
  * (/jobs/lease) never competes with a {} of its method (/jobs/{} is GET).
+ *
+ * ROUTE_REPLICA: the handler only reads, and a reply a few seconds old is
+ * fine (the dashboard's pages): it reads from the replica when one is set
+ * and in time (server/replica.h). Not /jobs/{}, which workers and the CLI
+ * poll for a job's end, nor /trees, whose reply is cached per change.
  */
 #include "server/api/api.h"
 
 const struct route routes[] = {
 	/* health and metrics */
-	{ "GET", "/healthz", api_healthz, AUTH_NONE },
-	{ "GET", "/metrics", api_prometheus, AUTH_NONE },
-	{ "GET", "/api/v1/openapi.json", api_openapi_get, AUTH_NONE },
+	{ "GET", "/healthz", api_healthz, AUTH_NONE, ROUTE_PRIMARY },
+	{ "GET", "/metrics", api_prometheus, AUTH_NONE, ROUTE_PRIMARY },
+	{ "GET", "/api/v1/openapi.json", api_openapi_get, AUTH_NONE, ROUTE_PRIMARY },
 	/* results and runs */
-	{ "POST", "/api/v1/results", api_results_post, AUTH_SUBMIT },
-	{ "GET", "/api/v1/runs", api_runs_get, AUTH_READ },
-	{ "GET", "/api/v1/runs/{}", api_run_get, AUTH_READ },
+	{ "POST", "/api/v1/results", api_results_post, AUTH_SUBMIT, ROUTE_PRIMARY },
+	{ "GET", "/api/v1/runs", api_runs_get, AUTH_READ, ROUTE_REPLICA },
+	{ "GET", "/api/v1/runs/{}", api_run_get, AUTH_READ, ROUTE_REPLICA },
 	/* series */
-	{ "GET", "/api/v1/series", api_series_get, AUTH_READ },
+	{ "GET", "/api/v1/series", api_series_get, AUTH_READ, ROUTE_REPLICA },
 	/* compare */
-	{ "GET", "/api/v1/compare", api_compare_get, AUTH_READ },
+	{ "GET", "/api/v1/compare", api_compare_get, AUTH_READ, ROUTE_REPLICA },
 	/* meta: machines, metrics, testcases */
-	{ "GET", "/api/v1/machines", api_machines_get, AUTH_READ },
-	{ "GET", "/api/v1/metrics", api_metrics_get, AUTH_READ },
-	{ "PUT", "/api/v1/metrics/{}", api_metric_put, AUTH_ADMIN },
-	{ "GET", "/api/v1/testcases", api_testcases_get, AUTH_READ },
+	{ "GET", "/api/v1/machines", api_machines_get, AUTH_READ, ROUTE_REPLICA },
+	{ "GET", "/api/v1/metrics", api_metrics_get, AUTH_READ, ROUTE_REPLICA },
+	{ "PUT", "/api/v1/metrics/{}", api_metric_put, AUTH_ADMIN, ROUTE_PRIMARY },
+	{ "GET", "/api/v1/testcases", api_testcases_get, AUTH_READ, ROUTE_REPLICA },
 	/* inboxes */
-	{ "GET", "/api/v1/inboxes", api_inboxes_get, AUTH_READ },
-	{ "POST", "/api/v1/inboxes", api_inboxes_post, AUTH_ADMIN },
-	{ "GET", "/api/v1/inboxes/{}/messages", api_inbox_messages_get, AUTH_READ },
-	{ "GET", "/api/v1/inboxes/{}/series", api_inbox_series_get, AUTH_READ },
+	{ "GET", "/api/v1/inboxes", api_inboxes_get, AUTH_READ, ROUTE_PRIMARY },
+	{ "POST", "/api/v1/inboxes", api_inboxes_post, AUTH_ADMIN, ROUTE_PRIMARY },
+	{ "GET", "/api/v1/inboxes/{}/messages", api_inbox_messages_get, AUTH_READ, ROUTE_PRIMARY },
+	{ "GET", "/api/v1/inboxes/{}/series", api_inbox_series_get, AUTH_READ, ROUTE_PRIMARY },
 	/* trees */
-	{ "GET", "/api/v1/trees", api_trees_get, AUTH_READ },
-	{ "POST", "/api/v1/trees", api_trees_post, AUTH_ADMIN },
-	{ "POST", "/api/v1/trees/{}/poll", api_tree_poll, AUTH_JOBS },
+	{ "GET", "/api/v1/trees", api_trees_get, AUTH_READ, ROUTE_PRIMARY },
+	{ "POST", "/api/v1/trees", api_trees_post, AUTH_ADMIN, ROUTE_PRIMARY },
+	{ "POST", "/api/v1/trees/{}/poll", api_tree_poll, AUTH_JOBS, ROUTE_PRIMARY },
 	/* plans */
-	{ "GET", "/api/v1/plans", api_plans_get, AUTH_READ },
-	{ "POST", "/api/v1/plans", api_plans_post, AUTH_ADMIN },
-	{ "DELETE", "/api/v1/plans/{}", api_plan_delete, AUTH_ADMIN },
-	{ "GET", "/api/v1/plans/{}", api_plan_get, AUTH_READ },
-	{ "PUT", "/api/v1/plans/{}", api_plan_put, AUTH_ADMIN },
-	{ "POST", "/api/v1/plans/{}/backtest", api_plan_backtest, AUTH_ADMIN },
-	{ "GET", "/api/v1/plans/{}/pushes", api_plan_pushes_get, AUTH_READ },
+	{ "GET", "/api/v1/plans", api_plans_get, AUTH_READ, ROUTE_PRIMARY },
+	{ "POST", "/api/v1/plans", api_plans_post, AUTH_ADMIN, ROUTE_PRIMARY },
+	{ "DELETE", "/api/v1/plans/{}", api_plan_delete, AUTH_ADMIN, ROUTE_PRIMARY },
+	{ "GET", "/api/v1/plans/{}", api_plan_get, AUTH_READ, ROUTE_PRIMARY },
+	{ "PUT", "/api/v1/plans/{}", api_plan_put, AUTH_ADMIN, ROUTE_PRIMARY },
+	{ "POST", "/api/v1/plans/{}/backtest", api_plan_backtest, AUTH_ADMIN, ROUTE_PRIMARY },
+	{ "GET", "/api/v1/plans/{}/pushes", api_plan_pushes_get, AUTH_READ, ROUTE_PRIMARY },
 	/* jobs */
-	{ "GET", "/api/v1/jobs", api_jobs_get, AUTH_READ },
-	{ "POST", "/api/v1/jobs", api_jobs_post, AUTH_JOBS },
-	{ "POST", "/api/v1/jobs/lease", api_jobs_lease, AUTH_WORKER },
-	{ "GET", "/api/v1/jobs/{}", api_job_get, AUTH_READ },
-	{ "POST", "/api/v1/jobs/{}/cancel", api_job_cancel, AUTH_JOBS },
-	{ "POST", "/api/v1/jobs/{}/complete", api_job_complete, AUTH_WORKER },
-	{ "POST", "/api/v1/jobs/{}/heartbeat", api_job_heartbeat, AUTH_WORKER },
-	{ "GET", "/api/v1/jobs/{}/kconfig", api_job_kconfig, AUTH_READ },
+	{ "GET", "/api/v1/jobs", api_jobs_get, AUTH_READ, ROUTE_REPLICA },
+	{ "POST", "/api/v1/jobs", api_jobs_post, AUTH_JOBS, ROUTE_PRIMARY },
+	{ "POST", "/api/v1/jobs/lease", api_jobs_lease, AUTH_WORKER, ROUTE_PRIMARY },
+	{ "GET", "/api/v1/jobs/{}", api_job_get, AUTH_READ, ROUTE_PRIMARY },
+	{ "POST", "/api/v1/jobs/{}/cancel", api_job_cancel, AUTH_JOBS, ROUTE_PRIMARY },
+	{ "POST", "/api/v1/jobs/{}/complete", api_job_complete, AUTH_WORKER, ROUTE_PRIMARY },
+	{ "POST", "/api/v1/jobs/{}/heartbeat", api_job_heartbeat, AUTH_WORKER, ROUTE_PRIMARY },
+	{ "GET", "/api/v1/jobs/{}/kconfig", api_job_kconfig, AUTH_READ, ROUTE_PRIMARY },
 	/* workers */
-	{ "POST", "/api/v1/workers/register", api_workers_register, AUTH_WORKER },
+	{ "POST", "/api/v1/workers/register", api_workers_register, AUTH_WORKER, ROUTE_PRIMARY },
 	/* regressions */
-	{ "GET", "/api/v1/regressions", api_regressions_get, AUTH_READ },
-	{ "GET", "/api/v1/regressions/{}", api_regression_get, AUTH_READ },
-	{ "PATCH", "/api/v1/regressions/{}", api_regression_patch, AUTH_ADMIN },
-	{ "POST", "/api/v1/regressions/{}/invalid", api_regression_invalid, AUTH_ADMIN },
+	{ "GET", "/api/v1/regressions", api_regressions_get, AUTH_READ, ROUTE_REPLICA },
+	{ "GET", "/api/v1/regressions/{}", api_regression_get, AUTH_READ, ROUTE_REPLICA },
+	{ "PATCH", "/api/v1/regressions/{}", api_regression_patch, AUTH_ADMIN, ROUTE_PRIMARY },
+	{ "POST", "/api/v1/regressions/{}/invalid", api_regression_invalid, AUTH_ADMIN,
+	  ROUTE_PRIMARY },
 	/* the alert-quality ledger */
-	{ "GET", "/api/v1/quality", api_quality_get, AUTH_READ },
+	{ "GET", "/api/v1/quality", api_quality_get, AUTH_READ, ROUTE_REPLICA },
 	/* reports: a regression's report mail and the outbox */
-	{ "GET", "/api/v1/outbox", api_outbox_get, AUTH_ADMIN },
-	{ "GET", "/api/v1/regressions/{}/report", api_regression_report_get, AUTH_READ },
-	{ "POST", "/api/v1/regressions/{}/report", api_regression_report, AUTH_ADMIN },
-	{ "POST", "/api/v1/regressions/{}/bisect", api_regression_bisect, AUTH_ADMIN },
+	{ "GET", "/api/v1/outbox", api_outbox_get, AUTH_ADMIN, ROUTE_PRIMARY },
+	{ "GET", "/api/v1/regressions/{}/report", api_regression_report_get, AUTH_READ,
+	  ROUTE_PRIMARY },
+	{ "POST", "/api/v1/regressions/{}/report", api_regression_report, AUTH_ADMIN,
+	  ROUTE_PRIMARY },
+	{ "POST", "/api/v1/regressions/{}/bisect", api_regression_bisect, AUTH_ADMIN,
+	  ROUTE_PRIMARY },
 	/* bisects */
-	{ "GET", "/api/v1/bisects", api_bisects_get, AUTH_READ },
-	{ "POST", "/api/v1/bisects", api_bisects_post, AUTH_JOBS },
-	{ "GET", "/api/v1/bisects/{}", api_bisect_get, AUTH_READ },
-	{ "POST", "/api/v1/bisects/{}/cancel", api_bisect_cancel, AUTH_JOBS },
+	{ "GET", "/api/v1/bisects", api_bisects_get, AUTH_READ, ROUTE_REPLICA },
+	{ "POST", "/api/v1/bisects", api_bisects_post, AUTH_JOBS, ROUTE_PRIMARY },
+	{ "GET", "/api/v1/bisects/{}", api_bisect_get, AUTH_READ, ROUTE_REPLICA },
+	{ "POST", "/api/v1/bisects/{}/cancel", api_bisect_cancel, AUTH_JOBS, ROUTE_PRIMARY },
 	/* A/B requests */
-	{ "GET", "/api/v1/requests", api_requests_get, AUTH_READ },
-	{ "POST", "/api/v1/requests", api_requests_post, AUTH_JOBS },
-	{ "GET", "/api/v1/requests/{}", api_request_get, AUTH_READ },
-	{ "POST", "/api/v1/requests/{}/cancel", api_request_cancel, AUTH_JOBS },
-	{ "GET", "/api/v1/requests/{}/mbox", api_request_mbox, AUTH_READ },
+	{ "GET", "/api/v1/requests", api_requests_get, AUTH_READ, ROUTE_PRIMARY },
+	{ "POST", "/api/v1/requests", api_requests_post, AUTH_JOBS, ROUTE_PRIMARY },
+	{ "GET", "/api/v1/requests/{}", api_request_get, AUTH_READ, ROUTE_PRIMARY },
+	{ "POST", "/api/v1/requests/{}/cancel", api_request_cancel, AUTH_JOBS, ROUTE_PRIMARY },
+	{ "GET", "/api/v1/requests/{}/mbox", api_request_mbox, AUTH_READ, ROUTE_PRIMARY },
 	/* subscriptions */
-	{ "GET", "/api/v1/subscriptions", api_subscriptions_get, AUTH_ADMIN },
-	{ "POST", "/api/v1/subscriptions", api_subscriptions_post, AUTH_ADMIN },
-	{ "DELETE", "/api/v1/subscriptions/{}", api_subscription_delete, AUTH_ADMIN },
+	{ "GET", "/api/v1/subscriptions", api_subscriptions_get, AUTH_ADMIN, ROUTE_PRIMARY },
+	{ "POST", "/api/v1/subscriptions", api_subscriptions_post, AUTH_ADMIN, ROUTE_PRIMARY },
+	{ "DELETE", "/api/v1/subscriptions/{}", api_subscription_delete, AUTH_ADMIN,
+	  ROUTE_PRIMARY },
 	/* kconfig: .config differences */
-	{ "GET", "/api/v1/bisects/{}/kconfig-diff", api_bisect_kconfig_diff, AUTH_READ },
-	{ "GET", "/api/v1/kconfig/diff", api_kconfig_diff, AUTH_READ },
-	{ "GET", "/api/v1/regressions/{}/kconfig-diff", api_regression_kconfig_diff, AUTH_READ },
+	{ "GET", "/api/v1/bisects/{}/kconfig-diff", api_bisect_kconfig_diff, AUTH_READ,
+	  ROUTE_PRIMARY },
+	{ "GET", "/api/v1/kconfig/diff", api_kconfig_diff, AUTH_READ, ROUTE_PRIMARY },
+	{ "GET", "/api/v1/regressions/{}/kconfig-diff", api_regression_kconfig_diff, AUTH_READ,
+	  ROUTE_PRIMARY },
 	/* profiles: a run's folded stacks, profile diffs */
-	{ "GET", "/api/v1/bisects/{}/profile-diff", api_bisect_profile_diff, AUTH_READ },
-	{ "GET", "/api/v1/profile-diff", api_profile_diff_get, AUTH_READ },
-	{ "GET", "/api/v1/requests/{}/profile-diff", api_request_profile_diff, AUTH_READ },
-	{ "GET", "/api/v1/runs/{}/profile", api_run_profile_get, AUTH_READ },
+	{ "GET", "/api/v1/bisects/{}/profile-diff", api_bisect_profile_diff, AUTH_READ,
+	  ROUTE_PRIMARY },
+	{ "GET", "/api/v1/profile-diff", api_profile_diff_get, AUTH_READ, ROUTE_PRIMARY },
+	{ "GET", "/api/v1/requests/{}/profile-diff", api_request_profile_diff, AUTH_READ,
+	  ROUTE_PRIMARY },
+	{ "GET", "/api/v1/runs/{}/profile", api_run_profile_get, AUTH_READ, ROUTE_PRIMARY },
 };
 const unsigned nr_routes = sizeof(routes) / sizeof(routes[0]);

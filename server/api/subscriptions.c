@@ -1,5 +1,5 @@
 /*
- * Mail subscriptions (issue 7), admin only:
+ * Mail subscriptions, admin only:
  *   POST   /api/v1/subscriptions      {email, tree, testcase, metric, paths[]} -> 201 {id, …}
  *   GET    /api/v1/subscriptions      every subscription, oldest first
  *   DELETE /api/v1/subscriptions/{id} 204, 404 when unknown

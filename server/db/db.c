@@ -12,6 +12,8 @@
 struct db {
 	char *conninfo;
 	long timeout_ms;
+	int standby;	     /* db_new_standby(): connect with db_connect_standby() */
+	struct db *fallback; /* db_set_fallback(): borrowed */
 	pthread_key_t key;
 };
 
@@ -35,6 +37,19 @@ struct db *db_new(const char *conninfo, long statement_timeout_ms)
 	if (pthread_key_create(&db->key, conn_destroy))
 		abort();
 	return db;
+}
+
+struct db *db_new_standby(const char *conninfo, long statement_timeout_ms)
+{
+	struct db *db = db_new(conninfo, statement_timeout_ms);
+
+	db->standby = 1;
+	return db;
+}
+
+void db_set_fallback(struct db *standby, struct db *primary)
+{
+	standby->fallback = primary;
 }
 
 void db_free(struct db *db)
@@ -71,10 +86,8 @@ static void notice_receiver(void *arg, const PGresult *r)
 		fatal_while_idle = 1;
 }
 
-PGconn *db_connect_once(const char *conninfo, struct err *e)
+static PGconn *connected(PGconn *c, struct err *e)
 {
-	PGconn *c = PQconnectdb(conninfo);
-
 	if (PQstatus(c) != CONNECTION_OK) {
 		err_setc(e, ERR_DB_UNAVAILABLE, "db", "cannot connect to the database: %s",
 			 PQerrorMessage(c));
@@ -83,6 +96,20 @@ PGconn *db_connect_once(const char *conninfo, struct err *e)
 	}
 	PQsetNoticeReceiver(c, notice_receiver, NULL);
 	return c;
+}
+
+PGconn *db_connect_once(const char *conninfo, struct err *e)
+{
+	return connected(PQconnectdb(conninfo), e);
+}
+
+PGconn *db_connect_standby(const char *conninfo, struct err *e)
+{
+	/* a key of conninfo (expanded from dbname) overrides the ones before it */
+	static const char *const keys[] = { "connect_timeout", "dbname", NULL };
+	const char *vals[] = { "2", conninfo, NULL };
+
+	return connected(PQconnectdbParams(keys, vals, 1), e);
 }
 
 static int prepare_all(struct db *db, PGconn *c, struct err *e)
@@ -163,10 +190,11 @@ PGconn *db_conn(struct db *db, struct err *e)
 		PQfinish(c);
 		pthread_setspecific(db->key, NULL);
 	}
-	c = db_connect_once(db->conninfo, e);
+	c = db->standby ? db_connect_standby(db->conninfo, e) : db_connect_once(db->conninfo, e);
 	if (!c)
 		return NULL;
-	if (!PQregisterEventProc(c, on_reset, "regtrack-db", db)) {
+	if (!PQregisterEventProc(c, on_reset, "regtrack-db", db) ||
+	    !PQsetInstanceData(c, on_reset, db)) {
 		err_setc(e, ERR_DB, "db", "cannot register the connection's reset handler");
 		PQfinish(c);
 		return NULL;
@@ -236,26 +264,75 @@ static int reset_to_retry(PGconn *c, PGTransactionStatusType before, PGresult *r
 	return 1;
 }
 
-static PGresult *exec_prepared(PGconn *c, enum db_stmt st, int n, const char *const *params,
-			       int binary)
+/*
+ * r, the failed result (NULL: not sent) of a SELECT sent outside a
+ * transaction on a standby's connection c that has a fallback, or on one
+ * that broke under an earlier statement of the request (which went to the
+ * primary this way; the ones after it follow): when the standby went away
+ * (the connection broke and PQreset() could not bring it back) or
+ * cancelled the query for a conflict with recovery (40001), the thread's
+ * connection to the primary, which the statement is sent to instead (r
+ * is cleared then); NULL otherwise. A standby stopped in the middle of a
+ * request costs the read a reconnect, not a 503.
+ */
+static PGconn *fallback_for(PGconn *c, PGTransactionStatusType before, PGresult *r, int select,
+			    const char *what)
 {
-	PGTransactionStatusType before = PQtransactionStatus(c);
-	PGresult *r = PQexecPrepared(c, db_stmt_def(st)->name, n, params, NULL, NULL, binary);
+	struct db *db = PQinstanceData(c, on_reset);
+	ExecStatusType rs = PQresultStatus(r);
+	const char *state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+	PGconn *p;
+	struct err e;
 
-	if (reset_to_retry(c, before, r, !strncmp(db_stmt_def(st)->sql, "SELECT ", 7)))
-		r = PQexecPrepared(c, db_stmt_def(st)->name, n, params, NULL, NULL, binary);
+	/* a connection that broke under an earlier statement is UNKNOWN, not IDLE */
+	if (!db || !db->fallback || !select ||
+	    (before != PQTRANS_IDLE && before != PQTRANS_UNKNOWN) || rs == PGRES_COMMAND_OK ||
+	    rs == PGRES_TUPLES_OK)
+		return NULL;
+	if (PQstatus(c) == CONNECTION_OK && !(state && !strcmp(state, "40001")))
+		return NULL;
+	p = db_conn(db->fallback, &e);
+	if (!p)
+		return NULL;
+	slog_warn("replica: '%s' failed there (%s): read from the primary", what,
+		  PQstatus(c) == CONNECTION_OK ? "conflict with recovery" : "connection lost");
+	PQclear(r);
+	return p;
+}
+
+/* *used: the connection the result came from (c, or the primary's after fallback_for()) */
+static PGresult *exec_prepared(PGconn *c, enum db_stmt st, int n, const char *const *params,
+			       int binary, PGconn **used)
+{
+	const char *name = db_stmt_def(st)->name;
+	PGTransactionStatusType before = PQtransactionStatus(c);
+	int select = !strncmp(db_stmt_def(st)->sql, "SELECT ", 7);
+	PGresult *r = PQexecPrepared(c, name, n, params, NULL, NULL, binary);
+	PGconn *p;
+
+	if (reset_to_retry(c, before, r, select))
+		r = PQexecPrepared(c, name, n, params, NULL, NULL, binary);
+	*used = c;
+	if ((p = fallback_for(c, before, r, select, name))) {
+		*used = p;
+		r = PQexecPrepared(p, name, n, params, NULL, NULL, binary);
+	}
 	return r;
 }
 
 PGresult *db_exec(PGconn *c, enum db_stmt st, int n, const char *const *params, struct err *e)
 {
-	return check(c, exec_prepared(c, st, n, params, 0), db_stmt_def(st)->name, e);
+	PGresult *r = exec_prepared(c, st, n, params, 0, &c);
+
+	return check(c, r, db_stmt_def(st)->name, e);
 }
 
 PGresult *db_exec_binary(PGconn *c, enum db_stmt st, int n, const char *const *params,
 			 struct err *e)
 {
-	return check(c, exec_prepared(c, st, n, params, 1), db_stmt_def(st)->name, e);
+	PGresult *r = exec_prepared(c, st, n, params, 1, &c);
+
+	return check(c, r, db_stmt_def(st)->name, e);
 }
 
 int db_cmd(PGconn *c, const char *sql, struct err *e)

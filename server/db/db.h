@@ -293,6 +293,21 @@ int db_stmts_check(enum db_stmt *missing);
 
 /* New handle for `conninfo` (copied); connects lazily per thread. */
 struct db *db_new(const char *conninfo, long statement_timeout_ms);
+/*
+ * db_new() for a hot standby (the read replica, server/replica.h): its
+ * connections are made by db_connect_standby(), so that a standby that
+ * does not answer holds a request a few seconds at most.
+ */
+struct db *db_new_standby(const char *conninfo, long statement_timeout_ms);
+/*
+ * A SELECT sent outside a transaction on a connection of standby whose
+ * standby went away (a broken connection PQreset() cannot restore) or
+ * cancelled it for a conflict with recovery (40001) is sent again on the
+ * calling thread's connection of primary (db_conn()), with a log line: a
+ * replica stopped mid-request costs the read a reconnect, not a 503.
+ * primary is borrowed and must outlive standby.
+ */
+void db_set_fallback(struct db *standby, struct db *primary);
 /* Closes the calling thread's connection; others close when their thread exits. */
 void db_free(struct db *db);
 
@@ -378,5 +393,10 @@ int db_result_json_text(PGresult *r, char **text, struct err *e)
 
 /* Connects once on the calling thread (for CLI subcommands: migrate, token). */
 PGconn *db_connect_once(const char *conninfo, struct err *e);
+/*
+ * db_connect_once() with connect_timeout 2 s unless conninfo gives its
+ * own: for the standby, where a timeout sends a read to the primary.
+ */
+PGconn *db_connect_standby(const char *conninfo, struct err *e);
 
 #endif

@@ -102,7 +102,7 @@ const struct db_stmt_def db_stmts_regressions[DB_NR_STMTS] = {
 	/*
 	 * every run mean of one setup, per metric in series order (as ST_SERIES),
 	 * but the runs of an A/B request's head built from an mbox: their commit is
-	 * the one `git am` made on a worker, on no branch (issue 18); in the series
+	 * the one `git am` made on a worker, on no branch; in the series
 	 * it would read as a step after the branch tip
 	 */
 	[ST_DETECT_SERIES] = { "detect_series",

@@ -144,7 +144,7 @@ const struct db_stmt_def db_stmts_requests[DB_NR_STMTS] = {
 			       " = $1 "
 			       "ORDER BY rq.id DESC LIMIT $2::integer) x" },
 	/*
-	 * The measured noise of a setup's history (issue 18, how many runs): per
+	 * The measured noise of a setup's history: per
 	 * metric, the within-commit spread of run means at every commit with 2 or
 	 * more ok runs, pooled: sqrt(sum((n_i - 1) s_i^2 / m_i^2) / sum(n_i - 1)) as
 	 * percent (the pooled coefficient of variation), with its degrees of

@@ -101,7 +101,7 @@ def route_table():
     """(method, pattern) of every entry of the route table in server/api/routes.c."""
     with open(os.path.join(TOP, "server", "api", "routes.c")) as f:
         text = f.read()
-    return re.findall(r'\{\s*"([A-Z]+)",\s*"([^"]+)",\s*\w+,\s*AUTH_\w+\s*\}', text)
+    return re.findall(r'\{\s*"([A-Z]+)",\s*"([^"]+)",\s*\w+,\s*AUTH_\w+(?:,\s*ROUTE_\w+)?\s*\}', text)
 
 
 def concrete(pattern):

@@ -30,7 +30,7 @@ class Health(unittest.TestCase):
     def test_healthz(self):
         r = srv.get("/healthz")
         self.assertEqual(r.status, 200)
-        self.assertEqual(r.json(), {"status": "ok", "database": "ok"})
+        self.assertEqual(r.json(), {"status": "ok", "database": "ok", "replica": "off"})
 
     def test_lists_from_postgresql_are_compact_like_every_reply(self):
         # json_build_object writes {"id" : 1, ...} and json_agg newlines between

@@ -22,7 +22,8 @@ with open(os.path.join(TOP, "docs", "openapi.json")) as f:
 def routes():
     with open(os.path.join(TOP, "server", "api", "routes.c")) as f:
         text = f.read()
-    return re.findall(r'\{ "([A-Z]+)", "([^"]+)", \w+, AUTH_\w+ \}', text)
+    return re.findall(r'\{\s*"([A-Z]+)",\s*"([^"]+)",\s*\w+,\s*AUTH_\w+(?:,\s*ROUTE_\w+)?\s*\}',
+                      text)
 
 
 def template_re(path):

@@ -116,7 +116,7 @@ static double one(size_t size, int use_mrelease, int *nosys, int child_cpu)
 			case_note("pidfd_open: ENOSYS, no process_mrelease measurement");
 		}
 	}
-	/* the teardown is the measured phase: a profile of it alone (issue 22) */
+	/* the teardown is the measured phase: a profile of it alone */
 	case_measure_begin();
 	t0 = case_now_ns();
 	if (kill(pid, SIGKILL))

@@ -1,0 +1,293 @@
+/* The detector's noise model and level statistics (detect_noise.h; detect.h 2a). */
+#include "detect_noise.h"
+#include "ranktest.h"
+
+#include <math.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_sort_double.h>
+
+/*
+ * Midranks (1-based, ties share their mean rank) of v[0..n) into rank[], perm
+ * scratch of n; returns the ties' sum of t^3 - t (Lehmann 1975 eq. 1.33).
+ * gsl_sort_index is a heapsort: not stable, which midranks do not need.
+ */
+double detect_midranks(const double *v, size_t n, size_t *perm, double *rank)
+{
+	double tiesum = 0;
+
+	gsl_sort_index(perm, v, 1, n);
+	for (size_t i = 0; i < n;) {
+		size_t g = 1;
+
+		while (i + g < n && v[perm[i + g]] == v[perm[i]])
+			g++;
+		for (size_t j = 0; j < g; j++)
+			rank[perm[i + j]] = (double)i + ((double)g + 1) / 2;
+		tiesum += (double)g * g * g - (double)g;
+		i += g;
+	}
+	return tiesum;
+}
+
+/* E|Z| over the lowest 90 % of |Z|, Z ~ N(0, 1): 0.7979 (1 - exp(-1.6449^2 / 2)) / 0.9 */
+#define TRIM_MEAN_HALFNORMAL 0.65741
+
+/* mean of the lowest 90 % of v[0..n) (v reordered) */
+static double trimmed_mean(double *v, size_t n)
+{
+	size_t k = n * 9 / 10;
+	double sum = 0;
+
+	if (!k)
+		return NAN;
+	ranktest_select_inplace(v, n, k);
+	for (size_t i = 0; i < k; i++)
+		sum += v[i];
+	return sum / (double)k;
+}
+
+double detect_window_median(const double *v, size_t from, size_t to, double *tmp)
+{
+	memcpy(tmp, v + from, (to - from) * sizeof(*tmp));
+	return ranktest_median_inplace(tmp, to - from);
+}
+
+/*
+ * Lag-1 autocorrelation of r[0..n) on ranks (midranks; Spearman's r_s of
+ * the pairs (r[t-1], r[t])), on the Pearson scale of Gaussian noise:
+ * rho = 2 sin(pi r_s / 6) (Pearson 1907; Kendall & Gibbons, "Rank
+ * Correlation Methods", 1990, 9.11). Ranks make one spike move it by at
+ * most 2/n and leave a two-mode mixture of independent runs at 0, where
+ * the moments of differences read both as dependence. NAN when n < 8.
+ */
+static double rank_autocorr(struct scratch *w, const double *r, size_t n)
+{
+	double mean = ((double)n + 1) / 2, num = 0, den = 0, rs;
+
+	if (n < 8)
+		return NAN;
+	detect_midranks(r, n, w->hperm, w->hrank);
+	for (size_t i = 0; i < n; i++) {
+		double d = w->hrank[i] - mean;
+
+		den += d * d;
+		if (i)
+			num += d * (w->hrank[i - 1] - mean);
+	}
+	if (!(den > 0))
+		return NAN;
+	rs = num / den;
+	return 2 * sin(M_PI * rs / 6);
+}
+
+/*
+ * rho of the residuals res[0..n): counted when it is above both rho_min and
+ * 2 / sqrt(n) (about two standard errors of r_s under independence, so
+ * independent noise reads as 0 in 97.7 % of regions), capped at 0.95.
+ */
+static double rho_of(const struct detect_series *s, struct scratch *w, const double *res, size_t n)
+{
+	double rho = rank_autocorr(w, res, n);
+
+	if (!(rho >= s->opts.rho_min) || !(rho >= 2 / sqrt((double)n)))
+		return 0;
+	return rho > 0.95 ? 0.95 : rho;
+}
+
+/* sigma from the trimmed mean of lag-2 differences, given rho (see above) */
+static double sigma_of(double m2, double rho)
+{
+	return m2 / TRIM_MEAN_HALFNORMAL / sqrt(2 * (1 - rho * rho));
+}
+
+void detect_noise_of(const struct detect_series *s, struct scratch *w, size_t c, size_t e,
+		     struct noise *nz)
+{
+	size_t L = s->opts.noise_lookback ? s->opts.noise_lookback : 1, W = s->opts.window;
+	size_t a = c / W * W, from = a > L * W ? a - L * W : 0, nk = 0;
+	int history = 1;
+	double mk;
+
+	/*
+	 * the history before the window, so that a change inside it cannot pass for noise,
+	 * ending at a multiple of W (the two windows that start in [a, a + W) share it:
+	 * computed once); near the start of the series (less than a window of history)
+	 * sigma up to the window's end, and rho later from the window's residuals
+	 */
+	if (a - from >= W) {
+		if (w->cache_end == a) {
+			*nz = w->cache;
+			return;
+		}
+		e = a;
+	} else {
+		from = 0;
+		history = 0;
+	}
+
+	nz->sigma = NAN;
+	nz->rho = 0;
+	nz->vif = 1;
+	nz->history = 0;
+	if (e - from < 4 * NOISE_LAG)
+		return;
+	for (size_t t = from + NOISE_LAG; t < e; t++)
+		w->diff[nk++] = fabs(s->med[t] - s->med[t - NOISE_LAG]);
+	mk = trimmed_mean(w->diff, nk);
+	if (!(mk > 0))
+		return;
+	nz->df = nk;
+	nz->history = history;
+	if (history) {
+		/*
+		 * rho from the residuals around the medians of the history's segments
+		 * (between the change points already accepted), so that a step there is
+		 * not read as dependence
+		 */
+		size_t j = 0, seg = from, n = e - from;
+
+		while (j < s->nraw && s->raw[j].index <= from)
+			j++;
+		while (seg < e) {
+			size_t end = j < s->nraw && s->raw[j].index < e ? s->raw[j].index : e;
+			double med = detect_window_median(s->med, seg, end, w->tmp2);
+
+			for (size_t t = seg; t < end; t++)
+				w->res[t - from] = s->med[t] - med;
+			seg = end;
+			j++;
+		}
+		nz->rho = rho_of(s, w, w->res, n);
+	}
+	nz->sigma = sigma_of(mk, nz->rho);
+	nz->vif = (1 + nz->rho) / (1 - nz->rho);
+	if (history) {
+		w->cache_end = a;
+		w->cache = *nz;
+	}
+}
+
+/*
+ * rho of a window without history before it (the start of a series): the
+ * same estimate as noise_of on the residuals of med[c..c+n) around the
+ * median of each side of the split at t, so the step itself is not taken
+ * for dependence. Only on a full window (W commits): fewer give rho >=
+ * rho_min by chance.
+ */
+void detect_window_rho(const struct detect_series *s, struct scratch *w, size_t c, size_t n,
+		       size_t t, struct noise *nz)
+{
+	double lo, hi, *d = w->diff, m2;
+	size_t nd = 0;
+
+	if (n < s->opts.window)
+		return; /* too few residuals to tell dependence from chance */
+	lo = detect_window_median(s->med, c, c + t, w->tmp);
+	hi = detect_window_median(s->med, c + t, c + n, w->tmp);
+	for (size_t i = 0; i < n; i++)
+		w->res[i] = s->med[c + i] - (i < t ? lo : hi);
+	nz->rho = rho_of(s, w, w->res, n);
+	if (!(nz->rho > 0))
+		return;
+	for (size_t i = NOISE_LAG; i < n; i++)
+		d[nd++] = fabs(w->res[i] - w->res[i - NOISE_LAG]);
+	m2 = trimmed_mean(d, nd);
+	if (!(m2 > 0))
+		return;
+	nz->vif = (1 + nz->rho) / (1 - nz->rho);
+	nz->sigma = sigma_of(m2, nz->rho);
+}
+
+/*
+ * Under dependent noise (vif > 1) the rank statistic saturates (a perfect
+ * split of 64 commits gives |z| 5.4 at most, 1.8 after dividing by
+ * sqrt(vif) = 3), so that a 10 sigma step would never pass: the p then
+ * comes from the levels instead, the difference of the 20 % trimmed means
+ * of the two sides in units of its standard error under the noise model,
+ *	z = (after - before) / (sigma sqrt(1.064 V(rho, na, nb)))
+ * (1.064: trimmed20 below; V: ar1_diff_var, the exact variance of the
+ * difference of two neighbouring means of AR(1) noise).
+ */
+
+/*
+ * Var(mean(x[0..na)) - mean(x[na..na+nb))) / sigma^2 for AR(1) noise of lag-1
+ * autocorrelation rho (0 <= rho < 1) and marginal variance sigma^2: with
+ * S(n) = sum_{i,j<n} rho^|i-j| = n (1+rho)/(1-rho) - 2 rho (1-rho^n)/(1-rho)^2
+ * and the cross sum C = sum_{i<na<=j} rho^(j-i) = rho (1-rho^na)(1-rho^nb)/(1-rho)^2,
+ *	S(na)/na^2 + S(nb)/nb^2 - 2 C/(na nb)
+ * (from the autocovariances rho^k sigma^2 of AR(1); Brockwell & Davis, "Time
+ * Series: Theory and Methods", 3.1 and 7.1). It is 1/na + 1/nb at rho = 0,
+ * and below the asymptotic vif (1/na + 1/nb) for sides of finite length: a
+ * short side's mean is not yet inflated by vif, and two neighbouring sides
+ * share part of their noise, which their difference cancels.
+ */
+#define TRIM20_VAR 1.064 /* the variance of a 20 % trimmed mean over the mean's (trimmed20) */
+static double ar1_diff_var(double rho, size_t na, size_t nb)
+{
+	double a = (double)na, b = (double)nb, q = 1 - rho, ra, rb;
+
+	if (!(rho > 0))
+		return 1 / a + 1 / b;
+	ra = pow(rho, a);
+	rb = pow(rho, b);
+	return (a * (1 + rho) / q - 2 * rho * (1 - ra) / (q * q)) / (a * a) +
+	       (b * (1 + rho) / q - 2 * rho * (1 - rb) / (q * q)) / (b * b) -
+	       2 * rho * (1 - ra) * (1 - rb) / (q * q * a * b);
+}
+
+double detect_level_z(double before, double after, size_t na, size_t nb, const struct noise *nz)
+{
+	return (after - before) / (nz->sigma * sqrt(TRIM20_VAR * ar1_diff_var(nz->rho, na, nb)));
+}
+
+/*
+ * The 20 % trimmed mean of v[from..to) (a fifth of the values dropped at
+ * each end): as robust to a few outliers as needed here, and with a
+ * variance 1.064 times the mean's for Gaussian values where the median's
+ * is pi/2 = 1.571 (Wilcox, "Introduction to Robust Estimation", 3.2), so
+ * the level test needs 22 % less of a step to pass.
+ */
+double detect_trimmed20(const double *v, size_t from, size_t to, double *tmp)
+{
+	size_t n = to - from, g = n / 5;
+	double sum = 0;
+
+	memcpy(tmp, v + from, n * sizeof(*tmp));
+	if (g) {
+		ranktest_select_inplace(tmp, n, g);
+		ranktest_select_inplace(tmp + g, n - g, n - 2 * g);
+	}
+	for (size_t i = g; i < n - g; i++)
+		sum += tmp[i];
+	return sum / (double)(n - 2 * g);
+}
+
+/*
+ * In a short range (n <= SHORT_LEVELS commits: the start of a series) the
+ * rank test cannot reach p_max however clean the step (7 | 5 commits: 2 /
+ * C(12, 5) = 0.0025 before the correction for 7 splits), so the levels
+ * decide too: the level z of level_z with the noise model's sigma, its p
+ * from Student's t with the differences behind sigma less one as degrees
+ * of freedom (sigma is itself an estimate from few commits). 1 when the
+ * range is longer, sigma is unknown or the noise is dependent.
+ */
+#define SHORT_LEVELS 24
+double detect_short_level_p(const struct detect_series *s, struct scratch *w,
+			    const struct noise *nz, size_t c, size_t t, size_t n)
+{
+	double z;
+
+	if (n > SHORT_LEVELS || !(nz->sigma > 0) || nz->vif > 1 || nz->df < 4)
+		return 1;
+	z = detect_level_z(detect_trimmed20(s->med, c, c + t, w->tmp),
+			   detect_trimmed20(s->med, c + t, c + n, w->tmp), t, n - t, nz);
+	return 2 * gsl_cdf_tdist_Q(fabs(z), (double)(nz->df - 1));
+}
+
+/* two-sided p of a standardized rank statistic z under the noise model */
+double detect_z_pvalue(double z, const struct noise *nz)
+{
+	return 2 * gsl_cdf_ugaussian_Q(fabs(z) / sqrt(nz->vif));
+}

@@ -1,0 +1,97 @@
+#ifndef REGTRACK_STATS_DETECT_NOISE_H
+#define REGTRACK_STATS_DETECT_NOISE_H
+
+/*
+ * The detector's noise model and the level statistics that use it (detect.h,
+ * 2a), shared by lib/stats/detect.c and lib/stats/detect_noise.c only: not an
+ * API. Positions are commit indexes into s->med; "the window" is
+ * med[c..c+n) or med[c..e).
+ */
+
+#include <stddef.h>
+
+#include "detect.h"
+
+#define NOISE_LAG 2 /* sigma from lag-2 differences: a step touches two, as an outlier */
+
+/* The noise model of a window (detect.h 2a). */
+struct noise {
+	double sigma, rho,
+		vif; /* sd of one per-commit median, lag-1 autocorrelation, (1+rho)/(1-rho) */
+	size_t df;   /* differences behind sigma */
+	int history; /* 1: from the commits before the window; 0: rho still to estimate */
+};
+
+/* Scratch of one detect_series_run, W = opts.window, L = max(noise_lookback, 3). */
+struct scratch {
+	size_t *perm; /* W: midranks' permutation */
+	double *rank; /* W */
+	double *tmp;  /* 2 W + 2 doubles */
+	double *diff; /* L W + 1 doubles: a final estimate near the start reads up to 3 W commits */
+	double *res;  /* as many: residuals of the noise model's region */
+	double *tmp2; /* as many: medians of its segments */
+	size_t *hperm;	  /* as many: its ranks (rank_autocorr) */
+	double *hrank;	  /* as many */
+	struct noise *nz; /* the noise model of the window being examined */
+	size_t cache_end; /* noise_of's last history region ended here (SIZE_MAX: none) */
+	struct noise cache;
+};
+
+/*
+ * Midranks (1-based, ties share their mean rank) of v[0..n) into rank[0..n),
+ * perm scratch of n; returns the ties' sum of t^3 - t (Lehmann 1975 eq. 1.33).
+ */
+double detect_midranks(const double *v, size_t n, size_t *perm, double *rank);
+
+/* Median of v[from..to) (tmp: scratch of to - from). */
+double detect_window_median(const double *v, size_t from, size_t to, double *tmp);
+
+/*
+ * The noise model of the series before the window [c, e) into *nz (detect.h
+ * 2a): from the history [a - L W, a), a = c rounded down to a multiple of W,
+ * L = noise_lookback (windows starting in [a, a + W) share it: cached in w),
+ * so that a change inside the window cannot pass for noise. sigma =
+ * m_2 / 0.65741 / sqrt(2 (1 - rho^2)), m_2 the mean of the lowest 90 % of
+ * the lag-2 |differences| (0.65741 sd for Gaussian differences; Var(d_2) =
+ * 2 sigma^2 (1 - rho^2) for AR(1) noise); rho Spearman's lag-1 autocorrelation
+ * of the residuals around the medians of the history's segments (between the
+ * splits already accepted) on the Pearson scale, counted above rho_min and
+ * 2 / sqrt(n), capped at 0.95. With less than W commits of history: sigma from
+ * [0, e), rho 0 and nz->history 0 (detect_window_rho then estimates it).
+ * sigma NAN when fewer than 4 NOISE_LAG commits.
+ */
+void detect_noise_of(const struct detect_series *s, struct scratch *w, size_t c, size_t e,
+		     struct noise *nz);
+
+/*
+ * rho (and sigma with it) of a window without history (the start of a
+ * series): as detect_noise_of on the residuals of med[c..c+n) around the
+ * median of each side of the split at t. Only for a full window (n = W);
+ * else nz is left as it is.
+ */
+void detect_window_rho(const struct detect_series *s, struct scratch *w, size_t c, size_t n,
+		       size_t t, struct noise *nz);
+
+/*
+ * (after - before) in units of its standard error under nz for sides of na and
+ * nb commits: sigma sqrt(1.064 V), V the exact variance of the difference of
+ * two neighbouring means of AR(1) noise over sigma^2 (Brockwell & Davis 3.1),
+ * 1.064 a 20 % trimmed mean's variance over the mean's.
+ */
+double detect_level_z(double before, double after, size_t na, size_t nb, const struct noise *nz);
+
+/* The 20 % trimmed mean of v[from..to) (tmp: scratch of to - from). */
+double detect_trimmed20(const double *v, size_t from, size_t to, double *tmp);
+
+/*
+ * p of the levels of the split at t of med[c..c+n) in a short range (n <= 24
+ * commits, independent noise, sigma known from >= 4 differences): Student's t
+ * of detect_level_z with df - 1 degrees of freedom; else 1.
+ */
+double detect_short_level_p(const struct detect_series *s, struct scratch *w,
+			    const struct noise *nz, size_t c, size_t t, size_t n);
+
+/* Two-sided p of a standardized rank statistic z under nz (z / sqrt(vif)). */
+double detect_z_pvalue(double z, const struct noise *nz);
+
+#endif
