@@ -176,5 +176,13 @@ int abtest_plan_apply(PGconn *c, json_t *body, struct err *e) __attribute__((war
  */
 int abtest_mail(PGconn *c, const char *public_url, long long request_id, char **subject,
 		char **body, char **to, struct err *e) __attribute__((warn_unused_result));
+/*
+ * abtest_mail()'s subject and body whether or not the request has a
+ * notify (a series' reply in its list thread, server/inbox_reply.c): 0
+ * with *subject, *body (new strings), -1 with e (ERR_NOT_FOUND: no such
+ * request; db errors).
+ */
+int abtest_mail_text(PGconn *c, const char *public_url, long long request_id, char **subject,
+		     char **body, struct err *e) __attribute__((warn_unused_result));
 
 #endif

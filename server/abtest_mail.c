@@ -252,8 +252,9 @@ static int add_tables(struct buf *b, json_t *q, json_t *rows)
 	return bad;
 }
 
-int abtest_mail(PGconn *c, const char *public_url, long long request_id, char **subject,
-		char **body, char **to, struct err *e)
+/* abtest_mail(); need_notify 0: the text whether or not the request has a notify (*to "") */
+static int mail_of(PGconn *c, const char *public_url, long long request_id, int need_notify,
+		   char **subject, char **body, char **to, struct err *e)
 {
 	char *text;
 	json_t *q, *res, *rows, *head, *rep;
@@ -416,7 +417,7 @@ int abtest_mail(PGconn *c, const char *public_url, long long request_id, char **
 		}
 	}
 	bad |= buf_addstr(&b, "\nThanks,\nregtrack\n");
-	if (!bad && *str(q, "notify")) {
+	if (!bad && (*str(q, "notify") || !need_notify)) {
 		*subject = xstrdup(s.data);
 		*body = buf_detach(&b, NULL);
 		*to = xstrdup(str(q, "notify"));
@@ -429,4 +430,20 @@ int abtest_mail(PGconn *c, const char *public_url, long long request_id, char **
 				request_id);
 	return *to ? 0 :
 		     err_setc(e, ERR_NOT_FOUND, "notify", "request %lld has no notify", request_id);
+}
+
+int abtest_mail(PGconn *c, const char *public_url, long long request_id, char **subject,
+		char **body, char **to, struct err *e)
+{
+	return mail_of(c, public_url, request_id, 1, subject, body, to, e);
+}
+
+int abtest_mail_text(PGconn *c, const char *public_url, long long request_id, char **subject,
+		     char **body, struct err *e)
+{
+	char *to = NULL;
+	int rc = mail_of(c, public_url, request_id, 0, subject, body, &to, e);
+
+	free(to);
+	return rc;
 }

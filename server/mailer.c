@@ -1,5 +1,6 @@
 /* The mailer thread (mailer.h): claims outbox rows, renders, sends or writes them, retries. */
 #include "server/mailer.h"
+#include "server/inbox_reply.h"
 #include "server/abtest.h"
 #include "attr.h"
 #include "server/bgthread.h"
@@ -403,7 +404,7 @@ static int deliver(PGconn *c, const struct config *cfg, long long id, const char
 {
 	struct db_outbox_row row;
 	struct buf msg = BUF_INIT(0);
-	struct rcpts rc = { { 0 }, 0 };
+	struct rcpts rc = { { 0 }, 0 }, cc = { { 0 }, 0 }, all = { { 0 }, 0 };
 	char name[24];
 	int ret = -1, found = db_outbox_row(c, id, &row, e);
 
@@ -417,11 +418,16 @@ static int deliver(PGconn *c, const struct config *cfg, long long id, const char
 			rcpt_add(&rc, w);
 		free(t);
 	}
+	rcpt_add_list(&cc, row.cc);
+	rcpt_add_list(&all, row.recipients);
+	rcpt_add_list(&all, row.cc);
 	{
 		struct report_mail m = {
 			.from = cfg->mail_from,
 			.to = (const char *const *)rc.a,
 			.nr_to = rc.n,
+			.cc = (const char *const *)cc.a,
+			.nr_cc = cc.n,
 			.subject = row.subject,
 			.message_id = row.message_id,
 			.in_reply_to = row.in_reply_to,
@@ -438,12 +444,14 @@ static int deliver(PGconn *c, const struct config *cfg, long long id, const char
 		ret = write_dry_run(cfg->mail_dry_run_dir, name, msg.data, msg.len, e);
 	} else {
 		*state = "sent";
-		ret = smtp_send(cfg, rc.a, rc.n, msg.data, msg.len, e);
+		ret = smtp_send(cfg, all.a, all.n, msg.data, msg.len, e);
 	}
 out:
 	db_outbox_row_free(&row);
 	buf_release(&msg);
 	rcpt_release(&rc);
+	rcpt_release(&cc);
+	rcpt_release(&all);
 	return ret;
 }
 
@@ -472,10 +480,14 @@ int mailer_run_once(PGconn *c, const struct config *cfg, struct err *e)
 		return db_commit(c, e) ? -1 : 1;
 	}
 	if (!row.rendered) {
+		char msgid[200];
+
+		new_message_id(cfg, msgid);
 		rc = !strcmp(row.kind, "request") ?
 			     render_request(c, cfg, row.id, row.request_id, e) :
-			     render_row(c, cfg, row.id, row.kind, row.regression_id, row.bisect_id,
-					e);
+		     !strcmp(row.kind, "inbox") ? inbox_reply_render(c, cfg, row.id, msgid, e) :
+						  render_row(c, cfg, row.id, row.kind,
+							     row.regression_id, row.bisect_id, e);
 		if (rc < 0)
 			goto fail;
 		if (rc > 0)

@@ -27,6 +27,8 @@
 #include "server/mailer.h"
 #include "server/plan.h"
 #include "server/poller.h"
+#include "server/api/api.h"
+#include "server/inbox_poll.h"
 #include "server/replica.h"
 #include "xalloc.h"
 
@@ -299,8 +301,11 @@ static int do_serve(struct config *cfg)
 		srv.detect = detect_thread_start(&srv);
 	srv.bisects = bisect_coord_start(&srv);
 	srv.poller = poller_start(&srv);
+	srv.submit_request = api_request_submit;
+	srv.inboxes = inbox_poller_start(&srv);
 	if (http_start(&srv, &e)) {
 		slog_error("%s", e.message);
+		inbox_poller_stop(srv.inboxes);
 		poller_stop(srv.poller);
 		bisect_coord_stop(srv.bisects);
 		detect_thread_stop(srv.detect);
@@ -332,6 +337,8 @@ static int do_serve(struct config *cfg)
 	srv.bisects = NULL;
 	poller_stop(srv.poller);
 	srv.poller = NULL;
+	inbox_poller_stop(srv.inboxes);
+	srv.inboxes = NULL;
 	srv.mailer = NULL;
 	replica_stop(srv.replica); /* after http_stop: handlers read through it */
 	db_free(srv.db);

@@ -1,7 +1,11 @@
 #ifndef REGTRACK_SERVER_SERVER_H
 #define REGTRACK_SERVER_SERVER_H
 
+#include <jansson.h>
+#include <libpq-fe.h>
 #include <stdatomic.h>
+
+#include "err.h"
 
 /*
  * The running server: its configuration, its store, the HTTP daemon and
@@ -21,6 +25,7 @@ struct http_guard;
 struct detect_thread;
 struct bisect_coord;
 struct poller;
+struct inbox_poller;
 struct replica;
 
 struct server {
@@ -30,6 +35,7 @@ struct server {
 	struct detect_thread *detect; /* change detection (detect.h); NULL when off */
 	struct bisect_coord *bisects; /* bisect coordinator (bisect.h) */
 	struct poller *poller;	      /* tree poller and scheduler (poller.h) */
+	struct inbox_poller *inboxes; /* inbox poller (inbox_poll.h) */
 	struct db *db;
 	struct replica *replica; /* the read replica (replica.h); NULL when none */
 	struct MHD_Daemon *daemon;
@@ -45,6 +51,13 @@ struct server {
 	atomic_ulong
 		trees_gen; /* bumped when trees or commits change: GET /api/v1/trees's cached reply is stale */
 	long started; /* time(NULL) at start */
+	/*
+	 * Queues an A/B request from a submission body (POST /api/v1/requests's
+	 * fields; borrowed) as its handler does, for the server's own callers
+	 * (inbox series): the request's id, or -1 with e (the 4xx the API would
+	 * give). main.c sets it to api/requests.c's; NULL: none.
+	 */
+	long long (*submit_request)(struct server *srv, PGconn *c, json_t *body, struct err *e);
 };
 
 #endif

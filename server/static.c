@@ -92,7 +92,7 @@ static int is_app_page(const char *url)
 {
 	static const char *const pages[] = {
 		"series",	"compare", "regressions", "bisects",  "jobs",	 "machines",
-		"profile-diff", "trees",   "plans",	  "requests", "quality",
+		"profile-diff", "trees",   "plans",	  "requests", "quality", "inbox",
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(pages); i++) {

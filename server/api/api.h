@@ -34,6 +34,11 @@ enum MHD_Result api_metrics_get(struct request *rq);
 enum MHD_Result api_metric_put(struct request *rq);
 enum MHD_Result api_testcases_get(struct request *rq);
 
+/* inboxes (inboxes.c) */
+enum MHD_Result api_inboxes_get(struct request *rq);
+enum MHD_Result api_inboxes_post(struct request *rq);
+enum MHD_Result api_inbox_messages_get(struct request *rq);
+enum MHD_Result api_inbox_series_get(struct request *rq);
 /* trees (trees.c) */
 enum MHD_Result api_trees_get(struct request *rq);
 enum MHD_Result api_trees_post(struct request *rq);
@@ -86,6 +91,13 @@ enum MHD_Result api_regression_bisect(struct request *rq);
 /* A/B requests (requests.c) */
 enum MHD_Result api_requests_get(struct request *rq);
 enum MHD_Result api_requests_post(struct request *rq);
+/*
+ * A submission body (borrowed) queued as POST /api/v1/requests would, for
+ * the server's own callers (server.h submit_request): the request's id, or
+ * -1 with e (the error the API would answer). No token: the request has no
+ * submitter.
+ */
+long long api_request_submit(struct server *srv, PGconn *c, json_t *body, struct err *e);
 enum MHD_Result api_request_get(struct request *rq);
 enum MHD_Result api_request_cancel(struct request *rq);
 enum MHD_Result api_request_mbox(struct request *rq);

@@ -318,9 +318,8 @@ static int choose_repeat(PGconn *c, struct submission *s, struct err *e)
 }
 
 /* base/head in the tree's mirror (gitmirror_resolve: fetched once when it lacks one) */
-static int resolve(struct request *rq, struct submission *s, const char *url, struct err *e)
+static int resolve(const struct config *cfg, struct submission *s, const char *url, struct err *e)
 {
-	const struct config *cfg = rq->srv->cfg;
 	const char *refs[2] = { s->base, s->head }, *fields[2] = { "base", "head" };
 	char shas[2][41];
 
@@ -423,11 +422,11 @@ static char *spec_text(const struct submission *s, json_t *b, long rounds, const
 }
 
 /* the request and its jobs, in one transaction; pairs in A B order, round-major */
-static long long store(struct request *rq, PGconn *c, struct submission *s, json_t *b,
-		       struct err *e)
+static long long store(struct server *srv, long long token_id, PGconn *c, struct submission *s,
+		       json_t *b, struct err *e)
 {
 	long rounds = s->repeat < MAX_ROUNDS ? (long)s->repeat : MAX_ROUNDS;
-	char *spec = spec_text(s, b, rounds, rq->srv->cfg->public_url), tid[24];
+	char *spec = spec_text(s, b, rounds, srv->cfg->public_url), tid[24];
 	long long id = -1, base_id, head_id;
 	struct db_request_new q = {
 		.tree_id = s->tree_id,
@@ -440,7 +439,7 @@ static long long store(struct request *rq, PGconn *c, struct submission *s, json
 		.spec = spec,
 		.notify = s->notify,
 		.label = s->label,
-		.token_id = rq->token_id,
+		.token_id = token_id,
 	};
 
 	snprintf(tid, sizeof(tid), "%lld", s->tree_id);
@@ -484,8 +483,8 @@ static long long store(struct request *rq, PGconn *c, struct submission *s, json
 				.capability = g->capability,
 				.repeat = runs,
 				.priority = REQUEST_PRIORITY,
-				.max_attempts = rq->srv->cfg->max_attempts,
-				.token_id = rq->token_id,
+				.max_attempts = srv->cfg->max_attempts,
+				.token_id = token_id,
 				.monitors = s->monitors,
 			};
 
@@ -517,6 +516,62 @@ static const char *const request_fields[] = { "tree",		"base",	   "head",	"patch
 static const char *const tc_fields[] = { "testcase", "params", NULL };
 
 /*
+ * A submission body b (borrowed) checked and stored: the request's id with s
+ * filled, or -1 with e. c: NULL to take rq's connection when needed (rq NULL:
+ * c is given).
+ */
+static long long submit(struct server *srv, struct request *rq, PGconn *c, json_t *b,
+			long long token_id, struct submission *s, struct err *e)
+{
+	struct db_tree t = { 0 };
+	long long id = -1;
+
+	if (json_keys_only(b, request_fields, "", e) ||
+	    json_each_keys_only(json_object_get(b, "testcases"), tc_fields, "testcases", e))
+		goto out;
+	if (!c && !(c = rq_db(rq, e)))
+		goto out;
+	/* a plan's fields for those the request does not give, before they are checked */
+	if (json_object_get(b, "plan") && abtest_plan_apply(c, b, e))
+		goto out;
+	if (check_fields(b, s, e))
+		goto out;
+	if (s->notify && !config_mail_domain_ok(srv->cfg->notify_domains, s->notify)) {
+		err_setc(e, ERR_INVALID_FIELD, "notify",
+			 "'notify' must be an address at one of the server's notify_domains (%s)",
+			 *srv->cfg->notify_domains ? srv->cfg->notify_domains : "none set");
+		goto out;
+	}
+	switch (db_tree_get(c, s->tree, &t, e)) {
+	case -1:
+		goto out;
+	case 0:
+		err_setc(e, ERR_NOT_FOUND, "tree",
+			 "no tree '%s': register it with POST /api/v1/trees", s->tree);
+		goto out;
+	}
+	s->tree_id = t.id;
+	if (expand(c, b, s, e) || resolve(srv->cfg, s, t.url, e) ||
+	    (!s->repeat && choose_repeat(c, s, e)))
+		goto out;
+	id = store(srv, token_id, c, s, b, e);
+	if (id >= 0)
+		lease_queue_kick(srv->leases);
+out:
+	db_tree_release(&t);
+	return id;
+}
+
+long long api_request_submit(struct server *srv, PGconn *c, json_t *body, struct err *e)
+{
+	struct submission s = { 0 };
+	long long id = submit(srv, NULL, c, body, 0, &s, e);
+
+	submission_release(&s);
+	return id;
+}
+
+/*
  * The work of POST /api/v1/requests, on the deferred pool (http_defer()):
  * resolving refs may fetch the tree's mirror (up to git's timeouts), which
  * on a libmicrohttpd thread held every connection that thread had
@@ -527,9 +582,7 @@ static void requests_post_run(struct request *rq)
 	struct err e;
 	json_t *b = NULL;
 	struct submission s = { 0 };
-	struct db_tree t = { 0 };
 	json_t *dry;
-	PGconn *c;
 	long long id;
 	char url[64];
 
@@ -541,46 +594,20 @@ static void requests_post_run(struct request *rq)
 	b = rq_json(rq, &e);
 	if (!b)
 		goto bad;
+	/* the keys before a robot's report becomes a request's fields (its commit, base and
+	 * case); dry_run answers what it would queue */
 	if (json_keys_only(b, request_fields, "", &e) ||
-	    json_each_keys_only(json_object_get(b, "testcases"), tc_fields, "testcases", &e))
-		goto bad;
-	if (requests_from_mail(b, &dry, &e)) /* a robot's report: its commit, base and case */
+	    json_each_keys_only(json_object_get(b, "testcases"), tc_fields, "testcases", &e) ||
+	    requests_from_mail(b, &dry, &e))
 		goto bad;
 	if (dry) {
 		rq->deferred_status = 200;
 		rq->deferred = dry;
 		goto out;
 	}
-	/* a plan's fields for those the request does not give, before they are checked */
-	if (json_object_get(b, "plan") && (!(c = rq_db(rq, &e)) || abtest_plan_apply(c, b, &e)))
-		goto bad;
-	if (check_fields(b, &s, &e))
-		goto bad;
-	if (s.notify && !config_mail_domain_ok(rq->srv->cfg->notify_domains, s.notify)) {
-		err_setc(&e, ERR_INVALID_FIELD, "notify",
-			 "'notify' must be an address at one of the server's notify_domains (%s)",
-			 *rq->srv->cfg->notify_domains ? rq->srv->cfg->notify_domains : "none set");
-		goto bad;
-	}
-	c = rq_db(rq, &e);
-	if (!c)
-		goto bad;
-	switch (db_tree_get(c, s.tree, &t, &e)) {
-	case -1:
-		goto bad;
-	case 0:
-		err_setc(&e, ERR_NOT_FOUND, "tree",
-			 "no tree '%s': register it with POST /api/v1/trees", s.tree);
-		goto bad;
-	}
-	s.tree_id = t.id;
-	if (expand(c, b, &s, &e) || resolve(rq, &s, t.url, &e) ||
-	    (!s.repeat && choose_repeat(c, &s, &e)))
-		goto bad;
-	id = store(rq, c, &s, b, &e);
+	id = submit(rq->srv, rq, NULL, b, rq->token_id, &s, &e);
 	if (id < 0)
 		goto bad;
-	lease_queue_kick(rq->srv->leases);
 	snprintf(url, sizeof(url), "/api/v1/requests/%lld", id);
 	rq->deferred_status = 201;
 	rq->deferred = json_pack("{s:I,s:s,s:s,s:I,s:s?}", "id", (json_int_t)id, "state", "queued",
@@ -591,7 +618,6 @@ bad:
 	rq->deferred_status = (unsigned)(e.status >= 400 && e.status <= 599 ? e.status : 500);
 	rq->deferred = err_json(&e);
 out:
-	db_tree_release(&t);
 	submission_release(&s);
 	json_decref(b);
 }
@@ -668,31 +694,4 @@ enum MHD_Result api_request_cancel(struct request *rq)
 	return reply_json(rq, 200,
 			  json_pack("{s:I,s:s,s:I}", "id", (json_int_t)id, "state", "cancelled",
 				    "jobs_cancelled", (json_int_t)jobs));
-}
-
-enum MHD_Result api_request_mbox(struct request *rq)
-{
-	struct err e;
-	long long id;
-	char idb[24], *text = NULL;
-	PGconn *c;
-	enum MHD_Result ret;
-	int got;
-
-	if (rq_path_id(rq, "request", &id, idb, &e))
-		return reply_err(rq, &e);
-	c = rq_db(rq, &e);
-	got = c ? db_request_patches(c, id, &text, &e) : -1;
-	if (got < 0)
-		return reply_err(rq, &e);
-	if (!got)
-		err_setc(&e, ERR_NOT_FOUND, "id", "no request %lld", id);
-	else if (!text)
-		err_setc(&e, ERR_NOT_FOUND, "patches",
-			 "request %lld tests a head commit: it has no patches", id);
-	if (!got || !text)
-		return reply_err(rq, &e);
-	ret = reply_text(rq, 200, "application/mbox", text, strlen(text));
-	free(text);
-	return ret;
 }

@@ -45,6 +45,13 @@ const struct route routes[] = {
 	{ "GET", "/api/v1/metrics", api_metrics_get, AUTH_READ, ROUTE_REPLICA, NULL },
 	{ "PUT", "/api/v1/metrics/{}", api_metric_put, AUTH_ADMIN, ROUTE_PRIMARY, NULL },
 	{ "GET", "/api/v1/testcases", api_testcases_get, AUTH_READ, ROUTE_REPLICA, NULL },
+	/* inboxes */
+	{ "GET", "/api/v1/inboxes", api_inboxes_get, AUTH_READ, ROUTE_PRIMARY, NULL },
+	{ "POST", "/api/v1/inboxes", api_inboxes_post, AUTH_ADMIN, ROUTE_PRIMARY, NULL },
+	{ "GET", "/api/v1/inboxes/{}/messages", api_inbox_messages_get, AUTH_READ, ROUTE_PRIMARY,
+	  NULL },
+	{ "GET", "/api/v1/inboxes/{}/series", api_inbox_series_get, AUTH_READ, ROUTE_PRIMARY,
+	  NULL },
 	/* trees */
 	{ "GET", "/api/v1/trees", api_trees_get, AUTH_READ, ROUTE_PRIMARY, NULL },
 	{ "POST", "/api/v1/trees", api_trees_post, AUTH_ADMIN, ROUTE_PRIMARY, NULL },

@@ -141,6 +141,7 @@ int db_outbox_row(PGconn *c, long long id, struct db_outbox_row *out, struct err
 	out->message_id = PQgetvalue(r, 0, 2);
 	out->in_reply_to = PQgetisnull(r, 0, 3) ? NULL : PQgetvalue(r, 0, 3);
 	out->recipients = PQgetvalue(r, 0, 4);
+	out->cc = PQgetvalue(r, 0, 5);
 	return 1;
 }
 

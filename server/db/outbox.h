@@ -72,6 +72,7 @@ struct db_outbox_row {
 	const char *subject, *body, *message_id;
 	const char *in_reply_to; /* NULL for a thread's first mail */
 	const char *recipients;	 /* space-separated addresses */
+	const char *cc;		 /* space-separated addresses, "" none */
 	PGresult *res;		 /* private: owns the strings until db_outbox_row_free() */
 };
 

@@ -11,6 +11,7 @@
  */
 extern const struct db_stmt_def db_stmts_backtest[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_bisects[DB_NR_STMTS];
+extern const struct db_stmt_def db_stmts_inbox[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_kconfig[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_mail[DB_NR_STMTS];

@@ -148,7 +148,8 @@ const struct db_stmt_def db_stmts_mail[DB_NR_STMTS] = {
 			      "power(2, least(attempts, 30)))) WHERE id = $1::bigint" },
 	[ST_OUTBOX_ROW] = { "outbox_row",
 			    "SELECT subject, body, message_id, in_reply_to, "
-			    "array_to_string(recipients, ' ') FROM outbox WHERE id = $1::bigint" },
+			    "array_to_string(recipients, ' '), array_to_string(cc, ' ') FROM outbox "
+			    "WHERE id = $1::bigint" },
 	/* the first report of regression $1 before row $2 (the thread root) */
 	[ST_OUTBOX_THREAD_ROOT] = { "outbox_thread_root",
 				    "SELECT id, coalesce(message_id, ''), coalesce(subject, '') FROM outbox "

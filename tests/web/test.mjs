@@ -1269,6 +1269,51 @@ async function main() {
 			await shot('quality');
 		});
 
+		await check('inbox page: a registered inbox with its poll error, its series with state, thread and request links', async () => {
+			if (!(await endpoint('/api/v1/inboxes'))) {
+				console.log('  (this server has no inbox API: nothing to check)');
+				return;
+			}
+			const r = await call('POST', '/api/v1/inboxes', { name: 'web-lm', url: 'http://127.0.0.1:9/linux-mm', poll_s: 1, lists: ['linux-mm@kvack.org'], paths: ['mm/'], plan: 'smoke', cc_list: true }, 'admin');
+			assert.equal(r.status, 200, JSON.stringify(r.json));
+			// the poll fails (nothing listens on port 9): its error is on the inbox
+			let inbox;
+			for (let i = 0; i < 100 && !(inbox && inbox.poll_error); i++) {
+				inbox = (await call('GET', '/api/v1/inboxes')).json.find((x) => x.name === 'web-lm');
+				if (!inbox.poll_error)
+					await new Promise((res) => setTimeout(res, 200));
+			}
+			assert.ok(inbox.poll_error, 'no poll error');
+			// series of every state, as the API answers them (assembly itself: tests/integration/test_inbox.py)
+			const t = '2026-01-07T10:00:00Z';
+			const base = { cover: true, total: 3, parts: 3, resend: false, author: 'Dev One <dev@example.org>', reason: null, base: null, patch_ids: null, previous_id: null, duplicate_of: null, request_id: null, verdict: null, reply_outbox_id: null, deadline: t, created_at: t, updated_at: t };
+			const series = [
+				{ ...base, id: 4, anchor: 'sa-v2-0@example.org', version: 2, title: 'mm: faster small allocs', state: 'replied', verdict: 'regression', request_id: 12, previous_id: 1, reply_outbox_id: 3 },
+				{ ...base, id: 3, anchor: 'tidy-2@example.org', version: 1, cover: false, total: 1, parts: 1, resend: true, title: 'mm: tidy x', state: 'duplicate', duplicate_of: 2, reason: 'the same patches as series 2 (patch-id)' },
+				{ ...base, id: 2, anchor: 'tidy-1@example.org', version: 1, cover: false, total: 1, parts: 1, title: 'mm: tidy x', state: 'tested', verdict: 'no-change', request_id: 11 },
+				{ ...base, id: 1, anchor: 'sa-v1-0@example.org', version: 1, title: 'mm: faster small allocs', state: 'waiting', parts: 2 },
+			];
+			await page.route(/\/api\/v1\/inboxes\/web-lm\/series/, (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(series) }));
+			try {
+				await open('/inbox?inbox=web-lm', 'inbox');
+				assert.equal(await page.textContent('h1'), 'Patches from lists');
+				assert.equal(await page.getAttribute('nav a[data-nav="inbox"]', 'class'), 'active');
+				assert.equal(await page.getAttribute('.poll-error', 'title'), inbox.poll_error);
+				const row = (a) => page.locator(`tr.series-row[data-anchor="${a}"]`);
+				assert.equal(await page.locator('tr.series-row').count(), 4);
+				assert.match(await row('sa-v2-0@example.org').locator('td.state').textContent(), /^replied regression/);
+				assert.equal(await row('sa-v2-0@example.org').locator('a.request').getAttribute('href'), '/requests/12');
+				assert.equal(await row('sa-v2-0@example.org').locator('a.msgid').first().getAttribute('href'), 'http://127.0.0.1:9/linux-mm/sa-v2-0%40example.org/');
+				assert.match(await row('sa-v2-0@example.org').textContent(), /v1 <sa-v1-0@example\.org>/);
+				assert.match(await row('sa-v1-0@example.org').locator('td.state').textContent(), /^waiting for parts \(2\/3\)/);
+				assert.match(await row('tidy-2@example.org').textContent(), /same as <tidy-1@example\.org>/);
+				assert.match(await row('tidy-1@example.org').locator('td.state').textContent(), /^tested no-change/);
+				await shot('inbox');
+			} finally {
+				await page.unroute(/\/api\/v1\/inboxes\/web-lm\/series/);
+			}
+		});
+
 		await check('bisect page on the real bisects API: range, steps with samples, first bad commit, verification', async () => {
 			if (!bisect) {
 				console.log('  (this server has no bisects API: nothing to check)');

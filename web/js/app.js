@@ -23,6 +23,7 @@ const routes = [
 	{ re: /^\/requests\/?$/, page: 'requests', nav: 'requests' },
 	{ re: /^\/requests\/(\d+)\/?$/, page: 'requests', nav: 'requests' },
 	{ re: /^\/quality\/?$/, page: 'quality', nav: 'quality' },
+	{ re: /^\/inbox\/?$/, page: 'inbox', nav: 'inbox' },
 ];
 
 function tokenPanel() {

@@ -1,0 +1,398 @@
+"""Patches from a list: a real public-inbox v2 archive made by
+public-inbox-init and public-inbox-mda from the fixtures
+(tests/fixtures/inbox), followed by path and over HTTP
+(public-inbox-httpd on loopback, as lore serves it). The poller stores
+each message once, keeps its place per epoch, and shows an unreachable
+inbox's error on the inbox while the others go on."""
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Server, wait_until  # noqa: E402
+import inboxtree  # noqa: E402
+from inboxtree import Httpd, deliver, fixtures, make_inbox  # noqa: E402
+
+ALL = [os.path.basename(f) for f in fixtures()]
+
+
+def inbox(srv, name):
+    return [i for i in srv.get("/api/v1/inboxes", scope="read").json() if i["name"] == name][0]
+
+
+def messages(srv, name):
+    r = srv.get("/api/v1/inboxes/%s/messages" % name, scope="read")
+    assert r.status == 200, r
+    return r.json()
+
+
+class InboxPoll(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="regtrack-inbox-")
+        conf = os.path.join(cls.tmp, "server.conf")
+        with open(conf, "w") as f:
+            f.write("data_dir = %s\npoll_tick_ms = 100\nauto_bisect = 0\n"
+                    "detect_enabled = 0\n" % os.path.join(cls.tmp, "data"))
+        cls.srv = Server(extra_args=["--config", conf])
+
+    @classmethod
+    def tearDownClass(cls):
+        rc = cls.srv.stop()
+        subprocess.run(["rm", "-rf", "--", cls.tmp], timeout=60)
+        assert rc == 0, "server exited %d" % rc
+
+    def test_1_path_inbox_read_once_in_order(self):
+        path = os.path.join(self.tmp, "lm")
+        env = make_inbox(path)
+        deliver(path, env, fixtures()[:4])
+        r = self.srv.post("/api/v1/inboxes", {"name": "lm", "url": path, "poll_s": 1,
+                                               "lists": ["linux-mm@kvack.org"]}, scope="admin")
+        self.assertEqual(r.status, 200, r)
+        wait_until(lambda: len(messages(self.srv, "lm")) == 4, what="4 messages")
+        deliver(path, env, fixtures()[4:])
+        ms = wait_until(lambda: (lambda m: m if len(m) == len(ALL) else None)(
+            messages(self.srv, "lm")), what="every message")
+        self.assertEqual([m["message_id"] for m in ms][:6],
+                         ["sa-v1-0@example.org", "sa-v1-1@example.org", "sa-v1-2@example.org",
+                          "sa-v1-3@example.org", "sa-v1-review@example.org",
+                          "sa-v2-0@example.org"])
+        by = {m["message_id"]: m for m in ms}
+        self.assertEqual(by["sa-v1-2@example.org"]["in_reply_to"], "sa-v1-0@example.org")
+        self.assertEqual(by["sa-v1-2@example.org"]["subject"], "[PATCH 2/3] mm: add b")
+        self.assertEqual(by["sa-v1-review@example.org"]["in_reply_to"], "sa-v1-2@example.org")
+        self.assertIsNone(by["tidy-1@example.org"]["in_reply_to"])
+        self.assertEqual(by["sa-v1-0@example.org"]["sent_at"][:19], "2026-01-05T10:00:00")
+        self.assertEqual(by["sa-v1-0@example.org"]["author"], "Dev One <dev@example.org>")
+        head = subprocess.run(["git", "-C", os.path.join(path, "git", "0.git"), "rev-parse",
+                               "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+        i = wait_until(lambda: (lambda x: x if x["epochs"] and
+                                x["epochs"][0]["last_commit"] == head else None)(
+            inbox(self.srv, "lm")), what="epoch 0 read to its head")
+        self.assertEqual((i["messages"], i["epochs"][0]["messages"], i["poll_error"]),
+                         (len(ALL), len(ALL), None))
+        # later polls read nothing again
+        polls = i["polls"]
+        wait_until(lambda: inbox(self.srv, "lm")["polls"] >= polls + 2, what="two more polls")
+        self.assertEqual(int(self.srv.psql("SELECT count(*) FROM inbox_messages")), len(ALL))
+
+    def test_2_http_inbox_and_unreachable(self):
+        path = os.path.join(self.tmp, "lh")
+        env = make_inbox(path, name="lh")
+        deliver(path, env, fixtures()[:2])
+        httpd = Httpd(env)
+        try:
+            url = "http://127.0.0.1:%d/lh/" % httpd.port
+            r = self.srv.post("/api/v1/inboxes", {"name": "lh", "url": url, "poll_s": 1},
+                              scope="admin")
+            self.assertEqual(r.status, 200, r)
+            wait_until(lambda: len(messages(self.srv, "lh")) == 2, what="2 messages by http")
+            httpd.stop()
+            # the inbox unreachable: the error on the inbox, the poller goes on
+            i = wait_until(lambda: (lambda x: x if x["poll_error"] else None)(
+                inbox(self.srv, "lh")), what="poll error")
+            self.assertIn("git", i["poll_error"])
+            self.assertGreaterEqual(i["poll_failures"], 1)
+            deliver(path, env, fixtures()[2:6])
+            httpd.start()
+            wait_until(lambda: len(messages(self.srv, "lh")) == 6, timeout=60,
+                       what="6 messages after the inbox came back")
+            wait_until(lambda: inbox(self.srv, "lh")["poll_error"] is None, timeout=60,
+                       what="the error cleared")
+        finally:
+            httpd.stop()
+        self.assertEqual([m["message_id"] for m in messages(self.srv, "lh")],
+                         ["sa-v1-0@example.org", "sa-v1-1@example.org", "sa-v1-2@example.org",
+                          "sa-v1-3@example.org", "sa-v1-review@example.org",
+                          "sa-v2-0@example.org"])
+
+    def test_3_bad_registrations(self):
+        for body, field in (({"url": "/x"}, "name"), ({"name": "a b", "url": "/x"}, "name"),
+                            ({"name": "x"}, "url"), ({"name": "x", "url": "-x"}, "url"),
+                            ({"name": "x", "url": "/x", "lists": "a"}, "lists"),
+                            ({"name": "x", "url": "/x", "paths": ["a,b"]}, "paths"),
+                            ({"name": "x", "url": "/x", "cc_list": 1}, "cc_list"),
+                            ({"name": "x", "url": "/x", "poll_s": -1}, "poll_s"),
+                            ({"name": "x", "url": "/x", "colour": 1}, "colour")):
+            r = self.srv.post("/api/v1/inboxes", body, scope="admin")
+            self.assertEqual(r.status, 400, (body, r))
+            self.assertEqual(r.json()["error"]["detail"], field, body)
+        r = self.srv.post("/api/v1/inboxes", {"name": "x", "url": "/x"}, scope="submit")
+        self.assertEqual(r.status, 403, r)
+
+    def test_4_missing_path(self):
+        r = self.srv.post("/api/v1/inboxes", {"name": "gone", "url": "/nonexistent/inbox",
+                                               "poll_s": 1}, scope="admin")
+        self.assertEqual(r.status, 200, r)
+        i = wait_until(lambda: (lambda x: x if x["poll_error"] else None)(
+            inbox(self.srv, "gone")), what="poll error")
+        self.assertIn("no epoch 0", i["poll_error"])
+
+
+def series(srv, name):
+    r = srv.get("/api/v1/inboxes/%s/series" % name, scope="read")
+    assert r.status == 200, r
+    return {x["anchor"]: x for x in r.json()}
+
+
+PLAN = {"name": "lm-mm", "tree": "demo", "branches": ["master"], "enabled": False,
+        "testcases": [{"testcase": "small-allocs", "params": {"nr_task": 1}}],
+        "kconfigs": ["x86_64-defconfig"], "compilers": ["gcc-12"], "targets": ["x86_64"],
+        "repeat": 2}
+
+
+class InboxSeries(unittest.TestCase):
+    """Series assembly: each fixture's end state, the A/B request of each
+    tested series (label: its anchor's Message-ID; the patches b4 made, with
+    the review's tags), a RESEND not tested twice, vN linked to v(N-1)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="regtrack-inboxs-")
+        conf = os.path.join(cls.tmp, "server.conf")
+        with open(conf, "w") as f:
+            f.write("data_dir = %s\npoll_tick_ms = 100\nauto_bisect = 0\n"
+                    "detect_enabled = 0\n" % os.path.join(cls.tmp, "data"))
+        cls.srv = Server(extra_args=["--config", conf])
+        repo = os.path.join(cls.tmp, "linux")
+        cls.base = inboxtree.make_base(repo)
+        r = cls.srv.post("/api/v1/trees", {"name": "demo", "url": repo, "branches": ["master"]},
+                         scope="admin")
+        assert r.status == 200, r
+        wait_until(lambda: [t for t in cls.srv.get("/api/v1/trees").json()
+                            if t["name"] == "demo" and t["commits"] >= 1], what="mirror")
+        r = cls.srv.post("/api/v1/plans", PLAN, scope="admin")
+        assert r.status in (200, 201), r
+
+    @classmethod
+    def tearDownClass(cls):
+        rc = cls.srv.stop()
+        subprocess.run(["rm", "-rf", "--", cls.tmp], timeout=60)
+        assert rc == 0, "server exited %d" % rc
+
+    def register(self, name, path, **kw):
+        body = {"name": name, "url": path, "poll_s": 1, "plan": "lm-mm",
+                "lists": ["linux-mm@kvack.org"], "paths": ["mm.c", "mm/"]}
+        body.update(kw)
+        r = self.srv.post("/api/v1/inboxes", body, scope="admin")
+        self.assertEqual(r.status, 200, r)
+
+    def test_1_end_states(self):
+        path = os.path.join(self.tmp, "lm")
+        env = make_inbox(path)
+        fs = fixtures()
+        deliver(path, env, [fs[0], fs[1], fs[3]])  # the cover, 1/3 and 3/3: 2/3 is late
+        self.register("lm", path)
+        s = wait_until(lambda: series(self.srv, "lm").get("sa-v1-0@example.org"),
+                       what="series v1")
+        time.sleep(3)  # a few polls: it waits for its part 2
+        s = series(self.srv, "lm")["sa-v1-0@example.org"]
+        self.assertEqual((s["state"], s["parts"], s["total"], s["cover"], s["version"]),
+                         ("waiting", 2, 3, True, 1))
+        # the review of 2/3 before 2/3 itself: the series' mbox has its tags (b4)
+        deliver(path, env, [fs[4], fs[2]] + fs[5:])
+        want = {"sa-v1-0@example.org": "queued", "sa-v2-0@example.org": "queued",
+                "tidy-1@example.org": "queued", "tidy-2@example.org": "duplicate",
+                "noapply-1@example.org": "not-applying", "doc-1@example.org": "filtered"}
+        got = wait_until(lambda: (lambda x: x if {a: v["state"] for a, v in x.items()} == want
+                                  else None)(series(self.srv, "lm")), timeout=120,
+                         what="every series in its end state")
+        v1, v2 = got["sa-v1-0@example.org"], got["sa-v2-0@example.org"]
+        self.assertEqual((v1["parts"], v1["base"], v2["previous_id"], v1["previous_id"]),
+                         (3, self.base, v1["id"], None))
+        self.assertEqual(got["tidy-2@example.org"]["duplicate_of"], got["tidy-1@example.org"]["id"])
+        self.assertTrue(got["tidy-2@example.org"]["resend"])
+        self.assertIn("git am", got["noapply-1@example.org"]["reason"])
+        self.assertIn("Documentation/mm/small-allocs.rst",
+                      got["doc-1@example.org"]["reason"])
+        self.assertNotEqual(v1["patch_ids"], v2["patch_ids"])
+        self.assertEqual(len(v1["patch_ids"].split(",")), 3)
+        # each tested series is one request by the plan, labelled with its Message-ID
+        reqs = {q["label"]: q for q in self.srv.get("/api/v1/requests?limit=100").json()}
+        self.assertEqual(set(reqs), {"<sa-v1-0@example.org>", "<sa-v2-0@example.org>",
+                                     "<tidy-1@example.org>"})
+        self.assertEqual(reqs["<sa-v1-0@example.org>"]["id"], v1["request_id"])
+        mbox = self.srv.get("/api/v1/requests/%d/mbox" % v1["request_id"]).body
+        self.assertEqual(mbox.count("\ndiff --git a/mm.c b/mm.c"), 3)
+        self.assertIn("Reviewed-by: Rev Iewer <rev@example.org>", mbox)
+        q = self.srv.get("/api/v1/requests/%d" % v1["request_id"]).json()
+        self.assertEqual((q["base"]["sha"], q["state"]), (self.base, "queued"))
+        # no series of the review, and none more on later polls
+        time.sleep(2)
+        self.assertEqual(set(series(self.srv, "lm")), set(want))
+        self.assertEqual(int(self.srv.psql("SELECT count(*) FROM requests")), 3)
+
+    def test_2_incomplete_at_the_deadline(self):
+        path = os.path.join(self.tmp, "li")
+        env = make_inbox(path, name="li")
+        deliver(path, env, fixtures(["sa-v1-cover", "sa-v1-1"]))
+        self.register("li", path, parts_wait_s=2)
+        s = wait_until(lambda: (lambda x: x if x and x["state"] != "waiting" else None)(
+            series(self.srv, "li").get("sa-v1-0@example.org")), timeout=60, what="deadline")
+        self.assertEqual((s["state"], s["parts"], s["request_id"]), ("incomplete", 1, None))
+
+
+    def test_3_server_killed_mid_poll(self):
+        """A server killed (SIGKILL) while it reads an inbox and checks its series:
+        after a restart every message is stored once, every series ends in its
+        state, and each tested series has one request."""
+        before = int(self.srv.psql("SELECT count(*) FROM requests"))
+        path = os.path.join(self.tmp, "lk")
+        env = make_inbox(path, name="lk")
+        deliver(path, env, fixtures())
+        self.register("lk", path)
+        wait_until(lambda: self.srv.psql(
+            "SELECT count(*) FROM inbox_messages m JOIN inboxes i ON i.id = m.inbox_id "
+            "WHERE i.name = 'lk'") not in ("", "0"), timeout=60, what="a first message")
+        port = int(self.srv.addr.rsplit(":", 1)[1])
+        self.srv.stop(sig=signal.SIGKILL)
+        self.srv.start(port)
+        want = {"sa-v1-0@example.org": "queued", "sa-v2-0@example.org": "queued",
+                "tidy-1@example.org": "queued", "tidy-2@example.org": "duplicate",
+                "noapply-1@example.org": "not-applying", "doc-1@example.org": "filtered"}
+        wait_until(lambda: {a: v["state"] for a, v in series(self.srv, "lk").items()} == want,
+                   timeout=180, what="every series after the restart")
+        self.assertEqual(len(messages(self.srv, "lk")), len(ALL))
+        self.assertEqual(inbox(self.srv, "lk")["epochs"][0]["messages"], len(ALL))
+        time.sleep(2)
+        self.assertEqual(int(self.srv.psql("SELECT count(*) FROM requests")) - before, 3)
+
+
+class InboxReplies(unittest.TestCase):
+    """Each tested series gets exactly one reply in its thread, from the
+    real mailer through a real SMTP server: In-Reply-To/References its cover
+    letter (or its patch), To its author, Cc the list (cc_list), the
+    robot's form, Reported-by/Closes for a regression; none for no change,
+    the Documentation-only series, the one that does not apply and the
+    RESEND of a tested patch."""
+
+    @classmethod
+    def setUpClass(cls):
+        from smtpsink import SmtpSink
+        from fakes import MACHINE
+        cls.machine = dict(MACHINE, hostname="x1")
+        cls.sink = SmtpSink()
+        cls.sink.start()
+        cls.tmp = tempfile.mkdtemp(prefix="regtrack-inboxr-")
+        conf = os.path.join(cls.tmp, "server.conf")
+        with open(conf, "w") as f:
+            f.write("data_dir = %s\npoll_tick_ms = 100\nauto_bisect = 0\ndetect_enabled = 0\n"
+                    "mail_poll_ms = 100\nsmtp_url = %s\nsmtp_starttls = none\n"
+                    "mail_from = regtrack bot <regtrack@example.org>\n"
+                    "public_url = https://perf.example.org/\nmail_retry_max_s = 1\n"
+                    % (os.path.join(cls.tmp, "data"), cls.sink.url))
+        cls.srv = Server(extra_args=["--config", conf])
+        repo = os.path.join(cls.tmp, "linux")
+        cls.base = inboxtree.make_base(repo)
+        r = cls.srv.post("/api/v1/trees", {"name": "demo", "url": repo, "branches": ["master"]},
+                         scope="admin")
+        assert r.status == 200, r
+        wait_until(lambda: [t for t in cls.srv.get("/api/v1/trees").json()
+                            if t["name"] == "demo" and t["commits"] >= 1], what="mirror")
+        r = cls.srv.post("/api/v1/plans", dict(PLAN, repeat=6), scope="admin")
+        assert r.status in (200, 201), r
+        r = cls.srv.post("/api/v1/workers/register",
+                         dict(cls.machine, capabilities=["qemu-x86_64"], fingerprint={}),
+                         scope="worker")
+        assert r.status == 200, r
+        cls.mid = r.json()["machine_id"]
+
+    @classmethod
+    def tearDownClass(cls):
+        rc = cls.srv.stop()
+        cls.sink.stop()
+        subprocess.run(["rm", "-rf", "--", cls.tmp], timeout=60)
+        assert rc == 0, "server exited %d" % rc
+
+    def work(self, change):
+        """Leases and completes every job there is; change(label) is the head's
+        factor of the request labelled so (1.0: no change)."""
+        from harness import result_doc
+        labels = {}
+        while True:
+            r = self.srv.post("/api/v1/jobs/lease", {"machine_id": self.mid, "wait_s": 0},
+                              scope="worker")
+            if r.status != 200:
+                return
+            job = r.json()["job"]
+            rid = job["request"]
+            if rid not in labels:
+                labels[rid] = self.srv.get("/api/v1/requests/%d" % rid).json()["label"]
+            head = job["side"] == "head"
+            f = change(labels[rid]) if head else 1.0
+            docs = [dict(result_doc("ab" * 20 if head else job["commit"],
+                                    testcase=job["testcase"], job_id=job["id"],
+                                    params=job["params"], kconfig=job["kconfig"],
+                                    compiler=job["compiler"], tree="demo", machine=self.machine,
+                                    metrics={"small-allocs.throughput": [1000.0 * f + i % 3]}),
+                         **({"patch_id": "fb" * 20, "base_commit": job["commit"]}
+                            if head else {}))
+                    for i in range(job["repeat"])]
+            r = self.srv.post("/api/v1/jobs/%d/complete" % job["id"],
+                              {"machine_id": self.mid, "status": "ok", "log_tail": "ok\n",
+                               "results": docs}, scope="worker")
+            self.assertEqual(r.status, 200, r)
+
+    def test_replies_in_thread(self):
+        path = os.path.join(self.tmp, "lm")
+        env = make_inbox(path)
+        deliver(path, env, fixtures())
+        r = self.srv.post("/api/v1/inboxes", {"name": "lm", "url": path, "poll_s": 1,
+                                               "plan": "lm-mm", "cc_list": True,
+                                               "lists": ["linux-mm@kvack.org"],
+                                               "paths": ["mm.c", "mm/"]}, scope="admin")
+        self.assertEqual(r.status, 200, r)
+        queued = ["sa-v1-0@example.org", "sa-v2-0@example.org", "tidy-1@example.org"]
+        wait_until(lambda: all(series(self.srv, "lm").get(a, {}).get("state") == "queued"
+                               for a in queued), timeout=120, what="3 series queued")
+        factors = {"<sa-v1-0@example.org>": 1.12, "<sa-v2-0@example.org>": 0.88,
+                   "<tidy-1@example.org>": 1.0}
+        self.work(lambda label: factors[label])
+        want = {"sa-v1-0@example.org": ("replied", "improvement"),
+                "sa-v2-0@example.org": ("replied", "regression"),
+                "tidy-1@example.org": ("tested", "no-change"),
+                "tidy-2@example.org": ("duplicate", None),
+                "noapply-1@example.org": ("not-applying", None),
+                "doc-1@example.org": ("filtered", None)}
+        got = wait_until(lambda: (lambda x: x if {a: (v["state"], v["verdict"])
+                                                  for a, v in x.items()} == want else None)(
+            series(self.srv, "lm")), timeout=120, what="series tested")
+        msgs = self.sink.wait_for(2)
+        time.sleep(3)  # later polls and mailer passes send nothing more
+        self.assertEqual(len(self.sink.messages), 2)
+        by = {m["msg"]["In-Reply-To"]: m for m in self.sink.messages}
+        self.assertEqual(set(by), {"<sa-v1-0@example.org>", "<sa-v2-0@example.org>"})
+        for anchor, verdict in (("sa-v1-0@example.org", "improvement"),
+                                ("sa-v2-0@example.org", "regression")):
+            m = by["<%s>" % anchor]
+            msg = m["msg"]
+            self.assertEqual(msg["References"], "<%s>" % anchor)
+            self.assertEqual(msg["To"], "dev@example.org")
+            self.assertEqual(msg["Cc"], "linux-mm@kvack.org")
+            self.assertEqual(sorted(m["rcpt_tos"]), ["dev@example.org", "linux-mm@kvack.org"])
+            self.assertTrue(msg["Subject"].startswith("Re: [PATCH"), msg["Subject"])
+            self.assertIn("mm: faster small allocs", msg["Subject"])
+            body = msg.get_content().replace("\r\n", "\n")
+            rid = got[anchor]["request_id"]
+            self.assertIn("https://perf.example.org/requests/%d" % rid, body)
+            self.assertIn("small-allocs.throughput", body)
+            self.assertIn(verdict, body)
+            self.assertEqual(got[anchor]["reply_outbox_id"] is not None, True)
+            if verdict == "regression":
+                self.assertIn("| Reported-by: regtrack <regtrack@example.org>\n"
+                              "| Closes: https://perf.example.org/requests/%d\n" % rid, body)
+            else:
+                self.assertNotIn("Reported-by", body)
+        self.assertTrue(by["<sa-v2-0@example.org>"]["msg"]["Subject"].startswith(
+            "Re: [PATCH v2 0/3]"))
+        self.assertEqual(int(self.srv.psql("SELECT count(*) FROM outbox WHERE kind = 'inbox'")),
+                         2)
+        del msgs
+
+
+if __name__ == "__main__":
+    unittest.main()
