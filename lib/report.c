@@ -112,7 +112,7 @@ static int links(struct buf *b, const struct report_input *in)
 }
 
 /*
- * The one step to call the alert a false alarm (issue 27): the page, where
+ * The one step to call the alert a false alarm: the page, where
  * an admin token has a button, and the CLI command that does the same
  * (POST /api/v1/regressions/{id}/invalid); nothing without a record.
  */

@@ -10,7 +10,7 @@
 #include "server/db/requests.h"
 
 /*
- * A/B requests (issue 18) beyond their HTTP handlers (api/requests.c):
+ * A/B requests beyond their HTTP handlers (api/requests.c):
  * resolving the refs a submission names in the tree's mirror, and the
  * verdict once both sides have their runs.
  *
@@ -26,7 +26,7 @@
  * is `same` (its CI inside +-floor), else `inconclusive` (too few runs or
  * an unknown metric direction).
  *
- * Deterministic measurement (issue 23, item 7): in an icount setup a
+ * Deterministic measurement: in an icount setup a
  * row's comparison is compare_deterministic() with the setup's A/A spread
  * of the metric from its history (server/aa_history.h, the request's own
  * commits left out), which may decide where the rank test cannot (3 vs
@@ -76,7 +76,7 @@ struct abtest_setup {
 };
 
 /*
- * `repeat` omitted (issue 18, how many runs): the runs a side from the
+ * `repeat` omitted: the runs a side from the
  * measured noise of each group's setup history (db_request_noise: the
  * pooled within-commit CV of run means at commits with repeated runs,
  * at least ABTEST_MIN_DF degrees of freedom): per metric (the case's;

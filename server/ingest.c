@@ -367,7 +367,7 @@ static void undo(PGconn *c, int nested)
  * worker knows. With poster_token, that token must be one that may post to
  * the job, else 403 (detail "job_id"): else any submit or worker token
  * could post runs into another's A/B request, bisect or tracking job and
- * turn its verdict (issue 35 item 1). One read of the job for all of it.
+ * turn its verdict. One read of the job for all of it.
  */
 static int check_job(PGconn *c, const struct resultdoc *d, long long poster_token, struct err *e)
 {

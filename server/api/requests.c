@@ -1,5 +1,5 @@
 /*
- * A/B requests (issue 18): a change tested against its base.
+ * A/B requests: a change tested against its base.
  *   POST /api/v1/requests (submit)       {request_fields[] below} -> 201 {id, state, url};
  *                                        "from_mail": a robot's report gives head, base,
  *                                        testcases, label; "dry_run": 200 (requests_mail.c)
