@@ -66,6 +66,11 @@ DOCUMENTED = {
     ("GET", "/api/v1/bisects"): READ,
     ("GET", "/api/v1/bisects/{}"): READ,
     ("POST", "/api/v1/bisects/{}/cancel"): ("submit", "admin"),
+    # inboxes: what a public list carried, read like the rest; registering one is admin's
+    ("GET", "/api/v1/inboxes"): READ,
+    ("POST", "/api/v1/inboxes"): ("admin",),
+    ("GET", "/api/v1/inboxes/{}/messages"): READ,
+    ("GET", "/api/v1/inboxes/{}/series"): READ,
     ("POST", "/api/v1/requests"): ("submit", "admin"),
     ("GET", "/api/v1/requests"): READ,
     ("GET", "/api/v1/requests/{}"): READ,

@@ -216,7 +216,7 @@ class InboxSeries(unittest.TestCase):
         self.assertEqual(set(reqs), {"<sa-v1-0@example.org>", "<sa-v2-0@example.org>",
                                      "<tidy-1@example.org>"})
         self.assertEqual(reqs["<sa-v1-0@example.org>"]["id"], v1["request_id"])
-        mbox = self.srv.get("/api/v1/requests/%d/mbox" % v1["request_id"]).body
+        mbox = self.srv.get("/api/v1/requests/%d/mbox" % v1["request_id"], scope="read").body
         self.assertEqual(mbox.count("\ndiff --git a/mm.c b/mm.c"), 3)
         self.assertIn("Reviewed-by: Rev Iewer <rev@example.org>", mbox)
         q = self.srv.get("/api/v1/requests/%d" % v1["request_id"]).json()
