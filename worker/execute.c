@@ -7,6 +7,7 @@
 #include "parse/perf_fold.h"
 #include "runcmd.h"
 #include "parse/parse.h"
+#include "worker/tools.h"
 #include "qemu.h"
 #include "runlogs.h"
 #include "wlog.h"
@@ -172,13 +173,19 @@ bad:
 	return 0;
 }
 
-/* "TESTCASE.KEY" -> [values] from the case's "key: value" text; NULL when none. */
+/*
+ * "TESTCASE.KEY" -> [values] from the case's "key: value" text; a tool
+ * case's output by its parser (worker/tools.h); NULL when none.
+ */
 static json_t *metrics_from_text(const char *testcase, const char *text, size_t len)
 {
 	json_t *doc, *metrics, *out, *vals;
+	const struct tool_case *tool = tools_case(testcase);
 	const char *key;
 	size_t i;
 
+	if (tool)
+		return tools_metrics(tool, text, len);
 	doc = parse_output_kv_trusted(text, len);
 	if (!doc)
 		return NULL;
@@ -210,6 +217,15 @@ static json_t *metrics_from_text(const char *testcase, const char *text, size_t 
 		return NULL;
 	}
 	return out;
+}
+
+/* run's "tools": the versions a tool case printed in log (worker/tools.h), when any */
+static void add_tool_versions(json_t *run, const char *log, size_t len)
+{
+	json_t *v = log ? tools_versions(log, len) : NULL;
+
+	if (v)
+		json_object_set_new(run, "tools", v);
 }
 
 /*
@@ -459,6 +475,7 @@ static int execute_host(const struct job_spec *spec, const struct worker_env *en
 		}
 		run = run_object(metrics, started, h.cmd.elapsed_s, "wallclock", "host", h.release,
 				 -1, (int)cpus, NULL, 0);
+		add_tool_versions(run, h.cmd.err.data, h.cmd.err.len);
 		json_object_set_new(run, "host_kernel",
 				    json_pack("{s:s, s:s, s:s?}", "release", h.release, "version",
 					      version.data, "compiler", *kcc ? kcc : NULL));
@@ -575,6 +592,11 @@ static int build_initramfs(const char *path, const struct worker_env *env,
 		if (syms.len)
 			initramfs_add_file(&ir, "regtrack/usersyms", 0644, syms.data, syms.len);
 	}
+	/* a tool case's tool with its libraries and loader (only then: the
+	 * other cases' initramfs stays as small as before) */
+	if (tools_case(spec->testcase) &&
+	    tools_add_root(&ir, env->cases_dir, env->arch, tools_case(spec->testcase), e) < 0)
+		goto out;
 	initramfs_add_file(&ir, "regtrack/job", 0644, job.data, job.len);
 	initramfs_finish(&ir);
 	rc = initramfs_write(&ir, path, e);
@@ -879,6 +901,7 @@ static int execute_kernel(const struct job_spec *spec, const struct worker_env *
 					 env->qemu_cpus > 0 ? env->qemu_cpus :
 							      2,
 					 env->arch, env->qemu_mem_mb > 0 ? env->qemu_mem_mb : 512);
+			add_tool_versions(run, q.log.data, q.log.len);
 			if (args->monitors && add_monitors(run, args->monitors, q.log.data) < 0) {
 				json_decref(run);
 				set_status(out, "run-failed");
