@@ -59,6 +59,14 @@ CASES = [
      {"nr_task": "1", "runtime": "0.2", "warmup": "0"},
      {"execl.lps": (1, 0, 1e7)},
      {}),
+    # a tool case (issue 32): the host's stress-ng, its output parsed by
+    # lib/parse/stress_ng.c into LKP's names
+    ("stress-ng",
+     {"stressor": "brk", "nr_threads": "1", "timeout": "1s"},
+     {"stress-ng.brk.ops": (1, 0, 1e12), "stress-ng.brk.ops_per_sec": (1, 0, 1e12),
+      "stress-ng.brk.nanosecs_per_sbrk_page_expand": (1, 0, 1e12),
+      "stress-ng.brk.nanosecs_per_sbrk_page_shrink": (1, 0, 1e12)},
+     {}),
 ]
 
 # unit and direction the registry (lib/stats/metric.c) gives: stored with
@@ -131,6 +139,10 @@ class CasesStoreTest(unittest.TestCase):
             for name, (n, low, high) in maybe.items():
                 if name in metrics:
                     self.check_values("%s %s (api)" % (tc, name), metrics[name], n, low, high)
+            if tc == "stress-ng":
+                # the version of the tool that ran, as it printed it
+                self.assertTrue(run["extra"].get("tools", {}).get("stress-ng", "").startswith(
+                    "stress-ng, version 0."), run)
             # nothing but the case's own keys
             for name in metrics:
                 self.assertTrue(name.startswith(tc + "."), (tc, name))
