@@ -530,7 +530,8 @@ class ToolCases(unittest.TestCase):
     def setUpClass(cls):
         cls.srv = Server()
         cls.table = case_table("stress-ng")
-        register(cls.srv, "fh-tools", "fh-tools-box", {"stress-ng": cls.table})
+        register(cls.srv, "fh-tools", "fh-tools-box",
+                 {"stress-ng": cls.table, "hackbench": case_table("hackbench")})
 
     @classmethod
     def tearDownClass(cls):
@@ -576,3 +577,15 @@ class ToolCases(unittest.TestCase):
             err = r.json()["error"]
             self.assertEqual((err["code"], err["detail"]), ("invalid_field", detail), err)
             self.assertIn(why, err["message"])
+
+    def test_hackbench_table(self):
+        r = job(self.srv, testcase="hackbench", tbox_group="fh-tools-box",
+                params={"mode": "threads", "ipc": "pipe", "groups": 4, "loops": 1000})
+        self.assertEqual(r.status, 201, r)
+        for params, detail, why in (
+                ({"mode": "thread"}, "params.mode", "'thread' is not one of process|threads"),
+                ({"ipc": "fifo"}, "params.ipc", "'fifo' is not one of socket|pipe"),
+                ({"groups": 0}, "params.groups", "'0' is out of range 1..10000")):
+            r = job(self.srv, testcase="hackbench", tbox_group="fh-tools-box", params=params)
+            self.assertEqual((r.status, r.json()["error"]["detail"]), (400, detail), r)
+            self.assertIn(why, r.json()["error"]["message"])

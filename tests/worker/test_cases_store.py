@@ -67,6 +67,14 @@ CASES = [
       "stress-ng.brk.nanosecs_per_sbrk_page_expand": (1, 0, 1e12),
       "stress-ng.brk.nanosecs_per_sbrk_page_shrink": (1, 0, 1e12)},
      {}),
+    # rt-tests' hackbench, two iterations: LKP's per-run figures and each
+    # iteration's KB/s
+    ("hackbench",
+     {"mode": "threads", "ipc": "pipe", "loops": "20", "iterations": "2"},
+     {"hackbench.throughput": (1, 0, 1e12), "hackbench.throughput_avg": (1, 0, 1e12),
+      "hackbench.throughput_worst": (1, 0, 1e12), "hackbench.throughput_best": (1, 0, 1e12),
+      "hackbench.iteration_throughput": (2, 0, 1e12)},
+     {}),
 ]
 
 # unit and direction the registry (lib/stats/metric.c) gives: stored with
@@ -139,10 +147,11 @@ class CasesStoreTest(unittest.TestCase):
             for name, (n, low, high) in maybe.items():
                 if name in metrics:
                     self.check_values("%s %s (api)" % (tc, name), metrics[name], n, low, high)
-            if tc == "stress-ng":
-                # the version of the tool that ran, as it printed it
-                self.assertTrue(run["extra"].get("tools", {}).get("stress-ng", "").startswith(
-                    "stress-ng, version 0."), run)
+            # a tool case: the version of the tool that ran, as it printed it
+            version = {"stress-ng": "stress-ng, version 0.", "hackbench": "hackbench V "}
+            if tc in version:
+                self.assertTrue(run["extra"].get("tools", {}).get(tc, "").startswith(
+                    version[tc]), run)
             # nothing but the case's own keys
             for name in metrics:
                 self.assertTrue(name.startswith(tc + "."), (tc, name))
