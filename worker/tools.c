@@ -16,6 +16,7 @@
 static const struct tool_case tool_cases[] = {
 	{ "stress-ng", "stress-ng", "stress-ng" },
 	{ "hackbench", "hackbench", "hackbench" },
+	{ "sysbench", "sysbench", "sysbench" },
 };
 
 #define MAX_ENTRIES 1024

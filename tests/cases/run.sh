@@ -253,6 +253,8 @@ check_arch() {
 	expect_fail "$arch stress-ng nr_threads=0" -- "${r[@]}" "$d/stress-ng" nr_threads=0
 	expect_fail "$arch hackbench mode=thread" -- "${r[@]}" "$d/hackbench" mode=thread
 	expect_fail "$arch hackbench groups=0" -- "${r[@]}" "$d/hackbench" groups=0
+	expect_fail "$arch sysbench test=fileio" -- "${r[@]}" "$d/sysbench" test=fileio
+	expect_fail "$arch sysbench time=0" -- "${r[@]}" "$d/sysbench" time=0
 	if "${r[@]}" "$d/stress-ng" --params-json | grep -q '"timeout":{"type":"duration","default":"10s","min":1,"max":86400'; then
 		ok
 		echo "ok   $arch stress-ng --params-json: timeout is a duration"

@@ -531,7 +531,8 @@ class ToolCases(unittest.TestCase):
         cls.srv = Server()
         cls.table = case_table("stress-ng")
         register(cls.srv, "fh-tools", "fh-tools-box",
-                 {"stress-ng": cls.table, "hackbench": case_table("hackbench")})
+                 {"stress-ng": cls.table, "hackbench": case_table("hackbench"),
+                  "sysbench": case_table("sysbench")})
 
     @classmethod
     def tearDownClass(cls):
@@ -587,5 +588,16 @@ class ToolCases(unittest.TestCase):
                 ({"ipc": "fifo"}, "params.ipc", "'fifo' is not one of socket|pipe"),
                 ({"groups": 0}, "params.groups", "'0' is out of range 1..10000")):
             r = job(self.srv, testcase="hackbench", tbox_group="fh-tools-box", params=params)
+            self.assertEqual((r.status, r.json()["error"]["detail"]), (400, detail), r)
+            self.assertIn(why, r.json()["error"]["message"])
+
+    def test_sysbench_table(self):
+        r = job(self.srv, testcase="sysbench", tbox_group="fh-tools-box",
+                params={"test": "memory", "nr_threads": "100%", "time": "1m"})
+        self.assertEqual(r.status, 201, r)
+        for params, detail, why in (
+                ({"test": "fileio"}, "params.test", "'fileio' is not one of cpu|memory|threads"),
+                ({"time": "10 s"}, "params.time", "is not a duration")):
+            r = job(self.srv, testcase="sysbench", tbox_group="fh-tools-box", params=params)
             self.assertEqual((r.status, r.json()["error"]["detail"]), (400, detail), r)
             self.assertIn(why, r.json()["error"]["message"])

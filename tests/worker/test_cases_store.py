@@ -75,6 +75,14 @@ CASES = [
       "hackbench.throughput_worst": (1, 0, 1e12), "hackbench.throughput_best": (1, 0, 1e12),
       "hackbench.iteration_throughput": (2, 0, 1e12)},
      {}),
+    # sysbench's cpu and memory tests (its own labels: lib/parse/sysbench.c)
+    ("sysbench", {"test": "cpu", "time": "1s"},
+     {"sysbench.events_per_sec": (1, 0, 1e12), "sysbench.total_events": (1, 0, 1e15),
+      "sysbench.latency_avg_ms": (1, 0, 1e6)},
+     {}),
+    ("sysbench", {"test": "memory", "nr_threads": "2", "time": "1s"},
+     {"sysbench.operations_per_sec": (1, 0, 1e15), "sysbench.MiB_per_sec": (1, 0, 1e12)},
+     {}),
 ]
 
 # unit and direction the registry (lib/stats/metric.c) gives: stored with
@@ -148,7 +156,8 @@ class CasesStoreTest(unittest.TestCase):
                 if name in metrics:
                     self.check_values("%s %s (api)" % (tc, name), metrics[name], n, low, high)
             # a tool case: the version of the tool that ran, as it printed it
-            version = {"stress-ng": "stress-ng, version 0.", "hackbench": "hackbench V "}
+            version = {"stress-ng": "stress-ng, version 0.", "hackbench": "hackbench V ",
+                       "sysbench": "sysbench 1."}
             if tc in version:
                 self.assertTrue(run["extra"].get("tools", {}).get(tc, "").startswith(
                     version[tc]), run)
