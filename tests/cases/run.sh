@@ -255,6 +255,18 @@ check_arch() {
 	expect_fail "$arch hackbench groups=0" -- "${r[@]}" "$d/hackbench" groups=0
 	expect_fail "$arch sysbench test=fileio" -- "${r[@]}" "$d/sysbench" test=fileio
 	expect_fail "$arch sysbench time=0" -- "${r[@]}" "$d/sysbench" time=0
+	# the tool is found in PATH past the tool case itself, which the guest's
+	# PATH lists first (/cases before /usr/bin): the host's stress-ng here
+	if [ ${#r[@]} -eq 0 ]; then
+		if PATH="$d:$PATH" "$d/stress-ng" stressor=brk nr_threads=1 timeout=1 \
+			>"$TMP/out" 2>"$TMP/err" && grep -q '^stress-ng: metrc: .* brk ' "$TMP/out" &&
+			grep -q '^regtrack-tool: stress-ng stress-ng, version ' "$TMP/err"; then
+			ok
+			echo "ok   $arch stress-ng with the case first in PATH: the tool ran, its version noted"
+		else
+			bad "$arch stress-ng with the case first in PATH: $(head -c 300 "$TMP/out" "$TMP/err")"
+		fi
+	fi
 	if "${r[@]}" "$d/stress-ng" --params-json | grep -q '"timeout":{"type":"duration","default":"10s","min":1,"max":86400'; then
 		ok
 		echo "ok   $arch stress-ng --params-json: timeout is a duration"

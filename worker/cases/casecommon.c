@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/sysinfo.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -321,8 +322,42 @@ static int param_set(struct case_param *p, const char *text, char *why, size_t w
 
 /* --- real tools ------------------------------------------------------------ */
 
+/*
+ * The tool's path: the first executable NAME of PATH that is not this
+ * program itself (the guest's PATH has /cases, where the tool case of the
+ * same name lies, before /usr/bin). new, caller frees; fatal when none.
+ */
+static char *tool_path(const char *name)
+{
+	const char *path = getenv("PATH"), *p;
+	struct stat self, st;
+	int have_self = stat("/proc/self/exe", &self) == 0;
+
+	for (p = path ? path : "/usr/bin:/bin"; *p;) {
+		size_t n = strcspn(p, ":");
+		char *cand;
+
+		if (n) {
+			size_t len = n + strlen(name) + 2;
+
+			cand = malloc(len);
+			if (!cand)
+				case_fatal("out of memory");
+			snprintf(cand, len, "%.*s/%s", (int)n, p, name);
+			if (!access(cand, X_OK) && !stat(cand, &st) && S_ISREG(st.st_mode) &&
+			    !(have_self && st.st_dev == self.st_dev && st.st_ino == self.st_ino))
+				return cand;
+			free(cand);
+		}
+		p += n + (p[n] == ':');
+	}
+	case_fatal("cannot find the tool '%s' in PATH (%s)", name, path ? path : "unset");
+}
+
 void case_tool_version(const char *tool, char *const argv[])
 {
+	char *bin = tool_path(argv[0]);
+
 	char out[4096], *line;
 	size_t len = 0;
 	int pfd[2], status;
@@ -338,9 +373,10 @@ void case_tool_version(const char *tool, char *const argv[])
 		dup2(pfd[1], 2);
 		close(pfd[0]);
 		close(pfd[1]);
-		execvp(argv[0], argv);
+		execv(bin, argv);
 		_exit(127);
 	}
+	free(bin);
 	close(pfd[1]);
 	for (;;) {
 		ssize_t r = read(pfd[0], out + len, sizeof(out) - 1 - len);
@@ -368,6 +404,7 @@ void case_tool_version(const char *tool, char *const argv[])
 
 int case_tool_exec(char *const argv[])
 {
+	char *bin = tool_path(argv[0]);
 	int status;
 	pid_t pid;
 
@@ -377,10 +414,11 @@ int case_tool_exec(char *const argv[])
 		case_fatal("fork: %s", strerror(errno));
 	if (pid == 0) {
 		dup2(1, 2);
-		execvp(argv[0], argv);
-		fprintf(stderr, "cannot run '%s': %s\n", argv[0], strerror(errno));
+		execv(bin, argv);
+		fprintf(stderr, "cannot run '%s': %s\n", bin, strerror(errno));
 		_exit(127);
 	}
+	free(bin);
 	case_measure_begin();
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;

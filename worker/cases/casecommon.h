@@ -158,8 +158,10 @@ int case_tasks_join(void);
 /* --- real tools (tool cases: stress-ng, hackbench, ...) ------------------ */
 
 /*
- * Run argv (argv[0] looked up in PATH: /usr/bin in the initramfs, where the
- * worker puts the tool's root tree, the host's PATH in host mode), its
+ * Run argv (argv[0] looked up in PATH, this very program skipped: the
+ * guest's PATH has the tool case of the same name in /cases before
+ * /usr/bin, where the worker puts the tool's root tree; the host's PATH in
+ * host mode), its
  * output to stderr in 4 KiB, and print its first non-empty line on stderr
  * as "regtrack-tool: TOOL LINE", which the worker records as the run's
  * tools.TOOL (worker/tools.h). For the tool's version: `stress-ng
