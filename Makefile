@@ -256,6 +256,7 @@ install-deploy:
 demo:
 	@deploy/install-deps
 	$(MAKE) all
+	deploy/fetch-tools
 	deploy/demo start
 
 demo-stop:

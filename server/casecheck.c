@@ -202,6 +202,15 @@ static int value_ok(const json_t *def, const json_t *val, char *why, size_t whyl
 				      "'%.100s' is neither a task count nor a percentage", t);
 		if (t[n - 1] == '%')
 			return 1; /* of the CPUs the machine has */
+	} else if (!strcmp(type, "duration")) {
+		/* "N", "Ns", "Nm", "Nh": seconds (casecommon.c's param_set) */
+		n = strlen(t);
+		snprintf(num, sizeof(num), "%.*s", (int)(n && strchr("smh", t[n - 1]) ? n - 1 : n),
+			 t);
+		if (n >= sizeof(num) || number_of(num, &d))
+			return refuse(why, whylen, "'%.100s' is not a duration (N, Ns, Nm or Nh)",
+				      t);
+		d *= t[n - 1] == 'm' ? 60 : t[n - 1] == 'h' ? 3600 : 1;
 	} else if (!strcmp(type, "choice")) {
 		return is_choice(choices ? choices : "", t) ?
 			       1 :

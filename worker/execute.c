@@ -7,6 +7,7 @@
 #include "parse/perf_fold.h"
 #include "runcmd.h"
 #include "parse/parse.h"
+#include "worker/tools.h"
 #include "qemu.h"
 #include "runlogs.h"
 #include "wlog.h"
@@ -162,13 +163,16 @@ bad:
 	return 0;
 }
 
-/* "TESTCASE.KEY" -> [values] from the case's "key: value" text; NULL when none. */
+/* see execute_int.h */
 json_t *exec_metrics_from_text(const char *testcase, const char *text, size_t len)
 {
 	json_t *doc, *metrics, *out, *vals;
+	const struct tool_case *tool = tools_case(testcase);
 	const char *key;
 	size_t i;
 
+	if (tool)
+		return tools_metrics(tool, text, len);
 	doc = parse_output_kv_trusted(text, len);
 	if (!doc)
 		return NULL;
@@ -200,6 +204,15 @@ json_t *exec_metrics_from_text(const char *testcase, const char *text, size_t le
 		return NULL;
 	}
 	return out;
+}
+
+/* see execute_int.h */
+void exec_add_tool_versions(json_t *run, const char *log, size_t len)
+{
+	json_t *v = log ? tools_versions(log, len) : NULL;
+
+	if (v)
+		json_object_set_new(run, "tools", v);
 }
 
 /*
@@ -585,6 +598,7 @@ static int execute_kernel(const struct job_spec *spec, const struct worker_env *
 					      args->icount ? "icount" : "wallclock", accel,
 					      br.release[0] ? br.release : k.release, br.guest_s,
 					      q.layout.vcpus, qemu_guest_json(&q));
+			exec_add_tool_versions(run, q.log.data, q.log.len);
 			if (args->monitors && add_monitors(run, args->monitors, q.log.data) < 0) {
 				json_decref(run);
 				exec_set_status(out, "run-failed");

@@ -186,6 +186,7 @@ int exec_host(const struct job_spec *spec, const struct worker_env *env,
 		}
 		run = exec_run_object(metrics, started, h.cmd.elapsed_s, "wallclock", "host",
 				      h.release, -1, (int)cpus, NULL);
+		exec_add_tool_versions(run, h.cmd.err.data, h.cmd.err.len);
 		json_object_set_new(run, "host_kernel",
 				    json_pack("{s:s, s:s, s:s?}", "release", h.release, "version",
 					      version.data, "compiler", *kcc ? kcc : NULL));

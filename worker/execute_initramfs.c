@@ -1,5 +1,6 @@
 /* The job's initramfs: /init, every case binary, the job file, perf when monitored. */
 #include "execute_int.h"
+#include "worker/tools.h"
 #include "initramfs.h"
 #include "monitors.h"
 #include "usersyms.h"
@@ -111,6 +112,11 @@ int exec_build_initramfs(const char *path, const struct worker_env *env,
 		if (syms.len)
 			initramfs_add_file(&ir, "regtrack/usersyms", 0644, syms.data, syms.len);
 	}
+	/* a tool case's tool with its libraries and loader (only then: the
+	 * other cases' initramfs stays as small as before) */
+	if (tools_case(spec->testcase) &&
+	    tools_add_root(&ir, env->cases_dir, env->arch, tools_case(spec->testcase), e) < 0)
+		goto out;
 	initramfs_add_file(&ir, "regtrack/job", 0644, job.data, job.len);
 	initramfs_finish(&ir);
 	rc = initramfs_write(&ir, path, e);

@@ -33,8 +33,14 @@ char *exec_tail_dup(const char *s, size_t len);
 /* Now as "YYYY-MM-DDTHH:MM:SSZ" into dst (n bytes). */
 void exec_now_rfc3339(char *dst, size_t n);
 
-/* "TESTCASE.KEY" -> [values] from a case's "key: value" text; new, or NULL when none. */
+/*
+ * "TESTCASE.KEY" -> [values] from a case's "key: value" text, a tool case's
+ * output by its parser (worker/tools.h); new, or NULL when none.
+ */
 json_t *exec_metrics_from_text(const char *testcase, const char *text, size_t len);
+
+/* run's "tools": the versions a tool case printed in log[0..len) (worker/tools.h), when any. */
+void exec_add_tool_versions(json_t *run, const char *log, size_t len);
 
 /* One run's own fields of the result document (execute.c says which); takes metrics and guest. */
 json_t *exec_run_object(json_t *metrics, const char *started_at, double duration_s,

@@ -7,7 +7,8 @@
  *   stress-ng.S.ops_per_sec   bogo ops/s (real time)
  *   stress-ng.S.NAME          an extra line "S  VALUE TEXT (average per
  *                             stressor)": NAME is TEXT without the trailing
- *                             "(… mean)"/"(average per stressor)" note and
+ *                             "(… mean)"/"(average per stressor)" note (0.15's
+ *                             "(geometic mean of N instances)" too) and
  *                             without parentheses, blanks as '_'
  *                             ("write128 MB/sec" -> "write128_MB/sec",
  *                             "memory rate (MB per sec)" -> "memory_rate_MB_per_sec")
@@ -49,21 +50,26 @@ static char *strip_prefix(char *s, char **level)
 
 static char *extra_name(const char *text)
 {
+	/* the note opens the last parenthesis: "(geometic mean of 1 instances)"
+	 * in 0.15 (the count of instances is a param, not part of the name) */
 	static const char *const notes[] = {
-		"(average per stressor)", "(geometic mean)",   "(geometric mean)",
-		"(harmonic mean)",	  "(arithmetic mean)",
+		"(average per stressor", "(geometic mean",   "(geometric mean",
+		"(harmonic mean",	 "(arithmetic mean",
 	};
-	char *t = xstrdup(text), *out = xmalloc(strlen(text) + 1);
+	char *t = xstrdup(text), *out = xmalloc(strlen(text) + 1), *open;
 	size_t n = 0;
 	int blank = 0;
 
 	parse_rtrim(t);
-	for (size_t i = 0; i < ARRAY_SIZE(notes); i++) {
-		size_t tl = strlen(t), nl = strlen(notes[i]);
+	open = strrchr(t, '(');
+	for (size_t i = 0; open && i < ARRAY_SIZE(notes); i++) {
+		size_t tl = strlen(t);
 
-		if (tl >= nl && !strcmp(t + tl - nl, notes[i])) {
-			t[tl - nl] = '\0';
+		if (t[tl - 1] == ')' && !strncmp(open, notes[i], strlen(notes[i])) &&
+		    strchr(") ", open[strlen(notes[i])])) {
+			*open = '\0';
 			parse_rtrim(t);
+			break;
 		}
 	}
 	for (const char *p = t; *p; p++) {

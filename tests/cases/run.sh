@@ -243,6 +243,36 @@ check_arch() {
 		"${r[@]}" "$d/exit-teardown" size=8 iterations=3 mrelease=off
 	expect_fail "$arch exit-teardown size=0" -- "${r[@]}" "$d/exit-teardown" size=0
 	expect_fail "$arch exit-teardown size too big" -- "${r[@]}" "$d/exit-teardown" size=1048576
+
+	# tool cases (issue 32): their output is the tool's (tests/worker and the
+	# kernel tier run them); here the table refuses bad params before any
+	# tool runs, and --params-json gives the duration type
+	expect_fail "$arch stress-ng stressor=nope" -- "${r[@]}" "$d/stress-ng" stressor=nope
+	expect_fail "$arch stress-ng timeout=5x" -- "${r[@]}" "$d/stress-ng" timeout=5x
+	expect_fail "$arch stress-ng timeout=25h" -- "${r[@]}" "$d/stress-ng" timeout=25h
+	expect_fail "$arch stress-ng nr_threads=0" -- "${r[@]}" "$d/stress-ng" nr_threads=0
+	expect_fail "$arch hackbench mode=thread" -- "${r[@]}" "$d/hackbench" mode=thread
+	expect_fail "$arch hackbench groups=0" -- "${r[@]}" "$d/hackbench" groups=0
+	expect_fail "$arch sysbench test=fileio" -- "${r[@]}" "$d/sysbench" test=fileio
+	expect_fail "$arch sysbench time=0" -- "${r[@]}" "$d/sysbench" time=0
+	# the tool is found in PATH past the tool case itself, which the guest's
+	# PATH lists first (/cases before /usr/bin): the host's stress-ng here
+	if [ ${#r[@]} -eq 0 ]; then
+		if PATH="$d:$PATH" "$d/stress-ng" stressor=brk nr_threads=1 timeout=1 \
+			>"$TMP/out" 2>"$TMP/err" && grep -q '^stress-ng: metrc: .* brk ' "$TMP/out" &&
+			grep -q '^regtrack-tool: stress-ng stress-ng, version ' "$TMP/err"; then
+			ok
+			echo "ok   $arch stress-ng with the case first in PATH: the tool ran, its version noted"
+		else
+			bad "$arch stress-ng with the case first in PATH: $(head -c 300 "$TMP/out" "$TMP/err")"
+		fi
+	fi
+	if "${r[@]}" "$d/stress-ng" --params-json | grep -q '"timeout":{"type":"duration","default":"10s","min":1,"max":86400'; then
+		ok
+		echo "ok   $arch stress-ng --params-json: timeout is a duration"
+	else
+		bad "$arch stress-ng --params-json: no duration timeout"
+	fi
 }
 
 check_arch x86_64

@@ -42,6 +42,15 @@ def small_allocs_table():
             "warmup": {"type": "int", "default": "1", "min": 0, "max": 1000000}}
 
 
+def case_table(name):
+    """NAME's table as the real case prints it (a tool case has no copy here:
+    `make cases` builds it; the test fails without it)."""
+    p = os.path.join(CASES_DIR, os.uname().machine, name)
+    out = subprocess.run([p, "--params-json"], capture_output=True, text=True, timeout=10,
+                         check=True)
+    return json.loads(out.stdout)
+
+
 def register(srv, host, tbox, cases=None, caps=("host",)):
     body = {"hostname": host, "arch": "x86_64", "tbox_group": tbox, "nr_cpus": 2,
             "memory_mb": 2048, "capabilities": list(caps), "fingerprint": {}}
@@ -511,3 +520,84 @@ class Tokens(unittest.TestCase):
         out = srv.cli("token", "revoke", "fh-nobody", check=False)
         self.assertEqual(out.returncode, 1)
         self.assertIn("no token of that name", out.stderr)
+
+
+class ToolCases(unittest.TestCase):
+    """Issue 32: a tool case (stress-ng) registers its table like the built-in
+    cases; a bad stressor, thread count or timeout is a 400 naming the param."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.srv = Server()
+        cls.table = case_table("stress-ng")
+        register(cls.srv, "fh-tools", "fh-tools-box",
+                 {"stress-ng": cls.table, "hackbench": case_table("hackbench"),
+                  "sysbench": case_table("sysbench")})
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.stop()
+
+    def job(self, params):
+        return job(self.srv, testcase="stress-ng", params=params, tbox_group="fh-tools-box")
+
+    def test_table(self):
+        t = self.table
+        self.assertEqual(sorted(t), ["nr_threads", "stressor", "timeout"])
+        self.assertEqual((t["stressor"]["type"], t["stressor"]["default"]), ("choice", "mmap"))
+        stressors = t["stressor"]["choices"].split("|")
+        for s in ("mmap", "brk", "fork", "futex", "pipe", "vm", "fault"):
+            self.assertIn(s, stressors)
+        self.assertGreater(len(stressors), 250)
+        self.assertEqual((t["nr_threads"]["type"], t["nr_threads"]["default"]), ("tasks", "100%"))
+        self.assertEqual((t["timeout"]["type"], t["timeout"]["min"], t["timeout"]["max"]),
+                         ("duration", 1, 86400))
+
+    def test_issue_example_accepted(self):
+        for params in ({"stressor": "mmap", "nr_threads": "100%", "timeout": "30s"},
+                       {"stressor": "brk", "nr_threads": 2, "timeout": 60},
+                       {"stressor": "futex", "timeout": "1.5m"}, {"timeout": "2h"}, {}):
+            r = self.job(params)
+            self.assertEqual(r.status, 201, (params, r))
+            self.assertEqual(r.json()["warnings"], [], params)
+
+    def test_bad_values_are_400_naming_the_param(self):
+        for params, detail, why in (
+                ({"stressor": "mmapp"}, "params.stressor",
+                 "bad value for param 'stressor' of stress-ng: 'mmapp' is not one of access|"),
+                ({"stressor": "--mmap"}, "params.stressor", "'--mmap' is not one of"),
+                ({"nr_threads": "all"}, "params.nr_threads", "'all' is neither a task count"),
+                ({"nr_threads": 0}, "params.nr_threads", "'0' is neither"),
+                ({"timeout": "30x"}, "params.timeout",
+                 "'30x' is not a duration (N, Ns, Nm or Nh)"),
+                ({"timeout": "0s"}, "params.timeout", "'0s' is out of range 1..86400"),
+                ({"timeout": "25h"}, "params.timeout", "'25h' is out of range 1..86400"),
+                ({"stresor": "mmap"}, "params.stresor", "unknown param 'stresor' of stress-ng")):
+            r = self.job(params)
+            self.assertEqual(r.status, 400, (params, r))
+            err = r.json()["error"]
+            self.assertEqual((err["code"], err["detail"]), ("invalid_field", detail), err)
+            self.assertIn(why, err["message"])
+
+    def test_hackbench_table(self):
+        r = job(self.srv, testcase="hackbench", tbox_group="fh-tools-box",
+                params={"mode": "threads", "ipc": "pipe", "groups": 4, "loops": 1000})
+        self.assertEqual(r.status, 201, r)
+        for params, detail, why in (
+                ({"mode": "thread"}, "params.mode", "'thread' is not one of process|threads"),
+                ({"ipc": "fifo"}, "params.ipc", "'fifo' is not one of socket|pipe"),
+                ({"groups": 0}, "params.groups", "'0' is out of range 1..10000")):
+            r = job(self.srv, testcase="hackbench", tbox_group="fh-tools-box", params=params)
+            self.assertEqual((r.status, r.json()["error"]["detail"]), (400, detail), r)
+            self.assertIn(why, r.json()["error"]["message"])
+
+    def test_sysbench_table(self):
+        r = job(self.srv, testcase="sysbench", tbox_group="fh-tools-box",
+                params={"test": "memory", "nr_threads": "100%", "time": "1m"})
+        self.assertEqual(r.status, 201, r)
+        for params, detail, why in (
+                ({"test": "fileio"}, "params.test", "'fileio' is not one of cpu|memory|threads"),
+                ({"time": "10 s"}, "params.time", "is not a duration")):
+            r = job(self.srv, testcase="sysbench", tbox_group="fh-tools-box", params=params)
+            self.assertEqual((r.status, r.json()["error"]["detail"]), (400, detail), r)
+            self.assertIn(why, r.json()["error"]["message"])

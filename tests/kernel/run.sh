@@ -23,7 +23,12 @@
 #   4. arm64-tiny-mm cross-built and booted twice in qemu-system-aarch64 -M
 #      virt under icount, the second time profiled as on x86_64;
 #   5. on both arches, the other four cases (execl, proc-vs-map, page-fault,
-#      exit-teardown) booted once each under icount, their key metric checked.
+#      exit-teardown) booted once each under icount, their key metric checked,
+#      and the tool cases stress-ng and hackbench (issue 32: Debian's
+#      stress-ng and rt-tests of the arch with their libraries in the
+#      initramfs, deploy/fetch-tools) once each, their parsed metrics (LKP's
+#      stress-ng.brk.ops, .ops_per_sec, hackbench.throughput, ...) positive
+#      and finite and the tool's version recorded in the run.
 #      exit-teardown runs on base + a patch (an A/B request's head job: git
 #      am of an mbox, the sha and the series' patch-id recorded), which
 #      replaces its base boot; on x86_64 an mbox that does not apply fails
@@ -71,10 +76,16 @@ if [[ -z "${REGTRACK_EXEC_JOB:-}" ]]; then
 	REGTRACK_EXEC_JOB=$ROOT/build/kernel-test/tests/kernel/exec_job
 fi
 for a in $ARCHES; do
-	for f in init small-allocs execl proc-vs-map page-fault exit-teardown; do
+	for f in init small-allocs execl proc-vs-map page-fault exit-teardown stress-ng hackbench; do
 		[[ -x bin/cases/$a/$f ]] || { echo "kernel tests: bin/cases/$a/$f missing (make cases)" >&2; exit 1; }
 	done
 done
+# the tool cases' tools (Debian's packages of each arch, cached in
+# var/cache/tools: seconds when nothing changed)
+t0=$(date +%s)
+# shellcheck disable=SC2086
+deploy/fetch-tools $ARCHES || { echo "kernel tests: deploy/fetch-tools failed" >&2; exit 1; }
+echo "tools: $(cat bin/cases/tools/*/{stress-ng,hackbench}/VERSION | sort -u | tr '\n' ' ')($(( $(date +%s) - t0 )) s)"
 
 t0=$(date +%s)
 BASE=$(deploy/make-kernel-tree "$CACHE/linux") || { echo "kernel tests: make-kernel-tree failed" >&2; exit 1; }
@@ -150,6 +161,22 @@ check_runs() {
 		bad "$label: runs do not match"; jq -c .runs "$j" >&2
 	fi
 	jq -r '.runs[] | "   run: throughput \(.metrics["small-allocs.throughput"][0]) KB/s, \(.mode)/\(.accel), kernel \(.kernel_release), \(.duration_s * 10 | floor / 10) s"' "$j"
+}
+
+# check_tool LABEL TOOL METRICS VERSION_PREFIX : a tool case's run (issue 32)
+# has each of METRICS (LKP's names, by the tool's parser) with positive,
+# finite values, and the version the tool printed in the guest
+check_tool() {
+	local label=$1 tool=$2 names=$3 vprefix=$4 j=$TMP/$1.json m v
+	for m in $names; do
+		jq -e --arg k "$m" '.runs[0].metrics[$k] | length >= 1 and
+			all(.[]; type == "number" and . > 0 and . < 1e300)' "$j" >/dev/null &&
+			ok "$label: $m $(jq -c --arg k "$m" '.runs[0].metrics[$k]' "$j")" ||
+			bad "$label: no positive finite $m (have $(jq -c '.runs[0].metrics | keys' "$j"))"
+	done
+	v=$(jq -r --arg t "$tool" '.runs[0].tools[$t] // ""' "$j")
+	[[ $v == "$vprefix"* ]] && ok "$label: tools.$tool '$v'" ||
+		bad "$label: tools.$tool '$v', want '$vprefix...'"
 }
 
 # check_kernel_outcome LABEL : the final .config and the serial log came back
@@ -374,7 +401,9 @@ for arch in $ARCHES; do
 	for spec in 'execl|execl.lps|{"runtime": 0.3}' \
 		    'proc-vs-map|proc-vs-map.median_ms|{"nsamples": 2, "duration": 0.2, "region_mb": 8}' \
 		    'page-fault|page-fault.ops_per_sec|{"size_mb": 16, "runtime": 0.3}' \
-		    'exit-teardown|exit-teardown.teardown_ms|{"size": 8, "iterations": 2}'; do
+		    'exit-teardown|exit-teardown.teardown_ms|{"size": 8, "iterations": 2}' \
+		    'stress-ng|stress-ng.brk.ops_per_sec|{"stressor": "brk", "nr_threads": 1, "timeout": "1s"}' \
+		    'hackbench|hackbench.throughput|{"mode": "threads", "ipc": "pipe", "loops": 20, "iterations": 2}'; do
 		IFS='|' read -r tc key params <<<"$spec"
 		params=$(jq -c '. + {"measure": "icount"}' <<<"$params")
 		# the last case's boot is of base + the patch: an A/B request's head job
@@ -397,6 +426,14 @@ for arch in $ARCHES; do
 			"$TMP/$arch-$tc.json" >/dev/null; then
 			ok "$arch-$tc: $key $(jq -c --arg k "$key" '.runs[0].metrics[$k]' "$TMP/$arch-$tc.json") in the guest"
 			guest_specs+=("$TMP/$arch-$tc.json|$arch|$kc|$tc|$commit|$params")
+			case $tc in
+			stress-ng)
+				check_tool $arch-$tc stress-ng \
+					'stress-ng.brk.ops stress-ng.brk.ops_per_sec' 'stress-ng, version ' ;;
+			hackbench)
+				check_tool $arch-$tc hackbench 'hackbench.throughput hackbench.throughput_avg
+					hackbench.iteration_throughput' 'hackbench V ' ;;
+			esac
 		else
 			bad "$arch-$tc: status $(jq -r .status "$TMP/$arch-$tc.json" 2>/dev/null) (rc $rc)"
 			jq -r .log_tail "$TMP/$arch-$tc.json" 2>/dev/null | tail -15 >&2

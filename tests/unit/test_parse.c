@@ -541,6 +541,24 @@ static void test_stress_ng_misc(void **state UNUSED)
 	json_decref(doc);
 }
 
+/* Debian 12's stress-ng 0.15.06 as the stress-ng tool case runs it (issue 32):
+ * the "metrc:" layout and extra lines noted "(geometic mean of 1 instances)",
+ * a note the names leave out */
+static void test_stress_ng_debian12(void **state UNUSED)
+{
+	json_t *doc = parse_fixture("stress-ng", "stress-ng-0.15.06-brk-debian12.txt");
+
+	assert_string_equal(status(doc), "ok");
+	assert_rel(val(doc, "stress-ng.brk.ops", 0), 4609, 1e-12, "ops");
+	assert_rel(val(doc, "stress-ng.brk.ops_per_sec", 0), 3997.12, 1e-12, "ops/s");
+	assert_rel(val(doc, "stress-ng.brk.nanosecs_per_sbrk_page_expand", 0), 1807.66, 1e-12,
+		   "expand");
+	assert_rel(val(doc, "stress-ng.brk.nanosecs_per_sbrk_page_shrink", 0), 58.67, 1e-12,
+		   "shrink");
+	assert_int_equal(nvalues(doc), 4);
+	json_decref(doc);
+}
+
 /* A full two-pass report in UnixBench 5.1.3's layout (written after its
  * Run script, numbers made up): per-copies names, index, score. */
 static void test_unixbench_two_passes(void **state UNUSED)
@@ -2001,6 +2019,7 @@ int main(void)
 		cmocka_unit_test(test_wis_scalability),
 		cmocka_unit_test(test_wis_per_task_count),
 		cmocka_unit_test(test_stress_ng_misc),
+		cmocka_unit_test(test_stress_ng_debian12),
 		cmocka_unit_test(test_unixbench_two_passes),
 		cmocka_unit_test(test_stress_ng_new_layout),
 		cmocka_unit_test(test_perf_stat_csv_interval),

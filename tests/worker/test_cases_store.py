@@ -59,6 +59,30 @@ CASES = [
      {"nr_task": "1", "runtime": "0.2", "warmup": "0"},
      {"execl.lps": (1, 0, 1e7)},
      {}),
+    # a tool case (issue 32): the host's stress-ng, its output parsed by
+    # lib/parse/stress_ng.c into LKP's names
+    ("stress-ng",
+     {"stressor": "brk", "nr_threads": "1", "timeout": "1s"},
+     {"stress-ng.brk.ops": (1, 0, 1e12), "stress-ng.brk.ops_per_sec": (1, 0, 1e12),
+      "stress-ng.brk.nanosecs_per_sbrk_page_expand": (1, 0, 1e12)},
+     # a shrink too quick to time prints 0.00 (seen in a guest)
+     {"stress-ng.brk.nanosecs_per_sbrk_page_shrink": (1, -1, 1e12)}),
+    # rt-tests' hackbench, two iterations: LKP's per-run figures and each
+    # iteration's KB/s
+    ("hackbench",
+     {"mode": "threads", "ipc": "pipe", "loops": "20", "iterations": "2"},
+     {"hackbench.throughput": (1, 0, 1e12), "hackbench.throughput_avg": (1, 0, 1e12),
+      "hackbench.throughput_worst": (1, 0, 1e12), "hackbench.throughput_best": (1, 0, 1e12),
+      "hackbench.iteration_throughput": (2, 0, 1e12)},
+     {}),
+    # sysbench's cpu and memory tests (its own labels: lib/parse/sysbench.c)
+    ("sysbench", {"test": "cpu", "time": "1s"},
+     {"sysbench.events_per_sec": (1, 0, 1e12), "sysbench.total_events": (1, 0, 1e15),
+      "sysbench.latency_avg_ms": (1, 0, 1e6)},
+     {}),
+    ("sysbench", {"test": "memory", "nr_threads": "2", "time": "1s"},
+     {"sysbench.operations_per_sec": (1, 0, 1e15), "sysbench.MiB_per_sec": (1, 0, 1e12)},
+     {}),
 ]
 
 # unit and direction the registry (lib/stats/metric.c) gives: stored with
@@ -131,6 +155,12 @@ class CasesStoreTest(unittest.TestCase):
             for name, (n, low, high) in maybe.items():
                 if name in metrics:
                     self.check_values("%s %s (api)" % (tc, name), metrics[name], n, low, high)
+            # a tool case: the version of the tool that ran, as it printed it
+            version = {"stress-ng": "stress-ng, version 0.", "hackbench": "hackbench V ",
+                       "sysbench": "sysbench 1."}
+            if tc in version:
+                self.assertTrue(run["extra"].get("tools", {}).get(tc, "").startswith(
+                    version[tc]), run)
             # nothing but the case's own keys
             for name in metrics:
                 self.assertTrue(name.startswith(tc + "."), (tc, name))

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/sysinfo.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -196,6 +197,8 @@ static void usage(const char *summary, const struct case_param *p, size_t n)
 			fprintf(stderr, " (%s)", p[i].choices);
 		else if (p[i].type == CASE_PARAM_STRING)
 			fprintf(stderr, " (text)");
+		else if (p[i].type == CASE_PARAM_DURATION)
+			fprintf(stderr, " (N[s|m|h], %.15g..%.15g s)", p[i].min, p[i].max);
 		else if (p[i].type == CASE_PARAM_TASKS)
 			fprintf(stderr, " (N or P%% of CPUs, %.15g..%.15g)", p[i].min, p[i].max);
 		else
@@ -272,6 +275,17 @@ static int param_set(struct case_param *p, const char *text, char *why, size_t w
 			d = 1e6;
 		l = (long)d;
 		break;
+	case CASE_PARAM_DURATION:
+		errno = 0;
+		d = strtod(text, &end);
+		if (!*text || end == text || errno || !isfinite(d) ||
+		    (*end && (end[1] || !strchr("smh", *end)))) {
+			snprintf(why, whylen, "'%s' is not a duration (N, Ns, Nm or Nh)", text);
+			return -1;
+		}
+		d *= *end == 'm' ? 60 : *end == 'h' ? 3600 : 1;
+		l = 0;
+		break;
 	case CASE_PARAM_STRING:
 		if (!*text || (double)strlen(text) > p->max) {
 			snprintf(why, whylen, "'%s' is empty or longer than %.0f bytes", text,
@@ -306,6 +320,118 @@ static int param_set(struct case_param *p, const char *text, char *why, size_t w
 	return 0;
 }
 
+/* --- real tools ------------------------------------------------------------ */
+
+/*
+ * The tool's path: the first executable NAME of PATH that is not this
+ * program itself (the guest's PATH has /cases, where the tool case of the
+ * same name lies, before /usr/bin). new, caller frees; fatal when none.
+ */
+static char *tool_path(const char *name)
+{
+	const char *path = getenv("PATH"), *p;
+	struct stat self, st;
+	int have_self = stat("/proc/self/exe", &self) == 0;
+
+	for (p = path ? path : "/usr/bin:/bin"; *p;) {
+		size_t n = strcspn(p, ":");
+		char *cand;
+
+		if (n) {
+			size_t len = n + strlen(name) + 2;
+
+			cand = malloc(len);
+			if (!cand)
+				case_fatal("out of memory");
+			snprintf(cand, len, "%.*s/%s", (int)n, p, name);
+			if (!access(cand, X_OK) && !stat(cand, &st) && S_ISREG(st.st_mode) &&
+			    !(have_self && st.st_dev == self.st_dev && st.st_ino == self.st_ino))
+				return cand;
+			free(cand);
+		}
+		p += n + (p[n] == ':');
+	}
+	case_fatal("cannot find the tool '%s' in PATH (%s)", name, path ? path : "unset");
+}
+
+void case_tool_version(const char *tool, char *const argv[])
+{
+	char *bin = tool_path(argv[0]);
+
+	char out[4096], *line;
+	size_t len = 0;
+	int pfd[2], status;
+	pid_t pid;
+
+	if (pipe(pfd) < 0)
+		case_fatal("pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		case_fatal("fork: %s", strerror(errno));
+	if (pid == 0) {
+		dup2(pfd[1], 1);
+		dup2(pfd[1], 2);
+		close(pfd[0]);
+		close(pfd[1]);
+		execv(bin, argv);
+		_exit(127);
+	}
+	free(bin);
+	close(pfd[1]);
+	for (;;) {
+		ssize_t r = read(pfd[0], out + len, sizeof(out) - 1 - len);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+		if (len == sizeof(out) - 1)
+			break;
+	}
+	close(pfd[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		case_fatal("cannot run '%s' (not in PATH?)", argv[0]);
+	out[len] = '\0';
+	for (line = out; *line == '\n' || *line == ' '; line++)
+		;
+	line[strcspn(line, "\n")] = '\0';
+	fprintf(stderr, "regtrack-tool: %s %s\n", tool, *line ? line : "unknown");
+	fflush(stderr);
+}
+
+int case_tool_exec(char *const argv[])
+{
+	char *bin = tool_path(argv[0]);
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		case_fatal("fork: %s", strerror(errno));
+	if (pid == 0) {
+		dup2(1, 2);
+		execv(bin, argv);
+		fprintf(stderr, "cannot run '%s': %s\n", bin, strerror(errno));
+		_exit(127);
+	}
+	free(bin);
+	case_measure_begin();
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	case_measure_end();
+	if (WIFSIGNALED(status)) {
+		case_note("'%s' killed by signal %d", argv[0], WTERMSIG(status));
+		return 1;
+	}
+	if (WEXITSTATUS(status) == 127)
+		case_note("'%s' could not be run", argv[0]);
+	return WEXITSTATUS(status);
+}
+
 /* s as a JSON string on stdout: the table's texts are literals, but quote anyway */
 static void json_str(const char *s)
 {
@@ -324,11 +450,11 @@ static void json_str(const char *s)
 /* The parameter table as one JSON object on stdout (see casecommon.h). */
 static void params_json(const struct case_param *params, size_t n)
 {
-	static const char *const types[] = { [CASE_PARAM_INT] = "int",
-					     [CASE_PARAM_DOUBLE] = "double",
-					     [CASE_PARAM_CHOICE] = "choice",
-					     [CASE_PARAM_TASKS] = "tasks",
-					     [CASE_PARAM_STRING] = "string" };
+	static const char *const types[] = {
+		[CASE_PARAM_INT] = "int",	[CASE_PARAM_DOUBLE] = "double",
+		[CASE_PARAM_CHOICE] = "choice", [CASE_PARAM_TASKS] = "tasks",
+		[CASE_PARAM_STRING] = "string", [CASE_PARAM_DURATION] = "duration"
+	};
 	size_t i;
 
 	putchar('{');

@@ -21,12 +21,14 @@
 /* --- parameters ---------------------------------------------------------- */
 
 enum case_param_type {
-	CASE_PARAM_INT,	   /* decimal integer in [min, max] -> ival */
-	CASE_PARAM_DOUBLE, /* finite decimal real in [min, max] -> dval */
-	CASE_PARAM_CHOICE, /* one word of choices "a|b|c" -> sval, ival = its index */
-	CASE_PARAM_TASKS,  /* "N" tasks, or "P%" of the online CPUs (rounded down,
-			    * at least 1), as LKP's nr_task -> ival in [min, max] */
-	CASE_PARAM_STRING, /* any text of 1..max bytes (a path, ...) -> sval */
+	CASE_PARAM_INT,	     /* decimal integer in [min, max] -> ival */
+	CASE_PARAM_DOUBLE,   /* finite decimal real in [min, max] -> dval */
+	CASE_PARAM_CHOICE,   /* one word of choices "a|b|c" -> sval, ival = its index */
+	CASE_PARAM_TASKS,    /* "N" tasks, or "P%" of the online CPUs (rounded down,
+			      * at least 1), as LKP's nr_task -> ival in [min, max] */
+	CASE_PARAM_STRING,   /* any text of 1..max bytes (a path, ...) -> sval */
+	CASE_PARAM_DURATION, /* "N", "Ns", "Nm" or "Nh" (N a decimal, as stress-ng's
+			      * --timeout) -> dval seconds in [min, max] */
 };
 
 /*
@@ -152,6 +154,29 @@ void case_tasks_go(void);
 
 /* Wait for every task; 0 when all returned 0, else -1 (with a note per failed task). */
 int case_tasks_join(void);
+
+/* --- real tools (tool cases: stress-ng, hackbench, ...) ------------------ */
+
+/*
+ * Run argv (argv[0] looked up in PATH, this very program skipped: the
+ * guest's PATH has the tool case of the same name in /cases before
+ * /usr/bin, where the worker puts the tool's root tree; the host's PATH in
+ * host mode), its
+ * output to stderr in 4 KiB, and print its first non-empty line on stderr
+ * as "regtrack-tool: TOOL LINE", which the worker records as the run's
+ * tools.TOOL (worker/tools.h). For the tool's version: `stress-ng
+ * --version`. A tool that cannot be run is fatal (exit 1).
+ */
+void case_tool_version(const char *tool, char *const argv[]);
+
+/*
+ * Run the tool (argv as above) with its stdout and stderr both on the
+ * case's stdout (the worker parses the text with the tool's parser), as the
+ * measured phase (case_measure_begin/_end around it), and wait for it.
+ * Returns its exit status, 1 when it was killed by a signal (noted) or
+ * could not be run (127 from the child: noted).
+ */
+int case_tool_exec(char *const argv[]);
 
 /* --- the measured phase, for perf ---------------------------------------- */
 

@@ -458,7 +458,7 @@ int main(void)
 	mount_one("sysfs", "/sys", "sysfs", NULL);
 	mount_one("devtmpfs", "/dev", "devtmpfs", NULL);
 	mount_one("tmpfs", "/tmp", "tmpfs", "mode=1777");
-	setenv("PATH", "/cases:/bin:/sbin", 1);
+	setenv("PATH", "/cases:/bin:/sbin:/usr/bin", 1); /* a tool case's tool: /usr/bin */
 	setenv("HOME", "/tmp", 1);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
