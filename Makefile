@@ -121,7 +121,9 @@ $(B)/tests/%: $(B)/tests/unit/%.o $(SERVER_A) $(WORKER_A) $(LIB_A)
 
 # --- benchmark cases: static binaries per arch (worker/cases/*.c) ---------
 CASE_SRC   := $(wildcard worker/cases/*.c)
-CASE_NAMES := $(filter-out casecommon,$(basename $(notdir $(CASE_SRC))))
+# casecommon.c and casetasks.c are linked into every case, not cases themselves
+CASE_COMMON := worker/cases/casecommon.c worker/cases/casetasks.c
+CASE_NAMES := $(filter-out casecommon casetasks,$(basename $(notdir $(CASE_SRC))))
 # -fno-omit-frame-pointer: perf record -g walks user stacks by frame
 # pointer; without it (x86_64's -O2 default) a case's callers are garbage
 # (aarch64 keeps frame records anyway). -static without -static-pie is
@@ -138,7 +140,7 @@ cases: $(CASES_X86) $(if $(shell command -v $(AARCH64_CC) 2>/dev/null),$(CASES_A
 CASE_LIB := lib/clock.c
 # a stamp named by the flags' hash: the cases are rebuilt when CASE_CFLAGS change
 CASE_STAMP := bin/cases/.flags-$(shell printf '%s' '$(CASE_CFLAGS)' | md5sum | cut -c1-12)
-CASE_DEPS := $(wildcard worker/cases/*.h) worker/cases/casecommon.c lib/banned.h lib/clock.h $(CASE_LIB) \
+CASE_DEPS := $(wildcard worker/cases/*.h) $(CASE_COMMON) lib/banned.h lib/clock.h $(CASE_LIB) \
 	$(CASE_STAMP)
 $(CASE_STAMP):
 	@mkdir -p $(dir $@)
@@ -146,10 +148,10 @@ $(CASE_STAMP):
 	@touch $@
 bin/cases/x86_64/%: worker/cases/%.c $(CASE_DEPS)
 	@mkdir -p $(dir $@)
-	$(if $(filter x86_64,$(HOST_ARCH)),$(CC),x86_64-linux-gnu-gcc) $(CASE_CFLAGS) -Ilib -o $@ $< worker/cases/casecommon.c $(CASE_LIB) -lm
+	$(if $(filter x86_64,$(HOST_ARCH)),$(CC),x86_64-linux-gnu-gcc) $(CASE_CFLAGS) -Ilib -o $@ $< $(CASE_COMMON) $(CASE_LIB) -lm
 bin/cases/aarch64/%: worker/cases/%.c $(CASE_DEPS)
 	@mkdir -p $(dir $@)
-	$(if $(filter aarch64,$(HOST_ARCH)),$(CC),$(AARCH64_CC)) $(CASE_CFLAGS) -Ilib -o $@ $< worker/cases/casecommon.c $(CASE_LIB) -lm
+	$(if $(filter aarch64,$(HOST_ARCH)),$(CC),$(AARCH64_CC)) $(CASE_CFLAGS) -Ilib -o $@ $< $(CASE_COMMON) $(CASE_LIB) -lm
 
 # --- guest /init for the worker's initramfs (worker/init/init.c) ---------
 # Built beside the cases (bin/cases/ARCH/init); execute.c packs it as /init.

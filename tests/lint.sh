@@ -92,4 +92,27 @@ if ! tests/lint-server.sh >&2; then
 	fail "server/ breaks its structure rules (above)"
 fi
 
+# --- lib/, worker/, cli/: size by job, no history in comments ----------------
+# first each rule on a planted violation in a scratch tree (a rule that
+# cannot fail checks nothing), then the tree itself
+plant=$(mktemp -d)
+mkdir -p "$plant/lib" "$plant/worker"
+{ echo '/* one job */'; for i in $(seq 700); do echo "int v$i;"; done; } > "$plant/lib/long.c"
+printf '%s\n' '/* the lease check (issue 35): why it is here */' 'int x;' > "$plant/worker/old.c"
+planted=$(tests/lint-tree.sh "$plant/lib" "$plant/worker" 2>&1 || true)
+case $planted in
+*"lib/long.c:1: 701 lines"*"worker/old.c:1: 'issue 35'"*) ;;
+*) fail "tests/lint-tree.sh missed a planted violation: ${planted:-nothing reported}" ;;
+esac
+{ echo '/* Longer than 700 lines because: a planted table */'; tail -n +2 "$plant/lib/long.c"; } > "$plant/lib/long2.c"
+rm "$plant/lib/long.c"
+printf '%s\n' '/* the lease check: why it is here */' 'int x;' > "$plant/worker/old.c"
+if ! planted=$(tests/lint-tree.sh "$plant/lib" "$plant/worker" 2>&1); then
+	fail "tests/lint-tree.sh flags a clean planted tree: $planted"
+fi
+rm -rf "$plant"
+if ! tests/lint-tree.sh >&2; then
+	fail "lib/, worker/, cli/ or comments break the tree rules (above)"
+fi
+
 exit $bad

@@ -182,7 +182,7 @@ int case_tool_exec(char *const argv[]);
 
 /*
  * Mark the start and the end of the measured phase for the monitors that
- * run around the case (issue 22): the guest /init, or the worker in host
+ * run around the case: the guest /init, or the worker in host
  * mode, starts `perf record` and `perf stat` with their events disabled
  * (-D -1) and hands each one's control pipes (`--control fd:CTL,ACK`) to the
  * case as REGTRACK_PERF_CTL="CTL,ACK[;CTL,ACK]" (inherited fd numbers).

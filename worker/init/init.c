@@ -8,7 +8,7 @@
  *	case NAME          run /cases/NAME ("none": run nothing, just report)
  *	timeout SECONDS    kill the case after this long (default 600)
  *	arg KEY=VALUE      one argument, in order (repeatable)
- *	monitor NAME       perf-profile or perf-stat (repeatable; issue 22):
+ *	monitor NAME       perf-profile or perf-stat (repeatable):
  *	                   run the case under /bin/perf, which the worker puts
  *	                   in the initramfs only then
  * and the kernel command line may override it: rt.case=NAME,
