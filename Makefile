@@ -202,7 +202,7 @@ lint:
 check-unit: $(TESTS) bin/cases/x86_64/small-allocs $(filter $(CASES_ARM),$(if $(shell command -v $(AARCH64_CC) 2>/dev/null),bin/cases/aarch64/small-allocs))
 	@set -e; for t in $(TESTS); do echo "== $$t"; $$t; done
 
-check-integration: $(PROGRAMS)
+check-integration: $(PROGRAMS) $(CASES_X86)
 	REGTRACK_BIN=$(CURDIR)/$(BIN) tests/integration/run.sh
 
 # Each tier is a tests/TIER/run.sh script: the script gets REGTRACK_BIN.

@@ -109,7 +109,8 @@ int mailhdr_date(const char *value, time_t *t)
 	if (sscanf(p, " %c%4d%n", &sign, &zh, &n) != 2 || (sign != '+' && sign != '-') || n < 5)
 		return -1;
 	m = strlen(mon) == 3 ? strstr(months, mon) : NULL;
-	if (!m || (m - months) % 3 || d < 1 || d > 31 || H > 23 || M > 59 || S > 60 || y < 1970)
+	if (!m || (m - months) % 3 || d < 1 || d > 31 || H > 23 || M > 59 || S > 60 || y < 1970 ||
+	    y > 9999)
 		return -1;
 	tm.tm_year = y - 1900;
 	tm.tm_mon = (int)((m - months) / 3);

@@ -303,7 +303,7 @@ static int check(struct server *srv, PGconn *c, const struct db_inbox_filter *f,
 	const char *state = NULL;
 	long long dup, request = 0;
 	int ret = -1;
-	struct err ge;
+	struct err ge = { 0 };
 
 	snprintf(thread_path, sizeof(thread_path), "%s/thread.mbox", tmp);
 	snprintf(am_path, sizeof(am_path), "%s/series.mbox", tmp);
@@ -333,7 +333,8 @@ static int check(struct server *srv, PGconn *c, const struct db_inbox_filter *f,
 		if (run(argv, tmp, env, NULL, timeout, &am, &ge) ||
 		    !strstr(am.data, "\ndiff --git ")) {
 			state = "not-applying";
-			snprintf(why, sizeof(why), "b4 am made no series: %s", ge.message);
+			snprintf(why, sizeof(why), "b4 am made no series: %s",
+				 ge.message[0] ? ge.message : "no patch in its output");
 			goto decided;
 		}
 	}

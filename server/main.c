@@ -324,6 +324,8 @@ static int do_serve(struct config *cfg)
 	http_quiesce(&srv);
 	bisect_coord_halt(srv.bisects); /* before the lease queue it kicks; freed after http_stop */
 	poller_halt(srv.poller);	/* the same */
+	inbox_poller_stop(srv.inboxes); /* it queues requests, which kick the lease queue */
+	srv.inboxes = NULL;
 	/* long polls answer 204 now; everything else gets up to 30 s to finish */
 	lease_queue_stop(srv.leases);
 	srv.leases = NULL;
@@ -337,8 +339,6 @@ static int do_serve(struct config *cfg)
 	srv.bisects = NULL;
 	poller_stop(srv.poller);
 	srv.poller = NULL;
-	inbox_poller_stop(srv.inboxes);
-	srv.inboxes = NULL;
 	srv.mailer = NULL;
 	replica_stop(srv.replica); /* after http_stop: handlers read through it */
 	db_free(srv.db);

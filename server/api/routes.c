@@ -17,12 +17,14 @@
  * What a caller without a token does not get (README "Security: what is
  * public"): what was submitted for an A/B request (its notify address,
  * its series' subject; the mbox itself is AUTH_PRIVATE), the build log
- * of its jobs (compiler errors quote the patch) and the host facts a
+ * of its jobs and the request's fail_reason, which quotes it (compiler
+ * errors quote the patch) and the host facts a
  * worker registered (kernel, command line, microcode).
  */
 static const struct withheld request_private[] = { { "notify", NULL },
 						   { "patches.subject", NULL },
 						   { "patches.mbox_url", NULL },
+						   { "fail_reason", NULL },
 						   { NULL, NULL } };
 static const struct withheld job_private[] = { { "log_tail", "request" }, { NULL, NULL } };
 static const struct withheld machine_private[] = { { "fingerprint", NULL }, { NULL, NULL } };

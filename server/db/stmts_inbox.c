@@ -20,13 +20,15 @@ const struct db_stmt_def db_stmts_inbox[DB_NR_STMTS] = {
 			      "e.last_commit, 'messages', e.messages) ORDER BY e.epoch), '[]') "
 			      "FROM inbox_epochs e WHERE e.inbox_id = i.id) AS epochs "
 			      "FROM inboxes i) x" },
-	/* $1 inbox name: its messages, oldest first, without their text */
+	/* $1 inbox name: its newest 1000 messages (a list's archive holds millions), oldest
+	 * first, without their text */
 	[ST_INBOX_MESSAGES_JSON] = { "inbox_messages_json",
 				     "SELECT coalesce(json_agg(json_build_object('message_id', m.message_id, "
 				     "'in_reply_to', m.in_reply_to, 'subject', m.subject, 'author', m.author, "
 				     "'sent_at', m.sent_at, 'epoch', m.epoch, 'git_commit', m.git_commit) "
-				     "ORDER BY m.id), '[]')::text FROM inbox_messages m "
-				     "JOIN inboxes i ON i.id = m.inbox_id WHERE i.name = $1" },
+				     "ORDER BY m.id), '[]')::text FROM (SELECT m.* FROM inbox_messages m "
+				     "JOIN inboxes i ON i.id = m.inbox_id WHERE i.name = $1 "
+				     "ORDER BY m.id DESC LIMIT 1000) m" },
 	/* $1 name $2 url $3 lists $4 subject_prefixes $5 paths $6 plan $7 cc_list
 	 * $8 reply_no_change $9 parts_wait_s $10 poll_s: a new inbox, or a new filter for one */
 	[ST_INBOX_UPSERT] = { "inbox_upsert",

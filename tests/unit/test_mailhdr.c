@@ -67,6 +67,8 @@ static void test_dates(void **state UNUSED)
 	assert_int_equal((long long)t, 1767693600LL + 1800);
 	assert_int_equal(mailhdr_date("yesterday", &t), -1);
 	assert_int_equal(mailhdr_date("5 Foo 2026 10:00 +0000", &t), -1);
+	/* a year PostgreSQL cannot store would fail every poll of the inbox at that message */
+	assert_int_equal(mailhdr_date("1 Jan 999999 00:00:00 +0000", &t), -1);
 	assert_int_equal(mailhdr_date("5 Jan 2026 10:00", &t), -1);
 }
 
