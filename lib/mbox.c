@@ -1,30 +1,10 @@
 #include "mbox.h"
+#include "textline.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-
-/* one line of text: [p, p + n), without its newline; next: after it */
-struct line {
-	const char *p;
-	size_t n;
-};
-
-static int next_line(const char *text, size_t len, size_t *pos, struct line *l)
-{
-	const char *nl;
-
-	if (*pos >= len)
-		return 0;
-	l->p = text + *pos;
-	nl = memchr(l->p, '\n', len - *pos);
-	l->n = nl ? (size_t)(nl - l->p) : len - *pos;
-	*pos += l->n + (nl ? 1 : 0);
-	if (l->n && l->p[l->n - 1] == '\r')
-		l->n--;
-	return 1;
-}
 
 static int starts(const struct line *l, const char *s)
 {

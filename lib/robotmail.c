@@ -1,6 +1,7 @@
 /* The 0-day kernel test robot's report mails, read back (see robotmail.h). */
 #include "robotmail.h"
 #include "buf.h"
+#include "textline.h"
 #include "xalloc.h"
 
 #include <ctype.h>
@@ -9,27 +10,6 @@
 #include <strings.h>
 
 #define MAX_MAIL (16 * 1024 * 1024) /* a robot mail with its attachments is ~0.5 MB */
-
-/* one line: [p, p + n), without its newline (and CR) */
-struct line {
-	const char *p;
-	size_t n;
-};
-
-static int next_line(const char *text, size_t len, size_t *pos, struct line *l)
-{
-	const char *nl;
-
-	if (*pos >= len)
-		return 0;
-	l->p = text + *pos;
-	nl = memchr(l->p, '\n', len - *pos);
-	l->n = nl ? (size_t)(nl - l->p) : len - *pos;
-	*pos += l->n + (nl ? 1 : 0);
-	if (l->n && l->p[l->n - 1] == '\r')
-		l->n--;
-	return 1;
-}
 
 /* the line without leading and trailing blanks */
 static struct line trim(struct line l)
