@@ -19,7 +19,9 @@
  *
  * Exit codes: 0 submitted, or done without a regression (without --gate,
  * whatever the verdict); 1 a regression, with --gate; 2 usage or input
- * error (a 4xx answer to the submission); 3 the test could not be
+ * error (a 4xx answer to the submission, or a ref the server could not
+ * resolve: the command waits while the request resolves its refs, even
+ * without --wait); 3 the test could not be
  * completed or decided: failed (apply, build, boot or run), cancelled,
  * --timeout passed, the server unreachable, or with --gate an
  * inconclusive verdict.
@@ -205,6 +207,56 @@ static void print_table(json_t *q)
 	if (hidden)
 		printf("(%zu monitor row%s that did not differ not shown: --json has them)\n",
 		       hidden, hidden == 1 ? "" : "s");
+}
+
+/*
+ * Request id followed while it resolves its refs (state "resolving"):
+ * EXIT_OK with *q its GET reply (new, caller json_decref()s) once queued;
+ * a request failed there is a ref this command was given (EXIT_USAGE) or a
+ * fetch that failed on the server (EXIT_INCOMPLETE), said on stderr.
+ */
+static int resolved(struct http_client *hc, long long id, json_t **q)
+{
+	char path[64];
+	double wait = 0.05;
+
+	snprintf(path, sizeof(path), "/api/v1/requests/%lld", id);
+	for (;;) {
+		struct buf out = BUF_INIT(0);
+		struct err e;
+		long status = http_client_request(hc, "GET", path, NULL, 0, &out, &e);
+		const char *state;
+		int ret;
+
+		if (status != 200) {
+			ret = refused(status, &out, &e);
+			buf_release(&out);
+			return ret == EXIT_USAGE ? EXIT_INCOMPLETE : ret;
+		}
+		*q = json_loads(out.data, 0, NULL);
+		buf_release(&out);
+		state = json_string_value(json_object_get(*q, "state"));
+		if (!state || strcmp(state, "resolving"))
+			break;
+		json_decref(*q);
+		sleep_s(wait);
+		wait = wait < 1 ? wait * 2 : 1;
+	}
+	if (!json_is_string(json_object_get(*q, "state"))) {
+		json_decref(*q);
+		fprintf(stderr, "regtrack test: the server's answer has no state\n");
+		return EXIT_INCOMPLETE;
+	}
+	if (strcmp(json_string_value(json_object_get(*q, "state")), "failed"))
+		return EXIT_OK;
+	{
+		const char *why = json_string_value(json_object_get(*q, "fail_reason"));
+		int ret = why && strstr(why, "fetching tree") ? EXIT_INCOMPLETE : EXIT_USAGE;
+
+		fprintf(stderr, "regtrack test: request %lld failed: %s\n", id, why ? why : "?");
+		json_decref(*q);
+		return ret;
+	}
 }
 
 /* follows request id to its end; the exit code */
@@ -542,27 +594,34 @@ int cmd_test(int argc, char **argv)
 	json_decref(b);
 	status = http_client_request(&hc, "POST", "/api/v1/requests", text, strlen(text), &out, &e);
 	free(text);
-	if (status != 201) {
+	if (status != 202 && status != 201) { /* 201: a server that resolved refs at once */
 		ret = refused(status, &out, &e);
 		buf_release(&out);
 		return ret;
 	}
 	{
-		json_t *j = json_loads(out.data, 0, NULL);
+		json_t *j = json_loads(out.data, 0, NULL), *q;
+		const char *url;
 
 		id = (long long)json_integer_value(json_object_get(j, "id"));
-		if (!wait || as_json)
-			fprintf(stderr, "request %lld queued: %s\n", id,
-				json_string_value(json_object_get(j, "url")));
-		if (!wait)
-			printf("%s\n", out.data);
-		if (json_is_string(json_object_get(j, "repeat_why")))
-			fprintf(stderr, "request %lld: %lld runs a side: %s\n", id,
-				(long long)json_integer_value(json_object_get(j, "repeat")),
-				json_string_value(json_object_get(j, "repeat_why")));
 		json_decref(j);
+		buf_release(&out);
+		/* accepted: the refs resolve on the server; bad ones are this command's input */
+		ret = resolved(&hc, id, &q);
+		if (ret != EXIT_OK)
+			return ret;
+		url = json_string_value(json_object_get(q, "url"));
+		if (!wait || as_json)
+			fprintf(stderr, "request %lld queued: %s\n", id, url ? url : "?");
+		if (!wait)
+			printf("{\"id\":%lld,\"state\":\"%s\",\"url\":\"%s\"}\n", id,
+			       json_string_value(json_object_get(q, "state")), url ? url : "");
+		if (json_is_string(json_object_get(q, "repeat_why")))
+			fprintf(stderr, "request %lld: %lld runs a side: %s\n", id,
+				(long long)json_integer_value(json_object_get(q, "repeat")),
+				json_string_value(json_object_get(q, "repeat_why")));
+		json_decref(q);
 	}
-	buf_release(&out);
 	if (!wait)
 		return EXIT_OK;
 	return follow(&hc, id, gate, as_json, timeout_s, poll_s);

@@ -41,7 +41,8 @@ void runcmd_release(struct runcmd *cmd)
 
 int runcmd_ok(const struct runcmd *cmd)
 {
-	return cmd->exited && cmd->exit_code == 0 && !cmd->timed_out && !cmd->cancelled;
+	return cmd->exited && cmd->exit_code == 0 && !cmd->timed_out && !cmd->cancelled &&
+	       !cmd->aborted;
 }
 
 const char *runcmd_describe(const struct runcmd *cmd, char *dst, size_t n)
@@ -50,6 +51,8 @@ const char *runcmd_describe(const struct runcmd *cmd, char *dst, size_t n)
 		snprintf(dst, n, "timed out after %d s", cmd->timeout_s);
 	else if (cmd->cancelled)
 		snprintf(dst, n, "cancelled");
+	else if (cmd->aborted)
+		snprintf(dst, n, "aborted");
 	else if (cmd->signaled)
 		snprintf(dst, n, "killed by signal %d", cmd->term_signal);
 	else if (cmd->exited)
@@ -315,6 +318,9 @@ int runcmd_run(struct runcmd *cmd, struct err *e)
 			killed = 1;
 		} else if (!killed && cmd->cancel && *cmd->cancel) {
 			cmd->cancelled = 1;
+			killed = 1;
+		} else if (!killed && cmd->abort && *cmd->abort) {
+			cmd->aborted = 1;
 			killed = 1;
 		}
 		if (killed == 1) {

@@ -44,6 +44,9 @@ struct runcmd {
 					* here, uncapped (e.g. a full build log); -1 = none */
 	volatile sig_atomic_t *cancel; /* if not NULL and it becomes non-zero, the
 					* group is killed as on a timeout (`cancelled` set) */
+	volatile sig_atomic_t *abort;  /* the same for the caller's own reason (a helper
+					* thread that failed: `aborted` set, not
+					* `cancelled`, which means the job's cancel) */
 
 	/* --- outputs --- */
 	struct buf out;			 /* captured stdout; cap set by runcmd_init (1 MiB),
@@ -56,6 +59,7 @@ struct runcmd {
 	int term_signal;
 	int timed_out;	  /* 1: killed because timeout_s passed */
 	int cancelled;	  /* 1: killed because *cancel became non-zero */
+	int aborted;	  /* 1: killed because *abort became non-zero */
 	double elapsed_s; /* wall-clock seconds from start to reap */
 };
 

@@ -104,7 +104,7 @@ int abtest_choose_repeat(PGconn *c, const struct abtest_setup *groups, size_t nr
 int abtest_shell_word(struct buf *b, const char *s);
 /*
  * Appends " --params k=v,k=v" of params (a JSON object; its "measure"
- * left out: a flag of its own) as one shell word, nothing when it has no
+ * left out: a flag of its own), keys sorted by name, as one shell word, nothing when it has no
  * other key. 0, or -1 when b is full.
  */
 int abtest_shell_params(struct buf *b, json_t *params);

@@ -28,16 +28,28 @@ int abtest_shell_word(struct buf *b, const char *s)
 	return bad | buf_addch(b, '\'');
 }
 
+static int key_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 int abtest_shell_params(struct buf *b, json_t *params)
 {
 	struct buf w = BUF_INIT(1 << 16);
-	const char *k;
+	const char *k, **keys = xcalloc(json_object_size(params) + 1, sizeof(*keys));
+	size_t n = 0;
 	json_t *v;
 	int bad = 0, first = 1;
 
-	json_object_foreach (params, k, v) {
+	/* by name: the same line whatever order the keys were stored in (jsonb reorders) */
+	json_object_foreach (params, k, v)
+		keys[n++] = k;
+	qsort(keys, n, sizeof(*keys), key_cmp);
+	for (size_t i = 0; i < n; i++) {
 		char *t;
 
+		k = keys[i];
+		v = json_object_get(params, k);
 		if (!strcmp(k, "measure"))
 			continue;
 		t = json_is_string(v) ? xstrdup(json_string_value(v)) :
@@ -46,6 +58,7 @@ int abtest_shell_params(struct buf *b, json_t *params)
 		free(t);
 		first = 0;
 	}
+	free(keys);
 	if (!first)
 		bad |= buf_addstr(b, " --params ") || abtest_shell_word(b, w.data);
 	buf_release(&w);

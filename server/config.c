@@ -84,6 +84,8 @@ static const struct config_key config_keys[] = {
 	D(bisect_probe_z, 3.0, 0, 10),
 	L(bisect_poll_ms, 1000, 20, 600000),
 	L(git_timeout_s, 1800, 5, 86400),
+	L(resolve_timeout_s, 60, 2, 3600),
+	L(resolve_threads, 4, 1, 64),
 	/* tracking (poller.h, plan.h) */
 	L(poll_tick_ms, 2000, 20, 600000),
 	L(poll_timeout_s, 300, 5, 86400),

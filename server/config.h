@@ -71,6 +71,8 @@ struct config {
 				     * 0 = runs_per_step (5) a probe: fewer runs, more rounds */
 	long bisect_poll_ms;	    /* coordinator poll */
 	long git_timeout_s;	    /* each git command of the mirror */
+	long resolve_timeout_s;	    /* each git command resolving an A/B request's refs */
+	long resolve_threads;	    /* threads resolving A/B requests (resolver.h) */
 	/* tracking (poller.h, plan.h) */
 	long poll_tick_ms;	     /* how often the poller looks for trees due */
 	long poll_timeout_s;	     /* each git command of a poll (fetch, log) */

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -175,9 +176,17 @@ int gitmirror_sync(const char *data_dir, const char *tree, const char *url, int 
 		   struct err *e)
 {
 	pthread_mutex_t *lock = tree_lock_of(tree);
+	struct timespec until;
 	int ret;
 
-	pthread_mutex_lock(lock);
+	/* another thread's fetch of the tree counts against this one's timeout too: a
+	 * request's short one is not spent waiting behind a poll's long one */
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += timeout_s > 0 ? timeout_s : 600;
+	if (pthread_mutex_timedlock(lock, &until))
+		return err_setc(e, ERR_BUSY, "tree",
+				"another fetch of tree '%s' held its mirror for %d s", tree,
+				timeout_s > 0 ? timeout_s : 600);
 	ret = sync_locked(data_dir, tree, url, timeout_s, e);
 	pthread_mutex_unlock(lock);
 	return ret;

@@ -29,10 +29,20 @@ int gitmirror_path(const char *data_dir, const char *tree, char *dst, size_t n, 
  * (into a temporary name, renamed when complete), `git fetch --prune` after
  * that, first pointing the mirror's origin at url (`git remote set-url`)
  * when it was cloned from another: the database's url is the tree's.
- * timeout_s bounds each git command. Directories are created as needed.
+ * timeout_s bounds each git command, and the wait for another thread's
+ * sync of the same tree (one at a time per tree): past it ERR_BUSY (409),
+ * detail "tree". Directories are created as needed.
  */
 int gitmirror_sync(const char *data_dir, const char *tree, const char *url, int timeout_s,
 		   struct err *e) __attribute__((warn_unused_result));
+
+/*
+ * Whether ref can be handed to git as a ref or sha, without git: 0, or -1
+ * with e (ERR_INVALID_FIELD, detail `field`) when it is empty, starts with
+ * '-', holds ".." or a control character or a space.
+ */
+int gitmirror_ref_check(const char *ref, const char *field, struct err *e)
+	__attribute__((warn_unused_result));
 
 /*
  * The commit `ref` (a sha, a branch, a tag) names in the bare mirror dir:

@@ -9,6 +9,17 @@
 #include <string.h>
 #include <sys/stat.h>
 
+int gitmirror_ref_check(const char *ref, const char *field, struct err *e)
+{
+	if (!*ref || ref[0] == '-' || strstr(ref, ".."))
+		return err_setc(e, ERR_INVALID_FIELD, field, "'%s' is not a ref or sha", field);
+	for (const char *p = ref; *p; p++)
+		if (iscntrl((unsigned char)*p) || *p == ' ')
+			return err_setc(e, ERR_INVALID_FIELD, field, "'%s' is not a ref or sha",
+					field);
+	return 0;
+}
+
 int gitmirror_rev_parse(const char *dir, const char *ref, const char *field, int timeout_s,
 			char sha[41], struct err *e)
 {
@@ -18,12 +29,8 @@ int gitmirror_rev_parse(const char *dir, const char *ref, const char *field, int
 	struct runcmd cmd;
 	int got = 0;
 
-	if (!*ref || ref[0] == '-' || strstr(ref, ".."))
-		return err_setc(e, ERR_INVALID_FIELD, field, "'%s' is not a ref or sha", field);
-	for (const char *p = ref; *p; p++)
-		if (iscntrl((unsigned char)*p) || *p == ' ')
-			return err_setc(e, ERR_INVALID_FIELD, field, "'%s' is not a ref or sha",
-					field);
+	if (gitmirror_ref_check(ref, field, e))
+		return -1;
 	spec = xstrfmt("%s^{commit}", ref);
 	argv[7] = spec;
 	runcmd_init(&cmd, argv, timeout_s);

@@ -27,6 +27,7 @@
 #include "server/mailer.h"
 #include "server/plan.h"
 #include "server/poller.h"
+#include "server/resolver.h"
 #include "server/api/api.h"
 #include "server/inbox_poll.h"
 #include "server/replica.h"
@@ -302,10 +303,13 @@ static int do_serve(struct config *cfg)
 	srv.bisects = bisect_coord_start(&srv);
 	srv.poller = poller_start(&srv);
 	srv.submit_request = api_request_submit;
+	srv.resolve_request = api_request_resolve;
+	srv.resolver = resolver_start(&srv);
 	srv.inboxes = inbox_poller_start(&srv);
 	if (http_start(&srv, &e)) {
 		slog_error("%s", e.message);
 		inbox_poller_stop(srv.inboxes);
+		resolver_stop(srv.resolver);
 		poller_stop(srv.poller);
 		bisect_coord_stop(srv.bisects);
 		detect_thread_stop(srv.detect);
@@ -325,6 +329,7 @@ static int do_serve(struct config *cfg)
 	bisect_coord_halt(srv.bisects); /* before the lease queue it kicks; freed after http_stop */
 	poller_halt(srv.poller);	/* the same */
 	inbox_poller_stop(srv.inboxes); /* it queues requests, which kick the lease queue */
+	resolver_halt(srv.resolver);	/* it queues jobs too; freed after http_stop */
 	srv.inboxes = NULL;
 	/* long polls answer 204 now; everything else gets up to 30 s to finish */
 	lease_queue_stop(srv.leases);
@@ -339,6 +344,8 @@ static int do_serve(struct config *cfg)
 	srv.bisects = NULL;
 	poller_stop(srv.poller);
 	srv.poller = NULL;
+	resolver_stop(srv.resolver); /* after http_stop: handlers kick it */
+	srv.resolver = NULL;
 	srv.mailer = NULL;
 	replica_stop(srv.replica); /* after http_stop: handlers read through it */
 	db_free(srv.db);

@@ -36,6 +36,7 @@ struct server {
 	struct bisect_coord *bisects; /* bisect coordinator (bisect.h) */
 	struct poller *poller;	      /* tree poller and scheduler (poller.h) */
 	struct inbox_poller *inboxes; /* inbox poller (inbox_poll.h) */
+	struct resolver *resolver;    /* A/B requests' refs, resolved off the HTTP threads */
 	struct db *db;
 	struct replica *replica; /* the read replica (replica.h); NULL when none */
 	struct MHD_Daemon *daemon;
@@ -58,6 +59,14 @@ struct server {
 	 * give). main.c sets it to api/requests.c's; NULL: none.
 	 */
 	long long (*submit_request)(struct server *srv, PGconn *c, json_t *body, struct err *e);
+	/*
+	 * Resolves the refs of request id, stored in state "resolving" by POST
+	 * /api/v1/requests, and queues its jobs (resolver.h): 0 when done (or
+	 * when it is no longer resolving), -1 with e when it cannot be (e's
+	 * message says why, for its fail_reason; 503: the database, try again).
+	 * main.c sets it to api/requests.c's.
+	 */
+	int (*resolve_request)(struct server *srv, PGconn *c, long long id, struct err *e);
 };
 
 #endif

@@ -435,7 +435,7 @@ json_t *qemu_guest_json(const struct qemu *q)
 /* --- pinning -------------------------------------------------------------- */
 
 int qemu_pin_vcpus(const char *qmp_path, const struct qemu_layout *l, int timeout_ms,
-		   const volatile int *stop, struct err *e)
+		   const atomic_int *stop, struct err *e)
 {
 	struct qmp_vcpu v[QEMU_MAX_CPUS];
 	struct qmp m;
@@ -482,7 +482,9 @@ quit:
 struct pin_job {
 	const char *path;
 	const struct qemu_layout *layout;
-	volatile int stop;
+	int timeout_ms;
+	atomic_int stop;	      /* set by qemu_run's thread once qemu is gone */
+	volatile sig_atomic_t failed; /* set here: runcmd ends qemu (paused, else until its limit) */
 	int pinned;
 	struct err e;
 };
@@ -491,7 +493,9 @@ static void *pin_thread(void *arg)
 {
 	struct pin_job *p = arg;
 
-	p->pinned = qemu_pin_vcpus(p->path, p->layout, 30000, &p->stop, &p->e);
+	p->pinned = qemu_pin_vcpus(p->path, p->layout, p->timeout_ms, &p->stop, &p->e);
+	if (p->pinned < 0)
+		p->failed = 1;
 	return NULL;
 }
 
@@ -525,6 +529,8 @@ int qemu_run(struct qemu *q, struct err *e)
 		memset(&pj, 0, sizeof(pj));
 		pj.path = sock;
 		pj.layout = &q->layout;
+		pj.timeout_ms = q->pin_timeout_ms > 0 ? q->pin_timeout_ms : 30000;
+		atomic_init(&pj.stop, 0);
 		started = !pthread_create(&tid, NULL, pin_thread, &pj);
 		if (!started) {
 			rc = err_setc(e, ERR_SPAWN, "params.pin",
@@ -538,10 +544,12 @@ int qemu_run(struct qemu *q, struct err *e)
 	cmd.out.cap = QEMU_LOG_CAP;
 	cmd.log_fd = q->log_fd;
 	cmd.cancel = q->cancel;
+	if (started)
+		cmd.abort = &pj.failed;
 	rc = runcmd_run(&cmd, e);
 	ran = !rc;
 	if (started) {
-		pj.stop = 1; /* qemu is gone: no socket will come */
+		atomic_store(&pj.stop, 1); /* qemu is gone: no socket will come */
 		pthread_join(tid, NULL);
 		if (!rc && pj.pinned < 0)
 			rc = err_setc(e, pj.e.id, pj.e.detail, "%s", pj.e.message);

@@ -3,6 +3,7 @@
 
 #include <jansson.h>
 #include <signal.h>
+#include <stdatomic.h>
 
 #include "buf.h"
 #include "err.h"
@@ -91,6 +92,7 @@ struct qemu {
 					 or the kvm vCPU default need it (its CPUs that this
 					 process may run on) */
 	int timeout_s;		      /* whole boot-to-exit limit; <= 0: 600 */
+	int pin_timeout_ms;	      /* with pin: the wait for qemu's QMP socket; <= 0: 30 s */
 	int log_fd;		      /* >= 0: the full serial log is also written here */
 	volatile sig_atomic_t *cancel;
 
@@ -157,7 +159,7 @@ json_t *qemu_guest_json(const struct qemu *q);
  * text; detail "params.pin"). On failure qemu is asked to quit.
  */
 int qemu_pin_vcpus(const char *qmp_path, const struct qemu_layout *l, int timeout_ms,
-		   const volatile int *stop, struct err *e) __attribute__((warn_unused_result));
+		   const atomic_int *stop, struct err *e) __attribute__((warn_unused_result));
 
 void qemu_init(struct qemu *q);
 void qemu_release(struct qemu *q);
@@ -170,7 +172,9 @@ void qemu_release(struct qemu *q);
  * and failed (qemu_pin_vcpus()'s errors: the guest did not run pinned,
  * so its numbers are not the setup's). With q->pin, qemu starts paused
  * and a thread pins the vCPUs through a QMP socket in a fresh directory
- * under $TMPDIR (else /tmp), removed afterwards, before the guest runs.
+ * under $TMPDIR (else /tmp), removed afterwards, before the guest runs;
+ * when pinning fails, qemu is ended at once (killed when no QMP connection
+ * came within q->pin_timeout_ms), never left paused until q->timeout_s.
  */
 int qemu_run(struct qemu *q, struct err *e) __attribute__((warn_unused_result));
 

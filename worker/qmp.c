@@ -143,7 +143,7 @@ int qmp_execute(struct qmp *m, const char *execute, json_t *args, json_t **ret, 
 	return rc;
 }
 
-int qmp_connect(struct qmp *m, const char *path, int timeout_ms, const volatile int *stop,
+int qmp_connect(struct qmp *m, const char *path, int timeout_ms, const atomic_int *stop,
 		struct err *e)
 {
 	struct sockaddr_un sa;
@@ -162,12 +162,15 @@ int qmp_connect(struct qmp *m, const char *path, int timeout_ms, const volatile 
 		m->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		if (m->fd < 0)
 			return fail(m, e, ERR_TRANSPORT, path, "cannot create a socket");
+		int err;
+
 		if (!connect(m->fd, (struct sockaddr *)&sa, sizeof(sa)))
 			break;
+		err = errno; /* connect's: close() may set errno too */
 		close(m->fd);
 		m->fd = -1;
-		if ((errno != ENOENT && errno != ECONNREFUSED) || now_ms() >= deadline ||
-		    (stop && *stop))
+		if ((err != ENOENT && err != ECONNREFUSED) || now_ms() >= deadline ||
+		    (stop && atomic_load(stop)))
 			return fail(m, e, ERR_TRANSPORT, path, "cannot connect to qemu's socket");
 		nanosleep(&(struct timespec){ 0, 20 * 1000 * 1000 }, NULL);
 	}

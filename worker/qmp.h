@@ -2,6 +2,7 @@
 #define REGTRACK_QMP_H
 
 #include <jansson.h>
+#include <stdatomic.h>
 
 #include "buf.h"
 #include "err.h"
@@ -29,7 +30,7 @@ struct qmp {
  * e: ERR_TRANSPORT (no socket within the time, reset, a read timed out),
  * ERR_SPAWN (qemu's reply was not QMP: detail the text).
  */
-int qmp_connect(struct qmp *m, const char *path, int timeout_ms, const volatile int *stop,
+int qmp_connect(struct qmp *m, const char *path, int timeout_ms, const atomic_int *stop,
 		struct err *e) __attribute__((warn_unused_result));
 
 /*

@@ -98,6 +98,15 @@ enum MHD_Result api_requests_post(struct request *rq);
  * submitter.
  */
 long long api_request_submit(struct server *srv, PGconn *c, json_t *body, struct err *e);
+/*
+ * Request id, stored in state "resolving" by POST /api/v1/requests, checked
+ * again, its refs resolved in the tree's mirror (each git command bounded by
+ * resolve_timeout_s) and its jobs queued (server.h resolve_request): 0 when
+ * queued or when it was no longer resolving, -1 with e: why it cannot be
+ * (the ref that is not a commit, the fetch that failed: ERR_GIT), or a
+ * database error (503: try again).
+ */
+int api_request_resolve(struct server *srv, PGconn *c, long long id, struct err *e);
 enum MHD_Result api_request_get(struct request *rq);
 enum MHD_Result api_request_cancel(struct request *rq);
 enum MHD_Result api_request_mbox(struct request *rq);

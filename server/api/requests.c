@@ -1,6 +1,8 @@
 /*
  * A/B requests: a change tested against its base.
- *   POST /api/v1/requests (submit)       {request_fields[] below} -> 201 {id, state, url};
+ *   POST /api/v1/requests (submit)       {request_fields[] below} -> 202 {id, state
+ *                                        "resolving", url}: refs and jobs follow in the
+ *                                        background (resolver.h);
  *                                        "from_mail": a robot's report gives head, base,
  *                                        testcases, label; "dry_run": 200 (requests_mail.c)
  *   GET  /api/v1/requests[?state=&limit=] newest first
@@ -10,8 +12,10 @@
  *   POST /api/v1/requests/{id}/cancel (submit)
  *
  * Submission: a plan gives the fields the body does not (abtest_plan_apply, before any
- * is checked); every field is checked with a 4xx naming it; base and head are resolved
- * in the tree's mirror (fetched once when it does not know a ref yet); an mbox must hold
+ * is checked); every field is checked with a 4xx naming it and the request stored;
+ * then, off the HTTP threads, base and head are resolved in the tree's mirror (fetched
+ * once when it does not know a ref yet), or the request fails with the reason (a ref
+ * that is no commit of the tree, a fetch that failed or timed out); an mbox must hold
  * a patch (mbox.h) and stay under MAX_PATCHES (413). Each target x testcase is a group
  * of `rounds` pairs of jobs, base then head, queued in that order (A B A B) above
  * tracking jobs (REQUEST_PRIORITY); a target that is an arch is pinned to one tbox_group
@@ -19,7 +23,7 @@
  * and listed in `waiting_for`. The verdict is abtest.h's, settled when the last job
  * finishes or the request is read.
  */
-#include "server/api/api.h"
+#include "server/api/requests_int.h"
 #include "server/casecheck.h"
 #include "resultdoc.h"
 #include "server/api/args.h"
@@ -29,6 +33,7 @@
 #include "server/gitmirror.h"
 #include "server/ingest.h"
 #include "server/lease.h"
+#include "server/resolver.h"
 #include "arch.h"
 #include "jsonkeys.h"
 #include "mbox.h"
@@ -44,8 +49,6 @@
 #define MAX_TARGETS 16
 #define MAX_TESTCASES 32
 #define MAX_JOBS 2000
-#define MAX_ROUNDS 4	     /* A B alternations; each job is one build and boot */
-#define REQUEST_PRIORITY 200 /* above tracking (plan priorities are -100..100) */
 
 static int is_word(const char *s, size_t max)
 {
@@ -76,37 +79,6 @@ static const char *kconfig_arch(const char *k, size_t *n)
 
 	*n = arch ? (size_t)(strchr(k, '-') - k) + 1 : 0;
 	return arch;
-}
-
-/* one target x testcase of the request */
-struct group {
-	const char *target, *arch, *tbox_group, *testcase;
-	char kconfig[160], capability[32];
-	char *params; /* new: canonical JSON text */
-	long long testcase_id;
-};
-
-struct submission {
-	const char *tree, *base, *head, *patches, *kconfig, *compiler, *measure, *notify, *label;
-	long long repeat, tree_id; /* repeat 0: chosen from the setup's noise (choose_repeat) */
-	char *repeat_why;	   /* new, when chosen */
-	json_t *noise;		   /* new, when chosen: what each metric's spread asked for */
-	double min_change_pct;	   /* NAN: the metric's floor */
-	struct mbox_info mbox;
-	char base_sha[41], head_sha[41];
-	struct group *groups;
-	size_t nr_groups;
-	int host;
-	char monitors[MONITORS_TEXT_MAX]; /* normalized, "" = none (both sides alike) */
-};
-
-static void submission_release(struct submission *s)
-{
-	for (size_t i = 0; i < s->nr_groups; i++)
-		free(s->groups[i].params);
-	free(s->groups);
-	free(s->repeat_why);
-	json_decref(s->noise);
 }
 
 /* params object: scalar values; measure added when the request names one */
@@ -288,26 +260,10 @@ static int expand(PGconn *c, json_t *b, struct submission *s, struct err *e)
 	return 0;
 }
 
-/* the groups as abtest.h names their setups (new array, borrowing from s) */
-static struct abtest_setup *setups_of(const struct submission *s)
-{
-	struct abtest_setup *g = xcalloc(s->nr_groups + 1, sizeof(*g));
-
-	for (size_t i = 0; i < s->nr_groups; i++) {
-		g[i].target = s->groups[i].target;
-		g[i].testcase = s->groups[i].testcase;
-		g[i].params = s->groups[i].params;
-		g[i].kconfig = s->groups[i].kconfig;
-		g[i].tbox_group = s->groups[i].tbox_group;
-		g[i].arch = s->groups[i].arch;
-	}
-	return g;
-}
-
 /* repeat omitted: abtest_choose_repeat() over the groups' setups */
 static int choose_repeat(PGconn *c, struct submission *s, struct err *e)
 {
-	struct abtest_setup *g = setups_of(s);
+	struct abtest_setup *g = requests_setups(s);
 	int rc;
 
 	rc = abtest_choose_repeat(c, g, s->nr_groups, s->compiler,
@@ -323,8 +279,8 @@ static int resolve(const struct config *cfg, struct submission *s, const char *u
 	const char *refs[2] = { s->base, s->head }, *fields[2] = { "base", "head" };
 	char shas[2][41];
 
-	if (gitmirror_resolve(cfg->data_dir, s->tree, url, (int)cfg->git_timeout_s, s->head ? 2 : 1,
-			      refs, fields, shas, e))
+	if (gitmirror_resolve(cfg->data_dir, s->tree, url, (int)cfg->resolve_timeout_s,
+			      s->head ? 2 : 1, refs, fields, shas, e))
 		return -1;
 	memcpy(s->base_sha, shas[0], 41);
 	if (s->head)
@@ -335,178 +291,6 @@ static int resolve(const struct config *cfg, struct submission *s, const char *u
 	return 0;
 }
 
-/* the command line that runs this A/B again (against one's own server and workers) */
-static json_t *reproduce(const struct submission *s, json_t *b)
-{
-	struct buf l = BUF_INIT(1 << 16);
-	json_t *tcs = json_object_get(b, "testcases"), *targets = json_object_get(b, "targets"), *v;
-	size_t i;
-	int bad = 0;
-
-	/* every word that came from the submission quoted for a POSIX shell: pasted, it runs nothing */
-	bad |= buf_addstr(&l, "regtrack test --tree ") || abtest_shell_word(&l, s->tree);
-	bad |= buf_addf(&l, " --base %s ", s->base_sha);
-	if (s->head)
-		bad |= buf_addf(&l, "--head %s", s->head_sha);
-	else
-		bad |= buf_addstr(&l, "--patches series.mbox");
-	json_array_foreach (tcs, i, v)
-		bad |= buf_addstr(&l, " --testcase ") ||
-		       abtest_shell_word(&l, json_string_value(json_object_get(v, "testcase"))) ||
-		       abtest_shell_params(&l, json_object_get(v, "params"));
-	json_array_foreach (targets, i, v)
-		bad |= buf_addstr(&l, " --target ") || abtest_shell_word(&l, json_string_value(v));
-	if (s->kconfig)
-		bad |= buf_addstr(&l, " --kconfig ") || abtest_shell_word(&l, s->kconfig);
-	bad |= buf_addstr(&l, " --compiler ") || abtest_shell_word(&l, s->compiler);
-	bad |= buf_addf(&l, " --repeat %lld", s->repeat);
-	if (!isnan(s->min_change_pct))
-		bad |= buf_addf(&l, " --min-change-pct %g", s->min_change_pct);
-	if (s->measure)
-		bad |= buf_addstr(&l, " --measure ") || abtest_shell_word(&l, s->measure);
-	bad |= buf_addstr(&l, " --wait --gate");
-	v = json_string(bad ? "" : l.data);
-	buf_release(&l);
-	return v;
-}
-
-/* the normalized submission kept with the request (its spec column) */
-static char *spec_text(const struct submission *s, json_t *b, long rounds, const char *public_url)
-{
-	json_t *spec = json_object(), *groups = json_array();
-	char *text;
-
-	for (size_t i = 0; i < s->nr_groups; i++) {
-		const struct group *g = &s->groups[i];
-
-		json_array_append_new(groups,
-				      json_pack("{s:s,s:s?,s:s?,s:s,s:o,s:s,s:s}", "target",
-						g->target, "arch", g->arch, "tbox_group",
-						g->tbox_group, "testcase", g->testcase, "params",
-						json_loads(g->params, 0, NULL), "kconfig",
-						g->kconfig, "capability", g->capability));
-	}
-	if (json_is_string(json_object_get(b, "plan")))
-		json_object_set(spec, "plan", json_object_get(b, "plan"));
-	json_object_set(spec, "targets", json_object_get(b, "targets"));
-	json_object_set(spec, "testcases", json_object_get(b, "testcases"));
-	json_object_set_new(spec, "kconfig", s->kconfig ? json_string(s->kconfig) : json_null());
-	json_object_set_new(spec, "compiler", json_string(s->compiler));
-	json_object_set_new(spec, "repeat", json_integer(s->repeat));
-	json_object_set_new(spec, "rounds", json_integer(rounds));
-	if (s->repeat_why) {
-		json_object_set_new(spec, "repeat_why", json_string(s->repeat_why));
-		json_object_set(spec, "noise", s->noise);
-	}
-	json_object_set_new(spec, "min_change_pct",
-			    isnan(s->min_change_pct) ? json_null() : json_real(s->min_change_pct));
-	json_object_set_new(spec, "measure", s->measure ? json_string(s->measure) : json_null());
-	json_object_set_new(spec, "monitors", monitors_json(s->monitors));
-	json_object_set_new(spec, "groups", groups);
-	if (s->patches)
-		json_object_set_new(spec, "patch_subject", json_string(s->mbox.subject));
-	json_object_set_new(spec, "reproduce", reproduce(s, b));
-	{
-		struct abtest_setup *g = setups_of(s);
-
-		json_object_set_new(spec, "reproduce_local",
-				    abtest_reproduce_local(g, s->nr_groups, s->tree, s->compiler,
-							   s->measure, s->base_sha,
-							   s->head ? s->head_sha : NULL, s->repeat,
-							   public_url));
-		free(g);
-	}
-	text = json_dumps(spec, JSON_COMPACT | JSON_REAL_PRECISION(15));
-	json_decref(spec);
-	return text;
-}
-
-/* the request and its jobs, in one transaction; pairs in A B order, round-major */
-static long long store(struct server *srv, long long token_id, PGconn *c, struct submission *s,
-		       json_t *b, struct err *e)
-{
-	long rounds = s->repeat < MAX_ROUNDS ? (long)s->repeat : MAX_ROUNDS;
-	char *spec = spec_text(s, b, rounds, srv->cfg->public_url), tid[24];
-	long long id = -1, base_id, head_id;
-	struct db_request_new q = {
-		.tree_id = s->tree_id,
-		.base_ref = s->base,
-		.base_sha = s->base_sha,
-		.head_ref = s->head,
-		.head_sha = s->head ? s->head_sha : NULL,
-		.patches = s->patches,
-		.nr_patches = (long)s->mbox.nr_patches,
-		.spec = spec,
-		.notify = s->notify,
-		.label = s->label,
-		.token_id = token_id,
-	};
-
-	snprintf(tid, sizeof(tid), "%lld", s->tree_id);
-	if (db_begin(c, e))
-		goto out;
-	{
-		const char *p[4] = { s->base_sha, NULL, NULL, tid };
-		base_id = db_upsert_id(c, ST_COMMIT_INSERT, 4, ST_COMMIT_ID, 1, p, e);
-	}
-	head_id = base_id;
-	if (base_id >= 0 && s->head) {
-		const char *p[4] = { s->head_sha, NULL, NULL, tid };
-		head_id = db_upsert_id(c, ST_COMMIT_INSERT, 4, ST_COMMIT_ID, 1, p, e);
-	}
-	if (base_id < 0 || head_id < 0)
-		goto rollback;
-	for (size_t i = 0; i < s->nr_groups; i++) {
-		const char *p[1] = { s->groups[i].testcase };
-
-		s->groups[i].testcase_id = db_upsert_id(c, ST_TESTCASE_INSERT, 1, ST_TESTCASE_ID, 1,
-							p, e);
-		if (s->groups[i].testcase_id < 0)
-			goto rollback;
-	}
-	id = db_request_insert(c, &q, e);
-	if (id < 0)
-		goto rollback;
-	for (long r = 0; r < rounds; r++) {
-		long long runs = s->repeat / rounds + (r < s->repeat % rounds);
-
-		for (size_t i = 0; i < s->nr_groups; i++) {
-			const struct group *g = &s->groups[i];
-			struct db_job_new j = {
-				.tree_id = s->tree_id,
-				.testcase_id = g->testcase_id,
-				.params = g->params,
-				.kconfig = g->kconfig,
-				.compiler = s->compiler,
-				.arch = g->arch,
-				.tbox_group = g->tbox_group,
-				.capability = g->capability,
-				.repeat = runs,
-				.priority = REQUEST_PRIORITY,
-				.max_attempts = srv->cfg->max_attempts,
-				.token_id = token_id,
-				.monitors = s->monitors,
-			};
-
-			j.commit_id = base_id;
-			if (db_request_job_insert(c, &j, id, "base", (int)r, (int)i, e) < 0)
-				goto rollback;
-			j.commit_id = head_id;
-			if (db_request_job_insert(c, &j, id, "head", (int)r, (int)i, e) < 0)
-				goto rollback;
-		}
-	}
-	if (db_commit(c, e))
-		goto rollback;
-	goto out;
-rollback:
-	db_rollback(c);
-	id = -1;
-out:
-	free(spec);
-	return id;
-}
-
 /* a request's fields (checked before a plan adds its own): any other is a typo, refused */
 static const char *const request_fields[] = { "tree",		"base",	   "head",	"patches",
 					      "plan",		"targets", "testcases", "kconfig",
@@ -515,24 +299,61 @@ static const char *const request_fields[] = { "tree",		"base",	   "head",	"patch
 					      "dry_run",	NULL };
 static const char *const tc_fields[] = { "testcase", "params", NULL };
 
+/* what submit() does with a submission */
+enum submit_mode {
+	SUBMIT_NOW,	/* checked, resolved and queued here (the server's own callers) */
+	SUBMIT_ACCEPT,	/* checked as far as no git is needed, stored resolving (the API) */
+	SUBMIT_RESOLVE, /* a stored one resolved and queued (resolver.h's threads) */
+};
+
+/* the submission stored in state resolving: the body as checked, its patches in their column */
+static long long accept_request(PGconn *c, const struct submission *s, json_t *b,
+				long long token_id, struct err *e)
+{
+	json_t *kept = json_copy(b);
+	char *spec;
+	long long id;
+	struct db_request_new q = {
+		.tree_id = s->tree_id,
+		.base_ref = s->base,
+		.head_ref = s->head,
+		.patches = s->patches,
+		.nr_patches = (long)s->mbox.nr_patches,
+		.notify = s->notify,
+		.label = s->label,
+		.token_id = token_id,
+	};
+
+	json_object_del(kept, "patches");
+	spec = json_dumps(kept, JSON_COMPACT | JSON_REAL_PRECISION(15));
+	json_decref(kept);
+	q.spec = spec;
+	id = db_request_insert(c, &q, e);
+	free(spec);
+	return id;
+}
+
 /*
- * A submission body b (borrowed) checked and stored: the request's id with s
- * filled, or -1 with e. c: NULL to take rq's connection when needed (rq NULL:
- * c is given).
+ * A submission body b (borrowed) checked and, by mode, stored resolving or
+ * resolved and queued: the request's id with s filled (SUBMIT_RESOLVE: id,
+ * or 0 when it was cancelled meanwhile), or -1 with e. c: NULL to take rq's
+ * connection when needed (rq NULL: c is given).
  */
 static long long submit(struct server *srv, struct request *rq, PGconn *c, json_t *b,
-			long long token_id, struct submission *s, struct err *e)
+			long long token_id, enum submit_mode mode, long long id,
+			struct submission *s, struct err *e)
 {
 	struct db_tree t = { 0 };
-	long long id = -1;
+	long long ret = -1;
 
 	if (json_keys_only(b, request_fields, "", e) ||
 	    json_each_keys_only(json_object_get(b, "testcases"), tc_fields, "testcases", e))
 		goto out;
 	if (!c && !(c = rq_db(rq, e)))
 		goto out;
-	/* a plan's fields for those the request does not give, before they are checked */
-	if (json_object_get(b, "plan") && abtest_plan_apply(c, b, e))
+	/* a plan's fields for those the request does not give, before they are checked; a
+	 * stored submission has them already */
+	if (mode != SUBMIT_RESOLVE && json_object_get(b, "plan") && abtest_plan_apply(c, b, e))
 		goto out;
 	if (check_fields(b, s, e))
 		goto out;
@@ -551,31 +372,76 @@ static long long submit(struct server *srv, struct request *rq, PGconn *c, json_
 		goto out;
 	}
 	s->tree_id = t.id;
-	if (expand(c, b, s, e) || resolve(srv->cfg, s, t.url, e) ||
-	    (!s->repeat && choose_repeat(c, s, e)))
+	if (expand(c, b, s, e))
 		goto out;
-	id = store(srv, token_id, c, s, b, e);
-	if (id >= 0)
+	if (mode == SUBMIT_ACCEPT) {
+		/* what can be said without git: a tree to fetch, refs git may be handed */
+		if (!t.url || !*t.url) {
+			err_setc(e, ERR_INVALID_FIELD, "tree",
+				 "tree '%s' has no url to resolve refs in", s->tree);
+			goto out;
+		}
+		if (gitmirror_ref_check(s->base, "base", e) ||
+		    (s->head && gitmirror_ref_check(s->head, "head", e)))
+			goto out;
+		ret = accept_request(c, s, b, token_id, e);
+		if (ret > 0)
+			resolver_kick(srv->resolver);
+		goto out;
+	}
+	if (resolve(srv->cfg, s, t.url, e) || (!s->repeat && choose_repeat(c, s, e)))
+		goto out;
+	ret = requests_store(srv, token_id, c, s, b, mode == SUBMIT_RESOLVE ? id : 0, e);
+	if (ret > 0)
 		lease_queue_kick(srv->leases);
 out:
 	db_tree_release(&t);
-	return id;
+	return ret;
 }
 
 long long api_request_submit(struct server *srv, PGconn *c, json_t *body, struct err *e)
 {
 	struct submission s = { 0 };
-	long long id = submit(srv, NULL, c, body, 0, &s, e);
+	long long id = submit(srv, NULL, c, body, 0, SUBMIT_NOW, 0, &s, e);
 
-	submission_release(&s);
+	requests_submission_release(&s);
 	return id;
+}
+
+int api_request_resolve(struct server *srv, PGconn *c, long long id, struct err *e)
+{
+	struct submission s = { 0 };
+	char *spec, *patches;
+	long long token_id, got;
+	json_t *b;
+
+	got = db_request_submission(c, id, &spec, &patches, &token_id, e);
+	if (got <= 0)
+		return (int)got;
+	b = json_loads(spec, 0, NULL);
+	if (!json_is_object(b)) {
+		json_decref(b);
+		free(spec);
+		free(patches);
+		return err_setc(e, ERR_INTERNAL, "", "request %lld's submission is not an object",
+				id);
+	}
+	if (patches)
+		json_object_set_new(b, "patches", json_string(patches));
+	got = submit(srv, NULL, c, b, token_id, SUBMIT_RESOLVE, id, &s, e);
+	requests_submission_release(&s);
+	json_decref(b);
+	free(spec);
+	free(patches);
+	return got < 0 ? -1 : 0;
 }
 
 /*
  * The work of POST /api/v1/requests, on the deferred pool (http_defer()):
- * resolving refs may fetch the tree's mirror (up to git's timeouts), which
- * on a libmicrohttpd thread held every connection that thread had
- * accepted (past header_timeout_s they were shut without a reply).
+ * the checks read the database (plans, trees, the cases the workers
+ * registered). Resolving the refs may fetch the tree's mirror: that is
+ * resolver.h's, in the background (a stalled upstream held pool threads
+ * until git gave up).
  */
 static void requests_post_run(struct request *rq)
 {
@@ -605,20 +471,19 @@ static void requests_post_run(struct request *rq)
 		rq->deferred = dry;
 		goto out;
 	}
-	id = submit(rq->srv, rq, NULL, b, rq->token_id, &s, &e);
+	id = submit(rq->srv, rq, NULL, b, rq->token_id, SUBMIT_ACCEPT, 0, &s, &e);
 	if (id < 0)
 		goto bad;
 	snprintf(url, sizeof(url), "/api/v1/requests/%lld", id);
-	rq->deferred_status = 201;
-	rq->deferred = json_pack("{s:I,s:s,s:s,s:I,s:s?}", "id", (json_int_t)id, "state", "queued",
-				 "url", url, "repeat", (json_int_t)s.repeat, "repeat_why",
-				 s.repeat_why);
+	rq->deferred_status = 202;
+	rq->deferred = json_pack("{s:I,s:s,s:s}", "id", (json_int_t)id, "state", "resolving", "url",
+				 url);
 	goto out;
 bad:
 	rq->deferred_status = (unsigned)(e.status >= 400 && e.status <= 599 ? e.status : 500);
 	rq->deferred = err_json(&e);
 out:
-	submission_release(&s);
+	requests_submission_release(&s);
 	json_decref(b);
 }
 
@@ -637,8 +502,8 @@ enum MHD_Result api_requests_post(struct request *rq)
 
 enum MHD_Result api_requests_get(struct request *rq)
 {
-	static const char *const states[] = { "queued", "running",   "done",
-					      "failed", "cancelled", NULL };
+	static const char *const states[] = { "resolving", "queued",	"running", "done",
+					      "failed",	   "cancelled", NULL };
 
 	return reply_list(rq, states, 100, 1000, ST_REQUESTS_JSON);
 }

@@ -40,6 +40,76 @@ long long db_request_insert(PGconn *c, const struct db_request_new *q, struct er
 	return r ? first_id(r) : -1;
 }
 
+long db_requests_resolving(PGconn *c, struct db_request_resolving **out, struct err *e)
+{
+	PGresult *r = db_exec(c, ST_REQUESTS_RESOLVING, 0, NULL, e);
+	long n;
+
+	*out = NULL;
+	if (!r)
+		return -1;
+	n = PQntuples(r);
+	if (n)
+		*out = xcalloc((size_t)n, sizeof(**out));
+	for (long i = 0; i < n; i++) {
+		(*out)[i].id = strtoll(PQgetvalue(r, (int)i, 0), NULL, 10);
+		(*out)[i].tree_id = strtoll(PQgetvalue(r, (int)i, 1), NULL, 10);
+		snprintf((*out)[i].tree, sizeof((*out)[i].tree), "%s", PQgetvalue(r, (int)i, 2));
+	}
+	PQclear(r);
+	return n;
+}
+
+int db_request_submission(PGconn *c, long long id, char **spec, char **patches, long long *token_id,
+			  struct err *e)
+{
+	char b[ID_LEN];
+	const char *p[1] = { b };
+	PGresult *r;
+
+	*spec = *patches = NULL;
+	*token_id = 0;
+	snprintf(b, sizeof(b), "%lld", id);
+	r = db_exec(c, ST_REQUEST_SUBMISSION, 1, p, e);
+	if (!r)
+		return -1;
+	if (!PQntuples(r)) {
+		PQclear(r);
+		return 0;
+	}
+	*spec = xstrdup(PQgetvalue(r, 0, 0));
+	if (!PQgetisnull(r, 0, 1))
+		*patches = xstrdup(PQgetvalue(r, 0, 1));
+	if (!PQgetisnull(r, 0, 2))
+		*token_id = strtoll(PQgetvalue(r, 0, 2), NULL, 10);
+	PQclear(r);
+	return 1;
+}
+
+int db_request_resolved(PGconn *c, long long id, const char *base_sha, const char *head_sha,
+			const char *spec, struct err *e)
+{
+	char b[ID_LEN];
+	const char *p[4] = { b, base_sha, head_sha, spec };
+	long long rows;
+
+	snprintf(b, sizeof(b), "%lld", id);
+	rows = db_rows(c, ST_REQUEST_RESOLVED, 4, p, e);
+	return rows < 0 ? -1 : rows > 0;
+}
+
+long db_request_resolve_failed(PGconn *c, long long tree_id, long long first, long long last,
+			       const char *reason, struct err *e)
+{
+	char t[ID_LEN], f[ID_LEN], l[ID_LEN];
+	const char *p[4] = { t, f, l, reason };
+
+	snprintf(t, sizeof(t), "%lld", tree_id);
+	snprintf(f, sizeof(f), "%lld", first);
+	snprintf(l, sizeof(l), "%lld", last);
+	return (long)db_rows(c, ST_REQUEST_RESOLVE_FAILED, 4, p, e);
+}
+
 long long db_request_job_insert(PGconn *c, const struct db_job_new *j, long long request_id,
 				const char *side, int round, int group, struct err *e)
 {

@@ -27,7 +27,11 @@ struct db_request_new {
 	const char *notify, *label; /* NULL: none */
 	long long token_id;	    /* 0: none */
 };
-/* Stores r; returns the new id (> 0) or -1 with e. */
+/*
+ * Stores r; returns the new id (> 0) or -1 with e. A request with no
+ * base_sha is stored in state "resolving" (its refs resolved later, then
+ * db_request_resolved()); one with a base_sha in state "queued".
+ */
 long long db_request_insert(PGconn *c, const struct db_request_new *r, struct err *e)
 	__attribute__((warn_unused_result));
 
@@ -42,6 +46,45 @@ long long db_request_job_insert(PGconn *c, const struct db_job_new *j, long long
 
 /* The request job job_id belongs to: 1 with *id, 0 when none (or no such job), -1 with e. */
 int db_request_of_job(PGconn *c, long long job_id, long long *id, struct err *e)
+	__attribute__((warn_unused_result));
+
+/* A request waiting for its refs (ST_REQUESTS_RESOLVING). */
+struct db_request_resolving {
+	long long id, tree_id;
+	char tree[129]; /* the tree's name */
+};
+/*
+ * The oldest requests (at most 200) in state "resolving": the count with
+ * *out a new array (caller frees; NULL when 0), or -1 with e.
+ */
+long db_requests_resolving(PGconn *c, struct db_request_resolving **out, struct err *e)
+	__attribute__((warn_unused_result));
+
+/*
+ * Request id's submission as stored while it resolves (ST_REQUEST_SUBMISSION):
+ * 1 with *spec (new: the checked body's JSON text), *patches (new, NULL
+ * for a head commit; caller frees both) and *token_id (0: none), 0 when
+ * the request is not resolving (any more), -1 with e.
+ */
+int db_request_submission(PGconn *c, long long id, char **spec, char **patches, long long *token_id,
+			  struct err *e) __attribute__((warn_unused_result));
+
+/*
+ * Request id resolved (ST_REQUEST_RESOLVED): base_sha, head_sha (NULL for
+ * patches) and the full spec (JSON text) stored, state "queued". Inside
+ * the caller's transaction, with its jobs. 1 done, 0 when it was no longer
+ * resolving (cancelled meanwhile), -1 with e. Strings borrowed.
+ */
+int db_request_resolved(PGconn *c, long long id, const char *base_sha, const char *head_sha,
+			const char *spec, struct err *e) __attribute__((warn_unused_result));
+
+/*
+ * Fails tree tree_id's requests still resolving with ids first..last,
+ * reason (borrowed) as their fail_reason (ST_REQUEST_RESOLVE_FAILED): the
+ * count, or -1 with e. first = last: that one request.
+ */
+long db_request_resolve_failed(PGconn *c, long long tree_id, long long first, long long last,
+			       const char *reason, struct err *e)
 	__attribute__((warn_unused_result));
 
 /* A request row locked FOR UPDATE with its jobs' tally (ST_REQUEST_LOCK). */

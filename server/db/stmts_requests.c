@@ -3,7 +3,7 @@
 
 /* a request's state as shown: the stored one once final, else from its jobs */
 #define REQ_STATE                                                                                \
-	"CASE WHEN rq.state IN ('done', 'failed', 'cancelled') THEN rq.state "                   \
+	"CASE WHEN rq.state IN ('resolving', 'done', 'failed', 'cancelled') THEN rq.state "      \
 	"WHEN EXISTS (SELECT 1 FROM jobs j WHERE j.request_id = rq.id AND j.state <> 'queued') " \
 	"THEN 'running' ELSE 'queued' END"
 /* field F of the first head run's extra (the worker's patch-id of the series), jsonb */
@@ -47,13 +47,32 @@ const struct db_stmt_def db_stmts_requests[DB_NR_STMTS] = {
 						    "patch_ids = (SELECT x.v FROM (SELECT " REQ_HEAD_RUN(
 							    "patch_ids") " AS v "
 									 "FROM requests rq WHERE rq.id = $1::bigint) x WHERE jsonb_typeof(x.v) = 'array') "
-									 "WHERE id = $1::bigint AND state IN ('queued', 'running') RETURNING id" },
+									 "WHERE id = $1::bigint AND state IN ('resolving', 'queued', 'running') RETURNING id" },
 	/* $1 tree $2 base ref $3 base sha $4 head ref $5 head sha $6 patches $7 nr_patches
-	 * $8 spec $9 notify $10 label $11 token */
+	 * $8 spec $9 notify $10 label $11 token; no base sha: stored to be resolved */
 	[ST_REQUEST_INSERT] = { "request_insert",
 				"INSERT INTO requests (tree_id, base_ref, base_sha, head_ref, head_sha, patches, "
-				"nr_patches, spec, notify, label, submitted_by) VALUES ($1::bigint, $2, $3, $4, $5, $6, "
-				"$7::integer, $8::jsonb, $9, $10, $11::bigint) RETURNING id" },
+				"nr_patches, spec, notify, label, submitted_by, state) VALUES ($1::bigint, $2, $3, "
+				"$4, $5, $6, $7::integer, $8::jsonb, $9, $10, $11::bigint, "
+				"CASE WHEN $3::text IS NULL THEN 'resolving' ELSE 'queued' END) RETURNING id" },
+	/* the requests waiting for their refs, oldest first: id, tree id, tree name */
+	[ST_REQUESTS_RESOLVING] = { "requests_resolving",
+				    "SELECT rq.id, rq.tree_id, tr.name FROM requests rq "
+				    "JOIN trees tr ON tr.id = rq.tree_id WHERE rq.state = 'resolving' "
+				    "ORDER BY rq.id LIMIT 200" },
+	/* $1 request waiting for its refs: the submission as checked, its patches, its token */
+	[ST_REQUEST_SUBMISSION] = { "request_submission",
+				    "SELECT spec::text, patches, submitted_by FROM requests "
+				    "WHERE id = $1::bigint AND state = 'resolving'" },
+	/* $1 request $2 base sha $3 head sha (NULL: patches) $4 spec: resolved, queued */
+	[ST_REQUEST_RESOLVED] = { "request_resolved",
+				  "UPDATE requests SET base_sha = $2, head_sha = $3, spec = $4::jsonb, "
+				  "state = 'queued' WHERE id = $1::bigint AND state = 'resolving' RETURNING id" },
+	/* $1 tree $2 first $3 last request id $4 reason: those of the tree still resolving fail */
+	[ST_REQUEST_RESOLVE_FAILED] = { "request_resolve_failed",
+					"UPDATE requests SET state = 'failed', fail_reason = $4, finished_at = now() "
+					"WHERE tree_id = $1::bigint AND id BETWEEN $2::bigint AND $3::bigint "
+					"AND state = 'resolving' RETURNING id" },
 	/* ST_JOB_INSERT's $1..$13, then $14 request $15 side $16 round $17 group */
 	[ST_REQUEST_JOB_INSERT] = { "request_job_insert",
 				    "INSERT INTO jobs (tree_id, commit_id, testcase_id, params, kconfig, compiler, arch, "
@@ -134,7 +153,7 @@ const struct db_stmt_def db_stmts_requests[DB_NR_STMTS] = {
 	/* $1 request: cancelled unless final already */
 	[ST_REQUEST_SET_CANCELLED] = { "request_set_cancelled",
 				       "UPDATE requests SET state = 'cancelled', finished_at = now() "
-				       "WHERE id = $1::bigint AND state IN ('queued', 'running') RETURNING id" },
+				       "WHERE id = $1::bigint AND state IN ('resolving', 'queued', 'running') RETURNING id" },
 	/* $1 state (NULL = any), $2 limit: newest first */
 	[ST_REQUESTS_JSON] = { "requests_json",
 			       "SELECT coalesce(json_agg(x.o ORDER BY x.id DESC), '[]')::text FROM ("

@@ -1298,7 +1298,7 @@ class Prober:
         fails.extend(self.fails[:5])
 
 
-# more than the server's 8 HTTP threads (threads): on them, these requests held all
+# more than the server's 8 HTTP threads (threads): on them, these requests once held all
 NR_STALLED_REQUESTS = 10
 
 
@@ -1321,28 +1321,44 @@ def stalled_upstream():
 
     def request(i):
         try:
+            t0 = time.monotonic()
             r = srv.post("/api/v1/requests", {
                 "tree": "stalled0", "base": "master", "head": "refs/heads/x%d" % i,
                 "testcases": [{"testcase": "small-allocs", "params": {"nr_task": 1}}],
                 "targets": ["x86_64"], "kconfig": "x86_64-defconfig"}, scope="submit",
                 timeout=300)
-            requests.append(r.status)
+            requests.append((r.status, time.monotonic() - t0,
+                             r.json().get("url") if r.status == 202 else r.body))
         except OSError as e:
-            requests.append("%s" % e.__class__.__name__)
+            requests.append(("%s" % e.__class__.__name__, 0, None))
     threads = [threading.Thread(target=request, args=(i,)) for i in range(NR_STALLED_REQUESTS)]
     for t in threads:
         t.start()
     time.sleep(30)
     print("  %d connections to the stalled remote; requests answered so far: %s" %
-          (len(stall.conns), requests))
+          (len(stall.conns), [(x[0], round(x[1], 2)) for x in requests]))
     prober.finish(fails)
+    # each accepted at once (202, resolving in the background), none left without a reply
+    if len(requests) != NR_STALLED_REQUESTS or [x for x in requests if x[0] != 202 or x[1] > 1]:
+        fails.append("requests naming the stalled tree: %s" % requests)
     stall.close()
     for t in threads:
         t.join(timeout=120)
-    print("  the requests naming it: %s" % requests)
-    # each answered (the fetch's failure: 502), none dropped without a reply
-    if len(requests) != NR_STALLED_REQUESTS or [x for x in requests if not isinstance(x, int)]:
-        fails.append("requests naming the stalled tree: %s" % requests)
+    # the stall ends (the remote closes): each request fails with the fetch's reason
+    deadline = time.monotonic() + 120
+    states = {}
+    while time.monotonic() < deadline:
+        states = {u: srv.get(u, scope="read").json() for _, _, u in requests if u}
+        if states and all(q["state"] == "failed" for q in states.values()):
+            break
+        time.sleep(1)
+    print("  the requests naming it: %s" % sorted({q["state"] for q in states.values()}))
+    bad = [(u, q["state"], q.get("fail_reason")) for u, q in states.items()
+           if q["state"] != "failed" or "fetching tree 'stalled0' failed" not in
+           (q.get("fail_reason") or "")]
+    if bad or len(states) != NR_STALLED_REQUESTS:
+        fails.append("requests naming the stalled tree did not fail with the fetch's reason: "
+                     "%s" % bad[:3])
     srv.stop()
     return fails
 

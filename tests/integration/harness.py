@@ -287,3 +287,18 @@ def wait_until(fn, timeout=30, what="condition"):
             return v
         time.sleep(0.1)
     raise AssertionError("timed out waiting for " + what)
+
+
+def resolved(srv, r, timeout=30):
+    """POST /api/v1/requests's reply r (202: stored, its refs resolving in the
+    background) followed until the request leaves state "resolving": its
+    GET /api/v1/requests/{id} (queued with its jobs, or failed with a
+    fail_reason)."""
+    assert r.status == 202, r
+    assert r.json()["state"] == "resolving", r
+    path = r.json()["url"]
+
+    def done():
+        q = srv.get(path, scope="read").json()
+        return q if q["state"] != "resolving" else None
+    return wait_until(done, timeout, what="request %s resolved" % path)

@@ -17,7 +17,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import BIN  # noqa: E402
+from harness import BIN, resolved  # noqa: E402
 from fakes import git, git_init, stop_tree_server, tree_server  # noqa: E402
 
 FIX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "robotmail")
@@ -211,6 +211,7 @@ class Api(unittest.TestCase):
             return f.read()
 
     def test_dry_run_answers_the_parse_and_stores_nothing(self):
+        before = self.srv.get("/api/v1/requests").json()
         r = self.srv.post("/api/v1/requests", {"from_mail": self.mail(FYI), "dry_run": True,
                                                "targets": ["arm64"]}, scope="submit")
         self.assertEqual(r.status, 200, r.body)
@@ -221,7 +222,7 @@ class Api(unittest.TestCase):
                         "head": FYI_SHA, "base": FYI_SHA + "^",
                         "label": "<20201217023445.GD27932@robot-host.example.org>"},
             "robot": FYI_ROBOT})
-        self.assertEqual(self.srv.get("/api/v1/requests").json(), [])
+        self.assertEqual(self.srv.get("/api/v1/requests").json(), before)
 
     def test_bad_mail_is_400_naming_what_is_missing(self):
         for body, detail in (
@@ -234,12 +235,13 @@ class Api(unittest.TestCase):
             r = self.srv.post("/api/v1/requests", body, scope="submit")
             self.assertEqual(r.status, 400, (detail, r.body))
             self.assertEqual(r.json()["error"]["detail"], detail)
-        # a commit this lab's tree does not have: the request's own 400, before anything is stored
+        # a commit this lab's tree does not have: accepted (no git on the HTTP side), then
+        # failed by the resolver with the ref it could not find, no job queued
         r = self.srv.post("/api/v1/requests", {"from_mail": self.mail(FYI), "tree": "demo",
                                                "targets": ["x86_64"]}, scope="submit")
-        self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "base"), r.body)
-        self.assertIn(FYI_SHA + "^", r.json()["error"]["message"])
-        self.assertEqual(self.srv.get("/api/v1/requests").json(), [])
+        q = resolved(self.srv, r)
+        self.assertEqual((q["state"], q["jobs"]), ("failed", []), q)
+        self.assertTrue(q["fail_reason"].startswith("base: '%s^'" % FYI_SHA), q["fail_reason"])
         r = self.srv.post("/api/v1/requests", {"from_mail": self.mail(BAD)}, scope="submit")
         self.assertEqual(r.json()["error"]["message"],
                          "the robot's mail is incomplete: no 'commit: SHA' line")
@@ -250,8 +252,7 @@ class Api(unittest.TestCase):
         r = self.srv.post("/api/v1/requests", {"from_mail": mail, "tree": "demo",
                                                "targets": ["x86_64"], "repeat": 2},
                           scope="submit")
-        self.assertEqual(r.status, 201, r.body)
-        q = self.srv.get("/api/v1/requests/%d" % r.json()["id"]).json()
+        q = resolved(self.srv, r)
         self.assertEqual((q["base"]["sha"], q["head"]["sha"]), (c0, c1))
         self.assertEqual(q["label"], "<20201217023445.GD27932@robot-host.example.org>")
         self.assertEqual(sorted(j["side"] for j in q["jobs"]), ["base", "base", "head", "head"])

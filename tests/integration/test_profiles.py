@@ -561,7 +561,7 @@ class Flows(unittest.TestCase):
                 "testcases": [{"testcase": "small-allocs", "params": {"nr_task": 1}}],
                 "targets": ["x86_64"], "kconfig": "x86_64-defconfig", "repeat": 6,
                 "monitors": ["perf-profile"]}, scope="submit")
-            self.assertEqual(r.status, 201, r)
+            self.assertEqual(r.status, 202, r)
             rid = r.json()["id"]
             q = wait_until(lambda: [x for x in [srv.get("/api/v1/requests/%d" % rid).json()]
                                     if x["state"] in ("done", "failed")], timeout=60,

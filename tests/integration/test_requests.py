@@ -18,7 +18,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import BIN, result_doc, wait_until  # noqa: E402
+from harness import BIN, resolved, result_doc, wait_until  # noqa: E402
 from fakes import MACHINE, git, git_init, stop_tree_server, tree_server  # noqa: E402
 
 METRIC = "small-allocs.throughput"   # higher is better (lib/stats/metric.c)
@@ -119,7 +119,11 @@ class Requests(unittest.TestCase):
         b.update(body)
         for k in [k for k, v in b.items() if v is None]:
             del b[k]
-        return self.srv.post("/api/v1/requests", b, scope=scope)
+        r = self.srv.post("/api/v1/requests", b, scope=scope)
+        # accepted (202): its refs resolve in the background; r.request is the request
+        # once they have (queued with its jobs, or failed)
+        r.request = resolved(self.srv, r) if r.status == 202 else None
+        return r
 
     def get(self, rid):
         r = self.srv.get("/api/v1/requests/%d" % rid, scope="read")
@@ -136,9 +140,10 @@ class Requests(unittest.TestCase):
 
     def test_jobs_interleaved_pinned_and_prioritized(self):
         r = self.submit({"repeat": 8, "label": "ci#1"})
-        self.assertEqual(r.status, 201, r)
+        self.assertEqual(r.status, 202, r)
         rid = r.json()["id"]
-        self.assertEqual(r.json()["state"], "queued")
+        self.assertEqual(r.json()["state"], "resolving")
+        self.assertEqual(r.request["state"], "queued")
         self.assertEqual(r.json()["url"], "/api/v1/requests/%d" % rid)
         q = self.get(rid)
         jobs = q["jobs"]
@@ -176,7 +181,7 @@ class Requests(unittest.TestCase):
 
     def run_ab(self, base_value, head_value, **body):
         r = self.submit(body)
-        self.assertEqual(r.status, 201, r)
+        self.assertEqual(r.status, 202, r)
         rid = r.json()["id"]
         self.drain("w2p", lambda job, i: (head_value if job["side"] == "head" else base_value)(
             job["round"] * 2 + i))
@@ -213,7 +218,7 @@ class Requests(unittest.TestCase):
                                                            "regtrack-pwned")
         r = self.submit({"testcases": [{"testcase": "small-allocs",
                                         "params": {"nr_task": 1, "opt": evil}}], "repeat": 2})
-        self.assertEqual(r.status, 201, r)
+        self.assertEqual(r.status, 202, r)
         q = self.get(r.json()["id"])
 
         def words(cmd, program):
@@ -291,7 +296,7 @@ class Requests(unittest.TestCase):
 
     def test_refs_resolved_in_the_mirror(self):
         r = self.submit({"base": "v1", "head": "master", "repeat": 1})
-        self.assertEqual(r.status, 201, r)
+        self.assertEqual(r.status, 202, r)
         q = self.get(r.json()["id"])
         self.assertEqual((q["base"]["ref"], q["base"]["sha"]), ("v1", self.tree["c0"]))
         self.assertEqual((q["head"]["ref"], q["head"]["sha"]), ("master", self.tree["c1"]))
@@ -318,19 +323,19 @@ class Requests(unittest.TestCase):
     def test_repeat_chosen_from_the_setups_noise(self):
         # no history: the stated default
         r = self.submit({"testcases": [{"testcase": "small-allocs", "params": {"nr_task": 7}}]})
-        self.assertEqual(r.status, 201, r)
-        self.assertEqual(r.json()["repeat"], 6)
-        self.assertEqual(r.json()["repeat_why"], "no history of this setup (no commit with "
+        self.assertEqual(r.status, 202, r)
+        self.assertEqual(r.request["repeat"], 6)
+        self.assertEqual(r.request["repeat_why"], "no history of this setup (no commit with "
                          "repeated runs of it): the default, 6 runs a side")
         # CV 1.8 % over 20 runs: 22 a side for 2 % (samplesize.h: 21.55 up)
         self.history({"nr_task": 8}, 0.018)
         tc = [{"testcase": "small-allocs", "params": {"nr_task": 8}}]
         r = self.submit({"testcases": tc, "min_change_pct": 2})
-        self.assertEqual(r.status, 201, r)
-        self.assertEqual(r.json()["repeat"], 22)
+        self.assertEqual(r.status, 202, r)
+        self.assertEqual(r.request["repeat"], 22)
         why = ("CV 1.8 % over 20 runs at 5 commits (small-allocs.throughput) → 22 runs a side "
                "for 2 % (power 0.8, α 0.01)")
-        self.assertEqual(r.json()["repeat_why"], why)
+        self.assertEqual(r.request["repeat_why"], why)
         q = self.get(r.json()["id"])
         self.assertEqual((q["repeat"], q["repeat_why"]), (22, why))
         self.assertEqual(sorted(j["repeat"] for j in q["jobs"] if j["side"] == "base"),
@@ -342,31 +347,31 @@ class Requests(unittest.TestCase):
         self.assertAlmostEqual(n["raw"], 21.5499, places=3)
         # the metric's floor (1 %) by default: past the bound, which the reply says
         r = self.submit({"testcases": tc})
-        self.assertEqual(r.json()["repeat"], 30)
-        self.assertTrue(r.json()["repeat_why"].endswith(
+        self.assertEqual(r.request["repeat"], 30)
+        self.assertTrue(r.request["repeat_why"].endswith(
             "→ 30 runs a side for 1 % (power 0.8, α 0.01); the bound: 1 % would need 81"),
-            r.json()["repeat_why"])
+            r.request["repeat_why"])
         # icount: spread near zero needs few runs, and the reply says how few
         tc = [{"testcase": "small-allocs", "params": {"nr_task": 9}}]
         self.history({"nr_task": 9, "measure": "icount"}, 0.00004, mode="icount")
         r = self.submit({"testcases": tc, "measure": "icount", "min_change_pct": 1})
-        self.assertEqual(r.status, 201, r)
-        self.assertEqual(r.json()["repeat"], 5)
-        self.assertEqual(r.json()["repeat_why"],
+        self.assertEqual(r.status, 202, r)
+        self.assertEqual(r.request["repeat"], 5)
+        self.assertEqual(r.request["repeat_why"],
                          "CV 0.004 % over 20 runs at 5 commits (small-allocs.throughput) → 5 "
                          "runs a side for 1 % (power 0.8, α 0.01); icount's spread is near "
                          "zero: 1.7 would do, 5 is the fewest with which the rank test can "
                          "reach α 0.01")
         # an explicit repeat is kept, with no reason to give
         r = self.submit({"testcases": tc, "measure": "icount", "repeat": 3})
-        self.assertEqual((r.json()["repeat"], r.json().get("repeat_why")), (3, None))
+        self.assertEqual((r.request["repeat"], r.request.get("repeat_why")), (3, None))
 
     # --- patches ---
 
     def test_patches_head_runs_record_the_applied_sha(self):
         mbox = self.tree["mbox"]
         r = self.submit({"head": None, "patches": mbox, "repeat": 6})
-        self.assertEqual(r.status, 201, r)
+        self.assertEqual(r.status, 202, r)
         rid = r.json()["id"]
         q = self.get(rid)
         self.assertEqual(q["patches"]["count"], 1)
@@ -399,7 +404,7 @@ class Requests(unittest.TestCase):
 
     def test_apply_failure_fails_the_request_with_gits_message(self):
         r = self.submit({"head": None, "patches": self.tree["mbox"], "repeat": 4})
-        self.assertEqual(r.status, 201, r)
+        self.assertEqual(r.status, 202, r)
         rid = r.json()["id"]
         job = self.lease("w2p")
         self.complete("w2p", job, [1000.0])
@@ -423,7 +428,7 @@ class Requests(unittest.TestCase):
                                          "<zoe@example.org>\n---\n", 1)
         self.assertNotEqual(mbox, self.tree["mbox"])
         r = self.submit({"head": None, "patches": mbox, "repeat": 2})
-        self.assertEqual(r.status, 201, r)
+        self.assertEqual(r.status, 202, r)
         rid = r.json()["id"]
         q = self.get(rid)
         self.assertEqual(q["patches"]["mbox_url"], "/api/v1/requests/%d/mbox" % rid)
@@ -435,7 +440,7 @@ class Requests(unittest.TestCase):
             self.assertEqual(int(r.headers["Content-Length"]), len(mbox.encode("utf-8")))
         # a request of a head commit has no mbox; an unknown request none either
         r = self.submit({"repeat": 2})
-        self.assertEqual(r.status, 201, r)
+        self.assertEqual(r.status, 202, r)
         head = r.json()["id"]
         self.assertIsNone(self.get(head)["patches"])
         r = self.srv.get("/api/v1/requests/%d/mbox" % head, scope="read")
@@ -465,8 +470,8 @@ class Requests(unittest.TestCase):
                   monitors=["perf-stat"])
         r = self.submit({"plan": "ab-mm", "tree": None, "testcases": None, "targets": None,
                          "kconfig": None})
-        self.assertEqual(r.status, 201, r)
-        self.assertEqual(r.json()["repeat"], 4)
+        self.assertEqual(r.status, 202, r)
+        self.assertEqual(r.request["repeat"], 4)
         rid = r.json()["id"]
         q = self.get(rid)
         self.assertEqual(q["plan"], "ab-mm")
@@ -523,9 +528,9 @@ class Requests(unittest.TestCase):
         # so the runs a side come from the setup's noise (none yet: the default)
         r = self.submit({"plan": "ab-x86", "testcases": None, "targets": None,
                          "kconfig": "x86_64-tiny-mm", "compiler": "clang-17"})
-        self.assertEqual(r.status, 201, r)
-        self.assertEqual(r.json()["repeat"], 6)
-        self.assertTrue(r.json()["repeat_why"].startswith("no history of this setup"), r)
+        self.assertEqual(r.status, 202, r)
+        self.assertEqual(r.request["repeat"], 6)
+        self.assertTrue(r.request["repeat_why"].startswith("no history of this setup"), r)
         jobs = self.jobs_of(r.json()["id"])
         self.assertEqual(len(jobs), 8)  # one target, one testcase, 4 rounds, 2 sides
         self.assertEqual({(j["testcase"], json_key(j["params"]), j["kconfig"], j["arch"],
@@ -537,7 +542,7 @@ class Requests(unittest.TestCase):
         r = self.submit({"plan": "ab-x86", "testcases": TC, "targets": ["vm-2p"],
                          "kconfig": "x86_64-defconfig", "compiler": "gcc-12", "repeat": 2,
                          "measure": "icount", "monitors": ["perf-profile"]})
-        self.assertEqual(r.status, 201, r)
+        self.assertEqual(r.status, 202, r)
         q = self.get(r.json()["id"])
         self.assertEqual((q["plan"], q["targets"], q["repeat"]), ("ab-x86", ["vm-2p"], 2))
         jobs = self.jobs_of(q["id"])
@@ -557,7 +562,7 @@ class Requests(unittest.TestCase):
     def test_target_no_worker_serves_waits_then_cancel(self):
         # a tbox_group no machine has joined: its arch comes from the kconfig
         r = self.submit({"targets": ["lkp-icl-2sp8"], "kconfig": "x86_64-tiny-mm", "repeat": 3})
-        self.assertEqual(r.status, 201, r)
+        self.assertEqual(r.status, 202, r)
         rid = r.json()["id"]
         q = self.get(rid)
         self.assertEqual(q["state"], "queued")
@@ -587,7 +592,7 @@ class Requests(unittest.TestCase):
         self.worker("warm", tbox="vm-arm", arch="aarch64")
         r = self.submit({"targets": ["x86_64", "vm-arm"], "repeat": 2, "testcases": [
             {"testcase": "small-allocs", "params": {}}, {"testcase": "execl", "params": {}}]})
-        self.assertEqual(r.status, 201, r)
+        self.assertEqual(r.status, 202, r)
         q = self.get(r.json()["id"])
         # 2 targets x 2 testcases x 2 rounds x 2 sides; kconfig follows each target's arch
         self.assertEqual(len(q["jobs"]), 16)
@@ -604,10 +609,7 @@ class Requests(unittest.TestCase):
         cases = [
             ({"tree": "nope"}, 404, "tree"),
             ({"tree": None}, 400, "tree"),
-            ({"base": "no-such-ref"}, 400, "base"),
             ({"base": "--upload-pack=x"}, 400, "base"),
-            ({"head": "f" * 40}, 400, "head"),
-            ({"head": c0}, 400, "head"),
             ({"head": None}, 400, "head"),
             ({"patches": self.tree["mbox"]}, 400, "patches"),
             ({"head": None, "patches": "From x\nSubject: hi\n\nno diff here\n"}, 400, "patches"),
@@ -647,9 +649,26 @@ class Requests(unittest.TestCase):
         # none of them queued anything
         self.assertEqual(self.srv.get("/api/v1/requests?state=queued").json(), [])
 
+    def test_refs_that_need_git_fail_the_request(self):
+        # accepted at once (no git on the HTTP side), then failed with the reason the
+        # resolver found; nothing queued
+        c0 = self.tree["c0"]
+        cases = [
+            ({"base": "no-such-ref"}, "base: 'no-such-ref' is not a commit of tree 'demo'"),
+            ({"head": "f" * 40}, "head: '%s' is not a commit of tree 'demo'" % ("f" * 40)),
+            ({"head": c0}, "head: 'head' is the same commit as 'base'"),
+        ]
+        for body, reason in cases:
+            r = self.submit(body)
+            self.assertEqual(r.status, 202, r)
+            q = r.request
+            self.assertEqual((q["state"], q["fail_reason"], q["jobs"]), ("failed", reason, []),
+                             body)
+        self.assertEqual(self.srv.get("/api/v1/requests?state=queued").json(), [])
+
     def test_host_mode_request(self):
         r = self.submit({"kconfig": "host", "targets": ["vm-2p"], "repeat": 2})
-        self.assertEqual(r.status, 201, r)
+        self.assertEqual(r.status, 202, r)
         q = self.get(r.json()["id"])
         self.assertEqual({(j["kconfig"], j["tbox_group"]) for j in q["jobs"]}, {("host", "vm-2p")})
 

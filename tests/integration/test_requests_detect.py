@@ -14,7 +14,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import result_doc, wait_until  # noqa: E402
+from harness import resolved, result_doc, wait_until  # noqa: E402
 from fakes import MACHINE, git, git_init, stop_tree_server, tree_server  # noqa: E402
 
 METRIC = "small-allocs.throughput"   # higher is better
@@ -117,7 +117,7 @@ class PatchedHeadNotDetected(unittest.TestCase):
             "tree": "demo", "base": base, "patches": mbox,
             "testcases": [{"testcase": TESTCASE, "params": PARAMS}], "targets": ["x86_64"],
             "kconfig": "x86_64-defconfig", "repeat": 6}, scope="submit")
-        self.assertEqual(r.status, 201, r)
+        self.assertEqual(resolved(srv, r)["state"], "queued")
         rid = r.json()["id"]
         while True:
             r = srv.post("/api/v1/jobs/lease", {"machine_id": mid, "wait_s": 0}, scope="worker")

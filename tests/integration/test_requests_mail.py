@@ -11,7 +11,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import result_doc, wait_until  # noqa: E402
+from harness import resolved, result_doc, wait_until  # noqa: E402
 from fakes import MACHINE, git, git_init, stop_tree_server, tree_server  # noqa: E402
 from smtpsink import SmtpSink  # noqa: E402
 
@@ -77,7 +77,7 @@ class RequestMail(unittest.TestCase):
              "repeat": 6}
         b.update(body)
         r = self.srv.post("/api/v1/requests", b, scope="submit")
-        self.assertEqual(r.status, 201, r)
+        self.assertEqual(resolved(self.srv, r)["state"], "queued")
         rid = r.json()["id"]
         busy = True
         while busy:

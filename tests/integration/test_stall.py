@@ -14,7 +14,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import wait_until  # noqa: E402
+from harness import resolved, wait_until  # noqa: E402
 from fakes import MACHINE, git, git_init, stop_tree_server, tree_server  # noqa: E402
 
 
@@ -65,7 +65,7 @@ class StalledUpstream(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp, cls.repo, cls.tree, cls.srv = tree_server(
-            "regtrack-stall-", make_tree, "detect_enabled = 0\n")
+            "regtrack-stall-", make_tree, "detect_enabled = 0\nresolve_timeout_s = 5\n")
         srv = cls.srv
         r = srv.post("/api/v1/trees", {"name": "demo", "url": cls.repo,
                                        "branches": ["master"], "poll_s": 0}, scope="admin")
@@ -100,13 +100,53 @@ class StalledUpstream(unittest.TestCase):
             "tree": "demo", "base": self.tree["c0"], "head": head,
             "testcases": [{"testcase": "small-allocs", "params": {"nr_task": 1}}],
             "targets": ["x86_64"], "kconfig": "x86_64-defconfig"}, scope="submit")
+        q = resolved(srv, r, timeout=20)
         took = time.monotonic() - t0
-        self.assertEqual(r.status, 201, r)
-        self.assertEqual(r.json()["head_sha"] if "head_sha" in r.json() else head, head)
+        self.assertEqual((q["state"], q["head"]["sha"]), ("queued", head), q)
         # the stalled clone is still hanging (1 KiB/s for 60 s before git gives up)
         self.assertFalse([t for t in srv.get("/api/v1/trees").json()
                           if t["name"] == "stalled" and t["polls"]], "the stall ended early")
         self.assertLess(took, 20, "the request waited %.1f s for another tree's fetch" % took)
+
+    def test_requests_on_a_stalled_tree_accepted_at_once_others_resolved(self):
+        """Ten requests naming a tree whose upstream stalls: each accepted at once (202,
+        resolving); they once held the deferred pool's threads until git's timeout. A
+        request on a healthy tree meanwhile resolves and queues its jobs; the stalled
+        ones fail with the fetch's reason once git gives up (resolve_timeout_s)."""
+        srv = self.srv
+        url = "http://127.0.0.1:%d/other.git" % self.stall.port
+        r = srv.post("/api/v1/trees", {"name": "stalled2", "url": url, "branches": ["master"],
+                                       "poll_s": 0}, scope="admin")
+        self.assertEqual(r.status, 200, r)
+        body = {"tree": "stalled2", "base": "master",
+                "testcases": [{"testcase": "small-allocs", "params": {"nr_task": 1}}],
+                "targets": ["x86_64"], "kconfig": "x86_64-defconfig", "repeat": 1}
+        urls = []
+        for i in range(10):
+            t0 = time.monotonic()
+            r = srv.post("/api/v1/requests", dict(body, head="refs/heads/x%d" % i),
+                         scope="submit")
+            took = time.monotonic() - t0
+            self.assertEqual((r.status, r.json()["state"]), (202, "resolving"), r)
+            self.assertLess(took, 2, "a request on a stalled tree was answered in %.1f s" % took)
+            urls.append(r.json()["url"])
+        git(self.repo, "commit", "-q", "--allow-empty", "-m", "mm: head 2",
+            date="2026-01-01T00:02:00Z")
+        head = git(self.repo, "rev-parse", "HEAD")
+        t0 = time.monotonic()
+        r = srv.post("/api/v1/requests", dict(body, tree="demo", base=self.tree["c0"],
+                                              head=head), scope="submit")
+        q = resolved(srv, r, timeout=20)
+        self.assertEqual((q["state"], q["head"]["sha"], len(q["jobs"])), ("queued", head, 2), q)
+        self.assertLess(time.monotonic() - t0, 10)
+        # the resolver gives up after resolve_timeout_s (5 s here; the poll's clone holds
+        # the mirror meanwhile): every one fails with the reason
+        for u in urls:
+            q = wait_until(lambda: [x for x in [srv.get(u, scope="read").json()]
+                                    if x["state"] != "resolving"], timeout=60,
+                           what="request %s failed" % u)[0]
+            self.assertEqual((q["state"], q["jobs"]), ("failed", []), q)
+            self.assertIn("fetching tree 'stalled2' failed", q["fail_reason"])
 
 
 if __name__ == "__main__":

@@ -547,6 +547,54 @@ static void test_pin_real_qemu(void **state UNUSED)
 	free(cmd);
 }
 
+/*
+ * Pinning that fails before QMP connects (here a "qemu" that never opens
+ * its socket, as one stuck before it listens): qemu_run ends qemu then,
+ * not at its time limit with the guest paused all along.
+ */
+static void test_pin_fails_before_qmp(void **state UNUSED)
+{
+	char tmpl[] = "/tmp/test_qemu_fake.XXXXXX";
+	const char *old = getenv("PATH");
+	char *fake, *path, *saved = xstrdup(old ? old : "/usr/bin:/bin"), *cmd;
+	struct qemu_host h;
+	struct qemu q;
+	struct err e;
+	FILE *f;
+
+	assert_non_null(mkdtemp(tmpl));
+	fake = xstrfmt("%s/qemu-system-aarch64", tmpl);
+	f = fopen(fake, "w");
+	assert_non_null(f);
+	fputs("#!/bin/sh\nexec sleep 60\n", f);
+	fclose(f);
+	assert_int_equal(chmod(fake, 0755), 0);
+	path = xstrfmt("%s:%s", tmpl, saved);
+	setenv("PATH", path, 1);
+	two_nodes(&h);
+	base(&q, "aarch64", "tcg");
+	q.host = &h;
+	q.cpus = 2;
+	q.pin = 1;
+	q.pin_timeout_ms = 300;
+	q.timeout_s = 60;
+	assert_int_equal(qemu_run(&q, &e), -1);
+	setenv("PATH", saved, 1);
+	assert_int_equal(e.id, ERR_TRANSPORT);
+	assert_non_null(strstr(e.message, "cannot connect to qemu's socket"));
+	assert_int_equal(q.pinned, 0);
+	assert_false(q.cancelled);
+	assert_false(q.timed_out);
+	assert_true(q.elapsed_s < 20);
+	qemu_release(&q);
+	cmd = xstrfmt("rm -rf %s", tmpl);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	free(path);
+	free(fake);
+	free(saved);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -558,6 +606,7 @@ int main(void)
 		cmocka_unit_test(test_argv_errors),
 		cmocka_unit_test(test_host_read),
 		cmocka_unit_test(test_pin_real_qemu),
+		cmocka_unit_test(test_pin_fails_before_qmp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

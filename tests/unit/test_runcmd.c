@@ -254,6 +254,27 @@ static void test_cancel(void **state UNUSED)
 	runcmd_release(&cmd);
 }
 
+/* abort: the caller's own reason to end the command (not the job's cancel) */
+static void test_abort(void **state UNUSED)
+{
+	const char *argv[] = { "sleep", "60", NULL };
+	volatile sig_atomic_t abort_now = 1;
+	struct runcmd cmd;
+	struct err e;
+	char desc[64];
+
+	runcmd_init(&cmd, argv, 60);
+	cmd.abort = &abort_now;
+	assert_int_equal(runcmd_run(&cmd, &e), 0);
+	assert_true(cmd.aborted);
+	assert_false(cmd.cancelled);
+	assert_false(cmd.timed_out);
+	assert_false(runcmd_ok(&cmd));
+	assert_true(cmd.elapsed_s < 30);
+	assert_string_equal(runcmd_describe(&cmd, desc, sizeof(desc)), "aborted");
+	runcmd_release(&cmd);
+}
+
 static void test_exec_failure(void **state UNUSED)
 {
 	const char *argv[] = { "regtrack-no-such-program", NULL };
@@ -373,6 +394,7 @@ int main(void)
 		cmocka_unit_test(test_sigkill_after_grace),
 		cmocka_unit_test(test_child_dies_with_caller),
 		cmocka_unit_test(test_cancel),
+		cmocka_unit_test(test_abort),
 		cmocka_unit_test(test_exec_failure),
 		cmocka_unit_test(test_cwd),
 		cmocka_unit_test(test_env),

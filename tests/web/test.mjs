@@ -260,6 +260,23 @@ async function seedJobs() {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+// POST /api/v1/requests answers 202 (state resolving): the request's id once its refs are
+// resolved and its jobs queued
+async function submitRequest(body) {
+	const r = await call('POST', '/api/v1/requests', body, 'submit');
+	assert.equal(r.status, 202, r.text);
+	assert.equal(r.json.state, 'resolving', r.text);
+	for (let i = 0; i < 300; i++) {
+		const q = await call('GET', `/api/v1/requests/${r.json.id}`, undefined, 'read');
+		if (q.json.state !== 'resolving') {
+			assert.equal(q.json.state, 'queued', q.text.slice(0, 400));
+			return r.json.id;
+		}
+		await sleep(100);
+	}
+	throw new Error(`request ${r.json.id} still resolving`);
+}
+
 // The report of bisect `id` as the mailer wrote it (mail_dry_run_dir): waits
 // until the outbox row is rendered and written, then reads DIR/<row id>.eml
 // (headers, blank line, 8bit text with CRLF) back: {subject, messageId, body}.
@@ -750,9 +767,7 @@ async function seedRequests(bisect) {
 	const workers = [[bisect.mid, x86, 1.08], [r.json.machine_id, arm, 0.94]];
 	const body = { tree: 'demo', base: bisect.shas[0], head: bisect.shas[3], testcases: [{ testcase: 'page-fault', params: { nr_task: '2' } }],
 		targets: ['x86_64', 'arm64'], repeat: 6, min_change_pct: 2, label: 'ci#web' };
-	r = await call('POST', '/api/v1/requests', body, 'submit');
-	assert.equal(r.status, 201, r.text);
-	const done = r.json.id;
+	const done = await submitRequest(body);
 	for (let busy = true; busy;) {
 		busy = false;
 		for (const [mid, machine, factor] of workers) {
@@ -774,9 +789,7 @@ async function seedRequests(bisect) {
 	r = await call('GET', `/api/v1/requests/${done}`);
 	assert.equal(r.json.state, 'done', r.text.slice(0, 400));
 	assert.equal(r.json.verdict, 'regression', r.text.slice(0, 400));
-	r = await call('POST', '/api/v1/requests', { ...body, head: bisect.shas[5], targets: ['x86_64'], repeat: 4, label: 'ci#web-2' }, 'submit');
-	assert.equal(r.status, 201, r.text);
-	const running = r.json.id;
+	const running = await submitRequest({ ...body, head: bisect.shas[5], targets: ['x86_64'], repeat: 4, label: 'ci#web-2' });
 	// other jobs of the seeded history (the bisects' coordinator queues its own) may come first
 	let job = null;
 	for (let i = 0; i < 20 && !job; i++) {
@@ -2135,11 +2148,9 @@ async function main() {
 				'From: Zoë Dev <dev@example.org>\nDate: Tue, 1 Dec 2026 10:00:00 +0000\n' +
 				'Subject: [PATCH] mm: a patch on the page\n\n---\n' +
 				'diff --git a/mm.c b/mm.c\n--- a/mm.c\n+++ b/mm.c\n@@ -1 +1,2 @@\n int x;\n+int y;\n';
-			let r = await call('POST', '/api/v1/requests', { tree: 'demo', base: (await bisect).shas[0], patches: mbox,
-				testcases: [{ testcase: 'page-fault', params: { nr_task: '2' } }], targets: ['x86_64'], repeat: 2 }, 'submit');
-			assert.equal(r.status, 201, r.text);
-			const patched = r.json.id;
-			r = await call('POST', `/api/v1/requests/${patched}/cancel`, undefined, 'submit');
+			const patched = await submitRequest({ tree: 'demo', base: (await bisect).shas[0], patches: mbox,
+				testcases: [{ testcase: 'page-fault', params: { nr_task: '2' } }], targets: ['x86_64'], repeat: 2 });
+			let r = await call('POST', `/api/v1/requests/${patched}/cancel`, undefined, 'submit');
 			assert.equal(r.status, 200, r.text);
 			// the series is not public: no link without a token, 401 for the URL
 			await page.evaluate(() => localStorage.removeItem('regtrack.token'));

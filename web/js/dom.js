@@ -204,6 +204,7 @@ export function stateBadge(state) {
 		new: 'warn', confirmed: 'bad', bisecting: 'info', bisected: 'info', reported: 'info',
 		fixed: 'good', invalid: 'muted', wontfix: 'muted', queued: 'muted', leased: 'info',
 		running: 'info', done: 'good', failed: 'bad', cancelled: 'muted', skipped: 'muted',
+		resolving: 'muted',
 	}[state] || '';
 	return badge(state || '?', kind);
 }

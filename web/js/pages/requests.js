@@ -11,7 +11,7 @@ import { listOf } from '../model.js';
 import { progressBar } from './jobs.js';
 
 const REFRESH_MS = 3000;
-const STATES = ['', 'queued', 'running', 'done', 'failed', 'cancelled'];
+const STATES = ['', 'resolving', 'queued', 'running', 'done', 'failed', 'cancelled'];
 const VERDICT_KIND = { regression: 'bad', improvement: 'good', 'no-change': 'muted', inconclusive: 'warn' };
 const SVG = 'http://www.w3.org/2000/svg';
 
@@ -19,8 +19,9 @@ export function verdictBadge(v) {
 	return v ? badge(v, VERDICT_KIND[v] || '') : null;
 }
 
+// resolving: the server is resolving its refs; jobs follow (or fail_reason says why not)
 function live(q) {
-	return q.state === 'queued' || q.state === 'running';
+	return q.state === 'resolving' || q.state === 'queued' || q.state === 'running';
 }
 
 // what the request tests: head ref/sha, or the patch series
