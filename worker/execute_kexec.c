@@ -36,7 +36,7 @@ static const char *rec_str(const json_t *rec, const char *key)
  */
 static int boot(const struct worker_env *env, const char *path, json_t *rec, struct err *e)
 {
-	char nonce[KEXECREC_NONCE_LEN + 1], now[32];
+	char nonce[KEXECREC_NONCE_LEN + 1], now[32], bootid[37];
 	long long id = rec_int(rec, "job_id");
 	char *cmdline;
 	struct err se;
@@ -49,6 +49,8 @@ static int boot(const struct worker_env *env, const char *path, json_t *rec, str
 	json_object_set_new(rec, "kexecd_at", json_string(now));
 	json_object_set_new(rec, "kexecd_at_s", json_integer((json_int_t)time(NULL)));
 	json_object_set_new(rec, "state", json_string("booting"));
+	kexec_boot_id(bootid);
+	json_object_set_new(rec, "boot_id", json_string(bootid));
 	free(cmdline);
 	if (kexecrec_clear(env->kexec->result_dev) < 0)
 		return err_setc(e, ERR_IO, env->kexec->result_dev,
@@ -129,7 +131,7 @@ int exec_kexec_resume(const struct job_spec *spec, const struct worker_env *env,
 		      const struct case_args *args, phase_fn phase, void *ctx,
 		      struct job_outcome *out, struct err *e)
 {
-	char *path, *payload = NULL;
+	char *path, *payload = NULL, bootid[37];
 	json_t *rec = NULL, *run = NULL;
 	struct buf log = BUF_INIT(0);
 	enum kexecrec_state st;
@@ -166,12 +168,17 @@ int exec_kexec_resume(const struct job_spec *spec, const struct worker_env *env,
 			wlog_warn("job %lld: cannot clear '%s': %m (the next boot's nonce tells its record apart)",
 				  spec->id, env->kexec->result_dev);
 	}
-	next = kexec_decide(1, st, run != NULL, (int)rec_int(rec, "run") - 1,
-			    (int)rec_int(rec, "repeat"));
+	kexec_boot_id(bootid);
+	next = kexec_decide(1, bootid[0] && !strcmp(bootid, rec_str(rec, "boot_id")), st,
+			    run != NULL, (int)rec_int(rec, "run") - 1, (int)rec_int(rec, "repeat"));
 	exec_report(phase, ctx, "run", (double)rec_int(rec, "run") / (double)rec_int(rec, "repeat"),
 		    "kexec run %lld/%lld came back", rec_int(rec, "run"), rec_int(rec, "repeat"));
-	if (next == KEXEC_BOOT_NEXT) {
-		json_object_set_new(rec, "run", json_integer(rec_int(rec, "run") + 1));
+	if (next == KEXEC_BOOT_NEXT || next == KEXEC_BOOT_AGAIN) {
+		if (next == KEXEC_BOOT_NEXT)
+			json_object_set_new(rec, "run", json_integer(rec_int(rec, "run") + 1));
+		else
+			wlog_warn("job %lld: run %lld was never kexec'd (same boot id): booting it",
+				  spec->id, rec_int(rec, "run"));
 		rc = boot(env, path, rec, e);
 		goto out;
 	}

@@ -130,11 +130,26 @@ int kexec_record_load(const char *path, json_t **rec, struct err *e)
 	return 1;
 }
 
-enum kexec_next kexec_decide(int have_record, enum kexecrec_state dev, int run_ok, int runs_done,
-			     int repeat)
+void kexec_boot_id(char id[37])
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+
+	id[0] = '\0';
+	if (!f)
+		return;
+	if (!fgets(id, 37, f))
+		id[0] = '\0';
+	id[strcspn(id, "\n")] = '\0';
+	fclose(f);
+}
+
+enum kexec_next kexec_decide(int have_record, int same_boot, enum kexecrec_state dev, int run_ok,
+			     int runs_done, int repeat)
 {
 	if (!have_record)
 		return KEXEC_FRESH;
+	if (same_boot && dev != KEXECREC_VALID)
+		return KEXEC_BOOT_AGAIN;
 	switch (dev) {
 	case KEXECREC_NONE:
 		/* the machine came back and the test kernel's /init never wrote */

@@ -82,6 +82,7 @@ int kexec_record_load(const char *path, json_t **rec, struct err *e)
 /* What a restarted worker does with a job it finds a spool record of. */
 enum kexec_next {
 	KEXEC_FRESH,	   /* no record (or a done one): build and boot run 1 */
+	KEXEC_BOOT_AGAIN,  /* the record's boot never happened (same_boot): boot it again */
 	KEXEC_BOOT_NEXT,   /* the run came back ok and more are due: boot the next */
 	KEXEC_DONE,	   /* the last run came back ok: status ok */
 	KEXEC_BOOT_FAILED, /* no result of the boot: it panicked, hung and was power-cycled,
@@ -90,13 +91,19 @@ enum kexec_next {
 };
 
 /*
- * The decision, pure: have_record (a record in state "booting"), the
- * device's answer for its job and nonce, run_ok (the payload's result
- * block parsed into metrics; read only with KEXECREC_VALID), the runs
- * done before this boot and the job's repeat.
+ * The decision, pure: have_record (a record in state "booting"),
+ * same_boot (the record was written in the kernel running now: the
+ * machine never left it, so no kexec happened: the worker died between
+ * the record and `kexec -e`, and the boot is made again), the device's
+ * answer for its job and nonce, run_ok (the payload's result block parsed
+ * into metrics; read only with KEXECREC_VALID), the runs done before this
+ * boot and the job's repeat.
  */
-enum kexec_next kexec_decide(int have_record, enum kexecrec_state dev, int run_ok, int runs_done,
-			     int repeat);
+enum kexec_next kexec_decide(int have_record, int same_boot, enum kexecrec_state dev, int run_ok,
+			     int runs_done, int repeat);
+
+/* The running kernel's boot id (/proc/sys/kernel/random/boot_id) into id[37]; "" if unreadable. */
+void kexec_boot_id(char id[37]);
 
 /*
  * Loads and starts the test kernel: kexec -l with rec's "image", "initrd"

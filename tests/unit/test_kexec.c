@@ -183,17 +183,21 @@ static void test_argv(void **state UNUSED)
 
 static void test_decide(void **state UNUSED)
 {
-	assert_int_equal(kexec_decide(0, KEXECREC_VALID, 1, 0, 1), KEXEC_FRESH);
-	assert_int_equal(kexec_decide(0, KEXECREC_NONE, 0, 0, 1), KEXEC_FRESH);
-	assert_int_equal(kexec_decide(1, KEXECREC_NONE, 0, 0, 1), KEXEC_BOOT_FAILED);
-	assert_int_equal(kexec_decide(1, KEXECREC_NONE, 0, 2, 3), KEXEC_BOOT_FAILED);
-	assert_int_equal(kexec_decide(1, KEXECREC_VALID, 1, 0, 1), KEXEC_DONE);
-	assert_int_equal(kexec_decide(1, KEXECREC_VALID, 1, 0, 3), KEXEC_BOOT_NEXT);
-	assert_int_equal(kexec_decide(1, KEXECREC_VALID, 1, 1, 3), KEXEC_BOOT_NEXT);
-	assert_int_equal(kexec_decide(1, KEXECREC_VALID, 1, 2, 3), KEXEC_DONE);
-	assert_int_equal(kexec_decide(1, KEXECREC_VALID, 0, 0, 3), KEXEC_RUN_FAILED);
-	assert_int_equal(kexec_decide(1, KEXECREC_TORN, 0, 0, 1), KEXEC_RUN_FAILED);
-	assert_int_equal(kexec_decide(1, KEXECREC_IO, 0, 0, 1), KEXEC_RUN_FAILED);
+	assert_int_equal(kexec_decide(0, 0, KEXECREC_VALID, 1, 0, 1), KEXEC_FRESH);
+	assert_int_equal(kexec_decide(0, 0, KEXECREC_NONE, 0, 0, 1), KEXEC_FRESH);
+	assert_int_equal(kexec_decide(1, 0, KEXECREC_NONE, 0, 0, 1), KEXEC_BOOT_FAILED);
+	assert_int_equal(kexec_decide(1, 0, KEXECREC_NONE, 0, 2, 3), KEXEC_BOOT_FAILED);
+	assert_int_equal(kexec_decide(1, 0, KEXECREC_VALID, 1, 0, 1), KEXEC_DONE);
+	assert_int_equal(kexec_decide(1, 0, KEXECREC_VALID, 1, 0, 3), KEXEC_BOOT_NEXT);
+	assert_int_equal(kexec_decide(1, 0, KEXECREC_VALID, 1, 1, 3), KEXEC_BOOT_NEXT);
+	assert_int_equal(kexec_decide(1, 0, KEXECREC_VALID, 1, 2, 3), KEXEC_DONE);
+	assert_int_equal(kexec_decide(1, 0, KEXECREC_VALID, 0, 0, 3), KEXEC_RUN_FAILED);
+	assert_int_equal(kexec_decide(1, 0, KEXECREC_TORN, 0, 0, 1), KEXEC_RUN_FAILED);
+	assert_int_equal(kexec_decide(1, 0, KEXECREC_IO, 0, 0, 1), KEXEC_RUN_FAILED);
+	/* the record is of the kernel running now: the kexec never happened */
+	assert_int_equal(kexec_decide(1, 1, KEXECREC_NONE, 0, 0, 1), KEXEC_BOOT_AGAIN);
+	assert_int_equal(kexec_decide(1, 1, KEXECREC_VALID, 1, 0, 1), KEXEC_DONE);
+	assert_int_equal(kexec_decide(0, 1, KEXECREC_NONE, 0, 0, 1), KEXEC_FRESH);
 }
 
 static void test_spool_record(void **state UNUSED)
@@ -466,6 +470,36 @@ static void test_resume_next_run(void **state)
 	free(log);
 }
 
+static void test_resume_same_boot(void **state)
+{
+	struct fixture *fx = *state;
+	struct job_outcome out;
+	json_t *rec = booting(fx, 1, 1);
+	char *path = kexec_record_path(fx->work, fx->spec.id), bootid[37];
+	char *log = xstrfmt("%s/kexec.log", fx->dir);
+	struct buf b = BUF_INIT(0);
+	struct err e;
+
+	/* a worker that died after the record, before kexec -e: this kernel's boot id */
+	kexec_boot_id(bootid);
+	assert_int_equal(strlen(bootid), 36);
+	json_object_set_new(rec, "boot_id", json_string(bootid));
+	assert_int_equal(kexec_record_save(path, rec, &e), 0);
+	assert_int_equal(job_execute(&fx->spec, &fx->env, NULL, NULL, &out, &e), -1);
+	assert_string_equal(e.detail, "kexec -e"); /* booted again, not boot-failed */
+	assert_string_equal(out.status, "run-failed");
+	job_outcome_release(&out);
+	assert_int_equal(buf_read_file(&b, log), 0);
+	assert_non_null(strstr(b.data, "-l /w/bzImage"));
+	buf_release(&b);
+	json_decref(rec);
+	rec = load_record(fx);
+	assert_int_equal(json_integer_value(json_object_get(rec, "run")), 1);
+	json_decref(rec);
+	free(log);
+	free(path);
+}
+
 static void test_no_result_dev(void **state)
 {
 	struct fixture *fx = *state;
@@ -493,6 +527,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_resume_boot_failed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resume_run_failed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resume_next_run, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_resume_same_boot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_result_dev, setup, teardown),
 	};
 
