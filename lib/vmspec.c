@@ -16,6 +16,13 @@ int vmspec_is_param(const char *key)
 	return 0;
 }
 
+const char *vmspec_capability(const struct vmspec *v, const char *arch, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s-%s", v && v->accel && !strcmp(v->accel, "kexec") ? "kexec" : "qemu",
+		 arch);
+	return buf;
+}
+
 static int bad(struct err *e, const char *prefix, const char *key, const char *what)
 {
 	char field[320];
@@ -57,9 +64,9 @@ int vmspec_parse(const json_t *params, const char *prefix, struct vmspec *v, str
 	}
 	if ((x = json_object_get(params, "accel"))) {
 		s = json_string_value(x);
-		if (!s || (strcmp(s, "kvm") && strcmp(s, "tcg")))
-			return bad(e, prefix, "accel", "\"kvm\" or \"tcg\"");
-		v->accel = !strcmp(s, "kvm") ? "kvm" : "tcg";
+		if (!s || (strcmp(s, "kvm") && strcmp(s, "tcg") && strcmp(s, "kexec")))
+			return bad(e, prefix, "accel", "\"kvm\", \"tcg\" or \"kexec\"");
+		v->accel = !strcmp(s, "kvm") ? "kvm" : !strcmp(s, "tcg") ? "tcg" : "kexec";
 	}
 	if ((x = json_object_get(params, "vcpus"))) {
 		if (!whole(x, 1, 1024, &n))
@@ -98,6 +105,17 @@ int vmspec_parse(const json_t *params, const char *prefix, struct vmspec *v, str
 	if (v->icount && v->accel && !strcmp(v->accel, "kvm"))
 		return bad(e, prefix, "accel",
 			   "\"tcg\" under measure \"icount\" (icount is TCG's)");
+	if (v->accel && !strcmp(v->accel, "kexec")) {
+		/* the machine itself: its CPUs, memory and nodes are what it has */
+		static const char *const guest_only[] = { "measure", "vcpus", "pin", "hugepages",
+							  "numa" };
+
+		for (size_t i = 0; i < sizeof(guest_only) / sizeof(guest_only[0]); i++)
+			if (json_object_get(params, guest_only[i]))
+				return bad(e, prefix, guest_only[i],
+					   "not for accel \"kexec\" (the job runs on the whole "
+					   "machine, in wall-clock time)");
+	}
 	if (v->icount && v->vcpus > 1)
 		return bad(e, prefix, "vcpus", "1 under measure \"icount\" (icount runs one vCPU)");
 	if (v->numa > 0 && v->vcpus && v->numa > v->vcpus)

@@ -13,9 +13,13 @@
  *
  * param      values                       meaning
  * measure    "wallclock" | "icount"       icount: TCG, -icount, one vCPU
- * accel      "kvm" | "tcg"                the host mode; absent: KVM where a probe
+ * accel      "kvm" | "tcg" | "kexec"      the host mode; absent: KVM where a probe
  *                                          boot works, else TCG; "kvm" on a host
- *                                          without a usable KVM fails the job
+ *                                          without a usable KVM fails the job;
+ *                                          "kexec": no guest, the job's kernel
+ *                                          booted on a bare-metal host with kexec
+ *                                          (worker/kexec.h; capability kexec-ARCH,
+ *                                          vmspec_capability)
  * vcpus      1..1024 (or its text)        absent: the host's CPUs under KVM, the
  *                                          worker's qemu_cpus (2) under TCG
  * pin        true | false (or "true", 0, 1) each vCPU thread on its own host CPU
@@ -23,11 +27,12 @@
  * numa       "host" | 1..64               the host's nodes mirrored, or N nodes
  *
  * icount excludes accel "kvm" and vcpus above 1 (icount runs one vCPU);
- * numa N needs N <= vcpus when vcpus is given.
+ * numa N needs N <= vcpus when vcpus is given. accel "kexec" takes none of
+ * measure, vcpus, pin, hugepages, numa (a machine is what it is).
  */
 struct vmspec {
 	int icount;
-	const char *accel; /* "kvm", "tcg", or NULL (the worker decides); static */
+	const char *accel; /* "kvm", "tcg", "kexec", or NULL (the worker decides); static */
 	int vcpus;	   /* 0: the default */
 	int pin;
 	int hugepages_kb; /* 0, 2048, 1048576 */
@@ -43,6 +48,13 @@ struct vmspec {
  */
 int vmspec_parse(const json_t *params, const char *prefix, struct vmspec *v, struct err *e)
 	__attribute__((warn_unused_result));
+
+/*
+ * The capability a worker needs for a kernel job of arch ("x86_64",
+ * "aarch64") in the shape v: "kexec-ARCH" for accel "kexec", else
+ * "qemu-ARCH". Written into buf (n bytes); returns buf.
+ */
+const char *vmspec_capability(const struct vmspec *v, const char *arch, char *buf, size_t n);
 
 /* 1 when key is one of the params above */
 int vmspec_is_param(const char *key);

@@ -61,6 +61,9 @@ static const struct config_key config_keys[] = {
 	L(access_log, 0, 0, 1),
 	L(lease_timeout_s, 120, 1, 86400),
 	L(max_attempts, 3, 1, 100),
+	/* bare metal: the program that power-cycles a hung machine (powercycle.h) */
+	S(power_cycle, ""),
+	L(power_cycle_timeout_s, 120, 1, 3600),
 	L(db_timeout_ms, 30000, 0, 3600000),
 	S(db_replica, ""),
 	L(db_replica_max_lag, 5, 1, 60),

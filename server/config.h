@@ -47,6 +47,9 @@ struct config {
 	char *db_replica;      /* libpq conninfo of a hot standby for lag-tolerant reads; "" = none
 				* (replica.h) */
 	long db_replica_max_lag; /* seconds: a standby further behind is bypassed */
+	/* bare metal (powercycle.h) */
+	char *power_cycle;	    /* "" or the program run as PROG HOST MACHINE_ID JOB_ID */
+	long power_cycle_timeout_s; /* its time limit */
 	/* change detection (detect_thread.h) */
 	long detect_enabled;	      /* 1 = run the detection thread */
 	double detect_min_change_pct; /* smallest |%change| a change point needs (monitors: >= 5) */

@@ -4,6 +4,7 @@
 #include "server/bgthread.h"
 #include "server/db/jobs.h"
 #include "server/log.h"
+#include "server/powercycle.h"
 #include "xalloc.h"
 
 #include <pthread.h>
@@ -67,13 +68,17 @@ int lease_try(PGconn *c, long long machine_id, const char *request_id, long leas
 	return 1;
 }
 
-int lease_expire(PGconn *c, struct err *e)
+int lease_expire(PGconn *c, const struct config *cfg, struct err *e)
 {
 	struct db_job_expired *jobs;
 	long n = db_job_expire(c, &jobs, e);
 
-	for (long i = 0; i < n; i++)
+	for (long i = 0; i < n; i++) {
 		slog_info("job %lld lease expired, now %s", jobs[i].id, jobs[i].state);
+		if (cfg && cfg->power_cycle && *cfg->power_cycle && jobs[i].kexec_host[0])
+			powercycle_start(cfg->power_cycle, (int)cfg->power_cycle_timeout_s,
+					 jobs[i].kexec_host, jobs[i].machine_id, jobs[i].id);
+	}
 	free(jobs);
 	return (int)n;
 }
@@ -155,7 +160,7 @@ static long lease_step(void *arg, int *fd UNUSED)
 	}
 	if (mono_ms() - q->last_expire >= LEASE_EXPIRE_MS) {
 		q->last_expire = mono_ms();
-		if (lease_expire(c, &e) > 0)
+		if (lease_expire(c, q->srv->cfg, &e) > 0)
 			kicked = 1;
 	}
 	pthread_mutex_lock(&q->lock);

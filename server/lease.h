@@ -52,7 +52,11 @@ void lease_queue_park(struct lease_queue *q, struct request *rq, long long machi
 int lease_try(PGconn *c, long long machine_id, const char *request_id, long lease_s, json_t **job,
 	      struct err *e);
 
-/* Expires overdue leases; returns how many jobs changed state, -1 on error. */
-int lease_expire(PGconn *c, struct err *e);
+/*
+ * Expires overdue leases; returns how many jobs changed state, -1 on error.
+ * A job's machine with a kexec-ARCH capability is power-cycled when cfg
+ * (may be NULL) names a power_cycle program (server/powercycle.h).
+ */
+int lease_expire(PGconn *c, const struct config *cfg, struct err *e);
 
 #endif

@@ -260,6 +260,7 @@ int agent_init(struct agent *a, struct worker_config *cfg, const atomic_int *sto
 	a->cases = caselist_collect(a->cases_dir, cfg->arch);
 	a->ccache_dir = *cfg->ccache_dir ? xstrdup(cfg->ccache_dir) :
 					   xstrfmt("%s/ccache", cfg->work_dir);
+	worker_config_kexec(cfg, &a->kexec);
 	cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	a->make_jobs = cfg->make_jobs ? cfg->make_jobs : (cpus > 0 ? (int)cpus : 1);
 	if (sandbox_init(&a->sandbox, cfg->sandbox, cfg->build_user, e))
@@ -476,6 +477,7 @@ static int run_job(struct agent *a, json_t *job)
 		.timeout_run_s = a->cfg->timeout_run_s,
 		.keep_logs = a->cfg->keep_logs,
 		.sandbox = &a->sandbox,
+		.kexec = &a->kexec,
 	};
 	struct job_spec spec;
 	struct job_outcome out;

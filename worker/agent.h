@@ -85,6 +85,8 @@ struct agent {
 	char *lease_file; /* WORK_DIR/lease-request (see agent.c), owned */
 
 	struct heartbeat hb; /* the heartbeat thread and what it posts */
+
+	struct kexec_conf kexec; /* cfg's kexec keys (worker_config_kexec), borrowed strings */
 };
 
 /*

@@ -46,7 +46,8 @@ static const struct key keys[] = {
 	{ "tbox_group", "--tbox-group", KEY_STR, F(tbox_group), NULL, 0, 0, IN_FILE | IN_FLAG,
 	  "class of identical machines (default: host name)" },
 	{ "capabilities", "--capabilities", KEY_CAPS, F(capabilities), "host", 0, 0,
-	  IN_FILE | IN_FLAG, "comma-separated: host,qemu-x86_64,qemu-aarch64" },
+	  IN_FILE | IN_FLAG,
+	  "comma-separated: host,qemu-x86_64,qemu-aarch64,kexec-x86_64,kexec-aarch64" },
 	{ "cases_dir", "--cases-dir", KEY_STR, F(cases_dir), "", 0, 0, IN_FILE | IN_FLAG,
 	  "static case binaries (default: cases/ beside the executable)" },
 	{ "ccache_dir", "--ccache-dir", KEY_STR, F(ccache_dir), "", 0, 0, IN_FILE | IN_FLAG,
@@ -81,11 +82,22 @@ static const struct key keys[] = {
 	  "longest wait between two retries (upload, register, lease), s; with --once also how long a failing step is retried before exit 1" },
 	{ "once", "--once", KEY_BOOL, F(once), "0", 0, 1, IN_FLAG,
 	  "lease one job (or wait lease_wait_s once), then exit 0; exit 1 when a step fails for retry_max_s (unsent completions stay in the spool)" },
+	{ "kexec_bin", "--kexec-bin", KEY_STR, F(kexec_bin), "kexec", 0, 0, IN_FILE | IN_FLAG,
+	  "kexec-tools' kexec, for capabilities kexec-ARCH (looked up in PATH unless a path)" },
+	{ "kexec_result_dev", "--kexec-result-dev", KEY_STR, F(kexec_result_dev), "", 0, 0,
+	  IN_FILE | IN_FLAG,
+	  "raw device (>= 16 MiB, nothing else on it) the kexec'd kernel writes its result to, as "
+	  "that kernel names it; also read here after the reboot (README \"Bare metal\")" },
+	{ "kexec_append", "--kexec-append", KEY_STR, F(kexec_append), "console=ttyS0,115200", 0, 0,
+	  IN_FILE | IN_FLAG, "the kexec'd kernel's own command-line words" },
+	{ "kexec_panic_s", "--kexec-panic", KEY_INT, F(kexec_panic_s), "10", 1, 3600,
+	  IN_FILE | IN_FLAG, "panic=N of the kexec'd kernel: a panic reboots after N s" },
 	{ "config", "--config", KEY_STR, F(config_file), "", 0, 0, IN_FLAG,
 	  "read this key = value file first" },
 };
 
-static const char *const known_caps[] = { "host", "qemu-x86_64", "qemu-aarch64" };
+static const char *const known_caps[] = { "host", "qemu-x86_64", "qemu-aarch64", "kexec-x86_64",
+					  "kexec-aarch64" };
 
 static char **str_field(struct worker_config *c, const struct key *k)
 {
@@ -192,10 +204,10 @@ static int parse_caps(const struct key *k, const char *v, char **out, struct err
 				if (strlen(known_caps[i]) == n && !strncmp(known_caps[i], s, n))
 					break;
 			if (i == ARRAY_SIZE(known_caps))
-				return err_setc(
-					e, ERR_CONFIG, k->name,
-					"unknown capability '%.*s' (known: host, qemu-x86_64, qemu-aarch64)",
-					(int)n, s);
+				return err_setc(e, ERR_CONFIG, k->name,
+						"unknown capability '%.*s' (known: host, qemu-x86_64, qemu-aarch64, "
+						"kexec-x86_64, kexec-aarch64)",
+						(int)n, s);
 			if (!seen[i]++)
 				nr++;
 		}
@@ -450,6 +462,12 @@ int worker_config_check(const struct worker_config *c, struct err *e)
 		return err_setc(e, ERR_CONFIG, "heartbeat_run_s",
 				"heartbeat_run_s (%d) is below heartbeat_s (%d)",
 				c->heartbeat_run_s, c->heartbeat_s);
+	if ((worker_config_has_cap(c, "kexec-x86_64") ||
+	     worker_config_has_cap(c, "kexec-aarch64")) &&
+	    !*c->kexec_result_dev)
+		return err_setc(e, ERR_CONFIG, "kexec_result_dev",
+				"capability kexec-ARCH needs kexec_result_dev (where the kexec'd "
+				"kernel leaves its result)");
 	return 0;
 }
 
@@ -510,6 +528,15 @@ int worker_config_has_cap(const struct worker_config *c, const char *cap)
 		p = end ? end + 1 : NULL;
 	}
 	return 0;
+}
+
+void worker_config_kexec(const struct worker_config *c, struct kexec_conf *k)
+{
+	k->bin = c->kexec_bin;
+	k->result_dev = c->kexec_result_dev && *c->kexec_result_dev ? c->kexec_result_dev : NULL;
+	k->append = c->kexec_append;
+	k->panic_s = c->kexec_panic_s;
+	k->timeout_s = 60;
 }
 
 void worker_config_usage(FILE *f)

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "err.h"
+#include "worker/kexec.h"
 
 /*
  * Configuration of regtrack-worker: one declarative table of keys (name,
@@ -51,6 +52,12 @@ struct worker_config {
 	int retry_max_s;     /* cap of the upload/register retry backoff */
 	int once;	     /* --once: one lease, then exit */
 	char *config_file;   /* the --config FILE read, "" if none */
+
+	/* bare metal (worker/kexec.h): capabilities kexec-ARCH */
+	char *kexec_bin;	/* kexec-tools' kexec */
+	char *kexec_result_dev; /* "" or the raw device of kexec results */
+	char *kexec_append;	/* the kexec'd kernel's own command-line words */
+	int kexec_panic_s;	/* its panic=N */
 };
 
 /* Fills c with the built-in defaults (arch from uname(2), tbox_group from
@@ -90,7 +97,8 @@ int worker_config_from_args(struct worker_config *c, int argc, char **argv, cons
 
 /*
  * Checks what `run` needs that defaults cannot give: server_url and token
- * set, heartbeat_run_s >= heartbeat_s. Error ERR_CONFIG,
+ * set, heartbeat_run_s >= heartbeat_s, kexec_result_dev with a kexec-ARCH
+ * capability. Error ERR_CONFIG,
  * e->detail the key.
  */
 int worker_config_check(const struct worker_config *c, struct err *e)
@@ -109,6 +117,9 @@ int worker_config_read_token(struct worker_config *c, struct err *e)
 
 /* 1 if the comma-separated capability list of c contains `cap`, else 0. */
 int worker_config_has_cap(const struct worker_config *c, const char *cap);
+
+/* The kexec keys of c as kexec.h's settings (strings borrowed from c; result_dev NULL when ""). */
+void worker_config_kexec(const struct worker_config *c, struct kexec_conf *k);
 
 /* Prints every flag with its key, default and bounds (for --help). */
 void worker_config_usage(FILE *f);

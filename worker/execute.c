@@ -31,12 +31,6 @@
 #define LOG_TAIL_LEN (16u << 10)
 #define KVM_PROBE_S 20 /* a working KVM reaches /init in ~1 s; a nested one here hung in the BIOS */
 
-#define MARK_INIT "==== regtrack-init release="
-#define MARK_BEGIN "==== regtrack-result-begin ===="
-#define MARK_END "==== regtrack-result-end "
-#define MARK_PROFILE_BEGIN "==== regtrack-profile-begin "
-#define MARK_PROFILE_END "==== regtrack-profile-end ===="
-
 void exec_report(phase_fn phase, void *ctx, const char *name, double progress, const char *fmt, ...)
 {
 	char msg[256];
@@ -300,60 +294,6 @@ void exec_prune_logs(const char *dir, const char *prefix, const struct worker_en
 
 /* --- kernel mode ---------------------------------------------------------- */
 
-/* What one boot printed: the parsed markers of the serial log. */
-struct boot_result {
-	int reached_init, has_end;
-	int exit_code, signal, timed_out;
-	double guest_s;
-	char release[128];
-	struct buf text; /* the case's stdout: "rt| " lines, prefix stripped */
-};
-
-static void parse_serial(const char *log, struct boot_result *r)
-{
-	const char *p = strstr(log, MARK_INIT), *begin, *end, *line;
-
-	memset(r, 0, sizeof(*r));
-	buf_init(&r->text, 0);
-	r->guest_s = -1;
-	if (!p)
-		return;
-	r->reached_init = 1;
-	p += strlen(MARK_INIT);
-	snprintf(r->release, sizeof(r->release), "%.*s", (int)strcspn(p, " \r\n"), p);
-	begin = strstr(p, MARK_BEGIN);
-	if (!begin)
-		return;
-	end = strstr(begin, MARK_END);
-	if (!end)
-		return;
-	r->has_end = 1;
-	{
-		long long ns = 0;
-
-		if (sscanf(end + strlen(MARK_END), "exit=%d signal=%d timeout=%d elapsed_ns=%lld",
-			   &r->exit_code, &r->signal, &r->timed_out, &ns) != 4) {
-			r->has_end = 0;
-			return;
-		}
-		r->guest_s = ns / 1e9;
-	}
-	for (line = begin; line < end;) {
-		const char *nl = memchr(line, '\n', (size_t)(end - line));
-		size_t n = nl ? (size_t)(nl - line) : (size_t)(end - line);
-
-		if (n >= 4 && !memcmp(line, "rt| ", 4)) {
-			size_t m = n - 4;
-
-			while (m && line[4 + m - 1] == '\r')
-				m--;
-			if (buf_add(&r->text, line + 4, m) || buf_addch(&r->text, '\n'))
-				abort();
-		}
-		line += n + 1;
-	}
-}
-
 /*
  * The log tail of a boot: exec_tail_dup() of the serial log without the folded
  * stacks (up to 4 MiB, in the run's "profile"), so the tail still shows
@@ -523,6 +463,10 @@ static int execute_kernel(const struct job_spec *spec, const struct worker_env *
 
 	if (exec_is_cancelled(env, e))
 		goto out;
+	if (args->vm.accel && !strcmp(args->vm.accel, "kexec")) {
+		rc = exec_kexec_start(spec, env, k.image, initrd, k.release, out, e);
+		goto out;
+	}
 	if (!args->icount && !(args->vm.accel && !strcmp(args->vm.accel, "tcg"))) {
 		exec_report(phase, ctx, "boot", 0, "probing kvm");
 		accel = qemu_kvm_usable(env->arch, k.image, initrd, "rt.case=none", MARK_END,
@@ -579,7 +523,7 @@ static int execute_kernel(const struct job_spec *spec, const struct worker_env *
 		}
 		free(out->log_tail);
 		out->log_tail = serial_tail(q.log.data, q.log.len);
-		parse_serial(q.log.data, &br);
+		exec_parse_serial(q.log.data, &br);
 		if (!br.reached_init) {
 			exec_set_status(out, "boot-failed");
 		} else if (!br.has_end || br.exit_code || br.signal || br.timed_out) {
@@ -672,7 +616,7 @@ int job_execute(const struct job_spec *spec, const struct worker_env *env, phase
 	}
 	if (!strcmp(spec->kconfig, "host"))
 		rc = exec_host(spec, env, &args, phase, ctx, out, e);
-	else
+	else if ((rc = exec_kexec_resume(spec, env, &args, phase, ctx, out, e)) == 1)
 		rc = execute_kernel(spec, env, &args, phase, ctx, out, e);
 	case_args_release(&args);
 	/* the modes set "ok" before their runs: an error among them is no success */

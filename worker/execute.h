@@ -14,6 +14,7 @@
 #include "err.h"
 
 struct sandbox;
+struct kexec_conf;
 
 struct job_spec {
 	long long id;
@@ -48,6 +49,9 @@ struct worker_env {
 					  (e.g. from a SIGTERM handler), the running git,
 					  make, qemu or case is killed and job_execute
 					  returns -1 with e->id ERR_CANCELLED */
+
+	/* borrowed; NULL, or result_dev NULL: a job with accel "kexec" is ERR_INVALID_JOB */
+	const struct kexec_conf *kexec;
 };
 
 /* phase: "fetch","configure","build","initramfs","boot","run"; progress 0..1 */
@@ -84,6 +88,13 @@ struct job_outcome {
  *   (numbers: integers as integers, others with %.17g; true/false as 1/0);
  *   "measure" is not passed. Keys must be [A-Za-z0-9_.-]+, values without
  *   newlines or spaces.
+ * - params accel "kexec" (bare metal, worker/kexec.h): the kernel is built
+ *   and packed as above, then booted on this machine with kexec, one boot
+ *   per run; this call then does not return (the machine runs the test
+ *   kernel). The restarted worker's call for the same job reads the
+ *   result the boot left (exec_kexec_resume): runs with "accel": "kexec",
+ *   "boot-failed" when the machine came back without one, or boots the
+ *   next run. Needs env->kexec with a result_dev (else ERR_INVALID_JOB).
  * - measure "wallclock" (default) uses KVM when the worker arch is the
  *   host's and a probe boot under KVM reached /init (remembered per
  *   process), else TCG; "icount" always uses TCG with -icount and one vCPU.

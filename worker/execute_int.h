@@ -14,6 +14,25 @@
 
 #define MAX_CASE_ARGS 64
 
+/* The markers worker/init/init.c prints around a boot's result and profile. */
+#define MARK_INIT "==== regtrack-init release="
+#define MARK_BEGIN "==== regtrack-result-begin ===="
+#define MARK_END "==== regtrack-result-end "
+#define MARK_PROFILE_BEGIN "==== regtrack-profile-begin "
+#define MARK_PROFILE_END "==== regtrack-profile-end ===="
+
+/* What one boot printed: the parsed markers of the serial log (or a kexec result record). */
+struct boot_result {
+	int reached_init, has_end;
+	int exit_code, signal, timed_out;
+	double guest_s;
+	char release[128];
+	struct buf text; /* initialized by exec_parse_serial (release it); the case's stdout: "rt| " lines, prefix stripped */
+};
+
+/* Fills r from the NUL-terminated console text log; r->text is new (buf_release). */
+void exec_parse_serial(const char *log, struct boot_result *r);
+
 /* The case's key=value words and the measure mode, from params. */
 struct case_args {
 	char *v[MAX_CASE_ARGS + 1];
@@ -66,6 +85,28 @@ int exec_build_initramfs(const char *path, const struct worker_env *env,
 			 const struct job_spec *spec, const struct case_args *args,
 			 int timeout_run_s, unsigned monitors, const char *perf, struct err *e)
 	__attribute__((warn_unused_result));
+
+/*
+ * Bare-metal mode (worker/kexec.h), before a build: 1 when the job is not
+ * accel "kexec" or has no spool record of a boot in flight (build and
+ * boot it); 0 with the outcome when a boot came back (a boot-failed one
+ * too); when a next run is due, boots it and returns only if that failed
+ * (-1). -1 with e: ERR_INVALID_JOB (this worker has no kexec_result_dev),
+ * kexec_record_load()'s and kexec_boot()'s errors.
+ */
+int exec_kexec_resume(const struct job_spec *spec, const struct worker_env *env,
+		      const struct case_args *args, phase_fn phase, void *ctx,
+		      struct job_outcome *out, struct err *e);
+
+/*
+ * Bare-metal mode after the build: writes the spool record of run 1 and
+ * kexecs into image + initrd; returns only when that failed (-1 with e,
+ * as exec_kexec_resume). out's image_sha256 and kconfig_text go into the
+ * record.
+ */
+int exec_kexec_start(const struct job_spec *spec, const struct worker_env *env, const char *image,
+		     const char *initrd, const char *release, struct job_outcome *out,
+		     struct err *e);
 
 /* Host mode: the case `repeat` times on the running kernel (see execute.h). */
 int exec_host(const struct job_spec *spec, const struct worker_env *env,

@@ -150,8 +150,10 @@ enum MHD_Result api_jobs_post(struct request *rq)
 				 "a kernel job needs a tracked 'tree'");
 			goto bad;
 		}
-		snprintf(capbuf, sizeof(capbuf), "qemu-%s", arch);
-		cap = capbuf;
+		struct vmspec vs; /* a bad shape: casecheck_testcase()'s 400 below */
+
+		cap = vmspec_capability(vmspec_parse(params, "", &vs, &e) ? NULL : &vs, arch,
+					capbuf, sizeof(capbuf));
 	} else {
 		cap = "host";
 		/* the running kernel on the host as it is: no guest to shape (lib/vmspec.h) */

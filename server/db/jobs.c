@@ -306,6 +306,9 @@ long db_job_expire(PGconn *c, struct db_job_expired **jobs, struct err *e)
 		(*jobs)[i].id = strtoll(PQgetvalue(r, (int)i, 0), NULL, 10);
 		snprintf((*jobs)[i].state, sizeof((*jobs)[i].state), "%s",
 			 PQgetvalue(r, (int)i, 1));
+		(*jobs)[i].machine_id = strtoll(PQgetvalue(r, (int)i, 2), NULL, 10);
+		snprintf((*jobs)[i].kexec_host, sizeof((*jobs)[i].kexec_host), "%s",
+			 PQgetvalue(r, (int)i, 3));
 	}
 	PQclear(r);
 	return n;

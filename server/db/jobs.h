@@ -166,7 +166,9 @@ int db_job_heartbeat(PGconn *c, const struct db_heartbeat *hb, char *expires_at,
 /* A job whose lease ran out (ST_JOB_EXPIRE). */
 struct db_job_expired {
 	long long id;
-	char state[16]; /* what it is now: queued again, or failed */
+	char state[16];	      /* what it is now: queued again, or failed */
+	long long machine_id; /* the machine whose lease expired */
+	char kexec_host[256]; /* its host name when it has a kexec-ARCH capability, else "" */
 };
 /*
  * Requeues or fails every job whose lease expired. Returns how many, with

@@ -73,7 +73,7 @@ const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 	/* job $1's state (to tell 404 from 409 after a refusal, and say why) */
 	[ST_JOB_EXISTS] = { "job_exists", "SELECT state FROM jobs WHERE id = $1::bigint" },
 	[ST_JOB_EXPIRE] = { "job_expire",
-			    "WITH x AS (SELECT id FROM jobs WHERE state = 'leased' AND lease_expires_at < now() "
+			    "WITH x AS (SELECT id, leased_by AS by_machine FROM jobs WHERE state = 'leased' AND lease_expires_at < now() "
 			    "FOR UPDATE SKIP LOCKED) "
 			    "UPDATE jobs SET state = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'queued' END, "
 			    "fail_reason = CASE WHEN attempts >= max_attempts THEN format("
@@ -84,7 +84,10 @@ const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 			    "'phase', 'lease-expired', 'at', now(), 'machine_id', leased_by, 'last_phase', phase)), "
 			    "phase = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'queued' END, "
 			    "leased_by = NULL, lease_expires_at = NULL "
-			    "FROM x WHERE jobs.id = x.id RETURNING jobs.id, jobs.state" },
+			    "FROM x WHERE jobs.id = x.id RETURNING jobs.id, jobs.state, x.by_machine, "
+			    /* the host name of a bare-metal machine: its power may need cycling */
+			    "(SELECT m.hostname FROM machines m WHERE m.id = x.by_machine AND "
+			    "EXISTS (SELECT 1 FROM unnest(m.capabilities) cap(v) WHERE v LIKE 'kexec-%')) " },
 	/* $1 job $2 outcome $3 log tail $4 .config $5 why it produced no run (NULL: ok) */
 	[ST_JOB_FINISH] = { "job_finish",
 			    "UPDATE jobs SET state = 'done', outcome = $2, log_tail = scrub_userinfo($3), "

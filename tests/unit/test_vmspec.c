@@ -54,6 +54,18 @@ static void test_good(void **state UNUSED)
 			 0);
 	assert_int_equal(v.icount, 1);
 	assert_int_equal(v.pin, 0);
+	{
+		char cap[32];
+
+		assert_string_equal(vmspec_capability(&v, "aarch64", cap, sizeof(cap)),
+				    "qemu-aarch64");
+		assert_int_equal(parse("{\"accel\": \"kexec\", \"nr_task\": 8}", &v, &e), 0);
+		assert_string_equal(v.accel, "kexec");
+		assert_string_equal(vmspec_capability(&v, "x86_64", cap, sizeof(cap)),
+				    "kexec-x86_64");
+		assert_string_equal(vmspec_capability(NULL, "x86_64", cap, sizeof(cap)),
+				    "qemu-x86_64");
+	}
 	assert_true(vmspec_is_param("numa"));
 	assert_false(vmspec_is_param("nr_task"));
 }
@@ -68,7 +80,14 @@ static void test_bad(void **state UNUSED)
 		{ "{\"vcpus\": \"8 \"}", "params.vcpus", "'vcpus' is a whole number 1..1024" },
 		{ "{\"vcpus\": 2.5}", "params.vcpus", "'vcpus' is a whole number 1..1024" },
 		{ "{\"pin\": \"yes\"}", "params.pin", "'pin' is true or false" },
-		{ "{\"accel\": \"hvf\"}", "params.accel", "'accel' is \"kvm\" or \"tcg\"" },
+		{ "{\"accel\": \"hvf\"}", "params.accel",
+		  "'accel' is \"kvm\", \"tcg\" or \"kexec\"" },
+		{ "{\"accel\": \"kexec\", \"vcpus\": 4}", "params.vcpus",
+		  "'vcpus' is not for accel \"kexec\" (the job runs on the whole machine, in "
+		  "wall-clock time)" },
+		{ "{\"accel\": \"kexec\", \"measure\": \"icount\"}", "params.measure",
+		  "'measure' is not for accel \"kexec\" (the job runs on the whole machine, in "
+		  "wall-clock time)" },
 		{ "{\"hugepages\": 2}", "params.hugepages",
 		  "'hugepages' is \"2M\", \"1G\" or \"none\"" },
 		{ "{\"numa\": 0}", "params.numa", "'numa' is \"host\" or a node count 1..64" },

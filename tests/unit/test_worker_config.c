@@ -318,6 +318,25 @@ static void test_usage_errors(void **state UNUSED)
 	assert_int_equal(worker_config_from_args(&c, 9, a5, NULL, &e), 0);
 	assert_int_equal(worker_config_check(&c, &e), -1);
 	assert_string_equal(e.detail, "heartbeat_run_s");
+	/* a kexec capability needs the device the kexec'd kernel leaves its result on */
+	assert_int_equal(worker_config_set(&c, "heartbeat_run_s", "60", &e), 0);
+	assert_int_equal(worker_config_set(&c, "heartbeat_s", "15", &e), 0);
+	assert_int_equal(worker_config_check(&c, &e), 0);
+	assert_int_equal(worker_config_set(&c, "capabilities", "kexec-x86_64,host", &e), 0);
+	assert_string_equal(c.capabilities, "host,kexec-x86_64");
+	assert_int_equal(worker_config_check(&c, &e), -1);
+	assert_string_equal(e.detail, "kexec_result_dev");
+	assert_int_equal(worker_config_set(&c, "kexec_result_dev", "/dev/vdb", &e), 0);
+	assert_int_equal(worker_config_check(&c, &e), 0);
+	{
+		struct kexec_conf k;
+
+		worker_config_kexec(&c, &k);
+		assert_string_equal(k.bin, "kexec");
+		assert_string_equal(k.result_dev, "/dev/vdb");
+		assert_string_equal(k.append, "console=ttyS0,115200");
+		assert_int_equal(k.panic_s, 10);
+	}
 	worker_config_release(&c);
 }
 

@@ -13,6 +13,9 @@
  *	                   in the initramfs only then
  * and the kernel command line may override it: rt.case=NAME,
  * rt.timeout=SECONDS, rt.params=K=V,K=V (replaces every `arg`).
+ * Bare metal (a kernel kexec'd by the worker, worker/kexec.h): rt.result=DEV
+ * rt.nonce=HEX16 rt.job=J make /init write what it printed on the console
+ * to DEV as a result record (lib/kexecrec.h) before it reboots.
  *
  * Output on the console (the serial log), each on its own line:
  *	==== regtrack-init release=RELEASE ====
@@ -67,6 +70,7 @@
 
 #include "buf.h"
 #include "clock.h"
+#include "kexecrec.h"
 #include "parse/perf_fold.h"
 
 #define MAX_ARGS 64
@@ -86,6 +90,18 @@ struct job {
 	int perf_profile, perf_stat; /* monitors asked for */
 };
 
+/*
+ * Bare-metal mode (worker/kexec.h): with rt.result=DEV rt.nonce=N rt.job=J
+ * on the command line, everything say() prints is also kept here and
+ * written to DEV as a result record (lib/kexecrec.h) before the reboot.
+ */
+static struct {
+	char dev[128], nonce[KEXECREC_NONCE_LEN + 1];
+	long long job;
+	struct buf text;
+	int on;
+} kx;
+
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...)
 {
@@ -95,12 +111,43 @@ static void say(const char *fmt, ...)
 	vfprintf(stdout, fmt, ap);
 	va_end(ap);
 	fflush(stdout);
+	if (kx.on && kx.text.len < KEXECREC_MAX_PAYLOAD) {
+		va_start(ap, fmt);
+		if (buf_vaddf(&kx.text, fmt, ap))
+			kx.on = 0; /* the record says nothing rather than half */
+		va_end(ap);
+	}
+}
+
+/* The result record to kx.dev; the device may still be probing when /init starts. */
+static void write_record(void)
+{
+	int fd = -1;
+
+	for (int i = 0; i < 100 && fd < 0; i++) {
+		fd = open(kx.dev, O_WRONLY | O_CLOEXEC);
+		if (fd < 0) {
+			struct timespec ts = { 0, 100 * 1000000L };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+	if (fd < 0 || kexecrec_write_fd(fd, kx.job, kx.nonce, kx.text.data, kx.text.len) < 0)
+		fprintf(stderr, "regtrack-init: cannot write the result record to %s: %s\n", kx.dev,
+			strerror(errno));
+	else
+		fprintf(stderr, "regtrack-init: result record (%zu bytes) written to %s\n",
+			kx.text.len, kx.dev);
+	if (fd >= 0)
+		close(fd);
 }
 
 static void finish(void)
 {
 	fflush(stdout);
 	fflush(stderr);
+	if (kx.on)
+		write_record(); /* before anything else: the reboot may not come back */
 	sync();
 	reboot(RB_AUTOBOOT);
 	/* reboot failed: PID 1 must not exit (that panics); wait for qemu's time limit */
@@ -178,6 +225,12 @@ static void parse_cmdline(struct job *job, const char *cmdline)
 
 		if (n > 8 && !strncmp(p, "rt.case=", 8))
 			snprintf(job->name, sizeof(job->name), "%.*s", (int)(n - 8), p + 8);
+		else if (n > 10 && !strncmp(p, "rt.result=", 10))
+			snprintf(kx.dev, sizeof(kx.dev), "%.*s", (int)(n - 10), p + 10);
+		else if (n > 9 && !strncmp(p, "rt.nonce=", 9))
+			snprintf(kx.nonce, sizeof(kx.nonce), "%.*s", (int)(n - 9), p + 9);
+		else if (n > 7 && !strncmp(p, "rt.job=", 7))
+			kx.job = strtoll(p + 7, NULL, 10);
 		else if (n > 11 && !strncmp(p, "rt.timeout=", 11))
 			job->timeout_s = strtol(p + 11, NULL, 10);
 		else if (n > 10 && !strncmp(p, "rt.params=", 10)) {
@@ -462,9 +515,7 @@ int main(void)
 	setenv("HOME", "/tmp", 1);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
-	uname(&u);
-	say("==== regtrack-init release=%s ====\n", u.release);
-
+	/* the command line first: in bare-metal mode every line below goes to the record */
 	text = read_file("/regtrack/job");
 	if (text)
 		parse_job_file(&job, text);
@@ -473,6 +524,10 @@ int main(void)
 	if (text)
 		parse_cmdline(&job, text);
 	free(text);
+	buf_init(&kx.text, 0);
+	kx.on = kx.dev[0] == '/' && kexecrec_nonce_ok(kx.nonce);
+	uname(&u);
+	say("==== regtrack-init release=%s ====\n", u.release);
 	if (job.timeout_s <= 0)
 		job.timeout_s = 600;
 
