@@ -303,7 +303,7 @@ static int do_serve(struct config *cfg)
 	srv.poller = poller_start(&srv);
 	srv.submit_request = api_request_submit;
 	srv.inboxes = inbox_poller_start(&srv);
-	if (http_start(&srv, &e)) {
+	if (http_start(&srv, routes, nr_routes, &e)) {
 		slog_error("%s", e.message);
 		inbox_poller_stop(srv.inboxes);
 		poller_stop(srv.poller);
