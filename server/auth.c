@@ -2,10 +2,10 @@
 #include "server/db/db.h"
 #include "server/db/tokens.h"
 #include "server/log.h"
+#include "sha256.h"
 #include "xalloc.h"
 
 #include <openssl/crypto.h>
-#include <openssl/evp.h>
 #include <openssl/rand.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,21 +28,6 @@ const char *scope_name(int scope)
 		if (scope == 1 << i)
 			return scope_names[i];
 	return NULL;
-}
-
-void sha256_hex(const void *data, size_t len, char out[65])
-{
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int n = 0;
-	static const char hex[] = "0123456789abcdef";
-
-	if (!EVP_Digest(data, len, md, &n, EVP_sha256(), NULL) || n != 32)
-		abort();
-	for (unsigned i = 0; i < 32; i++) {
-		out[2 * i] = hex[md[i] >> 4];
-		out[2 * i + 1] = hex[md[i] & 15];
-	}
-	out[64] = '\0';
 }
 
 static void base64url(const unsigned char *in, size_t n, char *out)

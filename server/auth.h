@@ -74,7 +74,4 @@ int token_create(PGconn *c, const char *name, const char *scope, char **token, s
 /* Revokes the token named `name`. ERR_NOT_FOUND when no live token has it. */
 int token_revoke(PGconn *c, const char *name, struct err *e) __attribute__((warn_unused_result));
 
-/* SHA-256 of data as 64 lowercase hex chars plus NUL into out[65]. */
-void sha256_hex(const void *data, size_t len, char out[65]);
-
 #endif

@@ -136,6 +136,21 @@ int http_defer(struct request *rq, void (*fn)(struct request *rq))
 	return 0;
 }
 
+void http_park(struct request *rq)
+{
+	MHD_suspend_connection(rq->conn);
+}
+
+void http_unpark(void *arg, json_t *reply)
+{
+	struct request *rq = arg;
+
+	rq->deferred = reply;
+	rq->deferred_status = reply ? 200 : 204;
+	rq->resumed = 1;
+	MHD_resume_connection(rq->conn);
+}
+
 /* --- routing ---------------------------------------------------------- */
 
 /* Matches url against pattern; fills path params (arena copies). 1 on match. */
@@ -250,12 +265,14 @@ static int preflight(struct request *rq, enum MHD_Result *ret)
 		*ret = refuse(rq, &e);
 		return 1;
 	}
-	for (unsigned i = 0; i < nr_routes; i++) {
-		if (!match(rq, routes[i].pattern, rq->url))
+	for (unsigned i = 0; i < rq->srv->nr_routes; i++) {
+		const struct route *r = &rq->srv->routes[i];
+
+		if (!match(rq, r->pattern, rq->url))
 			continue;
 		path_matched = 1;
-		if (!strcmp(routes[i].method, rq->method)) {
-			found = &routes[i];
+		if (!strcmp(r->method, rq->method)) {
+			found = r;
 			break;
 		}
 	}
@@ -425,7 +442,7 @@ static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
 	return (size_t)(w - s);
 }
 
-int http_start(struct server *srv, struct err *e)
+int http_start(struct server *srv, const struct route *routes, unsigned nr, struct err *e)
 {
 	struct sockaddr_in sin;
 	const char *colon = strrchr(srv->cfg->listen, ':');
@@ -451,6 +468,8 @@ int http_start(struct server *srv, struct err *e)
 		return err_setc(e, ERR_CONFIG, "listen",
 				"listen address must be an IPv4 address, not '%s'", host);
 
+	srv->routes = routes;
+	srv->nr_routes = nr;
 	srv->pool = pool_start((unsigned)srv->cfg->threads);
 	/*
 	 * Every connection is a descriptor, and parked long polls (one per

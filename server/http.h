@@ -16,7 +16,7 @@
 
 /*
  * The HTTP side of regtrack-server: libmicrohttpd with an internal thread
- * pool, one route table (api/routes.c), a per-request arena, a body cap
+ * pool, one route table (given to http_start(): api/routes.c's), a per-request arena, a body cap
  * (413 past it), token auth per route (auth.h), and one error path: every
  * error reply is {"error": {"code", "message", "detail"}} from reply_err().
  * Handlers include this header for all of it: struct request
@@ -24,12 +24,14 @@
  * (http_body.h) and the scopes (auth.h).
  */
 
-extern const struct route routes[];
-extern const unsigned nr_routes;
-
-/* Starts the daemon on cfg->listen; fills srv->port. -1 with e on failure
- * (ERR_CONFIG for a malformed listen address, ERR_IO when it cannot listen). */
-int http_start(struct server *srv, struct err *e) __attribute__((warn_unused_result));
+/*
+ * Starts the daemon on cfg->listen, dispatching to the nr routes of
+ * `routes` (borrowed: a static table that outlives the daemon); fills
+ * srv->port. -1 with e on failure (ERR_CONFIG for a malformed listen
+ * address, ERR_IO when it cannot listen).
+ */
+int http_start(struct server *srv, const struct route *routes, unsigned nr, struct err *e)
+	__attribute__((warn_unused_result));
 /* Stops accepting new connections; those open are served on. */
 void http_quiesce(struct server *srv);
 /* Stops accepting, lets requests in flight finish, stops the threads. */
@@ -49,5 +51,18 @@ void http_stop(struct server *srv);
  * -1 when the pool is stopping or absent: the caller runs fn inline.
  */
 int http_defer(struct request *rq, void (*fn)(struct request *rq));
+
+/*
+ * Long-poll parking: http_park() suspends rq's connection, and the
+ * handler returns MHD_YES at once; later http_unpark(rq, reply), from any
+ * thread and exactly once, leaves reply (owned JSON; NULL for none) in
+ * rq->deferred with deferred_status 200 (204 for none), sets rq->resumed
+ * and resumes the connection: the route's handler is called again and
+ * replies with them. rq is a void pointer so that a domain queue can hold
+ * it as a callback's context (lease_queue_park(), lease.h). Whoever holds
+ * rq between the two must answer it before the server stops.
+ */
+void http_park(struct request *rq);
+void http_unpark(void *rq, json_t *reply);
 
 #endif

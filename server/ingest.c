@@ -1,12 +1,12 @@
 #include "server/ingest.h"
 #include "server/jsonout.h"
 #include "server/server.h"
-#include "server/auth.h"
 #include "server/db/db.h"
 #include "server/db/jobs.h"
 #include "server/db/runs.h"
 #include "server/db/profiles.h"
 #include "buf.h"
+#include "sha256.h"
 #include "stats/metric.h"
 #include "xalloc.h"
 

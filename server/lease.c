@@ -2,6 +2,8 @@
 #include "clock.h"
 #include "attr.h"
 #include "server/bgthread.h"
+#include "server/config.h"
+#include "server/db/db.h"
 #include "server/db/jobs.h"
 #include "server/log.h"
 #include "server/powercycle.h"
@@ -15,7 +17,8 @@
 #include <time.h>
 
 struct waiter {
-	struct request *rq;
+	void (*answer)(void *ctx, json_t *job);
+	void *ctx;
 	long long machine_id;
 	char request_id[40]; /* "" for none */
 	long long deadline_ms;
@@ -85,10 +88,7 @@ int lease_expire(PGconn *c, const struct config *cfg, struct err *e)
 
 static void finish(struct waiter *w, json_t *job)
 {
-	w->rq->deferred = job;
-	w->rq->deferred_status = job ? 200 : 204;
-	w->rq->resumed = 1;
-	MHD_resume_connection(w->rq->conn);
+	w->answer(w->ctx, job);
 	free(w);
 }
 
@@ -208,12 +208,13 @@ void lease_queue_kick(struct lease_queue *q)
 	bgthread_kick(q->thread);
 }
 
-void lease_queue_park(struct lease_queue *q, struct request *rq, long long machine_id,
-		      const char *request_id, long long deadline_ms)
+void lease_queue_park(struct lease_queue *q, long long machine_id, const char *request_id,
+		      long long deadline_ms, void (*answer)(void *ctx, json_t *job), void *ctx)
 {
 	struct waiter *w = xcalloc(1, sizeof(*w));
 
-	w->rq = rq;
+	w->answer = answer;
+	w->ctx = ctx;
 	w->machine_id = machine_id;
 	if (request_id)
 		snprintf(w->request_id, sizeof(w->request_id), "%s", request_id);

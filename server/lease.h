@@ -2,38 +2,43 @@
 #define REGTRACK_SERVER_LEASE_H
 
 #include <jansson.h>
+#include <libpq-fe.h>
 
-#include "server/http.h"
+#include "err.h"
+#include "server/server.h"
 
 /*
- * Job leasing: one attempt (lease_try), and the long poll behind
- * POST /api/v1/jobs/lease with wait_s > 0. A request that finds no job is
- * suspended (libmicrohttpd suspend/resume, so no pool thread blocks) and
- * parked here; one background thread (server/bgthread.h, its step every
- * LEASE_POLL_MS) retries the parked requests when the queue changes (a job
- * posted through this server kicks it at once; jobs posted through another
- * server are seen within LEASE_POLL_MS) and resumes each with its job, or
- * with 204 at its deadline. The same thread expires leases without a
- * heartbeat every second: the job is requeued with its attempts raised, or
- * fails for good after max_attempts.
+ * Job leasing: one attempt (lease_try), and the queue of waiters behind
+ * the long poll of POST /api/v1/jobs/lease with wait_s > 0. This side
+ * knows nothing of HTTP: a waiter is a machine, a deadline and a callback;
+ * the handler parks its suspended request as one (http_park(), http.h) and
+ * the callback resumes it. One background thread (server/bgthread.h, its
+ * step every LEASE_POLL_MS) retries the waiters when the queue changes (a
+ * job queued through this server kicks it at once; jobs queued through
+ * another server are seen within LEASE_POLL_MS) and answers each with its
+ * job, or with none at its deadline. The same thread expires leases
+ * without a heartbeat every second: the job is requeued with its attempts
+ * raised, or fails for good after max_attempts.
  */
 #define LEASE_POLL_MS 250
 
 /* New queue and its thread; NULL only if the thread cannot start (logged). */
 struct lease_queue *lease_queue_start(struct server *srv);
-/* Resumes every parked request with 204, stops the thread, frees q. */
+/* Answers every waiter with no job, stops the thread, frees q. */
 void lease_queue_stop(struct lease_queue *q);
 /* Wakes the thread now (a job was queued or requeued). */
 void lease_queue_kick(struct lease_queue *q);
 
 /*
- * Parks rq (already suspended by the caller) until deadline_ms
- * (CLOCK_MONOTONIC). On resume rq->resumed is 1 and rq->deferred holds the
- * job object (or NULL for none, deferred_status 204). request_id as for
- * lease_try (copied; NULL for none).
+ * Adds a waiter for a job for machine_id until deadline_ms
+ * (CLOCK_MONOTONIC); request_id as for lease_try (copied; NULL for none).
+ * Exactly once, on the queue's thread (or in lease_queue_stop()), answer
+ * gets ctx (borrowed: it must live until then) and the leased job (new,
+ * answer owns it), or NULL when none came by the deadline or the queue
+ * stops. answer must not block: it runs between database passes.
  */
-void lease_queue_park(struct lease_queue *q, struct request *rq, long long machine_id,
-		      const char *request_id, long long deadline_ms);
+void lease_queue_park(struct lease_queue *q, long long machine_id, const char *request_id,
+		      long long deadline_ms, void (*answer)(void *ctx, json_t *job), void *ctx);
 
 /*
  * Tries to lease one job for machine_id now. request_id (a UUID in text,

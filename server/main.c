@@ -306,7 +306,7 @@ static int do_serve(struct config *cfg)
 	srv.resolve_request = api_request_resolve;
 	srv.resolver = resolver_start(&srv);
 	srv.inboxes = inbox_poller_start(&srv);
-	if (http_start(&srv, &e)) {
+	if (http_start(&srv, routes, nr_routes, &e)) {
 		slog_error("%s", e.message);
 		inbox_poller_stop(srv.inboxes);
 		resolver_stop(srv.resolver);

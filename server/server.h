@@ -22,6 +22,7 @@ struct mailer;
 struct lease_queue;
 struct http_pool;
 struct http_guard;
+struct route;
 struct detect_thread;
 struct bisect_coord;
 struct poller;
@@ -40,6 +41,8 @@ struct server {
 	struct db *db;
 	struct replica *replica; /* the read replica (replica.h); NULL when none */
 	struct MHD_Daemon *daemon;
+	const struct route *routes; /* the HTTP route table (http_start()); borrowed */
+	unsigned nr_routes;
 	struct http_pool *pool;		/* threads of deferred handlers (http_defer), http.c */
 	struct http_guard *guard;	/* header/body deadlines, open connections (http_guard.h) */
 	unsigned long soft_connections; /* past it a request gets 503 (http.c) */

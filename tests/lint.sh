@@ -15,6 +15,9 @@
 #   server        server/'s structure (tests/lint-server.sh): row reads only
 #                 under server/db/, no include cycle, no file over 700 lines
 #                 without a reason, no "add below" markers
+#   walls         the include closure of detection, the poller, the bisect
+#                 stepper and the lease queue holds nothing of HTTP
+#                 (tests/lint-walls.sh), first shown failing on a planted tree
 set -eu
 cd "$(dirname "$0")/.."
 CC=${CC:-gcc}
@@ -113,6 +116,30 @@ fi
 rm -rf "$plant"
 if ! tests/lint-tree.sh >&2; then
 	fail "lib/, worker/, cli/ or comments break the tree rules (above)"
+fi
+
+# --- domain threads never include the HTTP side -------------------------------
+# planted: a poller whose lease header pulls server/http.h and with it
+# microhttpd.h must be flagged; the same tree without that include must not
+plant=$(mktemp -d)
+mkdir -p "$plant/server" "$plant/lib"
+for f in detect.c poller.c bisect_step.c lease.c; do
+	printf '%s\n' '#include "server/lease.h"' 'int f_x;' > "$plant/server/$f"
+done
+printf '%s\n' '#include <microhttpd.h>' > "$plant/server/http.h"
+printf '%s\n' '#include "server/http.h"' 'struct lease_queue;' > "$plant/server/lease.h"
+planted=$(tests/lint-walls.sh "$plant" 2>&1 || true)
+case $planted in
+*"server/poller.c: includes "*"microhttpd.h"*"server/poller.c: includes server/http.h"*) ;;
+*) fail "tests/lint-walls.sh missed a planted violation: ${planted:-nothing reported}" ;;
+esac
+printf '%s\n' '#include <stddef.h>' 'struct lease_queue;' > "$plant/server/lease.h"
+if ! planted=$(tests/lint-walls.sh "$plant" 2>&1); then
+	fail "tests/lint-walls.sh flags a clean planted tree: $planted"
+fi
+rm -rf "$plant"
+if ! tests/lint-walls.sh >&2; then
+	fail "a domain thread's sources include the HTTP side (above)"
 fi
 
 exit $bad

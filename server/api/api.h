@@ -11,6 +11,10 @@
  * DESIGN.md lists the endpoints.
  */
 
+/* The route table (routes.c), static, that main.c gives http_start(). */
+extern const struct route routes[];
+extern const unsigned nr_routes;
+
 /* health and metrics (health.c) */
 enum MHD_Result api_healthz(struct request *rq);
 enum MHD_Result api_prometheus(struct request *rq);

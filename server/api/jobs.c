@@ -419,9 +419,9 @@ enum MHD_Result api_jobs_lease(struct request *rq)
 		return reply_leased(rq, job);
 	if (!wait_s || !rq->srv->leases)
 		return reply_empty(rq, 204);
-	MHD_suspend_connection(rq->conn);
-	lease_queue_park(rq->srv->leases, rq, machine, reqid[0] ? reqid : NULL,
-			 mono_ms() + wait_s * 1000);
+	http_park(rq);
+	lease_queue_park(rq->srv->leases, machine, reqid[0] ? reqid : NULL,
+			 mono_ms() + wait_s * 1000, http_unpark, rq);
 	return MHD_YES;
 }
 
