@@ -20,7 +20,7 @@ CFLAGS="-std=c11 -D_GNU_SOURCE -include lib/banned.h -O1 -g -Ilib -I. -fsanitize
 	-fno-sanitize-recover=undefined -fno-omit-frame-pointer $(pkg-config --cflags $PKGS)"
 LIBS="$(pkg-config --libs $PKGS) -lm"
 LIB_SRC="lib/resultdoc.c lib/jsonkeys.c lib/robotmail.c lib/robotmail_request.c lib/profile.c lib/names.c lib/err.c lib/xalloc.c lib/buf.c lib/arena.c $(ls lib/parse/*.c)"
-TOOLS="kv will-it-scale vm-scalability unixbench stress-ng hackbench fio time kselftest proc-vs-map perf-stat perf-profile lmbench3 sysbench"
+TOOLS="kv will-it-scale vm-scalability unixbench stress-ng hackbench fio time kselftest proc-vs-map perf-stat perf-profile lmbench3 sysbench perf-bench"
 TARGETS=${FUZZ_TARGETS:-"resultdoc robotmail $TOOLS"}
 
 mkdir -p "$B/obj" "$OUT"

@@ -19,7 +19,9 @@ static const struct tool_case tool_cases[] = {
 	{ "sysbench", "sysbench", "sysbench" },
 };
 
+/* a tool's root is a binary and its libraries: far below either limit */
 #define MAX_ENTRIES 1024
+#define MAX_DEPTH 16
 #define MARK "regtrack-tool: "
 
 const struct tool_case *tools_case(const char *testcase)
@@ -39,22 +41,37 @@ static int cmp_str(const void *a, const void *b)
 static int add_tree(struct initramfs *ir, const char *dir, const char *rel, int depth,
 		    struct err *e)
 {
-	char *names[MAX_ENTRIES];
+	char **names = NULL;
 	size_t n = 0, i;
 	struct dirent *d;
 	int rc = 0;
-	DIR *dh = opendir(dir);
+	DIR *dh;
 
+	if (depth > MAX_DEPTH)
+		return err_setc(e, ERR_IO, dir,
+				"'%s' is more than %d levels below the tool's root, the limit", dir,
+				MAX_DEPTH);
+	dh = opendir(dir);
 	if (!dh)
 		return err_setc(e, ERR_IO, dir, "cannot read '%s': %s", dir, strerror(errno));
-	while ((d = readdir(dh)) && n < MAX_ENTRIES) {
+	/* all entries or an error: a partial list would depend on readdir's order */
+	while ((d = readdir(dh))) {
 		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, "..") ||
 		    (!depth && !strcmp(d->d_name, "VERSION")))
 			continue;
+		if (n == MAX_ENTRIES) {
+			rc = err_setc(e, ERR_IO, dir,
+				      "'%s' has more than %d entries, the limit of a tool's root",
+				      dir, MAX_ENTRIES);
+			break;
+		}
+		if (!names)
+			names = xcalloc(MAX_ENTRIES, sizeof(*names));
 		names[n++] = xstrdup(d->d_name);
 	}
 	closedir(dh);
-	qsort(names, n, sizeof(names[0]), cmp_str);
+	if (rc == 0 && n)
+		qsort(names, n, sizeof(names[0]), cmp_str);
 	for (i = 0; i < n; i++) {
 		char *src = xstrfmt("%s/%s", dir, names[i]);
 		char *dst = *rel ? xstrfmt("%s/%s", rel, names[i]) : xstrdup(names[i]);
@@ -62,7 +79,7 @@ static int add_tree(struct initramfs *ir, const char *dir, const char *rel, int 
 
 		if (rc == 0 && lstat(src, &st) < 0)
 			rc = err_setc(e, ERR_IO, src, "cannot stat '%s': %s", src, strerror(errno));
-		else if (rc == 0 && S_ISDIR(st.st_mode) && depth < 16) {
+		else if (rc == 0 && S_ISDIR(st.st_mode)) {
 			initramfs_add_dir(ir, dst, st.st_mode & 0777);
 			rc = add_tree(ir, src, dst, depth + 1, e);
 		} else if (rc == 0 && S_ISLNK(st.st_mode)) {
@@ -83,6 +100,7 @@ static int add_tree(struct initramfs *ir, const char *dir, const char *rel, int 
 		free(dst);
 		free(names[i]);
 	}
+	free(names);
 	return rc;
 }
 

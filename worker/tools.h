@@ -33,7 +33,11 @@ const struct tool_case *tools_case(const char *testcase);
  * directories, regular files (mode kept) and symlinks, in sorted order
  * (the same tree gives the same archive), all but the top VERSION file.
  * Returns 0, or -1 with e filled (ERR_IO, the root in detail: missing
- * root, "run deploy/fetch-tools"; an unreadable file). Inputs borrowed.
+ * root, "run deploy/fetch-tools"; an unreadable file; the path in detail:
+ * a directory with more than 1024 entries or more than 16 levels below
+ * the root, the message naming the limit: a tree cut short would be a
+ * different archive by readdir's order). Inputs borrowed; on error ir
+ * holds part of the tree.
  */
 int tools_add_root(struct initramfs *ir, const char *cases_dir, const char *arch,
 		   const struct tool_case *t, struct err *e) __attribute__((warn_unused_result));

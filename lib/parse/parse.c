@@ -41,7 +41,8 @@ struct parse_tool {
 	X("perf-stat", "perf-stat.", parse_perf_stat, 1)                \
 	X("perf-profile", "perf-profile.", parse_perf_profile, 1)       \
 	X("lmbench3", "lmbench3.", parse_lmbench3, 1)                   \
-	X("sysbench", "sysbench.", parse_sysbench, 1)
+	X("sysbench", "sysbench.", parse_sysbench, 1)                   \
+	X("perf-bench", "perf-bench-", parse_perf_bench, 1)
 
 #define TOOL_ENTRY(n, p, f, lb) { n, p, f, lb },
 #define TOOL_NAME(n, p, f, lb) n,

@@ -114,5 +114,6 @@ void parse_perf_stat(struct parse_ctx *c, struct parse_lines *l);
 void parse_perf_profile(struct parse_ctx *c, struct parse_lines *l);
 void parse_lmbench3(struct parse_ctx *c, struct parse_lines *l);
 void parse_sysbench(struct parse_ctx *c, struct parse_lines *l);
+void parse_perf_bench(struct parse_ctx *c, struct parse_lines *l);
 
 #endif

@@ -1915,7 +1915,7 @@ static void test_unknown_tool(void **state UNUSED)
 	assert_string_equal(e.detail, "tool");
 	for (; *t; t++)
 		n++;
-	assert_int_equal(n, 14);
+	assert_int_equal(n, 15);
 	assert_string_equal(parse_tools()[0], "kv");
 }
 
@@ -1958,6 +1958,9 @@ static const struct {
 	{ "sysbench", "sysbench-1.0-memory.txt" },
 	{ "sysbench", "sysbench-1.0-threads.txt" },
 	{ "sysbench", "sysbench-0.4-cpu.txt" },
+	{ "perf-bench", "perf-bench-6.1-sched-pipe.txt" },
+	{ "perf-bench", "perf-bench-6.1-mem-memcpy.txt" },
+	{ "perf-bench", "perf-bench-6.1-futex-hash.txt" },
 	{ "sysbench", "sysbench-0.4-memory.txt" },
 };
 

@@ -124,6 +124,84 @@ static void test_root_into_initramfs(void **state UNUSED)
 	free(p);
 }
 
+/* make a file at dir/rel, the directories above it too */
+static void touch_at(const char *dir, const char *rel)
+{
+	char *p = xstrfmt("%s/%s", dir, rel), *slash = strrchr(p, '/'), *cmd;
+	FILE *f;
+
+	*slash = '\0';
+	cmd = xstrfmt("mkdir -p '%s'", p);
+	assert_int_equal(system(cmd), 0);
+	*slash = '/';
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fclose(f);
+	free(cmd);
+	free(p);
+}
+
+/* every entry or an error naming the limit, never a tree cut short */
+static void test_root_limits(void **state UNUSED)
+{
+	char tmpl[] = "/tmp/regtrack-tools-XXXXXX";
+	char *dir = mkdtemp(tmpl), *p, *deep;
+	struct initramfs ir;
+	struct err e;
+	int i;
+
+	assert_non_null(dir);
+	/* created out of order: the archive has them sorted */
+	for (i = 1024; i > 0; i--) {
+		p = xstrfmt("tools/x86_64/stress-ng/lib/f%04d", i);
+		touch_at(dir, p);
+		free(p);
+	}
+	initramfs_init(&ir);
+	assert_int_equal(tools_add_root(&ir, dir, "x86_64", tools_case("stress-ng"), &e), 0);
+	assert_non_null(memmem(ir.data.data, ir.data.len, "lib/f1024", 9));
+	assert_true((char *)memmem(ir.data.data, ir.data.len, "lib/f0001", 9) <
+		    (char *)memmem(ir.data.data, ir.data.len, "lib/f0002", 9));
+	assert_true((char *)memmem(ir.data.data, ir.data.len, "lib/f0999", 9) <
+		    (char *)memmem(ir.data.data, ir.data.len, "lib/f1000", 9));
+	initramfs_release(&ir);
+	/* one more: the error names the directory and the limit */
+	touch_at(dir, "tools/x86_64/stress-ng/lib/f1025");
+	initramfs_init(&ir);
+	assert_int_equal(tools_add_root(&ir, dir, "x86_64", tools_case("stress-ng"), &e), -1);
+	assert_non_null(strstr(e.message, "more than 1024 entries"));
+	assert_non_null(strstr(e.message, "stress-ng/lib'"));
+	initramfs_release(&ir);
+
+	/* 16 levels below the root are read; a 17th is an error */
+	deep = xstrdup("tools/x86_64/hackbench");
+	for (i = 1; i <= 16; i++) {
+		p = xstrfmt("%s/d%d", deep, i);
+		free(deep);
+		deep = p;
+	}
+	p = xstrfmt("%s/file", deep);
+	touch_at(dir, p);
+	free(p);
+	initramfs_init(&ir);
+	assert_int_equal(tools_add_root(&ir, dir, "x86_64", tools_case("hackbench"), &e), 0);
+	assert_non_null(memmem(ir.data.data, ir.data.len, "d15/d16/file", 12));
+	initramfs_release(&ir);
+	p = xstrfmt("%s/d17/file", deep);
+	touch_at(dir, p);
+	free(p);
+	initramfs_init(&ir);
+	assert_int_equal(tools_add_root(&ir, dir, "x86_64", tools_case("hackbench"), &e), -1);
+	assert_non_null(strstr(e.message, "more than 16 levels"));
+	assert_non_null(strstr(e.message, "d16/d17'"));
+	initramfs_release(&ir);
+	free(deep);
+
+	p = xstrfmt("rm -rf %s", dir);
+	assert_int_equal(system(p), 0);
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -131,6 +209,7 @@ int main(void)
 		cmocka_unit_test(test_versions_from_a_serial_log),
 		cmocka_unit_test(test_metrics_by_the_parser),
 		cmocka_unit_test(test_root_into_initramfs),
+		cmocka_unit_test(test_root_limits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
