@@ -27,6 +27,7 @@ struct bisect_coord;
 struct poller;
 struct inbox_poller;
 struct replica;
+struct retention;
 
 struct server {
 	struct config *cfg;	      /* borrowed */
@@ -37,7 +38,8 @@ struct server {
 	struct poller *poller;	      /* tree poller and scheduler (poller.h) */
 	struct inbox_poller *inboxes; /* inbox poller (inbox_poll.h) */
 	struct db *db;
-	struct replica *replica; /* the read replica (replica.h); NULL when none */
+	struct replica *replica;     /* the read replica (replica.h); NULL when none */
+	struct retention *retention; /* partitions and retention (retention.h) */
 	struct MHD_Daemon *daemon;
 	struct http_pool *pool;		/* threads of deferred handlers (http_defer), http.c */
 	struct http_guard *guard;	/* header/body deadlines, open connections (http_guard.h) */
