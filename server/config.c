@@ -101,6 +101,8 @@ static const struct config_key config_keys[] = {
 	/* profile diffs (api/profiles.c): at once, and the folded text one may read */
 	L(profile_diff_max, 2, 1, 64),
 	L(profile_diff_max_mb, 64, 1, 4096),
+	/* raw values by month (retention.h): 0 keeps them all */
+	L(retention_raw_days, 0, 0, 36500),
 };
 
 int config_mail_domain_ok(const char *domains, const char *addr)

@@ -88,7 +88,8 @@ struct config {
 	long submit_queue_max;	     /* most queued jobs of one submit token; 0 = no limit */
 	long profile_diff_max;	     /* profile diffs computed at once; past it 503 */
 	long profile_diff_max_mb;    /* folded text one profile diff may read, MiB; past it 413 */
-	int public_url_given;	     /* public_url came from the file or a flag */
+	long retention_raw_days; /* raw values kept this many days, then summarised (retention.h); 0 = all */
+	int public_url_given; /* public_url came from the file or a flag */
 };
 
 /* Fills c with the defaults. Strings are new; release with config_release(). */

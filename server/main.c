@@ -5,6 +5,7 @@
  *                   [--threads N] [--lease-timeout S] [--smtp URL] [--public-url URL]
  *                   [--web-dir DIR]
  *   regtrack-server migrate [--db CONNINFO]
+ *   regtrack-server retention [--retention-raw-days N]   partitions made, old months summarised
  *   regtrack-server token create --scope worker|submit|read|admin --name NAME
  *   regtrack-server token revoke NAME
  *   regtrack-server token list          id, name, scope, live/revoked, created, last used
@@ -20,6 +21,7 @@
 #include "server/config.h"
 #include "server/db/db.h"
 #include "server/db/migrate.h"
+#include "server/retention.h"
 #include "server/detect.h"
 #include "server/http.h"
 #include "server/lease.h"
@@ -48,6 +50,7 @@ static const char usage_text[] =
 	"                       [--body-limit BYTES] [--max-connections-per-ip N]\n"
 	"                       [--access-log 0|1]\n"
 	"       regtrack-server migrate [--config FILE] [--db CONNINFO]\n"
+	"       regtrack-server retention [--config FILE] [--retention-raw-days N]\n"
 	"       regtrack-server token create --scope worker|submit|read|admin --name NAME\n"
 	"       regtrack-server token revoke NAME\n"
 	"       regtrack-server token list\n"
@@ -69,6 +72,7 @@ static const struct {
 	{ "--body-limit", "body_limit" },
 	{ "--max-connections-per-ip", "max_connections_per_ip" },
 	{ "--access-log", "access_log" },
+	{ "--retention-raw-days", "retention_raw_days" },
 };
 
 static int usage(void)
@@ -306,8 +310,10 @@ static int do_serve(struct config *cfg)
 	srv.resolve_request = api_request_resolve;
 	srv.resolver = resolver_start(&srv);
 	srv.inboxes = inbox_poller_start(&srv);
+	srv.retention = retention_start(&srv);
 	if (http_start(&srv, routes, nr_routes, &e)) {
 		slog_error("%s", e.message);
+		retention_stop(srv.retention);
 		inbox_poller_stop(srv.inboxes);
 		resolver_stop(srv.resolver);
 		poller_stop(srv.poller);
@@ -334,6 +340,8 @@ static int do_serve(struct config *cfg)
 	/* long polls answer 204 now; everything else gets up to 30 s to finish */
 	lease_queue_stop(srv.leases);
 	srv.leases = NULL;
+	retention_stop(srv.retention);
+	srv.retention = NULL;
 	detect_thread_stop(srv.detect);
 	srv.detect = NULL;
 	for (int i = 0; i < 300 && atomic_load(&srv.in_flight); i++)
@@ -383,7 +391,7 @@ int main(int argc, char **argv)
 		}
 		if (!cmd_set && (!strcmp(argv[i], "serve") || !strcmp(argv[i], "migrate") ||
 				 !strcmp(argv[i], "token") || !strcmp(argv[i], "plan") ||
-				 !strcmp(argv[i], "backtest"))) {
+				 !strcmp(argv[i], "backtest") || !strcmp(argv[i], "retention"))) {
 			cmd = argv[i];
 			cmd_set = 1;
 			continue;
@@ -418,6 +426,8 @@ int main(int argc, char **argv)
 		ret = do_serve(&cfg);
 	else if (!strcmp(cmd, "migrate") && i == argc)
 		ret = do_migrate(&cfg);
+	else if (!strcmp(cmd, "retention") && i == argc)
+		ret = retention_cli(&cfg);
 	else if (!strcmp(cmd, "token"))
 		ret = do_token(&cfg, argc - i, argv + i);
 	else if (!strcmp(cmd, "plan"))

@@ -28,6 +28,7 @@ struct bisect_coord;
 struct poller;
 struct inbox_poller;
 struct replica;
+struct retention;
 
 struct server {
 	struct config *cfg;	      /* borrowed */
@@ -39,7 +40,8 @@ struct server {
 	struct inbox_poller *inboxes; /* inbox poller (inbox_poll.h) */
 	struct resolver *resolver;    /* A/B requests' refs, resolved off the HTTP threads */
 	struct db *db;
-	struct replica *replica; /* the read replica (replica.h); NULL when none */
+	struct replica *replica;     /* the read replica (replica.h); NULL when none */
+	struct retention *retention; /* partitions and retention (retention.h) */
 	struct MHD_Daemon *daemon;
 	const struct route *routes; /* the HTTP route table (http_start()); borrowed */
 	unsigned nr_routes;
