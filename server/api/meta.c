@@ -4,6 +4,7 @@
  * (higher_is_better) and monitor flag, overriding the name-pattern guess.
  */
 #include "server/api/api.h"
+#include "jsonkeys.h"
 #include "server/db/meta.h"
 
 #include <string.h>
@@ -24,6 +25,8 @@ enum MHD_Result api_metrics_get(struct request *rq)
 	return reply_db_json(rq, ST_METRICS_JSON, 1, p);
 }
 
+static const char *const metric_keys[] = { "unit", "higher_is_better", "is_monitor", NULL };
+
 enum MHD_Result api_metric_put(struct request *rq)
 {
 	struct err e;
@@ -36,18 +39,23 @@ enum MHD_Result api_metric_put(struct request *rq)
 
 	if (!body)
 		return reply_err(rq, &e);
+	if (json_keys_only(body, metric_keys, "", &e)) {
+		json_decref(body);
+		return reply_err(rq, &e);
+	}
 	unit = json_object_get(body, "unit");
 	hib = json_object_get(body, "higher_is_better");
 	mon = json_object_get(body, "is_monitor");
 	if ((unit && !json_is_string(unit)) ||
 	    (hib && !json_is_boolean(hib) && !json_is_null(hib)) ||
 	    (mon && !json_is_boolean(mon))) {
-		json_decref(body);
+		/* unit and mon are borrowed from body: name the field first */
 		err_setc(&e, ERR_INVALID_FIELD,
 			 unit && !json_is_string(unit) ? "unit" :
 			 mon && !json_is_boolean(mon)  ? "is_monitor" :
 							 "higher_is_better",
 			 "unit is a string; higher_is_better and is_monitor are booleans");
+		json_decref(body);
 		return reply_err(rq, &e);
 	}
 	if (strlen(rq->path_params[0]) > 256) {

@@ -144,6 +144,23 @@ class Clean4xx(unittest.TestCase):
         self.assertEqual(srv.psql("SELECT count(*) FROM metrics WHERE name = 'a'"), "0")
         self.assert_alive()
 
+    def test_metric_put_wrong_types_and_unknown_fields(self):
+        # a wrong type used to read the freed body while naming the field
+        # (ASan: heap-use-after-free, the server died); a misspelt key
+        # used to be a 200 that set nothing
+        cases = [({"unit": -1}, "unit"), ({"unit": ["ms"]}, "unit"),
+                 ({"is_monitor": "yes"}, "is_monitor"),
+                 ({"higher_is_better": 1}, "higher_is_better"),
+                 ({"unit": "ms", "higher_better": True}, "higher_better")]
+        for body, field in cases:
+            status, data = raw_request("PUT", "/api/v1/metrics/hostile.types",
+                                       json.dumps(body).encode())
+            self.assert_clean_4xx(status, data, json.dumps(body))
+            err = json.loads(data)["error"]
+            self.assertEqual((status, err["code"], err["detail"]), (400, "invalid_field", field))
+        self.assertEqual(srv.psql("SELECT count(*) FROM metrics WHERE name = 'hostile.types'"), "0")
+        self.assert_alive()
+
     def test_long_error_text_cut_inside_a_character(self):
         # an error message echoing 2-byte characters is cut to fit: the
         # reply must stay valid JSON (it used to abort the server)
