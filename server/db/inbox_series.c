@@ -222,6 +222,23 @@ int db_inbox_series_set(PGconn *c, long long id, const char *state, const char *
 	return db_rows(c, ST_INBOX_SERIES_SET, 6, p, e) < 0 ? -1 : 0;
 }
 
+int db_inbox_series_retry(PGconn *c, long long id, const char *reason, int max_tries, struct err *e)
+{
+	char b[24], m[24];
+	const char *p[3] = { b, reason, m };
+	PGresult *r;
+	int ended;
+
+	snprintf(b, sizeof(b), "%lld", id);
+	snprintf(m, sizeof(m), "%d", max_tries);
+	r = db_exec(c, ST_INBOX_SERIES_RETRY, 3, p, e);
+	if (!r)
+		return -1;
+	ended = PQntuples(r) == 1 && !strcmp(PQgetvalue(r, 0, 0), "failed");
+	PQclear(r);
+	return ended;
+}
+
 int db_inbox_series_dup(PGconn *c, long long id, const char *patch_ids, long long *dup,
 			struct err *e)
 {
