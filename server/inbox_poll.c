@@ -292,8 +292,15 @@ static int read_epoch(struct inbox_poller *pl, PGconn *c, long long id,
 	else
 		snprintf(range, sizeof(range), "HEAD");
 	if (!last[0] && !p->started) {
-		if (gitmirror_run(headv, NULL, timeout, 1 << 10, &out, e))
+		if (gitmirror_run(headv, NULL, timeout, 1 << 10, &out, e)) {
+			/* an epoch without a commit yet (a new list) has no past: read from its
+			 * first message on */
+			const char *refs[] = { "git", "-C", dir, "for-each-ref", "--count=1", NULL };
+
+			if (!gitmirror_run(refs, NULL, timeout, 1 << 10, &out, &pe) && !out.len)
+				ret = 0;
 			goto out;
+		}
 		if (out.len < 40 || !names_full_sha((out.data[40] = '\0', out.data))) {
 			err_setc(e, ERR_GIT, "HEAD", "epoch %d: HEAD is not a commit", epoch);
 			goto out;

@@ -164,6 +164,15 @@ class InboxPoll(unittest.TestCase):
             wait_until(lambda: len(messages(self.srv, name)) == 2, what="2 new messages")
             self.assertEqual([m["message_id"] for m in messages(self.srv, name)],
                              ["sa-v1-review@example.org", "sa-v2-0@example.org"])
+        # a new list's archive, empty when registered, has no past: its first messages count
+        path = os.path.join(self.tmp, "hd-new")
+        env = make_inbox(path, name="hd-new")
+        r = self.srv.post("/api/v1/inboxes", {"name": "hd-new", "url": path, "poll_s": 1},
+                          scope="admin")
+        self.assertEqual(r.status, 200, r)
+        wait_until(lambda: inbox(self.srv, "hd-new")["started"], what="a first good poll")
+        deliver(path, env, fixtures()[:2])
+        wait_until(lambda: len(messages(self.srv, "hd-new")) == 2, what="its first messages")
 
     def test_6_parent_from_references(self):
         """Without In-Reply-To the parent is the last of References, not the
