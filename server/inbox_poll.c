@@ -178,7 +178,7 @@ static int store_message(struct server *srv, PGconn *c, long long id, int epoch,
 	char sent[40] = "", refsv[8192], to[2048], cc[2048];
 	struct buf raw = BUF_INIT(MAX_MESSAGE);
 	const char *argv[] = { "git", "-C", dir, "cat-file", "blob", spec, NULL };
-	char *refs = NULL;
+	char *refs = NULL, *hex = NULL;
 	time_t t;
 	int got, ret = -1;
 
@@ -197,6 +197,13 @@ static int store_message(struct server *srv, PGconn *c, long long id, int epoch,
 		}
 		ret = 0;
 		goto out;
+	}
+	/* what is shown is UTF-8; b4 and git am get the bytes as sent */
+	if (!utf8_valid(raw.data, raw.len)) {
+		hex = xmalloc(2 * raw.len + 1);
+		for (size_t k = 0; k < raw.len; k++)
+			snprintf(hex + 2 * k, 3, "%02x", (unsigned char)raw.data[k]);
+		hex[2 * raw.len] = '\0';
 	}
 	utf8_scrub(raw.data, raw.len);
 	message_id_of(raw.data, raw.len, commit, mid, sizeof(mid));
@@ -243,6 +250,7 @@ static int store_message(struct server *srv, PGconn *c, long long id, int epoch,
 			.recipients = rcpt,
 			.sent_at = sent[0] ? sent : NULL,
 			.raw = raw.data,
+			.raw_hex = hex,
 		};
 
 		got = db_inbox_message_insert(c, id, &m, e);
@@ -255,6 +263,7 @@ static int store_message(struct server *srv, PGconn *c, long long id, int epoch,
 	ret = 0;
 out:
 	free(refs);
+	free(hex);
 	buf_release(&raw);
 	return ret;
 }

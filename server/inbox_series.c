@@ -1,6 +1,7 @@
 /* Series assembly from an inbox's messages (see inbox_series.h). */
 #include "server/inbox_series.h"
 #include "fsutil.h"
+#include "maintainers.h"
 #include "names.h"
 #include "patchsubj.h"
 #include "runcmd.h"
@@ -152,13 +153,17 @@ static int base_commit(const char *text, char sha[41])
 	return 0;
 }
 
-/* whether the am-ready mbox touches a path under one of paths ("" paths: any) */
-static int touches(const char *mbox, const char *paths, char *first, size_t size)
+/*
+ * whether the am-ready mbox touches a path under one of paths or one of m's (NULL: none);
+ * neither given: any
+ */
+static int touches(const char *mbox, const char *paths, const struct maintainers *m, char *first,
+		   size_t size)
 {
-	char *t = xstrdup(paths);
+	char *t = xstrdup(paths), one[4096];
 	const char *w[64];
 	size_t n = split_lines(t, w, 64);
-	int ok = !n;
+	int ok = !n && !m;
 
 	first[0] = '\0';
 	for (const char *p = mbox; !ok && (p = strstr(p, "\ndiff --git a/")); p++) {
@@ -169,6 +174,11 @@ static int touches(const char *mbox, const char *paths, char *first, size_t size
 			snprintf(first, size, "%.*s", (int)l, path);
 		for (size_t i = 0; i < n && !ok; i++)
 			ok = l >= strlen(w[i]) && !strncmp(path, w[i], strlen(w[i]));
+		if (!ok && m && l < sizeof(one)) {
+			memcpy(one, path, l);
+			one[l] = '\0';
+			ok = maintainers_match(m, one);
+		}
 	}
 	free(t);
 	return ok;
@@ -306,6 +316,41 @@ static long long queue(struct server *srv, PGconn *c, const struct db_inbox_filt
 }
 
 /* the checks of a complete series in work dir tmp; its new state, reason and fields */
+/*
+ * the F:/X: patterns of the filter's MAINTAINERS entries in the plan's tree at its branch
+ * head into *m: 1 read, 0 no entries asked for, -1 with e (the mirror, git: may pass)
+ */
+static int maintainers_of(struct server *srv, const struct db_inbox_filter *f, int timeout,
+			  struct maintainers *m, char *why, size_t size, struct err *e)
+{
+	char *t = xstrdup(f->maintainers), mirror[4096], spec[400];
+	const char *names[64];
+	size_t n = split_lines(t, names, 64), missing;
+	const char *argv[] = { "git", "-C", mirror, "show", spec, NULL };
+	struct buf text = BUF_INIT(16 << 20);
+	int ret = -1;
+
+	memset(m, 0, sizeof(*m));
+	if (!n || !f->tree) {
+		free(t);
+		return 0;
+	}
+	snprintf(spec, sizeof(spec), "refs/heads/%s:MAINTAINERS", f->branch ? f->branch : "master");
+	if (gitmirror_path(srv->cfg->data_dir, f->tree, mirror, sizeof(mirror), e) ||
+	    gitmirror_run(argv, NULL, timeout, 16 << 20, &text, e))
+		goto out;
+	missing = maintainers_read(text.data, text.len, names, n, m);
+	if (missing)
+		snprintf(why, size,
+			 "%zu of the inbox's MAINTAINERS entries not in %s's MAINTAINERS", missing,
+			 f->tree);
+	ret = 1;
+out:
+	buf_release(&text);
+	free(t);
+	return ret;
+}
+
 /* whether a refused submission stays refused (the series as it is never becomes a request) */
 static int for_good(enum err_code id)
 {
@@ -341,6 +386,7 @@ static int check(struct server *srv, PGconn *c, const struct db_inbox_filter *f,
 	long long dup, request = 0;
 	int ret = -1, got;
 	struct err ge = { 0 };
+	struct maintainers maint = { 0 };
 
 	snprintf(thread_path, sizeof(thread_path), "%s/thread.mbox", tmp);
 	snprintf(am_path, sizeof(am_path), "%s/series.mbox", tmp);
@@ -379,11 +425,17 @@ static int check(struct server *srv, PGconn *c, const struct db_inbox_filter *f,
 			goto decided;
 		}
 	}
-	if (!touches(am.data, f->paths, first, sizeof(first))) {
+	got = maintainers_of(srv, f, timeout, &maint, why, sizeof(why), e);
+	if (got < 0)
+		goto out;
+	if (!touches(am.data, f->paths, got ? &maint : NULL, first, sizeof(first))) {
 		state = "filtered";
-		snprintf(why, sizeof(why), "touches none of the inbox's paths (%s, ...)", first);
+		snprintf(why + strlen(why), sizeof(why) - strlen(why),
+			 "%stouches none of the inbox's paths or MAINTAINERS entries (%s, ...)",
+			 why[0] ? "; " : "", first);
 		goto decided;
 	}
+	why[0] = '\0';
 	if (am.len > MBOX_MAX_BYTES) {
 		state = "filtered";
 		snprintf(why, sizeof(why), "its patches are %zu bytes, a request takes at most %d",
@@ -475,6 +527,7 @@ decided:
 	slog_info("inbox series %lld '%s' v%d: %s%s%s", w->id, w->title, w->version, state,
 		  why[0] ? ": " : "", why);
 out:
+	maintainers_release(&maint);
 	free(ids);
 	buf_release(&thread);
 	buf_release(&lead);

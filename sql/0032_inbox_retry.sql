@@ -11,6 +11,17 @@ ALTER TABLE inboxes
 	ADD COLUMN started boolean NOT NULL DEFAULT true;
 ALTER TABLE inboxes ALTER COLUMN started SET DEFAULT false;
 
+-- The filter's MAINTAINERS entries ("MEMORY MANAGEMENT"): a series is tested
+-- when it touches a path under one of `paths` or one of these entries' F:
+-- patterns (none of its X:), as the MAINTAINERS of the plan's branch head
+-- says (server/inbox_series.c, lib/maintainers.c). Both empty: any path.
+ALTER TABLE inboxes ADD COLUMN maintainers text[] NOT NULL DEFAULT '{}';
+
+-- A message that is not UTF-8 text (a Latin-1 patch sent 8-bit) as
+-- delivered: `raw` holds it scrubbed for showing, b4 and git am read these
+-- bytes (a patch's bytes changed would change its patch-id). NULL: raw is it.
+ALTER TABLE inbox_messages ADD COLUMN raw_bytes bytea;
+
 -- A complete series whose check failed for a reason that may pass (b4 or
 -- git am timing out, the mirror or the database away, the request
 -- submission overloaded) stays `waiting` and is tried again at retry_at,

@@ -1,10 +1,9 @@
 /*
  * Inboxes: public-inbox archives whose patch series are tested.
  *   POST /api/v1/inboxes (admin)          {name, url, lists[], subject_prefixes[], paths[],
- *                                          plan, cc_list, reply_no_change, parts_wait_s,
- *                                          poll_s, since} -> 200 {id, name}; again: a new
- *                                          filter. The first poll starts at the archive's
- *                                          head (none tested), or at since (a UTC date)
+ *                                          maintainers[], plan, cc_list, reply_no_change,
+ *                                          parts_wait_s, poll_s, since} -> 200 {id, name}; again: a
+ * new filter. The first poll starts at the archive's head (none tested), or at since (a UTC date)
  *   GET  /api/v1/inboxes                   every inbox, its filter, its last poll and error
  *   GET  /api/v1/inboxes/{name}/messages   the messages read, oldest first (no text)
  *   GET  /api/v1/inboxes/{name}/series     the series assembled, newest first, with state
@@ -25,9 +24,19 @@
 #include <string.h>
 #include <time.h>
 
-static const char *const inbox_fields[] = { "name",	    "url",    "lists",	 "subject_prefixes",
-					    "paths",	    "plan",   "cc_list", "reply_no_change",
-					    "parts_wait_s", "poll_s", "since",	 NULL };
+static const char *const inbox_fields[] = { "name",
+					    "url",
+					    "lists",
+					    "subject_prefixes",
+					    "paths",
+					    "plan",
+					    "cc_list",
+					    "reply_no_change",
+					    "parts_wait_s",
+					    "poll_s",
+					    "since",
+					    "maintainers",
+					    NULL };
 
 /* array of short strings at key (absent: none) -> a text[] literal in *out (new buf) */
 static int words_field(json_t *b, const char *key, struct buf *out, struct err *e)
@@ -108,7 +117,7 @@ enum MHD_Result api_inboxes_post(struct request *rq)
 	struct err e;
 	json_t *b = rq_json(rq, &e);
 	struct buf lists = BUF_INIT(64 * 1024), prefixes = BUF_INIT(64 * 1024),
-		   paths = BUF_INIT(64 * 1024);
+		   paths = BUF_INIT(64 * 1024), maint = BUF_INIT(64 * 1024);
 	struct db_inbox_new in = { 0 };
 	long long wait_s, poll_s, id = -1;
 	char since[40];
@@ -138,7 +147,8 @@ enum MHD_Result api_inboxes_post(struct request *rq)
 	}
 	if (words_field(b, "lists", &lists, &e) ||
 	    words_field(b, "subject_prefixes", &prefixes, &e) ||
-	    words_field(b, "paths", &paths, &e) || bool_field(b, "cc_list", &in.cc_list, &e) ||
+	    words_field(b, "paths", &paths, &e) || words_field(b, "maintainers", &maint, &e) ||
+	    bool_field(b, "cc_list", &in.cc_list, &e) ||
 	    bool_field(b, "reply_no_change", &in.reply_no_change, &e) ||
 	    json_int_field(b, "parts_wait_s", 3600, 0, 604800, &wait_s, &e) ||
 	    json_int_field(b, "poll_s", 300, 0, 604800, &poll_s, &e) ||
@@ -147,6 +157,7 @@ enum MHD_Result api_inboxes_post(struct request *rq)
 	in.lists = lists.data;
 	in.subject_prefixes = prefixes.data;
 	in.paths = paths.data;
+	in.maintainers = maint.data;
 	in.parts_wait_s = (long)wait_s;
 	in.poll_s = (long)poll_s;
 	in.since = since[0] ? since : NULL;
@@ -160,12 +171,14 @@ enum MHD_Result api_inboxes_post(struct request *rq)
 	buf_release(&lists);
 	buf_release(&prefixes);
 	buf_release(&paths);
+	buf_release(&maint);
 	json_decref(b);
 	return ret;
 bad:
 	buf_release(&lists);
 	buf_release(&prefixes);
 	buf_release(&paths);
+	buf_release(&maint);
 	json_decref(b);
 	return reply_err(rq, &e);
 }

@@ -19,7 +19,7 @@ static PGresult *exec_id(PGconn *c, enum db_stmt st, long long id, struct err *e
 long long db_inbox_upsert(PGconn *c, const struct db_inbox_new *in, struct err *e)
 {
 	char pw[24], ps[24];
-	const char *p[11] = { in->name,
+	const char *p[12] = { in->name,
 			      in->url,
 			      in->lists,
 			      in->subject_prefixes,
@@ -29,12 +29,13 @@ long long db_inbox_upsert(PGconn *c, const struct db_inbox_new *in, struct err *
 			      in->reply_no_change ? "true" : "false",
 			      pw,
 			      ps,
-			      in->since };
+			      in->since,
+			      in->maintainers };
 	long long id;
 
 	snprintf(pw, sizeof(pw), "%ld", in->parts_wait_s);
 	snprintf(ps, sizeof(ps), "%ld", in->poll_s);
-	if (db_one_int8(c, ST_INBOX_UPSERT, 11, p, &id, e))
+	if (db_one_int8(c, ST_INBOX_UPSERT, 12, p, &id, e))
 		return -1;
 	return id;
 }
@@ -180,13 +181,13 @@ int db_inbox_message_insert(PGconn *c, long long inbox_id, const struct db_inbox
 			    struct err *e)
 {
 	char b[24], ep[24];
-	const char *p[11] = { b,       ep,	   m->git_commit, m->message_id, m->in_reply_to,
+	const char *p[12] = { b,       ep,	   m->git_commit, m->message_id, m->in_reply_to,
 			      m->refs, m->subject, m->author,	  m->recipients, m->sent_at,
-			      m->raw };
+			      m->raw,  m->raw_hex };
 	long long rows;
 
 	snprintf(b, sizeof(b), "%lld", inbox_id);
 	snprintf(ep, sizeof(ep), "%d", m->epoch);
-	rows = db_rows(c, ST_INBOX_MESSAGE_INSERT, 11, p, e);
+	rows = db_rows(c, ST_INBOX_MESSAGE_INSERT, 12, p, e);
 	return rows < 0 ? -1 : rows > 0;
 }

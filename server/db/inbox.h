@@ -21,6 +21,7 @@ struct db_inbox_new {
 	int cc_list, reply_no_change;
 	long parts_wait_s, poll_s;
 	const char *since; /* a timestamptz text: the first poll reads back to it; NULL: none */
+	const char *maintainers; /* text[] literal of MAINTAINERS entry names */
 };
 /* Stores a new inbox or a new filter for the one of that name; its id or -1 with e. */
 long long db_inbox_upsert(PGconn *c, const struct db_inbox_new *in, struct err *e)
@@ -83,7 +84,8 @@ struct db_inbox_message {
 	const char *refs;				   /* text[] literal */
 	const char *subject, *author, *recipients;
 	const char *sent_at; /* RFC 3339 or NULL */
-	const char *raw;
+	const char *raw;     /* valid UTF-8 (scrubbed) */
+	const char *raw_hex; /* the message's bytes in hex when raw was scrubbed; NULL: raw is it */
 };
 /* Stores a message once per (inbox, Message-ID): 1 stored, 0 already there, -1 with e. */
 int db_inbox_message_insert(PGconn *c, long long inbox_id, const struct db_inbox_message *m,

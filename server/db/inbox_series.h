@@ -60,6 +60,7 @@ int db_inbox_series_thread(PGconn *c, long long id, struct buf *mbox, struct buf
 /* An inbox's filter and its plan's tree (new copies; db_inbox_filter_release). */
 struct db_inbox_filter {
 	char *lists, *prefixes, *paths;	  /* one item a line, "" none */
+	char *maintainers;		  /* MAINTAINERS entry names, one a line, "" none */
 	char *plan, *tree, *url, *branch; /* NULL: none (no plan, no tree) */
 };
 int db_inbox_filter(PGconn *c, long long inbox_id, struct db_inbox_filter *f, struct err *e)

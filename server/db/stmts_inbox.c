@@ -13,7 +13,7 @@ const struct db_stmt_def db_stmts_inbox[DB_NR_STMTS] = {
 	[ST_INBOXES_JSON] = { "inboxes_json",
 			      "SELECT coalesce(json_agg(x ORDER BY x.name), '[]')::text FROM ("
 			      "SELECT i.id, i.name, scrub_userinfo(i.url) AS url, i.lists, "
-			      "i.subject_prefixes, i.paths, i.plan, i.cc_list, i.reply_no_change, "
+			      "i.subject_prefixes, i.paths, i.maintainers, i.plan, i.cc_list, i.reply_no_change, "
 			      "i.parts_wait_s, i.poll_s, i.polls, i.last_poll_at, i.last_poll_ms, "
 			      "i.poll_error, i.poll_failures, i.next_poll_at, i.since, i.started, "
 			      "(SELECT count(*) FROM inbox_messages m WHERE m.inbox_id = i.id) AS messages, "
@@ -31,18 +31,19 @@ const struct db_stmt_def db_stmts_inbox[DB_NR_STMTS] = {
 				     "JOIN inboxes i ON i.id = m.inbox_id WHERE i.name = $1 "
 				     "ORDER BY m.id DESC LIMIT 1000) m" },
 	/* $1 name $2 url $3 lists $4 subject_prefixes $5 paths $6 plan $7 cc_list
-	 * $8 reply_no_change $9 parts_wait_s $10 poll_s $11 since (NULL: none): a new inbox,
+	 * $8 reply_no_change $9 parts_wait_s $10 poll_s $11 since (NULL: none) $12 maintainers
+	 * (text[]): a new inbox,
 	 * or a new filter for one (since only matters before its first poll) */
 	[ST_INBOX_UPSERT] = { "inbox_upsert",
 			      "INSERT INTO inboxes (name, url, lists, subject_prefixes, paths, plan, cc_list, "
-			      "reply_no_change, parts_wait_s, poll_s, since) VALUES ($1, $2, $3::text[], $4::text[], "
+			      "reply_no_change, parts_wait_s, poll_s, since, maintainers) VALUES ($1, $2, $3::text[], $4::text[], "
 			      "$5::text[], $6, $7::boolean, $8::boolean, $9::integer, $10::integer, "
-			      "$11::timestamptz) "
+			      "$11::timestamptz, $12::text[]) "
 			      "ON CONFLICT (name) DO UPDATE SET url = EXCLUDED.url, lists = EXCLUDED.lists, "
 			      "subject_prefixes = EXCLUDED.subject_prefixes, paths = EXCLUDED.paths, "
 			      "plan = EXCLUDED.plan, cc_list = EXCLUDED.cc_list, "
 			      "reply_no_change = EXCLUDED.reply_no_change, parts_wait_s = EXCLUDED.parts_wait_s, "
-			      "poll_s = EXCLUDED.poll_s, since = EXCLUDED.since, next_poll_at = now() RETURNING id" },
+			      "poll_s = EXCLUDED.poll_s, since = EXCLUDED.since, maintainers = EXCLUDED.maintainers, next_poll_at = now() RETURNING id" },
 	[ST_INBOX_POLL_DUE] = { "inbox_poll_due", "SELECT i.id FROM inboxes i WHERE " INBOX_DUE
 						  " ORDER BY i.next_poll_at, i.id LIMIT 32" },
 	/* one poller per inbox across servers: a session lock, gone with a killed server's
@@ -84,13 +85,14 @@ const struct db_stmt_def db_stmts_inbox[DB_NR_STMTS] = {
 				 "DO UPDATE SET last_commit = EXCLUDED.last_commit, "
 				 "messages = inbox_epochs.messages + EXCLUDED.messages" },
 	/* $1 inbox $2 epoch $3 commit $4 message_id $5 in_reply_to $6 refs $7 subject
-	 * $8 author $9 recipients $10 sent_at (NULL: unknown) $11 raw: stored once per
+	 * $8 author $9 recipients $10 sent_at (NULL: unknown) $11 raw (scrubbed) $12 its bytes
+	 * in hex when they are not UTF-8 (NULL: raw is them): stored once per
 	 * Message-ID; its id, none when it was there */
 	[ST_INBOX_MESSAGE_INSERT] = { "inbox_message_insert",
 				      "INSERT INTO inbox_messages (inbox_id, epoch, git_commit, message_id, "
-				      "in_reply_to, refs, subject, author, recipients, sent_at, raw) VALUES "
+				      "in_reply_to, refs, subject, author, recipients, sent_at, raw, raw_bytes) VALUES "
 				      "($1::bigint, $2::integer, $3, $4, $5, $6::text[], $7, $8, $9, "
-				      "$10::timestamptz, $11) ON CONFLICT (inbox_id, message_id) DO NOTHING "
+				      "$10::timestamptz, $11, decode($12, 'hex')) ON CONFLICT (inbox_id, message_id) DO NOTHING "
 				      "RETURNING id" },
 	/* series assembly (server/inbox_series.c) */
 	/* $1 inbox: its messages not yet looked at, oldest first, at most 1000 */
@@ -142,7 +144,8 @@ const struct db_stmt_def db_stmts_inbox[DB_NR_STMTS] = {
 	/* $1 series: the texts of its thread (its parts, the anchor, replies to any of them),
 	 * oldest first, and the patch parts' text in part order for base-commit */
 	[ST_INBOX_SERIES_THREAD] = { "inbox_series_thread",
-				     "SELECT m.raw, m.series_id = s.id AND m.part BETWEEN 0 AND 1 FROM inbox_messages m "
+				     "SELECT m.raw, m.series_id = s.id AND m.part BETWEEN 0 AND 1, "
+				     "encode(m.raw_bytes, 'hex') FROM inbox_messages m "
 				     "JOIN inbox_series s ON s.id = $1::bigint AND m.inbox_id = s.inbox_id "
 				     "WHERE m.series_id = s.id OR m.message_id = s.anchor OR s.anchor = ANY(m.refs) "
 				     "OR m.in_reply_to IN (SELECT x.message_id FROM inbox_messages x "
@@ -152,7 +155,7 @@ const struct db_stmt_def db_stmts_inbox[DB_NR_STMTS] = {
 	[ST_INBOX_FILTER] = { "inbox_filter",
 			      "SELECT array_to_string(i.lists, E'\\n'), array_to_string(i.subject_prefixes, E'\\n'), "
 			      "array_to_string(i.paths, E'\\n'), i.plan, t.name, t.url, "
-			      "p.spec->'branches'->>0 FROM inboxes i "
+			      "p.spec->'branches'->>0, array_to_string(i.maintainers, E'\\n') FROM inboxes i "
 			      "LEFT JOIN plans p ON p.name = i.plan LEFT JOIN trees t ON t.id = p.tree_id "
 			      "WHERE i.id = $1::bigint" },
 	/* $1 series $2 state $3 reason $4 base $5 patch_ids $6 request (each NULL: keep) */

@@ -337,6 +337,64 @@ class InboxSeries(unittest.TestCase):
         self.assertIn("nobranch", s["reason"])
         self.assertGreater(time.time() - t0, 15)
 
+    def test_5_maintainers_entries(self):
+        """An inbox's filter may name MAINTAINERS entries: a series is tested when it
+        touches one of their F: patterns (none of their X:), as the MAINTAINERS of
+        the plan's branch head says."""
+        repo = os.path.join(self.tmp, "linux-m")
+        inboxtree.make_base(repo)
+        with open(os.path.join(repo, "MAINTAINERS"), "w") as f:
+            f.write("List of maintainers\n\n\tF: *Files* (prose, no entry)\n\n"
+                    "MM SMALL ALLOCS\nL:\tlinux-mm@kvack.org\nF:\tmm.c\n"
+                    "F:\tDocumentation/\nX:\tDocumentation/mm/\n")
+        inboxtree.git(repo, "add", "MAINTAINERS")
+        inboxtree.git(repo, "commit", "-q", "-m", "MAINTAINERS", date="2026-01-02T00:00:00Z")
+        r = self.srv.post("/api/v1/trees", {"name": "demo-m", "url": repo,
+                                             "branches": ["master"]}, scope="admin")
+        self.assertEqual(r.status, 200, r)
+        wait_until(lambda: [t for t in self.srv.get("/api/v1/trees").json()
+                            if t["name"] == "demo-m" and t["commits"] >= 1], what="mirror")
+        r = self.srv.post("/api/v1/plans", dict(PLAN, name="lm-maint", tree="demo-m"),
+                          scope="admin")
+        self.assertIn(r.status, (200, 201), r)
+        path = os.path.join(self.tmp, "lmt")
+        env = make_inbox(path, name="lmt")
+        deliver(path, env, [f for f in fixtures() if f.endswith(("10-tidy.eml", "13-doc.eml"))])
+        self.register("lmt", path, plan="lm-maint", paths=[], maintainers=["mm small allocs"])
+        got = wait_until(lambda: (lambda x: x if len(x) == 2 and all(
+            v["state"] != "waiting" for v in x.values()) else None)(series(self.srv, "lmt")),
+            timeout=60, what="2 series decided")
+        self.assertEqual(got["tidy-1@example.org"]["state"], "queued")
+        self.assertEqual(got["doc-1@example.org"]["state"], "filtered")
+        self.assertIn("MAINTAINERS", got["doc-1@example.org"]["reason"])
+        i = [x for x in self.srv.get("/api/v1/inboxes", scope="read").json()
+             if x["name"] == "lmt"][0]
+        self.assertEqual(i["maintainers"], ["mm small allocs"])
+
+    def test_6_latin1_patch_as_sent(self):
+        """A patch sent 8-bit in Latin-1 is shown scrubbed, but b4 reads its bytes as
+        sent: the request's patches say what the author wrote."""
+        path = os.path.join(self.tmp, "l1")
+        env = make_inbox(path, name="l1")
+        eml = os.path.join(self.tmp, "latin1.eml")
+        with open(eml, "wb") as f:
+            f.write(b"From: Dev One <dev@example.org>\nTo: linux-mm@kvack.org\n"
+                    b"Subject: [PATCH] mm: latin x\nDate: Thu, 8 Jan 2026 11:00:00 +0000\n"
+                    b"Message-ID: <latin1-1@example.org>\nMIME-Version: 1.0\n"
+                    b"Content-Type: text/plain; charset=ISO-8859-1\n"
+                    b"Content-Transfer-Encoding: 8bit\n\nA caf\xe9 comment.\n\n"
+                    b"Signed-off-by: Dev One <dev@example.org>\n---\n mm.c | 2 +-\n"
+                    b" 1 file changed, 1 insertion(+), 1 deletion(-)\n\n"
+                    b"diff --git a/mm.c b/mm.c\n--- a/mm.c\n+++ b/mm.c\n@@ -1 +1 @@\n"
+                    b"-int x;\n+int x; /* caf\xe9 */\n-- \n2.39.2\n")
+        deliver(path, env, [eml])
+        self.register("l1", path)
+        s = wait_until(lambda: (lambda x: x if x and x["state"] != "waiting" else None)(
+            series(self.srv, "l1").get("latin1-1@example.org")), timeout=60, what="decided")
+        self.assertEqual(s["state"], "queued", s)
+        mbox = self.srv.get("/api/v1/requests/%d/mbox" % s["request_id"], scope="read").body
+        self.assertIn("+int x; /* caf\u00e9 */", mbox)
+
     def test_3_server_killed_mid_poll(self):
         """A server killed (SIGKILL) while it reads an inbox and checks its series:
         after a restart every message is stored once, every series ends in its
