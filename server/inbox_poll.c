@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,7 @@ struct inbox_poller {
 	pthread_mutex_t lock; /* guards t against a kick racing the stop */
 	struct bgthread *t;
 	atomic_int stopping;
+	volatile sig_atomic_t stop; /* set with stopping: kills the series step's child */
 };
 
 static int is_url(const char *u)
@@ -131,6 +133,43 @@ static char *refs_literal(const char *refs)
 	return s;
 }
 
+/*
+ * After `git cat-file blob COMMIT:m` failed: 1 when the commit holds no
+ * message to read (a deletion, or one past MAX_MESSAGE: passed over), 0
+ * when it could not be read now (the position stays before it), e kept.
+ */
+static int unreadable_for_good(const char *dir, const char *commit, int timeout)
+{
+	char spec[64];
+	const char *size[] = { "git", "-C", dir, "cat-file", "-s", spec, NULL };
+	const char *probe[] = { "git", "-C", dir, "cat-file", "-e", spec, NULL };
+	struct buf out = BUF_INIT(1 << 10);
+	struct err e;
+	int gone;
+
+	snprintf(spec, sizeof(spec), "%s:m", commit);
+	if (!gitmirror_run(size, NULL, timeout, 1 << 10, &out, &e)) {
+		gone = strtoll(out.data, NULL, 10) > MAX_MESSAGE;
+		buf_release(&out);
+		return gone;
+	}
+	buf_release(&out);
+	/* no m: a deletion when the commit itself reads */
+	snprintf(spec, sizeof(spec), "%s^{commit}", commit);
+	return !gitmirror_run(probe, NULL, timeout, 1 << 10, NULL, &e);
+}
+
+/* a series' poll may write only while its server holds the inbox's lock */
+static int hold_lock(PGconn *c, long long id, struct err *e)
+{
+	int got = db_inbox_poll_hold(c, id, e);
+
+	if (!got)
+		err_setc(e, ERR_BUSY, "inbox",
+			 "another server took the inbox's poll while a reconnect lost its lock");
+	return got == 1 ? 0 : -1;
+}
+
 /* reads commit's message and stores it with the epoch's new position, in one transaction */
 static int store_message(struct server *srv, PGconn *c, long long id, int epoch, const char *dir,
 			 const char *commit, long *added, struct err *e)
@@ -139,16 +178,32 @@ static int store_message(struct server *srv, PGconn *c, long long id, int epoch,
 	char sent[40] = "", refsv[8192], to[2048], cc[2048];
 	struct buf raw = BUF_INIT(MAX_MESSAGE);
 	const char *argv[] = { "git", "-C", dir, "cat-file", "blob", spec, NULL };
-	char *refs = NULL;
+	char *refs = NULL, *hex = NULL;
 	time_t t;
 	int got, ret = -1;
 
 	snprintf(spec, sizeof(spec), "%s:m", commit);
 	if (gitmirror_run(argv, NULL, (int)srv->cfg->poll_timeout_s, MAX_MESSAGE, &raw, e)) {
-		/* a commit without a message (a deletion) or one too large: skipped */
-		slog_warn("inbox %lld epoch %d commit %.12s: %s (%s)", id, epoch, commit,
-			  e->message, e->detail);
-		buf_reset(&raw);
+		if (!unreadable_for_good(dir, commit, (int)srv->cfg->poll_timeout_s))
+			goto out;
+		slog_warn("inbox %lld epoch %d commit %.12s: no message read, passed over: %s (%s)",
+			  id, epoch, commit, e->message, e->detail);
+		if (db_begin(c, e))
+			goto out;
+		if (hold_lock(c, id, e) || db_inbox_epoch_set(c, id, epoch, commit, 0, e) ||
+		    db_commit(c, e)) {
+			db_rollback(c);
+			goto out;
+		}
+		ret = 0;
+		goto out;
+	}
+	/* what is shown is UTF-8; b4 and git am get the bytes as sent */
+	if (!utf8_valid(raw.data, raw.len)) {
+		hex = xmalloc(2 * raw.len + 1);
+		for (size_t k = 0; k < raw.len; k++)
+			snprintf(hex + 2 * k, 3, "%02x", (unsigned char)raw.data[k]);
+		hex[2 * raw.len] = '\0';
 	}
 	utf8_scrub(raw.data, raw.len);
 	message_id_of(raw.data, raw.len, commit, mid, sizeof(mid));
@@ -156,12 +211,14 @@ static int store_message(struct server *srv, PGconn *c, long long id, int epoch,
 	if (mailhdr_get(raw.data, raw.len, "In-Reply-To", v, sizeof(v)))
 		mailhdr_msgid(v, 0, irt, sizeof(irt));
 	mailhdr_get(raw.data, raw.len, "References", refsv, sizeof(refsv));
-	/* no In-Reply-To: the parent is the last of References */
+	/* no In-Reply-To: the parent is the last of References (the first is the root) */
 	if (!irt[0] && refsv[0]) {
-		for (size_t k = 0; mailhdr_msgid(refsv, k, irt, sizeof(irt)); k++)
-			;
-		if (refsv[0] && !irt[0])
-			mailhdr_msgid(refsv, 0, irt, sizeof(irt));
+		size_t k = 0;
+
+		while (mailhdr_msgid(refsv, k, irt, sizeof(irt)))
+			k++;
+		if (k)
+			mailhdr_msgid(refsv, k - 1, irt, sizeof(irt));
 	}
 	refs = refs_literal(refsv);
 	mailhdr_get(raw.data, raw.len, "Subject", subject, sizeof(subject));
@@ -177,6 +234,10 @@ static int store_message(struct server *srv, PGconn *c, long long id, int epoch,
 	}
 	if (db_begin(c, e))
 		goto out;
+	if (hold_lock(c, id, e)) {
+		db_rollback(c);
+		goto out;
+	}
 	{
 		struct db_inbox_message m = {
 			.epoch = epoch,
@@ -189,6 +250,7 @@ static int store_message(struct server *srv, PGconn *c, long long id, int epoch,
 			.recipients = rcpt,
 			.sent_at = sent[0] ? sent : NULL,
 			.raw = raw.data,
+			.raw_hex = hex,
 		};
 
 		got = db_inbox_message_insert(c, id, &m, e);
@@ -201,13 +263,19 @@ static int store_message(struct server *srv, PGconn *c, long long id, int epoch,
 	ret = 0;
 out:
 	free(refs);
+	free(hex);
 	buf_release(&raw);
 	return ret;
 }
 
-/* reads epoch's commits after `last` ("" none) oldest first; *added counts messages stored */
-static int read_epoch(struct inbox_poller *pl, PGconn *c, long long id, int epoch, const char *dir,
-		      const char *last, long *added, struct err *e)
+/*
+ * reads epoch's commits after `last` ("" none) oldest first; *added counts messages stored.
+ * An epoch without a position before the inbox's first good poll starts at its head (the
+ * archive's past is not tested), or reads back to p->since.
+ */
+static int read_epoch(struct inbox_poller *pl, PGconn *c, long long id,
+		      const struct db_inbox_poll *p, int epoch, const char *dir, const char *last,
+		      long *added, struct err *e)
 {
 	struct server *srv = pl->srv;
 	int timeout = (int)srv->cfg->poll_timeout_s;
@@ -215,6 +283,8 @@ static int read_epoch(struct inbox_poller *pl, PGconn *c, long long id, int epoc
 	struct buf out = BUF_INIT(MAX_LIST);
 	const char *argv[] = { "git", "-C", dir, "rev-list", "--reverse", range, NULL };
 	const char *probe[] = { "git", "-C", dir, "cat-file", "-e", range, NULL };
+	const char *headv[] = { "git", "-C", dir, "rev-parse", "--verify", "HEAD^{commit}", NULL };
+	char since[40], head[41] = "";
 	char *save = NULL, *line;
 	long n = 0;
 	int ret = -1;
@@ -230,8 +300,39 @@ static int read_epoch(struct inbox_poller *pl, PGconn *c, long long id, int epoc
 		snprintf(range, sizeof(range), "%s..HEAD", last);
 	else
 		snprintf(range, sizeof(range), "HEAD");
-	if (gitmirror_run(argv, NULL, timeout, MAX_LIST, &out, e))
+	if (!last[0] && !p->started) {
+		if (gitmirror_run(headv, NULL, timeout, 1 << 10, &out, e)) {
+			/* an epoch without a commit yet (a new list) has no past: read from its
+			 * first message on */
+			const char *refs[] = { "git", "-C", dir, "for-each-ref", "--count=1", NULL };
+
+			if (!gitmirror_run(refs, NULL, timeout, 1 << 10, &out, &pe) && !out.len)
+				ret = 0;
+			goto out;
+		}
+		if (out.len < 40 || !names_full_sha((out.data[40] = '\0', out.data))) {
+			err_setc(e, ERR_GIT, "HEAD", "epoch %d: HEAD is not a commit", epoch);
+			goto out;
+		}
+		memcpy(head, out.data, 41);
+		if (p->since < 0) {
+			if (!hold_lock(c, id, e) && !db_inbox_epoch_set(c, id, epoch, head, 0, e))
+				ret = 0;
+			goto out;
+		}
+		/* the commits the archive received since then (a list's history is linear) */
+		snprintf(since, sizeof(since), "--since=@%lld", p->since);
+		snprintf(range, sizeof(range), "%s", head);
+		{
+			const char *rl[] = { "git",	  "-C",	 dir,	"rev-list",
+					     "--reverse", since, range, NULL };
+
+			if (gitmirror_run(rl, NULL, timeout, MAX_LIST, &out, e))
+				goto out;
+		}
+	} else if (gitmirror_run(argv, NULL, timeout, MAX_LIST, &out, e)) {
 		goto out;
+	}
 	/* the oldest first, MAX_PER_POLL of them (--max-count would keep the newest) */
 	for (line = strtok_r(out.data, "\n", &save);
 	     line && n < MAX_PER_POLL && !atomic_load(&pl->stopping);
@@ -242,6 +343,10 @@ static int read_epoch(struct inbox_poller *pl, PGconn *c, long long id, int epoc
 			goto out;
 		n++;
 	}
+	/* every one since read: the position is the head, even when none was new */
+	if (head[0] && !line && !atomic_load(&pl->stopping) &&
+	    (hold_lock(c, id, e) || db_inbox_epoch_set(c, id, epoch, head, 0, e)))
+		goto out;
 	ret = 0;
 out:
 	buf_release(&out);
@@ -289,7 +394,7 @@ static int poll_epochs(struct inbox_poller *pl, PGconn *c, long long id,
 			}
 			break;
 		}
-		if (read_epoch(pl, c, id, n, dir, last, added, e))
+		if (read_epoch(pl, c, id, p, n, dir, last, added, e))
 			goto out;
 	}
 	ret = 0;
@@ -310,11 +415,20 @@ static void poll_one(struct inbox_poller *pl, PGconn *c, long long id,
 	if (!ok)
 		snprintf(msg, sizeof(msg), "%s%s%s", ge.message, ge.detail[0] ? ": " : "",
 			 ge.detail);
+	/* deadlines pass and complete series are checked even while the inbox is unreachable;
+	 * not after a reconnect lost the lock to another server */
+	if (!hold_lock(c, id, &e)) {
+		if (inbox_series_step(pl->srv, c, id, &pl->stop, &e) && ok) {
+			ok = 0;
+			snprintf(msg, sizeof(msg), "series: %s", e.message);
+		}
+		inbox_reply_step(pl->srv, c, id);
+	} else if (ok) {
+		ok = 0;
+		snprintf(msg, sizeof(msg), "%s", e.message);
+	}
 	if (db_inbox_poll_done(c, id, (long)(mono_ms() - t0), ok ? NULL : msg, &e))
 		slog_warn("inbox '%s': recording the poll: %s", p->name, e.message);
-	/* deadlines pass and complete series are checked even while the inbox is unreachable */
-	inbox_series_step(pl->srv, c, id);
-	inbox_reply_step(pl->srv, c, id);
 	if (ok)
 		slog_info("inbox '%s' polled in %lld ms, %ld new message(s)", p->name,
 			  mono_ms() - t0, added);
@@ -387,6 +501,7 @@ void inbox_poller_stop(struct inbox_poller *pl)
 	if (!pl)
 		return;
 	atomic_store(&pl->stopping, 1);
+	pl->stop = 1;
 	pthread_mutex_lock(&pl->lock);
 	t = pl->t;
 	pl->t = NULL;

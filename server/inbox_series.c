@@ -1,6 +1,7 @@
 /* Series assembly from an inbox's messages (see inbox_series.h). */
 #include "server/inbox_series.h"
 #include "fsutil.h"
+#include "maintainers.h"
 #include "names.h"
 #include "patchsubj.h"
 #include "runcmd.h"
@@ -12,6 +13,7 @@
 #include "server/log.h"
 #include "server/server.h"
 #include "buf.h"
+#include "mbox.h"
 #include "xalloc.h"
 
 #include <jansson.h>
@@ -151,13 +153,17 @@ static int base_commit(const char *text, char sha[41])
 	return 0;
 }
 
-/* whether the am-ready mbox touches a path under one of paths ("" paths: any) */
-static int touches(const char *mbox, const char *paths, char *first, size_t size)
+/*
+ * whether the am-ready mbox touches a path under one of paths or one of m's (NULL: none);
+ * neither given: any
+ */
+static int touches(const char *mbox, const char *paths, const struct maintainers *m, char *first,
+		   size_t size)
 {
-	char *t = xstrdup(paths);
+	char *t = xstrdup(paths), one[4096];
 	const char *w[64];
 	size_t n = split_lines(t, w, 64);
-	int ok = !n;
+	int ok = !n && !m;
 
 	first[0] = '\0';
 	for (const char *p = mbox; !ok && (p = strstr(p, "\ndiff --git a/")); p++) {
@@ -168,6 +174,11 @@ static int touches(const char *mbox, const char *paths, char *first, size_t size
 			snprintf(first, size, "%.*s", (int)l, path);
 		for (size_t i = 0; i < n && !ok; i++)
 			ok = l >= strlen(w[i]) && !strncmp(path, w[i], strlen(w[i]));
+		if (!ok && m && l < sizeof(one)) {
+			memcpy(one, path, l);
+			one[l] = '\0';
+			ok = maintainers_match(m, one);
+		}
 	}
 	free(t);
 	return ok;
@@ -185,9 +196,13 @@ static int write_file(const char *path, const char *data, size_t len, struct err
 	return 0;
 }
 
-/* runs argv in cwd with env, stdin from stdin_path (NULL: none): 0 with out, -1 with e */
+/*
+ * runs argv in cwd with env, stdin from stdin_path (NULL: none), killed when *stop: 0 with
+ * out; -1 with e when it failed, -2 with e when it ran past timeout or was stopped (may pass)
+ */
 static int run(const char *const *argv, const char *cwd, const char *const *env,
-	       const char *stdin_path, int timeout, struct buf *out, struct err *e)
+	       const char *stdin_path, int timeout, volatile sig_atomic_t *stop, struct buf *out,
+	       struct err *e)
 {
 	struct runcmd cmd;
 	char what[256];
@@ -197,6 +212,7 @@ static int run(const char *const *argv, const char *cwd, const char *const *env,
 	cmd.cwd = cwd;
 	cmd.env = env;
 	cmd.stdin_path = stdin_path;
+	cmd.cancel = stop;
 	buf_init(&cmd.out, MAX_MBOX);
 	cmd.keep_tail = 0;
 	if (runcmd_run(&cmd, e) < 0) {
@@ -217,6 +233,8 @@ static int run(const char *const *argv, const char *cwd, const char *const *env,
 		ret = err_setc(e, ERR_GIT, argv[0], "%s: %.*s",
 			       runcmd_describe(&cmd, what, sizeof(what)),
 			       (int)(l - (size_t)(last - cmd.err.data)), last);
+		if (cmd.timed_out || cmd.cancelled)
+			ret = -2;
 	} else if (out) {
 		ret = buf_add(out, cmd.out.data, cmd.out.len) ?
 			      err_setc(e, ERR_TOO_LARGE, argv[0], "'%s' wrote too much", argv[0]) :
@@ -232,7 +250,8 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* `git patch-id --stable` of each patch of the mbox file, sorted and joined by ',' */
-static char *patch_ids(const char *dir, const char *mbox, int timeout, struct err *e)
+static char *patch_ids(const char *dir, const char *mbox, int timeout, volatile sig_atomic_t *stop,
+		       struct err *e)
 {
 	const char *argv[] = { "git", "patch-id", "--stable", NULL };
 	struct buf out = BUF_INIT(MAX_MBOX), j = BUF_INIT(0);
@@ -241,7 +260,7 @@ static char *patch_ids(const char *dir, const char *mbox, int timeout, struct er
 	char *s = NULL;
 	int over = 0;
 
-	if (run(argv, dir, NULL, mbox, timeout, &out, e))
+	if (run(argv, dir, NULL, mbox, timeout, stop, &out, e))
 		goto out;
 	for (char *save = NULL, *l = strtok_r(out.data, "\n", &save); l && n < 4096;
 	     l = strtok_r(NULL, "\n", &save)) {
@@ -287,14 +306,77 @@ static long long queue(struct server *srv, PGconn *c, const struct db_inbox_filt
 	}
 	b = json_pack("{s:s,s:s,s:s,s:s}", "plan", f->plan, "base", base, "patches", mbox, "label",
 		      label);
+	/* jansson takes only UTF-8: a message in another charset, sent 8-bit */
+	if (!b)
+		return err_setc(e, ERR_INVALID_FIELD, "patches",
+				"the series' patches are not UTF-8 text");
 	id = srv->submit_request(srv, c, b, e);
 	json_decref(b);
 	return id;
 }
 
 /* the checks of a complete series in work dir tmp; its new state, reason and fields */
+/*
+ * the F:/X: patterns of the filter's MAINTAINERS entries in the plan's tree at its branch
+ * head into *m: 1 read, 0 no entries asked for, -1 with e (the mirror, git: may pass)
+ */
+static int maintainers_of(struct server *srv, const struct db_inbox_filter *f, int timeout,
+			  struct maintainers *m, char *why, size_t size, struct err *e)
+{
+	char *t = xstrdup(f->maintainers), mirror[4096], spec[400];
+	const char *names[64];
+	size_t n = split_lines(t, names, 64), missing;
+	const char *argv[] = { "git", "-C", mirror, "show", spec, NULL };
+	struct buf text = BUF_INIT(16 << 20);
+	int ret = -1;
+
+	memset(m, 0, sizeof(*m));
+	if (!n || !f->tree) {
+		free(t);
+		return 0;
+	}
+	snprintf(spec, sizeof(spec), "refs/heads/%s:MAINTAINERS", f->branch ? f->branch : "master");
+	if (gitmirror_path(srv->cfg->data_dir, f->tree, mirror, sizeof(mirror), e) ||
+	    gitmirror_run(argv, NULL, timeout, 16 << 20, &text, e))
+		goto out;
+	missing = maintainers_read(text.data, text.len, names, n, m);
+	if (missing)
+		snprintf(why, size,
+			 "%zu of the inbox's MAINTAINERS entries not in %s's MAINTAINERS", missing,
+			 f->tree);
+	ret = 1;
+out:
+	buf_release(&text);
+	free(t);
+	return ret;
+}
+
+/* whether a refused submission stays refused (the series as it is never becomes a request) */
+static int for_good(enum err_code id)
+{
+	switch (id) {
+	case ERR_APPLY_FAILED:
+	case ERR_CONFLICT:
+	case ERR_FORBIDDEN:
+	case ERR_INVALID_FIELD:
+	case ERR_INVALID_JOB:
+	case ERR_INVALID_JSON:
+	case ERR_MISSING_FIELD:
+	case ERR_NOT_FOUND:
+	case ERR_TOO_LARGE:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * the checks of a complete series in work dir tmp: 0 its new state, reason and fields
+ * recorded; -1 with e for a failure that may pass (the series stays waiting)
+ */
 static int check(struct server *srv, PGconn *c, const struct db_inbox_filter *f,
-		 const struct db_inbox_waiting *w, const char *tmp, struct err *e)
+		 const struct db_inbox_waiting *w, const char *tmp, volatile sig_atomic_t *stop,
+		 struct err *e)
 {
 	int timeout = (int)srv->cfg->git_timeout_s;
 	struct buf thread = BUF_INIT(MAX_MBOX), lead = BUF_INIT(MAX_MBOX), am = BUF_INIT(MAX_MBOX);
@@ -302,8 +384,9 @@ static int check(struct server *srv, PGconn *c, const struct db_inbox_filter *f,
 	char ver[24], first[300], why[1200], *ids = NULL;
 	const char *state = NULL;
 	long long dup, request = 0;
-	int ret = -1;
+	int ret = -1, got;
 	struct err ge = { 0 };
+	struct maintainers maint = { 0 };
 
 	snprintf(thread_path, sizeof(thread_path), "%s/thread.mbox", tmp);
 	snprintf(am_path, sizeof(am_path), "%s/series.mbox", tmp);
@@ -330,17 +413,33 @@ static int check(struct server *srv, PGconn *c, const struct db_inbox_filter *f,
 				      "GIT_CONFIG_VALUE_1=regtrack@localhost",
 				      NULL };
 
-		if (run(argv, tmp, env, NULL, timeout, &am, &ge) ||
-		    !strstr(am.data, "\ndiff --git ")) {
+		got = run(argv, tmp, env, NULL, timeout, stop, &am, &ge);
+		if (got == -2) {
+			*e = ge;
+			goto out;
+		}
+		if (got || !strstr(am.data, "\ndiff --git ")) {
 			state = "not-applying";
 			snprintf(why, sizeof(why), "b4 am made no series: %s",
 				 ge.message[0] ? ge.message : "no patch in its output");
 			goto decided;
 		}
 	}
-	if (!touches(am.data, f->paths, first, sizeof(first))) {
+	got = maintainers_of(srv, f, timeout, &maint, why, sizeof(why), e);
+	if (got < 0)
+		goto out;
+	if (!touches(am.data, f->paths, got ? &maint : NULL, first, sizeof(first))) {
 		state = "filtered";
-		snprintf(why, sizeof(why), "touches none of the inbox's paths (%s, ...)", first);
+		snprintf(why + strlen(why), sizeof(why) - strlen(why),
+			 "%stouches none of the inbox's paths or MAINTAINERS entries (%s, ...)",
+			 why[0] ? "; " : "", first);
+		goto decided;
+	}
+	why[0] = '\0';
+	if (am.len > MBOX_MAX_BYTES) {
+		state = "filtered";
+		snprintf(why, sizeof(why), "its patches are %zu bytes, a request takes at most %d",
+			 am.len, MBOX_MAX_BYTES);
 		goto decided;
 	}
 	if (!f->plan || !f->tree) {
@@ -353,7 +452,6 @@ static int check(struct server *srv, PGconn *c, const struct db_inbox_filter *f,
 	/* the base-commit: trailer when the mirror has it, else the plan's branch head now */
 	if (!(base_commit(lead.data, base) && gitmirror_has_commit(mirror, base, timeout))) {
 		char ref[300];
-		int got;
 
 		snprintf(ref, sizeof(ref), "refs/heads/%s", f->branch ? f->branch : "master");
 		got = gitmirror_rev_parse(mirror, ref, "base", timeout, base, e);
@@ -387,14 +485,18 @@ static int check(struct server *srv, PGconn *c, const struct db_inbox_filter *f,
 		if (gitmirror_run(clone, NULL, timeout, 1 << 20, NULL, e) ||
 		    gitmirror_run(co, NULL, timeout, 1 << 20, NULL, e))
 			goto out;
-		if (gitmirror_run(apply, NULL, timeout, 1 << 20, NULL, &ge)) {
+		got = run(apply, tmp, NULL, NULL, timeout, stop, NULL, &ge);
+		if (got == -2) {
+			*e = ge;
+			goto out;
+		}
+		if (got) {
 			state = "not-applying";
-			snprintf(why, sizeof(why), "git am on %.12s: %s", base,
-				 ge.detail[0] ? ge.detail : ge.message);
+			snprintf(why, sizeof(why), "git am on %.12s: %s", base, ge.message);
 			goto decided;
 		}
 	}
-	ids = patch_ids(tmp, am_path, timeout, e);
+	ids = patch_ids(tmp, am_path, timeout, stop, e);
 	if (!ids)
 		goto out;
 	switch (db_inbox_series_dup(c, w->id, ids, &dup, e)) {
@@ -408,7 +510,12 @@ static int check(struct server *srv, PGconn *c, const struct db_inbox_filter *f,
 	}
 	request = queue(srv, c, f, w->anchor, base, am.data, &ge);
 	if (request < 0) {
-		state = "not-applying";
+		if (!for_good(ge.id)) {
+			*e = ge;
+			request = 0;
+			goto out;
+		}
+		state = ge.id == ERR_APPLY_FAILED ? "not-applying" : "failed";
 		snprintf(why, sizeof(why), "not queued: %s (%s)", ge.message, ge.detail);
 		request = 0;
 		goto decided;
@@ -420,6 +527,7 @@ decided:
 	slog_info("inbox series %lld '%s' v%d: %s%s%s", w->id, w->title, w->version, state,
 		  why[0] ? ": " : "", why);
 out:
+	maintainers_release(&maint);
 	free(ids);
 	buf_release(&thread);
 	buf_release(&lead);
@@ -427,26 +535,48 @@ out:
 	return ret;
 }
 
-void inbox_series_step(struct server *srv, PGconn *c, long long inbox_id)
+/* a check that failed for now: backed off, or `failed` past the last try */
+static void retry(PGconn *c, const struct db_inbox_waiting *w, const struct err *why)
+{
+	char reason[1200];
+	struct err e;
+
+	snprintf(reason, sizeof(reason), "%s%s%s%s", why->message, why->detail[0] ? " (" : "",
+		 why->detail, why->detail[0] ? ")" : "");
+	switch (db_inbox_series_retry(c, w->id, reason, INBOX_SERIES_TRIES, &e)) {
+	case -1:
+		slog_warn("inbox series %lld '%s': %s; recording it: %s", w->id, w->title, reason,
+			  e.message);
+		break;
+	case 0:
+		slog_warn("inbox series %lld '%s': %s; tried again later", w->id, w->title, reason);
+		break;
+	default:
+		slog_warn("inbox series %lld '%s' v%d: failed: %s (%d tries)", w->id, w->title,
+			  w->version, reason, INBOX_SERIES_TRIES);
+	}
+}
+
+int inbox_series_step(struct server *srv, PGconn *c, long long inbox_id,
+		      volatile sig_atomic_t *stop, struct err *e)
 {
 	struct db_inbox_filter f;
 	struct db_inbox_waiting *w = NULL;
 	size_t n = 0;
-	struct err e;
+	int ret = -1;
 
-	if (db_inbox_filter(c, inbox_id, &f, &e) || assign(c, inbox_id, &f, &e) ||
-	    db_inbox_series_waiting(c, inbox_id, &w, &n, &e)) {
-		slog_warn("inbox %lld: series: %s (%s)", inbox_id, e.message, e.detail);
+	if (db_inbox_filter(c, inbox_id, &f, e) || assign(c, inbox_id, &f, e) ||
+	    db_inbox_series_waiting(c, inbox_id, &w, &n, e))
 		goto out;
-	}
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && !*stop; i++) {
 		char tmp[4200];
+		struct err se;
 
 		if (!w[i].complete) {
-			if (w[i].expired &&
-			    db_inbox_series_set(c, w[i].id, "incomplete",
-						"parts missing at the deadline", NULL, NULL, 0, &e))
-				slog_warn("inbox series %lld: %s", w[i].id, e.message);
+			if (w[i].expired && db_inbox_series_set(c, w[i].id, "incomplete",
+								"parts missing at the deadline",
+								NULL, NULL, 0, &se))
+				slog_warn("inbox series %lld: %s", w[i].id, se.message);
 			continue;
 		}
 		/* one server holds the inbox: a killed one's leftover is removed first */
@@ -455,15 +585,21 @@ void inbox_series_step(struct server *srv, PGconn *c, long long inbox_id)
 			const char *rm[] = { "rm", "-rf", "--", tmp, NULL };
 			struct err re;
 
-			if (gitmirror_run(rm, NULL, 600, 1 << 16, NULL, &re) ||
-			    fs_mkdirs(tmp, 0700, &e) || check(srv, c, &f, &w[i], tmp, &e))
-				slog_warn("inbox series %lld '%s': %s (%s)", w[i].id, w[i].title,
-					  e.message, e.detail);
+			if (gitmirror_run(rm, NULL, 600, 1 << 16, NULL, &se) ||
+			    fs_mkdirs(tmp, 0700, &se) || check(srv, c, &f, &w[i], tmp, stop, &se)) {
+				if (*stop)
+					slog_info("inbox series %lld '%s': stopped: %s", w[i].id,
+						  w[i].title, se.message);
+				else
+					retry(c, &w[i], &se);
+			}
 			if (gitmirror_run(rm, NULL, 600, 1 << 16, NULL, &re))
 				slog_warn("inbox series %lld: %s", w[i].id, re.message);
 		}
 	}
+	ret = 0;
 out:
 	db_inbox_waiting_free(w, n);
 	db_inbox_filter_release(&f);
+	return ret;
 }

@@ -2,6 +2,7 @@
 #define REGTRACK_SERVER_INBOX_SERIES_H
 
 #include <libpq-fe.h>
+#include <signal.h>
 
 /*
  * Series assembly, run by the inbox poller after each
@@ -27,18 +28,34 @@
  *     patch-ids (`git patch-id --stable`, sorted) of a series already
  *     queued make it a `duplicate` (a RESEND is not tested again); else
  *     it is queued as an A/B request by the inbox's plan (label: its
- *     anchor's Message-ID) and `queued`. A vN series links to the newest
- *     lower version of its title (previous_id).
+ *     anchor's Message-ID) and `queued`; an am-ready mbox past what a
+ *     request takes (MBOX_MAX_BYTES) is `filtered`, one that is not UTF-8
+ *     text (a request's patches are) `failed`. A vN series links to the
+ *     newest lower version of its title (previous_id).
  *
- * Failures are logged and leave the series where it was (tried again next
- * poll); each series' move is one statement, so a server killed in the
- * middle of a step loses none; the request is stored in its own
+ * A failure that may pass (b4 or git am timing out, the mirror, a git
+ * command or the database failing, the request submission refusing for
+ * now: overloaded, quota, busy) leaves the series `waiting` and backs it
+ * off (db_inbox_series_retry): INBOX_SERIES_TRIES of them end it `failed`
+ * with the last reason. Each series' move is one statement, so a server
+ * killed in the middle of a step loses none; the request is stored in its own
  * transaction, and one a killed server stored before it recorded it (same
  * label, same patches, no series) is taken rather than queued again.
  */
 struct server;
+struct err;
 
-/* One pass over inbox inbox_id (see above); c is the poller's connection. */
-void inbox_series_step(struct server *srv, PGconn *c, long long inbox_id);
+/* tries of a series' check before a failure that may pass ends it `failed` */
+#define INBOX_SERIES_TRIES 6
+
+/*
+ * One pass over inbox inbox_id (see above); c is the poller's connection.
+ * stop (borrowed, not NULL) becoming non-zero kills the running child (b4,
+ * git am) and ends the pass; the series cut short is not counted a try.
+ * 0, or -1 with e when the inbox's messages or series could not be read
+ * (the poller shows it on the inbox and backs the inbox off).
+ */
+int inbox_series_step(struct server *srv, PGconn *c, long long inbox_id,
+		      volatile sig_atomic_t *stop, struct err *e);
 
 #endif

@@ -19,7 +19,7 @@ static PGresult *exec_id(PGconn *c, enum db_stmt st, long long id, struct err *e
 long long db_inbox_upsert(PGconn *c, const struct db_inbox_new *in, struct err *e)
 {
 	char pw[24], ps[24];
-	const char *p[10] = { in->name,
+	const char *p[12] = { in->name,
 			      in->url,
 			      in->lists,
 			      in->subject_prefixes,
@@ -28,12 +28,14 @@ long long db_inbox_upsert(PGconn *c, const struct db_inbox_new *in, struct err *
 			      in->cc_list ? "true" : "false",
 			      in->reply_no_change ? "true" : "false",
 			      pw,
-			      ps };
+			      ps,
+			      in->since,
+			      in->maintainers };
 	long long id;
 
 	snprintf(pw, sizeof(pw), "%ld", in->parts_wait_s);
 	snprintf(ps, sizeof(ps), "%ld", in->poll_s);
-	if (db_one_int8(c, ST_INBOX_UPSERT, 10, p, &id, e))
+	if (db_one_int8(c, ST_INBOX_UPSERT, 12, p, &id, e))
 		return -1;
 	return id;
 }
@@ -86,6 +88,18 @@ void db_inbox_poll_unlock(PGconn *c, long long id)
 	PQclear(exec_id(c, ST_INBOX_POLL_UNLOCK, id, &e));
 }
 
+int db_inbox_poll_hold(PGconn *c, long long id, struct err *e)
+{
+	PGresult *r = exec_id(c, ST_INBOX_POLL_HELD, id, e);
+	int held;
+
+	if (!r)
+		return -1;
+	held = PQntuples(r) == 1 && PQgetvalue(r, 0, 0)[0] == 't';
+	PQclear(r);
+	return held ? 1 : db_inbox_poll_lock(c, id, e);
+}
+
 int db_inbox_poll_claim(PGconn *c, long long id, struct db_inbox_poll *p, struct err *e)
 {
 	PGresult *r = exec_id(c, ST_INBOX_POLL_CLAIM, id, e);
@@ -99,6 +113,8 @@ int db_inbox_poll_claim(PGconn *c, long long id, struct db_inbox_poll *p, struct
 	}
 	p->name = xstrdup(PQgetvalue(r, 0, 0));
 	p->url = xstrdup(PQgetvalue(r, 0, 1));
+	p->started = PQgetvalue(r, 0, 3)[0] == 't';
+	p->since = PQgetvalue(r, 0, 4)[0] ? strtoll(PQgetvalue(r, 0, 4), NULL, 10) : -1;
 	PQclear(r);
 	return 1;
 }
@@ -165,13 +181,13 @@ int db_inbox_message_insert(PGconn *c, long long inbox_id, const struct db_inbox
 			    struct err *e)
 {
 	char b[24], ep[24];
-	const char *p[11] = { b,       ep,	   m->git_commit, m->message_id, m->in_reply_to,
+	const char *p[12] = { b,       ep,	   m->git_commit, m->message_id, m->in_reply_to,
 			      m->refs, m->subject, m->author,	  m->recipients, m->sent_at,
-			      m->raw };
+			      m->raw,  m->raw_hex };
 	long long rows;
 
 	snprintf(b, sizeof(b), "%lld", inbox_id);
 	snprintf(ep, sizeof(ep), "%d", m->epoch);
-	rows = db_rows(c, ST_INBOX_MESSAGE_INSERT, 11, p, e);
+	rows = db_rows(c, ST_INBOX_MESSAGE_INSERT, 12, p, e);
 	return rows < 0 ? -1 : rows > 0;
 }

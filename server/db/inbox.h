@@ -20,6 +20,8 @@ struct db_inbox_new {
 	const char *plan;			      /* NULL: none */
 	int cc_list, reply_no_change;
 	long parts_wait_s, poll_s;
+	const char *since; /* a timestamptz text: the first poll reads back to it; NULL: none */
+	const char *maintainers; /* text[] literal of MAINTAINERS entry names */
 };
 /* Stores a new inbox or a new filter for the one of that name; its id or -1 with e. */
 long long db_inbox_upsert(PGconn *c, const struct db_inbox_new *in, struct err *e)
@@ -43,9 +45,17 @@ int db_inbox_poll_due(PGconn *c, long long **ids, size_t *n, struct err *e)
 int db_inbox_poll_lock(PGconn *c, long long id, struct err *e) __attribute__((warn_unused_result));
 /* Gives the lock back; failures ignored (the connection's end frees it too). */
 void db_inbox_poll_unlock(PGconn *c, long long id);
+/*
+ * Whether this session still holds inbox id's lock, taking it again when a
+ * reconnect (PQreset) lost it: 1 held, 0 another session took it meanwhile
+ * (the poll must stop writing), -1 with e.
+ */
+int db_inbox_poll_hold(PGconn *c, long long id, struct err *e) __attribute__((warn_unused_result));
 /* An inbox claimed for a poll. */
 struct db_inbox_poll {
 	char *name, *url; /* new copies (db_inbox_poll_release) */
+	int started;	  /* 1: a poll ended without an error before */
+	long long since;  /* Unix seconds the first poll reads back to; -1 none */
 };
 /* With the lock held: 1 when inbox id is still due (*p filled), 0 when not, -1 with e. */
 int db_inbox_poll_claim(PGconn *c, long long id, struct db_inbox_poll *p, struct err *e)
@@ -74,7 +84,8 @@ struct db_inbox_message {
 	const char *refs;				   /* text[] literal */
 	const char *subject, *author, *recipients;
 	const char *sent_at; /* RFC 3339 or NULL */
-	const char *raw;
+	const char *raw;     /* valid UTF-8 (scrubbed) */
+	const char *raw_hex; /* the message's bytes in hex when raw was scrubbed; NULL: raw is it */
 };
 /* Stores a message once per (inbox, Message-ID): 1 stored, 0 already there, -1 with e. */
 int db_inbox_message_insert(PGconn *c, long long inbox_id, const struct db_inbox_message *m,

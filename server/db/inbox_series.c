@@ -165,7 +165,25 @@ int db_inbox_series_thread(PGconn *c, long long id, struct buf *mbox, struct buf
 	if (!r)
 		return -1;
 	for (int i = 0; i < PQntuples(r); i++) {
-		over |= mboxrd_add(mbox, PQgetvalue(r, i, 0));
+		/* b4 reads the bytes delivered; the scrubbed text serves base-commit */
+		if (!PQgetisnull(r, i, 2)) {
+			const char *hex = PQgetvalue(r, i, 2);
+			size_t n = strlen(hex) / 2;
+			char *bytes = xmalloc(n + 1);
+
+			for (size_t k = 0; k < n; k++) {
+				unsigned v = 0;
+
+				sscanf(hex + 2 * k, "%2x", &v);
+				/* a NUL would end the text: kept as the scrubbed text has it */
+				bytes[k] = v ? (char)v : '?';
+			}
+			bytes[n] = '\0';
+			over |= mboxrd_add(mbox, bytes);
+			free(bytes);
+		} else {
+			over |= mboxrd_add(mbox, PQgetvalue(r, i, 0));
+		}
 		if (PQgetvalue(r, i, 1)[0] == 't')
 			over |= buf_addstr(lead, PQgetvalue(r, i, 0)) | buf_addch(lead, '\n');
 	}
@@ -194,6 +212,7 @@ int db_inbox_filter(PGconn *c, long long inbox_id, struct db_inbox_filter *f, st
 	f->tree = dup_or_null(r, 0, 4);
 	f->url = dup_or_null(r, 0, 5);
 	f->branch = dup_or_null(r, 0, 6);
+	f->maintainers = xstrdup(PQgetvalue(r, 0, 7));
 	PQclear(r);
 	return 0;
 }
@@ -207,6 +226,7 @@ void db_inbox_filter_release(struct db_inbox_filter *f)
 	free(f->tree);
 	free(f->url);
 	free(f->branch);
+	free(f->maintainers);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -220,6 +240,23 @@ int db_inbox_series_set(PGconn *c, long long id, const char *state, const char *
 	snprintf(b, sizeof(b), "%lld", id);
 	snprintf(q, sizeof(q), "%lld", request_id);
 	return db_rows(c, ST_INBOX_SERIES_SET, 6, p, e) < 0 ? -1 : 0;
+}
+
+int db_inbox_series_retry(PGconn *c, long long id, const char *reason, int max_tries, struct err *e)
+{
+	char b[24], m[24];
+	const char *p[3] = { b, reason, m };
+	PGresult *r;
+	int ended;
+
+	snprintf(b, sizeof(b), "%lld", id);
+	snprintf(m, sizeof(m), "%d", max_tries);
+	r = db_exec(c, ST_INBOX_SERIES_RETRY, 3, p, e);
+	if (!r)
+		return -1;
+	ended = PQntuples(r) == 1 && !strcmp(PQgetvalue(r, 0, 0), "failed");
+	PQclear(r);
+	return ended;
 }
 
 int db_inbox_series_dup(PGconn *c, long long id, const char *patch_ids, long long *dup,

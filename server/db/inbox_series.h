@@ -60,6 +60,7 @@ int db_inbox_series_thread(PGconn *c, long long id, struct buf *mbox, struct buf
 /* An inbox's filter and its plan's tree (new copies; db_inbox_filter_release). */
 struct db_inbox_filter {
 	char *lists, *prefixes, *paths;	  /* one item a line, "" none */
+	char *maintainers;		  /* MAINTAINERS entry names, one a line, "" none */
 	char *plan, *tree, *url, *branch; /* NULL: none (no plan, no tree) */
 };
 int db_inbox_filter(PGconn *c, long long inbox_id, struct db_inbox_filter *f, struct err *e)
@@ -73,6 +74,14 @@ void db_inbox_filter_release(struct db_inbox_filter *f);
 int db_inbox_series_set(PGconn *c, long long id, const char *state, const char *reason,
 			const char *base, const char *patch_ids, long long request_id,
 			struct err *e) __attribute__((warn_unused_result));
+/*
+ * One more check of series id failed for a reason that may pass (reason
+ * shown): it stays `waiting`, tried again after the inbox's poll_s doubled
+ * per try (at most 6 h); the try numbered max_tries ends it `failed`. 1 it
+ * ended, 0 it waits, -1 with e.
+ */
+int db_inbox_series_retry(PGconn *c, long long id, const char *reason, int max_tries, struct err *e)
+	__attribute__((warn_unused_result));
 /* An earlier queued series with these patch-ids: its id in *dup; 1, 0 none, -1 with e. */
 int db_inbox_series_dup(PGconn *c, long long id, const char *patch_ids, long long *dup,
 			struct err *e) __attribute__((warn_unused_result));

@@ -4,17 +4,18 @@
 
 /* when an inbox is due for a poll */
 #define INBOX_DUE "i.poll_s > 0 AND i.next_poll_at <= now()"
-/* the advisory lock class of inbox polls (the tree poller's is 17017) */
-#define INBOX_LOCK_CLASS "17033"
+/* the advisory lock key of inbox $1's polls: one bigint (any id, no cast to integer), the
+ * class 17033 in the high bits (the tree poller's two-integer keys are another space) */
+#define INBOX_LOCK_KEY "((17033::bigint << 32) # $1::bigint)"
 
 const struct db_stmt_def db_stmts_inbox[DB_NR_STMTS] = {
 	/* every inbox with its filter, its last poll and what it holds */
 	[ST_INBOXES_JSON] = { "inboxes_json",
 			      "SELECT coalesce(json_agg(x ORDER BY x.name), '[]')::text FROM ("
 			      "SELECT i.id, i.name, scrub_userinfo(i.url) AS url, i.lists, "
-			      "i.subject_prefixes, i.paths, i.plan, i.cc_list, i.reply_no_change, "
+			      "i.subject_prefixes, i.paths, i.maintainers, i.plan, i.cc_list, i.reply_no_change, "
 			      "i.parts_wait_s, i.poll_s, i.polls, i.last_poll_at, i.last_poll_ms, "
-			      "i.poll_error, i.poll_failures, i.next_poll_at, "
+			      "i.poll_error, i.poll_failures, i.next_poll_at, i.since, i.started, "
 			      "(SELECT count(*) FROM inbox_messages m WHERE m.inbox_id = i.id) AS messages, "
 			      "(SELECT coalesce(json_agg(json_build_object('epoch', e.epoch, 'last_commit', "
 			      "e.last_commit, 'messages', e.messages) ORDER BY e.epoch), '[]') "
@@ -30,32 +31,45 @@ const struct db_stmt_def db_stmts_inbox[DB_NR_STMTS] = {
 				     "JOIN inboxes i ON i.id = m.inbox_id WHERE i.name = $1 "
 				     "ORDER BY m.id DESC LIMIT 1000) m" },
 	/* $1 name $2 url $3 lists $4 subject_prefixes $5 paths $6 plan $7 cc_list
-	 * $8 reply_no_change $9 parts_wait_s $10 poll_s: a new inbox, or a new filter for one */
+	 * $8 reply_no_change $9 parts_wait_s $10 poll_s $11 since (NULL: none) $12 maintainers
+	 * (text[]): a new inbox,
+	 * or a new filter for one (since only matters before its first poll) */
 	[ST_INBOX_UPSERT] = { "inbox_upsert",
 			      "INSERT INTO inboxes (name, url, lists, subject_prefixes, paths, plan, cc_list, "
-			      "reply_no_change, parts_wait_s, poll_s) VALUES ($1, $2, $3::text[], $4::text[], "
-			      "$5::text[], $6, $7::boolean, $8::boolean, $9::integer, $10::integer) "
+			      "reply_no_change, parts_wait_s, poll_s, since, maintainers) VALUES ($1, $2, $3::text[], $4::text[], "
+			      "$5::text[], $6, $7::boolean, $8::boolean, $9::integer, $10::integer, "
+			      "$11::timestamptz, $12::text[]) "
 			      "ON CONFLICT (name) DO UPDATE SET url = EXCLUDED.url, lists = EXCLUDED.lists, "
 			      "subject_prefixes = EXCLUDED.subject_prefixes, paths = EXCLUDED.paths, "
 			      "plan = EXCLUDED.plan, cc_list = EXCLUDED.cc_list, "
 			      "reply_no_change = EXCLUDED.reply_no_change, parts_wait_s = EXCLUDED.parts_wait_s, "
-			      "poll_s = EXCLUDED.poll_s, next_poll_at = now() RETURNING id" },
+			      "poll_s = EXCLUDED.poll_s, since = EXCLUDED.since, maintainers = EXCLUDED.maintainers, next_poll_at = now() RETURNING id" },
 	[ST_INBOX_POLL_DUE] = { "inbox_poll_due", "SELECT i.id FROM inboxes i WHERE " INBOX_DUE
 						  " ORDER BY i.next_poll_at, i.id LIMIT 32" },
 	/* one poller per inbox across servers: a session lock, gone with a killed server's
-	 * connection */
+	 * connection (and with a reconnect: ST_INBOX_POLL_HELD) */
 	[ST_INBOX_POLL_LOCK] = { "inbox_poll_lock",
-				 "SELECT pg_try_advisory_lock(" INBOX_LOCK_CLASS ", $1::integer)" },
+				 "SELECT pg_try_advisory_lock(" INBOX_LOCK_KEY ")" },
 	[ST_INBOX_POLL_UNLOCK] = { "inbox_poll_unlock",
-				   "SELECT pg_advisory_unlock(" INBOX_LOCK_CLASS ", $1::integer)" },
-	/* $1 inbox, after the lock: still due? name, url and the poll's start */
+				   "SELECT pg_advisory_unlock(" INBOX_LOCK_KEY ")" },
+	/* $1 inbox: whether this session holds its poll lock (a bigint key is classid:objid,
+	 * objsubid 1) */
+	[ST_INBOX_POLL_HELD] = { "inbox_poll_held",
+				 "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND "
+				 "pid = pg_backend_pid() AND granted AND objsubid = 1 AND "
+				 "((classid::bigint << 32) | objid::bigint) = " INBOX_LOCK_KEY
+				 ")" },
+	/* $1 inbox, after the lock: still due? name, url, the poll's start, whether a poll
+	 * ended well before, since (Unix seconds, "" none) */
 	[ST_INBOX_POLL_CLAIM] = { "inbox_poll_claim",
-				  "SELECT i.name, i.url, now()::text FROM inboxes i WHERE i.id = $1::bigint AND " INBOX_DUE },
+				  "SELECT i.name, i.url, now()::text, i.started, "
+				  "coalesce(floor(extract(epoch FROM i.since))::bigint::text, '') FROM inboxes i WHERE i.id = $1::bigint AND " INBOX_DUE },
 	/* $1 inbox $2 duration (ms) $3 error (NULL: none): the next poll after poll_s, or
 	 * after a backoff doubling per failure (at most 6 h) */
 	[ST_INBOX_POLL_DONE] = { "inbox_poll_done",
 				 "UPDATE inboxes SET polls = polls + 1, last_poll_at = now(), "
 				 "last_poll_ms = $2::integer, poll_error = scrub_userinfo($3::text), "
+				 "started = started OR $3::text IS NULL, "
 				 "poll_failures = CASE WHEN $3::text IS NULL THEN 0 ELSE poll_failures + 1 END, "
 				 "next_poll_at = CASE WHEN $3::text IS NULL THEN now() + make_interval(secs => poll_s) "
 				 "ELSE now() + make_interval(secs => least(poll_s * "
@@ -71,13 +85,14 @@ const struct db_stmt_def db_stmts_inbox[DB_NR_STMTS] = {
 				 "DO UPDATE SET last_commit = EXCLUDED.last_commit, "
 				 "messages = inbox_epochs.messages + EXCLUDED.messages" },
 	/* $1 inbox $2 epoch $3 commit $4 message_id $5 in_reply_to $6 refs $7 subject
-	 * $8 author $9 recipients $10 sent_at (NULL: unknown) $11 raw: stored once per
+	 * $8 author $9 recipients $10 sent_at (NULL: unknown) $11 raw (scrubbed) $12 its bytes
+	 * in hex when they are not UTF-8 (NULL: raw is them): stored once per
 	 * Message-ID; its id, none when it was there */
 	[ST_INBOX_MESSAGE_INSERT] = { "inbox_message_insert",
 				      "INSERT INTO inbox_messages (inbox_id, epoch, git_commit, message_id, "
-				      "in_reply_to, refs, subject, author, recipients, sent_at, raw) VALUES "
+				      "in_reply_to, refs, subject, author, recipients, sent_at, raw, raw_bytes) VALUES "
 				      "($1::bigint, $2::integer, $3, $4, $5, $6::text[], $7, $8, $9, "
-				      "$10::timestamptz, $11) ON CONFLICT (inbox_id, message_id) DO NOTHING "
+				      "$10::timestamptz, $11, decode($12, 'hex')) ON CONFLICT (inbox_id, message_id) DO NOTHING "
 				      "RETURNING id" },
 	/* series assembly (server/inbox_series.c) */
 	/* $1 inbox: its messages not yet looked at, oldest first, at most 1000 */
@@ -108,17 +123,29 @@ const struct db_stmt_def db_stmts_inbox[DB_NR_STMTS] = {
 				     "title = CASE WHEN $9::boolean THEN EXCLUDED.title ELSE inbox_series.title END, "
 				     "author = CASE WHEN $9::boolean THEN EXCLUDED.author ELSE inbox_series.author END, "
 				     "updated_at = now() RETURNING id" },
-	/* $1 inbox: its waiting series, whether each has all its parts, whether its deadline passed */
+	/* $1 inbox: its waiting series (not backed off), whether each has all its parts,
+	 * whether its deadline passed */
 	[ST_INBOX_SERIES_WAITING] = { "inbox_series_waiting",
 				      "SELECT s.id, s.anchor, s.version, s.title, "
 				      "(SELECT count(DISTINCT m.part) FROM inbox_messages m WHERE m.series_id = s.id "
 				      "AND m.part BETWEEN 1 AND s.total) = s.total, s.deadline < now() "
 				      "FROM inbox_series s WHERE s.inbox_id = $1::bigint AND s.state = 'waiting' "
-				      "ORDER BY s.id" },
+				      "AND (s.retry_at IS NULL OR s.retry_at <= now()) ORDER BY s.id" },
+	/* $1 series $2 reason $3 tries at most: one more try failed for a reason that may
+	 * pass; the next after the inbox's poll_s doubled per try (at most 6 h), none past
+	 * the last ('failed'); the series' state */
+	[ST_INBOX_SERIES_RETRY] = { "inbox_series_retry",
+				    "UPDATE inbox_series s SET attempts = s.attempts + 1, reason = $2, "
+				    "retry_at = now() + make_interval(secs => least(greatest(i.poll_s, 1) * "
+				    "power(2, least(s.attempts, 16)), 21600)), state = CASE WHEN "
+				    "s.attempts + 1 >= $3::integer THEN 'failed' ELSE s.state END, "
+				    "updated_at = now() FROM inboxes i WHERE i.id = s.inbox_id AND "
+				    "s.id = $1::bigint RETURNING s.state" },
 	/* $1 series: the texts of its thread (its parts, the anchor, replies to any of them),
 	 * oldest first, and the patch parts' text in part order for base-commit */
 	[ST_INBOX_SERIES_THREAD] = { "inbox_series_thread",
-				     "SELECT m.raw, m.series_id = s.id AND m.part BETWEEN 0 AND 1 FROM inbox_messages m "
+				     "SELECT m.raw, m.series_id = s.id AND m.part BETWEEN 0 AND 1, "
+				     "encode(m.raw_bytes, 'hex') FROM inbox_messages m "
 				     "JOIN inbox_series s ON s.id = $1::bigint AND m.inbox_id = s.inbox_id "
 				     "WHERE m.series_id = s.id OR m.message_id = s.anchor OR s.anchor = ANY(m.refs) "
 				     "OR m.in_reply_to IN (SELECT x.message_id FROM inbox_messages x "
@@ -128,7 +155,7 @@ const struct db_stmt_def db_stmts_inbox[DB_NR_STMTS] = {
 	[ST_INBOX_FILTER] = { "inbox_filter",
 			      "SELECT array_to_string(i.lists, E'\\n'), array_to_string(i.subject_prefixes, E'\\n'), "
 			      "array_to_string(i.paths, E'\\n'), i.plan, t.name, t.url, "
-			      "p.spec->'branches'->>0 FROM inboxes i "
+			      "p.spec->'branches'->>0, array_to_string(i.maintainers, E'\\n') FROM inboxes i "
 			      "LEFT JOIN plans p ON p.name = i.plan LEFT JOIN trees t ON t.id = p.tree_id "
 			      "WHERE i.id = $1::bigint" },
 	/* $1 series $2 state $3 reason $4 base $5 patch_ids $6 request (each NULL: keep) */
@@ -165,6 +192,7 @@ const struct db_stmt_def db_stmts_inbox[DB_NR_STMTS] = {
 				   "'base', s.base_sha, 'patch_ids', s.patch_ids, 'previous_id', s.previous_id, "
 				   "'duplicate_of', s.duplicate_of, 'request_id', s.request_id, 'verdict', s.verdict, "
 				   "'reply_outbox_id', s.reply_outbox_id, 'deadline', s.deadline, "
+				   "'attempts', s.attempts, 'retry_at', s.retry_at, "
 				   "'parts', (SELECT count(DISTINCT m.part) FROM inbox_messages m WHERE "
 				   "m.series_id = s.id AND m.part BETWEEN 1 AND s.total), "
 				   "'created_at', s.created_at, 'updated_at', s.updated_at) ORDER BY s.id DESC), "

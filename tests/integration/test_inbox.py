@@ -51,7 +51,8 @@ class InboxPoll(unittest.TestCase):
         env = make_inbox(path)
         deliver(path, env, fixtures()[:4])
         r = self.srv.post("/api/v1/inboxes", {"name": "lm", "url": path, "poll_s": 1,
-                                               "lists": ["linux-mm@kvack.org"]}, scope="admin")
+                                               "lists": ["linux-mm@kvack.org"],
+                                               "since": "2000-01-01"}, scope="admin")
         self.assertEqual(r.status, 200, r)
         wait_until(lambda: len(messages(self.srv, "lm")) == 4, what="4 messages")
         deliver(path, env, fixtures()[4:])
@@ -87,7 +88,8 @@ class InboxPoll(unittest.TestCase):
         httpd = Httpd(env)
         try:
             url = "http://127.0.0.1:%d/lh/" % httpd.port
-            r = self.srv.post("/api/v1/inboxes", {"name": "lh", "url": url, "poll_s": 1},
+            r = self.srv.post("/api/v1/inboxes", {"name": "lh", "url": url, "poll_s": 1,
+                                                   "since": "2000-01-01T00:00:00Z"},
                               scope="admin")
             self.assertEqual(r.status, 200, r)
             wait_until(lambda: len(messages(self.srv, "lh")) == 2, what="2 messages by http")
@@ -117,6 +119,10 @@ class InboxPoll(unittest.TestCase):
                             ({"name": "x", "url": "/x", "paths": ["a,b"]}, "paths"),
                             ({"name": "x", "url": "/x", "cc_list": 1}, "cc_list"),
                             ({"name": "x", "url": "/x", "poll_s": -1}, "poll_s"),
+                            ({"name": "x", "url": "/x", "since": "2026-02-30"}, "since"),
+                            ({"name": "x", "url": "/x", "since": "2026-01-01T25:00:00Z"},
+                             "since"),
+                            ({"name": "x", "url": "/x", "since": 1}, "since"),
                             ({"name": "x", "url": "/x", "colour": 1}, "colour")):
             r = self.srv.post("/api/v1/inboxes", body, scope="admin")
             self.assertEqual(r.status, 400, (body, r))
@@ -131,6 +137,76 @@ class InboxPoll(unittest.TestCase):
         i = wait_until(lambda: (lambda x: x if x["poll_error"] else None)(
             inbox(self.srv, "gone")), what="poll error")
         self.assertIn("no epoch 0", i["poll_error"])
+
+    def test_5_first_poll_starts_at_the_head(self):
+        """A new inbox tests what is posted from now on: the archive's past is
+        passed over (a lore list holds years of it), unless since says how far
+        back to read."""
+        path = os.path.join(self.tmp, "hd")
+        env = make_inbox(path, name="hd")
+        deliver(path, env, fixtures()[:4])
+        head = subprocess.run(["git", "-C", os.path.join(path, "git", "0.git"), "rev-parse",
+                               "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+        for name, since in (("hd", None), ("hd-late", "2100-01-01")):
+            body = {"name": name, "url": path, "poll_s": 1}
+            if since:
+                body["since"] = since
+            r = self.srv.post("/api/v1/inboxes", body, scope="admin")
+            self.assertEqual(r.status, 200, r)
+        for name in ("hd", "hd-late"):
+            i = wait_until(lambda: (lambda x: x if x["polls"] >= 2 else None)(
+                inbox(self.srv, name)), what="two polls of " + name)
+            self.assertEqual((i["poll_error"], i["started"], i["messages"]), (None, True, 0))
+            self.assertEqual([(e["epoch"], e["last_commit"]) for e in i["epochs"]],
+                             [(0, head)])
+        deliver(path, env, fixtures()[4:6])
+        for name in ("hd", "hd-late"):
+            wait_until(lambda: len(messages(self.srv, name)) == 2, what="2 new messages")
+            self.assertEqual([m["message_id"] for m in messages(self.srv, name)],
+                             ["sa-v1-review@example.org", "sa-v2-0@example.org"])
+        # a new list's archive, empty when registered, has no past: its first messages count
+        path = os.path.join(self.tmp, "hd-new")
+        env = make_inbox(path, name="hd-new")
+        r = self.srv.post("/api/v1/inboxes", {"name": "hd-new", "url": path, "poll_s": 1},
+                          scope="admin")
+        self.assertEqual(r.status, 200, r)
+        wait_until(lambda: inbox(self.srv, "hd-new")["started"], what="a first good poll")
+        deliver(path, env, fixtures()[:2])
+        wait_until(lambda: len(messages(self.srv, "hd-new")) == 2, what="its first messages")
+
+    def test_6_parent_from_references(self):
+        """Without In-Reply-To the parent is the last of References, not the
+        thread's root."""
+        path = os.path.join(self.tmp, "rf")
+        env = make_inbox(path, name="rf")
+        eml = os.path.join(self.tmp, "rf.eml")
+        with open(eml, "w") as f:
+            f.write("From: Rev Two <rev@example.org>\nTo: linux-mm@kvack.org\n"
+                    "Subject: Re: [PATCH 2/3] mm: add b\n"
+                    "Date: Fri, 9 Jan 2026 10:00:00 +0000\n"
+                    "Message-ID: <rf-1@example.org>\n"
+                    "References: <sa-v1-0@example.org>\n <sa-v1-2@example.org>\n\n"
+                    "Looks good.\n")
+        deliver(path, env, [eml])
+        r = self.srv.post("/api/v1/inboxes", {"name": "rf", "url": path, "poll_s": 1,
+                                               "since": "2000-01-01"}, scope="admin")
+        self.assertEqual(r.status, 200, r)
+        ms = wait_until(lambda: messages(self.srv, "rf") or None, what="the reply")
+        self.assertEqual((ms[0]["message_id"], ms[0]["in_reply_to"]),
+                         ("rf-1@example.org", "sa-v1-2@example.org"))
+
+    def test_7_ids_past_32_bits(self):
+        """The poll lock takes any inbox id (a bigint key, no cast to integer)."""
+        self.srv.psql("SELECT setval('inboxes_id_seq', 3000000000)")
+        path = os.path.join(self.tmp, "big")
+        env = make_inbox(path, name="big")
+        deliver(path, env, fixtures()[:2])
+        r = self.srv.post("/api/v1/inboxes", {"name": "big", "url": path, "poll_s": 1,
+                                               "since": "2000-01-01"}, scope="admin")
+        self.assertEqual(r.status, 200, r)
+        self.assertGreater(r.json()["id"], 2 ** 31)
+        wait_until(lambda: len(messages(self.srv, "big")) == 2, what="2 messages")
+        self.assertIsNone(inbox(self.srv, "big")["poll_error"])
 
 
 def series(srv, name):
@@ -176,7 +252,8 @@ class InboxSeries(unittest.TestCase):
 
     def register(self, name, path, **kw):
         body = {"name": name, "url": path, "poll_s": 1, "plan": "lm-mm",
-                "lists": ["linux-mm@kvack.org"], "paths": ["mm.c", "mm/"]}
+                "lists": ["linux-mm@kvack.org"], "paths": ["mm.c", "mm/"],
+                "since": "2000-01-01"}
         body.update(kw)
         r = self.srv.post("/api/v1/inboxes", body, scope="admin")
         self.assertEqual(r.status, 200, r)
@@ -235,6 +312,88 @@ class InboxSeries(unittest.TestCase):
             series(self.srv, "li").get("sa-v1-0@example.org")), timeout=60, what="deadline")
         self.assertEqual((s["state"], s["parts"], s["request_id"]), ("incomplete", 1, None))
 
+
+    def test_4_failure_that_may_pass_backs_off(self):
+        """A check that fails for a reason that may pass (here the plan's branch
+        is not in the mirror) keeps the series waiting, tried again after a
+        backoff doubling per try, and ends it failed after the last try."""
+        plan = dict(PLAN, name="lm-nob", branches=["nobranch"])
+        r = self.srv.post("/api/v1/plans", plan, scope="admin")
+        self.assertIn(r.status, (200, 201), r)
+        path = os.path.join(self.tmp, "lb")
+        env = make_inbox(path, name="lb")
+        deliver(path, env, [f for f in fixtures() if f.endswith("10-tidy.eml")])
+        self.register("lb", path, plan="lm-nob")
+        s = wait_until(lambda: (lambda x: x if x and x["attempts"] >= 2 else None)(
+            series(self.srv, "lb").get("tidy-1@example.org")), timeout=60, what="2 tries")
+        self.assertEqual(s["state"], "waiting")
+        self.assertIn("nobranch", s["reason"])
+        self.assertIsNotNone(s["retry_at"])
+        # 6 tries, 1+2+4+8+16 s apart with poll_s 1: not one a poll
+        t0 = time.time()
+        s = wait_until(lambda: (lambda x: x if x["state"] != "waiting" else None)(
+            series(self.srv, "lb")["tidy-1@example.org"]), timeout=120, what="failed")
+        self.assertEqual((s["state"], s["attempts"], s["request_id"]), ("failed", 6, None))
+        self.assertIn("nobranch", s["reason"])
+        self.assertGreater(time.time() - t0, 15)
+
+    def test_5_maintainers_entries(self):
+        """An inbox's filter may name MAINTAINERS entries: a series is tested when it
+        touches one of their F: patterns (none of their X:), as the MAINTAINERS of
+        the plan's branch head says."""
+        repo = os.path.join(self.tmp, "linux-m")
+        inboxtree.make_base(repo)
+        with open(os.path.join(repo, "MAINTAINERS"), "w") as f:
+            f.write("List of maintainers\n\n\tF: *Files* (prose, no entry)\n\n"
+                    "MM SMALL ALLOCS\nL:\tlinux-mm@kvack.org\nF:\tmm.c\n"
+                    "F:\tDocumentation/\nX:\tDocumentation/mm/\n")
+        inboxtree.git(repo, "add", "MAINTAINERS")
+        inboxtree.git(repo, "commit", "-q", "-m", "MAINTAINERS", date="2026-01-02T00:00:00Z")
+        r = self.srv.post("/api/v1/trees", {"name": "demo-m", "url": repo,
+                                             "branches": ["master"]}, scope="admin")
+        self.assertEqual(r.status, 200, r)
+        wait_until(lambda: [t for t in self.srv.get("/api/v1/trees").json()
+                            if t["name"] == "demo-m" and t["commits"] >= 1], what="mirror")
+        r = self.srv.post("/api/v1/plans", dict(PLAN, name="lm-maint", tree="demo-m"),
+                          scope="admin")
+        self.assertIn(r.status, (200, 201), r)
+        path = os.path.join(self.tmp, "lmt")
+        env = make_inbox(path, name="lmt")
+        deliver(path, env, [f for f in fixtures() if f.endswith(("10-tidy.eml", "13-doc.eml"))])
+        self.register("lmt", path, plan="lm-maint", paths=[], maintainers=["mm small allocs"])
+        got = wait_until(lambda: (lambda x: x if len(x) == 2 and all(
+            v["state"] != "waiting" for v in x.values()) else None)(series(self.srv, "lmt")),
+            timeout=60, what="2 series decided")
+        self.assertEqual(got["tidy-1@example.org"]["state"], "queued")
+        self.assertEqual(got["doc-1@example.org"]["state"], "filtered")
+        self.assertIn("MAINTAINERS", got["doc-1@example.org"]["reason"])
+        i = [x for x in self.srv.get("/api/v1/inboxes", scope="read").json()
+             if x["name"] == "lmt"][0]
+        self.assertEqual(i["maintainers"], ["mm small allocs"])
+
+    def test_6_latin1_patch_as_sent(self):
+        """A patch sent 8-bit in Latin-1 is shown scrubbed, but b4 reads its bytes as
+        sent: the request's patches say what the author wrote."""
+        path = os.path.join(self.tmp, "l1")
+        env = make_inbox(path, name="l1")
+        eml = os.path.join(self.tmp, "latin1.eml")
+        with open(eml, "wb") as f:
+            f.write(b"From: Dev One <dev@example.org>\nTo: linux-mm@kvack.org\n"
+                    b"Subject: [PATCH] mm: latin x\nDate: Thu, 8 Jan 2026 11:00:00 +0000\n"
+                    b"Message-ID: <latin1-1@example.org>\nMIME-Version: 1.0\n"
+                    b"Content-Type: text/plain; charset=ISO-8859-1\n"
+                    b"Content-Transfer-Encoding: 8bit\n\nA caf\xe9 comment.\n\n"
+                    b"Signed-off-by: Dev One <dev@example.org>\n---\n mm.c | 2 +-\n"
+                    b" 1 file changed, 1 insertion(+), 1 deletion(-)\n\n"
+                    b"diff --git a/mm.c b/mm.c\n--- a/mm.c\n+++ b/mm.c\n@@ -1 +1 @@\n"
+                    b"-int x;\n+int x; /* caf\xe9 */\n-- \n2.39.2\n")
+        deliver(path, env, [eml])
+        self.register("l1", path)
+        s = wait_until(lambda: (lambda x: x if x and x["state"] != "waiting" else None)(
+            series(self.srv, "l1").get("latin1-1@example.org")), timeout=60, what="decided")
+        self.assertEqual(s["state"], "queued", s)
+        mbox = self.srv.get("/api/v1/requests/%d/mbox" % s["request_id"], scope="read").body
+        self.assertIn("+int x; /* caf\u00e9 */", mbox)
 
     def test_3_server_killed_mid_poll(self):
         """A server killed (SIGKILL) while it reads an inbox and checks its series:
@@ -343,6 +502,7 @@ class InboxReplies(unittest.TestCase):
         deliver(path, env, fixtures())
         r = self.srv.post("/api/v1/inboxes", {"name": "lm", "url": path, "poll_s": 1,
                                                "plan": "lm-mm", "cc_list": True,
+                                               "since": "2000-01-01",
                                                "lists": ["linux-mm@kvack.org"],
                                                "paths": ["mm.c", "mm/"]}, scope="admin")
         self.assertEqual(r.status, 200, r)

@@ -8,7 +8,7 @@ import { api } from '../api.js';
 
 const STATE_KIND = {
 	waiting: 'info', incomplete: 'muted', filtered: 'muted', 'not-applying': 'bad',
-	duplicate: 'muted', queued: 'info', tested: 'good', replied: 'good',
+	duplicate: 'muted', queued: 'info', tested: 'good', replied: 'good', failed: 'bad',
 };
 const VERDICT_KIND = { regression: 'bad', improvement: 'good', 'no-change': 'muted', inconclusive: 'warn' };
 
