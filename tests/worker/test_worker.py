@@ -437,6 +437,10 @@ class WorkerTest(unittest.TestCase):
             "params": {"stressor": "nosuch"}, "tbox_group": self.tbox}, scope="submit")
         self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "params.stressor"), r)
         r = s.post("/api/v1/jobs", {
+            "commit": COMMIT, "kconfig": "host", "testcase": "perf-bench",
+            "params": {"bench": "numa-mem"}, "tbox_group": self.tbox}, scope="submit")
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "params.bench"), r)
+        r = s.post("/api/v1/jobs", {
             "commit": COMMIT, "kconfig": "host", "testcase": "small-allocs",
             "params": {"nr_tasks": "1"}, "tbox_group": self.tbox}, scope="submit")
         self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "params.nr_tasks"), r)
