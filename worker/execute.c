@@ -430,7 +430,9 @@ static int execute_kernel(const struct job_spec *spec, const struct worker_env *
 		goto out;
 	}
 
-	if (args->monitors) {
+	/* perf-bench's tool is the same static perf */
+	if (args->monitors ||
+	    (tools_case(spec->testcase) && tools_case(spec->testcase)->tree_perf)) {
 		exec_report(phase, ctx, "perf", 0, "static perf from tools/perf at %.12s", k.sha);
 		r = kernel_build_perf(&k, e);
 		if (r) {

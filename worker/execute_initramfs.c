@@ -1,4 +1,4 @@
-/* The job's initramfs: /init, every case binary, the job file, perf when monitored. */
+/* The job's initramfs: /init, every case binary, the job file, perf when monitored or benched. */
 #include "execute_int.h"
 #include "worker/tools.h"
 #include "initramfs.h"
@@ -106,12 +106,15 @@ int exec_build_initramfs(const char *path, const struct worker_env *env,
 			abort();
 		if ((monitors & MONITOR_PERF_STAT) && buf_addstr(&job, "monitor perf-stat\n"))
 			abort();
+	}
+	/* perf-bench runs the same static perf */
+	if (monitors || (tools_case(spec->testcase) && tools_case(spec->testcase)->tree_perf)) {
 		initramfs_add_dir(&ir, "bin", 0755);
 		if (initramfs_add_path(&ir, "bin/perf", 0755, perf, e) < 0)
 			goto out;
-		if (syms.len)
-			initramfs_add_file(&ir, "regtrack/usersyms", 0644, syms.data, syms.len);
 	}
+	if (syms.len) /* profiled jobs only */
+		initramfs_add_file(&ir, "regtrack/usersyms", 0644, syms.data, syms.len);
 	/* a tool case's tool with its libraries and loader (only then: the
 	 * other cases' initramfs stays as small as before) */
 	if (tools_case(spec->testcase) &&

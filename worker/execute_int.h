@@ -77,9 +77,11 @@ void exec_prune_logs(const char *dir, const char *prefix, const struct worker_en
 /*
  * Writes the job's initramfs to path: /dev/console, /init and every case
  * binary of the worker's arch, the job file (/regtrack/job: case, timeout,
- * its args, a monitor line per monitor), and with monitors perf (the static
- * build at `perf`) and the cases' user symbols. 0, or -1 with e (ERR_IO: no
- * /init; ERR_INVALID_JOB: no such case binary).
+ * its args, a monitor line per monitor), with monitors perf (the static
+ * build at `perf`, /bin/perf) and the cases' user symbols, for a tool case
+ * its root tree (tools.h) and, when its tool is the tree's perf
+ * (perf-bench), /bin/perf too. 0, or -1 with e (ERR_IO: no /init, a tool's
+ * root; ERR_INVALID_JOB: no such case binary).
  */
 int exec_build_initramfs(const char *path, const struct worker_env *env,
 			 const struct job_spec *spec, const struct case_args *args,

@@ -12,11 +12,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* testcase, parser, root: deploy/fetch-tools has the roots' side */
+/* testcase, parser, root, tree_perf: deploy/fetch-tools has the roots' side */
 static const struct tool_case tool_cases[] = {
-	{ "stress-ng", "stress-ng", "stress-ng" },
-	{ "hackbench", "hackbench", "hackbench" },
-	{ "sysbench", "sysbench", "sysbench" },
+	{ "stress-ng", "stress-ng", "stress-ng", 0 },
+	{ "hackbench", "hackbench", "hackbench", 0 },
+	{ "sysbench", "sysbench", "sysbench", 0 },
+	{ "perf-bench", "perf-bench", NULL, 1 },
 };
 
 /* a tool's root is a binary and its libraries: far below either limit */
@@ -107,9 +108,13 @@ static int add_tree(struct initramfs *ir, const char *dir, const char *rel, int 
 int tools_add_root(struct initramfs *ir, const char *cases_dir, const char *arch,
 		   const struct tool_case *t, struct err *e)
 {
-	char *root = xstrfmt("%s/tools/%s/%s", cases_dir, arch, t->root);
+	char *root;
 	struct stat st;
 	int rc;
+
+	if (!t->root)
+		return 0;
+	root = xstrfmt("%s/tools/%s/%s", cases_dir, arch, t->root);
 
 	if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		rc = err_setc(e, ERR_IO, root,

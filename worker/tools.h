@@ -22,14 +22,19 @@
 struct tool_case {
 	const char *testcase; /* the case's name, bin/cases/ARCH/TESTCASE */
 	const char *parser;   /* lib/parse tool name (parse_output) */
-	const char *root;     /* CASES_DIR/tools/ARCH/ROOT */
+	const char *root;     /* CASES_DIR/tools/ARCH/ROOT, NULL: none */
+	/* the tool is the tree's own perf (perf-bench): the worker builds the
+	 * static perf of tools/perf and puts it in the initramfs as /bin/perf,
+	 * as for a profiled job; in host mode, the host's perf */
+	int tree_perf;
 };
 
 /* The tool case named testcase (borrowed, static), or NULL for a built-in case. */
 const struct tool_case *tools_case(const char *testcase);
 
 /*
- * Adds the tool's root tree CASES_DIR/tools/ARCH/ROOT to ir: its
+ * Adds the tool's root tree CASES_DIR/tools/ARCH/ROOT to ir (nothing
+ * for a tool without a root, the tree's perf: 0): its
  * directories, regular files (mode kept) and symlinks, in sorted order
  * (the same tree gives the same archive), all but the top VERSION file.
  * Returns 0, or -1 with e filled (ERR_IO, the root in detail: missing

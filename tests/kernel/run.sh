@@ -24,11 +24,14 @@
 #      virt under icount, the second time profiled as on x86_64;
 #   5. on both arches, the other four cases (execl, proc-vs-map, page-fault,
 #      exit-teardown) booted once each under icount, their key metric checked,
-#      and the tool cases stress-ng and hackbench (issue 32: Debian's
-#      stress-ng and rt-tests of the arch with their libraries in the
-#      initramfs, deploy/fetch-tools) once each, their parsed metrics (LKP's
-#      stress-ng.brk.ops, .ops_per_sec, hackbench.throughput, ...) positive
-#      and finite and the tool's version recorded in the run.
+#      and the tool cases stress-ng, hackbench and sysbench (issue 32:
+#      Debian's stress-ng, rt-tests and sysbench of the arch with their
+#      libraries in the initramfs, deploy/fetch-tools) once each, their
+#      parsed metrics (LKP's stress-ng.brk.ops, .ops_per_sec,
+#      hackbench.throughput, ...; sysbench.events_per_sec, .total_events,
+#      ...) positive and finite and the tool's version recorded in the run;
+#      and perf-bench (perf bench sched pipe by the tree's static perf, the
+#      profiled boots' build: LKP's perf-bench-sched-pipe.ops_per_sec, ...).
 #      exit-teardown runs on base + a patch (an A/B request's head job: git
 #      am of an mbox, the sha and the series' patch-id recorded), which
 #      replaces its base boot; on x86_64 an mbox that does not apply fails
@@ -84,7 +87,7 @@ if [[ -z "${REGTRACK_EXEC_JOB:-}" ]]; then
 	REGTRACK_EXEC_JOB=$ROOT/build/kernel-test/tests/kernel/exec_job
 fi
 for a in $ARCHES; do
-	for f in init small-allocs execl proc-vs-map page-fault exit-teardown stress-ng hackbench; do
+	for f in init small-allocs execl proc-vs-map page-fault exit-teardown stress-ng hackbench sysbench perf-bench; do
 		[[ -x bin/cases/$a/$f ]] || { echo "kernel tests: bin/cases/$a/$f missing (make cases)" >&2; exit 1; }
 	done
 done
@@ -93,7 +96,7 @@ done
 t0=$(date +%s)
 # shellcheck disable=SC2086
 deploy/fetch-tools $ARCHES || { echo "kernel tests: deploy/fetch-tools failed" >&2; exit 1; }
-echo "tools: $(cat bin/cases/tools/*/{stress-ng,hackbench}/VERSION | sort -u | tr '\n' ' ')($(( $(date +%s) - t0 )) s)"
+echo "tools: $(cat bin/cases/tools/*/{stress-ng,hackbench,sysbench}/VERSION | sort -u | tr '\n' ' ')($(( $(date +%s) - t0 )) s)"
 
 t0=$(date +%s)
 BASE=$(deploy/make-kernel-tree "$CACHE/linux") || { echo "kernel tests: make-kernel-tree failed" >&2; exit 1; }
@@ -411,7 +414,9 @@ for arch in $ARCHES; do
 		    'page-fault|page-fault.ops_per_sec|{"size_mb": 16, "runtime": 0.3}' \
 		    'exit-teardown|exit-teardown.teardown_ms|{"size": 8, "iterations": 2}' \
 		    'stress-ng|stress-ng.brk.ops_per_sec|{"stressor": "brk", "nr_threads": 1, "timeout": "1s"}' \
-		    'hackbench|hackbench.throughput|{"mode": "threads", "ipc": "pipe", "loops": 20, "iterations": 2}'; do
+		    'hackbench|hackbench.throughput|{"mode": "threads", "ipc": "pipe", "loops": 20, "iterations": 2}' \
+		    'sysbench|sysbench.events_per_sec|{"test": "cpu", "nr_threads": 1, "time": "1s"}' \
+		    'perf-bench|perf-bench-sched-pipe.ops_per_sec|{"bench": "sched-pipe", "loops": 2000}'; do
 		IFS='|' read -r tc key params <<<"$spec"
 		params=$(jq -c '. + {"measure": "icount"}' <<<"$params")
 		# the last case's boot is of base + the patch: an A/B request's head job
@@ -441,6 +446,13 @@ for arch in $ARCHES; do
 			hackbench)
 				check_tool $arch-$tc hackbench 'hackbench.throughput hackbench.throughput_avg
 					hackbench.iteration_throughput' 'hackbench V ' ;;
+			sysbench)
+				check_tool $arch-$tc sysbench 'sysbench.events_per_sec sysbench.total_events
+					sysbench.total_time sysbench.latency_avg_ms' 'sysbench ' ;;
+			perf-bench)
+				check_tool $arch-$tc perf 'perf-bench-sched-pipe.ops_per_sec
+					perf-bench-sched-pipe.usecs_per_op perf-bench-sched-pipe.total_time_sec' \
+					'perf version ' ;;
 			esac
 		else
 			bad "$arch-$tc: status $(jq -r .status "$TMP/$arch-$tc.json" 2>/dev/null) (rc $rc)"

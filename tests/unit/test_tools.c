@@ -24,6 +24,13 @@ static void test_table(void **state UNUSED)
 	assert_non_null(t);
 	assert_string_equal(t->parser, "stress-ng");
 	assert_string_equal(t->root, "stress-ng");
+	/* perf-bench's tool is the tree's perf: no root of its own */
+	t = tools_case("perf-bench");
+	assert_non_null(t);
+	assert_string_equal(t->parser, "perf-bench");
+	assert_null(t->root);
+	assert_int_equal(t->tree_perf, 1);
+	assert_int_equal(tools_case("sysbench")->tree_perf, 0);
 	/* built-in cases print "key: value": no parser of their own */
 	assert_null(tools_case("small-allocs"));
 	assert_null(tools_case(NULL));
@@ -112,6 +119,12 @@ static void test_root_into_initramfs(void **state UNUSED)
 	assert_null(memmem(ir.data.data, ir.data.len, "VERSION", 7));
 	assert_true((char *)memmem(ir.data.data, ir.data.len, "lib64", 6) <
 		    (char *)memmem(ir.data.data, ir.data.len, "usr/bin/stress-ng", 18));
+	initramfs_release(&ir);
+
+	/* a tool without a root (the tree's perf) adds nothing */
+	initramfs_init(&ir);
+	assert_int_equal(tools_add_root(&ir, dir, "x86_64", tools_case("perf-bench"), &e), 0);
+	assert_int_equal(ir.data.len, 0);
 	initramfs_release(&ir);
 
 	/* no root: the error names it and says how to get it */

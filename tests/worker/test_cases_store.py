@@ -83,6 +83,15 @@ CASES = [
     ("sysbench", {"test": "memory", "nr_threads": "2", "time": "1s"},
      {"sysbench.operations_per_sec": (1, 0, 1e15), "sysbench.MiB_per_sec": (1, 0, 1e12)},
      {}),
+    # perf bench (the host's perf in host mode), LKP's perf-bench-* names
+    ("perf-bench", {"bench": "sched-pipe", "loops": "2000", "iterations": "2"},
+     {"perf-bench-sched-pipe.ops_per_sec": (2, 0, 1e12),
+      "perf-bench-sched-pipe.usecs_per_op": (2, 0, 1e9)},
+     {}),
+    ("perf-bench", {"bench": "mem-memcpy", "function": "default", "size_kb": "1024",
+                    "loops": "4"},
+     {"perf-bench-mem-memcpy.default.GB_per_sec": (1, 0, 1e6)},
+     {}),
 ]
 
 # unit and direction the registry (lib/stats/metric.c) gives: stored with
@@ -157,13 +166,16 @@ class CasesStoreTest(unittest.TestCase):
                     self.check_values("%s %s (api)" % (tc, name), metrics[name], n, low, high)
             # a tool case: the version of the tool that ran, as it printed it
             version = {"stress-ng": "stress-ng, version 0.", "hackbench": "hackbench V ",
-                       "sysbench": "sysbench 1."}
+                       "sysbench": "sysbench 1.", "perf-bench": "perf version "}
+            tool = "perf" if tc == "perf-bench" else tc  # perf-bench runs perf
             if tc in version:
-                self.assertTrue(run["extra"].get("tools", {}).get(tc, "").startswith(
+                self.assertTrue(run["extra"].get("tools", {}).get(tool, "").startswith(
                     version[tc]), run)
-            # nothing but the case's own keys
+            # nothing but the case's own keys (perf bench's are LKP's, named
+            # by its testcases perf-bench-COLLECTION-BENCH)
+            own = "perf-bench-" if tc == "perf-bench" else tc + "."
             for name in metrics:
-                self.assertTrue(name.startswith(tc + "."), (tc, name))
+                self.assertTrue(name.startswith(own), (tc, name))
             # the stored form: one run_values row per metric, same values
             rows = s.psql(
                 "SELECT m.name || '=' || array_to_string(rv.vals, ',') "

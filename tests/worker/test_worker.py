@@ -422,18 +422,24 @@ class WorkerTest(unittest.TestCase):
              if m["tbox_group"] == self.tbox]
         cases = m[0]["cases"]
         self.assertEqual(sorted(cases), ["execl", "exit-teardown", "hackbench", "page-fault",
-                                         "proc-vs-map", "small-allocs", "stress-ng", "sysbench"],
+                                         "perf-bench", "proc-vs-map", "small-allocs", "stress-ng",
+                                         "sysbench"],
                          cases)
         self.assertEqual(cases["small-allocs"]["nr_task"]["type"], "tasks", cases)
         self.assertEqual(cases["small-allocs"]["source"]["choices"], "devzero|anon", cases)
         # a tool case registers like the others (issue 32)
         self.assertIn("|mmap|", cases["stress-ng"]["stressor"]["choices"], cases)
         self.assertEqual(cases["stress-ng"]["timeout"]["type"], "duration", cases)
-        self.assertIn("8 case(s)", w.text())
+        self.assertIn("9 case(s)", w.text())
+        self.assertIn("|sched-pipe|", cases["perf-bench"]["bench"]["choices"], cases)
         r = s.post("/api/v1/jobs", {
             "commit": COMMIT, "kconfig": "host", "testcase": "stress-ng",
             "params": {"stressor": "nosuch"}, "tbox_group": self.tbox}, scope="submit")
         self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "params.stressor"), r)
+        r = s.post("/api/v1/jobs", {
+            "commit": COMMIT, "kconfig": "host", "testcase": "perf-bench",
+            "params": {"bench": "numa-mem"}, "tbox_group": self.tbox}, scope="submit")
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "params.bench"), r)
         r = s.post("/api/v1/jobs", {
             "commit": COMMIT, "kconfig": "host", "testcase": "small-allocs",
             "params": {"nr_tasks": "1"}, "tbox_group": self.tbox}, scope="submit")
