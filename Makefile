@@ -4,6 +4,7 @@
 #   make check                every test tier, under ASan + UBSan (SANITIZE=none to skip)
 #   make SANITIZE=address,undefined check
 #   make bench                performance figures beside same-run baselines
+#   make bench-scale          costs against the history's size, 10^6 and 10^7 values (opt-in)
 #   make install PREFIX=/usr/local DESTDIR=
 #   make demo / make demo-stop
 
@@ -65,7 +66,7 @@ TESTS    := $(patsubst tests/unit/%.c,$(B)/tests/%,$(TEST_SRC))
 
 PROGRAMS := $(BIN)/regtrack-server $(BIN)/regtrack $(BIN)/regtrack-worker
 
-.PHONY: all check check-unit check-integration check-cases check-worker check-web check-kernel bench \
+.PHONY: all check check-unit check-integration check-cases check-worker check-web check-kernel bench bench-scale \
 	install clean demo demo-stop deps fuzz check-faults lint cases
 .DEFAULT_GOAL := all
 
@@ -235,6 +236,10 @@ $(B)/tests/faults/loadmix: $(B)/tests/faults/loadmix.o $(LIB_A)
 
 bench: all
 	REGTRACK_BIN=$(CURDIR)/$(BIN) bench/run.sh
+
+# SCALE_SIZES="1e6 1e7 1e8" for the largest (hours, about 15 GB of disk)
+bench-scale: all
+	REGTRACK_BIN=$(CURDIR)/$(BIN) timeout 21600 python3 bench/scale.py
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/regtrack/sql \

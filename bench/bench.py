@@ -6,9 +6,9 @@ first) with Debian's /usr/bin/python3; standard library only. Uses the
 integration harness (tests/integration/harness.py): a throwaway PostgreSQL
 cluster and the real regtrack-server on port 0.
 
-BENCH_ONLY=ingest,http (a comma-separated subset of ingest, compare, series,
-http, detect, detect-noise, realcpd, tip, worker, bisect, profile, kernel, perf,
-parse, flame) runs just those steps; the server and its PostgreSQL cluster are
+BENCH_ONLY=ingest,http (a comma-separated subset of ingest, ingest-1 (one
+value a metric, both sides), compare, series, http, detect, detect-noise,
+realcpd, tip, worker, bisect, profile, kernel, perf, parse, flame) runs just those steps; the server and its PostgreSQL cluster are
 started only when a chosen step needs them (BENCH_ONLY=parse or realcpd starts
 neither).
 
@@ -166,35 +166,39 @@ def timed_cpu(srv, fn):
     pg = sum(after[p] - before.get(p, 0) for p in after) + reaped() - r0
     return out, cpu_seconds([srv.proc.pid]) - s0, pg
 
-def bench_ingest(srv):
+def bench_ingest(srv, repl=REPL):
+    """ingest vs COPY with repl values a metric; repl=1 is the common case (LKP's
+    stats are one number a run): both sides the same 1-value, NM-metric rows"""
+    tc = "bench-ingest" if repl == REPL else "bench-ingest%d" % repl
+    tag = "" if repl == REPL else ", %d value a metric" % repl
     log("ingest: %d clients, %d documents of %d metrics x %d values per repetition"
-        % (CLIENTS, DOCS, NM, REPL))
+        % (CLIENTS, DOCS, NM, repl))
     tok = srv.tokens["submit"]
     # warm-up: registers the metric names, the setup and the commit
-    w = loadgen("ingest", srv.url, tok, CLIENTS, CLIENTS, NM, REPL, 1, "bench-ingest", 1)
+    w = loadgen("ingest", srv.url, tok, CLIENTS, CLIENTS, NM, repl, 1, tc, 1)
     if w["errors"]:
         raise RuntimeError("warm-up ingest failed")
-    loadgen("copy", conninfo(srv), CLIENTS, CLIENTS, NM, REPL, 1, "bench-ingest")
+    loadgen("copy", conninfo(srv), CLIENTS, CLIENTS, NM, repl, 1, tc)
     api, copy, api_cpu, copy_cpu, split = [], [], [], [], []
     for rep in range(REPS):
         a, s_cpu, pg_cpu = timed_cpu(srv, lambda: loadgen(
-            "ingest", srv.url, tok, CLIENTS, DOCS, NM, REPL, 100 + rep, "bench-ingest", 1))
+            "ingest", srv.url, tok, CLIENTS, DOCS, NM, repl, 100 + rep, tc, 1))
         if a["errors"]:
             raise RuntimeError("%d ingest errors" % a["errors"])
         c, _, c_pg = timed_cpu(srv, lambda: loadgen(
-            "copy", conninfo(srv), CLIENTS, DOCS, NM, REPL, 100 + rep, "bench-ingest"))
+            "copy", conninfo(srv), CLIENTS, DOCS, NM, repl, 100 + rep, tc))
         api.append(a["values"] / a["seconds"])
         copy.append(c["values"] / c["seconds"])
         # values per CPU-second of server + PostgreSQL: steadier on a shared machine
         api_cpu.append(a["values"] / max(s_cpu + pg_cpu, 1e-3))
         copy_cpu.append(c["values"] / max(c_pg, 1e-3))
         split.append((s_cpu, pg_cpu, c_pg))
-    add("ingest POST /api/v1/results", "values/s", summary(api), summary(copy),
+    add("ingest POST /api/v1/results" + tag, "values/s", summary(api), summary(copy),
         "COPY into run_values (same rows, 4 conns)", better="higher",
         ratio_target=0.6, ratio_better="higher",
-        note="%d clients, %d-metric x %d-value documents" % (CLIENTS, NM, REPL))
+        note="%d clients, %d-metric x %d-value documents" % (CLIENTS, NM, repl))
     sm = statistics.median
-    add("ingest, values per CPU-second", "values/cs", summary(api_cpu), summary(copy_cpu),
+    add("ingest, values per CPU-second" + tag, "values/cs", summary(api_cpu), summary(copy_cpu),
         "COPY, PostgreSQL CPU only", better="higher", ratio_target=0.6, ratio_better="higher",
         note="CPU s per repetition: server %.2f + PostgreSQL %.2f vs COPY's PostgreSQL %.2f"
         % (sm([x[0] for x in split]), sm([x[1] for x in split]), sm([x[2] for x in split])))
@@ -1005,6 +1009,7 @@ def main():
             srv = harness.Server()
             log("server %s pid %d, PostgreSQL %s" % (srv.url, srv.proc.pid, srv.cluster.data))
         steps = [("ingest", lambda: bench_ingest(srv)),
+                 ("ingest-1", lambda: bench_ingest(srv, 1)),
                  ("compare", lambda: bench_compare(srv)),
                  ("series", lambda: bench_series(srv)),
                  ("http", lambda: bench_http(srv, tmp)),

@@ -30,7 +30,9 @@
 -- the keys are (run_id, metric_id, stored_on) and (run_id, stored_on). A
 -- run's rows all carry its one stored_on (the same transaction; the
 -- triggers below carry it into run_means), so these are still one row per
--- (run, metric) and per run.
+-- (run, metric) and per run. run_means.stored_on is always the UTC day of
+-- runs.received_at (the triggers read it there); run_values.stored_on is
+-- the same day when a run and its values are written together (the ingest).
 --
 -- On an existing database this copies both tables (minutes for 10^8
 -- values, under the migration's lock); VACUUM ANALYZE afterwards.
@@ -200,13 +202,16 @@ CREATE TRIGGER run_values_mean_update BEFORE UPDATE OF vals ON run_values
 			   NEW.mean IS NOT DISTINCT FROM OLD.mean)
 	EXECUTE FUNCTION run_values_fill_mean();
 
--- as sql/0011, with the run's stored_on carried into run_means
+-- as sql/0011, with stored_on: always the UTC day of runs.received_at, so
+-- that a read from runs can name the one partition that holds a run's
+-- means (the compare joins on run_id and stored_on: one index probe per
+-- run, where run_id alone probed every month)
 CREATE OR REPLACE FUNCTION run_means_recompute(ids bigint[]) RETURNS void LANGUAGE sql AS $$
 	DELETE FROM run_means WHERE run_id = ANY (ids);
 	INSERT INTO run_means (run_id, stored_on, metric_ids, means)
-	SELECT v.run_id, min(v.stored_on), array_agg(v.metric_id ORDER BY v.metric_id),
-	       array_agg(v.mean ORDER BY v.metric_id)
-	FROM run_values v
+	SELECT v.run_id, (min(r.received_at) AT TIME ZONE 'UTC')::date,
+	       array_agg(v.metric_id ORDER BY v.metric_id), array_agg(v.mean ORDER BY v.metric_id)
+	FROM run_values v JOIN runs r ON r.id = v.run_id
 	WHERE v.run_id = ANY (ids) AND v.mean IS NOT NULL
 	GROUP BY v.run_id;
 $$;
@@ -219,9 +224,9 @@ BEGIN
 	FROM (SELECT DISTINCT run_id FROM new_rows) d
 	WHERE EXISTS (SELECT 1 FROM run_means m WHERE m.run_id = d.run_id);
 	INSERT INTO run_means (run_id, stored_on, metric_ids, means)
-	SELECT n.run_id, min(n.stored_on), array_agg(n.metric_id ORDER BY n.metric_id),
-	       array_agg(n.mean ORDER BY n.metric_id)
-	FROM new_rows n
+	SELECT n.run_id, (min(r.received_at) AT TIME ZONE 'UTC')::date,
+	       array_agg(n.metric_id ORDER BY n.metric_id), array_agg(n.mean ORDER BY n.metric_id)
+	FROM new_rows n JOIN runs r ON r.id = n.run_id
 	WHERE n.mean IS NOT NULL AND (again IS NULL OR n.run_id <> ALL (again))
 	GROUP BY n.run_id;
 	IF again IS NOT NULL THEN

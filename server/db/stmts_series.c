@@ -15,10 +15,14 @@ const struct db_stmt_def db_stmts_series[DB_NR_STMTS] = {
 	 * runs of both commits with their means (sql/0011 run_means: metric ids
 	 * ascending, means alongside: a row per run, not per value), base runs
 	 * flagged, by setup. Read in binary (db/series.c db_compare_runs()).
+	 * run_means is partitioned by month of stored_on, the UTC day of the
+	 * run's received_at (sql/0034): naming it lets each run probe its one
+	 * partition rather than every month's.
 	 */
 	[ST_COMPARE] = { "compare",
 			 "SELECT r.setup_id, r.commit_id = $1::bigint, m.metric_ids, m.means "
 			 "FROM runs r JOIN run_means m ON m.run_id = r.id "
+			 "AND m.stored_on = (r.received_at AT TIME ZONE 'UTC')::date "
 			 "JOIN setups s ON s.id = r.setup_id JOIN testcases t ON t.id = s.testcase_id "
 			 "WHERE r.commit_id IN ($1::bigint, $2::bigint) AND r.status = 'ok' AND "
 			 "($3::text IS NULL OR t.name = $3) AND " RUN_FILTERS(
@@ -54,6 +58,7 @@ const struct db_stmt_def db_stmts_series[DB_NR_STMTS] = {
 			    "WITH h AS (SELECT r.setup_id, coalesce('i' || r.image_sha256, "
 			    "'c' || r.commit_id::text) AS k, m.metric_ids, m.means, r.commit_id "
 			    "FROM runs r JOIN run_means m ON m.run_id = r.id "
+			    "AND m.stored_on = (r.received_at AT TIME ZONE 'UTC')::date "
 			    "JOIN setups s ON s.id = r.setup_id "
 			    "WHERE r.setup_id = ANY ($1::int8[]) AND r.status = 'ok' "
 			    "AND r.commit_id <> ALL (ARRAY[$2::bigint, $3::bigint]) "
