@@ -600,7 +600,7 @@ int cmd_test(int argc, char **argv)
 		return ret;
 	}
 	{
-		json_t *j = json_loads(out.data, 0, NULL), *q;
+		json_t *j = json_loads(out.data, 0, NULL), *q = NULL;
 		const char *url;
 
 		id = (long long)json_integer_value(json_object_get(j, "id"));
