@@ -600,22 +600,30 @@ int cmd_test(int argc, char **argv)
 		return ret;
 	}
 	{
-		json_t *j = json_loads(out.data, 0, NULL), *q;
+		json_t *j = json_loads(out.data, 0, NULL), *q = NULL;
 		const char *url;
 
 		id = (long long)json_integer_value(json_object_get(j, "id"));
-		json_decref(j);
 		buf_release(&out);
-		/* accepted: the refs resolve on the server; bad ones are this command's input */
-		ret = resolved(&hc, id, &q);
-		if (ret != EXIT_OK)
-			return ret;
+		/* accepted (202): the refs resolve on the server; bad ones are this command's
+		 * input. 201: queued already (its reply is the request's) */
+		if (status == 202) {
+			json_decref(j);
+			ret = resolved(&hc, id, &q);
+			if (ret != EXIT_OK)
+				return ret;
+		} else {
+			q = j;
+		}
 		url = json_string_value(json_object_get(q, "url"));
 		if (!wait || as_json)
 			fprintf(stderr, "request %lld queued: %s\n", id, url ? url : "?");
 		if (!wait)
 			printf("{\"id\":%lld,\"state\":\"%s\",\"url\":\"%s\"}\n", id,
-			       json_string_value(json_object_get(q, "state")), url ? url : "");
+			       json_is_string(json_object_get(q, "state")) ?
+				       json_string_value(json_object_get(q, "state")) :
+				       "queued",
+			       url ? url : "");
 		if (json_is_string(json_object_get(q, "repeat_why")))
 			fprintf(stderr, "request %lld: %lld runs a side: %s\n", id,
 				(long long)json_integer_value(json_object_get(q, "repeat")),

@@ -19,6 +19,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -31,6 +32,8 @@
 #include <unistd.h>
 
 /* --- deferred handlers: a pool of threads off the daemon's ----------- */
+
+#define TRIM_AFTER_BYTES (1 << 20) /* a body this large: malloc_trim() once handled */
 
 struct pool_job {
 	struct request *rq;
@@ -53,6 +56,7 @@ static void *pool_thread(void *arg)
 
 	for (;;) {
 		struct pool_job *j;
+		int trim;
 
 		pthread_mutex_lock(&p->lock);
 		while (!p->head && !p->stopping)
@@ -67,9 +71,18 @@ static void *pool_thread(void *arg)
 		if (!j)
 			return NULL; /* stopping and drained */
 		j->fn(j->rq);
+		trim = j->rq->heavy || j->rq->body.len >= TRIM_AFTER_BYTES;
 		j->rq->resumed = 1;
 		MHD_resume_connection(j->rq->conn);
 		free(j);
+		/*
+		 * A large upload or a diff freed tens of MiB in this thread's arena;
+		 * glibc keeps such memory for later (the RSS of a burst stayed for good):
+		 * given back now. Buffers of 1 MiB and more are mmapped (main.c) and go
+		 * back on free by themselves.
+		 */
+		if (trim)
+			malloc_trim(0);
 	}
 }
 

@@ -11,12 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define RETRY_AFTER_S "2" /* seconds; a profile diff or a database restart is over by then */
+
 enum MHD_Result reply_response(struct request *rq, unsigned status, struct MHD_Response *resp)
 {
 	enum MHD_Result r;
 
 	MHD_add_response_header(resp, "Cache-Control", "no-store");
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	/* every 503 is "busy or briefly unavailable": when to ask again (RFC 9110 10.2.3) */
+	if (status == 503)
+		MHD_add_response_header(resp, "Retry-After", RETRY_AFTER_S);
 	if (rq->close)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
 	r = MHD_queue_response(rq->conn, status, resp);

@@ -44,7 +44,8 @@ enum MHD_Result reply_text(struct request *rq, unsigned status, const char *cont
 enum MHD_Result reply_text_buf(struct request *rq, unsigned status, const char *content_type,
 			       struct buf *b);
 enum MHD_Result reply_empty(struct request *rq, unsigned status);
-/* Queues resp (taken: destroyed here) with the headers every reply has; for static.c. */
+/* Queues resp (taken: destroyed here) with the headers every reply has (a 503:
+ * Retry-After); for static.c. */
 enum MHD_Result reply_response(struct request *rq, unsigned status, struct MHD_Response *resp);
 
 /*

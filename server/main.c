@@ -36,6 +36,7 @@
 #include "xalloc.h"
 
 #include <limits.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -294,6 +295,13 @@ static int do_serve(struct config *cfg)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
+	/*
+	 * A fixed mmap threshold (glibc raises its own after each large free, then
+	 * serves 4 MiB bodies from arenas that keep the memory): every buffer of
+	 * 1 MiB and more is mapped and unmapped on its own. http.c trims the rest
+	 * after large requests.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 1 << 20);
 	srv.db = db_new(cfg->db, cfg->db_timeout_ms);
 	srv.replica = replica_start(cfg, srv.db);
 	srv.leases = lease_queue_start(&srv);

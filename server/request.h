@@ -40,6 +40,7 @@ struct request {
 	int db_pick; /* rq_db()'s choice for a ROUTE_REPLICA route (replica_conn()'s *pick) */
 	/* a handler that suspended the connection leaves its answer here */
 	int resumed;
+	int heavy; /* 1: the deferred handler allocated much (a profile diff): see http.c */
 	unsigned deferred_status;
 	json_t *deferred; /* owned; NULL with status 204 */
 	const struct route

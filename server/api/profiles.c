@@ -271,6 +271,7 @@ static void gated(struct request *rq, void (*fn)(struct request *rq))
 {
 	struct err e;
 
+	rq->heavy = 1;
 	if (atomic_fetch_add(&rq->srv->profile_diffs, 1) >= rq->srv->cfg->profile_diff_max) {
 		atomic_fetch_sub(&rq->srv->profile_diffs, 1);
 		err_setc(&e, ERR_OVERLOADED, "profile-diff",

@@ -1404,11 +1404,101 @@ def queue_flood():
     return fails
 
 
+# the profiles of the memory scenario: ~3.5 MiB of distinct folded stacks each
+MEM_PROFILES = 12
+MEM_LINES = 99000
+
+
+def mem_folded(seed):
+    return "".join("app;do_work_%05d;inner_%d;leaf_%d %d\n"
+                   % (i, (i * seed) % 97, i % 13, 1 + i % 5) for i in range(MEM_LINES))
+
+
+def memory_return():
+    """RSS after a burst of 4 MiB-class uploads and after a burst of profile diffs
+    over them: what the server keeps once the burst is over (glibc keeps freed memory
+    in its arenas unless it is trimmed)."""
+    fails = []
+    srv = Server()
+    pid = srv.proc.pid
+    rss0 = proc_figures(pid)[0]
+    base, head = sha("d1"), sha("d2")
+    docs = []
+    for i in range(MEM_PROFILES):
+        folded = mem_folded(i + 1)
+        samples = sum(int(x.rsplit(" ", 1)[1]) for x in folded.splitlines())
+        docs.append(result_doc(base if i % 2 else head, testcase="mem-profile",
+                               metrics={"mem.ops": [1.0 + i]}, monitors=["perf-profile"],
+                               profile={"event": "cpu-clock", "samples": samples,
+                                        "folded": folded}))
+    peak = [rss0]
+    done = threading.Event()
+
+    def sample():
+        while not done.is_set():
+            peak[0] = max(peak[0], proc_figures(pid)[0])
+            time.sleep(0.05)
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    statuses = []
+
+    def upload(part):
+        for d in part:
+            statuses.append(srv.post("/api/v1/results", d, scope="submit", timeout=120).status)
+    t0 = time.monotonic()
+    threads = [threading.Thread(target=upload, args=(docs[k::4],)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(300)
+    took = time.monotonic() - t0
+    time.sleep(2)
+    rss_up, peak_up = proc_figures(pid)[0], peak[0]
+    diffs = []
+
+    def diff():
+        for _ in range(3):
+            r = srv.get("/api/v1/profile-diff?base=%s&head=%s&testcase=mem-profile&folded=1"
+                        % (base, head), scope="read", timeout=300)
+            diffs.append(r.status)
+    t1 = time.monotonic()
+    threads = [threading.Thread(target=diff) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(600)
+    took_diff = time.monotonic() - t1
+    time.sleep(2)
+    done.set()
+    sampler.join()
+    rss_diff = proc_figures(pid)[0]
+    mb = lambda kb: kb / 1024.0  # noqa: E731
+    print("  %d uploads of %.1f MiB profiles in %.1f s: %s" %
+          (len(docs), len(docs[0]["profile"]["folded"]) / 1048576.0, took, sorted(set(statuses))))
+    print("  6 profile diffs (2 at a time) in %.1f s: %s" % (took_diff, sorted(set(diffs))))
+    print("  server RSS MiB: start %.1f, after the uploads %.1f (peak %.1f), after the diffs "
+          "%.1f (peak %.1f)" % (mb(rss0), mb(rss_up), mb(peak_up), mb(rss_diff), mb(peak[0])))
+    if set(statuses) != {201}:
+        fails.append("uploads answered %s" % sorted(set(statuses)))
+    if set(diffs) != {200}:
+        fails.append("diffs answered %s" % sorted(set(diffs)))
+    # what stays once the bursts are over: the buffers of a few requests, not the bursts'
+    for what, rss in (("uploads", rss_up), ("diffs", rss_diff)):
+        if rss - rss0 > MEM_KEPT_MAX_KB:
+            fails.append("after the %s the server kept %.1f MiB more than at its start (bound "
+                         "%.1f MiB)" % (what, mb(rss - rss0), mb(MEM_KEPT_MAX_KB)))
+    srv.stop()
+    return fails
+
+
+MEM_KEPT_MAX_KB = 96 * 1024
+
+
 SCENARIOS = {"kill-server": kill_server, "pg-restart": pg_restart, "worker-kill": worker_kill,
              "worker-valgrind": worker_valgrind, "load": load, "nginx-failover": nginx_failover,
              "flood": flood, "slow-headers": slow_headers, "unauth-bodies": unauth_bodies,
              "nginx-conf": nginx_conf, "stalled-upstream": stalled_upstream,
-             "queue-flood": queue_flood}
+             "queue-flood": queue_flood, "memory-return": memory_return}
 
 if __name__ == "__main__":
     names = sys.argv[1:] or list(SCENARIOS)

@@ -170,6 +170,8 @@ class Deadlines(unittest.TestCase):
             self.assertEqual(status_of(out), 503, out[:300])
             self.assertLess(first, 1.0)
             self.assertEqual(json_of(out)["error"]["code"], "overloaded")
+            # when to ask again
+            self.assertIn(b"\r\nRetry-After: 2\r\n", out.split(b"\r\n\r\n", 1)[0] + b"\r\n")
         finally:
             for so in idle:
                 so.close()
