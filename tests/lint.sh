@@ -9,7 +9,7 @@
 #   banned        each function of lib/banned.h fails to compile under the flag
 #                 the Makefile forces into every object (-include lib/banned.h)
 #   err_set       err_set() (a free error code and status) only where a peer's
-#                 code is copied: lib/err.c itself, worker/client.c (the
+#                 code is copied: lib/err.c itself, lib/apiclient.c (the
 #                 server's JSON error), server/http_reply.c (reply_errf) and
 #                 tests/unit/test_err.c; everything else uses err_setc()
 #   server        server/'s structure (tests/lint-server.sh): row reads only
@@ -77,7 +77,7 @@ done
 # --- err_set(): only for a peer's code (lib/err.h) -----------------------------
 # Calls, not mentions: a line whose text before err_set( opens or continues a
 # comment is not one.
-err_set_allowed="lib/err.c lib/err.h worker/client.c server/http_reply.c tests/unit/test_err.c"
+err_set_allowed="lib/err.c lib/err.h lib/apiclient.c server/http_reply.c tests/unit/test_err.c"
 err_set_hits=$(git ls-files -z -- '*.c' '*.h' '*.cc' | xargs -0 grep -nE '\berr_set\(' -- |
 	awk -F: -v ok=" $err_set_allowed " '
 		{ text = $0; sub(/^[^:]*:[0-9]+:/, "", text); pre = text; sub(/err_set\(.*/, "", pre) }
