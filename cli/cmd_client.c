@@ -14,8 +14,8 @@
  */
 #include "cli.h"
 #include "http_client.h"
+#include "apiclient.h"
 
-#include <curl/curl.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -66,7 +66,10 @@ int cmd_submit(int argc, char **argv)
 		fputs(submit_usage, stderr);
 		return 2;
 	}
-	curl_global_init(CURL_GLOBAL_DEFAULT);
+	if (api_client_global_init()) {
+		fprintf(stderr, "regtrack: cannot initialise libcurl\n");
+		return 2;
+	}
 	for (int i = first; i < argc; i++) {
 		struct buf doc = BUF_INIT(1u << 30), resp = BUF_INIT(1u << 20);
 		struct err e;
@@ -88,16 +91,16 @@ int cmd_submit(int argc, char **argv)
 		buf_release(&doc);
 		buf_release(&resp);
 	}
-	curl_global_cleanup();
+	api_client_global_cleanup();
 	return ret;
 }
 
-static int add_arg(struct buf *q, CURL *h, const char *name, const char *value)
+static int add_arg(struct buf *q, const char *name, const char *value)
 {
-	char *esc = curl_easy_escape(h, value, 0);
+	char *esc = api_client_escape(value);
 	int r = buf_addf(q, "%s%s=%s", q->len ? "&" : "?", name, esc);
 
-	curl_free(esc);
+	free(esc);
 	return r;
 }
 
@@ -407,7 +410,6 @@ int cmd_compare(int argc, char **argv)
 	struct buf q = BUF_INIT(8192), resp = BUF_INIT(256u << 20);
 	int text = 0, changed = 0, want_gate = 0, ret = 0, over = 0, base = 0, head = 0;
 	json_t *reply = NULL, *params = json_object();
-	CURL *h;
 
 	http_client_init(&c, &argc, argv);
 	if (cli_wants_help(argc, argv)) {
@@ -415,8 +417,11 @@ int cmd_compare(int argc, char **argv)
 		json_decref(params);
 		return 0;
 	}
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-	h = curl_easy_init();
+	if (api_client_global_init()) {
+		fprintf(stderr, "regtrack: cannot initialise libcurl\n");
+		json_decref(params);
+		return 2;
+	}
 	for (int i = 1; i < argc; i++) {
 		size_t k;
 		char flag[32];
@@ -461,12 +466,12 @@ int cmd_compare(int argc, char **argv)
 			}
 			continue;
 		}
-		over |= add_arg(&q, h, filters[k], argv[++i]);
+		over |= add_arg(&q, filters[k], argv[++i]);
 	}
 	if (json_object_size(params)) {
 		char *p = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS);
 
-		over |= add_arg(&q, h, "params", p);
+		over |= add_arg(&q, "params", p);
 		free(p);
 	}
 	if (!base || !head) {
@@ -520,8 +525,7 @@ fail:
 out:
 	json_decref(params);
 	json_decref(reply);
-	curl_easy_cleanup(h);
-	curl_global_cleanup();
+	api_client_global_cleanup();
 	buf_release(&q);
 	buf_release(&resp);
 	return ret;

@@ -7,9 +7,10 @@
 #include "err.h"
 
 /*
- * The CLI's HTTP client (libcurl): one request to the regtrack server.
- * The server URL comes from --server or REGTRACK_SERVER (default
- * http://127.0.0.1:8080), the token from --token or REGTRACK_TOKEN.
+ * The CLI's side of the API client (lib/apiclient.h): where the server is
+ * and who calls. The server URL comes from --server or REGTRACK_SERVER
+ * (default http://127.0.0.1:8080), the token from --token or
+ * REGTRACK_TOKEN.
  */
 struct http_client {
 	char server[1024];
@@ -25,9 +26,12 @@ struct http_client {
 void http_client_init(struct http_client *c, int *argc, char **argv);
 
 /*
- * METHOD path with an optional body (JSON, len bytes; NULL for none). The
- * response body goes to out (capped at 256 MiB). Returns the HTTP status,
- * or -1 with e filled when no response came (connection refused, timeout).
+ * METHOD path with an optional body (JSON, len bytes; NULL for none),
+ * through lib/apiclient.h (one handle per call: a command makes a few).
+ * The response body is appended to out (its cap is the largest reply
+ * taken). Returns the HTTP status, or -1 with e filled when no response
+ * came: api_client_send()'s errors, ERR_INTERNAL when libcurl cannot make
+ * a handle.
  */
 long http_client_request(struct http_client *c, const char *method, const char *path,
 			 const char *body, size_t len, struct buf *out, struct err *e);

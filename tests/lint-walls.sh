@@ -3,12 +3,12 @@
 # on what the compiler reads, not on the #include lines: the include
 # closure (gcc -M, system headers too) of change detection
 # (server/detect*.c), the tree poller (server/poller.c), the bisect
-# stepper (server/bisect_step.c) and the lease queue they kick
-# (server/lease.c) holds no libmicrohttpd header (microhttpd.h), no
-# server/http*.h, server/request.h and nothing under server/api/. Each
-# finding is printed as "file: includes HEADER", any finding is exit 1,
-# and so is a source that does not preprocess (a rule that cannot run
-# checks nothing).
+# stepper (server/bisect_step.c), the lease queue they kick
+# (server/lease.c) and a job's completion (server/jobdone.c) holds no
+# libmicrohttpd header (microhttpd.h), no server/http*.h, no
+# server/request.h and nothing under server/api/. Each finding is printed
+# as "file: includes HEADER", any finding is exit 1, and so is a source
+# that does not preprocess (a rule that cannot run checks nothing).
 # Usage: tests/lint-walls.sh [ROOT]  (default: the tree; tests/lint.sh
 # plants violations in a scratch ROOT with the same layout)
 set -eu
@@ -19,7 +19,7 @@ CC=${CC:-gcc}
 pkg=($(pkg-config --cflags libmicrohttpd jansson libpq 2>/dev/null || true))
 bad=0
 cd "$root"
-domain=(server/detect*.c server/poller.c server/bisect_step.c server/lease.c)
+domain=(server/detect*.c server/poller.c server/bisect_step.c server/lease.c server/jobdone.c)
 for f in "${domain[@]}"; do
 	if [ ! -f "$f" ]; then
 		echo "$root/$f: missing (the wall checks named sources; update tests/lint-walls.sh)"

@@ -9,14 +9,14 @@
 #   banned        each function of lib/banned.h fails to compile under the flag
 #                 the Makefile forces into every object (-include lib/banned.h)
 #   err_set       err_set() (a free error code and status) only where a peer's
-#                 code is copied: lib/err.c itself, worker/client.c (the
+#                 code is copied: lib/err.c itself, lib/apiclient.c (the
 #                 server's JSON error), server/http_reply.c (reply_errf) and
 #                 tests/unit/test_err.c; everything else uses err_setc()
 #   server        server/'s structure (tests/lint-server.sh): row reads only
 #                 under server/db/, no include cycle, no file over 700 lines
 #                 without a reason, no "add below" markers
 #   walls         the include closure of detection, the poller, the bisect
-#                 stepper and the lease queue holds nothing of HTTP
+#                 stepper, the lease queue and job completion holds nothing of HTTP
 #                 (tests/lint-walls.sh), first shown failing on a planted tree
 set -eu
 cd "$(dirname "$0")/.."
@@ -77,7 +77,7 @@ done
 # --- err_set(): only for a peer's code (lib/err.h) -----------------------------
 # Calls, not mentions: a line whose text before err_set( opens or continues a
 # comment is not one.
-err_set_allowed="lib/err.c lib/err.h worker/client.c server/http_reply.c tests/unit/test_err.c"
+err_set_allowed="lib/err.c lib/err.h lib/apiclient.c server/http_reply.c tests/unit/test_err.c"
 err_set_hits=$(git ls-files -z -- '*.c' '*.h' '*.cc' | xargs -0 grep -nE '\berr_set\(' -- |
 	awk -F: -v ok=" $err_set_allowed " '
 		{ text = $0; sub(/^[^:]*:[0-9]+:/, "", text); pre = text; sub(/err_set\(.*/, "", pre) }
@@ -123,7 +123,7 @@ fi
 # microhttpd.h must be flagged; the same tree without that include must not
 plant=$(mktemp -d)
 mkdir -p "$plant/server" "$plant/lib"
-for f in detect.c poller.c bisect_step.c lease.c; do
+for f in detect.c poller.c bisect_step.c lease.c jobdone.c; do
 	printf '%s\n' '#include "server/lease.h"' 'int f_x;' > "$plant/server/$f"
 done
 printf '%s\n' '#include <microhttpd.h>' > "$plant/server/http.h"

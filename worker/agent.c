@@ -253,7 +253,7 @@ int agent_init(struct agent *a, struct worker_config *cfg, const atomic_int *sto
 	/* under the spool lock: no other live process uses this work dir */
 	a->lease_file = xstrfmt("%s/lease-request", cfg->work_dir);
 	lease_request_load(a);
-	if (client_init(&a->api, cfg->server_url, cfg->token, cfg->http_timeout_s, e) ||
+	if (api_client_init(&a->api, cfg->server_url, cfg->token, cfg->http_timeout_s, e) ||
 	    heartbeat_init(&a->hb, cfg, e))
 		return -1;
 	a->cases_dir = agent_cases_dir(cfg->cases_dir);
@@ -279,7 +279,7 @@ void agent_release(struct agent *a)
 {
 	sandbox_release(&a->sandbox);
 	heartbeat_release(&a->hb);
-	client_release(&a->api);
+	api_client_release(&a->api);
 	spool_close(&a->spool);
 	fingerprint_release(&a->fp);
 	json_decref(a->machine);
@@ -342,11 +342,11 @@ static int do_register(struct agent *a)
 	int ret = -1;
 
 	while (!stopping(a)) {
-		struct client_reply r;
+		struct api_reply r;
 		struct err e;
 		json_t *id;
 
-		if (client_post(&a->api, "/api/v1/workers/register", body, 0, &r, &e)) {
+		if (api_client_post(&a->api, "/api/v1/workers/register", body, 0, &r, &e)) {
 			wlog_warn("register at '%s' failed, will retry: %s", a->cfg->server_url,
 				  e.message);
 			if (retry_wait(a, &rt, what))
@@ -370,18 +370,18 @@ static int do_register(struct agent *a)
 				  a->cfg->tbox_group, a->cfg->capabilities,
 				  a->cases ? json_object_size(a->cases) : 0);
 			free(shown);
-			client_reply_release(&r);
+			api_reply_release(&r);
 			ret = 0;
 			break;
 		}
-		client_reply_error(&r, "register", &e);
+		api_reply_error(&r, "register", &e);
 		if (r.status >= 400 && r.status < 500 && r.status != 408 && r.status != 429) {
 			wlog_error("%s", e.message);
-			client_reply_release(&r);
+			api_reply_release(&r);
 			break;
 		}
 		wlog_warn("%s; will retry", e.message);
-		client_reply_release(&r);
+		api_reply_release(&r);
 		if (retry_wait(a, &rt, what))
 			break;
 	}
@@ -395,7 +395,7 @@ enum lease_result { LEASE_JOB, LEASE_NONE, LEASE_RETRY, LEASE_REREGISTER, LEASE_
 static enum lease_result do_lease(struct agent *a, json_t **job)
 {
 	json_t *body;
-	struct client_reply r;
+	struct api_reply r;
 	struct err e;
 	enum lease_result res;
 	int rc;
@@ -410,9 +410,9 @@ static enum lease_result do_lease(struct agent *a, json_t **job)
 	}
 	body = json_pack("{s:O, s:i, s:s}", "machine_id", a->machine_id, "wait_s",
 			 a->cfg->lease_wait_s, "request_id", a->lease_request);
-	client_set_cancel(&a->api, a->stop); /* a stop cuts the long-poll short */
-	rc = client_post(&a->api, "/api/v1/jobs/lease", body, a->cfg->lease_wait_s, &r, &e);
-	client_set_cancel(&a->api, NULL);
+	api_client_set_cancel(&a->api, a->stop); /* a stop cuts the long-poll short */
+	rc = api_client_post(&a->api, "/api/v1/jobs/lease", body, a->cfg->lease_wait_s, &r, &e);
+	api_client_set_cancel(&a->api, NULL);
 	json_decref(body);
 	if (rc) {
 		/* the server may have leased a job to this request: ask again by the same name */
@@ -428,7 +428,7 @@ static enum lease_result do_lease(struct agent *a, json_t **job)
 		heartbeat_learn_lease_timeout(&a->hb, r.body, "lease");
 		res = LEASE_JOB;
 	} else {
-		client_reply_error(&r, "lease", &e);
+		api_reply_error(&r, "lease", &e);
 		if (r.status == 404 || r.status == 410) {
 			/* the server does not know this machine (e.g. a new database) */
 			wlog_warn("%s; registering again", e.message);
@@ -447,7 +447,7 @@ static enum lease_result do_lease(struct agent *a, json_t **job)
 		if (res != LEASE_JOB)
 			lease_request_forget(a); /* no job under it */
 	}
-	client_reply_release(&r);
+	api_reply_release(&r);
 	return res;
 }
 

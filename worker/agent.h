@@ -7,7 +7,7 @@
 #include <jansson.h>
 
 #include "err.h"
-#include "worker/client.h"
+#include "apiclient.h"
 #include "worker/config.h"
 #include "worker/fingerprint.h"
 #include "worker/heartbeat.h"
@@ -68,9 +68,9 @@ struct agent {
 	struct worker_config *cfg; /* borrowed */
 	const atomic_int *stop;	   /* borrowed; raised by signal handlers */
 	struct fingerprint fp;
-	json_t *machine;    /* result documents' "machine" object, owned */
-	json_t *machine_id; /* from register, owned */
-	struct client api;  /* main thread */
+	json_t *machine;       /* result documents' "machine" object, owned */
+	json_t *machine_id;    /* from register, owned */
+	struct api_client api; /* main thread */
 	struct spool spool;
 	char *cases_dir, *ccache_dir; /* resolved, owned */
 	json_t *cases;		/* caselist_collect(): sent at registration; owned, may be NULL */
@@ -94,7 +94,7 @@ struct agent {
  * clients, resolved directories. cfg must have passed
  * worker_config_check(); cfg and stop are borrowed for the agent's life.
  * Errors: those of fingerprint_collect(), spool_open() (ERR_BUSY when
- * another worker uses the work dir), client_init(); ERR_IO when WORK_DIR
+ * another worker uses the work dir), api_client_init(); ERR_IO when WORK_DIR
  * cannot be created; ERR_CONFIG for a bad `sandbox` or `build_user`. Release with agent_release() in every case.
  */
 int agent_init(struct agent *a, struct worker_config *cfg, const atomic_int *stop, struct err *e)

@@ -22,7 +22,7 @@ int heartbeat_init(struct heartbeat *h, const struct worker_config *cfg, struct 
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&h->cond, &ca);
 	pthread_condattr_destroy(&ca);
-	return client_init(&h->api, cfg->server_url, cfg->token, cfg->http_timeout_s, e);
+	return api_client_init(&h->api, cfg->server_url, cfg->token, cfg->http_timeout_s, e);
 }
 
 /*
@@ -84,16 +84,16 @@ static void wait_until(struct heartbeat *h, double t)
 	pthread_cond_timedwait(&h->cond, &h->lock, &ts);
 }
 
-int heartbeat_post(struct client *c, json_t *machine_id, long long job_id, const char *phase,
+int heartbeat_post(struct api_client *c, json_t *machine_id, long long job_id, const char *phase,
 		   double progress, const char *message, long long *lease_timeout_s, struct err *e)
 {
 	char *path = xstrfmt("/api/v1/jobs/%lld/heartbeat", job_id);
 	json_t *body = json_pack("{s:O, s:s, s:f, s:s}", "machine_id", machine_id, "phase", phase,
 				 "progress", progress, "message", message);
-	struct client_reply r;
+	struct api_reply r;
 	int ret = -1;
 
-	if (!client_post(c, path, body, 0, &r, e)) {
+	if (!api_client_post(c, path, body, 0, &r, e)) {
 		if (r.status == 409) {
 			ret = 1;
 		} else if (r.status >= 200 && r.status < 300) {
@@ -104,9 +104,9 @@ int heartbeat_post(struct client *c, json_t *machine_id, long long job_id, const
 				*lease_timeout_s = json_is_integer(v) ? json_integer_value(v) : 0;
 			}
 		} else {
-			client_reply_error(&r, "heartbeat", e);
+			api_reply_error(&r, "heartbeat", e);
 		}
-		client_reply_release(&r);
+		api_reply_release(&r);
 	}
 	json_decref(body);
 	free(path);
@@ -271,7 +271,7 @@ void heartbeat_release(struct heartbeat *h)
 		pthread_join(h->thread, NULL);
 		h->running = 0;
 	}
-	client_release(&h->api);
+	api_client_release(&h->api);
 	json_decref(h->machine_id);
 	h->machine_id = NULL;
 	pthread_cond_destroy(&h->cond);

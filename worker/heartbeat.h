@@ -7,7 +7,7 @@
 #include <jansson.h>
 
 #include "err.h"
-#include "worker/client.h"
+#include "apiclient.h"
 #include "worker/config.h"
 
 /*
@@ -45,7 +45,7 @@
  */
 struct heartbeat {
 	const struct worker_config *cfg; /* borrowed: heartbeat_s, heartbeat_run_s */
-	struct client api;		 /* the thread's own */
+	struct api_client api;		 /* the thread's own */
 	pthread_mutex_t lock;
 	pthread_cond_t cond; /* on CLOCK_MONOTONIC */
 	pthread_t thread;
@@ -108,7 +108,7 @@ void heartbeat_learn_lease_timeout(struct heartbeat *h, const json_t *reply, con
  * *lease_timeout_s (may be NULL) is the reply's "lease_timeout_s", 0 when
  * it has none.
  */
-int heartbeat_post(struct client *c, json_t *machine_id, long long job_id, const char *phase,
+int heartbeat_post(struct api_client *c, json_t *machine_id, long long job_id, const char *phase,
 		   double progress, const char *message, long long *lease_timeout_s, struct err *e);
 
 #endif

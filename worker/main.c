@@ -21,8 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <curl/curl.h>
-
 static atomic_int stop_requested;
 
 static void on_signal(int sig)
@@ -138,7 +136,7 @@ int main(int argc, char **argv)
 		worker_config_release(&cfg);
 		return 2;
 	}
-	if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
+	if (api_client_global_init()) {
 		fprintf(stderr, "regtrack-worker: cannot initialise libcurl\n");
 		worker_config_release(&cfg);
 		return 1;
@@ -147,7 +145,7 @@ int main(int argc, char **argv)
 		ret = cmd_run(&cfg);
 	else
 		ret = cmd_fingerprint(&cfg);
-	curl_global_cleanup();
+	api_client_global_cleanup();
 	worker_config_release(&cfg);
 	return ret;
 }

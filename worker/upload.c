@@ -24,32 +24,32 @@ json_t *upload_entry_complete(long long job_id, json_t *body)
 /* HTTP statuses that refuse an upload for good (others are retried) */
 static const long final_statuses[] = { 400, 404, 405, 410, 413, 415, 422 };
 
-enum upload_verdict upload_send(struct client *c, const json_t *entry, struct err *e)
+enum upload_verdict upload_send(struct api_client *c, const json_t *entry, struct err *e)
 {
 	const char *path = json_string_value(json_object_get(entry, "path"));
 	const char *kind = json_string_value(json_object_get(entry, "kind"));
 	json_t *body = json_object_get(entry, "body");
-	struct client_reply r;
+	struct api_reply r;
 	enum upload_verdict v = UPLOAD_RETRY;
 
 	if (!path || strncmp(path, "/api/v1/", 8) || !json_is_object(body)) {
 		err_setc(e, ERR_INVALID_FIELD, "", "spool entry has no path or body");
 		return UPLOAD_REJECTED;
 	}
-	if (client_post(c, path, body, 0, &r, e))
+	if (api_client_post(c, path, body, 0, &r, e))
 		return UPLOAD_RETRY;
 	if (r.status >= 200 && r.status < 300) {
 		v = UPLOAD_SENT;
 	} else if (r.status == 409) {
-		client_reply_error(&r, path, e);
+		api_reply_error(&r, path, e);
 		v = kind && !strcmp(kind, "complete") ? UPLOAD_DROPPED : UPLOAD_REJECTED;
 	} else {
-		client_reply_error(&r, path, e);
+		api_reply_error(&r, path, e);
 		for (size_t i = 0; i < ARRAY_SIZE(final_statuses); i++)
 			if (r.status == final_statuses[i])
 				v = UPLOAD_REJECTED;
 	}
-	client_reply_release(&r);
+	api_reply_release(&r);
 	return v;
 }
 
@@ -90,8 +90,8 @@ json_t *upload_refused_fallback(const json_t *entry, const char *kept, const str
 	return fb;
 }
 
-int upload_flush(struct spool *s, struct client *c, size_t *left, size_t *sent, size_t *set_aside,
-		 struct err *e)
+int upload_flush(struct spool *s, struct api_client *c, size_t *left, size_t *sent,
+		 size_t *set_aside, struct err *e)
 {
 	char **names;
 	size_t nr, i, nsent = 0, naside = 0;

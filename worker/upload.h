@@ -6,7 +6,7 @@
 #include <jansson.h>
 
 #include "err.h"
-#include "worker/client.h"
+#include "apiclient.h"
 #include "worker/spool.h"
 
 /*
@@ -44,7 +44,7 @@ json_t *upload_entry_complete(long long job_id, json_t *body);
  * (for the log) for every verdict but UPLOAD_SENT. An entry without a
  * string "path" starting "/api/v1/" and an object "body" is UPLOAD_REJECTED.
  */
-enum upload_verdict upload_send(struct client *c, const json_t *entry, struct err *e);
+enum upload_verdict upload_send(struct api_client *c, const json_t *entry, struct err *e);
 
 /*
  * For a "complete" entry (borrowed) the server refused for good with
@@ -68,7 +68,7 @@ json_t *upload_refused_fallback(const json_t *entry, const char *kept, const str
  * *set_aside (either may be NULL). Returns 0, or -1 when the spool itself fails (e filled,
  * ERR_IO).
  */
-int upload_flush(struct spool *s, struct client *c, size_t *left, size_t *sent, size_t *set_aside,
-		 struct err *e) __attribute__((warn_unused_result));
+int upload_flush(struct spool *s, struct api_client *c, size_t *left, size_t *sent,
+		 size_t *set_aside, struct err *e) __attribute__((warn_unused_result));
 
 #endif

@@ -41,18 +41,17 @@
  * exist gets 404.
  */
 #include "server/api/api.h"
-#include "server/abtest.h"
 #include "server/casecheck.h"
 #include "server/jsonout.h"
 #include "arch.h"
 #include "names.h"
 #include "clock.h"
-#include "failreason.h"
 #include "jsonkeys.h"
 #include "server/db/jobs.h"
+#include "server/db/runs.h"
 #include "server/db/trees.h"
 #include "server/gitmirror.h"
-#include "server/ingest.h"
+#include "server/jobdone.h"
 #include "server/lease.h"
 #include "profile.h"
 #include "server/log.h"
@@ -551,10 +550,10 @@ enum MHD_Result api_job_complete(struct request *rq)
 	struct err e;
 	json_t *b = rq_json(rq, &e), *results, *doc;
 	const char *status, *log_tail, *kconfig, *image = NULL, *same_as = NULL;
-	char idb[24], *reason = NULL;
+	char idb[24];
 	struct resultdoc *docs = NULL;
-	struct db_job_lock lock;
-	size_t n = 0, i, runs_created = 0, values_created = 0;
+	struct jobdone d;
+	size_t n = 0, i;
 	PGconn *c = NULL;
 	long long job_id, machine;
 	int known = 0, got;
@@ -606,62 +605,34 @@ enum MHD_Result api_job_complete(struct request *rq)
 	}
 
 	c = rq_db(rq, &e);
-	if (!c || job_owned(rq, c, job_id, &e) || db_begin(c, &e))
+	if (!c || job_owned(rq, c, job_id, &e))
 		goto bad;
-	got = db_job_lock(c, job_id, &lock, &e);
+	d = (struct jobdone){ .job_id = job_id,
+			      .job_text = idb,
+			      .machine = machine,
+			      .status = status,
+			      .log_tail = log_tail,
+			      .kconfig = kconfig,
+			      .image = image,
+			      .same_as = same_as,
+			      .results = results,
+			      .docs = docs };
+	got = jobdone_store(rq->srv, c, &d, &e);
 	if (got < 0)
-		goto rollback;
-	if (!got) {
-		err_setc(&e, ERR_NOT_FOUND, "id", "no job %s", idb);
-		goto rollback;
-	}
-	if (!strcmp(lock.state, "done") && machine && lock.leased_by == machine) {
-		/* a retried complete whose first copy was stored */
-		db_rollback(c);
-		free(docs);
-		json_decref(b);
-		return reply_json(rq, 200,
-				  json_pack("{s:I,s:s,s:b}", "id", (json_int_t)job_id, "state",
-					    "done", "already", 1));
-	}
-	if (strcmp(lock.state, "leased") || (machine && lock.leased_by != machine)) {
-		err_setc(&e, ERR_LEASE_LOST, "id",
-			 "job %s is not leased to this worker any more; nothing was stored", idb);
-		goto rollback;
-	}
-	json_array_foreach (results, i, doc) {
-		struct ingest_outcome out;
-
-		if (ingest_result(c, doc, &docs[i], 1, 0, &out, &e)) {
-			char detail[sizeof(e.detail)];
-			snprintf(detail, sizeof(detail), "results[%zu].%.200s", i, e.detail);
-			snprintf(e.detail, sizeof(e.detail), "%s", detail);
-			goto rollback;
-		}
-		runs_created += (size_t)out.created;
-		values_created += out.created ? out.nr_values : 0;
-	}
-	if (strcmp(status, "ok") && strcmp(status, "same-image"))
-		reason = failreason_pick(status, log_tail, lock.testcase);
-	if ((image && db_job_set_image(c, job_id, image, same_as, &e)) ||
-	    db_job_finish(c, job_id, status, log_tail, kconfig, reason, &e) || db_commit(c, &e))
-		goto rollback;
-	ingest_committed(rq->srv, runs_created, values_created);
-	/* the job is stored: an A/B request that cannot settle now settles when read */
-	if (abtest_settle_job(c, job_id, &e) < 0)
-		slog_warn("job %lld: settling its request: %s", job_id, e.message);
-	free(reason);
+		goto bad;
 	free(docs);
 	/* `status` points into b: build the reply before b goes */
-	ret = reply_json(rq, 200,
-			 json_pack("{s:I,s:s,s:s,s:I}", "id", (json_int_t)job_id, "state", "done",
-				   "outcome", status, "runs", (json_int_t)n));
+	if (got)
+		ret = reply_json(rq, 200,
+				 json_pack("{s:I,s:s,s:b}", "id", (json_int_t)job_id, "state",
+					   "done", "already", 1));
+	else
+		ret = reply_json(rq, 200,
+				 json_pack("{s:I,s:s,s:s,s:I}", "id", (json_int_t)job_id, "state",
+					   "done", "outcome", status, "runs", (json_int_t)n));
 	json_decref(b);
 	return ret;
-rollback:
-	db_rollback(c);
 bad:
-	free(reason);
 	free(docs);
 	json_decref(b);
 	return reply_err(rq, &e);

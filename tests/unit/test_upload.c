@@ -21,11 +21,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <curl/curl.h>
 #include <microhttpd.h>
 
 #include "resultdoc.h"
-#include "worker/client.h"
+#include "apiclient.h"
 #include "worker/completion.h"
 #include "worker/spool.h"
 #include "worker/upload.h"
@@ -157,7 +156,7 @@ struct fixture {
 	char dir[64];
 	char url[64];
 	struct spool spool;
-	struct client client;
+	struct api_client client;
 };
 
 static int rm_one(const char *path, const struct stat *st UNUSED, int flag UNUSED,
@@ -191,7 +190,7 @@ static int setup(void **state)
 		return -1;
 	if (spool_open(&f->spool, f->dir, &e))
 		return -1;
-	if (client_init(&f->client, f->url, "tok-123", 10, &e))
+	if (api_client_init(&f->client, f->url, "tok-123", 10, &e))
 		return -1;
 	*state = f;
 	return 0;
@@ -201,7 +200,7 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 
-	client_release(&f->client);
+	api_client_release(&f->client);
 	spool_close(&f->spool);
 	MHD_stop_daemon(f->rs.d);
 	for (int i = 0; i < f->rs.nr; i++)
@@ -404,17 +403,17 @@ static void test_server_down(void **state)
 {
 	struct fixture *f = *state;
 	char *name = spool_one(f, 9);
-	struct client down;
+	struct api_client down;
 	struct err e;
 	size_t left, sent, aside;
 
 	/* the responder's port, closed: nothing listens on port 1 of localhost */
-	assert_int_equal(client_init(&down, "http://127.0.0.1:1", "tok", 5, &e), 0);
+	assert_int_equal(api_client_init(&down, "http://127.0.0.1:1", "tok", 5, &e), 0);
 	assert_int_equal(upload_flush(&f->spool, &down, &left, &sent, &aside, &e), 0);
 	assert_int_equal(left, 1);
 	assert_int_equal(sent, 0);
 	assert_true(exists(f, "", name));
-	client_release(&down);
+	api_client_release(&down);
 	free(name);
 }
 
@@ -422,19 +421,19 @@ static void test_cancel(void **state)
 {
 	struct fixture *f = *state;
 	atomic_int stop = 1;
-	struct client_reply r;
+	struct api_reply r;
 	struct err e;
 
 	route(&f->rs, "/api/v1/jobs/lease", 204);
-	client_set_cancel(&f->client, &stop);
-	assert_int_equal(client_post(&f->client, "/api/v1/jobs/lease", NULL, 0, &r, &e), -1);
+	api_client_set_cancel(&f->client, &stop);
+	assert_int_equal(api_client_post(&f->client, "/api/v1/jobs/lease", NULL, 0, &r, &e), -1);
 	assert_string_equal(e.code, "cancelled");
 	atomic_store(&stop, 0);
-	assert_int_equal(client_post(&f->client, "/api/v1/jobs/lease", NULL, 0, &r, &e), 0);
+	assert_int_equal(api_client_post(&f->client, "/api/v1/jobs/lease", NULL, 0, &r, &e), 0);
 	assert_int_equal(r.status, 204);
 	assert_null(r.body);
-	client_reply_release(&r);
-	client_set_cancel(&f->client, NULL);
+	api_reply_release(&r);
+	api_client_set_cancel(&f->client, NULL);
 }
 
 int main(void)
@@ -448,8 +447,9 @@ int main(void)
 	};
 	int ret;
 
-	curl_global_init(CURL_GLOBAL_DEFAULT);
+	if (api_client_global_init())
+		return 1;
 	ret = cmocka_run_group_tests(tests, NULL, NULL);
-	curl_global_cleanup();
+	api_client_global_cleanup();
 	return ret;
 }

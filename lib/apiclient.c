@@ -1,7 +1,6 @@
-#include "worker/client.h"
-#include "buf.h"
-#include "xalloc.h"
+#include "apiclient.h"
 #include "attr.h"
+#include "xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -11,15 +10,15 @@
 #define CONNECT_TIMEOUT_S 10L
 
 struct sink {
-	struct buf b;
-	int over; /* the reply went past CLIENT_MAX_REPLY */
+	struct buf *b;
+	int over; /* the reply went past b's cap */
 };
 
 static size_t on_data(char *p, size_t size, size_t n, void *ctx)
 {
 	struct sink *s = ctx;
 
-	if (buf_add(&s->b, p, size * n)) {
+	if (buf_add(s->b, p, size * n)) {
 		s->over = 1;
 		return 0; /* libcurl then fails with CURLE_WRITE_ERROR */
 	}
@@ -29,39 +28,53 @@ static size_t on_data(char *p, size_t size, size_t n, void *ctx)
 static int on_progress(void *ctx, curl_off_t dltotal UNUSED, curl_off_t dlnow UNUSED,
 		       curl_off_t ultotal UNUSED, curl_off_t ulnow UNUSED)
 {
-	const struct client *c = ctx;
+	const struct api_client *c = ctx;
 
 	return c->cancel && atomic_load(c->cancel) ? 1 : 0;
 }
 
-int client_init(struct client *c, const char *base_url, const char *token, long timeout_s,
-		struct err *e)
+int api_client_global_init(void)
+{
+	return curl_global_init(CURL_GLOBAL_DEFAULT) ? -1 : 0;
+}
+
+void api_client_global_cleanup(void)
+{
+	curl_global_cleanup();
+}
+
+int api_client_init(struct api_client *c, const char *base_url, const char *token, long timeout_s,
+		    struct err *e)
 {
 	struct curl_slist *h = NULL;
-	char *auth;
+	size_t n = strlen(base_url);
 
 	memset(c, 0, sizeof(*c));
 	c->curl = curl_easy_init();
 	if (!c->curl)
 		return err_setc(e, ERR_INTERNAL, "", "cannot create a libcurl handle");
-	c->base_url = xstrdup(base_url);
+	/* no trailing slash: paths start with one */
+	c->base_url = xstrndup(base_url, n && base_url[n - 1] == '/' ? n - 1 : n);
 	c->timeout_s = timeout_s;
-	auth = xstrfmt("Authorization: Bearer %s", token);
-	h = curl_slist_append(h, auth);
-	free(auth);
+	if (token && *token) {
+		char *auth = xstrfmt("Authorization: Bearer %s", token);
+
+		h = curl_slist_append(h, auth);
+		free(auth);
+	}
 	h = curl_slist_append(h, "Content-Type: application/json");
 	h = curl_slist_append(h, "Accept: application/json");
-	/* no "Expect: 100-continue" round trip for large completions */
+	/* no "Expect: 100-continue" round trip for large bodies */
 	h = curl_slist_append(h, "Expect:");
 	if (!h) {
-		client_release(c);
+		api_client_release(c);
 		return err_setc(e, ERR_INTERNAL, "", "cannot build request headers");
 	}
 	c->headers = h;
 	return 0;
 }
 
-void client_release(struct client *c)
+void api_client_release(struct api_client *c)
 {
 	if (c->curl)
 		curl_easy_cleanup(c->curl);
@@ -70,28 +83,22 @@ void client_release(struct client *c)
 	memset(c, 0, sizeof(*c));
 }
 
-void client_set_cancel(struct client *c, const atomic_int *flag)
+void api_client_set_cancel(struct api_client *c, const atomic_int *flag)
 {
 	c->cancel = flag;
 }
 
-int client_post(struct client *c, const char *path, const json_t *body, long extra_s,
-		struct client_reply *r, struct err *e)
+int api_client_send(struct api_client *c, const char *method, const char *path, const char *body,
+		    size_t len, long extra_s, struct buf *out, long *status, struct err *e)
 {
 	CURL *h = c->curl;
-	struct sink in = { BUF_INIT(CLIENT_MAX_REPLY), 0 };
+	struct sink in = { out, 0 };
 	char *url = xstrfmt("%s%s", c->base_url, path);
-	char *text = body ? json_dumps(body, JSON_COMPACT) : xstrdup("{}");
 	char curl_err[CURL_ERROR_SIZE] = "";
 	CURLcode rc;
 	int ret = -1;
 
-	r->status = 0;
-	r->body = NULL;
-	if (!text) {
-		err_setc(e, ERR_INTERNAL, url, "cannot serialize request body");
-		goto out;
-	}
+	*status = 0;
 	if (c->cancel && atomic_load(c->cancel)) {
 		err_setc(e, ERR_CANCELLED, url, "request to '%s' cancelled", url);
 		goto out;
@@ -99,9 +106,13 @@ int client_post(struct client *c, const char *path, const json_t *body, long ext
 	curl_easy_reset(h);
 	curl_easy_setopt(h, CURLOPT_URL, url);
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, (struct curl_slist *)c->headers);
-	curl_easy_setopt(h, CURLOPT_POST, 1L);
-	curl_easy_setopt(h, CURLOPT_POSTFIELDS, text);
-	curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(text));
+	if (body) {
+		curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
+		curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+	}
+	/* POSTFIELDS makes it a POST; any other method is named */
+	if (strcmp(method, body ? "POST" : "GET"))
+		curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, &in);
 	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
@@ -121,34 +132,52 @@ int client_post(struct client *c, const char *path, const json_t *body, long ext
 		goto out;
 	}
 	if (rc == CURLE_WRITE_ERROR && in.over) {
-		err_setc(e, ERR_TOO_LARGE, url, "reply from '%s' is over %d bytes", url,
-			 CLIENT_MAX_REPLY);
+		err_setc(e, ERR_TOO_LARGE, url, "reply from '%s' is over %zu bytes", url, out->cap);
 		goto out;
 	}
 	if (rc != CURLE_OK) {
-		err_setc(e, ERR_TRANSPORT, url, "%s",
+		err_setc(e, ERR_TRANSPORT, url, "request to '%s' failed: %s", url,
 			 *curl_err ? curl_err : curl_easy_strerror(rc));
 		goto out;
 	}
-	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r->status);
-	if (in.b.len)
-		r->body = json_loadb(in.b.data, in.b.len, 0, NULL);
+	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
 	ret = 0;
 out:
-	buf_release(&in.b);
-	free(text);
 	free(url);
 	return ret;
 }
 
-void client_reply_release(struct client_reply *r)
+int api_client_post(struct api_client *c, const char *path, const json_t *body, long extra_s,
+		    struct api_reply *r, struct err *e)
+{
+	struct buf in = BUF_INIT(API_CLIENT_MAX_REPLY);
+	char *text = body ? json_dumps(body, JSON_COMPACT) : xstrdup("{}");
+	int ret = -1;
+
+	r->status = 0;
+	r->body = NULL;
+	if (!text) {
+		err_setc(e, ERR_INTERNAL, path, "cannot serialize the body of '%s'", path);
+		return -1;
+	}
+	if (!api_client_send(c, "POST", path, text, strlen(text), extra_s, &in, &r->status, e)) {
+		if (in.len)
+			r->body = json_loadb(in.data, in.len, 0, NULL);
+		ret = 0;
+	}
+	buf_release(&in);
+	free(text);
+	return ret;
+}
+
+void api_reply_release(struct api_reply *r)
 {
 	json_decref(r->body);
 	r->body = NULL;
 	r->status = 0;
 }
 
-int client_reply_error(const struct client_reply *r, const char *what, struct err *e)
+int api_reply_error(const struct api_reply *r, const char *what, struct err *e)
 {
 	json_t *err = json_object_get(r->body, "error");
 	const char *code = json_string_value(json_object_get(err, "code"));
@@ -159,4 +188,23 @@ int client_reply_error(const struct client_reply *r, const char *what, struct er
 	if (code && msg)
 		return err_set(e, (int)r->status, code, detail ? detail : "", "%s: %s", what, msg);
 	return err_set(e, (int)r->status, "http_error", "", "%s: HTTP status %ld", what, r->status);
+}
+
+char *api_client_escape(const char *value)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	char *out = xmalloc(3 * strlen(value) + 1), *w = out;
+
+	for (const unsigned char *p = (const unsigned char *)value; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("-._~", *p)) {
+			*w++ = (char)*p;
+		} else {
+			*w++ = '%';
+			*w++ = hex[*p >> 4];
+			*w++ = hex[*p & 15];
+		}
+	}
+	*w = '\0';
+	return out;
 }
