@@ -236,6 +236,14 @@ static int load(const char *path, double **v, size_t *n, size_t **group, json_t 
 			return -1;
 		}
 		(*v)[i] = json_number_value(x);
+		/* numlist_parse()'s bound, the API's */
+		if (fabs((*v)[i]) > 9223372036854775808.0) {
+			fprintf(stderr,
+				"regtrack: '%s': values[%zu] is out of range (numbers must lie "
+				"within +-2^63)\n",
+				path, i);
+			return -1;
+		}
 	}
 	if (groups) {
 		*group = xmalloc((*n ? *n : 1) * sizeof(**group));

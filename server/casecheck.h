@@ -9,7 +9,7 @@
 /*
  * What the workers can run: each worker registers its cases
  * with each case's parameter table (worker/caselist.c; stored in
- * machines.cases, sql/0021), and a job, plan or A/B request naming a
+ * machines.cases, sql/0021), and a job, bisect, plan or A/B request naming a
  * testcase or a param that no registered worker has is refused with a 400
  * naming the field (`testcase`, `params.nr_tasks`; in a plan or request
  * `testcases[i].testcase`, `testcases[i].params.KEY`), before anything is

@@ -83,6 +83,18 @@ int gitmirror_run(const char *const *argv, const char *cwd, int timeout_s, size_
 		nl = strrchr(cmd.err.data, '\n');
 		if (nl)
 			last = nl + 1;
+		/*
+		 * unless git said what failed before that: a clone of a wrong
+		 * URL ends in advice ("and the repository exists."), the
+		 * first "fatal:" or "error:" line names the repository
+		 */
+		for (char *l = cmd.err.data; l && *l; l = (nl = strchr(l, '\n')) ? nl + 1 : NULL)
+			if (!strncmp(l, "fatal: ", 7) || !strncmp(l, "error: ", 7)) {
+				last = l;
+				if ((nl = strchr(l, '\n')))
+					*nl = '\0';
+				break;
+			}
 		err_setc(e, ERR_GIT, last, "git %s: %s",
 			 argv[1] && !strcmp(argv[1], "-C") ? (argv[3] ? argv[3] : "") :
 							     (argv[1] ? argv[1] : ""),

@@ -14,7 +14,8 @@
  * be NULL) receives stdout, at most out_cap bytes. Errors (-1, e filled):
  * ERR_SPAWN when git cannot start; ERR_GIT when it exits non-zero, times
  * out or prints more than out_cap (message: what ran and how it ended;
- * detail: the last line git printed on stderr).
+ * detail: the first line git printed on stderr that starts "fatal: " or
+ * "error: ", else its last line).
  */
 int gitmirror_run(const char *const *argv, const char *cwd, int timeout_s, size_t out_cap,
 		  struct buf *out, struct err *e) __attribute__((warn_unused_result));

@@ -33,6 +33,12 @@ size_t numlist_skip_comments(const char *text, size_t len)
 	return i;
 }
 
+/*
+ * The bound the API puts on every number (server/http_body.c): past it the
+ * statistics square values beyond a double (1e155 squared) and GSL aborts
+ */
+#define NUMLIST_MAX_ABS 9223372036854775808.0
+
 static int parse_json(const char *text, size_t len, double **out, size_t *n, struct err *e)
 {
 	json_error_t je;
@@ -57,6 +63,14 @@ static int parse_json(const char *text, size_t len, double **out, size_t *n, str
 			return err_setc(e, ERR_INVALID_FIELD, "", "element %zu is not a number", i);
 		}
 		(*out)[i] = json_number_value(v);
+		if (fabs((*out)[i]) > NUMLIST_MAX_ABS) {
+			json_decref(a);
+			free(*out);
+			*out = NULL;
+			return err_setc(e, ERR_INVALID_FIELD, "",
+					"element %zu is out of range (numbers must lie within +-2^63)",
+					i);
+		}
 	}
 	json_decref(a);
 	return 0;
@@ -103,6 +117,15 @@ int numlist_parse(const char *text, size_t len, double **out, size_t *n, struct 
 				*n = 0;
 				return err_setc(e, ERR_INVALID_FIELD, "",
 						"line %zu: '%s' is not a number", line, tmp);
+			}
+			if (fabs(x) > NUMLIST_MAX_ABS) {
+				free(*out);
+				*out = NULL;
+				*n = 0;
+				return err_setc(e, ERR_INVALID_FIELD, "",
+						"line %zu: '%s' is out of range (numbers must lie "
+						"within +-2^63)",
+						line, tmp);
 			}
 			ALLOC_GROW(*out, *n + 1, alloc);
 			(*out)[(*n)++] = x;

@@ -13,8 +13,9 @@
  *
  * On success returns 0 and sets *out (new, caller frees with free()) and
  * *n (may be 0). On failure returns -1, *out NULL, and fills e with
- * ERR_INVALID_FIELD (a value that is not a number: the message names the
- * line, e.g. "line 3: 'abc' is not a number", or the array element) or
+ * ERR_INVALID_FIELD (a value that is not a number, or one beyond +-2^63 as
+ * the API refuses it: the message names the line, e.g. "line 3: 'abc' is
+ * not a number", or the array element) or
  * ERR_INVALID_JSON (the message names the JSON error).
  */
 int numlist_parse(const char *text, size_t len, double **out, size_t *n, struct err *e)

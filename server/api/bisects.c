@@ -3,6 +3,7 @@
  *   POST /api/v1/bisects (submit)      {tree, good, bad, testcase, params, kconfig, compiler,
  *                                       tbox_group or arch, metric, [runs_per_step, ref_runs, k,
  *                                       regression_id, monitors]} -> 201 {id, state, regression_id}
+ *     testcase and params checked against the workers' tables as a job's (casecheck.h);
  *     linked to a regression: the one named (404 when none, 409 when it has a
  *     bisect), else the regression without a bisect of the same range, testcase,
  *     metric and setup, if any; it goes to `bisecting` with a history note
@@ -23,6 +24,7 @@
 #include "server/api/args.h"
 #include "server/bisect.h"
 #include "server/bisect_coord.h"
+#include "server/casecheck.h"
 #include "server/db/bisects.h"
 #include "server/regressions.h"
 #include "resultdoc.h"
@@ -121,6 +123,7 @@ enum MHD_Result api_bisects_post(struct request *rq)
 	long long id, reg;
 	enum MHD_Result ret;
 	int in_tx = 0;
+	struct casecheck cc = { 0 };
 
 	if (!b)
 		return reply_err(rq, &e);
@@ -175,7 +178,11 @@ enum MHD_Result api_bisects_post(struct request *rq)
 	s.params = ptext;
 	s.token_id = rq->token_id;
 	c = rq_db(rq, &e);
-	if (!c || db_begin(c, &e))
+	/* what the workers registered, as for a job: an unknown testcase or param is a 400 */
+	if (!c || casecheck_load(c, &cc, &e) ||
+	    casecheck_testcase(&cc, "", s.testcase, params, NULL, &e))
+		goto bad;
+	if (db_begin(c, &e))
 		goto bad;
 	in_tx = 1;
 	if (link_regression(c, &s, reg, &e))
@@ -202,12 +209,14 @@ enum MHD_Result api_bisects_post(struct request *rq)
 					   "regression_id", (json_int_t)s.regression_id) :
 				 json_pack("{s:I,s:s,s:n}", "id", (json_int_t)id, "state", "queued",
 					   "regression_id"));
+	casecheck_release(&cc);
 	free(ptext);
 	json_decref(b);
 	return ret;
 bad:
 	if (in_tx)
 		db_rollback(c);
+	casecheck_release(&cc);
 	free(ptext);
 	json_decref(b);
 	return reply_err(rq, &e);

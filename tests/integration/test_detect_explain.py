@@ -104,6 +104,26 @@ class Offline(unittest.TestCase):
         self.assertEqual([(c["index"], c["id"]) for c in doc["explain"] if c["kept"]],
                          [(20, "c20"), (20, "c20")])
 
+    def test_values_beyond_2_63_refused(self):
+        # 1e155 and up: the statistics squared past a double, GSL aborted
+        # compare-samples (exit 134) and detect printed -inf medians
+        tmp = os.environ.get("REGTRACK_TEST_TMP", "/tmp")
+        big, small, obj = (os.path.join(tmp, n) for n in ("big.txt", "small.txt", "big.json"))
+        with open(big, "w") as f:
+            f.write("1e300\n2e300\n3e300\n")
+        with open(small, "w") as f:
+            f.write("1\n2\n3\n")
+        with open(obj, "w") as f:
+            json.dump({"values": [1, 2, 3, -1e300], "groups": [0, 1, 2, 3]}, f)
+        for args, words in ((["compare-samples", big, small], "line 1: '1e300' is out of range"),
+                            (["detect", big], "line 1: '1e300' is out of range"),
+                            (["detect", obj], "values[3] is out of range")):
+            r = cli(*args)
+            self.assertEqual(r.returncode, 2, (args, r.stderr))
+            self.assertIn(words, r.stderr)
+            self.assertEqual(r.stdout, "")
+        self.assertEqual(cli("compare-samples", small, small).returncode, 0)
+
 
 TESTCASE = "explain-test"
 METRIC = "vm-scalability.throughput"

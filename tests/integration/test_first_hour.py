@@ -186,6 +186,28 @@ class Registered(unittest.TestCase):
         self.assertEqual((r.status, r.json()["error"]["detail"]),
                          (400, "testcases[0].params.nr_task"), r)
 
+    def test_bisect_testcase_and_params_checked(self):
+        """A bisect's runs are jobs: its testcase and params are checked as
+        theirs (a bisect of nr_task 2^63-1 used to be queued, and each of
+        its jobs ended run-failed)."""
+        before = self.srv.psql("SELECT count(*) FROM bisects")
+        base = {"tree": "fh", "good": sha("b1"), "bad": sha("b2"), "testcase": "small-allocs",
+                "params": {"nr_task": 1}, "kconfig": "host", "tbox_group": "fh-box",
+                "metric": "small-allocs.throughput"}
+        for change, detail, why in (
+                ({"testcase": "small-alloc"}, "testcase", "unknown testcase 'small-alloc'"),
+                ({"params": {"nr_tasks": 2}}, "params.nr_tasks",
+                 "unknown param 'nr_tasks' of small-allocs"),
+                ({"params": {"nr_task": 9223372036854775807}}, "params.nr_task",
+                 "bad value for param 'nr_task' of small-allocs"),
+                ({"params": {"nr_task": "lots"}}, "params.nr_task", "'lots' is neither")):
+            r = self.srv.post("/api/v1/bisects", dict(base, **change), scope="submit")
+            self.assertEqual(r.status, 400, (change, r))
+            err = r.json()["error"]
+            self.assertEqual((err["code"], err["detail"]), ("invalid_field", detail), err)
+            self.assertIn(why, err["message"])
+        self.assertEqual(self.srv.psql("SELECT count(*) FROM bisects"), before)
+
     def test_tbox_group_no_worker_serves_is_a_warning(self):
         r = job(self.srv, tbox_group="fh-nobody")
         self.assertEqual(r.status, 201, r)

@@ -289,6 +289,17 @@ static void test_sync_runs_no_hooks(void **state UNUSED)
 	assert_int_equal(gitmirror_sync(data, "x", url, 60, &e), -1);
 	assert_string_equal(e.code, "git_failed");
 	assert_int_equal(access(marker, F_OK), -1);
+
+	/*
+	 * a file:// URL of a directory that is no repository: git's stderr ends in advice
+	 * ("and the repository exists."), the detail is the line naming it
+	 */
+	snprintf(url, sizeof(url), "file://%s", data);
+	assert_int_equal(gitmirror_sync(data, "y", url, 60, &e), -1);
+	assert_string_equal(e.code, "git_failed");
+	assert_non_null(strstr(e.detail, "does not appear to be a git repository"));
+	assert_int_equal(strncmp(e.detail, "fatal: ", 7), 0);
+	assert_null(strchr(e.detail, '\n'));
 	{
 		const char *rm[] = { "rm", "-rf", "--", data, NULL };
 

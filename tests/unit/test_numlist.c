@@ -1,0 +1,62 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats/numlist.h"
+#include "attr.h"
+
+/*
+ * numlist_parse() on sample files as `regtrack compare-samples` and
+ * `regtrack detect` read them: numbers within +-2^63 (the API's bound) are
+ * values, those beyond are refused naming the line or element (1e155 and
+ * up made the statistics square past a double and GSL abort the program).
+ */
+
+static void parse_fails(const char *text, const char *message)
+{
+	double *v = (double *)1;
+	size_t n = 7;
+	struct err e;
+
+	assert_int_equal(numlist_parse(text, strlen(text), &v, &n, &e), -1);
+	assert_null(v);
+	assert_string_equal(e.code, "invalid_field");
+	assert_string_equal(e.message, message);
+}
+
+static void test_values_and_bounds(void **state UNUSED)
+{
+	const char *text = "# base\n1.5\n\n-9223372036854775808 # -2^63\n9.2e18\n";
+	double *v;
+	size_t n;
+	struct err e;
+
+	assert_int_equal(numlist_parse(text, strlen(text), &v, &n, &e), 0);
+	assert_int_equal(n, 3);
+	assert_true(v[0] == 1.5 && v[1] == -9223372036854775808.0 && v[2] == 9.2e18);
+	free(v);
+	assert_int_equal(numlist_parse("[1, 2e18]", 9, &v, &n, &e), 0);
+	assert_int_equal(n, 2);
+	assert_true(v[1] == 2e18);
+	free(v);
+
+	parse_fails("1\n# c\n1e155\n",
+		    "line 3: '1e155' is out of range (numbers must lie within +-2^63)");
+	parse_fails("1\n-1e19\n",
+		    "line 2: '-1e19' is out of range (numbers must lie within +-2^63)");
+	parse_fails("[1, 2, 1e308]", "element 2 is out of range (numbers must lie within +-2^63)");
+	parse_fails("1\nabc\n", "line 2: 'abc' is not a number");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_values_and_bounds),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
