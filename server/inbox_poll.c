@@ -159,7 +159,7 @@ static int unreadable_for_good(const char *dir, const char *commit, int timeout)
 	return !gitmirror_run(probe, NULL, timeout, 1 << 10, NULL, &e);
 }
 
-/* a series' poll may write only while its server holds the inbox's lock */
+/* a poll writes only while its server holds the inbox's lock (a reconnect drops it) */
 static int hold_lock(PGconn *c, long long id, struct err *e)
 {
 	int got = db_inbox_poll_hold(c, id, e);
