@@ -1338,8 +1338,9 @@ def stalled_upstream():
     print("  %d connections to the stalled remote; requests answered so far: %s" %
           (len(stall.conns), [(x[0], round(x[1], 2)) for x in requests]))
     prober.finish(fails)
-    # each accepted at once (202, resolving in the background), none left without a reply
-    if len(requests) != NR_STALLED_REQUESTS or [x for x in requests if x[0] != 202 or x[1] > 1]:
+    # each accepted at once (202, resolving in the background; ten at once on the pool: a
+    # few seconds on a loaded machine, not git's timeout), none left without a reply
+    if len(requests) != NR_STALLED_REQUESTS or [x for x in requests if x[0] != 202 or x[1] > 5]:
         fails.append("requests naming the stalled tree: %s" % requests)
     stall.close()
     for t in threads:
