@@ -307,6 +307,7 @@ def main():
         srv.cluster.stop()
     with open(os.path.join(TOP, "bench", "scale-results.json"), "w") as f:
         json.dump(results, f, indent=1)
+        f.write("\n")
     cols = [("values", "values", "%d"), ("runs", "runs", "%d"),
             ("bytes/value", "bytes_per_value", "%.1f"),
             ("  run_values only", "bytes_per_value_run_values", "%.1f"),
