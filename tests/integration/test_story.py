@@ -253,7 +253,7 @@ class Story(unittest.TestCase):
         body = m.get_content().replace("\r\n", "\n")
         self.assertIn("\n  # first bad commit\n  regtrack-worker reproduce --kconfig "
                       "arm64-defconfig --testcase vm-scalability --params "
-                      "test=small-allocs,nr_task=100%% --arch aarch64 --commit %s --repeat " % F,
+                      "nr_task=100%%,test=small-allocs --arch aarch64 --commit %s --repeat " % F,
                       body)
         oid = r.json()["outbox_id"]
         # the row commits once the mail server said 250

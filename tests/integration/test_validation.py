@@ -123,7 +123,7 @@ class Typos(Case):
         for params, field, words in (
                 ({"vcpus": 0}, "params.vcpus", "'vcpus' is a whole number 1..1024"),
                 ({"vcpus": "many"}, "params.vcpus", "1..1024"),
-                ({"accel": "xen"}, "params.accel", "\"kvm\" or \"tcg\""),
+                ({"accel": "xen"}, "params.accel", "\"kvm\", \"tcg\" or \"kexec\""),
                 ({"pin": "yes"}, "params.pin", "true or false"),
                 ({"hugepages": "4K"}, "params.hugepages", "\"2M\", \"1G\" or \"none\""),
                 ({"numa": "all"}, "params.numa", "\"host\" or a node count 1..64"),
