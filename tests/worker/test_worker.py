@@ -242,7 +242,10 @@ class WorkerTest(unittest.TestCase):
         s = self.server()
         job_id = self.submit(s, runtime="3", repeat=1)
         w = self.worker(s, "w", once=False)
-        wait_for(lambda: self.state(s, job_id) == "leased", what="lease")
+        # started: past "leased" (a job whose lease reply meets the stop is handed
+        # back, README "SIGTERM"; that is not this test)
+        wait_for(lambda: self.job(s, job_id)["phase"] not in (None, "queued", "leased"),
+                 what="the job started")
         w.proc.send_signal(signal.SIGTERM)
         self.assertEqual(w.wait(), 0, w.text())
         self.assert_done_with_metrics(s, job_id, 1)
