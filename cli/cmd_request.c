@@ -211,8 +211,9 @@ static void print_table(json_t *q)
 
 /*
  * Request id followed while it resolves its refs (state "resolving"):
- * EXIT_OK with *q its GET reply (new, caller json_decref()s) once queued;
- * a request failed there is a ref this command was given (EXIT_USAGE) or a
+ * EXIT_OK with *q its GET reply (new, caller json_decref()s) once queued
+ * (or past it: a request with jobs, even one failed since); a request
+ * failed before any job is a ref this command was given (EXIT_USAGE) or a
  * fetch that failed on the server (EXIT_INCOMPLETE), said on stderr.
  */
 static int resolved(struct http_client *hc, long long id, json_t **q)
@@ -247,7 +248,10 @@ static int resolved(struct http_client *hc, long long id, json_t **q)
 		fprintf(stderr, "regtrack test: the server's answer has no state\n");
 		return EXIT_INCOMPLETE;
 	}
-	if (strcmp(json_string_value(json_object_get(*q, "state")), "failed"))
+	/* a request that failed after its jobs were queued (a run failed before this
+	 * poll saw "queued") is followed like any other: not a bad ref of ours */
+	if (strcmp(json_string_value(json_object_get(*q, "state")), "failed") ||
+	    side_count(*q, "base", "jobs") + side_count(*q, "head", "jobs") > 0)
 		return EXIT_OK;
 	{
 		const char *why = json_string_value(json_object_get(*q, "fail_reason"));

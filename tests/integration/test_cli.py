@@ -84,6 +84,76 @@ class Capture:
         self.httpd.server_close()
 
 
+class Scripted:
+    """An HTTP server on port 0 answering from a table {(method, path): (status, [bodies])};
+    a path's bodies are given in turn, the last one repeated."""
+
+    def __init__(self, table):
+        outer = self
+        self.seen = []
+
+        class H(http.server.BaseHTTPRequestHandler):
+            def answer(self):
+                n = int(self.headers.get("Content-Length") or 0)
+                self.rfile.read(n)
+                outer.seen.append((self.command, self.path))
+                status, bodies = table.get((self.command, self.path), (404, [{"error": "x"}]))
+                body = json.dumps(bodies[0] if len(bodies) == 1 else bodies.pop(0)).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+            do_GET = do_POST = answer
+
+            def log_message(self, *a):
+                pass
+
+        self.httpd = http.server.HTTPServer(("127.0.0.1", 0), H)
+        self.url = "http://127.0.0.1:%d" % self.httpd.server_port
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+class TestWaitsPastResolving(unittest.TestCase):
+    """`regtrack test --wait` polls a 202 request until it leaves "resolving"; the
+    request may be queued and already failed by a run by then (a fast worker):
+    that is a failed test (3), not a bad ref of the command's (2)."""
+
+    def run_against(self, after_resolving):
+        url = "http://x/requests/7"
+        fake = Scripted({
+            ("POST", "/api/v1/requests"): (202, [{"id": 7, "state": "resolving", "url": url}]),
+            ("GET", "/api/v1/requests/7"): (200, [{"id": 7, "state": "resolving", "url": url},
+                                                  after_resolving]),
+        })
+        try:
+            return cli("test", "--tree", "demo", "--base", sha("2a"), "--head", sha("2b"),
+                       "--testcase", "small-allocs", "--target", "x86_64", "--wait",
+                       "--poll", "0.1", env={"REGTRACK_SERVER": fake.url}, server=False)
+        finally:
+            fake.close()
+
+    def test_failed_after_queued_is_incomplete(self):
+        why = "head job 3 (round 0, vm-2p): run-failed: apply-failed: git am: patch does not apply"
+        r = self.run_against({"id": 7, "state": "failed", "fail_reason": why,
+                              "progress": {"base": {"jobs": 2, "finished": 2, "runs": 2},
+                                           "head": {"jobs": 2, "finished": 1, "runs": 0}}})
+        self.assertEqual(r.returncode, 3, r)
+        self.assertIn("request 7 failed: " + why, r.stdout)
+
+    def test_failed_while_resolving_is_the_commands_ref(self):
+        r = self.run_against({"id": 7, "state": "failed", "fail_reason": "head: unknown ref",
+                              "progress": {"base": {"jobs": 0}, "head": {"jobs": 0}}})
+        self.assertEqual(r.returncode, 2, r)
+        self.assertEqual(r.stderr.strip().splitlines()[-1],
+                         "regtrack test: request 7 failed: head: unknown ref")
+
+
 class Arguments(unittest.TestCase):
 
     def test_server_and_token_before_the_command(self):
