@@ -463,6 +463,36 @@ class DiffCache(unittest.TestCase):
         self.assertLessEqual(metric("regtrack_profile_diff_cache_bytes"), 1 << 20)
 
 
+class DiffsAtOnce(unittest.TestCase):
+    def test_past_profile_diff_max_503_overloaded(self):
+        """At most profile_diff_max (2 here) diffs are computed at once: eight started
+        together over 2 x 12,000 stacks (each its own limit=, so none is a kept reply)
+        give 503 overloaded to those past it (issue 35 item 3: four diffs at once took
+        9.5 GB)."""
+        a, b = sha("f9"), sha("fa")
+        for c, salt in ((a, 0), (b, 1)):
+            r = srv.post("/api/v1/results", profiled(c, many_stacks(12000, salt),
+                                                     testcase="prof-at-once"), scope="submit")
+            self.assertEqual(r.status, 201, r)
+        start = threading.Barrier(8)
+        got = []
+
+        def diff(k):
+            start.wait()
+            r = srv.get("/api/v1/profile-diff?base=%s&head=%s&testcase=prof-at-once"
+                        "&folded=1&limit=%d" % (a, b, 10 + k), scope="read")
+            got.append((r.status, r.json()["error"]["detail"] if r.status != 200 else None,
+                        r.headers.get("Retry-After")))
+        threads = [threading.Thread(target=diff, args=(k,)) for k in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        self.assertEqual(len(got), 8)
+        self.assertEqual(set(got) - {(200, None, None)}, {(503, "profile-diff", "2")}, got)
+        self.assertGreaterEqual(got.count((200, None, None)), 2, got)
+
+
 class DiffPerSetup(unittest.TestCase):
     """GET /api/v1/profile-diff of commits profiled on x86_64 and arm64: one
     diff is of one setup (issue 30: both arches' stacks were merged into one
