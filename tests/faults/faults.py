@@ -63,6 +63,14 @@ figures and exits non-zero when an invariant breaks.
   queue-flood  100,000 queued jobs for a tbox_group no worker has (psql),
                20 workers of other targets parked in long polls, and the
                prober above for 30 s. Asserted as there.
+  memory-return  12 result documents with 3.4 MiB profiles uploaded by 4
+               clients, then 6 folded=1 profile diffs over them (2 at a
+               time, each its own limit=, the reply cache off so each is
+               computed). Printed: server RSS at the start, after each burst
+               and its peak. Asserted: every upload 201, every diff 200 and
+               computed (X-Regtrack-Cache: miss), at most 96 MiB more than at
+               the start kept after each burst. A plain build's bound
+               (SANITIZE=none, bin/): ASan's allocator keeps freed memory.
   nginx-conf   deploy/nginx/regtrack.conf itself (its ports, upstream and
                certificate paths rewritten to a temp dir, a self-signed
                certificate) in front of a server. Asserted: /healthz over
