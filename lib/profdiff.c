@@ -109,7 +109,8 @@ struct profdiff_state {
 	struct prun *runs;
 	size_t nr_runs, runs_alloc;
 	int want_folded;
-	struct strtab stacks[2]; /* merged folded: stack -> index */
+	size_t top_stacks, top_bytes; /* profdiff_set_top()'s; SIZE_MAX: all */
+	struct strtab stacks[2];      /* merged folded: stack -> index */
 	double *stack_count[2];
 	size_t stack_alloc[2];
 	/* the run being added */
@@ -123,10 +124,18 @@ void profdiff_init(struct profdiff *d, int want_folded)
 	d->st_ = xcalloc(1, sizeof(*d->st_));
 	d->st_->a = arena_new();
 	d->st_->want_folded = want_folded;
+	d->st_->top_stacks = SIZE_MAX;
+	d->st_->top_bytes = SIZE_MAX;
 	d->status = "ok";
 	d->alpha = NAN;
 	d->min_p = NAN;
 	d->per_work = 1;
+}
+
+void profdiff_set_top(struct profdiff *d, size_t max_stacks, size_t max_bytes)
+{
+	d->st_->top_stacks = max_stacks;
+	d->st_->top_bytes = max_bytes;
 }
 
 static void run_fit(struct prun *r, size_t n)
@@ -255,19 +264,47 @@ static int cmp_stack(const void *pa, const void *pb)
 	return strcmp(((const struct stack_ref *)pa)->s, ((const struct stack_ref *)pb)->s);
 }
 
+/* the larger count first, ties by text: which stacks a trimmed text keeps */
+static int cmp_stack_count(const void *pa, const void *pb)
+{
+	const struct stack_ref *a = pa, *b = pb;
+
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	return strcmp(a->s, b->s);
+}
+
+/* side h's merged text: its largest stacks as profdiff_set_top() says, in text order */
 static char *merged_text(struct profdiff_state *s, int h)
 {
 	struct strtab *t = &s->stacks[h];
-	struct stack_ref *v = xcalloc(t->nr ? t->nr : 1, sizeof(*v));
+	struct stack_ref *v = xcalloc(t->nr + 1, sizeof(*v));
 	struct buf b = BUF_INIT(0);
 	int bad = buf_addstr(&b, "");
+	size_t n = t->nr, bytes = 0;
+	double other = 0;
 
 	for (size_t i = 0; i < t->nr; i++) {
 		v[i].s = t->keys[i];
 		v[i].count = s->stack_count[h][i];
 	}
-	qsort(v, t->nr, sizeof(*v), cmp_stack);
-	for (size_t i = 0; i < t->nr; i++)
+	if (n > s->top_stacks || s->top_bytes != SIZE_MAX) {
+		qsort(v, t->nr, sizeof(*v), cmp_stack_count);
+		for (n = 0; n < t->nr && n < s->top_stacks; n++) {
+			/* the line: the stack, ' ', at most 20 digits, '\n' */
+			size_t line = strlen(v[n].s) + 22;
+
+			if (n && bytes + line > s->top_bytes)
+				break;
+			bytes += line;
+		}
+		for (size_t i = n; i < t->nr; i++)
+			other += v[i].count;
+		if (n < t->nr)
+			v[n++] = (struct stack_ref){ PROFDIFF_OTHER_STACKS, other };
+	}
+	qsort(v, n, sizeof(*v), cmp_stack);
+	for (size_t i = 0; i < n; i++)
 		bad |= buf_addf(&b, "%s %.0f\n", v[i].s, v[i].count);
 	free(v);
 	if (bad)
@@ -381,6 +418,8 @@ void profdiff_finish(struct profdiff *d, double alpha, size_t limit)
 	if (s->want_folded) {
 		d->base.folded = merged_text(s, 0);
 		d->head.folded = merged_text(s, 1);
+		d->base.stacks = s->stacks[0].nr;
+		d->head.stacks = s->stacks[1].nr;
 	}
 }
 

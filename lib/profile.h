@@ -116,7 +116,14 @@ struct profdiff_side {
 	long long samples; /* their samples, summed */
 	double work;	   /* their work, summed (NAN when a run had none) */
 	char *folded;	   /* the runs merged (counts summed, stacks sorted); with want_folded */
+	size_t stacks;	   /* distinct stacks merged (with want_folded), before any trim */
 };
+
+/*
+ * The line a trimmed folded text (profdiff_set_top()) ends its kept
+ * stacks with: the samples of every stack left out, as one root frame.
+ */
+#define PROFDIFF_OTHER_STACKS "[other stacks]"
 
 /*
  * The difference of two sets of runs' profiles, base and head. Each side's
@@ -164,6 +171,17 @@ struct profdiff {
 
 /* Starts an empty diff; want_folded: keep each side's merged folded text. */
 void profdiff_init(struct profdiff *d, int want_folded);
+
+/*
+ * Trims each side's merged folded text (want_folded) to its largest
+ * stacks: the stacks by samples descending (ties by the stack's text)
+ * while at most max_stacks of them and max_bytes of their lines (the
+ * first stack is kept whatever its size), in text order, then one line
+ * "PROFDIFF_OTHER_STACKS N" with the samples of all the others (left out
+ * when none is). A side's samples and every symbol's figures stay those
+ * of all its stacks: only the text is cut. Call before profdiff_finish().
+ */
+void profdiff_set_top(struct profdiff *d, size_t max_stacks, size_t max_bytes);
 
 /*
  * Adds one run's folded text[0..len) (borrowed for the call) to side

@@ -98,9 +98,10 @@ static const struct config_key config_keys[] = {
 	/* what one submit token may queue (api/jobs.c) */
 	L(submit_priority_max, 0, -1000, 1000),
 	L(submit_queue_max, 1000, 0, 10000000),
-	/* profile diffs (api/profiles.c): at once, and the folded text one may read */
+	/* profile diffs (api/profiles.c): at once, the folded text one may read, the replies kept */
 	L(profile_diff_max, 2, 1, 64),
 	L(profile_diff_max_mb, 64, 1, 4096),
+	L(profile_diff_cache_mb, 64, 0, 65536),
 	/* raw values by month (retention.h): 0 keeps them all */
 	L(retention_raw_days, 0, 0, 36500),
 };

@@ -410,6 +410,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	if (srv->cfg->access_log || getenv("REGTRACK_ACCESS_LOG"))
 		access_line(rq);
 	body_release(rq);
+	free(rq->deferred_text); /* NULL once replied */
 	arena_free(rq->arena);
 	*con_cls = NULL;
 }

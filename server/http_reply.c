@@ -54,6 +54,18 @@ enum MHD_Result reply_text_buf(struct request *rq, unsigned status, const char *
 	return reply_response(rq, status, resp);
 }
 
+enum MHD_Result reply_json_kept(struct request *rq, unsigned status, char *text, size_t len,
+				const char *name, const char *value)
+{
+	struct MHD_Response *resp = MHD_create_response_from_buffer(len, text,
+								    MHD_RESPMEM_MUST_FREE);
+
+	rq->bytes = (long long)len;
+	MHD_add_response_header(resp, "Content-Type", "application/json");
+	MHD_add_response_header(resp, name, value);
+	return reply_response(rq, status, resp);
+}
+
 /* o without the fields of w (struct withheld) */
 static void withhold_object(json_t *o, const struct withheld *w)
 {

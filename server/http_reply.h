@@ -43,6 +43,13 @@ enum MHD_Result reply_text(struct request *rq, unsigned status, const char *cont
  */
 enum MHD_Result reply_text_buf(struct request *rq, unsigned status, const char *content_type,
 			       struct buf *b);
+/*
+ * Replies status with JSON text[0..len) as it is (taken: freed once sent)
+ * and the header name: value besides every reply's. For a reply written
+ * once and kept (a cached profile diff): its route withholds nothing.
+ */
+enum MHD_Result reply_json_kept(struct request *rq, unsigned status, char *text, size_t len,
+				const char *name, const char *value);
 enum MHD_Result reply_empty(struct request *rq, unsigned status);
 /* Queues resp (taken: destroyed here) with the headers every reply has (a 503:
  * Retry-After); for static.c. */

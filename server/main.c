@@ -33,6 +33,7 @@
 #include "server/api/api.h"
 #include "server/inbox_poll.h"
 #include "server/replica.h"
+#include "server/replycache.h"
 #include "xalloc.h"
 
 #include <limits.h>
@@ -319,6 +320,7 @@ static int do_serve(struct config *cfg)
 	srv.resolver = resolver_start(&srv);
 	srv.inboxes = inbox_poller_start(&srv);
 	srv.retention = retention_start(&srv);
+	srv.diff_cache = reply_cache_new((size_t)cfg->profile_diff_cache_mb << 20);
 	if (http_start(&srv, routes, nr_routes, &e)) {
 		slog_error("%s", e.message);
 		retention_stop(srv.retention);
@@ -330,6 +332,7 @@ static int do_serve(struct config *cfg)
 		lease_queue_stop(srv.leases);
 		mailer_stop(srv.mailer);
 		replica_stop(srv.replica);
+		reply_cache_free(srv.diff_cache);
 		db_free(srv.db);
 		return 1;
 	}
@@ -363,7 +366,8 @@ static int do_serve(struct config *cfg)
 	resolver_stop(srv.resolver); /* after http_stop: handlers kick it */
 	srv.resolver = NULL;
 	srv.mailer = NULL;
-	replica_stop(srv.replica); /* after http_stop: handlers read through it */
+	replica_stop(srv.replica);	  /* after http_stop: handlers read through it */
+	reply_cache_free(srv.diff_cache); /* after http_stop: handlers fill it */
 	db_free(srv.db);
 	slog_info("stopped");
 	return 0;

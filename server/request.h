@@ -43,6 +43,11 @@ struct request {
 	int heavy; /* 1: the deferred handler allocated much (a profile diff): see http.c */
 	unsigned deferred_status;
 	json_t *deferred; /* owned; NULL with status 204 */
+	/* or the reply as JSON text already (owned, malloc'd; NULL: none), as kept in a reply
+	 * cache, with "X-Regtrack-Cache: " deferred_cache ("hit" or "miss", static) */
+	char *deferred_text;
+	size_t deferred_text_len;
+	const char *deferred_cache;
 	const struct route
 		*route; /* the matched route; a resumed request goes straight back to it */
 };

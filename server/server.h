@@ -29,6 +29,7 @@ struct poller;
 struct inbox_poller;
 struct replica;
 struct retention;
+struct reply_cache;
 
 struct server {
 	struct config *cfg;	      /* borrowed */
@@ -52,7 +53,8 @@ struct server {
 	char web_dir[4096];
 	atomic_ulong requests[6]; /* by status class: [2]=2xx … [5]=5xx */
 	atomic_ulong in_flight;
-	atomic_long profile_diffs; /* profile diffs being computed (api/profiles.c) */
+	atomic_long profile_diffs;	/* profile diffs being computed (api/profiles.c) */
+	struct reply_cache *diff_cache; /* profile diff replies (replycache.h); NULL: none kept */
 	atomic_ulong values_ingested;
 	atomic_ulong
 		trees_gen; /* bumped when trees or commits change: GET /api/v1/trees's cached reply is stale */

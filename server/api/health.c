@@ -1,6 +1,7 @@
 /* GET /healthz (liveness including the database), GET /metrics (Prometheus text) */
 #include "server/api/api.h"
 #include "server/db/meta.h"
+#include "server/replycache.h"
 
 #include <stdio.h>
 #include <time.h>
@@ -52,6 +53,29 @@ enum MHD_Result api_prometheus(struct request *rq)
 
 		if (!c || db_track_gauges(c, &b, &e))
 			r |= buf_addf(&b, "# tracking gauges unavailable: %s\n", e.message);
+	}
+	if (s->diff_cache) {
+		struct reply_cache_stats st;
+
+		reply_cache_stats(s->diff_cache, &st);
+		r |= buf_addf(&b,
+			      "# HELP regtrack_profile_diff_cache_total Profile diffs looked up in "
+			      "the reply cache.\n"
+			      "# TYPE regtrack_profile_diff_cache_total counter\n"
+			      "regtrack_profile_diff_cache_total{result=\"hit\"} %llu\n"
+			      "regtrack_profile_diff_cache_total{result=\"miss\"} %llu\n"
+			      "# HELP regtrack_profile_diff_cache_evictions_total Replies given up "
+			      "for the bound.\n"
+			      "# TYPE regtrack_profile_diff_cache_evictions_total counter\n"
+			      "regtrack_profile_diff_cache_evictions_total %llu\n"
+			      "# HELP regtrack_profile_diff_cache_bytes Bytes kept (replies and "
+			      "entries), at most profile_diff_cache_mb.\n"
+			      "# TYPE regtrack_profile_diff_cache_bytes gauge\n"
+			      "regtrack_profile_diff_cache_bytes %zu\n"
+			      "# HELP regtrack_profile_diff_cache_entries Replies kept.\n"
+			      "# TYPE regtrack_profile_diff_cache_entries gauge\n"
+			      "regtrack_profile_diff_cache_entries %zu\n",
+			      st.hits, st.misses, st.evictions, st.bytes, st.entries);
 	}
 	r |= replica_metrics(s->replica, &b);
 	(void)r; /* uncapped */

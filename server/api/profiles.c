@@ -32,17 +32,28 @@
  * deferred pool (http_defer()), at most profile_diff_max at once (503
  * "overloaded" past it) and over at most profile_diff_max_mb of folded text
  * (413 "too_large", detail "runs"): four diffs over 21 stored 4 MiB
- * profiles took 9.5 GB. folded=1 stays open where reads are (the
- * dashboard's flame graph is drawn from it): its cost is what the two
- * bounds allow.
+ * profiles took 9.5 GB. A reply is kept in srv->diff_cache (at most
+ * profile_diff_cache_mb) under the SHA-256 of the URL, its arguments and
+ * the runs it read (ids, sides, setups, work): a run and its profile never
+ * change once stored, and a run added or removed changes the key. The
+ * runs are read without their text first, so a cached diff reads no
+ * stacks; every reply says "X-Regtrack-Cache: hit" or "miss".
+ * folded=1 (each side's merged stacks, all of them: tens of MB) needs a
+ * token of any scope, 401 without; folded=top, open where reads are, is
+ * the dashboard's: each side's FLAME_TOP_STACKS largest stacks, at most
+ * FLAME_TOP_BYTES of them, the others summed into one "[other stacks]"
+ * line (profdiff_set_top()), with "folded": {"base_stacks", "head_stacks"
+ * (all of a side's), "top" (the most kept; null with folded=1)}.
  */
 #include "server/api/api.h"
 #include "server/api/args.h"
 #include "server/db/profiles.h"
 #include "server/db/runs.h"
 #include "server/jsonout.h"
+#include "server/replycache.h"
 #include "profile.h"
 #include "resultdoc.h"
+#include "sha256.h"
 #include "buf.h"
 #include "xalloc.h"
 
@@ -53,6 +64,13 @@
 #define DIFF_LIMIT_DEFAULT 50
 #define DIFF_LIMIT_MAX 10000
 #define DIFF_ALPHA_DEFAULT 0.01 /* compare's default (lib/stats/compare.h) */
+/*
+ * folded=top, a side: the dashboard's flame graph is drawn from these
+ * (frames narrower than a pixel are not drawn: 2,000 stacks hold every
+ * frame wider than 1/2,000 of the samples and most of the narrower)
+ */
+#define FLAME_TOP_STACKS 2000
+#define FLAME_TOP_BYTES (1 << 20)
 
 /* GET /api/v1/runs/{run_id}/profile */
 enum MHD_Result api_run_profile_get(struct request *rq)
@@ -88,11 +106,13 @@ enum MHD_Result api_run_profile_get(struct request *rq)
 /* longest metric name (lib/resultdoc: 1..256 printable ASCII) */
 #define WORK_METRIC_MAX 256
 
+enum folded_form { FOLDED_NONE, FOLDED_ALL, FOLDED_TOP };
+
 /* ?limit=&alpha=&folded=&work= */
 struct diff_args {
 	size_t limit;
 	double alpha;
-	int folded;
+	enum folded_form folded;
 	const char *work; /* the metrics that count work, ' '-separated (borrowed) */
 };
 
@@ -104,7 +124,7 @@ static int diff_args(struct request *rq, struct diff_args *a, struct err *e)
 
 	a->limit = DIFF_LIMIT_DEFAULT;
 	a->alpha = DIFF_ALPHA_DEFAULT;
-	a->folded = 0;
+	a->folded = FOLDED_NONE;
 	a->work = PROFILE_WORK_METRICS;
 	if (w) {
 		size_t n = strlen(w);
@@ -134,10 +154,18 @@ static int diff_args(struct request *rq, struct diff_args *a, struct err *e)
 					"alpha must be a number in (0, 1)");
 	}
 	if (f) {
-		if (strcmp(f, "0") && strcmp(f, "1"))
-			return err_setc(e, ERR_INVALID_FIELD, "folded", "folded must be 0 or 1");
-		a->folded = f[0] == '1';
+		if (strcmp(f, "0") && strcmp(f, "1") && strcmp(f, "top"))
+			return err_setc(e, ERR_INVALID_FIELD, "folded",
+					"folded must be 0, 1 or top");
+		a->folded = !strcmp(f, "1")   ? FOLDED_ALL :
+			    !strcmp(f, "top") ? FOLDED_TOP :
+						FOLDED_NONE;
 	}
+	if (a->folded == FOLDED_ALL && !rq->scope)
+		return err_setc(e, ERR_UNAUTHORIZED, "folded",
+				"folded=1 (all the stacks) needs a token of any scope; folded=top "
+				"(the %d largest stacks of each side) does not",
+				FLAME_TOP_STACKS);
 	return 0;
 }
 
@@ -168,6 +196,14 @@ static json_t *event_json(const struct db_profile_runs *runs)
 	return o;
 }
 
+static json_t *folded_json(const struct profdiff *d, enum folded_form f)
+{
+	return json_pack("{s:s,s:s,s:I,s:I,s:o}", "base", d->base.folded, "head", d->head.folded,
+			 "base_stacks", (json_int_t)d->base.stacks, "head_stacks",
+			 (json_int_t)d->head.stacks, "top",
+			 f == FOLDED_TOP ? json_integer(FLAME_TOP_STACKS) : json_null());
+}
+
 /*
  * The diff of runs (each a base or head run) as the reply; base_sha and
  * head_sha name the sides (a side's sha comes from its runs when it is
@@ -181,7 +217,9 @@ static json_t *diff_reply(const struct db_profile_runs *runs, const char *base_s
 	json_t *o, *syms;
 	const char *work_metric = NULL;
 
-	profdiff_init(&d, a->folded);
+	profdiff_init(&d, a->folded != FOLDED_NONE);
+	if (a->folded == FOLDED_TOP)
+		profdiff_set_top(&d, FLAME_TOP_STACKS, FLAME_TOP_BYTES);
 	for (size_t i = 0; i < runs->nr; i++) {
 		const struct db_profile_run *r = &runs->rows[i];
 
@@ -224,10 +262,13 @@ static json_t *diff_reply(const struct db_profile_runs *runs, const char *base_s
 		      "nr_symbols", (json_int_t)d.nr_all, "significance", "test", "mann-whitney",
 		      "alpha", json_num(d.alpha), "min_p", json_num(d.min_p), "status", d.status,
 		      "basis", d.per_work ? "per-work" : "share");
-	if (a->folded)
-		json_object_set_new(o, "folded",
-				    json_pack("{s:s,s:s}", "base", d.base.folded, "head",
-					      d.head.folded));
+	if (!o) {
+		profdiff_release(&d);
+		err_setc(e, ERR_INTERNAL, "symbols", "the diff could not be written as JSON");
+		return NULL;
+	}
+	if (a->folded != FOLDED_NONE)
+		json_object_set_new(o, "folded", folded_json(&d, a->folded));
 	profdiff_release(&d);
 	return o;
 }
@@ -236,31 +277,6 @@ static void defer_fail(struct request *rq, const struct err *e)
 {
 	rq->deferred_status = (unsigned)(e->status >= 400 && e->status <= 599 ? e->status : 500);
 	rq->deferred = err_json(e);
-}
-
-static void defer_reply(struct request *rq, struct db_profile_runs *runs, const char *base,
-			const char *head, const struct diff_args *a)
-{
-	struct err e;
-	size_t bytes = 0, max = (size_t)rq->srv->cfg->profile_diff_max_mb << 20;
-	json_t *o;
-
-	for (size_t i = 0; i < runs->nr; i++)
-		bytes += runs->rows[i].folded_len;
-	if (bytes > max) {
-		db_profile_runs_free(runs);
-		err_setc(&e, ERR_TOO_LARGE, "runs",
-			 "the %zu profiled runs hold %zu MiB of stacks, more than "
-			 "profile_diff_max_mb (%ld): narrow the diff (setup=, testcase=, target=)",
-			 runs->nr, bytes >> 20, rq->srv->cfg->profile_diff_max_mb);
-		return defer_fail(rq, &e);
-	}
-	o = diff_reply(runs, base, head, a, &e);
-	db_profile_runs_free(runs);
-	if (!o)
-		return defer_fail(rq, &e);
-	rq->deferred_status = 200;
-	rq->deferred = o;
 }
 
 /*
@@ -293,6 +309,13 @@ static enum MHD_Result run_deferred(struct request *rq, void (*fn)(struct reques
 		if (!http_defer(rq, fn))
 			return MHD_YES;
 		fn(rq); /* no pool (stopping): here and now */
+	}
+	if (rq->deferred_text) {
+		char *text = rq->deferred_text;
+
+		rq->deferred_text = NULL;
+		return reply_json_kept(rq, rq->deferred_status, text, rq->deferred_text_len,
+				       "X-Regtrack-Cache", rq->deferred_cache);
 	}
 	body = rq->deferred;
 	rq->deferred = NULL;
@@ -379,35 +402,170 @@ static int one_setup(PGconn *c, struct db_profile_runs *runs, long long want, lo
 	return -1;
 }
 
-static void diff_commits_work(struct request *rq)
-{
+/* What one diff reads: the runs of two commits, of a bisect or of a request. */
+struct diff_src {
+	enum { SRC_COMMITS, SRC_BISECT, SRC_REQUEST } kind;
+	const char *base, *head; /* the sides' shas ("": from the runs) */
+	/* SRC_COMMITS: the commits (commits.id as text), the setup filters, ?setup= */
+	const char *base_id, *head_id;
 	struct db_setup_filter f;
-	struct db_profile_runs runs;
+	long long want_setup;
+	long long id; /* SRC_BISECT, SRC_REQUEST */
 	struct diff_args a;
-	struct err e;
-	const char *bid, *bsha, *bsub, *hid, *hsha, *hsub;
-	long long want, setup_id;
-	json_t *setup = NULL;
-	PGconn *c;
+};
 
-	if (diff_args(rq, &a, &e) || setup_filter_from_query(rq, &f, &e) ||
-	    setup_arg(rq, &want, &e))
+/*
+ * The runs of src (without their text: no_text), of one setup for two
+ * commits (one_setup(), *setup_id; 0 for the others). 0 or -1 with e.
+ */
+static int src_runs(struct request *rq, PGconn *c, const struct diff_src *src, int no_text,
+		    struct db_profile_runs *runs, long long *setup_id, struct err *e)
+{
+	*setup_id = 0;
+	switch (src->kind) {
+	case SRC_COMMITS:
+		if (db_profile_runs_commits(c, src->base_id, src->head_id, &src->f, src->a.work,
+					    no_text, runs, e))
+			return -1;
+		if (one_setup(c, runs, src->want_setup, setup_id, e)) {
+			db_profile_runs_free(runs);
+			return -1;
+		}
+		return 0;
+	case SRC_BISECT:
+		return db_profile_runs_bisect(c, src->id, src->a.work, no_text, runs, e);
+	case SRC_REQUEST:
+		return db_profile_runs_request(c, src->id, rq_arg(rq, "target"),
+					       rq_arg(rq, "testcase"), src->a.work, no_text, runs,
+					       e);
+	}
+	return 0;
+}
+
+static enum MHD_Result key_arg(void *cls, enum MHD_ValueKind kind, const char *name,
+			       const char *value)
+{
+	(void)kind;
+	return buf_addf(cls, "%s%s%s\n", name, value ? "=" : "", value ? value : "") ? MHD_NO :
+										       MHD_YES;
+}
+
+/*
+ * The cache key of a diff: SHA-256 of what decides its reply, the URL and
+ * every query argument (the options, the filters), the sides' shas and
+ * each run read (the one setup kept) with what the reply takes from it
+ * but its stacks, which never change for a run id.
+ */
+static void diff_key(struct request *rq, const struct diff_src *src,
+		     const struct db_profile_runs *runs, long long setup_id, char key[65])
+{
+	struct buf b = BUF_INIT(0);
+	int bad = buf_addf(&b, "%s\n", rq->url);
+
+	MHD_get_connection_values(rq->conn, MHD_GET_ARGUMENT_KIND, key_arg, &b);
+	bad |= buf_addf(&b, "base=%s head=%s setup=%lld\n", src->base, src->head, setup_id);
+	for (size_t i = 0; i < runs->nr; i++) {
+		const struct db_profile_run *r = &runs->rows[i];
+
+		bad |= buf_addf(&b, "%lld %d %s %lld %s %.17g %s\n", r->id, r->head, r->commit,
+				r->setup_id, r->event, r->work,
+				r->work_metric ? r->work_metric : "-");
+	}
+	if (bad)
+		abort(); /* uncapped */
+	sha256_hex(b.data, b.len, key);
+	buf_release(&b);
+}
+
+/* leaves the reply text for run_deferred() */
+static void defer_text(struct request *rq, char *text, size_t len, const char *cache)
+{
+	rq->deferred_status = 200;
+	rq->deferred_text = text;
+	rq->deferred_text_len = len;
+	rq->deferred_cache = cache;
+}
+
+/*
+ * The diff of src: the cached reply when its runs are those of a kept one,
+ * else read with their stacks (within profile_diff_max_mb), computed,
+ * kept and replied.
+ */
+static void diff_src_run(struct request *rq, struct diff_src *src)
+{
+	struct db_profile_runs runs;
+	struct reply_cache *cache = rq->srv->diff_cache;
+	struct buf out = BUF_INIT(0);
+	struct err e;
+	size_t bytes = 0, max = (size_t)rq->srv->cfg->profile_diff_max_mb << 20, len;
+	long long setup_id;
+	char key[65], *text;
+	json_t *o, *setup = NULL;
+	PGconn *c = rq_db(rq, &e);
+
+	if (!c || src_runs(rq, c, src, 1, &runs, &setup_id, &e))
 		return defer_fail(rq, &e);
-	c = rq_db(rq, &e);
-	if (!c || commit_resolve(rq, c, rq_arg(rq, "base"), "base", &bid, &bsha, &bsub, &e) ||
-	    commit_resolve(rq, c, rq_arg(rq, "head"), "head", &hid, &hsha, &hsub, &e) ||
-	    db_profile_runs_commits(c, bid, hid, &f, a.work, &runs, &e))
+	diff_key(rq, src, &runs, setup_id, key);
+	db_profile_runs_free(&runs);
+	if (cache && reply_cache_get(cache, key, &text, &len))
+		return defer_text(rq, text, len, "hit");
+	/* the runs again, with their stacks: the key is of those read */
+	if (src_runs(rq, c, src, 0, &runs, &setup_id, &e))
 		return defer_fail(rq, &e);
-	if (one_setup(c, &runs, want, &setup_id, &e) ||
-	    (setup_id && !(setup = setup_json(c, setup_id, &e)))) {
+	diff_key(rq, src, &runs, setup_id, key);
+	for (size_t i = 0; i < runs.nr; i++)
+		bytes += runs.rows[i].folded_len;
+	if (bytes > max) {
+		db_profile_runs_free(&runs);
+		err_setc(&e, ERR_TOO_LARGE, "runs",
+			 "the %zu profiled runs hold %zu MiB of stacks, more than "
+			 "profile_diff_max_mb (%ld): narrow the diff (setup=, testcase=, target=)",
+			 runs.nr, bytes >> 20, rq->srv->cfg->profile_diff_max_mb);
+		return defer_fail(rq, &e);
+	}
+	if (src->kind == SRC_COMMITS && setup_id && !(setup = setup_json(c, setup_id, &e))) {
 		db_profile_runs_free(&runs);
 		return defer_fail(rq, &e);
 	}
-	defer_reply(rq, &runs, bsha, hsha, &a);
-	if (rq->deferred_status == 200)
-		json_object_set_new(rq->deferred, "setup", setup ? setup : json_null());
-	else
+	o = diff_reply(&runs, src->base, src->head, &src->a, &e);
+	db_profile_runs_free(&runs);
+	if (!o) {
 		json_decref(setup);
+		return defer_fail(rq, &e);
+	}
+	if (src->kind == SRC_COMMITS)
+		json_object_set_new(o, "setup", setup ? setup : json_null());
+	if (jsonout_json(&out, o) || buf_addch(&out, '\n')) {
+		/* uncapped: only a NULL o (a json_pack() refused a text) fails */
+		json_decref(o);
+		buf_release(&out);
+		err_setc(&e, ERR_INTERNAL, "profile-diff",
+			 "the reply could not be encoded as JSON");
+		return defer_fail(rq, &e);
+	}
+	json_decref(o);
+	if (cache)
+		reply_cache_put(cache, key, out.data, out.len);
+	text = buf_detach(&out, &len);
+	defer_text(rq, text, len, "miss");
+}
+
+static void diff_commits_work(struct request *rq)
+{
+	struct diff_src src = { .kind = SRC_COMMITS };
+	struct err e;
+	const char *bsub, *hsub;
+	PGconn *c;
+
+	if (diff_args(rq, &src.a, &e) || setup_filter_from_query(rq, &src.f, &e) ||
+	    setup_arg(rq, &src.want_setup, &e))
+		return defer_fail(rq, &e);
+	c = rq_db(rq, &e);
+	if (!c ||
+	    commit_resolve(rq, c, rq_arg(rq, "base"), "base", &src.base_id, &src.base, &bsub, &e) ||
+	    commit_resolve(rq, c, rq_arg(rq, "head"), "head", &src.head_id, &src.head, &hsub, &e))
+		return defer_fail(rq, &e);
+	diff_src_run(rq, &src);
 }
 
 static void diff_commits(struct request *rq)
@@ -423,34 +581,33 @@ enum MHD_Result api_profile_diff_get(struct request *rq)
 
 static void diff_bisect_work(struct request *rq)
 {
-	struct db_profile_runs runs;
-	struct diff_args a;
+	struct diff_src src = { .kind = SRC_BISECT };
 	struct err e;
-	long long id;
 	char idb[24], state[16], first_bad[41], parent[41];
 	PGconn *c;
 	int found;
 
-	if (rq_path_id(rq, "bisect", &id, idb, &e) || diff_args(rq, &a, &e))
+	if (rq_path_id(rq, "bisect", &src.id, idb, &e) || diff_args(rq, &src.a, &e))
 		return defer_fail(rq, &e);
 	c = rq_db(rq, &e);
-	found = c ? db_profile_bisect_ends(c, id, state, sizeof(state), first_bad, parent, &e) : -1;
+	found = c ? db_profile_bisect_ends(c, src.id, state, sizeof(state), first_bad, parent, &e) :
+		    -1;
 	if (found < 0)
 		return defer_fail(rq, &e);
 	if (!found) {
-		err_setc(&e, ERR_NOT_FOUND, "id", "no bisect %lld", id);
+		err_setc(&e, ERR_NOT_FOUND, "id", "no bisect %lld", src.id);
 		return defer_fail(rq, &e);
 	}
 	if (!*first_bad || !*parent) {
 		err_setc(&e, ERR_NOT_FOUND, "id",
 			 "bisect %lld has no first bad commit verified against its parent "
 			 "(state %s)",
-			 id, state);
+			 src.id, state);
 		return defer_fail(rq, &e);
 	}
-	if (db_profile_runs_bisect(c, id, a.work, &runs, &e))
-		return defer_fail(rq, &e);
-	defer_reply(rq, &runs, parent, first_bad, &a);
+	src.base = parent;
+	src.head = first_bad;
+	diff_src_run(rq, &src);
 }
 
 static void diff_bisect(struct request *rq)
@@ -466,28 +623,25 @@ enum MHD_Result api_bisect_profile_diff(struct request *rq)
 
 static void diff_request_work(struct request *rq)
 {
-	struct db_profile_runs runs;
-	struct diff_args a;
+	struct diff_src src = { .kind = SRC_REQUEST };
 	struct err e;
-	long long id;
 	char idb[24], base[41], head[41];
 	PGconn *c;
 	int found;
 
-	if (rq_path_id(rq, "request", &id, idb, &e) || diff_args(rq, &a, &e))
+	if (rq_path_id(rq, "request", &src.id, idb, &e) || diff_args(rq, &src.a, &e))
 		return defer_fail(rq, &e);
 	c = rq_db(rq, &e);
-	found = c ? db_profile_request_ends(c, id, base, head, &e) : -1;
+	found = c ? db_profile_request_ends(c, src.id, base, head, &e) : -1;
 	if (found < 0)
 		return defer_fail(rq, &e);
 	if (!found) {
-		err_setc(&e, ERR_NOT_FOUND, "id", "no request %lld", id);
+		err_setc(&e, ERR_NOT_FOUND, "id", "no request %lld", src.id);
 		return defer_fail(rq, &e);
 	}
-	if (db_profile_runs_request(c, id, rq_arg(rq, "target"), rq_arg(rq, "testcase"), a.work,
-				    &runs, &e))
-		return defer_fail(rq, &e);
-	defer_reply(rq, &runs, base, head, &a);
+	src.base = base;
+	src.head = head;
+	diff_src_run(rq, &src);
 }
 
 static void diff_request(struct request *rq)

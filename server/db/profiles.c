@@ -65,6 +65,7 @@ static int fill_runs(PGresult *r, struct db_profile_runs *out)
 		out->rows[i].folded = PQgetvalue(r, (int)i, 2);
 		out->rows[i].folded_len = (size_t)PQgetlength(r, (int)i, 2);
 		out->rows[i].setup_id = strtoll(PQgetvalue(r, (int)i, 3), NULL, 10);
+		out->rows[i].id = strtoll(PQgetvalue(r, (int)i, 8), NULL, 10);
 		out->rows[i].event = PQgetvalue(r, (int)i, 4);
 		out->rows[i].work = NAN;
 		if (!PQgetisnull(r, (int)i, 5)) {
@@ -83,41 +84,43 @@ static int fill_runs(PGresult *r, struct db_profile_runs *out)
 }
 
 int db_profile_runs_commits(PGconn *c, const char *base_id, const char *head_id,
-			    const struct db_setup_filter *f, const char *work_metrics,
+			    const struct db_setup_filter *f, const char *work_metrics, int no_text,
 			    struct db_profile_runs *out, struct err *e)
 {
-	const char *p[10] = { base_id,	   head_id,	  f->testcase, f->tbox_group, f->kconfig,
-			      f->compiler, f->params_key, f->mode,     f->monitors,   work_metrics };
+	const char *p[11] = { base_id,	   head_id,	 f->testcase,	     f->tbox_group,
+			      f->kconfig,  f->compiler,	 f->params_key,	     f->mode,
+			      f->monitors, work_metrics, no_text ? "t" : "f" };
 	PGresult *r;
 
 	memset(out, 0, sizeof(*out));
-	r = db_exec(c, ST_PROFILE_RUNS_COMMITS, 10, p, e);
+	r = db_exec(c, ST_PROFILE_RUNS_COMMITS, 11, p, e);
 	return r ? fill_runs(r, out) : -1;
 }
 
-int db_profile_runs_bisect(PGconn *c, long long id, const char *work_metrics,
+int db_profile_runs_bisect(PGconn *c, long long id, const char *work_metrics, int no_text,
 			   struct db_profile_runs *out, struct err *e)
 {
 	char idb[24];
-	const char *p[2] = { idb, work_metrics };
+	const char *p[3] = { idb, work_metrics, no_text ? "t" : "f" };
 	PGresult *r;
 
 	memset(out, 0, sizeof(*out));
 	snprintf(idb, sizeof(idb), "%lld", id);
-	r = db_exec(c, ST_PROFILE_RUNS_BISECT, 2, p, e);
+	r = db_exec(c, ST_PROFILE_RUNS_BISECT, 3, p, e);
 	return r ? fill_runs(r, out) : -1;
 }
 
 int db_profile_runs_request(PGconn *c, long long id, const char *target, const char *testcase,
-			    const char *work_metrics, struct db_profile_runs *out, struct err *e)
+			    const char *work_metrics, int no_text, struct db_profile_runs *out,
+			    struct err *e)
 {
 	char idb[24];
-	const char *p[4] = { idb, target, testcase, work_metrics };
+	const char *p[5] = { idb, target, testcase, work_metrics, no_text ? "t" : "f" };
 	PGresult *r;
 
 	memset(out, 0, sizeof(*out));
 	snprintf(idb, sizeof(idb), "%lld", id);
-	r = db_exec(c, ST_PROFILE_RUNS_REQUEST, 4, p, e);
+	r = db_exec(c, ST_PROFILE_RUNS_REQUEST, 5, p, e);
 	return r ? fill_runs(r, out) : -1;
 }
 

@@ -35,9 +35,10 @@ void db_run_profile_free(struct db_run_profile *p);
 
 /* One profiled run of a diff. */
 struct db_profile_run {
+	long long id;	    /* runs.id: a run and its profile never change once stored */
 	int head;	    /* 1: head side, 0: base */
 	const char *commit; /* its commit's sha */
-	const char *folded; /* folded_len bytes */
+	const char *folded; /* folded_len bytes ("" when read with no_text) */
 	size_t folded_len;
 	long long setup_id; /* the run's setup (setups.id) */
 	const char *event;  /* what perf sampled ("cpu-clock") */
@@ -58,14 +59,16 @@ struct db_profile_runs {
  * The profiled runs (status ok) of commits base_id and head_id (commits.id
  * as text) in setups matching f (ST_PROFILE_RUNS_COMMITS). In each of
  * these, work_metrics (borrowed) names the metrics that count a run's
- * work, separated by ' ' (PROFILE_WORK_METRICS, or one the caller chose).
+ * work, separated by ' ' (PROFILE_WORK_METRICS, or one the caller chose),
+ * and no_text 1 reads the runs without their folded text (what a cached
+ * diff is looked up by: the stacks stay in the database).
  */
 int db_profile_runs_commits(PGconn *c, const char *base_id, const char *head_id,
-			    const struct db_setup_filter *f, const char *work_metrics,
+			    const struct db_setup_filter *f, const char *work_metrics, int no_text,
 			    struct db_profile_runs *out, struct err *e)
 	__attribute__((warn_unused_result));
 /* The profile round's runs of bisect id (ST_PROFILE_RUNS_BISECT). */
-int db_profile_runs_bisect(PGconn *c, long long id, const char *work_metrics,
+int db_profile_runs_bisect(PGconn *c, long long id, const char *work_metrics, int no_text,
 			   struct db_profile_runs *out, struct err *e)
 	__attribute__((warn_unused_result));
 /*
@@ -73,8 +76,8 @@ int db_profile_runs_bisect(PGconn *c, long long id, const char *work_metrics,
  * testcase (each NULL: any) (ST_PROFILE_RUNS_REQUEST).
  */
 int db_profile_runs_request(PGconn *c, long long id, const char *target, const char *testcase,
-			    const char *work_metrics, struct db_profile_runs *out, struct err *e)
-	__attribute__((warn_unused_result));
+			    const char *work_metrics, int no_text, struct db_profile_runs *out,
+			    struct err *e) __attribute__((warn_unused_result));
 void db_profile_runs_free(struct db_profile_runs *r);
 
 /*

@@ -39,7 +39,7 @@ def setUpModule():
     global tmp, repo, shas, srv
     tmp, repo, shas, srv = tree_server("regtrack-profiles-", make_tree,
                                     "detect_enabled = 0\nbody_timeout_s = 3\n"
-                                    "profile_diff_max_mb = 1\n")
+                                    "profile_diff_max_mb = 1\nprofile_diff_cache_mb = 1\n")
     r = srv.post("/api/v1/trees", {"name": "demo", "url": repo, "branches": ["master"]},
                  scope="admin")
     assert r.status == 200, r
@@ -254,7 +254,7 @@ class Diff(unittest.TestCase):
     def test_numbers(self):
         q = ("/api/v1/profile-diff?base=%s&head=%s&testcase=prof-diff&folded=1"
              % (self.base, self.head))
-        r = srv.get(q)
+        r = srv.get(q, scope="read")
         self.assertEqual(r.status, 200, r)
         d = r.json()
         base_total = sum(80 + i + 20 for i in range(5))      # 510
@@ -347,6 +347,150 @@ class Diff(unittest.TestCase):
         self.assertEqual(d["symbols"][0]["symbol"], "slow")
         self.assertIsNone(d["symbols"][0]["p"])
         self.assertFalse(d["symbols"][0]["significant"])
+
+
+def metric(name):
+    """a sample of /metrics, by its full name with labels"""
+    for line in srv.get("/metrics").body.splitlines():
+        if line.startswith(name + " "):
+            return int(line.rsplit(" ", 1)[1])
+    raise AssertionError("no %s in /metrics" % name)
+
+
+def many_stacks(n, salt):
+    """n stacks bench;frame_NNNNN;leaf with counts 1 + (i + salt) % 7"""
+    return "".join("bench;frame_%05d;leaf %d\n" % (i, 1 + (i + salt) % 7) for i in range(n))
+
+
+class DiffCache(unittest.TestCase):
+    """Issue 35 item 3: a diff is computed once, then served from the reply cache
+    (profile_diff_cache_mb = 1 here) until its runs change; folded=1 needs a token,
+    folded=top is the public, trimmed form the dashboard draws."""
+
+    def diff(self, base, head, testcase, args="", **kw):
+        return srv.get("/api/v1/profile-diff?base=%s&head=%s&testcase=%s%s"
+                       % (base, head, testcase, args), **kw)
+
+    def post(self, commit, folded, testcase):
+        r = srv.post("/api/v1/results", profiled(commit, folded, testcase=testcase),
+                     scope="submit")
+        self.assertEqual(r.status, 201, r)
+
+    def test_second_diff_is_a_hit_and_an_upload_is_not_served_stale(self):
+        base, head = sha("f1"), sha("f2")
+        self.post(base, run_folded(80, 10), "prof-cache")
+        self.post(head, run_folded(60, 30), "prof-cache")
+        hits, misses = (metric('regtrack_profile_diff_cache_total{result="%s"}' % x)
+                        for x in ("hit", "miss"))
+        first = self.diff(base, head, "prof-cache")
+        self.assertEqual((first.status, first.headers["X-Regtrack-Cache"]), (200, "miss"))
+        second = self.diff(base, head, "prof-cache")
+        self.assertEqual((second.status, second.headers["X-Regtrack-Cache"]), (200, "hit"))
+        self.assertEqual(second.body, first.body)
+        self.assertEqual(second.json()["head"]["runs"], 1)
+        self.assertEqual(metric('regtrack_profile_diff_cache_total{result="hit"}'), hits + 1)
+        self.assertEqual(metric('regtrack_profile_diff_cache_total{result="miss"}'),
+                         misses + 1)
+        # other options are another reply
+        r = self.diff(base, head, "prof-cache", "&limit=2")
+        self.assertEqual((r.headers["X-Regtrack-Cache"], len(r.json()["symbols"])), ("miss", 2))
+        # a new run of the head: computed again, with it
+        self.post(head, run_folded(50, 40), "prof-cache")
+        third = self.diff(base, head, "prof-cache")
+        self.assertEqual((third.status, third.headers["X-Regtrack-Cache"]), (200, "miss"))
+        self.assertEqual((third.json()["head"]["runs"], third.json()["head"]["samples"]),
+                         (2, 100 + 100))
+        self.assertEqual(self.diff(base, head, "prof-cache").headers["X-Regtrack-Cache"],
+                         "hit")
+
+    def test_folded_needs_a_token_top_does_not(self):
+        base, head = sha("f3"), sha("f4")
+        self.post(base, many_stacks(3000, 0), "prof-top")
+        self.post(head, many_stacks(3000, 3), "prof-top")
+        r = self.diff(base, head, "prof-top", "&folded=1")
+        self.assertEqual(r.status, 401, r)
+        err = r.json()["error"]
+        self.assertEqual((err["code"], err["detail"]), ("unauthorized", "folded"))
+        self.assertIn("folded=top", err["message"])
+        r = self.diff(base, head, "prof-top", "&folded=1", scope="read")
+        self.assertEqual(r.status, 200, r)
+        full = r.json()["folded"]
+        self.assertEqual(full["base"], many_stacks(3000, 0))
+        self.assertEqual((full["base_stacks"], full["head_stacks"], full["top"]),
+                         (3000, 3000, None))
+        # anyone: the 2,000 largest stacks a side, the other 1,000 as one line
+        r = self.diff(base, head, "prof-top", "&folded=top")
+        self.assertEqual(r.status, 200, r)
+        top = r.json()["folded"]
+        self.assertEqual((top["base_stacks"], top["head_stacks"], top["top"]),
+                         (3000, 3000, 2000))
+        lines = top["base"].splitlines()
+        self.assertEqual(len(lines), 2001)
+        counts = {i: 1 + i % 7 for i in range(3000)}
+        kept = sorted(counts, key=lambda i: (-counts[i], "bench;frame_%05d;leaf" % i))[:2000]
+        other = sum(counts.values()) - sum(counts[i] for i in kept)
+        self.assertEqual(lines[0], "[other stacks] %d" % other)
+        self.assertEqual(lines[1:], sorted("bench;frame_%05d;leaf %d" % (i, counts[i])
+                                           for i in kept))
+        # the figures are those of every stack
+        self.assertEqual(r.json()["symbols"], self.diff(base, head, "prof-top",
+                                                        "&folded=1", scope="read")
+                         .json()["symbols"])
+        self.assertEqual(r.json()["base"]["samples"], sum(counts.values()))
+
+    def test_the_byte_bound_holds(self):
+        """two folded=1 replies of ~650 KB: the 1 MiB cache keeps one"""
+        pairs = ((sha("f5"), sha("f6")), (sha("f7"), sha("f8")))
+        for k, (a, b) in enumerate(pairs):
+            self.post(a, many_stacks(12000, k), "prof-bound-%d" % k)
+            self.post(b, many_stacks(12000, k + 1), "prof-bound-%d" % k)
+        evicted = metric("regtrack_profile_diff_cache_evictions_total")
+        sizes = []
+        for k, (a, b) in enumerate(pairs):
+            r = self.diff(a, b, "prof-bound-%d" % k, "&folded=1", scope="read")
+            self.assertEqual((r.status, r.headers["X-Regtrack-Cache"]), (200, "miss"))
+            sizes.append(len(r.body.encode()))
+            self.assertLessEqual(metric("regtrack_profile_diff_cache_bytes"), 1 << 20)
+        self.assertGreater(sizes[0] + sizes[1], 1 << 20)
+        self.assertGreaterEqual(metric("regtrack_profile_diff_cache_evictions_total"),
+                                evicted + 1)
+        # the newer stays, the older was given up for it
+        (a0, b0), (a1, b1) = pairs
+        r = self.diff(a1, b1, "prof-bound-1", "&folded=1", scope="read")
+        self.assertEqual(r.headers["X-Regtrack-Cache"], "hit")
+        r = self.diff(a0, b0, "prof-bound-0", "&folded=1", scope="read")
+        self.assertEqual(r.headers["X-Regtrack-Cache"], "miss")
+        self.assertLessEqual(metric("regtrack_profile_diff_cache_bytes"), 1 << 20)
+
+
+class DiffsAtOnce(unittest.TestCase):
+    def test_past_profile_diff_max_503_overloaded(self):
+        """At most profile_diff_max (2 here) diffs are computed at once: eight started
+        together over 2 x 12,000 stacks (each its own limit=, so none is a kept reply)
+        give 503 overloaded to those past it (issue 35 item 3: four diffs at once took
+        9.5 GB)."""
+        a, b = sha("f9"), sha("fa")
+        for c, salt in ((a, 0), (b, 1)):
+            r = srv.post("/api/v1/results", profiled(c, many_stacks(12000, salt),
+                                                     testcase="prof-at-once"), scope="submit")
+            self.assertEqual(r.status, 201, r)
+        start = threading.Barrier(8)
+        got = []
+
+        def diff(k):
+            start.wait()
+            r = srv.get("/api/v1/profile-diff?base=%s&head=%s&testcase=prof-at-once"
+                        "&folded=1&limit=%d" % (a, b, 10 + k), scope="read")
+            got.append((r.status, r.json()["error"]["detail"] if r.status != 200 else None,
+                        r.headers.get("Retry-After")))
+        threads = [threading.Thread(target=diff, args=(k,)) for k in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        self.assertEqual(len(got), 8)
+        self.assertEqual(set(got) - {(200, None, None)}, {(503, "profile-diff", "2")}, got)
+        self.assertGreaterEqual(got.count((200, None, None)), 2, got)
 
 
 class DiffPerSetup(unittest.TestCase):
@@ -580,7 +724,9 @@ class Flows(unittest.TestCase):
         self.assertTrue(d["symbols"][0]["significant"])
         d = srv.get("/api/v1/requests/%d/profile-diff?target=arm64" % rid).json()
         self.assertEqual((d["base"]["runs"], d["head"]["runs"]), (0, 0))
-        d = srv.get("/api/v1/requests/%d/profile-diff?testcase=small-allocs&folded=1" % rid).json()
+        q = "/api/v1/requests/%d/profile-diff?testcase=small-allocs&folded=1" % rid
+        self.assertEqual(srv.get(q).status, 401)
+        d = srv.get(q, scope="read").json()
         self.assertIn("small-allocs;do_mmap;demo_delay ", d["folded"]["head"])
         self.assertNotIn("demo_delay", d["folded"]["base"])
 

@@ -211,6 +211,31 @@ class Requests(unittest.TestCase):
                       q["reproduce"])
         self.assertIn("--testcase small-allocs --params nr_task=1 --target x86_64", q["reproduce"])
 
+    def test_runs_join_a_request_only_from_its_token_or_its_worker(self):
+        """Issue 35 item 1's reproducer: runs posted with the job_id of another's A/B
+        request (48 once turned a no-change into a -20 % regression) are refused, 403
+        naming job_id, and nothing is stored; the token that submitted the request may
+        post to its jobs."""
+        r = self.submit({"repeat": 2})
+        self.assertEqual(r.status, 202, r)
+        jid = r.request["jobs"][0]["id"]
+        job = self.srv.get("/api/v1/jobs/%d" % jid, scope="read").json()
+
+        def doc(v):
+            return result_doc(job["commit"], testcase=job["testcase"], job_id=jid,
+                              params=job["params"], kconfig=job["kconfig"],
+                              compiler=job["compiler"], tree="demo",
+                              metrics={METRIC: [v]})
+        for tok in (self.srv.token("submit"), self.srv.token("worker")):
+            r = self.srv.post("/api/v1/results", doc(800.0), token=tok)
+            self.assertEqual((r.status, r.json()["error"]["detail"]), (403, "job_id"), r)
+        self.assertEqual(self.srv.psql("SELECT count(*) FROM runs WHERE job_id = %d" % jid),
+                         "0")
+        r = self.srv.post("/api/v1/results", doc(1000.0), scope="submit")
+        self.assertEqual(r.status, 201, r)
+        self.assertEqual(self.srv.psql("SELECT count(*) FROM runs WHERE job_id = %d" % jid),
+                         "1")
+
     def test_reproduce_quoted_for_a_shell(self):
         """Issue 35 item 6: a param value pasted from the reproduce command lines reaches the
         program as it was submitted, and runs nothing."""

@@ -451,6 +451,52 @@ static void resultdoc_profile(void **state)
 	free(big);
 }
 
+/*
+ * A trimmed folded text keeps the largest stacks (ties by text), in text
+ * order, and sums the others into one root line; the figures stay those
+ * of every stack. base: a;b 9, a;c 7, d 7, e 2, f;g 1 (26 samples).
+ */
+static void diff_folded_top(void **state)
+{
+	static const char base[] = "a;b 9\na;c 7\nd 7\ne 2\nf;g 1\n";
+	struct profdiff d;
+	struct err e;
+
+	(void)state;
+	/* 3 stacks: a;b 9, then a;c and d (7 each, by text); e and f;g are 3 others */
+	profdiff_init(&d, 1);
+	profdiff_set_top(&d, 3, SIZE_MAX);
+	assert_int_equal(profdiff_add_run(&d, 0, base, strlen(base), 0, &e), 0);
+	profdiff_finish(&d, 0.01, 50);
+	assert_string_equal(d.base.folded, "[other stacks] 3\na;b 9\na;c 7\nd 7\n");
+	assert_int_equal(d.base.stacks, 5);
+	assert_int_equal(d.base.samples, 26);
+	assert_int_equal(d.nr_all, 7); /* a b c d e f g: every stack's symbols */
+	profdiff_release(&d);
+
+	/* bytes: "a;b 9\n" counts 3 + 22, so 60 bytes keep two stacks */
+	profdiff_init(&d, 1);
+	profdiff_set_top(&d, SIZE_MAX, 60);
+	assert_int_equal(profdiff_add_run(&d, 0, base, strlen(base), 0, &e), 0);
+	profdiff_finish(&d, 0.01, 50);
+	assert_string_equal(d.base.folded, "[other stacks] 10\na;b 9\na;c 7\n");
+	profdiff_release(&d);
+
+	/* the first stack stays whatever its size; all kept: no other line */
+	profdiff_init(&d, 1);
+	profdiff_set_top(&d, 5, 1);
+	assert_int_equal(profdiff_add_run(&d, 0, base, strlen(base), 0, &e), 0);
+	profdiff_finish(&d, 0.01, 50);
+	assert_string_equal(d.base.folded, "[other stacks] 17\na;b 9\n");
+	profdiff_release(&d);
+	profdiff_init(&d, 1);
+	profdiff_set_top(&d, 5, SIZE_MAX);
+	assert_int_equal(profdiff_add_run(&d, 0, base, strlen(base), 0, &e), 0);
+	profdiff_finish(&d, 0.01, 50);
+	assert_string_equal(d.base.folded, "a;b 9\na;c 7\nd 7\ne 2\nf;g 1\n");
+	profdiff_release(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -461,6 +507,7 @@ int main(void)
 		cmocka_unit_test(diff_clone_suffixes_are_one_symbol),
 		cmocka_unit_test(diff_significance),
 		cmocka_unit_test(diff_per_work),
+		cmocka_unit_test(diff_folded_top),
 		cmocka_unit_test(resultdoc_profile),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

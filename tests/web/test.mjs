@@ -1811,8 +1811,17 @@ async function main() {
 			const real = await endpoint(`/api/v1/profile-diff?${q}`);
 			let api = prof.reply;
 			if (real) {
-				const r = await call('GET', `/api/v1/profile-diff?${q}&folded=1`);
+				// issue 35: all the stacks need a token; the trimmed form is anyone's
+				const anon = await call('GET', `/api/v1/profile-diff?${q}&folded=1`);
+				assert.equal(anon.status, 401, anon.text);
+				assert.deepEqual([anon.json.error.code, anon.json.error.detail], ['unauthorized', 'folded']);
+				const top = await call('GET', `/api/v1/profile-diff?${q}&folded=top`);
+				assert.equal(top.status, 200, top.text);
+				assert.equal(top.json.folded.top, 2000);
+				const r = await call('GET', `/api/v1/profile-diff?${q}&folded=1`, undefined, 'read');
 				assert.equal(r.status, 200, r.text);
+				// fewer stacks than the top: the public form is the whole text
+				assert.deepEqual([top.json.folded.base, top.json.folded.head], [r.json.folded.base, r.json.folded.head]);
 				api = r.json;
 				// the server merged the same runs the test posted
 				assert.deepEqual([api.base.runs, api.head.runs], [3, 3]);
@@ -1841,8 +1850,12 @@ async function main() {
 				});
 			}
 			try {
+				// an anonymous visitor: the page asks for folded=top and draws it
+				await page.evaluate(() => localStorage.removeItem('regtrack.token'));
 				await open(`/profile-diff?${q}`, 'profile-diff');
 				assert.equal(await page.getAttribute('#profile-diff', 'data-profile'), 'drawn');
+				if (real)
+					assert.equal(await page.getAttribute('#profile-diff', 'data-folded'), 'top');
 				// fetched and merged off the page's thread
 				assert.equal(await page.getAttribute('#profile-diff', 'data-merged'), 'worker');
 				assert.match(await page.textContent('#profile-diff .profile-sides'),
@@ -1978,12 +1991,27 @@ async function main() {
 			assert.equal(await page.locator('#setup-pick b.setup').getAttribute('data-setup'), picks[1][1]);
 		});
 
+		await check('profile diff page with a token: all the stacks (folded=1)', async () => {
+			if (!(await endpoint(`/api/v1/profile-diff?${profQuery(PROF_BASE, PROF_HEAD)}`))) {
+				console.log('  (this server has no GET /api/v1/profile-diff: nothing to check)');
+				return;
+			}
+			await page.evaluate((t) => localStorage.setItem('regtrack.token', t), TOK.read);
+			try {
+				await open(`/profile-diff?${profQuery(PROF_BASE, PROF_HEAD)}`, 'profile-diff-token');
+				assert.equal(await page.getAttribute('#profile-diff', 'data-profile'), 'drawn');
+				assert.equal(await page.getAttribute('#profile-diff', 'data-folded'), 'all');
+			} finally {
+				await page.evaluate(() => localStorage.removeItem('regtrack.token'));
+			}
+		});
+
 		await check('bisect page: the profile diff of the first bad commit vs its parent', async () => {
 			if (!bisect) {
 				console.log('  (this server has no bisects API: nothing to check)');
 				return;
 			}
-			const r = await call('GET', `/api/v1/bisects/${bisect.id}/profile-diff?folded=1`);
+			const r = await call('GET', `/api/v1/bisects/${bisect.id}/profile-diff?folded=1`, undefined, 'read');
 			await open(`/bisects/${bisect.id}`, 'bisect-profile');
 			const state = await page.getAttribute('#profile-diff', 'data-profile');
 			if (r.status === 200 && r.json && r.json.folded && r.json.folded.head) {

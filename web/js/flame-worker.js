@@ -4,7 +4,8 @@
 // then hands the tree's arrays back transferred, not copied. The page's
 // thread only draws, so a large profile never holds it up.
 //
-// In: {url, token}. Out: {reply (the JSON without folded), tree
+// In: {url, token}. Out: {reply (the JSON without folded; reply.stacks: its
+// base_stacks, head_stacks and top), tree
 // (FlameTree.transfer's data), ms: {fetch, parse, merge}} or {error:
 // {status, code, message, field}} for an answer that is not 2xx.
 import { newTree, mergeFolded } from './flametree.js';
@@ -33,8 +34,10 @@ self.onmessage = async (ev) => {
 		const reply = raw ? JSON.parse(raw) : null;
 		const t2 = performance.now();
 		const folded = (reply && reply.folded) || {};
-		if (reply)
+		if (reply) {
+			reply.stacks = { base: folded.base_stacks, head: folded.head_stacks, top: folded.top };
 			delete reply.folded;
+		}
 		const tree = newTree();
 		mergeFolded(tree, typeof folded.base === 'string' ? folded.base : '', 'base');
 		mergeFolded(tree, typeof folded.head === 'string' ? folded.head : '', 'head');

@@ -1,5 +1,7 @@
 // The differential flame graph of a profile diff (GET .../profile-diff with
-// folded=1) and the table of the symbols that changed most.
+// folded=1 when the browser holds a token, else folded=top: each side's
+// largest stacks, the others as one "[other stacks]" frame) and the table
+// of the symbols that changed most.
 //
 // The picture is Brendan Gregg's differential flame graph
 // (https://www.brendangregg.com/blog/2014-11-09/differential-flame-graphs.html,
@@ -290,6 +292,15 @@ export function symbolsTable(symbols, onPick, { perWork = false } = {}) {
 	return h('div', null, t, more);
 }
 
+// folded=top: what the graph leaves out (null when nothing was)
+function trimmedNote(st) {
+	if (!st || !st.top || !(st.base > st.top || st.head > st.top))
+		return null;
+	return h('p', { class: 'muted flame-trimmed' }, `the ${st.top} largest stacks of each side `
+		+ `(of ${st.base} base, ${st.head} head); the others are one [other stacks] frame. `
+		+ 'With a token (the token button at the top) the graph has them all.');
+}
+
 function sideText(label, s) {
 	if (!s)
 		return null;
@@ -298,14 +309,17 @@ function sideText(label, s) {
 }
 
 // Fetches a profile diff (diffUrl as given to renderProfileDiff; folded=1
-// added) and merges its folded stacks: in a worker (js/flame-worker.js) when
-// the browser can start one, else on this thread in slices (buildTree).
-// Resolves to {reply (without folded), tree, folded: whether any stacks came,
-// where: 'worker' or 'page'}; throws ApiError for an answer that is not 2xx.
+// added with a token, folded=top without: folded=1 needs one) and merges
+// its folded stacks: in a worker (js/flame-worker.js) when the browser can
+// start one, else on this thread in slices (buildTree). Resolves to {reply
+// (without folded; reply.stacks: {base, head, top} its stack counts), tree,
+// folded: whether any stacks came, form: '1' or 'top', where: 'worker' or
+// 'page'}; throws ApiError for an answer that is not 2xx.
 export async function loadProfileDiff(diffUrl) {
 	const path = String(diffUrl).replace(/^\/api\/v1(?=\/)/, '');
 	const url = new URL('/api/v1' + path, location.origin);
-	url.searchParams.set('folded', '1');
+	const form = getToken() ? '1' : 'top';
+	url.searchParams.set('folded', form);
 	let worker = null;
 	try {
 		worker = new Worker(new URL('./flame-worker.js', import.meta.url), { type: 'module' });
@@ -326,15 +340,17 @@ export async function loadProfileDiff(diffUrl) {
 		if (msg && msg.error)
 			throw new ApiError(msg.error.status, msg.error.code, msg.error.message, msg.error.field);
 		if (msg)
-			return { reply: msg.reply, tree: FlameTree.fromTransfer(msg.tree), folded: msg.folded, where: 'worker', ms: msg.ms };
+			return { reply: msg.reply, tree: FlameTree.fromTransfer(msg.tree), folded: msg.folded, form, where: 'worker', ms: msg.ms };
 	}
-	const d = await api(path, { query: { folded: 1 } });
+	const d = await api(path, { query: { folded: form } });
 	const folded = (d && d.folded) || {};
 	const tree = await buildTree(typeof folded.base === 'string' ? folded.base : '',
 		typeof folded.head === 'string' ? folded.head : '');
-	if (d)
+	if (d) {
+		d.stacks = { base: folded.base_stacks, head: folded.head_stacks, top: folded.top };
 		delete d.folded;
-	return { reply: d, tree, folded: Boolean(folded.base || folded.head), where: 'page' };
+	}
+	return { reply: d, tree, folded: Boolean(folded.base || folded.head), form, where: 'page' };
 }
 
 // Renders the profile diff at diffUrl (an /api/v1/… profile-diff URL, with
@@ -366,6 +382,7 @@ export async function renderProfileDiff(el, diffUrl) {
 	await yieldTask();
 	const d = got.reply, tree = got.tree;
 	el.dataset.merged = got.where;
+	el.dataset.folded = got.form === 'top' ? 'top' : 'all';
 	const symbols = (d && Array.isArray(d.symbols)) ? d.symbols : [];
 	if (!d || (!symbols.length && !got.folded)) {
 		el.dataset.profile = 'empty';
@@ -384,6 +401,7 @@ export async function renderProfileDiff(el, diffUrl) {
 	h('p', { class: 'muted flame-legend' }, 'width: share of the head\'s samples; ',
 		h('span', { class: 'swatch grew' }, 'red'), ' grew, ', h('span', { class: 'swatch shrank' }, 'blue'),
 		' shrank since the base (deeper = a larger change of its share)'),
+	trimmedNote(d.stacks),
 	tree.head.samples ? graph : emptyState('the head has no folded stacks'),
 	tree.bad ? h('p', { class: 'muted' }, `${tree.bad} malformed folded lines skipped`) : null);
 	let fg = null;
