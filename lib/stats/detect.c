@@ -451,7 +451,7 @@ static void estimate(struct detect_series *s, struct scratch *w, struct change_p
 	 * the start of a series, from the range itself: its lag-2 differences' trimmed
 	 * mean is not moved by the one step)
 	 */
-	detect_noise_of(s, w, lo, hi, &nz);
+	detect_noise_of(s, w, lo, hi, 0, &nz);
 	cp->mw_p = fmin(cp->mw_p, detect_short_level_p(s, w, &nz, lo, k - lo, hi - lo));
 	cp->noise_sigma = nz.sigma;
 	cp->noise_rho = nz.rho;
@@ -594,7 +594,7 @@ size_t detect_series_run(struct detect_series *s)
 			frozen = e;
 		s->examined += e - c;
 		/* one noise model per window, for its splits and their recursion */
-		detect_noise_of(s, &w, c, e, &nz);
+		detect_noise_of(s, &w, c, e, 1, &nz);
 		if (earliest_split(s, &w, c, e, &k, &p, &we)) {
 			ALLOC_GROW(s->raw, s->nraw + 1, s->raw_alloc);
 			memset(&s->raw[s->nraw], 0, sizeof(s->raw[s->nraw]));
