@@ -157,8 +157,11 @@
  * (within the neighbours), so the size comes from the evidence that made
  * it significant. The last good commit (index - 1) must lie nearer before
  * and the first bad one nearer after, else the split moves by up to
- * min_seg commits to the least L1 cost over its range, else it is dropped
- * (DETECT_EDGE): a reported range always holds its step. Reported are the
+ * min_seg commits to the least L1 cost over its range, keeping min_seg
+ * commits from the change point reported before it and from the next
+ * accepted split, else it is dropped (DETECT_EDGE): a reported range
+ * always holds its step, and no two reported change points are closer than
+ * min_seg commits. Reported are the
  * change points whose final estimates then pass p_value <= p_max,
  * before != after, |change_pct| >= min_change_pct and the min_effect rule.
  * The accepted splits behind them stay in raw/nraw, which the scan and the
