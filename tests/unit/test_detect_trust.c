@@ -238,6 +238,36 @@ static void test_explain_names_the_rule(void **state UNUSED)
 }
 
 /*
+ * Loads the labelled series at path into *s (caller releases) and returns
+ * the default detector's change points as its positions (*npred of them;
+ * caller frees).
+ */
+static size_t *detect_labelled(const char *path, struct cpdscore_series *s, size_t *npred)
+{
+	struct err e;
+	size_t *pred;
+
+	if (cpdscore_series_load(path, s, &e))
+		fail_msg("%s", e.message);
+	if (cpdscore_detect(s, NULL, &pred, npred, &e))
+		fail_msg("%s", e.message);
+	return pred;
+}
+
+/* the default detector on the labelled series at path finds exactly want[0..nwant) */
+static void assert_detects(const char *path, const size_t *want, size_t nwant)
+{
+	struct cpdscore_series s;
+	size_t npred, *pred = detect_labelled(path, &s, &npred);
+
+	assert_int_equal(npred, nwant);
+	for (size_t i = 0; i < npred; i++)
+		assert_int_equal(pred[i], want[i]);
+	free(pred);
+	cpdscore_series_release(&s);
+}
+
+/*
  * TCPD's construction spending (monthly, 319 points): four of five annotators
  * put a change at 192-193 (the 2008 fall, -35 %). The annual cycle and the
  * years of growth before it, which no split separates, read as lag-1
@@ -247,17 +277,7 @@ static void test_explain_names_the_rule(void **state UNUSED)
  */
 static void test_dependence_from_the_last_window(void **state UNUSED)
 {
-	struct cpdscore_series s;
-	struct err e;
-	size_t *pred, npred;
-
-	if (cpdscore_series_load("tests/fixtures/realcpd/tcpd/construction.json", &s, &e))
-		fail_msg("%s", e.message);
-	assert_int_equal(cpdscore_detect(&s, NULL, &pred, &npred, &e), 0);
-	assert_int_equal(npred, 1);
-	assert_int_equal(pred[0], 191);
-	free(pred);
-	cpdscore_series_release(&s);
+	assert_detects("tests/fixtures/realcpd/tcpd/construction.json", (const size_t[]){ 191 }, 1);
 }
 
 /*
@@ -265,28 +285,16 @@ static void test_dependence_from_the_last_window(void **state UNUSED)
  * Two accepted splits 4 commits apart (167, 171), each moved by the final
  * estimate towards the other, were reported 2 apart (168, 170), and the
  * split at 150 moved to 148, one after the one at 147: a "level" of one
- * commit. A moved split now keeps min_seg (3)
- * commits from the change point reported before it and from the next
- * accepted split, as the scan's splits do; one that cannot is dropped.
+ * commit. A moved split now keeps min_seg (3) commits from the change point
+ * reported before it and from the next accepted split, as the scan's
+ * splits do; one that cannot is dropped.
  */
 static void test_moved_split_keeps_min_seg(void **state UNUSED)
 {
 	static const size_t want[] = { 12, 108, 140, 144, 147, 153, 158, 161, 168 };
-	struct cpdscore_series s;
-	struct err e;
-	size_t *pred, npred;
 
-	if (cpdscore_series_load("tests/fixtures/realcpd/tcpd/shanghai_license.json", &s, &e))
-		fail_msg("%s", e.message);
-	assert_int_equal(cpdscore_detect(&s, NULL, &pred, &npred, &e), 0);
-	assert_int_equal(npred, sizeof(want) / sizeof(want[0]));
-	for (size_t i = 0; i < npred; i++) {
-		assert_int_equal(pred[i], want[i]);
-		if (i)
-			assert_true(pred[i] - pred[i - 1] >= 3);
-	}
-	free(pred);
-	cpdscore_series_release(&s);
+	assert_detects("tests/fixtures/realcpd/tcpd/shanghai_license.json", want,
+		       sizeof(want) / sizeof(want[0]));
 }
 
 /* the default detector over every labelled series of dir/pattern, summed */
@@ -299,12 +307,8 @@ static void score_dir(const char *pattern, struct cpdscore_total *t)
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		struct cpdscore_series s;
 		struct cpdscore_result r;
-		struct err e;
-		size_t *pred, npred;
+		size_t npred, *pred = detect_labelled(g.gl_pathv[i], &s, &npred);
 
-		if (cpdscore_series_load(g.gl_pathv[i], &s, &e))
-			fail_msg("%s", e.message);
-		assert_int_equal(cpdscore_detect(&s, NULL, &pred, &npred, &e), 0);
 		cpdscore_series_score(&s, pred, npred, &r);
 		cpdscore_total_add(t, &s, &r);
 		free(pred);
