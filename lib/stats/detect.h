@@ -186,7 +186,7 @@ struct detect_opts {
 	double min_change_pct; /* smallest |%change| reported, default 0 */
 	double cusum_k, cusum_h, cusum_clip; /* online check, defaults 1, 6, 3.5 */
 	double min_effect;     /* smallest |after - before| in noise sigmas, default 0 (off) */
-	size_t noise_lookback; /* noise model from the last this many windows, default 4 */
+	size_t noise_lookback; /* windows of history behind the noise model, default 4 (2a) */
 	double rho_min;	       /* lag-1 autocorrelation below this counts as 0, default 0.2 */
 	int epidemic;	       /* 1: also test segments that come back (excursions), default 1 */
 	int explain; /* 1: detect_series_run keeps every candidate in s->trace, default 0 */
