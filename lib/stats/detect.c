@@ -451,7 +451,7 @@ static void estimate(struct detect_series *s, struct scratch *w, struct change_p
 	 * the start of a series, from the range itself: its lag-2 differences' trimmed
 	 * mean is not moved by the one step)
 	 */
-	detect_noise_of(s, w, lo, hi, &nz);
+	detect_noise_of(s, w, lo, hi, 0, &nz);
 	cp->mw_p = fmin(cp->mw_p, detect_short_level_p(s, w, &nz, lo, k - lo, hi - lo));
 	cp->noise_sigma = nz.sigma;
 	cp->noise_rho = nz.rho;
@@ -502,13 +502,19 @@ static void fill_fields(struct detect_series *s, size_t j, struct scratch *w)
  * after (so the range the server records, and a bisect searches, holds the
  * step). When not, the split moves within min_seg commits to the least L1
  * cost of two levels over [from, to) (relocate) and is estimated again
- * there; a split that still fails is dropped (DETECT_EDGE). cp is a copy
- * of an accepted split: the scan's own splits stay where they are, so an
- * incremental run and a full one agree.
+ * there, keeping min_seg commits from `to` (the next accepted split) and
+ * from the later of `from` and prev (the change point reported before it,
+ * 0 for none), as the scan's splits keep them: two splits moved towards
+ * each other must not leave a level of one or two commits between them. A
+ * split that still fails is dropped (DETECT_EDGE). cp is a copy of an
+ * accepted split: the scan's own splits stay where they are, and the
+ * report is rebuilt from them on every run, so an incremental run and a
+ * full one agree.
  */
-static int at_edge(struct detect_series *s, struct scratch *w, struct change_point *cp)
+static int at_edge(struct detect_series *s, struct scratch *w, struct change_point *cp, size_t prev)
 {
 	size_t m = s->opts.min_seg, k = cp->index, lo = cp->from, n = cp->to - cp->from;
+	size_t floor_t = prev > lo ? prev - lo + m : m;
 	double mid;
 	int down;
 
@@ -521,8 +527,10 @@ static int at_edge(struct detect_series *s, struct scratch *w, struct change_poi
 		if (pass)
 			break;
 		{
-			size_t t0 = k - lo, tlo = t0 > m ? t0 - m : 1,
-			       thi = t0 + m < n ? t0 + m : n - 1;
+			size_t t0 = k - lo, tlo = t0 > floor_t + m ? t0 - m : floor_t,
+			       thi = t0 + 2 * m < n ? t0 + m :
+				     n > m	    ? n - m :
+						      0;
 			size_t t = relocate(s, w, lo, n, t0, tlo, thi);
 
 			if (t == t0)
@@ -594,7 +602,7 @@ size_t detect_series_run(struct detect_series *s)
 			frozen = e;
 		s->examined += e - c;
 		/* one noise model per window, for its splits and their recursion */
-		detect_noise_of(s, &w, c, e, &nz);
+		detect_noise_of(s, &w, c, e, 1, &nz);
 		if (earliest_split(s, &w, c, e, &k, &p, &we)) {
 			ALLOC_GROW(s->raw, s->nraw + 1, s->raw_alloc);
 			memset(&s->raw[s->nraw], 0, sizeof(s->raw[s->nraw]));
@@ -623,7 +631,7 @@ size_t detect_series_run(struct detect_series *s)
 	for (size_t j = 0; j < s->nraw; j++) {
 		struct change_point cp = s->raw[j];
 
-		if (at_edge(s, &w, &cp) && reported(s, &cp)) {
+		if (at_edge(s, &w, &cp, s->ncp ? s->cp[s->ncp - 1].index : 0) && reported(s, &cp)) {
 			ALLOC_GROW(s->cp, s->ncp + 1, s->cp_alloc);
 			s->cp[s->ncp++] = cp;
 		}

@@ -103,7 +103,7 @@ static double sigma_of(double m2, double rho)
 }
 
 void detect_noise_of(const struct detect_series *s, struct scratch *w, size_t c, size_t e,
-		     struct noise *nz)
+		     int local, struct noise *nz)
 {
 	size_t L = s->opts.noise_lookback ? s->opts.noise_lookback : 1, W = s->opts.window;
 	size_t a = c / W * W, from = a > L * W ? a - L * W : 0, nk = 0;
@@ -117,7 +117,7 @@ void detect_noise_of(const struct detect_series *s, struct scratch *w, size_t c,
 	 * sigma up to the window's end, and rho later from the window's residuals
 	 */
 	if (a - from >= W) {
-		if (w->cache_end == a) {
+		if (w->cache_end == a && w->cache_local == local) {
 			*nz = w->cache;
 			return;
 		}
@@ -142,29 +142,34 @@ void detect_noise_of(const struct detect_series *s, struct scratch *w, size_t c,
 	nz->history = history;
 	if (history) {
 		/*
-		 * rho from the residuals around the medians of the history's segments
-		 * (between the change points already accepted), so that a step there is
-		 * not read as dependence
+		 * rho from the residuals of the last window of history [e - W, e) around
+		 * the medians of its segments (between the change points already
+		 * accepted), so that a step there is not read as dependence. Only the
+		 * last window: a step or a slope the scan did not split, anywhere in the
+		 * longer history, leaves residuals that read as dependence for every
+		 * window after it (sigma, from differences, is not moved by it and keeps
+		 * the longer history)
 		 */
-		size_t j = 0, seg = from, n = e - from;
+		size_t j = 0, rfrom = local ? e - W : from, seg = rfrom;
 
-		while (j < s->nraw && s->raw[j].index <= from)
+		while (j < s->nraw && s->raw[j].index <= rfrom)
 			j++;
 		while (seg < e) {
 			size_t end = j < s->nraw && s->raw[j].index < e ? s->raw[j].index : e;
 			double med = detect_window_median(s->med, seg, end, w->tmp2);
 
 			for (size_t t = seg; t < end; t++)
-				w->res[t - from] = s->med[t] - med;
+				w->res[t - rfrom] = s->med[t] - med;
 			seg = end;
 			j++;
 		}
-		nz->rho = rho_of(s, w, w->res, n);
+		nz->rho = rho_of(s, w, w->res, e - rfrom);
 	}
 	nz->sigma = sigma_of(mk, nz->rho);
 	nz->vif = (1 + nz->rho) / (1 - nz->rho);
 	if (history) {
 		w->cache_end = a;
+		w->cache_local = local;
 		w->cache = *nz;
 	}
 }

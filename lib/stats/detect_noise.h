@@ -34,6 +34,7 @@ struct scratch {
 	double *hrank;	  /* as many */
 	struct noise *nz; /* the noise model of the window being examined */
 	size_t cache_end; /* noise_of's last history region ended here (SIZE_MAX: none) */
+	int cache_local;  /* ... and was of that local flag */
 	struct noise cache;
 };
 
@@ -56,12 +57,16 @@ double detect_window_median(const double *v, size_t from, size_t to, double *tmp
  * 2 sigma^2 (1 - rho^2) for AR(1) noise); rho Spearman's lag-1 autocorrelation
  * of the residuals around the medians of the history's segments (between the
  * splits already accepted) on the Pearson scale, counted above rho_min and
- * 2 / sqrt(n), capped at 0.95. With less than W commits of history: sigma from
+ * 2 / sqrt(n), capped at 0.95, over the whole history when local is 0 and
+ * over its last W commits when local is 1 (the scan's windows: a slope or a
+ * step the scan did not split, anywhere in the longer history, reads as
+ * dependence for every window after it; the final estimates keep the longer,
+ * more cautious history). With less than W commits of history: sigma from
  * [0, e), rho 0 and nz->history 0 (detect_window_rho then estimates it).
  * sigma NAN when fewer than 4 NOISE_LAG commits.
  */
 void detect_noise_of(const struct detect_series *s, struct scratch *w, size_t c, size_t e,
-		     struct noise *nz);
+		     int local, struct noise *nz);
 
 /*
  * rho (and sigma with it) of a window without history (the start of a
