@@ -17,12 +17,13 @@
  * Used by the compare API (api/compare.c), detection's confirmation
  * (detect.c) and the A/B verdict (abtest.c).
  */
-#include <libpq-fe.h>
 #include <stddef.h>
 
 #include "err.h"
 #include "server/db/series.h"
 #include "stats/compare.h"
+
+struct db_conn;
 
 struct aa_history {
 	struct db_compare_runs runs; /* ST_COMPARE_AA's rows: by setup, then kernel */
@@ -34,7 +35,7 @@ struct aa_history {
  * 0 and h (release with aa_history_release()), or -1 with e
  * (db_compare_aa()'s errors).
  */
-int aa_history_load(PGconn *c, const long long *setup_ids, size_t n, long long skip_a,
+int aa_history_load(struct db_conn *c, const long long *setup_ids, size_t n, long long skip_a,
 		    long long skip_b, struct aa_history *h, struct err *e)
 	__attribute__((warn_unused_result));
 

@@ -41,7 +41,7 @@ struct cand {
 /* everything one step reads and decides; cands[0] is the level's good end, cands[1..n] its candidates */
 struct step {
 	struct server *srv;
-	PGconn *c;
+	struct db_conn *c;
 	struct db_bisect_row b;
 	struct cand *cands;
 	size_t n;
@@ -655,7 +655,7 @@ static void step_release(struct step *st)
 	db_bisect_row_release(&st->b);
 }
 
-int bisect_step_running(struct server *srv, PGconn *c, long long id, struct err *e)
+int bisect_step_running(struct server *srv, struct db_conn *c, long long id, struct err *e)
 {
 	struct step st;
 	int got, busy, queued = 0, ret;

@@ -1,11 +1,12 @@
 #ifndef REGTRACK_SERVER_DETECT_THREAD_H
 #define REGTRACK_SERVER_DETECT_THREAD_H
 
-#include <libpq-fe.h>
 
 #include "err.h"
 #include "server/config.h"
 #include "server/detect_int.h"
+
+struct db_conn;
 
 /*
  * Change detection off the request path.
@@ -55,7 +56,7 @@ void detect_thread_stop(struct detect_thread *t);
  * rules of regressions.h, all in one transaction on c (which must be
  * idle). Errors: -1 with e (db errors as db_exec); nothing is written.
  */
-int detect_setup(PGconn *c, long long setup_id, const struct config *cfg,
+int detect_setup(struct db_conn *c, long long setup_id, const struct config *cfg,
 		 struct detect_setup_stats *st, struct err *e) __attribute__((warn_unused_result));
 
 #endif

@@ -60,7 +60,7 @@ enum MHD_Result api_run_profile_get(struct request *rq)
 	const char *run_id = rq->path_params[0];
 	struct db_run_profile p;
 	struct err e;
-	PGconn *c;
+	struct db_conn *c;
 	int found;
 	enum MHD_Result ret;
 
@@ -323,7 +323,7 @@ static int setup_arg(struct request *rq, long long *id, struct err *e)
  * message (id: kconfig, tbox_group, params). *setup_id: the setup kept, 0
  * when no run is left.
  */
-static int one_setup(PGconn *c, struct db_profile_runs *runs, long long want, long long *setup_id,
+static int one_setup(struct db_conn *c, struct db_profile_runs *runs, long long want, long long *setup_id,
 		     struct err *e)
 {
 	long long *ids;
@@ -388,7 +388,7 @@ static void diff_commits_work(struct request *rq)
 	const char *bid, *bsha, *bsub, *hid, *hsha, *hsub;
 	long long want, setup_id;
 	json_t *setup = NULL;
-	PGconn *c;
+	struct db_conn *c;
 
 	if (diff_args(rq, &a, &e) || setup_filter_from_query(rq, &f, &e) ||
 	    setup_arg(rq, &want, &e))
@@ -428,7 +428,7 @@ static void diff_bisect_work(struct request *rq)
 	struct err e;
 	long long id;
 	char idb[24], state[16], first_bad[41], parent[41];
-	PGconn *c;
+	struct db_conn *c;
 	int found;
 
 	if (rq_path_id(rq, "bisect", &id, idb, &e) || diff_args(rq, &a, &e))
@@ -471,7 +471,7 @@ static void diff_request_work(struct request *rq)
 	struct err e;
 	long long id;
 	char idb[24], base[41], head[41];
-	PGconn *c;
+	struct db_conn *c;
 	int found;
 
 	if (rq_path_id(rq, "request", &id, idb, &e) || diff_args(rq, &a, &e))

@@ -1,6 +1,6 @@
 /* Typed reads of backtests; see backtest.h. */
 #include "server/db/backtest.h"
-#include "server/db/db.h"
+#include "server/db/db_int.h"
 #include "xalloc.h"
 
 #include <stdio.h>
@@ -9,7 +9,7 @@
 
 #define ID_LEN 24
 
-int db_backtest_setups(PGconn *c, const char *name, struct db_backtest_setup **rows, size_t *n,
+int db_backtest_setups(struct db_conn *c, const char *name, struct db_backtest_setup **rows, size_t *n,
 		       struct err *e)
 {
 	const char *p[1] = { name };
@@ -51,7 +51,7 @@ void db_backtest_setups_free(struct db_backtest_setup *rows, size_t n)
 	free(rows);
 }
 
-int db_backtest_records(PGconn *c, long long setup_id, struct db_backtest_record **rows, size_t *n,
+int db_backtest_records(struct db_conn *c, long long setup_id, struct db_backtest_record **rows, size_t *n,
 			struct err *e)
 {
 	char sid[ID_LEN];
@@ -79,7 +79,7 @@ int db_backtest_records(PGconn *c, long long setup_id, struct db_backtest_record
 	return 0;
 }
 
-int db_backtest_since(PGconn *c, long long setup_id, const char *since, long long **ids, size_t *n,
+int db_backtest_since(struct db_conn *c, long long setup_id, const char *since, long long **ids, size_t *n,
 		      struct err *e)
 {
 	char sid[ID_LEN];
