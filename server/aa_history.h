@@ -10,7 +10,7 @@
  * spread is struct aa_spread's (the bisect planner's definition), usable
  * from AA_SPREAD_MIN_RUNS (6) runs. The runs of the commits a comparison
  * judges are left out, so the evidence is independent of its sides.
- * Wall-clock setups have no history here (ST_COMPARE_AA reads icount
+ * Wall-clock setups have no history here (db_compare_aa() reads icount
  * setups only: mode icount or params.measure icount): their comparisons
  * stay with the rank test.
  *
@@ -26,7 +26,7 @@
 struct db_conn;
 
 struct aa_history {
-	struct db_compare_runs runs; /* ST_COMPARE_AA's rows: by setup, then kernel */
+	struct db_compare_runs runs; /* db_compare_aa()'s rows: by setup, then kernel */
 };
 
 /*

@@ -158,8 +158,8 @@ const char *abtest_verdict(const struct db_request_sample *s, long n, double min
  * commits; NAN where none (wall-clock setups, too little history). A new
  * array of n (at least 1), or NULL with e.
  */
-static double *request_aa(struct db_conn *c, long long id, const struct db_request_sample *s, long n,
-			  struct err *e)
+static double *request_aa(struct db_conn *c, long long id, const struct db_request_sample *s,
+			  long n, struct err *e)
 {
 	struct db_request_aa_metric *m;
 	long nm = db_request_aa_metrics(c, id, &m, e);
@@ -206,7 +206,8 @@ static double *request_aa(struct db_conn *c, long long id, const struct db_reque
 }
 
 /* the done request's result: {verdict, alpha, rows} as text (new) and its verdict */
-static char *decide(struct db_conn *c, long long id, json_t *spec, const char **verdict, struct err *e)
+static char *decide(struct db_conn *c, long long id, json_t *spec, const char **verdict,
+		    struct err *e)
 {
 	struct db_request_sample *s;
 	long n = db_request_samples(c, id, &s, e);

@@ -60,7 +60,8 @@ const char *abtest_verdict(const struct db_request_sample *s, long n, double min
  * a request completed and before a request is shown. 1 settled now, 0
  * nothing to do, -1 with e (db errors).
  */
-int abtest_settle(struct db_conn *c, long long id, struct err *e) __attribute__((warn_unused_result));
+int abtest_settle(struct db_conn *c, long long id, struct err *e)
+	__attribute__((warn_unused_result));
 
 /*
  * abtest_settle() of the request job_id belongs to, if any (after the job
@@ -160,11 +161,12 @@ int abtest_plan_fill(json_t *body, const json_t *plan, struct err *e)
 
 /*
  * abtest_plan_fill() of the plan body's "plan" names, read from the
- * database (ST_PLAN_JSON). Nothing when body has no plan: 0. -1 with e:
+ * database (db_plan_json()). Nothing when body has no plan: 0. -1 with e:
  * ERR_INVALID_FIELD detail "plan" (not a name, or abtest_plan_fill's),
  * ERR_NOT_FOUND detail "plan" (no such plan), db errors.
  */
-int abtest_plan_apply(struct db_conn *c, json_t *body, struct err *e) __attribute__((warn_unused_result));
+int abtest_plan_apply(struct db_conn *c, json_t *body, struct err *e)
+	__attribute__((warn_unused_result));
 
 /*
  * The result mail of request request_id to its `notify` address, in the
@@ -183,7 +185,8 @@ int abtest_mail(struct db_conn *c, const char *public_url, long long request_id,
  * with *subject, *body (new strings), -1 with e (ERR_NOT_FOUND: no such
  * request; db errors).
  */
-int abtest_mail_text(struct db_conn *c, const char *public_url, long long request_id, char **subject,
-		     char **body, struct err *e) __attribute__((warn_unused_result));
+int abtest_mail_text(struct db_conn *c, const char *public_url, long long request_id,
+		     char **subject, char **body, struct err *e)
+	__attribute__((warn_unused_result));
 
 #endif

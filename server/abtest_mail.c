@@ -451,8 +451,8 @@ int abtest_mail(struct db_conn *c, const char *public_url, long long request_id,
 	return mail_of(c, public_url, request_id, 1, subject, body, to, e);
 }
 
-int abtest_mail_text(struct db_conn *c, const char *public_url, long long request_id, char **subject,
-		     char **body, struct err *e)
+int abtest_mail_text(struct db_conn *c, const char *public_url, long long request_id,
+		     char **subject, char **body, struct err *e)
 {
 	char *to = NULL;
 	int rc = mail_of(c, public_url, request_id, 0, subject, body, &to, e);

@@ -116,7 +116,8 @@ int auth_check(struct db *db, const char *authorization, int accepted, int publi
 	return 0;
 }
 
-int token_create(struct db_conn *c, const char *name, const char *scope, char **token, struct err *e)
+int token_create(struct db_conn *c, const char *name, const char *scope, char **token,
+		 struct err *e)
 {
 	unsigned char raw[32];
 	char secret[64], hash[65];

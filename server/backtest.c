@@ -393,9 +393,9 @@ static json_t *tally_json(const struct backtest_tally *t, int with_precision)
 }
 
 /* the reply of backtest_plan(); the commits' shas read on c. NULL with e */
-static json_t *reply_of(struct db_conn *c, const struct backtest *b, const char *name, const char *since,
-			const json_t *set, const struct db_backtest_setup *setups, size_t nsetups,
-			struct err *e)
+static json_t *reply_of(struct db_conn *c, const struct backtest *b, const char *name,
+			const char *since, const json_t *set,
+			const struct db_backtest_setup *setups, size_t nsetups, struct err *e)
 {
 	size_t n = 2 * (b->nadded + b->nremoved), k = 0;
 	long long *ids = xcalloc(n + 1, sizeof(*ids));

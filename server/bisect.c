@@ -90,8 +90,8 @@ static int move_siblings(struct db_conn *c, const struct db_bisect_row *b, long 
 }
 
 /* its own record: bisected, or back to confirmed with a note */
-static int move_regression(struct db_conn *c, const struct db_bisect_row *b, long long reg, int found,
-			   const char *state, const char *outcome, const char *reason,
+static int move_regression(struct db_conn *c, const struct db_bisect_row *b, long long reg,
+			   int found, const char *state, const char *outcome, const char *reason,
 			   struct err *e)
 {
 	char note[400];
@@ -126,9 +126,10 @@ static int store_diffstat(struct server *srv, struct db_conn *c, const struct db
 	return 0;
 }
 
-int bisect_finish(struct server *srv, struct db_conn *c, const struct db_bisect_row *b, const char *state,
-		  const char *outcome, long long first_bad, const char *cands, double confidence,
-		  const char *reason, json_t *verification, json_t *model, struct err *e)
+int bisect_finish(struct server *srv, struct db_conn *c, const struct db_bisect_row *b,
+		  const char *state, const char *outcome, long long first_bad, const char *cands,
+		  double confidence, const char *reason, json_t *verification, json_t *model,
+		  struct err *e)
 {
 	char *vtext = verification ? json_dumps(verification, JSON_COMPACT) : NULL;
 	char *mtext = model ? json_dumps(model, JSON_COMPACT) : NULL;
@@ -176,7 +177,8 @@ static int import_and_list(struct server *srv, struct db_conn *c, const struct d
 }
 
 /* git: fetch (or clone), import the tree's branches and the range, list the candidates; 1 = ok */
-static int git_range(struct server *srv, struct db_conn *c, const struct db_bisect_row *b, struct range *g)
+static int git_range(struct server *srv, struct db_conn *c, const struct db_bisect_row *b,
+		     struct range *g)
 {
 	char dir[4096], *br = NULL, *save = NULL, *tok;
 	const char *revs[64];
@@ -206,8 +208,8 @@ static int git_range(struct server *srv, struct db_conn *c, const struct db_bise
 }
 
 /* with b locked again: records the sync and the candidates, or fails the bisect */
-static int store_range(struct server *srv, struct db_conn *c, const struct db_bisect_row *b, int gitok,
-		       const struct range *g, struct err *e)
+static int store_range(struct server *srv, struct db_conn *c, const struct db_bisect_row *b,
+		       int gitok, const struct range *g, struct err *e)
 {
 	char why[600];
 	long long stored;

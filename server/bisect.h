@@ -116,9 +116,9 @@ int bisect_cancel(struct db_conn *c, long long id, const char *reason, struct er
  */
 int bisect_start(struct server *srv, struct db_conn *c, long long id, struct err *e)
 	__attribute__((warn_unused_result));
-int bisect_finish(struct server *srv, struct db_conn *c, const struct db_bisect_row *b, const char *state,
-		  const char *outcome, long long first_bad, const char *cands, double confidence,
-		  const char *reason, json_t *verification, json_t *model, struct err *e)
-	__attribute__((warn_unused_result));
+int bisect_finish(struct server *srv, struct db_conn *c, const struct db_bisect_row *b,
+		  const char *state, const char *outcome, long long first_bad, const char *cands,
+		  double confidence, const char *reason, json_t *verification, json_t *model,
+		  struct err *e) __attribute__((warn_unused_result));
 
 #endif

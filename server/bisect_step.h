@@ -1,7 +1,6 @@
 #ifndef REGTRACK_SERVER_BISECT_STEP_H
 #define REGTRACK_SERVER_BISECT_STEP_H
 
-
 #include "err.h"
 
 struct db_conn;

@@ -301,8 +301,8 @@ int casecheck_testcase(struct casecheck *cc, const char *prefix, const char *tes
 	return 0;
 }
 
-int casecheck_served(struct db_conn *c, const char *capability, const char *tbox_group, const char *arch,
-		     json_t *warnings, struct err *e)
+int casecheck_served(struct db_conn *c, const char *capability, const char *tbox_group,
+		     const char *arch, json_t *warnings, struct err *e)
 {
 	long long n;
 

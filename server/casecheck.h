@@ -39,7 +39,7 @@ struct casecheck {
 	int warned_none; /* the "not checked" warning was given once */
 };
 
-/* Reads every registered table (ST_MACHINE_CASES). 0, or -1 with e (database errors). */
+/* Reads every registered table (db_machine_cases_json()). 0, or -1 with e (database errors). */
 int casecheck_load(struct db_conn *c, struct casecheck *cc, struct err *e)
 	__attribute__((warn_unused_result));
 void casecheck_release(struct casecheck *cc);
@@ -70,11 +70,12 @@ int casecheck_testcases(struct db_conn *c, const json_t *testcases, struct err *
 /*
  * Appends a warning to warnings when no registered worker has capability
  * (host, qemu-x86_64, qemu-aarch64) and serves tbox_group and arch (each
- * NULL: any) (ST_MACHINES_SERVING): the job is queued and waits for one.
+ * NULL: any) (db_machines_serving()): the job is queued and waits for one.
  * 0, or -1 with e (database errors).
  */
-int casecheck_served(struct db_conn *c, const char *capability, const char *tbox_group, const char *arch,
-		     json_t *warnings, struct err *e) __attribute__((warn_unused_result));
+int casecheck_served(struct db_conn *c, const char *capability, const char *tbox_group,
+		     const char *arch, json_t *warnings, struct err *e)
+	__attribute__((warn_unused_result));
 
 /*
  * A registration's "cases" (borrowed; NULL: none sent) checked and

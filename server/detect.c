@@ -39,8 +39,8 @@ struct detect_thread {
  * fields lib/hostfp.h names): recorded on the record (sql/0022), which is
  * then shown as such and not bisected. 0 or -1 with e.
  */
-static int note_environment(struct db_conn *c, long long setup_id, long long before, long long after,
-			    long long id, struct err *e)
+static int note_environment(struct db_conn *c, long long setup_id, long long before,
+			    long long after, long long id, struct err *e)
 {
 	char b[24], a[24], *text = NULL;
 	json_t *fb, *fa, *fields;

@@ -1,7 +1,6 @@
 #ifndef REGTRACK_SERVER_DETECT_THREAD_H
 #define REGTRACK_SERVER_DETECT_THREAD_H
 
-
 #include "err.h"
 #include "server/config.h"
 #include "server/detect_int.h"
@@ -12,7 +11,7 @@ struct db_conn;
  * Change detection off the request path.
  *
  * An ingest stores its run and, in the same transaction, queues the run's
- * setup in detect_queue (ST_DETECT_ENQUEUE, ON CONFLICT DO NOTHING: one
+ * setup in detect_queue (db_detect_enqueue(), ON CONFLICT DO NOTHING: one
  * pending row per setup however many runs arrive). An insert notifies
  * channel 'regtrack_detect' at commit. One background thread per server
  * (bgthread.h) LISTENs on its own connection and waits on that socket for

@@ -67,8 +67,8 @@ const char *detect_kind_of(int direction, int hib);
 const double *detect_side(const struct series *s, size_t lo, size_t hi, size_t *n);
 
 /* adds a history entry (from -> to, note) to record id; 0 or -1 with e */
-int detect_history(struct db_conn *c, long long id, const char *from, const char *to, const char *note,
-		   struct err *e);
+int detect_history(struct db_conn *c, long long id, const char *from, const char *to,
+		   const char *note, struct err *e);
 
 /* appends id to k's ids */
 void detect_kept_add(struct kept *k, long long id);

@@ -130,9 +130,9 @@ int gitmirror_import(struct db_conn *c, const char *dir, long long tree_id, cons
  * the new heads and "^SHA" for each head seen before, so only new commits
  * are listed and numbered after the ones stored.
  */
-int gitmirror_import_from(struct db_conn *c, const char *dir, long long tree_id, const char *const *revs,
-			  size_t nr_revs, long long base, int timeout_s, size_t *imported,
-			  struct err *e) __attribute__((warn_unused_result));
+int gitmirror_import_from(struct db_conn *c, const char *dir, long long tree_id,
+			  const char *const *revs, size_t nr_revs, long long base, int timeout_s,
+			  size_t *imported, struct err *e) __attribute__((warn_unused_result));
 
 /* One branch of the mirror and its head. */
 struct gitmirror_head {
@@ -211,7 +211,8 @@ void gitmirror_diffstat_release(struct gitmirror_diffstat *d);
  * db_exec's errors. Runs inside the caller's transaction, if any; a git
  * failure leaves the transaction usable, a database error does not.
  */
-int gitmirror_store_diffstat(struct db_conn *c, const char *data_dir, const char *tree, long long commit_id,
-			     int timeout_s, struct err *e) __attribute__((warn_unused_result));
+int gitmirror_store_diffstat(struct db_conn *c, const char *data_dir, const char *tree,
+			     long long commit_id, int timeout_s, struct err *e)
+	__attribute__((warn_unused_result));
 
 #endif

@@ -171,8 +171,8 @@ static int hold_lock(struct db_conn *c, long long id, struct err *e)
 }
 
 /* reads commit's message and stores it with the epoch's new position, in one transaction */
-static int store_message(struct server *srv, struct db_conn *c, long long id, int epoch, const char *dir,
-			 const char *commit, long *added, struct err *e)
+static int store_message(struct server *srv, struct db_conn *c, long long id, int epoch,
+			 const char *dir, const char *commit, long *added, struct err *e)
 {
 	char spec[64], mid[1024], irt[1024], v[4096], subject[1024], author[512], rcpt[4200];
 	char sent[40] = "", refsv[8192], to[2048], cc[2048];

@@ -1,7 +1,6 @@
 #ifndef REGTRACK_SERVER_INBOX_REPLY_H
 #define REGTRACK_SERVER_INBOX_REPLY_H
 
-
 #include "err.h"
 
 struct db_conn;

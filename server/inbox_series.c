@@ -82,7 +82,8 @@ static int anchor_of(struct db_conn *c, long long inbox_id, const struct db_inbo
 }
 
 /* step 1: the new messages into series */
-static int assign(struct db_conn *c, long long inbox_id, const struct db_inbox_filter *f, struct err *e)
+static int assign(struct db_conn *c, long long inbox_id, const struct db_inbox_filter *f,
+		  struct err *e)
 {
 	struct db_inbox_unassigned *rows;
 	size_t n;

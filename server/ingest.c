@@ -139,7 +139,8 @@ static void undo(struct db_conn *c, int nested)
  * could post runs into another's A/B request, bisect or tracking job and
  * turn its verdict. One read of the job for all of it.
  */
-static int check_job(struct db_conn *c, const struct resultdoc *d, long long poster_token, struct err *e)
+static int check_job(struct db_conn *c, const struct resultdoc *d, long long poster_token,
+		     struct err *e)
 {
 	struct db_job_post j;
 
@@ -165,9 +166,9 @@ static int check_job(struct db_conn *c, const struct resultdoc *d, long long pos
 	return 0;
 }
 
-static long long find_or_create(struct db_conn *c, const struct resultdoc *d, const char *params_key,
-				long long *tree_id, long long *commit_id, long long *machine_id,
-				struct err *e)
+static long long find_or_create(struct db_conn *c, const struct resultdoc *d,
+				const char *params_key, long long *tree_id, long long *commit_id,
+				long long *machine_id, struct err *e)
 {
 	const char *tbox = d->tbox_group ? d->tbox_group : d->hostname ? d->hostname : "unknown";
 	long long tc;

@@ -42,8 +42,8 @@ struct lease_queue {
 	long long last_expire, last_full, seen_count, seen_max;
 };
 
-int lease_try(struct db_conn *c, long long machine_id, const char *request_id, long lease_s, json_t **job,
-	      struct err *e)
+int lease_try(struct db_conn *c, long long machine_id, const char *request_id, long lease_s,
+	      json_t **job, struct err *e)
 {
 	long long id = 0;
 	int got = 0;

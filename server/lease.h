@@ -55,8 +55,8 @@ void lease_queue_park(struct lease_queue *q, long long machine_id, const char *r
  * a database error (db_exec()'s errors; ERR_DB when the leased job has no
  * spec).
  */
-int lease_try(struct db_conn *c, long long machine_id, const char *request_id, long lease_s, json_t **job,
-	      struct err *e);
+int lease_try(struct db_conn *c, long long machine_id, const char *request_id, long lease_s,
+	      json_t **job, struct err *e);
 
 /*
  * Expires overdue leases; returns how many jobs changed state, -1 on error.

@@ -114,7 +114,8 @@ static void gather_author(struct mail_gathered *g, const char *author)
  * otherwise). A bisect that is not done (or found no single commit)
  * leaves the regression's range in place.
  */
-static int gather_bisect(struct db_conn *c, struct mail_gathered *g, long long table_ids[3], struct err *e)
+static int gather_bisect(struct db_conn *c, struct mail_gathered *g, long long table_ids[3],
+			 struct err *e)
 {
 	const struct db_mail_bisect *b = &g->bisect;
 	int found = db_mail_bisect(c, g->in.bisect_id, &g->bisect, e);
@@ -210,8 +211,8 @@ static int cmp_table_row(const void *x, const void *y)
  * first, at most MAX_TABLE_ROWS; the others are counted in nr_rows_omitted.
  * The table's column stays LKP's %change of the means.
  */
-static int gather_table(struct db_conn *c, struct mail_gathered *g, long long setup_id, long long base,
-			long long head, long long metric_id, struct err *e)
+static int gather_table(struct db_conn *c, struct mail_gathered *g, long long setup_id,
+			long long base, long long head, long long metric_id, struct err *e)
 {
 	struct compare_opts opts;
 	struct table_row *tr;
@@ -441,8 +442,8 @@ static int gather_machine(struct db_conn *c, struct mail_gathered *g, long long 
  * record's setup) ran on hosts with different fingerprints (lib/hostfp.h,
  * as the compare API's host_fingerprints); none when they agree.
  */
-static int gather_host_note(struct db_conn *c, struct mail_gathered *g, long long setup_id, long long base,
-			    long long head, struct err *e)
+static int gather_host_note(struct db_conn *c, struct mail_gathered *g, long long setup_id,
+			    long long base, long long head, struct err *e)
 {
 	char b[24], h[24];
 	json_t *fb, *fh;
@@ -526,8 +527,8 @@ static void bisect_headline(struct mail_gathered *g, int higher_is_better)
 	g->in.change_pct = g->table_hl_pct;
 }
 
-int mail_gather(struct db_conn *c, const struct config *cfg, long long regression_id, enum report_kind kind,
-		struct mail_gathered *g, struct err *e)
+int mail_gather(struct db_conn *c, const struct config *cfg, long long regression_id,
+		enum report_kind kind, struct mail_gathered *g, struct err *e)
 {
 	const struct db_mail_regression *r = &g->reg;
 	long long table_ids[3] = { 0, 0, 0 }; /* parent, culprit, the parent's stand-in; 0 = none */

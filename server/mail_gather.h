@@ -64,8 +64,9 @@ struct mail_gathered {
  * regression, db/mail.h's database errors, gitmirror's when the
  * transaction was lost while collecting the files.
  */
-int mail_gather(struct db_conn *c, const struct config *cfg, long long regression_id, enum report_kind kind,
-		struct mail_gathered *g, struct err *e) __attribute__((warn_unused_result));
+int mail_gather(struct db_conn *c, const struct config *cfg, long long regression_id,
+		enum report_kind kind, struct mail_gathered *g, struct err *e)
+	__attribute__((warn_unused_result));
 void mail_gather_release(struct mail_gathered *g);
 
 #endif

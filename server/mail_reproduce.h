@@ -1,7 +1,6 @@
 #ifndef REGTRACK_SERVER_MAIL_REPRODUCE_H
 #define REGTRACK_SERVER_MAIL_REPRODUCE_H
 
-
 #include "err.h"
 #include "server/config.h"
 #include "server/mail_gather.h"

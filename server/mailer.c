@@ -347,8 +347,8 @@ out:
 }
 
 /* Renders the result mail of A/B request request_id (abtest_mail) into row id; as render_row. */
-static int render_request(struct db_conn *c, const struct config *cfg, long long id, long long request_id,
-			  struct err *e)
+static int render_request(struct db_conn *c, const struct config *cfg, long long id,
+			  long long request_id, struct err *e)
 {
 	char msgid[200], *subject, *body, *to;
 

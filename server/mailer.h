@@ -1,7 +1,6 @@
 #ifndef REGTRACK_SERVER_MAILER_H
 #define REGTRACK_SERVER_MAILER_H
 
-
 #include "err.h"
 #include "server/config.h"
 

@@ -1,7 +1,6 @@
 #ifndef REGTRACK_SERVER_OUTBOX_H
 #define REGTRACK_SERVER_OUTBOX_H
 
-
 #include "err.h"
 
 struct db_conn;

@@ -62,15 +62,16 @@ static char *picks_json(const struct sched_pick *picks, size_t n,
 }
 
 /* queues the jobs of the picked commits x the plan's matrix; returns how many were new */
-static long queue_jobs(struct server *srv, struct db_conn *c, long long tree_id, const struct plan_ctx *pc,
-		       const char *branch, const struct sched_result *res,
-		       const struct gitmirror_commit *range, struct err *e)
+static long queue_jobs(struct server *srv, struct db_conn *c, long long tree_id,
+		       const struct plan_ctx *pc, const char *branch,
+		       const struct sched_result *res, const struct gitmirror_commit *range,
+		       struct err *e)
 {
 	long queued = 0;
 
 	for (size_t i = 0; i < res->nr_tested; i++) {
-		long long commit_id =
-			db_commit_upsert(c, range[res->tested[i].index].sha, NULL, NULL, tree_id, e);
+		long long commit_id = db_commit_upsert(c, range[res->tested[i].index].sha, NULL,
+						       NULL, tree_id, e);
 
 		if (commit_id < 0)
 			return -1;
@@ -117,8 +118,9 @@ static long queue_jobs(struct server *srv, struct db_conn *c, long long tree_id,
  * poll schedules it. Returns 0 or -1 with e (nothing of this branch
  * written).
  */
-static int schedule_branch(struct server *srv, struct db_conn *c, long long tree_id, const char *dir,
-			   struct plan_ctx *pc, const char *branch, const char *head, struct err *e)
+static int schedule_branch(struct server *srv, struct db_conn *c, long long tree_id,
+			   const char *dir, struct plan_ctx *pc, const char *branch,
+			   const char *head, struct err *e)
 {
 	struct sched_rule rule = pc->rule;
 	int timeout = (int)srv->cfg->poll_timeout_s;
@@ -352,7 +354,8 @@ out:
 }
 
 /* one poll of a claimed tree: fetch, track, record the outcome */
-static void poll_one(struct poller *pl, struct db_conn *c, long long id, const struct db_tree_poll *t)
+static void poll_one(struct poller *pl, struct db_conn *c, long long id,
+		     const struct db_tree_poll *t)
 {
 	struct server *srv = pl->srv;
 	long long t0 = mono_ms();

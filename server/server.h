@@ -64,7 +64,8 @@ struct server {
 	 * (inbox series): the request's id, or -1 with e (the 4xx the API would
 	 * give). main.c sets it to api/requests.c's; NULL: none.
 	 */
-	long long (*submit_request)(struct server *srv, struct db_conn *c, json_t *body, struct err *e);
+	long long (*submit_request)(struct server *srv, struct db_conn *c, json_t *body,
+				    struct err *e);
 	/*
 	 * Resolves the refs of request id, stored in state "resolving" by POST
 	 * /api/v1/requests, and queues its jobs (resolver.h): 0 when done (or

@@ -139,7 +139,8 @@ static int arg_id(struct request *rq, const char *name, long long *id, struct er
 }
 
 /* Side from job id; 404 when there is no such job or it stored no .config. */
-static int job_side(struct db_conn *c, long long id, const char *which, struct side *s, struct err *e)
+static int job_side(struct db_conn *c, long long id, const char *which, struct side *s,
+		    struct err *e)
 {
 	switch (db_kconfig_job(c, id, &s->build, e)) {
 	case -1:

@@ -323,8 +323,8 @@ static int setup_arg(struct request *rq, long long *id, struct err *e)
  * message (id: kconfig, tbox_group, params). *setup_id: the setup kept, 0
  * when no run is left.
  */
-static int one_setup(struct db_conn *c, struct db_profile_runs *runs, long long want, long long *setup_id,
-		     struct err *e)
+static int one_setup(struct db_conn *c, struct db_profile_runs *runs, long long want,
+		     long long *setup_id, struct err *e)
 {
 	long long *ids;
 	size_t nr_ids = 0, k = 0;

@@ -1,7 +1,6 @@
 #ifndef REGTRACK_SERVER_API_QUOTA_H
 #define REGTRACK_SERVER_API_QUOTA_H
 
-
 #include "err.h"
 
 struct db_conn;

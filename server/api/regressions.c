@@ -92,7 +92,8 @@ enum MHD_Result api_regressions_get(struct request *rq)
 }
 
 /* one part of record id as JSON; NULL with e (ERR_NOT_FOUND when there is no such record) */
-static json_t *one_json(struct db_conn *c, int (*get)(struct db_conn *, const char *, json_t **, struct err *),
+static json_t *one_json(struct db_conn *c,
+			int (*get)(struct db_conn *, const char *, json_t **, struct err *),
 			const char *id, struct err *e)
 {
 	json_t *j;

@@ -19,7 +19,7 @@
  * a patch (mbox.h) and stay under MAX_PATCHES (413). Each target x testcase is a group
  * of `rounds` pairs of jobs, base then head, queued in that order (A B A B) above
  * tracking jobs (REQUEST_PRIORITY); a target that is an arch is pinned to one tbox_group
- * by the first lease (ST_JOB_LEASE), a target no worker serves is queued all the same
+ * by the first lease (db_job_lease()), a target no worker serves is queued all the same
  * and listed in `waiting_for`. The verdict is abtest.h's, settled when the last job
  * finishes or the request is read.
  */

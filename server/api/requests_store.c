@@ -120,8 +120,8 @@ static char *spec_text(const struct submission *s, json_t *b, long rounds, const
 	return text;
 }
 
-long long requests_store(struct server *srv, long long token_id, struct db_conn *c, struct submission *s,
-			 json_t *b, long long id, struct err *e)
+long long requests_store(struct server *srv, long long token_id, struct db_conn *c,
+			 struct submission *s, json_t *b, long long id, struct err *e)
 {
 	long rounds = s->repeat < MAX_ROUNDS ? (long)s->repeat : MAX_ROUNDS;
 	char *spec = spec_text(s, b, rounds, srv->cfg->public_url);

@@ -182,8 +182,8 @@ static size_t time_json(long long us, char *out)
  * order, none when there are no points). 0, or -1 with e (then sr and *cm
  * hold nothing to free).
  */
-static int series_order(struct db_conn *c, const struct db_series_points *p, struct db_series_commits *cm,
-			struct series_rows *sr, struct err *e)
+static int series_order(struct db_conn *c, const struct db_series_points *p,
+			struct db_series_commits *cm, struct series_rows *sr, struct err *e)
 {
 	size_t n = p->nr, nids = 0, k = 0;
 	const struct db_series_point *pts = p->rows;

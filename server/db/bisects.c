@@ -1,5 +1,6 @@
 /* The bisects' rows as typed values (see db/bisects.h). */
 #include "server/db/bisects.h"
+#include "server/db/db.h"
 #include "server/db/db_int.h"
 #include "server/db/pgval.h"
 #include "buf.h"
@@ -34,7 +35,8 @@ static int run(struct db_conn *c, enum db_stmt st, int n, const char *const *p, 
 }
 
 /* runs st and returns its first row's first column as an id (0 without a row) */
-static long long run_id(struct db_conn *c, enum db_stmt st, int n, const char *const *p, struct err *e)
+static long long run_id(struct db_conn *c, enum db_stmt st, int n, const char *const *p,
+			struct err *e)
 {
 	PGresult *r = db_exec(c, st, n, p, e);
 	long long id;
@@ -47,8 +49,8 @@ static long long run_id(struct db_conn *c, enum db_stmt st, int n, const char *c
 }
 
 /* every row's first column as an id */
-static int run_ids(struct db_conn *c, enum db_stmt st, int np, const char *const *p, long long **out,
-		   size_t *n, struct err *e)
+static int run_ids(struct db_conn *c, enum db_stmt st, int np, const char *const *p,
+		   long long **out, size_t *n, struct err *e)
 {
 	PGresult *r = db_exec(c, st, np, p, e);
 
@@ -199,7 +201,8 @@ int db_bisect_finish(struct db_conn *c, const struct db_bisect_end *end, long lo
 	return 0;
 }
 
-int db_bisect_siblings_of(struct db_conn *c, long long id, long long **out, size_t *n, struct err *e)
+int db_bisect_siblings_of(struct db_conn *c, long long id, long long **out, size_t *n,
+			  struct err *e)
 {
 	char idb[24];
 	const char *p[1] = { idb };
@@ -219,8 +222,8 @@ int db_bisect_record(struct db_conn *c, long long id, struct err *e)
 
 /* --- levels and rounds ------------------------------------------------------ */
 
-long long db_bisect_commits_insert(struct db_conn *c, long long id, const char *const *shas, size_t n,
-				   int level, struct err *e)
+long long db_bisect_commits_insert(struct db_conn *c, long long id, const char *const *shas,
+				   size_t n, int level, struct err *e)
 {
 	char idb[24], lv[24];
 	struct buf arr = BUF_INIT(0);
@@ -248,7 +251,8 @@ long long db_bisect_commits_insert(struct db_conn *c, long long id, const char *
 	return stored;
 }
 
-int db_bisect_start(struct db_conn *c, long long id, size_t nr_candidates, size_t nr_range, struct err *e)
+int db_bisect_start(struct db_conn *c, long long id, size_t nr_candidates, size_t nr_range,
+		    struct err *e)
 {
 	char idb[24], n1[24], n2[24];
 	const char *p[3] = { idb, n1, n2 };
@@ -259,8 +263,8 @@ int db_bisect_start(struct db_conn *c, long long id, size_t nr_candidates, size_
 	return run(c, ST_BISECT_START, 3, p, e);
 }
 
-int db_bisect_descend(struct db_conn *c, long long id, int level, long long good_id, const char *descent,
-		      struct err *e)
+int db_bisect_descend(struct db_conn *c, long long id, int level, long long good_id,
+		      const char *descent, struct err *e)
 {
 	char idb[24], lv[24], gid[24];
 	const char *p[4] = { idb, lv, gid, descent };
@@ -271,8 +275,8 @@ int db_bisect_descend(struct db_conn *c, long long id, int level, long long good
 	return run(c, ST_BISECT_DESCEND, 4, p, e);
 }
 
-int db_bisect_round(struct db_conn *c, long long id, int round, const char *phase, const char *model,
-		    struct err *e)
+int db_bisect_round(struct db_conn *c, long long id, int round, const char *phase,
+		    const char *model, struct err *e)
 {
 	char idb[24], rb[24];
 	const char *p[4] = { idb, rb, phase, model };
@@ -282,8 +286,8 @@ int db_bisect_round(struct db_conn *c, long long id, int round, const char *phas
 	return run(c, ST_BISECT_ROUND, 4, p, e);
 }
 
-int db_bisect_candidates(struct db_conn *c, long long id, struct db_bisect_candidate **out, size_t *n,
-			 struct err *e)
+int db_bisect_candidates(struct db_conn *c, long long id, struct db_bisect_candidate **out,
+			 size_t *n, struct err *e)
 {
 	char idb[24];
 	const char *p[1] = { idb };
@@ -308,7 +312,8 @@ int db_bisect_candidates(struct db_conn *c, long long id, struct db_bisect_candi
 	return 0;
 }
 
-int db_bisect_jobs(struct db_conn *c, long long id, struct db_bisect_job **out, size_t *n, struct err *e)
+int db_bisect_jobs(struct db_conn *c, long long id, struct db_bisect_job **out, size_t *n,
+		   struct err *e)
 {
 	char idb[24];
 	const char *p[1] = { idb };
@@ -340,8 +345,8 @@ int db_bisect_jobs(struct db_conn *c, long long id, struct db_bisect_job **out, 
 	return 0;
 }
 
-int db_bisect_samples(struct db_conn *c, long long id, int reuse, struct db_bisect_sample **out, size_t *n,
-		      struct err *e)
+int db_bisect_samples(struct db_conn *c, long long id, int reuse, struct db_bisect_sample **out,
+		      size_t *n, struct err *e)
 {
 	char idb[24];
 	const char *p[2] = { idb, reuse ? "true" : "false" };
@@ -417,8 +422,8 @@ int db_bisect_workers(struct db_conn *c, const char *arch, const char *tbox, con
 	return 0;
 }
 
-int db_bisect_job_insert(struct db_conn *c, long long id, long long commit_id, const char *cap, int repeat,
-			 long priority, long max_attempts, int round, struct err *e)
+int db_bisect_job_insert(struct db_conn *c, long long id, long long commit_id, const char *cap,
+			 int repeat, long priority, long max_attempts, int round, struct err *e)
 {
 	char idb[24], cid[24], rep[24], pr[24], ma[24], rb[24];
 	const char *p[7] = { idb, cid, cap, rep, pr, ma, rb };
@@ -439,10 +444,11 @@ int db_bisect_active(struct db_conn *c, long long **out, size_t *n, struct err *
 	return run_ids(c, ST_BISECT_ACTIVE, 0, NULL, out, n, e);
 }
 
-static int reg_row(struct db_conn *c, enum db_stmt st, const char *arg, struct db_bisect_reg_todo *t,
-		   struct err *e);
+static int reg_row(struct db_conn *c, enum db_stmt st, const char *arg,
+		   struct db_bisect_reg_todo *t, struct err *e);
 
-int db_bisect_reg_todo(struct db_conn *c, double min_pct, struct db_bisect_reg_todo *t, struct err *e)
+int db_bisect_reg_todo(struct db_conn *c, double min_pct, struct db_bisect_reg_todo *t,
+		       struct err *e)
 {
 	char minb[32];
 
@@ -459,8 +465,8 @@ int db_bisect_reg_one(struct db_conn *c, long long id, struct db_bisect_reg_todo
 }
 
 /* the row of st (one parameter, arg) into t: 1, 0 when none, -1 with e */
-static int reg_row(struct db_conn *c, enum db_stmt st, const char *arg, struct db_bisect_reg_todo *t,
-		   struct err *e)
+static int reg_row(struct db_conn *c, enum db_stmt st, const char *arg,
+		   struct db_bisect_reg_todo *t, struct err *e)
 {
 	const char *p[1] = { arg };
 	PGresult *r;

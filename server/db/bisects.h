@@ -90,10 +90,11 @@ int db_bisect_finish(struct db_conn *c, const struct db_bisect_end *end, long lo
  * The other records (ids) that share bisect id and still wait for it, in
  * id order: new array *out of *n. Returns 0 or -1 with e.
  */
-int db_bisect_siblings_of(struct db_conn *c, long long id, long long **out, size_t *n, struct err *e)
-	__attribute__((warn_unused_result));
+int db_bisect_siblings_of(struct db_conn *c, long long id, long long **out, size_t *n,
+			  struct err *e) __attribute__((warn_unused_result));
 /* Records what a bisect started by hand found as a regression record (ST_BISECT_RECORD). */
-int db_bisect_record(struct db_conn *c, long long id, struct err *e) __attribute__((warn_unused_result));
+int db_bisect_record(struct db_conn *c, long long id, struct err *e)
+	__attribute__((warn_unused_result));
 
 /*
  * Adds the commits shas[0..n) (40-hex, borrowed; oldest first) as the
@@ -101,17 +102,18 @@ int db_bisect_record(struct db_conn *c, long long id, struct err *e) __attribute
  * Returns how many rows it stored (fewer than n: some are not imported),
  * or -1 with e.
  */
-long long db_bisect_commits_insert(struct db_conn *c, long long id, const char *const *shas, size_t n,
-				   int level, struct err *e) __attribute__((warn_unused_result));
-/* queued -> running with its nr_candidates and nr_range. Returns 0 or -1 with e. */
-int db_bisect_start(struct db_conn *c, long long id, size_t nr_candidates, size_t nr_range, struct err *e)
+long long db_bisect_commits_insert(struct db_conn *c, long long id, const char *const *shas,
+				   size_t n, int level, struct err *e)
 	__attribute__((warn_unused_result));
-/* Moves bisect id to `level` with good end good_id, appending `descent` (a JSON object's text). */
-int db_bisect_descend(struct db_conn *c, long long id, int level, long long good_id, const char *descent,
-		      struct err *e) __attribute__((warn_unused_result));
-/* Records that round `round` is out, in `phase`, with the model (JSON text). */
-int db_bisect_round(struct db_conn *c, long long id, int round, const char *phase, const char *model,
+/* queued -> running with its nr_candidates and nr_range. Returns 0 or -1 with e. */
+int db_bisect_start(struct db_conn *c, long long id, size_t nr_candidates, size_t nr_range,
 		    struct err *e) __attribute__((warn_unused_result));
+/* Moves bisect id to `level` with good end good_id, appending `descent` (a JSON object's text). */
+int db_bisect_descend(struct db_conn *c, long long id, int level, long long good_id,
+		      const char *descent, struct err *e) __attribute__((warn_unused_result));
+/* Records that round `round` is out, in `phase`, with the model (JSON text). */
+int db_bisect_round(struct db_conn *c, long long id, int round, const char *phase,
+		    const char *model, struct err *e) __attribute__((warn_unused_result));
 
 /* One candidate of the current level, in idx order. */
 struct db_bisect_candidate {
@@ -119,8 +121,8 @@ struct db_bisect_candidate {
 	char sha[41];
 };
 /* The candidates of bisect id's current level: new array *out of *n. 0 or -1 with e. */
-int db_bisect_candidates(struct db_conn *c, long long id, struct db_bisect_candidate **out, size_t *n,
-			 struct err *e) __attribute__((warn_unused_result));
+int db_bisect_candidates(struct db_conn *c, long long id, struct db_bisect_candidate **out,
+			 size_t *n, struct err *e) __attribute__((warn_unused_result));
 
 /* One job of the bisect, in id order. */
 struct db_bisect_job {
@@ -132,8 +134,8 @@ struct db_bisect_job {
 	char same_image_as[41]; /* outcome same-image: the commit of that image, else "" */
 };
 /* Every job of bisect id: new array *out of *n. 0 or -1 with e. */
-int db_bisect_jobs(struct db_conn *c, long long id, struct db_bisect_job **out, size_t *n, struct err *e)
-	__attribute__((warn_unused_result));
+int db_bisect_jobs(struct db_conn *c, long long id, struct db_bisect_job **out, size_t *n,
+		   struct err *e) __attribute__((warn_unused_result));
 
 /* One sample: the mean of one ok run at candidate idx (-1 = the level's good end). */
 struct db_bisect_sample {
@@ -145,8 +147,8 @@ struct db_bisect_sample {
  * then run order; runs without a value are left out. New array *out of *n.
  * 0 or -1 with e.
  */
-int db_bisect_samples(struct db_conn *c, long long id, int reuse, struct db_bisect_sample **out, size_t *n,
-		      struct err *e) __attribute__((warn_unused_result));
+int db_bisect_samples(struct db_conn *c, long long id, int reuse, struct db_bisect_sample **out,
+		      size_t *n, struct err *e) __attribute__((warn_unused_result));
 
 /* Steps recorded for round `round` of bisect id (>= 0), or -1 with e. */
 long long db_bisect_steps_count(struct db_conn *c, long long id, int round, struct err *e)
@@ -172,8 +174,8 @@ int db_bisect_workers(struct db_conn *c, const char *arch, const char *tbox, con
 		      const char *window_s, long *idle, long *total, struct err *e)
 	__attribute__((warn_unused_result));
 /* Queues a probe job of bisect id at commit_id for round `round`. 0 or -1 with e. */
-int db_bisect_job_insert(struct db_conn *c, long long id, long long commit_id, const char *cap, int repeat,
-			 long priority, long max_attempts, int round, struct err *e)
+int db_bisect_job_insert(struct db_conn *c, long long id, long long commit_id, const char *cap,
+			 int repeat, long priority, long max_attempts, int round, struct err *e)
 	__attribute__((warn_unused_result));
 
 /* Ids of the queued and running bisects in id order: new array *out of *n. 0 or -1 with e. */
@@ -191,8 +193,8 @@ struct db_bisect_reg_todo {
  * Locks one confirmed regression of |size_pct| >= min_pct without a bisect
  * into *r. Returns 1, 0 when there is none, -1 with e.
  */
-int db_bisect_reg_todo(struct db_conn *c, double min_pct, struct db_bisect_reg_todo *r, struct err *e)
-	__attribute__((warn_unused_result));
+int db_bisect_reg_todo(struct db_conn *c, double min_pct, struct db_bisect_reg_todo *r,
+		       struct err *e) __attribute__((warn_unused_result));
 void db_bisect_reg_todo_release(struct db_bisect_reg_todo *r);
 /*
  * Regression id as db_bisect_reg_todo() reads one, whatever its state and

@@ -1,3 +1,4 @@
+#include "server/db/db.h"
 #include "server/db/db_int.h"
 #include <libpq-events.h>
 #include "server/log.h"
@@ -539,7 +540,8 @@ int db_one_int8(struct db_conn *c, enum db_stmt st, int n, const char *const *pa
 	return 0;
 }
 
-long long db_rows(struct db_conn *c, enum db_stmt st, int n, const char *const *params, struct err *e)
+long long db_rows(struct db_conn *c, enum db_stmt st, int n, const char *const *params,
+		  struct err *e)
 {
 	PGresult *r = db_exec(c, st, n, params, e);
 	long long rows;

@@ -3,7 +3,10 @@
 
 #include <libpq-fe.h>
 
-#include "server/db/db.h"
+#include "err.h"
+
+struct db_conn;
+struct db_result;
 
 /*
  * server/db/'s own header, included by its .c files only (the lint,
@@ -327,8 +330,8 @@ int db_stmts_check(enum db_stmt *missing);
  * whose connection broke is sent once more on the same PGconn, reconnected
  * (PQreset, statements prepared again); db_cmd() does the same for BEGIN.
  */
-PGresult *db_exec(struct db_conn *c, enum db_stmt st, int n, const char *const *params, struct err *e)
-	__attribute__((warn_unused_result));
+PGresult *db_exec(struct db_conn *c, enum db_stmt st, int n, const char *const *params,
+		  struct err *e) __attribute__((warn_unused_result));
 /*
  * db_exec() with the result in PostgreSQL's binary format (every column:
  * int8 as 8 bytes big-endian, float8[] as array_send() writes it; see
@@ -345,8 +348,8 @@ int db_cmd(struct db_conn *c, const char *sql, struct err *e) __attribute__((war
  * (COPY text format, borrowed). Returns the number of rows stored, or -1
  * with e filled like db_exec().
  */
-long long db_copy_in(struct db_conn *c, const char *sql, const char *data, size_t len, struct err *e)
-	__attribute__((warn_unused_result));
+long long db_copy_in(struct db_conn *c, const char *sql, const char *data, size_t len,
+		     struct err *e) __attribute__((warn_unused_result));
 
 /*
  * Small reads, for a statement whose answer is one value or a row count;
@@ -361,8 +364,8 @@ long long db_copy_in(struct db_conn *c, const char *sql, const char *data, size_
 int db_one_int8(struct db_conn *c, enum db_stmt st, int n, const char *const *params, long long *v,
 		struct err *e) __attribute__((warn_unused_result));
 /* The number of rows st returned (an UPDATE ... RETURNING: rows changed), or -1 with e. */
-long long db_rows(struct db_conn *c, enum db_stmt st, int n, const char *const *params, struct err *e)
-	__attribute__((warn_unused_result));
+long long db_rows(struct db_conn *c, enum db_stmt st, int n, const char *const *params,
+		  struct err *e) __attribute__((warn_unused_result));
 /*
  * *text = the first column of the first row, as PostgreSQL's json
  * functions wrote it: a new NUL-terminated string the caller free()s.
@@ -391,7 +394,6 @@ int db_result_json_text(PGresult *r, char **text, struct err *e)
  * such id" (404) from "not in a state for this" (409).
  */
 int db_row_exists(struct db_conn *c, enum db_stmt st, const char *id, struct err *e);
-
 
 /* Runs statement st for its effect (an INSERT, an UPDATE): 0, or -1 with e. */
 int db_runs_do(struct db_conn *c, enum db_stmt st, int n, const char *const *params, struct err *e)

@@ -19,9 +19,9 @@ struct db_conn;
  * settings and the candidates as JSON text (borrowed; the shapes are
  * sql/0023's). 0 or -1.
  */
-int db_detect_explain_set(struct db_conn *c, long long setup_id, long long metric_id, size_t n_commits,
-			  const char *settings, const char *candidates, struct err *e)
-	__attribute__((warn_unused_result));
+int db_detect_explain_set(struct db_conn *c, long long setup_id, long long metric_id,
+			  size_t n_commits, const char *settings, const char *candidates,
+			  struct err *e) __attribute__((warn_unused_result));
 
 /*
  * The reasons of series (setup_id, metric name) as ST_DETECT_EXPLAIN_JSON

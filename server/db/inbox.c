@@ -1,5 +1,6 @@
 /* Typed rows of inboxes, their epochs and messages; see inbox.h. */
 #include "server/db/inbox.h"
+#include "server/db/db.h"
 #include "server/db/db_int.h"
 #include "xalloc.h"
 
@@ -141,7 +142,8 @@ int db_inbox_poll_done(struct db_conn *c, long long id, long ms, const char *err
 	return 0;
 }
 
-int db_inbox_epochs(struct db_conn *c, long long id, struct db_inbox_epoch **ep, size_t *n, struct err *e)
+int db_inbox_epochs(struct db_conn *c, long long id, struct db_inbox_epoch **ep, size_t *n,
+		    struct err *e)
 {
 	PGresult *r = exec_id(c, ST_INBOX_EPOCHS, id, e);
 

@@ -28,7 +28,8 @@ struct db_inbox_new {
 long long db_inbox_upsert(struct db_conn *c, const struct db_inbox_new *in, struct err *e)
 	__attribute__((warn_unused_result));
 /* Every inbox as a JSON array text (ST_INBOXES_JSON): *text new, caller frees. */
-int db_inboxes_json(struct db_conn *c, char **text, struct err *e) __attribute__((warn_unused_result));
+int db_inboxes_json(struct db_conn *c, char **text, struct err *e)
+	__attribute__((warn_unused_result));
 /* Inbox name's messages, oldest first, as a JSON array text (none: "[]"); as above. */
 int db_inbox_messages_json(struct db_conn *c, const char *name, char **text, struct err *e)
 	__attribute__((warn_unused_result));
@@ -43,7 +44,8 @@ int db_inbox_poll_due(struct db_conn *c, long long **ids, size_t *n, struct err 
  * another session (server) holds it, -1 with e. Held until
  * db_inbox_poll_unlock() or the connection's end (a killed server's goes).
  */
-int db_inbox_poll_lock(struct db_conn *c, long long id, struct err *e) __attribute__((warn_unused_result));
+int db_inbox_poll_lock(struct db_conn *c, long long id, struct err *e)
+	__attribute__((warn_unused_result));
 /* Gives the lock back; failures ignored (the connection's end frees it too). */
 void db_inbox_poll_unlock(struct db_conn *c, long long id);
 /*
@@ -51,7 +53,8 @@ void db_inbox_poll_unlock(struct db_conn *c, long long id);
  * reconnect (PQreset) lost it: 1 held, 0 another session took it meanwhile
  * (the poll must stop writing), -1 with e.
  */
-int db_inbox_poll_hold(struct db_conn *c, long long id, struct err *e) __attribute__((warn_unused_result));
+int db_inbox_poll_hold(struct db_conn *c, long long id, struct err *e)
+	__attribute__((warn_unused_result));
 /* An inbox claimed for a poll. */
 struct db_inbox_poll {
 	char *name, *url; /* new copies (db_inbox_poll_release) */
@@ -72,8 +75,8 @@ struct db_inbox_epoch {
 	char last[41];
 };
 /* Inbox id's epochs read so far, by epoch: *ep new array of *n (caller frees; NULL when none). */
-int db_inbox_epochs(struct db_conn *c, long long id, struct db_inbox_epoch **ep, size_t *n, struct err *e)
-	__attribute__((warn_unused_result));
+int db_inbox_epochs(struct db_conn *c, long long id, struct db_inbox_epoch **ep, size_t *n,
+		    struct err *e) __attribute__((warn_unused_result));
 /* Epoch `epoch` of inbox id is read up to commit `last` (40 hex), `added` more messages. */
 int db_inbox_epoch_set(struct db_conn *c, long long id, int epoch, const char *last, long added,
 		       struct err *e) __attribute__((warn_unused_result));

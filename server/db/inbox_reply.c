@@ -1,5 +1,6 @@
 /* Typed rows of a series' reply; see inbox_reply.h. */
 #include "server/db/inbox_reply.h"
+#include "server/db/db.h"
 #include "server/db/db_int.h"
 #include "xalloc.h"
 
@@ -12,8 +13,8 @@ static char *dup_or_null(PGresult *r, int row, int col)
 	return PQgetisnull(r, row, col) ? NULL : xstrdup(PQgetvalue(r, row, col));
 }
 
-int db_inbox_series_ended(struct db_conn *c, long long inbox_id, struct db_inbox_ended **rows, size_t *n,
-			  struct err *e)
+int db_inbox_series_ended(struct db_conn *c, long long inbox_id, struct db_inbox_ended **rows,
+			  size_t *n, struct err *e)
 {
 	char b[24];
 	const char *p[1] = { b };
@@ -66,8 +67,9 @@ int db_inbox_reply_queue(struct db_conn *c, long long id, long long *outbox_id, 
 	return got;
 }
 
-int db_inbox_series_ended_set(struct db_conn *c, long long id, const char *state, const char *verdict,
-			      const char *reason, long long outbox_id, struct err *e)
+int db_inbox_series_ended_set(struct db_conn *c, long long id, const char *state,
+			      const char *verdict, const char *reason, long long outbox_id,
+			      struct err *e)
 {
 	char b[24], o[24];
 	const char *p[5] = { b, state, verdict, reason, outbox_id > 0 ? o : NULL };

@@ -18,16 +18,16 @@ struct db_inbox_ended {
 	char *state, *verdict, *fail_reason; /* verdict, fail_reason: NULL none */
 	int reply_no_change;
 };
-int db_inbox_series_ended(struct db_conn *c, long long inbox_id, struct db_inbox_ended **rows, size_t *n,
-			  struct err *e) __attribute__((warn_unused_result));
+int db_inbox_series_ended(struct db_conn *c, long long inbox_id, struct db_inbox_ended **rows,
+			  size_t *n, struct err *e) __attribute__((warn_unused_result));
 void db_inbox_ended_free(struct db_inbox_ended *rows, size_t n);
 /* Queues series id's reply: 1 with *outbox_id, 0 when it has one already, -1 with e. */
 int db_inbox_reply_queue(struct db_conn *c, long long id, long long *outbox_id, struct err *e)
 	__attribute__((warn_unused_result));
 /* Series id ended: state ("tested" or "replied"), verdict, reason (NULL keep), its reply row (<= 0 none). */
-int db_inbox_series_ended_set(struct db_conn *c, long long id, const char *state, const char *verdict,
-			      const char *reason, long long outbox_id, struct err *e)
-	__attribute__((warn_unused_result));
+int db_inbox_series_ended_set(struct db_conn *c, long long id, const char *state,
+			      const char *verdict, const char *reason, long long outbox_id,
+			      struct err *e) __attribute__((warn_unused_result));
 
 /* What the reply of outbox row id needs (new copies; db_inbox_reply_input_release). */
 struct db_inbox_reply_input {

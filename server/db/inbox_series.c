@@ -1,5 +1,6 @@
 /* Typed rows of series assembly; see inbox_series.h. */
 #include "server/db/inbox_series.h"
+#include "server/db/db.h"
 #include "server/db/db_int.h"
 #include "xalloc.h"
 
@@ -21,8 +22,8 @@ static PGresult *exec_id(struct db_conn *c, enum db_stmt st, long long id, struc
 	return db_exec(c, st, 1, p, e);
 }
 
-int db_inbox_unassigned(struct db_conn *c, long long inbox_id, struct db_inbox_unassigned **rows, size_t *n,
-			struct err *e)
+int db_inbox_unassigned(struct db_conn *c, long long inbox_id, struct db_inbox_unassigned **rows,
+			size_t *n, struct err *e)
 {
 	PGresult *r = exec_id(c, ST_INBOX_UNASSIGNED, inbox_id, e);
 
@@ -55,8 +56,8 @@ void db_inbox_unassigned_free(struct db_inbox_unassigned *rows, size_t n)
 	free(rows);
 }
 
-int db_inbox_message_subject(struct db_conn *c, long long inbox_id, const char *message_id, char *out,
-			     size_t size, struct err *e)
+int db_inbox_message_subject(struct db_conn *c, long long inbox_id, const char *message_id,
+			     char *out, size_t size, struct err *e)
 {
 	char b[24];
 	const char *p[2] = { b, message_id };
@@ -73,7 +74,8 @@ int db_inbox_message_subject(struct db_conn *c, long long inbox_id, const char *
 	return got;
 }
 
-int db_inbox_message_assign(struct db_conn *c, long long id, long long series_id, int part, struct err *e)
+int db_inbox_message_assign(struct db_conn *c, long long id, long long series_id, int part,
+			    struct err *e)
 {
 	char b[24], s[24], pt[24];
 	const char *p[3] = { b, series_id > 0 ? s : NULL, series_id > 0 ? pt : NULL };
@@ -84,8 +86,8 @@ int db_inbox_message_assign(struct db_conn *c, long long id, long long series_id
 	return db_rows(c, ST_INBOX_MESSAGE_ASSIGN, 3, p, e) < 0 ? -1 : 0;
 }
 
-long long db_inbox_series_upsert(struct db_conn *c, long long inbox_id, const struct db_inbox_series_new *s,
-				 struct err *e)
+long long db_inbox_series_upsert(struct db_conn *c, long long inbox_id,
+				 const struct db_inbox_series_new *s, struct err *e)
 {
 	char b[24], v[24], t[24];
 	const char *p[9] = { b,	       s->anchor, s->cover ? "true" : "false",
@@ -242,7 +244,8 @@ int db_inbox_series_set(struct db_conn *c, long long id, const char *state, cons
 	return db_rows(c, ST_INBOX_SERIES_SET, 6, p, e) < 0 ? -1 : 0;
 }
 
-int db_inbox_series_retry(struct db_conn *c, long long id, const char *reason, int max_tries, struct err *e)
+int db_inbox_series_retry(struct db_conn *c, long long id, const char *reason, int max_tries,
+			  struct err *e)
 {
 	char b[24], m[24];
 	const char *p[3] = { b, reason, m };

@@ -20,15 +20,16 @@ struct db_inbox_unassigned {
 	char *message_id, *refs; /* refs: the References ids, space-separated */
 	char *subject, *recipients;
 };
-int db_inbox_unassigned(struct db_conn *c, long long inbox_id, struct db_inbox_unassigned **rows, size_t *n,
-			struct err *e) __attribute__((warn_unused_result));
+int db_inbox_unassigned(struct db_conn *c, long long inbox_id, struct db_inbox_unassigned **rows,
+			size_t *n, struct err *e) __attribute__((warn_unused_result));
 void db_inbox_unassigned_free(struct db_inbox_unassigned *rows, size_t n);
 /* The subject of a stored message into out (cut to size-1): 1, 0 not stored, -1 with e. */
-int db_inbox_message_subject(struct db_conn *c, long long inbox_id, const char *message_id, char *out,
-			     size_t size, struct err *e) __attribute__((warn_unused_result));
-/* Message row id looked at: its series (<= 0: none, not a patch) and part. */
-int db_inbox_message_assign(struct db_conn *c, long long id, long long series_id, int part, struct err *e)
+int db_inbox_message_subject(struct db_conn *c, long long inbox_id, const char *message_id,
+			     char *out, size_t size, struct err *e)
 	__attribute__((warn_unused_result));
+/* Message row id looked at: its series (<= 0: none, not a patch) and part. */
+int db_inbox_message_assign(struct db_conn *c, long long id, long long series_id, int part,
+			    struct err *e) __attribute__((warn_unused_result));
 
 /* A series as one of its parts names it (all borrowed). */
 struct db_inbox_series_new {
@@ -37,8 +38,9 @@ struct db_inbox_series_new {
 	int lead; /* the part is 0 or 1: its version, total, title and author name the series */
 };
 /* The series' id (created waiting, deadline now + the inbox's parts_wait_s), or -1 with e. */
-long long db_inbox_series_upsert(struct db_conn *c, long long inbox_id, const struct db_inbox_series_new *s,
-				 struct err *e) __attribute__((warn_unused_result));
+long long db_inbox_series_upsert(struct db_conn *c, long long inbox_id,
+				 const struct db_inbox_series_new *s, struct err *e)
+	__attribute__((warn_unused_result));
 
 /* A waiting series (new copies; db_inbox_waiting_free). */
 struct db_inbox_waiting {
@@ -81,8 +83,8 @@ int db_inbox_series_set(struct db_conn *c, long long id, const char *state, cons
  * per try (at most 6 h); the try numbered max_tries ends it `failed`. 1 it
  * ended, 0 it waits, -1 with e.
  */
-int db_inbox_series_retry(struct db_conn *c, long long id, const char *reason, int max_tries, struct err *e)
-	__attribute__((warn_unused_result));
+int db_inbox_series_retry(struct db_conn *c, long long id, const char *reason, int max_tries,
+			  struct err *e) __attribute__((warn_unused_result));
 /* An earlier queued series with these patch-ids: its id in *dup; 1, 0 none, -1 with e. */
 int db_inbox_series_dup(struct db_conn *c, long long id, const char *patch_ids, long long *dup,
 			struct err *e) __attribute__((warn_unused_result));

@@ -1,5 +1,6 @@
 /* Typed rows of jobs, machines and leases; see jobs.h. */
 #include "server/db/jobs.h"
+#include "server/db/db.h"
 #include "server/db/db_int.h"
 #include "xalloc.h"
 
@@ -21,8 +22,8 @@ static long long first_id(PGresult *r)
 }
 
 /* Runs st with n parameters: 1 and *id from its first row, 0 when none, -1 with e. */
-static int exec_returning(struct db_conn *c, enum db_stmt st, int n, const char *const *p, long long *id,
-			  struct err *e)
+static int exec_returning(struct db_conn *c, enum db_stmt st, int n, const char *const *p,
+			  long long *id, struct err *e)
 {
 	PGresult *r = db_exec(c, st, n, p, e);
 
@@ -213,8 +214,8 @@ int db_job_finish(struct db_conn *c, long long id, const char *outcome, const ch
 	return 0;
 }
 
-int db_job_set_image(struct db_conn *c, long long id, const char *image_sha256, const char *same_image_as,
-		     struct err *e)
+int db_job_set_image(struct db_conn *c, long long id, const char *image_sha256,
+		     const char *same_image_as, struct err *e)
 {
 	char b[ID_LEN];
 	const char *p[3] = { b, image_sha256, same_image_as };
@@ -230,8 +231,8 @@ int db_job_set_image(struct db_conn *c, long long id, const char *image_sha256, 
 
 /* leases */
 
-int db_job_lease_again(struct db_conn *c, long long machine_id, const char *request_id, long lease_s,
-		       long long *job_id, struct err *e)
+int db_job_lease_again(struct db_conn *c, long long machine_id, const char *request_id,
+		       long lease_s, long long *job_id, struct err *e)
 {
 	char mid[ID_LEN], secs[ID_LEN];
 	const char *p[3] = { mid, request_id, secs };
@@ -382,8 +383,8 @@ int db_machine_seen(struct db_conn *c, long long id, long long *token_id, struct
 	return r ? two_ids(r, &got, token_id) : -1;
 }
 
-int db_job_machine_owner(struct db_conn *c, long long job_id, long long *machine_id, long long *token_id,
-			 struct err *e)
+int db_job_machine_owner(struct db_conn *c, long long job_id, long long *machine_id,
+			 long long *token_id, struct err *e)
 {
 	char b[ID_LEN];
 	const char *p[1] = { b };
@@ -394,8 +395,8 @@ int db_job_machine_owner(struct db_conn *c, long long job_id, long long *machine
 	return r ? two_ids(r, machine_id, token_id) : -1;
 }
 
-int db_job_post_check(struct db_conn *c, long long job_id, long long token_id, struct db_job_post *out,
-		      struct err *e)
+int db_job_post_check(struct db_conn *c, long long job_id, long long token_id,
+		      struct db_job_post *out, struct err *e)
 {
 	char jb[ID_LEN], tb[ID_LEN];
 	const char *p[2] = { jb, token_id ? tb : NULL };
@@ -450,8 +451,7 @@ int db_jobs_queued_by(struct db_conn *c, long long token_id, long long *n, struc
 	return db_one_int8(c, ST_JOBS_QUEUED_BY, 1, p, n, e);
 }
 
-int db_machine_cases_set(struct db_conn *c, long long machine_id, const char *cases,
-			 struct err *e)
+int db_machine_cases_set(struct db_conn *c, long long machine_id, const char *cases, struct err *e)
 {
 	char idb[24];
 	const char *p[2] = { idb, cases };

@@ -104,8 +104,8 @@ int db_job_lock(struct db_conn *c, long long id, struct db_job_lock *out, struct
  * same-image, same_image_as (the 40-hex commit whose image it equals; NULL
  * otherwise) (ST_JOB_IMAGE, sql/0022). Borrowed. 0 or -1 with e.
  */
-int db_job_set_image(struct db_conn *c, long long id, const char *image_sha256, const char *same_image_as,
-		     struct err *e) __attribute__((warn_unused_result));
+int db_job_set_image(struct db_conn *c, long long id, const char *image_sha256,
+		     const char *same_image_as, struct err *e) __attribute__((warn_unused_result));
 
 /*
  * Marks job id done with the worker's outcome, log tail, .config and, for
@@ -123,8 +123,9 @@ int db_job_finish(struct db_conn *c, long long id, const char *outcome, const ch
  * holds, its lease renewed to lease_s seconds from now
  * (ST_JOB_LEASE_AGAIN): 1 with *job_id, 0 when none, -1 with e.
  */
-int db_job_lease_again(struct db_conn *c, long long machine_id, const char *request_id, long lease_s,
-		       long long *job_id, struct err *e) __attribute__((warn_unused_result));
+int db_job_lease_again(struct db_conn *c, long long machine_id, const char *request_id,
+		       long lease_s, long long *job_id, struct err *e)
+	__attribute__((warn_unused_result));
 /*
  * Leases the next queued job that machine_id can run for lease_s seconds,
  * under request_id (NULL: none) (ST_JOB_LEASE): 1 with *job_id, 0 when no
@@ -219,8 +220,8 @@ int db_machine_seen(struct db_conn *c, long long id, long long *token_id, struct
  * The machine job_id is leased to (or was, when done): 1 with its id and
  * owning token (0: none), 0 when the job has no such machine, -1 with e.
  */
-int db_job_machine_owner(struct db_conn *c, long long job_id, long long *machine_id, long long *token_id,
-			 struct err *e) __attribute__((warn_unused_result));
+int db_job_machine_owner(struct db_conn *c, long long job_id, long long *machine_id,
+			 long long *token_id, struct err *e) __attribute__((warn_unused_result));
 
 /* What a run posted to a job is checked against (db_job_post_check()). */
 struct db_job_post {
@@ -238,8 +239,8 @@ struct db_job_post {
  * token_id 0: any may). 1 with *out filled, 0 when there is no such job,
  * -1 with e (db_exec()'s errors).
  */
-int db_job_post_check(struct db_conn *c, long long job_id, long long token_id, struct db_job_post *out,
-		      struct err *e) __attribute__((warn_unused_result));
+int db_job_post_check(struct db_conn *c, long long job_id, long long token_id,
+		      struct db_job_post *out, struct err *e) __attribute__((warn_unused_result));
 
 /*
  * GET /api/v1/jobs (db_jobs_json()) and one job (db_job_json(),
@@ -266,8 +267,8 @@ int db_jobs_queued_by(struct db_conn *c, long long token_id, long long *n, struc
  * Machine machine_id's case table (jsonb text; NULL: it sent none,
  * sql/0021). 0, or -1 with e.
  */
-int db_machine_cases_set(struct db_conn *c, long long machine_id, const char *cases,
-			 struct err *e) __attribute__((warn_unused_result));
+int db_machine_cases_set(struct db_conn *c, long long machine_id, const char *cases, struct err *e)
+	__attribute__((warn_unused_result));
 /*
  * Every registered case table as a JSON array (one object per machine
  * that sent one, by machine id): *text new, caller free()s. 0, or -1 with e.

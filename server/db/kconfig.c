@@ -1,5 +1,6 @@
 /* Typed rows of the .config comparison; see kconfig.h. */
 #include "server/db/kconfig.h"
+#include "server/db/db.h"
 #include "server/db/db_int.h"
 #include "xalloc.h"
 
@@ -73,12 +74,14 @@ static int ends(struct db_conn *c, enum db_stmt st, long long id, struct db_kcon
 	return 1;
 }
 
-int db_kconfig_bisect_ends(struct db_conn *c, long long id, struct db_kconfig_ends *out, struct err *e)
+int db_kconfig_bisect_ends(struct db_conn *c, long long id, struct db_kconfig_ends *out,
+			   struct err *e)
 {
 	return ends(c, ST_KCONFIG_BISECT_ENDS, id, out, e);
 }
 
-int db_kconfig_regression_ends(struct db_conn *c, long long id, struct db_kconfig_ends *out, struct err *e)
+int db_kconfig_regression_ends(struct db_conn *c, long long id, struct db_kconfig_ends *out,
+			       struct err *e)
 {
 	return ends(c, ST_KCONFIG_REGRESSION_ENDS, id, out, e);
 }

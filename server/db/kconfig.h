@@ -38,10 +38,10 @@ struct db_kconfig_ends {
  * such record, -1 with e. Release *out with db_kconfig_ends_release() in
  * every case.
  */
-int db_kconfig_bisect_ends(struct db_conn *c, long long id, struct db_kconfig_ends *out, struct err *e)
-	__attribute__((warn_unused_result));
-int db_kconfig_regression_ends(struct db_conn *c, long long id, struct db_kconfig_ends *out, struct err *e)
-	__attribute__((warn_unused_result));
+int db_kconfig_bisect_ends(struct db_conn *c, long long id, struct db_kconfig_ends *out,
+			   struct err *e) __attribute__((warn_unused_result));
+int db_kconfig_regression_ends(struct db_conn *c, long long id, struct db_kconfig_ends *out,
+			       struct err *e) __attribute__((warn_unused_result));
 void db_kconfig_ends_release(struct db_kconfig_ends *ends);
 
 /* A build and the .config it stored. */

@@ -1,5 +1,6 @@
 /* Typed rows of a report's input and of subscriptions (mail.h); the SQL is in stmts_mail.c. */
 #include "server/db/mail.h"
+#include "server/db/db.h"
 #include "server/db/db_int.h"
 #include "server/db/pgval.h"
 #include "xalloc.h"
@@ -123,7 +124,8 @@ int db_mail_regression_exists(struct db_conn *c, long long regression_id, long l
 
 /* ---- the bisect ----------------------------------------------------- */
 
-int db_mail_bisect(struct db_conn *c, long long bisect_id, struct db_mail_bisect *out, struct err *e)
+int db_mail_bisect(struct db_conn *c, long long bisect_id, struct db_mail_bisect *out,
+		   struct err *e)
 {
 	PGresult *r = exec_id(c, ST_MAIL_BISECT, bisect_id, e);
 
@@ -175,7 +177,8 @@ int db_mail_same_image(struct db_conn *c, long long bisect_id, long long commit_
 	return got;
 }
 
-int db_mail_bisect_steps(struct db_conn *c, long long bisect_id, struct db_mail_steps *out, struct err *e)
+int db_mail_bisect_steps(struct db_conn *c, long long bisect_id, struct db_mail_steps *out,
+			 struct err *e)
 {
 	PGresult *r = exec_id(c, ST_MAIL_BISECT_STEPS, bisect_id, e);
 	int n;
@@ -252,8 +255,8 @@ int db_mail_compare(struct db_conn *c, long long setup_id, long long base_id, lo
 	return mail_compare(c, ST_MAIL_COMPARE, setup_id, base_id, head_id, out, e);
 }
 
-int db_mail_profile_compare(struct db_conn *c, long long setup_id, long long base_id, long long head_id,
-			    struct db_mail_compare *out, struct err *e)
+int db_mail_profile_compare(struct db_conn *c, long long setup_id, long long base_id,
+			    long long head_id, struct db_mail_compare *out, struct err *e)
 {
 	return mail_compare(c, ST_MAIL_PROFILE_COMPARE, setup_id, base_id, head_id, out, e);
 }
@@ -268,8 +271,8 @@ void db_mail_compare_free(struct db_mail_compare *t)
 
 /* ---- the test machine ----------------------------------------------- */
 
-int db_mail_machine(struct db_conn *c, long long setup_id, long long commit_id, struct db_mail_machine *out,
-		    struct err *e)
+int db_mail_machine(struct db_conn *c, long long setup_id, long long commit_id,
+		    struct db_mail_machine *out, struct err *e)
 {
 	char s[24], m[24];
 	const char *p[2] = { s, m };
@@ -315,7 +318,8 @@ void db_mail_machine_free(struct db_mail_machine *m)
 
 /* ---- the culprit's files -------------------------------------------- */
 
-int db_mail_diffstat(struct db_conn *c, long long commit_id, struct db_mail_diffstat *out, struct err *e)
+int db_mail_diffstat(struct db_conn *c, long long commit_id, struct db_mail_diffstat *out,
+		     struct err *e)
 {
 	PGresult *r = exec_id(c, ST_MAIL_DIFFSTAT, commit_id, e);
 	int found;
@@ -333,7 +337,8 @@ int db_mail_diffstat(struct db_conn *c, long long commit_id, struct db_mail_diff
 	return found;
 }
 
-int db_mail_commit_files(struct db_conn *c, long long commit_id, struct db_mail_files *out, struct err *e)
+int db_mail_commit_files(struct db_conn *c, long long commit_id, struct db_mail_files *out,
+			 struct err *e)
 {
 	PGresult *r = exec_id(c, ST_MAIL_COMMIT_FILES, commit_id, e);
 	int n;
@@ -362,8 +367,8 @@ void db_mail_files_free(struct db_mail_files *f)
 
 /* ---- subscriptions -------------------------------------------------- */
 
-int db_mail_subs_match(struct db_conn *c, const char *tree, const char *testcase, struct db_mail_subs *out,
-		       struct err *e)
+int db_mail_subs_match(struct db_conn *c, const char *tree, const char *testcase,
+		       struct db_mail_subs *out, struct err *e)
 {
 	const char *p[2] = { tree, testcase };
 	PGresult *r = db_exec(c, ST_MAIL_SUBS_MATCH, 2, p, e);
@@ -391,8 +396,9 @@ void db_mail_subs_free(struct db_mail_subs *s)
 	memset(s, 0, sizeof(*s));
 }
 
-long long db_mail_sub_insert(struct db_conn *c, const char *email, const char *tree, const char *testcase,
-			     const char *metric, const char *paths, struct err *e)
+long long db_mail_sub_insert(struct db_conn *c, const char *email, const char *tree,
+			     const char *testcase, const char *metric, const char *paths,
+			     struct err *e)
 {
 	const char *p[5] = { email, tree, testcase, metric, paths };
 	PGresult *r = db_exec(c, ST_SUB_INSERT, 5, p, e);
@@ -419,8 +425,8 @@ int db_mail_sub_delete(struct db_conn *c, long long id, struct err *e)
 
 /* ---- an A/B request's fingerprints ------------------------------------- */
 
-long db_mail_request_fingerprints(struct db_conn *c, long long request_id, struct db_mail_group_fp **out,
-				  struct err *e)
+long db_mail_request_fingerprints(struct db_conn *c, long long request_id,
+				  struct db_mail_group_fp **out, struct err *e)
 {
 	PGresult *r = exec_id(c, ST_MAIL_REQUEST_FINGERPRINTS, request_id, e);
 	long n;

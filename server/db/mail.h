@@ -92,8 +92,8 @@ struct db_mail_bisect {
  * The culprit of bisect `bisect_id` when it is done with a first bad
  * commit: 1 and out, 0 when not (out zeroed), -1 with e.
  */
-int db_mail_bisect(struct db_conn *c, long long bisect_id, struct db_mail_bisect *out, struct err *e)
-	__attribute__((warn_unused_result));
+int db_mail_bisect(struct db_conn *c, long long bisect_id, struct db_mail_bisect *out,
+		   struct err *e) __attribute__((warn_unused_result));
 void db_mail_bisect_free(struct db_mail_bisect *b);
 
 struct db_mail_step {
@@ -119,8 +119,8 @@ int db_mail_same_image(struct db_conn *c, long long bisect_id, long long commit_
 		       char sha[41], struct err *e) __attribute__((warn_unused_result));
 
 /* The steps of bisect `bisect_id`: 0 and out (n may be 0), -1 with e. */
-int db_mail_bisect_steps(struct db_conn *c, long long bisect_id, struct db_mail_steps *out, struct err *e)
-	__attribute__((warn_unused_result));
+int db_mail_bisect_steps(struct db_conn *c, long long bisect_id, struct db_mail_steps *out,
+			 struct err *e) __attribute__((warn_unused_result));
 void db_mail_steps_free(struct db_mail_steps *s);
 
 /* ---- the comparison table (ST_MAIL_COMPARE) ------------------------- */
@@ -153,8 +153,8 @@ int db_mail_compare(struct db_conn *c, long long setup_id, long long base_id, lo
  * most values at both commits. Same shape and errors as db_mail_compare();
  * n is 0 when no setup has profiled runs at both commits.
  */
-int db_mail_profile_compare(struct db_conn *c, long long setup_id, long long base_id, long long head_id,
-			    struct db_mail_compare *out, struct err *e)
+int db_mail_profile_compare(struct db_conn *c, long long setup_id, long long base_id,
+			    long long head_id, struct db_mail_compare *out, struct err *e)
 	__attribute__((warn_unused_result));
 /* Frees t (either function's); a zeroed t is fine. */
 void db_mail_compare_free(struct db_mail_compare *t);
@@ -183,8 +183,8 @@ struct db_mail_machine {
  * The machine of the newest run of setup `setup_id` at commit `commit_id`:
  * 1 and out, 0 when there is no such run (out zeroed), -1 with e.
  */
-int db_mail_machine(struct db_conn *c, long long setup_id, long long commit_id, struct db_mail_machine *out,
-		    struct err *e) __attribute__((warn_unused_result));
+int db_mail_machine(struct db_conn *c, long long setup_id, long long commit_id,
+		    struct db_mail_machine *out, struct err *e) __attribute__((warn_unused_result));
 void db_mail_machine_free(struct db_mail_machine *m);
 
 /* ---- the culprit's files (ST_MAIL_DIFFSTAT, ST_MAIL_COMMIT_FILES) --- */
@@ -194,8 +194,8 @@ struct db_mail_diffstat {
 };
 
 /* The diffstat of commit `commit_id`: 1 and out, 0 when not collected, -1 with e. */
-int db_mail_diffstat(struct db_conn *c, long long commit_id, struct db_mail_diffstat *out, struct err *e)
-	__attribute__((warn_unused_result));
+int db_mail_diffstat(struct db_conn *c, long long commit_id, struct db_mail_diffstat *out,
+		     struct err *e) __attribute__((warn_unused_result));
 
 struct db_mail_file {
 	const char *path;	    /* relative to the tree's root, as git prints it */
@@ -209,8 +209,8 @@ struct db_mail_files {
 };
 
 /* Every file commit `commit_id` touched: 0 and out (n may be 0), -1 with e. */
-int db_mail_commit_files(struct db_conn *c, long long commit_id, struct db_mail_files *out, struct err *e)
-	__attribute__((warn_unused_result));
+int db_mail_commit_files(struct db_conn *c, long long commit_id, struct db_mail_files *out,
+			 struct err *e) __attribute__((warn_unused_result));
 void db_mail_files_free(struct db_mail_files *f);
 
 /* ---- subscriptions (ST_MAIL_SUBS_MATCH, ST_SUB_*) -------------------- */
@@ -231,17 +231,17 @@ struct db_mail_subs {
  * The subscriptions of tree `tree` and testcase `testcase` (or of any);
  * their metric and paths are for the caller to match: 0 and out, -1 with e.
  */
-int db_mail_subs_match(struct db_conn *c, const char *tree, const char *testcase, struct db_mail_subs *out,
-		       struct err *e) __attribute__((warn_unused_result));
+int db_mail_subs_match(struct db_conn *c, const char *tree, const char *testcase,
+		       struct db_mail_subs *out, struct err *e) __attribute__((warn_unused_result));
 void db_mail_subs_free(struct db_mail_subs *s);
 
 /*
  * Inserts a subscription; tree, testcase, metric NULL = any, paths a
  * PostgreSQL text[] literal or NULL (none). Returns its id or -1 with e.
  */
-long long db_mail_sub_insert(struct db_conn *c, const char *email, const char *tree, const char *testcase,
-			     const char *metric, const char *paths, struct err *e)
-	__attribute__((warn_unused_result));
+long long db_mail_sub_insert(struct db_conn *c, const char *email, const char *tree,
+			     const char *testcase, const char *metric, const char *paths,
+			     struct err *e) __attribute__((warn_unused_result));
 
 /* The host fingerprints of one group of an A/B request's runs. */
 struct db_mail_group_fp {
@@ -255,12 +255,14 @@ struct db_mail_group_fp {
  * each side (ST_MAIL_REQUEST_FINGERPRINTS), by group: the count with *out a
  * new array (NULL when 0; free with db_mail_group_fps_free()), or -1 with e.
  */
-long db_mail_request_fingerprints(struct db_conn *c, long long request_id, struct db_mail_group_fp **out,
-				  struct err *e) __attribute__((warn_unused_result));
+long db_mail_request_fingerprints(struct db_conn *c, long long request_id,
+				  struct db_mail_group_fp **out, struct err *e)
+	__attribute__((warn_unused_result));
 void db_mail_group_fps_free(struct db_mail_group_fp *f, long n);
 
 /* Deletes subscription `id`: 1 deleted, 0 no such subscription, -1 with e. */
-int db_mail_sub_delete(struct db_conn *c, long long id, struct err *e) __attribute__((warn_unused_result));
+int db_mail_sub_delete(struct db_conn *c, long long id, struct err *e)
+	__attribute__((warn_unused_result));
 
 /*
  * GET /api/v1/outbox (db_outbox_json(): regression_id, decimal text or

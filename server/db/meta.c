@@ -1,5 +1,6 @@
 /* Typed reads of health, metric properties and row existence (see meta.h). */
 #include "server/db/meta.h"
+#include "server/db/db.h"
 #include "server/db/db_int.h"
 #include "buf.h"
 
@@ -15,8 +16,8 @@ int db_health(struct db_conn *c, struct err *e)
 	return 0;
 }
 
-int db_metric_set(struct db_conn *c, const char *name, const char *unit, const char *hib, const char *mon,
-		  struct db_metric *out, struct err *e)
+int db_metric_set(struct db_conn *c, const char *name, const char *unit, const char *hib,
+		  const char *mon, struct db_metric *out, struct err *e)
 {
 	const char *p[4] = { name, unit, hib, mon };
 	PGresult *r = db_exec(c, ST_METRIC_SET, 4, p, e);

@@ -21,7 +21,7 @@ struct db_metric {
 	int higher_is_better;	 /* 1, 0, or -1 when not known */
 	int is_monitor;		 /* 1 or 0 */
 	const char *source;	 /* "api", "registry", ... */
-	struct db_result *res_;		 /* the row the strings point into */
+	struct db_result *res_;	 /* the row the strings point into */
 };
 
 /*
@@ -30,10 +30,10 @@ struct db_metric {
  * (hib and mon "t" or "f"). 0 and *out, the row as stored now (until
  * db_metric_free()), or -1 with e.
  */
-int db_metric_set(struct db_conn *c, const char *name, const char *unit, const char *hib, const char *mon,
-		  struct db_metric *out, struct err *e) __attribute__((warn_unused_result));
+int db_metric_set(struct db_conn *c, const char *name, const char *unit, const char *hib,
+		  const char *mon, struct db_metric *out, struct err *e)
+	__attribute__((warn_unused_result));
 void db_metric_free(struct db_metric *m);
-
 
 /*
  * The tracking gauges of GET /metrics (ST_TRACK_GAUGES) appended to b as
@@ -45,7 +45,8 @@ void db_metric_free(struct db_metric *m);
  * HELP and TYPE lines. 0 or -1 with e (b unchanged on an error).
  */
 struct buf;
-int db_track_gauges(struct db_conn *c, struct buf *b, struct err *e) __attribute__((warn_unused_result));
+int db_track_gauges(struct db_conn *c, struct buf *b, struct err *e)
+	__attribute__((warn_unused_result));
 
 /*
  * GET /api/v1/machines (db_machines_json()), /api/v1/testcases

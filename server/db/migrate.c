@@ -1,4 +1,5 @@
 #include "server/db/migrate.h"
+#include "server/db/db.h"
 #include "server/db/db_int.h"
 
 #include <stdio.h>

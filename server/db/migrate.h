@@ -1,7 +1,6 @@
 #ifndef REGTRACK_SERVER_MIGRATE_H
 #define REGTRACK_SERVER_MIGRATE_H
 
-
 #include "err.h"
 
 struct db_conn;
@@ -24,6 +23,7 @@ extern const unsigned nr_migrations;
  * failed a statement; that migration is rolled back and later ones are not
  * tried.
  */
-int migrate_apply(struct db_conn *conn, int *applied, struct err *e) __attribute__((warn_unused_result));
+int migrate_apply(struct db_conn *conn, int *applied, struct err *e)
+	__attribute__((warn_unused_result));
 
 #endif

@@ -1,5 +1,6 @@
 /* Typed rows and updates of the outbox (outbox.h); the SQL is in stmts_mail.c. */
 #include "server/db/outbox.h"
+#include "server/db/db.h"
 #include "server/db/db_int.h"
 #include "xalloc.h"
 
@@ -165,7 +166,8 @@ int db_outbox_render(struct db_conn *c, long long id, const char *subject, const
 	return exec_cmd(c, ST_OUTBOX_RENDER, 8, p, e);
 }
 
-int db_outbox_give_up(struct db_conn *c, long long id, const char *state, const char *why, struct err *e)
+int db_outbox_give_up(struct db_conn *c, long long id, const char *state, const char *why,
+		      struct err *e)
 {
 	char oid[24];
 	const char *p[3] = { oid, state, why };

@@ -1,7 +1,6 @@
 #ifndef REGTRACK_SERVER_DB_OUTBOX_H
 #define REGTRACK_SERVER_DB_OUTBOX_H
 
-
 #include "err.h"
 
 struct db_conn;
@@ -68,14 +67,15 @@ int db_outbox_sibling_root(struct db_conn *c, const char *regression_ids, const 
 	__attribute__((warn_unused_result));
 
 /* Queues every 'held' row again, due now. Returns how many, or -1 with e. */
-long long db_outbox_release_held(struct db_conn *c, struct err *e) __attribute__((warn_unused_result));
+long long db_outbox_release_held(struct db_conn *c, struct err *e)
+	__attribute__((warn_unused_result));
 
 struct db_outbox_row {
 	const char *subject, *body, *message_id;
 	const char *in_reply_to; /* NULL for a thread's first mail */
 	const char *recipients;	 /* space-separated addresses */
 	const char *cc;		 /* space-separated addresses, "" none */
-	struct db_result *res;		 /* private: owns the strings until db_outbox_row_free() */
+	struct db_result *res;	 /* private: owns the strings until db_outbox_row_free() */
 };
 
 /* The rendered text of row `id`: 1 and out, 0 when there is no such row, -1 with e. */
@@ -97,10 +97,11 @@ int db_outbox_render(struct db_conn *c, long long id, const char *subject, const
  * Sets row `id` to `state` ("failed", "skipped" or "held") with last_error
  * `why`. 0 or -1 with e.
  */
-int db_outbox_give_up(struct db_conn *c, long long id, const char *state, const char *why, struct err *e)
-	__attribute__((warn_unused_result));
+int db_outbox_give_up(struct db_conn *c, long long id, const char *state, const char *why,
+		      struct err *e) __attribute__((warn_unused_result));
 /* Row `id` waits one second more (for its thread's root). 0 or -1 with e. */
-int db_outbox_defer(struct db_conn *c, long long id, struct err *e) __attribute__((warn_unused_result));
+int db_outbox_defer(struct db_conn *c, long long id, struct err *e)
+	__attribute__((warn_unused_result));
 /* Row `id` went out: `state` "sent" or "dry_run". 0 or -1 with e. */
 int db_outbox_done(struct db_conn *c, long long id, const char *state, struct err *e)
 	__attribute__((warn_unused_result));

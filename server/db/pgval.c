@@ -1,4 +1,5 @@
 #include "server/db/pgval.h"
+#include "server/db/db.h"
 #include "server/db/db_int.h"
 
 #include <math.h>

@@ -1,5 +1,6 @@
 /* Typed rows of test plans and what they scheduled; see plans.h. */
 #include "server/db/plans.h"
+#include "server/db/db.h"
 #include "server/db/db_int.h"
 #include "xalloc.h"
 
@@ -11,8 +12,8 @@
 
 /* plans */
 
-int db_plan_store(struct db_conn *c, const char *name, long long tree_id, const char *spec, int enabled,
-		  int create_only, enum db_plan_change *change, struct err *e)
+int db_plan_store(struct db_conn *c, const char *name, long long tree_id, const char *spec,
+		  int enabled, int create_only, enum db_plan_change *change, struct err *e)
 {
 	char tid[ID_LEN];
 	const char *p[5] = { name, tid, spec, enabled ? "true" : "false",
@@ -141,7 +142,8 @@ void db_plan_rows_free(struct db_plan_row *rows, size_t n)
 	free(rows);
 }
 
-int db_setup_plan_detect(struct db_conn *c, long long setup_id, char **plan, char **detect, struct err *e)
+int db_setup_plan_detect(struct db_conn *c, long long setup_id, char **plan, char **detect,
+			 struct err *e)
 {
 	char sid[ID_LEN];
 	const char *p[1] = { sid };
@@ -164,7 +166,8 @@ int db_setup_plan_detect(struct db_conn *c, long long setup_id, char **plan, cha
 
 /* scheduling */
 
-int db_plan_head(struct db_conn *c, long long plan_id, const char *branch, char sha[41], struct err *e)
+int db_plan_head(struct db_conn *c, long long plan_id, const char *branch, char sha[41],
+		 struct err *e)
 {
 	char pid[ID_LEN];
 	const char *p[2] = { pid, branch };

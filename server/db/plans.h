@@ -30,8 +30,8 @@ enum db_plan_change {
  * created by another writer between the read and the insert is
  * ERR_CONFLICT.
  */
-int db_plan_store(struct db_conn *c, const char *name, long long tree_id, const char *spec, int enabled,
-		  int create_only, enum db_plan_change *change, struct err *e)
+int db_plan_store(struct db_conn *c, const char *name, long long tree_id, const char *spec,
+		  int enabled, int create_only, enum db_plan_change *change, struct err *e)
 	__attribute__((warn_unused_result));
 /*
  * Deletes plan `name`, cancelling its queued jobs first (their count in
@@ -40,7 +40,6 @@ int db_plan_store(struct db_conn *c, const char *name, long long tree_id, const 
  */
 int db_plan_delete(struct db_conn *c, const char *name, long *cancelled, struct err *e)
 	__attribute__((warn_unused_result));
-
 
 /*
  * The plan reads, as JSON text: every plan by name (db_plans_json()), the
@@ -74,8 +73,8 @@ void db_plan_rows_free(struct db_plan_row *rows, size_t n);
  * *detect new copies (caller frees: the plan's name, the object as JSON
  * text), 0 when no such plan (both NULL), -1 with e.
  */
-int db_setup_plan_detect(struct db_conn *c, long long setup_id, char **plan, char **detect, struct err *e)
-	__attribute__((warn_unused_result));
+int db_setup_plan_detect(struct db_conn *c, long long setup_id, char **plan, char **detect,
+			 struct err *e) __attribute__((warn_unused_result));
 
 /* scheduling */
 
@@ -83,8 +82,8 @@ int db_setup_plan_detect(struct db_conn *c, long long setup_id, char **plan, cha
  * The head plan_id scheduled up to on branch (ST_PLAN_HEAD): 1 with sha
  * (41 bytes), 0 when the plan never looked at the branch, -1 with e.
  */
-int db_plan_head(struct db_conn *c, long long plan_id, const char *branch, char sha[41], struct err *e)
-	__attribute__((warn_unused_result));
+int db_plan_head(struct db_conn *c, long long plan_id, const char *branch, char sha[41],
+		 struct err *e) __attribute__((warn_unused_result));
 /* Moves it to sha (ST_PLAN_HEAD_SET). 0 or -1 with e. */
 int db_plan_head_set(struct db_conn *c, long long plan_id, const char *branch, const char *sha,
 		     struct err *e) __attribute__((warn_unused_result));

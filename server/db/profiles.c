@@ -1,4 +1,5 @@
 #include "server/db/profiles.h"
+#include "server/db/db.h"
 #include "server/db/db_int.h"
 #include "xalloc.h"
 
@@ -108,8 +109,9 @@ int db_profile_runs_bisect(struct db_conn *c, long long id, const char *work_met
 	return r ? fill_runs(r, out) : -1;
 }
 
-int db_profile_runs_request(struct db_conn *c, long long id, const char *target, const char *testcase,
-			    const char *work_metrics, struct db_profile_runs *out, struct err *e)
+int db_profile_runs_request(struct db_conn *c, long long id, const char *target,
+			    const char *testcase, const char *work_metrics,
+			    struct db_profile_runs *out, struct err *e)
 {
 	char idb[24];
 	const char *p[4] = { idb, target, testcase, work_metrics };
@@ -134,8 +136,8 @@ static void sha_of(PGresult *r, int col, char out[41])
 	snprintf(out, 41, "%s", PQgetisnull(r, 0, col) ? "" : PQgetvalue(r, 0, col));
 }
 
-int db_profile_bisect_ends(struct db_conn *c, long long id, char *state, size_t size, char first_bad[41],
-			   char parent[41], struct err *e)
+int db_profile_bisect_ends(struct db_conn *c, long long id, char *state, size_t size,
+			   char first_bad[41], char parent[41], struct err *e)
 {
 	char idb[24];
 	const char *p[1] = { idb };
@@ -156,7 +158,8 @@ int db_profile_bisect_ends(struct db_conn *c, long long id, char *state, size_t 
 	return 1;
 }
 
-int db_profile_request_ends(struct db_conn *c, long long id, char base[41], char head[41], struct err *e)
+int db_profile_request_ends(struct db_conn *c, long long id, char base[41], char head[41],
+			    struct err *e)
 {
 	char idb[24];
 	const char *p[1] = { idb };
@@ -205,8 +208,8 @@ int db_bisect_monitors(struct db_conn *c, long long id, char out[32], struct err
 	return 0;
 }
 
-int db_bisect_profile_jobs(struct db_conn *c, long long id, long long a, long long b, long long *total,
-			   long long *out, struct err *e)
+int db_bisect_profile_jobs(struct db_conn *c, long long id, long long a, long long b,
+			   long long *total, long long *out, struct err *e)
 {
 	char idb[24], ab[24], bb[24];
 	const char *p[3] = { idb, ab, bb };
@@ -224,9 +227,9 @@ int db_bisect_profile_jobs(struct db_conn *c, long long id, long long a, long lo
 	return 0;
 }
 
-int db_bisect_profile_job_insert(struct db_conn *c, long long id, long long commit_id, const char *cap,
-				 int repeat, long priority, long max_attempts, int round,
-				 struct err *e)
+int db_bisect_profile_job_insert(struct db_conn *c, long long id, long long commit_id,
+				 const char *cap, int repeat, long priority, long max_attempts,
+				 int round, struct err *e)
 {
 	char idb[24], cid[24], rep[24], pr[24], ma[24], rb[24];
 	const char *p[7] = { idb, cid, cap, rep, pr, ma, rb };

@@ -74,8 +74,9 @@ int db_profile_runs_bisect(struct db_conn *c, long long id, const char *work_met
  * The profiled runs of request id's jobs, base and head, of target and
  * testcase (each NULL: any) (ST_PROFILE_RUNS_REQUEST).
  */
-int db_profile_runs_request(struct db_conn *c, long long id, const char *target, const char *testcase,
-			    const char *work_metrics, struct db_profile_runs *out, struct err *e)
+int db_profile_runs_request(struct db_conn *c, long long id, const char *target,
+			    const char *testcase, const char *work_metrics,
+			    struct db_profile_runs *out, struct err *e)
 	__attribute__((warn_unused_result));
 void db_profile_runs_free(struct db_profile_runs *r);
 
@@ -84,14 +85,15 @@ void db_profile_runs_free(struct db_profile_runs *r);
  * first bad commit and the parent the verification compared it with
  * (each a sha, "" when none), 0 when there is no bisect id, -1 with e.
  */
-int db_profile_bisect_ends(struct db_conn *c, long long id, char *state, size_t size, char first_bad[41],
-			   char parent[41], struct err *e) __attribute__((warn_unused_result));
+int db_profile_bisect_ends(struct db_conn *c, long long id, char *state, size_t size,
+			   char first_bad[41], char parent[41], struct err *e)
+	__attribute__((warn_unused_result));
 /*
  * A request's base and head commits ("" for a head not known yet): 1, 0
  * when there is no request id, -1 with e.
  */
-int db_profile_request_ends(struct db_conn *c, long long id, char base[41], char head[41], struct err *e)
-	__attribute__((warn_unused_result));
+int db_profile_request_ends(struct db_conn *c, long long id, char base[41], char head[41],
+			    struct err *e) __attribute__((warn_unused_result));
 
 /* bisects' profile round (server/bisect_step.c) */
 
@@ -105,14 +107,15 @@ int db_bisect_monitors(struct db_conn *c, long long id, char out[32], struct err
  * The profile round's jobs of bisect id at commits a and b (ids): *total
  * of them, *out still queued or leased. 0 or -1 with e.
  */
-int db_bisect_profile_jobs(struct db_conn *c, long long id, long long a, long long b, long long *total,
-			   long long *out, struct err *e) __attribute__((warn_unused_result));
+int db_bisect_profile_jobs(struct db_conn *c, long long id, long long a, long long b,
+			   long long *total, long long *out, struct err *e)
+	__attribute__((warn_unused_result));
 /*
  * Queues a profile-round job of bisect id at commit_id (the bisect's
  * setup and monitors; bisect_round round). 0 or -1 with e.
  */
-int db_bisect_profile_job_insert(struct db_conn *c, long long id, long long commit_id, const char *cap,
-				 int repeat, long priority, long max_attempts, int round,
-				 struct err *e) __attribute__((warn_unused_result));
+int db_bisect_profile_job_insert(struct db_conn *c, long long id, long long commit_id,
+				 const char *cap, int repeat, long priority, long max_attempts,
+				 int round, struct err *e) __attribute__((warn_unused_result));
 
 #endif

@@ -1,5 +1,6 @@
 /* The alert-quality ledger's read (see quality.h). */
 #include "server/db/quality.h"
+#include "server/db/db.h"
 #include "server/db/db_int.h"
 #include "xalloc.h"
 

@@ -1,5 +1,6 @@
 /* The regression records and the detection queue as typed values (see db/regressions.h). */
 #include "server/db/regressions.h"
+#include "server/db/db.h"
 #include "server/db/db_int.h"
 #include "buf.h"
 #include "xalloc.h"
@@ -88,7 +89,8 @@ int db_detect_requeue_stale(struct db_conn *c, struct err *e)
 	return run(c, ST_DETECT_REQUEUE_STALE, 0, NULL, e);
 }
 
-int db_detect_series(struct db_conn *c, long long setup_id, struct db_detect_series *s, struct err *e)
+int db_detect_series(struct db_conn *c, long long setup_id, struct db_detect_series *s,
+		     struct err *e)
 {
 	char idb[24];
 	const char *p[1] = { idb };
@@ -125,8 +127,8 @@ void db_detect_series_free(struct db_detect_series *s)
 
 /* --- records ---------------------------------------------------------------- */
 
-int db_regr_covering(struct db_conn *c, long long setup_id, long long metric_id, long long good_commit,
-		     long long bad_commit, long long *id, struct err *e)
+int db_regr_covering(struct db_conn *c, long long setup_id, long long metric_id,
+		     long long good_commit, long long bad_commit, long long *id, struct err *e)
 {
 	char ids[4][24];
 	const char *p[4] = { ids[0], ids[1], ids[2], ids[3] };
@@ -300,8 +302,9 @@ int db_series_change_points(struct db_conn *c, long long setup_id, const char *m
 
 /* --- the API's JSON ---------------------------------------------------------- */
 
-json_t *db_regressions_json(struct db_conn *c, const char *state, const char *kind, const char *testcase,
-			    const char *metric, long long limit, int leaders, struct err *e)
+json_t *db_regressions_json(struct db_conn *c, const char *state, const char *kind,
+			    const char *testcase, const char *metric, long long limit, int leaders,
+			    struct err *e)
 {
 	char lim[24];
 	const char *p[6] = { state, kind, testcase, metric, lim, leaders ? "t" : NULL };
@@ -358,8 +361,8 @@ int db_regression_story_json(struct db_conn *c, const char *id, json_t **out, st
 	return one_json(c, ST_REGRESSION_STORY_JSON, id, out, e);
 }
 
-int db_tip_job(struct db_conn *c, long long setup_id, long long commit_id, long long *job_id, char *branch,
-	       size_t size, struct err *e)
+int db_tip_job(struct db_conn *c, long long setup_id, long long commit_id, long long *job_id,
+	       char *branch, size_t size, struct err *e)
 {
 	char ids[2][24];
 	const char *p[2] = { ids[0], ids[1] };

@@ -61,8 +61,8 @@ struct db_detect_series {
 	void *res; /* private: the rows the names point into */
 };
 /* Every ok run mean of setup_id into *s (zeroed first). 0 or -1. */
-int db_detect_series(struct db_conn *c, long long setup_id, struct db_detect_series *s, struct err *e)
-	__attribute__((warn_unused_result));
+int db_detect_series(struct db_conn *c, long long setup_id, struct db_detect_series *s,
+		     struct err *e) __attribute__((warn_unused_result));
 /* Frees s; a zeroed s is fine. */
 void db_detect_series_free(struct db_detect_series *s);
 
@@ -73,8 +73,8 @@ void db_detect_series_free(struct db_detect_series *s);
  * narrower range found later is the same change): 1 with *id, 0 when
  * none, -1.
  */
-int db_regr_covering(struct db_conn *c, long long setup_id, long long metric_id, long long good_commit,
-		     long long bad_commit, long long *id, struct err *e)
+int db_regr_covering(struct db_conn *c, long long setup_id, long long metric_id,
+		     long long good_commit, long long bad_commit, long long *id, struct err *e)
 	__attribute__((warn_unused_result));
 
 /* What the detector found for one range (ST_REGR_UPSERT); strings borrowed for the call. */
@@ -152,8 +152,8 @@ int db_series_change_points(struct db_conn *c, long long setup_id, const char *m
  * put commit_id into setup_id's series: 1 with *job_id and its branch
  * (branch, size bytes), 0 when the commit was not tested by a plan, -1.
  */
-int db_tip_job(struct db_conn *c, long long setup_id, long long commit_id, long long *job_id, char *branch,
-	       size_t size, struct err *e) __attribute__((warn_unused_result));
+int db_tip_job(struct db_conn *c, long long setup_id, long long commit_id, long long *job_id,
+	       char *branch, size_t size, struct err *e) __attribute__((warn_unused_result));
 
 /*
  * The records of setup_id whose first bad commit is commit_id, the oldest
@@ -185,8 +185,9 @@ int db_tip_commits(struct db_conn *c, long long setup_id, long long **ids, size_
  * when leaders; a new JSON array, or NULL with e (ERR_DB detail "" when
  * the database's JSON does not parse).
  */
-json_t *db_regressions_json(struct db_conn *c, const char *state, const char *kind, const char *testcase,
-			    const char *metric, long long limit, int leaders, struct err *e);
+json_t *db_regressions_json(struct db_conn *c, const char *state, const char *kind,
+			    const char *testcase, const char *metric, long long limit, int leaders,
+			    struct err *e);
 /*
  * Record id (decimal text) as JSON: the record, its group (every record of
  * its range, leader first) or its history. 1 with *out (new), 0 when there

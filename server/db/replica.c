@@ -1,4 +1,5 @@
 #include "server/db/replica.h"
+#include "server/db/db.h"
 #include "server/db/db_int.h"
 
 #include <stdlib.h>
@@ -37,7 +38,8 @@ int db_wal_position(struct db_conn *primary, uint64_t *lsn, struct err *e)
 	return 0;
 }
 
-int db_standby_position(struct db_conn *standby, int *in_recovery, uint64_t *replay_lsn, struct err *e)
+int db_standby_position(struct db_conn *standby, int *in_recovery, uint64_t *replay_lsn,
+			struct err *e)
 {
 	PGresult *r;
 

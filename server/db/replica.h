@@ -29,7 +29,7 @@ int db_wal_position(struct db_conn *primary, uint64_t *lsn, struct err *e)
  * of the last WAL record it replayed (pg_last_wal_replay_lsn(); 0 when it
  * has replayed none or is not in recovery). 0, or -1 with e as above.
  */
-int db_standby_position(struct db_conn *standby, int *in_recovery, uint64_t *replay_lsn, struct err *e)
-	__attribute__((warn_unused_result));
+int db_standby_position(struct db_conn *standby, int *in_recovery, uint64_t *replay_lsn,
+			struct err *e) __attribute__((warn_unused_result));
 
 #endif

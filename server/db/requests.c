@@ -1,5 +1,6 @@
 /* Typed rows of A/B requests; see requests.h. */
 #include "server/db/requests.h"
+#include "server/db/db.h"
 #include "server/db/db_int.h"
 #include "xalloc.h"
 
@@ -60,8 +61,8 @@ long db_requests_resolving(struct db_conn *c, struct db_request_resolving **out,
 	return n;
 }
 
-int db_request_submission(struct db_conn *c, long long id, char **spec, char **patches, long long *token_id,
-			  struct err *e)
+int db_request_submission(struct db_conn *c, long long id, char **spec, char **patches,
+			  long long *token_id, struct err *e)
 {
 	char b[ID_LEN];
 	const char *p[1] = { b };
@@ -98,8 +99,8 @@ int db_request_resolved(struct db_conn *c, long long id, const char *base_sha, c
 	return rows < 0 ? -1 : rows > 0;
 }
 
-long db_request_resolve_failed(struct db_conn *c, long long tree_id, long long first, long long last,
-			       const char *reason, struct err *e)
+long db_request_resolve_failed(struct db_conn *c, long long tree_id, long long first,
+			       long long last, const char *reason, struct err *e)
 {
 	char t[ID_LEN], f[ID_LEN], l[ID_LEN];
 	const char *p[4] = { t, f, l, reason };
@@ -229,7 +230,8 @@ static double *parse_array(const char *s, size_t *n)
 	return v;
 }
 
-long db_request_samples(struct db_conn *c, long long id, struct db_request_sample **out, struct err *e)
+long db_request_samples(struct db_conn *c, long long id, struct db_request_sample **out,
+			struct err *e)
 {
 	char b[ID_LEN];
 	const char *p[1] = { b };
@@ -308,7 +310,8 @@ int db_request_cancel_jobs(struct db_conn *c, long long id, long *jobs, struct e
 	return 0;
 }
 
-int db_request_tbox_arch(struct db_conn *c, const char *tbox_group, char *arch, size_t n, struct err *e)
+int db_request_tbox_arch(struct db_conn *c, const char *tbox_group, char *arch, size_t n,
+			 struct err *e)
 {
 	const char *p[1] = { tbox_group };
 	PGresult *r = db_exec(c, ST_REQUEST_TBOX_ARCH, 1, p, e);
@@ -323,9 +326,10 @@ int db_request_tbox_arch(struct db_conn *c, const char *tbox_group, char *arch, 
 	return got;
 }
 
-long db_request_noise(struct db_conn *c, const char *testcase, const char *params, const char *kconfig,
-		      const char *compiler, const char *mode, const char *tbox_group,
-		      const char *arch, struct db_noise **out, struct err *e)
+long db_request_noise(struct db_conn *c, const char *testcase, const char *params,
+		      const char *kconfig, const char *compiler, const char *mode,
+		      const char *tbox_group, const char *arch, struct db_noise **out,
+		      struct err *e)
 {
 	const char *p[7] = { testcase, params, kconfig, compiler, mode, tbox_group, arch };
 	PGresult *r = db_exec(c, ST_REQUEST_NOISE, 7, p, e);

@@ -67,8 +67,8 @@ long db_requests_resolving(struct db_conn *c, struct db_request_resolving **out,
  * for a head commit; caller frees both) and *token_id (0: none), 0 when
  * the request is not resolving (any more), -1 with e.
  */
-int db_request_submission(struct db_conn *c, long long id, char **spec, char **patches, long long *token_id,
-			  struct err *e) __attribute__((warn_unused_result));
+int db_request_submission(struct db_conn *c, long long id, char **spec, char **patches,
+			  long long *token_id, struct err *e) __attribute__((warn_unused_result));
 
 /*
  * Request id resolved (ST_REQUEST_RESOLVED): base_sha, head_sha (NULL for
@@ -84,8 +84,8 @@ int db_request_resolved(struct db_conn *c, long long id, const char *base_sha, c
  * reason (borrowed) as their fail_reason (ST_REQUEST_RESOLVE_FAILED): the
  * count, or -1 with e. first = last: that one request.
  */
-long db_request_resolve_failed(struct db_conn *c, long long tree_id, long long first, long long last,
-			       const char *reason, struct err *e)
+long db_request_resolve_failed(struct db_conn *c, long long tree_id, long long first,
+			       long long last, const char *reason, struct err *e)
 	__attribute__((warn_unused_result));
 
 /* A request row locked FOR UPDATE with its jobs' tally (ST_REQUEST_LOCK). */
@@ -120,8 +120,8 @@ struct db_request_sample {
  * before head. Returns the count with *out a new array (NULL when 0; free
  * with db_request_samples_free), or -1 with e.
  */
-long db_request_samples(struct db_conn *c, long long id, struct db_request_sample **out, struct err *e)
-	__attribute__((warn_unused_result));
+long db_request_samples(struct db_conn *c, long long id, struct db_request_sample **out,
+			struct err *e) __attribute__((warn_unused_result));
 void db_request_samples_free(struct db_request_sample *s, long n);
 
 /*
@@ -149,8 +149,8 @@ int db_request_cancel_jobs(struct db_conn *c, long long id, long *jobs, struct e
  * The arch of the machines of tbox_group (the latest seen): 1 with arch
  * (n bytes) filled, 0 when no machine of that group ever registered, -1.
  */
-int db_request_tbox_arch(struct db_conn *c, const char *tbox_group, char *arch, size_t n, struct err *e)
-	__attribute__((warn_unused_result));
+int db_request_tbox_arch(struct db_conn *c, const char *tbox_group, char *arch, size_t n,
+			 struct err *e) __attribute__((warn_unused_result));
 
 /* The measured noise of one metric of a setup's history (ST_REQUEST_NOISE). */
 struct db_noise {
@@ -167,10 +167,10 @@ struct db_noise {
  * machines of arch), per metric by name: the count with *out a new array
  * (free(); NULL when 0), or -1 with e.
  */
-long db_request_noise(struct db_conn *c, const char *testcase, const char *params, const char *kconfig,
-		      const char *compiler, const char *mode, const char *tbox_group,
-		      const char *arch, struct db_noise **out, struct err *e)
-	__attribute__((warn_unused_result));
+long db_request_noise(struct db_conn *c, const char *testcase, const char *params,
+		      const char *kconfig, const char *compiler, const char *mode,
+		      const char *tbox_group, const char *arch, struct db_noise **out,
+		      struct err *e) __attribute__((warn_unused_result));
 
 /*
  * The mbox request id was submitted with, byte for byte (ST_REQUEST_PATCHES):

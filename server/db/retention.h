@@ -5,7 +5,6 @@
 
 struct db_conn;
 
-
 /*
  * One pass of partition upkeep and retention on the primary (sql/0034):
  * makes the month partitions of run_values and run_means from this month
@@ -17,7 +16,7 @@ struct db_conn;
  * PostgreSQL refused, ERR_DB_UNAVAILABLE when the connection broke). c is
  * borrowed and must be outside a transaction.
  */
-int db_retention(struct db_conn *c, long raw_days, long long *made, long long *summarised, struct err *e)
-	__attribute__((warn_unused_result));
+int db_retention(struct db_conn *c, long raw_days, long long *made, long long *summarised,
+		 struct err *e) __attribute__((warn_unused_result));
 
 #endif

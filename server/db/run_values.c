@@ -3,6 +3,7 @@
  * new names registered, and the rows sent in COPY's binary format.
  */
 #include "server/db/runs.h"
+#include "server/db/db.h"
 #include "server/db/db_int.h"
 #include "stats/metric.h"
 #include "buf.h"
@@ -43,7 +44,8 @@ static int cmp_name_id(const void *a, const void *b)
  * Fills in the ids of the names (sorted by name) whose id is 0, from the
  * metrics table; *missing = how many are still unknown.
  */
-static int lookup_ids(struct db_conn *c, struct name_id *v, size_t n, size_t *missing, struct err *e)
+static int lookup_ids(struct db_conn *c, struct name_id *v, size_t n, size_t *missing,
+		      struct err *e)
 {
 	struct buf nb = BUF_INIT(0);
 	struct db_metric_ids known;
@@ -148,15 +150,13 @@ static unsigned char *put_f8(unsigned char *p, double d)
 #define FLOAT8_OID 701 /* pg_type.oid of float8: fixed in PostgreSQL's catalog */
 
 /*
- * Metric names resolved to ids (new names registered first), then one COPY of a row per metric with every replicate and their
- * mean (sql/0006: the sum in iteration order over the count, what
- * PostgreSQL's avg(float8) gives). COPY's binary format: the doubles go as
- * their 8 bytes, neither printed here nor parsed by PostgreSQL. Layout
- * (PostgreSQL docs, "COPY", Binary Format; array_send()): signature, flags,
- * header extension length; per row a field count and per field a length
- * and the bytes (-1 = NULL); an int16 -1 at the end. A float8[] field is
- * ndim, has-null flag, element type, then per dimension size and lower
- * bound, then each element as a length and its bytes.
+ * Metric names resolved to ids (new names registered first), then one COPY of a row per metric with
+ * every replicate and their mean (sql/0006: the sum in iteration order over the count, what PostgreSQL's
+ * avg(float8) gives). COPY's binary format: the doubles go as their 8 bytes, neither printed here
+ * nor parsed by PostgreSQL. Layout (PostgreSQL docs, "COPY", Binary Format; array_send()):
+ * signature, flags, header extension length; per row a field count and per field a length and the
+ * bytes (-1 = NULL); an int16 -1 at the end. A float8[] field is ndim, has-null flag, element type,
+ * then per dimension size and lower bound, then each element as a length and its bytes.
  */
 int db_run_values_copy(struct db_conn *c, long long run, json_t *metrics, size_t *nr_values,
 		       struct err *e)

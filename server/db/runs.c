@@ -1,5 +1,6 @@
 /* Typed reads of runs, commits, setups and metric names (see runs.h). */
 #include "server/db/runs.h"
+#include "server/db/db.h"
 #include "server/db/db_int.h"
 #include "server/db/pgval.h"
 #include "xalloc.h"
@@ -277,8 +278,13 @@ long long db_machine_upsert(struct db_conn *c, const struct db_run_machine *m, s
 long long db_setup_upsert(struct db_conn *c, const struct db_setup_new *s, struct err *e)
 {
 	char tc[24];
-	const char *p[7] = { id_param(tc, s->testcase_id), s->params_key, s->kconfig, s->compiler,
-			     s->tbox_group, s->mode, s->monitors };
+	const char *p[7] = { id_param(tc, s->testcase_id),
+			     s->params_key,
+			     s->kconfig,
+			     s->compiler,
+			     s->tbox_group,
+			     s->mode,
+			     s->monitors };
 
 	return db_upsert_id(c, ST_SETUP_INSERT, 7, ST_SETUP_ID, 7, p, e);
 }

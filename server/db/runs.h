@@ -19,7 +19,6 @@
 #include "err.h"
 #include "server/db/db.h"
 
-
 /*
  * Find-or-create of the rows a result names, each the id of the row
  * (existing or new; a concurrent insert of the same row is found, not
@@ -126,8 +125,8 @@ struct db_setup {
 	const char *testcase; /* testcases.name */
 	const char *params;   /* setups.params as JSON text */
 	const char *kconfig, *compiler, *tbox_group, *mode;
-	const char *monitors; /* setups.monitors: "perf-profile,perf-stat", "" = none */
-	struct db_result *res_;	      /* the row the strings point into */
+	const char *monitors;	/* setups.monitors: "perf-profile,perf-stat", "" = none */
+	struct db_result *res_; /* the row the strings point into */
 };
 
 /*

@@ -1,5 +1,6 @@
 /* Typed binary reads of compares and series (see series.h). */
 #include "server/db/series.h"
+#include "server/db/db.h"
 #include "server/db/db_int.h"
 #include "server/db/pgval.h"
 #include "buf.h"
@@ -106,8 +107,8 @@ int db_compare_runs(struct db_conn *c, const char *base_id, const char *head_id,
 	return read_runs(r, 0, out, e);
 }
 
-int db_compare_aa(struct db_conn *c, const char *base_id, const char *head_id, const long long *setup_ids,
-		  size_t n, struct db_compare_runs *out, struct err *e)
+int db_compare_aa(struct db_conn *c, const char *base_id, const char *head_id,
+		  const long long *setup_ids, size_t n, struct db_compare_runs *out, struct err *e)
 {
 	struct buf arr = BUF_INIT(0);
 	const char *params[3];
@@ -259,8 +260,8 @@ static size_t lltoa(long long v, char *out)
 	return o;
 }
 
-int db_series_commits(struct db_conn *c, const long long *ids, size_t n, struct db_series_commits *out,
-		      struct err *e)
+int db_series_commits(struct db_conn *c, const long long *ids, size_t n,
+		      struct db_series_commits *out, struct err *e)
 {
 	struct buf arr = BUF_INIT(0);
 	const char *p[1];
@@ -358,8 +359,8 @@ static int cmp_aa_metric(const void *x, const void *y)
 	return strcmp(a->metric, b->metric);
 }
 
-long db_request_aa_metrics(struct db_conn *c, long long request_id, struct db_request_aa_metric **out,
-			   struct err *e)
+long db_request_aa_metrics(struct db_conn *c, long long request_id,
+			   struct db_request_aa_metric **out, struct err *e)
 {
 	char t[24];
 	const char *p[1] = { t };

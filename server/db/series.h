@@ -70,8 +70,8 @@ void db_compare_runs_free(struct db_compare_runs *r);
  * kernels of one run are left out. 0 and *out (until db_compare_runs_free();
  * is_base is 0), or -1 with e as db_compare_runs().
  */
-int db_compare_aa(struct db_conn *c, const char *base_id, const char *head_id, const long long *setup_ids,
-		  size_t n, struct db_compare_runs *out, struct err *e)
+int db_compare_aa(struct db_conn *c, const char *base_id, const char *head_id,
+		  const long long *setup_ids, size_t n, struct db_compare_runs *out, struct err *e)
 	__attribute__((warn_unused_result));
 
 /* One (group, metric) of an A/B request (ST_REQUEST_AA_METRICS). */
@@ -88,8 +88,9 @@ struct db_request_aa_metric {
  * (group, strcmp of metric) (NULL when 0; free with
  * db_request_aa_metrics_free()), or -1 with e.
  */
-long db_request_aa_metrics(struct db_conn *c, long long request_id, struct db_request_aa_metric **out,
-			   struct err *e) __attribute__((warn_unused_result));
+long db_request_aa_metrics(struct db_conn *c, long long request_id,
+			   struct db_request_aa_metric **out, struct err *e)
+	__attribute__((warn_unused_result));
 void db_request_aa_metrics_free(struct db_request_aa_metric *m, long n);
 
 /* A metric's name and properties (ST_COMPARE_METRICS). */
@@ -126,7 +127,7 @@ struct db_series_point {
 struct db_series_points {
 	struct db_series_point *rows; /* in no particular order (malloc'd) */
 	size_t nr;		      /* at most UINT32_MAX */
-	struct db_result *res_;		      /* the rows uuid and mean point into */
+	struct db_result *res_;	      /* the rows uuid and mean point into */
 };
 
 /*
@@ -161,8 +162,9 @@ struct db_series_commits {
  * db_series_commits_free()), or -1 with e. Rows without an id or sha are
  * left out.
  */
-int db_series_commits(struct db_conn *c, const long long *ids, size_t n, struct db_series_commits *out,
-		      struct err *e) __attribute__((warn_unused_result));
+int db_series_commits(struct db_conn *c, const long long *ids, size_t n,
+		      struct db_series_commits *out, struct err *e)
+	__attribute__((warn_unused_result));
 void db_series_commits_free(struct db_series_commits *cm);
 
 /*

@@ -1,5 +1,6 @@
 /* api_tokens reads and writes (tokens.h). */
 #include "server/db/tokens.h"
+#include "server/db/db.h"
 #include "server/db/db_int.h"
 
 #include <stdio.h>

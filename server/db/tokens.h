@@ -1,7 +1,6 @@
 #ifndef REGTRACK_SERVER_DB_TOKENS_H
 #define REGTRACK_SERVER_DB_TOKENS_H
 
-
 #include "err.h"
 
 struct db_conn;
@@ -25,7 +24,8 @@ struct db_token {
 int db_token_get(struct db_conn *c, long long id, struct db_token *t, struct err *e)
 	__attribute__((warn_unused_result));
 /* Sets token id's last_used to now. 0, or -1 with e as db_exec(). */
-int db_token_used(struct db_conn *c, long long id, struct err *e) __attribute__((warn_unused_result));
+int db_token_used(struct db_conn *c, long long id, struct err *e)
+	__attribute__((warn_unused_result));
 /*
  * Stores a new token: name, scope name, secret_hash (64 hex chars of its
  * SHA-256), all borrowed; *id = its id. Errors as db_exec(): ERR_CONFLICT

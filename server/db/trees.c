@@ -1,5 +1,6 @@
 /* Typed rows of trees and commit imports; see trees.h. */
 #include "server/db/trees.h"
+#include "server/db/db.h"
 #include "server/db/db_int.h"
 #include "xalloc.h"
 
@@ -9,8 +10,8 @@
 
 /* commits */
 
-int db_commits_import(struct db_conn *c, const char *const cols[5], long long tree_id, long long base,
-		      struct err *e)
+int db_commits_import(struct db_conn *c, const char *const cols[5], long long tree_id,
+		      long long base, struct err *e)
 {
 	char tid[24], off[24];
 	const char *p[7] = { cols[0], cols[1], cols[2], cols[3], cols[4], tid, off };
@@ -25,7 +26,8 @@ int db_commits_import(struct db_conn *c, const char *const cols[5], long long tr
 	return 0;
 }
 
-int db_commit_diffstat_state(struct db_conn *c, long long id, char sha[41], int *stored, struct err *e)
+int db_commit_diffstat_state(struct db_conn *c, long long id, char sha[41], int *stored,
+			     struct err *e)
 {
 	char b[24];
 	const char *p[1] = { b };
@@ -165,8 +167,8 @@ int db_tree_heads(struct db_conn *c, long long tree_id, struct db_tree_head **he
 	return 0;
 }
 
-int db_tree_head_set(struct db_conn *c, long long tree_id, const char *branch, const char *sha, int forced,
-		     struct err *e)
+int db_tree_head_set(struct db_conn *c, long long tree_id, const char *branch, const char *sha,
+		     int forced, struct err *e)
 {
 	char tid[24];
 	const char *p[4] = { tid, branch, sha, forced ? "true" : "false" };
@@ -261,8 +263,8 @@ void db_tree_poll_release(struct db_tree_poll *t)
 	memset(t, 0, sizeof(*t));
 }
 
-int db_tree_poll_done(struct db_conn *c, long long id, const char *started, long ms, const char *error,
-		      struct err *e)
+int db_tree_poll_done(struct db_conn *c, long long id, const char *started, long ms,
+		      const char *error, struct err *e)
 {
 	char tid[24], msb[24];
 	const char *p[4] = { tid, started, msb, error };
@@ -272,7 +274,8 @@ int db_tree_poll_done(struct db_conn *c, long long id, const char *started, long
 	return run(c, ST_TREE_POLL_DONE, 4, p, e);
 }
 
-int db_tree_poll_request(struct db_conn *c, const char *name, long long *id, int *has_url, struct err *e)
+int db_tree_poll_request(struct db_conn *c, const char *name, long long *id, int *has_url,
+			 struct err *e)
 {
 	const char *p[1] = { name };
 	PGresult *r = db_exec(c, ST_TREE_POLL_REQUEST, 1, p, e);

@@ -23,16 +23,16 @@ struct db_conn;
  * commit), authors, commit times and subjects, in that order, one element
  * per commit; topo_order counts on from base. Borrowed. 0 or -1 with e.
  */
-int db_commits_import(struct db_conn *c, const char *const cols[5], long long tree_id, long long base,
-		      struct err *e) __attribute__((warn_unused_result));
+int db_commits_import(struct db_conn *c, const char *const cols[5], long long tree_id,
+		      long long base, struct err *e) __attribute__((warn_unused_result));
 
 /*
  * Commit id's sha (sha, 41 bytes) and whether its diffstat was collected
  * (*stored 1/0) (ST_MAIL_DIFFSTAT_LOOKUP): 1, 0 when there is no such
  * commit, -1 with e.
  */
-int db_commit_diffstat_state(struct db_conn *c, long long id, char sha[41], int *stored, struct err *e)
-	__attribute__((warn_unused_result));
+int db_commit_diffstat_state(struct db_conn *c, long long id, char sha[41], int *stored,
+			     struct err *e) __attribute__((warn_unused_result));
 /*
  * Stores commit id's diffstat (ST_MAIL_DIFFSTAT_STORE): files is the JSON
  * array [{path, ins, del}] (borrowed), then the totals. The first writer
@@ -89,8 +89,8 @@ int db_tree_heads(struct db_conn *c, long long tree_id, struct db_tree_head **he
  * previous_sha; forced: the move was not a fast-forward (ST_TREE_HEAD_SET).
  * 0 or -1 with e.
  */
-int db_tree_head_set(struct db_conn *c, long long tree_id, const char *branch, const char *sha, int forced,
-		     struct err *e) __attribute__((warn_unused_result));
+int db_tree_head_set(struct db_conn *c, long long tree_id, const char *branch, const char *sha,
+		     int forced, struct err *e) __attribute__((warn_unused_result));
 /* Forgets the heads of branches not in `branches` (a text[] literal). 0 or -1 with e. */
 int db_tree_heads_prune(struct db_conn *c, long long tree_id, const char *branches, struct err *e)
 	__attribute__((warn_unused_result));
@@ -112,7 +112,8 @@ int db_tree_poll_due(struct db_conn *c, long long **ids, size_t *n, struct err *
  * (ST_TREE_POLL_LOCK): 1 taken, 0 another session holds it, -1 with e.
  * Held until db_tree_poll_unlock() or the connection's end.
  */
-int db_tree_poll_lock(struct db_conn *c, long long id, struct err *e) __attribute__((warn_unused_result));
+int db_tree_poll_lock(struct db_conn *c, long long id, struct err *e)
+	__attribute__((warn_unused_result));
 /* Gives the lock back; failures only logged (the connection's end frees it too). */
 void db_tree_poll_unlock(struct db_conn *c, long long id);
 /* A tree claimed for a poll (ST_TREE_POLL_CLAIM). */
@@ -131,13 +132,13 @@ void db_tree_poll_release(struct db_tree_poll *t);
  * the tree, and the next poll is backed off (ST_TREE_POLL_DONE). 0 or -1
  * with e.
  */
-int db_tree_poll_done(struct db_conn *c, long long id, const char *started, long ms, const char *error,
-		      struct err *e) __attribute__((warn_unused_result));
+int db_tree_poll_done(struct db_conn *c, long long id, const char *started, long ms,
+		      const char *error, struct err *e) __attribute__((warn_unused_result));
 /*
  * Asks for a poll of tree `name` now (ST_TREE_POLL_REQUEST): 1 with *id and
  * *has_url, 0 when there is no such tree, -1 with e.
  */
-int db_tree_poll_request(struct db_conn *c, const char *name, long long *id, int *has_url, struct err *e)
-	__attribute__((warn_unused_result));
+int db_tree_poll_request(struct db_conn *c, const char *name, long long *id, int *has_url,
+			 struct err *e) __attribute__((warn_unused_result));
 
 #endif
