@@ -212,13 +212,17 @@ enum MHD_Result reply_json_text(struct request *rq, const char *text, size_t len
 	return ret;
 }
 
-enum MHD_Result reply_db_read(struct request *rq, int got, char *text, struct err *e)
+enum MHD_Result reply_db_read(struct request *rq, int got, char **text, struct err *e)
 {
 	enum MHD_Result ret;
 
-	if (got)
+	if (got) {
+		free(*text);
+		*text = NULL;
 		return reply_err(rq, e);
-	ret = reply_json_text(rq, text, strlen(text));
-	free(text);
+	}
+	ret = reply_json_text(rq, *text, strlen(*text));
+	free(*text);
+	*text = NULL;
 	return ret;
 }

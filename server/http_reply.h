@@ -55,10 +55,13 @@ enum MHD_Result reply_response(struct request *rq, unsigned status, struct MHD_R
 enum MHD_Result reply_json_text(struct request *rq, const char *text, size_t len);
 /*
  * The reply to a read of server/db/ that gave JSON text (db_jobs_json()
- * and the like): got 0, reply_json_text() of text (taken: freed here);
- * otherwise reply_err() of e (a 404 "not_found" when there was no row).
+ * and the like) into *text: got 0, reply_json_text() of it; otherwise
+ * reply_err() of e (a 404 "not_found" when there was no row). *text is
+ * freed here either way (NULL after). A pointer to the caller's variable,
+ * so that a call written reply_db_read(rq, read(c, &text, &e), &text, &e)
+ * sees the text whatever order its arguments are evaluated in.
  */
-enum MHD_Result reply_db_read(struct request *rq, int got, char *text, struct err *e);
+enum MHD_Result reply_db_read(struct request *rq, int got, char **text, struct err *e);
 
 /* The body of reply_err(): {"error": {"code", "message", "detail"}}, any byte
  * of e's texts that is not UTF-8 as '?'. New reference. */

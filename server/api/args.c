@@ -222,7 +222,7 @@ enum MHD_Result reply_list(struct request *rq, const char *const *states, long d
 	if (list_args(rq, states, def_limit, max_limit, &state, lim, &e))
 		return reply_err(rq, &e);
 	c = rq_db(rq, &e);
-	return reply_db_read(rq, c ? list(c, state, lim, &text, &e) : -1, text, &e);
+	return reply_db_read(rq, c ? list(c, state, lim, &text, &e) : -1, &text, &e);
 }
 
 enum MHD_Result reply_by_id(struct request *rq, const char *what,
@@ -241,7 +241,7 @@ enum MHD_Result reply_by_id(struct request *rq, const char *what,
 	got = c ? read(c, id, &text, &e) : -1;
 	if (!got)
 		err_setc(&e, ERR_NOT_FOUND, "id", "no %s %lld", what, id);
-	return reply_db_read(rq, got == 1 ? 0 : -1, text, &e);
+	return reply_db_read(rq, got == 1 ? 0 : -1, &text, &e);
 }
 
 int json_str_field(json_t *o, const char *key, int required, size_t max, const char **out,

@@ -15,7 +15,7 @@ enum MHD_Result api_machines_get(struct request *rq)
 	struct db_conn *c = rq_db(rq, &e);
 	char *text = NULL;
 
-	return reply_db_read(rq, c ? db_machines_json(c, &text, &e) : -1, text, &e);
+	return reply_db_read(rq, c ? db_machines_json(c, &text, &e) : -1, &text, &e);
 }
 
 enum MHD_Result api_testcases_get(struct request *rq)
@@ -24,7 +24,7 @@ enum MHD_Result api_testcases_get(struct request *rq)
 	struct db_conn *c = rq_db(rq, &e);
 	char *text = NULL;
 
-	return reply_db_read(rq, c ? db_testcases_json(c, &text, &e) : -1, text, &e);
+	return reply_db_read(rq, c ? db_testcases_json(c, &text, &e) : -1, &text, &e);
 }
 
 enum MHD_Result api_metrics_get(struct request *rq)
@@ -33,8 +33,8 @@ enum MHD_Result api_metrics_get(struct request *rq)
 	struct db_conn *c = rq_db(rq, &e);
 	char *text = NULL;
 
-	return reply_db_read(rq, c ? db_metrics_json(c, rq_arg(rq, "prefix"), &text, &e) : -1, text,
-			     &e);
+	return reply_db_read(rq, c ? db_metrics_json(c, rq_arg(rq, "prefix"), &text, &e) : -1,
+			     &text, &e);
 }
 
 static const char *const metric_keys[] = { "unit", "higher_is_better", "is_monitor", NULL };

@@ -60,7 +60,7 @@ enum MHD_Result api_outbox_get(struct request *rq)
 		p[1] = lim;
 	}
 	c = rq_db(rq, &e);
-	return reply_db_read(rq, c ? db_outbox_json(c, p[0], p[1], &text, &e) : -1, text, &e);
+	return reply_db_read(rq, c ? db_outbox_json(c, p[0], p[1], &text, &e) : -1, &text, &e);
 }
 
 enum MHD_Result api_regression_report(struct request *rq)

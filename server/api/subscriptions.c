@@ -131,7 +131,7 @@ enum MHD_Result api_subscriptions_get(struct request *rq)
 	struct db_conn *c = rq_db(rq, &e);
 	char *text = NULL;
 
-	return reply_db_read(rq, c ? db_subscriptions_json(c, &text, &e) : -1, text, &e);
+	return reply_db_read(rq, c ? db_subscriptions_json(c, &text, &e) : -1, &text, &e);
 }
 
 enum MHD_Result api_subscriptions_post(struct request *rq)
