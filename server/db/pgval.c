@@ -1,6 +1,4 @@
 #include "server/db/pgval.h"
-#include "server/db/db.h"
-#include "server/db/db_int.h"
 
 #include <math.h>
 #include <stdint.h>
