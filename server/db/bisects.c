@@ -584,9 +584,7 @@ int db_bisect_mirror_set(struct db_conn *c, long long tree_id, const char *url, 
 int db_bisects_json(struct db_conn *c, const char *state, const char *limit, char **text,
 		    struct err *e)
 {
-	const char *p[2] = { state, limit };
-
-	return db_json_text(c, ST_BISECTS_JSON, 2, p, text, e);
+	return db_json_list(c, ST_BISECTS_JSON, state, limit, text, e);
 }
 
 int db_bisect_json(struct db_conn *c, long long id, char **text, struct err *e)

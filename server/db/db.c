@@ -452,10 +452,16 @@ int db_commit(struct db_conn *c, struct err *e)
 	return db_cmd(c, "COMMIT", e);
 }
 
-void db_rollback(struct db_conn *c)
+/* sql (an undo) unless c is outside a transaction; its failure is not reported */
+static void undo(struct db_conn *c, const char *sql)
 {
 	if (PQtransactionStatus(db_pg(c)) != PQTRANS_IDLE)
-		PQclear(PQexec(db_pg(c), "ROLLBACK"));
+		PQclear(PQexec(db_pg(c), sql));
+}
+
+void db_rollback(struct db_conn *c)
+{
+	undo(c, "ROLLBACK");
 }
 
 int db_in_transaction(struct db_conn *c)
@@ -475,8 +481,7 @@ int db_savepoint_release(struct db_conn *c, struct err *e)
 
 void db_savepoint_rollback(struct db_conn *c)
 {
-	if (PQtransactionStatus(db_pg(c)) != PQTRANS_IDLE)
-		PQclear(PQexec(db_pg(c), "ROLLBACK TO SAVEPOINT nested"));
+	undo(c, "ROLLBACK TO SAVEPOINT nested");
 }
 
 int db_notifications_drain(struct db_conn *c)
@@ -551,6 +556,14 @@ long long db_rows(struct db_conn *c, enum db_stmt st, int n, const char *const *
 	rows = PQntuples(r);
 	PQclear(r);
 	return rows;
+}
+
+int db_json_list(struct db_conn *c, enum db_stmt st, const char *state, const char *limit,
+		 char **text, struct err *e)
+{
+	const char *p[2] = { state, limit };
+
+	return db_json_text(c, st, 2, p, text, e);
 }
 
 int db_json_by_id(struct db_conn *c, enum db_stmt st, long long id, char **text, struct err *e)

@@ -374,6 +374,9 @@ long long db_rows(struct db_conn *c, enum db_stmt st, int n, const char *const *
  */
 int db_json_text(struct db_conn *c, enum db_stmt st, int n, const char *const *params, char **text,
 		 struct err *e) __attribute__((warn_unused_result));
+/* db_json_text() of a list read: st's parameters are $1 state, $2 limit. */
+int db_json_list(struct db_conn *c, enum db_stmt st, const char *state, const char *limit,
+		 char **text, struct err *e) __attribute__((warn_unused_result));
 /*
  * db_json_text() of st with one int8 parameter, id, answered as the by-id
  * reads are: 1 and *text (new), 0 when there is no row, -1 with e.

@@ -423,9 +423,7 @@ int db_job_post_check(struct db_conn *c, long long job_id, long long token_id,
 int db_jobs_json(struct db_conn *c, const char *state, const char *limit, char **text,
 		 struct err *e)
 {
-	const char *p[2] = { state, limit };
-
-	return db_json_text(c, ST_JOBS_JSON, 2, p, text, e);
+	return db_json_list(c, ST_JOBS_JSON, state, limit, text, e);
 }
 
 int db_job_json(struct db_conn *c, long long id, char **text, struct err *e)

@@ -396,9 +396,7 @@ int db_request_patches(struct db_conn *c, long long id, char **text, struct err 
 int db_requests_json(struct db_conn *c, const char *state, const char *limit, char **text,
 		     struct err *e)
 {
-	const char *p[2] = { state, limit };
-
-	return db_json_text(c, ST_REQUESTS_JSON, 2, p, text, e);
+	return db_json_list(c, ST_REQUESTS_JSON, state, limit, text, e);
 }
 
 int db_request_exists(struct db_conn *c, long long id, struct err *e)

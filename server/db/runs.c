@@ -323,7 +323,5 @@ int db_detect_enqueue(struct db_conn *c, long long setup_id, struct err *e)
 int db_runs_recent_json(struct db_conn *c, const char *state, const char *limit, char **text,
 			struct err *e)
 {
-	const char *p[2] = { state, limit };
-
-	return db_json_text(c, ST_RUNS_RECENT_JSON, 2, p, text, e);
+	return db_json_list(c, ST_RUNS_RECENT_JSON, state, limit, text, e);
 }
