@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int aa_history_load(PGconn *c, const long long *setup_ids, size_t n, long long skip_a,
+int aa_history_load(struct db_conn *c, const long long *setup_ids, size_t n, long long skip_a,
 		    long long skip_b, struct aa_history *h, struct err *e)
 {
 	char a[24], b[24];

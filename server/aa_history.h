@@ -10,22 +10,23 @@
  * spread is struct aa_spread's (the bisect planner's definition), usable
  * from AA_SPREAD_MIN_RUNS (6) runs. The runs of the commits a comparison
  * judges are left out, so the evidence is independent of its sides.
- * Wall-clock setups have no history here (ST_COMPARE_AA reads icount
+ * Wall-clock setups have no history here (db_compare_aa() reads icount
  * setups only: mode icount or params.measure icount): their comparisons
  * stay with the rank test.
  *
  * Used by the compare API (api/compare.c), detection's confirmation
  * (detect.c) and the A/B verdict (abtest.c).
  */
-#include <libpq-fe.h>
 #include <stddef.h>
 
 #include "err.h"
 #include "server/db/series.h"
 #include "stats/compare.h"
 
+struct db_conn;
+
 struct aa_history {
-	struct db_compare_runs runs; /* ST_COMPARE_AA's rows: by setup, then kernel */
+	struct db_compare_runs runs; /* db_compare_aa()'s rows: by setup, then kernel */
 };
 
 /*
@@ -34,7 +35,7 @@ struct aa_history {
  * 0 and h (release with aa_history_release()), or -1 with e
  * (db_compare_aa()'s errors).
  */
-int aa_history_load(PGconn *c, const long long *setup_ids, size_t n, long long skip_a,
+int aa_history_load(struct db_conn *c, const long long *setup_ids, size_t n, long long skip_a,
 		    long long skip_b, struct aa_history *h, struct err *e)
 	__attribute__((warn_unused_result));
 

@@ -158,8 +158,8 @@ const char *abtest_verdict(const struct db_request_sample *s, long n, double min
  * commits; NAN where none (wall-clock setups, too little history). A new
  * array of n (at least 1), or NULL with e.
  */
-static double *request_aa(PGconn *c, long long id, const struct db_request_sample *s, long n,
-			  struct err *e)
+static double *request_aa(struct db_conn *c, long long id, const struct db_request_sample *s,
+			  long n, struct err *e)
 {
 	struct db_request_aa_metric *m;
 	long nm = db_request_aa_metrics(c, id, &m, e);
@@ -206,7 +206,8 @@ static double *request_aa(PGconn *c, long long id, const struct db_request_sampl
 }
 
 /* the done request's result: {verdict, alpha, rows} as text (new) and its verdict */
-static char *decide(PGconn *c, long long id, json_t *spec, const char **verdict, struct err *e)
+static char *decide(struct db_conn *c, long long id, json_t *spec, const char **verdict,
+		    struct err *e)
 {
 	struct db_request_sample *s;
 	long n = db_request_samples(c, id, &s, e);
@@ -232,7 +233,7 @@ static char *decide(PGconn *c, long long id, json_t *spec, const char **verdict,
 	return text;
 }
 
-int abtest_settle(PGconn *c, long long id, struct err *e)
+int abtest_settle(struct db_conn *c, long long id, struct err *e)
 {
 	struct db_request_lock l;
 	json_t *spec = NULL;
@@ -289,7 +290,7 @@ fail:
 	return -1;
 }
 
-int abtest_settle_job(PGconn *c, long long job_id, struct err *e)
+int abtest_settle_job(struct db_conn *c, long long job_id, struct err *e)
 {
 	long long id;
 	int got = db_request_of_job(c, job_id, &id, e);
@@ -303,7 +304,7 @@ static void cv_text(double cv, char *out, size_t n)
 	snprintf(out, n, cv >= 1 ? "%.1f" : "%.2g", cv);
 }
 
-int abtest_choose_repeat(PGconn *c, const struct abtest_setup *groups, size_t nr_groups,
+int abtest_choose_repeat(struct db_conn *c, const struct abtest_setup *groups, size_t nr_groups,
 			 const char *compiler, const char *mode, double min_change_pct,
 			 long long *repeat, char **why_out, json_t **noise_out, struct err *e)
 {

@@ -2,12 +2,13 @@
 #define REGTRACK_SERVER_ABTEST_H
 
 #include <jansson.h>
-#include <libpq-fe.h>
 #include <math.h>
 
 #include "buf.h"
 #include "err.h"
 #include "server/db/requests.h"
+
+struct db_conn;
 
 /*
  * A/B requests beyond their HTTP handlers (api/requests.c):
@@ -59,13 +60,14 @@ const char *abtest_verdict(const struct db_request_sample *s, long n, double min
  * a request completed and before a request is shown. 1 settled now, 0
  * nothing to do, -1 with e (db errors).
  */
-int abtest_settle(PGconn *c, long long id, struct err *e) __attribute__((warn_unused_result));
+int abtest_settle(struct db_conn *c, long long id, struct err *e)
+	__attribute__((warn_unused_result));
 
 /*
  * abtest_settle() of the request job_id belongs to, if any (after the job
  * completed). 0, 1 or -1 with e as abtest_settle().
  */
-int abtest_settle_job(PGconn *c, long long job_id, struct err *e)
+int abtest_settle_job(struct db_conn *c, long long job_id, struct err *e)
 	__attribute__((warn_unused_result));
 
 /* One target x testcase of a request, as its jobs name the setup (all borrowed). */
@@ -90,7 +92,7 @@ struct abtest_setup {
  * array: per metric target, testcase, metric, cv_pct, runs, commits,
  * min_change_pct, runs_a_side, raw); -1 with e (db errors).
  */
-int abtest_choose_repeat(PGconn *c, const struct abtest_setup *groups, size_t nr_groups,
+int abtest_choose_repeat(struct db_conn *c, const struct abtest_setup *groups, size_t nr_groups,
 			 const char *compiler, const char *mode, double min_change_pct,
 			 long long *repeat, char **why, json_t **noise, struct err *e)
 	__attribute__((warn_unused_result));
@@ -159,11 +161,12 @@ int abtest_plan_fill(json_t *body, const json_t *plan, struct err *e)
 
 /*
  * abtest_plan_fill() of the plan body's "plan" names, read from the
- * database (ST_PLAN_JSON). Nothing when body has no plan: 0. -1 with e:
+ * database (db_plan_json()). Nothing when body has no plan: 0. -1 with e:
  * ERR_INVALID_FIELD detail "plan" (not a name, or abtest_plan_fill's),
  * ERR_NOT_FOUND detail "plan" (no such plan), db errors.
  */
-int abtest_plan_apply(PGconn *c, json_t *body, struct err *e) __attribute__((warn_unused_result));
+int abtest_plan_apply(struct db_conn *c, json_t *body, struct err *e)
+	__attribute__((warn_unused_result));
 
 /*
  * The result mail of request request_id to its `notify` address, in the
@@ -174,7 +177,7 @@ int abtest_plan_apply(PGconn *c, json_t *body, struct err *e) __attribute__((war
  * with *subject, *body, *to (new strings), -1 with e (db errors;
  * ERR_NOT_FOUND: no such request or no notify).
  */
-int abtest_mail(PGconn *c, const char *public_url, long long request_id, char **subject,
+int abtest_mail(struct db_conn *c, const char *public_url, long long request_id, char **subject,
 		char **body, char **to, struct err *e) __attribute__((warn_unused_result));
 /*
  * abtest_mail()'s subject and body whether or not the request has a
@@ -182,7 +185,8 @@ int abtest_mail(PGconn *c, const char *public_url, long long request_id, char **
  * with *subject, *body (new strings), -1 with e (ERR_NOT_FOUND: no such
  * request; db errors).
  */
-int abtest_mail_text(PGconn *c, const char *public_url, long long request_id, char **subject,
-		     char **body, struct err *e) __attribute__((warn_unused_result));
+int abtest_mail_text(struct db_conn *c, const char *public_url, long long request_id,
+		     char **subject, char **body, struct err *e)
+	__attribute__((warn_unused_result));
 
 #endif

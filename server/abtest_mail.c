@@ -266,7 +266,7 @@ static int add_tables(struct buf *b, json_t *q, json_t *rows)
 }
 
 /* abtest_mail(); need_notify 0: the text whether or not the request has a notify (*to "") */
-static int mail_of(PGconn *c, const char *public_url, long long request_id, int need_notify,
+static int mail_of(struct db_conn *c, const char *public_url, long long request_id, int need_notify,
 		   char **subject, char **body, char **to, struct err *e)
 {
 	char *text;
@@ -445,14 +445,14 @@ static int mail_of(PGconn *c, const char *public_url, long long request_id, int 
 		     err_setc(e, ERR_NOT_FOUND, "notify", "request %lld has no notify", request_id);
 }
 
-int abtest_mail(PGconn *c, const char *public_url, long long request_id, char **subject,
+int abtest_mail(struct db_conn *c, const char *public_url, long long request_id, char **subject,
 		char **body, char **to, struct err *e)
 {
 	return mail_of(c, public_url, request_id, 1, subject, body, to, e);
 }
 
-int abtest_mail_text(PGconn *c, const char *public_url, long long request_id, char **subject,
-		     char **body, struct err *e)
+int abtest_mail_text(struct db_conn *c, const char *public_url, long long request_id,
+		     char **subject, char **body, struct err *e)
 {
 	char *to = NULL;
 	int rc = mail_of(c, public_url, request_id, 0, subject, body, &to, e);

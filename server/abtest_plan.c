@@ -149,10 +149,10 @@ int abtest_plan_fill(json_t *body, const json_t *plan, struct err *e)
 	return 0;
 }
 
-int abtest_plan_apply(PGconn *c, json_t *body, struct err *e)
+int abtest_plan_apply(struct db_conn *c, json_t *body, struct err *e)
 {
 	json_t *v = json_object_get(body, "plan"), *plan;
-	const char *name = json_string_value(v), *p[1];
+	const char *name = json_string_value(v);
 	char *text;
 	int got, rc;
 
@@ -162,8 +162,7 @@ int abtest_plan_apply(PGconn *c, json_t *body, struct err *e)
 		return err_setc(e, ERR_INVALID_FIELD, "plan",
 				"'plan' is a plan's name: 1..%d chars of [A-Za-z0-9._+-]",
 				MAX_NAME);
-	p[0] = name;
-	got = db_plan_read_json(c, ST_PLAN_JSON, 1, p, &text, e);
+	got = db_plan_json(c, name, &text, e);
 	if (got < 0)
 		return -1;
 	if (!got)

@@ -71,7 +71,7 @@ int auth_check(struct db *db, const char *authorization, int accepted, int publi
 	long long id;
 	char hash[65];
 	struct db_token t;
-	PGconn *c;
+	struct db_conn *c;
 	int found;
 
 	who->scope = 0;
@@ -116,7 +116,8 @@ int auth_check(struct db *db, const char *authorization, int accepted, int publi
 	return 0;
 }
 
-int token_create(PGconn *c, const char *name, const char *scope, char **token, struct err *e)
+int token_create(struct db_conn *c, const char *name, const char *scope, char **token,
+		 struct err *e)
 {
 	unsigned char raw[32];
 	char secret[64], hash[65];
@@ -137,7 +138,7 @@ int token_create(PGconn *c, const char *name, const char *scope, char **token, s
 	return 0;
 }
 
-int token_revoke(PGconn *c, const char *name, struct err *e)
+int token_revoke(struct db_conn *c, const char *name, struct err *e)
 {
 	long long n = db_token_revoke(c, name, e);
 

@@ -1,10 +1,11 @@
 #ifndef REGTRACK_SERVER_AUTH_H
 #define REGTRACK_SERVER_AUTH_H
 
-#include <libpq-fe.h>
 #include <stddef.h>
 
 #include "err.h"
+
+struct db_conn;
 
 struct db;
 
@@ -69,9 +70,10 @@ const char *scope_name(int scope);
  * ERR_CONFLICT (name taken), ERR_INTERNAL (no random bytes), the
  * database's (db_exec()).
  */
-int token_create(PGconn *c, const char *name, const char *scope, char **token, struct err *e)
-	__attribute__((warn_unused_result));
+int token_create(struct db_conn *c, const char *name, const char *scope, char **token,
+		 struct err *e) __attribute__((warn_unused_result));
 /* Revokes the token named `name`. ERR_NOT_FOUND when no live token has it. */
-int token_revoke(PGconn *c, const char *name, struct err *e) __attribute__((warn_unused_result));
+int token_revoke(struct db_conn *c, const char *name, struct err *e)
+	__attribute__((warn_unused_result));
 
 #endif

@@ -275,13 +275,12 @@ static int since_norm(const char *since, char *out, size_t size, struct err *e)
 }
 
 /* the plan's current settings into *cur: -1 with e (ERR_NOT_FOUND naming "name") */
-static int plan_settings(PGconn *c, const struct config *cfg, const char *name,
+static int plan_settings(struct db_conn *c, const struct config *cfg, const char *name,
 			 struct detect_opts *cur, struct err *e)
 {
-	const char *p[1] = { name };
 	char *text = NULL;
 	json_t *spec, *d = NULL;
-	int got = db_plan_read_json(c, ST_PLAN_JSON, 1, p, &text, e);
+	int got = db_plan_json(c, name, &text, e);
 
 	if (got < 0)
 		return -1;
@@ -301,7 +300,7 @@ static int plan_settings(PGconn *c, const struct config *cfg, const char *name,
 }
 
 /* reads and examines every setup of the plan into b; 0 or -1 with e */
-static int run_setups(PGconn *c, const struct db_backtest_setup *setups, size_t nsetups,
+static int run_setups(struct db_conn *c, const struct db_backtest_setup *setups, size_t nsetups,
 		      const char *since, struct backtest *b, struct err *e)
 {
 	for (size_t i = 0; i < nsetups; i++) {
@@ -394,9 +393,9 @@ static json_t *tally_json(const struct backtest_tally *t, int with_precision)
 }
 
 /* the reply of backtest_plan(); the commits' shas read on c. NULL with e */
-static json_t *reply_of(PGconn *c, const struct backtest *b, const char *name, const char *since,
-			const json_t *set, const struct db_backtest_setup *setups, size_t nsetups,
-			struct err *e)
+static json_t *reply_of(struct db_conn *c, const struct backtest *b, const char *name,
+			const char *since, const json_t *set,
+			const struct db_backtest_setup *setups, size_t nsetups, struct err *e)
 {
 	size_t n = 2 * (b->nadded + b->nremoved), k = 0;
 	long long *ids = xcalloc(n + 1, sizeof(*ids));
@@ -436,7 +435,7 @@ static json_t *reply_of(PGconn *c, const struct backtest *b, const char *name, c
 	return o;
 }
 
-int backtest_plan(PGconn *c, const struct config *cfg, const char *name, const char *since,
+int backtest_plan(struct db_conn *c, const struct config *cfg, const char *name, const char *since,
 		  const json_t *set, json_t **out, struct err *e)
 {
 	char sn[64];
@@ -567,7 +566,7 @@ int backtest_cli(const struct config *cfg, int argc, char **argv)
 	int as_json = 0, ret = 2;
 	struct db *db = NULL;
 	struct err e;
-	PGconn *c;
+	struct db_conn *c;
 
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--plan") && i + 1 < argc) {

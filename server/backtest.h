@@ -2,7 +2,6 @@
 #define REGTRACK_SERVER_BACKTEST_H
 
 #include <jansson.h>
-#include <libpq-fe.h>
 #include <stddef.h>
 
 #include "err.h"
@@ -10,6 +9,8 @@
 #include "server/db/backtest.h"
 #include "server/db/regressions.h"
 #include "stats/detect.h"
+
+struct db_conn;
 
 /*
  * Backtests: before a lab changes a plan's detector settings,
@@ -126,7 +127,7 @@ void backtest_add(struct backtest *b, const struct backtest_input *in);
  * Errors (-1, e): ERR_INVALID_FIELD naming "since" or "set.KEY",
  * ERR_NOT_FOUND (detail "name") when there is no such plan, db errors.
  */
-int backtest_plan(PGconn *c, const struct config *cfg, const char *name, const char *since,
+int backtest_plan(struct db_conn *c, const struct config *cfg, const char *name, const char *since,
 		  const json_t *set, json_t **out, struct err *e)
 	__attribute__((warn_unused_result));
 

@@ -19,10 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-long long bisect_create(PGconn *c, const struct bisect_spec *s, struct err *e)
+long long bisect_create(struct db_conn *c, const struct bisect_spec *s, struct err *e)
 {
 	struct db_bisect_new nb;
-	char tid[24];
 	long long tree_id;
 
 	tree_id = db_bisect_tree_id(c, s->tree, e);
@@ -33,21 +32,11 @@ long long bisect_create(PGconn *c, const struct bisect_spec *s, struct err *e)
 				"no tree '%s': register it with POST /api/v1/trees", s->tree);
 	memset(&nb, 0, sizeof(nb));
 	nb.tree_id = tree_id;
-	snprintf(tid, sizeof(tid), "%lld", tree_id);
-	{
-		const char *p[4] = { s->good, NULL, NULL, tid };
-		nb.good_id = db_upsert_id(c, ST_COMMIT_INSERT, 4, ST_COMMIT_ID, 1, p, e);
-		p[0] = s->bad;
-		nb.bad_id = nb.good_id < 0 ?
-				    -1 :
-				    db_upsert_id(c, ST_COMMIT_INSERT, 4, ST_COMMIT_ID, 1, p, e);
-	}
+	nb.good_id = db_commit_upsert(c, s->good, NULL, NULL, tree_id, e);
+	nb.bad_id = nb.good_id < 0 ? -1 : db_commit_upsert(c, s->bad, NULL, NULL, tree_id, e);
 	if (nb.bad_id < 0)
 		return -1;
-	{
-		const char *p[1] = { s->testcase };
-		nb.testcase_id = db_upsert_id(c, ST_TESTCASE_INSERT, 1, ST_TESTCASE_ID, 1, p, e);
-	}
+	nb.testcase_id = db_testcase_upsert(c, s->testcase, e);
 	if (nb.testcase_id < 0)
 		return -1;
 	nb.arch = s->arch;
@@ -73,7 +62,7 @@ long long bisect_create(PGconn *c, const struct bisect_spec *s, struct err *e)
 	}
 }
 
-int bisect_cancel(PGconn *c, long long id, const char *reason, struct err *e)
+int bisect_cancel(struct db_conn *c, long long id, const char *reason, struct err *e)
 {
 	return db_bisect_cancel(c, id, reason, e);
 }
@@ -81,7 +70,7 @@ int bisect_cancel(PGconn *c, long long id, const char *reason, struct err *e)
 /* --- finish ----------------------------------------------------------------- */
 
 /* the records of other metrics that shared bisect b follow it */
-static int move_siblings(PGconn *c, const struct db_bisect_row *b, long long reg, int found,
+static int move_siblings(struct db_conn *c, const struct db_bisect_row *b, long long reg, int found,
 			 struct err *e)
 {
 	char note[200];
@@ -101,8 +90,8 @@ static int move_siblings(PGconn *c, const struct db_bisect_row *b, long long reg
 }
 
 /* its own record: bisected, or back to confirmed with a note */
-static int move_regression(PGconn *c, const struct db_bisect_row *b, long long reg, int found,
-			   const char *state, const char *outcome, const char *reason,
+static int move_regression(struct db_conn *c, const struct db_bisect_row *b, long long reg,
+			   int found, const char *state, const char *outcome, const char *reason,
 			   struct err *e)
 {
 	char note[400];
@@ -121,7 +110,7 @@ static int move_regression(PGconn *c, const struct db_bisect_row *b, long long r
  * /api/v1/bisects/{id} and of the mail, paths subscriptions; a git failure
  * is logged (the mailer tries again), a db error is not.
  */
-static int store_diffstat(struct server *srv, PGconn *c, const struct db_bisect_row *b,
+static int store_diffstat(struct server *srv, struct db_conn *c, const struct db_bisect_row *b,
 			  long long first_bad, struct err *e)
 {
 	struct err ge;
@@ -129,7 +118,7 @@ static int store_diffstat(struct server *srv, PGconn *c, const struct db_bisect_
 	if (gitmirror_store_diffstat(c, srv->cfg->data_dir, b->tree, first_bad,
 				     (int)srv->cfg->git_timeout_s, &ge) >= 0)
 		return 0;
-	if (PQtransactionStatus(c) != PQTRANS_INTRANS) {
+	if (!db_in_transaction(c)) {
 		*e = ge;
 		return -1;
 	}
@@ -137,9 +126,10 @@ static int store_diffstat(struct server *srv, PGconn *c, const struct db_bisect_
 	return 0;
 }
 
-int bisect_finish(struct server *srv, PGconn *c, const struct db_bisect_row *b, const char *state,
-		  const char *outcome, long long first_bad, const char *cands, double confidence,
-		  const char *reason, json_t *verification, json_t *model, struct err *e)
+int bisect_finish(struct server *srv, struct db_conn *c, const struct db_bisect_row *b,
+		  const char *state, const char *outcome, long long first_bad, const char *cands,
+		  double confidence, const char *reason, json_t *verification, json_t *model,
+		  struct err *e)
 {
 	char *vtext = verification ? json_dumps(verification, JSON_COMPACT) : NULL;
 	char *mtext = model ? json_dumps(model, JSON_COMPACT) : NULL;
@@ -176,7 +166,7 @@ struct range {
 	struct err ge; /* when it failed */
 };
 
-static int import_and_list(struct server *srv, PGconn *c, const struct db_bisect_row *b,
+static int import_and_list(struct server *srv, struct db_conn *c, const struct db_bisect_row *b,
 			   const char *dir, const char *const *revs, size_t nrevs, struct range *g)
 {
 	int to = (int)srv->cfg->git_timeout_s;
@@ -187,7 +177,8 @@ static int import_and_list(struct server *srv, PGconn *c, const struct db_bisect
 }
 
 /* git: fetch (or clone), import the tree's branches and the range, list the candidates; 1 = ok */
-static int git_range(struct server *srv, PGconn *c, const struct db_bisect_row *b, struct range *g)
+static int git_range(struct server *srv, struct db_conn *c, const struct db_bisect_row *b,
+		     struct range *g)
 {
 	char dir[4096], *br = NULL, *save = NULL, *tok;
 	const char *revs[64];
@@ -217,8 +208,8 @@ static int git_range(struct server *srv, PGconn *c, const struct db_bisect_row *
 }
 
 /* with b locked again: records the sync and the candidates, or fails the bisect */
-static int store_range(struct server *srv, PGconn *c, const struct db_bisect_row *b, int gitok,
-		       const struct range *g, struct err *e)
+static int store_range(struct server *srv, struct db_conn *c, const struct db_bisect_row *b,
+		       int gitok, const struct range *g, struct err *e)
 {
 	char why[600];
 	long long stored;
@@ -247,7 +238,7 @@ static int store_range(struct server *srv, PGconn *c, const struct db_bisect_row
 	return 0;
 }
 
-int bisect_start(struct server *srv, PGconn *c, long long id, struct err *e)
+int bisect_start(struct server *srv, struct db_conn *c, long long id, struct err *e)
 {
 	struct db_bisect_row b;
 	struct range g;

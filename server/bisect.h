@@ -2,9 +2,10 @@
 #define REGTRACK_SERVER_BISECT_H
 
 #include <jansson.h>
-#include <libpq-fe.h>
 
 #include "err.h"
+
+struct db_conn;
 
 /*
  * The bisect coordinator: one background thread per server that
@@ -88,14 +89,14 @@ struct bisect_spec {
  * its id, or -1 with e: ERR_NOT_FOUND detail "tree", db errors as
  * db_exec(). Runs in the caller's transaction if one is open.
  */
-long long bisect_create(PGconn *c, const struct bisect_spec *s, struct err *e)
+long long bisect_create(struct db_conn *c, const struct bisect_spec *s, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*
  * Cancels bisect id and its unfinished jobs. Returns 1 when it was active,
  * 0 when it was not (already finished or no such bisect), -1 with e.
  */
-int bisect_cancel(PGconn *c, long long id, const char *reason, struct err *e)
+int bisect_cancel(struct db_conn *c, long long id, const char *reason, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*
@@ -113,11 +114,11 @@ int bisect_cancel(PGconn *c, long long id, const char *reason, struct err *e)
  * none, verification and model borrowed, NULL = none) and moves its
  * regression and the records sharing it. Returns 0 or -1 with e.
  */
-int bisect_start(struct server *srv, PGconn *c, long long id, struct err *e)
+int bisect_start(struct server *srv, struct db_conn *c, long long id, struct err *e)
 	__attribute__((warn_unused_result));
-int bisect_finish(struct server *srv, PGconn *c, const struct db_bisect_row *b, const char *state,
-		  const char *outcome, long long first_bad, const char *cands, double confidence,
-		  const char *reason, json_t *verification, json_t *model, struct err *e)
-	__attribute__((warn_unused_result));
+int bisect_finish(struct server *srv, struct db_conn *c, const struct db_bisect_row *b,
+		  const char *state, const char *outcome, long long first_bad, const char *cands,
+		  double confidence, const char *reason, json_t *verification, json_t *model,
+		  struct err *e) __attribute__((warn_unused_result));
 
 #endif

@@ -27,7 +27,7 @@ struct bisect_coord {
 };
 
 /* mirrors one tree whose mirror was never made from its current url */
-static void sync_one_tree(struct server *srv, PGconn *c)
+static void sync_one_tree(struct server *srv, struct db_conn *c)
 {
 	struct db_bisect_mirror_todo t;
 	struct err e, ge;
@@ -75,7 +75,7 @@ void bisect_spec_of_todo(const struct db_bisect_reg_todo *t, struct bisect_spec 
 }
 
 /* starts a bisect for one confirmed regression (auto_bisect), or shares a sibling's */
-static void auto_bisect_one(struct server *srv, PGconn *c)
+static void auto_bisect_one(struct server *srv, struct db_conn *c)
 {
 	struct db_bisect_reg_todo t;
 	struct bisect_spec s;
@@ -111,7 +111,7 @@ rollback:
 }
 
 /* starts or steps bisect id until it waits for jobs */
-static void drive(struct bisect_coord *bc, PGconn *c, long long id)
+static void drive(struct bisect_coord *bc, struct db_conn *c, long long id)
 {
 	struct err e;
 	int rc = bisect_start(bc->srv, c, id, &e);
@@ -131,7 +131,7 @@ static long coord_step(void *arg, int *fd UNUSED)
 	long long *ids;
 	size_t n;
 	struct err e;
-	PGconn *c = db_conn(srv->db, &e);
+	struct db_conn *c = db_conn(srv->db, &e);
 
 	if (!c)
 		return srv->cfg->bisect_poll_ms;

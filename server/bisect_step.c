@@ -41,7 +41,7 @@ struct cand {
 /* everything one step reads and decides; cands[0] is the level's good end, cands[1..n] its candidates */
 struct step {
 	struct server *srv;
-	PGconn *c;
+	struct db_conn *c;
 	struct db_bisect_row b;
 	struct cand *cands;
 	size_t n;
@@ -485,7 +485,7 @@ out:
  * /api/v1/bisects/{id}/profile-diff). The runs that decided stay
  * unprofiled: perf perturbs the case, and the profiled runs are of another
  * setup (monitors are in its key), never read back as samples
- * (ST_BISECT_SAMPLES) nor tallied as the round's jobs (ST_BISECT_JOBS).
+ * (db_bisect_samples()) nor tallied as the round's jobs (db_bisect_jobs()).
  * Each pass plans again from the same samples; the round is queued once
  * (PROFILE_RUNS_MIN runs or runs_per_step, whichever is more: 5 vs 5 is the
  * least that can reach p 0.01, lib/profdiff.c), waited for, and its
@@ -655,7 +655,7 @@ static void step_release(struct step *st)
 	db_bisect_row_release(&st->b);
 }
 
-int bisect_step_running(struct server *srv, PGconn *c, long long id, struct err *e)
+int bisect_step_running(struct server *srv, struct db_conn *c, long long id, struct err *e)
 {
 	struct step st;
 	int got, busy, queued = 0, ret;

@@ -1,9 +1,9 @@
 #ifndef REGTRACK_SERVER_BISECT_STEP_H
 #define REGTRACK_SERVER_BISECT_STEP_H
 
-#include <libpq-fe.h>
-
 #include "err.h"
+
+struct db_conn;
 
 /*
  * One coordinator step of a running bisect (bisect.h has the rules): in one
@@ -20,7 +20,7 @@
  */
 struct server;
 
-int bisect_step_running(struct server *srv, PGconn *c, long long id, struct err *e)
+int bisect_step_running(struct server *srv, struct db_conn *c, long long id, struct err *e)
 	__attribute__((warn_unused_result));
 
 #endif

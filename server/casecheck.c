@@ -2,7 +2,7 @@
 #include "server/casecheck.h"
 #include "buf.h"
 #include "names.h"
-#include "server/db/db.h"
+#include "server/db/jobs.h"
 #include "vmspec.h"
 #include "xalloc.h"
 
@@ -20,7 +20,7 @@
 /* params the worker reads itself, for every case (lib/vmspec.h) */
 #define worker_params vmspec_params
 
-int casecheck_load(PGconn *c, struct casecheck *cc, struct err *e)
+int casecheck_load(struct db_conn *c, struct casecheck *cc, struct err *e)
 {
 	char *text = NULL;
 	json_t *all, *one, *table, *v;
@@ -29,7 +29,7 @@ int casecheck_load(PGconn *c, struct casecheck *cc, struct err *e)
 
 	memset(cc, 0, sizeof(*cc));
 	cc->cases = json_object();
-	if (db_json_text(c, ST_MACHINE_CASES, 0, NULL, &text, e) < 0)
+	if (db_machine_cases_json(c, &text, e) < 0)
 		return -1;
 	all = json_loads(text, 0, NULL);
 	free(text);
@@ -301,13 +301,12 @@ int casecheck_testcase(struct casecheck *cc, const char *prefix, const char *tes
 	return 0;
 }
 
-int casecheck_served(PGconn *c, const char *capability, const char *tbox_group, const char *arch,
-		     json_t *warnings, struct err *e)
+int casecheck_served(struct db_conn *c, const char *capability, const char *tbox_group,
+		     const char *arch, json_t *warnings, struct err *e)
 {
-	const char *p[3] = { capability, tbox_group, arch };
 	long long n;
 
-	if (db_one_int8(c, ST_MACHINES_SERVING, 3, p, &n, e) < 0)
+	if (db_machines_serving(c, capability, tbox_group, arch, &n, e) < 0)
 		return -1;
 	if (n || !warnings)
 		return 0;
@@ -393,7 +392,7 @@ char *casecheck_pg_array(const json_t *warnings)
 	return buf_detach(&b, NULL);
 }
 
-int casecheck_testcases(PGconn *c, const json_t *testcases, struct err *e)
+int casecheck_testcases(struct db_conn *c, const json_t *testcases, struct err *e)
 {
 	struct casecheck cc;
 	json_t *tc;

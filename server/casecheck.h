@@ -2,9 +2,10 @@
 #define REGTRACK_SERVER_CASECHECK_H
 
 #include <jansson.h>
-#include <libpq-fe.h>
 
 #include "err.h"
+
+struct db_conn;
 
 /*
  * What the workers can run: each worker registers its cases
@@ -38,8 +39,8 @@ struct casecheck {
 	int warned_none; /* the "not checked" warning was given once */
 };
 
-/* Reads every registered table (ST_MACHINE_CASES). 0, or -1 with e (database errors). */
-int casecheck_load(PGconn *c, struct casecheck *cc, struct err *e)
+/* Reads every registered table (db_machine_cases_json()). 0, or -1 with e (database errors). */
+int casecheck_load(struct db_conn *c, struct casecheck *cc, struct err *e)
 	__attribute__((warn_unused_result));
 void casecheck_release(struct casecheck *cc);
 
@@ -63,17 +64,18 @@ int casecheck_testcase(struct casecheck *cc, const char *prefix, const char *tes
  * with casecheck_load(), each field named `testcases[i].…`. 0, or -1 with e
  * (the first bad entry, or a database error).
  */
-int casecheck_testcases(PGconn *c, const json_t *testcases, struct err *e)
+int casecheck_testcases(struct db_conn *c, const json_t *testcases, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*
  * Appends a warning to warnings when no registered worker has capability
  * (host, qemu-x86_64, qemu-aarch64) and serves tbox_group and arch (each
- * NULL: any) (ST_MACHINES_SERVING): the job is queued and waits for one.
+ * NULL: any) (db_machines_serving()): the job is queued and waits for one.
  * 0, or -1 with e (database errors).
  */
-int casecheck_served(PGconn *c, const char *capability, const char *tbox_group, const char *arch,
-		     json_t *warnings, struct err *e) __attribute__((warn_unused_result));
+int casecheck_served(struct db_conn *c, const char *capability, const char *tbox_group,
+		     const char *arch, json_t *warnings, struct err *e)
+	__attribute__((warn_unused_result));
 
 /*
  * A registration's "cases" (borrowed; NULL: none sent) checked and

@@ -39,8 +39,8 @@ struct detect_thread {
  * fields lib/hostfp.h names): recorded on the record (sql/0022), which is
  * then shown as such and not bisected. 0 or -1 with e.
  */
-static int note_environment(PGconn *c, long long setup_id, long long before, long long after,
-			    long long id, struct err *e)
+static int note_environment(struct db_conn *c, long long setup_id, long long before,
+			    long long after, long long id, struct err *e)
 {
 	char b[24], a[24], *text = NULL;
 	json_t *fb, *fa, *fields;
@@ -102,7 +102,7 @@ static int step_holds(const struct detect_series *ds, size_t idx, size_t hi, siz
 }
 
 /* the history notes of a new or newly confirmed record */
-static int note_upsert(PGconn *c, const struct db_regr_upserted *up, const char *name,
+static int note_upsert(struct db_conn *c, const struct db_regr_upserted *up, const char *name,
 		       const struct db_regr_upsert *u, const struct compare_result *seg,
 		       const struct compare_result *pair, struct detect_setup_stats *st,
 		       struct err *e)
@@ -144,7 +144,7 @@ static int note_upsert(PGconn *c, const struct db_regr_upserted *up, const char 
 }
 
 /* Stores the change points of one detected series; appends the record ids to *kept. */
-static int store_series(PGconn *c, long long setup_id, const struct db_detect_point *m,
+static int store_series(struct db_conn *c, long long setup_id, const struct db_detect_point *m,
 			const struct series *s, const struct detect_series *ds,
 			const struct aa_history *aa, const struct config *cfg, struct kept *kept,
 			struct detect_setup_stats *st, struct err *e)
@@ -256,7 +256,7 @@ static size_t push_metric(const struct db_detect_series *rows, size_t i, struct 
  * monitor's metric: its floor, plan_detect_metric); the record ids found
  * go to *kept
  */
-static int detect_rows(PGconn *c, long long setup_id, const struct db_detect_series *rows,
+static int detect_rows(struct db_conn *c, long long setup_id, const struct db_detect_series *rows,
 		       const struct aa_history *aa, const struct config *cfg,
 		       const struct detect_opts *base, struct kept *kept,
 		       struct detect_setup_stats *st, struct err *e)
@@ -307,7 +307,7 @@ static int detect_rows(PGconn *c, long long setup_id, const struct db_detect_ser
  * The settings of setup_id's detection: the server's defaults with the
  * "detect" keys of the plan that governs it (db_setup_plan_detect). 0 or -1.
  */
-static int setup_opts(PGconn *c, long long setup_id, const struct config *cfg,
+static int setup_opts(struct db_conn *c, long long setup_id, const struct config *cfg,
 		      struct detect_opts *o, struct err *e)
 {
 	char *plan, *text;
@@ -331,7 +331,7 @@ static int setup_opts(PGconn *c, long long setup_id, const struct config *cfg,
 	return 0;
 }
 
-int detect_setup(PGconn *c, long long setup_id, const struct config *cfg,
+int detect_setup(struct db_conn *c, long long setup_id, const struct config *cfg,
 		 struct detect_setup_stats *st, struct err *e)
 {
 	struct db_detect_series rows;
@@ -371,7 +371,7 @@ int detect_setup(PGconn *c, long long setup_id, const struct config *cfg,
 /* --- the thread ------------------------------------------------------------- */
 
 /* Claims and examines queued setups until none is left; -1 on a db error. */
-static int drain_queue(struct detect_thread *t, PGconn *c)
+static int drain_queue(struct detect_thread *t, struct db_conn *c)
 {
 	struct err e;
 
@@ -417,23 +417,19 @@ static long detect_step(void *arg, int *fd)
 {
 	struct detect_thread *t = arg;
 	struct err e;
-	PGconn *c = db_conn(t->srv->db, &e);
-	PGnotify *nf;
+	struct db_conn *c = db_conn(t->srv->db, &e);
 
-	if (c && db_cmd(c, "LISTEN regtrack_detect", &e))
+	if (c && db_detect_listen(c, &e))
 		c = NULL;
 	if (!c)
 		return t->srv->cfg->detect_poll_ms;
 	/* notifications so far are covered by the pass below */
-	PQconsumeInput(c);
-	while ((nf = PQnotifies(c)))
-		PQfreemem(nf);
+	db_notifications_drain(c);
 	if (mono_s() - t->last_stale >= STALE_CHECK_S && !db_detect_requeue_stale(c, &e))
 		t->last_stale = mono_s();
 	/* after a failure, wait the full poll time before retrying */
-	if (drain_queue(t, c) == 0 && PQstatus(c) == CONNECTION_OK &&
-	    PQtransactionStatus(c) == PQTRANS_IDLE)
-		*fd = PQsocket(c);
+	if (drain_queue(t, c) == 0)
+		*fd = db_idle_socket(c);
 	return t->srv->cfg->detect_poll_ms;
 }
 

@@ -1,17 +1,17 @@
 #ifndef REGTRACK_SERVER_DETECT_THREAD_H
 #define REGTRACK_SERVER_DETECT_THREAD_H
 
-#include <libpq-fe.h>
-
 #include "err.h"
 #include "server/config.h"
 #include "server/detect_int.h"
+
+struct db_conn;
 
 /*
  * Change detection off the request path.
  *
  * An ingest stores its run and, in the same transaction, queues the run's
- * setup in detect_queue (ST_DETECT_ENQUEUE, ON CONFLICT DO NOTHING: one
+ * setup in detect_queue (db_detect_enqueue(), ON CONFLICT DO NOTHING: one
  * pending row per setup however many runs arrive). An insert notifies
  * channel 'regtrack_detect' at commit. One background thread per server
  * (bgthread.h) LISTENs on its own connection and waits on that socket for
@@ -55,7 +55,7 @@ void detect_thread_stop(struct detect_thread *t);
  * rules of regressions.h, all in one transaction on c (which must be
  * idle). Errors: -1 with e (db errors as db_exec); nothing is written.
  */
-int detect_setup(PGconn *c, long long setup_id, const struct config *cfg,
+int detect_setup(struct db_conn *c, long long setup_id, const struct config *cfg,
 		 struct detect_setup_stats *st, struct err *e) __attribute__((warn_unused_result));
 
 #endif

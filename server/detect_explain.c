@@ -103,7 +103,7 @@ static json_t *num(double x)
 	return isfinite(x) ? json_real(x) : json_null();
 }
 
-int detect_explain_store(PGconn *c, long long setup_id, long long metric_id,
+int detect_explain_store(struct db_conn *c, long long setup_id, long long metric_id,
 			 const long long *commit, const struct detect_series *ds, struct err *e)
 {
 	const struct detect_opts *o = &ds->opts;
@@ -151,7 +151,7 @@ int detect_explain_store(PGconn *c, long long setup_id, long long metric_id,
 	return ret;
 }
 
-json_t *detect_explain_json(PGconn *c, long long setup_id, const char *metric,
+json_t *detect_explain_json(struct db_conn *c, long long setup_id, const char *metric,
 			    const char *const *shas, size_t n, struct err *e)
 {
 	json_t *out, *cands, *x;

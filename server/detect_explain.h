@@ -9,11 +9,12 @@
  * and GET /api/v1/series sends them as "detection".
  */
 #include <jansson.h>
-#include <libpq-fe.h>
 #include <stddef.h>
 
 #include "err.h"
 #include "stats/detect.h"
+
+struct db_conn;
 
 /* the most candidates kept per series */
 #define DETECT_EXPLAIN_MAX 50
@@ -39,7 +40,7 @@ size_t detect_explain_pick(const struct detect_series *ds, size_t max, size_t *i
  * p_value, noise_sigma, effect (|after - before| in noise sigmas; null
  * when unknown), kept, reason (detect_reason_text())}. 0 or -1 with e.
  */
-int detect_explain_store(PGconn *c, long long setup_id, long long metric_id,
+int detect_explain_store(struct db_conn *c, long long setup_id, long long metric_id,
 			 const long long *commit, const struct detect_series *ds, struct err *e)
 	__attribute__((warn_unused_result));
 
@@ -51,7 +52,7 @@ int detect_explain_store(PGconn *c, long long setup_id, long long metric_id,
  * json_decref()s): JSON null when the series was never detected; NULL
  * with e on a db error.
  */
-json_t *detect_explain_json(PGconn *c, long long setup_id, const char *metric,
+json_t *detect_explain_json(struct db_conn *c, long long setup_id, const char *metric,
 			    const char *const *shas, size_t n, struct err *e);
 
 #endif

@@ -15,8 +15,9 @@
 #include "stats/compare.h"
 #include "stats/detect.h"
 
-#include <libpq-fe.h>
 #include <stddef.h>
+
+struct db_conn;
 
 /* What one detect_setup() call did. */
 struct detect_setup_stats {
@@ -66,8 +67,8 @@ const char *detect_kind_of(int direction, int hib);
 const double *detect_side(const struct series *s, size_t lo, size_t hi, size_t *n);
 
 /* adds a history entry (from -> to, note) to record id; 0 or -1 with e */
-int detect_history(PGconn *c, long long id, const char *from, const char *to, const char *note,
-		   struct err *e);
+int detect_history(struct db_conn *c, long long id, const char *from, const char *to,
+		   const char *note, struct err *e);
 
 /* appends id to k's ids */
 void detect_kept_add(struct kept *k, long long id);
@@ -99,11 +100,11 @@ void detect_compare_sides(const struct aa_history *aa, long long setup_id, long 
  * check_tip_pairs (tip_done: check_tip's 1, the tip's pair left out)
  * returns 0 or -1 with e.
  */
-int check_tip(PGconn *c, long long setup_id, const struct db_detect_point *m,
+int check_tip(struct db_conn *c, long long setup_id, const struct db_detect_point *m,
 	      const struct series *s, const struct detect_series *ds, const struct aa_history *aa,
 	      const struct config *cfg, struct tip_job *tj, struct kept *kept,
 	      struct detect_setup_stats *st, struct err *e);
-int check_tip_pairs(PGconn *c, long long setup_id, const struct db_detect_point *m,
+int check_tip_pairs(struct db_conn *c, long long setup_id, const struct db_detect_point *m,
 		    const struct series *s, const struct detect_series *ds,
 		    const struct aa_history *aa, int tip_done, struct tip_job *tj,
 		    struct kept *kept, struct detect_setup_stats *st, struct err *e);

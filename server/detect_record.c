@@ -30,8 +30,8 @@ const double *detect_side(const struct series *s, size_t lo, size_t hi, size_t *
 	return s->vals + (hi > lo ? s->first[lo] : 0);
 }
 
-int detect_history(PGconn *c, long long id, const char *from, const char *to, const char *note,
-		   struct err *e)
+int detect_history(struct db_conn *c, long long id, const char *from, const char *to,
+		   const char *note, struct err *e)
 {
 	return db_regr_history_add(c, id, "detector", 0, from, to, note, e);
 }

@@ -14,7 +14,7 @@
  * and noise sigma (NAN: none), commits_after; keeps its id and counts it.
  * *up says what the upsert did.
  */
-static int record_pair(PGconn *c, long long setup_id, const struct db_detect_point *m,
+static int record_pair(struct db_conn *c, long long setup_id, const struct db_detect_point *m,
 		       long long good, long long bad, const struct compare_result *seg,
 		       const struct compare_result *pair, size_t commits_after, double before,
 		       double after, double change_pct, double noise_sigma, struct kept *kept,
@@ -60,7 +60,7 @@ static int record_pair(PGconn *c, long long setup_id, const struct db_detect_poi
  * record of the tip's pair (the series is those two commits), 0 when not,
  * -1 with e.
  */
-static int check_first_step(PGconn *c, long long setup_id, const struct db_detect_point *m,
+static int check_first_step(struct db_conn *c, long long setup_id, const struct db_detect_point *m,
 			    const struct series *s, const struct detect_series *ds,
 			    const struct aa_history *aa, const struct config *cfg,
 			    struct tip_job *tj, struct kept *kept, struct detect_setup_stats *st,
@@ -135,7 +135,7 @@ static int check_first_step(PGconn *c, long long setup_id, const struct db_detec
  * differ (the pair's HL-shift verdict, in the tip's direction), record the
  * range as a confirmed regression, which the auto-bisect takes.
  */
-int check_tip(PGconn *c, long long setup_id, const struct db_detect_point *m,
+int check_tip(struct db_conn *c, long long setup_id, const struct db_detect_point *m,
 	      const struct series *s, const struct detect_series *ds, const struct aa_history *aa,
 	      const struct config *cfg, struct tip_job *tj, struct kept *kept,
 	      struct detect_setup_stats *st, struct err *e)
@@ -263,7 +263,7 @@ static int has_id(const long long *ids, size_t n, long long id)
  * evidence check_tip records on) is recorded as a confirmed change of
  * that range, in the pair's direction.
  */
-int check_tip_pairs(PGconn *c, long long setup_id, const struct db_detect_point *m,
+int check_tip_pairs(struct db_conn *c, long long setup_id, const struct db_detect_point *m,
 		    const struct series *s, const struct detect_series *ds,
 		    const struct aa_history *aa, int tip_done, struct tip_job *tj,
 		    struct kept *kept, struct detect_setup_stats *st, struct err *e)

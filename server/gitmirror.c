@@ -424,7 +424,7 @@ static void batch_reset(struct batch *bt)
 	bt->n = 0;
 }
 
-static int batch_flush(PGconn *c, struct batch *bt, long long tree_id, long long base,
+static int batch_flush(struct db_conn *c, struct batch *bt, long long tree_id, long long base,
 		       struct err *e)
 {
 	const char *cols[5];
@@ -442,15 +442,15 @@ static int batch_flush(PGconn *c, struct batch *bt, long long tree_id, long long
 	return 0;
 }
 
-int gitmirror_import(PGconn *c, const char *dir, long long tree_id, const char *const *revs,
+int gitmirror_import(struct db_conn *c, const char *dir, long long tree_id, const char *const *revs,
 		     size_t nr_revs, int timeout_s, size_t *imported, struct err *e)
 {
 	return gitmirror_import_from(c, dir, tree_id, revs, nr_revs, 0, timeout_s, imported, e);
 }
 
-int gitmirror_import_from(PGconn *c, const char *dir, long long tree_id, const char *const *revs,
-			  size_t nr_revs, long long base, int timeout_s, size_t *imported,
-			  struct err *e)
+int gitmirror_import_from(struct db_conn *c, const char *dir, long long tree_id,
+			  const char *const *revs, size_t nr_revs, long long base, int timeout_s,
+			  size_t *imported, struct err *e)
 {
 	struct buf out = BUF_INIT(OUT_CAP);
 	const char **argv = xcalloc(nr_revs + 10, sizeof(*argv));
@@ -635,8 +635,8 @@ void gitmirror_diffstat_release(struct gitmirror_diffstat *d)
 	memset(d, 0, sizeof(*d));
 }
 
-int gitmirror_store_diffstat(PGconn *c, const char *data_dir, const char *tree, long long commit_id,
-			     int timeout_s, struct err *e)
+int gitmirror_store_diffstat(struct db_conn *c, const char *data_dir, const char *tree,
+			     long long commit_id, int timeout_s, struct err *e)
 {
 	char dir[4096], sha[41];
 	struct gitmirror_diffstat d;

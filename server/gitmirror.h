@@ -1,10 +1,11 @@
 #ifndef REGTRACK_SERVER_GITMIRROR_H
 #define REGTRACK_SERVER_GITMIRROR_H
 
-#include <libpq-fe.h>
 #include <stddef.h>
 
 #include "err.h"
+
+struct db_conn;
 
 /*
  * The server's bare mirror of each tracked tree, under
@@ -119,7 +120,7 @@ int gitmirror_has_commit(const char *dir, const char *sha, int timeout_s);
  * statement per 2000 commits, inside one transaction. *imported (may be
  * NULL) receives the number of commits listed.
  */
-int gitmirror_import(PGconn *c, const char *dir, long long tree_id, const char *const *revs,
+int gitmirror_import(struct db_conn *c, const char *dir, long long tree_id, const char *const *revs,
 		     size_t nr_revs, int timeout_s, size_t *imported, struct err *e)
 	__attribute__((warn_unused_result));
 
@@ -129,9 +130,9 @@ int gitmirror_import(PGconn *c, const char *dir, long long tree_id, const char *
  * the new heads and "^SHA" for each head seen before, so only new commits
  * are listed and numbered after the ones stored.
  */
-int gitmirror_import_from(PGconn *c, const char *dir, long long tree_id, const char *const *revs,
-			  size_t nr_revs, long long base, int timeout_s, size_t *imported,
-			  struct err *e) __attribute__((warn_unused_result));
+int gitmirror_import_from(struct db_conn *c, const char *dir, long long tree_id,
+			  const char *const *revs, size_t nr_revs, long long base, int timeout_s,
+			  size_t *imported, struct err *e) __attribute__((warn_unused_result));
 
 /* One branch of the mirror and its head. */
 struct gitmirror_head {
@@ -210,7 +211,8 @@ void gitmirror_diffstat_release(struct gitmirror_diffstat *d);
  * db_exec's errors. Runs inside the caller's transaction, if any; a git
  * failure leaves the transaction usable, a database error does not.
  */
-int gitmirror_store_diffstat(PGconn *c, const char *data_dir, const char *tree, long long commit_id,
-			     int timeout_s, struct err *e) __attribute__((warn_unused_result));
+int gitmirror_store_diffstat(struct db_conn *c, const char *data_dir, const char *tree,
+			     long long commit_id, int timeout_s, struct err *e)
+	__attribute__((warn_unused_result));
 
 #endif

@@ -224,29 +224,17 @@ enum MHD_Result reply_json_text(struct request *rq, const char *text, size_t len
 	return ret;
 }
 
-enum MHD_Result reply_pg_json(struct request *rq, PGresult *r, const char *what)
+enum MHD_Result reply_db_read(struct request *rq, int got, char **text, struct err *e)
 {
-	struct err e;
-	char *text;
 	enum MHD_Result ret;
 
-	if (db_result_json_text(r, &text, &e))
-		return reply_errc(rq, ERR_NOT_FOUND, "id", "%s", what);
-	ret = reply_json_text(rq, text, strlen(text));
-	free(text);
-	return ret;
-}
-
-enum MHD_Result reply_db_json(struct request *rq, enum db_stmt st, int n, const char *const *p)
-{
-	struct err e;
-	PGconn *c = rq_db(rq, &e);
-	char *text;
-	enum MHD_Result ret;
-
-	if (!c || db_json_text(c, st, n, p, &text, &e))
-		return reply_err(rq, &e);
-	ret = reply_json_text(rq, text, strlen(text));
-	free(text);
+	if (got) {
+		free(*text);
+		*text = NULL;
+		return reply_err(rq, e);
+	}
+	ret = reply_json_text(rq, *text, strlen(*text));
+	free(*text);
+	*text = NULL;
 	return ret;
 }

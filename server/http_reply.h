@@ -2,7 +2,6 @@
 #define REGTRACK_SERVER_HTTP_REPLY_H
 
 #include <jansson.h>
-#include <libpq-fe.h>
 #include <microhttpd.h>
 #include <stddef.h>
 
@@ -62,14 +61,14 @@ enum MHD_Result reply_response(struct request *rq, unsigned status, struct MHD_R
  */
 enum MHD_Result reply_json_text(struct request *rq, const char *text, size_t len);
 /*
- * reply_json_text() of the JSON in the first column of r's first row
- * (db_result_json_text()). Takes r (clears it). A row-less result (or a
- * NULL) gives 404 "not_found" with detail "id" and message `what`, e.g.
- * "no job 7".
+ * The reply to a read of server/db/ that gave JSON text (db_jobs_json()
+ * and the like) into *text: got 0, reply_json_text() of it; otherwise
+ * reply_err() of e (a 404 "not_found" when there was no row). *text is
+ * freed here either way (NULL after). A pointer to the caller's variable,
+ * so that a call written reply_db_read(rq, read(c, &text, &e), &text, &e)
+ * sees the text whatever order its arguments are evaluated in.
  */
-enum MHD_Result reply_pg_json(struct request *rq, PGresult *r, const char *what);
-/* Runs statement st with n params (db_json_text()) and replies as reply_pg_json(). */
-enum MHD_Result reply_db_json(struct request *rq, enum db_stmt st, int n, const char *const *p);
+enum MHD_Result reply_db_read(struct request *rq, int got, char **text, struct err *e);
 
 /* The body of reply_err(): {"error": {"code", "message", "detail"}}, any byte
  * of e's texts that is not UTF-8 as '?'. New reference. */

@@ -160,7 +160,7 @@ static int unreadable_for_good(const char *dir, const char *commit, int timeout)
 }
 
 /* a poll writes only while its server holds the inbox's lock (a reconnect drops it) */
-static int hold_lock(PGconn *c, long long id, struct err *e)
+static int hold_lock(struct db_conn *c, long long id, struct err *e)
 {
 	int got = db_inbox_poll_hold(c, id, e);
 
@@ -171,8 +171,8 @@ static int hold_lock(PGconn *c, long long id, struct err *e)
 }
 
 /* reads commit's message and stores it with the epoch's new position, in one transaction */
-static int store_message(struct server *srv, PGconn *c, long long id, int epoch, const char *dir,
-			 const char *commit, long *added, struct err *e)
+static int store_message(struct server *srv, struct db_conn *c, long long id, int epoch,
+			 const char *dir, const char *commit, long *added, struct err *e)
 {
 	char spec[64], mid[1024], irt[1024], v[4096], subject[1024], author[512], rcpt[4200];
 	char sent[40] = "", refsv[8192], to[2048], cc[2048];
@@ -273,7 +273,7 @@ out:
  * An epoch without a position before the inbox's first good poll starts at its head (the
  * archive's past is not tested), or reads back to p->since.
  */
-static int read_epoch(struct inbox_poller *pl, PGconn *c, long long id,
+static int read_epoch(struct inbox_poller *pl, struct db_conn *c, long long id,
 		      const struct db_inbox_poll *p, int epoch, const char *dir, const char *last,
 		      long *added, struct err *e)
 {
@@ -354,7 +354,7 @@ out:
 }
 
 /* one poll of a claimed inbox: every epoch synced and read; 0 or -1 with e */
-static int poll_epochs(struct inbox_poller *pl, PGconn *c, long long id,
+static int poll_epochs(struct inbox_poller *pl, struct db_conn *c, long long id,
 		       const struct db_inbox_poll *p, long *added, struct err *e)
 {
 	struct server *srv = pl->srv;
@@ -403,7 +403,7 @@ out:
 	return ret;
 }
 
-static void poll_one(struct inbox_poller *pl, PGconn *c, long long id,
+static void poll_one(struct inbox_poller *pl, struct db_conn *c, long long id,
 		     const struct db_inbox_poll *p)
 {
 	long long t0 = mono_ms();
@@ -441,7 +441,7 @@ static long poll_step(void *arg, int *fd UNUSED)
 	struct inbox_poller *pl = arg;
 	struct server *srv = pl->srv;
 	struct err e;
-	PGconn *c = db_conn(srv->db, &e);
+	struct db_conn *c = db_conn(srv->db, &e);
 	long long *ids;
 	size_t n;
 

@@ -26,7 +26,7 @@ static int wants_reply(const struct db_inbox_ended *s)
 	return s->reply_no_change;
 }
 
-void inbox_reply_step(struct server *srv UNUSED, PGconn *c, long long inbox_id)
+void inbox_reply_step(struct server *srv UNUSED, struct db_conn *c, long long inbox_id)
 {
 	struct db_inbox_ended *rows;
 	size_t n;
@@ -83,7 +83,7 @@ static char *cc_literal(const char *lists)
 	return s;
 }
 
-int inbox_reply_render(PGconn *c, const struct config *cfg, long long id, const char *msgid,
+int inbox_reply_render(struct db_conn *c, const struct config *cfg, long long id, const char *msgid,
 		       struct err *e)
 {
 	struct db_inbox_reply_input in;

@@ -1,9 +1,9 @@
 #ifndef REGTRACK_SERVER_INBOX_REPLY_H
 #define REGTRACK_SERVER_INBOX_REPLY_H
 
-#include <libpq-fe.h>
-
 #include "err.h"
+
+struct db_conn;
 
 /*
  * A tested series' reply in its list thread.
@@ -28,13 +28,13 @@ struct server;
 struct config;
 
 /* One pass over inbox inbox_id's ended requests (see above); failures logged. */
-void inbox_reply_step(struct server *srv, PGconn *c, long long inbox_id);
+void inbox_reply_step(struct server *srv, struct db_conn *c, long long inbox_id);
 
 /*
  * Renders outbox row id (kind 'inbox') with message id msgid ("<...>"):
  * 0 rendered, 1 given up (no such series: row failed), -1 with e.
  */
-int inbox_reply_render(PGconn *c, const struct config *cfg, long long id, const char *msgid,
+int inbox_reply_render(struct db_conn *c, const struct config *cfg, long long id, const char *msgid,
 		       struct err *e) __attribute__((warn_unused_result));
 
 #endif

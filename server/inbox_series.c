@@ -50,7 +50,7 @@ static int to_a_list(const char *lists, const char *recipients)
 }
 
 /* the series a part belongs to: its anchor's Message-ID into out */
-static int anchor_of(PGconn *c, long long inbox_id, const struct db_inbox_unassigned *m,
+static int anchor_of(struct db_conn *c, long long inbox_id, const struct db_inbox_unassigned *m,
 		     const struct patchsubj *ps, char *out, size_t size, struct err *e)
 {
 	char *refs = xstrdup(m->refs), subj[1024];
@@ -82,7 +82,8 @@ static int anchor_of(PGconn *c, long long inbox_id, const struct db_inbox_unassi
 }
 
 /* step 1: the new messages into series */
-static int assign(PGconn *c, long long inbox_id, const struct db_inbox_filter *f, struct err *e)
+static int assign(struct db_conn *c, long long inbox_id, const struct db_inbox_filter *f,
+		  struct err *e)
 {
 	struct db_inbox_unassigned *rows;
 	size_t n;
@@ -286,7 +287,7 @@ out:
 }
 
 /* queues the A/B request of a checked series; its id, or -1 with e */
-static long long queue(struct server *srv, PGconn *c, const struct db_inbox_filter *f,
+static long long queue(struct server *srv, struct db_conn *c, const struct db_inbox_filter *f,
 		       const char *anchor, const char *base, const char *mbox, struct err *e)
 {
 	char label[1100];
@@ -374,7 +375,7 @@ static int for_good(enum err_code id)
  * the checks of a complete series in work dir tmp: 0 its new state, reason and fields
  * recorded; -1 with e for a failure that may pass (the series stays waiting)
  */
-static int check(struct server *srv, PGconn *c, const struct db_inbox_filter *f,
+static int check(struct server *srv, struct db_conn *c, const struct db_inbox_filter *f,
 		 const struct db_inbox_waiting *w, const char *tmp, volatile sig_atomic_t *stop,
 		 struct err *e)
 {
@@ -536,7 +537,7 @@ out:
 }
 
 /* a check that failed for now: backed off, or `failed` past the last try */
-static void retry(PGconn *c, const struct db_inbox_waiting *w, const struct err *why)
+static void retry(struct db_conn *c, const struct db_inbox_waiting *w, const struct err *why)
 {
 	char reason[1200];
 	struct err e;
@@ -557,7 +558,7 @@ static void retry(PGconn *c, const struct db_inbox_waiting *w, const struct err 
 	}
 }
 
-int inbox_series_step(struct server *srv, PGconn *c, long long inbox_id,
+int inbox_series_step(struct server *srv, struct db_conn *c, long long inbox_id,
 		      volatile sig_atomic_t *stop, struct err *e)
 {
 	struct db_inbox_filter f;

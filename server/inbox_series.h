@@ -1,8 +1,9 @@
 #ifndef REGTRACK_SERVER_INBOX_SERIES_H
 #define REGTRACK_SERVER_INBOX_SERIES_H
 
-#include <libpq-fe.h>
 #include <signal.h>
+
+struct db_conn;
 
 /*
  * Series assembly, run by the inbox poller after each
@@ -55,7 +56,7 @@ struct err;
  * 0, or -1 with e when the inbox's messages or series could not be read
  * (the poller shows it on the inbox and backs the inbox off).
  */
-int inbox_series_step(struct server *srv, PGconn *c, long long inbox_id,
+int inbox_series_step(struct server *srv, struct db_conn *c, long long inbox_id,
 		      volatile sig_atomic_t *stop, struct err *e);
 
 #endif

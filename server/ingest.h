@@ -2,11 +2,12 @@
 #define REGTRACK_SERVER_INGEST_H
 
 #include <jansson.h>
-#include <libpq-fe.h>
 
 #include "err.h"
 #include "resultdoc.h"
 #include "server/db/runs.h" /* db_upsert_id(), which bisect.c and api/jobs.c call */
+
+struct db_conn;
 
 struct server;
 
@@ -48,7 +49,7 @@ struct ingest_outcome {
  * and 409 as above, 503 when the database is unavailable, 500 on other db
  * errors.
  */
-int ingest_result(PGconn *c, json_t *doc, const struct resultdoc *d, int nested,
+int ingest_result(struct db_conn *c, json_t *doc, const struct resultdoc *d, int nested,
 		  long long poster_token, struct ingest_outcome *out, struct err *e)
 	__attribute__((warn_unused_result));
 

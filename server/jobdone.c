@@ -19,7 +19,7 @@ static void detail_of_result(struct err *e, size_t i)
 	snprintf(e->detail, sizeof(e->detail), "%s", detail);
 }
 
-int jobdone_store(struct server *srv, PGconn *c, const struct jobdone *d, struct err *e)
+int jobdone_store(struct server *srv, struct db_conn *c, const struct jobdone *d, struct err *e)
 {
 	struct db_job_lock lock;
 	size_t i, runs_created = 0, values_created = 0;

@@ -2,12 +2,13 @@
 #define REGTRACK_SERVER_JOBDONE_H
 
 #include <jansson.h>
-#include <libpq-fe.h>
 #include <stddef.h>
 
 #include "err.h"
 #include "resultdoc.h"
 #include "server/server.h"
+
+struct db_conn;
 
 /*
  * A worker's completion of a job (POST /api/v1/jobs/{id}/complete), the
@@ -46,7 +47,7 @@ struct jobdone {
  * document's errors from ingest_result() with its detail prefixed by
  * "results[i].", the database's (db_exec()).
  */
-int jobdone_store(struct server *srv, PGconn *c, const struct jobdone *d, struct err *e)
+int jobdone_store(struct server *srv, struct db_conn *c, const struct jobdone *d, struct err *e)
 	__attribute__((warn_unused_result));
 
 #endif

@@ -42,8 +42,8 @@ struct lease_queue {
 	long long last_expire, last_full, seen_count, seen_max;
 };
 
-int lease_try(PGconn *c, long long machine_id, const char *request_id, long lease_s, json_t **job,
-	      struct err *e)
+int lease_try(struct db_conn *c, long long machine_id, const char *request_id, long lease_s,
+	      json_t **job, struct err *e)
 {
 	long long id = 0;
 	int got = 0;
@@ -71,7 +71,7 @@ int lease_try(PGconn *c, long long machine_id, const char *request_id, long leas
 	return 1;
 }
 
-int lease_expire(PGconn *c, const struct config *cfg, struct err *e)
+int lease_expire(struct db_conn *c, const struct config *cfg, struct err *e)
 {
 	struct db_job_expired *jobs;
 	long n = db_job_expire(c, &jobs, e);
@@ -100,7 +100,7 @@ static void finish(struct waiter *w, json_t *job)
  * worker (docs/internals/performance.md, "lease long poll"). Jobs
  * submitted meanwhile kick another pass.
  */
-static void serve_waiters(struct lease_queue *q, PGconn *c, long long avail)
+static void serve_waiters(struct lease_queue *q, struct db_conn *c, long long avail)
 {
 	struct waiter *list, *w, *keep = NULL;
 	long long now = mono_ms();
@@ -152,7 +152,7 @@ static long lease_step(void *arg, int *fd UNUSED)
 	int kicked = atomic_exchange(&q->kicked, 0), parked;
 	long long avail = 0, cnt, mx;
 	struct err e;
-	PGconn *c = db_conn(q->srv->db, &e);
+	struct db_conn *c = db_conn(q->srv->db, &e);
 
 	if (!c) {
 		serve_waiters(q, NULL, 0); /* deadlines still apply */

@@ -2,10 +2,11 @@
 #define REGTRACK_SERVER_LEASE_H
 
 #include <jansson.h>
-#include <libpq-fe.h>
 
 #include "err.h"
 #include "server/server.h"
+
+struct db_conn;
 
 /*
  * Job leasing: one attempt (lease_try), and the queue of waiters behind
@@ -54,14 +55,14 @@ void lease_queue_park(struct lease_queue *q, long long machine_id, const char *r
  * a database error (db_exec()'s errors; ERR_DB when the leased job has no
  * spec).
  */
-int lease_try(PGconn *c, long long machine_id, const char *request_id, long lease_s, json_t **job,
-	      struct err *e);
+int lease_try(struct db_conn *c, long long machine_id, const char *request_id, long lease_s,
+	      json_t **job, struct err *e);
 
 /*
  * Expires overdue leases; returns how many jobs changed state, -1 on error.
  * A job's machine with a kexec-ARCH capability is power-cycled when cfg
  * (may be NULL) names a power_cycle program (server/powercycle.h).
  */
-int lease_expire(PGconn *c, const struct config *cfg, struct err *e);
+int lease_expire(struct db_conn *c, const struct config *cfg, struct err *e);
 
 #endif

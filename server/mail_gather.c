@@ -1,5 +1,6 @@
 /* Gathers a report's input from the database (mail_gather.h). */
 #include "server/mail_gather.h"
+#include "server/db/db.h"
 #include "server/db/regressions.h"
 #include "server/db/series.h"
 #include "server/gitmirror.h"
@@ -113,7 +114,8 @@ static void gather_author(struct mail_gathered *g, const char *author)
  * otherwise). A bisect that is not done (or found no single commit)
  * leaves the regression's range in place.
  */
-static int gather_bisect(PGconn *c, struct mail_gathered *g, long long table_ids[3], struct err *e)
+static int gather_bisect(struct db_conn *c, struct mail_gathered *g, long long table_ids[3],
+			 struct err *e)
 {
 	const struct db_mail_bisect *b = &g->bisect;
 	int found = db_mail_bisect(c, g->in.bisect_id, &g->bisect, e);
@@ -209,8 +211,8 @@ static int cmp_table_row(const void *x, const void *y)
  * first, at most MAX_TABLE_ROWS; the others are counted in nr_rows_omitted.
  * The table's column stays LKP's %change of the means.
  */
-static int gather_table(PGconn *c, struct mail_gathered *g, long long setup_id, long long base,
-			long long head, long long metric_id, struct err *e)
+static int gather_table(struct db_conn *c, struct mail_gathered *g, long long setup_id,
+			long long base, long long head, long long metric_id, struct err *e)
 {
 	struct compare_opts opts;
 	struct table_row *tr;
@@ -307,7 +309,7 @@ static int cmp_profile_size(const void *x, const void *y)
  * sort key), children rows first, then self rows, each largest first.
  * lkp_render() prints their absolute delta, as LKP does for perf-profile.
  */
-static int gather_profile_rows(PGconn *c, struct mail_gathered *g, long long setup_id,
+static int gather_profile_rows(struct db_conn *c, struct mail_gathered *g, long long setup_id,
 			       long long base, long long head, struct err *e)
 {
 	struct compare_opts opts;
@@ -366,7 +368,7 @@ static int gather_profile_rows(PGconn *c, struct mail_gathered *g, long long set
  * The same change on other arches (db_regression_story_json's also_seen):
  * arch and size (hl_pct, else change_pct) of each.
  */
-static int gather_also_seen(PGconn *c, struct mail_gathered *g, long long regression_id,
+static int gather_also_seen(struct db_conn *c, struct mail_gathered *g, long long regression_id,
 			    struct err *e)
 {
 	char idb[24];
@@ -406,7 +408,7 @@ static int gather_also_seen(PGconn *c, struct mail_gathered *g, long long regres
  * icount}; documents from before that carry only "accel" and "cpus", and
  * the setup's mode says icount).
  */
-static int gather_machine(PGconn *c, struct mail_gathered *g, long long setup_id,
+static int gather_machine(struct db_conn *c, struct mail_gathered *g, long long setup_id,
 			  long long commit_id, struct err *e)
 {
 	const struct db_mail_machine *m = &g->machine;
@@ -440,8 +442,8 @@ static int gather_machine(PGconn *c, struct mail_gathered *g, long long setup_id
  * record's setup) ran on hosts with different fingerprints (lib/hostfp.h,
  * as the compare API's host_fingerprints); none when they agree.
  */
-static int gather_host_note(PGconn *c, struct mail_gathered *g, long long setup_id, long long base,
-			    long long head, struct err *e)
+static int gather_host_note(struct db_conn *c, struct mail_gathered *g, long long setup_id,
+			    long long base, long long head, struct err *e)
 {
 	char b[24], h[24];
 	json_t *fb, *fh;
@@ -462,7 +464,7 @@ static int gather_host_note(PGconn *c, struct mail_gathered *g, long long setup_
  * mirror now when the bisect could not (a failure leaves them unknown:
  * logged, no paths subscription matches).
  */
-static int gather_files(PGconn *c, const struct config *cfg, struct mail_gathered *g,
+static int gather_files(struct db_conn *c, const struct config *cfg, struct mail_gathered *g,
 			long long commit_id, struct err *e)
 {
 	struct db_mail_diffstat d;
@@ -471,7 +473,7 @@ static int gather_files(PGconn *c, const struct config *cfg, struct mail_gathere
 
 	if (gitmirror_store_diffstat(c, cfg->data_dir, g->in.tree, commit_id,
 				     (int)cfg->git_timeout_s, &ge) < 0) {
-		if (PQtransactionStatus(c) != PQTRANS_INTRANS) {
+		if (!db_in_transaction(c)) {
 			*e = ge;
 			return -1;
 		}
@@ -525,8 +527,8 @@ static void bisect_headline(struct mail_gathered *g, int higher_is_better)
 	g->in.change_pct = g->table_hl_pct;
 }
 
-int mail_gather(PGconn *c, const struct config *cfg, long long regression_id, enum report_kind kind,
-		struct mail_gathered *g, struct err *e)
+int mail_gather(struct db_conn *c, const struct config *cfg, long long regression_id,
+		enum report_kind kind, struct mail_gathered *g, struct err *e)
 {
 	const struct db_mail_regression *r = &g->reg;
 	long long table_ids[3] = { 0, 0, 0 }; /* parent, culprit, the parent's stand-in; 0 = none */

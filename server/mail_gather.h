@@ -2,12 +2,13 @@
 #define REGTRACK_SERVER_MAIL_GATHER_H
 
 #include <jansson.h>
-#include <libpq-fe.h>
 
 #include "err.h"
 #include "report.h"
 #include "server/config.h"
 #include "server/db/mail.h"
+
+struct db_conn;
 
 /*
  * What a report mail says, gathered from the database (db/mail.h) into
@@ -63,8 +64,9 @@ struct mail_gathered {
  * regression, db/mail.h's database errors, gitmirror's when the
  * transaction was lost while collecting the files.
  */
-int mail_gather(PGconn *c, const struct config *cfg, long long regression_id, enum report_kind kind,
-		struct mail_gathered *g, struct err *e) __attribute__((warn_unused_result));
+int mail_gather(struct db_conn *c, const struct config *cfg, long long regression_id,
+		enum report_kind kind, struct mail_gathered *g, struct err *e)
+	__attribute__((warn_unused_result));
 void mail_gather_release(struct mail_gathered *g);
 
 #endif

@@ -57,7 +57,7 @@ static long long head_runs(const struct mail_gathered *g, long long metric_id)
 }
 
 /* the .config link of commit `at`'s build (in.config_url), when one stored it */
-static int config_url(PGconn *c, const char *public_url, struct mail_gathered *g,
+static int config_url(struct db_conn *c, const char *public_url, struct mail_gathered *g,
 		      long long regression_id, struct err *e)
 {
 	struct db_kconfig_ends ends;
@@ -81,7 +81,7 @@ static int config_url(PGconn *c, const char *public_url, struct mail_gathered *g
 	return found < 0 ? -1 : 0;
 }
 
-int mail_reproduce(PGconn *c, const struct config *cfg, struct mail_gathered *g,
+int mail_reproduce(struct db_conn *c, const struct config *cfg, struct mail_gathered *g,
 		   long long regression_id, long long metric_id, struct err *e)
 {
 	int bisected = g->in.kind == REPORT_BISECT && g->in.culprit_sha;

@@ -1,11 +1,11 @@
 #ifndef REGTRACK_SERVER_MAIL_REPRODUCE_H
 #define REGTRACK_SERVER_MAIL_REPRODUCE_H
 
-#include <libpq-fe.h>
-
 #include "err.h"
 #include "server/config.h"
 #include "server/mail_gather.h"
+
+struct db_conn;
 
 /*
  * How a report's reader runs its data points again, added to g once
@@ -25,7 +25,7 @@
  * The strings live in g until mail_gather_release(). 0, or -1 with e
  * (database errors of db/kconfig.h).
  */
-int mail_reproduce(PGconn *c, const struct config *cfg, struct mail_gathered *g,
+int mail_reproduce(struct db_conn *c, const struct config *cfg, struct mail_gathered *g,
 		   long long regression_id, long long metric_id, struct err *e)
 	__attribute__((warn_unused_result));
 

@@ -162,7 +162,7 @@ int mailer_sub_match(const char *metric_glob, const char *paths, const char *met
 	return !*paths || mailer_paths_match(paths, files);
 }
 
-static int match_subscriptions(PGconn *c, const char *tree, const char *testcase,
+static int match_subscriptions(struct db_conn *c, const char *tree, const char *testcase,
 			       const char *metric, const char *const *files, struct rcpts *r,
 			       struct err *e)
 {
@@ -202,7 +202,7 @@ static void new_message_id(const struct config *cfg, char out[200])
  * first report before row `id`, as db_outbox_sibling_root(). 1 with out,
  * 0 none, -1 with e.
  */
-static int sibling_root(PGconn *c, json_t *story, long long id, struct db_outbox_root *out,
+static int sibling_root(struct db_conn *c, json_t *story, long long id, struct db_outbox_root *out,
 			struct err *e)
 {
 	struct buf rids = BUF_INIT(0), bids = BUF_INIT(0);
@@ -239,7 +239,7 @@ out:
  * Renders row `id` and stores the text. Returns 0 rendered, 1 the row was
  * settled without mail (skipped/failed/deferred), -1 with e.
  */
-static int render_row(PGconn *c, const struct config *cfg, long long id, const char *kind,
+static int render_row(struct db_conn *c, const struct config *cfg, long long id, const char *kind,
 		      long long regression_id, long long bisect_id, struct err *e)
 {
 	enum report_kind rk = !strcmp(kind, "bisect") ? REPORT_BISECT :
@@ -347,8 +347,8 @@ out:
 }
 
 /* Renders the result mail of A/B request request_id (abtest_mail) into row id; as render_row. */
-static int render_request(PGconn *c, const struct config *cfg, long long id, long long request_id,
-			  struct err *e)
+static int render_request(struct db_conn *c, const struct config *cfg, long long id,
+			  long long request_id, struct err *e)
 {
 	char msgid[200], *subject, *body, *to;
 
@@ -399,7 +399,7 @@ static int write_dry_run(const char *dir, const char *id, const char *msg, size_
 }
 
 /* Composes and sends (or writes) rendered row id; 0 sent, -1 with e. */
-static int deliver(PGconn *c, const struct config *cfg, long long id, const char **state,
+static int deliver(struct db_conn *c, const struct config *cfg, long long id, const char **state,
 		   struct err *e)
 {
 	struct db_outbox_row row;
@@ -455,7 +455,7 @@ out:
 	return ret;
 }
 
-int mailer_run_once(PGconn *c, const struct config *cfg, struct err *e)
+int mailer_run_once(struct db_conn *c, const struct config *cfg, struct err *e)
 {
 	struct db_outbox_claim row;
 	const char *state = "sent";
@@ -513,7 +513,7 @@ fail:
  * Says at start what keeps mail from going out (and what to set), or
  * queues again the rows an earlier server held when nothing does now.
  */
-static void announce(const struct config *cfg, PGconn *c)
+static void announce(const struct config *cfg, struct db_conn *c)
 {
 	char why[200];
 	struct err e;
@@ -538,7 +538,7 @@ static long mailer_step(void *arg, int *fd UNUSED)
 	struct mailer *m = arg;
 	const struct config *cfg = m->srv->cfg;
 	struct err e;
-	PGconn *c = db_conn(m->srv->db, &e);
+	struct db_conn *c = db_conn(m->srv->db, &e);
 
 	if (!c)
 		return cfg->mail_poll_ms;

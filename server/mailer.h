@@ -1,10 +1,10 @@
 #ifndef REGTRACK_SERVER_MAILER_H
 #define REGTRACK_SERVER_MAILER_H
 
-#include <libpq-fe.h>
-
 #include "err.h"
 #include "server/config.h"
+
+struct db_conn;
 
 struct server;
 
@@ -118,7 +118,7 @@ void mailer_kick(struct mailer *m);
  * row was handled (sent, dry-run, skipped, failed or put back for a
  * retry), 0 when none was due, -1 with e on a database error.
  */
-int mailer_run_once(PGconn *c, const struct config *cfg, struct err *e)
+int mailer_run_once(struct db_conn *c, const struct config *cfg, struct err *e)
 	__attribute__((warn_unused_result));
 
 #endif

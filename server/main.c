@@ -20,6 +20,7 @@
 #include "server/bisect_coord.h"
 #include "server/config.h"
 #include "server/db/db.h"
+#include "server/db/tokens.h"
 #include "server/db/migrate.h"
 #include "server/retention.h"
 #include "server/detect.h"
@@ -114,28 +115,27 @@ static void find_web_dir(struct server *srv)
 static int do_migrate(struct config *cfg)
 {
 	struct err e;
-	PGconn *c = db_connect_once(cfg->db, &e);
+	struct db_conn *c = db_connect_once(cfg->db, &e);
 	int n;
 
 	if (!c || migrate_apply(c, &n, &e)) {
 		slog_error("%s", e.message);
-		PQfinish(c);
+		db_close(c);
 		return 1;
 	}
-	PQfinish(c);
+	db_close(c);
 	printf("migrations applied: %d (schema version %d)\n", n,
 	       nr_migrations ? migrations[nr_migrations - 1].version : 0);
 	return 0;
 }
 
 /* the token named name as JSON (new; no secret), or NULL with e (ERR_NOT_FOUND: none) */
-static json_t *token_by_name(PGconn *c, const char *name, struct err *e)
+static json_t *token_by_name(struct db_conn *c, const char *name, struct err *e)
 {
-	const char *p[1] = { name };
 	char *text = NULL;
 	json_t *t;
 
-	if (db_json_text(c, ST_TOKEN_BY_NAME, 1, p, &text, e) < 0)
+	if (db_token_by_name_json(c, name, &text, e) < 0)
 		return NULL;
 	t = json_loads(text, 0, NULL);
 	free(text);
@@ -145,14 +145,14 @@ static json_t *token_by_name(PGconn *c, const char *name, struct err *e)
 }
 
 /* `token list`: one line per token, never its secret */
-static int token_list(PGconn *c)
+static int token_list(struct db_conn *c)
 {
 	char *text = NULL;
 	struct err e;
 	json_t *all, *t;
 	size_t i;
 
-	if (db_json_text(c, ST_TOKENS_LIST, 0, NULL, &text, &e) < 0) {
+	if (db_tokens_json(c, &text, &e) < 0) {
 		slog_error("%s", e.message);
 		return 1;
 	}
@@ -180,7 +180,7 @@ static int do_token(struct config *cfg, int argc, char **argv)
 	const char *scope = NULL, *name = NULL;
 	struct err e;
 	struct db *db;
-	PGconn *c;
+	struct db_conn *c;
 	int ret = 0;
 
 	if (argc < 1)
@@ -201,10 +201,10 @@ static int do_token(struct config *cfg, int argc, char **argv)
 	c = db_connect_once(cfg->db, &e);
 	if (!c || migrate_apply(c, NULL, &e)) {
 		slog_error("%s", e.message);
-		PQfinish(c);
+		db_close(c);
 		return 1;
 	}
-	PQfinish(c);
+	db_close(c);
 	/* a connection of the server's kind: its statements prepared */
 	db = db_new(cfg->db, cfg->db_timeout_ms);
 	c = db_conn(db, &e);
@@ -274,7 +274,7 @@ static int do_serve(struct config *cfg)
 	struct err e;
 	sigset_t set;
 	int sig, n;
-	PGconn *c;
+	struct db_conn *c;
 
 	memset(&srv, 0, sizeof(srv));
 	srv.cfg = cfg;
@@ -284,10 +284,10 @@ static int do_serve(struct config *cfg)
 	c = db_connect_once(cfg->db, &e);
 	if (!c || migrate_apply(c, &n, &e)) {
 		slog_error("%s", e.message);
-		PQfinish(c);
+		db_close(c);
 		return 1;
 	}
-	PQfinish(c);
+	db_close(c);
 
 	/* threads inherit this mask; the main thread takes the signals with sigwait */
 	sigemptyset(&set);

@@ -3,17 +3,17 @@
 #include "server/db/mail.h"
 #include "server/db/outbox.h"
 
-int outbox_bisect_done(PGconn *c, long long bisect_id, struct err *e)
+int outbox_bisect_done(struct db_conn *c, long long bisect_id, struct err *e)
 {
 	return db_outbox_insert(c, "bisect", 0, bisect_id, e) < 0 ? -1 : 0;
 }
 
-long long outbox_regression_fixed(PGconn *c, long long regression_id, struct err *e)
+long long outbox_regression_fixed(struct db_conn *c, long long regression_id, struct err *e)
 {
 	return db_outbox_insert(c, "fixed", regression_id, 0, e);
 }
 
-long long outbox_regression_report(PGconn *c, long long regression_id, struct err *e)
+long long outbox_regression_report(struct db_conn *c, long long regression_id, struct err *e)
 {
 	long long bisect_id;
 	int found = db_mail_regression_exists(c, regression_id, &bisect_id, e);

@@ -1,9 +1,9 @@
 #ifndef REGTRACK_SERVER_OUTBOX_H
 #define REGTRACK_SERVER_OUTBOX_H
 
-#include <libpq-fe.h>
-
 #include "err.h"
+
+struct db_conn;
 
 /*
  * The outbox (sql/0005_mail.sql): each report mail is one row, inserted in
@@ -28,7 +28,7 @@
  * filled (db_exec's errors: 503 db_unavailable, 500 db_error); the caller
  * then rolls back.
  */
-int outbox_bisect_done(PGconn *c, long long bisect_id, struct err *e)
+int outbox_bisect_done(struct db_conn *c, long long bisect_id, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*
@@ -41,7 +41,7 @@ int outbox_bisect_done(PGconn *c, long long bisect_id, struct err *e)
  * sent when the regression was never reported: the row ends 'failed' with
  * last_error saying so). Returns the outbox id or -1 with e as above.
  */
-long long outbox_regression_fixed(PGconn *c, long long regression_id, struct err *e)
+long long outbox_regression_fixed(struct db_conn *c, long long regression_id, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*
@@ -51,7 +51,7 @@ long long outbox_regression_fixed(PGconn *c, long long regression_id, struct err
  * as a reply in its thread. Returns the outbox id or -1 with e as above,
  * or 404 "not_found" when there is no such regression.
  */
-long long outbox_regression_report(PGconn *c, long long regression_id, struct err *e)
+long long outbox_regression_report(struct db_conn *c, long long regression_id, struct err *e)
 	__attribute__((warn_unused_result));
 
 #endif

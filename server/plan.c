@@ -476,7 +476,7 @@ const char *plan_change_name(enum db_plan_change change)
 	return "?";
 }
 
-int plan_store(PGconn *c, const json_t *spec, int create_only, enum db_plan_change *change,
+int plan_store(struct db_conn *c, const json_t *spec, int create_only, enum db_plan_change *change,
 	       struct err *e)
 {
 	const char *name = json_string_value(json_object_get(spec, "name"));
@@ -614,7 +614,7 @@ int plan_cli(const char *conninfo, long max_jobs_per_push, int argc, char **argv
 	enum db_plan_change *changes = NULL;
 	size_t n, i;
 	struct err e;
-	PGconn *c = NULL;
+	struct db_conn *c = NULL;
 	int ret = 1;
 
 	if (argc != 2 || strcmp(argv[0], "apply")) {
@@ -652,9 +652,7 @@ int plan_cli(const char *conninfo, long max_jobs_per_push, int argc, char **argv
 	if (!c || migrate_apply(c, NULL, &e))
 		goto fail;
 	/* statements are prepared per connection by db_conn(); prepare them here too */
-	for (int st = 0; st < DB_NR_STMTS; st++)
-		PQclear(PQprepare(c, db_stmt_def(st)->name, db_stmt_def(st)->sql, 0, NULL));
-	if (db_begin(c, &e))
+	if (db_prepare_all(c, &e) || db_begin(c, &e))
 		goto fail;
 	for (i = 0; i < n; i++)
 		if (plan_store(c, plans[i], 0, &changes[i], &e)) {
@@ -676,7 +674,7 @@ fail:
 	fprintf(stderr, "regtrack-server: %s\n", e.message);
 	ret = 1;
 out:
-	PQfinish(c);
+	db_close(c);
 	for (i = 0; i < n; i++)
 		json_decref(plans[i]);
 	free(plans);

@@ -2,12 +2,13 @@
 #define REGTRACK_SERVER_PLAN_H
 
 #include <jansson.h>
-#include <libpq-fe.h>
 #include <stddef.h>
 
 #include "err.h"
 #include "server/db/plans.h"
 #include "server/scheduler.h"
+
+struct db_conn;
 
 /*
  * Test plans: what to run where, as data. One plan is the JSON
@@ -52,7 +53,7 @@ int plan_normalize(const json_t *in, const char *name, long max_jobs_per_push, j
  * exist (ERR_NOT_FOUND, detail "tree"); create_only: a plan of that name
  * is ERR_CONFLICT (detail "name"). 0 with *change, -1 with e.
  */
-int plan_store(PGconn *c, const json_t *spec, int create_only, enum db_plan_change *change,
+int plan_store(struct db_conn *c, const json_t *spec, int create_only, enum db_plan_change *change,
 	       struct err *e) __attribute__((warn_unused_result));
 
 /* The name of a change ("created", "updated", "unchanged"), for the CLI and the API. */

@@ -62,25 +62,22 @@ static char *picks_json(const struct sched_pick *picks, size_t n,
 }
 
 /* queues the jobs of the picked commits x the plan's matrix; returns how many were new */
-static long queue_jobs(struct server *srv, PGconn *c, long long tree_id, const struct plan_ctx *pc,
-		       const char *branch, const struct sched_result *res,
-		       const struct gitmirror_commit *range, struct err *e)
+static long queue_jobs(struct server *srv, struct db_conn *c, long long tree_id,
+		       const struct plan_ctx *pc, const char *branch,
+		       const struct sched_result *res, const struct gitmirror_commit *range,
+		       struct err *e)
 {
-	char tid[24];
 	long queued = 0;
 
-	snprintf(tid, sizeof(tid), "%lld", tree_id);
 	for (size_t i = 0; i < res->nr_tested; i++) {
-		const char *cp[4] = { range[res->tested[i].index].sha, NULL, NULL, tid };
-		long long commit_id = db_upsert_id(c, ST_COMMIT_INSERT, 4, ST_COMMIT_ID, 1, cp, e);
+		long long commit_id = db_commit_upsert(c, range[res->tested[i].index].sha, NULL,
+						       NULL, tree_id, e);
 
 		if (commit_id < 0)
 			return -1;
 		for (size_t k = 0; k < pc->nr_setups; k++) {
 			const struct plan_setup *s = &pc->setups[k];
-			const char *tp[1] = { s->testcase };
-			long long tc_id = db_upsert_id(c, ST_TESTCASE_INSERT, 1, ST_TESTCASE_ID, 1,
-						       tp, e);
+			long long tc_id = db_testcase_upsert(c, s->testcase, e);
 			struct db_job_new j = {
 				.tree_id = tree_id,
 				.commit_id = commit_id,
@@ -121,8 +118,9 @@ static long queue_jobs(struct server *srv, PGconn *c, long long tree_id, const s
  * poll schedules it. Returns 0 or -1 with e (nothing of this branch
  * written).
  */
-static int schedule_branch(struct server *srv, PGconn *c, long long tree_id, const char *dir,
-			   struct plan_ctx *pc, const char *branch, const char *head, struct err *e)
+static int schedule_branch(struct server *srv, struct db_conn *c, long long tree_id,
+			   const char *dir, struct plan_ctx *pc, const char *branch,
+			   const char *head, struct err *e)
 {
 	struct sched_rule rule = pc->rule;
 	int timeout = (int)srv->cfg->poll_timeout_s;
@@ -252,7 +250,7 @@ static const struct db_tree_head *old_head(const struct db_tree_head *old, size_
  * After the fetch: imports the new commits, stores the heads, schedules
  * every plan of the tree. 0 or -1 with e; *imported counts commits read.
  */
-static int track_tree(struct poller *pl, PGconn *c, long long tree_id, const char *dir,
+static int track_tree(struct poller *pl, struct db_conn *c, long long tree_id, const char *dir,
 		      size_t *imported, struct err *e)
 {
 	struct server *srv = pl->srv;
@@ -356,7 +354,8 @@ out:
 }
 
 /* one poll of a claimed tree: fetch, track, record the outcome */
-static void poll_one(struct poller *pl, PGconn *c, long long id, const struct db_tree_poll *t)
+static void poll_one(struct poller *pl, struct db_conn *c, long long id,
+		     const struct db_tree_poll *t)
 {
 	struct server *srv = pl->srv;
 	long long t0 = mono_ms();
@@ -390,7 +389,7 @@ static long poll_step(void *arg, int *fd UNUSED)
 	struct poller *pl = arg;
 	struct server *srv = pl->srv;
 	struct err e;
-	PGconn *c = db_conn(srv->db, &e);
+	struct db_conn *c = db_conn(srv->db, &e);
 	long long *ids;
 	size_t n;
 

@@ -85,7 +85,7 @@ json_t *regression_evidence_json(const json_t *rec)
 	return o;
 }
 
-int regression_transition(PGconn *c, long long id, const char *state, const char *who,
+int regression_transition(struct db_conn *c, long long id, const char *state, const char *who,
 			  long long token_id, const char *note, const char **from, const char **to,
 			  struct err *e)
 {
@@ -121,7 +121,7 @@ static json_t *num_or_null(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
-json_t *regression_change_points(PGconn *c, long long setup_id, const char *metric,
+json_t *regression_change_points(struct db_conn *c, long long setup_id, const char *metric,
 				 const char *const *shas, size_t nr_shas, struct err *e)
 {
 	struct db_change_point *cps;

@@ -2,9 +2,10 @@
 #define REGTRACK_SERVER_REGRESSIONS_H
 
 #include <jansson.h>
-#include <libpq-fe.h>
 
 #include "err.h"
+
+struct db_conn;
 
 /*
  * Regression records (sql/0003_regressions.sql): what a detected change
@@ -137,7 +138,7 @@ json_t *regression_evidence_json(const json_t *rec);
  * Errors (-1, e): 404 "not_found" (no such record), 400 "invalid_field"
  * detail "state" (not a known state), db errors as db_exec().
  */
-int regression_transition(PGconn *c, long long id, const char *state, const char *who,
+int regression_transition(struct db_conn *c, long long id, const char *state, const char *who,
 			  long long token_id, const char *note, const char **from, const char **to,
 			  struct err *e) __attribute__((warn_unused_result));
 
@@ -154,7 +155,7 @@ int regression_transition(PGconn *c, long long id, const char *state, const char
  * sql/0015), which its kind follows. NULL with e on a db
  * error.
  */
-json_t *regression_change_points(PGconn *c, long long setup_id, const char *metric,
+json_t *regression_change_points(struct db_conn *c, long long setup_id, const char *metric,
 				 const char *const *shas, size_t nr_shas, struct err *e);
 
 #endif

@@ -20,7 +20,7 @@ struct replica {
 	struct bgthread *thread;
 	long max_lag_ms;
 	/* the watcher's own, on its thread only */
-	PGconn *primary, *standby;
+	struct db_conn *primary, *standby;
 	struct replica_sample ring[NR_SAMPLES]; /* oldest first from ring[head] */
 	size_t head, n;
 	/* what request threads read */
@@ -72,9 +72,9 @@ static void set_state(struct replica *r, enum replica_state st, long long lag_ms
 			  why ? ": " : "", why ? why : "");
 }
 
-static void drop(PGconn **c)
+static void drop(struct db_conn **c)
 {
-	PQfinish(*c);
+	db_close(*c);
 	*c = NULL;
 }
 
@@ -148,8 +148,8 @@ void replica_stop(struct replica *r)
 	if (!r)
 		return;
 	bgthread_stop(r->thread);
-	PQfinish(r->primary);
-	PQfinish(r->standby);
+	db_close(r->primary);
+	db_close(r->standby);
 	db_free(r->pool);
 	free(r);
 }
@@ -163,13 +163,13 @@ static int usable(struct replica *r)
 	       lag + (mono_ms() - atomic_load(&r->checked_ms)) <= r->max_lag_ms;
 }
 
-PGconn *replica_conn(struct replica *r, struct db *primary, int *pick, struct err *e)
+struct db_conn *replica_conn(struct replica *r, struct db *primary, int *pick, struct err *e)
 {
 	int first = !*pick;
 
 	if (r && (*pick == 2 || (first && usable(r)))) {
 		struct err re;
-		PGconn *c = db_conn(r->pool, &re);
+		struct db_conn *c = db_conn(r->pool, &re);
 
 		if (c) {
 			if (first)

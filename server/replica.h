@@ -2,12 +2,13 @@
 #define REGTRACK_SERVER_REPLICA_H
 
 #include <jansson.h>
-#include <libpq-fe.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "buf.h"
 #include "err.h"
+
+struct db_conn;
 
 /*
  * The read replica: with `db_replica` (a libpq conninfo of a PostgreSQL
@@ -80,7 +81,7 @@ void replica_stop(struct replica *r);
  * (*pick 1). Borrowed as db_conn()'s; errors are db_conn()'s of the
  * primary (503), never the standby's. r may be NULL (*pick 1).
  */
-PGconn *replica_conn(struct replica *r, struct db *primary, int *pick, struct err *e);
+struct db_conn *replica_conn(struct replica *r, struct db *primary, int *pick, struct err *e);
 
 /*
  * The replica's part of /healthz: {"state": "ok"|..., "lag_s": number or

@@ -85,7 +85,7 @@ struct route {
  * usable (replica_conn()). One request stays on the side its first call
  * chose, so that its reads see one database.
  */
-static inline PGconn *rq_db(struct request *rq, struct err *e)
+static inline struct db_conn *rq_db(struct request *rq, struct err *e)
 {
 	if (!rq->route || rq->route->db != ROUTE_REPLICA)
 		return db_conn(rq->srv->db, e);

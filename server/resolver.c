@@ -74,7 +74,7 @@ static long claim(struct resolver_slot *slot, const struct db_request_resolving 
 }
 
 /* request q could not be resolved: it fails (a failed fetch: with the tree's others) */
-static void fail(PGconn *c, const struct db_request_resolving *q, long long last,
+static void fail(struct db_conn *c, const struct db_request_resolving *q, long long last,
 		 const struct err *why)
 {
 	int fetch = why->id == ERR_GIT || why->id == ERR_SPAWN || why->id == ERR_FETCH ||
@@ -106,7 +106,7 @@ static long resolve_step(void *arg, int *fd UNUSED)
 	struct server *srv = r->srv;
 	struct db_request_resolving *q = NULL;
 	struct err e;
-	PGconn *c = db_conn(srv->db, &e);
+	struct db_conn *c = db_conn(srv->db, &e);
 	long n, i;
 	long long last = 0;
 	long wait = 0;

@@ -24,7 +24,7 @@ static long retention_step(void *arg, int *fd)
 	struct retention *r = arg;
 	long long made = 0, summarised = 0;
 	struct err e;
-	PGconn *c = db_conn(r->srv->db, &e);
+	struct db_conn *c = db_conn(r->srv->db, &e);
 
 	(void)fd;
 	if (!c || db_retention(c, r->srv->cfg->retention_raw_days, &made, &summarised, &e))
@@ -62,15 +62,15 @@ int retention_cli(const struct config *cfg)
 {
 	long long made = 0, summarised = 0;
 	struct err e;
-	PGconn *c = db_connect_once(cfg->db, &e);
+	struct db_conn *c = db_connect_once(cfg->db, &e);
 
 	if (!c || migrate_apply(c, NULL, &e) ||
 	    db_retention(c, cfg->retention_raw_days, &made, &summarised, &e)) {
 		slog_error("%s", e.message);
-		PQfinish(c);
+		db_close(c);
 		return 1;
 	}
-	PQfinish(c);
+	db_close(c);
 	printf("partitions made: %lld, months summarised: %lld (retention_raw_days %ld)\n", made,
 	       summarised, cfg->retention_raw_days);
 	return 0;

@@ -2,10 +2,11 @@
 #define REGTRACK_SERVER_SERVER_H
 
 #include <jansson.h>
-#include <libpq-fe.h>
 #include <stdatomic.h>
 
 #include "err.h"
+
+struct db_conn;
 
 /*
  * The running server: its configuration, its store, the HTTP daemon and
@@ -65,7 +66,8 @@ struct server {
 	 * (inbox series): the request's id, or -1 with e (the 4xx the API would
 	 * give). main.c sets it to api/requests.c's; NULL: none.
 	 */
-	long long (*submit_request)(struct server *srv, PGconn *c, json_t *body, struct err *e);
+	long long (*submit_request)(struct server *srv, struct db_conn *c, json_t *body,
+				    struct err *e);
 	/*
 	 * Resolves the refs of request id, stored in state "resolving" by POST
 	 * /api/v1/requests, and queues its jobs (resolver.h): 0 when done (or
@@ -73,7 +75,7 @@ struct server {
 	 * message says why, for its fail_reason; 503: the database, try again).
 	 * main.c sets it to api/requests.c's.
 	 */
-	int (*resolve_request)(struct server *srv, PGconn *c, long long id, struct err *e);
+	int (*resolve_request)(struct server *srv, struct db_conn *c, long long id, struct err *e);
 };
 
 #endif

@@ -11,6 +11,12 @@
 #      of HTTP (microhttpd.h, server/http*.h, server/request.h) and nothing of
 #      server/api/; only server/api/, server/http.c and server/main.c include
 #      server/api/ headers
+#  (f) the store is a type: outside server/db/ no statement id (ST_*), no
+#      libpq (a PQ* call or constant, PGconn, PGresult, PGnotify, an
+#      #include of libpq or of db/'s own headers db_int.h and stmts.h) and
+#      no SQL in a string literal (SELECT, INSERT INTO, UPDATE .. SET,
+#      DELETE FROM, COPY, SAVEPOINT, LISTEN, NOTIFY): callers hold a
+#      struct db_conn and call db/'s typed functions (server/db/db.h)
 set -eu
 cd "$(dirname "$0")/.."
 exec /usr/bin/python3 - "$@" <<'PY'
@@ -150,6 +156,25 @@ for f in files:
         elif (api_inc.match(line) and not f.startswith(api_dir)
               and f not in (os.path.join(ROOT, "http.c"), os.path.join(ROOT, "main.c"))):
             report(f, i, "only server/api/, http.c and main.c include server/api/ headers")
+
+# (f) the store's walls
+store = re.compile(r"\b(ST_[A-Z][A-Z0-9_]*|PQ[a-zA-Z]+|PGconn|PGresult|PGnotify|CONNECTION_OK)\b")
+store_inc = re.compile(r'^\s*#\s*include\s+[<"](libpq[^">]*|server/db/db_int\.h|server/db/stmts\.h)[">]')
+literal = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+sql = re.compile(r"\b(SELECT|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|COPY|SAVEPOINT|LISTEN|NOTIFY)\s")
+for f in files:
+    if f.startswith(db_dir):
+        continue
+    for i, line in enumerate(texts[f], 1):
+        m = store_inc.match(line) or store.search(line)
+        if m:
+            report(f, i, f"{m.group(0).strip()} outside server/db/ (call a typed function of server/db/)")
+            continue
+        for lit in literal.findall(line):
+            m = sql.search(lit)
+            if m:
+                report(f, i, f"SQL ({m.group(1)}) in a string outside server/db/ (move it to server/db/)")
+                break
 
 sys.exit(bad)
 PY

@@ -14,7 +14,8 @@
 #                 tests/unit/test_err.c; everything else uses err_setc()
 #   server        server/'s structure (tests/lint-server.sh): row reads only
 #                 under server/db/, no include cycle, no file over 700 lines
-#                 without a reason, no "add below" markers
+#                 without a reason, no "add below" markers; the store as a
+#                 type: no statement id, libpq or SQL text outside server/db/
 #   walls         the include closure of detection, the poller, the bisect
 #                 stepper, the lease queue and job completion holds nothing of HTTP
 #                 (tests/lint-walls.sh), first shown failing on a planted tree

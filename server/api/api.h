@@ -3,6 +3,8 @@
 
 #include "server/http.h"
 
+struct db_conn;
+
 /*
  * Handlers of the HTTP API v1, one file per resource (api/<resource>.c).
  * Each parses and validates its input, calls the db layer and replies with
@@ -101,7 +103,7 @@ enum MHD_Result api_requests_post(struct request *rq);
  * -1 with e (the error the API would answer). No token: the request has no
  * submitter.
  */
-long long api_request_submit(struct server *srv, PGconn *c, json_t *body, struct err *e);
+long long api_request_submit(struct server *srv, struct db_conn *c, json_t *body, struct err *e);
 /*
  * Request id, stored in state "resolving" by POST /api/v1/requests, checked
  * again, its refs resolved in the tree's mirror (each git command bounded by
@@ -110,7 +112,7 @@ long long api_request_submit(struct server *srv, PGconn *c, json_t *body, struct
  * (the ref that is not a commit, the fetch that failed: ERR_GIT), or a
  * database error (503: try again).
  */
-int api_request_resolve(struct server *srv, PGconn *c, long long id, struct err *e);
+int api_request_resolve(struct server *srv, struct db_conn *c, long long id, struct err *e);
 enum MHD_Result api_request_get(struct request *rq);
 enum MHD_Result api_request_cancel(struct request *rq);
 enum MHD_Result api_request_mbox(struct request *rq);

@@ -50,7 +50,7 @@ int setup_filter_from_query(struct request *rq, struct db_setup_filter *f, struc
 	return 0;
 }
 
-int commit_resolve(struct request *rq, PGconn *c, const char *arg, const char *field,
+int commit_resolve(struct request *rq, struct db_conn *c, const char *arg, const char *field,
 		   const char **id, const char **sha, const char **subject, struct err *e)
 {
 	char lower[41];
@@ -104,7 +104,7 @@ int commit_resolve(struct request *rq, PGconn *c, const char *arg, const char *f
 	return 0;
 }
 
-json_t *setup_json(PGconn *c, long long setup_id, struct err *e)
+json_t *setup_json(struct db_conn *c, long long setup_id, struct err *e)
 {
 	struct db_setup s;
 	json_t *o, *params;
@@ -210,36 +210,38 @@ int rq_path_id(struct request *rq, const char *what, long long *id, char text[24
 }
 
 enum MHD_Result reply_list(struct request *rq, const char *const *states, long def_limit,
-			   long max_limit, enum db_stmt st)
+			   long max_limit,
+			   int (*list)(struct db_conn *c, const char *state, const char *limit,
+				       char **text, struct err *e))
 {
 	struct err e;
 	const char *state;
-	char lim[24];
+	char lim[24], *text = NULL;
+	struct db_conn *c;
 
 	if (list_args(rq, states, def_limit, max_limit, &state, lim, &e))
 		return reply_err(rq, &e);
-	{
-		const char *p[2] = { state, lim };
-		return reply_db_json(rq, st, 2, p);
-	}
+	c = rq_db(rq, &e);
+	return reply_db_read(rq, c ? list(c, state, lim, &text, &e) : -1, &text, &e);
 }
 
-enum MHD_Result reply_by_id(struct request *rq, const char *what, enum db_stmt st)
+enum MHD_Result reply_by_id(struct request *rq, const char *what,
+			    int (*read)(struct db_conn *c, long long id, char **text,
+					struct err *e))
 {
 	struct err e;
 	long long id;
-	char idb[24];
-	const char *p[1] = { idb };
-	PGconn *c;
-	PGresult *r;
+	char idb[24], *text = NULL;
+	struct db_conn *c;
+	int got;
 
 	if (rq_path_id(rq, what, &id, idb, &e))
 		return reply_err(rq, &e);
 	c = rq_db(rq, &e);
-	r = c ? db_exec(c, st, 1, p, &e) : NULL;
-	if (!r)
-		return reply_err(rq, &e);
-	return reply_pg_json(rq, r, arena_strfmt(rq->arena, "no %s %lld", what, id));
+	got = c ? read(c, id, &text, &e) : -1;
+	if (!got)
+		err_setc(&e, ERR_NOT_FOUND, "id", "no %s %lld", what, id);
+	return reply_db_read(rq, got == 1 ? 0 : -1, &text, &e);
 }
 
 int json_str_field(json_t *o, const char *key, int required, size_t max, const char **out,

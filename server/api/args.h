@@ -5,6 +5,8 @@
 #include "server/db/meta.h" /* db_row_exists(), which api/jobs.c and api/bisects.c call */
 #include "server/db/series.h"
 
+struct db_conn;
+
 /*
  * The filters shared by the read endpoints (struct db_setup_filter,
  * db/series.h: testcase, tbox_group, kconfig, compiler, params as a JSON
@@ -28,7 +30,7 @@ int setup_filter_from_query(struct request *rq, struct db_setup_filter *f, struc
  * have), 404 "not_found" (no results for the commit; no tree of that name),
  * 502 git, 503 db.
  */
-int commit_resolve(struct request *rq, PGconn *c, const char *arg, const char *field,
+int commit_resolve(struct request *rq, struct db_conn *c, const char *arg, const char *field,
 		   const char **id, const char **sha, const char **subject, struct err *e)
 	__attribute__((warn_unused_result));
 
@@ -59,18 +61,24 @@ int rq_path_id(struct request *rq, const char *what, long long *id, char text[24
 	__attribute__((warn_unused_result));
 
 /*
- * A list endpoint in one call: list_args() for ?state=&limit=, then
- * statement st with params (state, limit), answered as reply_pg_json().
+ * A list endpoint in one call: list_args() for ?state=&limit=, then the
+ * db/ list read (db_jobs_json() and the like) with them, answered as
+ * reply_db_read().
  */
 enum MHD_Result reply_list(struct request *rq, const char *const *states, long def_limit,
-			   long max_limit, enum db_stmt st);
+			   long max_limit,
+			   int (*list)(struct db_conn *c, const char *state, const char *limit,
+				       char **text, struct err *e));
 
 /*
  * GET of one resource by the numeric id in its path: rq_path_id(), then
- * statement st with the id as its one parameter, answered as
- * reply_pg_json() (404 "no WHAT ID" when there is no row).
+ * the db/ read of that id (db_job_json() and the like: 1 and *text, 0
+ * none, -1 with e), answered as reply_db_read(), none as 404 "no WHAT ID"
+ * (detail "id").
  */
-enum MHD_Result reply_by_id(struct request *rq, const char *what, enum db_stmt st);
+enum MHD_Result reply_by_id(struct request *rq, const char *what,
+			    int (*read)(struct db_conn *c, long long id, char **text,
+					struct err *e));
 
 /*
  * Fields of a JSON request body. json_str_field: *out borrowed from o, NULL
@@ -85,6 +93,6 @@ int json_int_field(json_t *o, const char *key, long long def, long long min, lon
 		   long long *out, struct err *e) __attribute__((warn_unused_result));
 
 /* The setup row as JSON {id, testcase, params, kconfig, compiler, tbox_group, mode, monitors}; new ref or NULL. */
-json_t *setup_json(PGconn *c, long long setup_id, struct err *e);
+json_t *setup_json(struct db_conn *c, long long setup_id, struct err *e);
 
 #endif

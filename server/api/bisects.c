@@ -78,16 +78,12 @@ static int check_name(const char *key, const char *s, size_t max, int metric, st
  * s->regression_id: reg (> 0), checked: it exists and has no bisect; else
  * (reg 0) the regression of s's range and setup without a bisect, or 0
  */
-static int link_regression(PGconn *c, struct bisect_spec *s, long long reg, struct err *e)
+static int link_regression(struct db_conn *c, struct bisect_spec *s, long long reg, struct err *e)
 {
-	char idb[24];
 	long long has;
 
 	if (reg) {
-		const char *p[1] = { idb };
-
-		snprintf(idb, sizeof(idb), "%lld", reg);
-		if (db_one_int8(c, ST_BISECT_REG_OF, 1, p, &has, e) < 0)
+		if (db_regression_bisect_of(c, reg, &has, e) < 0)
 			return e->id == ERR_NOT_FOUND ? err_setc(e, ERR_NOT_FOUND, "regression_id",
 								 "no regression %lld", reg) :
 							-1;
@@ -98,12 +94,18 @@ static int link_regression(PGconn *c, struct bisect_spec *s, long long reg, stru
 		return 0;
 	}
 	{
-		const char *p[8] = { s->good,	    s->bad,
-				     s->testcase,   s->metric,
-				     s->kconfig,    s->compiler ? s->compiler : "gcc-12",
-				     s->tbox_group, s->params };
+		const struct db_bisect_reg_key k = {
+			.good = s->good,
+			.bad = s->bad,
+			.testcase = s->testcase,
+			.metric = s->metric,
+			.kconfig = s->kconfig,
+			.compiler = s->compiler ? s->compiler : "gcc-12",
+			.tbox_group = s->tbox_group,
+			.params = s->params,
+		};
 
-		if (db_one_int8(c, ST_BISECT_REG_MATCH, 8, p, &has, e) < 0) {
+		if (db_bisect_regression_match(c, &k, &has, e) < 0) {
 			if (e->id != ERR_NOT_FOUND)
 				return -1;
 			has = 0;
@@ -119,7 +121,7 @@ enum MHD_Result api_bisects_post(struct request *rq)
 	json_t *b = rq_json(rq, &e), *params;
 	struct bisect_spec s;
 	char *ptext = NULL, monitors[MONITORS_TEXT_MAX];
-	PGconn *c = NULL;
+	struct db_conn *c = NULL;
 	long long id, reg;
 	enum MHD_Result ret;
 	int in_tx = 0;
@@ -224,7 +226,7 @@ bad:
 
 enum MHD_Result api_bisect_get(struct request *rq)
 {
-	return reply_by_id(rq, "bisect", ST_BISECT_JSON);
+	return reply_by_id(rq, "bisect", db_bisect_json);
 }
 
 enum MHD_Result api_bisects_get(struct request *rq)
@@ -232,7 +234,7 @@ enum MHD_Result api_bisects_get(struct request *rq)
 	static const char *const states[] = { "queued", "running",   "done",
 					      "failed", "cancelled", NULL };
 
-	return reply_list(rq, states, 100, 1000, ST_BISECTS_JSON);
+	return reply_list(rq, states, 100, 1000, db_bisects_json);
 }
 
 enum MHD_Result api_bisect_cancel(struct request *rq)
@@ -240,7 +242,7 @@ enum MHD_Result api_bisect_cancel(struct request *rq)
 	struct err e;
 	long long id;
 	char idb[24];
-	PGconn *c;
+	struct db_conn *c;
 	int n;
 
 	if (rq_path_id(rq, "bisect", &id, idb, &e))
@@ -250,7 +252,7 @@ enum MHD_Result api_bisect_cancel(struct request *rq)
 	if (n < 0)
 		return reply_err(rq, &e);
 	if (!n) {
-		int x = db_row_exists(c, ST_BISECT_EXISTS, idb, &e);
+		int x = db_bisect_exists(c, id, &e);
 
 		if (x < 0)
 			return reply_err(rq, &e);
@@ -272,7 +274,7 @@ enum MHD_Result api_regression_bisect(struct request *rq)
 	struct err e;
 	long long rid, id = -1, has;
 	char idb[24], note[80];
-	PGconn *c;
+	struct db_conn *c;
 	int got;
 
 	if (rq_path_id(rq, "regression", &rid, idb, &e))
@@ -282,9 +284,7 @@ enum MHD_Result api_regression_bisect(struct request *rq)
 		return reply_err(rq, &e);
 	got = db_bisect_reg_one(c, rid, &t, &e);
 	if (got == 0) {
-		const char *p[1] = { idb };
-
-		if (db_one_int8(c, ST_BISECT_REG_OF, 1, p, &has, &e) < 0) {
+		if (db_regression_bisect_of(c, rid, &has, &e) < 0) {
 			if (e.id == ERR_NOT_FOUND)
 				err_setc(&e, ERR_NOT_FOUND, "id", "no regression %lld", rid);
 		} else if (has) {

@@ -131,8 +131,8 @@ static int row_text(struct buf *b, const struct cmp_row *w)
 	       buf_addch(b, '}');
 }
 
-static int render_text(PGconn *c, struct buf *out, struct cmp_row *rows, size_t n, int changed_only,
-		       const char *base, const char *base_subj, const char *head,
+static int render_text(struct db_conn *c, struct buf *out, struct cmp_row *rows, size_t n,
+		       int changed_only, const char *base, const char *base_subj, const char *head,
 		       const char *head_subj, struct err *e)
 {
 	size_t i = 0;
@@ -233,9 +233,9 @@ static int cmp_metric_id(const void *x, const void *y)
  * (caller frees it, the rows and *mr). Returns the rows (*nr of them) or
  * NULL with e (db_compare_metrics()'s errors).
  */
-static struct cmp_row *compare_rows(PGconn *c, const struct db_compare_runs *cr, const char *prefix,
-				    struct db_compare_metrics *mr, double **pool, size_t *nr,
-				    struct err *e)
+static struct cmp_row *compare_rows(struct db_conn *c, const struct db_compare_runs *cr,
+				    const char *prefix, struct db_compare_metrics *mr,
+				    double **pool, size_t *nr, struct err *e)
 {
 	size_t nrun = cr->nr, nvals = cr->nr_values, nm, k = 0, nids = 0, nsetups = 0;
 	const struct db_compare_run *runs = cr->runs;
@@ -253,7 +253,7 @@ static struct cmp_row *compare_rows(PGconn *c, const struct db_compare_runs *cr,
 	ids = xmalloc((nvals ? nvals : 1) * sizeof(*ids));
 	p = *pool = xmalloc((nvals ? nvals : 1) * sizeof(*p));
 
-	/* per setup (ST_COMPARE orders by it): merge the runs' ascending ids */
+	/* per setup (db_compare_runs() orders by it): merge the runs' ascending ids */
 	rows = xmalloc((nvals ? nvals : 1) * sizeof(*rows)); /* a row has >= 1 value */
 	mid = xmalloc((nvals ? nvals : 1) * sizeof(*mid));   /* each row's metric id */
 	for (size_t i = 0; i < nrun;) {
@@ -382,8 +382,8 @@ fail:
  * Fills each row's aa from the A/A history of its setup (see the top,
  * server/aa_history.h). 0, or -1 with e (aa_history_load()'s errors).
  */
-static int rows_aa(PGconn *c, long long base_id, long long head_id, struct cmp_row *rows, size_t nr,
-		   struct err *e)
+static int rows_aa(struct db_conn *c, long long base_id, long long head_id, struct cmp_row *rows,
+		   size_t nr, struct err *e)
 {
 	long long *ids = xcalloc(nr ? nr : 1, sizeof(*ids));
 	struct aa_history h;
@@ -404,7 +404,7 @@ static int rows_aa(PGconn *c, long long base_id, long long head_id, struct cmp_r
 }
 
 /* the "host_fingerprints" object of the reply (see the top); new, or NULL with e */
-static json_t *fingerprints(PGconn *c, const char *base_id, const char *head_id,
+static json_t *fingerprints(struct db_conn *c, const char *base_id, const char *head_id,
 			    const struct cmp_row *rows, size_t nr, struct err *e)
 {
 	long long *ids = xcalloc(nr ? nr : 1, sizeof(*ids));
@@ -432,7 +432,7 @@ enum MHD_Result api_compare_get(struct request *rq)
 	const char *prefix = rq_arg(rq, "metric"), *format = rq_arg(rq, "format");
 	int changed_only = rq_arg(rq, "changed") && strcmp(rq_arg(rq, "changed"), "0");
 	double alpha;
-	PGconn *c;
+	struct db_conn *c;
 	struct db_compare_runs runs;
 	struct db_compare_metrics mr = { 0 };
 	struct cmp_row *rows = NULL;

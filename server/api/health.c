@@ -9,7 +9,7 @@
 enum MHD_Result api_healthz(struct request *rq)
 {
 	struct err e;
-	PGconn *c = rq_db(rq, &e);
+	struct db_conn *c = rq_db(rq, &e);
 
 	if (!c || db_health(c, &e))
 		return reply_json(rq, 503,
@@ -49,7 +49,7 @@ enum MHD_Result api_prometheus(struct request *rq)
 	{
 		/* tracking: queue depth per target, polls per tree (left out when the db is down) */
 		struct err e;
-		PGconn *c = rq_db(rq, &e);
+		struct db_conn *c = rq_db(rq, &e);
 
 		if (!c || db_track_gauges(c, &b, &e))
 			r |= buf_addf(&b, "# tracking gauges unavailable: %s\n", e.message);

@@ -121,7 +121,7 @@ enum MHD_Result api_inboxes_post(struct request *rq)
 	struct db_inbox_new in = { 0 };
 	long long wait_s, poll_s, id = -1;
 	char since[40];
-	PGconn *c;
+	struct db_conn *c;
 	enum MHD_Result ret;
 
 	if (!b)
@@ -186,7 +186,7 @@ bad:
 enum MHD_Result api_inboxes_get(struct request *rq)
 {
 	struct err e;
-	PGconn *c = rq_db(rq, &e);
+	struct db_conn *c = rq_db(rq, &e);
 	char *text;
 	enum MHD_Result ret;
 
@@ -200,7 +200,7 @@ enum MHD_Result api_inboxes_get(struct request *rq)
 enum MHD_Result api_inbox_messages_get(struct request *rq)
 {
 	struct err e;
-	PGconn *c = rq_db(rq, &e);
+	struct db_conn *c = rq_db(rq, &e);
 	char *text;
 	enum MHD_Result ret;
 
@@ -214,7 +214,7 @@ enum MHD_Result api_inbox_messages_get(struct request *rq)
 enum MHD_Result api_inbox_series_get(struct request *rq)
 {
 	struct err e;
-	PGconn *c = rq_db(rq, &e);
+	struct db_conn *c = rq_db(rq, &e);
 	char *text;
 	enum MHD_Result ret;
 

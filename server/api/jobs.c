@@ -83,9 +83,9 @@ enum MHD_Result api_jobs_post(struct request *rq)
 	json_t *b = rq_json(rq, &e), *params, *warnings = json_array();
 	const char *tree = NULL, *commit, *kconfig, *compiler, *testcase, *arch, *tbox, *cap;
 	long long repeat, priority, max_attempts, tree_id = 0, commit_id, tc_id, id;
-	char *params_text = NULL, capbuf[64], tid[24], monitors[MONITORS_TEXT_MAX], sha[1][41];
+	char *params_text = NULL, capbuf[64], monitors[MONITORS_TEXT_MAX], sha[1][41];
 	struct casecheck cc = { 0 };
-	PGconn *c = NULL;
+	struct db_conn *c = NULL;
 	int in_tx = 0;
 	enum MHD_Result ret;
 
@@ -208,19 +208,12 @@ enum MHD_Result api_jobs_post(struct request *rq)
 			goto bad;
 		}
 	}
-	snprintf(tid, sizeof(tid), "%lld", tree_id);
-	{
-		const char *p[4] = { commit, NULL, NULL, tree_id ? tid : NULL };
-		commit_id = db_upsert_id(c, ST_COMMIT_INSERT, 4, ST_COMMIT_ID, 1, p, &e);
-		if (commit_id < 0)
-			goto bad;
-	}
-	{
-		const char *p[1] = { testcase };
-		tc_id = db_upsert_id(c, ST_TESTCASE_INSERT, 1, ST_TESTCASE_ID, 1, p, &e);
-		if (tc_id < 0)
-			goto bad;
-	}
+	commit_id = db_commit_upsert(c, commit, NULL, NULL, tree_id, &e);
+	if (commit_id < 0)
+		goto bad;
+	tc_id = db_testcase_upsert(c, testcase, &e);
+	if (tc_id < 0)
+		goto bad;
 	/* the job and its warnings together */
 	if (db_begin(c, &e))
 		goto bad;
@@ -247,12 +240,9 @@ enum MHD_Result api_jobs_post(struct request *rq)
 	if (id < 0)
 		goto bad;
 	if (json_array_size(warnings)) {
-		char idb[24], *arr = casecheck_pg_array(warnings);
-		const char *p[2] = { idb, arr };
-		long long n;
+		char *arr = casecheck_pg_array(warnings);
+		int n = db_job_warnings_set(c, id, arr, &e);
 
-		snprintf(idb, sizeof(idb), "%lld", id);
-		n = db_rows(c, ST_JOB_WARNINGS_SET, 2, p, &e);
 		free(arr);
 		if (n < 0)
 			goto bad;
@@ -285,12 +275,12 @@ enum MHD_Result api_jobs_get(struct request *rq)
 	static const char *const states[] = { "queued",	 "leased",    "done", "failed",
 					      "skipped", "cancelled", NULL };
 
-	return reply_list(rq, states, 200, 5000, ST_JOBS_JSON);
+	return reply_list(rq, states, 200, 5000, db_jobs_json);
 }
 
 enum MHD_Result api_job_get(struct request *rq)
 {
-	return reply_by_id(rq, "job", ST_JOB_JSON);
+	return reply_by_id(rq, "job", db_job_json);
 }
 
 enum MHD_Result api_job_kconfig(struct request *rq)
@@ -299,7 +289,7 @@ enum MHD_Result api_job_kconfig(struct request *rq)
 	long long id;
 	char idb[24], *text = NULL;
 	size_t len;
-	PGconn *c;
+	struct db_conn *c;
 	enum MHD_Result ret;
 	int got;
 
@@ -328,7 +318,7 @@ static int owner_ok(struct request *rq, long long owner, long long machine, stru
 }
 
 /* Machine id exists (marked seen) and the caller's token owns it. */
-static int machine_owned(struct request *rq, PGconn *c, long long id, struct err *e)
+static int machine_owned(struct request *rq, struct db_conn *c, long long id, struct err *e)
 {
 	long long owner = 0;
 
@@ -343,7 +333,7 @@ static int machine_owned(struct request *rq, PGconn *c, long long id, struct err
 }
 
 /* The machine job id is leased to, if any, is the caller's token's. */
-static int job_owned(struct request *rq, PGconn *c, long long id, struct err *e)
+static int job_owned(struct request *rq, struct db_conn *c, long long id, struct err *e)
 {
 	long long machine = 0, owner = 0;
 
@@ -370,7 +360,7 @@ enum MHD_Result api_jobs_lease(struct request *rq)
 	json_t *b, *job, *rid;
 	char reqid[37] = "";
 	long long machine, wait_s;
-	PGconn *c;
+	struct db_conn *c;
 	int got;
 
 	if (rq->resumed) {
@@ -440,7 +430,7 @@ enum MHD_Result api_job_heartbeat(struct request *rq)
 	const char *phase, *message;
 	char idb[24], expires[64];
 	struct db_heartbeat hb = { .progress = NAN };
-	PGconn *c;
+	struct db_conn *c;
 	enum MHD_Result ret;
 	int got;
 
@@ -554,7 +544,7 @@ enum MHD_Result api_job_complete(struct request *rq)
 	struct resultdoc *docs = NULL;
 	struct jobdone d;
 	size_t n = 0, i;
-	PGconn *c = NULL;
+	struct db_conn *c = NULL;
 	long long job_id, machine;
 	int known = 0, got;
 	enum MHD_Result ret;
@@ -643,7 +633,7 @@ enum MHD_Result api_job_cancel(struct request *rq)
 	struct err e;
 	long long id;
 	char idb[24], was[16], state[16];
-	PGconn *c;
+	struct db_conn *c;
 	int got;
 
 	if (rq_path_id(rq, "job", &id, idb, &e))

@@ -139,7 +139,8 @@ static int arg_id(struct request *rq, const char *name, long long *id, struct er
 }
 
 /* Side from job id; 404 when there is no such job or it stored no .config. */
-static int job_side(PGconn *c, long long id, const char *which, struct side *s, struct err *e)
+static int job_side(struct db_conn *c, long long id, const char *which, struct side *s,
+		    struct err *e)
 {
 	switch (db_kconfig_job(c, id, &s->build, e)) {
 	case -1:
@@ -172,7 +173,7 @@ enum MHD_Result api_kconfig_diff(struct request *rq)
 	long long a, b;
 	struct side base = { 0 }, head = { 0 };
 	struct err e;
-	PGconn *c;
+	struct db_conn *c;
 
 	if (arg_id(rq, "base_job", &a, &e) || arg_id(rq, "head_job", &b, &e))
 		return reply_err(rq, &e);
@@ -184,7 +185,7 @@ enum MHD_Result api_kconfig_diff(struct request *rq)
 }
 
 /* The build of commit `at` of the ends for one side, as `role`. */
-static int pick_side(PGconn *c, const struct db_kconfig_ends *ends,
+static int pick_side(struct db_conn *c, const struct db_kconfig_ends *ends,
 		     const struct db_kconfig_commit *at, const char *role, const char *which,
 		     struct side *s, struct err *e)
 {
@@ -204,7 +205,7 @@ static int pick_side(PGconn *c, const struct db_kconfig_ends *ends,
 	return 0;
 }
 
-typedef int (*ends_fn)(PGconn *c, long long id, struct db_kconfig_ends *out, struct err *e);
+typedef int (*ends_fn)(struct db_conn *c, long long id, struct db_kconfig_ends *out, struct err *e);
 
 static enum MHD_Result ends_diff(struct request *rq, const char *what, ends_fn read_ends)
 {
@@ -213,7 +214,7 @@ static enum MHD_Result ends_diff(struct request *rq, const char *what, ends_fn r
 	char idb[24];
 	long long id;
 	struct err e;
-	PGconn *c;
+	struct db_conn *c;
 	enum MHD_Result ret;
 	int found, parent, ok;
 

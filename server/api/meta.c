@@ -11,18 +11,30 @@
 
 enum MHD_Result api_machines_get(struct request *rq)
 {
-	return reply_db_json(rq, ST_MACHINES_JSON, 0, NULL);
+	struct err e;
+	struct db_conn *c = rq_db(rq, &e);
+	char *text = NULL;
+
+	return reply_db_read(rq, c ? db_machines_json(c, &text, &e) : -1, &text, &e);
 }
 
 enum MHD_Result api_testcases_get(struct request *rq)
 {
-	return reply_db_json(rq, ST_TESTCASES_JSON, 0, NULL);
+	struct err e;
+	struct db_conn *c = rq_db(rq, &e);
+	char *text = NULL;
+
+	return reply_db_read(rq, c ? db_testcases_json(c, &text, &e) : -1, &text, &e);
 }
 
 enum MHD_Result api_metrics_get(struct request *rq)
 {
-	const char *p[1] = { rq_arg(rq, "prefix") };
-	return reply_db_json(rq, ST_METRICS_JSON, 1, p);
+	struct err e;
+	struct db_conn *c = rq_db(rq, &e);
+	char *text = NULL;
+
+	return reply_db_read(rq, c ? db_metrics_json(c, rq_arg(rq, "prefix"), &text, &e) : -1,
+			     &text, &e);
 }
 
 static const char *const metric_keys[] = { "unit", "higher_is_better", "is_monitor", NULL };
@@ -32,7 +44,7 @@ enum MHD_Result api_metric_put(struct request *rq)
 	struct err e;
 	json_t *body = rq_json(rq, &e), *unit, *hib, *mon;
 	const char *p[4] = { rq->path_params[0], NULL, NULL, NULL };
-	PGconn *c;
+	struct db_conn *c;
 	struct db_metric m;
 	json_t *out;
 	int set;

@@ -26,27 +26,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* replies 200 with the JSON text statement st reads, 404 naming the plan when none */
-static enum MHD_Result reply_read(struct request *rq, enum db_stmt st, int n, const char *const *p,
+/*
+ * replies 200 with text, the JSON a plan read gave (got 1; taken), 404
+ * naming the plan when none (got 0), or e (got -1)
+ */
+static enum MHD_Result reply_read(struct request *rq, int got, char *text, struct err *e,
 				  const char *name)
 {
-	struct err e;
-	PGconn *c = rq_db(rq, &e);
-	char *text = NULL;
 	json_t *j;
-	int got = c ? db_plan_read_json(c, st, n, p, &text, &e) : -1;
 
 	if (got < 0)
-		return reply_err(rq, &e);
+		return reply_err(rq, e);
 	if (!got) {
-		err_setc(&e, ERR_NOT_FOUND, "name", "no plan '%s'", name);
-		return reply_err(rq, &e);
+		err_setc(e, ERR_NOT_FOUND, "name", "no plan '%s'", name);
+		return reply_err(rq, e);
 	}
 	j = json_loads(text, 0, NULL);
 	free(text);
 	if (!j) {
-		err_setc(&e, ERR_INTERNAL, "", "plan JSON unreadable");
-		return reply_err(rq, &e);
+		err_setc(e, ERR_INTERNAL, "", "plan JSON unreadable");
+		return reply_err(rq, e);
 	}
 	return reply_json(rq, 200, j);
 }
@@ -57,7 +56,7 @@ static enum MHD_Result store(struct request *rq, const char *name, int create_on
 	struct err e;
 	json_t *b = rq_json(rq, &e), *spec = NULL;
 	enum db_plan_change change;
-	PGconn *c;
+	struct db_conn *c;
 
 	if (!b)
 		return reply_err(rq, &e);
@@ -83,14 +82,22 @@ enum MHD_Result api_plans_post(struct request *rq)
 
 enum MHD_Result api_plans_get(struct request *rq)
 {
-	return reply_read(rq, ST_PLANS_JSON, 0, NULL, "");
+	struct err e;
+	struct db_conn *c = rq_db(rq, &e);
+	char *text = NULL;
+	int got = c ? db_plans_json(c, &text, &e) : -1;
+
+	return reply_read(rq, got, text, &e, "");
 }
 
 enum MHD_Result api_plan_get(struct request *rq)
 {
-	const char *p[1] = { rq->path_params[0] };
+	struct err e;
+	struct db_conn *c = rq_db(rq, &e);
+	char *text = NULL;
+	int got = c ? db_plan_json(c, rq->path_params[0], &text, &e) : -1;
 
-	return reply_read(rq, ST_PLAN_JSON, 1, p, p[0]);
+	return reply_read(rq, got, text, &e, rq->path_params[0]);
 }
 
 enum MHD_Result api_plan_put(struct request *rq)
@@ -101,7 +108,7 @@ enum MHD_Result api_plan_put(struct request *rq)
 enum MHD_Result api_plan_delete(struct request *rq)
 {
 	struct err e;
-	PGconn *c = rq_db(rq, &e);
+	struct db_conn *c = rq_db(rq, &e);
 	long cancelled;
 	int got = c ? db_plan_delete(c, rq->path_params[0], &cancelled, &e) : -1;
 
@@ -120,11 +127,15 @@ enum MHD_Result api_plan_pushes_get(struct request *rq)
 	struct err e;
 	const char *state;
 	char limit[24];
-	const char *p[2] = { rq->path_params[0], limit };
+	struct db_conn *c;
+	char *text = NULL;
+	int got;
 
 	if (list_args(rq, no_states, 50, 1000, &state, limit, &e))
 		return reply_err(rq, &e);
-	return reply_read(rq, ST_PLAN_PUSHES_JSON, 2, p, p[0]);
+	c = rq_db(rq, &e);
+	got = c ? db_plan_pushes_json(c, rq->path_params[0], limit, &text, &e) : -1;
+	return reply_read(rq, got, text, &e, rq->path_params[0]);
 }
 
 /* the backtest, on a pool thread: the reply (or the error) left in rq->deferred */
@@ -135,7 +146,7 @@ static void backtest_run(struct request *rq)
 	json_t *b = rq->body.len ? rq_json(rq, &e) : json_object(), *out = NULL;
 	const char *since = NULL, *k;
 	json_t *v;
-	PGconn *c;
+	struct db_conn *c;
 
 	if (!b)
 		goto fail;

@@ -78,7 +78,7 @@ enum MHD_Result api_run_profile_get(struct request *rq)
 	const char *run_id = rq->path_params[0];
 	struct db_run_profile p;
 	struct err e;
-	PGconn *c;
+	struct db_conn *c;
 	int found;
 	enum MHD_Result ret;
 
@@ -346,8 +346,8 @@ static int setup_arg(struct request *rq, long long *id, struct err *e)
  * message (id: kconfig, tbox_group, params). *setup_id: the setup kept, 0
  * when no run is left.
  */
-static int one_setup(PGconn *c, struct db_profile_runs *runs, long long want, long long *setup_id,
-		     struct err *e)
+static int one_setup(struct db_conn *c, struct db_profile_runs *runs, long long want,
+		     long long *setup_id, struct err *e)
 {
 	long long *ids;
 	size_t nr_ids = 0, k = 0;
@@ -584,7 +584,7 @@ static void diff_bisect_work(struct request *rq)
 	struct diff_src src = { .kind = SRC_BISECT };
 	struct err e;
 	char idb[24], state[16], first_bad[41], parent[41];
-	PGconn *c;
+	struct db_conn *c;
 	int found;
 
 	if (rq_path_id(rq, "bisect", &src.id, idb, &e) || diff_args(rq, &src.a, &e))
@@ -626,7 +626,7 @@ static void diff_request_work(struct request *rq)
 	struct diff_src src = { .kind = SRC_REQUEST };
 	struct err e;
 	char idb[24], base[41], head[41];
-	PGconn *c;
+	struct db_conn *c;
 	int found;
 
 	if (rq_path_id(rq, "request", &src.id, idb, &e) || diff_args(rq, &src.a, &e))

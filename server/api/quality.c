@@ -140,7 +140,7 @@ enum MHD_Result api_quality_get(struct request *rq)
 	struct db_quality rows;
 	struct err e;
 	json_t *o, *f;
-	PGconn *c;
+	struct db_conn *c;
 
 	memset(&q, 0, sizeof(q));
 	if (quality_args(rq, &q, &e))

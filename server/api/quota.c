@@ -2,7 +2,7 @@
 #include "server/api/quota.h"
 #include "server/api/api.h"
 #include "server/auth.h"
-#include "server/db/db.h"
+#include "server/db/jobs.h"
 
 #include <stdio.h>
 
@@ -18,17 +18,14 @@ int quota_priority(const struct request *rq, long long priority, struct err *e)
 			priority, max);
 }
 
-int quota_queue(const struct request *rq, PGconn *c, struct err *e)
+int quota_queue(const struct request *rq, struct db_conn *c, struct err *e)
 {
 	long max = rq->srv->cfg->submit_queue_max;
-	char tb[24];
-	const char *p[1] = { tb };
 	long long n;
 
 	if (rq->scope == SCOPE_ADMIN || max <= 0)
 		return 0;
-	snprintf(tb, sizeof(tb), "%lld", rq->token_id);
-	if (db_one_int8(c, ST_JOBS_QUEUED_BY, 1, p, &n, e))
+	if (db_jobs_queued_by(c, rq->token_id, &n, e))
 		return -1;
 	if (n >= max)
 		return err_setc(e, ERR_QUOTA, "token",

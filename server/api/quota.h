@@ -1,9 +1,9 @@
 #ifndef REGTRACK_SERVER_API_QUOTA_H
 #define REGTRACK_SERVER_API_QUOTA_H
 
-#include <libpq-fe.h>
-
 #include "err.h"
+
+struct db_conn;
 
 struct request;
 
@@ -27,7 +27,7 @@ int quota_priority(const struct request *rq, long long priority, struct err *e)
  * Else -1 with e: ERR_QUOTA (429 "quota_exceeded", detail "token"), or
  * db_one_int8()'s errors.
  */
-int quota_queue(const struct request *rq, PGconn *c, struct err *e)
+int quota_queue(const struct request *rq, struct db_conn *c, struct err *e)
 	__attribute__((warn_unused_result));
 
 #endif

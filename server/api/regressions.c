@@ -57,7 +57,7 @@ enum MHD_Result api_regressions_get(struct request *rq)
 	const char *limit_s = rq_arg(rq, "limit"), *leaders = rq_arg(rq, "leaders");
 	long long limit = LIMIT_DEFAULT;
 	struct err e;
-	PGconn *c;
+	struct db_conn *c;
 	json_t *j;
 
 	if (state && !regression_state_valid(state)) {
@@ -92,7 +92,8 @@ enum MHD_Result api_regressions_get(struct request *rq)
 }
 
 /* one part of record id as JSON; NULL with e (ERR_NOT_FOUND when there is no such record) */
-static json_t *one_json(PGconn *c, int (*get)(PGconn *, const char *, json_t **, struct err *),
+static json_t *one_json(struct db_conn *c,
+			int (*get)(struct db_conn *, const char *, json_t **, struct err *),
 			const char *id, struct err *e)
 {
 	json_t *j;
@@ -108,7 +109,7 @@ static json_t *one_json(PGconn *c, int (*get)(PGconn *, const char *, json_t **,
  * group, history and story (arch, bisect, also_seen:
  * db_regression_story_json); NULL with e (404 when there is none).
  */
-static json_t *regression_full(PGconn *c, const char *id, struct err *e)
+static json_t *regression_full(struct db_conn *c, const char *id, struct err *e)
 {
 	json_t *o = one_json(c, db_regression_json, id, e), *g, *h, *st = NULL;
 
@@ -137,7 +138,7 @@ enum MHD_Result api_regression_get(struct request *rq)
 	struct err e;
 	long long id;
 	char idb[24];
-	PGconn *c;
+	struct db_conn *c;
 	json_t *o;
 
 	if (rq_path_id(rq, "regression", &id, idtext, &e))
@@ -161,7 +162,7 @@ static enum MHD_Result transition_reply(struct request *rq, long long id, const 
 {
 	char idb[24];
 	struct err e;
-	PGconn *c;
+	struct db_conn *c;
 	json_t *o;
 
 	snprintf(idb, sizeof(idb), "%lld", id);

@@ -24,7 +24,7 @@
  */
 #include "server/api/api.h"
 #include "server/api/args.h"
-#include "server/db/db.h"
+#include "server/db/mail.h"
 #include "server/mailer.h"
 #include "server/outbox.h"
 #include "server/server.h"
@@ -38,6 +38,8 @@ enum MHD_Result api_outbox_get(struct request *rq)
 	long long v;
 	const char *p[2] = { NULL, "100" };
 	struct err e;
+	struct db_conn *c;
+	char *text = NULL;
 
 	if (reg) {
 		v = strtoll(reg, &end, 10);
@@ -57,14 +59,15 @@ enum MHD_Result api_outbox_get(struct request *rq)
 		}
 		p[1] = lim;
 	}
-	return reply_db_json(rq, ST_OUTBOX_JSON, 2, p);
+	c = rq_db(rq, &e);
+	return reply_db_read(rq, c ? db_outbox_json(c, p[0], p[1], &text, &e) : -1, &text, &e);
 }
 
 enum MHD_Result api_regression_report(struct request *rq)
 {
 	char idtext[24], why[200];
 	long long id, oid;
-	PGconn *c;
+	struct db_conn *c;
 	struct err e;
 	int held;
 
@@ -91,5 +94,5 @@ fail:
 
 enum MHD_Result api_regression_report_get(struct request *rq)
 {
-	return reply_by_id(rq, "regression", ST_REGRESSION_REPORT_JSON);
+	return reply_by_id(rq, "regression", db_regression_report_json);
 }

@@ -14,7 +14,7 @@ enum MHD_Result api_request_mbox(struct request *rq)
 	struct err e;
 	long long id;
 	char idb[24], *text = NULL;
-	PGconn *c;
+	struct db_conn *c;
 	enum MHD_Result ret;
 	int got;
 

@@ -19,7 +19,7 @@
  * a patch (mbox.h) and stay under MAX_PATCHES (413). Each target x testcase is a group
  * of `rounds` pairs of jobs, base then head, queued in that order (A B A B) above
  * tracking jobs (REQUEST_PRIORITY); a target that is an arch is pinned to one tbox_group
- * by the first lease (ST_JOB_LEASE), a target no worker serves is queued all the same
+ * by the first lease (db_job_lease()), a target no worker serves is queued all the same
  * and listed in `waiting_for`. The verdict is abtest.h's, settled when the last job
  * finishes or the request is read.
  */
@@ -174,7 +174,7 @@ static int check_fields(json_t *b, struct submission *s, struct err *e)
 }
 
 /* targets x testcases -> groups; arch of a tbox_group target from its machines or the kconfig */
-static int expand(PGconn *c, json_t *b, struct submission *s, struct err *e)
+static int expand(struct db_conn *c, json_t *b, struct submission *s, struct err *e)
 {
 	json_t *targets = json_object_get(b, "targets"), *tcs = json_object_get(b, "testcases");
 	size_t nt = json_array_size(targets), nc = json_array_size(tcs), i, j;
@@ -261,7 +261,7 @@ static int expand(PGconn *c, json_t *b, struct submission *s, struct err *e)
 }
 
 /* repeat omitted: abtest_choose_repeat() over the groups' setups */
-static int choose_repeat(PGconn *c, struct submission *s, struct err *e)
+static int choose_repeat(struct db_conn *c, struct submission *s, struct err *e)
 {
 	struct abtest_setup *g = requests_setups(s);
 	int rc;
@@ -307,7 +307,7 @@ enum submit_mode {
 };
 
 /* the submission stored in state resolving: the body as checked, its patches in their column */
-static long long accept_request(PGconn *c, const struct submission *s, json_t *b,
+static long long accept_request(struct db_conn *c, const struct submission *s, json_t *b,
 				long long token_id, struct err *e)
 {
 	json_t *kept = json_copy(b);
@@ -339,7 +339,7 @@ static long long accept_request(PGconn *c, const struct submission *s, json_t *b
  * or 0 when it was cancelled meanwhile), or -1 with e. c: NULL to take rq's
  * connection when needed (rq NULL: c is given).
  */
-static long long submit(struct server *srv, struct request *rq, PGconn *c, json_t *b,
+static long long submit(struct server *srv, struct request *rq, struct db_conn *c, json_t *b,
 			long long token_id, enum submit_mode mode, long long id,
 			struct submission *s, struct err *e)
 {
@@ -399,7 +399,7 @@ out:
 	return ret;
 }
 
-long long api_request_submit(struct server *srv, PGconn *c, json_t *body, struct err *e)
+long long api_request_submit(struct server *srv, struct db_conn *c, json_t *body, struct err *e)
 {
 	struct submission s = { 0 };
 	long long id = submit(srv, NULL, c, body, 0, SUBMIT_NOW, 0, &s, e);
@@ -408,7 +408,7 @@ long long api_request_submit(struct server *srv, PGconn *c, json_t *body, struct
 	return id;
 }
 
-int api_request_resolve(struct server *srv, PGconn *c, long long id, struct err *e)
+int api_request_resolve(struct server *srv, struct db_conn *c, long long id, struct err *e)
 {
 	struct submission s = { 0 };
 	char *spec, *patches;
@@ -505,7 +505,7 @@ enum MHD_Result api_requests_get(struct request *rq)
 	static const char *const states[] = { "resolving", "queued",	"running", "done",
 					      "failed",	   "cancelled", NULL };
 
-	return reply_list(rq, states, 100, 1000, ST_REQUESTS_JSON);
+	return reply_list(rq, states, 100, 1000, db_requests_json);
 }
 
 enum MHD_Result api_request_get(struct request *rq)
@@ -513,14 +513,14 @@ enum MHD_Result api_request_get(struct request *rq)
 	struct err e;
 	long long id;
 	char idb[24];
-	PGconn *c;
+	struct db_conn *c;
 
 	if (rq_path_id(rq, "request", &id, idb, &e))
 		return reply_err(rq, &e);
 	c = rq_db(rq, &e);
 	if (!c || abtest_settle(c, id, &e) < 0)
 		return reply_err(rq, &e);
-	return reply_by_id(rq, "request", ST_REQUEST_JSON);
+	return reply_by_id(rq, "request", db_request_json);
 }
 
 enum MHD_Result api_request_cancel(struct request *rq)
@@ -529,7 +529,7 @@ enum MHD_Result api_request_cancel(struct request *rq)
 	long long id;
 	char idb[24];
 	long jobs = 0;
-	PGconn *c;
+	struct db_conn *c;
 	int n;
 
 	if (rq_path_id(rq, "request", &id, idb, &e))
@@ -546,7 +546,7 @@ enum MHD_Result api_request_cancel(struct request *rq)
 		int x;
 
 		db_rollback(c);
-		x = db_row_exists(c, ST_REQUEST_EXISTS, idb, &e);
+		x = db_request_exists(c, id, &e);
 		if (x < 0)
 			return reply_err(rq, &e);
 		if (!x)

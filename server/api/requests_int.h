@@ -10,6 +10,8 @@
 #include "mbox.h"
 #include "profile.h"
 
+struct db_conn;
+
 #define MAX_ROUNDS 4	     /* A B alternations; each job is one build and boot */
 #define REQUEST_PRIORITY 200 /* above tracking (plan priorities are -100..100) */
 
@@ -49,8 +51,8 @@ struct abtest_setup *requests_setups(const struct submission *s);
  * request's id, 0 when request id was no longer resolving (nothing
  * stored), or -1 with e.
  */
-long long requests_store(struct server *srv, long long token_id, PGconn *c, struct submission *s,
-			 json_t *b, long long id, struct err *e)
+long long requests_store(struct server *srv, long long token_id, struct db_conn *c,
+			 struct submission *s, json_t *b, long long id, struct err *e)
 	__attribute__((warn_unused_result));
 
 #endif

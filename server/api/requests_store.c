@@ -120,11 +120,11 @@ static char *spec_text(const struct submission *s, json_t *b, long rounds, const
 	return text;
 }
 
-long long requests_store(struct server *srv, long long token_id, PGconn *c, struct submission *s,
-			 json_t *b, long long id, struct err *e)
+long long requests_store(struct server *srv, long long token_id, struct db_conn *c,
+			 struct submission *s, json_t *b, long long id, struct err *e)
 {
 	long rounds = s->repeat < MAX_ROUNDS ? (long)s->repeat : MAX_ROUNDS;
-	char *spec = spec_text(s, b, rounds, srv->cfg->public_url), tid[24];
+	char *spec = spec_text(s, b, rounds, srv->cfg->public_url);
 	long long base_id, head_id;
 	struct db_request_new q = {
 		.tree_id = s->tree_id,
@@ -140,25 +140,16 @@ long long requests_store(struct server *srv, long long token_id, PGconn *c, stru
 		.token_id = token_id,
 	};
 
-	snprintf(tid, sizeof(tid), "%lld", s->tree_id);
 	if (db_begin(c, e))
 		goto out;
-	{
-		const char *p[4] = { s->base_sha, NULL, NULL, tid };
-		base_id = db_upsert_id(c, ST_COMMIT_INSERT, 4, ST_COMMIT_ID, 1, p, e);
-	}
+	base_id = db_commit_upsert(c, s->base_sha, NULL, NULL, s->tree_id, e);
 	head_id = base_id;
-	if (base_id >= 0 && s->head) {
-		const char *p[4] = { s->head_sha, NULL, NULL, tid };
-		head_id = db_upsert_id(c, ST_COMMIT_INSERT, 4, ST_COMMIT_ID, 1, p, e);
-	}
+	if (base_id >= 0 && s->head)
+		head_id = db_commit_upsert(c, s->head_sha, NULL, NULL, s->tree_id, e);
 	if (base_id < 0 || head_id < 0)
 		goto rollback;
 	for (size_t i = 0; i < s->nr_groups; i++) {
-		const char *p[1] = { s->groups[i].testcase };
-
-		s->groups[i].testcase_id = db_upsert_id(c, ST_TESTCASE_INSERT, 1, ST_TESTCASE_ID, 1,
-							p, e);
+		s->groups[i].testcase_id = db_testcase_upsert(c, s->groups[i].testcase, e);
 		if (s->groups[i].testcase_id < 0)
 			goto rollback;
 	}

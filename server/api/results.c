@@ -28,7 +28,7 @@ static void results_ingest(struct request *rq)
 	struct ingest_outcome out;
 	struct err e;
 	json_t *doc;
-	PGconn *c;
+	struct db_conn *c;
 
 	doc = rq_json(rq, &e);
 	if (!doc)

@@ -19,7 +19,7 @@ enum MHD_Result api_run_get(struct request *rq)
 	const char *run_id = rq->path_params[0];
 	struct err e;
 	struct db_run r;
-	PGconn *c;
+	struct db_conn *c;
 	json_t *o, *metrics, *params;
 	struct buf out = BUF_INIT(0);
 	char *anon_extra = NULL;
@@ -118,5 +118,5 @@ enum MHD_Result api_runs_get(struct request *rq)
 		err_setc(&e, ERR_INVALID_FIELD, "state", "runs have no state filter");
 		return reply_err(rq, &e);
 	}
-	return reply_list(rq, no_states, 20, 500, ST_RUNS_RECENT_JSON);
+	return reply_list(rq, no_states, 20, 500, db_runs_recent_json);
 }

@@ -182,8 +182,8 @@ static size_t time_json(long long us, char *out)
  * order, none when there are no points). 0, or -1 with e (then sr and *cm
  * hold nothing to free).
  */
-static int series_order(PGconn *c, const struct db_series_points *p, struct db_series_commits *cm,
-			struct series_rows *sr, struct err *e)
+static int series_order(struct db_conn *c, const struct db_series_points *p,
+			struct db_series_commits *cm, struct series_rows *sr, struct err *e)
 {
 	size_t n = p->nr, nids = 0, k = 0;
 	const struct db_series_point *pts = p->rows;
@@ -280,7 +280,7 @@ static int series_order(PGconn *c, const struct db_series_points *p, struct db_s
  * order) to out: its setup, its commits (rows of cm), the points' columns
  * and the change points. 0, or -1 with e (413 when out is full, db errors).
  */
-static int series_write(PGconn *c, struct buf *out, const struct series_rows *sr,
+static int series_write(struct db_conn *c, struct buf *out, const struct series_rows *sr,
 			const uint32_t *order, size_t n, const struct db_series_commits *cm,
 			const char *metric, int first, struct err *e)
 {
@@ -370,7 +370,7 @@ enum MHD_Result api_series_get(struct request *rq)
 	struct db_setup_filter f;
 	struct err e;
 	const char *metric = rq_arg(rq, "metric");
-	PGconn *c;
+	struct db_conn *c;
 	struct db_series_points pts;
 	struct db_series_commits cm;
 	struct buf out = BUF_INIT(0);

@@ -106,7 +106,7 @@ enum MHD_Result api_subscription_delete(struct request *rq)
 {
 	char idtext[24];
 	long long id;
-	PGconn *c;
+	struct db_conn *c;
 	struct err e;
 	int found;
 
@@ -127,7 +127,11 @@ enum MHD_Result api_subscription_delete(struct request *rq)
 
 enum MHD_Result api_subscriptions_get(struct request *rq)
 {
-	return reply_db_json(rq, ST_SUBS_JSON, 0, NULL);
+	struct err e;
+	struct db_conn *c = rq_db(rq, &e);
+	char *text = NULL;
+
+	return reply_db_read(rq, c ? db_subscriptions_json(c, &text, &e) : -1, &text, &e);
 }
 
 enum MHD_Result api_subscriptions_post(struct request *rq)
@@ -135,7 +139,7 @@ enum MHD_Result api_subscriptions_post(struct request *rq)
 	const char *email, *tree, *testcase, *metric;
 	char *paths = NULL;
 	json_t *b;
-	PGconn *c;
+	struct db_conn *c;
 	struct err e;
 	long long id;
 

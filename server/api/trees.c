@@ -27,7 +27,7 @@ enum MHD_Result api_trees_post(struct request *rq)
 	json_t *b = rq_json(rq, &e), *name, *url, *branches, *v;
 	long long poll_s = -1;
 	struct buf br = BUF_INIT(64 * 1024);
-	PGconn *c;
+	struct db_conn *c;
 	long long id;
 	size_t i;
 	int over = 0;
@@ -107,7 +107,7 @@ enum MHD_Result api_tree_poll(struct request *rq)
 {
 	struct err e;
 	const char *name = rq->path_params[0];
-	PGconn *c = rq_db(rq, &e);
+	struct db_conn *c = rq_db(rq, &e);
 	long long id;
 	int has_url, got = c ? db_tree_poll_request(c, name, &id, &has_url, &e) : -1;
 
@@ -148,7 +148,7 @@ enum MHD_Result api_trees_get(struct request *rq)
 	unsigned long gen = atomic_load(&rq->srv->trees_gen);
 	long long now = mono_ms();
 	enum MHD_Result ret;
-	PGconn *c;
+	struct db_conn *c;
 	char *text;
 	size_t len;
 

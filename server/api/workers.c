@@ -30,7 +30,7 @@ enum MHD_Result api_workers_register(struct request *rq)
 	long long cpus, mem;
 	struct buf capbuf = BUF_INIT(64 * 1024);
 	char *fptext = NULL, *casestext = NULL;
-	PGconn *c;
+	struct db_conn *c;
 	long long id;
 	enum MHD_Result ret;
 	size_t i;
@@ -102,14 +102,8 @@ enum MHD_Result api_workers_register(struct request *rq)
 	}
 	if (id < 0)
 		goto bad;
-	{
-		char idb[24];
-		const char *p[2] = { idb, casestext };
-
-		snprintf(idb, sizeof(idb), "%lld", id);
-		if (db_rows(c, ST_MACHINE_CASES_SET, 2, p, &e) < 0)
-			goto bad;
-	}
+	if (db_machine_cases_set(c, id, casestext, &e))
+		goto bad;
 	ret = reply_json(rq, 200,
 			 json_pack("{s:I,s:I}", "machine_id", (json_int_t)id, "lease_timeout_s",
 				   (json_int_t)rq->srv->cfg->lease_timeout_s));

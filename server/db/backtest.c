@@ -1,6 +1,7 @@
 /* Typed reads of backtests; see backtest.h. */
 #include "server/db/backtest.h"
 #include "server/db/db.h"
+#include "server/db/db_int.h"
 #include "xalloc.h"
 
 #include <stdio.h>
@@ -9,8 +10,8 @@
 
 #define ID_LEN 24
 
-int db_backtest_setups(PGconn *c, const char *name, struct db_backtest_setup **rows, size_t *n,
-		       struct err *e)
+int db_backtest_setups(struct db_conn *c, const char *name, struct db_backtest_setup **rows,
+		       size_t *n, struct err *e)
 {
 	const char *p[1] = { name };
 	PGresult *r = db_exec(c, ST_BACKTEST_SETUPS, 1, p, e);
@@ -51,8 +52,8 @@ void db_backtest_setups_free(struct db_backtest_setup *rows, size_t n)
 	free(rows);
 }
 
-int db_backtest_records(PGconn *c, long long setup_id, struct db_backtest_record **rows, size_t *n,
-			struct err *e)
+int db_backtest_records(struct db_conn *c, long long setup_id, struct db_backtest_record **rows,
+			size_t *n, struct err *e)
 {
 	char sid[ID_LEN];
 	const char *p[1] = { sid };
@@ -79,8 +80,8 @@ int db_backtest_records(PGconn *c, long long setup_id, struct db_backtest_record
 	return 0;
 }
 
-int db_backtest_since(PGconn *c, long long setup_id, const char *since, long long **ids, size_t *n,
-		      struct err *e)
+int db_backtest_since(struct db_conn *c, long long setup_id, const char *since, long long **ids,
+		      size_t *n, struct err *e)
 {
 	char sid[ID_LEN];
 	const char *p[2] = { sid, since };

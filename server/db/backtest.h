@@ -1,10 +1,11 @@
 #ifndef REGTRACK_SERVER_DB_BACKTEST_H
 #define REGTRACK_SERVER_DB_BACKTEST_H
 
-#include <libpq-fe.h>
 #include <stddef.h>
 
 #include "err.h"
+
+struct db_conn;
 
 /*
  * The reads of a backtest (server/backtest.h; statements in
@@ -21,8 +22,8 @@ struct db_backtest_setup {
 	/* new copies; params is JSON object text; db_backtest_setups_free() */
 };
 /* The setups of plan `name`, by id: 0 with *rows a new array of *n, or -1. */
-int db_backtest_setups(PGconn *c, const char *name, struct db_backtest_setup **rows, size_t *n,
-		       struct err *e) __attribute__((warn_unused_result));
+int db_backtest_setups(struct db_conn *c, const char *name, struct db_backtest_setup **rows,
+		       size_t *n, struct err *e) __attribute__((warn_unused_result));
 void db_backtest_setups_free(struct db_backtest_setup *rows, size_t n);
 
 /* A stored regression record as a backtest scores it (ST_BACKTEST_RECORDS). */
@@ -34,15 +35,15 @@ struct db_backtest_record {
  * Every record of setup_id, whatever its state or detected flag, by id: 0
  * with *rows a new array (free()) of *n, or -1.
  */
-int db_backtest_records(PGconn *c, long long setup_id, struct db_backtest_record **rows, size_t *n,
-			struct err *e) __attribute__((warn_unused_result));
+int db_backtest_records(struct db_conn *c, long long setup_id, struct db_backtest_record **rows,
+			size_t *n, struct err *e) __attribute__((warn_unused_result));
 
 /*
  * The commits of setup_id's runs dated on or after since (an RFC 3339
  * text; a commit's date is its commit_time, else when regtrack first saw
  * it): 0 with *ids a new array (free()) of *n, ascending, or -1.
  */
-int db_backtest_since(PGconn *c, long long setup_id, const char *since, long long **ids, size_t *n,
-		      struct err *e) __attribute__((warn_unused_result));
+int db_backtest_since(struct db_conn *c, long long setup_id, const char *since, long long **ids,
+		      size_t *n, struct err *e) __attribute__((warn_unused_result));
 
 #endif

@@ -1,6 +1,7 @@
 /* The bisects' rows as typed values (see db/bisects.h). */
 #include "server/db/bisects.h"
 #include "server/db/db.h"
+#include "server/db/db_int.h"
 #include "server/db/pgval.h"
 #include "buf.h"
 #include "xalloc.h"
@@ -23,7 +24,7 @@ static char *get_dup(PGresult *r, int row, int col)
 }
 
 /* runs st for its effect only */
-static int run(PGconn *c, enum db_stmt st, int n, const char *const *p, struct err *e)
+static int run(struct db_conn *c, enum db_stmt st, int n, const char *const *p, struct err *e)
 {
 	PGresult *r = db_exec(c, st, n, p, e);
 
@@ -34,7 +35,8 @@ static int run(PGconn *c, enum db_stmt st, int n, const char *const *p, struct e
 }
 
 /* runs st and returns its first row's first column as an id (0 without a row) */
-static long long run_id(PGconn *c, enum db_stmt st, int n, const char *const *p, struct err *e)
+static long long run_id(struct db_conn *c, enum db_stmt st, int n, const char *const *p,
+			struct err *e)
 {
 	PGresult *r = db_exec(c, st, n, p, e);
 	long long id;
@@ -47,8 +49,8 @@ static long long run_id(PGconn *c, enum db_stmt st, int n, const char *const *p,
 }
 
 /* every row's first column as an id */
-static int run_ids(PGconn *c, enum db_stmt st, int np, const char *const *p, long long **out,
-		   size_t *n, struct err *e)
+static int run_ids(struct db_conn *c, enum db_stmt st, int np, const char *const *p,
+		   long long **out, size_t *n, struct err *e)
 {
 	PGresult *r = db_exec(c, st, np, p, e);
 
@@ -68,7 +70,7 @@ static int run_ids(PGconn *c, enum db_stmt st, int np, const char *const *p, lon
 
 /* --- the bisect row --------------------------------------------------------- */
 
-int db_bisect_lock(PGconn *c, long long id, struct db_bisect_row *b, struct err *e)
+int db_bisect_lock(struct db_conn *c, long long id, struct db_bisect_row *b, struct err *e)
 {
 	char idb[24];
 	const char *p[1] = { idb };
@@ -127,7 +129,7 @@ void db_bisect_row_release(struct db_bisect_row *b)
 	memset(b, 0, sizeof(*b));
 }
 
-long long db_bisect_insert(PGconn *c, const struct db_bisect_new *b, struct err *e)
+long long db_bisect_insert(struct db_conn *c, const struct db_bisect_new *b, struct err *e)
 {
 	char tid[24], gid[24], bid[24], tcid[24], rps[24], rr[24], kk[24], reg[24], tok[24];
 	const char *p[15] = { tid,
@@ -158,7 +160,7 @@ long long db_bisect_insert(PGconn *c, const struct db_bisect_new *b, struct err 
 	return run_id(c, ST_BISECT_INSERT, 15, p, e);
 }
 
-int db_bisect_cancel(PGconn *c, long long id, const char *reason, struct err *e)
+int db_bisect_cancel(struct db_conn *c, long long id, const char *reason, struct err *e)
 {
 	char idb[24];
 	const char *p[2] = { idb, reason };
@@ -174,7 +176,7 @@ int db_bisect_cancel(PGconn *c, long long id, const char *reason, struct err *e)
 	return n ? 1 : 0;
 }
 
-int db_bisect_finish(PGconn *c, const struct db_bisect_end *end, long long *regression_id,
+int db_bisect_finish(struct db_conn *c, const struct db_bisect_end *end, long long *regression_id,
 		     struct err *e)
 {
 	char idb[24], fb[24], conf[32];
@@ -199,7 +201,8 @@ int db_bisect_finish(PGconn *c, const struct db_bisect_end *end, long long *regr
 	return 0;
 }
 
-int db_bisect_siblings_of(PGconn *c, long long id, long long **out, size_t *n, struct err *e)
+int db_bisect_siblings_of(struct db_conn *c, long long id, long long **out, size_t *n,
+			  struct err *e)
 {
 	char idb[24];
 	const char *p[1] = { idb };
@@ -208,7 +211,7 @@ int db_bisect_siblings_of(PGconn *c, long long id, long long **out, size_t *n, s
 	return run_ids(c, ST_BISECT_SIBLINGS_OF, 1, p, out, n, e);
 }
 
-int db_bisect_record(PGconn *c, long long id, struct err *e)
+int db_bisect_record(struct db_conn *c, long long id, struct err *e)
 {
 	char idb[24];
 	const char *p[1] = { idb };
@@ -219,8 +222,8 @@ int db_bisect_record(PGconn *c, long long id, struct err *e)
 
 /* --- levels and rounds ------------------------------------------------------ */
 
-long long db_bisect_commits_insert(PGconn *c, long long id, const char *const *shas, size_t n,
-				   int level, struct err *e)
+long long db_bisect_commits_insert(struct db_conn *c, long long id, const char *const *shas,
+				   size_t n, int level, struct err *e)
 {
 	char idb[24], lv[24];
 	struct buf arr = BUF_INIT(0);
@@ -248,7 +251,8 @@ long long db_bisect_commits_insert(PGconn *c, long long id, const char *const *s
 	return stored;
 }
 
-int db_bisect_start(PGconn *c, long long id, size_t nr_candidates, size_t nr_range, struct err *e)
+int db_bisect_start(struct db_conn *c, long long id, size_t nr_candidates, size_t nr_range,
+		    struct err *e)
 {
 	char idb[24], n1[24], n2[24];
 	const char *p[3] = { idb, n1, n2 };
@@ -259,8 +263,8 @@ int db_bisect_start(PGconn *c, long long id, size_t nr_candidates, size_t nr_ran
 	return run(c, ST_BISECT_START, 3, p, e);
 }
 
-int db_bisect_descend(PGconn *c, long long id, int level, long long good_id, const char *descent,
-		      struct err *e)
+int db_bisect_descend(struct db_conn *c, long long id, int level, long long good_id,
+		      const char *descent, struct err *e)
 {
 	char idb[24], lv[24], gid[24];
 	const char *p[4] = { idb, lv, gid, descent };
@@ -271,8 +275,8 @@ int db_bisect_descend(PGconn *c, long long id, int level, long long good_id, con
 	return run(c, ST_BISECT_DESCEND, 4, p, e);
 }
 
-int db_bisect_round(PGconn *c, long long id, int round, const char *phase, const char *model,
-		    struct err *e)
+int db_bisect_round(struct db_conn *c, long long id, int round, const char *phase,
+		    const char *model, struct err *e)
 {
 	char idb[24], rb[24];
 	const char *p[4] = { idb, rb, phase, model };
@@ -282,8 +286,8 @@ int db_bisect_round(PGconn *c, long long id, int round, const char *phase, const
 	return run(c, ST_BISECT_ROUND, 4, p, e);
 }
 
-int db_bisect_candidates(PGconn *c, long long id, struct db_bisect_candidate **out, size_t *n,
-			 struct err *e)
+int db_bisect_candidates(struct db_conn *c, long long id, struct db_bisect_candidate **out,
+			 size_t *n, struct err *e)
 {
 	char idb[24];
 	const char *p[1] = { idb };
@@ -308,7 +312,8 @@ int db_bisect_candidates(PGconn *c, long long id, struct db_bisect_candidate **o
 	return 0;
 }
 
-int db_bisect_jobs(PGconn *c, long long id, struct db_bisect_job **out, size_t *n, struct err *e)
+int db_bisect_jobs(struct db_conn *c, long long id, struct db_bisect_job **out, size_t *n,
+		   struct err *e)
 {
 	char idb[24];
 	const char *p[1] = { idb };
@@ -340,8 +345,8 @@ int db_bisect_jobs(PGconn *c, long long id, struct db_bisect_job **out, size_t *
 	return 0;
 }
 
-int db_bisect_samples(PGconn *c, long long id, int reuse, struct db_bisect_sample **out, size_t *n,
-		      struct err *e)
+int db_bisect_samples(struct db_conn *c, long long id, int reuse, struct db_bisect_sample **out,
+		      size_t *n, struct err *e)
 {
 	char idb[24];
 	const char *p[2] = { idb, reuse ? "true" : "false" };
@@ -368,7 +373,7 @@ int db_bisect_samples(PGconn *c, long long id, int reuse, struct db_bisect_sampl
 	return 0;
 }
 
-long long db_bisect_steps_count(PGconn *c, long long id, int round, struct err *e)
+long long db_bisect_steps_count(struct db_conn *c, long long id, int round, struct err *e)
 {
 	char idb[24], rb[24];
 	const char *p[2] = { idb, rb };
@@ -378,7 +383,7 @@ long long db_bisect_steps_count(PGconn *c, long long id, int round, struct err *
 	return run_id(c, ST_BISECT_STEPS_COUNT, 2, p, e);
 }
 
-int db_bisect_step_insert(PGconn *c, const struct db_bisect_step *s, struct err *e)
+int db_bisect_step_insert(struct db_conn *c, const struct db_bisect_step *s, struct err *e)
 {
 	char idb[24], cid[24], rb[24];
 	struct buf sm = BUF_INIT(0);
@@ -403,7 +408,7 @@ int db_bisect_step_insert(PGconn *c, const struct db_bisect_step *s, struct err 
 
 /* --- probes ---------------------------------------------------------------- */
 
-int db_bisect_workers(PGconn *c, const char *arch, const char *tbox, const char *cap,
+int db_bisect_workers(struct db_conn *c, const char *arch, const char *tbox, const char *cap,
 		      const char *window_s, long *idle, long *total, struct err *e)
 {
 	const char *p[4] = { arch, tbox, cap, window_s };
@@ -417,8 +422,8 @@ int db_bisect_workers(PGconn *c, const char *arch, const char *tbox, const char 
 	return 0;
 }
 
-int db_bisect_job_insert(PGconn *c, long long id, long long commit_id, const char *cap, int repeat,
-			 long priority, long max_attempts, int round, struct err *e)
+int db_bisect_job_insert(struct db_conn *c, long long id, long long commit_id, const char *cap,
+			 int repeat, long priority, long max_attempts, int round, struct err *e)
 {
 	char idb[24], cid[24], rep[24], pr[24], ma[24], rb[24];
 	const char *p[7] = { idb, cid, cap, rep, pr, ma, rb };
@@ -434,15 +439,16 @@ int db_bisect_job_insert(PGconn *c, long long id, long long commit_id, const cha
 
 /* --- the coordinator's queues ----------------------------------------------- */
 
-int db_bisect_active(PGconn *c, long long **out, size_t *n, struct err *e)
+int db_bisect_active(struct db_conn *c, long long **out, size_t *n, struct err *e)
 {
 	return run_ids(c, ST_BISECT_ACTIVE, 0, NULL, out, n, e);
 }
 
-static int reg_row(PGconn *c, enum db_stmt st, const char *arg, struct db_bisect_reg_todo *t,
-		   struct err *e);
+static int reg_row(struct db_conn *c, enum db_stmt st, const char *arg,
+		   struct db_bisect_reg_todo *t, struct err *e);
 
-int db_bisect_reg_todo(PGconn *c, double min_pct, struct db_bisect_reg_todo *t, struct err *e)
+int db_bisect_reg_todo(struct db_conn *c, double min_pct, struct db_bisect_reg_todo *t,
+		       struct err *e)
 {
 	char minb[32];
 
@@ -450,7 +456,7 @@ int db_bisect_reg_todo(PGconn *c, double min_pct, struct db_bisect_reg_todo *t, 
 	return reg_row(c, ST_BISECT_REG_TODO, minb, t, e);
 }
 
-int db_bisect_reg_one(PGconn *c, long long id, struct db_bisect_reg_todo *t, struct err *e)
+int db_bisect_reg_one(struct db_conn *c, long long id, struct db_bisect_reg_todo *t, struct err *e)
 {
 	char idb[24];
 
@@ -459,8 +465,8 @@ int db_bisect_reg_one(PGconn *c, long long id, struct db_bisect_reg_todo *t, str
 }
 
 /* the row of st (one parameter, arg) into t: 1, 0 when none, -1 with e */
-static int reg_row(PGconn *c, enum db_stmt st, const char *arg, struct db_bisect_reg_todo *t,
-		   struct err *e)
+static int reg_row(struct db_conn *c, enum db_stmt st, const char *arg,
+		   struct db_bisect_reg_todo *t, struct err *e)
 {
 	const char *p[1] = { arg };
 	PGresult *r;
@@ -502,7 +508,7 @@ void db_bisect_reg_todo_release(struct db_bisect_reg_todo *t)
 	memset(t, 0, sizeof(*t));
 }
 
-long long db_bisect_sibling(PGconn *c, long long reg_id, struct err *e)
+long long db_bisect_sibling(struct db_conn *c, long long reg_id, struct err *e)
 {
 	char idb[24];
 	const char *p[1] = { idb };
@@ -511,7 +517,7 @@ long long db_bisect_sibling(PGconn *c, long long reg_id, struct err *e)
 	return run_id(c, ST_BISECT_SIBLING, 1, p, e);
 }
 
-int db_bisect_reg_link(PGconn *c, long long reg_id, long long bisect_id, struct err *e)
+int db_bisect_reg_link(struct db_conn *c, long long reg_id, long long bisect_id, struct err *e)
 {
 	char rb[24], bb[24];
 	const char *p[2] = { rb, bb };
@@ -523,21 +529,21 @@ int db_bisect_reg_link(PGconn *c, long long reg_id, long long bisect_id, struct 
 
 /* --- trees and commits ------------------------------------------------------ */
 
-long long db_bisect_tree_id(PGconn *c, const char *name, struct err *e)
+long long db_bisect_tree_id(struct db_conn *c, const char *name, struct err *e)
 {
 	const char *p[1] = { name };
 
 	return run_id(c, ST_TREE_GET, 1, p, e);
 }
 
-long long db_bisect_commit_id(PGconn *c, const char *sha, struct err *e)
+long long db_bisect_commit_id(struct db_conn *c, const char *sha, struct err *e)
 {
 	const char *p[1] = { sha };
 
 	return run_id(c, ST_COMMIT_ID, 1, p, e);
 }
 
-int db_bisect_mirror_todo(PGconn *c, struct db_bisect_mirror_todo *t, struct err *e)
+int db_bisect_mirror_todo(struct db_conn *c, struct db_bisect_mirror_todo *t, struct err *e)
 {
 	PGresult *r = db_exec(c, ST_TREE_MIRROR_TODO, 0, NULL, e);
 
@@ -564,7 +570,7 @@ void db_bisect_mirror_todo_release(struct db_bisect_mirror_todo *t)
 	memset(t, 0, sizeof(*t));
 }
 
-int db_bisect_mirror_set(PGconn *c, long long tree_id, const char *url, long long commits,
+int db_bisect_mirror_set(struct db_conn *c, long long tree_id, const char *url, long long commits,
 			 const char *error, struct err *e)
 {
 	char tid[24], cnt[24];
@@ -573,4 +579,42 @@ int db_bisect_mirror_set(PGconn *c, long long tree_id, const char *url, long lon
 	snprintf(tid, sizeof(tid), "%lld", tree_id);
 	snprintf(cnt, sizeof(cnt), "%lld", commits);
 	return run(c, ST_TREE_MIRROR_SET, 4, p, e);
+}
+
+int db_bisects_json(struct db_conn *c, const char *state, const char *limit, char **text,
+		    struct err *e)
+{
+	return db_json_list(c, ST_BISECTS_JSON, state, limit, text, e);
+}
+
+int db_bisect_json(struct db_conn *c, long long id, char **text, struct err *e)
+{
+	return db_json_by_id(c, ST_BISECT_JSON, id, text, e);
+}
+
+int db_bisect_exists(struct db_conn *c, long long id, struct err *e)
+{
+	char idb[24];
+
+	snprintf(idb, sizeof(idb), "%lld", id);
+	return db_row_exists(c, ST_BISECT_EXISTS, idb, e);
+}
+
+int db_regression_bisect_of(struct db_conn *c, long long regression_id, long long *bisect_id,
+			    struct err *e)
+{
+	char idb[24];
+	const char *p[1] = { idb };
+
+	snprintf(idb, sizeof(idb), "%lld", regression_id);
+	return db_one_int8(c, ST_BISECT_REG_OF, 1, p, bisect_id, e);
+}
+
+int db_bisect_regression_match(struct db_conn *c, const struct db_bisect_reg_key *k,
+			       long long *regression_id, struct err *e)
+{
+	const char *p[8] = { k->good,	 k->bad,      k->testcase,   k->metric,
+			     k->kconfig, k->compiler, k->tbox_group, k->params };
+
+	return db_one_int8(c, ST_BISECT_REG_MATCH, 8, p, regression_id, e);
 }

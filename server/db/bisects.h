@@ -1,10 +1,11 @@
 #ifndef REGTRACK_SERVER_DB_BISECTS_H
 #define REGTRACK_SERVER_DB_BISECTS_H
 
-#include <libpq-fe.h>
 #include <stddef.h>
 
 #include "err.h"
+
+struct db_conn;
 
 /*
  * The bisects' rows (db/stmts_bisects.c) as typed values, for the
@@ -43,7 +44,7 @@ struct db_bisect_row {
  * reads it into *b (zeroed first). Returns 1 when locked, 0 when it is not
  * queued or running or another server holds it, -1 with e.
  */
-int db_bisect_lock(PGconn *c, long long id, struct db_bisect_row *b, struct err *e)
+int db_bisect_lock(struct db_conn *c, long long id, struct db_bisect_row *b, struct err *e)
 	__attribute__((warn_unused_result));
 /* Frees b's strings and zeroes it; a zeroed row is fine. */
 void db_bisect_row_release(struct db_bisect_row *b);
@@ -58,14 +59,14 @@ struct db_bisect_new {
 	long long regression_id, token_id; /* 0 = none */
 };
 /* Inserts it; returns its id or -1 with e. */
-long long db_bisect_insert(PGconn *c, const struct db_bisect_new *b, struct err *e)
+long long db_bisect_insert(struct db_conn *c, const struct db_bisect_new *b, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*
  * Cancels bisect id and its unfinished jobs (reason NULL = "cancelled").
  * Returns 1 when it was queued or running, 0 when not, -1 with e.
  */
-int db_bisect_cancel(PGconn *c, long long id, const char *reason, struct err *e)
+int db_bisect_cancel(struct db_conn *c, long long id, const char *reason, struct err *e)
 	__attribute__((warn_unused_result));
 
 /* How a bisect ends (ST_BISECT_FINISH); strings borrowed for the call. */
@@ -83,16 +84,17 @@ struct db_bisect_end {
  * Ends the bisect; *regression_id is the record it was started for (0 =
  * started by hand). Returns 0 or -1 with e.
  */
-int db_bisect_finish(PGconn *c, const struct db_bisect_end *end, long long *regression_id,
+int db_bisect_finish(struct db_conn *c, const struct db_bisect_end *end, long long *regression_id,
 		     struct err *e) __attribute__((warn_unused_result));
 /*
  * The other records (ids) that share bisect id and still wait for it, in
  * id order: new array *out of *n. Returns 0 or -1 with e.
  */
-int db_bisect_siblings_of(PGconn *c, long long id, long long **out, size_t *n, struct err *e)
-	__attribute__((warn_unused_result));
+int db_bisect_siblings_of(struct db_conn *c, long long id, long long **out, size_t *n,
+			  struct err *e) __attribute__((warn_unused_result));
 /* Records what a bisect started by hand found as a regression record (ST_BISECT_RECORD). */
-int db_bisect_record(PGconn *c, long long id, struct err *e) __attribute__((warn_unused_result));
+int db_bisect_record(struct db_conn *c, long long id, struct err *e)
+	__attribute__((warn_unused_result));
 
 /*
  * Adds the commits shas[0..n) (40-hex, borrowed; oldest first) as the
@@ -100,17 +102,18 @@ int db_bisect_record(PGconn *c, long long id, struct err *e) __attribute__((warn
  * Returns how many rows it stored (fewer than n: some are not imported),
  * or -1 with e.
  */
-long long db_bisect_commits_insert(PGconn *c, long long id, const char *const *shas, size_t n,
-				   int level, struct err *e) __attribute__((warn_unused_result));
-/* queued -> running with its nr_candidates and nr_range. Returns 0 or -1 with e. */
-int db_bisect_start(PGconn *c, long long id, size_t nr_candidates, size_t nr_range, struct err *e)
+long long db_bisect_commits_insert(struct db_conn *c, long long id, const char *const *shas,
+				   size_t n, int level, struct err *e)
 	__attribute__((warn_unused_result));
-/* Moves bisect id to `level` with good end good_id, appending `descent` (a JSON object's text). */
-int db_bisect_descend(PGconn *c, long long id, int level, long long good_id, const char *descent,
-		      struct err *e) __attribute__((warn_unused_result));
-/* Records that round `round` is out, in `phase`, with the model (JSON text). */
-int db_bisect_round(PGconn *c, long long id, int round, const char *phase, const char *model,
+/* queued -> running with its nr_candidates and nr_range. Returns 0 or -1 with e. */
+int db_bisect_start(struct db_conn *c, long long id, size_t nr_candidates, size_t nr_range,
 		    struct err *e) __attribute__((warn_unused_result));
+/* Moves bisect id to `level` with good end good_id, appending `descent` (a JSON object's text). */
+int db_bisect_descend(struct db_conn *c, long long id, int level, long long good_id,
+		      const char *descent, struct err *e) __attribute__((warn_unused_result));
+/* Records that round `round` is out, in `phase`, with the model (JSON text). */
+int db_bisect_round(struct db_conn *c, long long id, int round, const char *phase,
+		    const char *model, struct err *e) __attribute__((warn_unused_result));
 
 /* One candidate of the current level, in idx order. */
 struct db_bisect_candidate {
@@ -118,8 +121,8 @@ struct db_bisect_candidate {
 	char sha[41];
 };
 /* The candidates of bisect id's current level: new array *out of *n. 0 or -1 with e. */
-int db_bisect_candidates(PGconn *c, long long id, struct db_bisect_candidate **out, size_t *n,
-			 struct err *e) __attribute__((warn_unused_result));
+int db_bisect_candidates(struct db_conn *c, long long id, struct db_bisect_candidate **out,
+			 size_t *n, struct err *e) __attribute__((warn_unused_result));
 
 /* One job of the bisect, in id order. */
 struct db_bisect_job {
@@ -131,8 +134,8 @@ struct db_bisect_job {
 	char same_image_as[41]; /* outcome same-image: the commit of that image, else "" */
 };
 /* Every job of bisect id: new array *out of *n. 0 or -1 with e. */
-int db_bisect_jobs(PGconn *c, long long id, struct db_bisect_job **out, size_t *n, struct err *e)
-	__attribute__((warn_unused_result));
+int db_bisect_jobs(struct db_conn *c, long long id, struct db_bisect_job **out, size_t *n,
+		   struct err *e) __attribute__((warn_unused_result));
 
 /* One sample: the mean of one ok run at candidate idx (-1 = the level's good end). */
 struct db_bisect_sample {
@@ -144,11 +147,11 @@ struct db_bisect_sample {
  * then run order; runs without a value are left out. New array *out of *n.
  * 0 or -1 with e.
  */
-int db_bisect_samples(PGconn *c, long long id, int reuse, struct db_bisect_sample **out, size_t *n,
-		      struct err *e) __attribute__((warn_unused_result));
+int db_bisect_samples(struct db_conn *c, long long id, int reuse, struct db_bisect_sample **out,
+		      size_t *n, struct err *e) __attribute__((warn_unused_result));
 
 /* Steps recorded for round `round` of bisect id (>= 0), or -1 with e. */
-long long db_bisect_steps_count(PGconn *c, long long id, int round, struct err *e)
+long long db_bisect_steps_count(struct db_conn *c, long long id, int round, struct err *e)
 	__attribute__((warn_unused_result));
 /* One step (ST_BISECT_STEP_INSERT); strings borrowed for the call. */
 struct db_bisect_step {
@@ -159,7 +162,7 @@ struct db_bisect_step {
 	size_t n;
 	const char *evidence; /* JSON object text */
 };
-int db_bisect_step_insert(PGconn *c, const struct db_bisect_step *s, struct err *e)
+int db_bisect_step_insert(struct db_conn *c, const struct db_bisect_step *s, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*
@@ -167,16 +170,16 @@ int db_bisect_step_insert(PGconn *c, const struct db_bisect_step *s, struct err 
  * seen in the last window_s seconds: *total of them, *idle of those not
  * holding a lease. 0 or -1 with e.
  */
-int db_bisect_workers(PGconn *c, const char *arch, const char *tbox, const char *cap,
+int db_bisect_workers(struct db_conn *c, const char *arch, const char *tbox, const char *cap,
 		      const char *window_s, long *idle, long *total, struct err *e)
 	__attribute__((warn_unused_result));
 /* Queues a probe job of bisect id at commit_id for round `round`. 0 or -1 with e. */
-int db_bisect_job_insert(PGconn *c, long long id, long long commit_id, const char *cap, int repeat,
-			 long priority, long max_attempts, int round, struct err *e)
+int db_bisect_job_insert(struct db_conn *c, long long id, long long commit_id, const char *cap,
+			 int repeat, long priority, long max_attempts, int round, struct err *e)
 	__attribute__((warn_unused_result));
 
 /* Ids of the queued and running bisects in id order: new array *out of *n. 0 or -1 with e. */
-int db_bisect_active(PGconn *c, long long **out, size_t *n, struct err *e)
+int db_bisect_active(struct db_conn *c, long long **out, size_t *n, struct err *e)
 	__attribute__((warn_unused_result));
 
 /* A confirmed regression waiting for a bisect (ST_BISECT_REG_TODO); heap copies, "" for NULL. */
@@ -190,8 +193,8 @@ struct db_bisect_reg_todo {
  * Locks one confirmed regression of |size_pct| >= min_pct without a bisect
  * into *r. Returns 1, 0 when there is none, -1 with e.
  */
-int db_bisect_reg_todo(PGconn *c, double min_pct, struct db_bisect_reg_todo *r, struct err *e)
-	__attribute__((warn_unused_result));
+int db_bisect_reg_todo(struct db_conn *c, double min_pct, struct db_bisect_reg_todo *r,
+		       struct err *e) __attribute__((warn_unused_result));
 void db_bisect_reg_todo_release(struct db_bisect_reg_todo *r);
 /*
  * Regression id as db_bisect_reg_todo() reads one, whatever its state and
@@ -199,20 +202,20 @@ void db_bisect_reg_todo_release(struct db_bisect_reg_todo *r);
  * transaction): 1, 0 when there is no such regression or it has a bisect,
  * -1 with e. Release with db_bisect_reg_todo_release().
  */
-int db_bisect_reg_one(PGconn *c, long long id, struct db_bisect_reg_todo *r, struct err *e)
+int db_bisect_reg_one(struct db_conn *c, long long id, struct db_bisect_reg_todo *r, struct err *e)
 	__attribute__((warn_unused_result));
 /* The bisect of another record of the same setup and range as regression reg_id (0 = none), or -1. */
-long long db_bisect_sibling(PGconn *c, long long reg_id, struct err *e)
+long long db_bisect_sibling(struct db_conn *c, long long reg_id, struct err *e)
 	__attribute__((warn_unused_result));
 /* Points regression reg_id at bisect bisect_id. 0 or -1 with e. */
-int db_bisect_reg_link(PGconn *c, long long reg_id, long long bisect_id, struct err *e)
+int db_bisect_reg_link(struct db_conn *c, long long reg_id, long long bisect_id, struct err *e)
 	__attribute__((warn_unused_result));
 
 /* The id of tree `name` (0 = no such tree), or -1 with e. */
-long long db_bisect_tree_id(PGconn *c, const char *name, struct err *e)
+long long db_bisect_tree_id(struct db_conn *c, const char *name, struct err *e)
 	__attribute__((warn_unused_result));
 /* The id of commit sha (0 = not imported), or -1 with e. */
-long long db_bisect_commit_id(PGconn *c, const char *sha, struct err *e)
+long long db_bisect_commit_id(struct db_conn *c, const char *sha, struct err *e)
 	__attribute__((warn_unused_result));
 
 /* A tree whose mirror was never made from its current url; heap copies. */
@@ -221,14 +224,55 @@ struct db_bisect_mirror_todo {
 	char *name, *url, *branches; /* branches space-separated */
 };
 /* Reads one such tree into *t. Returns 1, 0 when there is none, -1 with e. */
-int db_bisect_mirror_todo(PGconn *c, struct db_bisect_mirror_todo *t, struct err *e)
+int db_bisect_mirror_todo(struct db_conn *c, struct db_bisect_mirror_todo *t, struct err *e)
 	__attribute__((warn_unused_result));
 void db_bisect_mirror_todo_release(struct db_bisect_mirror_todo *t);
 /*
  * Records a mirror sync of tree_id from url: `commits` imported (< 0 =
  * keep the count stored), error NULL when it worked. 0 or -1 with e.
  */
-int db_bisect_mirror_set(PGconn *c, long long tree_id, const char *url, long long commits,
+int db_bisect_mirror_set(struct db_conn *c, long long tree_id, const char *url, long long commits,
 			 const char *error, struct err *e) __attribute__((warn_unused_result));
+
+/*
+ * GET /api/v1/bisects (db_bisects_json(), newest first) and one bisect
+ * (db_bisect_json(), GET /api/v1/bisects/{id}).
+ * A read of one by id (db_X_json(c, id, ...)) returns 1 and *text, 0
+ * when there is none (no row), -1 with e.
+ * As the public API's JSON, written by PostgreSQL's json functions (the
+ * handler writes it again, compact): 0 and *text, a new NUL-terminated
+ * string the caller free()s, or -1 with e: ERR_NOT_FOUND (404, detail
+ * "id") when there is no row, else db_exec()'s errors. state is one of the
+ * resource's state names or NULL (any); limit, decimal text, the most rows.
+ */
+int db_bisects_json(struct db_conn *c, const char *state, const char *limit, char **text,
+		    struct err *e) __attribute__((warn_unused_result));
+int db_bisect_json(struct db_conn *c, long long id, char **text, struct err *e)
+	__attribute__((warn_unused_result));
+/* Whether bisect id exists: 1, 0, or -1 with e. */
+int db_bisect_exists(struct db_conn *c, long long id, struct err *e)
+	__attribute__((warn_unused_result));
+/*
+ * *bisect_id = the bisect regression regression_id has (0: none). -1 with
+ * e: ERR_NOT_FOUND (detail "id") when there is no such regression.
+ */
+int db_regression_bisect_of(struct db_conn *c, long long regression_id, long long *bisect_id,
+			    struct err *e) __attribute__((warn_unused_result));
+
+/* What names a regression a bisect is asked for by its ends (all borrowed). */
+struct db_bisect_reg_key {
+	const char *good, *bad; /* the commits' full shas */
+	const char *testcase, *metric, *kconfig, *compiler;
+	const char *tbox_group; /* NULL: any */
+	const char *params;	/* JSON object text, compared as jsonb */
+};
+/*
+ * *regression_id = the lowest-numbered regression of k's ends, setup and
+ * metric that has no bisect yet. -1 with e: ERR_NOT_FOUND when there is
+ * none.
+ */
+int db_bisect_regression_match(struct db_conn *c, const struct db_bisect_reg_key *k,
+			       long long *regression_id, struct err *e)
+	__attribute__((warn_unused_result));
 
 #endif

@@ -1,4 +1,5 @@
 #include "server/db/db.h"
+#include "server/db/db_int.h"
 #include <libpq-events.h>
 #include "server/log.h"
 #include "xalloc.h"
@@ -98,12 +99,12 @@ static PGconn *connected(PGconn *c, struct err *e)
 	return c;
 }
 
-PGconn *db_connect_once(const char *conninfo, struct err *e)
+static PGconn *connect_once(const char *conninfo, struct err *e)
 {
 	return connected(PQconnectdb(conninfo), e);
 }
 
-PGconn *db_connect_standby(const char *conninfo, struct err *e)
+static PGconn *connect_standby(const char *conninfo, struct err *e)
 {
 	/* a key of conninfo (expanded from dbname) overrides the ones before it */
 	static const char *const keys[] = { "connect_timeout", "dbname", NULL };
@@ -112,26 +113,25 @@ PGconn *db_connect_standby(const char *conninfo, struct err *e)
 	return connected(PQconnectdbParams(keys, vals, 1), e);
 }
 
-static int prepare_all(struct db *db, PGconn *c, struct err *e)
+struct db_conn *db_connect_once(const char *conninfo, struct err *e)
 {
-	char sql[64];
+	return db_conn_of(connect_once(conninfo, e));
+}
 
-	snprintf(sql, sizeof(sql), "SET statement_timeout = %ld", db->timeout_ms);
-	if (db_cmd(c, sql, e))
-		return -1;
-	/*
-	 * The sorts of the large reads (a long series, a compare) spill to
-	 * disk at the default 4 MB; this is a limit per sort or hash node,
-	 * used only as far as a query needs it.
-	 */
-	if (db_cmd(c, "SET work_mem = '64MB'", e))
-		return -1;
-	/*
-	 * JIT compiling of a costly plan (a long series) takes longer than it
-	 * saves, on every request: our statements are short and run often.
-	 */
-	if (db_cmd(c, "SET jit = off", e))
-		return -1;
+struct db_conn *db_connect_standby(const char *conninfo, struct err *e)
+{
+	return db_conn_of(connect_standby(conninfo, e));
+}
+
+void db_close(struct db_conn *c)
+{
+	PQfinish(db_pg(c));
+}
+
+static int cmd(PGconn *c, const char *sql, struct err *e);
+
+static int prepare_stmts(PGconn *c, struct err *e)
+{
 	for (int i = 0; i < DB_NR_STMTS; i++) {
 		PGresult *r = PQprepare(c, db_stmt_def(i)->name, db_stmt_def(i)->sql, 0, NULL);
 		if (PQresultStatus(r) != PGRES_COMMAND_OK) {
@@ -143,6 +143,34 @@ static int prepare_all(struct db *db, PGconn *c, struct err *e)
 		PQclear(r);
 	}
 	return 0;
+}
+
+int db_prepare_all(struct db_conn *c, struct err *e)
+{
+	return prepare_stmts(db_pg(c), e);
+}
+
+static int prepare_all(struct db *db, PGconn *c, struct err *e)
+{
+	char sql[64];
+
+	snprintf(sql, sizeof(sql), "SET statement_timeout = %ld", db->timeout_ms);
+	if (cmd(c, sql, e))
+		return -1;
+	/*
+	 * The sorts of the large reads (a long series, a compare) spill to
+	 * disk at the default 4 MB; this is a limit per sort or hash node,
+	 * used only as far as a query needs it.
+	 */
+	if (cmd(c, "SET work_mem = '64MB'", e))
+		return -1;
+	/*
+	 * JIT compiling of a costly plan (a long series) takes longer than it
+	 * saves, on every request: our statements are short and run often.
+	 */
+	if (cmd(c, "SET jit = off", e))
+		return -1;
+	return prepare_stmts(c, e);
 }
 
 /*
@@ -179,7 +207,7 @@ static int on_reset(PGEventId id, void *info, void *pass)
 	return !prepare_all(pass, ((PGEventConnReset *)info)->conn, &e);
 }
 
-PGconn *db_conn(struct db *db, struct err *e)
+static PGconn *thread_conn(struct db *db, struct err *e)
 {
 	PGconn *c = pthread_getspecific(db->key);
 
@@ -190,7 +218,7 @@ PGconn *db_conn(struct db *db, struct err *e)
 		PQfinish(c);
 		pthread_setspecific(db->key, NULL);
 	}
-	c = db->standby ? db_connect_standby(db->conninfo, e) : db_connect_once(db->conninfo, e);
+	c = db->standby ? connect_standby(db->conninfo, e) : connect_once(db->conninfo, e);
 	if (!c)
 		return NULL;
 	if (!PQregisterEventProc(c, on_reset, "regtrack-db", db) ||
@@ -205,6 +233,11 @@ PGconn *db_conn(struct db *db, struct err *e)
 	}
 	pthread_setspecific(db->key, c);
 	return c;
+}
+
+struct db_conn *db_conn(struct db *db, struct err *e)
+{
+	return db_conn_of(thread_conn(db, e));
 }
 
 static PGresult *check(PGconn *c, PGresult *r, const char *what, struct err *e)
@@ -291,7 +324,7 @@ static PGconn *fallback_for(PGconn *c, PGTransactionStatusType before, PGresult 
 		return NULL;
 	if (PQstatus(c) == CONNECTION_OK && !(state && !strcmp(state, "40001")))
 		return NULL;
-	p = db_conn(db->fallback, &e);
+	p = thread_conn(db->fallback, &e);
 	if (!p)
 		return NULL;
 	slog_warn("replica: '%s' failed there (%s): read from the primary", what,
@@ -320,22 +353,25 @@ static PGresult *exec_prepared(PGconn *c, enum db_stmt st, int n, const char *co
 	return r;
 }
 
-PGresult *db_exec(PGconn *c, enum db_stmt st, int n, const char *const *params, struct err *e)
+PGresult *db_exec(struct db_conn *conn, enum db_stmt st, int n, const char *const *params,
+		  struct err *e)
 {
+	PGconn *c = db_pg(conn);
 	PGresult *r = exec_prepared(c, st, n, params, 0, &c);
 
 	return check(c, r, db_stmt_def(st)->name, e);
 }
 
-PGresult *db_exec_binary(PGconn *c, enum db_stmt st, int n, const char *const *params,
+PGresult *db_exec_binary(struct db_conn *conn, enum db_stmt st, int n, const char *const *params,
 			 struct err *e)
 {
+	PGconn *c = db_pg(conn);
 	PGresult *r = exec_prepared(c, st, n, params, 1, &c);
 
 	return check(c, r, db_stmt_def(st)->name, e);
 }
 
-int db_cmd(PGconn *c, const char *sql, struct err *e)
+static int cmd(PGconn *c, const char *sql, struct err *e)
 {
 	PGTransactionStatusType before = PQtransactionStatus(c);
 	PGresult *r = PQexec(c, sql);
@@ -351,8 +387,15 @@ int db_cmd(PGconn *c, const char *sql, struct err *e)
 	return 0;
 }
 
-long long db_copy_in(PGconn *c, const char *sql, const char *data, size_t len, struct err *e)
+int db_cmd(struct db_conn *c, const char *sql, struct err *e)
 {
+	return cmd(db_pg(c), sql, e);
+}
+
+long long db_copy_in(struct db_conn *conn, const char *sql, const char *data, size_t len,
+		     struct err *e)
+{
+	PGconn *c = db_pg(conn);
 	PGresult *r = PQexec(c, sql);
 	long long rows;
 
@@ -394,25 +437,73 @@ long long db_copy_in(PGconn *c, const char *sql, const char *data, size_t len, s
 	return rows;
 }
 
-int db_begin(PGconn *c, struct err *e)
+int db_begin(struct db_conn *c, struct err *e)
 {
 	return db_cmd(c, "BEGIN", e);
 }
 
-int db_begin_read_only(PGconn *c, struct err *e)
+int db_begin_read_only(struct db_conn *c, struct err *e)
 {
 	return db_cmd(c, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", e);
 }
 
-int db_commit(PGconn *c, struct err *e)
+int db_commit(struct db_conn *c, struct err *e)
 {
 	return db_cmd(c, "COMMIT", e);
 }
 
-void db_rollback(PGconn *c)
+/* sql (an undo) unless c is outside a transaction; its failure is not reported */
+static void undo(struct db_conn *c, const char *sql)
 {
-	if (PQtransactionStatus(c) != PQTRANS_IDLE)
-		PQclear(PQexec(c, "ROLLBACK"));
+	if (PQtransactionStatus(db_pg(c)) != PQTRANS_IDLE)
+		PQclear(PQexec(db_pg(c), sql));
+}
+
+void db_rollback(struct db_conn *c)
+{
+	undo(c, "ROLLBACK");
+}
+
+int db_in_transaction(struct db_conn *c)
+{
+	return PQtransactionStatus(db_pg(c)) == PQTRANS_INTRANS;
+}
+
+int db_savepoint(struct db_conn *c, struct err *e)
+{
+	return db_cmd(c, "SAVEPOINT nested", e);
+}
+
+int db_savepoint_release(struct db_conn *c, struct err *e)
+{
+	return db_cmd(c, "RELEASE SAVEPOINT nested", e);
+}
+
+void db_savepoint_rollback(struct db_conn *c)
+{
+	undo(c, "ROLLBACK TO SAVEPOINT nested");
+}
+
+int db_notifications_drain(struct db_conn *c)
+{
+	PGnotify *nf;
+	int n = 0;
+
+	PQconsumeInput(db_pg(c));
+	while ((nf = PQnotifies(db_pg(c)))) {
+		PQfreemem(nf);
+		n++;
+	}
+	return n;
+}
+
+int db_idle_socket(struct db_conn *c)
+{
+	PGconn *pg = db_pg(c);
+
+	if (PQstatus(pg) != CONNECTION_OK || PQtransactionStatus(pg) != PQTRANS_IDLE)
+		return -1;
+	return PQsocket(pg);
 }
 
 int db_result_json_text(PGresult *r, char **text, struct err *e)
@@ -427,7 +518,7 @@ int db_result_json_text(PGresult *r, char **text, struct err *e)
 	return 0;
 }
 
-int db_json_text(PGconn *c, enum db_stmt st, int n, const char *const *params, char **text,
+int db_json_text(struct db_conn *c, enum db_stmt st, int n, const char *const *params, char **text,
 		 struct err *e)
 {
 	PGresult *r = db_exec(c, st, n, params, e);
@@ -438,7 +529,7 @@ int db_json_text(PGconn *c, enum db_stmt st, int n, const char *const *params, c
 	return db_result_json_text(r, text, e);
 }
 
-int db_one_int8(PGconn *c, enum db_stmt st, int n, const char *const *params, long long *v,
+int db_one_int8(struct db_conn *c, enum db_stmt st, int n, const char *const *params, long long *v,
 		struct err *e)
 {
 	PGresult *r = db_exec(c, st, n, params, e);
@@ -454,7 +545,8 @@ int db_one_int8(PGconn *c, enum db_stmt st, int n, const char *const *params, lo
 	return 0;
 }
 
-long long db_rows(PGconn *c, enum db_stmt st, int n, const char *const *params, struct err *e)
+long long db_rows(struct db_conn *c, enum db_stmt st, int n, const char *const *params,
+		  struct err *e)
 {
 	PGresult *r = db_exec(c, st, n, params, e);
 	long long rows;
@@ -464,4 +556,23 @@ long long db_rows(PGconn *c, enum db_stmt st, int n, const char *const *params, 
 	rows = PQntuples(r);
 	PQclear(r);
 	return rows;
+}
+
+int db_json_list(struct db_conn *c, enum db_stmt st, const char *state, const char *limit,
+		 char **text, struct err *e)
+{
+	const char *p[2] = { state, limit };
+
+	return db_json_text(c, st, 2, p, text, e);
+}
+
+int db_json_by_id(struct db_conn *c, enum db_stmt st, long long id, char **text, struct err *e)
+{
+	char idb[24];
+	const char *p[1] = { idb };
+
+	snprintf(idb, sizeof(idb), "%lld", id);
+	if (!db_json_text(c, st, 1, p, text, e))
+		return 1;
+	return e->id == ERR_NOT_FOUND ? 0 : -1;
 }

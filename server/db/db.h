@@ -1,8 +1,6 @@
 #ifndef REGTRACK_SERVER_DB_H
 #define REGTRACK_SERVER_DB_H
 
-#include <libpq-fe.h>
-
 #include "err.h"
 
 /*
@@ -11,291 +9,15 @@
  * prepared on it; a connection found broken is reset on the next call, so
  * the server reconnects by itself when PostgreSQL comes back.
  *
- * All SQL lives in server/db/; handlers call its functions.
+ * All SQL lives in server/db/; the rest of the server calls its typed
+ * functions. Outside server/db/ a connection is an opaque struct db_conn
+ * and a result kept by a row struct an opaque struct db_result: libpq,
+ * the statement ids and SQL text stay in the room (db/db_int.h,
+ * tests/lint-server.sh (f)).
  */
 struct db;
-
-/* Prepared statements, grouped by subject; each is defined in db/stmts_<subject>.c. */
-enum db_stmt {
-	/* bisects (stmts_bisects.c) */
-	ST_BISECTS_JSON,
-	ST_BISECT_ACTIVE,
-	ST_BISECT_CANCEL,
-	ST_BISECT_CANDIDATES,
-	ST_BISECT_COMMITS_INSERT,
-	ST_BISECT_DESCEND,
-	ST_BISECT_EXISTS,
-	ST_BISECT_FINISH,
-	ST_BISECT_INSERT,
-	ST_BISECT_JOBS,
-	ST_BISECT_JOB_INSERT,
-	ST_BISECT_JSON,
-	ST_BISECT_LOCK,
-	ST_BISECT_RECORD,
-	ST_BISECT_REG_LINK,
-	ST_BISECT_REG_TODO,
-	ST_BISECT_ROUND,
-	ST_BISECT_SAMPLES,
-	ST_BISECT_SIBLING,
-	ST_BISECT_SIBLINGS_OF,
-	ST_BISECT_START,
-	ST_BISECT_STEPS_COUNT,
-	ST_BISECT_STEP_INSERT,
-	ST_BISECT_WORKERS,
-	ST_BISECT_REG_MATCH,
-	ST_BISECT_REG_OF,
-	ST_BISECT_REG_ONE,
-	/* jobs, workers and leases (stmts_jobs.c) */
-	ST_JOBS_JSON,
-	ST_JOB_CANCEL,
-	ST_JOB_EXISTS,
-	ST_JOB_EXPIRE,
-	ST_JOB_FINISH,
-	ST_JOB_IMAGE,
-	ST_JOB_HEARTBEAT,
-	ST_JOB_INSERT,
-	ST_JOB_INSERT_TRACKED,
-	ST_JOB_JSON,
-	ST_JOB_KCONFIG,
-	ST_JOB_LEASE,
-	ST_JOB_LEASE_AGAIN,
-	ST_JOB_LOCK,
-	ST_JOB_SPEC,
-	ST_JOB_SUPERSEDE,
-	ST_MACHINE_REGISTER,
-	ST_MACHINE_SEEN,
-	ST_JOB_MACHINE_OWNER,
-	ST_JOB_POST_CHECK,
-	ST_JOBS_QUEUED_BY,
-	ST_MACHINE_CASES_SET,
-	ST_MACHINE_CASES,
-	ST_MACHINES_SERVING,
-	ST_JOB_WARNINGS_SET,
-	/* .config diffs (stmts_kconfig.c) */
-	ST_KCONFIG_BISECT_ENDS,
-	ST_KCONFIG_JOB,
-	ST_KCONFIG_PICK_JOB,
-	ST_KCONFIG_REGRESSION_ENDS,
-	/* outbox, report input, subscriptions (stmts_mail.c) */
-	ST_MAIL_BISECT,
-	ST_MAIL_BISECT_REGRESSION,
-	ST_MAIL_BISECT_STEPS,
-	ST_MAIL_SAME_IMAGE,
-	ST_MAIL_COMMIT_FILES,
-	ST_MAIL_COMPARE,
-	ST_MAIL_DIFFSTAT,
-	ST_MAIL_DIFFSTAT_LOOKUP,
-	ST_MAIL_DIFFSTAT_STORE,
-	ST_MAIL_MACHINE,
-	ST_MAIL_REGRESSION,
-	ST_MAIL_REGRESSION_EXISTS,
-	ST_MAIL_SUBS_MATCH,
-	ST_MAIL_PROFILE_COMPARE,
-	ST_MAIL_REQUEST_FINGERPRINTS,
-	ST_OUTBOX_CLAIM,
-	ST_OUTBOX_DEFER,
-	ST_OUTBOX_DONE,
-	ST_OUTBOX_GIVEUP,
-	ST_OUTBOX_INSERT,
-	ST_OUTBOX_JSON,
-	ST_OUTBOX_RENDER,
-	ST_OUTBOX_RETRY,
-	ST_OUTBOX_ROW,
-	ST_OUTBOX_THREAD_ROOT,
-	ST_REGRESSION_REPORT_JSON,
-	ST_SUBS_JSON,
-	ST_SUB_DELETE,
-	ST_SUB_INSERT,
-	/* health, machines, testcases, metrics (stmts_meta.c) */
-	ST_HEALTH,
-	ST_MACHINES_JSON,
-	ST_METRICS_JSON,
-	ST_METRIC_SET,
-	ST_QUEUE_COUNT,
-	ST_TESTCASES_JSON,
-	ST_TRACK_GAUGES,
-	/* test plans and what they scheduled (stmts_plans.c) */
-	ST_PLANS_JSON,
-	ST_PLANS_OF_TREE,
-	ST_PLAN_CANCEL_QUEUED,
-	ST_PLAN_DELETE,
-	ST_PLAN_HEAD,
-	ST_PLAN_HEAD_SET,
-	ST_PLAN_JSON,
-	ST_PLAN_PUSHES_JSON,
-	ST_PLAN_PUSH_INSERT,
-	ST_PLAN_STORE,
-	ST_SETUP_PLAN_DETECT,
-	/* detection queue and regressions (stmts_regressions.c) */
-	ST_DETECT_CLAIM,
-	ST_DETECT_DONE,
-	ST_DETECT_ENQUEUE,
-	ST_DETECT_RELEASE,
-	ST_DETECT_REQUEUE_STALE,
-	ST_DETECT_SERIES,
-	ST_REGRESSIONS_JSON,
-	ST_REGRESSION_GROUP_JSON,
-	ST_REGRESSION_HISTORY_JSON,
-	ST_REGRESSION_JSON,
-	ST_REGR_COVERING,
-	ST_REGR_HISTORY_ADD,
-	ST_REGR_SET_STATE,
-	ST_REGR_UNDETECT,
-	ST_REGR_UPSERT,
-	ST_REGR_ENVIRONMENT,
-	ST_SERIES_CHANGE_POINTS,
-	ST_REGRESSION_STORY_JSON,
-	ST_TIP_JOB,
-	ST_TIP_RECORD,
-	ST_TIP_REQUEST,
-	ST_TIP_COMMITS,
-	ST_DETECT_EXPLAIN_SET,
-	ST_DETECT_EXPLAIN_JSON,
-	/* A/B requests (stmts_requests.c) */
-	ST_REQUESTS_JSON,
-	ST_REQUEST_CANCEL_JOBS,
-	ST_REQUEST_EXISTS,
-	ST_REQUEST_FINISH,
-	ST_REQUEST_INSERT,
-	ST_REQUEST_JOB_INSERT,
-	ST_REQUEST_JSON,
-	ST_REQUEST_LOCK,
-	ST_REQUEST_OF_JOB,
-	ST_REQUEST_PATCHES,
-	ST_REQUEST_SAMPLES,
-	ST_REQUEST_SET_CANCELLED,
-	ST_REQUEST_TBOX_ARCH,
-	ST_REQUEST_NOISE,
-	ST_REQUESTS_RESOLVING,
-	ST_REQUEST_SUBMISSION,
-	ST_REQUEST_RESOLVED,
-	ST_REQUEST_RESOLVE_FAILED,
-	ST_OUTBOX_INSERT_REQUEST,
-	ST_OUTBOX_RELEASE_HELD,
-	ST_OUTBOX_SIBLING_ROOT,
-	/* ingest and run reads: testcases, commits, machines, setups, runs, metric names (stmts_runs.c) */
-	ST_COMMIT_FILL,
-	ST_COMMIT_ID,
-	ST_COMMIT_INSERT,
-	ST_COMMIT_RESOLVE,
-	ST_MACHINE_ID,
-	ST_MACHINE_INSERT,
-	ST_METRICS_INSERT,
-	ST_METRIC_IDS,
-	ST_RUNS_RECENT_JSON,
-	ST_RUN_GET,
-	ST_RUN_INSERT,
-	ST_RUN_SHA,
-	ST_RUN_VALUES,
-	ST_SETUP_GET,
-	ST_SETUP_ID,
-	ST_SETUP_INSERT,
-	ST_TESTCASE_ID,
-	ST_TESTCASE_INSERT,
-	/* series and compare reads (stmts_series.c) */
-	ST_COMPARE,
-	ST_COMPARE_METRICS,
-	ST_COMPARE_FINGERPRINTS,
-	ST_COMPARE_AA,
-	ST_REQUEST_AA_METRICS,
-	ST_SERIES,
-	ST_SERIES_COMMITS,
-	/* API tokens (stmts_tokens.c) */
-	ST_TOKEN_BY_ID,
-	ST_TOKEN_USED,
-	ST_TOKEN_INSERT,
-	ST_TOKEN_REVOKE,
-	ST_TOKENS_LIST,
-	ST_TOKEN_BY_NAME,
-	/* trees, their mirrors, branch heads, polls and commit imports (stmts_trees.c) */
-	ST_COMMITS_IMPORT,
-	ST_TREES_JSON,
-	ST_TREE_BY_ID,
-	ST_TREE_GET,
-	ST_TREE_HEADS,
-	ST_TREE_HEADS_PRUNE,
-	ST_TREE_HEAD_SET,
-	ST_TREE_ID,
-	ST_TREE_INSERT,
-	ST_TREE_MIRROR_SET,
-	ST_TREE_MIRROR_TODO,
-	ST_TREE_POLL_CLAIM,
-	ST_TREE_POLL_DONE,
-	ST_TREE_POLL_DUE,
-	ST_TREE_POLL_LOCK,
-	ST_TREE_POLL_REQUEST,
-	ST_TREE_POLL_UNLOCK,
-	ST_TREE_TOPO_MAX,
-	ST_TREE_UPSERT,
-	/* run profiles and the runs of profile diffs (stmts_profiles.c) */
-	ST_PROFILE_BISECT_ENDS,
-	ST_PROFILE_INSERT,
-	ST_PROFILE_OF_RUN,
-	ST_PROFILE_REQUEST_ENDS,
-	ST_PROFILE_RUNS_BISECT,
-	ST_PROFILE_RUNS_COMMITS,
-	ST_PROFILE_RUNS_REQUEST,
-	ST_JOB_SET_MONITORS,
-	ST_BISECT_PROFILE_JOBS,
-	ST_BISECT_PROFILE_JOB_INSERT,
-	ST_BISECT_MONITORS,
-	ST_BISECT_SET_MONITORS,
-	/* the alert-quality ledger (stmts_quality.c) */
-	ST_QUALITY_ROWS,
-	/* backtests: reads only (stmts_backtest.c) */
-	ST_BACKTEST_SETUPS,
-	ST_BACKTEST_RECORDS,
-	ST_BACKTEST_SINCE,
-	/* inboxes: a list's patches (stmts_inbox.c) */
-	ST_INBOXES_JSON,
-	ST_INBOX_MESSAGES_JSON,
-	ST_INBOX_UPSERT,
-	ST_INBOX_POLL_DUE,
-	ST_INBOX_POLL_LOCK,
-	ST_INBOX_POLL_UNLOCK,
-	ST_INBOX_POLL_HELD,
-	ST_INBOX_POLL_CLAIM,
-	ST_INBOX_POLL_DONE,
-	ST_INBOX_EPOCHS,
-	ST_INBOX_EPOCH_SET,
-	ST_INBOX_MESSAGE_INSERT,
-	ST_INBOX_UNASSIGNED,
-	ST_INBOX_MESSAGE_SUBJECT,
-	ST_INBOX_MESSAGE_ASSIGN,
-	ST_INBOX_SERIES_UPSERT,
-	ST_INBOX_SERIES_WAITING,
-	ST_INBOX_SERIES_THREAD,
-	ST_INBOX_FILTER,
-	ST_INBOX_SERIES_SET,
-	ST_INBOX_SERIES_DUP,
-	ST_INBOX_SERIES_DUP_SET,
-	ST_INBOX_SERIES_RETRY,
-	ST_INBOX_SERIES_JSON,
-	ST_INBOX_REQUEST_ADOPT,
-	ST_INBOX_SERIES_ENDED,
-	ST_INBOX_REPLY_QUEUE,
-	ST_INBOX_SERIES_ENDED_SET,
-	ST_INBOX_REPLY_INPUT,
-	ST_OUTBOX_SET_CC,
-	DB_NR_STMTS
-};
-
-struct db_stmt_def {
-	const char *name;
-	const char *sql;
-};
-/*
- * Statement st's name and SQL (db/stmts_<subject>.c), or NULL when st is
- * out of range or no table defines it. Borrowed: static storage.
- */
-const struct db_stmt_def *db_stmt_def(enum db_stmt st);
-/*
- * Checks that every statement is defined by exactly one subject table:
- * 0 when so; otherwise *missing is the first that is not, and the result
- * is -1 (defined nowhere) or 1 (defined twice). db_new() aborts on a
- * nonzero result, so a table edit that loses a statement fails at start.
- */
-int db_stmts_check(enum db_stmt *missing);
+struct db_conn;
+struct db_result;
 
 /* New handle for `conninfo` (copied); connects lazily per thread. */
 struct db *db_new(const char *conninfo, long statement_timeout_ms);
@@ -324,37 +46,7 @@ void db_free(struct db *db);
  * noticed here and replaced, not handed out to fail. Errors (NULL, e
  * filled): status 503, code "db_unavailable".
  */
-PGconn *db_conn(struct db *db, struct err *e);
-
-/*
- * Runs prepared statement `st` with n text parameters (NULL = SQL NULL).
- * Returns a PGresult (caller PQclear()s) whose status is COMMAND_OK or
- * TUPLES_OK; otherwise NULL with e filled: 503 "db_unavailable" when the
- * connection broke, 409 "conflict" on a unique violation, 500 "db_error"
- * otherwise (message from PostgreSQL). A SELECT sent outside a transaction
- * whose connection broke is sent once more on the same PGconn, reconnected
- * (PQreset, statements prepared again); db_cmd() does the same for BEGIN.
- */
-PGresult *db_exec(PGconn *c, enum db_stmt st, int n, const char *const *params, struct err *e)
-	__attribute__((warn_unused_result));
-/*
- * db_exec() with the result in PostgreSQL's binary format (every column:
- * int8 as 8 bytes big-endian, float8[] as array_send() writes it; see
- * server/db/pgval.h), for the large reads where the text form's
- * printing and parsing of each number cost more than the query. Same
- * parameters, ownership and errors as db_exec().
- */
-PGresult *db_exec_binary(PGconn *c, enum db_stmt st, int n, const char *const *params,
-			 struct err *e) __attribute__((warn_unused_result));
-/* The same for ad-hoc SQL that is not worth preparing (transaction control). */
-int db_cmd(PGconn *c, const char *sql, struct err *e) __attribute__((warn_unused_result));
-/*
- * Runs `sql`, a COPY ... FROM STDIN, and sends it `len` bytes of `data`
- * (COPY text format, borrowed). Returns the number of rows stored, or -1
- * with e filled like db_exec().
- */
-long long db_copy_in(PGconn *c, const char *sql, const char *data, size_t len, struct err *e)
-	__attribute__((warn_unused_result));
+struct db_conn *db_conn(struct db *db, struct err *e);
 
 /* Shorthands for transaction control; rollback never fails loudly. */
 /*
@@ -362,47 +54,54 @@ long long db_copy_in(PGconn *c, const char *sql, const char *data, size_t len, s
  * READ): every write in it fails, so a caller that only reads (a
  * backtest) cannot change anything stored. End it with db_rollback().
  */
-int db_begin_read_only(PGconn *c, struct err *e) __attribute__((warn_unused_result));
-int db_begin(PGconn *c, struct err *e) __attribute__((warn_unused_result));
-int db_commit(PGconn *c, struct err *e) __attribute__((warn_unused_result));
-void db_rollback(PGconn *c);
+int db_begin_read_only(struct db_conn *c, struct err *e) __attribute__((warn_unused_result));
+int db_begin(struct db_conn *c, struct err *e) __attribute__((warn_unused_result));
+int db_commit(struct db_conn *c, struct err *e) __attribute__((warn_unused_result));
+void db_rollback(struct db_conn *c);
+/* Whether c is inside a transaction block that has not failed (BEGIN was sent). */
+int db_in_transaction(struct db_conn *c);
+/*
+ * A savepoint inside the caller's transaction, for work that must be undone
+ * alone (an ingest inside a job's completion): db_savepoint() sets it,
+ * db_savepoint_release() keeps what was done since, db_savepoint_rollback()
+ * undoes it (and, like db_rollback(), never fails loudly; nothing when c is
+ * not in a transaction). One name: an inner savepoint hides an outer one
+ * until it is released or rolled back to. Errors: as db_begin().
+ */
+int db_savepoint(struct db_conn *c, struct err *e) __attribute__((warn_unused_result));
+int db_savepoint_release(struct db_conn *c, struct err *e) __attribute__((warn_unused_result));
+void db_savepoint_rollback(struct db_conn *c);
 
 /*
- * Small reads, for a statement whose answer is one value or a row count;
- * each runs st like db_exec() (same parameters and errors) and clears the
- * result, so the caller never sees a PGresult.
- *
- * db_one_int8(): *v = the first column of the first row as an integer
- * (int8, or any integer type printed in decimal). ERR_NOT_FOUND (404,
- * detail "id", message "nothing found") when there is no row or the value
- * is NULL.
+ * Reads what the server sent and throws the notifications that came
+ * (LISTEN, e.g. db_detect_listen()) away: the caller is about to do what
+ * they announce. Returns how many there were.
  */
-int db_one_int8(PGconn *c, enum db_stmt st, int n, const char *const *params, long long *v,
-		struct err *e) __attribute__((warn_unused_result));
-/* The number of rows st returned (an UPDATE ... RETURNING: rows changed), or -1 with e. */
-long long db_rows(PGconn *c, enum db_stmt st, int n, const char *const *params, struct err *e)
-	__attribute__((warn_unused_result));
+int db_notifications_drain(struct db_conn *c);
 /*
- * *text = the first column of the first row, as PostgreSQL's json
- * functions wrote it: a new NUL-terminated string the caller free()s.
- * ERR_NOT_FOUND (404, detail "id", message "nothing found") when there is
- * no row or the value is NULL; the caller may replace the message.
+ * The socket of c for poll(2) when c is connected and idle (outside a
+ * transaction), so that a NOTIFY wakes the caller; -1 otherwise.
+ * Borrowed: c owns it.
  */
-int db_json_text(PGconn *c, enum db_stmt st, int n, const char *const *params, char **text,
-		 struct err *e) __attribute__((warn_unused_result));
-/*
- * db_json_text() of a result already run: takes r (clears it), fills
- * *text (caller free()s) or gives ERR_NOT_FOUND as db_json_text().
- */
-int db_result_json_text(PGresult *r, char **text, struct err *e)
-	__attribute__((warn_unused_result));
+int db_idle_socket(struct db_conn *c);
 
-/* Connects once on the calling thread (for CLI subcommands: migrate, token). */
-PGconn *db_connect_once(const char *conninfo, struct err *e);
+/*
+ * Connects once on the calling thread (for CLI subcommands: migrate, token):
+ * new, closed with db_close(); NULL with e (503 "db_unavailable").
+ */
+struct db_conn *db_connect_once(const char *conninfo, struct err *e);
 /*
  * db_connect_once() with connect_timeout 2 s unless conninfo gives its
  * own: for the standby, where a timeout sends a read to the primary.
  */
-PGconn *db_connect_standby(const char *conninfo, struct err *e);
+struct db_conn *db_connect_standby(const char *conninfo, struct err *e);
+/*
+ * Prepares every statement on c, a connection of db_connect_once() (db_conn()
+ * prepares its own): 0, or -1 with e (500 "db_error", detail the
+ * statement's name) at the first one PostgreSQL refuses.
+ */
+int db_prepare_all(struct db_conn *c, struct err *e) __attribute__((warn_unused_result));
+/* Closes c, a connection of db_connect_once() or db_connect_standby(); NULL: nothing. */
+void db_close(struct db_conn *c);
 
 #endif

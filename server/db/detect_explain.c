@@ -1,11 +1,13 @@
 /* The reasons of the last detection of each series (see db/detect_explain.h). */
 #include "server/db/detect_explain.h"
 #include "server/db/db.h"
+#include "server/db/db_int.h"
 
 #include <stdio.h>
 
-int db_detect_explain_set(PGconn *c, long long setup_id, long long metric_id, size_t n_commits,
-			  const char *settings, const char *candidates, struct err *e)
+int db_detect_explain_set(struct db_conn *c, long long setup_id, long long metric_id,
+			  size_t n_commits, const char *settings, const char *candidates,
+			  struct err *e)
 {
 	char sb[24], mb[24], nb[24];
 	const char *p[5] = { sb, mb, nb, settings, candidates };
@@ -21,7 +23,7 @@ int db_detect_explain_set(PGconn *c, long long setup_id, long long metric_id, si
 	return 0;
 }
 
-int db_detect_explain_json(PGconn *c, long long setup_id, const char *metric, json_t **out,
+int db_detect_explain_json(struct db_conn *c, long long setup_id, const char *metric, json_t **out,
 			   struct err *e)
 {
 	char sb[24];

@@ -8,26 +8,27 @@
  * ERR_DB_TIMEOUT); each function returns -1 with e filled on one.
  */
 #include <jansson.h>
-#include <libpq-fe.h>
 #include <stddef.h>
 
 #include "err.h"
+
+struct db_conn;
 
 /*
  * Replaces the reasons of series (setup_id, metric_id): n_commits, the
  * settings and the candidates as JSON text (borrowed; the shapes are
  * sql/0023's). 0 or -1.
  */
-int db_detect_explain_set(PGconn *c, long long setup_id, long long metric_id, size_t n_commits,
-			  const char *settings, const char *candidates, struct err *e)
-	__attribute__((warn_unused_result));
+int db_detect_explain_set(struct db_conn *c, long long setup_id, long long metric_id,
+			  size_t n_commits, const char *settings, const char *candidates,
+			  struct err *e) __attribute__((warn_unused_result));
 
 /*
  * The reasons of series (setup_id, metric name) as ST_DETECT_EXPLAIN_JSON
  * gives them: *out a new object (caller json_decref()s), or NULL when the
  * series was never detected. 0 or -1 (ERR_DB on JSON that does not parse).
  */
-int db_detect_explain_json(PGconn *c, long long setup_id, const char *metric, json_t **out,
+int db_detect_explain_json(struct db_conn *c, long long setup_id, const char *metric, json_t **out,
 			   struct err *e) __attribute__((warn_unused_result));
 
 #endif

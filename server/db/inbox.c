@@ -1,13 +1,14 @@
 /* Typed rows of inboxes, their epochs and messages; see inbox.h. */
 #include "server/db/inbox.h"
 #include "server/db/db.h"
+#include "server/db/db_int.h"
 #include "xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static PGresult *exec_id(PGconn *c, enum db_stmt st, long long id, struct err *e)
+static PGresult *exec_id(struct db_conn *c, enum db_stmt st, long long id, struct err *e)
 {
 	char b[24];
 	const char *p[1] = { b };
@@ -16,7 +17,7 @@ static PGresult *exec_id(PGconn *c, enum db_stmt st, long long id, struct err *e
 	return db_exec(c, st, 1, p, e);
 }
 
-long long db_inbox_upsert(PGconn *c, const struct db_inbox_new *in, struct err *e)
+long long db_inbox_upsert(struct db_conn *c, const struct db_inbox_new *in, struct err *e)
 {
 	char pw[24], ps[24];
 	const char *p[12] = { in->name,
@@ -40,19 +41,19 @@ long long db_inbox_upsert(PGconn *c, const struct db_inbox_new *in, struct err *
 	return id;
 }
 
-int db_inboxes_json(PGconn *c, char **text, struct err *e)
+int db_inboxes_json(struct db_conn *c, char **text, struct err *e)
 {
 	return db_json_text(c, ST_INBOXES_JSON, 0, NULL, text, e);
 }
 
-int db_inbox_messages_json(PGconn *c, const char *name, char **text, struct err *e)
+int db_inbox_messages_json(struct db_conn *c, const char *name, char **text, struct err *e)
 {
 	const char *p[1] = { name };
 
 	return db_json_text(c, ST_INBOX_MESSAGES_JSON, 1, p, text, e);
 }
 
-int db_inbox_poll_due(PGconn *c, long long **ids, size_t *n, struct err *e)
+int db_inbox_poll_due(struct db_conn *c, long long **ids, size_t *n, struct err *e)
 {
 	PGresult *r = db_exec(c, ST_INBOX_POLL_DUE, 0, NULL, e);
 
@@ -69,7 +70,7 @@ int db_inbox_poll_due(PGconn *c, long long **ids, size_t *n, struct err *e)
 	return 0;
 }
 
-int db_inbox_poll_lock(PGconn *c, long long id, struct err *e)
+int db_inbox_poll_lock(struct db_conn *c, long long id, struct err *e)
 {
 	PGresult *r = exec_id(c, ST_INBOX_POLL_LOCK, id, e);
 	int got;
@@ -81,14 +82,14 @@ int db_inbox_poll_lock(PGconn *c, long long id, struct err *e)
 	return got;
 }
 
-void db_inbox_poll_unlock(PGconn *c, long long id)
+void db_inbox_poll_unlock(struct db_conn *c, long long id)
 {
 	struct err e;
 
 	PQclear(exec_id(c, ST_INBOX_POLL_UNLOCK, id, &e));
 }
 
-int db_inbox_poll_hold(PGconn *c, long long id, struct err *e)
+int db_inbox_poll_hold(struct db_conn *c, long long id, struct err *e)
 {
 	PGresult *r = exec_id(c, ST_INBOX_POLL_HELD, id, e);
 	int held;
@@ -100,7 +101,7 @@ int db_inbox_poll_hold(PGconn *c, long long id, struct err *e)
 	return held ? 1 : db_inbox_poll_lock(c, id, e);
 }
 
-int db_inbox_poll_claim(PGconn *c, long long id, struct db_inbox_poll *p, struct err *e)
+int db_inbox_poll_claim(struct db_conn *c, long long id, struct db_inbox_poll *p, struct err *e)
 {
 	PGresult *r = exec_id(c, ST_INBOX_POLL_CLAIM, id, e);
 
@@ -126,7 +127,7 @@ void db_inbox_poll_release(struct db_inbox_poll *p)
 	memset(p, 0, sizeof(*p));
 }
 
-int db_inbox_poll_done(PGconn *c, long long id, long ms, const char *error, struct err *e)
+int db_inbox_poll_done(struct db_conn *c, long long id, long ms, const char *error, struct err *e)
 {
 	char b[24], m[24];
 	const char *p[3] = { b, m, error };
@@ -141,7 +142,8 @@ int db_inbox_poll_done(PGconn *c, long long id, long ms, const char *error, stru
 	return 0;
 }
 
-int db_inbox_epochs(PGconn *c, long long id, struct db_inbox_epoch **ep, size_t *n, struct err *e)
+int db_inbox_epochs(struct db_conn *c, long long id, struct db_inbox_epoch **ep, size_t *n,
+		    struct err *e)
 {
 	PGresult *r = exec_id(c, ST_INBOX_EPOCHS, id, e);
 
@@ -160,7 +162,7 @@ int db_inbox_epochs(PGconn *c, long long id, struct db_inbox_epoch **ep, size_t 
 	return 0;
 }
 
-int db_inbox_epoch_set(PGconn *c, long long id, int epoch, const char *last, long added,
+int db_inbox_epoch_set(struct db_conn *c, long long id, int epoch, const char *last, long added,
 		       struct err *e)
 {
 	char b[24], ep[24], a[24];
@@ -177,7 +179,7 @@ int db_inbox_epoch_set(PGconn *c, long long id, int epoch, const char *last, lon
 	return 0;
 }
 
-int db_inbox_message_insert(PGconn *c, long long inbox_id, const struct db_inbox_message *m,
+int db_inbox_message_insert(struct db_conn *c, long long inbox_id, const struct db_inbox_message *m,
 			    struct err *e)
 {
 	char b[24], ep[24];

@@ -1,6 +1,7 @@
 /* Typed rows of a series' reply; see inbox_reply.h. */
 #include "server/db/inbox_reply.h"
 #include "server/db/db.h"
+#include "server/db/db_int.h"
 #include "xalloc.h"
 
 #include <stdio.h>
@@ -12,8 +13,8 @@ static char *dup_or_null(PGresult *r, int row, int col)
 	return PQgetisnull(r, row, col) ? NULL : xstrdup(PQgetvalue(r, row, col));
 }
 
-int db_inbox_series_ended(PGconn *c, long long inbox_id, struct db_inbox_ended **rows, size_t *n,
-			  struct err *e)
+int db_inbox_series_ended(struct db_conn *c, long long inbox_id, struct db_inbox_ended **rows,
+			  size_t *n, struct err *e)
 {
 	char b[24];
 	const char *p[1] = { b };
@@ -49,7 +50,7 @@ void db_inbox_ended_free(struct db_inbox_ended *rows, size_t n)
 	free(rows);
 }
 
-int db_inbox_reply_queue(PGconn *c, long long id, long long *outbox_id, struct err *e)
+int db_inbox_reply_queue(struct db_conn *c, long long id, long long *outbox_id, struct err *e)
 {
 	char b[24];
 	const char *p[1] = { b };
@@ -66,8 +67,9 @@ int db_inbox_reply_queue(PGconn *c, long long id, long long *outbox_id, struct e
 	return got;
 }
 
-int db_inbox_series_ended_set(PGconn *c, long long id, const char *state, const char *verdict,
-			      const char *reason, long long outbox_id, struct err *e)
+int db_inbox_series_ended_set(struct db_conn *c, long long id, const char *state,
+			      const char *verdict, const char *reason, long long outbox_id,
+			      struct err *e)
 {
 	char b[24], o[24];
 	const char *p[5] = { b, state, verdict, reason, outbox_id > 0 ? o : NULL };
@@ -77,7 +79,7 @@ int db_inbox_series_ended_set(PGconn *c, long long id, const char *state, const 
 	return db_rows(c, ST_INBOX_SERIES_ENDED_SET, 5, p, e) < 0 ? -1 : 0;
 }
 
-int db_inbox_reply_input(PGconn *c, long long outbox_id, struct db_inbox_reply_input *in,
+int db_inbox_reply_input(struct db_conn *c, long long outbox_id, struct db_inbox_reply_input *in,
 			 struct err *e)
 {
 	char b[24];
@@ -113,7 +115,7 @@ void db_inbox_reply_input_release(struct db_inbox_reply_input *in)
 	memset(in, 0, sizeof(*in));
 }
 
-int db_outbox_set_cc(PGconn *c, long long id, const char *cc, struct err *e)
+int db_outbox_set_cc(struct db_conn *c, long long id, const char *cc, struct err *e)
 {
 	char b[24];
 	const char *p[2] = { b, cc };

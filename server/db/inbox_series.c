@@ -1,6 +1,7 @@
 /* Typed rows of series assembly; see inbox_series.h. */
 #include "server/db/inbox_series.h"
 #include "server/db/db.h"
+#include "server/db/db_int.h"
 #include "xalloc.h"
 
 #include <stdio.h>
@@ -12,7 +13,7 @@ static char *dup_or_null(PGresult *r, int row, int col)
 	return PQgetisnull(r, row, col) ? NULL : xstrdup(PQgetvalue(r, row, col));
 }
 
-static PGresult *exec_id(PGconn *c, enum db_stmt st, long long id, struct err *e)
+static PGresult *exec_id(struct db_conn *c, enum db_stmt st, long long id, struct err *e)
 {
 	char b[24];
 	const char *p[1] = { b };
@@ -21,8 +22,8 @@ static PGresult *exec_id(PGconn *c, enum db_stmt st, long long id, struct err *e
 	return db_exec(c, st, 1, p, e);
 }
 
-int db_inbox_unassigned(PGconn *c, long long inbox_id, struct db_inbox_unassigned **rows, size_t *n,
-			struct err *e)
+int db_inbox_unassigned(struct db_conn *c, long long inbox_id, struct db_inbox_unassigned **rows,
+			size_t *n, struct err *e)
 {
 	PGresult *r = exec_id(c, ST_INBOX_UNASSIGNED, inbox_id, e);
 
@@ -55,8 +56,8 @@ void db_inbox_unassigned_free(struct db_inbox_unassigned *rows, size_t n)
 	free(rows);
 }
 
-int db_inbox_message_subject(PGconn *c, long long inbox_id, const char *message_id, char *out,
-			     size_t size, struct err *e)
+int db_inbox_message_subject(struct db_conn *c, long long inbox_id, const char *message_id,
+			     char *out, size_t size, struct err *e)
 {
 	char b[24];
 	const char *p[2] = { b, message_id };
@@ -73,7 +74,8 @@ int db_inbox_message_subject(PGconn *c, long long inbox_id, const char *message_
 	return got;
 }
 
-int db_inbox_message_assign(PGconn *c, long long id, long long series_id, int part, struct err *e)
+int db_inbox_message_assign(struct db_conn *c, long long id, long long series_id, int part,
+			    struct err *e)
 {
 	char b[24], s[24], pt[24];
 	const char *p[3] = { b, series_id > 0 ? s : NULL, series_id > 0 ? pt : NULL };
@@ -84,8 +86,8 @@ int db_inbox_message_assign(PGconn *c, long long id, long long series_id, int pa
 	return db_rows(c, ST_INBOX_MESSAGE_ASSIGN, 3, p, e) < 0 ? -1 : 0;
 }
 
-long long db_inbox_series_upsert(PGconn *c, long long inbox_id, const struct db_inbox_series_new *s,
-				 struct err *e)
+long long db_inbox_series_upsert(struct db_conn *c, long long inbox_id,
+				 const struct db_inbox_series_new *s, struct err *e)
 {
 	char b[24], v[24], t[24];
 	const char *p[9] = { b,	       s->anchor, s->cover ? "true" : "false",
@@ -101,7 +103,7 @@ long long db_inbox_series_upsert(PGconn *c, long long inbox_id, const struct db_
 	return id;
 }
 
-int db_inbox_series_waiting(PGconn *c, long long inbox_id, struct db_inbox_waiting **rows,
+int db_inbox_series_waiting(struct db_conn *c, long long inbox_id, struct db_inbox_waiting **rows,
 			    size_t *n, struct err *e)
 {
 	PGresult *r = exec_id(c, ST_INBOX_SERIES_WAITING, inbox_id, e);
@@ -156,7 +158,7 @@ static int mboxrd_add(struct buf *b, const char *text)
 	return over;
 }
 
-int db_inbox_series_thread(PGconn *c, long long id, struct buf *mbox, struct buf *lead,
+int db_inbox_series_thread(struct db_conn *c, long long id, struct buf *mbox, struct buf *lead,
 			   struct err *e)
 {
 	PGresult *r = exec_id(c, ST_INBOX_SERIES_THREAD, id, e);
@@ -194,7 +196,7 @@ int db_inbox_series_thread(PGconn *c, long long id, struct buf *mbox, struct buf
 	return 0;
 }
 
-int db_inbox_filter(PGconn *c, long long inbox_id, struct db_inbox_filter *f, struct err *e)
+int db_inbox_filter(struct db_conn *c, long long inbox_id, struct db_inbox_filter *f, struct err *e)
 {
 	PGresult *r = exec_id(c, ST_INBOX_FILTER, inbox_id, e);
 
@@ -230,7 +232,7 @@ void db_inbox_filter_release(struct db_inbox_filter *f)
 	memset(f, 0, sizeof(*f));
 }
 
-int db_inbox_series_set(PGconn *c, long long id, const char *state, const char *reason,
+int db_inbox_series_set(struct db_conn *c, long long id, const char *state, const char *reason,
 			const char *base, const char *patch_ids, long long request_id,
 			struct err *e)
 {
@@ -242,7 +244,8 @@ int db_inbox_series_set(PGconn *c, long long id, const char *state, const char *
 	return db_rows(c, ST_INBOX_SERIES_SET, 6, p, e) < 0 ? -1 : 0;
 }
 
-int db_inbox_series_retry(PGconn *c, long long id, const char *reason, int max_tries, struct err *e)
+int db_inbox_series_retry(struct db_conn *c, long long id, const char *reason, int max_tries,
+			  struct err *e)
 {
 	char b[24], m[24];
 	const char *p[3] = { b, reason, m };
@@ -259,7 +262,7 @@ int db_inbox_series_retry(PGconn *c, long long id, const char *reason, int max_t
 	return ended;
 }
 
-int db_inbox_series_dup(PGconn *c, long long id, const char *patch_ids, long long *dup,
+int db_inbox_series_dup(struct db_conn *c, long long id, const char *patch_ids, long long *dup,
 			struct err *e)
 {
 	char b[24];
@@ -277,7 +280,7 @@ int db_inbox_series_dup(PGconn *c, long long id, const char *patch_ids, long lon
 	return got;
 }
 
-int db_inbox_series_dup_set(PGconn *c, long long id, long long dup, const char *patch_ids,
+int db_inbox_series_dup_set(struct db_conn *c, long long id, long long dup, const char *patch_ids,
 			    struct err *e)
 {
 	char b[24], d[24];
@@ -288,14 +291,14 @@ int db_inbox_series_dup_set(PGconn *c, long long id, long long dup, const char *
 	return db_rows(c, ST_INBOX_SERIES_DUP_SET, 3, p, e) < 0 ? -1 : 0;
 }
 
-int db_inbox_series_json(PGconn *c, const char *name, char **text, struct err *e)
+int db_inbox_series_json(struct db_conn *c, const char *name, char **text, struct err *e)
 {
 	const char *p[1] = { name };
 
 	return db_json_text(c, ST_INBOX_SERIES_JSON, 1, p, text, e);
 }
 
-int db_inbox_request_adopt(PGconn *c, const char *label, const char *patches, long long *id,
+int db_inbox_request_adopt(struct db_conn *c, const char *label, const char *patches, long long *id,
 			   struct err *e)
 {
 	const char *p[2] = { label, patches };

@@ -1,6 +1,7 @@
 /* Typed rows of jobs, machines and leases; see jobs.h. */
 #include "server/db/jobs.h"
 #include "server/db/db.h"
+#include "server/db/db_int.h"
 #include "xalloc.h"
 
 #include <math.h>
@@ -21,8 +22,8 @@ static long long first_id(PGresult *r)
 }
 
 /* Runs st with n parameters: 1 and *id from its first row, 0 when none, -1 with e. */
-static int exec_returning(PGconn *c, enum db_stmt st, int n, const char *const *p, long long *id,
-			  struct err *e)
+static int exec_returning(struct db_conn *c, enum db_stmt st, int n, const char *const *p,
+			  long long *id, struct err *e)
 {
 	PGresult *r = db_exec(c, st, n, p, e);
 
@@ -34,7 +35,7 @@ static int exec_returning(PGconn *c, enum db_stmt st, int n, const char *const *
 
 /* jobs */
 
-long long db_job_insert(PGconn *c, const struct db_job_new *j, struct err *e)
+long long db_job_insert(struct db_conn *c, const struct db_job_new *j, struct err *e)
 {
 	char tree[ID_LEN], commit[ID_LEN], tc[ID_LEN], rep[ID_LEN], prio[ID_LEN], max[ID_LEN],
 		tok[ID_LEN], plan[ID_LEN];
@@ -66,7 +67,7 @@ long long db_job_insert(PGconn *c, const struct db_job_new *j, struct err *e)
 	snprintf(plan, sizeof(plan), "%lld", j->plan_id);
 	/* a job with monitors is inserted and given them in one transaction (its own when the
 	 * caller has none): a worker never leases it without them */
-	int own = j->monitors && *j->monitors && PQtransactionStatus(c) == PQTRANS_IDLE;
+	int own = j->monitors && *j->monitors && PQtransactionStatus(db_pg(c)) == PQTRANS_IDLE;
 
 	if (own && db_begin(c, e))
 		return -1;
@@ -87,7 +88,7 @@ fail:
 	return -1;
 }
 
-int db_job_set_monitors(PGconn *c, long long id, const char *monitors, struct err *e)
+int db_job_set_monitors(struct db_conn *c, long long id, const char *monitors, struct err *e)
 {
 	char idb[ID_LEN];
 	const char *p[2] = { idb, monitors };
@@ -103,7 +104,7 @@ int db_job_set_monitors(PGconn *c, long long id, const char *monitors, struct er
 	return 0;
 }
 
-long db_job_supersede(PGconn *c, long long plan_id, const char *branch, const char *head,
+long db_job_supersede(struct db_conn *c, long long plan_id, const char *branch, const char *head,
 		      long limit, struct err *e)
 {
 	char pid[ID_LEN], lim[ID_LEN];
@@ -122,7 +123,7 @@ long db_job_supersede(PGconn *c, long long plan_id, const char *branch, const ch
 }
 
 /* the first column of the one row statement st returns for job id into out: 1, 0 none, -1 */
-static int job_one_text(PGconn *c, enum db_stmt st, long long id, char *out, size_t size,
+static int job_one_text(struct db_conn *c, enum db_stmt st, long long id, char *out, size_t size,
 			struct err *e)
 {
 	char b[ID_LEN];
@@ -143,17 +144,17 @@ static int job_one_text(PGconn *c, enum db_stmt st, long long id, char *out, siz
 	return n;
 }
 
-int db_job_state(PGconn *c, long long id, char *state, size_t size, struct err *e)
+int db_job_state(struct db_conn *c, long long id, char *state, size_t size, struct err *e)
 {
 	return job_one_text(c, ST_JOB_EXISTS, id, state, size, e);
 }
 
-int db_job_cancel(PGconn *c, long long id, char *was, size_t size, struct err *e)
+int db_job_cancel(struct db_conn *c, long long id, char *was, size_t size, struct err *e)
 {
 	return job_one_text(c, ST_JOB_CANCEL, id, was, size, e);
 }
 
-int db_job_kconfig(PGconn *c, long long id, char **text, size_t *len, struct err *e)
+int db_job_kconfig(struct db_conn *c, long long id, char **text, size_t *len, struct err *e)
 {
 	char b[ID_LEN];
 	const char *p[1] = { b };
@@ -174,7 +175,7 @@ int db_job_kconfig(PGconn *c, long long id, char **text, size_t *len, struct err
 	return *text != NULL;
 }
 
-int db_job_lock(PGconn *c, long long id, struct db_job_lock *out, struct err *e)
+int db_job_lock(struct db_conn *c, long long id, struct db_job_lock *out, struct err *e)
 {
 	char b[ID_LEN];
 	const char *p[1] = { b };
@@ -198,7 +199,7 @@ int db_job_lock(PGconn *c, long long id, struct db_job_lock *out, struct err *e)
 	return 1;
 }
 
-int db_job_finish(PGconn *c, long long id, const char *outcome, const char *log_tail,
+int db_job_finish(struct db_conn *c, long long id, const char *outcome, const char *log_tail,
 		  const char *kconfig, const char *fail_reason, struct err *e)
 {
 	char b[ID_LEN];
@@ -213,8 +214,8 @@ int db_job_finish(PGconn *c, long long id, const char *outcome, const char *log_
 	return 0;
 }
 
-int db_job_set_image(PGconn *c, long long id, const char *image_sha256, const char *same_image_as,
-		     struct err *e)
+int db_job_set_image(struct db_conn *c, long long id, const char *image_sha256,
+		     const char *same_image_as, struct err *e)
 {
 	char b[ID_LEN];
 	const char *p[3] = { b, image_sha256, same_image_as };
@@ -230,8 +231,8 @@ int db_job_set_image(PGconn *c, long long id, const char *image_sha256, const ch
 
 /* leases */
 
-int db_job_lease_again(PGconn *c, long long machine_id, const char *request_id, long lease_s,
-		       long long *job_id, struct err *e)
+int db_job_lease_again(struct db_conn *c, long long machine_id, const char *request_id,
+		       long lease_s, long long *job_id, struct err *e)
 {
 	char mid[ID_LEN], secs[ID_LEN];
 	const char *p[3] = { mid, request_id, secs };
@@ -241,7 +242,7 @@ int db_job_lease_again(PGconn *c, long long machine_id, const char *request_id, 
 	return exec_returning(c, ST_JOB_LEASE_AGAIN, 3, p, job_id, e);
 }
 
-int db_job_lease(PGconn *c, long long machine_id, long lease_s, const char *request_id,
+int db_job_lease(struct db_conn *c, long long machine_id, long lease_s, const char *request_id,
 		 long long *job_id, struct err *e)
 {
 	char mid[ID_LEN], secs[ID_LEN];
@@ -252,7 +253,7 @@ int db_job_lease(PGconn *c, long long machine_id, long lease_s, const char *requ
 	return exec_returning(c, ST_JOB_LEASE, 3, p, job_id, e);
 }
 
-int db_job_spec(PGconn *c, long long id, json_t **spec, struct err *e)
+int db_job_spec(struct db_conn *c, long long id, json_t **spec, struct err *e)
 {
 	char b[ID_LEN];
 	const char *p[1] = { b };
@@ -267,7 +268,7 @@ int db_job_spec(PGconn *c, long long id, json_t **spec, struct err *e)
 	return *spec != NULL;
 }
 
-int db_job_heartbeat(PGconn *c, const struct db_heartbeat *hb, char *expires_at, size_t n,
+int db_job_heartbeat(struct db_conn *c, const struct db_heartbeat *hb, char *expires_at, size_t n,
 		     struct err *e)
 {
 	char id[ID_LEN], secs[ID_LEN], prog[32], mid[ID_LEN];
@@ -291,7 +292,7 @@ int db_job_heartbeat(PGconn *c, const struct db_heartbeat *hb, char *expires_at,
 	return found;
 }
 
-long db_job_expire(PGconn *c, struct db_job_expired **jobs, struct err *e)
+long db_job_expire(struct db_conn *c, struct db_job_expired **jobs, struct err *e)
 {
 	PGresult *r = db_exec(c, ST_JOB_EXPIRE, 0, NULL, e);
 	long n;
@@ -314,7 +315,7 @@ long db_job_expire(PGconn *c, struct db_job_expired **jobs, struct err *e)
 	return n;
 }
 
-int db_queue_count(PGconn *c, long long *count, long long *max_id, struct err *e)
+int db_queue_count(struct db_conn *c, long long *count, long long *max_id, struct err *e)
 {
 	PGresult *r = db_exec(c, ST_QUEUE_COUNT, 0, NULL, e);
 
@@ -328,7 +329,7 @@ int db_queue_count(PGconn *c, long long *count, long long *max_id, struct err *e
 
 /* machines */
 
-long long db_machine_register(PGconn *c, const struct db_machine_new *m, struct err *e)
+long long db_machine_register(struct db_conn *c, const struct db_machine_new *m, struct err *e)
 {
 	char cpus[ID_LEN], mem[ID_LEN], tok[ID_LEN];
 	const char *p[10] = { m->hostname,
@@ -370,7 +371,7 @@ static int two_ids(PGresult *r, long long *a, long long *b)
 	return found;
 }
 
-int db_machine_seen(PGconn *c, long long id, long long *token_id, struct err *e)
+int db_machine_seen(struct db_conn *c, long long id, long long *token_id, struct err *e)
 {
 	char b[ID_LEN];
 	const char *p[1] = { b };
@@ -382,8 +383,8 @@ int db_machine_seen(PGconn *c, long long id, long long *token_id, struct err *e)
 	return r ? two_ids(r, &got, token_id) : -1;
 }
 
-int db_job_machine_owner(PGconn *c, long long job_id, long long *machine_id, long long *token_id,
-			 struct err *e)
+int db_job_machine_owner(struct db_conn *c, long long job_id, long long *machine_id,
+			 long long *token_id, struct err *e)
 {
 	char b[ID_LEN];
 	const char *p[1] = { b };
@@ -394,8 +395,8 @@ int db_job_machine_owner(PGconn *c, long long job_id, long long *machine_id, lon
 	return r ? two_ids(r, machine_id, token_id) : -1;
 }
 
-int db_job_post_check(PGconn *c, long long job_id, long long token_id, struct db_job_post *out,
-		      struct err *e)
+int db_job_post_check(struct db_conn *c, long long job_id, long long token_id,
+		      struct db_job_post *out, struct err *e)
 {
 	char jb[ID_LEN], tb[ID_LEN];
 	const char *p[2] = { jb, token_id ? tb : NULL };
@@ -417,4 +418,55 @@ int db_job_post_check(PGconn *c, long long job_id, long long token_id, struct db
 	}
 	PQclear(r);
 	return found;
+}
+
+int db_jobs_json(struct db_conn *c, const char *state, const char *limit, char **text,
+		 struct err *e)
+{
+	return db_json_list(c, ST_JOBS_JSON, state, limit, text, e);
+}
+
+int db_job_json(struct db_conn *c, long long id, char **text, struct err *e)
+{
+	return db_json_by_id(c, ST_JOB_JSON, id, text, e);
+}
+
+int db_job_warnings_set(struct db_conn *c, long long job_id, const char *warnings, struct err *e)
+{
+	char idb[24];
+	const char *p[2] = { idb, warnings };
+
+	snprintf(idb, sizeof(idb), "%lld", job_id);
+	return db_rows(c, ST_JOB_WARNINGS_SET, 2, p, e) < 0 ? -1 : 0;
+}
+
+int db_jobs_queued_by(struct db_conn *c, long long token_id, long long *n, struct err *e)
+{
+	char tb[24];
+	const char *p[1] = { tb };
+
+	snprintf(tb, sizeof(tb), "%lld", token_id);
+	return db_one_int8(c, ST_JOBS_QUEUED_BY, 1, p, n, e);
+}
+
+int db_machine_cases_set(struct db_conn *c, long long machine_id, const char *cases, struct err *e)
+{
+	char idb[24];
+	const char *p[2] = { idb, cases };
+
+	snprintf(idb, sizeof(idb), "%lld", machine_id);
+	return db_rows(c, ST_MACHINE_CASES_SET, 2, p, e) < 0 ? -1 : 0;
+}
+
+int db_machine_cases_json(struct db_conn *c, char **text, struct err *e)
+{
+	return db_json_text(c, ST_MACHINE_CASES, 0, NULL, text, e);
+}
+
+int db_machines_serving(struct db_conn *c, const char *capability, const char *tbox_group,
+			const char *arch, long long *n, struct err *e)
+{
+	const char *p[3] = { capability, tbox_group, arch };
+
+	return db_one_int8(c, ST_MACHINES_SERVING, 3, p, n, e);
 }

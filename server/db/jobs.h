@@ -2,10 +2,11 @@
 #define REGTRACK_SERVER_DB_JOBS_H
 
 #include <jansson.h>
-#include <libpq-fe.h>
 #include <stddef.h>
 
 #include "err.h"
+
+struct db_conn;
 
 /*
  * Typed reads and writes of jobs, machines and leases (the statements of
@@ -41,14 +42,14 @@ struct db_job_new {
  * track_key, is not queued again: 0 (ST_JOB_INSERT_TRACKED). Monitors
  * are set on the new row by db_job_set_monitors().
  */
-long long db_job_insert(PGconn *c, const struct db_job_new *j, struct err *e)
+long long db_job_insert(struct db_conn *c, const struct db_job_new *j, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*
  * Sets job id's monitors (normalized text; NULL or "" changes nothing),
  * in the caller's transaction (ST_JOB_SET_MONITORS). 0 or -1 with e.
  */
-int db_job_set_monitors(PGconn *c, long long id, const char *monitors, struct err *e)
+int db_job_set_monitors(struct db_conn *c, long long id, const char *monitors, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*
@@ -58,7 +59,7 @@ int db_job_set_monitors(PGconn *c, long long id, const char *monitors, struct er
  * (ST_JOB_SUPERSEDE). Run in the push's transaction, after its jobs are
  * inserted. Returns how many, or -1 with e.
  */
-long db_job_supersede(PGconn *c, long long plan_id, const char *branch, const char *head,
+long db_job_supersede(struct db_conn *c, long long plan_id, const char *branch, const char *head,
 		      long limit, struct err *e) __attribute__((warn_unused_result));
 
 /*
@@ -66,7 +67,7 @@ long db_job_supersede(PGconn *c, long long plan_id, const char *branch, const ch
  * (size bytes) (ST_JOB_EXISTS): 1, 0 when there is no such job (state ""),
  * -1 with e.
  */
-int db_job_state(PGconn *c, long long id, char *state, size_t size, struct err *e)
+int db_job_state(struct db_conn *c, long long id, char *state, size_t size, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*
@@ -75,7 +76,7 @@ int db_job_state(PGconn *c, long long id, char *state, size_t size, struct err *
  * exist: db_job_state() tells), -1 with e. A leased job keeps leased_by;
  * its worker's next heartbeat or complete gets 409 lease_lost.
  */
-int db_job_cancel(PGconn *c, long long id, char *was, size_t size, struct err *e)
+int db_job_cancel(struct db_conn *c, long long id, char *was, size_t size, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*
@@ -83,7 +84,7 @@ int db_job_cancel(PGconn *c, long long id, char *was, size_t size, struct err *e
  * NUL-terminated copy of its *len bytes (caller frees), 0 when there is no
  * such job or it stored none (*text NULL), -1 with e.
  */
-int db_job_kconfig(PGconn *c, long long id, char **text, size_t *len, struct err *e)
+int db_job_kconfig(struct db_conn *c, long long id, char **text, size_t *len, struct err *e)
 	__attribute__((warn_unused_result));
 
 /* A job row locked FOR UPDATE (ST_JOB_LOCK), inside the caller's transaction. */
@@ -95,7 +96,7 @@ struct db_job_lock {
 	char testcase[128]; /* its testcase's name */
 };
 /* Locks job id: 1 with *out filled, 0 when there is no such job, -1 with e. */
-int db_job_lock(PGconn *c, long long id, struct db_job_lock *out, struct err *e)
+int db_job_lock(struct db_conn *c, long long id, struct db_job_lock *out, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*
@@ -103,15 +104,15 @@ int db_job_lock(PGconn *c, long long id, struct db_job_lock *out, struct err *e)
  * same-image, same_image_as (the 40-hex commit whose image it equals; NULL
  * otherwise) (ST_JOB_IMAGE, sql/0022). Borrowed. 0 or -1 with e.
  */
-int db_job_set_image(PGconn *c, long long id, const char *image_sha256, const char *same_image_as,
-		     struct err *e) __attribute__((warn_unused_result));
+int db_job_set_image(struct db_conn *c, long long id, const char *image_sha256,
+		     const char *same_image_as, struct err *e) __attribute__((warn_unused_result));
 
 /*
  * Marks job id done with the worker's outcome, log tail, .config and, for
  * an outcome other than ok, why it produced no run (fail_reason) (each may
  * be NULL; borrowed) (ST_JOB_FINISH). 0 or -1 with e.
  */
-int db_job_finish(PGconn *c, long long id, const char *outcome, const char *log_tail,
+int db_job_finish(struct db_conn *c, long long id, const char *outcome, const char *log_tail,
 		  const char *kconfig, const char *fail_reason, struct err *e)
 	__attribute__((warn_unused_result));
 
@@ -122,14 +123,15 @@ int db_job_finish(PGconn *c, long long id, const char *outcome, const char *log_
  * holds, its lease renewed to lease_s seconds from now
  * (ST_JOB_LEASE_AGAIN): 1 with *job_id, 0 when none, -1 with e.
  */
-int db_job_lease_again(PGconn *c, long long machine_id, const char *request_id, long lease_s,
-		       long long *job_id, struct err *e) __attribute__((warn_unused_result));
+int db_job_lease_again(struct db_conn *c, long long machine_id, const char *request_id,
+		       long lease_s, long long *job_id, struct err *e)
+	__attribute__((warn_unused_result));
 /*
  * Leases the next queued job that machine_id can run for lease_s seconds,
  * under request_id (NULL: none) (ST_JOB_LEASE): 1 with *job_id, 0 when no
  * job matches, -1 with e.
  */
-int db_job_lease(PGconn *c, long long machine_id, long lease_s, const char *request_id,
+int db_job_lease(struct db_conn *c, long long machine_id, long lease_s, const char *request_id,
 		 long long *job_id, struct err *e) __attribute__((warn_unused_result));
 /*
  * What a worker is told about leased job id (ST_JOB_SPEC): {id, tree,
@@ -141,7 +143,7 @@ int db_job_lease(PGconn *c, long long machine_id, long lease_s, const char *requ
  * commit, or null). Returns 1 with *spec a new reference, 0 when there is no such job (or its text
  * is not JSON), -1 with e.
  */
-int db_job_spec(PGconn *c, long long id, json_t **spec, struct err *e)
+int db_job_spec(struct db_conn *c, long long id, json_t **spec, struct err *e)
 	__attribute__((warn_unused_result));
 
 /* A renewed lease (ST_JOB_HEARTBEAT). Strings borrowed from the caller. */
@@ -160,7 +162,7 @@ struct db_heartbeat {
  * machine) or does not exist (tell them apart with db_job_state()), -1
  * with e.
  */
-int db_job_heartbeat(PGconn *c, const struct db_heartbeat *hb, char *expires_at, size_t n,
+int db_job_heartbeat(struct db_conn *c, const struct db_heartbeat *hb, char *expires_at, size_t n,
 		     struct err *e) __attribute__((warn_unused_result));
 
 /* A job whose lease ran out (ST_JOB_EXPIRE). */
@@ -174,7 +176,7 @@ struct db_job_expired {
  * Requeues or fails every job whose lease expired. Returns how many, with
  * *jobs a new array of them (caller frees; NULL when none), or -1 with e.
  */
-long db_job_expire(PGconn *c, struct db_job_expired **jobs, struct err *e)
+long db_job_expire(struct db_conn *c, struct db_job_expired **jobs, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*
@@ -184,7 +186,7 @@ long db_job_expire(PGconn *c, struct db_job_expired **jobs, struct err *e)
  * reads (past 1000, a new job does; the rest the lease thread's full pass).
  * 0 or -1 with e.
  */
-int db_queue_count(PGconn *c, long long *count, long long *max_id, struct err *e)
+int db_queue_count(struct db_conn *c, long long *count, long long *max_id, struct err *e)
 	__attribute__((warn_unused_result));
 
 /* machines */
@@ -206,20 +208,20 @@ struct db_machine_new {
  * m->admin). Returns its id (> 0) or -1 with e: ERR_FORBIDDEN when another
  * token owns it, the errors of db_exec().
  */
-long long db_machine_register(PGconn *c, const struct db_machine_new *m, struct err *e)
+long long db_machine_register(struct db_conn *c, const struct db_machine_new *m, struct err *e)
 	__attribute__((warn_unused_result));
 /*
  * Marks machine id seen now: 1 with *token_id the token that owns it (0:
  * none), 0 when there is no such machine, -1 with e.
  */
-int db_machine_seen(PGconn *c, long long id, long long *token_id, struct err *e)
+int db_machine_seen(struct db_conn *c, long long id, long long *token_id, struct err *e)
 	__attribute__((warn_unused_result));
 /*
  * The machine job_id is leased to (or was, when done): 1 with its id and
  * owning token (0: none), 0 when the job has no such machine, -1 with e.
  */
-int db_job_machine_owner(PGconn *c, long long job_id, long long *machine_id, long long *token_id,
-			 struct err *e) __attribute__((warn_unused_result));
+int db_job_machine_owner(struct db_conn *c, long long job_id, long long *machine_id,
+			 long long *token_id, struct err *e) __attribute__((warn_unused_result));
 
 /* What a run posted to a job is checked against (db_job_post_check()). */
 struct db_job_post {
@@ -237,7 +239,48 @@ struct db_job_post {
  * token_id 0: any may). 1 with *out filled, 0 when there is no such job,
  * -1 with e (db_exec()'s errors).
  */
-int db_job_post_check(PGconn *c, long long job_id, long long token_id, struct db_job_post *out,
-		      struct err *e) __attribute__((warn_unused_result));
+int db_job_post_check(struct db_conn *c, long long job_id, long long token_id,
+		      struct db_job_post *out, struct err *e) __attribute__((warn_unused_result));
+
+/*
+ * GET /api/v1/jobs (db_jobs_json()) and one job (db_job_json(),
+ * GET /api/v1/jobs/{id}).
+ * A read of one by id (db_X_json(c, id, ...)) returns 1 and *text, 0
+ * when there is none (no row), -1 with e.
+ * As the public API's JSON, written by PostgreSQL's json functions (the
+ * handler writes it again, compact): 0 and *text, a new NUL-terminated
+ * string the caller free()s, or -1 with e: ERR_NOT_FOUND (404, detail
+ * "id") when there is no row, else db_exec()'s errors. state is one of the
+ * resource's state names or NULL (any); limit, decimal text, the most rows.
+ */
+int db_jobs_json(struct db_conn *c, const char *state, const char *limit, char **text,
+		 struct err *e) __attribute__((warn_unused_result));
+int db_job_json(struct db_conn *c, long long id, char **text, struct err *e)
+	__attribute__((warn_unused_result));
+/* Sets job job_id's warnings to `warnings`, a text[] literal (sql/0021). 0, or -1 with e. */
+int db_job_warnings_set(struct db_conn *c, long long job_id, const char *warnings, struct err *e)
+	__attribute__((warn_unused_result));
+/* *n = how many jobs token token_id submitted that are still queued. 0, or -1 with e. */
+int db_jobs_queued_by(struct db_conn *c, long long token_id, long long *n, struct err *e)
+	__attribute__((warn_unused_result));
+/*
+ * Machine machine_id's case table (jsonb text; NULL: it sent none,
+ * sql/0021). 0, or -1 with e.
+ */
+int db_machine_cases_set(struct db_conn *c, long long machine_id, const char *cases, struct err *e)
+	__attribute__((warn_unused_result));
+/*
+ * Every registered case table as a JSON array (one object per machine
+ * that sent one, by machine id): *text new, caller free()s. 0, or -1 with e.
+ */
+int db_machine_cases_json(struct db_conn *c, char **text, struct err *e)
+	__attribute__((warn_unused_result));
+/*
+ * *n = how many registered machines have capability and, when not NULL,
+ * tbox_group and arch. 0, or -1 with e.
+ */
+int db_machines_serving(struct db_conn *c, const char *capability, const char *tbox_group,
+			const char *arch, long long *n, struct err *e)
+	__attribute__((warn_unused_result));
 
 #endif

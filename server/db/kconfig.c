@@ -1,6 +1,7 @@
 /* Typed rows of the .config comparison; see kconfig.h. */
 #include "server/db/kconfig.h"
 #include "server/db/db.h"
+#include "server/db/db_int.h"
 #include "xalloc.h"
 
 #include <stdio.h>
@@ -45,7 +46,7 @@ static void commit_release(struct db_kconfig_commit *cm)
 	memset(cm, 0, sizeof(*cm));
 }
 
-static int ends(PGconn *c, enum db_stmt st, long long id, struct db_kconfig_ends *out,
+static int ends(struct db_conn *c, enum db_stmt st, long long id, struct db_kconfig_ends *out,
 		struct err *e)
 {
 	char b[24];
@@ -73,12 +74,14 @@ static int ends(PGconn *c, enum db_stmt st, long long id, struct db_kconfig_ends
 	return 1;
 }
 
-int db_kconfig_bisect_ends(PGconn *c, long long id, struct db_kconfig_ends *out, struct err *e)
+int db_kconfig_bisect_ends(struct db_conn *c, long long id, struct db_kconfig_ends *out,
+			   struct err *e)
 {
 	return ends(c, ST_KCONFIG_BISECT_ENDS, id, out, e);
 }
 
-int db_kconfig_regression_ends(PGconn *c, long long id, struct db_kconfig_ends *out, struct err *e)
+int db_kconfig_regression_ends(struct db_conn *c, long long id, struct db_kconfig_ends *out,
+			       struct err *e)
 {
 	return ends(c, ST_KCONFIG_REGRESSION_ENDS, id, out, e);
 }
@@ -104,7 +107,7 @@ static void text_col(PGresult *r, int i, struct db_kconfig_build *b)
 	memcpy(b->text, PQgetvalue(r, 0, i), b->len + 1);
 }
 
-int db_kconfig_job(PGconn *c, long long id, struct db_kconfig_build *out, struct err *e)
+int db_kconfig_job(struct db_conn *c, long long id, struct db_kconfig_build *out, struct err *e)
 {
 	char b[24];
 	const char *p[1] = { b };
@@ -127,7 +130,7 @@ int db_kconfig_job(PGconn *c, long long id, struct db_kconfig_build *out, struct
 	return 1;
 }
 
-int db_kconfig_pick_job(PGconn *c, const struct db_kconfig_ends *ends,
+int db_kconfig_pick_job(struct db_conn *c, const struct db_kconfig_ends *ends,
 			const struct db_kconfig_commit *at, struct db_kconfig_build *out,
 			struct err *e)
 {

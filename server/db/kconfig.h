@@ -1,10 +1,11 @@
 #ifndef REGTRACK_SERVER_DB_KCONFIG_H
 #define REGTRACK_SERVER_DB_KCONFIG_H
 
-#include <libpq-fe.h>
 #include <stddef.h>
 
 #include "err.h"
+
+struct db_conn;
 
 /*
  * Typed rows of the .config comparison (db/stmts_kconfig.c): which builds
@@ -37,10 +38,10 @@ struct db_kconfig_ends {
  * such record, -1 with e. Release *out with db_kconfig_ends_release() in
  * every case.
  */
-int db_kconfig_bisect_ends(PGconn *c, long long id, struct db_kconfig_ends *out, struct err *e)
-	__attribute__((warn_unused_result));
-int db_kconfig_regression_ends(PGconn *c, long long id, struct db_kconfig_ends *out, struct err *e)
-	__attribute__((warn_unused_result));
+int db_kconfig_bisect_ends(struct db_conn *c, long long id, struct db_kconfig_ends *out,
+			   struct err *e) __attribute__((warn_unused_result));
+int db_kconfig_regression_ends(struct db_conn *c, long long id, struct db_kconfig_ends *out,
+			       struct err *e) __attribute__((warn_unused_result));
 void db_kconfig_ends_release(struct db_kconfig_ends *ends);
 
 /* A build and the .config it stored. */
@@ -54,7 +55,7 @@ struct db_kconfig_build {
  * Job id's .config and commit (ST_KCONFIG_JOB): 1 with *out filled (text
  * NULL when the job stored none), 0 when there is no such job, -1 with e.
  */
-int db_kconfig_job(PGconn *c, long long id, struct db_kconfig_build *out, struct err *e)
+int db_kconfig_job(struct db_conn *c, long long id, struct db_kconfig_build *out, struct err *e)
 	__attribute__((warn_unused_result));
 /*
  * The build of commit `at` with the ends' kconfig (and compiler) that
@@ -63,7 +64,7 @@ int db_kconfig_job(PGconn *c, long long id, struct db_kconfig_build *out, struct
  * (ST_KCONFIG_PICK_JOB): 1 with out->job_id and text, 0 when none did, -1
  * with e.
  */
-int db_kconfig_pick_job(PGconn *c, const struct db_kconfig_ends *ends,
+int db_kconfig_pick_job(struct db_conn *c, const struct db_kconfig_ends *ends,
 			const struct db_kconfig_commit *at, struct db_kconfig_build *out,
 			struct err *e) __attribute__((warn_unused_result));
 void db_kconfig_build_release(struct db_kconfig_build *b);

@@ -1,6 +1,7 @@
 /* Typed rows of a report's input and of subscriptions (mail.h); the SQL is in stmts_mail.c. */
 #include "server/db/mail.h"
 #include "server/db/db.h"
+#include "server/db/db_int.h"
 #include "server/db/pgval.h"
 #include "xalloc.h"
 
@@ -28,7 +29,7 @@ static double float8(const PGresult *r, int i, int c)
 }
 
 /* Runs st with one bigint parameter. */
-static PGresult *exec_id(PGconn *c, enum db_stmt st, long long id, struct err *e)
+static PGresult *exec_id(struct db_conn *c, enum db_stmt st, long long id, struct err *e)
 {
 	char t[24];
 	const char *p[1] = { t };
@@ -39,7 +40,7 @@ static PGresult *exec_id(PGconn *c, enum db_stmt st, long long id, struct err *e
 
 /* ---- the regression ------------------------------------------------- */
 
-int db_mail_regression(PGconn *c, long long regression_id, struct db_mail_regression *out,
+int db_mail_regression(struct db_conn *c, long long regression_id, struct db_mail_regression *out,
 		       struct err *e)
 {
 	PGresult *r = exec_id(c, ST_MAIL_REGRESSION, regression_id, e);
@@ -51,7 +52,7 @@ int db_mail_regression(PGconn *c, long long regression_id, struct db_mail_regres
 		PQclear(r);
 		return 0;
 	}
-	out->res = r;
+	out->res = db_res_of(r);
 	out->kind = PQgetvalue(r, 0, 0);
 	out->change_pct = float8(r, 0, 1);
 	out->metric = str(r, 0, 2);
@@ -91,11 +92,11 @@ int db_mail_regression(PGconn *c, long long regression_id, struct db_mail_regres
 
 void db_mail_regression_free(struct db_mail_regression *r)
 {
-	PQclear(r->res);
+	PQclear(db_pgres(r->res));
 	memset(r, 0, sizeof(*r));
 }
 
-long long db_mail_bisect_regression(PGconn *c, long long bisect_id, struct err *e)
+long long db_mail_bisect_regression(struct db_conn *c, long long bisect_id, struct err *e)
 {
 	PGresult *r = exec_id(c, ST_MAIL_BISECT_REGRESSION, bisect_id, e);
 	long long id;
@@ -107,7 +108,7 @@ long long db_mail_bisect_regression(PGconn *c, long long bisect_id, struct err *
 	return id;
 }
 
-int db_mail_regression_exists(PGconn *c, long long regression_id, long long *bisect_id,
+int db_mail_regression_exists(struct db_conn *c, long long regression_id, long long *bisect_id,
 			      struct err *e)
 {
 	PGresult *r = exec_id(c, ST_MAIL_REGRESSION_EXISTS, regression_id, e);
@@ -123,7 +124,8 @@ int db_mail_regression_exists(PGconn *c, long long regression_id, long long *bis
 
 /* ---- the bisect ----------------------------------------------------- */
 
-int db_mail_bisect(PGconn *c, long long bisect_id, struct db_mail_bisect *out, struct err *e)
+int db_mail_bisect(struct db_conn *c, long long bisect_id, struct db_mail_bisect *out,
+		   struct err *e)
 {
 	PGresult *r = exec_id(c, ST_MAIL_BISECT, bisect_id, e);
 
@@ -134,7 +136,7 @@ int db_mail_bisect(PGconn *c, long long bisect_id, struct db_mail_bisect *out, s
 		PQclear(r);
 		return 0;
 	}
-	out->res = r;
+	out->res = db_res_of(r);
 	out->culprit_id = int8(r, 0, 0);
 	out->culprit_sha = PQgetvalue(r, 0, 1);
 	out->culprit_subject = str(r, 0, 2);
@@ -149,11 +151,11 @@ int db_mail_bisect(PGconn *c, long long bisect_id, struct db_mail_bisect *out, s
 
 void db_mail_bisect_free(struct db_mail_bisect *b)
 {
-	PQclear(b->res);
+	PQclear(db_pgres(b->res));
 	memset(b, 0, sizeof(*b));
 }
 
-int db_mail_same_image(PGconn *c, long long bisect_id, long long commit_id, long long *id,
+int db_mail_same_image(struct db_conn *c, long long bisect_id, long long commit_id, long long *id,
 		       char sha[41], struct err *e)
 {
 	char ids[2][24];
@@ -175,7 +177,8 @@ int db_mail_same_image(PGconn *c, long long bisect_id, long long commit_id, long
 	return got;
 }
 
-int db_mail_bisect_steps(PGconn *c, long long bisect_id, struct db_mail_steps *out, struct err *e)
+int db_mail_bisect_steps(struct db_conn *c, long long bisect_id, struct db_mail_steps *out,
+			 struct err *e)
 {
 	PGresult *r = exec_id(c, ST_MAIL_BISECT_STEPS, bisect_id, e);
 	int n;
@@ -184,7 +187,7 @@ int db_mail_bisect_steps(PGconn *c, long long bisect_id, struct db_mail_steps *o
 	if (!r)
 		return -1;
 	n = PQntuples(r);
-	out->res = r;
+	out->res = db_res_of(r);
 	out->v = xcalloc(n ? (size_t)n : 1, sizeof(*out->v));
 	out->n = (size_t)n;
 	for (int i = 0; i < n; i++) {
@@ -199,14 +202,14 @@ int db_mail_bisect_steps(PGconn *c, long long bisect_id, struct db_mail_steps *o
 
 void db_mail_steps_free(struct db_mail_steps *s)
 {
-	PQclear(s->res);
+	PQclear(db_pgres(s->res));
 	free(s->v);
 	memset(s, 0, sizeof(*s));
 }
 
 /* ---- the comparison table ------------------------------------------- */
 
-static int mail_compare(PGconn *c, enum db_stmt st, long long setup_id, long long base_id,
+static int mail_compare(struct db_conn *c, enum db_stmt st, long long setup_id, long long base_id,
 			long long head_id, struct db_mail_compare *out, struct err *e)
 {
 	char s[24], a[24], b[24];
@@ -226,7 +229,7 @@ static int mail_compare(PGconn *c, enum db_stmt st, long long setup_id, long lon
 	for (size_t i = 0; i < n; i++)
 		nvals += pg_float8_array_len(PQgetvalue(r, (int)i, 2)) +
 			 pg_float8_array_len(PQgetvalue(r, (int)i, 3));
-	out->res = r;
+	out->res = db_res_of(r);
 	out->pool = pool = xmalloc((nvals ? nvals : 1) * sizeof(double));
 	out->v = xcalloc(n ? n : 1, sizeof(*out->v));
 	out->n = n;
@@ -246,21 +249,21 @@ static int mail_compare(PGconn *c, enum db_stmt st, long long setup_id, long lon
 	return 0;
 }
 
-int db_mail_compare(PGconn *c, long long setup_id, long long base_id, long long head_id,
+int db_mail_compare(struct db_conn *c, long long setup_id, long long base_id, long long head_id,
 		    struct db_mail_compare *out, struct err *e)
 {
 	return mail_compare(c, ST_MAIL_COMPARE, setup_id, base_id, head_id, out, e);
 }
 
-int db_mail_profile_compare(PGconn *c, long long setup_id, long long base_id, long long head_id,
-			    struct db_mail_compare *out, struct err *e)
+int db_mail_profile_compare(struct db_conn *c, long long setup_id, long long base_id,
+			    long long head_id, struct db_mail_compare *out, struct err *e)
 {
 	return mail_compare(c, ST_MAIL_PROFILE_COMPARE, setup_id, base_id, head_id, out, e);
 }
 
 void db_mail_compare_free(struct db_mail_compare *t)
 {
-	PQclear(t->res);
+	PQclear(db_pgres(t->res));
 	free(t->v);
 	free(t->pool);
 	memset(t, 0, sizeof(*t));
@@ -268,8 +271,8 @@ void db_mail_compare_free(struct db_mail_compare *t)
 
 /* ---- the test machine ----------------------------------------------- */
 
-int db_mail_machine(PGconn *c, long long setup_id, long long commit_id, struct db_mail_machine *out,
-		    struct err *e)
+int db_mail_machine(struct db_conn *c, long long setup_id, long long commit_id,
+		    struct db_mail_machine *out, struct err *e)
 {
 	char s[24], m[24];
 	const char *p[2] = { s, m };
@@ -285,7 +288,7 @@ int db_mail_machine(PGconn *c, long long setup_id, long long commit_id, struct d
 		PQclear(r);
 		return 0;
 	}
-	out->res = r;
+	out->res = db_res_of(r);
 	out->arch = str(r, 0, 0);
 	out->has_nr_cpus = !PQgetisnull(r, 0, 1);
 	out->nr_cpus = int8(r, 0, 1);
@@ -309,13 +312,14 @@ int db_mail_machine(PGconn *c, long long setup_id, long long commit_id, struct d
 
 void db_mail_machine_free(struct db_mail_machine *m)
 {
-	PQclear(m->res);
+	PQclear(db_pgres(m->res));
 	memset(m, 0, sizeof(*m));
 }
 
 /* ---- the culprit's files -------------------------------------------- */
 
-int db_mail_diffstat(PGconn *c, long long commit_id, struct db_mail_diffstat *out, struct err *e)
+int db_mail_diffstat(struct db_conn *c, long long commit_id, struct db_mail_diffstat *out,
+		     struct err *e)
 {
 	PGresult *r = exec_id(c, ST_MAIL_DIFFSTAT, commit_id, e);
 	int found;
@@ -333,7 +337,8 @@ int db_mail_diffstat(PGconn *c, long long commit_id, struct db_mail_diffstat *ou
 	return found;
 }
 
-int db_mail_commit_files(PGconn *c, long long commit_id, struct db_mail_files *out, struct err *e)
+int db_mail_commit_files(struct db_conn *c, long long commit_id, struct db_mail_files *out,
+			 struct err *e)
 {
 	PGresult *r = exec_id(c, ST_MAIL_COMMIT_FILES, commit_id, e);
 	int n;
@@ -342,7 +347,7 @@ int db_mail_commit_files(PGconn *c, long long commit_id, struct db_mail_files *o
 	if (!r)
 		return -1;
 	n = PQntuples(r);
-	out->res = r;
+	out->res = db_res_of(r);
 	out->v = xcalloc(n ? (size_t)n : 1, sizeof(*out->v));
 	out->n = (size_t)n;
 	for (int i = 0; i < n; i++) {
@@ -355,15 +360,15 @@ int db_mail_commit_files(PGconn *c, long long commit_id, struct db_mail_files *o
 
 void db_mail_files_free(struct db_mail_files *f)
 {
-	PQclear(f->res);
+	PQclear(db_pgres(f->res));
 	free(f->v);
 	memset(f, 0, sizeof(*f));
 }
 
 /* ---- subscriptions -------------------------------------------------- */
 
-int db_mail_subs_match(PGconn *c, const char *tree, const char *testcase, struct db_mail_subs *out,
-		       struct err *e)
+int db_mail_subs_match(struct db_conn *c, const char *tree, const char *testcase,
+		       struct db_mail_subs *out, struct err *e)
 {
 	const char *p[2] = { tree, testcase };
 	PGresult *r = db_exec(c, ST_MAIL_SUBS_MATCH, 2, p, e);
@@ -373,7 +378,7 @@ int db_mail_subs_match(PGconn *c, const char *tree, const char *testcase, struct
 	if (!r)
 		return -1;
 	n = PQntuples(r);
-	out->res = r;
+	out->res = db_res_of(r);
 	out->v = xcalloc(n ? (size_t)n : 1, sizeof(*out->v));
 	out->n = (size_t)n;
 	for (int i = 0; i < n; i++) {
@@ -386,13 +391,14 @@ int db_mail_subs_match(PGconn *c, const char *tree, const char *testcase, struct
 
 void db_mail_subs_free(struct db_mail_subs *s)
 {
-	PQclear(s->res);
+	PQclear(db_pgres(s->res));
 	free(s->v);
 	memset(s, 0, sizeof(*s));
 }
 
-long long db_mail_sub_insert(PGconn *c, const char *email, const char *tree, const char *testcase,
-			     const char *metric, const char *paths, struct err *e)
+long long db_mail_sub_insert(struct db_conn *c, const char *email, const char *tree,
+			     const char *testcase, const char *metric, const char *paths,
+			     struct err *e)
 {
 	const char *p[5] = { email, tree, testcase, metric, paths };
 	PGresult *r = db_exec(c, ST_SUB_INSERT, 5, p, e);
@@ -405,7 +411,7 @@ long long db_mail_sub_insert(PGconn *c, const char *email, const char *tree, con
 	return id;
 }
 
-int db_mail_sub_delete(PGconn *c, long long id, struct err *e)
+int db_mail_sub_delete(struct db_conn *c, long long id, struct err *e)
 {
 	PGresult *r = exec_id(c, ST_SUB_DELETE, id, e);
 	int found;
@@ -419,8 +425,8 @@ int db_mail_sub_delete(PGconn *c, long long id, struct err *e)
 
 /* ---- an A/B request's fingerprints ------------------------------------- */
 
-long db_mail_request_fingerprints(PGconn *c, long long request_id, struct db_mail_group_fp **out,
-				  struct err *e)
+long db_mail_request_fingerprints(struct db_conn *c, long long request_id,
+				  struct db_mail_group_fp **out, struct err *e)
 {
 	PGresult *r = exec_id(c, ST_MAIL_REQUEST_FINGERPRINTS, request_id, e);
 	long n;
@@ -453,4 +459,22 @@ void db_mail_group_fps_free(struct db_mail_group_fp *f, long n)
 		json_decref(f[i].head);
 	}
 	free(f);
+}
+
+int db_outbox_json(struct db_conn *c, const char *regression_id, const char *limit, char **text,
+		   struct err *e)
+{
+	const char *p[2] = { regression_id, limit };
+
+	return db_json_text(c, ST_OUTBOX_JSON, 2, p, text, e);
+}
+
+int db_regression_report_json(struct db_conn *c, long long id, char **text, struct err *e)
+{
+	return db_json_by_id(c, ST_REGRESSION_REPORT_JSON, id, text, e);
+}
+
+int db_subscriptions_json(struct db_conn *c, char **text, struct err *e)
+{
+	return db_json_text(c, ST_SUBS_JSON, 0, NULL, text, e);
 }

@@ -2,10 +2,12 @@
 #define REGTRACK_SERVER_DB_MAIL_H
 
 #include <jansson.h>
-#include <libpq-fe.h>
 #include <stddef.h>
 
 #include "err.h"
+
+struct db_conn;
+struct db_result;
 
 /*
  * What a report mail says, read from the database (stmts_mail.c), and the
@@ -53,26 +55,26 @@ struct db_mail_regression {
 	long long setup_id, good_commit_id, bad_commit_id, metric_id;
 	long long bisect_id;	    /* 0: none */
 	const char *bad_parent_sha; /* the bad commit's first parent */
-	PGresult *res;
+	struct db_result *res;
 };
 
 /*
  * Reads regression `regression_id`. Returns 1 and fills out, 0 when there
  * is no such regression (out zeroed), -1 with e.
  */
-int db_mail_regression(PGconn *c, long long regression_id, struct db_mail_regression *out,
+int db_mail_regression(struct db_conn *c, long long regression_id, struct db_mail_regression *out,
 		       struct err *e) __attribute__((warn_unused_result));
 void db_mail_regression_free(struct db_mail_regression *r);
 
 /* The first regression (by id) bisect `bisect_id` belongs to; 0 none, -1 with e. */
-long long db_mail_bisect_regression(PGconn *c, long long bisect_id, struct err *e)
+long long db_mail_bisect_regression(struct db_conn *c, long long bisect_id, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*
  * Whether regression `regression_id` exists: 1 with *bisect_id its bisect
  * (0 none), 0 when it does not, -1 with e.
  */
-int db_mail_regression_exists(PGconn *c, long long regression_id, long long *bisect_id,
+int db_mail_regression_exists(struct db_conn *c, long long regression_id, long long *bisect_id,
 			      struct err *e) __attribute__((warn_unused_result));
 
 /* ---- the bisect (ST_MAIL_BISECT, ST_MAIL_BISECT_STEPS) -------------- */
@@ -83,15 +85,15 @@ struct db_mail_bisect {
 	const char *culprit_subject, *culprit_author;
 	long long parent_id; /* its first parent; 0 when that commit is not stored */
 	const char *parent_sha, *parent_subject; /* NULL when parent_id is 0 */
-	PGresult *res;
+	struct db_result *res;
 };
 
 /*
  * The culprit of bisect `bisect_id` when it is done with a first bad
  * commit: 1 and out, 0 when not (out zeroed), -1 with e.
  */
-int db_mail_bisect(PGconn *c, long long bisect_id, struct db_mail_bisect *out, struct err *e)
-	__attribute__((warn_unused_result));
+int db_mail_bisect(struct db_conn *c, long long bisect_id, struct db_mail_bisect *out,
+		   struct err *e) __attribute__((warn_unused_result));
 void db_mail_bisect_free(struct db_mail_bisect *b);
 
 struct db_mail_step {
@@ -105,7 +107,7 @@ struct db_mail_step {
 struct db_mail_steps {
 	struct db_mail_step *v; /* n steps in the order they were taken */
 	size_t n;
-	PGresult *res;
+	struct db_result *res;
 };
 
 /*
@@ -113,12 +115,12 @@ struct db_mail_steps {
  * images are identical (the step's evidence "same_image_as"): 1 with *id
  * and sha (41 bytes), 0 when commit_id was run itself (or not a step), -1.
  */
-int db_mail_same_image(PGconn *c, long long bisect_id, long long commit_id, long long *id,
+int db_mail_same_image(struct db_conn *c, long long bisect_id, long long commit_id, long long *id,
 		       char sha[41], struct err *e) __attribute__((warn_unused_result));
 
 /* The steps of bisect `bisect_id`: 0 and out (n may be 0), -1 with e. */
-int db_mail_bisect_steps(PGconn *c, long long bisect_id, struct db_mail_steps *out, struct err *e)
-	__attribute__((warn_unused_result));
+int db_mail_bisect_steps(struct db_conn *c, long long bisect_id, struct db_mail_steps *out,
+			 struct err *e) __attribute__((warn_unused_result));
 void db_mail_steps_free(struct db_mail_steps *s);
 
 /* ---- the comparison table (ST_MAIL_COMPARE) ------------------------- */
@@ -134,14 +136,14 @@ struct db_mail_compare {
 	struct db_mail_metric *v; /* n metrics by name */
 	size_t n;
 	double *pool; /* holds every base[] and head[] */
-	PGresult *res;
+	struct db_result *res;
 };
 
 /*
  * Every metric of setup `setup_id` with ok runs at both commits `base_id`
  * and `head_id`: 0 and out (n may be 0), -1 with e.
  */
-int db_mail_compare(PGconn *c, long long setup_id, long long base_id, long long head_id,
+int db_mail_compare(struct db_conn *c, long long setup_id, long long base_id, long long head_id,
 		    struct db_mail_compare *out, struct err *e) __attribute__((warn_unused_result));
 /*
  * The perf-profile.* metrics (perf-profile.children.cycles-pp.SYMBOL,
@@ -151,8 +153,8 @@ int db_mail_compare(PGconn *c, long long setup_id, long long base_id, long long 
  * most values at both commits. Same shape and errors as db_mail_compare();
  * n is 0 when no setup has profiled runs at both commits.
  */
-int db_mail_profile_compare(PGconn *c, long long setup_id, long long base_id, long long head_id,
-			    struct db_mail_compare *out, struct err *e)
+int db_mail_profile_compare(struct db_conn *c, long long setup_id, long long base_id,
+			    long long head_id, struct db_mail_compare *out, struct err *e)
 	__attribute__((warn_unused_result));
 /* Frees t (either function's); a zeroed t is fine. */
 void db_mail_compare_free(struct db_mail_compare *t);
@@ -174,15 +176,15 @@ struct db_mail_machine {
 	/* the guest's shape (worker/execute.c guest_object); NULL / 0 when not said */
 	const char *guest_cpu_model, *guest_pinned, *guest_hugepages; /* pinned "true"/"false" */
 	long long guest_numa_nodes;
-	PGresult *res;
+	struct db_result *res;
 };
 
 /*
  * The machine of the newest run of setup `setup_id` at commit `commit_id`:
  * 1 and out, 0 when there is no such run (out zeroed), -1 with e.
  */
-int db_mail_machine(PGconn *c, long long setup_id, long long commit_id, struct db_mail_machine *out,
-		    struct err *e) __attribute__((warn_unused_result));
+int db_mail_machine(struct db_conn *c, long long setup_id, long long commit_id,
+		    struct db_mail_machine *out, struct err *e) __attribute__((warn_unused_result));
 void db_mail_machine_free(struct db_mail_machine *m);
 
 /* ---- the culprit's files (ST_MAIL_DIFFSTAT, ST_MAIL_COMMIT_FILES) --- */
@@ -192,8 +194,8 @@ struct db_mail_diffstat {
 };
 
 /* The diffstat of commit `commit_id`: 1 and out, 0 when not collected, -1 with e. */
-int db_mail_diffstat(PGconn *c, long long commit_id, struct db_mail_diffstat *out, struct err *e)
-	__attribute__((warn_unused_result));
+int db_mail_diffstat(struct db_conn *c, long long commit_id, struct db_mail_diffstat *out,
+		     struct err *e) __attribute__((warn_unused_result));
 
 struct db_mail_file {
 	const char *path;	    /* relative to the tree's root, as git prints it */
@@ -203,12 +205,12 @@ struct db_mail_file {
 struct db_mail_files {
 	struct db_mail_file *v; /* n files by path */
 	size_t n;
-	PGresult *res;
+	struct db_result *res;
 };
 
 /* Every file commit `commit_id` touched: 0 and out (n may be 0), -1 with e. */
-int db_mail_commit_files(PGconn *c, long long commit_id, struct db_mail_files *out, struct err *e)
-	__attribute__((warn_unused_result));
+int db_mail_commit_files(struct db_conn *c, long long commit_id, struct db_mail_files *out,
+			 struct err *e) __attribute__((warn_unused_result));
 void db_mail_files_free(struct db_mail_files *f);
 
 /* ---- subscriptions (ST_MAIL_SUBS_MATCH, ST_SUB_*) -------------------- */
@@ -222,24 +224,24 @@ struct db_mail_sub {
 struct db_mail_subs {
 	struct db_mail_sub *v; /* n subscriptions by id */
 	size_t n;
-	PGresult *res;
+	struct db_result *res;
 };
 
 /*
  * The subscriptions of tree `tree` and testcase `testcase` (or of any);
  * their metric and paths are for the caller to match: 0 and out, -1 with e.
  */
-int db_mail_subs_match(PGconn *c, const char *tree, const char *testcase, struct db_mail_subs *out,
-		       struct err *e) __attribute__((warn_unused_result));
+int db_mail_subs_match(struct db_conn *c, const char *tree, const char *testcase,
+		       struct db_mail_subs *out, struct err *e) __attribute__((warn_unused_result));
 void db_mail_subs_free(struct db_mail_subs *s);
 
 /*
  * Inserts a subscription; tree, testcase, metric NULL = any, paths a
  * PostgreSQL text[] literal or NULL (none). Returns its id or -1 with e.
  */
-long long db_mail_sub_insert(PGconn *c, const char *email, const char *tree, const char *testcase,
-			     const char *metric, const char *paths, struct err *e)
-	__attribute__((warn_unused_result));
+long long db_mail_sub_insert(struct db_conn *c, const char *email, const char *tree,
+			     const char *testcase, const char *metric, const char *paths,
+			     struct err *e) __attribute__((warn_unused_result));
 
 /* The host fingerprints of one group of an A/B request's runs. */
 struct db_mail_group_fp {
@@ -253,11 +255,32 @@ struct db_mail_group_fp {
  * each side (ST_MAIL_REQUEST_FINGERPRINTS), by group: the count with *out a
  * new array (NULL when 0; free with db_mail_group_fps_free()), or -1 with e.
  */
-long db_mail_request_fingerprints(PGconn *c, long long request_id, struct db_mail_group_fp **out,
-				  struct err *e) __attribute__((warn_unused_result));
+long db_mail_request_fingerprints(struct db_conn *c, long long request_id,
+				  struct db_mail_group_fp **out, struct err *e)
+	__attribute__((warn_unused_result));
 void db_mail_group_fps_free(struct db_mail_group_fp *f, long n);
 
 /* Deletes subscription `id`: 1 deleted, 0 no such subscription, -1 with e. */
-int db_mail_sub_delete(PGconn *c, long long id, struct err *e) __attribute__((warn_unused_result));
+int db_mail_sub_delete(struct db_conn *c, long long id, struct err *e)
+	__attribute__((warn_unused_result));
+
+/*
+ * GET /api/v1/outbox (db_outbox_json(): regression_id, decimal text or
+ * NULL for every one; limit, decimal text), a regression's report input
+ * (db_regression_report_json()) and GET /api/v1/subscriptions
+ * (db_subscriptions_json()).
+ * A read of one by id (db_X_json(c, id, ...)) returns 1 and *text, 0
+ * when there is none (no row), -1 with e.
+ * As the public API's JSON, written by PostgreSQL's json functions (the
+ * handler writes it again, compact): 0 and *text, a new NUL-terminated
+ * string the caller free()s, or -1 with e: ERR_NOT_FOUND (404, detail
+ * "id") when there is no row, else db_exec()'s errors.
+ */
+int db_outbox_json(struct db_conn *c, const char *regression_id, const char *limit, char **text,
+		   struct err *e) __attribute__((warn_unused_result));
+int db_regression_report_json(struct db_conn *c, long long id, char **text, struct err *e)
+	__attribute__((warn_unused_result));
+int db_subscriptions_json(struct db_conn *c, char **text, struct err *e)
+	__attribute__((warn_unused_result));
 
 #endif

@@ -1,10 +1,12 @@
 /* Typed reads of health, metric properties and row existence (see meta.h). */
 #include "server/db/meta.h"
+#include "server/db/db.h"
+#include "server/db/db_int.h"
 #include "buf.h"
 
 #include <string.h>
 
-int db_health(PGconn *c, struct err *e)
+int db_health(struct db_conn *c, struct err *e)
 {
 	PGresult *r = db_exec(c, ST_HEALTH, 0, NULL, e);
 
@@ -14,8 +16,8 @@ int db_health(PGconn *c, struct err *e)
 	return 0;
 }
 
-int db_metric_set(PGconn *c, const char *name, const char *unit, const char *hib, const char *mon,
-		  struct db_metric *out, struct err *e)
+int db_metric_set(struct db_conn *c, const char *name, const char *unit, const char *hib,
+		  const char *mon, struct db_metric *out, struct err *e)
 {
 	const char *p[4] = { name, unit, hib, mon };
 	PGresult *r = db_exec(c, ST_METRIC_SET, 4, p, e);
@@ -32,17 +34,17 @@ int db_metric_set(PGconn *c, const char *name, const char *unit, const char *hib
 	out->higher_is_better = PQgetisnull(r, 0, 2) ? -1 : PQgetvalue(r, 0, 2)[0] == 't';
 	out->is_monitor = PQgetvalue(r, 0, 3)[0] == 't';
 	out->source = PQgetvalue(r, 0, 4);
-	out->res_ = r;
+	out->res_ = db_res_of(r);
 	return 0;
 }
 
 void db_metric_free(struct db_metric *m)
 {
-	PQclear(m->res_);
+	PQclear(db_pgres(m->res_));
 	memset(m, 0, sizeof(*m));
 }
 
-int db_row_exists(PGconn *c, enum db_stmt st, const char *id, struct err *e)
+int db_row_exists(struct db_conn *c, enum db_stmt st, const char *id, struct err *e)
 {
 	const char *p[1] = { id };
 	PGresult *r = db_exec(c, st, 1, p, e);
@@ -73,7 +75,7 @@ static const struct {
 	{ "regtrack_tree_polls_total", "tree", "counter", "Polls of the tree." },
 };
 
-int db_track_gauges(PGconn *c, struct buf *b, struct err *e)
+int db_track_gauges(struct db_conn *c, struct buf *b, struct err *e)
 {
 	PGresult *r = db_exec(c, ST_TRACK_GAUGES, 0, NULL, e);
 	int over = 0;
@@ -104,4 +106,21 @@ int db_track_gauges(PGconn *c, struct buf *b, struct err *e)
 	PQclear(r);
 	(void)over; /* uncapped */
 	return 0;
+}
+
+int db_machines_json(struct db_conn *c, char **text, struct err *e)
+{
+	return db_json_text(c, ST_MACHINES_JSON, 0, NULL, text, e);
+}
+
+int db_testcases_json(struct db_conn *c, char **text, struct err *e)
+{
+	return db_json_text(c, ST_TESTCASES_JSON, 0, NULL, text, e);
+}
+
+int db_metrics_json(struct db_conn *c, const char *prefix, char **text, struct err *e)
+{
+	const char *p[1] = { prefix };
+
+	return db_json_text(c, ST_METRICS_JSON, 1, p, text, e);
 }

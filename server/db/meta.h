@@ -8,13 +8,12 @@
  * db/stmts_meta.c. Errors are db_exec()'s: ERR_DB_UNAVAILABLE (503),
  * ERR_CONFLICT (409), ERR_DB (500).
  */
-#include <libpq-fe.h>
 
 #include "err.h"
 #include "server/db/db.h"
 
 /* SELECT 1 (ST_HEALTH): 0 when the database answers, -1 with e. */
-int db_health(PGconn *c, struct err *e) __attribute__((warn_unused_result));
+int db_health(struct db_conn *c, struct err *e) __attribute__((warn_unused_result));
 
 /* A metric's properties as stored (ST_METRIC_SET's RETURNING). */
 struct db_metric {
@@ -22,7 +21,7 @@ struct db_metric {
 	int higher_is_better;	 /* 1, 0, or -1 when not known */
 	int is_monitor;		 /* 1 or 0 */
 	const char *source;	 /* "api", "registry", ... */
-	PGresult *res_;		 /* the row the strings point into */
+	struct db_result *res_;	 /* the row the strings point into */
 };
 
 /*
@@ -31,16 +30,10 @@ struct db_metric {
  * (hib and mon "t" or "f"). 0 and *out, the row as stored now (until
  * db_metric_free()), or -1 with e.
  */
-int db_metric_set(PGconn *c, const char *name, const char *unit, const char *hib, const char *mon,
-		  struct db_metric *out, struct err *e) __attribute__((warn_unused_result));
+int db_metric_set(struct db_conn *c, const char *name, const char *unit, const char *hib,
+		  const char *mon, struct db_metric *out, struct err *e)
+	__attribute__((warn_unused_result));
 void db_metric_free(struct db_metric *m);
-
-/*
- * Whether the row statement st (one $1 id parameter, e.g. ST_JOB_EXISTS)
- * finds exists: 1, 0, or -1 with e. For the refusals that must tell "no
- * such id" (404) from "not in a state for this" (409).
- */
-int db_row_exists(PGconn *c, enum db_stmt st, const char *id, struct err *e);
 
 /*
  * The tracking gauges of GET /metrics (ST_TRACK_GAUGES) appended to b as
@@ -52,6 +45,23 @@ int db_row_exists(PGconn *c, enum db_stmt st, const char *id, struct err *e);
  * HELP and TYPE lines. 0 or -1 with e (b unchanged on an error).
  */
 struct buf;
-int db_track_gauges(PGconn *c, struct buf *b, struct err *e) __attribute__((warn_unused_result));
+int db_track_gauges(struct db_conn *c, struct buf *b, struct err *e)
+	__attribute__((warn_unused_result));
+
+/*
+ * GET /api/v1/machines (db_machines_json()), /api/v1/testcases
+ * (db_testcases_json()) and /api/v1/metrics (db_metrics_json(): names
+ * starting with prefix, NULL: all).
+ * As the public API's JSON, written by PostgreSQL's json functions (the
+ * handler writes it again, compact): 0 and *text, a new NUL-terminated
+ * string the caller free()s, or -1 with e: ERR_NOT_FOUND (404, detail
+ * "id") when there is no row, else db_exec()'s errors.
+ */
+int db_machines_json(struct db_conn *c, char **text, struct err *e)
+	__attribute__((warn_unused_result));
+int db_testcases_json(struct db_conn *c, char **text, struct err *e)
+	__attribute__((warn_unused_result));
+int db_metrics_json(struct db_conn *c, const char *prefix, char **text, struct err *e)
+	__attribute__((warn_unused_result));
 
 #endif

@@ -1,12 +1,14 @@
 #include "server/db/migrate.h"
+#include "server/db/db.h"
+#include "server/db/db_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int exec_ok(PGconn *conn, const char *sql, const char *what, struct err *e)
+static int exec_ok(struct db_conn *conn, const char *sql, const char *what, struct err *e)
 {
-	PGresult *r = PQexec(conn, sql);
+	PGresult *r = PQexec(db_pg(conn), sql);
 	ExecStatusType st = PQresultStatus(r);
 
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
@@ -18,7 +20,7 @@ static int exec_ok(PGconn *conn, const char *sql, const char *what, struct err *
 	return 0;
 }
 
-static int applied_version(PGconn *conn, int version, struct err *e)
+static int applied_version(struct db_conn *conn, int version, struct err *e)
 {
 	char v[16];
 	const char *params[1] = { v };
@@ -26,7 +28,7 @@ static int applied_version(PGconn *conn, int version, struct err *e)
 	int found;
 
 	snprintf(v, sizeof(v), "%d", version);
-	r = PQexecParams(conn, "SELECT 1 FROM schema_migrations WHERE version = $1", 1, NULL,
+	r = PQexecParams(db_pg(conn), "SELECT 1 FROM schema_migrations WHERE version = $1", 1, NULL,
 			 params, NULL, NULL, 0);
 	if (PQresultStatus(r) != PGRES_TUPLES_OK) {
 		err_setc(e, ERR_DB, "schema_migrations", "cannot read migrations: %s",
@@ -39,7 +41,7 @@ static int applied_version(PGconn *conn, int version, struct err *e)
 	return found;
 }
 
-int migrate_apply(PGconn *conn, int *applied, struct err *e)
+int migrate_apply(struct db_conn *conn, int *applied, struct err *e)
 {
 	int n = 0;
 
@@ -74,7 +76,7 @@ int migrate_apply(PGconn *conn, int *applied, struct err *e)
 		if (exec_ok(conn, m->sql, m->name, e))
 			goto rollback;
 		snprintf(ver, sizeof(ver), "%d", m->version);
-		r = PQexecParams(conn,
+		r = PQexecParams(db_pg(conn),
 				 "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", 2,
 				 NULL, params, NULL, NULL, 0);
 		if (PQresultStatus(r) != PGRES_COMMAND_OK) {
@@ -92,6 +94,6 @@ int migrate_apply(PGconn *conn, int *applied, struct err *e)
 		*applied = n;
 	return 0;
 rollback:
-	PQclear(PQexec(conn, "ROLLBACK"));
+	PQclear(PQexec(db_pg(conn), "ROLLBACK"));
 	return -1;
 }

@@ -1,9 +1,9 @@
 #ifndef REGTRACK_SERVER_MIGRATE_H
 #define REGTRACK_SERVER_MIGRATE_H
 
-#include <libpq-fe.h>
-
 #include "err.h"
+
+struct db_conn;
 
 /* One schema migration, embedded from sql/NNNN_name.sql at build time. */
 struct migration {
@@ -23,6 +23,7 @@ extern const unsigned nr_migrations;
  * failed a statement; that migration is rolled back and later ones are not
  * tried.
  */
-int migrate_apply(PGconn *conn, int *applied, struct err *e) __attribute__((warn_unused_result));
+int migrate_apply(struct db_conn *conn, int *applied, struct err *e)
+	__attribute__((warn_unused_result));
 
 #endif

@@ -1,6 +1,7 @@
 /* Typed rows and updates of the outbox (outbox.h); the SQL is in stmts_mail.c. */
 #include "server/db/outbox.h"
 #include "server/db/db.h"
+#include "server/db/db_int.h"
 #include "xalloc.h"
 
 #include <stdio.h>
@@ -8,7 +9,7 @@
 #include <string.h>
 
 /* Runs an UPDATE; 0 or -1 with e. */
-static int exec_cmd(PGconn *c, enum db_stmt st, int n, const char *const *p, struct err *e)
+static int exec_cmd(struct db_conn *c, enum db_stmt st, int n, const char *const *p, struct err *e)
 {
 	PGresult *r = db_exec(c, st, n, p, e);
 
@@ -18,7 +19,7 @@ static int exec_cmd(PGconn *c, enum db_stmt st, int n, const char *const *p, str
 	return 0;
 }
 
-long long db_outbox_insert(PGconn *c, const char *kind, long long regression_id,
+long long db_outbox_insert(struct db_conn *c, const char *kind, long long regression_id,
 			   long long bisect_id, struct err *e)
 {
 	char rid[24], bid[24];
@@ -42,7 +43,7 @@ long long db_outbox_insert(PGconn *c, const char *kind, long long regression_id,
 	return id;
 }
 
-int db_outbox_claim(PGconn *c, struct db_outbox_claim *out, struct err *e)
+int db_outbox_claim(struct db_conn *c, struct db_outbox_claim *out, struct err *e)
 {
 	PGresult *r = db_exec(c, ST_OUTBOX_CLAIM, 0, NULL, e);
 
@@ -63,7 +64,7 @@ int db_outbox_claim(PGconn *c, struct db_outbox_claim *out, struct err *e)
 	return 1;
 }
 
-int db_outbox_insert_request(PGconn *c, long long request_id, struct err *e)
+int db_outbox_insert_request(struct db_conn *c, long long request_id, struct err *e)
 {
 	char b[24];
 	const char *p[1] = { b };
@@ -88,7 +89,7 @@ static int read_root(PGresult *r, struct db_outbox_root *out)
 	return 1;
 }
 
-int db_outbox_thread_root(PGconn *c, long long regression_id, long long id,
+int db_outbox_thread_root(struct db_conn *c, long long regression_id, long long id,
 			  struct db_outbox_root *out, struct err *e)
 {
 	char rid[24], oid[24];
@@ -102,7 +103,7 @@ int db_outbox_thread_root(PGconn *c, long long regression_id, long long id,
 	return r ? read_root(r, out) : -1;
 }
 
-int db_outbox_sibling_root(PGconn *c, const char *regression_ids, const char *bisect_ids,
+int db_outbox_sibling_root(struct db_conn *c, const char *regression_ids, const char *bisect_ids,
 			   long long id, struct db_outbox_root *out, struct err *e)
 {
 	char oid[24];
@@ -115,12 +116,12 @@ int db_outbox_sibling_root(PGconn *c, const char *regression_ids, const char *bi
 	return r ? read_root(r, out) : -1;
 }
 
-long long db_outbox_release_held(PGconn *c, struct err *e)
+long long db_outbox_release_held(struct db_conn *c, struct err *e)
 {
 	return db_rows(c, ST_OUTBOX_RELEASE_HELD, 0, NULL, e);
 }
 
-int db_outbox_row(PGconn *c, long long id, struct db_outbox_row *out, struct err *e)
+int db_outbox_row(struct db_conn *c, long long id, struct db_outbox_row *out, struct err *e)
 {
 	char oid[24];
 	const char *p[1] = { oid };
@@ -135,7 +136,7 @@ int db_outbox_row(PGconn *c, long long id, struct db_outbox_row *out, struct err
 		PQclear(r);
 		return 0;
 	}
-	out->res = r;
+	out->res = db_res_of(r);
 	out->subject = PQgetvalue(r, 0, 0);
 	out->body = PQgetvalue(r, 0, 1);
 	out->message_id = PQgetvalue(r, 0, 2);
@@ -147,11 +148,11 @@ int db_outbox_row(PGconn *c, long long id, struct db_outbox_row *out, struct err
 
 void db_outbox_row_free(struct db_outbox_row *r)
 {
-	PQclear(r->res);
+	PQclear(db_pgres(r->res));
 	memset(r, 0, sizeof(*r));
 }
 
-int db_outbox_render(PGconn *c, long long id, const char *subject, const char *body,
+int db_outbox_render(struct db_conn *c, long long id, const char *subject, const char *body,
 		     const char *message_id, const char *in_reply_to, const char *recipients,
 		     long long regression_id, long long root_id, struct err *e)
 {
@@ -165,7 +166,8 @@ int db_outbox_render(PGconn *c, long long id, const char *subject, const char *b
 	return exec_cmd(c, ST_OUTBOX_RENDER, 8, p, e);
 }
 
-int db_outbox_give_up(PGconn *c, long long id, const char *state, const char *why, struct err *e)
+int db_outbox_give_up(struct db_conn *c, long long id, const char *state, const char *why,
+		      struct err *e)
 {
 	char oid[24];
 	const char *p[3] = { oid, state, why };
@@ -174,7 +176,7 @@ int db_outbox_give_up(PGconn *c, long long id, const char *state, const char *wh
 	return exec_cmd(c, ST_OUTBOX_GIVEUP, 3, p, e);
 }
 
-int db_outbox_defer(PGconn *c, long long id, struct err *e)
+int db_outbox_defer(struct db_conn *c, long long id, struct err *e)
 {
 	char oid[24];
 	const char *p[1] = { oid };
@@ -183,7 +185,7 @@ int db_outbox_defer(PGconn *c, long long id, struct err *e)
 	return exec_cmd(c, ST_OUTBOX_DEFER, 1, p, e);
 }
 
-int db_outbox_done(PGconn *c, long long id, const char *state, struct err *e)
+int db_outbox_done(struct db_conn *c, long long id, const char *state, struct err *e)
 {
 	char oid[24];
 	const char *p[2] = { oid, state };
@@ -192,7 +194,7 @@ int db_outbox_done(PGconn *c, long long id, const char *state, struct err *e)
 	return exec_cmd(c, ST_OUTBOX_DONE, 2, p, e);
 }
 
-int db_outbox_retry(PGconn *c, long long id, const char *why, long max_s, struct err *e)
+int db_outbox_retry(struct db_conn *c, long long id, const char *why, long max_s, struct err *e)
 {
 	char oid[24], maxs[24];
 	const char *p[3] = { oid, why, maxs };

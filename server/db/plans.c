@@ -1,6 +1,7 @@
 /* Typed rows of test plans and what they scheduled; see plans.h. */
 #include "server/db/plans.h"
 #include "server/db/db.h"
+#include "server/db/db_int.h"
 #include "xalloc.h"
 
 #include <stdio.h>
@@ -11,8 +12,8 @@
 
 /* plans */
 
-int db_plan_store(PGconn *c, const char *name, long long tree_id, const char *spec, int enabled,
-		  int create_only, enum db_plan_change *change, struct err *e)
+int db_plan_store(struct db_conn *c, const char *name, long long tree_id, const char *spec,
+		  int enabled, int create_only, enum db_plan_change *change, struct err *e)
 {
 	char tid[ID_LEN];
 	const char *p[5] = { name, tid, spec, enabled ? "true" : "false",
@@ -41,7 +42,7 @@ int db_plan_store(PGconn *c, const char *name, long long tree_id, const char *sp
 	return 0;
 }
 
-int db_plan_delete(PGconn *c, const char *name, long *cancelled, struct err *e)
+int db_plan_delete(struct db_conn *c, const char *name, long *cancelled, struct err *e)
 {
 	const char *p[1] = { name };
 	PGresult *r;
@@ -68,14 +69,13 @@ fail:
 	return -1;
 }
 
-int db_plan_read_json(PGconn *c, enum db_stmt st, int n, const char *const *p, char **text,
-		      struct err *e)
+/* st's JSON text: 1 and *text (new), 0 when there is no row, -1 with e */
+static int plan_read_json(struct db_conn *c, enum db_stmt st, int n, const char *const *p,
+			  char **text, struct err *e)
 {
 	PGresult *r;
 
 	*text = NULL;
-	if (st != ST_PLANS_JSON && st != ST_PLAN_JSON && st != ST_PLAN_PUSHES_JSON)
-		return err_setc(e, ERR_INTERNAL, "", "statement %d is not a plan read", (int)st);
 	r = db_exec(c, st, n, p, e);
 	if (!r)
 		return -1;
@@ -88,7 +88,27 @@ int db_plan_read_json(PGconn *c, enum db_stmt st, int n, const char *const *p, c
 	return 1;
 }
 
-int db_plans_of_tree(PGconn *c, long long tree_id, struct db_plan_row **rows, size_t *n,
+int db_plans_json(struct db_conn *c, char **text, struct err *e)
+{
+	return plan_read_json(c, ST_PLANS_JSON, 0, NULL, text, e);
+}
+
+int db_plan_json(struct db_conn *c, const char *name, char **text, struct err *e)
+{
+	const char *p[1] = { name };
+
+	return plan_read_json(c, ST_PLAN_JSON, 1, p, text, e);
+}
+
+int db_plan_pushes_json(struct db_conn *c, const char *name, const char *limit, char **text,
+			struct err *e)
+{
+	const char *p[2] = { name, limit };
+
+	return plan_read_json(c, ST_PLAN_PUSHES_JSON, 2, p, text, e);
+}
+
+int db_plans_of_tree(struct db_conn *c, long long tree_id, struct db_plan_row **rows, size_t *n,
 		     struct err *e)
 {
 	char tid[ID_LEN];
@@ -122,7 +142,8 @@ void db_plan_rows_free(struct db_plan_row *rows, size_t n)
 	free(rows);
 }
 
-int db_setup_plan_detect(PGconn *c, long long setup_id, char **plan, char **detect, struct err *e)
+int db_setup_plan_detect(struct db_conn *c, long long setup_id, char **plan, char **detect,
+			 struct err *e)
 {
 	char sid[ID_LEN];
 	const char *p[1] = { sid };
@@ -145,7 +166,8 @@ int db_setup_plan_detect(PGconn *c, long long setup_id, char **plan, char **dete
 
 /* scheduling */
 
-int db_plan_head(PGconn *c, long long plan_id, const char *branch, char sha[41], struct err *e)
+int db_plan_head(struct db_conn *c, long long plan_id, const char *branch, char sha[41],
+		 struct err *e)
 {
 	char pid[ID_LEN];
 	const char *p[2] = { pid, branch };
@@ -164,7 +186,7 @@ int db_plan_head(PGconn *c, long long plan_id, const char *branch, char sha[41],
 	return got;
 }
 
-int db_plan_head_set(PGconn *c, long long plan_id, const char *branch, const char *sha,
+int db_plan_head_set(struct db_conn *c, long long plan_id, const char *branch, const char *sha,
 		     struct err *e)
 {
 	char pid[ID_LEN];
@@ -179,7 +201,7 @@ int db_plan_head_set(PGconn *c, long long plan_id, const char *branch, const cha
 	return 0;
 }
 
-int db_plan_push_insert(PGconn *c, const struct db_plan_push *pp, struct err *e)
+int db_plan_push_insert(struct db_conn *c, const struct db_plan_push *pp, struct err *e)
 {
 	char pid[ID_LEN], nc[ID_LEN], nq[ID_LEN], ns[ID_LEN];
 	const char *p[11] = { pid,

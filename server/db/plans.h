@@ -1,7 +1,6 @@
 #ifndef REGTRACK_SERVER_DB_PLANS_H
 #define REGTRACK_SERVER_DB_PLANS_H
 
-#include <libpq-fe.h>
 #include <stddef.h>
 
 #include "err.h"
@@ -31,26 +30,30 @@ enum db_plan_change {
  * created by another writer between the read and the insert is
  * ERR_CONFLICT.
  */
-int db_plan_store(PGconn *c, const char *name, long long tree_id, const char *spec, int enabled,
-		  int create_only, enum db_plan_change *change, struct err *e)
+int db_plan_store(struct db_conn *c, const char *name, long long tree_id, const char *spec,
+		  int enabled, int create_only, enum db_plan_change *change, struct err *e)
 	__attribute__((warn_unused_result));
 /*
  * Deletes plan `name`, cancelling its queued jobs first (their count in
  * *cancelled); jobs it made keep their rows with plan NULL. One
  * transaction. 1 deleted, 0 no such plan, -1 with e.
  */
-int db_plan_delete(PGconn *c, const char *name, long *cancelled, struct err *e)
+int db_plan_delete(struct db_conn *c, const char *name, long *cancelled, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*
- * The JSON text read by one of the plan reads: ST_PLANS_JSON (no
- * parameter: every plan, by name), ST_PLAN_JSON ($1 name: one plan's
- * spec) or ST_PLAN_PUSHES_JSON ($1 name, $2 limit: its pushes, newest
- * first). 1 with *text a new NUL-terminated copy (caller frees), 0 when
- * there is no row (no such plan), -1 with e.
+ * The plan reads, as JSON text: every plan by name (db_plans_json()), the
+ * spec of the plan named name (db_plan_json()), and its pushes, newest
+ * first, limit (decimal text) at most (db_plan_pushes_json()). 1 with
+ * *text a new NUL-terminated copy (caller frees), 0 when there is no row
+ * (no such plan), -1 with e.
  */
-int db_plan_read_json(PGconn *c, enum db_stmt st, int n, const char *const *p, char **text,
-		      struct err *e) __attribute__((warn_unused_result));
+int db_plans_json(struct db_conn *c, char **text, struct err *e)
+	__attribute__((warn_unused_result));
+int db_plan_json(struct db_conn *c, const char *name, char **text, struct err *e)
+	__attribute__((warn_unused_result));
+int db_plan_pushes_json(struct db_conn *c, const char *name, const char *limit, char **text,
+			struct err *e) __attribute__((warn_unused_result));
 
 /* One enabled plan of a tree (ST_PLANS_OF_TREE). */
 struct db_plan_row {
@@ -59,7 +62,7 @@ struct db_plan_row {
 	char *spec; /* the plan's JSON text */
 };
 /* tree_id's enabled plans, oldest first: 0 with *rows a new array of *n, -1 with e. */
-int db_plans_of_tree(PGconn *c, long long tree_id, struct db_plan_row **rows, size_t *n,
+int db_plans_of_tree(struct db_conn *c, long long tree_id, struct db_plan_row **rows, size_t *n,
 		     struct err *e) __attribute__((warn_unused_result));
 void db_plan_rows_free(struct db_plan_row *rows, size_t n);
 
@@ -70,8 +73,8 @@ void db_plan_rows_free(struct db_plan_row *rows, size_t n);
  * *detect new copies (caller frees: the plan's name, the object as JSON
  * text), 0 when no such plan (both NULL), -1 with e.
  */
-int db_setup_plan_detect(PGconn *c, long long setup_id, char **plan, char **detect, struct err *e)
-	__attribute__((warn_unused_result));
+int db_setup_plan_detect(struct db_conn *c, long long setup_id, char **plan, char **detect,
+			 struct err *e) __attribute__((warn_unused_result));
 
 /* scheduling */
 
@@ -79,10 +82,10 @@ int db_setup_plan_detect(PGconn *c, long long setup_id, char **plan, char **dete
  * The head plan_id scheduled up to on branch (ST_PLAN_HEAD): 1 with sha
  * (41 bytes), 0 when the plan never looked at the branch, -1 with e.
  */
-int db_plan_head(PGconn *c, long long plan_id, const char *branch, char sha[41], struct err *e)
-	__attribute__((warn_unused_result));
+int db_plan_head(struct db_conn *c, long long plan_id, const char *branch, char sha[41],
+		 struct err *e) __attribute__((warn_unused_result));
 /* Moves it to sha (ST_PLAN_HEAD_SET). 0 or -1 with e. */
-int db_plan_head_set(PGconn *c, long long plan_id, const char *branch, const char *sha,
+int db_plan_head_set(struct db_conn *c, long long plan_id, const char *branch, const char *sha,
 		     struct err *e) __attribute__((warn_unused_result));
 
 /* One push as a plan scheduled it (ST_PLAN_PUSH_INSERT). Strings borrowed. */
@@ -99,7 +102,7 @@ struct db_plan_push {
 	const char *skipped; /* JSON [{commit, reason}] */
 	long superseded;     /* older queued jobs of the branch cancelled */
 };
-int db_plan_push_insert(PGconn *c, const struct db_plan_push *p, struct err *e)
+int db_plan_push_insert(struct db_conn *c, const struct db_plan_push *p, struct err *e)
 	__attribute__((warn_unused_result));
 
 #endif

@@ -1,5 +1,6 @@
 #include "server/db/profiles.h"
 #include "server/db/db.h"
+#include "server/db/db_int.h"
 #include "xalloc.h"
 
 #include <math.h>
@@ -7,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int db_profile_insert(PGconn *c, long long run_id, const char *event, long long samples,
+int db_profile_insert(struct db_conn *c, long long run_id, const char *event, long long samples,
 		      const char *folded, struct err *e)
 {
 	char id[24], sm[24];
@@ -23,7 +24,7 @@ int db_profile_insert(PGconn *c, long long run_id, const char *event, long long 
 	return 0;
 }
 
-int db_run_profile(PGconn *c, const char *uuid, struct db_run_profile *out, struct err *e)
+int db_run_profile(struct db_conn *c, const char *uuid, struct db_run_profile *out, struct err *e)
 {
 	const char *p[1] = { uuid };
 	PGresult *r;
@@ -36,7 +37,7 @@ int db_run_profile(PGconn *c, const char *uuid, struct db_run_profile *out, stru
 		PQclear(r);
 		return 0;
 	}
-	out->res_ = r;
+	out->res_ = db_res_of(r);
 	if (PQgetisnull(r, 0, 1))
 		return 1;
 	out->event = PQgetvalue(r, 0, 1);
@@ -48,7 +49,7 @@ int db_run_profile(PGconn *c, const char *uuid, struct db_run_profile *out, stru
 
 void db_run_profile_free(struct db_run_profile *p)
 {
-	PQclear(p->res_);
+	PQclear(db_pgres(p->res_));
 	memset(p, 0, sizeof(*p));
 }
 
@@ -56,7 +57,7 @@ static int fill_runs(PGresult *r, struct db_profile_runs *out)
 {
 	size_t n = (size_t)PQntuples(r);
 
-	out->res_ = r;
+	out->res_ = db_res_of(r);
 	out->nr = n;
 	out->rows = xcalloc(n ? n : 1, sizeof(*out->rows));
 	for (size_t i = 0; i < n; i++) {
@@ -83,7 +84,7 @@ static int fill_runs(PGresult *r, struct db_profile_runs *out)
 	return 0;
 }
 
-int db_profile_runs_commits(PGconn *c, const char *base_id, const char *head_id,
+int db_profile_runs_commits(struct db_conn *c, const char *base_id, const char *head_id,
 			    const struct db_setup_filter *f, const char *work_metrics, int no_text,
 			    struct db_profile_runs *out, struct err *e)
 {
@@ -97,7 +98,7 @@ int db_profile_runs_commits(PGconn *c, const char *base_id, const char *head_id,
 	return r ? fill_runs(r, out) : -1;
 }
 
-int db_profile_runs_bisect(PGconn *c, long long id, const char *work_metrics, int no_text,
+int db_profile_runs_bisect(struct db_conn *c, long long id, const char *work_metrics, int no_text,
 			   struct db_profile_runs *out, struct err *e)
 {
 	char idb[24];
@@ -110,7 +111,7 @@ int db_profile_runs_bisect(PGconn *c, long long id, const char *work_metrics, in
 	return r ? fill_runs(r, out) : -1;
 }
 
-int db_profile_runs_request(PGconn *c, long long id, const char *target, const char *testcase,
+int db_profile_runs_request(struct db_conn *c, long long id, const char *target, const char *testcase,
 			    const char *work_metrics, int no_text, struct db_profile_runs *out,
 			    struct err *e)
 {
@@ -127,7 +128,7 @@ int db_profile_runs_request(PGconn *c, long long id, const char *target, const c
 void db_profile_runs_free(struct db_profile_runs *r)
 {
 	free(r->rows);
-	PQclear(r->res_);
+	PQclear(db_pgres(r->res_));
 	memset(r, 0, sizeof(*r));
 }
 
@@ -137,8 +138,8 @@ static void sha_of(PGresult *r, int col, char out[41])
 	snprintf(out, 41, "%s", PQgetisnull(r, 0, col) ? "" : PQgetvalue(r, 0, col));
 }
 
-int db_profile_bisect_ends(PGconn *c, long long id, char *state, size_t size, char first_bad[41],
-			   char parent[41], struct err *e)
+int db_profile_bisect_ends(struct db_conn *c, long long id, char *state, size_t size,
+			   char first_bad[41], char parent[41], struct err *e)
 {
 	char idb[24];
 	const char *p[1] = { idb };
@@ -159,7 +160,8 @@ int db_profile_bisect_ends(PGconn *c, long long id, char *state, size_t size, ch
 	return 1;
 }
 
-int db_profile_request_ends(PGconn *c, long long id, char base[41], char head[41], struct err *e)
+int db_profile_request_ends(struct db_conn *c, long long id, char base[41], char head[41],
+			    struct err *e)
 {
 	char idb[24];
 	const char *p[1] = { idb };
@@ -179,7 +181,7 @@ int db_profile_request_ends(PGconn *c, long long id, char base[41], char head[41
 	return 1;
 }
 
-int db_bisect_set_monitors(PGconn *c, long long id, const char *monitors, struct err *e)
+int db_bisect_set_monitors(struct db_conn *c, long long id, const char *monitors, struct err *e)
 {
 	char idb[24];
 	const char *p[2] = { idb, monitors };
@@ -193,7 +195,7 @@ int db_bisect_set_monitors(PGconn *c, long long id, const char *monitors, struct
 	return 0;
 }
 
-int db_bisect_monitors(PGconn *c, long long id, char out[32], struct err *e)
+int db_bisect_monitors(struct db_conn *c, long long id, char out[32], struct err *e)
 {
 	char idb[24];
 	const char *p[1] = { idb };
@@ -208,8 +210,8 @@ int db_bisect_monitors(PGconn *c, long long id, char out[32], struct err *e)
 	return 0;
 }
 
-int db_bisect_profile_jobs(PGconn *c, long long id, long long a, long long b, long long *total,
-			   long long *out, struct err *e)
+int db_bisect_profile_jobs(struct db_conn *c, long long id, long long a, long long b,
+			   long long *total, long long *out, struct err *e)
 {
 	char idb[24], ab[24], bb[24];
 	const char *p[3] = { idb, ab, bb };
@@ -227,9 +229,9 @@ int db_bisect_profile_jobs(PGconn *c, long long id, long long a, long long b, lo
 	return 0;
 }
 
-int db_bisect_profile_job_insert(PGconn *c, long long id, long long commit_id, const char *cap,
-				 int repeat, long priority, long max_attempts, int round,
-				 struct err *e)
+int db_bisect_profile_job_insert(struct db_conn *c, long long id, long long commit_id,
+				 const char *cap, int repeat, long priority, long max_attempts,
+				 int round, struct err *e)
 {
 	char idb[24], cid[24], rep[24], pr[24], ma[24], rb[24];
 	const char *p[7] = { idb, cid, cap, rep, pr, ma, rb };

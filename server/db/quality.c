@@ -1,13 +1,14 @@
 /* The alert-quality ledger's read (see quality.h). */
 #include "server/db/quality.h"
 #include "server/db/db.h"
+#include "server/db/db_int.h"
 #include "xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-int db_quality_read(PGconn *c, const struct db_quality_query *q, struct db_quality *out,
+int db_quality_read(struct db_conn *c, const struct db_quality_query *q, struct db_quality *out,
 		    struct err *e)
 {
 	char since[40], until[40];
@@ -22,7 +23,7 @@ int db_quality_read(PGconn *c, const struct db_quality_query *q, struct db_quali
 	if (!r)
 		return -1;
 	n = PQntuples(r);
-	out->res_ = r;
+	out->res_ = db_res_of(r);
 	out->rows = xcalloc(n ? (size_t)n : 1, sizeof(*out->rows));
 	for (int i = 0; i < n; i++) {
 		struct db_quality_row *w = &out->rows[i];
@@ -42,6 +43,6 @@ int db_quality_read(PGconn *c, const struct db_quality_query *q, struct db_quali
 void db_quality_release(struct db_quality *q)
 {
 	free(q->rows);
-	PQclear(q->res_);
+	PQclear(db_pgres(q->res_));
 	memset(q, 0, sizeof(*q));
 }

@@ -7,10 +7,12 @@
  * db/stmts_quality.c. Errors are db_exec()'s: ERR_DB_UNAVAILABLE (503),
  * ERR_DB (500), ERR_DB_TIMEOUT (503).
  */
-#include <libpq-fe.h>
 #include <stddef.h>
 
 #include "err.h"
+
+struct db_conn;
+struct db_result;
 
 /* What to count: the records first detected (created_at) in [since, until). */
 struct db_quality_query {
@@ -40,7 +42,7 @@ struct db_quality_row {
 struct db_quality {
 	struct db_quality_row *rows; /* new, nr of them */
 	size_t nr;
-	PGresult *res_;
+	struct db_result *res_;
 };
 
 /*
@@ -50,7 +52,7 @@ struct db_quality {
  * week: the rows of one (plan, testcase, metric, tbox_group) are
  * contiguous. 0, or -1 with e.
  */
-int db_quality_read(PGconn *c, const struct db_quality_query *q, struct db_quality *out,
+int db_quality_read(struct db_conn *c, const struct db_quality_query *q, struct db_quality *out,
 		    struct err *e) __attribute__((warn_unused_result));
 void db_quality_release(struct db_quality *q);
 

@@ -1,6 +1,7 @@
 /* The regression records and the detection queue as typed values (see db/regressions.h). */
 #include "server/db/regressions.h"
 #include "server/db/db.h"
+#include "server/db/db_int.h"
 #include "buf.h"
 #include "xalloc.h"
 
@@ -11,7 +12,7 @@
 
 /* --- helpers --------------------------------------------------------------- */
 
-static int run(PGconn *c, enum db_stmt st, int n, const char *const *p, struct err *e)
+static int run(struct db_conn *c, enum db_stmt st, int n, const char *const *p, struct err *e)
 {
 	PGresult *r = db_exec(c, st, n, p, e);
 
@@ -42,7 +43,7 @@ static const char *num_param(char *b, size_t sz, double v)
 
 /* --- the detection queue ---------------------------------------------------- */
 
-int db_detect_claim(PGconn *c, long long *queue_id, long long *setup_id, struct err *e)
+int db_detect_claim(struct db_conn *c, long long *queue_id, long long *setup_id, struct err *e)
 {
 	PGresult *r = db_exec(c, ST_DETECT_CLAIM, 0, NULL, e);
 
@@ -58,7 +59,7 @@ int db_detect_claim(PGconn *c, long long *queue_id, long long *setup_id, struct 
 	return 1;
 }
 
-static int queue_run(PGconn *c, enum db_stmt st, long long queue_id, struct err *e)
+static int queue_run(struct db_conn *c, enum db_stmt st, long long queue_id, struct err *e)
 {
 	char qid[24];
 	const char *p[1] = { qid };
@@ -67,22 +68,29 @@ static int queue_run(PGconn *c, enum db_stmt st, long long queue_id, struct err 
 	return run(c, st, 1, p, e);
 }
 
-int db_detect_done(PGconn *c, long long queue_id, struct err *e)
+int db_detect_done(struct db_conn *c, long long queue_id, struct err *e)
 {
 	return queue_run(c, ST_DETECT_DONE, queue_id, e);
 }
 
-int db_detect_release(PGconn *c, long long queue_id, struct err *e)
+int db_detect_release(struct db_conn *c, long long queue_id, struct err *e)
 {
 	return queue_run(c, ST_DETECT_RELEASE, queue_id, e);
 }
 
-int db_detect_requeue_stale(PGconn *c, struct err *e)
+int db_detect_listen(struct db_conn *c, struct err *e)
+{
+	/* the channel of detect_queue's trigger (sql/0003_regressions.sql) */
+	return db_cmd(c, "LISTEN regtrack_detect", e);
+}
+
+int db_detect_requeue_stale(struct db_conn *c, struct err *e)
 {
 	return run(c, ST_DETECT_REQUEUE_STALE, 0, NULL, e);
 }
 
-int db_detect_series(PGconn *c, long long setup_id, struct db_detect_series *s, struct err *e)
+int db_detect_series(struct db_conn *c, long long setup_id, struct db_detect_series *s,
+		     struct err *e)
 {
 	char idb[24];
 	const char *p[1] = { idb };
@@ -119,8 +127,8 @@ void db_detect_series_free(struct db_detect_series *s)
 
 /* --- records ---------------------------------------------------------------- */
 
-int db_regr_covering(PGconn *c, long long setup_id, long long metric_id, long long good_commit,
-		     long long bad_commit, long long *id, struct err *e)
+int db_regr_covering(struct db_conn *c, long long setup_id, long long metric_id,
+		     long long good_commit, long long bad_commit, long long *id, struct err *e)
 {
 	char ids[4][24];
 	const char *p[4] = { ids[0], ids[1], ids[2], ids[3] };
@@ -141,7 +149,7 @@ int db_regr_covering(PGconn *c, long long setup_id, long long metric_id, long lo
 	return found;
 }
 
-int db_regr_upsert(PGconn *c, const struct db_regr_upsert *u, struct db_regr_upserted *out,
+int db_regr_upsert(struct db_conn *c, const struct db_regr_upsert *u, struct db_regr_upserted *out,
 		   struct err *e)
 {
 	char ids[4][24], nums[23][32];
@@ -198,7 +206,7 @@ int db_regr_upsert(PGconn *c, const struct db_regr_upsert *u, struct db_regr_ups
 	return 0;
 }
 
-int db_regr_undetect(PGconn *c, long long setup_id, const long long *kept, size_t n,
+int db_regr_undetect(struct db_conn *c, long long setup_id, const long long *kept, size_t n,
 		     size_t *withdrawn, size_t *undetected, struct err *e)
 {
 	char idb[24];
@@ -224,7 +232,7 @@ int db_regr_undetect(PGconn *c, long long setup_id, const long long *kept, size_
 	return 0;
 }
 
-int db_regr_set_state(PGconn *c, long long id, const char *state, char *from, char *to,
+int db_regr_set_state(struct db_conn *c, long long id, const char *state, char *from, char *to,
 		      struct err *e)
 {
 	char idb[24];
@@ -245,7 +253,7 @@ int db_regr_set_state(PGconn *c, long long id, const char *state, char *from, ch
 	return 1;
 }
 
-int db_regr_history_add(PGconn *c, long long id, const char *who, long long token_id,
+int db_regr_history_add(struct db_conn *c, long long id, const char *who, long long token_id,
 			const char *from, const char *to, const char *note, struct err *e)
 {
 	char idb[24], tokb[24];
@@ -256,7 +264,7 @@ int db_regr_history_add(PGconn *c, long long id, const char *who, long long toke
 	return run(c, ST_REGR_HISTORY_ADD, 6, p, e);
 }
 
-int db_series_change_points(PGconn *c, long long setup_id, const char *metric,
+int db_series_change_points(struct db_conn *c, long long setup_id, const char *metric,
 			    struct db_change_point **out, size_t *n, struct err *e)
 {
 	char idb[24];
@@ -294,8 +302,9 @@ int db_series_change_points(PGconn *c, long long setup_id, const char *metric,
 
 /* --- the API's JSON ---------------------------------------------------------- */
 
-json_t *db_regressions_json(PGconn *c, const char *state, const char *kind, const char *testcase,
-			    const char *metric, long long limit, int leaders, struct err *e)
+json_t *db_regressions_json(struct db_conn *c, const char *state, const char *kind,
+			    const char *testcase, const char *metric, long long limit, int leaders,
+			    struct err *e)
 {
 	char lim[24];
 	const char *p[6] = { state, kind, testcase, metric, lim, leaders ? "t" : NULL };
@@ -313,7 +322,7 @@ json_t *db_regressions_json(PGconn *c, const char *state, const char *kind, cons
 	return j;
 }
 
-static int one_json(PGconn *c, enum db_stmt st, const char *id, json_t **out, struct err *e)
+static int one_json(struct db_conn *c, enum db_stmt st, const char *id, json_t **out, struct err *e)
 {
 	const char *p[1] = { id };
 	PGresult *r = db_exec(c, st, 1, p, e);
@@ -332,28 +341,28 @@ static int one_json(PGconn *c, enum db_stmt st, const char *id, json_t **out, st
 	return 1;
 }
 
-int db_regression_json(PGconn *c, const char *id, json_t **out, struct err *e)
+int db_regression_json(struct db_conn *c, const char *id, json_t **out, struct err *e)
 {
 	return one_json(c, ST_REGRESSION_JSON, id, out, e);
 }
 
-int db_regression_group_json(PGconn *c, const char *id, json_t **out, struct err *e)
+int db_regression_group_json(struct db_conn *c, const char *id, json_t **out, struct err *e)
 {
 	return one_json(c, ST_REGRESSION_GROUP_JSON, id, out, e);
 }
 
-int db_regression_history_json(PGconn *c, const char *id, json_t **out, struct err *e)
+int db_regression_history_json(struct db_conn *c, const char *id, json_t **out, struct err *e)
 {
 	return one_json(c, ST_REGRESSION_HISTORY_JSON, id, out, e);
 }
 
-int db_regression_story_json(PGconn *c, const char *id, json_t **out, struct err *e)
+int db_regression_story_json(struct db_conn *c, const char *id, json_t **out, struct err *e)
 {
 	return one_json(c, ST_REGRESSION_STORY_JSON, id, out, e);
 }
 
-int db_tip_job(PGconn *c, long long setup_id, long long commit_id, long long *job_id, char *branch,
-	       size_t size, struct err *e)
+int db_tip_job(struct db_conn *c, long long setup_id, long long commit_id, long long *job_id,
+	       char *branch, size_t size, struct err *e)
 {
 	char ids[2][24];
 	const char *p[2] = { ids[0], ids[1] };
@@ -374,7 +383,7 @@ int db_tip_job(PGconn *c, long long setup_id, long long commit_id, long long *jo
 	return found;
 }
 
-long db_tip_request(PGconn *c, long long job_id, long long prev, long long tip, long runs,
+long db_tip_request(struct db_conn *c, long long job_id, long long prev, long long tip, long runs,
 		    struct err *e)
 {
 	char ids[4][24];
@@ -387,7 +396,7 @@ long db_tip_request(PGconn *c, long long job_id, long long prev, long long tip, 
 	return (long)db_rows(c, ST_TIP_REQUEST, 4, p, e);
 }
 
-int db_tip_records(PGconn *c, long long setup_id, long long commit_id, long long **metric,
+int db_tip_records(struct db_conn *c, long long setup_id, long long commit_id, long long **metric,
 		   long long **id, size_t *n, struct err *e)
 {
 	char ids[2][24];
@@ -412,7 +421,7 @@ int db_tip_records(PGconn *c, long long setup_id, long long commit_id, long long
 	return 0;
 }
 
-int db_tip_commits(PGconn *c, long long setup_id, long long **ids, size_t *n, struct err *e)
+int db_tip_commits(struct db_conn *c, long long setup_id, long long **ids, size_t *n, struct err *e)
 {
 	char b[24];
 	const char *p[1] = { b };
@@ -432,7 +441,7 @@ int db_tip_commits(PGconn *c, long long setup_id, long long **ids, size_t *n, st
 	return 0;
 }
 
-int db_regr_set_environment(PGconn *c, long long id, const char *env, struct err *e)
+int db_regr_set_environment(struct db_conn *c, long long id, const char *env, struct err *e)
 {
 	char b[24];
 	const char *p[2] = { b, env };

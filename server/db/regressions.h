@@ -2,10 +2,11 @@
 #define REGTRACK_SERVER_DB_REGRESSIONS_H
 
 #include <jansson.h>
-#include <libpq-fe.h>
 #include <stddef.h>
 
 #include "err.h"
+
+struct db_conn;
 
 /*
  * The regression records and the detection queue (db/stmts_regressions.c)
@@ -24,16 +25,23 @@
  * Claims the oldest queued setup no one is examining: *queue_id (the claim,
  * for done / release) and *setup_id. Returns 1, 0 when none is queued, -1.
  */
-int db_detect_claim(PGconn *c, long long *queue_id, long long *setup_id, struct err *e)
+int db_detect_claim(struct db_conn *c, long long *queue_id, long long *setup_id, struct err *e)
 	__attribute__((warn_unused_result));
 /* Deletes claim queue_id (the setup was examined). 0 or -1. */
-int db_detect_done(PGconn *c, long long queue_id, struct err *e)
+int db_detect_done(struct db_conn *c, long long queue_id, struct err *e)
 	__attribute__((warn_unused_result));
 /* Gives claim queue_id back (queued again unless already queued). 0 or -1. */
-int db_detect_release(PGconn *c, long long queue_id, struct err *e)
+int db_detect_release(struct db_conn *c, long long queue_id, struct err *e)
 	__attribute__((warn_unused_result));
 /* Queues again the setups of claims older than 10 minutes (a server died mid-detection). 0 or -1. */
-int db_detect_requeue_stale(PGconn *c, struct err *e) __attribute__((warn_unused_result));
+int db_detect_requeue_stale(struct db_conn *c, struct err *e) __attribute__((warn_unused_result));
+/*
+ * LISTENs on c for the channel detect_queue's trigger NOTIFYs (a setup
+ * queued), so that db_idle_socket(c) turns readable when one is; repeating
+ * it on the same connection is harmless. 0, or -1 with e (db_begin()'s
+ * errors).
+ */
+int db_detect_listen(struct db_conn *c, struct err *e) __attribute__((warn_unused_result));
 
 /*
  * One run mean of a setup's series (ST_DETECT_SERIES): by metric, then in
@@ -53,8 +61,8 @@ struct db_detect_series {
 	void *res; /* private: the rows the names point into */
 };
 /* Every ok run mean of setup_id into *s (zeroed first). 0 or -1. */
-int db_detect_series(PGconn *c, long long setup_id, struct db_detect_series *s, struct err *e)
-	__attribute__((warn_unused_result));
+int db_detect_series(struct db_conn *c, long long setup_id, struct db_detect_series *s,
+		     struct err *e) __attribute__((warn_unused_result));
 /* Frees s; a zeroed s is fine. */
 void db_detect_series_free(struct db_detect_series *s);
 
@@ -65,8 +73,8 @@ void db_detect_series_free(struct db_detect_series *s);
  * narrower range found later is the same change): 1 with *id, 0 when
  * none, -1.
  */
-int db_regr_covering(PGconn *c, long long setup_id, long long metric_id, long long good_commit,
-		     long long bad_commit, long long *id, struct err *e)
+int db_regr_covering(struct db_conn *c, long long setup_id, long long metric_id,
+		     long long good_commit, long long bad_commit, long long *id, struct err *e)
 	__attribute__((warn_unused_result));
 
 /* What the detector found for one range (ST_REGR_UPSERT); strings borrowed for the call. */
@@ -96,7 +104,7 @@ struct db_regr_upserted {
 	char new_state[16];
 };
 /* Inserts or updates the record of u's range. 0 or -1 (ERR_DB when no row came back). */
-int db_regr_upsert(PGconn *c, const struct db_regr_upsert *u, struct db_regr_upserted *out,
+int db_regr_upsert(struct db_conn *c, const struct db_regr_upsert *u, struct db_regr_upserted *out,
 		   struct err *e) __attribute__((warn_unused_result));
 
 /*
@@ -104,7 +112,7 @@ int db_regr_upsert(PGconn *c, const struct db_regr_upsert *u, struct db_regr_ups
  * other detected records are withdrawn (*withdrawn, those still `new`:
  * deleted) or marked undetected (*undetected, with a history note). 0 or -1.
  */
-int db_regr_undetect(PGconn *c, long long setup_id, const long long *kept, size_t n,
+int db_regr_undetect(struct db_conn *c, long long setup_id, const long long *kept, size_t n,
 		     size_t *withdrawn, size_t *undetected, struct err *e)
 	__attribute__((warn_unused_result));
 
@@ -113,13 +121,13 @@ int db_regr_undetect(PGconn *c, long long setup_id, const long long *kept, size_
  * before and after into from / to (16 bytes each). Returns 1, 0 when there
  * is no such record, -1.
  */
-int db_regr_set_state(PGconn *c, long long id, const char *state, char *from, char *to,
+int db_regr_set_state(struct db_conn *c, long long id, const char *state, char *from, char *to,
 		      struct err *e) __attribute__((warn_unused_result));
 /*
  * Adds a history row of record id: who (NULL = "token:NAME" of token_id,
  * token_id 0 = none), from / to (NULL allowed), note (NULL allowed). 0 or -1.
  */
-int db_regr_history_add(PGconn *c, long long id, const char *who, long long token_id,
+int db_regr_history_add(struct db_conn *c, long long id, const char *who, long long token_id,
 			const char *from, const char *to, const char *note, struct err *e)
 	__attribute__((warn_unused_result));
 
@@ -133,7 +141,7 @@ struct db_change_point {
 	char kind[16], state[16];
 };
 /* The detected records of (setup_id, metric name): new array *out of *n. 0 or -1. */
-int db_series_change_points(PGconn *c, long long setup_id, const char *metric,
+int db_series_change_points(struct db_conn *c, long long setup_id, const char *metric,
 			    struct db_change_point **out, size_t *n, struct err *e)
 	__attribute__((warn_unused_result));
 
@@ -144,14 +152,14 @@ int db_series_change_points(PGconn *c, long long setup_id, const char *metric,
  * put commit_id into setup_id's series: 1 with *job_id and its branch
  * (branch, size bytes), 0 when the commit was not tested by a plan, -1.
  */
-int db_tip_job(PGconn *c, long long setup_id, long long commit_id, long long *job_id, char *branch,
-	       size_t size, struct err *e) __attribute__((warn_unused_result));
+int db_tip_job(struct db_conn *c, long long setup_id, long long commit_id, long long *job_id,
+	       char *branch, size_t size, struct err *e) __attribute__((warn_unused_result));
 
 /*
  * The records of setup_id whose first bad commit is commit_id, the oldest
  * per metric: new arrays *metric and *id (free both) of *n. 0 or -1.
  */
-int db_tip_records(PGconn *c, long long setup_id, long long commit_id, long long **metric,
+int db_tip_records(struct db_conn *c, long long setup_id, long long commit_id, long long **metric,
 		   long long **id, size_t *n, struct err *e) __attribute__((warn_unused_result));
 
 /*
@@ -159,14 +167,14 @@ int db_tip_records(PGconn *c, long long setup_id, long long commit_id, long long
  * runs, for commit prev and for commit tip, each at most once ever (a
  * second call creates nothing). Returns the number created (0..2) or -1.
  */
-long db_tip_request(PGconn *c, long long job_id, long long prev, long long tip, long runs,
+long db_tip_request(struct db_conn *c, long long job_id, long long prev, long long tip, long runs,
 		    struct err *e) __attribute__((warn_unused_result));
 
 /*
  * The commits of setup_id's series that got runs of an extra tip job
  * (db_tip_request): a new array *ids (free it) of *n, ascending. 0 or -1.
  */
-int db_tip_commits(PGconn *c, long long setup_id, long long **ids, size_t *n, struct err *e)
+int db_tip_commits(struct db_conn *c, long long setup_id, long long **ids, size_t *n, struct err *e)
 	__attribute__((warn_unused_result));
 
 /* --- the API's JSON ---------------------------------------------------------- */
@@ -177,19 +185,20 @@ int db_tip_commits(PGconn *c, long long setup_id, long long **ids, size_t *n, st
  * when leaders; a new JSON array, or NULL with e (ERR_DB detail "" when
  * the database's JSON does not parse).
  */
-json_t *db_regressions_json(PGconn *c, const char *state, const char *kind, const char *testcase,
-			    const char *metric, long long limit, int leaders, struct err *e);
+json_t *db_regressions_json(struct db_conn *c, const char *state, const char *kind,
+			    const char *testcase, const char *metric, long long limit, int leaders,
+			    struct err *e);
 /*
  * Record id (decimal text) as JSON: the record, its group (every record of
  * its range, leader first) or its history. 1 with *out (new), 0 when there
  * is no such record, -1 (ERR_DB detail the statement's name when the JSON
  * does not parse).
  */
-int db_regression_json(PGconn *c, const char *id, json_t **out, struct err *e)
+int db_regression_json(struct db_conn *c, const char *id, json_t **out, struct err *e)
 	__attribute__((warn_unused_result));
-int db_regression_group_json(PGconn *c, const char *id, json_t **out, struct err *e)
+int db_regression_group_json(struct db_conn *c, const char *id, json_t **out, struct err *e)
 	__attribute__((warn_unused_result));
-int db_regression_history_json(PGconn *c, const char *id, json_t **out, struct err *e)
+int db_regression_history_json(struct db_conn *c, const char *id, json_t **out, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*
@@ -223,7 +232,7 @@ int db_regression_history_json(PGconn *c, const char *id, json_t **out, struct e
  * Returns 1 with *out (new), 0 when there is no such record, -1 (ERR_DB
  * detail the statement's name when the JSON does not parse).
  */
-int db_regression_story_json(PGconn *c, const char *id, json_t **out, struct err *e)
+int db_regression_story_json(struct db_conn *c, const char *id, json_t **out, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*
@@ -231,7 +240,7 @@ int db_regression_story_json(PGconn *c, const char *id, json_t **out, struct err
  * when its step is not at a change of host fingerprint (ST_REGR_ENVIRONMENT).
  * 0 or -1 with e.
  */
-int db_regr_set_environment(PGconn *c, long long id, const char *env, struct err *e)
+int db_regr_set_environment(struct db_conn *c, long long id, const char *env, struct err *e)
 	__attribute__((warn_unused_result));
 
 #endif

@@ -1,5 +1,6 @@
 #include "server/db/replica.h"
 #include "server/db/db.h"
+#include "server/db/db_int.h"
 
 #include <stdlib.h>
 
@@ -8,14 +9,14 @@
  * connections (made with db_connect_once(), nothing prepared), once a
  * second. pg_lsn minus '0/0' is the position in bytes, a numeric.
  */
-static int one_row(PGconn *c, const char *sql, PGresult **out, struct err *e)
+static int one_row(struct db_conn *c, const char *sql, PGresult **out, struct err *e)
 {
-	PGresult *r = PQexec(c, sql);
+	PGresult *r = PQexec(db_pg(c), sql);
 
 	if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1) {
-		if (PQstatus(c) != CONNECTION_OK)
+		if (PQstatus(db_pg(c)) != CONNECTION_OK)
 			err_setc(e, ERR_DB_UNAVAILABLE, "db", "the database is unavailable: %s",
-				 PQerrorMessage(c));
+				 PQerrorMessage(db_pg(c)));
 		else
 			err_setc(e, ERR_DB, "db", "cannot read the WAL position: %s",
 				 PQresultErrorMessage(r));
@@ -26,7 +27,7 @@ static int one_row(PGconn *c, const char *sql, PGresult **out, struct err *e)
 	return 0;
 }
 
-int db_wal_position(PGconn *primary, uint64_t *lsn, struct err *e)
+int db_wal_position(struct db_conn *primary, uint64_t *lsn, struct err *e)
 {
 	PGresult *r;
 
@@ -37,7 +38,8 @@ int db_wal_position(PGconn *primary, uint64_t *lsn, struct err *e)
 	return 0;
 }
 
-int db_standby_position(PGconn *standby, int *in_recovery, uint64_t *replay_lsn, struct err *e)
+int db_standby_position(struct db_conn *standby, int *in_recovery, uint64_t *replay_lsn,
+			struct err *e)
 {
 	PGresult *r;
 

@@ -1,10 +1,11 @@
 #ifndef REGTRACK_SERVER_DB_REPLICA_H
 #define REGTRACK_SERVER_DB_REPLICA_H
 
-#include <libpq-fe.h>
 #include <stdint.h>
 
 #include "err.h"
+
+struct db_conn;
 
 /*
  * What the read replica's lag is measured with (server/replica.h): the
@@ -19,7 +20,7 @@
  * connection broke; 500 "db_error" on a server in recovery, which has no
  * current position: a standby given as the primary).
  */
-int db_wal_position(PGconn *primary, uint64_t *lsn, struct err *e)
+int db_wal_position(struct db_conn *primary, uint64_t *lsn, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*
@@ -28,7 +29,7 @@ int db_wal_position(PGconn *primary, uint64_t *lsn, struct err *e)
  * of the last WAL record it replayed (pg_last_wal_replay_lsn(); 0 when it
  * has replayed none or is not in recovery). 0, or -1 with e as above.
  */
-int db_standby_position(PGconn *standby, int *in_recovery, uint64_t *replay_lsn, struct err *e)
-	__attribute__((warn_unused_result));
+int db_standby_position(struct db_conn *standby, int *in_recovery, uint64_t *replay_lsn,
+			struct err *e) __attribute__((warn_unused_result));
 
 #endif

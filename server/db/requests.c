@@ -1,6 +1,7 @@
 /* Typed rows of A/B requests; see requests.h. */
 #include "server/db/requests.h"
 #include "server/db/db.h"
+#include "server/db/db_int.h"
 #include "xalloc.h"
 
 #include <stdio.h>
@@ -17,7 +18,7 @@ static long long first_id(PGresult *r)
 	return id;
 }
 
-long long db_request_insert(PGconn *c, const struct db_request_new *q, struct err *e)
+long long db_request_insert(struct db_conn *c, const struct db_request_new *q, struct err *e)
 {
 	char tree[ID_LEN], np[ID_LEN], tok[ID_LEN];
 	const char *p[11] = { tree,
@@ -40,7 +41,7 @@ long long db_request_insert(PGconn *c, const struct db_request_new *q, struct er
 	return r ? first_id(r) : -1;
 }
 
-long db_requests_resolving(PGconn *c, struct db_request_resolving **out, struct err *e)
+long db_requests_resolving(struct db_conn *c, struct db_request_resolving **out, struct err *e)
 {
 	PGresult *r = db_exec(c, ST_REQUESTS_RESOLVING, 0, NULL, e);
 	long n;
@@ -60,8 +61,8 @@ long db_requests_resolving(PGconn *c, struct db_request_resolving **out, struct 
 	return n;
 }
 
-int db_request_submission(PGconn *c, long long id, char **spec, char **patches, long long *token_id,
-			  struct err *e)
+int db_request_submission(struct db_conn *c, long long id, char **spec, char **patches,
+			  long long *token_id, struct err *e)
 {
 	char b[ID_LEN];
 	const char *p[1] = { b };
@@ -86,7 +87,7 @@ int db_request_submission(PGconn *c, long long id, char **spec, char **patches, 
 	return 1;
 }
 
-int db_request_resolved(PGconn *c, long long id, const char *base_sha, const char *head_sha,
+int db_request_resolved(struct db_conn *c, long long id, const char *base_sha, const char *head_sha,
 			const char *spec, struct err *e)
 {
 	char b[ID_LEN];
@@ -98,8 +99,8 @@ int db_request_resolved(PGconn *c, long long id, const char *base_sha, const cha
 	return rows < 0 ? -1 : rows > 0;
 }
 
-long db_request_resolve_failed(PGconn *c, long long tree_id, long long first, long long last,
-			       const char *reason, struct err *e)
+long db_request_resolve_failed(struct db_conn *c, long long tree_id, long long first,
+			       long long last, const char *reason, struct err *e)
 {
 	char t[ID_LEN], f[ID_LEN], l[ID_LEN];
 	const char *p[4] = { t, f, l, reason };
@@ -110,7 +111,7 @@ long db_request_resolve_failed(PGconn *c, long long tree_id, long long first, lo
 	return (long)db_rows(c, ST_REQUEST_RESOLVE_FAILED, 4, p, e);
 }
 
-long long db_request_job_insert(PGconn *c, const struct db_job_new *j, long long request_id,
+long long db_request_job_insert(struct db_conn *c, const struct db_job_new *j, long long request_id,
 				const char *side, int round, int group, struct err *e)
 {
 	char tree[ID_LEN], commit[ID_LEN], tc[ID_LEN], rep[ID_LEN], prio[ID_LEN], max[ID_LEN],
@@ -152,7 +153,7 @@ long long db_request_job_insert(PGconn *c, const struct db_job_new *j, long long
 	return id;
 }
 
-int db_request_of_job(PGconn *c, long long job_id, long long *id, struct err *e)
+int db_request_of_job(struct db_conn *c, long long job_id, long long *id, struct err *e)
 {
 	char b[ID_LEN];
 	const char *p[1] = { b };
@@ -166,7 +167,7 @@ int db_request_of_job(PGconn *c, long long job_id, long long *id, struct err *e)
 	return *id > 0;
 }
 
-int db_request_lock(PGconn *c, long long id, struct db_request_lock *out, struct err *e)
+int db_request_lock(struct db_conn *c, long long id, struct db_request_lock *out, struct err *e)
 {
 	char b[ID_LEN];
 	const char *p[1] = { b };
@@ -229,7 +230,8 @@ static double *parse_array(const char *s, size_t *n)
 	return v;
 }
 
-long db_request_samples(PGconn *c, long long id, struct db_request_sample **out, struct err *e)
+long db_request_samples(struct db_conn *c, long long id, struct db_request_sample **out,
+			struct err *e)
 {
 	char b[ID_LEN];
 	const char *p[1] = { b };
@@ -267,7 +269,7 @@ void db_request_samples_free(struct db_request_sample *s, long n)
 	free(s);
 }
 
-int db_request_finish(PGconn *c, long long id, const char *state, const char *verdict,
+int db_request_finish(struct db_conn *c, long long id, const char *state, const char *verdict,
 		      const char *result, const char *fail_reason, const char *head_sha,
 		      struct err *e)
 {
@@ -280,7 +282,7 @@ int db_request_finish(PGconn *c, long long id, const char *state, const char *ve
 	return rows < 0 ? -1 : rows > 0;
 }
 
-int db_request_cancel(PGconn *c, long long id, long *jobs, struct err *e)
+int db_request_cancel(struct db_conn *c, long long id, long *jobs, struct err *e)
 {
 	char b[ID_LEN];
 	const char *p[1] = { b };
@@ -294,7 +296,7 @@ int db_request_cancel(PGconn *c, long long id, long *jobs, struct err *e)
 	return db_request_cancel_jobs(c, id, jobs, e) < 0 ? -1 : 1;
 }
 
-int db_request_cancel_jobs(PGconn *c, long long id, long *jobs, struct err *e)
+int db_request_cancel_jobs(struct db_conn *c, long long id, long *jobs, struct err *e)
 {
 	char b[ID_LEN];
 	const char *p[1] = { b };
@@ -308,7 +310,8 @@ int db_request_cancel_jobs(PGconn *c, long long id, long *jobs, struct err *e)
 	return 0;
 }
 
-int db_request_tbox_arch(PGconn *c, const char *tbox_group, char *arch, size_t n, struct err *e)
+int db_request_tbox_arch(struct db_conn *c, const char *tbox_group, char *arch, size_t n,
+			 struct err *e)
 {
 	const char *p[1] = { tbox_group };
 	PGresult *r = db_exec(c, ST_REQUEST_TBOX_ARCH, 1, p, e);
@@ -323,9 +326,10 @@ int db_request_tbox_arch(PGconn *c, const char *tbox_group, char *arch, size_t n
 	return got;
 }
 
-long db_request_noise(PGconn *c, const char *testcase, const char *params, const char *kconfig,
-		      const char *compiler, const char *mode, const char *tbox_group,
-		      const char *arch, struct db_noise **out, struct err *e)
+long db_request_noise(struct db_conn *c, const char *testcase, const char *params,
+		      const char *kconfig, const char *compiler, const char *mode,
+		      const char *tbox_group, const char *arch, struct db_noise **out,
+		      struct err *e)
 {
 	const char *p[7] = { testcase, params, kconfig, compiler, mode, tbox_group, arch };
 	PGresult *r = db_exec(c, ST_REQUEST_NOISE, 7, p, e);
@@ -351,7 +355,7 @@ long db_request_noise(PGconn *c, const char *testcase, const char *params, const
 	return n;
 }
 
-int db_request_json(PGconn *c, long long id, char **text, struct err *e)
+int db_request_json(struct db_conn *c, long long id, char **text, struct err *e)
 {
 	char b[ID_LEN];
 	const char *p[1] = { b };
@@ -370,7 +374,7 @@ int db_request_json(PGconn *c, long long id, char **text, struct err *e)
 	return got;
 }
 
-int db_request_patches(PGconn *c, long long id, char **text, struct err *e)
+int db_request_patches(struct db_conn *c, long long id, char **text, struct err *e)
 {
 	char b[ID_LEN];
 	const char *p[1] = { b };
@@ -387,4 +391,18 @@ int db_request_patches(PGconn *c, long long id, char **text, struct err *e)
 		*text = xstrdup(PQgetvalue(r, 0, 0));
 	PQclear(r);
 	return got;
+}
+
+int db_requests_json(struct db_conn *c, const char *state, const char *limit, char **text,
+		     struct err *e)
+{
+	return db_json_list(c, ST_REQUESTS_JSON, state, limit, text, e);
+}
+
+int db_request_exists(struct db_conn *c, long long id, struct err *e)
+{
+	char idb[24];
+
+	snprintf(idb, sizeof(idb), "%lld", id);
+	return db_row_exists(c, ST_REQUEST_EXISTS, idb, e);
 }

@@ -1,11 +1,12 @@
 #ifndef REGTRACK_SERVER_DB_REQUESTS_H
 #define REGTRACK_SERVER_DB_REQUESTS_H
 
-#include <libpq-fe.h>
 #include <stddef.h>
 
 #include "err.h"
 #include "server/db/jobs.h"
+
+struct db_conn;
 
 /*
  * Typed reads and writes of A/B requests (sql/0016, db/stmts_requests.c).
@@ -32,7 +33,7 @@ struct db_request_new {
  * base_sha is stored in state "resolving" (its refs resolved later, then
  * db_request_resolved()); one with a base_sha in state "queued".
  */
-long long db_request_insert(PGconn *c, const struct db_request_new *r, struct err *e)
+long long db_request_insert(struct db_conn *c, const struct db_request_new *r, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*
@@ -40,12 +41,12 @@ long long db_request_insert(PGconn *c, const struct db_request_new *r, struct er
  * (an index of the request's spec.groups) of request request_id
  * (ST_REQUEST_JOB_INSERT). Returns the job id or -1 with e.
  */
-long long db_request_job_insert(PGconn *c, const struct db_job_new *j, long long request_id,
+long long db_request_job_insert(struct db_conn *c, const struct db_job_new *j, long long request_id,
 				const char *side, int round, int group, struct err *e)
 	__attribute__((warn_unused_result));
 
 /* The request job job_id belongs to: 1 with *id, 0 when none (or no such job), -1 with e. */
-int db_request_of_job(PGconn *c, long long job_id, long long *id, struct err *e)
+int db_request_of_job(struct db_conn *c, long long job_id, long long *id, struct err *e)
 	__attribute__((warn_unused_result));
 
 /* A request waiting for its refs (ST_REQUESTS_RESOLVING). */
@@ -57,7 +58,7 @@ struct db_request_resolving {
  * The oldest requests (at most 200) in state "resolving": the count with
  * *out a new array (caller frees; NULL when 0), or -1 with e.
  */
-long db_requests_resolving(PGconn *c, struct db_request_resolving **out, struct err *e)
+long db_requests_resolving(struct db_conn *c, struct db_request_resolving **out, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*
@@ -66,8 +67,8 @@ long db_requests_resolving(PGconn *c, struct db_request_resolving **out, struct 
  * for a head commit; caller frees both) and *token_id (0: none), 0 when
  * the request is not resolving (any more), -1 with e.
  */
-int db_request_submission(PGconn *c, long long id, char **spec, char **patches, long long *token_id,
-			  struct err *e) __attribute__((warn_unused_result));
+int db_request_submission(struct db_conn *c, long long id, char **spec, char **patches,
+			  long long *token_id, struct err *e) __attribute__((warn_unused_result));
 
 /*
  * Request id resolved (ST_REQUEST_RESOLVED): base_sha, head_sha (NULL for
@@ -75,7 +76,7 @@ int db_request_submission(PGconn *c, long long id, char **spec, char **patches, 
  * the caller's transaction, with its jobs. 1 done, 0 when it was no longer
  * resolving (cancelled meanwhile), -1 with e. Strings borrowed.
  */
-int db_request_resolved(PGconn *c, long long id, const char *base_sha, const char *head_sha,
+int db_request_resolved(struct db_conn *c, long long id, const char *base_sha, const char *head_sha,
 			const char *spec, struct err *e) __attribute__((warn_unused_result));
 
 /*
@@ -83,8 +84,8 @@ int db_request_resolved(PGconn *c, long long id, const char *base_sha, const cha
  * reason (borrowed) as their fail_reason (ST_REQUEST_RESOLVE_FAILED): the
  * count, or -1 with e. first = last: that one request.
  */
-long db_request_resolve_failed(PGconn *c, long long tree_id, long long first, long long last,
-			       const char *reason, struct err *e)
+long db_request_resolve_failed(struct db_conn *c, long long tree_id, long long first,
+			       long long last, const char *reason, struct err *e)
 	__attribute__((warn_unused_result));
 
 /* A request row locked FOR UPDATE with its jobs' tally (ST_REQUEST_LOCK). */
@@ -100,7 +101,7 @@ struct db_request_lock {
  * Locks request id inside the caller's transaction: 1 with *out filled
  * (release it), 0 when there is no such request (*out zeroed), -1 with e.
  */
-int db_request_lock(PGconn *c, long long id, struct db_request_lock *out, struct err *e)
+int db_request_lock(struct db_conn *c, long long id, struct db_request_lock *out, struct err *e)
 	__attribute__((warn_unused_result));
 void db_request_lock_release(struct db_request_lock *l);
 
@@ -119,8 +120,8 @@ struct db_request_sample {
  * before head. Returns the count with *out a new array (NULL when 0; free
  * with db_request_samples_free), or -1 with e.
  */
-long db_request_samples(PGconn *c, long long id, struct db_request_sample **out, struct err *e)
-	__attribute__((warn_unused_result));
+long db_request_samples(struct db_conn *c, long long id, struct db_request_sample **out,
+			struct err *e) __attribute__((warn_unused_result));
 void db_request_samples_free(struct db_request_sample *s, long n);
 
 /*
@@ -128,7 +129,7 @@ void db_request_samples_free(struct db_request_sample *s, long n);
  * verdict (NULL when failed), result (JSON text or NULL), fail_reason and
  * head_sha (NULL: keep) if it is not final yet: 1 ended, 0 it was, -1 with e.
  */
-int db_request_finish(PGconn *c, long long id, const char *state, const char *verdict,
+int db_request_finish(struct db_conn *c, long long id, const char *state, const char *verdict,
 		      const char *result, const char *fail_reason, const char *head_sha,
 		      struct err *e) __attribute__((warn_unused_result));
 
@@ -137,19 +138,19 @@ int db_request_finish(PGconn *c, long long id, const char *state, const char *ve
  * ST_REQUEST_CANCEL_JOBS), in the caller's transaction: 1 with *jobs the
  * number of jobs cancelled, 0 when it is final already (or absent), -1.
  */
-int db_request_cancel(PGconn *c, long long id, long *jobs, struct err *e)
+int db_request_cancel(struct db_conn *c, long long id, long *jobs, struct err *e)
 	__attribute__((warn_unused_result));
 
 /* Cancels request id's unfinished jobs (ST_REQUEST_CANCEL_JOBS): 0 with *jobs their number, -1. */
-int db_request_cancel_jobs(PGconn *c, long long id, long *jobs, struct err *e)
+int db_request_cancel_jobs(struct db_conn *c, long long id, long *jobs, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*
  * The arch of the machines of tbox_group (the latest seen): 1 with arch
  * (n bytes) filled, 0 when no machine of that group ever registered, -1.
  */
-int db_request_tbox_arch(PGconn *c, const char *tbox_group, char *arch, size_t n, struct err *e)
-	__attribute__((warn_unused_result));
+int db_request_tbox_arch(struct db_conn *c, const char *tbox_group, char *arch, size_t n,
+			 struct err *e) __attribute__((warn_unused_result));
 
 /* The measured noise of one metric of a setup's history (ST_REQUEST_NOISE). */
 struct db_noise {
@@ -166,21 +167,35 @@ struct db_noise {
  * machines of arch), per metric by name: the count with *out a new array
  * (free(); NULL when 0), or -1 with e.
  */
-long db_request_noise(PGconn *c, const char *testcase, const char *params, const char *kconfig,
-		      const char *compiler, const char *mode, const char *tbox_group,
-		      const char *arch, struct db_noise **out, struct err *e)
-	__attribute__((warn_unused_result));
+long db_request_noise(struct db_conn *c, const char *testcase, const char *params,
+		      const char *kconfig, const char *compiler, const char *mode,
+		      const char *tbox_group, const char *arch, struct db_noise **out,
+		      struct err *e) __attribute__((warn_unused_result));
 
 /*
  * The mbox request id was submitted with, byte for byte (ST_REQUEST_PATCHES):
  * 1 with *text (new, caller frees; NULL when the request tests a head
  * commit and has none), 0 when there is no such request, -1 with e.
  */
-int db_request_patches(PGconn *c, long long id, char **text, struct err *e)
+int db_request_patches(struct db_conn *c, long long id, char **text, struct err *e)
 	__attribute__((warn_unused_result));
 
 /* Request id as its GET reply shows it (ST_REQUEST_JSON): 1 with *text (new), 0 none, -1 with e. */
-int db_request_json(PGconn *c, long long id, char **text, struct err *e)
+int db_request_json(struct db_conn *c, long long id, char **text, struct err *e)
+	__attribute__((warn_unused_result));
+
+/*
+ * GET /api/v1/requests, newest first.
+ * As the public API's JSON, written by PostgreSQL's json functions (the
+ * handler writes it again, compact): 0 and *text, a new NUL-terminated
+ * string the caller free()s, or -1 with e: ERR_NOT_FOUND (404, detail
+ * "id") when there is no row, else db_exec()'s errors. state is one of the
+ * resource's state names or NULL (any); limit, decimal text, the most rows.
+ */
+int db_requests_json(struct db_conn *c, const char *state, const char *limit, char **text,
+		     struct err *e) __attribute__((warn_unused_result));
+/* Whether A/B request id exists: 1, 0, or -1 with e. */
+int db_request_exists(struct db_conn *c, long long id, struct err *e)
 	__attribute__((warn_unused_result));
 
 #endif

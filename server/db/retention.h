@@ -3,7 +3,7 @@
 
 #include "err.h"
 
-#include <libpq-fe.h>
+struct db_conn;
 
 /*
  * One pass of partition upkeep and retention on the primary (sql/0034):
@@ -16,7 +16,7 @@
  * PostgreSQL refused, ERR_DB_UNAVAILABLE when the connection broke). c is
  * borrowed and must be outside a transaction.
  */
-int db_retention(PGconn *c, long raw_days, long long *made, long long *summarised, struct err *e)
-	__attribute__((warn_unused_result));
+int db_retention(struct db_conn *c, long raw_days, long long *made, long long *summarised,
+		 struct err *e) __attribute__((warn_unused_result));
 
 #endif

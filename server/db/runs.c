@@ -1,8 +1,11 @@
 /* Typed reads of runs, commits, setups and metric names (see runs.h). */
 #include "server/db/runs.h"
+#include "server/db/db.h"
+#include "server/db/db_int.h"
 #include "server/db/pgval.h"
 #include "xalloc.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +16,7 @@ static const char *text_or_null(const PGresult *r, int row, int col)
 	return PQgetisnull(r, row, col) ? NULL : PQgetvalue(r, row, col);
 }
 
-int db_runs_do(PGconn *c, enum db_stmt st, int n, const char *const *params, struct err *e)
+int db_runs_do(struct db_conn *c, enum db_stmt st, int n, const char *const *params, struct err *e)
 {
 	PGresult *r = db_exec(c, st, n, params, e);
 
@@ -23,7 +26,7 @@ int db_runs_do(PGconn *c, enum db_stmt st, int n, const char *const *params, str
 	return 0;
 }
 
-int db_first_id(PGconn *c, enum db_stmt st, int n, const char *const *params, long long *id,
+int db_first_id(struct db_conn *c, enum db_stmt st, int n, const char *const *params, long long *id,
 		struct err *e)
 {
 	PGresult *r = db_exec(c, st, n, params, e);
@@ -39,7 +42,7 @@ int db_first_id(PGconn *c, enum db_stmt st, int n, const char *const *params, lo
 	return found;
 }
 
-long long db_upsert_id(PGconn *c, int insert_st, int n_insert, int select_st, int n_select,
+long long db_upsert_id(struct db_conn *c, int insert_st, int n_insert, int select_st, int n_select,
 		       const char *const *params, struct err *e)
 {
 	long long id;
@@ -59,7 +62,7 @@ long long db_upsert_id(PGconn *c, int insert_st, int n_insert, int select_st, in
 	return -1;
 }
 
-int db_commit_resolve(PGconn *c, const char *prefix, struct arena *a, struct db_commit *out,
+int db_commit_resolve(struct db_conn *c, const char *prefix, struct arena *a, struct db_commit *out,
 		      struct err *e)
 {
 	const char *p[1] = { prefix };
@@ -79,7 +82,7 @@ int db_commit_resolve(PGconn *c, const char *prefix, struct arena *a, struct db_
 	return n > 2 ? 2 : n;
 }
 
-int db_setup_get(PGconn *c, long long setup_id, struct db_setup *out, struct err *e)
+int db_setup_get(struct db_conn *c, long long setup_id, struct db_setup *out, struct err *e)
 {
 	char id[24];
 	const char *p[1] = { id };
@@ -101,17 +104,17 @@ int db_setup_get(PGconn *c, long long setup_id, struct db_setup *out, struct err
 	out->tbox_group = PQgetvalue(r, 0, 4);
 	out->mode = PQgetvalue(r, 0, 5);
 	out->monitors = PQgetvalue(r, 0, 6);
-	out->res_ = r;
+	out->res_ = db_res_of(r);
 	return 1;
 }
 
 void db_setup_free(struct db_setup *s)
 {
-	PQclear(s->res_);
+	PQclear(db_pgres(s->res_));
 	memset(s, 0, sizeof(*s));
 }
 
-int db_run_get(PGconn *c, const char *run_id, struct db_run *out, struct err *e)
+int db_run_get(struct db_conn *c, const char *run_id, struct db_run *out, struct err *e)
 {
 	const char *p[1] = { run_id };
 	char id[24];
@@ -160,20 +163,20 @@ int db_run_get(PGconn *c, const char *run_id, struct db_run *out, struct err *e)
 		out->metrics[i].name = PQgetvalue(v, (int)i, 0);
 		out->metrics[i].values = PQgetvalue(v, (int)i, 1);
 	}
-	out->res_ = r;
-	out->values_res_ = v;
+	out->res_ = db_res_of(r);
+	out->values_res_ = db_res_of(v);
 	return 1;
 }
 
 void db_run_free(struct db_run *r)
 {
 	free(r->metrics);
-	PQclear(r->res_);
-	PQclear(r->values_res_);
+	PQclear(db_pgres(r->res_));
+	PQclear(db_pgres(r->values_res_));
 	memset(r, 0, sizeof(*r));
 }
 
-int db_run_sha(PGconn *c, const char *run_id, char hash[65], struct err *e)
+int db_run_sha(struct db_conn *c, const char *run_id, char hash[65], struct err *e)
 {
 	const char *p[1] = { run_id };
 	PGresult *r = db_exec(c, ST_RUN_SHA, 1, p, e);
@@ -189,7 +192,7 @@ int db_run_sha(PGconn *c, const char *run_id, char hash[65], struct err *e)
 	return found;
 }
 
-int db_metric_ids(PGconn *c, const char *names, struct db_metric_ids *out, struct err *e)
+int db_metric_ids(struct db_conn *c, const char *names, struct db_metric_ids *out, struct err *e)
 {
 	const char *p[1] = { names };
 	PGresult *r = db_exec(c, ST_METRIC_IDS, 1, p, e);
@@ -203,13 +206,122 @@ int db_metric_ids(PGconn *c, const char *names, struct db_metric_ids *out, struc
 		out->rows[i].id = strtoll(PQgetvalue(r, (int)i, 0), NULL, 10);
 		out->rows[i].name = PQgetvalue(r, (int)i, 1);
 	}
-	out->res_ = r;
+	out->res_ = db_res_of(r);
 	return 0;
 }
 
 void db_metric_ids_free(struct db_metric_ids *m)
 {
 	free(m->rows);
-	PQclear(m->res_);
+	PQclear(db_pgres(m->res_));
 	memset(m, 0, sizeof(*m));
+}
+
+/* id as int8 text for a $n::bigint parameter; NULL when id is 0 (none) */
+static const char *id_param(char buf[24], long long id)
+{
+	if (!id)
+		return NULL;
+	snprintf(buf, 24, "%lld", id);
+	return buf;
+}
+
+long long db_commit_upsert(struct db_conn *c, const char *sha, const char *commit_time,
+			   const char *subject, long long tree_id, struct err *e)
+{
+	char tid[24];
+	const char *p[4] = { sha, commit_time, subject, id_param(tid, tree_id) };
+
+	return db_upsert_id(c, ST_COMMIT_INSERT, 4, ST_COMMIT_ID, 1, p, e);
+}
+
+int db_commit_fill(struct db_conn *c, long long commit_id, const char *commit_time,
+		   const char *subject, long long tree_id, struct err *e)
+{
+	char cid[24], tid[24];
+	const char *p[4] = { id_param(cid, commit_id), commit_time, subject,
+			     id_param(tid, tree_id) };
+
+	return db_runs_do(c, ST_COMMIT_FILL, 4, p, e);
+}
+
+long long db_testcase_upsert(struct db_conn *c, const char *name, struct err *e)
+{
+	const char *p[1] = { name };
+
+	return db_upsert_id(c, ST_TESTCASE_INSERT, 1, ST_TESTCASE_ID, 1, p, e);
+}
+
+long long db_tree_name_upsert(struct db_conn *c, const char *name, struct err *e)
+{
+	const char *p[1] = { name };
+
+	return db_upsert_id(c, ST_TREE_INSERT, 1, ST_TREE_ID, 1, p, e);
+}
+
+long long db_machine_upsert(struct db_conn *c, const struct db_run_machine *m, struct err *e)
+{
+	char cpus[24], mem[24];
+	const char *p[6] = { m->hostname, m->arch, m->tbox_group, NULL, NULL, m->cpu_model };
+
+	if (m->nr_cpus >= 0) {
+		snprintf(cpus, sizeof(cpus), "%lld", m->nr_cpus);
+		p[3] = cpus;
+	}
+	if (m->memory_mb >= 0) {
+		snprintf(mem, sizeof(mem), "%lld", m->memory_mb);
+		p[4] = mem;
+	}
+	return db_upsert_id(c, ST_MACHINE_INSERT, 6, ST_MACHINE_ID, 3, p, e);
+}
+
+long long db_setup_upsert(struct db_conn *c, const struct db_setup_new *s, struct err *e)
+{
+	char tc[24];
+	const char *p[7] = { id_param(tc, s->testcase_id),
+			     s->params_key,
+			     s->kconfig,
+			     s->compiler,
+			     s->tbox_group,
+			     s->mode,
+			     s->monitors };
+
+	return db_upsert_id(c, ST_SETUP_INSERT, 7, ST_SETUP_ID, 7, p, e);
+}
+
+int db_run_insert(struct db_conn *c, const struct db_run_new *r, long long *id, struct err *e)
+{
+	char job[24], commit[24], setup[24], machine[24], tree[24], dur[32];
+	const char *p[12] = { r->run_id,
+			      id_param(job, r->job_id),
+			      id_param(commit, r->commit_id),
+			      id_param(setup, r->setup_id),
+			      id_param(machine, r->machine_id),
+			      id_param(tree, r->tree_id),
+			      r->branch,
+			      r->status,
+			      r->started_at,
+			      NULL,
+			      r->doc_sha256,
+			      r->extra };
+
+	if (!isnan(r->duration_s)) {
+		snprintf(dur, sizeof(dur), "%.17g", r->duration_s);
+		p[9] = dur;
+	}
+	return db_first_id(c, ST_RUN_INSERT, 12, p, id, e);
+}
+
+int db_detect_enqueue(struct db_conn *c, long long setup_id, struct err *e)
+{
+	char sid[24];
+	const char *p[1] = { id_param(sid, setup_id) };
+
+	return db_runs_do(c, ST_DETECT_ENQUEUE, 1, p, e);
+}
+
+int db_runs_recent_json(struct db_conn *c, const char *state, const char *limit, char **text,
+			struct err *e)
+{
+	return db_json_list(c, ST_RUNS_RECENT_JSON, state, limit, text, e);
 }

@@ -13,33 +13,97 @@
  * until that call; _free() of a zeroed or already freed struct is a no-op.
  */
 #include <jansson.h>
-#include <libpq-fe.h>
 #include <stddef.h>
 
 #include "arena.h"
 #include "err.h"
 #include "server/db/db.h"
 
-/* Runs statement st for its effect (an INSERT, an UPDATE): 0, or -1 with e. */
-int db_runs_do(PGconn *c, enum db_stmt st, int n, const char *const *params, struct err *e)
+/*
+ * Find-or-create of the rows a result names, each the id of the row
+ * (existing or new; a concurrent insert of the same row is found, not
+ * refused), or -1 with e (ERR_DB when neither the insert nor the read
+ * finds it). Ids are int8; 0 stands for "none" (SQL NULL) where an id is
+ * optional. Strings are borrowed for the call.
+ *
+ * db_commit_upsert(): the commit by its 40-hex sha; commit_time (text
+ * PostgreSQL reads as timestamptz), subject and tree_id only set a new
+ * row (NULL / 0: not known).
+ */
+long long db_commit_upsert(struct db_conn *c, const char *sha, const char *commit_time,
+			   const char *subject, long long tree_id, struct err *e)
+	__attribute__((warn_unused_result));
+/*
+ * What a stored commit did not say yet: each of commit_time, subject,
+ * tree_id (NULL / 0: not given) is set where the row's is NULL. 0, or -1
+ * with e.
+ */
+int db_commit_fill(struct db_conn *c, long long commit_id, const char *commit_time,
+		   const char *subject, long long tree_id, struct err *e)
+	__attribute__((warn_unused_result));
+/* The testcase (testcases.id) named `name`. */
+long long db_testcase_upsert(struct db_conn *c, const char *name, struct err *e)
+	__attribute__((warn_unused_result));
+/* The tree (trees.id) named `name`, created with no url when new. */
+long long db_tree_name_upsert(struct db_conn *c, const char *name, struct err *e)
 	__attribute__((warn_unused_result));
 
-/*
- * The id in the first column of statement st's first row (text int8):
- * 1 and *id when there is a row, 0 (*id = 0) when there is none, -1 with e.
- */
-int db_first_id(PGconn *c, enum db_stmt st, int n, const char *const *params, long long *id,
-		struct err *e) __attribute__((warn_unused_result));
+/* A machine as a result document describes it (all borrowed). */
+struct db_run_machine {
+	const char *hostname, *arch, *tbox_group; /* the key */
+	long long nr_cpus;			  /* < 0: not known */
+	long long memory_mb;			  /* MiB; < 0: not known */
+	const char *cpu_model;			  /* NULL: not known */
+};
+/* The machine (machines.id) keyed by hostname, arch and tbox_group; the rest only sets a new row. */
+long long db_machine_upsert(struct db_conn *c, const struct db_run_machine *m, struct err *e)
+	__attribute__((warn_unused_result));
 
+/* A setup: what a series is of (sql/0001 setups; all borrowed). */
+struct db_setup_new {
+	long long testcase_id;
+	const char *params_key; /* the params as compact JSON with sorted keys */
+	const char *kconfig, *compiler, *tbox_group, *mode, *monitors;
+};
+long long db_setup_upsert(struct db_conn *c, const struct db_setup_new *s, struct err *e)
+	__attribute__((warn_unused_result));
+
+/* A run to store (runs' columns; strings borrowed, ids 0 = NULL where optional). */
+struct db_run_new {
+	const char *run_id; /* uuid text */
+	long long job_id, commit_id, setup_id, machine_id, tree_id;
+	const char *branch, *status;
+	const char *started_at; /* timestamptz text, NULL: not known */
+	double duration_s;	/* seconds, NaN: not known */
+	const char *doc_sha256; /* 64 hex digits: the canonical document's SHA-256 */
+	const char *extra;	/* JSON object text: the document's other fields */
+};
 /*
- * Returns the id of the row named by params: tries insert_st with the
- * first n_insert params (ON CONFLICT DO NOTHING RETURNING id), then
- * select_st with the first n_select, twice. -1 with e filled on a database
- * error, or ERR_DB when neither finds the row. Used for every "find or
- * create".
+ * Stores run r unless a run of its run_id exists: 1 and *id (runs.id)
+ * when stored, 0 (*id = 0) when the run_id was stored before (nothing
+ * written), -1 with e.
  */
-long long db_upsert_id(PGconn *c, int insert_st, int n_insert, int select_st, int n_select,
-		       const char *const *params, struct err *e);
+int db_run_insert(struct db_conn *c, const struct db_run_new *r, long long *id, struct err *e)
+	__attribute__((warn_unused_result));
+/*
+ * Queues setup_id for change detection (detect_queue; a setup queued and
+ * not yet claimed stays one row). The detect thread LISTENs for the
+ * trigger's NOTIFY (db_detect_listen()). 0, or -1 with e.
+ */
+int db_detect_enqueue(struct db_conn *c, long long setup_id, struct err *e)
+	__attribute__((warn_unused_result));
+/*
+ * The values of run run_id: `metrics`, a JSON object of metric name to an
+ * array of numbers (borrowed), stored as one row per metric with every
+ * replicate and their mean (the sum in iteration order over the count,
+ * what PostgreSQL's avg(float8) gives; NULL for an empty array). Names not
+ * known yet are registered first with lib/stats/metric.h's defaults for
+ * unit and direction. *nr_values = how many numbers were stored. 0, or -1
+ * with e (ERR_DB, detail "metrics", when a name could not be registered or
+ * not every metric was stored).
+ */
+int db_run_values_copy(struct db_conn *c, long long run_id, json_t *metrics, size_t *nr_values,
+		       struct err *e) __attribute__((warn_unused_result));
 
 /* A commit found by a sha prefix (ST_COMMIT_RESOLVE). */
 struct db_commit {
@@ -53,7 +117,7 @@ struct db_commit {
  * in sha order: returns how many (0, 1 or 2) and the first in *out (its
  * strings copied into a), or -1 with e. 2 means the prefix is ambiguous.
  */
-int db_commit_resolve(PGconn *c, const char *prefix, struct arena *a, struct db_commit *out,
+int db_commit_resolve(struct db_conn *c, const char *prefix, struct arena *a, struct db_commit *out,
 		      struct err *e) __attribute__((warn_unused_result));
 
 /* A setup's columns (ST_SETUP_GET). */
@@ -61,15 +125,15 @@ struct db_setup {
 	const char *testcase; /* testcases.name */
 	const char *params;   /* setups.params as JSON text */
 	const char *kconfig, *compiler, *tbox_group, *mode;
-	const char *monitors; /* setups.monitors: "perf-profile,perf-stat", "" = none */
-	PGresult *res_;	      /* the row the strings point into */
+	const char *monitors;	/* setups.monitors: "perf-profile,perf-stat", "" = none */
+	struct db_result *res_; /* the row the strings point into */
 };
 
 /*
  * Setup setup_id: 1 and *out (until db_setup_free()), 0 when there is no
  * such setup, -1 with e.
  */
-int db_setup_get(PGconn *c, long long setup_id, struct db_setup *out, struct err *e)
+int db_setup_get(struct db_conn *c, long long setup_id, struct db_setup *out, struct err *e)
 	__attribute__((warn_unused_result));
 void db_setup_free(struct db_setup *s);
 
@@ -101,14 +165,14 @@ struct db_run {
 	int has_profile;	       /* 1: run_profiles holds its folded stacks */
 	struct db_run_metric *metrics; /* in name order, nr_metrics of them (malloc'd) */
 	size_t nr_metrics;
-	PGresult *res_, *values_res_;
+	struct db_result *res_, *values_res_;
 };
 
 /*
  * The run whose run_id is run_id (a uuid as text): 1 and *out (until
  * db_run_free()), 0 when there is none, -1 with e.
  */
-int db_run_get(PGconn *c, const char *run_id, struct db_run *out, struct err *e)
+int db_run_get(struct db_conn *c, const char *run_id, struct db_run *out, struct err *e)
 	__attribute__((warn_unused_result));
 void db_run_free(struct db_run *r);
 
@@ -116,7 +180,7 @@ void db_run_free(struct db_run *r);
  * The SHA-256 (64 hex digits) of the document stored as run run_id into
  * hash: 1, 0 when no such run, -1 with e.
  */
-int db_run_sha(PGconn *c, const char *run_id, char hash[65], struct err *e)
+int db_run_sha(struct db_conn *c, const char *run_id, char hash[65], struct err *e)
 	__attribute__((warn_unused_result));
 
 /* A metric's id by name (ST_METRIC_IDS). */
@@ -128,15 +192,26 @@ struct db_metric_id {
 struct db_metric_ids {
 	struct db_metric_id *rows; /* malloc'd, in no particular order */
 	size_t nr;
-	PGresult *res_;
+	struct db_result *res_;
 };
 
 /*
  * The ids of the known metrics among names, a text[] literal ("{\"a\",\"b\"}"):
  * 0 and *out (until db_metric_ids_free()), -1 with e.
  */
-int db_metric_ids(PGconn *c, const char *names, struct db_metric_ids *out, struct err *e)
+int db_metric_ids(struct db_conn *c, const char *names, struct db_metric_ids *out, struct err *e)
 	__attribute__((warn_unused_result));
 void db_metric_ids_free(struct db_metric_ids *m);
+
+/*
+ * GET /api/v1/runs: the newest runs, newest first.
+ * As the public API's JSON, written by PostgreSQL's json functions (the
+ * handler writes it again, compact): 0 and *text, a new NUL-terminated
+ * string the caller free()s, or -1 with e: ERR_NOT_FOUND (404, detail
+ * "id") when there is no row, else db_exec()'s errors. state is unused
+ * (NULL); limit, decimal text, the most rows.
+ */
+int db_runs_recent_json(struct db_conn *c, const char *state, const char *limit, char **text,
+			struct err *e) __attribute__((warn_unused_result));
 
 #endif

@@ -1,6 +1,7 @@
 /* Typed binary reads of compares and series (see series.h). */
 #include "server/db/series.h"
 #include "server/db/db.h"
+#include "server/db/db_int.h"
 #include "server/db/pgval.h"
 #include "buf.h"
 #include "xalloc.h"
@@ -91,7 +92,7 @@ static int read_runs(PGresult *r, int aa, struct db_compare_runs *out, struct er
 	return 0;
 }
 
-int db_compare_runs(PGconn *c, const char *base_id, const char *head_id,
+int db_compare_runs(struct db_conn *c, const char *base_id, const char *head_id,
 		    const struct db_setup_filter *f, struct db_compare_runs *out, struct err *e)
 {
 	const char *params[9] = { base_id,	 head_id,    f->testcase,
@@ -106,8 +107,8 @@ int db_compare_runs(PGconn *c, const char *base_id, const char *head_id,
 	return read_runs(r, 0, out, e);
 }
 
-int db_compare_aa(PGconn *c, const char *base_id, const char *head_id, const long long *setup_ids,
-		  size_t n, struct db_compare_runs *out, struct err *e)
+int db_compare_aa(struct db_conn *c, const char *base_id, const char *head_id,
+		  const long long *setup_ids, size_t n, struct db_compare_runs *out, struct err *e)
 {
 	struct buf arr = BUF_INIT(0);
 	const char *params[3];
@@ -137,7 +138,7 @@ void db_compare_runs_free(struct db_compare_runs *r)
 	memset(r, 0, sizeof(*r));
 }
 
-int db_compare_metrics(PGconn *c, const int *ids, size_t n, const char *prefix,
+int db_compare_metrics(struct db_conn *c, const int *ids, size_t n, const char *prefix,
 		       struct db_compare_metrics *out, struct err *e)
 {
 	struct buf arr = BUF_INIT(0);
@@ -170,14 +171,14 @@ int db_compare_metrics(PGconn *c, const int *ids, size_t n, const char *prefix,
 								  PQgetvalue(r, (int)i, 3)[0] != 0;
 		m->is_monitor = PQgetvalue(r, (int)i, 4)[0] != 0;
 	}
-	out->res_ = r;
+	out->res_ = db_res_of(r);
 	return 0;
 }
 
 void db_compare_metrics_free(struct db_compare_metrics *m)
 {
 	free(m->rows);
-	PQclear(m->res_);
+	PQclear(db_pgres(m->res_));
 	memset(m, 0, sizeof(*m));
 }
 
@@ -185,7 +186,7 @@ void db_compare_metrics_free(struct db_compare_metrics *m)
 enum { COL_SETUP, COL_COMMIT, COL_RUN, COL_UUID, COL_MEAN, NR_COLS };
 static const Oid col_type[NR_COLS] = { INT8_OID, INT8_OID, INT8_OID, UUID_OID, TEXT_OID };
 
-int db_series_points(PGconn *c, const char *metric, const struct db_setup_filter *f,
+int db_series_points(struct db_conn *c, const char *metric, const struct db_setup_filter *f,
 		     struct db_series_points *out, struct err *e)
 {
 	const char *params[8] = { metric,      f->testcase,   f->tbox_group, f->kconfig,
@@ -223,7 +224,7 @@ int db_series_points(PGconn *c, const char *metric, const struct db_setup_filter
 		p->mean = PQgetisnull(r, row, COL_MEAN) ? NULL : PQgetvalue(r, row, COL_MEAN);
 	}
 	out->nr = n;
-	out->res_ = r;
+	out->res_ = db_res_of(r);
 	return 0;
 fail:
 	PQclear(r);
@@ -233,7 +234,7 @@ fail:
 void db_series_points_free(struct db_series_points *p)
 {
 	free(p->rows);
-	PQclear(p->res_);
+	PQclear(db_pgres(p->res_));
 	memset(p, 0, sizeof(*p));
 }
 
@@ -259,8 +260,8 @@ static size_t lltoa(long long v, char *out)
 	return o;
 }
 
-int db_series_commits(PGconn *c, const long long *ids, size_t n, struct db_series_commits *out,
-		      struct err *e)
+int db_series_commits(struct db_conn *c, const long long *ids, size_t n,
+		      struct db_series_commits *out, struct err *e)
 {
 	struct buf arr = BUF_INIT(0);
 	const char *p[1];
@@ -305,18 +306,18 @@ int db_series_commits(PGconn *c, const long long *ids, size_t n, struct db_serie
 		k++;
 	}
 	out->nr = k;
-	out->res_ = r;
+	out->res_ = db_res_of(r);
 	return 0;
 }
 
 void db_series_commits_free(struct db_series_commits *cm)
 {
 	free(cm->rows);
-	PQclear(cm->res_);
+	PQclear(db_pgres(cm->res_));
 	memset(cm, 0, sizeof(*cm));
 }
 
-int db_compare_fingerprints(PGconn *c, const char *base_id, const char *head_id,
+int db_compare_fingerprints(struct db_conn *c, const char *base_id, const char *head_id,
 			    const long long *setup_ids, size_t n, json_t **base, json_t **head,
 			    struct err *e)
 {
@@ -358,8 +359,8 @@ static int cmp_aa_metric(const void *x, const void *y)
 	return strcmp(a->metric, b->metric);
 }
 
-long db_request_aa_metrics(PGconn *c, long long request_id, struct db_request_aa_metric **out,
-			   struct err *e)
+long db_request_aa_metrics(struct db_conn *c, long long request_id,
+			   struct db_request_aa_metric **out, struct err *e)
 {
 	char t[24];
 	const char *p[1] = { t };

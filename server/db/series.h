@@ -13,11 +13,13 @@
  * of a zeroed or already freed struct is a no-op.
  */
 #include <jansson.h>
-#include <libpq-fe.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "err.h"
+
+struct db_conn;
+struct db_result;
 
 /*
  * The filters of a setup (api/args.h setup_filter_from_query()); NULL = any.
@@ -53,7 +55,7 @@ struct db_compare_runs {
  * *out (malloc'd, until db_compare_runs_free()), or -1 with e (ERR_DB
  * "run_means: malformed arrays" when the id and mean arrays disagree).
  */
-int db_compare_runs(PGconn *c, const char *base_id, const char *head_id,
+int db_compare_runs(struct db_conn *c, const char *base_id, const char *head_id,
 		    const struct db_setup_filter *f, struct db_compare_runs *out, struct err *e)
 	__attribute__((warn_unused_result));
 void db_compare_runs_free(struct db_compare_runs *r);
@@ -68,8 +70,8 @@ void db_compare_runs_free(struct db_compare_runs *r);
  * kernels of one run are left out. 0 and *out (until db_compare_runs_free();
  * is_base is 0), or -1 with e as db_compare_runs().
  */
-int db_compare_aa(PGconn *c, const char *base_id, const char *head_id, const long long *setup_ids,
-		  size_t n, struct db_compare_runs *out, struct err *e)
+int db_compare_aa(struct db_conn *c, const char *base_id, const char *head_id,
+		  const long long *setup_ids, size_t n, struct db_compare_runs *out, struct err *e)
 	__attribute__((warn_unused_result));
 
 /* One (group, metric) of an A/B request (ST_REQUEST_AA_METRICS). */
@@ -86,8 +88,9 @@ struct db_request_aa_metric {
  * (group, strcmp of metric) (NULL when 0; free with
  * db_request_aa_metrics_free()), or -1 with e.
  */
-long db_request_aa_metrics(PGconn *c, long long request_id, struct db_request_aa_metric **out,
-			   struct err *e) __attribute__((warn_unused_result));
+long db_request_aa_metrics(struct db_conn *c, long long request_id,
+			   struct db_request_aa_metric **out, struct err *e)
+	__attribute__((warn_unused_result));
 void db_request_aa_metrics_free(struct db_request_aa_metric *m, long n);
 
 /* A metric's name and properties (ST_COMPARE_METRICS). */
@@ -101,7 +104,7 @@ struct db_compare_metric {
 struct db_compare_metrics {
 	struct db_compare_metric *rows; /* in name order (malloc'd) */
 	size_t nr;
-	PGresult *res_; /* the rows the strings point into */
+	struct db_result *res_; /* the rows the strings point into */
 };
 
 /*
@@ -109,7 +112,7 @@ struct db_compare_metrics {
  * prefix (NULL: all), in name order: 0 and *out (strings borrowed until
  * db_compare_metrics_free()), or -1 with e.
  */
-int db_compare_metrics(PGconn *c, const int *ids, size_t n, const char *prefix,
+int db_compare_metrics(struct db_conn *c, const int *ids, size_t n, const char *prefix,
 		       struct db_compare_metrics *out, struct err *e)
 	__attribute__((warn_unused_result));
 void db_compare_metrics_free(struct db_compare_metrics *m);
@@ -124,7 +127,7 @@ struct db_series_point {
 struct db_series_points {
 	struct db_series_point *rows; /* in no particular order (malloc'd) */
 	size_t nr;		      /* at most UINT32_MAX */
-	PGresult *res_;		      /* the rows uuid and mean point into */
+	struct db_result *res_;	      /* the rows uuid and mean point into */
 };
 
 /*
@@ -133,7 +136,7 @@ struct db_series_points {
  * or -1 with e (ERR_TOO_LARGE past UINT32_MAX rows, ERR_DB on a malformed
  * row: NULL ids, a run_id not 16 bytes).
  */
-int db_series_points(PGconn *c, const char *metric, const struct db_setup_filter *f,
+int db_series_points(struct db_conn *c, const char *metric, const struct db_setup_filter *f,
 		     struct db_series_points *out, struct err *e)
 	__attribute__((warn_unused_result));
 void db_series_points_free(struct db_series_points *p);
@@ -150,7 +153,7 @@ struct db_series_commit {
 struct db_series_commits {
 	struct db_series_commit *rows; /* in series order (sql COMMIT_ORDER), malloc'd */
 	size_t nr;
-	PGresult *res_; /* the rows the strings point into */
+	struct db_result *res_; /* the rows the strings point into */
 };
 
 /*
@@ -159,8 +162,9 @@ struct db_series_commits {
  * db_series_commits_free()), or -1 with e. Rows without an id or sha are
  * left out.
  */
-int db_series_commits(PGconn *c, const long long *ids, size_t n, struct db_series_commits *out,
-		      struct err *e) __attribute__((warn_unused_result));
+int db_series_commits(struct db_conn *c, const long long *ids, size_t n,
+		      struct db_series_commits *out, struct err *e)
+	__attribute__((warn_unused_result));
 void db_series_commits_free(struct db_series_commits *cm);
 
 /*
@@ -168,7 +172,7 @@ void db_series_commits_free(struct db_series_commits *cm);
  * head_id (decimal ids) in the setups setup_ids[0..n) (ST_COMPARE_FINGERPRINTS):
  * *base and *head new JSON arrays (caller json_decref()s). 0 or -1 with e.
  */
-int db_compare_fingerprints(PGconn *c, const char *base_id, const char *head_id,
+int db_compare_fingerprints(struct db_conn *c, const char *base_id, const char *head_id,
 			    const long long *setup_ids, size_t n, json_t **base, json_t **head,
 			    struct err *e) __attribute__((warn_unused_result));
 

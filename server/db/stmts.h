@@ -1,7 +1,7 @@
 #ifndef REGTRACK_SERVER_DB_STMTS_H
 #define REGTRACK_SERVER_DB_STMTS_H
 
-#include "server/db/db.h"
+#include "server/db/db_int.h"
 
 /*
  * The statement tables, one per subject (db/stmts_<subject>.c), each

@@ -1,9 +1,9 @@
 #ifndef REGTRACK_SERVER_DB_TOKENS_H
 #define REGTRACK_SERVER_DB_TOKENS_H
 
-#include <libpq-fe.h>
-
 #include "err.h"
+
+struct db_conn;
 
 /* The api_tokens table (statements in stmts_tokens.c), for auth.c. */
 
@@ -21,19 +21,30 @@ struct db_token {
  * that id, -1 with e as db_exec() (ERR_DB_UNAVAILABLE, ERR_DB_TIMEOUT,
  * ERR_DB).
  */
-int db_token_get(PGconn *c, long long id, struct db_token *t, struct err *e)
+int db_token_get(struct db_conn *c, long long id, struct db_token *t, struct err *e)
 	__attribute__((warn_unused_result));
 /* Sets token id's last_used to now. 0, or -1 with e as db_exec(). */
-int db_token_used(PGconn *c, long long id, struct err *e) __attribute__((warn_unused_result));
+int db_token_used(struct db_conn *c, long long id, struct err *e)
+	__attribute__((warn_unused_result));
 /*
  * Stores a new token: name, scope name, secret_hash (64 hex chars of its
  * SHA-256), all borrowed; *id = its id. Errors as db_exec(): ERR_CONFLICT
  * when the name is taken.
  */
-int db_token_insert(PGconn *c, const char *name, const char *scope, const char *secret_hash,
+int db_token_insert(struct db_conn *c, const char *name, const char *scope, const char *secret_hash,
 		    long long *id, struct err *e) __attribute__((warn_unused_result));
 /* Revokes the live token named `name`: the number revoked (0 or 1), or -1 with e as db_exec(). */
-long long db_token_revoke(PGconn *c, const char *name, struct err *e)
+long long db_token_revoke(struct db_conn *c, const char *name, struct err *e)
+	__attribute__((warn_unused_result));
+
+/*
+ * The token named name (db_token_by_name_json()) or every token
+ * (db_tokens_json()) as JSON, never a secret: 0 and *text (new, caller
+ * free()s), or -1 with e (ERR_NOT_FOUND, detail "id": no such token).
+ */
+int db_token_by_name_json(struct db_conn *c, const char *name, char **text, struct err *e)
+	__attribute__((warn_unused_result));
+int db_tokens_json(struct db_conn *c, char **text, struct err *e)
 	__attribute__((warn_unused_result));
 
 #endif

@@ -1,6 +1,7 @@
 /* Typed rows of trees and commit imports; see trees.h. */
 #include "server/db/trees.h"
 #include "server/db/db.h"
+#include "server/db/db_int.h"
 #include "xalloc.h"
 
 #include <stdio.h>
@@ -9,8 +10,8 @@
 
 /* commits */
 
-int db_commits_import(PGconn *c, const char *const cols[5], long long tree_id, long long base,
-		      struct err *e)
+int db_commits_import(struct db_conn *c, const char *const cols[5], long long tree_id,
+		      long long base, struct err *e)
 {
 	char tid[24], off[24];
 	const char *p[7] = { cols[0], cols[1], cols[2], cols[3], cols[4], tid, off };
@@ -25,7 +26,8 @@ int db_commits_import(PGconn *c, const char *const cols[5], long long tree_id, l
 	return 0;
 }
 
-int db_commit_diffstat_state(PGconn *c, long long id, char sha[41], int *stored, struct err *e)
+int db_commit_diffstat_state(struct db_conn *c, long long id, char sha[41], int *stored,
+			     struct err *e)
 {
 	char b[24];
 	const char *p[1] = { b };
@@ -47,7 +49,7 @@ int db_commit_diffstat_state(PGconn *c, long long id, char sha[41], int *stored,
 	return 1;
 }
 
-int db_commit_diffstat_store(PGconn *c, long long id, const char *files, size_t nr_files,
+int db_commit_diffstat_store(struct db_conn *c, long long id, const char *files, size_t nr_files,
 			     long long insertions, long long deletions, struct err *e)
 {
 	char b[24], nf[24], ins[24], del[24];
@@ -67,7 +69,7 @@ int db_commit_diffstat_store(PGconn *c, long long id, const char *files, size_t 
 
 /* trees */
 
-int db_tree_get(PGconn *c, const char *name, struct db_tree *t, struct err *e)
+int db_tree_get(struct db_conn *c, const char *name, struct db_tree *t, struct err *e)
 {
 	const char *p[1] = { name };
 	PGresult *r;
@@ -92,7 +94,7 @@ void db_tree_release(struct db_tree *t)
 	t->url = NULL;
 }
 
-int db_trees_json(PGconn *c, char **text, size_t *len, struct err *e)
+int db_trees_json(struct db_conn *c, char **text, size_t *len, struct err *e)
 {
 	PGresult *r = db_exec(c, ST_TREES_JSON, 0, NULL, e);
 
@@ -105,7 +107,7 @@ int db_trees_json(PGconn *c, char **text, size_t *len, struct err *e)
 	return 0;
 }
 
-long long db_tree_upsert(PGconn *c, const char *name, const char *url, const char *branches,
+long long db_tree_upsert(struct db_conn *c, const char *name, const char *url, const char *branches,
 			 long poll_s, struct err *e)
 {
 	char ps[24];
@@ -125,7 +127,7 @@ long long db_tree_upsert(PGconn *c, const char *name, const char *url, const cha
 /* branch heads */
 
 /* Runs st with the one id parameter id; NULL with e on failure. */
-static PGresult *exec_id(PGconn *c, enum db_stmt st, long long id, struct err *e)
+static PGresult *exec_id(struct db_conn *c, enum db_stmt st, long long id, struct err *e)
 {
 	char b[24];
 	const char *p[1] = { b };
@@ -135,7 +137,7 @@ static PGresult *exec_id(PGconn *c, enum db_stmt st, long long id, struct err *e
 }
 
 /* Runs a statement whose result is only success or failure: 0 or -1 with e. */
-static int run(PGconn *c, enum db_stmt st, int n, const char *const *p, struct err *e)
+static int run(struct db_conn *c, enum db_stmt st, int n, const char *const *p, struct err *e)
 {
 	PGresult *r = db_exec(c, st, n, p, e);
 
@@ -145,7 +147,7 @@ static int run(PGconn *c, enum db_stmt st, int n, const char *const *p, struct e
 	return 0;
 }
 
-int db_tree_heads(PGconn *c, long long tree_id, struct db_tree_head **heads, size_t *n,
+int db_tree_heads(struct db_conn *c, long long tree_id, struct db_tree_head **heads, size_t *n,
 		  struct err *e)
 {
 	PGresult *r = exec_id(c, ST_TREE_HEADS, tree_id, e);
@@ -165,8 +167,8 @@ int db_tree_heads(PGconn *c, long long tree_id, struct db_tree_head **heads, siz
 	return 0;
 }
 
-int db_tree_head_set(PGconn *c, long long tree_id, const char *branch, const char *sha, int forced,
-		     struct err *e)
+int db_tree_head_set(struct db_conn *c, long long tree_id, const char *branch, const char *sha,
+		     int forced, struct err *e)
 {
 	char tid[24];
 	const char *p[4] = { tid, branch, sha, forced ? "true" : "false" };
@@ -175,7 +177,7 @@ int db_tree_head_set(PGconn *c, long long tree_id, const char *branch, const cha
 	return run(c, ST_TREE_HEAD_SET, 4, p, e);
 }
 
-int db_tree_heads_prune(PGconn *c, long long tree_id, const char *branches, struct err *e)
+int db_tree_heads_prune(struct db_conn *c, long long tree_id, const char *branches, struct err *e)
 {
 	char tid[24];
 	const char *p[2] = { tid, branches };
@@ -184,7 +186,7 @@ int db_tree_heads_prune(PGconn *c, long long tree_id, const char *branches, stru
 	return run(c, ST_TREE_HEADS_PRUNE, 2, p, e);
 }
 
-int db_tree_topo_max(PGconn *c, long long tree_id, long long *max, struct err *e)
+int db_tree_topo_max(struct db_conn *c, long long tree_id, long long *max, struct err *e)
 {
 	PGresult *r = exec_id(c, ST_TREE_TOPO_MAX, tree_id, e);
 
@@ -199,7 +201,7 @@ int db_tree_topo_max(PGconn *c, long long tree_id, long long *max, struct err *e
 
 /* polls */
 
-int db_tree_poll_due(PGconn *c, long long **ids, size_t *n, struct err *e)
+int db_tree_poll_due(struct db_conn *c, long long **ids, size_t *n, struct err *e)
 {
 	PGresult *r = db_exec(c, ST_TREE_POLL_DUE, 0, NULL, e);
 
@@ -216,7 +218,7 @@ int db_tree_poll_due(PGconn *c, long long **ids, size_t *n, struct err *e)
 	return 0;
 }
 
-int db_tree_poll_lock(PGconn *c, long long id, struct err *e)
+int db_tree_poll_lock(struct db_conn *c, long long id, struct err *e)
 {
 	PGresult *r = exec_id(c, ST_TREE_POLL_LOCK, id, e);
 	int got;
@@ -228,7 +230,7 @@ int db_tree_poll_lock(PGconn *c, long long id, struct err *e)
 	return got;
 }
 
-void db_tree_poll_unlock(PGconn *c, long long id)
+void db_tree_poll_unlock(struct db_conn *c, long long id)
 {
 	struct err e;
 	PGresult *r = exec_id(c, ST_TREE_POLL_UNLOCK, id, &e);
@@ -236,7 +238,7 @@ void db_tree_poll_unlock(PGconn *c, long long id)
 	PQclear(r);
 }
 
-int db_tree_poll_claim(PGconn *c, long long id, struct db_tree_poll *t, struct err *e)
+int db_tree_poll_claim(struct db_conn *c, long long id, struct db_tree_poll *t, struct err *e)
 {
 	PGresult *r = exec_id(c, ST_TREE_POLL_CLAIM, id, e);
 
@@ -261,8 +263,8 @@ void db_tree_poll_release(struct db_tree_poll *t)
 	memset(t, 0, sizeof(*t));
 }
 
-int db_tree_poll_done(PGconn *c, long long id, const char *started, long ms, const char *error,
-		      struct err *e)
+int db_tree_poll_done(struct db_conn *c, long long id, const char *started, long ms,
+		      const char *error, struct err *e)
 {
 	char tid[24], msb[24];
 	const char *p[4] = { tid, started, msb, error };
@@ -272,7 +274,8 @@ int db_tree_poll_done(PGconn *c, long long id, const char *started, long ms, con
 	return run(c, ST_TREE_POLL_DONE, 4, p, e);
 }
 
-int db_tree_poll_request(PGconn *c, const char *name, long long *id, int *has_url, struct err *e)
+int db_tree_poll_request(struct db_conn *c, const char *name, long long *id, int *has_url,
+			 struct err *e)
 {
 	const char *p[1] = { name };
 	PGresult *r = db_exec(c, ST_TREE_POLL_REQUEST, 1, p, e);

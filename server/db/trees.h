@@ -1,10 +1,11 @@
 #ifndef REGTRACK_SERVER_DB_TREES_H
 #define REGTRACK_SERVER_DB_TREES_H
 
-#include <libpq-fe.h>
 #include <stddef.h>
 
 #include "err.h"
+
+struct db_conn;
 
 /*
  * Typed rows of trees and of what their mirrors store about commits (the
@@ -22,22 +23,22 @@
  * commit), authors, commit times and subjects, in that order, one element
  * per commit; topo_order counts on from base. Borrowed. 0 or -1 with e.
  */
-int db_commits_import(PGconn *c, const char *const cols[5], long long tree_id, long long base,
-		      struct err *e) __attribute__((warn_unused_result));
+int db_commits_import(struct db_conn *c, const char *const cols[5], long long tree_id,
+		      long long base, struct err *e) __attribute__((warn_unused_result));
 
 /*
  * Commit id's sha (sha, 41 bytes) and whether its diffstat was collected
  * (*stored 1/0) (ST_MAIL_DIFFSTAT_LOOKUP): 1, 0 when there is no such
  * commit, -1 with e.
  */
-int db_commit_diffstat_state(PGconn *c, long long id, char sha[41], int *stored, struct err *e)
-	__attribute__((warn_unused_result));
+int db_commit_diffstat_state(struct db_conn *c, long long id, char sha[41], int *stored,
+			     struct err *e) __attribute__((warn_unused_result));
 /*
  * Stores commit id's diffstat (ST_MAIL_DIFFSTAT_STORE): files is the JSON
  * array [{path, ins, del}] (borrowed), then the totals. The first writer
  * wins. 0 or -1 with e.
  */
-int db_commit_diffstat_store(PGconn *c, long long id, const char *files, size_t nr_files,
+int db_commit_diffstat_store(struct db_conn *c, long long id, const char *files, size_t nr_files,
 			     long long insertions, long long deletions, struct err *e)
 	__attribute__((warn_unused_result));
 
@@ -49,7 +50,7 @@ struct db_tree {
 	char *url; /* new copy (db_tree_release); NULL when it has none */
 };
 /* Tree `name`: 1 with *t filled, 0 when there is none (*t zeroed), -1 with e. */
-int db_tree_get(PGconn *c, const char *name, struct db_tree *t, struct err *e)
+int db_tree_get(struct db_conn *c, const char *name, struct db_tree *t, struct err *e)
 	__attribute__((warn_unused_result));
 void db_tree_release(struct db_tree *t);
 
@@ -58,7 +59,7 @@ void db_tree_release(struct db_tree *t);
  * 0 with *text a new NUL-terminated copy of its *len bytes (caller frees),
  * -1 with e.
  */
-int db_trees_json(PGconn *c, char **text, size_t *len, struct err *e)
+int db_trees_json(struct db_conn *c, char **text, size_t *len, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*
@@ -67,7 +68,7 @@ int db_trees_json(PGconn *c, char **text, size_t *len, struct err *e)
  * keep, 300 for a new tree) (ST_TREE_UPSERT). Returns its id (> 0) or -1
  * with e.
  */
-long long db_tree_upsert(PGconn *c, const char *name, const char *url, const char *branches,
+long long db_tree_upsert(struct db_conn *c, const char *name, const char *url, const char *branches,
 			 long poll_s, struct err *e) __attribute__((warn_unused_result));
 
 /* branch heads (sql/0014 tree_branches) */
@@ -81,20 +82,20 @@ struct db_tree_head {
  * Every branch head stored for tree_id (ST_TREE_HEADS), by branch name:
  * 0 with *heads a new array of *n (caller frees; NULL when none), -1 with e.
  */
-int db_tree_heads(PGconn *c, long long tree_id, struct db_tree_head **heads, size_t *n,
+int db_tree_heads(struct db_conn *c, long long tree_id, struct db_tree_head **heads, size_t *n,
 		  struct err *e) __attribute__((warn_unused_result));
 /*
  * Stores branch's head sha (borrowed), keeping the one it replaces as
  * previous_sha; forced: the move was not a fast-forward (ST_TREE_HEAD_SET).
  * 0 or -1 with e.
  */
-int db_tree_head_set(PGconn *c, long long tree_id, const char *branch, const char *sha, int forced,
-		     struct err *e) __attribute__((warn_unused_result));
+int db_tree_head_set(struct db_conn *c, long long tree_id, const char *branch, const char *sha,
+		     int forced, struct err *e) __attribute__((warn_unused_result));
 /* Forgets the heads of branches not in `branches` (a text[] literal). 0 or -1 with e. */
-int db_tree_heads_prune(PGconn *c, long long tree_id, const char *branches, struct err *e)
+int db_tree_heads_prune(struct db_conn *c, long long tree_id, const char *branches, struct err *e)
 	__attribute__((warn_unused_result));
 /* The largest topo_order of tree_id's commits (0 when none) in *max. 0 or -1 with e. */
-int db_tree_topo_max(PGconn *c, long long tree_id, long long *max, struct err *e)
+int db_tree_topo_max(struct db_conn *c, long long tree_id, long long *max, struct err *e)
 	__attribute__((warn_unused_result));
 
 /* polls (sql/0014; server/poller.c) */
@@ -104,16 +105,17 @@ int db_tree_topo_max(PGconn *c, long long tree_id, long long *max, struct err *e
  * (ST_TREE_POLL_DUE): 0 with *ids a new array of *n (caller frees; NULL
  * when none), -1 with e.
  */
-int db_tree_poll_due(PGconn *c, long long **ids, size_t *n, struct err *e)
+int db_tree_poll_due(struct db_conn *c, long long **ids, size_t *n, struct err *e)
 	__attribute__((warn_unused_result));
 /*
  * Takes the session's advisory lock of tree id's poll, without waiting
  * (ST_TREE_POLL_LOCK): 1 taken, 0 another session holds it, -1 with e.
  * Held until db_tree_poll_unlock() or the connection's end.
  */
-int db_tree_poll_lock(PGconn *c, long long id, struct err *e) __attribute__((warn_unused_result));
+int db_tree_poll_lock(struct db_conn *c, long long id, struct err *e)
+	__attribute__((warn_unused_result));
 /* Gives the lock back; failures only logged (the connection's end frees it too). */
-void db_tree_poll_unlock(PGconn *c, long long id);
+void db_tree_poll_unlock(struct db_conn *c, long long id);
 /* A tree claimed for a poll (ST_TREE_POLL_CLAIM). */
 struct db_tree_poll {
 	char *name; /* new copies (db_tree_poll_release) */
@@ -121,7 +123,7 @@ struct db_tree_poll {
 	char started[64]; /* now() as the database prints a timestamptz */
 };
 /* With the lock held: 1 when tree id is still due (*t filled), 0 when not, -1 with e. */
-int db_tree_poll_claim(PGconn *c, long long id, struct db_tree_poll *t, struct err *e)
+int db_tree_poll_claim(struct db_conn *c, long long id, struct db_tree_poll *t, struct err *e)
 	__attribute__((warn_unused_result));
 void db_tree_poll_release(struct db_tree_poll *t);
 /*
@@ -130,13 +132,13 @@ void db_tree_poll_release(struct db_tree_poll *t);
  * the tree, and the next poll is backed off (ST_TREE_POLL_DONE). 0 or -1
  * with e.
  */
-int db_tree_poll_done(PGconn *c, long long id, const char *started, long ms, const char *error,
-		      struct err *e) __attribute__((warn_unused_result));
+int db_tree_poll_done(struct db_conn *c, long long id, const char *started, long ms,
+		      const char *error, struct err *e) __attribute__((warn_unused_result));
 /*
  * Asks for a poll of tree `name` now (ST_TREE_POLL_REQUEST): 1 with *id and
  * *has_url, 0 when there is no such tree, -1 with e.
  */
-int db_tree_poll_request(PGconn *c, const char *name, long long *id, int *has_url, struct err *e)
-	__attribute__((warn_unused_result));
+int db_tree_poll_request(struct db_conn *c, const char *name, long long *id, int *has_url,
+			 struct err *e) __attribute__((warn_unused_result));
 
 #endif

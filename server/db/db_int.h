@@ -1,0 +1,422 @@
+#ifndef REGTRACK_SERVER_DB_INT_H
+#define REGTRACK_SERVER_DB_INT_H
+
+#include <libpq-fe.h>
+
+#include "err.h"
+
+struct db_conn;
+struct db_result;
+
+/*
+ * server/db/'s own header, included by its .c files only (the lint,
+ * tests/lint-server.sh (f), refuses it elsewhere): the statement ids, the
+ * calls that run them, and libpq.
+ *
+ * struct db_conn is never defined: a struct db_conn * is the PGconn * of
+ * the connection, converted by db_pg() and db_conn_of(); likewise struct
+ * db_result and PGresult (db_pgres(), db_res_of()). C allows the round
+ * trip through a pointer to another struct type, and nothing dereferences
+ * the opaque side.
+ */
+static inline PGconn *db_pg(struct db_conn *c)
+{
+	return (PGconn *)c;
+}
+
+static inline struct db_conn *db_conn_of(PGconn *c)
+{
+	return (struct db_conn *)c;
+}
+
+static inline PGresult *db_pgres(struct db_result *r)
+{
+	return (PGresult *)r;
+}
+
+static inline struct db_result *db_res_of(PGresult *r)
+{
+	return (struct db_result *)r;
+}
+
+/* Prepared statements, grouped by subject; each is defined in db/stmts_<subject>.c. */
+enum db_stmt {
+	/* bisects (stmts_bisects.c) */
+	ST_BISECTS_JSON,
+	ST_BISECT_ACTIVE,
+	ST_BISECT_CANCEL,
+	ST_BISECT_CANDIDATES,
+	ST_BISECT_COMMITS_INSERT,
+	ST_BISECT_DESCEND,
+	ST_BISECT_EXISTS,
+	ST_BISECT_FINISH,
+	ST_BISECT_INSERT,
+	ST_BISECT_JOBS,
+	ST_BISECT_JOB_INSERT,
+	ST_BISECT_JSON,
+	ST_BISECT_LOCK,
+	ST_BISECT_RECORD,
+	ST_BISECT_REG_LINK,
+	ST_BISECT_REG_TODO,
+	ST_BISECT_ROUND,
+	ST_BISECT_SAMPLES,
+	ST_BISECT_SIBLING,
+	ST_BISECT_SIBLINGS_OF,
+	ST_BISECT_START,
+	ST_BISECT_STEPS_COUNT,
+	ST_BISECT_STEP_INSERT,
+	ST_BISECT_WORKERS,
+	ST_BISECT_REG_MATCH,
+	ST_BISECT_REG_OF,
+	ST_BISECT_REG_ONE,
+	/* jobs, workers and leases (stmts_jobs.c) */
+	ST_JOBS_JSON,
+	ST_JOB_CANCEL,
+	ST_JOB_EXISTS,
+	ST_JOB_EXPIRE,
+	ST_JOB_FINISH,
+	ST_JOB_IMAGE,
+	ST_JOB_HEARTBEAT,
+	ST_JOB_INSERT,
+	ST_JOB_INSERT_TRACKED,
+	ST_JOB_JSON,
+	ST_JOB_KCONFIG,
+	ST_JOB_LEASE,
+	ST_JOB_LEASE_AGAIN,
+	ST_JOB_LOCK,
+	ST_JOB_SPEC,
+	ST_JOB_SUPERSEDE,
+	ST_MACHINE_REGISTER,
+	ST_MACHINE_SEEN,
+	ST_JOB_MACHINE_OWNER,
+	ST_JOB_POST_CHECK,
+	ST_JOBS_QUEUED_BY,
+	ST_MACHINE_CASES_SET,
+	ST_MACHINE_CASES,
+	ST_MACHINES_SERVING,
+	ST_JOB_WARNINGS_SET,
+	/* .config diffs (stmts_kconfig.c) */
+	ST_KCONFIG_BISECT_ENDS,
+	ST_KCONFIG_JOB,
+	ST_KCONFIG_PICK_JOB,
+	ST_KCONFIG_REGRESSION_ENDS,
+	/* outbox, report input, subscriptions (stmts_mail.c) */
+	ST_MAIL_BISECT,
+	ST_MAIL_BISECT_REGRESSION,
+	ST_MAIL_BISECT_STEPS,
+	ST_MAIL_SAME_IMAGE,
+	ST_MAIL_COMMIT_FILES,
+	ST_MAIL_COMPARE,
+	ST_MAIL_DIFFSTAT,
+	ST_MAIL_DIFFSTAT_LOOKUP,
+	ST_MAIL_DIFFSTAT_STORE,
+	ST_MAIL_MACHINE,
+	ST_MAIL_REGRESSION,
+	ST_MAIL_REGRESSION_EXISTS,
+	ST_MAIL_SUBS_MATCH,
+	ST_MAIL_PROFILE_COMPARE,
+	ST_MAIL_REQUEST_FINGERPRINTS,
+	ST_OUTBOX_CLAIM,
+	ST_OUTBOX_DEFER,
+	ST_OUTBOX_DONE,
+	ST_OUTBOX_GIVEUP,
+	ST_OUTBOX_INSERT,
+	ST_OUTBOX_JSON,
+	ST_OUTBOX_RENDER,
+	ST_OUTBOX_RETRY,
+	ST_OUTBOX_ROW,
+	ST_OUTBOX_THREAD_ROOT,
+	ST_REGRESSION_REPORT_JSON,
+	ST_SUBS_JSON,
+	ST_SUB_DELETE,
+	ST_SUB_INSERT,
+	/* health, machines, testcases, metrics (stmts_meta.c) */
+	ST_HEALTH,
+	ST_MACHINES_JSON,
+	ST_METRICS_JSON,
+	ST_METRIC_SET,
+	ST_QUEUE_COUNT,
+	ST_TESTCASES_JSON,
+	ST_TRACK_GAUGES,
+	/* test plans and what they scheduled (stmts_plans.c) */
+	ST_PLANS_JSON,
+	ST_PLANS_OF_TREE,
+	ST_PLAN_CANCEL_QUEUED,
+	ST_PLAN_DELETE,
+	ST_PLAN_HEAD,
+	ST_PLAN_HEAD_SET,
+	ST_PLAN_JSON,
+	ST_PLAN_PUSHES_JSON,
+	ST_PLAN_PUSH_INSERT,
+	ST_PLAN_STORE,
+	ST_SETUP_PLAN_DETECT,
+	/* detection queue and regressions (stmts_regressions.c) */
+	ST_DETECT_CLAIM,
+	ST_DETECT_DONE,
+	ST_DETECT_ENQUEUE,
+	ST_DETECT_RELEASE,
+	ST_DETECT_REQUEUE_STALE,
+	ST_DETECT_SERIES,
+	ST_REGRESSIONS_JSON,
+	ST_REGRESSION_GROUP_JSON,
+	ST_REGRESSION_HISTORY_JSON,
+	ST_REGRESSION_JSON,
+	ST_REGR_COVERING,
+	ST_REGR_HISTORY_ADD,
+	ST_REGR_SET_STATE,
+	ST_REGR_UNDETECT,
+	ST_REGR_UPSERT,
+	ST_REGR_ENVIRONMENT,
+	ST_SERIES_CHANGE_POINTS,
+	ST_REGRESSION_STORY_JSON,
+	ST_TIP_JOB,
+	ST_TIP_RECORD,
+	ST_TIP_REQUEST,
+	ST_TIP_COMMITS,
+	ST_DETECT_EXPLAIN_SET,
+	ST_DETECT_EXPLAIN_JSON,
+	/* A/B requests (stmts_requests.c) */
+	ST_REQUESTS_JSON,
+	ST_REQUEST_CANCEL_JOBS,
+	ST_REQUEST_EXISTS,
+	ST_REQUEST_FINISH,
+	ST_REQUEST_INSERT,
+	ST_REQUEST_JOB_INSERT,
+	ST_REQUEST_JSON,
+	ST_REQUEST_LOCK,
+	ST_REQUEST_OF_JOB,
+	ST_REQUEST_PATCHES,
+	ST_REQUEST_SAMPLES,
+	ST_REQUEST_SET_CANCELLED,
+	ST_REQUEST_TBOX_ARCH,
+	ST_REQUEST_NOISE,
+	ST_REQUESTS_RESOLVING,
+	ST_REQUEST_SUBMISSION,
+	ST_REQUEST_RESOLVED,
+	ST_REQUEST_RESOLVE_FAILED,
+	ST_OUTBOX_INSERT_REQUEST,
+	ST_OUTBOX_RELEASE_HELD,
+	ST_OUTBOX_SIBLING_ROOT,
+	/* ingest and run reads: testcases, commits, machines, setups, runs, metric names (stmts_runs.c) */
+	ST_COMMIT_FILL,
+	ST_COMMIT_ID,
+	ST_COMMIT_INSERT,
+	ST_COMMIT_RESOLVE,
+	ST_MACHINE_ID,
+	ST_MACHINE_INSERT,
+	ST_METRICS_INSERT,
+	ST_METRIC_IDS,
+	ST_RUNS_RECENT_JSON,
+	ST_RUN_GET,
+	ST_RUN_INSERT,
+	ST_RUN_SHA,
+	ST_RUN_VALUES,
+	ST_SETUP_GET,
+	ST_SETUP_ID,
+	ST_SETUP_INSERT,
+	ST_TESTCASE_ID,
+	ST_TESTCASE_INSERT,
+	/* series and compare reads (stmts_series.c) */
+	ST_COMPARE,
+	ST_COMPARE_METRICS,
+	ST_COMPARE_FINGERPRINTS,
+	ST_COMPARE_AA,
+	ST_REQUEST_AA_METRICS,
+	ST_SERIES,
+	ST_SERIES_COMMITS,
+	/* API tokens (stmts_tokens.c) */
+	ST_TOKEN_BY_ID,
+	ST_TOKEN_USED,
+	ST_TOKEN_INSERT,
+	ST_TOKEN_REVOKE,
+	ST_TOKENS_LIST,
+	ST_TOKEN_BY_NAME,
+	/* trees, their mirrors, branch heads, polls and commit imports (stmts_trees.c) */
+	ST_COMMITS_IMPORT,
+	ST_TREES_JSON,
+	ST_TREE_BY_ID,
+	ST_TREE_GET,
+	ST_TREE_HEADS,
+	ST_TREE_HEADS_PRUNE,
+	ST_TREE_HEAD_SET,
+	ST_TREE_ID,
+	ST_TREE_INSERT,
+	ST_TREE_MIRROR_SET,
+	ST_TREE_MIRROR_TODO,
+	ST_TREE_POLL_CLAIM,
+	ST_TREE_POLL_DONE,
+	ST_TREE_POLL_DUE,
+	ST_TREE_POLL_LOCK,
+	ST_TREE_POLL_REQUEST,
+	ST_TREE_POLL_UNLOCK,
+	ST_TREE_TOPO_MAX,
+	ST_TREE_UPSERT,
+	/* run profiles and the runs of profile diffs (stmts_profiles.c) */
+	ST_PROFILE_BISECT_ENDS,
+	ST_PROFILE_INSERT,
+	ST_PROFILE_OF_RUN,
+	ST_PROFILE_REQUEST_ENDS,
+	ST_PROFILE_RUNS_BISECT,
+	ST_PROFILE_RUNS_COMMITS,
+	ST_PROFILE_RUNS_REQUEST,
+	ST_JOB_SET_MONITORS,
+	ST_BISECT_PROFILE_JOBS,
+	ST_BISECT_PROFILE_JOB_INSERT,
+	ST_BISECT_MONITORS,
+	ST_BISECT_SET_MONITORS,
+	/* the alert-quality ledger (stmts_quality.c) */
+	ST_QUALITY_ROWS,
+	/* backtests: reads only (stmts_backtest.c) */
+	ST_BACKTEST_SETUPS,
+	ST_BACKTEST_RECORDS,
+	ST_BACKTEST_SINCE,
+	/* inboxes: a list's patches (stmts_inbox.c) */
+	ST_INBOXES_JSON,
+	ST_INBOX_MESSAGES_JSON,
+	ST_INBOX_UPSERT,
+	ST_INBOX_POLL_DUE,
+	ST_INBOX_POLL_LOCK,
+	ST_INBOX_POLL_UNLOCK,
+	ST_INBOX_POLL_HELD,
+	ST_INBOX_POLL_CLAIM,
+	ST_INBOX_POLL_DONE,
+	ST_INBOX_EPOCHS,
+	ST_INBOX_EPOCH_SET,
+	ST_INBOX_MESSAGE_INSERT,
+	ST_INBOX_UNASSIGNED,
+	ST_INBOX_MESSAGE_SUBJECT,
+	ST_INBOX_MESSAGE_ASSIGN,
+	ST_INBOX_SERIES_UPSERT,
+	ST_INBOX_SERIES_WAITING,
+	ST_INBOX_SERIES_THREAD,
+	ST_INBOX_FILTER,
+	ST_INBOX_SERIES_SET,
+	ST_INBOX_SERIES_DUP,
+	ST_INBOX_SERIES_DUP_SET,
+	ST_INBOX_SERIES_RETRY,
+	ST_INBOX_SERIES_JSON,
+	ST_INBOX_REQUEST_ADOPT,
+	ST_INBOX_SERIES_ENDED,
+	ST_INBOX_REPLY_QUEUE,
+	ST_INBOX_SERIES_ENDED_SET,
+	ST_INBOX_REPLY_INPUT,
+	ST_OUTBOX_SET_CC,
+	DB_NR_STMTS
+};
+
+struct db_stmt_def {
+	const char *name;
+	const char *sql;
+};
+/*
+ * Statement st's name and SQL (db/stmts_<subject>.c), or NULL when st is
+ * out of range or no table defines it. Borrowed: static storage.
+ */
+const struct db_stmt_def *db_stmt_def(enum db_stmt st);
+/*
+ * Checks that every statement is defined by exactly one subject table:
+ * 0 when so; otherwise *missing is the first that is not, and the result
+ * is -1 (defined nowhere) or 1 (defined twice). db_new() aborts on a
+ * nonzero result, so a table edit that loses a statement fails at start.
+ */
+int db_stmts_check(enum db_stmt *missing);
+
+/*
+ * Runs prepared statement `st` with n text parameters (NULL = SQL NULL).
+ * Returns a PGresult (caller PQclear()s) whose status is COMMAND_OK or
+ * TUPLES_OK; otherwise NULL with e filled: 503 "db_unavailable" when the
+ * connection broke, 409 "conflict" on a unique violation, 500 "db_error"
+ * otherwise (message from PostgreSQL). A SELECT sent outside a transaction
+ * whose connection broke is sent once more on the same PGconn, reconnected
+ * (PQreset, statements prepared again); db_cmd() does the same for BEGIN.
+ */
+PGresult *db_exec(struct db_conn *c, enum db_stmt st, int n, const char *const *params,
+		  struct err *e) __attribute__((warn_unused_result));
+/*
+ * db_exec() with the result in PostgreSQL's binary format (every column:
+ * int8 as 8 bytes big-endian, float8[] as array_send() writes it; see
+ * server/db/pgval.h), for the large reads where the text form's
+ * printing and parsing of each number cost more than the query. Same
+ * parameters, ownership and errors as db_exec().
+ */
+PGresult *db_exec_binary(struct db_conn *c, enum db_stmt st, int n, const char *const *params,
+			 struct err *e) __attribute__((warn_unused_result));
+/* The same for ad-hoc SQL that is not worth preparing (transaction control). */
+int db_cmd(struct db_conn *c, const char *sql, struct err *e) __attribute__((warn_unused_result));
+/*
+ * Runs `sql`, a COPY ... FROM STDIN, and sends it `len` bytes of `data`
+ * (COPY text format, borrowed). Returns the number of rows stored, or -1
+ * with e filled like db_exec().
+ */
+long long db_copy_in(struct db_conn *c, const char *sql, const char *data, size_t len,
+		     struct err *e) __attribute__((warn_unused_result));
+
+/*
+ * Small reads, for a statement whose answer is one value or a row count;
+ * each runs st like db_exec() (same parameters and errors) and clears the
+ * result, so the caller never sees a PGresult.
+ *
+ * db_one_int8(): *v = the first column of the first row as an integer
+ * (int8, or any integer type printed in decimal). ERR_NOT_FOUND (404,
+ * detail "id", message "nothing found") when there is no row or the value
+ * is NULL.
+ */
+int db_one_int8(struct db_conn *c, enum db_stmt st, int n, const char *const *params, long long *v,
+		struct err *e) __attribute__((warn_unused_result));
+/* The number of rows st returned (an UPDATE ... RETURNING: rows changed), or -1 with e. */
+long long db_rows(struct db_conn *c, enum db_stmt st, int n, const char *const *params,
+		  struct err *e) __attribute__((warn_unused_result));
+/*
+ * *text = the first column of the first row, as PostgreSQL's json
+ * functions wrote it: a new NUL-terminated string the caller free()s.
+ * ERR_NOT_FOUND (404, detail "id", message "nothing found") when there is
+ * no row or the value is NULL; the caller may replace the message.
+ */
+int db_json_text(struct db_conn *c, enum db_stmt st, int n, const char *const *params, char **text,
+		 struct err *e) __attribute__((warn_unused_result));
+/* db_json_text() of a list read: st's parameters are $1 state, $2 limit. */
+int db_json_list(struct db_conn *c, enum db_stmt st, const char *state, const char *limit,
+		 char **text, struct err *e) __attribute__((warn_unused_result));
+/*
+ * db_json_text() of st with one int8 parameter, id, answered as the by-id
+ * reads are: 1 and *text (new), 0 when there is no row, -1 with e.
+ */
+int db_json_by_id(struct db_conn *c, enum db_stmt st, long long id, char **text, struct err *e)
+	__attribute__((warn_unused_result));
+/*
+ * db_json_text() of a result already run: takes r (clears it), fills
+ * *text (caller free()s) or gives ERR_NOT_FOUND as db_json_text().
+ */
+int db_result_json_text(PGresult *r, char **text, struct err *e)
+	__attribute__((warn_unused_result));
+
+/* Helpers the subject files share (defined in db/meta.c and db/runs.c). */
+/*
+ * Whether the row statement st (one $1 id parameter, e.g. ST_JOB_EXISTS)
+ * finds exists: 1, 0, or -1 with e. For the refusals that must tell "no
+ * such id" (404) from "not in a state for this" (409).
+ */
+int db_row_exists(struct db_conn *c, enum db_stmt st, const char *id, struct err *e);
+
+/* Runs statement st for its effect (an INSERT, an UPDATE): 0, or -1 with e. */
+int db_runs_do(struct db_conn *c, enum db_stmt st, int n, const char *const *params, struct err *e)
+	__attribute__((warn_unused_result));
+
+/*
+ * The id in the first column of statement st's first row (text int8):
+ * 1 and *id when there is a row, 0 (*id = 0) when there is none, -1 with e.
+ */
+int db_first_id(struct db_conn *c, enum db_stmt st, int n, const char *const *params, long long *id,
+		struct err *e) __attribute__((warn_unused_result));
+
+/*
+ * Returns the id of the row named by params: tries insert_st with the
+ * first n_insert params (ON CONFLICT DO NOTHING RETURNING id), then
+ * select_st with the first n_select, twice. -1 with e filled on a database
+ * error, or ERR_DB when neither finds the row. Used for every "find or
+ * create".
+ */
+long long db_upsert_id(struct db_conn *c, int insert_st, int n_insert, int select_st, int n_select,
+		       const char *const *params, struct err *e);
+
+#endif
