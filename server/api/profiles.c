@@ -418,7 +418,7 @@ struct diff_src {
  * The runs of src (without their text: no_text), of one setup for two
  * commits (one_setup(), *setup_id; 0 for the others). 0 or -1 with e.
  */
-static int src_runs(struct request *rq, PGconn *c, const struct diff_src *src, int no_text,
+static int src_runs(struct request *rq, struct db_conn *c, const struct diff_src *src, int no_text,
 		    struct db_profile_runs *runs, long long *setup_id, struct err *e)
 {
 	*setup_id = 0;
@@ -501,7 +501,7 @@ static void diff_src_run(struct request *rq, struct diff_src *src)
 	long long setup_id;
 	char key[65], *text;
 	json_t *o, *setup = NULL;
-	PGconn *c = rq_db(rq, &e);
+	struct db_conn *c = rq_db(rq, &e);
 
 	if (!c || src_runs(rq, c, src, 1, &runs, &setup_id, &e))
 		return defer_fail(rq, &e);
@@ -555,7 +555,7 @@ static void diff_commits_work(struct request *rq)
 	struct diff_src src = { .kind = SRC_COMMITS };
 	struct err e;
 	const char *bsub, *hsub;
-	PGconn *c;
+	struct db_conn *c;
 
 	if (diff_args(rq, &src.a, &e) || setup_filter_from_query(rq, &src.f, &e) ||
 	    setup_arg(rq, &src.want_setup, &e))

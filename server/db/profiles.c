@@ -111,9 +111,9 @@ int db_profile_runs_bisect(struct db_conn *c, long long id, const char *work_met
 	return r ? fill_runs(r, out) : -1;
 }
 
-int db_profile_runs_request(struct db_conn *c, long long id, const char *target, const char *testcase,
-			    const char *work_metrics, int no_text, struct db_profile_runs *out,
-			    struct err *e)
+int db_profile_runs_request(struct db_conn *c, long long id, const char *target,
+			    const char *testcase, const char *work_metrics, int no_text,
+			    struct db_profile_runs *out, struct err *e)
 {
 	char idb[24];
 	const char *p[5] = { idb, target, testcase, work_metrics, no_text ? "t" : "f" };

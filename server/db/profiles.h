@@ -77,9 +77,10 @@ int db_profile_runs_bisect(struct db_conn *c, long long id, const char *work_met
  * The profiled runs of request id's jobs, base and head, of target and
  * testcase (each NULL: any) (ST_PROFILE_RUNS_REQUEST).
  */
-int db_profile_runs_request(struct db_conn *c, long long id, const char *target, const char *testcase,
-			    const char *work_metrics, int no_text, struct db_profile_runs *out,
-			    struct err *e) __attribute__((warn_unused_result));
+int db_profile_runs_request(struct db_conn *c, long long id, const char *target,
+			    const char *testcase, const char *work_metrics, int no_text,
+			    struct db_profile_runs *out, struct err *e)
+	__attribute__((warn_unused_result));
 void db_profile_runs_free(struct db_profile_runs *r);
 
 /*
