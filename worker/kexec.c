@@ -1,8 +1,10 @@
 /* Bare-metal host mode: kexec's argv, the spool record, the resume decision (kexec.h). */
 #include "kexec.h"
 #include "runcmd.h"
+#include "wlog.h"
 #include "xalloc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -128,6 +130,60 @@ int kexec_record_load(const char *path, json_t **rec, struct err *e)
 	}
 	*rec = r;
 	return 1;
+}
+
+int kexec_records_sweep(const char *work_dir)
+{
+	char *dir = xstrfmt("%s/kexec", work_dir);
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	json_t *done = json_string("done");
+	int n = 0, rc = 0;
+
+	if (!d) {
+		json_decref(done);
+		if (errno != ENOENT) {
+			wlog_warn("kexec boot records: cannot read '%s': %s", dir, strerror(errno));
+			rc = -1;
+		}
+		free(dir);
+		return rc;
+	}
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		json_t *rec = NULL;
+		char *path;
+		struct err e;
+		int r;
+
+		if (strncmp(de->d_name, "job-", 4) || len < 10 ||
+		    strcmp(de->d_name + len - 5, ".json"))
+			continue;
+		path = xstrfmt("%s/%s", dir, de->d_name);
+		r = kexec_record_load(path, &rec, &e);
+		if (r < 0) {
+			wlog_warn("kexec boot records: %s", e.message);
+			if (e.id != ERR_TORN)
+				rc = -1; /* a torn one was moved aside, as a load does */
+		} else if (r == 1 && json_object_get(rec, "state") &&
+			   json_equal(json_object_get(rec, "state"), done)) {
+			if (unlink(path) == 0 || errno == ENOENT) {
+				n++;
+			} else {
+				wlog_warn("kexec boot records: cannot delete '%s': %s", path,
+					  strerror(errno));
+				rc = -1;
+			}
+		}
+		json_decref(rec);
+		free(path);
+	}
+	closedir(d);
+	free(dir);
+	json_decref(done);
+	if (n)
+		wlog_info("kexec boot records: %d of ended jobs deleted", n);
+	return rc < 0 ? -1 : n;
 }
 
 void kexec_boot_id(char id[37])

@@ -79,6 +79,18 @@ int kexec_record_save(const char *path, const json_t *rec, struct err *e)
 int kexec_record_load(const char *path, json_t **rec, struct err *e)
 	__attribute__((warn_unused_result));
 
+/*
+ * Deletes the records under WORK_DIR/kexec/ whose job ended here: state
+ * "done" (the outcome was handed to the agent, which calls this once the
+ * completion is spooled or sent). A "booting" record is kept (its machine
+ * is still to come back, or its job to be leased again), and so are torn
+ * ones (moved to PATH.torn, for a person) and files of other names.
+ * Returns how many were deleted (0 when there is no kexec directory), or
+ * -1 when the directory or a record cannot be read or deleted (logged as
+ * a warning: the agent goes on, a later sweep tries again).
+ */
+int kexec_records_sweep(const char *work_dir);
+
 /* What a restarted worker does with a job it finds a spool record of. */
 enum kexec_next {
 	KEXEC_FRESH,	   /* no record (or a done one): build and boot run 1 */

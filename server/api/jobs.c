@@ -149,12 +149,7 @@ enum MHD_Result api_jobs_post(struct request *rq)
 				 "a kernel job needs a tracked 'tree'");
 			goto bad;
 		}
-		struct vmspec vs; /* a bad shape: casecheck_testcase()'s 400 below */
-
-		cap = vmspec_capability(vmspec_parse(params, "", &vs, &e) ? NULL : &vs, arch,
-					capbuf, sizeof(capbuf));
 	} else {
-		cap = "host";
 		/* the running kernel on the host as it is: no guest to shape (lib/vmspec.h) */
 		for (int i = 1; vmspec_params[i]; i++)
 			if (json_object_get(params, vmspec_params[i])) {
@@ -172,6 +167,8 @@ enum MHD_Result api_jobs_post(struct request *rq)
 	params_text = params ? json_dumps(params,
 					  JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(15)) :
 			       xstrdup("{}");
+	/* a bad shape: casecheck_testcase()'s 400 below */
+	cap = vmspec_job_capability(kconfig, arch, params_text, capbuf, sizeof(capbuf));
 
 	c = rq_db(rq, &e);
 	if (!c || quota_queue(rq, c, &e))

@@ -38,6 +38,7 @@
 #include "jsonkeys.h"
 #include "mbox.h"
 #include "names.h"
+#include "vmspec.h"
 #include "xalloc.h"
 
 #include <math.h>
@@ -246,7 +247,8 @@ static int expand(PGconn *c, json_t *b, struct submission *s, struct err *e)
 			} else {
 				snprintf(g->kconfig, sizeof(g->kconfig), "%s-%s",
 					 !strcmp(arch, "x86_64") ? "x86_64" : "arm64", suffix);
-				snprintf(g->capability, sizeof(g->capability), "qemu-%s", arch);
+				vmspec_job_capability(g->kconfig, arch, g->params, g->capability,
+						      sizeof(g->capability));
 			}
 		}
 	}

@@ -106,6 +106,7 @@ int db_bisect_lock(PGconn *c, long long id, struct db_bisect_row *b, struct err 
 	b->level_good = get_dup(r, 0, 19);
 	b->level_good_id = get_id(r, 0, 20);
 	b->descent = get_dup(r, 0, 21);
+	b->params = get_dup(r, 0, 22);
 	PQclear(r);
 	return 1;
 }
@@ -121,6 +122,7 @@ void db_bisect_row_release(struct db_bisect_row *b)
 	free(b->arch);
 	free(b->tbox);
 	free(b->measure);
+	free(b->params);
 	free(b->metric);
 	free(b->level_good);
 	free(b->descent);

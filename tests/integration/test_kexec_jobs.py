@@ -1,4 +1,6 @@
-"""Bare-metal jobs (accel "kexec"): their capability, and the power cycle at lease expiry."""
+"""Bare-metal jobs (accel "kexec"): their capability wherever the job comes from (POST
+/jobs, a plan's push, an A/B request, a bisect's probes), and the power cycle at lease
+expiry."""
 import os
 import stat
 import sys
@@ -7,7 +9,8 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Server, sha  # noqa: E402
+from harness import Server, sha, wait_until  # noqa: E402
+from fakes import git, git_init, stop_tree_server, tree_server  # noqa: E402
 from test_jobs import register  # noqa: E402
 
 
@@ -87,6 +90,98 @@ class Kexec(unittest.TestCase):
         self.assertEqual([c for c in self.calls_now() if c.startswith("vm-2")], [])
         for j in (jb, jv):
             self.assertEqual(srv.get("/api/v1/jobs/%d" % j["id"]).json()["state"], "queued")
+
+
+def make_tree(path):
+    git_init(path)
+    shas = []
+    for i in range(4):
+        git(path, "commit", "-q", "--allow-empty", "-m", "mm: change %d" % i,
+            date="2026-01-01T00:00:%02dZ" % i)
+        shas.append(git(path, "rev-parse", "HEAD"))
+    return shas
+
+
+class KexecEverywhere(unittest.TestCase):
+    """Each path that queues jobs names a kexec job's capability the same way: only the
+    bare-metal machine leases what a plan, a request or a bisect asked with accel kexec,
+    and the qemu machine beside it in the same tbox_group gets nothing."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp, cls.repo, cls.shas, cls.srv = tree_server(
+            "regtrack-kexec-paths-", make_tree, "detect_enabled = 0\npoll_tick_ms = 100\n")
+        r = cls.srv.post("/api/v1/trees", {"name": "linux", "url": cls.repo,
+                                           "branches": ["master"], "poll_s": 0}, scope="admin")
+        assert r.status == 200, r
+        cls.vm = register(cls.srv, "vm-p", caps=("qemu-x86_64",), tbox="bm-p")
+        cls.bm = register(cls.srv, "bm-p", caps=("kexec-x86_64",), tbox="bm-p")
+
+    @classmethod
+    def tearDownClass(cls):
+        stop_tree_server(cls.srv, cls.tmp)
+
+    def caps(self, where):
+        return self.srv.psql("SELECT string_agg(need_capability || ':' || state || ':' || "
+                             "(params->>'accel'), ',' ORDER BY id) FROM jobs WHERE " + where)
+
+    def drain(self, m):
+        """Leases for machine m until nothing is left; returns the job ids leased."""
+        got = []
+        while True:
+            r = self.srv.post("/api/v1/jobs/lease", {"machine_id": m, "wait_s": 0},
+                              scope="worker")
+            self.assertIn(r.status, (200, 204), r)
+            if r.status == 204:
+                return got
+            got.append(r.json()["job"]["id"])
+
+    def ids(self, where):
+        out = self.srv.psql("SELECT string_agg(id::text, ',' ORDER BY id) FROM jobs WHERE "
+                            + where)
+        return [int(x) for x in out.split(",")] if out else []
+
+    def test_plan_request_and_bisect_queue_kexec_jobs(self):
+        srv, tc = self.srv, [{"testcase": "execl", "params": {"accel": "kexec"}}]
+        # a plan's push
+        r = srv.post("/api/v1/plans", {
+            "name": "bare", "tree": "linux", "branches": ["master"], "testcases": tc,
+            "kconfigs": ["x86_64-defconfig"], "compilers": ["gcc-12"], "targets": ["bm-p"],
+            "repeat": 1, "monitors": [], "enabled": True,
+            "schedule": {"heads": True, "every": 0, "paths": [], "max_per_push": 5}},
+            scope="admin")
+        self.assertEqual(r.status, 201, r)
+        self.assertEqual(srv.post("/api/v1/trees/linux/poll", scope="submit").status, 202)
+        wait_until(lambda: self.ids("plan_id IS NOT NULL"), timeout=60, what="plan jobs")
+        # an A/B request
+        r = srv.post("/api/v1/requests", {"tree": "linux", "base": self.shas[1],
+                                          "head": self.shas[2], "testcases": tc,
+                                          "targets": ["bm-p"], "kconfig": "x86_64-defconfig",
+                                          "repeat": 2}, scope="submit")
+        self.assertEqual(r.status, 202, r)
+        wait_until(lambda: len(self.ids("request_id IS NOT NULL")) == 4, timeout=60,
+                   what="request jobs")
+        # a bisect's probes
+        r = srv.post("/api/v1/bisects", {"tree": "linux", "good": self.shas[0],
+                                         "bad": self.shas[3], "testcase": "execl",
+                                         "params": {"accel": "kexec"},
+                                         "kconfig": "x86_64-defconfig", "tbox_group": "bm-p",
+                                         "metric": "unixbench.score"}, scope="submit")
+        self.assertEqual(r.status, 201, r)
+        bid = r.json()["id"]
+        wait_until(lambda: self.ids("bisect_id = %d" % bid), timeout=60, what="probes")
+        plan = self.ids("plan_id IS NOT NULL")
+        req = self.ids("request_id IS NOT NULL")
+        probes = self.ids("bisect_id = %d" % bid)
+        self.assertEqual(len(plan), 1)
+        self.assertEqual(len(req), 4)
+        self.assertGreaterEqual(len(probes), 1)
+        for where, n in (("plan_id IS NOT NULL", 1), ("request_id IS NOT NULL", 4),
+                         ("bisect_id = %d" % bid, len(probes))):
+            self.assertEqual(self.caps(where), ",".join(["kexec-x86_64:queued:kexec"] * n))
+        # the qemu machine of the same tbox_group leases none of them; the bare-metal one all
+        self.assertEqual(self.drain(self.vm), [])
+        self.assertEqual(sorted(self.drain(self.bm)), sorted(plan + req + probes))
 
 
 if __name__ == "__main__":

@@ -232,6 +232,62 @@ static void test_spool_record(void **state UNUSED)
 	free(dir);
 }
 
+static void save(const char *work, long long job, const char *state)
+{
+	char *path = kexec_record_path(work, job);
+	json_t *rec = json_pack("{s:I, s:s, s:s}", "job_id", (json_int_t)job, "nonce", NONCE,
+				"state", state);
+	struct err e;
+
+	assert_int_equal(kexec_record_save(path, rec, &e), 0);
+	json_decref(rec);
+	free(path);
+}
+
+static int exists(const char *work, const char *name)
+{
+	char *path = xstrfmt("%s/kexec/%s", work, name);
+	int r = access(path, F_OK) == 0;
+
+	free(path);
+	return r;
+}
+
+static void test_sweep(void **state UNUSED)
+{
+	char *dir = tmpdir(), *work = xstrfmt("%s/work", dir), *torn;
+	FILE *f;
+
+	assert_int_equal(mkdir(work, 0755), 0);
+	/* no kexec directory yet: nothing to do */
+	assert_int_equal(kexec_records_sweep(work), 0);
+	save(work, 1, "done");
+	save(work, 2, "booting");
+	save(work, 3, "done");
+	torn = xstrfmt("%s/kexec/job-4.json", work);
+	f = fopen(torn, "w");
+	fputs("{\"job_id\": 4", f);
+	fclose(f);
+	free(torn);
+	torn = xstrfmt("%s/kexec/notes.txt", work);
+	f = fopen(torn, "w");
+	fputs("a person's file\n", f);
+	fclose(f);
+	/* the two ended jobs go; the boot still to come back, the torn one and the rest stay */
+	assert_int_equal(kexec_records_sweep(work), 2);
+	assert_false(exists(work, "job-1.json"));
+	assert_false(exists(work, "job-3.json"));
+	assert_true(exists(work, "job-2.json"));
+	assert_true(exists(work, "job-4.json.torn"));
+	assert_true(exists(work, "notes.txt"));
+	assert_int_equal(kexec_records_sweep(work), 0);
+	assert_true(exists(work, "job-2.json"));
+	free(torn);
+	rmrf(dir);
+	free(work);
+	free(dir);
+}
+
 /* A stand-in kexec: logs its argv; -l succeeds, -e "returns" as a kexec that did not jump. */
 static char *fake_kexec(const char *dir, int load_fails)
 {
@@ -395,6 +451,10 @@ static void test_resume_ok(void **state)
 	assert_int_equal(json_array_size(json_object_get(rec, "runs")), 1);
 	json_decref(rec);
 	assert_int_equal(kexecrec_read(fx->dev, fx->spec.id, NONCE, &payload, &len), KEXECREC_NONE);
+	/* once the agent has the completion, the ended job's record is deleted */
+	assert_true(exists(fx->work, "job-31.json"));
+	assert_int_equal(kexec_records_sweep(fx->work), 1);
+	assert_false(exists(fx->work, "job-31.json"));
 }
 
 static void test_resume_boot_failed(void **state)
@@ -522,6 +582,7 @@ int main(void)
 		cmocka_unit_test(test_argv),
 		cmocka_unit_test(test_decide),
 		cmocka_unit_test(test_spool_record),
+		cmocka_unit_test(test_sweep),
 		cmocka_unit_test(test_boot),
 		cmocka_unit_test_setup_teardown(test_resume_ok, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resume_boot_failed, setup, teardown),
