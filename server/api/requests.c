@@ -107,6 +107,21 @@ static int params_text(json_t *params, const char *measure, char **out, struct e
 	return 0;
 }
 
+/*
+ * The machine shape of a group's params with the request's measure in them
+ * (lib/vmspec.h): measure icount with accel kexec is a 400 here, not a job
+ * that no machine can run.
+ */
+static int shape_check(const char *params, struct err *e)
+{
+	json_t *p = json_loads(params, 0, NULL);
+	struct vmspec vs;
+	int rc = vmspec_parse(p, "testcases.", &vs, e);
+
+	json_decref(p);
+	return rc;
+}
+
 /* the fields that need no database */
 static int check_fields(json_t *b, struct submission *s, struct err *e)
 {
@@ -239,7 +254,8 @@ static int expand(PGconn *c, json_t *b, struct submission *s, struct err *e)
 			g->tbox_group = target_arch(tn) ? NULL : tn;
 			g->testcase = name;
 			s->nr_groups++;
-			if (params_text(json_object_get(tc, "params"), s->measure, &g->params, e))
+			if (params_text(json_object_get(tc, "params"), s->measure, &g->params, e) ||
+			    shape_check(g->params, e))
 				return -1;
 			if (s->host) {
 				snprintf(g->kconfig, sizeof(g->kconfig), "host");

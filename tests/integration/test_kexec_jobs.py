@@ -171,6 +171,13 @@ class KexecEverywhere(unittest.TestCase):
         self.assertEqual(r.status, 202, r)
         wait_until(lambda: len(self.ids("request_id IS NOT NULL")) == 4, timeout=60,
                    what="request jobs")
+        # a request's measure is part of the shape: icount is not for a bare-metal machine
+        r = srv.post("/api/v1/requests", {"tree": "linux", "base": self.shas[1],
+                                          "head": self.shas[2], "testcases": tc,
+                                          "targets": ["bm-p"], "kconfig": "x86_64-defconfig",
+                                          "measure": "icount"}, scope="submit")
+        self.assertEqual((r.status, r.json()["error"]["detail"]),
+                         (400, "testcases.params.measure"), r)
         # a bisect's probes
         r = srv.post("/api/v1/bisects", {"tree": "linux", "good": self.shas[0],
                                          "bad": self.shas[3], "testcase": "execl",
