@@ -106,10 +106,10 @@ s.connect(sys.argv[1])
 f = s.makefile("rw")
 f.readline()
 for cmd in ("qmp_capabilities", "system_reset"):
-    f.write(json.dumps({"execute": cmd}) + "\n")
-    f.flush()
-    while "return" not in json.loads(f.readline()):
-        pass
+	f.write(json.dumps({"execute": cmd}) + "\n")
+	f.flush()
+	while "return" not in json.loads(f.readline()):
+		pass
 EOF
 t0=${EPOCHREALTIME/./}
 # the lab's power cycle of the hung kernel: QMP system_reset 5 s after it said so
