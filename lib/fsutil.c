@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int fs_mkdirs(const char *path, mode_t mode, struct err *e)
 {
@@ -28,4 +29,24 @@ int fs_mkdirs(const char *path, mode_t mode, struct err *e)
 	}
 	free(p);
 	return ret;
+}
+
+int fs_write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n) {
+		ssize_t w = write(fd, c, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (!w)
+				errno = EIO;
+			return -1;
+		}
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
 }

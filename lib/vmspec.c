@@ -23,6 +23,26 @@ const char *vmspec_capability(const struct vmspec *v, const char *arch, char *bu
 	return buf;
 }
 
+const char *vmspec_job_capability(const char *kconfig, const char *arch, const char *params,
+				  char *buf, size_t n)
+{
+	struct vmspec v;
+	struct err e = { 0 };
+	json_t *p = NULL;
+	int shaped;
+
+	if (kconfig && !strcmp(kconfig, "host")) {
+		snprintf(buf, n, "host");
+		return buf;
+	}
+	if (params && *params)
+		p = json_loads(params, 0, NULL);
+	shaped = !vmspec_parse(p, "", &v, &e);
+	vmspec_capability(shaped ? &v : NULL, arch ? arch : "x86_64", buf, n);
+	json_decref(p);
+	return buf;
+}
+
 static int bad(struct err *e, const char *prefix, const char *key, const char *what)
 {
 	char field[320];

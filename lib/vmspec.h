@@ -56,6 +56,19 @@ int vmspec_parse(const json_t *params, const char *prefix, struct vmspec *v, str
  */
 const char *vmspec_capability(const struct vmspec *v, const char *arch, char *buf, size_t n);
 
+/*
+ * The capability a worker needs for a job of kconfig on arch with params
+ * (JSON object text; NULL or "": none), the one mapping every path that
+ * queues a job uses (POST /jobs, A/B requests, plans, bisect probes), so
+ * that a shape names the same machine wherever its job comes from:
+ * "host" for kconfig "host"; else vmspec_capability() of the params'
+ * shape, arch NULL taken as "x86_64". Params that do not parse, or whose
+ * shape vmspec_parse() refuses, give "qemu-ARCH": the caller's own check
+ * of them answers the 400. Written into buf (n bytes); returns buf.
+ */
+const char *vmspec_job_capability(const char *kconfig, const char *arch, const char *params,
+				  char *buf, size_t n);
+
 /* 1 when key is one of the params above */
 int vmspec_is_param(const char *key);
 

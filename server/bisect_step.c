@@ -13,6 +13,7 @@
 #include "server/server.h"
 #include "bisect/plan.h"
 #include "buf.h"
+#include "vmspec.h"
 #include "xalloc.h"
 
 #include <math.h>
@@ -354,10 +355,7 @@ static int plan(struct step *st, struct err *e)
 	const struct config *cfg = st->srv->cfg;
 	struct bisect_opts o;
 
-	if (!strcmp(st->b.kconfig, "host"))
-		snprintf(st->cap, sizeof(st->cap), "host");
-	else
-		snprintf(st->cap, sizeof(st->cap), "qemu-%s", st->b.arch ? st->b.arch : "x86_64");
+	vmspec_job_capability(st->b.kconfig, st->b.arch, st->b.params, st->cap, sizeof(st->cap));
 	st->k = probe_k(st, e);
 	if (st->k < 0)
 		return -1;

@@ -64,6 +64,8 @@ static const struct config_key config_keys[] = {
 	/* bare metal: the program that power-cycles a hung machine (powercycle.h) */
 	S(power_cycle, ""),
 	L(power_cycle_timeout_s, 120, 1, 3600),
+	/* kernel images uploaded by the workers that built them (imagestore.h) */
+	L(image_limit, 16777216, 1024, 1073741824),
 	L(db_timeout_ms, 30000, 0, 3600000),
 	S(db_replica, ""),
 	L(db_replica_max_lag, 5, 1, 60),

@@ -50,6 +50,7 @@ struct config {
 	/* bare metal (powercycle.h) */
 	char *power_cycle;	    /* "" or the program run as PROG HOST MACHINE_ID JOB_ID */
 	long power_cycle_timeout_s; /* its time limit */
+	long image_limit;	    /* bytes; a larger kernel image upload gets 413 */
 	/* change detection (detect_thread.h) */
 	long detect_enabled;	      /* 1 = run the detection thread */
 	double detect_min_change_pct; /* smallest |%change| a change point needs (monitors: >= 5) */

@@ -8,6 +8,7 @@
 #include "server/db/migrate.h"
 #include "server/db/trees.h"
 #include "arch.h"
+#include "vmspec.h"
 #include "xalloc.h"
 
 #include <ctype.h>
@@ -532,6 +533,7 @@ size_t plan_setups(const json_t *spec, struct plan_setup **setups)
 					int host = !strcmp(kc, "host");
 					json_t *params;
 					struct plan_setup *s;
+					char capbuf[64];
 
 					if (!host && ta && strcmp(ka, ta))
 						continue; /* a kernel of one arch is not booted on another */
@@ -551,8 +553,9 @@ size_t plan_setups(const json_t *spec, struct plan_setup **setups)
 					s->compiler = xstrdup(json_string_value(cc));
 					s->arch = host ? (ta ? xstrdup(ta) : NULL) : xstrdup(ka);
 					s->tbox_group = ta ? NULL : xstrdup(tg);
-					s->capability = host ? xstrdup("host") :
-							       xstrfmt("qemu-%s", ka);
+					s->capability = xstrdup(
+						vmspec_job_capability(kc, ka, s->params, capbuf,
+								      sizeof(capbuf)));
 					s->monitors = xstrdup(monitors);
 					/* an unprofiled setup keeps the key it had before monitors */
 					s->key = xstrfmt("%s %s %s %s %s%s%s", s->testcase,

@@ -306,6 +306,7 @@ static size_t drain_spool(struct agent *a, size_t *aside)
 	struct retry rt = RETRY_INIT;
 	size_t left = 0;
 
+	kexec_records_sweep(a->cfg->work_dir); /* ended jobs' boot records (kexec.h) */
 	if (aside)
 		*aside = 0;
 	for (;;) {

@@ -92,6 +92,10 @@ static const struct key keys[] = {
 	  IN_FILE | IN_FLAG, "the kexec'd kernel's own command-line words" },
 	{ "kexec_panic_s", "--kexec-panic", KEY_INT, F(kexec_panic_s), "10", 1, 3600,
 	  IN_FILE | IN_FLAG, "panic=N of the kexec'd kernel: a panic reboots after N s" },
+	{ "upload_images", "--upload-images", KEY_BOOL, F(upload_images), "0", 0, 1,
+	  IN_FILE | IN_FLAG,
+	  "upload each kernel image built (PUT /api/v1/images/SHA256) for bare-metal hosts whose "
+	  "jobs name it (README \"Bare metal\")" },
 	{ "config", "--config", KEY_STR, F(config_file), "", 0, 0, IN_FLAG,
 	  "read this key = value file first" },
 };
@@ -537,6 +541,10 @@ void worker_config_kexec(const struct worker_config *c, struct kexec_conf *k)
 	k->append = c->kexec_append;
 	k->panic_s = c->kexec_panic_s;
 	k->timeout_s = 60;
+	k->server_url = c->server_url;
+	k->token = c->token;
+	k->http_timeout_s = c->http_timeout_s;
+	k->upload = c->upload_images;
 }
 
 void worker_config_usage(FILE *f)

@@ -58,6 +58,7 @@ struct worker_config {
 	char *kexec_result_dev; /* "" or the raw device of kexec results */
 	char *kexec_append;	/* the kexec'd kernel's own command-line words */
 	int kexec_panic_s;	/* its panic=N */
+	int upload_images;	/* 1: each kernel image built is uploaded for kexec hosts */
 };
 
 /* Fills c with the built-in defaults (arch from uname(2), tbox_group from

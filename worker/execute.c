@@ -2,6 +2,7 @@
 #include "hostrun.h"
 #include "initramfs.h"
 #include "kernel.h"
+#include "kexec.h"
 #include "monitors.h"
 #include "usersyms.h"
 #include "parse/perf_fold.h"
@@ -363,6 +364,21 @@ static int execute_kernel(const struct job_spec *spec, const struct worker_env *
 	k.kconfig = spec->kconfig;
 	k.compiler = spec->compiler;
 	k.arch = env->arch;
+	if (spec->boot_image) {
+		/* a kernel another worker built: its bytes, checked against the name */
+		if (!args->vm.accel || strcmp(args->vm.accel, "kexec")) {
+			err_setc(e, ERR_INVALID_JOB, "image_sha256",
+				 "a stored image is booted by a bare-metal job (accel kexec) only");
+			goto out;
+		}
+		exec_report(phase, ctx, "fetch", 0, "image %.12s", spec->boot_image);
+		if (kexec_image_fetch(env->kexec, env->work_dir, spec->boot_image, &k.image, e))
+			goto out;
+		snprintf(k.image_sha256, sizeof(k.image_sha256), "%s", spec->boot_image);
+		memcpy(out->image_sha256, k.image_sha256, sizeof(out->image_sha256));
+		out->kconfig_text = xstrdup("");
+		goto initramfs;
+	}
 	if (env->ccache_dir && env->ccache_dir[0] != '/') {
 		char *cwd = getcwd(NULL, 0);
 
@@ -424,6 +440,16 @@ static int execute_kernel(const struct job_spec *spec, const struct worker_env *
 	}
 	out->kconfig_text = xstrdup(k.config_text ? k.config_text : "");
 	memcpy(out->image_sha256, k.image_sha256, sizeof(out->image_sha256));
+	if (env->kexec && env->kexec->upload) {
+		struct err ue;
+
+		/* for the bare-metal hosts whose jobs name it: a failure is theirs, not this job's */
+		if (kexec_image_upload(env->kexec, k.image, k.image_sha256, &ue))
+			wlog_warn("job %lld: image %.12s not uploaded: %s", spec->id,
+				  k.image_sha256, ue.message);
+		else
+			wlog_info("job %lld: image %.12s uploaded", spec->id, k.image_sha256);
+	}
 	if (same_image(spec->skip_images, k.image_sha256, out->same_image_as)) {
 		exec_set_status(out, "same-image");
 		rc = 0;
@@ -445,6 +471,7 @@ static int execute_kernel(const struct job_spec *spec, const struct worker_env *
 		}
 	}
 
+initramfs:
 	exec_report(phase, ctx, "initramfs", 0, "%s", spec->testcase);
 	runs_dir = xstrfmt("%s/run/%s-%s", env->work_dir, spec->tree, spec->kconfig);
 	{

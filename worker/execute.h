@@ -28,6 +28,9 @@ struct job_spec {
 				    head job); kernel mode only */
 	const json_t *monitors;	   /* NULL, or the job's "monitors" array: "perf-profile",
 				      "perf-stat" (worker/monitors.h); borrowed */
+	const char *boot_image;	   /* NULL, or (accel kexec) the SHA-256 of an image another
+				    * worker built and uploaded: fetched and booted, not
+				    * built (kexec_image_fetch) */
 	const json_t *skip_images; /* NULL, or the lease's "skip_images": an array of
 				    * {"image_sha256": HEX, "commit": SHA} of kernels already
 				    * measured in this setup; an image built to one of them is

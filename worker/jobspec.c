@@ -38,6 +38,7 @@ int job_spec_from_json(const json_t *job, struct job_spec *spec, struct err *e)
 	spec->params = json_is_object(params) ? params : NULL;
 	spec->repeat = json_is_integer(repeat) ? (int)json_integer_value(repeat) : 1;
 	spec->patches = job_str(job, "patches");
+	spec->boot_image = job_str(job, "image_sha256");
 	spec->monitors = json_object_get(job, "monitors"); /* checked by job_execute */
 	spec->skip_images = json_is_array(json_object_get(job, "skip_images")) ?
 				    json_object_get(job, "skip_images") :

@@ -1,8 +1,15 @@
 /* Bare-metal host mode: kexec's argv, the spool record, the resume decision (kexec.h). */
 #include "kexec.h"
+#include "apiclient.h"
+#include "buf.h"
+#include "fsutil.h"
+#include "kernel.h"
+#include "sha256.h"
 #include "runcmd.h"
+#include "wlog.h"
 #include "xalloc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -130,6 +137,60 @@ int kexec_record_load(const char *path, json_t **rec, struct err *e)
 	return 1;
 }
 
+int kexec_records_sweep(const char *work_dir)
+{
+	char *dir = xstrfmt("%s/kexec", work_dir);
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	json_t *done = json_string("done");
+	int n = 0, rc = 0;
+
+	if (!d) {
+		json_decref(done);
+		if (errno != ENOENT) {
+			wlog_warn("kexec boot records: cannot read '%s': %s", dir, strerror(errno));
+			rc = -1;
+		}
+		free(dir);
+		return rc;
+	}
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		json_t *rec = NULL;
+		char *path;
+		struct err e;
+		int r;
+
+		if (strncmp(de->d_name, "job-", 4) || len < 10 ||
+		    strcmp(de->d_name + len - 5, ".json"))
+			continue;
+		path = xstrfmt("%s/%s", dir, de->d_name);
+		r = kexec_record_load(path, &rec, &e);
+		if (r < 0) {
+			wlog_warn("kexec boot records: %s", e.message);
+			if (e.id != ERR_TORN)
+				rc = -1; /* a torn one was moved aside, as a load does */
+		} else if (r == 1 && json_object_get(rec, "state") &&
+			   json_equal(json_object_get(rec, "state"), done)) {
+			if (unlink(path) == 0 || errno == ENOENT) {
+				n++;
+			} else {
+				wlog_warn("kexec boot records: cannot delete '%s': %s", path,
+					  strerror(errno));
+				rc = -1;
+			}
+		}
+		json_decref(rec);
+		free(path);
+	}
+	closedir(d);
+	free(dir);
+	json_decref(done);
+	if (n)
+		wlog_info("kexec boot records: %d of ended jobs deleted", n);
+	return rc < 0 ? -1 : n;
+}
+
 void kexec_boot_id(char id[37])
 {
 	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
@@ -205,4 +266,130 @@ int kexec_boot(const struct kexec_conf *c, const json_t *rec, struct err *e)
 		return -1;
 	/* kexec -e came back with status 0: it did not jump (no kernel loaded, or a stand-in) */
 	return err_setc(e, ERR_SPAWN, "kexec -e", "kexec -e returned without starting the kernel");
+}
+
+/* 1 when the file at path holds bytes whose SHA-256 is sha256 */
+static int file_is(const char *path, const char *sha256)
+{
+	char got[65];
+
+	return access(path, R_OK) == 0 && kernel_file_sha256(path, got) == 0 &&
+	       !strcmp(got, sha256);
+}
+
+static int hex64(const char *s)
+{
+	size_t n = s ? strspn(s, "0123456789abcdef") : 0;
+
+	return n == 64 && !s[64];
+}
+
+int kexec_image_fetch(const struct kexec_conf *c, const char *work_dir, const char *sha256,
+		      char **path, struct err *e)
+{
+	struct api_client api = { 0 };
+	struct buf body = BUF_INIT(KEXEC_IMAGE_MAX);
+	char *dir = NULL, *tmp = NULL, *url = NULL, got[65];
+	long status = 0;
+	int fd, rc = -1;
+
+	*path = NULL;
+	if (!hex64(sha256))
+		return err_setc(e, ERR_INVALID_JOB, "image_sha256",
+				"image_sha256 '%.80s' is not 64 lowercase hex digits", sha256);
+	dir = xstrfmt("%s/images", work_dir);
+	*path = xstrfmt("%s/%s", dir, sha256);
+	if (file_is(*path, sha256)) {
+		free(dir);
+		return 0;
+	}
+	if (!c || !c->server_url || !*c->server_url) {
+		err_setc(e, ERR_INVALID_JOB, "image_sha256", "no server to fetch image %s from",
+			 sha256);
+		goto out;
+	}
+	url = xstrfmt("/api/v1/images/%s", sha256);
+	if (api_client_init(&api, c->server_url, c->token,
+			    c->http_timeout_s > 0 ? c->http_timeout_s : 300, e) ||
+	    api_client_send(&api, "GET", url, NULL, 0, 0, &body, &status, e))
+		goto out;
+	if (status != 200) {
+		err_setc(e, ERR_INVALID_JOB, "image_sha256", "GET %s: HTTP %ld%s: %.200s", url,
+			 status, status == 404 ? " (no worker uploaded it)" : "",
+			 body.len ? body.data : "");
+		goto out;
+	}
+	sha256_hex(body.data, body.len, got);
+	if (strcmp(got, sha256)) {
+		err_setc(e, ERR_INVALID_JOB, "image_sha256",
+			 "the server's image %s hashes to %s: not booted", sha256, got);
+		goto out;
+	}
+	if (fs_mkdirs(dir, 0755, e))
+		goto out;
+	tmp = xstrfmt("%s.XXXXXX", *path);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		err_setc(e, ERR_IO, *path, "cannot write '%s': %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (fs_write_all(fd, body.data, body.len) || fsync(fd)) {
+		err_setc(e, ERR_IO, *path, "cannot write '%s': %s", tmp, strerror(errno));
+		close(fd);
+		unlink(tmp);
+		goto out;
+	}
+	close(fd);
+	if (rename(tmp, *path)) {
+		err_setc(e, ERR_IO, *path, "cannot rename to '%s': %s", *path, strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	rc = 0;
+out:
+	if (rc) {
+		free(*path);
+		*path = NULL;
+	}
+	api_client_release(&api);
+	buf_release(&body);
+	free(url);
+	free(tmp);
+	free(dir);
+	return rc;
+}
+
+int kexec_image_upload(const struct kexec_conf *c, const char *path, const char *sha256,
+		       struct err *e)
+{
+	struct api_client api = { 0 };
+	struct buf img = BUF_INIT(KEXEC_IMAGE_MAX), reply = BUF_INIT(4096);
+	char *url = NULL;
+	long status = 0;
+	int rc = -1;
+
+	if (!c || !c->server_url || !*c->server_url || !hex64(sha256))
+		return err_setc(e, ERR_INVALID_JOB, "image_sha256",
+				"no server, or no image hash, to upload '%s' under", path);
+	if (buf_read_file(&img, path)) {
+		err_setc(e, ERR_IO, path, "cannot read '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	url = xstrfmt("/api/v1/images/%s", sha256);
+	if (api_client_init(&api, c->server_url, c->token,
+			    c->http_timeout_s > 0 ? c->http_timeout_s : 300, e) ||
+	    api_client_send(&api, "PUT", url, img.data, img.len, 0, &reply, &status, e))
+		goto out;
+	if (status != 200 && status != 201) {
+		err_setc(e, ERR_INVALID_JOB, "image_sha256", "PUT %s: HTTP %ld: %.200s", url,
+			 status, reply.len ? reply.data : "");
+		goto out;
+	}
+	rc = 0;
+out:
+	api_client_release(&api);
+	buf_release(&img);
+	buf_release(&reply);
+	free(url);
+	return rc;
 }

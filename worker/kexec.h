@@ -40,7 +40,40 @@ struct kexec_conf {
 	const char *append;	/* the test kernel's own command-line words (console=...) */
 	int panic_s;		/* panic=N: a panicking test kernel reboots after N s */
 	int timeout_s;		/* limit of each kexec command */
+	/* the server, for an image another worker built (kexec_image_fetch) */
+	const char *server_url, *token; /* borrowed; NULL url: no fetching */
+	long http_timeout_s;		/* limit of the fetch */
+	int upload;			/* 1: images built are uploaded (kexec_image_upload) */
 };
+
+/* Largest image kexec_image_fetch() takes (the server's image_limit caps it lower). */
+#define KEXEC_IMAGE_MAX (256L << 20)
+
+/*
+ * A kernel image another worker built and uploaded (README "Bare metal":
+ * PUT /api/v1/images/SHA256), for a job that names it: WORK_DIR/images/
+ * SHA256 when it is there with those bytes, else fetched with GET
+ * /api/v1/images/SHA256 and written there durably (a temp file fsynced and
+ * renamed). The bytes are checked against sha256 either way: a file or a
+ * reply that hashes to another name is never booted. *path: a new string
+ * (free()). Returns 0, or -1 with e: ERR_INVALID_JOB (detail
+ * "image_sha256": not 64 lowercase hex, no server_url, the server has no
+ * such image (404) or sent bytes of another hash), ERR_TRANSPORT and the
+ * other errors of api_client_send(), ERR_IO (the work dir).
+ */
+/*
+ * Uploads the kernel image at path, whose bytes hash to sha256, with PUT
+ * /api/v1/images/SHA256 (201 stored, 200 the server had it), so that a
+ * bare-metal host's job can name it. Returns 0, or -1 with e:
+ * ERR_IO (the file), ERR_INVALID_JOB (detail "image_sha256": no
+ * server_url, or the server refused it: its status and reply in the
+ * message), the errors of api_client_send().
+ */
+int kexec_image_upload(const struct kexec_conf *c, const char *path, const char *sha256,
+		       struct err *e) __attribute__((warn_unused_result));
+
+int kexec_image_fetch(const struct kexec_conf *c, const char *work_dir, const char *sha256,
+		      char **path, struct err *e) __attribute__((warn_unused_result));
 
 /*
  * The argv of loading the test kernel: {bin, "-l", image, "--initrd",
@@ -78,6 +111,18 @@ int kexec_record_save(const char *path, const json_t *rec, struct err *e)
  */
 int kexec_record_load(const char *path, json_t **rec, struct err *e)
 	__attribute__((warn_unused_result));
+
+/*
+ * Deletes the records under WORK_DIR/kexec/ whose job ended here: state
+ * "done" (the outcome was handed to the agent, which calls this once the
+ * completion is spooled or sent). A "booting" record is kept (its machine
+ * is still to come back, or its job to be leased again), and so are torn
+ * ones (moved to PATH.torn, for a person) and files of other names.
+ * Returns how many were deleted (0 when there is no kexec directory), or
+ * -1 when the directory or a record cannot be read or deleted (logged as
+ * a warning: the agent goes on, a later sweep tries again).
+ */
+int kexec_records_sweep(const char *work_dir);
 
 /* What a restarted worker does with a job it finds a spool record of. */
 enum kexec_next {

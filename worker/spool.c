@@ -73,21 +73,6 @@ void spool_close(struct spool *s)
 	s->dir = NULL;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 int spool_put(struct spool *s, const json_t *entry, char **name, struct err *e)
 {
 	struct timespec ts;
@@ -111,7 +96,7 @@ int spool_put(struct spool *s, const json_t *entry, char **name, struct err *e)
 		err_setc(e, ERR_IO, tmp, "cannot create '%s': %s", tmp, strerror(errno));
 		goto out;
 	}
-	if (write_all(fd, text, strlen(text)) || write_all(fd, "\n", 1) || fsync(fd)) {
+	if (fs_write_all(fd, text, strlen(text)) || fs_write_all(fd, "\n", 1) || fsync(fd)) {
 		err_setc(e, ERR_IO, tmp, "cannot write '%s': %s", tmp, strerror(errno));
 		close(fd);
 		unlink(tmp);

@@ -73,6 +73,10 @@ enum MHD_Result api_job_kconfig(struct request *rq);
 /* workers (workers.c) */
 enum MHD_Result api_workers_register(struct request *rq);
 
+/* kernel images keyed by SHA-256 (images.c) */
+enum MHD_Result api_image_put(struct request *rq);
+enum MHD_Result api_image_get(struct request *rq);
+
 /* regressions (regressions.c) */
 enum MHD_Result api_regressions_get(struct request *rq);
 enum MHD_Result api_regression_get(struct request *rq);

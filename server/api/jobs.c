@@ -1,7 +1,9 @@
 /*
  * Jobs and the worker protocol:
  *   POST /api/v1/jobs (submit)            queue runs of a testcase at a commit
- *                                         (monitors: ["perf-profile", "perf-stat"], sql/0018)
+ *                                         (monitors: ["perf-profile", "perf-stat"], sql/0018;
+ *                                         image_sha256: with accel kexec, an uploaded
+ *                                         image booted instead of building, sql/0038)
  *   GET  /api/v1/jobs[?state=&limit=]     recent jobs, newest first; state filters by
  *                                         "status": the state, but a done job without a
  *                                         run is failed (build/boot/run-failed) or
@@ -41,6 +43,7 @@
  * exist gets 404.
  */
 #include "server/api/api.h"
+#include "server/imagestore.h"
 #include "server/casecheck.h"
 #include "server/jsonout.h"
 #include "arch.h"
@@ -72,16 +75,17 @@
 #define MAX_KCONFIG (4 * 1024 * 1024)
 
 /* the fields of POST /api/v1/jobs: any other is a typo, refused rather than defaulted */
-static const char *const job_fields[] = { "tree",     "commit",	  "kconfig",	  "compiler",
-					  "testcase", "params",	  "arch",	  "tbox_group",
-					  "repeat",   "priority", "max_attempts", "monitors",
-					  NULL };
+static const char *const job_fields[] = { "tree",	  "commit",   "kconfig",      "compiler",
+					  "testcase",	  "params",   "arch",	      "tbox_group",
+					  "repeat",	  "priority", "max_attempts", "monitors",
+					  "image_sha256", NULL };
 
 enum MHD_Result api_jobs_post(struct request *rq)
 {
 	struct err e;
 	json_t *b = rq_json(rq, &e), *params, *warnings = json_array();
 	const char *tree = NULL, *commit, *kconfig, *compiler, *testcase, *arch, *tbox, *cap;
+	const char *image = NULL;
 	long long repeat, priority, max_attempts, tree_id = 0, commit_id, tc_id, id;
 	char *params_text = NULL, capbuf[64], monitors[MONITORS_TEXT_MAX], sha[1][41];
 	struct casecheck cc = { 0 };
@@ -104,6 +108,7 @@ enum MHD_Result api_jobs_post(struct request *rq)
 	    json_str_field(b, "testcase", 1, 128, &testcase, &e) ||
 	    json_str_field(b, "arch", 0, 32, &arch, &e) ||
 	    json_str_field(b, "tbox_group", 0, 128, &tbox, &e) ||
+	    json_str_field(b, "image_sha256", 0, 64, &image, &e) ||
 	    json_int_field(b, "repeat", 1, 1, 1000, &repeat, &e) ||
 	    json_int_field(b, "priority", 0, -1000, 1000, &priority, &e) ||
 	    json_int_field(b, "max_attempts", rq->srv->cfg->max_attempts, 1, 100, &max_attempts,
@@ -149,12 +154,7 @@ enum MHD_Result api_jobs_post(struct request *rq)
 				 "a kernel job needs a tracked 'tree'");
 			goto bad;
 		}
-		struct vmspec vs; /* a bad shape: casecheck_testcase()'s 400 below */
-
-		cap = vmspec_capability(vmspec_parse(params, "", &vs, &e) ? NULL : &vs, arch,
-					capbuf, sizeof(capbuf));
 	} else {
-		cap = "host";
 		/* the running kernel on the host as it is: no guest to shape (lib/vmspec.h) */
 		for (int i = 1; vmspec_params[i]; i++)
 			if (json_object_get(params, vmspec_params[i])) {
@@ -172,6 +172,22 @@ enum MHD_Result api_jobs_post(struct request *rq)
 	params_text = params ? json_dumps(params,
 					  JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(15)) :
 			       xstrdup("{}");
+	/* a bad shape: casecheck_testcase()'s 400 below */
+	cap = vmspec_job_capability(kconfig, arch, params_text, capbuf, sizeof(capbuf));
+	/* a kernel another worker built and uploaded (server/imagestore.h): booted, not built */
+	if (image && (!imagestore_name_ok(image) || strncmp(cap, "kexec-", 6))) {
+		err_setc(&e, ERR_INVALID_FIELD, "image_sha256",
+			 !imagestore_name_ok(image) ?
+				 "'image_sha256' must be 64 lowercase hex digits" :
+				 "'image_sha256' is for a bare-metal job (params.accel \"kexec\")");
+		goto bad;
+	}
+	if (image && !imagestore_has(rq->srv->cfg->data_dir, image)) {
+		err_setc(&e, ERR_NOT_FOUND, "image_sha256",
+			 "no image %s: its worker uploads it with PUT /api/v1/images/%s", image,
+			 image);
+		goto bad;
+	}
 
 	c = rq_db(rq, &e);
 	if (!c || quota_queue(rq, c, &e))
@@ -234,6 +250,7 @@ enum MHD_Result api_jobs_post(struct request *rq)
 			.max_attempts = max_attempts,
 			.token_id = rq->token_id,
 			.monitors = monitors,
+			.boot_image = image,
 		};
 		id = db_job_insert(c, &j, &e);
 	}

@@ -38,6 +38,7 @@
 #include "jsonkeys.h"
 #include "mbox.h"
 #include "names.h"
+#include "vmspec.h"
 #include "xalloc.h"
 
 #include <math.h>
@@ -104,6 +105,21 @@ static int params_text(json_t *params, const char *measure, char **out, struct e
 	*out = json_dumps(p, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(15));
 	json_decref(p);
 	return 0;
+}
+
+/*
+ * The machine shape of a group's params with the request's measure in them
+ * (lib/vmspec.h): measure icount with accel kexec is a 400 here, not a job
+ * that no machine can run.
+ */
+static int shape_check(const char *params, struct err *e)
+{
+	json_t *p = json_loads(params, 0, NULL);
+	struct vmspec vs;
+	int rc = vmspec_parse(p, "testcases.", &vs, e);
+
+	json_decref(p);
+	return rc;
 }
 
 /* the fields that need no database */
@@ -238,7 +254,8 @@ static int expand(struct db_conn *c, json_t *b, struct submission *s, struct err
 			g->tbox_group = target_arch(tn) ? NULL : tn;
 			g->testcase = name;
 			s->nr_groups++;
-			if (params_text(json_object_get(tc, "params"), s->measure, &g->params, e))
+			if (params_text(json_object_get(tc, "params"), s->measure, &g->params, e) ||
+			    shape_check(g->params, e))
 				return -1;
 			if (s->host) {
 				snprintf(g->kconfig, sizeof(g->kconfig), "host");
@@ -246,7 +263,8 @@ static int expand(struct db_conn *c, json_t *b, struct submission *s, struct err
 			} else {
 				snprintf(g->kconfig, sizeof(g->kconfig), "%s-%s",
 					 !strcmp(arch, "x86_64") ? "x86_64" : "arm64", suffix);
-				snprintf(g->capability, sizeof(g->capability), "qemu-%s", arch);
+				vmspec_job_capability(g->kconfig, arch, g->params, g->capability,
+						      sizeof(g->capability));
 			}
 		}
 	}

@@ -79,6 +79,9 @@ const struct route routes[] = {
 	/* workers */
 	{ "POST", "/api/v1/workers/register", api_workers_register, AUTH_WORKER, ROUTE_PRIMARY,
 	  NULL },
+	/* kernel images keyed by SHA-256: built by one worker, booted by another */
+	{ "GET", "/api/v1/images/{}", api_image_get, AUTH_WORKER, ROUTE_PRIMARY, NULL },
+	{ "PUT", "/api/v1/images/{}", api_image_put, AUTH_WORKER, ROUTE_PRIMARY, NULL },
 	/* regressions */
 	{ "GET", "/api/v1/regressions", api_regressions_get, AUTH_READ, ROUTE_REPLICA, NULL },
 	{ "GET", "/api/v1/regressions/{}", api_regression_get, AUTH_READ, ROUTE_REPLICA, NULL },

@@ -108,6 +108,7 @@ int db_bisect_lock(struct db_conn *c, long long id, struct db_bisect_row *b, str
 	b->level_good = get_dup(r, 0, 19);
 	b->level_good_id = get_id(r, 0, 20);
 	b->descent = get_dup(r, 0, 21);
+	b->params = get_dup(r, 0, 22);
 	PQclear(r);
 	return 1;
 }
@@ -123,6 +124,7 @@ void db_bisect_row_release(struct db_bisect_row *b)
 	free(b->arch);
 	free(b->tbox);
 	free(b->measure);
+	free(b->params);
 	free(b->metric);
 	free(b->level_good);
 	free(b->descent);

@@ -30,6 +30,7 @@ struct db_bisect_row {
 	char *good, *bad;	     /* shas of the range's ends */
 	char *kconfig, *arch, *tbox; /* arch, tbox: NULL = any */
 	char *measure;		     /* params.measure ("" when unset): "icount" is deterministic */
+	char *params;		     /* the params' JSON object text: the probes' machine shape */
 	char *metric;
 	int runs_per_step, ref_runs, max_k, nr_candidates;
 	long long regression_id, tree_id;

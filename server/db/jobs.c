@@ -74,8 +74,13 @@ long long db_job_insert(struct db_conn *c, const struct db_job_new *j, struct er
 	if (j->plan_id) {
 		if (exec_returning(c, ST_JOB_INSERT_TRACKED, 16, p, &id, e) < 0)
 			goto fail;
-	} else if (exec_returning(c, ST_JOB_INSERT, 13, p, &id, e) < 0) {
-		goto fail;
+	} else {
+		const char *q[14];
+
+		memcpy(q, p, 13 * sizeof(p[0]));
+		q[13] = j->boot_image;
+		if (exec_returning(c, ST_JOB_INSERT, 14, q, &id, e) < 0)
+			goto fail;
 	}
 	if (id > 0 && db_job_set_monitors(c, id, j->monitors, e))
 		goto fail;

@@ -35,6 +35,8 @@ struct db_job_new {
 	const char *track_key;	  /* with plan_id: the setup, unique per (plan, commit) */
 	const char *track_branch; /* with plan_id: the branch whose push queued it */
 	const char *monitors;	  /* normalized (lib/profile.h); NULL or "": none */
+	const char *boot_image;	  /* a stored image's SHA-256 to boot instead of building
+				     (sql/0038; not with plan_id); NULL: build */
 };
 /*
  * Queues j; returns the new job's id (> 0) or -1 with e. A tracking job

@@ -105,8 +105,8 @@ const struct db_stmt_def db_stmts_bisects[DB_NR_STMTS] = {
 			     "SELECT b.state, b.round, tr.name, tr.url, array_to_string(tr.branches, ' '), g.sha, "
 			     "bd.sha, b.kconfig, b.arch, b.tbox_group, coalesce(b.params->>'measure', ''), "
 			     "b.runs_per_step, b.ref_runs, b.max_k, coalesce(b.regression_id, 0), b.tree_id, "
-			     "b.metric, coalesce(b.nr_candidates, 0), b.level, lg.sha, lg.id, (b.descents->-1)::text "
-			     "FROM bisects b JOIN trees tr ON tr.id = b.tree_id JOIN commits g ON g.id = b.good_id "
+			     "b.metric, coalesce(b.nr_candidates, 0), b.level, lg.sha, lg.id, (b.descents->-1)::text, "
+			     "b.params::text FROM bisects b JOIN trees tr ON tr.id = b.tree_id JOIN commits g ON g.id = b.good_id "
 			     "JOIN commits bd ON bd.id = b.bad_id "
 			     "JOIN commits lg ON lg.id = coalesce(b.level_good_id, b.good_id) "
 			     "WHERE b.id = $1::bigint AND b.state IN ('queued', 'running') FOR UPDATE OF b SKIP LOCKED" },

@@ -23,6 +23,7 @@
 	"'lease_expires_at', j.lease_expires_at, 'phase', j.phase, 'progress', j.progress, "       \
 	"'message', j.message, 'outcome', j.outcome, 'fail_reason', j.fail_reason, "               \
 	"'status', " JOB_STATUS ", 'same_image_as', j.same_image_as, "                             \
+	"'image_sha256', j.boot_image, "                                                           \
 	"'created_at', j.created_at, 'finished_at', j.finished_at, "                               \
 	"'plan', (SELECT p.name FROM plans p WHERE p.id = j.plan_id), 'request', j.request_id, "   \
 	"'monitors', " JOB_MONITORS ", "                                                           \
@@ -113,12 +114,13 @@ const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 			       "WHERE id = $1::bigint AND state = 'leased' AND lease_expires_at > now() AND "
 			       "($6::bigint IS NULL OR leased_by = $6::bigint) RETURNING lease_expires_at" },
 	/* $1 tree $2 commit $3 testcase $4 params $5 kconfig $6 compiler $7 arch $8 tbox_group
-	 * $9 capability $10 repeat $11 priority $12 max_attempts $13 token */
+	 * $9 capability $10 repeat $11 priority $12 max_attempts $13 token $14 boot image */
 	[ST_JOB_INSERT] = { "job_insert",
 			    "INSERT INTO jobs (tree_id, commit_id, testcase_id, params, kconfig, compiler, arch, "
-			    "tbox_group, need_capability, repeat, priority, max_attempts, submitted_by) "
+			    "tbox_group, need_capability, repeat, priority, max_attempts, submitted_by, "
+			    "boot_image) "
 			    "VALUES ($1::bigint, $2::bigint, $3::integer, $4::jsonb, $5, $6, $7, $8, $9, "
-			    "$10::integer, $11::integer, $12::integer, $13::bigint) RETURNING id" },
+			    "$10::integer, $11::integer, $12::integer, $13::bigint, $14) RETURNING id" },
 	/* ST_JOB_INSERT's $1..$13, then $14 plan $15 track key $16 branch: a tracking job, made
 	 * once per (plan, commit, setup) (sql/0014); no row when it exists */
 	[ST_JOB_INSERT_TRACKED] = { "job_insert_tracked",
@@ -204,7 +206,7 @@ const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 			  "'branch', tr.branches[1], 'commit', c.sha, 'kconfig', j.kconfig, "
 			  "'compiler', j.compiler, 'testcase', t.name, 'params', j.params, 'repeat', j.repeat, "
 			  "'arch', j.arch, 'tbox_group', j.tbox_group, 'attempt', j.attempts, "
-			  "'lease_expires_at', j.lease_expires_at, "
+			  "'lease_expires_at', j.lease_expires_at, 'image_sha256', j.boot_image, "
 			  "'request', j.request_id, 'side', j.ab_side, 'round', j.ab_pair, "
 			  "'patches', (SELECT rq.patches FROM requests rq WHERE rq.id = j.request_id "
 			  "AND j.ab_side = 'head'), 'monitors', " JOB_MONITORS ", " SKIP_IMAGES

@@ -11,7 +11,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +25,7 @@
 #include "buf.h"
 #include "kexecrec.h"
 #include "runcmd.h"
+#include "sha256.h"
 #include "xalloc.h"
 #include "worker/execute.h"
 #include "worker/kexec.h"
@@ -232,6 +236,62 @@ static void test_spool_record(void **state UNUSED)
 	free(dir);
 }
 
+static void save(const char *work, long long job, const char *state)
+{
+	char *path = kexec_record_path(work, job);
+	json_t *rec = json_pack("{s:I, s:s, s:s}", "job_id", (json_int_t)job, "nonce", NONCE,
+				"state", state);
+	struct err e;
+
+	assert_int_equal(kexec_record_save(path, rec, &e), 0);
+	json_decref(rec);
+	free(path);
+}
+
+static int exists(const char *work, const char *name)
+{
+	char *path = xstrfmt("%s/kexec/%s", work, name);
+	int r = access(path, F_OK) == 0;
+
+	free(path);
+	return r;
+}
+
+static void test_sweep(void **state UNUSED)
+{
+	char *dir = tmpdir(), *work = xstrfmt("%s/work", dir), *torn;
+	FILE *f;
+
+	assert_int_equal(mkdir(work, 0755), 0);
+	/* no kexec directory yet: nothing to do */
+	assert_int_equal(kexec_records_sweep(work), 0);
+	save(work, 1, "done");
+	save(work, 2, "booting");
+	save(work, 3, "done");
+	torn = xstrfmt("%s/kexec/job-4.json", work);
+	f = fopen(torn, "w");
+	fputs("{\"job_id\": 4", f);
+	fclose(f);
+	free(torn);
+	torn = xstrfmt("%s/kexec/notes.txt", work);
+	f = fopen(torn, "w");
+	fputs("a person's file\n", f);
+	fclose(f);
+	/* the two ended jobs go; the boot still to come back, the torn one and the rest stay */
+	assert_int_equal(kexec_records_sweep(work), 2);
+	assert_false(exists(work, "job-1.json"));
+	assert_false(exists(work, "job-3.json"));
+	assert_true(exists(work, "job-2.json"));
+	assert_true(exists(work, "job-4.json.torn"));
+	assert_true(exists(work, "notes.txt"));
+	assert_int_equal(kexec_records_sweep(work), 0);
+	assert_true(exists(work, "job-2.json"));
+	free(torn);
+	rmrf(dir);
+	free(work);
+	free(dir);
+}
+
 /* A stand-in kexec: logs its argv; -l succeeds, -e "returns" as a kexec that did not jump. */
 static char *fake_kexec(const char *dir, int load_fails)
 {
@@ -395,6 +455,10 @@ static void test_resume_ok(void **state)
 	assert_int_equal(json_array_size(json_object_get(rec, "runs")), 1);
 	json_decref(rec);
 	assert_int_equal(kexecrec_read(fx->dev, fx->spec.id, NONCE, &payload, &len), KEXECREC_NONE);
+	/* once the agent has the completion, the ended job's record is deleted */
+	assert_true(exists(fx->work, "job-31.json"));
+	assert_int_equal(kexec_records_sweep(fx->work), 1);
+	assert_false(exists(fx->work, "job-31.json"));
 }
 
 static void test_resume_boot_failed(void **state)
@@ -513,6 +577,217 @@ static void test_no_result_dev(void **state)
 	job_outcome_release(&out);
 }
 
+/* --- a kernel another worker built, fetched by its SHA-256 ------------------ */
+
+/* an image's bytes, a NUL among them */
+static const char IMAGE[] = "MZ\0a bzImage that another worker built";
+static const char WRONG[] = "not the bytes of that name";
+
+/* GET /api/v1/images/{sha256}: cls is the path served (IMAGE, or WRONG when it ends
+ * in a '!'), anything else 404 */
+static enum MHD_Result serve_image(void *cls, struct MHD_Connection *conn, const char *url,
+				   const char *method UNUSED, const char *version UNUSED,
+				   const char *upload UNUSED, size_t *upload_size UNUSED,
+				   void **ctx)
+{
+	const char *want = cls;
+	size_t n = strlen(want);
+	int wrong = want[n - 1] == '!',
+	    hit = !strncmp(url, want, wrong ? n - 1 : n) && strlen(url) == (wrong ? n - 1 : n);
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+
+	if (!*ctx) {
+		*ctx = conn;
+		return MHD_YES;
+	}
+	resp = MHD_create_response_from_buffer(!hit  ? 2 :
+					       wrong ? sizeof(WRONG) :
+						       sizeof(IMAGE),
+					       (void *)(!hit  ? "{}" :
+							wrong ? WRONG :
+								IMAGE),
+					       MHD_RESPMEM_PERSISTENT);
+	ret = MHD_queue_response(conn, hit ? 200 : 404, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+static struct MHD_Daemon *image_server(const char *path, char url[64])
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	struct MHD_Daemon *d;
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, serve_image,
+			     (void *)path, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+			     MHD_OPTION_END);
+	assert_non_null(d);
+	snprintf(url, 64, "http://127.0.0.1:%u",
+		 MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT)->port);
+	return d;
+}
+
+static void touch(const char *dir, const char *name)
+{
+	char *p = xstrfmt("%s/%s", dir, name);
+	FILE *f = fopen(p, "w");
+
+	assert_non_null(f);
+	fputs("#!/bin/true\n", f);
+	fclose(f);
+	free(p);
+}
+
+static void test_boot_fetched_image(void **state)
+{
+	struct fixture *fx = *state;
+	char sha[65], other[65], url[64], *want, *wrong, *cached, *log, *arch;
+	struct MHD_Daemon *d;
+	struct job_outcome out;
+	struct buf b = BUF_INIT(0);
+	json_t *rec;
+	struct err e;
+
+	sha256_hex(IMAGE, sizeof(IMAGE), sha);
+	sha256_hex("else", 4, other);
+	want = xstrfmt("/api/v1/images/%s", sha);
+	wrong = xstrfmt("/api/v1/images/%s!", sha);
+	/* the job initramfs: /init and the case, as `make cases` leaves them */
+	arch = xstrfmt("%s/x86_64", fx->cases);
+	assert_int_equal(mkdir(arch, 0755), 0);
+	touch(arch, "init");
+	touch(arch, "small-allocs");
+	fx->spec.boot_image = sha;
+	fx->spec.tree = NULL; /* nothing is built: no tree, no commit fetched */
+	d = image_server(want, url);
+	fx->kc.server_url = url;
+	fx->kc.token = "worker-token";
+	fx->kc.http_timeout_s = 10;
+	/* fetched, checked, kept under WORK_DIR/images, and kexec'd as it is */
+	assert_int_equal(job_execute(&fx->spec, &fx->env, NULL, NULL, &out, &e), -1);
+	assert_string_equal(e.detail, "kexec -e"); /* the stand-in kexec does not jump */
+	job_outcome_release(&out);
+	cached = xstrfmt("%s/images/%s", fx->work, sha);
+	assert_int_equal(buf_read_file(&b, cached), 0);
+	assert_int_equal(b.len, sizeof(IMAGE));
+	assert_memory_equal(b.data, IMAGE, sizeof(IMAGE));
+	buf_release(&b);
+	log = xstrfmt("%s/kexec.log", fx->dir);
+	assert_int_equal(buf_read_file(&b, log), 0);
+	assert_non_null(strstr(b.data, cached));
+	assert_non_null(strstr(b.data, "--initrd"));
+	buf_release(&b);
+	rec = load_record(fx);
+	assert_string_equal(json_string_value(json_object_get(rec, "image")), cached);
+	json_decref(rec);
+	MHD_stop_daemon(d);
+	/* the cached copy is used with no server at all */
+	fx->kc.server_url = NULL;
+	unlink(log);
+	assert_int_equal(job_execute(&fx->spec, &fx->env, NULL, NULL, &out, &e), -1);
+	assert_string_equal(e.detail, "kexec -e");
+	job_outcome_release(&out);
+	/* bytes that hash to another name are never kept nor booted; nor is a 404 */
+	unlink(cached);
+	unlink(log);
+	d = image_server(wrong, url);
+	fx->kc.server_url = url;
+	assert_int_equal(job_execute(&fx->spec, &fx->env, NULL, NULL, &out, &e), -1);
+	assert_string_equal(e.detail, "image_sha256");
+	assert_non_null(strstr(e.message, "hashes to"));
+	job_outcome_release(&out);
+	fx->spec.boot_image = other;
+	assert_int_equal(job_execute(&fx->spec, &fx->env, NULL, NULL, &out, &e), -1);
+	assert_string_equal(e.detail, "image_sha256");
+	assert_non_null(strstr(e.message, "404"));
+	job_outcome_release(&out);
+	MHD_stop_daemon(d);
+	assert_int_equal(access(cached, F_OK), -1);
+	assert_int_equal(access(log, F_OK), -1); /* kexec never ran */
+	/* and only for a bare-metal job */
+	json_object_set_new(fx->spec.params, "accel", json_string("tcg"));
+	fx->spec.boot_image = sha;
+	assert_int_equal(job_execute(&fx->spec, &fx->env, NULL, NULL, &out, &e), -1);
+	assert_string_equal(e.detail, "image_sha256");
+	job_outcome_release(&out);
+	free(want);
+	free(wrong);
+	free(cached);
+	free(log);
+	free(arch);
+}
+
+/* PUT /api/v1/images/{sha256}: what arrived (method, url, body), answered 201 */
+struct received {
+	char method[8], url[128];
+	struct buf body;
+};
+
+static enum MHD_Result take_image(void *cls, struct MHD_Connection *conn, const char *url,
+				  const char *method, const char *version UNUSED,
+				  const char *upload, size_t *upload_size, void **ctx)
+{
+	struct received *r = cls;
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+
+	if (!*ctx) {
+		*ctx = conn;
+		snprintf(r->method, sizeof(r->method), "%s", method);
+		snprintf(r->url, sizeof(r->url), "%s", url);
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		if (buf_add(&r->body, upload, *upload_size))
+			return MHD_NO;
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	resp = MHD_create_response_from_buffer(2, (void *)"{}", MHD_RESPMEM_PERSISTENT);
+	ret = MHD_queue_response(conn, 201, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+static void test_upload_image(void **state UNUSED)
+{
+	struct received r = { .body = BUF_INIT(1 << 20) };
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	char *dir = tmpdir(), *path = xstrfmt("%s/bzImage", dir), sha[65], url[64], *want;
+	struct kexec_conf c = { .http_timeout_s = 10 };
+	struct MHD_Daemon *d;
+	struct err e;
+	FILE *f = fopen(path, "w");
+
+	fwrite(IMAGE, 1, sizeof(IMAGE), f);
+	fclose(f);
+	sha256_hex(IMAGE, sizeof(IMAGE), sha);
+	/* no server: refused before anything is read */
+	assert_int_equal(kexec_image_upload(&c, path, sha, &e), -1);
+	assert_string_equal(e.detail, "image_sha256");
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, take_image, &r,
+			     MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa, MHD_OPTION_END);
+	assert_non_null(d);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u",
+		 MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT)->port);
+	c.server_url = url;
+	c.token = "worker-token";
+	assert_int_equal(kexec_image_upload(&c, path, sha, &e), 0);
+	MHD_stop_daemon(d);
+	want = xstrfmt("/api/v1/images/%s", sha);
+	assert_string_equal(r.method, "PUT");
+	assert_string_equal(r.url, want);
+	assert_int_equal(r.body.len, sizeof(IMAGE));
+	assert_memory_equal(r.body.data, IMAGE, sizeof(IMAGE));
+	buf_release(&r.body);
+	rmrf(dir);
+	free(want);
+	free(path);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -522,6 +797,7 @@ int main(void)
 		cmocka_unit_test(test_argv),
 		cmocka_unit_test(test_decide),
 		cmocka_unit_test(test_spool_record),
+		cmocka_unit_test(test_sweep),
 		cmocka_unit_test(test_boot),
 		cmocka_unit_test_setup_teardown(test_resume_ok, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resume_boot_failed, setup, teardown),
@@ -529,6 +805,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_resume_next_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resume_same_boot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_result_dev, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_boot_fetched_image, setup, teardown),
+		cmocka_unit_test(test_upload_image),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -65,6 +65,33 @@ static void test_good(void **state UNUSED)
 				    "kexec-x86_64");
 		assert_string_equal(vmspec_capability(NULL, "x86_64", cap, sizeof(cap)),
 				    "qemu-x86_64");
+		/* the one mapping every path that queues a job uses */
+		assert_string_equal(vmspec_job_capability("arm64-defconfig", "aarch64",
+							  "{\"accel\":\"kexec\"}", cap,
+							  sizeof(cap)),
+				    "kexec-aarch64");
+		assert_string_equal(vmspec_job_capability("x86_64-defconfig", NULL,
+							  "{\"accel\":\"kexec\",\"nr_task\":1}",
+							  cap, sizeof(cap)),
+				    "kexec-x86_64");
+		assert_string_equal(vmspec_job_capability("x86_64-defconfig", "x86_64",
+							  "{\"accel\":\"tcg\"}", cap, sizeof(cap)),
+				    "qemu-x86_64");
+		assert_string_equal(vmspec_job_capability("x86_64-defconfig", "x86_64", NULL, cap,
+							  sizeof(cap)),
+				    "qemu-x86_64");
+		/* a shape refused at submit, or text that is not JSON: qemu (the 400 is the
+		 * caller's) */
+		assert_string_equal(vmspec_job_capability("x86_64-defconfig", "x86_64",
+							  "{\"accel\":\"kexec\",\"vcpus\":4}", cap,
+							  sizeof(cap)),
+				    "qemu-x86_64");
+		assert_string_equal(vmspec_job_capability("x86_64-defconfig", "x86_64", "{", cap,
+							  sizeof(cap)),
+				    "qemu-x86_64");
+		assert_string_equal(vmspec_job_capability("host", NULL, "{\"accel\":\"kexec\"}",
+							  cap, sizeof(cap)),
+				    "host");
 	}
 	assert_true(vmspec_is_param("numa"));
 	assert_false(vmspec_is_param("nr_task"));
