@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Structural checks of server/ (issue 16); each finding is printed as
+# Structural checks of server/; each finding is printed as
 # file:line: message, and any finding makes the exit status 1.
 #  (a) the PQgetvalue family (row and column reads) only under server/db/
 #  (b) no include cycle among server's modules (a.c and a.h are one
