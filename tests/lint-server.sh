@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Structural checks of server/ (issue 16); each finding is printed as
+# Structural checks of server/; each finding is printed as
 # file:line: message, and any finding makes the exit status 1.
 #  (a) the PQgetvalue family (row and column reads) only under server/db/
 #  (b) no include cycle among server's modules (a.c and a.h are one
@@ -21,6 +21,9 @@ set -eu
 cd "$(dirname "$0")/.."
 exec /usr/bin/python3 - "$@" <<'PY'
 import os, re, sys
+
+sys.path.insert(0, "tests")
+from lint_cycles import include_cycles  # noqa: E402
 
 ROOT = "server"
 files = sorted(
@@ -67,67 +70,7 @@ for f in files:
         if to != mod and to not in edges[mod]:
             edges[mod][to] = (f, i)
 
-# Tarjan's strongly connected components; every component of more than
-# one module holds a cycle
-index, low, stack, onstack, sccs = {}, {}, [], set(), []
-counter = [0]
-sys.setrecursionlimit(10000)
-
-
-def strong(v):
-    index[v] = low[v] = counter[0]
-    counter[0] += 1
-    stack.append(v)
-    onstack.add(v)
-    for w in edges.get(v, {}):
-        if w not in edges:
-            continue
-        if w not in index:
-            strong(w)
-            low[v] = min(low[v], low[w])
-        elif w in onstack:
-            low[v] = min(low[v], index[w])
-    if low[v] == index[v]:
-        comp = []
-        while True:
-            w = stack.pop()
-            onstack.discard(w)
-            comp.append(w)
-            if w == v:
-                break
-        if len(comp) > 1:
-            sccs.append(sorted(comp))
-
-
-for v in sorted(edges):
-    if v not in index:
-        strong(v)
-
-
-def cycle_in(comp):
-    """One cycle through comp[0], as a list of modules, found by BFS."""
-    start = comp[0]
-    members = set(comp)
-    prev = {start: None}
-    queue = [start]
-    while queue:
-        v = queue.pop(0)
-        for w in sorted(edges[v]):
-            if w not in members:
-                continue
-            if w == start:
-                path = [v]
-                while prev[path[-1]] is not None:
-                    path.append(prev[path[-1]])
-                return list(reversed(path)) + [start]
-            if w not in prev:
-                prev[w] = v
-                queue.append(w)
-    return comp
-
-
-for comp in sccs:
-    cyc = cycle_in(comp)
+for cyc in include_cycles(edges):
     for a, b in zip(cyc, cyc[1:]):
         f, i = edges[a][b]
         report(f, i, "include cycle: " + " -> ".join(cyc))

@@ -16,6 +16,11 @@
 #                 under server/db/, no include cycle, no file over 700 lines
 #                 without a reason, no "add below" markers; the store as a
 #                 type: no statement id, libpq or SQL text outside server/db/
+#   tree          lib/, worker/ and cli/ (tests/lint-tree.sh): no file over 700
+#                 lines without a reason, no include cycle; no history (issue
+#                 numbers, "#35", "this round", "last session") in the
+#                 comments of those and server/; each rule first shown failing
+#                 on a planted tree, then passing with the violations undone
 #   walls         the include closure of detection, the poller, the bisect
 #                 stepper, the lease queue and job completion holds nothing of HTTP
 #                 (tests/lint-walls.sh), first shown failing on a planted tree
@@ -96,22 +101,48 @@ if ! tests/lint-server.sh >&2; then
 	fail "server/ breaks its structure rules (above)"
 fi
 
-# --- lib/, worker/, cli/: size by job, no history in comments ----------------
+# --- lib/, worker/, cli/: size by job, no include cycle, no history ---------
 # first each rule on a planted violation in a scratch tree (a rule that
-# cannot fail checks nothing), then the tree itself
+# cannot fail checks nothing), then the same tree with each one undone,
+# which holds the text the history rule must let pass; then the tree itself
 plant=$(mktemp -d)
-mkdir -p "$plant/lib" "$plant/worker"
+mkdir -p "$plant/lib" "$plant/worker" "$plant/cli"
 { echo '/* one job */'; for i in $(seq 700); do echo "int v$i;"; done; } > "$plant/lib/long.c"
 printf '%s\n' '/* the lease check (issue 35): why it is here */' 'int x;' > "$plant/worker/old.c"
-planted=$(tests/lint-tree.sh "$plant/lib" "$plant/worker" 2>&1 || true)
-case $planted in
-*"lib/long.c:1: 701 lines"*"worker/old.c:1: 'issue 35'"*) ;;
-*) fail "tests/lint-tree.sh missed a planted violation: ${planted:-nothing reported}" ;;
-esac
+printf '%s\n' 'int y; /* the lease check, see #35 */' > "$plant/worker/ref.c"
+printf '%s\n' '/*' ' * the lease check, moved here this round' ' */' 'int z;' > "$plant/worker/round.c"
+printf '%s\n' '// as the last session left it' 'int w;' > "$plant/cli/sess.c"
+printf '%s\n' '#include "b.h"' > "$plant/lib/a.h"
+printf '%s\n' '#include "a.h"' > "$plant/lib/b.h"
+printf '%s\n' '#include "cli/y.h"' > "$plant/worker/x.h"
+printf '%s\n' '#include "worker/x.h"' > "$plant/cli/y.h"
+# legitimate text: standards and bug trackers, literals, a bisect's round, a
+# database session, and one module split over files with its private header
+printf '%s\n' '/* RFC 5322 dates; kernel bugzilla 217465; "CPU#1"; &#39; */' \
+	'/* an A/B request: "head job 12 (round 0, vm-2p)"; a bisect: its last round */' \
+	'/* whether this session holds the lock */' \
+	'static const char *m = "If you fix the issue 35 in a separate commit (#1)";' \
+	'#include "c_int.h"' > "$plant/lib/c.c"
+printf '%s\n' '#include "c_int.h"' > "$plant/lib/c_next.c"
+printf '%s\n' '#include "c.h"' > "$plant/lib/c_int.h"
+printf '%s\n' '/* one job */' > "$plant/lib/c.h"
+planted=$(tests/lint-tree.sh "$plant/lib" "$plant/worker" "$plant/cli" 2>&1 || true)
+for want in "lib/long.c:1: 701 lines" "worker/old.c:1: 'issue 35'" "worker/ref.c:1: '#35'" \
+	"worker/round.c:2: 'this round'" "cli/sess.c:1: 'last session'" \
+	"lib/a.h:1: include cycle: lib/a -> lib/b -> lib/a" \
+	"cli/y.h:1: include cycle: cli/y -> worker/x -> cli/y"; do
+	case $planted in
+	*"$want"*) ;;
+	*) fail "tests/lint-tree.sh missed a planted violation ($want): ${planted:-nothing reported}" ;;
+	esac
+done
 { echo '/* Longer than 700 lines because: a planted table */'; tail -n +2 "$plant/lib/long.c"; } > "$plant/lib/long2.c"
-rm "$plant/lib/long.c"
+rm "$plant/lib/long.c" "$plant/lib/b.h" "$plant/cli/y.h"
 printf '%s\n' '/* the lease check: why it is here */' 'int x;' > "$plant/worker/old.c"
-if ! planted=$(tests/lint-tree.sh "$plant/lib" "$plant/worker" 2>&1); then
+printf '%s\n' 'int y; /* the lease check, so that a reaped job is not run twice */' > "$plant/worker/ref.c"
+printf '%s\n' '/*' ' * the lease check, here because the worker owns the job' ' */' 'int z;' > "$plant/worker/round.c"
+printf '%s\n' '// as the spool leaves it' 'int w;' > "$plant/cli/sess.c"
+if ! planted=$(tests/lint-tree.sh "$plant/lib" "$plant/worker" "$plant/cli" 2>&1); then
 	fail "tests/lint-tree.sh flags a clean planted tree: $planted"
 fi
 rm -rf "$plant"

@@ -263,8 +263,8 @@ static void fit_model(struct bisect_plan *p)
 		size_t have = ng < nb ? ng : nb;
 		m->refs_target = o->ref_runs;
 		/*
-		 * noisy and hard to separate: more reference runs (the issue's "more
-		 * when noise asks"), doubling up to max_runs
+		 * noisy and hard to separate: the noise asks for more reference runs,
+		 * doubling up to max_runs
 		 */
 		if ((m->separation < 1.5 || m->refs.verdict != VERDICT_DIFFERENT) &&
 		    (int)have >= m->refs_target)

@@ -14,7 +14,7 @@
  * standard deviations"); commits with skip[j] = 1 fail to build when
  * probed. With outlier_rate > 0 each run is, with that probability, an
  * outlier: its value multiplied by outlier_lo or outlier_hi (one or the
- * other with probability 1/2; the issue's model: 0.7 and 1.3), as a run
+ * other with probability 1/2; for example 0.7 and 1.3), as a run
  * disturbed by a failed or noisy machine. Runs are drawn from a seeded
  * splitmix64 generator with Box-Muller normals, so a seed gives the same
  * trial everywhere. Pure: no I/O, no clock.

@@ -108,13 +108,13 @@
  *     without a change moves the scan by W/2, so every position lies in
  *     the central half of some window.
  *
- * Why this method (and not the others the issue names):
+ * Why this method (and not PELT, FPOP or E-Divisive):
  *  - Ranks make it immune to single outliers and to bimodal noise: an
  *    outlier moves a rank sum by at most n, never by its size; a mixture
  *    of two modes has the same rank distribution before and after when
  *    nothing changed. A non-robust L2 cost (PELT, E-Divisive means with a
  *    t-test) turns such noise into false change points, the failure mode
- *    the issue reports for windowed E-Divisive (precision 25 %).
+ *    that held windowed E-Divisive to a precision of 25 %.
  *  - Ranks do not change under log, so the test "works on log values"
  *    exactly, and non-positive values need no special case in detection.
  *  - Windows of W commits bound the effect of slow drift: a drift of d
