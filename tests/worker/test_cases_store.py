@@ -193,7 +193,8 @@ class CasesStoreTest(unittest.TestCase):
                 "WHERE r.run_id = '%s' ORDER BY m.name" % ids[0])
             stored = {}
             for line in rows.splitlines():
-                name, vals = line.split("=", 1)
+                # a name may hold "=" (fio.latency_>=2000ms%), the values not
+                name, vals = line.rsplit("=", 1)
                 stored[name] = [float(x) for x in vals.split(",")]
             self.assertEqual(sorted(stored), sorted(metrics), tc)
             for name, vals in stored.items():
