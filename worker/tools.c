@@ -17,6 +17,7 @@ static const struct tool_case tool_cases[] = {
 	{ "stress-ng", "stress-ng", "stress-ng", 0 },
 	{ "hackbench", "hackbench", "hackbench", 0 },
 	{ "sysbench", "sysbench", "sysbench", 0 },
+	{ "fio", "fio", "fio", 0 }, /* a static build of Debian's source */
 	{ "perf-bench", "perf-bench", NULL, 1 },
 };
 

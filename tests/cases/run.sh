@@ -255,6 +255,10 @@ check_arch() {
 	expect_fail "$arch hackbench groups=0" -- "${r[@]}" "$d/hackbench" groups=0
 	expect_fail "$arch sysbench test=fileio" -- "${r[@]}" "$d/sysbench" test=fileio
 	expect_fail "$arch sysbench time=0" -- "${r[@]}" "$d/sysbench" time=0
+	expect_fail "$arch fio rw=trim" -- "${r[@]}" "$d/fio" rw=trim
+	expect_fail "$arch fio ioengine=libaio" -- "${r[@]}" "$d/fio" ioengine=libaio
+	expect_fail "$arch fio size_mb=0" -- "${r[@]}" "$d/fio" size_mb=0
+	expect_fail "$arch fio time_based=2" -- "${r[@]}" "$d/fio" time_based=2
 	# the tool is found in PATH past the tool case itself, which the guest's
 	# PATH lists first (/cases before /usr/bin): the host's stress-ng here
 	if [ ${#r[@]} -eq 0 ]; then

@@ -554,7 +554,7 @@ class ToolCases(unittest.TestCase):
         cls.table = case_table("stress-ng")
         register(cls.srv, "fh-tools", "fh-tools-box",
                  {"stress-ng": cls.table, "hackbench": case_table("hackbench"),
-                  "sysbench": case_table("sysbench")})
+                  "sysbench": case_table("sysbench"), "fio": case_table("fio")})
 
     @classmethod
     def tearDownClass(cls):
@@ -601,25 +601,45 @@ class ToolCases(unittest.TestCase):
             self.assertEqual((err["code"], err["detail"]), ("invalid_field", detail), err)
             self.assertIn(why, err["message"])
 
-    def test_hackbench_table(self):
-        r = job(self.srv, testcase="hackbench", tbox_group="fh-tools-box",
-                params={"mode": "threads", "ipc": "pipe", "groups": 4, "loops": 1000})
+    def check_table(self, testcase, good, bad):
+        """good: params the table takes (201); bad: (params, detail, text
+        of the message) each refused with a 400 naming detail"""
+        r = job(self.srv, testcase=testcase, tbox_group="fh-tools-box", params=good)
         self.assertEqual(r.status, 201, r)
-        for params, detail, why in (
-                ({"mode": "thread"}, "params.mode", "'thread' is not one of process|threads"),
-                ({"ipc": "fifo"}, "params.ipc", "'fifo' is not one of socket|pipe"),
-                ({"groups": 0}, "params.groups", "'0' is out of range 1..10000")):
-            r = job(self.srv, testcase="hackbench", tbox_group="fh-tools-box", params=params)
+        for params, detail, why in bad:
+            r = job(self.srv, testcase=testcase, tbox_group="fh-tools-box", params=params)
             self.assertEqual((r.status, r.json()["error"]["detail"]), (400, detail), r)
             self.assertIn(why, r.json()["error"]["message"])
 
+    def test_hackbench_table(self):
+        self.check_table("hackbench",
+                         {"mode": "threads", "ipc": "pipe", "groups": 4, "loops": 1000}, (
+            ({"mode": "thread"}, "params.mode", "'thread' is not one of process|threads"),
+            ({"ipc": "fifo"}, "params.ipc", "'fifo' is not one of socket|pipe"),
+            ({"groups": 0}, "params.groups", "'0' is out of range 1..10000")))
+
     def test_sysbench_table(self):
-        r = job(self.srv, testcase="sysbench", tbox_group="fh-tools-box",
-                params={"test": "memory", "nr_threads": "100%", "time": "1m"})
-        self.assertEqual(r.status, 201, r)
-        for params, detail, why in (
-                ({"test": "fileio"}, "params.test", "'fileio' is not one of cpu|memory|threads"),
-                ({"time": "10 s"}, "params.time", "is not a duration")):
-            r = job(self.srv, testcase="sysbench", tbox_group="fh-tools-box", params=params)
-            self.assertEqual((r.status, r.json()["error"]["detail"]), (400, detail), r)
-            self.assertIn(why, r.json()["error"]["message"])
+        self.check_table("sysbench", {"test": "memory", "nr_threads": "100%", "time": "1m"}, (
+            ({"test": "fileio"}, "params.test", "'fileio' is not one of cpu|memory|threads"),
+            ({"time": "10 s"}, "params.time", "is not a duration")))
+
+    def test_fio_table(self):
+        t = case_table("fio")
+        self.assertEqual(sorted(t), ["bs", "dir", "iodepth", "ioengine", "nr_task", "runtime",
+                                     "rw", "size_mb", "time_based"])
+        self.assertEqual((t["rw"]["type"], t["rw"]["default"], t["rw"]["choices"]),
+                         ("choice", "read", "read|write|randread|randwrite|rw|randrw"))
+        self.assertEqual(t["ioengine"]["choices"],
+                         "sync|psync|vsync|pvsync|pvsync2|mmap|posixaio|io_uring")
+        self.assertEqual((t["runtime"]["type"], t["runtime"]["default"]), ("duration", "5s"))
+        self.check_table("fio", {"rw": "randwrite", "bs": "64k", "ioengine": "io_uring",
+                                 "iodepth": 8, "nr_task": "50%", "size_mb": 16, "runtime": "1m",
+                                 "time_based": 0}, (
+            ({"rw": "trim"}, "params.rw",
+             "'trim' is not one of read|write|randread|randwrite|rw|randrw"),
+            ({"bs": "3k"}, "params.bs", "'3k' is not one of 4k|8k|"),
+            ({"ioengine": "libaio"}, "params.ioengine", "'libaio' is not one of sync|"),
+            ({"size_mb": 0}, "params.size_mb", "'0' is out of range 1..65536"),
+            ({"runtime": "5 s"}, "params.runtime", "is not a duration"),
+            ({"time_based": 2}, "params.time_based", "'2' is out of range 0..1"),
+            ({"filename": "/etc/passwd"}, "params.filename", "unknown param 'filename' of fio")))

@@ -24,12 +24,14 @@
 #      virt under icount, the second time profiled as on x86_64;
 #   5. on both arches, the other four cases (execl, proc-vs-map, page-fault,
 #      exit-teardown) booted once each under icount, their key metric checked,
-#      and the tool cases stress-ng, hackbench and sysbench (issue 32:
+#      and the tool cases stress-ng, hackbench, sysbench and fio (issue 32:
 #      Debian's stress-ng, rt-tests and sysbench of the arch with their
-#      libraries in the initramfs, deploy/fetch-tools) once each, their
-#      parsed metrics (LKP's stress-ng.brk.ops, .ops_per_sec,
-#      hackbench.throughput, ...; sysbench.events_per_sec, .total_events,
-#      ...) positive and finite and the tool's version recorded in the run;
+#      libraries in the initramfs, and fio statically built from Debian's
+#      source package, deploy/fetch-tools) once each, their parsed metrics
+#      (LKP's stress-ng.brk.ops, .ops_per_sec, hackbench.throughput, ...;
+#      sysbench.events_per_sec, .total_events, ...; fio.read_bw_MBps,
+#      .read_iops, .write_bw_MBps, ...) positive and finite and the tool's
+#      version recorded in the run;
 #      and perf-bench (perf bench sched pipe by the tree's static perf, the
 #      profiled boots' build: LKP's perf-bench-sched-pipe.ops_per_sec, ...).
 #      exit-teardown runs on base + a patch (an A/B request's head job: git
@@ -92,16 +94,17 @@ if [[ -z "${REGTRACK_EXEC_JOB:-}" ]]; then
 	REGTRACK_EXEC_JOB=$ROOT/build/kernel-test/tests/kernel/exec_job
 fi
 for a in $ARCHES; do
-	for f in init small-allocs execl proc-vs-map page-fault exit-teardown stress-ng hackbench sysbench perf-bench; do
+	for f in init small-allocs execl proc-vs-map page-fault exit-teardown stress-ng hackbench sysbench fio perf-bench; do
 		[[ -x bin/cases/$a/$f ]] || { echo "kernel tests: bin/cases/$a/$f missing (make cases)" >&2; exit 1; }
 	done
 done
-# the tool cases' tools (Debian's packages of each arch, cached in
-# var/cache/tools: seconds when nothing changed)
+# the tool cases' tools (Debian's packages of each arch, fio built from
+# Debian's source: ~2 min per arch cold; cached in var/cache/tools:
+# seconds when nothing changed)
 t0=$(date +%s)
 # shellcheck disable=SC2086
 deploy/fetch-tools $ARCHES || { echo "kernel tests: deploy/fetch-tools failed" >&2; exit 1; }
-echo "tools: $(cat bin/cases/tools/*/{stress-ng,hackbench,sysbench}/VERSION | sort -u | tr '\n' ' ')($(( $(date +%s) - t0 )) s)"
+echo "tools: $(cat bin/cases/tools/*/{stress-ng,hackbench,sysbench,fio}/VERSION | sort -u | tr '\n' ' ')($(( $(date +%s) - t0 )) s)"
 
 t0=$(date +%s)
 BASE=$(deploy/make-kernel-tree "$CACHE/linux") || { echo "kernel tests: make-kernel-tree failed" >&2; exit 1; }
@@ -421,6 +424,7 @@ for arch in $ARCHES; do
 		    'stress-ng|stress-ng.brk.ops_per_sec|{"stressor": "brk", "nr_threads": 1, "timeout": "1s"}' \
 		    'hackbench|hackbench.throughput|{"mode": "threads", "ipc": "pipe", "loops": 20, "iterations": 2}' \
 		    'sysbench|sysbench.events_per_sec|{"test": "cpu", "nr_threads": 1, "time": "1s"}' \
+		    'fio|fio.read_iops|{"rw": "randrw", "bs": "4k", "size_mb": 8, "nr_task": 1, "runtime": "1s"}' \
 		    'perf-bench|perf-bench-sched-pipe.ops_per_sec|{"bench": "sched-pipe", "loops": 2000}'; do
 		IFS='|' read -r tc key params <<<"$spec"
 		params=$(jq -c '. + {"measure": "icount"}' <<<"$params")
@@ -454,6 +458,10 @@ for arch in $ARCHES; do
 			sysbench)
 				check_tool $arch-$tc sysbench 'sysbench.events_per_sec sysbench.total_events
 					sysbench.total_time sysbench.latency_avg_ms' 'sysbench ' ;;
+			fio)
+				check_tool $arch-$tc fio 'fio.read_bw_MBps fio.read_iops
+					fio.read_clat_mean_ns fio.write_bw_MBps fio.write_iops
+					fio.write_clat_mean_ns fio.workload' 'fio-3.' ;;
 			perf-bench)
 				check_tool $arch-$tc perf 'perf-bench-sched-pipe.ops_per_sec
 					perf-bench-sched-pipe.usecs_per_op perf-bench-sched-pipe.total_time_sec' \

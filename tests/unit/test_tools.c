@@ -31,6 +31,12 @@ static void test_table(void **state UNUSED)
 	assert_null(t->root);
 	assert_int_equal(t->tree_perf, 1);
 	assert_int_equal(tools_case("sysbench")->tree_perf, 0);
+	/* fio: fio's JSON parser, a root tree of its static build */
+	t = tools_case("fio");
+	assert_non_null(t);
+	assert_string_equal(t->parser, "fio");
+	assert_string_equal(t->root, "fio");
+	assert_int_equal(t->tree_perf, 0);
 	/* built-in cases print "key: value": no parser of their own */
 	assert_null(tools_case("small-allocs"));
 	assert_null(tools_case(NULL));

@@ -83,6 +83,14 @@ CASES = [
     ("sysbench", {"test": "memory", "nr_threads": "2", "time": "1s"},
      {"sysbench.operations_per_sec": (1, 0, 1e15), "sysbench.MiB_per_sec": (1, 0, 1e12)},
      {}),
+    # the host's fio on a tmpfs, its JSON parsed by lib/parse/fio.c (LKP's
+    # names); randrw: both the read and the write figures
+    ("fio", {"rw": "randrw", "bs": "4k", "size_mb": "8", "nr_task": "2", "runtime": "1s"},
+     {"fio.read_bw_MBps": (1, 0, 1e7), "fio.read_iops": (1, 0, 1e9),
+      "fio.read_clat_mean_ns": (1, 0, 1e10), "fio.read_clat_99%_ns": (1, 0, 1e10),
+      "fio.write_bw_MBps": (1, 0, 1e7), "fio.write_iops": (1, 0, 1e9),
+      "fio.write_clat_mean_ns": (1, 0, 1e10), "fio.workload": (1, 0, 1e12)},
+     {}),
     # perf bench (the host's perf in host mode), LKP's perf-bench-* names
     ("perf-bench", {"bench": "sched-pipe", "loops": "2000", "iterations": "2"},
      {"perf-bench-sched-pipe.ops_per_sec": (2, 0, 1e12),
@@ -166,7 +174,8 @@ class CasesStoreTest(unittest.TestCase):
                     self.check_values("%s %s (api)" % (tc, name), metrics[name], n, low, high)
             # a tool case: the version of the tool that ran, as it printed it
             version = {"stress-ng": "stress-ng, version 0.", "hackbench": "hackbench V ",
-                       "sysbench": "sysbench 1.", "perf-bench": "perf version "}
+                       "sysbench": "sysbench 1.", "perf-bench": "perf version ",
+                       "fio": "fio-3."}
             tool = "perf" if tc == "perf-bench" else tc  # perf-bench runs perf
             if tc in version:
                 self.assertTrue(run["extra"].get("tools", {}).get(tool, "").startswith(
@@ -184,7 +193,8 @@ class CasesStoreTest(unittest.TestCase):
                 "WHERE r.run_id = '%s' ORDER BY m.name" % ids[0])
             stored = {}
             for line in rows.splitlines():
-                name, vals = line.split("=", 1)
+                # a name may hold "=" (fio.latency_>=2000ms%), the values not
+                name, vals = line.rsplit("=", 1)
                 stored[name] = [float(x) for x in vals.split(",")]
             self.assertEqual(sorted(stored), sorted(metrics), tc)
             for name, vals in stored.items():

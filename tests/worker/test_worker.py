@@ -424,16 +424,16 @@ class WorkerTest(unittest.TestCase):
         m = [m for m in s.get("/api/v1/machines", scope="read").json()
              if m["tbox_group"] == self.tbox]
         cases = m[0]["cases"]
-        self.assertEqual(sorted(cases), ["execl", "exit-teardown", "hackbench", "page-fault",
-                                         "perf-bench", "proc-vs-map", "small-allocs", "stress-ng",
-                                         "sysbench"],
+        self.assertEqual(sorted(cases), ["execl", "exit-teardown", "fio", "hackbench",
+                                         "page-fault", "perf-bench", "proc-vs-map",
+                                         "small-allocs", "stress-ng", "sysbench"],
                          cases)
         self.assertEqual(cases["small-allocs"]["nr_task"]["type"], "tasks", cases)
         self.assertEqual(cases["small-allocs"]["source"]["choices"], "devzero|anon", cases)
         # a tool case registers like the others (issue 32)
         self.assertIn("|mmap|", cases["stress-ng"]["stressor"]["choices"], cases)
         self.assertEqual(cases["stress-ng"]["timeout"]["type"], "duration", cases)
-        self.assertIn("9 case(s)", w.text())
+        self.assertIn("10 case(s)", w.text())
         self.assertIn("|sched-pipe|", cases["perf-bench"]["bench"]["choices"], cases)
         r = s.post("/api/v1/jobs", {
             "commit": COMMIT, "kconfig": "host", "testcase": "stress-ng",
