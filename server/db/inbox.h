@@ -28,7 +28,10 @@ long long db_inbox_upsert(PGconn *c, const struct db_inbox_new *in, struct err *
 	__attribute__((warn_unused_result));
 /* Every inbox as a JSON array text (ST_INBOXES_JSON): *text new, caller frees. */
 int db_inboxes_json(PGconn *c, char **text, struct err *e) __attribute__((warn_unused_result));
-/* Inbox name's messages, oldest first, as a JSON array text (none: "[]"); as above. */
+/*
+ * Inbox name's messages, oldest first, as a JSON array text (none: "[]"); as
+ * above. ERR_NOT_FOUND when no inbox has that name.
+ */
 int db_inbox_messages_json(PGconn *c, const char *name, char **text, struct err *e)
 	__attribute__((warn_unused_result));
 

@@ -1,6 +1,6 @@
 /*
  * Unit tests of lib/maintainers.c on an excerpt of a real MAINTAINERS (Debian's
- * linux-source-6.1, the demo tree's: tests/fixtures/maintainers/): the F:/X:
+ * linux-source-6.1, the demo tree's: tests/fixtures/maintainers/): the F:/N:/X:
  * patterns of named entries, as an inbox's filter matches a series' paths.
  */
 #include <setjmp.h>
@@ -99,12 +99,64 @@ static void test_prose_is_no_entry(void **state UNUSED)
 	maintainers_release(&m);
 }
 
+/*
+ * N: lines (regular expressions, searched for in the path) of two real entries:
+ * one with F: beside them, one with only N: (the example MAINTAINERS gives).
+ */
+static void test_regex_entries(void **state UNUSED)
+{
+	size_t len;
+	char *text = slurp("tests/fixtures/maintainers/MAINTAINERS", &len);
+	const char *sunxi[] = { "ARM/Allwinner sunXi SoC support" };
+	const char *tegra[] = { "tegra architecture support" };
+	struct maintainers m;
+
+	assert_int_equal(maintainers_read(text, len, sunxi, 1, &m), 0);
+	assert_int_equal(m.nf, 5);
+	assert_int_equal(m.nn, 3);
+	assert_true(maintainers_match(&m, "arch/arm64/boot/dts/allwinner/sun50i-a64.dtsi"));
+	/* no F: of the entry covers these: N: sun[x456789]i, sun50i, allwinner do */
+	assert_true(maintainers_match(&m, "drivers/gpu/drm/sun4i/sun4i_drv.c"));
+	assert_true(maintainers_match(&m, "drivers/phy/allwinner/phy-sun4i-usb.c"));
+	assert_true(maintainers_match(&m, "drivers/iommu/sun50i-iommu.c"));
+	assert_false(maintainers_match(&m, "drivers/gpu/drm/sun3i/x.c"));
+	assert_false(maintainers_match(&m, "mm/page_alloc.c"));
+	maintainers_release(&m);
+
+	assert_int_equal(maintainers_read(text, len, tegra, 1, &m), 0);
+	assert_int_equal(m.nf, 0);
+	assert_int_equal(m.nn, 1);
+	assert_true(maintainers_match(&m, "drivers/clk/tegra/clk-tegra210.c"));
+	assert_true(maintainers_match(&m, "drivers/i2c/busses/i2c-tegra.c"));
+	assert_true(maintainers_match(&m, "arch/arm64/boot/dts/nvidia/tegra194.dtsi"));
+	assert_false(maintainers_match(&m, "arch/arm/mach-integrator/core.c"));
+	maintainers_release(&m);
+	free(text);
+}
+
+/* an N: that is no regular expression is left out; X: still takes paths out of N: */
+static void test_regex_bad_and_excluded(void **state UNUSED)
+{
+	const char text[] = "FOO\nN:\tfoo(\nN:\tbar\nX:\tdrivers/bar/old/\n";
+	const char *names[] = { "foo" };
+	struct maintainers m;
+
+	assert_int_equal(maintainers_read(text, sizeof(text) - 1, names, 1, &m), 0);
+	assert_int_equal(m.nn, 1);
+	assert_true(maintainers_match(&m, "drivers/bar/new.c"));
+	assert_false(maintainers_match(&m, "drivers/bar/old/a.c"));
+	assert_false(maintainers_match(&m, "drivers/foo(/a.c"));
+	maintainers_release(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_memory_management),
 		cmocka_unit_test(test_exclusions_and_globs),
 		cmocka_unit_test(test_prose_is_no_entry),
+		cmocka_unit_test(test_regex_entries),
+		cmocka_unit_test(test_regex_bad_and_excluded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
