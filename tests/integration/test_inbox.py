@@ -230,19 +230,17 @@ PLAN = {"name": "lm-mm", "tree": "demo", "branches": ["master"], "enabled": Fals
         "repeat": 2}
 
 
-class InboxSeries(unittest.TestCase):
-    """Series assembly: each fixture's end state, the A/B request of each
-    tested series (label: its anchor's Message-ID; the patches b4 made, with
-    the review's tags), a RESEND not tested twice, vN linked to v(N-1)."""
+class TreeAndPlan:
+    """A server of its own (data_dir under cls.tmp) with tree demo (one commit,
+    cls.base) and plan lm-mm; register() adds an inbox tested by that plan."""
 
     @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="regtrack-inboxs-")
+    def serve(cls, conf_extra="", env=None):
         conf = os.path.join(cls.tmp, "server.conf")
         with open(conf, "w") as f:
             f.write("data_dir = %s\npoll_tick_ms = 100\nauto_bisect = 0\n"
-                    "detect_enabled = 0\n" % os.path.join(cls.tmp, "data"))
-        cls.srv = Server(extra_args=["--config", conf])
+                    "detect_enabled = 0\n%s" % (os.path.join(cls.tmp, "data"), conf_extra))
+        cls.srv = Server(extra_args=["--config", conf], env=env)
         repo = os.path.join(cls.tmp, "linux")
         cls.base = inboxtree.make_base(repo)
         r = cls.srv.post("/api/v1/trees", {"name": "demo", "url": repo, "branches": ["master"]},
@@ -266,6 +264,17 @@ class InboxSeries(unittest.TestCase):
         body.update(kw)
         r = self.srv.post("/api/v1/inboxes", body, scope="admin")
         self.assertEqual(r.status, 200, r)
+
+
+class InboxSeries(TreeAndPlan, unittest.TestCase):
+    """Series assembly: each fixture's end state, the A/B request of each
+    tested series (label: its anchor's Message-ID; the patches b4 made, with
+    the review's tags), a RESEND not tested twice, vN linked to v(N-1)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="regtrack-inboxs-")
+        cls.serve()
 
     def test_1_end_states(self):
         path = os.path.join(self.tmp, "lm")
@@ -609,7 +618,7 @@ def alive(pid):
         return f.read().split(") ", 1)[1][0] != "Z"
 
 
-class InboxFaults(unittest.TestCase):
+class InboxFaults(TreeAndPlan, unittest.TestCase):
     """The paths a real list rarely takes, made to happen: git and b4 are the
     real ones behind wrappers on the server's PATH that hang or fail while a
     flag file exists. b4 timing out (the series waits, tried again, failed
@@ -630,30 +639,14 @@ class InboxFaults(unittest.TestCase):
             with open(os.path.join(fake, name), "w") as f:
                 f.write(text % {"d": cls.flags})
             os.chmod(os.path.join(fake, name), 0o755)
-        conf = os.path.join(cls.tmp, "server.conf")
-        with open(conf, "w") as f:
-            f.write("data_dir = %s\npoll_tick_ms = 100\nauto_bisect = 0\n"
-                    "detect_enabled = 0\ngit_timeout_s = 5\nresolve_timeout_s = 120\n"
-                    % os.path.join(cls.tmp, "data"))
-        cls.srv = Server(extra_args=["--config", conf],
-                         env={"PATH": fake + ":" + os.environ["PATH"]})
-        repo = os.path.join(cls.tmp, "linux")
-        cls.base = inboxtree.make_base(repo)
-        r = cls.srv.post("/api/v1/trees", {"name": "demo", "url": repo, "branches": ["master"]},
-                         scope="admin")
-        assert r.status == 200, r
-        wait_until(lambda: [t for t in cls.srv.get("/api/v1/trees").json()
-                            if t["name"] == "demo" and t["commits"] >= 1], what="mirror")
-        r = cls.srv.post("/api/v1/plans", PLAN, scope="admin")
-        assert r.status in (200, 201), r
+        cls.serve("git_timeout_s = 5\nresolve_timeout_s = 120\n",
+                  env={"PATH": fake + ":" + os.environ["PATH"]})
 
     @classmethod
     def tearDownClass(cls):
         for f in os.listdir(cls.flags):
             os.unlink(os.path.join(cls.flags, f))
-        rc = cls.srv.stop()
-        subprocess.run(["rm", "-rf", "--", cls.tmp], timeout=60)
-        assert rc == 0, "server exited %d" % rc
+        super().tearDownClass()
 
     def flag(self, name, on=True):
         p = os.path.join(self.flags, name)
@@ -671,14 +664,6 @@ class InboxFaults(unittest.TestCase):
             except FileNotFoundError:
                 return 0
         return wait_until(read, timeout=60, what=name)
-
-    def register(self, name, path, **kw):
-        body = {"name": name, "url": path, "poll_s": 1, "plan": "lm-mm",
-                "lists": ["linux-mm@kvack.org"], "paths": ["mm.c", "mm/"],
-                "since": "2000-01-01"}
-        body.update(kw)
-        r = self.srv.post("/api/v1/inboxes", body, scope="admin")
-        self.assertEqual(r.status, 200, r)
 
     def test_1_b4_timing_out(self):
         """b4 past git_timeout_s (5 s): killed, the series waits and is tried again after
@@ -754,6 +739,7 @@ class InboxFaults(unittest.TestCase):
         finally:
             other.stdin.close()
             other.wait(timeout=60)
+            other.stdout.close()
         ms = wait_until(lambda: (lambda m: m if len(m) == 3 else None)(messages(self.srv, "ll")),
                         what="the two messages")
         self.assertEqual(len({m["message_id"] for m in ms}), 3)
