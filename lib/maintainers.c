@@ -1,4 +1,4 @@
-/* MAINTAINERS entries' F:/X: patterns (see maintainers.h). */
+/* MAINTAINERS entries' F:/N:/X: patterns (see maintainers.h). */
 #include "maintainers.h"
 #include "xalloc.h"
 
@@ -25,6 +25,22 @@ static void add(char ***v, size_t *n, const char *s, size_t len)
 		return;
 	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
 	(*v)[(*n)++] = xstrndup(s, len);
+}
+
+/* an N: line's expression compiled into m (left out when it does not compile) */
+static void add_regex(struct maintainers *m, const char *s, size_t len)
+{
+	char **one = NULL;
+	size_t n = 0;
+
+	add(&one, &n, s, len);
+	if (!n)
+		return;
+	m->nre = xrealloc(m->nre, (m->nn + 1) * sizeof(*m->nre));
+	if (!regcomp(&m->nre[m->nn], one[0], REG_EXTENDED | REG_NOSUB))
+		m->nn++;
+	free(one[0]);
+	free(one);
 }
 
 static int named(const char *title, size_t len, const char *const *names, size_t n, size_t *which)
@@ -61,6 +77,8 @@ size_t maintainers_read(const char *text, size_t len, const char *const *names, 
 				add(&out->f, &out->nf, p + 3, l - 3);
 			else if (in && p[0] == 'X')
 				add(&out->x, &out->nx, p + 3, l - 3);
+			else if (in && p[0] == 'N')
+				add_regex(out, p + 3, l - 3);
 			prev = NULL;
 		} else {
 			in = 0;
@@ -105,6 +123,8 @@ int maintainers_match(const struct maintainers *m, const char *path)
 
 	for (size_t i = 0; i < m->nf && !in; i++)
 		in = pattern_match(m->f[i], path);
+	for (size_t i = 0; i < m->nn && !in; i++)
+		in = !regexec(&m->nre[i], path, 0, NULL, 0);
 	for (size_t i = 0; i < m->nx && in; i++)
 		in = !pattern_match(m->x[i], path);
 	return in;
@@ -116,7 +136,10 @@ void maintainers_release(struct maintainers *m)
 		free(m->f[i]);
 	for (size_t i = 0; i < m->nx; i++)
 		free(m->x[i]);
+	for (size_t i = 0; i < m->nn; i++)
+		regfree(&m->nre[i]);
 	free(m->f);
 	free(m->x);
+	free(m->nre);
 	memset(m, 0, sizeof(*m));
 }

@@ -61,10 +61,12 @@ struct server {
 		trees_gen; /* bumped when trees or commits change: GET /api/v1/trees's cached reply is stale */
 	long started; /* time(NULL) at start */
 	/*
-	 * Queues an A/B request from a submission body (POST /api/v1/requests's
+	 * Stores an A/B request from a submission body (POST /api/v1/requests's
 	 * fields; borrowed) as its handler does, for the server's own callers
-	 * (inbox series): the request's id, or -1 with e (the 4xx the API would
-	 * give). main.c sets it to api/requests.c's; NULL: none.
+	 * (inbox series): state "resolving", its refs resolved and its jobs queued
+	 * by the resolver (resolver.h) in the background. The request's id, or -1
+	 * with e (the 4xx the API would give). main.c sets it to api/requests.c's;
+	 * NULL: none.
 	 */
 	long long (*submit_request)(struct server *srv, struct db_conn *c, json_t *body,
 				    struct err *e);

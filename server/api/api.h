@@ -102,10 +102,12 @@ enum MHD_Result api_regression_bisect(struct request *rq);
 enum MHD_Result api_requests_get(struct request *rq);
 enum MHD_Result api_requests_post(struct request *rq);
 /*
- * A submission body (borrowed) queued as POST /api/v1/requests would, for
- * the server's own callers (server.h submit_request): the request's id, or
- * -1 with e (the error the API would answer). No token: the request has no
- * submitter.
+ * A submission body (borrowed) taken as POST /api/v1/requests takes it, for
+ * the server's own callers (server.h submit_request): checked as far as no
+ * git is needed and stored in state "resolving" for resolver.h's threads,
+ * which resolve its refs and queue its jobs (or fail it with a reason). The
+ * request's id, or -1 with e (the error the API would answer). No token: the
+ * request has no submitter.
  */
 long long api_request_submit(struct server *srv, struct db_conn *c, json_t *body, struct err *e);
 /*

@@ -197,6 +197,14 @@ enum MHD_Result api_inboxes_get(struct request *rq)
 	return ret;
 }
 
+/* a name no inbox has is the path's fault: 404 naming it, as the other /{id} routes */
+static enum MHD_Result reply_inbox_err(struct request *rq, struct err *e)
+{
+	if (e->id == ERR_NOT_FOUND)
+		err_setc(e, ERR_NOT_FOUND, "name", "no inbox '%s'", rq->path_params[0]);
+	return reply_err(rq, e);
+}
+
 enum MHD_Result api_inbox_messages_get(struct request *rq)
 {
 	struct err e;
@@ -205,7 +213,7 @@ enum MHD_Result api_inbox_messages_get(struct request *rq)
 	enum MHD_Result ret;
 
 	if (!c || db_inbox_messages_json(c, rq->path_params[0], &text, &e))
-		return reply_err(rq, &e);
+		return reply_inbox_err(rq, &e);
 	ret = reply_text(rq, 200, "application/json", text, strlen(text));
 	free(text);
 	return ret;
@@ -219,7 +227,7 @@ enum MHD_Result api_inbox_series_get(struct request *rq)
 	enum MHD_Result ret;
 
 	if (!c || db_inbox_series_json(c, rq->path_params[0], &text, &e))
-		return reply_err(rq, &e);
+		return reply_inbox_err(rq, &e);
 	ret = reply_text(rq, 200, "application/json", text, strlen(text));
 	free(text);
 	return ret;

@@ -319,8 +319,8 @@ static const char *const tc_fields[] = { "testcase", "params", NULL };
 
 /* what submit() does with a submission */
 enum submit_mode {
-	SUBMIT_NOW,	/* checked, resolved and queued here (the server's own callers) */
-	SUBMIT_ACCEPT,	/* checked as far as no git is needed, stored resolving (the API) */
+	SUBMIT_ACCEPT,	/* checked as far as no git is needed, stored resolving (the API and
+			 * the server's own callers: one way to make a request) */
 	SUBMIT_RESOLVE, /* a stored one resolved and queued (resolver.h's threads) */
 };
 
@@ -420,7 +420,7 @@ out:
 long long api_request_submit(struct server *srv, struct db_conn *c, json_t *body, struct err *e)
 {
 	struct submission s = { 0 };
-	long long id = submit(srv, NULL, c, body, 0, SUBMIT_NOW, 0, &s, e);
+	long long id = submit(srv, NULL, c, body, 0, SUBMIT_ACCEPT, 0, &s, e);
 
 	requests_submission_release(&s);
 	return id;

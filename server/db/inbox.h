@@ -30,7 +30,10 @@ long long db_inbox_upsert(struct db_conn *c, const struct db_inbox_new *in, stru
 /* Every inbox as a JSON array text (ST_INBOXES_JSON): *text new, caller frees. */
 int db_inboxes_json(struct db_conn *c, char **text, struct err *e)
 	__attribute__((warn_unused_result));
-/* Inbox name's messages, oldest first, as a JSON array text (none: "[]"); as above. */
+/*
+ * Inbox name's messages, oldest first, as a JSON array text (none: "[]"); as
+ * above. ERR_NOT_FOUND when no inbox has that name.
+ */
 int db_inbox_messages_json(struct db_conn *c, const char *name, char **text, struct err *e)
 	__attribute__((warn_unused_result));
 

@@ -97,7 +97,10 @@ int db_inbox_series_dup_set(struct db_conn *c, long long id, long long dup, cons
  */
 int db_inbox_request_adopt(struct db_conn *c, const char *label, const char *patches, long long *id,
 			   struct err *e) __attribute__((warn_unused_result));
-/* Inbox name's series, newest first, as a JSON array text (new, caller frees). */
+/*
+ * Inbox name's series, newest first, as a JSON array text (new, caller frees;
+ * none: "[]"). ERR_NOT_FOUND when no inbox has that name.
+ */
 int db_inbox_series_json(struct db_conn *c, const char *name, char **text, struct err *e)
 	__attribute__((warn_unused_result));
 

@@ -22,14 +22,14 @@ const struct db_stmt_def db_stmts_inbox[DB_NR_STMTS] = {
 			      "FROM inbox_epochs e WHERE e.inbox_id = i.id) AS epochs "
 			      "FROM inboxes i) x" },
 	/* $1 inbox name: its newest 1000 messages (a list's archive holds millions), oldest
-	 * first, without their text */
+	 * first, without their text; no row when no inbox has that name */
 	[ST_INBOX_MESSAGES_JSON] = { "inbox_messages_json",
-				     "SELECT coalesce(json_agg(json_build_object('message_id', m.message_id, "
+				     "SELECT (SELECT coalesce(json_agg(json_build_object('message_id', m.message_id, "
 				     "'in_reply_to', m.in_reply_to, 'subject', m.subject, 'author', m.author, "
 				     "'sent_at', m.sent_at, 'epoch', m.epoch, 'git_commit', m.git_commit) "
 				     "ORDER BY m.id), '[]')::text FROM (SELECT m.* FROM inbox_messages m "
 				     "JOIN inboxes i ON i.id = m.inbox_id WHERE i.name = $1 "
-				     "ORDER BY m.id DESC LIMIT 1000) m" },
+				     "ORDER BY m.id DESC LIMIT 1000) m) FROM inboxes WHERE name = $1" },
 	/* $1 name $2 url $3 lists $4 subject_prefixes $5 paths $6 plan $7 cc_list
 	 * $8 reply_no_change $9 parts_wait_s $10 poll_s $11 since (NULL: none) $12 maintainers
 	 * (text[]): a new inbox,
@@ -109,7 +109,9 @@ const struct db_stmt_def db_stmts_inbox[DB_NR_STMTS] = {
 				      "UPDATE inbox_messages SET assigned = true, series_id = $2::bigint, "
 				      "part = $3::integer WHERE id = $1::bigint" },
 	/* $1 inbox $2 anchor $3 cover $4 version $5 total $6 resend $7 title $8 author
-	 * $9 lead (the part is 0 or 1: its fields name the series): the series' id */
+	 * $9 lead (the part is 0 or 1: its fields name the series): the series' id. The
+	 * cover letter names the series whatever the order its parts came in: patch 1's
+	 * fields are taken only while no cover letter is stored. */
 	[ST_INBOX_SERIES_UPSERT] = { "inbox_series_upsert",
 				     "INSERT INTO inbox_series (inbox_id, anchor, cover, version, total, resend, "
 				     "title, author, deadline) VALUES ($1::bigint, $2, $3::boolean, $4::integer, "
@@ -117,11 +119,15 @@ const struct db_stmt_def db_stmts_inbox[DB_NR_STMTS] = {
 				     "(SELECT parts_wait_s FROM inboxes WHERE id = $1::bigint))) "
 				     "ON CONFLICT (inbox_id, anchor) DO UPDATE SET "
 				     "cover = inbox_series.cover OR EXCLUDED.cover, "
-				     "version = CASE WHEN $9::boolean THEN EXCLUDED.version ELSE inbox_series.version END, "
-				     "total = CASE WHEN $9::boolean THEN EXCLUDED.total ELSE inbox_series.total END, "
+				     "version = CASE WHEN $9::boolean AND (EXCLUDED.cover OR NOT inbox_series.cover) "
+				     "THEN EXCLUDED.version ELSE inbox_series.version END, "
+				     "total = CASE WHEN $9::boolean AND (EXCLUDED.cover OR NOT inbox_series.cover) "
+				     "THEN EXCLUDED.total ELSE inbox_series.total END, "
 				     "resend = inbox_series.resend OR EXCLUDED.resend, "
-				     "title = CASE WHEN $9::boolean THEN EXCLUDED.title ELSE inbox_series.title END, "
-				     "author = CASE WHEN $9::boolean THEN EXCLUDED.author ELSE inbox_series.author END, "
+				     "title = CASE WHEN $9::boolean AND (EXCLUDED.cover OR NOT inbox_series.cover) "
+				     "THEN EXCLUDED.title ELSE inbox_series.title END, "
+				     "author = CASE WHEN $9::boolean AND (EXCLUDED.cover OR NOT inbox_series.cover) "
+				     "THEN EXCLUDED.author ELSE inbox_series.author END, "
 				     "updated_at = now() RETURNING id" },
 	/* $1 inbox: its waiting series (not backed off), whether each has all its parts,
 	 * whether its deadline passed */
@@ -184,9 +190,9 @@ const struct db_stmt_def db_stmts_inbox[DB_NR_STMTS] = {
 				     "SELECT id FROM requests WHERE label = $1 AND patches = $2 "
 				     "AND NOT EXISTS (SELECT 1 FROM inbox_series s WHERE s.request_id = requests.id) "
 				     "ORDER BY id LIMIT 1" },
-	/* $1 inbox name: its series, newest first */
+	/* $1 inbox name: its series, newest first; no row when no inbox has that name */
 	[ST_INBOX_SERIES_JSON] = { "inbox_series_json",
-				   "SELECT coalesce(json_agg(json_build_object('id', s.id, 'anchor', s.anchor, "
+				   "SELECT (SELECT coalesce(json_agg(json_build_object('id', s.id, 'anchor', s.anchor, "
 				   "'cover', s.cover, 'version', s.version, 'total', s.total, 'resend', s.resend, "
 				   "'title', s.title, 'author', s.author, 'state', s.state, 'reason', s.reason, "
 				   "'base', s.base_sha, 'patch_ids', s.patch_ids, 'previous_id', s.previous_id, "
@@ -197,7 +203,7 @@ const struct db_stmt_def db_stmts_inbox[DB_NR_STMTS] = {
 				   "m.series_id = s.id AND m.part BETWEEN 1 AND s.total), "
 				   "'created_at', s.created_at, 'updated_at', s.updated_at) ORDER BY s.id DESC), "
 				   "'[]')::text FROM inbox_series s JOIN inboxes i ON i.id = s.inbox_id "
-				   "WHERE i.name = $1" },
+				   "WHERE i.name = $1) FROM inboxes WHERE name = $1" },
 	/* replies (server/inbox_reply.c) */
 	/* $1 inbox: its queued series whose request ended: series, request state, verdict,
 	 * fail_reason, whether the inbox replies on no change */

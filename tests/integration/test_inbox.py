@@ -13,7 +13,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Server, wait_until  # noqa: E402
+from harness import PG_LOCAL, Server, wait_until  # noqa: E402
 import inboxtree  # noqa: E402
 from inboxtree import Httpd, deliver, fixtures, make_inbox  # noqa: E402
 
@@ -130,6 +130,15 @@ class InboxPoll(unittest.TestCase):
         r = self.srv.post("/api/v1/inboxes", {"name": "x", "url": "/x"}, scope="submit")
         self.assertEqual(r.status, 403, r)
 
+    def test_3b_unknown_inbox_is_404(self):
+        """An inbox name that is not registered is the path's fault, not an empty list."""
+        for what in ("messages", "series"):
+            r = self.srv.get("/api/v1/inboxes/no-such-list/%s" % what, scope="read")
+            self.assertEqual(r.status, 404, (what, r))
+            err = r.json()["error"]
+            self.assertEqual((err["code"], err["detail"]), ("not_found", "name"), what)
+            self.assertIn("no inbox 'no-such-list'", err["message"])
+
     def test_4_missing_path(self):
         r = self.srv.post("/api/v1/inboxes", {"name": "gone", "url": "/nonexistent/inbox",
                                                "poll_s": 1}, scope="admin")
@@ -221,19 +230,17 @@ PLAN = {"name": "lm-mm", "tree": "demo", "branches": ["master"], "enabled": Fals
         "repeat": 2}
 
 
-class InboxSeries(unittest.TestCase):
-    """Series assembly: each fixture's end state, the A/B request of each
-    tested series (label: its anchor's Message-ID; the patches b4 made, with
-    the review's tags), a RESEND not tested twice, vN linked to v(N-1)."""
+class TreeAndPlan:
+    """A server of its own (data_dir under cls.tmp) with tree demo (one commit,
+    cls.base) and plan lm-mm; register() adds an inbox tested by that plan."""
 
     @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.mkdtemp(prefix="regtrack-inboxs-")
+    def serve(cls, conf_extra="", env=None):
         conf = os.path.join(cls.tmp, "server.conf")
         with open(conf, "w") as f:
             f.write("data_dir = %s\npoll_tick_ms = 100\nauto_bisect = 0\n"
-                    "detect_enabled = 0\n" % os.path.join(cls.tmp, "data"))
-        cls.srv = Server(extra_args=["--config", conf])
+                    "detect_enabled = 0\n%s" % (os.path.join(cls.tmp, "data"), conf_extra))
+        cls.srv = Server(extra_args=["--config", conf], env=env)
         repo = os.path.join(cls.tmp, "linux")
         cls.base = inboxtree.make_base(repo)
         r = cls.srv.post("/api/v1/trees", {"name": "demo", "url": repo, "branches": ["master"]},
@@ -258,6 +265,17 @@ class InboxSeries(unittest.TestCase):
         r = self.srv.post("/api/v1/inboxes", body, scope="admin")
         self.assertEqual(r.status, 200, r)
 
+
+class InboxSeries(TreeAndPlan, unittest.TestCase):
+    """Series assembly: each fixture's end state, the A/B request of each
+    tested series (label: its anchor's Message-ID; the patches b4 made, with
+    the review's tags), a RESEND not tested twice, vN linked to v(N-1)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="regtrack-inboxs-")
+        cls.serve()
+
     def test_1_end_states(self):
         path = os.path.join(self.tmp, "lm")
         env = make_inbox(path)
@@ -281,6 +299,9 @@ class InboxSeries(unittest.TestCase):
         v1, v2 = got["sa-v1-0@example.org"], got["sa-v2-0@example.org"]
         self.assertEqual((v1["parts"], v1["base"], v2["previous_id"], v1["previous_id"]),
                          (3, self.base, v1["id"], None))
+        # the cover letter names the series (it came before patch 1), not patch 1
+        self.assertEqual((v1["title"], v2["title"], got["tidy-1@example.org"]["title"]),
+                         ("mm: faster small allocs", "mm: faster small allocs", "mm: tidy x"))
         self.assertEqual(got["tidy-2@example.org"]["duplicate_of"], got["tidy-1@example.org"]["id"])
         self.assertTrue(got["tidy-2@example.org"]["resend"])
         self.assertIn("git am", got["noapply-1@example.org"]["reason"])
@@ -296,7 +317,9 @@ class InboxSeries(unittest.TestCase):
         mbox = self.srv.get("/api/v1/requests/%d/mbox" % v1["request_id"], scope="read").body
         self.assertEqual(mbox.count("\ndiff --git a/mm.c b/mm.c"), 3)
         self.assertIn("Reviewed-by: Rev Iewer <rev@example.org>", mbox)
-        q = self.srv.get("/api/v1/requests/%d" % v1["request_id"]).json()
+        # stored resolving as POST /api/v1/requests stores one; the resolver queues it
+        q = wait_until(lambda: (lambda x: x if x["state"] != "resolving" else None)(
+            self.srv.get("/api/v1/requests/%d" % v1["request_id"]).json()), what="resolved")
         self.assertEqual((q["base"]["sha"], q["state"]), (self.base, "queued"))
         # no series of the review, and none more on later polls
         time.sleep(2)
@@ -509,6 +532,11 @@ class InboxReplies(unittest.TestCase):
         queued = ["sa-v1-0@example.org", "sa-v2-0@example.org", "tidy-1@example.org"]
         wait_until(lambda: all(series(self.srv, "lm").get(a, {}).get("state") == "queued"
                                for a in queued), timeout=120, what="3 series queued")
+        # their requests are stored resolving (as POST /api/v1/requests stores one): the
+        # resolver queues their jobs
+        wait_until(lambda: all(
+            self.srv.get("/api/v1/requests/%d" % series(self.srv, "lm")[a]["request_id"])
+            .json()["state"] == "queued" for a in queued), timeout=60, what="3 requests queued")
         factors = {"<sa-v1-0@example.org>": 1.12, "<sa-v2-0@example.org>": 0.88,
                    "<tidy-1@example.org>": 1.0}
         self.work(lambda label: factors[label])
@@ -556,3 +584,219 @@ class InboxReplies(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+FAKE_GIT = """#!/bin/bash
+# the real git, except: a tree mirror's `fetch` waits while %(d)s/stall-fetch exists
+# (its pid in fetch.pid), `cat-file blob`
+# waits while %(d)s/stall-cat exists (its pid in cat.pid) and fails while fail-cat exists
+d=%(d)s
+if [[ " $* " == *"/mirrors/"*" fetch "* ]]; then
+	while [[ -e $d/stall-fetch ]]; do echo $$ > $d/fetch.pid; sleep 0.1; done
+fi
+if [[ " $* " == *" cat-file blob "* ]]; then
+	while [[ -e $d/stall-cat ]]; do echo $$ > $d/cat.pid; sleep 0.1; done
+	if [[ -e $d/fail-cat ]]; then echo "fatal: not a valid object name (fake)" >&2; exit 128; fi
+fi
+exec /usr/bin/git "$@"
+"""
+FAKE_B4 = """#!/bin/bash
+# the real b4, except that it hangs (its pid in b4.pid) while %(d)s/stall-b4 exists
+d=%(d)s
+if [[ -e $d/stall-b4 ]]; then echo $$ > $d/b4.pid; exec sleep 600; fi
+exec /usr/bin/b4 "$@"
+"""
+
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie of a killed child is gone for this purpose
+    with open("/proc/%d/stat" % pid) as f:
+        return f.read().split(") ", 1)[1][0] != "Z"
+
+
+class InboxFaults(TreeAndPlan, unittest.TestCase):
+    """The paths a real list rarely takes, made to happen: git and b4 are the
+    real ones behind wrappers on the server's PATH that hang or fail while a
+    flag file exists. b4 timing out (the series waits, tried again, failed
+    after the tries), a message git cannot read now (not passed over), a poll
+    that lost its lock to another server across a reconnect (writes nothing),
+    a shutdown while b4 runs (the child killed, the server out at once), and
+    the request of a series stored resolving like POST /api/v1/requests's
+    (the inbox is not held by a stalled fetch of the plan's tree)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="regtrack-inboxf-")
+        cls.flags = os.path.join(cls.tmp, "flags")
+        fake = os.path.join(cls.tmp, "fakebin")
+        os.makedirs(cls.flags)
+        os.makedirs(fake)
+        for name, text in (("git", FAKE_GIT), ("b4", FAKE_B4)):
+            with open(os.path.join(fake, name), "w") as f:
+                f.write(text % {"d": cls.flags})
+            os.chmod(os.path.join(fake, name), 0o755)
+        cls.serve("git_timeout_s = 5\nresolve_timeout_s = 120\n",
+                  env={"PATH": fake + ":" + os.environ["PATH"]})
+
+    @classmethod
+    def tearDownClass(cls):
+        for f in os.listdir(cls.flags):
+            os.unlink(os.path.join(cls.flags, f))
+        super().tearDownClass()
+
+    def flag(self, name, on=True):
+        p = os.path.join(self.flags, name)
+        if on:
+            open(p, "w").close()
+        elif os.path.exists(p):
+            os.unlink(p)
+
+    def pid(self, name):
+        """the pid a wrapper wrote into flags/name (waited for)"""
+        def read():
+            try:
+                with open(os.path.join(self.flags, name)) as f:
+                    return int(f.read().strip() or 0)
+            except FileNotFoundError:
+                return 0
+        return wait_until(read, timeout=60, what=name)
+
+    def test_1_b4_timing_out(self):
+        """b4 past git_timeout_s (5 s): killed, the series waits and is tried again after
+        the backoff (1, 2, 4, 8, 16 s with poll_s 1), then failed after its sixth try."""
+        path = os.path.join(self.tmp, "lt")
+        env = make_inbox(path, name="lt")
+        self.flag("stall-b4")
+        deliver(path, env, fixtures(["10-tidy"]))
+        self.register("lt", path)
+        s = wait_until(lambda: (lambda x: x if x and x["attempts"] >= 2 else None)(
+            series(self.srv, "lt").get("tidy-1@example.org")), timeout=60, what="2 tries")
+        self.assertEqual((s["state"], s["request_id"]), ("waiting", None))
+        self.assertIn("b4", s["reason"])
+        self.assertIn("timed out", s["reason"])
+        self.assertIsNotNone(s["retry_at"])
+        s = wait_until(lambda: (lambda x: x if x["state"] != "waiting" else None)(
+            series(self.srv, "lt")["tidy-1@example.org"]), timeout=150, what="failed")
+        self.assertEqual((s["state"], s["attempts"], s["request_id"]), ("failed", 6, None))
+        self.assertIn("timed out", s["reason"])
+        # each hung b4 was killed at its timeout: none left behind
+        self.assertFalse(alive(self.pid("b4.pid")))
+        self.flag("stall-b4", False)
+
+    def test_2_message_unreadable_now(self):
+        """`git cat-file` failing on a message's blob (its commit reads): the message is
+        not passed over; the poll fails with git's error and the next one reads it."""
+        path = os.path.join(self.tmp, "lc")
+        env = make_inbox(path, name="lc")
+        deliver(path, env, fixtures(["01-sa"]))
+        self.register("lc", path)
+        wait_until(lambda: len(messages(self.srv, "lc")) == 1, what="the first message")
+        self.flag("fail-cat")
+        deliver(path, env, fixtures(["02-sa", "03-sa"]))
+        i = wait_until(lambda: (lambda x: x if x["poll_error"] else None)(
+            inbox(self.srv, "lc")), what="the poll's error")
+        self.assertIn("not a valid object name (fake)", i["poll_error"])
+        time.sleep(2)  # more polls fail the same way: nothing read, nothing passed over
+        self.assertEqual(len(messages(self.srv, "lc")), 1)
+        self.flag("fail-cat", False)
+        ms = wait_until(lambda: (lambda m: m if len(m) == 3 else None)(messages(self.srv, "lc")),
+                        what="the two messages")
+        self.assertEqual([m["message_id"] for m in ms],
+                         ["sa-v1-0@example.org", "sa-v1-1@example.org", "sa-v1-2@example.org"])
+        wait_until(lambda: inbox(self.srv, "lc")["poll_error"] is None, what="error cleared")
+
+    def test_3_lock_lost_across_a_reconnect(self):
+        """A poll whose database session ends mid-poll (its advisory lock with it) while
+        another server takes the inbox: it writes nothing more; the other's release lets
+        the next poll read every message once."""
+        path = os.path.join(self.tmp, "ll")
+        env = make_inbox(path, name="ll")
+        deliver(path, env, fixtures(["01-sa"]))
+        self.register("ll", path)
+        wait_until(lambda: len(messages(self.srv, "ll")) == 1, what="the first message")
+        iid = inbox(self.srv, "ll")["id"]
+        self.flag("stall-cat")
+        deliver(path, env, fixtures(["02-sa", "03-sa"]))
+        self.pid("cat.pid")  # the poll is reading message 2, its lock held
+        self.srv.psql("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE "
+                      "datname = current_database() AND pid <> pg_backend_pid()")
+        other = subprocess.Popen([PG_LOCAL, "psql", "-X", "-tAq", "-d", self.srv.dbname],
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 env=self.srv.cluster.env, text=True)
+        try:
+            other.stdin.write("SELECT pg_advisory_lock((17033::bigint << 32) # %d);\n"
+                              "SELECT 'held';\n" % iid)
+            other.stdin.flush()
+            self.assertEqual(other.stdout.readline().strip(), "")
+            self.assertEqual(other.stdout.readline().strip(), "held")
+            self.flag("stall-cat", False)
+            time.sleep(4)  # the poll goes on after the reconnect: it must not write
+            self.assertEqual(len(messages(self.srv, "ll")), 1)
+        finally:
+            other.stdin.close()
+            other.wait(timeout=60)
+            other.stdout.close()
+        ms = wait_until(lambda: (lambda m: m if len(m) == 3 else None)(messages(self.srv, "ll")),
+                        what="the two messages")
+        self.assertEqual(len({m["message_id"] for m in ms}), 3)
+        time.sleep(2)
+        self.assertEqual(int(self.srv.psql(
+            "SELECT count(*) FROM inbox_messages WHERE inbox_id = %d" % iid)), 3)
+
+    def test_4_shutdown_kills_b4(self):
+        """A server stopped (SIGTERM) while b4 runs kills it and exits at once; the series,
+        left waiting, is checked by the restarted server."""
+        path = os.path.join(self.tmp, "ls")
+        env = make_inbox(path, name="ls")
+        self.flag("stall-b4")
+        pidf = os.path.join(self.flags, "b4.pid")
+        if os.path.exists(pidf):
+            os.unlink(pidf)
+        deliver(path, env, fixtures(["12-noapply"]))
+        self.register("ls", path)
+        pid = self.pid("b4.pid")
+        t0 = time.monotonic()
+        self.assertTrue(alive(pid))
+        port = int(self.srv.addr.rsplit(":", 1)[1])
+        self.assertEqual(self.srv.stop(), 0)
+        # out before b4's own timeout (5 s after it started) would have killed it
+        self.assertLess(time.monotonic() - t0, 4)
+        self.assertFalse(alive(pid))
+        self.flag("stall-b4", False)
+        self.srv.start(port)
+        s = wait_until(lambda: (lambda x: x if x and x["state"] != "waiting" else None)(
+            series(self.srv, "ls").get("noapply-1@example.org")), timeout=60, what="decided")
+        self.assertEqual(s["state"], "not-applying")
+
+    def test_5_request_resolved_in_the_background(self):
+        """A series' request is stored resolving, as POST /api/v1/requests stores one:
+        a fetch of the plan's tree that stalls (another request's unknown ref) holds
+        the resolver, not the inbox; the series is queued meanwhile, its request
+        queued once the fetch ends."""
+        self.flag("stall-fetch")
+        r = self.srv.post("/api/v1/requests", {"plan": "lm-mm", "base": "refs/heads/nosuch",
+                                                "head": "master"}, scope="submit")
+        self.assertEqual(r.status, 202, r)
+        stalled = r.json()["id"]
+        try:
+            self.pid("fetch.pid")
+            path = os.path.join(self.tmp, "lr")
+            env = make_inbox(path, name="lr")
+            deliver(path, env, fixtures(["10-tidy"]))
+            self.register("lr", path)
+            s = wait_until(lambda: (lambda x: x if x and x["state"] != "waiting" else None)(
+                series(self.srv, "lr").get("tidy-1@example.org")), timeout=60, what="decided")
+            self.assertEqual(s["state"], "queued")
+            q = self.srv.get("/api/v1/requests/%d" % s["request_id"]).json()
+            self.assertEqual((q["state"], q["label"]), ("resolving", "<tidy-1@example.org>"))
+        finally:
+            self.flag("stall-fetch", False)
+        q = wait_until(lambda: (lambda x: x if x["state"] != "resolving" else None)(
+            self.srv.get("/api/v1/requests/%d" % s["request_id"]).json()), timeout=60,
+            what="resolved")
+        self.assertEqual((q["state"], q["base"]["sha"]), ("queued", self.base))
+        self.assertEqual(self.srv.get("/api/v1/requests/%d" % stalled).json()["state"], "failed")
