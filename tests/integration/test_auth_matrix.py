@@ -54,6 +54,9 @@ DOCUMENTED = {
     ("GET", "/api/v1/jobs/{}/kconfig"): READ,
     ("POST", "/api/v1/jobs/{}/heartbeat"): ("worker", "admin"),
     ("POST", "/api/v1/jobs/{}/complete"): ("worker", "admin"),
+    # kernel images by SHA-256: built by one worker, booted by another; not public
+    ("GET", "/api/v1/images/{}"): ("worker", "admin"),
+    ("PUT", "/api/v1/images/{}"): ("worker", "admin"),
     ("POST", "/api/v1/jobs/{}/cancel"): ("submit", "admin"),
     ("POST", "/api/v1/workers/register"): ("worker", "admin"),
     ("GET", "/api/v1/regressions"): READ,
