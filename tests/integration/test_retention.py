@@ -151,7 +151,9 @@ class Retention(unittest.TestCase):
                               "AND m.name = '%s'" % (run_id, METRIC)))
         self.assertEqual(run.json()["metrics"][METRIC], [mean])
 
-        # detection over the whole series again, then every answer as before
+        # detection over the whole series again, then every answer as before; its
+        # time ("at", whole seconds) must differ from the first one's to show it ran
+        time.sleep(1.1)
         srv.psql("INSERT INTO detect_queue (setup_id) SELECT id FROM setups "
                  "ON CONFLICT DO NOTHING")
         drain(srv)
