@@ -56,48 +56,28 @@ class Capture:
     """An HTTP server on port 0 that records each request and answers 201 {"id": 1}."""
 
     def __init__(self):
-        self.requests = []
-        outer = self
-
-        class H(http.server.BaseHTTPRequestHandler):
-            def do_POST(self):
-                n = int(self.headers.get("Content-Length") or 0)
-                outer.requests.append((self.command, self.path, self.rfile.read(n).decode()))
-                body = b'{"id": 1}'
-                self.send_response(201)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-            do_GET = do_POST
-
-            def log_message(self, *a):
-                pass
-
-        self.httpd = http.server.HTTPServer(("127.0.0.1", 0), H)
-        self.url = "http://127.0.0.1:%d" % self.httpd.server_port
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
+        self.server = Scripted({}, default=(201, {"id": 1}))
+        self.requests = self.server.requests
+        self.url = self.server.url
 
     def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self.server.close()
 
 
 class Scripted:
-    """An HTTP server on port 0 answering from a table {(method, path): (status, [bodies])};
-    a path's bodies are given in turn, the last one repeated."""
+    """An HTTP server on port 0 answering from a table {(method, path): (status, [bodies])}
+    (a path's bodies given in turn, the last one repeated; any other path: default) and
+    recording each request."""
 
-    def __init__(self, table):
+    def __init__(self, table, default=(404, {"error": "x"})):
         outer = self
-        self.seen = []
+        self.requests = []  # (method, path, body text), in order
 
         class H(http.server.BaseHTTPRequestHandler):
             def answer(self):
                 n = int(self.headers.get("Content-Length") or 0)
-                self.rfile.read(n)
-                outer.seen.append((self.command, self.path))
-                status, bodies = table.get((self.command, self.path), (404, [{"error": "x"}]))
+                outer.requests.append((self.command, self.path, self.rfile.read(n).decode()))
+                status, bodies = table.get((self.command, self.path), (default[0], [default[1]]))
                 body = json.dumps(bodies[0] if len(bodies) == 1 else bodies.pop(0)).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
