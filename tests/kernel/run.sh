@@ -99,11 +99,12 @@ for a in $ARCHES; do
 	done
 done
 # the tool cases' tools (Debian's packages of each arch, fio built from
-# Debian's source: ~2 min per arch cold; cached in var/cache/tools:
-# seconds when nothing changed)
+# Debian's source: ~2 min per arch cold; cached beside the tier's kernels,
+# so that a fresh clone does not build fio again: seconds when nothing
+# changed)
 t0=$(date +%s)
 # shellcheck disable=SC2086
-deploy/fetch-tools $ARCHES || { echo "kernel tests: deploy/fetch-tools failed" >&2; exit 1; }
+REGTRACK_TOOLS_CACHE=${REGTRACK_TOOLS_CACHE:-$CACHE/tools} deploy/fetch-tools $ARCHES || { echo "kernel tests: deploy/fetch-tools failed" >&2; exit 1; }
 echo "tools: $(cat bin/cases/tools/*/{stress-ng,hackbench,sysbench,fio}/VERSION | sort -u | tr '\n' ' ')($(( $(date +%s) - t0 )) s)"
 
 t0=$(date +%s)
