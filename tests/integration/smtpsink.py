@@ -9,6 +9,10 @@ test can take the mail server away and bring it back. wait_for(n) blocks
 until at least n messages arrived (or raises after `timeout` seconds).
 
 Run as a program it is a stand-alone sink: smtpsink.py PORT DIR.
+
+With REGTRACK_MAIL_RECORD=DIR in the environment every sink of the process
+also writes each message it accepts as DIR/NNNN.eml (one count across sinks),
+to compare the mails of two builds (mailcmp.py).
 """
 import email
 import email.policy
@@ -19,6 +23,8 @@ import threading
 import time
 
 from aiosmtpd.controller import Controller
+
+_recorded = [0]  # REGTRACK_MAIL_RECORD's count, across the process's sinks
 
 
 def free_port():
@@ -61,7 +67,18 @@ class SmtpSink:
                 with open(path + ".tmp", "wb") as f:
                     f.write(raw)
                 os.rename(path + ".tmp", path)
+            self._record(raw)
             self.lock.notify_all()
+
+    @staticmethod
+    def _record(raw):
+        d = os.environ.get("REGTRACK_MAIL_RECORD")
+        if not d:
+            return
+        os.makedirs(d, exist_ok=True)
+        _recorded[0] += 1
+        with open(os.path.join(d, "%04d.eml" % _recorded[0]), "wb") as f:
+            f.write(raw)
 
     @property
     def url(self):
