@@ -169,7 +169,8 @@ int abtest_plan_apply(struct db_conn *c, json_t *body, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*
- * The result mail of request request_id to its `notify` address, in the
+ * The result mail of request request_id to its `notify` address, gathered
+ * as typed rows (db/request_mail.h) and rendered by lib/abmail.h, in the
  * kernel test robot's form for a patch ("we noticed a +12.0% improvement of
  * METRIC on x86_64 with your patch \"[PATCH] ...\"", the other targets'
  * change of that metric, the setup, an LKP table per target and testcase,
@@ -181,12 +182,14 @@ int abtest_mail(struct db_conn *c, const char *public_url, long long request_id,
 		char **body, char **to, struct err *e) __attribute__((warn_unused_result));
 /*
  * abtest_mail()'s subject and body whether or not the request has a
- * notify (a series' reply in its list thread, server/inbox_reply.c): 0
- * with *subject, *body (new strings), -1 with e (ERR_NOT_FOUND: no such
+ * notify (a series' reply in its list thread, server/inbox_reply.c), the
+ * change named by series_title (the series' title as the inbox stores it:
+ * its cover letter's subject after the bracket) unless it is NULL or "":
+ * 0 with *subject, *body (new strings), -1 with e (ERR_NOT_FOUND: no such
  * request; db errors).
  */
 int abtest_mail_text(struct db_conn *c, const char *public_url, long long request_id,
-		     char **subject, char **body, struct err *e)
+		     const char *series_title, char **subject, char **body, struct err *e)
 	__attribute__((warn_unused_result));
 
 #endif

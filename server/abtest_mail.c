@@ -4,10 +4,10 @@
  */
 #include "server/abtest.h"
 #include "server/db/mail.h"
-#include "server/db/requests.h"
+#include "server/db/request_mail.h"
+#include "abmail.h"
 #include "buf.h"
 #include "hostfp.h"
-#include "lkptext.h"
 #include "xalloc.h"
 
 #include <stdio.h>
@@ -162,282 +162,163 @@ json_t *abtest_reproduce_local(const struct abtest_setup *groups, size_t nr_grou
 
 /* ---- the result mail ------------------------------------------------------ */
 
-static double num(json_t *a, size_t i)
+/* A group's params as the table's axes: a string as it is, anything else as JSON text. */
+struct group_params {
+	json_t *obj; /* the parsed object; the axes' names are its keys */
+	struct lkp_axis *ax;
+	char **vals; /* the axes' values (owned) */
+	size_t n;
+};
+
+static void params_of(const char *text, struct group_params *p)
 {
-	json_t *v = json_array_get(a, i);
+	const char *k;
+	json_t *v;
 
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-/* the row that names the result: the first of the verdict's kind, else the first primary */
-static json_t *headline_row(json_t *rows, const char *verdict)
-{
-	json_t *r, *first = NULL;
-	size_t i;
-
-	json_array_foreach (rows, i, r) {
-		const char *ch = json_string_value(json_object_get(r, "change"));
-
-		if (json_is_true(json_object_get(r, "monitor")))
-			continue;
-		if (!first)
-			first = r;
-		if (ch && !strcmp(ch, verdict))
-			return r;
+	memset(p, 0, sizeof(*p));
+	p->obj = text ? json_loads(text, 0, NULL) : NULL;
+	if (!json_is_object(p->obj) || !json_object_size(p->obj))
+		return;
+	p->ax = xcalloc(json_object_size(p->obj), sizeof(*p->ax));
+	p->vals = xcalloc(json_object_size(p->obj), sizeof(*p->vals));
+	json_object_foreach (p->obj, k, v) {
+		p->vals[p->n] = json_is_string(v) ? xstrdup(json_string_value(v)) :
+						    json_dumps(v, JSON_ENCODE_ANY);
+		p->ax[p->n] = (struct lkp_axis){ k, p->vals[p->n] ? p->vals[p->n] : "" };
+		p->n++;
 	}
-	return first;
 }
 
-static const char *str(json_t *o, const char *k)
+static void params_release(struct group_params *p)
 {
-	const char *s = json_string_value(json_object_get(o, k));
-
-	return s ? s : "";
+	for (size_t i = 0; i < p->n; i++)
+		free(p->vals[i]);
+	free(p->vals);
+	free(p->ax);
+	json_decref(p->obj);
 }
 
-/* "with your patch \"[PATCH] ...\"" or "with commit SHA12 (REF)" */
-static int add_change(struct buf *b, json_t *q)
-{
-	json_t *p = json_object_get(q, "patches"), *h = json_object_get(q, "head");
+/* The mail's input, its storage owned here: the request's rows, the params' axes, the notes. */
+struct gathered {
+	struct abmail_input in;
+	struct db_request_mail m;
+	struct abmail_group *groups;
+	struct group_params *params;
+	struct abmail_note *notes;
+};
 
-	if (json_is_object(p))
-		return buf_addf(b, "with your patch%s \"%s\"",
-				json_integer_value(json_object_get(p, "count")) > 1 ? " series" :
-										      "",
-				str(p, "subject"));
-	return buf_addf(b, "with commit %.12s (%s)", str(h, "sha"), str(h, "ref"));
+static void gathered_release(struct gathered *g)
+{
+	for (size_t i = 0; i < g->m.nr_groups; i++)
+		params_release(&g->params[i]);
+	for (size_t i = 0; i < g->in.nr_notes; i++)
+		free((char *)g->notes[i].text);
+	free(g->notes);
+	free(g->params);
+	free(g->groups);
+	db_request_mail_free(&g->m);
 }
 
-/* the LKP tables: one per target x testcase, its rows */
-static int add_tables(struct buf *b, json_t *q, json_t *rows)
+/*
+ * Reads what request_id's mail says into g (released by gathered_release()
+ * whatever the result): 0, or -1 with e (ERR_NOT_FOUND: no such request).
+ */
+static int gather(struct db_conn *c, const char *public_url, long long request_id,
+		  const char *series_title, struct gathered *g, struct err *e)
 {
-	json_t *groups = json_object_get(q, "groups"), *g;
-	const char *base = str(json_object_get(q, "base"), "sha");
-	const char *head = str(json_object_get(q, "head"), "sha");
-	size_t i;
-	int bad = 0;
+	struct db_mail_group_fp *fp;
+	struct db_request_mail *m = &g->m;
+	long nfp;
+	size_t nn = 0;
 
-	json_array_foreach (groups, i, g) {
-		struct lkp_row lr[64];
-		struct lkp_axis ax[24];
-		size_t nr = 0, na = 0, j;
-		json_t *r, *pv;
-		const char *k;
-		char *pt[24] = { 0 };
-
-		json_array_foreach (rows, j, r) {
-			if ((size_t)json_integer_value(json_object_get(r, "group")) != i ||
-			    nr == sizeof(lr) / sizeof(lr[0]))
-				continue;
-			lr[nr].metric = str(r, "metric");
-			lr[nr].base_mean = num(json_object_get(r, "mean"), 0);
-			lr[nr].head_mean = num(json_object_get(r, "mean"), 1);
-			lr[nr].base_stddev_pct = num(json_object_get(r, "stddev_pct"), 0);
-			lr[nr].head_stddev_pct = num(json_object_get(r, "stddev_pct"), 1);
-			lr[nr].change_pct = json_is_number(json_object_get(r, "hl_pct")) ?
-						    json_number_value(
-							    json_object_get(r, "hl_pct")) :
-						    NAN;
-			nr++;
-		}
-		ax[na++] = (struct lkp_axis){ "testcase", str(g, "testcase") };
-		ax[na++] = (struct lkp_axis){ "kconfig", str(g, "kconfig") };
-		ax[na++] = (struct lkp_axis){ "compiler", str(q, "compiler") };
-		ax[na++] = (struct lkp_axis){ "target", str(g, "target") };
-		json_object_foreach (json_object_get(g, "params"), k, pv) {
-			if (na == sizeof(ax) / sizeof(ax[0]))
-				break;
-			pt[na] = json_is_string(pv) ? xstrdup(json_string_value(pv)) :
-						      json_dumps(pv, JSON_ENCODE_ANY);
-			ax[na] = (struct lkp_axis){ k, pt[na] ? pt[na] : "" };
-			na++;
-		}
-		bad |= buf_addf(b, "\n%s (%s):\n\n", str(g, "target"), str(g, "testcase"));
-		bad |= nr ? lkp_render(b, ax, na, base, "base", *head ? head : base,
-				       json_is_object(json_object_get(q, "patches")) ?
-					       "with the patch" :
-					       "head",
-				       lr, nr) :
-			    buf_addstr(b, "  (no runs to compare)\n");
-		for (j = 0; j < na; j++)
-			free(pt[j]);
-	}
-	return bad;
-}
-
-/* abtest_mail(); need_notify 0: the text whether or not the request has a notify (*to "") */
-static int mail_of(struct db_conn *c, const char *public_url, long long request_id, int need_notify,
-		   char **subject, char **body, char **to, struct err *e)
-{
-	char *text;
-	json_t *q, *res, *rows, *head, *rep;
-	struct buf s = BUF_INIT(1024), b = BUF_INIT(1 << 20);
-	const char *verdict, *state, *change;
-	size_t n = strlen(public_url), i;
-	int bad = 0;
-
-	*subject = *body = *to = NULL;
-	switch (db_request_json(c, request_id, &text, e)) {
+	memset(g, 0, sizeof(*g));
+	switch (db_request_mail(c, request_id, m, e)) {
 	case -1:
 		return -1;
 	case 0:
 		return err_setc(e, ERR_NOT_FOUND, "id", "no request %lld", request_id);
 	}
-	q = json_loads(text, 0, NULL);
-	free(text);
-	if (!q)
-		return err_setc(e, ERR_INTERNAL, "request", "request %lld: bad JSON", request_id);
-	while (n && public_url[n - 1] == '/')
-		n--;
-	state = str(q, "state");
-	verdict = str(q, "verdict");
-	res = json_object_get(q, "result");
-	rows = json_object_get(res, "rows");
-	head = headline_row(rows, verdict);
-	change = head ? str(head, "change") : "";
-
-	/* Subject: [regtrack] +12.0% improvement of METRIC with "[PATCH] ..." */
-	bad |= buf_addstr(&s, "[regtrack] ");
-	bad |= buf_addstr(&b, "Hello,\n\n");
-	if (!strcmp(state, "done") && head &&
-	    (!strcmp(change, "regression") || !strcmp(change, "improvement"))) {
-		double pct = json_number_value(json_object_get(head, "hl_pct"));
-
-		bad |= buf_addf(&s, "%+.1f%% %s of %s on %s ", pct, change, str(head, "metric"),
-				str(head, "target"));
-		bad |= buf_addf(&b, "we noticed a %+.1f%% %s of %s on %s ", pct, change,
-				str(head, "metric"), str(head, "target"));
-	} else if (!strcmp(state, "done")) {
-		bad |= buf_addf(&s, "%s for %s ", verdict, head ? str(head, "metric") : "the test");
-		bad |= buf_addf(&b, "we noticed %s of %s ",
-				!strcmp(verdict, "no-change") ? "no change beyond the floor" :
-								"no conclusive change",
-				head ? str(head, "metric") : "the test");
-	} else {
-		bad |= buf_addstr(&s, "could not test ");
-		bad |= buf_addstr(&b, "we could not complete the test ");
+	g->groups = xcalloc(m->nr_groups + 1, sizeof(*g->groups));
+	g->params = xcalloc(m->nr_groups + 1, sizeof(*g->params));
+	for (size_t i = 0; i < m->nr_groups; i++) {
+		params_of(m->groups[i].params, &g->params[i]);
+		g->groups[i] = (struct abmail_group){ m->groups[i].target, m->groups[i].testcase,
+						      m->groups[i].kconfig, g->params[i].ax,
+						      g->params[i].n };
 	}
-	bad |= add_change(&s, q) || add_change(&b, q);
-	bad |= buf_addstr(&b, strcmp(state, "done") ? ":\n\n" : ".\n");
-	if (strcmp(state, "done"))
-		bad |= buf_addf(&b, "  %s\n", str(q, "fail_reason"));
-	/* the other arches' rows of the same metric: both arches in one sentence */
-	if (head && !strcmp(state, "done")) {
-		json_t *o;
+	/* a group whose sides ran on hosts of different fingerprints: one note each */
+	nfp = db_mail_request_fingerprints(c, request_id, &fp, e);
+	if (nfp < 0)
+		return -1;
+	g->notes = xcalloc((size_t)nfp + 1, sizeof(*g->notes));
+	for (long k = 0; k < nfp; k++) {
+		char *note = hostfp_note(fp[k].base, fp[k].head);
 
-		json_array_foreach (rows, i, o) {
-			if (o == head || strcmp(str(o, "metric"), str(head, "metric")) ||
-			    !strcmp(str(o, "target"), str(head, "target")))
-				continue;
-			bad |= buf_addf(&b, "On %s: %+.1f%% (%s).\n", str(o, "target"),
-					json_number_value(json_object_get(o, "hl_pct")),
-					str(o, "change"));
-		}
+		if (note)
+			g->notes[nn++] = (struct abmail_note){ fp[k].group, note };
 	}
-	bad |= buf_addf(&b, "\n%-10s %s\n", "tree:", str(q, "tree"));
-	{
-		json_t *bj = json_object_get(q, "base");
+	db_mail_group_fps_free(fp, nfp);
+	g->in = (struct abmail_input){
+		.request_id = request_id,
+		.public_url = public_url,
+		.state = m->state,
+		.verdict = m->verdict,
+		.fail_reason = m->fail_reason,
+		.tree = m->tree,
+		.base_ref = m->base_ref,
+		.base_sha = m->base_sha,
+		.head_ref = m->head_ref,
+		.head_sha = m->head_sha,
+		.patches = m->patches,
+		.nr_patches = m->nr_patches,
+		.patch_subject = m->patch_subject,
+		.patch_id = m->patch_id,
+		.series_title = series_title,
+		.targets = m->targets,
+		.nr_targets = m->nr_targets,
+		.compiler = m->compiler,
+		.repeat = m->repeat,
+		.repeat_why = m->repeat_why,
+		.label = m->label,
+		.alpha = ABTEST_ALPHA,
+		.groups = g->groups,
+		.nr_groups = m->nr_groups,
+		.rows = m->rows,
+		.nr_rows = m->nr_rows,
+		.notes = g->notes,
+		.nr_notes = nn,
+		.reproduce = m->reproduce,
+		.reproduce_local = m->local,
+		.nr_reproduce_local = m->nr_local,
+	};
+	return 0;
+}
 
-		/* a base given as its sha is shown once */
-		bad |= strcmp(str(bj, "ref"), str(bj, "sha")) ?
-			       buf_addf(&b, "%-10s %s (%s)\n", "base:", str(bj, "ref"),
-					str(bj, "sha")) :
-			       buf_addf(&b, "%-10s %s\n", "base:", str(bj, "sha"));
+/* abtest_mail(); need_notify 0: the text whether or not the request has a notify (*to "") */
+static int mail_of(struct db_conn *c, const char *public_url, long long request_id,
+		   const char *series_title, int need_notify, char **subject, char **body,
+		   char **to, struct err *e)
+{
+	struct buf s = BUF_INIT(1024), b = BUF_INIT(1 << 20);
+	struct gathered g;
+	const char *notify;
+	int bad;
+
+	*subject = *body = *to = NULL;
+	if (gather(c, public_url, request_id, series_title, &g, e)) {
+		gathered_release(&g);
+		return -1;
 	}
-	if (json_is_object(json_object_get(q, "patches"))) {
-		json_t *pt = json_object_get(q, "patches");
-
-		bad |= buf_addf(&b, "%-10s \"%s\" (%lld patch(es)", "patch:", str(pt, "subject"),
-				(long long)json_integer_value(json_object_get(pt, "count")));
-		if (json_is_string(json_object_get(pt, "patch_id")))
-			bad |= buf_addf(&b, ", patch-id %s", str(pt, "patch_id"));
-		bad |= buf_addstr(&b, ")\n");
-		if (*str(json_object_get(q, "head"), "sha"))
-			bad |= buf_addf(&b, "%-10s %s (git am on base)\n",
-					"head:", str(json_object_get(q, "head"), "sha"));
-	} else {
-		bad |= buf_addf(&b, "%-10s %s (%s)\n",
-				"head:", str(json_object_get(q, "head"), "ref"),
-				str(json_object_get(q, "head"), "sha"));
-	}
-	{
-		struct buf t = BUF_INIT(4096);
-		json_t *v;
-
-		json_array_foreach (json_object_get(q, "targets"), i, v)
-			bad |= buf_addf(&t, "%s%s", i ? ", " : "", json_string_value(v));
-		bad |= buf_addf(&b, "%-10s %s\n", "targets:", t.data);
-		buf_release(&t);
-	}
-	bad |= buf_addf(&b, "%-10s %s\n", "compiler:", str(q, "compiler"));
-	bad |= buf_addf(&b, "%-10s %lld a side%s%s\n",
-			"runs:", (long long)json_integer_value(json_object_get(q, "repeat")),
-			json_is_string(json_object_get(q, "repeat_why")) ? ": " : "",
-			str(q, "repeat_why"));
-	if (*str(q, "label"))
-		bad |= buf_addf(&b, "%-10s %s\n", "label:", str(q, "label"));
-	{
-		/* a group whose sides ran on hosts of different fingerprints: one note each */
-		struct db_mail_group_fp *fp;
-		long nfp = db_mail_request_fingerprints(c, request_id, &fp, e);
-		json_t *groups = json_object_get(q, "groups");
-
-		if (nfp < 0) {
-			buf_release(&s);
-			buf_release(&b);
-			json_decref(q);
-			return -1;
-		}
-		for (long k = 0; k < nfp; k++) {
-			char *note = hostfp_note(fp[k].base, fp[k].head);
-			json_t *g = json_array_get(groups, (size_t)fp[k].group);
-
-			if (!note)
-				continue;
-			bad |= json_array_size(groups) > 1 ?
-				       buf_addf(&b, "%-10s %s (%s): %s\n",
-						"note:", str(g, "target"), str(g, "testcase"),
-						note) :
-				       buf_addf(&b, "%-10s %s\n", "note:", note);
-			free(note);
-		}
-		db_mail_group_fps_free(fp, nfp);
-	}
-	if (!strcmp(state, "done"))
-		bad |= buf_addf(&b,
-				"%-10s %s (per target and metric: Mann-Whitney at alpha %g, "
-				"%%change the Hodges-Lehmann shift)\n",
-				"verdict:", verdict, ABTEST_ALPHA);
-	if (json_array_size(rows))
-		bad |= add_tables(&b, q, rows);
-	bad |= buf_addf(&b, "\nThe request, with every run: %.*s/requests/%lld\n", (int)n,
-			public_url, request_id);
-	if (*str(q, "reproduce"))
-		bad |= buf_addf(&b, "\nTo run the A/B test again in the service:\n\n  %s\n",
-				str(q, "reproduce"));
-	rep = json_object_get(q, "reproduce_local");
-	if (json_array_size(rep)) {
-		json_t *x;
-
-		bad |= buf_addstr(&b, "\nTo reproduce a data point on your own machine, inside "
-				      "a kernel tree (no server, no token):\n");
-		json_array_foreach (rep, i, x) {
-			bad |= buf_addf(&b, "\n  # %s %s, %s\n  %s\n", str(x, "target"),
-					str(x, "testcase"), str(x, "side"), str(x, "command"));
-			if (*str(x, "curl"))
-				bad |= buf_addf(&b, "  # or queue it in the service:\n  %s\n",
-						str(x, "curl"));
-		}
-	}
-	bad |= buf_addstr(&b, "\nThanks,\nregtrack\n");
-	if (!bad && (*str(q, "notify") || !need_notify)) {
+	bad = abmail_render(&g.in, &s, &b);
+	notify = g.m.notify ? g.m.notify : "";
+	if (!bad && (*notify || !need_notify)) {
 		*subject = xstrdup(s.data);
 		*body = buf_detach(&b, NULL);
-		*to = xstrdup(str(q, "notify"));
+		*to = xstrdup(notify);
 	}
+	gathered_release(&g);
 	buf_release(&s);
 	buf_release(&b);
-	json_decref(q);
 	if (bad)
 		return err_setc(e, ERR_INTERNAL, "body", "the mail of request %lld is too large",
 				request_id);
@@ -448,14 +329,14 @@ static int mail_of(struct db_conn *c, const char *public_url, long long request_
 int abtest_mail(struct db_conn *c, const char *public_url, long long request_id, char **subject,
 		char **body, char **to, struct err *e)
 {
-	return mail_of(c, public_url, request_id, 1, subject, body, to, e);
+	return mail_of(c, public_url, request_id, NULL, 1, subject, body, to, e);
 }
 
 int abtest_mail_text(struct db_conn *c, const char *public_url, long long request_id,
-		     char **subject, char **body, struct err *e)
+		     const char *series_title, char **subject, char **body, struct err *e)
 {
 	char *to = NULL;
-	int rc = mail_of(c, public_url, request_id, 0, subject, body, &to, e);
+	int rc = mail_of(c, public_url, request_id, series_title, 0, subject, body, &to, e);
 
 	free(to);
 	return rc;

@@ -105,7 +105,7 @@ int inbox_reply_render(struct db_conn *c, const struct config *cfg, long long id
 			      1;
 		goto out;
 	}
-	if (abtest_mail_text(c, cfg->public_url, in.request_id, &subject, &body, e))
+	if (abtest_mail_text(c, cfg->public_url, in.request_id, in.title, &subject, &body, e))
 		goto out;
 	if (report_addr_spec(cfg->mail_from, from, sizeof(from)))
 		snprintf(from, sizeof(from), "regtrack@localhost");

@@ -101,6 +101,7 @@ int db_inbox_reply_input(struct db_conn *c, long long outbox_id, struct db_inbox
 	in->author = xstrdup(PQgetvalue(r, 0, 3));
 	in->cc = xstrdup(PQgetvalue(r, 0, 4));
 	in->verdict = xstrdup(PQgetvalue(r, 0, 5));
+	in->title = xstrdup(PQgetvalue(r, 0, 6));
 	PQclear(r);
 	return 1;
 }
@@ -112,6 +113,7 @@ void db_inbox_reply_input_release(struct db_inbox_reply_input *in)
 	free(in->author);
 	free(in->cc);
 	free(in->verdict);
+	free(in->title);
 	memset(in, 0, sizeof(*in));
 }
 

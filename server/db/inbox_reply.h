@@ -35,6 +35,7 @@ struct db_inbox_reply_input {
 	char *anchor, *subject, *author; /* author: the anchor's From: as sent */
 	char *cc;			 /* lists to Cc, one a line; "" none */
 	char *verdict;
+	char *title; /* the series' title: its cover letter's (else patch 1's) subject after the bracket */
 };
 /* 1 filled, 0 no such row (or not an inbox reply), -1 with e. */
 int db_inbox_reply_input(struct db_conn *c, long long outbox_id, struct db_inbox_reply_input *in,

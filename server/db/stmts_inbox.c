@@ -227,7 +227,7 @@ const struct db_stmt_def db_stmts_inbox[DB_NR_STMTS] = {
 	[ST_INBOX_REPLY_INPUT] = { "inbox_reply_input",
 				   "SELECT s.request_id, s.anchor, coalesce(m.subject, s.title), "
 				   "coalesce(m.author, s.author), CASE WHEN i.cc_list THEN "
-				   "array_to_string(i.lists, E'\n') ELSE '' END, coalesce(s.verdict, '') "
+				   "array_to_string(i.lists, E'\n') ELSE '' END, coalesce(s.verdict, ''), s.title "
 				   "FROM outbox o JOIN inbox_series s ON s.id = o.inbox_series_id "
 				   "JOIN inboxes i ON i.id = s.inbox_id LEFT JOIN inbox_messages m ON "
 				   "m.inbox_id = s.inbox_id AND m.message_id = s.anchor WHERE o.id = $1::bigint" },

@@ -27,6 +27,21 @@
 						 "'url', '/api/v1/requests/' || rq.id, 'created_at', rq.created_at, "        \
 						 "'finished_at', rq.finished_at, 'plan', rq.spec->'plan'"
 
+/*
+ * The result mail's reads (request_mail.c): a JSON value of a request's
+ * spec or result as a typed column, NULL (0 for JINT) when it is not of
+ * that type.
+ */
+#define JSTR(X) "CASE WHEN jsonb_typeof(" X ") = 'string' THEN (" X ") #>> '{}' END"
+#define JNUM(X) "CASE WHEN jsonb_typeof(" X ") = 'number' THEN (" X ")::text::float8 END"
+#define JINT(X)                                                                      \
+	"CASE WHEN jsonb_typeof(" X ") = 'number' AND (" X ")::text ~ '^-?[0-9]+$' " \
+	"THEN (" X ")::text::bigint ELSE 0 END"
+/* the elements x.v of array X of request $1 in their order (a non-array: none) */
+#define REQ_ELEMENTS(X, FN)                                                            \
+	"FROM requests rq, " FN "(CASE WHEN jsonb_typeof(" X ") = 'array' THEN " X " " \
+	"ELSE '[]'::jsonb END) WITH ORDINALITY x(v, i) WHERE rq.id = $1::bigint ORDER BY x.i"
+
 const struct db_stmt_def db_stmts_requests[DB_NR_STMTS] = {
 	/* $1 request: cancels its jobs not yet finished (queued or leased) */
 	[ST_REQUEST_CANCEL_JOBS] = { "request_cancel_jobs",
@@ -118,6 +133,52 @@ const struct db_stmt_def db_stmts_requests[DB_NR_STMTS] = {
 			      "'result', rq.result, 'reproduce', rq.spec->'reproduce', "
 			      "'reproduce_local', rq.spec->'reproduce_local')::text "
 			      "FROM requests rq JOIN trees tr ON tr.id = rq.tree_id WHERE rq.id = $1::bigint" },
+	/* clang-format off */
+	/* $1 request: what its result mail says (request_mail.h), one row */
+	[ST_REQUEST_MAIL] = { "request_mail",
+		"SELECT " REQ_STATE ", rq.verdict, rq.fail_reason, tr.name, "
+		"rq.base_ref, rq.base_sha, rq.head_ref, rq.head_sha, "
+		"(rq.patches IS NOT NULL)::integer, coalesce(rq.nr_patches, 0), "
+		JSTR("rq.spec->'patch_subject'") ", "
+		JSTR("coalesce(to_jsonb(rq.patch_id), " REQ_HEAD_RUN("patch_id") ")") ", "
+		JSTR("rq.spec->'compiler'") ", "
+		JINT("rq.spec->'repeat'") ", "
+		JSTR("rq.spec->'repeat_why'") ", "
+		"rq.label, rq.notify, "
+		JSTR("rq.spec->'reproduce'") " "
+		"FROM requests rq JOIN trees tr ON tr.id = rq.tree_id WHERE rq.id = $1::bigint" },
+	/* $1 request: its groups in order: target, testcase, kconfig, params (JSON object text) */
+	[ST_REQUEST_MAIL_GROUPS] = { "request_mail_groups",
+		"SELECT " JSTR("x.v->'target'") ", "
+		JSTR("x.v->'testcase'") ", "
+		JSTR("x.v->'kconfig'") ", "
+		"CASE WHEN jsonb_typeof(x.v->'params') = 'object' THEN (x.v->'params')::text END "
+		REQ_ELEMENTS("rq.spec->'groups'", "jsonb_array_elements") },
+	/* $1 request: its verdict's rows in order (abtest_verdict()'s) */
+	[ST_REQUEST_MAIL_ROWS] = { "request_mail_rows",
+		"SELECT " JINT("x.v->'group'") ", "
+		JSTR("x.v->'target'") ", "
+		JSTR("x.v->'metric'") ", "
+		JSTR("x.v->'change'") ", "
+		"coalesce(x.v->'monitor' = 'true'::jsonb, false)::integer, "
+		JNUM("x.v->'hl_pct'") ", "
+		JNUM("x.v->'mean'->0") ", "
+		JNUM("x.v->'mean'->1") ", "
+		JNUM("x.v->'stddev_pct'->0") ", "
+		JNUM("x.v->'stddev_pct'->1") " "
+		REQ_ELEMENTS("rq.result->'rows'", "jsonb_array_elements") },
+	/* $1 request: its targets in order */
+	[ST_REQUEST_MAIL_TARGETS] = { "request_mail_targets",
+		"SELECT x.v " REQ_ELEMENTS("rq.spec->'targets'", "jsonb_array_elements_text") },
+	/* $1 request: the commands that run its data points again (abtest_reproduce_local()'s) */
+	[ST_REQUEST_MAIL_LOCAL] = { "request_mail_local",
+		"SELECT " JSTR("x.v->'target'") ", "
+		JSTR("x.v->'testcase'") ", "
+		JSTR("x.v->'side'") ", "
+		JSTR("x.v->'command'") ", "
+		JSTR("x.v->'curl'") " "
+		REQ_ELEMENTS("rq.spec->'reproduce_local'", "jsonb_array_elements") },
+	/* clang-format on */
 	/* $1 request: the row locked, the jobs' tally, the first failure, the derived head */
 	[ST_REQUEST_LOCK] = { "request_lock",
 			      "SELECT rq.state, rq.spec::text, "

@@ -569,6 +569,13 @@ class InboxReplies(unittest.TestCase):
             self.assertIn("https://perf.example.org/requests/%d" % rid, body)
             self.assertIn("small-allocs.throughput", body)
             self.assertIn(verdict, body)
+            # the first sentence names the series by its title (the cover letter's
+            # subject), not by patch 1's subject; the patch line keeps patch 1's
+            self.assertRegex(body, r'\nwe noticed a [-+][0-9.]+%% %s of small-allocs.throughput '
+                                   r'on \S+ with your patch series "mm: faster small allocs"\.\n'
+                             % verdict)
+            self.assertIn('\npatch:     "[PATCH%s 1/3] mm: add a" (3 patch(es)'
+                          % (" v2" if anchor.startswith("sa-v2") else ""), body)
             self.assertEqual(got[anchor]["reply_outbox_id"] is not None, True)
             if verdict == "regression":
                 self.assertIn("| Reported-by: regtrack <regtrack@example.org>\n"
