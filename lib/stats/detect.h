@@ -60,7 +60,8 @@
  *     autocorrelation rho of the per-commit medians, from the
  *     noise_lookback * W commits before the window (fewer than W before
  *     it: sigma from the window, rho from its residuals around the two
- *     levels of its best split when it is a full window). In the scan rho
+ *     levels of its best split when it is a full window, and the parts of
+ *     it that binary segmentation tests, 3, keep that model). In the scan rho
  *     reads only the last W commits of that history: a slope, an annual
  *     cycle or a step that no split separated stays in the residuals and,
  *     over four windows, read as dependence (rho 0.94 on TCPD's

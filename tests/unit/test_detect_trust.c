@@ -16,6 +16,9 @@
  *    neighbouring means of AR(1) noise, not the asymptotic inflation that
  *    left it at p 0.037;
  *  - a drift (a ramp of 64 commits) is no step, and says so;
+ *  - TCPD bank: the parts of a window without history keep the dependence
+ *    that window read from its own residuals (they were tested as
+ *    independent noise: 6 false splits);
  *  - the explain trace names the rule that dropped a candidate;
  *  - the figures the default detector reaches on the real labelled corpora
  *    (tests/fixtures/realcpd): a change to the detector that moves them
