@@ -386,10 +386,8 @@ static int best_split(struct detect_series *s, struct scratch *w, size_t c, size
 		 * independent)
 		 */
 		detect_window_rho(s, w, c, n, best_t, &nz);
-		if (n >= s->opts.window) {
-			nz.history = 1;
-			*w->nz = nz;
-		}
+		nz.history = 1;
+		*w->nz = nz;
 	}
 	nsplits = n - 2 * m + 1;
 	pv = (double)nsplits * split_p(s, w, &nz, c, n, best_t, best_z);
