@@ -378,17 +378,7 @@ static int best_split(struct detect_series *s, struct scratch *w, size_t c, size
 	}
 	if (!best_t)
 		return 0;
-	if (!nz.history) {
-		/*
-		 * the window read its own dependence (no history before it): the parts its
-		 * recursion tests are the same noise, so they keep that model (read again
-		 * on a shorter part, rho is not estimated and the part is tested as if
-		 * independent)
-		 */
-		detect_window_rho(s, w, c, n, best_t, &nz);
-		nz.history = 1;
-		*w->nz = nz;
-	}
+	detect_window_rho(s, w, c, n, best_t, &nz);
 	nsplits = n - 2 * m + 1;
 	pv = (double)nsplits * split_p(s, w, &nz, c, n, best_t, best_z);
 	t = best_t;

@@ -183,7 +183,7 @@ void detect_noise_of(const struct detect_series *s, struct scratch *w, size_t c,
  * AR(1) phi 0.8 noise as independent and split it (9.4 false change points
  * per 1000 commits of 80-commit series, against 1.9 now).
  */
-void detect_window_rho(const struct detect_series *s, struct scratch *w, size_t c, size_t n,
+static void window_rho(const struct detect_series *s, struct scratch *w, size_t c, size_t n,
 		       size_t t, struct noise *nz)
 {
 	double *d = w->diff, m2;
@@ -225,6 +225,21 @@ void detect_window_rho(const struct detect_series *s, struct scratch *w, size_t 
 		return;
 	nz->vif = (1 + nz->rho) / (1 - nz->rho);
 	nz->sigma = sigma_of(m2, nz->rho);
+}
+
+void detect_window_rho(const struct detect_series *s, struct scratch *w, size_t c, size_t n,
+		       size_t t, struct noise *nz)
+{
+	if (nz->history)
+		return;
+	window_rho(s, w, c, n, t, nz);
+	/*
+	 * the parts of the window that its recursion tests are the same noise: they
+	 * keep this model (read again on a shorter part, no rho was estimated and
+	 * the part was tested as if independent: 4 false splits on TCPD's bank)
+	 */
+	nz->history = 1;
+	*w->nz = *nz;
 }
 
 /*

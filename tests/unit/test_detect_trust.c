@@ -316,7 +316,8 @@ static void test_window_dependence_kept_by_its_parts(void **state UNUSED)
 {
 	static const size_t want[] = { 20, 79, 141, 145, 187, 233, 236, 369 };
 
-	assert_detects("tests/fixtures/realcpd/tcpd/bank.json", want, sizeof(want) / sizeof(want[0]));
+	assert_detects("tests/fixtures/realcpd/tcpd/bank.json", want,
+		       sizeof(want) / sizeof(want[0]));
 }
 
 /* xorshift64 (Marsaglia 2003): a fixed, portable stream for generated noise */
