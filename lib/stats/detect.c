@@ -378,8 +378,7 @@ static int best_split(struct detect_series *s, struct scratch *w, size_t c, size
 	}
 	if (!best_t)
 		return 0;
-	if (!nz.history)
-		detect_window_rho(s, w, c, n, best_t, &nz);
+	detect_window_rho(s, w, c, n, best_t, &nz);
 	nsplits = n - 2 * m + 1;
 	pv = (double)nsplits * split_p(s, w, &nz, c, n, best_t, best_z);
 	t = best_t;

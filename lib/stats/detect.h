@@ -59,8 +59,11 @@
  *  2a. The noise model (detect.c, noise_of): sigma and the lag-1
  *     autocorrelation rho of the per-commit medians, from the
  *     noise_lookback * W commits before the window (fewer than W before
- *     it: sigma from the window, rho from its residuals around the two
- *     levels of its best split when it is a full window). In the scan rho
+ *     it: sigma from the commits up to the window's end, rho from the
+ *     residuals of the last W of them around their levels, between the
+ *     splits accepted, the window's start and its best split, when there
+ *     are W; the parts of the window that binary segmentation tests, 3,
+ *     keep that model). In the scan rho
  *     reads only the last W commits of that history: a slope, an annual
  *     cycle or a step that no split separated stays in the residuals and,
  *     over four windows, read as dependence (rho 0.94 on TCPD's

@@ -176,23 +176,45 @@ void detect_noise_of(const struct detect_series *s, struct scratch *w, size_t c,
 
 /*
  * rho of a window without history before it (the start of a series): the
- * same estimate as noise_of on the residuals of med[c..c+n) around the
- * median of each side of the split at t, so the step itself is not taken
- * for dependence. Only on a full window (W commits): fewer give rho >=
- * rho_min by chance.
+ * same estimate as noise_of on the residuals of the W commits that end where
+ * the window ends, each around the median of its level (so the step itself is
+ * not taken for dependence). Fewer than W give rho >= rho_min by chance; a
+ * window shorter than W (the end of a short series) that read nothing tested
+ * AR(1) phi 0.8 noise as independent and split it (9.4 false change points
+ * per 1000 commits of 80-commit series, against 1.9 now).
  */
-void detect_window_rho(const struct detect_series *s, struct scratch *w, size_t c, size_t n,
+static void window_rho(const struct detect_series *s, struct scratch *w, size_t c, size_t n,
 		       size_t t, struct noise *nz)
 {
-	double lo, hi, *d = w->diff, m2;
-	size_t nd = 0;
+	double *d = w->diff, m2;
+	size_t nd = 0, W = s->opts.window, e = c + n, a, seg, j = 0;
 
-	if (n < s->opts.window)
+	if (e < W)
 		return; /* too few residuals to tell dependence from chance */
-	lo = detect_window_median(s->med, c, c + t, w->tmp);
-	hi = detect_window_median(s->med, c + t, c + n, w->tmp);
-	for (size_t i = 0; i < n; i++)
-		w->res[i] = s->med[c + i] - (i < t ? lo : hi);
+	/*
+	 * a window shorter than W (the end of a short series) reads the W commits
+	 * that end where it ends, each around the median of its level: between the
+	 * splits already accepted, the window's start and the split at t
+	 */
+	a = n < W ? e - W : c;
+	while (j < s->nraw && s->raw[j].index <= a)
+		j++;
+	for (seg = a; seg < e;) {
+		size_t end = e;
+		double med;
+
+		if (j < s->nraw && s->raw[j].index < c)
+			end = s->raw[j++].index;
+		else if (seg < c)
+			end = c;
+		else if (seg < c + t)
+			end = c + t;
+		med = detect_window_median(s->med, seg, end, w->tmp);
+		for (size_t i = seg; i < end; i++)
+			w->res[i - a] = s->med[i] - med;
+		seg = end;
+	}
+	n = e - a;
 	nz->rho = rho_of(s, w, w->res, n);
 	if (!(nz->rho > 0))
 		return;
@@ -203,6 +225,21 @@ void detect_window_rho(const struct detect_series *s, struct scratch *w, size_t 
 		return;
 	nz->vif = (1 + nz->rho) / (1 - nz->rho);
 	nz->sigma = sigma_of(m2, nz->rho);
+}
+
+void detect_window_rho(const struct detect_series *s, struct scratch *w, size_t c, size_t n,
+		       size_t t, struct noise *nz)
+{
+	if (nz->history)
+		return;
+	window_rho(s, w, c, n, t, nz);
+	/*
+	 * the parts of the window that its recursion tests are the same noise: they
+	 * keep this model (read again on a shorter part, no rho was estimated and
+	 * the part was tested as if independent: 4 false splits on TCPD's bank)
+	 */
+	nz->history = 1;
+	*w->nz = *nz;
 }
 
 /*

@@ -70,9 +70,13 @@ void detect_noise_of(const struct detect_series *s, struct scratch *w, size_t c,
 
 /*
  * rho (and sigma with it) of a window without history (the start of a
- * series): as detect_noise_of on the residuals of med[c..c+n) around the
- * median of each side of the split at t. Only for a full window (n = W);
- * else nz is left as it is.
+ * series): as detect_noise_of on the residuals of the W commits that end
+ * where the window ends, med[c + n - W..c + n) (the window itself when n =
+ * W), each around the median of its level: between the splits already
+ * accepted, the window's start c and the split at c + t (with fewer than W
+ * commits up to the window's end rho stays 0). Nothing when nz->history is
+ * set; else sets it and copies *nz to *w->nz, the model of the window that
+ * the parts its binary segmentation tests then keep.
  */
 void detect_window_rho(const struct detect_series *s, struct scratch *w, size_t c, size_t n,
 		       size_t t, struct noise *nz);
