@@ -1,6 +1,6 @@
 /* A/B requests: ref resolution and the verdict; see abtest.h. */
-#include "server/abtest.h"
-#include "server/aa_history.h"
+#include "server/abtest/abtest.h"
+#include "server/detect/aa_history.h"
 #include "server/db/db.h"
 #include "server/db/outbox.h"
 #include "server/log.h"

@@ -29,7 +29,7 @@ struct db_conn;
  *
  * Deterministic measurement: in an icount setup a
  * row's comparison is compare_deterministic() with the setup's A/A spread
- * of the metric from its history (server/aa_history.h, the request's own
+ * of the metric from its history (server/detect/aa_history.h, the request's own
  * commits left out), which may decide where the rank test cannot (3 vs
  * 3); such a row says by_spread and is not in the FDR family (q null).
  */
@@ -143,7 +143,7 @@ json_t *abtest_reproduce_local(const struct abtest_setup *groups, size_t nr_grou
 /*
  * A request by plan (`"plan": NAME` in a submission): fills the fields
  * submission body (a JSON object, changed in place) does not give from
- * normalized plan spec `plan` (borrowed; server/plan.h); the request's own
+ * normalized plan spec `plan` (borrowed; server/track/plan.h); the request's own
  * fields win. tree: the plan's (a request's tree must be the plan's);
  * testcases: the plan's; targets: the plan's that one of its kconfigs runs
  * on; kconfig: the plan's that run on the request's targets, which must be
@@ -181,7 +181,7 @@ int abtest_mail(struct db_conn *c, const char *public_url, long long request_id,
 		char **body, char **to, struct err *e) __attribute__((warn_unused_result));
 /*
  * abtest_mail()'s subject and body whether or not the request has a
- * notify (a series' reply in its list thread, server/inbox_reply.c): 0
+ * notify (a series' reply in its list thread, server/inbox/inbox_reply.c): 0
  * with *subject, *body (new strings), -1 with e (ERR_NOT_FOUND: no such
  * request; db errors).
  */

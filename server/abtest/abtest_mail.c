@@ -2,7 +2,7 @@
  * A/B requests: the commands that run a data point again, and the result
  * mail to `notify` in the kernel test robot's form; see abtest.h.
  */
-#include "server/abtest.h"
+#include "server/abtest/abtest.h"
 #include "server/db/mail.h"
 #include "server/db/requests.h"
 #include "buf.h"

@@ -2,7 +2,7 @@
  * A/B requests by plan: the fields a request does not give, from a test
  * plan's; see abtest.h.
  */
-#include "server/abtest.h"
+#include "server/abtest/abtest.h"
 #include "server/db/plans.h"
 #include "arch.h"
 #include "names.h"

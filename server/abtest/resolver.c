@@ -1,5 +1,5 @@
 /* A/B requests resolved in the background; see resolver.h. */
-#include "server/resolver.h"
+#include "server/abtest/resolver.h"
 #include "server/bgthread.h"
 #include "server/config.h"
 #include "server/db/db.h"

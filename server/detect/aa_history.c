@@ -1,5 +1,5 @@
 /* A setup's A/A spread from its stored history (aa_history.h). */
-#include "server/aa_history.h"
+#include "server/detect/aa_history.h"
 #include "xalloc.h"
 
 #include <stdio.h>

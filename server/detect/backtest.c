@@ -1,13 +1,13 @@
 /* Backtests of a plan's detector settings on its stored history (see backtest.h). */
-#include "server/backtest.h"
+#include "server/detect/backtest.h"
 #include "buf.h"
 #include "resultdoc.h"
 #include "server/db/db.h"
 #include "server/db/plans.h"
 #include "server/db/series.h"
 #include "server/jsonout.h"
-#include "server/plan_detect.h"
-#include "server/regressions.h"
+#include "server/detect/plan_detect.h"
+#include "server/detect/regressions.h"
 #include "xalloc.h"
 
 #include <math.h>

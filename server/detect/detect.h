@@ -3,7 +3,7 @@
 
 #include "err.h"
 #include "server/config.h"
-#include "server/detect_int.h"
+#include "server/detect/detect_int.h"
 
 struct db_conn;
 

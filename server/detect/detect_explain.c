@@ -1,5 +1,5 @@
-/* The reasons of the last detection of each series (see server/detect_explain.h). */
-#include "server/detect_explain.h"
+/* The reasons of the last detection of each series (see server/detect/detect_explain.h). */
+#include "server/detect/detect_explain.h"
 #include "server/db/detect_explain.h"
 #include "xalloc.h"
 

@@ -5,7 +5,7 @@
  * "Why was this (not) flagged?": the server keeps the reasons
  * of the last detection of each series, a compact form of the detector's
  * trace (lib/stats/detect.h, struct detect_candidate), in detect_explain
- * (sql/0023), replaced by each detection of the setup (server/detect.c),
+ * (sql/0023), replaced by each detection of the setup (server/detect/detect.c),
  * and GET /api/v1/series sends them as "detection".
  */
 #include <jansson.h>

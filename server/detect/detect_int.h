@@ -1,14 +1,15 @@
 /*
- * What the detection module's files share (server/detect.c: the step
- * detector's records and the thread; server/detect_tip.c: the reports at
- * the tip; server/detect_record.c: the record helpers both call, so
- * neither calls into the other but detect.c into detect_tip.c). Internal to the module: nothing
- * outside server/detect*.c includes it but server/detect.h, for struct detect_setup_stats.
+ * What the detection module's files share (server/detect/: detect.c, the
+ * step detector's records and the thread; detect_tip.c, the reports at the
+ * tip; detect_record.c, the record helpers both call, so neither calls into
+ * the other but detect.c into detect_tip.c). Internal to the module: nothing
+ * but server/detect/detect*.c includes it, and detect.h, for struct
+ * detect_setup_stats.
  */
 #ifndef REGTRACK_SERVER_DETECT_INT_H
 #define REGTRACK_SERVER_DETECT_INT_H
 
-#include "server/aa_history.h"
+#include "server/detect/aa_history.h"
 #include "server/config.h"
 #include "server/db/regressions.h"
 #include "server/db/series.h"
@@ -83,7 +84,7 @@ void detect_upsert_from(struct db_regr_upsert *u, const struct compare_result *s
 
 /*
  * Compares a with b as compare_deterministic() with the setup's A/A spread
- * of the metric from aa (server/aa_history.h; none measured in wall-clock
+ * of the metric from aa (server/detect/aa_history.h; none measured in wall-clock
  * setups: the rank test), the runs of commits before and after (the pair
  * either side of the step) left out of the spread.
  */
@@ -93,7 +94,7 @@ void detect_compare_sides(const struct aa_history *aa, long long setup_id, long 
 			  struct compare_result *r);
 
 /*
- * Reports at the tip (regressions.h), server/detect_tip.c: check_tip for
+ * Reports at the tip (regressions.h), server/detect/detect_tip.c: check_tip for
  * the newest commit of a plan's branch, check_tip_pairs for the pairs asked
  * for at a tip once their runs are in. check_tip returns 1 when it kept
  * or made the record of the tip's pair, 0 when not, -1 with e;

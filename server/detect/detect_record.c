@@ -4,7 +4,7 @@
  * their comparison by the setup's A/A spread. Used by detect.c (the step
  * detector's records) and detect_tip.c (the reports at the tip).
  */
-#include "server/detect_int.h"
+#include "server/detect/detect_int.h"
 #include "server/db/db.h"
 #include "xalloc.h"
 
@@ -72,7 +72,7 @@ void detect_upsert_from(struct db_regr_upsert *u, const struct compare_result *s
 
 /*
  * Compares a with b as compare_deterministic() with the setup's A/A spread
- * of the metric from aa (server/aa_history.h; none measured in wall-clock
+ * of the metric from aa (server/detect/aa_history.h; none measured in wall-clock
  * setups: the rank test), the runs of commits before and after (the pair
  * either side of the step) left out of the spread.
  */

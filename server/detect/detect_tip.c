@@ -1,5 +1,5 @@
-/* Reports at the tip of a tracked branch (see server/detect_int.h, regressions.h). */
-#include "server/detect_int.h"
+/* Reports at the tip of a tracked branch (see server/detect/detect_int.h, regressions.h). */
+#include "server/detect/detect_int.h"
 #include "xalloc.h"
 
 #include <math.h>

@@ -1,5 +1,5 @@
 /* A plan's detector settings: the table of keys, checking, defaults (see plan_detect.h). */
-#include "server/plan_detect.h"
+#include "server/detect/plan_detect.h"
 #include "xalloc.h"
 
 #include <errno.h>

@@ -21,7 +21,7 @@
  * server's config when that changes; the plan stores only the keys given.
  *
  * The same keys are what a backtest changes (`--set k=v`, the API's
- * "set" object): server/backtest.h.
+ * "set" object): server/detect/backtest.h.
  */
 
 /*

@@ -1,6 +1,6 @@
 /* The alert-quality ledger: rows of counts -> precision and false alarms per week (quality.h). */
-#include "server/quality.h"
-#include "server/regressions.h"
+#include "server/detect/quality.h"
+#include "server/detect/regressions.h"
 #include "xalloc.h"
 
 #include <math.h>

@@ -11,7 +11,7 @@
  * made of the detector's alerts, from the states of its regression records.
  *
  * Each record first detected in the window [since, until) is one alert;
- * its current state's regression_state_label() (server/regressions.h, the
+ * its current state's regression_state_label() (server/detect/regressions.h, the
  * one definition) says what it was: +1 a true change, -1 a false alarm,
  * 0 not judged yet. Records of every kind count (a regression, an
  * improvement, a change of unknown direction are all alerts); a `new`

@@ -1,4 +1,4 @@
-#include "server/regressions.h"
+#include "server/detect/regressions.h"
 #include "server/db/regressions.h"
 #include "evidence.h"
 

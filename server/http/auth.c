@@ -1,4 +1,4 @@
-#include "server/auth.h"
+#include "server/http/auth.h"
 #include "server/db/db.h"
 #include "server/db/tokens.h"
 #include "server/log.h"

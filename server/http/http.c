@@ -5,14 +5,14 @@
  * http_reply.c, the body and arguments in http_body.c, the dashboard's
  * files in static.c.
  */
-#include "server/http.h"
+#include "server/http/http.h"
 #include "clock.h"
 #include "attr.h"
-#include "server/auth.h"
+#include "server/http/auth.h"
 #include "server/config.h"
-#include "server/http_guard.h"
+#include "server/http/http_guard.h"
 #include "server/log.h"
-#include "server/static.h"
+#include "server/http/static.h"
 #include "xalloc.h"
 
 #include <arpa/inet.h>

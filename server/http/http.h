@@ -6,12 +6,12 @@
 #include "arena.h"
 #include "buf.h"
 #include "err.h"
-#include "server/auth.h"
+#include "server/http/auth.h"
 #include "server/config.h"
 #include "server/db/db.h"
-#include "server/http_body.h"
-#include "server/http_reply.h"
-#include "server/request.h"
+#include "server/http/http_body.h"
+#include "server/http/http_reply.h"
+#include "server/http/request.h"
 #include "server/server.h"
 
 /*

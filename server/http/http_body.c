@@ -1,7 +1,7 @@
 /* The request's body, JSON and query arguments (http_body.h). */
-#include "server/http_body.h"
+#include "server/http/http_body.h"
 #include "server/config.h"
-#include "server/request.h"
+#include "server/http/request.h"
 #include "xalloc.h"
 
 #include <math.h>

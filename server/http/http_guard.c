@@ -1,5 +1,5 @@
 /* Header and body deadlines, open connections (http_guard.h). */
-#include "server/http_guard.h"
+#include "server/http/http_guard.h"
 #include "server/bgthread.h"
 #include "server/log.h"
 #include "xalloc.h"

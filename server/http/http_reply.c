@@ -1,9 +1,9 @@
 /* Replies: JSON, text, empty and the one error path (http_reply.h). */
-#include "server/http_reply.h"
-#include "server/http_body.h"
+#include "server/http/http_reply.h"
+#include "server/http/http_body.h"
 #include "server/jsonout.h"
 #include "server/log.h"
-#include "server/request.h"
+#include "server/http/request.h"
 #include "xalloc.h"
 
 #include <stdarg.h>

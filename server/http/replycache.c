@@ -1,4 +1,4 @@
-#include "server/replycache.h"
+#include "server/http/replycache.h"
 #include "xalloc.h"
 
 #include <pthread.h>

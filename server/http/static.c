@@ -1,7 +1,7 @@
 /* The dashboard's static files from web_dir (static.h). */
-#include "server/static.h"
-#include "server/http_reply.h"
-#include "server/request.h"
+#include "server/http/static.h"
+#include "server/http/http_reply.h"
+#include "server/http/request.h"
 #include "xalloc.h"
 
 #include <fcntl.h>

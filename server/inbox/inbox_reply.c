@@ -1,7 +1,7 @@
 /* A tested series' reply in its list thread (see inbox_reply.h). */
-#include "server/inbox_reply.h"
+#include "server/inbox/inbox_reply.h"
 #include "mailmsg.h"
-#include "server/abtest.h"
+#include "server/abtest/abtest.h"
 #include "server/config.h"
 #include "server/db/db.h"
 #include "server/db/inbox_reply.h"

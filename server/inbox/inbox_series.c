@@ -1,5 +1,5 @@
 /* Series assembly from an inbox's messages (see inbox_series.h). */
-#include "server/inbox_series.h"
+#include "server/inbox/inbox_series.h"
 #include "fsutil.h"
 #include "maintainers.h"
 #include "names.h"
@@ -8,8 +8,8 @@
 #include "server/config.h"
 #include "server/db/db.h"
 #include "server/db/inbox_series.h"
-#include "server/gitmirror.h"
-#include "server/gitmirror_git.h"
+#include "server/track/gitmirror.h"
+#include "server/track/gitmirror_git.h"
 #include "server/log.h"
 #include "server/server.h"
 #include "buf.h"

@@ -1,5 +1,5 @@
 /* Kernel images keyed by SHA-256, on disk under DATA_DIR/images (see imagestore.h). */
-#include "server/imagestore.h"
+#include "server/jobs/imagestore.h"
 #include "fsutil.h"
 #include "sha256.h"
 #include "xalloc.h"

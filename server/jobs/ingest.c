@@ -1,4 +1,4 @@
-#include "server/ingest.h"
+#include "server/jobs/ingest.h"
 #include "server/jsonout.h"
 #include "server/server.h"
 #include "server/db/db.h"

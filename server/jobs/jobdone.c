@@ -1,9 +1,9 @@
-#include "server/jobdone.h"
+#include "server/jobs/jobdone.h"
 #include "failreason.h"
-#include "server/abtest.h"
+#include "server/abtest/abtest.h"
 #include "server/db/db.h"
 #include "server/db/jobs.h"
-#include "server/ingest.h"
+#include "server/jobs/ingest.h"
 #include "server/log.h"
 
 #include <stdio.h>

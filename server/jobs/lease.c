@@ -1,4 +1,4 @@
-#include "server/lease.h"
+#include "server/jobs/lease.h"
 #include "clock.h"
 #include "attr.h"
 #include "server/bgthread.h"
@@ -6,7 +6,7 @@
 #include "server/db/db.h"
 #include "server/db/jobs.h"
 #include "server/log.h"
-#include "server/powercycle.h"
+#include "server/jobs/powercycle.h"
 #include "xalloc.h"
 
 #include <pthread.h>

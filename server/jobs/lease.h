@@ -61,7 +61,7 @@ int lease_try(struct db_conn *c, long long machine_id, const char *request_id, l
 /*
  * Expires overdue leases; returns how many jobs changed state, -1 on error.
  * A job's machine with a kexec-ARCH capability is power-cycled when cfg
- * (may be NULL) names a power_cycle program (server/powercycle.h).
+ * (may be NULL) names a power_cycle program (server/jobs/powercycle.h).
  */
 int lease_expire(struct db_conn *c, const struct config *cfg, struct err *e);
 

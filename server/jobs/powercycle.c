@@ -1,5 +1,5 @@
 /* Power-cycling a hung bare-metal machine at its lease's expiry (powercycle.h). */
-#include "server/powercycle.h"
+#include "server/jobs/powercycle.h"
 #include "runcmd.h"
 #include "server/log.h"
 #include "xalloc.h"

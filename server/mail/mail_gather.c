@@ -1,9 +1,9 @@
 /* Gathers a report's input from the database (mail_gather.h). */
-#include "server/mail_gather.h"
+#include "server/mail/mail_gather.h"
 #include "server/db/db.h"
 #include "server/db/regressions.h"
 #include "server/db/series.h"
-#include "server/gitmirror.h"
+#include "server/track/gitmirror.h"
 #include "server/log.h"
 #include "buf.h"
 #include "hostfp.h"

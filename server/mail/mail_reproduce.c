@@ -1,6 +1,6 @@
 /* The reproduce commands and the .config link of a report mail (mail_reproduce.h). */
-#include "server/mail_reproduce.h"
-#include "server/abtest.h"
+#include "server/mail/mail_reproduce.h"
+#include "server/abtest/abtest.h"
 #include "server/db/kconfig.h"
 #include "buf.h"
 #include "xalloc.h"

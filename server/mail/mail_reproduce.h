@@ -3,7 +3,7 @@
 
 #include "err.h"
 #include "server/config.h"
-#include "server/mail_gather.h"
+#include "server/mail/mail_gather.h"
 
 struct db_conn;
 

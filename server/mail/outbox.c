@@ -1,5 +1,5 @@
 /* Queues report mails in the caller's transaction (outbox.h). */
-#include "server/outbox.h"
+#include "server/mail/outbox.h"
 #include "server/db/mail.h"
 #include "server/db/outbox.h"
 

@@ -1,5 +1,5 @@
 /* The SMTP client (smtp.h), on libcurl. */
-#include "server/smtp.h"
+#include "server/mail/smtp.h"
 #include "report.h"
 
 #include <curl/curl.h>

@@ -1,5 +1,5 @@
 /* Jobs, plans and requests checked against the cases the workers registered (see casecheck.h). */
-#include "server/casecheck.h"
+#include "server/track/casecheck.h"
 #include "buf.h"
 #include "names.h"
 #include "server/db/jobs.h"

@@ -1,7 +1,7 @@
 /* Bare mirrors of tracked trees and commit metadata (see gitmirror.h). */
-#include "server/gitmirror.h"
+#include "server/track/gitmirror.h"
 #include "names.h"
-#include "server/gitmirror_git.h"
+#include "server/track/gitmirror_git.h"
 #include "fsutil.h"
 #include "server/db/db.h"
 #include "server/db/trees.h"

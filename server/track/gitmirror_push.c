@@ -1,8 +1,8 @@
 /* The mirror's branch heads and pushed ranges, for the poller (see gitmirror.h). */
-#include "server/gitmirror.h"
+#include "server/track/gitmirror.h"
 #include "names.h"
 #include "utf8.h"
-#include "server/gitmirror_git.h"
+#include "server/track/gitmirror_git.h"
 #include "buf.h"
 #include "resultdoc.h"
 #include "xalloc.h"

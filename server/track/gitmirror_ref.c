@@ -1,5 +1,5 @@
 /* Refs of a tree as commit shas, in its mirror (see gitmirror.h). */
-#include "server/gitmirror.h"
+#include "server/track/gitmirror.h"
 #include "runcmd.h"
 #include "xalloc.h"
 

@@ -1,7 +1,7 @@
 /* Test plans: checking, normalizing, storing, the matrix, the CLI (see plan.h). */
-#include "server/plan.h"
-#include "server/casecheck.h"
-#include "server/plan_detect.h"
+#include "server/track/plan.h"
+#include "server/track/casecheck.h"
+#include "server/detect/plan_detect.h"
 #include "resultdoc.h"
 #include "names.h"
 #include "server/db/db.h"

@@ -6,7 +6,7 @@
 
 #include "err.h"
 #include "server/db/plans.h"
-#include "server/scheduler.h"
+#include "server/track/scheduler.h"
 
 struct db_conn;
 
@@ -32,7 +32,7 @@ struct db_conn;
  * sorted and deduplicated, lib/profile.h; 400 naming "monitors[i]"),
  * schedule {heads true, every 0, paths [], max_per_push 20}, priority 0,
  * owner null, enabled true; "detect", the detector settings of
- * server/plan_detect.h, is kept with only the keys given and left out when
+ * server/detect/plan_detect.h, is kept with only the keys given and left out when
  * none is: the others are the server's defaults). name: when not NULL, the name of the path
  * (PUT /api/v1/plans/{name}); the body's name may be absent then, or must
  * be the same. max_jobs_per_push: the server's limit of one push's jobs

@@ -1,6 +1,6 @@
 /* Which commits of a push a plan tests (see scheduler.h). */
-#include "server/scheduler.h"
-#include "server/mailer.h"
+#include "server/track/scheduler.h"
+#include "server/mail/mailer.h"
 #include "xalloc.h"
 
 #include <stdlib.h>
