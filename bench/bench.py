@@ -211,7 +211,7 @@ def bench_ingest(srv, repl=REPL):
 SERIES_COMMITS = 20000
 SERIES_RUNS = 5        # per commit: 10^5 points
 
-# The server's session settings (server/db.c prepare_all: work_mem 64MB).
+# The server's session settings (server/db/db.c prepare_all: work_mem 64MB).
 # The raw-SQL baselines and the statement-alone diagnoses run with them too:
 # at PostgreSQL's default 4MB the baseline's sort of 10^5 rows spilled to
 # disk ("external merge", 14 MB) where the server's sorts in memory, so the
@@ -306,7 +306,7 @@ def bench_compare(srv):
     try:
         rm = [statistics.median(loadgen("sql", sql_conninfo(srv), 5, means_sql, ids[0],
                                         ids[1])["ms"]) for _ in range(3)]
-        # diagnosis: the server's own statements (server/db_stmts.c) alone
+        # diagnosis: the server's own statements (server/db/stmts_*.c) alone
         # the filters after the testcase are left out: loadgen sends them as NULL
         st = [statistics.median(loadgen("stmt", sql_conninfo(srv), 5, "compare", ids[0], ids[1],
                                         "bench-compare")["ms"]) for _ in range(3)]

@@ -1,7 +1,7 @@
 /*
  * bench/tip_delay — reports at the tip (issue 17 item 4): the delay from a
  * step to its regression record, in tested commits after the step, for
- * the detector alone and with the tip check of server/detect.c.
+ * the detector alone and with the tip check of server/detect/detect.c.
  *
  * Built and run by bench/run.sh (`make bench`, step "tip").
  *
@@ -16,7 +16,7 @@
  *  - detector alone: recorded at the first k with a change point at the
  *    step (the detector needs min_seg = 3 commits after it); confirmed
  *    (what the auto-bisect takes) at the first k where rule (a) or (b) of
- *    server/regressions.h holds: the pair of 3 vs 3 runs can never be
+ *    server/detect/regressions.h holds: the pair of 3 vs 3 runs can never be
  *    `different`, so (b), the step over 5 commits;
  *  - with the tip check: when the newest commit moves detect_tip_z robust
  *    sigmas off its window (detect_series_tip), 5 more runs of it and of

@@ -8,15 +8,15 @@
 
 /*
  * The result mail of an A/B request in the kernel test robot's form, from
- * typed input (server/abtest_mail.c gathers it from the database): pure,
+ * typed input (server/abtest/abtest_mail.c gathers it from the database): pure,
  * no I/O. The mail to a request's `notify` and a series' reply in its list
- * thread (server/inbox_reply.c) share this text.
+ * thread (server/inbox/inbox_reply.c) share this text.
  *
  * Strings are borrowed for the call; NULL reads as "" unless a field's
  * comment gives NULL a meaning of its own.
  */
 
-/* One comparison row of the request's verdict (server/abtest.h, abtest_verdict()). */
+/* One comparison row of the request's verdict (server/abtest/abtest.h, abtest_verdict()). */
 struct abmail_row {
 	int group;	    /* index into abmail_input.groups */
 	const char *target; /* the group's target */
@@ -42,7 +42,7 @@ struct abmail_note {
 	const char *text;
 };
 
-/* How to run one data point again (server/abtest.h, abtest_reproduce_local()). */
+/* How to run one data point again (server/abtest/abtest.h, abtest_reproduce_local()). */
 struct abmail_command {
 	const char *target, *testcase, *side; /* side: "base" or "head" */
 	const char *command;		      /* the token-free regtrack-worker line */

@@ -74,7 +74,7 @@ int err_setc(struct err *e, enum err_code id, const char *detail, const char *fm
  * A code and status that came from a peer: the server's JSON error
  * {"code", "message", "detail"} and the reply's HTTP status, copied by
  * the API client of the CLI and the worker (lib/apiclient.c, api_reply_error()); and
- * server/http_reply.c's reply_errf() shorthand. e->id is ERR_NONE. Every
+ * server/http/http_reply.c's reply_errf() shorthand. e->id is ERR_NONE. Every
  * error raised here is err_setc()'s: tests/lint.sh fails on err_set()
  * anywhere else. Fills e like err_setc(); returns -1.
  */

@@ -14,7 +14,7 @@
  *   series' own spread
  *
  * Every number is the record's own, from the comparison its size and
- * direction come from (server/regressions.h): the runs of the commits
+ * direction come from (server/detect/regressions.h): the runs of the commits
  * before the change against the runs of the commits after it.
  *  - commits_after: the tested commits on the after side (the record's
  *    commits_after);

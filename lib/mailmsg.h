@@ -10,9 +10,9 @@
 /*
  * RFC 5322 message building for the report mails (lib/report.h renders
  * their text): headers, addresses, Message-ID checks, RFC 2047 encoding,
- * CRLF line ends. Pure: no database, no network (server/mailer.c sends).
- * The functions keep their report_ prefix: server/mailer.c and
- * server/api_mail.c call them by these names.
+ * CRLF line ends. Pure: no database, no network (server/mail/mailer.c sends).
+ * The functions keep their report_ prefix: server/mail/, server/inbox/ and
+ * server/api/subscriptions.c call them by these names.
  *
  * Header safety: text that came from git or from users (commit subjects,
  * metric names, tree names) never reaches a header raw. report_compose()

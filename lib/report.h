@@ -19,7 +19,7 @@
  *                     message (CRLF), every header checked or encoded;
  *                     lib/mailmsg.h (included here for the callers of both)
  *
- * Nothing here touches the database or the network (server/mailer.c does).
+ * Nothing here touches the database or the network (server/mail/mailer.c does).
  * Text that came from git or from users is put on one line (control
  * characters as spaces) in the subject and the body; mailmsg.h says how
  * headers are made safe.

@@ -5,8 +5,8 @@
 
 /*
  * SHA-256 as text, for what is stored or compared by its digest: API
- * token secrets (server/auth.c) and a run document's identity
- * (server/ingest.c). OpenSSL's EVP digest; it fails only when OpenSSL
+ * token secrets (server/http/auth.c) and a run document's identity
+ * (server/jobs/ingest.c). OpenSSL's EVP digest; it fails only when OpenSSL
  * cannot allocate, which aborts (out of memory is fatal, STYLE.md).
  */
 

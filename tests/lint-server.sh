@@ -8,22 +8,34 @@
 #      "Longer than 700 lines because"
 #  (d) no "add below" markers
 #  (e) the rooms' arrows (docs/ARCHITECTURE.md): server/db/ includes nothing
-#      of HTTP (microhttpd.h, server/http*.h, server/request.h) and nothing of
-#      server/api/; only server/api/, server/http.c and server/main.c include
-#      server/api/ headers
+#      of HTTP (microhttpd.h, server/http/) and nothing of server/api/; only
+#      server/api/, server/http/http.c and server/main.c include server/api/
+#      headers
 #  (f) the store is a type: outside server/db/ no statement id (ST_*), no
 #      libpq (a PQ* call or constant, PGconn, PGresult, PGnotify, an
 #      #include of libpq or of db/'s own headers db_int.h and stmts.h) and
 #      no SQL in a string literal (SELECT, INSERT INTO, UPDATE .. SET,
 #      DELETE FROM, COPY, SAVEPOINT, LISTEN, NOTIFY): callers hold a
 #      struct db_conn and call db/'s typed functions (server/db/db.h)
+#  (g) the HTTP side is a room: outside server/http/, server/api/ and
+#      server/main.c no #include of <microhttpd.h> or of a server/http/
+#      header, and no libmicrohttpd call or constant (MHD_lookup_connection_value,
+#      MHD_add_response_header, MHD_HTTP_HEADER_*, MHD_HTTP_OK, ...): request
+#      and reply headers are read and written only there. A pointer to one
+#      of its structs (server.h's struct MHD_Daemon *) is no call and passes;
+#      so does header text in a string (a mail's curl -H line).
+# Usage: tests/lint-server.sh [ROOT]  (default: the tree; tests/lint.sh
+# plants violations in a scratch ROOT that holds a server/ of its own)
 set -eu
 cd "$(dirname "$0")/.."
-exec /usr/bin/python3 - "$@" <<'PY'
+exec /usr/bin/python3 - "$PWD/tests" "$@" <<'PY'
 import os, re, sys
 
-sys.path.insert(0, "tests")
+sys.path.insert(0, sys.argv[1])
 from lint_cycles import include_cycles  # noqa: E402
+
+if len(sys.argv) > 2:
+    os.chdir(sys.argv[2])
 
 ROOT = "server"
 files = sorted(
@@ -88,17 +100,19 @@ for f in files:
             report(f, i, "'add below' marker: keep the list sorted instead")
 
 # (e) rooms
-http_inc = re.compile(r'^\s*#\s*include\s+[<"](microhttpd\.h|server/http[a-z_]*\.h|server/request\.h|server/api/[^">]+)[">]')
+http_inc = re.compile(r'^\s*#\s*include\s+[<"](microhttpd\.h|server/http/[^">]+|server/api/[^">]+)[">]')
 api_inc = re.compile(r'^\s*#\s*include\s+"server/api/[^"]+"')
 db_dir = os.path.join(ROOT, "db") + os.sep
 api_dir = os.path.join(ROOT, "api") + os.sep
+http_dir = os.path.join(ROOT, "http") + os.sep
+main_c = os.path.join(ROOT, "main.c")
 for f in files:
     for i, line in enumerate(texts[f], 1):
         if f.startswith(db_dir) and http_inc.match(line):
             report(f, i, "server/db/ includes the HTTP side or server/api/: the store knows no requests")
         elif (api_inc.match(line) and not f.startswith(api_dir)
-              and f not in (os.path.join(ROOT, "http.c"), os.path.join(ROOT, "main.c"))):
-            report(f, i, "only server/api/, http.c and main.c include server/api/ headers")
+              and f not in (os.path.join(http_dir, "http.c"), main_c)):
+            report(f, i, "only server/api/, http/http.c and main.c include server/api/ headers")
 
 # (f) the store's walls
 store = re.compile(r"\b(ST_[A-Z][A-Z0-9_]*|PQ[a-zA-Z]+|PGconn|PGresult|PGnotify|CONNECTION_OK)\b")
@@ -118,6 +132,24 @@ for f in files:
             if m:
                 report(f, i, f"SQL ({m.group(1)}) in a string outside server/db/ (move it to server/db/)")
                 break
+
+# (g) the HTTP side's room: libmicrohttpd and request/reply headers
+mhd_inc = re.compile(r'^\s*#\s*include\s+[<"](microhttpd\.h|server/http/[^">]+)[">]')
+# a call (MHD_lowercase) or a constant (MHD_ALL_CAPS: MHD_HTTP_HEADER_*,
+# MHD_YES); MHD_Daemon, MHD_Connection and the other struct names are not
+mhd_name = re.compile(r"\bMHD_(?:[a-z]\w*|[A-Z0-9_]+\b)")
+for f in files:
+    if f.startswith((http_dir, api_dir)) or f == main_c:
+        continue
+    for i, line in enumerate(texts[f], 1):
+        m = mhd_inc.match(line)
+        name = m.group(1) if m else None
+        if not m:
+            m = mhd_name.search(literal.sub('""', line))
+            name = m.group(0) if m else None
+        if name:
+            report(f, i, f"{name} outside server/http/, server/api/ and main.c "
+                   "(the HTTP side reads and writes headers; pass values, not the request)")
 
 sys.exit(bad)
 PY

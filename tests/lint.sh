@@ -10,20 +10,24 @@
 #                 the Makefile forces into every object (-include lib/banned.h)
 #   err_set       err_set() (a free error code and status) only where a peer's
 #                 code is copied: lib/err.c itself, lib/apiclient.c (the
-#                 server's JSON error), server/http_reply.c (reply_errf) and
+#                 server's JSON error), server/http/http_reply.c (reply_errf) and
 #                 tests/unit/test_err.c; everything else uses err_setc()
 #   server        server/'s structure (tests/lint-server.sh): row reads only
 #                 under server/db/, no include cycle, no file over 700 lines
 #                 without a reason, no "add below" markers; the store as a
-#                 type: no statement id, libpq or SQL text outside server/db/
+#                 type: no statement id, libpq or SQL text outside server/db/;
+#                 the HTTP side as a room: no microhttpd.h, server/http/
+#                 header or libmicrohttpd call outside server/http/,
+#                 server/api/ and main.c, first shown failing on a planted tree
 #   tree          lib/, worker/ and cli/ (tests/lint-tree.sh): no file over 700
 #                 lines without a reason, no include cycle; no history (issue
 #                 numbers, "#35", "this round", "last session") in the
 #                 comments of those and server/; each rule first shown failing
 #                 on a planted tree, then passing with the violations undone
-#   walls         the include closure of detection, the poller, the bisect
-#                 stepper, the lease queue and job completion holds nothing of HTTP
-#                 (tests/lint-walls.sh), first shown failing on a planted tree
+#   walls         the include closure of each source of the domain rooms
+#                 (server/detect, track, bisect, jobs, abtest, mail, inbox)
+#                 holds nothing of HTTP (tests/lint-walls.sh), first shown
+#                 failing on a planted tree
 set -eu
 cd "$(dirname "$0")/.."
 CC=${CC:-gcc}
@@ -83,7 +87,7 @@ done
 # --- err_set(): only for a peer's code (lib/err.h) -----------------------------
 # Calls, not mentions: a line whose text before err_set( opens or continues a
 # comment is not one.
-err_set_allowed="lib/err.c lib/err.h lib/apiclient.c server/http_reply.c tests/unit/test_err.c"
+err_set_allowed="lib/err.c lib/err.h lib/apiclient.c server/http/http_reply.c tests/unit/test_err.c"
 err_set_hits=$(git ls-files -z -- '*.c' '*.h' '*.cc' | xargs -0 grep -nE '\berr_set\(' -- |
 	awk -F: -v ok=" $err_set_allowed " '
 		{ text = $0; sub(/^[^:]*:[0-9]+:/, "", text); pre = text; sub(/err_set\(.*/, "", pre) }
@@ -150,28 +154,77 @@ if ! tests/lint-tree.sh >&2; then
 	fail "lib/, worker/, cli/ or comments break the tree rules (above)"
 fi
 
-# --- domain threads never include the HTTP side -------------------------------
-# planted: a poller whose lease header pulls server/http.h and with it
+# --- the HTTP side is a room ----------------------------------------------------
+# planted: libmicrohttpd included, called or its header names used in
+# domain rooms, an HTTP header included by the store, each flagged by
+# tests/lint-server.sh; then the same tree with each one undone, beside what
+# may stay (the HTTP side's own files, a handler, main.c, an opaque
+# struct MHD_Daemon pointer, a mail's curl line naming headers), passes
+plant=$(mktemp -d)
+mkdir -p "$plant/server/http" "$plant/server/api" "$plant/server/db" "$plant/server/track" \
+	"$plant/server/detect" "$plant/server/mail" "$plant/server/jobs"
+printf '%s\n' '#include <microhttpd.h>' 'int poll_x;' > "$plant/server/track/poller.c"
+printf '%s\n' '#include "server/http/request.h"' 'struct lease_queue;' > "$plant/server/jobs/lease.h"
+printf '%s\n' 'const char *detect_h(void *c)' '{' \
+	'	return MHD_lookup_connection_value(c, 1, "Authorization");' '}' > "$plant/server/detect/detect.c"
+printf '%s\n' 'int mailer_status(void)' '{' '	return MHD_HTTP_OK;' '}' > "$plant/server/mail/mailer.c"
+printf '%s\n' '#include "server/http/http.h"' 'int db_x;' > "$plant/server/db/db.c"
+printf '%s\n' '#include <microhttpd.h>' 'int http_x;' > "$plant/server/http/http.h"
+printf '%s\n' 'struct rq;' > "$plant/server/http/request.h"
+planted=$(tests/lint-server.sh "$plant" 2>&1 || true)
+for want in "server/track/poller.c:1: microhttpd.h outside" \
+	"server/jobs/lease.h:1: server/http/request.h outside" \
+	"server/detect/detect.c:3: MHD_lookup_connection_value outside" \
+	"server/mail/mailer.c:3: MHD_HTTP_OK outside" "server/db/db.c:1: server/db/ includes the HTTP side"; do
+	case $planted in
+	*"$want"*) ;;
+	*) fail "tests/lint-server.sh missed a planted violation ($want): ${planted:-nothing reported}" ;;
+	esac
+done
+printf '%s\n' '#include <stddef.h>' 'int poll_x;' > "$plant/server/track/poller.c"
+printf '%s\n' 'struct lease_queue;' > "$plant/server/jobs/lease.h"
+printf '%s\n' 'const char *detect_h(const char *authorization)' '{' '	return authorization;' '}' \
+	> "$plant/server/detect/detect.c"
+printf '%s\n' 'int mailer_status(void)' '{' '	return 200;' '}' > "$plant/server/mail/mailer.c"
+printf '%s\n' '#include "server/db/db.h"' 'int db_x;' > "$plant/server/db/db.c"
+printf '%s\n' 'int db_y;' > "$plant/server/db/db.h"
+printf '%s\n' '#include <microhttpd.h>' '#include "server/http/http.h"' \
+	'void http_ct(struct MHD_Response *r) { MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "x"); }' \
+	> "$plant/server/http/http.c"
+printf '%s\n' '#include <microhttpd.h>' 'int api_x(void) { return MHD_HTTP_NOT_FOUND; }' > "$plant/server/api/a.c"
+printf '%s\n' '#include "server/http/http.h"' 'int main(void) { return MHD_NO; }' > "$plant/server/main.c"
+printf '%s\n' 'struct MHD_Daemon;' 'struct server { struct MHD_Daemon *daemon; };' > "$plant/server/server.h"
+printf '%s\n' 'static const char *cmd = "curl -H \"Authorization: Bearer $T\" -H '"'"'Content-Type: x'"'"' MHD_HTTP_OK";' \
+	> "$plant/server/mail/mail_reproduce.c"
+if ! planted=$(tests/lint-server.sh "$plant" 2>&1); then
+	fail "tests/lint-server.sh flags a clean planted tree: $planted"
+fi
+rm -rf "$plant"
+
+# --- domain rooms never include the HTTP side ---------------------------------
+# planted: a poller whose lease header pulls server/http/http.h and with it
 # microhttpd.h must be flagged; the same tree without that include must not
 plant=$(mktemp -d)
-mkdir -p "$plant/server" "$plant/lib"
-for f in detect.c poller.c bisect_step.c lease.c jobdone.c; do
-	printf '%s\n' '#include "server/lease.h"' 'int f_x;' > "$plant/server/$f"
+for f in detect/detect.c track/poller.c bisect/bisect_step.c jobs/lease.c jobs/jobdone.c \
+	abtest/abtest.c mail/mailer.c inbox/inbox_poll.c; do
+	mkdir -p "$(dirname "$plant/server/$f")"
+	printf '%s\n' '#include "server/jobs/lease.h"' 'int f_x;' > "$plant/server/$f"
 done
-printf '%s\n' '#include <microhttpd.h>' > "$plant/server/http.h"
-printf '%s\n' '#include "server/http.h"' 'struct lease_queue;' > "$plant/server/lease.h"
+mkdir -p "$plant/server/http" "$plant/lib"
+printf '%s\n' '#include <microhttpd.h>' > "$plant/server/http/http.h"
+printf '%s\n' '#include "server/http/http.h"' 'struct lease_queue;' > "$plant/server/jobs/lease.h"
 planted=$(tests/lint-walls.sh "$plant" 2>&1 || true)
 case $planted in
-*"server/poller.c: includes "*"microhttpd.h"*"server/poller.c: includes server/http.h"*) ;;
+*"server/track/poller.c: includes "*"microhttpd.h"*"server/track/poller.c: includes server/http/http.h"*) ;;
 *) fail "tests/lint-walls.sh missed a planted violation: ${planted:-nothing reported}" ;;
 esac
-printf '%s\n' '#include <stddef.h>' 'struct lease_queue;' > "$plant/server/lease.h"
+printf '%s\n' '#include <stddef.h>' 'struct lease_queue;' > "$plant/server/jobs/lease.h"
 if ! planted=$(tests/lint-walls.sh "$plant" 2>&1); then
 	fail "tests/lint-walls.sh flags a clean planted tree: $planted"
 fi
 rm -rf "$plant"
 if ! tests/lint-walls.sh >&2; then
-	fail "a domain thread's sources include the HTTP side (above)"
+	fail "a domain room's sources include the HTTP side (above)"
 fi
 
 exit $bad

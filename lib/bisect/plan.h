@@ -14,7 +14,7 @@
  *
  * Candidates. c[0..n) are the commits of the range good..bad in history
  * order (oldest first; the server uses the first-parent chain, then a
- * merged side branch's chain followed by the merge: server/bisect.h), c[n-1]
+ * merged side branch's chain followed by the merge: server/bisect/bisect.h), c[n-1]
  * being the bad endpoint itself. The good endpoint is not a candidate; its
  * samples come separately. "First bad" is the index f in [0, n) such that
  * commits before f are good and f onward are bad; f = 0 means the first

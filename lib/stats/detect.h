@@ -342,7 +342,7 @@ void detect_series_check_tail(const struct detect_series *s, size_t ntail,
 			      struct detect_online *out);
 
 /*
- * Tip check (reports at the tip, server/detect.c): has the newest commit
+ * Tip check (reports at the tip, server/detect/detect.c): has the newest commit
  * of s moved away from the recent window? The window is the commits
  * before it, from the last reported change point (or opts.window commits
  * back), the noise model that of detect_online_check: its median

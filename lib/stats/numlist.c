@@ -34,7 +34,7 @@ size_t numlist_skip_comments(const char *text, size_t len)
 }
 
 /*
- * The bound the API puts on every number (server/http_body.c): past it the
+ * The bound the API puts on every number (server/http/http_body.c): past it the
  * statistics square values beyond a double (1e155 squared) and GSL aborts
  */
 #define NUMLIST_MAX_ABS 9223372036854775808.0

@@ -1,7 +1,7 @@
 #ifndef REGTRACK_SERVER_API_H
 #define REGTRACK_SERVER_API_H
 
-#include "server/http.h"
+#include "server/http/http.h"
 
 struct db_conn;
 
@@ -57,7 +57,7 @@ enum MHD_Result api_plan_delete(struct request *rq);
 enum MHD_Result api_plan_get(struct request *rq);
 enum MHD_Result api_plan_put(struct request *rq);
 enum MHD_Result api_plan_pushes_get(struct request *rq);
-/* POST /api/v1/plans/{name}/backtest: server/backtest.h's reply, nothing stored */
+/* POST /api/v1/plans/{name}/backtest: server/detect/backtest.h's reply, nothing stored */
 enum MHD_Result api_plan_backtest(struct request *rq);
 
 /* jobs (jobs.c) */

@@ -3,7 +3,7 @@
 #include "profile.h"
 #include "server/db/runs.h"
 #include "server/db/trees.h"
-#include "server/gitmirror.h"
+#include "server/track/gitmirror.h"
 
 #include <ctype.h>
 #include <math.h>

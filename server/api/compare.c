@@ -23,7 +23,7 @@
  * Deterministic measurement (lib/stats/compare.h
  * compare_deterministic(), its model and assumption). In an icount setup
  * (mode icount or params.measure icount; never wall-clock) each row's A/A
- * spread is measured from the setup's own history (server/aa_history.h): the
+ * spread is measured from the setup's own history (server/detect/aa_history.h): the
  * runs of each kernel with two runs or more (one commit, or the commits of
  * one image_sha256 pooled), the runs of the two compared commits left out,
  * so the evidence is independent of the sides it judges; struct aa_spread
@@ -44,7 +44,7 @@
 #include "server/db/pgval.h"
 #include "server/db/series.h"
 #include "server/api/args.h"
-#include "server/aa_history.h"
+#include "server/detect/aa_history.h"
 #include "server/jsonout.h"
 #include "hostfp.h"
 #include "lkptext.h"
@@ -380,7 +380,7 @@ fail:
 
 /*
  * Fills each row's aa from the A/A history of its setup (see the top,
- * server/aa_history.h). 0, or -1 with e (aa_history_load()'s errors).
+ * server/detect/aa_history.h). 0, or -1 with e (aa_history_load()'s errors).
  */
 static int rows_aa(struct db_conn *c, long long base_id, long long head_id, struct cmp_row *rows,
 		   size_t nr, struct err *e)

@@ -1,7 +1,7 @@
 /* GET /healthz (liveness including the database), GET /metrics (Prometheus text) */
 #include "server/api/api.h"
 #include "server/db/meta.h"
-#include "server/replycache.h"
+#include "server/http/replycache.h"
 
 #include <stdio.h>
 #include <time.h>

@@ -1,5 +1,5 @@
 /*
- * Kernel images keyed by SHA-256 (server/imagestore.h, README "Bare metal"):
+ * Kernel images keyed by SHA-256 (server/jobs/imagestore.h, README "Bare metal"):
  *   PUT /api/v1/images/{sha256} (worker)  the body is the image file's bytes;
  *       201 {"sha256", "size"} stored, 200 the same when the store had it;
  *       400 detail "sha256" (not 64 lowercase hex, or the bytes hash to
@@ -8,7 +8,7 @@
  *       404 detail "sha256" when the store has none
  */
 #include "server/api/api.h"
-#include "server/imagestore.h"
+#include "server/jobs/imagestore.h"
 
 #include <stdlib.h>
 

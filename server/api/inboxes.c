@@ -9,7 +9,7 @@
  *   GET  /api/v1/inboxes/{name}/series     the series assembled, newest first, with state
  *
  * url: an http(s) URL of a v2 inbox as lore serves it (epochs at URL/0, URL/1, ...)
- * or a local path (PATH/git/0.git ...); server/inbox_poll.h follows it.
+ * or a local path (PATH/git/0.git ...); server/inbox/inbox_poll.h follows it.
  */
 #include "server/api/api.h"
 #include "jsonkeys.h"
@@ -17,7 +17,7 @@
 #include "server/api/args.h"
 #include "server/db/inbox.h"
 #include "server/db/inbox_series.h"
-#include "server/inbox_poll.h"
+#include "server/inbox/inbox_poll.h"
 #include "server/server.h"
 
 #include <stdlib.h>

@@ -43,8 +43,8 @@
  * exist gets 404.
  */
 #include "server/api/api.h"
-#include "server/imagestore.h"
-#include "server/casecheck.h"
+#include "server/jobs/imagestore.h"
+#include "server/track/casecheck.h"
 #include "server/jsonout.h"
 #include "arch.h"
 #include "names.h"
@@ -53,9 +53,9 @@
 #include "server/db/jobs.h"
 #include "server/db/runs.h"
 #include "server/db/trees.h"
-#include "server/gitmirror.h"
-#include "server/jobdone.h"
-#include "server/lease.h"
+#include "server/track/gitmirror.h"
+#include "server/jobs/jobdone.h"
+#include "server/jobs/lease.h"
 #include "profile.h"
 #include "server/log.h"
 #include "server/api/args.h"
@@ -174,7 +174,7 @@ enum MHD_Result api_jobs_post(struct request *rq)
 			       xstrdup("{}");
 	/* a bad shape: casecheck_testcase()'s 400 below */
 	cap = vmspec_job_capability(kconfig, arch, params_text, capbuf, sizeof(capbuf));
-	/* a kernel another worker built and uploaded (server/imagestore.h): booted, not built */
+	/* a kernel another worker built and uploaded (server/jobs/imagestore.h): booted, not built */
 	if (image && (!imagestore_name_ok(image) || strncmp(cap, "kexec-", 6))) {
 		err_setc(&e, ERR_INVALID_FIELD, "image_sha256",
 			 !imagestore_name_ok(image) ?

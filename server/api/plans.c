@@ -1,5 +1,5 @@
 /*
- * Test plans (server/plan.h has the plan's JSON):
+ * Test plans (server/track/plan.h has the plan's JSON):
  *   POST   /api/v1/plans (admin)            a new plan -> 201 the plan; 409 when it exists
  *   GET    /api/v1/plans                    every plan, by name
  *   GET    /api/v1/plans/{name}             one plan
@@ -7,7 +7,7 @@
  *   DELETE /api/v1/plans/{name} (admin)     204; its queued jobs are cancelled
  *   GET    /api/v1/plans/{name}/pushes[?limit=]  what each push queued and skipped, and why
  *   POST   /api/v1/plans/{name}/backtest (admin)  {"since", "set": {KEY: VALUE}}: what other
- *          detector settings would have alerted on the plan's history (server/backtest.h);
+ *          detector settings would have alerted on the plan's history (server/detect/backtest.h);
  *          stores nothing. Run on the deferred pool (a plan may have many long series).
  *
  * Every field is checked (plan_normalize) with a 4xx naming it; a plan of
@@ -16,10 +16,10 @@
  */
 #include "server/api/api.h"
 #include "server/api/args.h"
-#include "server/backtest.h"
+#include "server/detect/backtest.h"
 #include "server/config.h"
-#include "server/plan.h"
-#include "server/poller.h"
+#include "server/track/plan.h"
+#include "server/track/poller.h"
 #include "server/server.h"
 
 #include <stdio.h>

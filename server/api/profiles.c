@@ -50,7 +50,7 @@
 #include "server/db/profiles.h"
 #include "server/db/runs.h"
 #include "server/jsonout.h"
-#include "server/replycache.h"
+#include "server/http/replycache.h"
 #include "profile.h"
 #include "resultdoc.h"
 #include "sha256.h"

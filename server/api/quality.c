@@ -1,5 +1,5 @@
 /*
- * The alert-quality ledger (server/quality.h has the definitions):
+ * The alert-quality ledger (server/detect/quality.h has the definitions):
  *   GET /api/v1/quality[?days=N | ?since=DATE][&plan=&testcase=&metric=&tbox_group=]
  *       the records first detected in the window (default the last 90
  *       days; since: YYYY-MM-DD or RFC 3339, up to now) counted by what
@@ -11,7 +11,7 @@
 #include "server/api/api.h"
 #include "server/api/args.h"
 #include "server/db/quality.h"
-#include "server/quality.h"
+#include "server/detect/quality.h"
 #include "resultdoc.h"
 
 #include <ctype.h>

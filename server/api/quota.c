@@ -1,7 +1,7 @@
 /* Submit tokens' share of the job queue; see quota.h. */
 #include "server/api/quota.h"
 #include "server/api/api.h"
-#include "server/auth.h"
+#include "server/http/auth.h"
 #include "server/db/jobs.h"
 
 #include <stdio.h>

@@ -25,7 +25,7 @@
 #include "server/api/api.h"
 #include "server/api/args.h"
 #include "server/db/regressions.h"
-#include "server/regressions.h"
+#include "server/detect/regressions.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -25,8 +25,8 @@
 #include "server/api/api.h"
 #include "server/api/args.h"
 #include "server/db/mail.h"
-#include "server/mailer.h"
-#include "server/outbox.h"
+#include "server/mail/mailer.h"
+#include "server/mail/outbox.h"
 #include "server/server.h"
 
 #include <stdlib.h>

@@ -6,7 +6,7 @@
  * it: the spec, the reproduce commands, the jobs) share.
  */
 #include "server/api/api.h"
-#include "server/abtest.h"
+#include "server/abtest/abtest.h"
 #include "mbox.h"
 #include "profile.h"
 

@@ -2,7 +2,7 @@
 #include "server/api/requests_int.h"
 #include "server/db/requests.h"
 #include "server/db/runs.h"
-#include "server/lease.h"
+#include "server/jobs/lease.h"
 #include "xalloc.h"
 
 #include <math.h>

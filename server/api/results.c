@@ -1,6 +1,6 @@
 /*
  * POST /api/v1/results (GET /api/v1/runs… are in api/runs.c).
- * Validation and storing: server/ingest.h ingest_result() (a job_id of no
+ * Validation and storing: server/jobs/ingest.h ingest_result() (a job_id of no
  * job: 404 not_found; commit/testcase not the job's: 400 naming the field).
  * A run names a job only when its token may add to that job (ingest's check):
  * else any submit or worker token could post runs into another's A/B
@@ -8,8 +8,8 @@
  */
 #include "server/api/api.h"
 #include "server/jsonout.h"
-#include "server/ingest.h"
-#include "server/auth.h"
+#include "server/jobs/ingest.h"
+#include "server/http/auth.h"
 #include "server/db/jobs.h"
 #include "server/api/args.h"
 #include "resultdoc.h"

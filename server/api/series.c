@@ -14,7 +14,7 @@
  * The runs of an A/B request's patched head (a commit on no branch) are not
  * points: drawn at the end they would read as the branch's newest commit.
  *
- * "detection" (server/detect_explain.h): the reasons of the series' last
+ * "detection" (server/detect/detect_explain.h): the reasons of the series' last
  * detection, {at, n_commits, settings, candidates: [{index, commit,
  * good_commit, stage, excursion, n_before, n_after, before, after,
  * change_pct, p_value, noise_sigma, effect, kept, reason}]}, null before
@@ -23,8 +23,8 @@
 #include "server/api/api.h"
 #include "server/db/series.h"
 #include "server/api/args.h"
-#include "server/regressions.h"
-#include "server/detect_explain.h"
+#include "server/detect/regressions.h"
+#include "server/detect/detect_explain.h"
 #include "server/jsonout.h"
 #include "buf.h"
 #include "xalloc.h"

@@ -5,14 +5,14 @@
  *   POST /api/v1/trees/{name}/poll (submit) poll it now, as a push hook would -> 202
  *
  * poll_s: seconds between polls while an enabled plan uses the tree (300
- * for a new tree; 0: only when asked); server/poller.h polls.
+ * for a new tree; 0: only when asked); server/track/poller.h polls.
  */
 #include "server/api/api.h"
 #include "names.h"
 #include "clock.h"
 #include "server/api/args.h"
 #include "server/db/trees.h"
-#include "server/poller.h"
+#include "server/track/poller.h"
 #include "server/server.h"
 
 #include <ctype.h>

@@ -3,7 +3,7 @@
  *   {hostname, arch, tbox_group?, cpu_model?, nr_cpus?, memory_mb?,
  *    capabilities[], fingerprint{}, cases{}} -> {machine_id, lease_timeout_s}
  * cases: the worker's cases with each one's parameter table (worker/caselist.c),
- * against which jobs, plans and requests are checked (server/casecheck.h);
+ * against which jobs, plans and requests are checked (server/track/casecheck.h);
  * stored as sent, replacing the last registration's (absent: NULL).
  * A machine is (hostname, arch, tbox_group): registering again updates it
  * and keeps its id. The lease, heartbeat and complete calls a worker makes
@@ -12,9 +12,9 @@
 #include "server/api/api.h"
 #include "names.h"
 #include "server/api/args.h"
-#include "server/casecheck.h"
+#include "server/track/casecheck.h"
 #include "server/db/jobs.h"
-#include "server/lease.h"
+#include "server/jobs/lease.h"
 #include "xalloc.h"
 
 #include <ctype.h>

@@ -9,7 +9,7 @@ struct db_conn;
 
 /*
  * Typed rows of inboxes (sql/0031): what api/inboxes.c stores and reads,
- * and what the inbox poller (server/inbox_poll.c) claims and writes. All
+ * and what the inbox poller (server/inbox/inbox_poll.c) claims and writes. All
  * functions return 0 (or the count/1 documented) or -1 with e filled (a
  * database error, ERR_DB; never database wording in e->message).
  */

@@ -8,7 +8,7 @@
 struct db_conn;
 
 /*
- * Typed rows of a series' reply in its list thread (sql/0031; server/inbox_reply.c).
+ * Typed rows of a series' reply in its list thread (sql/0031; server/inbox/inbox_reply.c).
  * 0 (or the flag documented) or -1 with e (ERR_DB).
  */
 

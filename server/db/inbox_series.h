@@ -9,7 +9,7 @@
 struct db_conn;
 
 /*
- * Typed rows of series assembly (sql/0031 inbox_series; server/inbox_series.c).
+ * Typed rows of series assembly (sql/0031 inbox_series; server/inbox/inbox_series.c).
  * Every function returns 0 (or the count/flag documented) or -1 with e
  * (ERR_DB, no database wording).
  */

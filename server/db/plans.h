@@ -69,7 +69,7 @@ void db_plan_rows_free(struct db_plan_row *rows, size_t n);
 /*
  * The detector settings detection uses for setup_id (ST_SETUP_PLAN_DETECT):
  * among the plans whose jobs put runs into the setup, the first by name
- * that carries a "detect" object (server/plan_detect.h). 1 with *plan and
+ * that carries a "detect" object (server/detect/plan_detect.h). 1 with *plan and
  * *detect new copies (caller frees: the plan's name, the object as JSON
  * text), 0 when no such plan (both NULL), -1 with e.
  */

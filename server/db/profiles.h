@@ -98,7 +98,7 @@ int db_profile_bisect_ends(struct db_conn *c, long long id, char *state, size_t 
 int db_profile_request_ends(struct db_conn *c, long long id, char base[41], char head[41],
 			    struct err *e) __attribute__((warn_unused_result));
 
-/* bisects' profile round (server/bisect_step.c) */
+/* bisects' profile round (server/bisect/bisect_step.c) */
 
 /* Sets bisect id's monitors (normalized text, "" = no profile round). 0 or -1 with e. */
 int db_bisect_set_monitors(struct db_conn *c, long long id, const char *monitors, struct err *e)

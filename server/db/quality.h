@@ -2,7 +2,7 @@
 #define REGTRACK_SERVER_DB_QUALITY_H
 
 /*
- * The alert-quality ledger's read (GET /api/v1/quality; server/quality.h
+ * The alert-quality ledger's read (GET /api/v1/quality; server/detect/quality.h
  * turns the rows into precision and false alarms per week). Statement in
  * db/stmts_quality.c. Errors are db_exec()'s: ERR_DB_UNAVAILABLE (503),
  * ERR_DB (500), ERR_DB_TIMEOUT (503).
@@ -33,7 +33,7 @@ struct db_quality_row {
 	 */
 	const char *plan;
 	const char *testcase, *metric, *tbox_group;
-	const char *state; /* one of regression_states (server/regressions.h) */
+	const char *state; /* one of regression_states (server/detect/regressions.h) */
 	int week;	   /* floor((created_at - since) / 7 days): 0 = the window's first week */
 	long long count;   /* >= 1 */
 };

@@ -3,7 +3,7 @@
 
 /*
  * Typed reads of runs and what they name (commits, setups, metric names,
- * the job a result document cites) for ingest (server/ingest.c) and the
+ * the job a result document cites) for ingest (server/jobs/ingest.c) and the
  * run endpoints (api/runs.c, api/args.c). Statements in db/stmts_runs.c.
  *
  * Errors are db_exec()'s unless said otherwise: ERR_DB_UNAVAILABLE (503)

@@ -1,4 +1,4 @@
-/* Statements of backtests (server/backtest.c, db/backtest.c): reads only; see db.h. */
+/* Statements of backtests (server/detect/backtest.c, db/backtest.c): reads only; see db.h. */
 #include "server/db/stmts.h"
 
 const struct db_stmt_def db_stmts_backtest[DB_NR_STMTS] = {

@@ -94,7 +94,7 @@ const struct db_stmt_def db_stmts_inbox[DB_NR_STMTS] = {
 				      "($1::bigint, $2::integer, $3, $4, $5, $6::text[], $7, $8, $9, "
 				      "$10::timestamptz, $11, decode($12, 'hex')) ON CONFLICT (inbox_id, message_id) DO NOTHING "
 				      "RETURNING id" },
-	/* series assembly (server/inbox_series.c) */
+	/* series assembly (server/inbox/inbox_series.c) */
 	/* $1 inbox: its messages not yet looked at, oldest first, at most 1000 */
 	[ST_INBOX_UNASSIGNED] = { "inbox_unassigned",
 				  "SELECT m.id, m.message_id, array_to_string(m.refs, ' '), m.subject, "
@@ -204,7 +204,7 @@ const struct db_stmt_def db_stmts_inbox[DB_NR_STMTS] = {
 				   "'created_at', s.created_at, 'updated_at', s.updated_at) ORDER BY s.id DESC), "
 				   "'[]')::text FROM inbox_series s JOIN inboxes i ON i.id = s.inbox_id "
 				   "WHERE i.name = $1) FROM inboxes WHERE name = $1" },
-	/* replies (server/inbox_reply.c) */
+	/* replies (server/inbox/inbox_reply.c) */
 	/* $1 inbox: its queued series whose request ended: series, request state, verdict,
 	 * fail_reason, whether the inbox replies on no change */
 	[ST_INBOX_SERIES_ENDED] = { "inbox_series_ended",

@@ -257,7 +257,7 @@ const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 	/* $1 machine, $2 its cases (jsonb; NULL: it sent none) (sql/0021) */
 	[ST_MACHINE_CASES_SET] = { "machine_cases_set",
 				   "UPDATE machines SET cases = $2::jsonb WHERE id = $1::bigint RETURNING id" },
-	/* every registered case table, one object per machine that sent one (server/casecheck.c) */
+	/* every registered case table, one object per machine that sent one (server/track/casecheck.c) */
 	[ST_MACHINE_CASES] = { "machine_cases",
 			       "SELECT coalesce(json_agg(cases ORDER BY id), '[]')::text FROM machines "
 			       "WHERE cases IS NOT NULL" },

@@ -63,7 +63,7 @@ const struct db_stmt_def db_stmts_profiles[DB_NR_STMTS] = {
 				      "SELECT base_sha, head_sha FROM requests WHERE id = $1::bigint" },
 	/*
 	 * $1 bisect $2 work metrics $3 without texts: the profiled runs of its profile round
-	 * (jobs with monitors, server/bisect_step.c) at its first bad commit
+	 * (jobs with monitors, server/bisect/bisect_step.c) at its first bad commit
 	 * (head) and at the parent the verification compared it with (base)
 	 */
 	[ST_PROFILE_RUNS_BISECT] = { "profile_runs_bisect",

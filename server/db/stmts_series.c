@@ -71,7 +71,7 @@ const struct db_stmt_def db_stmts_series[DB_NR_STMTS] = {
 	 * $1 request id: per (group = jobs.ab_group, metric) of its ok runs, the
 	 * metric's id, the setup (of the group's runs, one: a request pins each
 	 * group to one setup) and the base and head commits, for the A/A spread
-	 * of the verdict (server/aa_history.h). Text.
+	 * of the verdict (server/detect/aa_history.h). Text.
 	 */
 	[ST_REQUEST_AA_METRICS] = { "request_aa_metrics",
 				    "SELECT j.ab_group::integer, m.name, m.id, min(r.setup_id), "

@@ -98,7 +98,7 @@ int db_tree_heads_prune(struct db_conn *c, long long tree_id, const char *branch
 int db_tree_topo_max(struct db_conn *c, long long tree_id, long long *max, struct err *e)
 	__attribute__((warn_unused_result));
 
-/* polls (sql/0014; server/poller.c) */
+/* polls (sql/0014; server/track/poller.c) */
 
 /*
  * The trees due for a poll, most overdue first, at most 32

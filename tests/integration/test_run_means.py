@@ -211,7 +211,7 @@ class Trees(unittest.TestCase):
                          "1")
 
     def test_kept_reply_follows_changes(self):
-        """The listing is kept in memory between changes (server/api_trees.c): a
+        """The listing is kept in memory between changes (server/api/trees.c): a
         tree posted, or a result that adds a commit, shows in the next GET."""
         before = {t["name"]: t for t in srv.get("/api/v1/trees").json()}
         self.assertNotIn("perf-kept", before)
@@ -232,7 +232,7 @@ class Trees(unittest.TestCase):
 
 class ConcurrentIngest(unittest.TestCase):
     """POST /api/v1/results runs on the server's pool (http_defer in
-    server/http.c): many at once all land, each once, and a repeat of each
+    server/http/http.c): many at once all land, each once, and a repeat of each
     is recognised as the same run."""
 
     def test_parallel_posts(self):

@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/abtest.h"
+#include "server/abtest/abtest.h"
 
 /*
- * abtest_plan_fill(): a request's absent fields from a plan (server/abtest.h).
- * Plans are written here in their normalized form (server/plan.c).
+ * abtest_plan_fill(): a request's absent fields from a plan (server/abtest/abtest.h).
+ * Plans are written here in their normalized form (server/track/plan.c).
  */
 
 static json_t *plan(const char *kconfigs, const char *compilers, const char *targets, int repeat,

@@ -9,16 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server/backtest.h"
-#include "server/plan_detect.h"
+#include "server/detect/backtest.h"
+#include "server/detect/plan_detect.h"
 
 /*
- * Backtests (server/backtest.h) on a setup written here: 40 commits (ids
+ * Backtests (server/detect/backtest.h) on a setup written here: 40 commits (ids
  * 101..140), one run each, of three metrics with small fixed noise:
  *   1 custom.big    1000, -20 % from position 20 (commit 121)
  *   2 custom.small   500,  +3 % from position 20
  *   3 perf-stat.x    100,  +3 % from position 20 (a monitor: floor 5 %)
- * and the plan's detector settings (server/plan_detect.h).
+ * and the plan's detector settings (server/detect/plan_detect.h).
  */
 
 #define NC 40

@@ -7,11 +7,11 @@
 #include <math.h>
 #include <string.h>
 
-#include "server/detect_explain.h"
+#include "server/detect/detect_explain.h"
 
 /*
  * detect_explain_pick(): which candidates of a detector's trace the server
- * keeps for "why (not) flagged" (server/detect_explain.h). The traces are
+ * keeps for "why (not) flagged" (server/detect/detect_explain.h). The traces are
  * made here, in the order the detector writes them.
  */
 

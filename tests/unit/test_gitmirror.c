@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "server/gitmirror.h"
+#include "server/track/gitmirror.h"
 #include "runcmd.h"
 #include "xalloc.h"
 #include "attr.h"

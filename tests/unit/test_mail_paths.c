@@ -4,11 +4,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "server/mailer.h"
+#include "server/mail/mailer.h"
 #include "attr.h"
 
 /*
- * Which subscriptions a report goes to (server/mailer.h): a path pattern
+ * Which subscriptions a report goes to (server/mail/mailer.h): a path pattern
  * against one file (prefix on a '/' boundary, or an fnmatch glob whose '*'
  * crosses '/'), a subscription's pattern list against the culprit's files,
  * and the whole predicate with its metric glob.

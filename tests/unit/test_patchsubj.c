@@ -1,6 +1,6 @@
 /*
  * Unit tests of lib/patchsubj.c: a list's subjects into version, part,
- * total, RESEND/RFC and prefix, which series assembly (server/inbox_series.c)
+ * total, RESEND/RFC and prefix, which series assembly (server/inbox/inbox_series.c)
  * groups by.
  */
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* server/powercycle.c: the power-cycle program's argv, its exit and its time limit. */
+/* server/jobs/powercycle.c: the power-cycle program's argv, its exit and its time limit. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,7 +15,7 @@
 #include "buf.h"
 #include "clock.h"
 #include "xalloc.h"
-#include "server/powercycle.h"
+#include "server/jobs/powercycle.h"
 
 static void test_argv(void **state UNUSED)
 {

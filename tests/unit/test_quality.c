@@ -8,11 +8,11 @@
 #include <string.h>
 
 #include "attr.h"
-#include "server/quality.h"
-#include "server/regressions.h"
+#include "server/detect/quality.h"
+#include "server/detect/regressions.h"
 
 /*
- * The alert-quality ledger's arithmetic (server/quality.h): labels from
+ * The alert-quality ledger's arithmetic (server/detect/quality.h): labels from
  * regression_state_label(), precision, the groups, false alarms per week.
  */
 

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the reply cache (server/replycache.c): a hit returns a
+ * Unit tests of the reply cache (server/http/replycache.c): a hit returns a
  * copy, the byte bound holds, the least recently used goes first, a
  * reply larger than the bound is not kept, a put replaces.
  */
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "attr.h"
-#include "server/replycache.h"
+#include "server/http/replycache.h"
 
 #define E REPLY_CACHE_ENTRY_BYTES
 

@@ -14,7 +14,7 @@
 #include "mailmsg.h"
 #include "report.h"
 #include "stats/compare.h"
-#include "server/mailer.h"
+#include "server/mail/mailer.h"
 
 /*
  * Figures: the will-it-scale row is the one quoted in lib/lkptext.h (a
@@ -526,7 +526,7 @@ static void test_guest_machine_diffstat_omitted(void **state UNUSED)
 	report_release(&r);
 }
 
-/* subscription path patterns (server/mailer.h) */
+/* subscription path patterns (server/mail/mailer.h) */
 /* "also seen on arm64: -62.0% (URL)" under the opening sentence, one line per arch */
 static void test_also_seen(void **state UNUSED)
 {

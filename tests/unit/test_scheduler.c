@@ -8,10 +8,10 @@
 #include <string.h>
 
 #include "attr.h"
-#include "server/scheduler.h"
+#include "server/track/scheduler.h"
 
 /*
- * scheduler_plan(): which commits of a push a plan tests (server/scheduler.h).
+ * scheduler_plan(): which commits of a push a plan tests (server/track/scheduler.h).
  * Ranges are made here: commit i is "cI", touching the files given per commit.
  */
 

@@ -1,5 +1,5 @@
 /*
- * The reproduce command lines of pages and mails (server/abtest_mail.c):
+ * The reproduce command lines of pages and mails (server/abtest/abtest_mail.c):
  * every word that came from a submission is quoted for a POSIX shell, so
  * that pasted, it reaches the program as submitted and runs nothing
  * (params once went into the shell as they were: pasting one ran a
@@ -17,7 +17,7 @@
 
 #include "attr.h"
 #include "buf.h"
-#include "server/abtest.h"
+#include "server/abtest/abtest.h"
 
 static void test_word(const char *in, const char *want)
 {

@@ -1,7 +1,7 @@
 // The router: the server answers every page path (/series, /compare,
 // /regressions/3, …) with index.html; this module picks the page module
 // from location.pathname and lets it render into <main id="app">.
-// A new first segment here gets its line in server/static.c's is_app_page().
+// A new first segment here gets its line in server/http/static.c's is_app_page().
 import { h, replace, errorBox } from './dom.js';
 import { getToken, setToken, ApiError } from './api.js';
 

@@ -13,7 +13,7 @@ function archOf(name) {
 	return { x86_64: 'x86_64', amd64: 'x86_64', arm64: 'aarch64', aarch64: 'aarch64' }[a] || null;
 }
 
-// The plan's setups, as the server expands them (server/plan.c plan_setups):
+// The plan's setups, as the server expands them (server/track/plan.c plan_setups):
 // a kconfig of one arch is not booted on a target of another.
 export function setups(p) {
 	const out = [];
