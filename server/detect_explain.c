@@ -146,8 +146,7 @@ void detect_explain_add(struct buf *rows, long long metric_id, const long long *
 	if (!st || !ct)
 		abort(); /* out of memory */
 	bad = buf_addstr(rows, rows->len ? "," : "[");
-	bad |= buf_addf(rows, "{\"m\":%lld,\"n\":%zu,\"s\":%s,\"c\":%s}", metric_id, ds->n, st,
-			ct);
+	bad |= buf_addf(rows, "{\"m\":%lld,\"n\":%zu,\"s\":%s,\"c\":%s}", metric_id, ds->n, st, ct);
 	if (bad)
 		abort(); /* an uncapped buffer cannot fail */
 	free(st);

@@ -21,8 +21,8 @@ struct db_conn;
  * in one statement: a detection of a setup of M metrics writes once, not M
  * times. Each metric at most once. 0 or -1.
  */
-int db_detect_explain_set(struct db_conn *c, long long setup_id, const char *rows,
-			  struct err *e) __attribute__((warn_unused_result));
+int db_detect_explain_set(struct db_conn *c, long long setup_id, const char *rows, struct err *e)
+	__attribute__((warn_unused_result));
 
 /*
  * The reasons of series (setup_id, metric name) as ST_DETECT_EXPLAIN_JSON
