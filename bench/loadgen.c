@@ -49,6 +49,7 @@
 
 #include "buf.h"
 #include "server/db/db.h"
+#include "server/db/db_int.h" /* the statements (stmt mode): DB_NR_STMTS, db_stmt_def() */
 #include "xalloc.h"
 #include "clock.h"
 

@@ -5,18 +5,14 @@
 
 #include <stdio.h>
 
-int db_detect_explain_set(struct db_conn *c, long long setup_id, long long metric_id,
-			  size_t n_commits, const char *settings, const char *candidates,
-			  struct err *e)
+int db_detect_explain_set(struct db_conn *c, long long setup_id, const char *rows, struct err *e)
 {
-	char sb[24], mb[24], nb[24];
-	const char *p[5] = { sb, mb, nb, settings, candidates };
+	char sb[24];
+	const char *p[2] = { sb, rows };
 	PGresult *r;
 
 	snprintf(sb, sizeof(sb), "%lld", setup_id);
-	snprintf(mb, sizeof(mb), "%lld", metric_id);
-	snprintf(nb, sizeof(nb), "%zu", n_commits);
-	r = db_exec(c, ST_DETECT_EXPLAIN_SET, 5, p, e);
+	r = db_exec(c, ST_DETECT_EXPLAIN_SET, 2, p, e);
 	if (!r)
 		return -1;
 	PQclear(r);

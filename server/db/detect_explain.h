@@ -15,13 +15,14 @@
 struct db_conn;
 
 /*
- * Replaces the reasons of series (setup_id, metric_id): n_commits, the
- * settings and the candidates as JSON text (borrowed; the shapes are
- * sql/0023's). 0 or -1.
+ * Replaces the reasons of the series of setup_id named in rows, a JSON
+ * array (borrowed text) of {"m": metric id, "n": n_commits, "s": settings,
+ * "c": candidates} (the shapes of settings and candidates are sql/0023's),
+ * in one statement: a detection of a setup of M metrics writes once, not M
+ * times. Each metric at most once. 0 or -1.
  */
-int db_detect_explain_set(struct db_conn *c, long long setup_id, long long metric_id,
-			  size_t n_commits, const char *settings, const char *candidates,
-			  struct err *e) __attribute__((warn_unused_result));
+int db_detect_explain_set(struct db_conn *c, long long setup_id, const char *rows, struct err *e)
+	__attribute__((warn_unused_result));
 
 /*
  * The reasons of series (setup_id, metric name) as ST_DETECT_EXPLAIN_JSON

@@ -89,42 +89,6 @@ int db_detect_requeue_stale(struct db_conn *c, struct err *e)
 	return run(c, ST_DETECT_REQUEUE_STALE, 0, NULL, e);
 }
 
-int db_detect_series(struct db_conn *c, long long setup_id, struct db_detect_series *s,
-		     struct err *e)
-{
-	char idb[24];
-	const char *p[1] = { idb };
-	PGresult *r;
-
-	memset(s, 0, sizeof(*s));
-	snprintf(idb, sizeof(idb), "%lld", setup_id);
-	r = db_exec(c, ST_DETECT_SERIES, 1, p, e);
-	if (!r)
-		return -1;
-	s->res = r;
-	s->n = (size_t)PQntuples(r);
-	s->p = xcalloc(s->n + 1, sizeof(*s->p));
-	for (int i = 0; i < PQntuples(r); i++) {
-		struct db_detect_point *pt = &s->p[i];
-		const char *v = PQgetvalue(r, i, 5);
-
-		pt->metric_id = get_ll(r, i, 0);
-		pt->metric = PQgetvalue(r, i, 1);
-		pt->higher_is_better = PQgetisnull(r, i, 2) ? -1 : PQgetvalue(r, i, 2)[0] == 't';
-		pt->is_monitor = PQgetvalue(r, i, 3)[0] == 't';
-		pt->commit_id = get_ll(r, i, 4);
-		pt->value = *v ? strtod(v, NULL) : NAN;
-	}
-	return 0;
-}
-
-void db_detect_series_free(struct db_detect_series *s)
-{
-	PQclear(s->res);
-	free(s->p);
-	memset(s, 0, sizeof(*s));
-}
-
 /* --- records ---------------------------------------------------------------- */
 
 int db_regr_covering(struct db_conn *c, long long setup_id, long long metric_id,
@@ -147,6 +111,29 @@ int db_regr_covering(struct db_conn *c, long long setup_id, long long metric_id,
 		*id = get_ll(r, 0, 0);
 	PQclear(r);
 	return found;
+}
+
+int db_regr_triaged_metrics(struct db_conn *c, long long setup_id, long long **ids, size_t *n,
+			    struct err *e)
+{
+	char sb[24];
+	const char *p[1] = { sb };
+	PGresult *r;
+
+	*ids = NULL;
+	*n = 0;
+	snprintf(sb, sizeof(sb), "%lld", setup_id);
+	r = db_exec(c, ST_REGR_TRIAGED_METRICS, 1, p, e);
+	if (!r)
+		return -1;
+	if (PQntuples(r)) {
+		*ids = xmalloc((size_t)PQntuples(r) * sizeof(**ids));
+		for (int i = 0; i < PQntuples(r); i++)
+			(*ids)[i] = get_ll(r, i, 0);
+		*n = (size_t)PQntuples(r);
+	}
+	PQclear(r);
+	return 0;
 }
 
 int db_regr_upsert(struct db_conn *c, const struct db_regr_upsert *u, struct db_regr_upserted *out,

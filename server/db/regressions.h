@@ -44,8 +44,10 @@ int db_detect_requeue_stale(struct db_conn *c, struct err *e) __attribute__((war
 int db_detect_listen(struct db_conn *c, struct err *e) __attribute__((warn_unused_result));
 
 /*
- * One run mean of a setup's series (ST_DETECT_SERIES): by metric, then in
- * series order; runs of a request's patched head (on no branch) left out.
+ * One run mean of a setup's series (ST_DETECT_SERIES, from run_means): by
+ * metric, then in series order; runs of a request's patched head (on no
+ * branch) left out, and so is a metric of a run that has no mean (an empty
+ * list of values): run_means holds only the means that are not NULL.
  */
 struct db_detect_point {
 	long long metric_id;
@@ -53,18 +55,40 @@ struct db_detect_point {
 	int higher_is_better; /* 1, 0, or -1 when unknown (NULL) */
 	int is_monitor;
 	long long commit_id;
-	double value; /* the run's mean; NAN for NULL */
+	double value; /* the run's mean (never NULL: see above) */
 };
 struct db_detect_series {
 	struct db_detect_point *p;
 	size_t n;
 	void *res; /* private: the rows the names point into */
 };
-/* Every ok run mean of setup_id into *s (zeroed first). 0 or -1. */
+/*
+ * Every ok run mean of setup_id into *s (zeroed first): two statements
+ * (the runs' means, then their metrics' names), whatever the size of the
+ * other setups' history. 0, or -1 with e (ERR_DB, also for a malformed
+ * run_means row).
+ */
 int db_detect_series(struct db_conn *c, long long setup_id, struct db_detect_series *s,
 		     struct err *e) __attribute__((warn_unused_result));
 /* Frees s; a zeroed s is fine. */
 void db_detect_series_free(struct db_detect_series *s);
+
+/* The host fingerprints of a setup's commits (db_setup_fingerprints()). */
+struct db_commit_fps {
+	long long *commit; /* ascending; only commits with a fingerprint */
+	const char **fps;  /* JSON text: the distinct fingerprints of its ok runs (sql/0022) */
+	size_t n;
+	void *res_; /* the rows fps point into */
+};
+/*
+ * Per commit of setup_id, the distinct host fingerprints of its ok runs in
+ * the setup (what db_compare_fingerprints() gives for one commit and this
+ * setup): 0 with *out (until db_setup_fingerprints_free()), or -1 with e.
+ */
+int db_setup_fingerprints(struct db_conn *c, long long setup_id, struct db_commit_fps *out,
+			  struct err *e) __attribute__((warn_unused_result));
+/* Frees f; a zeroed f is fine. */
+void db_setup_fingerprints_free(struct db_commit_fps *f);
 
 /* --- records ---------------------------------------------------------------- */
 
@@ -76,6 +100,14 @@ void db_detect_series_free(struct db_detect_series *s);
 int db_regr_covering(struct db_conn *c, long long setup_id, long long metric_id,
 		     long long good_commit, long long bad_commit, long long *id, struct err *e)
 	__attribute__((warn_unused_result));
+
+/*
+ * The ids of the metrics of setup_id that have a record past triage (the
+ * only ones db_regr_covering() can find one for), ascending: 0 with *ids
+ * (malloc'd, caller frees; NULL when *n is 0) and *n, or -1 with e.
+ */
+int db_regr_triaged_metrics(struct db_conn *c, long long setup_id, long long **ids, size_t *n,
+			    struct err *e) __attribute__((warn_unused_result));
 
 /* What the detector found for one range (ST_REGR_UPSERT); strings borrowed for the call. */
 struct db_regr_upsert {

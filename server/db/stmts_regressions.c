@@ -100,18 +100,24 @@ const struct db_stmt_def db_stmts_regressions[DB_NR_STMTS] = {
 				      "RETURNING setup_id) INSERT INTO detect_queue (setup_id) SELECT DISTINCT setup_id FROM d "
 				      "ON CONFLICT (setup_id) WHERE claimed_at IS NULL DO NOTHING" },
 	/*
-	 * every run mean of one setup, per metric in series order (as ST_SERIES),
-	 * but the runs of an A/B request's head built from an mbox: their commit is
-	 * the one `git am` made on a worker, on no branch; in the series
-	 * it would read as a step after the branch tip
+	 * $1 setup: its ok runs in series order (as ST_SERIES), each run's commit
+	 * and its run_means row (sql/0011: metric ids ascending, means alongside),
+	 * read in binary and put in (metric, series order) by db/detect_series.c;
+	 * but the runs of an A/B request's head built from an mbox: their commit
+	 * is the one `git am` made on a worker, on no branch; in the series it
+	 * would read as a step after the branch tip. run_means is partitioned by
+	 * the UTC day of received_at (sql/0034): naming it makes each run one
+	 * index probe of one month. OFFSET 0 keeps the lateral read a per-run
+	 * probe: flattened into a join, the planner hashed every month's rows
+	 * (EXPLAIN ANALYZE: docs/internals/performance.md).
 	 */
 	[ST_DETECT_SERIES] = { "detect_series",
-			       "SELECT v.metric_id, m.name, m.higher_is_better, m.is_monitor, r.commit_id, v.mean "
-			       "FROM runs r JOIN run_values v ON v.run_id = r.id JOIN metrics m ON m.id = v.metric_id "
-			       "JOIN commits c ON c.id = r.commit_id "
+			       "SELECT r.commit_id, rm.metric_ids, rm.means FROM runs r "
+			       "JOIN commits c ON c.id = r.commit_id CROSS JOIN LATERAL ("
+			       "SELECT m.metric_ids, m.means FROM run_means m WHERE m.run_id = r.id "
+			       "AND m.stored_on = (r.received_at AT TIME ZONE 'UTC')::date OFFSET 0) rm "
 			       "WHERE r.setup_id = $1::bigint AND r.status = 'ok' AND " NOT_PATCHED_HEAD_RUN(
-				       "r") " "
-					    "ORDER BY v.metric_id, " COMMIT_ORDER ", r.id" },
+				       "r") " ORDER BY " COMMIT_ORDER ", r.id" },
 	/* $1 state $2 kind $3 testcase $4 metric (NULL = any) $5 limit $6 group leaders only */
 	[ST_REGRESSIONS_JSON] = { "regressions_json",
 				  "SELECT coalesce(json_agg(x.o ORDER BY x.created_at DESC, x.id DESC), '[]')::text FROM ("
@@ -147,6 +153,23 @@ const struct db_stmt_def db_stmts_regressions[DB_NR_STMTS] = {
 			       "AND NOT (o.good_commit_id = $3::bigint AND o.bad_commit_id = $4::bigint) "
 			       "AND ng.topo_order >= og.topo_order AND nb.topo_order <= ob.topo_order "
 			       "ORDER BY o.id LIMIT 1" },
+	/*
+	 * $1 setup: the metrics with a record past triage (ST_REGR_COVERING's
+	 * candidates), ascending; read once per detection of the setup, so the
+	 * other metrics' change points skip ST_REGR_COVERING
+	 */
+	[ST_REGR_TRIAGED_METRICS] = { "regr_triaged_metrics",
+				      "SELECT DISTINCT metric_id FROM regressions WHERE setup_id = $1::bigint "
+				      "AND state NOT IN ('new', 'confirmed') ORDER BY 1" },
+	/*
+	 * $1 setup: per commit (ascending) the distinct host fingerprints of its
+	 * ok runs in the setup, as ST_COMPARE_FINGERPRINTS gives one commit's;
+	 * read once per detection of the setup, not once per change point
+	 */
+	[ST_SETUP_FINGERPRINTS] = { "setup_fingerprints",
+				    "SELECT commit_id, json_agg(DISTINCT host_fingerprint)::text FROM runs "
+				    "WHERE setup_id = $1::bigint AND status = 'ok' AND host_fingerprint IS NOT NULL "
+				    "GROUP BY commit_id ORDER BY commit_id" },
 	/* $1 regression $2 who (NULL = the token's name) $3 token id $4 from $5 to $6 note */
 	[ST_REGR_HISTORY_ADD] = { "regr_history_add",
 				  "INSERT INTO regression_history (regression_id, who, token_id, from_state, to_state, note) "
@@ -303,12 +326,14 @@ const struct db_stmt_def db_stmts_regressions[DB_NR_STMTS] = {
 			     "WHERE r.setup_id = $1::bigint AND j.plan_id IS NOT NULL "
 			     "AND right(j.track_key, 4) = ' tip' ORDER BY 1" },
 	/*
-	 * $1 setup $2 metric id $3 commits $4 settings $5 candidates (JSON text):
-	 * the reasons of this detection of the series replace the last one's (sql/0023)
+	 * $1 setup $2 [{m: metric id, n: commits, s: settings, c: candidates}]
+	 * (JSON text): the reasons of this detection of the setup's series
+	 * replace the last ones (sql/0023), all in one statement
 	 */
 	[ST_DETECT_EXPLAIN_SET] = { "detect_explain_set",
 				    "INSERT INTO detect_explain (setup_id, metric_id, n_commits, settings, candidates) "
-				    "VALUES ($1::bigint, $2::integer, $3::integer, $4::json, $5::json) "
+				    "SELECT $1::bigint, (x->>'m')::integer, (x->>'n')::integer, x->'s', x->'c' "
+				    "FROM json_array_elements($2::json) x "
 				    "ON CONFLICT (setup_id, metric_id) DO UPDATE SET detected_at = now(), "
 				    "n_commits = EXCLUDED.n_commits, settings = EXCLUDED.settings, "
 				    "candidates = EXCLUDED.candidates" },

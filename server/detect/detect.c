@@ -33,23 +33,52 @@ struct detect_thread {
 	double last_stale;   /* mono_s() of the last stale re-queue (thread only) */
 };
 
+/* the host fingerprints of the setup's commits, read at its first change point */
+struct setup_fps {
+	struct db_commit_fps f;
+	int read;
+};
+
+/* the JSON array of commit's fingerprints in f (a new value; [] when none) */
+static json_t *fps_of(const struct db_commit_fps *f, long long commit)
+{
+	size_t lo = 0, hi = f->n;
+	json_t *j = NULL;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->commit[mid] < commit)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < f->n && f->commit[lo] == commit)
+		j = json_loads(f->fps[lo], 0, NULL);
+	return j ? j : json_array();
+}
+
 /*
  * A step between commits before and after is a change of environment when
  * their runs in this setup ran on hosts of different fingerprints (the
  * fields lib/hostfp.h names): recorded on the record (sql/0022), which is
- * then shown as such and not bisected. 0 or -1 with e.
+ * then shown as such and not bisected. The setup's fingerprints are read
+ * once (sf), not per change point. 0 or -1 with e.
  */
-static int note_environment(struct db_conn *c, long long setup_id, long long before,
-			    long long after, long long id, struct err *e)
+static int note_environment(struct db_conn *c, struct setup_fps *sf, long long setup_id,
+			    long long before, long long after, long long id, struct err *e)
 {
-	char b[24], a[24], *text = NULL;
+	char *text = NULL;
 	json_t *fb, *fa, *fields;
 	int bad;
 
-	snprintf(b, sizeof(b), "%lld", before);
-	snprintf(a, sizeof(a), "%lld", after);
-	if (db_compare_fingerprints(c, b, a, &setup_id, 1, &fb, &fa, e))
-		return -1;
+	if (!sf->read) {
+		if (db_setup_fingerprints(c, setup_id, &sf->f, e))
+			return -1;
+		sf->read = 1;
+	}
+	fb = fps_of(&sf->f, before);
+	fa = fps_of(&sf->f, after);
 	fields = hostfp_diff(fb, fa);
 	if (json_array_size(fields)) {
 		json_t *env = json_pack("{s:O,s:O,s:O}", "fields", fields, "before", fb, "after",
@@ -146,7 +175,8 @@ static int note_upsert(struct db_conn *c, const struct db_regr_upserted *up, con
 /* Stores the change points of one detected series; appends the record ids to *kept. */
 static int store_series(struct db_conn *c, long long setup_id, const struct db_detect_point *m,
 			const struct series *s, const struct detect_series *ds,
-			const struct aa_history *aa, const struct config *cfg, struct kept *kept,
+			const struct aa_history *aa, const struct config *cfg,
+			const struct triaged *tr, struct setup_fps *sf, struct kept *kept,
 			struct detect_setup_stats *st, struct err *e)
 {
 	size_t w = ds->opts.window;
@@ -181,8 +211,8 @@ static int store_series(struct db_conn *c, long long setup_id, const struct db_d
 		detect_compare_sides(aa, setup_id, m->metric_id, s->commit[idx - 1], s->commit[idx],
 				     a, na, b, nb, &co, &pair);
 
-		got = db_regr_covering(c, setup_id, m->metric_id, s->commit[idx - 1],
-				       s->commit[idx], &covering, e);
+		got = detect_covering(c, tr, setup_id, m->metric_id, s->commit[idx - 1],
+				      s->commit[idx], &covering, e);
 		if (got < 0)
 			return -1;
 		if (got) {
@@ -211,7 +241,7 @@ static int store_series(struct db_conn *c, long long setup_id, const struct db_d
 			    (seg.verdict == VERDICT_DIFFERENT && cp->direction == dir &&
 			     step_holds(ds, idx, hi, (size_t)cfg->detect_confirm_commits, cp));
 		if (db_regr_upsert(c, &u, &up, e) ||
-		    note_environment(c, setup_id, s->commit[idx - 1], s->commit[idx], up.id, e))
+		    note_environment(c, sf, setup_id, s->commit[idx - 1], s->commit[idx], up.id, e))
 			return -1;
 		detect_kept_add(kept, up.id);
 		st->changes++;
@@ -263,7 +293,11 @@ static int detect_rows(struct db_conn *c, long long setup_id, const struct db_de
 {
 	struct series s;
 	struct tip_job tj = { 0 };
-	int ret = 0;
+	struct buf explain = BUF_INIT(0);
+	/* read once: a record that moves past triage during this pass is seen by the next */
+	struct triaged tr = { NULL, 0 };
+	struct setup_fps sf = { 0 };
+	int ret = db_regr_triaged_metrics(c, setup_id, &tr.metric, &tr.n, e);
 
 	s.commit = xcalloc(rows->n + 1, sizeof(*s.commit));
 	s.first = xcalloc(rows->n + 1, sizeof(*s.first));
@@ -281,18 +315,23 @@ static int detect_rows(struct db_conn *c, long long setup_id, const struct db_de
 		detect_series_run(&ds);
 		st->series++;
 		st->points += s.n;
-		ret = detect_explain_store(c, setup_id, m->metric_id, s.commit, &ds, e);
+		detect_explain_add(&explain, m->metric_id, s.commit, &ds);
+		ret = store_series(c, setup_id, m, &s, &ds, aa, cfg, &tr, &sf, kept, st, e);
 		if (!ret)
-			ret = store_series(c, setup_id, m, &s, &ds, aa, cfg, kept, st, e);
-		if (!ret)
-			ret = check_tip(c, setup_id, m, &s, &ds, aa, cfg, &tj, kept, st, e);
+			ret = check_tip(c, setup_id, m, &s, &ds, aa, cfg, &tr, &tj, kept, st, e);
 		if (ret >= 0 && cfg->detect_tip_z > 0)
-			ret = check_tip_pairs(c, setup_id, m, &s, &ds, aa, ret == 1, &tj, kept, st,
-					      e);
+			ret = check_tip_pairs(c, setup_id, m, &s, &ds, aa, ret == 1, &tr, &tj, kept,
+					      st, e);
 		else if (ret > 0)
 			ret = 0;
 		detect_series_release(&ds);
 	}
+	/* the reasons of every series in one statement: one round trip, not one per metric */
+	if (!ret)
+		ret = detect_explain_flush(c, setup_id, &explain, e);
+	buf_release(&explain);
+	free(tr.metric);
+	db_setup_fingerprints_free(&sf.f);
 	free(tj.rec_metric);
 	free(tj.rec_id);
 	free(tj.tipc);

@@ -103,14 +103,14 @@ static json_t *num(double x)
 	return isfinite(x) ? json_real(x) : json_null();
 }
 
-int detect_explain_store(struct db_conn *c, long long setup_id, long long metric_id,
-			 const long long *commit, const struct detect_series *ds, struct err *e)
+void detect_explain_add(struct buf *rows, long long metric_id, const long long *commit,
+			const struct detect_series *ds)
 {
 	const struct detect_opts *o = &ds->opts;
 	size_t *idx = xcalloc(ds->ntrace + 1, sizeof(*idx)), n;
 	json_t *settings, *cands = json_array();
 	char *st, *ct;
-	int ret;
+	int bad;
 
 	n = detect_explain_pick(ds, DETECT_EXPLAIN_MAX, idx);
 	for (size_t i = 0; i < n; i++) {
@@ -145,9 +145,24 @@ int detect_explain_store(struct db_conn *c, long long setup_id, long long metric
 	json_decref(cands);
 	if (!st || !ct)
 		abort(); /* out of memory */
-	ret = db_detect_explain_set(c, setup_id, metric_id, ds->n, st, ct, e);
+	bad = buf_addstr(rows, rows->len ? "," : "[");
+	bad |= buf_addf(rows, "{\"m\":%lld,\"n\":%zu,\"s\":%s,\"c\":%s}", metric_id, ds->n, st, ct);
+	if (bad)
+		abort(); /* an uncapped buffer cannot fail */
 	free(st);
 	free(ct);
+}
+
+int detect_explain_flush(struct db_conn *c, long long setup_id, struct buf *rows, struct err *e)
+{
+	int ret = 0;
+
+	if (rows->len) {
+		if (buf_addch(rows, ']'))
+			abort();
+		ret = db_detect_explain_set(c, setup_id, rows->data, e);
+	}
+	buf_release(rows);
 	return ret;
 }
 

@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "buf.h"
 #include "err.h"
 #include "stats/detect.h"
 
@@ -30,18 +31,26 @@ struct db_conn;
 size_t detect_explain_pick(const struct detect_series *ds, size_t max, size_t *idx);
 
 /*
- * Stores the reasons of the series ds (run with opts.explain; commit[i] the
- * commits.id of its position i, borrowed) as those of (setup_id,
- * metric_id), replacing the last: the settings {window, min_seg, p_max,
- * min_change_pct, min_effect} and the candidates detect_explain_pick()
- * keeps, each {commit_id, good_commit_id (the commit before; null at 0),
- * stage ("window" | "final"), excursion, n_before, n_after (the commits of
- * its window either side of the split), before, after, change_pct,
- * p_value, noise_sigma, effect (|after - before| in noise sigmas; null
- * when unknown), kept, reason (detect_reason_text())}. 0 or -1 with e.
+ * Adds the reasons of the series ds (run with opts.explain; commit[i] the
+ * commits.id of its position i, borrowed) as those of metric_id to *rows,
+ * the JSON array detect_explain_flush() stores (start it with
+ * BUF_INIT(0)): the settings {window, min_seg, p_max, min_change_pct,
+ * min_effect} and the candidates detect_explain_pick() keeps, each
+ * {commit_id, good_commit_id (the commit before; null at 0), stage
+ * ("window" | "final"), excursion, n_before, n_after (the commits of its
+ * window either side of the split), before, after, change_pct, p_value,
+ * noise_sigma, effect (|after - before| in noise sigmas; null when
+ * unknown), kept, reason (detect_reason_text())}. Each metric once.
  */
-int detect_explain_store(struct db_conn *c, long long setup_id, long long metric_id,
-			 const long long *commit, const struct detect_series *ds, struct err *e)
+void detect_explain_add(struct buf *rows, long long metric_id, const long long *commit,
+			const struct detect_series *ds);
+
+/*
+ * Stores the reasons added to *rows as those of setup_id's series,
+ * replacing the last detection's, in one statement (nothing when none were
+ * added), and releases *rows. 0 or -1 with e.
+ */
+int detect_explain_flush(struct db_conn *c, long long setup_id, struct buf *rows, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*

@@ -61,6 +61,24 @@ struct tip_job {
 	int tipc_read;
 };
 
+/*
+ * The metrics of the setup with a record past triage (db_regr_triaged_metrics(),
+ * read once per detect_setup): only their change points can be covered by
+ * such a record, so the others skip the query (one per change point).
+ */
+struct triaged {
+	long long *metric; /* ascending */
+	size_t n;
+};
+
+/*
+ * db_regr_covering() for a change point of metric_id, answered 0 without a
+ * query when the metric has no record past triage (t): 1 with *id, 0, -1.
+ */
+int detect_covering(struct db_conn *c, const struct triaged *t, long long setup_id,
+		    long long metric_id, long long good, long long bad, long long *id,
+		    struct err *e);
+
 /* the record's kind: a direction (+1 rose, -1 fell) for a metric with hib (1, 0, -1 unknown) */
 const char *detect_kind_of(int direction, int hib);
 
@@ -103,11 +121,12 @@ void detect_compare_sides(const struct aa_history *aa, long long setup_id, long 
  */
 int check_tip(struct db_conn *c, long long setup_id, const struct db_detect_point *m,
 	      const struct series *s, const struct detect_series *ds, const struct aa_history *aa,
-	      const struct config *cfg, struct tip_job *tj, struct kept *kept,
-	      struct detect_setup_stats *st, struct err *e);
+	      const struct config *cfg, const struct triaged *tr, struct tip_job *tj,
+	      struct kept *kept, struct detect_setup_stats *st, struct err *e);
 int check_tip_pairs(struct db_conn *c, long long setup_id, const struct db_detect_point *m,
 		    const struct series *s, const struct detect_series *ds,
-		    const struct aa_history *aa, int tip_done, struct tip_job *tj,
-		    struct kept *kept, struct detect_setup_stats *st, struct err *e);
+		    const struct aa_history *aa, int tip_done, const struct triaged *tr,
+		    struct tip_job *tj, struct kept *kept, struct detect_setup_stats *st,
+		    struct err *e);
 
 #endif

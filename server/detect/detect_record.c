@@ -36,6 +36,25 @@ int detect_history(struct db_conn *c, long long id, const char *from, const char
 	return db_regr_history_add(c, id, "detector", 0, from, to, note, e);
 }
 
+int detect_covering(struct db_conn *c, const struct triaged *t, long long setup_id,
+		    long long metric_id, long long good, long long bad, long long *id,
+		    struct err *e)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->metric[mid] < metric_id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == t->n || t->metric[lo] != metric_id)
+		return 0;
+	return db_regr_covering(c, setup_id, metric_id, good, bad, id, e);
+}
+
 void detect_kept_add(struct kept *k, long long id)
 {
 	ALLOC_GROW(k->ids, k->n + 1, k->alloc);

@@ -63,8 +63,8 @@ static int record_pair(struct db_conn *c, long long setup_id, const struct db_de
 static int check_first_step(struct db_conn *c, long long setup_id, const struct db_detect_point *m,
 			    const struct series *s, const struct detect_series *ds,
 			    const struct aa_history *aa, const struct config *cfg,
-			    struct tip_job *tj, struct kept *kept, struct detect_setup_stats *st,
-			    struct err *e)
+			    const struct triaged *tr, struct tip_job *tj, struct kept *kept,
+			    struct detect_setup_stats *st, struct err *e)
 {
 	struct compare_opts co;
 	struct compare_result pair;
@@ -88,7 +88,8 @@ static int check_first_step(struct db_conn *c, long long setup_id, const struct 
 	    fabs(change) < ds->opts.min_change_pct || !(fabs(pair.hl_pct) > co.floor_pct))
 		return 0;
 	direction = change > 0 ? 1 : -1;
-	got = db_regr_covering(c, setup_id, m->metric_id, s->commit[0], s->commit[1], &covering, e);
+	got = detect_covering(c, tr, setup_id, m->metric_id, s->commit[0], s->commit[1], &covering,
+			      e);
 	if (got < 0)
 		return -1;
 	if (got) {
@@ -137,8 +138,8 @@ static int check_first_step(struct db_conn *c, long long setup_id, const struct 
  */
 int check_tip(struct db_conn *c, long long setup_id, const struct db_detect_point *m,
 	      const struct series *s, const struct detect_series *ds, const struct aa_history *aa,
-	      const struct config *cfg, struct tip_job *tj, struct kept *kept,
-	      struct detect_setup_stats *st, struct err *e)
+	      const struct config *cfg, const struct triaged *tr, struct tip_job *tj,
+	      struct kept *kept, struct detect_setup_stats *st, struct err *e)
 {
 	struct detect_tip tip;
 	struct compare_opts co;
@@ -177,9 +178,9 @@ int check_tip(struct db_conn *c, long long setup_id, const struct db_detect_poin
 		}
 	detect_series_tip(ds, cfg->detect_tip_z, &tip);
 	if (!tip.moved)
-		return check_first_step(c, setup_id, m, s, ds, aa, cfg, tj, kept, st, e);
-	got = db_regr_covering(c, setup_id, m->metric_id, s->commit[t - 1], s->commit[t], &covering,
-			       e);
+		return check_first_step(c, setup_id, m, s, ds, aa, cfg, tr, tj, kept, st, e);
+	got = detect_covering(c, tr, setup_id, m->metric_id, s->commit[t - 1], s->commit[t],
+			      &covering, e);
 	if (got < 0)
 		return -1;
 	if (got) {
@@ -265,8 +266,9 @@ static int has_id(const long long *ids, size_t n, long long id)
  */
 int check_tip_pairs(struct db_conn *c, long long setup_id, const struct db_detect_point *m,
 		    const struct series *s, const struct detect_series *ds,
-		    const struct aa_history *aa, int tip_done, struct tip_job *tj,
-		    struct kept *kept, struct detect_setup_stats *st, struct err *e)
+		    const struct aa_history *aa, int tip_done, const struct triaged *tr,
+		    struct tip_job *tj, struct kept *kept, struct detect_setup_stats *st,
+		    struct err *e)
 {
 	struct compare_opts co;
 
@@ -299,8 +301,8 @@ int check_tip_pairs(struct db_conn *c, long long setup_id, const struct db_detec
 				     na, b, nb, &co, &pair);
 		if (pair.verdict != VERDICT_DIFFERENT || !pair.direction)
 			continue;
-		got = db_regr_covering(c, setup_id, m->metric_id, s->commit[i - 1], s->commit[i],
-				       &covering, e);
+		got = detect_covering(c, tr, setup_id, m->metric_id, s->commit[i - 1], s->commit[i],
+				      &covering, e);
 		if (got < 0)
 			return -1;
 		if (got) {
