@@ -112,5 +112,30 @@ class DemoProgress(unittest.TestCase):
                          T.timestamp() + 5)
 
 
+class DemoABRequest(unittest.TestCase):
+    """The demo's A/B request is stored `resolving` (202) and followed to its verdict."""
+
+    def test_followed_past_resolving(self):
+        demo = load_demo()
+        states = iter(["resolving", "queued", "running", "done", "done"])
+        posted = []
+
+        def api(method, p, body=None, token=None, ok=None):
+            if method == "POST":
+                posted.append(body)
+                return 202, {"id": 7, "state": "resolving", "url": "/api/v1/requests/7"}
+            st = next(states)
+            return 200, {"id": 7, "state": st, "verdict": "improvement" if st == "done" else None}
+
+        demo.api = api
+        demo.run = lambda *a, **k: "From x\n"
+        demo.time.sleep = lambda s: None
+        tree = {"improvement": "cd" * 20}
+        r = demo.ab_request(tree, {"admin": "t"}, "ab" * 20, demo.time.time() + 60)
+        self.assertEqual(len(posted), 1)
+        self.assertEqual((r["id"], r["state"], r["verdict"]), (7, "done", "improvement"))
+        self.assertEqual(r["url"], demo.URL + "/api/v1/requests/7")
+
+
 if __name__ == "__main__":
     unittest.main()
