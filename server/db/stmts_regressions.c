@@ -107,7 +107,8 @@ const struct db_stmt_def db_stmts_regressions[DB_NR_STMTS] = {
 	 */
 	[ST_DETECT_SERIES] = { "detect_series",
 			       "SELECT v.metric_id, m.name, m.higher_is_better, m.is_monitor, r.commit_id, v.mean "
-			       "FROM runs r JOIN run_values v ON v.run_id = r.id JOIN metrics m ON m.id = v.metric_id "
+			       "FROM runs r JOIN LATERAL run_points(r.id, r.received_at) v ON true "
+			       "JOIN metrics m ON m.id = v.metric_id "
 			       "JOIN commits c ON c.id = r.commit_id "
 			       "WHERE r.setup_id = $1::bigint AND r.status = 'ok' AND " NOT_PATCHED_HEAD_RUN(
 				       "r") " "
