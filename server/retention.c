@@ -30,8 +30,8 @@ static long retention_step(void *arg, int *fd)
 	if (!c || db_retention(c, r->srv->cfg->retention_raw_days, &made, &dropped, &e))
 		slog_warn("%s", e.message);
 	else if (made || dropped)
-		slog_info("retention: %lld partitions made, %lld months of raw values dropped", made,
-			  dropped);
+		slog_info("retention: %lld partitions made, %lld months of raw values dropped",
+			  made, dropped);
 	return RETENTION_PERIOD_S * 1000L;
 }
 

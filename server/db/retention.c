@@ -47,7 +47,8 @@ static int run_steps(struct db_conn *c, PGresult *steps, long long *dropped, str
 		const char *name = PQgetvalue(steps, i, 0), *step = PQgetvalue(steps, i, 1);
 
 		if (!strcmp(step, "detach") &&
-		    table_cmd(c, "ALTER TABLE run_values DETACH PARTITION %s CONCURRENTLY", name, e))
+		    table_cmd(c, "ALTER TABLE run_values DETACH PARTITION %s CONCURRENTLY", name,
+			      e))
 			return -1;
 		if (!strcmp(step, "finalize") &&
 		    table_cmd(c, "ALTER TABLE run_values DETACH PARTITION %s FINALIZE", name, e))
@@ -88,8 +89,9 @@ int db_retention(struct db_conn *c, long raw_days, long long *made, long long *d
 	}
 	PQclear(r);
 	snprintf(days, sizeof(days), "%ld", raw_days);
-	r = PQexecParams(db_pg(c), "SELECT relname, step FROM regtrack_retention_steps($1::integer)",
-			 1, NULL, p, NULL, NULL, 0);
+	r = PQexecParams(db_pg(c),
+			 "SELECT relname, step FROM regtrack_retention_steps($1::integer)", 1, NULL,
+			 p, NULL, NULL, 0);
 	if (PQresultStatus(r) != PGRES_TUPLES_OK)
 		ret = fail(c, r, "recording the months to drop", e);
 	else {

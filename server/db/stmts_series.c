@@ -9,10 +9,12 @@
 	"($" #M "::text IS NULL OR s.mode = $" #M ") AND "       \
 	"($" #N "::text IS NULL OR s.monitors = $" #N ")"
 
-/* ST_SERIES' matching setups: $2 testcase, $3..$8 filters */
-#define SERIES_SETUPS                                                      \
-	"SELECT s.id FROM setups s JOIN testcases t ON t.id = s.testcase_id " \
-	"WHERE t.name = $2 AND " RUN_FILTERS(3, 4, 5, 6, 7, 8)
+/* ST_SERIES' runs r: ok, in the matching setups ($2 testcase, $3..$8 filters), on a branch */
+#define SERIES_RUNS                                                                    \
+	"r.status = 'ok' AND r.setup_id = ANY (ARRAY(SELECT s.id FROM setups s "       \
+	"JOIN testcases t ON t.id = s.testcase_id WHERE t.name = $2 AND " RUN_FILTERS( \
+		3, 4, 5, 6, 7, 8) ")) "                                                \
+				  "AND " NOT_PATCHED_HEAD_RUN("r")
 
 const struct db_stmt_def db_stmts_series[DB_NR_STMTS] = {
 	/*
@@ -106,15 +108,13 @@ const struct db_stmt_def db_stmts_series[DB_NR_STMTS] = {
 			"SELECT r.setup_id, r.commit_id, r.id, r.run_id, v.mean::text "
 			"FROM metrics m JOIN run_values v ON v.metric_id = m.id "
 			"JOIN runs r ON r.id + 0 = v.run_id "
-			"WHERE m.name = $1 AND r.status = 'ok' AND r.setup_id = ANY (ARRAY(" SERIES_SETUPS ")) "
-			"AND r.received_at >= (SELECT regtrack_raw_from()) AND " NOT_PATCHED_HEAD_RUN("r") " "
-			"UNION ALL "
+			"WHERE m.name = $1 AND r.received_at >= (SELECT regtrack_raw_from()) "
+			"AND " SERIES_RUNS " UNION ALL "
 			"SELECT r.setup_id, r.commit_id, r.id, r.run_id, v.mean::text "
 			"FROM metrics m CROSS JOIN runs r "
 			"JOIN LATERAL run_points(r.id, r.received_at) v ON v.metric_id = m.id "
-			"WHERE m.name = $1 AND r.status = 'ok' AND r.setup_id = ANY (ARRAY(" SERIES_SETUPS ")) "
-			"AND r.received_at < (SELECT regtrack_raw_from()) "
-			"AND (SELECT regtrack_raw_from()) > '-infinity' AND " NOT_PATCHED_HEAD_RUN("r") },
+			"WHERE m.name = $1 AND r.received_at < (SELECT regtrack_raw_from()) "
+			"AND (SELECT regtrack_raw_from()) > '-infinity' AND " SERIES_RUNS },
 	/*
 	 * $1 commit ids (bigint[]): id, sha, subject, commit time, in series
 	 * order; read in binary, the time formatted by api/series.c (cheaper
