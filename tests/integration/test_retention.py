@@ -9,13 +9,15 @@ import hashlib
 import json
 import os
 import random
+import subprocess
 import sys
+import threading
 import time
 import unittest
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Server, result_doc  # noqa: E402
+from harness import PG_LOCAL, Server, result_doc  # noqa: E402
 
 TESTCASE = "retention-test"
 METRIC = "vm-scalability.throughput"
@@ -151,7 +153,30 @@ class Retention(unittest.TestCase):
         self.assertEqual(len(self.probed(new_run)), 1, self.probed(new_run))
         self.assertTrue(self.probed(new_run)[0].startswith("run_values_y"))
 
-        out = srv.cli("--retention-raw-days", "90", "retention").stdout
+        # the pass, while a reader holds a transaction open on run_values: the
+        # detach waits for it, and meanwhile the series still answers
+        reader = subprocess.Popen([PG_LOCAL, "psql", "-X", "-tAq", "-d", srv.dbname],
+                                  env=srv.cluster.env, stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, text=True)
+        reader.stdin.write("BEGIN;\nSELECT count(*) FROM run_values;\n")
+        reader.stdin.flush()
+        self.assertEqual(reader.stdout.readline().strip(), str(N * 2 * 2))
+        done = {}
+        pass_ = threading.Thread(target=lambda: done.update(
+            out=srv.cli("--retention-raw-days", "90", "retention").stdout))
+        pass_.start()
+        time.sleep(3)
+        t = time.monotonic()
+        series_during = self.answers()[0]
+        self.assertLess(time.monotonic() - t, 5)
+        self.assertTrue(pass_.is_alive())
+        self.assertEqual(untimed(series_during), untimed(series0))
+        reader.stdin.write("COMMIT;\n")
+        reader.stdin.close()
+        reader.wait(30)
+        reader.stdout.close()
+        pass_.join(60)
+        out = done["out"]
         dropped = srv.psql("SELECT string_agg(to_char(month, 'YYYY\"m\"MM') || ':' || nr_rows "
                            "|| ':' || nr_vals || ':' || (bytes > 0), ' ' ORDER BY month) "
                            "FROM run_values_dropped").split()
