@@ -90,7 +90,7 @@ struct config {
 	long profile_diff_max;	     /* profile diffs computed at once; past it 503 */
 	long profile_diff_max_mb;    /* folded text one profile diff may read, MiB; past it 413 */
 	long profile_diff_cache_mb;  /* profile diff replies kept (replycache.h), MiB; 0 = none */
-	long retention_raw_days; /* raw values kept this many days, then summarised (retention.h); 0 = all */
+	long retention_raw_days; /* raw values kept this many days, then dropped (retention.h); 0 = all */
 	int public_url_given; /* public_url came from the file or a flag */
 };
 

@@ -5,7 +5,7 @@
  *                   [--threads N] [--lease-timeout S] [--smtp URL] [--public-url URL]
  *                   [--web-dir DIR]
  *   regtrack-server migrate [--db CONNINFO]
- *   regtrack-server retention [--retention-raw-days N]   partitions made, old months summarised
+ *   regtrack-server retention [--retention-raw-days N]   partitions made, old months of raw values dropped
  *   regtrack-server token create --scope worker|submit|read|admin --name NAME
  *   regtrack-server token revoke NAME
  *   regtrack-server token list          id, name, scope, live/revoked, created, last used

@@ -22,16 +22,16 @@ struct retention {
 static long retention_step(void *arg, int *fd)
 {
 	struct retention *r = arg;
-	long long made = 0, summarised = 0;
+	long long made = 0, dropped = 0;
 	struct err e;
 	struct db_conn *c = db_conn(r->srv->db, &e);
 
 	(void)fd;
-	if (!c || db_retention(c, r->srv->cfg->retention_raw_days, &made, &summarised, &e))
+	if (!c || db_retention(c, r->srv->cfg->retention_raw_days, &made, &dropped, &e))
 		slog_warn("%s", e.message);
-	else if (made || summarised)
-		slog_info("retention: %lld partitions made, %lld months summarised", made,
-			  summarised);
+	else if (made || dropped)
+		slog_info("retention: %lld partitions made, %lld months of raw values dropped",
+			  made, dropped);
 	return RETENTION_PERIOD_S * 1000L;
 }
 
@@ -60,18 +60,18 @@ void retention_stop(struct retention *r)
 
 int retention_cli(const struct config *cfg)
 {
-	long long made = 0, summarised = 0;
+	long long made = 0, dropped = 0;
 	struct err e;
 	struct db_conn *c = db_connect_once(cfg->db, &e);
 
 	if (!c || migrate_apply(c, NULL, &e) ||
-	    db_retention(c, cfg->retention_raw_days, &made, &summarised, &e)) {
+	    db_retention(c, cfg->retention_raw_days, &made, &dropped, &e)) {
 		slog_error("%s", e.message);
 		db_close(c);
 		return 1;
 	}
 	db_close(c);
-	printf("partitions made: %lld, months summarised: %lld (retention_raw_days %ld)\n", made,
-	       summarised, cfg->retention_raw_days);
+	printf("partitions made: %lld, months dropped: %lld (retention_raw_days %ld)\n", made,
+	       dropped, cfg->retention_raw_days);
 	return 0;
 }

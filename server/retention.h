@@ -8,7 +8,7 @@ struct retention;
 /*
  * The retention thread: at start and then every RETENTION_PERIOD_S (six
  * hours) it keeps the month partitions of run_values and run_means made
- * ahead and, when the config's retention_raw_days is above 0, summarises
+ * ahead and, when the config's retention_raw_days is above 0, drops
  * the months of raw values older than that (server/db/retention.h). A
  * failed pass is logged and tried again at the next period. srv is
  * borrowed until retention_stop(). Returns a new handle, or NULL (logged)

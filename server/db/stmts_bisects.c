@@ -198,7 +198,7 @@ const struct db_stmt_def db_stmts_bisects[DB_NR_STMTS] = {
 				"UNION ALL SELECT -1, coalesce(level_good_id, good_id) FROM bisects WHERE id = $1::bigint) x "
 				"ON true "
 				"JOIN runs r ON r.commit_id = x.commit_id JOIN setups s ON s.id = r.setup_id "
-				"JOIN run_values rv ON rv.run_id = r.id JOIN metrics m ON m.id = rv.metric_id "
+				"JOIN LATERAL run_points(r.id, r.received_at) rv ON true JOIN metrics m ON m.id = rv.metric_id "
 				"LEFT JOIN machines mc ON mc.id = r.machine_id LEFT JOIN jobs j ON j.id = r.job_id "
 				"WHERE b.id = $1::bigint AND r.status = 'ok' AND m.name = b.metric "
 				"AND s.testcase_id = b.testcase_id AND s.params = b.params AND s.kconfig = b.kconfig "

@@ -29,7 +29,7 @@ const struct db_stmt_def db_stmts_mail[DB_NR_STMTS] = {
 			      "SELECT m.id, m.name, x.a::text, x.b::text, m.higher_is_better FROM "
 			      "(SELECT v.metric_id, array_agg(v.mean) FILTER (WHERE r.commit_id = $2::bigint) AS a, "
 			      "array_agg(v.mean) FILTER (WHERE r.commit_id = $3::bigint) AS b "
-			      "FROM runs r JOIN run_values v ON v.run_id = r.id WHERE r.setup_id = $1::bigint "
+			      "FROM runs r JOIN LATERAL run_points(r.id, r.received_at) v ON true WHERE r.setup_id = $1::bigint "
 			      "AND r.commit_id IN ($2::bigint, $3::bigint) AND r.status = 'ok' AND v.mean IS NOT NULL "
 			      "GROUP BY v.metric_id) x JOIN metrics m ON m.id = x.metric_id "
 			      "WHERE x.a IS NOT NULL AND x.b IS NOT NULL ORDER BY m.name" },
@@ -192,7 +192,7 @@ const struct db_stmt_def db_stmts_mail[DB_NR_STMTS] = {
 				      "AND o.params_key = s.params_key AND o.kconfig = s.kconfig AND o.compiler = s.compiler "
 				      "AND o.tbox_group = s.tbox_group AND o.mode = s.mode WHERE s.id = $1::bigint), "
 				      "vals AS (SELECT r.setup_id, r.commit_id, v.metric_id, v.mean FROM runs r "
-				      "JOIN run_values v ON v.run_id = r.id JOIN metrics m ON m.id = v.metric_id "
+				      "JOIN LATERAL run_points(r.id, r.received_at) v ON true JOIN metrics m ON m.id = v.metric_id "
 				      "WHERE r.setup_id IN (SELECT id FROM sib) AND r.commit_id IN ($2::bigint, $3::bigint) "
 				      "AND r.status = 'ok' AND v.mean IS NOT NULL AND m.name LIKE 'perf-profile.%'), "
 				      "best AS (SELECT setup_id FROM vals GROUP BY setup_id HAVING count(DISTINCT commit_id) = 2 "

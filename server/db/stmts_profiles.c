@@ -12,10 +12,10 @@
  */
 #define WORK_COLS ", p.event, w.mean, w.name, s.params->>'runtime', r.id "
 #define TEXT(n) "CASE WHEN $" n "::boolean THEN NULL ELSE p.folded END"
-#define WORK(n)                                                                             \
-	"LEFT JOIN LATERAL (SELECT m.name, (SELECT avg(x) FROM unnest(rv.vals) x) AS mean " \
-	"FROM run_values rv JOIN metrics m ON m.id = rv.metric_id WHERE rv.run_id = r.id "  \
-	"AND m.name = ANY (string_to_array($" n                                             \
+#define WORK(n)                                                                                     \
+	"LEFT JOIN LATERAL (SELECT m.name, (SELECT avg(x) FROM unnest(rv.vals) x) AS mean "         \
+	"FROM run_points(r.id, r.received_at) rv JOIN metrics m ON m.id = rv.metric_id WHERE true " \
+	"AND m.name = ANY (string_to_array($" n                                                     \
 	"::text, ' ')) ORDER BY m.name LIMIT 1) w ON true "
 const struct db_stmt_def db_stmts_profiles[DB_NR_STMTS] = {
 	/* $1 bisect: its state, first bad commit and the parent it was verified against */

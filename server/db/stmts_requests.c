@@ -128,7 +128,7 @@ const struct db_stmt_def db_stmts_requests[DB_NR_STMTS] = {
 			      "'metric', x.name, 'values', x.vals) ORDER BY x.g, x.name, x.side), '[]') FROM ("
 			      "SELECT j.ab_group::integer AS g, j.ab_side AS side, mt.name, array_agg(v.mean ORDER BY r.id) AS vals "
 			      "FROM jobs j JOIN runs r ON r.job_id = j.id AND r.status = 'ok' "
-			      "JOIN run_values v ON v.run_id = r.id JOIN metrics mt ON mt.id = v.metric_id "
+			      "JOIN LATERAL run_points(r.id, r.received_at) v ON true JOIN metrics mt ON mt.id = v.metric_id "
 			      "WHERE j.request_id = rq.id AND v.mean IS NOT NULL AND NOT mt.is_monitor GROUP BY 1, 2, 3) x), "
 			      "'result', rq.result, 'reproduce', rq.spec->'reproduce', "
 			      "'reproduce_local', rq.spec->'reproduce_local')::text "
@@ -208,7 +208,7 @@ const struct db_stmt_def db_stmts_requests[DB_NR_STMTS] = {
 				 "coalesce(mt.higher_is_better::integer, -1), mt.is_monitor::integer, "
 				 "array_agg(v.mean ORDER BY r.id)::text "
 				 "FROM jobs j JOIN runs r ON r.job_id = j.id AND r.status = 'ok' "
-				 "JOIN run_values v ON v.run_id = r.id JOIN metrics mt ON mt.id = v.metric_id "
+				 "JOIN LATERAL run_points(r.id, r.received_at) v ON true JOIN metrics mt ON mt.id = v.metric_id "
 				 "WHERE j.request_id = $1::bigint AND v.mean IS NOT NULL "
 				 "GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 3, 2" },
 	/* $1 request: cancelled unless final already */
@@ -239,7 +239,7 @@ const struct db_stmt_def db_stmts_requests[DB_NR_STMTS] = {
 			       "SELECT v.metric_id, r.setup_id, r.commit_id, count(*) AS n, var_samp(v.mean) AS var, "
 			       "avg(v.mean) AS mean FROM setups s JOIN testcases t ON t.id = s.testcase_id "
 			       "JOIN runs r ON r.setup_id = s.id AND r.status = 'ok' "
-			       "JOIN run_values v ON v.run_id = r.id "
+			       "JOIN LATERAL run_points(r.id, r.received_at) v ON true "
 			       "WHERE t.name = $1 AND s.params = $2::jsonb AND s.kconfig = $3 AND s.compiler = $4 "
 			       "AND s.mode = $5 AND (s.tbox_group = $6 OR ($6::text IS NULL AND s.tbox_group IN ("
 			       "SELECT tbox_group FROM machines WHERE arch = $7))) AND v.mean IS NOT NULL "

@@ -34,7 +34,7 @@ const struct db_stmt_def db_stmts_runs[DB_NR_STMTS] = {
 				  "SELECT coalesce(json_agg(x ORDER BY x.id DESC), '[]')::text FROM ("
 				  "SELECT r.id, r.run_id, r.status, r.received_at, r.job_id, c.sha AS commit, "
 				  "c.subject, t.name AS testcase, s.params, s.kconfig, s.compiler, s.tbox_group, s.mode, "
-				  "(SELECT count(*) FROM run_values v WHERE v.run_id = r.id) AS metrics "
+				  "(SELECT count(*) FROM run_points(r.id, r.received_at)) AS metrics "
 				  "FROM runs r JOIN commits c ON c.id = r.commit_id JOIN setups s ON s.id = r.setup_id "
 				  "JOIN testcases t ON t.id = s.testcase_id WHERE $1::text IS NULL "
 				  "ORDER BY r.id DESC LIMIT $2::integer) x" },
@@ -58,8 +58,9 @@ const struct db_stmt_def db_stmts_runs[DB_NR_STMTS] = {
 	[ST_RUN_SHA] = { "run_sha",
 			 "SELECT encode(doc_sha256, 'hex') FROM runs WHERE run_id = $1::uuid" },
 	[ST_RUN_VALUES] = { "run_values",
-			    "SELECT m.name, array_to_json(v.vals)::text FROM run_values v "
-			    "JOIN metrics m ON m.id = v.metric_id WHERE v.run_id = $1::bigint ORDER BY m.name" },
+			    "SELECT m.name, array_to_json(v.vals)::text FROM runs r "
+			    "CROSS JOIN LATERAL run_points(r.id, r.received_at) v "
+			    "JOIN metrics m ON m.id = v.metric_id WHERE r.id = $1::bigint ORDER BY m.name" },
 	[ST_SETUP_GET] = { "setup_get",
 			   "SELECT t.name, s.params::text, s.kconfig, s.compiler, s.tbox_group, s.mode, "
 			   "s.monitors FROM setups s JOIN testcases t ON t.id = s.testcase_id WHERE s.id = $1::bigint" },

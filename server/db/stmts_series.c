@@ -9,6 +9,13 @@
 	"($" #M "::text IS NULL OR s.mode = $" #M ") AND "       \
 	"($" #N "::text IS NULL OR s.monitors = $" #N ")"
 
+/* ST_SERIES' runs r: ok, in the matching setups ($2 testcase, $3..$8 filters), on a branch */
+#define SERIES_RUNS                                                                    \
+	"r.status = 'ok' AND r.setup_id = ANY (ARRAY(SELECT s.id FROM setups s "       \
+	"JOIN testcases t ON t.id = s.testcase_id WHERE t.name = $2 AND " RUN_FILTERS( \
+		3, 4, 5, 6, 7, 8) ")) "                                                \
+				  "AND " NOT_PATCHED_HEAD_RUN("r")
+
 const struct db_stmt_def db_stmts_series[DB_NR_STMTS] = {
 	/*
 	 * $1 base commit id, $2 head commit id, $3 testcase, $4..$9 filters: the
@@ -78,7 +85,7 @@ const struct db_stmt_def db_stmts_series[DB_NR_STMTS] = {
 				    "coalesce(min(r.commit_id) FILTER (WHERE j.ab_side = 'base'), 0), "
 				    "coalesce(min(r.commit_id) FILTER (WHERE j.ab_side = 'head'), 0) "
 				    "FROM jobs j JOIN runs r ON r.job_id = j.id AND r.status = 'ok' "
-				    "JOIN run_values v ON v.run_id = r.id JOIN metrics m ON m.id = v.metric_id "
+				    "JOIN LATERAL run_points(r.id, r.received_at) v ON true JOIN metrics m ON m.id = v.metric_id "
 				    "WHERE j.request_id = $1::bigint GROUP BY 1, 2, 3" },
 	/*
 	 * $1 metric, $2 testcase, $3..$8 filters: every run of the metric in the
@@ -91,17 +98,23 @@ const struct db_stmt_def db_stmts_series[DB_NR_STMTS] = {
 	 * matching setups are found once (an InitPlan) to filter the runs' scan;
 	 * an A/B request's patched head is on no branch: its runs are left out
 	 * (NOT_PATCHED_HEAD_RUN, as detection leaves them out); the plans and
-	 * figures behind each: docs/internals/performance.md.
+	 * figures behind each: docs/internals/performance.md. The runs of a
+	 * month whose raw values were dropped (received before
+	 * regtrack_raw_from(), sql/0039) are read from run_means by
+	 * run_points() instead: the same mean, to the bit; that part is
+	 * skipped whole while no month was dropped.
 	 */
 	[ST_SERIES] = { "series",
 			"SELECT r.setup_id, r.commit_id, r.id, r.run_id, v.mean::text "
 			"FROM metrics m JOIN run_values v ON v.metric_id = m.id "
 			"JOIN runs r ON r.id + 0 = v.run_id "
-			"WHERE m.name = $1 AND r.status = 'ok' AND r.setup_id = ANY (ARRAY("
-			"SELECT s.id FROM setups s JOIN testcases t ON t.id = s.testcase_id "
-			"WHERE t.name = $2 AND " RUN_FILTERS(3, 4, 5, 6, 7,
-							     8) ")) "
-								"AND " NOT_PATCHED_HEAD_RUN("r") },
+			"WHERE m.name = $1 AND r.received_at >= (SELECT regtrack_raw_from()) "
+			"AND " SERIES_RUNS " UNION ALL "
+			"SELECT r.setup_id, r.commit_id, r.id, r.run_id, v.mean::text "
+			"FROM metrics m CROSS JOIN runs r "
+			"JOIN LATERAL run_points(r.id, r.received_at) v ON v.metric_id = m.id "
+			"WHERE m.name = $1 AND r.received_at < (SELECT regtrack_raw_from()) "
+			"AND (SELECT regtrack_raw_from()) > '-infinity' AND " SERIES_RUNS },
 	/*
 	 * $1 commit ids (bigint[]): id, sha, subject, commit time, in series
 	 * order; read in binary, the time formatted by api/series.c (cheaper
