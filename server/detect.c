@@ -42,13 +42,11 @@ struct detect_thread {
 static int note_environment(struct db_conn *c, long long setup_id, long long before,
 			    long long after, long long id, struct err *e)
 {
-	char b[24], a[24], *text = NULL;
+	char *text = NULL;
 	json_t *fb, *fa, *fields;
 	int bad;
 
-	snprintf(b, sizeof(b), "%lld", before);
-	snprintf(a, sizeof(a), "%lld", after);
-	if (db_compare_fingerprints(c, b, a, &setup_id, 1, &fb, &fa, e))
+	if (db_compare_fingerprints(c, before, after, &setup_id, 1, &fb, &fa, e))
 		return -1;
 	fields = hostfp_diff(fb, fa);
 	if (json_array_size(fields)) {

@@ -436,12 +436,9 @@ static int gather_machine(struct db_conn *c, struct mail_gathered *g, long long 
 static int gather_host_note(struct db_conn *c, struct mail_gathered *g, long long setup_id,
 			    long long base, long long head, struct err *e)
 {
-	char b[24], h[24];
 	json_t *fb, *fh;
 
-	snprintf(b, sizeof(b), "%lld", base);
-	snprintf(h, sizeof(h), "%lld", head);
-	if (db_compare_fingerprints(c, b, h, &setup_id, 1, &fb, &fh, e))
+	if (db_compare_fingerprints(c, base, head, &setup_id, 1, &fb, &fh, e))
 		return -1;
 	g->host_note = hostfp_note(fb, fh);
 	g->in.host_note = g->host_note;

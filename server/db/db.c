@@ -333,42 +333,99 @@ static PGconn *fallback_for(PGconn *c, PGTransactionStatusType before, PGresult 
 	return p;
 }
 
+/* a statement's parameters as PQexecPrepared() takes them (db_param's forms) */
+struct bound {
+	int n;
+	const char *vals[DB_MAX_PARAMS];
+	int lens[DB_MAX_PARAMS], fmts[DB_MAX_PARAMS];
+	char be[DB_MAX_PARAMS][8]; /* the int8 values, big-endian */
+};
+
+static int bind_params(struct bound *b, int n, const struct db_param *p, const char *what,
+		       struct err *e)
+{
+	if (n < 0 || n > DB_MAX_PARAMS)
+		return err_setc(e, ERR_DB, what, "too many parameters (%d)", n);
+	b->n = n;
+	for (int i = 0; i < n; i++) {
+		unsigned long long v = (unsigned long long)p[i].int8;
+
+		b->lens[i] = 0;
+		b->fmts[i] = p[i].is_int8;
+		b->vals[i] = p[i].text;
+		if (!p[i].is_int8)
+			continue;
+		for (int k = 7; k >= 0; k--, v >>= 8)
+			b->be[i][k] = (char)(v & 0xff);
+		b->vals[i] = b->be[i];
+		b->lens[i] = 8;
+	}
+	return 0;
+}
+
+static PGresult *send_prepared(PGconn *c, const char *name, const struct bound *b, int binary)
+{
+	return PQexecPrepared(c, name, b->n, b->vals, b->lens, b->fmts, binary);
+}
+
 /* *used: the connection the result came from (c, or the primary's after fallback_for()) */
-static PGresult *exec_prepared(PGconn *c, enum db_stmt st, int n, const char *const *params,
-			       int binary, PGconn **used)
+static PGresult *exec_prepared(PGconn *c, enum db_stmt st, const struct bound *b, int binary,
+			       PGconn **used)
 {
 	const char *name = db_stmt_def(st)->name;
 	PGTransactionStatusType before = PQtransactionStatus(c);
 	int select = !strncmp(db_stmt_def(st)->sql, "SELECT ", 7);
-	PGresult *r = PQexecPrepared(c, name, n, params, NULL, NULL, binary);
+	PGresult *r = send_prepared(c, name, b, binary);
 	PGconn *p;
 
 	if (reset_to_retry(c, before, r, select))
-		r = PQexecPrepared(c, name, n, params, NULL, NULL, binary);
+		r = send_prepared(c, name, b, binary);
 	*used = c;
 	if ((p = fallback_for(c, before, r, select, name))) {
 		*used = p;
-		r = PQexecPrepared(p, name, n, params, NULL, NULL, binary);
+		r = send_prepared(p, name, b, binary);
 	}
 	return r;
+}
+
+PGresult *db_execp(struct db_conn *conn, enum db_stmt st, int n, const struct db_param *p,
+		   int binary, struct err *e)
+{
+	PGconn *c = db_pg(conn);
+	struct bound b;
+	PGresult *r;
+
+	if (bind_params(&b, n, p, db_stmt_def(st)->name, e))
+		return NULL;
+	r = exec_prepared(c, st, &b, binary, &c);
+	return check(c, r, db_stmt_def(st)->name, e);
+}
+
+/* text parameters as db_param (db_exec()'s and db_exec_binary()'s) */
+static PGresult *exec_text(struct db_conn *conn, enum db_stmt st, int n, const char *const *params,
+			   int binary, struct err *e)
+{
+	struct db_param p[DB_MAX_PARAMS];
+
+	if (n < 0 || n > DB_MAX_PARAMS) {
+		err_setc(e, ERR_DB, db_stmt_def(st)->name, "too many parameters (%d)", n);
+		return NULL;
+	}
+	for (int i = 0; i < n; i++)
+		p[i] = db_text(params[i]);
+	return db_execp(conn, st, n, p, binary, e);
 }
 
 PGresult *db_exec(struct db_conn *conn, enum db_stmt st, int n, const char *const *params,
 		  struct err *e)
 {
-	PGconn *c = db_pg(conn);
-	PGresult *r = exec_prepared(c, st, n, params, 0, &c);
-
-	return check(c, r, db_stmt_def(st)->name, e);
+	return exec_text(conn, st, n, params, 0, e);
 }
 
 PGresult *db_exec_binary(struct db_conn *conn, enum db_stmt st, int n, const char *const *params,
 			 struct err *e)
 {
-	PGconn *c = db_pg(conn);
-	PGresult *r = exec_prepared(c, st, n, params, 1, &c);
-
-	return check(c, r, db_stmt_def(st)->name, e);
+	return exec_text(conn, st, n, params, 1, e);
 }
 
 static int cmd(PGconn *c, const char *sql, struct err *e)

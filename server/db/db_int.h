@@ -328,6 +328,57 @@ const struct db_stmt_def *db_stmt_def(enum db_stmt st);
 int db_stmts_check(enum db_stmt *missing);
 
 /*
+ * One parameter of db_execp(): text in PostgreSQL's text form (NULL: SQL
+ * NULL), or an int8 sent in binary (8 bytes, network byte order), which
+ * spares printing it here and int8in() parsing it there. A binary value
+ * needs the parameter's type known when the statement is prepared; ours
+ * declare it with a cast in the SQL ($n::bigint), which libpq's manual
+ * (PQexecParams) gives as the way to fix a parameter's type in place of
+ * paramTypes OIDs. Bound to a parameter of another type (an $n::integer),
+ * the value is refused by PostgreSQL ("incorrect binary data format",
+ * ERR_DB), never read as something else.
+ */
+struct db_param {
+	int is_int8;	  /* 1: int8 below; 0: text */
+	const char *text; /* borrowed; NULL = SQL NULL */
+	long long int8;
+};
+
+static inline struct db_param db_text(const char *s)
+{
+	return (struct db_param){ .text = s };
+}
+
+static inline struct db_param db_int8(long long v)
+{
+	return (struct db_param){ .is_int8 = 1, .int8 = v };
+}
+
+/* An id parameter: int8, SQL NULL when id is 0 (keys start at 1: 0 is none). */
+static inline struct db_param db_id(long long id)
+{
+	return id ? db_int8(id) : db_text(NULL);
+}
+
+/* The most parameters one statement takes (db_execp() refuses more: ERR_DB). */
+#define DB_MAX_PARAMS 40
+
+/*
+ * Runs prepared statement st with the n parameters p (db_param above):
+ * the result, ownership, errors and the resend on a broken connection
+ * are db_exec()'s; binary: the result's columns in binary form as
+ * db_exec_binary()'s.
+ */
+PGresult *db_execp(struct db_conn *c, enum db_stmt st, int n, const struct db_param *p, int binary,
+		   struct err *e) __attribute__((warn_unused_result));
+/* db_runs_do() with db_param parameters: 0, or -1 with e. */
+int db_dop(struct db_conn *c, enum db_stmt st, int n, const struct db_param *p, struct err *e)
+	__attribute__((warn_unused_result));
+/* db_first_id() with db_param parameters. */
+int db_first_idp(struct db_conn *c, enum db_stmt st, int n, const struct db_param *p, long long *id,
+		 struct err *e) __attribute__((warn_unused_result));
+
+/*
  * Runs prepared statement `st` with n text parameters (NULL = SQL NULL).
  * Returns a PGresult (caller PQclear()s) whose status is COMMAND_OK or
  * TUPLES_OK; otherwise NULL with e filled: 503 "db_unavailable" when the
