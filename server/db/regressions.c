@@ -366,14 +366,12 @@ enum { AS_SELF_ARCH, AS_ARCH, AS_REGRESSION_ID, AS_HL_PCT, AS_CHANGE_PCT, AS_BIS
 
 int db_regression_story(struct db_conn *c, long long id, struct db_story *out, struct err *e)
 {
-	char idb[24];
-	const char *p[1] = { idb };
+	struct db_param p[1] = { db_int8(id) };
 	PGresult *r;
 	int n;
 
 	memset(out, 0, sizeof(*out));
-	snprintf(idb, sizeof(idb), "%lld", id);
-	r = db_exec(c, ST_REGRESSION_ALSO_SEEN, 1, p, e);
+	r = db_execp(c, ST_REGRESSION_ALSO_SEEN, 1, p, 0, e);
 	if (!r)
 		return -1;
 	n = PQntuples(r);

@@ -18,32 +18,16 @@ static const char *text_or_null(const PGresult *r, int row, int col)
 
 int db_dop(struct db_conn *c, enum db_stmt st, int n, const struct db_param *p, struct err *e)
 {
-	PGresult *r = db_execp(c, st, n, p, 0, e);
-
-	if (!r)
-		return -1;
-	PQclear(r);
-	return 0;
-}
-
-/* text parameters as db_param; NULL when there are too many (e filled) */
-static struct db_param *text_params(struct db_param out[DB_MAX_PARAMS], enum db_stmt st, int n,
-				    const char *const *params, struct err *e)
-{
-	if (n < 0 || n > DB_MAX_PARAMS) {
-		err_setc(e, ERR_DB, db_stmt_def(st)->name, "too many parameters (%d)", n);
-		return NULL;
-	}
-	for (int i = 0; i < n; i++)
-		out[i] = db_text(params[i]);
-	return out;
+	return db_query_do(c, db_stmt_def(st), n, p, e);
 }
 
 int db_runs_do(struct db_conn *c, enum db_stmt st, int n, const char *const *params, struct err *e)
 {
 	struct db_param p[DB_MAX_PARAMS];
 
-	return text_params(p, st, n, params, e) ? db_dop(c, st, n, p, e) : -1;
+	if (db_params_text(p, n, params, db_stmt_def(st)->name, e))
+		return -1;
+	return db_dop(c, st, n, p, e);
 }
 
 int db_first_idp(struct db_conn *c, enum db_stmt st, int n, const struct db_param *p, long long *id,
@@ -68,7 +52,9 @@ int db_first_id(struct db_conn *c, enum db_stmt st, int n, const char *const *pa
 	struct db_param p[DB_MAX_PARAMS];
 
 	*id = 0;
-	return text_params(p, st, n, params, e) ? db_first_idp(c, st, n, p, id, e) : -1;
+	if (db_params_text(p, n, params, db_stmt_def(st)->name, e))
+		return -1;
+	return db_first_idp(c, st, n, p, id, e);
 }
 
 /* db_upsert_id() with db_param parameters */
@@ -99,7 +85,7 @@ long long db_upsert_id(struct db_conn *c, int insert_st, int n_insert, int selec
 	struct db_param p[DB_MAX_PARAMS];
 	int n = n_insert > n_select ? n_insert : n_select;
 
-	if (!text_params(p, (enum db_stmt)insert_st, n, params, e))
+	if (db_params_text(p, n, params, db_stmt_def((enum db_stmt)insert_st)->name, e))
 		return -1;
 	return upsert_idp(c, (enum db_stmt)insert_st, n_insert, (enum db_stmt)select_st, n_select,
 			  p, e);
