@@ -391,6 +391,13 @@ long long db_query_rows(struct db_conn *c, const struct db_stmt_def *s, int n,
 	__attribute__((warn_unused_result));
 int db_query_int8(struct db_conn *c, const struct db_stmt_def *s, int n, const struct db_param *p,
 		  long long *v, struct err *e) __attribute__((warn_unused_result));
+/* db_query() of s with one parameter, the int8 id. */
+PGresult *db_query_id(struct db_conn *c, const struct db_stmt_def *s, long long id, struct err *e)
+	__attribute__((warn_unused_result));
+/* db_first_id() of s: 1 and *id, 0 (*id 0) when there is no row, -1 with e. */
+int db_query_first_id(struct db_conn *c, const struct db_stmt_def *s, int n,
+		      const struct db_param *p, long long *id, struct err *e)
+	__attribute__((warn_unused_result));
 int db_query_json(struct db_conn *c, const struct db_stmt_def *s, int n, const struct db_param *p,
 		  char **text, struct err *e) __attribute__((warn_unused_result));
 

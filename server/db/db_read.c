@@ -132,3 +132,26 @@ int db_json_by_id(struct db_conn *c, enum db_stmt st, long long id, char **text,
 		return 1;
 	return e->id == ERR_NOT_FOUND ? 0 : -1;
 }
+
+PGresult *db_query_id(struct db_conn *c, const struct db_stmt_def *s, long long id, struct err *e)
+{
+	struct db_param p[1] = { db_int8(id) };
+
+	return db_query(c, s, 1, p, 0, e);
+}
+
+int db_query_first_id(struct db_conn *c, const struct db_stmt_def *s, int n,
+		      const struct db_param *p, long long *id, struct err *e)
+{
+	PGresult *r = db_query(c, s, n, p, 0, e);
+	int found;
+
+	*id = 0;
+	if (!r)
+		return -1;
+	found = PQntuples(r) > 0;
+	if (found)
+		*id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+	PQclear(r);
+	return found;
+}

@@ -133,9 +133,7 @@ enum { EPOCH_EPOCH, EPOCH_LAST };
 /* runs statement st with one int8 parameter, id */
 static PGresult *exec_id(struct db_conn *c, enum inbox_stmt st, long long id, struct err *e)
 {
-	struct db_param p[1] = { db_int8(id) };
-
-	return db_query(c, &stmts[st], 1, p, 0, e);
+	return db_query_id(c, &stmts[st], id, e);
 }
 
 /* whether st's one row says true (a pg_try_advisory_lock(), an EXISTS): 1, 0, -1 with e */

@@ -170,26 +170,7 @@ static char *dup_or_null(PGresult *r, int row, int col)
 /* runs statement st with one int8 parameter, id */
 static PGresult *exec_id(struct db_conn *c, enum inbox_series_stmt st, long long id, struct err *e)
 {
-	struct db_param p[1] = { db_int8(id) };
-
-	return db_query(c, &stmts[st], 1, p, 0, e);
-}
-
-/* the id in the first column of st's first row: 1 and *id, 0 (*id 0) when none, -1 with e */
-static int first_id(struct db_conn *c, enum inbox_series_stmt st, int n, const struct db_param *p,
-		    long long *id, struct err *e)
-{
-	PGresult *r = db_query(c, &stmts[st], n, p, 0, e);
-	int got;
-
-	*id = 0;
-	if (!r)
-		return -1;
-	got = PQntuples(r) > 0;
-	if (got)
-		*id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-	PQclear(r);
-	return got;
+	return db_query_id(c, &stmts[st], id, e);
 }
 
 int db_inbox_unassigned(struct db_conn *c, long long inbox_id, struct db_inbox_unassigned **rows,
@@ -443,7 +424,7 @@ int db_inbox_series_dup(struct db_conn *c, long long id, const char *patch_ids, 
 {
 	struct db_param p[2] = { db_int8(id), db_text(patch_ids) };
 
-	return first_id(c, ST_INBOX_SERIES_DUP, 2, p, dup, e);
+	return db_query_first_id(c, &stmts[ST_INBOX_SERIES_DUP], 2, p, dup, e);
 }
 
 int db_inbox_series_dup_set(struct db_conn *c, long long id, long long dup, const char *patch_ids,
@@ -466,5 +447,5 @@ int db_inbox_request_adopt(struct db_conn *c, const char *label, const char *pat
 {
 	struct db_param p[2] = { db_text(label), db_text(patches) };
 
-	return first_id(c, ST_INBOX_REQUEST_ADOPT, 2, p, id, e);
+	return db_query_first_id(c, &stmts[ST_INBOX_REQUEST_ADOPT], 2, p, id, e);
 }

@@ -33,17 +33,7 @@ int db_runs_do(struct db_conn *c, enum db_stmt st, int n, const char *const *par
 int db_first_idp(struct db_conn *c, enum db_stmt st, int n, const struct db_param *p, long long *id,
 		 struct err *e)
 {
-	PGresult *r = db_execp(c, st, n, p, 0, e);
-	int found;
-
-	*id = 0;
-	if (!r)
-		return -1;
-	found = PQntuples(r) > 0;
-	if (found)
-		*id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-	PQclear(r);
-	return found;
+	return db_query_first_id(c, db_stmt_def(st), n, p, id, e);
 }
 
 int db_first_id(struct db_conn *c, enum db_stmt st, int n, const char *const *params, long long *id,
