@@ -404,7 +404,7 @@ static int rows_aa(struct db_conn *c, long long base_id, long long head_id, stru
 }
 
 /* the "host_fingerprints" object of the reply (see the top); new, or NULL with e */
-static json_t *fingerprints(struct db_conn *c, const char *base_id, const char *head_id,
+static json_t *fingerprints(struct db_conn *c, long long base_id, long long head_id,
 			    const struct cmp_row *rows, size_t nr, struct err *e)
 {
 	long long *ids = xcalloc(nr ? nr : 1, sizeof(*ids));
@@ -429,6 +429,7 @@ enum MHD_Result api_compare_get(struct request *rq)
 	struct db_setup_filter f;
 	struct err e;
 	const char *base_id, *base_sha, *base_subj, *head_id, *head_sha, *head_subj;
+	long long base, head;
 	const char *prefix = rq_arg(rq, "metric"), *format = rq_arg(rq, "format");
 	int changed_only = rq_arg(rq, "changed") && strcmp(rq_arg(rq, "changed"), "0");
 	double alpha;
@@ -457,14 +458,16 @@ enum MHD_Result api_compare_get(struct request *rq)
 			   &e) ||
 	    commit_resolve(rq, c, rq_arg(rq, "head"), "head", &head_id, &head_sha, &head_subj, &e))
 		return reply_err(rq, &e);
-	if (db_compare_runs(c, base_id, head_id, &f, &runs, &e))
+	base = strtoll(base_id, NULL, 10);
+	head = strtoll(head_id, NULL, 10);
+	if (db_compare_runs(c, base, head, &f, &runs, &e))
 		return reply_err(rq, &e);
 	/* one row per (setup, metric), ordered by setup and metric name */
 	rows = compare_rows(c, &runs, prefix, &mr, &pool, &nr, &e);
 	db_compare_runs_free(&runs);
 	if (!rows)
 		return reply_err(rq, &e);
-	if (rows_aa(c, strtoll(base_id, NULL, 10), strtoll(head_id, NULL, 10), rows, nr, &e)) {
+	if (rows_aa(c, base, head, rows, nr, &e)) {
 		ret = reply_err(rq, &e);
 		q = NULL;
 		goto out;
@@ -515,7 +518,7 @@ enum MHD_Result api_compare_get(struct request *rq)
 	{
 		struct buf sb = BUF_INIT(0), rb = BUF_INIT(0), all = BUF_INIT(0);
 		int full = 0;
-		json_t *hfp = fingerprints(c, base_id, head_id, rows, nr, &e);
+		json_t *hfp = fingerprints(c, base, head, rows, nr, &e);
 
 		if (!hfp) {
 			ret = reply_err(rq, &e);

@@ -130,18 +130,32 @@ void db_close(struct db_conn *c)
 
 static int cmd(PGconn *c, const char *sql, struct err *e);
 
+static int prepare_one(PGconn *c, const struct db_stmt_def *s, struct err *e)
+{
+	PGresult *r = PQprepare(c, s->name, s->sql, 0, NULL);
+
+	if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+		err_setc(e, ERR_DB, s->name, "cannot prepare '%s': %s", s->name,
+			 PQresultErrorMessage(r));
+		PQclear(r);
+		return -1;
+	}
+	PQclear(r);
+	return 0;
+}
+
+/* every statement: enum db_stmt's, then each subject table's */
 static int prepare_stmts(PGconn *c, struct err *e)
 {
-	for (int i = 0; i < DB_NR_STMTS; i++) {
-		PGresult *r = PQprepare(c, db_stmt_def(i)->name, db_stmt_def(i)->sql, 0, NULL);
-		if (PQresultStatus(r) != PGRES_COMMAND_OK) {
-			err_setc(e, ERR_DB, db_stmt_def(i)->name, "cannot prepare '%s': %s",
-				 db_stmt_def(i)->name, PQresultErrorMessage(r));
-			PQclear(r);
+	const struct db_stmt_table *t;
+
+	for (int i = 0; i < DB_NR_STMTS; i++)
+		if (prepare_one(c, db_stmt_def(i), e))
 			return -1;
-		}
-		PQclear(r);
-	}
+	for (size_t k = 0; (t = db_subject_table(k)); k++)
+		for (int i = 0; i < t->n; i++)
+			if (prepare_one(c, &t->defs[i], e))
+				return -1;
 	return 0;
 }
 
@@ -333,42 +347,101 @@ static PGconn *fallback_for(PGconn *c, PGTransactionStatusType before, PGresult 
 	return p;
 }
 
+/* a statement's parameters as PQexecPrepared() takes them (db_param's forms) */
+struct bound {
+	int n;
+	const char *vals[DB_MAX_PARAMS];
+	int lens[DB_MAX_PARAMS], fmts[DB_MAX_PARAMS];
+	char be[DB_MAX_PARAMS][8]; /* the int8 values, big-endian */
+};
+
+static int bind_params(struct bound *b, int n, const struct db_param *p, const char *what,
+		       struct err *e)
+{
+	if (n < 0 || n > DB_MAX_PARAMS)
+		return err_setc(e, ERR_DB, what, "too many parameters (%d)", n);
+	b->n = n;
+	for (int i = 0; i < n; i++) {
+		unsigned long long v = (unsigned long long)p[i].int8;
+
+		b->lens[i] = 0;
+		b->fmts[i] = p[i].is_int8;
+		b->vals[i] = p[i].text;
+		if (!p[i].is_int8)
+			continue;
+		for (int k = 7; k >= 0; k--, v >>= 8)
+			b->be[i][k] = (char)(v & 0xff);
+		b->vals[i] = b->be[i];
+		b->lens[i] = 8;
+	}
+	return 0;
+}
+
+static PGresult *send_prepared(PGconn *c, const char *name, const struct bound *b, int binary)
+{
+	return PQexecPrepared(c, name, b->n, b->vals, b->lens, b->fmts, binary);
+}
+
 /* *used: the connection the result came from (c, or the primary's after fallback_for()) */
-static PGresult *exec_prepared(PGconn *c, enum db_stmt st, int n, const char *const *params,
+static PGresult *exec_prepared(PGconn *c, const struct db_stmt_def *s, const struct bound *b,
 			       int binary, PGconn **used)
 {
-	const char *name = db_stmt_def(st)->name;
+	const char *name = s->name;
 	PGTransactionStatusType before = PQtransactionStatus(c);
-	int select = !strncmp(db_stmt_def(st)->sql, "SELECT ", 7);
-	PGresult *r = PQexecPrepared(c, name, n, params, NULL, NULL, binary);
+	int select = !strncmp(s->sql, "SELECT ", 7);
+	PGresult *r = send_prepared(c, name, b, binary);
 	PGconn *p;
 
 	if (reset_to_retry(c, before, r, select))
-		r = PQexecPrepared(c, name, n, params, NULL, NULL, binary);
+		r = send_prepared(c, name, b, binary);
 	*used = c;
 	if ((p = fallback_for(c, before, r, select, name))) {
 		*used = p;
-		r = PQexecPrepared(p, name, n, params, NULL, NULL, binary);
+		r = send_prepared(p, name, b, binary);
 	}
 	return r;
+}
+
+PGresult *db_query(struct db_conn *conn, const struct db_stmt_def *s, int n,
+		   const struct db_param *p, int binary, struct err *e)
+{
+	PGconn *c = db_pg(conn);
+	struct bound b;
+	PGresult *r;
+
+	if (bind_params(&b, n, p, s->name, e))
+		return NULL;
+	r = exec_prepared(c, s, &b, binary, &c);
+	return check(c, r, s->name, e);
+}
+
+PGresult *db_execp(struct db_conn *conn, enum db_stmt st, int n, const struct db_param *p,
+		   int binary, struct err *e)
+{
+	return db_query(conn, db_stmt_def(st), n, p, binary, e);
+}
+
+/* text parameters as db_param (db_exec()'s and db_exec_binary()'s) */
+static PGresult *exec_text(struct db_conn *conn, enum db_stmt st, int n, const char *const *params,
+			   int binary, struct err *e)
+{
+	struct db_param p[DB_MAX_PARAMS];
+
+	if (db_params_text(p, n, params, db_stmt_def(st)->name, e))
+		return NULL;
+	return db_execp(conn, st, n, p, binary, e);
 }
 
 PGresult *db_exec(struct db_conn *conn, enum db_stmt st, int n, const char *const *params,
 		  struct err *e)
 {
-	PGconn *c = db_pg(conn);
-	PGresult *r = exec_prepared(c, st, n, params, 0, &c);
-
-	return check(c, r, db_stmt_def(st)->name, e);
+	return exec_text(conn, st, n, params, 0, e);
 }
 
 PGresult *db_exec_binary(struct db_conn *conn, enum db_stmt st, int n, const char *const *params,
 			 struct err *e)
 {
-	PGconn *c = db_pg(conn);
-	PGresult *r = exec_prepared(c, st, n, params, 1, &c);
-
-	return check(c, r, db_stmt_def(st)->name, e);
+	return exec_text(conn, st, n, params, 1, e);
 }
 
 static int cmd(PGconn *c, const char *sql, struct err *e)
@@ -504,75 +577,4 @@ int db_idle_socket(struct db_conn *c)
 	if (PQstatus(pg) != CONNECTION_OK || PQtransactionStatus(pg) != PQTRANS_IDLE)
 		return -1;
 	return PQsocket(pg);
-}
-
-int db_result_json_text(PGresult *r, char **text, struct err *e)
-{
-	if (PQntuples(r) < 1 || PQnfields(r) < 1 || PQgetisnull(r, 0, 0)) {
-		PQclear(r);
-		*text = NULL;
-		return err_setc(e, ERR_NOT_FOUND, "id", "nothing found");
-	}
-	*text = xstrndup(PQgetvalue(r, 0, 0), (size_t)PQgetlength(r, 0, 0));
-	PQclear(r);
-	return 0;
-}
-
-int db_json_text(struct db_conn *c, enum db_stmt st, int n, const char *const *params, char **text,
-		 struct err *e)
-{
-	PGresult *r = db_exec(c, st, n, params, e);
-
-	*text = NULL;
-	if (!r)
-		return -1;
-	return db_result_json_text(r, text, e);
-}
-
-int db_one_int8(struct db_conn *c, enum db_stmt st, int n, const char *const *params, long long *v,
-		struct err *e)
-{
-	PGresult *r = db_exec(c, st, n, params, e);
-
-	if (!r)
-		return -1;
-	if (PQntuples(r) < 1 || PQnfields(r) < 1 || PQgetisnull(r, 0, 0)) {
-		PQclear(r);
-		return err_setc(e, ERR_NOT_FOUND, "id", "nothing found");
-	}
-	*v = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-	PQclear(r);
-	return 0;
-}
-
-long long db_rows(struct db_conn *c, enum db_stmt st, int n, const char *const *params,
-		  struct err *e)
-{
-	PGresult *r = db_exec(c, st, n, params, e);
-	long long rows;
-
-	if (!r)
-		return -1;
-	rows = PQntuples(r);
-	PQclear(r);
-	return rows;
-}
-
-int db_json_list(struct db_conn *c, enum db_stmt st, const char *state, const char *limit,
-		 char **text, struct err *e)
-{
-	const char *p[2] = { state, limit };
-
-	return db_json_text(c, st, 2, p, text, e);
-}
-
-int db_json_by_id(struct db_conn *c, enum db_stmt st, long long id, char **text, struct err *e)
-{
-	char idb[24];
-	const char *p[1] = { idb };
-
-	snprintf(idb, sizeof(idb), "%lld", id);
-	if (!db_json_text(c, st, 1, p, text, e))
-		return 1;
-	return e->id == ERR_NOT_FOUND ? 0 : -1;
 }

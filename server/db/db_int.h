@@ -39,7 +39,11 @@ static inline struct db_result *db_res_of(PGresult *r)
 	return (struct db_result *)r;
 }
 
-/* Prepared statements, grouped by subject; each is defined in db/stmts_<subject>.c. */
+/*
+ * Prepared statements, grouped by subject; each is defined in
+ * db/stmts_<subject>.c. A subject whose statements sit beside their reader
+ * has its own enum there instead (struct db_stmt_table below: inboxes).
+ */
 enum db_stmt {
 	/* bisects (stmts_bisects.c) */
 	ST_BISECTS_JSON,
@@ -171,6 +175,7 @@ enum db_stmt {
 	ST_REGR_ENVIRONMENT,
 	ST_SERIES_CHANGE_POINTS,
 	ST_REGRESSION_STORY_JSON,
+	ST_REGRESSION_ALSO_SEEN,
 	ST_TIP_JOB,
 	ST_TIP_RECORD,
 	ST_TIP_REQUEST,
@@ -277,37 +282,6 @@ enum db_stmt {
 	ST_BACKTEST_SETUPS,
 	ST_BACKTEST_RECORDS,
 	ST_BACKTEST_SINCE,
-	/* inboxes: a list's patches (stmts_inbox.c) */
-	ST_INBOXES_JSON,
-	ST_INBOX_MESSAGES_JSON,
-	ST_INBOX_UPSERT,
-	ST_INBOX_POLL_DUE,
-	ST_INBOX_POLL_LOCK,
-	ST_INBOX_POLL_UNLOCK,
-	ST_INBOX_POLL_HELD,
-	ST_INBOX_POLL_CLAIM,
-	ST_INBOX_POLL_DONE,
-	ST_INBOX_EPOCHS,
-	ST_INBOX_EPOCH_SET,
-	ST_INBOX_MESSAGE_INSERT,
-	ST_INBOX_UNASSIGNED,
-	ST_INBOX_MESSAGE_SUBJECT,
-	ST_INBOX_MESSAGE_ASSIGN,
-	ST_INBOX_SERIES_UPSERT,
-	ST_INBOX_SERIES_WAITING,
-	ST_INBOX_SERIES_THREAD,
-	ST_INBOX_FILTER,
-	ST_INBOX_SERIES_SET,
-	ST_INBOX_SERIES_DUP,
-	ST_INBOX_SERIES_DUP_SET,
-	ST_INBOX_SERIES_RETRY,
-	ST_INBOX_SERIES_JSON,
-	ST_INBOX_REQUEST_ADOPT,
-	ST_INBOX_SERIES_ENDED,
-	ST_INBOX_REPLY_QUEUE,
-	ST_INBOX_SERIES_ENDED_SET,
-	ST_INBOX_REPLY_INPUT,
-	ST_OUTBOX_SET_CC,
 	DB_NR_STMTS
 };
 
@@ -327,6 +301,107 @@ const struct db_stmt_def *db_stmt_def(enum db_stmt st);
  * nonzero result, so a table edit that loses a statement fails at start.
  */
 int db_stmts_check(enum db_stmt *missing);
+
+/*
+ * One parameter of db_execp(): text in PostgreSQL's text form (NULL: SQL
+ * NULL), or an int8 sent in binary (8 bytes, network byte order), which
+ * spares printing it here and int8in() parsing it there. A binary value
+ * needs the parameter's type known when the statement is prepared; ours
+ * declare it with a cast in the SQL ($n::bigint), which libpq's manual
+ * (PQexecParams) gives as the way to fix a parameter's type in place of
+ * paramTypes OIDs. Bound to a parameter of another type (an $n::integer),
+ * the value is refused by PostgreSQL ("incorrect binary data format",
+ * ERR_DB), never read as something else.
+ */
+struct db_param {
+	int is_int8;	  /* 1: int8 below; 0: text */
+	const char *text; /* borrowed; NULL = SQL NULL */
+	long long int8;
+};
+
+static inline struct db_param db_text(const char *s)
+{
+	return (struct db_param){ .text = s };
+}
+
+static inline struct db_param db_int8(long long v)
+{
+	return (struct db_param){ .is_int8 = 1, .int8 = v };
+}
+
+/* An id parameter: int8, SQL NULL when id is 0 (keys start at 1: 0 is none). */
+static inline struct db_param db_id(long long id)
+{
+	return id ? db_int8(id) : db_text(NULL);
+}
+
+/* The most parameters one statement takes (db_execp() refuses more: ERR_DB). */
+#define DB_MAX_PARAMS 40
+
+/*
+ * Runs prepared statement st with the n parameters p (db_param above):
+ * the result, ownership, errors and the resend on a broken connection
+ * are db_exec()'s; binary: the result's columns in binary form as
+ * db_exec_binary()'s.
+ */
+PGresult *db_execp(struct db_conn *c, enum db_stmt st, int n, const struct db_param *p, int binary,
+		   struct err *e) __attribute__((warn_unused_result));
+/* db_runs_do() with db_param parameters: 0, or -1 with e. */
+int db_dop(struct db_conn *c, enum db_stmt st, int n, const struct db_param *p, struct err *e)
+	__attribute__((warn_unused_result));
+/* db_first_id() with db_param parameters. */
+int db_first_idp(struct db_conn *c, enum db_stmt st, int n, const struct db_param *p, long long *id,
+		 struct err *e) __attribute__((warn_unused_result));
+/*
+ * out[0..n) = params[0..n) as text parameters, for the calls that take
+ * text: 0, or -1 with e (ERR_DB, detail what) when n is over DB_MAX_PARAMS.
+ */
+int db_params_text(struct db_param out[DB_MAX_PARAMS], int n, const char *const *params,
+		   const char *what, struct err *e) __attribute__((warn_unused_result));
+
+/*
+ * A subject's own statements, defined in the file that reads them and
+ * indexed by an enum private to that file (a per-subject statement id),
+ * so that a statement's SQL, its parameters and the names of its columns
+ * sit beside the code that reads them. stmts.c lists every such table
+ * (db_subject_table()) and each connection prepares them with the others;
+ * a name must be unique among all statements (PostgreSQL refuses a second
+ * prepare of a name, and the connection fails at once).
+ */
+struct db_stmt_table {
+	const struct db_stmt_def *defs;
+	int n;
+};
+#define DB_STMT_TABLE(a)                               \
+	{                                              \
+		(a), (int)(sizeof(a) / sizeof((a)[0])) \
+	}
+/* The i-th subject table (stmts.c), NULL past the last. Borrowed: static. */
+const struct db_stmt_table *db_subject_table(size_t i);
+
+/*
+ * The calls of a subject's statement s (an entry of its table): as
+ * db_execp(), db_dop(), db_rows(), db_one_int8() and db_json_text(), with
+ * the same parameters (db_param), results, ownership and errors.
+ */
+PGresult *db_query(struct db_conn *c, const struct db_stmt_def *s, int n, const struct db_param *p,
+		   int binary, struct err *e) __attribute__((warn_unused_result));
+int db_query_do(struct db_conn *c, const struct db_stmt_def *s, int n, const struct db_param *p,
+		struct err *e) __attribute__((warn_unused_result));
+long long db_query_rows(struct db_conn *c, const struct db_stmt_def *s, int n,
+			const struct db_param *p, struct err *e)
+	__attribute__((warn_unused_result));
+int db_query_int8(struct db_conn *c, const struct db_stmt_def *s, int n, const struct db_param *p,
+		  long long *v, struct err *e) __attribute__((warn_unused_result));
+/* db_query() of s with one parameter, the int8 id. */
+PGresult *db_query_id(struct db_conn *c, const struct db_stmt_def *s, long long id, struct err *e)
+	__attribute__((warn_unused_result));
+/* db_first_id() of s: 1 and *id, 0 (*id 0) when there is no row, -1 with e. */
+int db_query_first_id(struct db_conn *c, const struct db_stmt_def *s, int n,
+		      const struct db_param *p, long long *id, struct err *e)
+	__attribute__((warn_unused_result));
+int db_query_json(struct db_conn *c, const struct db_stmt_def *s, int n, const struct db_param *p,
+		  char **text, struct err *e) __attribute__((warn_unused_result));
 
 /*
  * Runs prepared statement `st` with n text parameters (NULL = SQL NULL).

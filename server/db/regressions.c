@@ -348,6 +348,50 @@ int db_regression_story_json(struct db_conn *c, const char *id, json_t **out, st
 	return one_json(c, ST_REGRESSION_STORY_JSON, id, out, e);
 }
 
+/* ST_REGRESSION_ALSO_SEEN's columns */
+enum { AS_SELF_ARCH, AS_ARCH, AS_REGRESSION_ID, AS_HL_PCT, AS_CHANGE_PCT, AS_BISECT, AS_SAME_FB };
+
+int db_regression_story(struct db_conn *c, long long id, struct db_story *out, struct err *e)
+{
+	struct db_param p[1] = { db_int8(id) };
+	PGresult *r;
+	int n;
+
+	memset(out, 0, sizeof(*out));
+	r = db_execp(c, ST_REGRESSION_ALSO_SEEN, 1, p, 0, e);
+	if (!r)
+		return -1;
+	n = PQntuples(r);
+	if (!n) {
+		PQclear(r);
+		return 0;
+	}
+	out->res = db_res_of(r);
+	out->arch = PQgetisnull(r, 0, AS_SELF_ARCH) ? NULL : PQgetvalue(r, 0, AS_SELF_ARCH);
+	out->also = xcalloc((size_t)n, sizeof(*out->also));
+	for (int i = 0; i < n; i++) {
+		struct db_also_seen *a = &out->also[out->nr_also];
+
+		if (PQgetisnull(r, i, AS_ARCH))
+			continue; /* the one row of a record seen nowhere else */
+		a->arch = PQgetvalue(r, i, AS_ARCH);
+		a->regression_id = get_ll(r, i, AS_REGRESSION_ID);
+		a->hl_pct = get_num(r, i, AS_HL_PCT);
+		a->change_pct = get_num(r, i, AS_CHANGE_PCT);
+		a->bisect_id = PQgetisnull(r, i, AS_BISECT) ? 0 : get_ll(r, i, AS_BISECT);
+		a->same_first_bad = PQgetvalue(r, i, AS_SAME_FB)[0] == 't';
+		out->nr_also++;
+	}
+	return 1;
+}
+
+void db_story_free(struct db_story *s)
+{
+	PQclear(db_pgres(s->res));
+	free(s->also);
+	memset(s, 0, sizeof(*s));
+}
+
 int db_tip_job(struct db_conn *c, long long setup_id, long long commit_id, long long *job_id,
 	       char *branch, size_t size, struct err *e)
 {

@@ -268,6 +268,37 @@ int db_regression_story_json(struct db_conn *c, const char *id, json_t **out, st
 	__attribute__((warn_unused_result));
 
 /*
+ * The story's arch and also_seen as typed values, for the report mail:
+ * the same records by the same rule, in the same order (by arch name).
+ */
+struct db_also_seen {
+	const char *arch;	 /* the other record's arch ("arm64"); never NULL */
+	long long regression_id; /* the other record */
+	double hl_pct;		 /* its HL shift in %; NAN when NULL */
+	double change_pct;	 /* its means' %change; NAN when NULL */
+	long long bisect_id;	 /* its bisect (as the story's bisect_id); 0 none */
+	int same_first_bad;	 /* 1: both bisects are done and name one first bad
+				  * commit (the story's match "first_bad") */
+};
+
+struct db_story {
+	const char *arch;	   /* the record's own arch; NULL when none is known */
+	struct db_also_seen *also; /* nr_also rows; strings borrowed from res until *_free() */
+	size_t nr_also;
+	struct db_result *res;
+};
+
+/*
+ * Reads record id's arch and also_seen rows into out (zeroed first;
+ * release with db_story_free(), a no-op on a zeroed or freed struct).
+ * 1, 0 when there is no such record (out stays zeroed), or -1 with e
+ * (db_exec's errors: ERR_DB_UNAVAILABLE, ERR_DB_TIMEOUT, ERR_DB).
+ */
+int db_regression_story(struct db_conn *c, long long id, struct db_story *out, struct err *e)
+	__attribute__((warn_unused_result));
+void db_story_free(struct db_story *s);
+
+/*
  * Sets record id's environment (sql/0022): env a JSON object text, or NULL
  * when its step is not at a change of host fingerprint (ST_REGR_ENVIRONMENT).
  * 0 or -1 with e.

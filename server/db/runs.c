@@ -16,50 +16,69 @@ static const char *text_or_null(const PGresult *r, int row, int col)
 	return PQgetisnull(r, row, col) ? NULL : PQgetvalue(r, row, col);
 }
 
+int db_dop(struct db_conn *c, enum db_stmt st, int n, const struct db_param *p, struct err *e)
+{
+	return db_query_do(c, db_stmt_def(st), n, p, e);
+}
+
 int db_runs_do(struct db_conn *c, enum db_stmt st, int n, const char *const *params, struct err *e)
 {
-	PGresult *r = db_exec(c, st, n, params, e);
+	struct db_param p[DB_MAX_PARAMS];
 
-	if (!r)
+	if (db_params_text(p, n, params, db_stmt_def(st)->name, e))
 		return -1;
-	PQclear(r);
-	return 0;
+	return db_dop(c, st, n, p, e);
+}
+
+int db_first_idp(struct db_conn *c, enum db_stmt st, int n, const struct db_param *p, long long *id,
+		 struct err *e)
+{
+	return db_query_first_id(c, db_stmt_def(st), n, p, id, e);
 }
 
 int db_first_id(struct db_conn *c, enum db_stmt st, int n, const char *const *params, long long *id,
 		struct err *e)
 {
-	PGresult *r = db_exec(c, st, n, params, e);
-	int found;
+	struct db_param p[DB_MAX_PARAMS];
 
 	*id = 0;
-	if (!r)
+	if (db_params_text(p, n, params, db_stmt_def(st)->name, e))
 		return -1;
-	found = PQntuples(r) > 0;
-	if (found)
-		*id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-	PQclear(r);
-	return found;
+	return db_first_idp(c, st, n, p, id, e);
 }
 
-long long db_upsert_id(struct db_conn *c, int insert_st, int n_insert, int select_st, int n_select,
-		       const char *const *params, struct err *e)
+/* db_upsert_id() with db_param parameters */
+static long long upsert_idp(struct db_conn *c, enum db_stmt insert_st, int n_insert,
+			    enum db_stmt select_st, int n_select, const struct db_param *p,
+			    struct err *e)
 {
 	long long id;
 
 	for (int attempt = 0; attempt < 2; attempt++) {
-		if (db_first_id(c, (enum db_stmt)insert_st, n_insert, params, &id, e) < 0)
+		if (db_first_idp(c, insert_st, n_insert, p, &id, e) < 0)
 			return -1;
 		if (id > 0)
 			return id;
 		/* a new statement sees rows committed by concurrent inserts */
-		if (db_first_id(c, (enum db_stmt)select_st, n_select, params, &id, e) < 0)
+		if (db_first_idp(c, select_st, n_select, p, &id, e) < 0)
 			return -1;
 		if (id > 0)
 			return id;
 	}
 	err_setc(e, ERR_DB, db_stmt_def(select_st)->name, "cannot find or create a row");
 	return -1;
+}
+
+long long db_upsert_id(struct db_conn *c, int insert_st, int n_insert, int select_st, int n_select,
+		       const char *const *params, struct err *e)
+{
+	struct db_param p[DB_MAX_PARAMS];
+	int n = n_insert > n_select ? n_insert : n_select;
+
+	if (db_params_text(p, n, params, db_stmt_def((enum db_stmt)insert_st)->name, e))
+		return -1;
+	return upsert_idp(c, (enum db_stmt)insert_st, n_insert, (enum db_stmt)select_st, n_select,
+			  p, e);
 }
 
 int db_commit_resolve(struct db_conn *c, const char *prefix, struct arena *a, struct db_commit *out,
@@ -84,13 +103,11 @@ int db_commit_resolve(struct db_conn *c, const char *prefix, struct arena *a, st
 
 int db_setup_get(struct db_conn *c, long long setup_id, struct db_setup *out, struct err *e)
 {
-	char id[24];
-	const char *p[1] = { id };
+	struct db_param p[1] = { db_int8(setup_id) };
 	PGresult *r;
 
 	memset(out, 0, sizeof(*out));
-	snprintf(id, sizeof(id), "%lld", setup_id);
-	r = db_exec(c, ST_SETUP_GET, 1, p, e);
+	r = db_execp(c, ST_SETUP_GET, 1, p, 0, e);
 	if (!r)
 		return -1;
 	if (PQntuples(r) != 1) {
@@ -117,8 +134,7 @@ void db_setup_free(struct db_setup *s)
 int db_run_get(struct db_conn *c, const char *run_id, struct db_run *out, struct err *e)
 {
 	const char *p[1] = { run_id };
-	char id[24];
-	const char *vp[1] = { id };
+	struct db_param vp[1];
 	PGresult *r, *v;
 
 	memset(out, 0, sizeof(*out));
@@ -129,13 +145,14 @@ int db_run_get(struct db_conn *c, const char *run_id, struct db_run *out, struct
 		PQclear(r);
 		return 0;
 	}
-	snprintf(id, sizeof(id), "%s", PQgetvalue(r, 0, 0));
-	v = db_exec(c, ST_RUN_VALUES, 1, vp, e);
+	out->id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+	vp[0] = db_int8(out->id);
+	v = db_execp(c, ST_RUN_VALUES, 1, vp, 0, e);
 	if (!v) {
 		PQclear(r);
+		memset(out, 0, sizeof(*out));
 		return -1;
 	}
-	out->id = strtoll(id, NULL, 10);
 	out->run_id = text_or_null(r, 0, 1);
 	out->commit = text_or_null(r, 0, 2);
 	out->commit_subject = text_or_null(r, 0, 3);
@@ -217,32 +234,22 @@ void db_metric_ids_free(struct db_metric_ids *m)
 	memset(m, 0, sizeof(*m));
 }
 
-/* id as int8 text for a $n::bigint parameter; NULL when id is 0 (none) */
-static const char *id_param(char buf[24], long long id)
-{
-	if (!id)
-		return NULL;
-	snprintf(buf, 24, "%lld", id);
-	return buf;
-}
-
 long long db_commit_upsert(struct db_conn *c, const char *sha, const char *commit_time,
 			   const char *subject, long long tree_id, struct err *e)
 {
-	char tid[24];
-	const char *p[4] = { sha, commit_time, subject, id_param(tid, tree_id) };
+	struct db_param p[4] = { db_text(sha), db_text(commit_time), db_text(subject),
+				 db_id(tree_id) };
 
-	return db_upsert_id(c, ST_COMMIT_INSERT, 4, ST_COMMIT_ID, 1, p, e);
+	return upsert_idp(c, ST_COMMIT_INSERT, 4, ST_COMMIT_ID, 1, p, e);
 }
 
 int db_commit_fill(struct db_conn *c, long long commit_id, const char *commit_time,
 		   const char *subject, long long tree_id, struct err *e)
 {
-	char cid[24], tid[24];
-	const char *p[4] = { id_param(cid, commit_id), commit_time, subject,
-			     id_param(tid, tree_id) };
+	struct db_param p[4] = { db_id(commit_id), db_text(commit_time), db_text(subject),
+				 db_id(tree_id) };
 
-	return db_runs_do(c, ST_COMMIT_FILL, 4, p, e);
+	return db_dop(c, ST_COMMIT_FILL, 4, p, e);
 }
 
 long long db_testcase_upsert(struct db_conn *c, const char *name, struct err *e)
@@ -275,10 +282,19 @@ long long db_machine_upsert(struct db_conn *c, const struct db_run_machine *m, s
 	return db_upsert_id(c, ST_MACHINE_INSERT, 6, ST_MACHINE_ID, 3, p, e);
 }
 
+/* testcase_id as text for its $1::integer parameter; NULL when 0 (none) */
+static const char *int4_param(char buf[24], long long id)
+{
+	if (!id)
+		return NULL;
+	snprintf(buf, 24, "%lld", id);
+	return buf;
+}
+
 long long db_setup_upsert(struct db_conn *c, const struct db_setup_new *s, struct err *e)
 {
 	char tc[24];
-	const char *p[7] = { id_param(tc, s->testcase_id),
+	const char *p[7] = { int4_param(tc, s->testcase_id),
 			     s->params_key,
 			     s->kconfig,
 			     s->compiler,
@@ -291,33 +307,26 @@ long long db_setup_upsert(struct db_conn *c, const struct db_setup_new *s, struc
 
 int db_run_insert(struct db_conn *c, const struct db_run_new *r, long long *id, struct err *e)
 {
-	char job[24], commit[24], setup[24], machine[24], tree[24], dur[32];
-	const char *p[12] = { r->run_id,
-			      id_param(job, r->job_id),
-			      id_param(commit, r->commit_id),
-			      id_param(setup, r->setup_id),
-			      id_param(machine, r->machine_id),
-			      id_param(tree, r->tree_id),
-			      r->branch,
-			      r->status,
-			      r->started_at,
-			      NULL,
-			      r->doc_sha256,
-			      r->extra };
+	char dur[32];
+	struct db_param p[12] = { db_text(r->run_id),	  db_id(r->job_id),
+				  db_id(r->commit_id),	  db_id(r->setup_id),
+				  db_id(r->machine_id),	  db_id(r->tree_id),
+				  db_text(r->branch),	  db_text(r->status),
+				  db_text(r->started_at), db_text(NULL),
+				  db_text(r->doc_sha256), db_text(r->extra) };
 
 	if (!isnan(r->duration_s)) {
 		snprintf(dur, sizeof(dur), "%.17g", r->duration_s);
-		p[9] = dur;
+		p[9] = db_text(dur);
 	}
-	return db_first_id(c, ST_RUN_INSERT, 12, p, id, e);
+	return db_first_idp(c, ST_RUN_INSERT, 12, p, id, e);
 }
 
 int db_detect_enqueue(struct db_conn *c, long long setup_id, struct err *e)
 {
-	char sid[24];
-	const char *p[1] = { id_param(sid, setup_id) };
+	struct db_param p[1] = { db_id(setup_id) };
 
-	return db_runs_do(c, ST_DETECT_ENQUEUE, 1, p, e);
+	return db_dop(c, ST_DETECT_ENQUEUE, 1, p, e);
 }
 
 int db_runs_recent_json(struct db_conn *c, const char *state, const char *limit, char **text,

@@ -92,26 +92,28 @@ static int read_runs(PGresult *r, int aa, struct db_compare_runs *out, struct er
 	return 0;
 }
 
-int db_compare_runs(struct db_conn *c, const char *base_id, const char *head_id,
+int db_compare_runs(struct db_conn *c, long long base_id, long long head_id,
 		    const struct db_setup_filter *f, struct db_compare_runs *out, struct err *e)
 {
-	const char *params[9] = { base_id,	 head_id,    f->testcase,
-				  f->tbox_group, f->kconfig, f->compiler,
-				  f->params_key, f->mode,    f->monitors };
+	struct db_param params[9] = { db_int8(base_id),	      db_int8(head_id),
+				      db_text(f->testcase),   db_text(f->tbox_group),
+				      db_text(f->kconfig),    db_text(f->compiler),
+				      db_text(f->params_key), db_text(f->mode),
+				      db_text(f->monitors) };
 	PGresult *r;
 
 	memset(out, 0, sizeof(*out));
-	r = db_exec_binary(c, ST_COMPARE, 9, params, e);
+	r = db_execp(c, ST_COMPARE, 9, params, 1, e);
 	if (!r)
 		return -1;
 	return read_runs(r, 0, out, e);
 }
 
-int db_compare_aa(struct db_conn *c, const char *base_id, const char *head_id,
+int db_compare_aa(struct db_conn *c, long long base_id, long long head_id,
 		  const long long *setup_ids, size_t n, struct db_compare_runs *out, struct err *e)
 {
 	struct buf arr = BUF_INIT(0);
-	const char *params[3];
+	struct db_param params[3];
 	PGresult *r;
 	int bad = buf_addch(&arr, '{');
 
@@ -120,10 +122,10 @@ int db_compare_aa(struct db_conn *c, const char *base_id, const char *head_id,
 		bad |= buf_addf(&arr, i ? ",%lld" : "%lld", setup_ids[i]);
 	bad |= buf_addch(&arr, '}');
 	(void)bad; /* no cap on arr: appends cannot fail */
-	params[0] = arr.data;
-	params[1] = base_id;
-	params[2] = head_id;
-	r = db_exec_binary(c, ST_COMPARE_AA, 3, params, e);
+	params[0] = db_text(arr.data);
+	params[1] = db_int8(base_id);
+	params[2] = db_int8(head_id);
+	r = db_execp(c, ST_COMPARE_AA, 3, params, 1, e);
 	buf_release(&arr);
 	if (!r)
 		return -1;
@@ -317,12 +319,12 @@ void db_series_commits_free(struct db_series_commits *cm)
 	memset(cm, 0, sizeof(*cm));
 }
 
-int db_compare_fingerprints(struct db_conn *c, const char *base_id, const char *head_id,
+int db_compare_fingerprints(struct db_conn *c, long long base_id, long long head_id,
 			    const long long *setup_ids, size_t n, json_t **base, json_t **head,
 			    struct err *e)
 {
 	struct buf arr = BUF_INIT(0);
-	const char *params[3];
+	struct db_param params[3];
 	PGresult *r;
 	int bad = buf_addch(&arr, '{');
 
@@ -330,11 +332,11 @@ int db_compare_fingerprints(struct db_conn *c, const char *base_id, const char *
 		bad |= buf_addf(&arr, i ? ",%lld" : "%lld", setup_ids[i]);
 	bad |= buf_addch(&arr, '}');
 	(void)bad; /* no cap on arr: appends cannot fail */
-	params[0] = base_id;
-	params[1] = head_id;
-	params[2] = arr.data;
+	params[0] = db_int8(base_id);
+	params[1] = db_int8(head_id);
+	params[2] = db_text(arr.data);
 	*base = *head = NULL;
-	r = db_exec(c, ST_COMPARE_FINGERPRINTS, 3, params, e);
+	r = db_execp(c, ST_COMPARE_FINGERPRINTS, 3, params, 0, e);
 	buf_release(&arr);
 	if (!r)
 		return -1;
@@ -362,14 +364,12 @@ static int cmp_aa_metric(const void *x, const void *y)
 long db_request_aa_metrics(struct db_conn *c, long long request_id,
 			   struct db_request_aa_metric **out, struct err *e)
 {
-	char t[24];
-	const char *p[1] = { t };
+	struct db_param p[1] = { db_int8(request_id) };
 	PGresult *r;
 	long n;
 
 	*out = NULL;
-	snprintf(t, sizeof(t), "%lld", request_id);
-	r = db_exec(c, ST_REQUEST_AA_METRICS, 1, p, e);
+	r = db_execp(c, ST_REQUEST_AA_METRICS, 1, p, 0, e);
 	if (!r)
 		return -1;
 	n = PQntuples(r);

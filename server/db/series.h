@@ -50,12 +50,12 @@ struct db_compare_runs {
 };
 
 /*
- * The runs (status ok) of commits base_id and head_id (commits.id as text)
+ * The runs (status ok) of commits base_id and head_id (commits.id)
  * in setups that match f, with their means (sql/0011 run_means): 0 and
  * *out (malloc'd, until db_compare_runs_free()), or -1 with e (ERR_DB
  * "run_means: malformed arrays" when the id and mean arrays disagree).
  */
-int db_compare_runs(struct db_conn *c, const char *base_id, const char *head_id,
+int db_compare_runs(struct db_conn *c, long long base_id, long long head_id,
 		    const struct db_setup_filter *f, struct db_compare_runs *out, struct err *e)
 	__attribute__((warn_unused_result));
 void db_compare_runs_free(struct db_compare_runs *r);
@@ -64,13 +64,13 @@ void db_compare_runs_free(struct db_compare_runs *r);
  * The A/A history of a compare (ST_COMPARE_AA): the ok runs, with their
  * means, of the icount setups among setup_ids[0..n) (mode icount or
  * params.measure icount; wall-clock setups have none), but for the runs of
- * commits base_id and head_id (decimal ids), grouped by kernel: the runs of
+ * commits base_id and head_id (commits.id; 0: none), grouped by kernel: the runs of
  * one image_sha256, or of one commit without an image, numbered in
  * db_compare_run.kernel (runs of one kernel consecutive, in setup order);
  * kernels of one run are left out. 0 and *out (until db_compare_runs_free();
  * is_base is 0), or -1 with e as db_compare_runs().
  */
-int db_compare_aa(struct db_conn *c, const char *base_id, const char *head_id,
+int db_compare_aa(struct db_conn *c, long long base_id, long long head_id,
 		  const long long *setup_ids, size_t n, struct db_compare_runs *out, struct err *e)
 	__attribute__((warn_unused_result));
 
@@ -169,10 +169,10 @@ void db_series_commits_free(struct db_series_commits *cm);
 
 /*
  * The distinct host fingerprints of the ok runs of commits base_id and
- * head_id (decimal ids) in the setups setup_ids[0..n) (ST_COMPARE_FINGERPRINTS):
+ * head_id (commits.id) in the setups setup_ids[0..n) (ST_COMPARE_FINGERPRINTS):
  * *base and *head new JSON arrays (caller json_decref()s). 0 or -1 with e.
  */
-int db_compare_fingerprints(struct db_conn *c, const char *base_id, const char *head_id,
+int db_compare_fingerprints(struct db_conn *c, long long base_id, long long head_id,
 			    const long long *setup_ids, size_t n, json_t **base, json_t **head,
 			    struct err *e) __attribute__((warn_unused_result));
 

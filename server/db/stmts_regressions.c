@@ -68,6 +68,48 @@
 #define BISECT_O REG_BISECT("o")
 #define DIFFSTAT_FB DIFFSTAT_JSON("fb")
 
+/*
+ * The CTEs me (record $1), mefb, o, ofb and seen: seen holds the same change on
+ * other arches (regressions.h has the rule), one record per arch, columns arch,
+ * same_fb, regression_id, hl_pct, change_pct, bid and j (its also_seen JSON object).
+ * ST_REGRESSION_STORY_JSON (the page) and ST_REGRESSION_ALSO_SEEN (the mail)
+ * read it both.
+ */
+#define ALSO_SEEN_WITH                                                                                             \
+	"WITH me AS (SELECT g.id, g.metric_id, g.kind, s.testcase_id, s.params_key, "                              \
+	"" ARCH_S " AS arch, " KEY_CG " AS lo, " KEY_CB " AS hi, " BISECT_G " AS bid "                             \
+	"FROM regressions g JOIN setups s ON s.id = g.setup_id "                                                   \
+	"JOIN commits cg ON cg.id = g.good_commit_id JOIN commits cb ON cb.id = g.bad_commit_id "                  \
+	"WHERE g.id = $1::bigint), "                                                                               \
+	"mefb AS (SELECT b.first_bad_id AS fb FROM me JOIN bisects b ON b.id = me.bid "                            \
+	"AND b.state = 'done'), "                                                                                  \
+	"o AS (SELECT o.id, o.kind, o.state, o.hl_pct, o.change_pct, o.ci_lo_pct, o.ci_hi_pct, "                   \
+	"o.p_value, os.tbox_group, os.kconfig, " ARCH_OS " AS arch, " KEY_OCG " AS lo, "                           \
+	"" KEY_OCB " AS hi, ocb.sha AS bad_sha, ocb.subject AS bad_subject, " BISECT_O " AS bid "                  \
+	"FROM me JOIN setups os ON os.testcase_id = me.testcase_id "                                               \
+	"AND os.params_key = me.params_key JOIN regressions o ON o.setup_id = os.id "                              \
+	"AND o.metric_id = me.metric_id AND o.kind = me.kind AND o.id <> me.id "                                   \
+	"AND o.state <> 'invalid' JOIN commits ocg ON ocg.id = o.good_commit_id "                                  \
+	"JOIN commits ocb ON ocb.id = o.bad_commit_id), "                                                          \
+	"ofb AS (SELECT o.*, fb.id AS fb_id, fb.sha AS fb_sha, fb.subject AS fb_subject "                          \
+	"FROM o LEFT JOIN bisects b ON b.id = o.bid AND b.state = 'done' "                                         \
+	"LEFT JOIN commits fb ON fb.id = b.first_bad_id), "                                                        \
+	"seen AS (SELECT DISTINCT ON (ofb.arch) ofb.arch, "                                                        \
+	"(ofb.fb_id = mefb.fb) IS TRUE AS same_fb, ofb.id AS regression_id, ofb.hl_pct, ofb.change_pct, ofb.bid, " \
+	"json_build_object('arch', ofb.arch, 'regression_id', ofb.id, 'kind', ofb.kind, "                          \
+	"'state', ofb.state, 'hl_pct', ofb.hl_pct, 'change_pct', ofb.change_pct, "                                 \
+	"'ci_pct', json_build_array(ofb.ci_lo_pct, ofb.ci_hi_pct), 'p_value', ofb.p_value, "                       \
+	"'tbox_group', ofb.tbox_group, 'kconfig', ofb.kconfig, 'bisect_id', ofb.bid, "                             \
+	"'first_bad', json_build_object('sha', coalesce(ofb.fb_sha, ofb.bad_sha), "                                \
+	"'subject', CASE WHEN ofb.fb_id IS NULL THEN ofb.bad_subject ELSE ofb.fb_subject END, "                    \
+	"'source', CASE WHEN ofb.fb_id IS NULL THEN 'range' ELSE 'bisect' END), "                                  \
+	"'match', CASE WHEN (ofb.fb_id = mefb.fb) IS TRUE THEN 'first_bad' ELSE 'range' END, "                     \
+	"'url', '/regressions/' || ofb.id) AS j "                                                                  \
+	"FROM ofb CROSS JOIN me LEFT JOIN mefb ON true "                                                           \
+	"WHERE ofb.arch IS NOT NULL AND ofb.arch IS DISTINCT FROM me.arch "                                        \
+	"AND ((ofb.fb_id = mefb.fb) IS TRUE OR (ofb.lo < me.hi AND me.lo < ofb.hi)) "                              \
+	"ORDER BY ofb.arch, 2 DESC, ofb.id) "
+
 const struct db_stmt_def db_stmts_regressions[DB_NR_STMTS] = {
 	/* $1 record $2 its environment change (jsonb, sql/0022) or NULL */
 	[ST_REGR_ENVIRONMENT] = { "regr_environment",
@@ -246,44 +288,7 @@ const struct db_stmt_def db_stmts_regressions[DB_NR_STMTS] = {
 	 * parent, confidence, verification) and the same change on other arches
 	 * (regressions.h has the rule), one record per arch
 	 */
-	[ST_REGRESSION_STORY_JSON] = { "regression_story_json",
-				       "WITH me AS (SELECT g.id, g.metric_id, g.kind, s.testcase_id, s.params_key, "
-				       "" ARCH_S " AS arch, " KEY_CG " AS lo, " KEY_CB
-				       " AS hi, " BISECT_G " AS bid "
-				       "FROM regressions g JOIN setups s ON s.id = g.setup_id "
-				       "JOIN commits cg ON cg.id = g.good_commit_id JOIN commits cb ON cb.id = g.bad_commit_id "
-				       "WHERE g.id = $1::bigint), "
-				       "mefb AS (SELECT b.first_bad_id AS fb FROM me JOIN bisects b ON b.id = me.bid "
-				       "AND b.state = 'done'), "
-				       "o AS (SELECT o.id, o.kind, o.state, o.hl_pct, o.change_pct, o.ci_lo_pct, o.ci_hi_pct, "
-				       "o.p_value, os.tbox_group, os.kconfig, " ARCH_OS
-				       " AS arch, " KEY_OCG " AS lo, "
-				       "" KEY_OCB
-				       " AS hi, ocb.sha AS bad_sha, ocb.subject AS bad_subject, " BISECT_O
-				       " AS bid "
-				       "FROM me JOIN setups os ON os.testcase_id = me.testcase_id "
-				       "AND os.params_key = me.params_key JOIN regressions o ON o.setup_id = os.id "
-				       "AND o.metric_id = me.metric_id AND o.kind = me.kind AND o.id <> me.id "
-				       "AND o.state <> 'invalid' JOIN commits ocg ON ocg.id = o.good_commit_id "
-				       "JOIN commits ocb ON ocb.id = o.bad_commit_id), "
-				       "ofb AS (SELECT o.*, fb.id AS fb_id, fb.sha AS fb_sha, fb.subject AS fb_subject "
-				       "FROM o LEFT JOIN bisects b ON b.id = o.bid AND b.state = 'done' "
-				       "LEFT JOIN commits fb ON fb.id = b.first_bad_id), "
-				       "seen AS (SELECT DISTINCT ON (ofb.arch) ofb.arch, "
-				       "(ofb.fb_id = mefb.fb) IS TRUE AS same_fb, "
-				       "json_build_object('arch', ofb.arch, 'regression_id', ofb.id, 'kind', ofb.kind, "
-				       "'state', ofb.state, 'hl_pct', ofb.hl_pct, 'change_pct', ofb.change_pct, "
-				       "'ci_pct', json_build_array(ofb.ci_lo_pct, ofb.ci_hi_pct), 'p_value', ofb.p_value, "
-				       "'tbox_group', ofb.tbox_group, 'kconfig', ofb.kconfig, 'bisect_id', ofb.bid, "
-				       "'first_bad', json_build_object('sha', coalesce(ofb.fb_sha, ofb.bad_sha), "
-				       "'subject', CASE WHEN ofb.fb_id IS NULL THEN ofb.bad_subject ELSE ofb.fb_subject END, "
-				       "'source', CASE WHEN ofb.fb_id IS NULL THEN 'range' ELSE 'bisect' END), "
-				       "'match', CASE WHEN (ofb.fb_id = mefb.fb) IS TRUE THEN 'first_bad' ELSE 'range' END, "
-				       "'url', '/regressions/' || ofb.id) AS j "
-				       "FROM ofb CROSS JOIN me LEFT JOIN mefb ON true "
-				       "WHERE ofb.arch IS NOT NULL AND ofb.arch IS DISTINCT FROM me.arch "
-				       "AND ((ofb.fb_id = mefb.fb) IS TRUE OR (ofb.lo < me.hi AND me.lo < ofb.hi)) "
-				       "ORDER BY ofb.arch, 2 DESC, ofb.id) "
+	[ST_REGRESSION_STORY_JSON] = { "regression_story_json", ALSO_SEEN_WITH
 				       "SELECT json_build_object('arch', me.arch, 'bisect', (SELECT json_build_object("
 				       "'id', b.id, 'state', b.state, 'outcome', b.outcome, 'confidence', b.confidence, "
 				       "'first_bad_commit', CASE WHEN fb.id IS NULL THEN NULL ELSE json_build_object("
@@ -297,6 +302,16 @@ const struct db_stmt_def db_stmts_regressions[DB_NR_STMTS] = {
 				       "FROM bisects b LEFT JOIN commits fb ON fb.id = b.first_bad_id WHERE b.id = me.bid), "
 				       "'also_seen', (SELECT coalesce(json_agg(seen.j ORDER BY seen.arch), '[]') "
 				       "FROM seen))::text FROM me" },
+	/*
+	 * $1 record: its arch, and the same change on other arches as rows (arch,
+	 * regression_id, hl_pct, change_pct, bisect id, same first bad commit) by
+	 * arch; one row of NULLs after the first column when there is none, no
+	 * row when there is no such record
+	 */
+	[ST_REGRESSION_ALSO_SEEN] = { "regression_also_seen", ALSO_SEEN_WITH
+				      "SELECT me.arch, seen.arch, seen.regression_id, seen.hl_pct, "
+				      "seen.change_pct, seen.bid, seen.same_fb FROM me LEFT JOIN seen ON true "
+				      "ORDER BY seen.arch" },
 	/* $1 setup $2 commit: the tracking job (one a push queued) that ran the commit in the setup */
 	[ST_TIP_JOB] = { "tip_job",
 			 "SELECT j.id, j.track_branch FROM runs r JOIN jobs j ON j.id = r.job_id "

@@ -9,11 +9,7 @@
 int aa_history_load(struct db_conn *c, const long long *setup_ids, size_t n, long long skip_a,
 		    long long skip_b, struct aa_history *h, struct err *e)
 {
-	char a[24], b[24];
-
-	snprintf(a, sizeof(a), "%lld", skip_a);
-	snprintf(b, sizeof(b), "%lld", skip_b);
-	return db_compare_aa(c, a, b, setup_ids, n, &h->runs, e);
+	return db_compare_aa(c, skip_a, skip_b, setup_ids, n, &h->runs, e);
 }
 
 static int cmp_int(const void *x, const void *y)

@@ -29,7 +29,7 @@ void mail_gather_release(struct mail_gathered *g)
 	free(g->step);
 	db_mail_compare_free(&g->table);
 	db_mail_compare_free(&g->profile);
-	json_decref(g->story);
+	db_story_free(&g->story);
 	free(g->also);
 	free(g->rows);
 	db_mail_machine_free(&g->machine);
@@ -365,38 +365,29 @@ static int gather_profile_rows(struct db_conn *c, struct mail_gathered *g, long 
 }
 
 /*
- * The same change on other arches (db_regression_story_json's also_seen):
- * arch and size (hl_pct, else change_pct) of each.
+ * The record's arch and the same change on other arches
+ * (db_regression_story(), the rule of the story's also_seen): arch and
+ * size of each, the HL shift when it is a number, else the means' %change.
  */
 static int gather_also_seen(struct db_conn *c, struct mail_gathered *g, long long regression_id,
 			    struct err *e)
 {
-	char idb[24];
-	json_t *list, *v;
-	size_t i;
-	int found;
-
-	snprintf(idb, sizeof(idb), "%lld", regression_id);
-	found = db_regression_story_json(c, idb, &g->story, e);
-	if (found <= 0)
-		return found;
-	list = json_object_get(g->story, "also_seen");
-	if (!json_is_array(list) || !json_array_size(list))
+	if (db_regression_story(c, regression_id, &g->story, e) < 0)
+		return -1;
+	if (!g->story.nr_also)
 		return 0;
-	g->also = xcalloc(json_array_size(list), sizeof(*g->also));
-	json_array_foreach (list, i, v) {
-		struct report_also_seen *a = &g->also[g->in.nr_also_seen];
-		json_t *hl = json_object_get(v, "hl_pct"), *ch = json_object_get(v, "change_pct");
+	g->also = xcalloc(g->story.nr_also, sizeof(*g->also));
+	for (size_t i = 0; i < g->story.nr_also; i++) {
+		const struct db_also_seen *row = &g->story.also[i];
+		struct report_also_seen *a = &g->also[i];
 
-		a->arch = json_string_value(json_object_get(v, "arch"));
-		if (!a->arch)
-			continue;
-		a->pct = json_is_number(hl) ? json_number_value(hl) :
-			 json_is_number(ch) ? json_number_value(ch) :
-					      NAN;
-		a->regression_id = json_integer_value(json_object_get(v, "regression_id"));
-		g->in.nr_also_seen++;
+		a->arch = row->arch;
+		a->pct = isfinite(row->hl_pct)	   ? row->hl_pct :
+			 isfinite(row->change_pct) ? row->change_pct :
+						     NAN;
+		a->regression_id = row->regression_id;
 	}
+	g->in.nr_also_seen = g->story.nr_also;
 	g->in.also_seen = g->also;
 	return 0;
 }
@@ -445,12 +436,9 @@ static int gather_machine(struct db_conn *c, struct mail_gathered *g, long long 
 static int gather_host_note(struct db_conn *c, struct mail_gathered *g, long long setup_id,
 			    long long base, long long head, struct err *e)
 {
-	char b[24], h[24];
 	json_t *fb, *fh;
 
-	snprintf(b, sizeof(b), "%lld", base);
-	snprintf(h, sizeof(h), "%lld", head);
-	if (db_compare_fingerprints(c, b, h, &setup_id, 1, &fb, &fh, e))
+	if (db_compare_fingerprints(c, base, head, &setup_id, 1, &fb, &fh, e))
 		return -1;
 	g->host_note = hostfp_note(fb, fh);
 	g->in.host_note = g->host_note;

@@ -7,6 +7,7 @@
 #include "report.h"
 #include "server/config.h"
 #include "server/db/mail.h"
+#include "server/db/regressions.h"
 
 struct db_conn;
 
@@ -31,7 +32,7 @@ struct mail_gathered {
 	struct report_step *step;
 	struct db_mail_compare table;
 	struct db_mail_compare profile; /* the perf-profile.* rows' comparison */
-	json_t *story;			/* db_regression_story_json(): also_seen */
+	struct db_story story;		/* db_regression_story(): the arch, also_seen */
 	struct report_also_seen *also;
 	struct lkp_row *rows;
 	struct db_mail_machine machine;

@@ -93,7 +93,7 @@ int mail_reproduce(struct db_conn *c, const struct config *cfg, struct mail_gath
 	const char *measure = json_is_string(m)				  ? json_string_value(m) :
 			      g->in.mode && !strcmp(g->in.mode, "icount") ? "icount" :
 									    NULL;
-	const char *arch = json_string_value(json_object_get(g->story, "arch"));
+	const char *arch = g->story.arch;
 
 	if (!head)
 		return 0;

@@ -197,30 +197,26 @@ static void new_message_id(const struct config *cfg, char out[200])
 }
 
 /*
- * The thread of the same culprit's report on another arch (also_seen with
- * match "first_bad" in the story: both bisects named this commit): its
- * first report before row `id`, as db_outbox_sibling_root(). 1 with out,
- * 0 none, -1 with e.
+ * The thread of the same culprit's report on another arch (an also_seen
+ * record with the same first bad commit: both bisects named this commit):
+ * its first report before row `id`, as db_outbox_sibling_root(). 1 with
+ * out, 0 none, -1 with e.
  */
-static int sibling_root(struct db_conn *c, json_t *story, long long id, struct db_outbox_root *out,
-			struct err *e)
+static int sibling_root(struct db_conn *c, const struct db_story *story, long long id,
+			struct db_outbox_root *out, struct err *e)
 {
 	struct buf rids = BUF_INIT(0), bids = BUF_INIT(0);
-	json_t *v;
-	size_t i;
 	int found = 0;
 
 	memset(out, 0, sizeof(*out));
-	json_array_foreach (json_object_get(story, "also_seen"), i, v) {
-		json_int_t rid = json_integer_value(json_object_get(v, "regression_id"));
-		json_int_t bid = json_integer_value(json_object_get(v, "bisect_id"));
-		const char *match = json_string_value(json_object_get(v, "match"));
+	for (size_t i = 0; i < story->nr_also; i++) {
+		long long rid = story->also[i].regression_id, bid = story->also[i].bisect_id;
 
-		if (!match || strcmp(match, "first_bad"))
+		if (!story->also[i].same_first_bad)
 			continue;
-		if (rid > 0 && buf_addf(&rids, "%s%lld", rids.len ? "," : "{", (long long)rid))
+		if (rid > 0 && buf_addf(&rids, "%s%lld", rids.len ? "," : "{", rid))
 			goto out;
-		if (bid > 0 && buf_addf(&bids, "%s%lld", bids.len ? "," : "{", (long long)bid))
+		if (bid > 0 && buf_addf(&bids, "%s%lld", bids.len ? "," : "{", bid))
 			goto out;
 	}
 	if (!rids.len && !bids.len)
@@ -298,7 +294,7 @@ static int render_row(struct db_conn *c, const struct config *cfg, long long id,
 	 * its thread (one thread per culprit), once that one is rendered
 	 */
 	if (!root.id && rk != REPORT_FIXED) {
-		found = sibling_root(c, g.story, id, &root, e);
+		found = sibling_root(c, &g.story, id, &root, e);
 		if (found < 0)
 			goto out;
 		if (found && !*root.message_id) {
