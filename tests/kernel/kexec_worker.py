@@ -274,8 +274,13 @@ def main(work):
         print("   VM session %.0f s" % (time.time() - t0), flush=True)
     finally:
         if qemu:
-            qemu.kill()
-            qemu.wait()
+            # SIGTERM: timeout(1) passes it on to qemu (a SIGKILL would end timeout alone)
+            qemu.terminate()
+            try:
+                qemu.wait(30)
+            except subprocess.TimeoutExpired:
+                qemu.kill()
+                qemu.wait()
         if srv:
             srv.stop()
         if harness.Cluster._instance:
