@@ -8,7 +8,7 @@ cluster and the real regtrack-server on port 0.
 
 BENCH_ONLY=ingest,http (a comma-separated subset of ingest, ingest-1 (one
 value a metric, both sides), compare, series, http, detect, detect-noise,
-realcpd, tip, worker, bisect, profile, kernel, perf, parse, flame) runs just those steps; the server and its PostgreSQL cluster are
+realcpd, tip, worker, bisect, profile, kernel, kexec, perf, parse, flame) runs just those steps; the server and its PostgreSQL cluster are
 started only when a chosen step needs them (BENCH_ONLY=parse or realcpd starts
 neither).
 
@@ -782,6 +782,29 @@ def bench_kernel():
         note=d.get("note"))
 
 
+# ---- the bare-metal (kexec) cycle's overhead, from the kernel tier's last run ----------
+
+def bench_kexec():
+    """The kernel tier's step 7 (tests/kernel/kexec_worker.py) times the worker's kexec
+    cycle in its VM-as-host from the serial log and keeps it in CACHE/kexec-cycle.json:
+    shown here, not re-run (the VM session takes minutes). BENCH_KEXEC=FILE.json for
+    another saved one."""
+    cache = os.environ.get("REGTRACK_CACHE", os.path.join(
+        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "regtrack", "kernel-tier"))
+    path = os.environ.get("BENCH_KEXEC") or os.path.join(cache, "kexec-cycle.json")
+    if not os.path.exists(path):
+        skip("kexec cycle overhead", "no %s: run the kernel tier (make check-kernel) first" % path)
+        return
+    with open(path) as f:
+        d = json.load(f)
+    note = "from %s (%s, load %.1f, TCG on the tier's machine)" % (path, d.get("at"), d.get("load", 0))
+    add("kexec cycle: lease -> case start", "s", summary([d["lease_to_case_start_s"]]),
+        summary([d["case_s"]]), "the case itself", note=note)
+    add("kexec cycle: case end -> job completed", "s", summary([d["case_end_to_completion_s"]]),
+        summary([d["case_s"]]), "the case itself",
+        note="reboot through the firmware, the worker's kernel booted, lease, upload; " + note)
+
+
 # ---- perf-profile's perturbation of the case (issue 22) -------------------------------
 
 def bench_perf():
@@ -1005,7 +1028,7 @@ def main():
     srv = None
     try:
         only = [x for x in os.environ.get("BENCH_ONLY", "").split(",") if x]
-        if not only or set(only) - {"detect", "detect-noise", "realcpd", "tip", "bisect", "kernel", "perf", "parse", "flame"}:
+        if not only or set(only) - {"detect", "detect-noise", "realcpd", "tip", "bisect", "kernel", "kexec", "perf", "parse", "flame"}:
             srv = harness.Server()
             log("server %s pid %d, PostgreSQL %s" % (srv.url, srv.proc.pid, srv.cluster.data))
         steps = [("ingest", lambda: bench_ingest(srv)),
@@ -1021,6 +1044,7 @@ def main():
                  ("bisect", bench_bisect),
                  ("profile", lambda: bench_profile(srv)),
                  ("kernel", bench_kernel),
+                 ("kexec", bench_kexec),
                  ("perf", bench_perf),
                  ("parse", lambda: bench_parse(tmp)),
                  ("flame", bench_flame)]
