@@ -156,7 +156,7 @@ bin/cases/aarch64/%: worker/cases/%.c $(CASE_DEPS)
 
 # --- guest /init for the worker's initramfs (worker/init/init.c) ---------
 # Built beside the cases (bin/cases/ARCH/init); execute.c packs it as /init.
-# /init also folds perf's stacks in the guest (issue 22): lib/parse/perf_fold.c
+# /init also folds perf's stacks in the guest: lib/parse/perf_fold.c
 INIT_LIB := $(CASE_LIB) lib/parse/perf_fold.c lib/buf.c lib/xalloc.c lib/kexecrec.c
 INIT_DEPS := worker/init/init.c lib/banned.h lib/clock.h lib/parse/perf_fold.h lib/buf.h lib/xalloc.h lib/kexecrec.h $(INIT_LIB)
 INIT_BINS := bin/cases/x86_64/init $(if $(shell command -v $(AARCH64_CC) 2>/dev/null),bin/cases/aarch64/init)

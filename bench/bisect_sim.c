@@ -13,7 +13,7 @@
  * runs sized to be decisive alone (probe_z = 3: 9 runs at d = 2): fewer
  * runs, more rounds, since an undecided probe costs a round to re-probe.
  *
- * Then the robustness table (issue 23): right / wrong / no answer (ambiguous
+ * Then the robustness table: right / wrong / no answer (ambiguous
  * or failed) at d = 2 and d = 1, k = 4, N = 1000, with 0 %, 2 % and 5 % of
  * runs outliers (value x 0.7 or x 1.3), ROBUST_TRIALS seeded trials each.
  * Targets: right >= 99 % at d = 2 and >= 97 % with 5 % outliers, wrong
@@ -69,7 +69,7 @@ static void robust_table(int trials)
 }
 
 /*
- * Item 7 of issue 23: icount-like bisects (sd 0.05 %, a 5 % step) before
+ * icount-like bisects (sd 0.05 %, a 5 % step) before
  * (10 + 10 verification runs whatever the spread) and after (3 + 3 with the
  * A/A spread of the references: plan.h, Deterministic measurement).
  */

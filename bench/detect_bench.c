@@ -1,5 +1,5 @@
 /*
- * bench/detect_bench — figures for the statistics core (issue 5).
+ * bench/detect_bench — figures for the statistics core.
  *
  * Build and run (from the top of the tree, after the library is built):
  *   make B=build/plain build/plain/libregtrack.a

@@ -1,5 +1,5 @@
 /*
- * bench/detect_noise — the change-point detector by noise kind (issue 23).
+ * bench/detect_noise — the change-point detector by noise kind.
  *
  * For each kind of noise (CV 1 % of the level, one run a commit, fixed
  * seeds), beside the L2 binary segmentation baseline of detect_bench.c:
@@ -13,7 +13,7 @@
  *  bimodal   gaussian, 30 % of runs 4 sigma higher
  *  drift     gaussian plus +10 % of the level over 500 points
  *  ar1       AR(1) with phi = 0.8 (stationary sd 1): strong short-range dependence
- *  ar1-0.5   AR(1) with phi = 0.5 (stationary sd 1): the issue 27 target
+ *  ar1-0.5   AR(1) with phi = 0.5 (stationary sd 1): the trust target
  * Then the stored real series (the .txt files of tests/fixtures/series, README there):
  * repeated A/A runs of one kernel and one binary, so every change point is
  * a false alarm; false alarms per 1000 points per series and in all.

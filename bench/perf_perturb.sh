@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What perf-profile costs the case it watches (issue 22): the same kernel
+# What perf-profile costs the case it watches: the same kernel
 # (x86_64-tiny-mm at the kernel tree's base commit) and the same
 # small-allocs job booted under icount without monitors and with
 # "perf-profile" (perf record -a -g -e cpu-clock around the measured phase,

@@ -1,5 +1,5 @@
 /*
- * bench/tip_delay — reports at the tip (issue 17 item 4): the delay from a
+ * bench/tip_delay — reports at the tip: the delay from a
  * step to its regression record, in tested commits after the step, for
  * the detector alone and with the tip check of server/detect/detect.c.
  *

@@ -174,7 +174,7 @@ check_arch() {
 	echo "== $arch ${r[*]:-(native)}"
 
 	# small-allocs
-	# one task: no median (it would be throughput again, issue 21)
+	# one task: no median (it would be throughput again)
 	expect_ok "$arch small-allocs devzero 1 task" "throughput=1" "" -- \
 		"${r[@]}" "$d/small-allocs" nr_task=1 runtime=0.2 source=devzero
 	expect_ok "$arch small-allocs anon 2 processes" "throughput=1 median=1" "$REL_TWO_TASKS" -- \
@@ -244,7 +244,7 @@ check_arch() {
 	expect_fail "$arch exit-teardown size=0" -- "${r[@]}" "$d/exit-teardown" size=0
 	expect_fail "$arch exit-teardown size too big" -- "${r[@]}" "$d/exit-teardown" size=1048576
 
-	# tool cases (issue 32): their output is the tool's (tests/worker and the
+	# tool cases: their output is the tool's (tests/worker and the
 	# kernel tier run them); here the table refuses bad params before any
 	# tool runs, and --params-json gives the duration type
 	expect_fail "$arch stress-ng stressor=nope" -- "${r[@]}" "$d/stress-ng" stressor=nope

@@ -1,4 +1,4 @@
-"""Fault tests (issue 10), `make check-faults`: each scenario prints its
+"""Fault tests, `make check-faults`: each scenario prints its
 figures and exits non-zero when an invariant breaks.
 
   kill-server  the server is killed with SIGKILL (3 times) while 1,000
@@ -838,7 +838,7 @@ def nginx_failover():
     return fails
 
 
-# --- hostile clients (issue 20) ------------------------------------------
+# --- hostile clients ------------------------------------------
 
 class Legit:
     """A legitimate client from another loopback address (127.0.0.2): the
@@ -1218,7 +1218,7 @@ def nginx_conf():
     return fails
 
 
-# --- a stalled upstream and a flooded queue (issue 35) -------------------
+# --- a stalled upstream and a flooded queue -------------------
 
 class Prober:
     """/healthz every 0.2 s, and a worker (tbox_group "probe") long-polling

@@ -87,7 +87,7 @@ class FakeWorker(threading.Thread):
     counts the jobs completed; rng is seeded by the worker's name.
     profile(job, rng) -> folded text: a job whose lease reply lists
     perf-profile in its monitors gets documents with those monitors and a
-    profile (event cpu-clock), as the real worker posts them (issue 22);
+    profile (event cpu-clock), as the real worker posts them;
     without it, a small fixed-shape profile from a random stream of its own
     (the values' stream stays what it was before monitors existed).
     kconfig(job) -> text: the .config the job "built", stored with its

@@ -128,7 +128,7 @@ class Server:
         self.dbname, self.conninfo = self.cluster.new_db()
         self.extra_args = list(extra_args)
         if "--config" not in self.extra_args:
-            # auto_bisect is on by default (issue 21): these tests' regressions stay as they
+            # auto_bisect is on by default: these tests' regressions stay as they
             # are unless a test asks for bisects itself
             conf = os.path.join(self.cluster.tmp, "server-%s.conf" % self.dbname)
             with open(conf, "w") as f:

@@ -1,4 +1,4 @@
-"""Deterministic measurement in the compare API (issue 23 item 7).
+"""Deterministic measurement in the compare API.
 
 In an icount setup the A/A spread measured from the setup's own history
 (runs of one commit, runs of commits built to one image) lets a 3-vs-3

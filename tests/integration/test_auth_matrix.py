@@ -1,4 +1,4 @@
-"""Auth matrix (issue 10): every route of server/api/routes.c x {no token,
+"""Auth matrix: every route of server/api/routes.c x {no token,
 malformed, revoked, worker, submit, read, admin}, with public_read on and
 off. Exactly the documented combinations pass the auth check (README
 "Tokens" and "HTTP API"): a caller refused gets 401 (no, malformed, unknown
@@ -63,7 +63,7 @@ DOCUMENTED = {
     ("GET", "/api/v1/regressions/{}"): READ,
     ("PATCH", "/api/v1/regressions/{}"): ("admin",),  # triage
     ("POST", "/api/v1/regressions/{}/invalid"): ("admin",),  # triage: a false alarm
-    # the alert-quality ledger (issue 27): counts of records, read like them
+    # the alert-quality ledger: counts of records, read like them
     ("GET", "/api/v1/quality"): READ,
     ("POST", "/api/v1/bisects"): ("submit", "admin"),
     ("GET", "/api/v1/bisects"): READ,
@@ -80,7 +80,7 @@ DOCUMENTED = {
     ("POST", "/api/v1/requests/{}/cancel"): ("submit", "admin"),
     # a submitted series is not public (README "Security: what is public"): any token
     ("GET", "/api/v1/requests/{}/mbox"): SCOPES,
-    # profiles (issue 22): folded stacks and their diffs are read data
+    # profiles: folded stacks and their diffs are read data
     ("GET", "/api/v1/runs/{}/profile"): READ,
     ("GET", "/api/v1/profile-diff"): READ,
     ("GET", "/api/v1/bisects/{}/profile-diff"): READ,
@@ -98,7 +98,7 @@ DOCUMENTED = {
     ("GET", "/api/v1/regressions/{}/kconfig-diff"): READ,
     ("GET", "/api/v1/bisects/{}/kconfig-diff"): READ,
     ("GET", "/api/v1/kconfig/diff"): READ,
-    # profiles (issue 22): a run's folded stacks and the profile diffs
+    # profiles: a run's folded stacks and the profile diffs
     ("GET", "/api/v1/runs/{}/profile"): READ,
     ("GET", "/api/v1/profile-diff"): READ,
     ("GET", "/api/v1/bisects/{}/profile-diff"): READ,

@@ -1,4 +1,4 @@
-"""Backtests before a lab changes its sensitivity (issue 27 item 6).
+"""Backtests before a lab changes its sensitivity.
 
 A plan carries detector settings ("detect"); detection of the series its
 jobs measure uses them. `regtrack-server backtest` and POST

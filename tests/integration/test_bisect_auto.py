@@ -1,6 +1,6 @@
 """Auto-bisect end to end: a regression the detector confirms starts a
 bisect by itself, fake workers answer its jobs, and the regression ends
-`bisected`, pointing to the bisect that found the first bad commit (issue 6).
+`bisected`, pointing to the bisect that found the first bad commit.
 
 A linear tree of 61 empty commits is made here and registered (the server
 mirrors it and orders the commits by its history). Runs are uploaded for

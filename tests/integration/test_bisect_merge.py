@@ -1,5 +1,5 @@
 """Bisect over a history with a merge: the first-parent chain is narrowed to
-the merge, then the bisect descends into the merged side branch (issue 6).
+the merge, then the bisect descends into the merged side branch.
 
 The tree, made here: master c0..c15 and c16..c20, a side branch s1..s20
 forked at c5 and merged (--no-ff) after c15 as M:

@@ -303,7 +303,7 @@ class Gate(unittest.TestCase):
                                    "run more at both commits")
 
     def test_undecided_drop_beside_zero_metrics_fails_the_gate(self):
-        # issue 30 item 1: 6 vs 3 runs, -8.2 % (too few runs to decide), and the setup's
+        # 6 vs 3 runs, -8.2 % (too few runs to decide), and the setup's
         # other metrics 0 at both commits; the zeros carry no evidence and must not pass it
         base, head = sha("4c"), sha("4d")
         ops = "will-it-scale.per_process_ops"

@@ -1,4 +1,4 @@
-"""Why was this (not) flagged? (issue 27, item 3)
+"""Why was this (not) flagged?
 
 Offline: `regtrack detect --explain` on a stored clean -8 % step
 (tests/fixtures/detect/step-8pct.txt): every candidate in words and in the

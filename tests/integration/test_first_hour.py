@@ -154,7 +154,7 @@ class Registered(unittest.TestCase):
         self.assertEqual(self.jobs(), before)
 
     def test_bad_param_value_is_400_naming_it(self):
-        """issue 30: values were not checked at submit although the workers
+        """values were not checked at submit although the workers
         registered their bounds; the job ran and ended run-failed"""
         before = self.jobs()
         for params, detail, why in (

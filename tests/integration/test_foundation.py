@@ -251,7 +251,7 @@ class BadInput(unittest.TestCase):
 
     def test_20mb_body_is_413(self):
         # refused on its Content-Length before a byte of the body is read
-        # (issue 20): the client sends the headers only and reads the reply
+        #: the client sends the headers only and reads the reply
         before = count_runs()
         _, reply = raw_exchange(srv, b"POST /api/v1/results HTTP/1.1\r\nHost: t\r\n"
                                 b"Authorization: Bearer " + srv.tokens["submit"].encode() +

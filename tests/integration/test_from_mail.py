@@ -1,4 +1,4 @@
-"""Reproducing a kernel test robot report (issue 33 item 6).
+"""Reproducing a kernel test robot report.
 
 `regtrack test --from-mail FILE.eml --dry-run --json` on the robot's real
 mails (tests/fixtures/robotmail/, both layouts; no server): the request it

@@ -1,4 +1,4 @@
-"""Hardening (issue 20): refusals on the headers before a byte of the body
+"""Hardening: refusals on the headers before a byte of the body
 is read, one Content-Length, header deadlines, unknown fields bounded,
 no 500 (and no PostgreSQL text) for input the documentation allows, one
 params rule for results, jobs and bisects, machines bound to the worker
@@ -322,7 +322,7 @@ class MachinesBoundToTokens(unittest.TestCase):
 
     def test_runs_join_only_jobs_their_token_ran(self):
         """POST /results with a job_id from a token none of whose machines leased the job
-        is refused (issue 35 item 1: 48 posted runs turned another's A/B verdict)."""
+        is refused (48 posted runs turned another's A/B verdict)."""
         t1, t2, sub = srv.token("worker"), srv.token("worker"), srv.token("submit")
         r = srv.post("/api/v1/workers/register",
                      {"hostname": "poster-1", "arch": "x86_64", "tbox_group": "poster-box",
@@ -415,7 +415,7 @@ class PosterReadsTheJobOnce(unittest.TestCase):
 
 class SubmitQuotas(unittest.TestCase):
     """A submit token's jobs stay below submit_priority_max and at most
-    submit_queue_max of them wait at once (issue 35 item 4: 300 jobs at
+    submit_queue_max of them wait at once (300 jobs at
     priority 1000 jumped ahead of bisects and requests; 108k queued jobs)."""
 
     @classmethod
@@ -462,7 +462,7 @@ class SubmitQuotas(unittest.TestCase):
 
 
 class CredentialsInUrls(unittest.TestCase):
-    """A tree URL's user:token is needed to fetch, never shown (issue 35 item 5)."""
+    """A tree URL's user:token is needed to fetch, never shown."""
 
     def test_tree_list_poll_error_and_job_messages_scrubbed(self):
         url = "http://alice:s3cret-tok@127.0.0.1:9/linux.git"

@@ -1,4 +1,4 @@
-"""Hostile input (issue 10) through every field that reaches the database, a
+"""Hostile input through every field that reaches the database, a
 page or a mail: HTML and script, SQL, NUL bytes, invalid UTF-8, 1 MB
 strings, deeply nested JSON, huge numbers, duplicate keys. Each gets a
 clean 4xx error document, or is stored and comes back byte-identical

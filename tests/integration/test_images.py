@@ -1,4 +1,4 @@
-"""Identical images (issue 23) end to end: the real server, a git tree made
+"""Identical images end to end: the real server, a git tree made
 here whose commits edit mm/ or only Documentation/, and fake workers that
 build like the real one: the image hash is the SHA-256 of the commit's
 files outside Documentation/ (a Documentation/-only commit builds its
@@ -189,7 +189,7 @@ class Images(unittest.TestCase):
         mail = wait_until(mail_of, timeout=30, what="the bisect's mail")
         self.assertIn("%s stands for the parent %s: the same kernel image"
                       % (twin[:12], parent[:12]), mail)
-        # the pages' table uses the same runs (issue 30: it compared the parent itself, 0
+        # the pages' table uses the same runs (it compared the parent itself, 0
         # runs, "need more runs" beside the verification's "different"): the bisect and
         # its regression say which commit stands for the parent, by the mail's rule
         b = self.srv.get("/api/v1/bisects/%d" % b["id"]).json()

@@ -512,7 +512,7 @@ class NoRun(ServerCase):
                              "'no-such-case' in /usr/lib/regtrack/cases")
 
     def test_the_error_not_a_worker_warning(self):
-        """issue 30: a host run's log starts with the worker's warning about the
+        """a host run's log starts with the worker's warning about the
         running kernel; the case then refused a value and exited. fail_reason
         quoted the warning (the worker's last own line), not the case's error."""
         srv = self.srv
@@ -543,7 +543,7 @@ class NoRun(ServerCase):
             self.assertEqual(srv.get("/api/v1/jobs/%d" % jid).json()["fail_reason"], reason)
 
     def test_status_and_filter_skipped_is_not_failed(self):
-        """issue 30: six same-image jobs read as "6 failed" on the overview while
+        """six same-image jobs read as "6 failed" on the overview while
         ?state=failed listed none (a run-failed job is done in the state too)"""
         srv = self.srv
         m = register(srv, "w-norun4", caps=("host",), tbox="vm-norun4")

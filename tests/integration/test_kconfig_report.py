@@ -1,5 +1,5 @@
 """The report text as mailed and the .config difference between builds
-(issue 8, read scope): GET /api/v1/regressions/{id}/report,
+(read scope): GET /api/v1/regressions/{id}/report,
 GET /api/v1/{bisects,regressions}/{id}/kconfig-diff and
 GET /api/v1/kconfig/diff?base_job=&head_job=.
 
@@ -267,7 +267,7 @@ class KconfigAndReport(unittest.TestCase):
         self.assertEqual(ms[0]["subject"], "Re: " + ms[1]["subject"])
         self.assertEqual([m["kind"] for m in ms], ["range", "range"])
         # a row not rendered yet is listed (queued, no text); a skipped one with its
-        # reason (issue 21: "no recipients" shown where people look); failed ones are not
+        # reason ("no recipients" shown where people look); failed ones are not
         q = int(srv.psql("INSERT INTO outbox (kind, regression_id, next_attempt_at) "
                          "VALUES ('range', %d, now() + interval '1 hour') RETURNING id"
                          % rid).split()[0])

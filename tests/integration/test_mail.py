@@ -1,4 +1,4 @@
-"""Regression report mails (issue 7) against a real SMTP server (aiosmtpd):
+"""Regression report mails against a real SMTP server (aiosmtpd):
 one mail per report with the right headers, subject, table and links;
 follow-ups thread under the first mail; an SMTP outage delays mail and
 never drops or doubles it; header injection through commit subjects and
@@ -24,7 +24,7 @@ BAD = [108800.0, 108900.0, 108850.0]    # mean 108850: -11.79 % (the table's LKP
 
 def write_config(extra):
     f = tempfile.NamedTemporaryFile("w", suffix=".conf", delete=False)
-    # auto_bisect is on by default (issue 21); these tests start bisects themselves
+    # auto_bisect is on by default; these tests start bisects themselves
     f.write("\n".join("%s = %s" % kv for kv in dict({"auto_bisect": 0}, **extra).items()) + "\n")
     f.close()
     return f.name
@@ -154,7 +154,7 @@ class Mail(unittest.TestCase):
         self.assertIn(" https://perf.example.org/api/v1/jobs\n", body)
         self.assertIn("\ndashboard: https://perf.example.org/regressions/%d\n"
                       "bisect:    https://perf.example.org/bisects/42\n" % rid, body)
-        # the one step to mark it a false alarm (issue 27): its page and the exact command
+        # the one step to mark it a false alarm: its page and the exact command
         self.assertIn("\nnot a real change? an admin marks it invalid in one step, on "
                       "https://perf.example.org/regressions/%d or with:\n"
                       "  regtrack --server https://perf.example.org regression invalid %d "
@@ -280,7 +280,7 @@ class Mail(unittest.TestCase):
                 self.assertNotIn("ran on hosts that differ", body)
 
     def test_8_evidence_in_words_as_on_the_page(self):
-        # issue 27 item 7: the record's own numbers in one sentence, under the opening
+        # the record's own numbers in one sentence, under the opening
         # one, next to its p; the API record says the same words (the page shows them)
         rid = self.regression(sha("f1"), "3c1a2b4d5e6f708192a3b4c5d6e7f8091a2b3c4f")
         self.q("UPDATE regressions SET hl_pct = -3.1, ci_lo_pct = -3.6, ci_hi_pct = -2.6, "
@@ -343,7 +343,7 @@ class Held(unittest.TestCase):
     """Mail the configuration cannot send is not sent: its row is `held` with
     the reason in the outbox and on the regression's mails, the server log
     says what to set (at start and for each held mail), and a server started
-    with it set sends what was held (issue 30 items 10-11)."""
+    with it set sends what was held."""
 
     def report(self, srv, conf):
         t = Mail("test_1_subscriptions_api")

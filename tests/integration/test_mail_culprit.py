@@ -1,4 +1,4 @@
-"""A bisect report about a real culprit (issue 7): a git tree made here, the
+"""A bisect report about a real culprit: a git tree made here, the
 real server (mirror, bisect, mailer) and fake workers speaking the worker
 protocol; the mail goes to a real SMTP server (aiosmtpd).
 

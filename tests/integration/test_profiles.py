@@ -1,4 +1,4 @@
-"""Profiles (issue 22), server side: result documents with monitors and a
+"""Profiles, server side: result documents with monitors and a
 profile posted over HTTP (stored with the run in one transaction, refused
 whole when too large or malformed, a half-sent upload stores nothing), GET
 /api/v1/runs/{id}/profile, monitors separating series and comparisons,
@@ -298,7 +298,7 @@ class Diff(unittest.TestCase):
 
     def test_diff_over_too_much_text_refused(self):
         """A diff reads at most profile_diff_max_mb of folded stacks (1 MiB here): four
-        diffs over 21 stored 4 MiB profiles took 9.5 GB (issue 35 item 3)."""
+        diffs over 21 stored 4 MiB profiles took 9.5 GB."""
         big = "".join("bench;frame_%05d;leaf %d\n" % (i, 1 + i % 7) for i in range(26000))
         self.assertGreater(len(big), 600 * 1024)
         a, b = sha("e1"), sha("e2")
@@ -467,7 +467,7 @@ class DiffsAtOnce(unittest.TestCase):
     def test_past_profile_diff_max_503_overloaded(self):
         """At most profile_diff_max (2 here) diffs are computed at once: eight started
         together over 2 x 12,000 stacks (each its own limit=, so none is a kept reply)
-        give 503 overloaded to those past it (issue 35 item 3: four diffs at once took
+        give 503 overloaded to those past it (four diffs at once took
         9.5 GB)."""
         a, b = sha("f9"), sha("fa")
         for c, salt in ((a, 0), (b, 1)):
@@ -495,7 +495,7 @@ class DiffsAtOnce(unittest.TestCase):
 
 class DiffPerSetup(unittest.TestCase):
     """GET /api/v1/profile-diff of commits profiled on x86_64 and arm64: one
-    diff is of one setup (issue 30: both arches' stacks were merged into one
+    diff is of one setup (both arches' stacks were merged into one
     graph, each symbol of one arch at 0 % in half the runs)."""
 
     ARM = {"hostname": "arm-1", "arch": "aarch64", "cpu_model": "neoverse", "nr_cpus": 2,
@@ -736,7 +736,7 @@ if __name__ == "__main__":
 
 
 class PerWork(unittest.TestCase):
-    """A patch that removes work (issue 30): base runs clear a page (4 samples
+    """A patch that removes work: base runs clear a page (4 samples
     an operation) and copy it (6), 100 KB/s for 2 s; head only copies, at the
     same cost, twice as fast. copy's share grows 60 % -> 100 % in every run,
     but per unit of work (KB) it is the same: the row says so, and says what

@@ -1,4 +1,4 @@
-"""The alert-quality ledger (issue 27 item 5): GET /api/v1/quality on a
+"""The alert-quality ledger: GET /api/v1/quality on a
 seeded history with known labels, the window and the filters, its 400s,
 and the one step that marks a record invalid (API and CLI), after which
 the figures move.

@@ -1,4 +1,4 @@
-"""Change detection off the request path and regression records (issue 5).
+"""Change detection off the request path and regression records.
 
 Series are uploaded through POST /api/v1/results (fixed seeds, 1 % noise);
 the background thread finds the steps. Tests wait for it by polling the
@@ -134,7 +134,7 @@ class Detection(unittest.TestCase):
                          r"^confirmed: the step holds over ([5-9]|1[0-2]) commits after it")
 
     def test_1_evidence_in_words(self):
-        # issue 27 item 7: the record's own numbers, and the detector's noise sigma stored
+        # the record's own numbers, and the detector's noise sigma stored
         r = srv.get("/api/v1/regressions/%d" % self.a_throughput()["id"]).json()
         ev = r["evidence"]
         # 1 % noise on 2 iterations x 3 runs of a level of 1000: one commit's median

@@ -1,4 +1,4 @@
-"""A/B requests (issue 18): a change tested against its base.
+"""A/B requests: a change tested against its base.
 
 A real git tree made here (a base, a head commit, a tag, and a patch as an
 mbox), the real server (the tree's mirror resolves the refs), and workers

@@ -1,4 +1,4 @@
-"""A/B requests and change detection (issue 18): the runs of a request's
+"""A/B requests and change detection: the runs of a request's
 head built from an mbox are of a commit `git am` made on a worker, on no
 branch of the tree; they must not enter the setup's series for detection
 (ST_DETECT_SERIES), where a patch's +30 % would read as a step after the
@@ -101,7 +101,7 @@ class PatchedHeadNotDetected(unittest.TestCase):
         # the base runs are of the tip, in the series beside its 3 tracking runs
         self.assertEqual(srv.psql("SELECT count(*) FROM runs r JOIN commits c ON "
                                   "c.id = r.commit_id WHERE c.sha = '%s'" % tip), "33")
-        # nor are they points of the series the charts draw (issue 30: the five
+        # nor are they points of the series the charts draw (the five
         # patched heads came after the tip, master's "newest commits" 30 % up)
         r = srv.get("/api/v1/series?testcase=%s&metric=%s" % (TESTCASE, METRIC))
         self.assertEqual(r.status, 200, r)

@@ -1,4 +1,4 @@
-"""A/B requests' result mail to `notify` (issue 18 item 8): a real SMTP
+"""A/B requests' result mail to `notify`: a real SMTP
 server (aiosmtpd, smtpsink.py), the real server's outbox and mailer, a
 real git tree whose patch is the mbox, workers over the real protocol on
 x86_64 and arm64. The mail has the robot's form for a patch ("we noticed a

@@ -1,4 +1,4 @@
-"""A stalled upstream holds up its own tree only (issue 35 item 2).
+"""A stalled upstream holds up its own tree only.
 
 An HTTP "git server" that accepts and then says nothing stands for an
 upstream that stalls; a poll of the tree that names it starts a clone that

@@ -1,4 +1,4 @@
-"""The regression's story (issue 22 items 6-8): GET /api/v1/regressions/{id}
+"""The regression's story: GET /api/v1/regressions/{id}
 carries its arch, its bisect's first bad commit (subject, author, diffstat,
 confidence, parent) and `also_seen`, the same change on other arches by the
 rule of server/db/regressions.h; the report mail says "also seen on arm64:

@@ -1,4 +1,4 @@
-"""Tracking (issue 17): test plans as data, trees polled by the server, and
+"""Tracking: test plans as data, trees polled by the server, and
 the jobs a plan schedules for each push, each exactly once.
 
 A local git tree made here is the tracked tree (the server mirrors it from
@@ -386,7 +386,7 @@ class Tracking(unittest.TestCase):
         srv.request("DELETE", "/api/v1/plans/paths", scope="admin")
 
     def test_max_per_push_counts_every_branch_of_a_poll(self):
-        """A push of seven branches at once queues what a push of one may (issue 35
+        """A push of seven branches at once queues what a push of one may
         item 5: a 2,005-branch tree queued 100,250 jobs in one poll); the branches
         left over are scheduled by the next polls, each exactly once."""
         srv = self.srv
@@ -414,7 +414,7 @@ class Tracking(unittest.TestCase):
 
     def test_latin1_author_and_branch_name_do_not_stop_polls(self):
         """A commit whose author and subject are Latin-1 bytes, and a branch whose name
-        is no UTF-8, once failed every poll of their tree for good (issue 35 item 5)."""
+        is no UTF-8, once failed every poll of their tree for good."""
         srv = self.srv
         repo, base = self.new_tree("latin1")
         self.assertEqual(srv.post("/api/v1/plans", plan(

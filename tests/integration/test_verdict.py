@@ -1,4 +1,4 @@
-"""Verdicts that never point the wrong way, end to end (issue 23 item 1).
+"""Verdicts that never point the wrong way, end to end.
 
 A `different` verdict's size and direction come from the rank test's
 Hodges-Lehmann shift, never from the means: one failed run moves the means

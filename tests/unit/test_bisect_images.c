@@ -1,5 +1,5 @@
 /*
- * The bisect planner with identical images (issue 23; plan.h "Identical
+ * The bisect planner with identical images (plan.h "Identical
  * images"): a probe whose image equals a measured commit's takes its runs,
  * a first bad commit whose image equals its parent's is never named (the
  * change is reported as one of the environment), and good and bad built to

@@ -1,5 +1,5 @@
 /*
- * Deterministic measurement (issue 23, item 7; stats/compare.h
+ * Deterministic measurement (stats/compare.h
  * compare_deterministic): 3 vs 3 icount-like runs decide with a measured
  * A/A spread, where the rank test cannot (its smallest p is 0.1); without
  * a measured spread, or with a side noisier than it, nothing changes.

@@ -390,7 +390,7 @@ static void test_corpus_recall_precision(void **state UNUSED)
 	assert_true(all.found_small > 0 && all.found_small < all.true_small);
 }
 
-/* ---- issue 23 ----------------------------------------------------------------- */
+/* ---- verdicts and noise ------------------------------------------------------ */
 
 static uint64_t t_rng;
 static double t_unit(void)

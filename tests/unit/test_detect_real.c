@@ -1,5 +1,5 @@
 /*
- * The default detector on stored real series (issue 23, item 6):
+ * The default detector on stored real series:
  * each tests/fixtures/series file (.txt) is a series of repeated A/A runs of one kernel and one
  * binary (README there: how and where they were measured), so every change
  * point found is a false alarm. Target: at most 4 per 1000 points over

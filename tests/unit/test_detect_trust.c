@@ -1,5 +1,5 @@
 /*
- * The detector on the cases issue 27 reports as wrong, each read from a
+ * The detector on the cases the trust issue reports as wrong, each read from a
  * stored file (tests/fixtures/detect/make.py writes the generated ones,
  * tests/fixtures/realcpd the real ones):
  *  - a clean -8 % step (20 | 8 commits, 20 sigma) placed at its commit, not

@@ -1,6 +1,6 @@
 /*
  * Unit tests of lib/evidence.c: the sentence a regression's page, API
- * record and mail share (issue 27 item 7), exact strings for each part
+ * record and mail share, exact strings for each part
  * that may be known or not.
  */
 #include <setjmp.h>

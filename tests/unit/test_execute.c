@@ -289,7 +289,7 @@ static void test_invalid_specs(void **state)
 	expect_invalid(fx, "repeat");
 }
 
-/* issue 21: the running kernel's compiler from /proc/version, as a job spells it */
+/* the running kernel's compiler from /proc/version, as a job spells it */
 static void test_kernel_compiler(void **state)
 {
 	static const char *const cases[][2] = {

@@ -27,7 +27,7 @@ static void expect(const char *status, const char *log, const char *testcase, co
 	free(got);
 }
 
-/* issue 30: the warning was taken for the reason */
+/* the warning was taken for the reason */
 static void test_case_error_not_warning(void **state UNUSED)
 {
 	expect("run-failed",

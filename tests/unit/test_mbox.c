@@ -131,7 +131,7 @@ static void test_long_fields_cut(void **state UNUSED)
 /*
  * git am's timeout grows with the series, sized against the server's limit:
  * a 4 MiB series took 167 s of git am on a test machine, the fixed 120 s
- * killed it (issue 35 item 6)
+ * killed it
  */
 static void test_am_timeout_sized_with_the_limit(void **state UNUSED)
 {

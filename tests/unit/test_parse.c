@@ -541,7 +541,7 @@ static void test_stress_ng_misc(void **state UNUSED)
 	json_decref(doc);
 }
 
-/* Debian 12's stress-ng 0.15.06 as the stress-ng tool case runs it (issue 32):
+/* Debian 12's stress-ng 0.15.06 as the stress-ng tool case runs it:
  * the "metrc:" layout and extra lines noted "(geometic mean of 1 instances)",
  * a note the names leave out */
 static void test_stress_ng_debian12(void **state UNUSED)
@@ -1354,7 +1354,7 @@ static void test_kv_needs_opt_in(void **state UNUSED)
 	json_decref(doc);
 }
 
-/* --- inputs that must not pass as ok (issue 19) ---------------------- */
+/* --- inputs that must not pass as ok ---------------------- */
 
 /* the first n lines of a fixture (after its "# source:" line); new */
 static char *fixture_head(const char *name, size_t nlines)

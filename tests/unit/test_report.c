@@ -138,7 +138,7 @@ static void test_bisect_report(void **state UNUSED)
 	report_release(&r);
 }
 
-/* the record's evidence in words under the opening sentence (issue 27 item 7) */
+/* the record's evidence in words under the opening sentence */
 static void test_evidence_line(void **state UNUSED)
 {
 	struct report_input in = bisect_input();
@@ -630,7 +630,7 @@ static void test_lkp_zero_base_change(void **state)
 				    "fedcba98765432100123", "head", &row, 1),
 			 0);
 	assert_non_null(strstr(b.data, "-17.7%"));
-	/* 0 -> 0 did not move: 0.0 % (issue 30: it printed -100.0 %) */
+	/* 0 -> 0 did not move: 0.0 % (it printed -100.0 %) */
 	row = (struct lkp_row){ "will-it-scale.per_thread_ops", 0, NAN, 0, NAN,
 				compare_pct_change(0, 0) };
 	buf_release(&b);

@@ -88,7 +88,7 @@ static void integer_column_ranges(void **state)
 	assert_string_equal(e.detail, "machine.memory_mb");
 }
 
-/* issue 23: image_sha256 and host_fingerprint are checked, and stay unknown fields (runs.extra) */
+/* image_sha256 and host_fingerprint are checked, and stay unknown fields (runs.extra) */
 static void image_fields(void **state)
 {
 	static const char *const base =

@@ -595,7 +595,7 @@ static void test_seed_oom_reaper(void **state UNUSED)
 	assert_true(seen_total);
 }
 
-/* ---- issue 23: verdicts never wrong-way ------------------------------------ */
+/* ---- verdicts never wrong-way ------------------------------------ */
 
 /* splitmix64 + Box-Muller, a fixed stream per seed */
 static uint64_t t_rng;
@@ -778,7 +778,7 @@ static void test_zero_and_negative_bases(void **state)
 	assert_int_equal(r.verdict, VERDICT_DIFFERENT);
 	assert_int_equal(r.constant, 0);
 	/* zeros on both sides: same, with a [0, 0] interval, no change (not LKP's -100 % of a
-	 * 1e-100 base, issue 30), and flagged constant: such a row carries no evidence */
+	 * 1e-100 base), and flagged constant: such a row carries no evidence */
 	compare_samples(z, 6, z, 6, NULL, &r);
 	assert_int_equal(r.verdict, VERDICT_SAME);
 	assert_float_equal(r.ci_lo_pct, 0, 0);

@@ -244,7 +244,7 @@ async function seedJobs() {
 	assert.equal(r.json.job.id, refused);
 	r = await call('POST', `/api/v1/jobs/${refused}/complete`, { machine_id: mid, status: 'run-failed', log_tail: REFUSED_LOG }, 'worker');
 	assert.equal(r.status, 200, r.text);
-	// a job whose build was an image already measured: skipped, not failed (issue 30)
+	// a job whose build was an image already measured: skipped, not failed
 	r = await call('POST', '/api/v1/jobs', { ...job, commit: SHAS[12], params: { mode: 'threads', groups: 2 } }, 'submit');
 	assert.equal(r.status, 201, r.text);
 	const skipped = r.json.id;
@@ -609,7 +609,7 @@ function mockApis(setupId) {
 	};
 }
 
-// --- profiles (issue 22): documents as the worker posts them ---------------
+// --- profiles: documents as the worker posts them ---------------
 // Two commits' profiled runs (monitors ["perf-profile"]) of one setup, three
 // runs each: the head's do_mmap grew from 20 % to 50 % of the samples (a
 // demo_delay under it), handle_mm_fault shrank from 50 % to 25 %. Each run
@@ -690,7 +690,7 @@ function share(list, prefix) {
 }
 const headShare = (stacks, prefix) => share(stacks.head, prefix);
 const baseShare = (stacks, prefix) => share(stacks.base, prefix);
-// Tracking through the real API (issue 17): a git tree made here registered
+// Tracking through the real API: a git tree made here registered
 // with poll_s 0, a plan on it (will-it-scale on the x86_64 arch and on a
 // tbox_group no worker serves, so its jobs stay queued; paths mm/), and
 // three polls: the baseline, a push of three commits (tested: its head),
@@ -751,7 +751,7 @@ async function seedTracking() {
 }
 
 // --- the browser ---------------------------------------------------------
-// Two A/B requests (issue 18) on the bisect's tree, through the real API:
+// Two A/B requests on the bisect's tree, through the real API:
 // `done` of shas[0] vs shas[3] on x86_64 and arm64, 6 runs a side, head +8 %
 // on x86_64 and -6 % on arm64 (2 % noise); `running` on x86_64 with one job
 // leased in its build phase. Returns {done, running} ids, or null.
@@ -892,7 +892,7 @@ async function main() {
 			}
 			if (jobs)
 				// the refused job (done in the API, outcome run-failed, no run) counts as failed,
-				// the same-image one as skipped (issue 30: "2 failed", the failed filter listed none)
+				// the same-image one as skipped ("2 failed", the failed filter listed none)
 				assert.match(await page.textContent('#queue'), /^[1-9]\d* queued · \d+ running · 1 failed · 1 skipped · all jobs$/);
 			await shot('overview');
 		});
@@ -1110,7 +1110,7 @@ async function main() {
 			await shot('job-refused');
 			await open(`/jobs/${jobs.queued}`, 'job-queued');
 			assert.equal(await page.textContent('h1'), `Job #${jobs.queued} queued`);
-			// what the server warned about when it queued the job (issue 21): this
+			// what the server warned about when it queued the job: this
 			// worker registered no case table, so nothing was checked
 			assert.deepEqual(await page.$$eval('#job-warnings li', (lis) => lis.map((l) => l.textContent)),
 				['no worker has registered its cases yet: testcase and params not checked']);
@@ -1211,7 +1211,7 @@ async function main() {
 			assert.match(await page.textContent('h1'), new RegExp(`^Regression #${reg.id}: vm-scalability.throughput -1\\d\\.\\d% ${from}$`));
 			const range = await page.textContent('#range');
 			assert.ok(range.includes(SUBJECTS[STEP - 1]) && range.includes(XSS), range);
-			// the record's evidence in words, as the API (and the mail) has it (issue 27 item 7)
+			// the record's evidence in words, as the API (and the mail) has it
 			const ev = (await call('GET', `/api/v1/regressions/${reg.id}`)).json.evidence;
 			assert.match(ev.text, /^the \d+ tested commits after moved by -1\d\.\d % \[-\d+\.\d, -\d+\.\d\], \d+(\.\d)? \u00d7 the series' own spread$/);
 			assert.equal(await page.textContent('#evidence'), `evidence ${ev.text}`);
@@ -1551,10 +1551,10 @@ async function main() {
 				const tp = page.locator('tr.cmp-row[data-metric="vm-scalability.throughput"]');
 				assert.equal(await tp.getAttribute('data-change'), 'regression');
 				// the report as mailed, newest first: the queued follow-up, then the sent text
-				// a report nobody was subscribed to says so (issue 21), then the queued follow-up, then the sent text
+				// a report nobody was subscribed to says so, then the queued follow-up, then the sent text
 				assert.match(await page.textContent('#report .mail:nth-child(1) .mail-skipped'),
 					/^skipped: no recipients range report of .* nobody is subscribed to this regression/);
-				// a mail the server holds (issue 30) says why and that it goes out once that is set
+				// a mail the server holds says why and that it goes out once that is set
 				assert.match(await page.textContent('#report .mail[data-state="held"] .mail-skipped'),
 					/^held: smtp_url not set range report of .* not mailed yet: the server holds mail while its configuration cannot send it/);
 				const mails = await page.$$eval('#report .mail[data-state]:not([data-state="skipped"]):not([data-state="held"])', (ms) => ms.map((m) => [m.dataset.state,
@@ -1609,7 +1609,7 @@ async function main() {
 			const setupId = tcs.find((t) => t.name === 'vm-scalability').setup_list
 				.find((st) => st.params.nr_task === '100%').id;
 			const api = mockApis(setupId);
-			// the parent built SHAS[STEP - 2]'s kernel and ran nothing (issue 30: the
+			// the parent built SHAS[STEP - 2]'s kernel and ran nothing (the
 			// table compared the parent's 0 runs, "need more runs")
 			api.bisect.parent_stand_in = { sha: SHAS[STEP - 2], subject: SUBJECTS[STEP - 2] };
 			const bases = [];
@@ -1730,7 +1730,7 @@ async function main() {
 			}
 		});
 
-		// --- the profile diff (issue 22): flame graph and top changed symbols
+		// --- the profile diff: flame graph and top changed symbols
 		const flameFrames = (sel) => page.evaluate((s) => document.querySelector(`${s} .flame`).flame.frames(), sel);
 		const rgb = (fill) => (/^rgb\((\d+),(\d+),(\d+)\)$/.exec(fill) || []).slice(1).map(Number);
 		// the canvas pixel at a frame's top middle (below any label), as [r, g, b]
@@ -1811,7 +1811,7 @@ async function main() {
 			const real = await endpoint(`/api/v1/profile-diff?${q}`);
 			let api = prof.reply;
 			if (real) {
-				// issue 35: all the stacks need a token; the trimmed form is anyone's
+				// all the stacks need a token; the trimmed form is anyone's
 				const anon = await call('GET', `/api/v1/profile-diff?${q}&folded=1`);
 				assert.equal(anon.status, 401, anon.text);
 				assert.deepEqual([anon.json.error.code, anon.json.error.detail], ['unauthorized', 'folded']);
@@ -1836,7 +1836,7 @@ async function main() {
 				const byName = Object.fromEntries(api.symbols.map((s) => [s.symbol, s]));
 				assert.ok(Math.abs(byName.do_mmap.children_change - 30) < 1, byName.do_mmap.children_change);
 				assert.ok(Math.abs(byName.handle_mm_fault.children_change + 25) < 1, byName.handle_mm_fault.children_change);
-				// issue 30: the event as sampled, and the work each run did (vm-scalability.throughput x 1 s)
+				// the event as sampled, and the work each run did (vm-scalability.throughput x 1 s)
 				assert.equal(api.event, 'cpu-clock');
 				assert.deepEqual(api.work, { metric: 'vm-scalability.throughput', per_work: true });
 				assert.equal(api.significance.basis, 'per-work');
@@ -1954,7 +1954,7 @@ async function main() {
 		});
 
 		await check('profile diff page of commits profiled on x86_64 and arm64: one setup drawn, the other linked', async () => {
-			// issue 30: the two arches' stacks were merged into one graph
+			// the two arches' stacks were merged into one graph
 			const params = { test: 'small-allocs', nr_task: 'arch' };
 			const arm = { hostname: 'lkp-web-arm', arch: 'aarch64', tbox_group: 'qemu-arm64', nr_cpus: 2, memory_mb: 4096, cpu_model: 'Neoverse-N1' };
 			for (const [sha, day] of [[PROF_BASE, 1], [PROF_HEAD, 2]])

@@ -1,4 +1,4 @@
-"""Worker tier: the cases other than small-allocs end to end (issue 4, "their
+"""Worker tier: the cases other than small-allocs end to end ("their
 metrics land in the store").
 
 The real regtrack-server (throwaway PostgreSQL, port 0) queues one host-mode
@@ -59,7 +59,7 @@ CASES = [
      {"nr_task": "1", "runtime": "0.2", "warmup": "0"},
      {"execl.lps": (1, 0, 1e7)},
      {}),
-    # a tool case (issue 32): the host's stress-ng, its output parsed by
+    # a tool case: the host's stress-ng, its output parsed by
     # lib/parse/stress_ng.c into LKP's names
     ("stress-ng",
      {"stressor": "brk", "nr_threads": "1", "timeout": "1s"},

@@ -1,4 +1,4 @@
-"""Worker tier, issue 28: a submitted patch builds in a sandbox.
+"""Worker tier, a submitted patch builds in a sandbox.
 
 A tiny fake kernel tree (a Makefile that makes .config, bzImage and
 kernel.release where the worker looks for them; a merge_config.sh) is

@@ -2,7 +2,7 @@
 real regtrack-worker in host mode (`--capabilities host`, jobs with kconfig
 "host": the case runs on the running kernel, nothing is built).
 
-What is checked (issue 3, "Tests"):
+What is checked ("Tests"):
 - a job goes queued -> leased -> done and its metrics are in the store;
 - a lease that is not renewed expires and the job is queued again;
 - a worker whose lease was lost gets 409 and its completion is not stored;
@@ -416,7 +416,7 @@ class WorkerTest(unittest.TestCase):
         with open(name) as f:
             self.assertEqual(json.load(f), entry)
 
-    # -- issue 21: the cases registered; each run of repeat 6 logged and recorded
+    # -- the cases registered; each run of repeat 6 logged and recorded
     def test_registers_its_cases_and_the_server_checks_jobs(self):
         s = self.server()
         w = self.worker(s, "w")
@@ -430,7 +430,7 @@ class WorkerTest(unittest.TestCase):
                          cases)
         self.assertEqual(cases["small-allocs"]["nr_task"]["type"], "tasks", cases)
         self.assertEqual(cases["small-allocs"]["source"]["choices"], "devzero|anon", cases)
-        # a tool case registers like the others (issue 32)
+        # a tool case registers like the others
         self.assertIn("|mmap|", cases["stress-ng"]["stressor"]["choices"], cases)
         self.assertEqual(cases["stress-ng"]["timeout"]["type"], "duration", cases)
         self.assertIn("10 case(s)", w.text())
@@ -465,7 +465,7 @@ class WorkerTest(unittest.TestCase):
         runs = [p for p in j["phase_history"] if p["phase"] == "run"]
         self.assertEqual([p["message"] for p in runs],
                          ["host run %d/6 of small-allocs" % i for i in range(1, 7)], j)
-        # each run records the kernel it ran on; one task: no .median (issue 21, item 13)
+        # each run records the kernel it ran on; one task: no .median
         with open("/proc/version") as f:
             version = f.read().strip()
         for run_id in j["runs"]:
@@ -480,7 +480,7 @@ class WorkerTest(unittest.TestCase):
                           "not the job's gcc-12" % cc, j["log_tail"])
             self.assertIn("warning: the running kernel was built with", text)
 
-    # -- keep_logs: the newest N run logs stay, the rest are deleted (issue 30) --
+    # -- keep_logs: the newest N run logs stay, the rest are deleted --
     def test_keep_logs_keeps_the_newest_n(self):
         s = self.server()
         ids = [self.submit(s, runtime="0.05", repeat=2) for _ in range(4)]

@@ -79,7 +79,7 @@ function stepRows(steps, lo, hi, refs, level) {
 		h('td', { class: 'num' }, s.round === undefined ? '' : String(s.round)),
 		h('td', { class: 'muted' }, s.role || ''),
 		h('td', null, commitLink(c.sha, c.subject),
-			// identical images (issue 23): built, not run; these are its twin's runs
+			// identical images: built, not run; these are its twin's runs
 			s.evidence && s.evidence.same_image_as ? h('span', { class: 'muted same-image' },
 				' same image as ', commitLink(commitOf(s.evidence.same_image_as).sha)) : null),
 		h('td', null, strip(vals, s.verdict, lo, hi, refs)),

@@ -198,7 +198,7 @@ export async function render(root, { query }) {
 			h('label', null, 'filter ', filterIn),
 			h('label', null, changedIn, ' significant changes only'),
 			h('a', { href: textLink }, 'LKP text')),
-		// issue 23: the two sides ran on hosts that differ (CPU model, microcode, governor,
+		// the two sides ran on hosts that differ (CPU model, microcode, governor,
 		// host kernel, cmdline): a change may be the machine's
 		data.host_fingerprints && data.host_fingerprints.differ ? h('p', { class: 'warn host-fingerprints', id: 'host-fingerprints' },
 			badge('host changed', 'warn'), ` the two sides ran on hosts that differ in ${data.host_fingerprints.fields.join(', ')}`) : null,

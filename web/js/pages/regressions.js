@@ -30,7 +30,7 @@ export async function render(root, { query }) {
 		return h('tr', { class: 'regression-row' },
 			h('td', null, h('a', { href: `/regressions/${r.id}` }, `#${r.id}`)),
 			h('td', null, badge(kind, { improvement: 'good', regression: 'bad' }[kind] || 'info'),
-				// a step at a change of host fingerprint (issue 23): the machine, not a commit
+				// a step at a change of host fingerprint: the machine, not a commit
 				r.environment ? [' ', h('span', { title: `host changed: ${(r.environment.fields || []).join(', ')}` },
 					badge('environment', 'warn'))] : null),
 			h('td', { class: `num ${kind}`, title: shiftTitle(r, fmtPct) }, fmtPct(shiftPct(r))),

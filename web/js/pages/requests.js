@@ -1,4 +1,4 @@
-// A/B requests (issue 18): /requests, the list, and /requests/{id}, one
+// A/B requests: /requests, the list, and /requests/{id}, one
 // request: progress (runs done / needed per side, each job's phase,
 // elapsed), the targets side by side (x86_64 beside arm64), every run as a
 // dot per side, the LKP-style table, the profile difference (helper
