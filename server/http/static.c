@@ -84,7 +84,7 @@ static int is_dashboard_file(const char *url)
 
 /*
  * The first segments of the app's pages: the route table of web/js/app.js
- * (keep the two in step; test_hardening reads app.js and checks each). A
+ * (keep the two in step; test_refusals reads app.js and checks each). A
  * path under one of them is a page whatever its last segment holds
  * (/plans/mm.smoke).
  */

@@ -98,7 +98,7 @@ class Clean4xx(unittest.TestCase):
 
     def test_body_past_the_limit_is_413(self):
         # A chunked body has no Content-Length to refuse on the headers (the
-        # test_foundation and test_hardening cases): the server reads and
+        # test_results_api and test_refusals cases): the server reads and
         # drops the whole 1 MiB past its 64 KiB limit, then answers 413. The
         # client sends every byte before it reads, so no early close races it.
         conf = tempfile.NamedTemporaryFile("w", suffix=".conf", delete=False)

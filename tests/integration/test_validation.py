@@ -379,7 +379,7 @@ class JobDocuments(Case):
     def test_posted_result_must_match_its_job(self):
         jid, _ = self.leased_job(sha("b"), "val-w2")
 
-        def post(doc):  # the token whose machine leased the job (test_hardening: others 403)
+        def post(doc):  # the token whose machine leased the job (test_refusals: others 403)
             return srv.post("/api/v1/results", doc, scope="worker")
         self.refused(post(self.doc(sha("a"), jid)), 400, "commit")
         self.refused(post(self.doc(sha("b"), jid, testcase="hackbench")), 400, "testcase")

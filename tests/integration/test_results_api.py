@@ -1,4 +1,5 @@
-"""Foundation: ingest, idempotency, bad input, auth, runs, series, compare."""
+"""The results API on one server: health, reconnect, ingest and idempotency,
+bad input, auth, runs, series, compare, the CLI, shutdown."""
 import json
 import math
 import os

@@ -1,4 +1,4 @@
-"""Hardening: refusals on the headers before a byte of the body
+"""Refusals: on the headers before a byte of the body
 is read, one Content-Length, header deadlines, unknown fields bounded,
 no 500 (and no PostgreSQL text) for input the documentation allows, one
 params rule for results, jobs and bisects, machines bound to the worker

@@ -1,0 +1,105 @@
+"""The offline commands of regtrack: formats in --help, detect says why, parse's
+exit status, --tasks, and parse --result -> submit -> stored."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import BIN, Server, sha  # noqa: E402
+
+
+RAW_WIS = ("testcase:Separate file mmap/munmap\nwarmup\nmin:100 max:110 total:1700\n"
+           "measurement\nmin:101 max:111 total:1710\nmin:99 max:109 total:1690\naverage:1700\n")
+
+
+class Offline(unittest.TestCase):
+    """The offline commands: formats in --help, detect says why, parse's
+    exit status, --tasks, and parse --result -> submit -> stored."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.srv = Server()
+        cls.tmp = tempfile.mkdtemp(prefix="regtrack-fho-")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.stop()
+        subprocess.run(["rm", "-rf", "--", cls.tmp], timeout=60)
+
+    def cli(self, *args, env=None):
+        return subprocess.run([os.path.join(BIN, "regtrack")] + list(args), capture_output=True,
+                              text=True, timeout=60, env=dict(os.environ, **(env or {})))
+
+    def file(self, name, text):
+        p = os.path.join(self.tmp, name)
+        with open(p, "w") as f:
+            f.write(text)
+        return p
+
+    def test_help_says_each_input_format(self):
+        for cmd, says in (("parse", "runtest.py's csv"), ("detect", "one value per commit"),
+                          ("compare-samples", "one sample per run")):
+            out = self.cli(cmd, "--help")
+            self.assertEqual(out.returncode, 0, out)
+            self.assertIn(says, out.stdout + out.stderr, cmd)
+
+    def test_detect_that_finds_nothing_says_why(self):
+        p = self.file("flat.txt", "100\n101\n99\n100\n102\n100\n101\n99\n")
+        out = self.cli("detect", p)
+        self.assertEqual(out.returncode, 0, out)
+        doc = json.loads(out.stdout)
+        self.assertEqual(doc["change_points"], [])
+        nb = doc["none_because"]
+        # the strongest candidate of the detector's own trace and the rule that dropped it
+        self.assertEqual((nb["p_max"], nb["best_split"]["index"], nb["best_split"]["window"],
+                          nb["best_split"]["reason"]), (0.001, 4, [0, 8], "p above p_max"), nb)
+        self.assertGreater(nb["best_split"]["p_value"], 0.001)
+        self.assertIn("was dropped: p above p_max (p 1, --p-max 0.001)", out.stderr)
+        self.assertIn("no change point: the strongest candidate", out.stderr)
+
+    def test_parse_exit_status_and_tasks(self):
+        out = self.cli("parse", "will-it-scale", self.file("junk.txt", "nothing here\n"))
+        self.assertEqual(out.returncode, 1, out)
+        self.assertEqual(json.loads(out.stdout)["status"], "failed")
+        raw = self.file("raw.txt", RAW_WIS)
+        one = json.loads(self.cli("parse", "will-it-scale", raw).stdout)["metrics"]
+        self.assertEqual(one["will-it-scale.1.per_process_ops"], [1700])
+        out = self.cli("parse", "--tasks", "16", "will-it-scale", raw)
+        self.assertEqual(out.returncode, 0, out)
+        m = json.loads(out.stdout)["metrics"]
+        self.assertEqual((m["will-it-scale.16.processes"], m["will-it-scale.16.per_process_ops"]),
+                         ([1700], [106]), m)
+        # a command line in the file still says its own count
+        m = json.loads(self.cli("parse", "--tasks", "16", "will-it-scale", self.file(
+            "cmd.txt", "./mmap2_processes -t 4 -s 5\n" + RAW_WIS)).stdout)["metrics"]
+        self.assertIn("will-it-scale.4.processes", m)
+
+    def test_parse_result_then_submit_stores_the_run(self):
+        raw = self.file("raw2.txt", RAW_WIS)
+        out = self.cli("parse", "--result", "--commit", sha("e1"), "--testcase", "will-it-scale",
+                       "--params", '{"test": "mmap2", "mode": "process", "nr_task": 16}',
+                       "--kconfig", "x86_64-defconfig", "--tbox-group", "fh-ci", "--tasks", "16",
+                       "will-it-scale", raw)
+        self.assertEqual(out.returncode, 0, out)
+        doc = json.loads(out.stdout)
+        self.assertEqual((doc["commit"], doc["testcase"], doc["machine"]["tbox_group"]),
+                         (sha("e1"), "will-it-scale", "fh-ci"), doc)
+        p = self.file("result.json", out.stdout)
+        out = self.cli("submit", p, env={"REGTRACK_SERVER": self.srv.url,
+                                          "REGTRACK_TOKEN": self.srv.tokens["submit"]})
+        self.assertEqual(out.returncode, 0, out)
+        run = self.srv.get("/api/v1/runs/" + doc["run_id"]).json()
+        self.assertEqual(run["metrics"]["will-it-scale.16.per_process_ops"], [106], run)
+        self.assertEqual(run["commit"], sha("e1"))
+        # a failed parse writes no result
+        out = self.cli("parse", "--result", "--commit", sha("e1"), "will-it-scale",
+                       self.file("junk2.txt", "nothing\n"))
+        self.assertEqual((out.returncode, out.stdout), (1, ""), out)
+        self.assertIn("no result written", out.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
