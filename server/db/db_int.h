@@ -236,13 +236,6 @@ enum db_stmt {
 	ST_REQUEST_AA_METRICS,
 	ST_SERIES,
 	ST_SERIES_COMMITS,
-	/* API tokens (stmts_tokens.c) */
-	ST_TOKEN_BY_ID,
-	ST_TOKEN_USED,
-	ST_TOKEN_INSERT,
-	ST_TOKEN_REVOKE,
-	ST_TOKENS_LIST,
-	ST_TOKEN_BY_NAME,
 	/* trees, their mirrors, branch heads, polls and commit imports (stmts_trees.c) */
 	ST_COMMITS_IMPORT,
 	ST_TREES_JSON,

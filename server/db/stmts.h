@@ -22,13 +22,13 @@ extern const struct db_stmt_def db_stmts_regressions[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_requests[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_runs[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_series[DB_NR_STMTS];
-extern const struct db_stmt_def db_stmts_tokens[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_trees[DB_NR_STMTS];
 
 /* The subjects whose statements are defined beside their readers (db_subject_table()). */
 extern const struct db_stmt_table db_stmts_inbox;	 /* db/inbox.c */
 extern const struct db_stmt_table db_stmts_inbox_series; /* db/inbox_series.c */
 extern const struct db_stmt_table db_stmts_inbox_reply;	 /* db/inbox_reply.c */
+extern const struct db_stmt_table db_stmts_tokens;	 /* db/tokens.c */
 
 /* series order: the tree's history once known, then commit time, then first seen */
 #define COMMIT_ORDER "c.topo_order NULLS LAST, c.commit_time NULLS LAST, c.first_seen, c.id"

@@ -5,7 +5,7 @@
 
 struct db_conn;
 
-/* The api_tokens table (statements in stmts_tokens.c), for auth.c. */
+/* The api_tokens table (statements beside their readers in tokens.c), for auth.c. */
 
 /* One token's row, copied out of the result. */
 struct db_token {
