@@ -137,5 +137,19 @@ class DemoABRequest(unittest.TestCase):
         self.assertEqual(r["url"], demo.URL + "/api/v1/requests/7")
 
 
+class DemoBaseline(unittest.TestCase):
+    """Tracking starts at the tree's baseline, the munmap debug accounting: pushed
+    from the base, it is a regression of its own (bisected before the injected one)."""
+
+    def test_first_push_is_the_baseline(self):
+        demo = load_demo()
+        tree = {"base": "b" * 40, "baseline": "1" * 40,
+                "commits": [{"sha": "1" * 40}, {"sha": "2" * 40}, {"sha": "3" * 40}]}
+        commits = [tree["base"]] + [c["sha"] for c in tree["commits"]]
+        self.assertEqual(demo.baseline_position(tree, commits), 1)
+        del tree["baseline"]
+        self.assertEqual(demo.baseline_position(tree, commits), 0)
+
+
 if __name__ == "__main__":
     unittest.main()
