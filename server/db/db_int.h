@@ -99,11 +99,6 @@ enum db_stmt {
 	ST_MACHINE_CASES,
 	ST_MACHINES_SERVING,
 	ST_JOB_WARNINGS_SET,
-	/* .config diffs (stmts_kconfig.c) */
-	ST_KCONFIG_BISECT_ENDS,
-	ST_KCONFIG_JOB,
-	ST_KCONFIG_PICK_JOB,
-	ST_KCONFIG_REGRESSION_ENDS,
 	/* outbox, report input, subscriptions (stmts_mail.c) */
 	ST_MAIL_BISECT,
 	ST_MAIL_BISECT_REGRESSION,
