@@ -266,10 +266,6 @@ enum db_stmt {
 	ST_BISECT_SET_MONITORS,
 	/* the alert-quality ledger (stmts_quality.c) */
 	ST_QUALITY_ROWS,
-	/* backtests: reads only (stmts_backtest.c) */
-	ST_BACKTEST_SETUPS,
-	ST_BACKTEST_RECORDS,
-	ST_BACKTEST_SINCE,
 	DB_NR_STMTS
 };
 
