@@ -264,8 +264,6 @@ enum db_stmt {
 	ST_BISECT_PROFILE_JOB_INSERT,
 	ST_BISECT_MONITORS,
 	ST_BISECT_SET_MONITORS,
-	/* the alert-quality ledger (stmts_quality.c) */
-	ST_QUALITY_ROWS,
 	DB_NR_STMTS
 };
 
