@@ -137,18 +137,6 @@ enum db_stmt {
 	ST_QUEUE_COUNT,
 	ST_TESTCASES_JSON,
 	ST_TRACK_GAUGES,
-	/* test plans and what they scheduled (stmts_plans.c) */
-	ST_PLANS_JSON,
-	ST_PLANS_OF_TREE,
-	ST_PLAN_CANCEL_QUEUED,
-	ST_PLAN_DELETE,
-	ST_PLAN_HEAD,
-	ST_PLAN_HEAD_SET,
-	ST_PLAN_JSON,
-	ST_PLAN_PUSHES_JSON,
-	ST_PLAN_PUSH_INSERT,
-	ST_PLAN_STORE,
-	ST_SETUP_PLAN_DETECT,
 	/* detection queue and regressions (stmts_regressions.c) */
 	ST_DETECT_CLAIM,
 	ST_DETECT_DONE,
