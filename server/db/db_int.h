@@ -129,14 +129,6 @@ enum db_stmt {
 	ST_SUBS_JSON,
 	ST_SUB_DELETE,
 	ST_SUB_INSERT,
-	/* health, machines, testcases, metrics (stmts_meta.c) */
-	ST_HEALTH,
-	ST_MACHINES_JSON,
-	ST_METRICS_JSON,
-	ST_METRIC_SET,
-	ST_QUEUE_COUNT,
-	ST_TESTCASES_JSON,
-	ST_TRACK_GAUGES,
 	/* detection queue and regressions (stmts_regressions.c) */
 	ST_DETECT_CLAIM,
 	ST_DETECT_DONE,
