@@ -99,11 +99,6 @@ enum db_stmt {
 	ST_MACHINE_CASES,
 	ST_MACHINES_SERVING,
 	ST_JOB_WARNINGS_SET,
-	/* .config diffs (stmts_kconfig.c) */
-	ST_KCONFIG_BISECT_ENDS,
-	ST_KCONFIG_JOB,
-	ST_KCONFIG_PICK_JOB,
-	ST_KCONFIG_REGRESSION_ENDS,
 	/* outbox, report input, subscriptions (stmts_mail.c) */
 	ST_MAIL_BISECT,
 	ST_MAIL_BISECT_REGRESSION,
@@ -134,26 +129,6 @@ enum db_stmt {
 	ST_SUBS_JSON,
 	ST_SUB_DELETE,
 	ST_SUB_INSERT,
-	/* health, machines, testcases, metrics (stmts_meta.c) */
-	ST_HEALTH,
-	ST_MACHINES_JSON,
-	ST_METRICS_JSON,
-	ST_METRIC_SET,
-	ST_QUEUE_COUNT,
-	ST_TESTCASES_JSON,
-	ST_TRACK_GAUGES,
-	/* test plans and what they scheduled (stmts_plans.c) */
-	ST_PLANS_JSON,
-	ST_PLANS_OF_TREE,
-	ST_PLAN_CANCEL_QUEUED,
-	ST_PLAN_DELETE,
-	ST_PLAN_HEAD,
-	ST_PLAN_HEAD_SET,
-	ST_PLAN_JSON,
-	ST_PLAN_PUSHES_JSON,
-	ST_PLAN_PUSH_INSERT,
-	ST_PLAN_STORE,
-	ST_SETUP_PLAN_DETECT,
 	/* detection queue and regressions (stmts_regressions.c) */
 	ST_DETECT_CLAIM,
 	ST_DETECT_DONE,
@@ -269,12 +244,6 @@ enum db_stmt {
 	ST_BISECT_PROFILE_JOB_INSERT,
 	ST_BISECT_MONITORS,
 	ST_BISECT_SET_MONITORS,
-	/* the alert-quality ledger (stmts_quality.c) */
-	ST_QUALITY_ROWS,
-	/* backtests: reads only (stmts_backtest.c) */
-	ST_BACKTEST_SETUPS,
-	ST_BACKTEST_RECORDS,
-	ST_BACKTEST_SINCE,
 	DB_NR_STMTS
 };
 

@@ -2,6 +2,7 @@
 #include "server/db/jobs.h"
 #include "server/db/db.h"
 #include "server/db/db_int.h"
+#include "server/db/stmts.h"
 #include "xalloc.h"
 
 #include <math.h>
@@ -320,14 +321,32 @@ long db_job_expire(struct db_conn *c, struct db_job_expired **jobs, struct err *
 	return n;
 }
 
+/* the queue's statement, prepared with the others (db_stmt_table, db_int.h) */
+enum queue_stmt { ST_QUEUE_COUNT, NR_QUEUE_STMTS };
+
+static const struct db_stmt_def queue_stmts[NR_QUEUE_STMTS] = {
+	/*
+	 * a cheap fingerprint of the queue: long-poll waiters retry only when it
+	 * changed; counted up to 1000 (index-only), whatever the queue's length
+	 */
+	[ST_QUEUE_COUNT] = { "queue_count",
+			     "SELECT (SELECT count(*) FROM (SELECT 1 FROM jobs WHERE state = 'queued' "
+			     "LIMIT 1000) q), coalesce((SELECT max(id) FROM jobs WHERE state = 'queued'), 0)" },
+};
+
+const struct db_stmt_table db_stmts_queue = DB_STMT_TABLE(queue_stmts);
+
+/* ST_QUEUE_COUNT's columns */
+enum { QUEUE_COUNT, QUEUE_MAX_ID };
+
 int db_queue_count(struct db_conn *c, long long *count, long long *max_id, struct err *e)
 {
-	PGresult *r = db_exec(c, ST_QUEUE_COUNT, 0, NULL, e);
+	PGresult *r = db_query(c, &queue_stmts[ST_QUEUE_COUNT], 0, NULL, 0, e);
 
 	if (!r)
 		return -1;
-	*count = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-	*max_id = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
+	*count = strtoll(PQgetvalue(r, 0, QUEUE_COUNT), NULL, 10);
+	*max_id = strtoll(PQgetvalue(r, 0, QUEUE_MAX_ID), NULL, 10);
 	PQclear(r);
 	return 0;
 }

@@ -10,10 +10,11 @@ struct db_conn;
 
 /*
  * Typed reads and writes of jobs, machines and leases (the statements of
- * db/stmts_jobs.c, and ST_QUEUE_COUNT). Ids are PostgreSQL bigints; 0
- * stands for SQL NULL where a field says "0: none". Every function that
- * fails returns -1 with e filled by db_exec(): 503 "db_unavailable",
- * 409 "conflict", 500 "db_error"; other errors are listed with it.
+ * db/stmts_jobs.c, and ST_QUEUE_COUNT beside its reader in db/jobs.c).
+ * Ids are PostgreSQL bigints; 0 stands for SQL NULL where a field says
+ * "0: none". Every function that fails returns -1 with e filled by
+ * db_exec(): 503 "db_unavailable", 409 "conflict", 500 "db_error"; other
+ * errors are listed with it.
  */
 
 /* jobs */

@@ -4,8 +4,8 @@
 /*
  * Typed reads of the server's small facts: the database's health, a
  * metric's properties, whether a row exists (api/health.c, api/meta.c and
- * the 404-or-409 checks of the other handlers). Statements in
- * db/stmts_meta.c. Errors are db_exec()'s: ERR_DB_UNAVAILABLE (503),
+ * the 404-or-409 checks of the other handlers). Statements beside them
+ * in db/meta.c. Errors are db_exec()'s: ERR_DB_UNAVAILABLE (503),
  * ERR_CONFLICT (409), ERR_DB (500).
  */
 

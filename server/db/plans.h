@@ -8,7 +8,7 @@
 
 /*
  * Typed reads and writes of test plans and of what they scheduled (the
- * statements of db/stmts_plans.c, sql/0014). Every function that fails
+ * statements beside them in db/plans.c, sql/0014). Every function that fails
  * returns -1 with e filled by db_exec(): ERR_DB_UNAVAILABLE, ERR_CONFLICT,
  * ERR_DB.
  */

@@ -9,15 +9,10 @@
  * db_stmt_def() finds a statement's entry. Parameters are always $n;
  * nothing is ever spliced into SQL text.
  */
-extern const struct db_stmt_def db_stmts_backtest[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_bisects[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS];
-extern const struct db_stmt_def db_stmts_kconfig[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_mail[DB_NR_STMTS];
-extern const struct db_stmt_def db_stmts_meta[DB_NR_STMTS];
-extern const struct db_stmt_def db_stmts_plans[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_profiles[DB_NR_STMTS];
-extern const struct db_stmt_def db_stmts_quality[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_regressions[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_requests[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_runs[DB_NR_STMTS];
@@ -29,6 +24,12 @@ extern const struct db_stmt_table db_stmts_inbox;	 /* db/inbox.c */
 extern const struct db_stmt_table db_stmts_inbox_series; /* db/inbox_series.c */
 extern const struct db_stmt_table db_stmts_inbox_reply;	 /* db/inbox_reply.c */
 extern const struct db_stmt_table db_stmts_tokens;	 /* db/tokens.c */
+extern const struct db_stmt_table db_stmts_kconfig;	 /* db/kconfig.c */
+extern const struct db_stmt_table db_stmts_backtest;	 /* db/backtest.c */
+extern const struct db_stmt_table db_stmts_quality;	 /* db/quality.c */
+extern const struct db_stmt_table db_stmts_plans;	 /* db/plans.c */
+extern const struct db_stmt_table db_stmts_meta;	 /* db/meta.c */
+extern const struct db_stmt_table db_stmts_queue;	 /* db/jobs.c: the queue count */
 
 /* series order: the tree's history once known, then commit time, then first seen */
 #define COMMIT_ORDER "c.topo_order NULLS LAST, c.commit_time NULLS LAST, c.first_seen, c.id"
