@@ -13,6 +13,7 @@ import os
 import shutil
 import tempfile
 import unittest
+import unittest.mock
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 T = datetime.datetime(2026, 12, 5, 18, 0, 0, 415432, tzinfo=datetime.timezone.utc)
@@ -129,9 +130,11 @@ class DemoABRequest(unittest.TestCase):
 
         demo.api = api
         demo.run = lambda *a, **k: "From x\n"
-        demo.time.sleep = lambda s: None
         tree = {"improvement": "cd" * 20}
-        r = demo.ab_request(tree, {"admin": "t"}, "ab" * 20, demo.time.time() + 60)
+        # demo.time is the process's one time module: patched for this call only (assigned,
+        # every later test of the run slept not at all)
+        with unittest.mock.patch.object(demo.time, "sleep", lambda s: None):
+            r = demo.ab_request(tree, {"admin": "t"}, "ab" * 20, demo.time.time() + 60)
         self.assertEqual(len(posted), 1)
         self.assertEqual((r["id"], r["state"], r["verdict"]), (7, "done", "improvement"))
         self.assertEqual(r["url"], demo.URL + "/api/v1/requests/7")
