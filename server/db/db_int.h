@@ -204,14 +204,6 @@ enum db_stmt {
 	ST_SETUP_INSERT,
 	ST_TESTCASE_ID,
 	ST_TESTCASE_INSERT,
-	/* series and compare reads (stmts_series.c) */
-	ST_COMPARE,
-	ST_COMPARE_METRICS,
-	ST_COMPARE_FINGERPRINTS,
-	ST_COMPARE_AA,
-	ST_REQUEST_AA_METRICS,
-	ST_SERIES,
-	ST_SERIES_COMMITS,
 	/* trees, their mirrors, branch heads, polls and commit imports (stmts_trees.c) */
 	ST_COMMITS_IMPORT,
 	ST_TREES_JSON,

@@ -103,7 +103,7 @@ static const struct db_stmt_def stmts[NR_PROFILE_STMTS] = {
 							       "OR c.sha = b.verification->>'parent') ORDER BY r.id" },
 	/*
 	 * $1 base commit id, $2 head commit id, $3 testcase, $4..$9 the setup
-	 * filters of ST_COMPARE (db/stmts_series.c), $10 work metrics, $11
+	 * filters of ST_COMPARE (db/series.c), $10 work metrics, $11
 	 * without texts: the
 	 * profiled runs (status ok) of both commits
 	 */
