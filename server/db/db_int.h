@@ -99,6 +99,7 @@ enum db_stmt {
 	ST_MACHINE_CASES,
 	ST_MACHINES_SERVING,
 	ST_JOB_WARNINGS_SET,
+	ST_JOB_SET_MONITORS,
 	/* outbox, report input, subscriptions (stmts_mail.c) */
 	ST_MAIL_BISECT,
 	ST_MAIL_BISECT_REGRESSION,
@@ -203,14 +204,6 @@ enum db_stmt {
 	ST_SETUP_INSERT,
 	ST_TESTCASE_ID,
 	ST_TESTCASE_INSERT,
-	/* series and compare reads (stmts_series.c) */
-	ST_COMPARE,
-	ST_COMPARE_METRICS,
-	ST_COMPARE_FINGERPRINTS,
-	ST_COMPARE_AA,
-	ST_REQUEST_AA_METRICS,
-	ST_SERIES,
-	ST_SERIES_COMMITS,
 	/* trees, their mirrors, branch heads, polls and commit imports (stmts_trees.c) */
 	ST_COMMITS_IMPORT,
 	ST_TREES_JSON,
@@ -231,19 +224,6 @@ enum db_stmt {
 	ST_TREE_POLL_UNLOCK,
 	ST_TREE_TOPO_MAX,
 	ST_TREE_UPSERT,
-	/* run profiles and the runs of profile diffs (stmts_profiles.c) */
-	ST_PROFILE_BISECT_ENDS,
-	ST_PROFILE_INSERT,
-	ST_PROFILE_OF_RUN,
-	ST_PROFILE_REQUEST_ENDS,
-	ST_PROFILE_RUNS_BISECT,
-	ST_PROFILE_RUNS_COMMITS,
-	ST_PROFILE_RUNS_REQUEST,
-	ST_JOB_SET_MONITORS,
-	ST_BISECT_PROFILE_JOBS,
-	ST_BISECT_PROFILE_JOB_INSERT,
-	ST_BISECT_MONITORS,
-	ST_BISECT_SET_MONITORS,
 	DB_NR_STMTS
 };
 

@@ -1,14 +1,156 @@
-/* Typed binary reads of compares and series (see series.h). */
+/*
+ * Typed binary reads of compares and series (see series.h; api/series.c,
+ * api/compare.c), and the statements they are made with.
+ */
 #include "server/db/series.h"
 #include "server/db/db.h"
 #include "server/db/db_int.h"
 #include "server/db/pgval.h"
+#include "server/db/stmts.h"
 #include "buf.h"
 #include "xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* this file's statements, prepared with the others (db_stmt_table, db_int.h) */
+enum series_stmt {
+	ST_COMPARE,
+	ST_COMPARE_METRICS,
+	ST_COMPARE_FINGERPRINTS,
+	ST_COMPARE_AA,
+	ST_REQUEST_AA_METRICS,
+	ST_SERIES,
+	ST_SERIES_COMMITS,
+	NR_SERIES_STMTS
+};
+
+#define RUN_FILTERS(T, K, C, P, M, N)                            \
+	"($" #T "::text IS NULL OR s.tbox_group = $" #T ") AND " \
+	"($" #K "::text IS NULL OR s.kconfig = $" #K ") AND "    \
+	"($" #C "::text IS NULL OR s.compiler = $" #C ") AND "   \
+	"($" #P "::text IS NULL OR s.params_key = $" #P ") AND " \
+	"($" #M "::text IS NULL OR s.mode = $" #M ") AND "       \
+	"($" #N "::text IS NULL OR s.monitors = $" #N ")"
+
+/* ST_SERIES' runs r: ok, in the matching setups ($2 testcase, $3..$8 filters), on a branch */
+#define SERIES_RUNS                                                                    \
+	"r.status = 'ok' AND r.setup_id = ANY (ARRAY(SELECT s.id FROM setups s "       \
+	"JOIN testcases t ON t.id = s.testcase_id WHERE t.name = $2 AND " RUN_FILTERS( \
+		3, 4, 5, 6, 7, 8) ")) "                                                \
+				  "AND " NOT_PATCHED_HEAD_RUN("r")
+
+static const struct db_stmt_def stmts[NR_SERIES_STMTS] = {
+	/*
+	 * $1 base commit id, $2 head commit id, $3 testcase, $4..$9 filters: the
+	 * runs of both commits with their means (sql/0011 run_means: metric ids
+	 * ascending, means alongside: a row per run, not per value), base runs
+	 * flagged, by setup. Read in binary (db/series.c db_compare_runs()).
+	 * run_means is partitioned by month of stored_on, the UTC day of the
+	 * run's received_at (sql/0034): naming it lets each run probe its one
+	 * partition rather than every month's.
+	 */
+	[ST_COMPARE] = { "compare",
+			 "SELECT r.setup_id, r.commit_id = $1::bigint, m.metric_ids, m.means "
+			 "FROM runs r JOIN run_means m ON m.run_id = r.id "
+			 "AND m.stored_on = (r.received_at AT TIME ZONE 'UTC')::date "
+			 "JOIN setups s ON s.id = r.setup_id JOIN testcases t ON t.id = s.testcase_id "
+			 "WHERE r.commit_id IN ($1::bigint, $2::bigint) AND r.status = 'ok' AND "
+			 "($3::text IS NULL OR t.name = $3) AND " RUN_FILTERS(
+				 4, 5, 6, 7, 8, 9) " "
+						   "ORDER BY r.setup_id" },
+	/* $1 metric ids (int4[]), $2 name prefix or NULL: in name order (the compare's row order) */
+	[ST_COMPARE_METRICS] = { "compare_metrics",
+				 "SELECT id, name, unit, higher_is_better, is_monitor FROM metrics "
+				 "WHERE id = ANY ($1::int4[]) AND ($2::text IS NULL OR starts_with(name, $2)) "
+				 "ORDER BY name" },
+	/*
+	 * $1 base commit id $2 head commit id $3 setup ids (int8[]): the distinct
+	 * host fingerprints (sql/0022) of each side's ok runs in those setups
+	 */
+	[ST_COMPARE_FINGERPRINTS] = { "compare_fingerprints",
+				      "SELECT (SELECT coalesce(json_agg(DISTINCT host_fingerprint), '[]') "
+				      "FROM runs WHERE commit_id = $1::bigint AND setup_id = ANY ($3::int8[]) "
+				      "AND status = 'ok' AND host_fingerprint IS NOT NULL)::text, "
+				      "(SELECT coalesce(json_agg(DISTINCT host_fingerprint), '[]') FROM runs "
+				      "WHERE commit_id = $2::bigint AND setup_id = ANY ($3::int8[]) "
+				      "AND status = 'ok' AND host_fingerprint IS NOT NULL)::text" },
+	/*
+	 * $1 setup ids (int8[]), $2 base commit id, $3 head commit id: the A/A
+	 * history of the icount ones among those setups (mode icount or
+	 * params.measure icount; none for wall-clock): their ok runs with their
+	 * means (run_means), but for the runs of the two compared commits, by
+	 * kernel: a kernel is the runs of one image (sql/0022 image_sha256) or,
+	 * without one, of one commit, numbered in setup order; only kernels of
+	 * two runs or more; each run's commit id last. Read in binary
+	 * (db/series.c db_compare_aa()).
+	 */
+	[ST_COMPARE_AA] = { "compare_aa",
+			    "WITH h AS (SELECT r.setup_id, coalesce('i' || r.image_sha256, "
+			    "'c' || r.commit_id::text) AS k, m.metric_ids, m.means, r.commit_id "
+			    "FROM runs r JOIN run_means m ON m.run_id = r.id "
+			    "AND m.stored_on = (r.received_at AT TIME ZONE 'UTC')::date "
+			    "JOIN setups s ON s.id = r.setup_id "
+			    "WHERE r.setup_id = ANY ($1::int8[]) AND r.status = 'ok' "
+			    "AND r.commit_id <> ALL (ARRAY[$2::bigint, $3::bigint]) "
+			    "AND (s.mode = 'icount' OR s.params->>'measure' = 'icount')) "
+			    "SELECT h.setup_id, dense_rank() OVER (ORDER BY h.setup_id, h.k), "
+			    "h.metric_ids, h.means, h.commit_id FROM h WHERE (h.setup_id, h.k) IN "
+			    "(SELECT setup_id, k FROM h GROUP BY 1, 2 HAVING count(*) >= 2) "
+			    "ORDER BY 2" },
+	/*
+	 * $1 request id: per (group = jobs.ab_group, metric) of its ok runs, the
+	 * metric's id, the setup (of the group's runs, one: a request pins each
+	 * group to one setup) and the base and head commits, for the A/A spread
+	 * of the verdict (server/detect/aa_history.h). Text.
+	 */
+	[ST_REQUEST_AA_METRICS] = { "request_aa_metrics",
+				    "SELECT j.ab_group::integer, m.name, m.id, min(r.setup_id), "
+				    "coalesce(min(r.commit_id) FILTER (WHERE j.ab_side = 'base'), 0), "
+				    "coalesce(min(r.commit_id) FILTER (WHERE j.ab_side = 'head'), 0) "
+				    "FROM jobs j JOIN runs r ON r.job_id = j.id AND r.status = 'ok' "
+				    "JOIN LATERAL run_points(r.id, r.received_at) v ON true JOIN metrics m ON m.id = v.metric_id "
+				    "WHERE j.request_id = $1::bigint GROUP BY 1, 2, 3" },
+	/*
+	 * $1 metric, $2 testcase, $3..$8 filters: every run of the metric in the
+	 * matching setups as (setup id, commit id, run id, run_id, mean as
+	 * PostgreSQL's text), in no particular order, read in binary
+	 * (db/series.c db_series_points(); api/series.c puts them in series
+	 * order, and says why the mean is text). The (run id, mean) pairs come
+	 * from an index-only scan of run_values_metric (sql/0010), "r.id + 0"
+	 * keeps the planner from probing runs' key once per value, and the
+	 * matching setups are found once (an InitPlan) to filter the runs' scan;
+	 * an A/B request's patched head is on no branch: its runs are left out
+	 * (NOT_PATCHED_HEAD_RUN, as detection leaves them out); the plans and
+	 * figures behind each: docs/internals/performance.md. The runs of a
+	 * month whose raw values were dropped (received before
+	 * regtrack_raw_from(), sql/0039) are read from run_means by
+	 * run_points() instead: the same mean, to the bit; that part is
+	 * skipped whole while no month was dropped.
+	 */
+	[ST_SERIES] = { "series",
+			"SELECT r.setup_id, r.commit_id, r.id, r.run_id, v.mean::text "
+			"FROM metrics m JOIN run_values v ON v.metric_id = m.id "
+			"JOIN runs r ON r.id + 0 = v.run_id "
+			"WHERE m.name = $1 AND r.received_at >= (SELECT regtrack_raw_from()) "
+			"AND " SERIES_RUNS " UNION ALL "
+			"SELECT r.setup_id, r.commit_id, r.id, r.run_id, v.mean::text "
+			"FROM metrics m CROSS JOIN runs r "
+			"JOIN LATERAL run_points(r.id, r.received_at) v ON v.metric_id = m.id "
+			"WHERE m.name = $1 AND r.received_at < (SELECT regtrack_raw_from()) "
+			"AND (SELECT regtrack_raw_from()) > '-infinity' AND " SERIES_RUNS },
+	/*
+	 * $1 commit ids (bigint[]): id, sha, subject, commit time, in series
+	 * order; read in binary, the time formatted by api/series.c (cheaper
+	 * than to_char in the statement)
+	 */
+	[ST_SERIES_COMMITS] = { "series_commits",
+				"SELECT c.id, c.sha, c.subject, c.commit_time "
+				"FROM commits c WHERE c.id = ANY ($1::bigint[]) ORDER BY " COMMIT_ORDER },
+};
+
+const struct db_stmt_table db_stmts_series = DB_STMT_TABLE(stmts);
 
 #define INT8_OID 20
 #define TEXT_OID 25
@@ -35,6 +177,9 @@ static int result_check(const PGresult *r, const Oid *types, int nc, const char 
  * The rows of ST_COMPARE or ST_COMPARE_AA into *out: column 1 is the is_base
  * bool (aa 0) or the kernel number (aa 1). Takes r (cleared). 0 or -1 with e.
  */
+/* ST_COMPARE's and ST_COMPARE_AA's columns (RUNS_COMMIT: the aa's only) */
+enum { RUNS_SETUP, RUNS_BASE_OR_KERNEL, RUNS_METRIC_IDS, RUNS_MEANS, RUNS_COMMIT };
+
 static int read_runs(PGresult *r, int aa, struct db_compare_runs *out, struct err *e)
 {
 	size_t nrun, nvals = 0;
@@ -46,13 +191,15 @@ static int read_runs(PGresult *r, int aa, struct db_compare_runs *out, struct er
 	out->runs = xcalloc(nrun ? nrun : 1, sizeof(*out->runs));
 	out->nr = nrun;
 	if (nrun && aa &&
-	    (PQnfields(r) != 5 || PQftype(r, 1) != INT8_OID || PQftype(r, 4) != INT8_OID))
+	    (PQnfields(r) != 5 || PQftype(r, RUNS_BASE_OR_KERNEL) != INT8_OID ||
+	     PQftype(r, RUNS_COMMIT) != INT8_OID))
 		bad = 1;
 	for (size_t i = 0; i < nrun && !bad; i++) {
-		long a = pg_bin_array_len(PQgetvalue(r, (int)i, 2),
-					  (size_t)PQgetlength(r, (int)i, 2), INT4_OID);
-		long b = pg_bin_array_len(PQgetvalue(r, (int)i, 3),
-					  (size_t)PQgetlength(r, (int)i, 3), FLOAT8_OID);
+		long a = pg_bin_array_len(PQgetvalue(r, (int)i, RUNS_METRIC_IDS),
+					  (size_t)PQgetlength(r, (int)i, RUNS_METRIC_IDS),
+					  INT4_OID);
+		long b = pg_bin_array_len(PQgetvalue(r, (int)i, RUNS_MEANS),
+					  (size_t)PQgetlength(r, (int)i, RUNS_MEANS), FLOAT8_OID);
 
 		if (a < 0 || a != b) {
 			bad = 1;
@@ -68,18 +215,19 @@ static int read_runs(PGresult *r, int aa, struct db_compare_runs *out, struct er
 		for (size_t i = 0; i < nrun; i++) {
 			struct db_compare_run *u = &out->runs[i];
 
-			u->setup_id = pg_bin_int8(PQgetvalue(r, (int)i, 0));
+			u->setup_id = pg_bin_int8(PQgetvalue(r, (int)i, RUNS_SETUP));
 			if (aa) {
-				u->kernel = pg_bin_int8(PQgetvalue(r, (int)i, 1));
-				u->commit_id = pg_bin_int8(PQgetvalue(r, (int)i, 4));
+				u->kernel = pg_bin_int8(PQgetvalue(r, (int)i, RUNS_BASE_OR_KERNEL));
+				u->commit_id = pg_bin_int8(PQgetvalue(r, (int)i, RUNS_COMMIT));
 			} else
-				u->is_base = PQgetvalue(r, (int)i, 1)[0] != 0;
+				u->is_base = PQgetvalue(r, (int)i, RUNS_BASE_OR_KERNEL)[0] != 0;
 			u->metric_ids = ip;
 			u->means = vp;
-			bad |= pg_bin_array_int4(PQgetvalue(r, (int)i, 2),
-						 (size_t)PQgetlength(r, (int)i, 2), ip);
-			bad |= pg_bin_array_float8(PQgetvalue(r, (int)i, 3),
-						   (size_t)PQgetlength(r, (int)i, 3), vp);
+			bad |= pg_bin_array_int4(PQgetvalue(r, (int)i, RUNS_METRIC_IDS),
+						 (size_t)PQgetlength(r, (int)i, RUNS_METRIC_IDS),
+						 ip);
+			bad |= pg_bin_array_float8(PQgetvalue(r, (int)i, RUNS_MEANS),
+						   (size_t)PQgetlength(r, (int)i, RUNS_MEANS), vp);
 			ip += u->n;
 			vp += u->n;
 		}
@@ -103,7 +251,7 @@ int db_compare_runs(struct db_conn *c, long long base_id, long long head_id,
 	PGresult *r;
 
 	memset(out, 0, sizeof(*out));
-	r = db_execp(c, ST_COMPARE, 9, params, 1, e);
+	r = db_query(c, &stmts[ST_COMPARE], 9, params, 1, e);
 	if (!r)
 		return -1;
 	return read_runs(r, 0, out, e);
@@ -125,7 +273,7 @@ int db_compare_aa(struct db_conn *c, long long base_id, long long head_id,
 	params[0] = db_text(arr.data);
 	params[1] = db_int8(base_id);
 	params[2] = db_int8(head_id);
-	r = db_execp(c, ST_COMPARE_AA, 3, params, 1, e);
+	r = db_query(c, &stmts[ST_COMPARE_AA], 3, params, 1, e);
 	buf_release(&arr);
 	if (!r)
 		return -1;
@@ -140,11 +288,14 @@ void db_compare_runs_free(struct db_compare_runs *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* ST_COMPARE_METRICS' columns */
+enum { METRICS_ID, METRICS_NAME, METRICS_UNIT, METRICS_HIGHER_IS_BETTER, METRICS_IS_MONITOR };
+
 int db_compare_metrics(struct db_conn *c, const int *ids, size_t n, const char *prefix,
 		       struct db_compare_metrics *out, struct err *e)
 {
 	struct buf arr = BUF_INIT(0);
-	const char *params[2];
+	struct db_param params[2];
 	PGresult *r;
 	int bad = 0;
 
@@ -155,9 +306,9 @@ int db_compare_metrics(struct db_conn *c, const int *ids, size_t n, const char *
 		bad |= buf_addf(&arr, i ? ",%d" : "%d", ids[i]);
 	bad |= buf_addch(&arr, '}');
 	(void)bad; /* no cap on arr: appends cannot fail */
-	params[0] = arr.data;
-	params[1] = prefix;
-	r = db_exec_binary(c, ST_COMPARE_METRICS, 2, params, e);
+	params[0] = db_text(arr.data);
+	params[1] = db_text(prefix);
+	r = db_query(c, &stmts[ST_COMPARE_METRICS], 2, params, 1, e);
 	buf_release(&arr);
 	if (!r)
 		return -1;
@@ -166,12 +317,14 @@ int db_compare_metrics(struct db_conn *c, const int *ids, size_t n, const char *
 	for (size_t i = 0; i < out->nr; i++) {
 		struct db_compare_metric *m = &out->rows[i];
 
-		m->id = pg_bin_int4(PQgetvalue(r, (int)i, 0));
-		m->name = PQgetvalue(r, (int)i, 1);
-		m->unit = PQgetvalue(r, (int)i, 2);
-		m->higher_is_better = PQgetisnull(r, (int)i, 3) ? -1 :
-								  PQgetvalue(r, (int)i, 3)[0] != 0;
-		m->is_monitor = PQgetvalue(r, (int)i, 4)[0] != 0;
+		m->id = pg_bin_int4(PQgetvalue(r, (int)i, METRICS_ID));
+		m->name = PQgetvalue(r, (int)i, METRICS_NAME);
+		m->unit = PQgetvalue(r, (int)i, METRICS_UNIT);
+		m->higher_is_better = PQgetisnull(r, (int)i, METRICS_HIGHER_IS_BETTER) ?
+					      -1 :
+					      PQgetvalue(r, (int)i, METRICS_HIGHER_IS_BETTER)[0] !=
+						      0;
+		m->is_monitor = PQgetvalue(r, (int)i, METRICS_IS_MONITOR)[0] != 0;
 	}
 	out->res_ = db_res_of(r);
 	return 0;
@@ -191,13 +344,15 @@ static const Oid col_type[NR_COLS] = { INT8_OID, INT8_OID, INT8_OID, UUID_OID, T
 int db_series_points(struct db_conn *c, const char *metric, const struct db_setup_filter *f,
 		     struct db_series_points *out, struct err *e)
 {
-	const char *params[8] = { metric,      f->testcase,   f->tbox_group, f->kconfig,
-				  f->compiler, f->params_key, f->mode,	     f->monitors };
+	struct db_param params[8] = { db_text(metric),	      db_text(f->testcase),
+				      db_text(f->tbox_group), db_text(f->kconfig),
+				      db_text(f->compiler),   db_text(f->params_key),
+				      db_text(f->mode),	      db_text(f->monitors) };
 	PGresult *r;
 	size_t n;
 
 	memset(out, 0, sizeof(*out));
-	r = db_exec_binary(c, ST_SERIES, 8, params, e);
+	r = db_query(c, &stmts[ST_SERIES], 8, params, 1, e);
 	if (!r)
 		return -1;
 	if (result_check(r, col_type, NR_COLS, "series", e))
@@ -266,7 +421,7 @@ int db_series_commits(struct db_conn *c, const long long *ids, size_t n,
 		      struct db_series_commits *out, struct err *e)
 {
 	struct buf arr = BUF_INIT(0);
-	const char *p[1];
+	struct db_param p[1];
 	char num[32];
 	PGresult *r;
 	size_t k = 0;
@@ -285,8 +440,8 @@ int db_series_commits(struct db_conn *c, const long long *ids, size_t n,
 	}
 	bad |= buf_addch(&arr, '}');
 	(void)bad; /* no cap on arr: appends cannot fail */
-	p[0] = arr.data;
-	r = db_exec_binary(c, ST_SERIES_COMMITS, 1, p, e);
+	p[0] = db_text(arr.data);
+	r = db_query(c, &stmts[ST_SERIES_COMMITS], 1, p, 1, e);
 	buf_release(&arr);
 	if (!r)
 		return -1;
@@ -319,6 +474,9 @@ void db_series_commits_free(struct db_series_commits *cm)
 	memset(cm, 0, sizeof(*cm));
 }
 
+/* ST_COMPARE_FINGERPRINTS' columns */
+enum { FINGERPRINTS_BASE, FINGERPRINTS_HEAD };
+
 int db_compare_fingerprints(struct db_conn *c, long long base_id, long long head_id,
 			    const long long *setup_ids, size_t n, json_t **base, json_t **head,
 			    struct err *e)
@@ -336,13 +494,13 @@ int db_compare_fingerprints(struct db_conn *c, long long base_id, long long head
 	params[1] = db_int8(head_id);
 	params[2] = db_text(arr.data);
 	*base = *head = NULL;
-	r = db_execp(c, ST_COMPARE_FINGERPRINTS, 3, params, 0, e);
+	r = db_query(c, &stmts[ST_COMPARE_FINGERPRINTS], 3, params, 0, e);
 	buf_release(&arr);
 	if (!r)
 		return -1;
 	if (PQntuples(r) == 1) {
-		*base = json_loads(PQgetvalue(r, 0, 0), 0, NULL);
-		*head = json_loads(PQgetvalue(r, 0, 1), 0, NULL);
+		*base = json_loads(PQgetvalue(r, 0, FINGERPRINTS_BASE), 0, NULL);
+		*head = json_loads(PQgetvalue(r, 0, FINGERPRINTS_HEAD), 0, NULL);
 	}
 	PQclear(r);
 	if (!*base)
@@ -361,6 +519,9 @@ static int cmp_aa_metric(const void *x, const void *y)
 	return strcmp(a->metric, b->metric);
 }
 
+/* ST_REQUEST_AA_METRICS' columns */
+enum { AA_GROUP, AA_METRIC, AA_METRIC_ID, AA_SETUP, AA_BASE, AA_HEAD };
+
 long db_request_aa_metrics(struct db_conn *c, long long request_id,
 			   struct db_request_aa_metric **out, struct err *e)
 {
@@ -369,7 +530,7 @@ long db_request_aa_metrics(struct db_conn *c, long long request_id,
 	long n;
 
 	*out = NULL;
-	r = db_execp(c, ST_REQUEST_AA_METRICS, 1, p, 0, e);
+	r = db_query(c, &stmts[ST_REQUEST_AA_METRICS], 1, p, 0, e);
 	if (!r)
 		return -1;
 	n = PQntuples(r);
@@ -378,12 +539,12 @@ long db_request_aa_metrics(struct db_conn *c, long long request_id,
 	for (long i = 0; i < n; i++) {
 		struct db_request_aa_metric *m = &(*out)[i];
 
-		m->group = (int)strtol(PQgetvalue(r, (int)i, 0), NULL, 10);
-		m->metric = xstrdup(PQgetvalue(r, (int)i, 1));
-		m->metric_id = strtoll(PQgetvalue(r, (int)i, 2), NULL, 10);
-		m->setup_id = strtoll(PQgetvalue(r, (int)i, 3), NULL, 10);
-		m->base_commit = strtoll(PQgetvalue(r, (int)i, 4), NULL, 10);
-		m->head_commit = strtoll(PQgetvalue(r, (int)i, 5), NULL, 10);
+		m->group = (int)strtol(PQgetvalue(r, (int)i, AA_GROUP), NULL, 10);
+		m->metric = xstrdup(PQgetvalue(r, (int)i, AA_METRIC));
+		m->metric_id = strtoll(PQgetvalue(r, (int)i, AA_METRIC_ID), NULL, 10);
+		m->setup_id = strtoll(PQgetvalue(r, (int)i, AA_SETUP), NULL, 10);
+		m->base_commit = strtoll(PQgetvalue(r, (int)i, AA_BASE), NULL, 10);
+		m->head_commit = strtoll(PQgetvalue(r, (int)i, AA_HEAD), NULL, 10);
 	}
 	PQclear(r);
 	if (n > 1)

@@ -3,8 +3,8 @@
 
 /*
  * Typed reads of the two large endpoints, GET /api/v1/compare and GET
- * /api/v1/series (statements in db/stmts_series.c). Both read in binary
- * (db_exec_binary(): no number printed by PostgreSQL and parsed here
+ * /api/v1/series (statements in db/series.c). Both read in binary
+ * (binary results: no number printed by PostgreSQL and parsed here
  * again), check the columns' types, and hand back plain arrays.
  *
  * Errors: db_exec()'s (ERR_DB_UNAVAILABLE 503, ERR_DB 500), ERR_DB (500)

@@ -268,4 +268,7 @@ const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 	/* $1 job, $2 its warnings (text[]) (sql/0021) */
 	[ST_JOB_WARNINGS_SET] = { "job_warnings_set",
 				  "UPDATE jobs SET warnings = $2::text[] WHERE id = $1::bigint RETURNING id" },
+	/* $1 job $2 monitors (normalized text): set once, on a new job (db_job_insert) */
+	[ST_JOB_SET_MONITORS] = { "job_set_monitors",
+				  "UPDATE jobs SET monitors = $2 WHERE id = $1::bigint" },
 };
