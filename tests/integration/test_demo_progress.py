@@ -140,6 +140,189 @@ class DemoABRequest(unittest.TestCase):
         self.assertEqual(r["url"], demo.URL + "/api/v1/requests/7")
 
 
+class Clock:
+    """A clock for the demo's waits: sleep() moves it on at once."""
+
+    def __init__(self, t):
+        self.t0 = self.t = t
+
+    def time(self):
+        return self.t
+
+    def sleep(self, s):
+        self.t += s
+
+    def iso(self, ahead):
+        return datetime.datetime.fromtimestamp(self.t + ahead, datetime.timezone.utc).isoformat()
+
+
+def rjob(id_, state, phase, tbox, runs=0):
+    """A job as GET /api/v1/requests/{id} lists it."""
+    return {"id": id_, "side": "base", "round": 1, "group": 0, "state": state, "phase": phase,
+            "outcome": "ok" if state == "done" else None, "arch": tbox.split("-")[1],
+            "tbox_group": tbox, "kconfig": "x86_64-tiny-mm", "repeat": 5, "machine": None,
+            "fail_reason": None, "progress": 0, "leased_at": None, "finished_at": None,
+            "runs": runs}
+
+
+X86, ARM = "qemu-x86_64-tcg-2c", "qemu-arm64-tcg-2c"
+
+
+class DemoJobWatch(unittest.TestCase):
+    """The demo's A/B request and list series are followed by their jobs, not a
+    clock: on a loaded 2-core box the request still ran after a fixed 20 min
+    and ended `done` later. A live lease (heartbeats) or the queue ahead
+    moving is progress; a request whose jobs stall is given up after
+    STALL_MIN minutes, naming its jobs' states; WAIT_CAP_MIN caps it all."""
+
+    def setUp(self):
+        self.demo = load_demo()
+        self.clock = Clock(T.timestamp())
+        self.lines = []
+        self.demo.log = self.lines.append
+        self.demo.run = lambda *a, **k: "From x\n"
+        self.demo.api = self.api
+        self.tmp = tempfile.mkdtemp(prefix="demo-watch-")
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+        self.demo.VAR = self.tmp
+        self.timeline = None  # seconds since the start -> (request, leased jobs, series)
+
+    def api(self, method, path, body=None, token=None, ok=None):
+        req, leased, series = self.timeline(self.clock.t - self.clock.t0)
+        if method == "POST" and path == "/api/v1/requests":
+            return 202, {"id": 7, "state": "resolving", "url": "/api/v1/requests/7"}
+        if method == "POST" and path == "/api/v1/inboxes":
+            return 200, {"name": "demo-list"}
+        self.assertEqual(method, "GET")
+        if path == "/api/v1/requests/7":
+            return 200, dict(req, id=7, url="/api/v1/requests/7")
+        if path == "/api/v1/jobs?state=leased&limit=5000":
+            return 200, leased
+        if path == "/api/v1/inboxes/demo-list/series":
+            return 200, series
+        raise AssertionError("unexpected GET " + path)
+
+    def lease(self, id_, tbox, machine, request=7):
+        return {"id": id_, "state": "leased", "tbox_group": tbox, "arch": tbox.split("-")[1],
+                "machine": machine, "lease_expires_at": self.clock.iso(120), "request": request}
+
+    def follow(self, **consts):
+        """ab_request as main_start calls it (no clock of its own), the time
+        and the given constants patched for this call only."""
+        with unittest.mock.patch.object(self.demo.time, "time", self.clock.time), \
+                unittest.mock.patch.object(self.demo.time, "sleep", self.clock.sleep), \
+                unittest.mock.patch.multiple(self.demo, **consts):
+            return self.demo.ab_request({"improvement": "cd" * 20}, {"admin": "t"}, "ab" * 20)
+
+    def test_followed_while_its_jobs_progress(self):
+        # 0-60 s both queued; an arm64 bisect job (#90) holds that worker until 2400 s;
+        # #11 builds for 30 min in one phase (heartbeats only), #12 runs after #90
+        def timeline(t):
+            bisect = [self.lease(90, ARM, "w-arm", request=None)] if t < 2400 else []
+            if t < 60:
+                return {"state": "queued", "jobs": [rjob(11, "queued", "queued", X86),
+                                                    rjob(12, "queued", "queued", ARM)]}, bisect, []
+            j11 = rjob(11, "leased", "build", X86) if t < 1860 else rjob(11, "done", "done", X86, 5)
+            j12 = (rjob(12, "queued", "queued", ARM) if t < 2400 else
+                   rjob(12, "leased", "boot", ARM) if t < 3000 else rjob(12, "done", "done", ARM, 5))
+            leased = bisect + ([self.lease(11, X86, "w-x86")] if t < 1860 else []) + \
+                ([self.lease(12, ARM, "w-arm")] if 2400 <= t < 3000 else [])
+            done = t >= 3000
+            return {"state": "done" if done else "running", "jobs": [j11, j12],
+                    "verdict": "improvement" if done else None}, leased, []
+        self.timeline = timeline
+        r = self.follow(STALL_MIN=2)
+        self.assertEqual((r["state"], r["verdict"], r["gave_up"]), ("done", "improvement", None))
+        # followed to its end, 50 min in: past the 20 min the demo used to wait
+        self.assertEqual(self.clock.t - self.clock.t0, 3000)
+        running = "A/B request 7: running; jobs 0/2 finished; now #11 %s build" % X86
+        self.assertIn(running, self.lines)
+        # the same phase for 30 min: its lease says it goes on, every PROGRESS_S
+        self.assertIn(running + " (job #11 leased by w-x86; no change for 30s)", self.lines)
+        self.assertIn(running + " (job #11 leased by w-x86; no change for 29m30s)", self.lines)
+        self.assertIn("A/B request 7: running; jobs 1/2 finished (job #12 queued behind "
+                      "job #90 on %s; no change for 8m30s)" % ARM, self.lines)
+        self.assertEqual(self.lines[-1], "A/B request 7: done; jobs 2/2 finished")
+        self.assertFalse([x for x in self.lines if "given up" in x])
+
+    def test_given_up_when_its_jobs_stall(self):
+        # #12's worker died (its lease expired: no heartbeat), #13 waits for a worker
+        # nobody runs; nothing changes after 40 s
+        def timeline(t):
+            j11 = rjob(11, "leased", "build", X86) if t < 40 else rjob(11, "done", "done", X86, 5)
+            dead = dict(self.lease(12, ARM, "w-arm"), lease_expires_at=self.clock.iso(-1))
+            return {"state": "running", "jobs": [j11, rjob(12, "leased", "build", ARM),
+                                                 rjob(13, "queued", "queued", X86 + "-kvm")]}, \
+                [dead] + ([self.lease(11, X86, "w-x86")] if t < 40 else []), []
+        self.timeline = timeline
+        r = self.follow(STALL_MIN=1.5)
+        why = ("still running after 1.5 min without progress (DEMO_STALL_MIN: no job changed, "
+               "none leased by a live worker)")
+        self.assertEqual((r["state"], r["gave_up"]), ("running", why))
+        # the last change at 40 s, given up STALL_MIN after it
+        self.assertEqual(self.clock.t - self.clock.t0, 130)
+        self.assertEqual(self.lines[-1], "A/B request 7: given up, %s; jobs: 1 done, "
+                         "1 leased (#12 %s build), 1 queued (#13 %s-kvm)" % (why, ARM, X86))
+
+    def test_capped_however_busy(self):
+        def timeline(t):
+            return {"state": "running", "jobs": [rjob(11, "leased", "build", X86)]}, \
+                [self.lease(11, X86, "w-x86")], []
+        self.timeline = timeline
+        r = self.follow(STALL_MIN=1, WAIT_CAP_MIN=30)
+        self.assertEqual(r["gave_up"], "still running at the 30 min cap (DEMO_WAIT_CAP_MIN)")
+        self.assertEqual(self.clock.t - self.clock.t0, 1800)
+
+    def series_test(self, timeline, reply=True, **consts):
+        self.timeline = timeline
+        self.demo.make_series = lambda improvement, tip: ["0000-cover.patch"]
+        self.demo.deliver_series = lambda files: (os.path.join(self.tmp, "inbox"), "c@demo")
+        os.makedirs(os.path.join(self.tmp, "mail"))
+        with open(os.path.join(self.tmp, "mail", "0.eml"), "w") as f:
+            f.write("Subject: [REGRESSION] an earlier report\n")
+        if reply:
+            with open(os.path.join(self.tmp, "mail", "1.eml"), "w") as f:
+                f.write("Subject: Re: [PATCH 0/2] mm: faster small allocs\n"
+                        "In-Reply-To: <c@demo>\n")
+        with unittest.mock.patch.object(self.demo.time, "time", self.clock.time), \
+                unittest.mock.patch.object(self.demo.time, "sleep", self.clock.sleep), \
+                unittest.mock.patch.multiple(self.demo, **consts):
+            return self.demo.inbox_series({"improvement": "cd" * 20}, {"admin": "t"}, "ab" * 20)
+
+    def test_series_followed_by_its_requests_jobs(self):
+        # the series waits for its parts, is queued as request 7, whose job builds
+        # for 40 min (past the 30 min the demo used to wait) and ends; then the reply
+        def timeline(t):
+            s = {"anchor": "c@demo", "state": "waiting", "parts": 1, "attempts": 0,
+                 "request_id": None, "verdict": None, "reason": None}
+            if t >= 30:
+                s.update(parts=2)
+            if t >= 60:
+                s.update(state="queued", request_id=7)
+            job = rjob(11, "leased", "build", X86) if t < 2460 else rjob(11, "done", "done", X86, 5)
+            if t >= 2500:
+                s.update(state="replied", verdict="improvement")
+            return {"state": "running", "jobs": [job]}, \
+                [self.lease(11, X86, "w-x86")] if t < 2460 else [], [s]
+        r = self.series_test(timeline, STALL_MIN=1)
+        self.assertEqual((r["state"], r["verdict"], r["gave_up"]), ("replied", "improvement", None))
+        self.assertEqual(r["reply_mail"], os.path.join(self.tmp, "mail", "1.eml"))
+        self.assertEqual(self.clock.t - self.clock.t0, 2500)
+        self.assertIn("inbox series <c@demo>: queued; jobs 0/1 finished; now #11 %s build" % X86,
+                      self.lines)
+
+    def test_series_given_up_when_it_stalls(self):
+        def timeline(t):
+            return {}, [], [{"anchor": "c@demo", "state": "waiting", "parts": 1, "attempts": 0,
+                             "request_id": None, "reason": "1 of 2 patches"}]
+        r = self.series_test(timeline, reply=False, STALL_MIN=2)
+        self.assertEqual(self.clock.t - self.clock.t0, 120)
+        self.assertEqual(self.lines[-1], "inbox series <c@demo>: given up, still waiting "
+                         "(1 of 2 patches) after 2 min without progress (DEMO_STALL_MIN: no job "
+                         "changed, none leased by a live worker); jobs: none")
+        self.assertEqual((r["state"], r["reply_mail"]), ("waiting", None))
+
+
 class DemoBaseline(unittest.TestCase):
     """Tracking starts at the tree's baseline, the munmap debug accounting: pushed
     from the base, it is a regression of its own (bisected before the injected one)."""
