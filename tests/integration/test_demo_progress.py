@@ -11,6 +11,7 @@ import importlib.machinery
 import importlib.util
 import os
 import shutil
+import sys
 import tempfile
 import unittest
 import unittest.mock
@@ -156,16 +157,18 @@ class Clock:
         return datetime.datetime.fromtimestamp(self.t + ahead, datetime.timezone.utc).isoformat()
 
 
-def rjob(id_, state, phase, tbox, runs=0):
-    """A job as GET /api/v1/requests/{id} lists it."""
+def rjob(id_, state, phase, tbox, runs=0, arch=None):
+    """A job as GET /api/v1/requests/{id} lists it (an arch target's job has no
+    tbox_group until a worker takes one: tbox None, arch given)."""
     return {"id": id_, "side": "base", "round": 1, "group": 0, "state": state, "phase": phase,
-            "outcome": "ok" if state == "done" else None, "arch": tbox.split("-")[1],
+            "outcome": "ok" if state == "done" else None, "arch": arch or ARCH[tbox],
             "tbox_group": tbox, "kconfig": "x86_64-tiny-mm", "repeat": 5, "machine": None,
             "fail_reason": None, "progress": 0, "leased_at": None, "finished_at": None,
             "runs": runs}
 
 
 X86, ARM = "qemu-x86_64-tcg-2c", "qemu-arm64-tcg-2c"
+ARCH = {X86: "x86_64", ARM: "aarch64"}
 
 
 class DemoJobWatch(unittest.TestCase):
@@ -203,7 +206,7 @@ class DemoJobWatch(unittest.TestCase):
         raise AssertionError("unexpected GET " + path)
 
     def lease(self, id_, tbox, machine, request=7):
-        return {"id": id_, "state": "leased", "tbox_group": tbox, "arch": tbox.split("-")[1],
+        return {"id": id_, "state": "leased", "tbox_group": tbox, "arch": ARCH[tbox],
                 "machine": machine, "lease_expires_at": self.clock.iso(120), "request": request}
 
     def follow(self, **consts):
@@ -221,10 +224,12 @@ class DemoJobWatch(unittest.TestCase):
             bisect = [self.lease(90, ARM, "w-arm", request=None)] if t < 2400 else []
             if t < 60:
                 return {"state": "queued", "jobs": [rjob(11, "queued", "queued", X86),
-                                                    rjob(12, "queued", "queued", ARM)]}, bisect, []
+                                                    rjob(12, "queued", "queued", None,
+                                                         arch="aarch64")]}, bisect, []
             j11 = rjob(11, "leased", "build", X86) if t < 1860 else rjob(11, "done", "done", X86, 5)
-            j12 = (rjob(12, "queued", "queued", ARM) if t < 2400 else
-                   rjob(12, "leased", "boot", ARM) if t < 3000 else rjob(12, "done", "done", ARM, 5))
+            j12 = (rjob(12, "queued", "queued", None, arch="aarch64") if t < 2400 else
+                   rjob(12, "leased", "boot", ARM) if t < 3000 else
+                   rjob(12, "done", "done", ARM, 5))
             leased = bisect + ([self.lease(11, X86, "w-x86")] if t < 1860 else []) + \
                 ([self.lease(12, ARM, "w-arm")] if 2400 <= t < 3000 else [])
             done = t >= 3000
@@ -241,7 +246,7 @@ class DemoJobWatch(unittest.TestCase):
         self.assertIn(running + " (job #11 leased by w-x86; no change for 30s)", self.lines)
         self.assertIn(running + " (job #11 leased by w-x86; no change for 29m30s)", self.lines)
         self.assertIn("A/B request 7: running; jobs 1/2 finished (job #12 queued behind "
-                      "job #90 on %s; no change for 8m30s)" % ARM, self.lines)
+                      "job #90 on aarch64; no change for 8m30s)", self.lines)
         self.assertEqual(self.lines[-1], "A/B request 7: done; jobs 2/2 finished")
         self.assertFalse([x for x in self.lines if "given up" in x])
 
@@ -251,8 +256,8 @@ class DemoJobWatch(unittest.TestCase):
         def timeline(t):
             j11 = rjob(11, "leased", "build", X86) if t < 40 else rjob(11, "done", "done", X86, 5)
             dead = dict(self.lease(12, ARM, "w-arm"), lease_expires_at=self.clock.iso(-1))
-            return {"state": "running", "jobs": [j11, rjob(12, "leased", "build", ARM),
-                                                 rjob(13, "queued", "queued", X86 + "-kvm")]}, \
+            j13 = rjob(13, "queued", "queued", X86 + "-kvm", arch="x86_64")
+            return {"state": "running", "jobs": [j11, rjob(12, "leased", "build", ARM), j13]}, \
                 [dead] + ([self.lease(11, X86, "w-x86")] if t < 40 else []), []
         self.timeline = timeline
         r = self.follow(STALL_MIN=1.5)
@@ -322,6 +327,91 @@ class DemoJobWatch(unittest.TestCase):
                          "changed, none leased by a live worker); jobs: none")
         self.assertEqual((r["state"], r["reply_mail"]), ("waiting", None))
 
+
+class DemoJobWatchServer(unittest.TestCase):
+    """JobWatch on the real server's replies: a request's jobs (GET
+    /api/v1/requests/{id}), the leases (GET /api/v1/jobs?state=leased, their
+    lease_expires_at), a worker's lease as progress until it expires, then
+    the wait given up with the jobs' states as the server names them."""
+
+    def setUp(self):
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from fakes import MACHINE, stop_tree_server, tree_server
+        from harness import resolved, wait_until
+        from test_requests import TC, make_tree
+        tmp, _, self.tree, self.srv = tree_server("regtrack-demowatch-", make_tree,
+                                                  "detect_enabled = 0\n")
+        self.addCleanup(stop_tree_server, self.srv, tmp)
+        srv = self.srv
+        r = srv.post("/api/v1/trees", {"name": "demo", "url": os.path.join(tmp, "linux"),
+                                       "branches": ["master"]}, scope="admin")
+        self.assertEqual(r.status, 200, r)
+        wait_until(lambda: [t for t in srv.get("/api/v1/trees").json()
+                            if t["name"] == "demo" and t["commits"] >= 2], what="mirror")
+        r = srv.post("/api/v1/workers/register", dict(
+            MACHINE, hostname="w-x86", capabilities=["qemu-x86_64", "host"], fingerprint={}),
+            scope="worker")
+        self.assertEqual(r.status, 200, r)
+        self.machine = r.json()["machine_id"]
+        r = srv.post("/api/v1/requests", {
+            "tree": "demo", "base": self.tree["c0"], "head": self.tree["c1"], "testcases": TC,
+            "targets": ["x86_64"], "kconfig": "x86_64-defconfig", "repeat": 3}, scope="submit")
+        self.rid = resolved(srv, r)["id"]
+        self.addCleanup(srv.post, "/api/v1/requests/%d/cancel" % self.rid, scope="submit")
+        self.demo = load_demo()
+        self.demo.URL = srv.url
+        self.lines = []
+        self.demo.log = self.lines.append
+        api = self.demo.api
+        self.demo.api = lambda method, p, body=None, token=None, ok=(200, 201, 202, 204): \
+            api(method, p, body, token or srv.tokens["read"], ok)
+
+    def look(self):
+        st, q = self.demo.api("GET", "/api/v1/requests/%d" % self.rid)
+        self.assertEqual(st, 200, q)
+        return q["state"], q["jobs"]
+
+    def test_a_live_lease_is_progress_until_it_expires(self):
+        demo = self.demo
+        state, jobs = self.look()
+        self.assertEqual((state, len(jobs), {j["state"] for j in jobs}), ("queued", 6, {"queued"}))
+        ids = [j["id"] for j in jobs]
+        # an arch target's jobs: no tbox_group until a worker of that arch takes one
+        queued = ", ".join("#%d x86_64" % i for i in ids[:4])
+        self.assertEqual(demo.jobs_states(jobs), "6 queued (%s, ...)" % queued)
+        watch = demo.JobWatch("A/B request %d" % self.rid)
+        now = demo.time.time()
+        self.assertIsNone(watch.busy(jobs, now))  # queued, no worker busy anywhere
+        r = self.srv.post("/api/v1/jobs/lease", {"machine_id": self.machine, "wait_s": 0},
+                          scope="worker")
+        self.assertEqual(r.status, 200, r)
+        leased = r.json()["job"]["id"]
+        self.assertEqual(leased, ids[0])
+        state, jobs = self.look()
+        self.assertEqual(state, "running")
+        self.assertEqual(watch.busy(jobs, now), "job #%d leased by w-x86" % leased)
+        # the server's lease (lease_timeout_s, 120 s by default), as the demo reads it
+        _, listed = demo.api("GET", "/api/v1/jobs?state=leased&limit=5000")
+        exp = demo.datetime.datetime.fromisoformat(listed[0]["lease_expires_at"]).timestamp()
+        self.assertAlmostEqual(exp, now + 120, delta=30)
+        self.assertIsNone(watch.busy(jobs, exp + 1))
+        # followed while its lease is live; given up STALL_MIN after it was last seen live
+        clock = Clock(now)
+        with unittest.mock.patch.object(demo.time, "time", clock.time), \
+                unittest.mock.patch.object(demo, "STALL_MIN", 1):
+            self.assertIsNone(watch.check(state, jobs))
+            clock.t = exp - 1
+            self.assertIsNone(watch.check(state, jobs))
+            clock.t = exp + 58
+            self.assertIsNone(watch.check(state, jobs))
+            clock.t = exp + 59
+            why = watch.check(state, jobs)
+        self.assertEqual(why, "still running after 1 min without progress (DEMO_STALL_MIN: no "
+                         "job changed, none leased by a live worker)")
+        # the lease pinned the request to the worker's tbox_group; phase `leased` is its state
+        self.assertEqual(self.lines[-1], "A/B request %d: given up, %s; jobs: 1 leased (#%d vm-2p)"
+                         ", 5 queued (%s, ...)" % (self.rid, why, leased,
+                                                   ", ".join("#%d vm-2p" % i for i in ids[1:5])))
 
 class DemoBaseline(unittest.TestCase):
     """Tracking starts at the tree's baseline, the munmap debug accounting: pushed
