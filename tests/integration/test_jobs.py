@@ -92,6 +92,44 @@ class Protocol(ServerCase):
         self.assertTrue(r.json()["already"])
         self.assertEqual(srv.psql("SELECT count(*) FROM runs WHERE job_id = %d" % jid), "2")
 
+    def test_machine_shape_asked_and_got(self):
+        """A job names its machine with the params the worker reads itself
+        (lib/vmspec.h): the job, the lease and the run keep what was asked,
+        and the run also shows what the worker got (its accel, the CPUs the
+        case saw and the guest qemu was given, as worker/execute.c writes)."""
+        srv = self.srv
+        srv.post("/api/v1/trees", {"name": "linux", "url": "/srv/linux.git"}, scope="admin")
+        # a tbox_group of its own: no other test's job is leased here
+        m = register(srv, "w-shape", caps=("qemu-x86_64",), tbox="vm-shape")
+        shape = {"nr_task": 4, "accel": "tcg", "vcpus": 4, "pin": True}
+        r = srv.post("/api/v1/jobs", {"tree": "linux", "commit": sha("7"),
+                                      "kconfig": "x86_64-defconfig", "testcase": "small-allocs",
+                                      "params": shape, "tbox_group": "vm-shape"},
+                     scope="submit")
+        self.assertEqual(r.status, 201, r)
+        jid = r.json()["id"]
+        self.assertEqual(srv.get("/api/v1/jobs/%d" % jid).json()["params"], shape)
+        r = self.lease(m)
+        self.assertEqual(r.status, 200, r)
+        job = r.json()["job"]
+        self.assertEqual((job["id"], job["params"]), (jid, shape))
+        guest = {"arch": "x86_64", "nr_cpus": 4, "memory_mb": 512, "accel": "tcg",
+                 "icount": False, "cpu_model": "qemu64", "pinned": [0, 0, 1, 1],
+                 "hugepages": None, "numa": None}
+        doc = result_doc(sha("7"), testcase="small-allocs", job_id=jid, params=job["params"],
+                         kconfig="x86_64-defconfig", accel="tcg", cpus=4, guest=guest,
+                         machine={"hostname": "w-shape", "arch": "x86_64", "cpu_model": "test",
+                                  "nr_cpus": 2, "memory_mb": 2048, "tbox_group": "vm-shape"},
+                         metrics={"small-allocs.throughput": [1000.0]})
+        r = srv.post("/api/v1/jobs/%d/complete" % jid,
+                     {"machine_id": m, "status": "ok", "results": [doc]}, scope="worker")
+        self.assertEqual(r.status, 200, r)
+        run = srv.get("/api/v1/runs/" + doc["run_id"]).json()
+        self.assertEqual(run["job_id"], jid)
+        self.assertEqual(run["params"], shape)
+        self.assertEqual(run["extra"]["guest"], guest)
+        self.assertEqual((run["extra"]["accel"], run["extra"]["cpus"]), ("tcg", 4))
+
     def test_completion_with_a_new_tree_shows_in_trees_at_once(self):
         # GET /api/v1/trees is cached for a second; a job's runs that add a
         # tree (or a commit to one) must drop that cached reply, as POST

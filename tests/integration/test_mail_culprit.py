@@ -70,10 +70,13 @@ def values(i):
 
 MACHINE = {"hostname": "fake", "arch": "x86_64", "cpu_model": "Fake CPU 9000", "nr_cpus": 64,
            "memory_mb": 262144, "tbox_group": "vm-2p"}
-# what worker/execute.c adds to a qemu run (the guest the case ran in)
+# the machine the bisect's jobs name (lib/vmspec.h): host mode, vCPUs, pinning
+SHAPE = {"accel": "tcg", "vcpus": 2, "pin": True}
+# what worker/execute.c adds to a qemu run of that shape (the guest the case ran in)
 GUEST = {"accel": "tcg", "cpus": 2,
          "guest": {"arch": "x86_64", "nr_cpus": 2, "memory_mb": 2048, "accel": "tcg",
-                   "icount": False}}
+                   "icount": False, "cpu_model": "qemu64", "pinned": [0, 32],
+                   "hugepages": None, "numa": None}}
 
 
 def build_config(job):
@@ -126,7 +129,7 @@ class MailCulprit(unittest.TestCase):
         try:
             r = srv.post("/api/v1/bisects", {
                 "tree": "demo", "good": shas[0], "bad": shas[-1], "testcase": "vm-scalability",
-                "params": {"test": "small-allocs"}, "kconfig": "x86_64-defconfig",
+                "params": dict(SHAPE, test="small-allocs"), "kconfig": "x86_64-defconfig",
                 "compiler": "gcc-12", "tbox_group": "vm-2p", "metric": METRIC},
                 scope="submit")
             self.assertIn(r.status, (200, 201), r)
@@ -160,8 +163,12 @@ class MailCulprit(unittest.TestCase):
                       "diffstat: 2 files changed, 4 insertions(+), 1 deletion(-)\n"
                       "          +1 -0  include/linux/mm.h\n"
                       "          +3 -1  mm/mmap.c\n" % shas[CULPRIT - 1], body)
-        self.assertIn("\nmachine:  vm-2p - 2 vCPUs, 2G memory, x86_64 qemu guest (tcg) "
+        # what the jobs asked for (every param, the machine's included) and what the
+        # runs got (the guest's pinned vCPUs)
+        self.assertIn("\nmachine:  vm-2p - 2 vCPUs pinned, 2G memory, x86_64 qemu guest (tcg) "
                       "on Fake CPU 9000\n", body)
+        self.assertIn("\nparameters:\n  accel: tcg\n  pin: true\n  test: small-allocs\n"
+                      "  vcpus: 2\n", body)
         # the table: parent vs first bad commit, the bisected metric first, then the
         # other significant change; the unchanged metric is left out and counted
         table = body.split("%stddev", 1)[1].split("\n\n", 1)[0]
@@ -185,10 +192,10 @@ class MailCulprit(unittest.TestCase):
                  "no token):\n\n"
                  "  # first bad commit\n"
                  "  regtrack-worker reproduce --kconfig x86_64-defconfig --testcase vm-scalability "
-                 "--params test=small-allocs --commit %s --repeat %d\n\n"
+                 "--params accel=tcg,pin=true,test=small-allocs,vcpus=2 --commit %s --repeat %d\n\n"
                  "  # its parent\n"
                  "  regtrack-worker reproduce --kconfig x86_64-defconfig --testcase vm-scalability "
-                 "--params test=small-allocs --commit %s --repeat %d\n"
+                 "--params accel=tcg,pin=true,test=small-allocs,vcpus=2 --commit %s --repeat %d\n"
                  % (shas[CULPRIT], runs, shas[CULPRIT - 1], runs))
         self.assertIn(local, body)
         cfg = re.search(r"\nkernel \.config: https://perf\.example\.org(/api/v1/jobs/\d+/kconfig)\n",

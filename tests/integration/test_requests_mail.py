@@ -16,7 +16,9 @@ from fakes import MACHINE, git, git_init, stop_tree_server, tree_server  # noqa:
 from smtpsink import SmtpSink  # noqa: E402
 
 METRIC = "small-allocs.throughput"
-TC = [{"testcase": "small-allocs", "params": {"nr_task": 1}}]
+# the case's param and the machine's (lib/vmspec.h): host mode, vCPUs, pinning
+TC = [{"testcase": "small-allocs", "params": {"nr_task": 1, "accel": "tcg", "vcpus": 2,
+                                              "pin": True}}]
 APPLIED = "ab" * 20  # what git am made on the workers
 ARM = dict(MACHINE, hostname="arm1", arch="aarch64", tbox_group="vm-arm")
 X86 = dict(MACHINE, hostname="x1")
@@ -136,6 +138,9 @@ class RequestMail(unittest.TestCase):
         # an LKP table per target, base then head columns
         for t in ("x86_64", "arm64"):
             self.assertIn("\n%s (small-allocs):\n" % t, body)
+        # the setup's axes: the case's param and the machine's (host mode, vCPUs, pinning)
+        self.assertIn("\naccel/compiler/kconfig/nr_task/pin/target/testcase/vcpus:\n"
+                      "  tcg/gcc-12/x86_64-defconfig/1/true/x86_64/small-allocs/2\n", body)
         self.assertRegex(body, r"%stddev +%change +%stddev")
         self.assertRegex(body, r"1000\.3 +\+12\.0% +1120\.3 +small-allocs\.throughput")
         self.assertRegex(body, r"1000\.3 +\+3\.0% +1030\.3 +small-allocs\.throughput")
@@ -144,10 +149,11 @@ class RequestMail(unittest.TestCase):
                       % self.tree["c0"], body)
         # the data points on one's own machine, and the base's job in the service
         self.assertIn("regtrack-worker reproduce --kconfig arm64-defconfig --testcase "
-                      "small-allocs --params nr_task=1 --arch aarch64 --commit %s "
+                      "small-allocs --params accel=tcg,nr_task=1,pin=true,vcpus=2 --arch aarch64 --commit %s "
                       "--patches series.mbox --repeat 6" % self.tree["c0"], body)
         self.assertIn("regtrack-worker reproduce --kconfig x86_64-defconfig --testcase "
-                      "small-allocs --params nr_task=1 --commit %s --repeat 6"
+                      "small-allocs --params accel=tcg,nr_task=1,pin=true,vcpus=2 "
+                      "--commit %s --repeat 6"
                       % self.tree["c0"], body)
         self.assertIn("curl -sS -X POST", body)
         self.assertNotIn("ran on hosts that differ", body)  # no fingerprints: nothing to say

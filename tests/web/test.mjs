@@ -1131,10 +1131,39 @@ async function main() {
 				const { vmShape, caseParams } = await import('/js/model.js');
 				return [vmShape({ accel: 'kvm', vcpus: 16, pin: true, numa: 'host', hugepages: '2M', nr_task: 16 }),
 					vmShape({ measure: 'icount', vcpus: 1 }), vmShape({ numa: 2 }), vmShape({ nr_task: 1 }),
-					caseParams({ accel: 'kvm', pin: true, nr_task: 16, measure: 'icount' })];
+					caseParams({ accel: 'kvm', pin: true, nr_task: 16, measure: 'icount' }),
+					// a mail's reproduce line gives them as text (--params pin=true,vcpus=4)
+					vmShape({ accel: 'tcg', vcpus: '4', pin: 'true' }), vmShape({ vcpus: 4, pin: 'false' })];
 			});
 			assert.deepEqual(got, ['kvm · 16 vCPUs pinned · NUMA as the host · 2M hugepages', 'icount · 1 vCPU',
-				'NUMA 2 nodes', '', { nr_task: 16 }]);
+				'NUMA 2 nodes', '', { nr_task: 16 }, 'tcg · 4 vCPUs pinned', '4 vCPUs']);
+			// the series and regression pages' setup: the machine's params among the case's
+			const label = await page.evaluate(async () => {
+				const { setupLabel } = await import('/js/dom.js');
+				return setupLabel({ testcase: 'small-allocs', params: { nr_task: 4, accel: 'tcg', vcpus: 4, pin: true },
+					tbox_group: 'vm-2p', kconfig: 'x86_64-defconfig', compiler: 'gcc-12' });
+			});
+			assert.equal(label, 'small-allocs / accel=tcg nr_task=4 pin=true vcpus=4 / vm-2p / x86_64-defconfig / gcc-12');
+		});
+
+		await check('job machine: a job that names its host mode, vCPUs and pinning shows them on its page', async () => {
+			if (!jobs || !bisect)
+				return;
+			// a kernel job needs a tracked tree: the bisect's (a full sha is taken as it is)
+			let r = await call('POST', '/api/v1/jobs', { tree: 'demo', commit: SHAS[11], kconfig: 'x86_64-defconfig', testcase: 'hackbench',
+				params: { mode: 'threads', accel: 'tcg', vcpus: 4, pin: true }, tbox_group: 'vm-shape' }, 'submit');
+			assert.equal(r.status, 201, r.text);
+			const id = r.json.id;
+			try {
+				await open(`/jobs/${id}`, 'job-machine');
+				assert.equal(await page.textContent('#job-machine'), 'machine tcg · 4 vCPUs pinned');
+				// the case's own params beside the testcase, without the machine's
+				assert.equal(await page.textContent('.card.range > div:nth-child(2)'), 'testcase hackbench mode=threads');
+			} finally {
+				// no worker of this tier leases it: cancelled, so it is not left queued
+				r = await call('POST', `/api/v1/jobs/${id}/cancel`, {}, 'admin');
+				assert.equal(r.status, 200, r.text);
+			}
 		});
 
 		await check('words: ordinals and plurals as English writes them', async () => {

@@ -157,7 +157,8 @@ export function caseParams(params) {
 // worker's defaults for what they leave out: '' when they name nothing.
 export function vmShape(params) {
 	const p = params || {};
-	const on = (v) => v === true || v === 1 || v === '1';
+	// pin as vmspec_parse() reads it: true, 1, or their text (a command line's pin=true)
+	const on = (v) => v === true || v === 1 || v === '1' || v === 'true';
 	const parts = [];
 	if (p.accel)
 		parts.push(String(p.accel));
