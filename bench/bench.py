@@ -438,8 +438,10 @@ def bench_realcpd():
     lines.append("  recall within +-%d: %d/%d (%.3f); within +-%d: %d/%d (%.3f)" % (
         p["margin"], pal["found_5"], pal["changes"], pal["recall_5"], p["margin_wide"],
         pal["found_20"], pal["changes"], pal["recall_20"]))
-    lines.append("  detections more than %d from every alert: %d, %.2f per 1000 points" % (
-        p["far_distance"], pal["far"], pal["far_per_1000"]))
+    lines.append("  detections more than %d from every alert: %d, %.2f per 1000 points "
+                 "(%d of them at most %d before an alert: the step found before its alert)" % (
+                     p["far_distance"], pal["far"], pal["far_per_1000"], pal["far_early"],
+                     p["margin_wide"]))
     lines.append("  F1 %.3f (no detection %.3f), cover %.3f (no detection %.3f)" % (
         pa["f1"], pa["zero_f1"], pa["cover"], pa["zero_cover"]))
     results.append({"name": "real labelled series (regtrack detect --score, "

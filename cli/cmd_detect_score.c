@@ -107,11 +107,12 @@ static json_t *series_json(const char *file, const struct cpdscore_series *s,
 	json_object_set_new(o, "averaged", json_boolean(!cpdscore_paper_excluded(s->name)));
 	if (s->has_alerts)
 		json_object_set_new(o, "alerts",
-				    json_pack("{s:I, s:I, s:I, s:I, s:o}", "changes",
+				    json_pack("{s:I, s:I, s:I, s:I, s:I, s:o}", "changes",
 					      (json_int_t)r->nchanges, "found_5",
 					      (json_int_t)r->found, "found_20",
 					      (json_int_t)r->found_wide, "far", (json_int_t)r->far,
-					      "far_per_1000", num(1000 * ratio(r->far, r->n))));
+					      "far_early", (json_int_t)r->far_early, "far_per_1000",
+					      num(1000 * ratio(r->far, r->n))));
 	return o;
 }
 
@@ -121,7 +122,8 @@ static void print_row(const struct cpdscore_series *s, const struct cpdscore_res
 	       cpdscore_paper_excluded(s->name) ? "*" : " ", r->n, r->npred, r->f1, r->cover,
 	       r->zero_f1, r->zero_cover);
 	if (s->has_alerts)
-		printf("   %7zu %4zu %4zu %4zu", r->nchanges, r->found, r->found_wide, r->far);
+		printf("   %7zu %4zu %4zu %4zu %5zu", r->nchanges, r->found, r->found_wide, r->far,
+		       r->far_early);
 	putchar('\n');
 }
 
@@ -141,11 +143,13 @@ static json_t *overall(const struct cpdscore_total *t, json_t *left_out, int jso
 		if (t->alert_series)
 			printf("alert labels, %zu series, %zu points: %zu of %zu true changes found "
 			       "within +-%d (%.3f), %zu within +-%d (%.3f); %zu of %zu detections "
-			       "more than %d from every alert, %.2f per 1000 points\n",
+			       "more than %d from every alert, %.2f per 1000 points (%zu of them "
+			       "at most %d before an alert: a step found before its alert)\n",
 			       t->alert_series, t->alert_points, t->found, t->nchanges,
 			       CPDSCORE_MARGIN, ratio(t->found, t->nchanges), t->found_wide,
 			       CPDSCORE_MARGIN_WIDE, ratio(t->found_wide, t->nchanges), t->far,
-			       t->alert_npred, CPDSCORE_FAR, 1000 * ratio(t->far, t->alert_points));
+			       t->alert_npred, CPDSCORE_FAR, 1000 * ratio(t->far, t->alert_points),
+			       t->far_early, CPDSCORE_MARGIN_WIDE);
 		json_decref(o);
 		return NULL;
 	}
@@ -156,14 +160,15 @@ static json_t *overall(const struct cpdscore_total *t, json_t *left_out, int jso
 	json_object_set_new(o, "zero_f1", num(na ? t->zero_f1 / (double)na : NAN));
 	json_object_set_new(o, "zero_cover", num(na ? t->zero_cover / (double)na : NAN));
 	if (t->alert_series)
-		a = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:I, s:o}", "series",
+		a = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:o, s:I, s:I, s:o}", "series",
 			      (json_int_t)t->alert_series, "points", (json_int_t)t->alert_points,
 			      "predictions", (json_int_t)t->alert_npred, "changes",
 			      (json_int_t)t->nchanges, "found_5", (json_int_t)t->found, "found_20",
 			      (json_int_t)t->found_wide, "recall_5",
 			      num(ratio(t->found, t->nchanges)), "recall_20",
 			      num(ratio(t->found_wide, t->nchanges)), "far", (json_int_t)t->far,
-			      "far_per_1000", num(1000 * ratio(t->far, t->alert_points)));
+			      "far_early", (json_int_t)t->far_early, "far_per_1000",
+			      num(1000 * ratio(t->far, t->alert_points)));
 	return json_pack("{s:o, s:o}", "average", o, "alerts", a);
 }
 
@@ -182,7 +187,7 @@ int cmd_detect_score(const char *path, const struct detect_opts *o, int json)
 	cpdscore_total_init(&t);
 	if (!json)
 		printf("%-23s %6s %5s  %5s  %5s   %-14s %s\n", "series", "n", "pred", "F1", "cover",
-		       "no-detect F1/cover", "changes +-5 +-20  far");
+		       "no-detect F1/cover", "changes +-5 +-20  far early");
 	for (size_t i = 0; i < nf; i++) {
 		struct cpdscore_series s;
 		struct cpdscore_result r;

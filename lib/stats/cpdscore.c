@@ -184,6 +184,25 @@ size_t cpdscore_far(const size_t *alerts, size_t nalerts, const size_t *pred, si
 	return far;
 }
 
+size_t cpdscore_far_early(const size_t *alerts, size_t nalerts, const size_t *pred, size_t npred,
+			  size_t dist, size_t before)
+{
+	size_t early = 0;
+
+	for (size_t i = 0; i < npred; i++) {
+		int near = 0, ahead = 0;
+
+		for (size_t j = 0; j < nalerts; j++) {
+			size_t d = pred[i] > alerts[j] ? pred[i] - alerts[j] : alerts[j] - pred[i];
+
+			near |= d <= dist;
+			ahead |= pred[i] < alerts[j] && d <= before;
+		}
+		early += !near && ahead;
+	}
+	return early;
+}
+
 void cpdscore_series_score(const struct cpdscore_series *s, const size_t *pred, size_t npred,
 			   struct cpdscore_result *r)
 {
@@ -203,6 +222,8 @@ void cpdscore_series_score(const struct cpdscore_series *s, const size_t *pred, 
 	r->found_wide = cpdscore_true_positives(s->annot[0].at, s->annot[0].n, pred, npred,
 						CPDSCORE_MARGIN_WIDE);
 	r->far = cpdscore_far(s->alerts.at, s->alerts.n, pred, npred, CPDSCORE_FAR);
+	r->far_early = cpdscore_far_early(s->alerts.at, s->alerts.n, pred, npred, CPDSCORE_FAR,
+					  CPDSCORE_MARGIN_WIDE);
 }
 
 int cpdscore_paper_excluded(const char *name)
@@ -234,6 +255,7 @@ void cpdscore_total_add(struct cpdscore_total *t, const struct cpdscore_series *
 		t->found += r->found;
 		t->found_wide += r->found_wide;
 		t->far += r->far;
+		t->far_early += r->far_early;
 	}
 }
 

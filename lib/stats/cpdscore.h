@@ -44,6 +44,9 @@
  *                     is matched to one change at most), for M = 5 and 20
  *  far                predictions more than CPDSCORE_FAR (5) positions from
  *                     every alert row (no alert at all: every prediction)
+ *  far_early          of those, the ones at most CPDSCORE_MARGIN_WIDE (20)
+ *                     positions before an alert: a step found before the
+ *                     alert that named it (below), not a false alarm
  * Perfherder puts an alert where backfilled data confirmed it, sometimes
  * 8-16 rows after the visible step: the margin is symmetric, so a detection
  * at the visible step (before the alert) counts within +-20 but not +-5;
@@ -150,6 +153,14 @@ double cpdscore_cover(const struct cpdscore_points *annot, size_t nannot, const 
 size_t cpdscore_far(const size_t *alerts, size_t nalerts, const size_t *pred, size_t npred,
 		    size_t dist);
 
+/*
+ * How many of pred lie more than dist positions from every alert and at
+ * most before positions before one of them (alert - pred in (dist,
+ * before]); 0 when nalerts is 0.
+ */
+size_t cpdscore_far_early(const size_t *alerts, size_t nalerts, const size_t *pred, size_t npred,
+			  size_t dist, size_t before);
+
 /* Every figure of one series for one set of predictions. */
 struct cpdscore_result {
 	size_t n, npred;
@@ -160,6 +171,7 @@ struct cpdscore_result {
 	size_t found;	   /* of them matched within CPDSCORE_MARGIN */
 	size_t found_wide; /* ... within CPDSCORE_MARGIN_WIDE */
 	size_t far;	   /* predictions > CPDSCORE_FAR from every alert */
+	size_t far_early;  /* of them, <= CPDSCORE_MARGIN_WIDE before an alert */
 };
 
 /* Scores pred[0..npred) (positions of s, borrowed) into r. */
@@ -181,7 +193,7 @@ struct cpdscore_total {
 	size_t nseries, naveraged;
 	double f1, cover, zero_f1, zero_cover; /* sums over the averaged series */
 	size_t alert_series, alert_points, alert_npred;
-	size_t nchanges, found, found_wide, far;
+	size_t nchanges, found, found_wide, far, far_early;
 };
 
 /* Zeroes t. */

@@ -117,6 +117,13 @@ static void test_far(void **state UNUSED)
 	assert_int_equal(cpdscore_far(alerts, 2, pred, 5, 5), 3);
 	assert_int_equal(cpdscore_far(alerts, 2, pred, 5, 6), 1);
 	assert_int_equal(cpdscore_far(NULL, 0, pred, 5, 5), 5);
+	/* of the far ones, 14 is 6 before 20 and 26 is 14 before 40 (and 6
+	 * after 20, which does not count); 100 is before no alert */
+	assert_int_equal(cpdscore_far_early(alerts, 2, pred, 5, 5, 20), 2);
+	assert_int_equal(cpdscore_far_early(alerts, 2, pred, 5, 5, 14), 2);
+	assert_int_equal(cpdscore_far_early(alerts, 2, pred, 5, 5, 13), 1);
+	assert_int_equal(cpdscore_far_early(alerts, 2, pred, 5, 5, 5), 0);
+	assert_int_equal(cpdscore_far_early(NULL, 0, pred, 5, 5, 20), 0);
 }
 
 /* ---- readers ------------------------------------------------------------- */

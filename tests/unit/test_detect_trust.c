@@ -421,6 +421,9 @@ static void test_corpora_figures(void **state UNUSED)
 	assert_int_equal(t.found, 17);
 	assert_int_equal(t.found_wide, 23);
 	assert_int_equal(t.far, 11);
+	/* 7 of the 11 lie 6-20 commits before an alert: the visible step of
+	 * 5093906, 5094451, 5094809, 5096717, 5096724, 5096393, 5096411 */
+	assert_int_equal(t.far_early, 7);
 	assert_float_equal(t.f1 / (double)t.naveraged, 0.7789, 5e-5);
 }
 
