@@ -529,58 +529,13 @@ int db_bisect_reg_link(struct db_conn *c, long long reg_id, long long bisect_id,
 	return run(c, ST_BISECT_REG_LINK, 2, p, e);
 }
 
-/* --- trees and commits ------------------------------------------------------ */
-
-long long db_bisect_tree_id(struct db_conn *c, const char *name, struct err *e)
-{
-	const char *p[1] = { name };
-
-	return run_id(c, ST_TREE_GET, 1, p, e);
-}
+/* --- commits --------------------------------------------------------------- */
 
 long long db_bisect_commit_id(struct db_conn *c, const char *sha, struct err *e)
 {
 	const char *p[1] = { sha };
 
 	return run_id(c, ST_COMMIT_ID, 1, p, e);
-}
-
-int db_bisect_mirror_todo(struct db_conn *c, struct db_bisect_mirror_todo *t, struct err *e)
-{
-	PGresult *r = db_exec(c, ST_TREE_MIRROR_TODO, 0, NULL, e);
-
-	memset(t, 0, sizeof(*t));
-	if (!r)
-		return -1;
-	if (!PQntuples(r)) {
-		PQclear(r);
-		return 0;
-	}
-	t->tree_id = get_id(r, 0, 0);
-	t->name = xstrdup(PQgetvalue(r, 0, 1));
-	t->url = xstrdup(PQgetvalue(r, 0, 2));
-	t->branches = xstrdup(PQgetvalue(r, 0, 3));
-	PQclear(r);
-	return 1;
-}
-
-void db_bisect_mirror_todo_release(struct db_bisect_mirror_todo *t)
-{
-	free(t->name);
-	free(t->url);
-	free(t->branches);
-	memset(t, 0, sizeof(*t));
-}
-
-int db_bisect_mirror_set(struct db_conn *c, long long tree_id, const char *url, long long commits,
-			 const char *error, struct err *e)
-{
-	char tid[24], cnt[24];
-	const char *p[4] = { tid, url, commits >= 0 ? cnt : NULL, error };
-
-	snprintf(tid, sizeof(tid), "%lld", tree_id);
-	snprintf(cnt, sizeof(cnt), "%lld", commits);
-	return run(c, ST_TREE_MIRROR_SET, 4, p, e);
 }
 
 int db_bisects_json(struct db_conn *c, const char *state, const char *limit, char **text,
