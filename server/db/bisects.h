@@ -8,9 +8,11 @@
 struct db_conn;
 
 /*
- * The bisects' rows (db/stmts_bisects.c) as typed values, for the
- * coordinator (bisect*.c). Each function runs one prepared statement on c,
- * in the caller's transaction if one is open. Ids are bigint row ids (0 =
+ * The bisects' rows as typed values, for the coordinator (bisect*.c),
+ * made with the statements beside them in db/bisects.c and, for the
+ * regression records a bisect links to, db/bisect_regs.c. Each function
+ * runs one prepared statement on c, in the caller's transaction if one is
+ * open. Ids are bigint row ids (0 =
  * none / SQL NULL). Errors are db_exec()'s unless said otherwise (ERR_DB,
  * ERR_DB_UNAVAILABLE, ERR_DB_TIMEOUT, ERR_CONFLICT); every function
  * returns -1 with e filled on one. Arrays returned through **out are new
