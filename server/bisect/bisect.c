@@ -4,6 +4,7 @@
 #include "server/config.h"
 #include "server/db/bisects.h"
 #include "server/db/db.h"
+#include "server/db/trees.h"
 #include "server/track/gitmirror.h"
 #include "server/jobs/ingest.h"
 #include "server/log.h"
@@ -24,7 +25,7 @@ long long bisect_create(struct db_conn *c, const struct bisect_spec *s, struct e
 	struct db_bisect_new nb;
 	long long tree_id;
 
-	tree_id = db_bisect_tree_id(c, s->tree, e);
+	tree_id = db_tree_id(c, s->tree, e);
 	if (tree_id < 0)
 		return -1;
 	if (!tree_id)
@@ -214,8 +215,8 @@ static int store_range(struct server *srv, struct db_conn *c, const struct db_bi
 	char why[600];
 	long long stored;
 
-	if (db_bisect_mirror_set(c, b->tree_id, b->url, (long long)g->imported,
-				 gitok ? NULL : g->ge.message, e))
+	if (db_tree_mirror_set(c, b->tree_id, b->url, (long long)g->imported,
+			       gitok ? NULL : g->ge.message, e))
 		return -1;
 	if (!gitok) {
 		snprintf(why, sizeof(why), "%s%s%s", g->ge.message, g->ge.detail[0] ? ": " : "",

@@ -7,6 +7,7 @@
 #include "server/config.h"
 #include "server/db/bisects.h"
 #include "server/db/db.h"
+#include "server/db/trees.h"
 #include "server/track/gitmirror.h"
 #include "server/log.h"
 #include "server/detect/regressions.h"
@@ -29,14 +30,14 @@ struct bisect_coord {
 /* mirrors one tree whose mirror was never made from its current url */
 static void sync_one_tree(struct server *srv, struct db_conn *c)
 {
-	struct db_bisect_mirror_todo t;
+	struct db_tree_mirror_todo t;
 	struct err e, ge;
 	char dir[4096], *save = NULL, *tok;
 	const char *revs[64];
 	size_t nrevs = 0, imported = 0;
 	int ok;
 
-	if (db_bisect_mirror_todo(c, &t, &e) <= 0)
+	if (db_tree_mirror_todo(c, &t, &e) <= 0)
 		return;
 	for (tok = strtok_r(t.branches, " ", &save); tok && nrevs < 64;
 	     tok = strtok_r(NULL, " ", &save))
@@ -47,14 +48,14 @@ static void sync_one_tree(struct server *srv, struct db_conn *c)
 	     !gitmirror_import(c, dir, t.tree_id, revs, nrevs, (int)srv->cfg->git_timeout_s,
 			       &imported, &ge);
 	/* a failure to record it is retried with the next pass */
-	if (db_bisect_mirror_set(c, t.tree_id, t.url, ok ? (long long)imported : -1,
-				 ok ? NULL : ge.message, &e))
+	if (db_tree_mirror_set(c, t.tree_id, t.url, ok ? (long long)imported : -1,
+			       ok ? NULL : ge.message, &e))
 		slog_warn("tree '%s': recording the mirror: %s", t.name, e.message);
 	if (ok)
 		slog_info("tree '%s' mirrored, %zu commits imported", t.name, imported);
 	else
 		slog_warn("tree '%s': %s (%s)", t.name, ge.message, ge.detail);
-	db_bisect_mirror_todo_release(&t);
+	db_tree_mirror_todo_release(&t);
 }
 
 void bisect_spec_of_todo(const struct db_bisect_reg_todo *t, struct bisect_spec *s)

@@ -8,17 +8,20 @@
 struct db_conn;
 
 /*
- * The bisects' rows (db/stmts_bisects.c) as typed values, for the
- * coordinator (bisect*.c). Each function runs one prepared statement on c,
- * in the caller's transaction if one is open. Ids are bigint row ids (0 =
+ * The bisects' rows as typed values, for the coordinator (bisect*.c),
+ * made with the statements beside them in db/bisects.c and, for the
+ * regression records a bisect links to, db/bisect_regs.c. Each function
+ * runs one prepared statement on c, in the caller's transaction if one is
+ * open. Ids are bigint row ids (0 =
  * none / SQL NULL). Errors are db_exec()'s unless said otherwise (ERR_DB,
  * ERR_DB_UNAVAILABLE, ERR_DB_TIMEOUT, ERR_CONFLICT); every function
  * returns -1 with e filled on one. Arrays returned through **out are new
  * (caller free()s them; NULL when empty).
  *
- * The few reads of trees and commits the coordinator needs (a tree's id,
- * a commit's id, the tree mirror bookkeeping) are here too, named
- * db_bisect_*, so this file owns every column the coordinator reads.
+ * The one read of commits the coordinator needs (a commit's id) is here
+ * too (db_bisect_commit_id()); a tree's id and the tree mirror bookkeeping
+ * are db/trees.h's (db_tree_id(), db_tree_mirror_todo(),
+ * db_tree_mirror_set()), beside the trees' other statements.
  */
 
 /* What ST_BISECT_LOCK reads of one active bisect; strings are heap copies (NULL = SQL NULL). */
@@ -212,28 +215,9 @@ long long db_bisect_sibling(struct db_conn *c, long long reg_id, struct err *e)
 int db_bisect_reg_link(struct db_conn *c, long long reg_id, long long bisect_id, struct err *e)
 	__attribute__((warn_unused_result));
 
-/* The id of tree `name` (0 = no such tree), or -1 with e. */
-long long db_bisect_tree_id(struct db_conn *c, const char *name, struct err *e)
-	__attribute__((warn_unused_result));
 /* The id of commit sha (0 = not imported), or -1 with e. */
 long long db_bisect_commit_id(struct db_conn *c, const char *sha, struct err *e)
 	__attribute__((warn_unused_result));
-
-/* A tree whose mirror was never made from its current url; heap copies. */
-struct db_bisect_mirror_todo {
-	long long tree_id;
-	char *name, *url, *branches; /* branches space-separated */
-};
-/* Reads one such tree into *t. Returns 1, 0 when there is none, -1 with e. */
-int db_bisect_mirror_todo(struct db_conn *c, struct db_bisect_mirror_todo *t, struct err *e)
-	__attribute__((warn_unused_result));
-void db_bisect_mirror_todo_release(struct db_bisect_mirror_todo *t);
-/*
- * Records a mirror sync of tree_id from url: `commits` imported (< 0 =
- * keep the count stored), error NULL when it worked. 0 or -1 with e.
- */
-int db_bisect_mirror_set(struct db_conn *c, long long tree_id, const char *url, long long commits,
-			 const char *error, struct err *e) __attribute__((warn_unused_result));
 
 /*
  * GET /api/v1/bisects (db_bisects_json(), newest first) and one bisect

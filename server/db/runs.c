@@ -259,13 +259,6 @@ long long db_testcase_upsert(struct db_conn *c, const char *name, struct err *e)
 	return db_upsert_id(c, ST_TESTCASE_INSERT, 1, ST_TESTCASE_ID, 1, p, e);
 }
 
-long long db_tree_name_upsert(struct db_conn *c, const char *name, struct err *e)
-{
-	const char *p[1] = { name };
-
-	return db_upsert_id(c, ST_TREE_INSERT, 1, ST_TREE_ID, 1, p, e);
-}
-
 long long db_machine_upsert(struct db_conn *c, const struct db_run_machine *m, struct err *e)
 {
 	char cpus[24], mem[24];

@@ -44,9 +44,6 @@ int db_commit_fill(struct db_conn *c, long long commit_id, const char *commit_ti
 /* The testcase (testcases.id) named `name`. */
 long long db_testcase_upsert(struct db_conn *c, const char *name, struct err *e)
 	__attribute__((warn_unused_result));
-/* The tree (trees.id) named `name`, created with no url when new. */
-long long db_tree_name_upsert(struct db_conn *c, const char *name, struct err *e)
-	__attribute__((warn_unused_result));
 
 /* A machine as a result document describes it (all borrowed). */
 struct db_run_machine {

@@ -9,13 +9,11 @@
  * db_stmt_def() finds a statement's entry. Parameters are always $n;
  * nothing is ever spliced into SQL text.
  */
-extern const struct db_stmt_def db_stmts_bisects[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_mail[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_regressions[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_requests[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_runs[DB_NR_STMTS];
-extern const struct db_stmt_def db_stmts_trees[DB_NR_STMTS];
 
 /* The subjects whose statements are defined beside their readers (db_subject_table()). */
 extern const struct db_stmt_table db_stmts_inbox;	 /* db/inbox.c */
@@ -30,6 +28,9 @@ extern const struct db_stmt_table db_stmts_meta;	 /* db/meta.c */
 extern const struct db_stmt_table db_stmts_queue;	 /* db/jobs.c: the queue count */
 extern const struct db_stmt_table db_stmts_profiles;	 /* db/profiles.c */
 extern const struct db_stmt_table db_stmts_series;	 /* db/series.c */
+extern const struct db_stmt_table db_stmts_trees;	 /* db/trees.c */
+extern const struct db_stmt_table db_stmts_bisects;	 /* db/bisects.c */
+extern const struct db_stmt_table db_stmts_bisect_regs;	 /* db/bisect_regs.c */
 
 /* series order: the tree's history once known, then commit time, then first seen */
 #define COMMIT_ORDER "c.topo_order NULLS LAST, c.commit_time NULLS LAST, c.first_seen, c.id"

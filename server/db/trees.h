@@ -9,8 +9,8 @@ struct db_conn;
 
 /*
  * Typed rows of trees and of what their mirrors store about commits (the
- * statements of db/stmts_trees.c, and the diffstat pair of stmts_mail.c
- * that gitmirror.c runs). Every function that fails returns -1 with e
+ * statements beside them in db/trees.c, and the diffstat pair of
+ * stmts_mail.c that gitmirror.c runs). Every function that fails returns -1 with e
  * filled by db_exec(): 503 "db_unavailable", 409 "conflict", 500
  * "db_error".
  */
@@ -53,6 +53,16 @@ struct db_tree {
 int db_tree_get(struct db_conn *c, const char *name, struct db_tree *t, struct err *e)
 	__attribute__((warn_unused_result));
 void db_tree_release(struct db_tree *t);
+/* The id of tree `name` (ST_TREE_ID): > 0, 0 when there is no such tree, or -1 with e. */
+long long db_tree_id(struct db_conn *c, const char *name, struct err *e)
+	__attribute__((warn_unused_result));
+/*
+ * The tree (trees.id) named `name`, created with no url when new
+ * (ST_TREE_INSERT, then ST_TREE_ID for one a concurrent writer created;
+ * twice): its id, or -1 with e (ERR_DB when neither finds the row).
+ */
+long long db_tree_name_upsert(struct db_conn *c, const char *name, struct err *e)
+	__attribute__((warn_unused_result));
 
 /*
  * Every tree as the JSON array GET /api/v1/trees replies (ST_TREES_JSON):
@@ -70,6 +80,25 @@ int db_trees_json(struct db_conn *c, char **text, size_t *len, struct err *e)
  */
 long long db_tree_upsert(struct db_conn *c, const char *name, const char *url, const char *branches,
 			 long poll_s, struct err *e) __attribute__((warn_unused_result));
+
+/* mirrors (tree_mirrors; bisect/bisect_coord.c, track/poller.c) */
+
+/* A tree whose mirror was never made from its current url; heap copies. */
+struct db_tree_mirror_todo {
+	long long tree_id;
+	char *name, *url, *branches; /* branches space-separated */
+};
+/* Reads one such tree into *t (ST_TREE_MIRROR_TODO): 1, 0 when there is none, -1 with e. */
+int db_tree_mirror_todo(struct db_conn *c, struct db_tree_mirror_todo *t, struct err *e)
+	__attribute__((warn_unused_result));
+void db_tree_mirror_todo_release(struct db_tree_mirror_todo *t);
+/*
+ * Records a mirror sync of tree_id from url: `commits` imported (< 0 =
+ * keep the count stored), error NULL when it worked (ST_TREE_MIRROR_SET).
+ * 0 or -1 with e.
+ */
+int db_tree_mirror_set(struct db_conn *c, long long tree_id, const char *url, long long commits,
+		       const char *error, struct err *e) __attribute__((warn_unused_result));
 
 /* branch heads (sql/0014 tree_branches) */
 

@@ -4,6 +4,7 @@
 #include "server/db/db.h"
 #include "server/db/jobs.h"
 #include "server/db/runs.h"
+#include "server/db/trees.h"
 #include "server/db/profiles.h"
 #include "buf.h"
 #include "sha256.h"

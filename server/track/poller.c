@@ -3,7 +3,6 @@
 #include "clock.h"
 #include "server/bgthread.h"
 #include "server/config.h"
-#include "server/db/bisects.h"
 #include "server/db/db.h"
 #include "server/db/jobs.h"
 #include "server/db/plans.h"
@@ -374,7 +373,7 @@ static void poll_one(struct poller *pl, struct db_conn *c, long long id,
 	if (db_tree_poll_done(c, id, t->started, (long)(mono_ms() - t0), ok ? NULL : msg, &e))
 		slog_warn("tree '%s': recording the poll: %s", t->name, e.message);
 	/* the mirror is current with this url: the bisect thread need not sync it again */
-	if (ok && db_bisect_mirror_set(c, id, t->url, -1, NULL, &e))
+	if (ok && db_tree_mirror_set(c, id, t->url, -1, NULL, &e))
 		slog_warn("tree '%s': recording the mirror: %s", t->name, e.message);
 	if (ok)
 		slog_info("tree '%s' polled in %lld ms, %zu new commit(s)", t->name, mono_ms() - t0,
