@@ -31,6 +31,9 @@ extern const struct db_stmt_table db_stmts_profiles;	 /* db/profiles.c */
 extern const struct db_stmt_table db_stmts_series;	 /* db/series.c */
 extern const struct db_stmt_table db_stmts_requests;	 /* db/requests.c */
 extern const struct db_stmt_table db_stmts_request_mail; /* db/request_mail.c */
+extern const struct db_stmt_table db_stmts_mail_report;	 /* db/mail.c */
+extern const struct db_stmt_table db_stmts_mail_subs;	 /* db/mail_subs.c */
+extern const struct db_stmt_table db_stmts_outbox;	 /* db/outbox.c */
 
 /* series order: the tree's history once known, then commit time, then first seen */
 #define COMMIT_ORDER "c.topo_order NULLS LAST, c.commit_time NULLS LAST, c.first_seen, c.id"
