@@ -10,7 +10,7 @@ struct db_conn;
 struct db_result;
 
 /*
- * What a report mail says, read from the database (stmts_mail.c), and the
+ * What a report mail says, read from the database (db/mail.c), and the
  * subscriptions it goes to: typed rows for mail_gather.c, mailer.c,
  * outbox.c and api/subscriptions.c. Ids are the tables' bigint keys (0 =
  * none: keys start at 1). Every function runs one statement on c inside
@@ -213,7 +213,7 @@ int db_mail_commit_files(struct db_conn *c, long long commit_id, struct db_mail_
 			 struct err *e) __attribute__((warn_unused_result));
 void db_mail_files_free(struct db_mail_files *f);
 
-/* ---- subscriptions (ST_MAIL_SUBS_MATCH, ST_SUB_*) -------------------- */
+/* ---- subscriptions (ST_MAIL_SUBS_MATCH, ST_SUB_*: db/mail_subs.c) -- */
 
 struct db_mail_sub {
 	const char *email;

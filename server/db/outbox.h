@@ -8,7 +8,7 @@ struct db_result;
 
 /*
  * The outbox table (sql/0005): typed rows and updates for outbox.c and
- * mailer.c (statements ST_OUTBOX_* in stmts_mail.c). Ids are bigint keys
+ * mailer.c (statements ST_OUTBOX_* in db/outbox.c). Ids are bigint keys
  * (0 = none). None of these begins or commits a transaction.
  *
  * Errors (every function): -1 with e from db_exec: ERR_DB_UNAVAILABLE

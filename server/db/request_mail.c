@@ -1,12 +1,137 @@
-/* An A/B request's result mail as typed rows (request_mail.h); SQL in stmts_requests.c. */
+/*
+ * An A/B request's result mail as typed rows (request_mail.h), and the
+ * statements it is read with.
+ */
 #include "server/db/request_mail.h"
 #include "server/db/db_int.h"
+#include "server/db/stmts.h"
 #include "xalloc.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* this file's statements, prepared with the others (db_stmt_table, db_int.h) */
+enum request_mail_stmt {
+	ST_REQUEST_MAIL,
+	ST_REQUEST_MAIL_GROUPS,
+	ST_REQUEST_MAIL_ROWS,
+	ST_REQUEST_MAIL_TARGETS,
+	ST_REQUEST_MAIL_LOCAL,
+	NR_REQUEST_MAIL_STMTS
+};
+
+/*
+ * The result mail's reads (request_mail.c): a JSON value of a request's
+ * spec or result as a typed column, NULL (0 for JINT) when it is not of
+ * that type.
+ */
+#define JSTR(X) "CASE WHEN jsonb_typeof(" X ") = 'string' THEN (" X ") #>> '{}' END"
+#define JNUM(X) "CASE WHEN jsonb_typeof(" X ") = 'number' THEN (" X ")::text::float8 END"
+#define JINT(X)                                                                      \
+	"CASE WHEN jsonb_typeof(" X ") = 'number' AND (" X ")::text ~ '^-?[0-9]+$' " \
+	"THEN (" X ")::text::bigint ELSE 0 END"
+/* the elements x.v of array X of request $1 in their order (a non-array: none) */
+#define REQ_ELEMENTS(X, FN)                                                            \
+	"FROM requests rq, " FN "(CASE WHEN jsonb_typeof(" X ") = 'array' THEN " X " " \
+	"ELSE '[]'::jsonb END) WITH ORDINALITY x(v, i) WHERE rq.id = $1::bigint ORDER BY x.i"
+
+static const struct db_stmt_def stmts[NR_REQUEST_MAIL_STMTS] = {
+	/* clang-format off */
+	/* $1 request: what its result mail says (request_mail.h), one row */
+	[ST_REQUEST_MAIL] = { "request_mail",
+		"SELECT " REQ_STATE ", rq.verdict, rq.fail_reason, tr.name, "
+		"rq.base_ref, rq.base_sha, rq.head_ref, rq.head_sha, "
+		"(rq.patches IS NOT NULL)::integer, coalesce(rq.nr_patches, 0), "
+		JSTR("rq.spec->'patch_subject'") ", "
+		JSTR("coalesce(to_jsonb(rq.patch_id), " REQ_HEAD_RUN("patch_id") ")") ", "
+		JSTR("rq.spec->'compiler'") ", "
+		JINT("rq.spec->'repeat'") ", "
+		JSTR("rq.spec->'repeat_why'") ", "
+		"rq.label, rq.notify, "
+		JSTR("rq.spec->'reproduce'") " "
+		"FROM requests rq JOIN trees tr ON tr.id = rq.tree_id WHERE rq.id = $1::bigint" },
+	/* $1 request: its groups in order: target, testcase, kconfig, params (JSON object text) */
+	[ST_REQUEST_MAIL_GROUPS] = { "request_mail_groups",
+		"SELECT " JSTR("x.v->'target'") ", "
+		JSTR("x.v->'testcase'") ", "
+		JSTR("x.v->'kconfig'") ", "
+		"CASE WHEN jsonb_typeof(x.v->'params') = 'object' THEN (x.v->'params')::text END "
+		REQ_ELEMENTS("rq.spec->'groups'", "jsonb_array_elements") },
+	/* $1 request: its verdict's rows in order (abtest_verdict()'s) */
+	[ST_REQUEST_MAIL_ROWS] = { "request_mail_rows",
+		"SELECT " JINT("x.v->'group'") ", "
+		JSTR("x.v->'target'") ", "
+		JSTR("x.v->'metric'") ", "
+		JSTR("x.v->'change'") ", "
+		"coalesce(x.v->'monitor' = 'true'::jsonb, false)::integer, "
+		JNUM("x.v->'hl_pct'") ", "
+		JNUM("x.v->'mean'->0") ", "
+		JNUM("x.v->'mean'->1") ", "
+		JNUM("x.v->'stddev_pct'->0") ", "
+		JNUM("x.v->'stddev_pct'->1") " "
+		REQ_ELEMENTS("rq.result->'rows'", "jsonb_array_elements") },
+	/* $1 request: its targets in order */
+	[ST_REQUEST_MAIL_TARGETS] = { "request_mail_targets",
+		"SELECT x.v " REQ_ELEMENTS("rq.spec->'targets'", "jsonb_array_elements_text") },
+	/* $1 request: the commands that run its data points again (abtest_reproduce_local()'s) */
+	[ST_REQUEST_MAIL_LOCAL] = { "request_mail_local",
+		"SELECT " JSTR("x.v->'target'") ", "
+		JSTR("x.v->'testcase'") ", "
+		JSTR("x.v->'side'") ", "
+		JSTR("x.v->'command'") ", "
+		JSTR("x.v->'curl'") " "
+		REQ_ELEMENTS("rq.spec->'reproduce_local'", "jsonb_array_elements") },
+	/* clang-format on */
+};
+
+const struct db_stmt_table db_stmts_request_mail = DB_STMT_TABLE(stmts);
+
+/* ST_REQUEST_MAIL's columns */
+enum {
+	MAIL_STATE,
+	MAIL_VERDICT,
+	MAIL_FAIL_REASON,
+	MAIL_TREE,
+	MAIL_BASE_REF,
+	MAIL_BASE_SHA,
+	MAIL_HEAD_REF,
+	MAIL_HEAD_SHA,
+	MAIL_HAS_PATCHES,
+	MAIL_NR_PATCHES,
+	MAIL_PATCH_SUBJECT,
+	MAIL_PATCH_ID,
+	MAIL_COMPILER,
+	MAIL_REPEAT,
+	MAIL_REPEAT_WHY,
+	MAIL_LABEL,
+	MAIL_NOTIFY,
+	MAIL_REPRODUCE
+};
+
+/* ST_REQUEST_MAIL_GROUPS' columns */
+enum { GROUP_TARGET, GROUP_TESTCASE, GROUP_KCONFIG, GROUP_PARAMS };
+
+/* ST_REQUEST_MAIL_ROWS' columns */
+enum {
+	ROW_GROUP,
+	ROW_TARGET,
+	ROW_METRIC,
+	ROW_CHANGE,
+	ROW_MONITOR,
+	ROW_HL_PCT,
+	ROW_BASE_MEAN,
+	ROW_HEAD_MEAN,
+	ROW_BASE_STDDEV_PCT,
+	ROW_HEAD_STDDEV_PCT
+};
+
+/* ST_REQUEST_MAIL_TARGETS' one column */
+enum { TARGET_NAME };
+
+/* ST_REQUEST_MAIL_LOCAL's columns */
+enum { LOCAL_TARGET, LOCAL_TESTCASE, LOCAL_SIDE, LOCAL_COMMAND, LOCAL_CURL };
 
 /* column c of row i: NULL for SQL NULL */
 static const char *str(const PGresult *r, int i, int c)
@@ -27,15 +152,11 @@ static double float8(const PGresult *r, int i, int c)
 }
 
 /* Runs st with parameter request_id; the result kept in m->res[slot]. */
-static PGresult *read_into(struct db_conn *c, enum db_stmt st, long long request_id,
+static PGresult *read_into(struct db_conn *c, enum request_mail_stmt st, long long request_id,
 			   struct db_request_mail *m, int slot, struct err *e)
 {
-	char t[24];
-	const char *p[1] = { t };
-	PGresult *r;
+	PGresult *r = db_query_id(c, &stmts[st], request_id, e);
 
-	snprintf(t, sizeof(t), "%lld", request_id);
-	r = db_exec(c, st, 1, p, e);
 	if (r)
 		m->res[slot] = db_res_of(r);
 	return r;
@@ -43,24 +164,24 @@ static PGresult *read_into(struct db_conn *c, enum db_stmt st, long long request
 
 static void fill_request(struct db_request_mail *m, const PGresult *r)
 {
-	m->state = str(r, 0, 0);
-	m->verdict = str(r, 0, 1);
-	m->fail_reason = str(r, 0, 2);
-	m->tree = str(r, 0, 3);
-	m->base_ref = str(r, 0, 4);
-	m->base_sha = str(r, 0, 5);
-	m->head_ref = str(r, 0, 6);
-	m->head_sha = str(r, 0, 7);
-	m->patches = int8(r, 0, 8) != 0;
-	m->nr_patches = int8(r, 0, 9);
-	m->patch_subject = str(r, 0, 10);
-	m->patch_id = str(r, 0, 11);
-	m->compiler = str(r, 0, 12);
-	m->repeat = int8(r, 0, 13);
-	m->repeat_why = str(r, 0, 14);
-	m->label = str(r, 0, 15);
-	m->notify = str(r, 0, 16);
-	m->reproduce = str(r, 0, 17);
+	m->state = str(r, 0, MAIL_STATE);
+	m->verdict = str(r, 0, MAIL_VERDICT);
+	m->fail_reason = str(r, 0, MAIL_FAIL_REASON);
+	m->tree = str(r, 0, MAIL_TREE);
+	m->base_ref = str(r, 0, MAIL_BASE_REF);
+	m->base_sha = str(r, 0, MAIL_BASE_SHA);
+	m->head_ref = str(r, 0, MAIL_HEAD_REF);
+	m->head_sha = str(r, 0, MAIL_HEAD_SHA);
+	m->patches = int8(r, 0, MAIL_HAS_PATCHES) != 0;
+	m->nr_patches = int8(r, 0, MAIL_NR_PATCHES);
+	m->patch_subject = str(r, 0, MAIL_PATCH_SUBJECT);
+	m->patch_id = str(r, 0, MAIL_PATCH_ID);
+	m->compiler = str(r, 0, MAIL_COMPILER);
+	m->repeat = int8(r, 0, MAIL_REPEAT);
+	m->repeat_why = str(r, 0, MAIL_REPEAT_WHY);
+	m->label = str(r, 0, MAIL_LABEL);
+	m->notify = str(r, 0, MAIL_NOTIFY);
+	m->reproduce = str(r, 0, MAIL_REPRODUCE);
 }
 
 static void fill_groups(struct db_request_mail *m, const PGresult *r)
@@ -70,8 +191,10 @@ static void fill_groups(struct db_request_mail *m, const PGresult *r)
 	m->nr_groups = (size_t)n;
 	m->groups = n ? xcalloc((size_t)n, sizeof(*m->groups)) : NULL;
 	for (int i = 0; i < n; i++)
-		m->groups[i] = (struct db_request_mail_group){ str(r, i, 0), str(r, i, 1),
-							       str(r, i, 2), str(r, i, 3) };
+		m->groups[i] = (struct db_request_mail_group){ str(r, i, GROUP_TARGET),
+							       str(r, i, GROUP_TESTCASE),
+							       str(r, i, GROUP_KCONFIG),
+							       str(r, i, GROUP_PARAMS) };
 }
 
 static void fill_rows(struct db_request_mail *m, const PGresult *r)
@@ -81,16 +204,18 @@ static void fill_rows(struct db_request_mail *m, const PGresult *r)
 	m->nr_rows = (size_t)n;
 	m->rows = n ? xcalloc((size_t)n, sizeof(*m->rows)) : NULL;
 	for (int i = 0; i < n; i++)
-		m->rows[i] = (struct abmail_row){ .group = (int)int8(r, i, 0),
-						  .target = str(r, i, 1),
-						  .metric = str(r, i, 2),
-						  .change = str(r, i, 3),
-						  .monitor = int8(r, i, 4) != 0,
-						  .hl_pct = float8(r, i, 5),
-						  .base_mean = float8(r, i, 6),
-						  .head_mean = float8(r, i, 7),
-						  .base_stddev_pct = float8(r, i, 8),
-						  .head_stddev_pct = float8(r, i, 9) };
+		m->rows[i] = (struct abmail_row){
+			.group = (int)int8(r, i, ROW_GROUP),
+			.target = str(r, i, ROW_TARGET),
+			.metric = str(r, i, ROW_METRIC),
+			.change = str(r, i, ROW_CHANGE),
+			.monitor = int8(r, i, ROW_MONITOR) != 0,
+			.hl_pct = float8(r, i, ROW_HL_PCT),
+			.base_mean = float8(r, i, ROW_BASE_MEAN),
+			.head_mean = float8(r, i, ROW_HEAD_MEAN),
+			.base_stddev_pct = float8(r, i, ROW_BASE_STDDEV_PCT),
+			.head_stddev_pct = float8(r, i, ROW_HEAD_STDDEV_PCT)
+		};
 }
 
 static void fill_targets(struct db_request_mail *m, const PGresult *r)
@@ -100,7 +225,7 @@ static void fill_targets(struct db_request_mail *m, const PGresult *r)
 	m->nr_targets = (size_t)n;
 	m->targets = n ? xcalloc((size_t)n, sizeof(*m->targets)) : NULL;
 	for (int i = 0; i < n; i++)
-		m->targets[i] = str(r, i, 0);
+		m->targets[i] = str(r, i, TARGET_NAME);
 }
 
 static void fill_local(struct db_request_mail *m, const PGresult *r)
@@ -110,8 +235,10 @@ static void fill_local(struct db_request_mail *m, const PGresult *r)
 	m->nr_local = (size_t)n;
 	m->local = n ? xcalloc((size_t)n, sizeof(*m->local)) : NULL;
 	for (int i = 0; i < n; i++)
-		m->local[i] = (struct abmail_command){ str(r, i, 0), str(r, i, 1), str(r, i, 2),
-						       str(r, i, 3), str(r, i, 4) };
+		m->local[i] = (struct abmail_command){
+			str(r, i, LOCAL_TARGET), str(r, i, LOCAL_TESTCASE), str(r, i, LOCAL_SIDE),
+			str(r, i, LOCAL_COMMAND), str(r, i, LOCAL_CURL)
+		};
 }
 
 int db_request_mail(struct db_conn *c, long long request_id, struct db_request_mail *out,

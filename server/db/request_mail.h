@@ -11,7 +11,7 @@ struct db_result;
 
 /*
  * What an A/B request's result mail says (lib/abmail.h), read as typed
- * rows (db/stmts_requests.c ST_REQUEST_MAIL*): the request's columns and
+ * rows (db/request_mail.c ST_REQUEST_MAIL*): the request's columns and
  * its stored spec's and result's fields, each NULL (NAN, 0) where the
  * stored JSON lacks the field or has another type there.
  *

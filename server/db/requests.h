@@ -9,7 +9,7 @@
 struct db_conn;
 
 /*
- * Typed reads and writes of A/B requests (sql/0016, db/stmts_requests.c).
+ * Typed reads and writes of A/B requests (sql/0016; SQL in db/requests.c).
  * Ids are PostgreSQL bigints. Every function that fails returns -1 with e
  * filled by db_exec(): 503 "db_unavailable", 409 "conflict", 500
  * "db_error"; other errors are listed with it. The JSON replies

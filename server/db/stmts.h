@@ -12,7 +12,6 @@
 extern const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_mail[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_regressions[DB_NR_STMTS];
-extern const struct db_stmt_def db_stmts_requests[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_runs[DB_NR_STMTS];
 
 /* The subjects whose statements are defined beside their readers (db_subject_table()). */
@@ -31,9 +30,28 @@ extern const struct db_stmt_table db_stmts_series;	 /* db/series.c */
 extern const struct db_stmt_table db_stmts_trees;	 /* db/trees.c */
 extern const struct db_stmt_table db_stmts_bisects;	 /* db/bisects.c */
 extern const struct db_stmt_table db_stmts_bisect_regs;	 /* db/bisect_regs.c */
+extern const struct db_stmt_table db_stmts_requests;	 /* db/requests.c */
+extern const struct db_stmt_table db_stmts_request_mail; /* db/request_mail.c */
+extern const struct db_stmt_table db_stmts_mail_report;	 /* db/mail.c */
+extern const struct db_stmt_table db_stmts_mail_subs;	 /* db/mail_subs.c */
+extern const struct db_stmt_table db_stmts_outbox;	 /* db/outbox.c */
 
 /* series order: the tree's history once known, then commit time, then first seen */
 #define COMMIT_ORDER "c.topo_order NULLS LAST, c.commit_time NULLS LAST, c.first_seen, c.id"
+
+/*
+ * The reads of an A/B request rq (requests.c, request_mail.c): its state
+ * as shown, the stored one once final, else from its jobs
+ */
+#define REQ_STATE                                                                                \
+	"CASE WHEN rq.state IN ('resolving', 'done', 'failed', 'cancelled') THEN rq.state "      \
+	"WHEN EXISTS (SELECT 1 FROM jobs j WHERE j.request_id = rq.id AND j.state <> 'queued') " \
+	"THEN 'running' ELSE 'queued' END"
+/* field F of the first head run's extra (the worker's patch-id of the series), jsonb */
+#define REQ_HEAD_RUN(F)                                                            \
+	"(SELECT r.extra->'" F "' FROM runs r JOIN jobs k ON k.id = r.job_id "     \
+	"WHERE k.request_id = rq.id AND k.ab_side = 'head' AND r.extra ? '" F "' " \
+	"ORDER BY r.id LIMIT 1)"
 
 /*
  * Run alias R is not of an A/B request's patched head: a commit `git am`
