@@ -72,9 +72,6 @@ enum db_stmt {
 	ST_MACHINES_SERVING,
 	ST_JOB_WARNINGS_SET,
 	ST_JOB_SET_MONITORS,
-	/* the culprit's diffstat, read by trees.c (stmts_mail.c) */
-	ST_MAIL_DIFFSTAT_LOOKUP,
-	ST_MAIL_DIFFSTAT_STORE,
 	/* detection queue and regressions (stmts_regressions.c) */
 	ST_DETECT_CLAIM,
 	ST_DETECT_DONE,

@@ -5,7 +5,6 @@
 
 static const struct db_stmt_def *const tables[] = {
 	db_stmts_jobs,
-	db_stmts_mail,
 	db_stmts_regressions,
 	db_stmts_runs,
 };

@@ -10,7 +10,6 @@
  * nothing is ever spliced into SQL text.
  */
 extern const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS];
-extern const struct db_stmt_def db_stmts_mail[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_regressions[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_runs[DB_NR_STMTS];
 

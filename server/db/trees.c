@@ -17,6 +17,8 @@
 /* this file's statements, prepared with the others (db_stmt_table, db_int.h) */
 enum tree_stmt {
 	ST_COMMITS_IMPORT,
+	ST_DIFFSTAT_LOOKUP,
+	ST_DIFFSTAT_STORE,
 	ST_TREES_JSON,
 	ST_TREE_GET,
 	ST_TREE_HEADS,
@@ -58,6 +60,20 @@ static const struct db_stmt_def stmts[NR_TREE_STMTS] = {
 				"subject = coalesce(commits.subject, EXCLUDED.subject), "
 				"author = coalesce(commits.author, EXCLUDED.author), "
 				"commit_time = coalesce(commits.commit_time, EXCLUDED.commit_time)" },
+	/* commit $1: its sha and whether its diffstat was collected (sql/0007) */
+	[ST_DIFFSTAT_LOOKUP] = { "mail_diffstat_lookup",
+				 "SELECT c.sha, EXISTS (SELECT 1 FROM commit_diffstat d WHERE d.commit_id = c.id) "
+				 "FROM commits c WHERE c.id = $1::bigint" },
+	/* $1 commit id, $2 [{path, ins, del}] (null counts: binary), $3 files, $4 ins, $5 del;
+	 * the first writer wins (a concurrent second one stores nothing) */
+	[ST_DIFFSTAT_STORE] = { "mail_diffstat_store",
+				"WITH d AS (INSERT INTO commit_diffstat (commit_id, files_changed, insertions, deletions) "
+				"VALUES ($1::bigint, $3::integer, $4::bigint, $5::bigint) ON CONFLICT (commit_id) "
+				"DO NOTHING RETURNING commit_id) "
+				"INSERT INTO commit_files (commit_id, path, insertions, deletions) "
+				"SELECT d.commit_id, f.path, f.ins, f.del FROM d, "
+				"jsonb_to_recordset($2::jsonb) AS f (path text, ins integer, del integer) "
+				"ON CONFLICT DO NOTHING" },
 	[ST_TREES_JSON] = { "trees_json",
 			    "SELECT coalesce(json_agg(x ORDER BY x.name), '[]')::text FROM ("
 			    "SELECT id, name, scrub_userinfo(url) AS url, branches, created_at, "
@@ -168,14 +184,12 @@ int db_commits_import(struct db_conn *c, const char *const cols[5], long long tr
 int db_commit_diffstat_state(struct db_conn *c, long long id, char sha[41], int *stored,
 			     struct err *e)
 {
-	char b[24];
-	const char *p[1] = { b };
+	struct db_param p[1] = { db_int8(id) };
 	PGresult *r;
 
 	sha[0] = '\0';
 	*stored = 0;
-	snprintf(b, sizeof(b), "%lld", id);
-	r = db_exec(c, ST_MAIL_DIFFSTAT_LOOKUP, 1, p, e);
+	r = db_query(c, &stmts[ST_DIFFSTAT_LOOKUP], 1, p, 0, e);
 	if (!r)
 		return -1;
 	if (!PQntuples(r)) {
@@ -191,19 +205,13 @@ int db_commit_diffstat_state(struct db_conn *c, long long id, char sha[41], int 
 int db_commit_diffstat_store(struct db_conn *c, long long id, const char *files, size_t nr_files,
 			     long long insertions, long long deletions, struct err *e)
 {
-	char b[24], nf[24], ins[24], del[24];
-	const char *p[5] = { b, files, nf, ins, del };
-	PGresult *r;
+	char nf[24];
+	/* $3 is cast ::integer in the SQL: sent as text */
+	struct db_param p[5] = { db_int8(id), db_text(files), db_text(nf), db_int8(insertions),
+				 db_int8(deletions) };
 
-	snprintf(b, sizeof(b), "%lld", id);
 	snprintf(nf, sizeof(nf), "%zu", nr_files);
-	snprintf(ins, sizeof(ins), "%lld", insertions);
-	snprintf(del, sizeof(del), "%lld", deletions);
-	r = db_exec(c, ST_MAIL_DIFFSTAT_STORE, 5, p, e);
-	if (!r)
-		return -1;
-	PQclear(r);
-	return 0;
+	return db_query_do(c, &stmts[ST_DIFFSTAT_STORE], 5, p, e);
 }
 
 /* trees */

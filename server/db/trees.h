@@ -9,8 +9,8 @@ struct db_conn;
 
 /*
  * Typed rows of trees and of what their mirrors store about commits (the
- * statements beside them in db/trees.c, and the diffstat pair of
- * stmts_mail.c that gitmirror.c runs). Every function that fails returns -1 with e
+ * statements beside them in db/trees.c, the commits' diffstat among them,
+ * which gitmirror.c collects). Every function that fails returns -1 with e
  * filled by db_exec(): 503 "db_unavailable", 409 "conflict", 500
  * "db_error".
  */
@@ -28,13 +28,13 @@ int db_commits_import(struct db_conn *c, const char *const cols[5], long long tr
 
 /*
  * Commit id's sha (sha, 41 bytes) and whether its diffstat was collected
- * (*stored 1/0) (ST_MAIL_DIFFSTAT_LOOKUP): 1, 0 when there is no such
+ * (*stored 1/0) (trees.c): 1, 0 when there is no such
  * commit, -1 with e.
  */
 int db_commit_diffstat_state(struct db_conn *c, long long id, char sha[41], int *stored,
 			     struct err *e) __attribute__((warn_unused_result));
 /*
- * Stores commit id's diffstat (ST_MAIL_DIFFSTAT_STORE): files is the JSON
+ * Stores commit id's diffstat (trees.c): files is the JSON
  * array [{path, ins, del}] (borrowed), then the totals. The first writer
  * wins. 0 or -1 with e.
  */
