@@ -7,6 +7,7 @@
 #include "server/db/bisects.h"
 #include "server/db/db.h"
 #include "server/db/profiles.h"
+#include "server/db/runs.h"
 #include "server/track/gitmirror.h"
 #include "server/jobs/lease.h"
 #include "server/log.h"
@@ -433,7 +434,7 @@ static int descend(struct step *st, struct err *e)
 	}
 	if (!ns)
 		return 0;
-	p1_id = db_bisect_commit_id(st->c, p1, e);
+	p1_id = db_commit_id(st->c, p1, e);
 	if (p1_id <= 0) {
 		ret = p1_id < 0 ? -1 : 0;
 		goto out;

@@ -612,18 +612,6 @@ int db_bisect_active(struct db_conn *c, long long **out, size_t *n, struct err *
 	return 0;
 }
 
-/* --- commits --------------------------------------------------------------- */
-
-long long db_bisect_commit_id(struct db_conn *c, const char *sha, struct err *e)
-{
-	const char *p[1] = { sha };
-	long long id;
-
-	if (db_first_id(c, ST_COMMIT_ID, 1, p, &id, e) < 0)
-		return -1;
-	return id;
-}
-
 /* --- the API's reads -------------------------------------------------------- */
 
 int db_bisects_json(struct db_conn *c, const char *state, const char *limit, char **text,

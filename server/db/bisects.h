@@ -18,9 +18,9 @@ struct db_conn;
  * returns -1 with e filled on one. Arrays returned through **out are new
  * (caller free()s them; NULL when empty).
  *
- * The one read of commits the coordinator needs (a commit's id) is here
- * too (db_bisect_commit_id()); a tree's id and the tree mirror bookkeeping
- * are db/trees.h's (db_tree_id(), db_tree_mirror_todo(),
+ * A commit's id is db/runs.h's (db_commit_id()), beside the commits'
+ * other statements; a tree's id and the tree mirror bookkeeping are
+ * db/trees.h's (db_tree_id(), db_tree_mirror_todo(),
  * db_tree_mirror_set()), beside the trees' other statements.
  */
 
@@ -213,10 +213,6 @@ long long db_bisect_sibling(struct db_conn *c, long long reg_id, struct err *e)
 	__attribute__((warn_unused_result));
 /* Points regression reg_id at bisect bisect_id. 0 or -1 with e. */
 int db_bisect_reg_link(struct db_conn *c, long long reg_id, long long bisect_id, struct err *e)
-	__attribute__((warn_unused_result));
-
-/* The id of commit sha (0 = not imported), or -1 with e. */
-long long db_bisect_commit_id(struct db_conn *c, const char *sha, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*

@@ -100,25 +100,6 @@ enum db_stmt {
 	ST_TIP_COMMITS,
 	ST_DETECT_EXPLAIN_SET,
 	ST_DETECT_EXPLAIN_JSON,
-	/* ingest and run reads: testcases, commits, machines, setups, runs, metric names (stmts_runs.c) */
-	ST_COMMIT_FILL,
-	ST_COMMIT_ID,
-	ST_COMMIT_INSERT,
-	ST_COMMIT_RESOLVE,
-	ST_MACHINE_ID,
-	ST_MACHINE_INSERT,
-	ST_METRICS_INSERT,
-	ST_METRIC_IDS,
-	ST_RUNS_RECENT_JSON,
-	ST_RUN_GET,
-	ST_RUN_INSERT,
-	ST_RUN_SHA,
-	ST_RUN_VALUES,
-	ST_SETUP_GET,
-	ST_SETUP_ID,
-	ST_SETUP_INSERT,
-	ST_TESTCASE_ID,
-	ST_TESTCASE_INSERT,
 	DB_NR_STMTS
 };
 
@@ -183,12 +164,9 @@ static inline struct db_param db_id(long long id)
  */
 PGresult *db_execp(struct db_conn *c, enum db_stmt st, int n, const struct db_param *p, int binary,
 		   struct err *e) __attribute__((warn_unused_result));
-/* db_runs_do() with db_param parameters: 0, or -1 with e. */
+/* Runs statement st for its effect (an INSERT, an UPDATE): 0, or -1 with e. */
 int db_dop(struct db_conn *c, enum db_stmt st, int n, const struct db_param *p, struct err *e)
 	__attribute__((warn_unused_result));
-/* db_first_id() with db_param parameters. */
-int db_first_idp(struct db_conn *c, enum db_stmt st, int n, const struct db_param *p, long long *id,
-		 struct err *e) __attribute__((warn_unused_result));
 /*
  * out[0..n) = params[0..n) as text parameters, for the calls that take
  * text: 0, or -1 with e (ERR_DB, detail what) when n is over DB_MAX_PARAMS.
@@ -309,33 +287,12 @@ int db_json_by_id(struct db_conn *c, enum db_stmt st, long long id, char **text,
 int db_result_json_text(PGresult *r, char **text, struct err *e)
 	__attribute__((warn_unused_result));
 
-/* Helpers the subject files share (defined in db/meta.c and db/runs.c). */
+/* A helper the subject files share (defined in db/meta.c). */
 /*
  * Whether the row statement st (one $1 id parameter, e.g. ST_JOB_EXISTS)
  * finds exists: 1, 0, or -1 with e. For the refusals that must tell "no
  * such id" (404) from "not in a state for this" (409).
  */
 int db_row_exists(struct db_conn *c, enum db_stmt st, const char *id, struct err *e);
-
-/* Runs statement st for its effect (an INSERT, an UPDATE): 0, or -1 with e. */
-int db_runs_do(struct db_conn *c, enum db_stmt st, int n, const char *const *params, struct err *e)
-	__attribute__((warn_unused_result));
-
-/*
- * The id in the first column of statement st's first row (text int8):
- * 1 and *id when there is a row, 0 (*id = 0) when there is none, -1 with e.
- */
-int db_first_id(struct db_conn *c, enum db_stmt st, int n, const char *const *params, long long *id,
-		struct err *e) __attribute__((warn_unused_result));
-
-/*
- * Returns the id of the row named by params: tries insert_st with the
- * first n_insert params (ON CONFLICT DO NOTHING RETURNING id), then
- * select_st with the first n_select, twice. -1 with e filled on a database
- * error, or ERR_DB when neither finds the row. Used for every "find or
- * create".
- */
-long long db_upsert_id(struct db_conn *c, int insert_st, int n_insert, int select_st, int n_select,
-		       const char *const *params, struct err *e);
 
 #endif

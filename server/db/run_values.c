@@ -1,10 +1,12 @@
 /*
  * A run's values (db_run_values_copy(), see runs.h): metric names to ids,
- * new names registered, and the rows sent in COPY's binary format.
+ * new names registered, and the rows sent in COPY's binary format; the
+ * statements of the metric names are here.
  */
 #include "server/db/runs.h"
 #include "server/db/db.h"
 #include "server/db/db_int.h"
+#include "server/db/stmts.h"
 #include "stats/metric.h"
 #include "buf.h"
 #include "xalloc.h"
@@ -12,6 +14,49 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* this file's statements, prepared with the others (db_stmt_table, db_int.h) */
+enum run_value_stmt { ST_METRIC_IDS, ST_METRICS_INSERT, NR_RUN_VALUE_STMTS };
+
+static const struct db_stmt_def stmts[NR_RUN_VALUE_STMTS] = {
+	/* ids of known metric names (ingest resolves names, then COPYs run_values) */
+	[ST_METRIC_IDS] = { "metric_ids",
+			    "SELECT id, name FROM metrics WHERE name = ANY ($1::text[])" },
+	[ST_METRICS_INSERT] = { "metrics_insert",
+				"INSERT INTO metrics (name, unit, higher_is_better, is_monitor) "
+				"SELECT * FROM unnest($1::text[], $2::text[], $3::bool[], $4::bool[]) "
+				"ON CONFLICT (name) DO NOTHING" },
+};
+
+const struct db_stmt_table db_stmts_run_values = DB_STMT_TABLE(stmts);
+
+/* ST_METRIC_IDS's columns */
+enum { METRIC_ID, METRIC_NAME };
+
+int db_metric_ids(struct db_conn *c, const char *names, struct db_metric_ids *out, struct err *e)
+{
+	struct db_param p[1] = { db_text(names) };
+	PGresult *r = db_query(c, &stmts[ST_METRIC_IDS], 1, p, 0, e);
+
+	memset(out, 0, sizeof(*out));
+	if (!r)
+		return -1;
+	out->nr = (size_t)PQntuples(r);
+	out->rows = xcalloc(out->nr ? out->nr : 1, sizeof(*out->rows));
+	for (size_t i = 0; i < out->nr; i++) {
+		out->rows[i].id = strtoll(PQgetvalue(r, (int)i, METRIC_ID), NULL, 10);
+		out->rows[i].name = PQgetvalue(r, (int)i, METRIC_NAME);
+	}
+	out->res_ = db_res_of(r);
+	return 0;
+}
+
+void db_metric_ids_free(struct db_metric_ids *m)
+{
+	free(m->rows);
+	PQclear(db_pgres(m->res_));
+	memset(m, 0, sizeof(*m));
+}
 
 /* text[] literal element: double-quoted, with \ and " escaped */
 static int add_array_elem(struct buf *b, const char *s)
@@ -107,8 +152,11 @@ static int insert_metrics(struct db_conn *c, const struct name_id *v, size_t n, 
 	if (ret)
 		abort();
 	{
-		const char *params[4] = { nb.data, ub.data, hb.data, mb.data };
-		ret = db_runs_do(c, ST_METRICS_INSERT, 4, params, e);
+		/* the four arrays are text[] and bool[] in the SQL: sent as text literals */
+		struct db_param p[4] = { db_text(nb.data), db_text(ub.data), db_text(hb.data),
+					 db_text(mb.data) };
+
+		ret = db_query_do(c, &stmts[ST_METRICS_INSERT], 4, p, e);
 	}
 	buf_release(&nb);
 	buf_release(&ub);

@@ -1,14 +1,113 @@
-/* Typed reads of runs, commits, setups and metric names (see runs.h). */
+/*
+ * Typed reads and writes of runs and what they name (commits, testcases,
+ * machines, setups; see runs.h), and the statements they are made with;
+ * a run's values and the metric names are run_values.c's. db_dop(), a
+ * helper for the subjects still in enum db_stmt, is here too.
+ */
 #include "server/db/runs.h"
 #include "server/db/db.h"
 #include "server/db/db_int.h"
 #include "server/db/pgval.h"
+#include "server/db/stmts.h"
 #include "xalloc.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* this file's statements, prepared with the others (db_stmt_table, db_int.h) */
+enum run_stmt {
+	ST_COMMIT_FILL,
+	ST_COMMIT_ID,
+	ST_COMMIT_INSERT,
+	ST_COMMIT_RESOLVE,
+	ST_MACHINE_ID,
+	ST_MACHINE_INSERT,
+	ST_RUNS_RECENT_JSON,
+	ST_RUN_GET,
+	ST_RUN_INSERT,
+	ST_RUN_SHA,
+	ST_RUN_VALUES,
+	ST_SETUP_GET,
+	ST_SETUP_ID,
+	ST_SETUP_INSERT,
+	ST_TESTCASE_ID,
+	ST_TESTCASE_INSERT,
+	NR_RUN_STMTS
+};
+
+static const struct db_stmt_def stmts[NR_RUN_STMTS] = {
+	[ST_COMMIT_FILL] = { "commit_fill",
+			     "UPDATE commits SET commit_time = COALESCE(commit_time, $2::timestamptz), "
+			     "subject = COALESCE(subject, $3), tree_id = COALESCE(tree_id, $4::bigint) "
+			     "WHERE id = $1::bigint AND ((commit_time IS NULL AND $2::timestamptz IS NOT NULL) OR "
+			     "(subject IS NULL AND $3::text IS NOT NULL) OR "
+			     "(tree_id IS NULL AND $4::bigint IS NOT NULL))" },
+	[ST_COMMIT_ID] = { "commit_id", "SELECT id FROM commits WHERE sha = $1" },
+	[ST_COMMIT_INSERT] = { "commit_insert",
+			       "INSERT INTO commits (sha, commit_time, subject, tree_id) "
+			       "VALUES ($1, $2::timestamptz, $3, $4::bigint) "
+			       "ON CONFLICT (sha) DO NOTHING RETURNING id" },
+	[ST_COMMIT_RESOLVE] = { "commit_resolve",
+				"SELECT id, sha, subject FROM commits WHERE sha >= $1 AND sha < $1 || 'g' "
+				"ORDER BY sha LIMIT 2" },
+	[ST_MACHINE_ID] = { "machine_id",
+			    "SELECT id FROM machines WHERE hostname = $1 AND arch = $2 AND tbox_group = $3" },
+	[ST_MACHINE_INSERT] = { "machine_insert",
+				"INSERT INTO machines (hostname, arch, tbox_group, nr_cpus, memory_mb, cpu_model) "
+				"VALUES ($1, $2, $3, $4::integer, $5::bigint, $6) "
+				"ON CONFLICT (hostname, arch, tbox_group) DO NOTHING RETURNING id" },
+	/* the newest runs ($2 at most; $1, a state filter, is unused): the overview's last results */
+	[ST_RUNS_RECENT_JSON] = { "runs_recent_json",
+				  "SELECT coalesce(json_agg(x ORDER BY x.id DESC), '[]')::text FROM ("
+				  "SELECT r.id, r.run_id, r.status, r.received_at, r.job_id, c.sha AS commit, "
+				  "c.subject, t.name AS testcase, s.params, s.kconfig, s.compiler, s.tbox_group, s.mode, "
+				  "(SELECT count(*) FROM run_points(r.id, r.received_at)) AS metrics "
+				  "FROM runs r JOIN commits c ON c.id = r.commit_id JOIN setups s ON s.id = r.setup_id "
+				  "JOIN testcases t ON t.id = s.testcase_id WHERE $1::text IS NULL "
+				  "ORDER BY r.id DESC LIMIT $2::integer) x" },
+	[ST_RUN_GET] = { "run_get",
+			 "SELECT r.id, r.run_id, c.sha, c.subject, t.name, s.params::text, s.kconfig, "
+			 "s.compiler, s.tbox_group, s.mode, r.status, "
+			 "to_char(r.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), "
+			 "r.duration_s, r.branch, tr.name, r.job_id, r.extra::text, "
+			 "to_char(r.received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), "
+			 "mc.hostname, mc.arch, s.monitors, "
+			 "EXISTS (SELECT 1 FROM run_profiles p WHERE p.run_id = r.id) "
+			 "FROM runs r JOIN commits c ON c.id = r.commit_id JOIN setups s ON s.id = r.setup_id "
+			 "JOIN testcases t ON t.id = s.testcase_id LEFT JOIN trees tr ON tr.id = r.tree_id "
+			 "LEFT JOIN machines mc ON mc.id = r.machine_id WHERE r.run_id = $1::uuid" },
+	[ST_RUN_INSERT] = { "run_insert",
+			    "INSERT INTO runs (run_id, job_id, commit_id, setup_id, machine_id, tree_id, branch, "
+			    "status, started_at, duration_s, doc_sha256, extra) "
+			    "VALUES ($1::uuid, $2::bigint, $3::bigint, $4::bigint, $5::bigint, $6::bigint, $7, $8, "
+			    "$9::timestamptz, $10::float8, decode($11, 'hex'), $12::jsonb) "
+			    "ON CONFLICT (run_id) DO NOTHING RETURNING id" },
+	[ST_RUN_SHA] = { "run_sha",
+			 "SELECT encode(doc_sha256, 'hex') FROM runs WHERE run_id = $1::uuid" },
+	[ST_RUN_VALUES] = { "run_values",
+			    "SELECT m.name, array_to_json(v.vals)::text FROM runs r "
+			    "CROSS JOIN LATERAL run_points(r.id, r.received_at) v "
+			    "JOIN metrics m ON m.id = v.metric_id WHERE r.id = $1::bigint ORDER BY m.name" },
+	[ST_SETUP_GET] = { "setup_get",
+			   "SELECT t.name, s.params::text, s.kconfig, s.compiler, s.tbox_group, s.mode, "
+			   "s.monitors FROM setups s JOIN testcases t ON t.id = s.testcase_id WHERE s.id = $1::bigint" },
+	[ST_SETUP_ID] = { "setup_id",
+			  "SELECT id FROM setups WHERE testcase_id = $1::integer AND params_key = $2 AND "
+			  "kconfig = $3 AND compiler = $4 AND tbox_group = $5 AND mode = $6 AND monitors = $7" },
+	[ST_SETUP_INSERT] = { "setup_insert",
+			      "INSERT INTO setups (testcase_id, params, params_key, kconfig, compiler, tbox_group, mode, "
+			      "monitors) VALUES ($1::integer, $2::text::jsonb, $2::text, $3, $4, $5, $6, $7) "
+			      "ON CONFLICT (testcase_id, md5(params_key), kconfig, compiler, tbox_group, mode, "
+			      "monitors) "
+			      "DO NOTHING RETURNING id" },
+	[ST_TESTCASE_ID] = { "testcase_id", "SELECT id FROM testcases WHERE name = $1" },
+	[ST_TESTCASE_INSERT] = { "testcase_insert",
+				 "INSERT INTO testcases (name) VALUES ($1) ON CONFLICT (name) DO NOTHING RETURNING id" },
+};
+
+const struct db_stmt_table db_stmts_runs = DB_STMT_TABLE(stmts);
 
 /* column col of row, NULL for SQL NULL */
 static const char *text_or_null(const PGresult *r, int row, int col)
@@ -21,71 +120,41 @@ int db_dop(struct db_conn *c, enum db_stmt st, int n, const struct db_param *p, 
 	return db_query_do(c, db_stmt_def(st), n, p, e);
 }
 
-int db_runs_do(struct db_conn *c, enum db_stmt st, int n, const char *const *params, struct err *e)
-{
-	struct db_param p[DB_MAX_PARAMS];
-
-	if (db_params_text(p, n, params, db_stmt_def(st)->name, e))
-		return -1;
-	return db_dop(c, st, n, p, e);
-}
-
-int db_first_idp(struct db_conn *c, enum db_stmt st, int n, const struct db_param *p, long long *id,
-		 struct err *e)
-{
-	return db_query_first_id(c, db_stmt_def(st), n, p, id, e);
-}
-
-int db_first_id(struct db_conn *c, enum db_stmt st, int n, const char *const *params, long long *id,
-		struct err *e)
-{
-	struct db_param p[DB_MAX_PARAMS];
-
-	*id = 0;
-	if (db_params_text(p, n, params, db_stmt_def(st)->name, e))
-		return -1;
-	return db_first_idp(c, st, n, p, id, e);
-}
-
-/* db_upsert_id() with db_param parameters */
-static long long upsert_idp(struct db_conn *c, enum db_stmt insert_st, int n_insert,
-			    enum db_stmt select_st, int n_select, const struct db_param *p,
-			    struct err *e)
+/*
+ * Find-or-create: the id ins (n_insert of p; ON CONFLICT DO NOTHING
+ * RETURNING id) returns, else the one sel (n_select of p) finds, twice;
+ * -1 with e, ERR_DB when neither finds the row.
+ */
+static long long upsert_id(struct db_conn *c, enum run_stmt ins, int n_insert, enum run_stmt sel,
+			   int n_select, const struct db_param *p, struct err *e)
 {
 	long long id;
 
 	for (int attempt = 0; attempt < 2; attempt++) {
-		if (db_first_idp(c, insert_st, n_insert, p, &id, e) < 0)
+		if (db_query_first_id(c, &stmts[ins], n_insert, p, &id, e) < 0)
 			return -1;
 		if (id > 0)
 			return id;
 		/* a new statement sees rows committed by concurrent inserts */
-		if (db_first_idp(c, select_st, n_select, p, &id, e) < 0)
+		if (db_query_first_id(c, &stmts[sel], n_select, p, &id, e) < 0)
 			return -1;
 		if (id > 0)
 			return id;
 	}
-	err_setc(e, ERR_DB, db_stmt_def(select_st)->name, "cannot find or create a row");
+	err_setc(e, ERR_DB, stmts[sel].name, "cannot find or create a row");
 	return -1;
 }
 
-long long db_upsert_id(struct db_conn *c, int insert_st, int n_insert, int select_st, int n_select,
-		       const char *const *params, struct err *e)
-{
-	struct db_param p[DB_MAX_PARAMS];
-	int n = n_insert > n_select ? n_insert : n_select;
+/* commits */
 
-	if (db_params_text(p, n, params, db_stmt_def((enum db_stmt)insert_st)->name, e))
-		return -1;
-	return upsert_idp(c, (enum db_stmt)insert_st, n_insert, (enum db_stmt)select_st, n_select,
-			  p, e);
-}
+/* ST_COMMIT_RESOLVE's columns */
+enum { RESOLVE_ID, RESOLVE_SHA, RESOLVE_SUBJECT };
 
 int db_commit_resolve(struct db_conn *c, const char *prefix, struct arena *a, struct db_commit *out,
 		      struct err *e)
 {
-	const char *p[1] = { prefix };
-	PGresult *r = db_exec(c, ST_COMMIT_RESOLVE, 1, p, e);
+	struct db_param p[1] = { db_text(prefix) };
+	PGresult *r = db_query(c, &stmts[ST_COMMIT_RESOLVE], 1, p, 0, e);
 	int n;
 
 	memset(out, 0, sizeof(*out));
@@ -93,34 +162,116 @@ int db_commit_resolve(struct db_conn *c, const char *prefix, struct arena *a, st
 		return -1;
 	n = PQntuples(r);
 	if (n > 0) {
-		out->id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-		out->sha = arena_strdup(a, PQgetvalue(r, 0, 1));
-		out->subject = PQgetisnull(r, 0, 2) ? NULL : arena_strdup(a, PQgetvalue(r, 0, 2));
+		out->id = strtoll(PQgetvalue(r, 0, RESOLVE_ID), NULL, 10);
+		out->sha = arena_strdup(a, PQgetvalue(r, 0, RESOLVE_SHA));
+		out->subject = PQgetisnull(r, 0, RESOLVE_SUBJECT) ?
+				       NULL :
+				       arena_strdup(a, PQgetvalue(r, 0, RESOLVE_SUBJECT));
 	}
 	PQclear(r);
 	return n > 2 ? 2 : n;
 }
 
+long long db_commit_id(struct db_conn *c, const char *sha, struct err *e)
+{
+	struct db_param p[1] = { db_text(sha) };
+	long long id;
+
+	if (db_query_first_id(c, &stmts[ST_COMMIT_ID], 1, p, &id, e) < 0)
+		return -1;
+	return id;
+}
+
+long long db_commit_upsert(struct db_conn *c, const char *sha, const char *commit_time,
+			   const char *subject, long long tree_id, struct err *e)
+{
+	struct db_param p[4] = { db_text(sha), db_text(commit_time), db_text(subject),
+				 db_id(tree_id) };
+
+	return upsert_id(c, ST_COMMIT_INSERT, 4, ST_COMMIT_ID, 1, p, e);
+}
+
+int db_commit_fill(struct db_conn *c, long long commit_id, const char *commit_time,
+		   const char *subject, long long tree_id, struct err *e)
+{
+	struct db_param p[4] = { db_id(commit_id), db_text(commit_time), db_text(subject),
+				 db_id(tree_id) };
+
+	return db_query_do(c, &stmts[ST_COMMIT_FILL], 4, p, e);
+}
+
+/* testcases, machines, setups */
+
+long long db_testcase_upsert(struct db_conn *c, const char *name, struct err *e)
+{
+	struct db_param p[1] = { db_text(name) };
+
+	return upsert_id(c, ST_TESTCASE_INSERT, 1, ST_TESTCASE_ID, 1, p, e);
+}
+
+long long db_machine_upsert(struct db_conn *c, const struct db_run_machine *m, struct err *e)
+{
+	/* nr_cpus is an integer in the SQL ($4::integer): sent as text */
+	char cpus[24];
+	struct db_param p[6] = { db_text(m->hostname),
+				 db_text(m->arch),
+				 db_text(m->tbox_group),
+				 db_text(NULL),
+				 m->memory_mb >= 0 ? db_int8(m->memory_mb) : db_text(NULL),
+				 db_text(m->cpu_model) };
+
+	if (m->nr_cpus >= 0) {
+		snprintf(cpus, sizeof(cpus), "%lld", m->nr_cpus);
+		p[3] = db_text(cpus);
+	}
+	return upsert_id(c, ST_MACHINE_INSERT, 6, ST_MACHINE_ID, 3, p, e);
+}
+
+long long db_setup_upsert(struct db_conn *c, const struct db_setup_new *s, struct err *e)
+{
+	/* the testcase id is an integer in the SQL ($1::integer): sent as text, NULL when 0 */
+	char tc[24];
+	struct db_param p[7] = { db_text(NULL),	       db_text(s->params_key), db_text(s->kconfig),
+				 db_text(s->compiler), db_text(s->tbox_group), db_text(s->mode),
+				 db_text(s->monitors) };
+
+	if (s->testcase_id) {
+		snprintf(tc, sizeof(tc), "%lld", s->testcase_id);
+		p[0] = db_text(tc);
+	}
+	return upsert_id(c, ST_SETUP_INSERT, 7, ST_SETUP_ID, 7, p, e);
+}
+
+/* ST_SETUP_GET's columns */
+enum {
+	SETUP_TESTCASE,
+	SETUP_PARAMS,
+	SETUP_KCONFIG,
+	SETUP_COMPILER,
+	SETUP_TBOX_GROUP,
+	SETUP_MODE,
+	SETUP_MONITORS
+};
+
 int db_setup_get(struct db_conn *c, long long setup_id, struct db_setup *out, struct err *e)
 {
-	struct db_param p[1] = { db_int8(setup_id) };
 	PGresult *r;
 
 	memset(out, 0, sizeof(*out));
-	r = db_execp(c, ST_SETUP_GET, 1, p, 0, e);
+	r = db_query_id(c, &stmts[ST_SETUP_GET], setup_id, e);
 	if (!r)
 		return -1;
 	if (PQntuples(r) != 1) {
 		PQclear(r);
 		return 0;
 	}
-	out->testcase = PQgetvalue(r, 0, 0);
-	out->params = PQgetvalue(r, 0, 1);
-	out->kconfig = PQgetvalue(r, 0, 2);
-	out->compiler = PQgetvalue(r, 0, 3);
-	out->tbox_group = PQgetvalue(r, 0, 4);
-	out->mode = PQgetvalue(r, 0, 5);
-	out->monitors = PQgetvalue(r, 0, 6);
+	out->testcase = PQgetvalue(r, 0, SETUP_TESTCASE);
+	out->params = PQgetvalue(r, 0, SETUP_PARAMS);
+	out->kconfig = PQgetvalue(r, 0, SETUP_KCONFIG);
+	out->compiler = PQgetvalue(r, 0, SETUP_COMPILER);
+	out->tbox_group = PQgetvalue(r, 0, SETUP_TBOX_GROUP);
+	out->mode = PQgetvalue(r, 0, SETUP_MODE);
+	out->monitors = PQgetvalue(r, 0, SETUP_MONITORS);
 	out->res_ = db_res_of(r);
 	return 1;
 }
@@ -131,54 +282,84 @@ void db_setup_free(struct db_setup *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* runs */
+
+/* ST_RUN_GET's columns */
+enum {
+	RUN_ID,
+	RUN_RUN_ID,
+	RUN_COMMIT,
+	RUN_COMMIT_SUBJECT,
+	RUN_TESTCASE,
+	RUN_PARAMS,
+	RUN_KCONFIG,
+	RUN_COMPILER,
+	RUN_TBOX_GROUP,
+	RUN_MODE,
+	RUN_STATUS,
+	RUN_STARTED_AT,
+	RUN_DURATION_S,
+	RUN_BRANCH,
+	RUN_TREE,
+	RUN_JOB_ID,
+	RUN_EXTRA,
+	RUN_RECEIVED_AT,
+	RUN_HOSTNAME,
+	RUN_ARCH,
+	RUN_MONITORS,
+	RUN_HAS_PROFILE
+};
+/* ST_RUN_VALUES's columns */
+enum { VALUES_NAME, VALUES_VALUES };
+
 int db_run_get(struct db_conn *c, const char *run_id, struct db_run *out, struct err *e)
 {
-	const char *p[1] = { run_id };
-	struct db_param vp[1];
+	struct db_param p[1] = { db_text(run_id) };
 	PGresult *r, *v;
 
 	memset(out, 0, sizeof(*out));
-	r = db_exec(c, ST_RUN_GET, 1, p, e);
+	r = db_query(c, &stmts[ST_RUN_GET], 1, p, 0, e);
 	if (!r)
 		return -1;
 	if (PQntuples(r) != 1) {
 		PQclear(r);
 		return 0;
 	}
-	out->id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-	vp[0] = db_int8(out->id);
-	v = db_execp(c, ST_RUN_VALUES, 1, vp, 0, e);
+	out->id = strtoll(PQgetvalue(r, 0, RUN_ID), NULL, 10);
+	v = db_query_id(c, &stmts[ST_RUN_VALUES], out->id, e);
 	if (!v) {
 		PQclear(r);
 		memset(out, 0, sizeof(*out));
 		return -1;
 	}
-	out->run_id = text_or_null(r, 0, 1);
-	out->commit = text_or_null(r, 0, 2);
-	out->commit_subject = text_or_null(r, 0, 3);
-	out->testcase = text_or_null(r, 0, 4);
-	out->params = PQgetvalue(r, 0, 5);
-	out->kconfig = text_or_null(r, 0, 6);
-	out->compiler = text_or_null(r, 0, 7);
-	out->tbox_group = text_or_null(r, 0, 8);
-	out->mode = text_or_null(r, 0, 9);
-	out->status = text_or_null(r, 0, 10);
-	out->started_at = text_or_null(r, 0, 11);
-	out->duration_s = pg_double(PQgetvalue(r, 0, 12));
-	out->branch = text_or_null(r, 0, 13);
-	out->tree = text_or_null(r, 0, 14);
-	out->job_id = PQgetisnull(r, 0, 15) ? 0 : strtoll(PQgetvalue(r, 0, 15), NULL, 10);
-	out->extra = PQgetvalue(r, 0, 16);
-	out->received_at = text_or_null(r, 0, 17);
-	out->hostname = text_or_null(r, 0, 18);
-	out->arch = text_or_null(r, 0, 19);
-	out->monitors = PQgetvalue(r, 0, 20);
-	out->has_profile = PQgetvalue(r, 0, 21)[0] == 't';
+	out->run_id = text_or_null(r, 0, RUN_RUN_ID);
+	out->commit = text_or_null(r, 0, RUN_COMMIT);
+	out->commit_subject = text_or_null(r, 0, RUN_COMMIT_SUBJECT);
+	out->testcase = text_or_null(r, 0, RUN_TESTCASE);
+	out->params = PQgetvalue(r, 0, RUN_PARAMS);
+	out->kconfig = text_or_null(r, 0, RUN_KCONFIG);
+	out->compiler = text_or_null(r, 0, RUN_COMPILER);
+	out->tbox_group = text_or_null(r, 0, RUN_TBOX_GROUP);
+	out->mode = text_or_null(r, 0, RUN_MODE);
+	out->status = text_or_null(r, 0, RUN_STATUS);
+	out->started_at = text_or_null(r, 0, RUN_STARTED_AT);
+	out->duration_s = pg_double(PQgetvalue(r, 0, RUN_DURATION_S));
+	out->branch = text_or_null(r, 0, RUN_BRANCH);
+	out->tree = text_or_null(r, 0, RUN_TREE);
+	out->job_id = PQgetisnull(r, 0, RUN_JOB_ID) ?
+			      0 :
+			      strtoll(PQgetvalue(r, 0, RUN_JOB_ID), NULL, 10);
+	out->extra = PQgetvalue(r, 0, RUN_EXTRA);
+	out->received_at = text_or_null(r, 0, RUN_RECEIVED_AT);
+	out->hostname = text_or_null(r, 0, RUN_HOSTNAME);
+	out->arch = text_or_null(r, 0, RUN_ARCH);
+	out->monitors = PQgetvalue(r, 0, RUN_MONITORS);
+	out->has_profile = PQgetvalue(r, 0, RUN_HAS_PROFILE)[0] == 't';
 	out->nr_metrics = (size_t)PQntuples(v);
 	out->metrics = xcalloc(out->nr_metrics ? out->nr_metrics : 1, sizeof(*out->metrics));
 	for (size_t i = 0; i < out->nr_metrics; i++) {
-		out->metrics[i].name = PQgetvalue(v, (int)i, 0);
-		out->metrics[i].values = PQgetvalue(v, (int)i, 1);
+		out->metrics[i].name = PQgetvalue(v, (int)i, VALUES_NAME);
+		out->metrics[i].values = PQgetvalue(v, (int)i, VALUES_VALUES);
 	}
 	out->res_ = db_res_of(r);
 	out->values_res_ = db_res_of(v);
@@ -193,10 +374,13 @@ void db_run_free(struct db_run *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* ST_RUN_SHA's one column */
+enum { SHA_HEX };
+
 int db_run_sha(struct db_conn *c, const char *run_id, char hash[65], struct err *e)
 {
-	const char *p[1] = { run_id };
-	PGresult *r = db_exec(c, ST_RUN_SHA, 1, p, e);
+	struct db_param p[1] = { db_text(run_id) };
+	PGresult *r = db_query(c, &stmts[ST_RUN_SHA], 1, p, 0, e);
 	int found;
 
 	hash[0] = '\0';
@@ -204,102 +388,14 @@ int db_run_sha(struct db_conn *c, const char *run_id, char hash[65], struct err 
 		return -1;
 	found = PQntuples(r) == 1;
 	if (found)
-		snprintf(hash, 65, "%s", PQgetvalue(r, 0, 0));
+		snprintf(hash, 65, "%s", PQgetvalue(r, 0, SHA_HEX));
 	PQclear(r);
 	return found;
 }
 
-int db_metric_ids(struct db_conn *c, const char *names, struct db_metric_ids *out, struct err *e)
-{
-	const char *p[1] = { names };
-	PGresult *r = db_exec(c, ST_METRIC_IDS, 1, p, e);
-
-	memset(out, 0, sizeof(*out));
-	if (!r)
-		return -1;
-	out->nr = (size_t)PQntuples(r);
-	out->rows = xcalloc(out->nr ? out->nr : 1, sizeof(*out->rows));
-	for (size_t i = 0; i < out->nr; i++) {
-		out->rows[i].id = strtoll(PQgetvalue(r, (int)i, 0), NULL, 10);
-		out->rows[i].name = PQgetvalue(r, (int)i, 1);
-	}
-	out->res_ = db_res_of(r);
-	return 0;
-}
-
-void db_metric_ids_free(struct db_metric_ids *m)
-{
-	free(m->rows);
-	PQclear(db_pgres(m->res_));
-	memset(m, 0, sizeof(*m));
-}
-
-long long db_commit_upsert(struct db_conn *c, const char *sha, const char *commit_time,
-			   const char *subject, long long tree_id, struct err *e)
-{
-	struct db_param p[4] = { db_text(sha), db_text(commit_time), db_text(subject),
-				 db_id(tree_id) };
-
-	return upsert_idp(c, ST_COMMIT_INSERT, 4, ST_COMMIT_ID, 1, p, e);
-}
-
-int db_commit_fill(struct db_conn *c, long long commit_id, const char *commit_time,
-		   const char *subject, long long tree_id, struct err *e)
-{
-	struct db_param p[4] = { db_id(commit_id), db_text(commit_time), db_text(subject),
-				 db_id(tree_id) };
-
-	return db_dop(c, ST_COMMIT_FILL, 4, p, e);
-}
-
-long long db_testcase_upsert(struct db_conn *c, const char *name, struct err *e)
-{
-	const char *p[1] = { name };
-
-	return db_upsert_id(c, ST_TESTCASE_INSERT, 1, ST_TESTCASE_ID, 1, p, e);
-}
-
-long long db_machine_upsert(struct db_conn *c, const struct db_run_machine *m, struct err *e)
-{
-	char cpus[24], mem[24];
-	const char *p[6] = { m->hostname, m->arch, m->tbox_group, NULL, NULL, m->cpu_model };
-
-	if (m->nr_cpus >= 0) {
-		snprintf(cpus, sizeof(cpus), "%lld", m->nr_cpus);
-		p[3] = cpus;
-	}
-	if (m->memory_mb >= 0) {
-		snprintf(mem, sizeof(mem), "%lld", m->memory_mb);
-		p[4] = mem;
-	}
-	return db_upsert_id(c, ST_MACHINE_INSERT, 6, ST_MACHINE_ID, 3, p, e);
-}
-
-/* testcase_id as text for its $1::integer parameter; NULL when 0 (none) */
-static const char *int4_param(char buf[24], long long id)
-{
-	if (!id)
-		return NULL;
-	snprintf(buf, 24, "%lld", id);
-	return buf;
-}
-
-long long db_setup_upsert(struct db_conn *c, const struct db_setup_new *s, struct err *e)
-{
-	char tc[24];
-	const char *p[7] = { int4_param(tc, s->testcase_id),
-			     s->params_key,
-			     s->kconfig,
-			     s->compiler,
-			     s->tbox_group,
-			     s->mode,
-			     s->monitors };
-
-	return db_upsert_id(c, ST_SETUP_INSERT, 7, ST_SETUP_ID, 7, p, e);
-}
-
 int db_run_insert(struct db_conn *c, const struct db_run_new *r, long long *id, struct err *e)
 {
+	/* the duration is a float8 in the SQL ($10::float8): sent as text */
 	char dur[32];
 	struct db_param p[12] = { db_text(r->run_id),	  db_id(r->job_id),
 				  db_id(r->commit_id),	  db_id(r->setup_id),
@@ -312,7 +408,7 @@ int db_run_insert(struct db_conn *c, const struct db_run_new *r, long long *id, 
 		snprintf(dur, sizeof(dur), "%.17g", r->duration_s);
 		p[9] = db_text(dur);
 	}
-	return db_first_idp(c, ST_RUN_INSERT, 12, p, id, e);
+	return db_query_first_id(c, &stmts[ST_RUN_INSERT], 12, p, id, e);
 }
 
 int db_detect_enqueue(struct db_conn *c, long long setup_id, struct err *e)
@@ -325,5 +421,8 @@ int db_detect_enqueue(struct db_conn *c, long long setup_id, struct err *e)
 int db_runs_recent_json(struct db_conn *c, const char *state, const char *limit, char **text,
 			struct err *e)
 {
-	return db_json_list(c, ST_RUNS_RECENT_JSON, state, limit, text, e);
+	/* the limit is an integer in the SQL ($2::integer): sent as text */
+	struct db_param p[2] = { db_text(state), db_text(limit) };
+
+	return db_query_json(c, &stmts[ST_RUNS_RECENT_JSON], 2, p, text, e);
 }

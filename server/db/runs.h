@@ -4,7 +4,9 @@
 /*
  * Typed reads of runs and what they name (commits, setups, metric names,
  * the job a result document cites) for ingest (server/jobs/ingest.c) and the
- * run endpoints (api/runs.c, api/args.c). Statements in db/stmts_runs.c.
+ * run endpoints (api/runs.c, api/args.c), and the commit id the bisect
+ * steps read (bisect/bisect_step.c). Each file defines the statements it
+ * reads: db/runs.c, db/run_values.c (a run's values, metric names).
  *
  * Errors are db_exec()'s unless said otherwise: ERR_DB_UNAVAILABLE (503)
  * when the connection broke, ERR_CONFLICT (409) on a unique violation,
@@ -32,6 +34,9 @@
  */
 long long db_commit_upsert(struct db_conn *c, const char *sha, const char *commit_time,
 			   const char *subject, long long tree_id, struct err *e)
+	__attribute__((warn_unused_result));
+/* The id of commit sha (0 = not imported), or -1 with e. */
+long long db_commit_id(struct db_conn *c, const char *sha, struct err *e)
 	__attribute__((warn_unused_result));
 /*
  * What a stored commit did not say yet: each of commit_time, subject,

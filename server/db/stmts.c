@@ -6,7 +6,6 @@
 static const struct db_stmt_def *const tables[] = {
 	db_stmts_jobs,
 	db_stmts_regressions,
-	db_stmts_runs,
 };
 
 static const struct db_stmt_table *const subject_tables[] = {
@@ -15,6 +14,7 @@ static const struct db_stmt_table *const subject_tables[] = {
 	&db_stmts_meta,		&db_stmts_queue,	&db_stmts_profiles,    &db_stmts_series,
 	&db_stmts_trees,	&db_stmts_bisects,	&db_stmts_bisect_regs, &db_stmts_requests,
 	&db_stmts_request_mail, &db_stmts_mail_report,	&db_stmts_mail_subs,   &db_stmts_outbox,
+	&db_stmts_runs,		&db_stmts_run_values,
 };
 
 const struct db_stmt_table *db_subject_table(size_t i)

@@ -11,7 +11,6 @@
  */
 extern const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS];
 extern const struct db_stmt_def db_stmts_regressions[DB_NR_STMTS];
-extern const struct db_stmt_def db_stmts_runs[DB_NR_STMTS];
 
 /* The subjects whose statements are defined beside their readers (db_subject_table()). */
 extern const struct db_stmt_table db_stmts_inbox;	 /* db/inbox.c */
@@ -34,6 +33,8 @@ extern const struct db_stmt_table db_stmts_request_mail; /* db/request_mail.c */
 extern const struct db_stmt_table db_stmts_mail_report;	 /* db/mail.c */
 extern const struct db_stmt_table db_stmts_mail_subs;	 /* db/mail_subs.c */
 extern const struct db_stmt_table db_stmts_outbox;	 /* db/outbox.c */
+extern const struct db_stmt_table db_stmts_runs;	 /* db/runs.c */
+extern const struct db_stmt_table db_stmts_run_values;	 /* db/run_values.c */
 
 /* series order: the tree's history once known, then commit time, then first seen */
 #define COMMIT_ORDER "c.topo_order NULLS LAST, c.commit_time NULLS LAST, c.first_seen, c.id"

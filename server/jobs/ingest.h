@@ -5,7 +5,7 @@
 
 #include "err.h"
 #include "resultdoc.h"
-#include "server/db/runs.h" /* db_upsert_id(), which bisect.c and api/jobs.c call */
+#include "server/db/runs.h" /* db_commit_upsert(), which bisect.c calls */
 
 struct db_conn;
 
