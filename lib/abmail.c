@@ -128,7 +128,7 @@ static int add_headline(struct buf *sb, struct buf *b, const struct abmail_input
 	return bad;
 }
 
-/* tree, base, patch or head, targets, compiler, runs, label, notes, verdict */
+/* tree, base, patch or head, targets, compiler, runs, label, machines, notes, verdict */
 static int add_setup(struct buf *b, const struct abmail_input *in)
 {
 	int bad = 0;
@@ -157,6 +157,17 @@ static int add_setup(struct buf *b, const struct abmail_input *in)
 			in->repeat_why ? ": " : "", s(in->repeat_why));
 	if (*s(in->label))
 		bad |= buf_addf(b, "%-10s %s\n", "label:", in->label);
+	/* what each group's runs got: the asked shape is in the table's axes */
+	for (size_t i = 0; i < in->nr_groups; i++) {
+		const struct abmail_group *g = &in->groups[i];
+
+		if (!*s(g->machine))
+			continue;
+		bad |= in->nr_groups > 1 ?
+			       buf_addf(b, "%-10s %s (%s): %s\n", "machine:", s(g->target),
+					s(g->testcase), g->machine) :
+			       buf_addf(b, "%-10s %s\n", "machine:", g->machine);
+	}
 	/* a group whose sides ran on hosts of different fingerprints: one note each */
 	for (size_t k = 0; k < in->nr_notes; k++) {
 		const struct abmail_note *n = &in->notes[k];

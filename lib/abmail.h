@@ -34,6 +34,10 @@ struct abmail_group {
 	/* the setup's params as the table's axes (name, value as text), in stored order */
 	const struct lkp_axis *params;
 	size_t nr_params;
+	/* the machine its base runs got, as report_machine_text() words it
+	 * ("vm-2p - 2 vCPUs pinned, 2G memory, x86_64 qemu guest (tcg) on CPU");
+	 * NULL or "": not known, no line */
+	const char *machine;
 };
 
 /* A note under the setup, of one group (hostfp_note() of its sides' fingerprints). */
@@ -94,8 +98,8 @@ struct abmail_input {
  *
  *   we noticed a +12.0% improvement of METRIC on TARGET with your patch
  *   "…". (then the other targets' change of that metric, the setup lines,
- *   a host note per group, the verdict line, an LKP table per group
- *   (lib/lkptext.h), the request page, the commands that run it again)
+ *   the machine of each group ("machine:" lines), a host note per group, the verdict line, an LKP
+ * table per group (lib/lkptext.h), the request page, the commands that run it again)
  *
  * The headline is the first non-monitor row whose change is the verdict,
  * else the first non-monitor row. A request not `done` says it could not

@@ -171,16 +171,14 @@ static int in_guest(const struct report_input *in)
 }
 
 /*
- * "machine:  TBOX - 2 vCPUs, 2G memory, arm64 qemu guest (tcg, icount) on HOST_CPU":
+ * "TBOX - 2 vCPUs, 2G memory, arm64 qemu guest (tcg, icount) on HOST_CPU":
  * the guest the benchmark ran in, and the host's CPU model.
  */
-static int render_guest(const struct report_input *in, struct buf *b)
+static int guest_text(const struct report_input *in, struct buf *b)
 {
 	const char *arch = in->guest_arch && *in->guest_arch ? in->guest_arch : in->machine_arch;
 	const char *sep = " ";
 
-	if (buf_addf(b, "%-10s", "machine:"))
-		return -1;
 	if (in->tbox_group && (add_oneline(b, in->tbox_group) || buf_addstr(b, " -")))
 		return -1;
 	if (in->guest_cpus > 0) {
@@ -212,19 +210,17 @@ static int render_guest(const struct report_input *in, struct buf *b)
 	if (in->cpu_model && *in->cpu_model &&
 	    (buf_addstr(b, " on ") || add_oneline(b, in->cpu_model)))
 		return -1;
-	return buf_addch(b, '\n');
+	return 0;
 }
 
-static int render_machine(const struct report_input *in, struct buf *b)
+int report_machine_text(const struct report_input *in, struct buf *b)
 {
 	int sep = 0;
 
 	if (in_guest(in))
-		return render_guest(in, b);
+		return guest_text(in, b);
 	if (!in->tbox_group && !in->machine_arch && in->nr_cpus <= 0 && in->memory_mb <= 0)
 		return 0;
-	if (buf_addf(b, "%-10s", "machine:"))
-		return -1;
 	if (in->tbox_group && (add_oneline(b, in->tbox_group) || buf_addstr(b, " -")))
 		return -1;
 	if (in->nr_cpus > 0) {
@@ -242,6 +238,17 @@ static int render_machine(const struct report_input *in, struct buf *b)
 		return -1;
 	if (in->cpu_model && *in->cpu_model &&
 	    (buf_addstr(b, " (") || add_oneline(b, in->cpu_model) || buf_addch(b, ')')))
+		return -1;
+	return 0;
+}
+
+/* "machine:  " and report_machine_text(), a line; nothing when nothing is known */
+static int render_machine(const struct report_input *in, struct buf *b)
+{
+	if (!in_guest(in) && !in->tbox_group && !in->machine_arch && in->nr_cpus <= 0 &&
+	    in->memory_mb <= 0)
+		return 0;
+	if (buf_addf(b, "%-10s", "machine:") || report_machine_text(in, b))
 		return -1;
 	return buf_addch(b, '\n');
 }

@@ -193,6 +193,17 @@ int report_render(const struct report_input *in, struct report *out, struct err 
 	__attribute__((warn_unused_result));
 void report_release(struct report *r);
 
+/*
+ * The test machine of in as the report's "machine:" line says it, without
+ * the label or the newline, appended to b: "TBOX - 2 vCPUs pinned, 2G memory,
+ * x86_64 qemu guest (tcg) on HOST_CPU" for a run in a qemu guest (accel
+ * "kvm" or "tcg"), else "TBOX - 8 CPUs, 16G memory, x86_64 (HOST_CPU)"; only
+ * the machine fields of in are read. Appends nothing when none is known.
+ * Returns 0, or -1 when b's cap was reached.
+ */
+int report_machine_text(const struct report_input *in, struct buf *b)
+	__attribute__((warn_unused_result));
+
 /* The subject's PREFIX: subject up to its last ':' (trimmed), or "" (into out[len]). */
 void report_subject_prefix(const char *subject, char *out, size_t len);
 

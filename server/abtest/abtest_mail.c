@@ -8,6 +8,7 @@
 #include "abmail.h"
 #include "buf.h"
 #include "hostfp.h"
+#include "report.h"
 #include "xalloc.h"
 
 #include <stdio.h>
@@ -205,18 +206,52 @@ struct gathered {
 	struct abmail_group *groups;
 	struct group_params *params;
 	struct abmail_note *notes;
+	char **machines; /* each group's machine text (abmail_group.machine), owned; NULL: none */
 };
 
 static void gathered_release(struct gathered *g)
 {
-	for (size_t i = 0; i < g->m.nr_groups; i++)
+	for (size_t i = 0; i < g->m.nr_groups; i++) {
 		params_release(&g->params[i]);
+		if (g->machines)
+			free(g->machines[i]);
+	}
+	free(g->machines);
 	for (size_t i = 0; i < g->in.nr_notes; i++)
 		free((char *)g->notes[i].text);
 	free(g->notes);
 	free(g->params);
 	free(g->groups);
 	db_request_mail_free(&g->m);
+}
+
+/*
+ * The machine text (report_machine_text()) of the newest ok base run of
+ * group grp: a new string, NULL when the group has no such run or nothing
+ * is known of its machine; -1 with e on a database error.
+ */
+static int group_machine(struct db_conn *c, const struct db_request_mail_group *grp, char **out,
+			 struct err *e)
+{
+	struct db_mail_machine mm;
+	struct report_input in;
+	struct buf b = BUF_INIT(1024);
+	int got;
+
+	*out = NULL;
+	if (!grp->base_setup_id)
+		return 0;
+	got = db_mail_machine(c, grp->base_setup_id, grp->base_commit_id, &mm, e);
+	if (got <= 0)
+		return got;
+	memset(&in, 0, sizeof(in));
+	in.tbox_group = mm.tbox_group;
+	db_mail_machine_report(&mm, &in);
+	if (!report_machine_text(&in, &b) && b.len)
+		*out = buf_detach(&b, NULL);
+	buf_release(&b);
+	db_mail_machine_free(&mm);
+	return 0;
 }
 
 /*
@@ -240,11 +275,14 @@ static int gather(struct db_conn *c, const char *public_url, long long request_i
 	}
 	g->groups = xcalloc(m->nr_groups + 1, sizeof(*g->groups));
 	g->params = xcalloc(m->nr_groups + 1, sizeof(*g->params));
+	g->machines = xcalloc(m->nr_groups + 1, sizeof(*g->machines));
 	for (size_t i = 0; i < m->nr_groups; i++) {
 		params_of(m->groups[i].params, &g->params[i]);
-		g->groups[i] = (struct abmail_group){ m->groups[i].target, m->groups[i].testcase,
+		if (group_machine(c, &m->groups[i], &g->machines[i], e))
+			return -1;
+		g->groups[i] = (struct abmail_group){ m->groups[i].target,  m->groups[i].testcase,
 						      m->groups[i].kconfig, g->params[i].ax,
-						      g->params[i].n };
+						      g->params[i].n,	    g->machines[i] };
 	}
 	/* a group whose sides ran on hosts of different fingerprints: one note each */
 	nfp = db_mail_request_fingerprints(c, request_id, &fp, e);

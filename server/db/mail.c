@@ -71,7 +71,7 @@ static const struct db_stmt_def stmts[NR_MAIL_STMTS] = {
 			       "WHERE commit_id = $1::bigint" },
 	/* the test machine of the newest run of setup $1 at commit $2: host columns, then
 	 * what the worker says of the guest (runs.extra: accel, cpus, guest {}) and the mode,
-	 * then the guest's shape (cpu_model, pinned, hugepages, NUMA nodes) */
+	 * then the guest's shape (cpu_model, pinned, hugepages, NUMA nodes), the tbox_group */
 	[ST_MAIL_MACHINE] = { "mail_machine",
 			      "SELECT ma.arch, ma.nr_cpus, ma.memory_mb, ma.cpu_model, ru.extra->>'accel', "
 			      "ru.extra->'guest'->>'arch', ru.extra->'guest'->>'nr_cpus', "
@@ -79,7 +79,7 @@ static const struct db_stmt_def stmts[NR_MAIL_STMTS] = {
 			      "ru.extra->'guest'->>'cpu_model', "
 			      "(jsonb_typeof(ru.extra->'guest'->'pinned') = 'array')::text, "
 			      "ru.extra->'guest'->>'hugepages', CASE WHEN jsonb_typeof(ru.extra->'guest'->'numa') "
-			      "= 'array' THEN jsonb_array_length(ru.extra->'guest'->'numa') END "
+			      "= 'array' THEN jsonb_array_length(ru.extra->'guest'->'numa') END, s.tbox_group "
 			      "FROM runs ru JOIN setups s ON s.id = ru.setup_id "
 			      "LEFT JOIN machines ma ON ma.id = ru.machine_id "
 			      "WHERE ru.setup_id = $1::bigint AND ru.commit_id = $2::bigint "
@@ -240,7 +240,8 @@ enum {
 	MACHINE_GUEST_CPU_MODEL,
 	MACHINE_GUEST_PINNED,
 	MACHINE_GUEST_HUGEPAGES,
-	MACHINE_GUEST_NUMA_NODES
+	MACHINE_GUEST_NUMA_NODES,
+	MACHINE_TBOX_GROUP
 };
 
 /* ST_MAIL_DIFFSTAT's columns */
@@ -539,7 +540,30 @@ int db_mail_machine(struct db_conn *c, long long setup_id, long long commit_id,
 	out->guest_pinned = str(r, 0, MACHINE_GUEST_PINNED);
 	out->guest_hugepages = str(r, 0, MACHINE_GUEST_HUGEPAGES);
 	out->guest_numa_nodes = int8(r, 0, MACHINE_GUEST_NUMA_NODES);
+	out->tbox_group = str(r, 0, MACHINE_TBOX_GROUP);
 	return 1;
+}
+
+void db_mail_machine_report(const struct db_mail_machine *m, struct report_input *in)
+{
+	if (m->arch)
+		in->machine_arch = m->arch;
+	if (m->has_nr_cpus)
+		in->nr_cpus = (long)m->nr_cpus;
+	if (m->has_memory_mb)
+		in->memory_mb = m->memory_mb;
+	if (m->cpu_model)
+		in->cpu_model = m->cpu_model;
+	in->accel = m->accel;
+	in->guest_arch = m->guest_arch;
+	in->guest_cpus = (long)(m->has_guest_nr_cpus ? m->guest_nr_cpus : m->cpus);
+	in->guest_memory_mb = m->guest_memory_mb;
+	in->icount = m->guest_icount ? !strcmp(m->guest_icount, "true") :
+				       !strcmp(m->mode, "icount");
+	in->guest_cpu_model = m->guest_cpu_model;
+	in->guest_pinned = m->guest_pinned && !strcmp(m->guest_pinned, "true");
+	in->guest_hugepages = m->guest_hugepages;
+	in->guest_numa_nodes = (long)m->guest_numa_nodes;
 }
 
 void db_mail_machine_free(struct db_mail_machine *m)

@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "err.h"
+#include "report.h"
 
 struct db_conn;
 struct db_result;
@@ -176,6 +177,7 @@ struct db_mail_machine {
 	/* the guest's shape (worker/execute.c guest_object); NULL / 0 when not said */
 	const char *guest_cpu_model, *guest_pinned, *guest_hugepages; /* pinned "true"/"false" */
 	long long guest_numa_nodes;
+	const char *tbox_group; /* the setup's; NULL when not set */
 	struct db_result *res;
 };
 
@@ -185,6 +187,15 @@ struct db_mail_machine {
  */
 int db_mail_machine(struct db_conn *c, long long setup_id, long long commit_id,
 		    struct db_mail_machine *out, struct err *e) __attribute__((warn_unused_result));
+/*
+ * Sets the machine fields of in (machine_arch, nr_cpus, memory_mb and
+ * cpu_model when known; accel and the guest_* fields, icount) from m: the
+ * host, and for a qemu run the guest the worker describes in runs.extra
+ * (worker/execute.c "guest" {arch, nr_cpus, memory_mb, icount, cpu_model,
+ * pinned, hugepages, numa}; documents from before that carry only "accel"
+ * and "cpus", and the setup's mode says icount). The strings stay m's.
+ */
+void db_mail_machine_report(const struct db_mail_machine *m, struct report_input *in);
 void db_mail_machine_free(struct db_mail_machine *m);
 
 /* ---- the culprit's files (ST_MAIL_DIFFSTAT, ST_MAIL_COMMIT_FILES) --- */

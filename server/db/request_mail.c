@@ -37,6 +37,11 @@ enum request_mail_stmt {
 	"FROM requests rq, " FN "(CASE WHEN jsonb_typeof(" X ") = 'array' THEN " X " " \
 	"ELSE '[]'::jsonb END) WITH ORDINALITY x(v, i) WHERE rq.id = $1::bigint ORDER BY x.i"
 
+/* the newest ok run of group x.i's base side (jobs.ab_group: the group's index as text) */
+#define GROUP_BASE_RUN                                                                               \
+	"FROM jobs j JOIN runs r ON r.job_id = j.id AND r.status = 'ok' WHERE j.request_id = rq.id " \
+	"AND j.ab_group = (x.i - 1)::text AND j.ab_side = 'base' ORDER BY r.id DESC LIMIT 1"
+
 static const struct db_stmt_def stmts[NR_REQUEST_MAIL_STMTS] = {
 	/* clang-format off */
 	/* $1 request: what its result mail says (request_mail.h), one row */
@@ -52,12 +57,14 @@ static const struct db_stmt_def stmts[NR_REQUEST_MAIL_STMTS] = {
 		"rq.label, rq.notify, "
 		JSTR("rq.spec->'reproduce'") " "
 		"FROM requests rq JOIN trees tr ON tr.id = rq.tree_id WHERE rq.id = $1::bigint" },
-	/* $1 request: its groups in order: target, testcase, kconfig, params (JSON object text) */
+	/* $1 request: its groups in order: target, testcase, kconfig, params (JSON object text),
+	 * the setup and commit of its newest ok base run (the machine the mail names) */
 	[ST_REQUEST_MAIL_GROUPS] = { "request_mail_groups",
 		"SELECT " JSTR("x.v->'target'") ", "
 		JSTR("x.v->'testcase'") ", "
 		JSTR("x.v->'kconfig'") ", "
-		"CASE WHEN jsonb_typeof(x.v->'params') = 'object' THEN (x.v->'params')::text END "
+		"CASE WHEN jsonb_typeof(x.v->'params') = 'object' THEN (x.v->'params')::text END, "
+		"(SELECT r.setup_id " GROUP_BASE_RUN "), (SELECT r.commit_id " GROUP_BASE_RUN ") "
 		REQ_ELEMENTS("rq.spec->'groups'", "jsonb_array_elements") },
 	/* $1 request: its verdict's rows in order (abtest_verdict()'s) */
 	[ST_REQUEST_MAIL_ROWS] = { "request_mail_rows",
@@ -111,7 +118,14 @@ enum {
 };
 
 /* ST_REQUEST_MAIL_GROUPS' columns */
-enum { GROUP_TARGET, GROUP_TESTCASE, GROUP_KCONFIG, GROUP_PARAMS };
+enum {
+	GROUP_TARGET,
+	GROUP_TESTCASE,
+	GROUP_KCONFIG,
+	GROUP_PARAMS,
+	GROUP_BASE_SETUP,
+	GROUP_BASE_COMMIT
+};
 
 /* ST_REQUEST_MAIL_ROWS' columns */
 enum {
@@ -191,10 +205,11 @@ static void fill_groups(struct db_request_mail *m, const PGresult *r)
 	m->nr_groups = (size_t)n;
 	m->groups = n ? xcalloc((size_t)n, sizeof(*m->groups)) : NULL;
 	for (int i = 0; i < n; i++)
-		m->groups[i] = (struct db_request_mail_group){ str(r, i, GROUP_TARGET),
-							       str(r, i, GROUP_TESTCASE),
-							       str(r, i, GROUP_KCONFIG),
-							       str(r, i, GROUP_PARAMS) };
+		m->groups[i] = (struct db_request_mail_group){
+			str(r, i, GROUP_TARGET),      str(r, i, GROUP_TESTCASE),
+			str(r, i, GROUP_KCONFIG),     str(r, i, GROUP_PARAMS),
+			int8(r, i, GROUP_BASE_SETUP), int8(r, i, GROUP_BASE_COMMIT)
+		};
 }
 
 static void fill_rows(struct db_request_mail *m, const PGresult *r)

@@ -34,6 +34,8 @@ struct db_request_mail {
 	struct db_request_mail_group {
 		const char *target, *testcase, *kconfig;
 		const char *params; /* the setup's params, JSON object text; NULL none */
+		/* the setup and commit of its newest ok base run; 0 when it has none */
+		long long base_setup_id, base_commit_id;
 	} * groups;
 	size_t nr_groups;
 	struct abmail_row *rows; /* the verdict's rows, as stored */

@@ -407,24 +407,7 @@ static int gather_machine(struct db_conn *c, struct mail_gathered *g, long long 
 
 	if (found <= 0)
 		return found;
-	if (m->arch)
-		g->in.machine_arch = m->arch;
-	if (m->has_nr_cpus)
-		g->in.nr_cpus = (long)m->nr_cpus;
-	if (m->has_memory_mb)
-		g->in.memory_mb = m->memory_mb;
-	if (m->cpu_model)
-		g->in.cpu_model = m->cpu_model;
-	g->in.accel = m->accel;
-	g->in.guest_arch = m->guest_arch;
-	g->in.guest_cpus = (long)(m->has_guest_nr_cpus ? m->guest_nr_cpus : m->cpus);
-	g->in.guest_memory_mb = m->guest_memory_mb;
-	g->in.icount = m->guest_icount ? !strcmp(m->guest_icount, "true") :
-					 !strcmp(m->mode, "icount");
-	g->in.guest_cpu_model = m->guest_cpu_model;
-	g->in.guest_pinned = m->guest_pinned && !strcmp(m->guest_pinned, "true");
-	g->in.guest_hugepages = m->guest_hugepages;
-	g->in.guest_numa_nodes = (long)m->guest_numa_nodes;
+	db_mail_machine_report(m, &g->in);
 	return 0;
 }
 

@@ -24,6 +24,12 @@ ARM = dict(MACHINE, hostname="arm1", arch="aarch64", tbox_group="vm-arm")
 X86 = dict(MACHINE, hostname="x1")
 
 
+def guest_of(m):
+    """the guest a worker on m describes in its result (worker/execute.c): 2 pinned vCPUs"""
+    return {"arch": m["arch"], "nr_cpus": 2, "memory_mb": 512, "accel": "tcg", "icount": False,
+            "cpu_model": "max", "pinned": [0, 1], "hugepages": None, "numa": None}
+
+
 def make_tree(path):
     git_init(path)
     with open(os.path.join(path, "mm.c"), "w") as f:
@@ -100,6 +106,7 @@ class RequestMail(unittest.TestCase):
                                         testcase=job["testcase"], job_id=job["id"],
                                         params=job["params"], kconfig=job["kconfig"],
                                         compiler=job["compiler"], tree="demo", machine=m,
+                                        accel="tcg", cpus=2, guest=guest_of(m),
                                         metrics={METRIC: [value(m, job["side"], i)]}),
                              **dict({"patch_id": "fb" * 20, "base_commit": job["commit"]}
                                     if head else {},
@@ -141,6 +148,11 @@ class RequestMail(unittest.TestCase):
         # the setup's axes: the case's param and the machine's (host mode, vCPUs, pinning)
         self.assertIn("\naccel/compiler/kconfig/nr_task/pin/target/testcase/vcpus:\n"
                       "  tcg/gcc-12/x86_64-defconfig/1/true/x86_64/small-allocs/2\n", body)
+        # what the runs got: each target's machine (the worker's guest on its host)
+        self.assertIn("\nmachine:   x86_64 (small-allocs): vm-2p - 2 vCPUs pinned, 512M memory, "
+                      "x86_64 qemu guest (tcg) on fake\n"
+                      "machine:   arm64 (small-allocs): vm-arm - 2 vCPUs pinned, 512M memory, "
+                      "aarch64 qemu guest (tcg) on fake\n", body)
         self.assertRegex(body, r"%stddev +%change +%stddev")
         self.assertRegex(body, r"1000\.3 +\+12\.0% +1120\.3 +small-allocs\.throughput")
         self.assertRegex(body, r"1000\.3 +\+3\.0% +1030\.3 +small-allocs\.throughput")

@@ -23,8 +23,8 @@
 
 static const struct lkp_axis params0[] = { { "nr_task", "8" }, { "mode", "thread" } };
 static const struct abmail_group groups[] = {
-	{ "qemu-x86_64", "small-allocs", "x86_64-defconfig", params0, 2 },
-	{ "qemu-arm64", "small-allocs", "arm64-defconfig", NULL, 0 },
+	{ "qemu-x86_64", "small-allocs", "x86_64-defconfig", params0, 2, NULL },
+	{ "qemu-arm64", "small-allocs", "arm64-defconfig", NULL, 0, NULL },
 };
 static const struct abmail_row rows[] = {
 	{ 0, "qemu-x86_64", "cpu.util%", "regression", 1, -5.0, 50, 47.5, 1, 1 },
@@ -222,6 +222,38 @@ static void test_failed_with_notes(void **state UNUSED)
 	buf_release(&b);
 }
 
+static void test_machine_per_group(void **state UNUSED)
+{
+	struct abmail_input in = series_input();
+	struct abmail_group g[] = {
+		{ "qemu-x86_64", "small-allocs", "x86_64-defconfig", params0, 2,
+		  "vm-4p - 4 vCPUs pinned, 2G memory, x86_64 qemu guest (tcg) on Xeon" },
+		{ "qemu-arm64", "small-allocs", "arm64-defconfig", NULL, 0, NULL },
+	};
+	struct buf s, b;
+
+	in.groups = g;
+	render(&in, &s, &b);
+	/* what each group's runs got, named when there are several; a group
+	 * whose machine is not known has no line; before the verdict */
+	assert_non_null(strstr(b.data, "label:     <sa-v1-0@example.org>\n"
+				       "machine:   qemu-x86_64 (small-allocs): vm-4p - 4 vCPUs "
+				       "pinned, 2G memory, x86_64 qemu guest (tcg) on Xeon\n"
+				       "verdict:   "));
+	assert_null(strstr(b.data, "machine:   qemu-arm64"));
+	buf_release(&s);
+	buf_release(&b);
+	/* one group: the line alone */
+	in.nr_groups = 1;
+	in.rows = rows;
+	in.nr_rows = 2;
+	render(&in, &s, &b);
+	assert_non_null(strstr(b.data, "\nmachine:   vm-4p - 4 vCPUs pinned, 2G memory, x86_64 "
+				       "qemu guest (tcg) on Xeon\n"));
+	buf_release(&s);
+	buf_release(&b);
+}
+
 static void test_cap(void **state UNUSED)
 {
 	struct abmail_input in = series_input();
@@ -239,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_series_title_names_the_series),
 		cmocka_unit_test(test_commit_no_change),
 		cmocka_unit_test(test_failed_with_notes),
+		cmocka_unit_test(test_machine_per_group),
 		cmocka_unit_test(test_cap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
