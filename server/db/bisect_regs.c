@@ -27,6 +27,20 @@ enum bisect_reg_stmt {
 	NR_BISECT_REG_STMTS
 };
 
+/*
+ * A regression with what a bisect of it needs (REG_* below name the columns):
+ * its setup, metric, good and bad commits and tree, and its size; the
+ * caller adds WHERE and the lock.
+ */
+#define BISECT_REG_SELECT                                                                    \
+	"SELECT r.id, t.name, s.params::text, s.kconfig, s.compiler, s.tbox_group, m.name, " \
+	"gc.sha, bc.sha, tr.name, coalesce(r.hl_pct, r.change_pct) "                         \
+	"FROM regressions r JOIN setups s ON s.id = r.setup_id "                             \
+	"JOIN testcases t ON t.id = s.testcase_id "                                          \
+	"JOIN metrics m ON m.id = r.metric_id JOIN commits gc ON gc.id = r.good_commit_id "  \
+	"JOIN commits bc ON bc.id = r.bad_commit_id "                                        \
+	"JOIN trees tr ON tr.id = coalesce(bc.tree_id, gc.tree_id) "
+
 static const struct db_stmt_def stmts[NR_BISECT_REG_STMTS] = {
 	/*
 	 * A bisect started by hand that found its first bad commit becomes a
@@ -78,28 +92,16 @@ static const struct db_stmt_def stmts[NR_BISECT_REG_STMTS] = {
 	 * environment (sql/0022: no commit to find). The size is
 	 * the HL shift (a failed run moves the means' %change, not it); records from
 	 * before sql/0015 have only change_pct */
-	[ST_BISECT_REG_TODO] = { "bisect_reg_todo",
-				 "SELECT r.id, t.name, s.params::text, s.kconfig, s.compiler, s.tbox_group, m.name, "
-				 "gc.sha, bc.sha, tr.name, coalesce(r.hl_pct, r.change_pct) "
-				 "FROM regressions r JOIN setups s ON s.id = r.setup_id "
-				 "JOIN testcases t ON t.id = s.testcase_id "
-				 "JOIN metrics m ON m.id = r.metric_id JOIN commits gc ON gc.id = r.good_commit_id "
-				 "JOIN commits bc ON bc.id = r.bad_commit_id "
-				 "JOIN trees tr ON tr.id = coalesce(bc.tree_id, gc.tree_id) WHERE r.state = 'confirmed' "
+	[ST_BISECT_REG_TODO] = { "bisect_reg_todo", BISECT_REG_SELECT
+				 "WHERE r.state = 'confirmed' "
 				 "AND r.bisect_id IS NULL AND r.kind IN ('regression', 'change') "
 				 "AND r.environment IS NULL "
 				 "AND abs(coalesce(r.hl_pct, r.change_pct)) >= $1::float8 "
 				 "ORDER BY r.id LIMIT 1 FOR UPDATE OF r SKIP LOCKED" },
 	/* regression $1 as ST_BISECT_REG_TODO reads it, whatever its state and size, when it has no
 	 * bisect ("bisect now", POST /api/v1/regressions/{id}/bisect), locked */
-	[ST_BISECT_REG_ONE] = { "bisect_reg_one",
-				"SELECT r.id, t.name, s.params::text, s.kconfig, s.compiler, s.tbox_group, m.name, "
-				"gc.sha, bc.sha, tr.name, coalesce(r.hl_pct, r.change_pct) "
-				"FROM regressions r JOIN setups s ON s.id = r.setup_id "
-				"JOIN testcases t ON t.id = s.testcase_id "
-				"JOIN metrics m ON m.id = r.metric_id JOIN commits gc ON gc.id = r.good_commit_id "
-				"JOIN commits bc ON bc.id = r.bad_commit_id "
-				"JOIN trees tr ON tr.id = coalesce(bc.tree_id, gc.tree_id) WHERE r.id = $1::bigint AND r.bisect_id IS NULL FOR UPDATE OF r" },
+	[ST_BISECT_REG_ONE] = { "bisect_reg_one", BISECT_REG_SELECT
+				"WHERE r.id = $1::bigint AND r.bisect_id IS NULL FOR UPDATE OF r" },
 	/*
 	 * A bisect asked for by hand (api/bisects.c): the regression without a
 	 * bisect of its range ($1 good, $2 bad), testcase $3, metric $4 and setup
@@ -192,7 +194,7 @@ int db_bisect_reg_link(struct db_conn *c, long long reg_id, long long bisect_id,
 
 /* --- the coordinator's queue of regressions --------------------------------- */
 
-/* ST_BISECT_REG_TODO's and ST_BISECT_REG_ONE's columns */
+/* BISECT_REG_SELECT's columns (ST_BISECT_REG_TODO, ST_BISECT_REG_ONE) */
 enum {
 	REG_ID,
 	REG_TESTCASE,
