@@ -20,6 +20,14 @@ size (SCALE_SIZES values, default "1e6 1e7"; 1e8 takes hours and about
 - the overview page's API calls, the regressions page's and a
   regression page's (with its compare: the bisect page's data).
 
+Then, at the largest size, the same figures once more after
+`regtrack-server retention --retention-raw-days SCALE_RAW_DAYS` (default
+90; 0 leaves it out) dropped the months of raw values older than that
+(sql/0039): a lab's history as it is kept, the recent months raw and the
+rest as per-run means (run_means). There bytes per value are over every
+value the history received (the dropped ones included), and the series,
+compare and detection read the older runs from run_means.
+
 Latencies are medians of SCALE_REPS (default 5) after one warm-up. Every
 figure goes to bench/scale-results.json.
 """
@@ -44,6 +52,7 @@ NSETUPS = int(os.environ.get("SCALE_SETUPS", "2000"))
 NMETRICS = int(os.environ.get("SCALE_METRICS", "200"))
 NCOMMITS = int(os.environ.get("SCALE_COMMITS", "3000"))
 REPS = int(os.environ.get("SCALE_REPS", "5"))
+RAW_DAYS = int(os.environ.get("SCALE_RAW_DAYS", "90"))
 INGEST_DOCS = int(os.environ.get("SCALE_INGEST_DOCS", "200"))
 NTESTCASES = 20
 HOT = 10  # busy setups
@@ -228,7 +237,19 @@ def detect_one(srv, setup_id, commit_sha):
     return time.perf_counter() - t0
 
 
-def measure(srv, filler, size):
+def retention(srv, raw_days):
+    """drops the months of raw values older than raw_days (the server's own
+    pass, run once from the command line); its summary line"""
+    out = subprocess.run([os.path.join(harness.BIN, "regtrack-server"), "--retention-raw-days",
+                          str(raw_days), "retention"],
+                         env=dict(srv.env, REGTRACK_DB=srv.conninfo),
+                         capture_output=True, text=True, timeout=1800, check=True)
+    return out.stdout.strip()
+
+
+def measure(srv, filler, size, nvals=None):
+    """the figures at this size; nvals: the values the bytes are over (default:
+    those in run_values, every value while nothing is dropped)"""
     row = {"values": filler.values, "runs": filler.runs}
     srv.psql("VACUUM ANALYZE runs")
     srv.psql("VACUUM ANALYZE run_values")
@@ -236,7 +257,8 @@ def measure(srv, filler, size):
     nbytes = int(srv.psql("SELECT sum(pg_total_relation_size(c.oid)) FROM pg_inherits i "
                           "JOIN pg_class c ON c.oid = i.inhrelid "
                           "WHERE i.inhparent IN ('run_values'::regclass, 'run_means'::regclass)"))
-    nvals = int(srv.psql("SELECT sum(cardinality(vals)) FROM run_values"))
+    if nvals is None:
+        nvals = int(srv.psql("SELECT sum(cardinality(vals)) FROM run_values"))
     row["bytes_per_value"] = nbytes / nvals
     row["bytes_per_value_run_values"] = int(srv.psql(
         "SELECT sum(pg_total_relation_size(c.oid)) FROM pg_inherits i JOIN pg_class c "
@@ -302,6 +324,16 @@ def main():
             row["copy_values_s"] = (filler.values - before) / secs
             results.append(row)
             log(json.dumps(row))
+        if RAW_DAYS > 0:
+            t0 = time.time()
+            log("retention: " + retention(srv, RAW_DAYS))
+            log("retention pass took %.0f s" % (time.time() - t0))
+            row = measure(srv, filler, max(SIZES), nvals=filler.values)
+            row["raw_days"] = RAW_DAYS
+            row["raw_values"] = int(srv.psql("SELECT coalesce(sum(cardinality(vals)), 0) "
+                                             "FROM run_values"))
+            results.append(row)
+            log(json.dumps(row))
     finally:
         srv.stop()
         srv.cluster.stop()
@@ -309,6 +341,7 @@ def main():
         json.dump(results, f, indent=1)
         f.write("\n")
     cols = [("values", "values", "%d"), ("runs", "runs", "%d"),
+            ("  of them still raw (after retention)", "raw_values", "%d"),
             ("bytes/value", "bytes_per_value", "%.1f"),
             ("  run_values only", "bytes_per_value_run_values", "%.1f"),
             ("  whole database", "db_bytes_per_value", "%.1f"),
@@ -321,7 +354,9 @@ def main():
             ("regressions page ms", "regressions_page_ms", "%.1f"),
             ("regression page ms", "regression_page_ms", "%.1f"),
             ("bisect page data ms", "bisect_page_data_ms", "%.1f")]
-    print("%-38s" % "" + "".join("%14s" % ("%.0e" % s) for s in sorted(SIZES)))
+    heads = ["%.0e" % r["values"] if "raw_days" not in r else "%dd raw" % r["raw_days"]
+             for r in results]
+    print("%-38s" % "" + "".join("%14s" % h for h in heads))
     for label, key, f in cols:
         print("%-38s" % label + "".join(
             "%14s" % (f % r[key] if r.get(key) is not None else "-") for r in results))
