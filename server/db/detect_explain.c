@@ -45,7 +45,7 @@ static const struct db_stmt_def stmts[NR_DETECT_EXPLAIN_STMTS] = {
 				     "WHERE d.setup_id = $1::bigint AND m.name = $2" },
 };
 
-const struct db_stmt_table db_stmts_detect_explain = DB_STMT_TABLE(stmts);
+const struct db_stmt_table db_stmts_det_explain = DB_STMT_TABLE(stmts);
 
 int db_detect_explain_set(struct db_conn *c, long long setup_id, const char *rows, struct err *e)
 {

@@ -62,7 +62,7 @@ static const struct db_stmt_def stmts[NR_DETECT_SERIES_STMTS] = {
 				    "GROUP BY commit_id ORDER BY commit_id" },
 };
 
-const struct db_stmt_table db_stmts_detect_series = DB_STMT_TABLE(stmts);
+const struct db_stmt_table db_stmts_det_series = DB_STMT_TABLE(stmts);
 
 /* ST_DETECT_SERIES's columns */
 enum { SERIES_COMMIT, SERIES_METRIC_IDS, SERIES_MEANS, NR_SERIES_COLS };

@@ -188,7 +188,7 @@ static const struct db_stmt_def stmts[NR_REGR_JSON_STMTS] = {
 				      "ORDER BY seen.arch" },
 };
 
-const struct db_stmt_table db_stmts_regression_json = DB_STMT_TABLE(stmts);
+const struct db_stmt_table db_stmts_regr_json = DB_STMT_TABLE(stmts);
 
 /* the one column of the JSON reads */
 enum { JSON_TEXT };

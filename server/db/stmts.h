@@ -12,34 +12,34 @@
 extern const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS];
 
 /* The subjects whose statements are defined beside their readers (db_subject_table()). */
-extern const struct db_stmt_table db_stmts_inbox;	    /* db/inbox.c */
-extern const struct db_stmt_table db_stmts_inbox_series;    /* db/inbox_series.c */
-extern const struct db_stmt_table db_stmts_inbox_reply;	    /* db/inbox_reply.c */
-extern const struct db_stmt_table db_stmts_tokens;	    /* db/tokens.c */
-extern const struct db_stmt_table db_stmts_kconfig;	    /* db/kconfig.c */
-extern const struct db_stmt_table db_stmts_backtest;	    /* db/backtest.c */
-extern const struct db_stmt_table db_stmts_quality;	    /* db/quality.c */
-extern const struct db_stmt_table db_stmts_plans;	    /* db/plans.c */
-extern const struct db_stmt_table db_stmts_meta;	    /* db/meta.c */
-extern const struct db_stmt_table db_stmts_queue;	    /* db/jobs.c: the queue count */
-extern const struct db_stmt_table db_stmts_profiles;	    /* db/profiles.c */
-extern const struct db_stmt_table db_stmts_series;	    /* db/series.c */
-extern const struct db_stmt_table db_stmts_trees;	    /* db/trees.c */
-extern const struct db_stmt_table db_stmts_bisects;	    /* db/bisects.c */
-extern const struct db_stmt_table db_stmts_bisect_regs;	    /* db/bisect_regs.c */
-extern const struct db_stmt_table db_stmts_requests;	    /* db/requests.c */
-extern const struct db_stmt_table db_stmts_request_mail;    /* db/request_mail.c */
-extern const struct db_stmt_table db_stmts_mail_report;	    /* db/mail.c */
-extern const struct db_stmt_table db_stmts_mail_subs;	    /* db/mail_subs.c */
-extern const struct db_stmt_table db_stmts_outbox;	    /* db/outbox.c */
-extern const struct db_stmt_table db_stmts_runs;	    /* db/runs.c */
-extern const struct db_stmt_table db_stmts_run_values;	    /* db/run_values.c */
-extern const struct db_stmt_table db_stmts_detect_queue;    /* db/detect_queue.c */
-extern const struct db_stmt_table db_stmts_regressions;	    /* db/regressions.c */
-extern const struct db_stmt_table db_stmts_regression_json; /* db/regression_json.c */
-extern const struct db_stmt_table db_stmts_tip;		    /* db/tip.c */
-extern const struct db_stmt_table db_stmts_detect_series;   /* db/detect_series.c */
-extern const struct db_stmt_table db_stmts_detect_explain;  /* db/detect_explain.c */
+extern const struct db_stmt_table db_stmts_inbox;	 /* db/inbox.c */
+extern const struct db_stmt_table db_stmts_inbox_series; /* db/inbox_series.c */
+extern const struct db_stmt_table db_stmts_inbox_reply;	 /* db/inbox_reply.c */
+extern const struct db_stmt_table db_stmts_tokens;	 /* db/tokens.c */
+extern const struct db_stmt_table db_stmts_kconfig;	 /* db/kconfig.c */
+extern const struct db_stmt_table db_stmts_backtest;	 /* db/backtest.c */
+extern const struct db_stmt_table db_stmts_quality;	 /* db/quality.c */
+extern const struct db_stmt_table db_stmts_plans;	 /* db/plans.c */
+extern const struct db_stmt_table db_stmts_meta;	 /* db/meta.c */
+extern const struct db_stmt_table db_stmts_queue;	 /* db/jobs.c: the queue count */
+extern const struct db_stmt_table db_stmts_profiles;	 /* db/profiles.c */
+extern const struct db_stmt_table db_stmts_series;	 /* db/series.c */
+extern const struct db_stmt_table db_stmts_trees;	 /* db/trees.c */
+extern const struct db_stmt_table db_stmts_bisects;	 /* db/bisects.c */
+extern const struct db_stmt_table db_stmts_bisect_regs;	 /* db/bisect_regs.c */
+extern const struct db_stmt_table db_stmts_requests;	 /* db/requests.c */
+extern const struct db_stmt_table db_stmts_request_mail; /* db/request_mail.c */
+extern const struct db_stmt_table db_stmts_mail_report;	 /* db/mail.c */
+extern const struct db_stmt_table db_stmts_mail_subs;	 /* db/mail_subs.c */
+extern const struct db_stmt_table db_stmts_outbox;	 /* db/outbox.c */
+extern const struct db_stmt_table db_stmts_runs;	 /* db/runs.c */
+extern const struct db_stmt_table db_stmts_run_values;	 /* db/run_values.c */
+extern const struct db_stmt_table db_stmts_detect_queue; /* db/detect_queue.c */
+extern const struct db_stmt_table db_stmts_regressions;	 /* db/regressions.c */
+extern const struct db_stmt_table db_stmts_regr_json;	 /* db/regression_json.c */
+extern const struct db_stmt_table db_stmts_tip;		 /* db/tip.c */
+extern const struct db_stmt_table db_stmts_det_series;	 /* db/detect_series.c */
+extern const struct db_stmt_table db_stmts_det_explain;	 /* db/detect_explain.c */
 
 /* series order: the tree's history once known, then commit time, then first seen */
 #define COMMIT_ORDER "c.topo_order NULLS LAST, c.commit_time NULLS LAST, c.first_seen, c.id"
