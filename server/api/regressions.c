@@ -93,14 +93,14 @@ enum MHD_Result api_regressions_get(struct request *rq)
 
 /* one part of record id as JSON; NULL with e (ERR_NOT_FOUND when there is no such record) */
 static json_t *one_json(struct db_conn *c,
-			int (*get)(struct db_conn *, const char *, json_t **, struct err *),
-			const char *id, struct err *e)
+			int (*get)(struct db_conn *, long long, json_t **, struct err *),
+			long long id, struct err *e)
 {
 	json_t *j;
 	int got = get(c, id, &j, e);
 
 	if (!got)
-		err_setc(e, ERR_NOT_FOUND, "id", "no regression %s", id);
+		err_setc(e, ERR_NOT_FOUND, "id", "no regression %lld", id);
 	return got > 0 ? j : NULL;
 }
 
@@ -109,7 +109,7 @@ static json_t *one_json(struct db_conn *c,
  * group, history and story (arch, bisect, also_seen:
  * db_regression_story_json); NULL with e (404 when there is none).
  */
-static json_t *regression_full(struct db_conn *c, const char *id, struct err *e)
+static json_t *regression_full(struct db_conn *c, long long id, struct err *e)
 {
 	json_t *o = one_json(c, db_regression_json, id, e), *g, *h, *st = NULL;
 
@@ -137,17 +137,15 @@ enum MHD_Result api_regression_get(struct request *rq)
 	char idtext[24];
 	struct err e;
 	long long id;
-	char idb[24];
 	struct db_conn *c;
 	json_t *o;
 
 	if (rq_path_id(rq, "regression", &id, idtext, &e))
 		return reply_err(rq, &e);
-	snprintf(idb, sizeof(idb), "%lld", id);
 	c = rq_db(rq, &e);
 	if (!c)
 		return reply_err(rq, &e);
-	o = regression_full(c, idb, &e);
+	o = regression_full(c, id, &e);
 	if (!o)
 		return reply_err(rq, &e);
 	return reply_json(rq, 200, o);
@@ -160,12 +158,10 @@ enum MHD_Result api_regression_get(struct request *rq)
 static enum MHD_Result transition_reply(struct request *rq, long long id, const char *state,
 					const char *note)
 {
-	char idb[24];
 	struct err e;
 	struct db_conn *c;
 	json_t *o;
 
-	snprintf(idb, sizeof(idb), "%lld", id);
 	c = rq_db(rq, &e);
 	if (!c || db_begin(c, &e))
 		return reply_err(rq, &e);
@@ -174,7 +170,7 @@ static enum MHD_Result transition_reply(struct request *rq, long long id, const 
 		db_rollback(c);
 		return reply_err(rq, &e);
 	}
-	o = regression_full(c, idb, &e);
+	o = regression_full(c, id, &e);
 	if (!o)
 		return reply_err(rq, &e);
 	return reply_json(rq, 200, o);

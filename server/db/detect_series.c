@@ -1,7 +1,9 @@
 /*
  * A setup's series as detection reads them (db_detect_series(), see
  * regressions.h): the setup's runs with their run_means row, in binary, put
- * in the order (metric, series order) here.
+ * in the order (metric, series order) here; and the host fingerprints of
+ * its runs per commit (db_setup_fingerprints()). The statements they are
+ * read with are here too.
  *
  * Why not the run_values rows: a run's values are found by run id, and
  * run_values is partitioned by the day the values were stored, which a
@@ -18,12 +20,52 @@
 #include "server/db/db.h"
 #include "server/db/db_int.h"
 #include "server/db/pgval.h"
+#include "server/db/stmts.h"
 #include "xalloc.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* this file's statements, prepared with the others (db_stmt_table, db_int.h) */
+enum detect_series_stmt { ST_DETECT_SERIES, ST_SETUP_FINGERPRINTS, NR_DETECT_SERIES_STMTS };
+
+static const struct db_stmt_def stmts[NR_DETECT_SERIES_STMTS] = {
+	/*
+	 * $1 setup: its ok runs in series order (as ST_SERIES), each run's commit
+	 * and its run_means row (sql/0011: metric ids ascending, means alongside),
+	 * read in binary and put in (metric, series order) by db/detect_series.c;
+	 * but the runs of an A/B request's head built from an mbox: their commit
+	 * is the one `git am` made on a worker, on no branch; in the series it
+	 * would read as a step after the branch tip. run_means is partitioned by
+	 * the UTC day of received_at (sql/0034): naming it makes each run one
+	 * index probe of one month. OFFSET 0 keeps the lateral read a per-run
+	 * probe: flattened into a join, the planner hashed every month's rows
+	 * (EXPLAIN ANALYZE: docs/internals/performance.md).
+	 */
+	[ST_DETECT_SERIES] = { "detect_series",
+			       "SELECT r.commit_id, rm.metric_ids, rm.means FROM runs r "
+			       "JOIN commits c ON c.id = r.commit_id CROSS JOIN LATERAL ("
+			       "SELECT m.metric_ids, m.means FROM run_means m WHERE m.run_id = r.id "
+			       "AND m.stored_on = (r.received_at AT TIME ZONE 'UTC')::date OFFSET 0) rm "
+			       "WHERE r.setup_id = $1::bigint AND r.status = 'ok' AND " NOT_PATCHED_HEAD_RUN(
+				       "r") " ORDER BY " COMMIT_ORDER ", r.id" },
+	/*
+	 * $1 setup: per commit (ascending) the distinct host fingerprints of its
+	 * ok runs in the setup, as ST_COMPARE_FINGERPRINTS gives one commit's;
+	 * read once per detection of the setup, not once per change point
+	 */
+	[ST_SETUP_FINGERPRINTS] = { "setup_fingerprints",
+				    "SELECT commit_id, json_agg(DISTINCT host_fingerprint)::text FROM runs "
+				    "WHERE setup_id = $1::bigint AND status = 'ok' AND host_fingerprint IS NOT NULL "
+				    "GROUP BY commit_id ORDER BY commit_id" },
+};
+
+const struct db_stmt_table db_stmts_det_series = DB_STMT_TABLE(stmts);
+
+/* ST_DETECT_SERIES's columns */
+enum { SERIES_COMMIT, SERIES_METRIC_IDS, SERIES_MEANS, NR_SERIES_COLS };
 
 #define INT8_OID 20
 #define INT4_OID 23
@@ -64,13 +106,15 @@ static int read_rows(PGresult *r, struct entry **out, size_t *nout, long long **
 	struct entry *ent;
 	int *ib;
 	double *db;
-	int bad = PQnfields(r) != 3 || PQftype(r, 0) != INT8_OID || nrow > UINT32_MAX;
+	int bad = PQnfields(r) != NR_SERIES_COLS || PQftype(r, SERIES_COMMIT) != INT8_OID ||
+		  nrow > UINT32_MAX;
 
 	for (size_t i = 0; i < nrow && !bad; i++) {
-		long a = pg_bin_array_len(PQgetvalue(r, (int)i, 1),
-					  (size_t)PQgetlength(r, (int)i, 1), INT4_OID);
-		long b = pg_bin_array_len(PQgetvalue(r, (int)i, 2),
-					  (size_t)PQgetlength(r, (int)i, 2), FLOAT8_OID);
+		long a = pg_bin_array_len(PQgetvalue(r, (int)i, SERIES_METRIC_IDS),
+					  (size_t)PQgetlength(r, (int)i, SERIES_METRIC_IDS),
+					  INT4_OID);
+		long b = pg_bin_array_len(PQgetvalue(r, (int)i, SERIES_MEANS),
+					  (size_t)PQgetlength(r, (int)i, SERIES_MEANS), FLOAT8_OID);
 
 		bad = a < 0 || a != b;
 		total += bad ? 0 : (size_t)a;
@@ -86,14 +130,15 @@ static int read_rows(PGresult *r, struct entry **out, size_t *nout, long long **
 	ib = xmalloc((widest ? widest : 1) * sizeof(*ib));
 	db = xmalloc((widest ? widest : 1) * sizeof(*db));
 	for (size_t i = 0; i < nrow && !bad; i++) {
-		long n = pg_bin_array_len(PQgetvalue(r, (int)i, 1),
-					  (size_t)PQgetlength(r, (int)i, 1), INT4_OID);
+		long n = pg_bin_array_len(PQgetvalue(r, (int)i, SERIES_METRIC_IDS),
+					  (size_t)PQgetlength(r, (int)i, SERIES_METRIC_IDS),
+					  INT4_OID);
 
-		(*commit)[i] = pg_bin_int8(PQgetvalue(r, (int)i, 0));
-		bad |= pg_bin_array_int4(PQgetvalue(r, (int)i, 1),
-					 (size_t)PQgetlength(r, (int)i, 1), ib);
-		bad |= pg_bin_array_float8(PQgetvalue(r, (int)i, 2),
-					   (size_t)PQgetlength(r, (int)i, 2), db);
+		(*commit)[i] = pg_bin_int8(PQgetvalue(r, (int)i, SERIES_COMMIT));
+		bad |= pg_bin_array_int4(PQgetvalue(r, (int)i, SERIES_METRIC_IDS),
+					 (size_t)PQgetlength(r, (int)i, SERIES_METRIC_IDS), ib);
+		bad |= pg_bin_array_float8(PQgetvalue(r, (int)i, SERIES_MEANS),
+					   (size_t)PQgetlength(r, (int)i, SERIES_MEANS), db);
 		for (long j = 0; j < n && !bad; j++)
 			ent[k++] = (struct entry){ ib[j], (uint32_t)i, db[j] };
 	}
@@ -115,8 +160,7 @@ static int read_rows(PGresult *r, struct entry **out, size_t *nout, long long **
 int db_detect_series(struct db_conn *c, long long setup_id, struct db_detect_series *s,
 		     struct err *e)
 {
-	char idb[24];
-	const char *p[1] = { idb };
+	struct db_param p[1] = { db_int8(setup_id) };
 	struct db_compare_metrics *mt = xcalloc(1, sizeof(*mt));
 	const struct db_compare_metric **by_id = NULL;
 	struct entry *ent = NULL;
@@ -127,8 +171,7 @@ int db_detect_series(struct db_conn *c, long long setup_id, struct db_detect_ser
 
 	memset(s, 0, sizeof(*s));
 	s->res = mt;
-	snprintf(idb, sizeof(idb), "%lld", setup_id);
-	r = db_exec_binary(c, ST_DETECT_SERIES, 1, p, e);
+	r = db_query(c, &stmts[ST_DETECT_SERIES], 1, p, 1, e);
 	if (!r || read_rows(r, &ent, &n, &commit, e))
 		goto fail;
 	/* the distinct metric ids, ascending (ent is sorted by metric) */
@@ -175,16 +218,16 @@ fail:
 	return -1;
 }
 
+/* ST_SETUP_FINGERPRINTS's columns */
+enum { FPS_COMMIT, FPS_JSON };
+
 int db_setup_fingerprints(struct db_conn *c, long long setup_id, struct db_commit_fps *out,
 			  struct err *e)
 {
-	char idb[24];
-	const char *p[1] = { idb };
 	PGresult *r;
 
 	memset(out, 0, sizeof(*out));
-	snprintf(idb, sizeof(idb), "%lld", setup_id);
-	r = db_exec(c, ST_SETUP_FINGERPRINTS, 1, p, e);
+	r = db_query_id(c, &stmts[ST_SETUP_FINGERPRINTS], setup_id, e);
 	if (!r)
 		return -1;
 	out->res_ = r;
@@ -192,8 +235,8 @@ int db_setup_fingerprints(struct db_conn *c, long long setup_id, struct db_commi
 	out->commit = xmalloc((out->n ? out->n : 1) * sizeof(*out->commit));
 	out->fps = xmalloc((out->n ? out->n : 1) * sizeof(*out->fps));
 	for (size_t i = 0; i < out->n; i++) {
-		out->commit[i] = strtoll(PQgetvalue(r, (int)i, 0), NULL, 10);
-		out->fps[i] = PQgetvalue(r, (int)i, 1);
+		out->commit[i] = strtoll(PQgetvalue(r, (int)i, FPS_COMMIT), NULL, 10);
+		out->fps[i] = PQgetvalue(r, (int)i, FPS_JSON);
 	}
 	return 0;
 }

@@ -9,14 +9,15 @@
 struct db_conn;
 
 /*
- * The regression records and the detection queue (db/stmts_regressions.c)
- * as typed values, for detect.c, regressions.c and api/regressions.c. Each
- * function runs one prepared statement on c, in the caller's transaction
- * if one is open. Ids are bigint row ids. Errors are db_exec()'s unless
- * said otherwise (ERR_DB, ERR_DB_UNAVAILABLE, ERR_DB_TIMEOUT,
- * ERR_CONFLICT); every function returns -1 with e filled on one. Figures
- * are doubles, NAN for SQL NULL (and NULL for NAN or an infinity when
- * written).
+ * The regression records and the detection queue as typed values, for
+ * detect.c, regressions.c and api/regressions.c (defined, each beside its
+ * statements, in db/detect_queue.c, detect_series.c, regressions.c,
+ * regression_json.c and tip.c). Each function runs one prepared statement
+ * on c, in the caller's transaction if one is open. Ids are bigint row
+ * ids. Errors are db_exec()'s unless said otherwise (ERR_DB,
+ * ERR_DB_UNAVAILABLE, ERR_DB_TIMEOUT, ERR_CONFLICT); every function
+ * returns -1 with e filled on one. Figures are doubles, NAN for SQL NULL
+ * (and NULL for NAN or an infinity when written).
  */
 
 /* --- the detection queue ---------------------------------------------------- */
@@ -221,16 +222,16 @@ json_t *db_regressions_json(struct db_conn *c, const char *state, const char *ki
 			    const char *testcase, const char *metric, long long limit, int leaders,
 			    struct err *e);
 /*
- * Record id (decimal text) as JSON: the record, its group (every record of
- * its range, leader first) or its history. 1 with *out (new), 0 when there
- * is no such record, -1 (ERR_DB detail the statement's name when the JSON
- * does not parse).
+ * Record id as JSON: the record, its group (every record of its range,
+ * leader first) or its history. 1 with *out (new), 0 when there is no
+ * such record, -1 (ERR_DB detail the statement's name when the JSON does
+ * not parse).
  */
-int db_regression_json(struct db_conn *c, const char *id, json_t **out, struct err *e)
+int db_regression_json(struct db_conn *c, long long id, json_t **out, struct err *e)
 	__attribute__((warn_unused_result));
-int db_regression_group_json(struct db_conn *c, const char *id, json_t **out, struct err *e)
+int db_regression_group_json(struct db_conn *c, long long id, json_t **out, struct err *e)
 	__attribute__((warn_unused_result));
-int db_regression_history_json(struct db_conn *c, const char *id, json_t **out, struct err *e)
+int db_regression_history_json(struct db_conn *c, long long id, json_t **out, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*
@@ -264,7 +265,7 @@ int db_regression_history_json(struct db_conn *c, const char *id, json_t **out, 
  * Returns 1 with *out (new), 0 when there is no such record, -1 (ERR_DB
  * detail the statement's name when the JSON does not parse).
  */
-int db_regression_story_json(struct db_conn *c, const char *id, json_t **out, struct err *e)
+int db_regression_story_json(struct db_conn *c, long long id, json_t **out, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*

@@ -411,13 +411,6 @@ int db_run_insert(struct db_conn *c, const struct db_run_new *r, long long *id, 
 	return db_query_first_id(c, &stmts[ST_RUN_INSERT], 12, p, id, e);
 }
 
-int db_detect_enqueue(struct db_conn *c, long long setup_id, struct err *e)
-{
-	struct db_param p[1] = { db_id(setup_id) };
-
-	return db_dop(c, ST_DETECT_ENQUEUE, 1, p, e);
-}
-
 int db_runs_recent_json(struct db_conn *c, const char *state, const char *limit, char **text,
 			struct err *e)
 {

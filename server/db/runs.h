@@ -90,7 +90,8 @@ int db_run_insert(struct db_conn *c, const struct db_run_new *r, long long *id, 
 /*
  * Queues setup_id for change detection (detect_queue; a setup queued and
  * not yet claimed stays one row). The detect thread LISTENs for the
- * trigger's NOTIFY (db_detect_listen()). 0, or -1 with e.
+ * trigger's NOTIFY (db_detect_listen()). 0, or -1 with e. Defined with
+ * the queue's other calls in db/detect_queue.c.
  */
 int db_detect_enqueue(struct db_conn *c, long long setup_id, struct err *e)
 	__attribute__((warn_unused_result));

@@ -5,16 +5,19 @@
 
 static const struct db_stmt_def *const tables[] = {
 	db_stmts_jobs,
-	db_stmts_regressions,
 };
 
 static const struct db_stmt_table *const subject_tables[] = {
-	&db_stmts_inbox,	&db_stmts_inbox_series, &db_stmts_inbox_reply, &db_stmts_tokens,
-	&db_stmts_kconfig,	&db_stmts_backtest,	&db_stmts_quality,     &db_stmts_plans,
-	&db_stmts_meta,		&db_stmts_queue,	&db_stmts_profiles,    &db_stmts_series,
-	&db_stmts_trees,	&db_stmts_bisects,	&db_stmts_bisect_regs, &db_stmts_requests,
-	&db_stmts_request_mail, &db_stmts_mail_report,	&db_stmts_mail_subs,   &db_stmts_outbox,
-	&db_stmts_runs,		&db_stmts_run_values,
+	&db_stmts_inbox,       &db_stmts_inbox_series, &db_stmts_inbox_reply,
+	&db_stmts_tokens,      &db_stmts_kconfig,      &db_stmts_backtest,
+	&db_stmts_quality,     &db_stmts_plans,	       &db_stmts_meta,
+	&db_stmts_queue,       &db_stmts_profiles,     &db_stmts_series,
+	&db_stmts_trees,       &db_stmts_bisects,      &db_stmts_bisect_regs,
+	&db_stmts_requests,    &db_stmts_request_mail, &db_stmts_mail_report,
+	&db_stmts_mail_subs,   &db_stmts_outbox,       &db_stmts_runs,
+	&db_stmts_run_values,  &db_stmts_detect_queue, &db_stmts_regressions,
+	&db_stmts_regr_json,   &db_stmts_tip,	       &db_stmts_det_series,
+	&db_stmts_det_explain,
 };
 
 const struct db_stmt_table *db_subject_table(size_t i)

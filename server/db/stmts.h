@@ -10,7 +10,6 @@
  * nothing is ever spliced into SQL text.
  */
 extern const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS];
-extern const struct db_stmt_def db_stmts_regressions[DB_NR_STMTS];
 
 /* The subjects whose statements are defined beside their readers (db_subject_table()). */
 extern const struct db_stmt_table db_stmts_inbox;	 /* db/inbox.c */
@@ -35,6 +34,12 @@ extern const struct db_stmt_table db_stmts_mail_subs;	 /* db/mail_subs.c */
 extern const struct db_stmt_table db_stmts_outbox;	 /* db/outbox.c */
 extern const struct db_stmt_table db_stmts_runs;	 /* db/runs.c */
 extern const struct db_stmt_table db_stmts_run_values;	 /* db/run_values.c */
+extern const struct db_stmt_table db_stmts_detect_queue; /* db/detect_queue.c */
+extern const struct db_stmt_table db_stmts_regressions;	 /* db/regressions.c */
+extern const struct db_stmt_table db_stmts_regr_json;	 /* db/regression_json.c */
+extern const struct db_stmt_table db_stmts_tip;		 /* db/tip.c */
+extern const struct db_stmt_table db_stmts_det_series;	 /* db/detect_series.c */
+extern const struct db_stmt_table db_stmts_det_explain;	 /* db/detect_explain.c */
 
 /* series order: the tree's history once known, then commit time, then first seen */
 #define COMMIT_ORDER "c.topo_order NULLS LAST, c.commit_time NULLS LAST, c.first_seen, c.id"
