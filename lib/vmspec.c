@@ -142,3 +142,22 @@ int vmspec_parse(const json_t *params, const char *prefix, struct vmspec *v, str
 		return bad(e, prefix, "numa", "at most 'vcpus' nodes (each node needs a vCPU)");
 	return 0;
 }
+
+int vmspec_canonical(json_t *params, const char *prefix, struct err *e)
+{
+	struct vmspec v;
+
+	if (!json_is_object(params))
+		return 0;
+	if (vmspec_parse(params, prefix, &v, e))
+		return -1;
+	/* each present key gets the value vmspec_parse() read from it */
+	if (json_object_get(params, "pin"))
+		json_object_set_new(params, "pin", json_boolean(v.pin));
+	if (json_object_get(params, "vcpus"))
+		json_object_set_new(params, "vcpus", json_integer(v.vcpus));
+	if (json_object_get(params, "numa"))
+		json_object_set_new(params, "numa",
+				    v.numa < 0 ? json_string("host") : json_integer(v.numa));
+	return 0;
+}

@@ -50,6 +50,28 @@ int vmspec_parse(const json_t *params, const char *prefix, struct vmspec *v, str
 	__attribute__((warn_unused_result));
 
 /*
+ * Rewrites the vmspec params of params (an object, modified in place;
+ * NULL or not an object: nothing to do, 0) into their one spelling, so
+ * that one shape is one setup wherever it was written: a command line's
+ * k=v gives "pin": "true" and "vcpus": "4", the API "pin": true, a plan
+ * "pin": 1, and a setup's identity is its params as text (params_key).
+ * The form: pin a JSON boolean; vcpus and a numa node count JSON
+ * integers; numa "host", measure, accel and hugepages the strings
+ * vmspec_parse() accepts (already in their one form). Checks exactly as
+ * vmspec_parse() (same prefix, same errors: -1 with e, ERR_INVALID_FIELD,
+ * detail "PREFIXparams.KEY") and then rewrites nothing: params is changed
+ * only when the whole shape is valid. Returns 0 or -1.
+ *
+ * Only the params in the table above: every other param is the case's
+ * own (its worker's table says what "4" and 4 mean to it), kept as given.
+ * Applied where params enter: results (before their params_key), jobs,
+ * plans, A/B requests, bisects and the read endpoints' params= filter.
+ * Setups stored before this kept the spelling they were stored with.
+ */
+int vmspec_canonical(json_t *params, const char *prefix, struct err *e)
+	__attribute__((warn_unused_result));
+
+/*
  * The capability a worker needs for a kernel job of arch ("x86_64",
  * "aarch64") in the shape v: "kexec-ARCH" for accel "kexec", else
  * "qemu-ARCH". Written into buf (n bytes); returns buf.

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "attr.h"
@@ -144,11 +145,98 @@ static void test_bad(void **state UNUSED)
 	json_decref(p);
 }
 
+/* params JSON in, its text after vmspec_canonical() (sorted, compact) out */
+static char *canonical(const char *json, const char *prefix, int *rc, struct err *e)
+{
+	json_t *p = json_loads(json, 0, NULL);
+	char *text;
+
+	assert_non_null(p);
+	*rc = vmspec_canonical(p, prefix, e);
+	text = json_dumps(p, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(p);
+	return text;
+}
+
+static void test_canonical(void **state UNUSED)
+{
+	/* each spelling a command line, the API or a plan gives, and the one form of it */
+	static const struct {
+		const char *json, *want;
+	} cases[] = {
+		{ "{\"pin\": true}", "{\"pin\":true}" },
+		{ "{\"pin\": \"true\"}", "{\"pin\":true}" },
+		{ "{\"pin\": 1}", "{\"pin\":true}" },
+		{ "{\"pin\": \"1\"}", "{\"pin\":true}" },
+		{ "{\"pin\": false}", "{\"pin\":false}" },
+		{ "{\"pin\": \"false\"}", "{\"pin\":false}" },
+		{ "{\"pin\": 0}", "{\"pin\":false}" },
+		{ "{\"pin\": \"0\"}", "{\"pin\":false}" },
+		{ "{\"vcpus\": 4}", "{\"vcpus\":4}" },
+		{ "{\"vcpus\": \"4\"}", "{\"vcpus\":4}" },
+		{ "{\"vcpus\": \"1024\"}", "{\"vcpus\":1024}" },
+		{ "{\"numa\": 2, \"vcpus\": 2}", "{\"numa\":2,\"vcpus\":2}" },
+		{ "{\"numa\": \"2\", \"vcpus\": \"2\"}", "{\"numa\":2,\"vcpus\":2}" },
+		{ "{\"numa\": \"host\"}", "{\"numa\":\"host\"}" },
+		{ "{\"measure\": \"icount\", \"accel\": \"tcg\", \"hugepages\": \"2M\"}",
+		  "{\"accel\":\"tcg\",\"hugepages\":\"2M\",\"measure\":\"icount\"}" },
+		{ "{\"accel\": \"kexec\"}", "{\"accel\":\"kexec\"}" },
+		/* the case's own params are its own business: "16" stays text, "true" too */
+		{ "{\"nr_task\": \"16\", \"test\": \"true\", \"pin\": \"true\"}",
+		  "{\"nr_task\":\"16\",\"pin\":true,\"test\":\"true\"}" },
+		{ "{}", "{}" },
+	};
+	static const struct {
+		const char *json, *detail, *message;
+	} bad[] = {
+		{ "{\"pin\": \"yes\", \"vcpus\": \"2\"}", "testcases[1].params.pin",
+		  "'pin' is true or false" },
+		{ "{\"pin\": 2}", "testcases[1].params.pin", "'pin' is true or false" },
+		{ "{\"pin\": \"True\"}", "testcases[1].params.pin", "'pin' is true or false" },
+		{ "{\"vcpus\": \"4x\", \"pin\": \"true\"}", "testcases[1].params.vcpus",
+		  "'vcpus' is a whole number 1..1024" },
+		{ "{\"vcpus\": \"0\"}", "testcases[1].params.vcpus",
+		  "'vcpus' is a whole number 1..1024" },
+		{ "{\"numa\": \"two\"}", "testcases[1].params.numa",
+		  "'numa' is \"host\" or a node count 1..64" },
+		{ "{\"numa\": \"3\", \"vcpus\": \"2\"}", "testcases[1].params.numa",
+		  "'numa' is at most 'vcpus' nodes (each node needs a vCPU)" },
+	};
+	struct err e;
+	char *text;
+	int rc;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		text = canonical(cases[i].json, "", &rc, &e);
+		assert_int_equal(rc, 0);
+		assert_string_equal(text, cases[i].want);
+		free(text);
+	}
+	/* refused with the field named, and params left as they were */
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		json_t *before = json_loads(bad[i].json, 0, NULL);
+		char *was = json_dumps(before, JSON_COMPACT | JSON_SORT_KEYS);
+
+		text = canonical(bad[i].json, "testcases[1].", &rc, &e);
+		assert_int_equal(rc, -1);
+		assert_int_equal(e.id, ERR_INVALID_FIELD);
+		assert_string_equal(e.detail, bad[i].detail);
+		assert_string_equal(e.message, bad[i].message);
+		assert_string_equal(text, was);
+		free(text);
+		free(was);
+		json_decref(before);
+	}
+	/* no params: nothing to do */
+	assert_int_equal(vmspec_canonical(NULL, "", &e), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_canonical),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
