@@ -1,6 +1,7 @@
 #include "server/api/args.h"
 #include "names.h"
 #include "profile.h"
+#include "vmspec.h"
 #include "server/db/runs.h"
 #include "server/db/trees.h"
 #include "server/track/gitmirror.h"
@@ -34,6 +35,7 @@ int setup_filter_from_query(struct request *rq, struct db_setup_filter *f, struc
 	if (params) {
 		json_error_t je;
 		json_t *j = json_loads(params, 0, &je);
+		struct err ignored;
 		char *key;
 
 		if (!j || !json_is_object(j)) {
@@ -42,6 +44,11 @@ int setup_filter_from_query(struct request *rq, struct db_setup_filter *f, struc
 				e, ERR_INVALID_FIELD, "params",
 				"params must be a JSON object, e.g. {\"test\":\"small-allocs\"}");
 		}
+		/* the shape as results store it (vmspec.h): pin=true finds the setup of pin true;
+		 * one vmspec_parse() refuses is kept as given (only a setup stored before results
+		 * were checked can have it) */
+		if (vmspec_canonical(j, "", &ignored))
+			err_clear(&ignored);
 		key = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
 		json_decref(j);
 		f->params_key = arena_strdup(rq->arena, key);

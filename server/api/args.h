@@ -10,7 +10,9 @@ struct db_conn;
 /*
  * The filters shared by the read endpoints (struct db_setup_filter,
  * db/series.h: testcase, tbox_group, kconfig, compiler, params as a JSON
- * object canonicalized to the stored params_key, mode) from rq's query
+ * object canonicalized to the stored params_key, its machine shape in the
+ * one spelling results are stored with (vmspec_canonical(): pin "true" is
+ * pin true; a shape it refuses kept as given), mode) from rq's query
  * string; strings borrowed from the request (or its arena). monitors=
  * ("perf-profile,perf-stat", any order; "none" = unprofiled only) is
  * normalized as setups.monitors holds it. Errors (-1, e filled, 400

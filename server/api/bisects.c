@@ -3,7 +3,8 @@
  *   POST /api/v1/bisects (submit)      {tree, good, bad, testcase, params, kconfig, compiler,
  *                                       tbox_group or arch, metric, [runs_per_step, ref_runs, k,
  *                                       regression_id, monitors]} -> 201 {id, state, regression_id}
- *     testcase and params checked against the workers' tables as a job's (casecheck.h);
+ *     testcase and params checked against the workers' tables as a job's (casecheck.h),
+ *     the machine shape in its one spelling as results store it (vmspec_canonical());
  *     linked to a regression: the one named (404 when none, 409 when it has a
  *     bisect), else the regression without a bisect of the same range, testcase,
  *     metric and setup, if any; it goes to `bisecting` with a history note
@@ -28,6 +29,7 @@
 #include "server/db/bisects.h"
 #include "server/detect/regressions.h"
 #include "resultdoc.h"
+#include "vmspec.h"
 #include "xalloc.h"
 
 #include <ctype.h>
@@ -170,6 +172,9 @@ enum MHD_Result api_bisects_post(struct request *rq)
 		goto bad;
 	if (json_is_null(params))
 		params = NULL;
+	/* the shape as results store it (vmspec.h): pin "true" finds the regression of pin true */
+	if (vmspec_canonical(params, "", &e))
+		goto bad;
 	/* the profile round's monitors (bisect_step.c); absent: the default, perf-profile */
 	if (json_object_get(b, "monitors")) {
 		if (monitors_from_json(json_object_get(b, "monitors"), "monitors", monitors, &e))

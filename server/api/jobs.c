@@ -3,7 +3,9 @@
  *   POST /api/v1/jobs (submit)            queue runs of a testcase at a commit
  *                                         (monitors: ["perf-profile", "perf-stat"], sql/0018;
  *                                         image_sha256: with accel kexec, an uploaded
- *                                         image booted instead of building, sql/0038)
+ *                                         image booted instead of building, sql/0038);
+ *                                         params' machine shape stored in its one spelling
+ *                                         (vmspec_canonical(): "pin": "true" is stored true)
  *   GET  /api/v1/jobs[?state=&limit=]     recent jobs, newest first; state filters by
  *                                         "status": the state, but a done job without a
  *                                         run is failed (build/boot/run-failed) or
@@ -168,11 +170,13 @@ enum MHD_Result api_jobs_post(struct request *rq)
 				goto bad;
 			}
 	}
+	/* the shape in its one spelling (pin "true" is stored true): one series, not three */
+	if (vmspec_canonical(params, "", &e))
+		goto bad;
 	/* 15 digits: params are typed by people; 0.2 stays 0.2, not 0.20000000000000001 */
 	params_text = params ? json_dumps(params,
 					  JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(15)) :
 			       xstrdup("{}");
-	/* a bad shape: casecheck_testcase()'s 400 below */
 	cap = vmspec_job_capability(kconfig, arch, params_text, capbuf, sizeof(capbuf));
 	/* a kernel another worker built and uploaded (server/jobs/imagestore.h): booted, not built */
 	if (image && (!imagestore_name_ok(image) || strncmp(cap, "kexec-", 6))) {

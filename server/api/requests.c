@@ -82,7 +82,14 @@ static const char *kconfig_arch(const char *k, size_t *n)
 	return arch;
 }
 
-/* params object: scalar values; measure added when the request names one */
+/*
+ * params object: scalar values; measure added when the request names one; the
+ * machine shape (lib/vmspec.h) checked with that measure in it (measure icount
+ * with accel kexec is a 400 here, not a job that no machine can run) and written
+ * in its one spelling (vmspec_canonical()), as a job's and a result's are, so
+ * the request's setups are the series its results and the noise it is sized by
+ * are found in
+ */
 static int params_text(json_t *params, const char *measure, char **out, struct err *e)
 {
 	json_t *p = params ? json_deep_copy(params) : json_object();
@@ -102,24 +109,13 @@ static int params_text(json_t *params, const char *measure, char **out, struct e
 	}
 	if (measure)
 		json_object_set_new(p, "measure", json_string(measure));
+	if (vmspec_canonical(p, "testcases.", e)) {
+		json_decref(p);
+		return -1;
+	}
 	*out = json_dumps(p, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(15));
 	json_decref(p);
 	return 0;
-}
-
-/*
- * The machine shape of a group's params with the request's measure in them
- * (lib/vmspec.h): measure icount with accel kexec is a 400 here, not a job
- * that no machine can run.
- */
-static int shape_check(const char *params, struct err *e)
-{
-	json_t *p = json_loads(params, 0, NULL);
-	struct vmspec vs;
-	int rc = vmspec_parse(p, "testcases.", &vs, e);
-
-	json_decref(p);
-	return rc;
 }
 
 /* the fields that need no database */
@@ -254,8 +250,7 @@ static int expand(struct db_conn *c, json_t *b, struct submission *s, struct err
 			g->tbox_group = target_arch(tn) ? NULL : tn;
 			g->testcase = name;
 			s->nr_groups++;
-			if (params_text(json_object_get(tc, "params"), s->measure, &g->params, e) ||
-			    shape_check(g->params, e))
+			if (params_text(json_object_get(tc, "params"), s->measure, &g->params, e))
 				return -1;
 			if (s->host) {
 				snprintf(g->kconfig, sizeof(g->kconfig), "host");

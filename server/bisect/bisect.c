@@ -11,6 +11,7 @@
 #include "server/mail/outbox.h"
 #include "server/detect/regressions.h"
 #include "server/server.h"
+#include "vmspec.h"
 #include "xalloc.h"
 
 #include "server/db/profiles.h"
@@ -20,10 +21,36 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * params (JSON object text) with its machine shape in its one spelling
+ * (vmspec_canonical()), as the results of the bisect's jobs are stored: a
+ * setup stored with pin "true" before results were written so is bisected in
+ * the setup its jobs' runs land in (the steps find their runs by params).
+ * NULL when nothing changes: the text as it is, so that the other params
+ * keep their exact text (a real read back from a setup), or a shape that
+ * vmspec_parse() refuses, which only a setup stored before results were
+ * checked can have (the bisect runs as that setup was asked for). Caller
+ * free()s.
+ */
+static char *canonical_params(const char *params)
+{
+	json_t *p = params && *params ? json_loads(params, 0, NULL) : NULL;
+	json_t *q = p ? json_deep_copy(p) : NULL;
+	struct err ignored;
+	char *text = NULL;
+
+	if (q && !vmspec_canonical(q, "", &ignored) && !json_equal(p, q))
+		text = json_dumps(q, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(p);
+	json_decref(q);
+	return text;
+}
+
 long long bisect_create(struct db_conn *c, const struct bisect_spec *s, struct err *e)
 {
 	struct db_bisect_new nb;
 	long long tree_id;
+	char *params;
 
 	tree_id = db_tree_id(c, s->tree, e);
 	if (tree_id < 0)
@@ -43,7 +70,8 @@ long long bisect_create(struct db_conn *c, const struct bisect_spec *s, struct e
 	nb.arch = s->arch;
 	if (!nb.arch && strcmp(s->kconfig, "host"))
 		nb.arch = arch_of_kconfig(s->kconfig);
-	nb.params = s->params;
+	params = canonical_params(s->params);
+	nb.params = params ? params : s->params;
 	nb.kconfig = s->kconfig;
 	nb.compiler = s->compiler ? s->compiler : "gcc-12";
 	nb.tbox_group = s->tbox_group;
@@ -56,6 +84,7 @@ long long bisect_create(struct db_conn *c, const struct bisect_spec *s, struct e
 	{
 		long long id = db_bisect_insert(c, &nb, e);
 
+		free(params);
 		/* the column's default is perf-profile (sql/0018) */
 		if (id > 0 && s->monitors && db_bisect_set_monitors(c, id, s->monitors, e))
 			return -1;

@@ -9,6 +9,7 @@
 #include "buf.h"
 #include "sha256.h"
 #include "stats/metric.h"
+#include "vmspec.h"
 #include "xalloc.h"
 
 #include <ctype.h>
@@ -226,14 +227,23 @@ int ingest_result(struct db_conn *c, json_t *doc, const struct resultdoc *d, int
 	char *params_key = NULL, *extra_text = NULL;
 	char hash[65];
 	long long tree_id, commit_id, machine_id, setup_id;
-	json_t *extra = NULL, *empty = NULL;
+	json_t *extra = NULL, *params;
 	int ret = -1, stored;
 
 	memset(out, 0, sizeof(*out));
 	canonical_hash(doc, 0, hash);
-	if (!d->params)
-		empty = json_object();
-	params_key = json_dumps(d->params ? d->params : empty, JSON_COMPACT | JSON_SORT_KEYS);
+	/* the setup's params in their one spelling (vmspec.h): pin "true" from a command line
+	 * and true from the API are one series; a copy, so the document and its hash are as
+	 * posted (a run stored earlier posted again still matches its hash) */
+	params = d->params ? json_deep_copy(d->params) : json_object();
+	if (!params)
+		abort();
+	if (vmspec_canonical(params, "", e)) {
+		json_decref(params);
+		return -1;
+	}
+	params_key = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(params);
 	extra = extra_fields(doc);
 	extra_text = json_dumps(extra, JSON_COMPACT);
 	if (!params_key || !extra_text)
@@ -315,6 +325,5 @@ out:
 	free(params_key);
 	free(extra_text);
 	json_decref(extra);
-	json_decref(empty);
 	return ret;
 }

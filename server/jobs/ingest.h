@@ -21,8 +21,11 @@ struct ingest_outcome {
 /*
  * Stores one checked result document in one transaction: commit, tree,
  * testcase, setup (testcase + params + kconfig + compiler + tbox_group +
- * mode + monitors), machine, the profile (run_profiles, when the document
- * has one), metrics (registry defaults for new names from
+ * mode + monitors; the params' machine shape in its one spelling,
+ * vmspec_canonical(), so pin "true" and pin true are one setup, and a
+ * shape vmspec_parse() refuses is a 400 naming "params.KEY"), machine,
+ * the profile (run_profiles, when the document has one), metrics
+ * (registry defaults for new names from
  * lib/stats/metric.h), the run, and every replicate of every metric (names
  * resolved to ids in one query, then one COPY of a row per metric, not an
  * INSERT per value). Idempotent by run_id: the same run_id with the same
@@ -45,9 +48,9 @@ struct ingest_outcome {
  * its A/B request), else 403 "forbidden" with detail "job_id". The job is
  * read once for all of these.
  *
- * doc and d are borrowed. Errors (-1, e filled, nothing stored): 404, 403, 400
- * and 409 as above, 503 when the database is unavailable, 500 on other db
- * errors.
+ * doc and d are borrowed; doc is not changed (its hash is of the document
+ * as posted). Errors (-1, e filled, nothing stored): 404, 403, 400 and 409
+ * as above, 503 when the database is unavailable, 500 on other db errors.
  */
 int ingest_result(struct db_conn *c, json_t *doc, const struct resultdoc *d, int nested,
 		  long long poster_token, struct ingest_outcome *out, struct err *e)

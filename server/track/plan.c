@@ -271,10 +271,15 @@ static json_t *testcases_field(const json_t *in, struct err *e)
 			goto bad;
 		}
 		free(text);
-		json_array_append_new(out, json_pack("{s:O,s:o}", "testcase", tc, "params",
-						     params && json_is_object(params) ?
-							     json_deep_copy(params) :
-							     json_object()));
+		params = params && json_is_object(params) ? json_deep_copy(params) : json_object();
+		/* the shape in its one spelling (vmspec.h): the plan's pin 1 and a job's pin true
+		 * are one series */
+		if (vmspec_canonical(params, prefix, e)) {
+			json_decref(params);
+			goto bad;
+		}
+		json_array_append_new(out,
+				      json_pack("{s:O,s:o}", "testcase", tc, "params", params));
 	}
 	return out;
 bad:

@@ -31,7 +31,9 @@ struct db_conn;
  * compilers ["gcc-12"], repeat 1, measure "wallclock", monitors [] (else
  * sorted and deduplicated, lib/profile.h; 400 naming "monitors[i]"),
  * schedule {heads true, every 0, paths [], max_per_push 20}, priority 0,
- * owner null, enabled true; "detect", the detector settings of
+ * owner null, enabled true; each testcase's machine shape in its one
+ * spelling (lib/vmspec.h vmspec_canonical(): "pin": 1 is stored true, a bad
+ * one is a 400 naming "testcases[i].params.pin"); "detect", the detector settings of
  * server/detect/plan_detect.h, is kept with only the keys given and left out when
  * none is: the others are the server's defaults). name: when not NULL, the name of the path
  * (PUT /api/v1/plans/{name}); the body's name may be absent then, or must

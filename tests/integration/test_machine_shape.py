@@ -1,0 +1,155 @@
+"""A job's machine shape (lib/vmspec.h: measure, accel, vcpus, pin,
+hugepages, numa) is one setup however it is spelled.
+
+A command line's k=v gives "pin": "true" and "vcpus": "2", the API
+"pin": true, a plan "pin": 1; the server stores the one form (pin a
+boolean, vcpus and a numa node count integers) wherever params enter:
+results (so three spellings are one setup and one series), jobs, plans,
+A/B requests, bisects and the series filter's params=. The case's own
+params are its own: "nr_task": "4" stays text."""
+import json
+import os
+import sys
+import unittest
+import urllib.parse
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import resolved, result_doc, sha, wait_until  # noqa: E402
+from fakes import git, git_init, stop_tree_server, tree_server  # noqa: E402
+
+METRIC = "small-allocs.throughput"
+SHAPE = {"nr_task": "4", "accel": "tcg", "pin": True, "vcpus": 2, "numa": 1}
+
+
+def make_tree(path):
+    git_init(path)
+    with open(os.path.join(path, "mm.c"), "w") as f:
+        f.write("int x;\n")
+    git(path, "add", "mm.c")
+    git(path, "commit", "-q", "-m", "mm: base", date="2026-01-01T00:00:00Z")
+    c0 = git(path, "rev-parse", "HEAD")
+    git(path, "commit", "-q", "--allow-empty", "-m", "mm: head", date="2026-01-01T00:01:00Z")
+    return {"c0": c0, "c1": git(path, "rev-parse", "HEAD")}
+
+
+class MachineShape(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp, cls.repo, cls.tree, cls.srv = tree_server("regtrack-shape-", make_tree,
+                                                           "detect_enabled = 0\n")
+        srv = cls.srv
+        r = srv.post("/api/v1/trees", {"name": "shape", "url": cls.repo, "branches": ["master"]},
+                     scope="admin")
+        assert r.status == 200, r
+        wait_until(lambda: [t for t in srv.get("/api/v1/trees").json()
+                            if t["name"] == "shape" and t["commits"] >= 2], what="mirror")
+
+    @classmethod
+    def tearDownClass(cls):
+        stop_tree_server(cls.srv, cls.tmp)
+
+    def post_result(self, commit, params, value, testcase="shape-res"):
+        doc = result_doc(commit, testcase=testcase, params=params, tree="shape",
+                         metrics={METRIC: [value]})
+        r = self.srv.post("/api/v1/results", doc, scope="submit")
+        return r, doc
+
+    def test_three_spellings_are_one_setup_and_one_series(self):
+        srv = self.srv
+        spellings = [dict(SHAPE, pin=True, vcpus=2, numa=1),
+                     dict(SHAPE, pin="true", vcpus="2", numa="1"),
+                     dict(SHAPE, pin=1, vcpus=2, numa="1")]
+        docs = []
+        for i, params in enumerate(spellings):
+            r, doc = self.post_result(sha("%x" % (i + 1)), params, 100.0 + i)
+            self.assertEqual(r.status, 201, r)
+            docs.append(doc)
+        rows = srv.psql("SELECT s.params_key FROM setups s JOIN testcases t ON t.id = "
+                        "s.testcase_id WHERE t.name = 'shape-res'").splitlines()
+        self.assertEqual(rows, [json.dumps(SHAPE, sort_keys=True, separators=(",", ":"))])
+        r = srv.get("/api/v1/series?testcase=shape-res&metric=" + METRIC)
+        self.assertEqual(r.status, 200, r)
+        series = r.json()["series"]
+        self.assertEqual(len(series), 1, series)
+        self.assertEqual(series[0]["setup"]["params"], SHAPE)
+        self.assertEqual(sorted(series[0]["points"]["value"]), [100.0, 101.0, 102.0])
+        # the filter as a command line spells it finds that series
+        q = urllib.parse.quote(json.dumps(dict(SHAPE, pin="true", vcpus="2")))
+        r = srv.get("/api/v1/series?testcase=shape-res&metric=%s&params=%s" % (METRIC, q))
+        self.assertEqual(r.status, 200, r)
+        self.assertEqual([len(s["points"]["value"]) for s in r.json()["series"]], [3])
+        # a run reads back the stored form; the document posted again is the same run
+        self.assertEqual(srv.get("/api/v1/runs/" + docs[1]["run_id"]).json()["params"], SHAPE)
+        r = srv.post("/api/v1/results", docs[1], scope="submit")
+        self.assertEqual((r.status, r.json()["created"]), (200, False), r)
+
+    def test_bad_shape_in_results_is_refused_naming_the_field(self):
+        before = self.srv.psql("SELECT count(*) FROM runs")
+        for params, detail in (({"pin": "yes"}, "params.pin"),
+                               ({"vcpus": "2x"}, "params.vcpus"),
+                               ({"numa": "3", "vcpus": "2"}, "params.numa")):
+            r, _ = self.post_result(sha("9"), params, 1.0, testcase="shape-bad")
+            self.assertEqual(r.status, 400, (params, r))
+            err = r.json()["error"]
+            self.assertEqual((err["code"], err["detail"]), ("invalid_field", detail), err)
+        self.assertEqual(self.srv.psql("SELECT count(*) FROM runs"), before)
+
+    def test_job_stores_the_one_form(self):
+        r = self.srv.post("/api/v1/jobs", {
+            "tree": "shape", "commit": self.tree["c0"], "kconfig": "x86_64-defconfig",
+            "testcase": "small-allocs", "params": dict(SHAPE, pin="true", vcpus="2", numa=1)},
+            scope="submit")
+        self.assertEqual(r.status, 201, r)
+        jid = r.json()["id"]
+        self.assertEqual(self.srv.get("/api/v1/jobs/%d" % jid).json()["params"], SHAPE)
+        self.assertEqual(self.srv.psql("SELECT params->'pin' FROM jobs WHERE id = %d" % jid),
+                         "true")
+        self.srv.post("/api/v1/jobs/%d/cancel" % jid, scope="submit")
+        r = self.srv.post("/api/v1/jobs", {
+            "tree": "shape", "commit": self.tree["c0"], "kconfig": "x86_64-defconfig",
+            "testcase": "small-allocs", "params": {"pin": "on"}}, scope="submit")
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "params.pin"), r)
+
+    def test_plan_stores_the_one_form(self):
+        plan = {"name": "shape-plan", "tree": "shape", "branches": ["master"],
+                "testcases": [{"testcase": "small-allocs",
+                               "params": dict(SHAPE, pin=1, vcpus="2", numa="1")}],
+                "kconfigs": ["x86_64-defconfig"], "targets": ["x86_64"], "enabled": False}
+        r = self.srv.post("/api/v1/plans", plan, scope="admin")
+        self.assertEqual(r.status, 201, r)
+        got = self.srv.get("/api/v1/plans/shape-plan").json()
+        self.assertEqual(got["testcases"][0]["params"], SHAPE)
+        bad = dict(plan, name="shape-bad",
+                   testcases=[{"testcase": "small-allocs", "params": {"pin": "1.0"}}])
+        r = self.srv.post("/api/v1/plans", bad, scope="admin")
+        self.assertEqual((r.status, r.json()["error"]["detail"]),
+                         (400, "testcases[0].params.pin"), r)
+
+    def test_request_and_bisect_store_the_one_form(self):
+        srv = self.srv
+        r = srv.post("/api/v1/requests", {
+            "tree": "shape", "base": self.tree["c0"], "head": self.tree["c1"], "repeat": 2,
+            "targets": ["x86_64"], "kconfig": "x86_64-defconfig",
+            "testcases": [{"testcase": "small-allocs",
+                           "params": dict(SHAPE, pin="true", vcpus="2", numa="1")}]},
+            scope="submit")
+        self.assertEqual(r.status, 202, r)
+        q = resolved(srv, r)
+        self.assertEqual(q["state"], "queued", q)
+        self.assertTrue(q["jobs"])
+        for j in q["jobs"]:
+            self.assertEqual(srv.get("/api/v1/jobs/%d" % j["id"]).json()["params"], SHAPE)
+        srv.post("/api/v1/requests/%d/cancel" % q["id"], scope="submit")
+        r = srv.post("/api/v1/bisects", {
+            "tree": "shape", "good": self.tree["c0"], "bad": self.tree["c1"],
+            "testcase": "small-allocs", "params": dict(SHAPE, pin="true", vcpus="2"),
+            "kconfig": "x86_64-defconfig", "metric": METRIC}, scope="submit")
+        self.assertEqual(r.status, 201, r)
+        bid = r.json()["id"]
+        self.assertEqual(json.loads(srv.psql("SELECT params FROM bisects WHERE id = %d" % bid)),
+                         SHAPE)
+        srv.post("/api/v1/bisects/%d/cancel" % bid, scope="submit")
+
+
+if __name__ == "__main__":
+    unittest.main()
