@@ -125,9 +125,12 @@ static const struct db_stmt_def stmts[NR_SERIES_STMTS] = {
 	 * (NOT_PATCHED_HEAD_RUN, as detection leaves them out); the plans and
 	 * figures behind each: docs/internals/performance.md. The runs of a
 	 * month whose raw values were dropped (received before
-	 * regtrack_raw_from(), sql/0039) are read from run_means by
-	 * run_points() instead: the same mean, to the bit; that part is
-	 * skipped whole while no month was dropped.
+	 * regtrack_raw_from(), sql/0039) are read from run_means instead, as
+	 * run_points() reads them, the same mean to the bit, but one probe of
+	 * the run's month and the metric's place in its id list rather than a
+	 * row for each of the run's metrics (figures: docs/internals/
+	 * performance.md); that part is skipped whole while no month was
+	 * dropped.
 	 */
 	[ST_SERIES] = { "series",
 			"SELECT r.setup_id, r.commit_id, r.id, r.run_id, v.mean::text "
@@ -135,10 +138,13 @@ static const struct db_stmt_def stmts[NR_SERIES_STMTS] = {
 			"JOIN runs r ON r.id + 0 = v.run_id "
 			"WHERE m.name = $1 AND r.received_at >= (SELECT regtrack_raw_from()) "
 			"AND " SERIES_RUNS " UNION ALL "
-			"SELECT r.setup_id, r.commit_id, r.id, r.run_id, v.mean::text "
+			"SELECT r.setup_id, r.commit_id, r.id, r.run_id, x.means[x.k]::text "
 			"FROM metrics m CROSS JOIN runs r "
-			"JOIN LATERAL run_points(r.id, r.received_at) v ON v.metric_id = m.id "
-			"WHERE m.name = $1 AND r.received_at < (SELECT regtrack_raw_from()) "
+			"CROSS JOIN LATERAL (SELECT rm.means, array_position(rm.metric_ids, m.id) AS k "
+			"FROM run_means rm WHERE rm.run_id = r.id "
+			"AND rm.stored_on = (r.received_at AT TIME ZONE 'UTC')::date) x "
+			"WHERE m.name = $1 AND x.k IS NOT NULL "
+			"AND r.received_at < (SELECT regtrack_raw_from()) "
 			"AND (SELECT regtrack_raw_from()) > '-infinity' AND " SERIES_RUNS },
 	/*
 	 * $1 commit ids (bigint[]): id, sha, subject, commit time, in series
