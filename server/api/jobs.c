@@ -292,7 +292,7 @@ bad:
 
 enum MHD_Result api_jobs_get(struct request *rq)
 {
-	/* the jobs' status (JOB_STATUS, db/stmts_jobs.c): done = ended with runs */
+	/* the jobs' status (JOB_STATUS, db/jobs.c): done = ended with runs */
 	static const char *const states[] = { "queued",	 "leased",    "done", "failed",
 					      "skipped", "cancelled", NULL };
 

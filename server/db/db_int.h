@@ -40,55 +40,26 @@ static inline struct db_result *db_res_of(PGresult *r)
 }
 
 /*
- * Prepared statements, grouped by subject; each is defined in
- * db/stmts_<subject>.c. A subject whose statements sit beside their reader
- * has its own enum there instead (struct db_stmt_table below: inboxes).
+ * The shared statement ids, which name no statement: every subject's
+ * statements sit beside their readers, indexed by an enum of that file
+ * (struct db_stmt_table below). db_stmt_def() of any id is NULL.
  */
-enum db_stmt {
-	/* jobs, workers and leases (stmts_jobs.c) */
-	ST_JOBS_JSON,
-	ST_JOB_CANCEL,
-	ST_JOB_EXISTS,
-	ST_JOB_EXPIRE,
-	ST_JOB_FINISH,
-	ST_JOB_IMAGE,
-	ST_JOB_HEARTBEAT,
-	ST_JOB_INSERT,
-	ST_JOB_INSERT_TRACKED,
-	ST_JOB_JSON,
-	ST_JOB_KCONFIG,
-	ST_JOB_LEASE,
-	ST_JOB_LEASE_AGAIN,
-	ST_JOB_LOCK,
-	ST_JOB_SPEC,
-	ST_JOB_SUPERSEDE,
-	ST_MACHINE_REGISTER,
-	ST_MACHINE_SEEN,
-	ST_JOB_MACHINE_OWNER,
-	ST_JOB_POST_CHECK,
-	ST_JOBS_QUEUED_BY,
-	ST_MACHINE_CASES_SET,
-	ST_MACHINE_CASES,
-	ST_MACHINES_SERVING,
-	ST_JOB_WARNINGS_SET,
-	ST_JOB_SET_MONITORS,
-	DB_NR_STMTS
-};
+enum db_stmt { DB_NR_STMTS };
 
 struct db_stmt_def {
 	const char *name;
 	const char *sql;
 };
 /*
- * Statement st's name and SQL (db/stmts_<subject>.c), or NULL when st is
- * out of range or no table defines it. Borrowed: static storage.
+ * Statement st's name and SQL, or NULL when st is out of range or no
+ * table defines it (every id now). Borrowed: static storage.
  */
 const struct db_stmt_def *db_stmt_def(enum db_stmt st);
 /*
- * Checks that every statement is defined by exactly one subject table:
- * 0 when so; otherwise *missing is the first that is not, and the result
- * is -1 (defined nowhere) or 1 (defined twice). db_new() aborts on a
- * nonzero result, so a table edit that loses a statement fails at start.
+ * Checks that every statement of enum db_stmt is defined by exactly one
+ * table: 0 when so (always, with none left); otherwise *missing is the
+ * first that is not, and the result is -1 (defined nowhere) or 1
+ * (defined twice). db_new() aborts on a nonzero result.
  */
 int db_stmts_check(enum db_stmt *missing);
 
@@ -189,6 +160,20 @@ int db_query_first_id(struct db_conn *c, const struct db_stmt_def *s, int n,
 	__attribute__((warn_unused_result));
 int db_query_json(struct db_conn *c, const struct db_stmt_def *s, int n, const struct db_param *p,
 		  char **text, struct err *e) __attribute__((warn_unused_result));
+/*
+ * db_json_list() of s: $1 state (text; NULL: any), $2 limit (decimal
+ * text; s casts it), the same results.
+ */
+int db_query_json_list(struct db_conn *c, const struct db_stmt_def *s, const char *state,
+		       const char *limit, char **text, struct err *e)
+	__attribute__((warn_unused_result));
+/*
+ * db_json_by_id() of s, whose one parameter, id, is bound as int8 (the
+ * SQL casts it: $1::bigint): 1 and *text (new), 0 when there is no row,
+ * -1 with e.
+ */
+int db_query_json_by_id(struct db_conn *c, const struct db_stmt_def *s, long long id, char **text,
+			struct err *e) __attribute__((warn_unused_result));
 
 /*
  * Runs prepared statement `st` with n text parameters (NULL = SQL NULL).
@@ -261,9 +246,9 @@ int db_result_json_text(PGresult *r, char **text, struct err *e)
 
 /* A helper the subject files share (defined in db/meta.c). */
 /*
- * Whether the row statement st (one $1 id parameter, e.g. ST_JOB_EXISTS)
- * finds exists: 1, 0, or -1 with e. For the refusals that must tell "no
- * such id" (404) from "not in a state for this" (409).
+ * Whether the row statement st (one $1 id parameter) finds exists: 1, 0,
+ * or -1 with e. For the refusals that must tell "no such id" (404) from
+ * "not in a state for this" (409).
  */
 int db_row_exists(struct db_conn *c, enum db_stmt st, const char *id, struct err *e);
 

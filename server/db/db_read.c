@@ -133,6 +133,24 @@ int db_json_by_id(struct db_conn *c, enum db_stmt st, long long id, char **text,
 	return e->id == ERR_NOT_FOUND ? 0 : -1;
 }
 
+int db_query_json_list(struct db_conn *c, const struct db_stmt_def *s, const char *state,
+		       const char *limit, char **text, struct err *e)
+{
+	struct db_param p[2] = { db_text(state), db_text(limit) };
+
+	return db_query_json(c, s, 2, p, text, e);
+}
+
+int db_query_json_by_id(struct db_conn *c, const struct db_stmt_def *s, long long id, char **text,
+			struct err *e)
+{
+	struct db_param p[1] = { db_int8(id) };
+
+	if (!db_query_json(c, s, 1, p, text, e))
+		return 1;
+	return e->id == ERR_NOT_FOUND ? 0 : -1;
+}
+
 PGresult *db_query_id(struct db_conn *c, const struct db_stmt_def *s, long long id, struct err *e)
 {
 	struct db_param p[1] = { db_int8(id) };

@@ -1,71 +1,167 @@
-/* Typed rows of jobs, machines and leases; see jobs.h. */
+/*
+ * Typed rows of jobs as the API and the tracker queue, show and cancel
+ * them (jobs.h), and the statements they are made with. A worker's lease
+ * of a job is leases.c's; the machines that register are machines.c's.
+ */
 #include "server/db/jobs.h"
 #include "server/db/db.h"
 #include "server/db/db_int.h"
 #include "server/db/stmts.h"
 #include "xalloc.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Room for a bigint in text */
+/* Room for an integer in text */
 #define ID_LEN 24
 
-/* The first column of r's first row as an id; 0 when r has no row. Clears r. */
-static long long first_id(PGresult *r)
-{
-	long long id = PQntuples(r) ? strtoll(PQgetvalue(r, 0, 0), NULL, 10) : 0;
+/*
+ * What became of job j, as the pages and the list's ?state= filter say it:
+ * its state, but a done job that made no run is `failed` when the worker
+ * reported a failure (build-failed, boot-failed, run-failed) and `skipped`
+ * when it built an image already measured (same-image: another commit's
+ * runs stand for it, sql/0022)
+ */
+#define JOB_STATUS                                                                \
+	"CASE WHEN j.state = 'done' AND j.outcome = 'same-image' THEN 'skipped' " \
+	"WHEN j.state = 'done' AND coalesce(j.outcome, 'ok') <> 'ok' THEN 'failed' ELSE j.state END"
+#define JOB_JSON                                                                                   \
+	"json_build_object('id', j.id, 'state', j.state, 'tree', tr.name, 'commit', c.sha, "       \
+	"'subject', c.subject, 'kconfig', j.kconfig, 'compiler', j.compiler, 'testcase', t.name, " \
+	"'params', j.params, 'repeat', j.repeat, 'arch', j.arch, 'tbox_group', j.tbox_group, "     \
+	"'capability', j.need_capability, 'priority', j.priority, 'attempts', j.attempts, "        \
+	"'max_attempts', j.max_attempts, 'machine', m.hostname, 'machine_id', j.leased_by, "       \
+	"'lease_expires_at', j.lease_expires_at, 'phase', j.phase, 'progress', j.progress, "       \
+	"'message', j.message, 'outcome', j.outcome, 'fail_reason', j.fail_reason, "               \
+	"'status', " JOB_STATUS ", 'same_image_as', j.same_image_as, "                             \
+	"'image_sha256', j.boot_image, "                                                           \
+	"'created_at', j.created_at, 'finished_at', j.finished_at, "                               \
+	"'plan', (SELECT p.name FROM plans p WHERE p.id = j.plan_id), 'request', j.request_id, "   \
+	"'monitors', " JOB_MONITORS ", "                                                           \
+	"'runs', (SELECT coalesce(json_agg(r.run_id ORDER BY r.id), '[]') FROM runs r "            \
+	"WHERE r.job_id = j.id)"
+#define JOB_FROM                                                                                      \
+	" FROM jobs j JOIN commits c ON c.id = j.commit_id JOIN testcases t ON t.id = j.testcase_id " \
+	"LEFT JOIN trees tr ON tr.id = j.tree_id LEFT JOIN machines m ON m.id = j.leased_by "
 
-	PQclear(r);
-	return id;
-}
+/* this file's statements, prepared with the others (db_stmt_table, db_int.h) */
+enum job_stmt {
+	ST_JOBS_JSON,
+	ST_JOB_CANCEL,
+	ST_JOB_EXISTS,
+	ST_JOB_INSERT,
+	ST_JOB_INSERT_TRACKED,
+	ST_JOB_JSON,
+	ST_JOB_KCONFIG,
+	ST_JOB_SUPERSEDE,
+	ST_JOBS_QUEUED_BY,
+	ST_JOB_WARNINGS_SET,
+	ST_JOB_SET_MONITORS,
+	NR_JOB_STMTS
+};
 
-/* Runs st with n parameters: 1 and *id from its first row, 0 when none, -1 with e. */
-static int exec_returning(struct db_conn *c, enum db_stmt st, int n, const char *const *p,
-			  long long *id, struct err *e)
-{
-	PGresult *r = db_exec(c, st, n, p, e);
+static const struct db_stmt_def stmts[NR_JOB_STMTS] = {
+	/* $1 state (NULL = any), $2 limit */
+	[ST_JOBS_JSON] = { "jobs_json",
+			   "SELECT coalesce(json_agg(x.o ORDER BY x.id DESC), '[]')::text FROM (SELECT j.id, " JOB_JSON
+			   ") AS o" JOB_FROM "WHERE $1::text IS NULL OR " JOB_STATUS " = $1 "
+			   "ORDER BY j.id DESC LIMIT $2::integer) x" },
+	/*
+	 * cancels job $1 when queued or leased; returns the state it had (a
+	 * leased job's worker learns it from its next heartbeat's 409)
+	 */
+	[ST_JOB_CANCEL] = { "job_cancel",
+			    "WITH o AS (SELECT id, state FROM jobs WHERE id = $1::bigint FOR UPDATE) "
+			    "UPDATE jobs SET state = 'cancelled', phase = 'cancelled', finished_at = now(), "
+			    "lease_expires_at = NULL, phase_history = jobs.phase_history || jsonb_build_array("
+			    "jsonb_build_object('phase', 'cancelled', 'at', now(), 'was', o.state, "
+			    "'machine_id', jobs.leased_by)) "
+			    "FROM o WHERE jobs.id = o.id AND o.state IN ('queued', 'leased') RETURNING o.state" },
+	/* job $1's state (to tell 404 from 409 after a refusal, and say why) */
+	[ST_JOB_EXISTS] = { "job_exists", "SELECT state FROM jobs WHERE id = $1::bigint" },
+	/* $1 tree $2 commit $3 testcase $4 params $5 kconfig $6 compiler $7 arch $8 tbox_group
+	 * $9 capability $10 repeat $11 priority $12 max_attempts $13 token $14 boot image */
+	[ST_JOB_INSERT] = { "job_insert",
+			    "INSERT INTO jobs (tree_id, commit_id, testcase_id, params, kconfig, compiler, arch, "
+			    "tbox_group, need_capability, repeat, priority, max_attempts, submitted_by, "
+			    "boot_image) "
+			    "VALUES ($1::bigint, $2::bigint, $3::integer, $4::jsonb, $5, $6, $7, $8, $9, "
+			    "$10::integer, $11::integer, $12::integer, $13::bigint, $14) RETURNING id" },
+	/* ST_JOB_INSERT's $1..$13, then $14 plan $15 track key $16 branch: a tracking job, made
+	 * once per (plan, commit, setup) (sql/0014); no row when it exists */
+	[ST_JOB_INSERT_TRACKED] = { "job_insert_tracked",
+				    "INSERT INTO jobs (tree_id, commit_id, testcase_id, params, kconfig, compiler, arch, "
+				    "tbox_group, need_capability, repeat, priority, max_attempts, submitted_by, plan_id, "
+				    "track_key, track_branch) VALUES ($1::bigint, $2::bigint, $3::integer, $4::jsonb, $5, "
+				    "$6, $7, $8, $9, $10::integer, $11::integer, $12::integer, $13::bigint, $14::bigint, "
+				    "$15, $16) ON CONFLICT (plan_id, commit_id, track_key) DO NOTHING RETURNING id" },
+	[ST_JOB_JSON] = { "job_json", "SELECT " JOB_JSON
+				      ", 'phase_history', j.phase_history, 'log_tail', j.log_tail, "
+				      "'warnings', j.warnings, "
+				      "'has_kconfig', j.kconfig_text IS NOT NULL)::text" JOB_FROM
+				      "WHERE j.id = $1::bigint" },
+	[ST_JOB_KCONFIG] = { "job_kconfig", "SELECT kconfig_text FROM jobs WHERE id = $1::bigint" },
+	/*
+	 * $1 plan $2 branch $3 the new head (sha, for the record) $4 queue limit: the plan's
+	 * queued jobs of the branch from earlier pushes (created before this transaction:
+	 * created_at < now()) on a target (tbox_group, else arch) whose queue of tracking jobs
+	 * is deeper than the limit are cancelled as superseded by the new head
+	 */
+	[ST_JOB_SUPERSEDE] = { "job_supersede",
+			       "WITH depth AS (SELECT coalesce(tbox_group, '') AS tg, coalesce(arch, '') AS ar, "
+			       "count(*) AS n FROM jobs WHERE state = 'queued' AND plan_id IS NOT NULL "
+			       "GROUP BY 1, 2) "
+			       "UPDATE jobs SET state = 'cancelled', phase = 'superseded', finished_at = now(), "
+			       "fail_reason = format('superseded by %s of %s: more than %s tracking jobs queued for %s', "
+			       "left($3, 12), $2, $4::integer, coalesce(jobs.tbox_group, jobs.arch)), "
+			       "phase_history = phase_history || jsonb_build_array(jsonb_build_object("
+			       "'phase', 'superseded', 'at', now(), 'by', $3::text)) "
+			       "FROM depth WHERE jobs.plan_id = $1::bigint AND jobs.track_branch = $2 "
+			       "AND jobs.state = 'queued' AND jobs.created_at < now() "
+			       "AND depth.tg = coalesce(jobs.tbox_group, '') AND depth.ar = coalesce(jobs.arch, '') "
+			       "AND depth.n > $4::integer RETURNING jobs.id" },
+	/* $1 token: its queued jobs (sql/0028's index) */
+	[ST_JOBS_QUEUED_BY] = { "jobs_queued_by",
+				"SELECT count(*) FROM jobs WHERE submitted_by = $1::bigint "
+				"AND state = 'queued'" },
+	/* $1 job, $2 its warnings (text[]) (sql/0021) */
+	[ST_JOB_WARNINGS_SET] = { "job_warnings_set",
+				  "UPDATE jobs SET warnings = $2::text[] WHERE id = $1::bigint RETURNING id" },
+	/* $1 job $2 monitors (normalized text): set once, on a new job (db_job_insert) */
+	[ST_JOB_SET_MONITORS] = { "job_set_monitors",
+				  "UPDATE jobs SET monitors = $2 WHERE id = $1::bigint" },
+};
 
-	if (!r)
-		return -1;
-	*id = first_id(r);
-	return *id != 0;
-}
-
-/* jobs */
+const struct db_stmt_table db_stmts_jobs = DB_STMT_TABLE(stmts);
 
 long long db_job_insert(struct db_conn *c, const struct db_job_new *j, struct err *e)
 {
-	char tree[ID_LEN], commit[ID_LEN], tc[ID_LEN], rep[ID_LEN], prio[ID_LEN], max[ID_LEN],
-		tok[ID_LEN], plan[ID_LEN];
-	const char *p[16] = { j->tree_id ? tree : NULL,
-			      commit,
-			      tc,
-			      j->params,
-			      j->kconfig,
-			      j->compiler,
-			      j->arch,
-			      j->tbox_group,
-			      j->capability,
-			      rep,
-			      prio,
-			      max,
-			      j->token_id ? tok : NULL,
-			      plan,
-			      j->track_key,
-			      j->track_branch };
+	/* testcase, repeat, priority and max_attempts are integers in the SQL ($n::integer):
+	 * sent as text */
+	char tc[ID_LEN], rep[ID_LEN], prio[ID_LEN], max[ID_LEN];
+	struct db_param p[16] = { db_id(j->tree_id),
+				  db_int8(j->commit_id),
+				  db_text(tc),
+				  db_text(j->params),
+				  db_text(j->kconfig),
+				  db_text(j->compiler),
+				  db_text(j->arch),
+				  db_text(j->tbox_group),
+				  db_text(j->capability),
+				  db_text(rep),
+				  db_text(prio),
+				  db_text(max),
+				  db_id(j->token_id),
+				  db_int8(j->plan_id),
+				  db_text(j->track_key),
+				  db_text(j->track_branch) };
 	long long id;
 
-	snprintf(tree, sizeof(tree), "%lld", j->tree_id);
-	snprintf(commit, sizeof(commit), "%lld", j->commit_id);
 	snprintf(tc, sizeof(tc), "%lld", j->testcase_id);
 	snprintf(rep, sizeof(rep), "%lld", j->repeat);
 	snprintf(prio, sizeof(prio), "%lld", j->priority);
 	snprintf(max, sizeof(max), "%lld", j->max_attempts);
-	snprintf(tok, sizeof(tok), "%lld", j->token_id);
-	snprintf(plan, sizeof(plan), "%lld", j->plan_id);
 	/* a job with monitors is inserted and given them in one transaction (its own when the
 	 * caller has none): a worker never leases it without them */
 	int own = j->monitors && *j->monitors && PQtransactionStatus(db_pg(c)) == PQTRANS_IDLE;
@@ -73,14 +169,12 @@ long long db_job_insert(struct db_conn *c, const struct db_job_new *j, struct er
 	if (own && db_begin(c, e))
 		return -1;
 	if (j->plan_id) {
-		if (exec_returning(c, ST_JOB_INSERT_TRACKED, 16, p, &id, e) < 0)
+		if (db_query_first_id(c, &stmts[ST_JOB_INSERT_TRACKED], 16, p, &id, e) < 0)
 			goto fail;
 	} else {
-		const char *q[14];
-
-		memcpy(q, p, 13 * sizeof(p[0]));
-		q[13] = j->boot_image;
-		if (exec_returning(c, ST_JOB_INSERT, 14, q, &id, e) < 0)
+		/* ST_JOB_INSERT's $1..$13 are ST_JOB_INSERT_TRACKED's; $14 the boot image */
+		p[13] = db_text(j->boot_image);
+		if (db_query_first_id(c, &stmts[ST_JOB_INSERT], 14, p, &id, e) < 0)
 			goto fail;
 	}
 	if (id > 0 && db_job_set_monitors(c, id, j->monitors, e))
@@ -96,51 +190,34 @@ fail:
 
 int db_job_set_monitors(struct db_conn *c, long long id, const char *monitors, struct err *e)
 {
-	char idb[ID_LEN];
-	const char *p[2] = { idb, monitors };
-	PGresult *r;
+	struct db_param p[2] = { db_int8(id), db_text(monitors) };
 
 	if (!monitors || !*monitors)
 		return 0;
-	snprintf(idb, sizeof(idb), "%lld", id);
-	r = db_exec(c, ST_JOB_SET_MONITORS, 2, p, e);
-	if (!r)
-		return -1;
-	PQclear(r);
-	return 0;
+	return db_query_do(c, &stmts[ST_JOB_SET_MONITORS], 2, p, e);
 }
 
 long db_job_supersede(struct db_conn *c, long long plan_id, const char *branch, const char *head,
 		      long limit, struct err *e)
 {
-	char pid[ID_LEN], lim[ID_LEN];
-	const char *p[4] = { pid, branch, head, lim };
-	PGresult *r;
-	long n;
+	/* the limit is an integer in the SQL ($4::integer): sent as text */
+	char lim[ID_LEN];
+	struct db_param p[4] = { db_int8(plan_id), db_text(branch), db_text(head), db_text(lim) };
 
-	snprintf(pid, sizeof(pid), "%lld", plan_id);
 	snprintf(lim, sizeof(lim), "%ld", limit);
-	r = db_exec(c, ST_JOB_SUPERSEDE, 4, p, e);
-	if (!r)
-		return -1;
-	n = PQntuples(r);
-	PQclear(r);
-	return n;
+	return (long)db_query_rows(c, &stmts[ST_JOB_SUPERSEDE], 4, p, e);
 }
 
-/* the first column of the one row statement st returns for job id into out: 1, 0 none, -1 */
-static int job_one_text(struct db_conn *c, enum db_stmt st, long long id, char *out, size_t size,
-			struct err *e)
+/* the first column of the one row statement s returns for job id into out: 1, 0 none, -1 */
+static int job_one_text(struct db_conn *c, const struct db_stmt_def *s, long long id, char *out,
+			size_t size, struct err *e)
 {
-	char b[ID_LEN];
-	const char *p[1] = { b };
 	PGresult *r;
 	int n;
 
-	snprintf(b, sizeof(b), "%lld", id);
 	if (size)
 		out[0] = 0;
-	r = db_exec(c, st, 1, p, e);
+	r = db_query_id(c, s, id, e);
 	if (!r)
 		return -1;
 	n = PQntuples(r) > 0;
@@ -152,24 +229,21 @@ static int job_one_text(struct db_conn *c, enum db_stmt st, long long id, char *
 
 int db_job_state(struct db_conn *c, long long id, char *state, size_t size, struct err *e)
 {
-	return job_one_text(c, ST_JOB_EXISTS, id, state, size, e);
+	return job_one_text(c, &stmts[ST_JOB_EXISTS], id, state, size, e);
 }
 
 int db_job_cancel(struct db_conn *c, long long id, char *was, size_t size, struct err *e)
 {
-	return job_one_text(c, ST_JOB_CANCEL, id, was, size, e);
+	return job_one_text(c, &stmts[ST_JOB_CANCEL], id, was, size, e);
 }
 
 int db_job_kconfig(struct db_conn *c, long long id, char **text, size_t *len, struct err *e)
 {
-	char b[ID_LEN];
-	const char *p[1] = { b };
 	PGresult *r;
 
 	*text = NULL;
 	*len = 0;
-	snprintf(b, sizeof(b), "%lld", id);
-	r = db_exec(c, ST_JOB_KCONFIG, 1, p, e);
+	r = db_query_id(c, &stmts[ST_JOB_KCONFIG], id, e);
 	if (!r)
 		return -1;
 	if (PQntuples(r) && !PQgetisnull(r, 0, 0)) {
@@ -181,316 +255,27 @@ int db_job_kconfig(struct db_conn *c, long long id, char **text, size_t *len, st
 	return *text != NULL;
 }
 
-int db_job_lock(struct db_conn *c, long long id, struct db_job_lock *out, struct err *e)
-{
-	char b[ID_LEN];
-	const char *p[1] = { b };
-	PGresult *r;
-
-	memset(out, 0, sizeof(*out));
-	snprintf(b, sizeof(b), "%lld", id);
-	r = db_exec(c, ST_JOB_LOCK, 1, p, e);
-	if (!r)
-		return -1;
-	if (!PQntuples(r)) {
-		PQclear(r);
-		return 0;
-	}
-	snprintf(out->state, sizeof(out->state), "%s", PQgetvalue(r, 0, 0));
-	out->leased_by = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
-	out->attempts = (int)strtol(PQgetvalue(r, 0, 2), NULL, 10);
-	snprintf(out->outcome, sizeof(out->outcome), "%s", PQgetvalue(r, 0, 3));
-	snprintf(out->testcase, sizeof(out->testcase), "%s", PQgetvalue(r, 0, 4));
-	PQclear(r);
-	return 1;
-}
-
-int db_job_finish(struct db_conn *c, long long id, const char *outcome, const char *log_tail,
-		  const char *kconfig, const char *fail_reason, struct err *e)
-{
-	char b[ID_LEN];
-	const char *p[5] = { b, outcome, log_tail, kconfig, fail_reason };
-	PGresult *r;
-
-	snprintf(b, sizeof(b), "%lld", id);
-	r = db_exec(c, ST_JOB_FINISH, 5, p, e);
-	if (!r)
-		return -1;
-	PQclear(r);
-	return 0;
-}
-
-int db_job_set_image(struct db_conn *c, long long id, const char *image_sha256,
-		     const char *same_image_as, struct err *e)
-{
-	char b[ID_LEN];
-	const char *p[3] = { b, image_sha256, same_image_as };
-	PGresult *r;
-
-	snprintf(b, sizeof(b), "%lld", id);
-	r = db_exec(c, ST_JOB_IMAGE, 3, p, e);
-	if (!r)
-		return -1;
-	PQclear(r);
-	return 0;
-}
-
-/* leases */
-
-int db_job_lease_again(struct db_conn *c, long long machine_id, const char *request_id,
-		       long lease_s, long long *job_id, struct err *e)
-{
-	char mid[ID_LEN], secs[ID_LEN];
-	const char *p[3] = { mid, request_id, secs };
-
-	snprintf(mid, sizeof(mid), "%lld", machine_id);
-	snprintf(secs, sizeof(secs), "%ld", lease_s);
-	return exec_returning(c, ST_JOB_LEASE_AGAIN, 3, p, job_id, e);
-}
-
-int db_job_lease(struct db_conn *c, long long machine_id, long lease_s, const char *request_id,
-		 long long *job_id, struct err *e)
-{
-	char mid[ID_LEN], secs[ID_LEN];
-	const char *p[3] = { mid, secs, request_id };
-
-	snprintf(mid, sizeof(mid), "%lld", machine_id);
-	snprintf(secs, sizeof(secs), "%ld", lease_s);
-	return exec_returning(c, ST_JOB_LEASE, 3, p, job_id, e);
-}
-
-int db_job_spec(struct db_conn *c, long long id, json_t **spec, struct err *e)
-{
-	char b[ID_LEN];
-	const char *p[1] = { b };
-	PGresult *r;
-
-	snprintf(b, sizeof(b), "%lld", id);
-	r = db_exec(c, ST_JOB_SPEC, 1, p, e);
-	if (!r)
-		return -1;
-	*spec = PQntuples(r) ? json_loads(PQgetvalue(r, 0, 0), 0, NULL) : NULL;
-	PQclear(r);
-	return *spec != NULL;
-}
-
-int db_job_heartbeat(struct db_conn *c, const struct db_heartbeat *hb, char *expires_at, size_t n,
-		     struct err *e)
-{
-	char id[ID_LEN], secs[ID_LEN], prog[32], mid[ID_LEN];
-	const char *p[6] = { id,	  secs,
-			     hb->phase,	  isnan(hb->progress) ? NULL : prog,
-			     hb->message, hb->machine_id ? mid : NULL };
-	PGresult *r;
-	int found;
-
-	snprintf(id, sizeof(id), "%lld", hb->job_id);
-	snprintf(secs, sizeof(secs), "%ld", hb->lease_s);
-	snprintf(prog, sizeof(prog), "%.6g", hb->progress);
-	snprintf(mid, sizeof(mid), "%lld", hb->machine_id);
-	r = db_exec(c, ST_JOB_HEARTBEAT, 6, p, e);
-	if (!r)
-		return -1;
-	found = PQntuples(r) > 0;
-	if (found)
-		snprintf(expires_at, n, "%s", PQgetvalue(r, 0, 0));
-	PQclear(r);
-	return found;
-}
-
-long db_job_expire(struct db_conn *c, struct db_job_expired **jobs, struct err *e)
-{
-	PGresult *r = db_exec(c, ST_JOB_EXPIRE, 0, NULL, e);
-	long n;
-
-	*jobs = NULL;
-	if (!r)
-		return -1;
-	n = PQntuples(r);
-	if (n)
-		*jobs = xcalloc((size_t)n, sizeof(**jobs));
-	for (long i = 0; i < n; i++) {
-		(*jobs)[i].id = strtoll(PQgetvalue(r, (int)i, 0), NULL, 10);
-		snprintf((*jobs)[i].state, sizeof((*jobs)[i].state), "%s",
-			 PQgetvalue(r, (int)i, 1));
-		(*jobs)[i].machine_id = strtoll(PQgetvalue(r, (int)i, 2), NULL, 10);
-		snprintf((*jobs)[i].kexec_host, sizeof((*jobs)[i].kexec_host), "%s",
-			 PQgetvalue(r, (int)i, 3));
-	}
-	PQclear(r);
-	return n;
-}
-
-/* the queue's statement, prepared with the others (db_stmt_table, db_int.h) */
-enum queue_stmt { ST_QUEUE_COUNT, NR_QUEUE_STMTS };
-
-static const struct db_stmt_def queue_stmts[NR_QUEUE_STMTS] = {
-	/*
-	 * a cheap fingerprint of the queue: long-poll waiters retry only when it
-	 * changed; counted up to 1000 (index-only), whatever the queue's length
-	 */
-	[ST_QUEUE_COUNT] = { "queue_count",
-			     "SELECT (SELECT count(*) FROM (SELECT 1 FROM jobs WHERE state = 'queued' "
-			     "LIMIT 1000) q), coalesce((SELECT max(id) FROM jobs WHERE state = 'queued'), 0)" },
-};
-
-const struct db_stmt_table db_stmts_queue = DB_STMT_TABLE(queue_stmts);
-
-/* ST_QUEUE_COUNT's columns */
-enum { QUEUE_COUNT, QUEUE_MAX_ID };
-
-int db_queue_count(struct db_conn *c, long long *count, long long *max_id, struct err *e)
-{
-	PGresult *r = db_query(c, &queue_stmts[ST_QUEUE_COUNT], 0, NULL, 0, e);
-
-	if (!r)
-		return -1;
-	*count = strtoll(PQgetvalue(r, 0, QUEUE_COUNT), NULL, 10);
-	*max_id = strtoll(PQgetvalue(r, 0, QUEUE_MAX_ID), NULL, 10);
-	PQclear(r);
-	return 0;
-}
-
-/* machines */
-
-long long db_machine_register(struct db_conn *c, const struct db_machine_new *m, struct err *e)
-{
-	char cpus[ID_LEN], mem[ID_LEN], tok[ID_LEN];
-	const char *p[10] = { m->hostname,
-			      m->arch,
-			      m->tbox_group,
-			      m->nr_cpus >= 0 ? cpus : NULL,
-			      m->memory_mb >= 0 ? mem : NULL,
-			      m->cpu_model,
-			      m->capabilities,
-			      m->fingerprint,
-			      m->token_id ? tok : NULL,
-			      m->admin ? "true" : "false" };
-	long long id;
-	int got;
-
-	snprintf(cpus, sizeof(cpus), "%lld", m->nr_cpus);
-	snprintf(mem, sizeof(mem), "%lld", m->memory_mb);
-	snprintf(tok, sizeof(tok), "%lld", m->token_id);
-	got = exec_returning(c, ST_MACHINE_REGISTER, 10, p, &id, e);
-	if (got < 0)
-		return -1;
-	if (!got)
-		return err_setc(e, ERR_FORBIDDEN, "hostname",
-				"machine '%s' (%s, %s) was registered by another token",
-				m->hostname, m->arch, m->tbox_group);
-	return id;
-}
-
-/* 1 with the two ids of r's first row, 0 when it has none */
-static int two_ids(PGresult *r, long long *a, long long *b)
-{
-	int found = PQntuples(r) > 0;
-
-	if (found) {
-		*a = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-		*b = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
-	}
-	PQclear(r);
-	return found;
-}
-
-int db_machine_seen(struct db_conn *c, long long id, long long *token_id, struct err *e)
-{
-	char b[ID_LEN];
-	const char *p[1] = { b };
-	long long got;
-	PGresult *r;
-
-	snprintf(b, sizeof(b), "%lld", id);
-	r = db_exec(c, ST_MACHINE_SEEN, 1, p, e);
-	return r ? two_ids(r, &got, token_id) : -1;
-}
-
-int db_job_machine_owner(struct db_conn *c, long long job_id, long long *machine_id,
-			 long long *token_id, struct err *e)
-{
-	char b[ID_LEN];
-	const char *p[1] = { b };
-	PGresult *r;
-
-	snprintf(b, sizeof(b), "%lld", job_id);
-	r = db_exec(c, ST_JOB_MACHINE_OWNER, 1, p, e);
-	return r ? two_ids(r, machine_id, token_id) : -1;
-}
-
-int db_job_post_check(struct db_conn *c, long long job_id, long long token_id,
-		      struct db_job_post *out, struct err *e)
-{
-	char jb[ID_LEN], tb[ID_LEN];
-	const char *p[2] = { jb, token_id ? tb : NULL };
-	PGresult *r;
-	int found;
-
-	memset(out, 0, sizeof(*out));
-	snprintf(jb, sizeof(jb), "%lld", job_id);
-	snprintf(tb, sizeof(tb), "%lld", token_id);
-	r = db_exec(c, ST_JOB_POST_CHECK, 2, p, e);
-	if (!r)
-		return -1;
-	found = PQntuples(r) == 1;
-	if (found) {
-		snprintf(out->commit, sizeof(out->commit), "%s", PQgetvalue(r, 0, 0));
-		snprintf(out->testcase, sizeof(out->testcase), "%s", PQgetvalue(r, 0, 1));
-		out->patched = PQgetvalue(r, 0, 2)[0] == 't';
-		out->may_post = PQgetvalue(r, 0, 3)[0] == 't';
-	}
-	PQclear(r);
-	return found;
-}
-
 int db_jobs_json(struct db_conn *c, const char *state, const char *limit, char **text,
 		 struct err *e)
 {
-	return db_json_list(c, ST_JOBS_JSON, state, limit, text, e);
+	return db_query_json_list(c, &stmts[ST_JOBS_JSON], state, limit, text, e);
 }
 
 int db_job_json(struct db_conn *c, long long id, char **text, struct err *e)
 {
-	return db_json_by_id(c, ST_JOB_JSON, id, text, e);
+	return db_query_json_by_id(c, &stmts[ST_JOB_JSON], id, text, e);
 }
 
 int db_job_warnings_set(struct db_conn *c, long long job_id, const char *warnings, struct err *e)
 {
-	char idb[24];
-	const char *p[2] = { idb, warnings };
+	struct db_param p[2] = { db_int8(job_id), db_text(warnings) };
 
-	snprintf(idb, sizeof(idb), "%lld", job_id);
-	return db_rows(c, ST_JOB_WARNINGS_SET, 2, p, e) < 0 ? -1 : 0;
+	return db_query_rows(c, &stmts[ST_JOB_WARNINGS_SET], 2, p, e) < 0 ? -1 : 0;
 }
 
 int db_jobs_queued_by(struct db_conn *c, long long token_id, long long *n, struct err *e)
 {
-	char tb[24];
-	const char *p[1] = { tb };
+	struct db_param p[1] = { db_int8(token_id) };
 
-	snprintf(tb, sizeof(tb), "%lld", token_id);
-	return db_one_int8(c, ST_JOBS_QUEUED_BY, 1, p, n, e);
-}
-
-int db_machine_cases_set(struct db_conn *c, long long machine_id, const char *cases, struct err *e)
-{
-	char idb[24];
-	const char *p[2] = { idb, cases };
-
-	snprintf(idb, sizeof(idb), "%lld", machine_id);
-	return db_rows(c, ST_MACHINE_CASES_SET, 2, p, e) < 0 ? -1 : 0;
-}
-
-int db_machine_cases_json(struct db_conn *c, char **text, struct err *e)
-{
-	return db_json_text(c, ST_MACHINE_CASES, 0, NULL, text, e);
-}
-
-int db_machines_serving(struct db_conn *c, const char *capability, const char *tbox_group,
-			const char *arch, long long *n, struct err *e)
-{
-	const char *p[3] = { capability, tbox_group, arch };
-
-	return db_one_int8(c, ST_MACHINES_SERVING, 3, p, n, e);
+	return db_query_int8(c, &stmts[ST_JOBS_QUEUED_BY], 1, p, n, e);
 }

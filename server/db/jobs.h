@@ -9,11 +9,13 @@
 struct db_conn;
 
 /*
- * Typed reads and writes of jobs, machines and leases (the statements of
- * db/stmts_jobs.c, and ST_QUEUE_COUNT beside its reader in db/jobs.c).
+ * Typed reads and writes of jobs, machines and leases, each beside its
+ * statements: the jobs the API and the tracker queue, show and cancel in
+ * db/jobs.c; a worker's lease of a job, its renewal, expiry and end in
+ * db/leases.c; the machines workers register in db/machines.c.
  * Ids are PostgreSQL bigints; 0 stands for SQL NULL where a field says
  * "0: none". Every function that fails returns -1 with e filled by
- * db_exec(): 503 "db_unavailable", 409 "conflict", 500 "db_error"; other
+ * db_query(): 503 "db_unavailable", 409 "conflict", 500 "db_error"; other
  * errors are listed with it.
  */
 
@@ -209,7 +211,7 @@ struct db_machine_new {
  * Registers m, owned by m->token_id, or updates the machine of the same
  * (hostname, arch, tbox_group) when that token owns it (or nobody does, or
  * m->admin). Returns its id (> 0) or -1 with e: ERR_FORBIDDEN when another
- * token owns it, the errors of db_exec().
+ * token owns it, the errors of db_query().
  */
 long long db_machine_register(struct db_conn *c, const struct db_machine_new *m, struct err *e)
 	__attribute__((warn_unused_result));
@@ -240,7 +242,7 @@ struct db_job_post {
  * may post runs to it (a machine that token registered leases the job or
  * leased it before, or the job is of an A/B request the token submitted;
  * token_id 0: any may). 1 with *out filled, 0 when there is no such job,
- * -1 with e (db_exec()'s errors).
+ * -1 with e (db_query()'s errors).
  */
 int db_job_post_check(struct db_conn *c, long long job_id, long long token_id,
 		      struct db_job_post *out, struct err *e) __attribute__((warn_unused_result));
@@ -253,7 +255,7 @@ int db_job_post_check(struct db_conn *c, long long job_id, long long token_id,
  * As the public API's JSON, written by PostgreSQL's json functions (the
  * handler writes it again, compact): 0 and *text, a new NUL-terminated
  * string the caller free()s, or -1 with e: ERR_NOT_FOUND (404, detail
- * "id") when there is no row, else db_exec()'s errors. state is one of the
+ * "id") when there is no row, else db_query()'s errors. state is one of the
  * resource's state names or NULL (any); limit, decimal text, the most rows.
  */
 int db_jobs_json(struct db_conn *c, const char *state, const char *limit, char **text,

@@ -4,14 +4,10 @@
 #include "server/db/db_int.h"
 
 /*
- * The statement tables, one per subject (db/stmts_<subject>.c), each
- * indexed by enum db_stmt and holding only its subject's entries;
- * db_stmt_def() finds a statement's entry. Parameters are always $n;
- * nothing is ever spliced into SQL text.
+ * The statement tables, one per subject, each defined beside its readers
+ * and indexed by an enum private to that file; db_subject_table() lists
+ * them. Parameters are always $n; nothing is ever spliced into SQL text.
  */
-extern const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS];
-
-/* The subjects whose statements are defined beside their readers (db_subject_table()). */
 extern const struct db_stmt_table db_stmts_inbox;	 /* db/inbox.c */
 extern const struct db_stmt_table db_stmts_inbox_series; /* db/inbox_series.c */
 extern const struct db_stmt_table db_stmts_inbox_reply;	 /* db/inbox_reply.c */
@@ -21,7 +17,7 @@ extern const struct db_stmt_table db_stmts_backtest;	 /* db/backtest.c */
 extern const struct db_stmt_table db_stmts_quality;	 /* db/quality.c */
 extern const struct db_stmt_table db_stmts_plans;	 /* db/plans.c */
 extern const struct db_stmt_table db_stmts_meta;	 /* db/meta.c */
-extern const struct db_stmt_table db_stmts_queue;	 /* db/jobs.c: the queue count */
+extern const struct db_stmt_table db_stmts_jobs;	 /* db/jobs.c */
 extern const struct db_stmt_table db_stmts_profiles;	 /* db/profiles.c */
 extern const struct db_stmt_table db_stmts_series;	 /* db/series.c */
 extern const struct db_stmt_table db_stmts_trees;	 /* db/trees.c */
@@ -40,6 +36,12 @@ extern const struct db_stmt_table db_stmts_regr_json;	 /* db/regression_json.c *
 extern const struct db_stmt_table db_stmts_tip;		 /* db/tip.c */
 extern const struct db_stmt_table db_stmts_det_series;	 /* db/detect_series.c */
 extern const struct db_stmt_table db_stmts_det_explain;	 /* db/detect_explain.c */
+extern const struct db_stmt_table db_stmts_leases;	 /* db/leases.c */
+extern const struct db_stmt_table db_stmts_machines;	 /* db/machines.c */
+
+/* jobs.monitors ("perf-profile,perf-stat", sql/0018) of job j as a JSON array (jobs.c, leases.c) */
+#define JOB_MONITORS \
+	"CASE WHEN j.monitors = '' THEN '[]'::json ELSE to_json(string_to_array(j.monitors, ',')) END"
 
 /* series order: the tree's history once known, then commit time, then first seen */
 #define COMMIT_ORDER "c.topo_order NULLS LAST, c.commit_time NULLS LAST, c.first_seen, c.id"

@@ -1,34 +1,24 @@
-/* Statements of jobs, workers and leases (api/jobs.c, api/workers.c, lease.c); see db.h. */
-#include "server/db/stmts.h"
-
-/* jobs.monitors ("perf-profile,perf-stat", sql/0018) as a JSON array */
-#define JOB_MONITORS \
-	"CASE WHEN j.monitors = '' THEN '[]'::json ELSE to_json(string_to_array(j.monitors, ',')) END"
 /*
- * What became of job j, as the pages and the list's ?state= filter say it:
- * its state, but a done job that made no run is `failed` when the worker
- * reported a failure (build-failed, boot-failed, run-failed) and `skipped`
- * when it built an image already measured (same-image: another commit's
- * runs stand for it, sql/0022)
+ * Typed rows of a worker's lease of a job (jobs.h): the lease and its
+ * renewal, what the worker is told, the expiry of silent leases, the
+ * queue's fingerprint the lease waiters poll, the checks of who holds a
+ * job and may post to it, and its end (lock, image, finish); and the
+ * statements they are made with.
  */
-#define JOB_STATUS                                                                \
-	"CASE WHEN j.state = 'done' AND j.outcome = 'same-image' THEN 'skipped' " \
-	"WHEN j.state = 'done' AND coalesce(j.outcome, 'ok') <> 'ok' THEN 'failed' ELSE j.state END"
-#define JOB_JSON                                                                                   \
-	"json_build_object('id', j.id, 'state', j.state, 'tree', tr.name, 'commit', c.sha, "       \
-	"'subject', c.subject, 'kconfig', j.kconfig, 'compiler', j.compiler, 'testcase', t.name, " \
-	"'params', j.params, 'repeat', j.repeat, 'arch', j.arch, 'tbox_group', j.tbox_group, "     \
-	"'capability', j.need_capability, 'priority', j.priority, 'attempts', j.attempts, "        \
-	"'max_attempts', j.max_attempts, 'machine', m.hostname, 'machine_id', j.leased_by, "       \
-	"'lease_expires_at', j.lease_expires_at, 'phase', j.phase, 'progress', j.progress, "       \
-	"'message', j.message, 'outcome', j.outcome, 'fail_reason', j.fail_reason, "               \
-	"'status', " JOB_STATUS ", 'same_image_as', j.same_image_as, "                             \
-	"'image_sha256', j.boot_image, "                                                           \
-	"'created_at', j.created_at, 'finished_at', j.finished_at, "                               \
-	"'plan', (SELECT p.name FROM plans p WHERE p.id = j.plan_id), 'request', j.request_id, "   \
-	"'monitors', " JOB_MONITORS ", "                                                           \
-	"'runs', (SELECT coalesce(json_agg(r.run_id ORDER BY r.id), '[]') FROM runs r "            \
-	"WHERE r.job_id = j.id)"
+#include "server/db/jobs.h"
+#include "server/db/db.h"
+#include "server/db/db_int.h"
+#include "server/db/stmts.h"
+#include "xalloc.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Room for a number in text */
+#define NUM_LEN 32
+
 /*
  * The lease's skip_images (sql/0022; worker/execute.h): the images already
  * measured that make this job's runs redundant, each with the commit whose
@@ -50,29 +40,24 @@
 	"OR (j.plan_id IS NOT NULL AND oc.sha = c.parents[1] AND o.tree_id = j.tree_id "             \
 	"AND o.kconfig = j.kconfig AND o.compiler = j.compiler AND o.testcase_id = j.testcase_id "   \
 	"AND o.params = j.params)))"
-#define JOB_FROM                                                                                      \
-	" FROM jobs j JOIN commits c ON c.id = j.commit_id JOIN testcases t ON t.id = j.testcase_id " \
-	"LEFT JOIN trees tr ON tr.id = j.tree_id LEFT JOIN machines m ON m.id = j.leased_by "
 
-const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
-	/* $1 state (NULL = any), $2 limit */
-	[ST_JOBS_JSON] = { "jobs_json",
-			   "SELECT coalesce(json_agg(x.o ORDER BY x.id DESC), '[]')::text FROM (SELECT j.id, " JOB_JSON
-			   ") AS o" JOB_FROM "WHERE $1::text IS NULL OR " JOB_STATUS " = $1 "
-			   "ORDER BY j.id DESC LIMIT $2::integer) x" },
-	/*
-	 * cancels job $1 when queued or leased; returns the state it had (a
-	 * leased job's worker learns it from its next heartbeat's 409)
-	 */
-	[ST_JOB_CANCEL] = { "job_cancel",
-			    "WITH o AS (SELECT id, state FROM jobs WHERE id = $1::bigint FOR UPDATE) "
-			    "UPDATE jobs SET state = 'cancelled', phase = 'cancelled', finished_at = now(), "
-			    "lease_expires_at = NULL, phase_history = jobs.phase_history || jsonb_build_array("
-			    "jsonb_build_object('phase', 'cancelled', 'at', now(), 'was', o.state, "
-			    "'machine_id', jobs.leased_by)) "
-			    "FROM o WHERE jobs.id = o.id AND o.state IN ('queued', 'leased') RETURNING o.state" },
-	/* job $1's state (to tell 404 from 409 after a refusal, and say why) */
-	[ST_JOB_EXISTS] = { "job_exists", "SELECT state FROM jobs WHERE id = $1::bigint" },
+/* this file's statements, prepared with the others (db_stmt_table, db_int.h) */
+enum lease_stmt {
+	ST_JOB_EXPIRE,
+	ST_JOB_FINISH,
+	ST_JOB_IMAGE,
+	ST_JOB_HEARTBEAT,
+	ST_JOB_LEASE,
+	ST_JOB_LEASE_AGAIN,
+	ST_JOB_LOCK,
+	ST_JOB_SPEC,
+	ST_JOB_MACHINE_OWNER,
+	ST_JOB_POST_CHECK,
+	ST_QUEUE_COUNT,
+	NR_LEASE_STMTS
+};
+
+static const struct db_stmt_def stmts[NR_LEASE_STMTS] = {
 	[ST_JOB_EXPIRE] = { "job_expire",
 			    "WITH x AS (SELECT id, leased_by AS by_machine FROM jobs WHERE state = 'leased' AND lease_expires_at < now() "
 			    "FOR UPDATE SKIP LOCKED) "
@@ -113,28 +98,6 @@ const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 			       "ELSE phase_history END "
 			       "WHERE id = $1::bigint AND state = 'leased' AND lease_expires_at > now() AND "
 			       "($6::bigint IS NULL OR leased_by = $6::bigint) RETURNING lease_expires_at" },
-	/* $1 tree $2 commit $3 testcase $4 params $5 kconfig $6 compiler $7 arch $8 tbox_group
-	 * $9 capability $10 repeat $11 priority $12 max_attempts $13 token $14 boot image */
-	[ST_JOB_INSERT] = { "job_insert",
-			    "INSERT INTO jobs (tree_id, commit_id, testcase_id, params, kconfig, compiler, arch, "
-			    "tbox_group, need_capability, repeat, priority, max_attempts, submitted_by, "
-			    "boot_image) "
-			    "VALUES ($1::bigint, $2::bigint, $3::integer, $4::jsonb, $5, $6, $7, $8, $9, "
-			    "$10::integer, $11::integer, $12::integer, $13::bigint, $14) RETURNING id" },
-	/* ST_JOB_INSERT's $1..$13, then $14 plan $15 track key $16 branch: a tracking job, made
-	 * once per (plan, commit, setup) (sql/0014); no row when it exists */
-	[ST_JOB_INSERT_TRACKED] = { "job_insert_tracked",
-				    "INSERT INTO jobs (tree_id, commit_id, testcase_id, params, kconfig, compiler, arch, "
-				    "tbox_group, need_capability, repeat, priority, max_attempts, submitted_by, plan_id, "
-				    "track_key, track_branch) VALUES ($1::bigint, $2::bigint, $3::integer, $4::jsonb, $5, "
-				    "$6, $7, $8, $9, $10::integer, $11::integer, $12::integer, $13::bigint, $14::bigint, "
-				    "$15, $16) ON CONFLICT (plan_id, commit_id, track_key) DO NOTHING RETURNING id" },
-	[ST_JOB_JSON] = { "job_json", "SELECT " JOB_JSON
-				      ", 'phase_history', j.phase_history, 'log_tail', j.log_tail, "
-				      "'warnings', j.warnings, "
-				      "'has_kconfig', j.kconfig_text IS NOT NULL)::text" JOB_FROM
-				      "WHERE j.id = $1::bigint" },
-	[ST_JOB_KCONFIG] = { "job_kconfig", "SELECT kconfig_text FROM jobs WHERE id = $1::bigint" },
 	/*
 	 * $1 machine, $2 lease seconds, $3 lease request (uuid; NULL: none): the
 	 * first matching queued job by priority, then age, skipping locked rows.
@@ -182,25 +145,6 @@ const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 	[ST_JOB_LOCK] = { "job_lock",
 			  "SELECT j.state, coalesce(j.leased_by, 0), j.attempts, j.outcome, t.name FROM jobs j "
 			  "JOIN testcases t ON t.id = j.testcase_id WHERE j.id = $1::bigint FOR UPDATE OF j" },
-	/*
-	 * $1 plan $2 branch $3 the new head (sha, for the record) $4 queue limit: the plan's
-	 * queued jobs of the branch from earlier pushes (created before this transaction:
-	 * created_at < now()) on a target (tbox_group, else arch) whose queue of tracking jobs
-	 * is deeper than the limit are cancelled as superseded by the new head
-	 */
-	[ST_JOB_SUPERSEDE] = { "job_supersede",
-			       "WITH depth AS (SELECT coalesce(tbox_group, '') AS tg, coalesce(arch, '') AS ar, "
-			       "count(*) AS n FROM jobs WHERE state = 'queued' AND plan_id IS NOT NULL "
-			       "GROUP BY 1, 2) "
-			       "UPDATE jobs SET state = 'cancelled', phase = 'superseded', finished_at = now(), "
-			       "fail_reason = format('superseded by %s of %s: more than %s tracking jobs queued for %s', "
-			       "left($3, 12), $2, $4::integer, coalesce(jobs.tbox_group, jobs.arch)), "
-			       "phase_history = phase_history || jsonb_build_array(jsonb_build_object("
-			       "'phase', 'superseded', 'at', now(), 'by', $3::text)) "
-			       "FROM depth WHERE jobs.plan_id = $1::bigint AND jobs.track_branch = $2 "
-			       "AND jobs.state = 'queued' AND jobs.created_at < now() "
-			       "AND depth.tg = coalesce(jobs.tbox_group, '') AND depth.ar = coalesce(jobs.arch, '') "
-			       "AND depth.n > $4::integer RETURNING jobs.id" },
 	[ST_JOB_SPEC] = { "job_spec",
 			  "SELECT json_build_object('id', j.id, 'tree', tr.name, 'url', tr.url, "
 			  "'branch', tr.branches[1], 'commit', c.sha, 'kconfig', j.kconfig, "
@@ -213,20 +157,6 @@ const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 			  ")::text "
 			  "FROM jobs j JOIN commits c ON c.id = j.commit_id JOIN testcases t ON t.id = j.testcase_id "
 			  "LEFT JOIN trees tr ON tr.id = j.tree_id WHERE j.id = $1::bigint" },
-	/* $9 the registering token, $10 admin: another token's machine is not updated (no row) */
-	[ST_MACHINE_REGISTER] = { "machine_register",
-				  "INSERT INTO machines (hostname, arch, tbox_group, nr_cpus, memory_mb, cpu_model, "
-				  "capabilities, fingerprint, token_id) VALUES ($1, $2, $3, $4::integer, $5::bigint, $6, "
-				  "$7::text[], $8::jsonb, $9::bigint) ON CONFLICT (hostname, arch, tbox_group) DO UPDATE SET "
-				  "nr_cpus = EXCLUDED.nr_cpus, memory_mb = EXCLUDED.memory_mb, "
-				  "cpu_model = EXCLUDED.cpu_model, capabilities = EXCLUDED.capabilities, "
-				  "fingerprint = EXCLUDED.fingerprint, last_seen = now(), "
-				  "token_id = COALESCE(machines.token_id, EXCLUDED.token_id) "
-				  "WHERE machines.token_id IS NULL OR machines.token_id = EXCLUDED.token_id OR $10::boolean "
-				  "RETURNING id" },
-	[ST_MACHINE_SEEN] = { "machine_seen",
-			      "UPDATE machines SET last_seen = now() WHERE id = $1::bigint RETURNING id, "
-			      "COALESCE(token_id, 0)" },
 	[ST_JOB_MACHINE_OWNER] = { "job_machine_owner",
 				   "SELECT m.id, COALESCE(m.token_id, 0) FROM jobs j JOIN machines m ON m.id = j.leased_by "
 				   "WHERE j.id = $1::bigint" },
@@ -250,25 +180,205 @@ const struct db_stmt_def db_stmts_jobs[DB_NR_STMTS] = {
 				"AND r.submitted_by = $2::bigint) "
 				"FROM jobs j JOIN commits c ON c.id = j.commit_id "
 				"JOIN testcases t ON t.id = j.testcase_id WHERE j.id = $1::bigint" },
-	/* $1 token: its queued jobs (sql/0028's index) */
-	[ST_JOBS_QUEUED_BY] = { "jobs_queued_by",
-				"SELECT count(*) FROM jobs WHERE submitted_by = $1::bigint "
-				"AND state = 'queued'" },
-	/* $1 machine, $2 its cases (jsonb; NULL: it sent none) (sql/0021) */
-	[ST_MACHINE_CASES_SET] = { "machine_cases_set",
-				   "UPDATE machines SET cases = $2::jsonb WHERE id = $1::bigint RETURNING id" },
-	/* every registered case table, one object per machine that sent one (server/track/casecheck.c) */
-	[ST_MACHINE_CASES] = { "machine_cases",
-			       "SELECT coalesce(json_agg(cases ORDER BY id), '[]')::text FROM machines "
-			       "WHERE cases IS NOT NULL" },
-	/* registered workers with capability $1, tbox_group $2 and arch $3 (NULL: any) */
-	[ST_MACHINES_SERVING] = { "machines_serving",
-				  "SELECT count(*) FROM machines WHERE $1 = ANY(capabilities) "
-				  "AND ($2::text IS NULL OR tbox_group = $2) AND ($3::text IS NULL OR arch = $3)" },
-	/* $1 job, $2 its warnings (text[]) (sql/0021) */
-	[ST_JOB_WARNINGS_SET] = { "job_warnings_set",
-				  "UPDATE jobs SET warnings = $2::text[] WHERE id = $1::bigint RETURNING id" },
-	/* $1 job $2 monitors (normalized text): set once, on a new job (db_job_insert) */
-	[ST_JOB_SET_MONITORS] = { "job_set_monitors",
-				  "UPDATE jobs SET monitors = $2 WHERE id = $1::bigint" },
+	/*
+	 * a cheap fingerprint of the queue: long-poll waiters retry only when it
+	 * changed; counted up to 1000 (index-only), whatever the queue's length
+	 */
+	[ST_QUEUE_COUNT] = { "queue_count",
+			     "SELECT (SELECT count(*) FROM (SELECT 1 FROM jobs WHERE state = 'queued' "
+			     "LIMIT 1000) q), coalesce((SELECT max(id) FROM jobs WHERE state = 'queued'), 0)" },
 };
+
+const struct db_stmt_table db_stmts_leases = DB_STMT_TABLE(stmts);
+
+/* leases */
+
+int db_job_lease_again(struct db_conn *c, long long machine_id, const char *request_id,
+		       long lease_s, long long *job_id, struct err *e)
+{
+	/* the seconds are a float8 in the SQL ($3::float8): sent as text */
+	char secs[NUM_LEN];
+	struct db_param p[3] = { db_int8(machine_id), db_text(request_id), db_text(secs) };
+
+	snprintf(secs, sizeof(secs), "%ld", lease_s);
+	return db_query_first_id(c, &stmts[ST_JOB_LEASE_AGAIN], 3, p, job_id, e);
+}
+
+int db_job_lease(struct db_conn *c, long long machine_id, long lease_s, const char *request_id,
+		 long long *job_id, struct err *e)
+{
+	/* the seconds are a float8 in the SQL ($2::float8): sent as text */
+	char secs[NUM_LEN];
+	struct db_param p[3] = { db_int8(machine_id), db_text(secs), db_text(request_id) };
+
+	snprintf(secs, sizeof(secs), "%ld", lease_s);
+	return db_query_first_id(c, &stmts[ST_JOB_LEASE], 3, p, job_id, e);
+}
+
+int db_job_spec(struct db_conn *c, long long id, json_t **spec, struct err *e)
+{
+	PGresult *r = db_query_id(c, &stmts[ST_JOB_SPEC], id, e);
+
+	*spec = NULL;
+	if (!r)
+		return -1;
+	*spec = PQntuples(r) ? json_loads(PQgetvalue(r, 0, 0), 0, NULL) : NULL;
+	PQclear(r);
+	return *spec != NULL;
+}
+
+int db_job_heartbeat(struct db_conn *c, const struct db_heartbeat *hb, char *expires_at, size_t n,
+		     struct err *e)
+{
+	/* the seconds and the progress are float8s in the SQL: sent as text */
+	char secs[NUM_LEN], prog[NUM_LEN];
+	struct db_param p[6] = { db_int8(hb->job_id),  db_text(secs),
+				 db_text(hb->phase),   db_text(isnan(hb->progress) ? NULL : prog),
+				 db_text(hb->message), db_id(hb->machine_id) };
+	PGresult *r;
+	int found;
+
+	snprintf(secs, sizeof(secs), "%ld", hb->lease_s);
+	snprintf(prog, sizeof(prog), "%.6g", hb->progress);
+	r = db_query(c, &stmts[ST_JOB_HEARTBEAT], 6, p, 0, e);
+	if (!r)
+		return -1;
+	found = PQntuples(r) > 0;
+	if (found)
+		snprintf(expires_at, n, "%s", PQgetvalue(r, 0, 0));
+	PQclear(r);
+	return found;
+}
+
+/* ST_JOB_EXPIRE's columns */
+enum { EXPIRE_ID, EXPIRE_STATE, EXPIRE_MACHINE, EXPIRE_KEXEC_HOST };
+
+long db_job_expire(struct db_conn *c, struct db_job_expired **jobs, struct err *e)
+{
+	PGresult *r = db_query(c, &stmts[ST_JOB_EXPIRE], 0, NULL, 0, e);
+	long n;
+
+	*jobs = NULL;
+	if (!r)
+		return -1;
+	n = PQntuples(r);
+	if (n)
+		*jobs = xcalloc((size_t)n, sizeof(**jobs));
+	for (long i = 0; i < n; i++) {
+		struct db_job_expired *j = &(*jobs)[i];
+
+		j->id = strtoll(PQgetvalue(r, (int)i, EXPIRE_ID), NULL, 10);
+		snprintf(j->state, sizeof(j->state), "%s", PQgetvalue(r, (int)i, EXPIRE_STATE));
+		j->machine_id = strtoll(PQgetvalue(r, (int)i, EXPIRE_MACHINE), NULL, 10);
+		snprintf(j->kexec_host, sizeof(j->kexec_host), "%s",
+			 PQgetvalue(r, (int)i, EXPIRE_KEXEC_HOST));
+	}
+	PQclear(r);
+	return n;
+}
+
+/* ST_QUEUE_COUNT's columns */
+enum { QUEUE_COUNT, QUEUE_MAX_ID };
+
+int db_queue_count(struct db_conn *c, long long *count, long long *max_id, struct err *e)
+{
+	PGresult *r = db_query(c, &stmts[ST_QUEUE_COUNT], 0, NULL, 0, e);
+
+	if (!r)
+		return -1;
+	*count = strtoll(PQgetvalue(r, 0, QUEUE_COUNT), NULL, 10);
+	*max_id = strtoll(PQgetvalue(r, 0, QUEUE_MAX_ID), NULL, 10);
+	PQclear(r);
+	return 0;
+}
+
+/* who holds a job */
+
+/* ST_JOB_MACHINE_OWNER's columns */
+enum { OWNER_MACHINE, OWNER_TOKEN };
+
+int db_job_machine_owner(struct db_conn *c, long long job_id, long long *machine_id,
+			 long long *token_id, struct err *e)
+{
+	PGresult *r = db_query_id(c, &stmts[ST_JOB_MACHINE_OWNER], job_id, e);
+	int found;
+
+	if (!r)
+		return -1;
+	found = PQntuples(r) > 0;
+	if (found) {
+		*machine_id = strtoll(PQgetvalue(r, 0, OWNER_MACHINE), NULL, 10);
+		*token_id = strtoll(PQgetvalue(r, 0, OWNER_TOKEN), NULL, 10);
+	}
+	PQclear(r);
+	return found;
+}
+
+/* ST_JOB_POST_CHECK's columns */
+enum { POST_COMMIT, POST_TESTCASE, POST_PATCHED, POST_MAY_POST };
+
+int db_job_post_check(struct db_conn *c, long long job_id, long long token_id,
+		      struct db_job_post *out, struct err *e)
+{
+	struct db_param p[2] = { db_int8(job_id), db_id(token_id) };
+	PGresult *r;
+	int found;
+
+	memset(out, 0, sizeof(*out));
+	r = db_query(c, &stmts[ST_JOB_POST_CHECK], 2, p, 0, e);
+	if (!r)
+		return -1;
+	found = PQntuples(r) == 1;
+	if (found) {
+		snprintf(out->commit, sizeof(out->commit), "%s", PQgetvalue(r, 0, POST_COMMIT));
+		snprintf(out->testcase, sizeof(out->testcase), "%s",
+			 PQgetvalue(r, 0, POST_TESTCASE));
+		out->patched = PQgetvalue(r, 0, POST_PATCHED)[0] == 't';
+		out->may_post = PQgetvalue(r, 0, POST_MAY_POST)[0] == 't';
+	}
+	PQclear(r);
+	return found;
+}
+
+/* a job's end */
+
+/* ST_JOB_LOCK's columns */
+enum { LOCK_STATE, LOCK_LEASED_BY, LOCK_ATTEMPTS, LOCK_OUTCOME, LOCK_TESTCASE };
+
+int db_job_lock(struct db_conn *c, long long id, struct db_job_lock *out, struct err *e)
+{
+	PGresult *r;
+
+	memset(out, 0, sizeof(*out));
+	r = db_query_id(c, &stmts[ST_JOB_LOCK], id, e);
+	if (!r)
+		return -1;
+	if (!PQntuples(r)) {
+		PQclear(r);
+		return 0;
+	}
+	snprintf(out->state, sizeof(out->state), "%s", PQgetvalue(r, 0, LOCK_STATE));
+	out->leased_by = strtoll(PQgetvalue(r, 0, LOCK_LEASED_BY), NULL, 10);
+	out->attempts = (int)strtol(PQgetvalue(r, 0, LOCK_ATTEMPTS), NULL, 10);
+	snprintf(out->outcome, sizeof(out->outcome), "%s", PQgetvalue(r, 0, LOCK_OUTCOME));
+	snprintf(out->testcase, sizeof(out->testcase), "%s", PQgetvalue(r, 0, LOCK_TESTCASE));
+	PQclear(r);
+	return 1;
+}
+
+int db_job_finish(struct db_conn *c, long long id, const char *outcome, const char *log_tail,
+		  const char *kconfig, const char *fail_reason, struct err *e)
+{
+	struct db_param p[5] = { db_int8(id), db_text(outcome), db_text(log_tail), db_text(kconfig),
+				 db_text(fail_reason) };
+
+	return db_query_do(c, &stmts[ST_JOB_FINISH], 5, p, e);
+}
+
+int db_job_set_image(struct db_conn *c, long long id, const char *image_sha256,
+		     const char *same_image_as, struct err *e)
+{
+	struct db_param p[3] = { db_int8(id), db_text(image_sha256), db_text(same_image_as) };
+
+	return db_query_do(c, &stmts[ST_JOB_IMAGE], 3, p, e);
+}
