@@ -49,7 +49,7 @@
 
 #include "buf.h"
 #include "server/db/db.h"
-#include "server/db/db_int.h" /* the statements (stmt mode): DB_NR_STMTS, db_stmt_def() */
+#include "server/db/db_int.h" /* the statements (stmt mode): db_stmt_by_name() */
 #include "xalloc.h"
 #include "clock.h"
 
@@ -530,17 +530,16 @@ static int cmd_sql(int argc, char **argv, int server_stmt)
 	int np = argc - 5, rows = 0;
 	const char **p;
 	PGconn *c;
-	/* results in binary, as the server reads its large ones (db_exec_binary) */
+	/* results in binary, as the server reads its large ones (db_query(), binary 1) */
 	int binary = getenv("LOADGEN_BINARY") && !strcmp(getenv("LOADGEN_BINARY"), "1");
 
 	if (argc < 5)
 		die("usage: sql CONNINFO REPS SQL [PARAM…] | stmt CONNINFO REPS NAME [PARAM…]");
 	reps = num(argv[3], "REPS");
 	if (server_stmt) {
-		sql = NULL;
-		for (int i = 0; i < DB_NR_STMTS; i++)
-			if (db_stmt_def(i) && !strcmp(db_stmt_def(i)->name, argv[4]))
-				sql = db_stmt_def(i)->sql;
+		const struct db_stmt_def *d = db_stmt_by_name(argv[4]);
+
+		sql = d ? d->sql : NULL;
 		if (!sql)
 			die("no such server statement");
 	}

@@ -2,7 +2,6 @@
 #define REGTRACK_SERVER_QUERY_H
 
 #include "server/http/http.h"
-#include "server/db/meta.h" /* db_row_exists(), which api/jobs.c and api/bisects.c call */
 #include "server/db/series.h"
 
 struct db_conn;

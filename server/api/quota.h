@@ -25,7 +25,7 @@ int quota_priority(const struct request *rq, long long priority, struct err *e)
  * (0: no limit), counted on c before the insert (not under a lock:
  * concurrent submissions may pass it by as many as there are of them).
  * Else -1 with e: ERR_QUOTA (429 "quota_exceeded", detail "token"), or
- * db_one_int8()'s errors.
+ * the store's errors (db.h).
  */
 int quota_queue(const struct request *rq, struct db_conn *c, struct err *e)
 	__attribute__((warn_unused_result));

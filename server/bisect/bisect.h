@@ -86,8 +86,8 @@ struct bisect_spec {
 
 /*
  * Inserts a queued bisect (commits and testcase found or created). Returns
- * its id, or -1 with e: ERR_NOT_FOUND detail "tree", db errors as
- * db_exec(). Runs in the caller's transaction if one is open.
+ * its id, or -1 with e: ERR_NOT_FOUND detail "tree", the store's errors
+ * (db.h). Runs in the caller's transaction if one is open.
  */
 long long bisect_create(struct db_conn *c, const struct bisect_spec *s, struct err *e)
 	__attribute__((warn_unused_result));

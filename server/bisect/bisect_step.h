@@ -15,7 +15,7 @@ struct db_conn;
  *
  * Returns 1 when a new level began (step it again now), 0 when done for
  * now (also when it is not running or another server holds it), -1 with e
- * (db errors as db_exec(); ERR_DB for a running bisect without candidates
+ * (the store's errors (db.h); ERR_DB for a running bisect without candidates
  * or with a malformed descent record).
  */
 struct server;

@@ -11,7 +11,7 @@ struct db_conn;
  * The reads of a backtest (server/detect/backtest.h; statements in
  * db/backtest.c). Every one is a SELECT: run them in a read-only
  * transaction (db_begin_read_only()) so that the backtest sees one
- * snapshot and cannot write. Errors are db_exec()'s; every function
+ * snapshot and cannot write. Errors are the store's (db.h); every function
  * returns -1 with e filled on one.
  */
 

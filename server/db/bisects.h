@@ -13,7 +13,7 @@ struct db_conn;
  * regression records a bisect links to, db/bisect_regs.c. Each function
  * runs one prepared statement on c, in the caller's transaction if one is
  * open. Ids are bigint row ids (0 =
- * none / SQL NULL). Errors are db_exec()'s unless said otherwise (ERR_DB,
+ * none / SQL NULL). Errors are the store's (db.h) unless said otherwise (ERR_DB,
  * ERR_DB_UNAVAILABLE, ERR_DB_TIMEOUT, ERR_CONFLICT); every function
  * returns -1 with e filled on one. Arrays returned through **out are new
  * (caller free()s them; NULL when empty).
@@ -223,7 +223,7 @@ int db_bisect_reg_link(struct db_conn *c, long long reg_id, long long bisect_id,
  * As the public API's JSON, written by PostgreSQL's json functions (the
  * handler writes it again, compact): 0 and *text, a new NUL-terminated
  * string the caller free()s, or -1 with e: ERR_NOT_FOUND (404, detail
- * "id") when there is no row, else db_exec()'s errors. state is one of the
+ * "id") when there is no row, else the store's errors (db.h). state is one of the
  * resource's state names or NULL (any); limit, decimal text, the most rows.
  */
 int db_bisects_json(struct db_conn *c, const char *state, const char *limit, char **text,

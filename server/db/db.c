@@ -26,10 +26,10 @@ static void conn_destroy(void *p)
 struct db *db_new(const char *conninfo, long statement_timeout_ms)
 {
 	struct db *db;
-	enum db_stmt bad;
+	const char *bad = db_stmts_check();
 
-	if (db_stmts_check(&bad)) {
-		slog_error("statement %d is not defined exactly once", (int)bad);
+	if (bad) {
+		slog_error("statement %s is defined twice", bad);
 		abort();
 	}
 	db = xcalloc(1, sizeof(*db));
@@ -144,14 +144,11 @@ static int prepare_one(PGconn *c, const struct db_stmt_def *s, struct err *e)
 	return 0;
 }
 
-/* every statement: enum db_stmt's, then each subject table's */
+/* every statement: each subject table's */
 static int prepare_stmts(PGconn *c, struct err *e)
 {
 	const struct db_stmt_table *t;
 
-	for (int i = 0; i < DB_NR_STMTS; i++)
-		if (prepare_one(c, db_stmt_def(i), e))
-			return -1;
 	for (size_t k = 0; (t = db_subject_table(k)); k++)
 		for (int i = 0; i < t->n; i++)
 			if (prepare_one(c, &t->defs[i], e))
@@ -413,35 +410,6 @@ PGresult *db_query(struct db_conn *conn, const struct db_stmt_def *s, int n,
 		return NULL;
 	r = exec_prepared(c, s, &b, binary, &c);
 	return check(c, r, s->name, e);
-}
-
-PGresult *db_execp(struct db_conn *conn, enum db_stmt st, int n, const struct db_param *p,
-		   int binary, struct err *e)
-{
-	return db_query(conn, db_stmt_def(st), n, p, binary, e);
-}
-
-/* text parameters as db_param (db_exec()'s and db_exec_binary()'s) */
-static PGresult *exec_text(struct db_conn *conn, enum db_stmt st, int n, const char *const *params,
-			   int binary, struct err *e)
-{
-	struct db_param p[DB_MAX_PARAMS];
-
-	if (db_params_text(p, n, params, db_stmt_def(st)->name, e))
-		return NULL;
-	return db_execp(conn, st, n, p, binary, e);
-}
-
-PGresult *db_exec(struct db_conn *conn, enum db_stmt st, int n, const char *const *params,
-		  struct err *e)
-{
-	return exec_text(conn, st, n, params, 0, e);
-}
-
-PGresult *db_exec_binary(struct db_conn *conn, enum db_stmt st, int n, const char *const *params,
-			 struct err *e)
-{
-	return exec_text(conn, st, n, params, 1, e);
 }
 
 static int cmd(PGconn *c, const char *sql, struct err *e)

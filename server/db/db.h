@@ -5,15 +5,23 @@
 
 /*
  * The database layer's connection handling: one libpq connection per
- * server thread, made on first use, with every statement of `db_stmts[]`
- * prepared on it; a connection found broken is reset on the next call, so
- * the server reconnects by itself when PostgreSQL comes back.
+ * server thread, made on first use, with every statement of every
+ * subject's table prepared on it (db_int.h); a connection found broken is reset on the next call,
+ * so the server reconnects by itself when PostgreSQL comes back.
  *
  * All SQL lives in server/db/; the rest of the server calls its typed
  * functions. Outside server/db/ a connection is an opaque struct db_conn
  * and a result kept by a row struct an opaque struct db_result: libpq,
  * the statement ids and SQL text stay in the room (db/db_int.h,
  * tests/lint-server.sh (f)).
+ *
+ * The store's errors, which every typed call of server/db/ gives unless
+ * its header says more: -1 (or NULL) with e filled as ERR_DB_UNAVAILABLE
+ * (503 "db_unavailable": the connection broke and could not be made
+ * again), ERR_DB_TIMEOUT (503 "db_timeout": a statement ran past the
+ * statement timeout), ERR_CONFLICT (409 "conflict": a unique key already
+ * holds the row) or ERR_DB (500 "db_error": PostgreSQL refused the
+ * statement; its message is logged, never put in a reply).
  */
 struct db;
 struct db_conn;

@@ -39,32 +39,14 @@ static inline struct db_result *db_res_of(PGresult *r)
 	return (struct db_result *)r;
 }
 
-/*
- * The shared statement ids, which name no statement: every subject's
- * statements sit beside their readers, indexed by an enum of that file
- * (struct db_stmt_table below). db_stmt_def() of any id is NULL.
- */
-enum db_stmt { DB_NR_STMTS };
-
+/* A prepared statement: its name (unique among all) and its SQL, static. */
 struct db_stmt_def {
 	const char *name;
 	const char *sql;
 };
-/*
- * Statement st's name and SQL, or NULL when st is out of range or no
- * table defines it (every id now). Borrowed: static storage.
- */
-const struct db_stmt_def *db_stmt_def(enum db_stmt st);
-/*
- * Checks that every statement of enum db_stmt is defined by exactly one
- * table: 0 when so (always, with none left); otherwise *missing is the
- * first that is not, and the result is -1 (defined nowhere) or 1
- * (defined twice). db_new() aborts on a nonzero result.
- */
-int db_stmts_check(enum db_stmt *missing);
 
 /*
- * One parameter of db_execp(): text in PostgreSQL's text form (NULL: SQL
+ * One parameter of db_query(): text in PostgreSQL's text form (NULL: SQL
  * NULL), or an int8 sent in binary (8 bytes, network byte order), which
  * spares printing it here and int8in() parsing it there. A binary value
  * needs the parameter's type known when the statement is prepared; ours
@@ -96,26 +78,8 @@ static inline struct db_param db_id(long long id)
 	return id ? db_int8(id) : db_text(NULL);
 }
 
-/* The most parameters one statement takes (db_execp() refuses more: ERR_DB). */
+/* The most parameters one statement takes (db_query() refuses more: ERR_DB). */
 #define DB_MAX_PARAMS 40
-
-/*
- * Runs prepared statement st with the n parameters p (db_param above):
- * the result, ownership, errors and the resend on a broken connection
- * are db_exec()'s; binary: the result's columns in binary form as
- * db_exec_binary()'s.
- */
-PGresult *db_execp(struct db_conn *c, enum db_stmt st, int n, const struct db_param *p, int binary,
-		   struct err *e) __attribute__((warn_unused_result));
-/* Runs statement st for its effect (an INSERT, an UPDATE): 0, or -1 with e. */
-int db_dop(struct db_conn *c, enum db_stmt st, int n, const struct db_param *p, struct err *e)
-	__attribute__((warn_unused_result));
-/*
- * out[0..n) = params[0..n) as text parameters, for the calls that take
- * text: 0, or -1 with e (ERR_DB, detail what) when n is over DB_MAX_PARAMS.
- */
-int db_params_text(struct db_param out[DB_MAX_PARAMS], int n, const char *const *params,
-		   const char *what, struct err *e) __attribute__((warn_unused_result));
 
 /*
  * A subject's own statements, defined in the file that reads them and
@@ -136,120 +100,102 @@ struct db_stmt_table {
 	}
 /* The i-th subject table (stmts.c), NULL past the last. Borrowed: static. */
 const struct db_stmt_table *db_subject_table(size_t i);
+/* The statement named name in any subject table, or NULL. Borrowed: static. */
+const struct db_stmt_def *db_stmt_by_name(const char *name);
+/*
+ * Checks the subject tables: NULL when every entry has a name and SQL and
+ * no name is used twice; otherwise the first name used twice (or a note
+ * of an entry without one), static. db_new() aborts on a non-NULL answer,
+ * so a table edit that leaves a gap or repeats a name fails at start, not
+ * at a connection's prepare.
+ */
+const char *db_stmts_check(void);
 
 /*
- * The calls of a subject's statement s (an entry of its table): as
- * db_execp(), db_dop(), db_rows(), db_one_int8() and db_json_text(), with
- * the same parameters (db_param), results, ownership and errors.
+ * Runs prepared statement s (an entry of its subject's table) with the n
+ * parameters p (db_param above; n at most DB_MAX_PARAMS). Returns a
+ * PGresult (caller PQclear()s) whose status is COMMAND_OK or TUPLES_OK;
+ * otherwise NULL with e filled: 503 "db_unavailable" when the connection
+ * broke, 409 "conflict" on a unique violation, 500 "db_error" otherwise
+ * (message from PostgreSQL), ERR_DB when n is over DB_MAX_PARAMS. A
+ * SELECT sent outside a transaction whose connection broke is sent once
+ * more on the same PGconn, reconnected (PQreset, statements prepared
+ * again); db_cmd() does the same for BEGIN. binary: the result in
+ * PostgreSQL's binary format (every column: int8 as 8 bytes big-endian,
+ * float8[] as array_send() writes it; see server/db/pgval.h), for the
+ * large reads where the text form's printing and parsing of each number
+ * cost more than the query.
  */
 PGresult *db_query(struct db_conn *c, const struct db_stmt_def *s, int n, const struct db_param *p,
 		   int binary, struct err *e) __attribute__((warn_unused_result));
+/*
+ * The small reads: each runs s as db_query() (same parameters and errors)
+ * and clears the result, so the caller never sees a PGresult.
+ *
+ * db_query_do(): for its effect (an INSERT, an UPDATE): 0, or -1 with e.
+ */
 int db_query_do(struct db_conn *c, const struct db_stmt_def *s, int n, const struct db_param *p,
 		struct err *e) __attribute__((warn_unused_result));
+/* The number of rows s returned (an UPDATE ... RETURNING: rows changed), or -1 with e. */
 long long db_query_rows(struct db_conn *c, const struct db_stmt_def *s, int n,
 			const struct db_param *p, struct err *e)
 	__attribute__((warn_unused_result));
+/*
+ * *v = the first column of the first row as an integer (int8, or any
+ * integer type printed in decimal): 0, or -1 with e; ERR_NOT_FOUND (404,
+ * detail "id", message "nothing found") when there is no row or the value
+ * is NULL.
+ */
 int db_query_int8(struct db_conn *c, const struct db_stmt_def *s, int n, const struct db_param *p,
 		  long long *v, struct err *e) __attribute__((warn_unused_result));
 /* db_query() of s with one parameter, the int8 id. */
 PGresult *db_query_id(struct db_conn *c, const struct db_stmt_def *s, long long id, struct err *e)
 	__attribute__((warn_unused_result));
-/* db_first_id() of s: 1 and *id, 0 (*id 0) when there is no row, -1 with e. */
+/*
+ * The first column of the first row as an id: 1 and *id, 0 (*id 0) when
+ * there is no row, -1 with e.
+ */
 int db_query_first_id(struct db_conn *c, const struct db_stmt_def *s, int n,
 		      const struct db_param *p, long long *id, struct err *e)
 	__attribute__((warn_unused_result));
+/*
+ * *text = the first column of the first row, as PostgreSQL's json
+ * functions wrote it: a new NUL-terminated string the caller free()s; 0,
+ * or -1 with e. ERR_NOT_FOUND (404, detail "id", message "nothing found")
+ * when there is no row or the value is NULL; the caller may replace the
+ * message.
+ */
 int db_query_json(struct db_conn *c, const struct db_stmt_def *s, int n, const struct db_param *p,
 		  char **text, struct err *e) __attribute__((warn_unused_result));
 /*
- * db_json_list() of s: $1 state (text; NULL: any), $2 limit (decimal
- * text; s casts it), the same results.
+ * db_query_json() of a list read: $1 state (text; NULL: any), $2 limit
+ * (decimal text; s casts it), the same results.
  */
 int db_query_json_list(struct db_conn *c, const struct db_stmt_def *s, const char *state,
 		       const char *limit, char **text, struct err *e)
 	__attribute__((warn_unused_result));
 /*
- * db_json_by_id() of s, whose one parameter, id, is bound as int8 (the
- * SQL casts it: $1::bigint): 1 and *text (new), 0 when there is no row,
- * -1 with e.
+ * db_query_json() of s, whose one parameter, id, is bound as int8 (the
+ * SQL casts it: $1::bigint), answered as the by-id reads are: 1 and *text
+ * (new), 0 when there is no row, -1 with e.
  */
 int db_query_json_by_id(struct db_conn *c, const struct db_stmt_def *s, long long id, char **text,
 			struct err *e) __attribute__((warn_unused_result));
-
 /*
- * Runs prepared statement `st` with n text parameters (NULL = SQL NULL).
- * Returns a PGresult (caller PQclear()s) whose status is COMMAND_OK or
- * TUPLES_OK; otherwise NULL with e filled: 503 "db_unavailable" when the
- * connection broke, 409 "conflict" on a unique violation, 500 "db_error"
- * otherwise (message from PostgreSQL). A SELECT sent outside a transaction
- * whose connection broke is sent once more on the same PGconn, reconnected
- * (PQreset, statements prepared again); db_cmd() does the same for BEGIN.
- */
-PGresult *db_exec(struct db_conn *c, enum db_stmt st, int n, const char *const *params,
-		  struct err *e) __attribute__((warn_unused_result));
-/*
- * db_exec() with the result in PostgreSQL's binary format (every column:
- * int8 as 8 bytes big-endian, float8[] as array_send() writes it; see
- * server/db/pgval.h), for the large reads where the text form's
- * printing and parsing of each number cost more than the query. Same
- * parameters, ownership and errors as db_exec().
- */
-PGresult *db_exec_binary(struct db_conn *c, enum db_stmt st, int n, const char *const *params,
-			 struct err *e) __attribute__((warn_unused_result));
-/* The same for ad-hoc SQL that is not worth preparing (transaction control). */
-int db_cmd(struct db_conn *c, const char *sql, struct err *e) __attribute__((warn_unused_result));
-/*
- * Runs `sql`, a COPY ... FROM STDIN, and sends it `len` bytes of `data`
- * (COPY text format, borrowed). Returns the number of rows stored, or -1
- * with e filled like db_exec().
- */
-long long db_copy_in(struct db_conn *c, const char *sql, const char *data, size_t len,
-		     struct err *e) __attribute__((warn_unused_result));
-
-/*
- * Small reads, for a statement whose answer is one value or a row count;
- * each runs st like db_exec() (same parameters and errors) and clears the
- * result, so the caller never sees a PGresult.
- *
- * db_one_int8(): *v = the first column of the first row as an integer
- * (int8, or any integer type printed in decimal). ERR_NOT_FOUND (404,
- * detail "id", message "nothing found") when there is no row or the value
- * is NULL.
- */
-int db_one_int8(struct db_conn *c, enum db_stmt st, int n, const char *const *params, long long *v,
-		struct err *e) __attribute__((warn_unused_result));
-/* The number of rows st returned (an UPDATE ... RETURNING: rows changed), or -1 with e. */
-long long db_rows(struct db_conn *c, enum db_stmt st, int n, const char *const *params,
-		  struct err *e) __attribute__((warn_unused_result));
-/*
- * *text = the first column of the first row, as PostgreSQL's json
- * functions wrote it: a new NUL-terminated string the caller free()s.
- * ERR_NOT_FOUND (404, detail "id", message "nothing found") when there is
- * no row or the value is NULL; the caller may replace the message.
- */
-int db_json_text(struct db_conn *c, enum db_stmt st, int n, const char *const *params, char **text,
-		 struct err *e) __attribute__((warn_unused_result));
-/* db_json_text() of a list read: st's parameters are $1 state, $2 limit. */
-int db_json_list(struct db_conn *c, enum db_stmt st, const char *state, const char *limit,
-		 char **text, struct err *e) __attribute__((warn_unused_result));
-/*
- * db_json_text() of st with one int8 parameter, id, answered as the by-id
- * reads are: 1 and *text (new), 0 when there is no row, -1 with e.
- */
-int db_json_by_id(struct db_conn *c, enum db_stmt st, long long id, char **text, struct err *e)
-	__attribute__((warn_unused_result));
-/*
- * db_json_text() of a result already run: takes r (clears it), fills
- * *text (caller free()s) or gives ERR_NOT_FOUND as db_json_text().
+ * db_query_json()'s answer from a result already run: takes r (clears
+ * it), fills *text (caller free()s) or gives ERR_NOT_FOUND the same way.
  */
 int db_result_json_text(PGresult *r, char **text, struct err *e)
 	__attribute__((warn_unused_result));
 
-/* A helper the subject files share (defined in db/meta.c). */
+/* Ad-hoc SQL that is not worth preparing (transaction control), as db_query()'s errors. */
+int db_cmd(struct db_conn *c, const char *sql, struct err *e) __attribute__((warn_unused_result));
 /*
- * Whether the row statement st (one $1 id parameter) finds exists: 1, 0,
- * or -1 with e. For the refusals that must tell "no such id" (404) from
- * "not in a state for this" (409).
+ * Runs `sql`, a COPY ... FROM STDIN, and sends it `len` bytes of `data`
+ * (COPY text format, borrowed). Returns the number of rows stored, or -1
+ * with e filled like db_query().
  */
-int db_row_exists(struct db_conn *c, enum db_stmt st, const char *id, struct err *e);
+long long db_copy_in(struct db_conn *c, const char *sql, const char *data, size_t len,
+		     struct err *e) __attribute__((warn_unused_result));
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * The small reads over db_query() (db_int.h): one value, a row count, a
- * JSON text; and the text parameters of the calls that take them.
+ * JSON text, an id.
  */
 #include "server/db/db.h"
 #include "server/db/db_int.h"
@@ -9,16 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int db_params_text(struct db_param out[DB_MAX_PARAMS], int n, const char *const *params,
-		   const char *what, struct err *e)
-{
-	if (n < 0 || n > DB_MAX_PARAMS)
-		return err_setc(e, ERR_DB, what, "too many parameters (%d)", n);
-	for (int i = 0; i < n; i++)
-		out[i] = db_text(params[i]);
-	return 0;
-}
 
 int db_result_json_text(PGresult *r, char **text, struct err *e)
 {
@@ -43,17 +33,6 @@ int db_query_json(struct db_conn *c, const struct db_stmt_def *s, int n, const s
 	return db_result_json_text(r, text, e);
 }
 
-int db_json_text(struct db_conn *c, enum db_stmt st, int n, const char *const *params, char **text,
-		 struct err *e)
-{
-	struct db_param p[DB_MAX_PARAMS];
-
-	*text = NULL;
-	if (db_params_text(p, n, params, db_stmt_def(st)->name, e))
-		return -1;
-	return db_query_json(c, db_stmt_def(st), n, p, text, e);
-}
-
 int db_query_int8(struct db_conn *c, const struct db_stmt_def *s, int n, const struct db_param *p,
 		  long long *v, struct err *e)
 {
@@ -70,16 +49,6 @@ int db_query_int8(struct db_conn *c, const struct db_stmt_def *s, int n, const s
 	return 0;
 }
 
-int db_one_int8(struct db_conn *c, enum db_stmt st, int n, const char *const *params, long long *v,
-		struct err *e)
-{
-	struct db_param p[DB_MAX_PARAMS];
-
-	if (db_params_text(p, n, params, db_stmt_def(st)->name, e))
-		return -1;
-	return db_query_int8(c, db_stmt_def(st), n, p, v, e);
-}
-
 long long db_query_rows(struct db_conn *c, const struct db_stmt_def *s, int n,
 			const struct db_param *p, struct err *e)
 {
@@ -93,16 +62,6 @@ long long db_query_rows(struct db_conn *c, const struct db_stmt_def *s, int n,
 	return rows;
 }
 
-long long db_rows(struct db_conn *c, enum db_stmt st, int n, const char *const *params,
-		  struct err *e)
-{
-	struct db_param p[DB_MAX_PARAMS];
-
-	if (db_params_text(p, n, params, db_stmt_def(st)->name, e))
-		return -1;
-	return db_query_rows(c, db_stmt_def(st), n, p, e);
-}
-
 int db_query_do(struct db_conn *c, const struct db_stmt_def *s, int n, const struct db_param *p,
 		struct err *e)
 {
@@ -112,25 +71,6 @@ int db_query_do(struct db_conn *c, const struct db_stmt_def *s, int n, const str
 		return -1;
 	PQclear(r);
 	return 0;
-}
-
-int db_json_list(struct db_conn *c, enum db_stmt st, const char *state, const char *limit,
-		 char **text, struct err *e)
-{
-	const char *p[2] = { state, limit };
-
-	return db_json_text(c, st, 2, p, text, e);
-}
-
-int db_json_by_id(struct db_conn *c, enum db_stmt st, long long id, char **text, struct err *e)
-{
-	char idb[24];
-	const char *p[1] = { idb };
-
-	snprintf(idb, sizeof(idb), "%lld", id);
-	if (!db_json_text(c, st, 1, p, text, e))
-		return 1;
-	return e->id == ERR_NOT_FOUND ? 0 : -1;
 }
 
 int db_query_json_list(struct db_conn *c, const struct db_stmt_def *s, const char *state,

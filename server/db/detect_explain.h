@@ -4,7 +4,7 @@
 /*
  * The reasons of the last detection of each series (sql/0023, statements in
  * db/detect_explain.c): what server/detect/detect_explain.c writes and the
- * series API reads. Errors are db_exec()'s (ERR_DB, ERR_DB_UNAVAILABLE,
+ * series API reads. Errors are the store's (db.h) (ERR_DB, ERR_DB_UNAVAILABLE,
  * ERR_DB_TIMEOUT); each function returns -1 with e filled on one.
  */
 #include <jansson.h>

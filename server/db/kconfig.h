@@ -10,7 +10,7 @@ struct db_conn;
 /*
  * Typed rows of the .config comparison (statements in db/kconfig.c): which builds
  * a bisect or a regression compares, and the .config a job stored. Every
- * function that fails returns -1 with e filled by db_exec(): 503
+ * function that fails returns -1 with e filled as the store fills it (db.h): 503
  * "db_unavailable", 500 "db_error". Strings are new copies, freed by the
  * struct's release function (which also takes a zeroed struct).
  */

@@ -17,7 +17,7 @@ struct db_result;
  * none: keys start at 1). Every function runs one statement on c inside
  * the caller's transaction, if any.
  *
- * Errors (every function): -1 with e from db_exec: ERR_DB_UNAVAILABLE
+ * Errors (every function): -1 with e from the store (db.h): ERR_DB_UNAVAILABLE
  * (503 db_unavailable), ERR_DB_TIMEOUT (503), ERR_DB (500 db_error).
  *
  * Ownership: a row's strings are borrowed from the row set held in its
@@ -285,7 +285,7 @@ int db_mail_sub_delete(struct db_conn *c, long long id, struct err *e)
  * As the public API's JSON, written by PostgreSQL's json functions (the
  * handler writes it again, compact): 0 and *text, a new NUL-terminated
  * string the caller free()s, or -1 with e: ERR_NOT_FOUND (404, detail
- * "id") when there is no row, else db_exec()'s errors.
+ * "id") when there is no row, else the store's errors (db.h).
  */
 int db_outbox_json(struct db_conn *c, const char *regression_id, const char *limit, char **text,
 		   struct err *e) __attribute__((warn_unused_result));

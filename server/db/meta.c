@@ -116,19 +116,6 @@ void db_metric_free(struct db_metric *m)
 	memset(m, 0, sizeof(*m));
 }
 
-int db_row_exists(struct db_conn *c, enum db_stmt st, const char *id, struct err *e)
-{
-	const char *p[1] = { id };
-	PGresult *r = db_exec(c, st, 1, p, e);
-	int n;
-
-	if (!r)
-		return -1;
-	n = PQntuples(r) > 0;
-	PQclear(r);
-	return n;
-}
-
 /* HELP and TYPE of each ST_TRACK_GAUGES name */
 static const struct {
 	const char *name, *label, *type, *help;

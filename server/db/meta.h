@@ -5,7 +5,7 @@
  * Typed reads of the server's small facts: the database's health, a
  * metric's properties, whether a row exists (api/health.c, api/meta.c and
  * the 404-or-409 checks of the other handlers). Statements beside them
- * in db/meta.c. Errors are db_exec()'s: ERR_DB_UNAVAILABLE (503),
+ * in db/meta.c. Errors are the store's (db.h): ERR_DB_UNAVAILABLE (503),
  * ERR_CONFLICT (409), ERR_DB (500).
  */
 
@@ -55,7 +55,7 @@ int db_track_gauges(struct db_conn *c, struct buf *b, struct err *e)
  * As the public API's JSON, written by PostgreSQL's json functions (the
  * handler writes it again, compact): 0 and *text, a new NUL-terminated
  * string the caller free()s, or -1 with e: ERR_NOT_FOUND (404, detail
- * "id") when there is no row, else db_exec()'s errors.
+ * "id") when there is no row, else the store's errors (db.h).
  */
 int db_machines_json(struct db_conn *c, char **text, struct err *e)
 	__attribute__((warn_unused_result));

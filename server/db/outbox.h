@@ -11,7 +11,7 @@ struct db_result;
  * mailer.c (statements ST_OUTBOX_* in db/outbox.c). Ids are bigint keys
  * (0 = none). None of these begins or commits a transaction.
  *
- * Errors (every function): -1 with e from db_exec: ERR_DB_UNAVAILABLE
+ * Errors (every function): -1 with e from the store (db.h): ERR_DB_UNAVAILABLE
  * (503 db_unavailable), ERR_DB_TIMEOUT (503), ERR_DB (500 db_error).
  */
 

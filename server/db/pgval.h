@@ -29,7 +29,7 @@ size_t pg_float8_array_sorted(const char *s, double *out);
 void pg_sort_doubles(double *v, size_t n);
 
 /*
- * Values of a binary-format result (db_exec_binary()), PostgreSQL's send
+ * Values of a binary-format result (db_query() with binary 1), PostgreSQL's send
  * functions' layout (network byte order). pg_bin_int8 / pg_bin_int4: the
  * int8 / int4 at p (8 / 4 bytes).
  *

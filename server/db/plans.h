@@ -9,7 +9,7 @@
 /*
  * Typed reads and writes of test plans and of what they scheduled (the
  * statements beside them in db/plans.c, sql/0014). Every function that fails
- * returns -1 with e filled by db_exec(): ERR_DB_UNAVAILABLE, ERR_CONFLICT,
+ * returns -1 with e filled as the store fills it (db.h): ERR_DB_UNAVAILABLE, ERR_CONFLICT,
  * ERR_DB.
  */
 

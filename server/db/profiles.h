@@ -4,7 +4,7 @@
 /*
  * Run profiles (sql/0018 run_profiles) and the runs a profile diff reads
  * (statements in db/profiles.c). Every function that fails returns
- * -1 with e filled by db_exec(): 503 db_unavailable, 500 db_error.
+ * -1 with e filled as the store fills it (db.h): 503 db_unavailable, 500 db_error.
  */
 #include <stddef.h>
 

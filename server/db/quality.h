@@ -4,7 +4,7 @@
 /*
  * The alert-quality ledger's read (GET /api/v1/quality; server/detect/quality.h
  * turns the rows into precision and false alarms per week). Statement in
- * db/quality.c. Errors are db_exec()'s: ERR_DB_UNAVAILABLE (503),
+ * db/quality.c. Errors are the store's (db.h): ERR_DB_UNAVAILABLE (503),
  * ERR_DB (500), ERR_DB_TIMEOUT (503).
  */
 #include <stddef.h>

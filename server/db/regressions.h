@@ -14,7 +14,7 @@ struct db_conn;
  * statements, in db/detect_queue.c, detect_series.c, regressions.c,
  * regression_json.c and tip.c). Each function runs one prepared statement
  * on c, in the caller's transaction if one is open. Ids are bigint row
- * ids. Errors are db_exec()'s unless said otherwise (ERR_DB,
+ * ids. Errors are the store's (db.h) unless said otherwise (ERR_DB,
  * ERR_DB_UNAVAILABLE, ERR_DB_TIMEOUT, ERR_CONFLICT); every function
  * returns -1 with e filled on one. Figures are doubles, NAN for SQL NULL
  * (and NULL for NAN or an infinity when written).
@@ -293,7 +293,7 @@ struct db_story {
  * Reads record id's arch and also_seen rows into out (zeroed first;
  * release with db_story_free(), a no-op on a zeroed or freed struct).
  * 1, 0 when there is no such record (out stays zeroed), or -1 with e
- * (db_exec's errors: ERR_DB_UNAVAILABLE, ERR_DB_TIMEOUT, ERR_DB).
+ * (the store's errors (db.h): ERR_DB_UNAVAILABLE, ERR_DB_TIMEOUT, ERR_DB).
  */
 int db_regression_story(struct db_conn *c, long long id, struct db_story *out, struct err *e)
 	__attribute__((warn_unused_result));

@@ -16,7 +16,7 @@ struct db_conn;
 
 /*
  * *lsn = the primary's current WAL write position (pg_current_wal_lsn()).
- * 0, or -1 with e as db_exec() fills it (503 "db_unavailable" when the
+ * 0, or -1 with e as the store fills it (db.h) (503 "db_unavailable" when the
  * connection broke; 500 "db_error" on a server in recovery, which has no
  * current position: a standby given as the primary).
  */

@@ -51,7 +51,7 @@ struct db_request_mail {
 /*
  * Reads request `request_id` into out (zeroed first; five statements, in
  * the caller's transaction if any). 1 filled, 0 no such request, -1 with e
- * (db_exec's: ERR_DB_UNAVAILABLE, ERR_DB_TIMEOUT, ERR_DB).
+ * (the store's, db.h: ERR_DB_UNAVAILABLE, ERR_DB_TIMEOUT, ERR_DB).
  */
 int db_request_mail(struct db_conn *c, long long request_id, struct db_request_mail *out,
 		    struct err *e) __attribute__((warn_unused_result));

@@ -11,7 +11,7 @@ struct db_conn;
 /*
  * Typed reads and writes of A/B requests (sql/0016; SQL in db/requests.c).
  * Ids are PostgreSQL bigints. Every function that fails returns -1 with e
- * filled by db_exec(): 503 "db_unavailable", 409 "conflict", 500
+ * filled as the store fills it (db.h): 503 "db_unavailable", 409 "conflict", 500
  * "db_error"; other errors are listed with it. The JSON replies
  * (ST_REQUEST_JSON, ST_REQUESTS_JSON) are read through the generic
  * reply_by_id()/reply_list() of api/args.h.
@@ -189,7 +189,7 @@ int db_request_json(struct db_conn *c, long long id, char **text, struct err *e)
  * As the public API's JSON, written by PostgreSQL's json functions (the
  * handler writes it again, compact): 0 and *text, a new NUL-terminated
  * string the caller free()s, or -1 with e: ERR_NOT_FOUND (404, detail
- * "id") when there is no row, else db_exec()'s errors. state is one of the
+ * "id") when there is no row, else the store's errors (db.h). state is one of the
  * resource's state names or NULL (any); limit, decimal text, the most rows.
  */
 int db_requests_json(struct db_conn *c, const char *state, const char *limit, char **text,

@@ -1,8 +1,7 @@
 /*
  * Typed reads and writes of runs and what they name (commits, testcases,
  * machines, setups; see runs.h), and the statements they are made with;
- * a run's values and the metric names are run_values.c's. db_dop(), a
- * helper for the subjects still in enum db_stmt, is here too.
+ * a run's values and the metric names are run_values.c's.
  */
 #include "server/db/runs.h"
 #include "server/db/db.h"
@@ -113,11 +112,6 @@ const struct db_stmt_table db_stmts_runs = DB_STMT_TABLE(stmts);
 static const char *text_or_null(const PGresult *r, int row, int col)
 {
 	return PQgetisnull(r, row, col) ? NULL : PQgetvalue(r, row, col);
-}
-
-int db_dop(struct db_conn *c, enum db_stmt st, int n, const struct db_param *p, struct err *e)
-{
-	return db_query_do(c, db_stmt_def(st), n, p, e);
 }
 
 /*

@@ -8,7 +8,7 @@
  * steps read (bisect/bisect_step.c). Each file defines the statements it
  * reads: db/runs.c, db/run_values.c (a run's values, metric names).
  *
- * Errors are db_exec()'s unless said otherwise: ERR_DB_UNAVAILABLE (503)
+ * Errors are the store's (db.h) unless said otherwise: ERR_DB_UNAVAILABLE (503)
  * when the connection broke, ERR_CONFLICT (409) on a unique violation,
  * ERR_DB (500) on another refusal. Where a function returns a struct
  * with a matching _free(), its strings are borrowed from the rows it read
@@ -211,7 +211,7 @@ void db_metric_ids_free(struct db_metric_ids *m);
  * As the public API's JSON, written by PostgreSQL's json functions (the
  * handler writes it again, compact): 0 and *text, a new NUL-terminated
  * string the caller free()s, or -1 with e: ERR_NOT_FOUND (404, detail
- * "id") when there is no row, else db_exec()'s errors. state is unused
+ * "id") when there is no row, else the store's errors (db.h). state is unused
  * (NULL); limit, decimal text, the most rows.
  */
 int db_runs_recent_json(struct db_conn *c, const char *state, const char *limit, char **text,

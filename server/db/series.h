@@ -7,7 +7,7 @@
  * (binary results: no number printed by PostgreSQL and parsed here
  * again), check the columns' types, and hand back plain arrays.
  *
- * Errors: db_exec()'s (ERR_DB_UNAVAILABLE 503, ERR_DB 500), ERR_DB (500)
+ * Errors: the store's (db.h) (ERR_DB_UNAVAILABLE 503, ERR_DB 500), ERR_DB (500)
  * when a result is not of the shape its statement gives (a malformed
  * array, a column of another type), ERR_TOO_LARGE (413) as said. _free()
  * of a zeroed or already freed struct is a no-op.

@@ -1,11 +1,11 @@
 /*
  * db_subject_table(): every subject's statement table, each defined beside
- * its readers; and db_stmt_def()/db_stmts_check() of enum db_stmt, which
- * names no statement now that every subject has its own enum.
+ * its readers; db_stmt_by_name() and db_stmts_check() over all of them.
  */
 #include "server/db/stmts.h"
 
 #include <stddef.h>
+#include <string.h>
 
 static const struct db_stmt_table *const subject_tables[] = {
 	&db_stmts_inbox,       &db_stmts_inbox_series, &db_stmts_inbox_reply,
@@ -25,14 +25,27 @@ const struct db_stmt_table *db_subject_table(size_t i)
 	return i < sizeof(subject_tables) / sizeof(subject_tables[0]) ? subject_tables[i] : NULL;
 }
 
-const struct db_stmt_def *db_stmt_def(enum db_stmt st)
+const struct db_stmt_def *db_stmt_by_name(const char *name)
 {
-	(void)st; /* enum db_stmt has no statement: every id is out of range */
+	const struct db_stmt_table *t;
+
+	for (size_t k = 0; (t = db_subject_table(k)); k++)
+		for (int i = 0; i < t->n; i++)
+			if (t->defs[i].name && !strcmp(t->defs[i].name, name))
+				return &t->defs[i];
 	return NULL;
 }
 
-int db_stmts_check(enum db_stmt *missing)
+const char *db_stmts_check(void)
 {
-	(void)missing; /* no statement of enum db_stmt to find */
-	return 0;
+	const struct db_stmt_table *t;
+
+	for (size_t k = 0; (t = db_subject_table(k)); k++)
+		for (int i = 0; i < t->n; i++) {
+			if (!t->defs[i].name || !t->defs[i].sql)
+				return "(a table entry without a name or SQL)";
+			if (db_stmt_by_name(t->defs[i].name) != &t->defs[i])
+				return t->defs[i].name;
+		}
+	return NULL;
 }

@@ -18,22 +18,22 @@ struct db_token {
 
 /*
  * Reads token `id` into *t. Returns 1 when found, 0 when no token has
- * that id, -1 with e as db_exec() (ERR_DB_UNAVAILABLE, ERR_DB_TIMEOUT,
+ * that id, -1 with e as the store fills it (db.h) (ERR_DB_UNAVAILABLE, ERR_DB_TIMEOUT,
  * ERR_DB).
  */
 int db_token_get(struct db_conn *c, long long id, struct db_token *t, struct err *e)
 	__attribute__((warn_unused_result));
-/* Sets token id's last_used to now. 0, or -1 with e as db_exec(). */
+/* Sets token id's last_used to now. 0, or -1 with e as the store fills it (db.h). */
 int db_token_used(struct db_conn *c, long long id, struct err *e)
 	__attribute__((warn_unused_result));
 /*
  * Stores a new token: name, scope name, secret_hash (64 hex chars of its
- * SHA-256), all borrowed; *id = its id. Errors as db_exec(): ERR_CONFLICT
+ * SHA-256), all borrowed; *id = its id. Errors as the store fills it (db.h): ERR_CONFLICT
  * when the name is taken.
  */
 int db_token_insert(struct db_conn *c, const char *name, const char *scope, const char *secret_hash,
 		    long long *id, struct err *e) __attribute__((warn_unused_result));
-/* Revokes the live token named `name`: the number revoked (0 or 1), or -1 with e as db_exec(). */
+/* Revokes the live token named `name`: the number revoked (0 or 1), or -1 with e as the store fills it (db.h). */
 long long db_token_revoke(struct db_conn *c, const char *name, struct err *e)
 	__attribute__((warn_unused_result));
 

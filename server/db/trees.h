@@ -11,7 +11,7 @@ struct db_conn;
  * Typed rows of trees and of what their mirrors store about commits (the
  * statements beside them in db/trees.c, the commits' diffstat among them,
  * which gitmirror.c collects). Every function that fails returns -1 with e
- * filled by db_exec(): 503 "db_unavailable", 409 "conflict", 500
+ * filled as the store fills it (db.h): 503 "db_unavailable", 409 "conflict", 500
  * "db_error".
  */
 

@@ -53,7 +53,7 @@ void detect_thread_stop(struct detect_thread *t);
  * least 5 for monitor metrics (plan_detect_metric). It stores the change
  * points as regression records by the
  * rules of regressions.h, all in one transaction on c (which must be
- * idle). Errors: -1 with e (db errors as db_exec); nothing is written.
+ * idle). Errors: -1 with e (the store's errors (db.h)); nothing is written.
  */
 int detect_setup(struct db_conn *c, long long setup_id, const struct config *cfg,
 		 struct detect_setup_stats *st, struct err *e) __attribute__((warn_unused_result));

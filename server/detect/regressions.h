@@ -136,7 +136,7 @@ json_t *regression_evidence_json(const json_t *rec);
  * or neither. from / to (may be NULL) receive the states before and
  * after (static strings from regression_states, or "" when unknown).
  * Errors (-1, e): 404 "not_found" (no such record), 400 "invalid_field"
- * detail "state" (not a known state), db errors as db_exec().
+ * detail "state" (not a known state), the store's errors (db.h).
  */
 int regression_transition(struct db_conn *c, long long id, const char *state, const char *who,
 			  long long token_id, const char *note, const char **from, const char **to,

@@ -54,7 +54,7 @@ struct auth_caller {
  * once the token is valid, even when its scope is then refused). Errors
  * (-1, e filled): ERR_UNAUTHORIZED (no token where one is needed,
  * malformed, unknown or revoked token), ERR_FORBIDDEN (valid token, wrong
- * scope), ERR_DB_UNAVAILABLE and the other errors of db_exec().
+ * scope), ERR_DB_UNAVAILABLE and the store's other errors (db.h).
  */
 int auth_check(struct db *db, const char *authorization, int accepted, int public_read,
 	       const char *method, const char *url, struct auth_caller *who, struct err *e)
@@ -68,7 +68,7 @@ const char *scope_name(int scope);
  * Creates a token named `name` with `scope`; writes the token text (new,
  * caller frees) to *token. Errors: ERR_INVALID_FIELD (bad scope or name),
  * ERR_CONFLICT (name taken), ERR_INTERNAL (no random bytes), the
- * database's (db_exec()).
+ * store's (db.h).
  */
 int token_create(struct db_conn *c, const char *name, const char *scope, char **token,
 		 struct err *e) __attribute__((warn_unused_result));

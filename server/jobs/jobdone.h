@@ -45,7 +45,7 @@ struct jobdone {
  * with e and nothing stored: ERR_NOT_FOUND (no such job, detail "id"),
  * ERR_LEASE_LOST (the job is not leased to d->machine any more), a result
  * document's errors from ingest_result() with its detail prefixed by
- * "results[i].", the database's (db_exec()).
+ * "results[i].", the store's (db.h).
  */
 int jobdone_store(struct server *srv, struct db_conn *c, const struct jobdone *d, struct err *e)
 	__attribute__((warn_unused_result));

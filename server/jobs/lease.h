@@ -52,7 +52,7 @@ void lease_queue_park(struct lease_queue *q, long long machine_id, const char *r
  * worker that made a name up knows it, so a job is never handed to
  * another worker process that shares the machine id. Returns 1 and a new
  * job object in *job (caller owns it), 0 when no job matches, -1 with e on
- * a database error (db_exec()'s errors; ERR_DB when the leased job has no
+ * a database error (the store's errors (db.h); ERR_DB when the leased job has no
  * spec).
  */
 int lease_try(struct db_conn *c, long long machine_id, const char *request_id, long lease_s,

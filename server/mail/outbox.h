@@ -25,7 +25,7 @@ struct db_conn;
 /*
  * Call inside the transaction that marks bisect `bisect_id` done with a
  * first bad commit. Queues one 'bisect' report. Returns 0, or -1 with e
- * filled (db_exec's errors: 503 db_unavailable, 500 db_error); the caller
+ * filled (the store's errors (db.h): 503 db_unavailable, 500 db_error); the caller
  * then rolls back.
  */
 int outbox_bisect_done(struct db_conn *c, long long bisect_id, struct err *e)

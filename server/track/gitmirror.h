@@ -208,7 +208,7 @@ void gitmirror_diffstat_release(struct gitmirror_diffstat *d);
  * a commit already collected is left alone (0 returned, git not run).
  * Returns 1 stored, 0 already there, -1 with e: the errors above (no mirror,
  * unknown commit: ERR_GIT), ERR_NOT_FOUND for an unknown commit id,
- * db_exec's errors. Runs inside the caller's transaction, if any; a git
+ * the store's errors (db.h). Runs inside the caller's transaction, if any; a git
  * failure leaves the transaction usable, a database error does not.
  */
 int gitmirror_store_diffstat(struct db_conn *c, const char *data_dir, const char *tree,
