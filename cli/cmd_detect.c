@@ -394,8 +394,8 @@ int cmd_detect(int argc, char **argv)
 	struct detect_opts o;
 	struct detect_series s;
 	struct err e;
-	const char *path = NULL, *score = NULL;
-	int json = 0;
+	const char *path = NULL;
+	int json = 0, score = 0;
 	double *v = NULL;
 	size_t n = 0, *group = NULL, tail = 0;
 	json_t *doc = NULL, **idvals = NULL, *out, *cps, *ex;
@@ -420,6 +420,11 @@ int cmd_detect(int argc, char **argv)
 			want_explain = 1;
 			continue;
 		}
+		/* a mode, its FILE|DIR the one path wherever it stands: --score --json DIR */
+		if (!strcmp(arg, "--score")) {
+			score = 1;
+			continue;
+		}
 		if (arg[0] != '-' || !arg[1]) {
 			if (path)
 				return usage();
@@ -439,8 +444,6 @@ int cmd_detect(int argc, char **argv)
 			bad = parse_double(arg, val, &o.p_max);
 		else if (!strcmp(arg, "--min-change"))
 			bad = parse_double(arg, val, &o.min_change_pct);
-		else if (!strcmp(arg, "--score"))
-			score = val;
 		else {
 			fprintf(stderr, "regtrack: detect: unknown option '%s'\n", arg);
 			return usage();
@@ -448,14 +451,20 @@ int cmd_detect(int argc, char **argv)
 		if (bad)
 			return 2;
 	}
-	if (score ? path || tail : !path || json)
+	if (score && want_explain) {
+		fprintf(stderr, "regtrack: detect: --explain is for one series; --score prints "
+				"each series' figures (explain one with: regtrack detect --explain "
+				"FILE)\n");
+		return 2;
+	}
+	if (!path || (score ? tail != 0 : json != 0))
 		return usage();
 	if (o.window < 8 || o.window > 100000 || o.min_seg < 1) {
 		fprintf(stderr, "regtrack: --window must lie in [8, 100000], --min-seg >= 1\n");
 		return 2;
 	}
 	if (score)
-		return cmd_detect_score(score, &o, json);
+		return cmd_detect_score(path, &o, json);
 	if (load(path, &v, &n, &group, &doc, &idvals))
 		goto out;
 	if (detect_values(v, group, n, &o, &s, &e)) {

@@ -60,6 +60,27 @@ class Offline(unittest.TestCase):
         self.assertIn("was dropped: p above p_max (p 1, --p-max 0.001)", out.stderr)
         self.assertIn("no change point: the strongest candidate", out.stderr)
 
+    def test_detect_score_takes_its_options_in_any_order(self):
+        os.makedirs(os.path.join(self.tmp, "labelled"), exist_ok=True)
+        # a 20 % step at row 10, labelled where it is (TP)
+        rows = ["%d TN" % v for v in (100, 100, 101, 99, 100, 100, 101, 99, 100, 100)]
+        rows += ["80 TP"] + ["%d TN" % v for v in (80, 81, 79, 80, 80, 81, 79, 80, 80)]
+        self.file(os.path.join("labelled", "step.txt"), "\n".join(rows) + "\n")
+        d = os.path.join(self.tmp, "labelled")
+        outs = [self.cli("detect", *args) for args in
+                (("--score", d, "--json"), ("--score", "--json", d), ("--json", "--score", d))]
+        for out in outs:
+            self.assertEqual(out.returncode, 0, out)
+            self.assertEqual(out.stdout, outs[0].stdout)
+        doc = json.loads(outs[0].stdout)
+        a = doc["alerts"]
+        self.assertEqual((a["changes"], a["found_5"], a["far"]), (1, 1, 0), a)
+        # --explain is one series' trace: refused with a reason, not ignored
+        out = self.cli("detect", "--score", "--explain", d)
+        self.assertEqual(out.returncode, 2, out)
+        self.assertIn("--explain is for one series", out.stderr)
+        self.assertEqual(out.stdout, "")
+
     def test_parse_exit_status_and_tasks(self):
         out = self.cli("parse", "will-it-scale", self.file("junk.txt", "nothing here\n"))
         self.assertEqual(out.returncode, 1, out)
