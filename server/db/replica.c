@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 /*
- * Ad-hoc, not in db_stmts[]: these run on the replica watcher's own two
+ * Ad-hoc, in no subject table (stmts.c): these run on the replica watcher's own two
  * connections (made with db_connect_once(), nothing prepared), once a
  * second. pg_lsn minus '0/0' is the position in bytes, a numeric.
  */
