@@ -335,7 +335,7 @@ def bench_series(srv):
                                      "bench-series"], 2)
     add("series API (10^5 points)", "ms", api, raw, "raw SQL of the same %d rows" % info["rows"],
         target=30, ratio_target=2, note="%d bytes of JSON" % info["bytes"])
-    # in binary, as the server reads it (api_series.c, db_exec_binary)
+    # in binary, as the server reads it (api/series.c, db_query() with binary 1)
     os.environ["LOADGEN_BINARY"] = "1"
     try:
         st = [statistics.median(loadgen("stmt", sql_conninfo(srv), 2, "series", "bench.series",

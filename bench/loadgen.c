@@ -33,7 +33,7 @@
  *	"bind message supplies 8 parameters, but prepared statement
  *	requires 9" once lost two figures). With LOADGEN_BINARY=1 in
  *	the environment both take their results in binary (as the server's
- *	db_exec_binary() does), else as text.
+ *	db_query() with binary 1 does), else as text.
  *
  * Times are wall-clock (CLOCK_MONOTONIC) in the client, so they include the
  * loopback transfer, like what a user sees.

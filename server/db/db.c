@@ -29,7 +29,7 @@ struct db *db_new(const char *conninfo, long statement_timeout_ms)
 	const char *bad = db_stmts_check();
 
 	if (bad) {
-		slog_error("statement %s is defined twice", bad);
+		slog_error("statement table: %s is defined twice or without its SQL", bad);
 		abort();
 	}
 	db = xcalloc(1, sizeof(*db));

@@ -10,8 +10,8 @@ struct db_result;
 
 /*
  * server/db/'s own header, included by its .c files only (the lint,
- * tests/lint-server.sh (f), refuses it elsewhere): the statement ids, the
- * calls that run them, and libpq.
+ * tests/lint-server.sh (f), refuses it elsewhere): the statement tables, the
+ * calls that run a statement, and libpq.
  *
  * struct db_conn is never defined: a struct db_conn * is the PGconn * of
  * the connection, converted by db_pg() and db_conn_of(); likewise struct
@@ -116,8 +116,9 @@ const char *db_stmts_check(void);
  * parameters p (db_param above; n at most DB_MAX_PARAMS). Returns a
  * PGresult (caller PQclear()s) whose status is COMMAND_OK or TUPLES_OK;
  * otherwise NULL with e filled: 503 "db_unavailable" when the connection
- * broke, 409 "conflict" on a unique violation, 500 "db_error" otherwise
- * (message from PostgreSQL), ERR_DB when n is over DB_MAX_PARAMS. A
+ * broke, 503 "db_timeout" past the statement timeout, 409 "conflict" on
+ * a unique violation, 500 "db_error" otherwise (PostgreSQL's message is
+ * logged, never put in e), ERR_DB when n is over DB_MAX_PARAMS. A
  * SELECT sent outside a transaction whose connection broke is sent once
  * more on the same PGconn, reconnected (PQreset, statements prepared
  * again); db_cmd() does the same for BEGIN. binary: the result in

@@ -3,8 +3,7 @@
 
 /*
  * Typed reads of the server's small facts: the database's health, a
- * metric's properties, whether a row exists (api/health.c, api/meta.c and
- * the 404-or-409 checks of the other handlers). Statements beside them
+ * metric's properties (api/health.c, api/meta.c). Statements beside them
  * in db/meta.c. Errors are the store's (db.h): ERR_DB_UNAVAILABLE (503),
  * ERR_CONFLICT (409), ERR_DB (500).
  */
