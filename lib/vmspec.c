@@ -143,6 +143,21 @@ int vmspec_parse(const json_t *params, const char *prefix, struct vmspec *v, str
 	return 0;
 }
 
+int vmspec_host_check(const json_t *params, const char *prefix, struct err *e)
+{
+	/* measure is the one a host run reads too: wall-clock (icount needs qemu) */
+	for (size_t i = 1; vmspec_params[i]; i++)
+		if (json_is_object(params) && json_object_get(params, vmspec_params[i])) {
+			char field[320];
+
+			snprintf(field, sizeof(field), "%sparams.%s", prefix, vmspec_params[i]);
+			return err_setc(e, ERR_INVALID_FIELD, field,
+					"'%s' shapes a qemu guest; kconfig \"host\" runs on the host",
+					vmspec_params[i]);
+		}
+	return 0;
+}
+
 int vmspec_canonical(json_t *params, const char *prefix, struct err *e)
 {
 	struct vmspec v;

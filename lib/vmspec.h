@@ -72,6 +72,18 @@ int vmspec_canonical(json_t *params, const char *prefix, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*
+ * Host mode (kconfig "host": the case on the running kernel, no guest)
+ * takes none of accel, vcpus, pin, hugepages, numa. params: an object,
+ * borrowed (NULL or not an object: 0). Returns 0 when it names none, else
+ * -1 with e: ERR_INVALID_FIELD, detail "PREFIXparams.KEY" of the first in
+ * the table's order, "'pin' shapes a qemu guest; kconfig \"host\" runs on
+ * the host". measure is not checked here (wallclock is a host run's own;
+ * a caller refuses icount where it can tell).
+ */
+int vmspec_host_check(const json_t *params, const char *prefix, struct err *e)
+	__attribute__((warn_unused_result));
+
+/*
  * The capability a worker needs for a kernel job of arch ("x86_64",
  * "aarch64") in the shape v: "kexec-ARCH" for accel "kexec", else
  * "qemu-ARCH". Written into buf (n bytes); returns buf.

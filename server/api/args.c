@@ -35,8 +35,7 @@ int setup_filter_from_query(struct request *rq, struct db_setup_filter *f, struc
 	if (params) {
 		json_error_t je;
 		json_t *j = json_loads(params, 0, &je);
-		struct err ignored;
-		char *key;
+		char *given, *key;
 
 		if (!j || !json_is_object(j)) {
 			json_decref(j);
@@ -44,14 +43,25 @@ int setup_filter_from_query(struct request *rq, struct db_setup_filter *f, struc
 				e, ERR_INVALID_FIELD, "params",
 				"params must be a JSON object, e.g. {\"test\":\"small-allocs\"}");
 		}
-		/* the shape as results store it (vmspec.h): pin=true finds the setup of pin true;
-		 * one vmspec_parse() refuses is kept as given (only a setup stored before results
-		 * were checked can have it) */
-		if (vmspec_canonical(j, "", &ignored))
-			err_clear(&ignored);
+		given = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+		/* a shape an upload refuses is refused here too, naming the key as it does:
+		 * a typo is a 400, not a page of no data */
+		if (vmspec_canonical(j, "", e)) {
+			free(given);
+			json_decref(j);
+			return -1;
+		}
+		/* the shape as results store it (vmspec.h): pin=true finds the setup of pin
+		 * true; and the params as given, the key of a setup stored in that spelling
+		 * before the server rewrote it (the dashboard links a setup by its params) */
 		key = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
 		json_decref(j);
+		if (!given || !key)
+			abort();
 		f->params_key = arena_strdup(rq->arena, key);
+		if (strcmp(given, key))
+			f->params_given = arena_strdup(rq->arena, given);
+		free(given);
 		free(key);
 	}
 	return 0;

@@ -8,15 +8,19 @@ struct db_conn;
 
 /*
  * The filters shared by the read endpoints (struct db_setup_filter,
- * db/series.h: testcase, tbox_group, kconfig, compiler, params as a JSON
- * object canonicalized to the stored params_key, its machine shape in the
- * one spelling results are stored with (vmspec_canonical(): pin "true" is
- * pin true; a shape it refuses kept as given), mode) from rq's query
- * string; strings borrowed from the request (or its arena). monitors=
- * ("perf-profile,perf-stat", any order; "none" = unprofiled only) is
- * normalized as setups.monitors holds it. Errors (-1, e filled, 400
- * "invalid_field" naming the argument): params not a JSON object, mode not
- * wallclock|icount, monitors naming another monitor.
+ * db/series.h: testcase, tbox_group, kconfig, compiler, params, mode) from
+ * rq's query string; strings borrowed from the request (or its arena).
+ * params is a JSON object matched against a setup's whole params: its
+ * params_key is the object's text (sorted, compact) with the machine shape
+ * in the one spelling results are stored with (vmspec_canonical(): pin
+ * "true" is pin true), and params_given the text as given when that
+ * differs (a setup stored in that spelling before the server rewrote it
+ * matches too). monitors= ("perf-profile,perf-stat", any order; "none" =
+ * unprofiled only) is normalized as setups.monitors holds it. Errors (-1,
+ * e filled, 400 "invalid_field" naming the argument): params not a JSON
+ * object, a shape vmspec_parse() refuses (detail "params.KEY", the words
+ * of a results upload's 400), mode not wallclock|icount, monitors naming
+ * another monitor.
  */
 int setup_filter_from_query(struct request *rq, struct db_setup_filter *f, struct err *e)
 	__attribute__((warn_unused_result));

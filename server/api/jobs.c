@@ -158,17 +158,8 @@ enum MHD_Result api_jobs_post(struct request *rq)
 		}
 	} else {
 		/* the running kernel on the host as it is: no guest to shape (lib/vmspec.h) */
-		for (int i = 1; vmspec_params[i]; i++)
-			if (json_object_get(params, vmspec_params[i])) {
-				char f[32];
-
-				snprintf(f, sizeof(f), "params.%s", vmspec_params[i]);
-				err_setc(&e, ERR_INVALID_FIELD, f,
-					 "'%s' shapes a qemu guest; kconfig "
-					 "\"host\" runs on the host",
-					 vmspec_params[i]);
-				goto bad;
-			}
+		if (vmspec_host_check(params, "", &e))
+			goto bad;
 	}
 	/* the shape in its one spelling (pin "true" is stored true): one series, not three */
 	if (vmspec_canonical(params, "", &e))

@@ -103,8 +103,8 @@ static const struct db_stmt_def stmts[NR_PROFILE_STMTS] = {
 							       "OR c.sha = b.verification->>'parent') ORDER BY r.id" },
 	/*
 	 * $1 base commit id, $2 head commit id, $3 testcase, $4..$9 the setup
-	 * filters of ST_COMPARE (db/series.c), $10 work metrics, $11
-	 * without texts: the
+	 * filters of ST_COMPARE (db/series.c) and $12 its second params_key,
+	 * $10 work metrics, $11 without texts: the
 	 * profiled runs (status ok) of both commits
 	 */
 	[ST_PROFILE_RUNS_COMMITS] = { "profile_runs_commits",
@@ -117,7 +117,7 @@ static const struct db_stmt_def stmts[NR_PROFILE_STMTS] = {
 								  "AND ($4::text IS NULL OR s.tbox_group = $4) "
 								  "AND ($5::text IS NULL OR s.kconfig = $5) "
 								  "AND ($6::text IS NULL OR s.compiler = $6) "
-								  "AND ($7::text IS NULL OR s.params_key = $7) "
+								  "AND ($7::text IS NULL OR s.params_key IN ($7, $12::text)) "
 								  "AND ($8::text IS NULL OR s.mode = $8) "
 								  "AND ($9::text IS NULL OR s.monitors = $9) ORDER BY r.id" },
 	/*
@@ -248,7 +248,7 @@ int db_profile_runs_commits(struct db_conn *c, const char *base_id, const char *
 			    const struct db_setup_filter *f, const char *work_metrics, int no_text,
 			    struct db_profile_runs *out, struct err *e)
 {
-	struct db_param p[11] = { db_text(base_id),
+	struct db_param p[12] = { db_text(base_id),
 				  db_text(head_id),
 				  db_text(f->testcase),
 				  db_text(f->tbox_group),
@@ -258,11 +258,12 @@ int db_profile_runs_commits(struct db_conn *c, const char *base_id, const char *
 				  db_text(f->mode),
 				  db_text(f->monitors),
 				  db_text(work_metrics),
-				  db_text(no_text ? "t" : "f") };
+				  db_text(no_text ? "t" : "f"),
+				  db_text(f->params_given) };
 	PGresult *r;
 
 	memset(out, 0, sizeof(*out));
-	r = db_query(c, &stmts[ST_PROFILE_RUNS_COMMITS], 11, p, 0, e);
+	r = db_query(c, &stmts[ST_PROFILE_RUNS_COMMITS], 12, p, 0, e);
 	return r ? fill_runs(r, out) : -1;
 }
 

@@ -26,24 +26,25 @@ enum series_stmt {
 	NR_SERIES_STMTS
 };
 
-#define RUN_FILTERS(T, K, C, P, M, N)                            \
-	"($" #T "::text IS NULL OR s.tbox_group = $" #T ") AND " \
-	"($" #K "::text IS NULL OR s.kconfig = $" #K ") AND "    \
-	"($" #C "::text IS NULL OR s.compiler = $" #C ") AND "   \
-	"($" #P "::text IS NULL OR s.params_key = $" #P ") AND " \
-	"($" #M "::text IS NULL OR s.mode = $" #M ") AND "       \
+/* $G: a second params_key beside $P (struct db_setup_filter's params_given), or NULL */
+#define RUN_FILTERS(T, K, C, P, M, N, G)                                               \
+	"($" #T "::text IS NULL OR s.tbox_group = $" #T ") AND "                       \
+	"($" #K "::text IS NULL OR s.kconfig = $" #K ") AND "                          \
+	"($" #C "::text IS NULL OR s.compiler = $" #C ") AND "                         \
+	"($" #P "::text IS NULL OR s.params_key IN ($" #P ", $" #G "::text)) AND "     \
+	"($" #M "::text IS NULL OR s.mode = $" #M ") AND "                             \
 	"($" #N "::text IS NULL OR s.monitors = $" #N ")"
 
-/* ST_SERIES' runs r: ok, in the matching setups ($2 testcase, $3..$8 filters), on a branch */
+/* ST_SERIES' runs r: ok, in the matching setups ($2 testcase, $3..$9 filters), on a branch */
 #define SERIES_RUNS                                                                    \
 	"r.status = 'ok' AND r.setup_id = ANY (ARRAY(SELECT s.id FROM setups s "       \
 	"JOIN testcases t ON t.id = s.testcase_id WHERE t.name = $2 AND " RUN_FILTERS( \
-		3, 4, 5, 6, 7, 8) ")) "                                                \
+		3, 4, 5, 6, 7, 8, 9) ")) "                                                \
 				  "AND " NOT_PATCHED_HEAD_RUN("r")
 
 static const struct db_stmt_def stmts[NR_SERIES_STMTS] = {
 	/*
-	 * $1 base commit id, $2 head commit id, $3 testcase, $4..$9 filters: the
+	 * $1 base commit id, $2 head commit id, $3 testcase, $4..$10 filters: the
 	 * runs of both commits with their means (sql/0011 run_means: metric ids
 	 * ascending, means alongside: a row per run, not per value), base runs
 	 * flagged, by setup. Read in binary (db/series.c db_compare_runs()).
@@ -58,7 +59,7 @@ static const struct db_stmt_def stmts[NR_SERIES_STMTS] = {
 			 "JOIN setups s ON s.id = r.setup_id JOIN testcases t ON t.id = s.testcase_id "
 			 "WHERE r.commit_id IN ($1::bigint, $2::bigint) AND r.status = 'ok' AND "
 			 "($3::text IS NULL OR t.name = $3) AND " RUN_FILTERS(
-				 4, 5, 6, 7, 8, 9) " "
+				 4, 5, 6, 7, 8, 9, 10) " "
 						   "ORDER BY r.setup_id" },
 	/* $1 metric ids (int4[]), $2 name prefix or NULL: in name order (the compare's row order) */
 	[ST_COMPARE_METRICS] = { "compare_metrics",
@@ -113,7 +114,7 @@ static const struct db_stmt_def stmts[NR_SERIES_STMTS] = {
 				    "JOIN LATERAL run_points(r.id, r.received_at) v ON true JOIN metrics m ON m.id = v.metric_id "
 				    "WHERE j.request_id = $1::bigint GROUP BY 1, 2, 3" },
 	/*
-	 * $1 metric, $2 testcase, $3..$8 filters: every run of the metric in the
+	 * $1 metric, $2 testcase, $3..$9 filters: every run of the metric in the
 	 * matching setups as (setup id, commit id, run id, run_id, mean as
 	 * PostgreSQL's text), in no particular order, read in binary
 	 * (db/series.c db_series_points(); api/series.c puts them in series
@@ -249,15 +250,15 @@ static int read_runs(PGresult *r, int aa, struct db_compare_runs *out, struct er
 int db_compare_runs(struct db_conn *c, long long base_id, long long head_id,
 		    const struct db_setup_filter *f, struct db_compare_runs *out, struct err *e)
 {
-	struct db_param params[9] = { db_int8(base_id),	      db_int8(head_id),
-				      db_text(f->testcase),   db_text(f->tbox_group),
-				      db_text(f->kconfig),    db_text(f->compiler),
-				      db_text(f->params_key), db_text(f->mode),
-				      db_text(f->monitors) };
+	struct db_param params[10] = { db_int8(base_id),	 db_int8(head_id),
+				       db_text(f->testcase),	 db_text(f->tbox_group),
+				       db_text(f->kconfig),	 db_text(f->compiler),
+				       db_text(f->params_key),	 db_text(f->mode),
+				       db_text(f->monitors),	 db_text(f->params_given) };
 	PGresult *r;
 
 	memset(out, 0, sizeof(*out));
-	r = db_query(c, &stmts[ST_COMPARE], 9, params, 1, e);
+	r = db_query(c, &stmts[ST_COMPARE], 10, params, 1, e);
 	if (!r)
 		return -1;
 	return read_runs(r, 0, out, e);
@@ -350,15 +351,16 @@ static const Oid col_type[NR_COLS] = { INT8_OID, INT8_OID, INT8_OID, UUID_OID, T
 int db_series_points(struct db_conn *c, const char *metric, const struct db_setup_filter *f,
 		     struct db_series_points *out, struct err *e)
 {
-	struct db_param params[8] = { db_text(metric),	      db_text(f->testcase),
+	struct db_param params[9] = { db_text(metric),	      db_text(f->testcase),
 				      db_text(f->tbox_group), db_text(f->kconfig),
 				      db_text(f->compiler),   db_text(f->params_key),
-				      db_text(f->mode),	      db_text(f->monitors) };
+				      db_text(f->mode),	      db_text(f->monitors),
+				      db_text(f->params_given) };
 	PGresult *r;
 	size_t n;
 
 	memset(out, 0, sizeof(*out));
-	r = db_query(c, &stmts[ST_SERIES], 8, params, 1, e);
+	r = db_query(c, &stmts[ST_SERIES], 9, params, 1, e);
 	if (!r)
 		return -1;
 	if (result_check(r, col_type, NR_COLS, "series", e))

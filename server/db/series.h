@@ -24,10 +24,13 @@ struct db_result;
 /*
  * The filters of a setup (api/args.h setup_filter_from_query()); NULL = any.
  * monitors: the normalized text (lib/profile.h), "" = unprofiled runs only.
+ * params_given: with params_key, a second params_key a setup may have
+ * instead (the params as the caller spelled them, where that is not the
+ * one spelling); NULL: params_key alone.
  */
 struct db_setup_filter {
 	const char *testcase, *tbox_group, *kconfig, *compiler, *params_key, *mode;
-	const char *monitors;
+	const char *monitors, *params_given;
 };
 
 /* One run of a compare (ST_COMPARE): its metrics' ids and means. */

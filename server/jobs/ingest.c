@@ -51,8 +51,13 @@ static json_t *extra_fields(json_t *doc)
  * the same: an integer (|v| <= 2^53, where a double holds it exactly) as
  * the real of the same value, so [1] and [1.0] are the same document as
  * JSON says; run_id in lower case (the column is a uuid: "ABC…" and
- * "abc…" are one run). legacy: the text before that normalisation
- * (json_dumps of the document as parsed), which runs stored earlier carry.
+ * "abc…" are one run); with params (not NULL), the document's params
+ * object replaced by them: the machine shape in its one spelling
+ * (vmspec_canonical()), so "pin": "1" and "pin": true are one document
+ * as they are one setup. params NULL: the document's params as posted,
+ * the hash runs stored before the shape was rewritten carry. legacy: the
+ * text before any normalisation (json_dumps of the document as parsed),
+ * which runs stored earlier still carry; params is then not used.
  */
 /* an integer a double holds exactly: |v| <= 2^53 (no llabs: INT64_MIN has no absolute value) */
 static int exact_in_double(const json_t *v)
@@ -88,7 +93,7 @@ static void canon_numbers(json_t *j)
 	}
 }
 
-static void canonical_hash(json_t *doc, int legacy, char hash[65])
+static void canonical_hash(json_t *doc, int legacy, const json_t *params, char hash[65])
 {
 	json_t *c = legacy ? json_incref(doc) : json_deep_copy(doc);
 	json_t *rid = json_object_get(c, "run_id");
@@ -97,6 +102,9 @@ static void canonical_hash(json_t *doc, int legacy, char hash[65])
 	if (!c)
 		abort();
 	if (!legacy) {
+		if (params && json_is_object(json_object_get(c, "params")) &&
+		    json_object_set_new(c, "params", json_deep_copy(params)))
+			abort();
 		canon_numbers(c);
 		if (json_is_string(rid)) {
 			char low[64];
@@ -231,10 +239,14 @@ int ingest_result(struct db_conn *c, json_t *doc, const struct resultdoc *d, int
 	int ret = -1, stored;
 
 	memset(out, 0, sizeof(*out));
-	canonical_hash(doc, 0, hash);
+	/* a document posted by hand names no job: host mode has no guest to shape, as a
+	 * job of kconfig host is refused (lib/vmspec.h); a job's result carries the
+	 * params its job was queued with */
+	if (!d->job_id && d->kconfig && !strcmp(d->kconfig, "host") &&
+	    vmspec_host_check(d->params, "", e))
+		return -1;
 	/* the setup's params in their one spelling (vmspec.h): pin "true" from a command line
-	 * and true from the API are one series; a copy, so the document and its hash are as
-	 * posted (a run stored earlier posted again still matches its hash) */
+	 * and true from the API are one series; a copy, the document is not changed */
 	params = d->params ? json_deep_copy(d->params) : json_object();
 	if (!params)
 		abort();
@@ -242,6 +254,9 @@ int ingest_result(struct db_conn *c, json_t *doc, const struct resultdoc *d, int
 		json_decref(params);
 		return -1;
 	}
+	/* the hash of the document with that spelling: posted again in another, it is the
+	 * same run */
+	canonical_hash(doc, 0, params, hash);
 	params_key = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(params);
 	extra = extra_fields(doc);
@@ -286,9 +301,12 @@ int ingest_result(struct db_conn *c, json_t *doc, const struct resultdoc *d, int
 		found = db_run_sha(c, d->run_id, have, e);
 		if (found < 0)
 			goto out;
-		/* a run stored before the numbers were normalised carries the legacy hash */
+		/* a run stored before the shape was rewritten carries the hash of its params
+		 * as posted; one stored before the numbers were normalised, the legacy hash */
 		if (found && strcmp(have, hash))
-			canonical_hash(doc, 1, hash);
+			canonical_hash(doc, 0, NULL, hash);
+		if (found && strcmp(have, hash))
+			canonical_hash(doc, 1, NULL, hash);
 		if (found && !strcmp(have, hash)) {
 			out->created = 0;
 			out->nr_metrics = d->nr_metrics;

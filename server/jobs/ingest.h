@@ -23,15 +23,20 @@ struct ingest_outcome {
  * testcase, setup (testcase + params + kconfig + compiler + tbox_group +
  * mode + monitors; the params' machine shape in its one spelling,
  * vmspec_canonical(), so pin "true" and pin true are one setup, and a
- * shape vmspec_parse() refuses is a 400 naming "params.KEY"), machine,
+ * shape vmspec_parse() refuses is a 400 naming "params.KEY"; a document
+ * of kconfig "host" without a job_id that names accel..numa is the 400 of
+ * vmspec_host_check(), as a host job is), machine,
  * the profile (run_profiles, when the document has one), metrics
  * (registry defaults for new names from
  * lib/stats/metric.h), the run, and every replicate of every metric (names
  * resolved to ids in one query, then one COPY of a row per metric, not an
  * INSERT per value). Idempotent by run_id: the same run_id with the same
  * content (SHA-256 of the canonical JSON: sorted keys, compact, integers
- * as reals so that [1] and [1.0] agree, run_id in lower case; a run stored
- * before that normalisation matches by the document as parsed) stores
+ * as reals so that [1] and [1.0] agree, run_id in lower case, the params'
+ * machine shape in its one spelling so that "pin": "1" and "pin": true
+ * agree; a run stored before the shape was rewritten matches by its params
+ * as posted, one stored before the numbers were normalised by the
+ * document as parsed) stores
  * nothing and sets created = 0; with other content it fails with 409
  * "conflict" (detail "run_id"). Fields the schema has no column for are
  * kept in runs.extra.
@@ -48,8 +53,7 @@ struct ingest_outcome {
  * its A/B request), else 403 "forbidden" with detail "job_id". The job is
  * read once for all of these.
  *
- * doc and d are borrowed; doc is not changed (its hash is of the document
- * as posted). Errors (-1, e filled, nothing stored): 404, 403, 400 and 409
+ * doc and d are borrowed; doc is not changed. Errors (-1, e filled, nothing stored): 404, 403, 400 and 409
  * as above, 503 when the database is unavailable, 500 on other db errors.
  */
 int ingest_result(struct db_conn *c, json_t *doc, const struct resultdoc *d, int nested,
