@@ -231,12 +231,52 @@ static void test_canonical(void **state UNUSED)
 	assert_int_equal(vmspec_canonical(NULL, "", &e), 0);
 }
 
+/* host mode: none of accel..numa, the first in the table's order named; measure passes */
+static void test_host_check(void **state)
+{
+	static const struct {
+		const char *json, *detail, *message;
+	} cases[] = {
+		{ "{\"pin\":true}", "params.pin",
+		  "'pin' shapes a qemu guest; kconfig \"host\" runs on the host" },
+		{ "{\"numa\":1,\"vcpus\":\"2\"}", "params.vcpus",
+		  "'vcpus' shapes a qemu guest; kconfig \"host\" runs on the host" },
+		{ "{\"hugepages\":\"2M\",\"accel\":\"tcg\"}", "testcases[0].params.accel",
+		  "'accel' shapes a qemu guest; kconfig \"host\" runs on the host" },
+		{ "{\"numa\":\"host\",\"nr_task\":4}", "params.numa",
+		  "'numa' shapes a qemu guest; kconfig \"host\" runs on the host" },
+		{ "{\"hugepages\":\"none\"}", "params.hugepages",
+		  "'hugepages' shapes a qemu guest; kconfig \"host\" runs on the host" },
+	};
+	struct err e = { 0 };
+	json_t *p;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		p = json_loads(cases[i].json, 0, NULL);
+		assert_int_equal(vmspec_host_check(p, strncmp(cases[i].detail, "testcases", 9) ?
+								 "" :
+								 "testcases[0].",
+						   &e),
+				 -1);
+		assert_int_equal(e.id, ERR_INVALID_FIELD);
+		assert_string_equal(e.detail, cases[i].detail);
+		assert_string_equal(e.message, cases[i].message);
+		json_decref(p);
+	}
+	p = json_loads("{\"measure\":\"wallclock\",\"nr_task\":4,\"test\":\"x\"}", 0, NULL);
+	assert_int_equal(vmspec_host_check(p, "", &e), 0);
+	json_decref(p);
+	assert_int_equal(vmspec_host_check(NULL, "", &e), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_canonical),
+		cmocka_unit_test(test_host_check),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
