@@ -659,6 +659,10 @@ class Requests(unittest.TestCase):
             ({"min_change_pct": "2"}, 400, "min_change_pct"),
             ({"measure": "cycles"}, 400, "measure"),
             ({"kconfig": "host", "measure": "icount"}, 400, "measure"),
+            # host mode has no guest to shape, as a host job has none
+            ({"kconfig": "host", "targets": ["vm-2p"],
+              "testcases": [{"testcase": "small-allocs", "params": {"nr_task": 1, "pin": True}}]},
+             400, "testcases.params.pin"),
             ({"kconfig": "bad name"}, 400, "kconfig"),
             ({"compiler": "gcc;rm"}, 400, "compiler"),
             ({"notify": "nobody"}, 400, "notify"),
