@@ -2276,6 +2276,39 @@ async function main() {
 			assert.ok(!(await tr.textContent()).includes('q —'));
 		});
 
+		await check('series: a link to a setup stored in an older spelling of its machine shape charts that setup, the one spelling\'s listed', async () => {
+			const old = { accel: 'tcg', pin: 'true', test: 'small-allocs', vcpus: '2' };
+			const post = async (i, v) => {
+				const d = doc(i, old, { 'will-it-scale.per_process_ops': [v] });
+				d.testcase = 'spelling-web';
+				const r = await call('POST', '/api/v1/results', d, 'submit');
+				assert.equal(r.status, 201, r.text);
+			};
+			// a setup as the server stored it before it wrote the one spelling, made so by hand
+			await post(0, 100);
+			await post(1, 101);
+			psql(`UPDATE setups SET params = '${JSON.stringify(old)}', params_key = '${JSON.stringify(old)}'
+				WHERE testcase_id = (SELECT id FROM testcases WHERE name = 'spelling-web')`);
+			// the same spelling posted now: the one spelling's setup
+			for (const [i, v] of [[0, 200], [1, 201], [2, 202]])
+				await post(i, v);
+			const q = { testcase: 'spelling-web', metric: 'will-it-scale.per_process_ops' };
+			// the link the pages build for the older setup: its params as stored
+			await open(`/series?${new URLSearchParams({ ...q, params: JSON.stringify(old) })}`, 'series-spelling');
+			assert.equal(await page.locator('.series-block').count(), 1);
+			assert.equal(await page.textContent('.series-block p.muted'), '2 runs over 2 commits');
+			const picked = await page.inputValue('#pick-setup');
+			assert.equal(await page.locator(`#pick-setup option[value="${picked}"]`).count(), 1);
+			const also = page.locator('section:has(h2:text("The same machine shape in another spelling")) li a');
+			assert.equal(await also.count(), 1);
+			// that link opens the one spelling's setup alone
+			await open(await also.getAttribute('href'), 'series-spelling-one');
+			assert.equal(await page.locator('.series-block').count(), 1);
+			assert.equal(await page.textContent('.series-block p.muted'), '3 runs over 3 commits');
+			assert.notEqual(await page.inputValue('#pick-setup'), picked);
+			assert.equal(await page.locator('section:has(h2:text("The same machine shape in another spelling"))').count(), 0);
+		});
+
 		await check('no dialog fired, no injected element, no page error', async () => {
 			assert.deepEqual(dialogs, []);
 			assert.deepEqual(pageErrors, []);

@@ -264,11 +264,12 @@ export async function render(root, { query }) {
 		replace(root, head, errorBox(e));
 		return;
 	}
-	const list = data.series || [];
-	if (!list.length) {
+	const all = data.series || [];
+	if (!all.length) {
 		replace(root, head, emptyState('No runs match these filters.'));
 		return;
 	}
+	const { list, also } = linkedSetups(q, all);
 	const unit = (mets.find((m) => m.name === q.metric) || {}).unit || '';
 	replace(root, head);
 	const width = Math.max(480, Math.min(root.clientWidth - 40, 1400));
@@ -277,8 +278,24 @@ export async function render(root, { query }) {
 		root.appendChild(block);
 		draw();
 	}
+	const links = (l) => h('ul', null, l.map((s) =>
+		h('li', null, h('a', { href: link('/series', seriesQuery(s.setup, q.metric)) },
+			setupLabel(s.setup)))));
 	if (list.length > MAX_CHARTS)
-		root.appendChild(section('More setups', h('ul', null, list.slice(MAX_CHARTS).map((s) =>
-			h('li', null, h('a', { href: link('/series', seriesQuery(s.setup, q.metric)) },
-				setupLabel(s.setup)))))));
+		root.appendChild(section('More setups', links(list.slice(MAX_CHARTS))));
+	if (also.length)
+		root.appendChild(section('The same machine shape in another spelling', links(also)));
+}
+
+// The series of the setup the page's params name, and the others the filter
+// matched: params= finds a setup stored in the spelling given and the one of
+// the machine shape's one spelling (README: the machine a job names), two setups; a
+// link names its setup by its params as stored, so that one is charted and
+// the other listed. No setup of exactly those params: all are charted.
+function linkedSetups(q, all) {
+	const want = q.params ? JSON.stringify(parseParams(q.params)) : null;
+	const exact = want ? all.filter((s) => JSON.stringify(canon(s.setup.params)) === want) : [];
+	if (!exact.length || exact.length === all.length)
+		return { list: all, also: [] };
+	return { list: exact, also: all.filter((s) => !exact.includes(s)) };
 }
