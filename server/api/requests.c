@@ -251,7 +251,8 @@ static int expand(struct db_conn *c, json_t *b, struct submission *s, struct err
 			g->testcase = name;
 			s->nr_groups++;
 			/* the running kernel has no guest to shape, as a host job has none */
-			if (s->host && vmspec_host_check(json_object_get(tc, "params"), "testcases.", e))
+			if (s->host &&
+			    vmspec_host_check(json_object_get(tc, "params"), "testcases.", e))
 				return -1;
 			if (params_text(json_object_get(tc, "params"), s->measure, &g->params, e))
 				return -1;

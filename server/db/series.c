@@ -27,20 +27,20 @@ enum series_stmt {
 };
 
 /* $G: a second params_key beside $P (struct db_setup_filter's params_given), or NULL */
-#define RUN_FILTERS(T, K, C, P, M, N, G)                                               \
-	"($" #T "::text IS NULL OR s.tbox_group = $" #T ") AND "                       \
-	"($" #K "::text IS NULL OR s.kconfig = $" #K ") AND "                          \
-	"($" #C "::text IS NULL OR s.compiler = $" #C ") AND "                         \
-	"($" #P "::text IS NULL OR s.params_key IN ($" #P ", $" #G "::text)) AND "     \
-	"($" #M "::text IS NULL OR s.mode = $" #M ") AND "                             \
+#define RUN_FILTERS(T, K, C, P, M, N, G)                                           \
+	"($" #T "::text IS NULL OR s.tbox_group = $" #T ") AND "                   \
+	"($" #K "::text IS NULL OR s.kconfig = $" #K ") AND "                      \
+	"($" #C "::text IS NULL OR s.compiler = $" #C ") AND "                     \
+	"($" #P "::text IS NULL OR s.params_key IN ($" #P ", $" #G "::text)) AND " \
+	"($" #M "::text IS NULL OR s.mode = $" #M ") AND "                         \
 	"($" #N "::text IS NULL OR s.monitors = $" #N ")"
 
 /* ST_SERIES' runs r: ok, in the matching setups ($2 testcase, $3..$9 filters), on a branch */
 #define SERIES_RUNS                                                                    \
 	"r.status = 'ok' AND r.setup_id = ANY (ARRAY(SELECT s.id FROM setups s "       \
 	"JOIN testcases t ON t.id = s.testcase_id WHERE t.name = $2 AND " RUN_FILTERS( \
-		3, 4, 5, 6, 7, 8, 9) ")) "                                                \
-				  "AND " NOT_PATCHED_HEAD_RUN("r")
+		3, 4, 5, 6, 7, 8, 9) ")) "                                             \
+				     "AND " NOT_PATCHED_HEAD_RUN("r")
 
 static const struct db_stmt_def stmts[NR_SERIES_STMTS] = {
 	/*
@@ -60,7 +60,7 @@ static const struct db_stmt_def stmts[NR_SERIES_STMTS] = {
 			 "WHERE r.commit_id IN ($1::bigint, $2::bigint) AND r.status = 'ok' AND "
 			 "($3::text IS NULL OR t.name = $3) AND " RUN_FILTERS(
 				 4, 5, 6, 7, 8, 9, 10) " "
-						   "ORDER BY r.setup_id" },
+						       "ORDER BY r.setup_id" },
 	/* $1 metric ids (int4[]), $2 name prefix or NULL: in name order (the compare's row order) */
 	[ST_COMPARE_METRICS] = { "compare_metrics",
 				 "SELECT id, name, unit, higher_is_better, is_monitor FROM metrics "
@@ -250,11 +250,11 @@ static int read_runs(PGresult *r, int aa, struct db_compare_runs *out, struct er
 int db_compare_runs(struct db_conn *c, long long base_id, long long head_id,
 		    const struct db_setup_filter *f, struct db_compare_runs *out, struct err *e)
 {
-	struct db_param params[10] = { db_int8(base_id),	 db_int8(head_id),
-				       db_text(f->testcase),	 db_text(f->tbox_group),
-				       db_text(f->kconfig),	 db_text(f->compiler),
-				       db_text(f->params_key),	 db_text(f->mode),
-				       db_text(f->monitors),	 db_text(f->params_given) };
+	struct db_param params[10] = { db_int8(base_id),       db_int8(head_id),
+				       db_text(f->testcase),   db_text(f->tbox_group),
+				       db_text(f->kconfig),    db_text(f->compiler),
+				       db_text(f->params_key), db_text(f->mode),
+				       db_text(f->monitors),   db_text(f->params_given) };
 	PGresult *r;
 
 	memset(out, 0, sizeof(*out));
@@ -351,10 +351,10 @@ static const Oid col_type[NR_COLS] = { INT8_OID, INT8_OID, INT8_OID, UUID_OID, T
 int db_series_points(struct db_conn *c, const char *metric, const struct db_setup_filter *f,
 		     struct db_series_points *out, struct err *e)
 {
-	struct db_param params[9] = { db_text(metric),	      db_text(f->testcase),
-				      db_text(f->tbox_group), db_text(f->kconfig),
-				      db_text(f->compiler),   db_text(f->params_key),
-				      db_text(f->mode),	      db_text(f->monitors),
+	struct db_param params[9] = { db_text(metric),	       db_text(f->testcase),
+				      db_text(f->tbox_group),  db_text(f->kconfig),
+				      db_text(f->compiler),    db_text(f->params_key),
+				      db_text(f->mode),	       db_text(f->monitors),
 				      db_text(f->params_given) };
 	PGresult *r;
 	size_t n;

@@ -53,8 +53,9 @@ struct ingest_outcome {
  * its A/B request), else 403 "forbidden" with detail "job_id". The job is
  * read once for all of these.
  *
- * doc and d are borrowed; doc is not changed. Errors (-1, e filled, nothing stored): 404, 403, 400 and 409
- * as above, 503 when the database is unavailable, 500 on other db errors.
+ * doc and d are borrowed; doc is not changed. Errors (-1, e filled,
+ * nothing stored): 404, 403, 400 and 409 as above, 503 when the database
+ * is unavailable, 500 on other db errors.
  */
 int ingest_result(struct db_conn *c, json_t *doc, const struct resultdoc *d, int nested,
 		  long long poster_token, struct ingest_outcome *out, struct err *e)

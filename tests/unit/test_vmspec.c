@@ -254,9 +254,10 @@ static void test_host_check(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		p = json_loads(cases[i].json, 0, NULL);
-		assert_int_equal(vmspec_host_check(p, strncmp(cases[i].detail, "testcases", 9) ?
-								 "" :
-								 "testcases[0].",
+		assert_int_equal(vmspec_host_check(p,
+						   strncmp(cases[i].detail, "testcases", 9) ?
+							   "" :
+							   "testcases[0].",
 						   &e),
 				 -1);
 		assert_int_equal(e.id, ERR_INVALID_FIELD);
