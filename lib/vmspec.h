@@ -64,9 +64,11 @@ int vmspec_parse(const json_t *params, const char *prefix, struct vmspec *v, str
  *
  * Only the params in the table above: every other param is the case's
  * own (its worker's table says what "4" and 4 mean to it), kept as given.
- * Applied where params enter: results (before their params_key), jobs,
- * plans, A/B requests, bisects and the read endpoints' params= filter.
- * Setups stored before this kept the spelling they were stored with.
+ * Applied where params enter: results (before their params_key and their
+ * idempotency hash), jobs, plans, A/B requests, bisects and the read
+ * endpoints' params= filter. Setups stored before this kept the spelling
+ * they were stored with; the filter matches them by the params as given
+ * (server/api/args.h).
  */
 int vmspec_canonical(json_t *params, const char *prefix, struct err *e)
 	__attribute__((warn_unused_result));
