@@ -44,19 +44,32 @@ int setup_filter_from_query(struct request *rq, struct db_setup_filter *f, struc
 				"params must be a JSON object, e.g. {\"test\":\"small-allocs\"}");
 		}
 		given = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+		if (!given)
+			abort();
 		/* a shape an upload refuses is refused here too, naming the key as it does:
-		 * a typo is a 400, not a page of no data */
+		 * a typo is a 400, not a page of no data; but for a setup stored with those
+		 * very params before uploads were checked, which they still name */
 		if (vmspec_canonical(j, "", e)) {
-			free(given);
+			struct err dbe;
+			struct db_conn *c = rq_db(rq, &dbe);
+			int stored = c ? db_setup_key_exists(c, given, &dbe) : -1;
+
 			json_decref(j);
-			return -1;
+			if (stored == 1) {
+				err_clear(e);
+				f->params_key = arena_strdup(rq->arena, given);
+			} else if (stored < 0) {
+				*e = dbe;
+			}
+			free(given);
+			return stored == 1 ? 0 : -1;
 		}
 		/* the shape as results store it (vmspec.h): pin=true finds the setup of pin
 		 * true; and the params as given, the key of a setup stored in that spelling
 		 * before the server rewrote it (the dashboard links a setup by its params) */
 		key = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
 		json_decref(j);
-		if (!given || !key)
+		if (!key)
 			abort();
 		f->params_key = arena_strdup(rq->arena, key);
 		if (strcmp(given, key))

@@ -19,8 +19,10 @@ struct db_conn;
  * unprofiled only) is normalized as setups.monitors holds it. Errors (-1,
  * e filled, 400 "invalid_field" naming the argument): params not a JSON
  * object, a shape vmspec_parse() refuses (detail "params.KEY", the words
- * of a results upload's 400), mode not wallclock|icount, monitors naming
- * another monitor.
+ * of a results upload's 400) unless a setup is stored with exactly those
+ * params (db_setup_key_exists(): one stored before uploads were checked;
+ * then params_key is them as given; 503/500 when that cannot be read),
+ * mode not wallclock|icount, monitors naming another monitor.
  */
 int setup_filter_from_query(struct request *rq, struct db_setup_filter *f, struct err *e)
 	__attribute__((warn_unused_result));

@@ -23,6 +23,7 @@ enum series_stmt {
 	ST_REQUEST_AA_METRICS,
 	ST_SERIES,
 	ST_SERIES_COMMITS,
+	ST_SETUP_KEY_EXISTS,
 	NR_SERIES_STMTS
 };
 
@@ -155,6 +156,9 @@ static const struct db_stmt_def stmts[NR_SERIES_STMTS] = {
 	[ST_SERIES_COMMITS] = { "series_commits",
 				"SELECT c.id, c.sha, c.subject, c.commit_time "
 				"FROM commits c WHERE c.id = ANY ($1::bigint[]) ORDER BY " COMMIT_ORDER },
+	/* $1 params_key: a row when a setup has it (the hash index setups_params_key) */
+	[ST_SETUP_KEY_EXISTS] = { "setup_key_exists",
+				  "SELECT 1 FROM setups WHERE params_key = $1 LIMIT 1" },
 };
 
 const struct db_stmt_table db_stmts_series = DB_STMT_TABLE(stmts);
@@ -565,4 +569,17 @@ void db_request_aa_metrics_free(struct db_request_aa_metric *m, long n)
 	for (long i = 0; i < n; i++)
 		free(m[i].metric);
 	free(m);
+}
+
+int db_setup_key_exists(struct db_conn *c, const char *params_key, struct err *e)
+{
+	struct db_param p[1] = { db_text(params_key) };
+	PGresult *r = db_query(c, &stmts[ST_SETUP_KEY_EXISTS], 1, p, 0, e);
+	int found;
+
+	if (!r)
+		return -1;
+	found = PQntuples(r) > 0;
+	PQclear(r);
+	return found;
 }

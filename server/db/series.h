@@ -179,4 +179,13 @@ int db_compare_fingerprints(struct db_conn *c, long long base_id, long long head
 			    const long long *setup_ids, size_t n, json_t **base, json_t **head,
 			    struct err *e) __attribute__((warn_unused_result));
 
+/*
+ * 1 when a setup's params_key is params_key, 0 when none, -1 with e (the
+ * store's errors). The read filters ask it for params whose machine shape
+ * vmspec_parse() refuses: a setup stored before results were checked may
+ * have such params, and is still found by them.
+ */
+int db_setup_key_exists(struct db_conn *c, const char *params_key, struct err *e)
+	__attribute__((warn_unused_result));
+
 #endif

@@ -125,6 +125,25 @@ class Filter(unittest.TestCase):
                 self.assertEqual((err["code"], err["detail"], err["message"]),
                                  ("invalid_field", detail, up["message"]), path)
 
+    def test_a_setup_stored_with_a_bad_shape_is_still_found_by_it(self):
+        # an upload before uploads were checked could store any value: made so by hand
+        legacy = {"test": "legacy", "pin": "maybe"}
+        post(result_doc(BASE, testcase="sf-legacy", params={"test": "legacy", "pin": True},
+                        metrics={METRIC: [7.0]}))
+        sid = int(srv.psql("SELECT s.id FROM setups s JOIN testcases t "
+                           "ON t.id = s.testcase_id WHERE t.name = 'sf-legacy'"))
+        srv.psql("UPDATE setups SET params = '%s', params_key = '%s' WHERE id = %d"
+                 % (key(legacy), key(legacy), sid))
+        r = srv.get("/api/v1/series?testcase=sf-legacy&metric=%s&params=%s"
+                    % (METRIC, quoted(legacy)))
+        self.assertEqual(r.status, 200, r)
+        self.assertEqual([(s["setup"]["id"], s["points"]["value"]) for s in r.json()["series"]],
+                         [(sid, [7.0])])
+        # a bad value no setup has is the upload's 400
+        r = srv.get("/api/v1/series?testcase=sf-legacy&metric=%s&params=%s"
+                    % (METRIC, quoted(dict(legacy, pin="perhaps"))))
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "params.pin"), r)
+
 
 class Idempotency(unittest.TestCase):
     def test_another_spelling_of_the_shape_is_the_same_run(self):
