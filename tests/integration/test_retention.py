@@ -3,7 +3,8 @@ partitioned by month; retention drops the months of raw values older than
 retention_raw_days (detached, dropped, their files gone) and every reader
 takes those runs from run_means: the series, the compare, detection, the
 run page and the runs list answer as before (a dropped run's metric shows
-its mean as its one value), each run's mean to the bit, and a lookup by run
+its mean as its one value, and the run says values_kept "mean"; posted again,
+the reply counts those means), each run's mean to the bit, and a lookup by run
 reads only its own month's partition."""
 import hashlib
 import json
