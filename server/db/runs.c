@@ -89,11 +89,11 @@ static const struct db_stmt_def stmts[NR_RUN_STMTS] = {
 	 * only its means (received before regtrack_raw_from(), sql/0039)
 	 */
 	[ST_RUN_STORED] = { "run_stored",
-			 "SELECT encode(r.doc_sha256, 'hex'), count(v.metric_id), "
-			 "coalesce(sum(cardinality(v.vals)), 0), "
-			 "r.received_at < (SELECT regtrack_raw_from()) FROM runs r "
-			 "LEFT JOIN LATERAL run_points(r.id, r.received_at) v ON true "
-			 "WHERE r.run_id = $1::uuid GROUP BY r.id" },
+			    "SELECT encode(r.doc_sha256, 'hex'), count(v.metric_id), "
+			    "coalesce(sum(cardinality(v.vals)), 0), "
+			    "r.received_at < (SELECT regtrack_raw_from()) FROM runs r "
+			    "LEFT JOIN LATERAL run_points(r.id, r.received_at) v ON true "
+			    "WHERE r.run_id = $1::uuid GROUP BY r.id" },
 	/*
 	 * a run's values, one row per metric, each row with whether they are
 	 * only the run's means and when its month's raw values were dropped:
@@ -398,7 +398,8 @@ void db_run_free(struct db_run *r)
 /* ST_RUN_STORED's columns */
 enum { SHA_HEX, SHA_NR_METRICS, SHA_NR_VALUES, SHA_MEANS_ONLY };
 
-int db_run_stored_get(struct db_conn *c, const char *run_id, struct db_run_stored *out, struct err *e)
+int db_run_stored_get(struct db_conn *c, const char *run_id, struct db_run_stored *out,
+		      struct err *e)
 {
 	struct db_param p[1] = { db_text(run_id) };
 	PGresult *r = db_query(c, &stmts[ST_RUN_STORED], 1, p, 0, e);

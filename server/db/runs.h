@@ -174,7 +174,8 @@ struct db_run {
 	 * run's mean of it (run_means); 0: every replicate as posted
 	 */
 	int means_only;
-	const char *raw_dropped_at; /* with means_only: when its month was dropped (NULL: not recorded) */
+	/* with means_only: when its month was dropped (NULL: not recorded) */
+	const char *raw_dropped_at;
 	struct db_result *res_, *values_res_;
 };
 
@@ -188,18 +189,18 @@ void db_run_free(struct db_run *r);
 
 /* What is stored of a run (ST_RUN_STORED), for a result document posted again. */
 struct db_run_stored {
-	char sha256[65];       /* the stored document's SHA-256, 64 hex digits */
-	size_t nr_metrics;     /* the metrics its values are stored for now */
-	size_t nr_values;      /* the numbers stored now: every replicate, or one mean a metric */
-	int means_only;	       /* 1: its month's raw values were dropped (see db_run) */
+	char sha256[65];   /* the stored document's SHA-256, 64 hex digits */
+	size_t nr_metrics; /* the metrics its values are stored for now */
+	size_t nr_values;  /* the numbers stored now: every replicate, or one mean a metric */
+	int means_only;	   /* 1: its month's raw values were dropped (see db_run) */
 };
 
 /*
  * The run whose run_id is run_id, as stored now, into *out: 1, 0 when no
  * such run (*out zeroed), -1 with e.
  */
-int db_run_stored_get(struct db_conn *c, const char *run_id, struct db_run_stored *out, struct err *e)
-	__attribute__((warn_unused_result));
+int db_run_stored_get(struct db_conn *c, const char *run_id, struct db_run_stored *out,
+		      struct err *e) __attribute__((warn_unused_result));
 
 /* A metric's id by name (ST_METRIC_IDS). */
 struct db_metric_id {
