@@ -6,6 +6,9 @@
  * [..]} where ids (strings or integers) or groups (integers >= 0) name the
  * commit of each value: values of one commit are several runs of it.
  * Commits are ordered by group number, or by first appearance of an id.
+ * The labelled text --score reads (`value label` lines, Perfherder's
+ * alerts) is read too, its labels checked and then ignored: a value nan is
+ * missing, left out with its index still counted.
  * Prints {"change_points": [{"index": i, "id": ..., "before": m1,
  * "after": m2, "change_pct": p, "direction": "up"|"down", "p_value": q,
  * "mw_p": .., "window_p": .., "noise_sigma": s, "noise_rho": r}],
@@ -50,6 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats/cpdscore.h"
 #include "stats/detect.h"
 #include "stats/numlist.h"
 #include "xalloc.h"
@@ -64,7 +68,8 @@ static int usage(void)
 		"FILE: one value per commit in commit order, as numbers one per line\n"
 		"('#' starts a comment) or a JSON array; several runs per commit as a JSON object\n"
 		"{\"values\": [...], \"ids\": [commit of each value]} (commits in order of first\n"
-		"appearance) or {\"values\": [...], \"groups\": [commit number of each value]}.\n"
+		"appearance) or {\"values\": [...], \"groups\": [commit number of each value]};\n"
+		"or the 'value label' lines --score reads (labels ignored; a value nan is missing).\n"
 		"Prints {change_points: [{index, id, before, after, change_pct, direction, p_value,\n"
 		"...}], n_values, n_commits}; with none, \"none_because\" says why (the strongest\n"
 		"candidate split and the rule that dropped it). --window 64, --p-max 0.001,\n"
@@ -178,6 +183,74 @@ static int parse_double(const char *opt, const char *s, double *out)
 	return 0;
 }
 
+/*
+ * Is text (after its leading comment lines) the labelled text form that
+ * --score reads (Perfherder's `value label` lines)? Its first line is a
+ * number, blanks, then a word that is no `#` comment.
+ */
+static int labelled_text(const char *text, size_t len)
+{
+	const char *eol = memchr(text, '\n', len), *q;
+	char buf[128], *after;
+	size_t ll = eol ? (size_t)(eol - text) : len;
+
+	if (ll >= sizeof(buf))
+		ll = sizeof(buf) - 1;
+	memcpy(buf, text, ll);
+	buf[ll] = '\0';
+	(void)strtod(buf, &after);
+	if (after == buf || (*after != ' ' && *after != '\t'))
+		return 0;
+	for (q = after; *q == ' ' || *q == '\t' || *q == '\r'; q++)
+		;
+	return *q && *q != '#';
+}
+
+/*
+ * The values of the labelled text form (lib/stats/cpdscore.h parses it and
+ * checks each line and label; the labels are not used here). A missing
+ * value (nan) is left out: then *group gives each value its line's
+ * position, so the indices printed still count every line, as the labels'
+ * do. 0, or -1 with the message on stderr.
+ */
+static int load_labelled(const char *path, const char *text, size_t len, double **v, size_t *n,
+			 size_t **group)
+{
+	struct cpdscore_series ls;
+	struct err e;
+	size_t m = 0;
+
+	if (cpdscore_series_parse(text, len, path, &ls, &e)) {
+		fprintf(stderr, "regtrack: '%s': %s\n", path, e.message);
+		cpdscore_series_release(&ls);
+		return -1;
+	}
+	*v = xmalloc((ls.nvalues ? ls.nvalues : 1) * sizeof(**v));
+	*group = xmalloc((ls.nvalues ? ls.nvalues : 1) * sizeof(**group));
+	for (size_t i = 0; i < ls.nvalues; i++) {
+		if (!isfinite(ls.values[i]))
+			continue;
+		/* numlist_parse()'s bound, the API's */
+		if (fabs(ls.values[i]) > 9223372036854775808.0) {
+			fprintf(stderr,
+				"regtrack: '%s': value %zu is out of range (numbers must lie "
+				"within +-2^63)\n",
+				path, i);
+			cpdscore_series_release(&ls);
+			return -1;
+		}
+		(*v)[m] = ls.values[i];
+		(*group)[m++] = i;
+	}
+	if (m == ls.nvalues) {
+		free(*group);
+		*group = NULL;
+	}
+	*n = m;
+	cpdscore_series_release(&ls);
+	return 0;
+}
+
 /* Loads the input; *group NULL when each value is its own commit. */
 static int load(const char *path, double **v, size_t *n, size_t **group, json_t **doc,
 		json_t ***idvals)
@@ -197,6 +270,12 @@ static int load(const char *path, double **v, size_t *n, size_t **group, json_t 
 		return -1;
 	}
 	start = numlist_skip_comments(text, len);
+	if (start < len && text[start] != '{' && labelled_text(text + start, len - start)) {
+		int rc = load_labelled(path, text, len, v, n, group);
+
+		free(text);
+		return rc;
+	}
 	if (start >= len || text[start] != '{') {
 		int rc = numlist_parse(text, len, v, n, &e);
 

@@ -14,8 +14,9 @@
  * points). Margins and distances count commits (positions in commit
  * order), also with "groups"; the JSON's predictions are given as the labels
  * name commits (group numbers with "groups"). Text table, or with --json one
- * object (documented in README, "regtrack detect --score"). Exit 0, or 2 on
- * a usage or input error.
+ * object (documented in README, "regtrack detect --score"), printed once
+ * every series is read and scored. Exit 0, or 2 on a usage or input error
+ * (then nothing on stdout).
  */
 #include "cli.h"
 
@@ -116,15 +117,21 @@ static json_t *series_json(const char *file, const struct cpdscore_series *s,
 	return o;
 }
 
-static void print_row(const struct cpdscore_series *s, const struct cpdscore_result *r)
+/* The text table's row of one series (new, caller frees) */
+static char *row_text(const struct cpdscore_series *s, const struct cpdscore_result *r)
 {
-	printf("%-22s%s %6zu %5zu  %.3f  %.3f   %.3f  %.3f", s->name,
-	       cpdscore_paper_excluded(s->name) ? "*" : " ", r->n, r->npred, r->f1, r->cover,
-	       r->zero_f1, r->zero_cover);
-	if (s->has_alerts)
-		printf("   %7zu %4zu %4zu %4zu %5zu", r->nchanges, r->found, r->found_wide, r->far,
-		       r->far_early);
-	putchar('\n');
+	char *row = xstrfmt("%-22s%s %6zu %5zu  %.3f  %.3f   %.3f  %.3f", s->name,
+			    cpdscore_paper_excluded(s->name) ? "*" : " ", r->n, r->npred, r->f1,
+			    r->cover, r->zero_f1, r->zero_cover);
+
+	if (s->has_alerts) {
+		char *a = xstrfmt("%s   %7zu %4zu %4zu %4zu %5zu", row, r->nchanges, r->found,
+				  r->found_wide, r->far, r->far_early);
+
+		free(row);
+		row = a;
+	}
+	return row;
 }
 
 static json_t *overall(const struct cpdscore_total *t, json_t *left_out, int json)
@@ -178,6 +185,9 @@ int cmd_detect_score(const char *path, const struct detect_opts *o, int json)
 	char **files = list_files(path, &nf);
 	struct cpdscore_total t;
 	json_t *series = json_array(), *left_out = json_array(), *out;
+	/* the text table's rows, printed once every series is read: a bad file prints no table */
+	char **rows = NULL;
+	size_t nrows = 0;
 	int rc = 2;
 
 	if (!files || !nf) {
@@ -185,9 +195,7 @@ int cmd_detect_score(const char *path, const struct detect_opts *o, int json)
 		goto out;
 	}
 	cpdscore_total_init(&t);
-	if (!json)
-		printf("%-23s %6s %5s  %5s  %5s   %-14s %s\n", "series", "n", "pred", "F1", "cover",
-		       "no-detect F1/cover", "changes +-5 +-20  far early");
+	rows = xcalloc(nf, sizeof(*rows));
 	for (size_t i = 0; i < nf; i++) {
 		struct cpdscore_series s;
 		struct cpdscore_result r;
@@ -207,9 +215,15 @@ int cmd_detect_score(const char *path, const struct detect_opts *o, int json)
 		if (json)
 			json_array_append_new(series, series_json(files[i], &s, &r, pred));
 		else
-			print_row(&s, &r);
+			rows[nrows++] = row_text(&s, &r);
 		free(pred);
 		cpdscore_series_release(&s);
+	}
+	if (!json) {
+		printf("%-23s %6s %5s  %5s  %5s   %-14s %s\n", "series", "n", "pred", "F1", "cover",
+		       "no-detect F1/cover", "changes +-5 +-20  far early");
+		for (size_t i = 0; i < nrows; i++)
+			puts(rows[i]);
 	}
 	out = overall(&t, left_out, json);
 	if (out) {
@@ -232,6 +246,9 @@ int cmd_detect_score(const char *path, const struct detect_opts *o, int json)
 	}
 	rc = 0;
 out:
+	for (size_t i = 0; i < nrows; i++)
+		free(rows[i]);
+	free(rows);
 	for (size_t i = 0; files && i < nf; i++)
 		free(files[i]);
 	free(files);

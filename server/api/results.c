@@ -47,9 +47,11 @@ static void results_ingest(struct request *rq)
 	if (out.created)
 		ingest_committed(rq->srv, 1, out.nr_values);
 	rq->deferred_status = out.created ? 201 : 200;
-	rq->deferred = json_pack("{s:s,s:b,s:I,s:I}", "run_id", d.run_id, "created", out.created,
-				 "metrics", (json_int_t)out.nr_metrics, "values",
-				 (json_int_t)out.nr_values);
+	/* metrics and values count what is stored for the run (ingest.h), as the run page lists it */
+	rq->deferred = json_pack("{s:s,s:b,s:I,s:I,s:s}", "run_id", d.run_id, "created",
+				 out.created, "metrics", (json_int_t)out.nr_metrics, "values",
+				 (json_int_t)out.nr_values, "values_kept",
+				 out.means_only ? "mean" : "raw");
 	json_decref(doc);
 	return;
 fail:

@@ -72,6 +72,13 @@ enum MHD_Result api_run_get(struct request *rq)
 	}
 	json_object_set_new(o, "metrics", metrics);
 	/*
+	 * "mean": retention dropped the raw values of the run's month, each
+	 * metric's one value is the run's mean (not one iteration); "raw":
+	 * every replicate as posted
+	 */
+	json_object_set_new(o, "values_kept", json_string(r.means_only ? "mean" : "raw"));
+	set_text(o, "raw_dropped_at", r.raw_dropped_at);
+	/*
 	 * The fields without a column go out as PostgreSQL stored them, not
 	 * parsed again for each request (they are bounded at ingest, but a
 	 * run is read far more often than it is written).

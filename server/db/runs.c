@@ -26,7 +26,7 @@ enum run_stmt {
 	ST_RUNS_RECENT_JSON,
 	ST_RUN_GET,
 	ST_RUN_INSERT,
-	ST_RUN_SHA,
+	ST_RUN_STORED,
 	ST_RUN_VALUES,
 	ST_SETUP_GET,
 	ST_SETUP_ID,
@@ -83,12 +83,34 @@ static const struct db_stmt_def stmts[NR_RUN_STMTS] = {
 			    "VALUES ($1::uuid, $2::bigint, $3::bigint, $4::bigint, $5::bigint, $6::bigint, $7, $8, "
 			    "$9::timestamptz, $10::float8, decode($11, 'hex'), $12::jsonb) "
 			    "ON CONFLICT (run_id) DO NOTHING RETURNING id" },
-	[ST_RUN_SHA] = { "run_sha",
-			 "SELECT encode(doc_sha256, 'hex') FROM runs WHERE run_id = $1::uuid" },
+	/*
+	 * the stored document's hash, and what the run's values are now: how
+	 * many metrics and numbers run_points() gives, and whether they are
+	 * only its means (received before regtrack_raw_from(), sql/0039)
+	 */
+	[ST_RUN_STORED] = { "run_stored",
+			    "SELECT encode(r.doc_sha256, 'hex'), count(v.metric_id), "
+			    "coalesce(sum(cardinality(v.vals)), 0), "
+			    "r.received_at < (SELECT regtrack_raw_from()) FROM runs r "
+			    "LEFT JOIN LATERAL run_points(r.id, r.received_at) v ON true "
+			    "WHERE r.run_id = $1::uuid GROUP BY r.id" },
+	/*
+	 * a run's values, one row per metric, each row with whether they are
+	 * only the run's means and when its month's raw values were dropped:
+	 * read in the one statement (one snapshot) with the values, so a
+	 * retention pass that commits in between cannot make the page show
+	 * means and say they are raw; one row with a NULL name for a run
+	 * without metrics
+	 */
 	[ST_RUN_VALUES] = { "run_values",
-			    "SELECT m.name, array_to_json(v.vals)::text FROM runs r "
-			    "CROSS JOIN LATERAL run_points(r.id, r.received_at) v "
-			    "JOIN metrics m ON m.id = v.metric_id WHERE r.id = $1::bigint ORDER BY m.name" },
+			    "SELECT m.name, array_to_json(v.vals)::text, "
+			    "r.received_at < (SELECT regtrack_raw_from()), "
+			    "to_char(d.dropped_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') "
+			    "FROM runs r LEFT JOIN LATERAL run_points(r.id, r.received_at) v ON true "
+			    "LEFT JOIN metrics m ON m.id = v.metric_id "
+			    "LEFT JOIN run_values_dropped d ON r.received_at < (SELECT regtrack_raw_from()) "
+			    "AND d.month = date_trunc('month', r.received_at AT TIME ZONE 'UTC')::date "
+			    "WHERE r.id = $1::bigint ORDER BY m.name" },
 	[ST_SETUP_GET] = { "setup_get",
 			   "SELECT t.name, s.params::text, s.kconfig, s.compiler, s.tbox_group, s.mode, "
 			   "s.monitors FROM setups s JOIN testcases t ON t.id = s.testcase_id WHERE s.id = $1::bigint" },
@@ -304,7 +326,7 @@ enum {
 	RUN_HAS_PROFILE
 };
 /* ST_RUN_VALUES's columns */
-enum { VALUES_NAME, VALUES_VALUES };
+enum { VALUES_NAME, VALUES_VALUES, VALUES_MEANS_ONLY, VALUES_DROPPED_AT };
 
 int db_run_get(struct db_conn *c, const char *run_id, struct db_run *out, struct err *e)
 {
@@ -349,11 +371,16 @@ int db_run_get(struct db_conn *c, const char *run_id, struct db_run *out, struct
 	out->arch = text_or_null(r, 0, RUN_ARCH);
 	out->monitors = PQgetvalue(r, 0, RUN_MONITORS);
 	out->has_profile = PQgetvalue(r, 0, RUN_HAS_PROFILE)[0] == 't';
-	out->nr_metrics = (size_t)PQntuples(v);
-	out->metrics = xcalloc(out->nr_metrics ? out->nr_metrics : 1, sizeof(*out->metrics));
-	for (size_t i = 0; i < out->nr_metrics; i++) {
-		out->metrics[i].name = PQgetvalue(v, (int)i, VALUES_NAME);
-		out->metrics[i].values = PQgetvalue(v, (int)i, VALUES_VALUES);
+	out->metrics = xcalloc((size_t)PQntuples(v) + 1, sizeof(*out->metrics));
+	for (int i = 0; i < PQntuples(v); i++) {
+		if (!i) {
+			out->means_only = PQgetvalue(v, 0, VALUES_MEANS_ONLY)[0] == 't';
+			out->raw_dropped_at = text_or_null(v, 0, VALUES_DROPPED_AT);
+		}
+		if (PQgetisnull(v, i, VALUES_NAME))
+			continue; /* the one row of a run without metrics */
+		out->metrics[out->nr_metrics].name = PQgetvalue(v, i, VALUES_NAME);
+		out->metrics[out->nr_metrics++].values = PQgetvalue(v, i, VALUES_VALUES);
 	}
 	out->res_ = db_res_of(r);
 	out->values_res_ = db_res_of(v);
@@ -368,21 +395,26 @@ void db_run_free(struct db_run *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* ST_RUN_SHA's one column */
-enum { SHA_HEX };
+/* ST_RUN_STORED's columns */
+enum { SHA_HEX, SHA_NR_METRICS, SHA_NR_VALUES, SHA_MEANS_ONLY };
 
-int db_run_sha(struct db_conn *c, const char *run_id, char hash[65], struct err *e)
+int db_run_stored_get(struct db_conn *c, const char *run_id, struct db_run_stored *out,
+		      struct err *e)
 {
 	struct db_param p[1] = { db_text(run_id) };
-	PGresult *r = db_query(c, &stmts[ST_RUN_SHA], 1, p, 0, e);
+	PGresult *r = db_query(c, &stmts[ST_RUN_STORED], 1, p, 0, e);
 	int found;
 
-	hash[0] = '\0';
+	memset(out, 0, sizeof(*out));
 	if (!r)
 		return -1;
 	found = PQntuples(r) == 1;
-	if (found)
-		snprintf(hash, 65, "%s", PQgetvalue(r, 0, SHA_HEX));
+	if (found) {
+		snprintf(out->sha256, sizeof(out->sha256), "%s", PQgetvalue(r, 0, SHA_HEX));
+		out->nr_metrics = (size_t)strtoull(PQgetvalue(r, 0, SHA_NR_METRICS), NULL, 10);
+		out->nr_values = (size_t)strtoull(PQgetvalue(r, 0, SHA_NR_VALUES), NULL, 10);
+		out->means_only = PQgetvalue(r, 0, SHA_MEANS_ONLY)[0] == 't';
+	}
 	PQclear(r);
 	return found;
 }

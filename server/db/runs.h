@@ -168,6 +168,14 @@ struct db_run {
 	int has_profile;	       /* 1: run_profiles holds its folded stacks */
 	struct db_run_metric *metrics; /* in name order, nr_metrics of them (malloc'd) */
 	size_t nr_metrics;
+	/*
+	 * 1: the run was received before regtrack_raw_from() (sql/0039), so
+	 * retention dropped its raw values and each metric's one value is the
+	 * run's mean of it (run_means); 0: every replicate as posted
+	 */
+	int means_only;
+	/* with means_only: when its month was dropped (NULL: not recorded) */
+	const char *raw_dropped_at;
 	struct db_result *res_, *values_res_;
 };
 
@@ -179,12 +187,20 @@ int db_run_get(struct db_conn *c, const char *run_id, struct db_run *out, struct
 	__attribute__((warn_unused_result));
 void db_run_free(struct db_run *r);
 
+/* What is stored of a run (ST_RUN_STORED), for a result document posted again. */
+struct db_run_stored {
+	char sha256[65];   /* the stored document's SHA-256, 64 hex digits */
+	size_t nr_metrics; /* the metrics its values are stored for now */
+	size_t nr_values;  /* the numbers stored now: every replicate, or one mean a metric */
+	int means_only;	   /* 1: its month's raw values were dropped (see db_run) */
+};
+
 /*
- * The SHA-256 (64 hex digits) of the document stored as run run_id into
- * hash: 1, 0 when no such run, -1 with e.
+ * The run whose run_id is run_id, as stored now, into *out: 1, 0 when no
+ * such run (*out zeroed), -1 with e.
  */
-int db_run_sha(struct db_conn *c, const char *run_id, char hash[65], struct err *e)
-	__attribute__((warn_unused_result));
+int db_run_stored_get(struct db_conn *c, const char *run_id, struct db_run_stored *out,
+		      struct err *e) __attribute__((warn_unused_result));
 
 /* A metric's id by name (ST_METRIC_IDS). */
 struct db_metric_id {

@@ -294,23 +294,26 @@ int ingest_result(struct db_conn *c, json_t *doc, const struct resultdoc *d, int
 	if (stored < 0)
 		goto rollback;
 	if (!stored) {
-		char have[65];
+		struct db_run_stored have;
 		int found;
 
 		undo(c, nested);
-		found = db_run_sha(c, d->run_id, have, e);
+		found = db_run_stored_get(c, d->run_id, &have, e);
 		if (found < 0)
 			goto out;
 		/* a run stored before the shape was rewritten carries the hash of its params
 		 * as posted; one stored before the numbers were normalised, the legacy hash */
-		if (found && strcmp(have, hash))
+		if (found && strcmp(have.sha256, hash))
 			canonical_hash(doc, 0, NULL, hash);
-		if (found && strcmp(have, hash))
+		if (found && strcmp(have.sha256, hash))
 			canonical_hash(doc, 1, NULL, hash);
-		if (found && !strcmp(have, hash)) {
+		if (found && !strcmp(have.sha256, hash)) {
+			/* what the store holds, not what this copy carries: after
+			 * retention one mean a metric (runs.h db_run_stored) */
 			out->created = 0;
-			out->nr_metrics = d->nr_metrics;
-			out->nr_values = d->nr_values;
+			out->nr_metrics = have.nr_metrics;
+			out->nr_values = have.nr_values;
+			out->means_only = have.means_only;
 			ret = 0;
 		} else {
 			err_setc(e, ERR_CONFLICT, "run_id",

@@ -15,7 +15,14 @@ struct server;
 struct ingest_outcome {
 	long long id; /* runs.id */
 	int created;  /* 1 = stored now, 0 = an identical copy was already stored */
+	/*
+	 * The run's metrics and numbers as stored after the call: the
+	 * document's when created; else what the store holds for the run,
+	 * which for a run whose raw values retention dropped (means_only 1)
+	 * is one number, its mean, for each metric that has one.
+	 */
 	size_t nr_metrics, nr_values;
+	int means_only;
 };
 
 /*

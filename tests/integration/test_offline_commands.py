@@ -1,5 +1,6 @@
-"""The offline commands of regtrack: formats in --help, detect says why, parse's
-exit status, --tasks, and parse --result -> submit -> stored."""
+"""The offline commands of regtrack: formats in --help, detect says why and
+reads --score's labelled text, parse's exit status, --tasks, and parse --result
+-> submit -> stored."""
 import json
 import os
 import subprocess
@@ -80,6 +81,49 @@ class Offline(unittest.TestCase):
         self.assertEqual(out.returncode, 2, out)
         self.assertIn("--explain is for one series", out.stderr)
         self.assertEqual(out.stdout, "")
+
+    def test_detect_reads_the_labelled_text_and_ignores_its_labels(self):
+        vals = (100, 100, 101, 99, 100, 100, 101, 99, 100, 100, 80, 80, 81, 79, 80, 80, 81, 79,
+                80, 80)
+        labels = ["TN"] * 10 + ["TP"] + ["TN"] * 9
+        plain = self.file("step-plain.txt", "".join("%d\n" % v for v in vals))
+        lab = self.file("step-lab.txt", "# Perfherder alert\n" +
+                        "".join("%d %s\n" % (v, k) for v, k in zip(vals, labels)))
+        for args in ((), ("--explain",)):
+            want, got = self.cli("detect", *args, plain), self.cli("detect", *args, lab)
+            self.assertEqual((got.returncode, got.stdout, got.stderr),
+                             (0, want.stdout, want.stderr), got)
+            self.assertEqual([c["index"] for c in json.loads(got.stdout)["change_points"]], [10])
+        self.assertIn("explain: ", got.stderr)
+        # a missing value (nan) is left out; the indices still count its line
+        rows = ["%d %s" % (v, k) for v, k in zip(vals, labels)]
+        rows[3] = "nan TN"
+        doc = json.loads(self.cli("detect", self.file("step-nan.txt", "\n".join(rows))).stdout)
+        self.assertEqual((doc["n_values"], [c["index"] for c in doc["change_points"]]),
+                         (19, [10]), doc)
+        # bad lines are still refused, by line number
+        for text, says in (("100 TN\n101 TN\n99 XX\n", "line 3: label 'XX' is none of TP"),
+                           ("# c\n100 TN\nabc\n", "line 3: expected 'value label', got 'abc'"),
+                           ("100\n200.6 TN\n", "line 2: '200.6 TN' is not a number"),
+                           ("1e300 TN\n", "value 0 is out of range")):
+            out = self.cli("detect", self.file("bad.txt", text))
+            self.assertEqual((out.returncode, out.stdout), (2, ""), out)
+            self.assertIn(says, out.stderr)
+
+    def test_detect_score_that_fails_prints_nothing_on_stdout(self):
+        d = os.path.join(self.tmp, "some-bad")
+        os.makedirs(d, exist_ok=True)
+        self.file(os.path.join("some-bad", "a-good.txt"),
+                  "".join("%d TN\n" % v for v in (100, 101, 99, 100, 100, 101, 99, 100)))
+        self.file(os.path.join("some-bad", "b-bad.txt"), "100 TN\n101 XX\n")
+        for args in ((d,), (d, "--json")):
+            out = self.cli("detect", "--score", *args)
+            self.assertEqual((out.returncode, out.stdout), (2, ""), out)
+            self.assertIn("line 2: label 'XX'", out.stderr)
+        out = self.cli("detect", "--score", os.path.join(d, "a-good.txt"))
+        self.assertEqual(out.returncode, 0, out)
+        self.assertTrue(out.stdout.startswith("series "), out.stdout)
+        self.assertIn("a-good ", out.stdout)
 
     def test_parse_exit_status_and_tasks(self):
         out = self.cli("parse", "will-it-scale", self.file("junk.txt", "nothing here\n"))

@@ -93,7 +93,7 @@ class Ingest(unittest.TestCase):
         r = srv.post("/api/v1/results", doc, scope="submit")
         self.assertEqual(r.status, 201, r)
         self.assertEqual(r.json(), {"run_id": doc["run_id"], "created": True,
-                                    "metrics": 2, "values": 3})
+                                    "metrics": 2, "values": 3, "values_kept": "raw"})
         got = srv.get("/api/v1/runs/" + doc["run_id"]).json()
         self.assertEqual(got["metrics"], {"vm-scalability.throughput": [12345678.5, 12000000],
                                           "perf-stat.ps.cycles": [1e9]})
@@ -115,7 +115,8 @@ class Ingest(unittest.TestCase):
         self.assertEqual(srv.post("/api/v1/results", doc, scope="submit").status, 201)
         r = srv.post("/api/v1/results", doc, scope="submit")
         self.assertEqual(r.status, 200, r)
-        self.assertFalse(r.json()["created"])
+        self.assertEqual(r.json(), {"run_id": doc["run_id"], "created": False,
+                                    "metrics": 1, "values": 1, "values_kept": "raw"})
         self.assertEqual(count_runs(), before + 1)
         # same id, different content: 409 and nothing changes
         doc2 = dict(doc, metrics={"vm-scalability.throughput": [2.0]})

@@ -3,7 +3,8 @@ partitioned by month; retention drops the months of raw values older than
 retention_raw_days (detached, dropped, their files gone) and every reader
 takes those runs from run_means: the series, the compare, detection, the
 run page and the runs list answer as before (a dropped run's metric shows
-its mean as its one value), each run's mean to the bit, and a lookup by run
+its mean as its one value, and the run says values_kept "mean"; posted again,
+the reply counts those means), each run's mean to the bit, and a lookup by run
 reads only its own month's partition."""
 import hashlib
 import json
@@ -55,6 +56,7 @@ class Retention(unittest.TestCase):
         cls.srv = srv = Server()
         rnd = random.Random(34)
         cls.run_ids = []
+        cls.docs = {}
         # -20 % at commit 8; three replicates of METRIC a run, one of OTHER
         for i in range(N):
             level = 1000.0 * (0.8 if i >= 8 else 1.0)
@@ -67,7 +69,9 @@ class Retention(unittest.TestCase):
                                  commit_subject="commit %d" % i)
                 r = srv.post("/api/v1/results", doc, scope="submit")
                 assert r.status == 201, r
+                assert (r.json()["values"], r.json()["values_kept"]) == (4, "raw"), r.json()
                 cls.run_ids.append((i, doc["run_id"]))
+                cls.docs[doc["run_id"]] = doc
         drain(srv)
         # the history as if stored over months: moved across partitions by
         # UPDATE, into months made first (run_values has no default partition;
@@ -228,8 +232,29 @@ class Retention(unittest.TestCase):
         self.assertEqual(len(self.run_before["metrics"][METRIC]), 3)
         self.assertEqual(run.json()["metrics"][METRIC], [mean])
         self.assertEqual(run.json()["metrics"][OTHER], self.run_before["metrics"][OTHER])
-        self.assertEqual(untimed(dict(run.json(), metrics=None)),
-                         untimed(dict(self.run_before, metrics=None)))
+        # ... and says so: its values are the run's means, dropped when its month was
+        self.assertEqual((self.run_before["values_kept"], self.run_before["raw_dropped_at"]),
+                         ("raw", None))
+        month = srv.psql("SELECT date_trunc('month', received_at AT TIME ZONE 'UTC')::date "
+                         "FROM runs WHERE run_id = '%s'" % self.old_run)
+        self.assertEqual(run.json()["values_kept"], "mean")
+        self.assertEqual(run.json()["raw_dropped_at"], srv.psql(
+            "SELECT to_char(dropped_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') "
+            "FROM run_values_dropped WHERE month = '%s'" % month))
+        self.assertEqual(untimed(dict(run.json(), metrics=None, values_kept=None)),
+                         untimed(dict(self.run_before, metrics=None, values_kept=None)))
+        new = srv.get("/api/v1/runs/" + self.run_ids[-1][1]).json()
+        self.assertEqual((new["values_kept"], new["raw_dropped_at"], len(new["metrics"][METRIC])),
+                         ("raw", None, 3))
+        # the same document again: nothing stored, and the reply counts what the
+        # store holds for it (one mean a metric), not the 4 numbers it carries
+        again = srv.post("/api/v1/results", self.docs[self.old_run], scope="submit")
+        self.assertEqual(again.status, 200, again)
+        self.assertEqual(again.json(), {"run_id": self.old_run, "created": False, "metrics": 2,
+                                        "values": 2, "values_kept": "mean"})
+        again = srv.post("/api/v1/results", self.docs[self.run_ids[-1][1]], scope="submit")
+        self.assertEqual(again.json(), {"run_id": self.run_ids[-1][1], "created": False,
+                                        "metrics": 2, "values": 4, "values_kept": "raw"})
         # the runs list (metrics a run) as before
         self.assertEqual(srv.get("/api/v1/runs?limit=500").json(), self.list_before)
 

@@ -245,9 +245,10 @@ class ConcurrentIngest(unittest.TestCase):
             again = list(ex.map(lambda d: srv.post("/api/v1/results", d, scope="submit"), docs))
         self.assertEqual([r.status for r in first], [201] * 24, [r.body for r in first][:3])
         self.assertEqual([r.status for r in again], [200] * 24)
-        for d, r in zip(docs, first):
+        for d, r, r2 in zip(docs, first, again):
             self.assertEqual(r.json(), {"run_id": d["run_id"], "created": True, "metrics": 50,
-                                        "values": 100})
+                                        "values": 100, "values_kept": "raw"})
+            self.assertEqual(r2.json(), dict(r.json(), created=False))
         self.assertEqual(srv.psql(
             "SELECT count(*), count(DISTINCT r.run_id), sum(array_length(v.vals, 1)) "
             "FROM runs r JOIN run_values v ON v.run_id = r.id JOIN setups s ON s.id = r.setup_id "
