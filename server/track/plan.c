@@ -1,11 +1,10 @@
-/* Test plans: checking, normalizing, storing, the matrix, the CLI (see plan.h). */
+/* Test plans: checking, normalizing, storing, the matrix (see plan.h; the CLI: plan_cli.c). */
 #include "server/track/plan.h"
 #include "server/track/casecheck.h"
 #include "server/detect/plan_detect.h"
 #include "resultdoc.h"
 #include "names.h"
 #include "server/db/db.h"
-#include "server/db/migrate.h"
 #include "server/db/trees.h"
 #include "arch.h"
 #include "vmspec.h"
@@ -332,6 +331,32 @@ bad:
 	return NULL;
 }
 
+/*
+ * With kconfig "host" among kconfigs, every testcase runs on the host too:
+ * one whose params shape a qemu guest (accel..numa) is the 400 a host job
+ * with them gets, named testcases[i].params.KEY, rather than host jobs
+ * queued with a shape no host run has.
+ */
+static int host_shape_check(const json_t *tcs, const json_t *kconfigs, struct err *e)
+{
+	size_t i;
+	json_t *k, *tc;
+	int host = 0;
+
+	json_array_foreach (kconfigs, i, k)
+		host |= !strcmp(json_string_value(k), "host");
+	if (!host)
+		return 0;
+	json_array_foreach (tcs, i, tc) {
+		char prefix[40];
+
+		snprintf(prefix, sizeof(prefix), "testcases[%zu].", i);
+		if (vmspec_host_check(json_object_get(tc, "params"), prefix, e))
+			return -1;
+	}
+	return 0;
+}
+
 int plan_normalize(const json_t *in, const char *name, long max_jobs_per_push, json_t **out,
 		   struct err *e)
 {
@@ -392,6 +417,8 @@ int plan_normalize(const json_t *in, const char *name, long max_jobs_per_push, j
 	     "a kconfig the workers build: \"host\", or x86_64-…, arm64-… or aarch64-… "
 	     "(x86_64-defconfig, arm64-tiny-mm, …)",
 	     NULL);
+	if (host_shape_check(json_object_get(p, "testcases"), list, e))
+		goto bad;
 	LIST("compilers", word_ok, "a compiler name (gcc-12)", json_pack("[s]", "gcc-12"));
 	LIST("targets", word_ok, "an arch (x86_64, arm64, aarch64) or a tbox_group name", NULL);
 #undef LIST
@@ -611,82 +638,4 @@ void plan_rule(const json_t *spec, struct sched_rule *r)
 	r->max_per_push = (long)json_integer_value(json_object_get(s, "max_per_push"));
 	r->paths = list;
 	r->nr_paths = json_array_size(paths);
-}
-
-/* ---- regtrack-server plan apply FILE.json ------------------------------ */
-
-int plan_cli(const char *conninfo, long max_jobs_per_push, int argc, char **argv)
-{
-	json_error_t je;
-	json_t *doc, **plans = NULL;
-	enum db_plan_change *changes = NULL;
-	size_t n, i;
-	struct err e;
-	struct db_conn *c = NULL;
-	int ret = 1;
-
-	if (argc != 2 || strcmp(argv[0], "apply")) {
-		fputs("usage: regtrack-server plan apply FILE.json\n", stderr);
-		return 2;
-	}
-	doc = json_load_file(argv[1], JSON_REJECT_DUPLICATES, &je);
-	if (!doc) {
-		fprintf(stderr, "regtrack-server: %s:%d: %s\n", argv[1], je.line, je.text);
-		return 2;
-	}
-	n = json_is_array(doc) ? json_array_size(doc) : 1;
-	plans = xcalloc(n + 1, sizeof(*plans));
-	changes = xcalloc(n + 1, sizeof(*changes));
-	for (i = 0; i < n; i++) {
-		const json_t *in = json_is_array(doc) ? json_array_get(doc, i) : doc;
-
-		if (plan_normalize(in, NULL, max_jobs_per_push, &plans[i], &e)) {
-			fprintf(stderr, "regtrack-server: %s: plan %zu: %s (%s)\n", argv[1], i,
-				e.message, e.detail);
-			ret = 2;
-			goto out;
-		}
-		for (size_t k = 0; k < i; k++)
-			if (json_equal(json_object_get(plans[k], "name"),
-				       json_object_get(plans[i], "name"))) {
-				fprintf(stderr, "regtrack-server: %s: plan %zu: name '%s' twice\n",
-					argv[1], i,
-					json_string_value(json_object_get(plans[i], "name")));
-				ret = 2;
-				goto out;
-			}
-	}
-	c = db_connect_once(conninfo, &e);
-	if (!c || migrate_apply(c, NULL, &e))
-		goto fail;
-	/* statements are prepared per connection by db_conn(); prepare them here too */
-	if (db_prepare_all(c, &e) || db_begin(c, &e))
-		goto fail;
-	for (i = 0; i < n; i++)
-		if (plan_store(c, plans[i], 0, &changes[i], &e)) {
-			db_rollback(c);
-			fprintf(stderr, "regtrack-server: %s: plan '%s': %s (%s)\n", argv[1],
-				json_string_value(json_object_get(plans[i], "name")), e.message,
-				e.detail);
-			ret = e.id == ERR_NOT_FOUND || e.id == ERR_INVALID_FIELD ? 2 : 1;
-			goto out;
-		}
-	if (db_commit(c, &e))
-		goto fail;
-	for (i = 0; i < n; i++)
-		printf("%s %s\n", plan_change_name(changes[i]),
-		       json_string_value(json_object_get(plans[i], "name")));
-	ret = 0;
-	goto out;
-fail:
-	fprintf(stderr, "regtrack-server: %s\n", e.message);
-	ret = 1;
-out:
-	db_close(c);
-	for (i = 0; i < n; i++)
-		json_decref(plans[i]);
-	free(plans);
-	free(changes);
-	json_decref(doc);
-	return ret;
 }

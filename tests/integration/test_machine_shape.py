@@ -125,6 +125,27 @@ class MachineShape(unittest.TestCase):
         self.assertEqual((r.status, r.json()["error"]["detail"]),
                          (400, "testcases[0].params.pin"), r)
 
+    def test_plan_with_host_refuses_a_shaped_testcase(self):
+        # kconfig host runs every testcase on the host, as a host job: a shape there
+        # is the host job's 400, named by the testcase's index; the same plan
+        # without host, or a host plan whose testcase has no shape, is stored
+        plan = {"name": "host-shape", "tree": "shape", "branches": ["master"],
+                "testcases": [{"testcase": "small-allocs", "params": {"test": "a"}},
+                              {"testcase": "small-allocs", "params": {"test": "b", "vcpus": 2}}],
+                "kconfigs": ["x86_64-defconfig", "host"], "targets": ["x86_64"],
+                "enabled": False}
+        r = self.srv.post("/api/v1/plans", plan, scope="admin")
+        self.assertEqual((r.status, r.json()["error"]["detail"]),
+                         (400, "testcases[1].params.vcpus"), r)
+        self.assertIn('kconfig \"host\" runs on the host', r.json()["error"]["message"])
+        self.assertEqual(self.srv.get("/api/v1/plans/host-shape").status, 404)
+        r = self.srv.post("/api/v1/plans", dict(plan, kconfigs=["x86_64-defconfig"]),
+                          scope="admin")
+        self.assertEqual(r.status, 201, r)
+        r = self.srv.post("/api/v1/plans", dict(plan, name="host-plain", testcases=plan["testcases"][:1]),
+                          scope="admin")
+        self.assertEqual(r.status, 201, r)
+
     def test_request_and_bisect_store_the_one_form(self):
         srv = self.srv
         r = srv.post("/api/v1/requests", {
