@@ -86,10 +86,41 @@ static double parse_alpha(const char *s, struct err *e)
 	return a;
 }
 
-static int pair(struct buf *b, const char *key, double x, double y)
+/*
+ * The rows' fixed text: a literal's length known at compile time, integers
+ * without printf. strlen() and vsnprintf() were a tenth of writing the rows.
+ */
+#define ADD_LIT(b, s) buf_add((b), "" s, sizeof(s) - 1)
+
+/* v in decimal, as printf's %llu and %zu write it */
+static int add_uint(struct buf *b, unsigned long long v)
 {
-	return buf_addstr(b, key) | buf_addch(b, '[') | jsonout_real(b, x) | buf_addch(b, ',') |
-	       jsonout_real(b, y) | buf_addch(b, ']');
+	char t[24], *p = t + sizeof(t);
+
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	return buf_add(b, p, (size_t)(t + sizeof(t) - p));
+}
+
+/* v in decimal, as printf's %lld and %d write it */
+static int add_int(struct buf *b, long long v)
+{
+	if (v >= 0)
+		return add_uint(b, (unsigned long long)v);
+	return buf_addch(b, '-') | add_uint(b, 0ULL - (unsigned long long)v);
+}
+
+static int pair(struct buf *b, double x, double y)
+{
+	return buf_addch(b, '[') | jsonout_real(b, x) | buf_addch(b, ',') | jsonout_real(b, y) |
+	       buf_addch(b, ']');
+}
+
+static int upair(struct buf *b, size_t x, size_t y)
+{
+	return buf_addch(b, '[') | add_uint(b, x) | buf_addch(b, ',') | add_uint(b, y) |
+	       buf_addch(b, ']');
 }
 
 /* one row as JSON text (server/jsonout.h: the bytes jansson would write) */
@@ -97,36 +128,36 @@ static int row_text(struct buf *b, const struct cmp_row *w)
 {
 	const struct compare_result *r = &w->res;
 
-	return buf_addf(b, "{\"setup_id\":%lld,\"metric\":", w->setup_id) |
-	       jsonout_str(b, w->metric) | buf_addstr(b, ",\"unit\":") | jsonout_str(b, w->unit) |
-	       buf_addstr(b, ",\"higher_is_better\":") |
-	       buf_addstr(b, w->higher_is_better < 0 ? "null" :
-			     w->higher_is_better     ? "true" :
-						       "false") |
-	       buf_addf(b, ",\"n\":[%zu,%zu]", r->a.n, r->b.n) |
-	       pair(b, ",\"mean\":", r->a.mean, r->b.mean) |
-	       pair(b, ",\"median\":", r->a.median, r->b.median) |
-	       pair(b, ",\"stddev_pct\":", r->a.stddev_pct, r->b.stddev_pct) |
-	       pair(b, ",\"min\":", r->a.min, r->b.min) | pair(b, ",\"max\":", r->a.max, r->b.max) |
-	       buf_addf(b, ",\"outliers\":[%zu,%zu]", r->outliers_a, r->outliers_b) |
-	       buf_addstr(b, ",\"change_pct\":") | jsonout_real(b, r->change_pct) |
-	       buf_addstr(b, ",\"hl_pct\":") | jsonout_real(b, r->hl_pct) |
-	       buf_addstr(b, ",\"shift\":") | jsonout_real(b, r->shift) |
-	       buf_addf(b, ",\"direction\":%d", r->direction) |
-	       pair(b, ",\"ci_pct\":", r->ci_lo_pct, r->ci_hi_pct) |
-	       buf_addstr(b, ",\"p_value\":") | jsonout_real(b, r->p_value) |
-	       buf_addstr(b, ",\"q_value\":") | jsonout_real(b, w->q) |
-	       buf_addstr(b, ",\"welch_p\":") | jsonout_real(b, r->welch_p) |
-	       buf_addstr(b, ",\"verdict\":") | jsonout_str(b, verdict_name(r->verdict)) |
-	       buf_addstr(b, r->by_spread ? ",\"by_spread\":true" : ",\"by_spread\":false") |
-	       buf_addstr(b, ",\"aa_spread_pct\":") |
+	return ADD_LIT(b, "{\"setup_id\":") | add_int(b, w->setup_id) |
+	       ADD_LIT(b, ",\"metric\":") | jsonout_str(b, w->metric) | ADD_LIT(b, ",\"unit\":") |
+	       jsonout_str(b, w->unit) | ADD_LIT(b, ",\"higher_is_better\":") |
+	       (w->higher_is_better < 0 ? ADD_LIT(b, "null") :
+		w->higher_is_better     ? ADD_LIT(b, "true") :
+					  ADD_LIT(b, "false")) |
+	       ADD_LIT(b, ",\"n\":") | upair(b, r->a.n, r->b.n) | ADD_LIT(b, ",\"mean\":") |
+	       pair(b, r->a.mean, r->b.mean) | ADD_LIT(b, ",\"median\":") |
+	       pair(b, r->a.median, r->b.median) | ADD_LIT(b, ",\"stddev_pct\":") |
+	       pair(b, r->a.stddev_pct, r->b.stddev_pct) | ADD_LIT(b, ",\"min\":") |
+	       pair(b, r->a.min, r->b.min) | ADD_LIT(b, ",\"max\":") | pair(b, r->a.max, r->b.max) |
+	       ADD_LIT(b, ",\"outliers\":") | upair(b, r->outliers_a, r->outliers_b) |
+	       ADD_LIT(b, ",\"change_pct\":") | jsonout_real(b, r->change_pct) |
+	       ADD_LIT(b, ",\"hl_pct\":") | jsonout_real(b, r->hl_pct) | ADD_LIT(b, ",\"shift\":") |
+	       jsonout_real(b, r->shift) | ADD_LIT(b, ",\"direction\":") | add_int(b, r->direction) |
+	       ADD_LIT(b, ",\"ci_pct\":") | pair(b, r->ci_lo_pct, r->ci_hi_pct) |
+	       ADD_LIT(b, ",\"p_value\":") | jsonout_real(b, r->p_value) |
+	       ADD_LIT(b, ",\"q_value\":") | jsonout_real(b, w->q) | ADD_LIT(b, ",\"welch_p\":") |
+	       jsonout_real(b, r->welch_p) | ADD_LIT(b, ",\"verdict\":") |
+	       jsonout_str(b, verdict_name(r->verdict)) |
+	       (r->by_spread ? ADD_LIT(b, ",\"by_spread\":true") :
+			       ADD_LIT(b, ",\"by_spread\":false")) |
+	       ADD_LIT(b, ",\"aa_spread_pct\":") |
 	       jsonout_real(b, isfinite(w->aa.pct) && w->aa.pct < AA_SPREAD_FLOOR_PCT ?
 				       AA_SPREAD_FLOOR_PCT :
 				       w->aa.pct) |
-	       buf_addf(b, ",\"aa_runs\":%zu", w->aa.runs) |
-	       buf_addstr(b, r->constant ? ",\"constant\":true" : ",\"constant\":false") |
-	       buf_addstr(b, w->is_monitor ? ",\"monitor\":true" : ",\"monitor\":false") |
-	       buf_addstr(b, ",\"change\":") |
+	       ADD_LIT(b, ",\"aa_runs\":") | add_uint(b, w->aa.runs) |
+	       (r->constant ? ADD_LIT(b, ",\"constant\":true") : ADD_LIT(b, ",\"constant\":false")) |
+	       (w->is_monitor ? ADD_LIT(b, ",\"monitor\":true") : ADD_LIT(b, ",\"monitor\":false")) |
+	       ADD_LIT(b, ",\"change\":") |
 	       jsonout_str(b, change_kind_name(compare_change_kind(r, w->higher_is_better))) |
 	       buf_addch(b, '}');
 }
@@ -589,6 +620,13 @@ enum MHD_Result api_compare_get(struct request *rq)
 			buf_add(&all, sb.data, sb.len) || buf_addstr(&all, "],\"rows\":[");
 		json_decref(hfp);
 		buf_release(&sb);
+		/* the rows' room at once (~350 bytes each with short names): growing by doubling
+		 * copied the text written so far at every step */
+		for (size_t i = 0, room = 0; i < nr && !full; i++) {
+			room += 400 + strlen(rows[i].metric) + strlen(rows[i].unit);
+			if (i + 1 == nr)
+				full |= buf_reserve(&all, room);
+		}
 		for (size_t i = 0, listed = 0; i < nr; i++) {
 			if (changed_only && rows[i].res.verdict != VERDICT_DIFFERENT)
 				continue;
