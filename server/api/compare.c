@@ -374,6 +374,7 @@ static struct cmp_row *compare_rows(struct db_conn *c, const struct db_compare_r
 	 * Rows of metrics the prefix left out are dropped.
 	 */
 	out = xmalloc((k ? k : 1) * sizeof(*out));
+	xprefault(out, k * sizeof(*out)); /* 10,000 rows: 2 MB of fresh pages (xalloc.h) */
 	at = xmalloc((nm + 1) * sizeof(*at));
 	rank = xmalloc((k ? k : 1) * sizeof(*rank));
 	*nr = 0;
@@ -624,8 +625,8 @@ enum MHD_Result api_compare_get(struct request *rq)
 		 * copied the text written so far at every step */
 		for (size_t i = 0, room = 0; i < nr && !full; i++) {
 			room += 400 + strlen(rows[i].metric) + strlen(rows[i].unit);
-			if (i + 1 == nr)
-				full |= buf_reserve(&all, room);
+			if (i + 1 == nr && !(full |= buf_reserve(&all, room)))
+				xprefault(all.data + all.len, room); /* xalloc.h: faults of 3.4 MB */
 		}
 		for (size_t i = 0, listed = 0; i < nr; i++) {
 			if (changed_only && rows[i].res.verdict != VERDICT_DIFFERENT)
