@@ -7,6 +7,7 @@
 #include "server/db/db_int.h"
 #include "server/db/pgval.h"
 #include "server/db/stmts.h"
+#include "server/jsonout.h"
 #include "buf.h"
 #include "xalloc.h"
 
@@ -308,8 +309,15 @@ int db_compare_metrics(struct db_conn *c, const int *ids, size_t n, const char *
 	memset(out, 0, sizeof(*out));
 	/* the ids as an int4[] literal */
 	bad |= buf_addch(&arr, '{');
-	for (size_t i = 0; i < n; i++)
-		bad |= buf_addf(&arr, i ? ",%d" : "%d", ids[i]);
+	for (size_t i = 0; i < n; i++) {
+		/* without printf: its parsing per id was a twentieth of a compare's CPU */
+		char t[24], *p = t;
+
+		if (i)
+			*p++ = ',';
+		p = jsonout_put_int(p, ids[i]);
+		bad |= buf_add(&arr, t, (size_t)(p - t));
+	}
 	bad |= buf_addch(&arr, '}');
 	(void)bad; /* no cap on arr: appends cannot fail */
 	params[0] = db_text(arr.data);
