@@ -185,8 +185,8 @@ static int row_text(struct buf *b, const struct cmp_row *w)
 	p = r->by_spread ? PUT_LIT(p, ",\"by_spread\":true") : PUT_LIT(p, ",\"by_spread\":false");
 	p = PUT_LIT(p, ",\"aa_spread_pct\":");
 	p = jsonout_put_real(p, isfinite(w->aa.pct) && w->aa.pct < AA_SPREAD_FLOOR_PCT ?
-				AA_SPREAD_FLOOR_PCT :
-				w->aa.pct);
+					AA_SPREAD_FLOOR_PCT :
+					w->aa.pct);
 	p = PUT_LIT(p, ",\"aa_runs\":");
 	p = jsonout_put_uint(p, w->aa.runs);
 	p = r->constant ? PUT_LIT(p, ",\"constant\":true") : PUT_LIT(p, ",\"constant\":false");
@@ -669,7 +669,8 @@ enum MHD_Result api_compare_get(struct request *rq)
 		for (size_t i = 0, room = 0; i < nr && !full; i++) {
 			room += 400 + strlen(rows[i].metric) + strlen(rows[i].unit);
 			if (i + 1 == nr && !(full |= buf_reserve(&all, room)))
-				xprefault(all.data + all.len, room); /* xalloc.h: faults of 3.4 MB */
+				xprefault(all.data + all.len,
+					  room); /* xalloc.h: faults of 3.4 MB */
 		}
 		for (size_t i = 0, listed = 0; i < nr; i++) {
 			if (changed_only && rows[i].res.verdict != VERDICT_DIFFERENT)

@@ -307,7 +307,8 @@ static void test_prefault(void **state UNUSED)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	size_t n = 64 * (size_t)page, resident = 0;
-	unsigned char *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unsigned char *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+				0);
 	unsigned char vec[64];
 
 	assert_true(p != MAP_FAILED);

@@ -184,8 +184,8 @@ static void test_jsonout_json_as_jansson(void **state)
 /* the writers into a char array: the bytes jsonout_real() and printf write */
 static void test_jsonout_put(void **state)
 {
-	static const double reals[] = { 0.1, -0.0, 100.0, 1e-5, 1.5e20, 9.93843, -2.5e-300,
-					NAN, INFINITY, -INFINITY, DBL_MAX, 5e-324 };
+	static const double reals[] = { 0.1,	   -0.0, 100.0,	   1e-5,      1.5e20,  9.93843,
+					-2.5e-300, NAN,	 INFINITY, -INFINITY, DBL_MAX, 5e-324 };
 	static const long long ints[] = { 0, 7, -1, 10, 4294967296LL, LLONG_MAX, LLONG_MIN };
 	uint64_t s = 0x243f6a8885a308d3u;
 	char t[64], want[64], *end;
