@@ -88,9 +88,9 @@ static double parse_alpha(const char *s, struct err *e)
 
 /*
  * A row's text is put together in a stack buffer and appended once: per
- * piece, buf_add()'s checks and a memcpy() of a few bytes (and strlen(),
- * vsnprintf() for the literals and integers) were a fifth of the reply's
- * CPU. The numbers are written straight into it (jsonout_put_real() and
+ * piece, buf_add()'s checks and a memcpy() call of a few bytes were 6 % of
+ * a compare's instructions (callgrind), printf's integers and strlen() of
+ * the keys more. The numbers are written straight into it (jsonout_put_real() and
  * the others, server/jsonout.h). ROW_STAGE holds the longest row but for its
  * metric and unit names, which jsonout_str() escapes into the reply:
  * ~330 bytes of keys, 17 reals of at most DTOA_BUFSZ, 6 integers of at
@@ -274,8 +274,8 @@ static int render_text(struct db_conn *c, struct buf *out, struct cmp_row *rows,
 /*
  * A row while the runs are merged: the few fields the merge knows. The
  * full struct cmp_row (with its compare_result, ~300 bytes) is written once,
- * in its final place: zeroing and then copying 10,000 of them was a sixth
- * of a 2 x 6 x 5,000 compare's CPU, most of it first-touch page faults.
+ * in its final place: zeroing and then copying them (5,000 in make bench's
+ * compare) was a sixth of its CPU, most of it first-touch page faults.
  */
 struct cmp_merged {
 	long long setup_id;
@@ -287,8 +287,7 @@ struct cmp_merged {
 /* a metric of the compare, with its place in name order */
 struct cmp_metric {
 	int id;
-	size_t rank;			   /* place in name order */
-	const struct db_compare_metric *m; /* borrowed from *mr */
+	size_t rank; /* place in name order: its row in mr->rows */
 };
 
 static int cmp_int(const void *x, const void *y)
@@ -398,7 +397,6 @@ static struct cmp_row *compare_rows(struct db_conn *c, const struct db_compare_r
 	for (size_t i = 0; i < nm; i++) {
 		ms[i].id = mr->rows[i].id;
 		ms[i].rank = i;
-		ms[i].m = &mr->rows[i];
 	}
 	qsort(ms, nm, sizeof(*ms), cmp_metric_id);
 
@@ -409,7 +407,7 @@ static struct cmp_row *compare_rows(struct db_conn *c, const struct db_compare_r
 	 * Rows of metrics the prefix left out are dropped.
 	 */
 	out = xmalloc((k ? k : 1) * sizeof(*out));
-	xprefault(out, k * sizeof(*out)); /* 10,000 rows: 2 MB of fresh pages (xalloc.h) */
+	xprefault(out, k * sizeof(*out)); /* 5,000 rows: 1.6 MB of fresh pages (xalloc.h) */
 	at = xmalloc((nm + 1) * sizeof(*at));
 	rank = xmalloc((k ? k : 1) * sizeof(*rank));
 	*nr = 0;
