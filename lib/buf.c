@@ -52,6 +52,11 @@ static int grow(struct buf *b, size_t extra)
 	return 0;
 }
 
+int buf_reserve(struct buf *b, size_t n)
+{
+	return grow(b, n);
+}
+
 int buf_add(struct buf *b, const void *p, size_t n)
 {
 	if (grow(b, n))

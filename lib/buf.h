@@ -47,6 +47,12 @@ int buf_vaddf(struct buf *b, const char *fmt, va_list ap) __attribute__((warn_un
  */
 int buf_read_fd(struct buf *b, int fd) __attribute__((warn_unused_result));
 int buf_read_file(struct buf *b, const char *path) __attribute__((warn_unused_result));
+/*
+ * Makes room for n more bytes without appending: one allocation where many
+ * appends would grow the storage step by step, copying it each time.
+ * Returns 0, or -1 when len + n would pass the cap (nothing changed).
+ */
+int buf_reserve(struct buf *b, size_t n) __attribute__((warn_unused_result));
 /* Hands the data to the caller (new, caller frees with free()); the buffer is reset. */
 char *buf_detach(struct buf *b, size_t *len);
 

@@ -4,6 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 static void oom(void)
 {
@@ -79,4 +82,21 @@ void xgrow(void **p, size_t *alloc, size_t nr, size_t size)
 	}
 	*p = xrealloc(*p, n * size);
 	*alloc = n;
+}
+
+void xprefault(void *p, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo, hi;
+
+	if (n < (64u << 10) || !page)
+		return;
+	lo = ((uintptr_t)p + page - 1) & ~(page - 1);
+	hi = ((uintptr_t)p + n) & ~(page - 1);
+	if (hi > lo)
+		(void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+#else
+	(void)p;
+	(void)n;
+#endif
 }

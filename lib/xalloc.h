@@ -27,6 +27,18 @@ char *xstrfmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void xgrow(void **p, size_t *alloc, size_t nr, size_t size);
 #define ALLOC_GROW(p, nr, alloc) xgrow((void **)&(p), &(alloc), (nr), sizeof(*(p)))
 
+/*
+ * Makes the pages wholly inside p[0..n) present and writable now, in one
+ * call (madvise MADV_POPULATE_WRITE, Linux 5.14), instead of a page fault at
+ * the first write of each 4 KiB page; the contents are unchanged. For a
+ * buffer of megabytes about to be written through: on the 2-core
+ * development VM 4 MiB of fresh memory took 12-22 ms to fault in page by
+ * page and 1 ms populated (docs/internals/performance.md, compare).
+ * Best effort: below 64 KiB nothing is done, and a kernel without it
+ * (EINVAL) leaves the pages to fault as before.
+ */
+void xprefault(void *p, size_t n);
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #endif

@@ -71,6 +71,37 @@ int jsonout_real(struct buf *b, double v)
 	return n ? buf_add(b, t, n) : buf_add(b, "null", 4);
 }
 
+char *jsonout_put_real(char *p, double v)
+{
+	size_t n = dtoa_shortest(v, p);
+
+	if (n)
+		return p + n;
+	memcpy(p, "null", 4);
+	return p + 4;
+}
+
+char *jsonout_put_uint(char *p, unsigned long long v)
+{
+	char t[24], *q = t + sizeof(t);
+	size_t n;
+
+	do
+		*--q = (char)('0' + v % 10);
+	while (v /= 10);
+	n = (size_t)(t + sizeof(t) - q);
+	memcpy(p, q, n);
+	return p + n;
+}
+
+char *jsonout_put_int(char *p, long long v)
+{
+	if (v >= 0)
+		return jsonout_put_uint(p, (unsigned long long)v);
+	*p++ = '-';
+	return jsonout_put_uint(p, 0ULL - (unsigned long long)v);
+}
+
 int jsonout_pg_float(struct buf *b, const char *s, int isnull)
 {
 	size_t n = strlen(s);

@@ -37,6 +37,17 @@ int jsonout_str_or_null(struct buf *b, const char *s) __attribute__((warn_unused
  */
 int jsonout_real(struct buf *b, double v) __attribute__((warn_unused_result));
 
+/*
+ * Writers into a caller's char array, for text put together on the stack
+ * and appended once (api/compare.c's rows: per-piece appends cost more than
+ * the numbers). Each writes at p and returns the end of what it wrote
+ * (no NUL). Room needed at p: DTOA_BUFSZ (lib/dtoa.h) for a real, 20 bytes
+ * for an integer. jsonout_put_real() writes what jsonout_real() appends,
+ * the integers what printf's %llu / %lld write.
+ */
+char *jsonout_put_real(char *p, double v);
+char *jsonout_put_uint(char *p, unsigned long long v);
+char *jsonout_put_int(char *p, long long v);
 /* v as a jansson real, or null for NaN and infinities. New reference. */
 json_t *json_num(double v);
 

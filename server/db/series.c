@@ -313,8 +313,21 @@ int db_compare_metrics(struct db_conn *c, const int *ids, size_t n, const char *
 	memset(out, 0, sizeof(*out));
 	/* the ids as an int4[] literal */
 	bad |= buf_addch(&arr, '{');
-	for (size_t i = 0; i < n; i++)
-		bad |= buf_addf(&arr, i ? ",%d" : "%d", ids[i]);
+	for (size_t i = 0; i < n; i++) {
+		/* without printf: its parsing per id was a twentieth of a compare's CPU */
+		char t[16], *p = t + sizeof(t);
+		long long v = ids[i];
+		unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+
+		do
+			*--p = (char)('0' + u % 10);
+		while (u /= 10);
+		if (v < 0)
+			*--p = '-';
+		if (i)
+			*--p = ',';
+		bad |= buf_add(&arr, p, (size_t)(t + sizeof(t) - p));
+	}
 	bad |= buf_addch(&arr, '}');
 	(void)bad; /* no cap on arr: appends cannot fail */
 	params[0] = db_text(arr.data);

@@ -1,7 +1,8 @@
 /*
  * Unit tests of lib/buf.c: the empty buffer, appends and NUL-termination,
  * growth across many appends, the size cap (an append past it appends
- * nothing), formatted appends, reset, release and detach.
+ * nothing), formatted appends, reset, release and detach, room reserved;
+ * and xprefault() (lib/xalloc.h), which a large reserved buffer goes through.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,10 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "buf.h"
+#include "xalloc.h"
 #include "attr.h"
 
 static void test_empty(void **state UNUSED)
@@ -274,6 +277,64 @@ static void test_read_fd_pipe(void **state UNUSED)
 	buf_release(&b);
 }
 
+/* room made without appending: the storage does not move while it is filled */
+static void test_reserve(void **state UNUSED)
+{
+	struct buf b = BUF_INIT(0), c = BUF_INIT(8);
+	char *at;
+
+	assert_int_equal(buf_add(&b, "ab", 2), 0);
+	assert_int_equal(buf_reserve(&b, 100000), 0);
+	assert_int_equal(b.len, 2);
+	assert_string_equal(b.data, "ab");
+	assert_true(b.alloc >= 100003);
+	at = b.data;
+	for (int i = 0; i < 10000; i++)
+		assert_int_equal(buf_add(&b, "0123456789", 10), 0);
+	assert_ptr_equal(b.data, at);
+	assert_int_equal(b.len, 100002);
+	assert_int_equal(b.data[100002], '\0');
+	buf_release(&b);
+	/* past the cap: -1, nothing changed */
+	assert_int_equal(buf_reserve(&c, 8), 0);
+	assert_int_equal(buf_reserve(&c, 9), -1);
+	assert_int_equal(c.len, 0);
+	buf_release(&c);
+}
+
+/* xprefault() (lib/xalloc.h), used on a reserved buffer: pages present, contents kept */
+static void test_prefault(void **state UNUSED)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t n = 64 * (size_t)page, resident = 0;
+	unsigned char *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+				0);
+	unsigned char vec[64];
+
+	assert_true(p != MAP_FAILED);
+	p[0] = 'a';
+	p[n - 1] = 'z';
+	assert_int_equal(mincore(p, n, vec), 0);
+	for (size_t i = 0; i < 64; i++)
+		resident += vec[i] & 1;
+	assert_int_equal(resident, 2); /* only the two pages written */
+	xprefault(p, n);
+	assert_int_equal(mincore(p, n, vec), 0);
+	resident = 0;
+	for (size_t i = 0; i < 64; i++)
+		resident += vec[i] & 1;
+#ifdef MADV_POPULATE_WRITE
+	assert_int_equal(resident, 64);
+#endif
+	assert_int_equal(p[0], 'a');
+	assert_int_equal(p[1], 0);
+	assert_int_equal(p[n - 1], 'z');
+	/* small, unaligned, NULL-length: nothing to do, no fault */
+	xprefault(p + 1, 100);
+	xprefault(NULL, 0);
+	munmap(p, n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -287,6 +348,8 @@ int main(void)
 		cmocka_unit_test(test_read_file),
 		cmocka_unit_test(test_read_file_errors),
 		cmocka_unit_test(test_read_fd_pipe),
+		cmocka_unit_test(test_reserve),
+		cmocka_unit_test(test_prefault),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,8 @@
  * shorter %.Ng reads back to them (so the digits are the fewest possible).
  * jsonout_json(): byte for byte what json_dumps(JSON_COMPACT) writes for
  * trees without reals (escapes, UTF-8, NUL in a string, nesting, order).
+ * jsonout_put_real/int/uint(): byte for byte what jsonout_real() appends
+ * and printf's %lld / %llu write.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +19,7 @@
 #include <cmocka.h>
 
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +27,8 @@
 
 #include "dtoa.h"
 #include "server/jsonout.h"
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 static const char *shortest(double v)
 {
@@ -176,12 +181,59 @@ static void test_jsonout_json_as_jansson(void **state)
 	json_decref(j);
 }
 
+/* the writers into a char array: the bytes jsonout_real() and printf write */
+static void test_jsonout_put(void **state)
+{
+	static const double reals[] = { 0.1,	   -0.0, 100.0,	   1e-5,      1.5e20,  9.93843,
+					-2.5e-300, NAN,	 INFINITY, -INFINITY, DBL_MAX, 5e-324 };
+	static const long long ints[] = { 0, 7, -1, 10, 4294967296LL, LLONG_MAX, LLONG_MIN };
+	uint64_t s = 0x243f6a8885a308d3u;
+	char t[64], want[64], *end;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_LEN(reals) + 20000; i++) {
+		double v;
+		struct buf b = BUF_INIT(0);
+
+		if (i < ARRAY_LEN(reals)) {
+			v = reals[i];
+		} else {
+			uint64_t bits = xorshift(&s);
+
+			memcpy(&v, &bits, sizeof(v));
+		}
+		assert_int_equal(jsonout_real(&b, v), 0);
+		memset(t, 'x', sizeof(t));
+		end = jsonout_put_real(t, v);
+		assert_int_equal((size_t)(end - t), b.len);
+		assert_memory_equal(t, b.data, b.len);
+		buf_release(&b);
+	}
+	end = jsonout_put_real(t, NAN);
+	assert_int_equal(end - t, 4);
+	assert_memory_equal(t, "null", 4);
+	for (size_t i = 0; i < ARRAY_LEN(ints); i++) {
+		snprintf(want, sizeof(want), "%lld", ints[i]);
+		end = jsonout_put_int(t, ints[i]);
+		assert_int_equal((size_t)(end - t), strlen(want));
+		assert_memory_equal(t, want, strlen(want));
+	}
+	snprintf(want, sizeof(want), "%llu", ULLONG_MAX);
+	end = jsonout_put_uint(t, ULLONG_MAX);
+	assert_int_equal((size_t)(end - t), strlen(want));
+	assert_memory_equal(t, want, strlen(want));
+	end = jsonout_put_uint(t, 0);
+	assert_int_equal(end - t, 1);
+	assert_int_equal(t[0], '0');
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dtoa_known),
 		cmocka_unit_test(test_dtoa_round_trip_sweep),
 		cmocka_unit_test(test_jsonout_json_as_jansson),
+		cmocka_unit_test(test_jsonout_put),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
