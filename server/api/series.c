@@ -394,6 +394,22 @@ enum MHD_Result api_series_get(struct request *rq)
 		db_series_points_free(&pts);
 		return reply_err(rq, &e);
 	}
+	{
+		/*
+		 * The reply's room reserved once and its pages made present in
+		 * one call (xprefault, xalloc.h), as the compare's is: grown by
+		 * doubling, 10^5 points (8.3 MB) went through ~4,000 first-touch
+		 * page faults and a copy at each doubling. A point is at most
+		 * ~75 bytes (commit index, mean, run_id), a commit ~120 beside
+		 * its subject; short of it the buffer still grows as before.
+		 */
+		size_t room = 4096 + sr.nr * 80;
+
+		for (size_t i = 0; i < cm.nr; i++)
+			room += 128 + (cm.rows[i].subject ? strlen(cm.rows[i].subject) * 2 : 0);
+		if (!buf_reserve(&out, room))
+			xprefault(out.data + out.len, room);
+	}
 	bad |= buf_addstr(&out, "{\"metric\":") || jsonout_str(&out, metric) ||
 	       buf_addstr(&out, ",\"order\":\"topo_order, commit_time, first_seen\",\"series\":[");
 	for (size_t i = 0, j; i < sr.nr && !bad; i = j) {
