@@ -30,6 +30,12 @@ compare and detection read the older runs from run_means.
 
 Latencies are medians of SCALE_REPS (default 5) after one warm-up. Every
 figure goes to bench/scale-results.json.
+
+The fill of 10^8 takes about an hour here: with REGTRACK_TEST_TMP set, the
+cluster stays in that directory after the run, and SCALE_RESUME=DBNAME (the
+database it filled, named in the log) measures that database again at its
+size, then the retention figures, without filling (the rows of the smaller
+sizes are then not in the table).
 """
 import http.client
 import json
@@ -53,6 +59,7 @@ NMETRICS = int(os.environ.get("SCALE_METRICS", "200"))
 NCOMMITS = int(os.environ.get("SCALE_COMMITS", "3000"))
 REPS = int(os.environ.get("SCALE_REPS", "5"))
 RAW_DAYS = int(os.environ.get("SCALE_RAW_DAYS", "90"))
+RESUME = os.environ.get("SCALE_RESUME")
 INGEST_DOCS = int(os.environ.get("SCALE_INGEST_DOCS", "200"))
 NTESTCASES = 20
 HOT = 10  # busy setups
@@ -70,6 +77,31 @@ def psql_copy(srv, sql, data):
                        input=data, env=env, capture_output=True, text=True, timeout=3600)
     if p.returncode:
         raise RuntimeError("COPY failed: %s" % p.stderr)
+
+
+def psql_long(srv, sql):
+    """srv.psql() without its 60 s limit: VACUUM ANALYZE and whole-table sums
+    of 10^8 values take minutes"""
+    p = subprocess.run([harness.PG_LOCAL, "psql", "-X", "-tAq", "-d", srv.dbname, "-c", sql],
+                       env=dict(srv.cluster.env), capture_output=True, text=True, timeout=7200)
+    if p.returncode:
+        raise RuntimeError("%s: %s" % (sql, p.stderr))
+    return p.stdout.strip()
+
+
+def resumed(dbname):
+    """the server on an existing database of the kept cluster (SCALE_RESUME)"""
+    srv = harness.Server.__new__(harness.Server)
+    srv.cluster = harness.Cluster.get()
+    srv.dbname = dbname
+    srv.conninfo = srv.cluster.base_conninfo.replace("dbname=regtrack", "dbname=" + dbname)
+    conf = os.path.join(srv.cluster.tmp, "server-%s.conf" % dbname)
+    srv.extra_args = ["--config", conf]
+    srv.env = dict(os.environ)
+    srv.proc = None
+    srv.start()
+    srv.tokens = {s: srv.token(s) for s in ("read", "submit", "worker", "admin")}
+    return srv
 
 
 def shape(srv):
@@ -251,14 +283,14 @@ def measure(srv, filler, size, nvals=None):
     """the figures at this size; nvals: the values the bytes are over (default:
     those in run_values, every value while nothing is dropped)"""
     row = {"values": filler.values, "runs": filler.runs}
-    srv.psql("VACUUM ANALYZE runs")
-    srv.psql("VACUUM ANALYZE run_values")
-    srv.psql("VACUUM ANALYZE run_means")
+    psql_long(srv, "VACUUM ANALYZE runs")
+    psql_long(srv, "VACUUM ANALYZE run_values")
+    psql_long(srv, "VACUUM ANALYZE run_means")
     nbytes = int(srv.psql("SELECT sum(pg_total_relation_size(c.oid)) FROM pg_inherits i "
                           "JOIN pg_class c ON c.oid = i.inhrelid "
                           "WHERE i.inhparent IN ('run_values'::regclass, 'run_means'::regclass)"))
     if nvals is None:
-        nvals = int(srv.psql("SELECT sum(cardinality(vals)) FROM run_values"))
+        nvals = int(psql_long(srv, "SELECT sum(cardinality(vals)) FROM run_values"))
     row["bytes_per_value"] = nbytes / nvals
     row["bytes_per_value_run_values"] = int(srv.psql(
         "SELECT sum(pg_total_relation_size(c.oid)) FROM pg_inherits i JOIN pg_class c "
@@ -308,13 +340,22 @@ def measure(srv, filler, size, nvals=None):
 
 
 def main():
-    srv = harness.Server()
+    srv = resumed(RESUME) if RESUME else harness.Server()
     results = []
     try:
-        shape(srv)
+        if not RESUME:
+            shape(srv)
         filler = Filler(srv)
         horizon = filler.total_runs(max(SIZES))
-        for size in sorted(SIZES):
+        if RESUME:
+            filler.values = int(psql_long(srv, "SELECT sum(cardinality(vals)) FROM run_values"))
+            filler.runs = int(srv.psql("SELECT count(*) FROM runs"))
+            SIZES[:] = [filler.values]
+            log("resumed %s: %d values (%d runs)" % (RESUME, filler.values, filler.runs))
+            row = measure(srv, filler, filler.values, nvals=filler.values)
+            results.append(row)
+            log(json.dumps(row))
+        for size in [] if RESUME else sorted(SIZES):
             t0 = time.time()
             before = filler.values
             filler.fill(size, horizon)
@@ -330,8 +371,8 @@ def main():
             log("retention pass took %.0f s" % (time.time() - t0))
             row = measure(srv, filler, max(SIZES), nvals=filler.values)
             row["raw_days"] = RAW_DAYS
-            row["raw_values"] = int(srv.psql("SELECT coalesce(sum(cardinality(vals)), 0) "
-                                             "FROM run_values"))
+            row["raw_values"] = int(psql_long(srv, "SELECT coalesce(sum(cardinality(vals)), 0) "
+                                              "FROM run_values"))
             results.append(row)
             log(json.dumps(row))
     finally:
