@@ -341,7 +341,7 @@ static struct cmp_row *compare_rows(struct db_conn *c, const struct db_compare_r
 			j++;
 		for (;;) {
 			int id = 0, any = 0;
-			struct cmp_merged *w = &rows[k++];
+			struct cmp_merged *w = &rows[k];
 
 			for (size_t x = i; x < j; x++)
 				if (at_run[x] < runs[x].n &&
@@ -350,7 +350,8 @@ static struct cmp_row *compare_rows(struct db_conn *c, const struct db_compare_r
 					any = 1;
 				}
 			if (!any)
-				break;
+				break; /* the setup's ids are all merged: no row */
+			k++;
 			w->setup_id = runs[i].setup_id;
 			w->metric_id = id;
 			/* a: the base runs' means, b: the head runs' */

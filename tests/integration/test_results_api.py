@@ -386,6 +386,28 @@ class Compare(unittest.TestCase):
             self.assertEqual(r.body.splitlines()[1],
                              "compiler/kconfig/measure/nr_task/tbox_group/testcase:", tc)
 
+    def test_one_value_rows_across_setups(self):
+        # every (setup, metric) row holds a single value (one run a side at most,
+        # the head's metric not the base's): the merge must make exactly these rows
+        base, head = sha("e1"), sha("e2")
+        for s in ("1", "2", "3"):
+            r = srv.post("/api/v1/results", result_doc(base, testcase="cmp-one", params={"s": s},
+                         metrics={"one.a": [1.0], "one.b": [2.0]}), scope="submit")
+            self.assertEqual(r.status, 201, r)
+        r = srv.post("/api/v1/results", result_doc(head, testcase="cmp-one", params={"s": "1"},
+                     metrics={"one.c": [3.0]}), scope="submit")
+        self.assertEqual(r.status, 201, r)
+        for _ in range(3):  # the same reply each time, whatever the heap held before
+            r = srv.get("/api/v1/compare?base=%s&head=%s&testcase=cmp-one" % (base, head))
+            self.assertEqual(r.status, 200, r)
+            setups = {x["id"]: x["params"]["s"] for x in r.json()["setups"]}
+            got = sorted((setups[x["setup_id"]], x["metric"], tuple(x["n"]))
+                         for x in r.json()["rows"])
+            self.assertEqual(got, [("1", "one.a", (1, 0)), ("1", "one.b", (1, 0)),
+                                   ("1", "one.c", (0, 1)), ("2", "one.a", (1, 0)),
+                                   ("2", "one.b", (1, 0)), ("3", "one.a", (1, 0)),
+                                   ("3", "one.b", (1, 0))])
+
     def test_bad_arguments(self):
         r = srv.get("/api/v1/compare?base=zz&head=%s" % self.head)
         self.assertEqual(r.status, 400)
