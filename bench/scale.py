@@ -34,8 +34,9 @@ figure goes to bench/scale-results.json.
 The fill of 10^8 takes about an hour here: with REGTRACK_TEST_TMP set, the
 cluster stays in that directory after the run, and SCALE_RESUME=DBNAME (the
 database it filled, named in the log) measures that database again at its
-size, then the retention figures, without filling (the rows of the smaller
-sizes are then not in the table).
+size (unless retention already dropped months of it), then the retention
+figures, without filling (the rows of the smaller sizes are then not in the
+table).
 """
 import http.client
 import json
@@ -348,13 +349,19 @@ def main():
         filler = Filler(srv)
         horizon = filler.total_runs(max(SIZES))
         if RESUME:
-            filler.values = int(psql_long(srv, "SELECT sum(cardinality(vals)) FROM run_values"))
+            # every value the history received: those still raw and those of
+            # the months retention dropped (counted when it dropped them)
+            dropped = int(srv.psql("SELECT coalesce(sum(nr_vals), 0) FROM run_values_dropped"))
+            filler.values = dropped + int(psql_long(
+                srv, "SELECT coalesce(sum(cardinality(vals)), 0) FROM run_values"))
             filler.runs = int(srv.psql("SELECT count(*) FROM runs"))
             SIZES[:] = [filler.values]
-            log("resumed %s: %d values (%d runs)" % (RESUME, filler.values, filler.runs))
-            row = measure(srv, filler, filler.values, nvals=filler.values)
-            results.append(row)
-            log(json.dumps(row))
+            log("resumed %s: %d values (%d runs, %d of the values dropped)"
+                % (RESUME, filler.values, filler.runs, dropped))
+            if not dropped:  # else the retention figures below are this state's
+                row = measure(srv, filler, filler.values, nvals=filler.values)
+                results.append(row)
+                log(json.dumps(row))
         for size in [] if RESUME else sorted(SIZES):
             t0 = time.time()
             before = filler.values
