@@ -587,12 +587,7 @@ void db_request_aa_metrics_free(struct db_request_aa_metric *m, long n)
 int db_setup_key_exists(struct db_conn *c, const char *params_key, struct err *e)
 {
 	struct db_param p[1] = { db_text(params_key) };
-	PGresult *r = db_query(c, &stmts[ST_SETUP_KEY_EXISTS], 1, p, 0, e);
-	int found;
+	long long n = db_query_rows(c, &stmts[ST_SETUP_KEY_EXISTS], 1, p, e);
 
-	if (!r)
-		return -1;
-	found = PQntuples(r) > 0;
-	PQclear(r);
-	return found;
+	return n < 0 ? -1 : n > 0;
 }
