@@ -15,6 +15,7 @@
  * The database comes from --db, else the config's `db`, else env REGTRACK_DB.
  */
 #include "server/http/auth.h"
+#include "server/api/route_args.h"
 #include "server/detect/backtest.h"
 #include "server/bisect/bisect.h"
 #include "server/bisect/bisect_coord.h"
@@ -280,11 +281,16 @@ static int do_serve(struct config *cfg)
 	srv.cfg = cfg;
 	srv.started = (long)time(NULL);
 	find_web_dir(&srv);
+	if (api_route_args(&srv.route_args, &e)) {
+		slog_error("%s", e.message);
+		return 1;
+	}
 
 	c = db_connect_once(cfg->db, &e);
 	if (!c || migrate_apply(c, &n, &e)) {
 		slog_error("%s", e.message);
 		db_close(c);
+		route_args_free(srv.route_args, nr_routes);
 		return 1;
 	}
 	db_close(c);
@@ -334,6 +340,7 @@ static int do_serve(struct config *cfg)
 		replica_stop(srv.replica);
 		reply_cache_free(srv.diff_cache);
 		db_free(srv.db);
+		route_args_free(srv.route_args, nr_routes);
 		return 1;
 	}
 	printf("listening on %.*s:%u\n", (int)(strrchr(cfg->listen, ':') - cfg->listen),
@@ -369,6 +376,7 @@ static int do_serve(struct config *cfg)
 	replica_stop(srv.replica);	  /* after http_stop: handlers read through it */
 	reply_cache_free(srv.diff_cache); /* after http_stop: handlers fill it */
 	db_free(srv.db);
+	route_args_free(srv.route_args, nr_routes);
 	slog_info("stopped");
 	return 0;
 }

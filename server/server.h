@@ -47,6 +47,9 @@ struct server {
 	struct MHD_Daemon *daemon;
 	const struct route *routes; /* the HTTP route table (http_start()); borrowed */
 	unsigned nr_routes;
+	/* per route, the query arguments it takes (server/api/route_args.h; NULL
+	 * entry: not described, not checked); owned by main.c */
+	const char *const **route_args;
 	struct http_pool *pool;		/* threads of deferred handlers (http_defer), http.c */
 	struct http_guard *guard;	/* header/body deadlines, open connections (http_guard.h) */
 	unsigned long soft_connections; /* past it a request gets 503 (http.c) */

@@ -22,6 +22,14 @@ enum MHD_Result api_healthz(struct request *rq);
 enum MHD_Result api_prometheus(struct request *rq);
 /* GET /api/v1/openapi.json: the API as an OpenAPI 3 document (docs/openapi.json, embedded) */
 enum MHD_Result api_openapi_get(struct request *rq);
+/*
+ * The query arguments of each route of routes[] as docs/openapi.json (the
+ * document api_openapi_get serves) describes them: route_args_load() over
+ * routes and the embedded document; the caller owns *out (route_args_free
+ * with nr_routes). -1 with e when the document cannot be read (a build
+ * defect: the server does not start).
+ */
+int api_route_args(const char *const ***out, struct err *e);
 
 /* results and runs (results.c, runs.c) */
 enum MHD_Result api_results_post(struct request *rq);

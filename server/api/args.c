@@ -155,43 +155,6 @@ json_t *setup_json(struct db_conn *c, long long setup_id, struct err *e)
 	return o;
 }
 
-struct args_only {
-	const char *const *names;
-	const char *bad;
-};
-
-/* MHD_get_connection_values callback: stops at the first argument not in names */
-static enum MHD_Result find_unknown_arg(void *cls, enum MHD_ValueKind kind, const char *key,
-					const char *value)
-{
-	struct args_only *a = cls;
-
-	(void)kind;
-	(void)value;
-	for (size_t i = 0; a->names[i]; i++)
-		if (!strcmp(key, a->names[i]))
-			return MHD_YES;
-	a->bad = key;
-	return MHD_NO;
-}
-
-int rq_args_only(struct request *rq, const char *const *names, struct err *e)
-{
-	struct args_only a = { names, NULL };
-	char known[256];
-	size_t len = 0;
-
-	MHD_get_connection_values(rq->conn, MHD_GET_ARGUMENT_KIND, find_unknown_arg, &a);
-	if (!a.bad)
-		return 0;
-	known[0] = '\0';
-	for (size_t i = 0; names[i] && len < sizeof(known); i++)
-		len += (size_t)snprintf(known + len, sizeof(known) - len, "%s%s", i ? ", " : "",
-					names[i]);
-	return err_setc(e, ERR_INVALID_FIELD, a.bad, "unknown argument '%s' (known: %s)", a.bad,
-			known);
-}
-
 int list_args(struct request *rq, const char *const *states, long def_limit, long max_limit,
 	      const char **state, char limit[24], struct err *e)
 {

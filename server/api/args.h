@@ -52,14 +52,6 @@ int list_args(struct request *rq, const char *const *states, long def_limit, lon
 	__attribute__((warn_unused_result));
 
 /*
- * Checks that every query argument of rq is one of the NULL-terminated
- * `names`. Errors: 400 "invalid_field" naming the first other argument
- * ("unknown argument 'X' (known: a, b, c)").
- */
-int rq_args_only(struct request *rq, const char *const *names, struct err *e)
-	__attribute__((warn_unused_result));
-
-/*
  * The numeric id in the path (/api/v1/jobs/{id}): a positive integer,
  * also written as text to text[24]. Errors: 400 "invalid_field" (detail
  * "id") saying "'X' is not a WHAT id".

@@ -312,6 +312,12 @@ static int preflight(struct request *rq, enum MHD_Result *ret)
 		return 1;
 	}
 	memcpy(rq->token_name, who.token_name, sizeof(rq->token_name));
+	/* after the token check: an unauthenticated client learns nothing of the arguments */
+	if (rq->srv->route_args && rq->srv->route_args[found - rq->srv->routes] &&
+	    rq_args_only(rq, rq->srv->route_args[found - rq->srv->routes], &e)) {
+		*ret = refuse(rq, &e);
+		return 1;
+	}
 	rq->scope = who.scope;
 	rq->token_id = who.token_id;
 	rq->route = found;

@@ -34,6 +34,14 @@ const char *rq_arg(struct request *rq, const char *name);
  */
 int rq_text_ok(struct request *rq, const char **bad);
 
+/*
+ * 0 when every query argument of rq is one of names (NULL-terminated,
+ * borrowed; none when names[0] is NULL), else -1 with e: ERR_INVALID_FIELD
+ * naming the first unknown argument and listing names.
+ */
+int rq_args_only(struct request *rq, const char *const *names, struct err *e)
+	__attribute__((warn_unused_result));
+
 /* Most JSON values a body may hold (a result document's 2,000,000 values and room). */
 #define RQ_JSON_MAX_VALUES 2500000
 
