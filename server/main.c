@@ -125,8 +125,9 @@ static int do_migrate(struct config *cfg)
 		return 1;
 	}
 	db_close(c);
-	printf("migrations applied: %d (schema version %d)\n", n,
-	       nr_migrations ? migrations[nr_migrations - 1].version : 0);
+	/* sql/ numbers skip some: the count of files applied is not the version */
+	printf("migrations applied now: %d; schema version %d, the newest of sql/'s %u\n", n,
+	       nr_migrations ? migrations[nr_migrations - 1].version : 0, nr_migrations);
 	return 0;
 }
 
