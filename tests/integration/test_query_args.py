@@ -121,8 +121,10 @@ class HandlersReadOnlyDocumentedArguments(unittest.TestCase):
         for name in os.listdir(api):
             if name.endswith(".c"):
                 with open(os.path.join(api, name)) as f:
-                    read.update(re.findall(r'rq_arg\(rq, "([a-z_]+)"\)', f.read()))
+                    # rq_arg() and kconfig.c's arg_id(), which reads a job id argument
+                    read.update(re.findall(r'(?:rq_arg|arg_id)\(rq, "([a-z_]+)"', f.read()))
         self.assertGreater(len(read), 20)
+        self.assertIn("base_job", read)
         self.assertEqual(read - documented, set())
 
 
