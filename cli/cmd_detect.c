@@ -8,7 +8,8 @@
  * Commits are ordered by group number, or by first appearance of an id.
  * The labelled text --score reads (`value label` lines, Perfherder's
  * alerts) is read too, its labels checked and then ignored: a value nan is
- * missing, left out with its index still counted.
+ * missing, left out with its index (its line among the value lines) still
+ * counted; inf or a value past +-2^63 is refused by its line.
  * Prints {"change_points": [{"index": i, "id": ..., "before": m1,
  * "after": m2, "change_pct": p, "direction": "up"|"down", "p_value": q,
  * "mw_p": .., "window_p": .., "noise_sigma": s, "noise_rho": r}],
@@ -25,14 +26,16 @@
  * detector's trace and the rule that dropped it (detect_reason_text).
  * --explain adds "explain": every candidate the detector considered
  * (struct detect_candidate: "stage" "window" for the window scan, "final"
- * for an accepted split's final estimate; "window" [start, end) in commit
- * positions; "index" as a change point's; before, after, change_pct,
- * p_value, noise_sigma, noise_rho, effect in noise sigmas, "kept" and
- * "reason" in words), the same one per line on stderr.
+ * for an accepted split's final estimate; "window" [start, end) in the
+ * numbers of "index" (cand_window); "index" as a change point's; before,
+ * after, change_pct, p_value, noise_sigma, noise_rho, effect in noise
+ * sigmas, "kept" and "reason" in words), the same one per line on stderr
+ * ("sigma unknown" for an effect with no noise estimate).
  *
  * Options: --window W (64), --p-max P (0.001), --min-seg M (3),
- * --min-change PCT (0), --tail N, --explain. Exit 0, or 2 on usage or
- * input errors.
+ * --min-change PCT (0), each bounded as a plan's detect key
+ * (lib/stats/detect_keys.h), --tail N, --explain. Exit 0, or 2 on usage or
+ * input errors (a file with no values among them).
  *
  * regtrack detect --score FILE|DIR [--json] [the options above]: instead,
  * scores the detector against human labels (cmd_detect_score.c): each
@@ -74,7 +77,8 @@ static int usage(void)
 		"Prints {change_points: [{index, id, before, after, change_pct, direction, p_value,\n"
 		"...}], n_values, n_commits}; with none, \"none_because\" says why (the strongest\n"
 		"candidate split and the rule that dropped it). --window 64, --p-max 0.001,\n"
-		"--min-seg 3, --min-change 0 (%%), --tail N: an online check of the last N commits,\n"
+		"--min-seg 3, --min-change 0 (%%), each bounded as a plan's detect key (min-seg at\n"
+		"most half the window), --tail N: an online check of the last N commits,\n"
 		"--explain: every candidate split, its p, size and the rule that kept or dropped it\n"
 		"(\"explain\" in the JSON, one line each on stderr). Exit 0, 2 usage or input error.\n"
 		"\n"
@@ -435,8 +439,8 @@ static json_t *none_because(const struct detect_series *s, const struct detect_o
 	b = json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:[I,I], s:s, s:s}", "index",
 		      cand_index(d, idvals), "before", num(d->before), "after", num(d->after),
 		      "change_pct", num(d->change_pct), "p_value", num(d->p_value), "effect",
-		      num(d->effect), "window", lo, hi, "stage",
-		      d->stage ? "final" : "window", "reason", detect_reason_text(d->reason));
+		      num(d->effect), "window", lo, hi, "stage", d->stage ? "final" : "window",
+		      "reason", detect_reason_text(d->reason));
 	if (idvals)
 		json_object_set(b, "id", idvals[d->id]);
 	json_object_set_new(out, "best_split", b);
@@ -517,8 +521,8 @@ static int check_opts(const struct detect_opts *o)
 		double x = detect_key_get(o, k);
 
 		if (!detect_key_in_bounds(k, x)) {
-			fprintf(stderr, "regtrack: detect: %s %g is outside %g..%g\n", opt_of[i].opt,
-				x, k->min, k->max);
+			fprintf(stderr, "regtrack: detect: %s %g is outside %g..%g\n",
+				opt_of[i].opt, x, k->min, k->max);
 			return -1;
 		}
 	}

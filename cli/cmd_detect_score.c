@@ -166,8 +166,9 @@ static json_t *overall(const struct cpdscore_total *t, json_t *left_out, int jso
 			       "more than %d from every alert, %.2f per 1000 points (%zu of them "
 			       "at most %d before an alert: a step found before its alert)\n",
 			       t->alert_series, t->alert_points, t->found, t->nchanges,
-			       CPDSCORE_MARGIN, fig(b[0], sizeof(b[0]), ratio(t->found, t->nchanges)),
-			       t->found_wide, CPDSCORE_MARGIN_WIDE,
+			       CPDSCORE_MARGIN,
+			       fig(b[0], sizeof(b[0]), ratio(t->found, t->nchanges)), t->found_wide,
+			       CPDSCORE_MARGIN_WIDE,
 			       fig(b[1], sizeof(b[1]), ratio(t->found_wide, t->nchanges)), t->far,
 			       t->alert_npred, CPDSCORE_FAR, 1000 * ratio(t->far, t->alert_points),
 			       t->far_early, CPDSCORE_MARGIN_WIDE);

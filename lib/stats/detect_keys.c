@@ -5,13 +5,17 @@
 #include <stddef.h>
 #include <string.h>
 
-#define REAL(f, lo, hi) { #f, DETECT_KEY_REAL, offsetof(struct detect_opts, f), lo, hi }
-#define SIZE(f, lo, hi) { #f, DETECT_KEY_SIZE, offsetof(struct detect_opts, f), lo, hi }
+#define REAL(f, lo, hi)                                                      \
+	{                                                                    \
+#f, DETECT_KEY_REAL, offsetof(struct detect_opts, f), lo, hi \
+	}
+#define SIZE(f, lo, hi)                                                      \
+	{                                                                    \
+#f, DETECT_KEY_SIZE, offsetof(struct detect_opts, f), lo, hi \
+	}
 const struct detect_key detect_keys[] = {
-	REAL(p_max, 0, 1),
-	SIZE(window, 8, 100000),
-	SIZE(min_seg, 1, 1000),
-	REAL(min_change_pct, 0, 1000),
+	REAL(p_max, 0, 1),	  SIZE(window, 8, 100000),
+	SIZE(min_seg, 1, 1000),	  REAL(min_change_pct, 0, 1000),
 	REAL(min_effect, 0, 100),
 };
 #undef REAL

@@ -309,11 +309,11 @@ static void set_arguments_become_numbers(void **state)
  */
 static void set_arguments_that_are_no_decimal_number_are_refused(void **state)
 {
-	static const char *const bad[] = { "min_change_pct=nan", "min_change_pct=inf",
-					   "min_change_pct=NaN", "p_max=-inf",
+	static const char *const bad[] = { "min_change_pct=nan",  "min_change_pct=inf",
+					   "min_change_pct=NaN",  "p_max=-inf",
 					   "min_change_pct=0x10", "window=0x40",
-					   "min_effect=1e400", "min_effect= 1",
-					   "min_effect=",	 "min_effect=1e" };
+					   "min_effect=1e400",	  "min_effect= 1",
+					   "min_effect=",	  "min_effect=1e" };
 	struct err e;
 
 	(void)state;

@@ -183,7 +183,8 @@ static void test_read_text_refuses_out_of_range(void **state UNUSED)
 	struct err e;
 
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
-		assert_int_equal(cpdscore_series_parse(bad[i].text, strlen(bad[i].text), "x", &s, &e),
+		assert_int_equal(cpdscore_series_parse(bad[i].text, strlen(bad[i].text), "x", &s,
+						       &e),
 				 -1);
 		assert_int_equal(e.id, ERR_INVALID_FIELD);
 		assert_non_null(strstr(e.message, bad[i].message));
@@ -242,12 +243,14 @@ static void test_read_json(void **state UNUSED)
 	/* past +-2^63, as plain `regtrack detect` and the API refuse it; TCPD's form too */
 	ours = "{\"values\": [1e300, 2, 3, 4, 5, 6], \"changes\": [1]}";
 	assert_int_equal(cpdscore_series_parse(ours, strlen(ours), "x", &s, &e), -1);
-	assert_string_equal(e.message, "values[0] is out of range (numbers must lie within +-2^63)");
+	assert_string_equal(e.message,
+			    "values[0] is out of range (numbers must lie within +-2^63)");
 	assert_string_equal(e.detail, "values");
 	cpdscore_series_release(&s);
 	tcpd = "{\"values\": [1, null, -1e19], \"annotations\": {\"1\": []}}";
 	assert_int_equal(cpdscore_series_parse(tcpd, strlen(tcpd), "x", &s, &e), -1);
-	assert_string_equal(e.message, "values[2] is out of range (numbers must lie within +-2^63)");
+	assert_string_equal(e.message,
+			    "values[2] is out of range (numbers must lie within +-2^63)");
 	cpdscore_series_release(&s);
 }
 
