@@ -265,6 +265,8 @@ class Backtest(unittest.TestCase):
         self.assertEqual(srv.post("/api/v1/plans/bt/backtest", {}).status, 401)
         # the same table checks a plan's own settings
         for detect, field in [({"p_max": 2}, "detect.p_max"), ({"foo": 1}, "detect.foo"),
+                              ({"min_seg": 40}, "detect.min_seg"),  # the config's window: 64
+                              ({"window": 16, "min_seg": 9}, "detect.min_seg"),
                               ({"window": "64"}, "detect.window"), (5, "detect")]:
             r = srv.request("PUT", "/api/v1/plans/bt", body=dict(PLAN, detect=detect),
                             scope="admin")
