@@ -333,3 +333,21 @@ double detect_z_pvalue(double z, const struct noise *nz)
 {
 	return 2 * gsl_cdf_ugaussian_Q(fabs(z) / sqrt(nz->vif));
 }
+
+double detect_split_p(const struct detect_series *s, struct scratch *w, const struct noise *nz,
+		      size_t c, size_t n, size_t t, double z)
+{
+	if (nz->vif > 1 && nz->sigma > 0)
+		return 2 * gsl_cdf_ugaussian_Q(fabs(
+				   detect_level_z(detect_trimmed20(s->med, c, c + t, w->tmp),
+						  detect_trimmed20(s->med, c + t, c + n, w->tmp), t,
+						  n - t, nz)));
+	if (n <= RANKTEST_EXACT_MAX || nz->vif > 1 || !isfinite(z)) {
+		double p = ranktest_mann_whitney(s->med + c, t, s->med + c + t, n - t, NULL);
+
+		if (nz->vif > 1 && p > 0 && p < 1)
+			return detect_z_pvalue(gsl_cdf_ugaussian_Qinv(p / 2), nz);
+		return fmin(p, detect_short_level_p(s, w, nz, c, t, n));
+	}
+	return 2 * gsl_cdf_ugaussian_Q(fabs(z));
+}

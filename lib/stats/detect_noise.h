@@ -100,6 +100,16 @@ double detect_trimmed20(const double *v, size_t from, size_t to, double *tmp);
 double detect_short_level_p(const struct detect_series *s, struct scratch *w,
 			    const struct noise *nz, size_t c, size_t t, size_t n);
 
+/*
+ * p of the split of med[c..c+n) at t before the correction for the search:
+ * under dependent noise (nz->vif > 1) the levels' (detect_level_z), else the
+ * exact Mann-Whitney p (n <= RANKTEST_EXACT_MAX; in short ranges the levels'
+ * too, detect_short_level_p) or the normal one of the rank statistic z (NAN:
+ * computed here).
+ */
+double detect_split_p(const struct detect_series *s, struct scratch *w, const struct noise *nz,
+		      size_t c, size_t n, size_t t, double z);
+
 /* Two-sided p of a standardized rank statistic z under nz (z / sqrt(vif)). */
 double detect_z_pvalue(double z, const struct noise *nz);
 

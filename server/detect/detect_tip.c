@@ -130,6 +130,20 @@ static int check_first_step(struct db_conn *c, long long setup_id, const struct 
 }
 
 /*
+ * 1 when the windowed detector reported a change point at commit i of the
+ * series: store_series() has recorded (or kept) that range with the
+ * detector's evidence, the segments either side and its noise model, which
+ * a pair of two commits must not replace.
+ */
+static int detector_reported(const struct detect_series *ds, size_t i)
+{
+	for (size_t k = 0; k < ds->ncp; k++)
+		if (ds->cp[k].index == i)
+			return 1;
+	return 0;
+}
+
+/*
  * Reports at the tip (regressions.h): when the newest commit of a plan's
  * branch moved away from the recent window (detect_series_tip), ask once
  * for more runs of it and of the commit before it; when the two then
@@ -195,6 +209,8 @@ int check_tip(struct db_conn *c, long long setup_id, const struct db_detect_poin
 	compare_opts_init(&co);
 	if (m->is_monitor)
 		co.floor_pct = co.monitor_floor_pct;
+	if (detector_reported(ds, t))
+		return 1; /* recorded with the detector's evidence (store_series) */
 	a = detect_side(s, t - 1, t, &na);
 	b = detect_side(s, t, t + 1, &nb);
 	detect_compare_sides(aa, setup_id, m->metric_id, s->commit[t - 1], s->commit[t], a, na, b,
@@ -262,7 +278,10 @@ static int has_id(const long long *ids, size_t n, long long id)
  * series that both got extra tip runs are compared on their own runs, and
  * a pair that differs (the HL-shift verdict of compare_samples, the same
  * evidence check_tip records on) is recorded as a confirmed change of
- * that range, in the pair's direction.
+ * that range, in the pair's direction: not when its medians moved by less
+ * than the plan's min_change_pct (what it alerts), nor where the detector
+ * reported the same step (its record, kept by store_series, holds the
+ * better evidence).
  */
 int check_tip_pairs(struct db_conn *c, long long setup_id, const struct db_detect_point *m,
 		    const struct series *s, const struct detect_series *ds,
@@ -285,7 +304,7 @@ int check_tip_pairs(struct db_conn *c, long long setup_id, const struct db_detec
 	/* the tip's own pair, when check_tip kept or made its record, is done */
 	for (size_t i = 1; i < (tip_done ? s->n - 1 : s->n); i++) {
 		struct compare_result pair;
-		double before, after;
+		double before, after, change;
 		struct db_regr_upserted up;
 		const double *a, *b;
 		size_t na, nb;
@@ -293,7 +312,13 @@ int check_tip_pairs(struct db_conn *c, long long setup_id, const struct db_detec
 		int got;
 
 		if (!has_id(tj->tipc, tj->ntipc, s->commit[i - 1]) ||
-		    !has_id(tj->tipc, tj->ntipc, s->commit[i]))
+		    !has_id(tj->tipc, tj->ntipc, s->commit[i]) || detector_reported(ds, i))
+			continue;
+		before = ds->med[i - 1];
+		after = ds->med[i];
+		change = before != 0 ? 100.0 * (after - before) / fabs(before) : NAN;
+		/* the plan's smallest alerted %change holds here as at the tip (check_tip) */
+		if (ds->opts.min_change_pct > 0 && !(fabs(change) >= ds->opts.min_change_pct))
 			continue;
 		a = detect_side(s, i - 1, i, &na);
 		b = detect_side(s, i, i + 1, &nb);
@@ -309,12 +334,8 @@ int check_tip_pairs(struct db_conn *c, long long setup_id, const struct db_detec
 			detect_kept_add(kept, covering);
 			continue;
 		}
-		before = ds->med[i - 1];
-		after = ds->med[i];
 		if (record_pair(c, setup_id, m, s->commit[i - 1], s->commit[i], &pair, &pair,
-				s->n - i, before, after,
-				before != 0 ? 100.0 * (after - before) / fabs(before) : NAN, NAN,
-				kept, st, &up, e))
+				s->n - i, before, after, change, NAN, kept, st, &up, e))
 			return -1;
 		if (up.created) {
 			char note[512];

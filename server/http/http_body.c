@@ -93,10 +93,13 @@ static enum MHD_Result find_bad_arg(void *cls, enum MHD_ValueKind kind, const ch
 
 struct args_only {
 	const char *const *names;
+	unsigned char seen[64]; /* seen[i]: names[i] given already */
 	const char *bad;
+	int twice; /* bad is a known argument given a second time */
 };
 
-/* MHD_get_connection_values callback: stops at the first argument not in names */
+/* MHD_get_connection_values callback: stops at the first argument not in
+ * names, or one of them given again */
 static enum MHD_Result find_unknown_arg(void *cls, enum MHD_ValueKind kind, const char *key,
 					const char *value)
 {
@@ -104,22 +107,32 @@ static enum MHD_Result find_unknown_arg(void *cls, enum MHD_ValueKind kind, cons
 
 	(void)kind;
 	(void)value;
-	for (size_t i = 0; a->names[i]; i++)
-		if (!strcmp(key, a->names[i]))
-			return MHD_YES;
+	for (size_t i = 0; a->names[i]; i++) {
+		if (strcmp(key, a->names[i]))
+			continue;
+		if (i < sizeof(a->seen) && a->seen[i]++) {
+			a->bad = key;
+			a->twice = 1;
+			return MHD_NO;
+		}
+		return MHD_YES;
+	}
 	a->bad = key;
 	return MHD_NO;
 }
 
 int rq_args_only(struct request *rq, const char *const *names, struct err *e)
 {
-	struct args_only a = { names, NULL };
+	struct args_only a = { .names = names };
 	char known[512];
 	size_t len = 0;
 
 	MHD_get_connection_values(rq->conn, MHD_GET_ARGUMENT_KIND, find_unknown_arg, &a);
 	if (!a.bad)
 		return 0;
+	if (a.twice)
+		return err_setc(e, ERR_INVALID_FIELD, a.bad,
+				"query argument '%s' is given more than once", a.bad);
 	if (!names[0])
 		return err_setc(e, ERR_INVALID_FIELD, a.bad,
 				"unknown query argument '%s': this endpoint takes none", a.bad);

@@ -36,8 +36,10 @@ int rq_text_ok(struct request *rq, const char **bad);
 
 /*
  * 0 when every query argument of rq is one of names (NULL-terminated,
- * borrowed; none when names[0] is NULL), else -1 with e: ERR_INVALID_FIELD
- * naming the first unknown argument and listing names.
+ * borrowed; none when names[0] is NULL), each at most once (a second value
+ * would be silently dropped: rq_arg() reads the first), else -1 with e:
+ * ERR_INVALID_FIELD naming the first unknown argument (the message lists
+ * names) or the first one given twice.
  */
 int rq_args_only(struct request *rq, const char *const *names, struct err *e)
 	__attribute__((warn_unused_result));

@@ -1,6 +1,6 @@
 """Query arguments are what docs/openapi.json says each endpoint takes: an
 unknown or misspelt one (`series?...&setup=24`) is a 400 naming it, not a
-filter silently ignored that returns every series; every documented one
+filter silently ignored that returns every series, and so is one given twice; every documented one
 passes that gate; a caller without a token learns nothing (401 first); and
 every argument a handler reads is in the document (else the gate would
 refuse it).
@@ -73,6 +73,14 @@ class UnknownArgument(unittest.TestCase):
                 err = r.json()["error"]
                 self.assertEqual(err["detail"], "no_such_arg", r)
                 self.assertIn("unknown query argument", err["message"])
+
+    def test_an_argument_given_twice_is_refused(self):
+        # rq_arg() reads the first value: the second was silently dropped
+        r = srv.get("/api/v1/regressions?state=invalid&state=new", scope="read")
+        self.assertEqual(r.status, 400, r)
+        self.assertEqual(r.json()["error"]["detail"], "state")
+        self.assertEqual(r.json()["error"]["message"],
+                         "query argument 'state' is given more than once")
 
     def test_an_endpoint_without_arguments_says_so(self):
         r = srv.get("/api/v1/machines?limit=5", scope="read")

@@ -807,6 +807,116 @@ class TipReportLate(unittest.TestCase):
         self.assertEqual([x["id"] for x in regs], [reg["id"]])
 
 
+class TipPairsKeepTheDetectorsRecord(unittest.TestCase):
+    """The pairs asked for at the tip follow the plan's settings and never
+    overwrite what the detector found.
+
+    As TipReportLate, with a plan whose `detect.min_change_pct` is 2 and a
+    second metric that moves +1.5 % at the same commit: the pair of that
+    metric differs on its tip runs, but the plan alerts nothing below 2 %
+    (before, it was recorded, confirmed, from the pair alone). Then more
+    slow commits land, the windowed detector reports the -5 % step itself,
+    and its record keeps the detector's evidence: its p, its noise sigma and
+    the runs of the segments either side (before, every pass overwrote it
+    with the two commits' 8 vs 8 runs, and the evidence sentence then spoke
+    of commits that were not compared)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp, cls.repo, cls.base, cls.srv = tree_server(
+            "regtrack-track7-", make_tree,
+            "poll_tick_ms = 100\ndetect_poll_ms = 100\nauto_bisect = 0\n"
+            "detect_tip_runs = 5\n")
+
+    @classmethod
+    def tearDownClass(cls):
+        stop_tree_server(cls.srv, cls.tmp)
+
+    def test_min_change_and_the_detectors_evidence(self):
+        srv, repo = self.srv, self.repo
+        small = "vm-scalability.small"
+        r = srv.post("/api/v1/trees", {"name": "pairs", "url": repo, "poll_s": 0},
+                     scope="admin")
+        self.assertEqual(r.status, 200, r)
+        self.assertEqual(srv.post("/api/v1/plans", plan(
+            "pairs", "pairs",
+            testcases=[{"testcase": "vm-scalability", "params": {"test": "pairs"}}],
+            targets=["vm-2p"], measure="wallclock", repeat=3,
+            detect={"min_change_pct": 2}), scope="admin").status, 201)
+        slow, gate = set(), threading.Event()
+
+        def values(job, rng):
+            if job["repeat"] == 5:
+                gate.wait(WAIT_S)
+            s = job["commit"] in slow
+            return {METRIC: [(950.0 if s else 1000.0) * (1 + rng.uniform(-0.004, 0.004))],
+                    small: [(1015.0 if s else 1000.0) * (1 + rng.uniform(-0.001, 0.001))]}
+
+        def tip_jobs():
+            return int(srv.psql("SELECT count(*) FROM jobs WHERE track_key LIKE '% tip'"))
+
+        def plan_done():
+            return all(j["state"] == "done" for j in plan_jobs(srv, "pairs"))
+
+        def push(is_slow):
+            sha = commit(repo, ["mm/c.c"])
+            if is_slow:
+                slow.add(sha)
+            poll(srv, "pairs")
+            return sha
+
+        stop = threading.Event()
+        workers = [FakeWorker(srv, "pairs-%d" % i, stop, values, tree="pairs")
+                   for i in range(3)]
+        for w in workers:
+            w.start()
+        q = urllib.parse.urlencode({"testcase": "vm-scalability", "metric": METRIC})
+        try:
+            poll(srv, "pairs")
+            wait_until(plan_done, timeout=WAIT_S, what="the baseline's job")
+            for _ in range(6):
+                push(False)
+                wait_until(plan_done, timeout=WAIT_S, what="a push's job")
+            good = git(repo, "rev-parse", "HEAD")
+            stepped = push(True)
+            wait_until(lambda: tip_jobs() == 2, timeout=WAIT_S, what="the tip's extra jobs")
+            push(True)
+            wait_until(lambda: all(j["state"] == "done" for j in plan_jobs(srv, "pairs")
+                                   if j["repeat"] == 3), timeout=WAIT_S, what="the next push")
+            gate.set()
+            reg = wait_until(lambda: next((x for x in srv.get("/api/v1/regressions?" + q).json()
+                                           ["regressions"] if x["bad"]["sha"] == stepped), None),
+                             timeout=WAIT_S, what="the record of the pair asked at the tip")
+            # more slow commits: the windowed detector now has the step itself
+            for _ in range(4):
+                push(True)
+                wait_until(plan_done, timeout=WAIT_S, what="a push's job")
+            wait_until(lambda: srv.get("/api/v1/regressions/%d" % reg["id"]).json()
+                       ["detector"]["p_value"] is not None, timeout=WAIT_S,
+                       what="the detector's own figures on the record")
+            wait_until(lambda: srv.psql("SELECT count(*) FROM detect_queue") == "0",
+                       timeout=WAIT_S, what="detection drained")
+            time.sleep(1)
+        finally:
+            gate.set()
+            stop.set()
+            for w in workers:
+                w.join(10)
+        # +1.5 % is below the plan's 2 %: no record of it, from the pair or the detector
+        regs = srv.get("/api/v1/regressions?" + urllib.parse.urlencode(
+            {"testcase": "vm-scalability", "metric": small})).json()["regressions"]
+        self.assertEqual(regs, [])
+        reg = srv.get("/api/v1/regressions/%d" % reg["id"]).json()
+        self.assertEqual((reg["good"]["sha"], reg["bad"]["sha"]), (good, stepped))
+        self.assertLess(reg["detector"]["p_value"], 1e-3)
+        self.assertIsNotNone(reg["noise_sigma"])
+        # the segments either side (7 fast commits x 3 runs and more), not the pair's 8 vs 8
+        self.assertGreater(reg["n_before"], 8)
+        self.assertGreater(reg["n_after"], 8)
+        self.assertEqual(reg["pair"]["verdict"], "different")
+        self.assertIsNotNone(reg["evidence"]["spread_ratio"])
+
+
 class FirstStep(unittest.TestCase):
     """A step right after the baseline (the demo's -27 % at its first push).
 
