@@ -8,7 +8,8 @@
  * Commits are ordered by group number, or by first appearance of an id.
  * The labelled text --score reads (`value label` lines, Perfherder's
  * alerts) is read too, its labels checked and then ignored: a value nan is
- * missing, left out with its index still counted.
+ * missing, left out with its index (its line among the value lines) still
+ * counted; inf or a value past +-2^63 is refused by its line.
  * Prints {"change_points": [{"index": i, "id": ..., "before": m1,
  * "after": m2, "change_pct": p, "direction": "up"|"down", "p_value": q,
  * "mw_p": .., "window_p": .., "noise_sigma": s, "noise_rho": r}],
@@ -25,14 +26,16 @@
  * detector's trace and the rule that dropped it (detect_reason_text).
  * --explain adds "explain": every candidate the detector considered
  * (struct detect_candidate: "stage" "window" for the window scan, "final"
- * for an accepted split's final estimate; "window" [start, end) in commit
- * positions; "index" as a change point's; before, after, change_pct,
- * p_value, noise_sigma, noise_rho, effect in noise sigmas, "kept" and
- * "reason" in words), the same one per line on stderr.
+ * for an accepted split's final estimate; "window" [start, end) in the
+ * numbers of "index" (cand_window); "index" as a change point's; before,
+ * after, change_pct, p_value, noise_sigma, noise_rho, effect in noise
+ * sigmas, "kept" and "reason" in words), the same one per line on stderr
+ * ("sigma unknown" for an effect with no noise estimate).
  *
  * Options: --window W (64), --p-max P (0.001), --min-seg M (3),
- * --min-change PCT (0), --tail N, --explain. Exit 0, or 2 on usage or
- * input errors.
+ * --min-change PCT (0), each bounded as a plan's detect key
+ * (lib/stats/detect_keys.h), --tail N, --explain. Exit 0, or 2 on usage or
+ * input errors (a file with no values among them).
  *
  * regtrack detect --score FILE|DIR [--json] [the options above]: instead,
  * scores the detector against human labels (cmd_detect_score.c): each
@@ -55,6 +58,7 @@
 
 #include "stats/cpdscore.h"
 #include "stats/detect.h"
+#include "stats/detect_keys.h"
 #include "stats/numlist.h"
 #include "xalloc.h"
 
@@ -73,7 +77,8 @@ static int usage(void)
 		"Prints {change_points: [{index, id, before, after, change_pct, direction, p_value,\n"
 		"...}], n_values, n_commits}; with none, \"none_because\" says why (the strongest\n"
 		"candidate split and the rule that dropped it). --window 64, --p-max 0.001,\n"
-		"--min-seg 3, --min-change 0 (%%), --tail N: an online check of the last N commits,\n"
+		"--min-seg 3, --min-change 0 (%%), each bounded as a plan's detect key (min-seg at\n"
+		"most half the window), --tail N: an online check of the last N commits,\n"
 		"--explain: every candidate split, its p, size and the rule that kept or dropped it\n"
 		"(\"explain\" in the JSON, one line each on stderr). Exit 0, 2 usage or input error.\n"
 		"\n"
@@ -208,7 +213,7 @@ static int labelled_text(const char *text, size_t len)
 
 /*
  * The values of the labelled text form (lib/stats/cpdscore.h parses it and
- * checks each line and label; the labels are not used here). A missing
+ * checks each line, value and label; the labels are not used here). A missing
  * value (nan) is left out: then *group gives each value its line's
  * position, so the indices printed still count every line, as the labels'
  * do. 0, or -1 with the message on stderr.
@@ -227,20 +232,17 @@ static int load_labelled(const char *path, const char *text, size_t len, double 
 	}
 	*v = xmalloc((ls.nvalues ? ls.nvalues : 1) * sizeof(**v));
 	*group = xmalloc((ls.nvalues ? ls.nvalues : 1) * sizeof(**group));
+	/* the reader refused every value but nan by its line (+-2^63 as numlist_parse) */
 	for (size_t i = 0; i < ls.nvalues; i++) {
 		if (!isfinite(ls.values[i]))
 			continue;
-		/* numlist_parse()'s bound, the API's */
-		if (fabs(ls.values[i]) > 9223372036854775808.0) {
-			fprintf(stderr,
-				"regtrack: '%s': value %zu is out of range (numbers must lie "
-				"within +-2^63)\n",
-				path, i);
-			cpdscore_series_release(&ls);
-			return -1;
-		}
 		(*v)[m] = ls.values[i];
 		(*group)[m++] = i;
+	}
+	if (!m) {
+		fprintf(stderr, "regtrack: '%s': no values (every value is nan)\n", path);
+		cpdscore_series_release(&ls);
+		return -1;
 	}
 	if (m == ls.nvalues) {
 		free(*group);
@@ -352,6 +354,29 @@ static json_int_t cand_index(const struct detect_candidate *d, json_t **idvals)
 }
 
 /*
+ * A candidate's window [start, end) in the numbers its index is given in
+ * (cand_index): group numbers when the detector numbered its commits by
+ * group (a `value label` file's line indices, counting its nan lines, or
+ * "groups"), else commit positions; [first, last + 1) of its commits.
+ */
+static void cand_window(const struct detect_series *s, const struct detect_candidate *d,
+			json_int_t *lo, json_int_t *hi)
+{
+	*lo = (json_int_t)d->start;
+	*hi = (json_int_t)d->end;
+	if (s->ids && d->start < d->end && d->end <= s->n) {
+		*lo = (json_int_t)s->ids[d->start];
+		*hi = (json_int_t)s->ids[d->end - 1] + 1;
+	}
+}
+
+/* "%.3g sigma" of an effect, or "sigma unknown" where the noise was not estimated (null) */
+static char *effect_text(double effect)
+{
+	return isfinite(effect) ? xstrfmt("%.3g sigma", effect) : xstrdup("sigma unknown");
+}
+
+/*
  * The strongest candidate of the trace: the final estimate (stage 1) with the
  * least p when a split was accepted, else the window candidate with the least
  * p; ties to the larger effect. NULL when the trace is empty.
@@ -395,6 +420,7 @@ static json_t *none_because(const struct detect_series *s, const struct detect_o
 {
 	const struct detect_candidate *d = strongest(s);
 	json_t *out = json_object(), *b;
+	json_int_t lo, hi;
 	char *msg, *detail;
 
 	json_object_set_new(out, "p_max", json_real(o->p_max));
@@ -409,11 +435,12 @@ static json_t *none_because(const struct detect_series *s, const struct detect_o
 		free(msg);
 		return out;
 	}
+	cand_window(s, d, &lo, &hi);
 	b = json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:[I,I], s:s, s:s}", "index",
 		      cand_index(d, idvals), "before", num(d->before), "after", num(d->after),
 		      "change_pct", num(d->change_pct), "p_value", num(d->p_value), "effect",
-		      num(d->effect), "window", (json_int_t)d->start, (json_int_t)d->end, "stage",
-		      d->stage ? "final" : "window", "reason", detect_reason_text(d->reason));
+		      num(d->effect), "window", lo, hi, "stage", d->stage ? "final" : "window",
+		      "reason", detect_reason_text(d->reason));
 	if (idvals)
 		json_object_set(b, "id", idvals[d->id]);
 	json_object_set_new(out, "best_split", b);
@@ -440,9 +467,13 @@ static json_t *explain(const struct detect_series *s, json_t **idvals)
 
 	for (size_t i = 0; i < s->ntrace; i++) {
 		const struct detect_candidate *d = &s->trace[i];
-		json_t *j = json_pack("{s:s, s:[I,I], s:I}", "stage", d->stage ? "final" : "window",
-				      "window", (json_int_t)d->start, (json_int_t)d->end, "index",
-				      cand_index(d, idvals));
+		json_int_t lo, hi;
+		json_t *j;
+		char *eff = effect_text(d->effect);
+
+		cand_window(s, d, &lo, &hi);
+		j = json_pack("{s:s, s:[I,I], s:I}", "stage", d->stage ? "final" : "window",
+			      "window", lo, hi, "index", cand_index(d, idvals));
 
 		if (idvals)
 			json_object_set(j, "id", idvals[d->id]);
@@ -458,14 +489,51 @@ static json_t *explain(const struct detect_series *s, json_t **idvals)
 		json_object_set_new(j, "reason", json_string(detect_reason_text(d->reason)));
 		json_array_append_new(arr, j);
 		fprintf(stderr,
-			"explain: %s [%zu, %zu) split before commit %lld%s: %.6g -> %.6g (%+.2f %%), p %.3g, "
-			"%.3g sigma: %s\n",
-			d->stage ? "final estimate" : "window", d->start, d->end,
+			"explain: %s [%lld, %lld) split before commit %lld%s: %.6g -> %.6g (%+.2f %%), "
+			"p %.3g, %s: %s\n",
+			d->stage ? "final estimate" : "window", (long long)lo, (long long)hi,
 			(long long)cand_index(d, idvals), d->excursion ? " (excursion)" : "",
-			d->before, d->after, d->change_pct, d->p_value, d->effect,
+			d->before, d->after, d->change_pct, d->p_value, eff,
 			detect_reason_text(d->reason));
+		free(eff);
 	}
 	return arr;
+}
+
+/*
+ * The options a plan's "detect" and a backtest's "set" bound too, checked
+ * by the same table (lib/stats/detect_keys.h): what the API refuses is
+ * refused here. 0, or -1 with the message on stderr.
+ */
+static int check_opts(const struct detect_opts *o)
+{
+	static const struct {
+		const char *key, *opt;
+	} opt_of[] = {
+		{ "window", "--window" },
+		{ "min_seg", "--min-seg" },
+		{ "p_max", "--p-max" },
+		{ "min_change_pct", "--min-change" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(opt_of); i++) {
+		const struct detect_key *k = detect_key_find(opt_of[i].key);
+		double x = detect_key_get(o, k);
+
+		if (!detect_key_in_bounds(k, x)) {
+			fprintf(stderr, "regtrack: detect: %s %g is outside %g..%g\n",
+				opt_of[i].opt, x, k->min, k->max);
+			return -1;
+		}
+	}
+	if (!detect_keys_seg_fits(o)) {
+		fprintf(stderr,
+			"regtrack: detect: --min-seg %zu is more than half of --window %zu (a split "
+			"needs that many commits on each side within one window)\n",
+			o->min_seg, o->window);
+		return -1;
+	}
+	return 0;
 }
 
 int cmd_detect(int argc, char **argv)
@@ -538,14 +606,16 @@ int cmd_detect(int argc, char **argv)
 	}
 	if (!path || (score ? tail != 0 : json != 0))
 		return usage();
-	if (o.window < 8 || o.window > 100000 || o.min_seg < 1) {
-		fprintf(stderr, "regtrack: --window must lie in [8, 100000], --min-seg >= 1\n");
+	if (check_opts(&o))
 		return 2;
-	}
 	if (score)
 		return cmd_detect_score(path, &o, json);
 	if (load(path, &v, &n, &group, &doc, &idvals))
 		goto out;
+	if (!n) {
+		fprintf(stderr, "regtrack: '%s': no values\n", path);
+		goto out;
+	}
 	if (detect_values(v, group, n, &o, &s, &e)) {
 		fprintf(stderr, "regtrack: '%s': %s\n", path, e.message);
 		goto out;

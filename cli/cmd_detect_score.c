@@ -134,27 +134,42 @@ static char *row_text(const struct cpdscore_series *s, const struct cpdscore_res
 	return row;
 }
 
+/* x as "%.3f" into buf, or "-" when it is no number (a ratio of nothing: no true change) */
+static const char *fig(char *buf, size_t size, double x)
+{
+	if (!isfinite(x))
+		return "-";
+	snprintf(buf, size, "%.3f", x);
+	return buf;
+}
+
 static json_t *overall(const struct cpdscore_total *t, json_t *left_out, int json)
 {
 	size_t na = t->naveraged;
 	json_t *o = json_object(), *a = json_null();
 
 	if (!json) {
+		char b[4][32];
+
 		printf("\naverage over %zu series", na);
 		if (json_array_size(left_out))
 			printf(" (* left out, as the TCPD paper's averages: quality_control_*, "
 			       "uk_coal_employ)");
-		printf(": F1 %.3f cover %.3f; no detection: F1 %.3f cover %.3f\n",
-		       na ? t->f1 / (double)na : NAN, na ? t->cover / (double)na : NAN,
-		       na ? t->zero_f1 / (double)na : NAN, na ? t->zero_cover / (double)na : NAN);
+		printf(": F1 %s cover %s; no detection: F1 %s cover %s\n",
+		       fig(b[0], sizeof(b[0]), na ? t->f1 / (double)na : NAN),
+		       fig(b[1], sizeof(b[1]), na ? t->cover / (double)na : NAN),
+		       fig(b[2], sizeof(b[2]), na ? t->zero_f1 / (double)na : NAN),
+		       fig(b[3], sizeof(b[3]), na ? t->zero_cover / (double)na : NAN));
 		if (t->alert_series)
 			printf("alert labels, %zu series, %zu points: %zu of %zu true changes found "
-			       "within +-%d (%.3f), %zu within +-%d (%.3f); %zu of %zu detections "
+			       "within +-%d (%s), %zu within +-%d (%s); %zu of %zu detections "
 			       "more than %d from every alert, %.2f per 1000 points (%zu of them "
 			       "at most %d before an alert: a step found before its alert)\n",
 			       t->alert_series, t->alert_points, t->found, t->nchanges,
-			       CPDSCORE_MARGIN, ratio(t->found, t->nchanges), t->found_wide,
-			       CPDSCORE_MARGIN_WIDE, ratio(t->found_wide, t->nchanges), t->far,
+			       CPDSCORE_MARGIN,
+			       fig(b[0], sizeof(b[0]), ratio(t->found, t->nchanges)), t->found_wide,
+			       CPDSCORE_MARGIN_WIDE,
+			       fig(b[1], sizeof(b[1]), ratio(t->found_wide, t->nchanges)), t->far,
 			       t->alert_npred, CPDSCORE_FAR, 1000 * ratio(t->far, t->alert_points),
 			       t->far_early, CPDSCORE_MARGIN_WIDE);
 		json_decref(o);

@@ -81,13 +81,16 @@ static int do_invalid(struct http_client *hc, int argc, char **argv)
 	char path[64], *text;
 
 	for (int i = 0; i < argc; i++) {
-		if (cli_flag_is(argv[i], "--reason") && i + 1 < argc)
+		if (cli_flag_is(argv[i], "--reason") && i + 1 < argc) {
 			reason = argv[++i];
-		else if (!strncmp(argv[i], "--reason=", 9))
+		} else if (cli_flag_is(argv[i], "--reason")) {
+			fprintf(stderr, "regtrack: regression invalid: --reason needs a value\n");
+			return usage();
+		} else if (!strncmp(argv[i], "--reason=", 9)) {
 			reason = argv[i] + 9;
-		else if (argv[i][0] != '-' && !id_s)
+		} else if (argv[i][0] != '-' && !id_s) {
 			id_s = argv[i];
-		else {
+		} else {
 			fprintf(stderr, "regtrack: regression invalid: unexpected '%s'\n", argv[i]);
 			return usage();
 		}

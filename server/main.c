@@ -452,7 +452,8 @@ int main(int argc, char **argv)
 	else if (!strcmp(cmd, "token"))
 		ret = do_token(&cfg, argc - i, argv + i);
 	else if (!strcmp(cmd, "plan"))
-		ret = plan_cli(cfg.db, cfg.plan_max_jobs_per_push, argc - i, argv + i);
+		ret = plan_cli(cfg.db, cfg.plan_max_jobs_per_push, cfg.detect_window, argc - i,
+			       argv + i);
 	else if (!strcmp(cmd, "backtest"))
 		ret = backtest_cli(&cfg, argc - i, argv + i);
 	else

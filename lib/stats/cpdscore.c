@@ -441,9 +441,13 @@ static int parse_json(const char *text, size_t len, const char *name, struct cpd
 	json_array_foreach (values, i, x) {
 		if (json_is_null(x))
 			s->values[i] = NAN;
-		else if (json_is_number(x))
+		else if (json_is_number(x) && fabs(json_number_value(x)) <= NUMLIST_MAX_ABS)
 			s->values[i] = json_number_value(x);
-		else {
+		else if (json_is_number(x)) {
+			err_setc(e, ERR_INVALID_FIELD, "values",
+				 "values[%zu] is out of range (numbers must lie within +-2^63)", i);
+			goto out;
+		} else {
 			err_setc(e, ERR_INVALID_FIELD, "values",
 				 "values[%zu] is neither a number nor null", i);
 			goto out;
@@ -564,6 +568,13 @@ static int parse_text(const char *text, size_t len, const char *name, struct cpd
 		if (after == buf || (*after != ' ' && *after != '\t'))
 			return err_setc(e, ERR_INVALID_FIELD, "",
 					"line %zu: expected 'value label', got '%s'", line, buf);
+		/* nan alone marks a missing value; inf, 1e400 and past 2^63 are refused as
+		 * numlist_parse() refuses them */
+		if (!isnan(v) && (errno == ERANGE || fabs(v) > NUMLIST_MAX_ABS))
+			return err_setc(e, ERR_INVALID_FIELD, "",
+					"line %zu: '%.*s' is out of range (numbers must lie within "
+					"+-2^63; nan marks a missing value)",
+					line, (int)(after - buf), buf);
 		while (*after == ' ' || *after == '\t')
 			after++;
 		for (k = 0; k < ARRAY_SIZE(labels) && strcmp(after, labels[k].label); k++)
@@ -573,7 +584,7 @@ static int parse_text(const char *text, size_t len, const char *name, struct cpd
 					"line %zu: label '%s' is none of TP, FN, SP, FP, TN", line,
 					after);
 		ALLOC_GROW(s->values, s->nvalues + 1, valloc);
-		s->values[s->nvalues] = isfinite(v) ? v : NAN;
+		s->values[s->nvalues] = v;
 		if (labels[k].change) {
 			ALLOC_GROW(chg->at, chg->n + 1, calloc_);
 			chg->at[chg->n++] = s->nvalues;

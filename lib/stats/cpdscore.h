@@ -78,8 +78,10 @@ struct cpdscore_points {
  *    group numbers. "annotations" may stand for "changes".
  *  - text: one `value label` a line (blank and `#` lines skipped), label TP,
  *    FN, SP, FP or TN, value a number or nan (missing); alert labels given.
- * Values that are null or not finite are missing: the detector skips them,
- * their positions still count in n.
+ * Values that are null (JSON) or nan (text) are missing: the detector skips
+ * them, their positions still count in n. Any other value must be a finite
+ * number within +-2^63 (NUMLIST_MAX_ABS, the API's bound): inf, 1e400 or
+ * 1e300 is refused, naming its line or values[i].
  */
 struct cpdscore_series {
 	char *name;	/* "name", else the file name without directory and extension */
@@ -100,8 +102,8 @@ struct cpdscore_series {
  * (borrowed) is the name when the JSON gives none. Fills s (caller releases
  * with cpdscore_series_release, also after a failure). Returns 0, or -1
  * with e filled: ERR_INVALID_JSON, or ERR_INVALID_FIELD naming the line or
- * the field (an unknown label, a label index with no commit, values and
- * groups of different lengths, no values, no labels).
+ * the field (an unknown label, a value out of range, a label index with no
+ * commit, values and groups of different lengths, no values, no labels).
  */
 int cpdscore_series_parse(const char *text, size_t len, const char *name, struct cpdscore_series *s,
 			  struct err *e) __attribute__((warn_unused_result));

@@ -33,12 +33,6 @@ size_t numlist_skip_comments(const char *text, size_t len)
 	return i;
 }
 
-/*
- * The bound the API puts on every number (server/http/http_body.c): past it the
- * statistics square values beyond a double (1e155 squared) and GSL aborts
- */
-#define NUMLIST_MAX_ABS 9223372036854775808.0
-
 static int parse_json(const char *text, size_t len, double **out, size_t *n, struct err *e)
 {
 	json_error_t je;

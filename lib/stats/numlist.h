@@ -6,6 +6,13 @@
 #include "err.h"
 
 /*
+ * The bound the API puts on every number (server/http/http_body.c), 2^63:
+ * past it the statistics square values beyond a double (1e155 squared) and
+ * GSL aborts. Every offline reader of numbers refuses a value beyond it.
+ */
+#define NUMLIST_MAX_ABS 9223372036854775808.0
+
+/*
  * Sample files for `regtrack compare-samples` and `regtrack detect`:
  * either one number per line (blank lines and `#` comments allowed, also
  * after a number), or, after any leading `#` comment lines, a JSON array

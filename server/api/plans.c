@@ -60,7 +60,8 @@ static enum MHD_Result store(struct request *rq, const char *name, int create_on
 
 	if (!b)
 		return reply_err(rq, &e);
-	if (plan_normalize(b, name, rq->srv->cfg->plan_max_jobs_per_push, &spec, &e))
+	if (plan_normalize(b, name, rq->srv->cfg->plan_max_jobs_per_push,
+			   rq->srv->cfg->detect_window, &spec, &e))
 		goto bad;
 	c = rq_db(rq, &e);
 	if (!c || plan_store(c, spec, create_only, &change, &e))

@@ -458,6 +458,8 @@ int backtest_plan(struct db_conn *c, const struct config *cfg, const char *name,
 		goto rollback;
 	next = cur;
 	plan_detect_apply(setobj, &next);
+	if (plan_detect_check_fit(&next, setobj, "set.", e))
+		goto rollback;
 	backtest_init(&b, &cur, &next);
 	if (run_setups(c, setups, nsetups, since ? sn : NULL, &b, e))
 		goto rollback;
@@ -594,7 +596,8 @@ int backtest_cli(const struct config *cfg, int argc, char **argv)
 	if (!c || backtest_plan(c, cfg, plan, since, set, &r, &e)) {
 		fprintf(stderr, "regtrack-server: backtest: %s%s%s%s\n", e.message,
 			e.detail[0] ? " (" : "", e.detail, e.detail[0] ? ")" : "");
-		ret = e.id == ERR_INVALID_FIELD ? 2 : 1;
+		/* as `plan apply`: a bad argument or an unknown plan is the user's input */
+		ret = e.id == ERR_INVALID_FIELD || e.id == ERR_NOT_FOUND ? 2 : 1;
 		goto out;
 	}
 	if (as_json) {

@@ -124,7 +124,9 @@ void backtest_add(struct backtest *b, const struct backtest_input *in);
  * "mode", "monitors", "metric", "good", "bad" (shas), "before", "after",
  * "change_pct", "p_value", "regression_id" (null: none), "state" (null:
  * none), "label"}; lists by testcase, setup, metric, then series order.
- * Errors (-1, e): ERR_INVALID_FIELD naming "since" or "set.KEY",
+ * Errors (-1, e): ERR_INVALID_FIELD naming "since" or "set.KEY" (also
+ * set.min_seg or set.window when min_seg would be more than half the
+ * window once set is applied over the plan's settings),
  * ERR_NOT_FOUND (detail "name") when there is no such plan, db errors.
  */
 int backtest_plan(struct db_conn *c, const struct config *cfg, const char *name, const char *since,
@@ -135,8 +137,8 @@ int backtest_plan(struct db_conn *c, const struct config *cfg, const char *name,
  * `regtrack-server backtest --plan P [--since DATE] [--set KEY=VALUE]...
  * [--json]`: prints the backtest as text (one line per changed alert,
  * then the tallies and precision before and after), or with --json the
- * API's reply. Returns the exit status: 0, 1 (database, no such plan), 2
- * (usage, a bad date or setting: the message names it).
+ * API's reply. Returns the exit status: 0, 1 (database), 2 (usage, no
+ * such plan, a bad date or setting: the message names it).
  */
 int backtest_cli(const struct config *cfg, int argc, char **argv);
 

@@ -1,5 +1,6 @@
-/* A plan's detector settings: the table of keys, checking, defaults (see plan_detect.h). */
+/* A plan's detector settings: checking against the table of keys, defaults (see plan_detect.h). */
 #include "server/detect/plan_detect.h"
+#include "stats/detect_keys.h"
 #include "xalloc.h"
 
 #include <errno.h>
@@ -9,76 +10,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum key_type {
-	KEY_REAL, /* a double field */
-	KEY_SIZE, /* a size_t field: a JSON integer */
-};
-
-/* One setting: its name, its field of struct detect_opts and its bounds (inclusive). */
-struct detect_key {
-	const char *name;
-	enum key_type type;
-	size_t offset;
-	double min, max;
-};
-
-#define REAL(f, lo, hi)                                               \
-	{                                                             \
-#f, KEY_REAL, offsetof(struct detect_opts, f), lo, hi \
-	}
-#define SIZE(f, lo, hi)                                               \
-	{                                                             \
-#f, KEY_SIZE, offsetof(struct detect_opts, f), lo, hi \
-	}
-static const struct detect_key keys[] = {
-	REAL(p_max, 0, 1),	  SIZE(window, 8, 100000),
-	SIZE(min_seg, 1, 1000),	  REAL(min_change_pct, 0, 1000),
-	REAL(min_effect, 0, 100),
-};
-#undef REAL
-#undef SIZE
-#define NR_KEYS (sizeof(keys) / sizeof(keys[0]))
-
-static const struct detect_key *key_of(const char *name)
-{
-	for (size_t i = 0; i < NR_KEYS; i++)
-		if (!strcmp(keys[i].name, name))
-			return &keys[i];
-	return NULL;
-}
-
-static double *real_field(struct detect_opts *o, const struct detect_key *k)
-{
-	return (double *)((char *)o + k->offset);
-}
-
-static size_t *size_field(struct detect_opts *o, const struct detect_key *k)
-{
-	return (size_t *)((char *)o + k->offset);
-}
-
 /* one value checked against its key: a new JSON number, or NULL with e */
 static json_t *check_value(const struct detect_key *k, const json_t *v, const char *path,
 			   struct err *e)
 {
 	double x = json_number_value(v);
 
-	if (k->type == KEY_SIZE && !json_is_integer(v)) {
+	if (k->type == DETECT_KEY_SIZE && !json_is_integer(v)) {
 		err_setc(e, ERR_INVALID_FIELD, path, "'%s' is an integer in %.0f..%.0f", path,
 			 k->min, k->max);
 		return NULL;
 	}
-	if (k->type == KEY_REAL && !json_is_number(v)) {
+	if (k->type == DETECT_KEY_REAL && !json_is_number(v)) {
 		err_setc(e, ERR_INVALID_FIELD, path, "'%s' is a number in %g..%g", path, k->min,
 			 k->max);
 		return NULL;
 	}
-	if (!isfinite(x) || x < k->min || x > k->max) {
+	if (!detect_key_in_bounds(k, x)) {
 		err_setc(e, ERR_INVALID_FIELD, path, "'%s' is %g, outside %g..%g", path, x, k->min,
 			 k->max);
 		return NULL;
 	}
-	return k->type == KEY_SIZE ? json_integer(json_integer_value(v)) : json_real(x);
+	return k->type == DETECT_KEY_SIZE ? json_integer(json_integer_value(v)) : json_real(x);
 }
 
 int plan_detect_check(const json_t *in, const char *prefix, json_t **out, struct err *e)
@@ -98,7 +51,7 @@ int plan_detect_check(const json_t *in, const char *prefix, json_t **out, struct
 	}
 	o = json_object();
 	json_object_foreach ((json_t *)in, name, v) {
-		const struct detect_key *k = key_of(name);
+		const struct detect_key *k = detect_key_find(name);
 		json_t *x;
 
 		snprintf(path, sizeof(path), "%s%.100s", prefix, name);
@@ -146,14 +99,10 @@ void plan_detect_apply(const json_t *settings, struct detect_opts *o)
 	json_t *v;
 
 	json_object_foreach ((json_t *)settings, name, v) {
-		const struct detect_key *k = key_of(name);
+		const struct detect_key *k = detect_key_find(name);
 
-		if (!k)
-			continue;
-		if (k->type == KEY_SIZE)
-			*size_field(o, k) = (size_t)json_integer_value(v);
-		else
-			*real_field(o, k) = json_number_value(v);
+		if (k)
+			detect_key_set(o, k, json_number_value(v));
 	}
 }
 
@@ -167,14 +116,33 @@ void plan_detect_metric(const struct detect_opts *base, int is_monitor, struct d
 json_t *plan_detect_json(const struct detect_opts *o)
 {
 	json_t *j = json_object();
-	struct detect_opts c = *o;
 
-	for (size_t i = 0; i < NR_KEYS; i++)
-		json_object_set_new(j, keys[i].name,
-				    keys[i].type == KEY_SIZE ?
-					    json_integer((json_int_t)*size_field(&c, &keys[i])) :
-					    json_real(*real_field(&c, &keys[i])));
+	for (size_t i = 0; i < detect_nkeys; i++) {
+		const struct detect_key *k = &detect_keys[i];
+		double x = detect_key_get(o, k);
+
+		json_object_set_new(j, k->name,
+				    k->type == DETECT_KEY_SIZE ? json_integer((json_int_t)x) :
+								 json_real(x));
+	}
 	return j;
+}
+
+/*
+ * 1 when s is a finite number in decimal notation: digits, a sign, a point
+ * and an exponent only. strtod() alone also takes "nan", "inf" and hex
+ * ("0x10"), which are no lab's setting; json_real() of a nan is NULL, so a
+ * nan would vanish from the object instead of being refused.
+ */
+static int decimal_number(const char *s, double *x)
+{
+	char *end;
+
+	if (!*s || s[strspn(s, "0123456789+-.eE")] || !strpbrk(s, "0123456789"))
+		return 0;
+	errno = 0;
+	*x = strtod(s, &end);
+	return !*end && !errno && isfinite(*x);
 }
 
 int plan_detect_set_arg(json_t *obj, const char *arg, struct err *e)
@@ -192,16 +160,28 @@ int plan_detect_set_arg(json_t *obj, const char *arg, struct err *e)
 	val = eq + 1;
 	errno = 0;
 	n = strtoll(val, &end, 10);
-	if (*val && !*end && !errno) {
+	if (*val && !val[strspn(val, "0123456789+-")] && !*end && !errno)
 		json_object_set_new(obj, key, json_integer(n));
-	} else {
-		errno = 0;
-		x = strtod(val, &end);
-		if (*val && !*end && !errno)
-			json_object_set_new(obj, key, json_real(x));
-		else
-			json_object_set_new(obj, key, json_string(val));
-	}
+	else if (decimal_number(val, &x))
+		json_object_set_new(obj, key, json_real(x));
+	else
+		json_object_set_new(obj, key, json_string(val));
 	free(key);
 	return 0;
+}
+
+int plan_detect_check_fit(const struct detect_opts *o, const json_t *given, const char *prefix,
+			  struct err *e)
+{
+	const char *key = json_object_get(given, "min_seg") ? "min_seg" : "window";
+	char path[160];
+
+	if (!json_object_get(given, "min_seg") && !json_object_get(given, "window"))
+		return 0;
+	if (detect_keys_seg_fits(o))
+		return 0;
+	snprintf(path, sizeof(path), "%s%s", prefix, key);
+	return err_setc(e, ERR_INVALID_FIELD, path,
+			"'%s': min_seg %zu is more than half of the window (%zu commits)", path,
+			o->min_seg, o->window);
 }

@@ -14,9 +14,10 @@
  *              "min_change_pct": 1, "min_effect": 1.3}
  *
  * whose keys are fields of struct detect_opts (stats/detect.h says what
- * each does). One declarative table in plan_detect.c names each key, its
- * type (a real, or an integer for a size_t field), its field and its
- * bounds; adding a field of detect_opts is one line there. A key left out
+ * each does). One declarative table (lib/stats/detect_keys.h, which
+ * `regtrack detect`'s options share) names each key, its type (a real, or
+ * an integer for a size_t field), its field and its bounds; adding a field
+ * of detect_opts is one line there. A key left out
  * is the server's default (plan_detect_defaults()), which follows the
  * server's config when that changes; the plan stores only the keys given.
  *
@@ -62,11 +63,25 @@ json_t *plan_detect_json(const struct detect_opts *o);
 
 /*
  * One `--set KEY=VALUE` argument into obj (borrowed): VALUE as an integer
- * when it reads as one, else a real, else kept as a string (which
- * plan_detect_check() then refuses naming the key). Errors (-1, e):
- * ERR_INVALID_FIELD (detail "set") when arg has no '=' or an empty key.
+ * when it reads as a decimal one, else a real when it is a finite decimal
+ * number (digits, sign, point, exponent: no nan, inf or hex), else kept as
+ * a string (which plan_detect_check() then refuses naming the key). Errors
+ * (-1, e): ERR_INVALID_FIELD (detail "set") when arg has no '=' or an
+ * empty key.
  */
 int plan_detect_set_arg(json_t *obj, const char *arg, struct err *e)
 	__attribute__((warn_unused_result));
+
+/*
+ * Once checked object `given` (borrowed; NULL: none) was applied over
+ * other settings into o: 0 when given names neither min_seg nor window,
+ * or o's min_seg is at most half its window; else -1 with e
+ * (ERR_INVALID_FIELD, detail prefix + "min_seg" when given names it, else
+ * prefix + "window"). plan_detect_check() sees only the keys given; this
+ * sees what they make with the keys they are applied over (a backtest's
+ * `set.min_seg` 40 over a window of 64).
+ */
+int plan_detect_check_fit(const struct detect_opts *o, const json_t *given, const char *prefix,
+			  struct err *e) __attribute__((warn_unused_result));
 
 #endif

@@ -357,8 +357,8 @@ static int host_shape_check(const json_t *tcs, const json_t *kconfigs, struct er
 	return 0;
 }
 
-int plan_normalize(const json_t *in, const char *name, long max_jobs_per_push, json_t **out,
-		   struct err *e)
+int plan_normalize(const json_t *in, const char *name, long max_jobs_per_push, long detect_window,
+		   json_t **out, struct err *e)
 {
 	static const char *const keys[] = { "name",	"tree",	     "branches", "testcases",
 					    "kconfigs", "compilers", "targets",	 "repeat",
@@ -463,8 +463,17 @@ int plan_normalize(const json_t *in, const char *name, long max_jobs_per_push, j
 	/* only the detector settings given: the others follow the server's config */
 	if (plan_detect_check(json_object_get(in, "detect"), "detect.", &list, e))
 		goto bad;
-	if (list)
+	if (list) {
+		struct detect_opts o;
+
+		/* a min_seg alone lands in the server's window */
+		detect_opts_init(&o);
+		o.window = (size_t)detect_window;
+		plan_detect_apply(list, &o);
 		json_object_set_new(p, "detect", list);
+		if (plan_detect_check_fit(&o, list, "detect.", e))
+			goto bad;
+	}
 
 	nr = plan_setups(p, &setups);
 	plan_setups_free(setups, nr);

@@ -38,17 +38,19 @@ struct db_conn;
  * none is: the others are the server's defaults). name: when not NULL, the name of the path
  * (PUT /api/v1/plans/{name}); the body's name may be absent then, or must
  * be the same. max_jobs_per_push: the server's limit of one push's jobs
- * (max_per_push x the matrix).
+ * (max_per_push x the matrix). detect_window: the server's detect_window,
+ * the window of a plan whose "detect" gives min_seg but no window.
  * Errors (-1, e filled, detail = the field's JSON path, e.g.
  * "testcases[1].params", "schedule.paths[0]"): ERR_MISSING_FIELD,
  * ERR_INVALID_FIELD (a wrong type, an unknown key, a bad name or glob, a
  * kconfig no worker builds, an unknown target form, an empty matrix,
  * repeat / every / max_per_push / priority out of bounds, more jobs per
  * push than max_jobs_per_push, a detector setting unknown or out of
- * bounds: "detect.p_max").
+ * bounds: "detect.p_max", a min_seg more than half the window it is used
+ * with, the plan's or detect_window: "detect.min_seg").
  */
-int plan_normalize(const json_t *in, const char *name, long max_jobs_per_push, json_t **out,
-		   struct err *e) __attribute__((warn_unused_result));
+int plan_normalize(const json_t *in, const char *name, long max_jobs_per_push, long detect_window,
+		   json_t **out, struct err *e) __attribute__((warn_unused_result));
 
 /*
  * Stores normalized plan spec (borrowed) in the database: its tree must
@@ -96,6 +98,7 @@ void plan_rule(const json_t *spec, struct sched_rule *r);
  * "unchanged NAME". Returns the exit status: 0, 1 (database), 2 (usage,
  * unreadable file or a plan that does not pass: nothing is stored).
  */
-int plan_cli(const char *conninfo, long max_jobs_per_push, int argc, char **argv);
+int plan_cli(const char *conninfo, long max_jobs_per_push, long detect_window, int argc,
+	     char **argv);
 
 #endif

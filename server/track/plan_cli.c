@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-int plan_cli(const char *conninfo, long max_jobs_per_push, int argc, char **argv)
+int plan_cli(const char *conninfo, long max_jobs_per_push, long detect_window, int argc,
+	     char **argv)
 {
 	json_error_t je;
 	json_t *doc, **plans = NULL;
@@ -33,7 +34,7 @@ int plan_cli(const char *conninfo, long max_jobs_per_push, int argc, char **argv
 	for (i = 0; i < n; i++) {
 		const json_t *in = json_is_array(doc) ? json_array_get(doc, i) : doc;
 
-		if (plan_normalize(in, NULL, max_jobs_per_push, &plans[i], &e)) {
+		if (plan_normalize(in, NULL, max_jobs_per_push, detect_window, &plans[i], &e)) {
 			fprintf(stderr, "regtrack-server: %s: plan %zu: %s (%s)\n", argv[1], i,
 				e.message, e.detail);
 			ret = 2;

@@ -245,11 +245,18 @@ class Backtest(unittest.TestCase):
                 ({"set": {"p_max": 2}}, 400, "set.p_max"),
                 ({"set": {"window": 8.5}}, 400, "set.window"),
                 ({"set": {"window": 16, "min_seg": 9}}, 400, "set.min_seg"),
+                # over the plan's window (64): at most half of it
+                ({"set": {"min_seg": 40}}, 400, "set.min_seg"),
+                ({"set": {"window": 16}}, 200, None),
+                ({"set": {"window": 8, "min_seg": 4}}, 200, None),
                 ({"set": "p_max=1"}, 400, "set"),
                 ({"since": "yesterday"}, 400, "since"),
                 ({"since": "2026-02-30"}, 400, "since"),
                 ({"sett": {}}, 400, "sett")]:
             r = self.backtest(body)
+            if status == 200:
+                self.assertEqual(r.status, 200, body)
+                continue
             self.assertEqual((r.status, r.json()["error"]["code"], r.json()["error"]["detail"]),
                              (status, "invalid_field", field), body)
         r = srv.post("/api/v1/plans/nope/backtest", {}, scope="admin")
@@ -258,6 +265,8 @@ class Backtest(unittest.TestCase):
         self.assertEqual(srv.post("/api/v1/plans/bt/backtest", {}).status, 401)
         # the same table checks a plan's own settings
         for detect, field in [({"p_max": 2}, "detect.p_max"), ({"foo": 1}, "detect.foo"),
+                              ({"min_seg": 40}, "detect.min_seg"),  # the config's window: 64
+                              ({"window": 16, "min_seg": 9}, "detect.min_seg"),
                               ({"window": "64"}, "detect.window"), (5, "detect")]:
             r = srv.request("PUT", "/api/v1/plans/bt", body=dict(PLAN, detect=detect),
                             scope="admin")
@@ -267,8 +276,15 @@ class Backtest(unittest.TestCase):
         out = srv.cli("backtest", "--plan", "bt", "--set", "foo=1", check=False)
         self.assertEqual(out.returncode, 2, out)
         self.assertIn("set.foo", out.stderr)
+        # a value that is no finite decimal number is refused, not dropped from the set
+        for arg in ("min_change_pct=nan", "min_change_pct=inf", "min_change_pct=NaN",
+                    "p_max=nan", "min_effect=inf", "min_change_pct=0x10", "min_seg=40"):
+            out = srv.cli("backtest", "--plan", "bt", "--set", arg, "--json", check=False)
+            self.assertEqual((out.returncode, out.stdout), (2, ""), (arg, out))
+            self.assertIn("(set.%s)" % arg.split("=")[0], out.stderr)
+        # no such plan: the user's input, as `plan apply` of an unknown tree (exit 2)
         out = srv.cli("backtest", "--plan", "nope", check=False)
-        self.assertEqual(out.returncode, 1, out)
+        self.assertEqual(out.returncode, 2, out)
         self.assertIn("no plan 'nope'", out.stderr)
         out = srv.cli("backtest", "--set", "p_max=0.01", check=False)
         self.assertEqual(out.returncode, 2, out)

@@ -105,10 +105,73 @@ class Offline(unittest.TestCase):
         for text, says in (("100 TN\n101 TN\n99 XX\n", "line 3: label 'XX' is none of TP"),
                            ("# c\n100 TN\nabc\n", "line 3: expected 'value label', got 'abc'"),
                            ("100\n200.6 TN\n", "line 2: '200.6 TN' is not a number"),
-                           ("1e300 TN\n", "value 0 is out of range")):
+                           ("1e300 TN\n", "line 1: '1e300' is out of range"),
+                           # only nan is missing: inf and overflow are refused, not dropped
+                           ("1e400 TN\n2 TN\n3 TN\n", "line 1: '1e400' is out of range"),
+                           ("2 TN\n# c\ninf TN\n3 TN\n", "line 3: 'inf' is out of range"),
+                           ("2 TN\n-inf TN\n3 TN\n", "line 2: '-inf' is out of range")):
             out = self.cli("detect", self.file("bad.txt", text))
             self.assertEqual((out.returncode, out.stdout), (2, ""), out)
             self.assertIn(says, out.stderr)
+
+    def test_detect_refuses_what_the_api_refuses(self):
+        p = self.file("flat2.txt", "100\n101\n99\n100\n102\n100\n101\n99\n")
+        # the bounds of a plan's detect settings (lib/stats/detect_keys.h)
+        for args, says in ((("--p-max", "2"), "--p-max 2 is outside 0..1"),
+                           (("--p-max", "-1"), "--p-max -1 is outside 0..1"),
+                           (("--min-change", "-5"), "--min-change -5 is outside 0..1000"),
+                           (("--min-change", "1001"), "--min-change 1001 is outside 0..1000"),
+                           (("--window", "4"), "--window 4 is outside 8..100000"),
+                           (("--min-seg", "0"), "--min-seg 0 is outside 1..1000"),
+                           (("--min-seg", "40"), "--min-seg 40 is more than half of --window 64"),
+                           (("--window", "16", "--min-seg", "9"), "--min-seg 9 is more than half")):
+            for score in ((), ("--score",)):
+                out = self.cli("detect", *score, *args, p)
+                self.assertEqual((out.returncode, out.stdout), (2, ""), out)
+                self.assertIn(says, out.stderr)
+        for args in (("--p-max", "1"), ("--min-change", "1000"), ("--window", "16", "--min-seg", "8")):
+            self.assertEqual(self.cli("detect", *args, p).returncode, 0, args)
+        # a file with no values is an input error, not "too few commits (0)"
+        for name, text in (("empty.txt", ""), ("comments.txt", "# nothing yet\n"),
+                           ("empty.json", "[]"), ("nans.txt", "nan TN\nnan TN\n"),
+                           ("novalues.json", '{"values": []}')):
+            out = self.cli("detect", self.file(name, text))
+            self.assertEqual((out.returncode, out.stdout), (2, ""), out)
+            self.assertIn("no values", out.stderr)
+        # our JSON form under --score: past 2^63 refused as plain detect refuses it
+        big = self.file("big.json", '{"values": [1e300, 2, 3, 4, 5, 6], "changes": [1]}')
+        for args in (("--score",), ()):
+            out = self.cli("detect", *args, big)
+            self.assertEqual((out.returncode, out.stdout), (2, ""), out)
+            self.assertIn("values[0] is out of range", out.stderr)
+
+    def test_detect_explain_numbers_lines_when_some_are_nan(self):
+        # 40 lines, nan at line 10, -10 % from line 20: the detector sees 39 values
+        rows = ["100 TN"] * 10 + ["nan TN"] + ["100.2 TN"] * 9 + ["90 TP"] + ["90.1 TN"] * 19
+        out = self.cli("detect", "--explain", self.file("vl-nan.txt", "\n".join(rows) + "\n"))
+        self.assertEqual(out.returncode, 0, out)
+        doc = json.loads(out.stdout)
+        self.assertEqual((doc["n_values"], doc["n_commits"]), (39, 39), doc)
+        self.assertEqual([c["index"] for c in doc["change_points"]], [11, 20])
+        # the window of the whole file is its 40 lines, in the index's numbers
+        first = doc["explain"][0]
+        self.assertEqual((first["stage"], first["window"], first["index"]), ("window", [0, 40], 20))
+        self.assertIn("explain: window [0, 40) split before commit 20: 100 -> 90.1", out.stderr)
+        # a window that starts after the nan starts at a line index too
+        self.assertIn(("window", [11, 40], 20),
+                      [(c["stage"], c["window"], c["index"]) for c in doc["explain"]])
+        # no noise model (null in the JSON) reads as such, not "nan sigma"
+        unknown = [c for c in doc["explain"] if c["noise_sigma"] is None]
+        self.assertTrue(unknown, doc["explain"])
+        self.assertNotIn("nan sigma", out.stderr)
+        self.assertIn("p 0.000152, sigma unknown: kept", out.stderr)
+
+    def test_detect_score_with_no_true_change_prints_a_dash(self):
+        p = self.file("quiet.txt", "".join("%d TN\n" % v for v in (100, 101, 99, 100) * 5))
+        out = self.cli("detect", "--score", p)
+        self.assertEqual(out.returncode, 0, out)
+        self.assertIn("0 of 0 true changes found within +-5 (-), 0 within +-20 (-);", out.stdout)
+        self.assertNotIn("nan", out.stdout)
 
     def test_detect_score_that_fails_prints_nothing_on_stdout(self):
         d = os.path.join(self.tmp, "some-bad")

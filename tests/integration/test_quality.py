@@ -236,6 +236,9 @@ class Ledger(unittest.TestCase):
         out = subprocess.run(cli, capture_output=True, text=True, timeout=60)
         self.assertEqual(out.returncode, 2, out)
         self.assertIn("--reason is required", out.stderr)
+        out = subprocess.run(cli + ["--reason"], capture_output=True, text=True, timeout=60)
+        self.assertEqual((out.returncode, out.stdout), (2, ""), out)
+        self.assertIn("regression invalid: --reason needs a value", out.stderr)
         out = subprocess.run(cli + ["--reason", "the machine was swapping"],
                              capture_output=True, text=True, timeout=60)
         self.assertEqual((out.returncode, out.stdout), (0, "regression %d: new -> invalid\n" % rid),

@@ -302,6 +302,76 @@ static void set_arguments_become_numbers(void **state)
 	json_decref(o);
 }
 
+/*
+ * A value that is no finite decimal number stays a string, so the check
+ * names its key: a nan must not vanish (json_real of it is NULL), nor hex
+ * read as 16.
+ */
+static void set_arguments_that_are_no_decimal_number_are_refused(void **state)
+{
+	static const char *const bad[] = { "min_change_pct=nan",  "min_change_pct=inf",
+					   "min_change_pct=NaN",  "p_max=-inf",
+					   "min_change_pct=0x10", "window=0x40",
+					   "min_effect=1e400",	  "min_effect= 1",
+					   "min_effect=",	  "min_effect=1e" };
+	struct err e;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		json_t *o = json_object(), *d = NULL;
+		char want[64];
+
+		snprintf(want, sizeof(want), "set.%.*s", (int)strcspn(bad[i], "="), bad[i]);
+		assert_int_equal(plan_detect_set_arg(o, bad[i], &e), 0);
+		assert_int_equal(json_object_size(o), 1);
+		assert_int_equal(plan_detect_check(o, "set.", &d, &e), -1);
+		assert_string_equal(e.detail, want);
+		assert_null(d);
+		json_decref(o);
+	}
+	{
+		json_t *o = json_object(), *d = NULL;
+
+		assert_int_equal(plan_detect_set_arg(o, "min_change_pct=+2.5e0", &e), 0);
+		assert_int_equal(plan_detect_set_arg(o, "min_seg=-3", &e), 0);
+		assert_true(json_real_value(json_object_get(o, "min_change_pct")) == 2.5);
+		assert_int_equal(json_integer_value(json_object_get(o, "min_seg")), -3);
+		assert_int_equal(plan_detect_check(o, "set.", &d, &e), -1);
+		assert_string_equal(e.detail, "set.min_seg");
+		json_decref(o);
+	}
+}
+
+/* min_seg at most half the window once the keys given are applied over the others */
+static void set_min_seg_must_fit_the_window_it_lands_in(void **state)
+{
+	struct detect_opts o;
+	json_t *seg = json_pack("{s:i}", "min_seg", 40), *win = json_pack("{s:i}", "window", 16);
+	json_t *pmax = json_pack("{s:f}", "p_max", 0.01);
+	struct err e;
+
+	(void)state;
+	detect_opts_init(&o); /* window 64 */
+	o.min_seg = 40;
+	assert_int_equal(plan_detect_check_fit(&o, seg, "set.", &e), -1);
+	assert_string_equal(e.detail, "set.min_seg");
+	assert_int_equal(e.status, 400);
+	/* a plan's own settings are not the set's to blame */
+	assert_int_equal(plan_detect_check_fit(&o, pmax, "set.", &e), 0);
+	assert_int_equal(plan_detect_check_fit(&o, NULL, "set.", &e), 0);
+	o.min_seg = 32;
+	assert_int_equal(plan_detect_check_fit(&o, seg, "set.", &e), 0);
+	o.min_seg = 9;
+	o.window = 16;
+	assert_int_equal(plan_detect_check_fit(&o, win, "set.", &e), -1);
+	assert_string_equal(e.detail, "set.window");
+	o.min_seg = 8;
+	assert_int_equal(plan_detect_check_fit(&o, win, "set.", &e), 0);
+	json_decref(seg);
+	json_decref(win);
+	json_decref(pmax);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -313,6 +383,8 @@ int main(void)
 		cmocka_unit_test(settings_are_checked_by_the_table),
 		cmocka_unit_test(settings_apply_over_the_defaults),
 		cmocka_unit_test(set_arguments_become_numbers),
+		cmocka_unit_test(set_arguments_that_are_no_decimal_number_are_refused),
+		cmocka_unit_test(set_min_seg_must_fit_the_window_it_lands_in),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

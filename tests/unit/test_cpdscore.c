@@ -166,6 +166,37 @@ static void test_read_text(void **state UNUSED)
 	cpdscore_series_release(&s);
 }
 
+/* Only nan is a missing value: inf and numbers past +-2^63 are refused by their line. */
+static void test_read_text_refuses_out_of_range(void **state UNUSED)
+{
+	static const struct {
+		const char *text, *message;
+	} bad[] = {
+		{ "1 TN\n# c\ninf TN\n", "line 3: 'inf' is out of range" },
+		{ "-inf TP\n1 TN\n", "line 1: '-inf' is out of range" },
+		{ "1 TN\n1e400 SP\n", "line 2: '1e400' is out of range" },
+		{ "1e300 TN\n", "line 1: '1e300' is out of range" },
+		{ "-9.3e18 TN\n", "line 1: '-9.3e18' is out of range" },
+	};
+	const char *t = "9.2e18 TN\nNaN TN\n-9.2e18 TP\n";
+	struct cpdscore_series s;
+	struct err e;
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		assert_int_equal(cpdscore_series_parse(bad[i].text, strlen(bad[i].text), "x", &s,
+						       &e),
+				 -1);
+		assert_int_equal(e.id, ERR_INVALID_FIELD);
+		assert_non_null(strstr(e.message, bad[i].message));
+		cpdscore_series_release(&s);
+	}
+	assert_int_equal(cpdscore_series_parse(t, strlen(t), "x", &s, &e), 0);
+	assert_int_equal(s.nvalues, 3);
+	assert_true(isnan(s.values[1]));
+	assert_near(s.values[2], -9.2e18, 0);
+	cpdscore_series_release(&s);
+}
+
 static void test_read_json(void **state UNUSED)
 {
 	const char *tcpd = "{\"name\": \"t\", \"values\": [1, null, 3, 4],"
@@ -208,6 +239,18 @@ static void test_read_json(void **state UNUSED)
 	ours = "{\"values\": [1, 2]}";
 	assert_int_equal(cpdscore_series_parse(ours, strlen(ours), "x", &s, &e), -1);
 	assert_int_equal(e.id, ERR_INVALID_FIELD);
+	cpdscore_series_release(&s);
+	/* past +-2^63, as plain `regtrack detect` and the API refuse it; TCPD's form too */
+	ours = "{\"values\": [1e300, 2, 3, 4, 5, 6], \"changes\": [1]}";
+	assert_int_equal(cpdscore_series_parse(ours, strlen(ours), "x", &s, &e), -1);
+	assert_string_equal(e.message,
+			    "values[0] is out of range (numbers must lie within +-2^63)");
+	assert_string_equal(e.detail, "values");
+	cpdscore_series_release(&s);
+	tcpd = "{\"values\": [1, null, -1e19], \"annotations\": {\"1\": []}}";
+	assert_int_equal(cpdscore_series_parse(tcpd, strlen(tcpd), "x", &s, &e), -1);
+	assert_string_equal(e.message,
+			    "values[2] is out of range (numbers must lie within +-2^63)");
 	cpdscore_series_release(&s);
 }
 
@@ -330,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_cover_by_hand),
 		cmocka_unit_test(test_far),
 		cmocka_unit_test(test_read_text),
+		cmocka_unit_test(test_read_text_refuses_out_of_range),
 		cmocka_unit_test(test_read_json),
 		cmocka_unit_test(test_detect_positions),
 		cmocka_unit_test(test_tcpd_zero_is_the_papers),
