@@ -40,6 +40,7 @@ struct db_mail_regression {
 	double noise_sigma;	     /* the detector's noise sigma (sql/0026) */
 	double p_value;		     /* the two sides' Mann-Whitney p */
 	long long commits_after;     /* tested commits after the change */
+	double mean_before, mean_after; /* the two sides' means (a base of zero: no %) */
 	const char *metric;	     /* metric name */
 	const char *testcase;	     /* testcase name */
 	const char *params;	     /* the setup's params as JSON text */
