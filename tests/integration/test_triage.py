@@ -132,11 +132,15 @@ class Triage(unittest.TestCase):
 
     def test_2_marking_invalid_again_is_no_change(self):
         rid = record(STEP, THROUGHPUT)["id"]
-        if srv.get("/api/v1/regressions/%d" % rid).json()["state"] != "invalid":
-            self.assertEqual(invalid(rid, "the host was thermally throttled").status, 200)
-        before = srv.get("/api/v1/regressions/%d" % rid).json()
+        reason = "the benchmark's host was swapping"
+        self.assertEqual(patch(rid, {"state": "reported", "note": "mailed"}).status, 200)
+        r = invalid(rid, reason)
+        self.assertEqual(r.status, 200, r)
+        before = r.json()
         n = len(before["history"])
-        reason = before["history"][-1]["note"]
+        self.assertEqual([(h["from"], h["to"], h["note"]) for h in before["history"][-2:]],
+                         [(before["history"][-3]["to"], "reported", "mailed"),
+                          ("reported", "invalid", reason)])
         # the same reason again (a second click, the mail's command run twice): nothing
         r = invalid(rid, reason)
         self.assertEqual(r.status, 200, r)
