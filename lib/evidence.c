@@ -56,8 +56,8 @@ int evidence_text(const struct evidence *ev, struct buf *out)
 		return 0;
 	} else {
 		signed_num(ev->shift_pct, d, x);
-		if (buf_addf(out, "the %zu tested commit%s after moved by %s %%",
-			     ev->commits_after, ev->commits_after == 1 ? "" : "s", x))
+		if (buf_addf(out, "the %zu tested commit%s after moved by %s %%", ev->commits_after,
+			     ev->commits_after == 1 ? "" : "s", x))
 			return -1;
 	}
 	if (isfinite(ev->shift_pct) && isfinite(ev->ci_lo_pct) && isfinite(ev->ci_hi_pct)) {

@@ -40,7 +40,6 @@ struct db_mail_regression {
 	double noise_sigma;	     /* the detector's noise sigma (sql/0026) */
 	double p_value;		     /* the two sides' Mann-Whitney p */
 	long long commits_after;     /* tested commits after the change */
-	double mean_before, mean_after; /* the two sides' means (a base of zero: no %) */
 	const char *metric;	     /* metric name */
 	const char *testcase;	     /* testcase name */
 	const char *params;	     /* the setup's params as JSON text */
@@ -57,6 +56,8 @@ struct db_mail_regression {
 	long long setup_id, good_commit_id, bad_commit_id, metric_id;
 	long long bisect_id;	    /* 0: none */
 	const char *bad_parent_sha; /* the bad commit's first parent */
+	/* the two sides' means; a base of zero is said by its levels, not a % */
+	double mean_before, mean_after;
 	struct db_result *res;
 };
 
