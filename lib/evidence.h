@@ -27,6 +27,15 @@
  *    change_point.noise_sigma of stats/detect.h; for a change found at the
  *    tip, the recent window's robust sigma): how many of the series' own
  *    typical commit-to-commit wobbles the step is.
+ *  - before, after: the two sides' means, in the metric's units (the
+ *    record's mean_before, mean_after). Used only for a change from a base
+ *    of zero, whose size as % is infinite (and LKP's %change, with its
+ *    1e-100 base, a hundred digits): that sentence says the levels instead,
+ *
+ *      the 15 tested commits after moved from 0 to 5 (the base is 0: no
+ *      %change)
+ *
+ *    the levels with up to 4 significant digits (evidence_level()).
  *
  * Numbers: signed, 1 decimal (2 when |shift_pct| < 1, so a small change
  * keeps its digits), never "-0.0"; the ratio with 1 decimal (none from
@@ -40,6 +49,7 @@ struct evidence {
 	double ci_lo_pct, ci_hi_pct; /* its 95 % interval; NAN: unknown */
 	double shift;		     /* the shift in the metric's units; NAN: unknown */
 	double noise_sigma;	     /* the detector's noise sigma, same units; NAN: unknown */
+	double before, after;	     /* the two sides' means, same units; NAN: unknown */
 };
 
 /* Every number unknown (NAN), commits_after 0. */
@@ -49,11 +59,21 @@ void evidence_init(struct evidence *ev);
 double evidence_spread_ratio(const struct evidence *ev);
 
 /*
+ * 1 when ev is a change from a base of zero: shift_pct is not finite (the
+ * comparison's % of a base of zeros is infinite, stored as unknown),
+ * before is 0 and after is known and not 0: say the levels instead.
+ */
+int evidence_base_zero(const struct evidence *ev);
+
+/* x as a person reads a level: up to 4 significant digits ("5", "0.125", "1.235e+06") */
+void evidence_level(double x, char out[32]);
+
+/*
  * Appends the sentence (UTF-8, no newline, no final period) to out.
  * Appends nothing and returns 0 when there is nothing to say: commits_after
- * 0 or shift_pct not finite (a record older than its size, sql/0015, or a
- * change from a base of zeros, whose % is infinite). 0, or -1 when out is
- * full (out keeps what fit).
+ * 0, or shift_pct not finite (a record older than its size, sql/0015)
+ * unless the base is zero (evidence_base_zero(): the levels are said).
+ * 0, or -1 when out is full (out keeps what fit).
  */
 int evidence_text(const struct evidence *ev, struct buf *out) __attribute__((warn_unused_result));
 

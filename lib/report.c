@@ -46,6 +46,38 @@ static const char *word(const struct report_input *in)
 	return in->is_regression ? "regression" : "improvement";
 }
 
+/*
+ * A % for a person: 1 decimal, 3 significant digits from 1e9 on (a base
+ * near zero, where LKP's %change has a hundred digits)
+ */
+static void pct_text(double x, char out[40])
+{
+	snprintf(out, 40, fabs(x) < 1e9 ? "%+.1f%%" : "%+.3g%%", x);
+}
+
+/*
+ * 1 when the headline says the levels, not a %: a change from a base of
+ * zero (evidence_base_zero()) whose %change is that of LKP's 1e-100 base
+ * (a bisect's finite HL shift of its own pair keeps its %)
+ */
+static int base_zero(const struct report_input *in)
+{
+	return evidence_base_zero(&in->evidence) && !(fabs(in->change_pct) < 1e9);
+}
+
+/* the headline's size: "+3.0%", or for a base of zero "from 0 to 5" */
+static int add_size(struct buf *b, const struct report_input *in)
+{
+	char x[40];
+
+	if (base_zero(in)) {
+		evidence_level(in->evidence.after, x);
+		return buf_addf(b, "from 0 to %s", x);
+	}
+	pct_text(in->change_pct, x);
+	return buf_addstr(b, x);
+}
+
 static int add_tag(struct buf *b, const struct report_input *in)
 {
 	if (in->branch && *in->branch)
@@ -72,8 +104,11 @@ static int render_subject(const struct report_input *in, struct buf *b)
 	} else if (buf_addf(b, " %.12s..%.12s:", in->good_sha ? in->good_sha : "?", in->bad_sha)) {
 		return -1;
 	}
-	return buf_addch(b, ' ') || add_oneline(b, in->metric) ||
-	       buf_addf(b, " %+.1f%% %s", in->change_pct, word(in));
+	if (base_zero(in))
+		return buf_addch(b, ' ') || add_oneline(b, in->metric) ||
+		       buf_addf(b, " %s ", word(in)) || add_size(b, in);
+	return buf_addch(b, ' ') || add_oneline(b, in->metric) || buf_addch(b, ' ') ||
+	       add_size(b, in) || buf_addf(b, " %s", word(in));
 }
 
 /* "  LABEL SHA ("subject")\n" */
@@ -139,7 +174,7 @@ static int render_fixed(const struct report_input *in, struct buf *b)
 {
 	if (buf_addstr(b, "Hello,\n\nthe ") || buf_addstr(b, word(in)) ||
 	    buf_addstr(b, " reported in this thread, ") || add_oneline(b, in->metric) ||
-	    buf_addf(b, " %+.1f%%", in->change_pct))
+	    buf_addch(b, ' ') || add_size(b, in))
 		return -1;
 	if (in->culprit_sha && buf_addf(b, " at %.12s", in->culprit_sha))
 		return -1;
@@ -426,6 +461,7 @@ static int render_table(const struct report_input *in, struct buf *b)
 static int render_also_seen(const struct report_input *in, struct buf *b)
 {
 	const char *base = in->public_url ? in->public_url : "";
+	char x[40];
 	size_t n = strlen(base);
 
 	while (n && base[n - 1] == '/')
@@ -437,7 +473,8 @@ static int render_also_seen(const struct report_input *in, struct buf *b)
 			continue;
 		if (buf_addstr(b, "also seen on ") || add_oneline(b, a->arch) || buf_addch(b, ':'))
 			return -1;
-		if (isfinite(a->pct) && buf_addf(b, " %+.1f%%", a->pct))
+		pct_text(a->pct, x);
+		if (isfinite(a->pct) && buf_addf(b, " %s", x))
 			return -1;
 		if (a->regression_id > 0 &&
 		    buf_addf(b, " (%.*s/regressions/%lld)", (int)n, base, a->regression_id))
@@ -489,9 +526,17 @@ static int render_report(const struct report_input *in, struct buf *b)
 	if (report_addr_spec(in->mail_from ? in->mail_from : "", from, sizeof(from)))
 		snprintf(from, sizeof(from), "regtrack@localhost");
 
-	if (buf_addstr(b, "Hello,\n\nregtrack measured a ") ||
-	    buf_addf(b, "%+.1f%% %s of ", in->change_pct, word(in)) || add_oneline(b, in->metric))
+	if (buf_addstr(b, "Hello,\n\nregtrack measured a "))
 		return -1;
+	if (base_zero(in)) {
+		if (buf_addf(b, "%s of ", word(in)) || add_oneline(b, in->metric) ||
+		    buf_addch(b, ' ') || add_size(b, in) ||
+		    buf_addstr(b, " (the base is 0: no %change)"))
+			return -1;
+	} else if (add_size(b, in) || buf_addf(b, " %s of ", word(in)) ||
+		   add_oneline(b, in->metric)) {
+		return -1;
+	}
 	if (in->kind == REPORT_BISECT) {
 		if (buf_addf(b, " and bisected it to commit %.12s.\n", in->culprit_sha))
 			return -1;

@@ -135,7 +135,14 @@ struct report_input {
 	const struct report_file *files;
 	size_t nr_files;
 	const char *metric;
-	double change_pct;	    /* head vs base, signed, in % */
+	/*
+	 * head vs base, signed, in % (1 decimal; 3 significant digits from
+	 * 1e9 on). A change from a base of zero (evidence_base_zero() of
+	 * `evidence` below, with a %change of 1e9 or more: LKP's 1e-100 base)
+	 * is said as its levels instead: "regression from 0 to 5" in the
+	 * subject, "... from 0 to 5 (the base is 0: no %change)" in the text.
+	 */
+	double change_pct;
 	int is_regression;	    /* 1 regression, 0 improvement */
 	const struct lkp_row *rows; /* the comparison table (may be 0 rows), perf-profile.* last */
 	size_t nr_rows;

@@ -7,6 +7,7 @@
 #include "server/track/gitmirror.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -195,8 +196,17 @@ int rq_path_id(struct request *rq, const char *what, long long *id, char text[24
 	const char *s = rq->path_params[0];
 	char *end;
 
-	*id = strtoll(s, &end, 10);
-	if (!*s || *end || *id <= 0)
+	/*
+	 * digits only (strtoll would take " 5" and "+5"), and not past
+	 * LLONG_MAX: strtoll saturates there, and the 404 would then name
+	 * another id than the one asked
+	 */
+	errno = 0;
+	*id = isdigit((unsigned char)*s) ? strtoll(s, &end, 10) : 0;
+	if (errno == ERANGE)
+		return err_setc(e, ERR_INVALID_FIELD, "id", "'%.100s' is not a %s id (too large)",
+				s, what);
+	if (!isdigit((unsigned char)*s) || *end || *id <= 0)
 		return err_setc(e, ERR_INVALID_FIELD, "id", "'%.100s' is not a %s id", s, what);
 	snprintf(text, 24, "%lld", *id);
 	return 0;

@@ -52,9 +52,11 @@ int list_args(struct request *rq, const char *const *states, long def_limit, lon
 	__attribute__((warn_unused_result));
 
 /*
- * The numeric id in the path (/api/v1/jobs/{id}): a positive integer,
- * also written as text to text[24]. Errors: 400 "invalid_field" (detail
- * "id") saying "'X' is not a WHAT id".
+ * The numeric id in the path (/api/v1/jobs/{id}): a positive integer in
+ * decimal digits (no sign, no spaces), at most LLONG_MAX, also written as
+ * text to text[24]. Errors: 400 "invalid_field" (detail "id") saying
+ * "'X' is not a WHAT id", with " (too large)" past LLONG_MAX (X as asked,
+ * never the saturated number).
  */
 int rq_path_id(struct request *rq, const char *what, long long *id, char text[24], struct err *e)
 	__attribute__((warn_unused_result));

@@ -14,11 +14,16 @@
  *         change on other arches; db/regressions.h has the rule)
  *   PATCH /api/v1/regressions/{id}   (admin) {"state": S, "note": TEXT}: state
  *         change and its history row in one transaction; a note alone is
- *         recorded with from = to
+ *         recorded with from = to; `invalid` needs a note that is not blank
+ *         (400 naming it: a false alarm carries its reason, as below); the
+ *         state it already has is no change (regression_triage: nothing
+ *         written without a new note)
  *   POST  /api/v1/regressions/{id}/invalid   (admin) {"reason": TEXT}: the one
  *         step to call an alert a false alarm (the page's button, the mail's
  *         command): state `invalid` with the reason as its history note;
  *         reason required (400 naming it when absent, empty or blank);
+ *         a record already invalid keeps its history when the reason is the
+ *         one it carries, else gains the new reason as a note;
  *         replies the record as GET does
  *   (GET /api/v1/regressions/{id}/report, the report mails: api/reports.c)
  */
@@ -37,6 +42,14 @@
 #define LIMIT_DEFAULT 100
 #define LIMIT_MAX 1000
 #define NOTE_MAX 4000
+
+/* 1 when s is NULL, empty or only white space */
+static int blank(const char *s)
+{
+	while (s && isspace((unsigned char)*s))
+		s++;
+	return !s || !*s;
+}
 
 static int parse_long(const char *s, long long min, long long max, long long *out)
 {
@@ -153,7 +166,8 @@ enum MHD_Result api_regression_get(struct request *rq)
 
 /*
  * Moves record id to state (NULL: a note only) with its history row in one
- * transaction, then replies the record as GET does (200).
+ * transaction (regression_triage: nothing when it changes nothing), then
+ * replies the record as GET does (200).
  */
 static enum MHD_Result transition_reply(struct request *rq, long long id, const char *state,
 					const char *note)
@@ -161,15 +175,18 @@ static enum MHD_Result transition_reply(struct request *rq, long long id, const 
 	struct err e;
 	struct db_conn *c;
 	json_t *o;
+	int written;
 
 	c = rq_db(rq, &e);
 	if (!c || db_begin(c, &e))
 		return reply_err(rq, &e);
-	if (regression_transition(c, id, state, NULL, rq->token_id, note, NULL, NULL, &e) ||
-	    db_commit(c, &e)) {
+	if (regression_triage(c, id, state, rq->token_id, note, &written, &e) ||
+	    (written && db_commit(c, &e))) {
 		db_rollback(c);
 		return reply_err(rq, &e);
 	}
+	if (!written)
+		db_rollback(c); /* the lock taken to read the state, nothing else */
 	o = regression_full(c, id, &e);
 	if (!o)
 		return reply_err(rq, &e);
@@ -220,6 +237,12 @@ enum MHD_Result api_regression_patch(struct request *rq)
 			 "give 'state' (and optionally 'note'), or a 'note'");
 		goto bad;
 	}
+	/* a false alarm counts in the quality ledger: its reason is kept with it */
+	if (state && !strcmp(state, "invalid") && blank(note)) {
+		err_setc(&e, ERR_MISSING_FIELD, "note",
+			 "give the 'note' why it is not a real change (kept in its history)");
+		goto bad;
+	}
 	ret = transition_reply(rq, id, state, note);
 	json_decref(b);
 	return ret;
@@ -233,7 +256,7 @@ enum MHD_Result api_regression_invalid(struct request *rq)
 	char idtext[24];
 	struct err e;
 	long long id;
-	const char *reason = NULL, *key, *p;
+	const char *reason = NULL, *key;
 	enum MHD_Result ret;
 	json_t *b, *v;
 
@@ -256,9 +279,7 @@ enum MHD_Result api_regression_invalid(struct request *rq)
 	}
 	if (json_str_field(b, "reason", 1, NOTE_MAX, &reason, &e))
 		goto bad;
-	for (p = reason; *p && isspace((unsigned char)*p); p++)
-		;
-	if (!*p) {
+	if (blank(reason)) {
 		err_setc(&e, ERR_MISSING_FIELD, "reason",
 			 "give the 'reason' it is not a real change (kept in its history)");
 		goto bad;

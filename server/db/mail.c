@@ -91,7 +91,8 @@ static const struct db_stmt_def stmts[NR_MAIL_STMTS] = {
 				 "coalesce(tr.name, ''), x.branch, x.arch, x.nr_cpus, x.memory_mb, x.cpu_model, "
 				 "r.setup_id, r.good_commit_id, r.bad_commit_id, r.metric_id, "
 				 "coalesce(r.bisect_id, 0), b.parents[1], r.state, r.hl_pct, m.higher_is_better, "
-				 "r.ci_lo_pct, r.ci_hi_pct, r.shift, r.noise_sigma, r.commits_after, r.p_value "
+				 "r.ci_lo_pct, r.ci_hi_pct, r.shift, r.noise_sigma, r.commits_after, r.p_value, "
+				 "r.mean_before, r.mean_after "
 				 "FROM regressions r JOIN metrics m ON m.id = r.metric_id "
 				 "JOIN setups s ON s.id = r.setup_id JOIN testcases t ON t.id = s.testcase_id "
 				 "JOIN commits g ON g.id = r.good_commit_id JOIN commits b ON b.id = r.bad_commit_id "
@@ -200,7 +201,9 @@ enum {
 	REGR_SHIFT,
 	REGR_NOISE_SIGMA,
 	REGR_COMMITS_AFTER,
-	REGR_P_VALUE
+	REGR_P_VALUE,
+	REGR_MEAN_BEFORE,
+	REGR_MEAN_AFTER
 };
 
 /* ST_MAIL_BISECT's columns */
@@ -331,6 +334,8 @@ int db_mail_regression(struct db_conn *c, long long regression_id, struct db_mai
 	out->noise_sigma = float8(r, 0, REGR_NOISE_SIGMA);
 	out->commits_after = int8(r, 0, REGR_COMMITS_AFTER);
 	out->p_value = float8(r, 0, REGR_P_VALUE);
+	out->mean_before = float8(r, 0, REGR_MEAN_BEFORE);
+	out->mean_after = float8(r, 0, REGR_MEAN_AFTER);
 	return 1;
 }
 

@@ -56,6 +56,8 @@ struct db_mail_regression {
 	long long setup_id, good_commit_id, bad_commit_id, metric_id;
 	long long bisect_id;	    /* 0: none */
 	const char *bad_parent_sha; /* the bad commit's first parent */
+	/* the two sides' means; a base of zero is said by its levels, not a % */
+	double mean_before, mean_after;
 	struct db_result *res;
 };
 

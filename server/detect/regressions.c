@@ -1,6 +1,7 @@
 #include "server/detect/regressions.h"
 #include "server/db/regressions.h"
 #include "evidence.h"
+#include "xalloc.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -72,6 +73,8 @@ json_t *regression_evidence_json(const json_t *rec)
 		ev.ci_hi_pct = json_number_value(json_array_get(ci, 1));
 	}
 	ev.shift = num_at(rec, "shift");
+	ev.before = num_at(rec, "mean_before");
+	ev.after = num_at(rec, "mean_after");
 	ev.noise_sigma = num_at(rec, "noise_sigma");
 	if (evidence_text(&ev, &text))
 		abort(); /* a sentence of a few dozen bytes: the 1 KiB cap is never reached */
@@ -114,6 +117,62 @@ int regression_transition(struct db_conn *c, long long id, const char *state, co
 	if (to)
 		*to = t ? t : "";
 	return 0;
+}
+
+/* the note of record id's newest history row into `state` (NULL: none); *out a new string */
+static int newest_note(struct db_conn *c, long long id, const char *state, char **out,
+		       struct err *e)
+{
+	json_t *h, *row;
+	const char *note = NULL;
+	int got = db_regression_history_json(c, id, &h, e);
+
+	*out = NULL;
+	if (got < 0)
+		return -1;
+	if (!got)
+		return 0;
+	for (size_t i = json_array_size(h); i-- > 0;) {
+		row = json_array_get(h, i);
+		if (!strcmp(json_string_value(json_object_get(row, "to")) ?: "", state)) {
+			note = json_string_value(json_object_get(row, "note"));
+			break;
+		}
+	}
+	*out = note ? xstrdup(note) : NULL;
+	json_decref(h);
+	return 0;
+}
+
+int regression_triage(struct db_conn *c, long long id, const char *state, long long token_id,
+		      const char *note, int *written, struct err *e)
+{
+	char before[16], after[16], *had = NULL;
+	int got, same;
+
+	*written = 0;
+	if (state && !regression_state_valid(state))
+		return err_setc(e, ERR_INVALID_FIELD, "state", "'%s' is not a regression state",
+				state);
+	/* the row locked and its state read, so two clicks at once see each other */
+	got = db_regr_set_state(c, id, NULL, before, after, e);
+	if (got < 0)
+		return -1;
+	if (!got)
+		return err_setc(e, ERR_NOT_FOUND, "id", "no regression %lld", id);
+	if (state && !strcmp(before, state)) {
+		if (!note || !note[strspn(note, " \t\r\n\f\v")])
+			return 0; /* the same state, nothing to add (the page's form unchanged) */
+		if (newest_note(c, id, state, &had, e))
+			return -1;
+		same = had && !strcmp(had, note);
+		free(had);
+		if (same)
+			return 0;
+		state = NULL; /* a new note on the state it has: a note alone */
+	}
+	*written = 1;
+	return regression_transition(c, id, state, NULL, token_id, note, NULL, NULL, e);
 }
 
 static json_t *num_or_null(double v)

@@ -120,12 +120,13 @@ int regression_kind_valid(const char *s);
 
 /*
  * The evidence of a record in words (lib/evidence.h), from rec, the record
- * as the API has it (borrowed; its commits_after, hl_pct, ci_pct, shift
- * and noise_sigma): a new object {commits_after, shift_pct, ci_pct [lo,
- * hi], shift, noise_sigma, spread_ratio, text}, every number the record's
- * own (null when unknown), text the sentence (null when there is nothing
- * to say: a record without a size). The page and the mail show the same
- * words.
+ * as the API has it (borrowed; its commits_after, hl_pct, ci_pct, shift,
+ * noise_sigma, mean_before and mean_after): a new object {commits_after,
+ * shift_pct, ci_pct [lo, hi], shift, noise_sigma, spread_ratio, text},
+ * every number the record's own (null when unknown), text the sentence
+ * (null when there is nothing to say: a record without a size; a change
+ * from a base of zero says its levels). The page and the mail show the
+ * same words.
  */
 json_t *regression_evidence_json(const json_t *rec);
 
@@ -141,6 +142,22 @@ json_t *regression_evidence_json(const json_t *rec);
 int regression_transition(struct db_conn *c, long long id, const char *state, const char *who,
 			  long long token_id, const char *note, const char **from, const char **to,
 			  struct err *e) __attribute__((warn_unused_result));
+
+/*
+ * A person's triage of record `id` (PATCH /api/v1/regressions/{id}, POST
+ * .../invalid), inside the caller's transaction: regression_transition()
+ * by token_id, except that a state the record already has is no change.
+ * Then nothing is written when the note is NULL or blank, or when it equals
+ * that of the record's newest history row into this state (the reason it
+ * carries: a second click, the mail's command run twice); another note is
+ * kept as a note alone (from = to, as a note without state), never as a
+ * move from the state to itself. state NULL: a note alone. *written: 1
+ * when a history row was written, else 0 (the caller may roll back: the
+ * record was locked, not changed). Errors: as regression_transition().
+ */
+int regression_triage(struct db_conn *c, long long id, const char *state, long long token_id,
+		      const char *note, int *written, struct err *e)
+	__attribute__((warn_unused_result));
 
 /*
  * The change points of one series for GET /api/v1/series: the records of

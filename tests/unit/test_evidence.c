@@ -76,9 +76,45 @@ static void test_parts_left_out_when_unknown(void **state UNUSED)
 	ev.noise_sigma = 10;
 	assert_string_equal(text_of(&ev), "the 1 tested commit after moved by -5.2 %, "
 					  "5.2 \xc3\x97 the series' own spread");
-	/* an infinite size (from a base of zeros) is not put in words */
+	/* an infinite size with no levels known is not put in words */
 	ev.shift_pct = -INFINITY;
 	assert_string_equal(text_of(&ev), "");
+}
+
+/* a base of zeros: its % is infinite (stored as unknown), the levels are said */
+static void test_base_zero_says_its_levels(void **state UNUSED)
+{
+	struct evidence ev;
+
+	evidence_init(&ev);
+	ev.commits_after = 20;
+	ev.before = 0;
+	ev.after = 4.98512;
+	assert_true(evidence_base_zero(&ev));
+	assert_string_equal(text_of(&ev), "the 20 tested commits after moved from 0 to 4.985 "
+					  "(the base is 0: no %change)");
+	ev.shift_pct = INFINITY; /* the comparison's own figure, unstored */
+	ev.ci_lo_pct = 0;
+	ev.ci_hi_pct = INFINITY;
+	ev.shift = 5;
+	ev.noise_sigma = 0.5;
+	assert_string_equal(text_of(&ev), "the 20 tested commits after moved from 0 to 4.985 "
+					  "(the base is 0: no %change), 10.0 \xc3\x97 the series' "
+					  "own spread");
+	/* a finite % is said as a % whatever the means; no after level: nothing */
+	ev.shift_pct = 12;
+	assert_false(evidence_base_zero(&ev));
+	ev.shift_pct = NAN;
+	ev.after = NAN;
+	assert_false(evidence_base_zero(&ev));
+	assert_string_equal(text_of(&ev), "");
+	/* a level as a person reads it */
+	char x[32];
+
+	evidence_level(-0.0, x);
+	assert_string_equal(x, "0");
+	evidence_level(1234567, x);
+	assert_string_equal(x, "1.235e+06");
 }
 
 static void test_small_changes_keep_their_digits(void **state UNUSED)
@@ -116,6 +152,7 @@ int main(void)
 		cmocka_unit_test(test_the_issues_sentence),
 		cmocka_unit_test(test_parts_left_out_when_unknown),
 		cmocka_unit_test(test_small_changes_keep_their_digits),
+		cmocka_unit_test(test_base_zero_says_its_levels),
 		cmocka_unit_test(test_full_buffer_is_an_error),
 	};
 

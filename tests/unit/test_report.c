@@ -171,6 +171,51 @@ static void test_evidence_line(void **state UNUSED)
 	report_release(&r);
 }
 
+/* a change from a base of zero: its levels, never LKP's hundred-digit % nor inf */
+static void test_base_zero_in_words(void **state UNUSED)
+{
+	struct report_input in = bisect_input();
+	struct report r;
+	struct err e;
+
+	in.kind = REPORT_RANGE;
+	in.good_sha = PARENT;
+	in.bad_sha = CULPRIT;
+	in.branch = NULL;
+	in.bisect_id = 0;
+	in.change_pct = 4.992855555082951e104; /* LKP: 100 * (5 - 1e-100) / 1e-100 */
+	evidence_init(&in.evidence);
+	in.evidence.commits_after = 15;
+	in.evidence.before = 0;
+	in.evidence.after = 4.9925;
+	in.evidence_p = NAN;
+	assert_int_equal(report_render(&in, &r, &e), 0);
+	assert_string_equal(r.subject, "[linux] 0f1e2d3c4b5a..3c1a2b4d5e6f: "
+				       "will-it-scale.per_process_ops regression from 0 to 4.992");
+	assert_non_null(strstr(r.body.data,
+			       "regtrack measured a regression of will-it-scale.per_process_ops "
+			       "from 0 to 4.992 (the base is 0: no %change) between 0f1e2d3c4b5a "
+			       "and 3c1a2b4d5e6f (not bisected).\n"
+			       "evidence: the 15 tested commits after moved from 0 to 4.992 (the "
+			       "base is 0: no %change)\n"));
+	assert_null(strstr(r.body.data, "4992855"));
+	report_release(&r);
+	in.kind = REPORT_FIXED;
+	in.orig_subject = "[linux] x: y";
+	assert_int_equal(report_render(&in, &r, &e), 0);
+	assert_non_null(strstr(r.body.data, "will-it-scale.per_process_ops from 0 to 4.992 at "
+					    "3c1a2b4d5e6f, is now marked fixed"));
+	report_release(&r);
+	/* a base near zero but not zero: the % with 3 significant digits */
+	in.kind = REPORT_RANGE;
+	in.evidence.before = 1e-9;
+	in.change_pct = 4.99e11;
+	assert_int_equal(report_render(&in, &r, &e), 0);
+	assert_string_equal(r.subject, "[linux] 0f1e2d3c4b5a..3c1a2b4d5e6f: "
+				       "will-it-scale.per_process_ops +4.99e+11% regression");
+	report_release(&r);
+}
+
 /* the one step to mark the alert invalid: the page and the exact command, after the links */
 static void test_invalid_step(void **state UNUSED)
 {
@@ -660,6 +705,7 @@ int main(void)
 		cmocka_unit_test(test_compose_injection),
 		cmocka_unit_test(test_rfc2047),
 		cmocka_unit_test(test_long_body_line),
+		cmocka_unit_test(test_base_zero_in_words),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
