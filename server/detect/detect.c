@@ -136,16 +136,23 @@ static int note_upsert(struct db_conn *c, const struct db_regr_upserted *up, con
 		       const struct compare_result *pair, struct detect_setup_stats *st,
 		       struct err *e)
 {
-	char note[512];
+	char note[512], pct[128];
 
 	if (up->created) {
 		st->created++;
-		snprintf(note, sizeof(note),
-			 "detected %s of '%s': %+.2f%% (CI %+.2f%% .. %+.2f%%; means %+.2f%%), "
-			 "p %.3g, %zu vs %zu runs, %s",
-			 u->kind, name, seg->hl_pct, seg->ci_lo_pct, seg->ci_hi_pct,
-			 seg->change_pct, seg->p_value, seg->a.n, seg->b.n,
-			 verdict_name(seg->verdict));
+		if (detect_pct_readable(seg->hl_pct) && detect_pct_readable(seg->change_pct))
+			snprintf(note, sizeof(note),
+				 "detected %s of '%s': %+.2f%% (CI %+.2f%% .. %+.2f%%; means "
+				 "%+.2f%%), p %.3g, %zu vs %zu runs, %s",
+				 u->kind, name, seg->hl_pct, seg->ci_lo_pct, seg->ci_hi_pct,
+				 seg->change_pct, seg->p_value, seg->a.n, seg->b.n,
+				 verdict_name(seg->verdict));
+		else /* a base of zero: the levels, not an infinite or hundred-digit % */
+			snprintf(note, sizeof(note),
+				 "detected %s of '%s': moved %s, p %.3g, %zu vs %zu runs, %s",
+				 u->kind, name,
+				 detect_pct_words(NAN, seg->a.mean, seg->b.mean, pct), seg->p_value,
+				 seg->a.n, seg->b.n, verdict_name(seg->verdict));
 		if (detect_history(c, up->id, NULL, "new", note, e))
 			return -1;
 	}
@@ -154,13 +161,15 @@ static int note_upsert(struct db_conn *c, const struct db_regr_upserted *up, con
 		if (pair->verdict == VERDICT_DIFFERENT && pair->by_spread)
 			snprintf(note, sizeof(note),
 				 "confirmed: last good vs first bad commit is different "
-				 "(%+.2f%%, %zu vs %zu runs, by the setup's A/A spread)",
-				 pair->hl_pct, pair->a.n, pair->b.n);
+				 "(%s, %zu vs %zu runs, by the setup's A/A spread)",
+				 detect_pct_words(pair->hl_pct, pair->a.mean, pair->b.mean, pct),
+				 pair->a.n, pair->b.n);
 		else if (pair->verdict == VERDICT_DIFFERENT)
 			snprintf(note, sizeof(note),
 				 "confirmed: last good vs first bad commit is different "
-				 "(%+.2f%%, p %.3g, %zu vs %zu runs)",
-				 pair->hl_pct, pair->p_value, pair->a.n, pair->b.n);
+				 "(%s, p %.3g, %zu vs %zu runs)",
+				 detect_pct_words(pair->hl_pct, pair->a.mean, pair->b.mean, pct),
+				 pair->p_value, pair->a.n, pair->b.n);
 		else
 			snprintf(note, sizeof(note),
 				 "confirmed: the step holds over %zu commits after it and the "

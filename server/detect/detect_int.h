@@ -85,17 +85,23 @@ const char *detect_kind_of(int direction, int hib);
 /* samples of series positions [lo, hi) as one borrowed range of vals */
 const double *detect_side(const struct series *s, size_t lo, size_t hi, size_t *n);
 
-/*
- * adds a history entry (from -> to, note) to record id; 0 or -1 with e.
- * A % in note that no person reads (infinite, NaN, or 1e9 and past: a base
- * of zero) is written in words: the first followed by parenthesised
- * figures, with them, as the levels of the record's two sides (its
- * mean_before, mean_after: "moved from 0 to 5 (the base is 0: no
- * %change)"), any other infinite one "the base is 0: no %change", a
- * finite one with 3 significant digits.
- */
+/* adds a history entry (from -> to, note) to record id; 0 or -1 with e */
 int detect_history(struct db_conn *c, long long id, const char *from, const char *to,
 		   const char *note, struct err *e);
+
+/*
+ * 1 when pct is a %change a person reads in a note: finite and below 1e9
+ * (a base of zero gives an infinite HL shift, and LKP's %change over its
+ * 1e-100 a hundred digits).
+ */
+int detect_pct_readable(double pct);
+
+/*
+ * pct as a note says it: "%+.2f%%", or, when not detect_pct_readable(), the
+ * levels either side, "from 0 to 5 (the base is 0: no %change)" (before,
+ * after as evidence_level() writes them). Returns out.
+ */
+const char *detect_pct_words(double pct, double before, double after, char out[128]);
 
 /* appends id to k's ids */
 void detect_kept_add(struct kept *k, long long id);

@@ -6,13 +6,11 @@
  */
 #include "server/detect/detect_int.h"
 #include "server/db/db.h"
-#include "buf.h"
 #include "evidence.h"
 #include "xalloc.h"
 
-#include <ctype.h>
 #include <math.h>
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 /* the record's kind: a direction (+1 rose, -1 fell) for a metric with hib (1, 0, -1 unknown) */
@@ -35,102 +33,30 @@ const double *detect_side(const struct series *s, size_t lo, size_t hi, size_t *
 	return s->vals + (hi > lo ? s->first[lo] : 0);
 }
 
-/*
- * A % in a note that no person reads: infinite or NaN (the HL shift of a
- * base of zeros), or 1e9 and past (LKP's %change of a zero base, 1e-100,
- * has a hundred digits). The number at note[i] (a sign, digits, "inf" or
- * "nan", not inside a word) followed by '%': 1 with *len its length with
- * the '%', and *v.
- */
-static int odd_pct(const char *note, size_t i, size_t *len, double *v)
+int detect_pct_readable(double pct)
 {
-	char *end;
-
-	if (i && (isalnum((unsigned char)note[i - 1]) || note[i - 1] == '.'))
-		return 0;
-	if (!strchr("+-0123456789in", note[i]) || !note[i])
-		return 0;
-	*v = strtod(note + i, &end);
-	if (end == note + i || *end != '%' || (isfinite(*v) && fabs(*v) < 1e9))
-		return 0;
-	*len = (size_t)(end - (note + i)) + 1;
-	return 1;
+	return isfinite(pct) && fabs(pct) < 1e9;
 }
 
-/*
- * note with its odd %s (odd_pct) in words, appended to out: the first one
- * followed by parenthesised figures ("+inf% (CI +inf% .. +inf%; means
- * +4992855...%)") becomes, with them, the levels of record id's two sides,
- * "moved from 0 to 5 (the base is 0: no %change)"; another infinite one
- * "the base is 0: no %change", a finite one 3 significant digits. 1 when
- * note had one (out the note to write), 0 when it is left as it is, -1
- * with e (reading the record).
- */
-static int note_in_words(struct db_conn *c, long long id, const char *note, struct buf *out,
-			 struct err *e)
+const char *detect_pct_words(double pct, double before, double after, char out[128])
 {
-	double v, before = NAN, after = NAN;
-	size_t len, depth, i;
-	json_t *rec, *b, *a;
-	int got, full = 0, said_levels = 0, any = 0;
 	char lo[32], hi[32];
 
-	for (i = 0; note[i] && !any; i++)
-		any = odd_pct(note, i, &len, &v);
-	if (!any)
-		return 0;
-	got = db_regression_json(c, id, &rec, e);
-	if (got < 0)
-		return -1;
-	if (got) {
-		b = json_object_get(rec, "mean_before");
-		a = json_object_get(rec, "mean_after");
-		before = json_is_number(b) ? json_number_value(b) : NAN;
-		after = json_is_number(a) ? json_number_value(a) : NAN;
-		json_decref(rec);
+	if (detect_pct_readable(pct)) {
+		snprintf(out, 128, "%+.2f%%", pct);
+		return out;
 	}
-	for (i = 0; note[i];) {
-		if (!odd_pct(note, i, &len, &v)) {
-			full |= buf_addch(out, note[i++]);
-			continue;
-		}
-		i += len;
-		if (!said_levels && isfinite(before) && isfinite(after) &&
-		    !strncmp(note + i, " (", 2)) {
-			said_levels = 1;
-			evidence_level(before, lo);
-			evidence_level(after, hi);
-			full |= buf_addf(out, "moved from %s to %s%s", lo, hi,
-					 before == 0 ? " (the base is 0: no %change)" : "");
-			/* the figures that went with it */
-			for (depth = 0, i++; note[i]; i++) {
-				depth += note[i] == '(';
-				depth -= note[i] == ')';
-				if (!depth) {
-					i++;
-					break;
-				}
-			}
-		} else if (isfinite(v)) {
-			full |= buf_addf(out, "%+.3g%%", v);
-		} else {
-			full |= buf_addstr(out, "the base is 0: no %change");
-		}
-	}
-	return full ? 0 : 1; /* a note of a few hundred bytes: out's 4 KiB are never full */
+	evidence_level(before, lo);
+	evidence_level(after, hi);
+	snprintf(out, 128, "from %s to %s%s", lo, hi,
+		 before == 0 ? " (the base is 0: no %change)" : "");
+	return out;
 }
 
 int detect_history(struct db_conn *c, long long id, const char *from, const char *to,
 		   const char *note, struct err *e)
 {
-	struct buf words = BUF_INIT(4096);
-	int rc = note ? note_in_words(c, id, note, &words, e) : 0;
-
-	if (rc >= 0)
-		rc = db_regr_history_add(c, id, "detector", 0, from, to,
-					 rc && words.len ? words.data : note, e);
-	buf_release(&words);
-	return rc;
+	return db_regr_history_add(c, id, "detector", 0, from, to, note, e);
 }
 
 int detect_covering(struct db_conn *c, const struct triaged *t, long long setup_id,

@@ -111,18 +111,19 @@ static int check_first_step(struct db_conn *c, long long setup_id, const struct 
 		snprintf(note, sizeof(note),
 			 "detected after the baseline: the first tested commit after it is "
 			 "%+.2f%% from it; %ld extra run(s) each of it and of the baseline",
-			 change, cfg->detect_tip_runs);
+			 change, cfg->detect_tip_runs); /* change is finite: checked above */
 		if (detect_history(c, up.id, NULL, "new", note, e))
 			return -1;
 	}
 	if ((up.created || !strcmp(up.old_state, "new")) && !strcmp(up.new_state, "confirmed")) {
-		char note[512];
+		char note[512], pct[128];
 
 		st->confirmed++;
 		snprintf(note, sizeof(note),
 			 "confirmed after the baseline: the baseline vs the first tested commit "
-			 "is different (%+.2f%%, %zu vs %zu runs)",
-			 pair.hl_pct, pair.a.n, pair.b.n);
+			 "is different (%s, %zu vs %zu runs)",
+			 detect_pct_words(pair.hl_pct, pair.a.mean, pair.b.mean, pct), pair.a.n,
+			 pair.b.n);
 		if (detect_history(c, up.id, "new", "confirmed", note, e))
 			return -1;
 	}
@@ -224,30 +225,34 @@ int check_tip(struct db_conn *c, long long setup_id, const struct db_detect_poin
 			tip.tip, tip.change_pct, tip.scale, kept, st, &up, e))
 		return -1;
 	if (up.created) {
-		char note[512];
+		char note[512], pct[128];
 
 		snprintf(note, sizeof(note),
 			 "detected at the tip of '%s': the newest tested commit is %+.1f robust "
-			 "sigmas (%+.2f%%) from the %zu commits before it; %ld extra run(s) each "
+			 "sigmas (%s) from the %zu commits before it; %ld extra run(s) each "
 			 "of it and of the commit before",
-			 tj->branch, tip.z, tip.change_pct, tip.nref, cfg->detect_tip_runs);
+			 tj->branch, tip.z,
+			 detect_pct_words(tip.change_pct, tip.center, tip.tip, pct), tip.nref,
+			 cfg->detect_tip_runs);
 		if (detect_history(c, up.id, NULL, "new", note, e))
 			return -1;
 	}
 	if ((up.created || !strcmp(up.old_state, "new")) && !strcmp(up.new_state, "confirmed")) {
-		char note[512];
+		char note[512], pct[128];
 
 		st->confirmed++;
 		if (pair.by_spread)
 			snprintf(note, sizeof(note),
 				 "confirmed at the tip: last good vs first bad commit is different "
-				 "(%+.2f%%, %zu vs %zu runs, by the setup's A/A spread)",
-				 pair.hl_pct, pair.a.n, pair.b.n);
+				 "(%s, %zu vs %zu runs, by the setup's A/A spread)",
+				 detect_pct_words(pair.hl_pct, pair.a.mean, pair.b.mean, pct),
+				 pair.a.n, pair.b.n);
 		else
 			snprintf(note, sizeof(note),
 				 "confirmed at the tip: last good vs first bad commit is different "
-				 "(%+.2f%%, p %.3g, %zu vs %zu runs)",
-				 pair.hl_pct, pair.p_value, pair.a.n, pair.b.n);
+				 "(%s, p %.3g, %zu vs %zu runs)",
+				 detect_pct_words(pair.hl_pct, pair.a.mean, pair.b.mean, pct),
+				 pair.p_value, pair.a.n, pair.b.n);
 		if (detect_history(c, up.id, "new", "confirmed", note, e))
 			return -1;
 	}
@@ -338,12 +343,13 @@ int check_tip_pairs(struct db_conn *c, long long setup_id, const struct db_detec
 				s->n - i, before, after, change, NAN, kept, st, &up, e))
 			return -1;
 		if (up.created) {
-			char note[512];
+			char note[512], pct[128];
 
 			snprintf(note, sizeof(note),
 				 "detected from the extra runs asked at the tip: last good vs first "
-				 "bad commit is different (%+.2f%%, p %.3g, %zu vs %zu runs)",
-				 pair.hl_pct, pair.p_value, pair.a.n, pair.b.n);
+				 "bad commit is different (%s, p %.3g, %zu vs %zu runs)",
+				 detect_pct_words(pair.hl_pct, pair.a.mean, pair.b.mean, pct),
+				 pair.p_value, pair.a.n, pair.b.n);
 			if (detect_history(c, up.id, NULL, "new", note, e))
 				return -1;
 		}
