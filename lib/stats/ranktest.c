@@ -334,22 +334,80 @@ double ranktest_mann_whitney(const double *a, size_t na, const double *b, size_t
 	return p > 1 ? 1 : p;
 }
 
+/*
+ * The value at position pos of the sorted differences b[j] - a[i], of which
+ * v (d[0..mn), in any order) was selected: v itself unless it is a zero,
+ * whose sign is the one the stable sort of the differences in their
+ * generated order (i, then j) puts at pos. Only -0 - +0 makes a -0, and
+ * -0 and +0 compare equal, so the order statistic alone leaves the sign open.
+ */
+static double sorted_zero(double v, size_t pos, const double *d, size_t mn, const double *a,
+			  size_t na, const double *b, size_t nb)
+{
+	size_t below = 0;
+
+	if (v != 0)
+		return v;
+	for (size_t i = 0; i < mn; i++)
+		below += d[i] < 0;
+	for (size_t i = 0; i < na; i++)
+		for (size_t j = 0; j < nb; j++)
+			if (b[j] - a[i] == 0 && below++ == pos)
+				return b[j] - a[i];
+	return v; /* not reached: pos is a zero's position */
+}
+
+/*
+ * The order statistics the interval uses of the differences d[0..mn) (in
+ * their generated order, mn > SMALL_SORT): *med the value at mn / 2 and
+ * *med0 the one before it; d is left with d[0..mn/2) <= *med <= d[mn/2..mn).
+ */
+static void select_median(double *d, size_t mn, const double *a, size_t na, const double *b,
+			  size_t nb, double *med0, double *med)
+{
+	size_t half = mn / 2;
+
+	*med = select_kth(d, mn, half);
+	/* the largest of the lower half: d[0..half) holds the values <= d[half] */
+	*med0 = d[0];
+	for (size_t i = 1; i < half; i++)
+		if (d[i] > *med0)
+			*med0 = d[i];
+	*med = sorted_zero(*med, half, d, mn, a, na, b, nb);
+	*med0 = sorted_zero(*med0, half - 1, d, mn, a, na, b, nb);
+}
+
 int ranktest_hodges_lehmann(const double *a, size_t na, const double *b, size_t nb, double level,
 			    double *est, double *lo, double *hi)
 {
-	size_t mn = na * nb, N = na + nb, k = 0;
+	size_t mn = na * nb, N = na + nb, k = 0, half = mn / 2;
 	double alpha2 = (1 - level) / 2;
-	double dbuf[SMALL_SORT], *d;
+	double dbuf[SMALL_SORT], *d, med, med0;
+	int small = mn <= SMALL_SORT;
 
 	*est = *lo = *hi = NAN;
 	if (!na || !nb)
 		return -1;
-	d = mn <= SMALL_SORT ? dbuf : xmalloc(mn * sizeof(*d));
+	d = small ? dbuf : xmalloc(mn * sizeof(*d));
 	for (size_t i = 0; i < na; i++)
 		for (size_t j = 0; j < nb; j++)
 			d[i * nb + j] = b[j] - a[i];
-	sort_doubles(d, mn);
-	*est = mn % 2 ? d[mn / 2] : (d[mn / 2 - 1] + d[mn / 2]) / 2;
+	/*
+	 * Of the mn differences only four order statistics are used (the two
+	 * middle ones, the interval's ends): above SMALL_SORT they are
+	 * selected, not sorted (the sort of the 300 x 300 differences of two
+	 * 64-commit segments was most of a detection pass). Each is the value
+	 * the sort puts there (sorted_zero: a zero's sign too), so the results
+	 * are the sort's.
+	 */
+	if (small) {
+		sort_doubles(d, mn);
+		med = d[half];
+		med0 = mn % 2 ? med : d[half - 1];
+	} else {
+		select_median(d, mn, a, na, b, nb, &med0, &med);
+	}
+	*est = mn % 2 ? med : (med0 + med) / 2;
 
 	if (!(level > 0 && level < 1)) {
 		if (d != dbuf)
@@ -373,8 +431,17 @@ int ranktest_hodges_lehmann(const double *a, size_t na, const double *b, size_t 
 			free(d);
 		return -1;
 	}
-	*lo = d[k - 1];
-	*hi = d[mn - k];
+	if (small) {
+		*lo = d[k - 1];
+		*hi = d[mn - k];
+	} else {
+		/* k <= mn / 2: the lower end lies in d[0..half), the upper in d[half..mn) */
+		*lo = sorted_zero(select_kth(d, half, k - 1), k - 1, d, mn, a, na, b, nb);
+		*hi = mn - k == half ? med :
+				       sorted_zero(select_kth(d + half + 1, mn - half - 1,
+							      mn - k - half - 1),
+						   mn - k, d, mn, a, na, b, nb);
+	}
 	if (d != dbuf)
 		free(d);
 	return 0;
