@@ -23,17 +23,32 @@
 
 #include <gsl/gsl_cdf.h>
 
-/* a stable sort: equal values keep their order (the reference's zeros) */
-static void insertion_sort(double *v, size_t n)
-{
-	for (size_t i = 1; i < n; i++) {
-		double x = v[i];
-		size_t j = i;
+/* a value and its place in the generated order */
+struct at {
+	double v;
+	size_t i;
+};
 
-		for (; j > 0 && v[j - 1] > x; j--)
-			v[j] = v[j - 1];
-		v[j] = x;
-	}
+/* by value, equal values in their generated order: a stable sort (the reference's zeros) */
+static int cmp_at(const void *x, const void *y)
+{
+	const struct at *a = x, *b = y;
+
+	if (a->v != b->v)
+		return a->v < b->v ? -1 : 1;
+	return (a->i > b->i) - (a->i < b->i);
+}
+
+static void stable_sort(double *v, size_t n)
+{
+	struct at *t = xmalloc((n ? n : 1) * sizeof(*t));
+
+	for (size_t i = 0; i < n; i++)
+		t[i] = (struct at){ v[i], i };
+	qsort(t, n, sizeof(*t), cmp_at);
+	for (size_t i = 0; i < n; i++)
+		v[i] = t[i].v;
+	free(t);
 }
 
 /* the definition, by a full stable sort; returns as ranktest_hodges_lehmann */
@@ -46,7 +61,7 @@ static int reference_hl(const double *a, size_t na, const double *b, size_t nb, 
 	for (size_t i = 0; i < na; i++)
 		for (size_t j = 0; j < nb; j++)
 			d[i * nb + j] = b[j] - a[i];
-	insertion_sort(d, mn);
+	stable_sort(d, mn);
 	*est = mn % 2 ? d[mn / 2] : (d[mn / 2 - 1] + d[mn / 2]) / 2;
 	*lo = *hi = NAN;
 	if (N <= RANKTEST_EXACT_MAX) {
@@ -156,6 +171,23 @@ static void test_selection_equals_sort(void **state UNUSED)
 	free(b);
 }
 
+/* random sizes and shapes, levels either side of the exact and normal paths */
+static void test_random_sizes(void **state UNUSED)
+{
+	double a[120], b[120];
+	static const double levels[] = { 0.5, 0.8, 0.9, 0.95, 0.99 };
+
+	for (int round = 0; round < 1500; round++) {
+		size_t na = 1 + (size_t)(next_u64() % 120), nb = 1 + (size_t)(next_u64() % 120);
+		enum shape sa = (enum shape)(next_u64() % NR_SHAPES);
+		enum shape sb = (enum shape)(next_u64() % NR_SHAPES);
+
+		fill(a, na, sa, 0);
+		fill(b, nb, sb, (double)(next_u64() % 3));
+		check_one(a, na, b, nb, levels[round % 5]);
+	}
+}
+
 /* the signs of zero medians and ends, where only the stable order decides */
 static void test_zero_signs(void **state UNUSED)
 {
@@ -175,6 +207,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_selection_equals_sort),
+		cmocka_unit_test(test_random_sizes),
 		cmocka_unit_test(test_zero_signs),
 	};
 
