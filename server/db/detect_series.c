@@ -275,8 +275,13 @@ int db_detect_series(struct db_conn *c, long long setup_id, struct db_detect_ser
 		pos[order[i]] = start;
 		start += m.count[order[i]];
 	}
-	/* pass 2: every mean to its place */
+	/*
+	 * pass 2: every mean to its place (2.8 million points, 112 MB, for
+	 * 14,000 runs x 200 metrics: its pages present before the scattered
+	 * writes, in 2 MiB pages where the kernel has them, xalloc.h)
+	 */
 	s->p = xcalloc(n + 1, sizeof(*s->p));
+	xprefault_huge(s->p, (n + 1) * sizeof(*s->p));
 	ib = xmalloc((widest ? widest : 1) * sizeof(*ib));
 	db = xmalloc((widest ? widest : 1) * sizeof(*db));
 	m.last = NULL;
