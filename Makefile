@@ -5,6 +5,7 @@
 #   make SANITIZE=address,undefined check
 #   make bench                performance figures beside same-run baselines
 #   make bench-scale          costs against the history's size, 10^6 and 10^7 values (opt-in)
+#   make bench-detect         one detection pass of a setup of 14,000 runs x 200 metrics (opt-in)
 #   make install PREFIX=/usr/local DESTDIR=
 #   make demo / make demo-stop
 
@@ -67,6 +68,7 @@ TESTS    := $(patsubst tests/unit/%.c,$(B)/tests/%,$(TEST_SRC))
 PROGRAMS := $(BIN)/regtrack-server $(BIN)/regtrack $(BIN)/regtrack-worker
 
 .PHONY: all check check-unit check-integration check-cases check-worker check-web check-kernel bench bench-scale \
+	bench-detect \
 	install clean demo demo-stop deps fuzz check-faults lint cases
 .DEFAULT_GOAL := all
 
@@ -240,6 +242,10 @@ bench: all
 # SCALE_SIZES="1e6 1e7 1e8" for the largest (hours, about 15 GB of disk)
 bench-scale: all
 	REGTRACK_BIN=$(CURDIR)/$(BIN) timeout 21600 python3 bench/scale.py
+
+# DP_BINS="DIR DIR" compares two builds on the same data, DP_DUMP=DIR keeps what each stored
+bench-detect: all
+	REGTRACK_BIN=$(CURDIR)/$(BIN) timeout 3600 python3 bench/detect_pass.py
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/regtrack/sql \

@@ -100,3 +100,18 @@ void xprefault(void *p, size_t n)
 	(void)n;
 #endif
 }
+
+void xprefault_huge(void *p, size_t n)
+{
+#ifdef MADV_HUGEPAGE
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo, hi;
+
+	if (n >= (4u << 20) && page) {
+		lo = ((uintptr_t)p + page - 1) & ~(page - 1);
+		hi = ((uintptr_t)p + n) & ~(page - 1);
+		if (hi > lo)
+			(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+	}
+#endif
+	xprefault(p, n);
+}

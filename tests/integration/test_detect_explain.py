@@ -230,3 +230,44 @@ class Server_(unittest.TestCase):
         wait_until(lambda: rows() == "20", timeout=WAIT_S, what="the second detection")
         _, d = self.detection("again", 20)
         self.assertEqual(d["n_commits"], 20)
+
+
+class RunsWithOtherMetrics(unittest.TestCase):
+    """A setup whose runs do not all report the same metrics: detection reads
+    each run's metric ids only where they differ from the run before's
+    (db/detect_series.c) and puts every mean with its own metric and commit."""
+
+    def test_each_metric_keeps_its_own_runs(self):
+        srv = Server()
+        self.addCleanup(srv.stop)
+        rnd = random.Random(5)
+        a, b, c = METRIC, "explain.only-first-run", "explain.from-commit-15"
+        for i in range(30):
+            for k in range(3):
+                m = {a: [(800.0 if i >= 18 else 1000.0) * (1 + rnd.gauss(0, 0.01))]}
+                if k == 0:  # one run of each commit: ids [a, b], then [a], [a]
+                    m[b] = [(625.0 if i >= 10 else 500.0) * (1 + rnd.gauss(0, 0.01))]
+                if i >= 15:
+                    m[c] = [50.0 * (1 + rnd.gauss(0, 0.01))]
+                doc = result_doc(csha("mixed", i), testcase=TESTCASE, params={"test": "mixed"},
+                                 metrics=m, commit_time="2026-01-03T00:%02d:00Z" % i)
+                self.assertEqual(srv.post("/api/v1/results", doc, scope="submit").status, 201)
+        wait_until(lambda: srv.psql("SELECT count(*) FROM detect_queue") == "0",
+                   timeout=WAIT_S, what="detection")
+        setup = "(SELECT id FROM setups WHERE params->>'test' = 'mixed')"
+        self.assertEqual(srv.psql(
+            "SELECT string_agg(m.name || ' ' || d.n_commits, ', ' ORDER BY m.name) "
+            "FROM detect_explain d JOIN metrics m ON m.id = d.metric_id "
+            "WHERE d.setup_id = " + setup),
+            "explain.from-commit-15 15, explain.only-first-run 30, %s 30" % a)
+        # the steps where each metric has them, over that metric's own runs:
+        # a's 18 commits x 3 runs before and 12 x 3 after, b's 10 x 1 and 20 x 1
+        rows = srv.psql(
+            "SELECT m.name, cg.sha, cb.sha, r.n_before, r.n_after FROM regressions r "
+            "JOIN metrics m ON m.id = r.metric_id JOIN commits cg ON cg.id = r.good_commit_id "
+            "JOIN commits cb ON cb.id = r.bad_commit_id WHERE r.detected AND r.setup_id = "
+            + setup + " ORDER BY m.name").splitlines()
+        self.assertEqual([r.split("|") for r in rows], [
+            [b, csha("mixed", 9), csha("mixed", 10), "10", "20"],
+            [a, csha("mixed", 17), csha("mixed", 18), "54", "36"],
+        ])

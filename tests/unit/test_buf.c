@@ -335,6 +335,34 @@ static void test_prefault(void **state UNUSED)
 	munmap(p, n);
 }
 
+/* xprefault_huge() (lib/xalloc.h): a buffer of megabytes present, its contents kept */
+static void test_prefault_huge(void **state UNUSED)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t n = 8u << 20, np = n / (size_t)page, resident = 0;
+	unsigned char *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+				0);
+	unsigned char *vec = xmalloc(np);
+
+	assert_true(p != MAP_FAILED);
+	p[12345] = 'a';
+	p[n - 1] = 'z';
+	xprefault_huge(p, n);
+	assert_int_equal(mincore(p, n, vec), 0);
+	for (size_t i = 0; i < np; i++)
+		resident += vec[i] & 1;
+#ifdef MADV_POPULATE_WRITE
+	assert_int_equal(resident, np);
+#endif
+	assert_int_equal(p[12345], 'a');
+	assert_int_equal(p[0], 0);
+	assert_int_equal(p[n / 2], 0);
+	assert_int_equal(p[n - 1], 'z');
+	xprefault_huge(p + 1, 100); /* small: as xprefault() */
+	free(vec);
+	munmap(p, n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -350,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_read_fd_pipe),
 		cmocka_unit_test(test_reserve),
 		cmocka_unit_test(test_prefault),
+		cmocka_unit_test(test_prefault_huge),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
