@@ -27,9 +27,10 @@
  *     of Pettitt (Appl. Statist. 28 (1979) 126-135) standardized per
  *     split, so that changes near a window edge keep their power.
  *     The best split: the largest |z_t|; in a window of <= RANKTEST_EXACT_MAX
- *     commits (exact p) under independent noise, the least p_split of all,
- *     since z's normal approximation understates a short side (the 3 lowest
- *     of 40: 2 Q(2.85) = 0.0044 against the exact 2 / C(40, 3) = 2.0e-4).
+ *     commits (exact p) under independent noise, a split with a side of at
+ *     most 2 min_seg commits when its p_split is less, since z's normal
+ *     approximation understates a short side (the 3 lowest of 40: 2 Q(2.85)
+ *     = 0.0044 against the exact 2 / C(40, 3) = 2.0e-4).
  *     Significance of the best split: Bonferroni over the splits tried,
  *     p = min(1, nsplits * p_split), a conservative bound on the
  *     max-type null distribution, with p_split the exact Mann-Whitney p
