@@ -230,7 +230,7 @@ static int preflight(struct request *rq, enum MHD_Result *ret)
 	const struct config *cfg = rq->srv->cfg;
 	const struct route *found = NULL;
 	int path_matched = 0;
-	const char *bad, *cl;
+	const char *bad, *cl, *route_method;
 	unsigned lengths[2] = { 0, 0 };
 	struct auth_caller who;
 	struct err e;
@@ -278,13 +278,19 @@ static int preflight(struct request *rq, enum MHD_Result *ret)
 		*ret = refuse(rq, &e);
 		return 1;
 	}
+	/*
+	 * HEAD is GET without the body (RFC 9110 section 9.3.2): a GET route
+	 * answers it, its handler runs as for the GET, and libmicrohttpd sends
+	 * the reply's headers (its Content-Length included) without the body.
+	 */
+	route_method = strcmp(rq->method, "HEAD") ? rq->method : "GET";
 	for (unsigned i = 0; i < rq->srv->nr_routes; i++) {
 		const struct route *r = &rq->srv->routes[i];
 
 		if (!match(rq, r->pattern, rq->url))
 			continue;
 		path_matched = 1;
-		if (!strcmp(r->method, rq->method)) {
+		if (!strcmp(r->method, route_method)) {
 			found = r;
 			break;
 		}

@@ -24,6 +24,9 @@ enum MHD_Result reply_response(struct request *rq, unsigned status, struct MHD_R
 		MHD_add_response_header(resp, "Retry-After", RETRY_AFTER_S);
 	if (rq->close)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+	/* a HEAD's reply leaves its body out (libmicrohttpd): the access log says so */
+	if (!strcmp(rq->method, "HEAD"))
+		rq->bytes = 0;
 	r = MHD_queue_response(rq->conn, status, resp);
 	MHD_destroy_response(resp);
 	rq->status = (int)status;

@@ -42,6 +42,11 @@ def operation(method, path):
 
 def check(method, path, status, ctype, body):
     """None when the reply fits the document, else what is wrong."""
+    if method == "HEAD":
+        # the GET's status and content type, without its body (document's info)
+        if body:
+            return "HEAD %s %d: a body" % (path, status)
+        method, body = "GET", None
     op = operation(method, path)
     if op is None:
         if not path.startswith("/api/") or status in (404, 405):
@@ -54,16 +59,16 @@ def check(method, path, status, ctype, body):
             return "%s %s: status %d is not documented" % (method, path, status)
         r = rs["default"]
     content = r.get("content")
-    if status == 204 and not body.strip():
+    if status == 204 and not (body or "").strip():
         return None
     if not content:
-        return None if not body.strip() else "%s %s %d: a body where none is documented" % (
-            method, path, status)
+        return None if not (body or "").strip() else (
+            "%s %s %d: a body where none is documented" % (method, path, status))
     kind = ctype.split(";")[0].strip()
     if kind not in content:
         return "%s %s %d: content type %s, documented %s" % (method, path, status, kind,
                                                                list(content))
-    if kind != "application/json":
+    if kind != "application/json" or body is None:
         return None
     schema = content[kind]["schema"]
     try:
