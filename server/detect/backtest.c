@@ -46,6 +46,7 @@ void backtest_release(struct backtest *b)
 		free(b->removed[i].metric);
 	free(b->added);
 	free(b->removed);
+	free(b->commit_ids);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -239,7 +240,14 @@ static size_t one_metric(struct backtest *b, const struct backtest_input *in, si
 			s.nrec++;
 		}
 	b->series++;
-	b->commits += s.n;
+	b->points += s.n;
+	if (b->ncommit_ids + s.n > b->commit_ids_alloc) {
+		b->commit_ids_alloc = 2 * (b->ncommit_ids + s.n);
+		b->commit_ids = xrealloc(b->commit_ids,
+					 b->commit_ids_alloc * sizeof(*b->commit_ids));
+	}
+	memcpy(b->commit_ids + b->ncommit_ids, s.commit, s.n * sizeof(*s.commit));
+	b->ncommit_ids += s.n;
 	side(&s, &cur, &next, &b->before, &b->rem, &b->removed, &b->nremoved, &b->removed_alloc);
 	side(&s, &next, &cur, &b->after, &b->add, &b->added, &b->nadded, &b->added_alloc);
 	detect_series_release(&cur);
@@ -252,10 +260,27 @@ static size_t one_metric(struct backtest *b, const struct backtest_input *in, si
 	return j;
 }
 
+static int cmp_id(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return (x > y) - (x < y);
+}
+
 void backtest_add(struct backtest *b, const struct backtest_input *in)
 {
+	size_t k = 0;
+
 	for (size_t i = 0; i < in->n;)
 		i = one_metric(b, in, i);
+	/* the distinct commits so far: a setup's metrics share most of theirs */
+	if (b->ncommit_ids)
+		qsort(b->commit_ids, b->ncommit_ids, sizeof(*b->commit_ids), cmp_id);
+	for (size_t i = 0; i < b->ncommit_ids; i++)
+		if (!k || b->commit_ids[i] != b->commit_ids[k - 1])
+			b->commit_ids[k++] = b->commit_ids[i];
+	b->ncommit_ids = k;
+	b->commits = k;
 }
 
 /* --- a plan's backtest: the reads and the reply ------------------------------ */
@@ -426,12 +451,12 @@ static json_t *reply_of(struct db_conn *c, const struct backtest *b, const char 
 		json_array_append_new(list, alert_json(&b->removed[i], setups, nsetups, &cm));
 	json_object_set_new(removed, "list", list);
 	db_series_commits_free(&cm);
-	o = json_pack("{s:s,s:o,s:O,s:o,s:o,s:I,s:I,s:o,s:o,s:o,s:o}", "plan", name, "since",
+	o = json_pack("{s:s,s:o,s:O,s:o,s:o,s:I,s:I,s:I,s:o,s:o,s:o,s:o}", "plan", name, "since",
 		      since ? json_string(since) : json_null(), "set", set, "current",
 		      plan_detect_json(&b->cur), "new", plan_detect_json(&b->next), "series",
-		      (json_int_t)b->series, "commits", (json_int_t)b->commits, "before",
-		      tally_json(&b->before, 1), "after", tally_json(&b->after, 1), "added", added,
-		      "removed", removed);
+		      (json_int_t)b->series, "commits", (json_int_t)b->commits, "points",
+		      (json_int_t)b->points, "before", tally_json(&b->before, 1), "after",
+		      tally_json(&b->after, 1), "added", added, "removed", removed);
 	return o;
 }
 
@@ -543,10 +568,12 @@ static void print_text(const json_t *r)
 {
 	json_t *since = json_object_get(r, "since");
 
-	printf("backtest of plan '%s': %lld series, %lld commits%s%s\n",
+	printf("backtest of plan '%s': %lld series over %lld commits (%lld points: a commit "
+	       "once per series)%s%s\n",
 	       json_string_value(json_object_get(r, "plan")),
 	       (long long)json_integer_value(json_object_get(r, "series")),
 	       (long long)json_integer_value(json_object_get(r, "commits")),
+	       (long long)json_integer_value(json_object_get(r, "points")),
 	       json_is_string(since) ? "; alerts since " : "",
 	       json_is_string(since) ? json_string_value(since) : "");
 	print_settings("current:", json_object_get(r, "current"));

@@ -79,13 +79,17 @@ struct backtest {
 	struct backtest_alert *added, *removed;
 	size_t nadded, nremoved, added_alloc, removed_alloc;
 	struct backtest_tally before, after, add, rem;
-	size_t series, commits; /* series examined, their commits in all */
+	size_t series;	       /* metric series examined */
+	size_t points;	       /* their commits summed over the series: a commit once per series */
+	size_t commits;	       /* distinct commits among them (commits.id), whatever their series */
+	long long *commit_ids; /* those commits, ascending (backtest_add()) */
+	size_t ncommit_ids, commit_ids_alloc;
 };
 
 /* Starts a backtest of settings cur against next (both copied). */
 void backtest_init(struct backtest *b, const struct detect_opts *cur,
 		   const struct detect_opts *next);
-/* Frees the alerts; b can be initialized again. */
+/* Frees the alerts and commit ids; b can be initialized again. */
 void backtest_release(struct backtest *b);
 
 /* One setup's stored history, all borrowed for the call. */
@@ -102,7 +106,9 @@ struct backtest_input {
 
 /*
  * Runs both settings over every metric series of in and adds its alerts
- * and tallies to b. Pure: no I/O.
+ * and tallies to b, and its series, points and distinct commits (a commit
+ * already counted from another series or setup is not counted again).
+ * Pure: no I/O.
  */
 void backtest_add(struct backtest *b, const struct backtest_input *in);
 
@@ -115,7 +121,8 @@ void backtest_add(struct backtest *b, const struct backtest_input *in);
  * *out, a new object:
  *   {"plan", "since" (RFC 3339 or null), "set" (the keys changed),
  *    "current", "new" (every setting of each side),
- *    "series", "commits",
+ *    "series" (metric series examined), "commits" (distinct commits
+ *    among them), "points" (commits summed over the series),
  *    "before", "after": {"alerts", "true", "false", "unjudged",
  *                        "unlabelled", "precision" (null: none judged)},
  *    "added", "removed": {"alerts", "true", "false", "unjudged",

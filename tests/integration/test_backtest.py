@@ -159,7 +159,9 @@ class Backtest(unittest.TestCase):
         self.assertEqual({k: b["current"][k] for k in ("p_max", "window", "min_seg",
                                                        "min_effect")},
                          {"p_max": 0.001, "window": 64, "min_seg": 3, "min_effect": 1})
-        self.assertEqual((b["series"], b["commits"]), (3, 3 * (NC + 1)))
+        # three metric series over the same NC + 1 commits: each commit counted once,
+        # and once per series among the points
+        self.assertEqual((b["series"], b["commits"], b["points"]), (3, NC + 1, 3 * (NC + 1)))
         self.assertEqual(b["before"], {"alerts": 2, "true": 1, "false": 1, "unjudged": 0,
                                        "unlabelled": 0, "precision": 0.5})
         self.assertEqual(b["after"], {"alerts": 3, "true": 1, "false": 1, "unjudged": 0,
@@ -216,7 +218,8 @@ class Backtest(unittest.TestCase):
         # the command line: the same backtest as text, and as the API's JSON
         out = srv.cli("backtest", "--plan", "bt", "--set", "min_change_pct=5")
         lines = out.stdout.splitlines()
-        self.assertEqual(lines[0], "backtest of plan 'bt': 3 series, %d commits" % (3 * (NC + 1)))
+        self.assertEqual(lines[0], "backtest of plan 'bt': 3 series over %d commits (%d points: "
+                         "a commit once per series)" % (NC + 1, 3 * (NC + 1)))
         self.assertEqual(lines[1:3], ["  current: p_max 0.001, window 64, min_seg 3, "
                                       "min_change_pct 2, min_effect 1",
                                       "  new:     p_max 0.001, window 64, min_seg 3, "

@@ -96,7 +96,9 @@ static void removed_alert_was_a_false_alarm(void **state)
 	record(&rec[1], 12, 2, 118, 122, "invalid");
 	run(&b, 1, 5, rec, 2, NULL, 0);
 	assert_int_equal(b.series, 3);
-	assert_int_equal(b.commits, 3 * NC);
+	/* three series of the same 40 commits: 40 commits, 120 points */
+	assert_int_equal(b.commits, NC);
+	assert_int_equal(b.points, 3 * NC);
 	/* the monitor's +3 % is below its 5 % floor on both sides */
 	assert_int_equal(b.before.alerts, 2);
 	assert_int_equal(b.before.n[BACKTEST_TRUE], 1);
@@ -194,6 +196,36 @@ static void same_settings_change_nothing(void **state)
 	assert_int_equal(b.before.alerts, 2);
 	assert_int_equal(b.after.alerts, 2);
 	assert_int_equal(b.nadded + b.nremoved, 0);
+	backtest_release(&b);
+}
+
+/*
+ * A second setup over commits 111..150, one metric of which lacks commit
+ * 150: every series and point counts, each commit once (101..150).
+ */
+static void commits_are_counted_once_over_setups(void **state)
+{
+	static struct db_detect_point more[3 * NC];
+	struct backtest_input in;
+	struct backtest b;
+
+	(void)state;
+	run(&b, 1, 5, NULL, 0, NULL, 0);
+	memcpy(more, rows, sizeof(more));
+	for (size_t i = 0; i < 3 * NC; i++)
+		more[i].commit_id += 10;
+	memmove(&more[NC - 1], &more[NC], 2 * NC * sizeof(*more));
+	memset(&in, 0, sizeof(in));
+	in.setup_id = 8;
+	in.p = more;
+	in.n = 3 * NC - 1;
+	backtest_add(&b, &in);
+	assert_int_equal(b.series, 6);
+	assert_int_equal(b.points, 6 * NC - 1);
+	assert_int_equal(b.commits, NC + 10);
+	assert_int_equal(b.ncommit_ids, NC + 10);
+	assert_int_equal(b.commit_ids[0], 101);
+	assert_int_equal(b.commit_ids[NC + 9], 150);
 	backtest_release(&b);
 }
 
@@ -380,6 +412,7 @@ int main(void)
 		cmocka_unit_test(records_of_other_ranges_do_not_match),
 		cmocka_unit_test(since_counts_only_later_alerts),
 		cmocka_unit_test(same_settings_change_nothing),
+		cmocka_unit_test(commits_are_counted_once_over_setups),
 		cmocka_unit_test(settings_are_checked_by_the_table),
 		cmocka_unit_test(settings_apply_over_the_defaults),
 		cmocka_unit_test(set_arguments_become_numbers),
