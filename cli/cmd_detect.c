@@ -21,7 +21,11 @@
  * noise_rho are the noise model before the change (lib/stats/detect.h).
  * Only change points whose final estimates pass --p-max and --min-change
  * are printed. With --tail N it adds "tail_check", the online
- * CUSUM check of the last N commits against the window before them.
+ * CUSUM check of the last N commits against the window before them
+ * (detect_series_check_tail: from the last change point before the
+ * tail; one at the tail's first commit compares the tail with the
+ * segment before it): {"commits", "alarm", "reference_commits",
+ * "reference_median" (null with no reference commit), "change_pct"}.
  * With none, "none_because" names the strongest candidate split of the
  * detector's trace and the rule that dropped it (detect_reason_text).
  * --explain adds "explain": every candidate the detector considered
@@ -78,7 +82,8 @@ static int usage(void)
 		"...}], n_values, n_commits}; with none, \"none_because\" says why (the strongest\n"
 		"candidate split and the rule that dropped it). --window 64, --p-max 0.001,\n"
 		"--min-seg 3, --min-change 0 (%%), each bounded as a plan's detect key (min-seg at\n"
-		"most half the window), --tail N: an online check of the last N commits,\n"
+		"most half the window), --tail N: an online check of the last N commits against\n"
+		"those since the last change point before them (\"tail_check\"),\n"
 		"--explain: every candidate split, its p, size and the rule that kept or dropped it\n"
 		"(\"explain\" in the JSON, one line each on stderr). Exit 0, 2 usage or input error.\n"
 		"\n"
@@ -658,6 +663,7 @@ int cmd_detect(int argc, char **argv)
 		json_object_set_new(t, "commits",
 				    json_integer((json_int_t)(tail < s.n ? tail : s.n)));
 		json_object_set_new(t, "alarm", json_integer(chk.alarm));
+		json_object_set_new(t, "reference_commits", json_integer((json_int_t)chk.nref));
 		json_object_set_new(t, "reference_median", num(chk.center));
 		json_object_set_new(t, "change_pct", num(chk.change_pct));
 		json_object_set_new(out, "tail_check", t);

@@ -327,6 +327,7 @@ struct detect_online {
 	int alarm;	      /* +1 upward step, -1 downward, 0 none */
 	size_t alarm_at;      /* tail index where the alarm fired */
 	double change_pct;    /* 100 * (median(tail) - center) / |center| */
+	size_t nref;	      /* reference commits compared against */
 };
 
 /*
@@ -340,8 +341,12 @@ void detect_online_check(const double *ref, size_t nref, const double *tail, siz
 
 /*
  * The same check on a series: the last `ntail` commits against up to
- * opts.window commits before them, starting no earlier than the last
- * change point found by detect_series_run.
+ * opts.window commits before them (out->nref), starting at the last
+ * change point found by detect_series_run before the tail. A change
+ * point at the tail's first commit is the step into the tail: the
+ * reference is then the segment before that step. With 1 to 3 reference
+ * commits, center (their median) and change_pct are still given, with no
+ * scale and no alarm; with none, all are NAN.
  */
 void detect_series_check_tail(const struct detect_series *s, size_t ntail,
 			      struct detect_online *out);

@@ -20,6 +20,7 @@ void detect_online_check(const double *ref, size_t nref, const double *tail, siz
 	}
 	memset(out, 0, sizeof(*out));
 	out->center = out->scale = out->change_pct = NAN;
+	out->nref = nref;
 	if (nref < 4 || !ntail)
 		return;
 	tmp = xmalloc((nref > ntail ? nref : ntail) * sizeof(*tmp));
@@ -59,19 +60,45 @@ void detect_online_check(const double *ref, size_t nref, const double *tail, siz
 	free(tmp);
 }
 
+/*
+ * The first commit of the reference of a tail that starts at commit end:
+ * the last change point before end, at most opts.window commits back. A
+ * change point at end itself is the step into the tail: the reference is
+ * then the segment before it, not the empty one after it.
+ */
+static size_t tail_ref_from(const struct detect_series *s, size_t end)
+{
+	size_t from = 0;
+
+	for (size_t k = 0; k < s->ncp; k++)
+		if (s->cp[k].index < end && s->cp[k].index > from)
+			from = s->cp[k].index;
+	if (end > s->opts.window && end - s->opts.window > from)
+		from = end - s->opts.window;
+	return from;
+}
+
 void detect_series_check_tail(const struct detect_series *s, size_t ntail,
 			      struct detect_online *out)
 {
-	size_t end, from = 0;
+	size_t end, from;
+	double *tmp;
 
 	if (ntail > s->n)
 		ntail = s->n;
 	end = s->n - ntail;
-	if (s->ncp && s->cp[s->ncp - 1].index <= end)
-		from = s->cp[s->ncp - 1].index;
-	if (end > s->opts.window && end - s->opts.window > from)
-		from = end - s->opts.window;
+	from = tail_ref_from(s, end);
 	detect_online_check(s->med + from, end - from, s->med + end, ntail, &s->opts, out);
+	out->nref = end - from;
+	if (isfinite(out->center) || end == from || !ntail)
+		return;
+	/* 1 to 3 reference commits: their median and the tail's %change, no noise model */
+	tmp = xmalloc((end - from > ntail ? end - from : ntail) * sizeof(*tmp));
+	memcpy(tmp, s->med + from, (end - from) * sizeof(*tmp));
+	out->center = ranktest_median_inplace(tmp, end - from);
+	memcpy(tmp, s->med + end, ntail * sizeof(*tmp));
+	out->change_pct = compare_pct_change(out->center, ranktest_median_inplace(tmp, ntail));
+	free(tmp);
 }
 
 void detect_series_tip(const struct detect_series *s, double z_min, struct detect_tip *out)
@@ -84,13 +111,9 @@ void detect_series_tip(const struct detect_series *s, double z_min, struct detec
 		return;
 	detect_series_check_tail(s, 1, &o);
 	out->tip = s->med[s->n - 1];
-	/* the window of detect_series_check_tail */
-	out->nref = s->n - 1;
-	if (s->ncp && s->cp[s->ncp - 1].index <= s->n - 1)
-		out->nref = s->n - 1 - s->cp[s->ncp - 1].index;
-	if (out->nref > s->opts.window)
-		out->nref = s->opts.window;
-	if (!isfinite(o.center))
+	out->nref = o.nref;
+	/* fewer than 4 commits before the tip: a median, but no noise model to judge by */
+	if (!isfinite(o.center) || !isfinite(o.scale))
 		return;
 	out->center = o.center;
 	out->scale = o.scale;

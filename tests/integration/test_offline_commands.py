@@ -3,6 +3,7 @@ reads --score's labelled text, parse's exit status, --tasks, and parse --result
 -> submit -> stored."""
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -144,6 +145,30 @@ class Offline(unittest.TestCase):
             out = self.cli("detect", *args, big)
             self.assertEqual((out.returncode, out.stdout), (2, ""), out)
             self.assertIn("values[0] is out of range", out.stderr)
+
+    def test_detect_tail_right_after_a_found_step(self):
+        # 52 commits near 100, then 8 near 90: the detector finds the step at 52, and
+        # --tail 8 compares those 8 with the 52 before the step, not with none after it
+        vals = ([100 + ((i * 7) % 5 - 2) * 0.3 for i in range(52)] +
+                [90 + ((i * 3) % 5 - 2) * 0.3 for i in range(8)])
+        p = self.file("tail.txt", "".join("%.1f\n" % v for v in vals))
+        out = self.cli("detect", "--tail", "8", p)
+        self.assertEqual(out.returncode, 0, out)
+        doc = json.loads(out.stdout)
+        self.assertEqual([c["index"] for c in doc["change_points"]], [52])
+        t = doc["tail_check"]
+        ref, tail = statistics.median(vals[:52]), statistics.median(vals[52:])
+        self.assertEqual((t["commits"], t["alarm"], t["reference_commits"]), (8, -1, 52), t)
+        self.assertAlmostEqual(t["reference_median"], ref, places=9)
+        self.assertAlmostEqual(t["change_pct"], 100 * (tail - ref) / ref, places=6)
+        # the last 6: the 2 commits after the step before them are the reference, their
+        # median given; too few for a noise model, so no alarm
+        t = json.loads(self.cli("detect", "--tail", "6", p).stdout)["tail_check"]
+        self.assertEqual((t["commits"], t["alarm"], t["reference_commits"]), (6, 0, 2), t)
+        self.assertAlmostEqual(t["reference_median"], statistics.median(vals[52:54]), places=9)
+        self.assertAlmostEqual(t["change_pct"],
+                               100 * (statistics.median(vals[54:]) - t["reference_median"]) /
+                               t["reference_median"], places=6)
 
     def test_detect_explain_numbers_lines_when_some_are_nan(self):
         # 40 lines, nan at line 10, -10 % from line 20: the detector sees 39 values

@@ -288,6 +288,52 @@ static void test_check_tail_on_series(void **state UNUSED)
 	detect_series_release(&s);
 }
 
+/*
+ * A step the detector found at the tail's first commit: the tail is
+ * compared with the segment before the step (it alarms), not with the
+ * empty one after it; a tail inside the new segment gets its median.
+ */
+static void test_check_tail_after_a_found_step(void **state UNUSED)
+{
+	struct detect_series s;
+	struct detect_online o;
+	struct corpus_rng r = { 11 };
+
+	detect_series_init(&s, NULL);
+	for (int i = 0; i < 60; i++) {
+		double x = (i < 52 ? 100 : 90) * (1 + 0.005 * corpus_gauss(&r));
+
+		assert_int_equal(detect_series_push(&s, &x, 1), 0);
+	}
+	detect_series_run(&s);
+	assert_int_equal(s.ncp, 1);
+	assert_int_equal(s.cp[0].index, 52);
+	/* the 8 commits since the step: against the 52 before it */
+	detect_series_check_tail(&s, 8, &o);
+	assert_int_equal(o.nref, 52);
+	assert_true(fabs(o.center - 100) < 0.5);
+	assert_int_equal(o.alarm, -1);
+	assert_true(fabs(o.change_pct + 10) < 1);
+	/* the last 6: two commits of the new level before them, their median, no alarm */
+	detect_series_check_tail(&s, 6, &o);
+	assert_int_equal(o.nref, 2);
+	assert_true(fabs(o.center - 90) < 1);
+	assert_true(isnan(o.scale));
+	assert_int_equal(o.alarm, 0);
+	assert_true(fabs(o.change_pct) < 1.5);
+	/* the last 3: five commits of the new level, a noise model, no alarm */
+	detect_series_check_tail(&s, 3, &o);
+	assert_int_equal(o.nref, 5);
+	assert_true(fabs(o.center - 90) < 1);
+	assert_int_equal(o.alarm, 0);
+	/* the step inside the tail: the reference is the level before it */
+	detect_series_check_tail(&s, 10, &o);
+	assert_int_equal(o.nref, 50);
+	assert_true(fabs(o.center - 100) < 0.5);
+	assert_int_equal(o.alarm, -1);
+	detect_series_release(&s);
+}
+
 /* the tip check: one commit 5 % off a quiet window moves, one inside does not */
 static void test_tip_moved(void **state UNUSED)
 {
@@ -580,6 +626,7 @@ int main(void)
 		cmocka_unit_test(test_set_of_old_commit_resets),
 		cmocka_unit_test(test_online_check),
 		cmocka_unit_test(test_check_tail_on_series),
+		cmocka_unit_test(test_check_tail_after_a_found_step),
 		cmocka_unit_test(test_tip_moved),
 		cmocka_unit_test(test_corpus_recall_precision),
 		cmocka_unit_test(test_short_excursion),
