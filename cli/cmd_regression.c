@@ -5,8 +5,10 @@
  * invalid: POST /api/v1/regressions/ID/invalid {"reason": TEXT} (admin
  * token): the one step to call a regression record a false alarm, the
  * reason kept as its history note (the report mail prints this command);
- * prints "regression ID: FROM -> invalid". show: the record's JSON
- * (GET /api/v1/regressions/ID).
+ * prints "regression ID: FROM -> invalid"; for a record already invalid,
+ * that it was already invalid with that reason (the reply's "changed" is
+ * false: the server wrote nothing) or that the new reason is kept as a
+ * note. show: the record's JSON (GET /api/v1/regressions/ID).
  * Online: --server URL (or REGTRACK_SERVER), --token TOKEN (or
  * REGTRACK_TOKEN). Exit 0, or 2 on a usage error (nothing is sent) or an
  * error answer (its message on stderr).
@@ -75,7 +77,7 @@ static json_t *request(struct http_client *hc, const char *method, const char *p
 
 static int do_invalid(struct http_client *hc, int argc, char **argv)
 {
-	const char *reason = NULL, *id_s = NULL;
+	const char *reason = NULL, *id_s = NULL, *from;
 	json_t *b, *r, *hist, *last;
 	long long id;
 	char path[64], *text;
@@ -117,9 +119,15 @@ static int do_invalid(struct http_client *hc, int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	hist = json_object_get(r, "history");
 	last = json_array_get(hist, json_array_size(hist) ? json_array_size(hist) - 1 : 0);
-	printf("regression %lld: %s -> %s\n", id,
-	       json_string_value(json_object_get(last, "from")) ?: "?",
-	       json_string_value(json_object_get(r, "state")) ?: "?");
+	from = json_string_value(json_object_get(last, "from"));
+	if (json_is_false(json_object_get(r, "changed")))
+		/* the server wrote nothing: the history's last row is an earlier one */
+		printf("regression %lld: already invalid with that reason (nothing changed)\n", id);
+	else if (from && !strcmp(from, "invalid"))
+		printf("regression %lld: already invalid; the new reason is kept as a note\n", id);
+	else
+		printf("regression %lld: %s -> %s\n", id, from ?: "?",
+		       json_string_value(json_object_get(r, "state")) ?: "?");
 	json_decref(r);
 	return CLI_EXIT_OK;
 }

@@ -24,7 +24,8 @@
  *         reason required (400 naming it when absent, empty or blank);
  *         a record already invalid keeps its history when the reason is the
  *         one it carries, else gains the new reason as a note;
- *         replies the record as GET does
+ *         replies the record as GET does, with "changed" (PATCH too):
+ *         false when no history row was written
  *   (GET /api/v1/regressions/{id}/report, the report mails: api/reports.c)
  */
 #include "server/api/api.h"
@@ -167,7 +168,8 @@ enum MHD_Result api_regression_get(struct request *rq)
 /*
  * Moves record id to state (NULL: a note only) with its history row in one
  * transaction (regression_triage: nothing when it changes nothing), then
- * replies the record as GET does (200).
+ * replies the record as GET does (200), with "changed": whether a history
+ * row was written.
  */
 static enum MHD_Result transition_reply(struct request *rq, long long id, const char *state,
 					const char *note)
@@ -190,6 +192,8 @@ static enum MHD_Result transition_reply(struct request *rq, long long id, const 
 	o = regression_full(c, id, &e);
 	if (!o)
 		return reply_err(rq, &e);
+	/* a client cannot tell a row written now from an earlier one by the history alone */
+	json_object_set_new(o, "changed", json_boolean(written));
 	return reply_json(rq, 200, o);
 }
 

@@ -218,7 +218,7 @@ class Ledger(unittest.TestCase):
         r = srv.post(path, {"reason": reason}, scope="admin")
         self.assertEqual(r.status, 200, r)
         rec = r.json()
-        self.assertEqual((rec["id"], rec["state"]), (rid, "invalid"))
+        self.assertEqual((rec["id"], rec["state"], rec["changed"]), (rid, "invalid", True))
         last = rec["history"][-1]
         self.assertEqual((last["from"], last["to"], last["note"]), ("new", "invalid", reason))
         self.assertRegex(last["who"], r"^token:admin-")
@@ -246,6 +246,31 @@ class Ledger(unittest.TestCase):
         self.assertEqual(srv.psql("SELECT to_state || '|' || note FROM regression_history "
                                   "WHERE regression_id = %d ORDER BY id DESC LIMIT 1" % rid),
                          "invalid|the machine was swapping")
+        rows = "SELECT count(*) FROM regression_history WHERE regression_id = %d" % rid
+        n = srv.psql(rows)
+        # the same command again: the server writes nothing, and the command says so
+        out = subprocess.run(cli + ["--reason", "the machine was swapping"],
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual((out.returncode, out.stdout, out.stderr),
+                         (0, "regression %d: already invalid with that reason (nothing "
+                          "changed)\n" % rid, ""), out)
+        self.assertEqual(srv.psql(rows), n)
+        # the API's reply says it too
+        r = srv.post("/api/v1/regressions/%d/invalid" % rid,
+                     {"reason": "the machine was swapping"}, scope="admin")
+        self.assertEqual((r.status, r.json()["changed"], r.json()["state"]),
+                         (200, False, "invalid"))
+        # another reason: kept as a note, not a state change
+        out = subprocess.run(cli + ["--reason", "and kswapd ran"],
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual((out.returncode, out.stdout),
+                         (0, "regression %d: already invalid; the new reason is kept as a "
+                          "note\n" % rid), out)
+        self.assertEqual(int(srv.psql(rows)), int(n) + 1)
+        self.assertEqual(srv.psql("SELECT from_state || '|' || to_state || '|' || note FROM "
+                                  "regression_history WHERE regression_id = %d "
+                                  "ORDER BY id DESC LIMIT 1" % rid),
+                         "invalid|invalid|and kswapd ran")
         out = subprocess.run(cli + ["--reason", ""], capture_output=True, text=True, timeout=60)
         self.assertEqual(out.returncode, 2, out)
         self.assertIn("reason", out.stderr)

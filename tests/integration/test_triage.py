@@ -144,10 +144,13 @@ class Triage(unittest.TestCase):
         # the same reason again (a second click, the mail's command run twice): nothing
         r = invalid(rid, reason)
         self.assertEqual(r.status, 200, r)
-        self.assertEqual(r.json(), srv.get("/api/v1/regressions/%d" % rid).json())
-        self.assertEqual(r.json()["history"], before["history"])
+        again = r.json()
+        self.assertIs(again.pop("changed"), False)
+        self.assertEqual(again, srv.get("/api/v1/regressions/%d" % rid).json())
+        self.assertEqual(again["history"], before["history"])
         r = patch(rid, {"state": "invalid", "note": reason})
-        self.assertEqual((r.status, r.json()["history"]), (200, before["history"]), r)
+        self.assertEqual((r.status, r.json()["history"], r.json()["changed"]),
+                         (200, before["history"], False), r)
         # a new reason is kept, as a note on the state it has
         r = invalid(rid, "also: a cron job ran beside it")
         self.assertEqual(r.status, 200, r)
@@ -155,7 +158,7 @@ class Triage(unittest.TestCase):
         self.assertEqual(len(h), n + 1)
         self.assertEqual((h[-1]["from"], h[-1]["to"], h[-1]["note"]),
                          ("invalid", "invalid", "also: a cron job ran beside it"))
-        self.assertEqual(r.json()["state"], "invalid")
+        self.assertEqual((r.json()["state"], r.json()["changed"]), ("invalid", True))
         # any state: the one it has, with no note or a blank one (the page's form
         # left as it was), writes nothing
         r = patch(rid, {"state": "confirmed"})
