@@ -11,6 +11,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Server, result_doc, sha  # noqa: E402
+from test_auth_matrix import concrete, route_table  # noqa: E402
 
 srv = None
 
@@ -103,6 +104,17 @@ class Head(unittest.TestCase):
         self.assertEqual(status, 404)
         status, _ = self.same_as_get("/api/v1/nothing")
         self.assertEqual(status, 404)
+
+    def test_every_get_route(self):
+        # each GET of the route table: HEAD gets its status, with a token and without
+        gets = [p for m, p in route_table() if m == "GET"]
+        self.assertGreater(len(gets), 30)
+        for pattern in gets:
+            for token in (srv.tokens["admin"], None):
+                gs, gh, _ = raw("GET", concrete(pattern), token)
+                hs, hh, hbody = raw("HEAD", concrete(pattern), token)
+                self.assertEqual((hs, hh.get("content-type"), hbody),
+                                 (gs, gh.get("content-type"), b""), (pattern, token))
 
     def test_no_get_no_head(self):
         status, headers, body = raw("HEAD", "/api/v1/results", srv.tokens["submit"])
