@@ -467,24 +467,24 @@ static void estimate(struct detect_series *s, struct scratch *w, struct change_p
 }
 
 /*
- * The final estimate of accepted split j: its levels over the commits
- * between its neighbours, at most W either side; when a neighbouring level
- * that no split separated makes that range's p fail p_max, the range of the
- * window that accepted it, within the neighbours (the evidence that made
- * it significant gives its size too).
+ * The final estimate of accepted split j: its levels over the commits between its
+ * neighbours, at most W either side; when a neighbouring level that no split separated
+ * makes that range's p fail p_max, the range from the start of the window that accepted
+ * it (that evidence gives its size too) to where its after level ends, the next change
+ * the scan saw (detect_fallback_to: a step must persist).
  */
 static void fill_fields(struct detect_series *s, size_t j, struct scratch *w)
 {
 	struct change_point *cp = &s->raw[j];
 	size_t W = s->opts.window, k = cp->index;
 	size_t lo = j ? s->raw[j - 1].index : 0, hi = j + 1 < s->nraw ? s->raw[j + 1].index : s->n;
-	size_t wlo = cp->window_from > lo ? cp->window_from : lo;
-	size_t whi = cp->window_to < hi ? cp->window_to : hi;
+	size_t wlo = cp->window_from > lo ? cp->window_from : lo, whi;
 
 	if (k > W && k - W > lo)
 		lo = k - W;
 	if (k + W < hi)
 		hi = k + W;
+	whi = detect_fallback_to(s, cp, hi);
 	estimate(s, w, cp, lo, hi);
 	if (cp->p_value > s->opts.p_max && (wlo != lo || whi != hi) && wlo < k && k < whi) {
 		struct change_point alt = *cp;

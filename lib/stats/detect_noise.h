@@ -3,8 +3,8 @@
 
 /*
  * The detector's noise model and the level statistics that use it (detect.h,
- * 2a), shared by lib/stats/detect.c and lib/stats/detect_noise.c only: not an
- * API. Positions are commit indexes into s->med; "the window" is
+ * 2a), shared by lib/stats/detect.c, detect_noise.c and detect_final.c only:
+ * not an API. Positions are commit indexes into s->med; "the window" is
  * med[c..c+n) or med[c..e).
  */
 
@@ -112,5 +112,16 @@ double detect_split_p(const struct detect_series *s, struct scratch *w, const st
 
 /* Two-sided p of a standardized rank statistic z under nz (z / sqrt(vif)). */
 double detect_z_pvalue(double z, const struct noise *nz);
+
+/*
+ * The end (exclusive, a commit position) of the after side of accepted split
+ * cp's fallback range, the range of the window that accepted it (detect.h, the
+ * final estimate): hi, the next accepted split's position or cp->index + W,
+ * whichever is less, unless binary segmentation cut that window at a split it
+ * accepted after cp (cp->window_to below the scan window's end, min(window_from
+ * + W, n)): then window_to. A step must persist until the next change the scan
+ * saw, not only until the arbitrary end of a window of W commits.
+ */
+size_t detect_fallback_to(const struct detect_series *s, const struct change_point *cp, size_t hi);
 
 #endif
