@@ -10,8 +10,6 @@
 #include <string.h>
 #include <stdio.h>
 
-#include <gsl/gsl_cdf.h>
-
 void detect_opts_init(struct detect_opts *o)
 {
 	o->window = 64;
@@ -431,71 +429,6 @@ static int earliest_split(struct detect_series *s, struct scratch *w, size_t c, 
 	return 1;
 }
 
-/* before, after, %change, p of cp over [lo, hi) (lo < index < hi) */
-static void estimate(struct detect_series *s, struct scratch *w, struct change_point *cp, size_t lo,
-		     size_t hi)
-{
-	size_t m = s->opts.min_seg, k = cp->index, nsplits;
-	double *tmp = w->tmp;
-	struct noise nz;
-
-	cp->from = lo;
-	cp->to = hi;
-	cp->before = detect_window_median(s->med, lo, k, tmp);
-	cp->after = detect_window_median(s->med, k, hi, tmp);
-	cp->change_pct = compare_pct_change(cp->before, cp->after);
-	cp->direction = cp->after > cp->before ? 1 : cp->after < cp->before ? -1 : 0;
-	cp->mw_p = ranktest_mann_whitney(s->med + lo, k - lo, s->med + k, hi - k, NULL);
-	/*
-	 * the noise model before the change (what the accepting window saw, at most; at
-	 * the start of a series, from the range itself: its lag-2 differences' trimmed
-	 * mean is not moved by the one step)
-	 */
-	detect_noise_of(s, w, lo, hi, 0, &nz);
-	cp->mw_p = fmin(cp->mw_p, detect_short_level_p(s, w, &nz, lo, k - lo, hi - lo));
-	cp->noise_sigma = nz.sigma;
-	cp->noise_rho = nz.rho;
-	if (nz.vif > 1 && nz.sigma > 0)
-		cp->mw_p = 2 * gsl_cdf_ugaussian_Q(
-				       fabs(detect_level_z(detect_trimmed20(s->med, lo, k, tmp),
-							   detect_trimmed20(s->med, k, hi, tmp),
-							   k - lo, hi - k, &nz)));
-	else if (nz.vif > 1 && cp->mw_p > 0 && cp->mw_p < 1)
-		cp->mw_p = detect_z_pvalue(gsl_cdf_ugaussian_Qinv(cp->mw_p / 2), &nz);
-	nsplits = hi - lo >= 2 * m ? hi - lo - 2 * m + 1 : 1;
-	cp->p_value = fmin(1, (double)nsplits * cp->mw_p);
-}
-
-/*
- * The final estimate of accepted split j: its levels over the commits
- * between its neighbours, at most W either side; when a neighbouring level
- * that no split separated makes that range's p fail p_max, the range of the
- * window that accepted it, within the neighbours (the evidence that made
- * it significant gives its size too).
- */
-static void fill_fields(struct detect_series *s, size_t j, struct scratch *w)
-{
-	struct change_point *cp = &s->raw[j];
-	size_t W = s->opts.window, k = cp->index;
-	size_t lo = j ? s->raw[j - 1].index : 0, hi = j + 1 < s->nraw ? s->raw[j + 1].index : s->n;
-	size_t wlo = cp->window_from > lo ? cp->window_from : lo;
-	size_t whi = cp->window_to < hi ? cp->window_to : hi;
-
-	if (k > W && k - W > lo)
-		lo = k - W;
-	if (k + W < hi)
-		hi = k + W;
-	estimate(s, w, cp, lo, hi);
-	if (cp->p_value > s->opts.p_max && (wlo != lo || whi != hi) && wlo < k && k < whi) {
-		struct change_point alt = *cp;
-
-		estimate(s, w, &alt, wlo, whi);
-		if (alt.p_value <= s->opts.p_max && alt.direction == cp->direction)
-			*cp = alt;
-	}
-	cp->id = s->ids ? s->ids[k] : k;
-}
-
 /*
  * Whether the commits either side of cp are on its two levels: the last
  * good one (index - 1) nearer before than after, the first bad one nearer
@@ -536,7 +469,7 @@ static int at_edge(struct detect_series *s, struct scratch *w, struct change_poi
 			if (t == t0)
 				break;
 			cp->index = lo + t;
-			estimate(s, w, cp, cp->from, cp->to);
+			detect_estimate(s, w, cp, cp->from, cp->to);
 			cp->id = s->ids ? s->ids[cp->index] : cp->index;
 		}
 	}
@@ -625,7 +558,7 @@ size_t detect_series_run(struct detect_series *s)
 	/* before/after/mw_p of change points whose neighbourhood changed */
 	for (size_t j = 0; j < s->nraw; j++)
 		if (j + 1 >= nfinal_before || s->raw[j].index + W > s->dirty_from)
-			fill_fields(s, j, &w);
+			detect_fill_fields(s, j, &w);
 	/* the filter runs on the final estimates (so no "p 1.0" and no change below the floor) */
 	s->ncp = 0;
 	for (size_t j = 0; j < s->nraw; j++) {

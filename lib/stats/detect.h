@@ -163,7 +163,19 @@
  * commits between its neighbours (at most W either side); when a level no
  * split separated makes that p fail, over the window that accepted it
  * (within the neighbours), so the size comes from the evidence that made
- * it significant. The last good commit (index - 1) must lie nearer before
+ * it significant, provided the step persists: where that window ended
+ * because W cut it, not at a split binary segmentation accepted in it, the
+ * same before side against the commits up to the next accepted split (at
+ * most index + W) must pass p_max too, in the same direction. A commit's
+ * effect lasts until another commit changes it, which the scan sees as a
+ * split (a short excursion's return is one, 2b); a level that comes back
+ * after the window's end without one (a +4.5 % excursion of 37 commits, a
+ * two-mode series' upper mode gone for about 40 commits: Perfherder 5098699
+ * at 59, 5095386 at 123) is not a change that lasted. A window cut at a
+ * later split keeps its own end: that split is a second change the scan
+ * saw, which the rescan from this one may find gradual (TCPD brent_spot:
+ * the 2008 crash at 225, -52 %, then a partial recovery from 240). The last
+ * good commit (index - 1) must lie nearer before
  * and the first bad one nearer after, else the split moves by up to
  * min_seg commits to the least L1 cost over its range, keeping min_seg
  * commits from the change point reported before it and from the next

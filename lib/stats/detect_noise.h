@@ -3,8 +3,8 @@
 
 /*
  * The detector's noise model and the level statistics that use it (detect.h,
- * 2a), shared by lib/stats/detect.c and lib/stats/detect_noise.c only: not an
- * API. Positions are commit indexes into s->med; "the window" is
+ * 2a) and the final estimates, shared by lib/stats/detect.c, detect_noise.c and
+ * detect_final.c only: not an API. Positions are commit indexes into s->med; "the window" is
  * med[c..c+n) or med[c..e).
  */
 
@@ -112,5 +112,27 @@ double detect_split_p(const struct detect_series *s, struct scratch *w, const st
 
 /* Two-sided p of a standardized rank statistic z under nz (z / sqrt(vif)). */
 double detect_z_pvalue(double z, const struct noise *nz);
+
+/*
+ * cp's before, after, %change, direction, noise model, mw_p and p_value over
+ * [lo, hi) (lo < cp->index < hi; hi - lo <= 2 W): the medians of [lo, index)
+ * and [index, hi), the Mann-Whitney p of the two (under dependent noise the
+ * levels' p, 2a; in short ranges the smaller of that and the levels' p), the
+ * noise model before the change (detect_noise_of over [lo, hi), the whole
+ * history), p_value = min(1, nsplits * mw_p) with nsplits the positions a split
+ * of hi - lo commits keeping min_seg a side could take (Bonferroni).
+ */
+void detect_estimate(struct detect_series *s, struct scratch *w, struct change_point *cp, size_t lo,
+		     size_t hi);
+
+/*
+ * The final estimate of accepted split s->raw[j] (detect.h): detect_estimate
+ * over the commits between its neighbours in raw, at most W either side; when
+ * that p fails p_max (a neighbouring level that no split separated), over the
+ * window that accepted it, within the neighbours, provided the step persists:
+ * where W, not a split, ended that window, the same before side against the
+ * commits up to the next accepted split (at most index + W) passes p_max too.
+ */
+void detect_fill_fields(struct detect_series *s, size_t j, struct scratch *w);
 
 #endif

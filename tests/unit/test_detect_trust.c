@@ -334,6 +334,27 @@ static void test_moved_split_keeps_min_seg(void **state UNUSED)
 }
 
 /*
+ * A step must persist (detect.h, the final estimate). Perfherder 5098699: a
+ * +4.5 % level from 59 (1.2 sigma) comes back about 37 commits later, with no
+ * split the scan accepts at its return; its p passed only over the window that
+ * accepted it, [32, 96) (0.00027), which W ended, and from 32 to the next
+ * accepted split, 119, it is 0.0012: reported were 59 and 119, now only the
+ * alert at 119. 5095386 (no alert): the upper mode of a two-mode series gone
+ * from 123 for about 40 commits: p 6.7e-5 over [96, 160), 0.23 over [96, 187)
+ * (123 + W): now nothing. TCPD brent_spot's 2008 crash (-52 % at 225) is followed by
+ * a partial recovery from 240 that binary segmentation accepted in the window
+ * [222, 286) and the rescan from 225 found gradual: the window that accepted
+ * 225 ends at that split, and 225 stays (its after side to 289 read p 1).
+ */
+static void test_step_must_persist(void **state UNUSED)
+{
+	assert_detects("tests/fixtures/realcpd/perfherder/5098699.txt", (const size_t[]){ 119 }, 1);
+	assert_detects("tests/fixtures/realcpd/perfherder/5095386.txt", NULL, 0);
+	assert_detects("tests/fixtures/realcpd/tcpd/brent_spot.json",
+		       (const size_t[]){ 200, 215, 222, 225 }, 4);
+}
+
+/*
  * TCPD's bank balance (581 daily points, no annotator saw a change): a
  * sawtooth, flat runs broken by deposits that drain away. The first windows
  * have no history, so each reads its dependence from its own residuals (rho
@@ -401,8 +422,9 @@ static void test_short_window_reads_dependence(void **state UNUSED)
 	}
 	print_message("AR(1) 0.8, 80 commits: %zu in noise; step found %zu, %zu others\n", noise,
 		      found, other);
-	/* 30, 186, 19 when the split was the largest z also where p is exact (detect.h 2) */
-	assert_int_equal(noise, 32);
+	/* 30, 186, 19 when the split was the largest z also where p is exact (detect.h 2);
+	 * 32 in noise before a step had to persist (detect.h, the final estimate) */
+	assert_int_equal(noise, 31);
 	assert_int_equal(found, 186);
 	assert_int_equal(other, 19);
 }
@@ -437,9 +459,10 @@ static void test_corpora_figures(void **state UNUSED)
 	print_message("TCPD: F1 %.4f cover %.4f (no detection %.4f %.4f)\n",
 		      t.f1 / (double)t.naveraged, t.cover / (double)t.naveraged,
 		      t.zero_f1 / (double)t.naveraged, t.zero_cover / (double)t.naveraged);
-	/* 0.7244 with the largest z also where p is exact: gdp_argentina 0.889 -> 1.0 */
-	assert_float_equal(t.f1 / (double)t.naveraged, 0.7289, 5e-5);
-	assert_float_equal(t.cover / (double)t.naveraged, 0.6493, 5e-5);
+	/* 0.7244 with the largest z also where p is exact: gdp_argentina 0.889 -> 1.0;
+	 * 0.7289 and cover 0.6493 before a step had to persist: well_log's +1.3 % at 519 */
+	assert_float_equal(t.f1 / (double)t.naveraged, 0.7286, 5e-5);
+	assert_float_equal(t.cover / (double)t.naveraged, 0.6511, 5e-5);
 	assert_float_equal(t.zero_f1 / (double)t.naveraged, 0.6469, 5e-5);
 
 	score_dir("tests/fixtures/realcpd/perfherder/*.txt", &t);
@@ -449,14 +472,16 @@ static void test_corpora_figures(void **state UNUSED)
 	print_message("Perfherder: %zu of %zu within 5, %zu within 20, %zu far of %zu, F1 %.4f\n",
 		      t.found, t.nchanges, t.found_wide, t.far, t.alert_npred,
 		      t.f1 / (double)t.naveraged);
-	assert_int_equal(t.alert_npred, 37);
+	/* 37 detections, 11 far, F1 0.7789 before a step had to persist (5098699 at 59,
+	 * 5095386 at 123: test_step_must_persist) */
+	assert_int_equal(t.alert_npred, 35);
 	assert_int_equal(t.found, 17);
 	assert_int_equal(t.found_wide, 23);
-	assert_int_equal(t.far, 11);
-	/* 7 of the 11 lie 6-20 commits before an alert: the visible step of
+	assert_int_equal(t.far, 10);
+	/* 7 of the 10 lie 6-20 commits before an alert: the visible step of
 	 * 5093906, 5094451, 5094809, 5096717, 5096724, 5096393, 5096411 */
 	assert_int_equal(t.far_early, 7);
-	assert_float_equal(t.f1 / (double)t.naveraged, 0.7789, 5e-5);
+	assert_float_equal(t.f1 / (double)t.naveraged, 0.7967, 5e-5);
 }
 
 int main(void)
@@ -472,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_candidate_is_the_least_p_split),
 		cmocka_unit_test(test_dependence_from_the_last_window),
 		cmocka_unit_test(test_moved_split_keeps_min_seg),
+		cmocka_unit_test(test_step_must_persist),
 		cmocka_unit_test(test_window_dependence_kept_by_its_parts),
 		cmocka_unit_test(test_short_window_reads_dependence),
 		cmocka_unit_test(test_corpora_figures),
