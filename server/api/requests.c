@@ -256,11 +256,10 @@ static int expand(struct db_conn *c, json_t *b, struct submission *s, struct err
 			g->testcase = name;
 			s->nr_groups++;
 			/* the running kernel has no guest to shape, as a host job has none */
-			if (s->host &&
-			    vmspec_host_check(json_object_get(tc, "params"), where, e))
+			if (s->host && vmspec_host_check(json_object_get(tc, "params"), where, e))
 				return -1;
-			if (params_text(json_object_get(tc, "params"), s->measure, where, &g->params,
-					e))
+			if (params_text(json_object_get(tc, "params"), s->measure, where,
+					&g->params, e))
 				return -1;
 			if (s->host) {
 				snprintf(g->kconfig, sizeof(g->kconfig), "host");

@@ -146,7 +146,8 @@ static void test_argv_kvm(void **state UNUSED)
 	q.cpus = 3;
 	s = argv_of(&q, NULL);
 	assert_non_null(strstr(
-		s, "qemu-system-aarch64 -M virt,gic-version=max -cpu host -accel kvm -m 512 -smp 3 "));
+		s,
+		"qemu-system-aarch64 -M virt,gic-version=max -cpu host -accel kvm -m 512 -smp 3 "));
 	free(s);
 	qemu_release(&q);
 }
@@ -246,9 +247,11 @@ static void test_argv_kvm_pin_hugepages_numa(void **state UNUSED)
 	q.mem_mb = 2048;
 	q.hugepages_kb = 1048576;
 	s = argv_of(&q, NULL);
-	assert_non_null(strstr(s, "-M virt,gic-version=max,memory-backend=mem0 -cpu host -accel kvm -m 2048 -smp 2 "
-				  "-object memory-backend-memfd,id=mem0,size=2048M,hugetlb=on,"
-				  "hugetlbsize=1048576K,prealloc=on -nographic"));
+	assert_non_null(
+		strstr(s,
+		       "-M virt,gic-version=max,memory-backend=mem0 -cpu host -accel kvm -m 2048 -smp 2 "
+		       "-object memory-backend-memfd,id=mem0,size=2048M,hugetlb=on,"
+		       "hugetlbsize=1048576K,prealloc=on -nographic"));
 	assert_null(strstr(s, "-qmp"));
 	free(s);
 	qemu_release(&q);
