@@ -138,7 +138,8 @@ int vmspec_parse(const json_t *params, const char *prefix, struct vmspec *v, str
 	}
 	if (v->icount && v->vcpus > 1)
 		return bad(e, prefix, "vcpus", "1 under measure \"icount\" (icount runs one vCPU)");
-	if (v->numa > 0 && v->vcpus && v->numa > v->vcpus)
+	/* icount runs one vCPU whether or not vcpus says so: one node */
+	if (v->numa > 0 && (v->vcpus || v->icount) && v->numa > (v->vcpus ? v->vcpus : 1))
 		return bad(e, prefix, "numa", "at most 'vcpus' nodes (each node needs a vCPU)");
 	return 0;
 }

@@ -27,7 +27,7 @@
  * numa       "host" | 1..64               the host's nodes mirrored, or N nodes
  *
  * icount excludes accel "kvm" and vcpus above 1 (icount runs one vCPU);
- * numa N needs N <= vcpus when vcpus is given. accel "kexec" takes none of
+ * numa N needs N <= vcpus when vcpus is given (N <= 1 under icount). accel "kexec" takes none of
  * measure, vcpus, pin, hugepages, numa (a machine is what it is).
  */
 struct vmspec {

@@ -14,7 +14,8 @@
  * x86_64: qemu-system-x86_64 -M pc -smp N,sockets=N,cores=1 (a kernel
  *         without ACPI finds the extra CPUs through the MP table only as
  *         sockets), console=ttyS0; -cpu host under KVM.
- * aarch64: qemu-system-aarch64 -M virt -cpu max (-cpu host under KVM),
+ * aarch64: qemu-system-aarch64 -M virt -cpu max (-cpu host under KVM;
+ *         gic-version=max under KVM or past 8 vCPUs, GICv2's limit),
  *         console=ttyAMA0.
  * Both: -nographic -no-reboot (the guest's /init reboots, which ends qemu),
  * -m MEM, the serial console on qemu's stdout = the run log.
@@ -130,7 +131,9 @@ void qemu_argv_release(struct qemu_argv *a);
  *              arm64
  * Returns 0 with a filled, or -1 with e (a released): ERR_INVALID_JOB for an
  * unknown arch or accel (detail "arch", "accel"), icount without tcg
- * ("measure"), more vCPUs than QEMU_MAX_CPUS ("params.vcpus"), more nodes
+ * ("measure"), more vCPUs than QEMU_MAX_CPUS or the machine takes (pc 255,
+ * virt 512: "params.vcpus"; the kvm default of a bigger host is capped
+ * there instead), more nodes
  * than vCPUs or QEMU_MAX_NODES ("params.numa"), a hugepage size other than
  * 2048/1048576 kB or a node left without a whole page ("params.hugepages");
  * qemu_host_read()'s errors when the host had to be read.

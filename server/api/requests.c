@@ -88,15 +88,18 @@ static const char *kconfig_arch(const char *k, size_t *n)
  * with accel kexec is a 400 here, not a job that no machine can run) and written
  * in its one spelling (vmspec_canonical()), as a job's and a result's are, so
  * the request's setups are the series its results and the noise it is sized by
- * are found in
+ * are found in; prefix ("testcases[J].") starts the field a 400 names
  */
-static int params_text(json_t *params, const char *measure, char **out, struct err *e)
+static int params_text(json_t *params, const char *measure, const char *prefix, char **out,
+		       struct err *e)
 {
 	json_t *p = params ? json_deep_copy(params) : json_object();
 	if (!json_is_object(p)) {
+		char field[64];
+
 		json_decref(p);
-		return err_setc(e, ERR_INVALID_FIELD, "testcases.params",
-				"'params' must be an object");
+		snprintf(field, sizeof(field), "%sparams", prefix);
+		return err_setc(e, ERR_INVALID_FIELD, field, "'params' must be an object");
 	}
 	/* the one params rule (results, jobs, bisects, plans): detail "params.KEY" */
 	if (params_check(p, e)) {
@@ -104,12 +107,12 @@ static int params_text(json_t *params, const char *measure, char **out, struct e
 
 		json_decref(p);
 		memcpy(key, e->detail, sizeof(key));
-		snprintf(e->detail, sizeof(e->detail), "testcases.%.200s", key);
+		snprintf(e->detail, sizeof(e->detail), "%s%.200s", prefix, key);
 		return -1;
 	}
 	if (measure)
 		json_object_set_new(p, "measure", json_string(measure));
-	if (vmspec_canonical(p, "testcases.", e)) {
+	if (vmspec_canonical(p, prefix, e)) {
 		json_decref(p);
 		return -1;
 	}
@@ -240,21 +243,23 @@ static int expand(struct db_conn *c, json_t *b, struct submission *s, struct err
 			json_t *tc = json_array_get(tcs, j);
 			struct group *g = &s->groups[s->nr_groups];
 			const char *name = json_string_value(json_object_get(tc, "testcase"));
+			char where[32]; /* "testcases[J].": the field a 400 names, as casecheck's */
 
 			if (!json_is_object(tc) || !name || !is_word(name, 128))
 				return err_setc(
 					e, ERR_INVALID_FIELD, "testcases",
 					"each testcase is {\"testcase\": NAME, \"params\": {...}}");
+			snprintf(where, sizeof(where), "testcases[%zu].", j);
 			g->target = tn;
 			g->arch = arch;
 			g->tbox_group = target_arch(tn) ? NULL : tn;
 			g->testcase = name;
 			s->nr_groups++;
 			/* the running kernel has no guest to shape, as a host job has none */
-			if (s->host &&
-			    vmspec_host_check(json_object_get(tc, "params"), "testcases.", e))
+			if (s->host && vmspec_host_check(json_object_get(tc, "params"), where, e))
 				return -1;
-			if (params_text(json_object_get(tc, "params"), s->measure, &g->params, e))
+			if (params_text(json_object_get(tc, "params"), s->measure, where,
+					&g->params, e))
 				return -1;
 			if (s->host) {
 				snprintf(g->kconfig, sizeof(g->kconfig), "host");

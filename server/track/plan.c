@@ -357,6 +357,39 @@ static int host_shape_check(const json_t *tcs, const json_t *kconfigs, struct er
 	return 0;
 }
 
+/*
+ * Under the plan's measure icount each job's params get measure "icount":
+ * a testcase's shape is checked with it (vcpus 4 or numa 2 is the 400 a
+ * job with them gets, testcases[i].params.KEY), and kconfig "host" (no
+ * guest: wall-clock time) is a 400 naming measure, rather than jobs that
+ * every worker fails.
+ */
+static int icount_shape_check(const json_t *tcs, const json_t *kconfigs, struct err *e)
+{
+	size_t i;
+	json_t *k, *tc;
+
+	json_array_foreach (kconfigs, i, k)
+		if (!strcmp(json_string_value(k), "host"))
+			return err_setc(e, ERR_INVALID_FIELD, "measure",
+					"'measure' \"icount\" needs qemu; kconfig \"host\" "
+					"measures wall-clock time");
+	json_array_foreach (tcs, i, tc) {
+		json_t *params = json_deep_copy(json_object_get(tc, "params"));
+		struct vmspec v;
+		char prefix[40];
+		int rc;
+
+		snprintf(prefix, sizeof(prefix), "testcases[%zu].", i);
+		json_object_set_new(params, "measure", json_string("icount"));
+		rc = vmspec_parse(params, prefix, &v, e);
+		json_decref(params);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
 int plan_normalize(const json_t *in, const char *name, long max_jobs_per_push, long detect_window,
 		   json_t **out, struct err *e)
 {
@@ -436,6 +469,9 @@ int plan_normalize(const json_t *in, const char *name, long max_jobs_per_push, l
 	json_object_set_new(p, "measure",
 			    json_string(v && !json_is_null(v) ? json_string_value(v) :
 								"wallclock"));
+	if (v && json_is_string(v) && !strcmp(json_string_value(v), "icount") &&
+	    icount_shape_check(json_object_get(p, "testcases"), json_object_get(p, "kconfigs"), e))
+		goto bad;
 	{
 		char mon[MONITORS_TEXT_MAX];
 

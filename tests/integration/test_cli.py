@@ -159,6 +159,9 @@ class Arguments(unittest.TestCase):
                     self.assertEqual(r.returncode, 0, (cmd, flag, r.stderr))
                     self.assertTrue(r.stdout.startswith("usage: regtrack " + cmd[0]), r.stdout)
                     self.assertEqual(r.stderr, "")
+            # a job's machine is named in its params: the help says which
+            r = cli("job", "--help", cwd=d)
+            self.assertIn("accel=kvm|tcg|kexec, vcpus=N, pin=true,", r.stdout)
             r = cli("submit", "--bogus", cwd=d)
             self.assertEqual(r.returncode, 2)
             self.assertIn("unknown option '--bogus'", r.stderr)

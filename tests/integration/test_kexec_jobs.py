@@ -177,7 +177,7 @@ class KexecEverywhere(unittest.TestCase):
                                           "targets": ["bm-p"], "kconfig": "x86_64-defconfig",
                                           "measure": "icount"}, scope="submit")
         self.assertEqual((r.status, r.json()["error"]["detail"]),
-                         (400, "testcases.params.measure"), r)
+                         (400, "testcases[0].params.measure"), r)
         # a bisect's probes
         r = srv.post("/api/v1/bisects", {"tree": "linux", "good": self.shas[0],
                                          "bad": self.shas[3], "testcase": "execl",

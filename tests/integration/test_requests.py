@@ -647,11 +647,15 @@ class Requests(unittest.TestCase):
             ({"targets": ["no-such-group"], "kconfig": "tiny-mm"}, 400, "targets"),
             ({"testcases": None}, 400, "testcases"),
             ({"testcases": [{"params": {}}]}, 400, "testcases"),
-            ({"testcases": [{"testcase": "x", "params": {"a": [1]}}]}, 400, "testcases.params.a"),
+            ({"testcases": [{"testcase": "x", "params": {"a": [1]}}]}, 400, "testcases[0].params.a"),
+            # the testcase's place is named, as casecheck's 400s name it
+            ({"testcases": [{"testcase": "x", "params": {}},
+                            {"testcase": "x", "params": {"pin": "yes"}}]}, 400,
+             "testcases[1].params.pin"),
             # the one params rule of results, jobs, bisects and plans
-            ({"testcases": [{"testcase": "x", "params": {"": 1}}]}, 400, "testcases.params."),
+            ({"testcases": [{"testcase": "x", "params": {"": 1}}]}, 400, "testcases[0].params."),
             ({"testcases": [{"testcase": "x", "params": {"v": "x" * 5000}}]}, 400,
-             "testcases.params.v"),
+             "testcases[0].params.v"),
             ({"plan": "mm-smoke"}, 404, "plan"),
             ({"repeat": 0}, 400, "repeat"),
             ({"repeat": 101}, 400, "repeat"),
@@ -662,7 +666,7 @@ class Requests(unittest.TestCase):
             # host mode has no guest to shape, as a host job has none
             ({"kconfig": "host", "targets": ["vm-2p"],
               "testcases": [{"testcase": "small-allocs", "params": {"nr_task": 1, "pin": True}}]},
-             400, "testcases.params.pin"),
+             400, "testcases[0].params.pin"),
             ({"kconfig": "bad name"}, 400, "kconfig"),
             ({"compiler": "gcc;rm"}, 400, "compiler"),
             ({"notify": "nobody"}, 400, "notify"),

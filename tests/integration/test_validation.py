@@ -138,6 +138,12 @@ class Typos(Case):
                                       "testcase": "small-allocs", "params": {"pin": True}},
                      scope="submit")
         self.refused(r, 400, "params.pin")
+        # nor instructions to count: icount is qemu's (an A/B request's 400 "measure" too)
+        r = srv.post("/api/v1/jobs", {"commit": sha("e"), "kconfig": "host",
+                                      "testcase": "small-allocs",
+                                      "params": {"measure": "icount"}}, scope="submit")
+        self.refused(r, 400, "params.measure")
+        self.assertIn("needs qemu", r.json()["error"]["message"])
         self.assertEqual(srv.psql("SELECT count(*) FROM jobs"), before)
         good = {"accel": "kvm", "vcpus": 16, "pin": True, "hugepages": "2M", "numa": "host"}
         r = srv.post("/api/v1/jobs", dict(base, params=good), scope="submit")

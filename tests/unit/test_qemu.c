@@ -145,8 +145,63 @@ static void test_argv_kvm(void **state UNUSED)
 	q.host = &h;
 	q.cpus = 3;
 	s = argv_of(&q, NULL);
-	assert_non_null(
-		strstr(s, "qemu-system-aarch64 -M virt -cpu host -accel kvm -m 512 -smp 3 "));
+	assert_non_null(strstr(
+		s,
+		"qemu-system-aarch64 -M virt,gic-version=max -cpu host -accel kvm -m 512 -smp 3 "));
+	free(s);
+	qemu_release(&q);
+}
+
+/*
+ * What qemu's machines take: pc at most 255 vCPUs, virt 8 with its default
+ * GICv2 and 512 with GICv3 (qemu 7.2 refuses more, before the guest runs).
+ */
+static void test_argv_vcpu_limits(void **state UNUSED)
+{
+	struct qemu_host h;
+	struct qemu_argv a;
+	struct qemu q;
+	struct err e;
+	char *s;
+
+	/* arm64 under tcg past 8 vCPUs: GICv3; 8 and fewer keep the machine they had */
+	base(&q, "aarch64", "tcg");
+	q.cpus = 16;
+	s = argv_of(&q, NULL);
+	assert_non_null(strstr(s, "qemu-system-aarch64 -M virt,gic-version=max -cpu max "
+				  "-accel tcg -m 512 -smp 16 "));
+	free(s);
+	qemu_release(&q);
+	base(&q, "aarch64", "tcg");
+	q.cpus = 8;
+	s = argv_of(&q, NULL);
+	assert_non_null(strstr(s, "qemu-system-aarch64 -M virt -cpu max -accel tcg "));
+	free(s);
+	qemu_release(&q);
+	base(&q, "aarch64", "tcg");
+	q.cpus = 513;
+	assert_int_equal(qemu_argv(&q, NULL, &a, &e), -1);
+	assert_string_equal(e.detail, "params.vcpus");
+	assert_string_equal(e.message, "aarch64's qemu machine (virt) takes at most 512 vCPUs, "
+				       "not 513");
+	/* x86: pc's 255 */
+	base(&q, "x86_64", "kvm");
+	q.cpus = 256;
+	assert_int_equal(qemu_argv(&q, NULL, &a, &e), -1);
+	assert_string_equal(e.detail, "params.vcpus");
+	assert_string_equal(e.message,
+			    "x86_64's qemu machine (pc) takes at most 255 vCPUs, not 256");
+	/* the kvm default of a host with more CPUs than that: the machine's most */
+	memset(&h, 0, sizeof(h));
+	for (int i = 0; i < 384; i++)
+		h.cpu[i] = i;
+	h.nr_cpus = 384;
+	h.nr_nodes = 1;
+	base(&q, "x86_64", "kvm");
+	q.host = &h;
+	s = argv_of(&q, NULL);
+	assert_non_null(strstr(s, " -smp 255,sockets=255,cores=1 "));
+	assert_int_equal(q.layout.vcpus, 255);
 	free(s);
 	qemu_release(&q);
 }
@@ -192,9 +247,11 @@ static void test_argv_kvm_pin_hugepages_numa(void **state UNUSED)
 	q.mem_mb = 2048;
 	q.hugepages_kb = 1048576;
 	s = argv_of(&q, NULL);
-	assert_non_null(strstr(s, "-M virt,memory-backend=mem0 -cpu host -accel kvm -m 2048 -smp 2 "
-				  "-object memory-backend-memfd,id=mem0,size=2048M,hugetlb=on,"
-				  "hugetlbsize=1048576K,prealloc=on -nographic"));
+	assert_non_null(
+		strstr(s,
+		       "-M virt,gic-version=max,memory-backend=mem0 -cpu host -accel kvm -m 2048 -smp 2 "
+		       "-object memory-backend-memfd,id=mem0,size=2048M,hugetlb=on,"
+		       "hugetlbsize=1048576K,prealloc=on -nographic"));
 	assert_null(strstr(s, "-qmp"));
 	free(s);
 	qemu_release(&q);
@@ -601,6 +658,7 @@ int main(void)
 		cmocka_unit_test(test_argv_tcg),
 		cmocka_unit_test(test_argv_icount),
 		cmocka_unit_test(test_argv_kvm),
+		cmocka_unit_test(test_argv_vcpu_limits),
 		cmocka_unit_test(test_argv_kvm_pin_hugepages_numa),
 		cmocka_unit_test(test_guest_json),
 		cmocka_unit_test(test_argv_errors),

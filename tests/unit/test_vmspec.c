@@ -127,6 +127,9 @@ static void test_bad(void **state UNUSED)
 		  "'vcpus' is 1 under measure \"icount\" (icount runs one vCPU)" },
 		{ "{\"measure\": \"icount\", \"accel\": \"kvm\"}", "params.accel",
 		  "'accel' is \"tcg\" under measure \"icount\" (icount is TCG's)" },
+		/* icount's one vCPU has one node: the worker would refuse 2 after the build */
+		{ "{\"measure\": \"icount\", \"numa\": 2}", "params.numa",
+		  "'numa' is at most 'vcpus' nodes (each node needs a vCPU)" },
 	};
 	struct vmspec v;
 	struct err e;
