@@ -802,6 +802,10 @@ def bench_kexec():
     note = "from %s (%s, load %.1f, TCG on the tier's machine)" % (path, d.get("at"), d.get("load", 0))
     add("kexec cycle: lease -> case start", "s", summary([d["lease_to_case_start_s"]]),
         summary([d["case_s"]]), "the case itself", note=note)
+    if d.get("case_end_to_host_kernel_s") is not None:
+        add("kexec cycle: case end -> host kernel back", "s",
+            summary([d["case_end_to_host_kernel_s"]]), summary([d["case_s"]]), "the case itself",
+            note="the result written, the power-off/reboot, firmware, the worker's kernel; " + note)
     add("kexec cycle: case end -> job completed", "s", summary([d["case_end_to_completion_s"]]),
         summary([d["case_s"]]), "the case itself",
         note="reboot through the firmware, the worker's kernel booted, lease, upload; " + note)
