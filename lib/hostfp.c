@@ -85,6 +85,7 @@ static const struct {
 	{ "cpu_model", "CPU model" },	    { "microcode", "microcode" },
 	{ "cpufreq_governor", "governor" }, { "kernel_release", "host kernel" },
 	{ "cmdline", "host cmdline" },	    { "numa_nodes", "host NUMA nodes" },
+	{ "accel", "accelerator" },
 };
 
 static const char *label_of(const char *field)

@@ -557,20 +557,10 @@ static int run_job(struct agent *a, json_t *job)
 		}
 		json_object_set_new(job, "commit", json_string(out.commit));
 	}
-	{
-		/* what of the host can move a metric, per run: a comparison across a change of
-		 * it is flagged, a step at one is an environment change (ARCHITECTURE.md) */
-		json_t *run, *hfp = json_pack("{s:s?,s:s?,s:s?,s:s?,s:s?,s:s?}", "cpu_model",
-					      a->fp.cpu_model, "microcode", a->fp.microcode,
-					      "cpufreq_governor", a->fp.cpufreq_governor,
-					      "kernel_release", a->fp.kernel_release, "cmdline",
-					      a->fp.cmdline, "numa_nodes", a->fp.numa_nodes);
-		size_t i;
-
-		json_array_foreach (out.runs, i, run)
-			json_object_set(run, "host_fingerprint", hfp);
-		json_decref(hfp);
-	}
+	/* what of the host can move a metric, per run, the accelerator it used included: a
+	 * comparison across a change of it is flagged, a step at one is an environment
+	 * change (ARCHITECTURE.md) */
+	fingerprint_stamp_runs(&a->fp, out.runs);
 	body = completion_build(job, a->machine, status, out.runs, log ? log : out.log_tail,
 				out.kconfig_text, &e);
 	if (body && out.image_sha256[0])

@@ -372,3 +372,25 @@ json_t *fingerprint_json(const struct fingerprint *fp)
 						  json_object());
 	return o;
 }
+
+void fingerprint_stamp_runs(const struct fingerprint *fp, json_t *runs)
+{
+	json_t *run;
+	size_t i;
+
+	json_array_foreach (runs, i, run) {
+		json_t *hfp = json_object();
+
+		/* a value that is not UTF-8 (json_string() NULL) leaves its field out: hostfp.h
+		 * compares only fields every run carries */
+		json_object_set_new(hfp, "cpu_model", str_or_null(fp->cpu_model));
+		json_object_set_new(hfp, "microcode", str_or_null(fp->microcode));
+		json_object_set_new(hfp, "cpufreq_governor", str_or_null(fp->cpufreq_governor));
+		json_object_set_new(hfp, "kernel_release", str_or_null(fp->kernel_release));
+		json_object_set_new(hfp, "cmdline", str_or_null(fp->cmdline));
+		json_object_set_new(hfp, "numa_nodes", str_or_null(fp->numa_nodes));
+		json_object_set_new(hfp, "accel",
+				    str_or_null(json_string_value(json_object_get(run, "accel"))));
+		json_object_set_new(run, "host_fingerprint", hfp);
+	}
+}

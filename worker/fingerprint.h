@@ -76,6 +76,20 @@ void fingerprint_release(struct fingerprint *fp);
 json_t *fingerprint_json(const struct fingerprint *fp);
 
 /*
+ * Sets every run's "host_fingerprint" (lib/resultdoc.h): what of the host
+ * can move a metric, so that a comparison across a change of it is
+ * flagged and a step at one is an environment change (lib/hostfp.h).
+ * From fp: cpu_model, microcode, cpufreq_governor, kernel_release,
+ * cmdline, numa_nodes (null when unknown); and "accel", the run's own
+ * "accel" (kvm, tcg, host or kexec: what the run used, which a job that
+ * names no accel leaves to the KVM probe of each job; null when the run
+ * has none). A value that is not UTF-8 leaves its field out. runs is an
+ * array of run objects (worker/execute.h), changed in place; each run gets
+ * its own object. fp borrowed.
+ */
+void fingerprint_stamp_runs(const struct fingerprint *fp, json_t *runs);
+
+/*
  * Number of CPUs in a kernel CPU list ("0-3,8,10-11" -> 7), -1 when the
  * text is not a CPU list.
  */

@@ -14,6 +14,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "worker/execute_int.h"
 #include "worker/fingerprint.h"
 #include "attr.h"
 
@@ -163,12 +164,59 @@ static void test_this_machine(void **state UNUSED)
 	fingerprint_release(&fp);
 }
 
+/*
+ * Each run's host fingerprint names the accelerator that run used: a job that names no accel
+ * runs under KVM or TCG as the probe finds, and a series that turns from one to the other is
+ * an environment change, not a regression to bisect.
+ */
+static void test_stamp_runs_carry_their_accel(void **state UNUSED)
+{
+	static const char *const accel[] = { "kvm", "tcg", "host", "kexec" };
+	struct fingerprint fp;
+	struct err e;
+	json_t *runs = json_array(), *run, *hfp;
+	size_t i;
+
+	assert_int_equal(fingerprint_collect(&fp, FIXTURES "/root-x86_64", &e), 0);
+	for (i = 0; i < 4; i++)
+		json_array_append_new(runs, exec_run_object(json_object(),
+							    "2026-01-01T00:00:00Z", 1.0,
+							    "wallclock", accel[i], "6.1.0",
+							    -1, 1, NULL));
+	/* a run without an accel (not one the executors make): null, not a guess */
+	json_array_append_new(runs, json_object());
+	fingerprint_stamp_runs(&fp, runs);
+	json_array_foreach (runs, i, run) {
+		hfp = json_object_get(run, "host_fingerprint");
+		assert_true(json_is_object(hfp));
+		assert_int_equal(json_object_size(hfp), 7);
+		if (i < 4)
+			assert_string_equal(json_string_value(json_object_get(hfp, "accel")),
+					    accel[i]);
+		else
+			assert_true(json_is_null(json_object_get(hfp, "accel")));
+		assert_string_equal(json_string_value(json_object_get(hfp, "cpu_model")),
+				    "Intel(R) Xeon(R) Processor");
+		assert_string_equal(json_string_value(json_object_get(hfp, "microcode")), "0x1");
+		assert_string_equal(json_string_value(json_object_get(hfp, "kernel_release")),
+				    "6.18.44-fc-v669");
+		assert_true(json_is_null(json_object_get(hfp, "cpufreq_governor")));
+		assert_true(json_is_null(json_object_get(hfp, "numa_nodes")));
+		assert_non_null(json_string_value(json_object_get(hfp, "cmdline")));
+	}
+	/* each run its own object: one run's accel is not another's */
+	assert_ptr_not_equal(json_object_get(json_array_get(runs, 0), "host_fingerprint"),
+			     json_object_get(json_array_get(runs, 1), "host_fingerprint"));
+	json_decref(runs);
+	fingerprint_release(&fp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cpulist),	     cmocka_unit_test(test_root_x86_64),
 		cmocka_unit_test(test_root_arm64),   cmocka_unit_test(test_missing_root),
-		cmocka_unit_test(test_this_machine),
+		cmocka_unit_test(test_this_machine), cmocka_unit_test(test_stamp_runs_carry_their_accel),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -137,6 +137,28 @@ static void test_hostfp_note(void **state UNUSED)
 	assert_string_equal(s, "base and head ran on hosts that differ in host kernel (6.1.0 vs "
 			       "unknown/6.5.0 x), microcode (0xf0 vs 0xf0/0xf4)");
 	free(s);
+	/* a box whose KVM stopped working: its runs went from kvm to tcg (worker/fingerprint.h);
+	 * runs from before the worker sent accel say nothing of it */
+	{
+		json_t *kvm = json_loads("[{\"cpu_model\": \"X\", \"accel\": \"kvm\"}]", 0, NULL);
+		json_t *tcg = json_loads("[{\"cpu_model\": \"X\", \"accel\": \"tcg\"}]", 0, NULL);
+		json_t *old = json_loads("[{\"cpu_model\": \"X\"}]", 0, NULL);
+		json_t *d = hostfp_diff(kvm, tcg);
+
+		s = json_dumps(d, JSON_COMPACT);
+		assert_string_equal(s, "[\"accel\"]");
+		free(s);
+		json_decref(d);
+		s = hostfp_note(kvm, tcg);
+		assert_string_equal(s, "base and head ran on hosts that differ in accelerator "
+				       "(kvm vs tcg)");
+		free(s);
+		assert_null(hostfp_note(old, tcg));
+		assert_null(hostfp_note(kvm, old));
+		json_decref(kvm);
+		json_decref(tcg);
+		json_decref(old);
+	}
 	json_decref(a);
 	json_decref(b);
 }

@@ -230,6 +230,12 @@ class WorkerTest(unittest.TestCase):
         self.assertEqual(glob.glob(os.path.join(self.tmp, "w", "spool", "*.json")), [])
         # register carried the fingerprint; the run its machine
         self.assertIn("registered at", w.text())
+        # each run's host fingerprint names the accelerator that run used (host mode:
+        # "host"), so a series that turns from KVM to TCG is an environment change
+        for run_id in self.run_ids(s, job_id):
+            extra = s.get("/api/v1/runs/" + run_id, scope="read").json()["extra"]
+            self.assertEqual(extra["accel"], "host", extra)
+            self.assertEqual(extra["host_fingerprint"]["accel"], extra["accel"], extra)
 
     def test_once_without_job_exits_0(self):
         s = self.server()
