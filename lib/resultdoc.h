@@ -42,7 +42,8 @@
  * "image_sha256" (64 lowercase hex: the SHA-256 of the booted kernel
  * image, worker/kernel.h) and "host_fingerprint" (object of at most 16
  * string-or-null values of at most 4096 bytes: cpu_model, microcode,
- * cpufreq_governor, kernel_release, cmdline of the host that ran it).
+ * cpufreq_governor, kernel_release, cmdline, numa_nodes of the host that
+ * ran it and accel, the accelerator the run used; worker/fingerprint.h).
  * Unknown fields are kept by the caller, not rejected, up to
  * RESULTDOC_MAX_EXTRA_VALUES JSON values and RESULTDOC_MAX_EXTRA_BYTES
  * bytes (compact JSON) in all (413 too_large past them, detail the field

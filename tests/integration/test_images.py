@@ -18,7 +18,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Server, result_doc, wait_until  # noqa: E402
+from harness import Cluster, Server, result_doc, wait_until  # noqa: E402
 from fakes import FakeWorker, git, git_init, stop_tree_server, tree_server, wait_bisect_end  # noqa: E402
 
 METRIC = "vm-scalability.throughput"
@@ -385,6 +385,90 @@ class HostFingerprints(unittest.TestCase):
         self.assertNotIn("host_fingerprint", anon["extra"])
         self.assertEqual({k: v for k, v in full["extra"].items() if k != "host_fingerprint"},
                          anon["extra"])
+
+
+class AccelChange(unittest.TestCase):
+    """A job that names no accel runs under KVM or TCG as the worker's probe
+    finds; each run's host fingerprint names the accelerator it used
+    (worker/fingerprint.h). A box whose KVM stops working turns its series
+    from KVM into TCG: that step is an environment change, never bisected
+    (auto_bisect on here), while the same step under one accelerator is a
+    regression that is. Runs from before the worker sent accel are not
+    compared on it."""
+
+    @classmethod
+    def setUpClass(cls):
+        conf = os.path.join(Cluster.get().tmp, "server-accel-%d.conf" % os.getpid())
+        with open(conf, "w") as f:
+            f.write("auto_bisect = 1\nauto_bisect_min_pct = 2\ndetect_poll_ms = 100\n"
+                    "bisect_poll_ms = 100\n")
+        cls.srv = Server(["--config", conf])
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.stop()
+
+    def upload(self, label, accel_of, factor):
+        """30 commits, 3 runs each, the level times factor from commit 15 on; accel_of(i)
+        the accelerator commit i's runs used (None: a worker that did not send it)."""
+        rnd = random.Random(label)
+        for i in range(30):
+            level = 1000.0 * (factor if i >= 15 else 1.0)
+            fp = {"cpu_model": "Xeon", "microcode": "0x1", "cpufreq_governor": "performance",
+                  "kernel_release": "6.1.0", "cmdline": "quiet", "numa_nodes": "0:0-3"}
+            extra = {}
+            if accel_of(i):
+                fp["accel"] = extra["accel"] = accel_of(i)
+            for _ in range(3):
+                doc = result_doc(hashlib.sha1(("%s-%d" % (label, i)).encode()).hexdigest(),
+                                 testcase="accel-test", params={"case": label},
+                                 metrics={METRIC: [level * (1 + rnd.gauss(0, 0.01))]},
+                                 commit_time="2026-01-01T00:%02d:00Z" % i,
+                                 commit_subject="%s %d" % (label, i), host_fingerprint=fp,
+                                 **extra)
+                r = self.srv.post("/api/v1/results", doc, scope="submit")
+                self.assertEqual(r.status, 201, r)
+
+    def test_kvm_to_tcg_is_an_environment_change_and_not_bisected(self):
+        srv = self.srv
+        # an older worker (no accel) up to commit 4, KVM from 5, TCG (KVM gone) from 15
+        self.upload("switch", lambda i: None if i < 5 else "kvm" if i < 15 else "tcg", 0.1)
+        # the control: KVM all along, a real 10 % step at 15
+        self.upload("kvm", lambda i: None if i < 5 else "kvm", 0.9)
+
+        def recs():
+            r = srv.get("/api/v1/regressions?" + urllib.parse.urlencode(
+                {"testcase": "accel-test"}))
+            self.assertEqual(r.status, 200, r)
+            return {x["params"]["case"]: x for x in r.json()["regressions"]}
+        # the control's regression is confirmed and bisected by itself ...
+        wait_until(lambda: recs().get("kvm", {}).get("bisect_id"), timeout=120,
+                   what="the bisect of the KVM-only step")
+        # ... and passes of the coordinator later, the accelerator's step is not
+        time.sleep(2)
+        got = recs()
+        self.assertEqual(sorted(got), ["kvm", "switch"], got)
+        env, code = got["switch"], got["kvm"]
+        self.assertEqual(env["environment"]["fields"], ["accel"], env)
+        self.assertEqual([f["accel"] for f in env["environment"]["before"]], ["kvm"])
+        self.assertEqual([f["accel"] for f in env["environment"]["after"]], ["tcg"])
+        self.assertIsNone(env["bisect_id"], env)
+        self.assertNotIn(env["state"], ("bisecting", "bisected"), env)
+        self.assertIsNone(code["environment"], code)
+        self.assertEqual(srv.psql(
+            "SELECT count(*) FROM bisects b JOIN regressions r ON r.id = b.regression_id "
+            "JOIN setups s ON s.id = r.setup_id WHERE s.params->>'case' = 'switch'"), "0")
+        # the comparison across the switch names it; one across the worker's upgrade (no
+        # accel before, kvm after) does not
+        sha = lambda label, i: hashlib.sha1(("%s-%d" % (label, i)).encode()).hexdigest()
+        c = srv.get("/api/v1/compare?base=%s&head=%s" % (sha("switch", 14), sha("switch", 15)),
+                    scope="read").json()
+        self.assertEqual((c["host_fingerprints"]["differ"], c["host_fingerprints"]["fields"]),
+                         (True, ["accel"]))
+        c = srv.get("/api/v1/compare?base=%s&head=%s" % (sha("switch", 4), sha("switch", 5)),
+                    scope="read").json()
+        self.assertEqual((c["host_fingerprints"]["differ"], c["host_fingerprints"]["fields"]),
+                         (False, []))
 
 
 if __name__ == "__main__":

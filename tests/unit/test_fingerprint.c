@@ -179,10 +179,9 @@ static void test_stamp_runs_carry_their_accel(void **state UNUSED)
 
 	assert_int_equal(fingerprint_collect(&fp, FIXTURES "/root-x86_64", &e), 0);
 	for (i = 0; i < 4; i++)
-		json_array_append_new(runs, exec_run_object(json_object(),
-							    "2026-01-01T00:00:00Z", 1.0,
-							    "wallclock", accel[i], "6.1.0",
-							    -1, 1, NULL));
+		json_array_append_new(runs,
+				      exec_run_object(json_object(), "2026-01-01T00:00:00Z", 1.0,
+						      "wallclock", accel[i], "6.1.0", -1, 1, NULL));
 	/* a run without an accel (not one the executors make): null, not a guess */
 	json_array_append_new(runs, json_object());
 	fingerprint_stamp_runs(&fp, runs);
@@ -214,9 +213,12 @@ static void test_stamp_runs_carry_their_accel(void **state UNUSED)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cpulist),	     cmocka_unit_test(test_root_x86_64),
-		cmocka_unit_test(test_root_arm64),   cmocka_unit_test(test_missing_root),
-		cmocka_unit_test(test_this_machine), cmocka_unit_test(test_stamp_runs_carry_their_accel),
+		cmocka_unit_test(test_cpulist),
+		cmocka_unit_test(test_root_x86_64),
+		cmocka_unit_test(test_root_arm64),
+		cmocka_unit_test(test_missing_root),
+		cmocka_unit_test(test_this_machine),
+		cmocka_unit_test(test_stamp_runs_carry_their_accel),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
