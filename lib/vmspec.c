@@ -167,9 +167,17 @@ int vmspec_canonical(json_t *params, const char *prefix, struct err *e)
 		return 0;
 	if (vmspec_parse(params, prefix, &v, e))
 		return -1;
-	/* each present key gets the value vmspec_parse() read from it */
-	if (json_object_get(params, "pin"))
-		json_object_set_new(params, "pin", json_boolean(v.pin));
+	/* each present key gets the value vmspec_parse() read from it; one that says what its
+	 * absence says everywhere (pin false, hugepages "none", measure "wallclock") is left
+	 * out, as a machine without it is the same machine */
+	if (json_object_get(params, "measure") && !v.icount)
+		json_object_del(params, "measure");
+	if (json_object_get(params, "pin") && v.pin)
+		json_object_set_new(params, "pin", json_true());
+	else if (json_object_get(params, "pin"))
+		json_object_del(params, "pin");
+	if (json_object_get(params, "hugepages") && !v.hugepages_kb)
+		json_object_del(params, "hugepages");
 	if (json_object_get(params, "vcpus"))
 		json_object_set_new(params, "vcpus", json_integer(v.vcpus));
 	if (json_object_get(params, "numa"))

@@ -55,10 +55,18 @@ int vmspec_parse(const json_t *params, const char *prefix, struct vmspec *v, str
  * that one shape is one setup wherever it was written: a command line's
  * k=v gives "pin": "true" and "vcpus": "4", the API "pin": true, a plan
  * "pin": 1, and a setup's identity is its params as text (params_key).
- * The form: pin a JSON boolean; vcpus and a numa node count JSON
- * integers; numa "host", measure, accel and hugepages the strings
- * vmspec_parse() accepts (already in their one form). Checks exactly as
- * vmspec_parse() (same prefix, same errors: -1 with e, ERR_INVALID_FIELD,
+ * The form: pin true; vcpus and a numa node count JSON integers; numa
+ * "host", measure "icount", accel and hugepages "2M" | "1G" the strings
+ * vmspec_parse() accepts (already in their one form). A value that means
+ * what the key's absence means wherever params are read (pin false in any
+ * spelling, hugepages "none", measure "wallclock") is removed, so
+ * {"vcpus": 4, "pin": false} and {"vcpus": 4} are one setup. accel, vcpus
+ * and numa are kept whatever their value: an absent accel or vcpus is the
+ * worker's choice (the KVM probe; its CPUs or qemu_cpus), which any value
+ * written fixes; accel "tcg" and vcpus 1 equal absence only under icount,
+ * which a plan adds to its testcases' params after they are written in
+ * this form; numa 1 declares one node where absence declares none.
+ * Checks exactly as vmspec_parse() (same prefix, same errors: -1 with e, ERR_INVALID_FIELD,
  * detail "PREFIXparams.KEY") and then rewrites nothing: params is changed
  * only when the whole shape is valid. Returns 0 or -1.
  *
@@ -67,8 +75,8 @@ int vmspec_parse(const json_t *params, const char *prefix, struct vmspec *v, str
  * Applied where params enter: results (before their params_key and their
  * idempotency hash), jobs, plans, A/B requests, bisects and the read
  * endpoints' params= filter. Setups stored before this kept the spelling
- * they were stored with; the filter matches them by the params as given
- * (server/api/args.h).
+ * they were stored with (an explicit default included); the filter
+ * matches them by the params as given (server/api/args.h).
  */
 int vmspec_canonical(json_t *params, const char *prefix, struct err *e)
 	__attribute__((warn_unused_result));

@@ -13,9 +13,10 @@ struct db_conn;
  * params is a JSON object matched against a setup's whole params: its
  * params_key is the object's text (sorted, compact) with the machine shape
  * in the one spelling results are stored with (vmspec_canonical(): pin
- * "true" is pin true), and params_given the text as given when that
- * differs (a setup stored in that spelling before the server rewrote it
- * matches too). monitors= ("perf-profile,perf-stat", any order; "none" =
+ * "true" is pin true, pin false is left out), and params_given the text
+ * as given when that differs (a setup stored in that spelling before the
+ * server rewrote it matches too: {"pin":false,"vcpus":4} finds the setup
+ * stored so and the one of {"vcpus":4}). monitors= ("perf-profile,perf-stat", any order; "none" =
  * unprofiled only) is normalized as setups.monitors holds it. Errors (-1,
  * e filled, 400 "invalid_field" naming the argument): params not a JSON
  * object, a shape vmspec_parse() refuses (detail "params.KEY", the words

@@ -5,8 +5,10 @@ A command line's k=v gives "pin": "true" and "vcpus": "2", the API
 "pin": true, a plan "pin": 1; the server stores the one form (pin a
 boolean, vcpus and a numa node count integers) wherever params enter:
 results (so three spellings are one setup and one series), jobs, plans,
-A/B requests, bisects and the series filter's params=. The case's own
-params are its own: "nr_task": "4" stays text."""
+A/B requests, bisects and the series filter's params=; a value that means
+what leaving the key out means (pin false, hugepages "none", measure
+"wallclock") is left out, and a filter naming it still finds a setup stored
+with it. The case's own params are its own: "nr_task": "4" stays text."""
 import json
 import os
 import sys
@@ -82,6 +84,79 @@ class MachineShape(unittest.TestCase):
         self.assertEqual(srv.get("/api/v1/runs/" + docs[1]["run_id"]).json()["params"], SHAPE)
         r = srv.post("/api/v1/results", docs[1], scope="submit")
         self.assertEqual((r.status, r.json()["created"]), (200, False), r)
+
+    def series(self, testcase, params=None):
+        q = "" if params is None else "&params=" + urllib.parse.quote(json.dumps(params))
+        r = self.srv.get("/api/v1/series?testcase=%s&metric=%s%s" % (testcase, METRIC, q))
+        self.assertEqual(r.status, 200, r)
+        return {s["setup"]["id"]: (s["setup"]["params"], sorted(s["points"]["value"]))
+                for s in r.json()["series"]}
+
+    def test_an_explicit_default_is_the_setup_without_it(self):
+        srv = self.srv
+        one = {"nr_task": 4, "vcpus": 4}
+        written = [dict(one, pin=False), dict(one),
+                   dict(one, pin="0", vcpus="4", hugepages="none", measure="wallclock")]
+        docs = []
+        for i, params in enumerate(written):
+            r, doc = self.post_result(sha("d%x" % i), params, 200.0 + i, testcase="shape-dflt")
+            self.assertEqual(r.status, 201, r)
+            docs.append(doc)
+        rows = srv.psql("SELECT s.params_key FROM setups s JOIN testcases t ON t.id = "
+                        "s.testcase_id WHERE t.name = 'shape-dflt'").splitlines()
+        self.assertEqual(rows, ['{"nr_task":4,"vcpus":4}'])
+        (sid, got), = self.series("shape-dflt").items()
+        self.assertEqual(got, (one, [200.0, 201.0, 202.0]))
+        # the filter with the default written finds it, as the one without
+        self.assertEqual(self.series("shape-dflt", dict(one, pin=False)), {sid: got})
+        self.assertEqual(self.series("shape-dflt", dict(one, hugepages="none")), {sid: got})
+        self.assertEqual(self.series("shape-dflt", one), {sid: got})
+        # the first document posted again without pin is the same run
+        r = srv.post("/api/v1/results", dict(docs[0], params=one), scope="submit")
+        self.assertEqual((r.status, r.json()["created"]), (200, False), r)
+        # a job and a plan store it without the default too
+        r = srv.post("/api/v1/jobs", {
+            "tree": "shape", "commit": self.tree["c0"], "kconfig": "x86_64-defconfig",
+            "testcase": "small-allocs", "params": dict(one, pin="false", measure="wallclock")},
+            scope="submit")
+        self.assertEqual(r.status, 201, r)
+        self.assertEqual(srv.get("/api/v1/jobs/%d" % r.json()["id"]).json()["params"], one)
+        srv.post("/api/v1/jobs/%d/cancel" % r.json()["id"], scope="submit")
+        r = srv.post("/api/v1/plans", {
+            "name": "shape-dflt", "tree": "shape", "branches": ["master"],
+            "testcases": [{"testcase": "small-allocs", "params": dict(one, pin=0)}],
+            "kconfigs": ["x86_64-defconfig"], "targets": ["x86_64"], "enabled": False},
+            scope="admin")
+        self.assertEqual(r.status, 201, r)
+        self.assertEqual(srv.get("/api/v1/plans/shape-dflt").json()["testcases"][0]["params"],
+                         one)
+
+    def test_a_setup_stored_with_an_explicit_default_is_still_found(self):
+        srv = self.srv
+        old = {"nr_task": 4, "pin": False, "vcpus": 4}
+        old_key = json.dumps(old, sort_keys=True, separators=(",", ":"))
+        # stored with pin false as the server did before it left defaults out: made so
+        # by hand
+        r, _ = self.post_result(sha("e1"), old, 10.0, testcase="shape-dflt-old")
+        self.assertEqual(r.status, 201, r)
+        old_id = int(srv.psql("SELECT s.id FROM setups s JOIN testcases t ON t.id = "
+                              "s.testcase_id WHERE t.name = 'shape-dflt-old'"))
+        srv.psql("UPDATE setups SET params = '%s', params_key = '%s' WHERE id = %d"
+                 % (old_key, old_key, old_id))
+        self.assertEqual(self.series("shape-dflt-old", old), {old_id: (old, [10.0])})
+        # that shape posted now: the setup without pin, a series of its own
+        r, _ = self.post_result(sha("e2"), old, 20.0, testcase="shape-dflt-old")
+        self.assertEqual(r.status, 201, r)
+        one = {"nr_task": 4, "vcpus": 4}
+        new_id = int(srv.psql("SELECT s.id FROM setups s JOIN testcases t ON t.id = "
+                              "s.testcase_id WHERE t.name = 'shape-dflt-old' "
+                              "AND s.id <> %d" % old_id))
+        # the default written finds both; left out, the one spelling's only
+        self.assertEqual(self.series("shape-dflt-old", old),
+                         {old_id: (old, [10.0]), new_id: (one, [20.0])})
+        self.assertEqual(self.series("shape-dflt-old", dict(old, pin="false")),
+                         {new_id: (one, [20.0])})
+        self.assertEqual(self.series("shape-dflt-old", one), {new_id: (one, [20.0])})
 
     def test_bad_shape_in_results_is_refused_naming_the_field(self):
         before = self.srv.psql("SELECT count(*) FROM runs")

@@ -171,10 +171,26 @@ static void test_canonical(void **state UNUSED)
 		{ "{\"pin\": \"true\"}", "{\"pin\":true}" },
 		{ "{\"pin\": 1}", "{\"pin\":true}" },
 		{ "{\"pin\": \"1\"}", "{\"pin\":true}" },
-		{ "{\"pin\": false}", "{\"pin\":false}" },
-		{ "{\"pin\": \"false\"}", "{\"pin\":false}" },
-		{ "{\"pin\": 0}", "{\"pin\":false}" },
-		{ "{\"pin\": \"0\"}", "{\"pin\":false}" },
+		/* what leaving the key out means, in any spelling: left out, one setup */
+		{ "{\"pin\": false}", "{}" },
+		{ "{\"pin\": \"false\"}", "{}" },
+		{ "{\"pin\": 0}", "{}" },
+		{ "{\"pin\": \"0\", \"vcpus\": 4}", "{\"vcpus\":4}" },
+		{ "{\"hugepages\": \"none\", \"vcpus\": \"4\"}", "{\"vcpus\":4}" },
+		{ "{\"measure\": \"wallclock\", \"nr_task\": 4}", "{\"nr_task\":4}" },
+		{ "{\"measure\": \"wallclock\", \"pin\": false, \"hugepages\": \"none\"}", "{}" },
+		/* absent, the worker chooses (the KVM probe, its CPUs): a value written is kept */
+		{ "{\"accel\": \"tcg\", \"vcpus\": 2}", "{\"accel\":\"tcg\",\"vcpus\":2}" },
+		{ "{\"accel\": \"kvm\"}", "{\"accel\":\"kvm\"}" },
+		/* the same as absent only under icount, which a plan adds afterwards: kept */
+		{ "{\"measure\": \"icount\", \"vcpus\": 1, \"accel\": \"tcg\"}",
+		  "{\"accel\":\"tcg\",\"measure\":\"icount\",\"vcpus\":1}" },
+		{ "{\"vcpus\": 1}", "{\"vcpus\":1}" },
+		/* one declared node is not none */
+		{ "{\"numa\": 1}", "{\"numa\":1}" },
+		/* the values that are not the default stay */
+		{ "{\"pin\": true, \"hugepages\": \"1G\", \"measure\": \"icount\"}",
+		  "{\"hugepages\":\"1G\",\"measure\":\"icount\",\"pin\":true}" },
 		{ "{\"vcpus\": 4}", "{\"vcpus\":4}" },
 		{ "{\"vcpus\": \"4\"}", "{\"vcpus\":4}" },
 		{ "{\"vcpus\": \"1024\"}", "{\"vcpus\":1024}" },
@@ -204,6 +220,12 @@ static void test_canonical(void **state UNUSED)
 		  "'numa' is \"host\" or a node count 1..64" },
 		{ "{\"numa\": \"3\", \"vcpus\": \"2\"}", "testcases[1].params.numa",
 		  "'numa' is at most 'vcpus' nodes (each node needs a vCPU)" },
+		/* a default is still a key: not for kexec, and kept when the rest is refused */
+		{ "{\"accel\": \"kexec\", \"pin\": false}", "testcases[1].params.pin",
+		  "'pin' is not for accel \"kexec\" (the job runs on the whole machine, in "
+		  "wall-clock time)" },
+		{ "{\"hugepages\": \"none\", \"vcpus\": \"0\"}", "testcases[1].params.vcpus",
+		  "'vcpus' is a whole number 1..1024" },
 	};
 	struct err e;
 	char *text;
