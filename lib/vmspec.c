@@ -43,6 +43,15 @@ const char *vmspec_job_capability(const char *kconfig, const char *arch, const c
 	return buf;
 }
 
+int vmspec_max_vcpus(const char *arch, const char **machine)
+{
+	int x86 = arch && !strcmp(arch, "x86_64"), arm = arch && !strcmp(arch, "aarch64");
+
+	if (machine)
+		*machine = x86 ? "pc" : arm ? "virt" : NULL;
+	return x86 ? 255 : arm ? 512 : 1024;
+}
+
 static int bad(struct err *e, const char *prefix, const char *key, const char *what)
 {
 	char field[320];
@@ -184,4 +193,20 @@ int vmspec_canonical(json_t *params, const char *prefix, struct err *e)
 		json_object_set_new(params, "numa",
 				    v.numa < 0 ? json_string("host") : json_integer(v.numa));
 	return 0;
+}
+
+int vmspec_arch_check(const json_t *params, const char *arch, const char *prefix, struct err *e)
+{
+	struct vmspec v;
+	const char *machine;
+	int most = vmspec_max_vcpus(arch, &machine);
+	char what[160];
+
+	if (vmspec_parse(params, prefix, &v, e))
+		return -1;
+	if (!machine || v.vcpus <= most)
+		return 0;
+	snprintf(what, sizeof(what), "at most %d on %s (qemu's %s machine takes no more), not %d",
+		 most, arch, machine, v.vcpus);
+	return bad(e, prefix, "vcpus", what);
 }

@@ -21,7 +21,8 @@
  *                                          (worker/kexec.h; capability kexec-ARCH,
  *                                          vmspec_capability)
  * vcpus      1..1024 (or its text)        absent: the host's CPUs under KVM, the
- *                                          worker's qemu_cpus (2) under TCG
+ *                                          worker's qemu_cpus (2) under TCG; at
+ *                                          most vmspec_max_vcpus() of the arch
  * pin        true | false (or "true", 0, 1) each vCPU thread on its own host CPU
  * hugepages  "2M" | "1G" | "none"         guest RAM on hugetlb pages of that size
  * numa       "host" | 1..64               the host's nodes mirrored, or N nodes
@@ -112,6 +113,29 @@ const char *vmspec_capability(const struct vmspec *v, const char *arch, char *bu
  */
 const char *vmspec_job_capability(const char *kconfig, const char *arch, const char *params,
 				  char *buf, size_t n);
+
+/*
+ * The most vCPUs qemu's machine for arch takes (qemu 7.2): "x86_64" 255
+ * (machine "pc": APIC ids stay below the broadcast one, 255), "aarch64" 512
+ * ("virt" with GICv3, which the worker picks past 8 vCPUs). Any other arch,
+ * or NULL: 1024, the most vmspec_parse() accepts. *machine (when machine is
+ * not NULL) gets the machine's name, "pc" or "virt" (NULL for another arch),
+ * a static string. The one table the worker's argv (worker/qemu.c) and the
+ * server's checks at submit (vmspec_arch_check()) read.
+ */
+int vmspec_max_vcpus(const char *arch, const char **machine);
+
+/*
+ * The shape of params (an object, borrowed; NULL: none) on arch ("x86_64",
+ * "aarch64"; NULL or another: only vmspec_parse()'s checks) checked as
+ * vmspec_parse() does, then its vcpus against vmspec_max_vcpus(arch), so
+ * that a job no machine of its arch can boot is a 400 where it is submitted
+ * rather than a run-failed. Returns 0, or -1 with e: vmspec_parse()'s
+ * errors, or ERR_INVALID_FIELD, detail "PREFIXparams.vcpus", message "'vcpus'
+ * is at most 255 on x86_64 (qemu's pc machine takes no more), not 256".
+ */
+int vmspec_arch_check(const json_t *params, const char *arch, const char *prefix, struct err *e)
+	__attribute__((warn_unused_result));
 
 /* 1 when key is one of the params above */
 int vmspec_is_param(const char *key);

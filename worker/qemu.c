@@ -1,6 +1,7 @@
 #include "qemu.h"
 #include "qmp.h"
 #include "runcmd.h"
+#include "vmspec.h"
 #include "xalloc.h"
 
 #include <dirent.h>
@@ -279,6 +280,7 @@ int qemu_argv(struct qemu *q, const char *qmp_path, struct qemu_argv *a, struct 
 {
 	struct qemu_host own;
 	const struct qemu_host *h = q->host;
+	const char *machine;
 	int is_x86, kvm, cpus, backends;
 
 	memset(a, 0, sizeof(*a));
@@ -305,18 +307,18 @@ int qemu_argv(struct qemu *q, const char *qmp_path, struct qemu_argv *a, struct 
 		return err_setc(e, ERR_INVALID_JOB, "params.vcpus", "more than %d vCPUs",
 				QEMU_MAX_CPUS);
 	/*
-	 * What the machine takes (qemu 7.2): pc 255 vCPUs (APIC ids below the
-	 * broadcast one), virt 512 with GICv3. A count the job named past that
-	 * is refused here, before qemu would print its error where the guest's
-	 * console goes (read as a failed boot); the kvm default of a bigger
-	 * host is the machine's most.
+	 * What the machine takes (vmspec_max_vcpus(), the table the server
+	 * checks jobs against at submit). A count the job named past that is
+	 * refused here, before qemu would print its error where the guest's
+	 * console goes (read as a failed boot): a job queued before the server
+	 * checked it; the kvm default of a bigger host is the machine's most.
 	 */
-	if (cpus > (is_x86 ? 255 : 512)) {
+	if (cpus > vmspec_max_vcpus(q->arch, &machine)) {
 		if (q->icount || q->cpus > 0)
 			return err_setc(e, ERR_INVALID_JOB, "params.vcpus",
 					"%s's qemu machine (%s) takes at most %d vCPUs, not %d",
-					q->arch, is_x86 ? "pc" : "virt", is_x86 ? 255 : 512, cpus);
-		cpus = is_x86 ? 255 : 512;
+					q->arch, machine, vmspec_max_vcpus(q->arch, NULL), cpus);
+		cpus = vmspec_max_vcpus(q->arch, NULL);
 	}
 	if (make_layout(q, h, cpus, &q->layout, e) < 0)
 		return -1;

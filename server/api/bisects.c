@@ -4,7 +4,9 @@
  *                                       tbox_group or arch, metric, [runs_per_step, ref_runs, k,
  *                                       regression_id, monitors]} -> 201 {id, state, regression_id}
  *     testcase and params checked against the workers' tables as a job's (casecheck.h),
- *     the machine shape in its one spelling as results store it (vmspec_canonical());
+ *     the machine shape in its one spelling as results store it (vmspec_canonical()),
+ *     vcpus its arch's qemu machine takes (vmspec_arch_check()); kconfig host: no
+ *     accel..numa nor measure icount (a job's 400) but for a host setup stored so;
  *     linked to a regression: the one named (404 when none, 409 when it has a
  *     bisect), else the regression without a bisect of the same range, testcase,
  *     metric and setup, if any; it goes to `bisecting` with a history note
@@ -21,12 +23,14 @@
  * The work happens in the coordinator thread (bisect.h).
  */
 #include "server/api/api.h"
+#include "arch.h"
 #include "names.h"
 #include "server/api/args.h"
 #include "server/bisect/bisect.h"
 #include "server/bisect/bisect_coord.h"
 #include "server/track/casecheck.h"
 #include "server/db/bisects.h"
+#include "server/db/series.h"
 #include "server/detect/regressions.h"
 #include "resultdoc.h"
 #include "vmspec.h"
@@ -117,12 +121,42 @@ static int link_regression(struct db_conn *c, struct bisect_spec *s, long long r
 	return 0;
 }
 
+/*
+ * Host mode (kconfig "host") has no guest to shape and measures wall-clock
+ * time: params (borrowed) naming accel..numa, or measure "icount", are the
+ * 400 a host job with them gets (vmspec_host_check(), params.measure); but
+ * for a host setup of testcase stored with those very params, key (their
+ * one spelling) or given (as posted), which is bisected as stored (the runs
+ * of host jobs queued before jobs were checked). 0, or -1 with e.
+ */
+static int host_shape(struct db_conn *c, const char *testcase, const json_t *params,
+		      const char *given, const char *key, struct err *e)
+{
+	const char *measure = json_string_value(json_object_get(params, "measure"));
+	struct err dbe;
+	int stored;
+
+	if (!vmspec_host_check(params, "", e)) {
+		if (!measure || strcmp(measure, "icount"))
+			return 0;
+		err_setc(e, ERR_INVALID_FIELD, "params.measure",
+			 "'measure' \"icount\" needs qemu; kconfig \"host\" measures wall-clock "
+			 "time");
+	}
+	stored = db_setup_stored(c, testcase, "host", key, &dbe);
+	if (!stored && strcmp(given, key))
+		stored = db_setup_stored(c, testcase, "host", given, &dbe);
+	if (stored < 0)
+		*e = dbe;
+	return stored == 1 ? 0 : -1;
+}
+
 enum MHD_Result api_bisects_post(struct request *rq)
 {
 	struct err e;
 	json_t *b = rq_json(rq, &e), *params;
 	struct bisect_spec s;
-	char *ptext = NULL, monitors[MONITORS_TEXT_MAX];
+	char *ptext = NULL, *given = NULL, monitors[MONITORS_TEXT_MAX];
 	struct db_conn *c = NULL;
 	long long id, reg;
 	enum MHD_Result ret;
@@ -172,6 +206,11 @@ enum MHD_Result api_bisects_post(struct request *rq)
 		goto bad;
 	if (json_is_null(params))
 		params = NULL;
+	/* a kernel bisect's probes boot its arch's qemu machine: vcpus it takes */
+	if (strcmp(s.kconfig, "host") &&
+	    vmspec_arch_check(params, s.arch ? s.arch : arch_of_kconfig(s.kconfig), "", &e))
+		goto bad;
+	given = params ? json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS) : xstrdup("{}");
 	/* the shape as results store it (vmspec.h): pin "true" finds the regression of pin true */
 	if (vmspec_canonical(params, "", &e))
 		goto bad;
@@ -187,7 +226,8 @@ enum MHD_Result api_bisects_post(struct request *rq)
 	c = rq_db(rq, &e);
 	/* what the workers registered, as for a job: an unknown testcase or param is a 400 */
 	if (!c || casecheck_load(c, &cc, &e) ||
-	    casecheck_testcase(&cc, "", s.testcase, params, NULL, &e))
+	    casecheck_testcase(&cc, "", s.testcase, params, NULL, &e) ||
+	    (!strcmp(s.kconfig, "host") && host_shape(c, s.testcase, params, given, ptext, &e)))
 		goto bad;
 	if (db_begin(c, &e))
 		goto bad;
@@ -218,6 +258,7 @@ enum MHD_Result api_bisects_post(struct request *rq)
 					   "regression_id"));
 	casecheck_release(&cc);
 	free(ptext);
+	free(given);
 	json_decref(b);
 	return ret;
 bad:
@@ -225,6 +266,7 @@ bad:
 		db_rollback(c);
 	casecheck_release(&cc);
 	free(ptext);
+	free(given);
 	json_decref(b);
 	return reply_err(rq, &e);
 }

@@ -151,6 +151,10 @@ enum MHD_Result api_jobs_post(struct request *rq)
 				 "or arm64-…)");
 			goto bad;
 		}
+		/* a vcpus count the arch's qemu machine cannot boot: a 400 now, not a
+		 * run-failed */
+		if (vmspec_arch_check(params, arch, "", &e))
+			goto bad;
 		if (!tree) {
 			err_setc(&e, ERR_MISSING_FIELD, "tree",
 				 "a kernel job needs a tracked 'tree'");

@@ -265,6 +265,10 @@ static int expand(struct db_conn *c, json_t *b, struct submission *s, struct err
 				snprintf(g->kconfig, sizeof(g->kconfig), "host");
 				snprintf(g->capability, sizeof(g->capability), "host");
 			} else {
+				/* the target's qemu machine takes the vcpus (vmspec.h) */
+				if (vmspec_arch_check(json_object_get(tc, "params"), arch, where,
+						      e))
+					return -1;
 				snprintf(g->kconfig, sizeof(g->kconfig), "%s-%s",
 					 !strcmp(arch, "x86_64") ? "x86_64" : "arm64", suffix);
 				vmspec_job_capability(g->kconfig, arch, g->params, g->capability,

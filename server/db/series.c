@@ -24,6 +24,7 @@ enum series_stmt {
 	ST_SERIES,
 	ST_SERIES_COMMITS,
 	ST_SETUP_KEY_EXISTS,
+	ST_SETUP_STORED,
 	NR_SERIES_STMTS
 };
 
@@ -159,6 +160,10 @@ static const struct db_stmt_def stmts[NR_SERIES_STMTS] = {
 	/* $1 params_key: a row when a setup has it (the hash index setups_params_key) */
 	[ST_SETUP_KEY_EXISTS] = { "setup_key_exists",
 				  "SELECT 1 FROM setups WHERE params_key = $1 LIMIT 1" },
+	/* $1 testcase name, $2 kconfig, $3 params_key: a row when such a setup is stored */
+	[ST_SETUP_STORED] = { "setup_stored",
+			      "SELECT 1 FROM setups s JOIN testcases t ON t.id = s.testcase_id "
+			      "WHERE t.name = $1 AND s.kconfig = $2 AND s.params_key = $3 LIMIT 1" },
 };
 
 const struct db_stmt_table db_stmts_series = DB_STMT_TABLE(stmts);
@@ -588,6 +593,15 @@ int db_setup_key_exists(struct db_conn *c, const char *params_key, struct err *e
 {
 	struct db_param p[1] = { db_text(params_key) };
 	long long n = db_query_rows(c, &stmts[ST_SETUP_KEY_EXISTS], 1, p, e);
+
+	return n < 0 ? -1 : n > 0;
+}
+
+int db_setup_stored(struct db_conn *c, const char *testcase, const char *kconfig,
+		    const char *params_key, struct err *e)
+{
+	struct db_param p[3] = { db_text(testcase), db_text(kconfig), db_text(params_key) };
+	long long n = db_query_rows(c, &stmts[ST_SETUP_STORED], 3, p, e);
 
 	return n < 0 ? -1 : n > 0;
 }

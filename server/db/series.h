@@ -188,4 +188,14 @@ int db_compare_fingerprints(struct db_conn *c, long long base_id, long long head
 int db_setup_key_exists(struct db_conn *c, const char *params_key, struct err *e)
 	__attribute__((warn_unused_result));
 
+/*
+ * 1 when a setup of testcase (name), kconfig and params_key (its params as
+ * JSON text, compact, sorted keys, as results store them) is stored, of any
+ * compiler, tbox_group, mode or monitors; 0 when none, -1 with e (the
+ * store's errors). A bisect of kconfig "host" asks it for a machine shape
+ * a host job would be refused (api/bisects.c).
+ */
+int db_setup_stored(struct db_conn *c, const char *testcase, const char *kconfig,
+		    const char *params_key, struct err *e) __attribute__((warn_unused_result));
+
 #endif

@@ -332,28 +332,29 @@ bad:
 }
 
 /*
- * With kconfig "host" among kconfigs, every testcase runs on the host too:
- * one whose params shape a qemu guest (accel..numa) is the 400 a host job
- * with them gets, named testcases[i].params.KEY, rather than host jobs
- * queued with a shape no host run has.
+ * Every testcase runs under every kconfig: with "host" among them, one whose
+ * params shape a qemu guest (accel..numa) is the 400 a host job with them
+ * gets; under a kernel kconfig, vcpus past what its arch's qemu machine takes
+ * (vmspec_arch_check()) is; named testcases[i].params.KEY, rather than jobs
+ * queued that no run can have.
  */
-static int host_shape_check(const json_t *tcs, const json_t *kconfigs, struct err *e)
+static int shape_check(const json_t *tcs, const json_t *kconfigs, struct err *e)
 {
-	size_t i;
+	size_t i, j;
 	json_t *k, *tc;
-	int host = 0;
 
-	json_array_foreach (kconfigs, i, k)
-		host |= !strcmp(json_string_value(k), "host");
-	if (!host)
-		return 0;
-	json_array_foreach (tcs, i, tc) {
-		char prefix[40];
+	json_array_foreach (kconfigs, j, k)
+		json_array_foreach (tcs, i, tc) {
+			const char *kc = json_string_value(k);
+			const json_t *params = json_object_get(tc, "params");
+			char prefix[40];
 
-		snprintf(prefix, sizeof(prefix), "testcases[%zu].", i);
-		if (vmspec_host_check(json_object_get(tc, "params"), prefix, e))
-			return -1;
-	}
+			snprintf(prefix, sizeof(prefix), "testcases[%zu].", i);
+			if (!strcmp(kc, "host") ? vmspec_host_check(params, prefix, e) :
+						  vmspec_arch_check(params, arch_of_kconfig(kc),
+								    prefix, e))
+				return -1;
+		}
 	return 0;
 }
 
@@ -450,7 +451,7 @@ int plan_normalize(const json_t *in, const char *name, long max_jobs_per_push, l
 	     "a kconfig the workers build: \"host\", or x86_64-…, arm64-… or aarch64-… "
 	     "(x86_64-defconfig, arm64-tiny-mm, …)",
 	     NULL);
-	if (host_shape_check(json_object_get(p, "testcases"), list, e))
+	if (shape_check(json_object_get(p, "testcases"), list, e))
 		goto bad;
 	LIST("compilers", word_ok, "a compiler name (gcc-12)", json_pack("[s]", "gcc-12"));
 	LIST("targets", word_ok, "an arch (x86_64, arm64, aarch64) or a tbox_group name", NULL);
