@@ -246,6 +246,92 @@ class MachineShape(unittest.TestCase):
                          SHAPE)
         srv.post("/api/v1/bisects/%d/cancel" % bid, scope="submit")
 
+    def test_vcpus_past_the_arch_machine_are_refused_at_submit(self):
+        # pc takes 255 vCPUs, virt 512 (vmspec_max_vcpus()): past that a job, an A/B
+        # request's testcase, a plan's testcase and a bisect of that arch are a 400
+        # naming the field and the machine's most, not jobs every worker fails
+        srv = self.srv
+
+        def refused(r, detail, most):
+            self.assertEqual(r.status, 400, r)
+            err = r.json()["error"]
+            self.assertEqual((err["code"], err["detail"]), ("invalid_field", detail), err)
+            self.assertIn("at most %d on " % most, err["message"])
+
+        job = {"tree": "shape", "commit": self.tree["c0"], "kconfig": "x86_64-defconfig",
+               "testcase": "small-allocs", "params": {"vcpus": 256}}
+        refused(srv.post("/api/v1/jobs", job, scope="submit"), "params.vcpus", 255)
+        refused(srv.post("/api/v1/jobs", dict(job, params={"vcpus": "1024"}), scope="submit"),
+                "params.vcpus", 255)
+        refused(srv.post("/api/v1/jobs", dict(job, kconfig="arm64-defconfig",
+                                              params={"vcpus": 513}), scope="submit"),
+                "params.vcpus", 512)
+        for kconfig, n in (("x86_64-defconfig", 255), ("arm64-defconfig", 512)):
+            r = srv.post("/api/v1/jobs", dict(job, kconfig=kconfig, params={"vcpus": n}),
+                         scope="submit")
+            self.assertEqual(r.status, 201, r)
+            srv.post("/api/v1/jobs/%d/cancel" % r.json()["id"], scope="submit")
+        r = srv.post("/api/v1/requests", {
+            "tree": "shape", "base": self.tree["c0"], "head": self.tree["c1"], "repeat": 2,
+            "targets": ["arm64", "x86_64"], "kconfig": "x86_64-defconfig",
+            "testcases": [{"testcase": "small-allocs", "params": {}},
+                          {"testcase": "small-allocs", "params": {"vcpus": "300"}}]},
+            scope="submit")
+        refused(r, "testcases[1].params.vcpus", 255)
+        plan = {"name": "shape-wide", "tree": "shape", "branches": ["master"],
+                "testcases": [{"testcase": "small-allocs", "params": {"vcpus": 300}}],
+                "kconfigs": ["arm64-defconfig", "x86_64-defconfig"], "targets": ["x86_64"],
+                "enabled": False}
+        refused(srv.post("/api/v1/plans", plan, scope="admin"), "testcases[0].params.vcpus", 255)
+        self.assertEqual(srv.get("/api/v1/plans/shape-wide").status, 404)
+        r = srv.post("/api/v1/plans", dict(plan, kconfigs=["arm64-defconfig"]), scope="admin")
+        self.assertEqual(r.status, 201, r)
+        bisect = {"tree": "shape", "good": self.tree["c0"], "bad": self.tree["c1"],
+                  "testcase": "small-allocs", "params": {"vcpus": 256},
+                  "kconfig": "x86_64-defconfig", "metric": METRIC}
+        refused(srv.post("/api/v1/bisects", bisect, scope="submit"), "params.vcpus", 255)
+        refused(srv.post("/api/v1/bisects", dict(bisect, kconfig="defconfig", arch="x86_64"),
+                         scope="submit"), "params.vcpus", 255)
+        self.assertEqual(srv.psql("SELECT count(*) FROM bisects WHERE params->>'vcpus' = '256'"),
+                         "0")
+
+    def test_host_bisect_with_a_shape_is_refused_unless_such_a_setup_is_stored(self):
+        # a fresh bisect of kconfig host with a guest shape or measure icount is the
+        # 400 a host job with them gets; a host setup stored with that shape (the runs
+        # of host jobs queued before jobs were checked) is still bisected as stored
+        srv = self.srv
+        bisect = {"tree": "shape", "good": self.tree["c0"], "bad": self.tree["c1"],
+                  "testcase": "shape-host", "kconfig": "host", "metric": METRIC,
+                  "tbox_group": "tbox"}
+        for params, detail, words in (({"pin": True}, "params.pin", "runs on the host"),
+                                      ({"pin": "true", "nr_task": 2}, "params.pin",
+                                       "runs on the host"),
+                                      ({"measure": "icount"}, "params.measure", "needs qemu")):
+            r = srv.post("/api/v1/bisects", dict(bisect, params=params), scope="submit")
+            self.assertEqual(r.status, 400, (params, r))
+            err = r.json()["error"]
+            self.assertEqual((err["code"], err["detail"]), ("invalid_field", detail), err)
+            self.assertIn(words, err["message"])
+        self.assertEqual(srv.psql("SELECT count(*) FROM bisects b JOIN testcases t ON "
+                                  "t.id = b.testcase_id WHERE t.name = 'shape-host'"), "0")
+        srv.psql("INSERT INTO testcases (name) VALUES ('shape-host') ON CONFLICT DO NOTHING; "
+                 "INSERT INTO setups (testcase_id, params, params_key, kconfig, compiler, "
+                 "tbox_group) SELECT id, '{\"pin\": true}', '{\"pin\":true}', 'host', "
+                 "'gcc-12', 'tbox' FROM testcases WHERE name = 'shape-host'")
+        # that setup, in any spelling of its shape; another shape is still refused
+        r = srv.post("/api/v1/bisects", dict(bisect, params={"pin": "true"}), scope="submit")
+        self.assertEqual(r.status, 201, r)
+        bid = r.json()["id"]
+        self.assertEqual(json.loads(srv.psql("SELECT params FROM bisects WHERE id = %d" % bid)),
+                         {"pin": True})
+        srv.post("/api/v1/bisects/%d/cancel" % bid, scope="submit")
+        r = srv.post("/api/v1/bisects", dict(bisect, params={"pin": True, "nr_task": 2}),
+                     scope="submit")
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "params.pin"), r)
+        r = srv.post("/api/v1/bisects", dict(bisect, params={"nr_task": 2}), scope="submit")
+        self.assertEqual(r.status, 201, r)
+        srv.post("/api/v1/bisects/%d/cancel" % r.json()["id"], scope="submit")
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -296,6 +296,59 @@ static void test_host_check(void **state)
 	assert_int_equal(vmspec_host_check(NULL, "", &e), 0);
 }
 
+/* what qemu's machine of each arch takes: pc 255, virt 512, else vmspec_parse()'s 1024 */
+static void test_max_vcpus(void **state)
+{
+	static const struct {
+		const char *arch, *json, *prefix, *message; /* message NULL: accepted */
+	} cases[] = {
+		{ "x86_64", "{\"vcpus\":255}", "", NULL },
+		{ "x86_64", "{\"vcpus\":256}", "",
+		  "'vcpus' is at most 255 on x86_64 (qemu's pc machine takes no more), not 256" },
+		{ "x86_64", "{\"vcpus\":\"1024\"}", "testcases[1].",
+		  "'vcpus' is at most 255 on x86_64 (qemu's pc machine takes no more), not 1024" },
+		{ "aarch64", "{\"vcpus\":512,\"pin\":true}", "", NULL },
+		{ "aarch64", "{\"vcpus\":513}", "",
+		  "'vcpus' is at most 512 on aarch64 (qemu's virt machine takes no more), not 513" },
+		{ NULL, "{\"vcpus\":1024}", "", NULL },
+		{ "riscv64", "{\"vcpus\":1024}", "", NULL },
+		{ "x86_64", "{\"nr_task\":4096}", "", NULL },
+		{ "x86_64", NULL, "", NULL },
+	};
+	const char *machine = "unset";
+	struct err e = { 0 };
+	char detail[64];
+	json_t *p;
+
+	(void)state;
+	assert_int_equal(vmspec_max_vcpus("x86_64", &machine), 255);
+	assert_string_equal(machine, "pc");
+	assert_int_equal(vmspec_max_vcpus("aarch64", &machine), 512);
+	assert_string_equal(machine, "virt");
+	assert_int_equal(vmspec_max_vcpus("arm64", &machine), 1024);
+	assert_null(machine);
+	assert_int_equal(vmspec_max_vcpus(NULL, NULL), 1024);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		p = cases[i].json ? json_loads(cases[i].json, 0, NULL) : NULL;
+		if (!cases[i].message) {
+			assert_int_equal(vmspec_arch_check(p, cases[i].arch, cases[i].prefix, &e), 0);
+		} else {
+			assert_int_equal(vmspec_arch_check(p, cases[i].arch, cases[i].prefix, &e),
+					 -1);
+			snprintf(detail, sizeof(detail), "%sparams.vcpus", cases[i].prefix);
+			assert_int_equal(e.id, ERR_INVALID_FIELD);
+			assert_string_equal(e.detail, detail);
+			assert_string_equal(e.message, cases[i].message);
+		}
+		json_decref(p);
+	}
+	/* vmspec_parse()'s own refusals come first, whatever the arch */
+	p = json_loads("{\"vcpus\":1025}", 0, NULL);
+	assert_int_equal(vmspec_arch_check(p, "x86_64", "", &e), -1);
+	assert_string_equal(e.message, "'vcpus' is a whole number 1..1024");
+	json_decref(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -303,6 +356,7 @@ int main(void)
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_canonical),
 		cmocka_unit_test(test_host_check),
+		cmocka_unit_test(test_max_vcpus),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
