@@ -350,9 +350,9 @@ static int shape_check(const json_t *tcs, const json_t *kconfigs, struct err *e)
 			char prefix[40];
 
 			snprintf(prefix, sizeof(prefix), "testcases[%zu].", i);
-			if (!strcmp(kc, "host") ? vmspec_host_check(params, prefix, e) :
-						  vmspec_arch_check(params, arch_of_kconfig(kc),
-								    prefix, e))
+			if (!strcmp(kc, "host") ?
+				    vmspec_host_check(params, prefix, e) :
+				    vmspec_arch_check(params, arch_of_kconfig(kc), prefix, e))
 				return -1;
 		}
 	return 0;

@@ -280,8 +280,8 @@ class MachineShape(unittest.TestCase):
         refused(r, "testcases[1].params.vcpus", 255)
         plan = {"name": "shape-wide", "tree": "shape", "branches": ["master"],
                 "testcases": [{"testcase": "small-allocs", "params": {"vcpus": 300}}],
-                "kconfigs": ["arm64-defconfig", "x86_64-defconfig"], "targets": ["x86_64"],
-                "enabled": False}
+                "kconfigs": ["arm64-defconfig", "x86_64-defconfig"],
+                "targets": ["x86_64", "arm64"], "enabled": False}
         refused(srv.post("/api/v1/plans", plan, scope="admin"), "testcases[0].params.vcpus", 255)
         self.assertEqual(srv.get("/api/v1/plans/shape-wide").status, 404)
         r = srv.post("/api/v1/plans", dict(plan, kconfigs=["arm64-defconfig"]), scope="admin")

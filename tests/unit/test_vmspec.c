@@ -331,7 +331,8 @@ static void test_max_vcpus(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		p = cases[i].json ? json_loads(cases[i].json, 0, NULL) : NULL;
 		if (!cases[i].message) {
-			assert_int_equal(vmspec_arch_check(p, cases[i].arch, cases[i].prefix, &e), 0);
+			assert_int_equal(vmspec_arch_check(p, cases[i].arch, cases[i].prefix, &e),
+					 0);
 		} else {
 			assert_int_equal(vmspec_arch_check(p, cases[i].arch, cases[i].prefix, &e),
 					 -1);
@@ -352,10 +353,8 @@ static void test_max_vcpus(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_good),
-		cmocka_unit_test(test_bad),
-		cmocka_unit_test(test_canonical),
-		cmocka_unit_test(test_host_check),
+		cmocka_unit_test(test_good),	  cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_canonical), cmocka_unit_test(test_host_check),
 		cmocka_unit_test(test_max_vcpus),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
