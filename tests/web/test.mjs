@@ -39,8 +39,14 @@ const MAIL_DIR = join(TMP, 'mail');
 const MAIL_CC = 'perf-team@example.org';
 
 // --- the tiny runner: sequential checks, one closing line ---------------
+// WEB_ONLY=REGEX runs only the checks whose name it matches (everything is
+// still seeded), for working on one page.
 const results = [];
 async function check(name, fn) {
+	if (process.env.WEB_ONLY && !new RegExp(process.env.WEB_ONLY).test(name)) {
+		console.log(`skip - ${name}`);
+		return;
+	}
 	const t0 = Date.now();
 	try {
 		await fn();
@@ -1092,6 +1098,10 @@ async function main() {
 			// a host-mode job: no guest to shape, and its params shown without the machine's
 			assert.equal(await page.textContent('#job-machine'), 'machine the host itself');
 			assert.equal(await page.locator('#runs li').count(), 1);
+			// its one run, posted without accel, cpus or guest: said so, the raw JSON linked
+			assert.match(await page.textContent('#runs li'),
+				/^run 1: —, CPUs — \(no guest recorded: an older run, or one posted without it\) · [0-9a-f-]{36}$/);
+			assert.match(await page.getAttribute('#runs li a', 'href'), /^\/api\/v1\/runs\/[0-9a-f-]{36}$/);
 			assert.match(await page.textContent('h1'), /done/);
 			assert.equal(await page.locator('#fail-reason').count(), 0);
 			assert.equal(await page.locator('#job-cancel').count(), 0);
@@ -1164,6 +1174,46 @@ async function main() {
 				r = await call('POST', `/api/v1/jobs/${id}/cancel`, {}, 'admin');
 				assert.equal(r.status, 200, r.text);
 			}
+		});
+
+		await check('job machine: each run says what it got (its guest), beside what the job asked for', async () => {
+			if (!jobs || !bisect)
+				return;
+			let r = await call('POST', '/api/v1/workers/register', { hostname: 'lkp-web-got', arch: 'x86_64', tbox_group: 'vm-got',
+				nr_cpus: 32, memory_mb: 65536, cpu_model: 'Test CPU @ 2.0GHz', capabilities: ['qemu-x86_64'], fingerprint: FINGERPRINT }, 'worker');
+			assert.equal(r.status, 200, r.text);
+			const mid = r.json.machine_id;
+			const params = { mode: 'threads', accel: 'kvm', vcpus: 16, pin: true, hugepages: '2M', numa: 2 };
+			r = await call('POST', '/api/v1/jobs', { tree: 'demo', commit: SHAS[11], kconfig: 'x86_64-defconfig', testcase: 'hackbench',
+				params, tbox_group: 'vm-got' }, 'submit');
+			assert.equal(r.status, 201, r.text);
+			const id = r.json.id;
+			r = await call('POST', '/api/v1/jobs/lease', { machine_id: mid, wait_s: 0 }, 'worker');
+			assert.equal(r.status, 200, r.text);
+			const job = r.json.job;
+			assert.equal(job.id, id);
+			// what worker/execute.c writes: the guest qemu was given (pinned: the host CPU of
+			// each vCPU), and a run from a worker that predates pinned, hugepages, numa and cpu_model
+			const guest = { arch: 'x86_64', nr_cpus: 16, memory_mb: 512, accel: 'kvm', icount: false, cpu_model: 'host',
+				pinned: Array.from({ length: 16 }, (_, i) => i), hugepages: '2M',
+				numa: [{ node: 0, cpus: '0-7', memory_mb: 256, host_node: null }, { node: 1, cpus: '8-15', memory_mb: 256, host_node: null }] };
+			const older = { arch: 'x86_64', nr_cpus: 16, memory_mb: 512, accel: 'kvm', icount: false };
+			const results = [guest, older].map((g) => ({
+				...doc(11, job.params, { 'hackbench.throughput': [1000] }), testcase: 'hackbench', job_id: id, kconfig: job.kconfig,
+				compiler: job.compiler, accel: 'kvm', cpus: 16, guest: g,
+				machine: { hostname: 'lkp-web-got', arch: 'x86_64', tbox_group: 'vm-got', nr_cpus: 32, memory_mb: 65536, cpu_model: 'Test CPU @ 2.0GHz' },
+			}));
+			r = await call('POST', `/api/v1/jobs/${id}/complete`, { machine_id: mid, status: 'ok', results, log_tail: 'ok\n' }, 'worker');
+			assert.equal(r.status, 200, r.text);
+			await open(`/jobs/${id}`, 'job-runs-got');
+			assert.equal(await page.textContent('#job-machine'), 'machine kvm · 16 vCPUs pinned · NUMA 2 nodes · 2M hugepages');
+			assert.deepEqual(await page.$$eval('#runs li .run-got', (s) => s.map((e) => e.textContent)), [
+				'run 1: kvm, 16 vCPUs pinned to host CPUs 0-15, 2M hugepages, 2 NUMA nodes, 512 MiB, cpu host',
+				'run 2: kvm, 16 vCPUs, pinning —, hugepages —, NUMA —, 512 MiB, cpu —']);
+			// the raw JSON stays linked, in the job's order of runs
+			assert.deepEqual(await page.$$eval('#runs li a', (as) => as.map((a) => a.getAttribute('href'))),
+				results.map((d) => `/api/v1/runs/${d.run_id}`));
+			await shot('job-runs-got');
 		});
 
 		await check('words: ordinals and plurals as English writes them', async () => {

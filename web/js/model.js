@@ -173,3 +173,55 @@ export function vmShape(params) {
 		parts.push(`${p.hugepages} hugepages`);
 	return parts.join(' · ');
 }
+
+// "0-15", "0,32", "0,0,1,1": a list of CPU (or node) numbers in its own order
+// (vCPU i's host CPU is the i-th); an ascending list with no repeats in the
+// kernel's cpulist spelling (each step-by-one stretch as FIRST-LAST), any
+// other one number by number; '—' when it is no list of numbers.
+export function cpuList(v) {
+	if (!Array.isArray(v) || !v.length || !v.every(Number.isInteger))
+		return '—';
+	if (v.some((c, i) => i && c <= v[i - 1]))
+		return v.join(',');
+	const out = [];
+	for (let i = 0; i < v.length;) {
+		let j = i;
+		while (j + 1 < v.length && v[j + 1] === v[j] + 1)
+			j++;
+		out.push(j > i ? `${v[i]}-${v[j]}` : String(v[i]));
+		i = j + 1;
+	}
+	return out.join(',');
+}
+
+// What one run got, in words, from GET /api/v1/runs/{id}: its extra.guest
+// (worker/execute.c exec_run_object, qemu_guest_json: null where the worker
+// did not pin, use hugepages or lay out NUMA; a key absent where the worker
+// predates it, said as '—'):
+//   "kvm, 16 vCPUs pinned to host CPUs 0-15, 2M hugepages, 2 NUMA nodes, 512 MiB, cpu host".
+// A run without a guest says so, with the accel and CPU count it recorded.
+export function runGot(run) {
+	const x = (run && run.extra) || {};
+	const g = x.guest;
+	const txt = (v) => (v === undefined || v === null || typeof v === 'object' ? '—' : String(v));
+	if (!g || typeof g !== 'object') {
+		const cpus = Number.isInteger(x.cpus) ? `${x.cpus} CPU${x.cpus === 1 ? '' : 's'} seen by the case` : 'CPUs —';
+		const why = x.accel === 'host' ? 'no guest: it ran on the host itself'
+			: x.accel === 'kexec' ? 'no guest: the host booted the kernel under test'
+				: 'no guest recorded: an older run, or one posted without it';
+		return `${txt(x.accel)}, ${cpus} (${why})`;
+	}
+	const n = g.nr_cpus;
+	let cpus = Number.isInteger(n) ? `${n} vCPU${n === 1 ? '' : 's'}` : 'vCPUs —';
+	if (Array.isArray(g.pinned))
+		cpus += ` pinned to host CPU${new Set(g.pinned).size === 1 ? '' : 's'} ${cpuList(g.pinned)}`;
+	else
+		cpus += g.pinned === null ? ' not pinned' : ', pinning —';
+	const numa = Array.isArray(g.numa) ? `${g.numa.length} NUMA node${g.numa.length === 1 ? '' : 's'}` +
+		(g.numa.length && g.numa.every((d) => d && Number.isInteger(d.host_node))
+			? ` mirroring host nodes ${cpuList(g.numa.map((d) => d.host_node))}` : '')
+		: g.numa === null ? 'no NUMA layout' : 'NUMA —';
+	return [txt(g.accel !== undefined ? g.accel : x.accel) + (g.icount === true ? ' icount' : ''), cpus,
+		typeof g.hugepages === 'string' ? `${g.hugepages} hugepages` : g.hugepages === null ? 'no hugepages' : 'hugepages —',
+		numa, Number.isFinite(g.memory_mb) ? `${g.memory_mb} MiB` : 'memory —', `cpu ${txt(g.cpu_model)}`].join(', ');
+}

@@ -1,12 +1,32 @@
 // One job (/jobs/{id}): phase, elapsed time per phase, progress, message,
-// runs, log tail; refreshes itself while the job is queued or leased.
+// runs (what each got: its guest, read from GET /api/v1/runs/{id}), log
+// tail; refreshes itself while the job is queued or leased.
 import { h, replace, section, table, emptyState, errorBox, fmtTime, duration, stateBadge,
 	commitLink, fmtParams } from '../dom.js';
 import { api, getToken, setToken } from '../api.js';
-import { pick, commitOf, jobStatus, caseParams, vmShape } from '../model.js';
+import { pick, commitOf, jobStatus, caseParams, vmShape, runGot } from '../model.js';
 import { progressBar } from './jobs.js';
 
 const REFRESH_MS = 3000;
+
+// Runs once stored do not change: each is read once per page load, not on
+// every refresh of a live job (a failed read is tried again).
+const runReads = new Map();
+function readRun(rid) {
+	if (!runReads.has(rid))
+		runReads.set(rid, api(`/runs/${encodeURIComponent(rid)}`).then((run) => ({ run }), (error) => {
+			runReads.delete(rid);
+			return { error };
+		}));
+	return runReads.get(rid);
+}
+
+// {run id: {run} or {error}} for the job's runs
+async function readRuns(j) {
+	const ids = (j.runs || []).map((r) => (typeof r === 'string' ? r : pick(r, 'run_id', 'id'))).filter(Boolean);
+	const got = await Promise.all(ids.map(readRun));
+	return new Map(ids.map((rid, i) => [rid, got[i]]));
+}
 
 // [{phase, start, seconds, progress, message}] from phase_history; the last
 // phase of a live job runs until now.
@@ -51,7 +71,7 @@ function cancelForm(j, rerender) {
 	}, h('label', null, 'token ', tok), h('button', { type: 'submit' }, 'Cancel job'), out);
 }
 
-function view(j, rerender) {
+function view(j, rerender, got) {
 	const live = j.state === 'queued' || j.state === 'leased';
 	const phases = phaseTimes(j.phase_history || [], live);
 	const runs = j.runs || [];
@@ -61,8 +81,8 @@ function view(j, rerender) {
 		h('div', { class: 'card range' },
 			h('div', null, h('b', null, 'commit '), commitLink(commitOf(j.commit).sha, pick(j, 'commit_subject', 'subject'))),
 			h('div', null, h('b', null, 'testcase '), j.testcase || '', ' ', h('span', { class: 'muted' }, fmtParams(caseParams(j.params)))),
-			// the machine the job asked for (accel, vCPUs, pinning, NUMA, hugepages); each run's
-			// "guest" in /api/v1/runs/{id} says what it got
+			// the machine the job asked for (accel, vCPUs, pinning, NUMA, hugepages); the
+			// Runs section says what each run got
 			h('div', { id: 'job-machine' }, h('b', null, 'machine '), j.kconfig === 'host' ? 'the host itself'
 				: vmShape(j.params) || h('span', { class: 'muted' }, "the worker's default (KVM with the host's CPUs where usable, else TCG)")),
 			h('div', null, h('b', null, 'build '), [j.kconfig, j.compiler, j.tbox_group || j.arch].filter(Boolean).join(' / ')),
@@ -87,10 +107,14 @@ function view(j, rerender) {
 			h('td', { class: 'num' }, duration(p.seconds)), h('td', null, progressBar(p.progress)),
 			h('td', null, p.message || ''))), { class: 'list', id: 'phases' })
 			: emptyState('No phase reported yet.')),
-		section('Runs', runs.length ? h('ul', { id: 'runs' }, runs.map((r) => {
+		// what each run got ("run 1: kvm, 16 vCPUs pinned to host CPUs 0-15, …"), then its raw JSON
+		section('Runs', runs.length ? h('ul', { id: 'runs' }, runs.map((r, i) => {
 			const rid = typeof r === 'string' ? r : pick(r, 'run_id', 'id');
-			return h('li', null, h('a', { href: `/api/v1/runs/${rid}` }, String(rid)),
-				typeof r === 'object' && r.status ? ` ${r.status}` : '');
+			const g = got.get(rid);
+			return h('li', null, h('span', { class: 'run-got' }, `run ${i + 1}: `,
+				!g ? '—' : g.error ? h('span', { class: 'error' }, `not read: ${g.error.message}`) : runGot(g.run)),
+			' · ', h('a', { href: `/api/v1/runs/${rid}`, title: 'the run as the API has it (JSON)' }, String(rid)),
+			typeof r === 'object' && r.status ? ` ${r.status}` : '');
 		})) : emptyState(st.state === 'skipped' ? 'No runs: the same kernel image was measured already.'
 			: st.failed || j.state === 'cancelled' ? 'No runs.' : 'No runs yet.')),
 		section('Log tail', j.log_tail ? h('pre', { class: 'log', id: 'log-tail' }, j.log_tail)
@@ -108,7 +132,7 @@ export async function render(root, { id }) {
 			replace(root, h('h1', null, `Job #${id}`), emptyState('This server has no jobs API yet.'));
 			return false;
 		}
-		replace(root, view(j, load));
+		replace(root, view(j, load, await readRuns(j)));
 		return j.state === 'queued' || j.state === 'leased';
 	};
 	if (await load()) {
