@@ -168,6 +168,24 @@ int vmspec_host_check(const json_t *params, const char *prefix, struct err *e)
 	return 0;
 }
 
+int vmspec_host_job_check(const json_t *params, const char *prefix, struct err *e)
+{
+	const char *measure;
+
+	if (vmspec_host_check(params, prefix, e))
+		return -1;
+	measure = json_string_value(json_object_get(params, "measure"));
+	if (measure && !strcmp(measure, "icount")) {
+		char field[320];
+
+		snprintf(field, sizeof(field), "%sparams.measure", prefix);
+		return err_setc(e, ERR_INVALID_FIELD, field,
+				"'measure' \"icount\" needs qemu; kconfig \"host\" measures wall-clock "
+				"time");
+	}
+	return 0;
+}
+
 int vmspec_canonical(json_t *params, const char *prefix, struct err *e)
 {
 	struct vmspec v;

@@ -95,6 +95,16 @@ int vmspec_host_check(const json_t *params, const char *prefix, struct err *e)
 	__attribute__((warn_unused_result));
 
 /*
+ * A host job's params (POST /jobs, POST /bisects with kconfig "host"):
+ * vmspec_host_check(), and measure "icount" (it counts a qemu guest's
+ * instructions: every worker would fail the job) is -1 with e,
+ * ERR_INVALID_FIELD, detail "PREFIXparams.measure". params borrowed;
+ * returns 0 or -1.
+ */
+int vmspec_host_job_check(const json_t *params, const char *prefix, struct err *e)
+	__attribute__((warn_unused_result));
+
+/*
  * The capability a worker needs for a kernel job of arch ("x86_64",
  * "aarch64") in the shape v: "kexec-ARCH" for accel "kexec", else
  * "qemu-ARCH". Written into buf (n bytes); returns buf.

@@ -124,7 +124,7 @@ static int link_regression(struct db_conn *c, struct bisect_spec *s, long long r
 /*
  * Host mode (kconfig "host") has no guest to shape and measures wall-clock
  * time: params (borrowed) naming accel..numa, or measure "icount", are the
- * 400 a host job with them gets (vmspec_host_check(), params.measure); but
+ * 400 a host job with them gets (vmspec_host_job_check()); but
  * for a host setup of testcase stored with those very params, key (their
  * one spelling) or given (as posted), which is bisected as stored (the runs
  * of host jobs queued before jobs were checked). 0, or -1 with e.
@@ -132,17 +132,11 @@ static int link_regression(struct db_conn *c, struct bisect_spec *s, long long r
 static int host_shape(struct db_conn *c, const char *testcase, const json_t *params,
 		      const char *given, const char *key, struct err *e)
 {
-	const char *measure = json_string_value(json_object_get(params, "measure"));
 	struct err dbe;
 	int stored;
 
-	if (!vmspec_host_check(params, "", e)) {
-		if (!measure || strcmp(measure, "icount"))
-			return 0;
-		err_setc(e, ERR_INVALID_FIELD, "params.measure",
-			 "'measure' \"icount\" needs qemu; kconfig \"host\" measures wall-clock "
-			 "time");
-	}
+	if (!vmspec_host_job_check(params, "", e))
+		return 0;
 	stored = db_setup_stored(c, testcase, "host", key, &dbe);
 	if (!stored && strcmp(given, key))
 		stored = db_setup_stored(c, testcase, "host", given, &dbe);

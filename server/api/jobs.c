@@ -87,7 +87,7 @@ enum MHD_Result api_jobs_post(struct request *rq)
 	struct err e;
 	json_t *b = rq_json(rq, &e), *params, *warnings = json_array();
 	const char *tree = NULL, *commit, *kconfig, *compiler, *testcase, *arch, *tbox, *cap;
-	const char *image = NULL, *measure;
+	const char *image = NULL;
 	long long repeat, priority, max_attempts, tree_id = 0, commit_id, tc_id, id;
 	char *params_text = NULL, capbuf[64], monitors[MONITORS_TEXT_MAX], sha[1][41];
 	struct casecheck cc = { 0 };
@@ -162,16 +162,8 @@ enum MHD_Result api_jobs_post(struct request *rq)
 		}
 	} else {
 		/* the running kernel on the host as it is: no guest to shape (lib/vmspec.h) */
-		if (vmspec_host_check(params, "", &e))
+		if (vmspec_host_job_check(params, "", &e))
 			goto bad;
-		/* icount counts a qemu guest's instructions: the worker would fail the job */
-		measure = json_string_value(json_object_get(params, "measure"));
-		if (measure && !strcmp(measure, "icount")) {
-			err_setc(&e, ERR_INVALID_FIELD, "params.measure",
-				 "'measure' \"icount\" needs qemu; kconfig \"host\" measures "
-				 "wall-clock time");
-			goto bad;
-		}
 	}
 	/* the shape in its one spelling (pin "true" is stored true): one series, not three */
 	if (vmspec_canonical(params, "", &e))
