@@ -102,6 +102,68 @@ static double sigma_of(double m2, double rho)
 	return m2 / TRIM_MEAN_HALFNORMAL / sqrt(2 * (1 - rho * rho));
 }
 
+/*
+ * Var(mean(x[0..na)) - mean(x[na..na+nb))) / sigma^2 for AR(1) noise of lag-1
+ * autocorrelation rho (0 <= rho < 1) and marginal variance sigma^2: with
+ * S(n) = sum_{i,j<n} rho^|i-j| = n (1+rho)/(1-rho) - 2 rho (1-rho^n)/(1-rho)^2
+ * and the cross sum C = sum_{i<na<=j} rho^(j-i) = rho (1-rho^na)(1-rho^nb)/(1-rho)^2,
+ *	S(na)/na^2 + S(nb)/nb^2 - 2 C/(na nb)
+ * (from the autocovariances rho^k sigma^2 of AR(1); Brockwell & Davis, "Time
+ * Series: Theory and Methods", 3.1 and 7.1). It is 1/na + 1/nb at rho = 0,
+ * and below the asymptotic vif (1/na + 1/nb) for sides of finite length: a
+ * short side's mean is not yet inflated by vif, and two neighbouring sides
+ * share part of their noise, which their difference cancels.
+ */
+#define TRIM20_VAR 1.064 /* the variance of a 20 % trimmed mean over the mean's (trimmed20) */
+static double ar1_diff_var(double rho, size_t na, size_t nb)
+{
+	double a = (double)na, b = (double)nb, q = 1 - rho, ra, rb;
+
+	if (!(rho > 0))
+		return 1 / a + 1 / b;
+	ra = pow(rho, a);
+	rb = pow(rho, b);
+	return (a * (1 + rho) / q - 2 * rho * (1 - ra) / (q * q)) / (a * a) +
+	       (b * (1 + rho) / q - 2 * rho * (1 - rb) / (q * q)) / (b * b) -
+	       2 * rho * (1 - ra) * (1 - rb) / (q * q * a * b);
+}
+
+/*
+ * The model checked against the history v[0..n) (detect.h 2a): for each b in
+ * [min_seg, W / 8] the differences of neighbouring means of b commits,
+ * D_b(t) = mean(v[t..t+b)) - mean(v[t-b..t)) at every t with b commits either
+ * side, have the scale m_b / 0.65741 (m_b the mean of the lowest 90 % of
+ * |D_b|, as sigma's) where the model predicts sigma sqrt(V(rho, b, b))
+ * (ar1_diff_var). Returns the smallest ratio of the two over b: above 1 the
+ * history moves more at every length a split's side can have than the model
+ * allows. Lengths whose 4 b exceed n are not read; 1 when none is.
+ */
+static double model_shortfall(const struct detect_series *s, struct scratch *w, const double *v,
+			      size_t n, const struct noise *nz)
+{
+	size_t bmin = s->opts.min_seg > 1 ? s->opts.min_seg : 1, bmax = s->opts.window / 8;
+	double ratio = INFINITY;
+
+	for (size_t b = bmin; b <= bmax && 4 * b <= n; b++) {
+		double sum = 0, m;
+		size_t nd = 0;
+
+		for (size_t i = 0; i < b; i++)
+			sum += v[b + i] - v[i];
+		for (size_t t = b;; t++) {
+			w->tmp2[nd++] = fabs(sum) / (double)b;
+			if (t + b >= n)
+				break;
+			sum += v[t + b] - 2 * v[t] + v[t - b];
+		}
+		m = trimmed_mean(w->tmp2, nd) / TRIM_MEAN_HALFNORMAL /
+		    (nz->sigma * sqrt(ar1_diff_var(nz->rho, b, b)));
+		if (m < ratio)
+			ratio = m;
+	}
+	return ratio > 1 && isfinite(ratio) ? ratio : 1;
+}
+
 void detect_noise_of(const struct detect_series *s, struct scratch *w, size_t c, size_t e,
 		     int local, struct noise *nz)
 {
@@ -166,6 +228,8 @@ void detect_noise_of(const struct detect_series *s, struct scratch *w, size_t c,
 		nz->rho = rho_of(s, w, w->res, e - rfrom);
 	}
 	nz->sigma = sigma_of(mk, nz->rho);
+	if (history && nz->rho > 0)
+		nz->sigma *= model_shortfall(s, w, s->med + from, e - from, nz);
 	nz->vif = (1 + nz->rho) / (1 - nz->rho);
 	if (history) {
 		w->cache_end = a;
@@ -225,6 +289,7 @@ static void window_rho(const struct detect_series *s, struct scratch *w, size_t 
 		return;
 	nz->vif = (1 + nz->rho) / (1 - nz->rho);
 	nz->sigma = sigma_of(m2, nz->rho);
+	nz->sigma *= model_shortfall(s, w, w->res, n, nz);
 }
 
 void detect_window_rho(const struct detect_series *s, struct scratch *w, size_t c, size_t n,
@@ -249,36 +314,9 @@ void detect_window_rho(const struct detect_series *s, struct scratch *w, size_t 
  * comes from the levels instead, the difference of the 20 % trimmed means
  * of the two sides in units of its standard error under the noise model,
  *	z = (after - before) / (sigma sqrt(1.064 V(rho, na, nb)))
- * (1.064: trimmed20 below; V: ar1_diff_var, the exact variance of the
- * difference of two neighbouring means of AR(1) noise).
+ * (1.064: trimmed20 below; V: ar1_diff_var above, the exact variance of
+ * the difference of two neighbouring means of AR(1) noise).
  */
-
-/*
- * Var(mean(x[0..na)) - mean(x[na..na+nb))) / sigma^2 for AR(1) noise of lag-1
- * autocorrelation rho (0 <= rho < 1) and marginal variance sigma^2: with
- * S(n) = sum_{i,j<n} rho^|i-j| = n (1+rho)/(1-rho) - 2 rho (1-rho^n)/(1-rho)^2
- * and the cross sum C = sum_{i<na<=j} rho^(j-i) = rho (1-rho^na)(1-rho^nb)/(1-rho)^2,
- *	S(na)/na^2 + S(nb)/nb^2 - 2 C/(na nb)
- * (from the autocovariances rho^k sigma^2 of AR(1); Brockwell & Davis, "Time
- * Series: Theory and Methods", 3.1 and 7.1). It is 1/na + 1/nb at rho = 0,
- * and below the asymptotic vif (1/na + 1/nb) for sides of finite length: a
- * short side's mean is not yet inflated by vif, and two neighbouring sides
- * share part of their noise, which their difference cancels.
- */
-#define TRIM20_VAR 1.064 /* the variance of a 20 % trimmed mean over the mean's (trimmed20) */
-static double ar1_diff_var(double rho, size_t na, size_t nb)
-{
-	double a = (double)na, b = (double)nb, q = 1 - rho, ra, rb;
-
-	if (!(rho > 0))
-		return 1 / a + 1 / b;
-	ra = pow(rho, a);
-	rb = pow(rho, b);
-	return (a * (1 + rho) / q - 2 * rho * (1 - ra) / (q * q)) / (a * a) +
-	       (b * (1 + rho) / q - 2 * rho * (1 - rb) / (q * q)) / (b * b) -
-	       2 * rho * (1 - ra) * (1 - rb) / (q * q * a * b);
-}
-
 double detect_level_z(double before, double after, size_t na, size_t nb, const struct noise *nz)
 {
 	return (after - before) / (nz->sigma * sqrt(TRIM20_VAR * ar1_diff_var(nz->rho, na, nb)));

@@ -61,7 +61,10 @@ double detect_window_median(const double *v, size_t from, size_t to, double *tmp
  * over its last W commits when local is 1 (the scan's windows: a slope or a
  * step the scan did not split, anywhere in the longer history, reads as
  * dependence for every window after it; the final estimates keep the longer,
- * more cautious history). With less than W commits of history: sigma from
+ * more cautious history). With rho > 0, sigma is then raised by the
+ * smallest ratio, over side lengths b from min_seg to W / 8, of the history's
+ * scale of neighbouring means' differences to the model's (detect.h 2a),
+ * when every ratio is above 1. With less than W commits of history: sigma from
  * [0, e), rho 0 and nz->history 0 (detect_window_rho then estimates it).
  * sigma NAN when fewer than 4 NOISE_LAG commits.
  */
@@ -74,7 +77,8 @@ void detect_noise_of(const struct detect_series *s, struct scratch *w, size_t c,
  * where the window ends, med[c + n - W..c + n) (the window itself when n =
  * W), each around the median of its level: between the splits already
  * accepted, the window's start c and the split at c + t (with fewer than W
- * commits up to the window's end rho stays 0). Nothing when nz->history is
+ * commits up to the window's end rho stays 0), sigma checked against those
+ * residuals as detect_noise_of checks it against the history. Nothing when nz->history is
  * set; else sets it and copies *nz to *w->nz, the model of the window that
  * the parts its binary segmentation tests then keep.
  */
