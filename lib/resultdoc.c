@@ -497,6 +497,12 @@ int resultdoc_check(json_t *doc, struct resultdoc *d, struct err *e)
 		if (json_is_string(json_object_get(v, "measure")))
 			measure = json_string_value(json_object_get(v, "measure"));
 	}
+	/* mode is the run's, params.measure its setup's: a run measured one way cannot
+	 * join a series measured the other */
+	if (d->mode && measure && strcmp(d->mode, measure))
+		return err_setc(e, ERR_INVALID_FIELD, "mode",
+				"'mode' \"%.16s\" contradicts params.measure \"%.16s\"", d->mode,
+				measure);
 	if (!d->mode)
 		d->mode = measure ? measure : "wallclock";
 	if (strcmp(d->mode, "wallclock") && strcmp(d->mode, "icount"))

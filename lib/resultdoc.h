@@ -20,7 +20,8 @@
  * boot-failed, run-failed), "started_at" and "commit_time" (RFC 3339 dates
  * PostgreSQL's timestamptz takes: is_rfc3339), "commit_subject",
  * "duration_s" (number >= 0), "mode" (wallclock|icount; default
- * params.measure, then "wallclock"), "params" (object of strings, numbers
+ * params.measure, then "wallclock"; given with a params.measure that says
+ * the other, ERR_INVALID_FIELD "mode"), "params" (object of strings, numbers
  * and booleans), "machine" (object: hostname (at most 255 bytes), arch (64),
  * cpu_model, tbox_group strings; nr_cpus an integer in [0, 2^31-1], the range of its integer
  * column; memory_mb an integer >= 0). Every integer is checked against

@@ -2,6 +2,7 @@
 #include "vmspec.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *const vmspec_params[] = {
@@ -153,11 +154,35 @@ int vmspec_parse(const json_t *params, const char *prefix, struct vmspec *v, str
 	return 0;
 }
 
+/*
+ * Whether params' key (pin or hugepages) says what its absence says: pin
+ * false, hugepages "none". A host has no guest to pin or to back with huge
+ * pages, so asking for neither asks it for nothing (vmspec_canonical() drops
+ * both spellings too).
+ */
+static int says_absent(const json_t *params, const char *key)
+{
+	json_t *one;
+	struct vmspec v;
+	struct err ignored = { 0 };
+	int absent;
+
+	if (strcmp(key, "pin") && strcmp(key, "hugepages"))
+		return 0;
+	one = json_object();
+	if (!one || json_object_set(one, key, json_object_get(params, key)))
+		abort();
+	absent = !vmspec_parse(one, "", &v, &ignored) && !v.pin && !v.hugepages_kb;
+	json_decref(one);
+	return absent;
+}
+
 int vmspec_host_check(const json_t *params, const char *prefix, struct err *e)
 {
 	/* measure is the one a host run reads too: wall-clock (icount needs qemu) */
 	for (size_t i = 1; vmspec_params[i]; i++)
-		if (json_is_object(params) && json_object_get(params, vmspec_params[i])) {
+		if (json_is_object(params) && json_object_get(params, vmspec_params[i]) &&
+		    !says_absent(params, vmspec_params[i])) {
 			char field[320];
 
 			snprintf(field, sizeof(field), "%sparams.%s", prefix, vmspec_params[i]);

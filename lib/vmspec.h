@@ -84,8 +84,10 @@ int vmspec_canonical(json_t *params, const char *prefix, struct err *e)
 
 /*
  * Host mode (kconfig "host": the case on the running kernel, no guest)
- * takes none of accel, vcpus, pin, hugepages, numa. params: an object,
- * borrowed (NULL or not an object: 0). Returns 0 when it names none, else
+ * takes none of accel, vcpus, pin, hugepages, numa, except pin false and
+ * hugepages "none" in any spelling vmspec_parse() takes (they ask for what
+ * their absence asks for, and vmspec_canonical() drops them). params: an
+ * object, borrowed (NULL or not an object: 0). Returns 0 when it names none, else
  * -1 with e: ERR_INVALID_FIELD, detail "PREFIXparams.KEY" of the first in
  * the table's order, "'pin' shapes a qemu guest; kconfig \"host\" runs on
  * the host". measure is not checked here (wallclock is a host run's own;

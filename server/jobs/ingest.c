@@ -239,12 +239,17 @@ int ingest_result(struct db_conn *c, json_t *doc, const struct resultdoc *d, int
 	int ret = -1, stored;
 
 	memset(out, 0, sizeof(*out));
-	/* a document posted by hand names no job: host mode has no guest to shape, as a
-	 * job of kconfig host is refused (lib/vmspec.h); a job's result carries the
-	 * params its job was queued with */
-	if (!d->job_id && d->kconfig && !strcmp(d->kconfig, "host") &&
-	    vmspec_host_check(d->params, "", e))
-		return -1;
+	/* a document posted by hand names no job: host mode has no guest to shape or to
+	 * count instructions of, as a job of kconfig host is refused (lib/vmspec.h); a
+	 * job's result carries the params its job was queued with */
+	if (!d->job_id && d->kconfig && !strcmp(d->kconfig, "host")) {
+		if (vmspec_host_job_check(d->params, "", e))
+			return -1;
+		if (!strcmp(d->mode, "icount"))
+			return err_setc(e, ERR_INVALID_FIELD, "mode",
+					"'mode' \"icount\" needs qemu; kconfig \"host\" measures "
+					"wall-clock time");
+	}
 	/* the setup's params in their one spelling (vmspec.h): pin "true" from a command line
 	 * and true from the API are one series; a copy, the document is not changed */
 	params = d->params ? json_deep_copy(d->params) : json_object();

@@ -58,7 +58,10 @@ struct ingest_outcome {
  * with poster_token (not 0) that token must also be one that may post to
  * the job (db_job_post_check(): its machine leased it, or the job is of
  * its A/B request), else 403 "forbidden" with detail "job_id". The job is
- * read once for all of these.
+ * read once for all of these. A document without a job_id of kconfig
+ * "host" takes no guest shape (vmspec_host_job_check(): 400 detail
+ * "params.KEY"; pin false and hugepages "none" ask for nothing and pass)
+ * and no mode "icount" (400 detail "mode").
  *
  * doc and d are borrowed; doc is not changed. Errors (-1, e filled,
  * nothing stored): 404, 403, 400 and 409 as above, 503 when the database

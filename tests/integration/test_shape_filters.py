@@ -212,6 +212,44 @@ class HostMode(unittest.TestCase):
         # a guest's shape with a kernel kconfig is as before
         post(result_doc(sha("c1"), testcase="sf-host", params={"test": "x", "pin": True}))
 
+    def test_a_host_result_saying_what_absence_says_is_one_setup(self):
+        # pin false and hugepages "none" ask a host for nothing: the run is stored under
+        # the setup of the same params without them (one series, as vmspec_canonical says)
+        post(result_doc(sha("c2"), testcase="sf-host-abs", kconfig="host",
+                        params={"test": "x"}))
+        for params in ({"pin": False}, {"pin": "false", "hugepages": "none"}, {"pin": 0}):
+            post(result_doc(sha("c2"), testcase="sf-host-abs", kconfig="host",
+                            params=dict(params, test="x")))
+        self.assertEqual(srv.psql(
+            "SELECT count(DISTINCT s.id) || ' ' || count(*) || ' ' || min(s.params_key) "
+            "FROM runs r JOIN setups s ON s.id = r.setup_id "
+            "JOIN testcases t ON t.id = s.testcase_id WHERE t.name = 'sf-host-abs'"),
+            '1 4 {"test":"x"}')
+
+    def test_a_host_result_measured_by_icount_is_refused(self):
+        before = int(srv.psql("SELECT count(*) FROM runs"))
+        for extra, detail in (({"mode": "icount"}, "mode"),
+                              ({"params": {"test": "x", "measure": "icount"}}, "params.measure")):
+            doc = dict(result_doc(sha("c1"), testcase="sf-host", kconfig="host",
+                                  params={"test": "x"}), **extra)
+            r = srv.post("/api/v1/results", doc, scope="submit")
+            self.assertEqual(r.status, 400, (extra, r))
+            err = r.json()["error"]
+            self.assertEqual((err["code"], err["detail"]), ("invalid_field", detail))
+            self.assertIn("kconfig \"host\" measures wall-clock time", err["message"])
+        self.assertEqual(int(srv.psql("SELECT count(*) FROM runs")), before)
+
+    def test_a_run_whose_mode_contradicts_its_setup_is_refused(self):
+        before = int(srv.psql("SELECT count(*) FROM runs"))
+        doc = dict(result_doc(sha("c1"), testcase="sf-mode", params={"measure": "icount"}),
+                   mode="wallclock")
+        r = srv.post("/api/v1/results", doc, scope="submit")
+        self.assertEqual(r.status, 400, r)
+        self.assertEqual(r.json()["error"]["detail"], "mode")
+        self.assertEqual(r.json()["error"]["message"],
+                         "'mode' \"wallclock\" contradicts params.measure \"icount\"")
+        self.assertEqual(int(srv.psql("SELECT count(*) FROM runs")), before)
+
 
 if __name__ == "__main__":
     unittest.main()

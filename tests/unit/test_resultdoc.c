@@ -162,12 +162,72 @@ static void machine_typo_refused(void **state)
 	json_decref(doc);
 }
 
+/* mode is the run's, params.measure the setup's: one without the other defaults it, both
+ * must agree */
+static void mode_and_measure(void **state)
+{
+	static const char *const base =
+		"{\"run_id\": \"0b9f0a57-1c9e-4e0a-9a57-9b2a3c4d5e6f\", "
+		"\"commit\": \"0123456789abcdef0123456789abcdef01234567\", "
+		"\"testcase\": \"small-allocs\", \"metrics\": {\"a.b\": [1]}";
+	static const struct {
+		const char *extra, *mode, *detail; /* detail NULL: accepted with mode */
+	} cases[] = {
+		{ "", "wallclock", NULL },
+		{ ", \"mode\": \"icount\"", "icount", NULL },
+		{ ", \"params\": {\"measure\": \"icount\"}", "icount", NULL },
+		{ ", \"mode\": \"icount\", \"params\": {\"measure\": \"icount\"}", "icount", NULL },
+		{ ", \"mode\": \"wallclock\", \"params\": {\"measure\": \"icount\"}", NULL,
+		  "mode" },
+		{ ", \"mode\": \"icount\", \"params\": {\"measure\": \"wallclock\"}", NULL,
+		  "mode" },
+		{ ", \"params\": {\"measure\": \"cycles\"}", NULL, "params.measure" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[512];
+		struct resultdoc d;
+		struct err e;
+		json_t *doc;
+		int r;
+
+		snprintf(text, sizeof(text), "%s%s}", base, cases[i].extra);
+		doc = json_loads(text, 0, NULL);
+		assert_non_null(doc);
+		r = resultdoc_check(doc, &d, &e);
+		if (!cases[i].detail) {
+			if (r)
+				fail_msg("refused %s: %s", cases[i].extra, e.message);
+			assert_string_equal(d.mode, cases[i].mode);
+		} else {
+			assert_int_equal(r, -1);
+			assert_int_equal(e.status, 400);
+			assert_string_equal(e.detail, cases[i].detail);
+		}
+		json_decref(doc);
+	}
+	{
+		struct resultdoc d;
+		struct err e;
+		char text[512];
+		json_t *doc;
+
+		snprintf(text, sizeof(text), "%s%s}", base,
+			 ", \"mode\": \"wallclock\", \"params\": {\"measure\": \"icount\"}");
+		doc = json_loads(text, 0, NULL);
+		assert_int_equal(resultdoc_check(doc, &d, &e), -1);
+		assert_string_equal(e.message,
+				    "'mode' \"wallclock\" contradicts params.measure \"icount\"");
+		json_decref(doc);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(rfc3339_calendar),
-		cmocka_unit_test(integer_column_ranges),
-		cmocka_unit_test(image_fields),
+		cmocka_unit_test(rfc3339_calendar),	cmocka_unit_test(integer_column_ranges),
+		cmocka_unit_test(image_fields),		cmocka_unit_test(mode_and_measure),
 		cmocka_unit_test(machine_typo_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -256,7 +256,8 @@ static void test_canonical(void **state UNUSED)
 	assert_int_equal(vmspec_canonical(NULL, "", &e), 0);
 }
 
-/* host mode: none of accel..numa, the first in the table's order named; measure passes */
+/* host mode: none of accel..numa, the first in the table's order named; measure passes, and
+ * pin false or hugepages "none" (what their absence says) */
 static void test_host_check(void **state)
 {
 	static const struct {
@@ -270,8 +271,17 @@ static void test_host_check(void **state)
 		  "'accel' shapes a qemu guest; kconfig \"host\" runs on the host" },
 		{ "{\"numa\":\"host\",\"nr_task\":4}", "params.numa",
 		  "'numa' shapes a qemu guest; kconfig \"host\" runs on the host" },
-		{ "{\"hugepages\":\"none\"}", "params.hugepages",
+		{ "{\"hugepages\":\"1G\",\"pin\":false}", "params.hugepages",
 		  "'hugepages' shapes a qemu guest; kconfig \"host\" runs on the host" },
+		{ "{\"pin\":\"maybe\"}", "params.pin",
+		  "'pin' shapes a qemu guest; kconfig \"host\" runs on the host" },
+	};
+	/* what their absence says, in each spelling vmspec_parse() takes: nothing asked */
+	static const char *const absent[] = {
+		"{\"pin\":false,\"hugepages\":\"none\"}",
+		"{\"pin\":\"false\"}",
+		"{\"pin\":0}",
+		"{\"pin\":\"0\",\"measure\":\"wallclock\"}",
 	};
 	struct err e = { 0 };
 	json_t *p;
@@ -293,6 +303,12 @@ static void test_host_check(void **state)
 	p = json_loads("{\"measure\":\"wallclock\",\"nr_task\":4,\"test\":\"x\"}", 0, NULL);
 	assert_int_equal(vmspec_host_check(p, "", &e), 0);
 	json_decref(p);
+	for (size_t i = 0; i < sizeof(absent) / sizeof(absent[0]); i++) {
+		p = json_loads(absent[i], 0, NULL);
+		assert_non_null(p);
+		assert_int_equal(vmspec_host_check(p, "", &e), 0);
+		json_decref(p);
+	}
 	assert_int_equal(vmspec_host_check(NULL, "", &e), 0);
 }
 
