@@ -10,7 +10,9 @@
  *                                         "status": the state, but a done job without a
  *                                         run is failed (build/boot/run-failed) or
  *                                         skipped (same-image)
- *   GET  /api/v1/jobs/{id}                one job: state, attempts, phase history, runs
+ *   GET  /api/v1/jobs/{id}                one job: state, attempts, phase history, runs,
+ *                                         run_guests {run id: {accel, cpus, guest}}: what
+ *                                         each run got (runs.extra; null where not recorded)
  *   GET  /api/v1/jobs/{id}/kconfig        the .config the worker built with
  *   POST /api/v1/jobs/lease (worker)      {machine_id, wait_s <= 60, request_id?}
  *                                         -> 200 {job, lease_timeout_s} | 204

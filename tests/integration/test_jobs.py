@@ -121,14 +121,27 @@ class Protocol(ServerCase):
                          machine={"hostname": "w-shape", "arch": "x86_64", "cpu_model": "test",
                                   "nr_cpus": 2, "memory_mb": 2048, "tbox_group": "vm-shape"},
                          metrics={"small-allocs.throughput": [1000.0]})
+        # and a run from a worker that recorded none of it
+        older = result_doc(sha("7"), testcase="small-allocs", job_id=jid, params=job["params"],
+                           kconfig="x86_64-defconfig",
+                           machine={"hostname": "w-shape", "arch": "x86_64", "cpu_model": "test",
+                                    "nr_cpus": 2, "memory_mb": 2048, "tbox_group": "vm-shape"},
+                           metrics={"small-allocs.throughput": [1001.0]})
         r = srv.post("/api/v1/jobs/%d/complete" % jid,
-                     {"machine_id": m, "status": "ok", "results": [doc]}, scope="worker")
+                     {"machine_id": m, "status": "ok", "results": [doc, older]}, scope="worker")
         self.assertEqual(r.status, 200, r)
         run = srv.get("/api/v1/runs/" + doc["run_id"]).json()
         self.assertEqual(run["job_id"], jid)
         self.assertEqual(run["params"], shape)
         self.assertEqual(run["extra"]["guest"], guest)
         self.assertEqual((run["extra"]["accel"], run["extra"]["cpus"]), ("tcg", 4))
+        # the job says what each of its runs got, in one reply read without a token (the
+        # job page reads no run); a run whose worker recorded none says null
+        got = srv.get("/api/v1/jobs/%d" % jid).json()
+        self.assertEqual(got["runs"], [doc["run_id"], older["run_id"]])
+        self.assertEqual(got["run_guests"], {
+            doc["run_id"]: {"accel": "tcg", "cpus": 4, "guest": guest},
+            older["run_id"]: {"accel": None, "cpus": None, "guest": None}})
 
     def test_completion_with_a_new_tree_shows_in_trees_at_once(self):
         # GET /api/v1/trees is cached for a second; a job's runs that add a

@@ -1205,7 +1205,19 @@ async function main() {
 			}));
 			r = await call('POST', `/api/v1/jobs/${id}/complete`, { machine_id: mid, status: 'ok', results, log_tail: 'ok\n' }, 'worker');
 			assert.equal(r.status, 200, r.text);
-			await open(`/jobs/${id}`, 'job-runs-got');
+			// what each run got comes with the job (run_guests): no run is read on its own
+			const runReads = [];
+			const onReq = (req) => {
+				if (new URL(req.url()).pathname.startsWith('/api/v1/runs/'))
+					runReads.push(req.url());
+			};
+			page.on('request', onReq);
+			try {
+				await open(`/jobs/${id}`, 'job-runs-got');
+			} finally {
+				page.off('request', onReq);
+			}
+			assert.deepEqual(runReads, []);
 			assert.equal(await page.textContent('#job-machine'), 'machine kvm · 16 vCPUs pinned · NUMA 2 nodes · 2M hugepages');
 			assert.deepEqual(await page.$$eval('#runs li .run-got', (s) => s.map((e) => e.textContent)), [
 				'run 1: kvm, 16 vCPUs pinned to host CPUs 0-15, 2M hugepages, 2 NUMA nodes, 512 MiB, cpu host',

@@ -1,5 +1,5 @@
 // One job (/jobs/{id}): phase, elapsed time per phase, progress, message,
-// runs (what each got: its guest, read from GET /api/v1/runs/{id}), log
+// runs (what each got: its guest, from the job's run_guests), log
 // tail; refreshes itself while the job is queued or leased.
 import { h, replace, section, table, emptyState, errorBox, fmtTime, duration, stateBadge,
 	commitLink, fmtParams } from '../dom.js';
@@ -10,7 +10,8 @@ import { progressBar } from './jobs.js';
 const REFRESH_MS = 3000;
 
 // Runs once stored do not change: each is read once per page load, not on
-// every refresh of a live job (a failed read is tried again).
+// every refresh of a live job (a failed read is tried again). Only a run the
+// job's own reply does not describe (run_guests) is read.
 const runReads = new Map();
 function readRun(rid) {
 	if (!runReads.has(rid))
@@ -21,11 +22,21 @@ function readRun(rid) {
 	return runReads.get(rid);
 }
 
-// {run id: {run} or {error}} for the job's runs
+// {run id: {run} or {error}} for the job's runs: from the job's run_guests
+// (GET /api/v1/jobs/{id}: what each run got, one request for a job of any
+// number of runs), else one GET /api/v1/runs/{id} each
 async function readRuns(j) {
 	const ids = (j.runs || []).map((r) => (typeof r === 'string' ? r : pick(r, 'run_id', 'id'))).filter(Boolean);
-	const got = await Promise.all(ids.map(readRun));
+	const guests = j.run_guests && typeof j.run_guests === 'object' ? j.run_guests : {};
+	const got = await Promise.all(ids.map((rid) => (guests[rid] && typeof guests[rid] === 'object'
+		? { run: { extra: withoutNulls(guests[rid]) } } : readRun(rid))));
 	return new Map(ids.map((rid, i) => [rid, got[i]]));
+}
+
+// run_guests says null for a key the run did not record, where the run's own
+// extra has none: the same to runGot
+function withoutNulls(o) {
+	return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null));
 }
 
 // [{phase, start, seconds, progress, message}] from phase_history; the last
