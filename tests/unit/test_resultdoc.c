@@ -88,6 +88,42 @@ static void integer_column_ranges(void **state)
 	assert_string_equal(e.detail, "machine.memory_mb");
 }
 
+/* the document base with extra's members added before its closing brace (caller frees) */
+static json_t *doc_with(const char *base, const char *extra)
+{
+	char text[512];
+	json_t *doc;
+
+	snprintf(text, sizeof(text), "%s%s}", base, extra);
+	doc = json_loads(text, 0, NULL);
+	assert_non_null(doc);
+	return doc;
+}
+
+/*
+ * Checks base + extra into *d: refused with detail when detail is set (returns 0),
+ * else accepted (returns 1). *doc is the document, which d borrows from: the
+ * caller frees it after reading d.
+ */
+static int check_case(const char *base, const char *extra, const char *detail, struct resultdoc *d,
+		      json_t **doc)
+{
+	struct err e;
+	int r;
+
+	*doc = doc_with(base, extra);
+	r = resultdoc_check(*doc, d, &e);
+	if (!detail) {
+		if (r)
+			fail_msg("refused %s: %s", extra, e.message);
+		return 1;
+	}
+	assert_int_equal(r, -1);
+	assert_int_equal(e.status, 400);
+	assert_string_equal(e.detail, detail);
+	return 0;
+}
+
 /* image_sha256 and host_fingerprint are checked, and stay unknown fields (runs.extra) */
 static void image_fields(void **state)
 {
@@ -117,24 +153,11 @@ static void image_fields(void **state)
 		image_is_field |= !strcmp(resultdoc_fields[i], "image_sha256");
 	assert_false(image_is_field);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char text[512];
 		struct resultdoc d;
-		struct err e;
 		json_t *doc;
-		int r;
 
-		snprintf(text, sizeof(text), "%s%s}", base, cases[i].extra);
-		doc = json_loads(text, 0, NULL);
-		assert_non_null(doc);
-		r = resultdoc_check(doc, &d, &e);
-		if (!cases[i].detail) {
-			if (r)
-				fail_msg("refused %s: %s", cases[i].extra, e.message);
+		if (check_case(base, cases[i].extra, cases[i].detail, &d, &doc))
 			assert_true(d.image_sha256 || d.host_fingerprint);
-		} else {
-			assert_int_equal(r, -1);
-			assert_string_equal(e.detail, cases[i].detail);
-		}
 		json_decref(doc);
 	}
 }
@@ -186,36 +209,20 @@ static void mode_and_measure(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char text[512];
 		struct resultdoc d;
-		struct err e;
 		json_t *doc;
-		int r;
 
-		snprintf(text, sizeof(text), "%s%s}", base, cases[i].extra);
-		doc = json_loads(text, 0, NULL);
-		assert_non_null(doc);
-		r = resultdoc_check(doc, &d, &e);
-		if (!cases[i].detail) {
-			if (r)
-				fail_msg("refused %s: %s", cases[i].extra, e.message);
+		if (check_case(base, cases[i].extra, cases[i].detail, &d, &doc))
 			assert_string_equal(d.mode, cases[i].mode);
-		} else {
-			assert_int_equal(r, -1);
-			assert_int_equal(e.status, 400);
-			assert_string_equal(e.detail, cases[i].detail);
-		}
 		json_decref(doc);
 	}
 	{
 		struct resultdoc d;
 		struct err e;
-		char text[512];
-		json_t *doc;
+		json_t *doc =
+			doc_with(base,
+				 ", \"mode\": \"wallclock\", \"params\": {\"measure\": \"icount\"}");
 
-		snprintf(text, sizeof(text), "%s%s}", base,
-			 ", \"mode\": \"wallclock\", \"params\": {\"measure\": \"icount\"}");
-		doc = json_loads(text, 0, NULL);
 		assert_int_equal(resultdoc_check(doc, &d, &e), -1);
 		assert_string_equal(e.message,
 				    "'mode' \"wallclock\" contradicts params.measure \"icount\"");
