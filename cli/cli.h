@@ -28,6 +28,22 @@ struct detect_opts;
  * Returns CLI_EXIT_OK or CLI_EXIT_USAGE (input error, said on stderr).
  */
 int cmd_detect_score(const char *path, const struct detect_opts *o, int json);
+
+struct detect_series;
+/*
+ * detect's reasons (cmd_detect_explain.c) for s, run with opts.explain;
+ * idvals[id] the commits' ids when the input named them ("ids"), else NULL
+ * (a candidate is then named by its group number). cmd_detect_explain():
+ * every candidate of s->trace, one line each on stderr ("explain: ...",
+ * its sigma's raise where the history raised it) and as the JSON array
+ * returned; cmd_detect_none_because(): why no change point was found, the
+ * strongest candidate and the rule that dropped it (o: the options behind
+ * the rule), one line on stderr and as the object returned. New values,
+ * caller decrefs; idvals borrowed.
+ */
+json_t *cmd_detect_explain(const struct detect_series *s, json_t **idvals);
+json_t *cmd_detect_none_because(const struct detect_series *s, const struct detect_opts *o,
+				json_t **idvals);
 int cmd_submit(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);

@@ -12,13 +12,15 @@
  * counted; inf or a value past +-2^63 is refused by its line.
  * Prints {"change_points": [{"index": i, "id": ..., "before": m1,
  * "after": m2, "change_pct": p, "direction": "up"|"down", "p_value": q,
- * "mw_p": .., "window_p": .., "noise_sigma": s, "noise_rho": r}],
+ * "mw_p": .., "window_p": .., "noise_sigma": s, "noise_rho": r, "noise_raised": f}],
  * "n_values": n, "n_commits": c}; `index` is the first commit after the
  * change (the value index when each value is its own commit; the group
  * number with "groups"; the commit's position with "ids", whose id is
  * then given as "id"). change_pct is LKP's %change (signed base, 1e-100 for
  * a base of 0); "direction" is the sign of after - before; noise_sigma and
- * noise_rho are the noise model before the change (lib/stats/detect.h).
+ * noise_rho are the noise model before the change (lib/stats/detect.h),
+ * noise_raised the factor (>= 1) sigma was raised by because the series'
+ * history moved more than that model allowed (1: not raised).
  * Only change points whose final estimates pass --p-max and --min-change
  * are printed. With --tail N it adds "tail_check", the online
  * CUSUM check of the last N commits against the window before them
@@ -27,14 +29,20 @@
  * segment before it): {"commits", "alarm", "reference_commits",
  * "reference_median" (null with no reference commit), "change_pct"}.
  * With none, "none_because" names the strongest candidate split of the
- * detector's trace and the rule that dropped it (detect_reason_text).
+ * detector's trace and the rule that dropped it (detect_reason_text; its
+ * "best_split" carries noise_raised, and where p or min_effect dropped it
+ * with sigma raised the message says "sigma x2.1: the history moves more
+ * than its noise model allowed").
  * --explain adds "explain": every candidate the detector considered
  * (struct detect_candidate: "stage" "window" for the window scan, "final"
  * for an accepted split's final estimate; "window" [start, end) in the
  * numbers of "index" (cand_window); "index" as a change point's; before,
- * after, change_pct, p_value, noise_sigma, noise_rho, effect in noise
- * sigmas, "kept" and "reason" in words), the same one per line on stderr
- * ("sigma unknown" for an effect with no noise estimate).
+ * after, change_pct, p_value, noise_sigma, noise_rho, noise_raised, effect
+ * in noise sigmas, "kept" and "reason" in words), the same one per line on
+ * stderr ("sigma unknown" for an effect with no noise estimate; "0.9 sigma
+ * (sigma x2.1: the history moves more than its noise model allowed)" where
+ * noise_raised > 1: the model checked against the history, detect.h 2a);
+ * both written by cmd_detect_explain.c.
  *
  * Options: --window W (64), --p-max P (0.001), --min-seg M (3),
  * --min-change PCT (0), each bounded as a plan's detect key
@@ -84,8 +92,10 @@ static int usage(void)
 		"--min-seg 3, --min-change 0 (%%), each bounded as a plan's detect key (min-seg at\n"
 		"most half the window), --tail N: an online check of the last N commits against\n"
 		"those since the last change point before them (\"tail_check\"),\n"
-		"--explain: every candidate split, its p, size and the rule that kept or dropped it\n"
-		"(\"explain\" in the JSON, one line each on stderr). Exit 0, 2 usage or input error.\n"
+		"--explain: every candidate split, its p, size in noise sigmas (and sigma's raise,\n"
+		"noise_raised, where the series' history moved more than its noise model allowed)\n"
+		"and the rule that kept or dropped it (\"explain\" in the JSON, one line each on\n"
+		"stderr). Exit 0, 2 usage or input error.\n"
 		"\n"
 		"regtrack detect --score FILE|DIR [--json] [options above]: the detector scored\n"
 		"against labels, per series and overall: TCPDBench F1 (margin 5) and covering\n"
@@ -352,159 +362,6 @@ static int load(const char *path, double **v, size_t *n, size_t **group, json_t 
 	return 0;
 }
 
-/* a candidate's split as the change points name it: its position with ids, else its group */
-static json_int_t cand_index(const struct detect_candidate *d, json_t **idvals)
-{
-	return (json_int_t)(idvals ? d->index : d->id);
-}
-
-/*
- * A candidate's window [start, end) in the numbers its index is given in
- * (cand_index): group numbers when the detector numbered its commits by
- * group (a `value label` file's line indices, counting its nan lines, or
- * "groups"), else commit positions; [first, last + 1) of its commits.
- */
-static void cand_window(const struct detect_series *s, const struct detect_candidate *d,
-			json_int_t *lo, json_int_t *hi)
-{
-	*lo = (json_int_t)d->start;
-	*hi = (json_int_t)d->end;
-	if (s->ids && d->start < d->end && d->end <= s->n) {
-		*lo = (json_int_t)s->ids[d->start];
-		*hi = (json_int_t)s->ids[d->end - 1] + 1;
-	}
-}
-
-/* "%.3g sigma" of an effect, or "sigma unknown" where the noise was not estimated (null) */
-static char *effect_text(double effect)
-{
-	return isfinite(effect) ? xstrfmt("%.3g sigma", effect) : xstrdup("sigma unknown");
-}
-
-/*
- * The strongest candidate of the trace: the final estimate (stage 1) with the
- * least p when a split was accepted, else the window candidate with the least
- * p; ties to the larger effect. NULL when the trace is empty.
- */
-static const struct detect_candidate *strongest(const struct detect_series *s)
-{
-	const struct detect_candidate *b = NULL;
-
-	for (size_t i = 0; i < s->ntrace; i++) {
-		const struct detect_candidate *d = &s->trace[i];
-
-		if (!b || d->stage > b->stage ||
-		    (d->stage == b->stage && (d->p_value < b->p_value ||
-					      (d->p_value == b->p_value && d->effect > b->effect))))
-			b = d;
-	}
-	return b;
-}
-
-/* the option behind a rule, in brackets, for a message ("" when none) */
-static char *rule_detail(const struct detect_candidate *d, const struct detect_opts *o)
-{
-	switch (d->reason) {
-	case DETECT_WEAK:
-		return xstrfmt(" (p %.3g, --p-max %g)", d->p_value, o->p_max);
-	case DETECT_SMALL:
-		return xstrfmt(" (%+.2f %%, --min-change %g)", d->change_pct, o->min_change_pct);
-	case DETECT_IN_NOISE:
-		return xstrfmt(" (%.3g sigma, min_effect %g)", d->effect, o->min_effect);
-	default:
-		return xstrdup("");
-	}
-}
-
-/*
- * Why nothing was found: the strongest candidate of the detector's trace
- * (strongest()) and the rule that dropped it. Also on stderr, one line.
- */
-static json_t *none_because(const struct detect_series *s, const struct detect_opts *o,
-			    json_t **idvals)
-{
-	const struct detect_candidate *d = strongest(s);
-	json_t *out = json_object(), *b;
-	json_int_t lo, hi;
-	char *msg, *detail;
-
-	json_object_set_new(out, "p_max", json_real(o->p_max));
-	if (!d) {
-		msg = s->n < 2 * o->min_seg ?
-			      xstrfmt("too few commits (%zu) for a split with --min-seg %zu on "
-				      "each side",
-				      s->n, o->min_seg) :
-			      xstrfmt("no split was tested (%zu commits, no two levels)", s->n);
-		fprintf(stderr, "regtrack: detect: no change point: %s\n", msg);
-		json_object_set_new(out, "message", json_string(msg));
-		free(msg);
-		return out;
-	}
-	cand_window(s, d, &lo, &hi);
-	b = json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:[I,I], s:s, s:s}", "index",
-		      cand_index(d, idvals), "before", num(d->before), "after", num(d->after),
-		      "change_pct", num(d->change_pct), "p_value", num(d->p_value), "effect",
-		      num(d->effect), "window", lo, hi, "stage", d->stage ? "final" : "window",
-		      "reason", detect_reason_text(d->reason));
-	if (idvals)
-		json_object_set(b, "id", idvals[d->id]);
-	json_object_set_new(out, "best_split", b);
-	detail = rule_detail(d, o);
-	msg = xstrfmt("the strongest candidate (%s, split before commit %lld: median %.6g -> "
-		      "%.6g, %+.2f %%, p %.3g) was dropped: %s%s",
-		      d->stage ? "final estimate" : "window scan", (long long)cand_index(d, idvals),
-		      d->before, d->after, d->change_pct, d->p_value, detect_reason_text(d->reason),
-		      detail);
-	fprintf(stderr, "regtrack: detect: no change point: %s\n", msg);
-	json_object_set_new(out, "message", json_string(msg));
-	free(detail);
-	free(msg);
-	return out;
-}
-
-/*
- * --explain: every candidate of the trace, one line each on stderr
- * ("explain: ..."), and the same as the JSON array returned (new).
- */
-static json_t *explain(const struct detect_series *s, json_t **idvals)
-{
-	json_t *arr = json_array();
-
-	for (size_t i = 0; i < s->ntrace; i++) {
-		const struct detect_candidate *d = &s->trace[i];
-		json_int_t lo, hi;
-		json_t *j;
-		char *eff = effect_text(d->effect);
-
-		cand_window(s, d, &lo, &hi);
-		j = json_pack("{s:s, s:[I,I], s:I}", "stage", d->stage ? "final" : "window",
-			      "window", lo, hi, "index", cand_index(d, idvals));
-
-		if (idvals)
-			json_object_set(j, "id", idvals[d->id]);
-		json_object_set_new(j, "excursion", json_boolean(d->excursion));
-		json_object_set_new(j, "before", num(d->before));
-		json_object_set_new(j, "after", num(d->after));
-		json_object_set_new(j, "change_pct", num(d->change_pct));
-		json_object_set_new(j, "p_value", num(d->p_value));
-		json_object_set_new(j, "noise_sigma", num(d->noise_sigma));
-		json_object_set_new(j, "noise_rho", num(d->noise_rho));
-		json_object_set_new(j, "effect", num(d->effect));
-		json_object_set_new(j, "kept", json_boolean(d->reason == DETECT_REPORTED));
-		json_object_set_new(j, "reason", json_string(detect_reason_text(d->reason)));
-		json_array_append_new(arr, j);
-		fprintf(stderr,
-			"explain: %s [%lld, %lld) split before commit %lld%s: %.6g -> %.6g (%+.2f %%), "
-			"p %.3g, %s: %s\n",
-			d->stage ? "final estimate" : "window", (long long)lo, (long long)hi,
-			(long long)cand_index(d, idvals), d->excursion ? " (excursion)" : "",
-			d->before, d->after, d->change_pct, d->p_value, eff,
-			detect_reason_text(d->reason));
-		free(eff);
-	}
-	return arr;
-}
-
 /*
  * The options a plan's "detect" and a backtest's "set" bound too, checked
  * by the same table (lib/stats/detect_keys.h): what the API refuses is
@@ -644,13 +501,14 @@ int cmd_detect(int argc, char **argv)
 		json_object_set_new(cp, "window_p", num(c->window_p));
 		json_object_set_new(cp, "noise_sigma", num(c->noise_sigma));
 		json_object_set_new(cp, "noise_rho", num(c->noise_rho));
+		json_object_set_new(cp, "noise_raised", num(c->noise_raised));
 		json_array_append_new(cps, cp);
 	}
 	json_object_set_new(out, "change_points", cps);
 	/* the candidates' lines on stderr before the verdict's */
-	ex = want_explain ? explain(&s, idvals) : NULL;
+	ex = want_explain ? cmd_detect_explain(&s, idvals) : NULL;
 	if (!s.ncp)
-		json_object_set_new(out, "none_because", none_because(&s, &o, idvals));
+		json_object_set_new(out, "none_because", cmd_detect_none_because(&s, &o, idvals));
 	if (ex)
 		json_object_set_new(out, "explain", ex);
 	json_object_set_new(out, "n_values", json_integer((json_int_t)n));

@@ -173,6 +173,7 @@ static void note(struct detect_series *s, const struct noise *nz, size_t c, size
 	d->p_value = p > 1 ? 1 : p;
 	d->noise_sigma = nz->sigma;
 	d->noise_rho = nz->rho;
+	d->noise_raised = nz->raised > 1 ? nz->raised : 1;
 	d->effect = nz->sigma > 0 ? fabs(after - before) / nz->sigma : NAN;
 	d->reason = reason;
 }
@@ -474,7 +475,10 @@ static int at_edge(struct detect_series *s, struct scratch *w, struct change_poi
 		}
 	}
 	{
-		struct noise nz = { .sigma = cp->noise_sigma, .rho = cp->noise_rho, .vif = 1 };
+		struct noise nz = { .sigma = cp->noise_sigma,
+				    .rho = cp->noise_rho,
+				    .vif = 1,
+				    .raised = cp->noise_raised };
 
 		note(s, &nz, cp->from, cp->to, cp->index, cp->before, cp->after, cp->p_value, 1, 0,
 		     DETECT_EDGE);
@@ -490,7 +494,11 @@ static int at_edge(struct detect_series *s, struct scratch *w, struct change_poi
  */
 static int reported(struct detect_series *s, const struct change_point *cp)
 {
-	struct noise nz = { .sigma = cp->noise_sigma, .rho = cp->noise_rho, .vif = 1, .history = 1 };
+	struct noise nz = { .sigma = cp->noise_sigma,
+			    .rho = cp->noise_rho,
+			    .vif = 1,
+			    .history = 1,
+			    .raised = cp->noise_raised };
 	enum detect_reason why = cp->p_value > s->opts.p_max ?
 					 DETECT_WEAK :
 					 big_enough(&s->opts, &nz, cp->before, cp->after);

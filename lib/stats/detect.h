@@ -169,6 +169,8 @@
  *  direction       +1 after > before, -1 below: the change's sign, whatever
  *                  the sign of before
  *  noise_sigma, noise_rho  the noise model before the change
+ *  noise_raised    the factor (>= 1) the check against the history (2a)
+ *                  multiplied that sigma by; 1: not raised
  *  mw_p            two-sided Mann-Whitney p (ranktest.h) of the per-commit
  *                  medians in the before range vs the after range
  *  p_value         mw_p corrected for the search of the split position:
@@ -238,9 +240,11 @@ struct change_point {
 	size_t from, to; /* before is the median of [from, index), after of [index, to) */
 	size_t window_from, window_to; /* the test window that accepted the split */
 	double before, after, change_pct, p_value, mw_p, window_p;
-	int direction;	    /* +1 after > before, -1 after < before: the change's sign */
-	double noise_sigma; /* the noise model before index (see above); NAN when unknown */
-	double noise_rho;   /* ... its lag-1 autocorrelation, 0 when below rho_min */
+	int direction;	     /* +1 after > before, -1 after < before: the change's sign */
+	double noise_sigma;  /* the noise model before index (see above); NAN when unknown */
+	double noise_rho;    /* ... its lag-1 autocorrelation, 0 when below rho_min */
+	double noise_raised; /* ... the factor (>= 1) its sigma was raised by because the
+			      * history moved more than the model allowed (2a); 1: not raised */
 };
 
 /*
@@ -279,6 +283,13 @@ struct detect_candidate {
 	int stage;     /* 0 the window scan, 1 the final estimate of an accepted split */
 	int excursion; /* 1: the first edge of a segment that came back (epidemic test) */
 	double before, after, change_pct, p_value, noise_sigma, noise_rho, effect;
+	/*
+	 * >= 1: the factor noise_sigma was raised by because the history moved more
+	 * than the noise model allowed (2a, the model checked against the history),
+	 * so a split "p above p_max" may be one the series' own moves explain;
+	 * 1 when not raised or unknown
+	 */
+	double noise_raised;
 	enum detect_reason reason;
 };
 

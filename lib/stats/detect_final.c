@@ -33,6 +33,7 @@ void detect_estimate(struct detect_series *s, struct scratch *w, struct change_p
 	cp->mw_p = fmin(cp->mw_p, detect_short_level_p(s, w, &nz, lo, k - lo, hi - lo));
 	cp->noise_sigma = nz.sigma;
 	cp->noise_rho = nz.rho;
+	cp->noise_raised = nz.raised;
 	if (nz.vif > 1 && nz.sigma > 0)
 		cp->mw_p = 2 * gsl_cdf_ugaussian_Q(
 				       fabs(detect_level_z(detect_trimmed20(s->med, lo, k, tmp),

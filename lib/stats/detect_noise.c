@@ -193,6 +193,7 @@ void detect_noise_of(const struct detect_series *s, struct scratch *w, size_t c,
 	nz->rho = 0;
 	nz->vif = 1;
 	nz->history = 0;
+	nz->raised = 1;
 	if (e - from < 4 * NOISE_LAG)
 		return;
 	for (size_t t = from + NOISE_LAG; t < e; t++)
@@ -229,7 +230,8 @@ void detect_noise_of(const struct detect_series *s, struct scratch *w, size_t c,
 	}
 	nz->sigma = sigma_of(mk, nz->rho);
 	if (history && nz->rho > 0)
-		nz->sigma *= model_shortfall(s, w, s->med + from, e - from, nz);
+		nz->raised = model_shortfall(s, w, s->med + from, e - from, nz);
+	nz->sigma *= nz->raised;
 	nz->vif = (1 + nz->rho) / (1 - nz->rho);
 	if (history) {
 		w->cache_end = a;
@@ -289,7 +291,8 @@ static void window_rho(const struct detect_series *s, struct scratch *w, size_t 
 		return;
 	nz->vif = (1 + nz->rho) / (1 - nz->rho);
 	nz->sigma = sigma_of(m2, nz->rho);
-	nz->sigma *= model_shortfall(s, w, w->res, n, nz);
+	nz->raised = model_shortfall(s, w, w->res, n, nz);
+	nz->sigma *= nz->raised;
 }
 
 void detect_window_rho(const struct detect_series *s, struct scratch *w, size_t c, size_t n,

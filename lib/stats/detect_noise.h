@@ -17,9 +17,12 @@
 /* The noise model of a window (detect.h 2a). */
 struct noise {
 	double sigma, rho,
-		vif; /* sd of one per-commit median, lag-1 autocorrelation, (1+rho)/(1-rho) */
-	size_t df;   /* differences behind sigma */
-	int history; /* 1: from the commits before the window; 0: rho still to estimate */
+		vif;   /* sd of one per-commit median, lag-1 autocorrelation, (1+rho)/(1-rho) */
+	size_t df;     /* differences behind sigma */
+	int history;   /* 1: from the commits before the window; 0: rho still to estimate */
+	double raised; /* the factor the check against the history (model_shortfall)
+			* multiplied sigma by: > 1 when the history moved more than the
+			* model allowed, else 1 */
 };
 
 /* Scratch of one detect_series_run, W = opts.window, L = max(noise_lookback, 3). */
@@ -64,9 +67,10 @@ double detect_window_median(const double *v, size_t from, size_t to, double *tmp
  * more cautious history). With rho > 0, sigma is then raised by the
  * smallest ratio, over side lengths b from min_seg to W / 8, of the history's
  * scale of neighbouring means' differences to the model's (detect.h 2a),
- * when every ratio is above 1. With less than W commits of history: sigma from
- * [0, e), rho 0 and nz->history 0 (detect_window_rho then estimates it).
- * sigma NAN when fewer than 4 NOISE_LAG commits.
+ * when every ratio is above 1 (nz->raised: that factor, else 1). With less
+ * than W commits of history: sigma from [0, e), rho 0 and nz->history 0
+ * (detect_window_rho then estimates it). sigma NAN when fewer than 4
+ * NOISE_LAG commits.
  */
 void detect_noise_of(const struct detect_series *s, struct scratch *w, size_t c, size_t e,
 		     int local, struct noise *nz);
@@ -78,9 +82,10 @@ void detect_noise_of(const struct detect_series *s, struct scratch *w, size_t c,
  * W), each around the median of its level: between the splits already
  * accepted, the window's start c and the split at c + t (with fewer than W
  * commits up to the window's end rho stays 0), sigma checked against those
- * residuals as detect_noise_of checks it against the history. Nothing when nz->history is
- * set; else sets it and copies *nz to *w->nz, the model of the window that
- * the parts its binary segmentation tests then keep.
+ * residuals as detect_noise_of checks it against the history (nz->raised).
+ * Nothing when nz->history is set; else sets it and copies *nz to *w->nz,
+ * the model of the window that the parts its binary segmentation tests then
+ * keep.
  */
 void detect_window_rho(const struct detect_series *s, struct scratch *w, size_t c, size_t n,
 		       size_t t, struct noise *nz);

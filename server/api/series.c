@@ -17,8 +17,12 @@
  * "detection" (server/detect/detect_explain.h): the reasons of the series' last
  * detection, {at, n_commits, settings, candidates: [{index, commit,
  * good_commit, stage, excursion, n_before, n_after, before, after,
- * change_pct, p_value, noise_sigma, effect, kept, reason}]}, null before
- * the first.
+ * change_pct, p_value, noise_sigma, noise_raised, effect, kept, reason}]},
+ * null before the first. noise_raised (>= 1) is the factor noise_sigma was
+ * raised by because the series' history moved more than its noise model
+ * allowed (lib/stats/detect.h 2a; 1: not raised), so a candidate dropped
+ * as "p above p_max" says whether the series' own moves did it; null in
+ * the reasons of a detection stored before the server kept it (unknown).
  */
 #include "server/api/api.h"
 #include "server/db/series.h"

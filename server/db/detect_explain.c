@@ -27,6 +27,7 @@ static const struct db_stmt_def stmts[NR_DETECT_EXPLAIN_STMTS] = {
 	 * $1 setup $2 metric name: the last detection's reasons as one JSON object
 	 * {at, n_commits, settings, candidates: [{commit, good_commit (shas), stage,
 	 * ...}]} in the stored order (no row: never detected); the numbers as stored
+	 * (noise_raised null in a row stored before the server kept it)
 	 */
 	[ST_DETECT_EXPLAIN_JSON] = { "detect_explain_json",
 				     "SELECT json_build_object('at', to_char(d.detected_at AT TIME ZONE 'UTC', "
@@ -36,7 +37,8 @@ static const struct db_stmt_def stmts[NR_DETECT_EXPLAIN_STMTS] = {
 				     "'excursion', x.c->'excursion', 'n_before', x.c->'n_before', "
 				     "'n_after', x.c->'n_after', 'before', x.c->'before', 'after', x.c->'after', "
 				     "'change_pct', x.c->'change_pct', 'p_value', x.c->'p_value', "
-				     "'noise_sigma', x.c->'noise_sigma', 'effect', x.c->'effect', "
+				     "'noise_sigma', x.c->'noise_sigma', 'noise_raised', x.c->'noise_raised', "
+				     "'effect', x.c->'effect', "
 				     "'kept', x.c->'kept', 'reason', x.c->'reason') ORDER BY x.o) "
 				     "FROM json_array_elements(d.candidates) WITH ORDINALITY AS x(c, o) "
 				     "LEFT JOIN commits cb ON cb.id = (x.c->>'commit_id')::bigint "

@@ -129,6 +129,7 @@ void detect_explain_add(struct buf *rows, long long metric_id, const long long *
 		json_object_set_new(j, "change_pct", num(d->change_pct));
 		json_object_set_new(j, "p_value", num(d->p_value));
 		json_object_set_new(j, "noise_sigma", num(d->noise_sigma));
+		json_object_set_new(j, "noise_raised", num(d->noise_raised));
 		json_object_set_new(j, "effect", num(d->effect));
 		json_object_set_new(j, "kept", json_boolean(d->reason == DETECT_REPORTED));
 		json_object_set_new(j, "reason", json_string(detect_reason_text(d->reason)));

@@ -39,7 +39,9 @@ size_t detect_explain_pick(const struct detect_series *ds, size_t max, size_t *i
  * {commit_id, good_commit_id (the commit before; null at 0), stage
  * ("window" | "final"), excursion, n_before, n_after (the commits of its
  * window either side of the split), before, after, change_pct, p_value,
- * noise_sigma, effect (|after - before| in noise sigmas; null when
+ * noise_sigma, noise_raised (>= 1: the factor noise_sigma was raised by
+ * because the series' history moved more than the noise model allowed; 1:
+ * not raised), effect (|after - before| in noise sigmas; null when
  * unknown), kept, reason (detect_reason_text())}. Each metric once.
  */
 void detect_explain_add(struct buf *rows, long long metric_id, const long long *commit,

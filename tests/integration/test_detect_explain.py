@@ -5,10 +5,17 @@ Offline: `regtrack detect --explain` on a stored clean -8 % step
 JSON, the step kept; with --min-change 10 the same split dropped, and
 none_because naming that rule (not a guess).
 
+Where the noise model was checked against the series' own moves and sigma
+raised (lib/stats/detect.h 2a), each candidate says by how much
+("noise_raised", and "sigma x2.3: the history moves more than its noise model
+allowed" in the words): a sawtooth of deposits that drain away; independent
+noise says 1.
+
 Server: the reasons of the last detection of each series are kept
 (sql/0023_detect_explain.sql) and sent by GET /api/v1/series as
 "detection": a series with a clear step has its step kept at its commit; a
-series that only wiggles has its best candidate dropped as "p above p_max".
+series that only wiggles has its best candidate dropped as "p above p_max";
+the sawtooth's, dropped the same way, carries the raise of its sigma.
 """
 import hashlib
 import json
@@ -24,6 +31,31 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import BIN, TOP, Server, result_doc, wait_until  # noqa: E402
 
 STEP = os.path.join(TOP, "tests", "fixtures", "detect", "step-8pct.txt")
+
+
+def sawtooth(seed, n):
+    """A balance: periods of 25-35 commits, each starting with a deposit of
+    0.8-1.2 from about 7.3 that drains by up to 0.08 on 30 % of its commits,
+    to 0.01 (flat runs); test_model_checked_against_history in
+    tests/unit/test_detect_trust.c generates the same shape."""
+    rnd, x, level = random.Random(seed), [], 7.3
+    while len(x) < n:
+        period = 25 + int(rnd.random() * 11)
+        level += 0.8 + 0.4 * rnd.random()
+        for _ in range(period):
+            if len(x) >= n:
+                break
+            if rnd.random() < 0.3:
+                level -= 0.08 * rnd.random()
+            x.append(round(level * 100) / 100)
+        level = 7.2 + 0.2 * rnd.random()
+    return x
+
+
+# sawtooth(2, 64): one window without history; its residuals' neighbouring
+# means move 2.25 times what the model read off their lag-2 differences allows
+SAW_RAISED = 2.250530
+SAW_WORDS = "sigma x2.3: the history moves more than its noise model allowed"
 
 
 def cli(*args):
@@ -65,6 +97,8 @@ class Offline(unittest.TestCase):
         self.assertAlmostEqual(final["p_value"], 1.48000148e-5, places=12)
         self.assertAlmostEqual(final["effect"], 21.869071, places=5)
         self.assertAlmostEqual(final["noise_sigma"], 0.365562, places=5)
+        # independent noise: sigma as the model read it
+        self.assertEqual([c["noise_raised"] for c in ex], [1, 1, 1, 1, 1])
         # without --explain: no array, no lines
         out = cli("detect", STEP)
         self.assertNotIn("explain", json.loads(out.stdout))
@@ -92,6 +126,29 @@ class Offline(unittest.TestCase):
         self.assertEqual([(c["index"], c["kept"], c["reason"]) for c in doc["explain"]],
                          [(20, False, "|%change| below min_change_pct"),
                           (3, False, "p above p_max")])
+
+    def test_a_raised_sigma_is_named(self):
+        p = os.path.join(os.environ.get("REGTRACK_TEST_TMP", "/tmp"), "explain-saw.json")
+        with open(p, "w") as f:
+            json.dump(sawtooth(2, 64), f)
+        out = cli("detect", "--explain", "--min-change", "1", p)
+        self.assertEqual(out.returncode, 0, out)
+        self.assertEqual(out.stderr.splitlines(), [
+            "explain: window [0, 64) split before commit 53: 8.44 -> 8.32 (-1.42 %), "
+            "p 0.00368, 3.33 sigma (" + SAW_WORDS + "): p above p_max",
+            "explain: window [0, 64) split before commit 35 (excursion): 8.4 -> 8.49 "
+            "(+1.07 %), p 1, 2.49 sigma (" + SAW_WORDS + "): p above p_max",
+            "regtrack: detect: no change point: the strongest candidate (window scan, split "
+            "before commit 53: median 8.44 -> 8.32, -1.42 %, p 0.00368) was dropped: p above "
+            "p_max (p 0.00368, --p-max 0.001; " + SAW_WORDS + ")",
+        ])
+        doc = json.loads(out.stdout)
+        self.assertEqual(doc["change_points"], [])
+        for c in doc["explain"]:
+            self.assertAlmostEqual(c["noise_raised"], SAW_RAISED, places=6)
+        best = doc["none_because"]["best_split"]
+        self.assertEqual((best["index"], best["reason"]), (53, "p above p_max"))
+        self.assertAlmostEqual(best["noise_raised"], SAW_RAISED, places=6)
 
     def test_ids_name_the_candidates_commits(self):
         with open(STEP) as f:
@@ -141,15 +198,22 @@ class Server_(unittest.TestCase):
     def setUpClass(cls):
         cls.srv = Server()
         rnd = random.Random(11)
-        # "step": -20 % at commit 18 of 30; "wiggle": +-0.5 % around one level
-        for label, level in (("step", lambda i: 1000.0 * (0.8 if i >= 18 else 1.0)),
-                             ("wiggle", lambda i: 1000.0 * (1.005 if i % 6 < 3 else 0.995))):
-            for i in range(30):
-                for _ in range(3):
+        saw = sawtooth(2, 64)
+        # "step": -20 % at commit 18 of 30; "wiggle": +-0.5 % around one level; one run
+        # each of 64 commits: "saw" the balance above, "gauss" independent noise
+        for label, n, runs, value in (
+                ("step", 30, 3, lambda i: 1000.0 * (0.8 if i >= 18 else 1.0) *
+                 (1 + rnd.gauss(0, 0.01))),
+                ("wiggle", 30, 3, lambda i: 1000.0 * (1.005 if i % 6 < 3 else 0.995) *
+                 (1 + rnd.gauss(0, 0.01))),
+                ("saw", 64, 1, lambda i: saw[i]),
+                ("gauss", 64, 1, lambda i: 1000.0 * (1 + rnd.gauss(0, 0.01)))):
+            for i in range(n):
+                for _ in range(runs):
                     doc = result_doc(csha(label, i), testcase=TESTCASE,
                                      params={"test": label},
-                                     metrics={METRIC: [level(i) * (1 + rnd.gauss(0, 0.01))]},
-                                     commit_time="2026-01-01T00:%02d:00Z" % i,
+                                     metrics={METRIC: [value(i)]},
+                                     commit_time="2026-01-01T%02d:%02d:00Z" % divmod(i, 60),
                                      commit_subject="%s commit %d" % (label, i))
                     r = cls.srv.post("/api/v1/results", doc, scope="submit")
                     assert r.status == 201, r
@@ -210,6 +274,38 @@ class Server_(unittest.TestCase):
         self.assertLess(abs(best["change_pct"]), 2)
         # one window of 30 commits: its strongest candidate is kept, the others not
         self.assertEqual([(c["n_before"] + c["n_after"]) for c in d["candidates"]], [30])
+
+    def test_a_raised_sigma_is_kept_with_the_candidate(self):
+        # the sawtooth's candidate is dropped as the wiggle's is, but over a sigma its
+        # own moves raised: the stored reasons say so, as `regtrack detect --explain`
+        s, d = self.detection("saw", 64)
+        self.assertEqual(s["change_points"], [])
+        (best,) = [c for c in d["candidates"] if not c["excursion"]]
+        self.assertEqual((best["stage"], best["index"], best["commit"], best["kept"],
+                          best["reason"]), ("window", 53, csha("saw", 53), False,
+                                            "p above p_max"), best)
+        self.assertAlmostEqual(best["p_value"], 0.003678558, places=8)
+        self.assertAlmostEqual(best["noise_raised"], SAW_RAISED, places=6)
+        self.assertAlmostEqual(best["effect"], 3.325903, places=5)
+        # independent noise of as many commits: not raised
+        _, d = self.detection("gauss", 64)
+        self.assertTrue(d["candidates"], d)
+        self.assertEqual([c["noise_raised"] for c in d["candidates"]],
+                         [1] * len(d["candidates"]))
+        _, d = self.detection("step")
+        self.assertEqual({c["noise_raised"] for c in d["candidates"]}, {1})
+
+    def test_a_detection_stored_before_noise_raised_says_null(self):
+        # rows written before the server kept the field: the key is there, null
+        self.srv.psql(
+            "UPDATE detect_explain d SET candidates = (SELECT json_agg(x::jsonb - "
+            "'noise_raised') FROM json_array_elements(d.candidates) x) FROM setups s "
+            "WHERE s.id = d.setup_id AND s.params->>'test' = 'wiggle'")
+        _, d = self.detection("wiggle")
+        self.assertTrue(d["candidates"], d)
+        self.assertEqual([c["noise_raised"] for c in d["candidates"]],
+                         [None] * len(d["candidates"]))
+        self.assertEqual([c["reason"] for c in d["candidates"]], ["p above p_max"])
 
     def test_detection_replaces_the_last(self):
         def upload(commits):

@@ -22,7 +22,8 @@
  *  - a window shorter than W without history (the end of a short series)
  *    reads its dependence from the W commits up to its end (AR(1) noise of
  *    80 commits was split at 9.4 per 1000 commits);
- *  - the explain trace names the rule that dropped a candidate;
+ *  - the explain trace names the rule that dropped a candidate, and by how
+ *    much the check against the history raised its sigma (TCPD bank);
  *  - the figures the default detector reaches on the real labelled corpora
  *    (tests/fixtures/realcpd): a change to the detector that moves them
  *    must say so here (and in README "How regtrack decides").
@@ -150,9 +151,11 @@ static void test_perfherder_alert_reported(void **state UNUSED)
 	assert_int_equal(s.cp[0].index, 119);
 	assert_true(s.cp[0].before > 214 && s.cp[0].before < 216);
 	assert_true(s.cp[0].after > 201 && s.cp[0].after < 203);
-	/* independent noise (lag-1 rank autocorrelation 0.00 over its first 100 rows) */
+	/* independent noise (lag-1 rank autocorrelation 0.00 over its first 100 rows):
+	 * no model to check against the history, sigma never raised */
 	for (size_t i = 0; i < s.ntrace; i++) {
 		assert_true(s.trace[i].noise_rho == 0);
+		assert_true(s.trace[i].noise_raised == 1);
 		kept += s.trace[i].reason == DETECT_REPORTED && s.trace[i].index == 119;
 	}
 	assert_int_equal(kept, 2); /* accepted in its window (stage 0), then reported (1) */
@@ -409,6 +412,55 @@ static void test_window_dependence_kept_by_its_parts(void **state UNUSED)
 }
 
 /*
+ * Why bank's candidates were not flagged (--explain, the server's stored
+ * reasons): each carries the factor its sigma was raised by (noise_raised),
+ * else the answer reads "p above p_max" over a sigma that looks like the
+ * noise's. The strongest, the -8.5 % fall at 369 in the window [320, 384)
+ * (p 0.0033), had sigma x1.92; the first window, without history, x3.03
+ * from its own residuals; every one of the 36 above 1.5.
+ */
+static void test_raised_sigma_explained(void **state UNUSED)
+{
+	struct cpdscore_series cs;
+	struct detect_opts o;
+	struct detect_series s;
+	struct err e;
+	const struct detect_candidate *at369 = NULL, *first = NULL;
+	size_t raised = 0;
+
+	if (cpdscore_series_load("tests/fixtures/realcpd/tcpd/bank.json", &cs, &e))
+		fail_msg("%s", e.message);
+	detect_opts_init(&o);
+	o.explain = 1;
+	assert_int_equal(detect_values(cs.values, NULL, cs.nvalues, &o, &s, &e), 0);
+	assert_int_equal(s.ncp, 0);
+	for (size_t i = 0; i < s.ntrace; i++) {
+		const struct detect_candidate *d = &s.trace[i];
+
+		assert_true(d->noise_raised >= 1);
+		raised += d->noise_raised > 1.5;
+		if (!d->stage && !d->excursion && d->start == 320 && d->end == 384)
+			at369 = d;
+		if (!d->stage && !d->excursion && d->start == 0)
+			first = d;
+	}
+	assert_non_null(at369);
+	assert_non_null(first);
+	print_message("bank: %zu of %zu candidates with sigma raised > 1.5; [320, 384) at %zu: "
+		      "x%.6f (p %.4g, %.4g sigma); [0, 64): x%.6f\n",
+		      raised, s.ntrace, at369->index, at369->noise_raised, at369->p_value,
+		      at369->effect, first->noise_raised);
+	assert_int_equal(at369->index, 369);
+	assert_int_equal(at369->reason, DETECT_WEAK);
+	assert_float_equal(at369->noise_raised, 1.918834, 1e-6);
+	assert_float_equal(first->noise_raised, 3.027942, 1e-6);
+	assert_int_equal(raised, 36); /* every window's model fell short of bank's history */
+	assert_int_equal(s.ntrace, 36);
+	detect_series_release(&s);
+	cpdscore_series_release(&cs);
+}
+
+/*
  * Deposits that drain away, generated: 20 series of 400 commits, each period
  * of 25-35 commits starting with a rise of 0.8-1.2 from about 7.3 that drains
  * by up to 0.08 on 30 % of its commits (values to 0.01: flat runs, as a
@@ -417,11 +469,11 @@ static void test_window_dependence_kept_by_its_parts(void **state UNUSED)
  * alone (12.9 per 1000 commits), and with +1.5 from commit 200 (the size of a
  * deposit) 99 besides the step, found in 19 of the 20. Checked against the
  * history (detect.h 2a): 30 (3.8 per 1000), 23 besides the step, found in all
- * 20.
+ * 20, each over a raised sigma, which the change point carries (noise_raised).
  */
 static void test_model_checked_against_history(void **state UNUSED)
 {
-	size_t noise = 0, found = 0, other = 0;
+	size_t noise = 0, found = 0, other = 0, found_raised = 0;
 
 	ar1_state = 2463534242ull;
 	for (int rep = 0; rep < 20; rep++) {
@@ -448,18 +500,24 @@ static void test_model_checked_against_history(void **state UNUSED)
 			x[i] += 1.5;
 		assert_int_equal(detect_values(x, NULL, 400, NULL, &s, &er), 0);
 		for (size_t j = 0; j < s.ncp; j++) {
-			if (s.cp[j].index >= 195 && s.cp[j].index <= 205)
+			assert_true(s.cp[j].noise_raised >= 1);
+			if (s.cp[j].index >= 195 && s.cp[j].index <= 205) {
 				found++;
-			else
+				found_raised += s.cp[j].noise_raised > 1;
+			} else {
 				other++;
+			}
 		}
 		detect_series_release(&s);
 	}
-	print_message("deposits that drain: %zu in noise; step found %zu, %zu others\n", noise,
-		      found, other);
+	print_message("deposits that drain: %zu in noise; step found %zu (%zu over a raised "
+		      "sigma), %zu others\n",
+		      noise, found, found_raised, other);
 	assert_int_equal(noise, 30);
 	assert_int_equal(found, 20);
 	assert_int_equal(other, 23);
+	/* the change point says its sigma was raised (struct change_point.noise_raised) */
+	assert_int_equal(found_raised, 20);
 }
 
 /*
@@ -583,6 +641,7 @@ int main(void)
 		cmocka_unit_test(test_moved_split_keeps_min_seg),
 		cmocka_unit_test(test_step_must_persist),
 		cmocka_unit_test(test_window_dependence_kept_by_its_parts),
+		cmocka_unit_test(test_raised_sigma_explained),
 		cmocka_unit_test(test_model_checked_against_history),
 		cmocka_unit_test(test_short_window_reads_dependence),
 		cmocka_unit_test(test_corpora_figures),

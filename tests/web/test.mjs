@@ -934,7 +934,11 @@ async function main() {
 			d.candidates.forEach((c, i) => {
 				assert.ok(rows[i][0].startsWith(c.commit.slice(0, 12)), rows[i][0]);
 				assert.equal(rows[i][7], c.kept ? 'kept' : `dropped: ${c.reason}`);
+				// 20 commits, independent noise: no sigma raised, no mark
+				assert.equal(c.noise_raised, 1, JSON.stringify(c));
+				assert.equal(rows[i][6], Number.isFinite(c.effect) ? `${c.effect.toFixed(1)} σ` : '—');
 			});
+			assert.equal(await page.locator('.why-flagged .raised').count(), 0);
 			// the subjects are text: the XSS commit's (if a candidate) shows literally
 			assert.equal(await page.locator('.why-flagged img, .why-flagged script').count(), 0);
 			const kept = d.candidates.filter((c) => c.kept && c.stage === 'final');
@@ -2369,6 +2373,69 @@ async function main() {
 			assert.equal(await page.textContent('.series-block p.muted'), '3 runs over 3 commits');
 			assert.notEqual(await page.inputValue('#pick-setup'), picked);
 			assert.equal(await page.locator('section:has(h2:text("The same machine shape in another spelling"))').count(), 0);
+		});
+
+		await check('series: "why (not) flagged" says where the history raised a candidate\'s noise sigma', async () => {
+			// a balance of deposits that drain away, one run each of 64 commits (the sawtooth of
+			// tests/integration/test_detect_explain.py, from a local LCG): the first window has no
+			// history, and its own neighbouring means move 1.9 times what its model allowed
+			let st = 1;
+			const r01 = () => {
+				st = (st * 1103515245 + 12345) % 2147483648;
+				return st / 2147483648;
+			};
+			const vals = [];
+			let level = 7.3;
+			while (vals.length < 64) {
+				const period = 25 + Math.floor(r01() * 11);
+				level += 0.8 + 0.4 * r01();
+				for (let i = 0; i < period && vals.length < 64; i++) {
+					if (r01() < 0.3)
+						level -= 0.08 * r01();
+					vals.push(Math.round(level * 100) / 100);
+				}
+				level = 7.2 + 0.2 * r01();
+			}
+			const csha = (i) => `${hex(0x100 + i)}${'0123456789abcdef'.repeat(3)}`.slice(0, 40);
+			for (let i = 0; i < vals.length; i++) {
+				const d = doc(0, { test: 'deposits' }, { 'vm-scalability.throughput': [vals[i]] });
+				d.testcase = 'sawtooth-web';
+				d.commit = csha(i);
+				d.commit_time = new Date(Date.UTC(2025, 0, 1, 0, i)).toISOString().replace('.000', '');
+				d.commit_subject = `balance: day ${i}`;
+				const r = await call('POST', '/api/v1/results', d, 'submit');
+				assert.ok(r.status === 201 || r.status === 200, `POST results: ${r.status} ${r.text}`);
+			}
+			const q = new URLSearchParams({ testcase: 'sawtooth-web', metric: 'vm-scalability.throughput' });
+			let d = null;
+			for (const t0 = Date.now(); Date.now() - t0 < 60000; await new Promise((res) => setTimeout(res, 200))) {
+				const r = await call('GET', `/api/v1/series?${q}`);
+				d = r.json && r.json.series.length ? r.json.series[0].detection : null;
+				if (d && d.n_commits === vals.length)
+					break;
+			}
+			assert.ok(d && d.n_commits === vals.length, `no detection of the 64 commits: ${JSON.stringify(d)}`);
+			const raised = d.candidates.filter((c) => c.noise_raised > 1 && !c.kept);
+			assert.ok(raised.length, JSON.stringify(d.candidates));
+			await open(`/series?${q}`, 'series-why-raised');
+			await page.click('.why-flagged summary');
+			const rows = await page.$$eval('.why-row', (trs) => trs.map((t) => [...t.cells].map((c) => c.textContent)));
+			assert.equal(rows.length, d.candidates.length);
+			d.candidates.forEach((c, i) => {
+				const mark = c.noise_raised > 1 ? ` (σ ×${c.noise_raised.toFixed(1)})` : '';
+				assert.equal(rows[i][6], `${c.effect.toFixed(1)} σ${mark}`);
+			});
+			// the seeded one: the split at day 30, p 0.018 over a sigma raised 1.9 times
+			const best = d.candidates.slice().sort((a, b) => a.p_value - b.p_value)[0];
+			assert.equal(best.commit, csha(30));
+			assert.equal(best.noise_raised.toFixed(1), '1.9');
+			const row = page.locator('.why-row').nth(d.candidates.indexOf(best));
+			assert.equal(await row.locator('td').nth(6).textContent(), `${best.effect.toFixed(1)} σ (σ ×1.9)`);
+			assert.match(await row.locator('.raised').getAttribute('title'),
+				/^noise sigma raised 1\.9\d times: the history moves more than its noise model allowed/);
+			assert.match(await page.textContent('.why-flagged summary'),
+				/was dropped: p above p_max \(over σ ×1\.9: the history moves more than its noise model allowed\)$/);
+			await shot('series-why-raised');
 		});
 
 		await check('no dialog fired, no injected element, no page error', async () => {

@@ -114,6 +114,22 @@ function changeList(s, cps) {
 		cp.id ? h('span', { class: 'muted' }, ` ${cp.kind || 'regression'} #${cp.id}${cp.state ? ' ' + cp.state : ''}`) : null]));
 }
 
+// Where the detector raised a candidate's noise sigma because the series'
+// history moves more than its noise model allowed (the series API's
+// noise_raised, > 1; 1 or null, a detection stored before it was kept:
+// nothing): "σ ×2.3", and the words for a title or a sentence.
+const RAISED_WHY = 'the history moves more than its noise model allowed';
+function raisedMark(c) {
+	return c.noise_raised > 1 ? `σ ×${c.noise_raised.toFixed(1)}` : null;
+}
+
+function sizeCell(c) {
+	const mark = raisedMark(c);
+	return h('td', { class: 'num' }, Number.isFinite(c.effect) ? `${c.effect.toFixed(1)} σ` : '—',
+		mark ? h('span', { class: 'raised', title: `noise sigma raised ${c.noise_raised.toFixed(2)} times: ${RAISED_WHY}, ` +
+			'so the series\' own moves, not the model\'s noise, set the bar a change must clear' }, ` (${mark})`) : null);
+}
+
 // "Why (not) flagged": the reasons of the series' last detection (the
 // series API's "detection": each candidate split the detector considered,
 // its size, p and the rule that kept or dropped it). Every string is text.
@@ -130,7 +146,8 @@ function whyFlagged(s) {
 	if (kept.length)
 		verdict = `flagged: ${kept.map((c) => `${name(c)} (${fmtPct(c.change_pct)}, p ${fmtP(c.p_value)})`).join(', ')}`;
 	else if (best)
-		verdict = `not flagged: the strongest candidate, ${name(best)} (${fmtPct(best.change_pct)}, p ${fmtP(best.p_value)}), was dropped: ${best.reason}`;
+		verdict = `not flagged: the strongest candidate, ${name(best)} (${fmtPct(best.change_pct)}, p ${fmtP(best.p_value)}), was dropped: ${best.reason}` +
+			(raisedMark(best) ? ` (over ${raisedMark(best)}: ${RAISED_WHY})` : '');
 	else
 		verdict = 'not flagged: no split was tested (too few commits)';
 	const st = d.settings || {};
@@ -143,7 +160,7 @@ function whyFlagged(s) {
 			h('td', { class: 'num' }, `${fmtNum(c.before)} → ${fmtNum(c.after)}`),
 			h('td', { class: 'num' }, fmtPct(c.change_pct, 2)),
 			h('td', { class: 'num' }, fmtP(c.p_value)),
-			h('td', { class: 'num' }, Number.isFinite(c.effect) ? `${c.effect.toFixed(1)} σ` : '—'),
+			sizeCell(c),
 			h('td', { class: 'reason' }, c.kept ? 'kept' : `dropped: ${c.reason}`));
 	});
 	return h('details', { class: 'why-flagged' },
@@ -155,7 +172,7 @@ function whyFlagged(s) {
 		table([{ label: 'split before' }, { label: 'stage' },
 			{ label: 'commits', cls: 'num', title: 'commits of its window before | after the split' },
 			{ label: 'median before → after', cls: 'num' }, { label: '%change', cls: 'num' },
-			{ label: 'p', cls: 'num' }, { label: 'size', cls: 'num', title: 'in noise sigmas' },
+			{ label: 'p', cls: 'num' }, { label: 'size', cls: 'num', title: `in noise sigmas; σ ×N: sigma raised N times, ${RAISED_WHY}` },
 			{ label: 'rule' }], rows, { class: 'list why-table' }));
 }
 
