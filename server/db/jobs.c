@@ -102,14 +102,15 @@ static const struct db_stmt_def stmts[NR_JOB_STMTS] = {
 	 * job page reads a job of many runs in one request; host_fingerprint stays out
 	 * (GET /api/v1/runs/{id} gives it to a token only)
 	 */
-	[ST_JOB_JSON] = { "job_json", "SELECT " JOB_JSON
-				      ", 'phase_history', j.phase_history, 'log_tail', j.log_tail, "
-				      "'warnings', j.warnings, "
-				      "'has_kconfig', j.kconfig_text IS NOT NULL, "
-				      "'run_guests', (SELECT coalesce(json_object_agg(r.run_id::text, "
-				      "json_build_object('accel', r.extra->'accel', 'cpus', r.extra->'cpus', "
-				      "'guest', r.extra->'guest')), '{}') FROM runs r WHERE r.job_id = j.id))::text"
-				      JOB_FROM "WHERE j.id = $1::bigint" },
+	[ST_JOB_JSON] = { "job_json",
+			  "SELECT " JOB_JSON
+			  ", 'phase_history', j.phase_history, 'log_tail', j.log_tail, "
+			  "'warnings', j.warnings, "
+			  "'has_kconfig', j.kconfig_text IS NOT NULL, "
+			  "'run_guests', (SELECT coalesce(json_object_agg(r.run_id::text, "
+			  "json_build_object('accel', r.extra->'accel', 'cpus', r.extra->'cpus', "
+			  "'guest', r.extra->'guest')), '{}') FROM runs r WHERE r.job_id = j.id))::text" JOB_FROM
+			  "WHERE j.id = $1::bigint" },
 	[ST_JOB_KCONFIG] = { "job_kconfig", "SELECT kconfig_text FROM jobs WHERE id = $1::bigint" },
 	/*
 	 * $1 plan $2 branch $3 the new head (sha, for the record) $4 queue limit: the plan's
