@@ -42,7 +42,7 @@ static void cand_window(const struct detect_series *s, const struct detect_candi
 }
 
 /*
- * Where the check against the history raised sigma (detect.h 2a): "sigma x2.1:
+ * Where the check against the history raised sigma (detect.h 2a): "sigma x2.13:
  * ...", "" when it did not (new, caller frees). The words say why a split the
  * noise model alone would have passed was not flagged.
  */
@@ -50,13 +50,13 @@ static char *raised_text(const struct detect_candidate *d)
 {
 	if (!(d->noise_raised > 1))
 		return xstrdup("");
-	return xstrfmt("sigma x%.1f: the history moves more than its noise model allowed",
+	return xstrfmt("sigma x%.2f: the history moves more than its noise model allowed",
 		       d->noise_raised);
 }
 
 /*
  * "%.3g sigma" of an effect, or "sigma unknown" where the noise was not
- * estimated (null); " (sigma x2.1: ...)" after it where sigma was raised
+ * estimated (null); " (sigma x2.13: ...)" after it where sigma was raised
  */
 static char *effect_text(const struct detect_candidate *d)
 {

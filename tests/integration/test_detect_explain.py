@@ -7,7 +7,7 @@ none_because naming that rule (not a guess).
 
 Where the noise model was checked against the series' own moves and sigma
 raised (lib/stats/detect.h 2a), each candidate says by how much
-("noise_raised", and "sigma x2.3: the history moves more than its noise model
+("noise_raised", and "sigma x2.25: the history moves more than its noise model
 allowed" in the words): a sawtooth of deposits that drain away; independent
 noise says 1.
 
@@ -55,7 +55,7 @@ def sawtooth(seed, n):
 # sawtooth(2, 64): one window without history; its residuals' neighbouring
 # means move 2.25 times what the model read off their lag-2 differences allows
 SAW_RAISED = 2.250530
-SAW_WORDS = "sigma x2.3: the history moves more than its noise model allowed"
+SAW_WORDS = "sigma x2.25: the history moves more than its noise model allowed"
 
 
 def cli(*args):

@@ -393,6 +393,35 @@ static double ar1_unit(void)
 	return ((double)(ar1_state >> 11) + 0.5) / 9007199254740992.0;
 }
 
+/* change points of the default detector in generated noise, then in the same
+ * noise with a step: those within 5 commits of the step, and the others */
+struct step_count {
+	size_t noise, found, found_raised, other;
+};
+
+static void count_step(double *x, size_t n, size_t at, double step, struct step_count *c)
+{
+	struct detect_series s;
+	struct err er;
+
+	assert_int_equal(detect_values(x, NULL, n, NULL, &s, &er), 0);
+	c->noise += s.ncp;
+	detect_series_release(&s);
+	for (size_t i = at; i < n; i++)
+		x[i] += step;
+	assert_int_equal(detect_values(x, NULL, n, NULL, &s, &er), 0);
+	for (size_t j = 0; j < s.ncp; j++) {
+		assert_true(s.cp[j].noise_raised >= 1);
+		if (s.cp[j].index + 5 >= at && s.cp[j].index <= at + 5) {
+			c->found++;
+			c->found_raised += s.cp[j].noise_raised > 1;
+		} else {
+			c->other++;
+		}
+	}
+	detect_series_release(&s);
+}
+
 /*
  * TCPD's bank balance (581 daily points, no annotator saw a change): a
  * sawtooth, flat runs broken by deposits that drain away. The first windows
@@ -473,14 +502,12 @@ static void test_raised_sigma_explained(void **state UNUSED)
  */
 static void test_model_checked_against_history(void **state UNUSED)
 {
-	size_t noise = 0, found = 0, other = 0, found_raised = 0;
+	struct step_count c = { 0 };
 
 	ar1_state = 2463534242ull;
 	for (int rep = 0; rep < 20; rep++) {
 		double x[400], level = 7.3;
 		size_t n = 0;
-		struct detect_series s;
-		struct err er;
 
 		while (n < 400) {
 			size_t period = 25 + (size_t)(ar1_unit() * 11);
@@ -493,31 +520,16 @@ static void test_model_checked_against_history(void **state UNUSED)
 			}
 			level = 7.2 + 0.2 * ar1_unit();
 		}
-		assert_int_equal(detect_values(x, NULL, 400, NULL, &s, &er), 0);
-		noise += s.ncp;
-		detect_series_release(&s);
-		for (size_t i = 200; i < 400; i++)
-			x[i] += 1.5;
-		assert_int_equal(detect_values(x, NULL, 400, NULL, &s, &er), 0);
-		for (size_t j = 0; j < s.ncp; j++) {
-			assert_true(s.cp[j].noise_raised >= 1);
-			if (s.cp[j].index >= 195 && s.cp[j].index <= 205) {
-				found++;
-				found_raised += s.cp[j].noise_raised > 1;
-			} else {
-				other++;
-			}
-		}
-		detect_series_release(&s);
+		count_step(x, 400, 200, 1.5, &c);
 	}
 	print_message("deposits that drain: %zu in noise; step found %zu (%zu over a raised "
 		      "sigma), %zu others\n",
-		      noise, found, found_raised, other);
-	assert_int_equal(noise, 30);
-	assert_int_equal(found, 20);
-	assert_int_equal(other, 23);
+		      c.noise, c.found, c.found_raised, c.other);
+	assert_int_equal(c.noise, 30);
+	assert_int_equal(c.found, 20);
+	assert_int_equal(c.other, 23);
 	/* the change point says its sigma was raised (struct change_point.noise_raised) */
-	assert_int_equal(found_raised, 20);
+	assert_int_equal(c.found_raised, 20);
 }
 
 /*
@@ -530,13 +542,11 @@ static void test_model_checked_against_history(void **state UNUSED)
  */
 static void test_short_window_reads_dependence(void **state UNUSED)
 {
-	size_t noise = 0, found = 0, other = 0;
+	struct step_count c = { 0 };
 
 	ar1_state = 88172645463325252ull;
 	for (int rep = 0; rep < 200; rep++) {
 		double x[80], e = 0;
-		struct detect_series s;
-		struct err er;
 
 		for (size_t i = 0; i < 80; i++) {
 			double g = sqrt(-2 * log(ar1_unit())) * cos(2 * M_PI * ar1_unit());
@@ -544,28 +554,16 @@ static void test_short_window_reads_dependence(void **state UNUSED)
 			e = 0.8 * e + 0.6 * g;
 			x[i] = 100 + e;
 		}
-		assert_int_equal(detect_values(x, NULL, 80, NULL, &s, &er), 0);
-		noise += s.ncp;
-		detect_series_release(&s);
-		for (size_t i = 40; i < 80; i++)
-			x[i] += 4;
-		assert_int_equal(detect_values(x, NULL, 80, NULL, &s, &er), 0);
-		for (size_t j = 0; j < s.ncp; j++) {
-			if (s.cp[j].index >= 35 && s.cp[j].index <= 45)
-				found++;
-			else
-				other++;
-		}
-		detect_series_release(&s);
+		count_step(x, 80, 40, 4, &c);
 	}
-	print_message("AR(1) 0.8, 80 commits: %zu in noise; step found %zu, %zu others\n", noise,
-		      found, other);
+	print_message("AR(1) 0.8, 80 commits: %zu in noise; step found %zu, %zu others\n", c.noise,
+		      c.found, c.other);
 	/* 30, 186, 19 when the split was the largest z also where p is exact (detect.h 2);
 	 * 32 in noise before a step had to persist (detect.h, the final estimate);
 	 * 31, 186, 19 before the model was checked against the history (2a) */
-	assert_int_equal(noise, 29);
-	assert_int_equal(found, 183);
-	assert_int_equal(other, 18);
+	assert_int_equal(c.noise, 29);
+	assert_int_equal(c.found, 183);
+	assert_int_equal(c.other, 18);
 }
 
 /* the default detector over every labelled series of dir/pattern, summed */

@@ -2422,19 +2422,19 @@ async function main() {
 			const rows = await page.$$eval('.why-row', (trs) => trs.map((t) => [...t.cells].map((c) => c.textContent)));
 			assert.equal(rows.length, d.candidates.length);
 			d.candidates.forEach((c, i) => {
-				const mark = c.noise_raised > 1 ? ` (σ ×${c.noise_raised.toFixed(1)})` : '';
+				const mark = c.noise_raised > 1 ? ` (σ ×${c.noise_raised.toFixed(2)})` : '';
 				assert.equal(rows[i][6], `${c.effect.toFixed(1)} σ${mark}`);
 			});
 			// the seeded one: the split at day 30, p 0.018 over a sigma raised 1.9 times
 			const best = d.candidates.slice().sort((a, b) => a.p_value - b.p_value)[0];
 			assert.equal(best.commit, csha(30));
-			assert.equal(best.noise_raised.toFixed(1), '1.9');
+			assert.equal(best.noise_raised.toFixed(2), '1.92');
 			const row = page.locator('.why-row').nth(d.candidates.indexOf(best));
-			assert.equal(await row.locator('td').nth(6).textContent(), `${best.effect.toFixed(1)} σ (σ ×1.9)`);
+			assert.equal(await row.locator('td').nth(6).textContent(), `${best.effect.toFixed(1)} σ (σ ×1.92)`);
 			assert.match(await row.locator('.raised').getAttribute('title'),
 				/^noise sigma raised 1\.9\d times: the history moves more than its noise model allowed/);
 			assert.match(await page.textContent('.why-flagged summary'),
-				/was dropped: p above p_max \(over σ ×1\.9: the history moves more than its noise model allowed\)$/);
+				/was dropped: p above p_max \(over σ ×1\.92: the history moves more than its noise model allowed\)$/);
 			await shot('series-why-raised');
 		});
 

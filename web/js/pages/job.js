@@ -9,28 +9,15 @@ import { progressBar } from './jobs.js';
 
 const REFRESH_MS = 3000;
 
-// Runs once stored do not change: each is read once per page load, not on
-// every refresh of a live job (a failed read is tried again). Only a run the
-// job's own reply does not describe (run_guests) is read.
-const runReads = new Map();
-function readRun(rid) {
-	if (!runReads.has(rid))
-		runReads.set(rid, api(`/runs/${encodeURIComponent(rid)}`).then((run) => ({ run }), (error) => {
-			runReads.delete(rid);
-			return { error };
-		}));
-	return runReads.get(rid);
-}
-
-// {run id: {run} or {error}} for the job's runs: from the job's run_guests
-// (GET /api/v1/jobs/{id}: what each run got, one request for a job of any
-// number of runs), else one GET /api/v1/runs/{id} each
-async function readRuns(j) {
+// {run id: {run}} for the job's runs, from the job's run_guests (GET
+// /api/v1/jobs/{id}: what each run got, one request for a job of any number
+// of runs; the same query fills the job's runs and run_guests, so every run
+// has an entry); a run without one shows as not described
+function readRuns(j) {
 	const ids = (j.runs || []).map((r) => (typeof r === 'string' ? r : pick(r, 'run_id', 'id'))).filter(Boolean);
 	const guests = j.run_guests && typeof j.run_guests === 'object' ? j.run_guests : {};
-	const got = await Promise.all(ids.map((rid) => (guests[rid] && typeof guests[rid] === 'object'
-		? { run: { extra: withoutNulls(guests[rid]) } } : readRun(rid))));
-	return new Map(ids.map((rid, i) => [rid, got[i]]));
+	return new Map(ids.filter((rid) => guests[rid] && typeof guests[rid] === 'object')
+		.map((rid) => [rid, { run: { extra: withoutNulls(guests[rid]) } }]));
 }
 
 // run_guests says null for a key the run did not record, where the run's own
@@ -123,7 +110,7 @@ function view(j, rerender, got) {
 			const rid = typeof r === 'string' ? r : pick(r, 'run_id', 'id');
 			const g = got.get(rid);
 			return h('li', null, h('span', { class: 'run-got' }, `run ${i + 1}: `,
-				!g ? '—' : g.error ? h('span', { class: 'error' }, `not read: ${g.error.message}`) : runGot(g.run)),
+				!g ? '—' : runGot(g.run)),
 			' · ', h('a', { href: `/api/v1/runs/${rid}`, title: 'the run as the API has it (JSON)' }, String(rid)),
 			typeof r === 'object' && r.status ? ` ${r.status}` : '');
 		})) : emptyState(st.state === 'skipped' ? 'No runs: the same kernel image was measured already.'
@@ -143,7 +130,7 @@ export async function render(root, { id }) {
 			replace(root, h('h1', null, `Job #${id}`), emptyState('This server has no jobs API yet.'));
 			return false;
 		}
-		replace(root, view(j, load, await readRuns(j)));
+		replace(root, view(j, load, readRuns(j)));
 		return j.state === 'queued' || j.state === 'leased';
 	};
 	if (await load()) {

@@ -117,10 +117,10 @@ function changeList(s, cps) {
 // Where the detector raised a candidate's noise sigma because the series'
 // history moves more than its noise model allowed (the series API's
 // noise_raised, > 1; 1 or null, a detection stored before it was kept:
-// nothing): "σ ×2.3", and the words for a title or a sentence.
+// nothing): "σ ×2.25", and the words for a title or a sentence.
 const RAISED_WHY = 'the history moves more than its noise model allowed';
 function raisedMark(c) {
-	return c.noise_raised > 1 ? `σ ×${c.noise_raised.toFixed(1)}` : null;
+	return c.noise_raised > 1 ? `σ ×${c.noise_raised.toFixed(2)}` : null;
 }
 
 function sizeCell(c) {
