@@ -212,6 +212,31 @@ out:
 	return ret;
 }
 
+/*
+ * Whether a stored plan still passes the checks a new one gets
+ * (plan_normalize: the server's max_jobs_per_push and detect_window of
+ * now): a plan stored before a check existed (more vcpus than its arch's
+ * qemu machine takes) or before the limits were lowered would queue jobs
+ * no worker can run. 0 when it does; -1 (logged with the field, until the
+ * plan is mended) when it does not, and nothing of it is scheduled: its
+ * branches' heads stay unseen, so the mended plan tests them.
+ */
+static int plan_still_valid(struct server *srv, const struct db_plan_row *row, const json_t *spec)
+{
+	json_t *again = NULL;
+	struct err e;
+
+	if (!plan_normalize(spec, row->name, srv->cfg->plan_max_jobs_per_push,
+			    srv->cfg->detect_window, &again, &e)) {
+		json_decref(again);
+		return 0;
+	}
+	slog_warn("plan '%s' not scheduled: it does not pass the plan checks of this server: "
+		  "%s: %s (PUT /api/v1/plans/%s with it mended)",
+		  row->name, e.detail[0] ? e.detail : "plan", e.message, row->name);
+	return -1;
+}
+
 /* the heads' names as a text[] literal (git allows '"' in a ref name: escaped) */
 static char *heads_literal(const struct gitmirror_head *h, size_t n)
 {
@@ -315,6 +340,10 @@ static int track_tree(struct poller *pl, struct db_conn *c, long long tree_id, c
 		pc.spec = json_loads(plans[p].spec, 0, NULL);
 		if (!pc.spec) {
 			slog_warn("plan '%s': stored spec unreadable", plans[p].name);
+			continue;
+		}
+		if (plan_still_valid(srv, &plans[p], pc.spec)) {
+			json_decref(pc.spec);
 			continue;
 		}
 		pc.nr_setups = plan_setups(pc.spec, &pc.setups);

@@ -28,7 +28,14 @@
  *     queued jobs of the plan (cancelled, phase "superseded", the reason in
  *     fail_reason; counted in the push record);
  *  5. a fetch that fails is stored on the tree (poll_error, git's message)
- *     and retried after a backoff; the other trees go on.
+ *     and retried after a backoff; the other trees go on;
+ *  6. a plan is checked again before it is scheduled, as a new one would
+ *     be (plan_normalize with this server's limits): one stored before a
+ *     check existed (vcpus its arch's qemu machine cannot boot) or before
+ *     plan_max_jobs_per_push was lowered queues nothing, the server log
+ *     says which field ("plan 'P' not scheduled: ... testcases[0].params.
+ *     vcpus: ..."), and its branches' heads stay unseen so that the
+ *     mended plan (PUT) tests them; the tree's other plans go on.
  *
  * Tracking jobs get priority track_priority + the plan's priority, kept
  * below bisect_priority: bisects and jobs asked for by hand lease first.

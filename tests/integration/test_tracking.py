@@ -480,6 +480,50 @@ class Tracking(unittest.TestCase):
         t = tree_json(srv, "gone")
         self.assertEqual((t["poll_error"], t["poll_failures"]), (None, 0))
 
+    def test_stored_plan_that_no_longer_passes_queues_nothing(self):
+        """A plan stored before a check existed (here: 300 vcpus on x86_64,
+        whose pc machine takes 255) is checked again at each poll: it queues
+        nothing, the log names the field, the tree's other plans go on, and
+        the mended plan tests the head it had not seen."""
+        srv = self.srv
+        repo, base = self.new_tree("reshaped")
+        shape = [{"testcase": "execl", "params": {"vcpus": 2}}]
+        for name in ("reshaped", "beside-reshaped"):
+            r = srv.post("/api/v1/plans", plan(name, "reshaped", testcases=shape,
+                                               measure="wallclock", targets=["x86_64"]),
+                         scope="admin")
+            self.assertEqual(r.status, 201, r)
+        r = srv.post("/api/v1/plans", plan("refused", "reshaped", measure="wallclock",
+                                           targets=["x86_64"], testcases=[
+                                               {"testcase": "execl", "params": {"vcpus": 300}}]),
+                     scope="admin")
+        self.assertEqual((r.status, r.json()["error"]["detail"]), (400, "testcases[0].params.vcpus"))
+        # as a server from before the check stored it
+        srv.psql("UPDATE plans SET spec = jsonb_set(spec, '{testcases,0,params,vcpus}', '300') "
+                 "WHERE name = 'reshaped'")
+        poll(srv, "reshaped")
+        self.assertEqual([], plan_jobs(srv, "reshaped"))
+        self.assertEqual([], pushes(srv, "reshaped"))
+        self.assertEqual({j["commit"] for j in plan_jobs(srv, "beside-reshaped")}, {base[-1]})
+        with open(srv.log.name, "rb") as f:
+            f.seek(srv.log_start)
+            log = f.read().decode("utf-8", "replace")
+        self.assertIn("plan 'reshaped' not scheduled: it does not pass the plan checks of this "
+                      "server: testcases[0].params.vcpus: 'vcpus' is at most 255 on x86_64 "
+                      "(qemu's pc machine takes no more), not 300 (PUT /api/v1/plans/reshaped "
+                      "with it mended)\n", log)
+        # mended: the head the plan had not seen is its baseline, once
+        r = srv.request("PUT", "/api/v1/plans/reshaped",
+                        plan("reshaped", "reshaped", testcases=shape, measure="wallclock",
+                             targets=["x86_64"]), scope="admin")
+        self.assertEqual(r.status, 200, r)
+        poll(srv, "reshaped")
+        poll(srv, "reshaped")
+        jobs = plan_jobs(srv, "reshaped")
+        self.assertEqual([(j["commit"], j["params"]) for j in jobs], [(base[-1], {"vcpus": 2})])
+        self.assertEqual([(p["old"], p["new"], p["jobs_queued"]) for p in
+                          pushes(srv, "reshaped")], [(None, base[-1], 1)])
+
     def test_mirror_follows_the_url_of_the_database(self):
         srv = self.srv
         repo, base = self.new_tree("moved")
