@@ -45,7 +45,8 @@
  * both written by cmd_detect_explain.c.
  *
  * Options: --window W (64), --p-max P (0.001), --min-seg M (3),
- * --min-change PCT (0), each bounded as a plan's detect key
+ * --min-change PCT (0), --min-effect SIGMAS (0), each bounded as a plan's
+ * detect key
  * (lib/stats/detect_keys.h), --tail N, --explain. Exit 0, or 2 on usage or
  * input errors (a file with no values among them).
  *
@@ -80,18 +81,20 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: regtrack detect [--window W] [--p-max P] [--min-seg M]\n"
-		"                       [--min-change PCT] [--tail N] [--explain] FILE\n"
+		"                       [--min-change PCT] [--min-effect S] [--tail N] [--explain] FILE\n"
 		"FILE: one value per commit in commit order, as numbers one per line\n"
 		"('#' starts a comment) or a JSON array; several runs per commit as a JSON object\n"
 		"{\"values\": [...], \"ids\": [commit of each value]} (commits in order of first\n"
 		"appearance) or {\"values\": [...], \"groups\": [commit number of each value]};\n"
-		"or the 'value label' lines --score reads (labels ignored; a value nan is missing).\n"
+		"or a labelled series --score reads (labels ignored; a value nan or null is missing).\n"
 		"Prints {change_points: [{index, id, before, after, change_pct, direction, p_value,\n"
 		"...}], n_values, n_commits}; with none, \"none_because\" says why (the strongest\n"
 		"candidate split and the rule that dropped it). --window 64, --p-max 0.001,\n"
-		"--min-seg 3, --min-change 0 (%%), each bounded as a plan's detect key (min-seg at\n"
-		"most half the window), --tail N: an online check of the last N commits against\n"
-		"those since the last change point before them (\"tail_check\"),\n"
+		"--min-seg 3, --min-change 0 (%%), --min-effect 0 (noise sigmas), each bounded as a\n"
+		"plan's detect key (min-seg at most half the window; the server's own default\n"
+		"min_change_pct is its detect_min_change_pct, 1), --tail N: an online check of the\n"
+		"last N commits against those since the last change point before them\n"
+		"(\"tail_check\"),\n"
 		"--explain: every candidate split, its p, size in noise sigmas (and sigma's raise,\n"
 		"noise_raised, where the series' history moved more than its noise model allowed)\n"
 		"and the rule that kept or dropped it (\"explain\" in the JSON, one line each on\n"
@@ -227,11 +230,12 @@ static int labelled_text(const char *text, size_t len)
 }
 
 /*
- * The values of the labelled text form (lib/stats/cpdscore.h parses it and
- * checks each line, value and label; the labels are not used here). A missing
- * value (nan) is left out: then *group gives each value its line's
- * position, so the indices printed still count every line, as the labels'
- * do. 0, or -1 with the message on stderr.
+ * The values of a labelled series, the forms --score reads (lib/stats/
+ * cpdscore.h parses them and checks each value and label; the labels are
+ * not used here). A missing value (nan, JSON null) is left out: then *group
+ * gives each value its position (its line, its index in "values"), so the
+ * indices printed still count every position, as the labels' do; with
+ * "groups", each value's group. 0, or -1 with the message on stderr.
  */
 static int load_labelled(const char *path, const char *text, size_t len, double **v, size_t *n,
 			 size_t **group)
@@ -252,14 +256,10 @@ static int load_labelled(const char *path, const char *text, size_t len, double 
 		if (!isfinite(ls.values[i]))
 			continue;
 		(*v)[m] = ls.values[i];
-		(*group)[m++] = i;
+		(*group)[m++] = ls.groups ? ls.groups[i] : i;
 	}
-	if (!m) {
-		fprintf(stderr, "regtrack: '%s': no values (every value is nan)\n", path);
-		cpdscore_series_release(&ls);
-		return -1;
-	}
-	if (m == ls.nvalues) {
+	/* the reader refused a series with every value missing */
+	if (m == ls.nvalues && !ls.groups) {
 		free(*group);
 		*group = NULL;
 	}
@@ -302,6 +302,17 @@ static int load(const char *path, double **v, size_t *n, size_t **group, json_t 
 		return rc;
 	}
 	*doc = json_loadb(text + start, len - start, 0, &je);
+	/* a labelled series explained straight from its file, null values and all */
+	if (json_is_object(*doc) && !json_object_get(*doc, "ids") &&
+	    (json_object_get(*doc, "annotations") || json_object_get(*doc, "changes") ||
+	     json_object_get(*doc, "alerts"))) {
+		int rc = load_labelled(path, text, len, v, n, group);
+
+		json_decref(*doc);
+		*doc = NULL;
+		free(text);
+		return rc;
+	}
 	free(text);
 	if (!*doc) {
 		fprintf(stderr, "regtrack: '%s': invalid JSON at line %d: %s\n", path, je.line,
@@ -376,6 +387,7 @@ static int check_opts(const struct detect_opts *o)
 		{ "min_seg", "--min-seg" },
 		{ "p_max", "--p-max" },
 		{ "min_change_pct", "--min-change" },
+		{ "min_effect", "--min-effect" },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(opt_of); i++) {
@@ -435,8 +447,13 @@ int cmd_detect(int argc, char **argv)
 			continue;
 		}
 		if (arg[0] != '-' || !arg[1]) {
-			if (path)
-				return usage();
+			if (path) {
+				fprintf(stderr,
+					"regtrack: detect: one FILE (with --score: one FILE or DIR), "
+					"not '%s' and '%s'\n",
+					path, arg);
+				return 2;
+			}
 			path = arg;
 			continue;
 		}
@@ -453,6 +470,8 @@ int cmd_detect(int argc, char **argv)
 			bad = parse_double(arg, val, &o.p_max);
 		else if (!strcmp(arg, "--min-change"))
 			bad = parse_double(arg, val, &o.min_change_pct);
+		else if (!strcmp(arg, "--min-effect"))
+			bad = parse_double(arg, val, &o.min_effect);
 		else {
 			fprintf(stderr, "regtrack: detect: unknown option '%s'\n", arg);
 			return usage();
@@ -466,7 +485,16 @@ int cmd_detect(int argc, char **argv)
 				"FILE)\n");
 		return 2;
 	}
-	if (!path || (score ? tail != 0 : json != 0))
+	if (score && tail) {
+		fprintf(stderr, "regtrack: detect: --tail checks one series' last commits; --score "
+				"scores the whole of each series\n");
+		return 2;
+	}
+	if (!score && json) {
+		fprintf(stderr, "regtrack: detect: --json is for --score (detect prints JSON)\n");
+		return 2;
+	}
+	if (!path)
 		return usage();
 	if (check_opts(&o))
 		return 2;

@@ -608,9 +608,15 @@ int cpdscore_series_parse(const char *text, size_t len, const char *name, struct
 	size_t start = numlist_skip_comments(text, len);
 
 	memset(s, 0, sizeof(*s));
-	if (start < len && text[start] == '{')
-		return parse_json(text + start, len - start, name, s, e);
-	return parse_text(text, len, name, s, e);
+	if (start < len && text[start] == '{' ? parse_json(text + start, len - start, name, s, e) :
+						parse_text(text, len, name, s, e))
+		return -1;
+	/* a series with nothing measured would score as perfectly as its labels allow */
+	for (size_t i = 0; i < s->nvalues; i++)
+		if (isfinite(s->values[i]))
+			return 0;
+	return err_setc(e, ERR_INVALID_FIELD, "values",
+			"no values: every value is missing (null or nan)");
 }
 
 int cpdscore_series_load(const char *path, struct cpdscore_series *s, struct err *e)

@@ -157,10 +157,12 @@ int numlist_read_file(const char *path, size_t max_bytes, char **text, size_t *l
 			break;
 	}
 	if (ferror(f)) {
+		int err = errno; /* fread sets it where it sets the error indicator (EISDIR) */
+
 		fclose(f);
 		free(buf);
 		*len = 0;
-		return err_setc(e, ERR_IO, path, "cannot read '%s'", path);
+		return err_setc(e, ERR_IO, path, "cannot read '%s': %s", path, strerror(err));
 	}
 	fclose(f);
 	buf[*len] = '\0';

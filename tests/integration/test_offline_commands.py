@@ -11,6 +11,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import BIN, Server, sha  # noqa: E402
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 RAW_WIS = ("testcase:Separate file mmap/munmap\nwarmup\nmin:100 max:110 total:1700\n"
@@ -139,12 +140,66 @@ class Offline(unittest.TestCase):
             out = self.cli("detect", self.file(name, text))
             self.assertEqual((out.returncode, out.stdout), (2, ""), out)
             self.assertIn("no values", out.stderr)
+        # every value missing: no values for detect, and for --score too (a series with
+        # nothing measured would score F1 1.0 and lift the directory's average)
+        for name, text in (("allnan.txt", "nan TN\nnan TN\n"),
+                           ("allnull.json", '{"values": [null, null, null], "annotations": '
+                                            '{"1": [1]}}'),
+                           ("allnull-ours.json", '{"values": [null, null], "changes": [1]}')):
+            for score in ((), ("--score",)):
+                out = self.cli("detect", *score, self.file(name, text))
+                self.assertEqual((out.returncode, out.stdout), (2, ""), out)
+                self.assertIn("no values: every value is missing (null or nan)", out.stderr)
+        # a plan's fifth detect key, min_effect, bounded as the API bounds it
+        out = self.cli("detect", "--min-effect", "101", p)
+        self.assertEqual((out.returncode, out.stdout), (2, ""), out)
+        self.assertIn("--min-effect 101 is outside 0..100", out.stderr)
+        # what the command line cannot mean is named, not answered with the usage text
+        for args, says in ((("--score", p, p), "one FILE (with --score: one FILE or DIR), not"),
+                           (("--score", "--tail", "3", p), "--tail checks one series' last"),
+                           (("--json", p), "--json is for --score")):
+            out = self.cli("detect", *args)
+            self.assertEqual((out.returncode, out.stdout), (2, ""), out)
+            self.assertIn(says, out.stderr)
+            self.assertNotIn("usage:", out.stderr)
+        # a directory where a series file is expected says why it cannot be read
+        d = os.path.join(self.tmp, "with-dir")
+        os.makedirs(os.path.join(d, "dir.json"), exist_ok=True)
+        out = self.cli("detect", "--score", d)
+        self.assertEqual((out.returncode, out.stdout), (2, ""), out)
+        self.assertIn("cannot read '%s/dir.json': Is a directory" % d, out.stderr)
         # our JSON form under --score: past 2^63 refused as plain detect refuses it
         big = self.file("big.json", '{"values": [1e300, 2, 3, 4, 5, 6], "changes": [1]}')
         for args in (("--score",), ()):
             out = self.cli("detect", *args, big)
             self.assertEqual((out.returncode, out.stdout), (2, ""), out)
             self.assertIn("values[0] is out of range", out.stderr)
+
+    def test_detect_explains_a_labelled_json_with_missing_values(self):
+        # TCPD's uk_coal_employ (105 years, values 8 and 13 null): scored by --score and
+        # explained from the same file, the nulls left out, the indices the file's
+        p = os.path.join(ROOT, "tests/fixtures/realcpd/tcpd/uk_coal_employ.json")
+        with open(p) as f:
+            vals = json.load(f)["values"]
+        self.assertEqual([i for i, v in enumerate(vals) if v is None], [8, 13])
+        out = self.cli("detect", "--explain", p)
+        self.assertEqual(out.returncode, 0, out)
+        doc = json.loads(out.stdout)
+        self.assertEqual((doc["n_values"], doc["n_commits"]), (103, 103), doc)
+        # the first window: 64 measured commits, 66 positions of the file
+        self.assertEqual(doc["explain"][0]["window"], [0, 66])
+        # the same detection as on the values without the nulls, in the file's positions
+        kept = [i for i, v in enumerate(vals) if v is not None]
+        plain = json.loads(self.cli("detect", self.file(
+            "coal-kept.json", json.dumps([vals[i] for i in kept]))).stdout)
+        self.assertEqual([c["index"] for c in doc["change_points"]],
+                         [kept[c["index"]] for c in plain["change_points"]])
+        # with groups (our form), a missing value leaves its group out
+        g = self.file("grouped-null.json", json.dumps({
+            "values": [100, 101, None, 100, 80, 81, 80, 79], "groups": [0, 0, 1, 1, 2, 2, 3, 3],
+            "changes": [2]}))
+        doc = json.loads(self.cli("detect", "--explain", g).stdout)
+        self.assertEqual((doc["n_values"], doc["n_commits"]), (7, 4), doc)
 
     def test_detect_tail_right_after_a_found_step(self):
         # 52 commits near 100, then 8 near 90: the detector finds the step at 52, and

@@ -197,6 +197,30 @@ static void test_read_text_refuses_out_of_range(void **state UNUSED)
 	cpdscore_series_release(&s);
 }
 
+/* A series with every value missing is refused in each form: it would score F1 1.0. */
+static void test_read_refuses_all_missing(void **state UNUSED)
+{
+	static const char *const texts[] = {
+		"nan TN\nnan TP\n",
+		"{\"values\": [null, null, null], \"annotations\": {\"1\": [1]}}",
+		"{\"values\": [null], \"changes\": [0]}",
+	};
+	const char *one = "{\"values\": [null, 3], \"changes\": [1]}";
+	struct cpdscore_series s;
+	struct err e;
+
+	for (size_t i = 0; i < ARRAY_SIZE(texts); i++) {
+		assert_int_equal(cpdscore_series_parse(texts[i], strlen(texts[i]), "x", &s, &e), -1);
+		assert_int_equal(e.id, ERR_INVALID_FIELD);
+		assert_string_equal(e.detail, "values");
+		assert_string_equal(e.message, "no values: every value is missing (null or nan)");
+		cpdscore_series_release(&s);
+	}
+	assert_int_equal(cpdscore_series_parse(one, strlen(one), "x", &s, &e), 0);
+	assert_int_equal(s.nvalues, 2);
+	cpdscore_series_release(&s);
+}
+
 static void test_read_json(void **state UNUSED)
 {
 	const char *tcpd = "{\"name\": \"t\", \"values\": [1, null, 3, 4],"
@@ -374,6 +398,7 @@ int main(void)
 		cmocka_unit_test(test_far),
 		cmocka_unit_test(test_read_text),
 		cmocka_unit_test(test_read_text_refuses_out_of_range),
+		cmocka_unit_test(test_read_refuses_all_missing),
 		cmocka_unit_test(test_read_json),
 		cmocka_unit_test(test_detect_positions),
 		cmocka_unit_test(test_tcpd_zero_is_the_papers),
