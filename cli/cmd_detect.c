@@ -383,10 +383,8 @@ static int check_opts(const struct detect_opts *o)
 	static const struct {
 		const char *key, *opt;
 	} opt_of[] = {
-		{ "window", "--window" },
-		{ "min_seg", "--min-seg" },
-		{ "p_max", "--p-max" },
-		{ "min_change_pct", "--min-change" },
+		{ "window", "--window" },	  { "min_seg", "--min-seg" },
+		{ "p_max", "--p-max" },		  { "min_change_pct", "--min-change" },
 		{ "min_effect", "--min-effect" },
 	};
 

@@ -210,7 +210,8 @@ static void test_read_refuses_all_missing(void **state UNUSED)
 	struct err e;
 
 	for (size_t i = 0; i < ARRAY_SIZE(texts); i++) {
-		assert_int_equal(cpdscore_series_parse(texts[i], strlen(texts[i]), "x", &s, &e), -1);
+		assert_int_equal(cpdscore_series_parse(texts[i], strlen(texts[i]), "x", &s, &e),
+				 -1);
 		assert_int_equal(e.id, ERR_INVALID_FIELD);
 		assert_string_equal(e.detail, "values");
 		assert_string_equal(e.message, "no values: every value is missing (null or nan)");
