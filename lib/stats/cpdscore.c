@@ -406,18 +406,41 @@ static void commits_of_groups(struct cpdscore_series *s)
 	s->n = n;
 }
 
+static int known_key(const char *key)
+{
+	static const char *const keys[] = { "values", "annotations", "changes", "alerts",
+					    "groups", "name",	     "longname" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+		if (!strcmp(key, keys[i]))
+			return 1;
+	return 0;
+}
+
 static int parse_json(const char *text, size_t len, const char *name, struct cpdscore_series *s,
 		      struct err *e)
 {
 	json_error_t je;
-	json_t *doc = json_loadb(text, len, 0, &je), *values, *groups, *ann, *chg, *alerts, *x;
+	/* a key given twice would be read as its last copy, silently */
+	json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je), *values, *groups, *ann,
+	       *chg, *alerts, *x;
 	json_t *nm;
+	const char *key;
 	size_t i;
 	int rc = -1;
 
 	if (!doc)
 		return err_setc(e, ERR_INVALID_JSON, "", "invalid JSON at line %d: %s", je.line,
 				je.text);
+	/* a misspelt key ("alert") would drop what it labels without a word */
+	json_object_foreach (doc, key, x)
+		if (!known_key(key)) {
+			err_setc(e, ERR_INVALID_FIELD, key,
+				 "unknown key '%s' (a labelled series has values, annotations or "
+				 "changes, alerts, groups, name, longname)",
+				 key);
+			goto out;
+		}
 	values = json_object_get(doc, "values");
 	groups = json_object_get(doc, "groups");
 	ann = json_object_get(doc, "annotations");
@@ -475,8 +498,6 @@ static int parse_json(const char *text, size_t len, const char *name, struct cpd
 		if (json_points(s, chg, "changes", add_annotator(s), e))
 			goto out;
 	} else if (json_is_object(ann) && json_object_size(ann)) {
-		const char *key;
-
 		json_object_foreach (ann, key, x) {
 			char field[160];
 

@@ -101,10 +101,12 @@ struct cpdscore_series {
  * its first character after blank and `#` lines is '{', else text. name
  * (borrowed) is the name when the JSON gives none. Fills s (caller releases
  * with cpdscore_series_release, also after a failure). Returns 0, or -1
- * with e filled: ERR_INVALID_JSON, or ERR_INVALID_FIELD naming the line or
- * the field (an unknown label, a value out of range, a label index with no
- * commit, values and groups of different lengths, no values or every value
- * missing, no labels).
+ * with e filled: ERR_INVALID_JSON (also a key given twice), or
+ * ERR_INVALID_FIELD naming the line or the field (an unknown label, a JSON
+ * key none of the forms has: a misspelt "alert" would drop the alert
+ * measures silently, a value out of range, a label index with no commit,
+ * values and groups of different lengths, no values or every value missing,
+ * no labels).
  */
 int cpdscore_series_parse(const char *text, size_t len, const char *name, struct cpdscore_series *s,
 			  struct err *e) __attribute__((warn_unused_result));

@@ -222,6 +222,31 @@ static void test_read_refuses_all_missing(void **state UNUSED)
 	cpdscore_series_release(&s);
 }
 
+/* A misspelt key or a key given twice is refused, not read as something else. */
+static void test_read_json_refuses_unknown_and_twice_given_keys(void **state UNUSED)
+{
+	const char *typo = "{\"values\": [1, 2, 3, 4], \"changes\": [2], \"alert\": [3]}";
+	const char *twice = "{\"values\": [1, 2, 3, 4], \"changes\": [2], \"changes\": [3]}";
+	const char *tcpd = "{\"name\": \"n\", \"longname\": \"N\", \"values\": [1, 2], "
+			   "\"annotations\": {\"6\": []}}";
+	struct cpdscore_series s;
+	struct err e;
+
+	assert_int_equal(cpdscore_series_parse(typo, strlen(typo), "x", &s, &e), -1);
+	assert_int_equal(e.id, ERR_INVALID_FIELD);
+	assert_string_equal(e.detail, "alert");
+	assert_string_equal(e.message, "unknown key 'alert' (a labelled series has values, "
+				       "annotations or changes, alerts, groups, name, longname)");
+	cpdscore_series_release(&s);
+	assert_int_equal(cpdscore_series_parse(twice, strlen(twice), "x", &s, &e), -1);
+	assert_int_equal(e.id, ERR_INVALID_JSON);
+	assert_non_null(strstr(e.message, "duplicate object key"));
+	cpdscore_series_release(&s);
+	assert_int_equal(cpdscore_series_parse(tcpd, strlen(tcpd), "x", &s, &e), 0);
+	assert_string_equal(s.name, "n");
+	cpdscore_series_release(&s);
+}
+
 static void test_read_json(void **state UNUSED)
 {
 	const char *tcpd = "{\"name\": \"t\", \"values\": [1, null, 3, 4],"
@@ -400,6 +425,7 @@ int main(void)
 		cmocka_unit_test(test_read_text),
 		cmocka_unit_test(test_read_text_refuses_out_of_range),
 		cmocka_unit_test(test_read_refuses_all_missing),
+		cmocka_unit_test(test_read_json_refuses_unknown_and_twice_given_keys),
 		cmocka_unit_test(test_read_json),
 		cmocka_unit_test(test_detect_positions),
 		cmocka_unit_test(test_tcpd_zero_is_the_papers),
