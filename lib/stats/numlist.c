@@ -166,6 +166,11 @@ int numlist_read_file(const char *path, size_t max_bytes, char **text, size_t *l
 	}
 	fclose(f);
 	buf[*len] = '\0';
+	/* a UTF-8 byte order mark (editors on Windows write one) is no number */
+	if (*len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3)) {
+		*len -= 3;
+		memmove(buf, buf + 3, *len + 1);
+	}
 	*text = buf;
 	return 0;
 }

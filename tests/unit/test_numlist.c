@@ -4,8 +4,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "stats/numlist.h"
 #include "attr.h"
@@ -53,10 +55,33 @@ static void test_values_and_bounds(void **state UNUSED)
 	parse_fails("1\nabc\n", "line 2: 'abc' is not a number");
 }
 
+/* A file saved with a UTF-8 byte order mark reads as the numbers it holds. */
+static void test_read_file_drops_a_byte_order_mark(void **state UNUSED)
+{
+	char path[] = "/tmp/test_numlist_XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+	double *v;
+	size_t n;
+	struct err e;
+
+	assert_non_null(f);
+	fputs("\xef\xbb\xbf"
+	      "1.5\n2\n",
+	      f);
+	fclose(f);
+	assert_int_equal(numlist_load(path, 1 << 20, &v, &n, &e), 0);
+	unlink(path);
+	assert_int_equal(n, 2);
+	assert_true(v[0] == 1.5 && v[1] == 2);
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_values_and_bounds),
+		cmocka_unit_test(test_read_file_drops_a_byte_order_mark),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
