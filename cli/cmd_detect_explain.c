@@ -179,6 +179,8 @@ json_t *cmd_detect_explain(const struct detect_series *s, json_t **idvals)
 		json_int_t lo, hi;
 		json_t *j;
 		char *eff = effect_text(d);
+		char *cyc = d->cycle ? xstrfmt(" (net of a cycle of %zu commits)", d->cycle) :
+				       xstrdup("");
 
 		cand_window(s, d, &lo, &hi);
 		j = json_pack("{s:s, s:[I,I], s:I}", "stage", d->stage ? "final" : "window",
@@ -187,6 +189,8 @@ json_t *cmd_detect_explain(const struct detect_series *s, json_t **idvals)
 		if (idvals)
 			json_object_set(j, "id", idvals[d->id]);
 		json_object_set_new(j, "excursion", json_boolean(d->excursion));
+		if (d->cycle)
+			json_object_set_new(j, "cycle", json_integer((json_int_t)d->cycle));
 		json_object_set_new(j, "before", num(d->before));
 		json_object_set_new(j, "after", num(d->after));
 		json_object_set_new(j, "change_pct", num(d->change_pct));
@@ -199,13 +203,14 @@ json_t *cmd_detect_explain(const struct detect_series *s, json_t **idvals)
 		json_object_set_new(j, "reason", json_string(detect_reason_text(d->reason)));
 		json_array_append_new(arr, j);
 		fprintf(stderr,
-			"explain: %s [%lld, %lld) split before commit %lld%s: %.6g -> %.6g (%+.2f %%), "
-			"p %.3g, %s: %s\n",
+			"explain: %s [%lld, %lld) split before commit %lld%s%s: %.6g -> %.6g "
+			"(%+.2f %%), p %.3g, %s: %s\n",
 			d->stage ? "final estimate" : "window", (long long)lo, (long long)hi,
-			(long long)cand_index(d, idvals), d->excursion ? " (excursion)" : "",
+			(long long)cand_index(d, idvals), d->excursion ? " (excursion)" : "", cyc,
 			d->before, d->after, d->change_pct, d->p_value, eff,
 			detect_reason_text(d->reason));
 		free(eff);
+		free(cyc);
 	}
 	return arr;
 }

@@ -175,6 +175,7 @@ static void note(struct detect_series *s, const struct noise *nz, size_t c, size
 	d->noise_rho = nz->rho;
 	d->noise_raised = nz->raised > 1 ? nz->raised : 1;
 	d->effect = nz->sigma > 0 ? fabs(after - before) / nz->sigma : NAN;
+	d->cycle = nz->net ? nz->period : 0;
 	d->reason = reason;
 }
 
@@ -223,7 +224,7 @@ static int best_segment(struct detect_series *s, struct scratch *w, size_t c, si
 		}
 	if (!nseg || !bb)
 		return 0;
-	pv = (double)nseg * detect_z_pvalue(best, nz);
+	pv = (double)(nseg * w->readings) * detect_z_pvalue(best, nz);
 	{
 		double out_lo = detect_window_median(s->med, c, c + ba, w->tmp + n + 1);
 		double in = detect_window_median(s->med, c + ba, c + bb, w->tmp + n + 1);
@@ -380,7 +381,7 @@ static int best_split(struct detect_series *s, struct scratch *w, size_t c, size
 	}
 	detect_window_rho(s, w, c, n, best_t, &nz);
 	nsplits = n - 2 * m + 1;
-	pv = (double)nsplits * detect_split_p(s, w, &nz, c, n, best_t, best_z);
+	pv = (double)(nsplits * w->readings) * detect_split_p(s, w, &nz, c, n, best_t, best_z);
 	t = best_t;
 	/*
 	 * Bonferroni bounds the chance that any of the nsplits splits has p <= p_max /
@@ -393,7 +394,8 @@ static int best_split(struct detect_series *s, struct scratch *w, size_t c, size
 		t = relocate(s, w, c, n, best_t, best_t > m + q ? best_t - q : m,
 			     best_t + q + m < n ? best_t + q : n - m);
 		if (t != best_t)
-			pv = fmin(pv, (double)nsplits * detect_split_p(s, w, &nz, c, n, t, NAN));
+			pv = fmin(pv, (double)(nsplits * w->readings) *
+					      detect_split_p(s, w, &nz, c, n, t, NAN));
 	}
 	{
 		double before = detect_window_median(s->med, c, c + t, w->tmp);
@@ -507,6 +509,33 @@ static int reported(struct detect_series *s, const struct change_point *cp)
 	return why == DETECT_REPORTED;
 }
 
+/*
+ * The earliest split accepted in the scan's window [c, e) (earliest_split) under
+ * the noise model *w->nz. Where the history holds a cycle (detect.h 2c) the window
+ * is read twice, as it is and net of the cycle (s->med points at the values net of
+ * it for that reading: what every test of the window reads), the first reading
+ * that accepts a split taken, each p doubled (Bonferroni over the two readings).
+ */
+static int window_split(struct detect_series *s, struct scratch *w, size_t c, size_t e, size_t *k,
+			double *p, size_t *we)
+{
+	double *med = s->med;
+	int found;
+
+	if (!w->nz->period)
+		return earliest_split(s, w, c, e, k, p, we);
+	w->readings = 2;
+	found = earliest_split(s, w, c, e, k, p, we);
+	if (!found) {
+		detect_noise_of(s, w, c, e, 1, 1, w->nz);
+		s->med = detect_net_of_cycle(s, w, w->nz, c, e);
+		found = earliest_split(s, w, c, e, k, p, we);
+		s->med = med;
+	}
+	w->readings = 1;
+	return found;
+}
+
 size_t detect_series_run(struct detect_series *s)
 {
 	size_t T = s->n, W = s->opts.window, m = s->opts.min_seg;
@@ -527,6 +556,10 @@ size_t detect_series_run(struct detect_series *s)
 	w.hrank = xmalloc(((L > 3 ? L : 3) * W + 1) * sizeof(*w.hrank));
 	w.nz = &nz;
 	w.cache_end = SIZE_MAX;
+	w.period_end = SIZE_MAX;
+	w.adj = NULL;
+	w.prof = xmalloc(W * sizeof(*w.prof));
+	w.readings = 1;
 	s->nraw = s->nfinal;
 	s->examined = 0;
 	s->ntrace = 0;
@@ -543,8 +576,8 @@ size_t detect_series_run(struct detect_series *s)
 			frozen = e;
 		s->examined += e - c;
 		/* one noise model per window, for its splits and their recursion */
-		detect_noise_of(s, &w, c, e, 1, &nz);
-		if (earliest_split(s, &w, c, e, &k, &p, &we)) {
+		detect_noise_of(s, &w, c, e, 1, 0, &nz);
+		if (window_split(s, &w, c, e, &k, &p, &we)) {
 			ALLOC_GROW(s->raw, s->nraw + 1, s->raw_alloc);
 			memset(&s->raw[s->nraw], 0, sizeof(s->raw[s->nraw]));
 			s->raw[s->nraw].index = k;
@@ -589,6 +622,8 @@ size_t detect_series_run(struct detect_series *s)
 	free(w.tmp2);
 	free(w.hperm);
 	free(w.hrank);
+	free(w.adj);
+	free(w.prof);
 	return s->ncp;
 }
 

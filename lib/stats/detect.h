@@ -118,6 +118,35 @@
  *     that may be heavy-tailed, two-mode or AR(1)-like; levels move in
  *     steps (and excursions, 2b), not slopes. A step the scan misses stays
  *     in the history's residuals and raises rho for the next window.
+ *  2c. Cycles. A cycle in the per-commit medians (a yearly one in monthly
+ *     data; a weekly or daily one where a fixed commit is measured over
+ *     time) is no level and no AR(1) noise, but 2a reads it as both: it
+ *     raises sigma and, over runs of a phase, rho (TCPD's seat belts:
+ *     sigma 244, rho 0.53, and the seat-belt law's -17 % at p 0.75). The
+ *     history's residuals (around its segments' medians, as rho's) are
+ *     searched for a period P: d(k), the mean of the lowest 90 % of
+ *     |r_t - r_t-k|, grows with k for AR(1) noise (Var = 2 sigma^2 (1 -
+ *     rho^k)), while a cycle cancels at lag P and adds most near P / 2. P
+ *     is the smallest k in [3, min(n / 5, W / 4)] (n residuals: five cycles
+ *     at least, so that slow AR(1) wander, 4.7 "cycles" of 27 in 128 commits
+ *     of phi 0.8, is no period; four in a window) where d has a local
+ *     minimum at most 0.6 times the largest d(j), j < k (plain means of
+ *     |differences| are checked first at 0.8: a cheap screen). With a
+ *     period the window is read twice, each reading at p doubled
+ *     (Bonferroni over the two): as it is, with the model of 2a, and net of
+ *     the cycle, every value less its phase's median residual in the
+ *     history (t mod P, less the median of the P of them), with sigma and
+ *     rho from the history net of the cycle (seat belts: sigma 118, the
+ *     window's split p 2.3e-7). The first reading that accepts a split
+ *     takes it; the final estimate takes the smaller p of its two readings,
+ *     doubled. Both readings, not the net one alone: net of its cycle, a
+ *     fall that came with the cycle's low season over a slope of years is
+ *     the slope (TCPD's construction, whose 2008 fall the reading as it is
+ *     finds and the net one calls gradual), and a cycle misread from the
+ *     history costs the test only the factor 2. Stage-0 candidates of the
+ *     net reading say so (struct detect_candidate.cycle); their before and
+ *     after are medians net of the cycle, as the levels that reading
+ *     compared.
  *  2b. Excursions (epidemic alternative): when no single split passes, the
  *     standardized rank sum of every segment [a, b) of the window (a, n - b,
  *     b - a >= min_seg, b - a <= n/2) against the rest, Bonferroni over the
@@ -176,7 +205,9 @@
  *  p_value         mw_p corrected for the search of the split position:
  *                  min(1, nsplits * mw_p), nsplits the positions a split
  *                  could take in before+after (Bonferroni); with rho > 0
- *                  mw_p is the levels' p of 2a instead
+ *                  mw_p is the levels' p of 2a instead; where the history
+ *                  holds a cycle (2c), mw_p is the smaller of the two
+ *                  readings' and p_value min(1, 2 nsplits mw_p)
  *
  * The final estimate of each accepted split: before/after/p over the
  * commits between its neighbours (at most W either side); when a level no
@@ -290,6 +321,12 @@ struct detect_candidate {
 	 * 1 when not raised or unknown
 	 */
 	double noise_raised;
+	/*
+	 * stage 0: 0 where the window was read as it is; P where it was read net of a
+	 * cycle of period P commits that its history holds (2c: before, after and the
+	 * noise model are then those of the values net of the cycle); stage 1: 0
+	 */
+	size_t cycle;
 	enum detect_reason reason;
 };
 

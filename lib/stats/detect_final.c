@@ -10,10 +10,30 @@
 
 #include <gsl/gsl_cdf.h>
 
+/*
+ * p of the split at k of med[lo..hi) under the noise model nz: Mann-Whitney's (in
+ * short ranges the smaller of it and the levels'), under dependent noise the levels' (2a)
+ */
+static double split_p(struct detect_series *s, struct scratch *w, const struct noise *nz, size_t lo,
+		      size_t k, size_t hi)
+{
+	double p = ranktest_mann_whitney(s->med + lo, k - lo, s->med + k, hi - k, NULL);
+
+	p = fmin(p, detect_short_level_p(s, w, nz, lo, k - lo, hi - lo));
+	if (nz->vif > 1 && nz->sigma > 0)
+		p = 2 *
+		    gsl_cdf_ugaussian_Q(fabs(detect_level_z(detect_trimmed20(s->med, lo, k, w->tmp),
+							    detect_trimmed20(s->med, k, hi, w->tmp),
+							    k - lo, hi - k, nz)));
+	else if (nz->vif > 1 && p > 0 && p < 1)
+		p = detect_z_pvalue(gsl_cdf_ugaussian_Qinv(p / 2), nz);
+	return p;
+}
+
 void detect_estimate(struct detect_series *s, struct scratch *w, struct change_point *cp, size_t lo,
 		     size_t hi)
 {
-	size_t m = s->opts.min_seg, k = cp->index, nsplits;
+	size_t m = s->opts.min_seg, k = cp->index, nsplits, readings = 1;
 	double *tmp = w->tmp;
 	struct noise nz;
 
@@ -23,26 +43,33 @@ void detect_estimate(struct detect_series *s, struct scratch *w, struct change_p
 	cp->after = detect_window_median(s->med, k, hi, tmp);
 	cp->change_pct = compare_pct_change(cp->before, cp->after);
 	cp->direction = cp->after > cp->before ? 1 : cp->after < cp->before ? -1 : 0;
-	cp->mw_p = ranktest_mann_whitney(s->med + lo, k - lo, s->med + k, hi - k, NULL);
 	/*
 	 * the noise model before the change (what the accepting window saw, at most; at
 	 * the start of a series, from the range itself: its lag-2 differences' trimmed
 	 * mean is not moved by the one step)
 	 */
-	detect_noise_of(s, w, lo, hi, 0, &nz);
-	cp->mw_p = fmin(cp->mw_p, detect_short_level_p(s, w, &nz, lo, k - lo, hi - lo));
+	detect_noise_of(s, w, lo, hi, 0, 0, &nz);
+	cp->mw_p = split_p(s, w, &nz, lo, k, hi);
+	if (nz.period) {
+		/* a cycle in the history: the range net of it too, the smaller p doubled (2c) */
+		double *med = s->med, pn;
+		struct noise net;
+
+		detect_noise_of(s, w, lo, hi, 0, 1, &net);
+		s->med = detect_net_of_cycle(s, w, &net, lo, hi);
+		pn = split_p(s, w, &net, lo, k, hi);
+		s->med = med;
+		readings = 2;
+		if (pn < cp->mw_p) {
+			cp->mw_p = pn;
+			nz = net;
+		}
+	}
 	cp->noise_sigma = nz.sigma;
 	cp->noise_rho = nz.rho;
 	cp->noise_raised = nz.raised;
-	if (nz.vif > 1 && nz.sigma > 0)
-		cp->mw_p = 2 * gsl_cdf_ugaussian_Q(
-				       fabs(detect_level_z(detect_trimmed20(s->med, lo, k, tmp),
-							   detect_trimmed20(s->med, k, hi, tmp),
-							   k - lo, hi - k, &nz)));
-	else if (nz.vif > 1 && cp->mw_p > 0 && cp->mw_p < 1)
-		cp->mw_p = detect_z_pvalue(gsl_cdf_ugaussian_Qinv(cp->mw_p / 2), &nz);
 	nsplits = hi - lo >= 2 * m ? hi - lo - 2 * m + 1 : 1;
-	cp->p_value = fmin(1, (double)nsplits * cp->mw_p);
+	cp->p_value = fmin(1, (double)(nsplits * readings) * cp->mw_p);
 }
 
 /*

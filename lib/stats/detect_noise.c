@@ -1,6 +1,7 @@
 /* The detector's noise model and level statistics (detect_noise.h; detect.h 2a). */
 #include "detect_noise.h"
 #include "ranktest.h"
+#include "xalloc.h"
 
 #include <math.h>
 #include <string.h>
@@ -164,13 +165,122 @@ static double model_shortfall(const struct detect_series *s, struct scratch *w, 
 	return ratio > 1 && isfinite(ratio) ? ratio : 1;
 }
 
+/* residuals of v[rfrom..e) into w->res[0..e - rfrom), each around the median of its segment
+ * (between the splits already accepted) */
+static void residuals(const struct detect_series *s, struct scratch *w, const double *v,
+		      size_t rfrom, size_t e)
+{
+	size_t j = 0, seg = rfrom;
+
+	while (j < s->nraw && s->raw[j].index <= rfrom)
+		j++;
+	while (seg < e) {
+		size_t end = j < s->nraw && s->raw[j].index < e ? s->raw[j].index : e;
+		double med = detect_window_median(v, seg, end, w->tmp2);
+
+		for (size_t t = seg; t < end; t++)
+			w->res[t - rfrom] = v[t] - med;
+		seg = end;
+		j++;
+	}
+}
+
+#define CYCLE_DIP 0.6	 /* d(P): at most this share of the largest d before it */
+#define CYCLE_REPEATS 5	 /* cycles the history must hold */
+#define CYCLE_SCREEN 0.8 /* the same on plain means, looser, read first */
+
+/*
+ * The period of a cycle in the residuals r[0..n) (detect.h 2c), 0 for none: d(k)
+ * the trimmed mean (lowest 90 %) of |r[t] - r[t-k]|, the smallest k in [NOISE_LAG
+ * + 1, min(n / CYCLE_REPEATS, W / 4)] where d has a local minimum at most
+ * CYCLE_DIP times the largest d(j), j < k. For AR(1) noise d(k) grows with k
+ * (Var(x_t - x_t-k) = 2 sigma^2 (1 - rho^k)); a cycle of period P cancels at
+ * lag P and adds most near P / 2. The plain means of |r[t] - r[t-k]| are read
+ * first, at CYCLE_SCREEN: without a dip there the trimmed means (a selection
+ * per lag, which doubled the time of a 10^4-commit series) are not computed.
+ */
+static size_t period_of(const struct detect_series *s, struct scratch *w, const double *r, size_t n)
+{
+	size_t kmax = n / CYCLE_REPEATS < s->opts.window / 4 ? n / CYCLE_REPEATS :
+							       s->opts.window / 4;
+	double *d = w->tmp2, peak = 0;
+	int dip = 0;
+
+	/* the plain means first (no selection: cheap), looser: a series with no dip there has none */
+	for (size_t k = 1; k <= kmax + 1 && k < n; k++) {
+		double sum[4] = { 0 };
+		size_t t = k;
+
+		for (; t + 3 < n; t += 4) /* four sums: the additions need not wait on each other */
+			for (size_t i = 0; i < 4; i++)
+				sum[i] += fabs(r[t + i] - r[t + i - k]);
+		for (; t < n; t++)
+			sum[0] += fabs(r[t] - r[t - k]);
+		d[k] = (sum[0] + sum[1] + sum[2] + sum[3]) / (double)(n - k);
+	}
+	for (size_t k = 1; k <= kmax && k + 1 < n; k++) {
+		if (k > NOISE_LAG && d[k] <= CYCLE_SCREEN * peak && d[k] <= d[k - 1] &&
+		    d[k] <= d[k + 1])
+			dip = 1;
+		if (d[k] > peak)
+			peak = d[k];
+	}
+	if (!dip)
+		return 0;
+	peak = 0;
+	for (size_t k = 1; k <= kmax + 1 && k < n; k++) {
+		size_t nd = 0;
+
+		for (size_t t = k; t < n; t++)
+			w->diff[nd++] = fabs(r[t] - r[t - k]);
+		d[k] = trimmed_mean(w->diff, nd);
+	}
+	for (size_t k = 1; k <= kmax && k + 1 < n; k++) {
+		if (k > NOISE_LAG && d[k] <= CYCLE_DIP * peak && d[k] <= d[k - 1] &&
+		    d[k] <= d[k + 1])
+			return k;
+		if (d[k] > peak)
+			peak = d[k];
+	}
+	return 0;
+}
+
+/*
+ * The cycle of period P in the history's residuals res[0..e - from): the median
+ * residual of each phase t mod P, less the median of the P of them, into w->prof;
+ * then w->adj[from..e) = med net of it (allocated here, s->n doubles, on the first
+ * cycle read)
+ */
+static void read_cycle(const struct detect_series *s, struct scratch *w, size_t P, size_t from,
+		       size_t e)
+{
+	double *ph = w->diff, cen;
+
+	if (!w->adj)
+		w->adj = xmalloc(s->n * sizeof(*w->adj));
+	for (size_t q = 0; q < P; q++) {
+		size_t cnt = 0;
+
+		for (size_t t = from + (q + P - from % P) % P; t < e; t += P)
+			ph[cnt++] = w->res[t - from];
+		w->prof[q] = ranktest_median_inplace(ph, cnt);
+	}
+	memcpy(ph, w->prof, P * sizeof(*ph));
+	cen = ranktest_median_inplace(ph, P);
+	for (size_t q = 0; q < P; q++)
+		w->prof[q] -= cen;
+	for (size_t t = from; t < e; t++)
+		w->adj[t] = s->med[t] - w->prof[t % P];
+}
+
 void detect_noise_of(const struct detect_series *s, struct scratch *w, size_t c, size_t e,
-		     int local, struct noise *nz)
+		     int local, int net, struct noise *nz)
 {
 	size_t L = s->opts.noise_lookback ? s->opts.noise_lookback : 1, W = s->opts.window;
 	size_t a = c / W * W, from = a > L * W ? a - L * W : 0, nk = 0;
 	int history = 1;
 	double mk;
+	const double *v = s->med;
 
 	/*
 	 * the history before the window, so that a change inside it cannot pass for noise,
@@ -179,7 +289,7 @@ void detect_noise_of(const struct detect_series *s, struct scratch *w, size_t c,
 	 * sigma up to the window's end, and rho later from the window's residuals
 	 */
 	if (a - from >= W) {
-		if (w->cache_end == a && w->cache_local == local) {
+		if (w->cache_end == a && w->cache_local == local && w->cache_net == net) {
 			*nz = w->cache;
 			return;
 		}
@@ -194,10 +304,31 @@ void detect_noise_of(const struct detect_series *s, struct scratch *w, size_t c,
 	nz->vif = 1;
 	nz->history = 0;
 	nz->raised = 1;
+	nz->period = 0;
+	nz->net = 0;
 	if (e - from < 4 * NOISE_LAG)
 		return;
+	if (history) {
+		/*
+		 * a cycle in the whole history (2c; searched once per history: both
+		 * readings and both local flags share it); the net reading reads the
+		 * history net of it
+		 */
+		if (w->period_end != a) {
+			residuals(s, w, s->med, from, e);
+			w->period = period_of(s, w, w->res, e - from);
+			w->period_end = a;
+		}
+		nz->period = w->period;
+		if (nz->period && net) {
+			residuals(s, w, s->med, from, e);
+			read_cycle(s, w, nz->period, from, e);
+			v = w->adj;
+			nz->net = 1;
+		}
+	}
 	for (size_t t = from + NOISE_LAG; t < e; t++)
-		w->diff[nk++] = fabs(s->med[t] - s->med[t - NOISE_LAG]);
+		w->diff[nk++] = fabs(v[t] - v[t - NOISE_LAG]);
 	mk = trimmed_mean(w->diff, nk);
 	if (!(mk > 0))
 		return;
@@ -213,31 +344,30 @@ void detect_noise_of(const struct detect_series *s, struct scratch *w, size_t c,
 		 * window after it (sigma, from differences, is not moved by it and keeps
 		 * the longer history)
 		 */
-		size_t j = 0, rfrom = local ? e - W : from, seg = rfrom;
+		size_t rfrom = local ? e - W : from;
 
-		while (j < s->nraw && s->raw[j].index <= rfrom)
-			j++;
-		while (seg < e) {
-			size_t end = j < s->nraw && s->raw[j].index < e ? s->raw[j].index : e;
-			double med = detect_window_median(s->med, seg, end, w->tmp2);
-
-			for (size_t t = seg; t < end; t++)
-				w->res[t - rfrom] = s->med[t] - med;
-			seg = end;
-			j++;
-		}
+		residuals(s, w, v, rfrom, e);
 		nz->rho = rho_of(s, w, w->res, e - rfrom);
 	}
 	nz->sigma = sigma_of(mk, nz->rho);
 	if (history && nz->rho > 0)
-		nz->raised = model_shortfall(s, w, s->med + from, e - from, nz);
+		nz->raised = model_shortfall(s, w, v + from, e - from, nz);
 	nz->sigma *= nz->raised;
 	nz->vif = (1 + nz->rho) / (1 - nz->rho);
 	if (history) {
 		w->cache_end = a;
 		w->cache_local = local;
+		w->cache_net = net;
 		w->cache = *nz;
 	}
+}
+
+double *detect_net_of_cycle(const struct detect_series *s, struct scratch *w,
+			    const struct noise *nz, size_t from, size_t to)
+{
+	for (size_t t = from; t < to; t++)
+		w->adj[t] = s->med[t] - w->prof[t % nz->period];
+	return w->adj;
 }
 
 /*

@@ -23,6 +23,8 @@ struct noise {
 	double raised; /* the factor the check against the history (model_shortfall)
 			* multiplied sigma by: > 1 when the history moved more than the
 			* model allowed, else 1 */
+	size_t period; /* the period of a cycle in the history (2c), 0: none */
+	int net;       /* 1: the model of the history net of that cycle */
 };
 
 /* Scratch of one detect_series_run, W = opts.window, L = max(noise_lookback, 3). */
@@ -38,7 +40,13 @@ struct scratch {
 	struct noise *nz; /* the noise model of the window being examined */
 	size_t cache_end; /* noise_of's last history region ended here (SIZE_MAX: none) */
 	int cache_local;  /* ... and was of that local flag */
+	int cache_net;	  /* ... and reading (net of the cycle or not) */
 	struct noise cache;
+	size_t period_end; /* the last history searched for a cycle ended here (SIZE_MAX: none) */
+	size_t period;	   /* ... and held one of this period (0: none) */
+	double *adj;  /* s->n: med net of the cycle (detect_net_of_cycle); NULL until one is read */
+	double *prof; /* W: the cycle's value by phase t mod period (the last net reading's) */
+	size_t readings; /* 2 while a window is read both as it is and net of a cycle, else 1 */
 };
 
 /*
@@ -70,10 +78,13 @@ double detect_window_median(const double *v, size_t from, size_t to, double *tmp
  * when every ratio is above 1 (nz->raised: that factor, else 1). With less
  * than W commits of history: sigma from [0, e), rho 0 and nz->history 0
  * (detect_window_rho then estimates it). sigma NAN when fewer than 4
- * NOISE_LAG commits.
+ * NOISE_LAG commits. With a history, nz->period is the period of a cycle in
+ * its residuals (detect.h 2c; 0: none); with net 1 and a period, the model is
+ * that of the history net of the cycle, whose value by phase w->prof keeps
+ * (for detect_net_of_cycle) until the next net reading.
  */
 void detect_noise_of(const struct detect_series *s, struct scratch *w, size_t c, size_t e,
-		     int local, struct noise *nz);
+		     int local, int net, struct noise *nz);
 
 /*
  * rho (and sigma with it) of a window without history (the start of a
@@ -143,5 +154,13 @@ void detect_estimate(struct detect_series *s, struct scratch *w, struct change_p
  * commits up to the next accepted split (at most index + W) passes p_max too.
  */
 void detect_fill_fields(struct detect_series *s, size_t j, struct scratch *w);
+
+/*
+ * med[from..to) net of the cycle that the last detect_noise_of with net 1 and
+ * nz->period > 0 read (nz: that model) into w->adj[from..to), returned: w->adj,
+ * s->n doubles indexed as s->med, valid in that range only.
+ */
+double *detect_net_of_cycle(const struct detect_series *s, struct scratch *w,
+			    const struct noise *nz, size_t from, size_t to);
 
 #endif
