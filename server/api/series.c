@@ -16,13 +16,16 @@
  *
  * "detection" (server/detect/detect_explain.h): the reasons of the series' last
  * detection, {at, n_commits, settings, candidates: [{index, commit,
- * good_commit, stage, excursion, n_before, n_after, before, after,
+ * good_commit, stage, excursion, cycle, n_before, n_after, before, after,
  * change_pct, p_value, noise_sigma, noise_raised, effect, kept, reason}]},
  * null before the first. noise_raised (>= 1) is the factor noise_sigma was
  * raised by because the series' history moved more than its noise model
  * allowed (lib/stats/detect.h 2a; 1: not raised), so a candidate dropped
- * as "p above p_max" says whether the series' own moves did it; null in
- * the reasons of a detection stored before the server kept it (unknown).
+ * as "p above p_max" says whether the series' own moves did it. cycle P >
+ * 0: the window was read net of a cycle of P commits that its history
+ * holds (detect.h 2c: before, after and the noise are then those net of
+ * it), 0: as it is. Both null in the reasons of a detection stored before
+ * the server kept them (unknown).
  */
 #include "server/api/api.h"
 #include "server/db/series.h"

@@ -27,14 +27,15 @@ static const struct db_stmt_def stmts[NR_DETECT_EXPLAIN_STMTS] = {
 	 * $1 setup $2 metric name: the last detection's reasons as one JSON object
 	 * {at, n_commits, settings, candidates: [{commit, good_commit (shas), stage,
 	 * ...}]} in the stored order (no row: never detected); the numbers as stored
-	 * (noise_raised null in a row stored before the server kept it)
+	 * (noise_raised and cycle null in a row stored before the server kept them)
 	 */
 	[ST_DETECT_EXPLAIN_JSON] = { "detect_explain_json",
 				     "SELECT json_build_object('at', to_char(d.detected_at AT TIME ZONE 'UTC', "
 				     "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), 'n_commits', d.n_commits, "
 				     "'settings', d.settings, 'candidates', coalesce((SELECT json_agg(json_build_object("
 				     "'commit', cb.sha, 'good_commit', cg.sha, 'stage', x.c->'stage', "
-				     "'excursion', x.c->'excursion', 'n_before', x.c->'n_before', "
+				     "'excursion', x.c->'excursion', 'cycle', x.c->'cycle', "
+				     "'n_before', x.c->'n_before', "
 				     "'n_after', x.c->'n_after', 'before', x.c->'before', 'after', x.c->'after', "
 				     "'change_pct', x.c->'change_pct', 'p_value', x.c->'p_value', "
 				     "'noise_sigma', x.c->'noise_sigma', 'noise_raised', x.c->'noise_raised', "

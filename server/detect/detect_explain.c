@@ -122,6 +122,7 @@ void detect_explain_add(struct buf *rows, long long metric_id, const long long *
 				    d->index ? json_integer(commit[d->index - 1]) : json_null());
 		json_object_set_new(j, "stage", json_string(d->stage ? "final" : "window"));
 		json_object_set_new(j, "excursion", json_boolean(d->excursion));
+		json_object_set_new(j, "cycle", json_integer((json_int_t)d->cycle));
 		json_object_set_new(j, "n_before", json_integer((json_int_t)(d->index - d->start)));
 		json_object_set_new(j, "n_after", json_integer((json_int_t)(d->end - d->index)));
 		json_object_set_new(j, "before", num(d->before));

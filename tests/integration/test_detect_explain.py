@@ -15,7 +15,8 @@ Server: the reasons of the last detection of each series are kept
 (sql/0023_detect_explain.sql) and sent by GET /api/v1/series as
 "detection": a series with a clear step has its step kept at its commit; a
 series that only wiggles has its best candidate dropped as "p above p_max";
-the sawtooth's, dropped the same way, carries the raise of its sigma.
+the sawtooth's, dropped the same way, carries the raise of its sigma; TCPD's
+seat belts, a yearly cycle, keep the window read net of it (its "cycle").
 """
 import hashlib
 import json
@@ -199,6 +200,11 @@ class Server_(unittest.TestCase):
         cls.srv = Server()
         rnd = random.Random(11)
         saw = sawtooth(2, 64)
+        # TCPD's seat belts: UK road casualties by month, a yearly cycle, the seat-belt
+        # law's -17 % at 169 (lib/stats/detect.h 2c)
+        with open(os.path.join(TOP, "tests", "fixtures", "realcpd", "tcpd",
+                               "seatbelts.json")) as f:
+            belts = json.load(f)["values"]
         # "step": -20 % at commit 18 of 30; "wiggle": +-0.5 % around one level; one run
         # each of 64 commits: "saw" the balance above, "gauss" independent noise
         for label, n, runs, value in (
@@ -207,7 +213,8 @@ class Server_(unittest.TestCase):
                 ("wiggle", 30, 3, lambda i: 1000.0 * (1.005 if i % 6 < 3 else 0.995) *
                  (1 + rnd.gauss(0, 0.01))),
                 ("saw", 64, 1, lambda i: saw[i]),
-                ("gauss", 64, 1, lambda i: 1000.0 * (1 + rnd.gauss(0, 0.01)))):
+                ("gauss", 64, 1, lambda i: 1000.0 * (1 + rnd.gauss(0, 0.01))),
+                ("belts", len(belts), 1, lambda i: float(belts[i]))):
             for i in range(n):
                 for _ in range(runs):
                     doc = result_doc(csha(label, i), testcase=TESTCASE,
@@ -295,16 +302,35 @@ class Server_(unittest.TestCase):
         _, d = self.detection("step")
         self.assertEqual({c["noise_raised"] for c in d["candidates"]}, {1})
 
+    def test_a_window_read_net_of_a_cycle_says_so(self):
+        # as `regtrack detect --explain` on the file: the window [128, 192) read as it is
+        # is too weak (p 0.75; tests/unit/test_detect_trust.c test_cycle_read_net); net
+        # of the 12-month cycle its history holds, the law's step passes (the stored
+        # reasons keep that reading's candidate), and the change point is at 169
+        s, d = self.detection("belts", 192)
+        self.assertEqual([cp["commit"] for cp in s["change_points"]], [csha("belts", 169)])
+        self.assertEqual({c["cycle"] for c in d["candidates"]}, {0, 12})
+        net = [c for c in d["candidates"] if c["cycle"]]
+        self.assertTrue(all(c["stage"] == "window" for c in net), net)
+        (step,) = [c for c in net if c["kept"]]
+        self.assertEqual((step["index"], step["commit"], step["n_before"], step["n_after"]),
+                         (168, csha("belts", 168), 40, 24), step)
+        self.assertLess(step["p_value"], 1e-6)
+        final = [c for c in d["candidates"] if c["stage"] == "final" and c["kept"]]
+        self.assertEqual([c["index"] for c in final], [169])
+        self.assertEqual([c["cycle"] for c in final], [0])
+
     def test_a_detection_stored_before_noise_raised_says_null(self):
-        # rows written before the server kept the field: the key is there, null
+        # rows written before the server kept the fields: the keys are there, null
         self.srv.psql(
             "UPDATE detect_explain d SET candidates = (SELECT json_agg(x::jsonb - "
-            "'noise_raised') FROM json_array_elements(d.candidates) x) FROM setups s "
+            "'noise_raised' - 'cycle') FROM json_array_elements(d.candidates) x) FROM setups s "
             "WHERE s.id = d.setup_id AND s.params->>'test' = 'wiggle'")
         _, d = self.detection("wiggle")
         self.assertTrue(d["candidates"], d)
         self.assertEqual([c["noise_raised"] for c in d["candidates"]],
                          [None] * len(d["candidates"]))
+        self.assertEqual([c["cycle"] for c in d["candidates"]], [None] * len(d["candidates"]))
         self.assertEqual([c["reason"] for c in d["candidates"]], ["p above p_max"])
 
     def test_detection_replaces_the_last(self):

@@ -2438,6 +2438,43 @@ async function main() {
 			await shot('series-why-raised');
 		});
 
+		await check('series: "why (not) flagged" names a window read net of a cycle in its history', async () => {
+			// TCPD's seat belts, one run a month: a yearly cycle, the law's -17 % at 169 found in
+			// the window [128, 192) only when read net of the cycle (lib/stats/detect.h 2c)
+			const belts = JSON.parse(readFileSync(join(here, '..', 'fixtures', 'realcpd', 'tcpd', 'seatbelts.json'), 'utf8')).values;
+			const csha = (i) => `${hex(0x400 + i)}${'fedcba9876543210'.repeat(3)}`.slice(0, 40);
+			for (let i = 0; i < belts.length; i++) {
+				const d = doc(0, { test: 'belts' }, { 'vm-scalability.throughput': [belts[i]] });
+				d.testcase = 'cycle-web';
+				d.commit = csha(i);
+				d.commit_time = new Date(Date.UTC(2025, 1, 1, 0, i)).toISOString().replace('.000', '');
+				d.commit_subject = `month ${i}`;
+				const r = await call('POST', '/api/v1/results', d, 'submit');
+				assert.ok(r.status === 201 || r.status === 200, `POST results: ${r.status} ${r.text}`);
+			}
+			const q = new URLSearchParams({ testcase: 'cycle-web', metric: 'vm-scalability.throughput' });
+			let d = null;
+			for (const t0 = Date.now(); Date.now() - t0 < 60000; await new Promise((res) => setTimeout(res, 200))) {
+				const r = await call('GET', `/api/v1/series?${q}`);
+				d = r.json && r.json.series.length ? r.json.series[0].detection : null;
+				if (d && d.n_commits === belts.length)
+					break;
+			}
+			assert.ok(d && d.n_commits === belts.length, `no detection of the ${belts.length} commits: ${JSON.stringify(d)}`);
+			await open(`/series?${q}`, 'series-why-cycle');
+			await page.click('.why-flagged summary');
+			const rows = await page.$$eval('.why-row', (trs) => trs.map((t) => [...t.cells].map((c) => c.textContent)));
+			assert.deepEqual(rows.map((r) => r[1]), d.candidates.map((c) => (c.stage === 'final' ? 'final estimate' :
+				`window (${[c.excursion ? 'excursion' : null, c.cycle ? `net of a ${c.cycle}-commit cycle` : null].filter(Boolean).join(', ')})`
+					.replace(' ()', ''))));
+			const step = d.candidates.findIndex((c) => c.kept && c.stage === 'window');
+			assert.equal(d.candidates[step].commit, csha(168));
+			assert.equal(rows[step][1], 'window (net of a 12-commit cycle)');
+			assert.equal(rows[step][7], 'kept');
+			assert.match(await page.textContent('.why-flagged summary'), /^Why \(not\) flagged: flagged: \w{7} \(-17\.7\d? ?%/);
+			await shot('series-why-cycle');
+		});
+
 		await check('no dialog fired, no injected element, no page error', async () => {
 			assert.deepEqual(dialogs, []);
 			assert.deepEqual(pageErrors, []);

@@ -130,6 +130,16 @@ function sizeCell(c) {
 			'so the series\' own moves, not the model\'s noise, set the bar a change must clear' }, ` (${mark})`) : null);
 }
 
+// A candidate's stage; a window read net of a cycle its history holds (the
+// series API's cycle, P > 0: its levels and sigma are those net of it) says so.
+function stageText(c) {
+	if (c.stage === 'final')
+		return 'final estimate';
+	const net = c.cycle > 0 ? `net of a ${c.cycle}-commit cycle` : null;
+	const what = [c.excursion ? 'excursion' : null, net].filter(Boolean).join(', ');
+	return what ? `window (${what})` : 'window';
+}
+
 // "Why (not) flagged": the reasons of the series' last detection (the
 // series API's "detection": each candidate split the detector considered,
 // its size, p and the rule that kept or dropped it). Every string is text.
@@ -155,7 +165,7 @@ function whyFlagged(s) {
 		const cm = at(c);
 		return h('tr', { class: `why-row ${c.kept ? 'kept' : 'dropped'}` },
 			h('td', null, commitLink(c.commit, cm ? cm.subject : null)),
-			h('td', null, c.stage === 'final' ? 'final estimate' : c.excursion ? 'window (excursion)' : 'window'),
+			h('td', null, stageText(c)),
 			h('td', { class: 'num' }, `${c.n_before} | ${c.n_after}`),
 			h('td', { class: 'num' }, `${fmtNum(c.before)} → ${fmtNum(c.after)}`),
 			h('td', { class: 'num' }, fmtPct(c.change_pct, 2)),
