@@ -12,7 +12,8 @@
  * counted; inf or a value past +-2^63 is refused by its line.
  * Prints {"change_points": [{"index": i, "id": ..., "before": m1,
  * "after": m2, "change_pct": p, "direction": "up"|"down", "p_value": q,
- * "mw_p": .., "window_p": .., "noise_sigma": s, "noise_rho": r, "noise_raised": f}],
+ * "mw_p": .., "window_p": .., "noise_sigma": s, "noise_rho": r, "noise_raised": f,
+ * "noise_cycle": P}],
  * "n_values": n, "n_commits": c}; `index` is the first commit after the
  * change (the value index when each value is its own commit; the group
  * number with "groups"; the commit's position with "ids", whose id is
@@ -20,7 +21,9 @@
  * a base of 0); "direction" is the sign of after - before; noise_sigma and
  * noise_rho are the noise model before the change (lib/stats/detect.h),
  * noise_raised the factor (>= 1) sigma was raised by because the series'
- * history moved more than that model allowed (1: not raised).
+ * history moved more than that model allowed (1: not raised), noise_cycle
+ * P > 0 where p and that model are those of the values net of a cycle of
+ * P commits in the history (detect.h 2c; 0: as they are).
  * Only change points whose final estimates pass --p-max and --min-change
  * are printed. With --tail N it adds "tail_check", the online
  * CUSUM check of the last N commits against the window before them
@@ -528,6 +531,7 @@ int cmd_detect(int argc, char **argv)
 		json_object_set_new(cp, "noise_sigma", num(c->noise_sigma));
 		json_object_set_new(cp, "noise_rho", num(c->noise_rho));
 		json_object_set_new(cp, "noise_raised", num(c->noise_raised));
+		json_object_set_new(cp, "noise_cycle", json_integer((json_int_t)c->noise_cycle));
 		json_array_append_new(cps, cp);
 	}
 	json_object_set_new(out, "change_points", cps);

@@ -179,7 +179,9 @@ json_t *cmd_detect_explain(const struct detect_series *s, json_t **idvals)
 		json_int_t lo, hi;
 		json_t *j;
 		char *eff = effect_text(d);
-		char *cyc = d->cycle ? xstrfmt(" (net of a cycle of %zu commits)", d->cycle) :
+		/* a final estimate's levels are as they are, its p and sigma net of the cycle */
+		char *cyc = d->cycle ? xstrfmt(" (%snet of a cycle of %zu commits)",
+					       d->stage ? "p " : "", d->cycle) :
 				       xstrdup("");
 
 		cand_window(s, d, &lo, &hi);

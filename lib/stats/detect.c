@@ -480,7 +480,9 @@ static int at_edge(struct detect_series *s, struct scratch *w, struct change_poi
 		struct noise nz = { .sigma = cp->noise_sigma,
 				    .rho = cp->noise_rho,
 				    .vif = 1,
-				    .raised = cp->noise_raised };
+				    .raised = cp->noise_raised,
+				    .period = cp->noise_cycle,
+				    .net = cp->noise_cycle > 0 };
 
 		note(s, &nz, cp->from, cp->to, cp->index, cp->before, cp->after, cp->p_value, 1, 0,
 		     DETECT_EDGE);
@@ -500,7 +502,9 @@ static int reported(struct detect_series *s, const struct change_point *cp)
 			    .rho = cp->noise_rho,
 			    .vif = 1,
 			    .history = 1,
-			    .raised = cp->noise_raised };
+			    .raised = cp->noise_raised,
+			    .period = cp->noise_cycle,
+			    .net = cp->noise_cycle > 0 };
 	enum detect_reason why = cp->p_value > s->opts.p_max ?
 					 DETECT_WEAK :
 					 big_enough(&s->opts, &nz, cp->before, cp->after);

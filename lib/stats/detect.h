@@ -146,7 +146,8 @@
  *     history costs the test only the factor 2. Stage-0 candidates of the
  *     net reading say so (struct detect_candidate.cycle); their before and
  *     after are medians net of the cycle, as the levels that reading
- *     compared.
+ *     compared. A change point whose final p came from the net reading
+ *     says so too (noise_cycle; its before and after stay as they are).
  *  2b. Excursions (epidemic alternative): when no single split passes, the
  *     standardized rank sum of every segment [a, b) of the window (a, n - b,
  *     b - a >= min_seg, b - a <= n/2) against the rest, Bonferroni over the
@@ -276,6 +277,9 @@ struct change_point {
 	double noise_rho;    /* ... its lag-1 autocorrelation, 0 when below rho_min */
 	double noise_raised; /* ... the factor (>= 1) its sigma was raised by because the
 			      * history moved more than the model allowed (2a); 1: not raised */
+	size_t noise_cycle;  /* P > 0: p_value and the noise model are those of the range
+			      * net of a cycle of P commits in its history (2c, the smaller p of
+			      * the two readings); 0: of the values as they are */
 };
 
 /*
@@ -324,7 +328,9 @@ struct detect_candidate {
 	/*
 	 * stage 0: 0 where the window was read as it is; P where it was read net of a
 	 * cycle of period P commits that its history holds (2c: before, after and the
-	 * noise model are then those of the values net of the cycle); stage 1: 0
+	 * noise model are then those of the values net of the cycle); stage 1: the
+	 * change point's noise_cycle (its p and noise model net of the cycle; before
+	 * and after the medians as they are)
 	 */
 	size_t cycle;
 	enum detect_reason reason;

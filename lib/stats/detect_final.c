@@ -65,6 +65,7 @@ void detect_estimate(struct detect_series *s, struct scratch *w, struct change_p
 			nz = net;
 		}
 	}
+	cp->noise_cycle = nz.net ? nz.period : 0;
 	cp->noise_sigma = nz.sigma;
 	cp->noise_rho = nz.rho;
 	cp->noise_raised = nz.raised;

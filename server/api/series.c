@@ -24,8 +24,8 @@
  * as "p above p_max" says whether the series' own moves did it. cycle P >
  * 0: the window was read net of a cycle of P commits that its history
  * holds (detect.h 2c: before, after and the noise are then those net of
- * it), 0: as it is. Both null in the reasons of a detection stored before
- * the server kept them (unknown).
+ * it; a final estimate's p and noise, its levels as they are), 0: as it is. Both null in the
+ * reasons of a detection stored before the server kept them (unknown).
  */
 #include "server/api/api.h"
 #include "server/db/series.h"

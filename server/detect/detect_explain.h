@@ -37,8 +37,9 @@ size_t detect_explain_pick(const struct detect_series *ds, size_t max, size_t *i
  * BUF_INIT(0)): the settings {window, min_seg, p_max, min_change_pct,
  * min_effect} and the candidates detect_explain_pick() keeps, each
  * {commit_id, good_commit_id (the commit before; null at 0), stage
- * ("window" | "final"), excursion, cycle (P > 0: the window read net of a
- * cycle of P commits in its history, lib/stats/detect.h 2c; 0: as it is),
+ * ("window" | "final"), excursion, cycle (P > 0: read net of a cycle of P
+ * commits in its history, lib/stats/detect.h 2c: a window's levels and
+ * noise, a final estimate's p and noise; 0: as it is),
  * n_before, n_after (the commits of its
  * window either side of the split), before, after, change_pct, p_value,
  * noise_sigma, noise_raised (>= 1: the factor noise_sigma was raised by

@@ -613,6 +613,11 @@ static void test_cycle_read_net(void **state UNUSED)
 	assert_float_equal(kept->p_value, 2.26e-7, 0.01e-7);
 	assert_int_equal(s.ncp, 1);
 	assert_float_equal(s.cp[0].p_value, 4.01e-4, 0.01e-4);
+	/* that p is the range's net of the cycle: the change point and its final say so */
+	assert_int_equal(s.cp[0].noise_cycle, 12);
+	assert_int_equal(s.trace[s.ntrace - 1].stage, 1);
+	assert_int_equal(s.trace[s.ntrace - 1].index, 169);
+	assert_int_equal(s.trace[s.ntrace - 1].cycle, 12);
 	detect_series_release(&s);
 	cpdscore_series_release(&cs);
 }

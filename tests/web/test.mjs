@@ -2464,9 +2464,13 @@ async function main() {
 			await open(`/series?${q}`, 'series-why-cycle');
 			await page.click('.why-flagged summary');
 			const rows = await page.$$eval('.why-row', (trs) => trs.map((t) => [...t.cells].map((c) => c.textContent)));
-			assert.deepEqual(rows.map((r) => r[1]), d.candidates.map((c) => (c.stage === 'final' ? 'final estimate' :
+			assert.deepEqual(rows.map((r) => r[1]), d.candidates.map((c) => (c.stage === 'final' ?
+				`final estimate${c.cycle ? ` (p net of a ${c.cycle}-commit cycle)` : ''}` :
 				`window (${[c.excursion ? 'excursion' : null, c.cycle ? `net of a ${c.cycle}-commit cycle` : null].filter(Boolean).join(', ')})`
 					.replace(' ()', ''))));
+			const final = d.candidates.findIndex((c) => c.kept && c.stage === 'final');
+			assert.equal(d.candidates[final].commit, csha(169));
+			assert.equal(rows[final][1], 'final estimate (p net of a 12-commit cycle)');
 			const step = d.candidates.findIndex((c) => c.kept && c.stage === 'window');
 			assert.equal(d.candidates[step].commit, csha(168));
 			assert.equal(rows[step][1], 'window (net of a 12-commit cycle)');

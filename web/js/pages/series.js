@@ -130,12 +130,13 @@ function sizeCell(c) {
 			'so the series\' own moves, not the model\'s noise, set the bar a change must clear' }, ` (${mark})`) : null);
 }
 
-// A candidate's stage; a window read net of a cycle its history holds (the
-// series API's cycle, P > 0: its levels and sigma are those net of it) says so.
+// A candidate's stage; one read net of a cycle its history holds (the series
+// API's cycle, P > 0: a window's levels and sigma are those net of it, a final
+// estimate's p and sigma) says so.
 function stageText(c) {
-	if (c.stage === 'final')
-		return 'final estimate';
 	const net = c.cycle > 0 ? `net of a ${c.cycle}-commit cycle` : null;
+	if (c.stage === 'final')
+		return net ? `final estimate (p ${net})` : 'final estimate';
 	const what = [c.excursion ? 'excursion' : null, net].filter(Boolean).join(', ');
 	return what ? `window (${what})` : 'window';
 }
