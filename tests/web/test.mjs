@@ -2375,6 +2375,30 @@ async function main() {
 			assert.equal(await page.locator('section:has(h2:text("The same machine shape in another spelling"))').count(), 0);
 		});
 
+		// One run of vals[i] at commit csha(i) of testcase (a minute apart from start, subject
+		// subject(i)), then the series query and its detection once it covers every commit.
+		const seriesDetected = async (testcase, params, vals, csha, start, subject) => {
+			for (let i = 0; i < vals.length; i++) {
+				const d = doc(0, params, { 'vm-scalability.throughput': [vals[i]] });
+				d.testcase = testcase;
+				d.commit = csha(i);
+				d.commit_time = new Date(start + i * 60000).toISOString().replace('.000', '');
+				d.commit_subject = subject(i);
+				const r = await call('POST', '/api/v1/results', d, 'submit');
+				assert.ok(r.status === 201 || r.status === 200, `POST results: ${r.status} ${r.text}`);
+			}
+			const q = new URLSearchParams({ testcase, metric: 'vm-scalability.throughput' });
+			let d = null;
+			for (const t0 = Date.now(); Date.now() - t0 < 60000; await new Promise((res) => setTimeout(res, 200))) {
+				const r = await call('GET', `/api/v1/series?${q}`);
+				d = r.json && r.json.series.length ? r.json.series[0].detection : null;
+				if (d && d.n_commits === vals.length)
+					break;
+			}
+			assert.ok(d && d.n_commits === vals.length, `no detection of the ${vals.length} commits: ${JSON.stringify(d)}`);
+			return { q, d };
+		};
+
 		await check('series: "why (not) flagged" says where the history raised a candidate\'s noise sigma', async () => {
 			// a balance of deposits that drain away, one run each of 64 commits (the sawtooth of
 			// tests/integration/test_detect_explain.py, from a local LCG): the first window has no
@@ -2397,24 +2421,8 @@ async function main() {
 				level = 7.2 + 0.2 * r01();
 			}
 			const csha = (i) => `${hex(0x100 + i)}${'0123456789abcdef'.repeat(3)}`.slice(0, 40);
-			for (let i = 0; i < vals.length; i++) {
-				const d = doc(0, { test: 'deposits' }, { 'vm-scalability.throughput': [vals[i]] });
-				d.testcase = 'sawtooth-web';
-				d.commit = csha(i);
-				d.commit_time = new Date(Date.UTC(2025, 0, 1, 0, i)).toISOString().replace('.000', '');
-				d.commit_subject = `balance: day ${i}`;
-				const r = await call('POST', '/api/v1/results', d, 'submit');
-				assert.ok(r.status === 201 || r.status === 200, `POST results: ${r.status} ${r.text}`);
-			}
-			const q = new URLSearchParams({ testcase: 'sawtooth-web', metric: 'vm-scalability.throughput' });
-			let d = null;
-			for (const t0 = Date.now(); Date.now() - t0 < 60000; await new Promise((res) => setTimeout(res, 200))) {
-				const r = await call('GET', `/api/v1/series?${q}`);
-				d = r.json && r.json.series.length ? r.json.series[0].detection : null;
-				if (d && d.n_commits === vals.length)
-					break;
-			}
-			assert.ok(d && d.n_commits === vals.length, `no detection of the 64 commits: ${JSON.stringify(d)}`);
+			const { q, d } = await seriesDetected('sawtooth-web', { test: 'deposits' }, vals, csha,
+				Date.UTC(2025, 0, 1), (i) => `balance: day ${i}`);
 			const raised = d.candidates.filter((c) => c.noise_raised > 1 && !c.kept);
 			assert.ok(raised.length, JSON.stringify(d.candidates));
 			await open(`/series?${q}`, 'series-why-raised');
@@ -2443,24 +2451,8 @@ async function main() {
 			// the window [128, 192) only when read net of the cycle (lib/stats/detect.h 2c)
 			const belts = JSON.parse(readFileSync(join(here, '..', 'fixtures', 'realcpd', 'tcpd', 'seatbelts.json'), 'utf8')).values;
 			const csha = (i) => `${hex(0x400 + i)}${'fedcba9876543210'.repeat(3)}`.slice(0, 40);
-			for (let i = 0; i < belts.length; i++) {
-				const d = doc(0, { test: 'belts' }, { 'vm-scalability.throughput': [belts[i]] });
-				d.testcase = 'cycle-web';
-				d.commit = csha(i);
-				d.commit_time = new Date(Date.UTC(2025, 1, 1, 0, i)).toISOString().replace('.000', '');
-				d.commit_subject = `month ${i}`;
-				const r = await call('POST', '/api/v1/results', d, 'submit');
-				assert.ok(r.status === 201 || r.status === 200, `POST results: ${r.status} ${r.text}`);
-			}
-			const q = new URLSearchParams({ testcase: 'cycle-web', metric: 'vm-scalability.throughput' });
-			let d = null;
-			for (const t0 = Date.now(); Date.now() - t0 < 60000; await new Promise((res) => setTimeout(res, 200))) {
-				const r = await call('GET', `/api/v1/series?${q}`);
-				d = r.json && r.json.series.length ? r.json.series[0].detection : null;
-				if (d && d.n_commits === belts.length)
-					break;
-			}
-			assert.ok(d && d.n_commits === belts.length, `no detection of the ${belts.length} commits: ${JSON.stringify(d)}`);
+			const { q, d } = await seriesDetected('cycle-web', { test: 'belts' }, belts, csha,
+				Date.UTC(2025, 1, 1), (i) => `month ${i}`);
 			await open(`/series?${q}`, 'series-why-cycle');
 			await page.click('.why-flagged summary');
 			const rows = await page.$$eval('.why-row', (trs) => trs.map((t) => [...t.cells].map((c) => c.textContent)));
