@@ -8,6 +8,7 @@
 void evidence_init(struct evidence *ev)
 {
 	ev->commits_after = 0;
+	ev->noise_cycle = 0;
 	ev->shift_pct = ev->ci_lo_pct = ev->ci_hi_pct = ev->shift = ev->noise_sigma = NAN;
 	ev->before = ev->after = NAN;
 }
@@ -68,6 +69,9 @@ int evidence_text(const struct evidence *ev, struct buf *out)
 	}
 	if (isfinite(ratio) &&
 	    buf_addf(out, ", %.*f \xc3\x97 the series' own spread", ratio < 99.95 ? 1 : 0, ratio))
+		return -1;
+	if (isfinite(ratio) && ev->noise_cycle &&
+	    buf_addf(out, " net of its %zu-commit cycle", ev->noise_cycle))
 		return -1;
 	return 0;
 }

@@ -26,7 +26,10 @@
  *    standard deviation of one commit's median before the change,
  *    change_point.noise_sigma of stats/detect.h; for a change found at the
  *    tip, the recent window's robust sigma): how many of the series' own
- *    typical commit-to-commit wobbles the step is.
+ *    typical commit-to-commit wobbles the step is. Where that sigma is
+ *    the series' net of a cycle in its history (change_point.noise_cycle,
+ *    detect.h 2c: the change's p came from that reading) the words say so:
+ *    "2.3 × the series' own spread net of its 12-commit cycle".
  *  - before, after: the two sides' means, in the metric's units (the
  *    record's mean_before, mean_after). Used only for a change from a base
  *    of zero, whose size as % is infinite (and LKP's %change, with its
@@ -49,6 +52,7 @@ struct evidence {
 	double ci_lo_pct, ci_hi_pct; /* its 95 % interval; NAN: unknown */
 	double shift;		     /* the shift in the metric's units; NAN: unknown */
 	double noise_sigma;	     /* the detector's noise sigma, same units; NAN: unknown */
+	size_t noise_cycle;	     /* P > 0: that sigma is net of a cycle of P commits; 0: not */
 	double before, after;	     /* the two sides' means, same units; NAN: unknown */
 };
 

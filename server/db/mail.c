@@ -92,7 +92,7 @@ static const struct db_stmt_def stmts[NR_MAIL_STMTS] = {
 				 "r.setup_id, r.good_commit_id, r.bad_commit_id, r.metric_id, "
 				 "coalesce(r.bisect_id, 0), b.parents[1], r.state, r.hl_pct, m.higher_is_better, "
 				 "r.ci_lo_pct, r.ci_hi_pct, r.shift, r.noise_sigma, r.commits_after, r.p_value, "
-				 "r.mean_before, r.mean_after "
+				 "r.mean_before, r.mean_after, r.noise_cycle "
 				 "FROM regressions r JOIN metrics m ON m.id = r.metric_id "
 				 "JOIN setups s ON s.id = r.setup_id JOIN testcases t ON t.id = s.testcase_id "
 				 "JOIN commits g ON g.id = r.good_commit_id JOIN commits b ON b.id = r.bad_commit_id "
@@ -203,7 +203,8 @@ enum {
 	REGR_COMMITS_AFTER,
 	REGR_P_VALUE,
 	REGR_MEAN_BEFORE,
-	REGR_MEAN_AFTER
+	REGR_MEAN_AFTER,
+	REGR_NOISE_CYCLE
 };
 
 /* ST_MAIL_BISECT's columns */
@@ -336,6 +337,7 @@ int db_mail_regression(struct db_conn *c, long long regression_id, struct db_mai
 	out->p_value = float8(r, 0, REGR_P_VALUE);
 	out->mean_before = float8(r, 0, REGR_MEAN_BEFORE);
 	out->mean_after = float8(r, 0, REGR_MEAN_AFTER);
+	out->noise_cycle = int8(r, 0, REGR_NOISE_CYCLE);
 	return 1;
 }
 

@@ -38,6 +38,7 @@ struct db_mail_regression {
 	double ci_lo_pct, ci_hi_pct; /* hl_pct's 95 % interval */
 	double shift;		     /* hl_pct in the metric's units */
 	double noise_sigma;	     /* the detector's noise sigma (sql/0026) */
+	long long noise_cycle;	     /* > 0: that sigma net of a cycle of so many commits (0040) */
 	double p_value;		     /* the two sides' Mann-Whitney p */
 	long long commits_after;     /* tested commits after the change */
 	const char *metric;	     /* metric name */

@@ -35,7 +35,8 @@
 	"'change_pct', g.det_change_pct, 'p_value', g.det_p_value), 'detected', g.detected, "    \
 	"'bisect_id', g.bisect_id, 'created_at', g.created_at, 'updated_at', g.updated_at, "     \
 	"'detected_at', g.detected_at, 'group_id', grp.gid, 'group_size', grp.gsize, "           \
-	"'environment', g.environment, 'noise_sigma', g.noise_sigma)"
+	"'environment', g.environment, 'noise_sigma', g.noise_sigma, "                           \
+	"'noise_cycle', g.noise_cycle)"
 #define REG_FROM                                                                                  \
 	" FROM regressions g JOIN setups s ON s.id = g.setup_id "                                 \
 	"JOIN testcases t ON t.id = s.testcase_id JOIN metrics m ON m.id = g.metric_id "          \

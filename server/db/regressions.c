@@ -87,7 +87,8 @@ static const struct db_stmt_def stmts[NR_REGR_STMTS] = {
 	 * $11 mean_before $12 mean_after $13 n_before $14 n_after $15 commits_after
 	 * $16 pair_change_pct $17 pair_p $18 pair_verdict $19..$22 det before after change p
 	 * $23 confirmed by the rule $24 hl_pct $25 shift $26 direction $27 outliers_before
-	 * $28 outliers_after $29 pair_hl_pct $30 pair_direction $31 noise_sigma;
+	 * $28 outliers_after $29 pair_hl_pct $30 pair_direction $31 noise_sigma
+	 * $32 noise_cycle (NULL: none known);
 	 * returns id, state before (NULL = new row), state after */
 	[ST_REGR_UPSERT] = { "regr_upsert",
 			     "WITH old AS (SELECT id, state FROM regressions WHERE setup_id = $1::bigint AND "
@@ -96,13 +97,14 @@ static const struct db_stmt_def stmts[NR_REGR_STMTS] = {
 			     "state, change_pct, ci_lo_pct, ci_hi_pct, p_value, verdict, mean_before, mean_after, "
 			     "n_before, n_after, commits_after, pair_change_pct, pair_p_value, pair_verdict, "
 			     "det_before, det_after, det_change_pct, det_p_value, hl_pct, shift, direction, "
-			     "outliers_before, outliers_after, pair_hl_pct, pair_direction, noise_sigma) "
+			     "outliers_before, outliers_after, pair_hl_pct, pair_direction, noise_sigma, "
+			     "noise_cycle) "
 			     "VALUES ($1::bigint, $2::integer, "
 			     "$3::bigint, $4::bigint, $5, CASE WHEN $23::boolean THEN 'confirmed' ELSE 'new' END, "
 			     "$6::float8, $7::float8, $8::float8, $9::float8, $10, $11::float8, $12::float8, "
 			     "$13::integer, $14::integer, $15::integer, $16::float8, $17::float8, $18, $19::float8, "
 			     "$20::float8, $21::float8, $22::float8, $24::float8, $25::float8, $26::smallint, "
-			     "$27::integer, $28::integer, $29::float8, $30::smallint, $31::float8) "
+			     "$27::integer, $28::integer, $29::float8, $30::smallint, $31::float8, $32::integer) "
 			     "ON CONFLICT (setup_id, metric_id, good_commit_id, bad_commit_id) DO UPDATE SET "
 			     "kind = EXCLUDED.kind, change_pct = EXCLUDED.change_pct, ci_lo_pct = EXCLUDED.ci_lo_pct, "
 			     "ci_hi_pct = EXCLUDED.ci_hi_pct, p_value = EXCLUDED.p_value, verdict = EXCLUDED.verdict, "
@@ -115,7 +117,7 @@ static const struct db_stmt_def stmts[NR_REGR_STMTS] = {
 			     "hl_pct = EXCLUDED.hl_pct, shift = EXCLUDED.shift, direction = EXCLUDED.direction, "
 			     "outliers_before = EXCLUDED.outliers_before, outliers_after = EXCLUDED.outliers_after, "
 			     "pair_hl_pct = EXCLUDED.pair_hl_pct, pair_direction = EXCLUDED.pair_direction, "
-			     "noise_sigma = EXCLUDED.noise_sigma, "
+			     "noise_sigma = EXCLUDED.noise_sigma, noise_cycle = EXCLUDED.noise_cycle, "
 			     "detected = true, detected_at = now(), "
 			     "state = CASE WHEN regressions.state = 'new' AND EXCLUDED.state = 'confirmed' "
 			     "THEN 'confirmed' ELSE regressions.state END, "
@@ -214,8 +216,8 @@ enum { UPSERT_ID, UPSERT_OLD_STATE, UPSERT_NEW_STATE };
 int db_regr_upsert(struct db_conn *c, const struct db_regr_upsert *u, struct db_regr_upserted *out,
 		   struct err *e)
 {
-	char mb[24], nums[23][32];
-	struct db_param p[31];
+	char mb[24], nums[24][32];
+	struct db_param p[32];
 	PGresult *r;
 
 	p[0] = db_int8(u->setup_id);
@@ -249,7 +251,8 @@ int db_regr_upsert(struct db_conn *c, const struct db_regr_upsert *u, struct db_
 	p[28] = num_param(nums[20], 32, u->pair_hl_pct);
 	p[29] = num_param(nums[21], 32, (double)u->pair_direction);
 	p[30] = num_param(nums[22], 32, u->noise_sigma);
-	r = db_query(c, &stmts[ST_REGR_UPSERT], 31, p, 0, e);
+	p[31] = num_param(nums[23], 32, u->noise_cycle < 0 ? NAN : (double)u->noise_cycle);
+	r = db_query(c, &stmts[ST_REGR_UPSERT], 32, p, 0, e);
 	if (!r)
 		return -1;
 	if (PQntuples(r) != 1) {

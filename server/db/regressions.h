@@ -127,7 +127,9 @@ struct db_regr_upsert {
 	const char *pair_verdict;
 	double det_before, det_after, det_change_pct, det_p_value; /* the detector's own figures */
 	double noise_sigma; /* ... its noise sigma of the series, metric units (sql/0026); NAN = none */
-	int confirm;	    /* 1: the confirmation rule holds */
+	long noise_cycle; /* ... P > 0: that sigma and p net of a cycle of P commits, 0: as
+			   * they are (sql/0040); -1 = unknown */
+	int confirm;	  /* 1: the confirmation rule holds */
 };
 /* The record after the upsert: its id, its state before and after. */
 struct db_regr_upserted {

@@ -244,6 +244,7 @@ static int store_series(struct db_conn *c, long long setup_id, const struct db_d
 		u.det_change_pct = cp->change_pct;
 		u.det_p_value = cp->p_value;
 		u.noise_sigma = cp->noise_sigma;
+		u.noise_cycle = (long)cp->noise_cycle;
 		/* confirmed only in the record's own direction: a pair or a step the
 		 * other way is not evidence for it */
 		u.confirm = (pair.verdict == VERDICT_DIFFERENT && pair.direction == dir) ||

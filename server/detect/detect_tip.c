@@ -36,6 +36,7 @@ static int record_pair(struct db_conn *c, long long setup_id, const struct db_de
 	u.det_change_pct = change_pct;
 	u.det_p_value = NAN;
 	u.noise_sigma = noise_sigma;
+	u.noise_cycle = -1; /* the recent window's robust sigma: no cycle read */
 	u.confirm = 1;
 	if (db_regr_upsert(c, &u, up, e))
 		return -1;

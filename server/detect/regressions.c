@@ -76,6 +76,7 @@ json_t *regression_evidence_json(const json_t *rec)
 	ev.before = num_at(rec, "mean_before");
 	ev.after = num_at(rec, "mean_after");
 	ev.noise_sigma = num_at(rec, "noise_sigma");
+	ev.noise_cycle = num_at(rec, "noise_cycle") > 0 ? (size_t)num_at(rec, "noise_cycle") : 0;
 	if (evidence_text(&ev, &text))
 		abort(); /* a sentence of a few dozen bytes: the 1 KiB cap is never reached */
 	o = json_pack("{s:I, s:o, s:[o, o], s:o, s:o, s:o}", "commits_after",
@@ -83,6 +84,7 @@ json_t *regression_evidence_json(const json_t *rec)
 		      "ci_pct", real_or_null(ev.ci_lo_pct), real_or_null(ev.ci_hi_pct), "shift",
 		      real_or_null(ev.shift), "noise_sigma", real_or_null(ev.noise_sigma),
 		      "spread_ratio", real_or_null(evidence_spread_ratio(&ev)));
+	json_object_set_new(o, "noise_cycle", json_integer((json_int_t)ev.noise_cycle));
 	json_object_set_new(o, "text", text.len ? json_stringn(text.data, text.len) : json_null());
 	buf_release(&text);
 	return o;

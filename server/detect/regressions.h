@@ -121,8 +121,10 @@ int regression_kind_valid(const char *s);
 /*
  * The evidence of a record in words (lib/evidence.h), from rec, the record
  * as the API has it (borrowed; its commits_after, hl_pct, ci_pct, shift,
- * noise_sigma, mean_before and mean_after): a new object {commits_after,
- * shift_pct, ci_pct [lo, hi], shift, noise_sigma, spread_ratio, text},
+ * noise_sigma, noise_cycle, mean_before and mean_after): a new object
+ * {commits_after, shift_pct, ci_pct [lo, hi], shift, noise_sigma,
+ * spread_ratio, noise_cycle (P > 0: that sigma net of a cycle of P commits
+ * in the series' history; 0: as it is or unknown), text},
  * every number the record's own (null when unknown), text the sentence
  * (null when there is nothing to say: a record without a size; a change
  * from a base of zero says its levels). The page and the mail show the

@@ -525,6 +525,7 @@ int mail_gather(struct db_conn *c, const struct config *cfg, long long regressio
 	g->in.evidence.ci_hi_pct = r->ci_hi_pct;
 	g->in.evidence.shift = r->shift;
 	g->in.evidence.noise_sigma = r->noise_sigma;
+	g->in.evidence.noise_cycle = r->noise_cycle > 0 ? (size_t)r->noise_cycle : 0;
 	g->in.evidence.before = r->mean_before;
 	g->in.evidence.after = r->mean_after;
 	g->in.evidence_p = r->p_value;

@@ -319,6 +319,28 @@ class Server_(unittest.TestCase):
         final = [c for c in d["candidates"] if c["stage"] == "final" and c["kept"]]
         self.assertEqual([(c["index"], c["cycle"]) for c in final], [(169, 12)])
         self.assertAlmostEqual(final[0]["p_value"], 4.01e-4, delta=0.01e-4)
+        # the regression recorded there: its sigma is the series' net of the cycle, and
+        # the evidence sentence (page and mail) says so (sql/0040)
+        r = self.srv.get("/api/v1/regressions?" + urllib.parse.urlencode(
+            {"testcase": TESTCASE, "limit": 500}))
+        self.assertEqual(r.status, 200, r)
+        recs = r.json()["regressions"]
+        (rec,) = [x for x in recs
+                  if x["params"] == {"test": "belts"} and x["bad"]["sha"] == csha("belts", 169)]
+        self.assertEqual((rec["kind"], rec["noise_cycle"]), ("regression", 12), rec)
+        r = self.srv.get("/api/v1/regressions/%d" % rec["id"])
+        self.assertEqual(r.status, 200, r)
+        ev = r.json()["evidence"]
+        self.assertEqual(ev["noise_cycle"], 12)
+        self.assertAlmostEqual(ev["noise_sigma"], final[0]["noise_sigma"], places=6)
+        self.assertTrue(ev["text"].endswith(
+            "\u00d7 the series' own spread net of its 12-commit cycle"), ev["text"])
+        # a series without a cycle: 0, and no such words
+        (step,) = [x for x in recs if x["params"] == {"test": "step"}]
+        self.assertEqual(step["noise_cycle"], 0)
+        r = self.srv.get("/api/v1/regressions/%d" % step["id"])
+        self.assertEqual(r.json()["evidence"]["noise_cycle"], 0)
+        self.assertNotIn("cycle", r.json()["evidence"]["text"])
 
     def test_a_detection_stored_before_noise_raised_says_null(self):
         # rows written before the server kept the fields: the keys are there, null

@@ -53,6 +53,14 @@ static void test_the_issues_sentence(void **state UNUSED)
 	ev.noise_sigma = 3.2;
 	assert_string_equal(text_of(&ev), "the 12 tested commits after moved by +20.0 % [+19.6, "
 					  "+20.6], 125 \xc3\x97 the series' own spread");
+	/* a sigma read net of a cycle in the history (detect.h 2c) says so */
+	ev.noise_cycle = 12;
+	assert_string_equal(text_of(&ev), "the 12 tested commits after moved by +20.0 % [+19.6, "
+					  "+20.6], 125 \xc3\x97 the series' own spread net of its "
+					  "12-commit cycle");
+	ev.noise_sigma = NAN; /* no ratio: no word of the cycle either */
+	assert_string_equal(text_of(&ev),
+			    "the 12 tested commits after moved by +20.0 % [+19.6, +20.6]");
 }
 
 static void test_parts_left_out_when_unknown(void **state UNUSED)

@@ -1,0 +1,12 @@
+-- regtrack schema, part 40: whether a regression's noise sigma is its
+-- series' net of a cycle (lib/stats/detect.h 2c).
+--
+-- noise_cycle: P > 0 where the detector's p and noise sigma of the change
+-- (change_point.noise_cycle) are those of the series net of a cycle of P
+-- commits that its history holds (a yearly cycle in monthly data, a weekly
+-- one where a fixed commit is measured daily); 0 where they are of the
+-- values as they are; NULL for a change recorded at the tip and in records
+-- stored before this migration until their series is detected again. The
+-- evidence sentence then reads "R x the series' own spread net of its
+-- P-commit cycle".
+ALTER TABLE regressions ADD COLUMN noise_cycle integer CHECK (noise_cycle >= 0);
