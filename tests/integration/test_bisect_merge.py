@@ -19,6 +19,7 @@ which the test names per case through the job's params:
     narrowed, and the answer stays M, found and verified on level 0.
 """
 import os
+import random
 import sys
 import threading
 import unittest
@@ -68,16 +69,22 @@ def containing(repo, culprit, head):
     return set(out.split()) | {culprit}
 
 
-def fake_worker(srv, name, slow, stop):
+def fake_worker(srv, name, slow, stop, drawn):
     """params.case picks the story: the side-branch culprit, the merge itself,
-    or a change spread over eight side commits (6.25 each)."""
+    or a change spread over eight side commits (6.25 each). The k-th run of a
+    commit in a story gets the same noise whichever worker leases it and
+    when (drawn counts the runs under its lock): a busy machine that changes
+    the order of leases does not change what a bisect measures."""
     def values(job, rng):
         case = job["params"]["case"]
         if case == "spread":
             mean = 1000.0 - 6.25 * sum(job["commit"] in s for s in slow["spread"])
         else:
             mean = 950.0 if job["commit"] in slow[case] else 1000.0
-        return {METRIC: [mean + rng.gauss(0, 10)]}
+        with drawn["lock"]:
+            k = drawn.get((case, job["commit"]), 0)
+            drawn[(case, job["commit"])] = k + 1
+        return {METRIC: [mean + random.Random("%s-%s-%d" % (case, job["commit"], k)).gauss(0, 10)]}
     return FakeWorker(srv, name, stop, values, tree="merged")
 
 
@@ -94,7 +101,9 @@ class BisectMerge(unittest.TestCase):
                                            "branches": ["master"]}, scope="admin")
         assert r.status == 200, r
         cls.stop = threading.Event()
-        cls.workers = [fake_worker(cls.srv, "fake-%d" % i, cls.slow, cls.stop) for i in range(3)]
+        drawn = {"lock": threading.Lock()}
+        cls.workers = [fake_worker(cls.srv, "fake-%d" % i, cls.slow, cls.stop, drawn)
+                       for i in range(3)]
         for w in cls.workers:
             w.start()
 

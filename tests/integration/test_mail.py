@@ -291,12 +291,22 @@ class Mail(unittest.TestCase):
         ev = self.srv.get("/api/v1/regressions/%d" % rid).json()["evidence"]
         self.assertEqual(ev, {"commits_after": 4, "shift_pct": -3.1, "ci_pct": [-3.6, -2.6],
                               "shift": -3825.4, "noise_sigma": 910.8,
-                              "spread_ratio": 3825.4 / 910.8, "text": sentence})
+                              "spread_ratio": 3825.4 / 910.8, "noise_cycle": 0, "text": sentence})
         before = len(self.sink.messages)
         self.report(rid)
         body = self.sink.wait_for(before + 1)[before]["msg"].get_content().replace("\r\n", "\n")
         self.assertIn(" between f1f1f1f1f1f1 and 3c1a2b4d5e6f (not bisected).\n"
                       "evidence: %s; p 0.00021\n\n" % sentence, body)
+        # a sigma read net of a cycle in the series' history (sql/0040, lib/stats/detect.h
+        # 2c): the page's and the mail's sentence say so
+        self.q("UPDATE regressions SET noise_cycle = 12 WHERE id = %d" % rid)
+        ev = self.srv.get("/api/v1/regressions/%d" % rid).json()["evidence"]
+        self.assertEqual((ev["noise_cycle"], ev["text"]),
+                         (12, sentence + " net of its 12-commit cycle"))
+        before = len(self.sink.messages)
+        self.report(rid)
+        body = self.sink.wait_for(before + 1)[before]["msg"].get_content().replace("\r\n", "\n")
+        self.assertIn("evidence: %s net of its 12-commit cycle; p 0.00021\n\n" % sentence, body)
         # a record without a noise model (stored before sql/0026): no ratio; without a size,
         # nothing at all
         self.q("UPDATE regressions SET noise_sigma = NULL WHERE id = %d" % rid)
