@@ -246,15 +246,16 @@ static size_t period_of(const struct detect_series *s, struct scratch *w, const 
 }
 
 /*
- * The cycle of period P in the history's residuals res[0..e - from): the median
- * residual of each phase t mod P, less the median of the P of them, into w->prof;
- * then w->adj[from..e) = med net of it (allocated here, s->n doubles, on the first
- * cycle read)
+ * The cycle of period nz->period in the history's residuals res[0..e - from): the
+ * median residual of each phase t mod P, less the median of the P of them, into
+ * w->prof; then w->adj[from..e) = med net of it (allocated here, s->n doubles, on
+ * the first cycle read)
  */
-static void read_cycle(const struct detect_series *s, struct scratch *w, size_t P, size_t from,
-		       size_t e)
+static void read_cycle(const struct detect_series *s, struct scratch *w, const struct noise *nz,
+		       size_t from, size_t e)
 {
 	double *ph = w->diff, cen;
+	size_t P = nz->period;
 
 	if (!w->adj)
 		w->adj = xmalloc(s->n * sizeof(*w->adj));
@@ -269,8 +270,7 @@ static void read_cycle(const struct detect_series *s, struct scratch *w, size_t 
 	cen = ranktest_median_inplace(ph, P);
 	for (size_t q = 0; q < P; q++)
 		w->prof[q] -= cen;
-	for (size_t t = from; t < e; t++)
-		w->adj[t] = s->med[t] - w->prof[t % P];
+	detect_net_of_cycle(s, w, nz, from, e);
 }
 
 void detect_noise_of(const struct detect_series *s, struct scratch *w, size_t c, size_t e,
@@ -314,15 +314,19 @@ void detect_noise_of(const struct detect_series *s, struct scratch *w, size_t c,
 		 * readings and both local flags share it); the net reading reads the
 		 * history net of it
 		 */
+		int res_read = 0; /* w->res holds this history's residuals */
+
 		if (w->period_end != a) {
 			residuals(s, w, s->med, from, e);
+			res_read = 1;
 			w->period = period_of(s, w, w->res, e - from);
 			w->period_end = a;
 		}
 		nz->period = w->period;
 		if (nz->period && net) {
-			residuals(s, w, s->med, from, e);
-			read_cycle(s, w, nz->period, from, e);
+			if (!res_read)
+				residuals(s, w, s->med, from, e);
+			read_cycle(s, w, nz, from, e);
 			v = w->adj;
 			nz->net = 1;
 		}
