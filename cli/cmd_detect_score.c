@@ -117,10 +117,13 @@ static json_t *series_json(const char *file, const struct cpdscore_series *s,
 	return o;
 }
 
-/* The text table's row of one series (new, caller frees) */
+/*
+ * The text table's row of one series after its label (new, caller frees): the
+ * label waits for every name, since two series of one name are told apart by file
+ */
 static char *row_text(const struct cpdscore_series *s, const struct cpdscore_result *r)
 {
-	char *row = xstrfmt("%-22s%s %6zu %5zu  %.3f  %.3f   %.3f  %.3f", s->name,
+	char *row = xstrfmt("%s %6zu %5zu  %.3f  %.3f   %.3f  %.3f",
 			    cpdscore_paper_excluded(s->name) ? "*" : " ", r->n, r->npred, r->f1,
 			    r->cover, r->zero_f1, r->zero_cover);
 
@@ -201,7 +204,7 @@ int cmd_detect_score(const char *path, const struct detect_opts *o, int json)
 	struct cpdscore_total t;
 	json_t *series = json_array(), *left_out = json_array(), *out;
 	/* the text table's rows, printed once every series is read: a bad file prints no table */
-	char **rows = NULL;
+	char **rows = NULL, **names = NULL;
 	size_t nrows = 0;
 	int rc = 2;
 
@@ -211,6 +214,7 @@ int cmd_detect_score(const char *path, const struct detect_opts *o, int json)
 	}
 	cpdscore_total_init(&t);
 	rows = xcalloc(nf, sizeof(*rows));
+	names = xcalloc(nf, sizeof(*names));
 	for (size_t i = 0; i < nf; i++) {
 		struct cpdscore_series s;
 		struct cpdscore_result r;
@@ -229,16 +233,27 @@ int cmd_detect_score(const char *path, const struct detect_opts *o, int json)
 			json_array_append_new(left_out, json_string(s.name));
 		if (json)
 			json_array_append_new(series, series_json(files[i], &s, &r, pred));
-		else
+		else {
+			names[nrows] = xstrdup(s.name);
 			rows[nrows++] = row_text(&s, &r);
+		}
 		free(pred);
 		cpdscore_series_release(&s);
 	}
 	if (!json) {
 		printf("%-23s %6s %5s  %5s  %5s   %-14s %s\n", "series", "n", "pred", "F1", "cover",
 		       "no-detect F1/cover", "changes +-5 +-20  far early");
-		for (size_t i = 0; i < nrows; i++)
-			puts(rows[i]);
+		for (size_t i = 0; i < nrows; i++) {
+			const char *label = names[i], *slash;
+
+			for (size_t j = 0; j < nrows; j++)
+				if (j != i && !strcmp(names[j], names[i])) {
+					slash = strrchr(files[i], '/');
+					label = slash ? slash + 1 : files[i];
+					break;
+				}
+			printf("%-22s%s\n", label, rows[i]);
+		}
 	}
 	out = overall(&t, left_out, json);
 	if (out) {
@@ -261,9 +276,12 @@ int cmd_detect_score(const char *path, const struct detect_opts *o, int json)
 	}
 	rc = 0;
 out:
-	for (size_t i = 0; i < nrows; i++)
+	for (size_t i = 0; i < nrows; i++) {
 		free(rows[i]);
+		free(names[i]);
+	}
 	free(rows);
+	free(names);
 	for (size_t i = 0; files && i < nf; i++)
 		free(files[i]);
 	free(files);

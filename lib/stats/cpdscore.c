@@ -629,7 +629,10 @@ int cpdscore_series_parse(const char *text, size_t len, const char *name, struct
 	size_t start = numlist_skip_comments(text, len);
 
 	memset(s, 0, sizeof(*s));
-	if (start < len && text[start] == '{' ? parse_json(text + start, len - start, name, s, e) :
+	if (start >= len) /* not read as either form: each would name what it missed */
+		return err_setc(e, ERR_INVALID_FIELD, "values",
+				"no values: the file is empty (or only comments)");
+	if (text[start] == '{' ? parse_json(text + start, len - start, name, s, e) :
 						parse_text(text, len, name, s, e))
 		return -1;
 	/* a series with nothing measured would score as perfectly as its labels allow */

@@ -105,8 +105,8 @@ struct cpdscore_series {
  * ERR_INVALID_FIELD naming the line or the field (an unknown label, a JSON
  * key none of the forms has: a misspelt "alert" would drop the alert
  * measures silently, a value out of range, a label index with no commit,
- * values and groups of different lengths, no values or every value missing,
- * no labels).
+ * values and groups of different lengths, no values (an empty file) or every
+ * value missing, no labels).
  */
 int cpdscore_series_parse(const char *text, size_t len, const char *name, struct cpdscore_series *s,
 			  struct err *e) __attribute__((warn_unused_result));

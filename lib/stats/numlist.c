@@ -171,6 +171,10 @@ int numlist_read_file(const char *path, size_t max_bytes, char **text, size_t *l
 		*len -= 3;
 		memmove(buf, buf + 3, *len + 1);
 	}
+	/* a lone CR ends a line too (old Mac files): else the file reads as one long line */
+	for (size_t i = 0; i < *len; i++)
+		if (buf[i] == '\r' && buf[i + 1] != '\n')
+			buf[i] = '\n';
 	*text = buf;
 	return 0;
 }

@@ -30,8 +30,8 @@ int numlist_parse(const char *text, size_t len, double **out, size_t *n, struct 
 
 /*
  * Reads a whole file of at most max_bytes into a new NUL-terminated string
- * (caller frees with free()), less a leading UTF-8 byte order mark; *len
- * gets its length. Returns -1 with e
+ * (caller frees with free()), less a leading UTF-8 byte order mark and
+ * with each lone CR (old Mac line ends) made a LF; *len gets its length. Returns -1 with e
  * filled (ERR_NOT_FOUND when it cannot be opened, ERR_TOO_LARGE past the
  * cap, ERR_IO on a read error).
  */

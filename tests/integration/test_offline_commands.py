@@ -268,6 +268,32 @@ class Offline(unittest.TestCase):
         self.assertTrue(out.stdout.startswith("series "), out.stdout)
         self.assertIn("a-good ", out.stdout)
 
+    def test_detect_score_reads_old_mac_files_and_names_twins_and_empty_files(self):
+        d = os.path.join(self.tmp, "twins")
+        os.makedirs(d, exist_ok=True)
+        v = [100, 101, 99, 100] * 5 + [92, 93, 91, 92] * 2
+        # lone CRs end lines (an old Mac file was one long line, refused by its first label)
+        with open(os.path.join(d, "a.txt"), "w", newline="") as f:
+            f.write("".join("%d %s\r" % (x, "FN" if i == 20 else "TN") for i, x in enumerate(v)))
+        # the same series under the same name in TCPD's form: two rows told apart by file
+        with open(os.path.join(d, "b.json"), "w") as f:
+            json.dump({"name": "a", "values": v, "annotations": {"1": [20]}}, f)
+        out = self.cli("detect", "--score", d)
+        self.assertEqual(out.returncode, 0, out)
+        rows = [ln.split() for ln in out.stdout.splitlines()[1:3]]
+        self.assertEqual([(r[0], r[1], r[2], r[3]) for r in rows],
+                         [("a.txt", "28", "1", "1.000"), ("b.json", "28", "1", "1.000")], out.stdout)
+        self.assertIn("1 of 1 true changes found within +-5", out.stdout)
+        # one name once: the name, not the file
+        out = self.cli("detect", "--score", os.path.join(d, "a.txt"))
+        self.assertEqual(out.stdout.splitlines()[1].split()[0], "a", out.stdout)
+        # an empty file (or one of comments) says so, in either form's extension
+        for name, text in (("empty.json", ""), ("comments.txt", "# nothing yet\n\n")):
+            p = self.file(name, text)
+            out = self.cli("detect", "--score", p)
+            self.assertEqual((out.returncode, out.stdout), (2, ""), out)
+            self.assertIn("'%s': no values: the file is empty (or only comments)" % p, out.stderr)
+
     def test_parse_exit_status_and_tasks(self):
         out = self.cli("parse", "will-it-scale", self.file("junk.txt", "nothing here\n"))
         self.assertEqual(out.returncode, 1, out)

@@ -77,11 +77,32 @@ static void test_read_file_drops_a_byte_order_mark(void **state UNUSED)
 	free(v);
 }
 
+/* An old Mac file (lone CRs) reads line by line, not as one long line; CRLF as LF. */
+static void test_read_file_lone_cr_ends_a_line(void **state UNUSED)
+{
+	char path[] = "/tmp/test_numlist_XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+	double *v;
+	size_t n;
+	struct err e;
+
+	assert_non_null(f);
+	fputs("# runs\r1.5\r2\r\n3\r", f);
+	fclose(f);
+	assert_int_equal(numlist_load(path, 1 << 20, &v, &n, &e), 0);
+	unlink(path);
+	assert_int_equal(n, 3);
+	assert_true(v[0] == 1.5 && v[1] == 2 && v[2] == 3);
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_values_and_bounds),
 		cmocka_unit_test(test_read_file_drops_a_byte_order_mark),
+		cmocka_unit_test(test_read_file_lone_cr_ends_a_line),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
