@@ -633,7 +633,7 @@ int cpdscore_series_parse(const char *text, size_t len, const char *name, struct
 		return err_setc(e, ERR_INVALID_FIELD, "values",
 				"no values: the file is empty (or only comments)");
 	if (text[start] == '{' ? parse_json(text + start, len - start, name, s, e) :
-						parse_text(text, len, name, s, e))
+				 parse_text(text, len, name, s, e))
 		return -1;
 	/* a series with nothing measured would score as perfectly as its labels allow */
 	for (size_t i = 0; i < s->nvalues; i++)
