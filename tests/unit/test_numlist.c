@@ -55,23 +55,31 @@ static void test_values_and_bounds(void **state UNUSED)
 	parse_fails("1\nabc\n", "line 2: 'abc' is not a number");
 }
 
-/* A file saved with a UTF-8 byte order mark reads as the numbers it holds. */
-static void test_read_file_drops_a_byte_order_mark(void **state UNUSED)
+/* numlist_load() of a file holding text: the values it reads (caller frees), *n their count */
+static double *load_text(const char *text, size_t *n)
 {
 	char path[] = "/tmp/test_numlist_XXXXXX";
 	int fd = mkstemp(path);
 	FILE *f = fdopen(fd, "w");
 	double *v;
-	size_t n;
 	struct err e;
 
 	assert_non_null(f);
-	fputs("\xef\xbb\xbf"
-	      "1.5\n2\n",
-	      f);
+	fputs(text, f);
 	fclose(f);
-	assert_int_equal(numlist_load(path, 1 << 20, &v, &n, &e), 0);
+	assert_int_equal(numlist_load(path, 1 << 20, &v, n, &e), 0);
 	unlink(path);
+	return v;
+}
+
+/* A file saved with a UTF-8 byte order mark reads as the numbers it holds. */
+static void test_read_file_drops_a_byte_order_mark(void **state UNUSED)
+{
+	size_t n;
+	double *v = load_text("\xef\xbb\xbf"
+			      "1.5\n2\n",
+			      &n);
+
 	assert_int_equal(n, 2);
 	assert_true(v[0] == 1.5 && v[1] == 2);
 	free(v);
@@ -80,18 +88,9 @@ static void test_read_file_drops_a_byte_order_mark(void **state UNUSED)
 /* An old Mac file (lone CRs) reads line by line, not as one long line; CRLF as LF. */
 static void test_read_file_lone_cr_ends_a_line(void **state UNUSED)
 {
-	char path[] = "/tmp/test_numlist_XXXXXX";
-	int fd = mkstemp(path);
-	FILE *f = fdopen(fd, "w");
-	double *v;
 	size_t n;
-	struct err e;
+	double *v = load_text("# runs\r1.5\r2\r\n3\r", &n);
 
-	assert_non_null(f);
-	fputs("# runs\r1.5\r2\r\n3\r", f);
-	fclose(f);
-	assert_int_equal(numlist_load(path, 1 << 20, &v, &n, &e), 0);
-	unlink(path);
 	assert_int_equal(n, 3);
 	assert_true(v[0] == 1.5 && v[1] == 2 && v[2] == 3);
 	free(v);
