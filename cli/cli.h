@@ -11,10 +11,10 @@
 #define CLI_EXIT_REGRESSION 1 /* compare --gate: a significant regression; job wait: not ok */
 #define CLI_EXIT_USAGE 2      /* usage, input or server error */
 #define CLI_EXIT_UNDECIDED 3  /* compare --gate could not decide; job wait timed out */
-#define CLI_EXIT_CODES                                                                      \
-	"0 ok, 1 regression found (gate) or job not ok (job wait), 2 usage or input "       \
-	"error, 3 undecided (gate: no shared setup or every row need-more-runs; job wait: " \
-	"timed out)"
+#define CLI_EXIT_CODES                                                                   \
+	"0 ok, 1 regression found (gate) or job not ok (job wait), 2 usage or input "    \
+	"error, 3 undecided (gate: a row need-more-runs or of unknown direction, or no " \
+	"evidence; job wait: timed out)"
 
 int cmd_parse(int argc, char **argv);
 int cmd_detect(int argc, char **argv);

@@ -19,8 +19,10 @@
  * Options: --alpha X (0.01), --floor PCT (1, or 5 for a monitor metric
  * named with --metric), --ci-level X (0.95), --metric NAME (direction and
  * floor from the metric registry), --gate higher|lower|auto: exit 1 when
- * the verdict is a regression for that direction (auto = from --metric).
- * Exit 0 otherwise, 2 on usage or input errors.
+ * the verdict is a regression for that direction (auto = from --metric),
+ * 3 when it cannot decide (gate_exit(): need-more-runs, a change in an
+ * unknown direction, or one constant value at both sides), one line on
+ * stderr saying which. Exit 0 otherwise, 2 on usage or input errors.
  */
 #include "cli.h"
 
@@ -47,8 +49,9 @@ static int usage(void)
 		"Hodges-Lehmann shift: the verdict's size), p_value (Mann-Whitney), verdict\n"
 		"(different, same, need-more-runs) and change (regression, improvement, none).\n"
 		"--alpha 0.01, --floor 1 (%%), --ci-level 0.95; --metric NAME: its direction and\n"
-		"floor; --gate: exit 1 on a regression for that direction. Exit 0, 1 (--gate),\n"
-		"2 usage or input error.\n");
+		"floor; --gate: exit 1 on a regression for that direction, 3 when undecided\n"
+		"(need-more-runs, a change in an unknown direction, or one constant value at\n"
+		"both sides). Exit 0, 1 (--gate), 2 usage or input error, 3 (--gate).\n");
 	return 2;
 }
 
@@ -93,6 +96,57 @@ static json_t *pair(double a, double b)
 static const char *direction_name(int higher)
 {
 	return higher == 1 ? "higher-is-better" : higher == 0 ? "lower-is-better" : "unknown";
+}
+
+/*
+ * The gate over one comparison r of a metric whose direction is higher
+ * (1, 0, -1 unknown), the rule of README's "compare --gate" for one row:
+ * CLI_EXIT_REGRESSION for a significant regression; CLI_EXIT_UNDECIDED
+ * when both sides are one constant value (no evidence either way), when
+ * the verdict is need-more-runs (a drop too few runs cannot decide never
+ * passes) or when it changed in an unknown direction; else CLI_EXIT_OK.
+ * One line on stderr for each but a pass.
+ */
+static int gate_exit(const struct compare_result *r, int higher)
+{
+	enum change_kind k = compare_change_kind(r, higher);
+
+	if (k == CHANGE_REGRESSION) {
+		fprintf(stderr,
+			"regtrack: gate: regression: %+.1f%% (Hodges-Lehmann shift; means %+.1f%%; "
+			"p %.2g)\n",
+			r->hl_pct, r->change_pct, r->p_value);
+		return CLI_EXIT_REGRESSION;
+	}
+	if (r->constant) {
+		fputs("regtrack: gate: undecided: every run of both sides is one constant value: "
+		      "no evidence\n",
+		      stderr);
+		return CLI_EXIT_UNDECIDED;
+	}
+	if (r->verdict == VERDICT_NEED_MORE_RUNS && (!r->a.n || !r->b.n)) {
+		fprintf(stderr,
+			"regtrack: gate: undecided: need-more-runs: %zu vs %zu runs: the %s has no "
+			"runs\n",
+			r->a.n, r->b.n, r->a.n ? "head" : "base");
+		return CLI_EXIT_UNDECIDED;
+	}
+	if (r->verdict == VERDICT_NEED_MORE_RUNS) {
+		fprintf(stderr,
+			"regtrack: gate: undecided: need-more-runs: %+.1f%% with %zu vs %zu runs "
+			"(Hodges-Lehmann shift; means %+.1f%%; p %.2g, the least these runs can "
+			"reach %.2g): run more at both sides\n",
+			r->hl_pct, r->a.n, r->b.n, r->change_pct, r->p_value, r->min_p);
+		return CLI_EXIT_UNDECIDED;
+	}
+	if (k == CHANGE_UNKNOWN) {
+		fprintf(stderr,
+			"regtrack: gate: undecided: %+.1f%% in a direction the metric does not "
+			"know (Hodges-Lehmann shift; p %.2g): give --gate higher or lower\n",
+			r->hl_pct, r->p_value);
+		return CLI_EXIT_UNDECIDED;
+	}
+	return CLI_EXIT_OK;
 }
 
 int cmd_compare_samples(int argc, char **argv)
@@ -206,8 +260,8 @@ int cmd_compare_samples(int argc, char **argv)
 	puts(s);
 	free(s);
 	json_decref(j);
-	if (gate && compare_change_kind(&r, higher) == CHANGE_REGRESSION)
-		rc = 1;
+	if (gate)
+		rc = gate_exit(&r, higher);
 	free(a);
 	free(b);
 	return rc;

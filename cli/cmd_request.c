@@ -24,7 +24,8 @@
  * without --wait); 3 the test could not be
  * completed or decided: failed (apply, build, boot or run), cancelled,
  * --timeout passed, the server unreachable, or with --gate an
- * inconclusive verdict.
+ * inconclusive verdict, or an improvement beside a row that could not
+ * decide (need-more-runs, or an unknown direction: gate_improvement()).
  *
  * --from-mail FILE.eml: a kernel test robot report (lib/robotmail.h) gives
  * the head (its commit), the base (COMMIT^, or the base the mail names),
@@ -263,6 +264,58 @@ static int resolved(struct http_client *hc, long long id, json_t **q)
 	}
 }
 
+/*
+ * The gate over a request whose verdict is an improvement: the request's
+ * verdict says `improvement` when one row improved, whatever the others
+ * say, but the gate passes no row it could not decide (compare --gate's
+ * rule). The deciding rows are those measured at both sides, of the
+ * test's own metrics (monitor rows when there are none); EXIT_INCOMPLETE
+ * when any is need-more-runs or changed in a direction the metric does
+ * not know, one line on stderr each and a count; else EXIT_OK.
+ */
+static int gate_improvement(json_t *q)
+{
+	json_t *rows = json_object_get(json_object_get(q, "result"), "rows"), *r;
+	size_t i, deciding = 0, undecided = 0;
+	int tests = 0;
+
+	json_array_foreach (rows, i, r)
+		tests |= !json_is_true(json_object_get(r, "monitor"));
+	json_array_foreach (rows, i, r) {
+		json_t *n = json_object_get(r, "n");
+		const char *v = json_string_value(json_object_get(r, "verdict")),
+			   *c = json_string_value(json_object_get(r, "change"));
+		int nmr = v && !strcmp(v, "need-more-runs"), unk = c && !strcmp(c, "unknown");
+
+		if (json_integer_value(json_array_get(n, 0)) <= 0 ||
+		    json_integer_value(json_array_get(n, 1)) <= 0 ||
+		    (tests && json_is_true(json_object_get(r, "monitor"))))
+			continue;
+		deciding++;
+		if (!nmr && !unk)
+			continue;
+		undecided++;
+		fprintf(stderr,
+			"regtrack test: gate: %s: %s %+.1f%% with %lld vs %lld runs (Hodges-Lehmann "
+			"shift; p %.2g; %s %s)\n",
+			nmr ? "need-more-runs" : "unknown direction",
+			json_string_value(json_object_get(r, "metric")),
+			real(json_object_get(r, "hl_pct")),
+			(long long)json_integer_value(json_array_get(n, 0)),
+			(long long)json_integer_value(json_array_get(n, 1)),
+			real(json_object_get(r, "p_value")),
+			json_string_value(json_object_get(r, "target")),
+			json_string_value(json_object_get(r, "testcase")));
+	}
+	if (!undecided)
+		return EXIT_OK;
+	fprintf(stderr,
+		"regtrack test: gate: undecided: %zu of %zu deciding rows need more runs or changed "
+		"in an unknown direction: an improvement elsewhere does not pass them\n",
+		undecided, deciding);
+	return EXIT_INCOMPLETE;
+}
+
 /* follows request id to its end; the exit code */
 static int follow(struct http_client *hc, long long id, int gate, int as_json, double timeout_s,
 		  double poll_s)
@@ -327,6 +380,8 @@ static int follow(struct http_client *hc, long long id, int gate, int as_json, d
 					      EXIT_REGRESSION :
 				      verdict && !strcmp(verdict, "inconclusive") && gate ?
 					      EXIT_INCOMPLETE :
+				      verdict && !strcmp(verdict, "improvement") && gate ?
+					      gate_improvement(q) :
 					      EXIT_OK;
 			} else {
 				const char *why = json_string_value(

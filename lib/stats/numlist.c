@@ -84,8 +84,6 @@ int numlist_parse(const char *text, size_t len, double **out, size_t *n, struct 
 	for (p = text + start; p < end; line++) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
 		const char *q = p, *stop;
-		char tmp[128], *after;
-		double x;
 
 		if (!eol)
 			eol = end;
@@ -98,29 +96,39 @@ int numlist_parse(const char *text, size_t len, double **out, size_t *n, struct 
 			stop--;
 		if (q < stop) {
 			size_t l = (size_t)(stop - q);
+			char *tok = xstrndup(q, l), *after;
+			double x;
+			int bad;
 
-			if (l >= sizeof(tmp))
-				l = sizeof(tmp) - 1;
-			memcpy(tmp, q, l);
-			tmp[l] = '\0';
 			errno = 0;
-			x = strtod(tmp, &after);
-			if (after == tmp || *after || errno == ERANGE || !isfinite(x)) {
+			x = strtod(tok, &after);
+			/*
+			 * The whole token must be the number: a NUL inside it (a binary
+			 * file) is not its end. An underflow (1e-400, 5e-324) is the
+			 * nearest double, as the API's JSON parser takes it; an overflow
+			 * is refused.
+			 */
+			bad = after == tok || after != tok + l || !isfinite(x) ||
+			      (errno == ERANGE && fabs(x) >= 1);
+			if (bad || fabs(x) > NUMLIST_MAX_ABS) {
 				free(*out);
 				*out = NULL;
 				*n = 0;
-				return err_setc(e, ERR_INVALID_FIELD, "",
-						"line %zu: '%s' is not a number", line, tmp);
+				/* a message names at most 64 bytes of the token */
+				if (strlen(tok) < l)
+					err_setc(e, ERR_INVALID_FIELD, "",
+						 "line %zu: a NUL byte after '%.64s': not a text file",
+						 line, tok);
+				else
+					err_setc(e, ERR_INVALID_FIELD, "",
+						 bad ? "line %zu: '%.64s%s' is not a number" :
+						       "line %zu: '%.64s%s' is out of range (numbers "
+						       "must lie within +-2^63)",
+						 line, tok, l > 64 ? "..." : "");
+				free(tok);
+				return -1;
 			}
-			if (fabs(x) > NUMLIST_MAX_ABS) {
-				free(*out);
-				*out = NULL;
-				*n = 0;
-				return err_setc(e, ERR_INVALID_FIELD, "",
-						"line %zu: '%s' is out of range (numbers must lie "
-						"within +-2^63)",
-						line, tmp);
-			}
+			free(tok);
 			ALLOC_GROW(*out, *n + 1, alloc);
 			(*out)[(*n)++] = x;
 		}

@@ -294,6 +294,50 @@ class Offline(unittest.TestCase):
             self.assertEqual((out.returncode, out.stdout), (2, ""), out)
             self.assertIn("'%s': no values: the file is empty (or only comments)" % p, out.stderr)
 
+    def test_compare_samples_gate_never_passes_what_it_could_not_decide(self):
+        """compare-samples --gate: 1 on a regression, 3 when the data cannot decide
+        (need-more-runs, an unknown direction, one constant value at both), 0 only
+        for a decided pass; before, every undecided drop exited 0."""
+        def vals(level, n, noise=0.004):
+            return "".join("%r\n" % (level * (1 + noise * ((i * 7919) % 11 - 5) / 5))
+                           for i in range(n))
+
+        def gate(base, head, *opts):
+            out = self.cli("compare-samples", "--gate", *(opts or ("higher",)),
+                           self.file("gb.txt", base), self.file("gh.txt", head))
+            return out.returncode, json.loads(out.stdout)["verdict"], out.stderr
+
+        # -8 % at 3 vs 3 runs, 0.4 % noise: p cannot go below 0.1
+        rc, verdict, err = gate(vals(1000, 3), vals(920, 3))
+        self.assertEqual((rc, verdict), (3, "need-more-runs"), err)
+        self.assertIn("regtrack: gate: undecided: need-more-runs: -8.0% with 3 vs 3 runs", err)
+        self.assertIn("p 0.1, the least these runs can reach 0.1", err)
+        # one run a side, and an empty base (a benchmark that wrote nothing)
+        self.assertEqual(gate("1000\n", "900\n")[:2], (3, "need-more-runs"))
+        rc, verdict, err = gate("", vals(920, 10))
+        self.assertEqual((rc, verdict), (3, "need-more-runs"), err)
+        self.assertIn("0 vs 10 runs: the base has no runs", err)
+        # 4 of 10 runs 20 % down, the rest 1 % up: neither decided nor passed
+        self.assertEqual(gate("100\n" * 10, "101\n" * 6 + "80\n" * 4)[:2],
+                         (3, "need-more-runs"))
+        # decided: the same drop at 10 vs 10 is a regression; for a latency an improvement
+        rc, verdict, err = gate(vals(1000, 10), vals(920, 10))
+        self.assertEqual((rc, verdict), (1, "different"), err)
+        self.assertIn("regtrack: gate: regression: -8.0% (Hodges-Lehmann shift", err)
+        self.assertEqual(gate(vals(1000, 10), vals(920, 10), "auto", "--metric",
+                              "fio.read_clat_mean_us")[:2], (0, "different"))
+        # a change in a direction the metric does not know
+        rc, verdict, err = gate(vals(1000, 10), vals(920, 10), "auto", "--metric", "foo.bar")
+        self.assertEqual((rc, verdict), (3, "different"), err)
+        self.assertIn("a direction the metric does not know", err)
+        # one constant value at both sides: same, but no evidence
+        rc, verdict, err = gate("7\n" * 6, "7\n" * 6)
+        self.assertEqual((rc, verdict), (3, "same"), err)
+        self.assertIn("one constant value", err)
+        # decided the same: a 0.1 % drift inside the 1 % floor passes
+        rc, verdict, err = gate(vals(1000, 40), vals(999, 40))
+        self.assertEqual((rc, verdict, err), (0, "same", ""))
+
     def test_parse_exit_status_and_tasks(self):
         out = self.cli("parse", "will-it-scale", self.file("junk.txt", "nothing here\n"))
         self.assertEqual(out.returncode, 1, out)

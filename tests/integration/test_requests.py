@@ -730,6 +730,37 @@ class Requests(unittest.TestCase):
             p.kill()
         return p.returncode, out, err
 
+    def test_cli_gate_improvement_beside_an_undecided_drop(self):
+        """The request's verdict is `improvement` when one row improved; --gate still
+        passes no row it could not decide: execl -3 % in overlapping runs (6 vs 6,
+        need-more-runs) beside small-allocs +10 % is exit 3, not 0."""
+        p = subprocess.Popen([os.path.join(BIN, "regtrack"), "test", "--tree", "demo",
+                              "--base", self.tree["c0"], "--head", self.tree["c1"],
+                              "--testcase", "small-allocs", "--testcase", "execl",
+                              "--target", "x86_64", "--kconfig", "x86_64-defconfig",
+                              "--repeat", "6", "--wait", "--gate",
+                              "--server", self.srv.url, "--token", self.srv.tokens["submit"],
+                              "--poll", "0.2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+        level = {("small-allocs", "base"): 1000.0, ("small-allocs", "head"): 1100.0,
+                 ("execl", "base"): 1000.0, ("execl", "head"): 970.0}
+        spread = {"small-allocs": 1.0, "execl": 40.0}
+        try:
+            wait_until(lambda: self.srv.get("/api/v1/requests?state=queued").json(),
+                       what="the request")
+            self.drain("w2p", lambda job, i: level[job["testcase"], job["side"]]
+                       + spread[job["testcase"]] * ((job["round"] * 2 + i) % 3))
+            out, err = p.communicate(timeout=60)
+        finally:
+            p.kill()
+        self.assertIn("verdict: improvement", out)
+        self.assertEqual(p.returncode, 3, out + err)
+        self.assertRegex(err, r"regtrack test: gate: need-more-runs: " + re.escape(METRIC)
+                         + r" -3\.\d% with 6 vs 6 runs \(Hodges-Lehmann shift; p 0\.[0-9]+; "
+                         r"x86_64 execl\)")
+        self.assertIn("regtrack test: gate: undecided: 1 of 2 deciding rows need more runs", err)
+        self.assertNotIn("small-allocs)", err)
+
     def test_cli_help_params_and_json(self):
         # --help is an answer, not a usage error
         r = subprocess.run([os.path.join(BIN, "regtrack"), "test", "--help"],

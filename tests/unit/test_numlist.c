@@ -96,12 +96,53 @@ static void test_read_file_lone_cr_ends_a_line(void **state UNUSED)
 	free(v);
 }
 
+/*
+ * Every byte of a line is its number: a long spelling (a printf("%.150g")
+ * of a tool) is read whole, never cut at 127 bytes where its exponent was
+ * lost (1.000...0001e5 read as 1); a NUL inside a line (a binary file) is
+ * refused, not the end of the number; an underflow is the nearest double
+ * (0, or a subnormal), as the API's JSON parser takes it.
+ */
+static void test_whole_token(void **state UNUSED)
+{
+	char text[512], want[256];
+	double *v;
+	size_t n;
+	struct err e;
+	int len;
+
+	len = snprintf(text, sizeof(text), "1.%0150de5\n0.%0140d5\n", 1, 0);
+	assert_int_equal(numlist_parse(text, (size_t)len, &v, &n, &e), 0);
+	assert_int_equal(n, 2);
+	assert_true(v[0] == 1e5);
+	assert_true(v[1] == 5e-141);
+	free(v);
+
+	assert_int_equal(numlist_parse("1e-400\n1.5e-323\n2\n", 18, &v, &n, &e), 0);
+	assert_int_equal(n, 3);
+	assert_true(v[0] == 0 && v[1] == 1.5e-323 && v[2] == 2);
+	free(v);
+
+	v = (double *)1;
+	assert_int_equal(numlist_parse("1000\n1000\0garbage\n", sizeof("1000\n1000\0garbage\n") - 1,
+				       &v, &n, &e),
+			 -1);
+	assert_null(v);
+	assert_string_equal(e.message, "line 2: a NUL byte after '1000': not a text file");
+
+	len = snprintf(text, sizeof(text), "1\n%0100d x\n", 7);
+	snprintf(want, sizeof(want), "line 2: '%064d...' is not a number", 0);
+	parse_fails(text, want);
+	parse_fails("1e400\n", "line 1: '1e400' is not a number");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_values_and_bounds),
 		cmocka_unit_test(test_read_file_drops_a_byte_order_mark),
 		cmocka_unit_test(test_read_file_lone_cr_ends_a_line),
+		cmocka_unit_test(test_whole_token),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
