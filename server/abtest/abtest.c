@@ -56,6 +56,7 @@ static json_t *row_json(const struct db_request_sample *s, json_t *group,
 	json_object_set_new(o, "floor_pct", num(floor));
 	json_object_set_new(o, "verdict", json_string(verdict_name(r->verdict)));
 	json_object_set_new(o, "by_spread", json_boolean(r->by_spread));
+	json_object_set_new(o, "constant", json_boolean(r->constant));
 	json_object_set_new(o, "change", json_string(change));
 	return o;
 }
@@ -113,8 +114,13 @@ const char *abtest_verdict(const struct db_request_sample *s, long n, double min
 			q[fam[i]] = qf[i];
 		free(qf);
 	}
+	/*
+	 * one constant value at both sides (a counter at 0 -> 0, a config echo) is `same` with
+	 * no evidence of a change or of none (compare.h): it neither decides the verdict nor
+	 * keeps the monitors from deciding, as compare --gate leaves it out
+	 */
 	for (size_t i = 0; i < nr; i++)
-		if (!base[i]->is_monitor)
+		if (!base[i]->is_monitor && !res[i].constant)
 			any_primary = 1;
 	*rows = json_array();
 	for (size_t i = 0; i < nr; i++) {
@@ -126,7 +132,7 @@ const char *abtest_verdict(const struct db_request_sample *s, long n, double min
 		json_array_append_new(*rows,
 				      row_json(m, json_array_get(groups, (size_t)m->group), &res[i],
 					       q[i], floors[i], change_kind_name(k)));
-		if (any_primary && m->is_monitor)
+		if ((any_primary && m->is_monitor) || res[i].constant)
 			continue;
 		primary++;
 		if (k == CHANGE_REGRESSION)

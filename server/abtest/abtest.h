@@ -22,10 +22,12 @@ struct db_conn;
  * Benjamini-Hochberg FDR over all rows of the request (compare_fdr); its
  * direction is the Hodges-Lehmann shift's, its meaning the metric
  * registry's higher_is_better. Overall, over the test metrics (monitors
- * only when there are no others): `regression` when a row regressed,
- * else `improvement` when one improved, else `no-change` when every row
- * is `same` (its CI inside +-floor), else `inconclusive` (too few runs or
- * an unknown metric direction).
+ * only when there are no others), rows of one constant value at both
+ * sides left out (compare_result.constant: no evidence either way):
+ * `regression` when a row regressed, else `improvement` when one improved,
+ * else `no-change` when every row is `same` (its CI inside +-floor), else
+ * `inconclusive` (too few runs, an unknown metric direction, or no row
+ * left).
  *
  * Deterministic measurement: in an icount setup a
  * row's comparison is compare_deterministic() with the setup's A/A spread

@@ -283,6 +283,14 @@ class Requests(unittest.TestCase):
                         min_change_pct=0.1)
         self.assertEqual(q["verdict"], "improvement")
 
+    def test_one_constant_value_at_both_sides_is_no_evidence(self):
+        # 6 runs of 500 at both sides: the row is `same` (constant) but says nothing of a
+        # change or of none, so the request is inconclusive, not no-change
+        q = self.run_ab(lambda i: 500.0, lambda i: 500.0, repeat=6)
+        row = q["result"]["rows"][0]
+        self.assertEqual((row["n"], row["verdict"], row["constant"]), ([6, 6], "same", True))
+        self.assertEqual(q["verdict"], "inconclusive", q["result"])
+
     def test_inconclusive_with_too_few_runs(self):
         q = self.run_ab(lambda i: 1000.0 + i, lambda i: 900.0 + i, repeat=2)
         self.assertEqual(q["verdict"], "inconclusive")
