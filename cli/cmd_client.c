@@ -164,6 +164,29 @@ static double num_of(json_t *o, const char *key)
  * an icount setup decided by its measured A/A spread (by_spread; such rows
  * have no q), else "p 0.0022, q 0.0043" of the rank test. Returns out.
  */
+/*
+ * why a need-more-runs row is: its p, and where the sides' shares of outlier
+ * runs differ (outliers_differ) that part of the runs moved, which more runs
+ * would not make one shift; into why (size bytes), returned
+ */
+static const char *need_more_why(json_t *row, char *why, size_t size)
+{
+	json_t *o = json_object_get(row, "outliers"), *n = json_object_get(row, "n");
+
+	if (json_is_true(json_object_get(row, "outliers_differ")))
+		snprintf(why, size,
+			 "p %.2g; part of the runs moved: %lld of %lld head runs are outliers "
+			 "against %lld of %lld base runs, not one shift",
+			 num_of(row, "p_value"),
+			 (long long)json_integer_value(json_array_get(o, 1)),
+			 (long long)json_integer_value(json_array_get(n, 1)),
+			 (long long)json_integer_value(json_array_get(o, 0)),
+			 (long long)json_integer_value(json_array_get(n, 0)));
+	else
+		snprintf(why, size, "p %.2g", num_of(row, "p_value"));
+	return why;
+}
+
 static const char *decided_by(json_t *row, char *out, size_t size)
 {
 	if (json_is_true(json_object_get(row, "by_spread")))
@@ -205,7 +228,7 @@ static int gate(json_t *reply)
 	json_t *rows = json_object_get(reply, "rows"), *row;
 	size_t i, n = json_array_size(rows), bad = 0, shared = 0, constant = 0, tests = 0;
 	size_t deciding = 0, more = 0, unknown = 0, monitors = 0;
-	char label[512], why[128], left[160];
+	char label[512], why[256], left[160];
 
 	json_array_foreach (rows, i, row) {
 		int sh = row_shared(row), cst = json_is_true(json_object_get(row, "constant"));
@@ -263,7 +286,7 @@ static int gate(json_t *reply)
 			num_of(row, "hl_pct"), (long long)json_integer_value(json_array_get(nn, 0)),
 			(long long)json_integer_value(json_array_get(nn, 1)),
 			num_of(row, "change_pct"),
-			nmr ? (snprintf(why, sizeof(why), "p %.2g", num_of(row, "p_value")), why) :
+			nmr ? need_more_why(row, why, sizeof(why)) :
 			      decided_by(row, why, sizeof(why)),
 			label);
 		more += nmr;

@@ -131,6 +131,15 @@ static int gate_exit(const struct compare_result *r, int higher)
 			r->a.n, r->b.n, r->a.n ? "head" : "base");
 		return CLI_EXIT_UNDECIDED;
 	}
+	if (r->verdict == VERDICT_NEED_MORE_RUNS && r->outliers_differ) {
+		fprintf(stderr,
+			"regtrack: gate: undecided: part of the runs moved: %zu of %zu head runs "
+			"are outliers against %zu of %zu base runs (Hodges-Lehmann shift %+.1f%%; "
+			"means %+.1f%%; p %.2g): not one shift, look at the runs\n",
+			r->outliers_b, r->b.n, r->outliers_a, r->a.n, r->hl_pct, r->change_pct,
+			r->p_value);
+		return CLI_EXIT_UNDECIDED;
+	}
 	if (r->verdict == VERDICT_NEED_MORE_RUNS) {
 		fprintf(stderr,
 			"regtrack: gate: undecided: need-more-runs: %+.1f%% with %zu vs %zu runs "
@@ -245,6 +254,7 @@ int cmd_compare_samples(int argc, char **argv)
 							  "none"));
 	json_object_set_new(j, "outliers",
 			    json_pack("[II]", (json_int_t)r.outliers_a, (json_int_t)r.outliers_b));
+	json_object_set_new(j, "outliers_differ", json_boolean(r.outliers_differ));
 	json_object_set_new(j, "p_value", num(r.p_value));
 	json_object_set_new(j, "welch_p", num(r.welch_p));
 	json_object_set_new(j, "min_p", num(r.min_p));

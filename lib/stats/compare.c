@@ -2,6 +2,7 @@
 #include "ranktest.h"
 #include "xalloc.h"
 
+#include <gsl/gsl_randist.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,6 +149,31 @@ out:
 	return cnt;
 }
 
+/*
+ * Fisher's exact test, two-sided, of the 2 x 2 table (ka of na, kb of nb):
+ * the probability under the hypergeometric law of the ka + kb marked
+ * among na + nb of a table at most as likely as this one (Fisher,
+ * "Statistical Methods for Research Workers", 1934, sec. 21.02; the
+ * two-sided p as R's fisher.test sums it, with its relative tolerance
+ * 1e-7 for ties in probability)
+ */
+static double fisher_exact_p(size_t ka, size_t na, size_t kb, size_t nb)
+{
+	unsigned int k = (unsigned int)(ka + kb), lo = k > nb ? (unsigned int)(k - nb) : 0,
+		     hi = k < na ? k : (unsigned int)na;
+	double obs = gsl_ran_hypergeometric_pdf((unsigned int)ka, (unsigned int)na,
+						(unsigned int)nb, k),
+	       p = 0;
+
+	for (unsigned int x = lo; x <= hi; x++) {
+		double px = gsl_ran_hypergeometric_pdf(x, (unsigned int)na, (unsigned int)nb, k);
+
+		if (px <= obs * (1 + 1e-7))
+			p += px;
+	}
+	return p < 1 ? p : 1;
+}
+
 void compare_samples(const double *a, size_t na, const double *b, size_t nb,
 		     const struct compare_opts *o, struct compare_result *r)
 {
@@ -173,6 +199,8 @@ void compare_samples(const double *a, size_t na, const double *b, size_t nb,
 	r->exact = ma + mb <= RANKTEST_EXACT_MAX;
 	r->outliers_a = sample_outliers(fa, ma, COMPARE_OUTLIER_K, NULL);
 	r->outliers_b = sample_outliers(fb, mb, COMPARE_OUTLIER_K, NULL);
+	r->outliers_differ = (r->outliers_a || r->outliers_b) &&
+			     fisher_exact_p(r->outliers_a, ma, r->outliers_b, mb) <= o->alpha;
 
 	for (size_t i = 0; i < ma; i++)
 		positive &= fa[i] > 0;
@@ -209,7 +237,8 @@ void compare_samples(const double *a, size_t na, const double *b, size_t nb,
 	if (r->p_value <= o->alpha && r->direction && fabs(r->hl_pct) > o->floor_pct)
 		r->verdict = VERDICT_DIFFERENT;
 	else if (isfinite(r->ci_lo_pct) && isfinite(r->ci_hi_pct) &&
-		 r->ci_lo_pct >= -o->floor_pct && r->ci_hi_pct <= o->floor_pct)
+		 r->ci_lo_pct >= -o->floor_pct && r->ci_hi_pct <= o->floor_pct &&
+		 !r->outliers_differ)
 		r->verdict = VERDICT_SAME;
 	else
 		r->verdict = VERDICT_NEED_MORE_RUNS;

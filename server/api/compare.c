@@ -10,7 +10,8 @@
  * A row's size and direction are the verdict's (hl_pct, shift, direction:
  * the Hodges-Lehmann shift, which `change` follows); change_pct is LKP's
  * %change of the means (0 for equal means, 0 -> 0 too), outliers the runs
- * of each side far outside it; constant = every run of both sides is one
+ * of each side far outside it (outliers_differ: their shares differ, part
+ * of the runs moved: never `same`); constant = every run of both sides is one
  * value (the row carries no evidence: compare --gate leaves it out),
  * monitor = a monitor's metric (perf-stat.*, time.*, ...), not the test's.
  * format=text renders the LKP layout (lib/lkptext.h) per setup.
@@ -190,6 +191,8 @@ static int row_text(struct buf *b, const struct cmp_row *w)
 	p = PUT_LIT(p, ",\"aa_runs\":");
 	p = jsonout_put_uint(p, w->aa.runs);
 	p = r->constant ? PUT_LIT(p, ",\"constant\":true") : PUT_LIT(p, ",\"constant\":false");
+	p = r->outliers_differ ? PUT_LIT(p, ",\"outliers_differ\":true") :
+				 PUT_LIT(p, ",\"outliers_differ\":false");
 	p = w->is_monitor ? PUT_LIT(p, ",\"monitor\":true") : PUT_LIT(p, ",\"monitor\":false");
 	p = PUT_LIT(p, ",\"change\":");
 	p = put_name(p, change_kind_name(compare_change_kind(r, w->higher_is_better)));

@@ -340,6 +340,28 @@ class Gate(unittest.TestCase):
         self.assertNotIn("-100", zero[0])
         self.assertRegex(zero[0], r"^\s+0\.00\s+0\.0%\s+0\.00\s+will-it-scale\.per_thread_ops$")
 
+    def test_part_of_the_runs_moved_is_undecided_not_same(self):
+        # 40 of 100 head runs 50 % slower: the whole sample's shift is +0.4 % [0.24, 0.64],
+        # inside the 1 % floor (it read `same` and the gate passed a +20 % mean latency)
+        base, head = sha("9a"), sha("9b")
+
+        def runs(moved):
+            return [(moved if i % 5 < 2 else 100) * (1 + 0.004 * ((i * 7919) % 11 - 5) / 5)
+                    for i in range(100)]
+        post_runs("modetc", "modetc.lat_ms", [(base, runs(100)), (head, runs(150))])
+        r = cli("compare", "--base", base, "--head", head, "--gate")
+        self.assertEqual(r.returncode, 3, r.stderr)
+        row = json.loads(r.stdout)["rows"][0]
+        self.assertEqual((row["n"], row["outliers"], row["outliers_differ"], row["verdict"]),
+                         ([100, 100], [0, 40], True, "need-more-runs"))
+        self.assertTrue(-1 < row["ci_pct"][0] < row["ci_pct"][1] < 1, row)
+        lines = r.stderr.splitlines()
+        self.assertTrue(lines[0].startswith(
+            "regtrack: gate: need-more-runs: modetc.lat_ms +0.4% with 100 vs 100 runs "
+            "(Hodges-Lehmann shift; means +20.0%; p 4.9e-07; part of the runs moved: 40 of 100 "
+            "head runs are outliers against 0 of 100 base runs, not one shift; modetc {"),
+            lines[0])
+
     def test_only_constant_rows_is_undecided(self):
         base, head = sha("4e"), sha("4f")
         post_runs("consttc", "consttc.ops", [(base, [7.0] * 5), (head, [7.0] * 5)])

@@ -337,6 +337,15 @@ class Offline(unittest.TestCase):
         # decided the same: a 0.1 % drift inside the 1 % floor passes
         rc, verdict, err = gate(vals(1000, 40), vals(999, 40))
         self.assertEqual((rc, verdict, err), (0, "same", ""))
+        # 40 of 100 latency runs 50 % slower: the whole sample's shift +0.4 % lies inside a
+        # 5 % floor (it read `same` and passed), but part of the runs moved
+        moved = "".join("%r\n" % ((150 if i % 5 < 2 else 100)
+                                  * (1 + 0.004 * ((i * 7919) % 11 - 5) / 5)) for i in range(100))
+        rc, verdict, err = gate(vals(100, 100), moved, "lower", "--floor", "5")
+        self.assertEqual((rc, verdict), (3, "need-more-runs"), err)
+        self.assertIn("regtrack: gate: undecided: part of the runs moved: 40 of 100 head runs are "
+                      "outliers against 0 of 100 base runs (Hodges-Lehmann shift +0.4%; means "
+                      "+20.0%; p 4.9e-07): not one shift, look at the runs", err)
 
     def test_parse_exit_status_and_tasks(self):
         out = self.cli("parse", "will-it-scale", self.file("junk.txt", "nothing here\n"))

@@ -692,6 +692,50 @@ static void test_failed_run_does_not_flip_direction(void **state)
 	assert_int_equal(compare_change_kind(&r, 1), CHANGE_REGRESSION);
 }
 
+/*
+ * 40 of 100 head runs 50 % higher (a second mode: a lock's slow path taken in some
+ * boots) leave the Hodges-Lehmann shift of the whole sample at +0.5 % with an
+ * interval inside a 5 % floor: `same` before, though the means moved +20 %. The
+ * outlier shares (0 of 100 vs 40 of 100) differ: need-more-runs, never `same`.
+ * One failed run of ten (1 vs 0) is no such evidence: Fisher's p is 1.
+ */
+static void test_part_of_the_runs_moved_is_never_same(void **state)
+{
+	double a[100], b[100];
+	struct compare_opts o;
+	struct compare_result r;
+
+	(void)state;
+	compare_opts_init(&o);
+	o.floor_pct = 5;
+	t_rng = 2;
+	for (int i = 0; i < 100; i++) {
+		a[i] = 100 + 0.3 * t_gauss();
+		b[i] = (i % 5 < 2 ? 150 : 100) + 0.3 * t_gauss();
+	}
+	compare_samples(a, 100, b, 100, &o, &r);
+	assert_int_equal(r.outliers_a, 0);
+	assert_int_equal(r.outliers_b, 40);
+	assert_int_equal(r.outliers_differ, 1);
+	assert_true(r.ci_lo_pct > -5 && r.ci_hi_pct < 5); /* what made it `same` */
+	assert_true(r.change_pct > 19 && r.change_pct < 21);
+	assert_int_equal(r.verdict, VERDICT_NEED_MORE_RUNS);
+	/* the same runs without the second mode: same */
+	for (int i = 0; i < 100; i++)
+		b[i] = 100 + 0.3 * t_gauss();
+	compare_samples(a, 100, b, 100, &o, &r);
+	assert_int_equal(r.outliers_differ, 0);
+	assert_int_equal(r.verdict, VERDICT_SAME);
+	/* one failed run of ten beside none: not a moved part */
+	for (int i = 0; i < 10; i++)
+		b[i] = 100 + 0.3 * t_gauss();
+	b[9] = 10;
+	compare_samples(a, 10, b, 10, &o, &r);
+	assert_int_equal(r.outliers_a + 10 * r.outliers_b, 10);
+	assert_int_equal(r.outliers_differ, 0);
+	assert_int_equal(r.verdict, VERDICT_SAME);
+}
+
 static void test_outlier_rule(void **state)
 {
 	/* median 100, MAD 1 -> robust sd 1.4826: the bound is 100 +- 7.413 */
@@ -917,6 +961,7 @@ int main(void)
 		cmocka_unit_test(test_seed_oom_reaper),
 		cmocka_unit_test(test_failed_run_does_not_flip_direction),
 		cmocka_unit_test(test_outlier_rule),
+		cmocka_unit_test(test_part_of_the_runs_moved_is_never_same),
 		cmocka_unit_test(test_constant_metrics_do_not_count_in_fdr),
 		cmocka_unit_test(test_zero_and_negative_bases),
 		cmocka_unit_test(test_samplesize_known_numbers),
