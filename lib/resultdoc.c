@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_STR 4096
@@ -77,6 +78,57 @@ int is_rfc3339(const char *s)
 	if ((*p == '+' || *p == '-') && digits(p + 1, 2) && p[3] == ':' && digits(p + 4, 2) &&
 	    !p[6])
 		return num(p + 1, 2) <= 15 && num(p + 4, 2) <= 59;
+	return 0;
+}
+
+/* days from 1970-01-01 to the proleptic Gregorian date (Howard Hinnant's days_from_civil) */
+static long long days_from_civil(int y, int m, int d)
+{
+	int era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return (long long)era * 146097 + doe - 719468;
+}
+
+int date_or_rfc3339_seconds(const char *s, double *out)
+{
+	const char *p;
+	double t, frac = 0;
+	int year, month, day;
+
+	if (strlen(s) == 10) {
+		if (!digits(s, 4) || s[4] != '-' || !digits(s + 5, 2) || s[7] != '-' ||
+		    !digits(s + 8, 2))
+			return -1;
+	} else if (!is_rfc3339(s)) {
+		return -1;
+	}
+	year = num(s, 4);
+	month = num(s + 5, 2);
+	day = num(s + 8, 2);
+	if (year < 1 || month < 1 || month > 12 || day < 1 || day > days_in_month(year, month))
+		return -1;
+	t = (double)days_from_civil(year, month, day) * 86400.0;
+	if (strlen(s) == 10) {
+		*out = t;
+		return 0;
+	}
+	t += num(s + 11, 2) * 3600.0 + num(s + 14, 2) * 60.0 + num(s + 17, 2);
+	p = s + 19;
+	if (*p == '.') {
+		char *end;
+
+		/* ".25": strtod reads the fraction alone, correctly rounded */
+		frac = strtod(p, &end);
+		p = end;
+	}
+	if (*p == '+' || *p == '-')
+		t -= (*p == '-' ? -1 : 1) * (num(p + 1, 2) * 3600.0 + num(p + 4, 2) * 60.0);
+	*out = t + frac;
 	return 0;
 }
 

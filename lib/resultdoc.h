@@ -120,4 +120,13 @@ int is_uuid(const char *s);
  */
 int is_rfc3339(const char *s);
 
+/*
+ * The instant s names, in unix seconds with the fraction s gives: a date
+ * "YYYY-MM-DD" (that day's 00:00 UTC) or an RFC 3339 date-time as
+ * is_rfc3339() takes it (a leap second reads as the next minute's first).
+ * 0 with *out set, or -1 when s is neither (a calendar date that does not
+ * exist, such as 2026-02-30, included).
+ */
+int date_or_rfc3339_seconds(const char *s, double *out);
+
 #endif

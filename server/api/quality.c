@@ -14,7 +14,6 @@
 #include "server/detect/quality.h"
 #include "resultdoc.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,52 +28,6 @@ static const char *const known_args[] = { "days",   "since",	  "plan", "testcase
 					  "metric", "tbox_group", NULL };
 /* the filters, in struct db_quality_query's order */
 static const char *const filter_args[] = { "plan", "testcase", "metric", "tbox_group" };
-
-static int two(const char *s)
-{
-	return (s[0] - '0') * 10 + (s[1] - '0');
-}
-
-/*
- * since as unix seconds: "YYYY-MM-DD" (midnight UTC) or RFC 3339 with Z or
- * an offset (is_rfc3339, lib/resultdoc.h); -1 when it is neither.
- */
-static int parse_since(const char *s, double *out)
-{
-	struct tm tm;
-	const char *p;
-	int off = 0;
-	time_t t;
-
-	memset(&tm, 0, sizeof(tm));
-	if (strlen(s) < 10 || !isdigit((unsigned char)s[0]) || !isdigit((unsigned char)s[1]) ||
-	    !isdigit((unsigned char)s[2]) || !isdigit((unsigned char)s[3]) || s[4] != '-' ||
-	    !isdigit((unsigned char)s[5]) || !isdigit((unsigned char)s[6]) || s[7] != '-' ||
-	    !isdigit((unsigned char)s[8]) || !isdigit((unsigned char)s[9]))
-		return -1;
-	if (s[10]) {
-		if (!is_rfc3339(s))
-			return -1;
-		tm.tm_hour = two(s + 11);
-		tm.tm_min = two(s + 14);
-		tm.tm_sec = two(s + 17);
-		for (p = s + 19; *p == '.' || isdigit((unsigned char)*p); p++)
-			;
-		if (*p == '+' || *p == '-')
-			off = (*p == '-' ? -1 : 1) * (two(p + 1) * 3600 + two(p + 4) * 60);
-	}
-	tm.tm_year = two(s) * 100 + two(s + 2) - 1900;
-	tm.tm_mon = two(s + 5) - 1;
-	tm.tm_mday = two(s + 8);
-	if (tm.tm_mon < 0 || tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31)
-		return -1;
-	t = timegm(&tm);
-	/* timegm normalizes 2025-02-30 to March: refuse what moved */
-	if (t == (time_t)-1 || tm.tm_mday != two(s + 8) || tm.tm_mon != two(s + 5) - 1)
-		return -1;
-	*out = (double)t - off;
-	return 0;
-}
 
 static double now_s(void)
 {
@@ -108,7 +61,7 @@ static int quality_args(struct request *rq, struct db_quality_query *q, struct e
 	if (days_s && since_s)
 		return err_setc(e, ERR_INVALID_FIELD, "days", "give 'days' or 'since', not both");
 	if (since_s) {
-		if (parse_since(since_s, &q->since))
+		if (date_or_rfc3339_seconds(since_s, &q->since))
 			return err_setc(e, ERR_INVALID_FIELD, "since",
 					"'since' must be a date (YYYY-MM-DD) or an RFC 3339 time, "
 					"not '%s'",

@@ -4,6 +4,7 @@
 #include "server/log.h"
 #include "xalloc.h"
 
+#include <ctype.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -218,9 +219,25 @@ static int on_reset(PGEventId id, void *info, void *pass)
 	return !prepare_all(pass, ((PGEventConnReset *)info)->conn, &e);
 }
 
+/* one log line of prefix and libpq's text (several lines, a newline at the end) */
+static void log_pq_text(const char *prefix, const char *text)
+{
+	char line[sizeof(((struct err *)0)->message)];
+	size_t n = 0;
+
+	for (const char *p = text; *p && n + 1 < sizeof(line); p++)
+		if (!isspace((unsigned char)*p) || (n && line[n - 1] != ' '))
+			line[n++] = isspace((unsigned char)*p) ? ' ' : *p;
+	while (n && line[n - 1] == ' ')
+		n--;
+	line[n] = 0;
+	slog_error("%s%s", prefix, line);
+}
+
 static PGconn *thread_conn(struct db *db, struct err *e)
 {
 	PGconn *c = pthread_getspecific(db->key);
+	struct err ce;
 
 	if (c && PQstatus(c) == CONNECTION_OK && PQtransactionStatus(c) == PQTRANS_IDLE &&
 	    idle_conn_alive(c))
@@ -229,16 +246,23 @@ static PGconn *thread_conn(struct db *db, struct err *e)
 		PQfinish(c);
 		pthread_setspecific(db->key, NULL);
 	}
-	c = db->standby ? connect_standby(db->conninfo, e) : connect_once(db->conninfo, e);
-	if (!c)
+	c = db->standby ? connect_standby(db->conninfo, &ce) : connect_once(db->conninfo, &ce);
+	if (!c) {
+		/* libpq's text names the socket, host, database or role: the log's, never a reply's */
+		log_pq_text("db: ", ce.message);
+		err_setc(e, ERR_DB_UNAVAILABLE, "db", "cannot connect to the database (logged)");
 		return NULL;
+	}
 	if (!PQregisterEventProc(c, on_reset, "regtrack-db", db) ||
 	    !PQsetInstanceData(c, on_reset, db)) {
 		err_setc(e, ERR_DB, "db", "cannot register the connection's reset handler");
 		PQfinish(c);
 		return NULL;
 	}
-	if (prepare_all(db, c, e)) {
+	if (prepare_all(db, c, &ce)) {
+		/* PostgreSQL's text names relations and columns (a schema not migrated) */
+		log_pq_text("db: ", ce.message);
+		err_setc(e, ce.id, ce.detail, "cannot prepare the statements (logged)");
 		PQfinish(c);
 		return NULL;
 	}
@@ -459,8 +483,8 @@ long long db_copy_in(struct db_conn *conn, const char *sql, const char *data, si
 		len -= (size_t)chunk;
 	}
 	if (PQputCopyEnd(c, len ? "client could not send the data" : NULL) != 1) {
-		err_setc(e, ERR_DB_UNAVAILABLE, sql, "the database is unavailable: %s",
-			 PQerrorMessage(c));
+		log_pq_text("db: COPY: ", PQerrorMessage(c));
+		err_setc(e, ERR_DB_UNAVAILABLE, sql, "the database is unavailable");
 		while ((r = PQgetResult(c)))
 			PQclear(r);
 		return -1;

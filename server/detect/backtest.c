@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 const char *backtest_label_name(enum backtest_label l)
 {
@@ -285,17 +286,30 @@ void backtest_add(struct backtest *b, const struct backtest_input *in)
 
 /* --- a plan's backtest: the reads and the reply ------------------------------ */
 
-/* since as RFC 3339 into out: "YYYY-MM-DD" is that day's 00:00 UTC. -1 with e naming "since" */
+/*
+ * since as RFC 3339 into out: "YYYY-MM-DD" is that day's 00:00 UTC. -1 with
+ * e naming "since", also for a time after now: no alert can be dated from
+ * then on, and a backtest that counts none would read as "nothing changes".
+ */
 static int since_norm(const char *since, char *out, size_t size, struct err *e)
 {
+	struct timespec now;
+	double t;
+
 	if (strlen(since) == 10)
 		snprintf(out, size, "%sT00:00:00Z", since);
 	else
 		snprintf(out, size, "%s", since);
-	if (strlen(since) >= size - 10 || !is_rfc3339(out))
+	if (strlen(since) >= size - 10 || date_or_rfc3339_seconds(out, &t))
 		return err_setc(e, ERR_INVALID_FIELD, "since",
 				"'since' is a date (YYYY-MM-DD) or an RFC 3339 date-time, not '%.64s'",
 				since);
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (t > (double)now.tv_sec + (double)now.tv_nsec / 1e9)
+		return err_setc(
+			e, ERR_INVALID_FIELD, "since",
+			"'since' lies in the future: '%.64s' (no alert can be dated from then on)",
+			since);
 	return 0;
 }
 

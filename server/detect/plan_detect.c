@@ -72,10 +72,12 @@ int plan_detect_check(const json_t *in, const char *prefix, json_t **out, struct
 	m = json_object_get(o, "min_seg");
 	if (w && m && 2 * json_integer_value(m) > json_integer_value(w)) {
 		snprintf(path, sizeof(path), "%smin_seg", prefix);
+		err_setc(e, ERR_INVALID_FIELD, path,
+			 "'%s' is more than half of the window (%lld commits)", path,
+			 (long long)json_integer_value(w));
+		/* w is o's: the message is written before o goes */
 		json_decref(o);
-		return err_setc(e, ERR_INVALID_FIELD, path,
-				"'%s' is more than half of the window (%lld commits)", path,
-				(long long)json_integer_value(w));
+		return -1;
 	}
 	if (!json_object_size(o)) {
 		json_decref(o);

@@ -293,6 +293,43 @@ class Backtest(unittest.TestCase):
         self.assertEqual(out.returncode, 2, out)
         self.assertIn("usage:", out.stderr)
 
+    def test_4_min_seg_over_half_the_window_names_the_window(self):
+        # the message read the window after its object was freed: "(0 commits)"
+        msg = "'%s' is more than half of the window (16 commits)"
+        r = self.backtest({"set": {"window": 16, "min_seg": 9}})
+        self.assertEqual((r.status, r.json()["error"]["message"]),
+                         (400, msg % "set.min_seg"))
+        out = self.srv.cli("backtest", "--plan", "bt", "--set", "min_seg=9", "--set",
+                           "window=16", check=False)
+        self.assertEqual(out.returncode, 2, out)
+        self.assertIn(msg % "set.min_seg", out.stderr)
+        r = self.srv.request("PUT", "/api/v1/plans/bt",
+                             body=dict(PLAN, detect={"window": 16, "min_seg": 9}), scope="admin")
+        self.assertEqual((r.status, r.json()["error"]["message"]),
+                         (400, msg % "detect.min_seg"))
+
+    def test_5_since_in_the_future_is_refused(self):
+        # no alert can be dated from then on: a 200 counting none read as "nothing changes"
+        before = snapshot(self.srv)
+        for since in ("2999-01-01", "2999-01-01T00:00:00Z",
+                      time.strftime("%Y-%m-%dT%H:%M:%S+00:00",
+                                    time.gmtime(time.time() + 3600))):
+            r = self.backtest({"since": since, "set": {"min_change_pct": 5}})
+            self.assertEqual((r.status, r.json()["error"]["code"], r.json()["error"]["detail"]),
+                             (400, "invalid_field", "since"), since)
+            self.assertEqual(r.json()["error"]["message"],
+                             "'since' lies in the future: '%s' (no alert can be dated from "
+                             "then on)" % since)
+        out = self.srv.cli("backtest", "--plan", "bt", "--since", "2999-01-01", check=False)
+        self.assertEqual((out.returncode, out.stdout), (2, ""), out)
+        self.assertIn("'since' lies in the future: '2999-01-01'", out.stderr)
+        # the offset counts: 3 h ago written at -01:00 is 2 h ago, in the past
+        r = self.backtest({"since": time.strftime("%Y-%m-%dT%H:%M:%S-01:00",
+                                                  time.gmtime(time.time() - 7200 - 3600))})
+        self.assertEqual(r.status, 200, r)
+        self.assertEqual(r.json()["before"]["alerts"], 0)
+        self.assertEqual(snapshot(self.srv), before)
+
 
 if __name__ == "__main__":
     unittest.main()

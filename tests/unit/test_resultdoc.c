@@ -49,6 +49,43 @@ static void rfc3339_calendar(void **state)
 	}
 }
 
+/* the seconds of each form, checked against `date -u -d STRING +%s` (fractions by hand) */
+static void rfc3339_seconds(void **state)
+{
+	static const struct {
+		const char *s;
+		double t;
+	} good[] = {
+		{ "1970-01-01", 0 },
+		{ "2026-12-01", 1796083200 },
+		{ "2024-02-29", 1709164800 },
+		{ "2026-12-07T13:00:00Z", 1796648400 },
+		{ "2026-12-07T13:00:00+02:00", 1796641200 },
+		{ "2026-12-07T13:00:00-15:59", 1796705940 },
+		{ "2026-12-07 13:00:00.25z", 1796648400.25 },
+		{ "2016-12-31T23:59:60Z", 1483228800 },
+		{ "1969-12-31T23:59:59Z", -1 },
+		{ "0001-01-01T00:00:00Z", -62135596800.0 },
+	};
+	static const char *const bad[] = {
+		"2026-02-30",	       "2026-13-01", "2026-00-10", "2023-02-29", "2026-1-01",
+		"2026-01-01T00:00:00", "yesterday",  "",	   "2026-01-0x", "0000-01-01",
+	};
+	double t;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		if (date_or_rfc3339_seconds(good[i].s, &t))
+			fail_msg("refused '%s'", good[i].s);
+		if (t != good[i].t)
+			fail_msg("'%s' read as %.3f, not %.3f", good[i].s, t, good[i].t);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (!date_or_rfc3339_seconds(bad[i], &t))
+			fail_msg("took '%s'", bad[i]);
+	}
+}
+
 /* the document's error for machine: {"hostname": ..., "nr_cpus": v, "memory_mb": m} */
 static int check_machine(json_int_t v, json_int_t m, struct err *e)
 {
@@ -233,9 +270,9 @@ static void mode_and_measure(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(rfc3339_calendar),	cmocka_unit_test(integer_column_ranges),
-		cmocka_unit_test(image_fields),		cmocka_unit_test(mode_and_measure),
-		cmocka_unit_test(machine_typo_refused),
+		cmocka_unit_test(rfc3339_calendar),	 cmocka_unit_test(rfc3339_seconds),
+		cmocka_unit_test(integer_column_ranges), cmocka_unit_test(image_fields),
+		cmocka_unit_test(mode_and_measure),	 cmocka_unit_test(machine_typo_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
