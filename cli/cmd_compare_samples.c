@@ -73,7 +73,11 @@ static int load(const char *path, double **v, size_t *n)
 	struct err e;
 
 	if (numlist_load(path, MAX_FILE, v, n, &e)) {
-		fprintf(stderr, "regtrack: '%s': %s\n", path, e.message);
+		/* a file that cannot be read is named by its message; a line is not */
+		if (e.id == ERR_NOT_FOUND || e.id == ERR_TOO_LARGE || e.id == ERR_IO)
+			fprintf(stderr, "regtrack: %s\n", e.message);
+		else
+			fprintf(stderr, "regtrack: '%s': %s\n", path, e.message);
 		return -1;
 	}
 	return 0;

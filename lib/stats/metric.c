@@ -74,8 +74,12 @@ static const struct metric_rule rules[] = {
 	{ "*time*", 0, "" },
 	{ "*.cpi", 0, "" },
 	{ "*cycles*", 0, "cycles" },
-	{ "*.max", 0, "" },
-	{ "*.median", 0, "" },
+	/*
+	 * a statistic's name alone (.max, .median: of a latency or of a rate?) says no
+	 * direction: a guess would turn a throughput's fall into an improvement
+	 */
+	{ "*.max", -1, "" },
+	{ "*.median", -1, "" },
 	{ "*_percent", -1, "%" },
 	{ "*_pct", -1, "%" },
 };

@@ -159,6 +159,11 @@ int plan_detect_set_arg(json_t *obj, const char *arg, struct err *e)
 		return err_setc(e, ERR_INVALID_FIELD, "set", "--set takes KEY=VALUE, not '%.100s'",
 				arg);
 	key = xstrndup(arg, (size_t)(eq - arg));
+	if (json_object_get(obj, key)) { /* which one was meant: the last silently won */
+		err_setc(e, ERR_INVALID_FIELD, "set", "--set %s is given twice", key);
+		free(key);
+		return -1;
+	}
 	val = eq + 1;
 	errno = 0;
 	n = strtoll(val, &end, 10);

@@ -66,8 +66,8 @@ json_t *plan_detect_json(const struct detect_opts *o);
  * when it reads as a decimal one, else a real when it is a finite decimal
  * number (digits, sign, point, exponent: no nan, inf or hex), else kept as
  * a string (which plan_detect_check() then refuses naming the key). Errors
- * (-1, e): ERR_INVALID_FIELD (detail "set") when arg has no '=' or an
- * empty key.
+ * (-1, e): ERR_INVALID_FIELD (detail "set") when arg has no '=', an
+ * empty key, or a key obj already holds (given twice).
  */
 int plan_detect_set_arg(json_t *obj, const char *arg, struct err *e)
 	__attribute__((warn_unused_result));

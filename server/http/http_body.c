@@ -328,7 +328,14 @@ json_t *rq_json(struct request *rq, struct err *e)
 			return NULL;
 		}
 		snprintf(detail, sizeof(detail), "line %d column %d", je.line, je.column);
-		err_setc(e, ERR_INVALID_JSON, detail, "malformed JSON: %s", je.text);
+		/* jansson's own words here name its flag (JSON_ALLOW_NUL): say what the body holds */
+		if (json_error_code(&je) == json_error_null_character)
+			err_setc(e, ERR_INVALID_JSON, detail,
+				 "malformed JSON: a string holds \\u0000 (a NUL character), which no "
+				 "field takes (%s)",
+				 detail);
+		else
+			err_setc(e, ERR_INVALID_JSON, detail, "malformed JSON: %s", je.text);
 		return NULL;
 	}
 	if (!json_is_object(j)) {

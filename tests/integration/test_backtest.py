@@ -292,6 +292,11 @@ class Backtest(unittest.TestCase):
         out = srv.cli("backtest", "--set", "p_max=0.01", check=False)
         self.assertEqual(out.returncode, 2, out)
         self.assertIn("usage:", out.stderr)
+        # a key given twice: which was meant is not guessed (the last one won)
+        out = srv.cli("backtest", "--plan", "bt", "--set", "min_change_pct=1", "--set",
+                      "min_change_pct=5", check=False)
+        self.assertEqual((out.returncode, out.stdout), (2, ""), out)
+        self.assertIn("--set min_change_pct is given twice", out.stderr)
 
     def test_4_min_seg_over_half_the_window_names_the_window(self):
         # the message read the window after its object was freed: "(0 commits)"

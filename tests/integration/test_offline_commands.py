@@ -294,6 +294,20 @@ class Offline(unittest.TestCase):
             self.assertEqual((out.returncode, out.stdout), (2, ""), out)
             self.assertIn("'%s': no values: the file is empty (or only comments)" % p, out.stderr)
 
+    def test_compare_samples_names_an_unreadable_file_once(self):
+        good = self.file("one.txt", "1\n2\n3\n")
+        for path, says in ((self.tmp, "regtrack: cannot read '%s': Is a directory\n" % self.tmp),
+                           (os.path.join(self.tmp, "none.txt"),
+                            "regtrack: cannot open '%s': No such file or directory\n"
+                            % os.path.join(self.tmp, "none.txt"))):
+            out = self.cli("compare-samples", path, good)
+            self.assertEqual((out.returncode, out.stdout, out.stderr), (2, "", says))
+        # a bad line is named with its file
+        bad = self.file("bad.txt", "1\nabc\n")
+        out = self.cli("compare-samples", good, bad)
+        self.assertEqual((out.returncode, out.stderr),
+                         (2, "regtrack: '%s': line 2: 'abc' is not a number\n" % bad))
+
     def test_compare_samples_gate_never_passes_what_it_could_not_decide(self):
         """compare-samples --gate: 1 on a regression, 3 when the data cannot decide
         (need-more-runs, an unknown direction, one constant value at both), 0 only

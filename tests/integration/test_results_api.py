@@ -203,6 +203,13 @@ class BadInput(unittest.TestCase):
 
     def test_malformed_json(self):
         self.reject(b'{"run_id": ', 400, "invalid_json")
+        # \u0000 in a string: what the body holds, not the parser's flag
+        doc = json.dumps(result_doc(sha("5"))).replace('"tbox_group": "', '"tbox_group": "\\u0000')
+        self.assertIn("\\u0000", doc)
+        err = self.reject(doc.encode(), 400, "invalid_json")
+        self.assertIn("a string holds \\u0000 (a NUL character), which no field takes",
+                      err["message"])
+        self.assertNotIn("JSON_ALLOW_NUL", err["message"])
 
     def test_nan_and_infinity_literals(self):
         doc = json.dumps(result_doc(sha("5"))).replace("[1.0]", "[NaN]").encode()

@@ -341,6 +341,10 @@ static void test_metric_registry(void **state UNUSED)
 	assert_int_equal(metric_higher_is_better("perf-stat.overall.cpi"), 0);
 	assert_int_equal(metric_higher_is_better("perf-stat.ps.cycles"), -1);
 	assert_int_equal(metric_higher_is_better("hackbench.unknown_thing"), -1);
+	/* a statistic's name without a unit or a rate word: no direction guessed */
+	assert_int_equal(metric_higher_is_better("nginx.requests_per_second.max"), -1);
+	assert_int_equal(metric_higher_is_better("redis.get.median"), -1);
+	assert_int_equal(metric_higher_is_better("schbench.wakeup_latency.max"), 0);
 	assert_string_equal(metric_unit_guess("oom.total_running_time_ms"), "ms");
 	assert_string_equal(metric_unit_guess("stress-ng.mmap.ops_per_sec"), "ops/s");
 	assert_string_equal(metric_unit_guess("hackbench.unknown_thing"), "");
