@@ -1375,6 +1375,15 @@ async function main() {
 			assert.deepEqual((await metricCells('vm-scalability.throughput')).slice(2, 4),
 				[String(after.overall.true_changes), String(after.overall.false_alarms)]);
 			await shot('quality');
+			// a bad argument: the server's message, and the form kept to mend it with
+			await open('/quality?days=abc&metric=vm-scalability.throughput', 'quality-bad-days');
+			assert.match(await page.textContent('.error'), /days/);
+			assert.equal(await page.locator('#quality-filters').count(), 1);
+			assert.equal(await page.inputValue('#quality-metric'), 'vm-scalability.throughput');
+			await page.selectOption('#quality-days', '30');
+			await page.click('#quality-filters button[type="submit"]');
+			await page.waitForFunction(() => document.querySelector('#quality-precision'));
+			assert.equal(new URL(page.url()).search, '?days=30&metric=vm-scalability.throughput');
 		});
 
 		await check('inbox page: a registered inbox with its poll error, its series with state, thread and request links', async () => {

@@ -3,7 +3,7 @@
 // alarm is the server's (the reply's `labels`; README "Alert quality"):
 // precision = true / (true + false), per plan, testcase, metric and
 // tbox_group over the window, and false alarms per week per plan.
-import { h, replace, link, table, emptyState, fmtTime } from '../dom.js';
+import { h, replace, link, table, emptyState, errorBox, fmtTime } from '../dom.js';
 import { api } from '../api.js';
 
 const DAYS = ['7', '30', '90', '180', '365'];
@@ -76,7 +76,14 @@ export async function render(root, { query }) {
 		if (query.get(k))
 			q[k] = query.get(k);
 	const head = [h('h1', null, 'Alert quality'), filterForm(q)];
-	const data = await api('/quality', { query: q, optional: true });
+	let data;
+	try {
+		data = await api('/quality', { query: q, optional: true });
+	} catch (e) {
+		// a bad argument (the server's 400 names it) keeps the form to mend it with
+		replace(root, head, errorBox(e));
+		return;
+	}
 	if (data === null) {
 		replace(root, head, emptyState('This server has no alert-quality API yet.'));
 		return;
