@@ -1376,8 +1376,12 @@ async function main() {
 				[String(after.overall.true_changes), String(after.overall.false_alarms)]);
 			await shot('quality');
 			// a bad argument: the server's message, and the form kept to mend it with
+			const nErrors = consoleErrors.length;
 			await open('/quality?days=abc&metric=vm-scalability.throughput', 'quality-bad-days');
 			assert.match(await page.textContent('.error'), /days/);
+			// the browser logs the 400 it was meant to get: that one, and nothing else
+			assert.deepEqual(consoleErrors.splice(nErrors),
+				['Failed to load resource: the server responded with a status of 400 (Bad Request)']);
 			assert.equal(await page.locator('#quality-filters').count(), 1);
 			assert.equal(await page.inputValue('#quality-metric'), 'vm-scalability.throughput');
 			await page.selectOption('#quality-days', '30');
